@@ -1,0 +1,23 @@
+"""The UI-independent BPE engine: train, step, encode, decode, import and export.
+
+Never imports Qt. Typical use::
+
+    from bpe_gui.engine import train_bpe, Tokenizer
+    vocab, merges = train_bpe("corpus.txt", vocab_size=10_000, special_tokens=["<|endoftext|>"])
+    tok = Tokenizer(vocab, merges, special_tokens=["<|endoftext|>"])
+"""
+from __future__ import annotations
+
+from .corpus import Cancelled, PretokenTable, read_corpus_text, read_documents
+from .errors import (BPEError, CorpusError, EncodeError, ExportError, FormatError,
+                     NotUTF8Error, PatternError, SettingsError)
+from .pretokenize import PRESETS, Pretokenizer
+from .tokenizer import Encoding, Tokenizer
+from .trainer import (AffectedWord, MergeStep, PairRow, TrainSettings, Trainer, train_bpe)
+
+__all__ = [
+    "AffectedWord", "BPEError", "Cancelled", "CorpusError", "Encoding", "EncodeError",
+    "ExportError", "FormatError", "MergeStep", "NotUTF8Error", "PRESETS", "PairRow",
+    "PatternError", "PretokenTable", "Pretokenizer", "SettingsError", "Tokenizer",
+    "TrainSettings", "Trainer", "read_corpus_text", "read_documents", "train_bpe",
+]

@@ -1,0 +1,139 @@
+"""Pure-Python stand-in for the C core (``_core``), used only if the extension is missing.
+
+Same API and results, but it recounts pairs on every call, so it is only fit for
+small corpora. It exists so the app still runs where no C compiler was available.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+
+GREATEST, FIRST_SEEN, LOWEST_IDS = 0, 1, 2
+
+
+class Core:
+    def __init__(self, symbols, starts, freqs, token_bytes, tie_rule):
+        starts = list(starts)
+        symbols = list(symbols)
+        if len(starts) != len(freqs) + 1:
+            raise ValueError("starts must have one more entry than freqs")
+        self.tokens = [bytes(t) for t in token_bytes]
+        if any(s < 0 or s >= len(self.tokens) for s in symbols):
+            raise ValueError("symbol id out of range of token_bytes")
+        self.words = [symbols[starts[i]:starts[i + 1]] for i in range(len(freqs))]
+        self.freqs = list(freqs)
+        self.rule = tie_rule
+        self.history: list[tuple[int, int, int, int, dict[int, list[int]]]] = []
+
+    n_tokens = property(lambda self: len(self.tokens))
+    n_steps = property(lambda self: len(self.history))
+
+    def _counts(self):
+        counts: dict[tuple[int, int], int] = defaultdict(int)
+        first: dict[tuple[int, int], int] = {}
+        pos = 0
+        for w, f in zip(self.words, self.freqs):
+            for i, p in enumerate(zip(w, w[1:])):
+                counts[p] += f
+                first.setdefault(p, pos + i)
+            pos += len(w) + 1
+        return counts, first
+
+    def _ordered(self):
+        counts, first = self._counts()
+        if self.rule == GREATEST:
+            key = lambda p: (-counts[p], _Inv(self.tokens[p[0]]), _Inv(self.tokens[p[1]]))
+        elif self.rule == FIRST_SEEN:
+            key = lambda p: (-counts[p], first[p])
+        else:
+            key = lambda p: (-counts[p], p)
+        return sorted((p for p in counts if counts[p] > 0), key=key), counts
+
+    def best(self):
+        order, counts = self._ordered()
+        return (*order[0], counts[order[0]]) if order else None
+
+    def top(self, k):
+        order, counts = self._ordered()
+        return [(a, b, counts[(a, b)]) for a, b in order[:k]]
+
+    def tied(self, limit):
+        order, counts = self._ordered()
+        if not order:
+            return 0, []
+        top = [p for p in order if counts[p] == counts[order[0]]]
+        return len(top), top[:limit]
+
+    def step(self):
+        best = self.best()
+        if best is None:
+            return None
+        a, b, count = best
+        new = len(self.tokens)
+        self.tokens.append(self.tokens[a] + self.tokens[b])
+        before: dict[int, list[int]] = {}
+        for wi, w in enumerate(self.words):
+            out, i = [], 0
+            while i < len(w):
+                if i + 1 < len(w) and w[i] == a and w[i + 1] == b:
+                    out.append(new)
+                    i += 2
+                else:
+                    out.append(w[i])
+                    i += 1
+            if len(out) != len(w):
+                before[wi] = w
+                self.words[wi] = out
+        self.history.append((a, b, new, count, before))
+        return a, b, new, count
+
+    def run(self, n, min_count=1):
+        done = 0
+        while done < n:
+            best = self.best()
+            if best is None or best[2] < min_count:
+                break
+            self.step()
+            done += 1
+        return done
+
+    def undo(self):
+        if not self.history:
+            raise IndexError("no step to undo")
+        a, b, new, _, before = self.history.pop()
+        for wi, w in before.items():
+            self.words[wi] = w
+        self.tokens.pop()
+        return a, b, new
+
+    def touched(self, limit):
+        if not self.history:
+            return 0, []
+        ws = sorted(self.history[-1][4], key=lambda w: (-self.freqs[w], w))
+        return len(ws), ws[:limit]
+
+    def word(self, w):
+        return list(self.words[w])
+
+    def pair_count(self, a, b):
+        return self._counts()[0].get((a, b), 0)
+
+    def symbol_count(self, t):
+        return sum(f * w.count(t) for w, f in zip(self.words, self.freqs))
+
+    def token(self, t):
+        return self.tokens[t]
+
+
+class _Inv:
+    """Reverses bytes order inside a sort key."""
+
+    __slots__ = ("b",)
+
+    def __init__(self, b):
+        self.b = b
+
+    def __lt__(self, other):
+        return self.b > other.b
+
+    def __eq__(self, other):
+        return self.b == other.b

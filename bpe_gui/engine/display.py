@@ -1,0 +1,126 @@
+"""Token bytes -> readable text, honest about whitespace and partial UTF-8 characters.
+
+Example::
+
+    >>> readable(b" the")
+    '·the'
+    >>> readable("你".encode()[:2])
+    '<E4 BD>'
+    >>> gpt2_text(b" the")
+    'Ġthe'
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+# Visible stand-ins for whitespace in the encode view and vocabulary browser.
+VISIBLE_WS = {" ": "·", "\n": "↵", "\t": "→", "\r": "␍", "\u3000": "□"}
+
+
+@lru_cache(maxsize=1)
+def bytes_to_unicode() -> dict[int, str]:
+    """GPT-2's reversible byte -> printable character map (e.g. 0x20 -> 'Ġ').
+
+    Printable Latin-1 bytes map to themselves; the other 68 bytes map, in byte order,
+    to the code points 256, 257, ... so every byte has a visible, non-space glyph.
+    """
+    keep = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1),
+            *range(ord("®"), ord("ÿ") + 1)]
+    table, extra = {}, 0
+    for b in range(256):
+        if b in keep:
+            table[b] = chr(b)
+        else:
+            table[b] = chr(256 + extra)
+            extra += 1
+    return table
+
+
+@lru_cache(maxsize=1)
+def unicode_to_bytes() -> dict[str, int]:
+    return {c: b for b, c in bytes_to_unicode().items()}
+
+
+def gpt2_text(token: bytes) -> str:
+    """Token bytes in GPT-2's byte-to-unicode alphabet (as in vocab.json)."""
+    table = bytes_to_unicode()
+    return "".join(table[b] for b in token)
+
+
+def gpt2_bytes(text: str) -> bytes:
+    """Inverse of :func:`gpt2_text`; raises KeyError on a character outside the alphabet."""
+    table = unicode_to_bytes()
+    return bytes(table[c] for c in text)
+
+
+def split_utf8(token: bytes) -> list[tuple[bool, bytes]]:
+    """Cut bytes into runs of whole UTF-8 characters and runs of stray bytes.
+
+    Example: b"a\\xe4\\xbd" -> [(True, b"a"), (False, b"\\xe4\\xbd")]
+    """
+    runs: list[tuple[bool, bytes]] = []
+    i, n = 0, len(token)
+    while i < n:
+        j = i
+        while j < n:
+            b = token[j]
+            size = 1 if b < 0x80 else 2 if 0xC2 <= b < 0xE0 else 3 if 0xE0 <= b < 0xF0 \
+                else 4 if 0xF0 <= b < 0xF5 else 0
+            if size == 0 or j + size > n:
+                break
+            try:
+                token[j:j + size].decode("utf-8")
+            except UnicodeDecodeError:
+                break
+            j += size
+        if j > i:
+            _append(runs, True, token[i:j])
+            i = j
+        else:
+            _append(runs, False, token[i:i + 1])
+            i += 1
+    return runs
+
+
+def _append(runs: list[tuple[bool, bytes]], ok: bool, chunk: bytes) -> None:
+    if runs and runs[-1][0] == ok:
+        runs[-1] = (ok, runs[-1][1] + chunk)
+    else:
+        runs.append((ok, chunk))
+
+
+def is_partial(token: bytes) -> bool:
+    """True if the token holds part of a UTF-8 character (not a whole-characters string)."""
+    try:
+        token.decode("utf-8")
+        return False
+    except UnicodeDecodeError:
+        return True
+
+
+def hex_bytes(chunk: bytes) -> str:
+    """Example: b"\\xe4\\xbd" -> '<E4 BD>'."""
+    return "<" + chunk.hex(" ").upper() + ">"
+
+
+def visible_ws(text: str) -> str:
+    return "".join(VISIBLE_WS.get(c, c) for c in text)
+
+
+def readable(token: bytes, show_ws: bool = True, gpt2: bool = False) -> str:
+    """A token as a person can read it: visible whitespace, hex for partial characters."""
+    if gpt2:
+        return gpt2_text(token)
+    out = []
+    for ok, chunk in split_utf8(token):
+        if ok:
+            text = chunk.decode("utf-8")
+            out.append(visible_ws(text) if show_ws else text)
+        else:
+            out.append(hex_bytes(chunk))
+    return "".join(out)
+
+
+def pair_text(a: bytes, b: bytes, gpt2: bool = False) -> str:
+    """Example: (b" t", b"he") -> '·t he'."""
+    return f"{readable(a, gpt2=gpt2)} {readable(b, gpt2=gpt2)}"

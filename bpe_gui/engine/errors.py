@@ -1,0 +1,68 @@
+"""Typed errors with fix-it messages.
+
+Every error a user can cause derives from :class:`BPEError`; its ``str()`` is one
+sentence saying what is wrong and how to fix it, fit for a dialog box or a CLI line.
+Code that catches at a boundary (the GUI, the CLI) catches ``BPEError`` and shows
+``str(err)``; anything else is a bug and may show a traceback.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class BPEError(Exception):
+    """Base class for every user-facing error of the engine."""
+
+
+class CorpusError(BPEError):
+    """The corpus cannot be read or is unusable (missing, empty, binary, not UTF-8)."""
+
+    def __init__(self, message: str, path: str | Path | None = None):
+        self.path = None if path is None else str(path)
+        super().__init__(f"{self.path}: {message}" if self.path else message)
+
+
+class NotUTF8Error(CorpusError):
+    """A file is not valid UTF-8; ``offset`` is the byte offset of the first bad byte."""
+
+    def __init__(self, path: str | Path | None, offset: int, bad: bytes):
+        self.offset = offset
+        self.bad = bad
+        super().__init__(
+            f"not valid UTF-8 at byte offset {offset} (bytes {bad.hex(' ')}). "
+            "Re-save the file as UTF-8, or open it with another encoding "
+            "(e.g. latin-1, gbk) so it can be converted.",
+            path,
+        )
+
+
+class SettingsError(BPEError):
+    """Training settings that cannot work (vocab size, special tokens, options)."""
+
+
+class PatternError(SettingsError):
+    """A custom pre-tokenizer pattern that does not compile or runs away."""
+
+
+class FormatError(BPEError):
+    """A tokenizer file that is malformed; names the file and the line or key."""
+
+    def __init__(self, path: str | Path | None, message: str, line: int | None = None,
+                 key: str | None = None):
+        self.path = None if path is None else str(path)
+        self.line = line
+        self.key = key
+        where = self.path or "<input>"
+        if line is not None:
+            where += f", line {line}"
+        if key is not None:
+            where += f", key {key!r}"
+        super().__init__(f"{where}: {message}")
+
+
+class ExportError(BPEError):
+    """An export that could not be written (folder missing, not writable, unsupported)."""
+
+
+class EncodeError(BPEError):
+    """Text that this tokenizer cannot encode (e.g. a disallowed special token)."""

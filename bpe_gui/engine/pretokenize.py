@@ -1,0 +1,171 @@
+"""Pre-tokenization: special-token splitting, then a regex cuts each piece into words.
+
+Training and encoding both go through :class:`Pretokenizer`, so the two can never
+disagree about where a word begins.
+
+Example (GPT-2 preset)::
+
+    >>> Pretokenizer("gpt2").words("Hello world's 42!")
+    ['Hello', ' world', "'s", ' 42', '!']
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator, Sequence
+
+import regex
+
+from .errors import PatternError, SettingsError
+
+GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+CL100K_PATTERN = (
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]++[\r\n]*"""
+    r"""|\s*[\r\n]|\s+(?!\S)|\s+"""
+)
+WHITESPACE_PATTERN = r"""\S+|\s+"""
+# Each Han character is a word of its own; runs of other letters stay whole (what
+# Chinese tutorials do). `[^\P{L}\p{Han}]` = letters that are not Han.
+CJK_PATTERN = (
+    r"""'(?:[sdmt]|ll|ve|re)| ?\p{Han}| ?[^\P{L}\p{Han}]+| ?\p{N}+| ?[^\s\p{L}\p{N}]+"""
+    r"""|\s+(?!\S)|\s+"""
+)
+
+PRESETS: dict[str, str] = {
+    "gpt2": GPT2_PATTERN,
+    "cl100k": CL100K_PATTERN,
+    "whitespace": WHITESPACE_PATTERN,
+    "cjk": CJK_PATTERN,
+}
+PRESET_ALIASES = {"gpt4": "cl100k", "gpt-2": "gpt2", "gpt-4": "cl100k", "ws": "whitespace"}
+PRESET_LABELS = {
+    "gpt2": "GPT-2",
+    "cl100k": "GPT-4 (cl100k)",
+    "whitespace": "Whitespace split",
+    "cjk": "CJK-aware (one Han character per word)",
+}
+# Custom patterns are time-limited per call so a runaway pattern stops with a message.
+CUSTOM_TIMEOUT_S = 10.0
+
+
+def resolve_pattern(preset_or_pattern: str) -> tuple[str, str | None]:
+    """Return ``(pattern, preset_name_or_None)`` for a preset name or a raw pattern.
+
+    Example: ``resolve_pattern("gpt4") -> (CL100K_PATTERN, "cl100k")``.
+    """
+    key = PRESET_ALIASES.get(preset_or_pattern.lower(), preset_or_pattern.lower())
+    if key in PRESETS:
+        return PRESETS[key], key
+    return preset_or_pattern, None
+
+
+def compile_pattern(pattern: str) -> "regex.Pattern[str]":
+    """Compile a pre-tokenizer pattern with the ``regex`` module, or raise PatternError."""
+    if not pattern:
+        raise PatternError("The pre-tokenizer pattern is empty. Pick a preset or type a "
+                           r"pattern such as \S+|\s+.")
+    try:
+        return regex.compile(pattern)
+    except regex.error as e:
+        pos = f" at position {e.pos}" if getattr(e, "pos", None) is not None else ""
+        raise PatternError(
+            f"The pre-tokenizer pattern does not compile: {e.msg}{pos}. Fix the pattern "
+            r"(it uses the `regex` module's syntax, so \p{L}, \p{N}, \p{Han} work)."
+        ) from e
+
+
+def validate_special_tokens(special_tokens: Sequence[str] | None) -> tuple[str, ...]:
+    """Check special tokens: non-empty strings, no duplicates. Returns them as a tuple."""
+    specials = tuple(special_tokens or ())
+    seen: set[str] = set()
+    for i, s in enumerate(specials):
+        if not isinstance(s, str):
+            raise SettingsError(f"Special token #{i + 1} is {s!r}, not text. Give each "
+                                "special token as a string such as <|endoftext|>.")
+        if s == "":
+            raise SettingsError(f"Special token #{i + 1} is empty. Remove it or give it "
+                                "some text, e.g. <|endoftext|>.")
+        if s in seen:
+            raise SettingsError(f"Special token {s!r} is given twice. Remove the duplicate.")
+        seen.add(s)
+    return specials
+
+
+def special_splitter(special_tokens: Sequence[str]) -> "regex.Pattern[str] | None":
+    """A regex that finds special tokens, longest first where they overlap."""
+    if not special_tokens:
+        return None
+    alts = sorted(special_tokens, key=len, reverse=True)
+    return regex.compile("|".join(regex.escape(s) for s in alts))
+
+
+@dataclass(frozen=True)
+class Piece:
+    """A span of the input: either one special token or a run of ordinary text."""
+
+    start: int
+    text: str
+    special: bool
+
+
+class Pretokenizer:
+    """Splits text on special tokens, then into words with a pattern.
+
+    ``pattern`` is a preset name (gpt2, cl100k/gpt4, whitespace, cjk) or a raw regex.
+    """
+
+    def __init__(self, pattern: str = "gpt2", special_tokens: Sequence[str] | None = None):
+        self.pattern, self.preset = resolve_pattern(pattern)
+        self.regex = compile_pattern(self.pattern)
+        self.special_tokens = validate_special_tokens(special_tokens)
+        self._special_re = special_splitter(self.special_tokens)
+        self.timeout = None if self.preset else CUSTOM_TIMEOUT_S
+
+    def pieces(self, text: str) -> Iterator[Piece]:
+        """Cut text at special tokens. Example: 'a<s>b' -> Piece(0,'a'), Piece(1,'<s>',special), Piece(4,'b')."""
+        if self._special_re is None:
+            if text:
+                yield Piece(0, text, False)
+            return
+        pos = 0
+        for m in self._special_re.finditer(text):
+            if m.start() > pos:
+                yield Piece(pos, text[pos:m.start()], False)
+            yield Piece(m.start(), m.group(), True)
+            pos = m.end()
+        if pos < len(text):
+            yield Piece(pos, text[pos:], False)
+
+    def _run(self, method, text: str, concurrent: bool = False):
+        try:
+            return method(text, timeout=self.timeout, concurrent=concurrent)
+        except TimeoutError as e:
+            raise PatternError(
+                f"The pre-tokenizer pattern ran for more than {self.timeout:g} s on "
+                f"{len(text):,} characters, so it was stopped. It probably backtracks "
+                "catastrophically (nested quantifiers such as (a+)+); simplify it or pick a preset."
+            ) from e
+
+    def words(self, text: str, concurrent: bool = False) -> list[str]:
+        """The words of a text without special tokens (they are never split or merged)."""
+        out: list[str] = []
+        for piece in self.pieces(text):
+            if not piece.special:
+                out.extend(w for w in self._run(self.regex.findall, piece.text, concurrent) if w)
+        return out
+
+    def spans(self, text: str) -> Iterator[tuple[int, int, bool]]:
+        """(start, end, is_special) of every word and special token, in order.
+
+        Text that the pattern does not cover (possible with custom patterns) is skipped.
+        """
+        for piece in self.pieces(text):
+            if piece.special:
+                yield piece.start, piece.start + len(piece.text), True
+                continue
+            for m in self._run(self.regex.finditer, piece.text):
+                if m.end() > m.start():
+                    yield piece.start + m.start(), piece.start + m.end(), False
+
+    @property
+    def max_special_len(self) -> int:
+        return max((len(s) for s in self.special_tokens), default=0)

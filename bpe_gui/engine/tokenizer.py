@@ -1,0 +1,309 @@
+"""Tokenizer: encode text with learned merges, decode ids, stream big files.
+
+Merges apply in the order they were learned (lowest rank first) inside each word;
+the lowest-rank pair is merged at every place it occurs, left to right, which is
+exactly what training did. Any id layout works: ids come from the vocabulary, ranks
+from the merge list (so GPT-2's own files load as they are).
+
+Example::
+
+    >>> tok = Tokenizer(vocab, merges, special_tokens=["<|endoftext|>"])
+    >>> tok.decode(tok.encode("héllo<|endoftext|>"))
+    'héllo<|endoftext|>'
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Iterator, Sequence
+
+from .errors import BPEError, EncodeError
+from .pretokenize import Pretokenizer
+
+EOW = b"</w>"
+UNK = b"<unk>"
+_CACHE_LIMIT = 1 << 18
+
+
+@dataclass(frozen=True)
+class Encoding:
+    """One encoding result: ids, token bytes and character spans, index-aligned.
+
+    ``offsets[i] = (start, end)``: the characters of the text that token i covers. A
+    token holding part of a UTF-8 character covers that whole character, so two
+    neighbouring tokens may share one. ``special[i]`` marks special tokens.
+    """
+
+    ids: list[int]
+    tokens: list[bytes]
+    offsets: list[tuple[int, int]]
+    special: list[bool] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+
+class Tokenizer:
+    """A byte-level (or character-level ``</w>``) BPE tokenizer.
+
+    ``vocab`` maps id -> token bytes; ``merges`` lists (left, right) byte pairs in the
+    order they were learned. Special tokens missing from ``vocab`` get new ids after
+    the largest one. ``pattern`` is a preset name or regex; ``mode`` is "byte" or
+    "char"; in char mode ``end_of_word`` is "suffix" (``low</w>``) or "prefix"
+    (a space before a word becomes a leading ``</w>``).
+    """
+
+    def __init__(self, vocab: dict[int, bytes], merges: Sequence[tuple[bytes, bytes]],
+                 special_tokens: Sequence[str] | None = None, *, pattern: str = "gpt2",
+                 mode: str = "byte", end_of_word: str = "suffix",
+                 meta: dict | None = None):
+        if mode not in ("byte", "char"):
+            raise BPEError(f"Unknown mode {mode!r}: use 'byte' or 'char'.")
+        self.mode = mode
+        self.end_of_word = end_of_word
+        self.meta = dict(meta or {})
+        self.vocab: dict[int, bytes] = dict(vocab)
+        self.merges: list[tuple[bytes, bytes]] = [tuple(m) for m in merges]  # type: ignore
+        self.special_tokens = list(special_tokens or [])
+        self.pre = Pretokenizer(pattern, self.special_tokens)
+        self.pattern = self.pre.pattern
+        self.token_to_id: dict[bytes, int] = {}
+        for i, t in self.vocab.items():
+            self.token_to_id.setdefault(t, i)
+        next_id = max(self.vocab, default=-1) + 1
+        self.special_ids: dict[str, int] = {}
+        for s in self.special_tokens:
+            b = s.encode("utf-8")
+            if b not in self.token_to_id:
+                self.vocab[next_id] = b
+                self.token_to_id[b] = next_id
+                next_id += 1
+            self.special_ids[s] = self.token_to_id[b]
+        self._ranks = self._build_ranks()
+        self._max_rank = len(self.merges)
+        self._cache: dict[str, tuple[int, ...]] = {}
+        if mode == "byte":
+            missing = [b for b in range(256) if bytes([b]) not in self.token_to_id]
+            if missing:
+                raise BPEError(f"The vocabulary lacks {len(missing)} single bytes (first: "
+                               f"0x{missing[0]:02X}); a byte-level tokenizer needs all 256.")
+            self._byte_ids = [self.token_to_id[bytes([b])] for b in range(256)]
+        self._unk = self.token_to_id.get(UNK)
+        self._eow = self.token_to_id.get(EOW)
+
+    def _build_ranks(self) -> dict[tuple[int, int], tuple[int, int]]:
+        ranks: dict[tuple[int, int], tuple[int, int]] = {}
+        t2i = self.token_to_id
+        for rank, (a, b) in enumerate(self.merges):
+            try:
+                key = (t2i[a], t2i[b])
+                new = t2i[a + b]
+            except KeyError as e:
+                raise BPEError(f"Merge #{rank + 1} ({a!r} {b!r}) uses a token that is not in "
+                               f"the vocabulary ({e.args[0]!r}). The vocabulary and merges "
+                               "do not belong together.") from None
+            ranks.setdefault(key, (rank, new))
+        return ranks
+
+    # ----- as of a training step -------------------------------------------------
+    def at_step(self, n_merges: int) -> "Tokenizer":
+        """The same tokenizer using only the first ``n_merges`` merges (cheap: shares tables)."""
+        n = max(0, min(n_merges, len(self.merges)))
+        clone = object.__new__(Tokenizer)
+        clone.__dict__.update(self.__dict__)
+        clone._max_rank = n
+        clone._cache = {}
+        return clone
+
+    @property
+    def n_merges(self) -> int:
+        return self._max_rank
+
+    @property
+    def active_vocab(self) -> dict[int, bytes]:
+        """Tokens reachable with the merges in use (all of ``vocab`` unless at_step cut it)."""
+        if self._max_rank == len(self.merges):
+            return self.vocab
+        unused = {self._ranks[k][1] for k in self._ranks if self._ranks[k][0] >= self._max_rank}
+        return {i: t for i, t in self.vocab.items() if i not in unused}
+
+    # ----- encoding ---------------------------------------------------------------
+    def _merge(self, ids: list[int]) -> tuple[int, ...]:
+        """Apply merges lowest rank first; each pair everywhere, left to right.
+
+        Example (merges 'a b' then 'ab c'): [a, b, c, a, b] -> [abc, ab]
+        """
+        ranks, limit = self._ranks, self._max_rank
+        while len(ids) > 1:
+            best_rank, best_new, best_pair = limit, -1, None
+            for pair in zip(ids, ids[1:]):
+                r = ranks.get(pair)
+                if r is not None and r[0] < best_rank:
+                    best_rank, best_new, best_pair = r[0], r[1], pair
+            if best_pair is None:
+                break
+            a, b = best_pair
+            out, i, n = [], 0, len(ids)
+            while i < n:
+                if i + 1 < n and ids[i] == a and ids[i + 1] == b:
+                    out.append(best_new)
+                    i += 2
+                else:
+                    out.append(ids[i])
+                    i += 1
+            ids = out
+        return tuple(ids)
+
+    def _symbols(self, word: str) -> list[int]:
+        if self.mode == "byte":
+            bid = self._byte_ids
+            return [bid[b] for b in word.encode("utf-8")]
+        core = word.strip()
+        ids = []
+        for ch in core:
+            i = self.token_to_id.get(ch.encode("utf-8"), self._unk)
+            if i is None:
+                raise EncodeError(f"The character {ch!r} is not in this character-level "
+                                  "vocabulary and it has no <unk> token.")
+            ids.append(i)
+        if self._eow is not None and core:
+            if self.end_of_word == "suffix":
+                ids.append(self._eow)
+            elif word[:1].isspace():
+                ids.insert(0, self._eow)
+        return ids
+
+    def _word_ids(self, word: str) -> tuple[int, ...]:
+        cached = self._cache.get(word)
+        if cached is None:
+            cached = self._merge(self._symbols(word))
+            if len(self._cache) >= _CACHE_LIMIT:
+                self._cache.clear()
+            self._cache[word] = cached
+        return cached
+
+    def encode(self, text: str) -> list[int]:
+        """Text -> token ids. Special tokens in the text become their ids."""
+        out: list[int] = []
+        word_ids = self._word_ids
+        for piece in self.pre.pieces(text):
+            if piece.special:
+                out.append(self.special_ids[piece.text])
+                continue
+            for w in self.pre._run(self.pre.regex.findall, piece.text):
+                if w:
+                    out.extend(word_ids(w))
+        return out
+
+    def encode_with_offsets(self, text: str) -> Encoding:
+        """Ids, token bytes and character spans (for colouring text token by token)."""
+        ids: list[int] = []
+        toks: list[bytes] = []
+        offs: list[tuple[int, int]] = []
+        spec: list[bool] = []
+        vocab = self.vocab
+        for start, end, is_special in self.pre.spans(text):
+            if is_special:
+                i = self.special_ids[text[start:end]]
+                ids.append(i), toks.append(vocab[i]), offs.append((start, end)), spec.append(True)
+                continue
+            word = text[start:end]
+            wids = self._word_ids(word)
+            if self.mode == "byte":
+                spans = _byte_spans(word, [len(vocab[i]) for i in wids])
+            else:
+                spans = self._char_spans(word, wids)
+            for i, (s, e) in zip(wids, spans):
+                ids.append(i), toks.append(vocab[i]), offs.append((start + s, start + e))
+                spec.append(False)
+        return Encoding(ids, toks, offs, spec)
+
+    def _char_spans(self, word: str, wids: tuple[int, ...]) -> list[tuple[int, int]]:
+        lead = len(word) - len(word.lstrip())
+        pos, spans = lead, []
+        for i in wids:
+            t = self.vocab[i]
+            eow = t.endswith(EOW) if self.end_of_word == "suffix" else t.startswith(EOW)
+            body = t.replace(EOW, b"") if eow else t
+            n = len(body.decode("utf-8", "replace")) if i != self._unk else 1
+            if eow and self.end_of_word == "prefix":
+                spans.append((pos - 1 if pos else 0, pos + n))
+            else:
+                spans.append((pos, pos + n))
+            pos += n
+        return spans
+
+    def encode_iterable(self, iterable: Iterable[str], chunk_chars: int = 1 << 16) -> Iterator[int]:
+        """Encode a stream of text (e.g. an open file) lazily, in bounded memory.
+
+        Text is buffered until ``chunk_chars``; everything before the last two words of
+        the buffer (and before anything that could be the start of a special token)
+        is encoded and yielded, the rest waits for more text, so the ids equal
+        ``encode`` of the whole text.
+        """
+        buf = ""
+        hold = max(0, self.pre.max_special_len - 1)
+        for chunk in iterable:
+            buf += chunk
+            if len(buf) < chunk_chars:
+                continue
+            starts = [s for s, _, _ in self.pre.spans(buf)]
+            cut = starts[-2] if len(starts) >= 2 else 0
+            if hold:
+                limit = len(buf) - hold
+                cut = max((s for s in starts if s <= min(cut, limit)), default=0)
+            if cut > 0:
+                yield from self.encode(buf[:cut])
+                buf = buf[cut:]
+        if buf:
+            yield from self.encode(buf)
+
+    # ----- decoding ---------------------------------------------------------------
+    def decode_bytes(self, ids: Iterable[int]) -> bytes:
+        vocab = self.vocab
+        try:
+            return b"".join(vocab[i] for i in ids)
+        except KeyError as e:
+            raise EncodeError(f"Token id {e.args[0]} is not in the vocabulary "
+                              f"(ids go up to {max(vocab)}).") from None
+
+    def decode(self, ids: Iterable[int]) -> str:
+        """Ids -> text; a partial UTF-8 character becomes U+FFFD, never an error."""
+        data = self.decode_bytes(ids)
+        if self.mode == "char":
+            text = data.decode("utf-8", errors="replace").replace(EOW.decode(), " ")
+            return text.strip() if self.end_of_word == "suffix" else text.lstrip()
+        return data.decode("utf-8", errors="replace")
+
+    # ----- loading ----------------------------------------------------------------
+    @classmethod
+    def from_files(cls, vocab_path, merges_path, special_tokens: Sequence[str] | None = None,
+                   **kwargs) -> "Tokenizer":
+        """GPT-2 style ``vocab.json`` + ``merges.txt`` (byte-to-unicode alphabet)."""
+        from .formats import gpt2
+        return gpt2.load(vocab_path, merges_path, special_tokens=special_tokens, **kwargs)
+
+    def __repr__(self) -> str:
+        return (f"Tokenizer({len(self.vocab)} tokens, {self._max_rank} merges, mode={self.mode}, "
+                f"specials={self.special_tokens})")
+
+
+def _byte_spans(word: str, lengths: list[int]) -> list[tuple[int, int]]:
+    """Character span of each token, given token byte lengths within one word.
+
+    Example: word 'a你', lengths [1, 2, 1] -> [(0, 1), (1, 2), (1, 2)]
+    (the last two tokens each hold part of 你).
+    """
+    if word.isascii():
+        spans, pos = [], 0
+        for n in lengths:
+            spans.append((pos, pos + n))
+            pos += n
+        return spans
+    char_of_byte: list[int] = []
+    for ci, ch in enumerate(word):
+        char_of_byte.extend([ci] * len(ch.encode("utf-8")))
+    spans, pos = [], 0
+    for n in lengths:
+        spans.append((char_of_byte[pos], char_of_byte[pos + n - 1] + 1))
+        pos += n
+    return spans

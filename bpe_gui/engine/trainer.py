@@ -1,0 +1,422 @@
+"""Incremental BPE trainer: step, undo, run; every merge is a frozen MergeStep record.
+
+The heavy lifting (pair counts, occurrence lists, the priority order, undo) lives in
+the C extension ``_core``; this module turns settings and a pre-token table into the
+core's input and the core's answers into records that the GUI, the CLI and the tests
+all read.
+
+Example (the worked example of SPEC.md, byte-level, GPT-2 pattern)::
+
+    >>> t = Trainer.from_text("low low lower newest newest widest widest widest",
+    ...                       TrainSettings(num_merges=4))
+    >>> [t.render_pair(s.pair) for s in t.run()]
+    ['s t', 'e st', 'w i', 'wi d']
+"""
+from __future__ import annotations
+
+import time
+from array import array
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Callable, Iterator, Sequence
+
+try:
+    from . import _core
+except ImportError:  # no C compiler at install time: slow but correct stand-in
+    from . import _pycore as _core
+from .corpus import Cancelled, CancelFn, PretokenTable, table_from_files, table_from_text
+from .display import readable
+from .errors import SettingsError
+from .pretokenize import Pretokenizer, validate_special_tokens
+from .tokenizer import EOW, UNK, Tokenizer
+
+TIE_RULES = {"greatest": _core.GREATEST, "first-seen": _core.FIRST_SEEN,
+             "lowest-ids": _core.LOWEST_IDS}
+TIE_RULE_LABELS = {
+    "greatest": "Greatest pair (by bytes)",
+    "first-seen": "First seen in corpus",
+    "lowest-ids": "Lowest token ids",
+}
+MODES = ("byte", "char")
+TIE_LIMIT = 50        # tied pairs kept per record (the total is always kept)
+AFFECTED_LIMIT = 50   # affected words kept per record
+
+
+@dataclass(frozen=True)
+class TrainSettings:
+    """Everything that decides what training produces.
+
+    ``vocab_size`` counts every token (base symbols + special tokens + merges), or only
+    live symbols when ``prune`` is on; ``num_merges``, if given, wins over it.
+    """
+
+    vocab_size: int | None = 1000
+    num_merges: int | None = None
+    mode: str = "byte"
+    end_of_word: str = "suffix"
+    pattern: str = "gpt2"
+    special_tokens: tuple[str, ...] = ()
+    tie_rule: str = "greatest"
+    min_frequency: int = 1
+    prune: bool = False
+
+    def validated(self) -> "TrainSettings":
+        if self.mode not in MODES:
+            raise SettingsError(f"Unknown mode {self.mode!r}: use 'byte' or 'char'.")
+        if self.end_of_word not in ("suffix", "prefix"):
+            raise SettingsError(f"Unknown end-of-word position {self.end_of_word!r}: "
+                                "use 'suffix' or 'prefix'.")
+        if self.tie_rule not in TIE_RULES:
+            raise SettingsError(f"Unknown tie rule {self.tie_rule!r}: use one of "
+                                f"{', '.join(TIE_RULES)}.")
+        if self.min_frequency < 1:
+            raise SettingsError(f"Minimum frequency is {self.min_frequency}; it must be at "
+                                "least 1.")
+        if self.num_merges is not None and self.num_merges < 0:
+            raise SettingsError(f"Number of merges is {self.num_merges}; it must be 0 or more.")
+        if self.num_merges is None and self.vocab_size is None:
+            raise SettingsError("Give a target vocabulary size or a number of merges.")
+        specials = validate_special_tokens(self.special_tokens)
+        Pretokenizer(self.pattern, specials)  # raises PatternError on a bad pattern
+        return replace(self, special_tokens=specials)
+
+
+@dataclass(frozen=True)
+class AffectedWord:
+    """A word (pre-token) that a merge changed: its symbol ids before and after."""
+
+    freq: int
+    before: tuple[int, ...]
+    after: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class MergeStep:
+    """One merge. ``index`` k is 1-based: the state after it is "step k"."""
+
+    index: int
+    pair: tuple[int, int]
+    left: bytes
+    right: bytes
+    new_id: int
+    token: bytes
+    count: int
+    rule: str
+    n_tied: int = 1
+    tied: tuple[tuple[int, int], ...] = ()
+    reason: str = ""
+    n_affected: int = 0
+    affected: tuple[AffectedWord, ...] = ()
+    removed: tuple[int, ...] = ()
+    live_size: int = 0
+
+
+@dataclass(frozen=True)
+class PairRow:
+    """A row of the pair table: rank in the tie-rule order, pair ids and count."""
+
+    rank: int
+    a: int
+    b: int
+    count: int
+
+
+def base_symbols(table: PretokenTable, settings: TrainSettings) -> list[bytes]:
+    """The starting alphabet: 256 bytes, or the corpus's characters plus </w> and <unk>."""
+    if settings.mode == "byte":
+        return [bytes([i]) for i in range(256)]
+    chars = sorted({c for w in table.words for c in w if not c.isspace()})
+    return [c.encode("utf-8") for c in chars] + [EOW, UNK]
+
+
+def word_symbols(table: PretokenTable, settings: TrainSettings,
+                 token_id: dict[bytes, int]) -> tuple[array, array, array, list[str]]:
+    """Table -> the core's flat arrays (symbols, starts, freqs) and the word texts.
+
+    Char mode strips whitespace, adds </w>, and re-counts words that become equal.
+    """
+    if settings.mode == "byte":
+        words = table.words
+        symbols = array("i", iter(b"".join(w.encode("utf-8") for w in words)))
+        starts = array("q", [0])
+        pos = 0
+        for w in words:
+            pos += len(w.encode("utf-8"))
+            starts.append(pos)
+        return symbols, starts, array("q", table.freqs), list(words)
+    merged: dict[tuple[int, ...], list] = {}
+    eow = token_id[EOW]
+    for w, f in zip(table.words, table.freqs):
+        core = w.strip()
+        if not core:
+            continue
+        ids = [token_id[c.encode("utf-8")] for c in core]
+        if settings.end_of_word == "suffix":
+            ids.append(eow)
+        elif w[:1].isspace():
+            ids.insert(0, eow)
+        key = tuple(ids)
+        if key in merged:
+            merged[key][0] += f
+        else:
+            merged[key] = [f, w]
+    symbols, starts, freqs, texts = array("i"), array("q", [0]), array("q"), []
+    for key, (f, w) in merged.items():
+        symbols.extend(key)
+        starts.append(len(symbols))
+        freqs.append(f)
+        texts.append(w)
+    return symbols, starts, freqs, texts
+
+
+class Trainer:
+    """Step-by-step BPE training over a pre-token table."""
+
+    def __init__(self, table: PretokenTable, settings: TrainSettings | None = None):
+        self.settings = (settings or TrainSettings()).validated()
+        self.table = table
+        s = self.settings
+        self.base = base_symbols(table, s)
+        self.n_base = len(self.base)
+        token_bytes = self.base + [t.encode("utf-8") for t in s.special_tokens]
+        self.special_ids = list(range(self.n_base, len(token_bytes)))
+        self.n_initial = len(token_bytes)
+        token_id = {t: i for i, t in enumerate(self.base)}
+        symbols, starts, freqs, self.word_texts = word_symbols(table, s, token_id)
+        if len(symbols) == 0:
+            raise SettingsError("The corpus has no words to train on in this mode. Add text.")
+        self._freqs = freqs
+        self.core = _core.Core(symbols, starts, freqs, token_bytes, TIE_RULES[s.tie_rule])
+        self.vocab_bytes: list[bytes] = list(token_bytes)
+        self.steps: list[MergeStep] = []
+        self._live = sum(1 for i in range(self.n_base) if self.core.symbol_count(i) > 0) \
+            + len(self.special_ids)
+        if s.num_merges is None and s.vocab_size is not None and not s.prune \
+                and s.vocab_size < self.n_initial:
+            what = "256 bytes" if s.mode == "byte" else f"{self.n_base} base symbols"
+            raise SettingsError(
+                f"Vocab size {s.vocab_size} is below the base alphabet ({what}) plus "
+                f"{len(s.special_tokens)} special token(s) = {self.n_initial}. Choose a vocab "
+                f"size of at least {self.n_initial}.")
+        self._tok_cache: Tokenizer | None = None
+
+    # ----- construction -------------------------------------------------------------
+    @classmethod
+    def from_text(cls, text: str, settings: TrainSettings | None = None, **kw) -> "Trainer":
+        settings = (settings or TrainSettings()).validated()
+        pre = Pretokenizer(settings.pattern, settings.special_tokens)
+        return cls(table_from_text(text, pre, **kw), settings)
+
+    @classmethod
+    def from_files(cls, paths: str | Path | Sequence[str | Path],
+                   settings: TrainSettings | None = None, **kw) -> "Trainer":
+        settings = (settings or TrainSettings()).validated()
+        pre = Pretokenizer(settings.pattern, settings.special_tokens)
+        return cls(table_from_files(paths, pre, **kw), settings)
+
+    # ----- state --------------------------------------------------------------------
+    @property
+    def n_steps(self) -> int:
+        return len(self.steps)
+
+    @property
+    def target_steps(self) -> int | None:
+        """Merges until the target, or None when it depends on pruning."""
+        s = self.settings
+        if s.num_merges is not None:
+            return s.num_merges
+        if s.prune:
+            return None
+        return max(0, s.vocab_size - self.n_initial)
+
+    @property
+    def live_size(self) -> int:
+        """Tokens that still occur on their own (+ specials): the vocab size when pruning."""
+        return self._live
+
+    @property
+    def vocab_size(self) -> int:
+        return self._live if self.settings.prune else len(self.vocab_bytes)
+
+    @property
+    def vocab(self) -> dict[int, bytes]:
+        return dict(enumerate(self.vocab_bytes))
+
+    @property
+    def merges(self) -> list[tuple[bytes, bytes]]:
+        return [(s.left, s.right) for s in self.steps]
+
+    def is_done(self) -> bool:
+        s = self.settings
+        if s.num_merges is not None:
+            if self.n_steps >= s.num_merges:
+                return True
+        elif s.prune:
+            if self._live >= s.vocab_size:
+                return True
+        elif len(self.vocab_bytes) >= s.vocab_size:
+            return True
+        best = self.core.best()
+        return best is None or best[2] < s.min_frequency
+
+    def token(self, i: int) -> bytes:
+        return self.vocab_bytes[i]
+
+    def render(self, i: int) -> str:
+        return readable(self.vocab_bytes[i])
+
+    def render_pair(self, pair: tuple[int, int]) -> str:
+        return f"{self.render(pair[0])} {self.render(pair[1])}"
+
+    def word(self, w: int) -> tuple[int, ...]:
+        return tuple(self.core.word(w))
+
+    def symbol_count(self, i: int) -> int:
+        return self.core.symbol_count(i) if i < self.core.n_tokens else 0
+
+    def top_pairs(self, k: int = 200) -> list[PairRow]:
+        """The k best candidate pairs now, in the order the tie rule ranks them."""
+        return [PairRow(r + 1, a, b, c) for r, (a, b, c) in enumerate(self.core.top(k))]
+
+    def tied_now(self, limit: int = TIE_LIMIT) -> tuple[int, list[tuple[int, int]]]:
+        n, pairs = self.core.tied(limit)
+        return n, [tuple(p) for p in pairs]
+
+    # ----- stepping -----------------------------------------------------------------
+    def step(self, detail: bool = True) -> MergeStep | None:
+        """Merge the best pair. Returns its record, or None when training is done."""
+        if self.is_done():
+            return None
+        s = self.settings
+        n_tied, tied = self.core.tied(TIE_LIMIT if detail else 1)
+        a, b, new, count = self.core.step()
+        left, right = self.vocab_bytes[a], self.vocab_bytes[b]
+        self.vocab_bytes.append(left + right)
+        removed = tuple(t for t in dict.fromkeys((a, b))
+                        if t not in self.special_ids and self.core.symbol_count(t) == 0)
+        self._live += 1 - len(removed)
+        rec = MergeStep(index=len(self.steps) + 1, pair=(a, b), left=left, right=right,
+                        new_id=new, token=left + right, count=count, rule=s.tie_rule,
+                        n_tied=n_tied, removed=removed, live_size=self._live)
+        if detail:
+            tied_t = tuple(tuple(p) for p in tied)
+            n_aff, words = self.core.touched(AFFECTED_LIMIT)
+            affected = tuple(self._affected(w, a, b, new) for w in words)
+            rec = replace(rec, tied=tied_t, n_affected=n_aff, affected=affected,
+                          reason=self.explain(rec, tied_t))
+        self.steps.append(rec)
+        return rec
+
+    def _affected(self, w: int, a: int, b: int, new: int) -> AffectedWord:
+        after = tuple(self.core.word(w))
+        before: list[int] = []
+        for t in after:
+            before.extend((a, b) if t == new else (t,))
+        return AffectedWord(self._freqs[w], tuple(before), after)
+
+    def undo(self) -> MergeStep | None:
+        """Go back one merge exactly. Returns the record undone, or None at step 0."""
+        if not self.steps:
+            return None
+        self.core.undo()
+        rec = self.steps.pop()
+        self.vocab_bytes.pop()
+        self._live -= 1 - len(rec.removed)
+        return rec
+
+    def run(self, until: int | None = None, progress: Callable[[int, int], None] | None = None,
+            cancel: CancelFn | None = None, detail: bool = True) -> list[MergeStep]:
+        """Step until the target (or step ``until``); returns the new records.
+
+        ``progress(done, total)`` is called at most every 50 ms; ``cancel()`` is checked
+        between steps and stops early (the steps made so far stay).
+        """
+        goal = until if until is not None else self.target_steps
+        total = goal if goal is not None else self.settings.vocab_size
+        start = self.n_steps
+        last = 0.0
+        while goal is None or self.n_steps < goal:
+            if cancel is not None and cancel():
+                break
+            if self.step(detail) is None:
+                break
+            if progress is not None and time.monotonic() - last > 0.05:
+                last = time.monotonic()
+                progress(self.n_steps if goal is not None else self.vocab_size, total)
+        if progress is not None:
+            progress(self.n_steps if goal is not None else self.vocab_size, total)
+        return self.steps[start:]
+
+    def goto(self, k: int, **kw) -> None:
+        """Jump to step k (undo back, or run forward)."""
+        while self.n_steps > max(k, 0):
+            self.undo()
+        if k > self.n_steps:
+            self.run(until=k, **kw)
+
+    def reset(self) -> None:
+        self.goto(0)
+
+    # ----- explanations -------------------------------------------------------------
+    def explain(self, rec: MergeStep, tied: Sequence[tuple[int, int]]) -> str:
+        """One sentence saying why this pair won. Example:
+        '6 pairs share the top count 3; w i wins because its bytes are the greatest.'"""
+        win = self.render_pair(rec.pair)
+        if rec.n_tied <= 1:
+            return f"{win} is the most frequent pair ({rec.count}); no tie to break."
+        runner = self.render_pair(tied[1]) if len(tied) > 1 else "the others"
+        head = f"{rec.n_tied} pairs share the top count {rec.count}; {win} wins"
+        if rec.rule == "greatest":
+            return (f"{head} because it is the greatest pair comparing bytes (first token, "
+                    f"then second): it beats {runner} and every other tied pair.")
+        if rec.rule == "first-seen":
+            return (f"{head} because it occurs first in the corpus (scanning words in order "
+                    f"of first appearance), before {runner}.")
+        return (f"{head} because it has the lowest token ids ({rec.pair[0]}, {rec.pair[1]}), "
+                f"lower than {runner}.")
+
+    # ----- tokenizers ---------------------------------------------------------------
+    def tokenizer(self, at_step: int | None = None) -> Tokenizer:
+        """The tokenizer as of step k (default: now). Cheap: one table is shared."""
+        k = self.n_steps if at_step is None else at_step
+        cache = self._tok_cache
+        if cache is None or len(cache.merges) < self.n_steps or \
+                cache.merges[:1] != self.merges[:1]:
+            s = self.settings
+            cache = Tokenizer(self.vocab, self.merges, list(s.special_tokens),
+                              pattern=s.pattern, mode=s.mode, end_of_word=s.end_of_word,
+                              meta=self.metadata())
+            self._tok_cache = cache
+        return cache.at_step(k)
+
+    def metadata(self) -> dict:
+        s = self.settings
+        return {"mode": s.mode, "end_of_word": s.end_of_word, "pattern": s.pattern,
+                "tie_rule": s.tie_rule, "min_frequency": s.min_frequency, "prune": s.prune,
+                "special_tokens": list(s.special_tokens),
+                "merge_counts": [st.count for st in self.steps]}
+
+
+def train_bpe(input_path: str | Path | Sequence[str | Path], vocab_size: int = 1000,
+              special_tokens: Sequence[str] | None = None, *,
+              progress: Callable[[str, int, int], None] | None = None,
+              cancel: CancelFn | None = None, return_trainer: bool = False,
+              **options) -> tuple[dict[int, bytes], list[tuple[bytes, bytes]]]:
+    """Train byte-level BPE on one or more files; returns ``(vocab, merges)``.
+
+    ids: 0-255 the bytes, then special tokens in the order given, then merges in order.
+    ``options`` are the other :class:`TrainSettings` fields (mode, pattern, tie_rule,
+    min_frequency, prune, num_merges, end_of_word). ``progress(phase, done, total)``
+    reports "pretokenize" (characters) then "merge" (steps).
+    """
+    settings = TrainSettings(vocab_size=vocab_size,
+                             special_tokens=tuple(special_tokens or ()), **options).validated()
+    pre = Pretokenizer(settings.pattern, settings.special_tokens)
+    ptok = (lambda d, t: progress("pretokenize", d, t)) if progress else None
+    table = table_from_files(input_path, pre, progress=ptok, cancel=cancel)
+    trainer = Trainer(table, settings)
+    pmerge = (lambda d, t: progress("merge", d, t)) if progress else None
+    trainer.run(progress=pmerge, cancel=cancel, detail=False)
+    if return_trainer:
+        return trainer  # type: ignore[return-value]
+    return trainer.vocab, trainer.merges

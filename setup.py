@@ -1,0 +1,12 @@
+"""Only here to declare the C extension; all metadata lives in pyproject.toml."""
+from setuptools import Extension, setup
+
+setup(
+    ext_modules=[
+        Extension(
+            "bpe_gui.engine._core",
+            sources=["bpe_gui/engine/_core.c"],
+            extra_compile_args=["-O2", "-std=c99"],
+        )
+    ]
+)
