@@ -78,9 +78,8 @@ class Tokenizer:
                 self.token_to_id[b] = next_id
                 next_id += 1
             self.special_ids[s] = self.token_to_id[b]
-        self._ranks = self._build_ranks()
-        self._max_rank = len(self.merges)
         self._cache: dict[str, tuple[int, ...]] = {}
+        self._build_ranks()
         if mode == "byte":
             missing = [b for b in range(256) if bytes([b]) not in self.token_to_id]
             if missing:
@@ -91,40 +90,50 @@ class Tokenizer:
         self._eow = self.token_to_id.get(EOW)
 
     def _build_ranks(self) -> dict[tuple[int, int], tuple[int, int]]:
-        ranks: dict[tuple[int, int], tuple[int, int]] = {}
+        self._ranks: dict[tuple[int, int], tuple[int, int]] = {}
+        self._merge_ids: list[int] = []
+        merges, self.merges = self.merges, []
+        for a, b in merges:
+            self._push_merge(a, b)
+        return self._ranks
+
+    def _push_merge(self, a: bytes, b: bytes, new_id: int | None = None) -> None:
+        """Append one merge (the trainer grows its tokenizer this way, step by step)."""
         t2i = self.token_to_id
-        for rank, (a, b) in enumerate(self.merges):
-            try:
-                key = (t2i[a], t2i[b])
-                new = t2i[a + b]
-            except KeyError as e:
-                raise BPEError(f"Merge #{rank + 1} ({a!r} {b!r}) uses a token that is not in "
-                               f"the vocabulary ({e.args[0]!r}). The vocabulary and merges "
-                               "do not belong together.") from None
-            ranks.setdefault(key, (rank, new))
-        return ranks
+        rank = len(self.merges)
+        if new_id is not None and a + b not in t2i:
+            self.vocab[new_id] = a + b
+            t2i[a + b] = new_id
+        try:
+            key = (t2i[a], t2i[b])
+            new = t2i[a + b]
+        except KeyError as e:
+            raise BPEError(f"Merge #{rank + 1} ({a!r} {b!r}) uses a token that is not in "
+                           f"the vocabulary ({e.args[0]!r}). The vocabulary and merges "
+                           "do not belong together.") from None
+        self.merges.append((a, b))
+        self._merge_ids.append(new)
+        self._ranks.setdefault(key, (rank, new))
+        self._max_rank = len(self.merges)
+        self._cache = {}
 
     # ----- as of a training step -------------------------------------------------
     def at_step(self, n_merges: int) -> "Tokenizer":
-        """The same tokenizer using only the first ``n_merges`` merges (cheap: shares tables)."""
+        """The same tokenizer with only the first ``n_merges`` merges (shares the tables)."""
         n = max(0, min(n_merges, len(self.merges)))
         clone = object.__new__(Tokenizer)
         clone.__dict__.update(self.__dict__)
         clone._max_rank = n
         clone._cache = {}
+        if n < len(self.merges):
+            clone.merges = self.merges[:n]
+            drop = set(self._merge_ids[n:]) - set(self._merge_ids[:n])
+            clone.vocab = {i: t for i, t in self.vocab.items() if i not in drop}
         return clone
 
     @property
     def n_merges(self) -> int:
         return self._max_rank
-
-    @property
-    def active_vocab(self) -> dict[int, bytes]:
-        """Tokens reachable with the merges in use (all of ``vocab`` unless at_step cut it)."""
-        if self._max_rank == len(self.merges):
-            return self.vocab
-        unused = {self._ranks[k][1] for k in self._ranks if self._ranks[k][0] >= self._max_rank}
-        return {i: t for i, t in self.vocab.items() if i not in unused}
 
     # ----- encoding ---------------------------------------------------------------
     def _merge(self, ids: list[int]) -> tuple[int, ...]:

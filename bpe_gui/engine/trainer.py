@@ -198,7 +198,7 @@ class Trainer:
                 f"Vocab size {s.vocab_size} is below the base alphabet ({what}) plus "
                 f"{len(s.special_tokens)} special token(s) = {self.n_initial}. Choose a vocab "
                 f"size of at least {self.n_initial}.")
-        self._tok_cache: Tokenizer | None = None
+        self._tok: Tokenizer | None = None
 
     # ----- construction -------------------------------------------------------------
     @classmethod
@@ -377,24 +377,36 @@ class Trainer:
 
     # ----- tokenizers ---------------------------------------------------------------
     def tokenizer(self, at_step: int | None = None) -> Tokenizer:
-        """The tokenizer as of step k (default: now). Cheap: one table is shared."""
-        k = self.n_steps if at_step is None else at_step
-        cache = self._tok_cache
-        if cache is None or len(cache.merges) < self.n_steps or \
-                cache.merges[:1] != self.merges[:1]:
-            s = self.settings
-            cache = Tokenizer(self.vocab, self.merges, list(s.special_tokens),
-                              pattern=s.pattern, mode=s.mode, end_of_word=s.end_of_word,
-                              meta=self.metadata())
-            self._tok_cache = cache
-        return cache.at_step(k)
+        """The tokenizer as of step k (default: now), with exactly the first k merges.
 
-    def metadata(self) -> dict:
+        Cheap: one tokenizer grows with the steps and each call shares its tables.
+        """
+        k = self.n_steps if at_step is None else max(0, min(at_step, self.n_steps))
+        tok = self._tok
+        if tok is None:
+            s = self.settings
+            tok = Tokenizer(dict(enumerate(self.vocab_bytes[:self.n_initial])), [],
+                            list(s.special_tokens), pattern=s.pattern, mode=s.mode,
+                            end_of_word=s.end_of_word)
+            self._tok = tok
+        # Training is deterministic, so merges past an undo come back the same; check anyway.
+        for rec in self.steps[:len(tok.merges)][-1:]:
+            if tok.merges[rec.index - 1] != (rec.left, rec.right):
+                self._tok = None
+                return self.tokenizer(at_step)
+        for rec in self.steps[len(tok.merges):]:
+            tok._push_merge(rec.left, rec.right, rec.new_id)
+        out = tok.at_step(k)
+        out.meta = self.metadata(k)
+        return out
+
+    def metadata(self, k: int | None = None) -> dict:
         s = self.settings
+        k = self.n_steps if k is None else k
         return {"mode": s.mode, "end_of_word": s.end_of_word, "pattern": s.pattern,
                 "tie_rule": s.tie_rule, "min_frequency": s.min_frequency, "prune": s.prune,
                 "special_tokens": list(s.special_tokens),
-                "merge_counts": [st.count for st in self.steps]}
+                "merge_counts": [st.count for st in self.steps[:k]]}
 
 
 def train_bpe(input_path: str | Path | Sequence[str | Path], vocab_size: int = 1000,

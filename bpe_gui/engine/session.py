@@ -1,0 +1,106 @@
+"""A session: corpus reference, training settings and current step; saved as JSON.
+
+The corpus is stored as file paths when it came unedited from files (so a session
+file stays small), otherwise inline. Loading re-reads the files, retrains to the
+saved step and lands exactly where the user left off (training is deterministic).
+"""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+
+from .errors import ExportError, FormatError
+from .trainer import TrainSettings
+
+SESSION_FORMAT = "bpe-gui-session"
+SESSION_VERSION = 1
+
+
+@dataclass
+class Session:
+    settings: TrainSettings = field(default_factory=TrainSettings)
+    corpus_text: str | None = None
+    corpus_paths: list[str] = field(default_factory=list)
+    sample: str | None = None
+    step: int = 0
+    encode_text: str = ""
+
+    def to_dict(self) -> dict:
+        s = asdict(self.settings)
+        s["special_tokens"] = list(self.settings.special_tokens)
+        corpus: dict = {}
+        if self.corpus_paths:
+            corpus["paths"] = list(self.corpus_paths)
+        if self.sample:
+            corpus["sample"] = self.sample
+        if self.corpus_text is not None:
+            corpus["text"] = self.corpus_text
+        return {"format": SESSION_FORMAT, "version": SESSION_VERSION, "corpus": corpus,
+                "settings": s, "step": self.step, "encode_text": self.encode_text}
+
+    @classmethod
+    def from_dict(cls, d: dict, path: str | Path | None = None) -> "Session":
+        if not isinstance(d, dict) or d.get("format") != SESSION_FORMAT:
+            raise FormatError(path, "not a bpe-gui session file (expected "
+                              f"\"format\": \"{SESSION_FORMAT}\").", key="format")
+        if d.get("version") != SESSION_VERSION:
+            raise FormatError(path, f"session version {d.get('version')!r} is not supported "
+                              f"(this build reads version {SESSION_VERSION}).", key="version")
+        raw = d.get("settings")
+        if not isinstance(raw, dict):
+            raise FormatError(path, "missing or malformed settings object.", key="settings")
+        known = {f.name for f in fields(TrainSettings)}
+        unknown = set(raw) - known
+        if unknown:
+            raise FormatError(path, f"unknown setting(s) {sorted(unknown)}.", key="settings")
+        raw = dict(raw)
+        raw["special_tokens"] = tuple(raw.get("special_tokens") or ())
+        corpus = d.get("corpus") or {}
+        if not isinstance(corpus, dict):
+            raise FormatError(path, "corpus must be an object.", key="corpus")
+        step = d.get("step", 0)
+        if not isinstance(step, int) or step < 0:
+            raise FormatError(path, f"step must be a whole number >= 0, not {step!r}.",
+                              key="step")
+        return cls(settings=TrainSettings(**raw), corpus_text=corpus.get("text"),
+                   corpus_paths=list(corpus.get("paths") or []), sample=corpus.get("sample"),
+                   step=step, encode_text=str(d.get("encode_text", "")))
+
+    def save(self, path: str | Path) -> Path:
+        return write_atomic(Path(path), json.dumps(self.to_dict(), ensure_ascii=False,
+                                                   indent=1).encode("utf-8"))
+
+    @classmethod
+    def load(cls, path: str | Path) -> "Session":
+        p = Path(path)
+        try:
+            d = json.loads(p.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise FormatError(p, "file not found.") from None
+        except (UnicodeDecodeError, json.JSONDecodeError) as e:
+            line = getattr(e, "lineno", None)
+            raise FormatError(p, f"not valid JSON ({e}).", line=line) from e
+        return cls.from_dict(d, p)
+
+
+def write_atomic(path: Path, data: bytes) -> Path:
+    """Write to a temporary file beside ``path``, then rename: never a half-written file."""
+    folder = path.parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    except OSError as e:
+        raise ExportError(f"Cannot write into {folder} ({e.strerror}). Pick a folder you "
+                          "can write to.") from e
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except OSError as e:
+        Path(tmp).unlink(missing_ok=True)
+        raise ExportError(f"Cannot write {path} ({e.strerror}). Pick a folder you can "
+                          "write to.") from e
+    return path

@@ -1,0 +1,393 @@
+"""The one QObject that wraps the engine; the only place widgets reach the engine.
+
+Widgets get the controller in their constructor, read its state (``trainer``,
+``tokenizer()``, ``settings`` ...) and listen to its signals; they never keep engine
+state of their own. Long work (reading big files, pre-tokenizing, running many
+merges) goes to the JobRunner thread; while a job runs the trainer belongs to it and
+``busy`` is True, so step/undo are refused until it ends.
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Sequence
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from ..engine.corpus import read_corpus_text
+from ..engine.errors import BPEError
+from ..engine.formats import export_tokenizer, load_tokenizer
+from ..engine.pretokenize import Pretokenizer
+from ..engine.session import Session
+from ..engine.tokenizer import Tokenizer
+from ..engine.trainer import Trainer, TrainSettings
+from .worker import JobRunner
+
+# Corpora smaller than this retrain at once, on the GUI thread, as the user types.
+SYNC_CHARS = 200_000
+# Jumps longer than this many steps run on the worker thread with a progress bar.
+SYNC_STEPS = 300
+RETRAIN_DEBOUNCE_MS = 400
+
+
+class Controller(QObject):
+    corpusChanged = Signal()            # text, source or dirty flag changed
+    settingsChanged = Signal(object)    # TrainSettings
+    trainerChanged = Signal()           # a new trainer (corpus/settings applied), at step 0
+    trainerStale = Signal(bool)         # corpus/settings differ from what the trainer used
+    stepChanged = Signal(int)           # current step after step/undo/goto/run/reset
+    tokenizerChanged = Signal()         # what the encode view should use changed
+    busyChanged = Signal(bool)
+    progress = Signal(str, int, int)    # label, done, total
+    playingChanged = Signal(bool)
+    message = Signal(str)               # a status-bar line
+    errorOccurred = Signal(str, str)    # title, message (user errors: shown in a dialog)
+
+    def __init__(self, parent: QObject | None = None):
+        super().__init__(parent)
+        self.corpus_text = ""
+        self.corpus_paths: list[str] = []
+        self.corpus_sample: str | None = None
+        self.corpus_dirty = False          # edits not saved to a file
+        self.settings = TrainSettings()
+        self.trainer: Trainer | None = None
+        self.stale = False
+        self.imported: Tokenizer | None = None
+        self.imported_path: str | None = None
+        self.use_imported = False
+        self.session_path: str | None = None
+        self._pending_step: int | None = None
+        self.jobs = JobRunner(self)
+        self.jobs.progress.connect(self.progress)
+        self.jobs.started.connect(lambda _: self.busyChanged.emit(True))
+        self.jobs.finished.connect(self._job_finished)
+        self.jobs.failed.connect(self._job_failed)
+        self.jobs.cancelled.connect(self._job_cancelled)
+        self._retrain_timer = QTimer(self, singleShot=True, interval=RETRAIN_DEBOUNCE_MS)
+        self._retrain_timer.timeout.connect(self._auto_retrain)
+        self._play_timer = QTimer(self, interval=300)
+        self._play_timer.timeout.connect(self._play_tick)
+
+    # ----- state ----------------------------------------------------------------------
+    @property
+    def busy(self) -> bool:
+        return self.jobs.busy
+
+    @property
+    def step_index(self) -> int:
+        return self.trainer.n_steps if self.trainer else 0
+
+    def tokenizer(self) -> Tokenizer | None:
+        """The tokenizer the encode view uses: imported, or the trainer's as of now."""
+        if self.use_imported and self.imported is not None:
+            return self.imported
+        if self.trainer is None or self.busy:
+            return None
+        return self.trainer.tokenizer()
+
+    def _fail(self, title: str, err: BaseException | str) -> None:
+        self.errorOccurred.emit(title, str(err))
+
+    # ----- corpus ---------------------------------------------------------------------
+    def set_corpus_text(self, text: str, paths: Sequence[str] = (), sample: str | None = None,
+                        dirty: bool = True) -> None:
+        """New corpus text (typed, pasted or loaded). Small corpora retrain by themselves."""
+        if text == self.corpus_text and list(paths) == self.corpus_paths and not dirty:
+            return
+        self.corpus_text = text
+        self.corpus_paths = list(paths)
+        self.corpus_sample = sample
+        self.corpus_dirty = dirty
+        self.corpusChanged.emit()
+        self._mark_stale()
+
+    def mark_corpus_saved(self, path: str | None = None) -> None:
+        self.corpus_dirty = False
+        if path:
+            self.corpus_paths = [path]
+        self.corpusChanged.emit()
+
+    def open_files(self, paths: Sequence[str], encoding: str = "utf-8") -> bool:
+        """Read files on the worker thread (progress bar), then make them the corpus."""
+        paths = [str(p) for p in paths]
+
+        def job(progress, cancelled):
+            from ..engine.corpus import read_documents
+            docs = []
+            for i, p in enumerate(paths):
+                if cancelled():
+                    break
+                docs.extend(read_documents(p, encoding=encoding))
+                progress(i + 1, len(paths))
+            return ("open", paths, "\n".join(docs))
+        return self._start("Reading files", job)
+
+    def _mark_stale(self) -> None:
+        self.stale = True
+        self.trainerStale.emit(True)
+        if len(self.corpus_text) <= SYNC_CHARS:
+            self._retrain_timer.start()
+
+    def _auto_retrain(self) -> None:
+        if self.stale and not self.busy and len(self.corpus_text) <= SYNC_CHARS:
+            self.retrain(quiet=True)
+
+    # ----- settings and (re)training ----------------------------------------------------
+    def set_settings(self, settings: TrainSettings) -> bool:
+        """Apply new settings; returns False (and reports) if they cannot work."""
+        try:
+            settings = settings.validated()
+        except BPEError as e:
+            self._fail("Training settings", e)
+            return False
+        if settings == self.settings and self.trainer is not None:
+            return True
+        self.settings = settings
+        self.settingsChanged.emit(settings)
+        self._mark_stale()
+        return True
+
+    def retrain(self, quiet: bool = False, to_step: int | None = None) -> bool:
+        """Build a new trainer from the corpus and settings (step 0, or ``to_step``)."""
+        self._retrain_timer.stop()
+        self.set_playing(False)
+        text, settings = self.corpus_text, self.settings
+        self._pending_step = to_step
+        if not text.strip():
+            self.trainer = None
+            self.trainerChanged.emit()
+            self.stepChanged.emit(0)
+            self.tokenizerChanged.emit()
+            if not quiet:
+                self._fail("Empty corpus", "The corpus is empty. Type or paste some text, "
+                           "open a file, or pick a sample from File > Samples.")
+            return False
+        if len(text) <= SYNC_CHARS and (to_step or 0) <= SYNC_STEPS:
+            try:
+                trainer = Trainer.from_text(text, settings)
+                if to_step:
+                    trainer.goto(to_step)
+            except BPEError as e:
+                self._fail("Cannot train on this corpus", e)
+                return False
+            self._install(trainer)
+            return True
+
+        def job(progress, cancelled):
+            pre = Pretokenizer(settings.pattern, settings.special_tokens)
+            from ..engine.corpus import table_from_text
+            table = table_from_text(text, pre, progress=progress, cancel=cancelled)
+            trainer = Trainer(table, settings)
+            if to_step:
+                trainer.run(until=to_step, progress=progress, cancel=cancelled)
+            return ("train", trainer)
+        return self._start("Pre-tokenizing corpus", job)
+
+    def _install(self, trainer: Trainer) -> None:
+        self.trainer = trainer
+        self.stale = False
+        self.trainerStale.emit(False)
+        self.trainerChanged.emit()
+        self.stepChanged.emit(trainer.n_steps)
+        if not self.use_imported:
+            self.tokenizerChanged.emit()
+
+    # ----- stepping ---------------------------------------------------------------------
+    def _ready(self) -> bool:
+        if self.busy:
+            self.message.emit("Busy: wait for the running job or cancel it (Esc).")
+            return False
+        if self.trainer is None or self.stale:
+            return self.retrain()
+        return True
+
+    def _stepped(self) -> None:
+        self.stepChanged.emit(self.trainer.n_steps)
+        if not self.use_imported:
+            self.tokenizerChanged.emit()
+
+    def step(self) -> bool:
+        if not self._ready():
+            return False
+        if self.trainer.step() is None:
+            self.set_playing(False)
+            self.message.emit(self._done_reason())
+            return False
+        self._stepped()
+        return True
+
+    def undo(self) -> bool:
+        if not self._ready():
+            return False
+        if self.trainer.undo() is None:
+            self.message.emit("Already at step 0.")
+            return False
+        self._stepped()
+        return True
+
+    def _done_reason(self) -> str:
+        t = self.trainer
+        best = t.core.best()
+        if best is None:
+            return f"Training is done at step {t.n_steps}: no pair of symbols is left."
+        if best[2] < t.settings.min_frequency:
+            return (f"Training is done at step {t.n_steps}: the best pair occurs {best[2]} "
+                    f"times, below the minimum frequency {t.settings.min_frequency}.")
+        return f"Target reached at step {t.n_steps} (vocabulary size {t.vocab_size})."
+
+    def goto(self, k: int) -> bool:
+        """Jump to step k: undo back or run forward (on the worker thread if far)."""
+        if not self._ready():
+            return False
+        t = self.trainer
+        k = max(0, k)
+        if k <= t.n_steps or k - t.n_steps <= SYNC_STEPS:
+            t.goto(k)
+            self._stepped()
+            return True
+        return self._start(f"Running to step {k}", lambda p, c: ("run", t.run(
+            until=k, progress=p, cancel=c)))
+
+    def run_to_target(self) -> bool:
+        if not self._ready():
+            return False
+        t = self.trainer
+        if t.is_done():
+            self.message.emit(self._done_reason())
+            return False
+        return self._start("Training to target", lambda p, c: ("run", t.run(progress=p, cancel=c)))
+
+    def reset(self) -> bool:
+        return self.goto(0)
+
+    def set_playing(self, on: bool, interval_ms: int | None = None) -> None:
+        if interval_ms is not None:
+            self._play_timer.setInterval(max(1, interval_ms))
+        if on == self._play_timer.isActive():
+            return
+        if on:
+            self._play_timer.start()
+        else:
+            self._play_timer.stop()
+        self.playingChanged.emit(on)
+
+    @property
+    def playing(self) -> bool:
+        return self._play_timer.isActive()
+
+    def _play_tick(self) -> None:
+        if self.busy or not self.step():
+            self.set_playing(False)
+
+    def cancel(self) -> None:
+        self.jobs.cancel()
+
+    # ----- jobs -------------------------------------------------------------------------
+    def _start(self, label: str, job) -> bool:
+        if not self.jobs.start(label, job):
+            self.message.emit("Busy: wait for the running job or cancel it (Esc).")
+            return False
+        return True
+
+    def _job_finished(self, label: str, result) -> None:
+        kind = result[0]
+        self.busyChanged.emit(False)
+        if kind == "open":
+            _, paths, text = result
+            self.set_corpus_text(text, paths=paths, dirty=False)
+            self.message.emit(f"Opened {len(paths)} file(s): {len(text):,} characters.")
+            if len(text) > SYNC_CHARS:
+                self.retrain()
+        elif kind == "train":
+            self._install(result[1])
+            if self._pending_step:
+                self._pending_step = None
+        elif kind == "run":
+            self._stepped()
+            self.message.emit(f"Step {self.trainer.n_steps}.")
+
+    def _job_failed(self, label: str, message: str, user_error: bool) -> None:
+        self.busyChanged.emit(False)
+        if user_error:
+            self._fail(label, message)
+        else:
+            self._fail(f"{label}: unexpected error (please report it)", message)
+        if self.trainer is not None:
+            self._stepped()
+
+    def _job_cancelled(self, label: str) -> None:
+        self.busyChanged.emit(False)
+        self.message.emit(f"{label}: cancelled.")
+        if self.trainer is not None:
+            self._stepped()
+
+    def shutdown(self) -> None:
+        self.set_playing(False)
+        self.jobs.stop_and_wait()
+
+    # ----- import / export ---------------------------------------------------------------
+    def export(self, fmt: str, folder: str, name: str = "tokenizer") -> list[Path] | None:
+        if self.trainer is None or self.busy:
+            self._fail("Export", "Nothing to export yet: train first (Step or Run).")
+            return None
+        try:
+            files = export_tokenizer(self.trainer.tokenizer(), folder, fmt, name=name)
+        except BPEError as e:
+            self._fail("Export failed", e)
+            return None
+        self.message.emit(f"Exported {', '.join(p.name for p in files)} to {folder}.")
+        return files
+
+    def import_tokenizer(self, path: str) -> Tokenizer | None:
+        try:
+            tok = load_tokenizer(path)
+        except BPEError as e:
+            self._fail("Import failed", e)
+            return None
+        self.imported, self.imported_path = tok, str(path)
+        self.set_use_imported(True)
+        self.message.emit(f"Imported {Path(path).name}: {len(tok.vocab):,} tokens, "
+                          f"{len(tok.merges):,} merges.")
+        return tok
+
+    def set_use_imported(self, on: bool) -> None:
+        on = bool(on and self.imported is not None)
+        if on != self.use_imported:
+            self.use_imported = on
+            self.tokenizerChanged.emit()
+
+    # ----- sessions ----------------------------------------------------------------------
+    def session(self, encode_text: str = "") -> Session:
+        inline = self.corpus_dirty or not self.corpus_paths
+        return Session(settings=self.settings, corpus_text=self.corpus_text if inline else None,
+                       corpus_paths=[] if inline else list(self.corpus_paths),
+                       sample=self.corpus_sample, step=self.step_index, encode_text=encode_text)
+
+    def save_session(self, path: str, encode_text: str = "") -> bool:
+        try:
+            self.session(encode_text).save(path)
+        except BPEError as e:
+            self._fail("Save session failed", e)
+            return False
+        self.session_path = path
+        self.message.emit(f"Session saved to {path}.")
+        return True
+
+    def open_session(self, path: str) -> Session | None:
+        """Load corpus, settings and step from a session file (nothing changes on error)."""
+        try:
+            s = Session.load(path)
+            s.settings.validated()
+            if s.corpus_text is not None:
+                text, paths, dirty = s.corpus_text, [], True
+            else:
+                text, paths, dirty = read_corpus_text(s.corpus_paths), s.corpus_paths, False
+        except BPEError as e:
+            self._fail("Open session failed", e)
+            return None
+        self.settings = s.settings
+        self.settingsChanged.emit(s.settings)
+        self.set_corpus_text(text, paths=paths, sample=s.sample, dirty=dirty)
+        self.session_path = path
+        self.retrain(to_step=s.step)
+        return s

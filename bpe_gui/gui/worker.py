@@ -1,0 +1,131 @@
+"""Long work off the GUI thread: one job at a time in a QThread, with progress and cancel.
+
+A job is a plain function ``fn(progress, cancelled) -> result``. ``progress(done,
+total)`` may be called as often as the job likes; the runner forwards it only when
+the shown percentage changes or 100 ms passed (Orange3's throttling idea), so the GUI
+thread is never flooded. Cancel is a flag the job checks between units of work.
+"""
+from __future__ import annotations
+
+import threading
+import time
+import traceback
+from typing import Any, Callable
+
+from PySide6.QtCore import QObject, QThread, Signal, Slot
+
+from ..engine.corpus import Cancelled
+from ..engine.errors import BPEError
+
+Job = Callable[[Callable[[int, int], None], Callable[[], bool]], Any]
+
+
+class _Runner(QObject):
+    progress = Signal(int, int)
+    finished = Signal(object)
+    failed = Signal(str, bool)      # message, is_user_error
+    cancelled = Signal()
+
+    def __init__(self, job: Job, cancel_flag: threading.Event):
+        super().__init__()
+        self._job = job
+        self._cancel = cancel_flag
+        self._last = (-1, 0.0)
+
+    def _progress(self, done: int, total: int) -> None:
+        pct = int(100 * done / total) if total else 0
+        now = time.monotonic()
+        if pct != self._last[0] or now - self._last[1] > 0.1:
+            self._last = (pct, now)
+            self.progress.emit(done, total)
+
+    @Slot()
+    def run(self) -> None:
+        try:
+            result = self._job(self._progress, self._cancel.is_set)
+        except Cancelled:
+            self.cancelled.emit()
+        except BPEError as e:
+            self.failed.emit(str(e), True)
+        except MemoryError:
+            self.failed.emit("Out of memory. Try a smaller corpus or vocabulary.", True)
+        except Exception:  # a bug: keep the app alive and show the trace to report it
+            self.failed.emit(traceback.format_exc(), False)
+        else:
+            self.finished.emit(result)  # a job that stopped early returns what it has
+
+
+class JobRunner(QObject):
+    """Runs one job at a time on a worker thread; results arrive on the GUI thread."""
+
+    started = Signal(str)
+    progress = Signal(str, int, int)
+    finished = Signal(str, object)
+    failed = Signal(str, str, bool)
+    cancelled = Signal(str)
+
+    def __init__(self, parent: QObject | None = None):
+        super().__init__(parent)
+        self._thread: QThread | None = None
+        self._runner: _Runner | None = None
+        self._cancel = threading.Event()
+        self.label = ""
+
+    @property
+    def busy(self) -> bool:
+        return self._thread is not None
+
+    def start(self, label: str, job: Job) -> bool:
+        if self.busy:
+            return False
+        self.label = label
+        self._cancel = threading.Event()
+        thread = QThread()
+        runner = _Runner(job, self._cancel)
+        runner.moveToThread(thread)
+        thread.started.connect(runner.run)
+        # Bound slots of this GUI-thread object: Qt queues them to the GUI thread
+        # (a lambda would run in the worker thread and could not wait for it).
+        runner.progress.connect(self._on_progress)
+        runner.finished.connect(self._on_finished)
+        runner.failed.connect(self._on_failed)
+        runner.cancelled.connect(self._on_cancelled)
+        self._thread, self._runner = thread, runner
+        self.started.emit(label)
+        thread.start()
+        return True
+
+    @Slot(int, int)
+    def _on_progress(self, done: int, total: int) -> None:
+        if self._thread is not None:
+            self.progress.emit(self.label, done, total)
+
+    @Slot(object)
+    def _on_finished(self, result: object) -> None:
+        self._done(lambda: self.finished.emit(self.label, result))
+
+    @Slot(str, bool)
+    def _on_failed(self, message: str, user_error: bool) -> None:
+        self._done(lambda: self.failed.emit(self.label, message, user_error))
+
+    @Slot()
+    def _on_cancelled(self) -> None:
+        self._done(lambda: self.cancelled.emit(self.label))
+
+    def _done(self, emit: Callable[[], None]) -> None:
+        if self._thread is None:
+            return  # finished after cancelled: only the first outcome counts
+        thread, self._thread, self._runner = self._thread, None, None
+        thread.quit()
+        thread.wait()
+        emit()
+
+    def cancel(self) -> None:
+        self._cancel.set()
+
+    def stop_and_wait(self, timeout_ms: int = 10_000) -> None:
+        """On close: ask the job to stop and wait for the thread."""
+        if self._thread is not None:
+            self._cancel.set()
+            self._thread.quit()
+            self._thread.wait(timeout_ms)
