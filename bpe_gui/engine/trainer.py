@@ -109,6 +109,8 @@ class MergeStep:
     affected: tuple[AffectedWord, ...] = ()
     removed: tuple[int, ...] = ()
     live_size: int = 0
+    merged: int = 0           # occurrences replaced, weighted (< count when pairs overlap)
+    corpus_tokens: int = 0    # tokens the training corpus has after this merge
 
 
 @dataclass(frozen=True)
@@ -186,6 +188,7 @@ class Trainer:
         if len(symbols) == 0:
             raise SettingsError("The corpus has no words to train on in this mode. Add text.")
         self._freqs = freqs
+        self._tokens0 = sum(f * (starts[i + 1] - starts[i]) for i, f in enumerate(freqs))
         self.core = _core.Core(symbols, starts, freqs, token_bytes, TIE_RULES[s.tie_rule])
         self.vocab_bytes: list[bytes] = list(token_bytes)
         self.steps: list[MergeStep] = []
@@ -228,6 +231,11 @@ class Trainer:
         if s.prune:
             return None
         return max(0, s.vocab_size - self.n_initial)
+
+    @property
+    def corpus_tokens(self) -> int:
+        """How many tokens the training corpus (all words, with frequency) is cut into now."""
+        return self.steps[-1].corpus_tokens if self.steps else self._tokens0
 
     @property
     def live_size(self) -> int:
@@ -295,9 +303,11 @@ class Trainer:
         removed = tuple(t for t in dict.fromkeys((a, b))
                         if t not in self.special_ids and self.core.symbol_count(t) == 0)
         self._live += 1 - len(removed)
+        merged = self.core.symbol_count(new)
         rec = MergeStep(index=len(self.steps) + 1, pair=(a, b), left=left, right=right,
                         new_id=new, token=left + right, count=count, rule=s.tie_rule,
-                        n_tied=n_tied, removed=removed, live_size=self._live)
+                        n_tied=n_tied, removed=removed, live_size=self._live,
+                        merged=merged, corpus_tokens=self.corpus_tokens - merged)
         if detail:
             tied_t = tuple(tuple(p) for p in tied)
             n_aff, words = self.core.touched(AFFECTED_LIMIT)
