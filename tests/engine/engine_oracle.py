@@ -1,0 +1,194 @@
+"""A slow, obviously-correct BPE trainer used as the oracle for the engine's trainer.
+
+It shares no code with the engine: its own special-token splitting, its own
+pre-tokenization with ``regex``, and pair counts recomputed from scratch every step.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import regex
+
+GPT2 = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+WHITESPACE = r"""\S+|\s+"""
+PATTERNS = {"gpt2": GPT2, "whitespace": WHITESPACE}
+
+
+def split_specials(text: str, specials) -> list[tuple[str, bool]]:
+    """Leftmost special token first; where several start there, the longest wins."""
+    longest_first = sorted(specials, key=len, reverse=True)
+    out, plain, i = [], [], 0
+    while i < len(text):
+        hit = next((s for s in longest_first if text.startswith(s, i)), None)
+        if hit is None:
+            plain.append(text[i])
+            i += 1
+            continue
+        if plain:
+            out.append(("".join(plain), False))
+            plain = []
+        out.append((hit, True))
+        i += len(hit)
+    if plain:
+        out.append(("".join(plain), False))
+    return out
+
+
+def word_counts(text: str, specials, pattern: str = "gpt2") -> dict[str, int]:
+    """Pre-token -> frequency, in order of first appearance."""
+    counts: dict[str, int] = {}
+    for piece, is_special in split_specials(text, specials):
+        if is_special:
+            continue
+        for w in regex.findall(PATTERNS[pattern], piece):
+            if w:
+                counts[w] = counts.get(w, 0) + 1
+    return counts
+
+
+@dataclass
+class Oracle:
+    tokens: list[bytes]                       # id -> bytes
+    words: list[list[int]]                    # symbol ids of each distinct word
+    freqs: list[int]
+    rule: str
+    merges: list[tuple[int, int, int]] = field(default_factory=list)  # (a, b, count)
+    n_tied: list[int] = field(default_factory=list)
+    tied: list[set] = field(default_factory=list)
+    ambiguous: bool = False                   # a tie the rule cannot break (equal bytes)
+
+    def pair_counts(self) -> dict[tuple[int, int], int]:
+        """Insertion order = order first met scanning words in order, left to right."""
+        counts: dict[tuple[int, int], int] = {}
+        for w, f in zip(self.words, self.freqs):
+            for p in zip(w, w[1:]):
+                counts[p] = counts.get(p, 0) + f
+        return counts
+
+    def ranking(self) -> list[tuple[int, int, int]]:
+        """Every pair with its count, best first under the tie rule."""
+        counts = self.pair_counts()
+        first = {p: i for i, p in enumerate(counts)}
+        if self.rule == "greatest":
+            # max of (bytes_a, bytes_b) first: sort descending on it, stable for count
+            order = sorted(counts, key=lambda p: (self.tokens[p[0]], self.tokens[p[1]]),
+                           reverse=True)
+            order = sorted(order, key=lambda p: -counts[p])
+        elif self.rule == "first-seen":
+            order = sorted(counts, key=lambda p: (-counts[p], first[p]))
+        else:
+            order = sorted(counts, key=lambda p: (-counts[p], p))
+        return [(a, b, counts[(a, b)]) for a, b in order]
+
+    def best(self):
+        counts = self.pair_counts()
+        if not counts:
+            return None
+        top = max(counts.values())
+        tied = [p for p in counts if counts[p] == top]
+        if self.rule == "greatest":
+            key = lambda p: (self.tokens[p[0]], self.tokens[p[1]])
+            best = max(tied, key=key)
+            if sum(1 for p in tied if key(p) == key(best)) > 1:
+                self.ambiguous = True
+        elif self.rule == "first-seen":
+            best = tied[0]
+        else:
+            best = min(tied)
+        return best, top, tied
+
+    def merge(self, a: int, b: int) -> int:
+        new = len(self.tokens)
+        self.tokens.append(self.tokens[a] + self.tokens[b])
+        for k, w in enumerate(self.words):
+            out, i = [], 0
+            while i < len(w):
+                if i + 1 < len(w) and w[i] == a and w[i + 1] == b:
+                    out.append(new)
+                    i += 2
+                else:
+                    out.append(w[i])
+                    i += 1
+            self.words[k] = out
+        return new
+
+    def train(self, num_merges=None, vocab_size=None, min_frequency=1) -> "Oracle":
+        while not self.ambiguous:
+            if num_merges is not None:
+                if len(self.merges) >= num_merges:
+                    break
+            elif len(self.tokens) >= vocab_size:
+                break
+            found = self.best()
+            if found is None or found[1] < min_frequency or self.ambiguous:
+                break
+            (a, b), count, tied = found
+            self.merge(a, b)
+            self.merges.append((a, b, count))
+            self.n_tied.append(len(tied))
+            self.tied.append(set(tied))
+        return self
+
+
+def make_oracle(text: str, specials=(), mode: str = "byte", end_of_word: str = "suffix",
+                pattern: str = "gpt2", rule: str = "greatest") -> Oracle | None:
+    """The oracle's starting state, or None when there is nothing to train on."""
+    counts = word_counts(text, specials, pattern)
+    if mode == "byte":
+        tokens = [bytes([i]) for i in range(256)] + [s.encode() for s in specials]
+        words = [list(w.encode("utf-8")) for w in counts]
+        freqs = list(counts.values())
+    else:
+        chars = sorted({c for w in counts for c in w.strip()})
+        tokens = [c.encode() for c in chars] + [b"</w>", b"<unk>"] + [s.encode() for s in specials]
+        cid = {c: i for i, c in enumerate(chars)}
+        eow = len(chars)
+        merged: dict[tuple[int, ...], int] = {}
+        for w, f in counts.items():
+            core = w.strip()
+            if not core:
+                continue
+            ids = [cid[c] for c in core]
+            if end_of_word == "suffix":
+                ids.append(eow)
+            elif w[0].isspace():
+                ids.insert(0, eow)
+            merged[tuple(ids)] = merged.get(tuple(ids), 0) + f
+        words = [list(k) for k in merged]
+        freqs = list(merged.values())
+    if not words:
+        return None
+    return Oracle(tokens, words, freqs, rule)
+
+
+# --- running the engine's trainer on each core -------------------------------------
+
+def available_cores() -> list[str]:
+    """'c' (the extension) where it is built, and always 'py' (the pure-Python stand-in)."""
+    try:
+        from bpe_gui.engine import _core  # noqa: F401
+        return ["c", "py"]
+    except ImportError:
+        return ["py"]
+
+
+class using_core:
+    """Context manager: make the Trainer use the C core or the pure-Python one."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __enter__(self):
+        from bpe_gui.engine import _pycore, trainer
+        self._saved = trainer._core
+        if self.name == "py":
+            trainer._core = _pycore
+        else:
+            from bpe_gui.engine import _core
+            trainer._core = _core
+        return self
+
+    def __exit__(self, *exc):
+        from bpe_gui.engine import trainer
+        trainer._core = self._saved
+        return False

@@ -1,0 +1,181 @@
+"""Bad input: each gets a typed error whose message says what is wrong and how to fix it."""
+from __future__ import annotations
+
+import gzip
+import json
+import lzma
+
+import pytest
+
+from bpe_gui.engine import (CorpusError, NotUTF8Error, PatternError, Pretokenizer,
+                            SettingsError, TrainSettings, Trainer, pretokenize, train_bpe)
+from bpe_gui.engine.corpus import read_documents
+
+
+def test_missing_file(tmp_path):
+    missing = tmp_path / "nope.txt"
+    with pytest.raises(CorpusError) as ei:
+        train_bpe(missing, vocab_size=300)
+    msg = str(ei.value)
+    assert "nope.txt" in msg and "not found" in msg and "Check the path" in msg
+
+
+def test_empty_file(tmp_path):
+    p = tmp_path / "empty.txt"
+    p.write_bytes(b"")
+    with pytest.raises(CorpusError) as ei:
+        train_bpe(p, vocab_size=300)
+    assert "empty" in str(ei.value) and ("paste" in str(ei.value) or "open" in str(ei.value))
+
+
+def test_whitespace_only_corpus_in_char_mode(tmp_path):
+    p = tmp_path / "blank.txt"
+    p.write_text("  \n\t \n   ", encoding="utf-8")
+    with pytest.raises(CorpusError) as ei:
+        Trainer.from_files(p, TrainSettings(mode="char"))
+    msg = str(ei.value).lower()
+    assert "whitespace" in msg and "add" in msg
+
+
+def test_not_utf8_names_the_byte_offset(tmp_path):
+    good = "héllo wörld, 你好\n".encode("utf-8") * 3
+    data = good + "café".encode("latin-1") + b" more"
+    p = tmp_path / "latin1.txt"
+    p.write_bytes(data)
+    with pytest.raises(NotUTF8Error) as ei:
+        train_bpe(p, vocab_size=300)
+    err = ei.value
+    expected = len(good) + 3  # "caf" then the latin-1 é
+    assert err.offset == expected
+    with pytest.raises(UnicodeDecodeError) as raw:
+        data.decode("utf-8")
+    assert err.offset == raw.value.start
+    msg = str(err)
+    assert f"offset {expected}" in msg and "UTF-8" in msg and "latin-1" in msg
+    # the fix it offers works: the user names the encoding
+    assert read_documents(p, encoding="latin-1")[0].endswith("café more")
+
+
+def test_binary_file(tmp_path):
+    p = tmp_path / "image.png"
+    p.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)) * 4)
+    with pytest.raises(CorpusError) as ei:
+        train_bpe(p, vocab_size=300)
+    assert "binary" in str(ei.value) and ".txt" in str(ei.value)
+
+
+@pytest.mark.parametrize("mode,specials", [
+    ("byte", ()), ("byte", ("<|endoftext|>", "<pad>")), ("char", ()), ("char", ("<s>",))])
+def test_vocab_size_below_base_alphabet(mode, specials):
+    base = 256 if mode == "byte" else 5  # char mode on "abc": a b c </w> <unk>
+    need = base + len(specials)
+    with pytest.raises(SettingsError) as ei:
+        Trainer.from_text("abc abc", TrainSettings(vocab_size=need - 1, mode=mode,
+                                                   special_tokens=specials))
+    msg = str(ei.value)
+    assert str(need - 1) in msg and f"at least {need}" in msg
+
+
+def test_vocab_size_at_base_alphabet_is_fine():
+    t = Trainer.from_text("abc abc", TrainSettings(vocab_size=256))
+    assert t.step() is None
+
+
+def test_empty_special_token():
+    with pytest.raises(SettingsError) as ei:
+        Trainer.from_text("abc", TrainSettings(special_tokens=("<|endoftext|>", "")))
+    assert "#2" in str(ei.value) and "empty" in str(ei.value)
+
+
+def test_duplicate_special_token():
+    with pytest.raises(SettingsError) as ei:
+        Trainer.from_text("abc", TrainSettings(special_tokens=("<s>", "</s>", "<s>")))
+    assert "'<s>'" in str(ei.value) and "twice" in str(ei.value) and "Remove" in str(ei.value)
+
+
+def test_pattern_that_does_not_compile():
+    with pytest.raises(PatternError) as ei:
+        Trainer.from_text("abc", TrainSettings(pattern=r"(\p{L}+"))
+    msg = str(ei.value)
+    assert "does not compile" in msg and "position" in msg and "Fix the pattern" in msg
+    assert isinstance(ei.value, SettingsError)
+
+
+RUNAWAY = r"(.*){1,32000}[bc]"  # the regex module really backtracks on this one
+
+
+def test_pattern_that_runs_away_in_training(monkeypatch):
+    monkeypatch.setattr(pretokenize, "CUSTOM_TIMEOUT_S", 0.1)
+    with pytest.raises(PatternError) as ei:
+        Trainer.from_text("a" * 40, TrainSettings(pattern=RUNAWAY))
+    msg = str(ei.value)
+    assert "ran for more than 0.1 s" in msg and "preset" in msg
+
+
+def test_pattern_that_runs_away_in_encoding(monkeypatch):
+    monkeypatch.setattr(pretokenize, "CUSTOM_TIMEOUT_S", 0.1)
+    from bpe_gui.engine import Tokenizer
+    tok = Tokenizer({i: bytes([i]) for i in range(256)}, [], pattern=RUNAWAY)
+    for call in (tok.encode, tok.encode_with_offsets, lambda t: list(tok.encode_iterable([t]))):
+        with pytest.raises(PatternError, match="simplify it or pick a preset"):
+            call("a" * 40)
+
+
+def test_presets_are_not_time_limited():
+    assert Pretokenizer("gpt2").timeout is None
+    assert Pretokenizer(r"\w+|\s+").timeout == pretokenize.CUSTOM_TIMEOUT_S
+
+
+def test_jsonl_without_text_field(tmp_path):
+    p = tmp_path / "docs.jsonl"
+    p.write_text(json.dumps({"text": "fine"}) + "\n" + json.dumps({"body": "oops"}) + "\n",
+                 encoding="utf-8")
+    with pytest.raises(CorpusError) as ei:
+        train_bpe(p, vocab_size=300)
+    msg = str(ei.value)
+    assert "line 2" in msg and '"text"' in msg and "docs.jsonl" in msg
+
+
+def test_jsonl_with_bad_json(tmp_path):
+    p = tmp_path / "docs.jsonl.gz"
+    with gzip.open(p, "wt", encoding="utf-8") as f:
+        f.write('{"text": "a"}\n{"text": \n')
+    with pytest.raises(CorpusError, match="line 2 is not valid JSON"):
+        read_documents(p)
+
+
+def test_jsonl_documents_are_kept_apart(tmp_path):
+    p = tmp_path / "docs.jsonl"
+    p.write_text('{"text": "ab"}\n\n{"text": "ab"}\n', encoding="utf-8")
+    assert read_documents(p) == ["ab", "ab"]
+
+
+def test_truncated_xz(tmp_path):
+    data = lzma.compress(("some text to compress " * 2000).encode())
+    p = tmp_path / "corpus.txt.xz"
+    p.write_bytes(data[: len(data) // 2])
+    with pytest.raises(CorpusError) as ei:
+        train_bpe(p, vocab_size=300)
+    msg = str(ei.value)
+    assert "corpus.txt.xz" in msg and "decompressed" in msg and "truncated" in msg
+
+
+def test_xz_and_gz_read(tmp_path):
+    text = "hello 你好\n" * 10
+    (tmp_path / "a.txt.xz").write_bytes(lzma.compress(text.encode()))
+    (tmp_path / "a.txt.gz").write_bytes(gzip.compress(text.encode()))
+    assert read_documents(tmp_path / "a.txt.xz") == [text] == read_documents(tmp_path / "a.txt.gz")
+
+
+def test_folder_instead_of_file(tmp_path):
+    with pytest.raises(CorpusError, match="folder"):
+        train_bpe(tmp_path, vocab_size=300)
+
+
+@pytest.mark.parametrize("field,value,words", [
+    ("mode", "bytes", "'byte' or 'char'"), ("tie_rule", "random", "greatest"),
+    ("min_frequency", 0, "at least 1"), ("end_of_word", "middle", "'suffix' or 'prefix'"),
+    ("num_merges", -1, "0 or more")])
+def test_bad_settings(field, value, words):
+    with pytest.raises(SettingsError, match=words):
+        TrainSettings(**{field: value}).validated()

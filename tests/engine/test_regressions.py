@@ -1,0 +1,105 @@
+"""One test per engine bug found while writing the engine's tests (each failed before its fix)."""
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from bpe_gui.engine import (Cancelled, NotUTF8Error, PatternError, Pretokenizer, Tokenizer,
+                            TrainSettings, Trainer, corpus, pretokenize)
+
+
+def test_tied_pairs_are_pairs_whatever_the_core():
+    """The C core's tied() returns (a, b, count); MergeStep.tied must hold (a, b) pairs."""
+    t = Trainer.from_text("low low lower newest newest widest widest widest",
+                          TrainSettings(num_merges=3, mode="char", end_of_word="prefix"))
+    for rec in t.run():
+        assert all(len(p) == 2 for p in rec.tied)
+        assert rec.tied[0] == rec.pair
+    n, pairs = t.tied_now()
+    assert n == len(pairs) and all(len(p) == 2 for p in pairs)
+
+
+def test_char_mode_word_with_inner_isspace_character():
+    """\\x1f is whitespace to str.isspace() but not to regex's \\s, so a GPT-2 word keeps it
+    inside (':\\x1f\\x1b'); char mode used to crash with KeyError building the word."""
+    t = Trainer.from_text(":\x1f\x1b :\x1f\x1b", TrainSettings(num_merges=2, mode="char"))
+    assert b"\x1f" in t.vocab.values()
+    assert len(t.run()) == 2
+
+
+def test_char_mode_custom_pattern_with_inner_space():
+    t = Trainer.from_text("a b\na b", TrainSettings(num_merges=3, mode="char", pattern=r"[^\n]+"))
+    steps = t.run()
+    assert b"".join(t.token(i) for i in t.word(0)) == b"a b</w>"
+    assert len(steps) == 3
+
+
+def test_not_utf8_offset_counts_the_bom(tmp_path):
+    data = b"\xef\xbb\xbfabc\xffdef"
+    p = tmp_path / "bom.txt"
+    p.write_bytes(data)
+    with pytest.raises(NotUTF8Error) as ei:
+        corpus.read_documents(p)
+    assert ei.value.offset == data.index(b"\xff") == 6
+    assert "offset 6" in str(ei.value)
+
+
+def test_spans_runaway_pattern_raises_pattern_error(monkeypatch):
+    """finditer is lazy: its TimeoutError escaped _run as a bare TimeoutError."""
+    monkeypatch.setattr(pretokenize, "CUSTOM_TIMEOUT_S", 0.05)
+    pre = Pretokenizer(r"(.*){1,32000}[bc]")
+    with pytest.raises(PatternError, match="ran for more than"):
+        list(pre.spans("a" * 40))
+
+
+def test_chunk_size_is_read_at_call_time(monkeypatch):
+    """split_chunks bound CHUNK_CHARS as a default argument, so tuning it did nothing."""
+    monkeypatch.setattr(corpus, "CHUNK_CHARS", 100)
+    text = "word\nmore words here\n" * 50
+    chunks = corpus.split_chunks(text)
+    assert len(chunks) > 1 and "".join(chunks) == text
+
+
+def test_timeout_error_inside_chunk_work_propagates(monkeypatch):
+    """build_table caught TimeoutError to poll its futures, so a TimeoutError raised by
+    the work itself looped until cancelled (and on Python 3.10 a poll timeout, which is
+    not the builtin TimeoutError there, escaped instead)."""
+    def boom(*a):
+        raise TimeoutError("from the work")
+
+    monkeypatch.setattr(corpus, "_count_chunk", boom)
+    deadline = time.monotonic() + 2.0
+    with pytest.raises(TimeoutError, match="from the work"):
+        try:
+            corpus.build_table(["some text"], Pretokenizer("gpt2"),
+                               cancel=lambda: time.monotonic() > deadline, workers=1)
+        except Cancelled:
+            pytest.fail("build_table kept polling a future that had failed")
+
+
+def _byte_vocab() -> dict[int, bytes]:
+    return {i: bytes([i]) for i in range(256)}
+
+
+def test_tokenizer_without_merges_encodes():
+    """_max_rank was only set when a merge was pushed: no merges -> AttributeError."""
+    tok = Tokenizer(_byte_vocab(), [])
+    assert tok.encode("ab") == [97, 98] and tok.n_merges == 0
+
+
+def test_encode_iterable_keeps_lookahead_context():
+    """The buffer was cut at a word start and the part before re-encoded on its own, so
+    '\\n\\n' before 'QUEEN' became one word (\\s+(?!\\S) sees the end, not the Q)."""
+    tok = Tokenizer({**_byte_vocab(), 256: b"\n\n"}, [(b"\n", b"\n")])
+    text = "sake.\n\nQUEEN MARGARET:\n"
+    assert tok.encode(text).count(10) == 3 and 256 not in tok.encode(text)
+    for pieces in (["sake.\n\nQUEEN M", "ARGARET:\n"], ["sake.\n", "\n", "QUEEN MARGARET:\n"]):
+        assert list(tok.encode_iterable(pieces, chunk_chars=8)) == tok.encode(text)
+
+
+def test_encode_iterable_short_buffer_with_long_special():
+    """Guards the rewrite of encode_iterable: a buffer shorter than the longest special
+    token must not give a negative cut."""
+    tok = Tokenizer(_byte_vocab(), [], special_tokens=["<|endoftext|>", "<|fim|>"])
+    assert list(tok.encode_iterable(["<|fim|>"], chunk_chars=1)) == tok.encode("<|fim|>") == [257]

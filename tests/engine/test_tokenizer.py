@@ -1,0 +1,341 @@
+"""Tokenizer: encoding against tiktoken, round trips, offsets, streaming, steps, id layouts.
+
+The vocabulary is trained here on real text (English + Chinese + code); tiktoken,
+built from the same vocabulary, is the oracle for the ids.
+"""
+from __future__ import annotations
+
+import itertools
+import lzma
+import random
+import tracemalloc
+
+import pytest
+import tiktoken
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from bpe_gui.engine import Encoding, TrainSettings, Tokenizer, Trainer
+
+EOT = "<|endoftext|>"
+SPECIALS = [EOT, "<|fim|>", "<|fim|>>"]  # the last two overlap: longest first
+FAST = settings(max_examples=150, deadline=None,
+                suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+
+
+def _read_xz(path, n_chars: int, skip: int = 0) -> str:
+    with lzma.open(path, "rt", encoding="utf-8") as f:
+        f.read(skip)
+        return f.read(n_chars)
+
+
+@pytest.fixture(scope="session")
+def texts(corpora_dir) -> dict[str, str]:
+    """Training text and unseen held-out text of each kind."""
+    en = _read_xz(corpora_dir / "en-tinyshakespeare.txt.xz", 700_000)
+    zh = _read_xz(corpora_dir / "zh-four-classic-novels.txt.xz", 400_000)
+    code = _read_xz(corpora_dir / "code-python-stdlib.py.txt.xz", 300_000)
+    demo = (corpora_dir / "multi-utf8-demo.txt").read_text(encoding="utf-8")
+    return {
+        "train": f"{en[:600_000]}{EOT}{zh[:300_000]}{EOT}{code[:200_000]}",
+        "en": en[600_000:],
+        "zh": zh[300_000:],
+        "code": code[200_000:],
+        "demo": demo,
+        "emoji": "Emoji 😀😃😄 👩‍👩‍👧‍👦 🇫🇷 flags, skin 👍🏽, ZWJ, and ✨sparkles✨ 你好😀",
+        "mixed": f"Hello 世界!{EOT}  tabs\t\tand\r\nCRLF  {EOT}{EOT}x<|fim|>>y<|fim|>z 12345 it's",
+    }
+
+
+@pytest.fixture(scope="session")
+def trainer(texts) -> Trainer:
+    t = Trainer.from_text(texts["train"], TrainSettings(vocab_size=2500,
+                                                        special_tokens=tuple(SPECIALS)))
+    t.run(detail=False)
+    assert len(t.vocab) == 2500
+    return t
+
+
+@pytest.fixture(scope="session")
+def tok(trainer) -> Tokenizer:
+    return Tokenizer(trainer.vocab, trainer.merges, special_tokens=SPECIALS)
+
+
+def tiktoken_for(tok: Tokenizer) -> tiktoken.Encoding:
+    specials = {s: tok.special_ids[s] for s in tok.special_tokens}
+    ids = set(specials.values())
+    ranks = {b: i for i, b in tok.vocab.items() if i not in ids}
+    assert len(ranks) == len(tok.vocab) - len(ids), "duplicate token bytes"
+    return tiktoken.Encoding("bpe-gui-test", pat_str=tok.pattern, mergeable_ranks=ranks,
+                             special_tokens=specials)
+
+
+@pytest.fixture(scope="session")
+def tok_eot(tok) -> Tokenizer:
+    """Only <|endoftext|> special: tiktoken does not pick the longest of overlapping
+    special tokens (it tries them in hash order), so the oracle gets one."""
+    other = {tok.special_ids[s] for s in SPECIALS[1:]}
+    return Tokenizer({i: b for i, b in tok.vocab.items() if i not in other}, tok.merges,
+                     special_tokens=[EOT])
+
+
+@pytest.fixture(scope="session")
+def tk(tok_eot) -> tiktoken.Encoding:
+    return tiktoken_for(tok_eot)
+
+
+# --- ids against tiktoken -------------------------------------------------------------
+
+@pytest.mark.parametrize("kind", ["en", "zh", "code", "demo", "emoji", "mixed"])
+def test_ids_equal_tiktoken(tok, tok_eot, tk, texts, kind):
+    text = texts[kind][:150_000]
+    ids = tok_eot.encode(text)
+    assert ids == tk.encode(text, allowed_special="all")
+    assert tok_eot.decode(ids) == text
+    assert tok.decode(tok.encode(text)) == text
+
+
+def test_tokenizer_from_trainer_equals_tokenizer_from_vocab(trainer, tok, texts):
+    text = texts["en"][:20_000] + texts["mixed"]
+    assert trainer.tokenizer().encode(text) == tok.encode(text)
+
+
+unicode_with_specials = st.lists(
+    st.one_of(st.text(max_size=30), st.sampled_from(SPECIALS + ["<|endoftext", "|>", "<|fim"]),
+              st.text(alphabet="你好世界 éè😀\n\t'sa1", max_size=20)),
+    max_size=12).map("".join)
+
+
+@FAST
+@given(text=unicode_with_specials)
+def test_round_trip_and_tiktoken_on_arbitrary_text(tok, tok_eot, tk, text):
+    ids = tok.encode(text)
+    assert tok.decode(ids) == text
+    assert tok_eot.encode(text) == tk.encode(text, allowed_special="all")
+
+
+def test_decode_partial_character_is_replacement_not_error(tok):
+    ids = tok.encode("你")
+    one_byte = [tok.token_to_id[bytes([b])] for b in "你".encode()[:2]]
+    assert tok.decode(one_byte) == "\ufffd"
+    assert tok.decode(ids + one_byte + ids) == "你\ufffd你"
+
+
+def test_special_tokens_never_split(tok):
+    assert tok.encode(EOT) == [tok.special_ids[EOT]]
+    assert tok.encode("<|fim|>>") == [tok.special_ids["<|fim|>>"]]
+    assert tok.encode("<|fim|>") == [tok.special_ids["<|fim|>"]]
+    assert tok.special_ids[EOT] == 256  # ids: bytes, then specials in order, then merges
+
+
+# --- offsets against a slow reference -------------------------------------------------
+
+def reference_offsets(text: str, tokens: list[bytes]) -> list[tuple[int, int]]:
+    """Each token's character span, from decoding byte prefixes of the text on its own.
+
+    A token that holds part of a character covers that whole character.
+    """
+    data = text.encode("utf-8")
+    assert b"".join(tokens) == data
+    spans, pos = [], 0
+    for t in tokens:
+        b0, b1 = pos, pos + len(t)
+        start = len(data[:b0].decode("utf-8", "ignore"))      # whole chars before the token
+        end = len(data[:b1].decode("utf-8", "ignore"))        # whole chars up to its end
+        if b1 < len(data) and data[b1] & 0xC0 == 0x80:        # ends inside a character
+            end += 1
+        spans.append((start, end))
+        pos = b1
+    return spans
+
+
+def _check_offsets(tok: Tokenizer, text: str) -> Encoding:
+    enc = tok.encode_with_offsets(text)
+    assert enc.ids == tok.encode(text)
+    assert enc.tokens == [tok.vocab[i] for i in enc.ids]
+    assert enc.offsets == reference_offsets(text, enc.tokens)
+    assert enc.special == [i in tok.special_ids.values() for i in enc.ids]
+    assert len(enc) == len(enc.ids) == len(enc.offsets) == len(enc.special)
+    return enc
+
+
+@FAST
+@given(text=unicode_with_specials)
+def test_offsets_match_reference(tok, text):
+    _check_offsets(tok, text)
+
+
+@pytest.mark.parametrize("kind", ["zh", "emoji", "mixed", "demo"])
+def test_offsets_on_real_text(tok, texts, kind):
+    enc = _check_offsets(tok, texts[kind][:4000])
+    assert any(b - a == 1 for a, b in enc.offsets)
+
+
+def test_offsets_of_partial_characters(tok):
+    # a fresh tokenizer with no merges cuts 你 into 3 byte tokens, all covering it
+    base = tok.at_step(0)
+    enc = base.encode_with_offsets("a你b")
+    assert enc.offsets == [(0, 1), (1, 2), (1, 2), (1, 2), (2, 3)]
+
+
+# --- streaming ------------------------------------------------------------------------
+
+def _chunks(text: str, cuts: list[int]) -> list[str]:
+    cuts = sorted({c % (len(text) + 1) for c in cuts})
+    return [text[a:b] for a, b in zip([0] + cuts, cuts + [len(text)])]
+
+
+@FAST
+@given(text=unicode_with_specials, cuts=st.lists(st.integers(0, 10**6), max_size=12),
+       chunk_chars=st.integers(1, 40))
+def test_encode_iterable_equals_encode(tok, text, cuts, chunk_chars):
+    pieces = _chunks(text, cuts)
+    assert "".join(pieces) == text
+    assert list(tok.encode_iterable(pieces, chunk_chars=chunk_chars)) == tok.encode(text)
+
+
+@pytest.mark.parametrize("chunk_chars", [16, 300, 1 << 16])
+def test_encode_iterable_file(tok, texts, tmp_path, chunk_chars):
+    # specials that straddle line ends, CRLF kept as is (newline=""), no final newline
+    text = (texts["mixed"] + "\r\n" + texts["en"][:30_000] + "<|endof\r\ntext|>" + EOT[:5]
+            + "\n" + EOT[5:] + texts["zh"][:5000] + "<|fim|>\n>" + texts["emoji"])
+    path = tmp_path / "stream.txt"
+    path.write_bytes(text.encode("utf-8"))
+    with open(path, encoding="utf-8", newline="") as f:
+        streamed = list(tok.encode_iterable(f, chunk_chars=chunk_chars))
+    assert streamed == tok.encode(text)
+
+
+def test_encode_iterable_is_lazy(tok):
+    endless = itertools.cycle(["The quick brown fox 你好 ", "jumps over<|endoftext|>\n"])
+    first = list(itertools.islice(tok.encode_iterable(endless, chunk_chars=256), 1000))
+    assert len(first) == 1000
+    head = "".join(itertools.islice(itertools.cycle(["The quick brown fox 你好 ",
+                                                     "jumps over<|endoftext|>\n"]), 200))
+    assert tok.encode(head)[:1000] == first
+
+
+def _generated_file(path, n_bytes: int) -> int:
+    rng = random.Random(1234)
+    words = ["the", "cat", "sat", "on", "a", "mat", "你好", "世界", "é", "😀", "42", "it's",
+             "  ", "\t", EOT]
+    lines = [" ".join(rng.choice(words) for _ in range(rng.randint(0, 20))) + "\n"
+             for _ in range(3000)]
+    block = "".join(lines).encode("utf-8")
+    with open(path, "wb") as f:
+        for _ in range(n_bytes // len(block) + 1):
+            f.write(block)
+    return path.stat().st_size
+
+
+def test_encode_iterable_bounded_buffer(tok, tmp_path, monkeypatch):
+    """Streaming ~20 MB: every piece of text encoded at once stays near chunk_chars."""
+    path = tmp_path / "big.txt"
+    size = _generated_file(path, 20_000_000)
+    chunk_chars = 1 << 14
+    longest = 0
+    tok = Tokenizer(tok.vocab, tok.merges, special_tokens=SPECIALS)  # spied on: a copy
+    real_encode, real_word_ids = tok.encode, tok._word_ids
+
+    def spy(text):
+        nonlocal longest
+        longest = max(longest, len(text))
+        return real_encode(text)
+
+    def spy_spans(text, spans):
+        nonlocal longest
+        longest = max(longest, spans[-1][1] - spans[0][0])
+        return real_spans(text, spans)
+
+    real_spans = tok._encode_spans
+    monkeypatch.setattr(tok, "encode", spy)
+    monkeypatch.setattr(tok, "_encode_spans", spy_spans)
+    n = 0
+    with open(path, encoding="utf-8", newline="") as f:
+        for _ in tok.encode_iterable(f, chunk_chars=chunk_chars):
+            n += 1
+    assert n > size // 10
+    assert longest < 2 * chunk_chars
+
+
+def _stream_peak(tok: Tokenizer, path, chunk_chars: int) -> int:
+    tracemalloc.start()
+    try:
+        with open(path, encoding="utf-8", newline="") as f:
+            for _ in tok.encode_iterable(f, chunk_chars=chunk_chars):
+                pass
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_encode_iterable_memory_does_not_grow_with_the_file(tok, tmp_path):
+    small, big = tmp_path / "small.txt", tmp_path / "big.txt"
+    _generated_file(small, 300_000)
+    size = _generated_file(big, 2_400_000)
+    tok = Tokenizer(tok.vocab, tok.merges, special_tokens=SPECIALS)
+    tok.encode(small.read_text(encoding="utf-8"))  # warm the word cache first
+    peak_small = _stream_peak(tok, small, 1 << 11)
+    peak_big = _stream_peak(tok, big, 1 << 11)
+    assert peak_big < 1.3 * peak_small + 100_000, (peak_small, peak_big)
+    assert peak_big < size / 8, f"peak {peak_big:,} bytes while streaming {size:,} bytes"
+
+
+# --- as of a step; other id layouts -----------------------------------------------------
+
+@pytest.mark.parametrize("k", [0, 1, 7, 100, 999, 2241])
+def test_at_step_equals_tokenizer_from_first_k_merges(trainer, tok, texts, k):
+    n_init = trainer.n_initial
+    vocab_k = {i: b for i, b in tok.vocab.items() if i < n_init + k}
+    fresh = Tokenizer(vocab_k, tok.merges[:k], special_tokens=SPECIALS)
+    at = tok.at_step(k)
+    sample = texts["en"][:5000] + texts["zh"][:1000] + texts["mixed"]
+    assert at.n_merges == k
+    assert at.encode(sample) == fresh.encode(sample)
+    assert trainer.tokenizer(at_step=k).encode(sample) == fresh.encode(sample)
+    assert max(at.encode(sample)) < n_init + k
+    assert at.decode(at.encode(sample)) == sample
+
+
+def test_other_id_layout_gives_same_token_bytes(tok, texts):
+    rng = random.Random(7)
+    old_ids = list(tok.vocab)
+    new_ids = rng.sample(range(10_000, 10_000 + 3 * len(old_ids)), len(old_ids))
+    remap = dict(zip(old_ids, new_ids))
+    assert remap[0] != 0 and remap[256] != 256
+    vocab = {remap[i]: b for i, b in tok.vocab.items()}
+    other = Tokenizer(vocab, tok.merges, special_tokens=SPECIALS)
+    assert other.special_ids == {s: remap[i] for s, i in tok.special_ids.items()}
+    for kind in ("en", "zh", "code", "emoji", "mixed"):
+        text = texts[kind][:20_000]
+        ids = other.encode(text)
+        assert [vocab[i] for i in ids] == [tok.vocab[i] for i in tok.encode(text)]
+        assert ids == [remap[i] for i in tok.encode(text)]
+        assert other.decode(ids) == text
+        assert other.encode_with_offsets(text).offsets == tok.encode_with_offsets(text).offsets
+
+
+def test_specials_missing_from_vocab_get_new_ids(tok):
+    vocab = {i: b for i, b in tok.vocab.items() if b != EOT.encode()}
+    other = Tokenizer(vocab, tok.merges, special_tokens=[EOT, "<|fim|>", "<|fim|>>"])
+    assert other.special_ids[EOT] == max(vocab) + 1
+    assert other.decode(other.encode(f"a{EOT}b")) == f"a{EOT}b"
+
+
+# --- char mode: the tokenizer cuts training words as the trainer did ------------------
+
+@pytest.mark.parametrize("eow,pattern", [("suffix", "whitespace"), ("prefix", "gpt2"),
+                                         ("suffix", "gpt2")])
+def test_char_mode_tokenizer_agrees_with_trainer(texts, eow, pattern):
+    text = texts["en"][:50_000]
+    t = Trainer.from_text(text, TrainSettings(num_merges=300, mode="char", end_of_word=eow,
+                                              pattern=pattern))
+    t.run(detail=False)
+    ctok = t.tokenizer()
+    mismatches = []
+    for w, word in enumerate(t.word_texts):
+        if tuple(ctok.encode(word)) != t.word(w):
+            mismatches.append(word)
+    assert not mismatches[:5]
+    enc = ctok.encode_with_offsets(text[:3000])
+    assert all(0 <= a <= b <= 3000 for a, b in enc.offsets)
+    assert [a for a, _ in enc.offsets] == sorted(a for a, _ in enc.offsets)
