@@ -15,7 +15,7 @@ import os
 from collections import Counter
 import multiprocessing
 import threading
-from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
@@ -69,7 +69,9 @@ def decode_utf8(data: bytes, path: str | Path | None = None) -> str:
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
-        raise NotUTF8Error(path, e.start, data[e.start:e.start + 4]) from None
+        # utf-8-sig counts positions after the BOM; report the offset in the file
+        start = e.start + (3 if data.startswith(b"\xef\xbb\xbf") else 0)
+        raise NotUTF8Error(path, start, data[start:start + 4]) from None
 
 
 def looks_binary(data: bytes) -> bool:
@@ -144,8 +146,9 @@ def read_corpus_text(paths: Sequence[str | Path], separator: str = "\n") -> str:
     return separator.join(d for p in paths for d in read_documents(p))
 
 
-def split_chunks(text: str, chunk_chars: int = CHUNK_CHARS) -> list[str]:
+def split_chunks(text: str, chunk_chars: int | None = None) -> list[str]:
     """Cut a long text where no preset-pattern word can span; short texts stay whole."""
+    chunk_chars = chunk_chars or CHUNK_CHARS  # read at call time, so it can be tuned
     if len(text) <= chunk_chars:
         return [text]
     chunks, start = [], 0
@@ -196,14 +199,14 @@ def build_table(
     try:
         futures = [ex.submit(_count_chunk, pre.pattern, pre.special_tokens, c) for c in chunks]
         for chunk, fut in zip(chunks, futures):
+            # wait() rather than result(timeout): on Python 3.10 a result timeout is not the
+            # builtin TimeoutError, and a TimeoutError raised by the work itself must propagate.
             while True:
                 if cancel is not None and cancel():
                     raise Cancelled()
-                try:
-                    counts.update(fut.result(timeout=0.1))
+                if wait([fut], timeout=0.1).done:
                     break
-                except TimeoutError:
-                    continue
+            counts.update(fut.result())
             done += len(chunk)
             if progress is not None:
                 progress(done, n_chars)

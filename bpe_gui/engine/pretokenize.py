@@ -145,6 +145,9 @@ class Pretokenizer:
                 "catastrophically (nested quantifiers such as (a+)+); simplify it or pick a preset."
             ) from e
 
+    def _finditer(self, text: str, **kw) -> list[tuple[int, int]]:
+        return [m.span() for m in self.regex.finditer(text, **kw)]
+
     def words(self, text: str, concurrent: bool = False) -> list[str]:
         """The words of a text without special tokens (they are never split or merged)."""
         out: list[str] = []
@@ -162,9 +165,10 @@ class Pretokenizer:
             if piece.special:
                 yield piece.start, piece.start + len(piece.text), True
                 continue
-            for m in self._run(self.regex.finditer, piece.text):
-                if m.end() > m.start():
-                    yield piece.start + m.start(), piece.start + m.end(), False
+            # finditer is lazy, so it runs (and may time out) inside _run via list()
+            for start, end in self._run(self._finditer, piece.text):
+                if end > start:
+                    yield piece.start + start, piece.start + end, False
 
     @property
     def max_special_len(self) -> int:

@@ -92,6 +92,7 @@ class Tokenizer:
     def _build_ranks(self) -> dict[tuple[int, int], tuple[int, int]]:
         self._ranks: dict[tuple[int, int], tuple[int, int]] = {}
         self._merge_ids: list[int] = []
+        self._max_rank = 0  # also right when there are no merges at all
         merges, self.merges = self.merges, []
         for a, b in merges:
             self._push_merge(a, b)
@@ -249,22 +250,40 @@ class Tokenizer:
         is encoded and yielded, the rest waits for more text, so the ids equal
         ``encode`` of the whole text.
         """
-        buf = ""
         hold = max(0, self.pre.max_special_len - 1)
+        parts: list[str] = []
+        size = 0
         for chunk in iterable:
-            buf += chunk
-            if len(buf) < chunk_chars:
+            parts.append(chunk)
+            size += len(chunk)
+            if size < chunk_chars:
                 continue
-            starts = [s for s, _, _ in self.pre.spans(buf)]
-            cut = starts[-2] if len(starts) >= 2 else 0
+            buf = "".join(parts)
+            spans = list(self.pre.spans(buf))
+            cut = spans[-2][0] if len(spans) >= 2 else 0
             if hold:
-                limit = len(buf) - hold
-                cut = max((s for s in starts if s <= min(cut, limit)), default=0)
-            if cut > 0:
-                yield from self.encode(buf[:cut])
-                buf = buf[cut:]
+                cut = max(0, min(cut, len(buf) - hold))
+            # The words before the cut are those found in the whole buffer: encoding
+            # buf[:cut] again could cut its end differently (\s+(?!\S) looks ahead).
+            n = 0
+            while n < len(spans) and spans[n][1] <= cut:
+                n += 1
+            if n < len(spans):
+                cut = min(cut, spans[n][0])
+            if n:
+                yield from self._encode_spans(buf, spans[:n])
+            parts, size = [buf[cut:]], len(buf) - cut
+        buf = "".join(parts)
         if buf:
             yield from self.encode(buf)
+
+    def _encode_spans(self, text: str, spans: list[tuple[int, int, bool]]) -> Iterator[int]:
+        word_ids = self._word_ids
+        for start, end, special in spans:
+            if special:
+                yield self.special_ids[text[start:end]]
+            else:
+                yield from word_ids(text[start:end])
 
     # ----- decoding ---------------------------------------------------------------
     def decode_bytes(self, ids: Iterable[int]) -> bytes:

@@ -26,7 +26,7 @@ except ImportError:  # no C compiler at install time: slow but correct stand-in
     from . import _pycore as _core
 from .corpus import Cancelled, CancelFn, PretokenTable, table_from_files, table_from_text
 from .display import readable
-from .errors import SettingsError
+from .errors import CorpusError, SettingsError
 from .pretokenize import Pretokenizer, validate_special_tokens
 from .tokenizer import EOW, UNK, Tokenizer
 
@@ -127,7 +127,9 @@ def base_symbols(table: PretokenTable, settings: TrainSettings) -> list[bytes]:
     """The starting alphabet: 256 bytes, or the corpus's characters plus </w> and <unk>."""
     if settings.mode == "byte":
         return [bytes([i]) for i in range(256)]
-    chars = sorted({c for w in table.words for c in w if not c.isspace()})
+    # Every character a word keeps after strip(): a word may hold inner characters that
+    # str.isspace() calls whitespace (custom patterns, or \x1c-\x1f, which regex's \s skips).
+    chars = sorted({c for w in table.words for c in w.strip()})
     return [c.encode("utf-8") for c in chars] + [EOW, UNK]
 
 
@@ -186,7 +188,8 @@ class Trainer:
         token_id = {t: i for i, t in enumerate(self.base)}
         symbols, starts, freqs, self.word_texts = word_symbols(table, s, token_id)
         if len(symbols) == 0:
-            raise SettingsError("The corpus has no words to train on in this mode. Add text.")
+            raise CorpusError("The corpus has only whitespace, so character mode has no words "
+                              "to train on. Add some text, or use byte mode.")
         self._freqs = freqs
         self._tokens0 = sum(f * (starts[i + 1] - starts[i]) for i, f in enumerate(freqs))
         self.core = _core.Core(symbols, starts, freqs, token_bytes, TIE_RULES[s.tie_rule])
@@ -288,7 +291,7 @@ class Trainer:
 
     def tied_now(self, limit: int = TIE_LIMIT) -> tuple[int, list[tuple[int, int]]]:
         n, pairs = self.core.tied(limit)
-        return n, [tuple(p) for p in pairs]
+        return n, [(p[0], p[1]) for p in pairs]  # the C core adds counts: drop them
 
     # ----- stepping -----------------------------------------------------------------
     def step(self, detail: bool = True) -> MergeStep | None:
@@ -309,7 +312,7 @@ class Trainer:
                         n_tied=n_tied, removed=removed, live_size=self._live,
                         merged=merged, corpus_tokens=self.corpus_tokens - merged)
         if detail:
-            tied_t = tuple(tuple(p) for p in tied)
+            tied_t = tuple((p[0], p[1]) for p in tied)  # pairs only, as documented
             n_aff, words = self.core.touched(AFFECTED_LIMIT)
             affected = tuple(self._affected(w, a, b, new) for w in words)
             rec = replace(rec, tied=tied_t, n_affected=n_aff, affected=affected,
