@@ -39,6 +39,14 @@ def corpora_dir() -> Path:
     return ROOT.parent / "shared" / "corpora"
 
 
+def rss_mb() -> float:
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+    except OSError:
+        return float("nan")
+
+
 def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
@@ -71,13 +79,15 @@ def bench(name: str, steps: int, rule: int) -> None:
     print(f"[{name}] pre-tokenised in {t1 - t0:.2f} s: {len(freqs):,} unique words, "
           f"{len(symbols):,} symbols")
     tb = [bytes([i]) for i in range(256)]
+    rss0 = rss_mb()
     t0 = time.perf_counter()
     core = Core(symbols, starts, freqs, tb, rule)
     t1 = time.perf_counter()
     done = core.run(steps)
     t2 = time.perf_counter()
     print(f"[{name}] Core(): {t1 - t0:.2f} s   run({steps}): {t2 - t1:.2f} s ({done} steps)   "
-          f"total {t2 - t0:.2f} s   peak RSS {peak_rss_mb():.0f} MB")
+          f"total {t2 - t0:.2f} s   peak RSS {peak_rss_mb():.0f} MB (Core adds "
+          f"{rss_mb() - rss0:.0f} MB)")
     print(f"[{name}] last merges: " + ", ".join(
         repr(core.token(t).decode("utf-8", "replace")) for t in range(core.n_tokens - 5,
                                                                        core.n_tokens)))

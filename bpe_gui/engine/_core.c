@@ -1748,6 +1748,24 @@ static int wordkey_cmp(const void *x, const void *y)
     return (p->w > q->w) - (p->w < q->w);
 }
 
+/* max-heap by "worse" (the worst of the kept words at the root) */
+static void wordkey_sift(WordKey *h, int64_t i, int64_t n)
+{
+    WordKey x = h[i];
+    for (;;) {
+        int64_t ch = 2 * i + 1;
+        if (ch >= n)
+            break;
+        if (ch + 1 < n && wordkey_cmp(&h[ch + 1], &h[ch]) > 0)
+            ch++;
+        if (wordkey_cmp(&h[ch], &x) <= 0)
+            break;
+        h[i] = h[ch];
+        i = ch;
+    }
+    h[i] = x;
+}
+
 static PyObject *Core_touched(CoreObject *c, PyObject *args)
 {
     Py_ssize_t limit;
@@ -1762,7 +1780,7 @@ static PyObject *Core_touched(CoreObject *c, PyObject *args)
     WordKey *ws = (WordKey *)malloc((size_t)(k > 0 ? k : 1) * sizeof(WordKey));
     if (!ws)
         return PyErr_NoMemory();
-    int64_t nd = 0;
+    int64_t nd = 0, nd_sorted;
     int32_t last = -1;
     for (int64_t i = r->rstart; i < c->rlog_n; i++) {
         int32_t w = c->sl[c->rlog[i]].wid;
@@ -1773,11 +1791,25 @@ static PyObject *Core_touched(CoreObject *c, PyObject *args)
             last = w;
         }
     }
-    qsort(ws, (size_t)nd, sizeof(WordKey), wordkey_cmp);
+    nd_sorted = nd;
     if (limit < 0)
         limit = 0;
     if (limit > nd)
         limit = (Py_ssize_t)nd;
+    if (limit > 0 && (int64_t)limit * 4 < nd) {
+        /* keep the `limit` best in a heap whose root is the worst of them */
+        int64_t m = limit;
+        for (int64_t i = m / 2; i-- > 0;)
+            wordkey_sift(ws, i, m);
+        for (int64_t i = m; i < nd; i++) {
+            if (wordkey_cmp(&ws[i], &ws[0]) < 0) {
+                ws[0] = ws[i];
+                wordkey_sift(ws, 0, m);
+            }
+        }
+        nd_sorted = m;
+    }
+    qsort(ws, (size_t)nd_sorted, sizeof(WordKey), wordkey_cmp);
     PyObject *list = PyList_New(limit);
     if (!list) {
         free(ws);
@@ -1905,6 +1937,68 @@ static PyObject *Core_check(CoreObject *c, PyObject *Py_UNUSED(ignored))
     for (int32_t s = 0; s < c->tok_cap && !err; s++)
         if (c->cLo[s] != -1 || c->cLn[s] != -1 || c->cRo[s] != -1 || c->cRn[s] != -1)
             err = "neighbour cache not cleared";
+    /* full recount: counts, live-occurrence numbers, symbol counts, and every live
+     * occurrence present in its pair's position list */
+    if (!err) {
+        unsigned char *seen = (unsigned char *)calloc((size_t)c->n_slots + 1, 1);
+        int64_t *cnt = (int64_t *)calloc((size_t)c->n_pairs + 1, sizeof(int64_t));
+        int64_t *occ = (int64_t *)calloc((size_t)c->n_pairs + 1, sizeof(int64_t));
+        int64_t *sc = (int64_t *)calloc((size_t)c->n_tokens + 1, sizeof(int64_t));
+        if (!seen || !cnt || !occ || !sc) {
+            free(seen);
+            free(cnt);
+            free(occ);
+            free(sc);
+            return PyErr_NoMemory();
+        }
+        for (int32_t j = 0; j < c->n_pairs; j++) {
+            Pair *p = &c->pairs[j];
+            int32_t *d = pos_data(p);
+            for (int32_t i = 0; i < p->len; i++)
+                if (occ_ok(c, d[i], p->a, p->b))
+                    seen[d[i]] = 1;
+        }
+        int64_t total = 0;
+        for (int32_t w = 0; w < c->n_words && !err; w++) {
+            if (c->starts[w] == c->starts[w + 1])
+                continue;
+            int64_t f = c->freq[w];
+            for (int32_t i = (int32_t)c->starts[w]; i >= 0 && !err; i = c->sl[i].nxt) {
+                int32_t t = c->sl[i].sym, r = c->sl[i].nxt;
+                if (t < 0 || t >= c->n_tokens || c->sl[i].wid != w) {
+                    err = "bad slot";
+                    break;
+                }
+                sc[t] += f;
+                total += f;
+                if (r < 0)
+                    break;
+                if (c->sl[r].prv != i)
+                    err = "broken links";
+                int32_t pidx = pair_find(c, t, c->sl[r].sym);
+                if (pidx < 0)
+                    err = "live pair missing from the table";
+                else {
+                    cnt[pidx] += f;
+                    occ[pidx]++;
+                    if (!seen[i])
+                        err = "live occurrence missing from its position list";
+                }
+            }
+        }
+        for (int32_t j = 0; j < c->n_pairs && !err; j++)
+            if (cnt[j] != c->pairs[j].count || occ[j] != c->pairs[j].nocc)
+                err = "pair count differs from a recount";
+        for (int32_t t = 0; t < c->n_tokens && !err; t++)
+            if (sc[t] != c->symcount[t])
+                err = "symbol count differs from a recount";
+        if (!err && total != c->total_syms)
+            err = "total_symbols differs from a recount";
+        free(seen);
+        free(cnt);
+        free(occ);
+        free(sc);
+    }
     if (err) {
         PyErr_SetString(PyExc_AssertionError, err);
         return NULL;
