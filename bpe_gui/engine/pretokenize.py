@@ -10,6 +10,7 @@ Example (GPT-2 preset)::
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Iterator, Sequence
 
@@ -44,7 +45,16 @@ PRESET_LABELS = {
     "cjk": "CJK-aware (one Han character per word)",
 }
 # Custom patterns are time-limited per call so a runaway pattern stops with a message.
-CUSTOM_TIMEOUT_S = 10.0
+# BPE_GUI_PATTERN_TIMEOUT (seconds) overrides it, e.g. to keep tests of runaway patterns fast.
+def _timeout_from_env(default: float = 10.0) -> float:
+    try:
+        value = float(os.environ.get("BPE_GUI_PATTERN_TIMEOUT", default))
+    except ValueError:
+        return default
+    return value if value > 0 else default
+
+
+CUSTOM_TIMEOUT_S = _timeout_from_env()
 
 
 def resolve_pattern(preset_or_pattern: str) -> tuple[str, str | None]:

@@ -1,0 +1,292 @@
+"""What every format module shares: a plain view of a tokenizer, atomic writes, strict reads.
+
+Exports build each file's full content in memory first (so a tokenizer a format cannot
+express fails before anything touches the disk), then :func:`write_files` writes every
+file to a temporary file in the target folder and renames them into place together.
+"""
+from __future__ import annotations
+
+import json
+import os
+import secrets
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import regex
+
+from ..errors import ExportError, FormatError
+from ..pretokenize import PRESETS, resolve_pattern
+from ..tokenizer import EOW, UNK, Tokenizer
+
+
+@dataclass
+class Snapshot:
+    """A tokenizer as plain data, cut at the step it is showing (``Tokenizer.at_step``).
+
+    ``vocab`` holds every id in use (base symbols, special tokens, merged tokens);
+    ``merge_ids[k]`` is the id merge k produces; ``counts[k]`` its pair count, or None
+    when the tokenizer was not trained here.
+    """
+
+    vocab: dict[int, bytes]
+    merges: list[tuple[bytes, bytes]]
+    merge_ids: list[int]
+    special_tokens: list[str]
+    special_ids: dict[str, int]
+    mode: str
+    end_of_word: str
+    pattern: str                 # the regex itself
+    pattern_setting: str         # preset name if it is one, else the regex
+    counts: list[int | None]
+    meta: dict = field(default_factory=dict)
+
+    @cached_property
+    def eow_id(self) -> int | None:
+        return self.token_id(EOW) if self.mode == "char" else None
+
+    @cached_property
+    def unk_id(self) -> int | None:
+        return self.token_id(UNK) if self.mode == "char" else None
+
+    def token_id(self, token: bytes) -> int | None:
+        """The lowest non-special id with these bytes (the one encoding uses)."""
+        specials = set(self.special_ids.values())
+        return min((i for i, t in self.vocab.items() if t == token and i not in specials),
+                   default=None)
+
+    def duplicates(self) -> dict[int, int]:
+        """Ids whose bytes an earlier id already has -> that earlier id.
+
+        Such an id is never produced by encoding (the tokenizer maps bytes to the first
+        id), so formats keyed by token text keep the first one only.
+        """
+        first: dict[bytes, int] = {}
+        dup: dict[int, int] = {}
+        specials = set(self.special_ids.values())
+        for i in sorted(self.vocab):
+            if i in specials:
+                continue
+            t = self.vocab[i]
+            if t in first:
+                dup[i] = first[t]
+            else:
+                first[t] = i
+        return dup
+
+
+def snapshot(tok: Tokenizer) -> Snapshot:
+    """The exportable view of ``tok`` at the step it shows."""
+    n = tok.n_merges
+    merges = [(bytes(a), bytes(b)) for a, b in tok.merges[:n]]
+    # at_step() clones already hold only the tokens in use; drop later merges' tokens in
+    # case a tokenizer shares its tables with one that has grown since
+    later = {tok.token_to_id.get(a + b) for a, b in tok.merges[n:]}
+    later -= {tok.token_to_id[a + b] for a, b in merges}
+    vocab = {i: bytes(t) for i, t in tok.vocab.items() if i not in later}
+    t2i = tok.token_to_id
+    merge_ids = [t2i[a + b] for a, b in merges]
+    meta = dict(tok.meta)
+    counts = list(meta.get("merge_counts") or [])[:n]
+    counts += [None] * (n - len(counts))
+    setting = meta.get("pattern") or tok.pattern
+    pattern, preset = resolve_pattern(setting)
+    if pattern != tok.pattern:  # meta disagrees with the tokenizer: trust the tokenizer
+        preset = preset_name(tok.pattern)
+    setting = preset or tok.pattern  # a preset by its canonical name ('gpt4' -> 'cl100k')
+    return Snapshot(vocab=vocab, merges=merges, merge_ids=merge_ids,
+                    special_tokens=list(tok.special_tokens), special_ids=dict(tok.special_ids),
+                    mode=tok.mode, end_of_word=tok.end_of_word, pattern=tok.pattern,
+                    pattern_setting=setting, counts=counts, meta=meta)
+
+
+def preset_name(pattern: str) -> str | None:
+    """The preset a regex is, if any. Example: GPT2_PATTERN -> 'gpt2'."""
+    return next((k for k, v in PRESETS.items() if v == pattern), None)
+
+
+# ----- file names -----------------------------------------------------------------------
+def check_name(name: str) -> str:
+    if not name or name.strip() != name or any(c in name for c in '/\\:*?"<>|\0'):
+        raise ExportError(f"The export name {name!r} cannot be used in a file name. Use "
+                          "letters, digits, '-', '_' or '.', e.g. 'tokenizer'.")
+    return name
+
+
+def prefixed(name: str, standard: str) -> str:
+    """Standard file names get a 'NAME-' prefix unless the name is the default.
+
+    Example: ('tokenizer', 'vocab.json') -> 'vocab.json'; ('shakespeare', 'vocab.json')
+    -> 'shakespeare-vocab.json' (the prefix Hugging Face's ``model.save`` uses).
+    """
+    return standard if name == "tokenizer" else f"{name}-{standard}"
+
+
+# ----- writing --------------------------------------------------------------------------
+def ensure_folder(folder: str | Path) -> tuple[Path, list[Path]]:
+    """Create ``folder`` if needed; returns it and the folders created (for cleanup)."""
+    folder = Path(folder).expanduser()
+    if folder.exists() and not folder.is_dir():
+        raise ExportError(f"Cannot export to {folder}: it is a file, not a folder. Pick a "
+                          "folder (or a new folder name) instead.")
+    created: list[Path] = []
+    missing = [p for p in [folder, *folder.parents] if not p.exists()]
+    try:
+        for p in reversed(missing):
+            p.mkdir()
+            created.append(p)
+    except OSError as e:
+        _remove_folders(created)
+        raise ExportError(f"Cannot create the folder {folder} ({e.strerror or e}). Pick a "
+                          "folder you can write to, or create it first.") from e
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ExportError(f"Cannot write to the folder {folder} (permission denied). Pick "
+                          "another folder, or make this one writable.")
+    return folder, created
+
+
+def _remove_folders(created: list[Path]) -> None:
+    for p in reversed(created):
+        try:
+            p.rmdir()
+        except OSError:
+            pass
+
+
+def _create_temp(folder: Path, fname: str) -> tuple[int, str]:
+    """A new hidden file beside the target. Unlike mkstemp (mode 0600) it gets the
+    usual permissions (0666 less the umask), which the rename then carries over."""
+    for _ in range(100):
+        tmp = str(folder / f".{fname}.{secrets.token_hex(4)}.part")
+        try:
+            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0),
+                           0o666), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"cannot create a temporary file in {folder}")
+
+
+def write_files(folder: str | Path, files: dict[str, bytes]) -> list[Path]:
+    """Write all files or none: temp files in the folder first, then rename each into place.
+
+    On failure every temp file is removed (and any folder this call created), so the
+    folder holds either the old files or the new ones, never a half-written file.
+    """
+    folder, created = ensure_folder(folder)
+    temps: list[tuple[str, Path]] = []
+    try:
+        for fname, data in files.items():
+            fd, tmp = _create_temp(folder, fname)
+            temps.append((tmp, folder / fname))
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
+        done = []
+        for tmp, dest in temps:
+            os.replace(tmp, dest)
+            done.append(dest)
+        return done
+    except OSError as e:
+        for tmp, _ in temps:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+        _remove_folders(created)
+        raise ExportError(f"Cannot write the export to {folder} ({e.strerror or e}). Check "
+                          "that the disk is not full and the folder is writable, or pick "
+                          "another folder.") from e
+
+
+# Characters that would be invisible or confusing raw in a JSON file (control, format and
+# private-use characters, line/paragraph separators, spaces other than U+0020).
+_INVISIBLE = regex.compile(r"(?! )[\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]")
+
+
+def _escape(m: "regex.Match[str]") -> str:
+    c = ord(m.group())
+    if c < 0x10000:
+        return f"\\u{c:04x}"
+    c -= 0x10000  # JSON spells characters beyond the BMP as a surrogate pair
+    return f"\\u{0xD800 + (c >> 10):04x}\\u{0xDC00 + (c & 0x3FF):04x}"
+
+
+def escape_invisible(json_text: str) -> str:
+    """JSON text with invisible characters (only ever inside strings) as \\uXXXX escapes."""
+    return json_text if json_text.isascii() else _INVISIBLE.sub(_escape, json_text)
+
+
+def json_str(value: Any) -> str:
+    """``json.dumps`` on one line with readable Unicode, invisible characters escaped.
+
+    Example: json_str("a\u00a0b") -> '"a\\u00a0b"' (a no-break space shows as an escape).
+    """
+    return escape_invisible(json.dumps(value, ensure_ascii=False))
+
+
+def json_bytes(obj: Any, indent: int | None = 2) -> bytes:
+    return (json.dumps(obj, ensure_ascii=False, indent=indent) + "\n").encode("utf-8")
+
+
+def json_object_lines(pairs: list[tuple[str, int]]) -> bytes:
+    """A JSON object with one ``"key": value`` per line (readable, diff-friendly)."""
+    body = ",\n".join(f"  {json_str(k)}: {v}" for k, v in pairs)
+    return ("{\n" + body + "\n}\n").encode("utf-8")
+
+
+# ----- reading --------------------------------------------------------------------------
+def read_text(path: str | Path) -> str:
+    """A file's text, strict UTF-8; FormatError names the file and the fix."""
+    p = Path(path)
+    if not p.exists():
+        raise FormatError(p, "file not found. Check the path, or pick the file again.")
+    if p.is_dir():
+        raise FormatError(p, "is a folder; pick a tokenizer file inside it.")
+    try:
+        data = p.read_bytes()
+    except OSError as e:
+        raise FormatError(p, f"cannot be read ({e.strerror or e}).") from e
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        line = data[:e.start].count(b"\n") + 1
+        raise FormatError(p, f"is not UTF-8 text (bad byte 0x{data[e.start]:02X} at byte "
+                             f"offset {e.start}); tokenizer files are UTF-8.", line=line) from None
+
+
+def read_json(path: str | Path) -> Any:
+    text = read_text(path)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise FormatError(path, f"is not valid JSON ({e.msg} at column {e.colno}).",
+                          line=e.lineno) from None
+
+
+def need(obj: dict, key: str, kind: type | tuple, path, what: str, where: str = ""):
+    """``obj[key]`` if it has the right type, else a FormatError naming the key."""
+    full = f"{where}.{key}" if where else key
+    if key not in obj:
+        raise FormatError(path, f"has no {full!r} ({what}).", key=full)
+    value = obj[key]
+    if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
+        raise FormatError(path, f"{full!r} should be {what}, not {type(value).__name__}.",
+                          key=full)
+    return value
+
+
+def as_id(value: Any, path, key: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise FormatError(path, f"the id {value!r} is not a whole number >= 0.", key=key)
+    return value
+
+
+def build_tokenizer(path, vocab, merges, special_tokens, **kw) -> Tokenizer:
+    """Tokenizer(...) with its complaints turned into a FormatError about ``path``."""
+    from ..errors import BPEError
+    try:
+        return Tokenizer(vocab, merges, special_tokens, **kw)
+    except BPEError as e:
+        raise FormatError(path, str(e)) from None

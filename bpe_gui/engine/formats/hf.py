@@ -1,0 +1,414 @@
+"""Hugging Face ``tokenizer.json``: loads with ``tokenizers.Tokenizer.from_file`` and
+encodes to exactly this tokenizer's ids.
+
+Byte-level tokenizers are written the way GPT-4-style tokenizers are published: a BPE
+model over GPT-2's byte-to-unicode alphabet, a pre-tokenizer ``Sequence`` of a regex
+``Split`` (our pattern) and ``ByteLevel(use_regex=False)``, a ByteLevel decoder, and the
+special tokens as ``added_tokens`` (``special: true``, split out before anything else).
+
+Character-level tokenizers need care, because Hugging Face's BPE glues its
+``end_of_word_suffix`` onto the last *character* (``l o w</w>``) while this app keeps
+``</w>`` a symbol of its own (``l o w </w>``), so that option would cut words
+differently. Instead ``</w>`` is written as a space inside the tokens and the
+pipeline puts that space where our ``</w>`` goes:
+
+* prefix mode (a space before a word becomes a leading ``</w>``): split with our
+  pattern, drop trailing whitespace, keep one leading whitespace character; every
+  whitespace character is an alias of the ``</w>`` id (``" low"`` = ``</w>low``).
+* suffix mode (``</w>`` after every word): possible when words are whitespace-separated
+  (the whitespace preset, classic Sennrich BPE): a ``Replace`` normalizer inserts a
+  space after every word and a ``Split`` keeps each word with that one space
+  (``"low "`` = ``low</w>``). Other patterns cannot be expressed: a pre-tokenizer can
+  prepend to a word but never append, so that export raises ExportError.
+
+Loading accepts BPE models only (``merges`` as ``"a b"`` strings or ``["a", "b"]``
+lists), byte-level ones from anywhere and character-level ones written here.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any, Sequence
+
+import regex
+
+from ..display import gpt2_bytes, gpt2_text, pair_text, readable
+from ..errors import ExportError, FormatError
+from ..pretokenize import GPT2_PATTERN, WHITESPACE_PATTERN
+from ..tokenizer import EOW, Tokenizer
+from ._common import (Snapshot, as_id, build_tokenizer, json_str, need, prefixed,
+                      preset_name, read_json, snapshot, write_files)
+from .gpt2 import vocab_keys as gpt2_vocab_keys
+
+# Whitespace as Python's str.strip() sees it (char mode strips words with it) and as the
+# `regex` module's \s sees it (the whitespace preset splits with it). They differ in
+# U+001C..U+001F, which strip() removes and \s does not match.
+STRIP_WS = "".join(chr(c) for c in range(sys.maxunicode + 1) if chr(c).isspace())
+REGEX_WS = "".join(c for c in STRIP_WS if regex.match(r"\s", c))
+EOW_KEY = " "
+
+
+def _cls(chars: str) -> str:
+    """Chars -> a class body Oniguruma and `regex` both read. Example: ' \\t' -> '\\x{20}\\x{9}'."""
+    return "".join(f"\\x{{{ord(c):X}}}" for c in chars)
+
+
+ISS, RWS = _cls(STRIP_WS), _cls(REGEX_WS)
+
+
+def file_names(name: str = "tokenizer") -> list[str]:
+    return [prefixed(name, "tokenizer.json")]
+
+
+# ----- export ---------------------------------------------------------------------------
+def dump(snap: Snapshot, name: str = "tokenizer") -> dict[str, bytes]:
+    """File name -> content. Raises ExportError for tokenizers this format cannot hold."""
+    check_pattern(snap.pattern)
+    model_extra: dict[str, Any] = {}
+    aliases: dict[str, int] = {}
+    if snap.mode == "byte":
+        keys = gpt2_vocab_keys(snap)
+        merges = [[gpt2_text(a), gpt2_text(b)] for a, b in snap.merges]
+        normalizer, pre = None, _byte_pre(snap.pattern)
+        decoder = {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True,
+                   "use_regex": True}
+    else:
+        keys, aliases = char_keys(snap)
+        merges = _char_merges(snap, keys)
+        normalizer, pre, decoder = _char_pipeline(snap)
+        if snap.unk_id in keys:
+            model_extra["unk_token"] = keys[snap.unk_id]
+    by_id = {i: s for s, i in snap.special_ids.items()}
+    added = [{"id": i, "content": by_id[i], "single_word": False, "lstrip": False,
+              "rstrip": False, "normalized": False, "special": True} for i in sorted(by_id)]
+    model = {"type": "BPE", "dropout": None, "unk_token": None,
+             "continuing_subword_prefix": None, "end_of_word_suffix": None,
+             "fuse_unk": False, "byte_fallback": False, "ignore_merges": False, **model_extra,
+             "vocab": "@VOCAB@", "merges": "@MERGES@"}
+    doc = {"version": "1.0", "truncation": None, "padding": None, "added_tokens": added,
+           "normalizer": normalizer, "pre_tokenizer": pre, "post_processor": None,
+           "decoder": decoder, "model": model}
+    # vocab and merges one entry per line: readable, and far shorter than indent=2 lists
+    entries = sorted([(i, 0, k) for i, k in keys.items()] + [(i, 1, k) for k, i in aliases.items()])
+    vocab_lines = ",\n".join(f"      {json_str(k)}: {i}" for i, _, k in entries)
+    merge_lines = ",\n".join(f"      {json_str(m)}" for m in merges)
+    text = json.dumps(doc, ensure_ascii=False, indent=2)
+    # the model comes last, so its placeholders are the last occurrences
+    head, _, tail = text.rpartition('"@MERGES@"')
+    text = head + ("[\n" + merge_lines + "\n    ]" if merges else "[]") + tail
+    head, _, tail = text.rpartition('"@VOCAB@"')
+    text = head + ("{\n" + vocab_lines + "\n    }" if entries else "{}") + tail
+    return {file_names(name)[0]: (text + "\n").encode("utf-8")}
+
+
+def export(tok: Tokenizer, folder: str | Path, name: str = "tokenizer") -> list[Path]:
+    return write_files(folder, dump(snapshot(tok), name))
+
+
+def check_pattern(pattern: str) -> None:
+    """The pattern must compile in Oniguruma (the regex engine of ``tokenizers``)."""
+    try:
+        from tokenizers import Regex
+    except ImportError:  # nothing to check against; the pattern is written as it is
+        return
+    try:
+        Regex(pattern)
+    except Exception as e:
+        raise ExportError(f"The pre-tokenizer pattern cannot be used by Hugging Face "
+                          f"tokenizers, whose regex engine (Oniguruma) rejects it: {e}. Use a "
+                          "preset or a pattern without `regex`-module-only syntax.") from e
+
+
+def _split(pattern: str) -> dict:
+    """Our words exactly: presets cover all text (Isolated); a custom pattern may skip
+    text, which our tokenizer drops, so keep only its matches (invert + Removed)."""
+    if preset_name(pattern):
+        return {"type": "Split", "pattern": {"Regex": pattern}, "behavior": "Isolated",
+                "invert": False}
+    return {"type": "Split", "pattern": {"Regex": pattern}, "behavior": "Removed",
+            "invert": True}
+
+
+def _byte_pre(pattern: str) -> dict:
+    return {"type": "Sequence", "pretokenizers": [
+        _split(pattern),
+        {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True,
+         "use_regex": False}]}
+
+
+def _remove(pattern: str) -> dict:
+    return {"type": "Split", "pattern": {"Regex": pattern}, "behavior": "Removed",
+            "invert": False}
+
+
+# Suffix mode, whitespace preset: a space after the last non-strip-whitespace character
+# of every word, then keep each word from its first such character through that space.
+SUFFIX_INSERT = rf"(?<=[^{ISS}])(?=[\x{{1C}}-\x{{1F}}]*(?:[{RWS}]|\z))"
+SUFFIX_WORD = rf"[^{ISS}](?:[^{RWS}]*[^{ISS}])? "
+# Prefix mode: drop trailing whitespace (whole whitespace words vanish), then all but
+# the last leading whitespace character.
+PREFIX_TRAIL = rf"[{ISS}]+\z"
+PREFIX_LEAD = rf"\A[{ISS}]+(?=[{ISS}])"
+
+
+def _char_pipeline(snap: Snapshot) -> tuple[dict | None, dict, dict]:
+    if snap.end_of_word == "suffix":
+        if snap.pattern != WHITESPACE_PATTERN:
+            raise ExportError(
+                "Hugging Face tokenizers cannot reproduce a character-level tokenizer with "
+                "</w> after each word unless words are split on whitespace: its BPE glues "
+                "end_of_word_suffix onto the last character (l o w</w>, not l o w </w>) and "
+                "no pre-tokenizer can append to a word. Train with the whitespace preset or "
+                "with </w> as a prefix, or export the native JSON.")
+        normalizer = {"type": "Replace", "pattern": {"Regex": SUFFIX_INSERT},
+                      "content": EOW_KEY}
+        pre = {"type": "Split", "pattern": {"Regex": SUFFIX_WORD}, "behavior": "Removed",
+               "invert": True}
+        return normalizer, pre, {"type": "BPEDecoder", "suffix": EOW_KEY}
+    pre = {"type": "Sequence", "pretokenizers": [
+        _split(snap.pattern), _remove(PREFIX_TRAIL), _remove(PREFIX_LEAD)]}
+    decoder = {"type": "Sequence", "decoders": [
+        {"type": "Fuse"}, {"type": "Strip", "content": EOW_KEY, "start": 1, "stop": 0}]}
+    return None, pre, decoder
+
+
+def char_keys(snap: Snapshot) -> tuple[dict[int, str], dict[str, int]]:
+    """id -> tokenizer.json key for a character-level tokenizer, and whitespace aliases.
+
+    Base characters are themselves, </w> is a space, a merged token is the keys of its
+    two halves joined (so a literal '</w>' typed in the corpus stays distinct).
+    """
+    eow = snap.eow_id
+    by_id = {i: s for s, i in snap.special_ids.items()}
+    made = dict(zip(snap.merge_ids, snap.merges))
+    t2i = {t: i for i, t in sorted(snap.vocab.items(), reverse=True) if i not in by_id}
+    keys: dict[int, str] = {}
+    for i in sorted(snap.vocab):
+        if i in by_id:
+            keys[i] = by_id[i]
+        elif i == eow:
+            keys[i] = EOW_KEY
+        elif i not in made:
+            keys[i] = snap.vocab[i].decode("utf-8", errors="replace")
+    for k, ((a, b), i) in enumerate(zip(snap.merges, snap.merge_ids)):
+        joined = keys[t2i[a]] + keys[t2i[b]]
+        if keys.setdefault(i, joined) != joined:
+            # a merge of ordinary characters that spells '</w>' or '<unk>': the tokenizer
+            # maps it onto that symbol's id, which tokenizer.json cannot express
+            raise ExportError(f"Merge #{k + 1} ({pair_text(a, b)}) makes {readable(a + b)!r}, "
+                              f"the same bytes as token {i} ({keys[i]!r} in tokenizer.json): the "
+                              "corpus contains that marker as literal text. Remove it from the "
+                              "corpus, or export the native JSON.")
+    dup = snap.duplicates()
+    keys = {i: k for i, k in keys.items() if i not in dup}
+    seen: dict[str, int] = {}
+    for i, k in keys.items():
+        if k in seen:
+            raise ExportError(f"Tokens {seen[k]} and {i} would both be written as {k!r} in "
+                              "tokenizer.json, which cannot hold a token twice. Export the "
+                              "native JSON instead.")
+        seen[k] = i
+    aliases: dict[str, int] = {}
+    if eow is not None and snap.end_of_word == "prefix":
+        inner = [c for c in STRIP_WS if seen.get(c, eow) != eow]
+        if inner:
+            raise ExportError(f"The vocabulary has whitespace character(s) "
+                              f"{', '.join(f'U+{ord(c):04X}' for c in inner)} as tokens, so "
+                              "Hugging Face tokenizers could not tell one that starts a word "
+                              "(</w> here) from one inside a word. Export the native JSON.")
+        aliases = {c: eow for c in STRIP_WS if c != EOW_KEY}
+    return keys, aliases
+
+
+def _char_merges(snap: Snapshot, keys: dict[int, str]) -> list[list[str]]:
+    t2i = {t: i for i, t in sorted(snap.vocab.items(), reverse=True)
+           if i not in snap.special_ids.values()}
+    return [[keys[t2i[a]], keys[t2i[b]]] for a, b in snap.merges]
+
+
+# ----- loading --------------------------------------------------------------------------
+def load(path: str | Path, special_tokens: Sequence[str] | None = None, **kwargs) -> Tokenizer:
+    """Load a BPE ``tokenizer.json`` (byte-level, or character-level written by bpe-gui)."""
+    path = Path(path)
+    data = read_json(path)
+    if not isinstance(data, dict):
+        raise FormatError(path, "should be a JSON object (a Hugging Face tokenizer.json).")
+    model = need(data, "model", dict, path, "the tokenizer model, an object")
+    kind = model.get("type", "BPE" if "merges" in model else None)
+    if kind != "BPE":
+        raise FormatError(path, f"is a {kind or 'unknown'} model; only BPE models are supported "
+                          "(WordPiece, Unigram and WordLevel tokenizers cannot be loaded here).",
+                          key="model.type")
+    raw_vocab = need(model, "vocab", dict, path, "an object mapping token -> id", "model")
+    raw_merges = need(model, "merges", list, path, "a list of merges", "model")
+    for opt in ("continuing_subword_prefix", "end_of_word_suffix"):
+        if model.get(opt):
+            raise FormatError(path, f"uses {opt}={model[opt]!r}, which glues a marker onto a "
+                              "character; this app's BPE keeps </w> a symbol of its own, so it "
+                              "would encode differently.", key=f"model.{opt}")
+    added = _added_tokens(data, path)
+    pairs = [_merge_pair(m, i, path) for i, m in enumerate(raw_merges)]
+    pre = data.get("pre_tokenizer")
+    steps = _flatten(pre, "pretokenizers")
+    if any(s.get("type") == "ByteLevel" for s in steps) or \
+            (data.get("decoder") or {}).get("type") == "ByteLevel":
+        return _load_byte(path, raw_vocab, pairs, added, steps, special_tokens, kwargs)
+    return _load_char(path, data, raw_vocab, pairs, added, special_tokens, kwargs)
+
+
+def _added_tokens(data: dict, path) -> dict[str, int]:
+    out: dict[str, int] = {}
+    items = data.get("added_tokens") or []
+    if not isinstance(items, list):
+        raise FormatError(path, "'added_tokens' should be a list.", key="added_tokens")
+    for n, item in enumerate(items):
+        where = f"added_tokens[{n}]"
+        if not isinstance(item, dict):
+            raise FormatError(path, "should be an object with 'id' and 'content'.", key=where)
+        content = need(item, "content", str, path, "the token text", where)
+        out[content] = as_id(need(item, "id", int, path, "the token id", where), path,
+                             f"{where}.id")
+    return out
+
+
+def _merge_pair(m: Any, i: int, path) -> tuple[str, str]:
+    if isinstance(m, str):
+        parts = m.split(" ")
+    elif isinstance(m, list):
+        parts = m
+    else:
+        parts = []
+    if len(parts) != 2 or not all(isinstance(p, str) and p for p in parts):
+        raise FormatError(path, f"merge {m!r} should be \"left right\" or [\"left\", \"right\"].",
+                          key=f"model.merges[{i}]")
+    return parts[0], parts[1]
+
+
+def _flatten(node: Any, child_key: str) -> list[dict]:
+    if not isinstance(node, dict):
+        return []
+    if node.get("type") == "Sequence":
+        return [s for child in node.get(child_key) or [] for s in _flatten(child, child_key)]
+    return [node]
+
+
+def _pattern_of(split: dict, path) -> str:
+    pat = split.get("pattern") or {}
+    if "Regex" in pat:
+        regex_text = pat["Regex"]
+    elif "String" in pat:
+        regex_text = regex.escape(pat["String"])
+    else:
+        raise FormatError(path, "a Split pre-tokenizer has no pattern.", key="pre_tokenizer")
+    behavior, invert = split.get("behavior"), bool(split.get("invert"))
+    if behavior == "Removed" and invert:
+        return regex_text  # keep matches only: exactly our pattern's words
+    if behavior == "Isolated" and not invert:
+        if preset_name(regex_text):
+            return regex_text
+        # text between matches becomes words too
+        return rf"(?s:{regex_text})|(?s:(?:(?!(?:{regex_text})).)+)"
+    raise FormatError(path, f"a Split pre-tokenizer with behavior {behavior!r} (invert={invert}) "
+                      "is not supported; use behavior 'Isolated'.", key="pre_tokenizer")
+
+
+def _load_byte(path, raw_vocab, pairs, added, steps, special_tokens, kwargs) -> Tokenizer:
+    unknown = [s.get("type") for s in steps if s.get("type") not in ("Split", "ByteLevel")]
+    if unknown:
+        raise FormatError(path, f"uses the pre-tokenizer {unknown[0]!r}, which this app cannot "
+                          "reproduce (supported: Split with a regex, ByteLevel).",
+                          key="pre_tokenizer")
+    splits = [s for s in steps if s.get("type") == "Split"]
+    levels = [s for s in steps if s.get("type") == "ByteLevel"]
+    if len(splits) > 1 or (splits and levels and levels[0].get("use_regex", True)):
+        raise FormatError(path, "splits words twice (several Split steps, or a Split and a "
+                          "ByteLevel with use_regex=true); only one word pattern is supported.",
+                          key="pre_tokenizer")
+    if splits:
+        pattern = _pattern_of(splits[0], path)
+    elif levels and levels[0].get("use_regex", True):
+        pattern = GPT2_PATTERN
+    else:
+        pattern = r"(?s).+"  # no pre-tokenizer: the whole text is one word
+    specials = list(special_tokens) if special_tokens is not None else list(added)
+    vocab: dict[int, bytes] = {}
+    owner: dict[int, str] = {}
+    for key, value in raw_vocab.items():
+        i = as_id(value, path, f"model.vocab.{key}")
+        if i in owner:
+            continue  # an alias of an id already read: keep the first key
+        owner[i] = key
+        if key in specials:
+            vocab[i] = key.encode("utf-8")
+            continue
+        try:
+            vocab[i] = gpt2_bytes(key)
+        except KeyError:
+            raise FormatError(path, f"token {key!r} is not written in GPT-2's byte alphabet, "
+                              "though the tokenizer is byte-level. Add it to added_tokens if "
+                              "it is a special token.", key=f"model.vocab.{key}") from None
+    for s in specials:
+        if s in added and added[s] not in vocab:
+            vocab[added[s]] = s.encode("utf-8")
+    merges = []
+    for n, (a, b) in enumerate(pairs):
+        for part in (a, b, a + b):
+            if part not in raw_vocab or part in specials:
+                what = "merged token" if part == a + b else "token"
+                raise FormatError(path, f"merge {a!r} {b!r}: its {what} {part!r} is not in the "
+                                  "vocabulary.", key=f"model.merges[{n}]")
+        merges.append((gpt2_bytes(a), gpt2_bytes(b)))
+    have = {v[0] for v in vocab.values() if len(v) == 1}
+    missing = [b for b in range(256) if b not in have]
+    if missing:
+        raise FormatError(path, f"the vocabulary lacks {len(missing)} of the 256 single-byte "
+                          f"tokens (first: {gpt2_text(bytes([missing[0]]))!r}); a byte-level "
+                          "tokenizer needs all 256.", key="model.vocab")
+    kwargs.setdefault("pattern", pattern)
+    meta = {"format": "hf", "source": str(path), **kwargs.pop("meta", {})}
+    return build_tokenizer(path, vocab, merges, specials, mode="byte", meta=meta, **kwargs)
+
+
+def _load_char(path, data, raw_vocab, pairs, added, special_tokens, kwargs) -> Tokenizer:
+    """Character-level files written by :func:`dump` (the two layouts described above)."""
+    norm = data.get("normalizer")
+    steps = _flatten(data.get("pre_tokenizer"), "pretokenizers")
+    regexes = [(s.get("pattern") or {}).get("Regex") for s in steps]
+    if isinstance(norm, dict) and norm.get("type") == "Replace" and \
+            (norm.get("pattern") or {}).get("Regex") == SUFFIX_INSERT and regexes == [SUFFIX_WORD]:
+        end_of_word, pattern = "suffix", WHITESPACE_PATTERN
+    elif norm is None and len(steps) == 3 and regexes[1:] == [PREFIX_TRAIL, PREFIX_LEAD] \
+            and steps[0].get("type") == "Split":
+        end_of_word, pattern = "prefix", _pattern_of(steps[0], path)
+    else:
+        raise FormatError(path, "is a character-level BPE tokenizer not written by bpe-gui. Only "
+                          "byte-level BPE tokenizers (with a ByteLevel pre-tokenizer) and "
+                          "bpe-gui's own character-level exports can be loaded.",
+                          key="pre_tokenizer")
+    specials = list(special_tokens) if special_tokens is not None else list(added)
+    vocab: dict[int, bytes] = {}
+    key_of: dict[int, str] = {}
+    for key, value in raw_vocab.items():
+        i = as_id(value, path, f"model.vocab.{key}")
+        if i in key_of and key != EOW_KEY:
+            continue  # whitespace aliases of </w>
+        key_of[i] = key
+        vocab[i] = key.encode("utf-8") if key in specials else \
+            key.replace(EOW_KEY, EOW.decode()).encode("utf-8")
+    for s in specials:
+        if s in added and added[s] not in vocab:
+            vocab[added[s]] = s.encode("utf-8")
+    t2b = {k: vocab[i] for i, k in key_of.items()}
+    merges = []
+    for n, (a, b) in enumerate(pairs):
+        for part in (a, b, a + b):
+            if part not in t2b:
+                what = "merged token" if part == a + b else "token"
+                raise FormatError(path, f"merge {a!r} {b!r}: its {what} {part!r} is not in the "
+                                  "vocabulary.", key=f"model.merges[{n}]")
+        merges.append((t2b[a], t2b[b]))
+    kwargs.setdefault("pattern", pattern)
+    meta = {"format": "hf", "source": str(path), **kwargs.pop("meta", {})}
+    return build_tokenizer(path, vocab, merges, specials, mode="char", end_of_word=end_of_word,
+                           meta=meta, **kwargs)

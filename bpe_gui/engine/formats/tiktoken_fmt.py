@@ -1,0 +1,214 @@
+"""tiktoken ranks: ``NAME.tiktoken`` plus ``NAME.tiktoken.json`` (byte-level only).
+
+``NAME.tiktoken`` is tiktoken's own format: one token per line, base64 of its bytes, a
+space, its rank. Ranks are our ids, so ``tiktoken.Encoding`` returns our ids.
+``NAME.tiktoken.json`` holds what the ranks file cannot: ``pat_str`` (the pattern),
+``special_tokens`` ({text: id}) and ``name``; build the encoding with::
+
+    meta = json.load(open("NAME.tiktoken.json"))
+    ranks = tiktoken.load.load_tiktoken_bpe("NAME.tiktoken")
+    enc = tiktoken.Encoding(meta["name"], pat_str=meta["pat_str"],
+                            mergeable_ranks=ranks, special_tokens=meta["special_tokens"])
+
+tiktoken keeps no merge list: it merges the adjacent pair whose *concatenation* has the
+lowest rank. That is our merge order as long as every merged token's id grows with its
+merge rank and every multi-byte token comes from a merge, which the export checks.
+Loading rebuilds the merges the usual way: each token, split as tiktoken would split it
+with only the lower ranks, must end as exactly two parts.
+"""
+from __future__ import annotations
+
+import base64
+import binascii
+from pathlib import Path
+from typing import Sequence
+
+from ..display import readable
+from ..errors import ExportError, FormatError
+from ..tokenizer import Tokenizer
+from ._common import (Snapshot, as_id, build_tokenizer, json_bytes, need, read_json,
+                      read_text, snapshot, write_files)
+
+SUFFIX = ".tiktoken"
+META_SUFFIX = ".tiktoken.json"
+
+
+def file_names(name: str = "tokenizer") -> list[str]:
+    return [name + SUFFIX, name + META_SUFFIX]
+
+
+def dump(snap: Snapshot, name: str = "tokenizer") -> dict[str, bytes]:
+    """File name -> content. Raises ExportError for tokenizers tiktoken cannot reproduce."""
+    if snap.mode != "byte":
+        raise ExportError("tiktoken handles byte-level tokenizers only; this one is "
+                          "character-level. Export the native JSON or Hugging Face "
+                          "tokenizer.json instead, or train in byte mode.")
+    for s in snap.special_tokens:
+        longer = next((t for t in snap.special_tokens if t != s and t.startswith(s)), None)
+        if longer is not None:
+            raise ExportError(f"Special token {s!r} begins {longer!r}. tiktoken finds special "
+                              "tokens in no fixed order, so it may cut the longer one as the "
+                              "shorter one plus text; this tokenizer always takes the longest. "
+                              "Rename one of them, or export Hugging Face files instead.")
+    specials = set(snap.special_ids.values())
+    dup = snap.duplicates()
+    ranks = {i: t for i, t in snap.vocab.items() if i not in specials and i not in dup}
+    made = set(snap.merge_ids)
+    stray = [i for i, t in ranks.items() if len(t) > 1 and i not in made]
+    if stray:
+        i = min(stray)
+        raise ExportError(f"Token {i} ({readable(ranks[i])!r}) is longer than one byte but no "
+                          "merge makes it; tiktoken would still build it from its parts, so it "
+                          "would encode differently. Export GPT-2 or Hugging Face files instead.")
+    last = -1
+    for k, i in enumerate(snap.merge_ids):
+        if i in dup:
+            continue  # a token made twice: tiktoken (like our encoder) uses the first id
+        if i <= last:
+            raise ExportError(f"Merge #{k + 1} makes token id {i}, lower than an earlier merge's "
+                              f"id {last}; tiktoken applies merges in id order, so it would "
+                              "encode differently. Export GPT-2 or Hugging Face files instead.")
+        last = i
+    lines = [f"{base64.b64encode(t).decode('ascii')} {i}" for i, t in sorted(ranks.items())]
+    meta = {"name": name, "pat_str": snap.pattern, "special_tokens": dict(snap.special_ids),
+            "format": "bpe-gui tiktoken", "pattern": snap.pattern_setting}
+    ids = sorted([*ranks, *specials])
+    if ids == list(range(len(ids))):
+        meta["explicit_n_vocab"] = len(ids)
+    ranks_name, meta_name = file_names(name)
+    return {ranks_name: ("\n".join(lines) + "\n").encode("ascii"), meta_name: json_bytes(meta)}
+
+
+def export(tok: Tokenizer, folder: str | Path, name: str = "tokenizer") -> list[Path]:
+    return write_files(folder, dump(snapshot(tok), name))
+
+
+# ----- loading --------------------------------------------------------------------------
+def meta_beside(path: Path) -> Path | None:
+    """NAME.tiktoken -> NAME.tiktoken.json, else NAME.json, else None."""
+    for cand in (path.with_name(path.name + ".json"), path.with_suffix(".json")):
+        if cand.is_file():
+            return cand
+    return None
+
+
+def read_ranks(path: str | Path) -> tuple[dict[bytes, int], dict[int, int]]:
+    """NAME.tiktoken -> ({token bytes: rank}, {rank: line}); FormatError names the line."""
+    text = read_text(path)
+    ranks: dict[bytes, int] = {}
+    seen: dict[int, int] = {}
+    for lineno, line in enumerate(text.split("\n"), 1):
+        line = line.rstrip("\r")
+        if not line:
+            continue
+        parts = line.split(" ")
+        if len(parts) != 2:
+            raise FormatError(path, "each line must be 'BASE64 RANK' (token bytes in base64, a "
+                              f"space, a whole number); this line has {len(parts)} part(s).",
+                              line=lineno)
+        try:
+            token = base64.b64decode(parts[0], validate=True)
+        except (binascii.Error, ValueError):
+            raise FormatError(path, f"{parts[0][:40]!r} is not valid base64.", line=lineno) from None
+        if not parts[1].isdigit():
+            raise FormatError(path, f"the rank {parts[1][:20]!r} is not a whole number.",
+                              line=lineno)
+        rank = int(parts[1])
+        if not token:
+            raise FormatError(path, "the token is empty.", line=lineno)
+        if token in ranks:
+            raise FormatError(path, f"the token {readable(token)!r} was already given rank "
+                              f"{ranks[token]}.", line=lineno)
+        if rank in seen:
+            raise FormatError(path, f"rank {rank} was already given on line {seen[rank]}.",
+                              line=lineno)
+        ranks[token] = rank
+        seen[rank] = lineno
+    return ranks, seen
+
+
+def rebuild_merges(ranks: dict[bytes, int], path=None,
+                   lines: dict[int, int] | None = None) -> list[tuple[bytes, bytes]]:
+    """The merge that makes each multi-byte token, in rank order.
+
+    Example: ranks {a:0, b:1, c:2, ab:3, abc:4} -> [(a, b), (ab, c)].
+    """
+    merges = []
+    for token, rank in sorted(ranks.items(), key=lambda kv: kv[1]):
+        if len(token) < 2:
+            continue
+        parts = split_below(token, rank, ranks)
+        if len(parts) != 2:
+            raise FormatError(path, f"the token {readable(token)!r} (rank {rank}) cannot be "
+                              "built by merging two lower-ranked tokens, so it is not a BPE "
+                              "vocabulary.", line=(lines or {}).get(rank))
+        merges.append((parts[0], parts[1]))
+    return merges
+
+
+def split_below(token: bytes, rank: int, ranks: dict[bytes, int]) -> list[bytes]:
+    """tiktoken's merge loop on ``token`` using only ranks below ``rank``."""
+    parts = [token[i:i + 1] for i in range(len(token))]
+    while len(parts) > 1:
+        best, at = rank, -1
+        for i in range(len(parts) - 1):
+            r = ranks.get(parts[i] + parts[i + 1])
+            if r is not None and r < best:
+                best, at = r, i
+        if at < 0:
+            break
+        parts[at:at + 2] = [parts[at] + parts[at + 1]]
+    return parts
+
+
+def load(path: str | Path, special_tokens: Sequence[str] | None = None, *,
+         pattern: str | None = None, **kwargs) -> Tokenizer:
+    """Load NAME.tiktoken (+ NAME.tiktoken.json / NAME.json beside it, if present).
+
+    Without the JSON the pattern defaults to cl100k (tiktoken's own files) unless given.
+    """
+    path = Path(path)
+    ranks, lines = read_ranks(path)
+    meta_path = meta_beside(path)
+    specials_map: dict[str, int] = {}
+    name = path.name[: -len(SUFFIX)] if path.name.endswith(SUFFIX) else path.stem
+    if meta_path is not None:
+        meta = read_json(meta_path)
+        if not isinstance(meta, dict):
+            raise FormatError(meta_path, "should be a JSON object with 'pat_str' and "
+                              "'special_tokens'.")
+        pat = need(meta, "pat_str", str, meta_path, "the pattern, a string")
+        raw = meta.get("special_tokens") or {}
+        if not isinstance(raw, dict):
+            raise FormatError(meta_path, "'special_tokens' should map each token to its id.",
+                              key="special_tokens")
+        specials_map = {s: as_id(i, meta_path, f"special_tokens.{s}") for s, i in raw.items()}
+        if pattern is None:  # keep a preset's name when the file names one
+            setting = meta.get("pattern")
+            pattern = setting if isinstance(setting, str) and _same(setting, pat) else pat
+        name = meta.get("name", name)
+    pattern = pattern or "cl100k"
+    missing = [b for b in range(256) if bytes([b]) not in ranks]
+    if missing:
+        raise FormatError(path, f"lacks {len(missing)} of the 256 single bytes (first: 0x"
+                          f"{missing[0]:02X}); a byte-level tokenizer needs all 256.")
+    taken = {r for r in ranks.values()} & set(specials_map.values())
+    if taken:
+        raise FormatError(meta_path, f"special token id {min(taken)} is also a rank in "
+                          f"{path.name}; ids must be unique.", key="special_tokens")
+    merges = rebuild_merges(ranks, path, lines)
+    vocab = {r: t for t, r in ranks.items()}
+    specials = list(special_tokens) if special_tokens is not None else \
+        sorted(specials_map, key=specials_map.get)
+    for s in specials:
+        if s in specials_map:
+            vocab[specials_map[s]] = s.encode("utf-8")
+    meta_out = {"format": "tiktoken", "source": str(path), "name": name,
+                **kwargs.pop("meta", {})}
+    return build_tokenizer(path, vocab, merges, specials, pattern=pattern, mode="byte",
+                           meta=meta_out, **kwargs)
+
+
+def _same(setting: str, pat: str) -> bool:
+    from ..pretokenize import resolve_pattern
+    return resolve_pattern(setting)[0] == pat

@@ -1,0 +1,330 @@
+"""The ``bpe-gui`` command, run as a subprocess the way users run it.
+
+Every run gets PYTHONPATH pointing at this checkout and a tmp_path working directory, so
+nothing is written into the repository.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+CORPUS = ("The quick brown fox jumps over the lazy dog. It's a lovely day, isn't it?\n"
+          "满纸荒唐言，一把辛酸泪！都云作者痴，谁解其中味？\n"
+          "def square(x):\n    return x * x  # 🙂👍🏽\n") * 30
+
+
+def run(*args: str, cwd: Path, stdin: bytes | None = None, env: dict | None = None,
+        timeout: float = 60) -> subprocess.CompletedProcess:
+    full_env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    full_env["PYTHONPATH"] = str(REPO)
+    full_env.update(env or {})
+    return subprocess.run([sys.executable, "-m", "bpe_gui.cli", *args], cwd=cwd, input=stdin,
+                          capture_output=True, env=full_env, timeout=timeout)
+
+
+def out(p: subprocess.CompletedProcess) -> str:
+    return p.stdout.decode("utf-8")
+
+
+def err(p: subprocess.CompletedProcess) -> str:
+    return p.stderr.decode("utf-8")
+
+
+def assert_user_error(p: subprocess.CompletedProcess, *needles: str) -> str:
+    """Exit 2, one stderr line 'bpe-gui: error: ...', no traceback."""
+    assert p.returncode == 2, (p.returncode, err(p))
+    lines = err(p).splitlines()
+    assert len(lines) == 1, err(p)
+    assert lines[0].startswith("bpe-gui: error: ")
+    assert "Traceback" not in err(p)
+    for n in needles:
+        assert n.lower() in lines[0].lower(), lines[0]
+    return lines[0]
+
+
+@pytest.fixture
+def corpus(tmp_path) -> Path:
+    path = tmp_path / "corpus.txt"
+    path.write_text(CORPUS, "utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def trained_dir(tmp_path_factory) -> Path:
+    """One byte-level training run shared by the encode tests."""
+    work = tmp_path_factory.mktemp("trained")
+    (work / "corpus.txt").write_text(CORPUS, "utf-8")
+    p = run("train", "corpus.txt", "--vocab-size", "320", "--out", "tok",
+            "--special-token", "<|endoftext|>", "--preset", "cl100k", cwd=work)
+    assert p.returncode == 0, err(p)
+    return work / "tok"
+
+
+# ----- train ----------------------------------------------------------------------------
+def test_train_writes_every_byte_format(tmp_path, corpus):
+    p = run("train", str(corpus), "--vocab-size", "300", "--out", "out",
+            "--special-token", "<|endoftext|>", cwd=tmp_path)
+    assert p.returncode == 0, err(p)
+    names = sorted(f.name for f in (tmp_path / "out").iterdir())
+    assert names == sorted(["vocab.json", "merges.txt", "tokenizer.json", "tokenizer.tiktoken",
+                            "tokenizer.tiktoken.json", "tokenizer.bpe-gui.json",
+                            "tokenizer.merges.csv"])
+    text = out(p)
+    assert "merges:" in text and "bytes per token" in text and "vocab size:  300" in text
+    data = json.loads((tmp_path / "out" / "tokenizer.bpe-gui.json").read_text("utf-8"))
+    assert len(data["merges"]) == 300 - 257
+    assert data["settings"]["special_tokens"] == ["<|endoftext|>"]
+    # the summary's bytes per token is what encoding the corpus gives
+    sys.path.insert(0, str(REPO))
+    from bpe_gui.engine.formats import load_tokenizer
+    tok = load_tokenizer(tmp_path / "out")
+    ids = tok.encode(CORPUS)
+    expected = f"{len(CORPUS.encode()) / len(ids):.2f} bytes per token"
+    assert expected in text
+
+
+def test_train_options_reach_the_settings(tmp_path, corpus):
+    p = run("train", str(corpus), "--num-merges", "12", "--out", "o", "--format", "native",
+            "--tie-break", "lowest-ids", "--min-frequency", "2", "--preset", "gpt4",
+            "--name", "small", "-q", cwd=tmp_path)
+    assert p.returncode == 0, err(p)
+    assert err(p) == ""
+    data = json.loads((tmp_path / "o" / "small.bpe-gui.json").read_text("utf-8"))
+    s = data["settings"]
+    assert (s["tie_rule"], s["min_frequency"], s["pattern"]) == ("lowest-ids", 2, "cl100k")
+    assert len(data["merges"]) == 12
+    assert [f.name for f in (tmp_path / "o").iterdir()] == ["small.bpe-gui.json"]
+
+
+def test_format_lists_and_repeats(tmp_path, corpus):
+    p = run("train", str(corpus), "--vocab-size", "280", "--out", "o", "--format", "gpt2,hf",
+            "--format", "csv", cwd=tmp_path)
+    assert p.returncode == 0, err(p)
+    assert sorted(f.name for f in (tmp_path / "o").iterdir()) == \
+        ["merges.txt", "tokenizer.json", "tokenizer.merges.csv", "vocab.json"]
+
+
+def test_worked_example_via_cli(tmp_path):
+    (tmp_path / "c.txt").write_text("low low lower newest newest widest widest widest", "utf-8")
+    p = run("train", "c.txt", "--num-merges", "4", "--out", "o", "--format", "csv", cwd=tmp_path)
+    assert p.returncode == 0, err(p)
+    rows = (tmp_path / "o" / "tokenizer.merges.csv").read_text("utf-8").splitlines()[1:]
+    assert [tuple(r.split(",")[2:4]) for r in rows] == [("s", "t"), ("e", "st"), ("w", "i"),
+                                                         ("wi", "d")]
+
+
+def test_char_mode_writes_what_it_can_and_says_why(tmp_path, corpus):
+    p = run("train", str(corpus), "--num-merges", "20", "--out", "o", "--mode", "char", cwd=tmp_path)
+    assert p.returncode == 0, err(p)
+    assert sorted(f.name for f in (tmp_path / "o").iterdir()) == \
+        ["tokenizer.bpe-gui.json", "tokenizer.merges.csv"]
+    notes = err(p)
+    assert "not written as tiktoken" in notes and "not written as gpt2" in notes
+    p = run("train", str(corpus), "--num-merges", "20", "--out", "o2", "--mode", "char",
+            "--end-of-word", "prefix", cwd=tmp_path)
+    assert p.returncode == 0, err(p)
+    assert (tmp_path / "o2" / "tokenizer.json").is_file()
+
+
+def test_progress_lines_without_a_terminal(tmp_path):
+    big = tmp_path / "big.txt"
+    big.write_text(CORPUS * 40, "utf-8")
+    p = run("train", str(big), "--vocab-size", "800", "--out", "o", "--format", "native",
+            "--pattern", r"\S+|\s+", cwd=tmp_path)
+    assert p.returncode == 0, err(p)
+    for line in err(p).splitlines():
+        assert line.startswith("bpe-gui: ") and "\r" not in line
+
+
+def test_progress_bar_renders_in_place():
+    sys.path.insert(0, str(REPO))
+    import io
+    from bpe_gui.cli import Progress
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    stream = Tty()
+    bar = Progress(stream)
+    bar("pretokenize", 50, 100)
+    bar("pretokenize", 100, 100)
+    bar("merge", 3, 3)
+    bar.end_line()
+    text = stream.getvalue()
+    assert text.count("\r") >= 2 and "pre-tokenizing" in text and "merging" in text
+    assert text.endswith("\n") and "100.0%" in text
+
+    plain = io.StringIO()
+    slow = Progress(plain)
+    slow.QUIET_S = 0.0
+    for done in range(0, 101, 5):
+        slow("merge", done, 100)
+    lines = plain.getvalue().splitlines()
+    assert 5 <= len(lines) <= 11 and lines[-1].startswith("bpe-gui: merging 100%")
+
+
+# ----- encode ---------------------------------------------------------------------------
+def test_encode_text_prints_tokens_and_ids(tmp_path, trained_dir):
+    sys.path.insert(0, str(REPO))
+    from bpe_gui.engine.display import readable
+    from bpe_gui.engine.formats import load_tokenizer
+    text = "Hello  world<|endoftext|>红楼梦 🙂"
+    p = run("encode", "--tokenizer", str(trained_dir), text, cwd=tmp_path)
+    assert p.returncode == 0, err(p)
+    tokens_line, ids_line = out(p).splitlines()
+    tok = load_tokenizer(trained_dir)
+    enc = tok.encode_with_offsets(text)
+    assert ids_line.split() == [str(i) for i in enc.ids]
+    assert tokens_line == " ".join(readable(t) for t in enc.tokens)
+    assert "·" in tokens_line and "<|endoftext|>" in tokens_line
+    assert "\x1b[" not in out(p)  # no colours when not printing to a terminal
+
+
+@pytest.mark.parametrize("what", ["vocab.json", "tokenizer.json", "tokenizer.tiktoken",
+                                  "tokenizer.bpe-gui.json", "merges.txt"])
+def test_encode_stdin_any_file(tmp_path, trained_dir, what):
+    text = "Hello world, 满纸荒唐言\n"
+    p = run("encode", "--tokenizer", str(trained_dir / what), "--ids-only", cwd=tmp_path,
+            stdin=text.encode("utf-8"))
+    assert p.returncode == 0, err(p)
+    ref = run("encode", "--tokenizer", str(trained_dir), "-", "--ids-only", cwd=tmp_path,
+              stdin=text.encode("utf-8"))
+    if what in ("vocab.json", "merges.txt"):  # GPT-2 files keep no pattern; cl100k = gpt2 here
+        assert len(out(p).split()) > 3
+    else:
+        assert out(p) == out(ref)
+    assert len(out(p).splitlines()) == 1
+
+
+def test_encode_colours_when_asked(tmp_path, trained_dir):
+    p = run("encode", "--tokenizer", str(trained_dir), "--color", "always", "ab 你",
+            cwd=tmp_path)
+    assert p.returncode == 0, err(p)
+    lines = out(p).splitlines()
+    assert "\x1b[" in lines[0] and "tokens" in lines[2]
+    sys.path.insert(0, str(REPO))
+    from bpe_gui.cli import PARTIAL, SPECIAL, render_tokens
+    shown = render_tokens([b"a", b" b", "你".encode()[:2], b"<s>"], [False, False, False, True],
+                          color=True)
+    assert PARTIAL + "<E4 BD>" in shown and SPECIAL + "<s>" in shown and "·b" in shown
+
+
+def test_train_and_encode_never_import_qt(tmp_path, trained_dir):
+    code = ("import sys; from bpe_gui.cli import main; "
+            f"rc = main(['encode', '--tokenizer', {str(trained_dir)!r}, 'hi', '--ids-only']); "
+            "assert rc == 0; assert not [m for m in sys.modules if m.startswith('PySide6')], "
+            "'Qt imported'")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["PYTHONPATH"] = str(REPO)
+    p = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, env=env)
+    assert p.returncode == 0, p.stderr.decode()
+
+
+# ----- help and the window ----------------------------------------------------------------
+@pytest.mark.parametrize("args,needle", [(["--help"], "train"), (["train", "--help"], "--vocab-size"),
+                                         (["encode", "--help"], "--tokenizer")])
+def test_help(tmp_path, args, needle):
+    p = run(*args, cwd=tmp_path)
+    assert p.returncode == 0 and needle in out(p) and "usage:" in out(p)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="display detection is X11/Wayland")
+def test_no_display_is_a_clear_error(tmp_path):
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM", "PYTHONPATH")}
+    env["PYTHONPATH"] = str(REPO)
+    p = subprocess.run([sys.executable, "-m", "bpe_gui.cli"], cwd=tmp_path, capture_output=True,
+                       env=env, timeout=60)
+    assert_user_error(p, "display")
+
+
+# ----- user errors: exit 2, one line ------------------------------------------------------
+def test_missing_corpus(tmp_path):
+    assert_user_error(run("train", "nope.txt", "--vocab-size", "300", "--out", "o", cwd=tmp_path),
+                      "nope.txt", "not found")
+
+
+def test_empty_corpus(tmp_path):
+    (tmp_path / "empty.txt").write_text("")
+    assert_user_error(run("train", "empty.txt", "--vocab-size", "300", "--out", "o",
+                          cwd=tmp_path), "empty")
+
+
+def test_corpus_not_utf8(tmp_path):
+    (tmp_path / "latin.txt").write_bytes("café olé".encode("latin-1"))
+    assert_user_error(run("train", "latin.txt", "--vocab-size", "300", "--out", "o",
+                          cwd=tmp_path), "utf-8", "offset 3")
+
+
+def test_vocab_size_too_small(tmp_path, corpus):
+    assert_user_error(run("train", str(corpus), "--vocab-size", "100", "--out", "o",
+                          "--special-token", "<s>", cwd=tmp_path), "257")
+    assert_user_error(run("train", str(corpus), "--vocab-size", "5", "--out", "o",
+                          "--mode", "char", "-q", cwd=tmp_path), "at least")
+
+
+def test_size_missing_or_not_a_number(tmp_path, corpus):
+    assert_user_error(run("train", str(corpus), "--out", "o", cwd=tmp_path), "--vocab-size")
+    assert_user_error(run("train", str(corpus), "--vocab-size", "lots", "--out", "o",
+                          cwd=tmp_path), "lots", "train --help")
+
+
+def test_empty_special_token(tmp_path, corpus):
+    assert_user_error(run("train", str(corpus), "--vocab-size", "300", "--out", "o",
+                          "--special-token", "", cwd=tmp_path), "empty")
+
+
+def test_pattern_that_does_not_compile(tmp_path, corpus):
+    assert_user_error(run("train", str(corpus), "--vocab-size", "300", "--out", "o",
+                          "--pattern", r"(\p{L}+", cwd=tmp_path), "does not compile")
+
+
+def test_pattern_that_runs_away(tmp_path):
+    (tmp_path / "a.txt").write_text("a" * 3000 + "\n", "utf-8")
+    p = run("train", "a.txt", "--vocab-size", "300", "--out", "o", "--pattern", "(a|aa)+b",
+            cwd=tmp_path, env={"BPE_GUI_PATTERN_TIMEOUT": "0.3"})
+    assert_user_error(p, "pattern", "stopped")
+    assert not (tmp_path / "o").exists()
+
+
+def test_output_folder_cannot_be_written(tmp_path, corpus):
+    (tmp_path / "afile").write_text("x")
+    p = run("train", str(corpus), "--vocab-size", "300", "--out", "afile/sub", cwd=tmp_path)
+    assert_user_error(p, "afile")
+
+
+def test_unknown_and_impossible_formats(tmp_path, corpus):
+    assert_user_error(run("train", str(corpus), "--vocab-size", "300", "--out", "o",
+                          "--format", "yaml", cwd=tmp_path), "yaml")
+    p = run("train", str(corpus), "--vocab-size", "300", "--out", "o", "--mode", "char",
+            "--format", "tiktoken", cwd=tmp_path)
+    assert_user_error(p, "tiktoken", "byte")
+    assert not (tmp_path / "o").exists()
+
+
+def test_malformed_tokenizer_files(tmp_path, trained_dir):
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "vocab.json").write_text((trained_dir / "vocab.json").read_text("utf-8"), "utf-8")
+    lines = (trained_dir / "merges.txt").read_text("utf-8").splitlines()
+    lines[6] = "onlyonetoken"
+    (bad / "merges.txt").write_text("\n".join(lines) + "\n", "utf-8")
+    assert_user_error(run("encode", "--tokenizer", str(bad), "hi", cwd=tmp_path),
+                      "merges.txt, line 7")
+    (bad / "tokenizer.json").write_text('{"version": "1.0"}', "utf-8")
+    assert_user_error(run("encode", "--tokenizer", str(bad / "tokenizer.json"), "hi",
+                          cwd=tmp_path), "'model'")
+    assert_user_error(run("encode", "--tokenizer", "missing-dir", "hi", cwd=tmp_path),
+                      "not found")
+
+
+def test_stdin_not_utf8(tmp_path, trained_dir):
+    assert_user_error(run("encode", "--tokenizer", str(trained_dir), cwd=tmp_path,
+                          stdin=b"ok \xff\xfe"), "utf-8", "offset 3")
