@@ -1,6 +1,23 @@
 /*
  * bpe_gui.engine._core -- incremental Byte-Pair-Encoding training state.
  *
+ * Python API
+ * ----------
+ *   Core(symbols, starts, freqs, token_bytes, tie_rule=GREATEST)
+ *       symbols: int32 buffer (or sequence), starts/freqs: int64 buffers (or sequences),
+ *       token_bytes: sequence of bytes; tie_rule: GREATEST, FIRST_SEEN or LOWEST_IDS.
+ *   best() -> (a, b, count) | None        top(k) -> [(a, b, count), ...]
+ *   tied(limit) -> (n, [(a, b, count), ...])
+ *   step() -> (a, b, new_id, count) | None  undo() -> (a, b, new_id)  (IndexError at 0)
+ *   run(n, min_count=1) -> steps done (releases the GIL; other calls on the same Core
+ *       from other threads raise RuntimeError meanwhile)
+ *   touched(limit) -> (n_words, [word ids by freq desc, id asc])
+ *   word(w), pair_count(a, b), symbol_count(t), token(t)
+ *   properties: n_tokens, n_steps, n_words, n_pairs (pairs with count > 0), tie_rule,
+ *       total_symbols (frequency-weighted number of symbols in all words now)
+ *   _check() (full consistency check, for tests), _stats() (internal sizes)
+ * GREATEST compares (bytes(a), bytes(b)) like Python tuples; equal bytes: greater ids win.
+ *
  * Data layout
  * -----------
  * Every symbol of every word is a "slot" in global arrays (sym, prv, nxt, wid).
