@@ -105,6 +105,11 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--ids-only", action="store_true", help="print only the ids")
     e.add_argument("--special-token", action="append", default=None, metavar="T",
                    help="override the special tokens the files list (repeatable)")
+    epat = e.add_mutually_exclusive_group()
+    epat.add_argument("--preset", metavar="NAME", help="pre-tokenizer preset to use instead of "
+                      "the files' (GPT-2 vocab.json + merges.txt record none: gpt2 is assumed)")
+    epat.add_argument("--pattern", metavar="REGEX", help="custom pre-tokenizer regex to use "
+                      "instead of the files'")
     e.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                    help="colour tokens (default: auto, when printing to a terminal)")
     e.set_defaults(func=cmd_encode)
@@ -345,8 +350,13 @@ def print_summary(trainer, elapsed: float, pre_time: float, written: list[Path],
     base = "256 bytes" if s.mode == "byte" else f"{trainer.n_base} base symbols"
     print(f"merges:      {n_merges:,} in {elapsed:.2f} s (pre-tokenizing {pre_time:.2f} s, "
           f"merging {elapsed - pre_time:.2f} s)")
-    print(f"vocab size:  {trainer.vocab_size:,} ({base} + {len(s.special_tokens)} special + "
-          f"{n_merges:,} merges{', pruned' if s.prune else ''})")
+    parts = f"{base} + {len(s.special_tokens)} special + {n_merges:,} merges"
+    if s.prune:
+        total = len(trainer.vocab_bytes)
+        print(f"vocab size:  {trainer.vocab_size:,} live tokens after pruning ({total:,} in the "
+              f"files: {parts}, since merges need the pruned ones)")
+    else:
+        print(f"vocab size:  {trainer.vocab_size:,} ({parts})")
     if tokens:
         print(f"corpus:      {n_bytes:,} bytes -> {tokens:,} tokens = "
               f"{n_bytes / tokens:.2f} bytes per token")
@@ -400,7 +410,9 @@ def render_tokens(tokens: Sequence[bytes], special: Sequence[bool], color: bool)
 
 def cmd_encode(args: argparse.Namespace) -> int:
     from .engine.formats import load_tokenizer
-    tok = load_tokenizer(args.tokenizer, special_tokens=args.special_token)
+    override = args.pattern if args.pattern is not None else args.preset
+    kwargs = {"pattern": override} if override is not None else {}
+    tok = load_tokenizer(args.tokenizer, special_tokens=args.special_token, **kwargs)
     text = read_input_text(args.text)
     enc = tok.encode_with_offsets(text)
     if args.ids_only:

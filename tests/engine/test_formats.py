@@ -670,3 +670,19 @@ def test_tiktoken_metadata_beside_or_absent(tmp_path):
     assert bare.special_tokens == [] and bare.pattern == tok.pattern
     assert bare.merges == tok.merges
     assert bare.encode(ENGLISH + CHINESE + CODE) == tok.encode(ENGLISH + CHINESE + CODE)
+
+
+def test_custom_patterns_other_engines_read_differently(tmp_path):
+    # Oniguruma's \w takes the zero-width joiner inside emoji families; `regex`'s does not
+    tok = train(pattern=r"\w+|[^\w\s]+|\s+", vocab_size=300)
+    with pytest.raises(ExportError, match="Oniguruma"):
+        export_tokenizer(tok, tmp_path, "hf")
+    export_tokenizer(tok, tmp_path, "tiktoken")  # fancy-regex agrees with `regex` here
+    enc = tiktoken_encoding(tmp_path)
+    for text in SAMPLES:
+        assert enc.encode(text, allowed_special="all") == tok.encode(text)
+    # \m (start of word) exists only in the `regex` module
+    tok = train(pattern=r"\m\w+|.", vocab_size=300)
+    with pytest.raises(ExportError, match="fancy-regex"):
+        export_tokenizer(tok, tmp_path, "tiktoken")
+    assert supported_formats(tok) == ["gpt2", "native", "csv"]

@@ -106,6 +106,28 @@ def preset_name(pattern: str) -> str | None:
     return next((k for k, v in PRESETS.items() if v == pattern), None)
 
 
+# Text on which a custom pattern must cut the same words in another regex engine
+# (Oniguruma for tokenizers, fancy-regex for tiktoken) before it is exported there.
+PROBE_TEXT = (
+    "Hello, World! It's 3:45pm; we'll see... don't I'M 'quoted' x2 12345 3.14 -7\n"
+    "  two  spaces\tand\ttabs \r\n\n\n trailing   \u00a0nbsp\u3000ideographic\u2028ls\n"
+    "café naïve Ελληνικά русский עברית العربية हिन्दी 日本語のテキスト 中文，标点！한국어\n"
+    "emoji 🙂👍🏽 👨\u200d👩\u200d👧 🇨🇳 def f(x):\n    return x**2  # comment\n"
+    "a_b snake_case CamelCase ＡＢＣ１２３ ①②③ ½ \x1cq\x1d\x00 <|tag|> ----- ___ ...\n")
+
+
+def words_differ(pattern: str, theirs: list[str]) -> str | None:
+    """Where our words of PROBE_TEXT differ from another engine's, as a short note."""
+    from ..pretokenize import Pretokenizer
+    ours = Pretokenizer(pattern).words(PROBE_TEXT)
+    if ours == theirs:
+        return None
+    k = next((i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b),
+             min(len(ours), len(theirs)))
+    return (f"after {ours[max(0, k - 2):k]!r} it cuts {theirs[k:k + 2]!r} where this app cuts "
+            f"{ours[k:k + 2]!r}")
+
+
 # ----- file names -----------------------------------------------------------------------
 def check_name(name: str) -> str:
     if not name or name.strip() != name or any(c in name for c in '/\\:*?"<>|\0'):

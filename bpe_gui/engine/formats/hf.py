@@ -37,8 +37,8 @@ from ..display import gpt2_bytes, gpt2_text, pair_text, readable
 from ..errors import ExportError, FormatError
 from ..pretokenize import GPT2_PATTERN, WHITESPACE_PATTERN
 from ..tokenizer import EOW, Tokenizer
-from ._common import (Snapshot, as_id, build_tokenizer, json_str, need, prefixed,
-                      preset_name, read_json, snapshot, write_files)
+from ._common import (PROBE_TEXT, Snapshot, as_id, build_tokenizer, json_str, need,
+                      prefixed, preset_name, read_json, snapshot, words_differ, write_files)
 from .gpt2 import vocab_keys as gpt2_vocab_keys
 
 # Whitespace as Python's str.strip() sees it (char mode strips words with it) and as the
@@ -118,6 +118,15 @@ def check_pattern(pattern: str) -> None:
         raise ExportError(f"The pre-tokenizer pattern cannot be used by Hugging Face "
                           f"tokenizers, whose regex engine (Oniguruma) rejects it: {e}. Use a "
                           "preset or a pattern without `regex`-module-only syntax.") from e
+    if preset_name(pattern):
+        return  # the presets are tested to cut identically
+    from tokenizers import pre_tokenizers
+    split = pre_tokenizers.Split(Regex(pattern), behavior="removed", invert=True)
+    diff = words_differ(pattern, [w for w, _ in split.pre_tokenize_str(PROBE_TEXT)])
+    if diff:
+        raise ExportError("The pre-tokenizer pattern means something else in Hugging Face "
+                          f"tokenizers' regex engine (Oniguruma): on a test text, {diff}. Use a "
+                          "preset, or a pattern both engines read the same way.")
 
 
 def _split(pattern: str) -> dict:

@@ -26,8 +26,8 @@ from typing import Sequence
 from ..display import readable
 from ..errors import ExportError, FormatError
 from ..tokenizer import Tokenizer
-from ._common import (Snapshot, as_id, build_tokenizer, json_bytes, need, read_json,
-                      read_text, snapshot, write_files)
+from ._common import (PROBE_TEXT, Snapshot, as_id, build_tokenizer, json_bytes, need,
+                      preset_name, read_json, read_text, snapshot, words_differ, write_files)
 
 SUFFIX = ".tiktoken"
 META_SUFFIX = ".tiktoken.json"
@@ -43,6 +43,7 @@ def dump(snap: Snapshot, name: str = "tokenizer") -> dict[str, bytes]:
         raise ExportError("tiktoken handles byte-level tokenizers only; this one is "
                           "character-level. Export the native JSON or Hugging Face "
                           "tokenizer.json instead, or train in byte mode.")
+    check_pattern(snap.pattern)
     for s in snap.special_tokens:
         longer = next((t for t in snap.special_tokens if t != s and t.startswith(s)), None)
         if longer is not None:
@@ -77,6 +78,38 @@ def dump(snap: Snapshot, name: str = "tokenizer") -> dict[str, bytes]:
         meta["explicit_n_vocab"] = len(ids)
     ranks_name, meta_name = file_names(name)
     return {ranks_name: ("\n".join(lines) + "\n").encode("ascii"), meta_name: json_bytes(meta)}
+
+
+def check_pattern(pattern: str) -> None:
+    """The pattern must compile in fancy-regex (the regex engine inside tiktoken)."""
+    try:
+        import tiktoken
+    except ImportError:  # nothing to check against; the pattern is written as it is
+        return
+    ranks = {bytes([b]): b for b in range(256)}
+    try:
+        tiktoken.Encoding("bpe-gui-check", pat_str=pattern, mergeable_ranks=ranks,
+                          special_tokens={})
+    except Exception as e:
+        raise ExportError(f"The pre-tokenizer pattern cannot be used by tiktoken, whose regex "
+                          f"engine (fancy-regex) rejects it: {str(e).splitlines()[0]}. Use a "
+                          "preset or a pattern without `regex`-module-only syntax.") from e
+    if preset_name(pattern):
+        return  # the presets are tested to cut identically
+    # tiktoken shows no word boundaries, but it emits a whole word as one token when the
+    # word is in the vocabulary: make each of our words a token and compare
+    from ..pretokenize import Pretokenizer
+    ours = Pretokenizer(pattern).words(PROBE_TEXT)
+    for w in ours:
+        ranks.setdefault(w.encode("utf-8"), len(ranks))
+    enc = tiktoken.Encoding("bpe-gui-check", pat_str=pattern, mergeable_ranks=ranks,
+                            special_tokens={})
+    got = enc.encode_ordinary(PROBE_TEXT)
+    if got != [ranks[w.encode("utf-8")] for w in ours]:
+        theirs = [enc.decode_single_token_bytes(t).decode("utf-8", "replace") for t in got]
+        raise ExportError("The pre-tokenizer pattern means something else in tiktoken's regex "
+                          f"engine (fancy-regex): on a test text, {words_differ(pattern, theirs)}. "
+                          "Use a preset, or a pattern both engines read the same way.")
 
 
 def export(tok: Tokenizer, folder: str | Path, name: str = "tokenizer") -> list[Path]:
