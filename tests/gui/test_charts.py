@@ -1,0 +1,198 @@
+"""ChartsView on a real run: series checked against re-encoding the corpus (bytes per
+token = corpus bytes / len(encode(corpus)) at step k), counting ids, and the files
+the view saves."""
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import csv  # noqa: E402
+import math  # noqa: E402
+import random  # noqa: E402
+from collections import Counter  # noqa: E402
+
+import pytest  # noqa: E402
+import regex  # noqa: E402
+from PySide6.QtCore import QPointF  # noqa: E402
+from PySide6.QtGui import QColor, QImage, QPalette  # noqa: E402
+
+from bpe_gui.engine.trainer import TrainSettings  # noqa: E402
+from bpe_gui.gui.controller import Controller  # noqa: E402
+from bpe_gui.gui.panels.charts import (ChartWidget, ChartsView, decimate, linear_ticks,  # noqa: E402
+                                       log_ticks, nice_step)
+
+EOT = "<|endoftext|>"
+GPT2 = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+DOCS = ["First Citizen: Before we proceed any further, hear me speak.",
+        "All: Speak, speak. 我们学习字节对编码。",
+        "You are all resolved rather to die than to famish? Resolved. resolved.",
+        "First, you know Caius Marcius is chief enemy to the people. 编码器和解码器。"]
+SYLLABLES = ["ka", "ri", "to", "men", "sha", "ver", "lo", "nd", "ea", "qu", "ist", "er",
+             "字", "节", "编", "码", "学", "习", "我", "们"]
+
+
+def salad(seed: int, n: int = 600) -> str:
+    """Deterministic made-up words: enough distinct pairs for a few hundred merges."""
+    rng = random.Random(seed)
+    words = ["".join(rng.choice(SYLLABLES) for _ in range(rng.randint(1, 4))) for _ in range(n)]
+    return " ".join(words) + "."
+
+
+CORPUS = EOT.join(DOCS * 3 + [salad(i) for i in range(4)])
+HELD = "Speak, citizens: the people know the enemy. 学习解码。" * 3
+
+
+@pytest.fixture
+def controller(qtbot):
+    c = Controller()
+    c.set_settings(TrainSettings(vocab_size=2000, special_tokens=(EOT,)))
+    c.set_corpus_text(CORPUS)
+    assert c.retrain()
+    yield c
+    c.shutdown()
+
+
+@pytest.fixture
+def charts(qtbot, controller):
+    v = ChartsView(controller)
+    qtbot.addWidget(v)
+    v.resize(1000, 700)
+    v.show()
+    return v
+
+
+def bytes_per_token(controller, k: int, text: str = CORPUS) -> float:
+    return len(text.encode()) / len(controller.trainer.tokenizer(at_step=k).encode(text))
+
+
+def test_compression_matches_reencoding_the_corpus(charts, controller):
+    controller.goto(120)
+    charts.refresh()
+    xs, ys = charts.compression.data("corpus")
+    assert xs == list(range(121))
+    for k in (0, 1, 40, 120):
+        assert ys[k] == pytest.approx(bytes_per_token(controller, k))
+    # the first merge's count, counted here from the corpus words
+    pairs = Counter()
+    for doc in CORPUS.split(EOT):
+        for w in regex.findall(GPT2, doc):
+            b = w.encode()
+            pairs.update(zip(b, b[1:]))
+    _, counts = charts.pair_count.data("chosen pair")
+    assert counts[0] == max(pairs.values())
+    assert len(counts) == 120
+
+
+def test_undo_and_step_update_incrementally(charts, controller, qtbot):
+    controller.goto(90)
+    charts.refresh()
+    controller.goto(30)
+    with qtbot.waitSignal(charts.updated, timeout=3000):
+        pass
+    xs, ys = charts.compression.data("corpus")
+    assert len(xs) == 31 and ys[30] == pytest.approx(bytes_per_token(controller, 30))
+    for _ in range(5):
+        controller.step()
+    with qtbot.waitSignal(charts.updated, timeout=3000):
+        pass
+    xs, ys = charts.compression.data("corpus")
+    assert xs[-1] == 35 and ys[35] == pytest.approx(bytes_per_token(controller, 35))
+    lens, counts = charts.lengths.data("tokens")
+    tok = controller.trainer.tokenizer()
+    want = Counter(len(t) for i, t in tok.vocab.items() if i not in tok.special_ids.values())
+    assert dict(zip(lens, counts)) == dict(want)
+
+
+def test_zipf_is_the_id_count_of_the_encoded_corpus(charts, controller):
+    controller.goto(60)
+    charts.refresh()
+    ranks, freqs = charts.zipf.data("tokens")
+    tok = controller.trainer.tokenizer()
+    ids = Counter(tok.encode(CORPUS))
+    del ids[tok.special_ids[EOT]]
+    assert freqs == sorted(ids.values(), reverse=True)
+    assert ranks == list(range(1, len(freqs) + 1))
+
+
+def test_held_out_text_at_sampled_steps(charts, controller, qtbot):
+    controller.goto(150)
+    charts.set_held_out_text(HELD, "held")
+    qtbot.waitUntil(charts.held_out_done, timeout=10_000)
+    xs, ys = charts.compression.data("held-out")
+    assert xs[0] == 0 and xs[-1] == 150 and len(xs) >= 20
+    for k, y in list(zip(xs, ys))[::7] + [(xs[-1], ys[-1])]:
+        assert y == pytest.approx(bytes_per_token(controller, k, HELD))
+    charts.set_held_out_text(None)
+    assert "held-out" not in charts.compression.series
+
+
+def test_save_png_and_csv(charts, controller, tmp_path):
+    controller.goto(50)
+    charts.refresh()
+    png, data = tmp_path / "charts.png", tmp_path / "charts.csv"
+    assert charts.save_png(png)
+    img = QImage(str(png))
+    assert (img.width(), img.height()) == (charts.grid_host.width(), charts.grid_host.height())
+    charts.save_csv(data)
+    rows = list(csv.reader(data.open(encoding="utf-8")))
+    assert rows[0] == ["chart", "series", "x", "y"]
+    corpus = [(int(x), float(y)) for c, s, x, y in rows[1:] if (c, s) == ("compression", "corpus")]
+    assert [x for x, _ in corpus] == list(range(51))
+    assert corpus[50][1] == pytest.approx(bytes_per_token(controller, 50))
+    assert {r[0] for r in rows[1:]} == {"compression", "pair_count", "token_lengths", "zipf"}
+    one = tmp_path / "pairs.csv"
+    charts.pair_count.save_csv(one)
+    lines = one.read_text(encoding="utf-8").splitlines()
+    assert lines[0] == "series,step,count" and len(lines) == 51
+    assert charts.zipf.save_png(tmp_path / "zipf.png")
+
+
+def test_hover_reads_out_the_nearest_point(charts, controller, qtbot):
+    controller.goto(40)
+    charts.refresh()
+    chart = charts.compression
+    chart._prepare()
+    drawn = chart._drawn[0]
+    j = len(drawn.pts) // 2
+    pt = drawn.pts[j]
+    qtbot.mouseMove(chart, pt.toPoint())
+    series, i = chart.hover_at(QPointF(pt))
+    assert series.name == "corpus" and i == drawn.idx[j]
+    assert chart.readout(series, i).startswith(f"step {i}, bytes per token")
+
+
+def test_legible_in_a_dark_palette(qtbot):
+    chart = ChartWidget("t", "x", "y")
+    qtbot.addWidget(chart)
+    pal = chart.palette()
+    pal.setColor(QPalette.Base, QColor("#1e1e1e"))
+    pal.setColor(QPalette.Text, QColor("#eeeeee"))
+    chart.setPalette(pal)
+    chart.set_series("a", range(100), [math.sqrt(x) for x in range(100)])
+    chart.resize(400, 300)
+    img = chart.grab().toImage()
+    assert QColor(img.pixel(2, 2)).lightness() < 60
+    # axis labels are drawn in the light text colour
+    assert any(QColor(img.pixel(x, y)).lightness() > 180
+               for x in range(0, 60) for y in range(40, 280))
+
+
+def test_axis_helpers():
+    assert nice_step(100) == 20 and nice_step(7) == 2 and nice_step(5) == 1
+    assert linear_ticks(0, 100) == [0, 20, 40, 60, 80, 100]
+    major, minor = log_ticks(0, 2)
+    assert major == [1, 10, 100] and 2 in minor and 90 in minor
+    assert decimate([0, 0.2, 0.5, 0.7, 1.0], [5, 1, 9, 4, 2]) == [0, 1, 2, 3, 4]
+    px = [i / 100 for i in range(10_000)]          # 100 pixel columns
+    keep = decimate(px, [math.sin(i) for i in range(10_000)])
+    assert len(keep) <= 400 and keep == sorted(keep)
+
+
+def test_long_run_draws_fast(charts, controller, qtbot):
+    controller.goto(300)
+    charts.refresh()
+    assert len(charts.compression.data("corpus")[0]) == 301
+    assert charts.last_update_ms < 500
+    img = charts.grid_host.grab()
+    assert not img.isNull()
