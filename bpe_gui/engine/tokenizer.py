@@ -13,7 +13,10 @@ Example::
 """
 from __future__ import annotations
 
+import re
+import sys
 from dataclasses import dataclass, field
+from itertools import chain, repeat
 from typing import Iterable, Iterator, Sequence
 
 from .errors import BPEError, EncodeError
@@ -22,6 +25,20 @@ from .pretokenize import Pretokenizer
 EOW = b"</w>"
 UNK = b"<unk>"
 _CACHE_LIMIT = 1 << 18
+_NO_MERGE = (sys.maxsize, -1)  # (rank, new id) of a pair that has no merge
+
+# Fast path of encode. In these presets no word runs from a non-space character into
+# whitespace and whitespace words only look ahead, so a "segment" (a run of whitespace
+# plus the non-space run after it) is cut into the same words alone as in any context:
+# texts are encoded segment by segment through a cache, in C-level loops.
+_SEGMENTABLE = frozenset({"gpt2", "cjk", "whitespace"})
+# Whitespace as the `regex` module's \s sees it (Unicode White_Space). Not str.isspace(),
+# which also counts \x1c-\x1f; the stdlib `re` is used because it is faster at this.
+_WS = ("\t\n\x0b\x0c\r \x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B)))
+       + "\u2028\u2029\u202f\u205f\u3000")
+_SEGMENT = re.compile(f"[{re.escape(_WS)}]*[^{re.escape(_WS)}]*")
+# ASCII punctuation: never a letter, digit or space, so " word," is " word" + "," in GPT-2.
+_PUNCT = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
 
 
 @dataclass(frozen=True)
@@ -40,6 +57,22 @@ class Encoding:
 
     def __len__(self) -> int:
         return len(self.ids)
+
+
+class _SegmentCache(dict):
+    """segment -> ids; a miss computes the segment's ids (so lookups can run in C)."""
+
+    __slots__ = ("tok",)
+
+    def __init__(self, tok: "Tokenizer"):
+        super().__init__()
+        self.tok = tok
+
+    def __missing__(self, seg: str) -> tuple[int, ...]:
+        if len(self) >= _CACHE_LIMIT:
+            self.clear()
+        ids = self[seg] = self.tok._segment_ids(seg)
+        return ids
 
 
 class Tokenizer:
@@ -79,6 +112,7 @@ class Tokenizer:
                 next_id += 1
             self.special_ids[s] = self.token_to_id[b]
         self._cache: dict[str, tuple[int, ...]] = {}
+        self._seg_cache: dict[str, tuple[int, ...]] = _SegmentCache(self)
         self._build_ranks()
         if mode == "byte":
             missing = [b for b in range(256) if bytes([b]) not in self.token_to_id]
@@ -117,6 +151,7 @@ class Tokenizer:
         self._ranks.setdefault(key, (rank, new))
         self._max_rank = len(self.merges)
         self._cache = {}
+        self._seg_cache = _SegmentCache(self)
 
     # ----- as of a training step -------------------------------------------------
     def at_step(self, n_merges: int) -> "Tokenizer":
@@ -126,6 +161,7 @@ class Tokenizer:
         clone.__dict__.update(self.__dict__)
         clone._max_rank = n
         clone._cache = {}
+        clone._seg_cache = _SegmentCache(clone)
         if n < len(self.merges):
             clone.merges = self.merges[:n]
             drop = set(self._merge_ids[n:]) - set(self._merge_ids[:n])
@@ -142,25 +178,43 @@ class Tokenizer:
 
         Example (merges 'a b' then 'ab c'): [a, b, c, a, b] -> [abc, ab]
         """
-        ranks, limit = self._ranks, self._max_rank
-        while len(ids) > 1:
-            best_rank, best_new, best_pair = limit, -1, None
-            for pair in zip(ids, ids[1:]):
-                r = ranks.get(pair)
-                if r is not None and r[0] < best_rank:
-                    best_rank, best_new, best_pair = r[0], r[1], pair
-            if best_pair is None:
+        get, limit = self._ranks.get, self._max_rank
+        if len(ids) < 2:
+            return tuple(ids)
+        # found[i] = (rank, new id) of the pair at i; only neighbours change after a merge
+        found = list(map(get, zip(ids, ids[1:]), repeat(_NO_MERGE)))
+        while True:
+            best = min(found)
+            if best[0] >= limit:
                 break
-            a, b = best_pair
-            out, i, n = [], 0, len(ids)
-            while i < n:
-                if i + 1 < n and ids[i] == a and ids[i + 1] == b:
-                    out.append(best_new)
-                    i += 2
+            i, new = found.index(best), best[1]
+            if found.count(best) > 1:  # rare: every occurrence, left to right, no overlaps
+                out, j = ids[:i], i
+                while True:
+                    out.append(new)
+                    j += 2
+                    try:
+                        k = found.index(best, j)
+                    except ValueError:
+                        break
+                    out += ids[j:k]
+                    j = k
+                ids = out + ids[j:]
+                if len(ids) < 2:
+                    break
+                found = list(map(get, zip(ids, ids[1:]), repeat(_NO_MERGE)))
+                continue
+            ids[i:i + 2] = (new,)
+            if i + 1 < len(ids):
+                right = get((new, ids[i + 1]), _NO_MERGE)
+                if i:
+                    found[i - 1:i + 2] = (get((ids[i - 1], new), _NO_MERGE), right)
                 else:
-                    out.append(ids[i])
-                    i += 1
-            ids = out
+                    found[0:2] = (right,)
+            elif i:
+                found[i - 1:i + 1] = (get((ids[i - 1], new), _NO_MERGE),)
+            else:
+                break
         return tuple(ids)
 
     def _symbols(self, word: str) -> list[int]:
@@ -194,15 +248,56 @@ class Tokenizer:
     def encode(self, text: str) -> list[int]:
         """Text -> token ids. Special tokens in the text become their ids."""
         out: list[int] = []
-        word_ids = self._word_ids
+        plain = self._encode_segments if self.pre.preset in _SEGMENTABLE else self._encode_words
         for piece in self.pre.pieces(text):
             if piece.special:
                 out.append(self.special_ids[piece.text])
-                continue
-            for w in self.pre._run(self.pre.regex.findall, piece.text):
-                if w:
-                    out.extend(word_ids(w))
+            else:
+                out.extend(plain(piece.text))
         return out
+
+    def _encode_words(self, text: str) -> list[int]:
+        """Ids of a text without special tokens, word by word (any pattern)."""
+        word_ids = self._word_ids
+        return [i for w in self.pre._run(self.pre.regex.findall, text) if w
+                for i in word_ids(w)]
+
+    def _encode_segments(self, text: str) -> list[int]:
+        """Same as :meth:`_encode_words` for the presets in _SEGMENTABLE, faster: the
+        loops run in C and only segments not seen before reach Python (__missing__)."""
+        return list(chain.from_iterable(map(self._seg_cache.__getitem__,
+                                            _SEGMENT.findall(text))))
+
+    def _segment_ids(self, seg: str) -> tuple[int, ...]:
+        return tuple(chain.from_iterable(map(self._word_ids, self._segment_words(seg))))
+
+    def _segment_words(self, seg: str) -> list[str]:
+        """The words of one segment; the usual GPT-2 shapes without running the regex.
+
+        Example (GPT-2): ' word,' -> [' word', ',']; '\\n\\n"The' -> ['\\n', '\\n', '"', 'The'].
+        """
+        if self.pre.preset == "gpt2":
+            body = seg.lstrip(_WS)
+            n = len(seg) - len(body)
+            # A run of whitespace before a word: all but its last character are one word
+            # (\s+(?!\S)); the last one joins the word if it is a space, else stands alone.
+            head = [seg[:n - 1]] if n > 1 else []
+            lead = ""
+            if n and seg[n - 1] == " ":
+                lead = " "
+            elif n:
+                head.append(seg[n - 1])
+            core = body.strip(_PUNCT)
+            if core.isalpha():  # str.isalpha() is exactly \p{L}
+                i = body.index(core[0])
+                front, back = body[:i], body[i + len(core):]
+                # "'s..." would be a contraction: leave those to the regex
+                if back.strip(_PUNCT) == "" and "'" not in front:
+                    words = head + ([lead + front, core] if front else [lead + core])
+                    return words + [back] if back else words
+            elif not body:  # whitespace only (the end of the text)
+                return [seg] if seg else []
+        return [w for w in self.pre.regex.findall(seg) if w]
 
     def encode_with_offsets(self, text: str) -> Encoding:
         """Ids, token bytes and character spans (for colouring text token by token)."""

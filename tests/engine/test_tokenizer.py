@@ -11,6 +11,7 @@ import random
 import tracemalloc
 
 import pytest
+import regex
 import tiktoken
 from hypothesis import HealthCheck, given, settings, strategies as st
 
@@ -339,3 +340,71 @@ def test_char_mode_tokenizer_agrees_with_trainer(texts, eow, pattern):
     enc = ctok.encode_with_offsets(text[:3000])
     assert all(0 <= a <= b <= 3000 for a, b in enc.offsets)
     assert [a for a, _ in enc.offsets] == sorted(a for a, _ in enc.offsets)
+
+
+# --- the segment fast path of encode equals plain word-by-word encoding ---------------
+
+segment_text = st.lists(st.sampled_from(
+    [" ", "  ", "\n", "\n\n", "\t", "\u3000", "\xa0", "\x1f", "word", "Word", "é", "你好", "'s",
+     "'", "\"", ",", ".", "--", "...", "42", "x", "_", "😀", "<|endoftext|>"]),
+    max_size=25).map("".join)
+
+
+def _plain_encode(t: Tokenizer, text: str) -> list[int]:
+    out: list[int] = []
+    for piece in t.pre.pieces(text):
+        out.extend([t.special_ids[piece.text]] if piece.special else t._encode_words(piece.text))
+    return out
+
+
+@pytest.mark.parametrize("pattern", ["gpt2", "cjk", "whitespace"])
+@FAST
+@given(text=st.one_of(segment_text, unicode_with_specials))
+def test_segment_fast_path_equals_word_by_word(tok, pattern, text):
+    t = Tokenizer(tok.vocab, tok.merges, special_tokens=SPECIALS, pattern=pattern)
+    assert t.encode(text) == _plain_encode(t, text)
+
+
+@FAST
+@given(seg=st.tuples(st.text(alphabet=" \n\t\u3000\xa0", max_size=4),
+                     st.text(alphabet="ab'\".,!-_1é你\x1f", max_size=8)).map("".join))
+def test_gpt2_segment_words_equal_the_regex(tok, seg):
+    assert tok._segment_words(seg) == [w for w in regex.findall(tok.pattern, seg) if w]
+
+
+def test_whitespace_class_is_regex_whitespace():
+    """The fast path spells out \\s; it must be exactly what the `regex` module matches."""
+    from bpe_gui.engine import tokenizer
+    ws = regex.compile(r"\s")
+    expected = {c for c in map(chr, range(0x110000)) if ws.match(c)}
+    assert set(tokenizer._WS) == expected
+
+
+def naive_bpe(ids: list[int], merges: list[tuple[int, int, int]]) -> list[int]:
+    """Every merge in the order learned, each applied left to right without overlaps."""
+    for a, b, new in merges:
+        out, i = [], 0
+        while i < len(ids):
+            if i + 1 < len(ids) and ids[i] == a and ids[i + 1] == b:
+                out.append(new)
+                i += 2
+            else:
+                out.append(ids[i])
+                i += 1
+        ids = out
+    return ids
+
+
+@settings(max_examples=100, deadline=None)
+@given(text=st.lists(st.sampled_from(["a", "aa", "aaa", "b", "ab", "ba", " ", " aaaa", "é", "你"]),
+                     min_size=1, max_size=30).map("".join),
+       n=st.integers(1, 30))
+def test_merge_order_with_overlaps_matches_naive_bpe_and_trainer(text, n):
+    t = Trainer.from_text(text, TrainSettings(vocab_size=None, num_merges=n))
+    t.run(detail=False)
+    tk_ = t.tokenizer()
+    merges = [(s.pair[0], s.pair[1], s.new_id) for s in t.steps]
+    for w, word in enumerate(t.word_texts):
+        ids = tk_.encode(word)
+        assert tuple(ids) == t.word(w)
+        assert ids == naive_bpe(list(word.encode("utf-8")), merges)
