@@ -1,0 +1,27 @@
+"""The Qt application. The engine (``bpe_gui.engine``) never imports anything from here."""
+from __future__ import annotations
+
+import sys
+
+
+def _guard_singleton_refcounts() -> None:
+    """Work around a PySide6 6.12 reference-count bug on Python < 3.12.
+
+    Shiboken drops one reference too many to None when C++ calls a Python ``data()``
+    override that returns None (every model does, for roles it does not handle), and
+    to True/False when a bool signal reaches a lambda (``busyChanged``, ``toggled``...).
+    Views ask for many roles on every repaint, so after a while the count reaches zero
+    and the interpreter aborts ("Fatal Python error: none_dealloc" / "bool_dealloc").
+    Python 3.12+ makes these objects immortal; on older versions give them a
+    reference count no program can exhaust. Harmless: they are never freed anyway.
+    """
+    if sys.version_info >= (3, 12) or sys.implementation.name != "cpython":
+        return
+    import ctypes
+    for obj in (None, True, False):
+        refcnt = ctypes.c_ssize_t.from_address(id(obj))
+        if refcnt.value < 1 << 40:
+            refcnt.value += 1 << 40
+
+
+_guard_singleton_refcounts()

@@ -12,10 +12,10 @@ import time
 from pathlib import Path
 from typing import Sequence
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QMetaMethod, QObject, QTimer, Signal
 
 from ..engine.corpus import read_corpus_text
-from ..engine.errors import BPEError
+from ..engine.errors import BPEError, NotUTF8Error
 from ..engine.formats import export_tokenizer, load_tokenizer
 from ..engine.pretokenize import Pretokenizer
 from ..engine.session import Session
@@ -42,6 +42,10 @@ class Controller(QObject):
     playingChanged = Signal(bool)
     message = Signal(str)               # a status-bar line
     errorOccurred = Signal(str, str)    # title, message (user errors: shown in a dialog)
+    # paths, the file that failed, its first bad byte offset, message. Listeners offer to
+    # retry with another encoding (open_files(paths, encoding=...)); without a listener
+    # the message goes to errorOccurred.
+    notUtf8 = Signal(list, str, int, str)
 
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
@@ -117,10 +121,26 @@ class Controller(QObject):
             for i, p in enumerate(paths):
                 if cancelled():
                     break
-                docs.extend(read_documents(p, encoding=encoding))
+                try:
+                    docs.extend(read_documents(p, encoding=encoding))
+                except NotUTF8Error as e:
+                    return ("not-utf8", paths, e.path or p, e.offset, str(e))
                 progress(i + 1, len(paths))
             return ("open", paths, "\n".join(docs))
         return self._start("Reading files", job)
+
+    def save_corpus(self, path: str) -> bool:
+        """Write the corpus text to a UTF-8 file (atomically) and mark it saved."""
+        from ..engine.session import write_atomic
+        try:
+            write_atomic(Path(path), self.corpus_text.encode("utf-8"))
+        except BPEError as e:
+            self._fail("Save corpus failed", e)
+            return False
+        self.corpus_sample = None
+        self.mark_corpus_saved(str(path))
+        self.message.emit(f"Corpus saved to {path}.")
+        return True
 
     def _mark_stale(self) -> None:
         self.stale = True
@@ -292,11 +312,21 @@ class Controller(QObject):
     def _job_finished(self, label: str, result) -> None:
         kind = result[0]
         self.busyChanged.emit(False)
-        if kind == "open":
+        if kind == "not-utf8":
+            _, paths, bad, offset, msg = result
+            if self.isSignalConnected(QMetaMethod.fromSignal(self.notUtf8)):
+                self.notUtf8.emit(paths, bad, offset, msg)
+            else:
+                self._fail("Reading files", msg)
+        elif kind == "open":
             _, paths, text = result
             self.set_corpus_text(text, paths=paths, dirty=False)
             self.message.emit(f"Opened {len(paths)} file(s): {len(text):,} characters.")
-            if len(text) > SYNC_CHARS:
+            if not text.strip():
+                names = ", ".join(Path(p).name for p in paths)
+                self._fail("Empty corpus", f"{names}: no text in the file(s). Open a file "
+                           "with some text, type or paste text, or pick a sample.")
+            elif len(text) > SYNC_CHARS:
                 self.retrain()
         elif kind == "train":
             self._install(result[1])

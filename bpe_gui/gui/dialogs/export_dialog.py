@@ -1,0 +1,161 @@
+"""Export dialog: pick formats, a folder and a name; list the files written.
+
+Each format goes through ``controller.export``; the engine writes every file to a
+temporary name and renames it, so a folder that cannot be written gets no files.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout,
+                               QGroupBox, QHBoxLayout, QLabel, QLineEdit, QListWidget,
+                               QPushButton, QVBoxLayout, QWidget)
+
+from ..app import colors
+
+DEFAULT_FORMATS = ("gpt2", "hf")
+
+
+def export_formats() -> dict[str, str]:
+    from ...engine.formats import FORMATS
+    return dict(FORMATS)
+
+
+class ExportDialog(QDialog):
+    """Export the tokenizer as of the current step in one or more formats."""
+
+    def __init__(self, controller, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.controller = controller
+        self.setWindowTitle("Export tokenizer")
+        self.written: list[Path] = []
+        self.failed: list[str] = []
+        settings = QSettings()
+        lay = QVBoxLayout(self)
+
+        self.summary = QLabel(wordWrap=True)
+        lay.addWidget(self.summary)
+
+        box = QGroupBox("Formats")
+        bl = QVBoxLayout(box)
+        chosen = settings.value("export/formats", list(DEFAULT_FORMATS))
+        if isinstance(chosen, str):
+            chosen = [chosen]
+        self.checks: dict[str, QCheckBox] = {}
+        reasons = self._unsupported()
+        for fmt, label in export_formats().items():
+            cb = QCheckBox(label)
+            why = reasons.get(fmt)
+            cb.setChecked(fmt in chosen and not why)
+            cb.setEnabled(not why)
+            cb.setToolTip(why or "")
+            if why:
+                cb.setText(f"{label} (not for this tokenizer)")
+            cb.toggled.connect(self._update)
+            self.checks[fmt] = cb
+            bl.addWidget(cb)
+        lay.addWidget(box)
+
+        form = QFormLayout()
+        row = QHBoxLayout()
+        self.folder_edit = QLineEdit(str(settings.value("export/folder", "") or Path.home()))
+        self.folder_edit.textChanged.connect(self._update)
+        browse = QPushButton("Browse…")
+        browse.clicked.connect(self._browse)
+        row.addWidget(self.folder_edit, 1)
+        row.addWidget(browse)
+        form.addRow("Folder", row)
+        self.name_edit = QLineEdit(str(settings.value("export/name", "tokenizer") or "tokenizer"))
+        self.name_edit.setToolTip("File name stem, e.g. tokenizer -> tokenizer.json, "
+                                  "tokenizer-vocab.json ...")
+        self.name_edit.textChanged.connect(self._update)
+        form.addRow("Name", self.name_edit)
+        lay.addLayout(form)
+
+        self.status = QLabel(wordWrap=True)
+        self.status.setTextFormat(Qt.PlainText)
+        lay.addWidget(self.status)
+        self.files = QListWidget()
+        self.files.setVisible(False)
+        lay.addWidget(self.files)
+
+        self.buttons = QDialogButtonBox(QDialogButtonBox.Close)
+        self.export_button = self.buttons.addButton("Export", QDialogButtonBox.AcceptRole)
+        self.export_button.setDefault(True)
+        self.buttons.accepted.connect(self.export)
+        self.buttons.rejected.connect(self.reject)
+        lay.addWidget(self.buttons)
+        self._describe()
+        self._update()
+        self.resize(520, 420)
+
+    def _unsupported(self) -> dict[str, str]:
+        """Formats that cannot hold this tokenizer (e.g. GPT-2 files in char mode), and why."""
+        t = self.controller.trainer
+        if t is None:
+            return {}
+        try:
+            from ...engine.formats import unsupported_reason
+        except ImportError:
+            return {}
+        tok = t.tokenizer()
+        out = {}
+        for fmt in export_formats():
+            why = unsupported_reason(tok, fmt)
+            if why:
+                out[fmt] = why
+        return out
+
+    def _describe(self) -> None:
+        c = self.controller
+        t = c.trainer
+        if t is None:
+            self.summary.setText("Nothing trained yet: press Step or Run first.")
+            return
+        s = t.settings
+        self.summary.setText(
+            f"Exports the tokenizer as of step {t.n_steps}: {len(t.vocab_bytes):,} tokens, "
+            f"{t.n_steps:,} merges, {s.mode} mode, tie rule “{s.tie_rule}” "
+            "(recorded in the files).")
+
+    def _browse(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Export to folder", self.folder_edit.text())
+        if folder:
+            self.folder_edit.setText(folder)
+
+    def selected_formats(self) -> list[str]:
+        return [fmt for fmt, cb in self.checks.items() if cb.isChecked()]
+
+    def _update(self) -> None:
+        ok = bool(self.selected_formats() and self.folder_edit.text().strip()
+                  and self.name_edit.text().strip() and self.controller.trainer is not None)
+        self.export_button.setEnabled(ok)
+
+    def export(self) -> list[Path]:
+        """Write every chosen format; show what was written and what failed."""
+        folder, name = self.folder_edit.text().strip(), self.name_edit.text().strip()
+        self.written, self.failed = [], []
+        for fmt in self.selected_formats():
+            files = self.controller.export(fmt, folder, name)
+            if files is None:
+                self.failed.append(fmt)
+            else:
+                self.written.extend(files)
+        settings = QSettings()
+        settings.setValue("export/formats", self.selected_formats())
+        settings.setValue("export/folder", folder)
+        settings.setValue("export/name", name)
+        self.files.clear()
+        for p in self.written:
+            self.files.addItem(str(p))
+        self.files.setVisible(bool(self.written))
+        col = colors(self)
+        if self.failed:
+            self.status.setStyleSheet(f"color: {col['error']};")
+            self.status.setText(f"Not written: {', '.join(self.failed)} (see the message). "
+                                f"{len(self.written)} file(s) written.")
+        else:
+            self.status.setStyleSheet(f"color: {col['ok']};")
+            self.status.setText(f"Wrote {len(self.written)} file(s) to {folder}:")
+        return self.written

@@ -1,0 +1,91 @@
+"""GUI test setup: headless Qt, settings and autosaves kept in tmp_path, a main window.
+
+QT_QPA_PLATFORM must be set before PySide6 is imported (tests/conftest.py does it
+too). Every test gets QSettings redirected into its own tmp_path, so the developer's
+own layout and recent files are never read or written.
+"""
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import pytest  # noqa: E402
+from PySide6.QtCore import QSettings, QStandardPaths  # noqa: E402
+
+import bpe_gui.gui  # noqa: E402,F401  (installs the PySide6 None-refcount guard)
+
+
+@pytest.fixture(autouse=True)
+def isolated_qsettings(tmp_path, monkeypatch):
+    """QSettings() and QStandardPaths point into tmp_path for the duration of a test."""
+    folder = tmp_path / "qsettings"
+    QSettings.setDefaultFormat(QSettings.IniFormat)
+    QSettings.setPath(QSettings.IniFormat, QSettings.UserScope, str(folder))
+    QStandardPaths.setTestModeEnabled(True)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    yield folder
+
+
+@pytest.fixture
+def settings_file(tmp_path):
+    return str(tmp_path / "window.ini")
+
+
+@pytest.fixture
+def make_window(qtbot, tmp_path, settings_file, monkeypatch):
+    """Build main windows on one settings file; each is closed (no prompts) at teardown."""
+    from bpe_gui.gui.main_window import MainWindow
+
+    monkeypatch.setattr(MainWindow, "autosave_path",
+                        lambda self: tmp_path / "autosave.bpesession")
+    windows = []
+
+    def make(load: bool = True, **kw):
+        win = MainWindow(settings=QSettings(settings_file, QSettings.IniFormat), **kw)
+        # not qtbot.addWidget: it closes widgets before fixtures tear down, and closing
+        # a window with unsaved edits would ask (a modal box) and hang the test run
+        win.show()
+        qtbot.waitExposed(win)
+        if load:
+            win.load_initial([])
+            wait_ready(qtbot, win.controller)
+        windows.append(win)
+        return win
+
+    yield make
+    for win in windows:
+        win.editor._edited = False
+        win.editor._edit_timer.stop()
+        win.controller.corpus_dirty = False
+        win.close()
+        win.controller.shutdown()
+        win.deleteLater()
+    qtbot.wait(1)
+
+
+@pytest.fixture
+def window(make_window):
+    return make_window()
+
+
+def wait_ready(qtbot, controller, timeout: int = 20_000) -> None:
+    """Until no job runs and the trainer matches corpus and settings."""
+    qtbot.waitUntil(lambda: not controller.busy and not controller.stale
+                    and not controller._retrain_timer.isActive(), timeout=timeout)
+
+
+def wait_idle(qtbot, controller, timeout: int = 20_000) -> None:
+    qtbot.waitUntil(lambda: not controller.busy, timeout=timeout)
+
+
+@pytest.fixture
+def ready(qtbot):
+    """``ready(controller)``: wait until trained on the current corpus and settings."""
+    return lambda controller, timeout=20_000: wait_ready(qtbot, controller, timeout)
+
+
+@pytest.fixture
+def idle(qtbot):
+    """``idle(controller)``: wait until no job runs."""
+    return lambda controller, timeout=20_000: wait_idle(qtbot, controller, timeout)

@@ -1,0 +1,99 @@
+"""Take the README screenshots (run by hand, not collected by pytest).
+
+    python tests/gui/screenshots.py [OUT_DIR]        # default docs/screenshots/
+
+Runs headless (QT_QPA_PLATFORM=offscreen unless set, e.g. under xvfb-run with xcb),
+with settings in a temporary folder so your own layout is untouched. Writes:
+main-zh-en.png (light, Chinese + English sample), main-dark.png, main-tutorial.png,
+corpus-editor.png, settings.png, big-corpus.png (only if the shared 20 MB corpus exists).
+"""
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from PySide6.QtCore import QSettings, QStandardPaths  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from bpe_gui.gui.app import create_application  # noqa: E402
+
+SIZE = (1600, 1000)
+ENCODE_TEXT = ("分词器把一句话切成 token。Byte-pair encoding merges the most frequent pair, "
+               "step by step: 2024 年，模型读到的是整数 ID。")
+BIG = ROOT.parent / "shared" / "corpora" / "en-gutenberg-20mb.txt.xz"
+
+
+def pump(app: QApplication, seconds: float = 0.3) -> None:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        app.processEvents()
+        time.sleep(0.01)
+
+
+def wait_idle(app: QApplication, win, timeout: float = 120.0) -> None:
+    end = time.monotonic() + timeout
+    while (win.controller.busy or win.controller.stale) and time.monotonic() < end:
+        app.processEvents()
+        time.sleep(0.02)
+    pump(app, 0.3)
+
+
+def main(out: Path) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix="bpe-gui-shots-"))
+    QStandardPaths.setTestModeEnabled(True)
+    app = create_application([sys.argv[0]])
+    from bpe_gui.gui.main_window import MainWindow
+
+    win = MainWindow(settings=QSettings(str(tmp / "settings.ini"), QSettings.IniFormat))
+    win.set_theme("light", save=False)
+    win.resize(*SIZE)
+    win.show()
+    pump(app)
+    c = win.controller
+
+    win.editor.load_sample("zh-en")
+    wait_idle(app, win)
+    c.goto(40)
+    wait_idle(app, win)
+    win.encode_view.set_text(ENCODE_TEXT)
+    pump(app, 0.8)
+    win.grab().save(str(out / "main-zh-en.png"))
+    win.editor.grab().save(str(out / "corpus-editor.png"))
+    win.settings_panel.grab().save(str(out / "settings.png"))
+
+    win.set_theme("dark", save=False)
+    pump(app, 0.8)
+    win.grab().save(str(out / "main-dark.png"))
+    win.settings_panel.grab().save(str(out / "settings-dark.png"))
+
+    win.set_theme("light", save=False)
+    win.editor.load_sample("tutorial")
+    wait_idle(app, win)
+    c.goto(2)
+    win.encode_view.set_text("low lower newest widest")
+    pump(app, 0.8)
+    win.grab().save(str(out / "main-tutorial.png"))
+
+    if BIG.exists() and "--big" in sys.argv:
+        win.editor.open_files([str(BIG)])
+        pump(app, 1.5)
+        win.grab().save(str(out / "big-corpus-loading.png"))
+        wait_idle(app, win, 300)
+        win.grab().save(str(out / "big-corpus.png"))
+
+    win.controller.set_corpus_text(c.corpus_text, dirty=False)
+    win.close()
+    print(f"screenshots in {out}")
+
+
+if __name__ == "__main__":
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    main(Path(args[0]) if args else ROOT / "docs" / "screenshots")

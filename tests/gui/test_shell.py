@@ -1,0 +1,266 @@
+"""The application shell, driven as a user would: window, sample, steps, files, drops, close."""
+from __future__ import annotations
+
+import gzip
+import json
+import lzma
+
+import pytest
+from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
+from PySide6.QtGui import QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+
+def merges(controller) -> list[str]:
+    t = controller.trainer
+    return [t.render_pair(s.pair) for s in t.steps]
+
+
+def test_window_opens_with_the_sample_ready_to_step(window, qtbot):
+    c = window.controller
+    assert c.corpus_sample == "tutorial"
+    assert "low low lower" in window.editor.edit.toPlainText()
+    assert c.trainer is not None and c.step_index == 0 and not c.corpus_dirty
+    assert "tutorial" in window.windowTitle()
+    window.act_step.trigger()
+    window.act_step.trigger()
+    window.act_step.trigger()
+    assert merges(c) == ["s t", "e st", "w i"]
+    assert "Step 3 / 10" in window.step_label.text()
+    assert "tie rule: greatest" in window.step_label.text()
+    window.act_back.trigger()
+    assert c.step_index == 2
+    window.act_reset.trigger()
+    assert c.step_index == 0
+    window.act_run.trigger()
+    qtbot.waitUntil(lambda: not c.busy and c.step_index > 0, timeout=10_000)
+    assert c.trainer.is_done()
+
+
+def test_training_shortcuts_follow_the_brief(window):
+    def keys(act):
+        return {k.toString() for k in act.shortcuts()}
+    assert keys(window.act_step) == {"Ctrl+Right", "F10"}
+    assert keys(window.act_back) == {"Ctrl+Left"}
+    assert keys(window.act_play) == {"Ctrl+P"}
+    assert {"Ctrl+Return", "F5"} <= keys(window.act_run)
+    assert keys(window.act_goto) == {"Ctrl+G"}
+    assert keys(window.act_reset) == {"Ctrl+Home"}
+    assert keys(window.act_cancel) == {"Esc"}
+    assert keys(window.act_retrain) == {"Ctrl+R"}
+    assert window.act_open.shortcut() == QKeySequence(QKeySequence.Open)
+    assert keys(window.act_save_corpus) == {"Ctrl+Shift+S"}
+    assert keys(window.act_import) == {"Ctrl+I"}
+    assert keys(window.act_export) == {"Ctrl+E"}
+    assert keys(window.act_quit) == {"Ctrl+Q"}
+
+
+def test_keyboard_steps_and_play(window, qtbot):
+    c = window.controller
+    window.activateWindow()
+    window.merge_panel.setFocus()
+    qtbot.keyClick(window.merge_panel, Qt.Key_F10)
+    assert c.step_index == 1
+    qtbot.keyClick(window.merge_panel, Qt.Key_Left, Qt.ControlModifier)
+    assert c.step_index == 0
+    qtbot.keyClick(window.merge_panel, Qt.Key_P, Qt.ControlModifier)
+    assert c.playing and window.act_play.isChecked()
+    qtbot.waitUntil(lambda: c.step_index >= 2, timeout=5_000)
+    qtbot.keyClick(window.merge_panel, Qt.Key_P, Qt.ControlModifier)
+    assert not c.playing
+
+
+@pytest.fixture
+def corpus_files(tmp_path):
+    """One file of each kind the editor opens: txt, md, jsonl, xz, gz."""
+    files = {
+        "a.txt": "plain text file",
+        "b.md": "# markdown heading\n\nsome *markdown*",
+        "c.jsonl": json.dumps({"text": "first json doc"}) + "\n"
+                   + json.dumps({"text": "second json doc", "id": 2}) + "\n",
+    }
+    paths = []
+    for name, text in files.items():
+        p = tmp_path / name
+        p.write_text(text, encoding="utf-8")
+        paths.append(p)
+    xz = tmp_path / "d.txt.xz"
+    with lzma.open(xz, "wt", encoding="utf-8") as f:
+        f.write("xz compressed words")
+    gz = tmp_path / "e.jsonl.gz"
+    with gzip.open(gz, "wt", encoding="utf-8") as f:
+        f.write(json.dumps({"text": "gzipped jsonl doc"}) + "\n")
+    return [*paths, xz, gz]
+
+
+def test_open_several_files_of_every_kind(window, corpus_files, ready):
+    c = window.controller
+    assert window.editor.open_files([str(p) for p in corpus_files])
+    ready(c)
+    text = c.corpus_text
+    for piece in ("plain text file", "# markdown heading", "first json doc", "second json doc",
+                  "xz compressed words", "gzipped jsonl doc"):
+        assert piece in text
+    assert '"text"' not in text  # the jsonl field, not the raw line
+    assert window.editor.edit.toPlainText() == text
+    assert window.editor.source_label.text().startswith("5 files:")
+    assert not c.corpus_dirty and window.editor.unsaved_label.text() == ""
+    counts = window.editor.counts()
+    assert counts["chars"] == len(text) and counts["bytes"] == len(text.encode())
+    assert counts["pretokens"] and counts["unique_pretokens"]
+    assert window.recent.paths()[0].endswith("a.txt")
+    assert len(window.recent.paths()) == 5
+
+
+def test_drag_and_drop_files_onto_the_window(window, corpus_files, ready, qtbot):
+    c = window.controller
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(corpus_files[0])), QUrl.fromLocalFile(str(corpus_files[3]))])
+    enter = QDragEnterEvent(QPointF(window.rect().center()), Qt.CopyAction, mime, Qt.LeftButton,
+                            Qt.NoModifier)
+    QApplication.sendEvent(window, enter)
+    assert enter.isAccepted()
+    drop = QDropEvent(QPointF(window.rect().center()), Qt.CopyAction, mime, Qt.LeftButton,
+                      Qt.NoModifier)
+    QApplication.sendEvent(window, drop)
+    assert drop.isAccepted()
+    qtbot.waitUntil(lambda: "plain text file" in c.corpus_text, timeout=10_000)
+    ready(c)
+    assert "xz compressed words" in c.corpus_text
+    assert len(c.corpus_paths) == 2
+
+
+def test_drop_on_the_editor_opens_files_instead_of_pasting_paths(window, corpus_files, qtbot):
+    c = window.controller
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(corpus_files[1]))])
+    window.editor.edit.insertFromMimeData(mime)
+    qtbot.waitUntil(lambda: "markdown heading" in c.corpus_text, timeout=10_000)
+    assert str(corpus_files[1]) not in window.editor.edit.toPlainText()
+
+
+def test_typing_retrains_and_marks_unsaved(window, qtbot, ready):
+    c = window.controller
+    window.editor.edit.selectAll()
+    qtbot.keyClicks(window.editor.edit, "aaa bbb aaa")
+    assert window.editor.unsaved_label.text() == "● unsaved"
+    qtbot.waitUntil(lambda: c.corpus_text == "aaa bbb aaa", timeout=5_000)
+    ready(c)
+    assert c.corpus_dirty and window.isWindowModified()
+    assert c.trainer.table.total == 3
+    assert "Typed" in window.editor.source_label.text()
+
+
+@pytest.mark.parametrize("answer", ["cancel", "discard", "save"])
+def test_close_with_unsaved_edits_asks(make_window, qtbot, monkeypatch, tmp_path, answer):
+    from PySide6.QtWidgets import QFileDialog
+    window = make_window()
+    c = window.controller
+    window.editor.edit.selectAll()
+    qtbot.keyClicks(window.editor.edit, "my precious corpus")
+    asked = []
+    buttons = {"cancel": QMessageBox.Cancel, "discard": QMessageBox.Discard,
+               "save": QMessageBox.Save}
+
+    def question(*args, **kw):
+        asked.append(args[1:3])
+        return buttons[answer]
+
+    monkeypatch.setattr(QMessageBox, "question", staticmethod(question))
+    target = tmp_path / "saved.txt"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName",
+                        staticmethod(lambda *a, **k: (str(target), "")))
+    closed = window.close()
+    assert asked and "Unsaved" in asked[0][0]  # the pending edit was flushed first
+    if answer == "cancel":
+        assert not closed and window.isVisible()
+        assert c.corpus_text == "my precious corpus" and c.corpus_dirty
+    elif answer == "discard":
+        assert closed and not target.exists()
+    else:
+        assert closed
+        assert target.read_text(encoding="utf-8") == "my precious corpus"
+        assert not c.corpus_dirty and c.corpus_paths == [str(target)]
+
+
+def test_loading_a_sample_over_edits_asks_first(window, qtbot, monkeypatch):
+    c = window.controller
+    window.editor.edit.selectAll()
+    qtbot.keyClicks(window.editor.edit, "unsaved words")
+    monkeypatch.setattr(QMessageBox, "question", staticmethod(lambda *a, **k: QMessageBox.Cancel))
+    assert not window.editor.load_sample("english")
+    assert c.corpus_text == "unsaved words"
+
+
+def test_samples_load_with_their_settings(window, ready):
+    c = window.controller
+    expected = {"tutorial-bytes": ["s t", "e st", "w i", "wi d"],
+                "tutorial-sennrich": ["t </w>", "s t</w>", "e st</w>", "w i"]}
+    for sid, first in expected.items():
+        assert window.editor.load_sample(sid)
+        ready(c)
+        c.goto(4)
+        assert merges(c) == first
+    assert window.editor.load_sample("zh-en")
+    ready(c)
+    assert c.settings.pattern == "cjk" and "分词器" in c.corpus_text
+    assert window.settings_panel.preset_combo.currentData() == "cjk"
+    titles = [a.text() for a in window.samples_menu.actions()]
+    assert len(titles) == 5 and any("中文" in t for t in titles)
+
+
+def test_layout_recent_files_and_theme_are_remembered(make_window, corpus_files, ready):
+    first = make_window()
+    first.editor.open_files([str(corpus_files[0])])
+    ready(first.controller)
+    first.vocab_dock.hide()
+    first.set_theme("dark")
+    first.resize(1300, 900)
+    first.close()
+    second = make_window(load=False)
+    assert not second.vocab_dock.isVisible()
+    assert second.theme == "dark" and second.theme_actions["dark"].isChecked()
+    assert second.recent.paths()[0] == str(corpus_files[0].resolve())
+    second.recent_menu.aboutToShow.emit()
+    assert any("a.txt" in a.text() for a in second.recent_menu.actions())
+    second.set_theme("light")
+    second.reset_layout()
+    assert second.vocab_dock.isVisible()
+
+
+def test_dark_palette_is_dark_and_light_is_light(window, qtbot):
+    from bpe_gui.gui.app import is_dark
+    window.set_theme("dark", save=False)
+    qtbot.wait(1)
+    assert is_dark() and is_dark(window) and is_dark(window.settings_panel)
+    window.set_theme("light", save=False)
+    qtbot.wait(1)
+    assert not is_dark() and not is_dark(window.editor)
+
+
+def test_status_bar_progress_and_cancel_follow_jobs(window, qtbot, idle):
+    c = window.controller
+    assert window.progress_bar.isHidden() and window.cancel_button.isHidden()
+    assert not window.act_cancel.isEnabled()
+    # a job that waits for cancel
+    import time
+
+    def job(progress, cancelled):
+        from bpe_gui.engine.corpus import Cancelled
+        for i in range(500):
+            if cancelled():
+                raise Cancelled()
+            progress(i, 500)
+            time.sleep(0.01)
+        return ("run", None)
+
+    c._start("Slow job", job)
+    qtbot.waitUntil(lambda: window.progress_bar.isVisible(), timeout=2_000)
+    assert window.cancel_button.isVisible() and window.act_cancel.isEnabled()
+    assert not window.act_step.isEnabled()
+    qtbot.waitUntil(lambda: window.progress_bar.value() > 0, timeout=3_000)
+    assert "Slow job" in window.progress_label.text()
+    window.cancel_button.click()
+    idle(c)
+    assert window.progress_bar.isHidden() and window.act_step.isEnabled()
+    assert "cancelled" in window.statusBar().currentMessage()

@@ -1,0 +1,161 @@
+"""Bad input gets a clear message (inline or in a box), never a traceback, and nothing is lost."""
+from __future__ import annotations
+
+from PySide6.QtWidgets import QMessageBox
+
+
+def test_bad_pattern_is_shown_inline_as_you_type(window, qtbot):
+    panel, c = window.settings_panel, window.controller
+    before = c.settings
+    panel.preset_combo.setCurrentIndex(panel.preset_combo.findData("custom"))
+    panel.pattern_edit.clear()
+    qtbot.keyClicks(panel.pattern_edit, r"(\p{L}+")
+    qtbot.waitUntil(lambda: "does not compile" in panel.pattern_error.text(), timeout=2_000)
+    assert panel.pattern_error.isVisible()
+    assert not panel.apply_button.isEnabled()
+    assert panel.pattern_edit.text() == r"(\p{L}+"  # what the user typed stays
+    assert not panel.apply()
+    assert c.settings == before
+    qtbot.keyClicks(panel.pattern_edit, ")")
+    qtbot.waitUntil(lambda: not panel.pattern_error.isVisible(), timeout=2_000)
+    assert "[low]" in panel.preview_label.text()
+    assert panel.apply()
+    assert c.settings.pattern == r"(\p{L}+)"
+
+
+def test_runaway_pattern_is_caught_by_the_preview(window, qtbot):
+    panel, c = window.settings_panel, window.controller
+    c.set_corpus_text("a" * 40 + "!", dirty=False)
+    panel.preset_combo.setCurrentIndex(panel.preset_combo.findData("custom"))
+    panel.pattern_edit.setText(r"(a|aa)+$")
+    panel.check()
+    assert "backtracks catastrophically" in panel.pattern_error.text()
+    assert not panel.apply_button.isEnabled()
+
+
+def test_special_token_errors_inline(window, qtbot):
+    panel = window.settings_panel
+    panel.specials_edit.setPlainText("<|endoftext|>\n\n<pad>")
+    panel.check()
+    assert panel.specials_error.isVisible() and "#2 is empty" in panel.specials_error.text()
+    panel.specials_edit.setPlainText("<pad>\n<pad>\n")
+    panel.check()
+    assert "given twice" in panel.specials_error.text()
+    assert not panel.apply_button.isEnabled()
+    panel.specials_edit.setPlainText("<|endoftext|>\n")  # a trailing newline is fine
+    panel.check()
+    assert not panel.specials_error.isVisible()
+    assert panel.apply()
+    assert window.controller.settings.special_tokens == ("<|endoftext|>",)
+
+
+def test_vocab_size_below_the_base_alphabet(window, ready):
+    panel, c = window.settings_panel, window.controller
+    assert window.editor.load_sample("english")
+    ready(c)
+    panel.vocab_radio.setChecked(True)
+    panel.vocab_spin.setValue(200)
+    panel.check()
+    assert "below the base alphabet (256 bytes)" in panel.target_error.text()
+    assert not panel.apply_button.isEnabled()
+    panel.char_radio.setChecked(True)  # char mode: the corpus's characters + </w>, <unk>
+    panel.vocab_spin.setValue(20)
+    panel.check()
+    assert "base symbols in this corpus" in panel.target_error.text()
+    panel.vocab_spin.setValue(300)
+    panel.check()
+    assert not panel.target_error.isVisible()
+    panel.merges_radio.setChecked(True)
+    panel.vocab_spin.setValue(5)  # ignored when a number of merges is the target
+    panel.check()
+    assert panel.apply()
+    ready(c)
+    assert c.trainer.settings.mode == "char" and c.trainer.settings.num_merges is not None
+
+
+def test_settings_follow_the_controller(window):
+    panel, c = window.settings_panel, window.controller
+    window.editor.load_sample("tutorial-sennrich")
+    assert panel.char_radio.isChecked()
+    assert panel.eow_combo.currentData() == "suffix"
+    assert panel.preset_combo.currentData() == "whitespace"
+    assert panel.merges_spin.value() == 10
+    assert "greatest" in panel.tie_help.text()
+    panel.tie_combo.setCurrentIndex(panel.tie_combo.findData("first-seen"))
+    panel.check()
+    assert "occurs first" in panel.tie_help.text()
+    assert panel.apply() and c.settings.tie_rule == "first-seen"
+
+
+def test_not_utf8_file_offers_another_encoding(window, tmp_path, qtbot, ready):
+    c = window.controller
+    bad = tmp_path / "latin1.txt"
+    bad.write_bytes("café crème brûlée".encode("latin-1"))
+    window.editor.open_files([str(bad)])
+    qtbot.waitUntil(lambda: getattr(window, "encoding_dialog", None) is not None
+                    and window.encoding_dialog.isVisible(), timeout=10_000)
+    dlg = window.encoding_dialog
+    assert dlg.offset == 3
+    assert "byte offset 3" in window.last_error[1]
+    assert c.corpus_sample == "tutorial"  # nothing replaced
+    dlg.combo.setCurrentIndex(dlg.combo.findData("latin-1"))
+    assert "café" in dlg.preview.toPlainText()
+    dlg.accept()
+    qtbot.waitUntil(lambda: "café crème" in c.corpus_text, timeout=10_000)
+    ready(c)
+    assert c.corpus_paths == [str(bad)]
+
+
+def test_not_utf8_without_a_listener_is_a_message(tmp_path, qtbot, qapp):
+    from bpe_gui.gui.controller import Controller
+    c = Controller()
+    bad = tmp_path / "gbk.txt"
+    bad.write_bytes("分词器".encode("gbk"))
+    with qtbot.waitSignal(c.errorOccurred, timeout=10_000) as sig:
+        c.open_files([str(bad)])
+    assert "byte offset 0" in sig.args[1]
+    c.shutdown()
+
+
+def test_binary_file_is_refused(window, tmp_path, qtbot, idle):
+    c = window.controller
+    blob = tmp_path / "image.png"
+    blob.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)))
+    window.editor.open_files([str(blob)])
+    qtbot.waitUntil(lambda: window.last_error is not None, timeout=10_000)
+    idle(c)
+    assert "binary" in window.last_error[1] and "Traceback" not in window.last_error[1]
+    assert c.corpus_sample == "tutorial"
+
+
+def test_empty_corpus(window, tmp_path, qtbot, idle):
+    c = window.controller
+    empty = tmp_path / "empty.txt"
+    empty.write_text("", encoding="utf-8")
+    window.editor.open_files([str(empty)])
+    qtbot.waitUntil(lambda: window.last_error is not None, timeout=10_000)
+    assert window.last_error[0] == "Empty corpus" and "empty.txt" in window.last_error[1]
+    idle(c)
+    window.last_error = None
+    window.act_step.trigger()
+    assert window.last_error and window.last_error[0] == "Empty corpus"
+    assert c.trainer is None
+    assert "0 characters" in window.editor.stats_label.text()
+
+
+def test_missing_recent_file_is_a_message(window, tmp_path, qtbot):
+    window.open_paths([str(tmp_path / "gone.txt")])
+    qtbot.waitUntil(lambda: window.last_error is not None, timeout=10_000)
+    assert "not found" in window.last_error[1]
+
+
+def test_unexpected_error_shows_the_trace_in_details(window):
+    trace = "Traceback (most recent call last):\n  File \"x.py\", line 1\nValueError: boom"
+    box = window.show_error("Training: unexpected error (please report it)", trace)
+    assert "ValueError: boom" in box.text() and "report" in box.text()
+    assert box.detailedText() == trace
+    box.close()
+    plain = window.show_error("Export failed", "Cannot write into /x. Pick a folder.")
+    assert plain.text() == "Cannot write into /x. Pick a folder." and not plain.detailedText()
+    assert plain.icon() == QMessageBox.Warning
+    plain.close()

@@ -1,0 +1,175 @@
+"""Export and import dialogs, sessions, saving the corpus."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtWidgets import QFileDialog
+
+TEXT = "分词器 tokenizers: low lower newest widest 2024！"
+
+
+@pytest.fixture
+def trained(window, ready):
+    """The English sample, 30 merges in."""
+    c = window.controller
+    assert window.editor.load_sample("english")
+    ready(c)
+    assert c.goto(30)
+    return window
+
+
+def test_export_every_format_then_import_round_trips(trained, tmp_path, qtbot):
+    from bpe_gui.gui.dialogs.export_dialog import ExportDialog
+    from bpe_gui.gui.dialogs.import_dialog import ImportDialog
+    c = trained.controller
+    expected = c.trainer.tokenizer().encode(TEXT)
+    dlg = ExportDialog(c, trained)
+    assert "step 30" in dlg.summary.text() and "greatest" in dlg.summary.text()
+    for cb in dlg.checks.values():
+        assert cb.isEnabled()  # byte-level: every format can hold it
+        cb.setChecked(True)
+    dlg.folder_edit.setText(str(tmp_path / "out"))
+    dlg.name_edit.setText("tokenizer")
+    written = dlg.export()
+    assert not dlg.failed and written
+    assert all(p.exists() for p in written)
+    assert dlg.files.count() == len(written) and not dlg.files.isHidden()
+    names = {p.name for p in written}
+    assert {"vocab.json", "merges.txt", "tokenizer.json"} <= names
+    dlg.close()
+
+    loadable = [p for p in written if p.name in ("vocab.json", "tokenizer.json")
+                or p.name.endswith((".tiktoken", ".bpe-gui.json"))]
+    assert len(loadable) == 4
+    for path in loadable:
+        imp = ImportDialog(c, trained, path=str(path))
+        assert "Format:" in imp.format_label.text(), imp.format_label.text()
+        imp.do_import()
+        assert imp.tokenizer is not None, trained.last_error
+        assert c.use_imported and trained.act_use_imported.isChecked()
+        assert c.tokenizer().encode(TEXT) == expected, path.name
+    trained.act_use_imported.trigger()
+    assert not c.use_imported
+
+
+def test_char_mode_disables_formats_that_cannot_hold_it(window, ready):
+    from bpe_gui.gui.dialogs.export_dialog import ExportDialog
+    c = window.controller
+    window.editor.load_sample("tutorial-sennrich")
+    ready(c)
+    c.goto(3)
+    dlg = ExportDialog(c, window)
+    assert not dlg.checks["gpt2"].isEnabled() and dlg.checks["gpt2"].toolTip()
+    assert dlg.checks["native"].isEnabled()
+    dlg.close()
+
+
+def test_export_to_unwritable_folder_leaves_no_files(trained, tmp_path):
+    from bpe_gui.gui.dialogs.export_dialog import ExportDialog
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the folder should be", encoding="utf-8")
+    dlg = ExportDialog(trained.controller, trained)
+    for cb in dlg.checks.values():
+        cb.setChecked(cb.isEnabled())
+    dlg.folder_edit.setText(str(blocker / "sub"))
+    assert dlg.export() == []
+    assert set(dlg.failed) == set(dlg.selected_formats())
+    assert trained.last_error and "Traceback" not in trained.last_error[1]
+    assert "Not written" in dlg.status.text()
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name != "qsettings") \
+        == sorted(["not-a-folder", "window.ini"]) or not (blocker / "sub").exists()
+    assert not (blocker / "sub").exists()
+    dlg.close()
+
+
+def test_import_malformed_file_keeps_the_dialog_open(window, tmp_path):
+    from bpe_gui.gui.dialogs.import_dialog import ImportDialog
+    bad = tmp_path / "tokenizer.json"
+    bad.write_text('{"model": {"type": "BPE", "vocab": ', encoding="utf-8")
+    dlg = ImportDialog(window.controller, window, path=str(bad))
+    dlg.do_import()
+    assert dlg.tokenizer is None and dlg.result() == 0
+    assert window.last_error and "tokenizer.json" in window.last_error[1]
+    assert window.controller.imported is None
+    dlg.close()
+
+
+def test_dropping_a_tokenizer_imports_it(trained, tmp_path):
+    c = trained.controller
+    files = c.export("hf", str(tmp_path), "tokenizer")
+    assert trained.open_paths([str(files[0])])
+    assert c.imported is not None and c.use_imported
+
+
+def test_session_save_and_open_restores_corpus_settings_and_step(make_window, ready, qtbot,
+                                                                 tmp_path, monkeypatch):
+    first = make_window()
+    c = first.controller
+    first.editor.load_sample("zh-en")
+    ready(c)
+    first.settings_panel.minfreq_spin.setValue(2)
+    assert first.settings_panel.apply()
+    ready(c)
+    c.goto(12)
+    first.encode_view.set_text(TEXT)
+    path = tmp_path / "work.bpesession"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName",
+                        staticmethod(lambda *a, **k: (str(path), "")))
+    assert first.save_session()
+    assert path.exists()
+    assert first.recent.paths()[0] == str(path.resolve())
+    saved = (c.corpus_text, c.settings, [s.pair for s in c.trainer.steps])
+
+    second = make_window(load=False)
+    second.open_paths([str(path)])  # the way a drop or a recent entry opens it
+    ready(second.controller)
+    c2 = second.controller
+    assert (c2.corpus_text, c2.settings, [s.pair for s in c2.trainer.steps]) == saved
+    assert c2.step_index == 12
+    assert second.settings_panel.minfreq_spin.value() == 2
+    assert second.encode_view.text() == TEXT
+
+
+def test_session_with_file_corpus_refers_to_the_files(window, tmp_path, ready):
+    c = window.controller
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("hug pug pun bun hugs " * 20, encoding="utf-8")
+    window.editor.open_files([str(corpus)])
+    ready(c)
+    c.goto(3)
+    path = tmp_path / "s.bpesession"
+    assert c.save_session(str(path))
+    text = path.read_text(encoding="utf-8")
+    assert str(corpus) in text and "hug pug" not in text
+    window.editor.load_sample("tutorial")
+    ready(c)
+    assert window.open_session(str(path))
+    ready(c)
+    assert c.corpus_paths == [str(corpus)] and c.step_index == 3
+
+
+def test_malformed_session_changes_nothing(window, tmp_path):
+    c = window.controller
+    bad = tmp_path / "bad.bpesession"
+    bad.write_text('{"format": "bpe-gui-session", "version": 1, "settings": {"vocab": 3}}',
+                   encoding="utf-8")
+    before = (c.corpus_text, c.settings, c.step_index)
+    assert not window.open_session(str(bad))
+    assert "unknown setting" in window.last_error[1]
+    assert (c.corpus_text, c.settings, c.step_index) == before
+
+
+def test_save_corpus_as(window, qtbot, tmp_path, monkeypatch):
+    c = window.controller
+    window.editor.edit.selectAll()
+    qtbot.keyClicks(window.editor.edit, "edited words ")
+    window.editor.edit.insertPlainText("你好")  # QTest types ASCII only
+    target = tmp_path / "mine.txt"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName",
+                        staticmethod(lambda *a, **k: (str(target), "")))
+    window.act_save_corpus.trigger()
+    assert target.read_text(encoding="utf-8") == "edited words 你好"
+    assert not c.corpus_dirty and window.editor.unsaved_label.text() == ""
+    assert window.recent.paths()[0] == str(target.resolve())
+    assert Path(c.corpus_paths[0]) == target
