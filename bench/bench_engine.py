@@ -177,9 +177,10 @@ def section_train(files: dict[str, Path], summary: list) -> None:
         ratio = ours["secs"] / hf["secs"]
         same = len(set(ours["tokens"]) & set(hf["tokens"])) / len(hf["tokens"])
         print(f"{name} ({mb:.1f} MB)")
-        print(f"  ours ({ours['core']} core): {ours['secs']:7.2f} s   peak {ours['peak_mb']:6.0f} MB"
+        label = f"ours ({ours['core']} core):"
+        print(f"  {label:<20}{ours['secs']:7.2f} s   peak {ours['peak_mb']:6.0f} MB"
               f" (pre-tokenizer workers {ours['workers_peak_mb']:.0f} MB)")
-        print(f"  HF tokenizers:    {hf['secs']:7.2f} s   peak {hf['peak_mb']:6.0f} MB")
+        print(f"  {'HF tokenizers:':<20}{hf['secs']:7.2f} s   peak {hf['peak_mb']:6.0f} MB")
         print(f"  ratio ours/HF: {ratio:.2f}x time, {ours['peak_mb'] / hf['peak_mb']:.2f}x memory;"
               f" {same:.1%} of HF's tokens are in our vocabulary too")
         peak = max(ours["peak_mb"], ours["workers_peak_mb"])

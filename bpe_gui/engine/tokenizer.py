@@ -26,6 +26,7 @@ EOW = b"</w>"
 UNK = b"<unk>"
 _CACHE_LIMIT = 1 << 18
 _NO_MERGE = (sys.maxsize, -1)  # (rank, new id) of a pair that has no merge
+_IDENTITY = list(range(256))
 
 # Fast path of encode. In these presets no word runs from a non-space character into
 # whitespace and whitespace words only look ahead, so a "segment" (a run of whitespace
@@ -60,7 +61,11 @@ class Encoding:
 
 
 class _SegmentCache(dict):
-    """segment -> ids; a miss computes the segment's ids (so lookups can run in C)."""
+    """segment or word -> ids; a miss computes them, so lookups can run in C.
+
+    Words and segments share the table: in the _SEGMENTABLE presets a word cut alone
+    is that same one word, so a segment that is one word has the word's ids.
+    """
 
     __slots__ = ("tok",)
 
@@ -69,9 +74,21 @@ class _SegmentCache(dict):
         self.tok = tok
 
     def __missing__(self, seg: str) -> tuple[int, ...]:
-        if len(self) >= _CACHE_LIMIT:
+        if len(self) >= 2 * _CACHE_LIMIT:  # words and segments: twice the word cache
             self.clear()
-        ids = self[seg] = self.tok._segment_ids(seg)
+        tok = self.tok
+        words = tok._segment_words(seg)
+        if len(words) == 1 and words[0] == seg:
+            ids = tok._merge(tok._symbols(seg))
+        else:
+            out: list[int] = []
+            for w in words:  # words are their own segments: no need to cut them again
+                got = self.get(w)
+                if got is None:
+                    got = self[w] = tok._merge(tok._symbols(w))
+                out += got
+            ids = tuple(out)
+        self[seg] = ids
         return ids
 
 
@@ -120,6 +137,8 @@ class Tokenizer:
                 raise BPEError(f"The vocabulary lacks {len(missing)} single bytes (first: "
                                f"0x{missing[0]:02X}); a byte-level tokenizer needs all 256.")
             self._byte_ids = [self.token_to_id[bytes([b])] for b in range(256)]
+            if self._byte_ids == _IDENTITY:
+                self._byte_ids = _IDENTITY
         self._unk = self.token_to_id.get(UNK)
         self._eow = self.token_to_id.get(EOW)
 
@@ -220,6 +239,8 @@ class Tokenizer:
     def _symbols(self, word: str) -> list[int]:
         if self.mode == "byte":
             bid = self._byte_ids
+            if bid is _IDENTITY:  # the usual layout: byte b has id b
+                return list(word.encode("utf-8"))
             return [bid[b] for b in word.encode("utf-8")]
         core = word.strip()
         ids = []
@@ -268,15 +289,14 @@ class Tokenizer:
         return list(chain.from_iterable(map(self._seg_cache.__getitem__,
                                             _SEGMENT.findall(text))))
 
-    def _segment_ids(self, seg: str) -> tuple[int, ...]:
-        return tuple(chain.from_iterable(map(self._word_ids, self._segment_words(seg))))
-
     def _segment_words(self, seg: str) -> list[str]:
         """The words of one segment; the usual GPT-2 shapes without running the regex.
 
         Example (GPT-2): ' word,' -> [' word', ',']; '\\n\\n"The' -> ['\\n', '\\n', '"', 'The'].
         """
         if self.pre.preset == "gpt2":
+            if seg[1:].isalpha() if seg[:1] == " " else seg.isalpha():  # the usual case
+                return [seg]
             body = seg.lstrip(_WS)
             n = len(seg) - len(body)
             # A run of whitespace before a word: all but its last character are one word
