@@ -14,7 +14,8 @@ from bisect import bisect_right
 from dataclasses import replace
 from pathlib import Path
 
-from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QPointF, Qt, QTimer, Signal
+from PySide6.QtCore import (QAbstractTableModel, QCoreApplication, QEvent, QModelIndex, QPointF,
+                            Qt, QTimer, Signal)
 from PySide6.QtGui import QColor, QFont, QPainter, QPalette, QPen, QTextCursor, QTextOption
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QFrame, QGridLayout,
                                QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit,
@@ -876,6 +877,9 @@ class CompareView(QWidget):
         self._sync_scroll()
         self.edit.setPlainText(SAMPLE_TEXT)
         self.compare_now()
+        app = QCoreApplication.instance()
+        if app is not None:   # a side may still be training when the app quits
+            app.aboutToQuit.connect(self.shutdown)
 
     def _sync_scroll(self) -> None:
         a = self.pane_a.view.verticalScrollBar()
