@@ -172,6 +172,10 @@ def available_cores() -> list[str]:
         return ["py"]
 
 
+# Real-text tests train smaller jobs on the pure-Python core, which recounts every step.
+HAS_C_CORE = "c" in available_cores()
+
+
 class using_core:
     """Context manager: make the Trainer use the C core or the pure-Python one."""
 

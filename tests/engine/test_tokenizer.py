@@ -17,6 +17,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from bpe_gui.engine import Encoding, TrainSettings, Tokenizer, Trainer
 
+from engine_oracle import HAS_C_CORE
+
 EOT = "<|endoftext|>"
 SPECIALS = [EOT, "<|fim|>", "<|fim|>>"]  # the last two overlap: longest first
 FAST = settings(max_examples=150, deadline=None,
@@ -47,12 +49,17 @@ def texts(corpora_dir) -> dict[str, str]:
     }
 
 
+# Without the C core (no compiler at install time) the pure-Python stand-in trains;
+# it recounts every pair each step, so it gets a smaller job.
+VOCAB = 2500 if HAS_C_CORE else 500
+
+
 @pytest.fixture(scope="session")
 def trainer(texts) -> Trainer:
-    t = Trainer.from_text(texts["train"], TrainSettings(vocab_size=2500,
-                                                        special_tokens=tuple(SPECIALS)))
+    text = texts["train"] if HAS_C_CORE else texts["train"][:80_000]
+    t = Trainer.from_text(text, TrainSettings(vocab_size=VOCAB, special_tokens=tuple(SPECIALS)))
     t.run(detail=False)
-    assert len(t.vocab) == 2500
+    assert len(t.vocab) == VOCAB
     return t
 
 
@@ -283,8 +290,9 @@ def test_encode_iterable_memory_does_not_grow_with_the_file(tok, tmp_path):
 
 # --- as of a step; other id layouts -----------------------------------------------------
 
-@pytest.mark.parametrize("k", [0, 1, 7, 100, 999, 2241])
+@pytest.mark.parametrize("k", [0, 1, 7, 100, 200, "all"])
 def test_at_step_equals_tokenizer_from_first_k_merges(trainer, tok, texts, k):
+    k = len(tok.merges) if k == "all" else k
     n_init = trainer.n_initial
     vocab_k = {i: b for i, b in tok.vocab.items() if i < n_init + k}
     fresh = Tokenizer(vocab_k, tok.merges[:k], special_tokens=SPECIALS)
@@ -327,8 +335,9 @@ def test_specials_missing_from_vocab_get_new_ids(tok):
 @pytest.mark.parametrize("eow,pattern", [("suffix", "whitespace"), ("prefix", "gpt2"),
                                          ("suffix", "gpt2")])
 def test_char_mode_tokenizer_agrees_with_trainer(texts, eow, pattern):
-    text = texts["en"][:50_000]
-    t = Trainer.from_text(text, TrainSettings(num_merges=300, mode="char", end_of_word=eow,
+    text = texts["en"][:50_000 if HAS_C_CORE else 12_000]
+    t = Trainer.from_text(text, TrainSettings(num_merges=300 if HAS_C_CORE else 60, mode="char",
+                                              end_of_word=eow,
                                               pattern=pattern))
     t.run(detail=False)
     ctok = t.tokenizer()
