@@ -11,6 +11,7 @@ Example::
 """
 from __future__ import annotations
 
+import unicodedata
 from functools import lru_cache
 
 # Visible stand-ins for whitespace in the encode view and vocabulary browser.
@@ -107,14 +108,24 @@ def visible_ws(text: str) -> str:
     return "".join(VISIBLE_WS.get(c, c) for c in text)
 
 
+def visible_controls(text: str) -> str:
+    r"""Control characters (other than the whitespace above) as escapes, since fonts draw
+    them as empty boxes or nothing. Example: 'a\x1b' (ESC) -> 'a\x1b' (4 characters)."""
+    if text.isprintable():
+        return text
+    return "".join(f"\\x{ord(c):02x}" if unicodedata.category(c) == "Cc"
+                   and c not in VISIBLE_WS else c for c in text)
+
+
 def readable(token: bytes, show_ws: bool = True, gpt2: bool = False) -> str:
-    """A token as a person can read it: visible whitespace, hex for partial characters."""
+    r"""A token as a person can read it: visible whitespace, hex for partial characters,
+    escapes for control characters (b"\x00" -> '\x00', four characters)."""
     if gpt2:
         return gpt2_text(token)
     out = []
     for ok, chunk in split_utf8(token):
         if ok:
-            text = chunk.decode("utf-8")
+            text = visible_controls(chunk.decode("utf-8"))
             out.append(visible_ws(text) if show_ws else text)
         else:
             out.append(hex_bytes(chunk))

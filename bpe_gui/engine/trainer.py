@@ -293,6 +293,25 @@ class Trainer:
         n, pairs = self.core.tied(limit)
         return n, [(p[0], p[1]) for p in pairs]  # the C core adds counts: drop them
 
+    def next_choice(self, limit: int = TIE_LIMIT) -> MergeStep | None:
+        """The merge the next step would make, as a provisional record (no affected
+        words), its ``reason`` explaining the tie the same way :meth:`explain` does for
+        past steps; None when training is done. Changes nothing.
+
+        Example (worked example, after 2 merges): ``next_choice().reason`` ->
+        '6 pairs share the top count 3; w i wins because it is the greatest pair ...'
+        """
+        if self.is_done():
+            return None
+        best = self.core.best()
+        n_tied, tied = self.tied_now(limit)
+        a, b, count = best[0], best[1], best[2]
+        left, right = self.vocab_bytes[a], self.vocab_bytes[b]
+        rec = MergeStep(index=len(self.steps) + 1, pair=(a, b), left=left, right=right,
+                        new_id=len(self.vocab_bytes), token=left + right, count=count,
+                        rule=self.settings.tie_rule, n_tied=n_tied, tied=tuple(tied))
+        return replace(rec, reason=self.explain(rec, rec.tied))
+
     # ----- stepping -----------------------------------------------------------------
     def step(self, detail: bool = True) -> MergeStep | None:
         """Merge the best pair. Returns its record, or None when training is done."""
@@ -377,7 +396,8 @@ class Trainer:
         win = self.render_pair(rec.pair)
         if rec.n_tied <= 1:
             return f"{win} is the most frequent pair ({rec.count}); no tie to break."
-        runner = self.render_pair(tied[1]) if len(tied) > 1 else "the others"
+        others = [p for p in tied if (p[0], p[1]) != tuple(rec.pair)]
+        runner = self.render_pair(others[0]) if others else "the others"
         head = f"{rec.n_tied} pairs share the top count {rec.count}; {win} wins"
         if rec.rule == "greatest":
             return (f"{head} because it is the greatest pair comparing bytes (first token, "

@@ -245,6 +245,10 @@ class Controller(QObject):
         self._stepped()
         return True
 
+    def done_reason(self) -> str:
+        """Why training stops here (target reached, no pair left, below min frequency)."""
+        return self._done_reason() if self.trainer is not None else "No trainer yet."
+
     def _done_reason(self) -> str:
         t = self.trainer
         best = t.core.best()

@@ -1,0 +1,90 @@
+"""Words (pre-tokens) a merge changed, before and after, with their frequencies.
+
+The rows are rendered once from a MergeStep when it becomes the last merge (at most
+``AFFECTED_LIMIT`` words), so the model never touches the trainer afterwards.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+
+from ...engine.trainer import MergeStep
+from .roles import (ALIGN_RIGHT, DISPLAY, TOOLTIP, ALIGN, HORIZONTAL, SORT_ROLE,
+                    TOKENS_ROLE, ReadableCache)
+
+Chips = tuple[tuple[str, bool, bool], ...]   # (text, partial, is the new token)
+
+_ROLES = frozenset({DISPLAY, ALIGN, SORT_ROLE, TOKENS_ROLE, TOOLTIP})
+
+
+@dataclass(frozen=True)
+class AffectedView:
+    freq: int
+    before: Chips
+    after: Chips
+    new_id: int
+    after_ids: tuple[int, ...]
+
+
+def affected_rows(rec: MergeStep | None, vocab_bytes: Sequence[bytes],
+                  cache: ReadableCache) -> tuple[AffectedView, ...]:
+    """Render a record's affected words as chips (token texts, partial flags)."""
+    if rec is None:
+        return ()
+
+    def chips(ids: Sequence[int], mark: int = -1) -> Chips:
+        return tuple((*cache(vocab_bytes[i]), i == mark) for i in ids)
+    return tuple(AffectedView(w.freq, chips(w.before), chips(w.after, rec.new_id), rec.new_id,
+                              w.after) for w in rec.affected)
+
+
+class AffectedModel(QAbstractTableModel):
+    FREQ, BEFORE, AFTER = range(3)
+    HEADERS = ("Freq", "Before", "After")
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.rows: tuple[AffectedView, ...] = ()
+
+    def set_rows(self, rows: tuple[AffectedView, ...]) -> None:
+        self.beginResetModel()
+        self.rows = rows
+        self.endResetModel()
+
+    def rowCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else 3
+
+    def headerData(self, section, orientation, role=DISPLAY):
+        if orientation == HORIZONTAL and role == DISPLAY:
+            return self.HEADERS[section]
+        if orientation == HORIZONTAL and role == TOOLTIP:
+            return ("How many times the word occurs in the corpus",
+                    "The word's tokens before the merge",
+                    "The word's tokens after it (the new token is marked)")[section]
+        return None
+
+    def data(self, index, role=DISPLAY):
+        if role not in _ROLES:   # most roles a view asks for: answer fast
+            return None
+        row, col = self.rows[index.row()], index.column()
+        if col == self.FREQ:
+            if role == DISPLAY:
+                return f"{row.freq:,}"
+            if role == SORT_ROLE:
+                return row.freq
+            if role == ALIGN:
+                return ALIGN_RIGHT
+            return None
+        chips = row.before if col == self.BEFORE else row.after
+        if role == TOKENS_ROLE:
+            return list(chips)
+        if role == DISPLAY or role == SORT_ROLE:
+            return " | ".join(c[0] for c in chips)
+        if role == TOOLTIP:
+            return f"{len(chips)} tokens: " + " | ".join(c[0] for c in chips)
+        return None

@@ -1,0 +1,196 @@
+"""The candidate-pair table of the merge panel: a model over a small immutable snapshot.
+
+Each step the panel takes ``trainer.top_pairs(k)`` (k ~ 500) into a
+:class:`PairSnapshot` and resets the model with it: a few hundred rows, so a reset is
+cheaper than working out which rows moved.
+
+The model sorts and filters its few hundred rows itself, in Python, instead of going
+through a QSortFilterProxyModel: the table repaints completely at every step, and a
+proxy over a Python model costs ~1 ms per repaint in rowCount/columnCount calls alone
+(measured: 3.3 ms vs 2.1 ms for the viewport), a third of the table's paint time.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+from PySide6.QtGui import QFont
+
+from ...engine.trainer import PairRow, Trainer
+from .roles import (ALIGN_RIGHT, DISPLAY, TOOLTIP, BACKGROUND, FONT, ALIGN, HORIZONTAL,
+                    ID_ROLE, SEARCH_ROLE, TOKENS_ROLE, ReadableCache, TokenColors,
+                    plain_text)
+
+_ROLES = frozenset({DISPLAY, TOKENS_ROLE, SEARCH_ROLE, ID_ROLE, BACKGROUND, FONT, ALIGN, TOOLTIP})
+
+
+@dataclass(frozen=True)
+class PairSnapshot:
+    """The best pairs at one step. ``vocab`` is a copy of the token bytes then (a tuple
+    of references: cheap), so rows render their text lazily, only when painted."""
+
+    rows: tuple[PairRow, ...] = ()
+    vocab: tuple[bytes, ...] = ()
+    step: int = 0             # the trainer's step when taken: these are the pairs for step+1
+    top_count: int = 0
+    n_tied: int = 0           # pairs sharing the top count (all of them, not only shown)
+    limit: int = 0            # how many rows were asked for
+    done: bool = False        # training cannot go on (target reached / nothing left)
+
+    @property
+    def maybe_more(self) -> bool:
+        return len(self.rows) >= self.limit > 0
+
+
+def pair_snapshot(trainer: Trainer | None, limit: int) -> PairSnapshot:
+    """Take the best ``limit`` pairs of the trainer now (must not run concurrently)."""
+    if trainer is None:
+        return PairSnapshot()
+    rows = tuple(trainer.top_pairs(limit))
+    top = rows[0].count if rows else 0
+    n_tied = trainer.tied_now(1)[0] if rows else 0
+    return PairSnapshot(rows, tuple(trainer.vocab_bytes), trainer.n_steps, top, n_tied, limit,
+                        trainer.is_done())
+
+
+class PairTableModel(QAbstractTableModel):
+    RANK, PAIR, MERGED, COUNT, TIE = range(5)
+    HEADERS = ("Rank", "Pair", "Merges into", "Count", "Tie")
+    TIPS = ("Position in the order the tie rule ranks pairs: rank 1 is merged next",
+            "The two adjacent tokens (· is a space, <E4 BD> a part of a character)",
+            "The new token the merge would add",
+            "How often the pair occurs, weighted by word frequency",
+            "next: the pair merged at the next step (it won the tie, if any); tied: the "
+            "same count as it, the tie rule ranked it lower")
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.snapshot = PairSnapshot()
+        self.rows: list[PairRow] = []           # snapshot rows in the sorted order
+        self.cache = ReadableCache()
+        self.sort_column, self.sort_order = -1, Qt.AscendingOrder
+        self.filter_text = ""
+        self.colors = TokenColors.for_palette()
+        self._bold = QFont()
+        self._bold.setBold(True)
+
+    def set_snapshot(self, snap: PairSnapshot) -> None:
+        self.beginResetModel()
+        self.snapshot = snap
+        self.rows = self._sorted(snap.rows)
+        self.endResetModel()
+
+    def texts(self, row: PairRow) -> tuple[tuple[str, bool], tuple[str, bool], str]:
+        """((left text, partial), (right text, partial), merged text) of a row."""
+        vb, cache = self.snapshot.vocab, self.cache
+        lb, rb = vb[row.a], vb[row.b]
+        return cache(lb), cache(rb), cache.text(lb + rb)
+
+    def pair_text(self, row: PairRow) -> str:
+        (lt, _), (rt, _), _ = self.texts(row)
+        return f"{lt} {rt}"
+
+    def search_text(self, row: PairRow) -> str:
+        vb = self.snapshot.vocab
+        lb, rb = vb[row.a], vb[row.b]
+        (lt, _), (rt, _), mt = self.texts(row)
+        return (f"{lt} {rt}\n{mt}\n{plain_text(lb)} {plain_text(rb)}\n"
+                f"{plain_text(lb + rb)}")
+
+    def _sorted(self, rows) -> list[PairRow]:
+        col = self.sort_column
+        f = self.filter_text
+        if f:
+            rows = [r for r in rows if f in self.search_text(r).casefold()]
+        if col < 0 or col == self.RANK and self.sort_order == Qt.AscendingOrder:
+            return list(rows)
+        key = {self.RANK: lambda r: r.rank, self.PAIR: self.pair_text,
+               self.MERGED: lambda r: self.texts(r)[2], self.COUNT: lambda r: r.count,
+               self.TIE: lambda r: self._tie_key(r)}[col]
+        return sorted(rows, key=key, reverse=self.sort_order == Qt.DescendingOrder)
+
+    def sort(self, column: int, order=Qt.AscendingOrder) -> None:
+        """Sort the rows (stable: equal keys keep the rank order)."""
+        self.sort_column, self.sort_order = column, order
+        self.layoutAboutToBeChanged.emit()
+        old = self.persistentIndexList()
+        keep = [(self.rows[ix.row()], ix.column()) for ix in old]
+        self.rows = self._sorted(self.snapshot.rows)
+        pos = {id(r): i for i, r in enumerate(self.rows)}
+        self.changePersistentIndexList(old, [self.index(pos[id(r)], c) for r, c in keep])
+        self.layoutChanged.emit()
+
+    def set_filter(self, text: str) -> None:
+        """Show only pairs whose readable or plain text contains ``text`` (any case)."""
+        self.beginResetModel()
+        self.filter_text = text.casefold()
+        self.rows = self._sorted(self.snapshot.rows)
+        self.endResetModel()
+
+    def _tie_key(self, row: PairRow) -> int:
+        return 0 if row.rank == 1 else 1 if self.is_tied(row) else 2
+
+    def set_colors(self, colors: TokenColors) -> None:
+        self.colors = colors
+        if self.rows:
+            self.dataChanged.emit(self.index(0, 0), self.index(len(self.rows) - 1, self.TIE))
+
+    def rowCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.HEADERS)
+
+    def headerData(self, section, orientation, role=DISPLAY):
+        if orientation == HORIZONTAL:
+            if role == DISPLAY:
+                return self.HEADERS[section]
+            if role == TOOLTIP:
+                return self.TIPS[section]
+        return None
+
+    def is_tied(self, row: PairRow) -> bool:
+        return self.snapshot.n_tied > 1 and row.count == self.snapshot.top_count
+
+    def tie_label(self, row: PairRow) -> str:
+        if self.snapshot.done:
+            return ""
+        if row.rank == 1:
+            return "next"
+        return "tied" if self.is_tied(row) else ""
+
+    def data(self, index, role=DISPLAY):
+        if role not in _ROLES:   # most roles a view asks for: answer fast
+            return None
+        row = self.rows[index.row()]
+        col = index.column()
+        if role == DISPLAY:
+            if col == self.RANK:
+                return str(row.rank)
+            if col == self.PAIR:
+                return self.pair_text(row)
+            if col == self.MERGED:
+                return self.texts(row)[2]
+            if col == self.COUNT:
+                return f"{row.count:,}"
+            return self.tie_label(row)
+        if role == TOKENS_ROLE:
+            return list(self.texts(row)[:2]) if col == self.PAIR else None
+        if role == SEARCH_ROLE:
+            return self.search_text(row)
+        if role == ID_ROLE:
+            return (row.a, row.b)
+        if role == BACKGROUND and not self.snapshot.done:
+            if row.rank == 1:
+                return self.colors.winner
+            if self.is_tied(row):
+                return self.colors.tied
+        if role == FONT and row.rank == 1 and not self.snapshot.done:
+            return self._bold
+        if role == ALIGN and col in (self.RANK, self.COUNT):
+            return ALIGN_RIGHT
+        if role == TOOLTIP:
+            (lt, _), (rt, _), mt = self.texts(row)
+            return (f"Rank {row.rank}: {lt} + {rt} → {mt}\n"
+                    f"ids {row.a} + {row.b}, count {row.count:,}")
+        return None

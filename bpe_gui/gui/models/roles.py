@@ -1,0 +1,102 @@
+"""Item roles, readable-text caching and token colours shared by the table models.
+
+Models hand out plain data; the colours live here (not in widgets) because several
+models and delegates must agree on them, and they depend only on the palette.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QGuiApplication, QPalette
+
+from ...engine.display import gpt2_text, is_partial, readable
+
+# Plain ints: looking up an attribute of PySide6's Qt namespace costs microseconds, and
+# data() runs for every role of every visible cell at each repaint.
+DISPLAY = int(Qt.ItemDataRole.DisplayRole)
+TOOLTIP = int(Qt.ItemDataRole.ToolTipRole)
+BACKGROUND = int(Qt.ItemDataRole.BackgroundRole)
+FOREGROUND = int(Qt.ItemDataRole.ForegroundRole)
+FONT = int(Qt.ItemDataRole.FontRole)
+ALIGN = int(Qt.ItemDataRole.TextAlignmentRole)
+ALIGN_RIGHT = int((Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter).value)
+HORIZONTAL = Qt.Orientation.Horizontal
+
+SORT_ROLE = Qt.UserRole + 1      # numbers/strings the proxy sorts by
+SEARCH_ROLE = Qt.UserRole + 2    # text the filter line edit matches
+TOKENS_ROLE = Qt.UserRole + 3    # list[(text, partial)] drawn as chips
+ID_ROLE = Qt.UserRole + 4        # token id of the row (or step index)
+PARTIAL_ROLE = Qt.UserRole + 5   # the token holds part of a UTF-8 character
+HOVER_ROLE = Qt.UserRole + 6     # the row is linked to what the mouse hovers
+SPECIAL_ROLE = Qt.UserRole + 7   # a special token (never split or merged)
+
+
+class ReadableCache:
+    """bytes -> (readable text, partial flag), memoised; tokens repeat a lot.
+
+    Example: ``ReadableCache()(b" the") -> ('·the', False)``;
+    ``ReadableCache()(b"\\xe4\\xbd") -> ('<E4 BD>', True)``.
+    """
+
+    def __init__(self, gpt2: bool = False):
+        self.gpt2 = gpt2
+        self._memo: dict[bytes, tuple[str, bool]] = {}
+
+    def __call__(self, token: bytes) -> tuple[str, bool]:
+        got = self._memo.get(token)
+        if got is None:
+            text = gpt2_text(token) if self.gpt2 else readable(token)
+            got = (text, is_partial(token))
+            if len(self._memo) > 200_000:
+                self._memo.clear()
+            self._memo[token] = got
+        return got
+
+    def text(self, token: bytes) -> str:
+        return self(token)[0]
+
+
+def plain_text(token: bytes) -> str:
+    """What a user would type to find the token: its UTF-8 text, stray bytes dropped."""
+    return token.decode("utf-8", "ignore")
+
+
+def is_dark(palette: QPalette | None = None) -> bool:
+    palette = palette or QGuiApplication.palette()
+    return palette.color(QPalette.Base).lightness() < 128
+
+
+@dataclass(frozen=True)
+class TokenColors:
+    """Colours for token blocks, readable on light and dark palettes alike."""
+
+    block_a: QColor
+    block_b: QColor
+    partial: QColor
+    partial_border: QColor
+    special: QColor
+    border: QColor
+    hover: QColor
+    winner: QColor
+    tied: QColor
+    future: QColor   # text of timeline steps beyond the current one
+    text: QColor
+
+    @classmethod
+    def for_palette(cls, palette: QPalette | None = None) -> "TokenColors":
+        palette = palette or QGuiApplication.palette()
+        text = palette.color(QPalette.Text)
+        future = palette.color(QPalette.Disabled, QPalette.Text)
+        if future == text:
+            future = QColor(text)
+            future.setAlpha(110)
+        if is_dark(palette):
+            return cls(QColor("#24466f"), QColor("#5b4318"), QColor("#6d2547"),
+                       QColor("#ff8cc6"), QColor("#1f5a3a"), QColor("#8aa0bf"),
+                       QColor("#b3261e"), QColor("#7a5f00"), QColor("#3f3a1c"),
+                       future, text)
+        return cls(QColor("#d3e6ff"), QColor("#ffe1ae"), QColor("#fbd0e4"),
+                   QColor("#b0306a"), QColor("#cdeccf"), QColor("#7d8ea8"),
+                   QColor("#ff6b5b"), QColor("#ffd24d"), QColor("#fff0c2"),
+                   future, text)

@@ -1,0 +1,548 @@
+"""Live encode view: type text, see its tokens as alternating coloured blocks and its ids.
+
+The colouring comes purely from ``Encoding.offsets`` (character spans) of the
+controller's tokenizer, so stepping or clicking the timeline re-colours at once. The
+text and the id list are linked both ways on hover. Tokens that hold part of a UTF-8
+character show their hex bytes (``<E4 BD>``) in a dashed, italic chip and are marked
+with a wavy underline in the text.
+
+Speed (10 KB of text is ~2,500 tokens): a training step does not re-encode but applies
+or undoes the one merge on the current encoding (see models/encoding.py); only the
+visible lines of the text are re-coloured at once, the others when scrolled into view;
+the id list lays out cached chip widths in one loop.
+"""
+from __future__ import annotations
+
+import time
+from bisect import bisect_right
+from operator import itemgetter
+
+from PySide6.QtCore import QEvent, QPoint, QSize, Qt, QTimer
+from PySide6.QtGui import (QColor, QFont, QSyntaxHighlighter, QTextCharFormat, QTextCursor,
+                           QTextOption)
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QPlainTextEdit,
+                               QSplitter, QTextEdit, QVBoxLayout, QWidget)
+
+from ...engine.errors import BPEError
+from ...engine.tokenizer import Encoding
+from ..models.encoding import (TokenTexts, char_of_byte, group_parity, merge_step, split_step,
+                               token_kinds, tokens_at, utf16_positions, word_numbers)
+from ..models.roles import TokenColors
+from .token_flow import TokenFlow
+
+SYNC_CHARS = 20_000        # re-encode at once below this size, else after a short pause
+DEBOUNCE_MS = 50
+MAX_STEP_DELTA = 64        # follow up to this many steps merge by merge, else re-encode
+WORDS_PENDING: list[int] = []   # marker: word numbers not worked out yet
+
+
+class TokenHighlighter(QSyntaxHighlighter):
+    """Paints each token's character span with one of two alternating colours.
+
+    Tokens that share a character (the bytes of one split character) form one group and
+    one colour, with a wavy underline; special tokens get their own colour.
+    The view it serves provides ``offsets``, ``starts``, ``kinds``, ``pos_of_char``,
+    ``char_of_pos`` and optionally ``parity`` and ``fresh_blocks`` (the compare view
+    reuses it).
+    """
+
+    def __init__(self, document, view: "EncodeView"):
+        super().__init__(document)
+        self.view = view
+        self.formats: tuple[QTextCharFormat, ...] = ()
+        self.set_colors(view.colors)
+
+    def set_colors(self, c: TokenColors) -> None:
+        a, b, pa, pb, s = (QTextCharFormat() for _ in range(5))
+        for f, bg in ((a, c.block_a), (b, c.block_b), (pa, c.block_a), (pb, c.block_b),
+                      (s, c.special)):
+            f.setBackground(bg)
+            f.setForeground(c.text)
+        for f in (pa, pb):
+            f.setUnderlineStyle(QTextCharFormat.WaveUnderline)
+            f.setUnderlineColor(c.partial_border)
+        s.setFontWeight(QFont.Bold)
+        self.formats = (a, b, pa, pb, s)
+
+    def highlightBlock(self, text: str) -> None:
+        v = self.view
+        offsets = v.offsets
+        if not offsets:
+            return
+        block = self.currentBlock()
+        fresh = getattr(v, "fresh_blocks", None)
+        if fresh is not None:
+            fresh.add(block.blockNumber())
+        pos = block.position()
+        c0, c1 = v.char_of_pos(pos), v.char_of_pos(pos + len(text))
+        starts = v.starts
+        i = max(0, bisect_right(starts, c0) - 1)
+        while i > 0 and offsets[i - 1][1] > c0:
+            i -= 1
+        formats = self.formats
+        kinds = v.kinds
+        parity = getattr(v, "parity", None) or _Alternate()
+        to_pos = v.pos_of_char
+        set_format = self.setFormat
+        n = len(offsets)
+        while i < n and starts[i] < c1:
+            s, e = offsets[i]
+            if e > c0:
+                kind = kinds[i]
+                fmt = formats[4 if kind == 3 else kind + parity[i]]
+                ps, pe = to_pos(max(s, c0)), to_pos(min(e, c1))
+                set_format(ps - pos, pe - ps, fmt)
+            i += 1
+
+
+class _Alternate:
+    """parity[i] = i % 2, for views that do not group tokens sharing a character."""
+
+    def __getitem__(self, i: int) -> int:
+        return i & 1
+
+
+class EncodeView(QWidget):
+    def __init__(self, controller, parent=None):
+        super().__init__(parent)
+        self.controller = controller
+        self.colors = TokenColors.for_palette(self.palette())
+        self.tok = None
+        self.encoding = Encoding([], [], [], [])
+        self.offsets: list[tuple[int, int]] = []
+        self.starts: list[int] = []
+        self.kinds: list[int] = []       # 0 plain, 2 part of a character, 3 special
+        self.parity: list[int] = []      # alternating colour of each token's group
+        self.fresh_blocks: set[int] = set()   # lines coloured for the current encoding
+        self._colouring = False
+        self._u16: list[int] | None = None
+        self._text = ""
+        self._nbytes = 0
+        self.hovered: list[int] = []
+        self.last_encode_ms = 0.0
+        self.last_mode = ""              # "full" or "step": how the last update was made
+        # What the current encoding follows, for step-by-step updates.
+        self._trainer = None
+        self._step = -1
+        self._records: list = []         # the merge records 1..step it was built with
+        self._words: list[int] | None = None
+        self._cob: list[int] | None = None
+        self._build()
+        controller.tokenizerChanged.connect(self._on_tokenizer_changed)
+        controller.busyChanged.connect(lambda _busy: self._update_source())
+        self._on_tokenizer_changed()
+
+    # ----- layout -------------------------------------------------------------------------
+    def _build(self) -> None:
+        self.source = QComboBox()
+        self.source.setToolTip("Which tokenizer encodes the text: the one being trained (as of "
+                               "the current step) or an imported one")
+        self.source.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+        self.source.setMinimumContentsLength(28)
+        self.source.addItem("Trained")
+        self.show_ws = QCheckBox("Show whitespace")
+        self.show_ws.setChecked(True)
+        self.show_ws.setToolTip("Draw spaces as · and tabs as → in the text and the tokens")
+        self.counts = QLabel()
+        self.counts.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        top = QHBoxLayout()
+        top.addWidget(QLabel("Tokenizer:"))
+        top.addWidget(self.source)
+        top.addWidget(self.show_ws)
+        top.addStretch(1)
+        top.addWidget(self.counts)
+
+        self.edit = QPlainTextEdit()
+        self.edit.setPlaceholderText("Type or paste text to see how the tokenizer cuts it.")
+        f = self.edit.font()
+        f.setPointSizeF(f.pointSizeF() * 1.25)
+        self.edit.setFont(f)
+        self.edit.viewport().setMouseTracking(True)
+        self.edit.viewport().installEventFilter(self)
+        # Connected before the highlighter's own slot, so that an edit drops the old
+        # spans before the highlighter re-colours the edited line with them.
+        self.edit.document().contentsChange.connect(self._on_contents_change)
+        self.highlighter = TokenHighlighter(self.edit.document(), self)
+
+        self.texts = TokenTexts()
+        self.flow = TokenFlow()
+        self.list_label = QLabel("Tokens and ids: hover one to find it in the text; dashed = "
+                                 "part of a character, shown as hex bytes")
+
+        lower = QWidget()
+        lv = QVBoxLayout(lower)
+        lv.setContentsMargins(0, 0, 0, 0)
+        lv.addWidget(self.list_label)
+        lv.addWidget(self.flow, 1)
+        split = QSplitter(Qt.Vertical)
+        split.addWidget(self.edit)
+        split.addWidget(lower)
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 1)
+        split.setChildrenCollapsible(False)
+        self.splitter = split
+
+        outer = QVBoxLayout(self)
+        outer.addLayout(top)
+        outer.addWidget(split, 1)
+
+        self._timer = QTimer(self, singleShot=True)
+        self._timer.timeout.connect(self.encode_now)
+        self.edit.textChanged.connect(self._on_text_changed)
+        self.edit.verticalScrollBar().valueChanged.connect(self._colour_visible)
+        self.edit.updateRequest.connect(lambda *_: self._colour_visible())
+        self.show_ws.toggled.connect(self._on_show_ws)
+        self.source.activated.connect(self._on_source)
+        self.flow.hovered.connect(self._on_flow_hovered)
+        self._on_show_ws(True)
+
+    # ----- public API (the main window saves/restores the text) -----------------------------
+    def text(self) -> str:
+        return self.edit.toPlainText()
+
+    def set_text(self, text: str) -> None:
+        self.edit.setPlainText(text)
+        self.encode_now()
+
+    # ----- controller -------------------------------------------------------------------------
+    def _on_tokenizer_changed(self) -> None:
+        tok = self.controller.tokenizer()
+        if tok is None and self.controller.busy:
+            return   # the trainer belongs to a job: keep the last tokenizer until it ends
+        self.tok = tok
+        self._update_source()
+        if not self._follow_step():
+            self.encode_now()
+
+    def _update_source(self) -> None:
+        c = self.controller
+        first = f"Trained, as of step {c.step_index:,}" if c.trainer is not None else \
+            "Trained (nothing trained yet)"
+        want = [first]
+        if c.imported is not None:
+            name = (c.imported_path or "imported").replace("\\", "/").rsplit("/", 1)[-1]
+            want.append(f"Imported: {name}")
+        have = [self.source.itemText(i) for i in range(self.source.count())]
+        self.source.blockSignals(True)
+        if len(have) != len(want):
+            self.source.clear()
+            self.source.addItems(want)
+        else:
+            for i, (h, w) in enumerate(zip(have, want)):
+                if h != w:
+                    self.source.setItemText(i, w)
+        self.source.setCurrentIndex(1 if c.use_imported and c.imported is not None else 0)
+        self.source.setEnabled(c.imported is not None)
+        self.source.blockSignals(False)
+
+    def _on_source(self, i: int) -> None:
+        self.controller.set_use_imported(i == 1)
+
+    # ----- encoding ----------------------------------------------------------------------------
+    def _raw_text(self) -> str:
+        return self.edit.document().toRawText().replace("\u2029", "\n").replace("\u2028", "\n")
+
+    def _on_contents_change(self, _pos: int, removed: int, added: int) -> None:
+        if (removed or added) and self.offsets and self._raw_text() != self._text:
+            self.offsets, self.starts = [], []
+
+    def _on_text_changed(self) -> None:
+        # Re-colouring also emits textChanged: only an edit of the text counts.
+        if self._raw_text() == self._text:
+            return
+        if self.edit.document().characterCount() < SYNC_CHARS:
+            self.encode_now()
+        else:
+            self._timer.start(DEBOUNCE_MS)
+
+    def encode_now(self) -> None:
+        """Encode the text with the current tokenizer and re-colour everything."""
+        t0 = time.perf_counter()
+        self._timer.stop()
+        text = self._raw_text()
+        self._text = text
+        tok = self.tok
+        enc = Encoding([], [], [], [])
+        error = None
+        if tok is not None and text:
+            try:
+                enc = tok.encode_with_offsets(text)
+            except BPEError as e:   # e.g. a character missing from a char-level vocabulary
+                error = str(e)
+        self._remember(tok, enc, text)
+        self._show(enc, error)
+        self.last_mode = "full"
+        self.last_encode_ms = (time.perf_counter() - t0) * 1000
+
+    def _remember(self, tok, enc: Encoding, text: str) -> None:
+        """Note what this encoding follows, so steps can update it merge by merge."""
+        c = self.controller
+        self._nbytes = len(text.encode("utf-8"))
+        self._trainer = None
+        self._words = None
+        if tok is None or c.use_imported or c.trainer is None or tok.mode != "byte":
+            return
+        if sum(map(len, enc.tokens)) != self._nbytes:
+            return   # a custom pattern skipped some text: byte positions would not line up
+        t = c.trainer
+        self._trainer, self._step, self._records = t, t.n_steps, list(t.steps)
+        self._words = WORDS_PENDING   # worked out at the first step: typing need not pay
+
+    def _follow_step(self) -> bool:
+        """Update the encoding for a training step by applying/undoing merges. False if
+        it cannot (new trainer, imported tokenizer, far jump, text edited meanwhile)."""
+        c = self.controller
+        t = c.trainer
+        if (self._words is None or t is None or t is not self._trainer or c.use_imported
+                or self.tok is None or self._raw_text() != self._text):
+            return False
+        t0 = time.perf_counter()
+        k, new_k = self._step, t.n_steps
+        if new_k == k or abs(new_k - k) > MAX_STEP_DELTA:
+            return False
+        common = min(k, new_k)
+        if common and t.steps[common - 1].pair != self._records[common - 1].pair:
+            return False
+        enc, words = self.encoding, self._words
+        if words is WORDS_PENDING:
+            word_starts = [s for s, _e, _sp in self.tok.pre.spans(self._text)]
+            words = word_numbers(word_starts, enc.offsets)
+            self._cob = char_of_byte(self._text)
+        if new_k > k:
+            for rec in t.steps[k:new_k]:
+                enc, words = merge_step(enc, words, rec.pair[0], rec.pair[1], rec.new_id,
+                                        rec.token)
+        else:
+            for rec in reversed(self._records[new_k:k]):
+                enc, words = split_step(enc, words, rec.new_id, rec.pair[0], rec.pair[1],
+                                        rec.left, rec.right, self._cob)
+        self._step, self._records, self._words = new_k, list(t.steps), words
+        if enc is not self.encoding:
+            self._show(enc, None)
+        else:
+            self._update_counts(None)
+        self.last_mode = "step"
+        self.last_encode_ms = (time.perf_counter() - t0) * 1000
+        return True
+
+    def _show(self, enc: Encoding, error: str | None) -> None:
+        """Make ``enc`` the shown encoding: colours, id list, counts."""
+        self.encoding = enc
+        self.offsets = enc.offsets
+        self.starts = list(map(itemgetter(0), enc.offsets))
+        n = len(enc.ids)
+        if self._text.isascii() and not any(enc.special):
+            # No token can hold part of a character, and none share one: fast paths.
+            self.kinds = [0] * n
+            self.parity = ([0, 1] * (n // 2 + 1))[:n]
+        else:
+            self.kinds = token_kinds(enc, self.texts.visible)
+            self.parity = group_parity(enc.offsets)
+        self._u16 = utf16_positions(self._text)
+        self.hovered = []
+        if self.edit.extraSelections():
+            self.edit.setExtraSelections([])
+        self._flow_tokens()
+        self.fresh_blocks = set()
+        self._colour_visible()
+        self._update_counts(error)
+
+    def _update_counts(self, error: str | None) -> None:
+        if error:
+            self.counts.setText(error)
+            return
+        if self.tok is None:
+            self.counts.setText("No tokenizer yet: train (Step) or import one.")
+            return
+        n = len(self.encoding)
+        nbytes = self._nbytes
+        ratio = f"{nbytes / n:.2f}" if n else "–"
+        partial = self.kinds.count(2)
+        extra = f" · {partial:,} partial-character tokens" if partial else ""
+        self.counts.setText(f"{n:,} tokens · {len(self._text):,} characters · {nbytes:,} "
+                            f"bytes · {ratio} bytes/token{extra}")
+
+    # ----- colouring ---------------------------------------------------------------------------
+    def _colour_visible(self, *_args) -> None:
+        """Colour the lines on screen that still show an older encoding."""
+        if self._colouring:      # re-colouring a line asks for a repaint, which lands here
+            return
+        self._colouring = True
+        try:
+            self._colour_visible_now()
+        finally:
+            self._colouring = False
+
+    def _colour_visible_now(self) -> None:
+        edit = self.edit
+        block = edit.firstVisibleBlock()
+        if not block.isValid():
+            return
+        height = edit.viewport().height()
+        offset = edit.contentOffset()
+        fresh = self.fresh_blocks
+        hl = self.highlighter
+        while block.isValid():
+            top = edit.blockBoundingGeometry(block).translated(offset).top()
+            if top > height:
+                break
+            if block.blockNumber() not in fresh:
+                hl.rehighlightBlock(block)
+            block = block.next()
+
+    def colour_all(self) -> None:
+        """Colour every line now (for screenshots and tests)."""
+        self.highlighter.rehighlight()
+
+    def pos_of_char(self, i: int) -> int:
+        u = self._u16
+        return i if u is None else u[min(i, len(u) - 1)]
+
+    def char_of_pos(self, p: int) -> int:
+        u = self._u16
+        return p if u is None else max(0, bisect_right(u, p) - 1)
+
+    def format_kinds(self) -> list[int]:
+        """The colour format index (-1: none) at each character position of the document,
+        as the highlighter laid it out (for tests: compare with Encoding.offsets)."""
+        doc = self.edit.document()
+        out = [-1] * max(0, doc.characterCount() - 1)
+        formats = self.highlighter.formats
+        block = doc.begin()
+        while block.isValid():
+            for r in block.layout().formats():
+                k = next((i for i, f in enumerate(formats) if f == r.format), -1)
+                start = block.position() + r.start
+                out[start:start + r.length] = [k] * r.length
+            block = block.next()
+        return out
+
+    # ----- hover linking ---------------------------------------------------------------------
+    def eventFilter(self, obj, event) -> bool:
+        if obj is self.edit.viewport():
+            et = event.type()
+            if et == QEvent.MouseMove:
+                self.hover_text_at(event.position().toPoint())
+            elif et == QEvent.Leave:
+                self.clear_hover()
+        return super().eventFilter(obj, event)
+
+    def char_at(self, pos: QPoint) -> int | None:
+        """The character (code-point index) under a viewport point, or None."""
+        doc = self.edit.document()
+        cur = self.edit.cursorForPosition(pos)
+        p = cur.position()
+        block = cur.block()
+        if pos.x() < self.edit.cursorRect(cur).left() and p > block.position():
+            p -= 1
+        if p >= block.position() + block.length() - 1:   # the line's end, not a character
+            return None
+        c = QTextCursor(doc)
+        c.setPosition(p)
+        left = self.edit.cursorRect(c)
+        c.setPosition(p + 1)
+        right = self.edit.cursorRect(c)
+        x1 = right.left() if right.top() == left.top() else left.left() + left.height()
+        if not (left.left() - 1 <= pos.x() <= x1 + 1
+                and left.top() - 1 <= pos.y() <= left.bottom() + 1):
+            return None
+        return self.char_of_pos(p)
+
+    def char_rect(self, ch: int):
+        """Viewport rectangle of character ``ch`` (for tests that move the mouse)."""
+        c = QTextCursor(self.edit.document())
+        c.setPosition(self.pos_of_char(ch))
+        left = self.edit.cursorRect(c)
+        c.setPosition(self.pos_of_char(ch + 1))
+        right = self.edit.cursorRect(c)
+        left.setRight(max(left.left() + 1, right.left() - 1))
+        return left
+
+    def hover_text_at(self, pos: QPoint) -> list[int]:
+        ch = self.char_at(pos)
+        rows = [] if ch is None else self.tokens_at(ch)
+        self._set_hover(rows, from_text=True)
+        return rows
+
+    def hover_char(self, ch: int) -> list[int]:
+        rows = self.tokens_at(ch)
+        self._set_hover(rows, from_text=True)
+        return rows
+
+    def tokens_at(self, ch: int) -> list[int]:
+        """Indices of the tokens covering character ``ch`` (several for a split character)."""
+        return tokens_at(self.offsets, self.starts, ch)
+
+    def _flow_tokens(self) -> None:
+        show = self.show_ws.isChecked()
+        texts = self.texts
+        self.flow.set_tokens(self.encoding.tokens, self.encoding.ids, self.kinds,
+                             lambda t: texts(t, show), show)
+
+    def token_texts(self) -> list[str]:
+        """What the id list shows for each token (for tests)."""
+        return [self.flow.text_of(t) for t in self.encoding.tokens]
+
+    def _on_flow_hovered(self, i: int) -> None:
+        if i < 0:
+            self.clear_hover()
+        else:
+            self.hover_token(i)
+
+    def hover_token(self, row: int) -> None:
+        self._set_hover([row] if 0 <= row < len(self.encoding) else [], from_text=False)
+
+    def clear_hover(self) -> None:
+        self._set_hover([], from_text=False)
+
+    def _set_hover(self, rows: list[int], from_text: bool) -> None:
+        if rows == self.hovered:
+            return
+        self.hovered = rows
+        self.flow.set_highlight(rows, scroll=from_text)
+        sels = []
+        fmt = QTextCharFormat()
+        fmt.setBackground(self.colors.hover)
+        fmt.setForeground(QColor("white") if self.colors.text.lightness() > 128
+                          else QColor("black"))
+        for r in rows:
+            s, e = self.offsets[r]
+            sel = QTextEdit.ExtraSelection()
+            cur = QTextCursor(self.edit.document())
+            cur.setPosition(self.pos_of_char(s))
+            cur.setPosition(self.pos_of_char(e), QTextCursor.KeepAnchor)
+            sel.cursor = cur
+            sel.format = fmt
+            sels.append(sel)
+        self.edit.setExtraSelections(sels)
+
+    def hovered_text_ranges(self) -> list[tuple[int, int]]:
+        """Document ranges lit up in the text by hovering (for tests)."""
+        return [(s.cursor.selectionStart(), s.cursor.selectionEnd())
+                for s in self.edit.extraSelections()]
+
+    # ----- look --------------------------------------------------------------------------------
+    def _on_show_ws(self, on: bool) -> None:
+        doc = self.edit.document()
+        opt = doc.defaultTextOption()
+        flags = opt.flags()
+        if on:
+            flags |= QTextOption.ShowTabsAndSpaces
+        else:
+            flags &= ~QTextOption.ShowTabsAndSpaces
+        opt.setFlags(flags)
+        doc.setDefaultTextOption(opt)
+        if self.encoding.ids:
+            self._flow_tokens()
+
+    def changeEvent(self, event) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.PaletteChange:
+            self.colors = TokenColors.for_palette(self.palette())
+            self.flow.set_colors(self.colors)
+            self.highlighter.set_colors(self.colors)
+            self.fresh_blocks = set()
+            self._colour_visible()
+
+    def sizeHint(self) -> QSize:
+        return QSize(720, 520)

@@ -1,0 +1,400 @@
+"""Merge step panel: candidate pairs, the next merge and why it wins, the last merge's
+affected words, the controls, and a timeline of every merge so far.
+
+The panel reads the trainer only when the controller says something changed and no job
+is running; what it shows are snapshots (see models/), so a repaint never touches the
+engine. Hidden panels defer their refresh until shown.
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QItemSelectionModel, Qt
+from PySide6.QtWidgets import (QAbstractItemView, QGroupBox, QHBoxLayout, QHeaderView, QLabel,
+                               QLineEdit, QPushButton, QSizePolicy, QSlider, QSpinBox, QSplitter,
+                               QStyle, QTableView, QToolButton, QVBoxLayout, QWidget)
+
+from ...engine.trainer import TIE_RULE_LABELS, MergeStep
+from ..models.affected import AffectedModel, affected_rows
+from ..models.pair_table import PairSnapshot, PairTableModel, pair_snapshot
+from ..models.roles import ReadableCache, TokenColors
+from ..models.timeline import TimelineModel
+from .token_chips import ChipDelegate
+
+PAGE = 500            # candidate pairs fetched per "Show more"
+SPEEDS = (1, 2, 3, 5, 8, 12, 20, 30, 60)   # steps per second for Play
+
+
+def _table(parent=None) -> QTableView:
+    view = QTableView(parent)
+    view.setSelectionBehavior(QAbstractItemView.SelectRows)
+    view.setSelectionMode(QAbstractItemView.SingleSelection)
+    view.setEditTriggers(QAbstractItemView.NoEditTriggers)
+    view.setWordWrap(False)
+    view.setAlternatingRowColors(False)
+    view.verticalHeader().hide()
+    vh = view.verticalHeader()
+    vh.setSectionResizeMode(QHeaderView.Fixed)
+    vh.setDefaultSectionSize(view.fontMetrics().height() + 12)
+    view.horizontalHeader().setHighlightSections(False)
+    view.horizontalHeader().setStretchLastSection(True)
+    return view
+
+
+def _label(text: str = "", lines: int = 1) -> QLabel:
+    """A label of a fixed height: its text changes every step, and a label whose size
+    hint changes makes the whole panel lay out (and repaint) again."""
+    lab = QLabel(text)
+    lab.setWordWrap(lines > 1)
+    lab.setTextInteractionFlags(Qt.TextSelectableByMouse)
+    lab.setFixedHeight(lines * lab.fontMetrics().lineSpacing() + 4)
+    lab.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Fixed)
+    lab.setAlignment(Qt.AlignLeft | Qt.AlignTop)
+    return lab
+
+
+class MergePanel(QWidget):
+    def __init__(self, controller, parent=None):
+        super().__init__(parent)
+        self.controller = controller
+        self.cache = ReadableCache()
+        self.colors = TokenColors.for_palette(self.palette())
+        self.limit = PAGE
+        self._dirty = True
+        self._new_trainer = True
+        self._last_rec: MergeStep | None = None
+        self.next_rec: MergeStep | None = None
+        self._build()
+        c = controller
+        c.trainerChanged.connect(self._on_trainer_changed)
+        c.stepChanged.connect(self._on_step_changed)
+        c.busyChanged.connect(self._update_controls)
+        c.playingChanged.connect(self._on_playing)
+        c.trainerStale.connect(self._on_stale)
+        self._refresh()
+
+    # ----- layout ---------------------------------------------------------------------
+    def _build(self) -> None:
+        sp = self.style().standardIcon
+        self.reset_btn = QPushButton(sp(QStyle.SP_MediaSkipBackward), "Reset")
+        self.reset_btn.setToolTip("Back to step 0 (no merges)")
+        self.back_btn = QPushButton(sp(QStyle.SP_MediaSeekBackward), "Step back")
+        self.back_btn.setToolTip("Undo the last merge exactly")
+        self.step_btn = QPushButton(sp(QStyle.SP_MediaSeekForward), "Step")
+        self.step_btn.setToolTip("Merge the pair ranked 1 (highlighted in the table)")
+        self.play_btn = QPushButton(sp(QStyle.SP_MediaPlay), "Play")
+        self.play_btn.setCheckable(True)
+        self.play_btn.setToolTip("Step repeatedly at the speed of the slider")
+        self.speed = QSlider(Qt.Horizontal)
+        self.speed.setRange(0, len(SPEEDS) - 1)
+        self.speed.setValue(3)
+        self.speed.setFixedWidth(110)
+        self.speed.setToolTip("Play speed")
+        self.speed_label = QLabel()
+        self.goto_spin = QSpinBox()
+        self.goto_spin.setRange(0, 10_000_000)
+        self.goto_spin.setToolTip("Step to run to (or back to)")
+        self.goto_spin.setKeyboardTracking(False)
+        self.goto_btn = QPushButton("Go")
+        self.goto_btn.setToolTip("Run forward (or undo back) to this step")
+        self.target_btn = QPushButton(sp(QStyle.SP_MediaSkipForward), "Run to target")
+        self.target_btn.setToolTip("Train until the target vocabulary size or merge count "
+                                   "(progress in the status bar)")
+        self.cancel_btn = QPushButton(sp(QStyle.SP_BrowserStop), "Cancel")
+        self.cancel_btn.setToolTip("Stop the running job; the merges made so far stay")
+
+        bar = QHBoxLayout()
+        for w in (self.reset_btn, self.back_btn, self.step_btn, self.play_btn, self.speed,
+                  self.speed_label):
+            bar.addWidget(w)
+        bar.addSpacing(12)
+        bar.addWidget(QLabel("Step"))
+        bar.addWidget(self.goto_spin)
+        bar.addWidget(self.goto_btn)
+        bar.addSpacing(12)
+        bar.addWidget(self.target_btn)
+        bar.addWidget(self.cancel_btn)
+        bar.addStretch(1)
+
+        self.status = _label()
+        self.stale_label = _label("Corpus or settings changed since this training: the next "
+                                  "Step retrains from step 0.", lines=2)
+        self.stale_label.setStyleSheet("color: #c0392b;")
+        self.stale_label.hide()
+
+        # Left: candidate pairs for the next step.
+        self.pairs_box = QGroupBox("Candidate pairs for the next merge")
+        self.next_label = _label(lines=4)
+        self.next_label.setTextFormat(Qt.RichText)
+        self.filter_edit = QLineEdit()
+        self.filter_edit.setPlaceholderText("Filter pairs: e.g. e s, st, ·t (· is a space)")
+        self.filter_edit.setClearButtonEnabled(True)
+        self.more_btn = QToolButton()
+        self.more_btn.setText(f"Show {PAGE} more")
+        self.pair_model = PairTableModel(self)
+        self.pair_model.cache = self.cache
+        self.pair_view = _table()
+        self.pair_view.setModel(self.pair_model)
+        self.pair_view.horizontalHeader().setSortIndicator(-1, Qt.AscendingOrder)
+        self.pair_view.setSortingEnabled(True)
+        self.chips = ChipDelegate(self)
+        self.pair_view.setItemDelegateForColumn(PairTableModel.PAIR, self.chips)
+        for col, w in ((0, 46), (1, 130), (2, 96), (3, 64)):
+            self.pair_view.setColumnWidth(col, w)
+        self.pairs_footer = _label()
+        left = QVBoxLayout(self.pairs_box)
+        left.addWidget(self.next_label)
+        row = QHBoxLayout()
+        row.addWidget(self.filter_edit, 1)
+        row.addWidget(self.more_btn)
+        left.addLayout(row)
+        left.addWidget(self.pair_view, 1)
+        left.addWidget(self.pairs_footer)
+
+        # Right top: the last merge and the words it changed.
+        self.last_box = QGroupBox("Last merge")
+        self.last_title = _label(lines=1)
+        self.last_title.setTextFormat(Qt.RichText)
+        self.last_box.setTitle("Last merge and the words it changed")
+        self.last_reason = _label(lines=3)
+        self.affected_label = _label(lines=1)
+        self.affected_model = AffectedModel(self)
+        self.affected_view = _table()
+        self.affected_view.setModel(self.affected_model)
+        self.affected_view.setItemDelegateForColumn(AffectedModel.BEFORE, self.chips)
+        self.affected_view.setItemDelegateForColumn(AffectedModel.AFTER, self.chips)
+        self.affected_view.setColumnWidth(0, 56)
+        self.affected_view.setColumnWidth(1, 200)
+        rt = QVBoxLayout(self.last_box)
+        rt.addWidget(self.last_title)
+        rt.addWidget(self.last_reason)
+        rt.addWidget(self.affected_label)
+        rt.addWidget(self.affected_view, 1)
+
+        # Right bottom: the timeline.
+        self.timeline_box = QGroupBox("Timeline (click a step to jump there)")
+        self.timeline = TimelineModel(self)
+        self.timeline_view = _table()
+        self.timeline_view.setModel(self.timeline)
+        self.timeline_view.setItemDelegateForColumn(TimelineModel.MERGE, self.chips)
+        for col, w in ((0, 50), (1, 130), (2, 110), (3, 64)):
+            self.timeline_view.setColumnWidth(col, w)
+        rb = QVBoxLayout(self.timeline_box)
+        rb.addWidget(self.timeline_view)
+
+        right = QSplitter(Qt.Vertical)
+        right.addWidget(self.last_box)
+        right.addWidget(self.timeline_box)
+        right.setStretchFactor(0, 1)
+        right.setStretchFactor(1, 1)
+        split = QSplitter(Qt.Horizontal)
+        split.addWidget(self.pairs_box)
+        split.addWidget(right)
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 1)
+        split.setChildrenCollapsible(False)
+        self.splitter = split
+
+        outer = QVBoxLayout(self)
+        outer.addLayout(bar)
+        outer.addWidget(self.status)
+        outer.addWidget(self.stale_label)
+        outer.addWidget(split, 1)
+
+        self.step_btn.clicked.connect(self.controller.step)
+        self.back_btn.clicked.connect(self.controller.undo)
+        self.reset_btn.clicked.connect(self.controller.reset)
+        self.play_btn.toggled.connect(self._on_play_toggled)
+        self.speed.valueChanged.connect(self._on_speed)
+        self.goto_btn.clicked.connect(self._on_goto)
+        self.target_btn.clicked.connect(self.controller.run_to_target)
+        self.cancel_btn.clicked.connect(self.controller.cancel)
+        self.filter_edit.textChanged.connect(self.pair_model.set_filter)
+        self.more_btn.clicked.connect(self.show_more)
+        self.timeline_view.clicked.connect(self._on_timeline_clicked)
+        self.timeline_view.activated.connect(self._on_timeline_clicked)
+        self._on_speed(self.speed.value())
+        self._update_controls()
+
+    # ----- controller signals --------------------------------------------------------------
+    def _on_trainer_changed(self) -> None:
+        self._new_trainer = True
+        self.limit = PAGE
+        self._refresh()
+
+    def _on_step_changed(self, _k: int = 0) -> None:
+        self._refresh()
+
+    def _on_stale(self, stale: bool) -> None:
+        self.stale_label.setVisible(bool(stale) and self.controller.trainer is not None)
+
+    def _on_playing(self, on: bool) -> None:
+        self.play_btn.blockSignals(True)
+        self.play_btn.setChecked(on)
+        self.play_btn.setText("Pause" if on else "Play")
+        self.play_btn.setIcon(self.style().standardIcon(QStyle.SP_MediaPause if on
+                                                        else QStyle.SP_MediaPlay))
+        self.play_btn.blockSignals(False)
+
+    def _on_play_toggled(self, on: bool) -> None:
+        self.controller.set_playing(on, self.interval_ms())
+
+    def interval_ms(self) -> int:
+        return max(1, round(1000 / SPEEDS[self.speed.value()]))
+
+    def _on_speed(self, v: int) -> None:
+        self.speed_label.setText(f"{SPEEDS[v]} steps/s")
+        if self.controller.playing:
+            self.controller.set_playing(True, self.interval_ms())
+
+    def _on_goto(self) -> None:
+        self.controller.goto(self.goto_spin.value())
+
+    def _on_timeline_clicked(self, index) -> None:
+        if index.isValid():
+            self.controller.goto(self.timeline.step_of_row(index.row()))
+
+    def show_more(self) -> None:
+        self.limit += PAGE
+        self._refresh_pairs()
+
+    # ----- refresh ------------------------------------------------------------------------
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if self._dirty:
+            self._refresh()
+
+    def changeEvent(self, event) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.PaletteChange:
+            self.colors = TokenColors.for_palette(self.palette())
+            self.chips.set_colors(self.colors)
+            self.pair_model.set_colors(self.colors)
+            self.timeline.set_colors(self.colors)
+
+    def _update_controls(self, *_):
+        c = self.controller
+        busy = c.busy
+        has = c.trainer is not None or bool(c.corpus_text.strip())
+        for w in (self.step_btn, self.play_btn, self.goto_btn, self.goto_spin,
+                  self.target_btn, self.more_btn):
+            w.setEnabled(not busy and has)
+        at = c.step_index
+        self.back_btn.setEnabled(not busy and at > 0)
+        self.reset_btn.setEnabled(not busy and at > 0)
+        self.cancel_btn.setEnabled(busy)
+        self.timeline_view.setEnabled(not busy)
+
+    def _refresh(self) -> None:
+        """Re-read the trainer (if it is free) into the snapshots the views show."""
+        self._update_controls()
+        if self.controller.busy:
+            return
+        if not self.isVisible():
+            self._dirty = True
+            return
+        self._dirty = False
+        t = self.controller.trainer
+        if self._new_trainer:
+            self._new_trainer = False
+            self.cache = ReadableCache()
+            self.pair_model.cache = self.cache
+            self.timeline.reset(t.steps if t else ())
+            self._last_rec = None
+            self.stale_label.setVisible(self.controller.stale and t is not None)
+            if t is not None and t.target_steps is not None:
+                self.goto_spin.setMaximum(max(t.target_steps, t.n_steps))
+            else:
+                self.goto_spin.setMaximum(10_000_000)
+        elif t is not None:
+            self.timeline.sync(t.steps)
+        self._sync_timeline_selection()
+        self._refresh_pairs()
+        self._refresh_last()
+        self._refresh_status()
+
+    def _refresh_pairs(self) -> None:
+        t = self.controller.trainer
+        if self.controller.busy:
+            return
+        snap = pair_snapshot(t, self.limit)
+        self.pair_model.set_snapshot(snap)
+        self.next_rec = t.next_choice() if t is not None else None
+        self.next_label.setText(self._next_text(snap))
+        if not snap.rows:
+            self.pairs_footer.setText("")
+        else:
+            more = " (Show more for others)" if snap.maybe_more else ""
+            tied = (f" · {snap.n_tied:,} tied at count {snap.top_count:,}"
+                    if snap.n_tied > 1 else "")
+            self.pairs_footer.setText(f"{len(snap.rows):,} best pairs{more}{tied}")
+        self.more_btn.setEnabled(snap.maybe_more and not self.controller.busy)
+
+    def _next_text(self, snap: PairSnapshot) -> str:
+        t = self.controller.trainer
+        if t is None:
+            return "No training yet: add a corpus, then press Step."
+        rec = self.next_rec
+        if rec is None:
+            return f"<b>Training is done.</b> {_esc(self.controller.done_reason())}"
+        left, right = self.cache.text(rec.left), self.cache.text(rec.right)
+        merged = self.cache.text(rec.token)
+        return (f"<b>Next (step {rec.index}):</b> {_esc(left)} + {_esc(right)} → "
+                f"<b>{_esc(merged)}</b> (count {rec.count:,})<br>{_esc(rec.reason)}")
+
+    def _refresh_last(self) -> None:
+        t = self.controller.trainer
+        rec = t.steps[-1] if t is not None and t.steps else None
+        if rec is self._last_rec and rec is not None:
+            return
+        self._last_rec = rec
+        if rec is None:
+            self.last_title.setText("No merge yet: press Step.")
+            self.last_reason.setText("")
+            self.affected_label.setText("")
+            self.affected_model.set_rows(())
+            return
+        left, right = self.cache.text(rec.left), self.cache.text(rec.right)
+        self.last_title.setText(f"<b>Step {rec.index}:</b> {_esc(left)} + {_esc(right)} → "
+                                f"<b>{_esc(self.cache.text(rec.token))}</b> (id {rec.new_id}), "
+                                f"count {rec.count:,}")
+        self.last_reason.setText(rec.reason)
+        shown = len(rec.affected)
+        more = f" (showing {shown})" if shown < rec.n_affected else ""
+        self.affected_label.setText(f"{rec.n_affected:,} word(s) changed{more}: before and "
+                                    "after, with how often each occurs.")
+        self.affected_model.set_rows(affected_rows(rec, t.vocab_bytes, self.cache))
+
+    def _refresh_status(self) -> None:
+        t = self.controller.trainer
+        if t is None:
+            self.status.setText("Step 0 · no trainer")
+            return
+        target = t.target_steps
+        of = f" of {target:,}" if target is not None else ""
+        vocab = f"vocabulary {t.vocab_size:,}"
+        if t.settings.num_merges is None and t.settings.vocab_size is not None:
+            vocab += f" / {t.settings.vocab_size:,}"
+        if t.settings.prune:
+            vocab += " live tokens (pruning on)"
+        self.status.setText(f"Step {t.n_steps:,}{of} · {vocab} · tie rule: "
+                            f"{TIE_RULE_LABELS.get(t.settings.tie_rule, t.settings.tie_rule)}")
+        self.goto_spin.blockSignals(True)
+        self.goto_spin.setValue(t.n_steps)
+        self.goto_spin.blockSignals(False)
+
+    def _sync_timeline_selection(self) -> None:
+        k = self.timeline.current
+        idx = self.timeline.index(k, 0)
+        sel = self.timeline_view.selectionModel()
+        sel.setCurrentIndex(idx, QItemSelectionModel.ClearAndSelect | QItemSelectionModel.Rows)
+        self.timeline_view.scrollTo(idx)
+
+    # ----- for tests and the status bar ------------------------------------------------------
+    def pair_rows(self) -> list[tuple]:
+        """What the pair table shows, in view order: (rank, pair, merged, count, tie)."""
+        m = self.pair_model
+        return [tuple(m.index(r, c).data() for c in range(m.columnCount()))
+                for r in range(m.rowCount())]
+
+
+def _esc(s: str) -> str:
+    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -1,0 +1,251 @@
+"""A wrapping flow of token chips (text on top, id below) for the encode view.
+
+Why not a QListView in wrapping mode: it asks the delegate for every item's size hint
+through a Python call (tens of microseconds each) and 10 KB of text is ~2,500 tokens.
+Here the layout is one Python loop over cached widths, and only the visible chips are
+painted, each from a cached pixmap.
+"""
+from __future__ import annotations
+
+from bisect import bisect_right
+from typing import Callable, Iterable, Sequence
+
+from PySide6.QtCore import QPoint, QRect, QRectF, QSize, Qt, Signal
+from PySide6.QtGui import QFont, QFontMetrics, QPainter, QPen, QPixmap
+from PySide6.QtWidgets import QAbstractScrollArea
+
+from ..models.roles import TokenColors
+from .token_chips import chip_pen
+
+PAD, GAP, MARGIN = 5, 3, 4
+PLAIN, PARTIAL, SPECIAL = 0, 2, 3          # token kinds (as the encode view computes them)
+CENTER = Qt.AlignmentFlag.AlignCenter
+ANTIALIAS = QPainter.RenderHint.Antialiasing
+
+
+class TokenFlow(QAbstractScrollArea):
+    hovered = Signal(int)        # token index under the mouse, or -1
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.viewport().setMouseTracking(True)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.colors = TokenColors.for_palette(self.palette())
+        self.tokens: list[bytes] = []
+        self.ids: list[int] = []
+        self.text_of: Callable[[bytes], str] = lambda t: t.decode("utf-8", "replace")
+        self._text_key = None
+        self.kinds: list[int] = []
+        self.highlight: frozenset[int] = frozenset()
+        self._x: list[int] = []          # left edge of each chip
+        self._w: list[int] = []
+        self._row_first: list[int] = [0]  # index of the first chip of each row
+        self._hover = -1
+        self._widths: dict[tuple, int] = {}
+        self._pixmaps: dict[tuple, QPixmap] = {}
+        self._setup_fonts()
+
+    # ----- content ------------------------------------------------------------------------
+    def set_tokens(self, tokens: Sequence[bytes], ids: Sequence[int], kinds: Sequence[int],
+                   text_of: Callable[[bytes], str] | None = None, text_key=None) -> None:
+        """Show these tokens; ``text_of`` renders one (called only for new widths and
+        painted chips); change ``text_key`` whenever ``text_of`` renders differently."""
+        self.tokens, self.ids, self.kinds = tokens, ids, kinds
+        if text_of is not None:
+            self.text_of = text_of
+        if text_key != self._text_key:
+            self._text_key = text_key
+            self._widths.clear()
+            self._pixmaps.clear()
+        self.highlight = frozenset()
+        self._hover = -1
+        self._relayout()
+        self.viewport().update()
+
+    def set_highlight(self, rows: Iterable[int], scroll: bool = True) -> None:
+        rows = [r for r in rows if 0 <= r < len(self.tokens)]
+        new = frozenset(rows)
+        if new == self.highlight:
+            return
+        self.highlight = new
+        if rows and scroll:
+            self.ensure_visible(rows[0])
+        self.viewport().update()
+
+    def set_colors(self, colors: TokenColors) -> None:
+        self.colors = colors
+        self._pixmaps.clear()
+        self.viewport().update()
+
+    # ----- geometry -------------------------------------------------------------------------
+    def _setup_fonts(self) -> None:
+        base = QFont(self.font())
+        self._fonts = {PLAIN: base, PARTIAL: QFont(base), SPECIAL: QFont(base)}
+        self._fonts[PARTIAL].setItalic(True)
+        self._fonts[SPECIAL].setBold(True)
+        self._small = QFont(base)
+        self._small.setPointSizeF(max(6.0, base.pointSizeF() * 0.8))
+        fm, sm = QFontMetrics(base), QFontMetrics(self._small)
+        self._fm = {k: QFontMetrics(f) for k, f in self._fonts.items()}
+        self._sm = sm
+        self._text_h = fm.height()
+        self.chip_h = fm.height() + sm.height() + 6
+        self.row_h = self.chip_h + GAP
+        self.verticalScrollBar().setSingleStep(self.row_h)
+        self._widths.clear()
+        self._pixmaps.clear()
+
+    def _width(self, token: bytes, tid: int, kind: int) -> int:
+        w = max(self._fm[kind].horizontalAdvance(self.text_of(token)),
+                self._sm.horizontalAdvance(str(tid))) + 2 * PAD
+        if len(self._widths) > 100_000:
+            self._widths.clear()
+        self._widths[(token, tid, kind)] = w
+        return w
+
+    def _relayout(self) -> None:
+        avail = max(40, self.viewport().width() - MARGIN)
+        xs, ws, firsts = [], [], [0]
+        x = MARGIN
+        get, width = self._widths.get, self._width
+        for i, key in enumerate(zip(self.tokens, self.ids, self.kinds)):
+            w = get(key)
+            if w is None:
+                w = width(*key)
+            if x + w > avail and x > MARGIN:
+                firsts.append(i)
+                x = MARGIN
+            xs.append(x)
+            ws.append(w)
+            x += w + GAP
+        self._x, self._w, self._row_first = xs, ws, firsts
+        total = len(firsts) * self.row_h + MARGIN
+        sb = self.verticalScrollBar()
+        sb.setPageStep(self.viewport().height())
+        sb.setRange(0, max(0, total - self.viewport().height()))
+
+    def _row_of(self, i: int) -> int:
+        return bisect_right(self._row_first, i) - 1
+
+    def item_rect(self, i: int) -> QRect:
+        """The chip of token i, in viewport coordinates."""
+        y = MARGIN + self._row_of(i) * self.row_h - self.verticalScrollBar().value()
+        return QRect(self._x[i], y, self._w[i], self.chip_h)
+
+    def ensure_visible(self, i: int) -> None:
+        r = self.item_rect(i)
+        sb = self.verticalScrollBar()
+        if r.top() < 0:
+            sb.setValue(sb.value() + r.top() - MARGIN)
+        elif r.bottom() > self.viewport().height():
+            sb.setValue(sb.value() + r.bottom() - self.viewport().height() + MARGIN)
+
+    def index_at(self, pos: QPoint) -> int:
+        y = pos.y() + self.verticalScrollBar().value() - MARGIN
+        if y < 0 or not self.tokens:
+            return -1
+        row = y // self.row_h
+        if row >= len(self._row_first) or y - row * self.row_h > self.chip_h:
+            return -1
+        first = self._row_first[row]
+        end = self._row_first[row + 1] if row + 1 < len(self._row_first) else len(self.tokens)
+        i = bisect_right(self._x, pos.x(), first, end) - 1
+        if i >= first and pos.x() <= self._x[i] + self._w[i]:
+            return i
+        return -1
+
+    # ----- events ---------------------------------------------------------------------------
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._relayout()
+
+    def changeEvent(self, event) -> None:
+        super().changeEvent(event)
+        from PySide6.QtCore import QEvent
+        if event.type() == QEvent.FontChange:
+            self._setup_fonts()
+            self._relayout()
+        elif event.type() == QEvent.PaletteChange:
+            self.set_colors(TokenColors.for_palette(self.palette()))
+
+    def scrollContentsBy(self, dx: int, dy: int) -> None:
+        self.viewport().update()
+
+    def mouseMoveEvent(self, event) -> None:
+        i = self.index_at(event.position().toPoint())
+        if i != self._hover:
+            self._hover = i
+            self.hovered.emit(i)
+        super().mouseMoveEvent(event)
+
+    def leaveEvent(self, event) -> None:
+        if self._hover != -1:
+            self._hover = -1
+            self.hovered.emit(-1)
+        super().leaveEvent(event)
+
+    def sizeHint(self) -> QSize:
+        return QSize(400, 4 * self.row_h)
+
+    def _pixmap(self, i: int, dpr: float) -> QPixmap:
+        token, tid, kind = self.tokens[i], self.ids[i], self.kinds[i]
+        parity = i % 2 if kind == PLAIN else 0
+        key = (token, tid, kind, parity, dpr)
+        pm = self._pixmaps.get(key)
+        if pm is not None:
+            return pm
+        c = self.colors
+        w, h = self._w[i], self.chip_h
+        pm = QPixmap(max(1, round(w * dpr)), max(1, round(h * dpr)))
+        pm.setDevicePixelRatio(dpr)
+        pm.fill(Qt.GlobalColor.transparent)
+        p = QPainter(pm)
+        p.setRenderHint(ANTIALIAS)
+        fill = c.partial if kind == PARTIAL else c.special if kind == SPECIAL else \
+            (c.block_a if parity == 0 else c.block_b)
+        p.setPen(chip_pen(c, kind == PARTIAL))
+        p.setBrush(fill)
+        p.drawRoundedRect(QRectF(0.5, 0.5, w - 1, h - 1), 4, 4)
+        p.setPen(c.text)
+        p.setFont(self._fonts[kind])
+        p.drawText(QRectF(0, 2, w, self._text_h), CENTER, self.text_of(token))
+        p.setFont(self._small)
+        p.setPen(c.future)
+        p.drawText(QRectF(0, 2 + self._text_h, w, h - self._text_h - 3), CENTER, str(tid))
+        p.end()
+        if len(self._pixmaps) > 20_000:
+            self._pixmaps.clear()
+        self._pixmaps[key] = pm
+        return pm
+
+    def paintEvent(self, event) -> None:
+        if not self.tokens:
+            return
+        p = QPainter(self.viewport())
+        dpr = self.viewport().devicePixelRatioF()
+        top = self.verticalScrollBar().value()
+        h = self.viewport().height()
+        first_row = max(0, (top - MARGIN) // self.row_h)
+        last_row = min(len(self._row_first) - 1, (top + h - MARGIN) // self.row_h)
+        if first_row >= len(self._row_first):
+            return
+        start = self._row_first[first_row]
+        end = self._row_first[last_row + 1] if last_row + 1 < len(self._row_first) \
+            else len(self.tokens)
+        row = first_row
+        next_first = self._row_first[row + 1] if row + 1 < len(self._row_first) else end
+        for i in range(start, end):
+            while i >= next_first:
+                row += 1
+                next_first = self._row_first[row + 1] if row + 1 < len(self._row_first) \
+                    else end
+            y = MARGIN + row * self.row_h - top
+            p.drawPixmap(self._x[i], y, self._pixmap(i, dpr))
+        if self.highlight:
+            p.setRenderHint(ANTIALIAS)
+            p.setPen(QPen(self.colors.hover, 2.5))
+            p.setBrush(Qt.BrushStyle.NoBrush)
+            for i in self.highlight:
+                if start <= i < end:
+                    p.drawRoundedRect(QRectF(self.item_rect(i)).adjusted(1, 1, -1, -1), 4, 4)
+        p.end()

@@ -1,0 +1,297 @@
+"""Live encode view, driven as a user would, on a real Controller and corpus."""
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import lzma  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import pytest  # noqa: E402
+from PySide6.QtCore import QEvent, QPointF, Qt  # noqa: E402
+from PySide6.QtGui import QMouseEvent, QTextOption  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from bpe_gui.engine.tokenizer import Tokenizer  # noqa: E402
+from bpe_gui.engine.trainer import TrainSettings  # noqa: E402
+from bpe_gui.gui.controller import Controller  # noqa: E402
+from bpe_gui.gui.panels.encode_view import EncodeView  # noqa: E402
+
+WORKED = "low low lower newest newest widest widest widest"
+MIXED = ("low lower newest widest 你好世界 newest 你好 widest\nlowest 世界 new 你\n" * 3)
+SHAKESPEARE = Path(__file__).resolve().parents[3] / "shared" / "corpora" / \
+    "en-tinyshakespeare.txt.xz"
+
+
+def make_controller(text: str = WORKED, **settings) -> Controller:
+    c = Controller()
+    c.set_settings(TrainSettings(**{"vocab_size": 1000, **settings}))
+    c.set_corpus_text(text)
+    assert c.retrain()
+    return c
+
+
+@pytest.fixture
+def controller(qtbot):
+    c = make_controller(MIXED)
+    yield c
+    c.shutdown()
+
+
+@pytest.fixture
+def view(qtbot, controller):
+    v = EncodeView(controller)
+    qtbot.addWidget(v)
+    v.resize(900, 600)
+    v.show()
+    return v
+
+
+def fresh_encoding(controller: Controller, text: str):
+    """The engine's encoding, computed independently of the view: a new Tokenizer
+    built from the trainer's vocabulary and merges as of now."""
+    t = controller.trainer
+    s = t.settings
+    tok = Tokenizer(t.vocab, t.merges, list(s.special_tokens), pattern=s.pattern, mode=s.mode)
+    return tok.encode_with_offsets(text)
+
+
+def owners(enc, n_chars: int) -> list[set[int]]:
+    own: list[set[int]] = [set() for _ in range(n_chars)]
+    for i, (s, e) in enumerate(enc.offsets):
+        for ch in range(s, e):
+            own[ch].add(i)
+    return own
+
+
+def check_colours(view: EncodeView, text: str, enc) -> None:
+    """The text's colours follow the offsets: every character of a token is coloured;
+    neighbouring characters share a colour exactly when they belong to the same token;
+    split characters (shared by tokens, or in a partial token) are marked."""
+    assert "\U0001F600" not in text   # positions below are code points = document positions
+    kinds = view.format_kinds()
+    own = owners(enc, len(text))
+    partial_tok = {i for i, t in enumerate(enc.tokens) if _partial(t)}
+    for ch, c in enumerate(text):
+        if c == "\n":
+            continue
+        assert own[ch], f"character {ch} {c!r} is in no token"
+        assert kinds[ch] >= 0, f"character {ch} {c!r} is not coloured"
+        split = len(own[ch]) > 1 or bool(own[ch] & partial_tok)
+        assert (kinds[ch] in (2, 3)) == split, (ch, c, kinds[ch])
+    for ch in range(len(text) - 1):
+        if "\n" in text[ch:ch + 2]:
+            continue
+        same_token = bool(own[ch] & own[ch + 1])
+        assert (kinds[ch] == kinds[ch + 1]) == same_token, (ch, text[ch:ch + 2])
+
+
+def _partial(token: bytes) -> bool:
+    try:
+        token.decode("utf-8")
+        return False
+    except UnicodeDecodeError:
+        return True
+
+
+def send_move(widget, pos) -> None:
+    ev = QMouseEvent(QEvent.MouseMove, QPointF(pos), widget.mapToGlobal(QPointF(pos)),
+                     Qt.NoButton, Qt.NoButton, Qt.NoModifier)
+    QApplication.sendEvent(widget, ev)
+
+
+def test_colours_follow_offsets_and_ids_listed(qtbot, view, controller):
+    controller.goto(12)
+    text = "lowest newer widest 你好 low\nwidest"
+    view.set_text(text)
+    enc = fresh_encoding(controller, text)
+    assert view.encoding.ids == enc.ids
+    assert view.encoding.offsets == enc.offsets
+    check_colours(view, text, enc)
+    assert view.flow.ids == enc.ids
+    assert len(view.token_texts()) == len(enc.ids)
+    n_bytes = len(text.encode())
+    assert f"{len(enc.ids)} tokens" in view.counts.text()
+    assert f"{len(text)} characters" in view.counts.text()
+    assert f"{n_bytes} bytes" in view.counts.text()
+    assert f"{n_bytes / len(enc.ids):.2f} bytes/token" in view.counts.text()
+
+
+def test_colouring_changes_with_the_step_and_matches_a_fresh_encode(qtbot, view, controller):
+    text = MIXED
+    view.set_text(text)
+    seen = set()
+    for k in (1, 2, 3, 8, 20, 7, 0, 30, 29, 31):
+        controller.goto(k)
+        enc = fresh_encoding(controller, text)
+        assert view.encoding.ids == enc.ids, k
+        assert view.encoding.offsets == enc.offsets, k
+        assert view.encoding.tokens == enc.tokens, k
+        view.colour_all()
+        check_colours(view, text, enc)
+        seen.add(tuple(view.format_kinds()))
+    assert len(seen) > 3                                # the colouring really changed
+    assert view.last_mode == "step"                     # followed merge by merge
+    assert view.source.currentText() == f"Trained, as of step {controller.step_index}"
+
+
+def test_typing_re_encodes(qtbot, view, controller):
+    controller.goto(10)
+    view.set_text("")
+    qtbot.keyClicks(view.edit, "widest newest")
+    text = view.text()
+    assert text == "widest newest"
+    enc = fresh_encoding(controller, text)
+    assert view.encoding.ids == enc.ids
+    check_colours(view, text, enc)
+    view.edit.selectAll()
+    qtbot.keyClicks(view.edit, "lower")
+    assert view.encoding.ids == fresh_encoding(controller, "lower").ids
+
+
+def test_hover_text_lights_up_its_id(qtbot, view, controller):
+    controller.goto(10)
+    text = "lowest widest"
+    view.set_text(text)
+    enc = view.encoding
+    target = next(i for i, t in enumerate(enc.tokens) if len(t) > 1)
+    s, e = enc.offsets[target]
+    rect = view.char_rect(s)
+    send_move(view.edit.viewport(), rect.center())
+    assert view.flow.highlight == frozenset({target})
+    assert view.hovered_text_ranges() == [(s, e)]
+    # Off the text (right of the line's end): nothing is lit.
+    send_move(view.edit.viewport(), rect.center() + type(rect.center())(600, 0))
+    assert view.flow.highlight == frozenset()
+    assert view.hovered_text_ranges() == []
+
+
+def test_hover_id_lights_up_its_text(qtbot, view, controller):
+    controller.goto(10)
+    view.set_text("lowest widest newer")
+    enc = view.encoding
+    for i in (0, len(enc.ids) // 2, len(enc.ids) - 1):
+        send_move(view.flow.viewport(), view.flow.item_rect(i).center())
+        assert view.hovered_text_ranges() == [enc.offsets[i]]
+        assert view.flow.highlight == frozenset({i})
+    QApplication.sendEvent(view.flow, QEvent(QEvent.Leave))
+    assert view.hovered_text_ranges() == []
+
+
+def test_partial_characters_in_hex_and_marked(qtbot, view, controller):
+    text = "你好 low"
+    view.set_text(text)                       # step 0: every byte its own token
+    enc = view.encoding
+    texts = view.token_texts()
+    assert texts[:6] == ["<E4>", "<BD>", "<A0>", "<E5>", "<A5>", "<BD>"]
+    assert view.kinds[:6] == [2] * 6
+    assert "6 partial-character tokens" in view.counts.text()
+    check_colours(view, text, enc)
+    # Hovering 好 lights up its three byte tokens.
+    assert view.hover_char(1) == [3, 4, 5]
+    assert view.flow.highlight == frozenset({3, 4, 5})
+    assert view.hovered_text_ranges() == [(1, 2)] * 3
+
+
+def test_characters_outside_the_bmp(qtbot, view, controller):
+    text = "a😀b low"
+    view.set_text(text)
+    kinds = view.format_kinds()
+    assert len(kinds) == len(text) + 1             # the emoji takes two positions
+    assert kinds[1] == kinds[2] and kinds[1] in (2, 3)
+    assert kinds[3] != kinds[2]
+    enc = view.encoding
+    b_token = next(i for i, (s, _e) in enumerate(enc.offsets) if s == 2)
+    view.hover_char(2)
+    assert view.hovered_text_ranges() == [(3, 4)]   # 'b' sits at document position 3
+    assert view.flow.highlight == frozenset({b_token})
+
+
+def test_special_tokens(qtbot):
+    c = make_controller(WORKED + "<|endoftext|>" + WORKED, special_tokens=("<|endoftext|>",))
+    v = EncodeView(c)
+    qtbot.addWidget(v)
+    v.show()
+    v.set_text("low<|endoftext|>newest")
+    enc = v.encoding
+    i = enc.special.index(True)
+    assert enc.offsets[i] == (3, 16)
+    assert v.kinds[i] == 3
+    kinds = v.format_kinds()
+    assert set(kinds[3:16]) == {4}
+    c.shutdown()
+
+
+def test_show_whitespace_toggle(qtbot, view, controller):
+    view.set_text("a b\tc")
+    assert "·" in view.token_texts()
+    opts = view.edit.document().defaultTextOption().flags()
+    assert opts & QTextOption.ShowTabsAndSpaces
+    view.show_ws.setChecked(False)
+    assert " " in view.token_texts() and "·" not in view.token_texts()
+    assert not view.edit.document().defaultTextOption().flags() & QTextOption.ShowTabsAndSpaces
+
+
+def test_imported_tokenizer_toggle(qtbot, view, controller):
+    controller.goto(5)
+    t = controller.trainer
+    imported = Tokenizer(t.vocab, t.merges[:2], pattern="gpt2")
+    controller.imported, controller.imported_path = imported, "/tmp/mine/vocab.json"
+    assert not view.source.isEnabled() or view.source.count() == 1
+    controller.set_use_imported(True)
+    assert view.source.count() == 2
+    assert view.source.currentText() == "Imported: vocab.json"
+    view.set_text("lowest")
+    assert view.encoding.ids == imported.encode("lowest")
+    controller.goto(12)                     # stepping does not touch the imported view
+    assert view.encoding.ids == imported.encode("lowest")
+    view.source.setCurrentIndex(0)
+    view.source.activated.emit(0)
+    assert not controller.use_imported
+    assert view.encoding.ids == fresh_encoding(controller, "lowest").ids
+
+
+def _p95(xs):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(0.95 * len(xs)))]
+
+
+def test_measure_re_encode_10kb(qtbot):
+    """Prints the p95 of re-encoding 10 KB: after an edit (full encode) and after a
+    training step (merge applied to the current encoding)."""
+    if not SHAKESPEARE.exists():
+        pytest.skip(f"{SHAKESPEARE} not found")
+    text = lzma.open(SHAKESPEARE, "rt", encoding="utf-8").read()
+    c = make_controller(text[:150_000])
+    c.goto(300)
+    v = EncodeView(c)
+    qtbot.addWidget(v)
+    v.resize(1000, 650)
+    v.show()
+    sample = text[200_000:210_000]
+    v.set_text(sample)
+    app = QApplication.instance()
+    app.processEvents()
+    edits = []
+    cur = v.edit.textCursor()
+    for i in range(30):
+        cur.setPosition(4000 + i)
+        t0 = time.perf_counter()
+        cur.insertText("x")          # the view re-encodes the whole text
+        app.processEvents()
+        edits.append((time.perf_counter() - t0) * 1000)
+    steps = []
+    for i in range(30):
+        t0 = time.perf_counter()
+        c.step() if i % 2 == 0 else c.undo()
+        app.processEvents()
+        steps.append((time.perf_counter() - t0) * 1000)
+    assert v.last_mode == "step"
+    assert v.encoding.ids == fresh_encoding(c, v.text()).ids
+    print(f"\nre-encode 10 KB ({len(v.encoding):,} tokens): edit p95 {_p95(edits):.2f} ms "
+          f"(p50 {sorted(edits)[15]:.2f}); step p95 {_p95(steps):.2f} ms "
+          f"(p50 {sorted(steps)[15]:.2f})")
+    assert _p95(edits) < 250 and _p95(steps) < 250   # generous: CI machines vary
+    c.shutdown()
