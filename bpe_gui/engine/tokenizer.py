@@ -360,18 +360,19 @@ class Tokenizer:
     def encode_iterable(self, iterable: Iterable[str], chunk_chars: int = 1 << 16) -> Iterator[int]:
         """Encode a stream of text (e.g. an open file) lazily, in bounded memory.
 
-        Text is buffered until ``chunk_chars``; everything before the last two words of
-        the buffer (and before anything that could be the start of a special token)
-        is encoded and yielded, the rest waits for more text, so the ids equal
-        ``encode`` of the whole text.
+        Text is buffered until ``chunk_chars``; the words of the buffer before its last
+        two (and before anything that could be the start of a special token) are
+        encoded and yielded, the rest waits for more text, so the ids equal ``encode``
+        of the whole text. A buffer that cannot be cut (one huge word) is tried again
+        only once it has doubled, so the work stays linear.
         """
         hold = max(0, self.pre.max_special_len - 1)
         parts: list[str] = []
-        size = 0
+        size, limit = 0, chunk_chars
         for chunk in iterable:
             parts.append(chunk)
             size += len(chunk)
-            if size < chunk_chars:
+            if size < limit:
                 continue
             buf = "".join(parts)
             spans = list(self.pre.spans(buf))
@@ -388,6 +389,7 @@ class Tokenizer:
             if n:
                 yield from self._encode_spans(buf, spans[:n])
             parts, size = [buf[cut:]], len(buf) - cut
+            limit = max(chunk_chars, 2 * size)
         buf = "".join(parts)
         if buf:
             yield from self.encode(buf)

@@ -103,3 +103,14 @@ def test_encode_iterable_short_buffer_with_long_special():
     token must not give a negative cut."""
     tok = Tokenizer(_byte_vocab(), [], special_tokens=["<|endoftext|>", "<|fim|>"])
     assert list(tok.encode_iterable(["<|fim|>"], chunk_chars=1)) == tok.encode("<|fim|>") == [257]
+
+
+def test_encode_iterable_uncuttable_stream_stays_linear():
+    """A stream that cannot be cut (one long run of spaces, fed a character at a time)
+    re-scanned the whole buffer for every new character: quadratic time."""
+    tok = Tokenizer(_byte_vocab(), [])
+    n = 200_000
+    t0 = time.perf_counter()
+    ids = list(tok.encode_iterable(iter(" " * n), chunk_chars=64))
+    assert ids == [32] * n
+    assert time.perf_counter() - t0 < 5.0
