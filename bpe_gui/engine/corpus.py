@@ -126,7 +126,8 @@ def read_documents(path: str | Path, encoding: str = "utf-8") -> list[str]:
     if _inner_suffix(p) != ".jsonl":
         return [text]
     docs = []
-    for lineno, line in enumerate(text.splitlines(), 1):
+    # split("\n"), not splitlines(): JSON strings may hold a raw U+2028, U+0085, \x1c...
+    for lineno, line in enumerate(text.split("\n"), 1):
         if not line.strip():
             continue
         try:

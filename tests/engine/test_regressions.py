@@ -114,3 +114,14 @@ def test_encode_iterable_uncuttable_stream_stays_linear():
     ids = list(tok.encode_iterable(iter(" " * n), chunk_chars=64))
     assert ids == [32] * n
     assert time.perf_counter() - t0 < 5.0
+
+
+def test_jsonl_text_with_unicode_line_separators(tmp_path):
+    """read_documents cut .jsonl files with splitlines(), which also breaks at U+2028,
+    U+0085 and \\x1c-\\x1e: valid JSON strings holding them became 'not valid JSON'."""
+    import json
+    p = tmp_path / "docs.jsonl"
+    docs = ["a\u2028b\x85c\x1cd", "second"]
+    p.write_text(json.dumps({"text": docs[0]}, ensure_ascii=False) + "\r\n"
+                 + json.dumps({"text": docs[1]}) + "\n", encoding="utf-8")
+    assert corpus.read_documents(p) == docs
