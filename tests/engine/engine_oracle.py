@@ -56,6 +56,13 @@ class Oracle:
     n_tied: list[int] = field(default_factory=list)
     tied: list[set] = field(default_factory=list)
     ambiguous: bool = False                   # a tie the rule cannot break (equal bytes)
+    n_specials: int = 0
+    live: list[int] = field(default_factory=list)  # live symbols + specials after each merge
+    removed: list[set] = field(default_factory=list)
+
+    def live_now(self) -> int:
+        """Symbols that still occur somewhere, plus the special tokens."""
+        return len({s for w in self.words for s in w}) + self.n_specials
 
     def pair_counts(self) -> dict[tuple[int, int], int]:
         """Insertion order = order first met scanning words in order, left to right."""
@@ -112,18 +119,22 @@ class Oracle:
             self.words[k] = out
         return new
 
-    def train(self, num_merges=None, vocab_size=None, min_frequency=1) -> "Oracle":
+    def train(self, num_merges=None, vocab_size=None, min_frequency=1,
+              prune=False) -> "Oracle":
         while not self.ambiguous:
             if num_merges is not None:
                 if len(self.merges) >= num_merges:
                     break
-            elif len(self.tokens) >= vocab_size:
+            elif (self.live_now() if prune else len(self.tokens)) >= vocab_size:
                 break
             found = self.best()
             if found is None or found[1] < min_frequency or self.ambiguous:
                 break
             (a, b), count, tied = found
             self.merge(a, b)
+            present = {s for w in self.words for s in w}
+            self.removed.append({t for t in (a, b) if t not in present})
+            self.live.append(self.live_now())
             self.merges.append((a, b, count))
             self.n_tied.append(len(tied))
             self.tied.append(set(tied))
@@ -158,7 +169,7 @@ def make_oracle(text: str, specials=(), mode: str = "byte", end_of_word: str = "
         freqs = list(merged.values())
     if not words:
         return None
-    return Oracle(tokens, words, freqs, rule)
+    return Oracle(tokens, words, freqs, rule, n_specials=len(specials))
 
 
 # --- running the engine's trainer on each core -------------------------------------

@@ -37,23 +37,28 @@ def _engine_ranking(t: Trainer) -> list[tuple[int, int, int]]:
        mode=st.sampled_from(["byte", "char"]), eow=st.sampled_from(["suffix", "prefix"]),
        pattern=st.sampled_from(["gpt2", "gpt2", "whitespace"]),
        rule=st.sampled_from(["greatest", "first-seen", "lowest-ids"]),
-       min_frequency=st.integers(1, 3))
+       min_frequency=st.integers(1, 3), prune=st.booleans())
 def test_trainer_matches_oracle(core, text, specials, data, mode, eow, pattern, rule,
-                                min_frequency):
+                                min_frequency, prune):
     with using_core(core):
-        _check_against_oracle(text, specials, data, mode, eow, pattern, rule, min_frequency)
+        _check_against_oracle(text, specials, data, mode, eow, pattern, rule, min_frequency,
+                              prune)
 
 
-def _check_against_oracle(text, specials, data, mode, eow, pattern, rule, min_frequency):
+def _check_against_oracle(text, specials, data, mode, eow, pattern, rule, min_frequency,
+                          prune=False):
     oracle = make_oracle(text, specials, mode, eow, pattern, rule)
     if data.draw(st.booleans(), label="by num_merges"):
         num_merges, vocab_size = data.draw(st.integers(0, 40), label="num_merges"), None
     else:
         base = (len(oracle.tokens) if oracle else 256 + len(specials))
-        num_merges, vocab_size = None, base + data.draw(st.integers(0, 40), label="extra")
+        if prune and oracle:
+            base = oracle.live_now()
+        num_merges, vocab_size = None, base + data.draw(st.integers(-3 if prune else 0, 40),
+                                                        label="extra")
     s = TrainSettings(vocab_size=vocab_size, num_merges=num_merges, mode=mode,
                       end_of_word=eow, pattern=pattern, special_tokens=specials,
-                      tie_rule=rule, min_frequency=min_frequency)
+                      tie_rule=rule, min_frequency=min_frequency, prune=prune)
     if oracle is None:  # nothing to train on: the engine must say so, not crash
         try:
             Trainer.from_text(text, s)
@@ -64,7 +69,7 @@ def _check_against_oracle(text, specials, data, mode, eow, pattern, rule, min_fr
     assert t.vocab == dict(enumerate(oracle.tokens))
     assert _engine_ranking(t) == oracle.ranking()
     steps = t.run()
-    oracle.train(num_merges, vocab_size, min_frequency)
+    oracle.train(num_merges, vocab_size, min_frequency, prune)
     n = len(oracle.merges)
     if oracle.ambiguous:  # equal bytes on both sides: the rule leaves the order open
         steps = steps[:n]
@@ -75,11 +80,16 @@ def _check_against_oracle(text, specials, data, mode, eow, pattern, rule, min_fr
         assert rec.tied[0] == rec.pair
         assert set(rec.tied) <= tied and len(rec.tied) == min(len(tied), 50)
         assert rec.new_id == n_initial(oracle) + rec.index - 1
+    for rec, live, removed in zip(steps, oracle.live, oracle.removed):
+        assert rec.live_size == live
+        assert set(rec.removed) == removed
     if not oracle.ambiguous:
         assert t.vocab == dict(enumerate(oracle.tokens))
         assert [t.word(i) for i in range(len(oracle.words))] == [tuple(w) for w in oracle.words]
         assert _engine_ranking(t) == oracle.ranking()
         assert t.step() is None  # stopped exactly where the oracle stopped
+        assert t.live_size == oracle.live_now()
+        assert t.vocab_size == (oracle.live_now() if prune else len(oracle.tokens))
 
 
 def n_initial(oracle) -> int:
