@@ -65,7 +65,8 @@ def main(argv=None) -> int:
     ap.add_argument("--prune", action="store_true")
     ap.add_argument("--text", default=None, help="text for the encode view")
     ap.add_argument("--zh", action="store_true", help="Chinese text in the encode view")
-    ap.add_argument("--select", type=int, default=None, help="vocab: select this id")
+    ap.add_argument("--select", type=int, default=None,
+                    help="vocab: select this id (-1: the longest merged token)")
     ap.add_argument("--search", default=None, help="vocab: search text")
     ap.add_argument("--hover", type=int, default=None, help="encode: hover this token")
     ap.add_argument("--dark", action="store_true")
@@ -113,7 +114,11 @@ def main(argv=None) -> int:
             w.search.setText(a.search)
             w.apply_search()
         if a.select is not None:
-            w.select_id(a.select)
+            tid = a.select
+            if tid < 0:   # the merged token with the deepest lineage
+                entries = [e for e in w.model.entries if e.kind == "merge"]
+                tid = max(entries, key=lambda e: (len(e.token), e.id)).id if entries else 0
+            w.select_id(tid)
     if a.panel == "encode" and a.hover is not None:
         w.hover_token(a.hover)
     for _ in range(5):

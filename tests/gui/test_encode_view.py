@@ -253,6 +253,18 @@ def test_imported_tokenizer_toggle(qtbot, view, controller):
     assert view.encoding.ids == fresh_encoding(controller, "lowest").ids
 
 
+def test_hidden_view_catches_up_when_shown(qtbot, view, controller):
+    view.set_text(MIXED)
+    view.hide()
+    for k in (3, 9, 4):
+        controller.goto(k)
+    assert view.source.currentText() == "Trained, as of step 0"    # no work while hidden
+    view.show()
+    assert view.source.currentText() == "Trained, as of step 4"
+    enc = fresh_encoding(controller, MIXED)
+    assert view.encoding.ids == enc.ids and view.encoding.offsets == enc.offsets
+
+
 def _p95(xs):
     xs = sorted(xs)
     return xs[min(len(xs) - 1, int(0.95 * len(xs)))]

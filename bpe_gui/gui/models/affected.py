@@ -8,11 +8,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+from PySide6.QtCore import QAbstractTableModel, QModelIndex
 
 from ...engine.trainer import MergeStep
-from .roles import (ALIGN_RIGHT, DISPLAY, TOOLTIP, ALIGN, HORIZONTAL, SORT_ROLE,
-                    TOKENS_ROLE, ReadableCache)
+from .roles import (ALIGN, ALIGN_RIGHT, DISPLAY, HORIZONTAL, SORT_ROLE, TOKENS_ROLE,
+                    TOOLTIP, ReadableCache)
 
 Chips = tuple[tuple[str, bool, bool], ...]   # (text, partial, is the new token)
 

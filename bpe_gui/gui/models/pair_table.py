@@ -17,8 +17,8 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 from PySide6.QtGui import QFont
 
 from ...engine.trainer import PairRow, Trainer
-from .roles import (ALIGN_RIGHT, DISPLAY, TOOLTIP, BACKGROUND, FONT, ALIGN, HORIZONTAL,
-                    ID_ROLE, SEARCH_ROLE, TOKENS_ROLE, ReadableCache, TokenColors,
+from .roles import (ALIGN, ALIGN_RIGHT, BACKGROUND, DISPLAY, FONT, HORIZONTAL, ID_ROLE,
+                    SEARCH_ROLE, TOKENS_ROLE, TOOLTIP, ReadableCache, TokenColors,
                     plain_text)
 
 _ROLES = frozenset({DISPLAY, TOKENS_ROLE, SEARCH_ROLE, ID_ROLE, BACKGROUND, FONT, ALIGN, TOOLTIP})

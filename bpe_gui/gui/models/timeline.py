@@ -12,15 +12,16 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+from PySide6.QtCore import QAbstractTableModel, QModelIndex
 from PySide6.QtGui import QFont
 
 from ...engine.trainer import MergeStep
-from .roles import (ALIGN_RIGHT, DISPLAY, TOOLTIP, BACKGROUND, FOREGROUND, FONT, ALIGN,
-                    HORIZONTAL, ID_ROLE, SEARCH_ROLE, SORT_ROLE, TOKENS_ROLE, ReadableCache,
+from .roles import (ALIGN, ALIGN_RIGHT, BACKGROUND, DISPLAY, FONT, FOREGROUND, HORIZONTAL,
+                    ID_ROLE, SEARCH_ROLE, SORT_ROLE, TOKENS_ROLE, TOOLTIP, ReadableCache,
                     TokenColors)
 
-_ROLES = frozenset({DISPLAY, ID_ROLE, SORT_ROLE, FOREGROUND, FONT, BACKGROUND, TOKENS_ROLE, SEARCH_ROLE, ALIGN, TOOLTIP})
+_ROLES = frozenset({DISPLAY, ID_ROLE, SORT_ROLE, FOREGROUND, FONT, BACKGROUND, TOKENS_ROLE,
+                    SEARCH_ROLE, ALIGN, TOOLTIP})
 
 
 class TimelineModel(QAbstractTableModel):

@@ -17,12 +17,13 @@ from PySide6.QtGui import QFont
 
 from ...engine.tokenizer import Tokenizer
 from ...engine.trainer import MergeStep, Trainer
-from .roles import (ALIGN_RIGHT, DISPLAY, TOOLTIP, FONT, ALIGN, HORIZONTAL, ID_ROLE,
-                    PARTIAL_ROLE, SEARCH_ROLE, SPECIAL_ROLE, ReadableCache, plain_text)
+from .roles import (ALIGN, ALIGN_RIGHT, DISPLAY, FONT, HORIZONTAL, ID_ROLE, PARTIAL_ROLE,
+                    SEARCH_ROLE, SPECIAL_ROLE, TOOLTIP, ReadableCache, plain_text)
 
 BASE, SPECIAL, MERGE = "base", "special", "merge"
 
-_ROLES = frozenset({DISPLAY, SEARCH_ROLE, ID_ROLE, PARTIAL_ROLE, SPECIAL_ROLE, FONT, ALIGN, TOOLTIP})
+_ROLES = frozenset({DISPLAY, SEARCH_ROLE, ID_ROLE, PARTIAL_ROLE, SPECIAL_ROLE, FONT, ALIGN,
+                    TOOLTIP})
 
 
 @dataclass(frozen=True)

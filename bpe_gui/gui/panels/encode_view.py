@@ -127,6 +127,7 @@ class EncodeView(QWidget):
         self._records: list = []         # the merge records 1..step it was built with
         self._words: list[int] | None = None
         self._cob: list[int] | None = None
+        self._dirty = False
         self._build()
         controller.tokenizerChanged.connect(self._on_tokenizer_changed)
         controller.busyChanged.connect(lambda _busy: self._update_source())
@@ -210,9 +211,18 @@ class EncodeView(QWidget):
         if tok is None and self.controller.busy:
             return   # the trainer belongs to a job: keep the last tokenizer until it ends
         self.tok = tok
+        if not self.isVisible():
+            self._dirty = True     # a hidden view catches up when shown
+            return
+        self._dirty = False
         self._update_source()
         if not self._follow_step():
             self.encode_now()
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if self._dirty:
+            self._on_tokenizer_changed()
 
     def _update_source(self) -> None:
         c = self.controller

@@ -275,8 +275,9 @@ class MergePanel(QWidget):
         busy = c.busy
         has = c.trainer is not None or bool(c.corpus_text.strip())
         for w in (self.step_btn, self.play_btn, self.goto_btn, self.goto_spin,
-                  self.target_btn, self.more_btn):
+                  self.target_btn):
             w.setEnabled(not busy and has)
+        self.more_btn.setEnabled(not busy and self.pair_model.snapshot.maybe_more)
         at = c.step_index
         self.back_btn.setEnabled(not busy and at > 0)
         self.reset_btn.setEnabled(not busy and at > 0)

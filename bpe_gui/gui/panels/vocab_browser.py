@@ -7,12 +7,11 @@ shown.
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QItemSelectionModel, Qt, QTimer
+from PySide6.QtCore import QEvent, QItemSelectionModel, QRegularExpression, Qt, QTimer
 from PySide6.QtGui import QBrush, QFont
 from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QHBoxLayout, QHeaderView, QLabel,
                                QLineEdit, QSplitter, QTableView, QTreeWidget, QTreeWidgetItem,
                                QVBoxLayout, QWidget)
-from PySide6.QtCore import QRegularExpression
 
 from ...engine.display import hex_bytes
 from ..models.proxy import SourceSortProxy
@@ -191,7 +190,8 @@ class VocabBrowser(QWidget):
                                  f"({m.n_base:,} base/special + {n - m.n_base:,} merged)")
         shown = self.proxy.rowCount()
         if self.search.text() and shown != n:
-            self.summary.setText(self.summary.text() + f" · {shown:,} match")
+            self.summary.setText(self.summary.text() + f" · {shown:,} match"
+                                 f"{'' if shown == 1 else 'es'}")
 
     # ----- search -------------------------------------------------------------------------
     def _on_search_edited(self, _text: str) -> None:
