@@ -33,6 +33,7 @@ from .token_flow import TokenFlow
 SYNC_CHARS = 20_000        # re-encode at once below this size, else after a short pause
 DEBOUNCE_MS = 50
 MAX_STEP_DELTA = 64        # follow up to this many steps merge by merge, else re-encode
+ENCODE_LIMIT = 100_000     # characters encoded and coloured; the rest is left plain
 WORDS_PENDING: list[int] = []   # marker: word numbers not worked out yet
 
 
@@ -274,12 +275,15 @@ class EncodeView(QWidget):
         tok = self.tok
         enc = Encoding([], [], [], [])
         error = None
-        if tok is not None and text:
+        part = text[:ENCODE_LIMIT]   # the window stays responsive with a pasted book
+        if tok is not None and part:
             try:
-                enc = tok.encode_with_offsets(text)
+                enc = tok.encode_with_offsets(part)
             except BPEError as e:   # e.g. a character missing from a char-level vocabulary
                 error = str(e)
-        self._remember(tok, enc, text)
+        self._remember(tok, enc, part)
+        if len(part) < len(text):
+            self._words = None       # no step-by-step updates on a cut text
         self._show(enc, error)
         self.last_mode = "full"
         self.last_encode_ms = (time.perf_counter() - t0) * 1000
@@ -369,7 +373,10 @@ class EncodeView(QWidget):
         ratio = f"{nbytes / n:.2f}" if n else "–"
         partial = self.kinds.count(2)
         extra = f" · {partial:,} partial-character tokens" if partial else ""
-        self.counts.setText(f"{n:,} tokens · {len(self._text):,} characters · {nbytes:,} "
+        chars = min(len(self._text), ENCODE_LIMIT)
+        if chars < len(self._text):
+            extra += f" (first {ENCODE_LIMIT:,} characters only)"
+        self.counts.setText(f"{n:,} tokens · {chars:,} characters · {nbytes:,} "
                             f"bytes · {ratio} bytes/token{extra}")
 
     # ----- colouring ---------------------------------------------------------------------------
