@@ -1,4 +1,4 @@
-"""Only here to declare the C extension; all metadata lives in pyproject.toml."""
+"""Only here to declare the C extensions; all metadata lives in pyproject.toml."""
 from setuptools import Extension, setup
 
 setup(
@@ -7,6 +7,11 @@ setup(
             "bpe_gui.engine._core",
             sources=["bpe_gui/engine/_core.c"],
             extra_compile_args=["-O2", "-std=c99"],
-        )
+        ),
+        Extension(
+            "bpe_gui.engine._encode",
+            sources=["bpe_gui/engine/_encode.c"],
+            extra_compile_args=["-O2", "-std=c99"],
+        ),
     ]
 )

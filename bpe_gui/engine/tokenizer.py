@@ -13,13 +13,17 @@ Example::
 """
 from __future__ import annotations
 
-import re
 import sys
 from dataclasses import dataclass, field
-from itertools import chain, repeat
+from itertools import repeat
 from typing import Iterable, Iterator, Sequence
 
 from .errors import BPEError, EncodeError
+
+try:  # the hot loop of byte-level encoding, in C; the Python loop below is the fallback
+    from ._encode import Merger as _Merger
+except ImportError:  # pragma: no cover - only without a C compiler at install time
+    _Merger = None
 from .pretokenize import Pretokenizer
 
 EOW = b"</w>"
@@ -27,20 +31,6 @@ UNK = b"<unk>"
 _CACHE_LIMIT = 1 << 18
 _NO_MERGE = (sys.maxsize, -1)  # (rank, new id) of a pair that has no merge
 _IDENTITY = list(range(256))
-
-# Fast path of encode. In these presets no word runs from a non-space character into
-# whitespace and whitespace words only look ahead, so a "segment" (a run of whitespace
-# plus the non-space run after it) is cut into the same words alone as in any context:
-# texts are encoded segment by segment through a cache, in C-level loops.
-_SEGMENTABLE = frozenset({"gpt2", "cjk", "whitespace"})
-# Whitespace as the `regex` module's \s sees it (Unicode White_Space). Not str.isspace(),
-# which also counts \x1c-\x1f; the stdlib `re` is used because it is faster at this.
-_WS = ("\t\n\x0b\x0c\r \x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B)))
-       + "\u2028\u2029\u202f\u205f\u3000")
-_SEGMENT = re.compile(f"[{re.escape(_WS)}]*[^{re.escape(_WS)}]*")
-# ASCII punctuation: never a letter, digit or space, so " word," is " word" + "," in GPT-2.
-_PUNCT = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
-
 
 @dataclass(frozen=True)
 class Encoding:
@@ -58,38 +48,6 @@ class Encoding:
 
     def __len__(self) -> int:
         return len(self.ids)
-
-
-class _SegmentCache(dict):
-    """segment or word -> ids; a miss computes them, so lookups can run in C.
-
-    Words and segments share the table: in the _SEGMENTABLE presets a word cut alone
-    is that same one word, so a segment that is one word has the word's ids.
-    """
-
-    __slots__ = ("tok",)
-
-    def __init__(self, tok: "Tokenizer"):
-        super().__init__()
-        self.tok = tok
-
-    def __missing__(self, seg: str) -> tuple[int, ...]:
-        if len(self) >= 2 * _CACHE_LIMIT:  # words and segments: twice the word cache
-            self.clear()
-        tok = self.tok
-        words = tok._segment_words(seg)
-        if len(words) == 1 and words[0] == seg:
-            ids = tok._merge(tok._symbols(seg))
-        else:
-            out: list[int] = []
-            for w in words:  # words are their own segments: no need to cut them again
-                got = self.get(w)
-                if got is None:
-                    got = self[w] = tok._merge(tok._symbols(w))
-                out += got
-            ids = tuple(out)
-        self[seg] = ids
-        return ids
 
 
 class Tokenizer:
@@ -129,8 +87,7 @@ class Tokenizer:
                 next_id += 1
             self.special_ids[s] = self.token_to_id[b]
         self._cache: dict[str, tuple[int, ...]] = {}
-        self._seg_cache: dict[str, tuple[int, ...]] = _SegmentCache(self)
-        self._build_ranks()
+        self._merger = None
         if mode == "byte":
             missing = [b for b in range(256) if bytes([b]) not in self.token_to_id]
             if missing:
@@ -139,6 +96,9 @@ class Tokenizer:
             self._byte_ids = [self.token_to_id[bytes([b])] for b in range(256)]
             if self._byte_ids == _IDENTITY:
                 self._byte_ids = _IDENTITY
+            if _Merger is not None:
+                self._merger = _Merger(self._byte_ids)
+        self._build_ranks()
         self._unk = self.token_to_id.get(UNK)
         self._eow = self.token_to_id.get(EOW)
 
@@ -167,10 +127,10 @@ class Tokenizer:
                            "do not belong together.") from None
         self.merges.append((a, b))
         self._merge_ids.append(new)
-        self._ranks.setdefault(key, (rank, new))
+        if self._ranks.setdefault(key, (rank, new))[0] == rank and self._merger is not None:
+            self._merger.add(key[0], key[1], rank, new)
         self._max_rank = len(self.merges)
         self._cache = {}
-        self._seg_cache = _SegmentCache(self)
 
     # ----- as of a training step -------------------------------------------------
     def at_step(self, n_merges: int) -> "Tokenizer":
@@ -180,7 +140,6 @@ class Tokenizer:
         clone.__dict__.update(self.__dict__)
         clone._max_rank = n
         clone._cache = {}
-        clone._seg_cache = _SegmentCache(clone)
         if n < len(self.merges):
             clone.merges = self.merges[:n]
             drop = set(self._merge_ids[n:]) - set(self._merge_ids[:n])
@@ -197,6 +156,8 @@ class Tokenizer:
 
         Example (merges 'a b' then 'ab c'): [a, b, c, a, b] -> [abc, ab]
         """
+        if self._merger is not None:
+            return self._merger.merge(ids, self._max_rank)
         get, limit = self._ranks.get, self._max_rank
         if len(ids) < 2:
             return tuple(ids)
@@ -269,7 +230,7 @@ class Tokenizer:
     def encode(self, text: str) -> list[int]:
         """Text -> token ids. Special tokens in the text become their ids."""
         out: list[int] = []
-        plain = self._encode_segments if self.pre.preset in _SEGMENTABLE else self._encode_words
+        plain = self._encode_c if self._merger is not None else self._encode_words
         for piece in self.pre.pieces(text):
             if piece.special:
                 out.append(self.special_ids[piece.text])
@@ -283,41 +244,10 @@ class Tokenizer:
         return [i for w in self.pre._run(self.pre.regex.findall, text) if w
                 for i in word_ids(w)]
 
-    def _encode_segments(self, text: str) -> list[int]:
-        """Same as :meth:`_encode_words` for the presets in _SEGMENTABLE, faster: the
-        loops run in C and only segments not seen before reach Python (__missing__)."""
-        return list(chain.from_iterable(map(self._seg_cache.__getitem__,
-                                            _SEGMENT.findall(text))))
-
-    def _segment_words(self, seg: str) -> list[str]:
-        """The words of one segment; the usual GPT-2 shapes without running the regex.
-
-        Example (GPT-2): ' word,' -> [' word', ',']; '\\n\\n"The' -> ['\\n', '\\n', '"', 'The'].
-        """
-        if self.pre.preset == "gpt2":
-            if seg[1:].isalpha() if seg[:1] == " " else seg.isalpha():  # the usual case
-                return [seg]
-            body = seg.lstrip(_WS)
-            n = len(seg) - len(body)
-            # A run of whitespace before a word: all but its last character are one word
-            # (\s+(?!\S)); the last one joins the word if it is a space, else stands alone.
-            head = [seg[:n - 1]] if n > 1 else []
-            lead = ""
-            if n and seg[n - 1] == " ":
-                lead = " "
-            elif n:
-                head.append(seg[n - 1])
-            core = body.strip(_PUNCT)
-            if core.isalpha():  # str.isalpha() is exactly \p{L}
-                i = body.index(core[0])
-                front, back = body[:i], body[i + len(core):]
-                # "'s..." would be a contraction: leave those to the regex
-                if back.strip(_PUNCT) == "" and "'" not in front:
-                    words = head + ([lead + front, core] if front else [lead + core])
-                    return words + [back] if back else words
-            elif not body:  # whitespace only (the end of the text)
-                return [seg] if seg else []
-        return [w for w in self.pre.regex.findall(seg) if w]
+    def _encode_c(self, text: str) -> list[int]:
+        """Byte-level words through the C merge loop and the word cache."""
+        return self._merger.encode_words(self.pre._run(self.pre.regex.findall, text),
+                                         self._cache, self._max_rank, _CACHE_LIMIT)
 
     def encode_with_offsets(self, text: str) -> Encoding:
         """Ids, token bytes and character spans (for colouring text token by token)."""

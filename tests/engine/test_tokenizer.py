@@ -15,6 +15,7 @@ import regex
 import tiktoken
 from hypothesis import HealthCheck, given, settings, strategies as st
 
+import bpe_gui.engine.tokenizer as tokenizer_module
 from bpe_gui.engine import Encoding, TrainSettings, Tokenizer, Trainer
 
 from engine_oracle import HAS_C_CORE
@@ -352,42 +353,27 @@ def test_char_mode_tokenizer_agrees_with_trainer(texts, eow, pattern):
     assert [a for a, _ in enc.offsets] == sorted(a for a, _ in enc.offsets)
 
 
-# --- the segment fast path of encode equals plain word-by-word encoding ---------------
+# --- the C merge loop equals the pure-Python one ------------------------------------
 
-segment_text = st.lists(st.sampled_from(
+merge_text = st.lists(st.sampled_from(
     [" ", "  ", "\n", "\n\n", "\t", "\u3000", "\xa0", "\x1f", "word", "Word", "é", "你好", "'s",
-     "'", "\"", ",", ".", "--", "...", "42", "x", "_", "😀", "<|endoftext|>"]),
+     "'", "\"", ",", ".", "--", "...", "42", "x", "_", "😀", "<|endoftext|>", "aaaa"]),
     max_size=25).map("".join)
 
 
-def _plain_encode(t: Tokenizer, text: str) -> list[int]:
-    out: list[int] = []
-    for piece in t.pre.pieces(text):
-        out.extend([t.special_ids[piece.text]] if piece.special else t._encode_words(piece.text))
-    return out
-
-
-@pytest.mark.parametrize("pattern", ["gpt2", "cjk", "whitespace"])
+@pytest.mark.skipif(tokenizer_module._Merger is None, reason="C encoder not built")
+@pytest.mark.parametrize("pattern", ["gpt2", "cjk", "whitespace", "cl100k"])
 @FAST
-@given(text=st.one_of(segment_text, unicode_with_specials))
-def test_segment_fast_path_equals_word_by_word(tok, pattern, text):
-    t = Tokenizer(tok.vocab, tok.merges, special_tokens=SPECIALS, pattern=pattern)
-    assert t.encode(text) == _plain_encode(t, text)
-
-
-@FAST
-@given(seg=st.tuples(st.text(alphabet=" \n\t\u3000\xa0", max_size=4),
-                     st.text(alphabet="ab'\".,!-_1é你\x1f", max_size=8)).map("".join))
-def test_gpt2_segment_words_equal_the_regex(tok, seg):
-    assert tok._segment_words(seg) == [w for w in regex.findall(tok.pattern, seg) if w]
-
-
-def test_whitespace_class_is_regex_whitespace():
-    """The fast path spells out \\s; it must be exactly what the `regex` module matches."""
-    from bpe_gui.engine import tokenizer
-    ws = regex.compile(r"\s")
-    expected = {c for c in map(chr, range(0x110000)) if ws.match(c)}
-    assert set(tokenizer._WS) == expected
+@given(text=st.one_of(merge_text, unicode_with_specials))
+def test_c_encoder_equals_python_merge_loop(tok, pattern, text):
+    fast = Tokenizer(tok.vocab, tok.merges, special_tokens=SPECIALS, pattern=pattern)
+    slow = Tokenizer(tok.vocab, tok.merges, special_tokens=SPECIALS, pattern=pattern)
+    slow._merger = None
+    assert fast.encode(text) == slow.encode(text)
+    k = len(tok.merges) // 3
+    fast_k, slow_k = fast.at_step(k), slow.at_step(k)
+    assert fast_k.encode(text) == slow_k.encode(text)
+    assert fast_k.encode_with_offsets(text) == slow_k.encode_with_offsets(text)
 
 
 def naive_bpe(ids: list[int], merges: list[tuple[int, int, int]]) -> list[int]:
