@@ -409,12 +409,20 @@ class Trainer:
                 f"lower than {runner}.")
 
     # ----- tokenizers ---------------------------------------------------------------
-    def tokenizer(self, at_step: int | None = None) -> Tokenizer:
+    @property
+    def furthest_step(self) -> int:
+        """The furthest step reached so far, counting steps undone since (see tokenizer)."""
+        return max(self.n_steps, len(self._tok.merges) if self._tok is not None else 0)
+
+    def tokenizer(self, at_step: int | None = None, redo: bool = False) -> Tokenizer:
         """The tokenizer as of step k (default: now), with exactly the first k merges.
 
         Cheap: one tokenizer grows with the steps and each call shares its tables.
+        ``redo=True`` also serves steps up to :attr:`furthest_step` that were undone:
+        training is deterministic, so they are the merges stepping forward would make.
         """
-        k = self.n_steps if at_step is None else max(0, min(at_step, self.n_steps))
+        hi = self.furthest_step if redo else self.n_steps
+        k = self.n_steps if at_step is None else max(0, min(at_step, hi))
         tok = self._tok
         if tok is None:
             s = self.settings
