@@ -7,12 +7,10 @@ saved step and lands exactly where the user left off (training is deterministic)
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
-from .errors import ExportError, FormatError
+from .errors import FormatError
 from .trainer import TrainSettings
 
 SESSION_FORMAT = "bpe-gui-session"
@@ -87,20 +85,6 @@ class Session:
 
 
 def write_atomic(path: Path, data: bytes) -> Path:
-    """Write to a temporary file beside ``path``, then rename: never a half-written file."""
-    folder = path.parent
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-    except OSError as e:
-        raise ExportError(f"Cannot write into {folder} ({e.strerror}). Pick a folder you "
-                          "can write to.") from e
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except OSError as e:
-        Path(tmp).unlink(missing_ok=True)
-        raise ExportError(f"Cannot write {path} ({e.strerror}). Pick a folder you can "
-                          "write to.") from e
-    return path
+    """Write one file through a temporary file and a rename: never a half-written file."""
+    from .formats._common import write_files
+    return write_files(path.parent, {path.name: data})[0]

@@ -16,15 +16,15 @@ from __future__ import annotations
 
 import time
 from array import array
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable, Iterator, Sequence
+from typing import Callable, Sequence
 
 try:
     from . import _core
 except ImportError:  # no C compiler at install time: slow but correct stand-in
     from . import _pycore as _core
-from .corpus import Cancelled, CancelFn, PretokenTable, table_from_files, table_from_text
+from .corpus import CancelFn, PretokenTable, table_from_files, table_from_text
 from .display import readable
 from .errors import CorpusError, SettingsError
 from .pretokenize import Pretokenizer, validate_special_tokens
