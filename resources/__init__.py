@@ -21,6 +21,7 @@ from importlib import resources as _res
 INDEX = "samples/index.json"
 ICON = "icon.svg"
 STYLE_SHEET = "style.qss"
+STYLE_SHEET_DARK = "style-dark.qss"
 
 
 @dataclass(frozen=True)
@@ -83,8 +84,17 @@ def icon_svg() -> bytes:
     return read_bytes(ICON)
 
 
-def style_sheet() -> str:
-    try:
-        return read_text(STYLE_SHEET)
-    except FileNotFoundError:
-        return ""
+def style_sheet(dark: bool = False) -> str:
+    """The style sheet (plus the dark-palette additions); "" if missing.
+
+    ``@ICONS@`` in a sheet becomes the icons folder (Qt style sheets need file paths).
+    """
+    names = [STYLE_SHEET] + ([STYLE_SHEET_DARK] if dark else [])
+    parts = []
+    for name in names:
+        try:
+            parts.append(read_text(name))
+        except (FileNotFoundError, OSError):
+            continue
+    icons = _root() / "icons"
+    return "\n".join(parts).replace("@ICONS@", str(icons).replace("\\", "/"))

@@ -25,3 +25,11 @@ def _guard_singleton_refcounts() -> None:
 
 
 _guard_singleton_refcounts()
+
+# Every Python call the GUI thread makes (a slot, a model's data(), a delegate's paint)
+# needs the GIL; while a job runs Python on the worker thread, each handover waits up
+# to the switch interval (5 ms by default), and a repaint makes hundreds of such calls.
+# A shorter interval keeps the window responsive during training at a tiny cost.
+GIL_SWITCH_INTERVAL_S = 0.0005
+if sys.getswitchinterval() > GIL_SWITCH_INTERVAL_S:
+    sys.setswitchinterval(GIL_SWITCH_INTERVAL_S)

@@ -94,6 +94,11 @@ def apply_theme(name: str, app: QApplication | None = None) -> str:
     if style is not None:
         app.setStyle(style)
     app.setPalette(dark_palette() if dark else app.style().standardPalette())
+    try:
+        sheet = resources().style_sheet(dark)
+    except (ImportError, OSError):
+        sheet = ""
+    app.setStyleSheet(sheet)
     return "dark" if dark else "light"
 
 

@@ -173,7 +173,7 @@ class Controller(QObject):
         self.set_playing(False)
         text, settings = self.corpus_text, self.settings
         self._pending_step = to_step
-        if not text.strip():
+        if not text or text.isspace():  # not strip(): no 20 MB copy on the GUI thread
             self.trainer = None
             self.trainerChanged.emit()
             self.stepChanged.emit(0)
@@ -326,7 +326,7 @@ class Controller(QObject):
             _, paths, text = result
             self.set_corpus_text(text, paths=paths, dirty=False)
             self.message.emit(f"Opened {len(paths)} file(s): {len(text):,} characters.")
-            if not text.strip():
+            if not text or text.isspace():
                 names = ", ".join(Path(p).name for p in paths)
                 self._fail("Empty corpus", f"{names}: no text in the file(s). Open a file "
                            "with some text, type or paste text, or pick a sample.")

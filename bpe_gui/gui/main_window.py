@@ -13,8 +13,9 @@ from typing import Sequence
 
 from PySide6.QtCore import QByteArray, QSettings, QStandardPaths, Qt, QTimer
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
-from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QInputDialog, QLabel,
-                               QMainWindow, QMessageBox, QProgressBar, QPushButton, QWidget)
+from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QFrame, QInputDialog,
+                               QLabel, QMainWindow, QMessageBox, QProgressBar, QPushButton,
+                               QScrollArea, QWidget)
 
 from .app import THEMES, app_icon, apply_theme, colors
 from .controller import Controller
@@ -73,11 +74,13 @@ class MainWindow(QMainWindow):
     def _build_panels(self) -> None:
         c = self.controller
         self.merge_panel = _load_panel("merge_panel", "MergePanel", c, self)
-        self.setCentralWidget(self.merge_panel)
+        self.setCentralWidget(self._scrollable(self.merge_panel))
         self.editor = CorpusEditor(c, self, recent=self.recent)
         self.settings_panel = SettingsPanel(c, self)
         self.encode_view = _load_panel("encode_view", "EncodeView", c, self)
         self.vocab_browser = _load_panel("vocab_browser", "VocabBrowser", c, self)
+        self.charts_view = _load_panel("charts", "ChartsView", c, self)
+        self.compare_view = _load_panel("compare_view", "CompareView", c, self)
         self.corpus_dock = self._dock("Corpus", "corpusDock", self.editor, Qt.LeftDockWidgetArea)
         self.settings_dock = self._dock("Training settings", "settingsDock", self.settings_panel,
                                         Qt.LeftDockWidgetArea)
@@ -85,6 +88,13 @@ class MainWindow(QMainWindow):
                                       Qt.RightDockWidgetArea)
         self.vocab_dock = self._dock("Vocabulary", "vocabDock", self.vocab_browser,
                                      Qt.BottomDockWidgetArea)
+        self.charts_dock = self._dock("Charts", "chartsDock", self.charts_view,
+                                      Qt.BottomDockWidgetArea)
+        self.compare_dock = self._dock("Compare", "compareDock", self.compare_view,
+                                       Qt.BottomDockWidgetArea)
+        self.tabifyDockWidget(self.vocab_dock, self.charts_dock)
+        self.tabifyDockWidget(self.charts_dock, self.compare_dock)
+        self.vocab_dock.raise_()
         self.setCorner(Qt.BottomLeftCorner, Qt.LeftDockWidgetArea)
         self.setCorner(Qt.BottomRightCorner, Qt.RightDockWidgetArea)
         self.editor.pathsRequested.connect(self.open_paths)
@@ -105,10 +115,24 @@ class MainWindow(QMainWindow):
             if not self._state_restored:
                 self._default_dock_sizes()
 
+    @staticmethod
+    def _scrollable(widget: QWidget) -> QScrollArea:
+        """A panel that scrolls when its area is smaller than its minimum size, so the
+        window always fits the screen however the docks are arranged."""
+        area = QScrollArea()
+        area.setWidgetResizable(True)
+        area.setFrameShape(QFrame.NoFrame)
+        area.setWidget(widget)
+        return area
+
+    def docks(self) -> list[QDockWidget]:
+        return [self.corpus_dock, self.settings_dock, self.encode_dock, self.vocab_dock,
+                self.charts_dock, self.compare_dock]
+
     def _dock(self, title: str, name: str, widget: QWidget, area) -> QDockWidget:
         dock = QDockWidget(title, self)
         dock.setObjectName(name)
-        dock.setWidget(widget)
+        dock.setWidget(self._scrollable(widget))
         dock.setFeatures(QDockWidget.DockWidgetMovable | QDockWidget.DockWidgetFloatable
                          | QDockWidget.DockWidgetClosable)
         self.addDockWidget(area, dock)
@@ -213,7 +237,7 @@ class MainWindow(QMainWindow):
         m.addAction(self.act_use_imported)
 
         m = mb.addMenu("&View")
-        for dock in (self.corpus_dock, self.settings_dock, self.encode_dock, self.vocab_dock):
+        for dock in self.docks():
             m.addAction(dock.toggleViewAction())
         m.addSeparator()
         theme = m.addMenu("&Theme")
@@ -551,7 +575,7 @@ class MainWindow(QMainWindow):
             self.settings.setValue("theme", name)
 
     def reset_layout(self) -> None:
-        for dock in (self.corpus_dock, self.settings_dock, self.encode_dock, self.vocab_dock):
+        for dock in self.docks():
             dock.setFloating(False)
             dock.show()
         self.restoreState(self._default_state, STATE_VERSION)

@@ -7,6 +7,7 @@ thread is never flooded. Cancel is a flag the job checks between units of work.
 """
 from __future__ import annotations
 
+import gc
 import threading
 import time
 import traceback
@@ -18,6 +19,39 @@ from ..engine.corpus import Cancelled
 from ..engine.errors import BPEError
 
 Job = Callable[[Callable[[int, int], None], Callable[[], bool]], Any]
+
+
+class _GCPause:
+    """No cyclic garbage collection while jobs run; collect and freeze on the GUI thread.
+
+    Python runs the cyclic GC in whichever thread happens to allocate, so during a job
+    it ran in the worker: it freed unreachable Qt wrappers (widgets of closed dialogs)
+    off the GUI thread, which crashes Qt, and each full pass rescanned the job's millions
+    of records with the GIL held, freezing the window for 50-500 ms. So the first job
+    to start collects the garbage that is already there (on the GUI thread) and turns
+    automatic collection off; the last job to end moves everything alive into the
+    permanent generation (gc.freeze: later passes skip it, reference counting still
+    frees it) and turns collection back on.
+    """
+
+    running = 0
+    was_enabled = True
+
+    @classmethod
+    def job_started(cls) -> None:
+        if cls.running == 0:
+            cls.was_enabled = gc.isenabled()
+            gc.collect()
+            gc.disable()
+        cls.running += 1
+
+    @classmethod
+    def job_ended(cls) -> None:
+        cls.running = max(0, cls.running - 1)
+        if cls.running == 0:
+            gc.freeze()
+            if cls.was_enabled:
+                gc.enable()
 
 
 class _Runner(QObject):
@@ -91,6 +125,7 @@ class JobRunner(QObject):
         runner.failed.connect(self._on_failed)
         runner.cancelled.connect(self._on_cancelled)
         self._thread, self._runner = thread, runner
+        _GCPause.job_started()
         self.started.emit(label)
         thread.start()
         return True
@@ -118,6 +153,7 @@ class JobRunner(QObject):
         thread, self._thread, self._runner = self._thread, None, None
         thread.quit()
         thread.wait()
+        _GCPause.job_ended()
         emit()
 
     def cancel(self) -> None:
@@ -128,4 +164,6 @@ class JobRunner(QObject):
         if self._thread is not None:
             self._cancel.set()
             self._thread.quit()
-            self._thread.wait(timeout_ms)
+            if self._thread.wait(timeout_ms):
+                self._thread, self._runner = None, None  # its outcome no longer counts
+                _GCPause.job_ended()

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Sequence
 
 from PySide6.QtCore import QSettings, QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QMenu, QPlainTextEdit,
                                QSizePolicy, QToolButton, QVBoxLayout, QWidget)
 
@@ -21,6 +22,7 @@ from ..app import colors, resources
 
 EDIT_LIMIT = 1_000_000          # characters editable in place
 PREVIEW_CHARS = 1_000_000       # characters shown read-only above that
+PREVIEW_SLICE = 64_000          # characters added to the preview per timer tick
 EDIT_DEBOUNCE_MS = 300
 COUNT_SLICE = 1 << 20           # characters counted per timer tick for big texts
 TINY_CHARS = 20_000             # pre-tokens counted at once below this
@@ -131,6 +133,9 @@ class CorpusEditor(QWidget):
         self._edit_timer.timeout.connect(self.flush)
         self._count_timer = QTimer(self, interval=0)
         self._count_timer.timeout.connect(self._count_slice)
+        self._fill: list[str] = []            # preview text still to add
+        self._fill_timer = QTimer(self, interval=0)
+        self._fill_timer.timeout.connect(self._fill_slice)
         c = controller
         c.corpusChanged.connect(self._on_corpus_changed)
         c.trainerChanged.connect(self._update_stats)
@@ -348,23 +353,48 @@ class CorpusEditor(QWidget):
         self._syncing = True
         try:
             self._preview = len(text) > EDIT_LIMIT
+            self._fill_timer.stop()
+            self._fill = []
             if self._preview:
                 cut = text.rfind("\n", 0, PREVIEW_CHARS)
                 shown = text[:cut if cut > PREVIEW_CHARS // 2 else PREVIEW_CHARS]
                 self.edit.setReadOnly(True)
-                self.edit.setPlainText(shown)
+                self.edit.setUndoRedoEnabled(False)
+                # Qt lays text out on this thread: add the preview a slice per tick
+                self._fill = [shown[i:i + PREVIEW_SLICE]
+                              for i in range(0, len(shown), PREVIEW_SLICE)]
+                self.edit.setPlainText(self._fill.pop(0))
+                self._fill.reverse()
+                self._fill_timer.start()
                 self.banner.setText(
-                    f"<b>Large corpus:</b> showing the first {human_size(len(shown))} "
-                    f"({len(shown):,} characters) of {len(text):,} characters, read-only. "
+                    f"<b>Large corpus:</b> showing the first {len(shown):,} of {len(text):,} "
+                    f"characters ({100 * len(shown) / len(text):.0f}%), read-only. "
                     "Training and counts use the whole text. To edit, open a smaller file "
                     "or use Clear to start a new corpus.")
             else:
                 self.edit.setReadOnly(False)
+                self.edit.setUndoRedoEnabled(True)
                 self.edit.setPlainText(text)
             self.banner.setVisible(self._preview)
             self._shown_text = text
         finally:
             self._syncing = False
+
+    def _fill_slice(self) -> None:
+        if not self._fill:
+            self._fill_timer.stop()
+            return
+        cursor = QTextCursor(self.edit.document())
+        cursor.movePosition(QTextCursor.End)
+        self._syncing = True
+        try:
+            cursor.insertText(self._fill.pop())
+        finally:
+            self._syncing = False
+
+    @property
+    def preview_loading(self) -> bool:
+        return bool(self._fill)
 
     @property
     def is_preview(self) -> bool:
