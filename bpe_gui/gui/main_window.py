@@ -84,29 +84,57 @@ class MainWindow(QMainWindow):
         self.corpus_dock = self._dock("Corpus", "corpusDock", self.editor, Qt.LeftDockWidgetArea)
         self.settings_dock = self._dock("Training settings", "settingsDock", self.settings_panel,
                                         Qt.LeftDockWidgetArea)
+        self.encode_on_right = self._room_for_encode_on_right()
         self.encode_dock = self._dock("Encode", "encodeDock", self.encode_view,
-                                      Qt.RightDockWidgetArea)
+                                      Qt.RightDockWidgetArea if self.encode_on_right
+                                      else Qt.BottomDockWidgetArea)
         self.vocab_dock = self._dock("Vocabulary", "vocabDock", self.vocab_browser,
                                      Qt.BottomDockWidgetArea)
         self.charts_dock = self._dock("Charts", "chartsDock", self.charts_view,
                                       Qt.BottomDockWidgetArea)
         self.compare_dock = self._dock("Compare", "compareDock", self.compare_view,
                                        Qt.BottomDockWidgetArea)
+        if not self.encode_on_right:
+            self.tabifyDockWidget(self.encode_dock, self.vocab_dock)
         self.tabifyDockWidget(self.vocab_dock, self.charts_dock)
         self.tabifyDockWidget(self.charts_dock, self.compare_dock)
-        self.vocab_dock.raise_()
+        (self.vocab_dock if self.encode_on_right else self.encode_dock).raise_()
         self.setCorner(Qt.BottomLeftCorner, Qt.LeftDockWidgetArea)
         self.setCorner(Qt.BottomRightCorner, Qt.RightDockWidgetArea)
         self.editor.pathsRequested.connect(self.open_paths)
 
+    def _width_for_encode_on_right(self) -> int:
+        return sum(w.minimumSizeHint().width()
+                   for w in (self.merge_panel, self.encode_view, self.editor)) + 60
+
+    def _default_size(self) -> tuple[int, int]:
+        screen = QApplication.primaryScreen()
+        avail = screen.availableGeometry() if screen is not None else None
+        if avail is None:
+            return 1500, 940
+        w = min(int(avail.width() * 0.95), max(1500, self._width_for_encode_on_right()))
+        return w, min(940, int(avail.height() * 0.92))
+
+    def _room_for_encode_on_right(self) -> bool:
+        """Encode view beside the merge panel when the default window is wide enough for
+        both at their minimum widths; otherwise it is the first tab below the merge panel."""
+        return self._default_size()[0] >= self._width_for_encode_on_right()
+
     def _default_dock_sizes(self) -> None:
         """Sizes of the default layout, relative to the window (needs it laid out)."""
         w, h = max(self.width(), 900), max(self.height(), 600)
-        side = max(300, min(440, int(w * 0.26)))
-        self.resizeDocks([self.corpus_dock, self.encode_dock], [side, side], Qt.Horizontal)
+        side = max(300, min(440, int(w * 0.24)))
+        if self.encode_on_right:
+            right = max(side, self.encode_view.minimumSizeHint().width())
+            spare = w - right - self.merge_panel.minimumSizeHint().width() - 40
+            side = max(self.editor.minimumSizeHint().width(), min(side, spare))
+            self.resizeDocks([self.corpus_dock, self.encode_dock], [side, right], Qt.Horizontal)
+        else:
+            self.resizeDocks([self.corpus_dock], [side], Qt.Horizontal)
         self.resizeDocks([self.corpus_dock, self.settings_dock], [int(h * 0.42), int(h * 0.58)],
                          Qt.Vertical)
-        self.resizeDocks([self.vocab_dock], [int(h * 0.33)], Qt.Vertical)
+        self.resizeDocks([self.vocab_dock], [int(h * (0.33 if self.encode_on_right else 0.4))],
+                         Qt.Vertical)
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
@@ -586,12 +614,7 @@ class MainWindow(QMainWindow):
         if isinstance(geom, QByteArray) and not geom.isEmpty():
             self.restoreGeometry(geom)
         else:
-            screen = QApplication.primaryScreen()
-            avail = screen.availableGeometry() if screen else None
-            w, h = 1500, 940
-            if avail is not None:
-                w, h = min(w, int(avail.width() * 0.95)), min(h, int(avail.height() * 0.92))
-            self.resize(w, h)
+            self.resize(*self._default_size())
         state = self.settings.value("windowState")
         if isinstance(state, QByteArray) and not state.isEmpty():
             self._state_restored = self.restoreState(state, STATE_VERSION)

@@ -264,3 +264,44 @@ def test_status_bar_progress_and_cancel_follow_jobs(window, qtbot, idle):
     idle(c)
     assert window.progress_bar.isHidden() and window.act_step.isEnabled()
     assert "cancelled" in window.statusBar().currentMessage()
+
+
+def test_last_session_reopens_when_asked(make_window, tmp_path, ready, qtbot):
+    first = make_window()
+    c = first.controller
+    first.editor.load_sample("english")
+    ready(c)
+    c.goto(7)
+    first.act_reopen.trigger()  # File > Reopen last session at startup
+    assert first.act_reopen.isChecked()
+    first.close()
+    assert (tmp_path / "autosave.bpesession").exists()
+    second = make_window()
+    assert second.controller.corpus_sample == "english"
+    assert second.controller.step_index == 7
+    second.act_reopen.trigger()
+    third = make_window()
+    assert third.controller.corpus_sample == "tutorial"  # back to the built-in sample
+
+
+def test_window_fits_a_small_screen(window):
+    hint = window.minimumSizeHint()
+    assert hint.width() <= 1280 and hint.height() <= 720
+    for dock in window.docks():
+        assert dock.objectName()  # needed for saveState
+    names = {d.windowTitle() for d in window.docks()}
+    assert {"Corpus", "Training settings", "Encode", "Vocabulary"} <= names
+
+
+def test_unexpected_error_in_a_slot_shows_a_dialog(window, qtbot, monkeypatch):
+    from bpe_gui.gui import app as app_module
+    shown = []
+    monkeypatch.setattr(app_module.QMessageBox, "open", lambda self: shown.append(
+        (self.text(), self.detailedText())))
+    try:
+        raise RuntimeError("slot bug")
+    except RuntimeError:
+        import sys
+        app_module._excepthook(*sys.exc_info())
+    assert shown and "RuntimeError: slot bug" in shown[0][0]
+    assert "Traceback" in shown[0][1]

@@ -496,7 +496,9 @@ class CorpusEditor(QWidget):
             parts.append("pre-tokens: counting…")
         else:
             parts.append("pre-tokens: counted when training starts (Ctrl+R)")
-        self.stats_label.setText(" · ".join(parts))
+        # wrap only between the parts, never inside "1,061 pre-tokens"
+        self.stats_label.setText(" · ".join(
+            p.replace(" ", "\u00a0").replace("-", "\u2011") for p in parts))
 
     def counts(self) -> dict:
         """Characters, bytes, lines and pre-token counts as shown (for tests and tools)."""
