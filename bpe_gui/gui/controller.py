@@ -332,6 +332,9 @@ class Controller(QObject):
                            "with some text, type or paste text, or pick a sample.")
             elif len(text) > SYNC_CHARS:
                 self.retrain()
+        elif kind == "session":
+            _, sess, path, text = result
+            self._apply_session(sess, path, text, list(sess.corpus_paths), dirty=False)
         elif kind == "train":
             self._install(result[1])
             if self._pending_step:
@@ -408,20 +411,30 @@ class Controller(QObject):
         return True
 
     def open_session(self, path: str) -> Session | None:
-        """Load corpus, settings and step from a session file (nothing changes on error)."""
+        """Load corpus, settings and step from a session file (nothing changes on error).
+
+        A corpus stored as file paths is read on the worker thread (it may be big); the
+        settings and step are applied once it has been read.
+        """
         try:
             s = Session.load(path)
             s.settings.validated()
-            if s.corpus_text is not None:
-                text, paths, dirty = s.corpus_text, [], True
-            else:
-                text, paths, dirty = read_corpus_text(s.corpus_paths), s.corpus_paths, False
         except BPEError as e:
             self._fail("Open session failed", e)
             return None
+        if s.corpus_text is not None:
+            self._apply_session(s, path, s.corpus_text, [], dirty=True)
+            return s
+        paths = list(s.corpus_paths)
+        if not self._start("Reading the session's corpus",
+                           lambda p, c: ("session", s, path, read_corpus_text(paths))):
+            return None
+        return s
+
+    def _apply_session(self, s: Session, path: str, text: str, paths: list[str],
+                       dirty: bool) -> None:
         self.settings = s.settings
         self.settingsChanged.emit(s.settings)
         self.set_corpus_text(text, paths=paths, sample=s.sample, dirty=dirty)
         self.session_path = path
         self.retrain(to_step=s.step)
-        return s

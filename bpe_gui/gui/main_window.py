@@ -102,6 +102,7 @@ class MainWindow(QMainWindow):
         self.setCorner(Qt.BottomLeftCorner, Qt.LeftDockWidgetArea)
         self.setCorner(Qt.BottomRightCorner, Qt.RightDockWidgetArea)
         self.editor.pathsRequested.connect(self.open_paths)
+        self.editor.sampleLoaded.connect(self._sample_loaded)
 
     def _width_for_encode_on_right(self) -> int:
         return sum(w.minimumSizeHint().width()
@@ -470,6 +471,15 @@ class MainWindow(QMainWindow):
                 except TypeError:
                     pass
         return ""
+
+    def _sample_loaded(self, sample) -> None:
+        """Offer the sample's example text in the encode view, unless the user typed one."""
+        current = self._encode_text()
+        if sample.encode_text and (not current.strip() or current == self._sample_encode_text):
+            self._set_encode_text(sample.encode_text)
+            self._sample_encode_text = sample.encode_text
+
+    _sample_encode_text = ""
 
     def _set_encode_text(self, text: str) -> None:
         fn = getattr(self.encode_view, "set_text", None)

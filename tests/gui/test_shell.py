@@ -305,3 +305,14 @@ def test_unexpected_error_in_a_slot_shows_a_dialog(window, qtbot, monkeypatch):
         app_module._excepthook(*sys.exc_info())
     assert shown and "RuntimeError: slot bug" in shown[0][0]
     assert "Traceback" in shown[0][1]
+
+
+def test_sample_fills_the_encode_view_but_keeps_user_text(window, qtbot):
+    from bpe_gui import resources
+    win = window
+    win.editor.load_sample("zh-en")
+    expected = resources.sample("zh-en").encode_text
+    qtbot.waitUntil(lambda: win._encode_text() == expected, timeout=3000)
+    win._set_encode_text("my own text")
+    win.editor.load_sample("tutorial")
+    assert win._encode_text() == "my own text"

@@ -173,3 +173,21 @@ def test_save_corpus_as(window, qtbot, tmp_path, monkeypatch):
     assert not c.corpus_dirty and window.editor.unsaved_label.text() == ""
     assert window.recent.paths()[0] == str(target.resolve())
     assert Path(c.corpus_paths[0]) == target
+
+
+def test_session_whose_corpus_file_is_gone_changes_nothing(window, tmp_path, ready, qtbot):
+    c = window.controller
+    corpus = tmp_path / "gone.txt"
+    corpus.write_text("hug pug pun bun hugs " * 20, encoding="utf-8")
+    window.editor.open_files([str(corpus)])
+    ready(c)
+    path = tmp_path / "s.bpesession"
+    assert c.save_session(str(path))
+    window.editor.load_sample("tutorial")
+    ready(c)
+    corpus.unlink()
+    before = (c.corpus_text, c.settings, c.step_index)
+    window.open_session(str(path))
+    qtbot.waitUntil(lambda: not c.busy, timeout=5000)
+    assert "file not found" in window.last_error[1] and "gone.txt" in window.last_error[1]
+    assert (c.corpus_text, c.settings, c.step_index) == before

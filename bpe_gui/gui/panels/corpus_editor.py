@@ -116,6 +116,7 @@ class CorpusEditor(QWidget):
     """The corpus: text, where it came from, counts, unsaved marker."""
 
     pathsRequested = Signal(list)   # recent entries and dropped files: the window routes them
+    sampleLoaded = Signal(object)   # the resources.Sample just made the corpus
 
     def __init__(self, controller, parent: QWidget | None = None,
                  recent: RecentFiles | None = None):
@@ -257,6 +258,7 @@ class CorpusEditor(QWidget):
         self.controller.message.emit(f"Sample loaded: {sample.title}")
         if retrain and not self.controller.busy:
             self.controller.retrain(quiet=True)
+        self.sampleLoaded.emit(sample)
         return True
 
     def confirm_discard(self) -> bool:

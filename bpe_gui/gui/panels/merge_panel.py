@@ -17,6 +17,7 @@ from ..models.affected import AffectedModel, affected_rows
 from ..models.pair_table import PairSnapshot, PairTableModel, pair_snapshot
 from ..models.roles import ReadableCache, TokenColors
 from ..models.timeline import TimelineModel
+from .text_pane import TextPane
 from .token_chips import ChipDelegate
 
 PAGE = 500            # candidate pairs fetched per "Show more"
@@ -39,9 +40,14 @@ def _table(parent=None) -> QTableView:
     return view
 
 
-def _label(text: str = "", lines: int = 1) -> QLabel:
-    """A label of a fixed height: its text changes every step, and a label whose size
-    hint changes makes the whole panel lay out (and repaint) again."""
+def _label(text: str = "", lines: int = 1) -> TextPane:
+    """Text that changes every step: a TextPane, whose size never changes, so a new
+    text repaints it without laying the whole panel out again."""
+    return TextPane(text, lines)
+
+
+def _fixed_label(text: str = "", lines: int = 1) -> QLabel:
+    """A label of a fixed height (for text that changes rarely and needs a colour)."""
     lab = QLabel(text)
     lab.setWordWrap(lines > 1)
     lab.setTextInteractionFlags(Qt.TextSelectableByMouse)
@@ -115,7 +121,7 @@ class MergePanel(QWidget):
         bar.addStretch(1)
 
         self.status = _label()
-        self.stale_label = _label("Corpus or settings changed since this training: the next "
+        self.stale_label = _fixed_label("Corpus or settings changed since this training: the next "
                                   "Step retrains from step 0.", lines=2)
         self.stale_label.setStyleSheet("color: #c0392b;")
         self.stale_label.hide()
@@ -273,7 +279,7 @@ class MergePanel(QWidget):
     def _update_controls(self, *_):
         c = self.controller
         busy = c.busy
-        has = c.trainer is not None or bool(c.corpus_text.strip())
+        has = c.trainer is not None or (bool(c.corpus_text) and not c.corpus_text.isspace())
         for w in (self.step_btn, self.play_btn, self.goto_btn, self.goto_spin,
                   self.target_btn):
             w.setEnabled(not busy and has)

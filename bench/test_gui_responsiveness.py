@@ -1,11 +1,15 @@
 """GUI responsiveness on the shared 20 MB corpus (benchmark; not run by default).
 
-    python -m pytest tests/bench/test_gui_responsiveness.py -s
+    python -m pytest bench/test_gui_responsiveness.py -s
 
 A 10 ms QTimer on the GUI thread records the longest wait between ticks while the
 window opens the file (worker thread), pre-tokenizes it (worker processes) and trains
 to a 5,000-token vocabulary (worker thread). Target (issue 4): no wait over 100 ms.
 The figures are printed per phase; run it on an otherwise idle machine.
+
+The second benchmark measures one step in the window (engine step + every visible
+panel's update and repaint) at several points of training on the same corpus, and a
+live re-encode of 10 KB of text in the encode view. Target: p95 under 16 ms each.
 """
 from __future__ import annotations
 
@@ -86,3 +90,70 @@ def test_20mb_corpus_keeps_the_gui_responsive(qtbot, corpora_dir, tmp_path, monk
     # The target; on a loaded machine a lone spike may exceed it (see the printed report).
     assert beat.worst() < TARGET_GAP_S or (
         sum(1 for g, _ in beat.gaps if g > TARGET_GAP_S) <= 2 and beat.worst() < 3 * TARGET_GAP_S)
+
+
+def _p(values: list[float], q: float) -> float:
+    v = sorted(values)
+    return v[min(len(v) - 1, int(q * len(v)))] * 1000
+
+
+def test_window_step_and_reencode_latency(qtbot, corpora_dir, tmp_path, monkeypatch):
+    import lzma
+
+    from PySide6.QtWidgets import QApplication
+
+    from bpe_gui.engine.trainer import TrainSettings
+    from bpe_gui.gui.main_window import MainWindow
+
+    big = corpora_dir / "en-gutenberg-20mb.txt.xz"
+    if not big.exists():
+        pytest.skip(f"{big} not found")
+    monkeypatch.setattr(MainWindow, "autosave_path", lambda self: tmp_path / "auto.bpesession")
+    win = MainWindow(settings=QSettings(str(tmp_path / "s.ini"), QSettings.IniFormat))
+    win.resize(1600, 1000)
+    win.show()
+    qtbot.waitExposed(win)
+    c = win.controller
+    assert c.set_settings(TrainSettings(vocab_size=12_000))
+    assert win.editor.open_files([str(big)])
+    qtbot.waitUntil(lambda: c.trainer is not None and not c.busy and not c.stale
+                    and len(c.corpus_text) > 10_000_000, timeout=300_000)
+    app = QApplication.instance()
+    sample = lzma.open(big, "rt", encoding="utf-8").read(200_000)
+    win._set_encode_text(sample[100_000:102_000])
+    qtbot.wait(300)
+    rows = []
+    for start in (0, 1000, 5000, 10000):
+        if c.trainer.n_steps < start:
+            assert c.goto(start)
+            qtbot.waitUntil(lambda: not c.busy, timeout=300_000)
+        qtbot.wait(200)
+        steps, undos = [], []
+        for _ in range(60):
+            t = time.perf_counter()
+            c.step()
+            app.processEvents()
+            steps.append(time.perf_counter() - t)
+        for _ in range(60):
+            t = time.perf_counter()
+            c.undo()
+            app.processEvents()
+            undos.append(time.perf_counter() - t)
+        rows.append((start, steps, undos))
+    ten_kb = sample[:10_240]
+    edits = []
+    for i in range(40):
+        text = ten_kb[: 10_240 - i] + "x" * i
+        t = time.perf_counter()
+        win.encode_view.edit.setPlainText(text)
+        app.processEvents()
+        edits.append(time.perf_counter() - t)
+    print("\none step in the window (20 MB corpus, all panels shown), ms:")
+    for start, steps, undos in rows:
+        print(f"  at step {start:>6,}: step p50 {_p(steps, .5):5.1f} p95 {_p(steps, .95):5.1f}"
+              f" | undo p50 {_p(undos, .5):5.1f} p95 {_p(undos, .95):5.1f}")
+    print(f"re-encode 10 KB in the encode view: p50 {_p(edits, .5):.1f} ms, "
+          f"p95 {_p(edits, .95):.1f} ms (target 16 ms)")
+    c.corpus_dirty = False
+    win.close()
+    c.shutdown()
