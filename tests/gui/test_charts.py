@@ -196,3 +196,18 @@ def test_long_run_draws_fast(charts, controller, qtbot):
     assert charts.last_update_ms < 500
     img = charts.grid_host.grab()
     assert not img.isNull()
+
+
+def test_hidden_charts_wait_and_catch_up_when_shown(charts, controller, qtbot):
+    controller.goto(10)
+    charts.refresh()
+    charts.hide()
+    for _ in range(7):
+        controller.step()
+    qtbot.wait(300)   # longer than the redraw throttle: a visible view would have redrawn
+    xs, _ = charts.compression.data("corpus")
+    assert xs[-1] == 10, "a hidden view does no work on each step"
+    with qtbot.waitSignal(charts.updated, timeout=3000):
+        charts.show()
+    xs, ys = charts.compression.data("corpus")
+    assert xs[-1] == 17 and ys[17] == pytest.approx(bytes_per_token(controller, 17))

@@ -682,9 +682,22 @@ class ChartsView(QWidget):
 
     # ----- scheduling -----------------------------------------------------------------------
     def schedule(self) -> None:
-        """Ask for a redraw soon: throttled (not debounced), so a long play still updates."""
+        """Ask for a redraw soon: throttled (not debounced), so a long play still updates.
+
+        A hidden view (another tab in front) only notes it; it catches up when shown."""
+        if not self.isVisible():
+            self._behind = True
+            return
         if not self._redraw.isActive():
             self._redraw.start()
+
+    _behind = False
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if self._behind:
+            self._behind = False
+            self.schedule()
 
     def _trainer_changed(self) -> None:
         t = self.controller.trainer
@@ -742,6 +755,9 @@ class ChartsView(QWidget):
 
     def refresh(self) -> None:
         """Bring the charts up to the trainer's current step and redraw."""
+        if not self.isVisible():
+            self._behind = True
+            return
         t0 = time.perf_counter()
         t = self._trainer
         if t is not self.controller.trainer:

@@ -510,11 +510,22 @@ class ComparePane(QFrame):
             self.changed.emit()
         self._update_labels()
 
+    _behind = False
+
     def _on_step(self, *_) -> None:
+        if not self.isVisible():   # another tab in front: catch up when shown
+            self._behind = True
+            return
         self._set_step_range()
         self._update_labels()
         if self.kind_key() in ("current", "step"):
             self.changed.emit()
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if self._behind:
+            self._behind = False
+            self._on_step()
 
     def _set_step_range(self) -> None:
         top = self._furthest()
