@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field
-from itertools import repeat
+from itertools import accumulate, repeat
 from typing import Iterable, Iterator, Sequence
 
 from .errors import BPEError, EncodeError
@@ -87,6 +87,8 @@ class Tokenizer:
                 next_id += 1
             self.special_ids[s] = self.token_to_id[b]
         self._cache: dict[str, tuple[int, ...]] = {}
+        # word -> (ids, token bytes, character spans inside the word), for offsets
+        self._ocache: dict[str, tuple[tuple[int, ...], tuple[bytes, ...], tuple]] = {}
         self._merger = None
         if mode == "byte":
             missing = [b for b in range(256) if bytes([b]) not in self.token_to_id]
@@ -131,6 +133,7 @@ class Tokenizer:
             self._merger.add(key[0], key[1], rank, new)
         self._max_rank = len(self.merges)
         self._cache = {}
+        self._ocache = {}
 
     # ----- as of a training step -------------------------------------------------
     def at_step(self, n_merges: int) -> "Tokenizer":
@@ -140,6 +143,7 @@ class Tokenizer:
         clone.__dict__.update(self.__dict__)
         clone._max_rank = n
         clone._cache = {}
+        clone._ocache = {}
         if n < len(self.merges):
             clone.merges = self.merges[:n]
             drop = set(self._merge_ids[n:]) - set(self._merge_ids[:n])
@@ -254,23 +258,46 @@ class Tokenizer:
         ids: list[int] = []
         toks: list[bytes] = []
         offs: list[tuple[int, int]] = []
-        spec: list[bool] = []
-        vocab = self.vocab
-        for start, end, is_special in self.pre.spans(text):
-            if is_special:
-                i = self.special_ids[text[start:end]]
-                ids.append(i), toks.append(vocab[i]), offs.append((start, end)), spec.append(True)
+        specials: list[int] = []
+        cache, entry_of = self._ocache, self._offset_entry
+        for piece in self.pre.pieces(text):
+            if piece.special:
+                i = self.special_ids[piece.text]
+                specials.append(len(ids))
+                ids.append(i), toks.append(self.vocab[i])
+                offs.append((piece.start, piece.start + len(piece.text)))
                 continue
-            word = text[start:end]
-            wids = self._word_ids(word)
-            if self.mode == "byte":
-                spans = _byte_spans(word, [len(vocab[i]) for i in wids])
-            else:
-                spans = self._char_spans(word, wids)
-            for i, (s, e) in zip(wids, spans):
-                ids.append(i), toks.append(vocab[i]), offs.append((start + s, start + e))
-                spec.append(False)
+            words = self.pre._run(self.pre.regex.findall, piece.text)
+            if sum(map(len, words)) == len(piece.text):  # the presets cover every character
+                placed = zip(words, accumulate(map(len, words), initial=piece.start))
+            else:  # a custom pattern skipped some text: ask the regex where words are
+                placed = ((piece.text[s:e], piece.start + s)
+                          for s, e, _ in self.pre.spans(piece.text))
+            for word, start in placed:
+                entry = cache.get(word)
+                if entry is None:
+                    if not word:
+                        continue
+                    if len(cache) >= _CACHE_LIMIT:
+                        cache.clear()
+                    entry = cache[word] = entry_of(word)
+                wids, wtoks, rel = entry
+                ids += wids
+                toks += wtoks
+                offs += [(start + s, start + e) for s, e in rel]
+        spec = [False] * len(ids)
+        for k in specials:
+            spec[k] = True
         return Encoding(ids, toks, offs, spec)
+
+    def _offset_entry(self, word: str) -> tuple[tuple[int, ...], tuple[bytes, ...], tuple]:
+        wids = self._word_ids(word)
+        vocab = self.vocab
+        if self.mode == "byte":
+            spans = _byte_spans(word, [len(vocab[i]) for i in wids])
+        else:
+            spans = self._char_spans(word, wids)
+        return wids, tuple(vocab[i] for i in wids), tuple(spans)
 
     def _char_spans(self, word: str, wids: tuple[int, ...]) -> list[tuple[int, int]]:
         lead = len(word) - len(word.lstrip())
