@@ -8,7 +8,6 @@ merges) goes to the JobRunner thread; while a job runs the trainer belongs to it
 """
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Sequence
 

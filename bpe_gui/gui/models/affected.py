@@ -8,11 +8,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex
 
 from ...engine.trainer import MergeStep
-from .roles import (ALIGN, ALIGN_RIGHT, DISPLAY, HORIZONTAL, SORT_ROLE, TOKENS_ROLE,
-                    TOOLTIP, ReadableCache)
+from .roles import (ALIGN, ALIGN_RIGHT, DISPLAY, SORT_ROLE, TOKENS_ROLE, TOOLTIP,
+                    HeaderedTableModel, ReadableCache)
 
 Chips = tuple[tuple[str, bool, bool], ...]   # (text, partial, is the new token)
 
@@ -40,9 +39,12 @@ def affected_rows(rec: MergeStep | None, vocab_bytes: Sequence[bytes],
                               w.after) for w in rec.affected)
 
 
-class AffectedModel(QAbstractTableModel):
+class AffectedModel(HeaderedTableModel):
     FREQ, BEFORE, AFTER = range(3)
     HEADERS = ("Freq", "Before", "After")
+    TIPS = ("How many times the word occurs in the corpus",
+            "The word's tokens before the merge",
+            "The word's tokens after it (the new token is marked)")
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -53,20 +55,10 @@ class AffectedModel(QAbstractTableModel):
         self.rows = rows
         self.endResetModel()
 
-    def rowCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self.rows)
+    def n_rows(self) -> int:
+        return len(self.rows)
 
-    def columnCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() else 3
 
-    def headerData(self, section, orientation, role=DISPLAY):
-        if orientation == HORIZONTAL and role == DISPLAY:
-            return self.HEADERS[section]
-        if orientation == HORIZONTAL and role == TOOLTIP:
-            return ("How many times the word occurs in the corpus",
-                    "The word's tokens before the merge",
-                    "The word's tokens after it (the new token is marked)")[section]
-        return None
 
     def data(self, index, role=DISPLAY):
         if role not in _ROLES:   # most roles a view asks for: answer fast

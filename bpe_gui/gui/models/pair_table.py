@@ -13,12 +13,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont
 
 from ...engine.trainer import PairRow, Trainer
-from .roles import (ALIGN, ALIGN_RIGHT, BACKGROUND, DISPLAY, FONT, HORIZONTAL, ID_ROLE,
-                    SEARCH_ROLE, TOKENS_ROLE, TOOLTIP, ReadableCache, TokenColors,
+from .roles import (ALIGN, ALIGN_RIGHT, BACKGROUND, DISPLAY, FONT, ID_ROLE, SEARCH_ROLE,
+                    TOKENS_ROLE, TOOLTIP, HeaderedTableModel, ReadableCache, TokenColors,
                     plain_text)
 
 _ROLES = frozenset({DISPLAY, TOKENS_ROLE, SEARCH_ROLE, ID_ROLE, BACKGROUND, FONT, ALIGN, TOOLTIP})
@@ -53,7 +53,7 @@ def pair_snapshot(trainer: Trainer | None, limit: int) -> PairSnapshot:
                         trainer.is_done())
 
 
-class PairTableModel(QAbstractTableModel):
+class PairTableModel(HeaderedTableModel):
     RANK, PAIR, MERGED, COUNT, TIE = range(5)
     HEADERS = ("Rank", "Pair", "Merges into", "Count", "Tie")
     TIPS = ("Position in the order the tie rule ranks pairs: rank 1 is merged next",
@@ -135,19 +135,10 @@ class PairTableModel(QAbstractTableModel):
         if self.rows:
             self.dataChanged.emit(self.index(0, 0), self.index(len(self.rows) - 1, self.TIE))
 
-    def rowCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self.rows)
+    def n_rows(self) -> int:
+        return len(self.rows)
 
-    def columnCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self.HEADERS)
 
-    def headerData(self, section, orientation, role=DISPLAY):
-        if orientation == HORIZONTAL:
-            if role == DISPLAY:
-                return self.HEADERS[section]
-            if role == TOOLTIP:
-                return self.TIPS[section]
-        return None
 
     def is_tied(self, row: PairRow) -> bool:
         return self.snapshot.n_tied > 1 and row.count == self.snapshot.top_count

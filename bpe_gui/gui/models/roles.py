@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 
 from ...engine.display import gpt2_text, is_partial, readable
@@ -31,6 +31,33 @@ PARTIAL_ROLE = Qt.UserRole + 5   # the token holds part of a UTF-8 character
 HOVER_ROLE = Qt.UserRole + 6     # the row is linked to what the mouse hovers
 SPECIAL_ROLE = Qt.UserRole + 7   # a special token (never split or merged)
 
+
+
+class HeaderedTableModel(QAbstractTableModel):
+    """A flat table whose columns are ``HEADERS`` (with ``TIPS`` as header tooltips).
+
+    Subclasses give ``n_rows`` and ``data``.
+    """
+
+    HEADERS: tuple[str, ...] = ()
+    TIPS: tuple[str, ...] = ()
+
+    def n_rows(self) -> int:
+        return 0
+
+    def rowCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else self.n_rows()
+
+    def columnCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.HEADERS)
+
+    def headerData(self, section, orientation, role=DISPLAY):
+        if orientation == HORIZONTAL:
+            if role == DISPLAY:
+                return self.HEADERS[section]
+            if role == TOOLTIP and section < len(self.TIPS):
+                return self.TIPS[section]
+        return None
 
 class ReadableCache:
     """bytes -> (readable text, partial flag), memoised; tokens repeat a lot.

@@ -12,19 +12,19 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex
+from PySide6.QtCore import QModelIndex
 from PySide6.QtGui import QFont
 
 from ...engine.trainer import MergeStep
-from .roles import (ALIGN, ALIGN_RIGHT, BACKGROUND, DISPLAY, FONT, FOREGROUND, HORIZONTAL,
-                    ID_ROLE, SEARCH_ROLE, SORT_ROLE, TOKENS_ROLE, TOOLTIP, ReadableCache,
-                    TokenColors)
+from .roles import (ALIGN, ALIGN_RIGHT, BACKGROUND, DISPLAY, FONT, FOREGROUND, ID_ROLE,
+                    SEARCH_ROLE, SORT_ROLE, TOKENS_ROLE, TOOLTIP, HeaderedTableModel,
+                    ReadableCache, TokenColors)
 
 _ROLES = frozenset({DISPLAY, ID_ROLE, SORT_ROLE, FOREGROUND, FONT, BACKGROUND, TOKENS_ROLE,
                     SEARCH_ROLE, ALIGN, TOOLTIP})
 
 
-class TimelineModel(QAbstractTableModel):
+class TimelineModel(HeaderedTableModel):
     STEP, MERGE, TOKEN, COUNT, TIES = range(5)
     HEADERS = ("Step", "Merge", "New token", "Count", "Ties")
     TIPS = ("Click a step to jump there",
@@ -87,19 +87,10 @@ class TimelineModel(QAbstractTableModel):
         self.dataChanged.emit(self.index(0, 0), self.index(len(self.records), self.TIES))
 
     # ----- Qt model -------------------------------------------------------------------
-    def rowCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self.records) + 1
+    def n_rows(self) -> int:
+        return len(self.records) + 1
 
-    def columnCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self.HEADERS)
 
-    def headerData(self, section, orientation, role=DISPLAY):
-        if orientation == HORIZONTAL:
-            if role == DISPLAY:
-                return self.HEADERS[section]
-            if role == TOOLTIP:
-                return self.TIPS[section]
-        return None
 
     def step_of_row(self, row: int) -> int:
         return row

@@ -12,13 +12,13 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QFont
 
 from ...engine.tokenizer import Tokenizer
 from ...engine.trainer import MergeStep, Trainer
-from .roles import (ALIGN, ALIGN_RIGHT, DISPLAY, FONT, HORIZONTAL, ID_ROLE, PARTIAL_ROLE,
-                    SEARCH_ROLE, SPECIAL_ROLE, TOOLTIP, ReadableCache, plain_text)
+from .roles import (ALIGN, ALIGN_RIGHT, DISPLAY, FONT, ID_ROLE, PARTIAL_ROLE, SEARCH_ROLE,
+                    SPECIAL_ROLE, TOOLTIP, HeaderedTableModel, ReadableCache, plain_text)
 
 BASE, SPECIAL, MERGE = "base", "special", "merge"
 
@@ -126,7 +126,7 @@ def search_pattern(query: str) -> str:
     return "|".join(alts)
 
 
-class VocabModel(QAbstractTableModel):
+class VocabModel(HeaderedTableModel):
     ID, TOKEN, LENGTH, STEP, COUNT, STATUS = range(6)
     HEADERS = ("Id", "Token", "Bytes", "Step", "Count", "Status")
     TIPS = ("Token id",
@@ -320,19 +320,10 @@ class VocabModel(QAbstractTableModel):
         return self.cache.text(e.token)
 
     # ----- Qt model ---------------------------------------------------------------------------
-    def rowCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self.entries)
+    def n_rows(self) -> int:
+        return len(self.entries)
 
-    def columnCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self.HEADERS)
 
-    def headerData(self, section, orientation, role=DISPLAY):
-        if orientation == HORIZONTAL:
-            if role == DISPLAY:
-                return self.HEADERS[section]
-            if role == TOOLTIP:
-                return self.TIPS[section]
-        return None
 
     def data(self, index, role=DISPLAY):
         if role not in _ROLES:   # most roles a view asks for: answer fast

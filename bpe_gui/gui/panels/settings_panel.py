@@ -7,7 +7,6 @@ panel follows ``settingsChanged`` (samples, sessions) back into its fields.
 """
 from __future__ import annotations
 
-import regex
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (QButtonGroup, QCheckBox, QComboBox, QFormLayout, QGroupBox,
