@@ -7,7 +7,6 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import lzma  # noqa: E402
 import time  # noqa: E402
-from pathlib import Path  # noqa: E402
 
 import pytest  # noqa: E402
 from PySide6.QtCore import QEvent, QPointF, Qt  # noqa: E402
@@ -15,22 +14,11 @@ from PySide6.QtGui import QMouseEvent, QTextOption  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from bpe_gui.engine.tokenizer import Tokenizer  # noqa: E402
-from bpe_gui.engine.trainer import TrainSettings  # noqa: E402
 from bpe_gui.gui.controller import Controller  # noqa: E402
 from bpe_gui.gui.panels.encode_view import EncodeView  # noqa: E402
+from panel_helpers import SHAKESPEARE, WORKED, make_controller  # noqa: E402
 
-WORKED = "low low lower newest newest widest widest widest"
 MIXED = ("low lower newest widest 你好世界 newest 你好 widest\nlowest 世界 new 你\n" * 3)
-SHAKESPEARE = Path(__file__).resolve().parents[3] / "shared" / "corpora" / \
-    "en-tinyshakespeare.txt.xz"
-
-
-def make_controller(text: str = WORKED, **settings) -> Controller:
-    c = Controller()
-    c.set_settings(TrainSettings(**{"vocab_size": 1000, **settings}))
-    c.set_corpus_text(text)
-    assert c.retrain()
-    return c
 
 
 @pytest.fixture

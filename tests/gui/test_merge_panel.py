@@ -7,7 +7,6 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import lzma  # noqa: E402
 import time  # noqa: E402
-from pathlib import Path  # noqa: E402
 
 import pytest  # noqa: E402
 from PySide6.QtCore import Qt  # noqa: E402
@@ -19,18 +18,8 @@ from bpe_gui.gui.models.pair_table import PairTableModel  # noqa: E402
 from bpe_gui.gui.models.roles import TOKENS_ROLE  # noqa: E402
 from bpe_gui.gui.models.timeline import TimelineModel  # noqa: E402
 from bpe_gui.gui.panels.merge_panel import PAGE, SPEEDS, MergePanel  # noqa: E402
+from panel_helpers import SHAKESPEARE, make_controller  # noqa: E402
 
-WORKED = "low low lower newest newest widest widest widest"
-SHAKESPEARE = Path(__file__).resolve().parents[3] / "shared" / "corpora" / \
-    "en-tinyshakespeare.txt.xz"
-
-
-def make_controller(text: str = WORKED, **settings) -> Controller:
-    c = Controller()
-    c.set_settings(TrainSettings(**{"vocab_size": 1000, **settings}))
-    c.set_corpus_text(text)
-    assert c.retrain()
-    return c
 
 
 @pytest.fixture

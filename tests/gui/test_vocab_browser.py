@@ -9,21 +9,11 @@ import pytest  # noqa: E402
 from PySide6.QtCore import Qt  # noqa: E402
 
 from bpe_gui.engine.tokenizer import Tokenizer  # noqa: E402
-from bpe_gui.engine.trainer import TrainSettings  # noqa: E402
-from bpe_gui.gui.controller import Controller  # noqa: E402
 from bpe_gui.gui.models.vocab_model import VocabModel, parse_hex, search_pattern  # noqa: E402
 from bpe_gui.gui.panels.vocab_browser import VocabBrowser  # noqa: E402
+from panel_helpers import WORKED, make_controller  # noqa: E402
 
-WORKED = "low low lower newest newest widest widest widest"
 ZH = "你好 你们 你好世界 世界 你好 " * 4
-
-
-def make_controller(text: str = WORKED, **settings) -> Controller:
-    c = Controller()
-    c.set_settings(TrainSettings(**{"vocab_size": 1000, **settings}))
-    c.set_corpus_text(text)
-    assert c.retrain()
-    return c
 
 
 @pytest.fixture
