@@ -15,7 +15,7 @@ import unicodedata
 from functools import lru_cache
 
 # Visible stand-ins for whitespace in the encode view and vocabulary browser.
-VISIBLE_WS = {" ": "·", "\n": "↵", "\t": "→", "\r": "␍", "\u3000": "□"}
+VISIBLE_WS = {" ": "·", "\n": "↵", "\t": "→", "\r": "\\r", "\u3000": "□"}
 
 
 @lru_cache(maxsize=1)

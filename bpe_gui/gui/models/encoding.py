@@ -81,7 +81,7 @@ class TokenTexts:
             return self.visible.text(token)
         got = self._plain.get(token)
         if got is None:
-            got = readable(token, show_ws=False).replace("\n", "↵").replace("\r", "␍")
+            got = readable(token, show_ws=False).replace("\n", "↵").replace("\r", "\\r")
             if len(self._plain) > 100_000:
                 self._plain.clear()
             self._plain[token] = got

@@ -101,7 +101,7 @@ def search_key(e: VocabEntry, cache: ReadableCache) -> str:
 
     Example: id 300, b" the" -> '#300#\nr:·the\np: the\nx:20 74 68 65 '
     """
-    plain = plain_text(e.token).replace("\n", "↵").replace("\r", "␍")
+    plain = plain_text(e.token).replace("\n", "↵").replace("\r", "\\r")
     return f"#{e.id}#\nr:{cache.text(e.token)}\np:{plain}\nx:{e.token.hex(' ')} "
 
 
