@@ -87,7 +87,7 @@ def read_bytes(path: str | Path) -> bytes:
     """Read a file, decompressing .xz/.gz; errors name the file and the fix."""
     p = Path(path)
     if not p.exists():
-        raise CorpusError("file not found. Check the path, or pick the file with Open.", p)
+        raise CorpusError("file not found. Check the path (a typo, or a file that was moved).", p)
     if p.is_dir():
         raise CorpusError("is a folder, not a file. Pick the text files inside it.", p)
     try:
