@@ -69,7 +69,7 @@ class Tokenizer:
         self.mode = mode
         self.end_of_word = end_of_word
         self.meta = dict(meta or {})
-        self.vocab: dict[int, bytes] = dict(vocab)
+        self.vocab = dict(vocab)
         self.merges: list[tuple[bytes, bytes]] = [tuple(m) for m in merges]  # type: ignore
         self.special_tokens = list(special_tokens or [])
         self.pre = Pretokenizer(pattern, self.special_tokens)
@@ -146,9 +146,33 @@ class Tokenizer:
         clone._ocache = {}
         if n < len(self.merges):
             clone.merges = self.merges[:n]
-            drop = set(self._merge_ids[n:]) - set(self._merge_ids[:n])
-            clone.vocab = {i: t for i, t in self.vocab.items() if i not in drop}
+            clone._vocab = None   # the tokens of the first n merges, worked out when asked
+            clone._vocab_of = (self.vocab, self._merge_ids, n)
         return clone
+
+    @property
+    def vocab(self) -> dict[int, bytes]:
+        """id -> token bytes (only the tokens reachable with the merges in use)."""
+        if self._vocab is None:
+            full, merge_ids, n = self._vocab_of
+            drop = set(merge_ids[n:]) - set(merge_ids[:n])
+            self._vocab = {i: t for i, t in full.items() if i not in drop}
+        return self._vocab
+
+    @vocab.setter
+    def vocab(self, value: dict[int, bytes]) -> None:
+        self._vocab = value
+
+    @property
+    def meta(self) -> dict:
+        """Settings and per-merge counts recorded in exports (may be computed late)."""
+        if callable(self._meta):
+            self._meta = self._meta()
+        return self._meta
+
+    @meta.setter
+    def meta(self, value) -> None:
+        self._meta = value   # a dict, or a function returning one when first read
 
     @property
     def n_merges(self) -> int:

@@ -438,16 +438,18 @@ class Trainer:
         for rec in self.steps[len(tok.merges):]:
             tok._push_merge(rec.left, rec.right, rec.new_id)
         out = tok.at_step(k)
-        out.meta = self.metadata(k)
+        recs = self.steps[:k]   # a cheap copy: the records as of now, for the lazy metadata
+        out.meta = lambda: self.metadata(k, [st.count for st in recs])  # exports read it
         return out
 
-    def metadata(self, k: int | None = None) -> dict:
+    def metadata(self, k: int | None = None, counts: list[int] | None = None) -> dict:
         s = self.settings
         k = self.n_steps if k is None else k
         return {"mode": s.mode, "end_of_word": s.end_of_word, "pattern": s.pattern,
                 "tie_rule": s.tie_rule, "min_frequency": s.min_frequency, "prune": s.prune,
                 "special_tokens": list(s.special_tokens),
-                "merge_counts": [st.count for st in self.steps[:k]]}
+                "merge_counts": counts if counts is not None
+                else [st.count for st in self.steps[:k]]}
 
 
 def train_bpe(input_path: str | Path | Sequence[str | Path], vocab_size: int = 1000,
