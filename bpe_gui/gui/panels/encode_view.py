@@ -28,6 +28,7 @@ from ...engine.tokenizer import Encoding
 from ..models.encoding import (TokenTexts, char_of_byte, group_parity, merge_step, split_step,
                                token_kinds, tokens_at, utf16_positions, word_numbers)
 from ..models.roles import TokenColors
+from .text_pane import TextPane
 from .token_flow import TokenFlow
 
 SYNC_CHARS = 20_000        # re-encode at once below this size, else after a short pause
@@ -145,14 +146,13 @@ class EncodeView(QWidget):
         self.show_ws = QCheckBox("Show whitespace")
         self.show_ws.setChecked(True)
         self.show_ws.setToolTip("Draw spaces as · and tabs as → in the text and the tokens")
-        self.counts = QLabel()
-        self.counts.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        # changes on every step and keystroke: a TextPane never makes the view lay out again
+        self.counts = TextPane(align=Qt.AlignRight)
         top = QHBoxLayout()
         top.addWidget(QLabel("Tokenizer:"))
         top.addWidget(self.source)
         top.addWidget(self.show_ws)
-        top.addStretch(1)
-        top.addWidget(self.counts)
+        top.addWidget(self.counts, 1)
 
         self.edit = QPlainTextEdit()
         self.edit.setPlaceholderText("Type or paste text to see how the tokenizer cuts it.")

@@ -16,7 +16,8 @@ from PySide6.QtWidgets import QSizePolicy, QWidget
 class TextPane(QWidget):
     """``lines`` lines of (rich) text, wrapped to the width; API like QLabel's."""
 
-    def __init__(self, text: str = "", lines: int = 1, parent: QWidget | None = None):
+    def __init__(self, text: str = "", lines: int = 1, parent: QWidget | None = None,
+                 align=None):
         super().__init__(parent)
         self._lines = lines
         self._text = ""
@@ -24,6 +25,8 @@ class TextPane(QWidget):
         self._doc.setDocumentMargin(1)
         opt = QTextOption()
         opt.setWrapMode(QTextOption.WordWrap if lines > 1 else QTextOption.NoWrap)
+        if align is not None:
+            opt.setAlignment(align)
         self._doc.setDefaultTextOption(opt)
         self.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Fixed)
         self.setFixedHeight(lines * self.fontMetrics().lineSpacing() + 4)
