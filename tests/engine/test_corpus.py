@@ -2,10 +2,8 @@
 from __future__ import annotations
 
 import lzma
-from collections import Counter
 
 import pytest
-import regex
 
 from bpe_gui.engine import Pretokenizer, TrainSettings, Trainer, corpus
 from bpe_gui.engine.corpus import build_table, split_chunks
