@@ -18,7 +18,7 @@ import time
 from array import array
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, NamedTuple, Sequence
 
 try:
     from . import _core
@@ -113,9 +113,9 @@ class MergeStep:
     corpus_tokens: int = 0    # tokens the training corpus has after this merge
 
 
-@dataclass(frozen=True)
-class PairRow:
-    """A row of the pair table: rank in the tie-rule order, pair ids and count."""
+class PairRow(NamedTuple):
+    """A row of the pair table: rank in the tie-rule order, pair ids and count.
+    (A named tuple: the window takes hundreds of them at every step.)"""
 
     rank: int
     a: int
@@ -287,7 +287,7 @@ class Trainer:
 
     def top_pairs(self, k: int = 200) -> list[PairRow]:
         """The k best candidate pairs now, in the order the tie rule ranks them."""
-        return [PairRow(r + 1, a, b, c) for r, (a, b, c) in enumerate(self.core.top(k))]
+        return [PairRow(r, a, b, c) for r, (a, b, c) in enumerate(self.core.top(k), 1)]
 
     def tied_now(self, limit: int = TIE_LIMIT) -> tuple[int, list[tuple[int, int]]]:
         n, pairs = self.core.tied(limit)

@@ -165,6 +165,11 @@ class MainWindow(QMainWindow):
         dock.setFeatures(QDockWidget.DockWidgetMovable | QDockWidget.DockWidgetFloatable
                          | QDockWidget.DockWidgetClosable)
         self.addDockWidget(area, dock)
+        if hasattr(widget, "catch_up"):
+            # A dock tab coming to the front was never hidden (see panels/visibility.py):
+            # let its panel do the work it skipped, once the dock has its geometry.
+            dock.visibilityChanged.connect(
+                lambda shown: shown and QTimer.singleShot(0, widget.catch_up))
         return dock
 
     # ----- actions and menus ------------------------------------------------------------

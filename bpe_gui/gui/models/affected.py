@@ -8,10 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-
 from ...engine.trainer import MergeStep
-from .roles import (ALIGN, ALIGN_RIGHT, DISPLAY, SORT_ROLE, TOKENS_ROLE, TOOLTIP,
-                    HeaderedTableModel, ReadableCache)
+from .roles import (ALIGN, DISPLAY, SORT_ROLE, TOKENS_ROLE, TOOLTIP, Cell, HeaderedTableModel,
+                    ReadableCache)
 
 Chips = tuple[tuple[str, bool, bool], ...]   # (text, partial, is the new token)
 
@@ -51,32 +50,31 @@ class AffectedModel(HeaderedTableModel):
         self.rows: tuple[AffectedView, ...] = ()
 
     def set_rows(self, rows: tuple[AffectedView, ...]) -> None:
-        self.beginResetModel()
-        self.rows = rows
-        self.endResetModel()
+        self.replace_rows(len(self.rows), len(rows), lambda: setattr(self, "rows", rows))
 
     def n_rows(self) -> int:
         return len(self.rows)
 
-
+    def cell(self, r: int, col: int) -> Cell:
+        row = self.rows[r]
+        if col == self.FREQ:
+            return Cell(f"{row.freq:,}", True)
+        return Cell(row.before if col == self.BEFORE else row.after)
 
     def data(self, index, role=DISPLAY):
         if role not in _ROLES:   # most roles a view asks for: answer fast
             return None
-        row, col = self.rows[index.row()], index.column()
+        r, col = index.row(), index.column()
+        row = self.rows[r]
         if col == self.FREQ:
             if role == DISPLAY:
                 return f"{row.freq:,}"
             if role == SORT_ROLE:
                 return row.freq
-            if role == ALIGN:
-                return ALIGN_RIGHT
-            return None
+            return self.visual_data(r, col, role)
         chips = row.before if col == self.BEFORE else row.after
-        if role == TOKENS_ROLE:
-            return list(chips)
         if role == DISPLAY or role == SORT_ROLE:
             return " | ".join(c[0] for c in chips)
         if role == TOOLTIP:
             return f"{len(chips)} tokens: " + " | ".join(c[0] for c in chips)
-        return None
+        return self.visual_data(r, col, role)

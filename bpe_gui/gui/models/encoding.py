@@ -40,19 +40,37 @@ def tokens_at(offsets: Sequence[tuple[int, int]], starts: Sequence[int], char: i
     return out
 
 
-def group_parity(offsets: Sequence[tuple[int, int]]) -> list[int]:
+def group_parity(offsets: Sequence[tuple[int, int]],
+                 line_starts: Sequence[int] = ()) -> list[int]:
     """Alternating colour (0/1) per token, counted over groups of tokens that share a
     character, so neighbouring blocks in the text always differ.
 
-    Example: offsets [(0, 2), (2, 3), (2, 3), (3, 4)] -> [0, 1, 1, 0]
+    The count restarts at each line (``line_starts``: the characters that begin a line,
+    ascending): a group that begins a line gets 0 unless the group before it reaches
+    into that line. So a merge changes the colours of its own line only, and a step
+    re-colours only the lines the merge touched.
+
+    Example: offsets [(0, 2), (2, 3), (2, 3), (3, 4)] -> [0, 1, 1, 0];
+    offsets [(0, 2), (2, 3), (3, 5)] with a line starting at 3 -> [0, 1, 0].
     """
-    out, g, end = [], -1, -1
+    out: list[int] = []
+    append = out.append
+    g, end = 1, -1
+    lines = iter(line_starts)
+    line = next(lines, None)          # the next line start not yet passed
+    line_start = 0                    # the start of the line the last group began on
     for s, e in offsets:
-        if s >= end:
-            g += 1
+        if s >= end:                  # a new group
+            if line is not None and s >= line:
+                while line is not None and line <= s:
+                    line_start = line
+                    line = next(lines, None)
+                g = 0 if end <= line_start else g ^ 1
+            else:
+                g ^= 1
         if e > end:
             end = e
-        out.append(g & 1)
+        append(g)
     return out
 
 

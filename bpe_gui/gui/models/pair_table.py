@@ -14,12 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QFont
 
 from ...engine.trainer import PairRow, Trainer
-from .roles import (ALIGN, ALIGN_RIGHT, BACKGROUND, DISPLAY, FONT, ID_ROLE, SEARCH_ROLE,
-                    TOKENS_ROLE, TOOLTIP, HeaderedTableModel, ReadableCache, TokenColors,
-                    plain_text)
+from .roles import (ALIGN, BACKGROUND, DISPLAY, FONT, ID_ROLE, SEARCH_ROLE, TOKENS_ROLE,
+                    TOOLTIP, Cell, HeaderedTableModel, ReadableCache, TokenColors, plain_text)
 
 _ROLES = frozenset({DISPLAY, TOKENS_ROLE, SEARCH_ROLE, ID_ROLE, BACKGROUND, FONT, ALIGN, TOOLTIP})
 
@@ -71,14 +69,12 @@ class PairTableModel(HeaderedTableModel):
         self.sort_column, self.sort_order = -1, Qt.AscendingOrder
         self.filter_text = ""
         self.colors = TokenColors.for_palette()
-        self._bold = QFont()
-        self._bold.setBold(True)
 
     def set_snapshot(self, snap: PairSnapshot) -> None:
-        self.beginResetModel()
-        self.snapshot = snap
-        self.rows = self._sorted(snap.rows)
-        self.endResetModel()
+        old_n = len(self.rows)
+        self.snapshot = snap      # _sorted reads its vocabulary
+        rows = self._sorted(snap.rows)
+        self.replace_rows(old_n, len(rows), lambda: setattr(self, "rows", rows))
 
     def texts(self, row: PairRow) -> tuple[tuple[str, bool], tuple[str, bool], str]:
         """((left text, partial), (right text, partial), merged text) of a row."""
@@ -138,8 +134,6 @@ class PairTableModel(HeaderedTableModel):
     def n_rows(self) -> int:
         return len(self.rows)
 
-
-
     def is_tied(self, row: PairRow) -> bool:
         return self.snapshot.n_tied > 1 and row.count == self.snapshot.top_count
 
@@ -150,38 +144,37 @@ class PairTableModel(HeaderedTableModel):
             return "next"
         return "tied" if self.is_tied(row) else ""
 
+    def cell(self, r: int, col: int) -> Cell:
+        row = self.rows[r]
+        snap = self.snapshot
+        winner = row.rank == 1 and not snap.done
+        bg = (self.colors.winner if winner else self.colors.tied
+              if not snap.done and self.is_tied(row) else None)
+        if col == self.RANK:
+            return Cell(str(row.rank), True, winner, None, bg)
+        if col == self.PAIR:
+            return Cell(self.texts(row)[:2], False, winner, None, bg)
+        if col == self.MERGED:
+            return Cell(self.texts(row)[2], False, winner, None, bg)
+        if col == self.COUNT:
+            return Cell(f"{row.count:,}", True, winner, None, bg)
+        return Cell(self.tie_label(row), False, winner, None, bg)
+
     def data(self, index, role=DISPLAY):
         if role not in _ROLES:   # most roles a view asks for: answer fast
             return None
-        row = self.rows[index.row()]
-        col = index.column()
+        r, col = index.row(), index.column()
+        row = self.rows[r]
         if role == DISPLAY:
-            if col == self.RANK:
-                return str(row.rank)
             if col == self.PAIR:
                 return self.pair_text(row)
-            if col == self.MERGED:
-                return self.texts(row)[2]
-            if col == self.COUNT:
-                return f"{row.count:,}"
-            return self.tie_label(row)
-        if role == TOKENS_ROLE:
-            return list(self.texts(row)[:2]) if col == self.PAIR else None
+            return self.cell(r, col).content
         if role == SEARCH_ROLE:
             return self.search_text(row)
         if role == ID_ROLE:
             return (row.a, row.b)
-        if role == BACKGROUND and not self.snapshot.done:
-            if row.rank == 1:
-                return self.colors.winner
-            if self.is_tied(row):
-                return self.colors.tied
-        if role == FONT and row.rank == 1 and not self.snapshot.done:
-            return self._bold
-        if role == ALIGN and col in (self.RANK, self.COUNT):
-            return ALIGN_RIGHT
         if role == TOOLTIP:
             (lt, _), (rt, _), mt = self.texts(row)
             return (f"Rank {row.rank}: {lt} + {rt} → {mt}\n"
                     f"ids {row.a} + {row.b}, count {row.count:,}")
-        return None
+        return self.visual_data(r, col, role)

@@ -6,9 +6,10 @@ models and delegates must agree on them, and they depend only on the palette.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple, Sequence, Union
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
-from PySide6.QtGui import QColor, QGuiApplication, QPalette
+from PySide6.QtGui import QColor, QFont, QGuiApplication, QPalette
 
 from ...engine.display import gpt2_text, is_partial, readable
 
@@ -31,16 +32,72 @@ PARTIAL_ROLE = Qt.UserRole + 5   # the token holds part of a UTF-8 character
 HOVER_ROLE = Qt.UserRole + 6     # the row is linked to what the mouse hovers
 SPECIAL_ROLE = Qt.UserRole + 7   # a special token (never split or merged)
 
+Chip = tuple  # (text, partial[, emphasised]): one token drawn as a block
+
+
+class Cell(NamedTuple):
+    """Everything a table cell shows, in one answer (see ``HeaderedTableModel.cell``).
+
+    ``content`` is the text, or a sequence of chips for a cell drawn as token blocks.
+    """
+
+    content: Union[str, Sequence[Chip]] = ""
+    right: bool = False              # right-aligned (numbers)
+    bold: bool = False
+    fg: QColor | None = None         # text colour; None: the palette's
+    bg: QColor | None = None         # background; None: the view's
+
+
+EMPTY_CELL = Cell()
 
 
 class HeaderedTableModel(QAbstractTableModel):
     """A flat table whose columns are ``HEADERS`` (with ``TIPS`` as header tooltips).
 
-    Subclasses give ``n_rows`` and ``data``.
+    Subclasses give ``n_rows``, ``cell`` (what a cell shows, for the fast delegate in
+    ``panels/table_cells.py`` and the visual roles below) and ``data`` for the other roles
+    (display text, tooltips, search and sort keys), falling back to ``visual_data``.
     """
 
     HEADERS: tuple[str, ...] = ()
     TIPS: tuple[str, ...] = ()
+    _bold_font: QFont | None = None
+
+    def cell(self, row: int, col: int) -> Cell:
+        return EMPTY_CELL
+
+    def replace_rows(self, old_n: int, new_n: int, assign) -> None:
+        """Swap in new rows by calling ``assign()``. The same number of rows: one
+        dataChanged (the view keeps its header, scroll position and layout, and only
+        repaints); else a model reset."""
+        if old_n != new_n:
+            self.beginResetModel()
+            assign()
+            self.endResetModel()
+            return
+        assign()
+        if new_n:
+            self.dataChanged.emit(self.index(0, 0), self.index(new_n - 1, len(self.HEADERS) - 1))
+
+    def visual_data(self, row: int, col: int, role: int):
+        """The alignment, font, colour and chip roles, read from :meth:`cell`."""
+        if role == ALIGN:
+            return ALIGN_RIGHT if self.cell(row, col).right else None
+        if role == FONT:
+            if not self.cell(row, col).bold:
+                return None
+            if HeaderedTableModel._bold_font is None:
+                HeaderedTableModel._bold_font = QFont()
+                HeaderedTableModel._bold_font.setBold(True)
+            return HeaderedTableModel._bold_font
+        if role == FOREGROUND:
+            return self.cell(row, col).fg
+        if role == BACKGROUND:
+            return self.cell(row, col).bg
+        if role == TOKENS_ROLE:
+            content = self.cell(row, col).content
+            return None if isinstance(content, str) else list(content)
+        return None
 
     def n_rows(self) -> int:
         return 0

@@ -13,12 +13,11 @@ from __future__ import annotations
 from typing import Sequence
 
 from PySide6.QtCore import QModelIndex
-from PySide6.QtGui import QFont
 
 from ...engine.trainer import MergeStep
-from .roles import (ALIGN, ALIGN_RIGHT, BACKGROUND, DISPLAY, FONT, FOREGROUND, ID_ROLE,
-                    SEARCH_ROLE, SORT_ROLE, TOKENS_ROLE, TOOLTIP, HeaderedTableModel,
-                    ReadableCache, TokenColors)
+from .roles import (ALIGN, BACKGROUND, DISPLAY, FONT, FOREGROUND, ID_ROLE, SEARCH_ROLE,
+                    SORT_ROLE, TOKENS_ROLE, TOOLTIP, Cell, HeaderedTableModel, ReadableCache,
+                    TokenColors)
 
 _ROLES = frozenset({DISPLAY, ID_ROLE, SORT_ROLE, FOREGROUND, FONT, BACKGROUND, TOKENS_ROLE,
                     SEARCH_ROLE, ALIGN, TOOLTIP})
@@ -40,8 +39,6 @@ class TimelineModel(HeaderedTableModel):
         self._verified = 0   # records[:_verified] are known to match the trainer's steps
         self.cache = ReadableCache()
         self.colors = TokenColors.for_palette()
-        self._bold = QFont()
-        self._bold.setBold(True)
 
     # ----- updates ------------------------------------------------------------------
     def reset(self, steps: Sequence[MergeStep] = (), current: int | None = None) -> None:
@@ -90,13 +87,30 @@ class TimelineModel(HeaderedTableModel):
     def n_rows(self) -> int:
         return len(self.records) + 1
 
-
-
     def step_of_row(self, row: int) -> int:
         return row
 
     def record(self, k: int) -> MergeStep | None:
         return self.records[k - 1] if 1 <= k <= len(self.records) else None
+
+    def cell(self, k: int, col: int) -> Cell:
+        current = self.current
+        fg = self.colors.future if k > current else None
+        now = k == current
+        bg = self.colors.tied if now else None
+        rec = self.record(k)
+        if rec is None:   # row 0: the start
+            return Cell("0" if col == self.STEP else "start: base vocabulary"
+                        if col == self.MERGE else "", col == self.STEP, now, fg, bg)
+        if col == self.STEP:
+            return Cell(str(k), True, now, fg, bg)
+        if col == self.MERGE:
+            return Cell((self.cache(rec.left), self.cache(rec.right)), False, now, fg, bg)
+        if col == self.TOKEN:
+            return Cell(f"{self.cache.text(rec.token)}  ({rec.new_id})", False, now, fg, bg)
+        if col == self.COUNT:
+            return Cell(f"{rec.count:,}", True, now, fg, bg)
+        return Cell(str(rec.n_tied) if rec.n_tied > 1 else "", True, now, fg, bg)
 
     def data(self, index, role=DISPLAY):
         if role not in _ROLES:   # most roles a view asks for: answer fast
@@ -105,41 +119,22 @@ class TimelineModel(HeaderedTableModel):
         rec = self.record(k)
         if role == ID_ROLE or (role == SORT_ROLE and col == self.STEP):
             return k
-        if role == FOREGROUND and k > self.current:
-            return self.colors.future
-        if role == FONT and k == self.current:
-            return self._bold
-        if role == BACKGROUND and k == self.current:
-            return self.colors.tied
-        if rec is None:   # row 0: the start
-            if role == DISPLAY:
-                return {self.STEP: "0", self.MERGE: "start: base vocabulary"}.get(col, "")
-            if role == TOOLTIP:
-                return "Before any merge. Click to go back to the start."
-            return None
         if role == DISPLAY:
-            if col == self.STEP:
-                return str(k)
-            if col == self.MERGE:
+            if rec is not None and col == self.MERGE:
                 return f"{self.cache.text(rec.left)} {self.cache.text(rec.right)}"
-            if col == self.TOKEN:
-                return f"{self.cache.text(rec.token)}  ({rec.new_id})"
-            if col == self.COUNT:
-                return f"{rec.count:,}"
-            return str(rec.n_tied) if rec.n_tied > 1 else ""
-        if role == TOKENS_ROLE and col == self.MERGE:
-            (lt, lp), (rt, rp) = self.cache(rec.left), self.cache(rec.right)
-            return [(lt, lp), (rt, rp)]
+            return self.cell(k, col).content
+        if role == TOOLTIP:
+            if rec is None:
+                return "Before any merge. Click to go back to the start."
+            state = "" if k <= self.current else "\n(undone: click to redo up to here)"
+            return (rec.reason or f"Merge {k}: count {rec.count:,}") + state
+        if rec is None:
+            return None if role in (SORT_ROLE, SEARCH_ROLE) else self.visual_data(k, col, role)
         if role == SORT_ROLE:
             return {self.COUNT: rec.count, self.TIES: rec.n_tied}.get(col, k)
         if role == SEARCH_ROLE:
             return f"{self.cache.text(rec.left)} {self.cache.text(rec.right)}"
-        if role == ALIGN and col in (self.STEP, self.COUNT, self.TIES):
-            return ALIGN_RIGHT
-        if role == TOOLTIP:
-            state = "" if k <= self.current else "\n(undone: click to redo up to here)"
-            return (rec.reason or f"Merge {k}: count {rec.count:,}") + state
-        return None
+        return self.visual_data(k, col, role)
 
 
 def _same(a: MergeStep, b: MergeStep) -> bool:

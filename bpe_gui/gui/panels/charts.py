@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFileDialog, QGridLayo
 
 from ...engine import stats
 from ...engine.errors import BPEError
+from .visibility import on_screen
 
 HELD_OUT_MAX_CHARS = 1_000_000
 REDRAW_MS = 150          # at most this often while steps arrive
@@ -685,7 +686,7 @@ class ChartsView(QWidget):
         """Ask for a redraw soon: throttled (not debounced), so a long play still updates.
 
         A hidden view (another tab in front) only notes it; it catches up when shown."""
-        if not self.isVisible():
+        if not on_screen(self):
             self._behind = True
             return
         if not self._redraw.isActive():
@@ -695,7 +696,11 @@ class ChartsView(QWidget):
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
-        if self._behind:
+        self.catch_up()
+
+    def catch_up(self) -> None:
+        """Do what was skipped while hidden (see panels/visibility.py)."""
+        if self._behind and on_screen(self):
             self._behind = False
             self.schedule()
 
@@ -755,7 +760,7 @@ class ChartsView(QWidget):
 
     def refresh(self) -> None:
         """Bring the charts up to the trainer's current step and redraw."""
-        if not self.isVisible():
+        if not on_screen(self):
             self._behind = True
             return
         t0 = time.perf_counter()

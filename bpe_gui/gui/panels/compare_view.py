@@ -32,6 +32,7 @@ from ...engine.trainer import TIE_RULE_LABELS, Trainer, TrainSettings
 from ..models.roles import TokenColors, is_dark
 from ..worker import JobRunner
 from .encode_view import TokenHighlighter
+from .visibility import on_screen
 
 SAMPLE_TEXT = (
     "The quick brown fox jumps over the lazy dog; tokenizers cut text into pieces.\n"
@@ -513,7 +514,7 @@ class ComparePane(QFrame):
     _behind = False
 
     def _on_step(self, *_) -> None:
-        if not self.isVisible():   # another tab in front: catch up when shown
+        if not on_screen(self):   # another tab in front: catch up when shown
             self._behind = True
             return
         self._set_step_range()
@@ -523,7 +524,11 @@ class ComparePane(QFrame):
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
-        if self._behind:
+        self.catch_up()
+
+    def catch_up(self) -> None:
+        """Do what was skipped while hidden (see panels/visibility.py)."""
+        if self._behind and on_screen(self):
             self._behind = False
             self._on_step()
 

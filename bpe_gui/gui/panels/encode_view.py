@@ -14,7 +14,7 @@ the id list lays out cached chip widths in one loop.
 from __future__ import annotations
 
 import time
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from operator import itemgetter
 
 from PySide6.QtCore import QEvent, QPoint, QSize, Qt, QTimer
@@ -30,6 +30,7 @@ from ..models.encoding import (TokenTexts, char_of_byte, group_parity, merge_ste
 from ..models.roles import TokenColors
 from .text_pane import TextPane
 from .token_flow import TokenFlow
+from .visibility import on_screen
 
 SYNC_CHARS = 20_000        # re-encode at once below this size, else after a short pause
 DEBOUNCE_MS = 50
@@ -97,6 +98,14 @@ class TokenHighlighter(QSyntaxHighlighter):
             i += 1
 
 
+def _tokens_in(offsets, starts, c0: int, c1: int) -> tuple[int, int]:
+    """The index range of the tokens that cover any of the characters c0..c1-1."""
+    a, z = bisect_left(starts, c0), bisect_left(starts, c1)
+    while a > 0 and offsets[a - 1][1] > c0:
+        a -= 1
+    return a, z
+
+
 class _Alternate:
     """parity[i] = i % 2, for views that do not group tokens sharing a character."""
 
@@ -116,6 +125,12 @@ class EncodeView(QWidget):
         self.kinds: list[int] = []       # 0 plain, 2 part of a character, 3 special
         self.parity: list[int] = []      # alternating colour of each token's group
         self.fresh_blocks: set[int] = set()   # lines coloured for the current encoding
+        # After a step: lines coloured for the previous encoding, which need no new
+        # colours if their tokens did not change (checked when they are on screen).
+        self._reusable: set[int] = set()
+        self._prev: tuple | None = None       # (offsets, starts, parity, kinds) before
+        self._shown_text = ""                 # the text of the shown encoding
+        self.block_starts: list[int] = [0]    # the character each line begins at
         self._colouring = False
         self._u16: list[int] | None = None
         self._text = ""
@@ -212,7 +227,7 @@ class EncodeView(QWidget):
         if tok is None and self.controller.busy:
             return   # the trainer belongs to a job: keep the last tokenizer until it ends
         self.tok = tok
-        if not self.isVisible():
+        if not on_screen(self):
             self._dirty = True     # a hidden view catches up when shown
             return
         self._dirty = False
@@ -222,7 +237,11 @@ class EncodeView(QWidget):
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
-        if self._dirty:
+        self.catch_up()
+
+    def catch_up(self) -> None:
+        """Do what was skipped while hidden (see panels/visibility.py)."""
+        if self._dirty and on_screen(self):
             self._on_tokenizer_changed()
 
     def _update_source(self) -> None:
@@ -253,6 +272,15 @@ class EncodeView(QWidget):
     def _raw_text(self) -> str:
         return self.edit.document().toRawText().replace("\u2029", "\n").replace("\u2028", "\n")
 
+    def _note_blocks(self) -> None:
+        """Where each line (text block) of the document begins, in characters."""
+        raw = self.edit.document().toRawText()
+        starts, i = [0], raw.find("\u2029")
+        while i >= 0:
+            starts.append(i + 1)
+            i = raw.find("\u2029", i + 1)
+        self.block_starts = starts
+
     def _on_contents_change(self, _pos: int, removed: int, added: int) -> None:
         if (removed or added) and self.offsets and self._raw_text() != self._text:
             self.offsets, self.starts = [], []
@@ -272,6 +300,7 @@ class EncodeView(QWidget):
         self._timer.stop()
         text = self._raw_text()
         self._text = text
+        self._note_blocks()
         tok = self.tok
         enc = Encoding([], [], [], [])
         error = None
@@ -341,17 +370,23 @@ class EncodeView(QWidget):
 
     def _show(self, enc: Encoding, error: str | None) -> None:
         """Make ``enc`` the shown encoding: colours, id list, counts."""
+        if self._text == self._shown_text and self.offsets:
+            # The same text as what is coloured: lines whose tokens stay the same keep
+            # their colours (see _colour_visible_now).
+            self._prev = (self.offsets, self.starts, self.parity, self.kinds)
+            self._reusable = self.fresh_blocks
+        else:
+            self._prev, self._reusable = None, set()
+        self._shown_text = self._text
         self.encoding = enc
         self.offsets = enc.offsets
         self.starts = list(map(itemgetter(0), enc.offsets))
         n = len(enc.ids)
         if self._text.isascii() and not any(enc.special):
-            # No token can hold part of a character, and none share one: fast paths.
-            self.kinds = [0] * n
-            self.parity = ([0, 1] * (n // 2 + 1))[:n]
+            self.kinds = [0] * n   # no token can hold part of a character: fast path
         else:
             self.kinds = token_kinds(enc, self.texts.visible)
-            self.parity = group_parity(enc.offsets)
+        self.parity = group_parity(enc.offsets, self.block_starts)
         self._u16 = utf16_positions(self._text)
         self.hovered = []
         if self.edit.extraSelections():
@@ -398,14 +433,32 @@ class EncodeView(QWidget):
         height = edit.viewport().height()
         offset = edit.contentOffset()
         fresh = self.fresh_blocks
+        reusable = self._reusable
         hl = self.highlighter
         while block.isValid():
             top = edit.blockBoundingGeometry(block).translated(offset).top()
             if top > height:
                 break
-            if block.blockNumber() not in fresh:
-                hl.rehighlightBlock(block)
+            n = block.blockNumber()
+            if n not in fresh:
+                if n in reusable and self._same_tokens(n):
+                    fresh.add(n)
+                else:
+                    hl.rehighlightBlock(block)
             block = block.next()
+
+    def _same_tokens(self, n: int) -> bool:
+        """Line ``n`` shows the same tokens, kinds and colours as before the last step."""
+        prev = self._prev
+        if prev is None or n >= len(self.block_starts):
+            return False
+        c0 = self.block_starts[n]
+        c1 = self.block_starts[n + 1] if n + 1 < len(self.block_starts) else 1 << 62
+        old_offsets, old_starts, old_parity, old_kinds = prev
+        a, z = _tokens_in(old_offsets, old_starts, c0, c1)
+        b, y = _tokens_in(self.offsets, self.starts, c0, c1)
+        return (old_offsets[a:z] == self.offsets[b:y] and old_parity[a:z] == self.parity[b:y]
+                and old_kinds[a:z] == self.kinds[b:y])
 
     def colour_all(self) -> None:
         """Colour every line now (for screenshots and tests)."""
@@ -558,7 +611,7 @@ class EncodeView(QWidget):
             self.colors = TokenColors.for_palette(self.palette())
             self.flow.set_colors(self.colors)
             self.highlighter.set_colors(self.colors)
-            self.fresh_blocks = set()
+            self.fresh_blocks, self._reusable = set(), set()
             self._colour_visible()
 
     def sizeHint(self) -> QSize:

@@ -18,7 +18,7 @@ from ..models.pair_table import PairSnapshot, PairTableModel, pair_snapshot
 from ..models.roles import ReadableCache, TokenColors
 from ..models.timeline import TimelineModel
 from .text_pane import TextPane
-from .token_chips import ChipDelegate
+from .table_cells import CellDelegate
 
 PAGE = 500            # candidate pairs fetched per "Show more"
 SPEEDS = (1, 2, 3, 5, 8, 12, 20, 30, 60)   # steps per second for Play
@@ -141,8 +141,7 @@ class MergePanel(QWidget):
         self.pair_view.setModel(self.pair_model)
         self.pair_view.horizontalHeader().setSortIndicator(-1, Qt.AscendingOrder)
         self.pair_view.setSortingEnabled(True)
-        self.chips = ChipDelegate(self)
-        self.pair_view.setItemDelegateForColumn(PairTableModel.PAIR, self.chips)
+        self.pair_view.setItemDelegate(CellDelegate(self.pair_model, self))
         for col, w in ((0, 46), (1, 130), (2, 96), (3, 64)):
             self.pair_view.setColumnWidth(col, w)
         self.pairs_footer = _label()
@@ -165,8 +164,7 @@ class MergePanel(QWidget):
         self.affected_model = AffectedModel(self)
         self.affected_view = _table()
         self.affected_view.setModel(self.affected_model)
-        self.affected_view.setItemDelegateForColumn(AffectedModel.BEFORE, self.chips)
-        self.affected_view.setItemDelegateForColumn(AffectedModel.AFTER, self.chips)
+        self.affected_view.setItemDelegate(CellDelegate(self.affected_model, self))
         self.affected_view.setColumnWidth(0, 56)
         self.affected_view.setColumnWidth(1, 200)
         rt = QVBoxLayout(self.last_box)
@@ -180,7 +178,7 @@ class MergePanel(QWidget):
         self.timeline = TimelineModel(self)
         self.timeline_view = _table()
         self.timeline_view.setModel(self.timeline)
-        self.timeline_view.setItemDelegateForColumn(TimelineModel.MERGE, self.chips)
+        self.timeline_view.setItemDelegate(CellDelegate(self.timeline, self))
         for col, w in ((0, 50), (1, 130), (2, 110), (3, 64)):
             self.timeline_view.setColumnWidth(col, w)
         rb = QVBoxLayout(self.timeline_box)
@@ -270,9 +268,13 @@ class MergePanel(QWidget):
 
     def changeEvent(self, event) -> None:
         super().changeEvent(event)
+        if event.type() == QEvent.FontChange:
+            for view in (self.pair_view, self.affected_view, self.timeline_view):
+                view.itemDelegate().reset_fonts()
         if event.type() == QEvent.PaletteChange:
             self.colors = TokenColors.for_palette(self.palette())
-            self.chips.set_colors(self.colors)
+            for view in (self.pair_view, self.affected_view, self.timeline_view):
+                view.itemDelegate().set_colors(self.colors)
             self.pair_model.set_colors(self.colors)
             self.timeline.set_colors(self.colors)
 
@@ -324,6 +326,8 @@ class MergePanel(QWidget):
             return
         snap = pair_snapshot(t, self.limit)
         self.pair_model.set_snapshot(snap)
+        if self.pair_view.selectionModel().hasSelection():   # rows now hold other pairs
+            self.pair_view.clearSelection()
         self.next_rec = t.next_choice() if t is not None else None
         self.next_label.setText(self._next_text(snap))
         if not snap.rows:

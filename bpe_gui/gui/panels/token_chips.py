@@ -125,7 +125,10 @@ class ChipDelegate(QStyledItemDelegate):
             bg = index.data(BACKGROUND)
             if bg is not None:
                 painter.fillRect(rect, bg)
-        fonts = self._fonts(option)
+        self.draw_chips(painter, rect, chips, self._fonts(option))
+
+    def draw_chips(self, painter: QPainter, rect, chips, fonts) -> None:
+        """Draw ``chips`` left to right in ``rect`` (background already drawn)."""
         y = rect.top() + (rect.height() - fonts[3]) // 2
         x = rect.left() + MARGIN
         right = rect.right()
@@ -135,6 +138,7 @@ class ChipDelegate(QStyledItemDelegate):
         for i, chip in enumerate(chips):
             if x > right:
                 break
-            pm = self._pixmap(chip[0], chip[1], len(chip) > 2 and chip[2], i % 2, fonts, dpr)
+            emph = len(chip) > 2 and chip[2]
+            pm = self._pixmap(chip[0], chip[1], emph, i % 2, fonts, dpr)
             painter.drawPixmap(x, y, pm)
-            x += self._width(chip[0], chip[1], len(chip) > 2 and chip[2], fonts) + GAP
+            x += self._width(chip[0], chip[1], emph, fonts) + GAP

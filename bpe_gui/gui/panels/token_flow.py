@@ -23,6 +23,15 @@ CENTER = Qt.AlignmentFlag.AlignCenter
 ANTIALIAS = QPainter.RenderHint.Antialiasing
 
 
+def _first_difference(old: tuple, new: tuple) -> int:
+    """The first index where the parallel lists of ``old`` and ``new`` differ."""
+    n = min(len(old[0]), len(new[0]))
+    for a, b in zip(old, new):
+        if a[:n] != b[:n]:
+            n = next(i for i, (x, y) in enumerate(zip(a, b)) if x != y)
+    return n
+
+
 class TokenFlow(QAbstractScrollArea):
     hovered = Signal(int)        # token index under the mouse, or -1
 
@@ -43,6 +52,7 @@ class TokenFlow(QAbstractScrollArea):
         self._hover = -1
         self._widths: dict[tuple, int] = {}
         self._pixmaps: dict[tuple, QPixmap] = {}
+        self._laid_out_width = -1
         self._setup_fonts()
 
     # ----- content ------------------------------------------------------------------------
@@ -50,17 +60,26 @@ class TokenFlow(QAbstractScrollArea):
                    text_of: Callable[[bytes], str] | None = None, text_key=None) -> None:
         """Show these tokens; ``text_of`` renders one (called only for new widths and
         painted chips); change ``text_key`` whenever ``text_of`` renders differently."""
+        old = (self.tokens, self.ids, self.kinds)
+        before = self._visible_chips()
         self.tokens, self.ids, self.kinds = tokens, ids, kinds
         if text_of is not None:
             self.text_of = text_of
-        if text_key != self._text_key:
+        same_texts = text_key == self._text_key
+        if not same_texts:
             self._text_key = text_key
             self._widths.clear()
             self._pixmaps.clear()
+        # A training step changes a few tokens: chips before the first change keep
+        # their places (lay out again from its row), and the view repaints only if
+        # what it shows changed.
+        first = _first_difference(old, (tokens, ids, kinds)) if same_texts else 0
+        had_highlight = bool(self.highlight)
         self.highlight = frozenset()
         self._hover = -1
-        self._relayout()
-        self.viewport().update()
+        self._relayout(first)
+        if had_highlight or not same_texts or self._visible_chips() != before:
+            self.viewport().update()
 
     def set_highlight(self, rows: Iterable[int], scroll: bool = True) -> None:
         rows = [r for r in rows if 0 <= r < len(self.tokens)]
@@ -94,6 +113,7 @@ class TokenFlow(QAbstractScrollArea):
         self.verticalScrollBar().setSingleStep(self.row_h)
         self._widths.clear()
         self._pixmaps.clear()
+        self._laid_out_width = -1
 
     def _width(self, token: bytes, tid: int, kind: int) -> int:
         w = max(self._fm[kind].horizontalAdvance(self.text_of(token)),
@@ -103,12 +123,23 @@ class TokenFlow(QAbstractScrollArea):
         self._widths[(token, tid, kind)] = w
         return w
 
-    def _relayout(self) -> None:
+    def _relayout(self, from_token: int = 0) -> None:
+        """Place the chips in rows; those before ``from_token`` are known not to have
+        changed (at the same width), so rows before its row are kept."""
         avail = max(40, self.viewport().width() - MARGIN)
-        xs, ws, firsts = [], [], [0]
+        if avail != self._laid_out_width or from_token <= 0 or not self._x:
+            row, start = 0, 0
+        else:
+            row = max(0, min(self._row_of(min(from_token, len(self._x) - 1)),
+                             len(self._row_first) - 1))
+            start = self._row_first[row]
+        self._laid_out_width = avail
+        xs, ws, firsts = self._x[:start], self._w[:start], self._row_first[:row + 1]
         x = MARGIN
         get, width = self._widths.get, self._width
-        for i, key in enumerate(zip(self.tokens, self.ids, self.kinds)):
+        tokens, ids, kinds = self.tokens, self.ids, self.kinds
+        for i in range(start, len(tokens)):
+            key = (tokens[i], ids[i], kinds[i])
             w = get(key)
             if w is None:
                 w = width(*key)
@@ -123,6 +154,26 @@ class TokenFlow(QAbstractScrollArea):
         sb = self.verticalScrollBar()
         sb.setPageStep(self.viewport().height())
         sb.setRange(0, max(0, total - self.viewport().height()))
+
+    def _visible_range(self) -> tuple[int, int, int]:
+        """(first row, first chip, end chip) of what the viewport shows."""
+        top = self.verticalScrollBar().value()
+        h = self.viewport().height()
+        first_row = max(0, (top - MARGIN) // self.row_h)
+        last_row = min(len(self._row_first) - 1, (top + h - MARGIN) // self.row_h)
+        if first_row >= len(self._row_first) or not self.tokens:
+            return first_row, 0, 0
+        start = self._row_first[first_row]
+        end = self._row_first[last_row + 1] if last_row + 1 < len(self._row_first) \
+            else len(self.tokens)
+        return first_row, start, end
+
+    def _visible_chips(self) -> tuple:
+        """What the viewport shows (compared before and after new tokens)."""
+        row, a, z = self._visible_range()
+        return (row, a, z, self.verticalScrollBar().value(), self.tokens[a:z], self.ids[a:z],
+                self.kinds[a:z], self._x[a:z], self._w[a:z],
+                tuple(f for f in self._row_first if a <= f < z))
 
     def _row_of(self, i: int) -> int:
         return bisect_right(self._row_first, i) - 1
@@ -221,17 +272,12 @@ class TokenFlow(QAbstractScrollArea):
     def paintEvent(self, event) -> None:
         if not self.tokens:
             return
+        first_row, start, end = self._visible_range()
+        if start >= end:
+            return
         p = QPainter(self.viewport())
         dpr = self.viewport().devicePixelRatioF()
         top = self.verticalScrollBar().value()
-        h = self.viewport().height()
-        first_row = max(0, (top - MARGIN) // self.row_h)
-        last_row = min(len(self._row_first) - 1, (top + h - MARGIN) // self.row_h)
-        if first_row >= len(self._row_first):
-            return
-        start = self._row_first[first_row]
-        end = self._row_first[last_row + 1] if last_row + 1 < len(self._row_first) \
-            else len(self.tokens)
         row = first_row
         next_first = self._row_first[row + 1] if row + 1 < len(self._row_first) else end
         for i in range(start, end):

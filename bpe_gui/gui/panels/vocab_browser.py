@@ -17,6 +17,7 @@ from ...engine.display import hex_bytes
 from ..models.proxy import SourceSortProxy
 from ..models.roles import TokenColors
 from ..models.vocab_model import MERGE, SPECIAL, VocabEntry, VocabModel, search_pattern
+from .visibility import on_screen
 
 SEARCH_DEBOUNCE_MS = 120
 LINEAGE_NODE_LIMIT = 2000
@@ -140,7 +141,11 @@ class VocabBrowser(QWidget):
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
-        if self._dirty:
+        self.catch_up()
+
+    def catch_up(self) -> None:
+        """Do what was skipped while hidden (see panels/visibility.py)."""
+        if self._dirty and on_screen(self):
             self._refresh()
 
     def changeEvent(self, event) -> None:
@@ -153,7 +158,7 @@ class VocabBrowser(QWidget):
         imported = c.use_imported and c.imported is not None
         if not imported and c.busy:
             return   # the trainer belongs to a job; catch up when it ends
-        if not self.isVisible():
+        if not on_screen(self):
             self._dirty = True
             return
         self._dirty = False
