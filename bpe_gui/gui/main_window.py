@@ -169,7 +169,7 @@ class MainWindow(QMainWindow):
             # A dock tab coming to the front was never hidden (see panels/visibility.py):
             # let its panel do the work it skipped, once the dock has its geometry.
             dock.visibilityChanged.connect(
-                lambda shown: shown and QTimer.singleShot(0, widget.catch_up))
+                lambda shown: shown and QTimer.singleShot(0, widget, widget.catch_up))
         return dock
 
     # ----- actions and menus ------------------------------------------------------------

@@ -1,12 +1,12 @@
 """Words (pre-tokens) a merge changed, before and after, with their frequencies.
 
-The rows are rendered once from a MergeStep when it becomes the last merge (at most
-``AFFECTED_LIMIT`` words), so the model never touches the trainer afterwards.
+The rows come from a MergeStep when it becomes the last merge (at most
+``AFFECTED_LIMIT`` words) with a copy of the vocabulary then, so the model never
+touches the trainer afterwards; a row renders its chips when first shown.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 from ...engine.trainer import MergeStep
 from .roles import (ALIGN, DISPLAY, SORT_ROLE, TOKENS_ROLE, TOOLTIP, Cell, HeaderedTableModel,
@@ -17,25 +17,45 @@ Chips = tuple[tuple[str, bool, bool], ...]   # (text, partial, is the new token)
 _ROLES = frozenset({DISPLAY, ALIGN, SORT_ROLE, TOKENS_ROLE, TOOLTIP})
 
 
-@dataclass(frozen=True)
 class AffectedView:
-    freq: int
-    before: Chips
-    after: Chips
-    new_id: int
-    after_ids: tuple[int, ...]
+    """One changed word: its frequency and its tokens before and after the merge. The
+    chips (token texts, partial flags, the new token marked) are rendered the first
+    time the row is shown: a merge can change many words, a table shows a few."""
+
+    __slots__ = ("freq", "before_ids", "after_ids", "new_id", "_render", "_before", "_after")
+
+    def __init__(self, freq: int, before_ids: Sequence[int], after_ids: Sequence[int],
+                 new_id: int, render: Callable[[Sequence[int], int], Chips]):
+        self.freq, self.before_ids, self.after_ids, self.new_id = (freq, before_ids,
+                                                                   after_ids, new_id)
+        self._render = render
+        self._before: Chips | None = None
+        self._after: Chips | None = None
+
+    @property
+    def before(self) -> Chips:
+        if self._before is None:
+            self._before = self._render(self.before_ids, -1)
+        return self._before
+
+    @property
+    def after(self) -> Chips:
+        if self._after is None:
+            self._after = self._render(self.after_ids, self.new_id)
+        return self._after
 
 
 def affected_rows(rec: MergeStep | None, vocab_bytes: Sequence[bytes],
                   cache: ReadableCache) -> tuple[AffectedView, ...]:
-    """Render a record's affected words as chips (token texts, partial flags)."""
+    """A record's affected words, as rows whose chips render when first needed."""
     if rec is None:
         return ()
+    vocab = tuple(vocab_bytes)   # the trainer's list changes with later steps
 
-    def chips(ids: Sequence[int], mark: int = -1) -> Chips:
-        return tuple((*cache(vocab_bytes[i]), i == mark) for i in ids)
-    return tuple(AffectedView(w.freq, chips(w.before), chips(w.after, rec.new_id), rec.new_id,
-                              w.after) for w in rec.affected)
+    def chips(ids: Sequence[int], mark: int) -> Chips:
+        return tuple((*cache(vocab[i]), i == mark) for i in ids)
+    return tuple(AffectedView(w.freq, w.before, w.after, rec.new_id, chips)
+                 for w in rec.affected)
 
 
 class AffectedModel(HeaderedTableModel):

@@ -897,6 +897,11 @@ class CompareView(QWidget):
         if app is not None:   # a side may still be training when the app quits
             app.aboutToQuit.connect(self.shutdown)
 
+    def catch_up(self) -> None:
+        """The dock's tab came to the front: let each side catch up (see visibility.py)."""
+        for pane in (self.pane_a, self.pane_b):
+            pane.catch_up()
+
     def _sync_scroll(self) -> None:
         a = self.pane_a.view.verticalScrollBar()
         b = self.pane_b.view.verticalScrollBar()

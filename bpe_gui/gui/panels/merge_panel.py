@@ -10,7 +10,7 @@ from __future__ import annotations
 from PySide6.QtCore import QEvent, QItemSelectionModel, Qt
 from PySide6.QtWidgets import (QAbstractItemView, QGroupBox, QHBoxLayout, QHeaderView, QLabel,
                                QLineEdit, QPushButton, QSizePolicy, QSlider, QSpinBox, QSplitter,
-                               QStyle, QTableView, QToolButton, QVBoxLayout, QWidget)
+                               QStyle, QToolButton, QVBoxLayout, QWidget)
 
 from ...engine.trainer import TIE_RULE_LABELS, MergeStep
 from ..models.affected import AffectedModel, affected_rows
@@ -18,14 +18,14 @@ from ..models.pair_table import PairSnapshot, PairTableModel, pair_snapshot
 from ..models.roles import ReadableCache, TokenColors
 from ..models.timeline import TimelineModel
 from .text_pane import TextPane
-from .table_cells import CellDelegate
+from .table_cells import CellTableView
 
-PAGE = 500            # candidate pairs fetched per "Show more"
+PAGE = 200            # candidate pairs fetched per "Show more" (taken again at every step)
 SPEEDS = (1, 2, 3, 5, 8, 12, 20, 30, 60)   # steps per second for Play
 
 
-def _table(parent=None) -> QTableView:
-    view = QTableView(parent)
+def _table(parent=None) -> CellTableView:
+    view = CellTableView(parent)
     view.setSelectionBehavior(QAbstractItemView.SelectRows)
     view.setSelectionMode(QAbstractItemView.SingleSelection)
     view.setEditTriggers(QAbstractItemView.NoEditTriggers)
@@ -141,7 +141,6 @@ class MergePanel(QWidget):
         self.pair_view.setModel(self.pair_model)
         self.pair_view.horizontalHeader().setSortIndicator(-1, Qt.AscendingOrder)
         self.pair_view.setSortingEnabled(True)
-        self.pair_view.setItemDelegate(CellDelegate(self.pair_model, self))
         for col, w in ((0, 46), (1, 130), (2, 96), (3, 64)):
             self.pair_view.setColumnWidth(col, w)
         self.pairs_footer = _label()
@@ -164,7 +163,6 @@ class MergePanel(QWidget):
         self.affected_model = AffectedModel(self)
         self.affected_view = _table()
         self.affected_view.setModel(self.affected_model)
-        self.affected_view.setItemDelegate(CellDelegate(self.affected_model, self))
         self.affected_view.setColumnWidth(0, 56)
         self.affected_view.setColumnWidth(1, 200)
         rt = QVBoxLayout(self.last_box)
@@ -178,7 +176,6 @@ class MergePanel(QWidget):
         self.timeline = TimelineModel(self)
         self.timeline_view = _table()
         self.timeline_view.setModel(self.timeline)
-        self.timeline_view.setItemDelegate(CellDelegate(self.timeline, self))
         for col, w in ((0, 50), (1, 130), (2, 110), (3, 64)):
             self.timeline_view.setColumnWidth(col, w)
         rb = QVBoxLayout(self.timeline_box)
@@ -268,13 +265,10 @@ class MergePanel(QWidget):
 
     def changeEvent(self, event) -> None:
         super().changeEvent(event)
-        if event.type() == QEvent.FontChange:
-            for view in (self.pair_view, self.affected_view, self.timeline_view):
-                view.itemDelegate().reset_fonts()
         if event.type() == QEvent.PaletteChange:
             self.colors = TokenColors.for_palette(self.palette())
             for view in (self.pair_view, self.affected_view, self.timeline_view):
-                view.itemDelegate().set_colors(self.colors)
+                view.set_colors(self.colors)
             self.pair_model.set_colors(self.colors)
             self.timeline.set_colors(self.colors)
 

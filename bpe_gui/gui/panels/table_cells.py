@@ -1,23 +1,25 @@
-"""A delegate that paints a whole table row by row with one model call per cell.
+"""Tables that paint all their visible cells in one Python call.
 
-The merge panel's three tables repaint completely at every training step. Qt's default
-delegate asks a model for about eight roles per cell (each one a Python call through
-the bindings) and lays the text out with a fresh QTextLayout at every paint; for these
-tables that was most of the time a step took in the window. :class:`CellDelegate` asks
-the model once, ``model.cell(row, column)`` -> :class:`~..models.roles.Cell`, and draws
-text from a cache of prepared ``QStaticText`` (the same few hundred strings come back
-at every step), and token chips as :class:`ChipDelegate` does.
+The merge panel's three tables repaint completely at every training step. A
+QTableView with a Python model asks it for about eight roles per cell (each one a call
+through the bindings), lays each text out with a fresh QTextLayout, and, with a Python
+delegate, converts a style option per cell; for these tables that was most of the time
+a step took in the window. :class:`CellTableView` instead paints the rows in view itself:
+one ``model.cell(row, column)`` -> :class:`~..models.roles.Cell` per cell, text drawn
+from a cache of prepared ``QStaticText`` (the same few hundred strings come back at
+every step), token chips from cached pixmaps (:class:`ChipDelegate`).
 
-What it draws matches the default delegate for these plain tables: the selection or
-the cell's background, then the text left- or right-aligned with a 3-pixel margin,
-elided with "…" when it does not fit, bold when the cell says so, greyed in a disabled
-view.
+What it draws matches QTableView with the default delegate for these plain tables
+(no spans, editors, icons or moved sections): the grid, the selection or the cell's
+background, the text left- or right-aligned with a 4-pixel margin, elided with "…" when
+it does not fit, bold when the cell says so, greyed in a disabled view. Everything
+else (header, scrolling, selection, keyboard, tooltips, sorting) is QTableView's own.
 """
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QFontMetrics, QPainter, QPalette, QStaticText
-from PySide6.QtWidgets import QStyle
+from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPalette, QStaticText
+from PySide6.QtWidgets import QStyle, QStyleOptionViewItem, QTableView
 
 from .token_chips import ChipDelegate
 
@@ -26,11 +28,13 @@ _SELECTED = QStyle.StateFlag.State_Selected.value
 _ENABLED = QStyle.StateFlag.State_Enabled.value
 _PLAIN = Qt.TextFormat.PlainText
 _ELIDE = Qt.TextElideMode.ElideRight
+_GRID_HINT = QStyle.StyleHint.SH_Table_GridLineColor
 _CACHE_LIMIT = 20_000
 
 
 class CellDelegate(ChipDelegate):
-    """Paints every cell of a view whose model has ``cell(row, col)``."""
+    """Draws cells of a model that has ``cell(row, col)``; used by :class:`CellTableView`
+    (and by Qt itself for a plain QTableView, one cell per call)."""
 
     def __init__(self, model, parent=None):
         super().__init__(parent)
@@ -46,10 +50,10 @@ class CellDelegate(ChipDelegate):
         super().reset_fonts()
         self._texts.clear()
 
-    def _palette(self, option) -> tuple:
+    def palette_for(self, p: QPalette) -> tuple:
+        """(text, disabled text, highlight, highlighted text) of the view (cached)."""
         pal = self._pal
         if pal is None:
-            p = option.palette
             pal = self._pal = (p.color(QPalette.Active, QPalette.Text),
                                p.color(QPalette.Disabled, QPalette.Text),
                                p.brush(QPalette.Active, QPalette.Highlight),
@@ -83,35 +87,118 @@ class CellDelegate(ChipDelegate):
         size = st.size()
         return st, size.width(), size.height()
 
-    def paint(self, painter: QPainter, option, index) -> None:
-        content, right, bold, fg, bg = self.model.cell(index.row(), index.column())
-        rect = option.rect
-        state = option.state.value
-        text_color, disabled, highlight, highlighted_text = self._palette(option)
-        selected = state & _SELECTED
+    def paint_cell(self, painter: QPainter, x: int, y: int, w: int, h: int, cell,
+                   selected: bool, enabled: bool, fonts, pal) -> None:
+        """Draw one cell in x, y, w, h (the grid excluded)."""
+        content, right, bold, fg, bg = cell
         if selected:
-            painter.fillRect(rect, highlight)
+            painter.fillRect(x, y, w, h, pal[2])
         elif bg is not None:
-            painter.fillRect(rect, bg)
+            painter.fillRect(x, y, w, h, bg)
         if not content:
             return
-        fonts = self._fonts(option)
         if not isinstance(content, str):
-            self.draw_chips(painter, rect, content, fonts)
+            self.draw_chips(painter, x, y, w, h, content, fonts)
             return
-        avail = rect.width() - 2 * TEXT_MARGIN
-        st, w, h = self._static(content, bold, fonts)
-        if w > avail:
-            st, w, h = self._elided(content, bold, avail, fonts)
-        x = rect.right() + 1 - TEXT_MARGIN - w if right else rect.left() + TEXT_MARGIN
-        y = rect.top() + (rect.height() - h) / 2
+        avail = w - 2 * TEXT_MARGIN
+        st, tw, th = self._static(content, bold, fonts)
+        if tw > avail:
+            st, tw, th = self._elided(content, bold, avail, fonts)
+        tx = x + w - TEXT_MARGIN - tw if right else x + TEXT_MARGIN
         painter.setFont(fonts[2] if bold else fonts[0])
-        painter.setPen(highlighted_text if selected else disabled if not state & _ENABLED
-                       else fg if fg is not None else text_color)
-        painter.drawStaticText(x, y, st)
+        painter.setPen(pal[3] if selected else pal[1] if not enabled
+                       else fg if fg is not None else pal[0])
+        painter.drawStaticText(tx, y + (h - th) / 2, st)
+
+    def paint(self, painter: QPainter, option, index) -> None:
+        r = option.rect
+        state = option.state.value
+        self.paint_cell(painter, r.x(), r.y(), r.width(), r.height(),
+                        self.model.cell(index.row(), index.column()), bool(state & _SELECTED),
+                        bool(state & _ENABLED), self._fonts(option), self.palette_for(option.palette))
 
     def sizeHint(self, option, index):
         content = self.model.cell(index.row(), index.column()).content
         if isinstance(content, str):
             return super(ChipDelegate, self).sizeHint(option, index)
         return super().sizeHint(option, index)
+
+
+class CellTableView(QTableView):
+    """A QTableView over a model with ``cell(row, col)`` and ``n_rows()`` (no proxy,
+    no spans, no moved sections) that paints the cells in view in one call."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.cells: CellDelegate | None = None
+        self._grid: QColor | None = None
+
+    def setModel(self, model) -> None:
+        super().setModel(model)
+        self.cells = CellDelegate(model, self)
+        self.setItemDelegate(self.cells)
+
+    def set_colors(self, colors) -> None:
+        if self.cells is not None:
+            self.cells.set_colors(colors)
+        self._grid = None
+        self.viewport().update()
+
+    def changeEvent(self, event) -> None:
+        super().changeEvent(event)
+        et = event.type()
+        if self.cells is not None and et in (event.Type.FontChange, event.Type.StyleChange):
+            self.cells.reset_fonts()
+        if et in (event.Type.PaletteChange, event.Type.StyleChange):
+            self._grid = None
+            if self.cells is not None:
+                self.cells._pal = None
+
+    def _grid_color(self) -> QColor:
+        if self._grid is None:
+            opt = QStyleOptionViewItem()
+            opt.initFrom(self)
+            rgb = self.style().styleHint(_GRID_HINT, opt, self)
+            self._grid = QColor.fromRgba(rgb & 0xFFFFFFFF)
+        return self._grid
+
+    def paintEvent(self, event) -> None:
+        model, cells = self.model(), self.cells
+        if cells is None or cells.model is not model:
+            return super().paintEvent(event)
+        n_rows, n_cols = model.n_rows(), len(model.HEADERS)
+        area = event.rect()
+        first, left = self.rowAt(area.top()), self.columnAt(area.left())
+        if n_rows == 0 or n_cols == 0 or first < 0 or left < 0:
+            return
+        last, right = self.rowAt(area.bottom()), self.columnAt(area.right())
+        last = n_rows - 1 if last < 0 else last
+        right = n_cols - 1 if right < 0 else right
+        cols = [(c, self.columnViewportPosition(c), self.columnWidth(c))
+                for c in range(left, right + 1) if not self.isColumnHidden(c)]
+        if not cols:
+            return
+        grid = 1 if self.showGrid() else 0
+        selected = {ix.row() for ix in self.selectionModel().selectedIndexes()}
+        enabled = self.isEnabled()
+        fonts = cells.fonts_for(self.font())
+        pal = cells.palette_for(self.palette())
+        cell, paint = model.cell, cells.paint_cell
+        painter = QPainter(self.viewport())
+        rows = []
+        for r in range(first, last + 1):
+            y, h = self.rowViewportPosition(r), self.rowHeight(r)
+            rows.append((y, h))
+            sel = r in selected
+            for c, x, w in cols:
+                paint(painter, x, y, w - grid, h - grid, cell(r, c), sel, enabled, fonts, pal)
+        if grid:
+            painter.setPen(self._grid_color())
+            x0 = cols[0][1]
+            x1 = cols[-1][1] + cols[-1][2] - 1
+            y0, y1 = rows[0][0], rows[-1][0] + rows[-1][1] - 1
+            for y, h in rows:
+                painter.drawLine(x0, y + h - 1, x1, y + h - 1)
+            for _c, x, w in cols:
+                painter.drawLine(x + w - 1, y0, x + w - 1, y1)
+        painter.end()

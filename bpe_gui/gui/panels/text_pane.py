@@ -4,13 +4,22 @@ A QLabel asks its layout to recompute whenever its text changes (its size hint m
 have changed), and a whole panel of word-wrapped labels then lays out again: on a
 busy window that was a third of the time one step took. This widget's size hint
 never changes, so a new text only repaints it.
+
+It is also opaque once it has a copy of what its parent draws behind it (a group
+box's frame, say): otherwise each new text repaints the parent under it too, and a
+group box redraws its frame and title. The copy is taken again, outside painting,
+whenever the pane changes size, place, palette or state.
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QSize
-from PySide6.QtGui import (QAbstractTextDocumentLayout, QPainter, QPalette, QTextDocument,
-                           QTextOption, Qt)  # QtGui.Qt has mightBeRichText
+from PySide6.QtCore import QEvent, QPoint, QSize, QTimer
+from PySide6.QtGui import (QAbstractTextDocumentLayout, QPainter, QPalette, QPixmap, QRegion,
+                           QTextDocument, QTextOption, Qt)  # QtGui.Qt has mightBeRichText
 from PySide6.QtWidgets import QSizePolicy, QWidget
+
+_OPAQUE = Qt.WidgetAttribute.WA_OpaquePaintEvent
+_CHANGES = frozenset({QEvent.Resize, QEvent.Move, QEvent.PaletteChange, QEvent.EnabledChange,
+                      QEvent.StyleChange, QEvent.FontChange, QEvent.Show, QEvent.ParentChange})
 
 
 class TextPane(QWidget):
@@ -23,11 +32,14 @@ class TextPane(QWidget):
         self._text = ""
         self._doc = QTextDocument(self)
         self._doc.setDocumentMargin(1)
+        self._doc_font = None
         opt = QTextOption()
         opt.setWrapMode(QTextOption.WordWrap if lines > 1 else QTextOption.NoWrap)
         if align is not None:
             opt.setAlignment(align)
         self._doc.setDefaultTextOption(opt)
+        self._bg: QPixmap | None = None       # the parent's pixels behind the pane
+        self._bg_pending = False
         self.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Fixed)
         self.setFixedHeight(lines * self.fontMetrics().lineSpacing() + 4)
         self.setText(text)
@@ -39,7 +51,10 @@ class TextPane(QWidget):
         if text == self._text:
             return
         self._text = text
-        self._doc.setDefaultFont(self.font())
+        font = self.font()
+        if font != self._doc_font:      # setting it lays the document out again
+            self._doc_font = font
+            self._doc.setDefaultFont(font)
         if Qt.mightBeRichText(text):
             self._doc.setHtml(text)
         else:
@@ -58,12 +73,45 @@ class TextPane(QWidget):
     def minimumSizeHint(self) -> QSize:
         return QSize(0, self.height())
 
+    # ----- the parent's background ----------------------------------------------------------
+    def _invalidate_background(self) -> None:
+        self._bg = None
+        self.setAttribute(_OPAQUE, False)
+        if not self._bg_pending and self.isVisible():
+            self._bg_pending = True
+            QTimer.singleShot(0, self, self._take_background)   # dropped if deleted
+
+    def _take_background(self) -> None:
+        self._bg_pending = False
+        parent = self.parentWidget()
+        if parent is None or not self.isVisible() or self.width() <= 0 or self.height() <= 0:
+            return
+        dpr = self.devicePixelRatioF()
+        pm = QPixmap(round(self.width() * dpr), round(self.height() * dpr))
+        pm.setDevicePixelRatio(dpr)
+        pm.fill(self.palette().color(QPalette.Window))
+        # The parent alone (not its children), where the pane sits.
+        parent.render(pm, QPoint(), QRegion(self.geometry()),
+                      QWidget.RenderFlag.DrawWindowBackground)
+        self._bg = pm
+        self.setAttribute(_OPAQUE, True)
+        self.update()
+
+    def event(self, event) -> bool:
+        # Palette, style and enabled changes reach children too; a parent that changes
+        # size around an unmoved pane shows the same interior behind it.
+        if event.type() in _CHANGES and hasattr(self, "_bg_pending"):
+            self._invalidate_background()
+        return super().event(event)
+
     def paintEvent(self, event) -> None:
         self._doc.setTextWidth(max(1, self.width()))
         ctx = QAbstractTextDocumentLayout.PaintContext()
         ctx.palette = self.palette()
         ctx.palette.setColor(QPalette.Text, self.palette().color(self.foregroundRole()))
         painter = QPainter(self)
+        if self._bg is not None:
+            painter.drawPixmap(0, 0, self._bg)
         painter.setClipRect(self.rect())
         self._doc.documentLayout().draw(painter, ctx)
         painter.end()

@@ -57,8 +57,13 @@ class ChipDelegate(QStyledItemDelegate):
 
     def _fonts(self, option: QStyleOptionViewItem) -> tuple[QFont, QFont, QFont, int]:
         got = self._font_set
+        return got if got is not None else self.fonts_for(option.font)
+
+    def fonts_for(self, font: QFont) -> tuple[QFont, QFont, QFont, int]:
+        """(regular, italic, bold, chip height) for the view's font (cached)."""
+        got = self._font_set
         if got is None:
-            base = QFont(option.font)
+            base = QFont(font)
             italic = QFont(base)
             italic.setItalic(True)
             bold = QFont(base)
@@ -125,13 +130,15 @@ class ChipDelegate(QStyledItemDelegate):
             bg = index.data(BACKGROUND)
             if bg is not None:
                 painter.fillRect(rect, bg)
-        self.draw_chips(painter, rect, chips, self._fonts(option))
+        self.draw_chips(painter, rect.x(), rect.y(), rect.width(), rect.height(), chips,
+                        self._fonts(option))
 
-    def draw_chips(self, painter: QPainter, rect, chips, fonts) -> None:
-        """Draw ``chips`` left to right in ``rect`` (background already drawn)."""
-        y = rect.top() + (rect.height() - fonts[3]) // 2
-        x = rect.left() + MARGIN
-        right = rect.right()
+    def draw_chips(self, painter: QPainter, x: int, y: int, w: int, h: int, chips,
+                   fonts) -> None:
+        """Draw ``chips`` left to right in the cell x, y, w, h (background drawn)."""
+        right = x + w - 1
+        y = y + (h - fonts[3]) // 2
+        x = x + MARGIN
         dpr = self._dpr
         if dpr is None:
             dpr = self._dpr = painter.device().devicePixelRatioF()

@@ -8,9 +8,15 @@ that is shown by ``show()`` catches up in its ``showEvent``.
 """
 from __future__ import annotations
 
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QDockWidget, QWidget
 
 
 def on_screen(widget: QWidget) -> bool:
-    """Shown, and not a dock tab behind another one."""
-    return widget.isVisible() and not widget.visibleRegion().isEmpty()
+    """Shown, and not in a dock tab behind another one. (A part scrolled out of view
+    inside its dock still counts as shown: nothing would tell it to catch up.)"""
+    if not widget.isVisible():
+        return False
+    w = widget
+    while w is not None and not isinstance(w, QDockWidget):
+        w = w.parentWidget()
+    return w is None or not w.visibleRegion().isEmpty()
