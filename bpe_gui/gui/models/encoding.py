@@ -77,7 +77,8 @@ def group_parity(offsets: Sequence[tuple[int, int]],
 def token_kinds(enc: Encoding, cache: ReadableCache | None = None) -> list[int]:
     """0 plain, 2 part of a UTF-8 character, 3 special token; one per token."""
     partial = (lambda t: cache(t)[1]) if cache is not None else is_partial
-    kinds = [2 if partial(t) else 0 for t in enc.tokens]
+    # bytes.isascii is a fast C test, and most tokens are ASCII (never partial)
+    kinds = [0 if t.isascii() else 2 if partial(t) else 0 for t in enc.tokens]
     if enc.special and any(enc.special):
         kinds = [3 if sp else k for k, sp in zip(kinds, enc.special)]
     return kinds

@@ -434,18 +434,24 @@ class EncodeView(QWidget):
         offset = edit.contentOffset()
         fresh = self.fresh_blocks
         reusable = self._reusable
-        hl = self.highlighter
+        # Find the lines on screen first: asking for a line's place after re-colouring
+        # the one above it would lay that one out again at once.
+        stale = []
+        y = offset.y()
         while block.isValid():
-            top = edit.blockBoundingGeometry(block).translated(offset).top()
-            if top > height:
+            geometry = edit.blockBoundingGeometry(block)
+            if geometry.top() + y > height:
                 break
             n = block.blockNumber()
             if n not in fresh:
                 if n in reusable and self._same_tokens(n):
                     fresh.add(n)
                 else:
-                    hl.rehighlightBlock(block)
+                    stale.append(block)
             block = block.next()
+        rehighlight = self.highlighter.rehighlightBlock
+        for block in stale:
+            rehighlight(block)
 
     def _same_tokens(self, n: int) -> bool:
         """Line ``n`` shows the same tokens, kinds and colours as before the last step."""

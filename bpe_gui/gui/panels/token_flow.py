@@ -134,22 +134,22 @@ class TokenFlow(QAbstractScrollArea):
                              len(self._row_first) - 1))
             start = self._row_first[row]
         self._laid_out_width = avail
-        xs, ws, firsts = self._x[:start], self._w[:start], self._row_first[:row + 1]
+        xs, firsts = self._x[:start], self._row_first[:row + 1]
+        keys = list(zip(self.tokens[start:], self.ids[start:], self.kinds[start:]))
+        get = self._widths.get
+        new_ws = list(map(get, keys))
+        if None in new_ws:
+            width = self._width
+            new_ws = [w if w is not None else width(*k) for w, k in zip(new_ws, keys)]
         x = MARGIN
-        get, width = self._widths.get, self._width
-        tokens, ids, kinds = self.tokens, self.ids, self.kinds
-        for i in range(start, len(tokens)):
-            key = (tokens[i], ids[i], kinds[i])
-            w = get(key)
-            if w is None:
-                w = width(*key)
+        append = xs.append
+        for i, w in enumerate(new_ws, start):
             if x + w > avail and x > MARGIN:
                 firsts.append(i)
                 x = MARGIN
-            xs.append(x)
-            ws.append(w)
+            append(x)
             x += w + GAP
-        self._x, self._w, self._row_first = xs, ws, firsts
+        self._x, self._w, self._row_first = xs, self._w[:start] + new_ws, firsts
         total = len(firsts) * self.row_h + MARGIN
         sb = self.verticalScrollBar()
         sb.setPageStep(self.viewport().height())
