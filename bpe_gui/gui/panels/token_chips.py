@@ -147,5 +147,11 @@ class ChipDelegate(QStyledItemDelegate):
                 break
             emph = len(chip) > 2 and chip[2]
             pm = self._pixmap(chip[0], chip[1], emph, i % 2, fonts, dpr)
+            cw = self._width(chip[0], chip[1], emph, fonts)
+            if x + cw - 1 > right:   # the last chip that starts inside: cut at the edge
+                shown = right + 1 - x
+                painter.drawPixmap(QRectF(x, y, shown, fonts[3]), pm,
+                                   QRectF(0, 0, shown * dpr, fonts[3] * dpr))
+                break
             painter.drawPixmap(x, y, pm)
-            x += self._width(chip[0], chip[1], emph, fonts) + GAP
+            x += cw + GAP

@@ -130,7 +130,8 @@ class TokenFlow(QAbstractScrollArea):
         if avail != self._laid_out_width or from_token <= 0 or not self._x:
             row, start = 0, 0
         else:
-            row = max(0, min(self._row_of(min(from_token, len(self._x) - 1)),
+            # from the row before: a narrower token that began a row may now fit there
+            row = max(0, min(self._row_of(min(from_token, len(self._x)) - 1),
                              len(self._row_first) - 1))
             start = self._row_first[row]
         self._laid_out_width = avail
