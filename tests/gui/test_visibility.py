@@ -1,0 +1,193 @@
+"""Dock tabs behind the front one skip their per-step work and catch up when raised.
+
+Qt does not hide the docks behind the front tab of a tabbed dock area: it moves them
+out of the window, and they stay "visible". ``panels/visibility.py:on_screen`` tells
+the two apart; the main window calls a panel's ``catch_up`` when its tab is raised.
+These tests drive the real main window (sample corpus, real trainer) as a user would:
+step while a tab is behind, then click its tab.
+"""
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import pytest  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from bpe_gui.engine.tokenizer import Tokenizer  # noqa: E402
+from bpe_gui.gui.panels.visibility import on_screen  # noqa: E402
+
+STEPS = 6
+
+
+def fresh_ids(controller, text: str) -> list[int]:
+    """The ids of ``text`` under the trainer as of now, from a Tokenizer built here."""
+    t = controller.trainer
+    s = t.settings
+    tok = Tokenizer(t.vocab, t.merges, list(s.special_tokens), pattern=s.pattern, mode=s.mode,
+                    end_of_word=s.end_of_word)
+    return tok.encode_with_offsets(text).ids
+
+
+@pytest.fixture
+def win(make_window, qtbot):
+    w = make_window()
+    if w.encode_on_right:
+        pytest.skip("the screen is wide enough for the encode view beside the merge panel; "
+                    "these tests need the bottom tab layout (encode in front)")
+    # Let the panels settle (debounced compare/charts timers) before the test steps.
+    qtbot.wait(200)
+    return w
+
+
+def settle(qtbot, ms: int = 200) -> None:
+    """Let every timer a step starts run out (debounces, throttles, redraws)."""
+    qtbot.wait(ms)
+    QApplication.processEvents()
+
+
+def raise_tab(qtbot, dock, widget) -> None:
+    dock.raise_()
+    qtbot.waitUntil(lambda: on_screen(widget), timeout=3000)
+    settle(qtbot)
+
+
+def vb_rows(win) -> int:
+    return win.vocab_browser.model.rowCount()
+
+
+def test_only_the_front_tab_is_on_screen(win):
+    assert win.encode_dock.isVisible() and win.vocab_dock.isVisible()
+    for behind in (win.vocab_browser, win.charts_view, win.compare_view,
+                   win.compare_view.pane_a, win.compare_view.pane_b):
+        assert behind.isVisible(), type(behind).__name__       # not hidden by Qt ...
+        assert not on_screen(behind), type(behind).__name__    # ... but not on screen
+    assert on_screen(win.encode_view)
+    assert on_screen(win.merge_panel)
+
+
+def test_vocab_browser_skips_steps_behind_and_catches_up_when_raised(qtbot, win):
+    c, vb = win.controller, win.vocab_browser
+    t = c.trainer
+    # Look at the vocabulary once (step 0), then go back to the encode tab.
+    raise_tab(qtbot, win.vocab_dock, vb)
+    assert vb.model.rowCount() == t.n_initial > 0
+    raise_tab(qtbot, win.encode_dock, win.encode_view)
+    assert not on_screen(vb)
+    rows_before = vb.model.rowCount()
+    shown_before = vb.proxy.rowCount()
+    summary_before = vb.summary.text()
+    assert summary_before.startswith("Step 0:")
+    for _ in range(STEPS):
+        assert c.step()
+    settle(qtbot)
+    assert c.step_index == STEPS
+    # Behind the encode tab: the model was not touched, the browser knows it is behind.
+    assert vb.model.rowCount() == rows_before
+    assert vb.proxy.rowCount() == shown_before
+    assert vb.summary.text() == summary_before
+    assert vb._dirty
+
+    raise_tab(qtbot, win.vocab_dock, vb)
+    assert not t.settings.prune               # every token is a row (none pruned away)
+    n_tokens = len(t.base) + len(t.settings.special_tokens) + STEPS
+    qtbot.waitUntil(lambda: vb.model.rowCount() == n_tokens, timeout=3000)
+    assert t.vocab_size == n_tokens
+    assert vb.proxy.rowCount() == n_tokens
+    assert not vb._dirty
+    # The last rows are the tokens the steps made, in order.
+    made = [vb.model.entry(r).token for r in range(n_tokens - STEPS, n_tokens)]
+    assert made == [rec.token for rec in t.steps]
+    assert f"Step {STEPS}:" in vb.summary.text()
+    # The encode tab is behind now.
+    assert not on_screen(win.encode_view)
+    assert on_screen(vb)
+
+
+def test_encode_view_skips_steps_behind_and_catches_up_when_raised(qtbot, win):
+    c, ev = win.controller, win.encode_view
+    text = ev.text()
+    assert text                                   # the sample text is in the view
+    raise_tab(qtbot, win.vocab_dock, win.vocab_browser)
+    assert not on_screen(ev)
+    ids_before = list(ev.encoding.ids)
+    source_before = ev.source.currentText()
+    for _ in range(STEPS):
+        assert c.step()
+    settle(qtbot)
+    assert ev.encoding.ids == ids_before          # no work while behind
+    assert ev.source.currentText() == source_before
+    assert ev._dirty
+    # While the vocabulary tab is in front it follows every step.
+    assert vb_rows(win) == c.trainer.vocab_size
+
+    raise_tab(qtbot, win.encode_dock, ev)
+    qtbot.waitUntil(lambda: not ev._dirty, timeout=3000)
+    assert ev.source.currentText() == f"Trained, as of step {STEPS}"
+    assert ev.encoding.ids == fresh_ids(c, text)
+    assert ev.encoding.ids != ids_before
+    assert not on_screen(win.vocab_browser)
+
+
+def test_charts_skip_steps_behind_and_catch_up_when_raised(qtbot, win):
+    c, charts = win.controller, win.charts_view
+    n_before = charts._n
+    for _ in range(STEPS):
+        assert c.step()
+    settle(qtbot)
+    assert charts._n == n_before                  # no work while behind
+    assert charts._behind
+
+    raise_tab(qtbot, win.charts_dock, charts)
+    qtbot.waitUntil(lambda: charts._n == STEPS, timeout=3000)
+    assert not charts._behind
+    assert charts.status.text().startswith(f"Step {STEPS}:")
+    t = c.trainer
+    assert f"{len(t.vocab_bytes):,} tokens in the vocabulary" in charts.status.text()
+    # one compression point per step, from step 0
+    assert len(charts._bpt) == STEPS + 1
+    assert charts._counts == [rec.count for rec in t.steps]
+
+
+# The two compare-view tests below failed on 28d7416 (the commit that brought on_screen):
+# CompareView had no catch_up(), so MainWindow._dock connected no visibilityChanged for
+# the Compare dock, and its panes (behind the encode tab, so _behind) never got a
+# showEvent when the tab was raised: side A kept showing the old step. And a side
+# scrolled out of the dock's QScrollArea counted as off screen with nothing to call
+# catch_up() when scrolled back. Fixed in 82f3152.
+def test_compare_view_catches_up_when_raised(qtbot, win):
+    c, cv = win.controller, win.compare_view
+    a = cv.pane_a
+    assert a.kind_key() == "current"
+    assert a.caption.text().startswith("A: step 0 (current)")
+    for _ in range(STEPS):
+        assert c.step()
+    settle(qtbot)
+    assert a._behind                              # no work while behind
+    assert a.caption.text().startswith("A: step 0 (current)")
+
+    raise_tab(qtbot, win.compare_dock, cv)
+    assert on_screen(a)
+    qtbot.waitUntil(lambda: a.caption.text().startswith(f"A: step {STEPS} (current)"),
+                    timeout=1000)
+    assert not a._behind
+    assert cv.encodings[0].ids == fresh_ids(c, cv.text())
+    assert a.step_spin.maximum() == STEPS         # the step range follows too
+
+
+def test_compare_side_scrolled_into_view_is_up_to_date(qtbot, win):
+    c, cv = win.controller, win.compare_view
+    b = cv.pane_b
+    raise_tab(qtbot, win.compare_dock, cv)
+    area = win.compare_dock.widget()              # the dock's scroll area
+    bar = area.horizontalScrollBar()
+    bar.setValue(0)
+    for _ in range(STEPS):                        # side B may be scrolled out of view
+        assert c.step()
+    settle(qtbot)
+    bar.setValue(bar.maximum())                   # the user scrolls to side B
+    settle(qtbot)
+    assert b.visibleRegion().boundingRect().width() > 0
+    assert b.step_spin.maximum() == STEPS
+    assert b.step_max.text() == f"of {STEPS}"
