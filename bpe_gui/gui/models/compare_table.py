@@ -1,0 +1,112 @@
+"""The compare view's table: each metric for side A and B, in all and per script.
+
+:class:`CompareTableModel` is a model over two ``stats.encoding_stats`` snapshots (one
+per side), reset whenever the compare view encodes the text again; ``METRICS`` names
+its rows and ``fmt_cell`` formats a value.
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+from PySide6.QtGui import QFont
+
+from ...engine import stats
+
+
+def fmt_cell(metric: str, v) -> str:
+    """Example: ('bpt', 3.14159) -> '3.14'; ('partial', 0.125) -> '12.5 %'; None -> '–'"""
+    if v is None:
+        return "–"
+    if metric in ("tokens", "chars"):
+        return f"{v:,}"
+    if metric == "partial":
+        return f"{100 * v:.1f} %"
+    return f"{v:.2f}"
+
+
+# ----- the table ----------------------------------------------------------------------------
+METRICS = (("tokens", "Tokens", "How many tokens the text is cut into."),
+           ("bpt", "Bytes per token", "UTF-8 bytes of the text / tokens. Per script: the "
+            "bytes the script's tokens stand for / their number. Higher = better compression."),
+           ("tpw", "Tokens per GPT-2 word", "Tokens / words. Words are GPT-2-pattern words that are "
+            "not only whitespace (the same for both sides); a Chinese clause without spaces "
+            "is one word."),
+           ("partial", "Partial-character tokens", "Share of tokens that hold only part of a "
+            "UTF-8 character (byte-level tokenizers on non-Latin text)."))
+
+
+class CompareTableModel(QAbstractTableModel):
+    """Rows: each metric for side A then B; columns: metric, side, All, then each script
+    present in the text. Values come from two ``stats.encoding_stats`` snapshots."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.stats: list[dict | None] = [None, None]
+        self.names = ["A", "B"]
+        self.columns: list[str] = ["All"]
+
+    def set_stats(self, a: dict | None, b: dict | None, names=("A", "B")) -> None:
+        self.beginResetModel()
+        self.stats = [a, b]
+        self.names = list(names)
+        present = set()
+        for s in (a, b):
+            if s is not None:
+                present.update(stats.scripts_present(s))
+        self.columns = ["All"] + [s for s in stats.SCRIPTS if s in present]
+        self.endResetModel()
+
+    def rowCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else 2 * len(METRICS)
+
+    def columnCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else 2 + len(self.columns)
+
+    def value(self, row: int, column: str):
+        """The raw number of a cell: metric of row // 2, side row % 2, column name."""
+        key = METRICS[row // 2][0]
+        s = self.stats[row % 2]
+        if s is None:
+            return None
+        st = s[column]
+        return {"tokens": st.tokens, "bpt": st.bytes_per_token, "tpw": st.tokens_per_word,
+                "partial": st.partial_share}[key]
+
+    def data(self, index: QModelIndex, role=Qt.DisplayRole):
+        if not index.isValid():
+            return None
+        r, c = index.row(), index.column()
+        key, label, tip = METRICS[r // 2]
+        if role == Qt.DisplayRole:
+            if c == 0:
+                return label if r % 2 == 0 else ""
+            if c == 1:
+                return self.names[r % 2]
+            return fmt_cell(key, self.value(r, self.columns[c - 2]))
+        if role == Qt.UserRole and c >= 2:
+            return self.value(r, self.columns[c - 2])
+        if role == Qt.ToolTipRole:
+            return tip
+        if role == Qt.TextAlignmentRole and c >= 2:
+            return int(Qt.AlignRight | Qt.AlignVCenter)
+        if role == Qt.FontRole and c == 0:
+            f = QFont()
+            f.setBold(True)
+            return f
+        return None
+
+    def headerData(self, section: int, orientation, role=Qt.DisplayRole):
+        if orientation != Qt.Horizontal:
+            return None
+        if role == Qt.DisplayRole:
+            if section == 0:
+                return ""
+            if section == 1:
+                return "Side"
+            col = self.columns[section - 2]
+            chars = next((s[col].chars for s in self.stats if s is not None), 0)
+            return f"{col} ({chars:,} chars)"
+        if role == Qt.ToolTipRole and section >= 2:
+            return ("Per script: a token counts for the script of the letters it covers; "
+                    "tokens of only spaces, digits or punctuation, mixed tokens and special "
+                    "tokens count as Other." if section > 2 else "The whole text")
+        return None

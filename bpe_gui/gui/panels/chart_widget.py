@@ -1,0 +1,476 @@
+"""One chart drawn with QPainter (no QtCharts: only PySide6-Essentials is a dependency).
+
+:class:`ChartWidget` draws lines, points or bars, linear or log axes with ticks and
+labels, a legend, a hover readout, in palette-aware colours, and saves itself as PNG or
+CSV. Long series are cut to a few points per pixel column before drawing
+(first/min/max/last per column, ``chart_data.decimate``), so 10,000 steps draw as fast
+as 500.
+"""
+from __future__ import annotations
+
+import bisect
+import csv
+import io
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPainterPath, QPalette, QPen
+from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox, QSizePolicy, QWidget
+
+from .chart_data import (STYLES, Series, decimate, fmt_num, fmt_value, linear_ticks,
+                         log_ticks, nice_step)
+
+
+@dataclass
+class _Drawn:
+    """A series in pixel space, decimated: what paint and hover use."""
+
+    series: Series
+    idx: list[int] = field(default_factory=list)
+    pts: list[QPointF] = field(default_factory=list)
+
+
+def series_colors(dark: bool) -> list[QColor]:
+    if dark:
+        return [QColor(c) for c in ("#74b3ff", "#ffa45c", "#6fdc8c", "#e599f7", "#ffd43b")]
+    return [QColor(c) for c in ("#1864ab", "#d9480f", "#2b8a3e", "#9c36b5", "#e67700")]
+
+
+# ----- the chart widget --------------------------------------------------------------------
+class ChartWidget(QWidget):
+    """A QPainter chart: ``set_series(name, xs, ys, style)``, log axes, hover, save."""
+
+    def __init__(self, title: str, xlabel: str, ylabel: str, *, xlog: bool = False,
+                 ylog: bool = False, y_from_zero: bool = False, empty_text: str = "",
+                 parent: QWidget | None = None):
+        super().__init__(parent)
+        self.title, self.xlabel, self.ylabel = title, xlabel, ylabel
+        self.xlog, self.ylog, self.y_from_zero = xlog, ylog, y_from_zero
+        self.empty_text = empty_text or "No data yet: train a few merges."
+        self.note = ""
+        self.series: dict[str, Series] = {}
+        self._version = 0
+        self._cache_key = None
+        self._drawn: list[_Drawn] = []
+        self._frame = None
+        self._hover: tuple[_Drawn, int] | None = None
+        self.setMouseTracking(True)
+        self.setMinimumSize(320, 220)
+        self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Expanding)
+        self.setContextMenuPolicy(Qt.DefaultContextMenu)
+
+    # ----- data -----------------------------------------------------------------------
+    def set_series(self, name: str, xs, ys, style: str = "line", color: int | None = None) -> None:
+        if style not in STYLES:
+            raise ValueError(f"unknown style {style!r}")
+        old = self.series.get(name)
+        col = color if color is not None else (old.color if old else len(self.series))
+        self.series[name] = Series(name, list(xs), list(ys), style, col)
+        self._changed()
+
+    def remove_series(self, name: str) -> None:
+        if self.series.pop(name, None) is not None:
+            self._changed()
+
+    def clear(self) -> None:
+        self.series.clear()
+        self._changed()
+
+    def set_log(self, x: bool | None = None, y: bool | None = None) -> None:
+        if x is not None:
+            self.xlog = x
+        if y is not None:
+            self.ylog = y
+        self._changed()
+
+    def _changed(self) -> None:
+        self._version += 1
+        self._hover = None
+        self.update()
+
+    def data(self, name: str) -> tuple[list[float], list[float]]:
+        s = self.series[name]
+        return list(s.xs), list(s.ys)
+
+    def csv_rows(self) -> list[list]:
+        """Long form: series, x, y (one row per point)."""
+        return [[s.name, x, y] for s in self.series.values() for x, y in zip(s.xs, s.ys)]
+
+    def csv_text(self) -> str:
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(["series", self.xlabel, self.ylabel])
+        w.writerows(self.csv_rows())
+        return buf.getvalue()
+
+    def save_csv(self, path: str | Path) -> None:
+        Path(path).write_text(self.csv_text(), encoding="utf-8")
+
+    def save_png(self, path: str | Path) -> bool:
+        return self.grab().save(str(path), "PNG")
+
+    # ----- geometry -----------------------------------------------------------------------
+    def _axis(self, s: Series) -> tuple[list[int], list[float], list[float]]:
+        """Indices of the drawable points and their x, y in axis space (log10 on log
+        axes), cached on the series until it or the log flags change."""
+        key = (self.xlog, self.ylog)
+        got = getattr(s, "_axis", None)
+        if got is not None and got[0] == key:
+            return got[1]
+        fin = math.isfinite
+        log = math.log10
+        ax = [log(x) if x > 0 else math.nan for x in s.xs] if self.xlog else \
+            [float(x) for x in s.xs]
+        ay = [log(y) if y > 0 else math.nan for y in s.ys] if self.ylog else \
+            [float(y) for y in s.ys]
+        idx = [i for i, (x, y) in enumerate(zip(ax, ay)) if fin(x) and fin(y)]
+        if len(idx) < len(ax):
+            ax = [ax[i] for i in idx]
+            ay = [ay[i] for i in idx]
+        s._axis = (key, (idx, ax, ay))
+        return idx, ax, ay
+
+    def _ranges(self):
+        """Data ranges in axis space (log10 on log axes); None when nothing to draw."""
+        x_lo = y_lo = math.inf
+        x_hi = y_hi = -math.inf
+        for s in self.series.values():
+            _, ax, ay = self._axis(s)
+            if ax:
+                x_lo, x_hi = min(x_lo, min(ax)), max(x_hi, max(ax))
+                y_lo, y_hi = min(y_lo, min(ay)), max(y_hi, max(ay))
+        if x_lo == math.inf:
+            return None
+        x0, x1, y0, y1 = x_lo, x_hi, y_lo, y_hi
+        bars = any(s.style == "bars" for s in self.series.values())
+        if bars:
+            x0, x1 = x0 - 0.5, x1 + 0.5
+        if self.ylog:
+            y0, y1 = math.floor(y0 + 1e-9), math.ceil(y1 - 1e-9)
+            if y1 <= y0:
+                y1 = y0 + 1
+        else:
+            if self.y_from_zero or bars:
+                y0 = min(0.0, y0)
+            if y1 <= y0:
+                y0, y1 = y0 - 1, y1 + 1
+            step = nice_step(y1 - y0)
+            y0, y1 = math.floor(y0 / step) * step, math.ceil(y1 / step) * step
+        if self.xlog:
+            x0, x1 = math.floor(x0 + 1e-9), max(math.ceil(x1 - 1e-9), math.floor(x0) + 1)
+        elif x1 <= x0:
+            x0, x1 = x0 - 1, x1 + 1
+        return x0, x1, y0, y1
+
+    def _layout(self):
+        fm = QFontMetrics(self.font())
+        ranges = self._ranges()
+        if ranges is None:
+            return None
+        x0, x1, y0, y1 = ranges
+        yt = self._y_ticks(y0, y1)
+        label_w = max((fm.horizontalAdvance(t) for _, t in yt[0]), default=20)
+        left = 8 + fm.height() + 6 + label_w + 6
+        top = 8 + fm.height() + 8
+        right = 16
+        bottom = 6 + fm.height() + 4 + fm.height() + 8
+        plot = QRectF(left, top, max(10, self.width() - left - right),
+                      max(10, self.height() - top - bottom))
+        return plot, (x0, x1, y0, y1), yt
+
+    def _y_ticks(self, y0, y1):
+        if self.ylog:
+            major, minor = log_ticks(y0, y1)
+            return [(math.log10(v), fmt_num(v)) for v in major], [math.log10(v) for v in minor]
+        ticks = linear_ticks(y0, y1, 5)
+        step = ticks[1] - ticks[0] if len(ticks) > 1 else None
+        return [(v, fmt_num(v, step)) for v in ticks], []
+
+    def _x_ticks(self, x0, x1, plot_w: float):
+        if self.xlog:
+            major, minor = log_ticks(x0, x1)
+            return [(math.log10(v), fmt_num(v)) for v in major], [math.log10(v) for v in minor]
+        target = max(2, min(8, int(plot_w / 70)))
+        ticks = linear_ticks(x0, x1, target)
+        if any(s.style == "bars" for s in self.series.values()):
+            ticks = [t for t in ticks if t == int(t)] or ticks
+        step = ticks[1] - ticks[0] if len(ticks) > 1 else None
+        return [(v, fmt_num(v, step)) for v in ticks], []
+
+    def _prepare(self):
+        """Layout and each series in pixel space, decimated; cached until data, size or
+        log flags change (a repaint for hover reuses it)."""
+        key = (self._version, self.width(), self.height(), self.xlog, self.ylog)
+        if key == self._cache_key:
+            return self._frame
+        self._cache_key = key
+        self._frame = lay = self._layout()
+        self._drawn = []
+        if lay is None:
+            return None
+        plot, (x0, x1, y0, y1), _ = lay
+        sx = plot.width() / (x1 - x0)
+        sy = plot.height() / (y1 - y0)
+        left, bottom = plot.left(), plot.bottom()
+        for s in self.series.values():
+            idx, ax, ay = self._axis(s)
+            px = [left + (x - x0) * sx for x in ax]
+            py = [bottom - (y - y0) * sy for y in ay]
+            if s.style == "points":
+                seen: set = set()
+                sel = []
+                for j, cell in enumerate(zip(map(int, px), map(int, py))):
+                    if cell not in seen:
+                        seen.add(cell)
+                        sel.append(j)
+            elif s.style == "bars" or len(px) < 2 * plot.width():
+                sel = range(len(px))
+            else:
+                sel = decimate(px, py)
+            self._drawn.append(_Drawn(s, [idx[j] for j in sel],
+                                      [QPointF(px[j], py[j]) for j in sel]))
+        return lay
+
+    # ----- painting -----------------------------------------------------------------------
+    def _colors(self):
+        pal = self.palette()
+        bg = pal.color(QPalette.Base)
+        dark = bg.lightness() < 128
+        fg = pal.color(QPalette.Text)
+        grid = QColor(fg)
+        grid.setAlpha(40)
+        minor = QColor(fg)
+        minor.setAlpha(18)
+        return bg, fg, grid, minor, series_colors(dark)
+
+    def paintEvent(self, event) -> None:
+        p = QPainter(self)
+        bg, fg, grid, minor_c, colors = self._colors()
+        p.fillRect(self.rect(), bg)
+        fm = QFontMetrics(self.font())
+        bold = QFont(self.font())
+        bold.setBold(True)
+        p.setFont(bold)
+        p.setPen(fg)
+        p.drawText(QRectF(8, 6, self.width() - 16, fm.height() + 2),
+                   Qt.AlignLeft | Qt.AlignVCenter, self.title)
+        p.setFont(self.font())
+        if self.note:
+            faint = QColor(fg)
+            faint.setAlpha(150)
+            p.setPen(faint)
+            p.drawText(QRectF(8, 6, self.width() - 16, fm.height() + 2),
+                       Qt.AlignRight | Qt.AlignVCenter, self.note)
+        lay = self._prepare()
+        if lay is None:
+            faint = QColor(fg)
+            faint.setAlpha(150)
+            p.setPen(faint)
+            p.drawText(self.rect(), Qt.AlignCenter | Qt.TextWordWrap, self.empty_text)
+            return
+        plot, (x0, x1, y0, y1), (yt, yminor) = lay
+        sx = plot.width() / (x1 - x0)
+        sy = plot.height() / (y1 - y0)
+        X = lambda v: plot.left() + (v - x0) * sx  # noqa: E731
+        Y = lambda v: plot.bottom() - (v - y0) * sy  # noqa: E731
+        xt, xminor = self._x_ticks(x0, x1, plot.width())
+        # grid and ticks
+        p.setPen(QPen(minor_c, 1))
+        for v in yminor:
+            p.drawLine(QPointF(plot.left(), Y(v)), QPointF(plot.right(), Y(v)))
+        for v in xminor:
+            p.drawLine(QPointF(X(v), plot.top()), QPointF(X(v), plot.bottom()))
+        p.setPen(QPen(grid, 1))
+        for v, _ in yt:
+            p.drawLine(QPointF(plot.left(), Y(v)), QPointF(plot.right(), Y(v)))
+        for v, _ in xt:
+            p.drawLine(QPointF(X(v), plot.top()), QPointF(X(v), plot.bottom()))
+        p.setPen(fg)
+        for v, label in yt:
+            r = QRectF(0, Y(v) - fm.height() / 2, plot.left() - 6, fm.height())
+            p.drawText(r, Qt.AlignRight | Qt.AlignVCenter, label)
+        last_right = -1e9
+        for v, label in xt:
+            w = fm.horizontalAdvance(label)
+            cx = X(v)
+            if cx - w / 2 < last_right + 6:
+                continue  # would overlap the previous label
+            r = QRectF(cx - w / 2 - 2, plot.bottom() + 4, w + 4, fm.height())
+            p.drawText(r, Qt.AlignCenter, label)
+            last_right = cx + w / 2
+        p.drawText(QRectF(plot.left(), self.height() - fm.height() - 6, plot.width(),
+                          fm.height()), Qt.AlignCenter, self.xlabel + (" (log)" if self.xlog else ""))
+        p.save()
+        p.translate(8, plot.center().y())
+        p.rotate(-90)
+        p.drawText(QRectF(-plot.height() / 2, 0, plot.height(), fm.height()), Qt.AlignCenter,
+                   self.ylabel + (" (log)" if self.ylog else ""))
+        p.restore()
+        p.setPen(QPen(fg, 1))
+        p.drawLine(plot.bottomLeft(), plot.bottomRight())
+        p.drawLine(plot.bottomLeft(), plot.topLeft())
+        # series (antialiased; the axis-aligned grid above is drawn faster without)
+        p.save()
+        p.setRenderHint(QPainter.Antialiasing, True)
+        p.setClipRect(plot.adjusted(-4, -4, 4, 4))
+        for d in self._drawn:
+            col = colors[d.series.color % len(colors)]
+            style = d.series.style
+            if style == "bars":
+                base_y = Y(max(y0, 0.0)) if not self.ylog else plot.bottom()
+                w = max(1.0, 0.8 * sx)
+                fill = QColor(col)
+                fill.setAlpha(200)
+                p.setPen(Qt.NoPen)
+                p.setBrush(fill)
+                for pt in d.pts:
+                    p.drawRect(QRectF(pt.x() - w / 2, pt.y(), w, base_y - pt.y()))
+                continue
+            if style in ("line", "linepoints") and len(d.pts) > 1:
+                path = QPainterPath(d.pts[0])
+                for pt in d.pts[1:]:
+                    path.lineTo(pt)
+                p.setPen(QPen(col, 1.8))
+                p.setBrush(Qt.NoBrush)
+                p.drawPath(path)
+            if style in ("points", "linepoints") or len(d.pts) == 1:
+                p.setPen(Qt.NoPen)
+                p.setBrush(col)
+                r = 2.0 if style == "points" else 3.0
+                for pt in d.pts:
+                    p.drawEllipse(pt, r, r)
+        p.restore()
+        p.setRenderHint(QPainter.Antialiasing, True)
+        self._paint_legend(p, plot, fg, bg, colors, fm)
+        self._paint_hover(p, plot, fg, bg, colors, fm)
+
+    def _paint_legend(self, p, plot, fg, bg, colors, fm) -> None:
+        if len(self.series) < 2:
+            return
+        names = list(self.series.values())
+        w = max(fm.horizontalAdvance(s.name) for s in names) + 30
+        h = fm.height() * len(names) + 8
+        box = self._legend_box(plot, w, h)
+        back = QColor(bg)
+        back.setAlpha(220)
+        p.setPen(QPen(QColor(fg.red(), fg.green(), fg.blue(), 80), 1))
+        p.setBrush(back)
+        p.drawRoundedRect(box, 4, 4)
+        for i, s in enumerate(names):
+            y = box.top() + 4 + i * fm.height() + fm.height() / 2
+            col = colors[s.color % len(colors)]
+            p.setPen(QPen(col, 3))
+            p.drawLine(QPointF(box.left() + 6, y), QPointF(box.left() + 20, y))
+            p.setPen(fg)
+            p.drawText(QRectF(box.left() + 24, y - fm.height() / 2, w - 26, fm.height()),
+                       Qt.AlignLeft | Qt.AlignVCenter, s.name)
+
+    def _legend_box(self, plot: QRectF, w: float, h: float) -> QRectF:
+        """The plot corner whose legend box would hide the fewest points."""
+        corners = [QRectF(plot.right() - w - 6, plot.top() + 6, w, h),
+                   QRectF(plot.right() - w - 6, plot.bottom() - h - 6, w, h),
+                   QRectF(plot.left() + 6, plot.top() + 6, w, h),
+                   QRectF(plot.left() + 6, plot.bottom() - h - 6, w, h)]
+        pts = [q for d in self._drawn for q in d.pts]
+        step = max(1, len(pts) // 2000)
+        pts = pts[::step]
+        return min(corners, key=lambda r: sum(1 for q in pts if r.adjusted(-4, -4, 4, 4).contains(q)))
+
+    def _paint_hover(self, p, plot, fg, bg, colors, fm) -> None:
+        if self._hover is None:
+            return
+        d, j = self._hover
+        pt = d.pts[j]
+        i = d.idx[j]
+        col = colors[d.series.color % len(colors)]
+        p.setPen(QPen(fg, 1, Qt.DotLine))
+        p.drawLine(QPointF(pt.x(), plot.top()), QPointF(pt.x(), plot.bottom()))
+        p.setPen(QPen(fg, 1.5))
+        p.setBrush(col)
+        p.drawEllipse(pt, 4.5, 4.5)
+        text = self.readout(d.series, i)
+        w = fm.horizontalAdvance(text) + 12
+        h = fm.height() + 6
+        x = min(max(plot.left() + 4, pt.x() + 10), plot.right() - w - 2)
+        y = plot.top() + 6 if pt.y() > plot.top() + h + 20 else plot.bottom() - h - 6
+        back = QColor(bg)
+        back.setAlpha(235)
+        p.setBrush(back)
+        p.setPen(QPen(col, 1))
+        p.drawRoundedRect(QRectF(x, y, w, h), 4, 4)
+        p.setPen(fg)
+        p.drawText(QRectF(x, y, w, h), Qt.AlignCenter, text)
+
+    def readout(self, s: Series, i: int) -> str:
+        name = f"{s.name}: " if len(self.series) > 1 else ""
+        return f"{name}{self.xlabel} {fmt_value(s.xs[i])}, {self.ylabel} {fmt_value(s.ys[i])}"
+
+    # ----- interaction --------------------------------------------------------------------
+    def hover_at(self, pos: QPointF) -> tuple[Series, int] | None:
+        """The data point nearest to a widget position (within 40 px), if any."""
+        self._prepare()
+        best, best_d = None, 40.0 ** 2
+        for d in self._drawn:
+            pts = d.pts
+            if not pts:
+                continue
+            if d.series.style in ("line", "linepoints", "bars"):
+                xs = [q.x() for q in pts]
+                k = bisect.bisect_left(xs, pos.x())
+                cands = range(max(0, k - 3), min(len(pts), k + 3))
+                for j in cands:
+                    dd = (pts[j].x() - pos.x()) ** 2 + 0.05 * (pts[j].y() - pos.y()) ** 2
+                    if dd < best_d:
+                        best, best_d = (d, j), dd
+            else:
+                for j, q in enumerate(pts):
+                    dd = (q.x() - pos.x()) ** 2 + (q.y() - pos.y()) ** 2
+                    if dd < best_d:
+                        best, best_d = (d, j), dd
+        self._hover = best
+        return (best[0].series, best[0].idx[best[1]]) if best else None
+
+    def mouseMoveEvent(self, event) -> None:
+        old = self._hover
+        self.hover_at(event.position())
+        if self._hover != old:
+            self.update()
+
+    def leaveEvent(self, event) -> None:
+        if self._hover is not None:
+            self._hover = None
+            self.update()
+
+    def contextMenuEvent(self, event) -> None:
+        menu = QMenu(self)
+        act_log = menu.addAction("Log scale (y)")
+        act_log.setCheckable(True)
+        act_log.setChecked(self.ylog)
+        menu.addSeparator()
+        act_png = menu.addAction("Save chart as PNG…")
+        act_csv = menu.addAction("Save data as CSV…")
+        chosen = menu.exec(event.globalPos())
+        if chosen is act_log:
+            self.set_log(y=not self.ylog)
+        elif chosen is act_png:
+            self._ask_save("png")
+        elif chosen is act_csv:
+            self._ask_save("csv")
+
+    def _ask_save(self, kind: str) -> None:
+        stem = "".join(c if c.isalnum() else "-" for c in self.title.lower()).strip("-")
+        flt = "PNG image (*.png)" if kind == "png" else "CSV (*.csv)"
+        path, _ = QFileDialog.getSaveFileName(self, f"Save {self.title}", f"{stem}.{kind}", flt)
+        if not path:
+            return
+        try:
+            if kind == "png":
+                if not self.save_png(path):
+                    raise OSError(f"could not write {path}")
+            else:
+                self.save_csv(path)
+        except OSError as e:
+            QMessageBox.warning(self, "Save failed", f"Could not save {path}: {e}. Pick a "
+                                "folder you can write to.")
