@@ -67,17 +67,22 @@ class HeaderedTableModel(QAbstractTableModel):
         return EMPTY_CELL
 
     def replace_rows(self, old_n: int, new_n: int, assign) -> None:
-        """Swap in new rows by calling ``assign()``. The same number of rows: one
-        dataChanged (the view keeps its header, scroll position and layout, and only
-        repaints); else a model reset."""
-        if old_n != new_n:
-            self.beginResetModel()
+        """Swap in new rows by calling ``assign()``: rows removed or added at the end,
+        then one dataChanged for the rest. Unlike a model reset, the view keeps its
+        header, scroll position and layout, and only repaints."""
+        if new_n < old_n:
+            self.beginRemoveRows(QModelIndex(), new_n, old_n - 1)
             assign()
-            self.endResetModel()
-            return
-        assign()
-        if new_n:
-            self.dataChanged.emit(self.index(0, 0), self.index(new_n - 1, len(self.HEADERS) - 1))
+            self.endRemoveRows()
+        elif new_n > old_n:
+            self.beginInsertRows(QModelIndex(), old_n, new_n - 1)
+            assign()
+            self.endInsertRows()
+        else:
+            assign()
+        kept = min(old_n, new_n)
+        if kept:
+            self.dataChanged.emit(self.index(0, 0), self.index(kept - 1, len(self.HEADERS) - 1))
 
     def visual_data(self, row: int, col: int, role: int):
         """The alignment, font, colour and chip roles, read from :meth:`cell`."""

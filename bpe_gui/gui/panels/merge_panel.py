@@ -138,6 +138,7 @@ class MergePanel(QWidget):
         self.pair_model = PairTableModel(self)
         self.pair_model.cache = self.cache
         self.pair_view = _table()
+        self.pair_view.setObjectName("pairView")
         self.pair_view.setModel(self.pair_model)
         self.pair_view.horizontalHeader().setSortIndicator(-1, Qt.AscendingOrder)
         self.pair_view.setSortingEnabled(True)
@@ -162,6 +163,7 @@ class MergePanel(QWidget):
         self.affected_label = _label(lines=1)
         self.affected_model = AffectedModel(self)
         self.affected_view = _table()
+        self.affected_view.setObjectName("affectedView")
         self.affected_view.setModel(self.affected_model)
         self.affected_view.setColumnWidth(0, 56)
         self.affected_view.setColumnWidth(1, 200)
@@ -175,6 +177,7 @@ class MergePanel(QWidget):
         self.timeline_box = QGroupBox("Timeline (click a step to jump there)")
         self.timeline = TimelineModel(self)
         self.timeline_view = _table()
+        self.timeline_view.setObjectName("timelineView")
         self.timeline_view.setModel(self.timeline)
         for col, w in ((0, 50), (1, 130), (2, 110), (3, 64)):
             self.timeline_view.setColumnWidth(col, w)

@@ -132,6 +132,13 @@ class CellTableView(QTableView):
         super().__init__(parent)
         self.cells: CellDelegate | None = None
         self._grid: QColor | None = None
+        # The scroll bar moves at every step (a new timeline row); it paints all of its
+        # area, so what lies behind it (its container, the frame, a group box with its
+        # title) need not be repainted each time.
+        bar = self.verticalScrollBar()
+        for w in (bar, bar.parentWidget()):
+            if w is not None and w is not self:
+                w.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)
 
     def setModel(self, model) -> None:
         super().setModel(model)
