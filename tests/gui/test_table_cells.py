@@ -17,7 +17,7 @@ from PySide6.QtGui import QColor, QFontMetrics, QPalette  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from bpe_gui.engine.display import readable  # noqa: E402
-from bpe_gui.gui.models.affected import AffectedModel  # noqa: E402
+from bpe_gui.gui.models.affected import AffectedModel, affected_rows  # noqa: E402
 from bpe_gui.gui.models.pair_table import PairTableModel as P  # noqa: E402
 from bpe_gui.gui.models.roles import ID_ROLE, TOKENS_ROLE  # noqa: E402
 from bpe_gui.gui.models.timeline import TimelineModel as T  # noqa: E402
@@ -373,3 +373,40 @@ def test_chips_do_not_spill_into_the_next_column(qtbot):
         assert spilled == []
     finally:
         c.shutdown()
+
+
+def test_new_rows_replace_old_without_a_model_reset(qtbot, panel, controller):
+    """A step swaps the rows in place: rows added or removed at the end and the rest
+    changed, never a model reset (which would lay the header out again and drop the
+    scroll position); the rows shown are then exactly those of a fresh model."""
+    events = []
+    for m in (panel.pair_model, panel.affected_model):
+        m.modelReset.connect(lambda m=m: events.append((m, "reset")))
+        m.rowsInserted.connect(lambda *_a, m=m: events.append((m, "inserted")))
+        m.rowsRemoved.connect(lambda *_a, m=m: events.append((m, "removed")))
+    counts = set()
+    for k in range(1, 9):
+        controller.goto(k)
+        QApplication.processEvents()
+        counts.add(panel.affected_model.rowCount())
+        rec = controller.trainer.steps[-1]
+        fresh = AffectedModel()
+        fresh.set_rows(affected_rows(rec, controller.trainer.vocab_bytes, panel.cache))
+        shown = [[panel.affected_model.index(r, c).data() for c in range(3)]
+                 for r in range(panel.affected_model.rowCount())]
+        assert shown == [[fresh.index(r, c).data() for c in range(3)]
+                         for r in range(fresh.rowCount())]
+    assert len(counts) > 1                       # the number of affected words varied
+    assert not any(kind == "reset" for _m, kind in events)
+    assert any(kind in ("inserted", "removed") for m, kind in events
+               if m is panel.affected_model)
+
+
+def test_a_step_clears_a_selected_candidate_row(qtbot, panel, controller):
+    """Rows keep their places across a step but now hold other pairs: a selection the
+    user made would point at the wrong pair, so it is cleared."""
+    panel.pair_view.selectRow(2)
+    assert panel.pair_view.selectionModel().hasSelection()
+    controller.step()
+    QApplication.processEvents()
+    assert not panel.pair_view.selectionModel().hasSelection()
