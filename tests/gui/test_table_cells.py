@@ -410,3 +410,24 @@ def test_a_step_clears_a_selected_candidate_row(qtbot, panel, controller):
     controller.step()
     QApplication.processEvents()
     assert not panel.pair_view.selectionModel().hasSelection()
+
+
+def test_fitting_a_column_to_its_contents_shows_every_chip_whole(qtbot, panel, controller):
+    """Double-clicking a header divider (resizeColumnToContents) makes the chip column
+    wide enough for the widest pair in view, and the text column for its longest text."""
+    controller.goto(6)
+    QApplication.processEvents()
+    view, model = panel.pair_view, panel.pair_model
+    view.setColumnWidth(P.PAIR, 20)
+    view.resizeColumnToContents(P.PAIR)
+    fm = QFontMetrics(view.font())
+    rows = range(view.rowAt(0), view.rowAt(view.viewport().height() - 1) + 1
+                 if view.rowAt(view.viewport().height() - 1) >= 0 else model.rowCount())
+    widest = max(sum(fm.horizontalAdvance(t) + 8 for t, _p in model.cell(r, P.PAIR).content)
+                 for r in rows)
+    assert view.columnWidth(P.PAIR) >= widest
+    view.setColumnWidth(P.MERGED, 10)
+    view.resizeColumnToContents(P.MERGED)
+    longest = max(QFontMetrics(view.font()).horizontalAdvance(model.cell(r, P.MERGED).content)
+                  for r in rows)
+    assert view.columnWidth(P.MERGED) >= longest + 8

@@ -7,7 +7,7 @@ delegate, converts a style option per cell; for these tables that was most of th
 a step took in the window. :class:`CellTableView` instead paints the rows in view itself:
 one ``model.cell(row, column)`` -> :class:`~..models.roles.Cell` per cell, text drawn
 from a cache of prepared ``QStaticText`` (the same few hundred strings come back at
-every step), token chips from cached pixmaps (:class:`ChipDelegate`).
+every step), token chips from cached pixmaps (:class:`ChipPainter`).
 
 What it draws matches QTableView with the default delegate for these plain tables
 (no spans, editors, icons or moved sections): the grid, the selection or the cell's
@@ -21,29 +21,30 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPalette, QStaticText
 from PySide6.QtWidgets import QStyle, QStyleOptionViewItem, QTableView
 
-from .token_chips import ChipDelegate
+from .token_chips import ChipPainter
 
 TEXT_MARGIN = 3 + 1   # QCommonStyle's item text margin (focus frame + 1), each side
-_SELECTED = QStyle.StateFlag.State_Selected.value
-_ENABLED = QStyle.StateFlag.State_Enabled.value
 _PLAIN = Qt.TextFormat.PlainText
 _ELIDE = Qt.TextElideMode.ElideRight
 _GRID_HINT = QStyle.StyleHint.SH_Table_GridLineColor
 _CACHE_LIMIT = 20_000
 
 
-class CellDelegate(ChipDelegate):
-    """Draws cells of a model that has ``cell(row, col)``; used by :class:`CellTableView`
-    (and by Qt itself for a plain QTableView, one cell per call)."""
+class CellPainter(ChipPainter):
+    """Draws the cells of a model that has ``cell(row, col)``: text from prepared
+    ``QStaticText`` (cached per text), chips as :class:`ChipPainter` does."""
 
-    def __init__(self, model, parent=None):
-        super().__init__(parent)
-        self.model = model
+    def __init__(self):
+        super().__init__()
         self._texts: dict[tuple[str, bool, int], tuple[QStaticText, float, float]] = {}
         self._pal: tuple | None = None
 
     def set_colors(self, colors) -> None:
         super().set_colors(colors)
+        self.forget_palette()
+
+    def forget_palette(self) -> None:
+        """The view's palette changed: look its colours up again."""
         self._pal = None
 
     def reset_fonts(self) -> None:
@@ -110,18 +111,12 @@ class CellDelegate(ChipDelegate):
                        else fg if fg is not None else pal[0])
         painter.drawStaticText(tx, y + (h - th) / 2, st)
 
-    def paint(self, painter: QPainter, option, index) -> None:
-        r = option.rect
-        state = option.state.value
-        self.paint_cell(painter, r.x(), r.y(), r.width(), r.height(),
-                        self.model.cell(index.row(), index.column()), bool(state & _SELECTED),
-                        bool(state & _ENABLED), self._fonts(option), self.palette_for(option.palette))
-
-    def sizeHint(self, option, index):
-        content = self.model.cell(index.row(), index.column()).content
-        if isinstance(content, str):
-            return super(ChipDelegate, self).sizeHint(option, index)
-        return super().sizeHint(option, index)
+    def cell_width(self, cell, fonts) -> int:
+        """The width a cell needs to show its content whole."""
+        content, bold = cell.content, cell.bold
+        if not isinstance(content, str):
+            return self.chips_width(content, fonts)
+        return round(self._static(content, bold, fonts)[1]) + 2 * TEXT_MARGIN + 1
 
 
 class CellTableView(QTableView):
@@ -130,7 +125,7 @@ class CellTableView(QTableView):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self.cells: CellDelegate | None = None
+        self.cells: CellPainter | None = None
         self._grid: QColor | None = None
         # The scroll bar moves at every step (a new timeline row); it paints all of its
         # area, so what lies behind it (its container, the frame, a group box with its
@@ -142,8 +137,7 @@ class CellTableView(QTableView):
 
     def setModel(self, model) -> None:
         super().setModel(model)
-        self.cells = CellDelegate(model, self)
-        self.setItemDelegate(self.cells)
+        self.cells = CellPainter() if hasattr(model, "cell") else None
 
     def set_colors(self, colors) -> None:
         if self.cells is not None:
@@ -159,7 +153,7 @@ class CellTableView(QTableView):
         if et in (event.Type.PaletteChange, event.Type.StyleChange):
             self._grid = None
             if self.cells is not None:
-                self.cells._pal = None
+                self.cells.forget_palette()
 
     def _grid_color(self) -> QColor:
         if self._grid is None:
@@ -169,9 +163,22 @@ class CellTableView(QTableView):
             self._grid = QColor.fromRgba(rgb & 0xFFFFFFFF)
         return self._grid
 
+    def sizeHintForColumn(self, column: int) -> int:
+        """What double-clicking a header divider sizes the column to: its widest
+        cell among the rows in view."""
+        model, cells = self.model(), self.cells
+        first = self.rowAt(0)
+        if cells is None or first < 0:
+            return super().sizeHintForColumn(column)
+        last = self.rowAt(self.viewport().height() - 1)
+        last = model.n_rows() - 1 if last < 0 else last
+        fonts = cells.fonts_for(self.font())
+        return max(cells.cell_width(model.cell(r, column), fonts)
+                   for r in range(first, last + 1))
+
     def paintEvent(self, event) -> None:
         model, cells = self.model(), self.cells
-        if cells is None or cells.model is not model:
+        if cells is None:
             return super().paintEvent(event)
         n_rows, n_cols = model.n_rows(), len(model.HEADERS)
         area = event.rect()

@@ -1,16 +1,15 @@
-"""A delegate that draws tokens as chips, so the cuts between tokens are visible.
+"""Tokens drawn as chips, so the cuts between tokens are visible.
 
-:class:`ChipDelegate` draws a cell's TOKENS_ROLE list (``[(text, partial[, emph])]``)
-as bordered blocks with alternating colours. Partial-character tokens get a dashed
+:class:`ChipPainter` draws a list of chips (``[(text, partial[, emph])]``) as bordered
+blocks with alternating colours. Partial-character tokens get a dashed
 border and italics; the colours come from :class:`TokenColors` (light or dark palette).
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QRectF, QSize, Qt
+from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QFont, QFontMetrics, QPainter, QPen, QPixmap
-from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
-from ..models.roles import BACKGROUND, TOKENS_ROLE, TokenColors
+from ..models.roles import TokenColors
 
 PAD = 4        # inside a chip, left and right
 GAP = 3        # between chips
@@ -18,7 +17,6 @@ MARGIN = 4     # around the chips in a cell
 # Looked up once: attribute access on PySide6's Qt namespace is slow in paint loops.
 CENTER = Qt.AlignmentFlag.AlignCenter
 DASH = Qt.PenStyle.DashLine
-SELECTED = QStyle.StateFlag.State_Selected
 ANTIALIAS = QPainter.RenderHint.Antialiasing
 
 
@@ -32,12 +30,11 @@ def chip_pen(colors: TokenColors, partial: bool, emph: bool = False) -> QPen:
     return pen
 
 
-class ChipDelegate(QStyledItemDelegate):
-    """Draws a cell's tokens as chips; each chip is rendered once into a cached pixmap
-    (tables repaint every step, and the same tokens come back again and again)."""
+class ChipPainter:
+    """Draws tokens as chips; each chip is rendered once into a cached pixmap (tables
+    repaint every step, and the same tokens come back again and again)."""
 
-    def __init__(self, parent=None):
-        super().__init__(parent)
+    def __init__(self):
         self.colors = TokenColors.for_palette()
         self._widths: dict[tuple, int] = {}
         self._pixmaps: dict[tuple, QPixmap] = {}
@@ -54,10 +51,6 @@ class ChipDelegate(QStyledItemDelegate):
         self._font_set = None
         self._widths.clear()
         self._pixmaps.clear()
-
-    def _fonts(self, option: QStyleOptionViewItem) -> tuple[QFont, QFont, QFont, int]:
-        got = self._font_set
-        return got if got is not None else self.fonts_for(option.font)
 
     def fonts_for(self, font: QFont) -> tuple[QFont, QFont, QFont, int]:
         """(regular, italic, bold, chip height) for the view's font (cached)."""
@@ -108,30 +101,10 @@ class ChipDelegate(QStyledItemDelegate):
         self._pixmaps[key] = pm
         return pm
 
-    def sizeHint(self, option, index) -> QSize:
-        chips = index.data(TOKENS_ROLE)
-        if not chips:
-            return super().sizeHint(option, index)
-        fonts = self._fonts(option)
-        width = 2 * MARGIN + sum(self._width(c[0], c[1], len(c) > 2 and c[2], fonts) + GAP
-                                 for c in chips)
-        return QSize(width, fonts[3] + 2 * MARGIN)
-
-    def paint(self, painter: QPainter, option, index) -> None:
-        chips = index.data(TOKENS_ROLE)
-        if not chips:
-            return super().paint(painter, option, index)
-        rect = option.rect
-        # The cell background, as the default delegate would draw it (selection, or the
-        # model's BackgroundRole), without its costly style-option round trip.
-        if option.state & SELECTED:
-            painter.fillRect(rect, option.palette.highlight())
-        else:
-            bg = index.data(BACKGROUND)
-            if bg is not None:
-                painter.fillRect(rect, bg)
-        self.draw_chips(painter, rect.x(), rect.y(), rect.width(), rect.height(), chips,
-                        self._fonts(option))
+    def chips_width(self, chips, fonts) -> int:
+        """The width a cell needs to show ``chips`` whole."""
+        return 2 * MARGIN + sum(self._width(c[0], c[1], len(c) > 2 and c[2], fonts) + GAP
+                                for c in chips)
 
     def draw_chips(self, painter: QPainter, x: int, y: int, w: int, h: int, chips,
                    fonts) -> None:
