@@ -87,7 +87,7 @@ def test_vocab_browser_skips_steps_behind_and_catches_up_when_raised(qtbot, win)
     assert vb.model.rowCount() == rows_before
     assert vb.proxy.rowCount() == shown_before
     assert vb.summary.text() == summary_before
-    assert vb._dirty
+    assert vb._behind
 
     raise_tab(qtbot, win.vocab_dock, vb)
     assert not t.settings.prune               # every token is a row (none pruned away)
@@ -95,7 +95,7 @@ def test_vocab_browser_skips_steps_behind_and_catches_up_when_raised(qtbot, win)
     qtbot.waitUntil(lambda: vb.model.rowCount() == n_tokens, timeout=3000)
     assert t.vocab_size == n_tokens
     assert vb.proxy.rowCount() == n_tokens
-    assert not vb._dirty
+    assert not vb._behind
     # The last rows are the tokens the steps made, in order.
     made = [vb.model.entry(r).token for r in range(n_tokens - STEPS, n_tokens)]
     assert made == [rec.token for rec in t.steps]
@@ -118,12 +118,12 @@ def test_encode_view_skips_steps_behind_and_catches_up_when_raised(qtbot, win):
     settle(qtbot)
     assert ev.encoding.ids == ids_before          # no work while behind
     assert ev.source.currentText() == source_before
-    assert ev._dirty
+    assert ev._behind
     # While the vocabulary tab is in front it follows every step.
     assert vb_rows(win) == c.trainer.vocab_size
 
     raise_tab(qtbot, win.encode_dock, ev)
-    qtbot.waitUntil(lambda: not ev._dirty, timeout=3000)
+    qtbot.waitUntil(lambda: not ev._behind, timeout=3000)
     assert ev.source.currentText() == f"Trained, as of step {STEPS}"
     assert ev.encoding.ids == fresh_ids(c, text)
     assert ev.encoding.ids != ids_before

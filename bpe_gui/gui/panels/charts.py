@@ -32,7 +32,7 @@ from ...engine.errors import BPEError
 from .chart_data import (STYLES, Series, decimate, fmt_num, fmt_value, linear_ticks,
                          log_ticks, nice_step)
 from .chart_widget import ChartWidget, series_colors
-from .visibility import on_screen
+from .visibility import CatchesUp
 
 # names this module held before it was split, still importable from here
 __all__ = ["HELD_OUT_MAX_CHARS", "REDRAW_MS", "IDLE_SLICE_S", "ChartsView", "ChartWidget",
@@ -45,7 +45,7 @@ IDLE_SLICE_S = 0.02      # held-out encoding work per idle tick
 
 
 # ----- the charts view ---------------------------------------------------------------------
-class ChartsView(QWidget):
+class ChartsView(CatchesUp, QWidget):
     """Four charts of the controller's training run, kept up to date step by step."""
 
     updated = Signal()       # after each (throttled) redraw; tests wait on it
@@ -133,23 +133,13 @@ class ChartsView(QWidget):
         """Ask for a redraw soon: throttled (not debounced), so a long play still updates.
 
         A hidden view (another tab in front) only notes it; it catches up when shown."""
-        if not on_screen(self):
-            self._behind = True
+        if self.skip_while_hidden():
             return
         if not self._redraw.isActive():
             self._redraw.start()
 
-    _behind = False
-
-    def showEvent(self, event) -> None:
-        super().showEvent(event)
-        self.catch_up()
-
-    def catch_up(self) -> None:
-        """Do what was skipped while hidden (see panels/visibility.py)."""
-        if self._behind and on_screen(self):
-            self._behind = False
-            self.schedule()
+    def catch_up_with(self) -> None:
+        self.schedule()
 
     def _trainer_changed(self) -> None:
         t = self.controller.trainer
@@ -207,8 +197,7 @@ class ChartsView(QWidget):
 
     def refresh(self) -> None:
         """Bring the charts up to the trainer's current step and redraw."""
-        if not on_screen(self):
-            self._behind = True
+        if self.skip_while_hidden():
             return
         t0 = time.perf_counter()
         t = self._trainer

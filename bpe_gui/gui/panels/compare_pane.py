@@ -24,7 +24,7 @@ from ...engine.tokenizer import Tokenizer
 from ...engine.trainer import TIE_RULE_LABELS, Trainer, TrainSettings
 from ..worker import JobRunner
 from .token_text import TokenTextView, cut_color
-from .visibility import on_screen
+from .visibility import CatchesUp
 
 DEBOUNCE_MS = 150
 KINDS = (("current", "Current step"), ("step", "Another step of this run"),
@@ -35,7 +35,7 @@ PATTERN_SHORT = {"gpt2": "GPT-2", "cl100k": "GPT-4", "whitespace": "whitespace",
 
 
 # ----- one side: which tokenizer ------------------------------------------------------------
-class ComparePane(QFrame):
+class ComparePane(CatchesUp, QFrame):
     """One side: pick the tokenizer (kind + its controls) and show the coloured text."""
 
     changed = Signal()       # this side's tokenizer changed: re-encode
@@ -302,26 +302,16 @@ class ComparePane(QFrame):
             self.changed.emit()
         self._update_labels()
 
-    _behind = False
-
     def _on_step(self, *_) -> None:
-        if not on_screen(self):   # another tab in front: catch up when shown
-            self._behind = True
+        if self.skip_while_hidden():   # another tab in front: catch up when shown
             return
         self._set_step_range()
         self._update_labels()
         if self.kind_key() in ("current", "step"):
             self.changed.emit()
 
-    def showEvent(self, event) -> None:
-        super().showEvent(event)
-        self.catch_up()
-
-    def catch_up(self) -> None:
-        """Do what was skipped while hidden (see panels/visibility.py)."""
-        if self._behind and on_screen(self):
-            self._behind = False
-            self._on_step()
+    def catch_up_with(self) -> None:
+        self._on_step()
 
     def _set_step_range(self) -> None:
         top = self._furthest()

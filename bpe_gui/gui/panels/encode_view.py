@@ -30,7 +30,7 @@ from ..models.encoding import (TokenTexts, char_of_byte, group_parity, merge_ste
 from ..models.roles import TokenColors
 from .text_pane import TextPane
 from .token_flow import TokenFlow
-from .visibility import on_screen
+from .visibility import CatchesUp
 
 SYNC_CHARS = 20_000        # re-encode at once below this size, else after a short pause
 DEBOUNCE_MS = 50
@@ -113,7 +113,7 @@ class _Alternate:
         return i & 1
 
 
-class EncodeView(QWidget):
+class EncodeView(CatchesUp, QWidget):
     def __init__(self, controller, parent=None):
         super().__init__(parent)
         self.controller = controller
@@ -144,7 +144,6 @@ class EncodeView(QWidget):
         self._records: list = []         # the merge records 1..step it was built with
         self._words: list[int] | None = None
         self._cob: list[int] | None = None
-        self._dirty = False
         self._build()
         controller.tokenizerChanged.connect(self._on_tokenizer_changed)
         controller.busyChanged.connect(lambda _busy: self._update_source())
@@ -227,22 +226,14 @@ class EncodeView(QWidget):
         if tok is None and self.controller.busy:
             return   # the trainer belongs to a job: keep the last tokenizer until it ends
         self.tok = tok
-        if not on_screen(self):
-            self._dirty = True     # a hidden view catches up when shown
+        if self.skip_while_hidden():
             return
-        self._dirty = False
         self._update_source()
         if not self._follow_step():
             self.encode_now()
 
-    def showEvent(self, event) -> None:
-        super().showEvent(event)
-        self.catch_up()
-
-    def catch_up(self) -> None:
-        """Do what was skipped while hidden (see panels/visibility.py)."""
-        if self._dirty and on_screen(self):
-            self._on_tokenizer_changed()
+    def catch_up_with(self) -> None:
+        self._on_tokenizer_changed()
 
     def _update_source(self) -> None:
         c = self.controller

@@ -17,8 +17,9 @@ from ..models.affected import AffectedModel, affected_rows
 from ..models.pair_table import PairSnapshot, PairTableModel, pair_snapshot
 from ..models.roles import ReadableCache, TokenColors
 from ..models.timeline import TimelineModel
-from .text_pane import TextPane
 from .table_cells import CellTableView
+from .text_pane import TextPane
+from .visibility import CatchesUp
 
 PAGE = 200            # candidate pairs fetched per "Show more" (taken again at every step)
 SPEEDS = (1, 2, 3, 5, 8, 12, 20, 30, 60)   # steps per second for Play
@@ -57,14 +58,14 @@ def _fixed_label(text: str = "", lines: int = 1) -> QLabel:
     return lab
 
 
-class MergePanel(QWidget):
+class MergePanel(CatchesUp, QWidget):
     def __init__(self, controller, parent=None):
         super().__init__(parent)
         self.controller = controller
         self.cache = ReadableCache()
         self.colors = TokenColors.for_palette(self.palette())
         self.limit = PAGE
-        self._dirty = True
+        self._behind = True      # nothing shown yet
         self._new_trainer = True
         self._last_rec: MergeStep | None = None
         self.next_rec: MergeStep | None = None
@@ -261,10 +262,8 @@ class MergePanel(QWidget):
         self._refresh_pairs()
 
     # ----- refresh ------------------------------------------------------------------------
-    def showEvent(self, event) -> None:
-        super().showEvent(event)
-        if self._dirty:
-            self._refresh()
+    def catch_up_with(self) -> None:
+        self._refresh()
 
     def changeEvent(self, event) -> None:
         super().changeEvent(event)
@@ -294,10 +293,8 @@ class MergePanel(QWidget):
         self._update_controls()
         if self.controller.busy:
             return
-        if not self.isVisible():
-            self._dirty = True
+        if self.skip_while_hidden():
             return
-        self._dirty = False
         t = self.controller.trainer
         if self._new_trainer:
             self._new_trainer = False

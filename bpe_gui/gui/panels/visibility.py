@@ -20,3 +20,30 @@ def on_screen(widget: QWidget) -> bool:
     while w is not None and not isinstance(w, QDockWidget):
         w = w.parentWidget()
     return w is None or not w.visibleRegion().isEmpty()
+
+
+class CatchesUp:
+    """For a panel (mixed in before its Qt class) that skips its updates while it cannot
+    be seen. The update starts with ``if self.skip_while_hidden(): return``, and the
+    panel names it in ``catch_up_with``: it runs when the panel is seen again (shown,
+    or its dock tab raised: the main window calls ``catch_up``)."""
+
+    _behind = False            # an update was skipped while hidden
+
+    def catch_up_with(self) -> None:
+        raise NotImplementedError
+
+    def skip_while_hidden(self) -> bool:
+        """True (and noted) if the panel cannot be seen now."""
+        self._behind = not on_screen(self)
+        return self._behind
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self.catch_up()
+
+    def catch_up(self) -> None:
+        """Do what was skipped while hidden."""
+        if self._behind and on_screen(self):
+            self._behind = False
+            self.catch_up_with()

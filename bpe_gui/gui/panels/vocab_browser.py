@@ -17,19 +17,19 @@ from ...engine.display import hex_bytes
 from ..models.proxy import SourceSortProxy
 from ..models.roles import TokenColors
 from ..models.vocab_model import MERGE, SPECIAL, VocabEntry, VocabModel, search_pattern
-from .visibility import on_screen
+from .visibility import CatchesUp
 
 SEARCH_DEBOUNCE_MS = 120
 LINEAGE_NODE_LIMIT = 2000
 THROTTLE_MS = 150
 
 
-class VocabBrowser(QWidget):
+class VocabBrowser(CatchesUp, QWidget):
     def __init__(self, controller, parent=None):
         super().__init__(parent)
         self.controller = controller
         self.colors = TokenColors.for_palette(self.palette())
-        self._dirty = True
+        self._behind = True      # nothing shown yet
         self._new_source = True
         self._source_key: tuple | None = None
         self._build()
@@ -139,14 +139,8 @@ class VocabBrowser(QWidget):
             self._new_source = True
             self._refresh()
 
-    def showEvent(self, event) -> None:
-        super().showEvent(event)
-        self.catch_up()
-
-    def catch_up(self) -> None:
-        """Do what was skipped while hidden (see panels/visibility.py)."""
-        if self._dirty and on_screen(self):
-            self._refresh()
+    def catch_up_with(self) -> None:
+        self._refresh()
 
     def changeEvent(self, event) -> None:
         super().changeEvent(event)
@@ -158,10 +152,8 @@ class VocabBrowser(QWidget):
         imported = c.use_imported and c.imported is not None
         if not imported and c.busy:
             return   # the trainer belongs to a job; catch up when it ends
-        if not on_screen(self):
-            self._dirty = True
+        if self.skip_while_hidden():
             return
-        self._dirty = False
         key = ("imported", id(c.imported)) if imported else ("trained", id(c.trainer))
         if key != self._source_key:
             self._new_source = True
