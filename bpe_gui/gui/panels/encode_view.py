@@ -25,8 +25,9 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QPlain
 
 from ...engine.errors import BPEError
 from ...engine.tokenizer import Encoding
-from ..models.encoding import (TokenTexts, char_of_byte, group_parity, merge_step, split_step,
-                               token_kinds, tokens_at, utf16_positions, word_numbers)
+from ..models.encoding import (CharPositions, TokenTexts, char_of_byte, group_parity,
+                               merge_step, split_step, token_kinds, tokens_at,
+                               utf16_positions, word_numbers)
 from ..models.roles import TokenColors
 from .text_pane import TextPane
 from .token_flow import TokenFlow
@@ -113,7 +114,7 @@ class _Alternate:
         return i & 1
 
 
-class EncodeView(CatchesUp, QWidget):
+class EncodeView(CatchesUp, CharPositions, QWidget):
     def __init__(self, controller, parent=None):
         super().__init__(parent)
         self.controller = controller
@@ -460,14 +461,6 @@ class EncodeView(CatchesUp, QWidget):
     def colour_all(self) -> None:
         """Colour every line now (for screenshots and tests)."""
         self.highlighter.rehighlight()
-
-    def pos_of_char(self, i: int) -> int:
-        u = self._u16
-        return i if u is None else u[min(i, len(u) - 1)]
-
-    def char_of_pos(self, p: int) -> int:
-        u = self._u16
-        return p if u is None else max(0, bisect_right(u, p) - 1)
 
     def format_kinds(self) -> list[int]:
         """The colour format index (-1: none) at each character position of the document,

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QToolTip, QWidget
 from ...engine import stats
 from ...engine.display import hex_bytes, is_partial, readable
 from ...engine.tokenizer import Encoding
+from ..models.encoding import CharPositions
 from ..models.roles import TokenColors, is_dark
 from .encode_view import TokenHighlighter
 
@@ -26,7 +27,7 @@ def cut_color(palette: QPalette) -> QColor:
     return QColor("#ff5c8a") if is_dark(palette) else QColor("#c2185b")
 
 
-class TokenTextView(QPlainTextEdit):
+class TokenTextView(CharPositions, QPlainTextEdit):
     """Read-only text coloured token by token (the encode view's TokenHighlighter), with
     bars at ``marks`` (cuts ``(char, k)``: k > 0 is inside the character, at k of its
     bytes) and a tooltip naming the token under the mouse."""
@@ -55,14 +56,6 @@ class TokenTextView(QPlainTextEdit):
         self.set_show_whitespace(True)
 
     # ----- the highlighter's interface --------------------------------------------------------
-    def pos_of_char(self, i: int) -> int:
-        u = self._u16
-        return i if u is None else u[min(i, len(u) - 1)]
-
-    def char_of_pos(self, p: int) -> int:
-        u = self._u16
-        return p if u is None else max(0, bisect_right(u, p) - 1)
-
     # ----- data -------------------------------------------------------------------------------
     def set_encoding(self, text: str, enc: Encoding | None, marks=()) -> None:
         text = text[:DISPLAY_LIMIT]
