@@ -261,12 +261,14 @@ class EncodeView(CatchesUp, CharPositions, QWidget):
         self.controller.set_use_imported(i == 1)
 
     # ----- encoding ----------------------------------------------------------------------------
-    def _raw_text(self) -> str:
-        return self.edit.document().toRawText().replace("\u2029", "\n").replace("\u2028", "\n")
+    def _raw_text(self, raw: str | None = None) -> str:
+        if raw is None:
+            raw = self.edit.document().toRawText()
+        return raw.replace("\u2029", "\n").replace("\u2028", "\n")
 
-    def _note_blocks(self) -> None:
-        """Where each line (text block) of the document begins, in characters."""
-        raw = self.edit.document().toRawText()
+    def _note_blocks(self, raw: str) -> None:
+        """Where each line (text block) of ``raw`` (the document's text, with U+2029
+        between blocks) begins, in characters."""
         starts, i = [0], raw.find("\u2029")
         while i >= 0:
             starts.append(i + 1)
@@ -290,9 +292,10 @@ class EncodeView(CatchesUp, CharPositions, QWidget):
         """Encode the text with the current tokenizer and re-colour everything."""
         t0 = time.perf_counter()
         self._timer.stop()
-        text = self._raw_text()
+        raw = self.edit.document().toRawText()
+        text = self._raw_text(raw)
         self._text = text
-        self._note_blocks()
+        self._note_blocks(raw)
         tok = self.tok
         enc = Encoding([], [], [], [])
         error = None

@@ -172,9 +172,9 @@ class TokenFlow(QAbstractScrollArea):
     def _visible_chips(self) -> tuple:
         """What the viewport shows (compared before and after new tokens)."""
         row, a, z = self._visible_range()
+        # (row breaks show in the x positions: a chip that begins a row is at MARGIN)
         return (row, a, z, self.verticalScrollBar().value(), self.tokens[a:z], self.ids[a:z],
-                self.kinds[a:z], self._x[a:z], self._w[a:z],
-                tuple(f for f in self._row_first if a <= f < z))
+                self.kinds[a:z], self._x[a:z], self._w[a:z])
 
     def _row_of(self, i: int) -> int:
         return bisect_right(self._row_first, i) - 1
