@@ -23,6 +23,16 @@ CL100K_PATTERN = (
     r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]++[\r\n]*"""
     r"""|\s*[\r\n]|\s+(?!\S)|\s+"""
 )
+# GPT-4o: letters split by case (CamelCase -> Camel, Case), contractions stay attached.
+O200K_PATTERN = "|".join([
+    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+    r"""\p{N}{1,3}""",
+    r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+    r"""\s*[\r\n]+""",
+    r"""\s+(?!\S)""",
+    r"""\s+""",
+])
 WHITESPACE_PATTERN = r"""\S+|\s+"""
 # Each Han character is a word of its own; runs of other letters stay whole (what
 # Chinese tutorials do). `[^\P{L}\p{Han}]` = letters that are not Han.
@@ -34,13 +44,16 @@ CJK_PATTERN = (
 PRESETS: dict[str, str] = {
     "gpt2": GPT2_PATTERN,
     "cl100k": CL100K_PATTERN,
+    "o200k": O200K_PATTERN,
     "whitespace": WHITESPACE_PATTERN,
     "cjk": CJK_PATTERN,
 }
-PRESET_ALIASES = {"gpt4": "cl100k", "gpt-2": "gpt2", "gpt-4": "cl100k", "ws": "whitespace"}
+PRESET_ALIASES = {"gpt4": "cl100k", "gpt-2": "gpt2", "gpt-4": "cl100k", "ws": "whitespace",
+                  "gpt4o": "o200k", "gpt-4o": "o200k"}
 PRESET_LABELS = {
     "gpt2": "GPT-2",
     "cl100k": "GPT-4 (cl100k)",
+    "o200k": "GPT-4o (o200k)",
     "whitespace": "Whitespace split",
     "cjk": "CJK-aware (one Han character per word)",
 }

@@ -37,7 +37,7 @@ SAMPLES = [ENGLISH, CHINESE, EMOJI, CODE, WITH_SPECIALS, ODD_SPACE,
            ENGLISH + CHINESE + EMOJI + CODE + WITH_SPECIALS]
 CORPUS = ((ENGLISH + CHINESE + CODE) * 6 + EMOJI * 2 + "<|endoftext|>".join(
     ["Once upon a time there was a tokenizer.", "它把文字切成词元。", "print('hi')"]) * 4)
-PRESET_NAMES = ["gpt2", "cl100k", "cjk", "whitespace"]
+PRESET_NAMES = ["gpt2", "cl100k", "o200k", "cjk", "whitespace"]
 
 
 def train(corpus: str = CORPUS, vocab_size: int = 420, **kw) -> Tokenizer:

@@ -361,7 +361,7 @@ merge_text = st.lists(st.sampled_from(
 
 
 @pytest.mark.skipif(tokenizer_module._Merger is None, reason="C encoder not built")
-@pytest.mark.parametrize("pattern", ["gpt2", "cjk", "whitespace", "cl100k"])
+@pytest.mark.parametrize("pattern", ["gpt2", "cjk", "whitespace", "cl100k", "o200k"])
 @FAST
 @given(text=st.one_of(merge_text, unicode_with_specials))
 def test_c_encoder_equals_python_merge_loop(tok, pattern, text):

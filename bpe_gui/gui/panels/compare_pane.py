@@ -31,7 +31,8 @@ KINDS = (("current", "Current step"), ("step", "Another step of this run"),
          ("trained", "Another training configuration"), ("imported", "Imported tokenizer"))
 MODE_LABELS = {"byte": "Byte-level", "char": "Character-level (</w>)"}
 MODE_SHORT = {"byte": "byte-level", "char": "char-level </w>"}
-PATTERN_SHORT = {"gpt2": "GPT-2", "cl100k": "GPT-4", "whitespace": "whitespace", "cjk": "CJK-aware"}
+PATTERN_SHORT = {"gpt2": "GPT-2", "cl100k": "GPT-4", "o200k": "GPT-4o",
+                 "whitespace": "whitespace", "cjk": "CJK-aware"}
 
 
 # ----- one side: which tokenizer ------------------------------------------------------------
