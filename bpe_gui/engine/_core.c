@@ -4,13 +4,16 @@
  * Python API
  * ----------
  *   Core(symbols, starts, freqs, token_bytes, tie_rule=GREATEST)
- *       symbols: int32 buffer (or sequence), starts/freqs: int64 buffers (or sequences),
+ *       symbols: int32 buffer, bytes (each byte a symbol id) or a sequence; starts/freqs:
+ *       int64 buffers (or sequences),
  *       token_bytes: sequence of bytes; tie_rule: GREATEST, FIRST_SEEN or LOWEST_IDS.
  *   best() -> (a, b, count) | None        top(k) -> [(a, b, count), ...]
  *   tied(limit) -> (n, [(a, b, count), ...])
  *   step() -> (a, b, new_id, count) | None  undo() -> (a, b, new_id)  (IndexError at 0)
  *   run(n, min_count=1) -> steps done (releases the GIL; other calls on the same Core
  *       from other threads raise RuntimeError meanwhile)
+ *   history(start) -> [(a, b, new_id, count, n_tied, merged, gone), ...] of the steps
+ *       from `start` on (gone: bit 0 a, bit 1 b no longer occur on their own)
  *   touched(limit) -> (n_words, [word ids by freq desc, id asc])
  *   word(w), pair_count(a, b), symbol_count(t), token(t)
  *   properties: n_tokens, n_steps, n_words, n_pairs (pairs with count > 0), tie_rule,
@@ -95,9 +98,12 @@ typedef struct {
 
 typedef struct {
     int32_t a, b, id;
-    int32_t pad;
+    int32_t n_tied;            /* pairs that shared the top count when it was chosen */
     int64_t count;
     int64_t rstart;            /* start of this step's removed slots in rlog */
+    int64_t merged;            /* occurrences replaced, frequency-weighted */
+    int32_t gone;              /* bit 0: a no longer occurs alone after it; bit 1: b */
+    int32_t pad;
 } StepRec;
 
 typedef struct {
@@ -994,6 +1000,7 @@ static int do_step(CoreObject *c, int *err, StepRec *out)
     int32_t a = p->a, b = p->b;
     int64_t count = p->count;
     int64_t k = p->len;
+    int64_t n_tied = hist_get(c, count);
 
     /* reserve everything that may grow, before changing anything */
     int64_t newp = 2 * ((int64_t)c->n_tokens + 1);
@@ -1109,9 +1116,12 @@ static int do_step(CoreObject *c, int *err, StepRec *out)
     r->a = a;
     r->b = b;
     r->id = nw;
-    r->pad = 0;
+    r->n_tied = n_tied > INT32_MAX ? INT32_MAX : (int32_t)n_tied;
     r->count = count;
     r->rstart = rstart;
+    r->merged = removed_w;
+    r->gone = (c->symcount[a] == 0) | ((c->symcount[b] == 0) << 1);
+    r->pad = 0;
     if (out)
         *out = *r;
     if (broken) {
@@ -1374,6 +1384,27 @@ static int intarr_get(PyObject *obj, int itemsize, const char *name, IntArr *out
         if (ok) {
             out->data = out->view.buf;
             out->n = out->view.len / itemsize;
+            return 0;
+        }
+        if (itemsize == 4 && out->view.itemsize == 1 && (fmt[0] == 'B' || fmt[0] == 'c') &&
+            !fmt[1]) {
+            /* bytes (e.g. the words of a byte-level table, end to end): widen in C */
+            Py_ssize_t n = out->view.len;
+            int32_t *mem = (int32_t *)malloc((size_t)(n > 0 ? n : 1) * sizeof(int32_t));
+            if (!mem) {
+                PyBuffer_Release(&out->view);
+                out->has_view = 0;
+                PyErr_NoMemory();
+                return -1;
+            }
+            const unsigned char *src = (const unsigned char *)out->view.buf;
+            for (Py_ssize_t i = 0; i < n; i++)
+                mem[i] = src[i];
+            PyBuffer_Release(&out->view);
+            out->has_view = 0;
+            out->owned = mem;
+            out->data = mem;
+            out->n = n;
             return 0;
         }
         PyBuffer_Release(&out->view);
@@ -1703,6 +1734,35 @@ static PyObject *Core_step(CoreObject *c, PyObject *Py_UNUSED(ignored))
     if (res == 0)
         Py_RETURN_NONE;
     return Py_BuildValue("(iiiL)", r.a, r.b, r.id, (long long)r.count);
+}
+
+/* history(start) -> [(a, b, new_id, count, n_tied, merged, gone), ...] for the steps
+ * from `start` on: what Trainer records after a run() made them without the GIL. */
+static PyObject *Core_history(CoreObject *c, PyObject *args)
+{
+    Py_ssize_t start;
+    if (!PyArg_ParseTuple(args, "n:history", &start))
+        return NULL;
+    if (check_usable(c) < 0)
+        return NULL;
+    if (start < 0 || start > c->n_steps) {
+        PyErr_SetString(PyExc_IndexError, "history start out of range");
+        return NULL;
+    }
+    PyObject *list = PyList_New(c->n_steps - start);
+    if (!list)
+        return NULL;
+    for (Py_ssize_t i = start; i < c->n_steps; i++) {
+        const StepRec *r = &c->steps[i];
+        PyObject *t = Py_BuildValue("(iiiLiLi)", r->a, r->b, r->id, (long long)r->count,
+                                    r->n_tied, (long long)r->merged, r->gone);
+        if (!t) {
+            Py_DECREF(list);
+            return NULL;
+        }
+        PyList_SET_ITEM(list, i - start, t);
+    }
+    return list;
 }
 
 static PyObject *Core_undo(CoreObject *c, PyObject *Py_UNUSED(ignored))
@@ -2093,6 +2153,8 @@ static PyMethodDef Core_methods[] = {
      "undo() -> (a, b, new_id); IndexError if there is no step"},
     {"run", (PyCFunction)(void (*)(void))Core_run, METH_VARARGS | METH_KEYWORDS,
      "run(n, min_count=1) -> number of steps done"},
+    {"history", (PyCFunction)Core_history, METH_VARARGS,
+     "history(start) -> [(a, b, new_id, count, n_tied, merged, gone)] of steps start.."},
     {"touched", (PyCFunction)Core_touched, METH_VARARGS,
      "touched(limit) -> (n_words, word_ids) changed by the last step"},
     {"word", (PyCFunction)Core_word, METH_VARARGS, "word(w) -> list of symbol ids"},

@@ -22,10 +22,11 @@ class Core:
         self.words = [symbols[starts[i]:starts[i + 1]] for i in range(len(freqs))]
         self.freqs = list(freqs)
         self.rule = tie_rule
-        self.history: list[tuple[int, int, int, int, dict[int, list[int]]]] = []
+        self._history: list[tuple[int, int, int, int, dict[int, list[int]]]] = []
 
     n_tokens = property(lambda self: len(self.tokens))
-    n_steps = property(lambda self: len(self.history))
+    n_steps = property(lambda self: len(self._history))
+    total_symbols = property(lambda self: sum(len(w) * f for w, f in zip(self.words, self.freqs)))
 
     def _counts(self):
         counts: dict[tuple[int, int], int] = defaultdict(int)
@@ -68,6 +69,7 @@ class Core:
         if best is None:
             return None
         a, b, count = best
+        n_tied = self.tied(1)[0]
         new = len(self.tokens)
         self.tokens.append(self.tokens[a] + self.tokens[b])
         before: dict[int, list[int]] = {}
@@ -83,8 +85,13 @@ class Core:
             if len(out) != len(w):
                 before[wi] = w
                 self.words[wi] = out
-        self.history.append((a, b, new, count, before))
+        merged = self.symbol_count(new)
+        gone = (self.symbol_count(a) == 0) | ((self.symbol_count(b) == 0) << 1)
+        self._history.append((a, b, new, count, before, (n_tied, merged, gone)))
         return a, b, new, count
+
+    def history(self, start):
+        return [(a, b, new, count, *extra) for a, b, new, count, _, extra in self._history[start:]]
 
     def run(self, n, min_count=1):
         done = 0
@@ -97,18 +104,18 @@ class Core:
         return done
 
     def undo(self):
-        if not self.history:
+        if not self._history:
             raise IndexError("no step to undo")
-        a, b, new, _, before = self.history.pop()
+        a, b, new, _, before, _ = self._history.pop()
         for wi, w in before.items():
             self.words[wi] = w
         self.tokens.pop()
         return a, b, new
 
     def touched(self, limit):
-        if not self.history:
+        if not self._history:
             return 0, []
-        ws = sorted(self.history[-1][4], key=lambda w: (-self.freqs[w], w))
+        ws = sorted(self._history[-1][4], key=lambda w: (-self.freqs[w], w))
         return len(ws), ws[:limit]
 
     def word(self, w):
