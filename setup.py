@@ -1,19 +1,21 @@
 """Only here to declare the C extensions; all metadata lives in pyproject.toml."""
 from setuptools import Extension, setup
 
+CFLAGS = ["-O2", "-std=c99"]
+
+
+def ext(name: str, *sources: str) -> Extension:
+    # optional: without a compiler the package installs anyway and the engine falls back
+    # to slower Python code (the test suite refuses that unless BPE_GUI_ALLOW_PYCORE=1)
+    return Extension(f"bpe_gui.engine.{name}", sources=list(sources),
+                     include_dirs=["bpe_gui/engine/csrc"], extra_compile_args=CFLAGS,
+                     optional=True)
+
+
 setup(
     ext_modules=[
-        Extension(
-            "bpe_gui.engine._core",
-            sources=["bpe_gui/engine/_core.c"],
-            extra_compile_args=["-O2", "-std=c99"],
-            optional=True,  # no compiler: install anyway, the engine falls back to Python
-        ),
-        Extension(
-            "bpe_gui.engine._encode",
-            sources=["bpe_gui/engine/_encode.c"],
-            extra_compile_args=["-O2", "-std=c99"],
-            optional=True,  # no compiler: install anyway, the engine falls back to Python
-        ),
+        ext("_core", "bpe_gui/engine/_core.c"),
+        ext("_encode", "bpe_gui/engine/_encode.c"),
+        ext("_count", "bpe_gui/engine/csrc/countmodule.c", "bpe_gui/engine/csrc/scan.c"),
     ]
 )

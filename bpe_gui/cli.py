@@ -252,8 +252,10 @@ class Progress:
 
 
 def _count(n: int, phase: str) -> str:
-    if phase == "pretokenize" and n >= 10_000:
-        return f"{n / 1e6:.1f}M chars" if n >= 1_000_000 else f"{n / 1e3:.0f}k chars"
+    if phase == "pretokenize":  # input bytes read (of the files as they are on disk)
+        if n >= 1 << 30:
+            return f"{n / (1 << 30):.2f} GiB"
+        return f"{n / (1 << 20):.1f} MiB" if n >= 1 << 20 else f"{n / 1024:.0f} KiB"
     return f"{n:,}"
 
 
@@ -345,7 +347,7 @@ def print_summary(trainer, elapsed: float, pre_time: float, written: list[Path],
     s = trainer.settings
     n_merges = trainer.n_steps
     table = trainer.table
-    n_bytes = sum(len(w.encode("utf-8")) * f for w, f in zip(table.words, table.freqs))
+    n_bytes = table.total_word_bytes
     tokens = trainer.corpus_tokens
     base = "256 bytes" if s.mode == "byte" else f"{trainer.n_base} base symbols"
     print(f"merges:      {n_merges:,} in {elapsed:.2f} s (pre-tokenizing {pre_time:.2f} s, "

@@ -9,14 +9,33 @@
  *   encode_words(words, cache, limit, cache_limit) -> list[int]
  *       words: list of str (pre-tokens); cache: dict str -> tuple of ids, filled on
  *       misses and cleared when it reaches cache_limit entries.
+ *   encode_text(preset, text, limit, cache) -> list[int]
+ *       a whole text without special tokens, cut into words by the native scanner
+ *       (scan.h) and merged word by word; cache: a WordCache. The scanning and merging
+ *       run without the GIL.
+ *   WordCache(max_words=262144)  word bytes -> ids, in native memory; cleared when full.
+ *       One per tokenizer as of a step: its entries are only valid for one `limit`.
  *
- * Merging follows training exactly: repeatedly take the pair with the lowest rank and
- * replace it everywhere in the word, left to right, without overlaps.
+ * Merging: repeatedly merge the leftmost occurrence of the pair with the lowest rank,
+ * until no pair of rank < limit is left (what tiktoken and Hugging Face do). For merges
+ * learned by training -- a token is only ever merged further at a later rank -- this
+ * equals training's "replace every occurrence left to right" rule, so encoding the
+ * training corpus reproduces training. Short words scan for the lowest rank; long words
+ * (Chinese with the GPT-2 pattern: whole clauses) use a heap, so a word of n symbols
+ * costs O(n log n) rather than O(n^2).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
 #include <string.h>
+
+#include "scan.h"
+
+#ifndef BPE_SCAN_NPRESETS
+#define BPE_SCAN_NPRESETS 3
+#endif
+#define HEAP_FROM 24 /* words at least this long merge with a heap */
+#define NO_RANK INT32_MAX
 
 typedef struct {
     uint64_t key; /* ((a << 32) | b) + 1; 0 marks an empty slot */
@@ -30,16 +49,25 @@ typedef struct {
     size_t cap; /* power of two */
     size_t n;
     int32_t byte_ids[256];
-    int32_t *buf; /* scratch: symbols of the word being merged */
-    int32_t *rk;  /* scratch: rank of the pair starting at each symbol */
+    /* scratch for one word (never shared: a Merger is used by one thread at a time) */
+    int32_t *sym, *rk, *nxt, *prv;
+    uint64_t *heap;
     size_t buf_cap;
+    int busy;
+    /* id -> int object, made once, so building the result list is a copy of pointers */
+    PyObject **id_objs;
+    size_t n_id_objs;
 } Merger;
 
-static inline size_t slot_of(uint64_t key, size_t cap) {
+/* ---- the merge table ---------------------------------------------------------- */
+
+static inline size_t slot_of(uint64_t key, size_t cap)
+{
     return (size_t)((key * 0x9E3779B97F4A7C15ull) >> 17) & (cap - 1);
 }
 
-static int grow(Merger *m) {
+static int grow(Merger *m)
+{
     size_t cap = m->cap ? m->cap * 2 : 1024;
     Entry *tab = PyMem_Calloc(cap, sizeof(Entry));
     if (!tab) {
@@ -47,9 +75,11 @@ static int grow(Merger *m) {
         return -1;
     }
     for (size_t i = 0; i < m->cap; i++) {
-        if (!m->tab[i].key) continue;
+        if (!m->tab[i].key)
+            continue;
         size_t s = slot_of(m->tab[i].key, cap);
-        while (tab[s].key) s = (s + 1) & (cap - 1);
+        while (tab[s].key)
+            s = (s + 1) & (cap - 1);
         tab[s] = m->tab[i];
     }
     PyMem_Free(m->tab);
@@ -58,81 +88,180 @@ static int grow(Merger *m) {
     return 0;
 }
 
-static inline const Entry *find(const Merger *m, int32_t a, int32_t b) {
+static inline const Entry *find(const Merger *m, int32_t a, int32_t b)
+{
     uint64_t key = (((uint64_t)(uint32_t)a << 32) | (uint32_t)b) + 1;
     size_t s = slot_of(key, m->cap);
     for (;;) {
         const Entry *e = &m->tab[s];
-        if (e->key == key) return e;
-        if (!e->key) return NULL;
+        if (e->key == key)
+            return e;
+        if (!e->key)
+            return NULL;
         s = (s + 1) & (m->cap - 1);
     }
 }
 
-static int reserve(Merger *m, size_t n) {
-    if (n <= m->buf_cap) return 0;
+static inline int32_t rank_of(const Merger *m, int32_t a, int32_t b, int32_t limit)
+{
+    const Entry *e = find(m, a, b);
+    return (e && e->rank < limit) ? e->rank : NO_RANK;
+}
+
+/* Scratch space for a word of n symbols (no Python calls: may run without the GIL). */
+static int reserve(Merger *m, size_t n)
+{
+    if (n <= m->buf_cap)
+        return 0;
     size_t cap = m->buf_cap ? m->buf_cap : 64;
-    while (cap < n) cap *= 2;
-    int32_t *buf = PyMem_Realloc(m->buf, cap * sizeof(int32_t));
-    if (!buf) {
-        PyErr_NoMemory();
+    while (cap < n)
+        cap *= 2;
+    int32_t *sym = realloc(m->sym, cap * sizeof(int32_t));
+    if (sym) m->sym = sym;
+    int32_t *rk = realloc(m->rk, cap * sizeof(int32_t));
+    if (rk) m->rk = rk;
+    int32_t *nxt = realloc(m->nxt, cap * sizeof(int32_t));
+    if (nxt) m->nxt = nxt;
+    int32_t *prv = realloc(m->prv, cap * sizeof(int32_t));
+    if (prv) m->prv = prv;
+    uint64_t *heap = realloc(m->heap, 3 * cap * sizeof(uint64_t)); /* n + 2 per merge */
+    if (heap) m->heap = heap;
+    if (!sym || !rk || !nxt || !prv || !heap)
         return -1;
-    }
-    m->buf = buf;
-    int32_t *rk = PyMem_Realloc(m->rk, cap * sizeof(int32_t));
-    if (!rk) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    m->rk = rk;
     m->buf_cap = cap;
     return 0;
 }
 
-/* Merge m->buf[0..n) in place; returns the new length. */
-static size_t merge_buf(Merger *m, size_t n, int32_t limit) {
-    int32_t *s = m->buf, *rk = m->rk;
-    if (n < 2) return n;
-    for (size_t i = 0; i + 1 < n; i++) {
-        const Entry *e = find(m, s[i], s[i + 1]);
-        rk[i] = (e && e->rank < limit) ? e->rank : INT32_MAX;
-    }
-    for (;;) {
-        int32_t best = INT32_MAX;
+/* Short words: find the lowest rank by scanning; merge its leftmost occurrence. */
+static size_t merge_scan(Merger *m, size_t n, int32_t limit)
+{
+    int32_t *s = m->sym, *rk = m->rk;
+    for (size_t i = 0; i + 1 < n; i++)
+        rk[i] = rank_of(m, s[i], s[i + 1], limit);
+    while (n > 1) {
+        int32_t best = NO_RANK;
         size_t at = 0;
         for (size_t i = 0; i + 1 < n; i++)
             if (rk[i] < best) {
                 best = rk[i];
                 at = i;
             }
-        if (best == INT32_MAX) break;
-        int32_t a = s[at], b = s[at + 1];
-        int32_t new_id = find(m, a, b)->new_id;
-        /* every occurrence from the first one on, left to right, no overlaps */
-        size_t w = at, i = at;
-        while (i < n) {
-            if (i + 1 < n && s[i] == a && s[i + 1] == b) {
-                s[w++] = new_id;
-                i += 2;
-            } else {
-                s[w++] = s[i++];
-            }
-        }
-        n = w;
-        if (n < 2) break;
-        /* ranks change only around the merged symbols; recomputing from the first
-           merge on keeps this simple and is still linear per round */
-        for (size_t j = at ? at - 1 : 0; j + 1 < n; j++) {
-            const Entry *e = find(m, s[j], s[j + 1]);
-            rk[j] = (e && e->rank < limit) ? e->rank : INT32_MAX;
-        }
+        if (best == NO_RANK)
+            break;
+        s[at] = find(m, s[at], s[at + 1])->new_id;
+        memmove(s + at + 1, s + at + 2, (n - at - 2) * sizeof(int32_t));
+        memmove(rk + at + 1, rk + at + 2, (n - at - 2) * sizeof(int32_t));
+        n--;
+        if (at + 1 < n)
+            rk[at] = rank_of(m, s[at], s[at + 1], limit);
+        if (at > 0)
+            rk[at - 1] = rank_of(m, s[at - 1], s[at], limit);
     }
     return n;
 }
 
-static PyObject *tuple_of(const int32_t *s, size_t n) {
+/* heap of (rank << 32 | position): the lowest rank first, the leftmost among equals */
+static inline void heap_push(uint64_t *h, size_t *len, uint64_t v)
+{
+    size_t i = (*len)++;
+    while (i > 0) {
+        size_t p = (i - 1) / 2;
+        if (h[p] <= v)
+            break;
+        h[i] = h[p];
+        i = p;
+    }
+    h[i] = v;
+}
+
+static inline uint64_t heap_pop(uint64_t *h, size_t *len)
+{
+    uint64_t top = h[0], v = h[--(*len)];
+    size_t i = 0, n = *len;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && h[c + 1] < h[c])
+            c++;
+        if (v <= h[c])
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    if (n)
+        h[i] = v;
+    return top;
+}
+
+/* Long words: symbols in a linked list, candidate merges in a heap; a popped entry is
+ * stale when its position was merged away or its pair's rank changed since. */
+static size_t merge_heap(Merger *m, size_t n, int32_t limit)
+{
+    int32_t *s = m->sym, *rk = m->rk, *nxt = m->nxt, *prv = m->prv;
+    uint64_t *h = m->heap;
+    size_t hn = 0;
+    for (size_t i = 0; i < n; i++) {
+        nxt[i] = i + 1 < n ? (int32_t)(i + 1) : -1;
+        prv[i] = (int32_t)i - 1;
+        rk[i] = i + 1 < n ? rank_of(m, s[i], s[i + 1], limit) : NO_RANK;
+        if (rk[i] != NO_RANK)
+            heap_push(h, &hn, ((uint64_t)rk[i] << 32) | i);
+    }
+    while (hn) {
+        uint64_t top = heap_pop(h, &hn);
+        int32_t r = (int32_t)(top >> 32), i = (int32_t)(uint32_t)top;
+        if (rk[i] != r || s[i] < 0)
+            continue; /* stale */
+        int32_t j = nxt[i];
+        s[i] = find(m, s[i], s[j])->new_id;
+        s[j] = -1; /* merged away */
+        rk[j] = NO_RANK;
+        nxt[i] = nxt[j];
+        if (nxt[j] >= 0)
+            prv[nxt[j]] = i;
+        rk[i] = nxt[i] >= 0 ? rank_of(m, s[i], s[nxt[i]], limit) : NO_RANK;
+        if (rk[i] != NO_RANK)
+            heap_push(h, &hn, ((uint64_t)rk[i] << 32) | (uint32_t)i);
+        int32_t p = prv[i];
+        if (p >= 0) {
+            rk[p] = rank_of(m, s[p], s[i], limit);
+            if (rk[p] != NO_RANK)
+                heap_push(h, &hn, ((uint64_t)rk[p] << 32) | (uint32_t)p);
+        }
+    }
+    size_t w = 0;
+    for (int32_t i = 0; i >= 0; i = nxt[i])
+        s[w++] = s[i];
+    return w;
+}
+
+/* Merge m->sym[0..n) in place; returns the new length. */
+static size_t merge_word(Merger *m, size_t n, int32_t limit)
+{
+    if (n < 2)
+        return n;
+    return n < HEAP_FROM ? merge_scan(m, n, limit) : merge_heap(m, n, limit);
+}
+
+static int check_ready(Merger *m)
+{
+    if (!m->tab) {
+        PyErr_SetString(PyExc_RuntimeError, "Merger is not initialised (call Merger(byte_ids))");
+        return -1;
+    }
+    if (m->busy) {
+        PyErr_SetString(PyExc_RuntimeError, "Merger is in use on another thread");
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *tuple_of(const int32_t *s, size_t n)
+{
     PyObject *t = PyTuple_New((Py_ssize_t)n);
-    if (!t) return NULL;
+    if (!t)
+        return NULL;
     for (size_t i = 0; i < n; i++) {
         PyObject *v = PyLong_FromLong(s[i]);
         if (!v) {
@@ -144,51 +273,391 @@ static PyObject *tuple_of(const int32_t *s, size_t n) {
     return t;
 }
 
-/* ---- methods ---------------------------------------------------------------- */
+static int as_id(PyObject *o, int32_t *out)
+{
+    long v = PyLong_AsLong(o);
+    if (v == -1 && PyErr_Occurred())
+        return -1;
+    if (v < 0 || v > INT32_MAX - 1) {
+        PyErr_Format(PyExc_ValueError, "token id %ld is out of range (0 to 2**31 - 2)", v);
+        return -1;
+    }
+    *out = (int32_t)v;
+    return 0;
+}
 
-static int Merger_init(Merger *m, PyObject *args, PyObject *kw) {
+/* ---- the word cache ------------------------------------------------------------ */
+
+typedef struct {
+    uint64_t hash;
+    size_t word;   /* offset of the word's bytes in `bytes` */
+    size_t ids;    /* offset of its ids in `idbuf` */
+    uint32_t len;  /* word bytes */
+    uint32_t n;    /* ids */
+} CEntry;
+
+typedef struct {
+    PyObject_HEAD
+    uint32_t *slots; /* entry + 1; 0 = empty */
+    size_t cap;
+    CEntry *ent;
+    size_t n, ent_cap, max_words;
+    unsigned char *bytes;
+    size_t bytes_len, bytes_cap;
+    int32_t *idbuf;
+    size_t id_len, id_cap;
+    int32_t limit;   /* the merge limit the entries were made with; -1: none yet */
+    int busy;
+} WordCache;
+
+static uint64_t hash_bytes(const unsigned char *p, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ull ^ n;
+    while (n >= 8) {
+        uint64_t v;
+        memcpy(&v, p, 8);
+        h = (h ^ v) * 0x100000001b3ull;
+        h ^= h >> 29;
+        p += 8;
+        n -= 8;
+    }
+    while (n--)
+        h = (h ^ *p++) * 0x100000001b3ull;
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    return h;
+}
+
+static void cache_reset(WordCache *c)
+{
+    if (c->slots)
+        memset(c->slots, 0, c->cap * sizeof(uint32_t));
+    c->n = c->bytes_len = c->id_len = 0;
+}
+
+/* Returns the entry for a word, or NULL; *slot_out is where a new one would go. */
+static CEntry *cache_find(WordCache *c, const unsigned char *w, size_t len, uint64_t h,
+                          size_t *slot_out)
+{
+    size_t s = (size_t)h & (c->cap - 1);
+    for (;;) {
+        uint32_t v = c->slots[s];
+        if (!v) {
+            *slot_out = s;
+            return NULL;
+        }
+        CEntry *e = &c->ent[v - 1];
+        if (e->hash == h && e->len == len && memcmp(c->bytes + e->word, w, len) == 0)
+            return e;
+        s = (s + 1) & (c->cap - 1);
+    }
+}
+
+static int grow_to(void **p, size_t *cap, size_t need, size_t item)
+{
+    if (need <= *cap)
+        return 0;
+    size_t c = *cap ? *cap : 1024;
+    while (c < need)
+        c *= 2;
+    void *q = realloc(*p, c * item);
+    if (!q)
+        return -1;
+    *p = q;
+    *cap = c;
+    return 0;
+}
+
+/* Store a word's ids (m->sym[0..n)); -1 when out of memory (the cache stays usable). */
+static int cache_store(WordCache *c, const unsigned char *w, size_t len, uint64_t h,
+                       size_t slot, const int32_t *ids, size_t n)
+{
+    if (len > UINT32_MAX || n > UINT32_MAX)
+        return 0; /* not cached */
+    if (grow_to((void **)&c->ent, &c->ent_cap, c->n + 1, sizeof(CEntry)) < 0 ||
+        grow_to((void **)&c->bytes, &c->bytes_cap, c->bytes_len + len, 1) < 0 ||
+        grow_to((void **)&c->idbuf, &c->id_cap, c->id_len + n, sizeof(int32_t)) < 0)
+        return -1;
+    CEntry *e = &c->ent[c->n];
+    e->hash = h;
+    e->word = c->bytes_len;
+    e->ids = c->id_len;
+    e->len = (uint32_t)len;
+    e->n = (uint32_t)n;
+    memcpy(c->bytes + c->bytes_len, w, len);
+    c->bytes_len += len;
+    memcpy(c->idbuf + c->id_len, ids, n * sizeof(int32_t));
+    c->id_len += n;
+    c->slots[slot] = (uint32_t)(++c->n);
+    return 0;
+}
+
+static int WordCache_init(WordCache *c, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"max_words", NULL};
+    Py_ssize_t max_words = 262144;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|n:WordCache", kwlist, &max_words))
+        return -1;
+    if (max_words < 1 || max_words > (1 << 28)) {
+        PyErr_SetString(PyExc_ValueError, "max_words must be between 1 and 2**28");
+        return -1;
+    }
+    if (c->busy) {
+        PyErr_SetString(PyExc_RuntimeError, "WordCache is in use");
+        return -1;
+    }
+    size_t cap = 1024;
+    while (cap < 2 * (size_t)max_words)
+        cap *= 2;
+    uint32_t *slots = calloc(cap, sizeof(uint32_t));
+    if (!slots) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    free(c->slots);
+    c->slots = slots;
+    c->cap = cap;
+    c->max_words = (size_t)max_words;
+    c->limit = -1;
+    cache_reset(c);
+    return 0;
+}
+
+static void WordCache_dealloc(WordCache *c)
+{
+    free(c->slots);
+    free(c->ent);
+    free(c->bytes);
+    free(c->idbuf);
+    Py_TYPE(c)->tp_free((PyObject *)c);
+}
+
+static PyObject *WordCache_clear(WordCache *c, PyObject *Py_UNUSED(ignored))
+{
+    if (!c->busy)
+        cache_reset(c);
+    Py_RETURN_NONE;
+}
+
+static Py_ssize_t WordCache_len(WordCache *c)
+{
+    return (Py_ssize_t)c->n;
+}
+
+static PyMethodDef WordCache_methods[] = {
+    {"clear", (PyCFunction)WordCache_clear, METH_NOARGS, "forget every word"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PySequenceMethods WordCache_seq = {.sq_length = (lenfunc)WordCache_len};
+
+static PyTypeObject WordCacheType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "bpe_gui.engine._encode.WordCache",
+    .tp_basicsize = sizeof(WordCache),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Word bytes -> token ids, in native memory (for Merger.encode_text).",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)WordCache_init,
+    .tp_dealloc = (destructor)WordCache_dealloc,
+    .tp_methods = WordCache_methods,
+    .tp_as_sequence = &WordCache_seq,
+};
+
+/* ---- encoding a whole text ------------------------------------------------------ */
+
+typedef struct {
+    int32_t *ids;
+    size_t n, cap;
+} IdOut;
+
+/* Scan and merge s[0..n) into out; no Python calls (runs without the GIL).
+ * Returns 0, or -1 when out of memory. */
+static int encode_utf8(Merger *m, WordCache *c, int preset, const unsigned char *s, size_t n,
+                       int32_t limit, IdOut *out)
+{
+    if (c->limit != limit) {
+        cache_reset(c);
+        c->limit = limit;
+    }
+    size_t pos = 0, ends[256], n_ends = 0, k_end = 0;
+    while (pos < n) {
+        if (k_end == n_ends) {
+            n_ends = bpe_scan_words(preset, s, pos, n, ends, 256);
+            k_end = 0;
+        }
+        size_t end = ends[k_end++];
+        const unsigned char *w = s + pos;
+        size_t len = end - pos;
+        pos = end;
+        uint64_t h = hash_bytes(w, len);
+        size_t slot;
+        CEntry *e = cache_find(c, w, len, h, &slot);
+        const int32_t *ids;
+        size_t k;
+        if (e) {
+            ids = c->idbuf + e->ids;
+            k = e->n;
+        } else {
+            if (reserve(m, len) < 0)
+                return -1;
+            for (size_t i = 0; i < len; i++)
+                m->sym[i] = m->byte_ids[w[i]];
+            k = merge_word(m, len, limit);
+            ids = m->sym;
+            if (c->n >= c->max_words)
+                cache_reset(c); /* bounded memory; the slot found is stale now */
+            if (c->n < c->max_words) {
+                cache_find(c, w, len, h, &slot);
+                if (cache_store(c, w, len, h, slot, m->sym, k) < 0)
+                    return -1;
+            }
+        }
+        if (grow_to((void **)&out->ids, &out->cap, out->n + k, sizeof(int32_t)) < 0)
+            return -1;
+        memcpy(out->ids + out->n, ids, k * sizeof(int32_t));
+        out->n += k;
+    }
+    return 0;
+}
+
+/* The int object for a token id (kept for the Merger's lifetime). */
+static PyObject *id_obj(Merger *m, int32_t id)
+{
+    if ((size_t)id >= m->n_id_objs) {
+        size_t cap = m->n_id_objs ? m->n_id_objs : 1024;
+        while (cap <= (size_t)id)
+            cap *= 2;
+        PyObject **p = PyMem_Realloc(m->id_objs, cap * sizeof(PyObject *));
+        if (!p)
+            return PyErr_NoMemory();
+        memset(p + m->n_id_objs, 0, (cap - m->n_id_objs) * sizeof(PyObject *));
+        m->id_objs = p;
+        m->n_id_objs = cap;
+    }
+    if (!m->id_objs[id]) {
+        m->id_objs[id] = PyLong_FromLong(id);
+        if (!m->id_objs[id])
+            return NULL;
+    }
+    return m->id_objs[id];
+}
+
+static PyObject *Merger_encode_text(Merger *m, PyObject *args)
+{
+    int preset, limit;
+    PyObject *text;
+    WordCache *c;
+    if (!PyArg_ParseTuple(args, "iUiO!:encode_text", &preset, &text, &limit, &WordCacheType,
+                          &c))
+        return NULL;
+    if (check_ready(m) < 0)
+        return NULL;
+    if (preset < 0 || preset >= BPE_SCAN_NPRESETS) {
+        PyErr_Format(PyExc_ValueError, "unknown scanner preset %d", preset);
+        return NULL;
+    }
+    if (!c->slots || c->busy) {
+        PyErr_SetString(PyExc_RuntimeError, "WordCache is not initialised or in use");
+        return NULL;
+    }
+    Py_ssize_t n;
+    const char *s = PyUnicode_AsUTF8AndSize(text, &n);
+    if (!s)
+        return NULL; /* lone surrogates: the caller falls back to Python */
+    IdOut out = {NULL, 0, 0};
+    int rc;
+    m->busy = c->busy = 1;
+    Py_BEGIN_ALLOW_THREADS
+    rc = encode_utf8(m, c, preset, (const unsigned char *)s, (size_t)n, limit, &out);
+    Py_END_ALLOW_THREADS
+    m->busy = c->busy = 0;
+    if (rc < 0) {
+        free(out.ids);
+        return PyErr_NoMemory();
+    }
+    PyObject *list = PyList_New((Py_ssize_t)out.n);
+    if (!list) {
+        free(out.ids);
+        return NULL;
+    }
+    for (size_t i = 0; i < out.n; i++) {
+        PyObject *v = id_obj(m, out.ids[i]);
+        if (!v) {
+            free(out.ids);
+            Py_DECREF(list);
+            return NULL;
+        }
+        Py_INCREF(v);
+        PyList_SET_ITEM(list, (Py_ssize_t)i, v);
+    }
+    free(out.ids);
+    return list;
+}
+
+/* ---- Merger methods ------------------------------------------------------------- */
+
+static int Merger_init(Merger *m, PyObject *args, PyObject *kw)
+{
     PyObject *ids;
     static char *kwlist[] = {"byte_ids", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O", kwlist, &ids)) return -1;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O", kwlist, &ids))
+        return -1;
+    if (m->tab) {
+        PyErr_SetString(PyExc_RuntimeError, "Merger is already initialised");
+        return -1;
+    }
     PyObject *seq = PySequence_Fast(ids, "byte_ids must be a sequence of 256 ints");
-    if (!seq) return -1;
+    if (!seq)
+        return -1;
     if (PySequence_Fast_GET_SIZE(seq) != 256) {
         Py_DECREF(seq);
         PyErr_SetString(PyExc_ValueError, "byte_ids must have 256 entries");
         return -1;
     }
     for (int i = 0; i < 256; i++) {
-        long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
-        if (v == -1 && PyErr_Occurred()) {
+        if (as_id(PySequence_Fast_GET_ITEM(seq, i), &m->byte_ids[i]) < 0) {
             Py_DECREF(seq);
             return -1;
         }
-        m->byte_ids[i] = (int32_t)v;
     }
     Py_DECREF(seq);
-    if (!m->tab && grow(m) < 0) return -1;
-    return 0;
+    return grow(m);
 }
 
-static void Merger_dealloc(Merger *m) {
+static void Merger_dealloc(Merger *m)
+{
     PyMem_Free(m->tab);
-    PyMem_Free(m->buf);
-    PyMem_Free(m->rk);
+    free(m->sym);
+    free(m->rk);
+    free(m->nxt);
+    free(m->prv);
+    free(m->heap);
+    for (size_t i = 0; i < m->n_id_objs; i++)
+        Py_XDECREF(m->id_objs[i]);
+    PyMem_Free(m->id_objs);
     Py_TYPE(m)->tp_free((PyObject *)m);
 }
 
-static PyObject *Merger_add(Merger *m, PyObject *args) {
-    int a, b, rank, new_id;
-    if (!PyArg_ParseTuple(args, "iiii", &a, &b, &rank, &new_id)) return NULL;
-    if (!m->tab) {
-        PyErr_SetString(PyExc_RuntimeError, "Merger not initialised");
+static PyObject *Merger_add(Merger *m, PyObject *args)
+{
+    PyObject *oa, *ob, *orank, *onew;
+    int32_t a, b, rank, new_id;
+    if (!PyArg_ParseTuple(args, "OOOO:add", &oa, &ob, &orank, &onew))
         return NULL;
-    }
-    if (find(m, a, b)) Py_RETURN_FALSE;
-    if (2 * (m->n + 1) > m->cap && grow(m) < 0) return NULL;
+    if (check_ready(m) < 0)
+        return NULL;
+    if (as_id(oa, &a) < 0 || as_id(ob, &b) < 0 || as_id(orank, &rank) < 0 ||
+        as_id(onew, &new_id) < 0)
+        return NULL;
+    if (find(m, a, b))
+        Py_RETURN_FALSE;
+    if (2 * (m->n + 1) > m->cap && grow(m) < 0)
+        return NULL;
     uint64_t key = (((uint64_t)(uint32_t)a << 32) | (uint32_t)b) + 1;
     size_t s = slot_of(key, m->cap);
-    while (m->tab[s].key) s = (s + 1) & (m->cap - 1);
+    while (m->tab[s].key)
+        s = (s + 1) & (m->cap - 1);
     m->tab[s].key = key;
     m->tab[s].rank = rank;
     m->tab[s].new_id = new_id;
@@ -196,39 +665,46 @@ static PyObject *Merger_add(Merger *m, PyObject *args) {
     Py_RETURN_TRUE;
 }
 
-static PyObject *Merger_merge(Merger *m, PyObject *args) {
+static PyObject *Merger_merge(Merger *m, PyObject *args)
+{
     PyObject *ids;
     int limit;
-    if (!PyArg_ParseTuple(args, "Oi", &ids, &limit)) return NULL;
+    if (!PyArg_ParseTuple(args, "Oi:merge", &ids, &limit))
+        return NULL;
+    if (check_ready(m) < 0)
+        return NULL;
     PyObject *seq = PySequence_Fast(ids, "ids must be a sequence of ints");
-    if (!seq) return NULL;
+    if (!seq)
+        return NULL;
     size_t n = (size_t)PySequence_Fast_GET_SIZE(seq);
     if (reserve(m, n) < 0) {
         Py_DECREF(seq);
-        return NULL;
+        return PyErr_NoMemory();
     }
     for (size_t i = 0; i < n; i++) {
-        long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, (Py_ssize_t)i));
-        if (v == -1 && PyErr_Occurred()) {
+        if (as_id(PySequence_Fast_GET_ITEM(seq, (Py_ssize_t)i), &m->sym[i]) < 0) {
             Py_DECREF(seq);
             return NULL;
         }
-        m->buf[i] = (int32_t)v;
     }
     Py_DECREF(seq);
-    n = merge_buf(m, n, limit);
-    return tuple_of(m->buf, n);
+    n = merge_word(m, n, limit);
+    return tuple_of(m->sym, n);
 }
 
-static PyObject *Merger_encode_words(Merger *m, PyObject *args) {
+static PyObject *Merger_encode_words(Merger *m, PyObject *args)
+{
     PyObject *words, *cache;
     int limit;
     Py_ssize_t cache_limit;
-    if (!PyArg_ParseTuple(args, "O!O!in", &PyList_Type, &words, &PyDict_Type, &cache, &limit,
-                          &cache_limit))
+    if (!PyArg_ParseTuple(args, "O!O!in:encode_words", &PyList_Type, &words, &PyDict_Type,
+                          &cache, &limit, &cache_limit))
+        return NULL;
+    if (check_ready(m) < 0)
         return NULL;
     PyObject *out = PyList_New(0);
-    if (!out) return NULL;
+    if (!out)
+        return NULL;
     Py_ssize_t nw = PyList_GET_SIZE(words);
     for (Py_ssize_t k = 0; k < nw; k++) {
         PyObject *w = PyList_GET_ITEM(words, k);
@@ -236,16 +712,24 @@ static PyObject *Merger_encode_words(Merger *m, PyObject *args) {
         if (ids) {
             Py_INCREF(ids);
         } else {
-            if (PyErr_Occurred()) goto fail;
+            if (PyErr_Occurred())
+                goto fail;
             Py_ssize_t len;
             const char *utf8 = PyUnicode_AsUTF8AndSize(w, &len);
-            if (!utf8) goto fail;
-            if (reserve(m, (size_t)len) < 0) goto fail;
-            for (Py_ssize_t i = 0; i < len; i++) m->buf[i] = m->byte_ids[(unsigned char)utf8[i]];
-            size_t n = merge_buf(m, (size_t)len, limit);
-            ids = tuple_of(m->buf, n);
-            if (!ids) goto fail;
-            if (PyDict_GET_SIZE(cache) >= cache_limit) PyDict_Clear(cache);
+            if (!utf8)
+                goto fail;
+            if (reserve(m, (size_t)len) < 0) {
+                PyErr_NoMemory();
+                goto fail;
+            }
+            for (Py_ssize_t i = 0; i < len; i++)
+                m->sym[i] = m->byte_ids[(unsigned char)utf8[i]];
+            size_t n = merge_word(m, (size_t)len, limit);
+            ids = tuple_of(m->sym, n);
+            if (!ids)
+                goto fail;
+            if (PyDict_GET_SIZE(cache) >= cache_limit)
+                PyDict_Clear(cache);
             if (PyDict_SetItem(cache, w, ids) < 0) {
                 Py_DECREF(ids);
                 goto fail;
@@ -273,10 +757,13 @@ static PyMethodDef Merger_methods[] = {
      "merge(ids, limit) -> tuple: apply the merges of rank < limit"},
     {"encode_words", (PyCFunction)Merger_encode_words, METH_VARARGS,
      "encode_words(words, cache, limit, cache_limit) -> list of ids"},
+    {"encode_text", (PyCFunction)Merger_encode_text, METH_VARARGS,
+     "encode_text(preset, text, limit, cache) -> list of ids (native scanner)"},
     {NULL, NULL, 0, NULL},
 };
 
-static PyObject *Merger_len(Merger *m, void *closure) {
+static PyObject *Merger_len(Merger *m, void *closure)
+{
     (void)closure;
     return PyLong_FromSize_t(m->n);
 }
@@ -298,17 +785,56 @@ static PyTypeObject MergerType = {
     .tp_getset = Merger_getset,
 };
 
-static struct PyModuleDef encode_module = {
-    PyModuleDef_HEAD_INIT, "_encode", "The hot loop of Tokenizer.encode.", -1, NULL,
+/* Character tables computed from another `regex` release (see scan.h); None: built-in. */
+static PyObject *mod_set_tables(PyObject *self, PyObject *arg)
+{
+    const char *err = NULL;
+    int rc;
+    if (arg == Py_None) {
+        rc = bpe_scan_install_blob(NULL, 0, &err);
+    } else {
+        Py_buffer v;
+        if (PyObject_GetBuffer(arg, &v, PyBUF_SIMPLE) < 0)
+            return NULL;
+        rc = bpe_scan_install_blob((const unsigned char *)v.buf, (size_t)v.len, &err);
+        PyBuffer_Release(&v);
+    }
+    if (rc < 0) {
+        PyErr_SetString(PyExc_ValueError, err ? err : "bad tables");
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *mod_tables_version(PyObject *self, PyObject *Py_UNUSED(ignored))
+{
+    return PyUnicode_FromString(bpe_scan_tables_version(bpe_scan_current_tables()));
+}
+
+static PyMethodDef encode_functions[] = {
+    {"set_tables", mod_set_tables, METH_O,
+     "set_tables(blob or None): the scanner's character tables (see scan.h)"},
+    {"tables_version", mod_tables_version, METH_NOARGS,
+     "tables_version() -> the `regex` version of the current tables"},
+    {NULL, NULL, 0, NULL},
 };
 
-PyMODINIT_FUNC PyInit__encode(void) {
-    if (PyType_Ready(&MergerType) < 0) return NULL;
+static struct PyModuleDef encode_module = {
+    PyModuleDef_HEAD_INIT, "_encode", "The hot loop of Tokenizer.encode.", -1,
+    encode_functions, NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__encode(void)
+{
+    if (PyType_Ready(&MergerType) < 0 || PyType_Ready(&WordCacheType) < 0)
+        return NULL;
     PyObject *m = PyModule_Create(&encode_module);
-    if (!m) return NULL;
+    if (!m)
+        return NULL;
     Py_INCREF(&MergerType);
-    if (PyModule_AddObject(m, "Merger", (PyObject *)&MergerType) < 0) {
-        Py_DECREF(&MergerType);
+    Py_INCREF(&WordCacheType);
+    if (PyModule_AddObject(m, "Merger", (PyObject *)&MergerType) < 0 ||
+        PyModule_AddObject(m, "WordCache", (PyObject *)&WordCacheType) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -1,228 +1,329 @@
 """Corpus text and files -> the pre-token frequency table that training starts from.
 
-Files: .txt/.md (anything UTF-8), .jsonl (the ``text`` field of each line), and any
-of those compressed as .xz or .gz. Every document is pre-tokenized on its own, so no
-word crosses a document or file boundary. Large inputs are cut into chunks at places
-where the preset patterns cannot join two words, and the chunks are pre-tokenized on
-several processes (threads do not help: building the word strings needs the GIL).
+The corpus streams through in blocks (``blocks.py``: read, decompressed, cut where no
+word can span), and worker threads count the words of each block in a native hash table
+(``csrc/countmodule.c``), so memory depends on the number of unique words, not on the
+corpus size. The native presets (gpt2, cl100k, o200k) are cut into words by the native
+scanner without the GIL; other patterns by the ``regex`` module, which also releases the
+GIL while it matches. Every document is pre-tokenized on its own, so no word crosses a
+document or file boundary, and the table lists words in order of first appearance in
+the corpus, whichever thread counted them (the first-seen tie rule depends on it).
 """
 from __future__ import annotations
 
-import gzip
-import json
-import lzma
 import os
-from collections import Counter
-import multiprocessing
+import queue
 import threading
-from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor, wait
-from dataclasses import dataclass, field
+from array import array
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
-import regex
-
-from .errors import CorpusError, NotUTF8Error
+from .blocks import NATIVE_PRESETS, BlockReader, texts_of
+from .errors import CorpusError, PatternError
+from .files import (decode_utf8, looks_binary, read_bytes, read_corpus_text,  # noqa: F401
+                    read_documents)
 from .pretokenize import Pretokenizer
+
+try:
+    from ._count import WordCounter
+except ImportError:  # pragma: no cover - only without a C compiler at install time
+    WordCounter = None
 
 ProgressFn = Callable[[int, int], None]  # (done, total) in bytes or steps
 CancelFn = Callable[[], bool]
-
-CHUNK_CHARS = 1 << 21
-# Below this many characters, starting worker processes costs more than it saves.
-PARALLEL_MIN_CHARS = 4 << 20
-# A word of the preset patterns never spans "<non-space>\n" followed by a letter, so
-# cutting right after that newline changes no word (the newline ends the word before it).
-_SAFE_CUT = regex.compile(r"(?<=\S\n)(?=\p{L})")
+POLL_S = 0.05  # how often waiting loops look at the cancel flag
 
 
 class Cancelled(Exception):
     """Raised inside long work when the cancel callback says so."""
 
 
-@dataclass
 class PretokenTable:
     """Unique words in order of first appearance, with their frequencies.
+
+    Stored compactly (the words' UTF-8 bytes end to end, their start offsets and counts);
+    ``words`` decodes them to a list of str when first asked.
 
     Example: "a b a" with the whitespace preset -> words ['a', ' ', 'b'], freqs [2, 2, 1].
     """
 
-    words: list[str] = field(default_factory=list)
-    freqs: list[int] = field(default_factory=list)
-    n_chars: int = 0
-    n_bytes: int = 0
+    def __init__(self, blob: bytes, starts: array, counts: array, n_chars: int = 0,
+                 n_bytes: int = 0):
+        self.blob, self.starts, self.counts = blob, starts, counts
+        self.n_chars, self.n_bytes = n_chars, n_bytes
+        self._words: list[str] | None = None
+
+    @classmethod
+    def from_words(cls, words: Sequence[str], freqs: Sequence[int], n_chars: int = 0,
+                   n_bytes: int = 0) -> "PretokenTable":
+        encoded = [w.encode("utf-8") for w in words]
+        starts = array("q", [0])
+        pos = 0
+        for e in encoded:
+            pos += len(e)
+            starts.append(pos)
+        table = cls(b"".join(encoded), starts, array("q", freqs), n_chars, n_bytes)
+        table._words = list(words)
+        return table
 
     @classmethod
     def from_counter(cls, counts: dict[str, int], n_chars: int = 0, n_bytes: int = 0):
-        return cls(list(counts.keys()), list(counts.values()), n_chars, n_bytes)
+        return cls.from_words(list(counts), list(counts.values()), n_chars, n_bytes)
+
+    @classmethod
+    def from_native(cls, counter, n_chars: int, n_bytes: int) -> "PretokenTable":
+        blob, starts_b, counts_b = counter.export()
+        starts, counts = array("q"), array("q")
+        starts.frombytes(starts_b)
+        counts.frombytes(counts_b)
+        return cls(blob, starts, counts, n_chars, n_bytes)
+
+    @property
+    def words(self) -> list[str]:
+        if self._words is None:
+            blob, st = self.blob, self.starts
+            self._words = [blob[st[i]:st[i + 1]].decode("utf-8") for i in range(len(self))]
+        return self._words
+
+    @property
+    def freqs(self) -> list[int]:
+        return self.counts.tolist()
+
+    def word_bytes(self, i: int) -> bytes:
+        return self.blob[self.starts[i]:self.starts[i + 1]]
 
     @property
     def total(self) -> int:
-        return sum(self.freqs)
+        """Words in the corpus, repeats included."""
+        return sum(self.counts)
+
+    @property
+    def total_word_bytes(self) -> int:
+        """UTF-8 bytes of all words, repeats included (the corpus minus special tokens)."""
+        st = self.starts
+        return sum((st[i + 1] - st[i]) * f for i, f in enumerate(self.counts))
 
     def __len__(self) -> int:
-        return len(self.words)
+        return len(self.counts)
+
+    def __repr__(self) -> str:
+        return f"PretokenTable({len(self):,} words, {self.n_bytes:,} bytes)"
 
 
-def decode_utf8(data: bytes, path: str | Path | None = None) -> str:
-    """Decode UTF-8 strictly (a leading BOM is dropped); NotUTF8Error names the byte offset."""
+# ----- counting ------------------------------------------------------------------------
+
+def _regex_words(pre: Pretokenizer, text: str, where: str) -> list[str]:
+    """Words of one block with the `regex` module, time-limited per block for custom
+    patterns; the message says which block ran too long."""
     try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        # utf-8-sig counts positions after the BOM; report the offset in the file
-        start = e.start + (3 if data.startswith(b"\xef\xbb\xbf") else 0)
-        raise NotUTF8Error(path, start, data[start:start + 4]) from None
+        return pre.words(text, concurrent=True)
+    except PatternError as e:
+        if not isinstance(e.__cause__, TimeoutError):
+            raise
+        raise PatternError(
+            f"The custom pre-tokenizer pattern ran for more than {pre.timeout:g} s on one "
+            f"block of {len(text):,} characters ({where}), so it was stopped. Blocks are "
+            "small, so the pattern itself is too slow: it probably backtracks "
+            "catastrophically (nested quantifiers such as (a+)+). Simplify it or pick a "
+            "preset.") from None
 
 
-def looks_binary(data: bytes) -> bool:
-    """A NUL byte, or many control bytes, in the first 8 KB means a binary file."""
-    head = data[:8192]
-    if b"\x00" in head:
-        return True
-    ctrl = sum(1 for b in head if b < 9 or 13 < b < 32)
-    return bool(head) and ctrl / len(head) > 0.1
+class _Counting:
+    """Blocks -> one native WordCounter per thread -> a PretokenTable."""
+
+    def __init__(self, pre: Pretokenizer, native: bool):
+        self.pre, self.native = pre, native
+        self.specials = [s.encode("utf-8") for s in pre.special_tokens]
+
+    def new_counter(self):
+        if self.native:
+            return WordCounter(self.pre_id, self.specials)
+        return WordCounter()
+
+    @property
+    def pre_id(self) -> int:
+        return NATIVE_PRESETS[self.pre.preset]
+
+    def count(self, counter, blk) -> None:
+        if self.native:
+            if blk.docs is None:
+                counter.count(blk.data, blk.index)
+            else:
+                for i, doc in enumerate(blk.docs):
+                    counter.count(doc, blk.index + i)
+            return
+        for i, text in enumerate(texts_of(blk)):
+            counter.count_words(_regex_words(self.pre, text, blk.source or "text"),
+                                blk.index + i)
+            counter.add_size(len(text), len(blk.data) if blk.docs is None
+                             else len(text.encode("utf-8")))
+
+    def table(self, counters: list) -> PretokenTable:
+        main = counters[0]
+        for other in counters[1:]:
+            main.merge(other)
+            other.clear()
+        return PretokenTable.from_native(main, main.chars, main.bytes)
 
 
-def read_bytes(path: str | Path) -> bytes:
-    """Read a file, decompressing .xz/.gz; errors name the file and the fix."""
-    p = Path(path)
-    if not p.exists():
-        raise CorpusError("file not found. Check the path (a typo, or a file that was moved).", p)
-    if p.is_dir():
-        raise CorpusError("is a folder, not a file. Pick the text files inside it.", p)
-    try:
-        if p.suffix == ".xz":
-            return lzma.open(p, "rb").read()
-        if p.suffix == ".gz":
-            return gzip.open(p, "rb").read()
-        return p.read_bytes()
-    except (lzma.LZMAError, gzip.BadGzipFile, EOFError) as e:
-        raise CorpusError(f"cannot be decompressed ({e}). The file may be truncated.", p) from e
-    except OSError as e:
-        raise CorpusError(f"cannot be read ({e.strerror}).", p) from e
-
-
-def _inner_suffix(p: Path) -> str:
-    return Path(p.stem).suffix.lower() if p.suffix in (".xz", ".gz") else p.suffix.lower()
-
-
-def read_documents(path: str | Path, encoding: str = "utf-8") -> list[str]:
-    """The documents in one file: the whole text, or one per line of a .jsonl file.
-
-    ``encoding`` other than utf-8 converts a file the user said is in that encoding.
-    """
-    p = Path(path)
-    data = read_bytes(p)
-    if looks_binary(data):
-        raise CorpusError("looks like a binary file (it has NUL or control bytes), not "
-                          "text. Pick a .txt, .md or .jsonl file.", p)
-    if encoding.lower().replace("-", "") in ("utf8", "utf8sig"):
-        text = decode_utf8(data, p)
-    else:
-        try:
-            text = data.decode(encoding)
-        except (UnicodeDecodeError, LookupError) as e:
-            raise CorpusError(f"cannot be decoded as {encoding} ({e}).", p) from e
-    if _inner_suffix(p) != ".jsonl":
-        return [text]
-    docs = []
-    # split("\n"), not splitlines(): JSON strings may hold a raw U+2028, U+0085, \x1c...
-    for lineno, line in enumerate(text.split("\n"), 1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise CorpusError(f"line {lineno} is not valid JSON ({e.msg}). Each line of a "
-                              ".jsonl corpus must be an object with a \"text\" field.", p) from e
-        if not isinstance(obj, dict) or not isinstance(obj.get("text"), str):
-            raise CorpusError(f"line {lineno} has no \"text\" string field. Each line of a "
-                              ".jsonl corpus must look like {{\"text\": \"...\"}}.", p)
-        docs.append(obj["text"])
-    return docs
-
-
-def read_corpus_text(paths: Sequence[str | Path], separator: str = "\n") -> str:
-    """All documents of several files joined into one text (for the corpus editor)."""
-    return separator.join(d for p in paths for d in read_documents(p))
-
-
-def split_chunks(text: str, chunk_chars: int | None = None) -> list[str]:
-    """Cut a long text where no preset-pattern word can span; short texts stay whole."""
-    chunk_chars = chunk_chars or CHUNK_CHARS  # read at call time, so it can be tuned
-    if len(text) <= chunk_chars:
-        return [text]
-    chunks, start = [], 0
-    while len(text) - start > chunk_chars:
-        m = _SAFE_CUT.search(text, start + chunk_chars)
-        if m is None:
-            break
-        chunks.append(text[start:m.start()])
-        start = m.start()
-    chunks.append(text[start:])
-    return chunks
-
-
-def _count_chunk(pattern: str, specials: tuple[str, ...], text: str,
-                 concurrent: bool = False) -> Counter:
-    # concurrent=True lets `regex` release the GIL while it matches, so a GUI thread
-    # stays responsive while a worker thread pre-tokenizes (a 1 MB chunk held it ~0.4 s).
-    return Counter(Pretokenizer(pattern, specials).words(text, concurrent=concurrent))
-
-
-def _executor(n_chunks: int, n_chars: int, workers: int | None) -> Executor:
+def count_blocks(reader: BlockReader, pre: Pretokenizer, progress: ProgressFn | None = None,
+                 cancel: CancelFn | None = None, workers: int | None = None) -> PretokenTable:
+    """Count the words of every block the reader yields; see :func:`count_corpus`."""
+    if WordCounter is None:  # pragma: no cover - no C compiler at install time
+        return _count_in_python(reader, pre, progress, cancel)
+    job = _Counting(pre, pre.preset in NATIVE_PRESETS)
     workers = workers or min(os.cpu_count() or 1, 8)
-    if workers <= 1 or n_chunks <= 1 or n_chars < PARALLEL_MIN_CHARS:
-        return ThreadPoolExecutor(max_workers=1)
-    # fork is cheapest but unsafe once other threads run (the GUI's worker thread);
-    # spawn needs an importable __main__, which the bpe-gui entry point has.
-    method = "fork" if (threading.active_count() == 1 and os.name == "posix") else "spawn"
-    return ProcessPoolExecutor(max_workers=min(workers, n_chunks),
-                               mp_context=multiprocessing.get_context(method))
+    if workers <= 1 or reader.total <= 2 * reader.cutter.block_bytes:
+        counter = job.new_counter()
+        for blk in reader:
+            if cancel is not None and cancel():
+                raise Cancelled()
+            job.count(counter, blk)
+            if progress is not None:
+                progress(blk.done, reader.total)
+        return _finish(job, [counter], reader, progress)
+    return _count_threaded(job, reader, progress, cancel, workers)
 
 
-def build_table(
-    documents: Iterable[str],
-    pre: Pretokenizer,
-    progress: ProgressFn | None = None,
-    cancel: CancelFn | None = None,
-    workers: int | None = None,
-) -> PretokenTable:
-    """Pre-tokenize documents and count identical words once, with a frequency.
+def _count_threaded(job: _Counting, reader: BlockReader, progress, cancel,
+                    workers: int) -> PretokenTable:
+    todo: queue.Queue = queue.Queue(maxsize=2 * workers)   # bounded: memory stays flat
+    stop = threading.Event()
+    errors: list[BaseException] = []
+    counters = [job.new_counter() for _ in range(workers)]
 
-    Chunks run in worker processes; results merge in document order so the table's
-    word order is the order of first appearance (the first-seen tie rule depends on it).
-    """
-    docs = list(documents)
-    n_chars = sum(len(d) for d in docs)
-    # Custom patterns may span any cut, so only the presets are chunked.
-    chunks = [c for d in docs for c in (split_chunks(d) if pre.preset else [d]) if c]
-    counts: Counter = Counter()
-    done = 0
-    ex = _executor(len(chunks), n_chars, workers)
+    def work(counter) -> None:
+        while True:
+            blk = todo.get()
+            if blk is None or stop.is_set():
+                return
+            try:
+                job.count(counter, blk)
+            except BaseException as e:  # noqa: BLE001 - handed to the reading thread
+                errors.append(e)
+                stop.set()
+                return
+
+    threads = [threading.Thread(target=work, args=(c,), daemon=True, name="bpe-count")
+               for c in counters]
+    for t in threads:
+        t.start()
     try:
-        in_thread = isinstance(ex, ThreadPoolExecutor)
-        futures = [ex.submit(_count_chunk, pre.pattern, pre.special_tokens, c, in_thread)
-                   for c in chunks]
-        for chunk, fut in zip(chunks, futures):
-            # wait() rather than result(timeout): on Python 3.10 a result timeout is not the
-            # builtin TimeoutError, and a TimeoutError raised by the work itself must propagate.
+        for blk in reader:
             while True:
+                if stop.is_set() and errors:
+                    raise errors[0]
                 if cancel is not None and cancel():
                     raise Cancelled()
-                if wait([fut], timeout=0.1).done:
+                try:
+                    todo.put(blk, timeout=POLL_S)
                     break
-            counts.update(fut.result())
-            done += len(chunk)
+                except queue.Full:
+                    continue
             if progress is not None:
-                progress(done, n_chars)
-    finally:
-        ex.shutdown(wait=True, cancel_futures=True)
+                progress(blk.done, reader.total)
+        for _ in threads:
+            _put_until(todo, None, stop)
+        for t in threads:
+            while t.is_alive():
+                if cancel is not None and cancel():
+                    raise Cancelled()
+                t.join(POLL_S)
+        if errors:
+            raise errors[0]
+    except BaseException:
+        # Workers finish the block in hand and leave; nobody waits for them (cancel acts
+        # at once), and their counters are freed when they are done.
+        stop.set()
+        _drain(todo, len(threads))
+        raise
+    return _finish(job, counters, reader, progress)
+
+
+def _put_until(q: queue.Queue, item, stop: threading.Event) -> None:
+    while not stop.is_set():
+        try:
+            q.put(item, timeout=POLL_S)
+            return
+        except queue.Full:
+            continue
+
+
+def _drain(q: queue.Queue, n_sentinels: int) -> None:
+    while True:
+        try:
+            q.get_nowait()
+        except queue.Empty:
+            break
+    for _ in range(n_sentinels):
+        try:
+            q.put_nowait(None)
+        except queue.Full:
+            break
+
+
+def _finish(job: _Counting, counters: list, reader: BlockReader,
+            progress: ProgressFn | None) -> PretokenTable:
+    table = job.table(counters)
+    if progress is not None:
+        progress(reader.total, reader.total)
+    if not len(table):
+        raise CorpusError("The corpus is empty (no words after pre-tokenization). Type or "
+                          "paste some text, or open a non-empty file.")
+    return table
+
+
+def _count_in_python(reader: BlockReader, pre: Pretokenizer, progress, cancel) -> PretokenTable:
+    """The same counting without the C extension (slow; no compiler at install time)."""
+    counts: dict[str, int] = {}
+    chars = nbytes = 0
+    for blk in reader:
+        if cancel is not None and cancel():
+            raise Cancelled()
+        for text in texts_of(blk):
+            for w in pre.words(text):
+                counts[w] = counts.get(w, 0) + 1
+            chars += len(text)
+            nbytes += len(text.encode("utf-8"))
+        if progress is not None:
+            progress(blk.done, reader.total)
+    if progress is not None:
+        progress(reader.total, reader.total)
     if not counts:
         raise CorpusError("The corpus is empty (no words after pre-tokenization). Type or "
                           "paste some text, or open a non-empty file.")
-    n_bytes = sum(len(d.encode("utf-8")) for d in docs)
-    return PretokenTable.from_counter(counts, n_chars, n_bytes)
+    return PretokenTable.from_counter(counts, chars, nbytes)
+
+
+# ----- entry points ----------------------------------------------------------------------
+
+def count_corpus(paths: str | Path | Sequence[str | Path] = (), pre: Pretokenizer | None = None,
+                 *, texts: Sequence[str] = (), encoding: str = "utf-8",
+                 progress: ProgressFn | None = None, cancel: CancelFn | None = None,
+                 workers: int | None = None) -> PretokenTable:
+    """Count the pre-tokens of files (streamed in blocks) and/or in-memory texts.
+
+    Each text and each file is its own document (a .jsonl file: each line's ``text``).
+    ``progress(done, total)`` reports input bytes; ``cancel()`` is polled at least
+    every 50 ms and raises :class:`Cancelled`.
+
+    Example::
+
+        >>> count_corpus(texts=["a b a"], pre=Pretokenizer("whitespace")).words
+        ['a', ' ', 'b']
+    """
+    if isinstance(paths, (str, Path)):
+        paths = [paths]
+    pre = pre or Pretokenizer()
+    reader = BlockReader(paths, pre, texts=texts, encoding=encoding)
+    return count_blocks(reader, pre, progress, cancel, workers)
+
+
+def build_table(documents: Iterable[str], pre: Pretokenizer, progress: ProgressFn | None = None,
+                cancel: CancelFn | None = None, workers: int | None = None) -> PretokenTable:
+    """Pre-tokenize in-memory documents and count identical words once, with a frequency."""
+    return count_corpus([], pre, texts=list(documents), progress=progress, cancel=cancel,
+                        workers=workers)
 
 
 def table_from_text(text: str, pre: Pretokenizer, **kw) -> PretokenTable:
@@ -235,5 +336,4 @@ def table_from_files(paths: str | Path | Sequence[str | Path], pre: Pretokenizer
         paths = [paths]
     if not paths:
         raise CorpusError("No corpus files were given. Pass at least one text file.")
-    docs = [d for p in paths for d in read_documents(p)]
-    return build_table(docs, pre, **kw)
+    return count_corpus(paths, pre, **kw)

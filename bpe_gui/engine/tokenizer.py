@@ -21,9 +21,10 @@ from typing import Iterable, Iterator, Sequence
 from .errors import BPEError, EncodeError
 
 try:  # the hot loop of byte-level encoding, in C; the Python loop below is the fallback
-    from ._encode import Merger as _Merger
+    from ._encode import Merger as _Merger, WordCache as _WordCache
 except ImportError:  # pragma: no cover - only without a C compiler at install time
-    _Merger = None
+    _Merger = _WordCache = None
+from .blocks import NATIVE_PRESETS, outside_specials
 from .pretokenize import Pretokenizer
 
 EOW = b"</w>"
@@ -90,6 +91,8 @@ class Tokenizer:
         # word -> (ids, token bytes, character spans inside the word), for offsets
         self._ocache: dict[str, tuple[tuple[int, ...], tuple[bytes, ...], tuple]] = {}
         self._merger = None
+        self._native: int | None = None  # scanner preset: whole texts encode in C
+        self._wcache = None
         if mode == "byte":
             missing = [b for b in range(256) if bytes([b]) not in self.token_to_id]
             if missing:
@@ -100,6 +103,7 @@ class Tokenizer:
                 self._byte_ids = _IDENTITY
             if _Merger is not None:
                 self._merger = _Merger(self._byte_ids)
+                self._native = NATIVE_PRESETS.get(self.pre.preset)
         self._build_ranks()
         self._unk = self.token_to_id.get(UNK)
         self._eow = self.token_to_id.get(EOW)
@@ -134,6 +138,8 @@ class Tokenizer:
         self._max_rank = len(self.merges)
         self._cache = {}
         self._ocache = {}
+        if self._wcache is not None:
+            self._wcache.clear()
 
     # ----- as of a training step -------------------------------------------------
     def at_step(self, n_merges: int) -> "Tokenizer":
@@ -144,6 +150,7 @@ class Tokenizer:
         clone._max_rank = n
         clone._cache = {}
         clone._ocache = {}
+        clone._wcache = None
         if n < len(self.merges):
             clone.merges = self.merges[:n]
             clone._vocab = None   # the tokens of the first n merges, worked out when asked
@@ -257,8 +264,13 @@ class Tokenizer:
 
     def encode(self, text: str) -> list[int]:
         """Text -> token ids. Special tokens in the text become their ids."""
+        if self._native is not None and self._merger is not None:
+            plain = self._encode_native
+        else:
+            plain = self._encode_c if self._merger is not None else self._encode_words
+        if not self.special_tokens:
+            return plain(text)
         out: list[int] = []
-        plain = self._encode_c if self._merger is not None else self._encode_words
         for piece in self.pre.pieces(text):
             if piece.special:
                 out.append(self.special_ids[piece.text])
@@ -276,6 +288,15 @@ class Tokenizer:
         """Byte-level words through the C merge loop and the word cache."""
         return self._merger.encode_words(self.pre._run(self.pre.regex.findall, text),
                                          self._cache, self._max_rank, _CACHE_LIMIT)
+
+    def _encode_native(self, text: str) -> list[int]:
+        """A whole text scanned, merged and cached in C (the presets with a native scanner)."""
+        if self._wcache is None:
+            self._wcache = _WordCache(_CACHE_LIMIT)
+        try:
+            return self._merger.encode_text(self._native, text, self._max_rank, self._wcache)
+        except UnicodeEncodeError:  # a lone surrogate: UTF-8 cannot hold it
+            return self._encode_c(text)
 
     def encode_with_offsets(self, text: str) -> Encoding:
         """Ids, token bytes and character spans (for colouring text token by token)."""
@@ -341,12 +362,14 @@ class Tokenizer:
     def encode_iterable(self, iterable: Iterable[str], chunk_chars: int = 1 << 16) -> Iterator[int]:
         """Encode a stream of text (e.g. an open file) lazily, in bounded memory.
 
-        Text is buffered until ``chunk_chars``; the words of the buffer before its last
-        two (and before anything that could be the start of a special token) are
-        encoded and yielded, the rest waits for more text, so the ids equal ``encode``
-        of the whole text. A buffer that cannot be cut (one huge word) is tried again
-        only once it has doubled, so the work stays linear.
+        Text is buffered until ``chunk_chars``. With a native preset the buffer is cut at
+        a safe cut (a place no word spans and nothing after can change the words before:
+        see ``blocks.py``), never inside a special token, and the part before it is
+        encoded: the ids equal ``encode`` of the whole text. Other patterns keep the last
+        two words of the buffer back instead. A buffer that cannot be cut (one huge word)
+        is tried again only once it has doubled, so the work stays linear.
         """
+        scanner = self._native_scanner()
         hold = max(0, self.pre.max_special_len - 1)
         parts: list[str] = []
         size, limit = 0, chunk_chars
@@ -356,24 +379,51 @@ class Tokenizer:
             if size < limit:
                 continue
             buf = "".join(parts)
-            spans = list(self.pre.spans(buf))
-            cut = spans[-2][0] if len(spans) >= 2 else 0
-            if hold:
-                cut = max(0, min(cut, len(buf) - hold))
-            # The words before the cut are those found in the whole buffer: encoding
-            # buf[:cut] again could cut its end differently (\s+(?!\S) looks ahead).
-            n = 0
-            while n < len(spans) and spans[n][1] <= cut:
-                n += 1
-            if n < len(spans):
-                cut = min(cut, spans[n][0])
-            if n:
-                yield from self._encode_spans(buf, spans[:n])
-            parts, size = [buf[cut:]], len(buf) - cut
+            if scanner is not None:
+                cut = self._native_cut(scanner, buf, hold, chunk_chars)
+                if cut > 0:
+                    yield from self.encode(buf[:cut])
+            else:
+                cut = yield from self._regex_cut(buf, hold)
+            parts, size = [buf[cut:]] if cut > 0 else [buf], len(buf) - max(cut, 0)
             limit = max(chunk_chars, 2 * size)
         buf = "".join(parts)
         if buf:
             yield from self.encode(buf)
+
+    def _native_scanner(self):
+        if self._native is None:
+            return None
+        from .scanner import native_scanner
+        return native_scanner(self.pre.preset)
+
+    def _native_cut(self, scanner, buf: str, hold: int, chunk_chars: int) -> int:
+        hi = len(buf) - 1 - hold
+        lo = max(0, hi - chunk_chars)
+        try:
+            cut = scanner.safe_cut(buf, lo, hi)
+        except ValueError:  # lone surrogates: cut nowhere, the rest waits
+            return -1
+        if cut > 0 and self.special_tokens:
+            cut = outside_specials(buf, cut, lo, [s for s in self.special_tokens])
+        return cut
+
+    def _regex_cut(self, buf: str, hold: int):
+        """Encode the words of buf before its last two (a generator; returns the cut)."""
+        spans = list(self.pre.spans(buf))
+        cut = spans[-2][0] if len(spans) >= 2 else 0
+        if hold:
+            cut = max(0, min(cut, len(buf) - hold))
+        # The words before the cut are those found in the whole buffer: encoding
+        # buf[:cut] again could cut its end differently (\s+(?!\S) looks ahead).
+        n = 0
+        while n < len(spans) and spans[n][1] <= cut:
+            n += 1
+        if n < len(spans):
+            cut = min(cut, spans[n][0])
+        if n:
+            yield from self._encode_spans(buf, spans[:n])
+        return cut
 
     def _encode_spans(self, text: str, spans: list[tuple[int, int, bool]]) -> Iterator[int]:
         word_ids = self._word_ids

@@ -1,68 +1,130 @@
-"""Pre-token tables: parallel chunked counting equals single-threaded, order included."""
+"""Pre-token tables: streamed, block-cut and threaded counting equals counting the whole
+text with `regex`, word order (first appearance) included."""
 from __future__ import annotations
 
+import gzip
+import json
 import lzma
+import tracemalloc
 
 import pytest
+import regex
+from hypothesis import HealthCheck, given, settings, strategies as st
 
-from bpe_gui.engine import Pretokenizer, TrainSettings, Trainer, corpus
-from bpe_gui.engine.corpus import build_table, split_chunks
+from bpe_gui.engine import Pretokenizer, TrainSettings, Trainer, blocks, corpus
+from bpe_gui.engine.corpus import build_table, count_corpus
+from bpe_gui.engine.errors import CorpusError, NotUTF8Error
+from bpe_gui.engine.files import looks_binary
+from bpe_gui.engine.pretokenize import PRESETS
 
-from engine_oracle import HAS_C_CORE, word_counts
+from engine_oracle import HAS_C_CORE, split_specials
+
+EOT = "<|endoftext|>"
+ALL_PRESETS = list(PRESETS)
+
+
+def oracle(texts, specials=(), pattern="gpt2") -> dict[str, int]:
+    """Word -> count in order of first appearance: `regex` on each whole document."""
+    counts: dict[str, int] = {}
+    for text in texts:
+        for piece, is_special in split_specials(text, specials):
+            if not is_special:
+                for w in regex.findall(PRESETS[pattern], piece):
+                    if w:
+                        counts[w] = counts.get(w, 0) + 1
+    return counts
+
+
+def as_dict(table) -> dict[str, int]:
+    return dict(zip(table.words, table.freqs))
+
+
+@pytest.fixture
+def tiny_blocks(monkeypatch):
+    """Blocks of 7 bytes: nearly every block boundary needs a cut or a carry."""
+    monkeypatch.setattr(blocks, "BLOCK_BYTES", 7)
+    monkeypatch.setattr(blocks, "REGEX_BLOCK_BYTES", 7)
 
 
 @pytest.fixture(scope="module")
-def big_text(corpora_dir) -> str:
+def mixed_text(corpora_dir) -> str:
     with lzma.open(corpora_dir / "en-tinyshakespeare.txt.xz", "rt", encoding="utf-8") as f:
-        en = f.read(400_000)
+        en = f.read(60_000)
     with lzma.open(corpora_dir / "zh-en-d2l-zh-markdown.txt.xz", "rt", encoding="utf-8") as f:
-        zh = f.read(200_000)
-    return en + "<|endoftext|>" + zh
+        zh = f.read(30_000)
+    with lzma.open(corpora_dir / "code-python-stdlib.py.txt.xz", "rt", encoding="utf-8") as f:
+        code = f.read(30_000)
+    return en + EOT + zh + EOT + code
 
 
-@pytest.mark.parametrize("pattern", ["gpt2", "cl100k", "whitespace", "cjk"])
-def test_parallel_table_equals_single_threaded(big_text, monkeypatch, pattern):
-    pre = Pretokenizer(pattern, ["<|endoftext|>"])
-    single = build_table([big_text, "second document"], pre, workers=1)
-    monkeypatch.setattr(corpus, "CHUNK_CHARS", 50_000)
-    monkeypatch.setattr(corpus, "PARALLEL_MIN_CHARS", 10_000)
-    assert len(split_chunks(big_text)) > 5
+@pytest.mark.parametrize("pattern", ALL_PRESETS)
+def test_streamed_file_equals_whole_text(tmp_path, mixed_text, tiny_blocks, pattern):
+    p = tmp_path / "c.txt"
+    p.write_text(mixed_text, encoding="utf-8")
+    table = count_corpus(p, Pretokenizer(pattern, [EOT]), workers=1)
+    expected = oracle([mixed_text], [EOT], pattern)
+    assert table.words == list(expected)          # same words, same first-seen order
+    assert table.freqs == list(expected.values())
+    assert table.n_bytes == len(mixed_text.encode())
+    assert table.n_chars == len(mixed_text)
+
+
+@pytest.mark.parametrize("pattern", ALL_PRESETS)
+def test_threaded_counting_equals_single(tmp_path, mixed_text, monkeypatch, pattern):
+    monkeypatch.setattr(blocks, "BLOCK_BYTES", 997)
+    monkeypatch.setattr(blocks, "REGEX_BLOCK_BYTES", 997)
+    p = tmp_path / "c.txt.gz"
+    with gzip.open(p, "wt", encoding="utf-8") as f:
+        f.write(mixed_text * 3)
+    pre = Pretokenizer(pattern, [EOT])
     seen = []
-    parallel = build_table([big_text, "second document"], pre, workers=2,
-                           progress=lambda d, t: seen.append((d, t)))
-    assert parallel.words == single.words  # same words in the same first-seen order
-    assert parallel.freqs == single.freqs
-    assert (parallel.n_chars, parallel.n_bytes) == (single.n_chars, single.n_bytes)
-    assert seen[-1][0] == seen[-1][1] == single.n_chars
+    single = count_corpus(p, pre, workers=1)
+    threaded = count_corpus(p, pre, workers=3, progress=lambda d, t: seen.append((d, t)))
+    assert threaded.words == single.words
+    assert threaded.freqs == single.freqs
+    assert (threaded.n_chars, threaded.n_bytes) == (single.n_chars, single.n_bytes)
+    assert seen[-1][0] == seen[-1][1] == p.stat().st_size
     assert [d for d, _ in seen] == sorted(d for d, _ in seen)
 
 
-def test_parallel_uses_processes(big_text, monkeypatch):
-    monkeypatch.setattr(corpus, "CHUNK_CHARS", 50_000)
-    monkeypatch.setattr(corpus, "PARALLEL_MIN_CHARS", 10_000)
-    ex = corpus._executor(len(split_chunks(big_text)), len(big_text), 2)
+_alphabet = st.sampled_from(list("ab Z9٣'sSt\n\r\t  .,!中文字😀é") + ["\u0301", "\u3000", "<|x|>",
+                                                                    "\x1c", "\u2028"])
+
+
+@given(parts=st.lists(_alphabet, max_size=60), pattern=st.sampled_from(ALL_PRESETS),
+       size=st.integers(1, 12))
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_any_text_any_block_size(tmp_path_factory, parts, pattern, size):
+    """Texts with no newlines, runs of spaces, specials everywhere: same counts as whole."""
+    text = "".join(parts)
+    path = tmp_path_factory.mktemp("h") / "t.txt"
+    path.write_bytes(text.encode())
+    mp = pytest.MonkeyPatch()
+    mp.setattr(blocks, "BLOCK_BYTES", size)
+    mp.setattr(blocks, "REGEX_BLOCK_BYTES", size)
     try:
-        assert isinstance(ex, corpus.ProcessPoolExecutor)
+        expected = oracle([text], ["<|x|>"], pattern)
+        if not expected:
+            with pytest.raises(CorpusError, match="empty"):
+                count_corpus(texts=[text], pre=Pretokenizer(pattern, ["<|x|>"]), workers=1)
+            return
+        if not looks_binary(text.encode()):  # (a file of control characters is refused)
+            table = count_corpus(path, Pretokenizer(pattern, ["<|x|>"]), workers=1)
+            assert list(zip(table.words, table.freqs)) == list(expected.items())
+        # the same text given in memory
+        table = count_corpus(texts=[text], pre=Pretokenizer(pattern, ["<|x|>"]), workers=1)
+        assert list(zip(table.words, table.freqs)) == list(expected.items())
     finally:
-        ex.shutdown()
+        mp.undo()
 
 
-def test_chunks_cut_no_word(big_text):
-    """Each chunk cut is a word boundary for every preset."""
-    chunks = split_chunks(big_text, 20_000)
-    assert "".join(chunks) == big_text and len(chunks) > 10
-    for pattern in ("gpt2", "cl100k", "whitespace", "cjk"):
-        pre = Pretokenizer(pattern, ["<|endoftext|>"])
-        whole = pre.words(big_text)
-        assert [w for c in chunks for w in pre.words(c)] == whole, pattern
-
-
-def test_table_matches_independent_count(big_text):
-    table = build_table([big_text], Pretokenizer("gpt2", ["<|endoftext|>"]), workers=1)
-    expected = word_counts(big_text, ["<|endoftext|>"])
-    assert dict(zip(table.words, table.freqs)) == expected
-    assert table.words == list(expected)
-    assert table.total == sum(expected.values())
+def test_cuts_never_split_special_tokens(tmp_path, tiny_blocks):
+    text = ("ab<|endoftext|>cd <|endoftext|><|endoftext|>e f" * 50)
+    p = tmp_path / "s.txt"
+    p.write_text(text)
+    for pattern in ALL_PRESETS:
+        table = count_corpus(p, Pretokenizer(pattern, [EOT, "<|end"]), workers=1)
+        assert as_dict(table) == oracle([text], [EOT, "<|end"], pattern), pattern
 
 
 def test_documents_are_pretokenized_apart():
@@ -74,19 +136,121 @@ def test_documents_are_pretokenized_apart():
     assert build_table(["ab", "cd"], pre).words == ["ab", "cd"]
 
 
-def test_trainer_same_with_parallel_pretokenization(big_text, monkeypatch):
-    s = TrainSettings(num_merges=200 if HAS_C_CORE else 15, special_tokens=("<|endoftext|>",))
-    a = Trainer.from_text(big_text, s, workers=1)
+def test_jsonl_documents_streamed(tmp_path, tiny_blocks):
+    docs = ["first doc's text", "ab", "cd", "中文 text\nmore", "x" * 30]
+    p = tmp_path / "d.jsonl.xz"
+    with lzma.open(p, "wt", encoding="utf-8") as f:
+        for d in docs:
+            f.write(json.dumps({"text": d}) + "\n\n")
+    for pattern in ALL_PRESETS:
+        for workers in (1, 2):
+            table = count_corpus(p, Pretokenizer(pattern), workers=workers)
+            assert list(zip(table.words, table.freqs)) == list(oracle(docs, (), pattern).items())
+
+
+def test_files_and_texts_are_separate_documents(tmp_path):
+    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
+    a.write_text("one two")
+    b.write_text("three")
+    table = count_corpus([a, b], Pretokenizer("gpt2"), texts=["zero"])
+    assert table.words == ["zero", "one", " two", "three"]
+
+
+def test_not_utf8_offset_is_the_file_offset(tmp_path, tiny_blocks):
+    p = tmp_path / "bad.txt"
+    data = ("héllo wörld " * 40).encode() + b"\xff tail"
+    p.write_bytes(data)
+    with pytest.raises(NotUTF8Error) as e:
+        count_corpus(p, Pretokenizer("gpt2"))
+    assert e.value.offset == data.index(b"\xff")
+    assert str(p) in str(e.value)
+
+
+def test_bom_dropped_binary_refused_empty_refused(tmp_path):
+    p = tmp_path / "bom.txt"
+    p.write_bytes(b"\xef\xbb\xbfhi there")
+    assert count_corpus(p, Pretokenizer("gpt2")).words == ["hi", " there"]
+    b = tmp_path / "bin.txt"
+    b.write_bytes(b"\x00\x01\x02binary" * 10)
+    with pytest.raises(CorpusError, match="binary"):
+        count_corpus(b, Pretokenizer("gpt2"))
+    e = tmp_path / "empty.txt"
+    e.write_bytes(b"")
+    with pytest.raises(CorpusError, match="empty"):
+        count_corpus(e, Pretokenizer("gpt2"))
+
+
+def test_other_encoding_converted_in_blocks(tmp_path, tiny_blocks):
+    text = "café crème brûlée " * 20
+    p = tmp_path / "latin.txt"
+    p.write_bytes(text.encode("latin-1"))
+    table = count_corpus(p, Pretokenizer("gpt2"), encoding="latin-1")
+    assert as_dict(table) == oracle([text])
+
+
+def test_lone_surrogate_text_gets_a_message():
+    with pytest.raises(CorpusError, match="lone surrogate"):
+        count_corpus(texts=["ok \ud800 no"], pre=Pretokenizer("gpt2"))
+
+
+def test_no_newlines_one_long_line_streams(tmp_path, monkeypatch):
+    """A 2 MB single line (minified-JSON-like) is cut into many blocks, not held whole."""
+    monkeypatch.setattr(blocks, "BLOCK_BYTES", 64 << 10)
+    monkeypatch.setattr(blocks, "REGEX_BLOCK_BYTES", 64 << 10)
+    line = "".join(f'{{"id":{i},"name":"item {i}","tags":["a","b"]}},' for i in range(40_000))
+    p = tmp_path / "min.json.txt"
+    p.write_text(line)
+    for pattern in ("gpt2", "whitespace"):
+        sizes = []
+        reader = blocks.BlockReader([p], Pretokenizer(pattern))
+        for blk in reader:
+            sizes.append(len(blk.data))
+        assert len(sizes) > 10 and max(sizes) < 4 * (64 << 10), pattern
+        assert as_dict(count_corpus(p, Pretokenizer(pattern))) == oracle([line], (), pattern)
+
+
+def test_memory_does_not_grow_with_the_corpus(tmp_path, monkeypatch):
+    """Streaming 8 MB in 64 KB blocks allocates far less than the file (Python heap)."""
+    monkeypatch.setattr(blocks, "BLOCK_BYTES", 64 << 10)
+    p = tmp_path / "big.txt"
+    unit = "The quick brown fox jumps over the lazy dog; 1234 times.\n" * 100
+    with open(p, "w") as f:
+        for _ in range(8_000_000 // len(unit)):
+            f.write(unit)
+    tracemalloc.start()
+    try:
+        table = count_corpus(p, Pretokenizer("gpt2"), workers=2)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert table.n_bytes == p.stat().st_size
+    assert peak < 2_000_000, f"peak Python allocations {peak:,} bytes for an 8 MB file"
+
+
+def test_cancel_stops_reading(tmp_path, monkeypatch):
+    monkeypatch.setattr(blocks, "BLOCK_BYTES", 4096)
+    p = tmp_path / "c.txt"
+    p.write_text("word " * 200_000)
+    for workers in (1, 2):
+        calls = []
+        def cancel():
+            calls.append(1)
+            return len(calls) > 3
+        progress = []
+        with pytest.raises(corpus.Cancelled):
+            count_corpus(p, Pretokenizer("gpt2"), cancel=cancel, workers=workers,
+                         progress=lambda d, t: progress.append(d))
+        assert not progress or progress[-1] < p.stat().st_size  # stopped early
+
+
+def test_trainer_same_from_file_and_text(tmp_path, mixed_text, monkeypatch):
+    monkeypatch.setattr(blocks, "BLOCK_BYTES", 5000)
+    s = TrainSettings(num_merges=200 if HAS_C_CORE else 15, special_tokens=(EOT,))
+    a = Trainer.from_text(mixed_text, s, workers=1)
     a.run(detail=False)
-    monkeypatch.setattr(corpus, "CHUNK_CHARS", 60_000)
-    monkeypatch.setattr(corpus, "PARALLEL_MIN_CHARS", 10_000)
-    b = Trainer.from_text(big_text, s, workers=2)
+    p = tmp_path / "m.txt"
+    p.write_text(mixed_text)
+    b = Trainer.from_files([p], s, workers=2)
     b.run(detail=False)
     assert a.merges == b.merges
     assert [st.count for st in a.steps] == [st.count for st in b.steps]
-
-
-def test_cancel_stops_table_building(big_text, monkeypatch):
-    monkeypatch.setattr(corpus, "CHUNK_CHARS", 50_000)
-    with pytest.raises(corpus.Cancelled):
-        build_table([big_text], Pretokenizer("gpt2"), cancel=lambda: True, workers=1)

@@ -53,29 +53,38 @@ def test_spans_runaway_pattern_raises_pattern_error(monkeypatch):
         list(pre.spans("a" * 40))
 
 
-def test_chunk_size_is_read_at_call_time(monkeypatch):
-    """split_chunks bound CHUNK_CHARS as a default argument, so tuning it did nothing."""
-    monkeypatch.setattr(corpus, "CHUNK_CHARS", 100)
-    text = "word\nmore words here\n" * 50
-    chunks = corpus.split_chunks(text)
-    assert len(chunks) > 1 and "".join(chunks) == text
+def test_block_size_is_read_at_call_time(monkeypatch, tmp_path):
+    """(Was: split_chunks bound CHUNK_CHARS as a default argument, so tuning it did
+    nothing.) The block size must be read when a corpus is read, not at import."""
+    from bpe_gui.engine import blocks
+    monkeypatch.setattr(blocks, "BLOCK_BYTES", 100)
+    p = tmp_path / "c.txt"
+    p.write_text("word more words here " * 50)
+    sizes = [len(b.data) for b in blocks.BlockReader([p], Pretokenizer("gpt2"))]
+    assert len(sizes) > 5 and max(sizes) <= 200
 
 
-def test_timeout_error_inside_chunk_work_propagates(monkeypatch):
+@pytest.mark.parametrize("workers", [1, 2])
+def test_timeout_error_inside_block_work_propagates(monkeypatch, tmp_path, workers):
     """build_table caught TimeoutError to poll its futures, so a TimeoutError raised by
-    the work itself looped until cancelled (and on Python 3.10 a poll timeout, which is
-    not the builtin TimeoutError there, escaped instead)."""
+    the work itself looped until cancelled. An error in a counting thread must reach
+    the caller as it is, whether counting runs inline or on worker threads."""
+    from bpe_gui.engine import blocks
+
     def boom(*a):
         raise TimeoutError("from the work")
 
-    monkeypatch.setattr(corpus, "_count_chunk", boom)
-    deadline = time.monotonic() + 2.0
+    monkeypatch.setattr(corpus._Counting, "count", boom)
+    monkeypatch.setattr(blocks, "BLOCK_BYTES", 1000)
+    p = tmp_path / "c.txt"
+    p.write_text("some text " * 2000)
+    deadline = time.monotonic() + 5.0
     with pytest.raises(TimeoutError, match="from the work"):
         try:
-            corpus.build_table(["some text"], Pretokenizer("gpt2"),
-                               cancel=lambda: time.monotonic() > deadline, workers=1)
+            corpus.count_corpus(p, Pretokenizer("gpt2"), workers=workers,
+                                cancel=lambda: time.monotonic() > deadline)
         except Cancelled:
-            pytest.fail("build_table kept polling a future that had failed")
+            pytest.fail("counting kept waiting for a worker that had failed")
 
 
 def _byte_vocab() -> dict[int, bytes]:

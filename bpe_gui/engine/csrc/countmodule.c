@@ -1,0 +1,986 @@
+/*
+ * bpe_gui.engine._count -- counting pre-tokens (words) in a native hash table.
+ *
+ * Training only ever needs the unique words of a corpus and how often each occurs, so a
+ * corpus of any size is read in blocks and each block is counted here, without the GIL and
+ * without a Python string per word.
+ *
+ * Python API
+ * ----------
+ *   WordCounter(preset=-1, specials=())
+ *       preset: BPE_SCAN_* of scan.h for the native scanner, or -1 when the caller
+ *       cuts words itself (count_words); specials: special tokens as bytes.
+ *   count(text, block)       a whole text (str, or UTF-8 bytes-like that is valid UTF-8):
+ *                            cut at special tokens (longest first where they overlap),
+ *                            then into words by the scanner; each word counted. The block
+ *                            number orders first appearances across counters.
+ *   count_words(words, block)  the words of one block, as a list of str (the text's size
+ *                            is not known here: add it with add_size)
+ *   merge(other)             add another counter's words; first appearance is the earlier
+ *   export(firsts=False) -> (blob, starts, freqs[, firsts])   every word in order of
+ *                            first appearance: their UTF-8 bytes concatenated, int64 start
+ *                            offsets (n + 1 of them), int64 frequencies and (optionally)
+ *                            uint64 first-appearance keys, as bytes
+ *   add_table(blob, starts, counts, firsts=None, block=0)   the reverse: add such arrays
+ *   add_size(chars, bytes)   count text the counter did not see (words counted elsewhere)
+ *   len(counter), .total (words counted), .chars, .bytes (of the texts given to count)
+ *   utf8_error(data) -> offset of the first byte that is not valid UTF-8, or -1
+ *   safe_cut(preset, data, lo, hi) -> a byte offset in (lo, hi] where a block can be cut
+ *       without changing any word (see scan.h), or -1
+ *
+ * First appearance: every counted word gets the key (block << 32) | ordinal-in-block, and
+ * a word keeps the smallest key it was seen with. Blocks counted on different threads or
+ * machines therefore merge into exactly the order a single pass over the corpus gives,
+ * which the first-seen tie rule depends on.
+ *
+ * Layout: one open-addressing table whose slots hold the entries themselves (hash,
+ * length, the word's first 8 bytes, count, first appearance), so looking up a word of up
+ * to 8 bytes -- most words -- touches one cache line; longer words are compared against
+ * their copy in an arena of large chunks (never moved, so a resize copies no text). The
+ * scanner hands over words in batches, and the slots of a whole batch are prefetched
+ * before any is looked at, so the memory latencies overlap.
+ */
+#define _GNU_SOURCE /* memmem */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scan.h"
+
+#ifndef BPE_SCAN_NPRESETS
+#define BPE_SCAN_NPRESETS 3
+#endif
+
+#define ARENA_CHUNK (4u << 20)
+#define NO_PRESET (-1)
+#define BATCH 256
+
+typedef struct {
+    uint64_t key8;          /* the word's first 8 bytes, zero-padded */
+    uint32_t hash32;        /* low bits of the hash */
+    uint32_t len;           /* 0: an empty slot (words are never empty) */
+    int64_t count;
+    uint64_t first;         /* (block << 32) | ordinal: first appearance */
+    const unsigned char *p; /* the whole word in the arena, when longer than 8 bytes */
+} Slot;
+
+typedef struct {
+    PyObject_HEAD
+    int preset;
+    /* special tokens */
+    Py_ssize_t n_specials;
+    unsigned char **sp;
+    size_t *sp_len;
+    /* the table */
+    Slot *slots;
+    size_t cap;             /* power of two */
+    size_t n;               /* words in it */
+    /* arena for words longer than 8 bytes */
+    unsigned char **chunks;
+    size_t n_chunks, chunks_cap;
+    size_t chunk_used, chunk_size, arena_bytes;
+    /* totals */
+    int64_t total, chars, bytes;
+    int busy;
+} Counter;
+
+/* ------------------------------------------------------------------------------ */
+/* hashing                                                                        */
+/* ------------------------------------------------------------------------------ */
+
+static inline uint64_t load64(const unsigned char *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+static inline uint64_t mix64(uint64_t h)
+{
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 33;
+    return h;
+}
+
+/* A multiply-rotate hash over 8-byte lanes with a final avalanche. Words are short, so
+ * the per-word constant cost matters more than bulk speed. */
+static inline uint64_t hash_bytes(const unsigned char *p, size_t n)
+{
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ (n * 0x100000001B3ull);
+    while (n >= 8) {
+        h = (h ^ load64(p)) * 0x5bd1e9955bd1e995ull;
+        h = (h << 31) | (h >> 33);
+        p += 8;
+        n -= 8;
+    }
+    uint64_t t = 0;
+    switch (n) {
+    case 7: t |= (uint64_t)p[6] << 48; /* fall through */
+    case 6: t |= (uint64_t)p[5] << 40; /* fall through */
+    case 5: t |= (uint64_t)p[4] << 32; /* fall through */
+    case 4: t |= (uint64_t)p[3] << 24; /* fall through */
+    case 3: t |= (uint64_t)p[2] << 16; /* fall through */
+    case 2: t |= (uint64_t)p[1] << 8;  /* fall through */
+    case 1: t |= (uint64_t)p[0];
+        h = (h ^ t) * 0x5bd1e9955bd1e995ull;
+    }
+    return mix64(h);
+}
+
+/* ------------------------------------------------------------------------------ */
+/* the table (no Python calls: these run without the GIL)                         */
+/* ------------------------------------------------------------------------------ */
+
+static inline uint64_t key8_of(const unsigned char *p, size_t n)
+{
+    uint64_t k = 0;
+    memcpy(&k, p, n < 8 ? n : 8);
+    return k;
+}
+
+static inline size_t slot_index(uint64_t h, size_t cap)
+{
+    return (size_t)(h ^ (h >> 29)) & (cap - 1);
+}
+
+static int grow_slots(Counter *c)
+{
+    size_t cap = c->cap ? c->cap * 2 : 4096;
+    Slot *slots = (Slot *)calloc(cap, sizeof(Slot));
+    if (!slots)
+        return -1;
+    for (size_t i = 0; i < c->cap; i++) {
+        Slot *o = &c->slots[i];
+        if (!o->len)
+            continue;
+        /* the full hash is not kept: rehash from the word itself */
+        uint64_t h = hash_bytes(o->len <= 8 ? (const unsigned char *)&o->key8 : o->p, o->len);
+        size_t s = slot_index(h, cap);
+        while (slots[s].len)
+            s = (s + 1) & (cap - 1);
+        slots[s] = *o;
+    }
+    free(c->slots);
+    c->slots = slots;
+    c->cap = cap;
+    return 0;
+}
+
+static const unsigned char *arena_copy(Counter *c, const unsigned char *p, size_t n)
+{
+    if (c->n_chunks == 0 || c->chunk_used + n > c->chunk_size) {
+        size_t size = n > ARENA_CHUNK ? n : ARENA_CHUNK;
+        if (c->n_chunks == c->chunks_cap) {
+            size_t cap = c->chunks_cap ? c->chunks_cap * 2 : 16;
+            unsigned char **ch = (unsigned char **)realloc(c->chunks, cap * sizeof(*ch));
+            if (!ch)
+                return NULL;
+            c->chunks = ch;
+            c->chunks_cap = cap;
+        }
+        unsigned char *mem = (unsigned char *)malloc(size ? size : 1);
+        if (!mem)
+            return NULL;
+        c->chunks[c->n_chunks++] = mem;
+        c->chunk_used = 0;
+        c->chunk_size = size;
+        c->arena_bytes += size;
+    }
+    unsigned char *dst = c->chunks[c->n_chunks - 1] + c->chunk_used;
+    memcpy(dst, p, n);
+    c->chunk_used += n;
+    return dst;
+}
+
+static inline const unsigned char *slot_word(const Slot *e)
+{
+    return e->len <= 8 ? (const unsigned char *)&e->key8 : e->p;
+}
+
+/* Add `count` occurrences of a word with hash h first seen at `first`. Returns 0, or -1
+ * when out of memory (the table is left consistent). */
+static int add_hashed(Counter *c, const unsigned char *p, size_t n, uint64_t h, int64_t count,
+                      uint64_t first)
+{
+    if (n > UINT32_MAX || n == 0)
+        return n == 0 ? 0 : -1;
+    if ((c->n + 1) * 4 >= c->cap * 3) {
+        if (grow_slots(c) < 0)
+            return -1;
+    }
+    uint64_t k8 = key8_of(p, n);
+    uint32_t h32 = (uint32_t)h;
+    size_t s = slot_index(h, c->cap);
+    for (;;) {
+        Slot *e = &c->slots[s];
+        if (!e->len)
+            break;
+        if (e->hash32 == h32 && e->len == n && e->key8 == k8 &&
+            (n <= 8 || memcmp(e->p + 8, p + 8, n - 8) == 0)) {
+            e->count += count;
+            if (first < e->first)
+                e->first = first;
+            return 0;
+        }
+        s = (s + 1) & (c->cap - 1);
+    }
+    const unsigned char *copy = NULL;
+    if (n > 8 && !(copy = arena_copy(c, p, n)))
+        return -1;
+    Slot *e = &c->slots[s];
+    e->key8 = k8;
+    e->hash32 = h32;
+    e->len = (uint32_t)n;
+    e->count = count;
+    e->first = first;
+    e->p = copy;
+    c->n++;
+    return 0;
+}
+
+static inline int add_word(Counter *c, const unsigned char *p, size_t n, int64_t count,
+                           uint64_t first)
+{
+    return add_hashed(c, p, n, hash_bytes(p, n), count, first);
+}
+
+/* Count the words of s whose ends are ends[0..k) (the first starts at `start`): hash
+ * them all and prefetch their slots first, then look them up. */
+static int add_batch(Counter *c, const unsigned char *s, size_t start, const size_t *ends,
+                     size_t k, uint64_t *ord)
+{
+    uint64_t hs[BATCH];
+    if (c->cap == 0 || (c->n + k) * 4 >= c->cap * 3) {
+        /* grow before the batch so the prefetched slots stay where they are */
+        while (c->cap == 0 || (c->n + k) * 4 >= c->cap * 3)
+            if (grow_slots(c) < 0)
+                return -1;
+    }
+    size_t p = start;
+    for (size_t j = 0; j < k; j++) {
+        hs[j] = hash_bytes(s + p, ends[j] - p);
+        __builtin_prefetch(&c->slots[slot_index(hs[j], c->cap)]);
+        p = ends[j];
+    }
+    p = start;
+    for (size_t j = 0; j < k; j++) {
+        if (add_hashed(c, s + p, ends[j] - p, hs[j], 1, (*ord)++) < 0)
+            return -1;
+        p = ends[j];
+    }
+    return 0;
+}
+
+static void counter_clear(Counter *c)
+{
+    for (size_t i = 0; i < c->n_chunks; i++)
+        free(c->chunks[i]);
+    free(c->chunks);
+    free(c->slots);
+    c->chunks = NULL;
+    c->slots = NULL;
+    c->n = c->cap = 0;
+    c->n_chunks = c->chunks_cap = c->chunk_used = c->chunk_size = c->arena_bytes = 0;
+}
+
+static inline int64_t count_chars(const unsigned char *p, size_t n)
+{
+    int64_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += (p[i] & 0xC0) != 0x80;
+    return k;
+}
+
+/* ------------------------------------------------------------------------------ */
+/* counting a text: special tokens, then the scanner                              */
+/* ------------------------------------------------------------------------------ */
+
+/* The first occurrence of needle in hay, or NULL. */
+static const unsigned char *find_bytes(const unsigned char *hay, size_t n,
+                                       const unsigned char *needle, size_t m)
+{
+#if defined(__GLIBC__) || defined(__APPLE__)
+    return (const unsigned char *)memmem(hay, n, needle, m);
+#else
+    const unsigned char *end = hay + n;
+    while (m && (size_t)(end - hay) >= m) {
+        const unsigned char *f = (const unsigned char *)memchr(hay, needle[0],
+                                                               (size_t)(end - hay) - m + 1);
+        if (!f)
+            return NULL;
+        if (memcmp(f, needle, m) == 0)
+            return f;
+        hay = f + 1;
+    }
+    return NULL;
+#endif
+}
+
+/* Next special token at or after pos: its start in *at and its index; -1 if none.
+ * next[k] caches where special k occurs next (SIZE_MAX: nowhere). */
+static Py_ssize_t next_special(Counter *c, const unsigned char *s, size_t n, size_t pos,
+                               size_t *next, size_t *at)
+{
+    Py_ssize_t best = -1;
+    for (Py_ssize_t k = 0; k < c->n_specials; k++) {
+        if (next[k] != SIZE_MAX && next[k] < pos) {
+            const unsigned char *f = NULL;
+            if (pos + c->sp_len[k] <= n)
+                f = find_bytes(s + pos, n - pos, c->sp[k], c->sp_len[k]);
+            next[k] = f ? (size_t)(f - s) : SIZE_MAX;
+        }
+        if (next[k] == SIZE_MAX)
+            continue;
+        /* leftmost wins; at the same start the longest (specials are sorted longest first) */
+        if (best < 0 || next[k] < *at) {
+            best = k;
+            *at = next[k];
+        }
+    }
+    return best;
+}
+
+/* Count the words of s[0..n), a whole text. Returns 0 or -1 (out of memory). */
+static int count_text(Counter *c, const unsigned char *s, size_t n, uint64_t block)
+{
+    uint64_t ord = block << 32;
+    size_t *next = NULL;
+    if (c->n_specials) {
+        next = (size_t *)malloc((size_t)c->n_specials * sizeof(size_t));
+        if (!next)
+            return -1;
+        for (Py_ssize_t k = 0; k < c->n_specials; k++) {
+            const unsigned char *f = c->sp_len[k] <= n
+                ? find_bytes(s, n, c->sp[k], c->sp_len[k]) : NULL;
+            next[k] = f ? (size_t)(f - s) : SIZE_MAX;
+        }
+    }
+    size_t pos = 0;
+    int rc = 0;
+    while (pos < n) {
+        size_t end = n, at = SIZE_MAX;
+        Py_ssize_t k = next ? next_special(c, s, n, pos, next, &at) : -1;
+        if (k >= 0)
+            end = at;
+        /* the piece s[pos..end) is a whole text for the scanner */
+        size_t p = 0, ends[BATCH];
+        while (p < end - pos) {
+            size_t k = bpe_scan_words(c->preset, s + pos, p, end - pos, ends, BATCH);
+            if (add_batch(c, s + pos, p, ends, k, &ord) < 0) {
+                rc = -1;
+                goto done;
+            }
+            p = ends[k - 1];
+            c->total += (int64_t)k;
+        }
+        pos = k >= 0 ? end + c->sp_len[k] : n;
+    }
+done:
+    free(next);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------------ */
+/* Python glue                                                                    */
+/* ------------------------------------------------------------------------------ */
+
+static int check_idle(Counter *c)
+{
+    if (c->busy) {
+        PyErr_SetString(PyExc_RuntimeError, "WordCounter is in use on another thread");
+        return -1;
+    }
+    return 0;
+}
+
+static void free_specials(Counter *c)
+{
+    for (Py_ssize_t k = 0; k < c->n_specials; k++)
+        free(c->sp[k]);
+    free(c->sp);
+    free(c->sp_len);
+    c->sp = NULL;
+    c->sp_len = NULL;
+    c->n_specials = 0;
+}
+
+static int Counter_init(Counter *c, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"preset", "specials", NULL};
+    int preset = NO_PRESET;
+    PyObject *ospecials = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|iO:WordCounter", kwlist, &preset,
+                                     &ospecials))
+        return -1;
+    if (preset != NO_PRESET && (preset < 0 || preset >= BPE_SCAN_NPRESETS)) {
+        PyErr_Format(PyExc_ValueError, "unknown scanner preset %d", preset);
+        return -1;
+    }
+    if (c->busy || c->n) {
+        PyErr_SetString(PyExc_RuntimeError, "WordCounter is already initialised");
+        return -1;
+    }
+    free_specials(c);
+    c->preset = preset;
+    if (!ospecials || ospecials == Py_None)
+        return 0;
+    PyObject *seq = PySequence_Fast(ospecials, "specials must be a sequence of bytes");
+    if (!seq)
+        return -1;
+    Py_ssize_t m = PySequence_Fast_GET_SIZE(seq);
+    c->sp = (unsigned char **)calloc(m ? (size_t)m : 1, sizeof(unsigned char *));
+    c->sp_len = (size_t *)calloc(m ? (size_t)m : 1, sizeof(size_t));
+    if (!c->sp || !c->sp_len) {
+        Py_DECREF(seq);
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t k = 0; k < m; k++) {
+        PyObject *o = PySequence_Fast_GET_ITEM(seq, k);
+        if (!PyBytes_Check(o) || PyBytes_GET_SIZE(o) == 0) {
+            Py_DECREF(seq);
+            PyErr_SetString(PyExc_TypeError, "specials must be non-empty bytes");
+            return -1;
+        }
+        size_t len = (size_t)PyBytes_GET_SIZE(o);
+        c->sp[k] = (unsigned char *)malloc(len);
+        if (!c->sp[k]) {
+            Py_DECREF(seq);
+            PyErr_NoMemory();
+            return -1;
+        }
+        memcpy(c->sp[k], PyBytes_AS_STRING(o), len);
+        c->sp_len[k] = len;
+        c->n_specials = k + 1;
+    }
+    Py_DECREF(seq);
+    /* longest first, so at one start the longest special token wins (insertion sort:
+     * there are few) */
+    for (Py_ssize_t i = 1; i < c->n_specials; i++)
+        for (Py_ssize_t j = i; j > 0 && c->sp_len[j] > c->sp_len[j - 1]; j--) {
+            unsigned char *tp = c->sp[j];
+            size_t tl = c->sp_len[j];
+            c->sp[j] = c->sp[j - 1];
+            c->sp_len[j] = c->sp_len[j - 1];
+            c->sp[j - 1] = tp;
+            c->sp_len[j - 1] = tl;
+        }
+    return 0;
+}
+
+static void Counter_dealloc(Counter *c)
+{
+    counter_clear(c);
+    free_specials(c);
+    Py_TYPE(c)->tp_free((PyObject *)c);
+}
+
+/* A text as UTF-8 bytes: a str (its cached UTF-8 form) or a bytes-like object. */
+typedef struct {
+    Py_buffer view;
+    int has_view;
+    const unsigned char *p;
+    Py_ssize_t n;
+} Text;
+
+static int text_get(PyObject *o, Text *t)
+{
+    memset(t, 0, sizeof(*t));
+    if (PyUnicode_Check(o)) {
+        const char *p = PyUnicode_AsUTF8AndSize(o, &t->n);
+        if (!p)
+            return -1; /* lone surrogates: UnicodeEncodeError */
+        t->p = (const unsigned char *)p;
+        return 0;
+    }
+    if (PyObject_GetBuffer(o, &t->view, PyBUF_SIMPLE) < 0)
+        return -1;
+    t->has_view = 1;
+    t->p = (const unsigned char *)t->view.buf;
+    t->n = t->view.len;
+    return 0;
+}
+
+static void text_release(Text *t)
+{
+    if (t->has_view)
+        PyBuffer_Release(&t->view);
+    t->has_view = 0;
+}
+
+static PyObject *Counter_count(Counter *c, PyObject *args)
+{
+    PyObject *o;
+    unsigned long long block = 0;
+    if (!PyArg_ParseTuple(args, "O|K:count", &o, &block))
+        return NULL;
+    if (check_idle(c) < 0)
+        return NULL;
+    if (c->preset == NO_PRESET) {
+        PyErr_SetString(PyExc_ValueError, "this WordCounter has no scanner: use count_words");
+        return NULL;
+    }
+    if (block >= (1ull << 31)) {
+        PyErr_SetString(PyExc_OverflowError, "block number too large");
+        return NULL;
+    }
+    Text t;
+    if (text_get(o, &t) < 0)
+        return NULL;
+    int rc;
+    c->busy = 1;
+    Py_BEGIN_ALLOW_THREADS
+    rc = count_text(c, t.p, (size_t)t.n, (uint64_t)block);
+    c->chars += count_chars(t.p, (size_t)t.n);
+    c->bytes += t.n;
+    Py_END_ALLOW_THREADS
+    c->busy = 0;
+    text_release(&t);
+    if (rc < 0)
+        return PyErr_NoMemory();
+    Py_RETURN_NONE;
+}
+
+static PyObject *Counter_count_words(Counter *c, PyObject *args)
+{
+    PyObject *owords;
+    unsigned long long block = 0;
+    if (!PyArg_ParseTuple(args, "O|K:count_words", &owords, &block))
+        return NULL;
+    if (check_idle(c) < 0)
+        return NULL;
+    if (block >= (1ull << 31)) {
+        PyErr_SetString(PyExc_OverflowError, "block number too large");
+        return NULL;
+    }
+    PyObject *seq = PySequence_Fast(owords, "words must be a sequence of str");
+    if (!seq)
+        return NULL;
+    Py_ssize_t m = PySequence_Fast_GET_SIZE(seq);
+    PyObject **items = PySequence_Fast_ITEMS(seq);
+    uint64_t ord = (uint64_t)block << 32;
+    for (Py_ssize_t i = 0; i < m; i++) {
+        Py_ssize_t n;
+        const char *p;
+        if (!PyUnicode_Check(items[i])) {
+            Py_DECREF(seq);
+            PyErr_SetString(PyExc_TypeError, "words must be str");
+            return NULL;
+        }
+        p = PyUnicode_AsUTF8AndSize(items[i], &n);
+        if (!p) {
+            Py_DECREF(seq);
+            return NULL;
+        }
+        if (n == 0)
+            continue;
+        if (add_word(c, (const unsigned char *)p, (size_t)n, 1, ord++) < 0) {
+            Py_DECREF(seq);
+            return PyErr_NoMemory();
+        }
+        c->total++;
+    }
+    Py_DECREF(seq);
+    Py_RETURN_NONE;
+}
+
+static PyTypeObject CounterType;
+
+static PyObject *Counter_merge(Counter *c, PyObject *arg)
+{
+    if (!PyObject_TypeCheck(arg, &CounterType)) {
+        PyErr_SetString(PyExc_TypeError, "merge() takes a WordCounter");
+        return NULL;
+    }
+    Counter *o = (Counter *)arg;
+    if (o == c) {
+        PyErr_SetString(PyExc_ValueError, "a WordCounter cannot merge itself");
+        return NULL;
+    }
+    if (check_idle(c) < 0 || check_idle(o) < 0)
+        return NULL;
+    int rc = 0;
+    c->busy = o->busy = 1;
+    Py_BEGIN_ALLOW_THREADS
+    for (size_t i = 0; i < o->cap && rc == 0; i++) {
+        Slot *e = &o->slots[i];
+        if (e->len)
+            rc = add_word(c, slot_word(e), e->len, e->count, e->first);
+    }
+    Py_END_ALLOW_THREADS
+    c->busy = o->busy = 0;
+    if (rc < 0)
+        return PyErr_NoMemory();
+    c->total += o->total;
+    c->chars += o->chars;
+    c->bytes += o->bytes;
+    Py_RETURN_NONE;
+}
+
+/* add_table(blob, starts, counts, firsts=None, block=0): add words given as arrays (as
+ * export() makes them); without firsts, word i was first seen at (block << 32) | i. */
+static PyObject *Counter_add_table(Counter *c, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"blob", "starts", "counts", "firsts", "block", NULL};
+    Py_buffer b = {0}, st = {0}, ct = {0}, fi = {0};
+    PyObject *ofirsts = Py_None;
+    unsigned long long block = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "y*y*y*|OK:add_table", kwlist, &b, &st, &ct,
+                                     &ofirsts, &block))
+        return NULL;
+    int has_firsts = ofirsts != Py_None;
+    PyObject *res = NULL;
+    if (has_firsts && PyObject_GetBuffer(ofirsts, &fi, PyBUF_SIMPLE) < 0)
+        goto out;
+    size_t n = (size_t)ct.len / 8;
+    if (ct.len % 8 || st.len != (Py_ssize_t)((n + 1) * 8) ||
+        (has_firsts && fi.len != ct.len) || block >= (1ull << 31)) {
+        PyErr_SetString(PyExc_ValueError, "add_table: arrays of mismatched sizes");
+        goto out;
+    }
+    const int64_t *sp = (const int64_t *)st.buf, *cp = (const int64_t *)ct.buf;
+    const uint64_t *kp = has_firsts ? (const uint64_t *)fi.buf : NULL;
+    for (size_t i = 0; i < n; i++)
+        if (sp[i] < 0 || sp[i + 1] <= sp[i] || sp[i + 1] > b.len || cp[i] < 1) {
+            PyErr_Format(PyExc_ValueError, "add_table: bad entry %zu", i);
+            goto out;
+        }
+    if (check_idle(c) < 0)
+        goto out;
+    int rc = 0;
+    int64_t total = 0;
+    c->busy = 1;
+    Py_BEGIN_ALLOW_THREADS
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        uint64_t first = kp ? kp[i] : ((uint64_t)block << 32) | i;
+        rc = add_word(c, (const unsigned char *)b.buf + sp[i], (size_t)(sp[i + 1] - sp[i]),
+                      cp[i], first);
+        total += cp[i];
+    }
+    Py_END_ALLOW_THREADS
+    c->busy = 0;
+    if (rc < 0) {
+        PyErr_NoMemory();
+        goto out;
+    }
+    c->total += total;
+    res = Py_None;
+    Py_INCREF(res);
+out:
+    if (b.obj) PyBuffer_Release(&b);
+    if (st.obj) PyBuffer_Release(&st);
+    if (ct.obj) PyBuffer_Release(&ct);
+    if (fi.obj) PyBuffer_Release(&fi);
+    return res;
+}
+
+static PyObject *Counter_add_size(Counter *c, PyObject *args)
+{
+    long long chars, nbytes;
+    if (!PyArg_ParseTuple(args, "LL:add_size", &chars, &nbytes))
+        return NULL;
+    c->chars += chars;
+    c->bytes += nbytes;
+    Py_RETURN_NONE;
+}
+
+typedef struct {
+    uint64_t first;
+    const Slot *slot;
+} Order;
+
+static int cmp_order(const void *a, const void *b)
+{
+    uint64_t x = ((const Order *)a)->first, y = ((const Order *)b)->first;
+    return x < y ? -1 : x > y;
+}
+
+static PyObject *Counter_export(Counter *c, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"firsts", NULL};
+    int with_firsts = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|p:export", kwlist, &with_firsts))
+        return NULL;
+    if (check_idle(c) < 0)
+        return NULL;
+    size_t n = c->n, total_len = 0;
+    for (size_t i = 0; i < c->cap; i++)
+        total_len += c->slots[i].len;
+    PyObject *blob = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)total_len);
+    PyObject *starts = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)((n + 1) * 8));
+    PyObject *freqs = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(n * 8));
+    PyObject *firsts = with_firsts ? PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(n * 8))
+                                   : NULL;
+    Order *ord = (Order *)malloc((n ? n : 1) * sizeof(Order));
+    if (!blob || !starts || !freqs || !ord || (with_firsts && !firsts)) {
+        Py_XDECREF(blob);
+        Py_XDECREF(starts);
+        Py_XDECREF(freqs);
+        Py_XDECREF(firsts);
+        free(ord);
+        return PyErr_NoMemory();
+    }
+    uint64_t *kp = firsts ? (uint64_t *)PyBytes_AS_STRING(firsts) : NULL;
+    unsigned char *bp = (unsigned char *)PyBytes_AS_STRING(blob);
+    int64_t *sp = (int64_t *)PyBytes_AS_STRING(starts);
+    int64_t *fp = (int64_t *)PyBytes_AS_STRING(freqs);
+    Py_BEGIN_ALLOW_THREADS
+    size_t m = 0;
+    for (size_t i = 0; i < c->cap; i++)
+        if (c->slots[i].len) {
+            ord[m].first = c->slots[i].first;
+            ord[m++].slot = &c->slots[i];
+        }
+    qsort(ord, m, sizeof(Order), cmp_order); /* order of first appearance */
+    size_t off = 0;
+    sp[0] = 0;
+    for (size_t i = 0; i < m; i++) {
+        const Slot *e = ord[i].slot;
+        memcpy(bp + off, slot_word(e), e->len);
+        off += e->len;
+        sp[i + 1] = (int64_t)off;
+        fp[i] = e->count;
+        if (kp)
+            kp[i] = e->first;
+    }
+    Py_END_ALLOW_THREADS
+    free(ord);
+    if (firsts)
+        return Py_BuildValue("(NNNN)", blob, starts, freqs, firsts);
+    return Py_BuildValue("(NNN)", blob, starts, freqs);
+}
+
+static PyObject *Counter_clear(Counter *c, PyObject *Py_UNUSED(ignored))
+{
+    if (check_idle(c) < 0)
+        return NULL;
+    counter_clear(c);
+    c->total = c->chars = c->bytes = 0;
+    Py_RETURN_NONE;
+}
+
+static Py_ssize_t Counter_len(Counter *c)
+{
+    return (Py_ssize_t)c->n;
+}
+
+static PyObject *Counter_get_total(Counter *c, void *closure)
+{
+    return PyLong_FromLongLong(c->total);
+}
+
+static PyObject *Counter_get_chars(Counter *c, void *closure)
+{
+    return PyLong_FromLongLong(c->chars);
+}
+
+static PyObject *Counter_get_bytes(Counter *c, void *closure)
+{
+    return PyLong_FromLongLong(c->bytes);
+}
+
+static PyObject *Counter_get_preset(Counter *c, void *closure)
+{
+    return PyLong_FromLong(c->preset);
+}
+
+static PyObject *Counter_get_memory(Counter *c, void *closure)
+{
+    return PyLong_FromSize_t(c->cap * sizeof(Slot) + c->arena_bytes);
+}
+
+static PyGetSetDef Counter_getset[] = {
+    {"total", (getter)Counter_get_total, NULL, "words counted (with repeats)", NULL},
+    {"chars", (getter)Counter_get_chars, NULL, "characters of the texts counted", NULL},
+    {"bytes", (getter)Counter_get_bytes, NULL, "UTF-8 bytes of the texts counted", NULL},
+    {"preset", (getter)Counter_get_preset, NULL, "scanner preset, -1 for none", NULL},
+    {"memory", (getter)Counter_get_memory, NULL, "bytes the table holds (about)", NULL},
+    {NULL},
+};
+
+static PyMethodDef Counter_methods[] = {
+    {"count", (PyCFunction)Counter_count, METH_VARARGS,
+     "count(text, block=0): count the words of a whole text (str or UTF-8 bytes)"},
+    {"count_words", (PyCFunction)Counter_count_words, METH_VARARGS,
+     "count_words(words, block=0): count a block's words given as str"},
+    {"merge", (PyCFunction)Counter_merge, METH_O, "merge(other): add another counter"},
+    {"export", (PyCFunction)(void (*)(void))Counter_export, METH_VARARGS | METH_KEYWORDS,
+     "export(firsts=False) -> (blob, starts, freqs[, firsts]) in order of first appearance"},
+    {"add_table", (PyCFunction)(void (*)(void))Counter_add_table, METH_VARARGS | METH_KEYWORDS,
+     "add_table(blob, starts, counts, firsts=None, block=0): add words given as arrays"},
+    {"add_size", (PyCFunction)Counter_add_size, METH_VARARGS,
+     "add_size(chars, bytes): count input text the counter did not see itself"},
+    {"clear", (PyCFunction)Counter_clear, METH_NOARGS, "forget every word"},
+    {NULL},
+};
+
+static PySequenceMethods Counter_as_sequence = {
+    .sq_length = (lenfunc)Counter_len,
+};
+
+static PyTypeObject CounterType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "bpe_gui.engine._count.WordCounter",
+    .tp_basicsize = sizeof(Counter),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Words of UTF-8 texts counted in a native hash table.",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Counter_init,
+    .tp_dealloc = (destructor)Counter_dealloc,
+    .tp_methods = Counter_methods,
+    .tp_getset = Counter_getset,
+    .tp_as_sequence = &Counter_as_sequence,
+};
+
+/* ------------------------------------------------------------------------------ */
+/* module functions                                                               */
+/* ------------------------------------------------------------------------------ */
+
+/* Offset of the first byte of s[0..n) that does not start or continue a valid UTF-8
+ * character (overlong forms and surrogates count as invalid, as Python's decoder says);
+ * n when all is valid. A sequence cut by the end of the data is invalid too. */
+static size_t utf8_bad(const unsigned char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        if (i + 8 <= n && (load64(s + i) & 0x8080808080808080ull) == 0) {
+            i += 8;
+            continue;
+        }
+        unsigned char b = s[i];
+        if (b < 0x80) {
+            i++;
+            continue;
+        }
+        size_t k;
+        unsigned char lo = 0x80, hi = 0xBF;
+        if (b >= 0xC2 && b <= 0xDF)
+            k = 1;
+        else if (b >= 0xE0 && b <= 0xEF) {
+            k = 2;
+            if (b == 0xE0) lo = 0xA0;
+            if (b == 0xED) hi = 0x9F;
+        } else if (b >= 0xF0 && b <= 0xF4) {
+            k = 3;
+            if (b == 0xF0) lo = 0x90;
+            if (b == 0xF4) hi = 0x8F;
+        } else
+            return i;
+        if (i + k >= n) /* cut off by the end of the data */
+            return i;
+        if (s[i + 1] < lo || s[i + 1] > hi)
+            return i;
+        for (size_t j = 2; j <= k; j++)
+            if ((s[i + j] & 0xC0) != 0x80)
+                return i;
+        i += k + 1;
+    }
+    return n;
+}
+
+static PyObject *mod_utf8_error(PyObject *self, PyObject *arg)
+{
+    Py_buffer v;
+    if (PyObject_GetBuffer(arg, &v, PyBUF_SIMPLE) < 0)
+        return NULL;
+    size_t bad;
+    Py_BEGIN_ALLOW_THREADS
+    bad = utf8_bad((const unsigned char *)v.buf, (size_t)v.len);
+    Py_END_ALLOW_THREADS
+    Py_ssize_t n = v.len;
+    PyBuffer_Release(&v);
+    return PyLong_FromSsize_t(bad == (size_t)n ? -1 : (Py_ssize_t)bad);
+}
+
+static PyObject *mod_safe_cut(PyObject *self, PyObject *args)
+{
+    int preset;
+    Py_buffer v;
+    Py_ssize_t lo, hi;
+    if (!PyArg_ParseTuple(args, "iy*nn:safe_cut", &preset, &v, &lo, &hi))
+        return NULL;
+    if (preset < 0 || preset >= BPE_SCAN_NPRESETS) {
+        PyBuffer_Release(&v);
+        PyErr_Format(PyExc_ValueError, "unknown scanner preset %d", preset);
+        return NULL;
+    }
+    if (lo < 0)
+        lo = 0;
+    if (hi > v.len - 1)
+        hi = v.len - 1;
+    Py_ssize_t r = -1;
+    if (hi > lo) {
+        size_t cut;
+        Py_BEGIN_ALLOW_THREADS
+        cut = bpe_scan_safe_cut(preset, (const unsigned char *)v.buf, (size_t)lo, (size_t)hi,
+                                (size_t)v.len);
+        Py_END_ALLOW_THREADS
+        r = cut == (size_t)-1 ? -1 : (Py_ssize_t)cut;
+    }
+    PyBuffer_Release(&v);
+    return PyLong_FromSsize_t(r);
+}
+
+/* Character tables computed from another `regex` release (see scan.h); None: built-in. */
+static PyObject *mod_set_tables(PyObject *self, PyObject *arg)
+{
+    const char *err = NULL;
+    int rc;
+    if (arg == Py_None) {
+        rc = bpe_scan_install_blob(NULL, 0, &err);
+    } else {
+        Py_buffer v;
+        if (PyObject_GetBuffer(arg, &v, PyBUF_SIMPLE) < 0)
+            return NULL;
+        rc = bpe_scan_install_blob((const unsigned char *)v.buf, (size_t)v.len, &err);
+        PyBuffer_Release(&v);
+    }
+    if (rc < 0) {
+        PyErr_SetString(PyExc_ValueError, err ? err : "bad tables");
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *mod_tables_version(PyObject *self, PyObject *Py_UNUSED(ignored))
+{
+    return PyUnicode_FromString(bpe_scan_tables_version(bpe_scan_current_tables()));
+}
+
+static PyMethodDef module_methods[] = {
+    {"set_tables", mod_set_tables, METH_O,
+     "set_tables(blob or None): the scanner's character tables (see scan.h)"},
+    {"tables_version", mod_tables_version, METH_NOARGS,
+     "tables_version() -> the `regex` version of the current tables"},
+    {"utf8_error", mod_utf8_error, METH_O,
+     "utf8_error(data) -> offset of the first invalid UTF-8 byte, or -1"},
+    {"safe_cut", mod_safe_cut, METH_VARARGS,
+     "safe_cut(preset, data, lo, hi) -> a byte offset in (lo, hi] to cut a block at, or -1"},
+    {NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_count",
+    "Counting pre-tokens in a native hash table (see countmodule.c).", -1, module_methods,
+};
+
+PyMODINIT_FUNC PyInit__count(void)
+{
+    if (PyType_Ready(&CounterType) < 0)
+        return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (!m)
+        return NULL;
+    Py_INCREF(&CounterType);
+    if (PyModule_AddObject(m, "WordCounter", (PyObject *)&CounterType) < 0) {
+        Py_DECREF(&CounterType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
