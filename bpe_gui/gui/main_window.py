@@ -15,7 +15,7 @@ from PySide6.QtCore import QByteArray, QSettings, QStandardPaths, Qt, QTimer
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QFrame, QInputDialog,
                                QLabel, QMainWindow, QMessageBox, QProgressBar, QPushButton,
-                               QScrollArea, QWidget)
+                               QScrollArea, QStyle, QWidget)
 
 from .app import THEMES, app_icon, apply_theme, colors
 from .controller import Controller
@@ -214,18 +214,27 @@ class MainWindow(QMainWindow):
         self.act_quit = A("&Quit", self.close, ["Ctrl+Q"], "Quit bpe-gui")
         self.act_quit.setMenuRole(QAction.QuitRole)
 
-        self.act_step = A("&Step", c.step, ["Ctrl+Right", "F10"], "Merge the best pair")
-        self.act_back = A("Step &back", c.undo, ["Ctrl+Left"], "Undo the last merge")
+        # Alt+arrows and F-keys: text boxes use Ctrl+arrows and Ctrl+Home for editing.
+        self.act_step = A("&Step", c.step, ["Alt+Right", "F10"], "Merge the best pair")
+        self.act_back = A("Step &back", c.undo, ["Alt+Left", "Shift+F10"],
+                          "Undo the last merge")
         self.act_play = A("&Play / Pause", self.toggle_play, ["Ctrl+P"],
                           "Step repeatedly", checkable=True)
-        self.act_run = A("Run to &target", c.run_to_target, ["Ctrl+Return", "Ctrl+Enter", "F5"],
-                         "Train until the target size or merge count")
+        from .training_flow import TrainingFlow
+        self.flow = TrainingFlow(self)
+        self.act_run, self.act_retrain = self.flow.act_train, self.flow.act_retrain
         self.act_goto = A("Run to step &N…", self.goto_dialog, ["Ctrl+G"],
                           "Run forward or back to a given step")
-        self.act_reset = A("&Reset to step 0", c.reset, ["Ctrl+Home"], "Undo every merge")
+        self.act_reset = A("&Reset to step 0", c.reset, ["Alt+Home"], "Undo every merge")
         self.act_cancel = A("&Cancel", c.cancel, ["Esc"], "Stop the running job")
-        self.act_retrain = A("Re&train", lambda: c.retrain(), ["Ctrl+R"],
-                             "Start over from step 0 with the current corpus and settings")
+        self.act_cancel.setShortcutContext(Qt.ApplicationShortcut)   # also over dialogs/docks
+        sp = self.style().standardIcon
+        for act, icon in ((self.act_step, QStyle.SP_MediaSeekForward),
+                          (self.act_back, QStyle.SP_MediaSeekBackward),
+                          (self.act_cancel, QStyle.SP_BrowserStop)):
+            act.setIcon(sp(icon))
+        self.flow.add_to_toolbar(self.act_back, self.act_step, self.act_cancel)
+        self.addToolBar(Qt.TopToolBarArea, self.flow.toolbar)
         self.act_use_imported = A("Encode with &imported tokenizer", c.set_use_imported, [],
                                   "The encode view uses the imported tokenizer", checkable=True)
 
@@ -307,8 +316,11 @@ class MainWindow(QMainWindow):
         c.busyChanged.connect(self._show_busy)
         c.busyChanged.connect(lambda _: self._update_actions())
         c.corpusChanged.connect(self._on_corpus_changed)
-        c.stepChanged.connect(lambda _: self._update_step_label())
+        c.stepChanged.connect(lambda _: self._on_step())
         c.trainerChanged.connect(self._update_step_label)
+        c.targetChanged.connect(self._update_step_label)
+        c.livePeek.connect(lambda _: self._update_step_label())
+        c.cancelling.connect(lambda label: self.progress_label.setText(f"{label}: cancelling…"))
         c.trainerStale.connect(self._on_stale)
         c.playingChanged.connect(self.act_play.setChecked)
         c.tokenizerChanged.connect(self._update_actions)
@@ -340,10 +352,14 @@ class MainWindow(QMainWindow):
         self.stale_label.setToolTip("Corpus or settings changed since this training; the "
                                     "next Step retrains from step 0" if stale else "")
 
+    def _on_step(self) -> None:
+        self.statusBar().clearMessage()   # "Step 10." or "Target reached" is stale now
+        self._update_step_label()
+
     def _update_step_label(self) -> None:
         c = self.controller
         t = c.trainer
-        if t is None or c.busy:
+        if t is None or (c.busy and not c.peeking):
             self.step_label.setText("No training yet" if t is None else "")
             return
         target = t.target_steps

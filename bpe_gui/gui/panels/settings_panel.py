@@ -46,6 +46,7 @@ class SettingsPanel(QWidget):
     """Fields for every TrainSettings option, with inline errors and Apply/Revert."""
 
     applied = Signal(object)   # TrainSettings, after the controller accepted them
+    pendingChanged = Signal(bool, list)   # fields differ from the settings in use; what differs
 
     def __init__(self, controller, parent: QWidget | None = None):
         super().__init__(parent)
@@ -53,6 +54,7 @@ class SettingsPanel(QWidget):
         self._syncing = False
         self._char_base_cache: tuple[int, int] | None = None  # (id(text), n chars)
         self.errors: dict[str, str] = {}
+        self._pending: tuple | None = None
         self._build()
         self._check_timer = QTimer(self, singleShot=True, interval=120)
         self._check_timer.timeout.connect(self.check)
@@ -173,8 +175,8 @@ class SettingsPanel(QWidget):
         buttons = QHBoxLayout()
         self.state_label = QLabel()
         self.apply_button = QPushButton("Apply")
-        self.apply_button.setToolTip("Use these settings (small corpora retrain at once; "
-                                     "large ones when you press Retrain, Ctrl+R)")
+        self.apply_button.setToolTip("Use these settings. Train (F5) applies them too; a new "
+                                     "target keeps the merges made so far")
         self.revert_button = QPushButton("Revert")
         self.revert_button.setToolTip("Back to the settings in use")
         self.apply_button.clicked.connect(self.apply)
@@ -356,6 +358,7 @@ class SettingsPanel(QWidget):
             lab.setText(errors.get(key, ""))
             lab.setVisible(key in errors)
         changed = settings != self.controller.settings if settings is not None else True
+        self._emit_pending(settings, changed)
         self.apply_button.setEnabled(settings is not None and changed)
         self.revert_button.setEnabled(changed)
         col = colors(self)
@@ -368,6 +371,19 @@ class SettingsPanel(QWidget):
         else:
             self.state_label.setText(f"<span style='color:{col['muted']}'>In use.</span>")
         return not errors
+
+    def _emit_pending(self, settings: TrainSettings | None, changed: bool) -> None:
+        from ..training_flow import describe_changes
+        what = describe_changes(self.controller.settings, settings) if settings else []
+        state = (changed, tuple(what), bool(self.errors))
+        if state != self._pending:
+            self._pending = state
+            self.pendingChanged.emit(changed, what)
+
+    def is_pending(self) -> bool:
+        """The fields hold settings that are not the ones in use."""
+        settings, _ = self.collect()
+        return settings is None or settings != self.controller.settings
 
     def apply(self) -> bool:
         """Hand the settings to the controller; on error keep every field as typed."""
