@@ -99,6 +99,12 @@ class MainWindow(QMainWindow):
         self.tabifyDockWidget(self.vocab_dock, self.charts_dock)
         self.tabifyDockWidget(self.charts_dock, self.compare_dock)
         (self.vocab_dock if self.encode_on_right else self.encode_dock).raise_()
+        if self._short_screen():
+            # Not enough height for corpus and settings one above the other: tabs.
+            self.tabifyDockWidget(self.corpus_dock, self.settings_dock)
+            self.corpus_dock.raise_()
+        if hasattr(self.merge_panel, "use_window_toolbar"):
+            self.merge_panel.use_window_toolbar()   # Step, Train, Cancel are in the toolbar
         self.setCorner(Qt.BottomLeftCorner, Qt.LeftDockWidgetArea)
         self.setCorner(Qt.BottomRightCorner, Qt.RightDockWidgetArea)
         self.editor.pathsRequested.connect(self.open_paths)
@@ -113,8 +119,15 @@ class MainWindow(QMainWindow):
         avail = screen.availableGeometry() if screen is not None else None
         if avail is None:
             return 1500, 940
+        if avail.height() < 900:   # a small screen: every pixel counts
+            return avail.width(), avail.height()
         w = min(int(avail.width() * 0.95), max(1500, self._width_for_encode_on_right()))
         return w, min(940, int(avail.height() * 0.92))
+
+    @staticmethod
+    def _short_screen() -> bool:
+        screen = QApplication.primaryScreen()
+        return screen is not None and screen.availableGeometry().height() < 900
 
     def _room_for_encode_on_right(self) -> bool:
         """Encode view beside the merge panel when the default window is wide enough for
@@ -134,8 +147,8 @@ class MainWindow(QMainWindow):
             self.resizeDocks([self.corpus_dock], [side], Qt.Horizontal)
         self.resizeDocks([self.corpus_dock, self.settings_dock], [int(h * 0.42), int(h * 0.58)],
                          Qt.Vertical)
-        self.resizeDocks([self.vocab_dock], [int(h * (0.33 if self.encode_on_right else 0.4))],
-                         Qt.Vertical)
+        below = 0.33 if self.encode_on_right else (0.34 if self._short_screen() else 0.4)
+        self.resizeDocks([self.vocab_dock], [int(h * below)], Qt.Vertical)
 
     def showEvent(self, event) -> None:
         super().showEvent(event)

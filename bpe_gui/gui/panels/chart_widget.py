@@ -57,7 +57,7 @@ class ChartWidget(QWidget):
         self._frame = None
         self._hover: tuple[_Drawn, int] | None = None
         self.setMouseTracking(True)
-        self.setMinimumSize(320, 220)
+        self.setMinimumSize(220, 150)   # four fit a 1024x700 window's bottom dock
         self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Expanding)
         self.setContextMenuPolicy(Qt.DefaultContextMenu)
 

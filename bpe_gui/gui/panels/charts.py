@@ -31,6 +31,7 @@ from ...engine import stats
 from ...engine.errors import BPEError
 from .chart_data import (STYLES, Series, decimate, fmt_num, fmt_value, linear_ticks,
                          log_ticks, nice_step)
+from .flow_layout import FlowLayout
 from .chart_widget import ChartWidget, series_colors
 from .visibility import CatchesUp
 
@@ -79,13 +80,10 @@ class ChartsView(CatchesUp, QWidget):
         csv_btn.clicked.connect(self._ask_csv)
         self.status = QLabel("")
 
-        top = QHBoxLayout()
-        top.addWidget(self.held_label, 1)
-        for w in (open_btn, paste_btn, self.clear_btn):
+        top = FlowLayout(spacing=6)   # wraps in a narrow dock instead of scrolling sideways
+        top.addWidget(self.held_label)
+        for w in (open_btn, paste_btn, self.clear_btn, png_btn, csv_btn):
             top.addWidget(w)
-        top.addSpacing(16)
-        top.addWidget(png_btn)
-        top.addWidget(csv_btn)
         grid = QGridLayout()
         grid.setSpacing(6)
         grid.addWidget(self.compression, 0, 0)

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QMenu, QPlainTe
 
 from ...engine.trainer import TrainSettings
 from ..app import colors, resources
+from .flow_layout import FlowLayout
 
 EDIT_LIMIT = 1_000_000          # characters editable in place
 PREVIEW_CHARS = 1_000_000       # characters shown read-only above that
@@ -152,7 +153,7 @@ class CorpusEditor(QWidget):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
         lay.setSpacing(4)
-        bar = QHBoxLayout()
+        bar = FlowLayout(spacing=4)   # wraps in a narrow dock instead of scrolling sideways
         self.open_button = QToolButton(text="Open…")
         self.open_button.setToolTip("Open one or more corpus files (.txt .md .jsonl, "
                                     "also .xz/.gz compressed)")
@@ -174,7 +175,6 @@ class CorpusEditor(QWidget):
         for w in (self.open_button, self.samples_button, self.recent_button, self.save_button,
                   self.new_button):
             bar.addWidget(w)
-        bar.addStretch(1)
         self.unsaved_label = QLabel()
         self.unsaved_label.setToolTip("The corpus has edits that are not saved to a file")
         bar.addWidget(self.unsaved_label)

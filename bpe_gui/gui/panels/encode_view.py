@@ -185,6 +185,7 @@ class EncodeView(CatchesUp, CharPositions, QWidget):
         self.flow = TokenFlow()
         self.list_label = QLabel("Tokens and ids: hover one to find it in the text; dashed = "
                                  "part of a character, shown as hex bytes")
+        self.list_label.setWordWrap(True)
 
         lower = QWidget()
         lv = QVBoxLayout(lower)

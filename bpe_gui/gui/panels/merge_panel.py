@@ -281,6 +281,13 @@ class MergePanel(CatchesUp, QWidget):
         self.goto_spin.interpretText()
         self.controller.goto(self.goto_spin.value())
 
+    def use_window_toolbar(self) -> None:
+        """In the main window the toolbar has Step back, Step, Train and Cancel: leave
+        them out here, so the panel's own row fits a narrow window."""
+        for w in (self.back_btn, self.step_btn, self.target_btn, self.cancel_btn):
+            w.hide()
+        self.play_btn.setToolTip("Step repeatedly at the speed of the slider (Ctrl+P)")
+
     def _on_train(self) -> None:
         if self.isSignalConnected(self.metaObject().method(
                 self.metaObject().indexOfSignal("trainRequested()"))):

@@ -77,7 +77,8 @@ class SettingsPanel(QWidget):
         lay.setContentsMargins(6, 6, 6, 6)
 
         # Tie rule first: it decides which pair wins, and tutorials disagree about it.
-        self.tie_box = QGroupBox("Tie rule: which pair wins when counts are equal")
+        self.tie_box = QGroupBox("Tie rule (equal counts)")
+        self.tie_box.setToolTip("Which pair wins when several pairs share the top count")
         self.tie_box.setObjectName("tieRuleBox")
         tl = QVBoxLayout(self.tie_box)
         self.tie_combo = QComboBox()
@@ -323,6 +324,8 @@ class SettingsPanel(QWidget):
                                     f"{base + len(specials)}, or set a number of merges.")
         if errors:
             return None, errors
+        if use_merges:   # the vocab size is not used then: do not count it as a change
+            vocab = self.controller.settings.vocab_size
         s = TrainSettings(vocab_size=vocab, num_merges=self.merges_spin.value() if use_merges else None,
                           mode=mode, end_of_word=self.eow_combo.currentData(), pattern=pattern,
                           special_tokens=specials, tie_rule=self.tie_combo.currentData(),
