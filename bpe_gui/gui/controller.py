@@ -227,7 +227,7 @@ class Controller(QObject):
                 if to_step:
                     trainer.goto(to_step)
             except BPEError as e:
-                self._fail("Cannot train on this corpus", e)
+                self._train_failed(e, quiet)
                 return False
             self._install(trainer)
             return self.run_to_target() if to_target else True
@@ -248,6 +248,19 @@ class Controller(QObject):
                                 cancel=cancelled)
             return ("train", trainer)
         return self._start("Pre-tokenizing corpus", job, abandon=True)
+
+    def _train_failed(self, e: BPEError, quiet: bool) -> None:
+        """Say what is wrong; a retrain that runs by itself (after an edit) says it in
+        the status bar, not in a box that would come back after every keystroke."""
+        msg = str(e)
+        if "no words after pre-tokenization" in msg and self.corpus_text.strip():
+            msg = ("The pre-tokenizer pattern finds no words in this corpus, so there is "
+                   "nothing to train on. Pick a preset or change the pattern in the "
+                   "training settings.")
+        if quiet:
+            self.message.emit(msg)
+        else:
+            self._fail("Cannot train on this corpus", msg)
 
     def train(self) -> bool:
         """The one Train action: bring the trainer up to date with the corpus and the
@@ -464,14 +477,18 @@ class Controller(QObject):
         self.jobs.stop_and_wait()
 
     # ----- import / export ---------------------------------------------------------------
-    def export(self, fmt: str, folder: str, name: str = "tokenizer") -> list[Path] | None:
+    def export(self, fmt: str, folder: str, name: str = "tokenizer",
+               quiet: bool = False) -> list[Path] | None:
+        """Write one format; on failure report it (or, ``quiet``, only keep the message
+        in ``last_export_error`` for a caller that reports several formats at once)."""
+        fail = (lambda t, e: setattr(self, "last_export_error", str(e))) if quiet else self._fail
         if self.trainer is None or self.busy:
-            self._fail("Export", "Nothing to export yet: train first (Step or Run).")
+            fail("Export", "Nothing to export yet: train first (Step or Run).")
             return None
         try:
             files = export_tokenizer(self.trainer.tokenizer(), folder, fmt, name=name)
         except BPEError as e:
-            self._fail("Export failed", e)
+            fail("Export failed", e)
             return None
         self.message.emit(f"Exported {', '.join(p.name for p in files)} to {folder}.")
         return files

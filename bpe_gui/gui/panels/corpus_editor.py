@@ -251,11 +251,15 @@ class CorpusEditor(QWidget):
         if not self.confirm_discard():
             return False
         settings = sample_settings(sample.settings)
+        from ..training_flow import describe_changes
+        changed = describe_changes(self.controller.settings, settings)
         if not self.controller.set_settings(settings):
             return False
         self._edit_timer.stop()
         self.controller.set_corpus_text(text, sample=sample_id, dirty=False)
-        self.controller.message.emit(f"Sample loaded: {sample.title}")
+        # say which training settings the sample changed (they are the sample's own)
+        what = f" Its settings changed: {', '.join(changed)}." if changed else ""
+        self.controller.message.emit(f"Sample loaded: {sample.title}.{what}")
         if retrain and not self.controller.busy:
             self.controller.retrain(quiet=True)
         self.sampleLoaded.emit(sample)
@@ -412,7 +416,12 @@ class CorpusEditor(QWidget):
                 title = resources().sample(c.corpus_sample).title
             except KeyError:
                 title = c.corpus_sample
-            src = f"Sample: {title}"
+            # "(character mode, ...)" in a title names the sample's suggested settings,
+            # which the user may have changed since: keep it out of the label.
+            short = title.split(" (")[0] if title.endswith(")") else title
+            src = f"Sample: {short}"
+            self.source_label.setToolTip(f"{title}\n(the settings it suggests were applied "
+                                         "when it was loaded)")
         elif c.corpus_paths:
             names = ", ".join(Path(p).name for p in c.corpus_paths[:4])
             more = f" and {len(c.corpus_paths) - 4} more" if len(c.corpus_paths) > 4 else ""

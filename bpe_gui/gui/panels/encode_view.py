@@ -78,7 +78,9 @@ class TokenHighlighter(QSyntaxHighlighter):
         if fresh is not None:
             fresh.add(block.blockNumber())
         pos = block.position()
-        c0, c1 = v.char_of_pos(pos), v.char_of_pos(pos + len(text))
+        # block.length() counts UTF-16 units, as positions do; len(text) counts code
+        # points, one short per emoji or flag half (which lost the colour at line ends)
+        c0, c1 = v.char_of_pos(pos), v.char_of_pos(pos + block.length() - 1)
         starts = v.starts
         i = max(0, bisect_right(starts, c0) - 1)
         while i > 0 and offsets[i - 1][1] > c0:

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (QButtonGroup, QCheckBox, QComboBox, QFormLayout, 
 
 from ...engine.errors import BPEError
 from ...engine.pretokenize import (PRESET_LABELS, PRESETS, compile_pattern, resolve_pattern,
-                                   validate_special_tokens)
+                                   special_splitter, validate_special_tokens)
 from ...engine.trainer import TIE_RULE_LABELS, TrainSettings
 from ..app import colors
 
@@ -304,7 +304,10 @@ class SettingsPanel(QWidget):
         pattern = self.pattern()
         try:
             rx = compile_pattern(resolve_pattern(pattern)[0])
-            self._preview(rx)
+            if not self._preview(rx, specials):
+                errors["pattern"] = ("This pattern finds no words in the start of the corpus, "
+                                     "so there would be nothing to train on. Pick a preset or "
+                                     "change the pattern.")
         except BPEError as e:
             errors["pattern"] = str(e)
             self.preview_label.clear()
@@ -337,11 +340,26 @@ class SettingsPanel(QWidget):
             return None, {"target": str(e)}
         return s, {}
 
-    def _preview(self, rx) -> None:
+    def _preview(self, rx, specials: tuple[str, ...] = ()) -> bool:
+        """Show how the pattern cuts the corpus start, special tokens kept whole (as
+        training does). False when it finds no word at all."""
         text = self.controller.corpus_text[:PREVIEW_CHARS] or PREVIEW_FALLBACK
-        words = rx.findall(text, timeout=PREVIEW_TIMEOUT_S)
-        words = [w if isinstance(w, str) else "".join(w) for w in words][:40]
-        self.preview_label.setText("Words: " + " ".join(f"[{visible(w)}]" for w in words if w))
+        splitter = special_splitter(specials)
+        pieces, pos = [], 0
+        for m in (splitter.finditer(text) if splitter is not None else ()):
+            pieces += [(text[pos:m.start()], False), (m.group(), True)]
+            pos = m.end()
+        pieces.append((text[pos:], False))
+        words: list[str] = []
+        for piece, special in pieces:
+            if special:
+                words.append(piece)
+            elif piece:
+                found = rx.findall(piece, timeout=PREVIEW_TIMEOUT_S)
+                words += [w if isinstance(w, str) else "".join(w) for w in found]
+        words = [w for w in words if w]
+        self.preview_label.setText("Words: " + " ".join(f"[{visible(w)}]" for w in words[:40]))
+        return bool(words) or not text.strip()
 
     def check(self) -> bool:
         """Validate the fields now; show errors inline; enable Apply if valid and changed."""

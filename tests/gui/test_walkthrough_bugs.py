@@ -1,0 +1,131 @@
+"""Bugs found by walking through the window as a new user (issue #10), one test each;
+every test failed before its fix."""
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+
+from bpe_gui.gui.panels.encode_view import EncodeView
+from panel_helpers import make_controller
+
+
+@pytest.fixture
+def controller(qtbot):
+    c = make_controller("贾宝玉和林黛玉读书 🇯🇵 low lower 😀 newest\n" * 4)
+    yield c
+    c.shutdown()
+
+
+def test_bug1_emoji_lines_are_coloured_to_their_end(qtbot, controller):
+    view = EncodeView(controller)
+    qtbot.addWidget(view)
+    view.resize(700, 400)
+    view.show()
+    text = "🇯🇵贾宝玉和黛读\nab😀cd 🇯🇵🇯🇵 x"
+    view.set_text(text)
+    qtbot.waitUntil(lambda: view.offsets and view._shown_text == text)
+    doc_text = view.edit.document().toPlainText()
+    kinds = view.format_kinds()
+    # document positions are UTF-16 units; every one but the line break is coloured
+    units = [c for c in doc_text for _ in range(2 if ord(c) > 0xFFFF else 1)]
+    assert len(kinds) == len(units)
+    uncoloured = [i for i, (k, c) in enumerate(zip(kinds, units)) if k < 0 and c != "\n"]
+    assert uncoloured == []
+
+
+def test_bug2_enter_in_the_step_box_goes_there(window, qtbot):
+    panel = window.merge_panel
+    box = panel.goto_spin
+    box.setFocus()
+    box.lineEdit().selectAll()
+    qtbot.keyClicks(box.lineEdit(), "3")
+    qtbot.keyClick(box.lineEdit(), Qt.Key_Return)
+    assert window.controller.step_index == 3
+
+
+def test_bug3_one_export_error_is_said_once_and_its_folder_not_remembered(
+        window, ready, tmp_path):
+    from PySide6.QtCore import QSettings
+    from bpe_gui.gui.dialogs.export_dialog import ExportDialog
+    c = window.controller
+    assert window.editor.load_sample("english")
+    ready(c)
+    c.goto(20)
+    shown = []
+    c.errorOccurred.connect(lambda title, msg: shown.append(msg))
+    good = tmp_path / "good"
+    good.mkdir()
+    QSettings().setValue("export/folder", str(good))
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the folder should be", encoding="utf-8")
+    dlg = ExportDialog(c, window)
+    for cb in dlg.checks.values():
+        cb.setChecked(cb.isEnabled())
+    assert len(dlg.selected_formats()) >= 3
+    dlg.folder_edit.setText(str(blocker / "sub"))
+    assert dlg.export() == []
+    assert len(shown) == 1                      # not one popup per format
+    assert QSettings().value("export/folder") == str(good)
+    dlg.close()
+    assert ExportDialog(c, window).folder_edit.text() == str(good)
+
+
+def test_bug4_words_preview_keeps_an_applied_special_token_whole(window, qtbot, ready):
+    c = window.controller
+    window.editor.edit.setPlainText("hello world<|endoftext|>next doc")
+    window.editor.flush()
+    panel = window.settings_panel
+    panel.specials_edit.setPlainText("<|endoftext|>")
+    assert panel.apply()
+    ready(c)
+    panel.check()
+    text = panel.preview_label.text()
+    assert "[<|endoftext|>]" in text and "[<|]" not in text
+
+
+def test_bug5_a_pattern_that_matches_nothing_says_so_inline_without_popups(
+        window, qtbot, ready):
+    c = window.controller
+    popups = []
+    c.errorOccurred.connect(lambda t, m: popups.append(m))
+    panel = window.settings_panel
+    panel.preset_combo.setCurrentIndex(panel.preset_combo.findData("custom"))
+    panel.pattern_edit.setText("zzz+")
+    panel.check()
+    assert "finds no words" in panel.pattern_error.text() and panel.pattern_error.isVisibleTo(panel)
+    assert "empty" not in panel.pattern_error.text()
+    # applied anyway through the controller (e.g. from a session): no popup on corpus edits
+    from dataclasses import replace
+    c.set_settings(replace(c.settings, pattern="zzz+"))
+    qtbot.waitUntil(lambda: not c._retrain_timer.isActive(), timeout=3_000)
+    window.editor.edit.appendPlainText(" more text")
+    window.editor.flush()
+    qtbot.waitUntil(lambda: not c._retrain_timer.isActive(), timeout=3_000)
+    assert popups == []
+    assert "finds no words" in window.statusBar().currentMessage()
+
+
+def test_bug7_no_stale_text_after_mode_change_reset_or_new_target(window, qtbot, ready):
+    c = window.controller
+    assert c.corpus_sample == "tutorial"
+    panel = window.settings_panel
+    panel.byte_radio.setChecked(True)
+    assert window.flow.train()
+    qtbot.waitUntil(lambda: not c.busy and c.trainer.is_done(), timeout=10_000)
+    assert c.settings.mode == "byte"
+    assert "character mode" not in window.editor.source_label.text()
+    window.act_reset.trigger()
+    assert c.step_index == 0
+    assert "Step 10" not in window.statusBar().currentMessage()
+    assert "Target reached" not in window.statusBar().currentMessage()
+    panel.merges_spin.setValue(4)
+    assert panel.apply()
+    assert "/ 4 " in window.step_label.text() and "/ 10" not in window.step_label.text()
+    assert "of 4 " in window.merge_panel.status.text()
+
+
+def test_loading_a_sample_says_which_settings_it_changed(window, qtbot, ready):
+    messages = []
+    window.controller.message.connect(messages.append)
+    assert window.editor.load_sample("tutorial-bytes")
+    assert any("settings changed: mode" in m for m in messages)
