@@ -129,3 +129,56 @@ def test_loading_a_sample_says_which_settings_it_changed(window, qtbot, ready):
     window.controller.message.connect(messages.append)
     assert window.editor.load_sample("tutorial-bytes")
     assert any("settings changed: mode" in m for m in messages)
+
+
+def test_bug8_timeline_page_down_and_first_click_after_a_scroll_drag(window, qtbot, ready):
+    from PySide6.QtCore import QPoint
+    c = window.controller
+    assert window.editor.load_sample("english")
+    ready(c)
+    window.settings_panel.merges_spin.setValue(300)
+    window.settings_panel.merges_radio.setChecked(True)
+    assert window.flow.train()
+    qtbot.waitUntil(lambda: not c.busy and c.step_index == 300, timeout=20_000)
+    view = window.merge_panel.timeline_view
+    window.resize(1366, 768)
+    c.goto(0)
+    view.setFocus()
+    qtbot.waitUntil(view.hasFocus)
+    qtbot.keyClick(view, Qt.Key_PageDown)
+    assert c.step_index > 0 and c.step_index == view.currentIndex().row()
+    # drag the scroll bar, then click a row once: it jumps there
+    bar = view.verticalScrollBar()
+    handle = QPoint(bar.width() // 2, 12)
+    qtbot.mousePress(bar, Qt.LeftButton, pos=handle)
+    qtbot.mouseMove(bar, QPoint(handle.x(), handle.y() + 30))
+    qtbot.mouseRelease(bar, Qt.LeftButton, pos=QPoint(handle.x(), handle.y() + 30))
+    row_rect = view.visualRect(view.model().index(view.rowAt(40), 0))
+    target = view.rowAt(row_rect.center().y())
+    qtbot.mouseClick(view.viewport(), Qt.LeftButton, pos=row_rect.center())
+    assert c.step_index == target
+
+
+def test_bug9_a_burst_of_keys_is_all_typed_and_encoded_once_after(qtbot, controller,
+                                                                   monkeypatch):
+    from PySide6.QtCore import QEvent
+    from PySide6.QtGui import QKeyEvent
+    from PySide6.QtWidgets import QApplication
+    view = EncodeView(controller)
+    qtbot.addWidget(view)
+    view.show()
+    view.edit.setFocus()
+    qtbot.waitUntil(view.edit.hasFocus)
+    encodes = []
+    real = view.encode_now
+    monkeypatch.setattr(view, "encode_now", lambda: (encodes.append(view.edit.toPlainText()),
+                                                     real()))
+    view._timer.timeout.disconnect()
+    view._timer.timeout.connect(view.encode_now)
+    keys = "low lower 贾宝玉 newest widest " * 8
+    for ch in keys:    # queued at once, as a fast typist's keys arrive
+        for kind in (QEvent.KeyPress, QEvent.KeyRelease):
+            QApplication.postEvent(view.edit, QKeyEvent(kind, 0, Qt.NoModifier, ch))
+    qtbot.waitUntil(lambda: view.edit.toPlainText() == keys)
+    qtbot.waitUntil(lambda: view._shown_text == keys)
+    assert encodes == [keys]          # once, after every key; none lost

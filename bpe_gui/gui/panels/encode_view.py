@@ -33,8 +33,9 @@ from .text_pane import TextPane
 from .token_flow import TokenFlow
 from .visibility import CatchesUp
 
-SYNC_CHARS = 20_000        # re-encode at once below this size, else after a short pause
+SYNC_CHARS = 20_000        # re-encode right after the keys below this size, else after a pause
 DEBOUNCE_MS = 50
+AFTER_KEYS_MS = 12         # keys closer than this (fast typing, a burst) are taken first
 MAX_STEP_DELTA = 64        # follow up to this many steps merge by merge, else re-encode
 ENCODE_LIMIT = 100_000     # characters encoded and coloured; the rest is left plain
 WORDS_PENDING: list[int] = []   # marker: word numbers not worked out yet
@@ -286,10 +287,10 @@ class EncodeView(CatchesUp, CharPositions, QWidget):
         # Re-colouring also emits textChanged: only an edit of the text counts.
         if self._raw_text() == self._text:
             return
-        if self.edit.document().characterCount() < SYNC_CHARS:
-            self.encode_now()
-        else:
-            self._timer.start(DEBOUNCE_MS)
+        # Never encode between two keys of a burst: each key restarts the wait, so the
+        # keys all reach the text box first and the text is encoded once after them.
+        small = self.edit.document().characterCount() < SYNC_CHARS
+        self._timer.start(AFTER_KEYS_MS if small else DEBOUNCE_MS)
 
     def encode_now(self) -> None:
         """Encode the text with the current tokenizer and re-colour everything."""
