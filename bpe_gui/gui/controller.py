@@ -430,13 +430,15 @@ class Controller(QObject):
                 self._fail("Reading files", msg)
         elif kind == "open":
             _, paths, text = result
+            if not text or text.isspace():   # like a binary file: refused, corpus kept
+                names = ", ".join(Path(p).name for p in paths)
+                self._fail("Empty corpus", f"{names}: no text in the file(s), so the corpus "
+                           "you have is kept. Open a file with some text, type or paste "
+                           "text, or pick a sample.")
+                return
             self.set_corpus_text(text, paths=paths, dirty=False)
             self.message.emit(f"Opened {len(paths)} file(s): {len(text):,} characters.")
-            if not text or text.isspace():
-                names = ", ".join(Path(p).name for p in paths)
-                self._fail("Empty corpus", f"{names}: no text in the file(s). Open a file "
-                           "with some text, type or paste text, or pick a sample.")
-            elif len(text) > SYNC_CHARS:
+            if len(text) > SYNC_CHARS:
                 self.retrain()
         elif kind == "session":
             _, sess, path, text = result
@@ -512,15 +514,17 @@ class Controller(QObject):
             self.tokenizerChanged.emit()
 
     # ----- sessions ----------------------------------------------------------------------
-    def session(self, encode_text: str = "") -> Session:
+    def session(self, encode_text: str = "", show_whitespace: bool = True) -> Session:
         inline = self.corpus_dirty or not self.corpus_paths
         return Session(settings=self.settings, corpus_text=self.corpus_text if inline else None,
                        corpus_paths=[] if inline else list(self.corpus_paths),
-                       sample=self.corpus_sample, step=self.step_index, encode_text=encode_text)
+                       sample=self.corpus_sample, step=self.step_index, encode_text=encode_text,
+                       imported_path=self.imported_path if self.imported is not None else None,
+                       use_imported=self.use_imported, show_whitespace=show_whitespace)
 
-    def save_session(self, path: str, encode_text: str = "") -> bool:
+    def save_session(self, path: str, encode_text: str = "", show_whitespace: bool = True) -> bool:
         try:
-            self.session(encode_text).save(path)
+            self.session(encode_text, show_whitespace).save(path)
         except BPEError as e:
             self._fail("Save session failed", e)
             return False
@@ -556,3 +560,7 @@ class Controller(QObject):
         self.set_corpus_text(text, paths=paths, sample=s.sample, dirty=dirty)
         self.session_path = path
         self.retrain(to_step=s.step)
+        if s.imported_path and s.imported_path != self.imported_path:
+            if self.import_tokenizer(s.imported_path) is None:
+                return
+        self.set_use_imported(s.use_imported and self.imported is not None)

@@ -487,10 +487,7 @@ class MainWindow(QMainWindow):
             self, "Unsaved corpus",
             "The corpus has edits that are not saved to a file. Save them first?",
             QMessageBox.Save | QMessageBox.Discard | QMessageBox.Cancel, QMessageBox.Save)
-        if ans == QMessageBox.Save:
-            path = c.corpus_paths[0] if len(c.corpus_paths) == 1 else ""
-            if path and Path(path).suffix.lower() in (".txt", ".md"):
-                return self.editor.save_to(path)
+        if ans == QMessageBox.Save:   # always through the dialog: it asks before overwriting
             return self.editor.save_as_dialog()
         return ans == QMessageBox.Discard
 
@@ -505,6 +502,10 @@ class MainWindow(QMainWindow):
                 except TypeError:
                     pass
         return ""
+
+    def _show_ws(self) -> bool:
+        ws = getattr(self.encode_view, "show_ws", None)
+        return ws.isChecked() if ws is not None else True
 
     def _sample_loaded(self, sample) -> None:
         """Offer the sample's example text in the encode view, unless the user typed one."""
@@ -533,6 +534,9 @@ class MainWindow(QMainWindow):
         if s is None:
             return False
         self._set_encode_text(s.encode_text)
+        ws = getattr(self.encode_view, "show_ws", None)
+        if ws is not None:
+            ws.setChecked(s.show_whitespace)
         if not path.endswith(AUTOSAVE_NAME):
             self.recent.add([path])
         return True
@@ -541,7 +545,7 @@ class MainWindow(QMainWindow):
         path = self.controller.session_path
         if not path or path.endswith(AUTOSAVE_NAME):
             return self.save_session_as()
-        return self.controller.save_session(path, self._encode_text())
+        return self.controller.save_session(path, self._encode_text(), self._show_ws())
 
     def save_session_as(self) -> bool:
         path, _ = QFileDialog.getSaveFileName(self, "Save session",
@@ -551,7 +555,7 @@ class MainWindow(QMainWindow):
             return False
         if not path.endswith(SESSION_SUFFIX) and not path.endswith(".json"):
             path += SESSION_SUFFIX
-        ok = self.controller.save_session(path, self._encode_text())
+        ok = self.controller.save_session(path, self._encode_text(), self._show_ws())
         if ok:
             self.settings.setValue("lastSessionDir", str(Path(path).parent))
             self.recent.add([path])
@@ -570,7 +574,7 @@ class MainWindow(QMainWindow):
         if not c.corpus_text or (inline and len(c.corpus_text) > AUTOSAVE_MAX_INLINE):
             return
         try:
-            c.session(self._encode_text()).save(self.autosave_path())
+            c.session(self._encode_text(), self._show_ws()).save(self.autosave_path())
         except Exception:  # never block quitting on the autosave
             pass
 

@@ -182,3 +182,57 @@ def test_bug9_a_burst_of_keys_is_all_typed_and_encoded_once_after(qtbot, control
     qtbot.waitUntil(lambda: view.edit.toPlainText() == keys)
     qtbot.waitUntil(lambda: view._shown_text == keys)
     assert encodes == [keys]          # once, after every key; none lost
+
+
+def test_bug10_an_empty_file_is_refused_like_a_binary_one(window, qtbot, tmp_path, idle):
+    c = window.controller
+    before = c.corpus_text
+    empty = tmp_path / "empty.txt"
+    empty.write_text("  \n", encoding="utf-8")
+    errors = []
+    c.errorOccurred.connect(lambda t, m: errors.append(m))
+    window.open_paths([str(empty)])
+    idle(c)
+    assert c.corpus_text == before and c.corpus_sample == "tutorial"
+    assert errors and "kept" in errors[0]
+
+
+def test_bug10_saving_a_corpus_from_a_file_asks_before_overwriting(window, qtbot, tmp_path,
+                                                                     idle, monkeypatch):
+    from PySide6.QtWidgets import QFileDialog, QMessageBox
+    src = tmp_path / "mine.txt"
+    src.write_text("original words here", encoding="utf-8")
+    c = window.controller
+    window.open_paths([str(src)])
+    idle(c)
+    window.editor.edit.appendPlainText(" edited")
+    window.editor.flush()
+    asked = []
+    monkeypatch.setattr(QMessageBox, "question", staticmethod(lambda *a, **k: QMessageBox.Save))
+    monkeypatch.setattr(QFileDialog, "getSaveFileName",
+                        staticmethod(lambda *a, **k: (asked.append(a), ("", ""))[1]))
+    assert not window.maybe_save_corpus()       # the dialog was cancelled: nothing written
+    assert asked and src.read_text(encoding="utf-8") == "original words here"
+    c.corpus_dirty = False
+
+
+def test_bug11_sessions_restore_the_imported_tokenizer_and_whitespace(
+        make_window, ready, qtbot, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QFileDialog
+    first = make_window()
+    c = first.controller
+    c.goto(5)
+    files = c.export("hf", str(tmp_path), "tok")
+    assert c.import_tokenizer(str(files[0])) is not None and c.use_imported
+    first.encode_view.show_ws.setChecked(False)
+    path = tmp_path / "s.bpesession"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName",
+                        staticmethod(lambda *a, **k: (str(path), "")))
+    assert first.save_session()
+    second = make_window(load=False)
+    assert second.open_session(str(path))
+    ready(second.controller)
+    c2 = second.controller
+    assert c2.imported is not None and c2.use_imported
+    assert c2.imported_path == str(files[0])
+    assert not second.encode_view.show_ws.isChecked()
