@@ -448,10 +448,10 @@ class Trainer:
         '6 pairs share the top count 3; w i wins because its bytes are the greatest.'"""
         win = self.render_pair(rec.pair)
         if rec.n_tied <= 1:
-            return f"{win} is the most frequent pair ({rec.count}); no tie to break."
+            return f"{win} is the most frequent pair ({rec.count:,}); no tie to break."
         others = [p for p in tied if (p[0], p[1]) != tuple(rec.pair)]
         runner = self.render_pair(others[0]) if others else "the others"
-        head = f"{rec.n_tied} pairs share the top count {rec.count}; {win} wins"
+        head = f"{rec.n_tied:,} pairs share the top count {rec.count:,}; {win} wins"
         if rec.rule == "greatest":
             return (f"{head} because it is the greatest pair comparing bytes (first token, "
                     f"then second): it beats {runner} and every other tied pair.")

@@ -111,8 +111,11 @@ class MainWindow(QMainWindow):
         self.editor.sampleLoaded.connect(self._sample_loaded)
 
     def _width_for_encode_on_right(self) -> int:
-        return sum(w.minimumSizeHint().width()
-                   for w in (self.merge_panel, self.encode_view, self.editor)) + 60
+        # the docks below the merge panel share its width: the widest of them counts
+        middle = max(w.minimumSizeHint().width() for w in (
+            self.merge_panel, self.vocab_browser, self.charts_view, self.compare_view))
+        return middle + sum(w.minimumSizeHint().width()
+                            for w in (self.encode_view, self.editor)) + 260
 
     def _default_size(self) -> tuple[int, int]:
         screen = QApplication.primaryScreen()

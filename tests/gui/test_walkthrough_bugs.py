@@ -236,3 +236,19 @@ def test_bug11_sessions_restore_the_imported_tokenizer_and_whitespace(
     assert c2.imported is not None and c2.use_imported
     assert c2.imported_path == str(files[0])
     assert not second.encode_view.show_ws.isChecked()
+
+
+def test_a_chart_of_step_0_alone_does_not_run_its_x_axis_below_zero(qtbot):
+    from bpe_gui.gui.panels.chart_widget import ChartWidget
+    chart = ChartWidget("Compression", "merge step", "bytes per token")
+    qtbot.addWidget(chart)
+    chart.set_series("corpus", [0], [1.0])
+    x0, x1, _, _ = chart._ranges()
+    assert x0 == 0 and x1 > 0
+
+
+def test_tie_sentence_counts_are_written_like_the_table():
+    from bpe_gui.engine import TrainSettings, Trainer
+    t = Trainer.from_text("ab " * 1500 + "cd " * 1500, TrainSettings(num_merges=3))
+    rec = t.next_choice()
+    assert rec.count == 1500 and "1,500" in rec.reason and "(1500)" not in rec.reason
