@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QFrame, Q
 
 from .app import THEMES, app_icon, apply_theme, colors
 from .controller import Controller
+from .last_folder import last_folder, remember
 from .panels.corpus_editor import SESSION_SUFFIX, CorpusEditor, RecentFiles
 from .panels.settings_panel import SettingsPanel
 
@@ -528,6 +529,7 @@ class MainWindow(QMainWindow):
         path, _ = QFileDialog.getOpenFileName(self, "Open session", self._session_dir(),
                                               SESSION_FILTER)
         if path:
+            remember(path)
             self.open_session(path)
 
     def open_session(self, path: str) -> bool:
@@ -560,12 +562,12 @@ class MainWindow(QMainWindow):
             path += SESSION_SUFFIX
         ok = self.controller.save_session(path, self._encode_text(), self._show_ws())
         if ok:
-            self.settings.setValue("lastSessionDir", str(Path(path).parent))
+            remember(path)
             self.recent.add([path])
         return ok
 
     def _session_dir(self) -> str:
-        return str(self.settings.value("lastSessionDir", "") or Path.home())
+        return last_folder()
 
     def autosave_path(self) -> Path:
         base = QStandardPaths.writableLocation(QStandardPaths.AppDataLocation)

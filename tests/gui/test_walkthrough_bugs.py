@@ -252,3 +252,30 @@ def test_tie_sentence_counts_are_written_like_the_table():
     t = Trainer.from_text("ab " * 1500 + "cd " * 1500, TrainSettings(num_merges=3))
     rec = t.next_choice()
     assert rec.count == 1500 and "1,500" in rec.reason and "(1500)" not in rec.reason
+
+
+def test_open_save_png_and_sessions_start_in_one_last_folder(window, tmp_path, monkeypatch,
+                                                             idle):
+    from PySide6.QtWidgets import QFileDialog
+    folder = tmp_path / "work"
+    folder.mkdir()
+    corpus = folder / "c.txt"
+    corpus.write_text("some words to train on", encoding="utf-8")
+    starts = []
+
+    def opened(*a, **k):
+        starts.append(a[2])
+        return [str(corpus)], ""
+    monkeypatch.setattr(QFileDialog, "getOpenFileNames", staticmethod(opened))
+    monkeypatch.setattr(QFileDialog, "getSaveFileName",
+                        staticmethod(lambda *a, **k: (starts.append(a[2]), ("", ""))[1]))
+    monkeypatch.setattr(QFileDialog, "getOpenFileName",
+                        staticmethod(lambda *a, **k: (starts.append(a[2]), ("", ""))[1]))
+    window.editor.open_dialog()
+    idle(window.controller)
+    window.charts_view._ask_png()
+    window.save_session_as()
+    window.open_session_dialog()
+    from pathlib import Path
+    assert [str(Path(s) if Path(s).is_dir() else Path(s).parent) for s in starts[1:]] \
+        == [str(folder)] * 3

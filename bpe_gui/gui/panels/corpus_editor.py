@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QMenu, QPlainTe
 
 from ...engine.trainer import TrainSettings
 from ..app import colors, resources
+from ..last_folder import in_last_folder, last_folder, remember
 from .flow_layout import FlowLayout
 
 EDIT_LIMIT = 1_000_000          # characters editable in place
@@ -273,11 +274,10 @@ class CorpusEditor(QWidget):
         return ask() if callable(ask) else True
 
     def open_dialog(self) -> None:
-        start = QSettings().value("lastOpenDir", "") or ""
-        paths, _ = QFileDialog.getOpenFileNames(self, "Open corpus files", str(start),
+        paths, _ = QFileDialog.getOpenFileNames(self, "Open corpus files", last_folder(),
                                                 CORPUS_FILTER)
         if paths:
-            QSettings().setValue("lastOpenDir", str(Path(paths[0]).parent))
+            remember(paths[0])
             self.open_files(paths)
 
     def open_files(self, paths: Sequence[str], encoding: str = "utf-8") -> bool:
@@ -296,13 +296,14 @@ class CorpusEditor(QWidget):
     def save_as_dialog(self) -> bool:
         self.flush()
         c = self.controller
-        default = c.corpus_paths[0] if len(c.corpus_paths) == 1 else "corpus.txt"
+        default = c.corpus_paths[0] if len(c.corpus_paths) == 1 else in_last_folder("corpus.txt")
         if Path(default).suffix in (".xz", ".gz", ".jsonl"):
             default = str(Path(default).with_suffix(".txt"))
         path, _ = QFileDialog.getSaveFileName(self, "Save corpus as", default,
                                               "Text (*.txt *.md);;All files (*)")
         if not path:
             return False
+        remember(path)
         return self.save_to(path)
 
     def save_to(self, path: str) -> bool:
