@@ -279,3 +279,34 @@ def test_open_save_png_and_sessions_start_in_one_last_folder(window, tmp_path, m
     from pathlib import Path
     assert [str(Path(s) if Path(s).is_dir() else Path(s).parent) for s in starts[1:]] \
         == [str(folder)] * 3
+
+
+def test_partial_character_pairs_say_which_character_they_belong_to(qtbot):
+    from bpe_gui.gui.models.pair_table import part_of
+    from bpe_gui.gui.panels.merge_panel import MergePanel
+    from bpe_gui.gui.models.roles import TOOLTIP
+    text = "中文 中国 中间 hello"
+    c = make_controller(text)
+    panel = MergePanel(c)
+    qtbot.addWidget(panel)
+    panel.show()
+    m = panel.pair_model
+    tips = [m.data(m.index(r, 1), TOOLTIP) for r in range(m.rowCount())]
+    vocab = m.snapshot.vocab
+    for r, tip in enumerate(tips):
+        row = m.rows[r]
+        merged = vocab[row.a] + vocab[row.b]
+        # oracle: the characters of the corpus whose UTF-8 contains the merged bytes
+        owners = [ch for ch in text if ord(ch) > 0x7F and merged in ch.encode()]
+        try:
+            merged.decode("utf-8")
+            whole = True
+        except UnicodeDecodeError:
+            whole = False
+        if whole or not owners:   # whole characters, or bytes across two characters
+            assert "part of" not in tip
+        else:
+            assert f"part of the character {owners[0]}" in tip
+    assert any("part of the character 中" in t for t in tips)
+    assert part_of(b"\xe4\xb8", ["ab", "中"]) == "中" and part_of(b"ab", ["ab"]) is None
+    c.shutdown()

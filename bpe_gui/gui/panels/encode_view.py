@@ -64,7 +64,8 @@ class TokenHighlighter(QSyntaxHighlighter):
             f.setBackground(bg)
             f.setForeground(c.text)
         for f in (pa, pb):
-            f.setUnderlineStyle(QTextCharFormat.WaveUnderline)
+            # dotted, not wavy: a wavy red line reads as a spelling error (legend below)
+            f.setUnderlineStyle(QTextCharFormat.DotLine)
             f.setUnderlineColor(c.partial_border)
         s.setFontWeight(QFont.Bold)
         self.formats = (a, b, pa, pb, s)
@@ -186,8 +187,9 @@ class EncodeView(CatchesUp, CharPositions, QWidget):
 
         self.texts = TokenTexts()
         self.flow = TokenFlow()
-        self.list_label = QLabel("Tokens and ids: hover one to find it in the text; dashed = "
-                                 "part of a character, shown as hex bytes")
+        self.list_label = QLabel("Tokens and ids: hover one to find it in the text. Part of "
+                                 "a character: dotted underline in the text, dashed chip "
+                                 "with hex bytes below")
         self.list_label.setWordWrap(True)
 
         lower = QWidget()

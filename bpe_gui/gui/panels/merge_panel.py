@@ -377,6 +377,7 @@ class MergePanel(CatchesUp, QWidget):
         if self._blocked():
             return
         snap = pair_snapshot(t, self.limit)
+        self.pair_model.words = t.word_texts if t is not None else ()
         self.pair_model.set_snapshot(snap)
         if self.pair_view.selectionModel().hasSelection():   # rows now hold other pairs
             self.pair_view.clearSelection()
