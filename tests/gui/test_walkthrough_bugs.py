@@ -310,3 +310,21 @@ def test_partial_character_pairs_say_which_character_they_belong_to(qtbot):
     assert any("part of the character 中" in t for t in tips)
     assert part_of(b"\xe4\xb8", ["ab", "中"]) == "中" and part_of(b"ab", ["ab"]) is None
     c.shutdown()
+
+
+def test_timeline_scrubber_and_find_the_step_that_made_a_token(window, qtbot, ready):
+    c = window.controller
+    window.act_run.trigger()
+    qtbot.waitUntil(lambda: not c.busy and c.trainer.is_done(), timeout=10_000)
+    steps = list(c.trainer.steps)
+    tools = window.merge_panel.timeline_tools
+    assert tools.scrubber.maximum() == len(steps) and tools.scrubber.value() == len(steps)
+    tools.scrubber.setValue(3)                 # as a drag ends
+    assert c.step_index == 3
+    target = steps[6]                          # a token made at step 7
+    tools.find_edit.setText(window.merge_panel.timeline.cache.text(target.token))
+    assert tools.find()
+    expected = next(r.index for r in steps if r.token == target.token)
+    assert c.step_index == expected and tools.scrubber.value() == expected
+    tools.find_edit.setText("no such token anywhere")
+    assert not tools.find() and c.step_index == expected

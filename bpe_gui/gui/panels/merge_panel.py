@@ -20,6 +20,7 @@ from ..models.timeline import TimelineModel
 from .table_cells import CellTableView
 from .flow_layout import FlowLayout
 from .text_pane import TextPane
+from .timeline_tools import TimelineTools
 from .visibility import CatchesUp
 
 PAGE = 200            # candidate pairs fetched per "Show more" (taken again at every step)
@@ -206,6 +207,8 @@ class MergePanel(CatchesUp, QWidget):
         for col, w in ((0, 50), (1, 130), (2, 110), (3, 64)):
             self.timeline_view.setColumnWidth(col, w)
         rb = QVBoxLayout(self.timeline_box)
+        self.timeline_tools = TimelineTools(self)
+        rb.addWidget(self.timeline_tools)
         rb.addWidget(self.timeline_view)
 
         right = QSplitter(Qt.Vertical)
@@ -446,6 +449,7 @@ class MergePanel(CatchesUp, QWidget):
         self.goto_spin.blockSignals(False)
 
     def _sync_timeline_selection(self) -> None:
+        self.timeline_tools.sync()
         k = self.timeline.current
         idx = self.timeline.index(k, 0)
         sel = self.timeline_view.selectionModel()
