@@ -136,7 +136,8 @@ class MainWindow(QMainWindow):
     def _room_for_encode_on_right(self) -> bool:
         """Encode view beside the merge panel when the default window is wide enough for
         both at their minimum widths; otherwise it is the first tab below the merge panel."""
-        return self._default_size()[0] >= self._width_for_encode_on_right()
+        return not self._short_screen() and \
+            self._default_size()[0] >= self._width_for_encode_on_right()
 
     def _default_dock_sizes(self) -> None:
         """Sizes of the default layout, relative to the window (needs it laid out)."""
@@ -151,7 +152,7 @@ class MainWindow(QMainWindow):
             self.resizeDocks([self.corpus_dock], [side], Qt.Horizontal)
         self.resizeDocks([self.corpus_dock, self.settings_dock], [int(h * 0.42), int(h * 0.58)],
                          Qt.Vertical)
-        below = 0.33 if self.encode_on_right else (0.34 if self._short_screen() else 0.4)
+        below = 0.33 if self.encode_on_right else (0.3 if self._short_screen() else 0.4)
         self.resizeDocks([self.vocab_dock], [int(h * below)], Qt.Vertical)
 
     def showEvent(self, event) -> None:

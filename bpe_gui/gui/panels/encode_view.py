@@ -160,7 +160,7 @@ class EncodeView(CatchesUp, CharPositions, QWidget):
         self.source.setToolTip("Which tokenizer encodes the text: the one being trained (as of "
                                "the current step) or an imported one")
         self.source.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
-        self.source.setMinimumContentsLength(28)
+        self.source.setMinimumContentsLength(16)   # room for the counts in a narrow dock
         self.source.addItem("Trained")
         self.show_ws = QCheckBox("Show whitespace")
         self.show_ws.setChecked(True)

@@ -184,7 +184,7 @@ class MergePanel(CatchesUp, QWidget):
         self.last_title = _label(lines=1)
         self.last_title.setTextFormat(Qt.RichText)
         self.last_box.setTitle("Last merge and the words it changed")
-        self.last_reason = _label(lines=3)
+        self.last_reason = _label(lines=2)   # full sentence in the next-pair box and tooltip
         self.affected_label = _label(lines=1)
         self.affected_model = AffectedModel(self)
         self.affected_view = _table()
@@ -424,6 +424,7 @@ class MergePanel(CatchesUp, QWidget):
                                 f"<b>{_esc(self.cache.text(rec.token))}</b> (id {rec.new_id}), "
                                 f"count {rec.count:,}")
         self.last_reason.setText(rec.reason)
+        self.last_reason.setToolTip(rec.reason)
         shown = len(rec.affected)
         more = f" (showing {shown})" if shown < rec.n_affected else ""
         self.affected_label.setText(f"{rec.n_affected:,} word(s) changed{more}: before and "
