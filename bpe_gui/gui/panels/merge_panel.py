@@ -167,7 +167,7 @@ class MergePanel(CatchesUp, QWidget):
         self.pair_view.setModel(self.pair_model)
         self.pair_view.horizontalHeader().setSortIndicator(-1, Qt.AscendingOrder)
         self.pair_view.setSortingEnabled(True)
-        for col, w in ((0, 46), (1, 130), (2, 96), (3, 64)):
+        for col, w in ((0, 42), (1, 112), (2, 84), (3, 64)):   # leaves room for Tie
             self.pair_view.setColumnWidth(col, w)
         self.pairs_footer = _label()
         left = QVBoxLayout(self.pairs_box)
