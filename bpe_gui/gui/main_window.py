@@ -125,7 +125,7 @@ class MainWindow(QMainWindow):
             return 1500, 940
         if avail.height() < 900:   # a small screen: every pixel counts
             return avail.width(), avail.height()
-        w = min(int(avail.width() * 0.95), max(1500, self._width_for_encode_on_right()))
+        w = min(int(avail.width() * 0.95), max(1760, self._width_for_encode_on_right()))
         return w, min(940, int(avail.height() * 0.92))
 
     @staticmethod
