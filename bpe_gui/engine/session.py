@@ -25,6 +25,11 @@ class Session:
     sample: str | None = None
     step: int = 0
     encode_text: str = ""
+    # the view: an imported tokenizer (its path) and whether the encode view uses it,
+    # and whether whitespace is drawn visibly (optional keys: older files lack them)
+    imported_path: str | None = None
+    use_imported: bool = False
+    show_whitespace: bool = True
 
     def to_dict(self) -> dict:
         s = asdict(self.settings)
@@ -36,8 +41,12 @@ class Session:
             corpus["sample"] = self.sample
         if self.corpus_text is not None:
             corpus["text"] = self.corpus_text
+        view: dict = {"show_whitespace": self.show_whitespace}
+        if self.imported_path:
+            view["imported"] = {"path": self.imported_path, "in_use": self.use_imported}
         return {"format": SESSION_FORMAT, "version": SESSION_VERSION, "corpus": corpus,
-                "settings": s, "step": self.step, "encode_text": self.encode_text}
+                "settings": s, "step": self.step, "encode_text": self.encode_text,
+                "view": view}
 
     @classmethod
     def from_dict(cls, d: dict, path: str | Path | None = None) -> "Session":
@@ -63,9 +72,18 @@ class Session:
         if not isinstance(step, int) or step < 0:
             raise FormatError(path, f"step must be a whole number >= 0, not {step!r}.",
                               key="step")
+        view = d.get("view") or {}
+        imported = view.get("imported") if isinstance(view, dict) else None
+        if not isinstance(view, dict) or (imported is not None and not (
+                isinstance(imported, dict) and isinstance(imported.get("path"), str))):
+            raise FormatError(path, "view must be an object, with imported.path a string.",
+                              key="view")
         return cls(settings=TrainSettings(**raw), corpus_text=corpus.get("text"),
                    corpus_paths=list(corpus.get("paths") or []), sample=corpus.get("sample"),
-                   step=step, encode_text=str(d.get("encode_text", "")))
+                   step=step, encode_text=str(d.get("encode_text", "")),
+                   imported_path=imported["path"] if imported else None,
+                   use_imported=bool(imported and imported.get("in_use")),
+                   show_whitespace=bool(view.get("show_whitespace", True)))
 
     def save(self, path: str | Path) -> Path:
         return write_atomic(Path(path), json.dumps(self.to_dict(), ensure_ascii=False,

@@ -192,6 +192,7 @@ class Trainer:
         self.steps: list[MergeStep] = []
         self._live = sum(1 for i in range(self.n_base) if self.core.symbol_count(i) > 0) \
             + len(self.special_ids)
+        self._live0 = self._live
         if s.num_merges is None and s.vocab_size is not None and not s.prune \
                 and s.vocab_size < self.n_initial:
             what = "256 bytes" if s.mode == "byte" else f"{self.n_base} base symbols"
@@ -435,16 +436,68 @@ class Trainer:
     def reset(self) -> None:
         self.goto(0)
 
+    TARGET_FIELDS = ("vocab_size", "num_merges", "min_frequency")
+
+    def can_retarget(self, settings: TrainSettings) -> bool:
+        """True when ``settings`` differ from this trainer's only in when to stop, so
+        :meth:`retarget` can apply them without pre-tokenizing again."""
+        keep = {f: getattr(self.settings, f) for f in self.TARGET_FIELDS}
+        return replace(settings, **keep) == self.settings
+
+    def stop_step(self, settings: TrainSettings | None = None) -> int | None:
+        """The first step already made at which training under ``settings`` (default:
+        this trainer's) would have stopped, or None if it would go on past the last one.
+
+        Example (worked example, 4 merges made): with ``num_merges=2`` -> 2; with
+        ``min_frequency=4`` -> 2 (the third merge, ``w i``, has count 3 < 4).
+        """
+        s = settings or self.settings
+        for k in range(self.n_steps + 1):
+            nxt = self.steps[k].count if k < self.n_steps else None
+            if s.num_merges is not None:
+                if k >= s.num_merges:
+                    return k
+            elif s.prune:
+                live = self.steps[k - 1].live_size if k else self._live0
+                if live >= s.vocab_size:
+                    return k
+            elif self.n_initial + k >= s.vocab_size:
+                return k
+            if nxt is not None and nxt < s.min_frequency:
+                return k
+        return None
+
+    def retarget(self, settings: TrainSettings) -> int:
+        """Apply a new stopping target (vocab size, number of merges, min frequency) to
+        this trainer: it keeps its merges, goes back to the new target if it is past
+        it, and otherwise can go on from where it is. Returns the step it is at.
+
+        Raises SettingsError when anything else differs (that needs a new Trainer).
+        """
+        settings = settings.validated()
+        if not self.can_retarget(settings):
+            raise SettingsError("Only the vocab size, number of merges and minimum "
+                                "frequency can change on a live trainer; retrain for the rest.")
+        if settings.num_merges is None and not settings.prune \
+                and settings.vocab_size < self.n_initial:
+            raise SettingsError(f"Vocab size {settings.vocab_size} is below the base "
+                                f"alphabet plus special tokens = {self.n_initial}.")
+        stop = self.stop_step(settings)
+        self.settings = settings
+        if stop is not None and stop < self.n_steps:
+            self.goto(stop)
+        return self.n_steps
+
     # ----- explanations -------------------------------------------------------------
     def explain(self, rec: MergeStep, tied: Sequence[tuple[int, int]]) -> str:
         """One sentence saying why this pair won. Example:
         '6 pairs share the top count 3; w i wins because its bytes are the greatest.'"""
         win = self.render_pair(rec.pair)
         if rec.n_tied <= 1:
-            return f"{win} is the most frequent pair ({rec.count}); no tie to break."
+            return f"{win} is the most frequent pair ({rec.count:,}); no tie to break."
         others = [p for p in tied if (p[0], p[1]) != tuple(rec.pair)]
         runner = self.render_pair(others[0]) if others else "the others"
-        head = f"{rec.n_tied} pairs share the top count {rec.count}; {win} wins"
+        head = f"{rec.n_tied:,} pairs share the top count {rec.count:,}; {win} wins"
         if rec.rule == "greatest":
             return (f"{head} because it is the greatest pair comparing bytes (first token, "
                     f"then second): it beats {runner} and every other tied pair.")

@@ -20,6 +20,7 @@ from ..engine.pretokenize import Pretokenizer
 from ..engine.session import Session
 from ..engine.tokenizer import Tokenizer
 from ..engine.trainer import Trainer, TrainSettings
+from .live import LiveView
 from .worker import JobRunner
 
 # Corpora smaller than this retrain at once, on the GUI thread, as the user types.
@@ -35,6 +36,9 @@ class Controller(QObject):
     trainerChanged = Signal()           # a new trainer (corpus/settings applied), at step 0
     trainerStale = Signal(bool)         # corpus/settings differ from what the trainer used
     stepChanged = Signal(int)           # current step after step/undo/goto/run/reset
+    targetChanged = Signal()            # same trainer, new stopping target (retarget)
+    livePeek = Signal(int)              # a job runs the trainer; it holds still: read it now
+    cancelling = Signal(str)            # Cancel was asked for this job (feedback at once)
     tokenizerChanged = Signal()         # what the encode view should use changed
     busyChanged = Signal(bool)
     progress = Signal(str, int, int)    # label, done, total
@@ -66,6 +70,12 @@ class Controller(QObject):
         self.jobs.finished.connect(self._job_finished)
         self.jobs.failed.connect(self._job_failed)
         self.jobs.cancelled.connect(self._job_cancelled)
+        self.jobs.cancelRequested.connect(self.cancelling)
+        self.live = LiveView(parent=self)
+        self.live.look.connect(self._on_live_look)
+        # The running retrain job puts its new trainer here once it starts merging.
+        self._live_box: dict | None = None
+        self._cancel_asked = False
         self._retrain_timer = QTimer(self, singleShot=True, interval=RETRAIN_DEBOUNCE_MS)
         self._retrain_timer.timeout.connect(self._auto_retrain)
         self._play_timer = QTimer(self, interval=300)
@@ -75,6 +85,11 @@ class Controller(QObject):
     @property
     def busy(self) -> bool:
         return self.jobs.busy
+
+    @property
+    def peeking(self) -> bool:
+        """True while a running job holds the trainer still for the window to read."""
+        return self.live.looking
 
     @property
     def step_index(self) -> int:
@@ -161,13 +176,38 @@ class Controller(QObject):
             return False
         if settings == self.settings and self.trainer is not None:
             return True
+        t = self.trainer
+        if t is not None and not self.stale and not self.busy and t.can_retarget(settings):
+            return self._retarget(settings)
         self.settings = settings
         self.settingsChanged.emit(settings)
         self._mark_stale()
         return True
 
-    def retrain(self, quiet: bool = False, to_step: int | None = None) -> bool:
-        """Build a new trainer from the corpus and settings (step 0, or ``to_step``)."""
+    def _retarget(self, settings: TrainSettings) -> bool:
+        """Only when to stop changed: the trainer goes on or back, no re-tokenizing."""
+        t = self.trainer
+        before = t.n_steps
+        try:
+            t.retarget(settings)
+        except BPEError as e:
+            self._fail("Training settings", e)
+            return False
+        self.settings = t.settings
+        self.settingsChanged.emit(self.settings)
+        self.targetChanged.emit()
+        if t.n_steps != before:
+            self._stepped()
+            self.message.emit(f"New target: back to step {t.n_steps:,}.")
+        else:
+            self.message.emit("New target applied; Train (F5) goes on from step "
+                              f"{t.n_steps:,}.")
+        return True
+
+    def retrain(self, quiet: bool = False, to_step: int | None = None,
+                to_target: bool = False) -> bool:
+        """Build a new trainer from the corpus and settings (step 0, or ``to_step``, or
+        on to the target with ``to_target``)."""
         self._retrain_timer.stop()
         self.set_playing(False)
         text, settings = self.corpus_text, self.settings
@@ -187,22 +227,65 @@ class Controller(QObject):
                 if to_step:
                     trainer.goto(to_step)
             except BPEError as e:
-                self._fail("Cannot train on this corpus", e)
+                self._train_failed(e, quiet)
                 return False
             self._install(trainer)
-            return True
+            return self.run_to_target() if to_target else True
+        live, box = self.live, {}
+        self._live_box = box
 
         def job(progress, cancelled):
             pre = Pretokenizer(settings.pattern, settings.special_tokens)
             from ..engine.corpus import table_from_text
             table = table_from_text(text, pre, progress=progress, cancel=cancelled)
             trainer = Trainer(table, settings)
-            if to_step:
-                trainer.run(until=to_step, progress=progress, cancel=cancelled)
+            if to_step or to_target:
+                box["trainer"] = trainer   # the window may show it from now on
+                if cancelled():   # after publishing it: cancel() reads box after the flag
+                    return ("cancelled",)
+                with live.holding():
+                    trainer.run(until=to_step or None, progress=live.wrap(progress),
+                                cancel=cancelled)
             return ("train", trainer)
-        return self._start("Pre-tokenizing corpus", job)
+        return self._start("Pre-tokenizing corpus", job, abandon=True)
+
+    def _train_failed(self, e: BPEError, quiet: bool) -> None:
+        """Say what is wrong; a retrain that runs by itself (after an edit) says it in
+        the status bar, not in a box that would come back after every keystroke."""
+        msg = str(e)
+        if "no words after pre-tokenization" in msg and self.corpus_text.strip():
+            msg = ("The pre-tokenizer pattern finds no words in this corpus, so there is "
+                   "nothing to train on. Pick a preset or change the pattern in the "
+                   "training settings.")
+        if quiet:
+            self.message.emit(msg)
+        else:
+            self._fail("Cannot train on this corpus", msg)
+
+    def train(self) -> bool:
+        """The one Train action: bring the trainer up to date with the corpus and the
+        applied settings (re-tokenizing only if they changed more than the target), then
+        run to the target."""
+        if self.busy:
+            self.message.emit("Busy: wait for the running job or cancel it (Esc).")
+            return False
+        if self.trainer is None or self.stale:
+            return self.retrain(to_target=True)
+        return self.run_to_target()
+
+    def _on_live_look(self) -> None:
+        t = (self._live_box or {}).get("trainer") or self.trainer
+        if t is None or not self.busy:
+            return
+        if t is not self.trainer:   # a retrain job is running its new trainer
+            self.trainer = t
+            self.stale = False
+            self.trainerStale.emit(False)
+            self.trainerChanged.emit()
+        self.livePeek.emit(t.n_steps)
 
     def _install(self, trainer: Trainer) -> None:
+        self._live_box = None
         self.trainer = trainer
         self.stale = False
         self.trainerStale.emit(False)
@@ -268,8 +351,17 @@ class Controller(QObject):
             t.goto(k)
             self._stepped()
             return True
-        return self._start(f"Running to step {k}", lambda p, c: ("run", t.run(
-            until=k, progress=p, cancel=c)))
+        return self._start(f"Running to step {k:,}", self._run_job(t, k))
+
+    def _run_job(self, t: Trainer, until: int | None):
+        """A job that runs ``t`` on, letting the window look a few times a second."""
+        live = self.live
+
+        def job(progress, cancelled):
+            with live.holding():
+                return ("run", t.run(until=until, progress=live.wrap(progress),
+                                     cancel=cancelled))
+        return job
 
     def run_to_target(self) -> bool:
         if not self._ready():
@@ -278,7 +370,7 @@ class Controller(QObject):
         if t.is_done():
             self.message.emit(self._done_reason())
             return False
-        return self._start("Training to target", lambda p, c: ("run", t.run(progress=p, cancel=c)))
+        return self._start("Training to target", self._run_job(t, None))
 
     def reset(self) -> bool:
         return self.goto(0)
@@ -303,11 +395,24 @@ class Controller(QObject):
             self.set_playing(False)
 
     def cancel(self) -> None:
-        self.jobs.cancel()
+        """Stop the running job. One that only builds something new (reading files,
+        pre-tokenizing) is dropped at once; one that runs the trainer stops at the next
+        step (well under a millisecond)."""
+        if not self.busy:
+            return
+        self.set_playing(False)
+        self._cancel_asked = True
+        self.jobs.request_cancel()
+        if not (self._live_box or {}).get("trainer"):
+            self._live_box = None
+            self.jobs.abandon()
 
     # ----- jobs -------------------------------------------------------------------------
-    def _start(self, label: str, job) -> bool:
-        if not self.jobs.start(label, job):
+    def _start(self, label: str, job, abandon: bool = False) -> bool:
+        """Run a job; ``abandon``: Cancel drops it at once (it touches no shared state,
+        e.g. it builds a new trainer), and its late result is thrown away."""
+        self._cancel_asked = False
+        if not self.jobs.start(label, job, abandon=abandon):
             self.message.emit("Busy: wait for the running job or cancel it (Esc).")
             return False
         return True
@@ -315,7 +420,9 @@ class Controller(QObject):
     def _job_finished(self, label: str, result) -> None:
         kind = result[0]
         self.busyChanged.emit(False)
-        if kind == "not-utf8":
+        if kind == "cancelled":
+            self._job_cancelled(label, emit_busy=False)
+        elif kind == "not-utf8":
             _, paths, bad, offset, msg = result
             if self.isSignalConnected(QMetaMethod.fromSignal(self.notUtf8)):
                 self.notUtf8.emit(paths, bad, offset, msg)
@@ -323,24 +430,30 @@ class Controller(QObject):
                 self._fail("Reading files", msg)
         elif kind == "open":
             _, paths, text = result
+            if not text or text.isspace():   # like a binary file: refused, corpus kept
+                names = ", ".join(Path(p).name for p in paths)
+                self._fail("Empty corpus", f"{names}: no text in the file(s), so the corpus "
+                           "you have is kept. Open a file with some text, type or paste "
+                           "text, or pick a sample.")
+                return
             self.set_corpus_text(text, paths=paths, dirty=False)
             self.message.emit(f"Opened {len(paths)} file(s): {len(text):,} characters.")
-            if not text or text.isspace():
-                names = ", ".join(Path(p).name for p in paths)
-                self._fail("Empty corpus", f"{names}: no text in the file(s). Open a file "
-                           "with some text, type or paste text, or pick a sample.")
-            elif len(text) > SYNC_CHARS:
+            if len(text) > SYNC_CHARS:
                 self.retrain()
         elif kind == "session":
             _, sess, path, text = result
             self._apply_session(sess, path, text, list(sess.corpus_paths), dirty=False)
-        elif kind == "train":
-            self._install(result[1])
-            if self._pending_step:
+        elif kind in ("train", "run"):
+            if kind == "train":
+                self._install(result[1])
                 self._pending_step = None
-        elif kind == "run":
-            self._stepped()
-            self.message.emit(f"Step {self.trainer.n_steps}.")
+            else:
+                self._stepped()
+            t = self.trainer
+            if self._cancel_asked:
+                self.message.emit(f"{label}: cancelled at step {t.n_steps:,}.")
+            elif t.is_done():
+                self.message.emit(self._done_reason())
 
     def _job_failed(self, label: str, message: str, user_error: bool) -> None:
         self.busyChanged.emit(False)
@@ -351,25 +464,33 @@ class Controller(QObject):
         if self.trainer is not None:
             self._stepped()
 
-    def _job_cancelled(self, label: str) -> None:
-        self.busyChanged.emit(False)
-        self.message.emit(f"{label}: cancelled.")
+    def _job_cancelled(self, label: str, emit_busy: bool = True) -> None:
+        running = (self._live_box or {}).get("trainer")
+        if running is not None:   # cancelled while running a new trainer: keep its merges
+            self._install(running)
+        if emit_busy:
+            self.busyChanged.emit(False)
         if self.trainer is not None:
             self._stepped()
+        self.message.emit(f"{label}: cancelled.")
 
     def shutdown(self) -> None:
         self.set_playing(False)
         self.jobs.stop_and_wait()
 
     # ----- import / export ---------------------------------------------------------------
-    def export(self, fmt: str, folder: str, name: str = "tokenizer") -> list[Path] | None:
+    def export(self, fmt: str, folder: str, name: str = "tokenizer",
+               quiet: bool = False) -> list[Path] | None:
+        """Write one format; on failure report it (or, ``quiet``, only keep the message
+        in ``last_export_error`` for a caller that reports several formats at once)."""
+        fail = (lambda t, e: setattr(self, "last_export_error", str(e))) if quiet else self._fail
         if self.trainer is None or self.busy:
-            self._fail("Export", "Nothing to export yet: train first (Step or Run).")
+            fail("Export", "Nothing to export yet: train first (Step or Run).")
             return None
         try:
             files = export_tokenizer(self.trainer.tokenizer(), folder, fmt, name=name)
         except BPEError as e:
-            self._fail("Export failed", e)
+            fail("Export failed", e)
             return None
         self.message.emit(f"Exported {', '.join(p.name for p in files)} to {folder}.")
         return files
@@ -393,15 +514,17 @@ class Controller(QObject):
             self.tokenizerChanged.emit()
 
     # ----- sessions ----------------------------------------------------------------------
-    def session(self, encode_text: str = "") -> Session:
+    def session(self, encode_text: str = "", show_whitespace: bool = True) -> Session:
         inline = self.corpus_dirty or not self.corpus_paths
         return Session(settings=self.settings, corpus_text=self.corpus_text if inline else None,
                        corpus_paths=[] if inline else list(self.corpus_paths),
-                       sample=self.corpus_sample, step=self.step_index, encode_text=encode_text)
+                       sample=self.corpus_sample, step=self.step_index, encode_text=encode_text,
+                       imported_path=self.imported_path if self.imported is not None else None,
+                       use_imported=self.use_imported, show_whitespace=show_whitespace)
 
-    def save_session(self, path: str, encode_text: str = "") -> bool:
+    def save_session(self, path: str, encode_text: str = "", show_whitespace: bool = True) -> bool:
         try:
-            self.session(encode_text).save(path)
+            self.session(encode_text, show_whitespace).save(path)
         except BPEError as e:
             self._fail("Save session failed", e)
             return False
@@ -437,3 +560,7 @@ class Controller(QObject):
         self.set_corpus_text(text, paths=paths, sample=s.sample, dirty=dirty)
         self.session_path = path
         self.retrain(to_step=s.step)
+        if s.imported_path and s.imported_path != self.imported_path:
+            if self.import_tokenizer(s.imported_path) is None:
+                return
+        self.set_use_imported(s.use_imported and self.imported is not None)

@@ -15,10 +15,11 @@ from PySide6.QtCore import QByteArray, QSettings, QStandardPaths, Qt, QTimer
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QFrame, QInputDialog,
                                QLabel, QMainWindow, QMessageBox, QProgressBar, QPushButton,
-                               QScrollArea, QWidget)
+                               QScrollArea, QStyle, QWidget)
 
 from .app import THEMES, app_icon, apply_theme, colors
 from .controller import Controller
+from .last_folder import last_folder, remember
 from .panels.corpus_editor import SESSION_SUFFIX, CorpusEditor, RecentFiles
 from .panels.settings_panel import SettingsPanel
 
@@ -99,27 +100,44 @@ class MainWindow(QMainWindow):
         self.tabifyDockWidget(self.vocab_dock, self.charts_dock)
         self.tabifyDockWidget(self.charts_dock, self.compare_dock)
         (self.vocab_dock if self.encode_on_right else self.encode_dock).raise_()
+        if self._short_screen():
+            # Not enough height for corpus and settings one above the other: tabs.
+            self.tabifyDockWidget(self.corpus_dock, self.settings_dock)
+            self.corpus_dock.raise_()
+        if hasattr(self.merge_panel, "use_window_toolbar"):
+            self.merge_panel.use_window_toolbar()   # Step, Train, Cancel are in the toolbar
         self.setCorner(Qt.BottomLeftCorner, Qt.LeftDockWidgetArea)
         self.setCorner(Qt.BottomRightCorner, Qt.RightDockWidgetArea)
         self.editor.pathsRequested.connect(self.open_paths)
         self.editor.sampleLoaded.connect(self._sample_loaded)
 
     def _width_for_encode_on_right(self) -> int:
-        return sum(w.minimumSizeHint().width()
-                   for w in (self.merge_panel, self.encode_view, self.editor)) + 60
+        # the docks below the merge panel share its width: the widest of them counts
+        middle = max(w.minimumSizeHint().width() for w in (
+            self.merge_panel, self.vocab_browser, self.charts_view, self.compare_view))
+        return middle + sum(w.minimumSizeHint().width()
+                            for w in (self.encode_view, self.editor)) + 260
 
     def _default_size(self) -> tuple[int, int]:
         screen = QApplication.primaryScreen()
         avail = screen.availableGeometry() if screen is not None else None
         if avail is None:
             return 1500, 940
-        w = min(int(avail.width() * 0.95), max(1500, self._width_for_encode_on_right()))
+        if avail.height() < 900:   # a small screen: every pixel counts
+            return avail.width(), avail.height()
+        w = min(int(avail.width() * 0.95), max(1760, self._width_for_encode_on_right()))
         return w, min(940, int(avail.height() * 0.92))
+
+    @staticmethod
+    def _short_screen() -> bool:
+        screen = QApplication.primaryScreen()
+        return screen is not None and screen.availableGeometry().height() < 900
 
     def _room_for_encode_on_right(self) -> bool:
         """Encode view beside the merge panel when the default window is wide enough for
         both at their minimum widths; otherwise it is the first tab below the merge panel."""
-        return self._default_size()[0] >= self._width_for_encode_on_right()
+        return not self._short_screen() and \
+            self._default_size()[0] >= self._width_for_encode_on_right()
 
     def _default_dock_sizes(self) -> None:
         """Sizes of the default layout, relative to the window (needs it laid out)."""
@@ -134,8 +152,8 @@ class MainWindow(QMainWindow):
             self.resizeDocks([self.corpus_dock], [side], Qt.Horizontal)
         self.resizeDocks([self.corpus_dock, self.settings_dock], [int(h * 0.42), int(h * 0.58)],
                          Qt.Vertical)
-        self.resizeDocks([self.vocab_dock], [int(h * (0.33 if self.encode_on_right else 0.4))],
-                         Qt.Vertical)
+        below = 0.33 if self.encode_on_right else (0.3 if self._short_screen() else 0.4)
+        self.resizeDocks([self.vocab_dock], [int(h * below)], Qt.Vertical)
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
@@ -214,18 +232,27 @@ class MainWindow(QMainWindow):
         self.act_quit = A("&Quit", self.close, ["Ctrl+Q"], "Quit bpe-gui")
         self.act_quit.setMenuRole(QAction.QuitRole)
 
-        self.act_step = A("&Step", c.step, ["Ctrl+Right", "F10"], "Merge the best pair")
-        self.act_back = A("Step &back", c.undo, ["Ctrl+Left"], "Undo the last merge")
+        # Alt+arrows and F-keys: text boxes use Ctrl+arrows and Ctrl+Home for editing.
+        self.act_step = A("&Step", c.step, ["Alt+Right", "F10"], "Merge the best pair")
+        self.act_back = A("Step &back", c.undo, ["Alt+Left", "Shift+F10"],
+                          "Undo the last merge")
         self.act_play = A("&Play / Pause", self.toggle_play, ["Ctrl+P"],
                           "Step repeatedly", checkable=True)
-        self.act_run = A("Run to &target", c.run_to_target, ["Ctrl+Return", "Ctrl+Enter", "F5"],
-                         "Train until the target size or merge count")
+        from .training_flow import TrainingFlow
+        self.flow = TrainingFlow(self)
+        self.act_run, self.act_retrain = self.flow.act_train, self.flow.act_retrain
         self.act_goto = A("Run to step &N…", self.goto_dialog, ["Ctrl+G"],
                           "Run forward or back to a given step")
-        self.act_reset = A("&Reset to step 0", c.reset, ["Ctrl+Home"], "Undo every merge")
+        self.act_reset = A("&Reset to step 0", c.reset, ["Alt+Home"], "Undo every merge")
         self.act_cancel = A("&Cancel", c.cancel, ["Esc"], "Stop the running job")
-        self.act_retrain = A("Re&train", lambda: c.retrain(), ["Ctrl+R"],
-                             "Start over from step 0 with the current corpus and settings")
+        self.act_cancel.setShortcutContext(Qt.ApplicationShortcut)   # also over dialogs/docks
+        sp = self.style().standardIcon
+        for act, icon in ((self.act_step, QStyle.SP_MediaSeekForward),
+                          (self.act_back, QStyle.SP_MediaSeekBackward),
+                          (self.act_cancel, QStyle.SP_BrowserStop)):
+            act.setIcon(sp(icon))
+        self.flow.add_to_toolbar(self.act_back, self.act_step, self.act_cancel)
+        self.addToolBar(Qt.TopToolBarArea, self.flow.toolbar)
         self.act_use_imported = A("Encode with &imported tokenizer", c.set_use_imported, [],
                                   "The encode view uses the imported tokenizer", checkable=True)
 
@@ -307,8 +334,11 @@ class MainWindow(QMainWindow):
         c.busyChanged.connect(self._show_busy)
         c.busyChanged.connect(lambda _: self._update_actions())
         c.corpusChanged.connect(self._on_corpus_changed)
-        c.stepChanged.connect(lambda _: self._update_step_label())
+        c.stepChanged.connect(lambda _: self._on_step())
         c.trainerChanged.connect(self._update_step_label)
+        c.targetChanged.connect(self._update_step_label)
+        c.livePeek.connect(lambda _: self._update_step_label())
+        c.cancelling.connect(lambda label: self.progress_label.setText(f"{label}: cancelling…"))
         c.trainerStale.connect(self._on_stale)
         c.playingChanged.connect(self.act_play.setChecked)
         c.tokenizerChanged.connect(self._update_actions)
@@ -340,10 +370,14 @@ class MainWindow(QMainWindow):
         self.stale_label.setToolTip("Corpus or settings changed since this training; the "
                                     "next Step retrains from step 0" if stale else "")
 
+    def _on_step(self) -> None:
+        self.statusBar().clearMessage()   # "Step 10." or "Target reached" is stale now
+        self._update_step_label()
+
     def _update_step_label(self) -> None:
         c = self.controller
         t = c.trainer
-        if t is None or c.busy:
+        if t is None or (c.busy and not c.peeking):
             self.step_label.setText("No training yet" if t is None else "")
             return
         target = t.target_steps
@@ -458,10 +492,7 @@ class MainWindow(QMainWindow):
             self, "Unsaved corpus",
             "The corpus has edits that are not saved to a file. Save them first?",
             QMessageBox.Save | QMessageBox.Discard | QMessageBox.Cancel, QMessageBox.Save)
-        if ans == QMessageBox.Save:
-            path = c.corpus_paths[0] if len(c.corpus_paths) == 1 else ""
-            if path and Path(path).suffix.lower() in (".txt", ".md"):
-                return self.editor.save_to(path)
+        if ans == QMessageBox.Save:   # always through the dialog: it asks before overwriting
             return self.editor.save_as_dialog()
         return ans == QMessageBox.Discard
 
@@ -476,6 +507,10 @@ class MainWindow(QMainWindow):
                 except TypeError:
                     pass
         return ""
+
+    def _show_ws(self) -> bool:
+        ws = getattr(self.encode_view, "show_ws", None)
+        return ws.isChecked() if ws is not None else True
 
     def _sample_loaded(self, sample) -> None:
         """Offer the sample's example text in the encode view, unless the user typed one."""
@@ -495,6 +530,7 @@ class MainWindow(QMainWindow):
         path, _ = QFileDialog.getOpenFileName(self, "Open session", self._session_dir(),
                                               SESSION_FILTER)
         if path:
+            remember(path)
             self.open_session(path)
 
     def open_session(self, path: str) -> bool:
@@ -504,6 +540,9 @@ class MainWindow(QMainWindow):
         if s is None:
             return False
         self._set_encode_text(s.encode_text)
+        ws = getattr(self.encode_view, "show_ws", None)
+        if ws is not None:
+            ws.setChecked(s.show_whitespace)
         if not path.endswith(AUTOSAVE_NAME):
             self.recent.add([path])
         return True
@@ -512,7 +551,7 @@ class MainWindow(QMainWindow):
         path = self.controller.session_path
         if not path or path.endswith(AUTOSAVE_NAME):
             return self.save_session_as()
-        return self.controller.save_session(path, self._encode_text())
+        return self.controller.save_session(path, self._encode_text(), self._show_ws())
 
     def save_session_as(self) -> bool:
         path, _ = QFileDialog.getSaveFileName(self, "Save session",
@@ -522,14 +561,14 @@ class MainWindow(QMainWindow):
             return False
         if not path.endswith(SESSION_SUFFIX) and not path.endswith(".json"):
             path += SESSION_SUFFIX
-        ok = self.controller.save_session(path, self._encode_text())
+        ok = self.controller.save_session(path, self._encode_text(), self._show_ws())
         if ok:
-            self.settings.setValue("lastSessionDir", str(Path(path).parent))
+            remember(path)
             self.recent.add([path])
         return ok
 
     def _session_dir(self) -> str:
-        return str(self.settings.value("lastSessionDir", "") or Path.home())
+        return last_folder()
 
     def autosave_path(self) -> Path:
         base = QStandardPaths.writableLocation(QStandardPaths.AppDataLocation)
@@ -541,7 +580,7 @@ class MainWindow(QMainWindow):
         if not c.corpus_text or (inline and len(c.corpus_text) > AUTOSAVE_MAX_INLINE):
             return
         try:
-            c.session(self._encode_text()).save(self.autosave_path())
+            c.session(self._encode_text(), self._show_ws()).save(self.autosave_path())
         except Exception:  # never block quitting on the autosave
             pass
 

@@ -4,6 +4,11 @@ A job is a plain function ``fn(progress, cancelled) -> result``. ``progress(done
 total)`` may be called as often as the job likes; the runner forwards it only when
 the shown percentage changes or 100 ms passed (Orange3's throttling idea), so the GUI
 thread is never flooded. Cancel is a flag the job checks between units of work.
+
+A job started with ``abandon=True`` touches nothing the window uses (it builds a new
+corpus or trainer): Cancel drops it at once, so the window is free again whatever
+the job is doing, and the job's thread ends on its own when it next checks the flag;
+whatever it returns then is thrown away.
 """
 from __future__ import annotations
 
@@ -97,22 +102,26 @@ class JobRunner(QObject):
     finished = Signal(str, object)
     failed = Signal(str, str, bool)
     cancelled = Signal(str)
+    cancelRequested = Signal(str)   # at once, before the job stops: for "Cancelling..."
 
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
         self._thread: QThread | None = None
         self._runner: _Runner | None = None
         self._cancel = threading.Event()
+        self._abandonable = False
+        self._dropped: list[tuple[QThread, _Runner]] = []   # abandoned, still ending
         self.label = ""
 
     @property
     def busy(self) -> bool:
         return self._thread is not None
 
-    def start(self, label: str, job: Job) -> bool:
+    def start(self, label: str, job: Job, abandon: bool = False) -> bool:
         if self.busy:
             return False
         self.label = label
+        self._abandonable = abandon
         self._cancel = threading.Event()
         thread = QThread()
         runner = _Runner(job, self._cancel)
@@ -132,7 +141,7 @@ class JobRunner(QObject):
 
     @Slot(int, int)
     def _on_progress(self, done: int, total: int) -> None:
-        if self._thread is not None:
+        if self._thread is not None and self.sender() is self._runner:
             self.progress.emit(self.label, done, total)
 
     @Slot(object)
@@ -148,22 +157,54 @@ class JobRunner(QObject):
         self._done(lambda: self.cancelled.emit(self.label))
 
     def _done(self, emit: Callable[[], None]) -> None:
-        if self._thread is None:
-            return  # finished after cancelled: only the first outcome counts
+        runner = self.sender()
+        if self._thread is None or runner is not self._runner:
+            self._end_dropped(runner)  # a job dropped on Cancel: its outcome no longer counts
+            return
         thread, self._thread, self._runner = self._thread, None, None
         thread.quit()
         thread.wait()
         _GCPause.job_ended()
         emit()
 
-    def cancel(self) -> None:
+    def _end_dropped(self, runner) -> None:
+        for i, (thread, r) in enumerate(self._dropped):
+            if r is runner:
+                del self._dropped[i]
+                thread.quit()
+                thread.wait()
+                _GCPause.job_ended()
+                return
+
+    def request_cancel(self) -> None:
+        """Ask the job to stop (it checks the flag between units of work)."""
+        if self._thread is not None and not self._cancel.is_set():
+            self._cancel.set()
+            self.cancelRequested.emit(self.label)
+
+    def abandon(self) -> bool:
+        """Drop a job started with ``abandon=True`` now: ``cancelled`` is emitted at
+        once, the thread ends by itself later and its result is ignored."""
+        if self._thread is None or not self._abandonable:
+            return False
         self._cancel.set()
+        self._dropped.append((self._thread, self._runner))
+        self._thread, self._runner = None, None
+        self.cancelled.emit(self.label)
+        return True
+
+    def cancel(self) -> None:
+        self.request_cancel()
+        self.abandon()
 
     def stop_and_wait(self, timeout_ms: int = 10_000) -> None:
-        """On close: ask the job to stop and wait for the thread."""
+        """On close: ask the jobs to stop and wait for their threads."""
         if self._thread is not None:
             self._cancel.set()
-            self._thread.quit()
-            if self._thread.wait(timeout_ms):
-                self._thread, self._runner = None, None  # its outcome no longer counts
+            self._dropped.append((self._thread, self._runner))
+            self._thread, self._runner = None, None  # its outcome no longer counts
+        for thread, _ in list(self._dropped):
+            thread.quit()
+            if thread.wait(timeout_ms):
                 _GCPause.job_ended()
+        self._dropped.clear()

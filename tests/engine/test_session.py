@@ -53,3 +53,17 @@ def test_not_json_names_the_line(tmp_path):
     with pytest.raises(FormatError) as e:
         Session.load(p)
     assert e.value.line == 3
+
+
+def test_view_state_round_trips_and_older_files_still_load(tmp_path):
+    from bpe_gui.engine.session import Session
+    s = Session(corpus_text="a b", imported_path="/x/tokenizer.json", use_imported=True,
+                show_whitespace=False)
+    p = s.save(tmp_path / "v.bpesession")
+    back = Session.load(p)
+    assert (back.imported_path, back.use_imported, back.show_whitespace) == \
+        ("/x/tokenizer.json", True, False)
+    d = Session(corpus_text="a b").to_dict()
+    del d["view"]                       # a version-1 file written before these keys
+    old = Session.from_dict(d)
+    assert old.imported_path is None and not old.use_imported and old.show_whitespace

@@ -132,11 +132,11 @@ def test_typing_re_encodes(qtbot, view, controller):
     text = view.text()
     assert text == "widest newest"
     enc = fresh_encoding(controller, text)
-    assert view.encoding.ids == enc.ids
+    qtbot.waitUntil(lambda: view.encoding.ids == enc.ids)   # encoded after the keys
     check_colours(view, text, enc)
     view.edit.selectAll()
     qtbot.keyClicks(view.edit, "lower")
-    assert view.encoding.ids == fresh_encoding(controller, "lower").ids
+    qtbot.waitUntil(lambda: view.encoding.ids == fresh_encoding(controller, "lower").ids)
 
 
 def test_hover_text_lights_up_its_id(qtbot, view, controller):

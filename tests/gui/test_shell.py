@@ -37,15 +37,31 @@ def test_window_opens_with_the_sample_ready_to_step(window, qtbot):
     assert c.trainer.is_done()
 
 
+def test_stepping_keys_leave_text_editing_keys_alone(window, qtbot):
+    """Ctrl+arrows move the cursor by words in a text box; Alt+arrows step anywhere."""
+    c = window.controller
+    edit = window.merge_panel.filter_edit
+    edit.setText("one two three")
+    edit.setFocus()
+    qtbot.waitUntil(edit.hasFocus)
+    edit.setCursorPosition(0)
+    qtbot.keyClick(edit, Qt.Key_Right, Qt.ControlModifier)
+    assert edit.cursorPosition() > 0 and c.step_index == 0
+    qtbot.keyClick(edit, Qt.Key_Right, Qt.AltModifier)
+    assert c.step_index == 1
+    qtbot.keyClick(edit, Qt.Key_Left, Qt.AltModifier)
+    assert c.step_index == 0
+
+
 def test_training_shortcuts_follow_the_brief(window):
     def keys(act):
         return {k.toString() for k in act.shortcuts()}
-    assert keys(window.act_step) == {"Ctrl+Right", "F10"}
-    assert keys(window.act_back) == {"Ctrl+Left"}
+    assert keys(window.act_step) == {"Alt+Right", "F10"}
+    assert keys(window.act_back) == {"Alt+Left", "Shift+F10"}
     assert keys(window.act_play) == {"Ctrl+P"}
     assert {"Ctrl+Return", "F5"} <= keys(window.act_run)
     assert keys(window.act_goto) == {"Ctrl+G"}
-    assert keys(window.act_reset) == {"Ctrl+Home"}
+    assert keys(window.act_reset) == {"Alt+Home"}
     assert keys(window.act_cancel) == {"Esc"}
     assert keys(window.act_retrain) == {"Ctrl+R"}
     assert window.act_open.shortcut() == QKeySequence(QKeySequence.Open)
@@ -61,7 +77,7 @@ def test_keyboard_steps_and_play(window, qtbot):
     window.merge_panel.setFocus()
     qtbot.keyClick(window.merge_panel, Qt.Key_F10)
     assert c.step_index == 1
-    qtbot.keyClick(window.merge_panel, Qt.Key_Left, Qt.ControlModifier)
+    qtbot.keyClick(window.merge_panel, Qt.Key_Left, Qt.AltModifier)
     assert c.step_index == 0
     qtbot.keyClick(window.merge_panel, Qt.Key_P, Qt.ControlModifier)
     assert c.playing and window.act_play.isChecked()

@@ -136,6 +136,8 @@ def test_empty_corpus(window, tmp_path, qtbot, idle):
     qtbot.waitUntil(lambda: window.last_error is not None, timeout=10_000)
     assert window.last_error[0] == "Empty corpus" and "empty.txt" in window.last_error[1]
     idle(c)
+    assert c.corpus_sample == "tutorial" and c.trainer is not None   # the corpus is kept
+    window.editor.new_corpus()          # an empty corpus on purpose: Step says what to do
     window.last_error = None
     window.act_step.trigger()
     assert window.last_error and window.last_error[0] == "Empty corpus"

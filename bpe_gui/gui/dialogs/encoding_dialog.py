@@ -51,7 +51,8 @@ class EncodingDialog(QDialog):
         head = QLabel(f"<b>{Path(bad_path).name}</b> is not valid UTF-8: the first bad byte is "
                       f"at byte offset <b>{offset:,}</b>.", wordWrap=True)
         lay.addWidget(head)
-        detail = QLabel(message, wordWrap=True)
+        # the engine's message ends with the same advice as the line below: say it once
+        detail = QLabel(message.split(" Re-save")[0].strip(), wordWrap=True)
         detail.setTextFormat(Qt.PlainText)
         detail.setTextInteractionFlags(Qt.TextSelectableByMouse)
         lay.addWidget(detail)

@@ -136,16 +136,23 @@ class ExportDialog(QDialog):
         """Write every chosen format; show what was written and what failed."""
         folder, name = self.folder_edit.text().strip(), self.name_edit.text().strip()
         self.written, self.failed = [], []
+        errors: dict[str, str] = {}   # message -> formats: one folder problem, said once
         for fmt in self.selected_formats():
-            files = self.controller.export(fmt, folder, name)
+            files = self.controller.export(fmt, folder, name, quiet=True)
             if files is None:
                 self.failed.append(fmt)
+                msg = getattr(self.controller, "last_export_error", "")
+                errors[msg] = f"{errors[msg]}, {fmt}" if msg in errors else fmt
             else:
                 self.written.extend(files)
         settings = QSettings()
         settings.setValue("export/formats", self.selected_formats())
-        settings.setValue("export/folder", folder)
-        settings.setValue("export/name", name)
+        if self.written:   # never remember a folder that could not be written
+            settings.setValue("export/folder", folder)
+            settings.setValue("export/name", name)
+        if errors:
+            self.controller.errorOccurred.emit("Export failed", "\n\n".join(
+                f"{fmts}: {msg}" if len(errors) > 1 else msg for msg, fmts in errors.items()))
         self.files.clear()
         for p in self.written:
             self.files.addItem(str(p))

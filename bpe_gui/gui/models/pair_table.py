@@ -12,6 +12,7 @@ proxy over a Python model costs ~1 ms per repaint in rowCount/columnCount calls 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Sequence
 
 from PySide6.QtCore import Qt
 
@@ -38,6 +39,25 @@ class PairSnapshot:
     @property
     def maybe_more(self) -> bool:
         return len(self.rows) >= self.limit > 0
+
+
+def part_of(token: bytes, words: Sequence[str], limit: int = 20_000) -> str | None:
+    """For a token that holds only part of a UTF-8 character: the first character of
+    the corpus words (up to ``limit`` of them) whose bytes contain it; else None.
+
+    Example: part_of(b"\\xe4\\xb8", ["a", "中文"]) -> "中"
+    """
+    try:
+        token.decode("utf-8")
+        return None   # whole characters: nothing to explain
+    except UnicodeDecodeError:
+        pass
+    for w in words[:limit]:
+        if token in w.encode("utf-8"):
+            for ch in w:
+                if ord(ch) > 0x7F and token in ch.encode("utf-8"):
+                    return ch
+    return None
 
 
 def pair_snapshot(trainer: Trainer | None, limit: int) -> PairSnapshot:
@@ -69,6 +89,7 @@ class PairTableModel(HeaderedTableModel):
         self.sort_column, self.sort_order = -1, Qt.AscendingOrder
         self.filter_text = ""
         self.colors = TokenColors.for_palette()
+        self.words: Sequence[str] = ()   # the corpus words, for "part of 中" hints
 
     def set_snapshot(self, snap: PairSnapshot) -> None:
         old_n = len(self.rows)
@@ -175,6 +196,10 @@ class PairTableModel(HeaderedTableModel):
             return (row.a, row.b)
         if role == TOOLTIP:
             (lt, _), (rt, _), mt = self.texts(row)
+            vocab = self.snapshot.vocab
+            merged = vocab[row.a] + vocab[row.b] if len(vocab) > max(row.a, row.b) else b""
+            ch = part_of(merged, self.words) if merged else None
+            hint = f"\npart of the character {ch} (U+{ord(ch):04X})" if ch else ""
             return (f"Rank {row.rank}: {lt} + {rt} → {mt}\n"
-                    f"ids {row.a} + {row.b}, count {row.count:,}")
+                    f"ids {row.a} + {row.b}, count {row.count:,}{hint}")
         return self.visual_data(r, col, role)

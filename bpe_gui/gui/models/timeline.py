@@ -100,7 +100,7 @@ class TimelineModel(HeaderedTableModel):
         bg = self.colors.tied if now else None
         rec = self.record(k)
         if rec is None:   # row 0: the start
-            return Cell("0" if col == self.STEP else "start: base vocabulary"
+            return Cell("0" if col == self.STEP else "start"   # (tooltip: before any merge)
                         if col == self.MERGE else "", col == self.STEP, now, fg, bg)
         if col == self.STEP:
             return Cell(str(k), True, now, fg, bg)
@@ -125,7 +125,7 @@ class TimelineModel(HeaderedTableModel):
             return self.cell(k, col).content
         if role == TOOLTIP:
             if rec is None:
-                return "Before any merge. Click to go back to the start."
+                return "The start: the base vocabulary, before any merge. Click to go back here."
             state = "" if k <= self.current else "\n(undone: click to redo up to here)"
             return (rec.reason or f"Merge {k}: count {rec.count:,}") + state
         if rec is None:

@@ -57,7 +57,7 @@ class ChartWidget(QWidget):
         self._frame = None
         self._hover: tuple[_Drawn, int] | None = None
         self.setMouseTracking(True)
-        self.setMinimumSize(320, 220)
+        self.setMinimumSize(220, 150)   # four fit a 1024x700 window's bottom dock
         self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Expanding)
         self.setContextMenuPolicy(Qt.DefaultContextMenu)
 
@@ -160,8 +160,8 @@ class ChartWidget(QWidget):
             y0, y1 = math.floor(y0 / step) * step, math.ceil(y1 / step) * step
         if self.xlog:
             x0, x1 = math.floor(x0 + 1e-9), max(math.ceil(x1 - 1e-9), math.floor(x0) + 1)
-        elif x1 <= x0:
-            x0, x1 = x0 - 1, x1 + 1
+        elif x1 <= x0:   # one point: widen to the right only (step 0 -> 0..1, never -1)
+            x0, x1 = (x0, x0 + 1) if x0 >= 0 else (x0 - 1, x1 + 1)
         return x0, x1, y0, y1
 
     def _layout(self):

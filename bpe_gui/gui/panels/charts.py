@@ -31,6 +31,8 @@ from ...engine import stats
 from ...engine.errors import BPEError
 from .chart_data import (STYLES, Series, decimate, fmt_num, fmt_value, linear_ticks,
                          log_ticks, nice_step)
+from ..last_folder import in_last_folder, last_folder, remember
+from .flow_layout import FlowLayout
 from .chart_widget import ChartWidget, series_colors
 from .visibility import CatchesUp
 
@@ -79,13 +81,10 @@ class ChartsView(CatchesUp, QWidget):
         csv_btn.clicked.connect(self._ask_csv)
         self.status = QLabel("")
 
-        top = QHBoxLayout()
-        top.addWidget(self.held_label, 1)
-        for w in (open_btn, paste_btn, self.clear_btn):
+        top = FlowLayout(spacing=6)   # wraps in a narrow dock instead of scrolling sideways
+        top.addWidget(self.held_label)
+        for w in (open_btn, paste_btn, self.clear_btn, png_btn, csv_btn):
             top.addWidget(w)
-        top.addSpacing(16)
-        top.addWidget(png_btn)
-        top.addWidget(csv_btn)
         grid = QGridLayout()
         grid.setSpacing(6)
         grid.addWidget(self.compression, 0, 0)
@@ -322,10 +321,11 @@ class ChartsView(CatchesUp, QWidget):
         return self._held is None or not self._pending_held()
 
     def _open_held_out(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Held-out text", "",
+        path, _ = QFileDialog.getOpenFileName(self, "Held-out text", last_folder(),
                                               "Text (*.txt *.md *.jsonl *.xz *.gz);;All files (*)")
         if not path:
             return
+        remember(path)
         from ...engine.corpus import read_documents
         try:
             text = "\n".join(read_documents(path))
@@ -372,17 +372,21 @@ class ChartsView(CatchesUp, QWidget):
         Path(path).write_text(self.csv_text(), encoding="utf-8")
 
     def _ask_png(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Save charts as PNG", "bpe-charts.png",
+        path, _ = QFileDialog.getSaveFileName(self, "Save charts as PNG",
+                                              in_last_folder("bpe-charts.png"),
                                               "PNG image (*.png)")
+        remember(path)
         if path and not self.save_png(path):
             QMessageBox.warning(self, "Save failed", f"Could not write {path}. Pick a folder "
                                 "you can write to.")
 
     def _ask_csv(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Save chart data as CSV", "bpe-charts.csv",
+        path, _ = QFileDialog.getSaveFileName(self, "Save chart data as CSV",
+                                              in_last_folder("bpe-charts.csv"),
                                               "CSV (*.csv)")
         if not path:
             return
+        remember(path)
         try:
             self.save_csv(path)
         except OSError as e:

@@ -23,6 +23,7 @@ from ...engine.pretokenize import PRESET_LABELS, resolve_pattern
 from ...engine.tokenizer import Tokenizer
 from ...engine.trainer import TIE_RULE_LABELS, Trainer, TrainSettings
 from ..worker import JobRunner
+from .flow_layout import FlowLayout
 from .token_text import TokenTextView, cut_color
 from .visibility import CatchesUp
 
@@ -59,6 +60,8 @@ class ComparePane(CatchesUp, QFrame):
         self.kind = QComboBox()
         for key, label in KINDS:
             self.kind.addItem(label, key)
+        self.kind.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+        self.kind.setMinimumContentsLength(10)
         self.stack = QStackedWidget()
         self.stack.addWidget(self._page_current())
         self.stack.addWidget(self._page_step())
@@ -168,21 +171,23 @@ class ComparePane(CatchesUp, QFrame):
         self.train_status.setWordWrap(True)
         grid = QGridLayout()
         grid.setContentsMargins(0, 0, 0, 0)
-        grid.addWidget(QLabel("Mode"), 0, 0)
-        grid.addWidget(self.t_mode, 0, 1)
-        grid.addWidget(QLabel("Pre-tokenizer"), 0, 2)
-        grid.addWidget(self.t_pattern, 0, 3)
-        grid.addWidget(QLabel("Vocab size"), 1, 0)
-        grid.addWidget(self.t_vocab, 1, 1)
-        grid.addWidget(QLabel("Tie rule"), 1, 2)
-        grid.addWidget(self.t_tie, 1, 3)
+        # two columns, so each side fits half of a narrow Compare dock
+        for row, (label, field) in enumerate((("Mode", self.t_mode),
+                                              ("Pre-tokenizer", self.t_pattern),
+                                              ("Vocab size", self.t_vocab),
+                                              ("Tie rule", self.t_tie))):
+            grid.addWidget(QLabel(label), row, 0)
+            grid.addWidget(field, row, 1)
         grid.setColumnStretch(1, 1)
-        grid.setColumnStretch(3, 1)
-        buttons = QHBoxLayout()
+        buttons = FlowLayout(spacing=6)   # wraps when the pane is narrow
         buttons.addWidget(self.train_btn)
         buttons.addWidget(self.cancel_btn)
         buttons.addWidget(copy_btn)
-        buttons.addWidget(self.progress, 1)
+        self.progress.setFixedWidth(120)
+        buttons.addWidget(self.progress)
+        for combo in (self.t_mode, self.t_pattern, self.t_tie):   # shrink, never scroll
+            combo.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+            combo.setMinimumContentsLength(6)
         lay = QVBoxLayout(w)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addLayout(grid)
@@ -204,10 +209,9 @@ class ComparePane(CatchesUp, QFrame):
         open_btn.clicked.connect(self._ask_open)
         self.imp_label = QLabel("Nothing imported: open a tokenizer file.")
         self.imp_label.setWordWrap(True)
-        row = QHBoxLayout()
+        row = FlowLayout(spacing=6)
         row.addWidget(self.imp_app)
         row.addWidget(open_btn)
-        row.addStretch(1)
         lay = QVBoxLayout(w)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addLayout(row)

@@ -19,6 +19,8 @@ from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QMenu, QPlainTe
 
 from ...engine.trainer import TrainSettings
 from ..app import colors, resources
+from ..last_folder import in_last_folder, last_folder, remember
+from .flow_layout import FlowLayout
 
 EDIT_LIMIT = 1_000_000          # characters editable in place
 PREVIEW_CHARS = 1_000_000       # characters shown read-only above that
@@ -152,7 +154,7 @@ class CorpusEditor(QWidget):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
         lay.setSpacing(4)
-        bar = QHBoxLayout()
+        bar = FlowLayout(spacing=4)   # wraps in a narrow dock instead of scrolling sideways
         self.open_button = QToolButton(text="Open…")
         self.open_button.setToolTip("Open one or more corpus files (.txt .md .jsonl, "
                                     "also .xz/.gz compressed)")
@@ -174,7 +176,6 @@ class CorpusEditor(QWidget):
         for w in (self.open_button, self.samples_button, self.recent_button, self.save_button,
                   self.new_button):
             bar.addWidget(w)
-        bar.addStretch(1)
         self.unsaved_label = QLabel()
         self.unsaved_label.setToolTip("The corpus has edits that are not saved to a file")
         bar.addWidget(self.unsaved_label)
@@ -251,11 +252,15 @@ class CorpusEditor(QWidget):
         if not self.confirm_discard():
             return False
         settings = sample_settings(sample.settings)
+        from ..training_flow import describe_changes
+        changed = describe_changes(self.controller.settings, settings)
         if not self.controller.set_settings(settings):
             return False
         self._edit_timer.stop()
         self.controller.set_corpus_text(text, sample=sample_id, dirty=False)
-        self.controller.message.emit(f"Sample loaded: {sample.title}")
+        # say which training settings the sample changed (they are the sample's own)
+        what = f" Its settings changed: {', '.join(changed)}." if changed else ""
+        self.controller.message.emit(f"Sample loaded: {sample.title}.{what}")
         if retrain and not self.controller.busy:
             self.controller.retrain(quiet=True)
         self.sampleLoaded.emit(sample)
@@ -269,11 +274,10 @@ class CorpusEditor(QWidget):
         return ask() if callable(ask) else True
 
     def open_dialog(self) -> None:
-        start = QSettings().value("lastOpenDir", "") or ""
-        paths, _ = QFileDialog.getOpenFileNames(self, "Open corpus files", str(start),
+        paths, _ = QFileDialog.getOpenFileNames(self, "Open corpus files", last_folder(),
                                                 CORPUS_FILTER)
         if paths:
-            QSettings().setValue("lastOpenDir", str(Path(paths[0]).parent))
+            remember(paths[0])
             self.open_files(paths)
 
     def open_files(self, paths: Sequence[str], encoding: str = "utf-8") -> bool:
@@ -292,13 +296,14 @@ class CorpusEditor(QWidget):
     def save_as_dialog(self) -> bool:
         self.flush()
         c = self.controller
-        default = c.corpus_paths[0] if len(c.corpus_paths) == 1 else "corpus.txt"
+        default = c.corpus_paths[0] if len(c.corpus_paths) == 1 else in_last_folder("corpus.txt")
         if Path(default).suffix in (".xz", ".gz", ".jsonl"):
             default = str(Path(default).with_suffix(".txt"))
         path, _ = QFileDialog.getSaveFileName(self, "Save corpus as", default,
                                               "Text (*.txt *.md);;All files (*)")
         if not path:
             return False
+        remember(path)
         return self.save_to(path)
 
     def save_to(self, path: str) -> bool:
@@ -412,7 +417,12 @@ class CorpusEditor(QWidget):
                 title = resources().sample(c.corpus_sample).title
             except KeyError:
                 title = c.corpus_sample
-            src = f"Sample: {title}"
+            # "(character mode, ...)" in a title names the sample's suggested settings,
+            # which the user may have changed since: keep it out of the label.
+            short = title.split(" (")[0] if title.endswith(")") else title
+            src = f"Sample: {short}"
+            self.source_label.setToolTip(f"{title}\n(the settings it suggests were applied "
+                                         "when it was loaded)")
         elif c.corpus_paths:
             names = ", ".join(Path(p).name for p in c.corpus_paths[:4])
             more = f" and {len(c.corpus_paths) - 4} more" if len(c.corpus_paths) > 4 else ""

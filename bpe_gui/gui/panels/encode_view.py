@@ -33,8 +33,9 @@ from .text_pane import TextPane
 from .token_flow import TokenFlow
 from .visibility import CatchesUp
 
-SYNC_CHARS = 20_000        # re-encode at once below this size, else after a short pause
+SYNC_CHARS = 20_000        # re-encode right after the keys below this size, else after a pause
 DEBOUNCE_MS = 50
+AFTER_KEYS_MS = 12         # keys closer than this (fast typing, a burst) are taken first
 MAX_STEP_DELTA = 64        # follow up to this many steps merge by merge, else re-encode
 ENCODE_LIMIT = 100_000     # characters encoded and coloured; the rest is left plain
 WORDS_PENDING: list[int] = []   # marker: word numbers not worked out yet
@@ -63,7 +64,8 @@ class TokenHighlighter(QSyntaxHighlighter):
             f.setBackground(bg)
             f.setForeground(c.text)
         for f in (pa, pb):
-            f.setUnderlineStyle(QTextCharFormat.WaveUnderline)
+            # dotted, not wavy: a wavy red line reads as a spelling error (legend below)
+            f.setUnderlineStyle(QTextCharFormat.DotLine)
             f.setUnderlineColor(c.partial_border)
         s.setFontWeight(QFont.Bold)
         self.formats = (a, b, pa, pb, s)
@@ -78,7 +80,9 @@ class TokenHighlighter(QSyntaxHighlighter):
         if fresh is not None:
             fresh.add(block.blockNumber())
         pos = block.position()
-        c0, c1 = v.char_of_pos(pos), v.char_of_pos(pos + len(text))
+        # block.length() counts UTF-16 units, as positions do; len(text) counts code
+        # points, one short per emoji or flag half (which lost the colour at line ends)
+        c0, c1 = v.char_of_pos(pos), v.char_of_pos(pos + block.length() - 1)
         starts = v.starts
         i = max(0, bisect_right(starts, c0) - 1)
         while i > 0 and offsets[i - 1][1] > c0:
@@ -156,7 +160,7 @@ class EncodeView(CatchesUp, CharPositions, QWidget):
         self.source.setToolTip("Which tokenizer encodes the text: the one being trained (as of "
                                "the current step) or an imported one")
         self.source.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
-        self.source.setMinimumContentsLength(28)
+        self.source.setMinimumContentsLength(16)   # room for the counts in a narrow dock
         self.source.addItem("Trained")
         self.show_ws = QCheckBox("Show whitespace")
         self.show_ws.setChecked(True)
@@ -183,8 +187,10 @@ class EncodeView(CatchesUp, CharPositions, QWidget):
 
         self.texts = TokenTexts()
         self.flow = TokenFlow()
-        self.list_label = QLabel("Tokens and ids: hover one to find it in the text; dashed = "
-                                 "part of a character, shown as hex bytes")
+        self.list_label = QLabel("Tokens and ids: hover one to find it in the text. Part of "
+                                 "a character: dotted underline in the text, dashed chip "
+                                 "with hex bytes below")
+        self.list_label.setWordWrap(True)
 
         lower = QWidget()
         lv = QVBoxLayout(lower)
@@ -283,10 +289,10 @@ class EncodeView(CatchesUp, CharPositions, QWidget):
         # Re-colouring also emits textChanged: only an edit of the text counts.
         if self._raw_text() == self._text:
             return
-        if self.edit.document().characterCount() < SYNC_CHARS:
-            self.encode_now()
-        else:
-            self._timer.start(DEBOUNCE_MS)
+        # Never encode between two keys of a burst: each key restarts the wait, so the
+        # keys all reach the text box first and the text is encoded once after them.
+        small = self.edit.document().characterCount() < SYNC_CHARS
+        self._timer.start(AFTER_KEYS_MS if small else DEBOUNCE_MS)
 
     def encode_now(self) -> None:
         """Encode the text with the current tokenizer and re-colour everything."""

@@ -7,7 +7,7 @@ engine. Hidden panels defer their refresh until shown.
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QItemSelectionModel, Qt
+from PySide6.QtCore import QEvent, QItemSelectionModel, Qt, Signal
 from PySide6.QtWidgets import (QAbstractItemView, QGroupBox, QHBoxLayout, QHeaderView, QLabel,
                                QLineEdit, QPushButton, QSizePolicy, QSlider, QSpinBox, QSplitter,
                                QStyle, QToolButton, QVBoxLayout, QWidget)
@@ -18,15 +18,39 @@ from ..models.pair_table import PairSnapshot, PairTableModel, pair_snapshot
 from ..models.roles import ReadableCache, TokenColors
 from ..models.timeline import TimelineModel
 from .table_cells import CellTableView
+from .flow_layout import FlowLayout
 from .text_pane import TextPane
+from .timeline_tools import TimelineTools
 from .visibility import CatchesUp
 
 PAGE = 200            # candidate pairs fetched per "Show more" (taken again at every step)
 SPEEDS = (1, 2, 3, 5, 8, 12, 20, 30, 60)   # steps per second for Play
 
 
-def _table(parent=None) -> CellTableView:
-    view = CellTableView(parent)
+def _group(widgets) -> QWidget:
+    """Controls that belong together and wrap as one piece."""
+    box = QWidget()
+    lay = QHBoxLayout(box)
+    lay.setContentsMargins(0, 0, 0, 0)
+    for w in widgets:
+        lay.addWidget(w)
+    return box
+
+
+class TimelineView(CellTableView):
+    """The timeline table; keyMoved after a key moved the current row (Page Down ...)."""
+
+    keyMoved = Signal()
+
+    def keyPressEvent(self, event) -> None:
+        before = self.currentIndex()
+        super().keyPressEvent(event)
+        if self.currentIndex() != before:
+            self.keyMoved.emit()
+
+
+def _table(parent=None, cls=CellTableView) -> CellTableView:
+    view = cls(parent)
     view.setSelectionBehavior(QAbstractItemView.SelectRows)
     view.setSelectionMode(QAbstractItemView.SingleSelection)
     view.setEditTriggers(QAbstractItemView.NoEditTriggers)
@@ -59,6 +83,8 @@ def _fixed_label(text: str = "", lines: int = 1) -> QLabel:
 
 
 class MergePanel(CatchesUp, QWidget):
+    trainRequested = Signal()   # the Train button; the window applies pending settings first
+
     def __init__(self, controller, parent=None):
         super().__init__(parent)
         self.controller = controller
@@ -76,6 +102,8 @@ class MergePanel(CatchesUp, QWidget):
         c.busyChanged.connect(self._update_controls)
         c.playingChanged.connect(self._on_playing)
         c.trainerStale.connect(self._on_stale)
+        c.targetChanged.connect(self._on_target_changed)
+        c.livePeek.connect(self._on_step_changed)
         self._refresh()
 
     # ----- layout ---------------------------------------------------------------------
@@ -102,24 +130,20 @@ class MergePanel(CatchesUp, QWidget):
         self.goto_spin.setKeyboardTracking(False)
         self.goto_btn = QPushButton("Go")
         self.goto_btn.setToolTip("Run forward (or undo back) to this step")
-        self.target_btn = QPushButton(sp(QStyle.SP_MediaSkipForward), "Run to target")
-        self.target_btn.setToolTip("Train until the target vocabulary size or merge count "
-                                   "(progress in the status bar)")
+        self.target_btn = QPushButton(sp(QStyle.SP_MediaSkipForward), "Train")
+        self.target_btn.setToolTip("Apply the settings and train until the target vocabulary "
+                                   "size or merge count (F5; progress in the status bar)")
         self.cancel_btn = QPushButton(sp(QStyle.SP_BrowserStop), "Cancel")
         self.cancel_btn.setToolTip("Stop the running job; the merges made so far stay")
 
-        bar = QHBoxLayout()
-        for w in (self.reset_btn, self.back_btn, self.step_btn, self.play_btn, self.speed,
-                  self.speed_label):
-            bar.addWidget(w)
-        bar.addSpacing(12)
-        bar.addWidget(QLabel("Step"))
-        bar.addWidget(self.goto_spin)
-        bar.addWidget(self.goto_btn)
-        bar.addSpacing(12)
-        bar.addWidget(self.target_btn)
-        bar.addWidget(self.cancel_btn)
-        bar.addStretch(1)
+        # A flow layout: at a narrow width the controls wrap onto a second row instead
+        # of being pushed out of the panel.
+        bar = FlowLayout(spacing=6)
+        for group in ((self.reset_btn, self.back_btn, self.step_btn),
+                      (self.play_btn, self.speed, self.speed_label),
+                      (QLabel("Step"), self.goto_spin, self.goto_btn),
+                      (self.target_btn, self.cancel_btn)):
+            bar.addWidget(_group(group))
 
         self.status = _label()
         self.stale_label = _fixed_label("Corpus or settings changed since this training: the next "
@@ -143,7 +167,7 @@ class MergePanel(CatchesUp, QWidget):
         self.pair_view.setModel(self.pair_model)
         self.pair_view.horizontalHeader().setSortIndicator(-1, Qt.AscendingOrder)
         self.pair_view.setSortingEnabled(True)
-        for col, w in ((0, 46), (1, 130), (2, 96), (3, 64)):
+        for col, w in ((0, 42), (1, 112), (2, 84), (3, 64)):   # leaves room for Tie
             self.pair_view.setColumnWidth(col, w)
         self.pairs_footer = _label()
         left = QVBoxLayout(self.pairs_box)
@@ -160,7 +184,7 @@ class MergePanel(CatchesUp, QWidget):
         self.last_title = _label(lines=1)
         self.last_title.setTextFormat(Qt.RichText)
         self.last_box.setTitle("Last merge and the words it changed")
-        self.last_reason = _label(lines=3)
+        self.last_reason = _label(lines=2)   # full sentence in the next-pair box and tooltip
         self.affected_label = _label(lines=1)
         self.affected_model = AffectedModel(self)
         self.affected_view = _table()
@@ -177,12 +201,14 @@ class MergePanel(CatchesUp, QWidget):
         # Right bottom: the timeline.
         self.timeline_box = QGroupBox("Timeline (click a step to jump there)")
         self.timeline = TimelineModel(self)
-        self.timeline_view = _table()
+        self.timeline_view = _table(cls=TimelineView)
         self.timeline_view.setObjectName("timelineView")
         self.timeline_view.setModel(self.timeline)
         for col, w in ((0, 50), (1, 130), (2, 110), (3, 64)):
             self.timeline_view.setColumnWidth(col, w)
         rb = QVBoxLayout(self.timeline_box)
+        self.timeline_tools = TimelineTools(self)
+        rb.addWidget(self.timeline_tools)
         rb.addWidget(self.timeline_view)
 
         right = QSplitter(Qt.Vertical)
@@ -210,12 +236,16 @@ class MergePanel(CatchesUp, QWidget):
         self.play_btn.toggled.connect(self._on_play_toggled)
         self.speed.valueChanged.connect(self._on_speed)
         self.goto_btn.clicked.connect(self._on_goto)
-        self.target_btn.clicked.connect(self.controller.run_to_target)
+        self.goto_spin.lineEdit().returnPressed.connect(self._on_goto)
+        self.target_btn.clicked.connect(self._on_train)
         self.cancel_btn.clicked.connect(self.controller.cancel)
         self.filter_edit.textChanged.connect(self.pair_model.set_filter)
         self.more_btn.clicked.connect(self.show_more)
-        self.timeline_view.clicked.connect(self._on_timeline_clicked)
+        # pressed, not clicked: a click needs press and release on one row, which the
+        # first click after a scroll-bar drag did not always get.
+        self.timeline_view.pressed.connect(self._on_timeline_clicked)
         self.timeline_view.activated.connect(self._on_timeline_clicked)
+        self.timeline_view.keyMoved.connect(self._on_timeline_key)
         self._on_speed(self.speed.value())
         self._update_controls()
 
@@ -251,7 +281,34 @@ class MergePanel(CatchesUp, QWidget):
             self.controller.set_playing(True, self.interval_ms())
 
     def _on_goto(self) -> None:
+        self.goto_spin.interpretText()
         self.controller.goto(self.goto_spin.value())
+
+    def use_window_toolbar(self) -> None:
+        """In the main window the toolbar has Step back, Step, Train and Cancel: leave
+        them out here, so the panel's own row fits a narrow window."""
+        for w in (self.back_btn, self.step_btn, self.target_btn, self.cancel_btn):
+            w.hide()
+        self.play_btn.setToolTip("Step repeatedly at the speed of the slider (Ctrl+P)")
+
+    def _on_train(self) -> None:
+        if self.isSignalConnected(self.metaObject().method(
+                self.metaObject().indexOfSignal("trainRequested()"))):
+            self.trainRequested.emit()
+        else:
+            self.controller.train()
+
+    def _on_target_changed(self) -> None:
+        t = self.controller.trainer
+        if t is not None:
+            self.goto_spin.setMaximum(max(t.target_steps or 10_000_000, t.n_steps))
+        self._refresh_status()
+        self._refresh_pairs()
+
+    def _on_timeline_key(self) -> None:
+        idx = self.timeline_view.currentIndex()
+        if idx.isValid() and self.timeline.step_of_row(idx.row()) != self.controller.step_index:
+            self._on_timeline_clicked(idx)
 
     def _on_timeline_clicked(self, index) -> None:
         if index.isValid():
@@ -288,10 +345,14 @@ class MergePanel(CatchesUp, QWidget):
         self.cancel_btn.setEnabled(busy)
         self.timeline_view.setEnabled(not busy)
 
+    def _blocked(self) -> bool:
+        """A job owns the trainer and it is not holding still for us to look."""
+        return self.controller.busy and not self.controller.peeking
+
     def _refresh(self) -> None:
         """Re-read the trainer (if it is free) into the snapshots the views show."""
         self._update_controls()
-        if self.controller.busy:
+        if self._blocked():
             return
         if self.skip_while_hidden():
             return
@@ -316,9 +377,10 @@ class MergePanel(CatchesUp, QWidget):
 
     def _refresh_pairs(self) -> None:
         t = self.controller.trainer
-        if self.controller.busy:
+        if self._blocked():
             return
         snap = pair_snapshot(t, self.limit)
+        self.pair_model.words = t.word_texts if t is not None else ()
         self.pair_model.set_snapshot(snap)
         if self.pair_view.selectionModel().hasSelection():   # rows now hold other pairs
             self.pair_view.clearSelection()
@@ -362,6 +424,7 @@ class MergePanel(CatchesUp, QWidget):
                                 f"<b>{_esc(self.cache.text(rec.token))}</b> (id {rec.new_id}), "
                                 f"count {rec.count:,}")
         self.last_reason.setText(rec.reason)
+        self.last_reason.setToolTip(rec.reason)
         shown = len(rec.affected)
         more = f" (showing {shown})" if shown < rec.n_affected else ""
         self.affected_label.setText(f"{rec.n_affected:,} word(s) changed{more}: before and "
@@ -387,6 +450,7 @@ class MergePanel(CatchesUp, QWidget):
         self.goto_spin.blockSignals(False)
 
     def _sync_timeline_selection(self) -> None:
+        self.timeline_tools.sync()
         k = self.timeline.current
         idx = self.timeline.index(k, 0)
         sel = self.timeline_view.selectionModel()

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (QButtonGroup, QCheckBox, QComboBox, QFormLayout, 
 
 from ...engine.errors import BPEError
 from ...engine.pretokenize import (PRESET_LABELS, PRESETS, compile_pattern, resolve_pattern,
-                                   validate_special_tokens)
+                                   special_splitter, validate_special_tokens)
 from ...engine.trainer import TIE_RULE_LABELS, TrainSettings
 from ..app import colors
 
@@ -46,6 +46,7 @@ class SettingsPanel(QWidget):
     """Fields for every TrainSettings option, with inline errors and Apply/Revert."""
 
     applied = Signal(object)   # TrainSettings, after the controller accepted them
+    pendingChanged = Signal(bool, list)   # fields differ from the settings in use; what differs
 
     def __init__(self, controller, parent: QWidget | None = None):
         super().__init__(parent)
@@ -53,6 +54,7 @@ class SettingsPanel(QWidget):
         self._syncing = False
         self._char_base_cache: tuple[int, int] | None = None  # (id(text), n chars)
         self.errors: dict[str, str] = {}
+        self._pending: tuple | None = None
         self._build()
         self._check_timer = QTimer(self, singleShot=True, interval=120)
         self._check_timer.timeout.connect(self.check)
@@ -75,7 +77,8 @@ class SettingsPanel(QWidget):
         lay.setContentsMargins(6, 6, 6, 6)
 
         # Tie rule first: it decides which pair wins, and tutorials disagree about it.
-        self.tie_box = QGroupBox("Tie rule: which pair wins when counts are equal")
+        self.tie_box = QGroupBox("Tie rule (equal counts)")
+        self.tie_box.setToolTip("Which pair wins when several pairs share the top count")
         self.tie_box.setObjectName("tieRuleBox")
         tl = QVBoxLayout(self.tie_box)
         self.tie_combo = QComboBox()
@@ -173,8 +176,8 @@ class SettingsPanel(QWidget):
         buttons = QHBoxLayout()
         self.state_label = QLabel()
         self.apply_button = QPushButton("Apply")
-        self.apply_button.setToolTip("Use these settings (small corpora retrain at once; "
-                                     "large ones when you press Retrain, Ctrl+R)")
+        self.apply_button.setToolTip("Use these settings. Train (F5) applies them too; a new "
+                                     "target keeps the merges made so far")
         self.revert_button = QPushButton("Revert")
         self.revert_button.setToolTip("Back to the settings in use")
         self.apply_button.clicked.connect(self.apply)
@@ -301,7 +304,10 @@ class SettingsPanel(QWidget):
         pattern = self.pattern()
         try:
             rx = compile_pattern(resolve_pattern(pattern)[0])
-            self._preview(rx)
+            if not self._preview(rx, specials):
+                errors["pattern"] = ("This pattern finds no words in the start of the corpus, "
+                                     "so there would be nothing to train on. Pick a preset or "
+                                     "change the pattern.")
         except BPEError as e:
             errors["pattern"] = str(e)
             self.preview_label.clear()
@@ -321,6 +327,8 @@ class SettingsPanel(QWidget):
                                     f"{base + len(specials)}, or set a number of merges.")
         if errors:
             return None, errors
+        if use_merges:   # the vocab size is not used then: do not count it as a change
+            vocab = self.controller.settings.vocab_size
         s = TrainSettings(vocab_size=vocab, num_merges=self.merges_spin.value() if use_merges else None,
                           mode=mode, end_of_word=self.eow_combo.currentData(), pattern=pattern,
                           special_tokens=specials, tie_rule=self.tie_combo.currentData(),
@@ -332,11 +340,26 @@ class SettingsPanel(QWidget):
             return None, {"target": str(e)}
         return s, {}
 
-    def _preview(self, rx) -> None:
+    def _preview(self, rx, specials: tuple[str, ...] = ()) -> bool:
+        """Show how the pattern cuts the corpus start, special tokens kept whole (as
+        training does). False when it finds no word at all."""
         text = self.controller.corpus_text[:PREVIEW_CHARS] or PREVIEW_FALLBACK
-        words = rx.findall(text, timeout=PREVIEW_TIMEOUT_S)
-        words = [w if isinstance(w, str) else "".join(w) for w in words][:40]
-        self.preview_label.setText("Words: " + " ".join(f"[{visible(w)}]" for w in words if w))
+        splitter = special_splitter(specials)
+        pieces, pos = [], 0
+        for m in (splitter.finditer(text) if splitter is not None else ()):
+            pieces += [(text[pos:m.start()], False), (m.group(), True)]
+            pos = m.end()
+        pieces.append((text[pos:], False))
+        words: list[str] = []
+        for piece, special in pieces:
+            if special:
+                words.append(piece)
+            elif piece:
+                found = rx.findall(piece, timeout=PREVIEW_TIMEOUT_S)
+                words += [w if isinstance(w, str) else "".join(w) for w in found]
+        words = [w for w in words if w]
+        self.preview_label.setText("Words: " + " ".join(f"[{visible(w)}]" for w in words[:40]))
+        return bool(words) or not text.strip()
 
     def check(self) -> bool:
         """Validate the fields now; show errors inline; enable Apply if valid and changed."""
@@ -356,6 +379,7 @@ class SettingsPanel(QWidget):
             lab.setText(errors.get(key, ""))
             lab.setVisible(key in errors)
         changed = settings != self.controller.settings if settings is not None else True
+        self._emit_pending(settings, changed)
         self.apply_button.setEnabled(settings is not None and changed)
         self.revert_button.setEnabled(changed)
         col = colors(self)
@@ -368,6 +392,19 @@ class SettingsPanel(QWidget):
         else:
             self.state_label.setText(f"<span style='color:{col['muted']}'>In use.</span>")
         return not errors
+
+    def _emit_pending(self, settings: TrainSettings | None, changed: bool) -> None:
+        from ..training_flow import describe_changes
+        what = describe_changes(self.controller.settings, settings) if settings else []
+        state = (changed, tuple(what), bool(self.errors))
+        if state != self._pending:
+            self._pending = state
+            self.pendingChanged.emit(changed, what)
+
+    def is_pending(self) -> bool:
+        """The fields hold settings that are not the ones in use."""
+        settings, _ = self.collect()
+        return settings is None or settings != self.controller.settings
 
     def apply(self) -> bool:
         """Hand the settings to the controller; on error keep every field as typed."""

@@ -11,7 +11,7 @@ from bisect import bisect_right
 from typing import Callable, Iterable, Sequence
 
 from PySide6.QtCore import QPoint, QRect, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QFont, QFontMetrics, QPainter, QPen, QPixmap
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPen, QPixmap
 from PySide6.QtWidgets import QAbstractScrollArea
 
 from ..models.roles import TokenColors
@@ -262,7 +262,11 @@ class TokenFlow(QAbstractScrollArea):
         p.setFont(self._fonts[kind])
         p.drawText(QRectF(0, 2, w, self._text_h), CENTER, self.text_of(token))
         p.setFont(self._small)
-        p.setPen(c.future)
+        # the id in the text colour, a little softer: the disabled grey was too faint on
+        # the dark theme's chips
+        ids = QColor(c.text)
+        ids.setAlpha(170)
+        p.setPen(ids)
         p.drawText(QRectF(0, 2 + self._text_h, w, h - self._text_h - 3), CENTER, str(tid))
         p.end()
         if len(self._pixmaps) > 20_000:

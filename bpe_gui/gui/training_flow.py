@@ -1,0 +1,119 @@
+"""The one training flow: a toolbar with Train, a badge for settings not applied yet,
+Retrain and Cancel.
+
+Train applies the settings typed in the settings panel (if any), then brings the
+trainer up to date and runs it to the target: a new target only moves the live
+trainer on or back (no re-tokenizing), anything else trains again from the corpus.
+Retrain applies them too and starts over at step 0. The badge sits next to Train, where
+the eye is when training, and says what is pending; clicking it shows the settings.
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import QObject, Qt
+from PySide6.QtWidgets import QStyle, QToolBar, QToolButton
+
+from ..engine.trainer import TrainSettings
+from .app import colors
+
+FIELD_NAMES = {"vocab_size": "vocab size", "num_merges": "merges", "mode": "mode",
+               "end_of_word": "</w> position", "pattern": "pre-tokenizer",
+               "special_tokens": "special tokens", "tie_rule": "tie rule",
+               "min_frequency": "min frequency", "prune": "pruning"}
+
+
+def describe_changes(old: TrainSettings, new: TrainSettings) -> list[str]:
+    """Readable differences, e.g. ['vocab size 1,000 → 10,000', 'tie rule'].
+
+    Example: describe_changes(TrainSettings(), TrainSettings(vocab_size=2000))
+    -> ['vocab size 1,000 → 2,000']
+    """
+    out = []
+    for field, name in FIELD_NAMES.items():
+        a, b = getattr(old, field), getattr(new, field)
+        if a == b:
+            continue
+        if isinstance(a, int) and isinstance(b, int) and not isinstance(a, bool):
+            out.append(f"{name} {a:,} → {b:,}")
+        elif isinstance(b, int) and not isinstance(b, bool):
+            out.append(f"{name} → {b:,}")
+        else:
+            out.append(name)
+    return out
+
+
+class TrainingFlow(QObject):
+    def __init__(self, window):
+        super().__init__(window)
+        self.window = window
+        self.controller = c = window.controller
+        self.panel = window.settings_panel
+        A = window._action
+        self.act_train = A("&Train", self.train, ["F5", "Ctrl+Return", "Ctrl+Enter"],
+                           "Apply the settings and train to the target (a new target goes "
+                           "on from the current step)")
+        self.act_retrain = A("Re&train from step 0", self.retrain, ["Ctrl+R"],
+                             "Apply the settings and start over from step 0")
+        sp = window.style().standardIcon
+        self.act_train.setIcon(sp(QStyle.SP_MediaSkipForward))
+        self.act_retrain.setIcon(sp(QStyle.SP_BrowserReload))
+        self.badge = QToolButton()
+        self.badge.setObjectName("pendingBadge")
+        self.badge.setToolButtonStyle(Qt.ToolButtonTextOnly)
+        self.badge.setAutoRaise(True)
+        self.badge.clicked.connect(self.show_settings)
+        self.toolbar = QToolBar("Training")
+        self.toolbar.setObjectName("trainingToolbar")
+        self.toolbar.setToolButtonStyle(Qt.ToolButtonTextBesideIcon)
+        self.toolbar.addAction(self.act_train)
+        self.badge_action = self.toolbar.addWidget(self.badge)
+        self.toolbar.addAction(self.act_retrain)
+        self.panel.pendingChanged.connect(self._on_pending)
+        c.settingsChanged.connect(lambda _: self.panel.check())
+        self._on_pending(False, [])
+
+    def add_to_toolbar(self, *actions) -> None:
+        self.toolbar.addSeparator()
+        self.toolbar.addActions(list(actions))
+
+    # ----- actions ------------------------------------------------------------------
+    def apply_pending(self) -> bool:
+        """Apply what the settings panel holds; False (and say why) if it cannot."""
+        p = self.panel
+        p.check()
+        if p.errors:
+            self.controller.message.emit("Fix the training settings marked in red first.")
+            self.show_settings()
+            return False
+        if p.is_pending():
+            return p.apply()
+        return True
+
+    def train(self) -> bool:
+        return self.apply_pending() and self.controller.train()
+
+    def retrain(self) -> bool:
+        return self.apply_pending() and self.controller.retrain()
+
+    def show_settings(self) -> None:
+        dock = self.window.settings_dock
+        dock.show()
+        dock.raise_()
+        self.panel.setFocus()
+
+    # ----- badge --------------------------------------------------------------------
+    def _on_pending(self, pending: bool, changes: list) -> None:
+        col = colors(self.window)
+        errors = bool(self.panel.errors)
+        if errors:
+            text, tip, color = "⚠ Settings have errors", "Fix the fields marked in red", "error"
+        elif pending:
+            text = f"● {len(changes)} setting{'s' if len(changes) != 1 else ''} not applied"
+            tip = ("Train or Retrain applies: " + ", ".join(changes)) if changes else ""
+            color = "accent"
+        else:
+            text, tip, color = "", "", "muted"
+        self.badge.setText(text)
+        self.badge.setToolTip(tip)
+        self.badge.setStyleSheet(f"QToolButton#pendingBadge {{ color: {col[color]}; "
+                                 "font-weight: bold; }")
+        self.badge_action.setVisible(bool(text))

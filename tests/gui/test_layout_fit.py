@@ -1,0 +1,63 @@
+"""Every control reachable and no sideways scrolling at common window sizes, light and
+dark, also after View > Reset layout (geometry checked offscreen)."""
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QPoint, QRect
+from PySide6.QtWidgets import QAbstractButton, QScrollArea, QToolBar
+
+SIZES = [(1024, 700), (1366, 768), (1920, 1080)]
+
+
+def inside_window(win, w) -> bool:
+    top_left = w.mapTo(win, QPoint(0, 0))
+    return QRect(QPoint(0, 0), win.size()).contains(QRect(top_left, w.size()))
+
+
+def settle(qtbot, win, size):
+    win.resize(*size)
+    qtbot.waitUntil(lambda: win.size().width() == size[0])
+    win.reset_layout()
+    qtbot.wait(50)
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+@pytest.mark.parametrize("size", SIZES)
+def test_step_controls_and_toolbar_are_inside_the_window(window, qtbot, size, theme):
+    window.set_theme(theme, save=False)
+    settle(qtbot, window, size)
+    bar = window.flow.toolbar
+    assert bar.isVisible() and inside_window(window, bar)
+    for act in (window.act_run, window.act_retrain, window.act_back, window.act_step,
+                window.act_cancel):
+        button = bar.widgetForAction(act)
+        assert button is not None and button.isVisible(), act.text()
+        assert button.width() > 0 and button.height() > 0 and inside_window(window, button)
+    panel = window.merge_panel
+    for b in panel.findChildren(QAbstractButton):
+        if b.isVisibleTo(panel) and b.isVisible():
+            assert b.width() > 0 and b.height() > 0, b.text()
+            assert inside_window(window, b), b.text()
+    for w in (panel.goto_spin, panel.speed):
+        assert w.isVisible() and inside_window(window, w)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_no_dock_scrolls_sideways(window, qtbot, size):
+    settle(qtbot, window, size)
+    central = window.centralWidget()
+    for dock in [*window.docks(), None]:
+        area = central if dock is None else dock.widget()
+        if dock is not None:
+            dock.raise_()
+            qtbot.wait(20)
+        assert isinstance(area, QScrollArea)
+        name = "merge panel" if dock is None else dock.objectName()
+        assert not area.horizontalScrollBar().isVisible(), (name, size)
+    inner = window.settings_panel.findChild(QScrollArea)
+    assert not inner.horizontalScrollBar().isVisible()
+
+
+def test_toolbar_is_a_real_toolbar_that_can_be_hidden(window):
+    assert isinstance(window.flow.toolbar, QToolBar)
+    assert window.flow.toolbar.objectName()   # saved with the layout

@@ -1,0 +1,166 @@
+"""The one training flow: pending settings show in the toolbar, Train applies and runs to
+the target, a new target goes on or back without re-tokenizing, the merge panel follows
+a run while it goes, and Cancel frees the window at once in every phase."""
+from __future__ import annotations
+
+import random
+import threading
+
+import pytest
+from PySide6.QtCore import Qt
+
+from bpe_gui.engine import TrainSettings, Trainer
+
+TEXT = ("the lowest and the newest of the widest words: low, lower, newest, widest. "
+        "分词器把文字切成 token，再换成编号。 ") * 20
+
+
+def big_text(n_words: int = 60_000, seed: int = 1) -> str:
+    """Over the controller's SYNC_CHARS, so training runs on the worker thread."""
+    rng = random.Random(seed)
+    syll = ["lo", "w", "er", "ne", "st", "wi", "de", "分", "词", "ka", "ri", "to"]
+    return " ".join("".join(rng.choice(syll) for _ in range(rng.randint(1, 4)))
+                    for _ in range(n_words))
+
+
+def use_corpus(window, ready, text=TEXT, **settings):
+    c = window.controller
+    c.set_settings(TrainSettings(**settings))
+    c.set_corpus_text(text)
+    c.retrain()
+    ready(c)
+    return c
+
+
+def test_pending_settings_show_in_the_toolbar_and_train_applies_them(window, ready, qtbot):
+    c = use_corpus(window, ready, vocab_size=300)
+    flow, panel = window.flow, window.settings_panel
+    assert not flow.badge_action.isVisible() and not flow.badge.text()
+    panel.vocab_spin.setValue(320)
+    qtbot.waitUntil(lambda: flow.badge.text() != "")
+    assert "1 setting not applied" in flow.badge.text()
+    assert "vocab size 300 → 320" in flow.badge.toolTip()
+    window.act_run.trigger()               # one action: apply and run to the target
+    qtbot.waitUntil(lambda: not c.busy and c.trainer.is_done(), timeout=10_000)
+    assert c.settings.vocab_size == 320 and c.trainer.vocab_size == 320
+    qtbot.waitUntil(lambda: flow.badge.text() == "")
+
+
+def test_train_with_settings_that_need_a_new_trainer_trains_to_the_target(window, ready, qtbot):
+    c = use_corpus(window, ready, vocab_size=300)
+    window.settings_panel.tie_combo.setCurrentIndex(
+        window.settings_panel.tie_combo.findData("first-seen"))
+    window.act_run.trigger()
+    qtbot.waitUntil(lambda: not c.busy and c.trainer.is_done(), timeout=10_000)
+    assert c.trainer.settings.tie_rule == "first-seen" and not c.stale
+    fresh = Trainer.from_text(TEXT, c.settings)
+    fresh.run()
+    assert c.trainer.merges == fresh.merges
+
+
+@pytest.mark.parametrize("second", [330, 270])
+def test_a_new_target_goes_on_or_back_without_retokenizing(window, ready, qtbot, second):
+    c = use_corpus(window, ready, vocab_size=300)
+    window.act_run.trigger()
+    qtbot.waitUntil(lambda: not c.busy and c.trainer.is_done(), timeout=10_000)
+    trainer, table = c.trainer, c.trainer.table
+    window.settings_panel.vocab_spin.setValue(second)
+    window.act_run.trigger()
+    qtbot.waitUntil(lambda: not c.busy and c.trainer.is_done(), timeout=10_000)
+    assert c.trainer is trainer and c.trainer.table is table and not c.stale
+    fresh = Trainer.from_text(TEXT, TrainSettings(vocab_size=second))
+    fresh.run()
+    assert c.trainer.merges == fresh.merges
+    # the header and the status bar follow the new target
+    target = second - trainer.n_initial
+    assert f"/ {target:,}" in window.step_label.text()
+    assert f"of {target:,}" in window.merge_panel.status.text()
+
+
+def test_retrain_applies_pending_settings(window, ready, qtbot):
+    c = use_corpus(window, ready, vocab_size=300)
+    window.settings_panel.minfreq_spin.setValue(3)
+    window.settings_panel.prune_check.setChecked(True)
+    window.act_retrain.trigger()
+    ready(c)
+    assert c.settings.min_frequency == 3 and c.settings.prune
+    assert c.trainer.settings == c.settings and c.step_index == 0
+
+
+def test_settings_with_errors_are_not_trained_and_say_so(window, ready, qtbot):
+    c = use_corpus(window, ready, vocab_size=300)
+    panel = window.settings_panel
+    panel.preset_combo.setCurrentIndex(panel.preset_combo.findData("custom"))
+    panel.pattern_edit.setText("(unclosed")
+    panel.check()
+    trainer = c.trainer
+    assert not window.flow.train()
+    assert c.trainer is trainer and c.step_index == 0
+    assert "error" in window.flow.badge.text()
+
+
+@pytest.fixture
+def slow_steps(monkeypatch):
+    """Each merge takes a little longer, so a run is still going when the test looks."""
+    real = Trainer.step
+    gate = threading.Event()
+
+    def step(self, detail=True):
+        gate.wait(0.002)
+        return real(self, detail)
+    monkeypatch.setattr(Trainer, "step", step)
+    return gate
+
+
+def test_merge_panel_and_timeline_follow_a_running_training(window, ready, qtbot, slow_steps):
+    c = use_corpus(window, ready, num_merges=2_000)
+    c.live.interval = 0.05
+    panel = window.merge_panel
+    window.act_run.trigger()
+    assert c.busy
+    qtbot.waitUntil(lambda: len(panel.timeline.records) >= 20 and c.busy, timeout=10_000)
+    assert "Step 0 " not in panel.status.text()
+    shown = int(panel.status.text().split()[1].replace(",", ""))
+    assert 0 < shown <= 2_000
+    c.cancel()
+    qtbot.waitUntil(lambda: not c.busy, timeout=5_000)
+    assert c.step_index >= shown and len(panel.timeline.records) == c.step_index
+
+
+def test_cancel_while_pretokenizing_frees_the_window_at_once(window, ready, qtbot, monkeypatch):
+    """Bug 6: the engine's pre-tokenizer may take a while to notice; the window must not."""
+    import bpe_gui.engine.corpus as corpus
+    c = use_corpus(window, ready, vocab_size=300)
+    old = c.trainer
+    release, entered = threading.Event(), threading.Event()
+    real = corpus.table_from_text
+
+    def stuck(*a, **kw):   # a phase that does not check cancel for a long time
+        entered.set()
+        release.wait(10)
+        return real(*a, **kw)
+    monkeypatch.setattr(corpus, "table_from_text", stuck)
+    c.set_corpus_text(big_text())
+    feedback = []
+    c.cancelling.connect(feedback.append)
+    window.act_run.trigger()
+    qtbot.waitUntil(entered.is_set)
+    assert c.busy and window.act_cancel.isEnabled()
+    window.encode_view.setFocus()            # Esc works wherever the focus is
+    qtbot.keyClick(window.focusWidget() or window, Qt.Key_Escape)
+    assert not c.busy                        # at once, not when the engine notices
+    assert feedback and "cancelling" in window.progress_label.text()
+    assert c.trainer is old and window.act_step.isEnabled()
+    release.set()                            # the late result is dropped, safely
+    qtbot.waitUntil(lambda: not c.jobs._dropped, timeout=20_000)
+    assert c.trainer is old and not c.busy
+
+
+def test_cancel_while_running_keeps_the_merges_made(window, ready, qtbot, slow_steps):
+    c = use_corpus(window, ready, num_merges=2_000)
+    window.act_run.trigger()
+    qtbot.waitUntil(lambda: c.busy)
+    qtbot.keyClick(window, Qt.Key_Escape)
+    qtbot.waitUntil(lambda: not c.busy, timeout=2_000)
+    assert 0 <= c.step_index < 2_000
+    assert "cancelled" in window.statusBar().currentMessage()
