@@ -99,10 +99,27 @@ class MainWindow(QMainWindow):
         self.tabifyDockWidget(self.vocab_dock, self.charts_dock)
         self.tabifyDockWidget(self.charts_dock, self.compare_dock)
         (self.vocab_dock if self.encode_on_right else self.encode_dock).raise_()
+        self._add_playback_dock()
         self.setCorner(Qt.BottomLeftCorner, Qt.LeftDockWidgetArea)
         self.setCorner(Qt.BottomRightCorner, Qt.RightDockWidgetArea)
         self.editor.pathsRequested.connect(self.open_paths)
         self.editor.sampleLoaded.connect(self._sample_loaded)
+
+    def _add_playback_dock(self) -> None:
+        """Word playback (issue 15): below the encode view on the right, or beside the
+        bottom tabs; never in the encode view's tab group, so a click on a word can bring
+        it up without hiding the text."""
+        self.playback_view = _load_panel("word_playback", "WordPlayback", self.controller, self)
+        self.playback_dock = self._dock("Word playback", "playbackDock", self.playback_view,
+                                        Qt.RightDockWidgetArea if self.encode_on_right
+                                        else Qt.BottomDockWidgetArea)
+        if self.encode_on_right:
+            self.splitDockWidget(self.encode_dock, self.playback_dock, Qt.Vertical)
+        words = getattr(self.encode_view, "words", None)
+        if words is not None and hasattr(self.playback_view, "show_word"):
+            words.wordClicked.connect(self.playback_view.show_word)
+            words.wordClicked.connect(lambda _w: (self.playback_dock.show(),
+                                                  self.playback_dock.raise_()))
 
     def _width_for_encode_on_right(self) -> int:
         return sum(w.minimumSizeHint().width()
@@ -156,7 +173,7 @@ class MainWindow(QMainWindow):
 
     def docks(self) -> list[QDockWidget]:
         return [self.corpus_dock, self.settings_dock, self.encode_dock, self.vocab_dock,
-                self.charts_dock, self.compare_dock]
+                self.charts_dock, self.compare_dock, self.playback_dock]
 
     def _dock(self, title: str, name: str, widget: QWidget, area) -> QDockWidget:
         dock = QDockWidget(title, self)

@@ -17,8 +17,10 @@ from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QMenu, QPlainTextEdit,
                                QSizePolicy, QToolButton, QVBoxLayout, QWidget)
 
+from ...engine.pretokenize import Pretokenizer
 from ...engine.trainer import TrainSettings
 from ..app import colors, resources
+from .word_branches import WordColouring
 
 EDIT_LIMIT = 1_000_000          # characters editable in place
 PREVIEW_CHARS = 1_000_000       # characters shown read-only above that
@@ -142,6 +144,13 @@ class CorpusEditor(QWidget):
         c.trainerChanged.connect(self._update_stats)
         c.trainerStale.connect(lambda _: self._update_stats())
         c.settingsChanged.connect(lambda _: self._update_stats())
+        # Words mode (issue 15): the corpus coloured by the rule of the pattern that cut it.
+        self.words = WordColouring(self.edit, lambda: Pretokenizer(c.settings.pattern,
+                                                                   c.settings.special_tokens))
+        bar = self.layout().itemAt(0).layout()
+        bar.insertWidget(bar.count() - 2, self.words.toggle)    # before the stretch
+        self.layout().insertWidget(self.layout().indexOf(self.edit), self.words.legend)
+        c.settingsChanged.connect(lambda _: self.words.refresh())
         if recent is not None:
             recent.changed.connect(self._fill_recent)
         self._fill_recent()
