@@ -106,15 +106,21 @@ class MainWindow(QMainWindow):
         self.editor.sampleLoaded.connect(self._sample_loaded)
 
     def _add_playback_dock(self) -> None:
-        """Word playback (issue 15): below the encode view on the right, or beside the
-        bottom tabs; never in the encode view's tab group, so a click on a word can bring
-        it up without hiding the text."""
+        """Word playback (issue 15): never in the encode view's tab group, so a click on a
+        word brings it up without hiding the text. Below the encode view on the right;
+        beside the bottom tabs when they have room for both; else a tab of the left
+        column, behind the training settings."""
         self.playback_view = _load_panel("word_playback", "WordPlayback", self.controller, self)
-        self.playback_dock = self._dock("Word playback", "playbackDock", self.playback_view,
-                                        Qt.RightDockWidgetArea if self.encode_on_right
-                                        else Qt.BottomDockWidgetArea)
+        beside = self._default_size()[0] - 440 >= (self.encode_view.minimumSizeHint().width()
+                                                   + self.playback_view.sizeHint().width())
+        area = Qt.RightDockWidgetArea if self.encode_on_right else \
+            Qt.BottomDockWidgetArea if beside else Qt.LeftDockWidgetArea
+        self.playback_dock = self._dock("Word playback", "playbackDock", self.playback_view, area)
         if self.encode_on_right:
             self.splitDockWidget(self.encode_dock, self.playback_dock, Qt.Vertical)
+        elif not beside:
+            self.tabifyDockWidget(self.settings_dock, self.playback_dock)
+            self.settings_dock.raise_()
         words = getattr(self.encode_view, "words", None)
         if words is not None and hasattr(self.playback_view, "show_word"):
             words.wordClicked.connect(self.playback_view.show_word)

@@ -13,7 +13,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 import pytest  # noqa: E402
 from PySide6.QtCore import Qt  # noqa: E402
 
-from bpe_gui.engine.display import gpt2_text  # noqa: E402
+from bpe_gui.engine.display import gpt2_text, readable  # noqa: E402
 from bpe_gui.gui.panels.encode_view import EncodeView  # noqa: E402
 from bpe_gui.gui.panels.word_branches import ClickedWord  # noqa: E402
 from bpe_gui.gui.panels.word_playback import WordPlayback  # noqa: E402
@@ -86,6 +86,11 @@ def test_click_a_word_plays_back_its_merges(qtbot, pair, controller, words_mode)
     assert [tok for tok in controller.tokenizer().encode_with_offsets(" slowest").tokens] \
         == steps[-1]
     assert panel.model.rowCount() == len(steps)
+    after = panel.model.AFTER
+    for k, symbols in enumerate(steps):
+        assert panel.model.index(k, after).data() == " ".join(readable(t) for t in symbols)
+        ranks = [panel.model.index(r, panel.model.RANK).data() for r in range(1, len(steps))]
+    assert ranks == [f"{s.rank:,}" for s in panel.playback.steps]
 
 
 def test_slider_buttons_and_keys_step_through_the_merges(qtbot, pair, controller):

@@ -12,7 +12,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 import pytest  # noqa: E402
 from PySide6.QtCore import QEvent, QPoint, Qt  # noqa: E402
 from PySide6.QtGui import QHelpEvent, QTextCursor  # noqa: E402
-from PySide6.QtWidgets import QToolTip  # noqa: E402
+from PySide6.QtWidgets import QApplication, QToolTip  # noqa: E402
 
 from bpe_gui.engine.branches import pattern_branches  # noqa: E402
 from bpe_gui.engine.pretokenize import PRESETS  # noqa: E402
@@ -192,3 +192,22 @@ def test_a_big_corpus_is_coloured_where_it_is_shown(qtbot):
             checked += 1
     assert checked > 20
     c.shutdown()
+
+
+def test_colouring_the_corpus_is_not_an_edit(qtbot, controller):
+    editor = CorpusEditor(controller)
+    qtbot.addWidget(editor)
+    editor.resize(400, 200)
+    editor.show()
+    qtbot.waitExposed(editor)
+    controller.mark_corpus_saved()
+    spy = []
+    editor.edit.textChanged.connect(lambda: spy.append(1))
+    qtbot.mouseClick(editor.words.toggle, Qt.LeftButton)
+    wait_coloured(qtbot, editor.words)
+    editor.edit.verticalScrollBar().setValue(editor.edit.verticalScrollBar().maximum())
+    wait_coloured(qtbot, editor.words)
+    qtbot.mouseClick(editor.words.toggle, Qt.LeftButton)
+    QApplication.processEvents()     # zero-time timers (a pending re-colouring) run
+    assert spy == [] and not editor._edited and not controller.corpus_dirty
+    assert editor.unsaved_label.text() == ""

@@ -1,11 +1,11 @@
 """The steps of one word's merge playback as a table: row 0 the start, row k merge k.
 
-Columns: step, the merge's rank, the pair merged, the token it made, and the symbols
-after it (chips; the new tokens emphasised). Rows after the current step are greyed,
+Columns: step, the merge's rank, the pair merged, and the symbols after it (chips;
+the new tokens emphasised). Rows after the current step are greyed,
 the current one is bold, as in the merge timeline.
 
 Example (``lowest`` with merges ``l o``, ``lo w``): rows ``start | l o w e s t``,
-``1 | 0 | l + o | lo | lo w e s t``, ``2 | 1 | lo + w | low | low e s t``.
+``1 | 0 | l o | lo w e s t``, ``2 | 1 | lo w | low e s t``.
 """
 from __future__ import annotations
 
@@ -14,13 +14,12 @@ from .roles import (DISPLAY, TOOLTIP, Cell, HeaderedTableModel, ReadableCache, T
 
 
 class PlaybackModel(HeaderedTableModel):
-    STEP, RANK, MERGE, TOKEN, AFTER = range(5)
-    HEADERS = ("Step", "Rank", "Merge", "New token", "Symbols after")
+    STEP, RANK, MERGE, AFTER = range(4)
+    HEADERS = ("Step", "Rank", "Merge", "Symbols after")
     TIPS = ("0 is the word's symbols before any merge",
             "The merge's rank: 0 was learned first; lower ranks apply first",
             "The pair merged, at every place it occurs in the word, left to right",
-            "The token the merge makes (and its id)",
-            "The word's symbols after this step; new tokens are outlined")
+            "The word's symbols after this step; the new tokens are outlined")
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -74,8 +73,6 @@ class PlaybackModel(HeaderedTableModel):
             if st.rank is None:
                 return Cell("whole word", False, bold, fg)
             return Cell(self._chips(st.pair))
-        if col == self.TOKEN:
-            return Cell(self._chips([st.token]))
         return Cell(self._chips(st.symbols, set(st.new_positions())))
 
     def data(self, index, role=DISPLAY):

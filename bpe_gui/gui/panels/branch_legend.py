@@ -12,7 +12,8 @@ from typing import Sequence
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QCursor, QPalette
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QToolTip, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QScrollArea, QToolButton, QToolTip,
+                               QVBoxLayout, QWidget)
 
 from ...engine.branches import Branch
 from ...engine.pretokenize import PRESET_LABELS
@@ -34,7 +35,7 @@ class BranchColors:
     def __init__(self, palette: QPalette | None = None):
         dark = is_dark(palette)
         self.base = [QColor(c) for c in (_DARK if dark else _LIGHT)]
-        self.shade = [c.lighter(135) if dark else c.darker(112) for c in self.base]
+        self.shade = [c.lighter(140) if dark else c.darker(118) for c in self.base]
         self.text = (palette or QPalette()).color(QPalette.Text)
 
     def of(self, branch: int, shade: int = 0) -> QColor:
@@ -69,8 +70,14 @@ class BranchLegend(QWidget):
         self.details.setWordWrap(True)
         self.details.setTextFormat(Qt.RichText)
         self.details.setTextInteractionFlags(Qt.TextSelectableByMouse)
-        self.details.setVisible(False)
-        self.explain.toggled.connect(self.details.setVisible)
+        # scrolls on its own, so the text below stays in view in a small dock
+        self.details_area = QScrollArea()
+        self.details_area.setWidget(self.details)
+        self.details_area.setWidgetResizable(True)
+        self.details_area.setFrameShape(QFrame.NoFrame)
+        self.details_area.setMaximumHeight(11 * self.fontMetrics().lineSpacing())
+        self.details_area.setVisible(False)
+        self.explain.toggled.connect(self.details_area.setVisible)
         head = QHBoxLayout()
         head.setContentsMargins(0, 0, 0, 0)
         head.addWidget(self.title, 1)
@@ -80,7 +87,7 @@ class BranchLegend(QWidget):
         lay.setSpacing(2)
         lay.addLayout(head)
         lay.addWidget(self.chips)
-        lay.addWidget(self.details)
+        lay.addWidget(self.details_area)
 
     def set_branches(self, branches: Sequence[Branch], preset: str | None) -> None:
         self.branches, self.preset = list(branches), preset
@@ -98,7 +105,8 @@ class BranchLegend(QWidget):
         for b in self.branches:
             chips.append(f"<a href='{b.index}' style='text-decoration:none; color:{fg}'>"
                          f"<span style='background:{c.of(b.index).name()}'>"
-                         f"&nbsp;{b.index + 1}&nbsp;{escape(b.name)}&nbsp;</span></a>")
+                         f"&nbsp;{b.index + 1}&nbsp;{escape(b.name).replace(' ', '&nbsp;')}&nbsp;"
+                         "</span></a>")
         self.chips.setText(" ".join(chips))
         rows = []
         for b in self.branches:

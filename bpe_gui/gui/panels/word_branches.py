@@ -15,6 +15,7 @@ word may reach across such a line start); beyond that it is windowed too.
 from __future__ import annotations
 
 from bisect import bisect_right
+from contextlib import contextmanager
 from dataclasses import dataclass
 from html import escape
 from typing import Callable
@@ -89,7 +90,7 @@ class WordColouring(CharPositions, QObject):
         self.legend.setVisible(False)
         self.highlighter = BranchHighlighter(self)
         self.pre = self.matcher = None
-        self._key: tuple | None = None
+        self._key: tuple | None = ()           # () : never looked; None: no pattern
         self.error = ""
         self.text: str | None = None          # None: the edit changed since last read
         self.spans: list[tuple[int, int, int]] = []
@@ -120,12 +121,17 @@ class WordColouring(CharPositions, QObject):
         doc = self.edit.document()
         if on:
             self.refresh()
-            if self.displaced is not None:
-                self.displaced.setDocument(None)
             self.text, self.fresh = None, set()
-            self.highlighter.setDocument(doc)
+            with _quiet(doc):
+                if self.displaced is not None:
+                    self.displaced.setDocument(None)
+                self.highlighter.setDocument(doc)
+                # now, not from the pass setDocument leaves pending (which, unlike this
+                # one, would tell the edit's owner that the text changed)
+                self.highlighter.rehighlight()
         else:
-            self.highlighter.setDocument(None)
+            with _quiet(doc):
+                self.highlighter.setDocument(None)
             if self.displaced is not None:
                 self.displaced.setDocument(doc)
         self.modeChanged.emit(on)
@@ -266,9 +272,10 @@ class WordColouring(CharPositions, QObject):
         if self.text is None:
             self._read()
         self.ensure(self.char_of_pos(blocks[0].position()), self._char_after(blocks[-1]))
-        for block in blocks:
-            if block.blockNumber() not in self.fresh:
-                self.highlighter.rehighlightBlock(block)
+        with _quiet(self.edit.document()):
+            for block in blocks:
+                if block.blockNumber() not in self.fresh:
+                    self.highlighter.rehighlightBlock(block)
 
     # ----- mouse ----------------------------------------------------------------------------
     def char_at(self, pos: QPoint) -> int | None:
@@ -302,8 +309,9 @@ class WordColouring(CharPositions, QObject):
             about = "Never split or merged."
         else:
             about = escape(self.matcher.branches[w.branch].about)
-        return (f"<b>“{escape(show(w.text, 40))}”</b>: {escape(w.label)}<br>{about}<br>"
-                f"<i>{escape(w.reason)}</i><br>Click it to play back its merges.")
+        return (f"<table width=360><tr><td><b>“{escape(show(w.text, 40))}”</b>: "
+                f"{escape(w.label)}<br>{about}<br><i>{escape(w.reason)}</i><br>"
+                "Click it to play back its merges.</td></tr></table>")
 
     def eventFilter(self, obj, event) -> bool:
         et = event.type()
@@ -335,6 +343,17 @@ class WordColouring(CharPositions, QObject):
         word = None if ch is None else self.word_at(ch)
         if word is not None:
             self.wordClicked.emit(word)
+
+
+@contextmanager
+def _quiet(doc):
+    """Re-colouring without the document's change signals: QPlainTextEdit would report
+    a format change as ``textChanged``, and the corpus editor would call it an edit."""
+    was = doc.blockSignals(True)
+    try:
+        yield
+    finally:
+        doc.blockSignals(was)
 
 
 def _shades(text: str, spans: list[tuple[int, int, int]]) -> list[int]:

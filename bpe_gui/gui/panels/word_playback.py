@@ -41,7 +41,7 @@ class WordPlayback(CatchesUp, QWidget):
         self.texts = TokenTexts()
         self._selecting = False
         self._build()
-        self._show_empty(HINT)
+        self._show_empty("")
         controller.tokenizerChanged.connect(self._on_tokenizer_changed)
 
     # ----- layout -------------------------------------------------------------------------
@@ -83,8 +83,9 @@ class WordPlayback(CatchesUp, QWidget):
         self.table.verticalHeader().setVisible(False)
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.Interactive)
-        for col, w in ((0, 50), (1, 70), (2, 150), (3, 110)):
-            self.table.setColumnWidth(col, w)
+        em = self.fontMetrics().horizontalAdvance("M")
+        for col, w in ((0, 5), (1, 5), (2, 9)):
+            self.table.setColumnWidth(col, w * em)
         lay = QVBoxLayout(self)
         lay.addWidget(self.title)
         lay.addWidget(self.reason)
@@ -227,8 +228,9 @@ class WordPlayback(CatchesUp, QWidget):
         if st.rank is None:
             did = "the whole word is one token of the vocabulary (ignore_merges)"
         else:
-            did = (f"rank {st.rank:,}: {t(st.pair[0])} + {t(st.pair[1])} → {t(st.token)}"
-                   f" ({len(st.at)}×)")
+            places = "once" if len(st.at) == 1 else f"at {len(st.at)} places"
+            did = (f"rank {st.rank:,}: {t(st.pair[0])} + {t(st.pair[1])} → {t(st.token)}, "
+                   f"{places}")
         end = "; no learned merge applies to what is left" if k == n else ""
         return f"Step {k} of {n}: {did}{end}."
 
