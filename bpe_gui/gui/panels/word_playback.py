@@ -84,7 +84,7 @@ class WordPlayback(CatchesUp, QWidget):
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.Interactive)
         em = self.fontMetrics().horizontalAdvance("M")
-        for col, w in ((0, 5), (1, 5), (2, 9)):
+        for col, w in ((0, 5), (1, 6), (2, 9)):
             self.table.setColumnWidth(col, w * em)
         lay = QVBoxLayout(self)
         lay.addWidget(self.title)
