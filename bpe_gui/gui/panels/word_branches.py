@@ -4,19 +4,15 @@
 corpus editor). While on, a :class:`BranchHighlighter` replaces the edit's own
 highlighter (handed over as ``displaced`` and put back when off); hovering a word shows
 which rule took it and why it ended there; a click on a word (in either mode) emits
-``wordClicked`` with a :class:`ClickedWord`.
+``wordClicked`` with a :class:`~..models.edit_words.ClickedWord`.
 
-Only the lines on screen are coloured, from words found around them: a window that
-starts and ends at line starts where every preset pattern starts a word (see
-``engine.explain.safe_start``), so a 1 MB corpus costs no more than a page. A custom
-pattern is searched over the whole text up to ``FULL_LIMIT`` characters (a custom
-word may reach across such a line start); beyond that it is windowed too.
+Only the lines on screen are coloured, from the words found around them (see
+models/edit_words.py), so a 1 MB corpus costs no more than a page.
 """
 from __future__ import annotations
 
 from bisect import bisect_right
 from contextlib import contextmanager
-from dataclasses import dataclass
 from html import escape
 from typing import Callable
 
@@ -25,24 +21,12 @@ from PySide6.QtGui import QFont, QSyntaxHighlighter, QTextCharFormat, QTextCurso
 from PySide6.QtWidgets import QCheckBox, QPlainTextEdit, QToolTip
 
 from ...engine.errors import BPEError
-from ...engine.explain import matcher_for, safe_end, safe_start, show, why_it_ends, word_spans
-from ..models.encoding import CharPositions, utf16_positions
+from ...engine.explain import matcher_for, show
+from ..models.edit_words import ClickedWord, EditWords
 from ..models.roles import TokenColors
 from .branch_legend import BranchColors, BranchLegend
 
-FULL_LIMIT = 200_000     # custom patterns: the whole text up to this many characters
-MARGIN = 4_000           # characters searched beyond the lines on screen
 CLICK_SLOP = 4           # pixels a click may move and still count as a click
-
-
-@dataclass(frozen=True)
-class ClickedWord:
-    text: str
-    start: int               # character offsets in the edit's text
-    end: int
-    branch: int              # -1: a special token
-    label: str               # e.g. "rule 2 · letters"
-    reason: str              # why it ended there
 
 
 class BranchHighlighter(QSyntaxHighlighter):
@@ -72,7 +56,7 @@ class BranchHighlighter(QSyntaxHighlighter):
             i += 1
 
 
-class WordColouring(CharPositions, QObject):
+class WordColouring(EditWords, QObject):
     """The words mode of one text edit: toggle, legend, colours, hover text, clicks."""
 
     wordClicked = Signal(object)      # ClickedWord
@@ -80,7 +64,8 @@ class WordColouring(CharPositions, QObject):
 
     def __init__(self, edit: QPlainTextEdit, source: Callable[[], object],
                  displaced: QSyntaxHighlighter | None = None):
-        super().__init__(edit)
+        QObject.__init__(self, edit)
+        EditWords.__init__(self)
         self.edit, self.source, self.displaced = edit, source, displaced
         self.enabled = False
         self.toggle = QCheckBox("Words")
@@ -89,15 +74,7 @@ class WordColouring(CharPositions, QObject):
         self.legend = BranchLegend()
         self.legend.setVisible(False)
         self.highlighter = BranchHighlighter(self)
-        self.pre = self.matcher = None
         self._key: tuple | None = ()           # () : never looked; None: no pattern
-        self.error = ""
-        self.text: str | None = None          # None: the edit changed since last read
-        self.spans: list[tuple[int, int, int]] = []
-        self.starts: list[int] = []
-        self.shades: list[int] = []
-        self.lo = self.hi = 0                 # the characters the spans cover
-        self.fresh: set[int] = set()          # lines coloured with the current spans
         self._press: QPoint | None = None
         self._set_palette()
         self._timer = QTimer(self, singleShot=True, interval=0)
@@ -165,43 +142,13 @@ class WordColouring(CharPositions, QObject):
         if removed or added:      # not a re-colouring
             self._invalidate()
 
-    # ----- words --------------------------------------------------------------------------
-    def _read(self) -> str:
+    # ----- words (models/edit_words.py finds them) --------------------------------------------
+    def _read_text(self) -> str:
         raw = self.edit.document().toRawText()
-        text = raw.replace("\u2029", "\n").replace("\u2028", "\n")
-        self.text, self._u16 = text, utf16_positions(text)
-        self.lo = self.hi = 0
-        self.spans, self.starts, self.shades = [], [], []
-        return text
+        return raw.replace("\u2029", "\n").replace("\u2028", "\n")
 
-    def covers(self, c0: int, c1: int) -> bool:
-        return self.text is not None and self.lo <= c0 and c1 <= self.hi
-
-    def ensure(self, c0: int, c1: int) -> bool:
-        """Find the words of characters c0..c1 (and around) if not found yet."""
-        if self.matcher is None:
-            return False
-        text = self.text if self.text is not None else self._read()
-        if not text:
-            return False
-        if self.hi > self.lo and self.covers(c0, c1):
-            return True
-        n = len(text)
-        if n <= 2 * MARGIN or (self.pre.preset is None and n <= FULL_LIMIT):
-            lo, hi = 0, n
-        else:
-            lo, hi = safe_start(text, max(0, c0 - MARGIN)), safe_end(text, min(n, c1 + MARGIN))
-        try:
-            spans = word_spans(self.pre, self.matcher, text, lo, hi)
-        except BPEError as e:     # a custom pattern that runs away
-            self.matcher, self.error = None, str(e)
-            self.legend.title.setText(self.error)
-            return False
-        self.spans, self.lo, self.hi = spans, lo, hi
-        self.starts = [s for s, _e, _k in spans]
-        self.shades = _shades(text, spans)
-        self.fresh = set()
-        return True
+    def _pattern_failed(self, message: str) -> None:
+        self.legend.title.setText(message)
 
     def ensure_visible(self) -> None:
         blocks = self._visible_blocks()
@@ -214,23 +161,6 @@ class WordColouring(CharPositions, QObject):
         if self.text is None:
             self._read()
         return self.char_of_pos(block.position() + block.length() - 1)
-
-    def word_at(self, ch: int) -> ClickedWord | None:
-        """The word (or special token) covering character ``ch``, with why it ended."""
-        if not self.ensure(ch, ch + 1):
-            return None
-        i = bisect_right(self.starts, ch) - 1
-        if i < 0 or self.spans[i][1] <= ch:
-            return None
-        s, e, k = self.spans[i]
-        text = self.text
-        nxt = self.spans[i + 1] if i + 1 < len(self.spans) else None
-        if nxt is None and e < len(text):
-            after = word_spans(self.pre, self.matcher, text, e, e + 1)
-            nxt = after[0] if after else None
-        branches = self.matcher.branches
-        label = "special token" if k < 0 else branches[k].label
-        return ClickedWord(text[s:e], s, e, k, label, why_it_ends(branches, text, (s, e, k), nxt))
 
     # ----- colours --------------------------------------------------------------------------
     def _set_palette(self) -> None:
@@ -354,18 +284,3 @@ def _quiet(doc):
         yield
     finally:
         doc.blockSignals(was)
-
-
-def _shades(text: str, spans: list[tuple[int, int, int]]) -> list[int]:
-    """Two shades alternate along a run of touching words of the same rule; a run
-    starts again at each line, so a window's shades do not depend on where it starts.
-
-    Example: 'a b' with gpt2 -> spans (0,1,1), (1,3,1) -> [0, 1]
-    """
-    out, prev = [], None
-    for s, e, k in spans:
-        joined = (prev is not None and prev[1] == s and prev[2] == k
-                  and s > 0 and text[s - 1] != "\n")
-        out.append(1 - out[-1] if joined else 0)
-        prev = (s, e, k)
-    return out

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLab
 from ...engine.display import is_partial
 from ...engine.errors import BPEError
 from ...engine.explain import Playback, playback, show
+from ..models.edit_words import ClickedWord
 from ..models.encoding import TokenTexts
 from ..models.playback import PlaybackModel
 from ..models.roles import TokenColors
@@ -26,7 +27,6 @@ from .table_cells import CellTableView
 from .text_pane import TextPane
 from .token_flow import PARTIAL, PLAIN, TokenFlow
 from .visibility import CatchesUp
-from .word_branches import ClickedWord
 
 HINT = ("Click a word in the encode view to see how its tokens are built: the symbols "
         "it starts from, then each learned merge, lowest rank first.")
