@@ -112,6 +112,9 @@ def build_parser() -> argparse.ArgumentParser:
                       "instead of the files'")
     e.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                    help="colour tokens (default: auto, when printing to a terminal)")
+    e.add_argument("--explain", action="store_true", help="step by step: the pattern rule "
+                   "that cut each word and why it ended there, then the merges that built its "
+                   "tokens, lowest rank first")
     e.set_defaults(func=cmd_encode)
 
     g = sub.add_parser("gui", help="open the window (same as no command)")
@@ -416,12 +419,18 @@ def cmd_encode(args: argparse.Namespace) -> int:
     kwargs = {"pattern": override} if override is not None else {}
     tok = load_tokenizer(args.tokenizer, special_tokens=args.special_token, **kwargs)
     text = read_input_text(args.text)
+    color = args.color == "always" or (args.color == "auto" and _isatty(sys.stdout)
+                                       and not os.environ.get("NO_COLOR"))
+    if args.explain:
+        if args.ids_only:
+            raise UsageError("--explain and --ids-only do not go together; pick one")
+        from .cli_explain import format_explanation
+        print(format_explanation(tok.explain(text), color))
+        return 0
     enc = tok.encode_with_offsets(text)
     if args.ids_only:
         print(" ".join(map(str, enc.ids)))
         return 0
-    color = args.color == "always" or (args.color == "auto" and _isatty(sys.stdout)
-                                       and not os.environ.get("NO_COLOR"))
     specials = enc.special or [False] * len(enc.ids)
     print(render_tokens(enc.tokens, specials, color))
     print(" ".join(map(str, enc.ids)))

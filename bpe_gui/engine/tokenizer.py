@@ -16,7 +16,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass, field
 from itertools import accumulate, repeat
-from typing import Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Iterable, Iterator, Sequence
 
 from .errors import BPEError, EncodeError
 
@@ -26,6 +26,9 @@ except ImportError:  # pragma: no cover - only without a C compiler at install t
     _Merger = _WordCache = None
 from .blocks import NATIVE_PRESETS, outside_specials
 from .pretokenize import Pretokenizer
+
+if TYPE_CHECKING:
+    from .explain import Explanation
 
 EOW = b"</w>"
 UNK = b"<unk>"
@@ -432,6 +435,15 @@ class Tokenizer:
                 yield self.special_ids[text[start:end]]
             else:
                 yield from word_ids(text[start:end])
+
+    def explain(self, text: str) -> "Explanation":
+        """Encoding step by step: each word with the pattern branch that took it, why
+        it ended there, and the merges that built its tokens (see engine/explain.py).
+
+        Example: ``tok.explain("it's").words[1].playback.steps`` -> the merges of "'s".
+        """
+        from .explain import explain
+        return explain(self, text)
 
     # ----- decoding ---------------------------------------------------------------
     def decode_bytes(self, ids: Iterable[int]) -> bytes:

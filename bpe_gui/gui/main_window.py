@@ -100,6 +100,7 @@ class MainWindow(QMainWindow):
         self.tabifyDockWidget(self.vocab_dock, self.charts_dock)
         self.tabifyDockWidget(self.charts_dock, self.compare_dock)
         (self.vocab_dock if self.encode_on_right else self.encode_dock).raise_()
+        self._add_playback_dock()
         if self._short_screen():
             # Not enough height for corpus and settings one above the other: tabs.
             self.tabifyDockWidget(self.corpus_dock, self.settings_dock)
@@ -110,6 +111,28 @@ class MainWindow(QMainWindow):
         self.setCorner(Qt.BottomRightCorner, Qt.RightDockWidgetArea)
         self.editor.pathsRequested.connect(self.open_paths)
         self.editor.sampleLoaded.connect(self._sample_loaded)
+
+    def _add_playback_dock(self) -> None:
+        """Word playback (issue 15): never in the encode view's tab group, so a click on a
+        word brings it up without hiding the text. Below the encode view on the right;
+        beside the bottom tabs when they have room for both; else a tab of the left
+        column, behind the training settings."""
+        self.playback_view = _load_panel("word_playback", "WordPlayback", self.controller, self)
+        beside = self._default_size()[0] - 440 >= (self.encode_view.minimumSizeHint().width()
+                                                   + self.playback_view.sizeHint().width())
+        area = Qt.RightDockWidgetArea if self.encode_on_right else \
+            Qt.BottomDockWidgetArea if beside else Qt.LeftDockWidgetArea
+        self.playback_dock = self._dock("Word playback", "playbackDock", self.playback_view, area)
+        if self.encode_on_right:
+            self.splitDockWidget(self.encode_dock, self.playback_dock, Qt.Vertical)
+        elif not beside:
+            self.tabifyDockWidget(self.settings_dock, self.playback_dock)
+            self.settings_dock.raise_()
+        words = getattr(self.encode_view, "words", None)
+        if words is not None and hasattr(self.playback_view, "show_word"):
+            words.wordClicked.connect(self.playback_view.show_word)
+            words.wordClicked.connect(lambda _w: (self.playback_dock.show(),
+                                                  self.playback_dock.raise_()))
 
     def _width_for_encode_on_right(self) -> int:
         # the docks below the merge panel share its width: the widest of them counts
@@ -174,7 +197,7 @@ class MainWindow(QMainWindow):
 
     def docks(self) -> list[QDockWidget]:
         return [self.corpus_dock, self.settings_dock, self.encode_dock, self.vocab_dock,
-                self.charts_dock, self.compare_dock]
+                self.charts_dock, self.compare_dock, self.playback_dock]
 
     def _dock(self, title: str, name: str, widget: QWidget, area) -> QDockWidget:
         dock = QDockWidget(title, self)

@@ -1,7 +1,8 @@
 """Show one panel alone (for screenshots and trying things out), on a real controller.
 
-    python tests/gui/show_panel.py merge|encode|vocab [--corpus worked|zh|en|FILE]
+    python tests/gui/show_panel.py merge|encode|vocab|playback [--corpus worked|zh|en|FILE]
         [--steps N] [--dark] [--shot out.png] [--size 1100x700] [--text "..."]
+        [--words] [--import-tokenizer PATH] [--word " unbelievable"] [--at K]
 
 Without --shot the window opens; with it the panel is rendered off screen and saved.
 """
@@ -55,7 +56,7 @@ def dark_palette():
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("panel", choices=["merge", "encode", "vocab"])
+    ap.add_argument("panel", choices=["merge", "encode", "vocab", "playback"])
     ap.add_argument("--corpus", default="worked")
     ap.add_argument("--mode", default="byte", choices=["byte", "char"])
     ap.add_argument("--pattern", default="gpt2")
@@ -69,6 +70,10 @@ def main(argv=None) -> int:
                     help="vocab: select this id (-1: the longest merged token)")
     ap.add_argument("--search", default=None, help="vocab: search text")
     ap.add_argument("--hover", type=int, default=None, help="encode: hover this token")
+    ap.add_argument("--words", action="store_true", help="encode: words mode (rule colours)")
+    ap.add_argument("--import-tokenizer", default=None, help="encode with this tokenizer file")
+    ap.add_argument("--word", default=" lowest", help="playback: the word to play back")
+    ap.add_argument("--at", type=int, default=None, help="playback: show this step")
     ap.add_argument("--dark", action="store_true")
     ap.add_argument("--shot", default=None)
     ap.add_argument("--size", default="1100x680")
@@ -89,6 +94,9 @@ def main(argv=None) -> int:
                                  prune=a.prune))
     c.set_corpus_text(corpus_text(a.corpus))
     c.retrain()
+    if a.import_tokenizer:
+        c.import_tokenizer(a.import_tokenizer)
+        c.set_use_imported(True)
     if a.panel == "merge":
         from bpe_gui.gui.panels.merge_panel import MergePanel
         w = MergePanel(c)
@@ -96,6 +104,9 @@ def main(argv=None) -> int:
         from bpe_gui.gui.panels.encode_view import EncodeView
         w = EncodeView(c)
         w.set_text(a.text if a.text is not None else ZH_TEXT if a.zh else EN_TEXT)
+    elif a.panel == "playback":
+        from bpe_gui.gui.panels.word_playback import WordPlayback
+        w = WordPlayback(c)
     else:
         from bpe_gui.gui.panels.vocab_browser import VocabBrowser
         w = VocabBrowser(c)
@@ -121,6 +132,19 @@ def main(argv=None) -> int:
             w.select_id(tid)
     if a.panel == "encode" and a.hover is not None:
         w.hover_token(a.hover)
+    if a.panel == "encode" and a.words:
+        w.words.set_enabled(True)
+    if a.panel == "playback":
+        from bpe_gui.engine.explain import matcher_for, why_it_ends
+        from bpe_gui.gui.panels.word_branches import ClickedWord
+        tok = c.tokenizer()
+        m = matcher_for(tok.pattern, tok.pre.timeout)
+        (s, e, k), *rest = m.words(a.word)
+        label = m.branches[k].label
+        reason = why_it_ends(m.branches, a.word, (s, e, k), rest[0] if rest else None)
+        w.show_word(ClickedWord(a.word, 0, len(a.word), k, label, reason))
+        if a.at is not None:
+            w.set_step(a.at)
     for _ in range(5):
         app.processEvents()
     if a.shot:

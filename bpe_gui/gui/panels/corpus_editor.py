@@ -17,10 +17,12 @@ from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QMenu, QPlainTextEdit,
                                QSizePolicy, QToolButton, QVBoxLayout, QWidget)
 
+from ...engine.pretokenize import Pretokenizer
 from ...engine.trainer import TrainSettings
 from ..app import colors, resources
 from ..last_folder import in_last_folder, last_folder, remember
 from .flow_layout import FlowLayout
+from .word_branches import WordColouring
 
 EDIT_LIMIT = 1_000_000          # characters editable in place
 PREVIEW_CHARS = 1_000_000       # characters shown read-only above that
@@ -144,6 +146,12 @@ class CorpusEditor(QWidget):
         c.trainerChanged.connect(self._update_stats)
         c.trainerStale.connect(lambda _: self._update_stats())
         c.settingsChanged.connect(lambda _: self._update_stats())
+        # Words mode (issue 15): the corpus coloured by the rule of the pattern that cut it.
+        self.words = WordColouring(self.edit, lambda: Pretokenizer(c.settings.pattern,
+                                                                   c.settings.special_tokens))
+        self._bar.insertWidget(self._bar.indexOf(self.unsaved_label), self.words.toggle)
+        self.layout().insertWidget(self.layout().indexOf(self.edit), self.words.legend)
+        c.settingsChanged.connect(lambda _: self.words.refresh())
         if recent is not None:
             recent.changed.connect(self._fill_recent)
         self._fill_recent()
@@ -180,6 +188,7 @@ class CorpusEditor(QWidget):
         self.unsaved_label.setToolTip("The corpus has edits that are not saved to a file")
         bar.addWidget(self.unsaved_label)
         lay.addLayout(bar)
+        self._bar = bar
 
         self.source_label = QLabel()
         self.source_label.setWordWrap(True)

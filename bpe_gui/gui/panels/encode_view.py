@@ -32,6 +32,7 @@ from ..models.roles import TokenColors
 from .text_pane import TextPane
 from .token_flow import TokenFlow
 from .visibility import CatchesUp
+from .word_branches import WordColouring
 
 SYNC_CHARS = 20_000        # re-encode right after the keys below this size, else after a pause
 DEBOUNCE_MS = 50
@@ -152,6 +153,12 @@ class EncodeView(CatchesUp, CharPositions, QWidget):
         self._build()
         controller.tokenizerChanged.connect(self._on_tokenizer_changed)
         controller.busyChanged.connect(lambda _busy: self._update_source())
+        # Words mode (issue 15): colour by pattern rule; a click hands the word on.
+        self.words = WordColouring(self.edit, lambda: self.tok and self.tok.pre,
+                                   displaced=self.highlighter)
+        self.layout().itemAt(0).layout().insertWidget(3, self.words.toggle)   # the top bar
+        self.layout().insertWidget(1, self.words.legend)
+        controller.tokenizerChanged.connect(self.words.refresh)
         self._on_tokenizer_changed()
 
     # ----- layout -------------------------------------------------------------------------

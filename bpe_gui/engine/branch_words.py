@@ -1,0 +1,182 @@
+"""Plain words for pattern branches: a name and an explanation per preset alternative,
+a rough description of a custom one, and why a word ended where it did.
+
+Example::
+
+    >>> describe_branch(PRESETS["gpt2"], "gpt2", 1, r" ?\\p{L}+")[0]
+    'letters'
+    >>> char_name("'")
+    'the apostrophe'
+"""
+from __future__ import annotations
+
+import unicodedata
+
+import regex
+
+from .pretokenize import PRESETS
+
+# (source, name, what it takes, what stops it when it matches twice in a row)
+_CONTRACTION = ("contraction", "an apostrophe and s, d, m, t, ll, ve or re: the ends of "
+                "it's, I'm, we'll, you've, they're", "a contraction is only the apostrophe "
+                "and its ending")
+_WS_BEFORE = ("spaces before a word", "a run of whitespace that leaves out its last "
+              "character when a word follows, so that space can lead the word (two spaces "
+              "then “x” give “·” and “·x”)", "")
+_WS_REST = ("other whitespace", "whatever whitespace the rules before left over, e.g. "
+            "a line break or tab right before a word (only a plain space joins a word)", "")
+_DIGITS3 = ("digits, up to 3", "one to three digits, with no space before them: longer "
+            "numbers are cut into groups of three from the left", "at most three digits "
+            "per word")
+_CASE = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)?"
+PRESET_WORDS: dict[str, list[tuple[str, str, str, str]]] = {
+    "gpt2": [
+        (r"'(?:[sdmt]|ll|ve|re)", *_CONTRACTION),
+        (r" ?\p{L}+", "letters", "an optional space, then a run of letters of any script", ""),
+        (r" ?\p{N}+", "digits", "an optional space, then a run of digits", ""),
+        (r" ?[^\s\p{L}\p{N}]+", "punctuation", "an optional space, then a run of anything "
+         "that is not whitespace, a letter or a digit: punctuation, symbols, emoji", ""),
+        (r"\s+(?!\S)", *_WS_BEFORE),
+        (r"\s+", *_WS_REST),
+    ],
+    "cl100k": [
+        (r"'(?i:[sdmt]|ll|ve|re)", _CONTRACTION[0], _CONTRACTION[1] + ", in any case",
+         _CONTRACTION[2]),
+        (r"[^\r\n\p{L}\p{N}]?+\p{L}+", "letters", "one optional character that is not a "
+         "letter, digit or line break (a space, or punctuation such as “(”), then a run of "
+         "letters", ""),
+        (r"\p{N}{1,3}", *_DIGITS3),
+        (r" ?[^\s\p{L}\p{N}]++[\r\n]*", "punctuation", "an optional space, a run of "
+         "punctuation or symbols, and the line breaks right after it", ""),
+        (r"\s*[\r\n]", "line break", "whitespace up to and including a line break", ""),
+        (r"\s+(?!\S)", *_WS_BEFORE),
+        (r"\s+", *_WS_REST),
+    ],
+    "o200k": [
+        (r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+" + _CASE,
+         "word ending in lower case", "an optional leading space or symbol, any capitals, "
+         "then lower-case letters, with an English contraction attached: a capital after "
+         "lower-case letters starts a new word (“CamelCase” → “Camel” “Case”)", ""),
+        (r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*" + _CASE,
+         "capitals", "an optional leading space or symbol, capital letters, then any "
+         "lower-case ones: ALL-CAPS words, which the first rule cannot take", ""),
+        (r"\p{N}{1,3}", *_DIGITS3),
+        (r" ?[^\s\p{L}\p{N}]+[\r\n/]*", "punctuation", "an optional space, a run of "
+         "punctuation or symbols, then any line breaks or slashes", ""),
+        (r"\s*[\r\n]+", "line breaks", "whitespace ending in one or more line breaks", ""),
+        (r"\s+(?!\S)", *_WS_BEFORE),
+        (r"\s+", *_WS_REST),
+    ],
+    "whitespace": [
+        (r"\S+", "non-space run", "everything up to the next whitespace: a word with its "
+         "punctuation", ""),
+        (r"\s+", "whitespace", "a run of whitespace: spaces, tabs, line breaks", ""),
+    ],
+    "cjk": [
+        (r"'(?:[sdmt]|ll|ve|re)", *_CONTRACTION),
+        (r" ?\p{Han}", "one Han character", "an optional space, then exactly one Han "
+         "(Chinese) character: each is a word of its own", "one Han character per word"),
+        (r" ?[^\P{L}\p{Han}]+", "other letters", "an optional space, then a run of letters "
+         "that are not Han (Latin, Cyrillic, kana ...)", ""),
+        (r" ?\p{N}+", "digits", "an optional space, then a run of digits", ""),
+        (r" ?[^\s\p{L}\p{N}]+", "punctuation", "an optional space, then a run of anything "
+         "that is not whitespace, a letter or a digit: punctuation, symbols, emoji", ""),
+        (r"\s+(?!\S)", *_WS_BEFORE),
+        (r"\s+", *_WS_REST),
+    ],
+}
+# Any preset alternative, by its text: a custom pattern built from them reads the same.
+_KNOWN: dict[str, tuple[str, str, str]] = {}
+for _rows in PRESET_WORDS.values():
+    for _src, *_words in _rows:
+        _KNOWN.setdefault(_src, tuple(_words))  # type: ignore[arg-type]
+
+_ATOMS = [(r"\p{Han}", "Han characters"), (r"\p{L}", "letters"), (r"\p{N}", "digits"),
+          (r"\p{P}", "punctuation"), (r"\d", "digits"), (r"\w", "word characters"),
+          (r"\S", "non-whitespace"), (r"\s", "whitespace"), ("(?!", "a look-ahead"),
+          ("(?=", "a look-ahead"), ("(?<", "a look-behind")]
+
+
+def describe_branch(pattern: str, preset: str | None, index: int,
+                    source: str) -> tuple[str, str]:
+    """(name, plain words) of alternative ``index`` of a pattern."""
+    if preset is None:   # a custom pattern that is a preset's text reads as the preset
+        preset = next((k for k, v in PRESETS.items() if v == pattern), None)
+    rows = PRESET_WORDS.get(preset or "", [])
+    if index < len(rows) and rows[index][0] == source:
+        return rows[index][1], rows[index][2]
+    if source in _KNOWN:
+        return _KNOWN[source][0], _KNOWN[source][1]
+    return _rough(source)
+
+
+def _mentions(text: str) -> list[str]:
+    seen: list[str] = []
+    for atom, words in _ATOMS:
+        if atom in text:
+            text = text.replace(atom, "")
+            if words not in seen:
+                seen.append(words)
+    return seen
+
+
+def _rough(source: str) -> tuple[str, str]:
+    """A custom alternative in rough words: what it takes and what it excludes.
+    Example: '[^\\w\\s]+' -> ('anything but word characters, whitespace', 'your rule
+    “[^\\w\\s]+”: anything but word characters, whitespace')."""
+    negated = _NEGATED.findall(source)
+    takes = _mentions(_NEGATED.sub("", source))
+    if source.startswith(" ?"):
+        takes.insert(0, "an optional space")
+    parts = [", ".join(takes)] if takes else []
+    for body in negated:
+        but = _mentions(body)
+        if but:
+            parts.append("anything but " + ", ".join(but))
+    plain = [p for p in parts if p]
+    name = next((w for w in takes if w not in _NOT_NAMES), None)
+    if name is None:
+        name = plain[-1] if plain and plain[-1].startswith("anything") else \
+            f"“{source}”" if len(source) <= 16 else "custom"
+    about = f"your rule “{source}”" + (f": {'; '.join(plain)}" if plain else "")
+    return name, about
+
+
+_NEGATED = regex.compile(r"\[\^((?:\\.|[^\]\\])*)\]")
+_NOT_NAMES = ("an optional space", "a look-ahead", "a look-behind")
+
+
+def limit_of(source: str) -> str:
+    """Why a rule stops even though the next word is the same rule ('' if unknown)."""
+    known = _KNOWN.get(source)
+    return known[2] if known else ""
+
+
+def char_name(c: str) -> str:
+    """A character in words. Example: '\\n' -> 'a line break', '你' -> 'the Han character “你”'."""
+    named = {" ": "a space", "\n": "a line break", "\t": "a tab", "\r": "a carriage return",
+             "'": "the apostrophe", "’": "the apostrophe ’", "\u3000": "an ideographic space"}
+    if c in named:
+        return named[c]
+    if c.isspace():
+        return f"whitespace (U+{ord(c):04X})"
+    cat = unicodedata.category(c)
+    try:
+        han = unicodedata.name(c).startswith("CJK UNIFIED IDEOGRAPH")
+    except ValueError:
+        han = False
+    if han:
+        return f"the Han character “{c}”"
+    if cat in ("Lu", "Lt"):
+        return f"the capital “{c}”"
+    if cat.startswith("L"):
+        return f"the letter “{c}”"
+    if cat.startswith("N"):
+        return f"the digit “{c}”"
+    if cat.startswith("M"):
+        return f"a combining mark (U+{ord(c):04X})"
+    if cat.startswith("P"):
+        return f"the punctuation “{c}”"
+    if cat.startswith("C"):
+        return f"the control character U+{ord(c):04X}"
+    return f"the symbol “{c}”"

@@ -1,0 +1,122 @@
+"""The words of a text view, found around what it shows, with the rule that took each.
+
+:class:`EditWords` keeps the words (``spans``: start, end, branch; -1 a special token)
+of the characters ``lo..hi`` of the view's text and finds more when asked about
+characters outside. A window starts and ends at line starts where every preset pattern
+starts a word (``engine.explain.safe_start``), so its words are those of the whole text
+and a 1 MB corpus costs no more than a page. A custom pattern is searched over the
+whole text up to ``FULL_LIMIT`` characters (its words may reach across such a line
+start); beyond that it is windowed too, and may differ at a window's edge.
+
+No Qt: the view gives its text through ``_read_text`` and is told of a pattern that
+runs away through ``_pattern_failed``.
+"""
+from __future__ import annotations
+
+from bisect import bisect_right
+from dataclasses import dataclass
+
+from ...engine.errors import BPEError
+from ...engine.explain import safe_end, safe_start, why_it_ends, word_spans
+from .encoding import CharPositions, utf16_positions
+
+FULL_LIMIT = 200_000     # custom patterns: the whole text up to this many characters
+MARGIN = 4_000           # characters searched beyond what is asked for
+
+
+@dataclass(frozen=True)
+class ClickedWord:
+    text: str
+    start: int               # character offsets in the view's text
+    end: int
+    branch: int              # -1: a special token
+    label: str               # e.g. "rule 2 · letters"
+    reason: str              # why it ended there
+
+
+class EditWords(CharPositions):
+    pre = None               # Pretokenizer (special tokens, pattern)
+    matcher = None           # BranchMatcher of the pattern
+    error = ""
+    text: str | None = None  # None: the text changed since it was last read
+    lo = hi = 0              # the characters the spans cover
+
+    def __init__(self):
+        self.spans: list[tuple[int, int, int]] = []
+        self.starts: list[int] = []
+        self.shades: list[int] = []
+        self.fresh: set[int] = set()      # the view's lines coloured with these spans
+
+    def _read_text(self) -> str:
+        raise NotImplementedError
+
+    def _pattern_failed(self, message: str) -> None:
+        pass
+
+    def _read(self) -> str:
+        text = self._read_text()
+        self.text, self._u16 = text, utf16_positions(text)
+        self.lo = self.hi = 0
+        self.spans, self.starts, self.shades = [], [], []
+        return text
+
+    def covers(self, c0: int, c1: int) -> bool:
+        return self.text is not None and self.lo <= c0 and c1 <= self.hi
+
+    def ensure(self, c0: int, c1: int) -> bool:
+        """Find the words of characters c0..c1 (and around) if not found yet."""
+        if self.matcher is None:
+            return False
+        text = self.text if self.text is not None else self._read()
+        if not text:
+            return False
+        if self.hi > self.lo and self.covers(c0, c1):
+            return True
+        n = len(text)
+        if n <= 2 * MARGIN or (self.pre.preset is None and n <= FULL_LIMIT):
+            lo, hi = 0, n
+        else:
+            lo, hi = safe_start(text, max(0, c0 - MARGIN)), safe_end(text, min(n, c1 + MARGIN))
+        try:
+            spans = word_spans(self.pre, self.matcher, text, lo, hi)
+        except BPEError as e:     # a custom pattern that runs away
+            self.matcher, self.error = None, str(e)
+            self._pattern_failed(self.error)
+            return False
+        self.spans, self.lo, self.hi = spans, lo, hi
+        self.starts = [s for s, _e, _k in spans]
+        self.shades = shades(text, spans)
+        self.fresh = set()
+        return True
+
+    def word_at(self, ch: int) -> ClickedWord | None:
+        """The word (or special token) covering character ``ch``, with why it ended."""
+        if not self.ensure(ch, ch + 1):
+            return None
+        i = bisect_right(self.starts, ch) - 1
+        if i < 0 or self.spans[i][1] <= ch:
+            return None
+        s, e, k = self.spans[i]
+        text = self.text
+        nxt = self.spans[i + 1] if i + 1 < len(self.spans) else None
+        if nxt is None and e < len(text):
+            after = word_spans(self.pre, self.matcher, text, e, e + 1)
+            nxt = after[0] if after else None
+        branches = self.matcher.branches
+        label = "special token" if k < 0 else branches[k].label
+        return ClickedWord(text[s:e], s, e, k, label, why_it_ends(branches, text, (s, e, k), nxt))
+
+
+def shades(text: str, spans: list[tuple[int, int, int]]) -> list[int]:
+    """Two shades alternate along a run of touching words of the same rule; a run
+    starts again at each line, so a window's shades do not depend on where it starts.
+
+    Example: 'a b' with gpt2 -> spans (0,1,1), (1,3,1) -> [0, 1]
+    """
+    out, prev = [], None
+    for s, e, k in spans:
+        joined = (prev is not None and prev[1] == s and prev[2] == k
+                  and s > 0 and text[s - 1] != "\n")
+        out.append(1 - out[-1] if joined else 0)
+        prev = (s, e, k)
+    return out

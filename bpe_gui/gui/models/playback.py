@@ -1,0 +1,92 @@
+"""The steps of one word's merge playback as a table: row 0 the start, row k merge k.
+
+Columns: step, the merge's rank, the pair merged, and the symbols after it (chips;
+the new tokens emphasised). Rows after the current step are greyed,
+the current one is bold, as in the merge timeline.
+
+Example (``lowest`` with merges ``l o``, ``lo w``): rows ``start | l o w e s t``,
+``1 | 0 | l o | lo w e s t``, ``2 | 1 | lo w | low e s t``.
+"""
+from __future__ import annotations
+
+from ...engine.explain import Playback
+from .roles import (DISPLAY, TOOLTIP, Cell, HeaderedTableModel, ReadableCache, TokenColors)
+
+
+class PlaybackModel(HeaderedTableModel):
+    STEP, RANK, MERGE, AFTER = range(4)
+    HEADERS = ("Step", "Rank", "Merge", "Symbols after")
+    TIPS = ("0 is the word's symbols before any merge",
+            "The merge's rank: 0 was learned first; lower ranks apply first",
+            "The pair merged, at every place it occurs in the word, left to right",
+            "The word's symbols after this step; the new tokens are outlined")
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.playback: Playback | None = None
+        self.current = 0
+        self.cache = ReadableCache()
+        self.colors = TokenColors.for_palette()
+
+    def set_playback(self, pb: Playback | None, current: int) -> None:
+        old = self.n_rows()
+        new = 0 if pb is None else len(pb.steps) + 1
+
+        def assign():
+            self.playback, self.current = pb, current
+        self.replace_rows(old, new, assign)
+
+    def set_current(self, k: int) -> None:
+        if k != self.current and self.n_rows():
+            lo, hi = min(k, self.current), max(k, self.current)
+            self.current = k
+            self.dataChanged.emit(self.index(lo, 0), self.index(hi, self.AFTER))
+
+    def n_rows(self) -> int:
+        return 0 if self.playback is None else len(self.playback.steps) + 1
+
+    def _chips(self, symbols, emph=()) -> list[tuple]:
+        out = []
+        for i, t in enumerate(symbols):
+            text, partial = self.cache(t)
+            out.append((text, partial, i in emph))
+        return out
+
+    def cell(self, row: int, col: int) -> Cell:
+        pb = self.playback
+        if pb is None or row > len(pb.steps):
+            return Cell()
+        fg = self.colors.future if row > self.current else None
+        bold = row == self.current
+        if row == 0:
+            if col == self.STEP:
+                return Cell("start", False, bold, fg)
+            if col == self.AFTER:
+                return Cell(self._chips(pb.symbols))
+            return Cell("", fg=fg)
+        st = pb.steps[row - 1]
+        if col == self.STEP:
+            return Cell(str(row), True, bold, fg)
+        if col == self.RANK:
+            return Cell("rule" if st.rank is None else f"{st.rank:,}", True, bold, fg)
+        if col == self.MERGE:
+            if st.rank is None:
+                return Cell("whole word", False, bold, fg)
+            return Cell(self._chips(st.pair))
+        return Cell(self._chips(st.symbols, set(st.new_positions())))
+
+    def data(self, index, role=DISPLAY):
+        if not index.isValid():
+            return None
+        row, col = index.row(), index.column()
+        if role == DISPLAY:
+            content = self.cell(row, col).content
+            return content if isinstance(content, str) else " ".join(c[0] for c in content)
+        if role == TOOLTIP and row > 0 and self.playback is not None:
+            st = self.playback.steps[row - 1]
+            if st.rank is None:
+                return st.rule
+            return (f"Merge of rank {st.rank:,}: every “{self.cache.text(st.pair[0])} "
+                    f"{self.cache.text(st.pair[1])}” becomes “{self.cache.text(st.token)}” "
+                    f"(id {st.token_id}); no pair left in the word has a lower rank.")
+        return self.visual_data(row, col, role)

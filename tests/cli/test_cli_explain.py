@@ -1,0 +1,56 @@
+"""``bpe-gui encode --explain``: each word, its rule, why it ended, and its merges."""
+from __future__ import annotations
+
+import re
+import sys
+
+from test_cli import REPO, assert_user_error, err, out, run
+
+TEXT = "It's the newest  12345 words!<|endoftext|>你好"
+CORPUS = ("low low lower newest newest widest widest widest. It's the newest word!\n"
+          "你好，世界。") * 20
+
+
+def trained(tmp_path):
+    (tmp_path / "c.txt").write_text(CORPUS, "utf-8")
+    p = run("train", "c.txt", "--vocab-size", "300", "--out", "tok", "--format", "native",
+            "--special-token", "<|endoftext|>", "-q", cwd=tmp_path)
+    assert p.returncode == 0, err(p)
+    return tmp_path / "tok"
+
+
+def test_explain_prints_every_word_its_rule_reason_and_merges(tmp_path):
+    folder = trained(tmp_path)
+    p = run("encode", "--tokenizer", str(folder), "--explain", TEXT, cwd=tmp_path)
+    assert p.returncode == 0, err(p)
+    text = out(p)
+    sys.path.insert(0, str(REPO))
+    from bpe_gui.engine.display import readable
+    from bpe_gui.engine.formats import load_tokenizer
+    tok = load_tokenizer(folder)
+    ex = tok.explain(TEXT)
+    assert text.startswith("Pre-tokenizer: GPT-2, 6 rules")
+    blocks = text.split("\n\nword ")[1:]
+    assert len(blocks) == len(ex.words)
+    ids = []
+    for block, w in zip(blocks, ex.words):
+        head, reason = block.splitlines()[:2]
+        assert w.reason == reason.strip()
+        if w.special:
+            assert "special token" in head
+            ids.append(w.special_id)
+            continue
+        assert ex.branches[w.branch].label in head
+        ranks = [int(r) for r in re.findall(r"^  rank (\d+)", block, re.M)]
+        assert ranks == [s.rank for s in w.playback.steps] == sorted(ranks)
+        last = block.splitlines()[-1]
+        assert last.split("ids ")[-1].split() == [str(i) for i in w.ids]
+        assert " ".join(readable(t) for t in w.playback.final_symbols) in last
+        ids += w.ids
+    assert ids == tok.encode(TEXT)
+
+
+def test_explain_and_ids_only_do_not_go_together(tmp_path):
+    folder = trained(tmp_path)
+    p = run("encode", "--tokenizer", str(folder), "--explain", "--ids-only", "x", cwd=tmp_path)
+    assert_user_error(p, "--explain", "--ids-only")

@@ -1,0 +1,189 @@
+"""Merge playback of one word (issue 15): click a word, step through its merges.
+
+The oracle for the steps is a slow reference written here: at each step the lowest-
+rank pair present, found from the tokenizer's merge list, merged left to right.
+"""
+from __future__ import annotations
+
+import json
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import pytest  # noqa: E402
+from PySide6.QtCore import Qt  # noqa: E402
+
+from bpe_gui.engine.display import gpt2_text, readable  # noqa: E402
+from bpe_gui.gui.panels.encode_view import EncodeView  # noqa: E402
+from bpe_gui.gui.panels.word_branches import ClickedWord  # noqa: E402
+from bpe_gui.gui.panels.word_playback import WordPlayback  # noqa: E402
+from panel_helpers import make_controller  # noqa: E402
+
+CORPUS = ("low lower newest widest lowest slowest 你好世界 it's\n" * 30)
+TEXT = "the slowest newest 你好 it's<|endoftext|>!"
+
+
+def reference_steps(tok, word: str) -> list[list[bytes]]:
+    """Symbols after each step: the lowest-rank pair from tok.merges, left to right."""
+    rank = {}
+    for r, m in enumerate(tok.merges[:tok.n_merges]):
+        rank.setdefault(m, r)
+    symbols = [bytes([b]) for b in word.encode("utf-8")]
+    out = [symbols]
+    while True:
+        found = [(rank[p], p) for p in zip(symbols, symbols[1:]) if p in rank]
+        if not found:
+            return out
+        pair = min(found)[1]
+        new, i = [], 0
+        while i < len(symbols):
+            if tuple(symbols[i:i + 2]) == pair:
+                new.append(pair[0] + pair[1])
+                i += 2
+            else:
+                new.append(symbols[i])
+                i += 1
+        symbols = new
+        out.append(symbols)
+
+
+@pytest.fixture
+def controller(qtbot):
+    c = make_controller(CORPUS, special_tokens=("<|endoftext|>",))
+    c.goto(40)
+    yield c
+    c.shutdown()
+
+
+@pytest.fixture
+def pair(qtbot, controller):
+    """An encode view whose clicks go to a playback panel, as in the main window."""
+    view, panel = EncodeView(controller), WordPlayback(controller)
+    for w in (view, panel):
+        qtbot.addWidget(w)
+        w.resize(800, 500)
+        w.show()
+        qtbot.waitExposed(w)
+    view.words.wordClicked.connect(panel.show_word)
+    view.set_text(TEXT)
+    return view, panel
+
+
+def click_char(qtbot, view, ch: int) -> None:
+    qtbot.mouseClick(view.edit.viewport(), Qt.LeftButton, pos=view.char_rect(ch).center())
+
+
+@pytest.mark.parametrize("words_mode", [False, True])
+def test_click_a_word_plays_back_its_merges(qtbot, pair, controller, words_mode):
+    view, panel = pair
+    view.words.set_enabled(words_mode)
+    click_char(qtbot, view, TEXT.index("slowest") + 2)
+    assert panel.word.text == " slowest" and panel.word.label == "rule 2 · letters"
+    steps = reference_steps(controller.tokenizer(), " slowest")
+    assert len(steps) > 2
+    assert panel.slider.maximum() == len(steps) - 1 == panel.current_step()
+    assert panel.shown_symbols() == steps[-1]
+    assert [tok for tok in controller.tokenizer().encode_with_offsets(" slowest").tokens] \
+        == steps[-1]
+    assert panel.model.rowCount() == len(steps)
+    after = panel.model.AFTER
+    for k, symbols in enumerate(steps):
+        assert panel.model.index(k, after).data() == " ".join(readable(t) for t in symbols)
+        ranks = [panel.model.index(r, panel.model.RANK).data() for r in range(1, len(steps))]
+    assert ranks == [f"{s.rank:,}" for s in panel.playback.steps]
+
+
+def test_slider_buttons_and_keys_step_through_the_merges(qtbot, pair, controller):
+    view, panel = pair
+    click_char(qtbot, view, TEXT.index("newest"))
+    steps = reference_steps(controller.tokenizer(), " newest")
+    n = len(steps) - 1
+    panel.setFocus()
+    qtbot.keyClick(panel, Qt.Key_Home)
+    assert panel.current_step() == 0 and panel.shown_symbols() == steps[0]
+    for k in range(1, n + 1):
+        qtbot.keyClick(panel, Qt.Key_Right)
+        assert panel.current_step() == k and panel.shown_symbols() == steps[k]
+        new = panel.playback.steps[k - 1].new_positions()
+        assert panel.flow.highlight == frozenset(new)
+        assert panel.table.currentIndex().row() == k
+    qtbot.keyClick(panel, Qt.Key_Right)              # past the end: stays
+    assert panel.current_step() == n
+    qtbot.keyClick(panel, Qt.Key_Left)
+    assert panel.shown_symbols() == steps[n - 1]
+    qtbot.mouseClick(panel.first_button, Qt.LeftButton)
+    assert panel.shown_symbols() == steps[0]
+    qtbot.mouseClick(panel.step_button, Qt.LeftButton)
+    assert panel.shown_symbols() == steps[1]
+    panel.slider.setValue(n)
+    assert panel.shown_symbols() == steps[n] and "no learned merge applies" in \
+        panel.step_label.text()
+    panel.table.selectRow(1)
+    assert panel.current_step() == 1
+    qtbot.mouseClick(panel.last_button, Qt.LeftButton)
+    assert panel.current_step() == n
+    qtbot.keyClick(panel.slider, Qt.Key_Home)
+    assert panel.shown_symbols() == steps[0]
+
+
+def test_playback_follows_the_training_step(qtbot, pair, controller):
+    view, panel = pair
+    click_char(qtbot, view, TEXT.index("slowest"))
+    for k in (0, 1, 3, 6, 2):
+        controller.goto(k)
+        tok = controller.tokenizer()
+        assert tok.n_merges == k
+        steps = reference_steps(tok, " slowest")
+        assert panel.slider.maximum() == len(steps) - 1
+        assert panel.shown_symbols() == steps[-1]
+        assert f"step {k:,}" in panel.title.text()
+
+
+def test_partial_characters_and_special_tokens(qtbot, pair, controller):
+    view, panel = pair
+    controller.goto(0)
+    click_char(qtbot, view, TEXT.index("你"))
+    assert panel.word.text == " 你好"
+    texts = panel.flow.text_of
+    assert any(texts(t).startswith("<E") for t in panel.shown_symbols())
+    click_char(qtbot, view, TEXT.index("<|endoftext|>") + 3)
+    assert panel.word.branch == -1 and "special token" in panel.title.text()
+    assert panel.model.rowCount() == 0 and not panel.slider.isEnabled()
+
+
+def test_imported_gpt2_files_play_back_unbelievable(qtbot, tmp_path, pair, controller):
+    chain = [(b"l", b"e"), (b" ", b"u"), (b"a", b"b"), (b"e", b"l"), (b"i", b"e"),
+             (b"ab", b"le"), (b" u", b"n"), (b"b", b"el"), (b"ie", b"v"), (b" un", b"bel"),
+             (b" unbel", b"iev"), (b" unbeliev", b"able")]
+    alphabet = [gpt2_text(bytes([b])) for b in range(256)]
+    vocab = {c: i for i, c in enumerate(sorted(alphabet, key=ord))}
+    for a, b in chain:
+        vocab[gpt2_text(a + b)] = len(vocab)
+    (tmp_path / "vocab.json").write_text(json.dumps(vocab), "utf-8")
+    (tmp_path / "merges.txt").write_text("#version: 0.2\n" + "".join(
+        f"{gpt2_text(a)} {gpt2_text(b)}\n" for a, b in chain), "utf-8")
+    assert controller.import_tokenizer(str(tmp_path / "vocab.json")) is not None
+    controller.set_use_imported(True)
+    view, panel = pair
+    view.set_text("It is unbelievable.")
+    click_char(qtbot, view, 9)
+    assert panel.word.text == " unbelievable"
+    assert [s.pair for s in panel.playback.steps] == chain
+    assert panel.shown_symbols() == [b" unbelievable"]
+    assert "imported tokenizer vocab.json" in panel.title.text()
+    qtbot.keyClick(panel, Qt.Key_Home)
+    assert panel.shown_symbols() == [bytes([b]) for b in b" unbelievable"]
+
+
+def test_main_window_click_brings_up_the_playback_dock(qtbot, window):
+    view = window.encode_view
+    window.playback_dock.close()
+    view.set_text("lowest newest")
+    qtbot.waitUntil(lambda: view.tok is not None)
+    click_char(qtbot, view, 8)
+    assert window.playback_dock.isVisible()
+    assert window.playback_view.word == view.words.word_at(8)
+    assert window.playback_view.word.text == " newest"
+    assert not window.playback_dock.visibleRegion().isEmpty()
+    assert not view.visibleRegion().isEmpty()     # the text stays in view
+    assert isinstance(window.playback_view.word, ClickedWord)
