@@ -15,5 +15,11 @@ setup(
             extra_compile_args=["-O2", "-std=c99"],
             optional=True,  # no compiler: install anyway, the engine falls back to Python
         ),
+        Extension(
+            "bpe_gui.engine._pipeline",
+            sources=["bpe_gui/engine/_pipeline.c"],
+            extra_compile_args=["-O2", "-std=c99"],
+            optional=True,  # no compiler: imported tokenizers use engine/pipeline/pymodel.py
+        ),
     ]
 )

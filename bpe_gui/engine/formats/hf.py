@@ -238,12 +238,39 @@ def _char_merges(snap: Snapshot, keys: dict[int, str]) -> list[list[str]]:
 
 # ----- loading --------------------------------------------------------------------------
 def load(path: str | Path, special_tokens: Sequence[str] | None = None, **kwargs) -> Tokenizer:
-    """Load a BPE ``tokenizer.json`` (byte-level, or character-level written by bpe-gui)."""
+    """Load a BPE ``tokenizer.json``.
+
+    Files from anywhere run through :mod:`bpe_gui.engine.pipeline`, exactly as Hugging
+    Face ``tokenizers`` runs them (or are refused naming the part that cannot be run).
+    bpe-gui's own character-level exports load back as character-level tokenizers, and
+    asking for other special tokens or another ``pattern`` gives a byte-level tokenizer
+    of this app's own (the file's vocabulary and merges with those settings).
+    """
     path = Path(path)
     data = read_json(path)
     if not isinstance(data, dict):
         raise FormatError(path, "should be a JSON object (a Hugging Face tokenizer.json).")
     model = need(data, "model", dict, path, "the tokenizer model, an object")
+    if _is_own_char_export(data):
+        return _load_own(path, data, model, special_tokens, kwargs)
+    if special_tokens is None and "pattern" not in kwargs and "mode" not in kwargs:
+        from ..pipeline.hf_json import load_hf
+        return load_hf(data, path, meta=kwargs.get("meta"))
+    return _load_own(path, data, model, special_tokens, kwargs)
+
+
+def _is_own_char_export(data: dict) -> bool:
+    steps = _flatten(data.get("pre_tokenizer"), "pretokenizers")
+    regexes = [(s.get("pattern") or {}).get("Regex") for s in steps]
+    norm = data.get("normalizer")
+    if isinstance(norm, dict) and norm.get("type") == "Replace" and \
+            (norm.get("pattern") or {}).get("Regex") == SUFFIX_INSERT and regexes == [SUFFIX_WORD]:
+        return True
+    return norm is None and len(steps) == 3 and regexes[1:] == [PREFIX_TRAIL, PREFIX_LEAD]
+
+
+def _load_own(path, data, model, special_tokens, kwargs) -> Tokenizer:
+    """This app's own encoder over the file's vocabulary and merges."""
     kind = model.get("type", "BPE" if "merges" in model else None)
     if kind != "BPE":
         raise FormatError(path, f"is a {kind or 'unknown'} model; only BPE models are supported "
@@ -258,8 +285,7 @@ def load(path: str | Path, special_tokens: Sequence[str] | None = None, **kwargs
                               "would encode differently.", key=f"model.{opt}")
     added = _added_tokens(data, path)
     pairs = [_merge_pair(m, i, path) for i, m in enumerate(raw_merges)]
-    pre = data.get("pre_tokenizer")
-    steps = _flatten(pre, "pretokenizers")
+    steps = _flatten(data.get("pre_tokenizer"), "pretokenizers")
     if any(s.get("type") == "ByteLevel" for s in steps) or \
             (data.get("decoder") or {}).get("type") == "ByteLevel":
         return _load_byte(path, raw_vocab, pairs, added, steps, special_tokens, kwargs)
