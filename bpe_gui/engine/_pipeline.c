@@ -566,11 +566,15 @@ static PyObject *Model_from_tiktoken(PyObject *cls, PyObject *args) {
         while (m->slots[h]) h = (h + 1) & (m->n_slots - 1);
         m->slots[h] = (int32_t)m->n_entries;
         continue;
-    bad_parts:
+    bad_parts: {
+        int parts = 1;
+        for (const char *q = line; q < le; q++) parts += *q == ' ';
         PyBuffer_Release(&data);
         return problem(m, "line", lineno,
-                       PyUnicode_FromString("each line must be 'BASE64 RANK' (token bytes in "
-                                            "base64, one space, a whole number)"));
+                       PyUnicode_FromFormat("each line must be 'BASE64 RANK' (token bytes in "
+                                            "base64, one space, a whole number); this line "
+                                            "has %d part(s)", parts));
+    }
     bad_rank:
         PyBuffer_Release(&data);
         return problem(m, "line", lineno,

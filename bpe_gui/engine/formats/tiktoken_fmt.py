@@ -198,13 +198,22 @@ def load(path: str | Path, special_tokens: Sequence[str] | None = None, *,
          pattern: str | None = None, **kwargs) -> Tokenizer:
     """Load NAME.tiktoken (+ NAME.tiktoken.json / NAME.json beside it, if present).
 
-    Without the JSON the pattern defaults to cl100k (tiktoken's own files) unless given.
+    It encodes as ``tiktoken`` does (see pipeline/tiktoken_model.py). Without the JSON,
+    a well-known encoding (r50k, p50k, cl100k, o200k, Llama 3) is recognised by its
+    content and gets its pattern and special tokens; any other file gets the cl100k
+    pattern unless ``pattern`` is given, and ``meta['encoding']`` stays None.
     """
+    from ..pipeline.known import recognise
+    from ..pipeline.tiktoken_model import load_ranks
     path = Path(path)
-    ranks, lines = read_ranks(path)
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise FormatError(path, f"cannot be read ({e.strerror or e}).") from e
     meta_path = meta_beside(path)
     specials_map: dict[str, int] = {}
     name = path.name[: -len(SUFFIX)] if path.name.endswith(SUFFIX) else path.stem
+    known = None
     if meta_path is not None:
         meta = read_json(meta_path)
         if not isinstance(meta, dict):
@@ -220,26 +229,31 @@ def load(path: str | Path, special_tokens: Sequence[str] | None = None, *,
             setting = meta.get("pattern")
             pattern = setting if isinstance(setting, str) and _same(setting, pat) else pat
         name = meta.get("name", name)
+    else:
+        known = recognise(data)
+        if known is not None:
+            specials_map = dict(known.special_tokens)
+            pattern = pattern or known.pat_str
+            name = known.name
     pattern = pattern or "cl100k"
-    missing = [b for b in range(256) if bytes([b]) not in ranks]
-    if missing:
-        raise FormatError(path, f"lacks {len(missing)} of the 256 single bytes (first: 0x"
-                          f"{missing[0]:02X}); a byte-level tokenizer needs all 256.")
-    taken = {r for r in ranks.values()} & set(specials_map.values())
-    if taken:
-        raise FormatError(meta_path, f"special token id {min(taken)} is also a rank in "
-                          f"{path.name}; ids must be unique.", key="special_tokens")
-    merges = rebuild_merges(ranks, path, lines)
-    vocab = {r: t for t, r in ranks.items()}
-    specials = list(special_tokens) if special_tokens is not None else \
-        sorted(specials_map, key=specials_map.get)
-    for s in specials:
-        if s in specials_map:
-            vocab[specials_map[s]] = s.encode("utf-8")
+    if special_tokens is not None:   # the caller's list: known ids kept, new ones appended
+        given, specials_map = specials_map, {}
+        next_id = max([*given.values(), -1]) + 1
+        for s in special_tokens:
+            if s in given:
+                specials_map[s] = given[s]
     meta_out = {"format": "tiktoken", "source": str(path), "name": name,
-                **kwargs.pop("meta", {})}
-    return build_tokenizer(path, vocab, merges, specials, pattern=pattern, mode="byte",
-                           meta=meta_out, **kwargs)
+                "encoding": known.name if known else None,
+                "encoding_label": known.label if known else None, **kwargs.pop("meta", {})}
+    tok = load_ranks(path, data, pattern=pattern, specials=specials_map, meta=meta_out)
+    if special_tokens is not None:
+        next_id = max(tok.vocab) + 1
+        extra = {s: next_id + k for k, s in enumerate(s for s in special_tokens
+                                                      if s not in specials_map)}
+        if extra:
+            tok = load_ranks(path, data, pattern=pattern, specials={**specials_map, **extra},
+                             meta=meta_out)
+    return tok
 
 
 def _same(setting: str, pat: str) -> bool:
