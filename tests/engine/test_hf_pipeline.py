@@ -199,3 +199,89 @@ def test_streaming_equals_whole_text(pair):
     chunks = [text[i:i + 37] for i in range(0, len(text), 37)]
     assert list(ours.encode_iterable(chunks, chunk_chars=200)) == tk.encode(
         text, add_special_tokens=False).ids
+
+
+# ----- refusals: every part that cannot be run exactly is named with its JSON path ------
+def _base_json(tmp_path_factory=None) -> dict:
+    import json
+    tk = byte_level_llama3()
+    tk.normalizer = normalizers.Sequence([normalizers.NFC()])
+    return json.loads(tk.to_str())
+
+
+@pytest.fixture(scope="module")
+def base_json():
+    return _base_json()
+
+
+def _set(doc: dict, dotted: str, value) -> dict:
+    import copy
+    import re
+    doc = copy.deepcopy(doc)
+    node, parts = doc, re.findall(r"[^.\[\]]+|\[\d+\]", dotted)
+    for p in parts[:-1]:
+        node = node[int(p[1:-1])] if p.startswith("[") else node[p]
+    last = parts[-1]
+    if last.startswith("["):
+        node[int(last[1:-1])] = value
+    else:
+        node[last] = value
+    return doc
+
+
+SPLIT = {"type": "Split", "pattern": {"Regex": r"\s+"}, "behavior": "Isolated", "invert": False}
+REFUSALS = [
+    ("pre_tokenizer.pretokenizers", [SPLIT, SPLIT, {"type": "Digits", "individual_digits": True},
+                                     {"type": "ByteLevel", "add_prefix_space": False,
+                                      "trim_offsets": True, "use_regex": False}],
+     "pre_tokenizer.pretokenizers[2].type", 'pre_tokenizer.pretokenizers[2].type = "Digits" is '
+                                            "not supported"),
+    ("pre_tokenizer", {"type": "Whitespace"}, "pre_tokenizer.type",
+     'pre_tokenizer.type = "Whitespace" is not supported'),
+    ("pre_tokenizer.pretokenizers", [{"type": "ByteLevel"}, SPLIT],
+     "pre_tokenizer.pretokenizers[1].type", "after a ByteLevel"),
+    ("pre_tokenizer.pretokenizers[0].behavior", "Sideways",
+     "pre_tokenizer.pretokenizers[0].behavior", '"Sideways" is not one of'),
+    ("pre_tokenizer.pretokenizers[0].pattern", {"Regex": "(unclosed"},
+     "pre_tokenizer.pretokenizers[0].pattern.Regex", "does not compile"),
+    ("normalizer.normalizers", [{"type": "NFC"}, {"type": "BertNormalizer"}],
+     "normalizer.normalizers[1].type", 'normalizer.normalizers[1].type = "BertNormalizer"'),
+    ("normalizer", {"type": "StripAccents"}, "normalizer.type", '"StripAccents" is not supported'),
+    ("model.type", "WordPiece", "model.type", 'model.type = "WordPiece" is not supported'),
+    ("model.dropout", 0.1, "model.dropout", "model.dropout = 0.1 is not supported"),
+    ("model.end_of_word_suffix", "</w>", "model.end_of_word_suffix", "end_of_word_suffix"),
+    ("model.merges[3]", "Ġ zzzq", "model.merges[3]", "not in the vocabulary"),
+    ("model.merges[1]", "one", "model.merges[1]", "should be"),
+    ("post_processor", {"type": "Mystery"}, "post_processor.type",
+     'post_processor.type = "Mystery" is not supported'),
+    ("decoder", {"type": "Sequence", "decoders": [{"type": "ByteLevel"}, {"type": "CTC"}]},
+     "decoder.decoders[1].type", 'decoder.decoders[1].type = "CTC" is not supported'),
+    ("added_tokens", {"a": 1}, "added_tokens", "added_tokens should be a list"),
+    ("added_tokens[0].id", -4, "added_tokens[0].id", "negative"),
+]
+
+
+@pytest.mark.parametrize("where,value,key,text", REFUSALS, ids=[r[2] for r in REFUSALS])
+def test_refusals_name_the_component_and_path(tmp_path, base_json, where, value, key, text):
+    import json
+
+    from bpe_gui.engine.errors import FormatError
+    path = tmp_path / "tokenizer.json"
+    path.write_text(json.dumps(_set(base_json, where, value)), "utf-8")
+    with pytest.raises(FormatError) as e:
+        load_tokenizer(path)
+    assert e.value.key == key
+    assert text in str(e.value)
+
+
+def test_pure_python_model_matches(pair, tmp_path, monkeypatch):
+    """Without the C extension the same files encode the same (pipeline/pymodel.py)."""
+    import sys
+    tk, _ = pair
+    path = tmp_path / "tokenizer.json"
+    tk.save(str(path))
+    monkeypatch.setitem(sys.modules, "bpe_gui.engine._pipeline", None)
+    slow = load_tokenizer(path)
+    assert type(slow.pipeline.model).__module__.endswith("pymodel")
+    for text in SAMPLES + EXTRA:
+        same(tk, slow, text)

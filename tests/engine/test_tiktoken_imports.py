@@ -175,3 +175,15 @@ def test_bad_ranks_name_the_line(tmp_path, line, expect):
     with pytest.raises(FormatError, match=expect) as e:
         load_tokenizer(p)
     assert e.value.line is not None
+
+
+def test_pure_python_model_matches(odd_pair, tmp_path, monkeypatch, odd_ranks):
+    import sys
+    enc, fast = odd_pair
+    monkeypatch.setitem(sys.modules, "bpe_gui.engine._pipeline", None)
+    slow = load_tokenizer(fast.meta["source"])
+    assert type(slow.pipeline.model).__module__.endswith("pymodel")
+    for text in TEXTS:
+        assert slow.encode(text) == enc.encode(text, allowed_special="all")
+        assert slow.encode_with_offsets(text).offsets == fast.encode_with_offsets(text).offsets
+    assert list(slow.merges) == list(fast.merges)

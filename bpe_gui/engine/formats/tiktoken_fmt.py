@@ -119,7 +119,10 @@ def export(tok: Tokenizer, folder: str | Path, name: str = "tokenizer") -> list[
 # ----- loading --------------------------------------------------------------------------
 def meta_beside(path: Path) -> Path | None:
     """NAME.tiktoken -> NAME.tiktoken.json, else NAME.json, else None."""
-    for cand in (path.with_name(path.name + ".json"), path.with_suffix(".json")):
+    cands = [path.with_name(path.name + ".json")]
+    if path.suffix == SUFFIX:   # not tokenizer.model -> tokenizer.json (a Hugging Face file)
+        cands.append(path.with_suffix(".json"))
+    for cand in cands:
         if cand.is_file():
             return cand
     return None
