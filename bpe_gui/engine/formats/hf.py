@@ -177,8 +177,13 @@ def _char_pipeline(snap: Snapshot) -> tuple[dict | None, dict, dict]:
         return normalizer, pre, {"type": "BPEDecoder", "suffix": EOW_KEY}
     pre = {"type": "Sequence", "pretokenizers": [
         _split(snap.pattern), _remove(PREFIX_TRAIL), _remove(PREFIX_LEAD)]}
-    decoder = {"type": "Sequence", "decoders": [
-        {"type": "Fuse"}, {"type": "Strip", "content": EOW_KEY, "start": 1, "stop": 0}]}
+    steps: list[dict] = [{"type": "Fuse"},
+                         {"type": "Strip", "content": EOW_KEY, "start": 1, "stop": 0}]
+    others = word_leading_ws(snap.pattern).replace(EOW_KEY, "")
+    if others:  # </w> may come back as any of its aliases: decode each as a space
+        steps.insert(0, {"type": "Replace", "pattern": {"Regex": f"[{_cls(others)}]"},
+                         "content": EOW_KEY})
+    decoder = {"type": "Sequence", "decoders": steps}
     return None, pre, decoder
 
 
@@ -220,14 +225,40 @@ def char_keys(snap: Snapshot) -> tuple[dict[int, str], dict[str, int]]:
         seen[k] = i
     aliases: dict[str, int] = {}
     if eow is not None and snap.end_of_word == "prefix":
-        inner = [c for c in STRIP_WS if seen.get(c, eow) != eow]
+        lead = word_leading_ws(snap.pattern)
+        inner = [c for c in lead if seen.get(c, eow) != eow]
         if inner:
             raise ExportError(f"The vocabulary has whitespace character(s) "
                               f"{', '.join(f'U+{ord(c):04X}' for c in inner)} as tokens, so "
                               "Hugging Face tokenizers could not tell one that starts a word "
                               "(</w> here) from one inside a word. Export the native JSON.")
-        aliases = {c: eow for c in STRIP_WS if c != EOW_KEY}
+        # Only whitespace the pattern can put before a word stands for </w>: for GPT-2's
+        # pattern that is the space alone, so </w> keeps one key and the vocabulary its size
+        aliases = {c: eow for c in lead if c != EOW_KEY}
     return keys, aliases
+
+
+_PROBES = ("a{}b", "{}b", "1{}b", ".{}b", "a {}b", "a{}1", "a{}.", "a{}\u4e2d", "\n{}b")
+
+
+def word_leading_ws(pattern: str) -> str:
+    """The whitespace characters the pattern can put at the start of a word that has
+    more than whitespace (a word that prefix mode marks with </w>).
+
+    Example: GPT-2's pattern -> ' ' (only ` ?\\p{L}+` and its like take one);
+    cl100k's -> every whitespace character but CR and LF.
+    """
+    from ..pretokenize import Pretokenizer
+    pre = Pretokenizer(pattern)
+    found = [" "]
+    for c in STRIP_WS:
+        if c == " ":
+            continue
+        for probe in _PROBES:
+            if any(w[0] == c and w.strip() for w in pre.words(probe.format(c))):
+                found.append(c)
+                break
+    return "".join(found)
 
 
 def _char_merges(snap: Snapshot, keys: dict[int, str]) -> list[list[str]]:
