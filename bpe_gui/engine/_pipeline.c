@@ -35,6 +35,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
+#include <ctype.h>
 #include <string.h>
 
 #define KIND_HF 0
@@ -109,7 +110,11 @@ static uint64_t hash_bytes(const char *p, size_t n) {
         h ^= (unsigned char)p[i];
         h *= 1099511628211ull;
     }
-    return h ^ (h >> 29);
+    /* FNV's low bits cluster for short keys that differ in one byte: mix them all in */
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    return h;
 }
 
 static int arena_put(Model *m, const char *p, size_t n, int64_t *off) {
@@ -449,6 +454,402 @@ static PyObject *Model_from_hf(PyObject *cls, PyObject *args) {
 fail:
     Py_DECREF(m);
     return NULL;
+}
+
+/* ---- loading: tokenizer.json text, without a Python object per entry --------------- */
+/* Python's json module makes ~700k objects of a 128k-token file's vocab and merges (a
+   third of a second); these are read from the text instead, into the tables. */
+
+typedef struct {
+    char *p;
+    size_t n, cap;
+} Buf;
+
+static int buf_put(Buf *b, const char *p, size_t n) {
+    if (b->n + n > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap < b->n + n) cap *= 2;
+        char *q = PyMem_Realloc(b->p, cap);
+        if (!q) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        b->p = q;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->n, p, n);
+    b->n += n;
+    return 0;
+}
+
+static const char *skip_ws(const char *p, const char *end) {
+    while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) p++;
+    return p;
+}
+
+static int hex4(const char *p, const char *end, uint32_t *v) {
+    if (end - p < 4) return -1;
+    *v = 0;
+    for (int i = 0; i < 4; i++) {
+        char c = p[i];
+        int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 :
+                c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+        if (d < 0) return -1;
+        *v = *v * 16 + (uint32_t)d;
+    }
+    return 0;
+}
+
+static size_t utf8_put(uint32_t c, char *o) {
+    if (c < 0x80) { o[0] = (char)c; return 1; }
+    if (c < 0x800) { o[0] = (char)(0xC0 | c >> 6); o[1] = (char)(0x80 | (c & 63)); return 2; }
+    if (c < 0x10000) {
+        o[0] = (char)(0xE0 | c >> 12); o[1] = (char)(0x80 | (c >> 6 & 63));
+        o[2] = (char)(0x80 | (c & 63));
+        return 3;
+    }
+    o[0] = (char)(0xF0 | c >> 18); o[1] = (char)(0x80 | (c >> 12 & 63));
+    o[2] = (char)(0x80 | (c >> 6 & 63)); o[3] = (char)(0x80 | (c & 63));
+    return 4;
+}
+
+/* A JSON string at p (the opening quote) into b as UTF-8; returns the position after it,
+   or NULL if it is not a string this reader takes (the caller falls back to json). */
+static const char *read_string(const char *p, const char *end, Buf *b) {
+    if (p >= end || *p != '"') return NULL;
+    p++;
+    b->n = 0;
+    for (;;) {
+        const char *q = p;
+        while (q < end && *q != '"' && *q != '\\' && (unsigned char)*q >= 0x20) q++;
+        if (q > p && buf_put(b, p, (size_t)(q - p)) < 0) return NULL;
+        if (q >= end || (unsigned char)*q < 0x20) return NULL;
+        if (*q == '"') return q + 1;
+        q++; /* backslash */
+        if (q >= end) return NULL;
+        char c = *q++, o[4];
+        size_t n = 1;
+        switch (c) {
+        case '"': case '\\': case '/': o[0] = c; break;
+        case 'b': o[0] = '\b'; break;
+        case 'f': o[0] = '\f'; break;
+        case 'n': o[0] = '\n'; break;
+        case 'r': o[0] = '\r'; break;
+        case 't': o[0] = '\t'; break;
+        case 'u': {
+            uint32_t v, lo;
+            if (hex4(q, end, &v) < 0) return NULL;
+            q += 4;
+            if (v >= 0xD800 && v < 0xDC00) {
+                if (end - q < 6 || q[0] != '\\' || q[1] != 'u' || hex4(q + 2, end, &lo) < 0 ||
+                    lo < 0xDC00 || lo >= 0xE000)
+                    return NULL; /* a lone surrogate: let json report it */
+                v = 0x10000 + ((v - 0xD800) << 10) + (lo - 0xDC00);
+                q += 6;
+            } else if (v >= 0xDC00 && v < 0xE000) {
+                return NULL;
+            }
+            n = utf8_put(v, o);
+            break;
+        }
+        default:
+            return NULL;
+        }
+        if (buf_put(b, o, n) < 0) return NULL;
+        p = q;
+    }
+}
+
+static const char *skip_value(const char *p, const char *end, Buf *scratch) {
+    p = skip_ws(p, end);
+    if (p >= end) return NULL;
+    if (*p == '"') return read_string(p, end, scratch);
+    if (*p == '{' || *p == '[') {
+        char close = *p == '{' ? '}' : ']';
+        int obj = *p == '{';
+        p = skip_ws(p + 1, end);
+        if (p < end && *p == close) return p + 1;
+        for (;;) {
+            if (obj) {
+                p = read_string(skip_ws(p, end), end, scratch);
+                if (!p) return NULL;
+                p = skip_ws(p, end);
+                if (p >= end || *p != ':') return NULL;
+                p++;
+            }
+            p = skip_value(p, end, scratch);
+            if (!p) return NULL;
+            p = skip_ws(p, end);
+            if (p < end && *p == ',') { p++; continue; }
+            if (p < end && *p == close) return p + 1;
+            return NULL;
+        }
+    }
+    const char *q = p;
+    while (q < end && (isalnum((unsigned char)*q) || *q == '-' || *q == '+' || *q == '.')) q++;
+    return q > p ? q : NULL;
+}
+
+/* Spans (start, end) of model.vocab and model.merges in a tokenizer.json, or None. */
+static PyObject *find_model_tables(PyObject *mod, PyObject *args) {
+    Py_buffer data;
+    (void)mod;
+    if (!PyArg_ParseTuple(args, "y*", &data)) return NULL;
+    const char *s = data.buf, *end = s + data.len, *p = s;
+    Buf key = {0}, scratch = {0};
+    Py_ssize_t vs = -1, ve = -1, ms = -1, me = -1;
+    if (end - p >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0) p += 3;
+    p = skip_ws(p, end);
+    if (p >= end || *p != '{') goto none;
+    p = skip_ws(p + 1, end);
+    while (p < end && *p != '}') {
+        p = read_string(p, end, &key);
+        if (!p) goto none;
+        p = skip_ws(p, end);
+        if (p >= end || *p != ':') goto none;
+        p = skip_ws(p + 1, end);
+        if (key.n == 5 && memcmp(key.p, "model", 5) == 0 && p < end && *p == '{') {
+            p = skip_ws(p + 1, end);
+            while (p < end && *p != '}') {
+                p = read_string(p, end, &key);
+                if (!p) goto none;
+                p = skip_ws(p, end);
+                if (p >= end || *p != ':') goto none;
+                p = skip_ws(p + 1, end);
+                const char *v0 = p;
+                p = skip_value(p, end, &scratch);
+                if (!p) goto none;
+                if (key.n == 5 && memcmp(key.p, "vocab", 5) == 0 && *v0 == '{') {
+                    vs = v0 - s; ve = p - s;
+                } else if (key.n == 6 && memcmp(key.p, "merges", 6) == 0 && *v0 == '[') {
+                    ms = v0 - s; me = p - s;
+                }
+                p = skip_ws(p, end);
+                if (p < end && *p == ',') p = skip_ws(p + 1, end);
+            }
+            if (p >= end) goto none;
+            p++;
+        } else {
+            p = skip_value(p, end, &scratch);
+            if (!p) goto none;
+        }
+        p = skip_ws(p, end);
+        if (p < end && *p == ',') p = skip_ws(p + 1, end);
+    }
+    PyMem_Free(key.p);
+    PyMem_Free(scratch.p);
+    PyBuffer_Release(&data);
+    if (vs < 0 || ms < 0) Py_RETURN_NONE;
+    return Py_BuildValue("((nn)(nn))", vs, ve, ms, me);
+none:
+    if (PyErr_Occurred()) PyErr_Clear();
+    PyMem_Free(key.p);
+    PyMem_Free(scratch.p);
+    PyBuffer_Release(&data);
+    Py_RETURN_NONE;
+}
+
+/* UTF-8 text -> the key bytes a ByteLevel vocab means; -1 if not all GPT-2 alphabet. */
+static Py_ssize_t utf8_byte_level(const char *p, size_t n, char *out) {
+    Py_ssize_t o = 0;
+    for (size_t i = 0; i < n;) {
+        unsigned char c = (unsigned char)p[i];
+        uint32_t cp;
+        if (c < 0x80) { cp = c; i += 1; }
+        else if (c < 0xE0 && i + 1 < n) { cp = (uint32_t)(c & 31) << 6 | (p[i + 1] & 63); i += 2; }
+        else return -1; /* the alphabet stops at U+0143: two bytes at most */
+        if (cp >= 512 || cp_to_byte[cp] < 0) return -1;
+        out[o++] = (char)cp_to_byte[cp];
+    }
+    return o;
+}
+
+static int32_t text_key_id(const Model *m, const char *p, size_t n, char *tmp) {
+    if (m->byte_level) {
+        Py_ssize_t k = utf8_byte_level(p, n, tmp);
+        return k < 0 ? NONE_ID : find_key(m, tmp, (size_t)k);
+    }
+    return find_key(m, p, n);
+}
+
+static PyObject *text_problem(Model *m, Py_ssize_t i, const char *what, Buf *a, Buf *b,
+                              const char *part, size_t part_n) {
+    PyObject *sa = PyUnicode_DecodeUTF8(a->p, (Py_ssize_t)a->n, "replace");
+    PyObject *sb = PyUnicode_DecodeUTF8(b->p, (Py_ssize_t)b->n, "replace");
+    PyObject *sp = PyUnicode_DecodeUTF8(part, (Py_ssize_t)part_n, "replace");
+    PyObject *msg = (sa && sb && sp) ?
+        PyUnicode_FromFormat("the %s %R of the merge %R %R is not in the vocabulary", what, sp,
+                             sa, sb) : NULL;
+    Py_XDECREF(sa);
+    Py_XDECREF(sb);
+    Py_XDECREF(sp);
+    return problem(m, "merges", i, msg);
+}
+
+/* from_hf_text(data, vocab_span, merges_span, byte_level) -> (Model, problem) or None
+   (None: something this reader does not take; use json and from_hf instead). */
+static PyObject *Model_from_hf_text(PyObject *cls, PyObject *args) {
+    Py_buffer data;
+    Py_ssize_t vs, ve, ms, me;
+    int byte_level;
+    (void)cls;
+    if (!PyArg_ParseTuple(args, "y*(nn)(nn)p", &data, &vs, &ve, &ms, &me, &byte_level))
+        return NULL;
+    const char *s = data.buf, *p, *end;
+    Buf key = {0}, a = {0}, b = {0};
+    char *tmp = NULL;
+    Model *m = new_model(KIND_HF);
+    if (!m) goto fail;
+    m->byte_level = byte_level;
+    /* pass 1: the largest id */
+    long max_id = -1, n_keys = 0;
+    for (p = skip_ws(s + vs + 1, s + ve), end = s + ve; p < end && *p != '}';) {
+        p = read_string(p, end, &key);
+        if (!p) goto fallback;
+        p = skip_ws(p, end);
+        if (p >= end || *p != ':') goto fallback;
+        p = skip_ws(p + 1, end);
+        long id = 0;
+        if (p >= end || *p < '0' || *p > '9') goto fallback;
+        while (p < end && *p >= '0' && *p <= '9' && id < MAX_IDS) id = id * 10 + (*p++ - '0');
+        if (id >= MAX_IDS || (p < end && (*p == '.' || *p == 'e' || *p == 'E'))) goto fallback;
+        if (id > max_id) max_id = id;
+        n_keys++;
+        p = skip_ws(p, end);
+        if (p < end && *p == ',') p = skip_ws(p + 1, end);
+    }
+    if (set_ids(m, max_id + 1) < 0) goto fail;
+    /* pass 2: the keys */
+    for (p = skip_ws(s + vs + 1, end); p < end && *p != '}';) {
+        p = read_string(p, end, &key);
+        p = skip_ws(p, end);
+        p = skip_ws(p + 1, end);
+        long id = 0;
+        while (p < end && *p >= '0' && *p <= '9') id = id * 10 + (*p++ - '0');
+        int lookup = 1;
+        const char *kp = key.p;
+        Py_ssize_t kn = (Py_ssize_t)key.n;
+        if (byte_level) {
+            if (key.n > (size_t)a.cap && buf_put(&a, key.p, key.n) < 0) goto fail;
+            a.n = 0;
+            Py_ssize_t k = utf8_byte_level(key.p, key.n, a.p);
+            if (k >= 0) { kp = a.p; kn = k; } else { lookup = 0; }
+        }
+        if (add_key(m, kp ? kp : "", (size_t)kn, (int32_t)id, lookup) < 0) goto fail;
+        p = skip_ws(p, end);
+        if (p < end && *p == ',') p = skip_ws(p + 1, end);
+    }
+    if (build_slots(m) < 0) goto fail;
+    /* the merges: "a b" strings or ["a", "b"] pairs */
+    Py_ssize_t i = 0;
+    for (p = skip_ws(s + ms + 1, s + me), end = s + me; p < end && *p != ']'; i++) {
+        if (*p == '"') {
+            p = read_string(p, end, &key);
+            if (!p) goto fallback;
+            char *sp = key.n ? memchr(key.p, ' ', key.n) : NULL;
+            if (!sp || sp == key.p || sp == key.p + key.n - 1 ||
+                memchr(sp + 1, ' ', (size_t)(key.p + key.n - sp - 1)))
+                goto bad_merge;
+            a.n = b.n = 0;
+            if (buf_put(&a, key.p, (size_t)(sp - key.p)) < 0 ||
+                buf_put(&b, sp + 1, (size_t)(key.p + key.n - sp - 1)) < 0)
+                goto fail;
+        } else if (*p == '[') {
+            p = read_string(skip_ws(p + 1, end), end, &a);
+            if (!p) goto bad_merge_fb;
+            p = skip_ws(p, end);
+            if (p >= end || *p != ',') goto bad_merge_fb;
+            p = read_string(skip_ws(p + 1, end), end, &b);
+            if (!p) goto bad_merge_fb;
+            p = skip_ws(p, end);
+            if (p >= end || *p != ']') goto bad_merge_fb;
+            p++;
+            if (!a.n || !b.n) goto bad_merge;
+        } else {
+            goto bad_merge_fb;
+        }
+        tmp = PyMem_Realloc(tmp, a.n + b.n + 1);
+        if (!tmp || buf_put(&key, "", 0) < 0) goto fail;
+        key.n = 0;
+        if (buf_put(&key, a.p, a.n) < 0 || buf_put(&key, b.p, b.n) < 0) goto fail;
+        int32_t ia = text_key_id(m, a.p, a.n, tmp), ib = text_key_id(m, b.p, b.n, tmp),
+                iab = text_key_id(m, key.p, key.n, tmp);
+        if (ia == NONE_ID || ib == NONE_ID || iab == NONE_ID) {
+            PyObject *r = ia == NONE_ID ? text_problem(m, i, "token", &a, &b, a.p, a.n) :
+                          ib == NONE_ID ? text_problem(m, i, "token", &a, &b, b.p, b.n) :
+                          text_problem(m, i, "merged token", &a, &b, key.p, key.n);
+            m = NULL;
+            PyMem_Free(key.p); PyMem_Free(a.p); PyMem_Free(b.p); PyMem_Free(tmp);
+            PyBuffer_Release(&data);
+            return r;
+        }
+        if (put_pair(m, ia, ib, (int32_t)i, iab) < 0 || push_merge(m, ia, ib, iab) < 0)
+            goto fail;
+        p = skip_ws(p, end);
+        if (p < end && *p == ',') p = skip_ws(p + 1, end);
+    }
+    fill_units(m);
+    PyMem_Free(key.p); PyMem_Free(a.p); PyMem_Free(b.p); PyMem_Free(tmp);
+    PyBuffer_Release(&data);
+    return Py_BuildValue("(NO)", (PyObject *)m, Py_None);
+bad_merge: {
+        PyObject *txt = PyUnicode_DecodeUTF8(key.p, (Py_ssize_t)key.n, "replace");
+        PyObject *msg = txt ? PyUnicode_FromFormat("the merge %R should be \"left right\" or "
+                                                   "[\"left\", \"right\"]", txt) : NULL;
+        Py_XDECREF(txt);
+        PyMem_Free(key.p); PyMem_Free(a.p); PyMem_Free(b.p); PyMem_Free(tmp);
+        PyBuffer_Release(&data);
+        return problem(m, "merges", i, msg);
+    }
+bad_merge_fb:
+fallback:
+    Py_XDECREF(m);
+    PyMem_Free(key.p); PyMem_Free(a.p); PyMem_Free(b.p); PyMem_Free(tmp);
+    PyBuffer_Release(&data);
+    if (PyErr_Occurred()) return NULL;
+    Py_RETURN_NONE;
+fail:
+    Py_XDECREF(m);
+    PyMem_Free(key.p); PyMem_Free(a.p); PyMem_Free(b.p); PyMem_Free(tmp);
+    PyBuffer_Release(&data);
+    return NULL;
+}
+
+/* The key of an id as the file spells it (ByteLevel keys in GPT-2's alphabet). */
+static PyObject *Model_key_text(Model *m, PyObject *args) {
+    Py_ssize_t id;
+    if (!PyArg_ParseTuple(args, "n", &id)) return NULL;
+    if (id < 0 || id >= m->n_ids || m->first_entry[id] < 0) Py_RETURN_NONE;
+    const Entry *en = &m->entries[m->first_entry[id]];
+    const char *p = m->arena + en->off;
+    if (!(m->kind == KIND_HF && m->byte_level && en->lookup))
+        return PyUnicode_DecodeUTF8(p, en->len, "replace");
+    PyObject *s = PyUnicode_New(en->len, 511);
+    if (!s) return NULL;
+    for (int32_t i = 0; i < en->len; i++)
+        PyUnicode_WriteChar(s, i, (Py_UCS4)byte_to_cp[(unsigned char)p[i]]);
+    return s;
+}
+
+/* The id of a key given as the file spells it, or -1. */
+static PyObject *Model_text_id(Model *m, PyObject *args) {
+    PyObject *text;
+    if (!PyArg_ParseTuple(args, "U", &text)) return NULL;
+    Py_ssize_t n;
+    const char *p = PyUnicode_AsUTF8AndSize(text, &n);
+    if (!p) return NULL;
+    char *tmp = PyMem_Malloc((size_t)n + 1);
+    if (!tmp) return PyErr_NoMemory();
+    int32_t id = text_key_id(m, p, (size_t)n, tmp);
+    PyMem_Free(tmp);
+    if (id == NONE_ID) /* keys only shown (not ByteLevel text): compare their UTF-8 */
+        for (size_t e = 0; e < m->n_entries; e++)
+            if (!m->entries[e].lookup && m->entries[e].len == n &&
+                memcmp(m->arena + m->entries[e].off, p, (size_t)n) == 0) {
+                id = m->entries[e].id;
+                break;
+            }
+    return PyLong_FromLong(id);
 }
 
 /* ---- loading: .tiktoken ----------------------------------------------------------- */
@@ -870,7 +1271,7 @@ static PyObject *Model_tables(Model *m, PyObject *args) {
         rp = PyUnicode_AsUTF8AndSize(rep, &rep_len);
         if (!rp) return NULL;
     }
-    PyObject *vocab = PyDict_New(), *t2i = PyDict_New();
+    PyObject *vocab = _PyDict_NewPresized(m->n_ids), *t2i = _PyDict_NewPresized(m->n_ids);
     if (!vocab || !t2i) goto fail;
     size_t cap = 256;
     char *buf = PyMem_Malloc(cap);
@@ -1000,6 +1401,10 @@ static PyObject *Model_get_kind(Model *m, void *c) {
 static PyMethodDef Model_methods[] = {
     {"from_hf", (PyCFunction)Model_from_hf, METH_VARARGS | METH_CLASS,
      "from_hf(vocab, merges, byte_level) -> (Model, problem)"},
+    {"from_hf_text", (PyCFunction)Model_from_hf_text, METH_VARARGS | METH_CLASS,
+     "from_hf_text(data, vocab_span, merges_span, byte_level) -> (Model, problem) or None"},
+    {"key_text", (PyCFunction)Model_key_text, METH_VARARGS, "key_text(id) -> str or None"},
+    {"text_id", (PyCFunction)Model_text_id, METH_VARARGS, "text_id(key: str) -> id or -1"},
     {"from_tiktoken", (PyCFunction)Model_from_tiktoken, METH_VARARGS | METH_CLASS,
      "from_tiktoken(data: bytes) -> (Model, problem)"},
     {"configure", (PyCFunction)Model_configure, METH_VARARGS,
@@ -1035,9 +1440,16 @@ static PyTypeObject ModelType = {
     .tp_getset = Model_getset,
 };
 
+static PyMethodDef module_methods[] = {
+    {"find_model_tables", (PyCFunction)find_model_tables, METH_VARARGS,
+     "find_model_tables(data: bytes) -> ((vocab start, end), (merges start, end)) or None"},
+    {NULL, NULL, 0, NULL},
+};
+
 static struct PyModuleDef pipeline_module = {
     PyModuleDef_HEAD_INIT, "_pipeline",
-    "Tables of imported tokenizers (tokenizer.json, .tiktoken), built and run in C.", -1, NULL,
+    "Tables of imported tokenizers (tokenizer.json, .tiktoken), built and run in C.", -1,
+    module_methods, NULL, NULL, NULL, NULL,
 };
 
 PyMODINIT_FUNC PyInit__pipeline(void) {

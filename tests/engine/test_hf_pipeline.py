@@ -285,3 +285,33 @@ def test_pure_python_model_matches(pair, tmp_path, monkeypatch):
     assert type(slow.pipeline.model).__module__.endswith("pymodel")
     for text in SAMPLES + EXTRA:
         same(tk, slow, text)
+
+
+def _tables(model):
+    vocab, t2i = model.tables(None, False)
+    return vocab, t2i, [model.merge(k) for k in range(model.n_merges)]
+
+
+@pytest.mark.parametrize("ascii_only", [False, True])
+def test_text_reader_equals_json(pair, tmp_path, ascii_only):
+    """The C reader of model.vocab/merges (escapes, both merge spellings) builds the same
+    tables as json + from_hf."""
+    import json
+
+    from bpe_gui.engine import _pipeline
+    from bpe_gui.engine.pipeline.hf_json import read_fast
+    tk, ours = pair
+    doc = json.loads(tk.to_str())
+    doc["model"]["vocab"]["we\"ird\\key\u00e9\U0001F642\t"] = len(doc["model"]["vocab"]) + 900
+    if ascii_only:   # "a b" strings instead of pairs, everything \u-escaped
+        doc["model"]["merges"] = [" ".join(m) for m in doc["model"]["merges"]]
+    path = tmp_path / "tokenizer.json"
+    path.write_text(json.dumps(doc, ensure_ascii=ascii_only), "utf-8")
+    data, raw, spans = read_fast(path)
+    byte_level = ours.pipeline.model.n_ids and ours.pipeline.pre.byte_level
+    fast, problem = _pipeline.Model.from_hf_text(raw, *spans, byte_level)
+    slow, _ = _pipeline.Model.from_hf(doc["model"]["vocab"], doc["model"]["merges"], byte_level)
+    assert problem is None
+    assert _tables(fast) == _tables(slow)
+    key = "we\"ird\\key\u00e9\U0001F642\t"
+    assert fast.text_id(key) == slow.text_id(key) == doc["model"]["vocab"][key]

@@ -277,17 +277,21 @@ def load(path: str | Path, special_tokens: Sequence[str] | None = None, **kwargs
     asking for other special tokens or another ``pattern`` gives a byte-level tokenizer
     of this app's own (the file's vocabulary and merges with those settings).
     """
+    from ..pipeline.hf_json import load_hf, read_fast
     path = Path(path)
-    data = read_json(path)
+    own = special_tokens is not None or "pattern" in kwargs or "mode" in kwargs
+    fast = None if own else read_fast(path)
+    data = fast[0] if fast else read_json(path)
     if not isinstance(data, dict):
         raise FormatError(path, "should be a JSON object (a Hugging Face tokenizer.json).")
     model = need(data, "model", dict, path, "the tokenizer model, an object")
-    if _is_own_char_export(data):
+    if _is_own_char_export(data) or own:
+        if fast:   # this path needs the vocabulary and merges as JSON
+            data = read_json(path)
+            model = data["model"]
         return _load_own(path, data, model, special_tokens, kwargs)
-    if special_tokens is None and "pattern" not in kwargs and "mode" not in kwargs:
-        from ..pipeline.hf_json import load_hf
-        return load_hf(data, path, meta=kwargs.get("meta"))
-    return _load_own(path, data, model, special_tokens, kwargs)
+    return load_hf(data, path, meta=kwargs.get("meta"),
+                   tables=(fast[1], fast[2]) if fast else None)
 
 
 def _is_own_char_export(data: dict) -> bool:

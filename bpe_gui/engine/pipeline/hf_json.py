@@ -35,16 +35,44 @@ def _model_class():
     return Model
 
 
-def load_hf(data: dict, path: Path, meta: dict | None = None) -> PipelineTokenizer:
-    """tokenizer.json content -> a tokenizer that encodes as ``tokenizers`` does."""
+def read_fast(path: Path) -> tuple[dict, bytes, tuple] | None:
+    """tokenizer.json without its two big tables, which the C model reads from the text
+    (json makes ~700k objects of a 128k-token file's vocab and merges): (the rest as
+    JSON, the file's bytes, the tables' spans), or None to read it all with json."""
     try:
-        return _build(data, path, meta or {})
+        from .._pipeline import find_model_tables
+    except ImportError:
+        return None
+    try:
+        raw = path.read_bytes()
+    except OSError:
+        return None
+    spans = find_model_tables(raw)
+    if spans is None:
+        return None
+    (vs, ve), (ms, me) = spans
+    if vs > ms:
+        return None
+    rest = raw[:vs] + b"{}" + raw[ve:ms] + b"[]" + raw[me:]
+    try:
+        data = json.loads(rest.decode("utf-8-sig"))
+    except ValueError:   # malformed: json.loads on the whole file says where
+        return None
+    return (data, raw, spans) if isinstance(data, dict) else None
+
+
+def load_hf(data: dict, path: Path, meta: dict | None = None,
+            tables: tuple[bytes, tuple] | None = None) -> PipelineTokenizer:
+    """tokenizer.json content -> a tokenizer that encodes as ``tokenizers`` does.
+    ``tables``: (file bytes, spans) from :func:`read_fast`, whose ``data`` lacks them."""
+    try:
+        return _build(data, path, meta or {}, tables)
     except Unsupported as e:
         raise FormatError(path, f"{e}. This app runs tokenizer.json files exactly or not at "
                           "all, and cannot run this part.", key=e.key) from None
 
 
-def _build(data: dict, path: Path, meta: dict) -> PipelineTokenizer:
+def _build(data: dict, path: Path, meta: dict, tables) -> PipelineTokenizer:
     model_node = data.get("model")
     if not isinstance(model_node, dict):
         raise Unsupported("model", "model should be an object (the tokenizer model)")
@@ -56,13 +84,20 @@ def _build(data: dict, path: Path, meta: dict) -> PipelineTokenizer:
     added = _added(data.get("added_tokens"))
     raw_vocab = need(model_node, "vocab", dict, "model")
     raw_merges = need(model_node, "merges", list, "model")
-    model, problem = _model_class().from_hf(raw_vocab, raw_merges, pre.byte_level)
+    Model = _model_class()
+    made = Model.from_hf_text(tables[0], *tables[1], pre.byte_level) if tables else None
+    if made is None and tables:   # something the text reader does not take: read it all
+        from ..formats._common import read_json
+        full = read_json(path)["model"]
+        raw_vocab = need(full, "vocab", dict, "model")
+        raw_merges = need(full, "merges", list, "model")
+    model, problem = made or Model.from_hf(raw_vocab, raw_merges, pre.byte_level)
     if problem is not None:
         where, index, msg = problem
         key = "model.vocab" if where == "vocab" else f"model.merges[{index}]"
         raise FormatError(path, msg + ".", key=key)
     unk = opts["unk_token"]
-    unk_id = raw_vocab.get(unk, -1) if isinstance(unk, str) else -1
+    unk_id = model.text_id(unk) if isinstance(unk, str) else -1
     model.configure(opts["ignore_merges"], opts["byte_fallback"], unk_id, opts["fuse_unk"])
     replacement = pre.replacement or _replacement_of(data.get("normalizer"))
     vocab, t2i = model.tables(replacement, opts["byte_fallback"])
@@ -73,13 +108,9 @@ def _build(data: dict, path: Path, meta: dict) -> PipelineTokenizer:
     # tokenizers decodes a normalized added token as its normalized text
     added_ids = {t.id: (norm(NStr.of(t.content)).text if t.normalized and norm else t.content)
                  for t in added}
-    keys: dict[int, str] = {}
 
     def key_of(i: int) -> str | None:   # the token's string, as tokenizers decodes it
-        if not keys:
-            for k, v in raw_vocab.items():
-                keys.setdefault(v, k)
-        return added_ids.get(i) or keys.get(i)
+        return added_ids.get(i) or model.key_text(i)
 
     pipe = Pipeline(model, kind="hf", vocab=vocab,
                     added=AddedTokens(added, norm) if added else None, normalize=norm,

@@ -26,6 +26,7 @@ class Model:
         self.ignore_merges = self.byte_fallback = self.fuse_unk = False
         self.unk_id = -1
         self.fb: list[int] = [-1] * 256
+        self.text_only: set[int] = set()       # ByteLevel ids whose key is not in its alphabet
 
     # ----- loading ----------------------------------------------------------------------
     @classmethod
@@ -43,7 +44,10 @@ class Model:
                     key, lookup = gpt2_bytes(k), True
                 except KeyError:
                     pass
-            m.first.setdefault(v, key)
+            if v not in m.first:
+                m.first[v] = key
+                if byte_level and not lookup:
+                    m.text_only.add(v)
             if lookup:
                 m.keys.setdefault(key, v)
         for i, item in enumerate(merges):
@@ -123,6 +127,28 @@ class Model:
 
     def key(self, i: int) -> bytes | None:
         return self.first.get(i)
+
+    @classmethod
+    def from_hf_text(cls, data, vocab_span, merges_span, byte_level):
+        return None   # the C reader only; json has read the file
+
+    def key_text(self, i: int) -> str | None:
+        k = self.first.get(i)
+        if k is None:
+            return None
+        if self.kind == "hf" and self.byte_level and i not in self.text_only:
+            from ..display import gpt2_text
+            return gpt2_text(k)
+        return k.decode("utf-8", errors="replace")
+
+    def text_id(self, text: str) -> int:
+        key = text.encode("utf-8")
+        if self.byte_level:
+            try:
+                key = gpt2_bytes(text)
+            except KeyError:
+                return next((i for i in self.text_only if self.first[i] == key), -1)
+        return self.keys.get(key, -1)
 
     @property
     def n_merges(self) -> int:
