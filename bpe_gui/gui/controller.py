@@ -415,6 +415,8 @@ class Controller(QObject):
 
     def _imported(self, tok: Tokenizer, path: str) -> None:
         self.imported, self.imported_path = tok, path
+        if self.use_imported:   # another imported tokenizer was in use: views must switch
+            self.tokenizerChanged.emit()
         self.set_use_imported(True)
         self.message.emit(f"Imported {Path(path).name}{imported_what(tok)}: "
                           f"{len(tok.vocab):,} tokens, {len(tok.merges):,} merges.")

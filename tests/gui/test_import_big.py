@@ -103,3 +103,21 @@ def test_search_on_big_vocabulary_matches_a_plain_filter(qtbot, big_tok, query):
     if parse_hex(query) is None and not query.isdigit():   # plain text: a direct check too
         assert want == [i for i in sorted(tok.vocab) if query.replace("·", " ") in
                         tok.vocab[i].decode("utf-8", "ignore")]
+
+
+def test_a_second_import_replaces_the_first_in_the_encode_view(window, qtbot, tmp_path):
+    """Importing while another imported tokenizer is in use switches the views to it."""
+    c = window.controller
+    ids = {}
+    for name, preset in (("a", "gpt2"), ("b", "o200k")):
+        from bpe_gui.engine.formats import export_tokenizer
+        from bpe_gui.engine.trainer import TrainSettings, Trainer
+        t = Trainer.from_text("hello world, hello there " * 20 + name * 30,
+                              TrainSettings(vocab_size=300, pattern=preset))
+        t.run()
+        files = export_tokenizer(t.tokenizer(), tmp_path / name, "hf")
+        ids[name] = t.tokenizer().encode("hello " + name * 4)
+        with qtbot.waitSignal(c.tokenizerChanged, timeout=5_000):
+            assert c.import_tokenizer(str(files[0])) is not None
+        assert c.tokenizer().encode("hello " + name * 4) == ids[name]
+    assert c.tokenizer() is c.imported and c.imported_path.endswith("tokenizer.json")
