@@ -315,3 +315,16 @@ def test_text_reader_equals_json(pair, tmp_path, ascii_only):
     assert _tables(fast) == _tables(slow)
     key = "we\"ird\\key\u00e9\U0001F642\t"
     assert fast.text_id(key) == slow.text_id(key) == doc["model"]["vocab"][key]
+
+
+def test_byte_fallback_tokens_stand_for_their_byte(tmp_path):
+    """<0xNN> tokens are that byte (shown as partial characters), even when the file
+    also lists them as added tokens; ▁ stands for a space."""
+    tk = metaspace_fallback()
+    path = tmp_path / "tokenizer.json"
+    tk.save(str(path))
+    ours = load_tokenizer(path)
+    enc = ours.encode_with_offsets("a 你")
+    assert b"".join(enc.tokens) == " a 你".encode()     # Metaspace's prepended ▁ too
+    assert ours.vocab[tk.token_to_id("<0xE4>")] == b"\xe4"
+    assert ours.vocab[tk.token_to_id("▁")] == b" "

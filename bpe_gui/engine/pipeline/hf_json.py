@@ -13,6 +13,7 @@ FormatError naming the component and its JSON path.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ from .decoders import decoder
 from .normalized import NStr
 from .parts import BYTE_LEVEL_PATTERN, Unsupported, need, normalizer, pre_tokenizer
 
+_FALLBACK = re.compile(r"<0x[0-9A-Fa-f]{2}>")
 POST_PROCESSORS = "ByteLevel, TemplateProcessing, BertProcessing, RobertaProcessing, Sequence"
 
 
@@ -102,7 +104,8 @@ def _build(data: dict, path: Path, meta: dict, tables) -> PipelineTokenizer:
     replacement = pre.replacement or _replacement_of(data.get("normalizer"))
     vocab, t2i = model.tables(replacement, opts["byte_fallback"])
     for t in added:
-        vocab[t.id] = t.content.encode("utf-8")
+        if not (t.id in vocab and opts["byte_fallback"] and _FALLBACK.fullmatch(t.content)):
+            vocab[t.id] = t.content.encode("utf-8")   # a <0xNN> token still shows its byte
         t2i.setdefault(vocab[t.id], t.id)
     specials = {t.content: t.id for t in added if t.special}
     # tokenizers decodes a normalized added token as its normalized text
