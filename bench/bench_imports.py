@@ -20,7 +20,6 @@ corpora (slow, once) and saved in both formats.
 from __future__ import annotations
 
 import argparse
-import base64
 import json
 import os
 import subprocess
@@ -38,7 +37,7 @@ TEXT = ("Hello, World! It's 3:45pm; we'll see... Привет, мир! Как д
 
 # One load, in a fresh process: prints {"s": seconds, "rss": peak MB, "n": tokens, "ids": [...]}
 CHILD = r"""
-import json, resource, sys, time
+import json, sys, time
 kind, path, pat = sys.argv[1], sys.argv[2], sys.argv[3]
 text = open(sys.argv[4], encoding="utf-8").read()
 if kind == "ours":

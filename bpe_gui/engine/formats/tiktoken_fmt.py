@@ -13,8 +13,9 @@ space, its rank. Ranks are our ids, so ``tiktoken.Encoding`` returns our ids.
 tiktoken keeps no merge list: it merges the adjacent pair whose *concatenation* has the
 lowest rank. That is our merge order as long as every merged token's id grows with its
 merge rank and every multi-byte token comes from a merge, which the export checks.
-Loading rebuilds the merges the usual way: each token, split as tiktoken would split it
-with only the lower ranks, must end as exactly two parts.
+Loading runs the file as tiktoken does (pipeline/tiktoken_model.py): a piece that is a
+token is taken whole, else the lowest-rank concatenation merges; a bare file of a
+well-known encoding gets its pattern and special tokens (pipeline/known.py).
 """
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ from typing import Sequence
 from ..display import readable
 from ..errors import ExportError, FormatError
 from ..tokenizer import Tokenizer
-from ._common import (PROBE_TEXT, Snapshot, as_id, build_tokenizer, json_bytes, need,
+from ._common import (PROBE_TEXT, Snapshot, as_id, json_bytes, need,
                       preset_name, read_json, read_text, snapshot, words_differ, write_files)
 
 SUFFIX = ".tiktoken"
