@@ -15,7 +15,9 @@ def ext(name: str, *sources: str) -> Extension:
 setup(
     ext_modules=[
         ext("_core", "bpe_gui/engine/_core.c"),
-        ext("_encode", "bpe_gui/engine/_encode.c"),
+        ext("_encode", "bpe_gui/engine/_encode.c", "bpe_gui/engine/csrc/scan.c"),
         ext("_count", "bpe_gui/engine/csrc/countmodule.c", "bpe_gui/engine/csrc/scan.c"),
+        # imported tokenizers (without it they use engine/pipeline/pymodel.py)
+        ext("_pipeline", "bpe_gui/engine/_pipeline.c"),
     ]
 )

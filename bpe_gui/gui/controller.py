@@ -49,6 +49,7 @@ class Controller(QObject):
     # retry with another encoding (open_files(paths, encoding=...)); without a listener
     # the message goes to errorOccurred.
     notUtf8 = Signal(list, str, int, str)
+    importFinished = Signal(object)     # the imported Tokenizer, or None if it failed
 
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
@@ -62,6 +63,7 @@ class Controller(QObject):
         self.imported: Tokenizer | None = None
         self.imported_path: str | None = None
         self.use_imported = False
+        self._importing: str | None = None   # a file loading on the worker thread
         self.session_path: str | None = None
         self._pending_step: int | None = None
         self.jobs = JobRunner(self)
@@ -454,6 +456,10 @@ class Controller(QObject):
                 self.message.emit(f"{label}: cancelled at step {t.n_steps:,}.")
             elif t.is_done():
                 self.message.emit(self._done_reason())
+        elif kind == "import":
+            self._importing = None
+            self._imported(result[1], result[2])
+            self.importFinished.emit(result[1])
 
     def _job_failed(self, label: str, message: str, user_error: bool) -> None:
         self.busyChanged.emit(False)
@@ -463,6 +469,7 @@ class Controller(QObject):
             self._fail(f"{label}: unexpected error (please report it)", message)
         if self.trainer is not None:
             self._stepped()
+        self._import_ended()
 
     def _job_cancelled(self, label: str, emit_busy: bool = True) -> None:
         running = (self._live_box or {}).get("trainer")
@@ -473,6 +480,12 @@ class Controller(QObject):
         if self.trainer is not None:
             self._stepped()
         self.message.emit(f"{label}: cancelled.")
+        self._import_ended()
+
+    def _import_ended(self) -> None:
+        if self._importing:
+            self._importing = None
+            self.importFinished.emit(None)
 
     def shutdown(self) -> None:
         self.set_playing(False)
@@ -496,16 +509,38 @@ class Controller(QObject):
         return files
 
     def import_tokenizer(self, path: str) -> Tokenizer | None:
+        """Load a tokenizer file on this thread (small files; see import_in_background)."""
         try:
             tok = load_tokenizer(path)
         except BPEError as e:
             self._fail("Import failed", e)
             return None
-        self.imported, self.imported_path = tok, str(path)
-        self.set_use_imported(True)
-        self.message.emit(f"Imported {Path(path).name}: {len(tok.vocab):,} tokens, "
-                          f"{len(tok.merges):,} merges.")
+        self._imported(tok, str(path))
         return tok
+
+    def import_in_background(self, path: str) -> bool:
+        """Load a (big) tokenizer file on the worker thread, with progress; the result
+        arrives through importFinished. False if another job is running."""
+        def job(progress, cancelled):
+            progress(0, 3)
+            tok = load_tokenizer(path)
+            progress(1, 3)
+            len(tok.merges)        # a tiktoken file's merges are derived here, not later
+            progress(2, 3)
+            from .models.vocab_model import prepare_imported
+            prepare_imported(tok)  # the vocabulary browser's rows, off the GUI thread
+            progress(3, 3)
+            return ("import", tok, str(path))
+        self._importing = str(path)
+        return self._start(f"Loading {Path(path).name}", job)
+
+    def _imported(self, tok: Tokenizer, path: str) -> None:
+        self.imported, self.imported_path = tok, path
+        if self.use_imported:   # another imported tokenizer was in use: views must switch
+            self.tokenizerChanged.emit()
+        self.set_use_imported(True)
+        self.message.emit(f"Imported {Path(path).name}{imported_what(tok)}: "
+                          f"{len(tok.vocab):,} tokens, {len(tok.merges):,} merges.")
 
     def set_use_imported(self, on: bool) -> None:
         on = bool(on and self.imported is not None)
@@ -564,3 +599,9 @@ class Controller(QObject):
             if self.import_tokenizer(s.imported_path) is None:
                 return
         self.set_use_imported(s.use_imported and self.imported is not None)
+
+
+def imported_what(tok: Tokenizer) -> str:
+    """' (cl100k_base (GPT-4, GPT-3.5))' for a recognised encoding, else ''."""
+    label = (tok.meta or {}).get("encoding_label")
+    return f" ({label})" if label else ""

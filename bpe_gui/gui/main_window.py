@@ -480,6 +480,9 @@ class MainWindow(QMainWindow):
                       or Path(p).suffix.lower() in TOKENIZER_SUFFIXES
                       or Path(p).name.lower().endswith("merges.txt")]
         if tokenizers:
+            from .dialogs.import_dialog import BACKGROUND_BYTES, _size
+            if _size(tokenizers[0]) > BACKGROUND_BYTES:   # progress in the status bar
+                return self.controller.import_in_background(tokenizers[0])
             return self.controller.import_tokenizer(tokenizers[0]) is not None
         return self.editor.open_files(paths)
 

@@ -43,6 +43,9 @@ def search(qtbot, browser: VocabBrowser, text: str) -> list[int]:
 
 
 def cell(browser: VocabBrowser, tid: int, col: int) -> str:
+    if browser.model.row_of_id(tid) is None:   # the model shows only the search's rows
+        browser.search.clear()
+        browser.apply_search()
     row = browser.model.row_of_id(tid)
     return browser.model.index(row, col).data()
 

@@ -163,6 +163,8 @@ def detect_format(path: str | Path) -> str:
         return "gpt2"
     if name.endswith(".csv"):
         return "csv"
+    if name.endswith(".model") and _looks_like_ranks(p):
+        return "tiktoken"   # Llama 3's tokenizer.model is a tiktoken ranks file
     if name.endswith(".json"):
         from ._common import read_json
         data = read_json(p)
@@ -177,8 +179,23 @@ def detect_format(path: str | Path) -> str:
                 return "gpt2"
     if not p.exists():
         raise FormatError(p, "file not found. Check the path, or pick the file again.")
+    if name.endswith(".model"):
+        raise FormatError(p, "is not a tiktoken ranks file (lines 'BASE64 RANK'), so probably a "
+                          "SentencePiece model, which this app cannot load. Load the model's "
+                          "tokenizer.json instead.")
     raise FormatError(p, "is not a tokenizer file this app knows (vocab.json + merges.txt, "
                       "tokenizer.json, NAME.tiktoken, NAME.bpe-gui.json).")
+
+
+def _looks_like_ranks(p: Path) -> bool:
+    """A first line 'BASE64 RANK' (a SentencePiece .model is binary protobuf instead)."""
+    import re
+    try:
+        with open(p, "rb") as f:
+            head = f.read(256).split(b"\n", 1)[0]
+    except OSError:
+        return False
+    return re.fullmatch(rb"[A-Za-z0-9+/]+=*[ ][0-9]+\r?", head) is not None
 
 
 def load_tokenizer(path: str | Path, special_tokens: Sequence[str] | None = None,

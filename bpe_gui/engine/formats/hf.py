@@ -177,8 +177,13 @@ def _char_pipeline(snap: Snapshot) -> tuple[dict | None, dict, dict]:
         return normalizer, pre, {"type": "BPEDecoder", "suffix": EOW_KEY}
     pre = {"type": "Sequence", "pretokenizers": [
         _split(snap.pattern), _remove(PREFIX_TRAIL), _remove(PREFIX_LEAD)]}
-    decoder = {"type": "Sequence", "decoders": [
-        {"type": "Fuse"}, {"type": "Strip", "content": EOW_KEY, "start": 1, "stop": 0}]}
+    steps: list[dict] = [{"type": "Fuse"},
+                         {"type": "Strip", "content": EOW_KEY, "start": 1, "stop": 0}]
+    others = word_leading_ws(snap.pattern).replace(EOW_KEY, "")
+    if others:  # </w> may come back as any of its aliases: decode each as a space
+        steps.insert(0, {"type": "Replace", "pattern": {"Regex": f"[{_cls(others)}]"},
+                         "content": EOW_KEY})
+    decoder = {"type": "Sequence", "decoders": steps}
     return None, pre, decoder
 
 
@@ -220,14 +225,40 @@ def char_keys(snap: Snapshot) -> tuple[dict[int, str], dict[str, int]]:
         seen[k] = i
     aliases: dict[str, int] = {}
     if eow is not None and snap.end_of_word == "prefix":
-        inner = [c for c in STRIP_WS if seen.get(c, eow) != eow]
+        lead = word_leading_ws(snap.pattern)
+        inner = [c for c in lead if seen.get(c, eow) != eow]
         if inner:
             raise ExportError(f"The vocabulary has whitespace character(s) "
                               f"{', '.join(f'U+{ord(c):04X}' for c in inner)} as tokens, so "
                               "Hugging Face tokenizers could not tell one that starts a word "
                               "(</w> here) from one inside a word. Export the native JSON.")
-        aliases = {c: eow for c in STRIP_WS if c != EOW_KEY}
+        # Only whitespace the pattern can put before a word stands for </w>: for GPT-2's
+        # pattern that is the space alone, so </w> keeps one key and the vocabulary its size
+        aliases = {c: eow for c in lead if c != EOW_KEY}
     return keys, aliases
+
+
+_PROBES = ("a{}b", "{}b", "1{}b", ".{}b", "a {}b", "a{}1", "a{}.", "a{}\u4e2d", "\n{}b")
+
+
+def word_leading_ws(pattern: str) -> str:
+    """The whitespace characters the pattern can put at the start of a word that has
+    more than whitespace (a word that prefix mode marks with </w>).
+
+    Example: GPT-2's pattern -> ' ' (only ` ?\\p{L}+` and its like take one);
+    cl100k's -> every whitespace character but CR and LF.
+    """
+    from ..pretokenize import Pretokenizer
+    pre = Pretokenizer(pattern)
+    found = [" "]
+    for c in STRIP_WS:
+        if c == " ":
+            continue
+        for probe in _PROBES:
+            if any(w[0] == c and w.strip() for w in pre.words(probe.format(c))):
+                found.append(c)
+                break
+    return "".join(found)
 
 
 def _char_merges(snap: Snapshot, keys: dict[int, str]) -> list[list[str]]:
@@ -238,12 +269,43 @@ def _char_merges(snap: Snapshot, keys: dict[int, str]) -> list[list[str]]:
 
 # ----- loading --------------------------------------------------------------------------
 def load(path: str | Path, special_tokens: Sequence[str] | None = None, **kwargs) -> Tokenizer:
-    """Load a BPE ``tokenizer.json`` (byte-level, or character-level written by bpe-gui)."""
+    """Load a BPE ``tokenizer.json``.
+
+    Files from anywhere run through :mod:`bpe_gui.engine.pipeline`, exactly as Hugging
+    Face ``tokenizers`` runs them (or are refused naming the part that cannot be run).
+    bpe-gui's own character-level exports load back as character-level tokenizers, and
+    asking for other special tokens or another ``pattern`` gives a byte-level tokenizer
+    of this app's own (the file's vocabulary and merges with those settings).
+    """
+    from ..pipeline.hf_json import load_hf, read_fast
     path = Path(path)
-    data = read_json(path)
+    own = special_tokens is not None or "pattern" in kwargs or "mode" in kwargs
+    fast = None if own else read_fast(path)
+    data = fast[0] if fast else read_json(path)
     if not isinstance(data, dict):
         raise FormatError(path, "should be a JSON object (a Hugging Face tokenizer.json).")
     model = need(data, "model", dict, path, "the tokenizer model, an object")
+    if _is_own_char_export(data) or own:
+        if fast:   # this path needs the vocabulary and merges as JSON
+            data = read_json(path)
+            model = data["model"]
+        return _load_own(path, data, model, special_tokens, kwargs)
+    return load_hf(data, path, meta=kwargs.get("meta"),
+                   tables=(fast[1], fast[2]) if fast else None)
+
+
+def _is_own_char_export(data: dict) -> bool:
+    steps = _flatten(data.get("pre_tokenizer"), "pretokenizers")
+    regexes = [(s.get("pattern") or {}).get("Regex") for s in steps]
+    norm = data.get("normalizer")
+    if isinstance(norm, dict) and norm.get("type") == "Replace" and \
+            (norm.get("pattern") or {}).get("Regex") == SUFFIX_INSERT and regexes == [SUFFIX_WORD]:
+        return True
+    return norm is None and len(steps) == 3 and regexes[1:] == [PREFIX_TRAIL, PREFIX_LEAD]
+
+
+def _load_own(path, data, model, special_tokens, kwargs) -> Tokenizer:
+    """This app's own encoder over the file's vocabulary and merges."""
     kind = model.get("type", "BPE" if "merges" in model else None)
     if kind != "BPE":
         raise FormatError(path, f"is a {kind or 'unknown'} model; only BPE models are supported "
@@ -258,8 +320,7 @@ def load(path: str | Path, special_tokens: Sequence[str] | None = None, **kwargs
                               "would encode differently.", key=f"model.{opt}")
     added = _added_tokens(data, path)
     pairs = [_merge_pair(m, i, path) for i, m in enumerate(raw_merges)]
-    pre = data.get("pre_tokenizer")
-    steps = _flatten(pre, "pretokenizers")
+    steps = _flatten(data.get("pre_tokenizer"), "pretokenizers")
     if any(s.get("type") == "ByteLevel" for s in steps) or \
             (data.get("decoder") or {}).get("type") == "ByteLevel":
         return _load_byte(path, raw_vocab, pairs, added, steps, special_tokens, kwargs)

@@ -13,8 +13,9 @@ space, its rank. Ranks are our ids, so ``tiktoken.Encoding`` returns our ids.
 tiktoken keeps no merge list: it merges the adjacent pair whose *concatenation* has the
 lowest rank. That is our merge order as long as every merged token's id grows with its
 merge rank and every multi-byte token comes from a merge, which the export checks.
-Loading rebuilds the merges the usual way: each token, split as tiktoken would split it
-with only the lower ranks, must end as exactly two parts.
+Loading runs the file as tiktoken does (pipeline/tiktoken_model.py): a piece that is a
+token is taken whole, else the lowest-rank concatenation merges; a bare file of a
+well-known encoding gets its pattern and special tokens (pipeline/known.py).
 """
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ from typing import Sequence
 from ..display import readable
 from ..errors import ExportError, FormatError
 from ..tokenizer import Tokenizer
-from ._common import (PROBE_TEXT, Snapshot, as_id, build_tokenizer, json_bytes, need,
+from ._common import (PROBE_TEXT, Snapshot, as_id, json_bytes, need,
                       preset_name, read_json, read_text, snapshot, words_differ, write_files)
 
 SUFFIX = ".tiktoken"
@@ -119,7 +120,10 @@ def export(tok: Tokenizer, folder: str | Path, name: str = "tokenizer") -> list[
 # ----- loading --------------------------------------------------------------------------
 def meta_beside(path: Path) -> Path | None:
     """NAME.tiktoken -> NAME.tiktoken.json, else NAME.json, else None."""
-    for cand in (path.with_name(path.name + ".json"), path.with_suffix(".json")):
+    cands = [path.with_name(path.name + ".json")]
+    if path.suffix == SUFFIX:   # not tokenizer.model -> tokenizer.json (a Hugging Face file)
+        cands.append(path.with_suffix(".json"))
+    for cand in cands:
         if cand.is_file():
             return cand
     return None
@@ -198,13 +202,22 @@ def load(path: str | Path, special_tokens: Sequence[str] | None = None, *,
          pattern: str | None = None, **kwargs) -> Tokenizer:
     """Load NAME.tiktoken (+ NAME.tiktoken.json / NAME.json beside it, if present).
 
-    Without the JSON the pattern defaults to cl100k (tiktoken's own files) unless given.
+    It encodes as ``tiktoken`` does (see pipeline/tiktoken_model.py). Without the JSON,
+    a well-known encoding (r50k, p50k, cl100k, o200k, Llama 3) is recognised by its
+    content and gets its pattern and special tokens; any other file gets the cl100k
+    pattern unless ``pattern`` is given, and ``meta['encoding']`` stays None.
     """
+    from ..pipeline.known import recognise
+    from ..pipeline.tiktoken_model import load_ranks
     path = Path(path)
-    ranks, lines = read_ranks(path)
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise FormatError(path, f"cannot be read ({e.strerror or e}).") from e
     meta_path = meta_beside(path)
     specials_map: dict[str, int] = {}
     name = path.name[: -len(SUFFIX)] if path.name.endswith(SUFFIX) else path.stem
+    known = None
     if meta_path is not None:
         meta = read_json(meta_path)
         if not isinstance(meta, dict):
@@ -220,26 +233,31 @@ def load(path: str | Path, special_tokens: Sequence[str] | None = None, *,
             setting = meta.get("pattern")
             pattern = setting if isinstance(setting, str) and _same(setting, pat) else pat
         name = meta.get("name", name)
+    else:
+        known = recognise(data)
+        if known is not None:
+            specials_map = dict(known.special_tokens)
+            pattern = pattern or known.pat_str
+            name = known.name
     pattern = pattern or "cl100k"
-    missing = [b for b in range(256) if bytes([b]) not in ranks]
-    if missing:
-        raise FormatError(path, f"lacks {len(missing)} of the 256 single bytes (first: 0x"
-                          f"{missing[0]:02X}); a byte-level tokenizer needs all 256.")
-    taken = {r for r in ranks.values()} & set(specials_map.values())
-    if taken:
-        raise FormatError(meta_path, f"special token id {min(taken)} is also a rank in "
-                          f"{path.name}; ids must be unique.", key="special_tokens")
-    merges = rebuild_merges(ranks, path, lines)
-    vocab = {r: t for t, r in ranks.items()}
-    specials = list(special_tokens) if special_tokens is not None else \
-        sorted(specials_map, key=specials_map.get)
-    for s in specials:
-        if s in specials_map:
-            vocab[specials_map[s]] = s.encode("utf-8")
+    if special_tokens is not None:   # the caller's list: known ids kept, new ones appended
+        given, specials_map = specials_map, {}
+        next_id = max([*given.values(), -1]) + 1
+        for s in special_tokens:
+            if s in given:
+                specials_map[s] = given[s]
     meta_out = {"format": "tiktoken", "source": str(path), "name": name,
-                **kwargs.pop("meta", {})}
-    return build_tokenizer(path, vocab, merges, specials, pattern=pattern, mode="byte",
-                           meta=meta_out, **kwargs)
+                "encoding": known.name if known else None,
+                "encoding_label": known.label if known else None, **kwargs.pop("meta", {})}
+    tok = load_ranks(path, data, pattern=pattern, specials=specials_map, meta=meta_out)
+    if special_tokens is not None:
+        next_id = max(tok.vocab) + 1
+        extra = {s: next_id + k for k, s in enumerate(s for s in special_tokens
+                                                      if s not in specials_map)}
+        if extra:
+            tok = load_ranks(path, data, pattern=pattern, specials={**specials_map, **extra},
+                             meta=meta_out)
+    return tok
 
 
 def _same(setting: str, pat: str) -> bool:

@@ -1,8 +1,9 @@
 """Import dialog: pick a tokenizer file (or a folder with vocab.json + merges.txt).
 
-Shows the format it recognises before loading; loading goes through
-``controller.import_tokenizer``, which reports malformed files (with the line or key)
-in a message and changes nothing.
+Shows the format it recognises before loading (and, for a bare .tiktoken file, which
+well-known encoding it is); loading goes through the controller, which reports
+malformed files (with the line or key) in a message and changes nothing. Files over
+BACKGROUND_BYTES load on the worker thread while the dialog shows progress.
 """
 from __future__ import annotations
 
@@ -10,11 +11,12 @@ from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFileDialog, QHBoxLayout, QLabel,
-                               QLineEdit, QPushButton, QVBoxLayout, QWidget)
+                               QLineEdit, QProgressBar, QPushButton, QVBoxLayout, QWidget)
 
 from ...engine.errors import BPEError
 from ..app import colors
 
+BACKGROUND_BYTES = 1 << 20   # bigger files load off the GUI thread, with progress
 TOKENIZER_FILTER = ("Tokenizers (*.json *.txt *.tiktoken *.csv *.model);;"
                     "Hugging Face tokenizer.json (tokenizer.json *.json);;"
                     "GPT-2 vocab.json / merges.txt (*.json *.txt);;"
@@ -33,7 +35,24 @@ def describe_format(path: str) -> tuple[str | None, str]:
     if not fmt:
         return None, ("Format not recognised. Pick a tokenizer.json, a GPT-2 vocab.json "
                       "(with merges.txt beside it), a .tiktoken file or a bpe-gui export.")
-    return fmt, f"Format: {FORMATS.get(fmt, fmt)}"
+    return fmt, f"Format: {FORMATS.get(fmt, fmt)}{_which_encoding(fmt, path)}"
+
+
+def _which_encoding(fmt: str, path: str) -> str:
+    """' — recognised: cl100k_base (GPT-4, GPT-3.5)' for a well-known bare ranks file."""
+    from ...engine.formats.tiktoken_fmt import meta_beside
+    from ...engine.pipeline.known import recognise
+    p = Path(path)
+    if fmt != "tiktoken" or not p.is_file() or meta_beside(p) is not None:
+        return ""
+    try:
+        known = recognise(p.read_bytes())
+    except OSError:
+        return ""
+    if known is None:
+        return (" — not a well-known encoding and no NAME.tiktoken.json beside it: the "
+                "GPT-4 (cl100k) pattern will be used")
+    return f" — recognised: {known.label}; its pattern and special tokens are set"
 
 
 class ImportDialog(QDialog):
@@ -65,6 +84,14 @@ class ImportDialog(QDialog):
         self.format_label = QLabel(wordWrap=True)
         self.format_label.setTextFormat(Qt.PlainText)
         lay.addWidget(self.format_label)
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 3)
+        self.progress.setFormat("%p%")
+        self.progress.hide()
+        lay.addWidget(self.progress)
+        controller.importFinished.connect(self._on_loaded)
+        controller.progress.connect(self._on_progress)
+        self.loading = False
         self.buttons = QDialogButtonBox(QDialogButtonBox.Cancel)
         self.import_button = self.buttons.addButton("Import", QDialogButtonBox.AcceptRole)
         self.import_button.setDefault(True)
@@ -105,9 +132,52 @@ class ImportDialog(QDialog):
 
     def do_import(self) -> None:
         path = self.path_edit.text().strip()
+        if _size(path) > BACKGROUND_BYTES:
+            if self.controller.import_in_background(path):
+                self.loading = True
+                self.path_edit.setEnabled(False)
+                self.import_button.setEnabled(False)
+                self.progress.setValue(0)
+                self.progress.show()
+                self.format_label.setText(f"Loading {Path(path).name}…")
+            return
         tok = self.controller.import_tokenizer(path)
         if tok is None:
             return  # the controller showed why; keep the dialog open to pick another
+        self._done(path, tok)
+
+    def _on_progress(self, _label: str, done: int, total: int) -> None:
+        if self.loading and total:
+            self.progress.setRange(0, total)
+            self.progress.setValue(done)
+
+    def _on_loaded(self, tok) -> None:
+        if not self.loading:
+            return
+        self.loading = False
+        self.progress.hide()
+        self.path_edit.setEnabled(True)
+        self.import_button.setEnabled(True)
+        if tok is None:   # the controller showed why; pick another file
+            self._detect()
+            return
+        self._done(self.path_edit.text().strip(), tok)
+
+    def _done(self, path: str, tok) -> None:
         QSettings().setValue("import/last", path)
         self.tokenizer = tok
         self.accept()
+
+    def reject(self) -> None:
+        if self.loading:
+            self.controller.cancel()
+        super().reject()
+
+
+def _size(path: str) -> int:
+    p = Path(path)
+    try:
+        return p.stat().st_size if p.is_file() else sum(
+            f.stat().st_size for f in p.iterdir() if f.is_file())
+    except OSError:
+        return 0

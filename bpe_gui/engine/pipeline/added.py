@@ -1,0 +1,97 @@
+"""Added tokens of a ``tokenizer.json``, found in the text the way ``tokenizers`` finds them.
+
+Tokens with ``normalized: false`` are looked for in the raw text first; the text between
+them is normalized, and tokens with ``normalized: true`` are looked for in that
+(their own content normalized by the same normalizer, as tokenizers does). At each
+place the leftmost, then longest, token wins. ``single_word`` tokens only count with no
+word character on either side; ``lstrip`` / ``rstrip`` take the whitespace beside them.
+
+Example::
+
+    >>> a = AddedTokens([AddedToken(5, "<s>", lstrip=True)], None)
+    >>> [(p.text, i) for p, i in a.split(NStr.of("hi  <s>x"))]
+    [('hi', None), ('  <s>', 5), ('x', None)]
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Iterator
+
+import regex
+
+from .normalized import NStr
+
+_WORD_END = regex.compile(r"\w\Z")
+_WORD_CHAR = regex.compile(r"\w")
+_SPACE_END = regex.compile(r"\s*\Z")
+_SPACES = regex.compile(r"\s*")
+
+
+@dataclass(frozen=True)
+class AddedToken:
+    id: int
+    content: str
+    single_word: bool = False
+    lstrip: bool = False
+    rstrip: bool = False
+    normalized: bool = True
+    special: bool = False
+
+
+class AddedTokens:
+    def __init__(self, tokens: list[AddedToken], normalize: Callable[[NStr], NStr] | None):
+        self.tokens = [t for t in tokens if t.content]
+        self.normalize = normalize
+        raw = [t for t in self.tokens if not t.normalized]
+        norm = [t for t in self.tokens if t.normalized]
+        self._raw = _matcher({t.content: t for t in raw})
+        self._norm = _matcher({(normalize(NStr.of(t.content)).text if normalize else t.content): t
+                               for t in norm})
+
+    def split(self, text: NStr) -> Iterator[tuple[NStr, int | None]]:
+        """Pieces of the text: (normalized piece, None) or (the token's text, its id)."""
+        for piece, tid in _find(text, self._raw):
+            if tid is not None:
+                yield piece, tid
+                continue
+            if self.normalize is not None:
+                piece = self.normalize(piece)
+            yield from _find(piece, self._norm)
+
+    @property
+    def longest(self) -> int:
+        return max((len(t.content) for t in self.tokens), default=0)
+
+
+def _matcher(by_text: dict[str, AddedToken]):
+    if not by_text:
+        return None
+    alts = sorted(by_text, key=len, reverse=True)   # longest first = leftmost-longest
+    return regex.compile("|".join(regex.escape(a) for a in alts)), by_text
+
+
+def _find(s: NStr, matcher) -> Iterator[tuple[NStr, int | None]]:
+    text = s.text
+    if matcher is None or not text:
+        if text:
+            yield s, None
+        return
+    pattern, by_text = matcher
+    done = 0
+    for m in pattern.finditer(text):
+        start, stop = m.span()
+        tok = by_text[m.group()]
+        if tok.single_word:
+            if (start and _WORD_END.search(text, 0, start)) or \
+                    (stop < len(text) and _WORD_CHAR.match(text, stop)):
+                continue
+        if tok.lstrip:
+            start = max(_SPACE_END.search(text, 0, start).start(), done)
+        if tok.rstrip:
+            stop = _SPACES.match(text, stop).end()
+        if done < start:
+            yield s.slice(done, start), None
+        yield s.slice(start, stop), tok.id
+        done = stop
+    if done < len(text):
+        yield s.slice(done, len(text)), None
