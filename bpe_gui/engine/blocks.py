@@ -53,8 +53,8 @@ class Block:
 
     ``data`` is UTF-8 text that can be pre-tokenized on its own; a .jsonl block carries
     its documents in ``docs`` instead (each one pre-tokenized on its own). ``index`` is
-    the block's number in corpus order (a .jsonl block uses one number per document, from
-    ``index`` on), ``done`` how many input bytes were consumed when it was cut.
+    the block's number in corpus order, ``done`` how many input bytes were consumed when
+    it was cut.
     """
 
     index: int
@@ -62,10 +62,6 @@ class Block:
     docs: list[str] | None = None
     done: int = 0
     source: str = ""
-
-    @property
-    def n_indices(self) -> int:
-        return len(self.docs) if self.docs is not None else 1
 
 
 class Cutter:
@@ -153,7 +149,7 @@ class BlockReader:
     # ----- sources ------------------------------------------------------------------
     def _block(self, data: bytes = b"", docs: list[str] | None = None, source: str = "") -> Block:
         blk = Block(self.next_index, data, docs, self.done, source)
-        self.next_index += blk.n_indices
+        self.next_index += 1
         return blk
 
     def _text_blocks(self, text: str) -> Iterator[Block]:

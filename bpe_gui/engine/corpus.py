@@ -145,16 +145,17 @@ class _Counting:
         return NATIVE_PRESETS[self.pre.preset]
 
     def count(self, counter, blk) -> None:
+        ordinal = 0  # the documents of a .jsonl block: one after the other in the block
         if self.native:
             if blk.docs is None:
                 counter.count(blk.data, blk.index)
             else:
-                for i, doc in enumerate(blk.docs):
-                    counter.count(doc, blk.index + i)
+                for doc in blk.docs:
+                    ordinal = counter.count(doc, blk.index, ordinal)
             return
-        for i, text in enumerate(texts_of(blk)):
-            counter.count_words(_regex_words(self.pre, text, blk.source or "text"),
-                                blk.index + i)
+        for text in texts_of(blk):
+            ordinal = counter.count_words(_regex_words(self.pre, text, blk.source or "text"),
+                                          blk.index, ordinal)
             counter.add_size(len(text), len(blk.data) if blk.docs is None
                              else len(text.encode("utf-8")))
 

@@ -85,6 +85,23 @@ def test_add_table_round_trip_with_firsts():
         e.add_table(b"ab", bad.tobytes(), array("q", [1, 1]).tobytes())
 
 
+def test_ordinals_continue_within_a_block():
+    """Two texts of one block numbered one after the other order like one pass."""
+    a = _count.WordCounter(0)
+    nxt = a.count("x y", 4)
+    assert nxt == 2
+    assert a.count(" z x", 4, nxt) == 4
+    b = _count.WordCounter(0)
+    b.count(" z", 4, 2)   # seen after "x", " y" of the same block
+    b.count("x", 4, 0)
+    b.merge(a)
+    assert [w for w, _ in words_of(b)] == ["x", " y", " z", " x"]
+    w = _count.WordCounter()
+    assert w.count_words(["p", "q"], 0, 7) == 9
+    with pytest.raises(OverflowError):
+        w.count_words(["p"], 0, 1 << 32)
+
+
 def test_count_words_needs_add_size_for_sizes():
     c = _count.WordCounter()
     c.count_words(["ab", " c"], 0)

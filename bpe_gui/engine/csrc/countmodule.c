@@ -10,11 +10,15 @@
  *   WordCounter(preset=-1, specials=())
  *       preset: BPE_SCAN_* of scan.h for the native scanner, or -1 when the caller
  *       cuts words itself (count_words); specials: special tokens as bytes.
- *   count(text, block)       a whole text (str, or UTF-8 bytes-like that is valid UTF-8):
+ *   count(text, block=0, ordinal=0) -> next ordinal
+ *                            a whole text (str, or UTF-8 bytes-like that is valid UTF-8):
  *                            cut at special tokens (longest first where they overlap),
- *                            then into words by the scanner; each word counted. The block
- *                            number orders first appearances across counters.
- *   count_words(words, block)  the words of one block, as a list of str (the text's size
+ *                            then into words by the scanner; each word counted. Word k of
+ *                            the text was seen at (block, ordinal + k): that orders first
+ *                            appearances across counters; pass the returned ordinal on to
+ *                            number the next text of the same block after this one.
+ *   count_words(words, block=0, ordinal=0) -> next ordinal
+ *                            the words of one block, as a list of str (the text's size
  *                            is not known here: add it with add_size)
  *   merge(other)             add another counter's words; first appearance is the earlier
  *   export(firsts=False) -> (blob, starts, freqs[, firsts])   every word in order of
@@ -345,10 +349,12 @@ static Py_ssize_t next_special(Counter *c, const unsigned char *s, size_t n, siz
     return best;
 }
 
-/* Count the words of s[0..n), a whole text. Returns 0 or -1 (out of memory). */
-static int count_text(Counter *c, const unsigned char *s, size_t n, uint64_t block)
+/* Count the words of s[0..n), a whole text; the first word gets the first-appearance key
+ * *ord, the next *ord + 1, ... (*ord is left after the last). Returns 0 or -1 (out of
+ * memory). */
+static int count_text(Counter *c, const unsigned char *s, size_t n, uint64_t *ordp)
 {
-    uint64_t ord = block << 32;
+    uint64_t ord = *ordp;
     size_t *next = NULL;
     if (c->n_specials) {
         next = (size_t *)malloc((size_t)c->n_specials * sizeof(size_t));
@@ -382,6 +388,7 @@ static int count_text(Counter *c, const unsigned char *s, size_t n, uint64_t blo
     }
 done:
     free(next);
+    *ordp = ord;
     return rc;
 }
 
@@ -516,8 +523,8 @@ static void text_release(Text *t)
 static PyObject *Counter_count(Counter *c, PyObject *args)
 {
     PyObject *o;
-    unsigned long long block = 0;
-    if (!PyArg_ParseTuple(args, "O|K:count", &o, &block))
+    unsigned long long block = 0, ordinal = 0;
+    if (!PyArg_ParseTuple(args, "O|KK:count", &o, &block, &ordinal))
         return NULL;
     if (check_idle(c) < 0)
         return NULL;
@@ -525,17 +532,18 @@ static PyObject *Counter_count(Counter *c, PyObject *args)
         PyErr_SetString(PyExc_ValueError, "this WordCounter has no scanner: use count_words");
         return NULL;
     }
-    if (block >= (1ull << 31)) {
-        PyErr_SetString(PyExc_OverflowError, "block number too large");
+    if (block >= (1ull << 31) || ordinal >= (1ull << 32)) {
+        PyErr_SetString(PyExc_OverflowError, "block or ordinal number too large");
         return NULL;
     }
     Text t;
     if (text_get(o, &t) < 0)
         return NULL;
     int rc;
+    uint64_t ord = ((uint64_t)block << 32) | ordinal;
     c->busy = 1;
     Py_BEGIN_ALLOW_THREADS
-    rc = count_text(c, t.p, (size_t)t.n, (uint64_t)block);
+    rc = count_text(c, t.p, (size_t)t.n, &ord);
     c->chars += count_chars(t.p, (size_t)t.n);
     c->bytes += t.n;
     Py_END_ALLOW_THREADS
@@ -543,19 +551,19 @@ static PyObject *Counter_count(Counter *c, PyObject *args)
     text_release(&t);
     if (rc < 0)
         return PyErr_NoMemory();
-    Py_RETURN_NONE;
+    return PyLong_FromUnsignedLongLong(ord & 0xFFFFFFFFull);
 }
 
 static PyObject *Counter_count_words(Counter *c, PyObject *args)
 {
     PyObject *owords;
-    unsigned long long block = 0;
-    if (!PyArg_ParseTuple(args, "O|K:count_words", &owords, &block))
+    unsigned long long block = 0, ordinal = 0;
+    if (!PyArg_ParseTuple(args, "O|KK:count_words", &owords, &block, &ordinal))
         return NULL;
     if (check_idle(c) < 0)
         return NULL;
-    if (block >= (1ull << 31)) {
-        PyErr_SetString(PyExc_OverflowError, "block number too large");
+    if (block >= (1ull << 31) || ordinal >= (1ull << 32)) {
+        PyErr_SetString(PyExc_OverflowError, "block or ordinal number too large");
         return NULL;
     }
     PyObject *seq = PySequence_Fast(owords, "words must be a sequence of str");
@@ -563,7 +571,7 @@ static PyObject *Counter_count_words(Counter *c, PyObject *args)
         return NULL;
     Py_ssize_t m = PySequence_Fast_GET_SIZE(seq);
     PyObject **items = PySequence_Fast_ITEMS(seq);
-    uint64_t ord = (uint64_t)block << 32;
+    uint64_t ord = ((uint64_t)block << 32) | ordinal;
     for (Py_ssize_t i = 0; i < m; i++) {
         Py_ssize_t n;
         const char *p;
@@ -586,7 +594,7 @@ static PyObject *Counter_count_words(Counter *c, PyObject *args)
         c->total++;
     }
     Py_DECREF(seq);
-    Py_RETURN_NONE;
+    return PyLong_FromUnsignedLongLong(ord & 0xFFFFFFFFull);
 }
 
 static PyTypeObject CounterType;
@@ -805,9 +813,9 @@ static PyGetSetDef Counter_getset[] = {
 
 static PyMethodDef Counter_methods[] = {
     {"count", (PyCFunction)Counter_count, METH_VARARGS,
-     "count(text, block=0): count the words of a whole text (str or UTF-8 bytes)"},
+     "count(text, block=0, ordinal=0) -> next ordinal: count a whole text's words"},
     {"count_words", (PyCFunction)Counter_count_words, METH_VARARGS,
-     "count_words(words, block=0): count a block's words given as str"},
+     "count_words(words, block=0, ordinal=0) -> next ordinal: count words given as str"},
     {"merge", (PyCFunction)Counter_merge, METH_O, "merge(other): add another counter"},
     {"export", (PyCFunction)(void (*)(void))Counter_export, METH_VARARGS | METH_KEYWORDS,
      "export(firsts=False) -> (blob, starts, freqs[, firsts]) in order of first appearance"},
