@@ -33,6 +33,9 @@ static int utf8_of(PyObject *text, utf8_t *u) {
         PyErr_Format(PyExc_TypeError, "text must be str, not %.100s", Py_TYPE(text)->tp_name);
         return -1;
     }
+#if PY_VERSION_HEX < 0x030C0000
+    if (PyUnicode_READY(text) < 0) return -1; /* legacy strs before 3.12 */
+#endif
     if (PyUnicode_IS_ASCII(text)) {
         u->s = PyUnicode_DATA(text);
         u->n = (size_t)PyUnicode_GET_LENGTH(text);
@@ -78,9 +81,13 @@ static size_t scan_chunk(int preset, const utf8_t *u, size_t *pos, size_t *cp, s
     return k;
 }
 
-/* Scans the whole text, calling emit(ctx, start, end) with code-point offsets per word. */
-typedef int (*emit_fn)(void *ctx, PyObject *text, size_t start, size_t end);
+/* A word: bytes [b0, b1) of the UTF-8 form, code points [c0, c1) of the str. */
+typedef struct {
+    size_t b0, b1, c0, c1;
+} span_t;
+typedef int (*emit_fn)(void *ctx, PyObject *text, const utf8_t *u, span_t w);
 
+/* Scans the whole text, calling emit once per word. */
 static int scan_all(int preset, PyObject *text, emit_fn emit, void *ctx) {
     utf8_t u;
     if (check_preset(preset) < 0 || utf8_of(text, &u) < 0) return -1;
@@ -94,10 +101,14 @@ static int scan_all(int preset, PyObject *text, emit_fn emit, void *ctx) {
     size_t pos = 0, cp = 0;
     int rc = 0;
     while (pos < u.n && rc == 0) {
-        size_t start = cp, k = scan_chunk(preset, &u, &pos, &cp, ends, cps);
+        span_t w = {pos, pos, cp, cp};
+        size_t k = scan_chunk(preset, &u, &pos, &cp, ends, cps);
         for (size_t i = 0; i < k && rc == 0; i++) {
-            rc = emit(ctx, text, start, cps[i]);
-            start = cps[i];
+            w.b1 = ends[i];
+            w.c1 = cps[i];
+            rc = emit(ctx, text, &u, w);
+            w.b0 = w.b1;
+            w.c0 = w.c1;
         }
     }
     PyMem_RawFree(ends);
@@ -105,8 +116,38 @@ static int scan_all(int preset, PyObject *text, emit_fn emit, void *ctx) {
     return rc;
 }
 
-static int emit_word(void *list, PyObject *text, size_t start, size_t end) {
-    PyObject *w = PyUnicode_Substring(text, (Py_ssize_t)start, (Py_ssize_t)end);
+/* Short ASCII words recur all the time (" the", ","): a direct-mapped cache of str
+   objects saves allocating them again (and their hashes stay computed). GIL held. */
+#define WCACHE_SIZE 4096
+#define WCACHE_MAXLEN 24
+static PyObject *wcache[WCACHE_SIZE];
+
+static PyObject *ascii_word(const unsigned char *p, size_t len) {
+    PyObject **slot = NULL, *w;
+    if (len <= WCACHE_MAXLEN) {
+        uint32_t h = 2166136261u; /* FNV-1a */
+        for (size_t i = 0; i < len; i++) h = (h ^ p[i]) * 16777619u;
+        slot = &wcache[(h ^ (h >> 15)) & (WCACHE_SIZE - 1)];
+        w = *slot;
+        if (w && (size_t)PyUnicode_GET_LENGTH(w) == len && !memcmp(PyUnicode_DATA(w), p, len)) {
+            Py_INCREF(w);
+            return w;
+        }
+    }
+    w = PyUnicode_New((Py_ssize_t)len, 127);
+    if (!w) return NULL;
+    memcpy(PyUnicode_DATA(w), p, len);
+    if (slot) {
+        Py_INCREF(w);
+        Py_XSETREF(*slot, w);
+    }
+    return w;
+}
+
+static int emit_word(void *list, PyObject *text, const utf8_t *u, span_t s) {
+    PyObject *w = s.b1 - s.b0 == s.c1 - s.c0 /* all ASCII */
+                      ? ascii_word(u->s + s.b0, s.b1 - s.b0)
+                      : PyUnicode_Substring(text, (Py_ssize_t)s.c0, (Py_ssize_t)s.c1);
     if (!w) return -1;
     int rc = PyList_Append((PyObject *)list, w);
     Py_DECREF(w);
@@ -118,9 +159,9 @@ typedef struct {
     size_t n, cap;
 } i64vec;
 
-static int emit_end(void *ctx, PyObject *text, size_t start, size_t end) {
+static int emit_end(void *ctx, PyObject *text, const utf8_t *u, span_t s) {
     (void)text;
-    (void)start;
+    (void)u;
     i64vec *v = ctx;
     if (v->n == v->cap) {
         size_t cap = v->cap ? 2 * v->cap : 1024;
@@ -132,7 +173,7 @@ static int emit_end(void *ctx, PyObject *text, size_t start, size_t end) {
         v->buf = b;
         v->cap = cap;
     }
-    v->buf[v->n++] = (long long)end;
+    v->buf[v->n++] = (long long)s.c1;
     return 0;
 }
 
@@ -176,6 +217,9 @@ static PyObject *py_safe_cut(PyObject *self, PyObject *args) {
     Py_ssize_t lo, hi;
     if (!PyArg_ParseTuple(args, "iUnn:safe_cut", &preset, &text, &lo, &hi)) return NULL;
     if (check_preset(preset) < 0) return NULL;
+#if PY_VERSION_HEX < 0x030C0000
+    if (PyUnicode_READY(text) < 0) return NULL;
+#endif
     Py_ssize_t len = PyUnicode_GET_LENGTH(text);
     if (lo < 0) lo = 0;
     if (hi > len - 1) hi = len - 1;
