@@ -222,11 +222,19 @@ COLD size_t gpt2_rest(T *t, const uint8_t *s, size_t pos, size_t n) {
     return whitespace_word(t, s, pos, n, 0);
 }
 
-/* fast path, inlined into the scan loop: ASCII letters, with or without a space before */
+#define ASCII_OTHER(f) (!((f) & (F_S | F_L | F_N | F_HI)))
+
+/* fast path, inlined into the scan loop: ASCII letters or punctuation (but `'`), with
+   or without a space before */
 HOT size_t gpt2_word(T *t, const uint8_t *s, size_t pos, size_t n) {
-    if (t->bytes[s[pos]] & F_L) return run_any(t, s, pos + 1, n, F_L);
-    if (s[pos] == ' ' && pos + 1 < n && (t->bytes[s[pos + 1]] & F_L))
-        return run_any(t, s, pos + 2, n, F_L);
+    uint8_t f = t->bytes[s[pos]];
+    if (f & F_L) return run_any(t, s, pos + 1, n, F_L);
+    if (ASCII_OTHER(f) && s[pos] != '\'') return run_none(t, s, pos + 1, n, F_S | F_L | F_N);
+    if (s[pos] == ' ' && pos + 1 < n) {
+        f = t->bytes[s[pos + 1]];
+        if (f & F_L) return run_any(t, s, pos + 2, n, F_L);
+        if (ASCII_OTHER(f)) return run_none(t, s, pos + 2, n, F_S | F_L | F_N);
+    }
     return gpt2_rest(t, s, pos, n);
 }
 
@@ -256,9 +264,19 @@ COLD size_t cl100k_rest(T *t, const uint8_t *s, size_t pos, size_t n) {
 /* fast path, inlined into the scan loop: as gpt2_word (no contraction starts with a
    letter, and a space is a prefix) */
 HOT size_t cl100k_word(T *t, const uint8_t *s, size_t pos, size_t n) {
-    if (t->bytes[s[pos]] & F_L) return run_any(t, s, pos + 1, n, F_L);
-    if (s[pos] == ' ' && pos + 1 < n && (t->bytes[s[pos + 1]] & F_L))
-        return run_any(t, s, pos + 2, n, F_L);
+    uint8_t f = t->bytes[s[pos]];
+    if (f & F_L) return run_any(t, s, pos + 1, n, F_L);
+    if (pos + 1 < n) {
+        uint8_t g = t->bytes[s[pos + 1]];
+        /* punctuation (but `'`) before an ASCII non-letter: no prefix, an other++ run */
+        if (ASCII_OTHER(f) && s[pos] != '\'' && !(g & (F_L | F_HI)))
+            return run_any(t, s, run_none(t, s, pos + 1, n, F_S | F_L | F_N), n, F_CRLF);
+        if (s[pos] == ' ') {
+            if (g & F_L) return run_any(t, s, pos + 2, n, F_L);
+            if (ASCII_OTHER(g))
+                return run_any(t, s, run_none(t, s, pos + 2, n, F_S | F_L | F_N), n, F_CRLF);
+        }
+    }
     return cl100k_rest(t, s, pos, n);
 }
 
@@ -340,9 +358,17 @@ COLD size_t o200k_rest(T *t, const uint8_t *s, size_t pos, size_t n) {
 HOT size_t o200k_word(T *t, const uint8_t *s, size_t pos, size_t n) {
     size_t p = pos + (s[pos] == ' ');
     if (p + 1 < n) {
-        uint8_t f = t->bytes[s[p]] & (F_U | F_W);
-        if (f == F_U && (t->bytes[s[p + 1]] & (F_U | F_W)) == F_W) f = F_W, p++;
-        if (f == F_W) return o200k_suffix(t, s, run_any(t, s, p + 1, n, F_W), n);
+        uint8_t f = t->bytes[s[p]], g = t->bytes[s[p + 1]];
+        if ((f & (F_U | F_W)) == F_U) {
+            if ((g & (F_U | F_W)) == F_W) /* Capital, then lower case */
+                return o200k_suffix(t, s, run_any(t, s, p + 2, n, F_W), n);
+            if (!(g & (F_U | F_W | F_HI))) /* one capital: Upper+ */
+                return o200k_suffix(t, s, p + 1, n);
+        }
+        if ((f & (F_U | F_W)) == F_W) return o200k_suffix(t, s, run_any(t, s, p + 1, n, F_W), n);
+        /* punctuation, with or without a space, before an ASCII non-letter: no letter
+           word can start (ASCII has no marks), so an other+[\r\n/]* run */
+        if (ASCII_OTHER(f) && !(g & (F_U | F_W | F_HI))) return o200k_punct(t, s, p + 1, n);
     }
     return o200k_rest(t, s, pos, n);
 }

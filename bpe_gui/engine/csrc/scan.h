@@ -47,13 +47,20 @@ size_t bpe_scan_words(int preset, const unsigned char *s, size_t pos, size_t n,
                       size_t *ends, size_t cap);
 
 /* A safe cut in (lo, hi]: the largest byte offset p, lo < p <= hi, at a character
-   boundary, such that for EVERY text x that equals s on [0, p + len(char at p)),
-   words(x) == words(x[:p]) ++ words(x[p:]). hi is clamped to n - 1 (the character at
-   p must be there). Looks at the character at p, the one before and, for some rules,
-   the one before that; never before lo - 8 bytes... in practice 8 bytes before p.
-   Returns BPE_SCAN_NONE if there is none. The rules, and why they are safe, are in
-   scan.c (safe_gpt2, safe_cl100k, safe_o200k). The character at p must be valid
-   UTF-8 and complete within n: a block that ends inside a character has no cut there. */
+   boundary, that the rules accept; they guarantee that for EVERY text x that equals s
+   on [0, p + len(char at p)), words(x) == words(x[:p]) ++ words(x[p:]): whatever comes
+   later, a word ends at p and the words before p are those of s[:p] scanned as a whole
+   text. (The rules are sufficient, not necessary: a few safe places, such as between
+   two numbers' 3-digit chunks, are not recognised.) s[0] must start a word: the start
+   of the text, or a previous safe cut when s is a block of a stream. hi is clamped to
+   n - 1 (the character at p must be there). Returns BPE_SCAN_NONE if there is none.
+   Each candidate p is judged from the character at p, the one before it and, for some
+   rules, the one before that: bytes [p - 8, p + 4) at most. The character at p must be
+   valid UTF-8 and complete within n (so a block that ends inside a character has no
+   cut there). The rules, and why they are safe, are in scan_cut.inc. Real text has a
+   cut every few characters (after a letter before a space, at a \n between a
+   non-space and a letter...); a run of spaces, of one letter class or of digits may
+   have none. */
 size_t bpe_scan_safe_cut(int preset, const unsigned char *s, size_t lo, size_t hi, size_t n);
 
 /* ---- tables ---- */
