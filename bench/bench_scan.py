@@ -1,7 +1,7 @@
 """Throughput of the native pre-tokenizer scanner against `regex` (run on purpose).
 
     python bench/bench_scan.py            # English, Chinese and code corpora, all presets
-    python bench/bench_scan.py --quick    # the first 2 MB of each
+    python bench/bench_scan.py --quick    # the first 2 M characters of each
 
 For each corpus and preset, MB/s (UTF-8 bytes per second) of:
   scan     word boundaries only, no Python objects (``_scan.count_words`` on bytes,
@@ -43,7 +43,7 @@ def best(fn, repeat: int) -> tuple[float, float, object]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true", help="first 2 MB of each corpus")
+    ap.add_argument("--quick", action="store_true", help="the first 2 M characters of each corpus")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--corpora", type=Path, default=CORPORA)
     args = ap.parse_args(argv)

@@ -44,8 +44,9 @@ def test_safe_cuts_are_safe_whatever_follows(preset, data, text):
 
 
 # one character of each class the rules tell apart, and a few that are special
-REPRESENTATIVES = [" ", "\t", "\n", "\r", "\xa0", "\x1c", "a", "A", "s", "l", "e", "\u02b0",
-                   "\u4e2d", "\u01c5", "\u0301", "1", "\u00b2", "!", "/", "'"]
+REPRESENTATIVES = [" ", "\t", "\n", "\r", "\xa0", "\u2028", "\x1c", "a", "A", "s", "\u017f", "l",
+                   "e", "\u02b0", "\u4e2d", "\u01c5", "\u0301", "1", "\u0663", "\u00b2", "!", "/",
+                   "'", "\U0001f600"]
 SUFFIXES = ["", " ", "a", "A", "'", "s", "ll", "\n", "\r\n", "1", "!", "/", "\u0301", "\u02b0",
             "  x", " \n"]
 

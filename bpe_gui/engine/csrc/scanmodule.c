@@ -60,12 +60,12 @@ static int check_preset(int preset) {
     return 0;
 }
 
-/* One chunk: up to CHUNK words from *pos. Byte ends go to ends, code-point ends to
+/* One chunk: up to cap words from *pos. Byte ends go to ends, code-point ends to
    cps (the same array for ASCII text); *pos and *cp move to the last end. */
 static size_t scan_chunk(int preset, const utf8_t *u, size_t *pos, size_t *cp, size_t *ends,
-                         size_t *cps) {
+                         size_t *cps, size_t cap) {
     PyThreadState *ts = u->n >= NOGIL_BYTES ? PyEval_SaveThread() : NULL;
-    size_t k = bpe_scan_words(preset, u->s, *pos, u->n, ends, CHUNK);
+    size_t k = bpe_scan_words(preset, u->s, *pos, u->n, ends, cap);
     if (!u->ascii) {
         size_t b = *pos, c = *cp;
         for (size_t i = 0; i < k; i++) {
@@ -91,18 +91,20 @@ typedef int (*emit_fn)(void *ctx, PyObject *text, const utf8_t *u, span_t w);
 static int scan_all(int preset, PyObject *text, emit_fn emit, void *ctx) {
     utf8_t u;
     if (check_preset(preset) < 0 || utf8_of(text, &u) < 0) return -1;
-    size_t *ends = PyMem_RawMalloc(2 * CHUNK * sizeof(size_t));
+    /* a text of n bytes has at most n words: small texts get small buffers */
+    size_t cap = u.n < CHUNK ? u.n + 1 : CHUNK;
+    size_t *ends = PyMem_RawMalloc((u.ascii ? 1 : 2) * cap * sizeof(size_t));
     if (!ends) {
         Py_XDECREF(u.owner);
         PyErr_NoMemory();
         return -1;
     }
-    size_t *cps = u.ascii ? ends : ends + CHUNK;
+    size_t *cps = u.ascii ? ends : ends + cap;
     size_t pos = 0, cp = 0;
     int rc = 0;
     while (pos < u.n && rc == 0) {
         span_t w = {pos, pos, cp, cp};
-        size_t k = scan_chunk(preset, &u, &pos, &cp, ends, cps);
+        size_t k = scan_chunk(preset, &u, &pos, &cp, ends, cps, cap);
         for (size_t i = 0; i < k && rc == 0; i++) {
             w.b1 = ends[i];
             w.c1 = cps[i];
