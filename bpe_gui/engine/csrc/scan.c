@@ -37,8 +37,10 @@ struct bpe_scan_tables {
 };
 
 static const bpe_scan_tables builtin = {
-    bpe_builtin_stage1, bpe_builtin_blocks, BPE_BUILTIN_BYTE_FLAGS, bpe_builtin_ascii_fold, bpe_builtin_fold_cp, bpe_builtin_fold_mask,
-    BPE_SCAN_BUILTIN_NBLOCKS, BPE_SCAN_BUILTIN_NFOLDS, BPE_SCAN_TABLES_REGEX_VERSION, NULL};
+    bpe_builtin_stage1,     bpe_builtin_blocks,       BPE_BUILTIN_BYTE_FLAGS,
+    bpe_builtin_ascii_fold, bpe_builtin_fold_cp,      bpe_builtin_fold_mask,
+    BPE_SCAN_BUILTIN_NBLOCKS, BPE_SCAN_BUILTIN_NFOLDS, BPE_SCAN_TABLES_REGEX_VERSION,
+    NULL};
 static const bpe_scan_tables *current = &builtin;
 
 typedef const bpe_scan_tables T;
