@@ -13,8 +13,10 @@ from pathlib import Path  # noqa: E402
 
 import pytest  # noqa: E402
 
-# The benchmark corpora live beside the project (../shared/corpora), never inside it.
-CORPORA_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "corpora"
+# The benchmark corpora live beside the project (../shared/corpora), never inside it;
+# BPE_GUI_CORPORA_DIR points elsewhere (e.g. from a git worktree in another folder).
+CORPORA_DIR = Path(os.environ.get("BPE_GUI_CORPORA_DIR")
+                   or Path(__file__).resolve().parents[1].parent / "shared" / "corpora")
 
 
 @pytest.fixture(scope="session")

@@ -17,6 +17,7 @@ from typing import Iterator, Sequence
 import regex
 
 from .errors import PatternError, SettingsError
+from .scanner import native_scanner
 
 GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 CL100K_PATTERN = (
@@ -142,6 +143,8 @@ class Pretokenizer:
         self.special_tokens = validate_special_tokens(special_tokens)
         self._special_re = special_splitter(self.special_tokens)
         self.timeout = None if self.preset else CUSTOM_TIMEOUT_S
+        # gpt2/cl100k/o200k: the C scanner (same words as the regex), else None
+        self.native = native_scanner(self.preset)
 
     def pieces(self, text: str) -> Iterator[Piece]:
         """Cut text at special tokens. Example: 'a<s>b' -> Piece(0,'a'), Piece(1,'<s>',special), Piece(4,'b')."""
@@ -175,7 +178,11 @@ class Pretokenizer:
         """The words of a text without special tokens (they are never split or merged)."""
         out: list[str] = []
         for piece in self.pieces(text):
-            if not piece.special:
+            if piece.special:
+                continue
+            if self.native is not None:
+                out.extend(self.native.words(piece.text))
+            else:
                 out.extend(w for w in self._run(self.regex.findall, piece.text, concurrent) if w)
         return out
 
@@ -187,6 +194,12 @@ class Pretokenizer:
         for piece in self.pieces(text):
             if piece.special:
                 yield piece.start, piece.start + len(piece.text), True
+                continue
+            if self.native is not None:
+                start = 0
+                for end in self.native.word_ends(piece.text):
+                    yield piece.start + start, piece.start + end, False
+                    start = end
                 continue
             # finditer is lazy, so it runs (and may time out) inside _run via list()
             for start, end in self._run(self._finditer, piece.text):

@@ -8,6 +8,7 @@ import os
 
 import pytest
 
+import bpe_gui.engine.scanner as scanner_module
 import bpe_gui.engine.tokenizer as tokenizer_module
 import bpe_gui.engine.trainer as trainer_module
 
@@ -23,3 +24,8 @@ def test_training_core_is_the_c_extension():
 def test_encoder_is_the_c_extension():
     assert tokenizer_module._Merger is not None, (
         "bpe_gui.engine._encode was not built; reinstall with a C compiler available")
+
+
+def test_preset_scanner_is_the_c_extension():
+    assert scanner_module._scan is not None, (
+        "bpe_gui.engine._scan was not built; reinstall with a C compiler available")

@@ -1,0 +1,45 @@
+"""Native pre-tokenizer for the GPT-2 (0), cl100k (1) and o200k (2) preset patterns.
+
+Use it through :mod:`bpe_gui.engine.scanner`, which installs run-time tables when the
+installed ``regex`` differs from the one the built-in tables came from. A ``str`` with
+lone surrogates raises ``UnicodeEncodeError`` (a ``ValueError``).
+"""
+from array import array
+
+from typing_extensions import Buffer
+
+GPT2: int
+CL100K: int
+O200K: int
+TABLES_REGEX_VERSION: str  # the regex release the built-in tables came from
+
+def words(preset: int, text: str) -> list[str]:
+    """Exactly ``regex.findall(pattern, text)`` for the preset's pattern."""
+
+def word_ends(preset: int, text: str) -> array[int]:
+    """``array('q')``: the code-point offset where each word ends."""
+
+def safe_cut(preset: int, text: str, lo: int, hi: int) -> int:
+    """Largest p, lo < p <= hi (hi clamped to len(text) - 1), such that whatever follows
+    text[p], words(x) == words(x[:p]) + words(x[p:]); -1 if none."""
+
+def count_words(preset: int, data: str | Buffer) -> int:
+    """Number of words of a str or of UTF-8 bytes; scans only (benchmarks)."""
+
+def set_tables(blob: Buffer | None) -> None:
+    """Install character tables (``unicode_classes.table_blob()``); None: built-in ones.
+    Raises ValueError for a malformed blob."""
+
+def tables_blob() -> bytes:
+    """The current tables, in ``unicode_classes.table_blob()`` format."""
+
+def builtin_tables_blob() -> bytes:
+    """The built-in tables (csrc/unicode_tables.h) in the same format."""
+
+def tables_version() -> str:
+    """The regex release the current tables came from."""
+
+# the C API on raw UTF-8 bytes (byte offsets; invalid UTF-8 allowed), for tests
+def _words_utf8(preset: int, data: Buffer) -> list[bytes]: ...
+def _word_ends_utf8(preset: int, data: Buffer) -> list[int]: ...
+def _safe_cut_utf8(preset: int, data: Buffer, lo: int, hi: int) -> int: ...

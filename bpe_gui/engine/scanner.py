@@ -1,0 +1,102 @@
+"""The native scanner for the GPT-2, cl100k and o200k presets, with `regex` as fallback.
+
+``native_scanner("gpt2")`` returns a :class:`NativeScanner` whose ``words`` equal
+``regex.findall(GPT2_PATTERN, text)``, or None when the preset has no native scanner
+(whitespace, cjk, custom patterns) or the C extension ``_scan`` was not built. Set
+``BPE_GUI_NATIVE_SCAN=0`` to turn it off (benchmarks, debugging).
+
+Example::
+
+    >>> native_scanner("gpt2").words("Hello world's 42!")   # doctest: +SKIP
+    ['Hello', ' world', "'s", ' 42', '!']
+
+Character classes: ``_scan`` carries tables generated from one ``regex`` release
+(``_scan.TABLES_REGEX_VERSION``). If the installed ``regex`` is another release, the
+first call here computes the tables from it (:mod:`.unicode_classes`, ~0.5 s) and
+installs them, so the scanner keeps agreeing with the ``regex`` in use.
+"""
+from __future__ import annotations
+
+import os
+from array import array
+from functools import lru_cache
+from typing import Sequence
+
+import regex
+
+try:
+    from . import _scan
+except ImportError:  # no C compiler at install time: Pretokenizer uses regex
+    _scan = None
+
+PRESET_IDS = {"gpt2": 0, "cl100k": 1, "o200k": 2}
+# Lone surrogates match exactly the classes U+FFFD matches (none but "other"), and the
+# substitution keeps code-point offsets, so safe cuts of such texts stay exact.
+_SURROGATES = regex.compile(r"[\ud800-\udfff]")
+
+
+@lru_cache(maxsize=1)
+def runtime_table_blob() -> bytes:
+    """The character tables computed from the installed ``regex`` (cached)."""
+    from .unicode_classes import table_blob
+    return table_blob()
+
+
+def install_tables(module) -> bool:
+    """Give an extension that compiles ``csrc/scan.c`` the tables of the installed regex.
+
+    ``module`` needs ``TABLES_REGEX_VERSION`` and ``set_tables(blob)`` (see scan.h).
+    Does nothing (returns False) when its built-in tables come from this ``regex``.
+    """
+    if module.TABLES_REGEX_VERSION == regex.__version__:
+        return False
+    module.set_tables(runtime_table_blob())
+    return True
+
+
+@lru_cache(maxsize=1)
+def _ready() -> bool:
+    """True once ``_scan`` is there and agrees with the installed regex (checked once)."""
+    if _scan is None or os.environ.get("BPE_GUI_NATIVE_SCAN", "1") == "0":
+        return False
+    install_tables(_scan)
+    return True
+
+
+class NativeScanner:
+    """Words, word ends and safe cuts of one preset pattern, computed in C."""
+
+    def __init__(self, preset: str):
+        from .pretokenize import PRESETS  # pretokenize imports this module
+        self.preset = preset
+        self.preset_id = PRESET_IDS[preset]
+        self._regex = regex.compile(PRESETS[preset])
+
+    def words(self, text: str) -> list[str]:
+        """``regex.findall(pattern, text)``. Example: 'a  b' -> ['a', ' ', ' b']."""
+        try:
+            return _scan.words(self.preset_id, text)
+        except UnicodeEncodeError:  # lone surrogates have no UTF-8 form
+            return self._regex.findall(text)
+
+    def word_ends(self, text: str) -> Sequence[int]:
+        """Code-point offset of each word's end. Example: 'a  b' -> array('q', [1, 2, 4])."""
+        try:
+            return _scan.word_ends(self.preset_id, text)
+        except UnicodeEncodeError:
+            return array("q", (m.end() for m in self._regex.finditer(text)))
+
+    def safe_cut(self, text: str, lo: int, hi: int) -> int:
+        """The largest p, lo < p <= hi < len(text), where the text can be cut whatever
+        follows text[p] (see csrc/scan.h), or -1. Example: ('ab cd', 0, 4) -> 2."""
+        try:
+            return _scan.safe_cut(self.preset_id, text, lo, hi)
+        except UnicodeEncodeError:
+            return _scan.safe_cut(self.preset_id, _SURROGATES.sub("\ufffd", text), lo, hi)
+
+
+def native_scanner(preset_name: str | None) -> NativeScanner | None:
+    """A NativeScanner for a preset name (gpt2, cl100k, o200k), else None."""
+    if preset_name not in PRESET_IDS or not _ready():
+        return None
+    return NativeScanner(preset_name)
