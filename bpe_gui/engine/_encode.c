@@ -833,7 +833,9 @@ PyMODINIT_FUNC PyInit__encode(void)
         return NULL;
     Py_INCREF(&MergerType);
     Py_INCREF(&WordCacheType);
-    if (PyModule_AddObject(m, "Merger", (PyObject *)&MergerType) < 0 ||
+    if (PyModule_AddStringConstant(m, "TABLES_REGEX_VERSION",
+                                   bpe_scan_tables_version(bpe_scan_builtin_tables())) < 0 ||
+        PyModule_AddObject(m, "Merger", (PyObject *)&MergerType) < 0 ||
         PyModule_AddObject(m, "WordCache", (PyObject *)&WordCacheType) < 0) {
         Py_DECREF(m);
         return NULL;

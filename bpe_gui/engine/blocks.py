@@ -33,6 +33,8 @@ from .pretokenize import Pretokenizer
 
 try:
     from . import _count
+    from .scanner import install_tables
+    install_tables(_count)  # its copy of the scanner: the classes of the installed regex
 except ImportError:  # pragma: no cover - only without a C compiler at install time
     _count = None
 
@@ -68,7 +70,9 @@ class Cutter:
     """Finds safe cuts in UTF-8 bytes for one pre-tokenizer (pattern + special tokens)."""
 
     def __init__(self, pre: Pretokenizer):
-        self.native = NATIVE_PRESETS.get(pre.preset) if _count is not None else None
+        # the native presets, unless the scanner is switched off (BPE_GUI_NATIVE_SCAN=0)
+        self.native = NATIVE_PRESETS.get(pre.preset) \
+            if _count is not None and pre.native is not None else None
         self.rx = {"whitespace": _WS_CUT, "cjk": _CJK_CUT}.get(pre.preset or "", _LINE_CUT)
         self.specials = [s.encode("utf-8") for s in pre.special_tokens]
         self.block_bytes = BLOCK_BYTES if self.native is not None else REGEX_BLOCK_BYTES
@@ -80,41 +84,53 @@ class Cutter:
 
         Example (GPT-2): ``cut(b"one two three", 0, 9) -> 7`` (before " three").
         """
-        if hi <= lo:
-            return -1
-        if self.native is not None:
-            p = _count.safe_cut(self.native, buf, lo, hi)
-        else:
-            m = self.rx.search(buf, lo, hi + 1)
-            p = m.end() if m is not None and m.end() > lo else -1
-        if p > 0 and self.specials:
-            p = self._outside_specials(buf, p, lo)
-        return p
+        while hi > lo:
+            if self.native is not None:
+                p = _count.safe_cut(self.native, buf, lo, hi)
+            else:
+                m = self.rx.search(buf, lo, hi)  # (its lookahead sees up to hi)
+                p = m.end() if m is not None and m.end() > lo else -1
+            if p <= lo or not self.specials:
+                return p if p > lo else -1
+            q = outside_specials(buf, p, lo, self.specials)
+            if q > lo:
+                return q
+            hi = min(hi, p) - 1  # the fix would go back to the block's start: look before
+        return -1
 
-    def _outside_specials(self, buf: bytes | bytearray, p: int, lo: int) -> int:
-        return outside_specials(buf, p, lo, self.specials)
+
+# How far before a cut the rules look (the scanner reads 8 bytes back, see scan.h).
+CONTEXT = 8
 
 
 def outside_specials(buf, p: int, lo: int, specials) -> int:
-    """Move a cut p that falls inside a special token to that token's start (or, if the
-    start is not after ``lo``, its end). Works on str and bytes alike.
+    """Fix a cut p for special tokens: text is cut at special tokens before any rule
+    sees it, so a cut inside one moves to its start (or its end, if the start is not
+    after ``lo``), and a cut whose rule looked back into one (a token ending less than
+    CONTEXT before p) moves to that token's end, where a new piece starts anyway.
+    Works on str and bytes alike; returns -1 if no fix stays after ``lo``.
 
     Example: ``outside_specials("ab<s>cd", 3, 0, ["<s>"]) -> 2``.
     """
-    for _ in range(len(specials) + 2):  # overlapping specials may move it more than once
+    for _ in range(2 * len(specials) + 2):  # overlapping specials may move it again
         moved = False
         for s in specials:
             n = len(s)
-            i = buf.find(s, max(0, p - n + 1), p + n - 1)
+            i = buf.find(s, max(0, p - n - CONTEXT), p + n - 1)
             while i != -1 and i < p:
-                if i < p < i + n:
-                    p = i if i > lo else i + n
+                end = i + n
+                if i < p < end:                    # inside the token
+                    p = i if i > lo else end
+                    moved = True
+                    break
+                if p - CONTEXT < end < p:          # the rule saw the token's last bytes
+                    p = end
                     moved = True
                     break
                 i = buf.find(s, i + 1, p + n - 1)
         if not moved:
-            return p
-    return p
+            return p if p > lo else -1
+    return p if p > lo else -1
 
 
 class BlockReader:
@@ -183,7 +199,7 @@ class BlockReader:
         first = True
         with open_binary(path) as (stream, raw):
             while True:
-                chunk = stream.read(size)
+                chunk = stream.read(max(size, 8192) if first else size)  # (8 KB to judge)
                 eof = not chunk
                 if first:
                     if looks_binary(chunk):

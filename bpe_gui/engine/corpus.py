@@ -172,7 +172,7 @@ def count_blocks(reader: BlockReader, pre: Pretokenizer, progress: ProgressFn | 
     """Count the words of every block the reader yields; see :func:`count_corpus`."""
     if WordCounter is None:  # pragma: no cover - no C compiler at install time
         return _count_in_python(reader, pre, progress, cancel)
-    job = _Counting(pre, pre.preset in NATIVE_PRESETS)
+    job = _Counting(pre, reader.cutter.native is not None)
     workers = workers or min(os.cpu_count() or 1, 8)
     if workers <= 1 or reader.total <= 2 * reader.cutter.block_bytes:
         counter = job.new_counter()

@@ -21,7 +21,10 @@ from typing import TYPE_CHECKING, Iterable, Iterator, Sequence
 from .errors import BPEError, EncodeError
 
 try:  # the hot loop of byte-level encoding, in C; the Python loop below is the fallback
+    from . import _encode
     from ._encode import Merger as _Merger, WordCache as _WordCache
+    from .scanner import install_tables
+    install_tables(_encode)  # its copy of the scanner: the classes of the installed regex
 except ImportError:  # pragma: no cover - only without a C compiler at install time
     _Merger = _WordCache = None
 from .blocks import NATIVE_PRESETS, outside_specials
@@ -106,7 +109,8 @@ class Tokenizer:
                 self._byte_ids = _IDENTITY
             if _Merger is not None:
                 self._merger = _Merger(self._byte_ids)
-                self._native = NATIVE_PRESETS.get(self.pre.preset)
+                if self.pre.native is not None:  # (None: BPE_GUI_NATIVE_SCAN=0)
+                    self._native = NATIVE_PRESETS.get(self.pre.preset)
         self._build_ranks()
         self._unk = self.token_to_id.get(UNK)
         self._eow = self.token_to_id.get(EOW)

@@ -985,7 +985,9 @@ PyMODINIT_FUNC PyInit__count(void)
     if (!m)
         return NULL;
     Py_INCREF(&CounterType);
-    if (PyModule_AddObject(m, "WordCounter", (PyObject *)&CounterType) < 0) {
+    if (PyModule_AddStringConstant(m, "TABLES_REGEX_VERSION",
+                                   bpe_scan_tables_version(bpe_scan_builtin_tables())) < 0 ||
+        PyModule_AddObject(m, "WordCounter", (PyObject *)&CounterType) < 0) {
         Py_DECREF(&CounterType);
         Py_DECREF(m);
         return NULL;
