@@ -111,27 +111,45 @@ static inline uint64_t mix64(uint64_t h)
     return h;
 }
 
-/* A multiply-rotate hash over 8-byte lanes with a final avalanche. Words are short, so
- * the per-word constant cost matters more than bulk speed. */
-static inline uint64_t hash_bytes(const unsigned char *p, size_t n)
+static const uint64_t LOW_BYTES[9] = {
+    0, 0xffull, 0xffffull, 0xffffffull, 0xffffffffull, 0xffffffffffull, 0xffffffffffffull,
+    0xffffffffffffffull, ~0ull};
+
+/* The word's first 8 bytes, zero-padded. Reads 8 bytes at once when `end` allows it. */
+static inline uint64_t key8_at(const unsigned char *p, size_t n, const unsigned char *end)
 {
-    uint64_t h = 0x9E3779B97F4A7C15ull ^ (n * 0x100000001B3ull);
-    while (n >= 8) {
-        h = (h ^ load64(p)) * 0x5bd1e9955bd1e995ull;
-        h = (h << 31) | (h >> 33);
+    size_t k = n < 8 ? n : 8;
+    if (p + 8 <= end)
+        return load64(p) & LOW_BYTES[k];
+    uint64_t v = 0;
+    memcpy(&v, p, k);
+    return v;
+}
+
+static inline uint64_t key8_of(const unsigned char *p, size_t n)
+{
+    return key8_at(p, n, p + n);
+}
+
+/* A multiply-rotate hash: the first 8 bytes (already loaded as k8), then 8-byte lanes,
+ * then a final avalanche. Words are short, so the per-word constant cost matters most. */
+static inline uint64_t hash_word(uint64_t k8, const unsigned char *p, size_t n)
+{
+    uint64_t h = (k8 ^ (n * 0x9E3779B97F4A7C15ull)) * 0xbf58476d1ce4e5b9ull;
+    if (n > 8) {
         p += 8;
         n -= 8;
-    }
-    uint64_t t = 0;
-    switch (n) {
-    case 7: t |= (uint64_t)p[6] << 48; /* fall through */
-    case 6: t |= (uint64_t)p[5] << 40; /* fall through */
-    case 5: t |= (uint64_t)p[4] << 32; /* fall through */
-    case 4: t |= (uint64_t)p[3] << 24; /* fall through */
-    case 3: t |= (uint64_t)p[2] << 16; /* fall through */
-    case 2: t |= (uint64_t)p[1] << 8;  /* fall through */
-    case 1: t |= (uint64_t)p[0];
-        h = (h ^ t) * 0x5bd1e9955bd1e995ull;
+        while (n >= 8) {
+            h = (h ^ load64(p)) * 0x5bd1e9955bd1e995ull;
+            h = (h << 31) | (h >> 33);
+            p += 8;
+            n -= 8;
+        }
+        if (n) {
+            uint64_t t = 0;
+            memcpy(&t, p, n);
+            h = (h ^ t) * 0x5bd1e9955bd1e995ull;
+        }
     }
     return mix64(h);
 }
@@ -139,13 +157,6 @@ static inline uint64_t hash_bytes(const unsigned char *p, size_t n)
 /* ------------------------------------------------------------------------------ */
 /* the table (no Python calls: these run without the GIL)                         */
 /* ------------------------------------------------------------------------------ */
-
-static inline uint64_t key8_of(const unsigned char *p, size_t n)
-{
-    uint64_t k = 0;
-    memcpy(&k, p, n < 8 ? n : 8);
-    return k;
-}
 
 static inline size_t slot_index(uint64_t h, size_t cap)
 {
@@ -163,7 +174,7 @@ static int grow_slots(Counter *c)
         if (!o->len)
             continue;
         /* the full hash is not kept: rehash from the word itself */
-        uint64_t h = hash_bytes(o->len <= 8 ? (const unsigned char *)&o->key8 : o->p, o->len);
+        uint64_t h = hash_word(o->key8, o->p, o->len);
         size_t s = slot_index(h, cap);
         while (slots[s].len)
             s = (s + 1) & (cap - 1);
@@ -208,8 +219,8 @@ static inline const unsigned char *slot_word(const Slot *e)
 
 /* Add `count` occurrences of a word with hash h first seen at `first`. Returns 0, or -1
  * when out of memory (the table is left consistent). */
-static int add_hashed(Counter *c, const unsigned char *p, size_t n, uint64_t h, int64_t count,
-                      uint64_t first)
+static int add_hashed(Counter *c, const unsigned char *p, size_t n, uint64_t k8, uint64_t h,
+                      int64_t count, uint64_t first)
 {
     if (n > UINT32_MAX || n == 0)
         return n == 0 ? 0 : -1;
@@ -217,7 +228,6 @@ static int add_hashed(Counter *c, const unsigned char *p, size_t n, uint64_t h, 
         if (grow_slots(c) < 0)
             return -1;
     }
-    uint64_t k8 = key8_of(p, n);
     uint32_t h32 = (uint32_t)h;
     size_t s = slot_index(h, c->cap);
     for (;;) {
@@ -250,7 +260,8 @@ static int add_hashed(Counter *c, const unsigned char *p, size_t n, uint64_t h, 
 static inline int add_word(Counter *c, const unsigned char *p, size_t n, int64_t count,
                            uint64_t first)
 {
-    return add_hashed(c, p, n, hash_bytes(p, n), count, first);
+    uint64_t k8 = key8_of(p, n);
+    return add_hashed(c, p, n, k8, hash_word(k8, p, n), count, first);
 }
 
 /* Count the words of s whose ends are ends[0..k) (the first starts at `start`): hash
@@ -258,7 +269,8 @@ static inline int add_word(Counter *c, const unsigned char *p, size_t n, int64_t
 static int add_batch(Counter *c, const unsigned char *s, size_t start, const size_t *ends,
                      size_t k, uint64_t *ord)
 {
-    uint64_t hs[BATCH];
+    uint64_t hs[BATCH], ks[BATCH];
+    const unsigned char *end = s + ends[k - 1];
     if (c->cap == 0 || (c->n + k) * 4 >= c->cap * 3) {
         /* grow before the batch so the prefetched slots stay where they are */
         while (c->cap == 0 || (c->n + k) * 4 >= c->cap * 3)
@@ -267,13 +279,14 @@ static int add_batch(Counter *c, const unsigned char *s, size_t start, const siz
     }
     size_t p = start;
     for (size_t j = 0; j < k; j++) {
-        hs[j] = hash_bytes(s + p, ends[j] - p);
+        ks[j] = key8_at(s + p, ends[j] - p, end);
+        hs[j] = hash_word(ks[j], s + p, ends[j] - p);
         __builtin_prefetch(&c->slots[slot_index(hs[j], c->cap)]);
         p = ends[j];
     }
     p = start;
     for (size_t j = 0; j < k; j++) {
-        if (add_hashed(c, s + p, ends[j] - p, hs[j], 1, (*ord)++) < 0)
+        if (add_hashed(c, s + p, ends[j] - p, ks[j], hs[j], 1, (*ord)++) < 0)
             return -1;
         p = ends[j];
     }
@@ -292,12 +305,19 @@ static void counter_clear(Counter *c)
     c->n_chunks = c->chunks_cap = c->chunk_used = c->chunk_size = c->arena_bytes = 0;
 }
 
+/* Characters in UTF-8 text: the bytes that are not continuation bytes (10xxxxxx),
+ * eight at a time. */
 static inline int64_t count_chars(const unsigned char *p, size_t n)
 {
-    int64_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        k += (p[i] & 0xC0) != 0x80;
-    return k;
+    int64_t cont = 0;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t x = load64(p + i);
+        cont += __builtin_popcountll(x & ~(x << 1) & 0x8080808080808080ull);
+    }
+    for (; i < n; i++)
+        cont += (p[i] & 0xC0) == 0x80;
+    return (int64_t)n - cont;
 }
 
 /* ------------------------------------------------------------------------------ */
