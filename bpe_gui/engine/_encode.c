@@ -49,6 +49,16 @@ typedef struct {
     size_t cap; /* power of two */
     size_t n;
     int32_t byte_ids[256];
+    /* merges of two single bytes, by raw byte values: [x * 256 + y] = (rank, new id),
+     * rank NO_RANK if none; the first merges of every word need no hash lookup */
+    struct { int32_t rank, new_id; } *bytepair;
+    /* rank -> new id (ranks are dense: the merge list's order), so a merge needs no
+     * second lookup of its pair */
+    int32_t *rank_new;
+    size_t rank_cap;
+    /* one bit per hash of a pair that has a merge: most pairs looked up have none, and
+     * this 128 KB filter answers for them without touching the big table */
+    uint64_t *filter;
     /* scratch for one word (never shared: a Merger is used by one thread at a time) */
     int32_t *sym, *rk, *nxt, *prv;
     uint64_t *heap;
@@ -102,8 +112,19 @@ static inline const Entry *find(const Merger *m, int32_t a, int32_t b)
     }
 }
 
+#define FILTER_BITS 20
+
+static inline uint64_t filter_bit(int32_t a, int32_t b)
+{
+    uint64_t key = (((uint64_t)(uint32_t)a << 32) | (uint32_t)b) * 0xC2B2AE3D27D4EB4Full;
+    return key >> (64 - FILTER_BITS);
+}
+
 static inline int32_t rank_of(const Merger *m, int32_t a, int32_t b, int32_t limit)
 {
+    uint64_t bit = filter_bit(a, b);
+    if (!(m->filter[bit >> 6] >> (bit & 63) & 1))
+        return NO_RANK;
     const Entry *e = find(m, a, b);
     return (e && e->rank < limit) ? e->rank : NO_RANK;
 }
@@ -132,12 +153,24 @@ static int reserve(Merger *m, size_t n)
     return 0;
 }
 
+/* The rank of the pair at i (of rank < limit, else NO_RANK): from the byte-pair table
+ * when the word is still raw bytes there (raw != NULL), else from the hash table. */
+static inline int32_t first_rank(const Merger *m, const int32_t *s, const unsigned char *raw,
+                                 size_t i, int32_t limit)
+{
+    if (raw) {
+        int32_t r = m->bytepair[raw[i] * 256 + raw[i + 1]].rank;
+        return r < limit ? r : NO_RANK;
+    }
+    return rank_of(m, s[i], s[i + 1], limit);
+}
+
 /* Short words: find the lowest rank by scanning; merge its leftmost occurrence. */
-static size_t merge_scan(Merger *m, size_t n, int32_t limit)
+static size_t merge_scan(Merger *m, size_t n, int32_t limit, const unsigned char *raw)
 {
     int32_t *s = m->sym, *rk = m->rk;
     for (size_t i = 0; i + 1 < n; i++)
-        rk[i] = rank_of(m, s[i], s[i + 1], limit);
+        rk[i] = first_rank(m, s, raw, i, limit);
     while (n > 1) {
         int32_t best = NO_RANK;
         size_t at = 0;
@@ -148,7 +181,7 @@ static size_t merge_scan(Merger *m, size_t n, int32_t limit)
             }
         if (best == NO_RANK)
             break;
-        s[at] = find(m, s[at], s[at + 1])->new_id;
+        s[at] = m->rank_new[best];
         memmove(s + at + 1, s + at + 2, (n - at - 2) * sizeof(int32_t));
         memmove(rk + at + 1, rk + at + 2, (n - at - 2) * sizeof(int32_t));
         n--;
@@ -196,7 +229,7 @@ static inline uint64_t heap_pop(uint64_t *h, size_t *len)
 
 /* Long words: symbols in a linked list, candidate merges in a heap; a popped entry is
  * stale when its position was merged away or its pair's rank changed since. */
-static size_t merge_heap(Merger *m, size_t n, int32_t limit)
+static size_t merge_heap(Merger *m, size_t n, int32_t limit, const unsigned char *raw)
 {
     int32_t *s = m->sym, *rk = m->rk, *nxt = m->nxt, *prv = m->prv;
     uint64_t *h = m->heap;
@@ -204,7 +237,7 @@ static size_t merge_heap(Merger *m, size_t n, int32_t limit)
     for (size_t i = 0; i < n; i++) {
         nxt[i] = i + 1 < n ? (int32_t)(i + 1) : -1;
         prv[i] = (int32_t)i - 1;
-        rk[i] = i + 1 < n ? rank_of(m, s[i], s[i + 1], limit) : NO_RANK;
+        rk[i] = i + 1 < n ? first_rank(m, s, raw, i, limit) : NO_RANK;
         if (rk[i] != NO_RANK)
             heap_push(h, &hn, ((uint64_t)rk[i] << 32) | i);
     }
@@ -214,7 +247,7 @@ static size_t merge_heap(Merger *m, size_t n, int32_t limit)
         if (rk[i] != r || s[i] < 0)
             continue; /* stale */
         int32_t j = nxt[i];
-        s[i] = find(m, s[i], s[j])->new_id;
+        s[i] = m->rank_new[r];
         s[j] = -1; /* merged away */
         rk[j] = NO_RANK;
         nxt[i] = nxt[j];
@@ -236,12 +269,16 @@ static size_t merge_heap(Merger *m, size_t n, int32_t limit)
     return w;
 }
 
-/* Merge m->sym[0..n) in place; returns the new length. */
-static size_t merge_word(Merger *m, size_t n, int32_t limit)
+/* Merge m->sym[0..n) in place; returns the new length. raw: the word's bytes when
+ * m->sym holds exactly their byte tokens (then the first ranks come from the byte-pair
+ * table), else NULL. */
+static size_t merge_word(Merger *m, size_t n, int32_t limit, const unsigned char *raw)
 {
     if (n < 2)
         return n;
-    return n < HEAP_FROM ? merge_scan(m, n, limit) : merge_heap(m, n, limit);
+    if (!m->bytepair)
+        raw = NULL;
+    return n < HEAP_FROM ? merge_scan(m, n, limit, raw) : merge_heap(m, n, limit, raw);
 }
 
 static int check_ready(Merger *m)
@@ -503,7 +540,7 @@ static int encode_utf8(Merger *m, WordCache *c, int preset, const unsigned char 
                 return -1;
             for (size_t i = 0; i < len; i++)
                 m->sym[i] = m->byte_ids[w[i]];
-            k = merge_word(m, len, limit);
+            k = merge_word(m, len, limit, w);
             ids = m->sym;
             if (c->n >= c->max_words)
                 cache_reset(c); /* bounded memory; the slot found is stale now */
@@ -622,11 +659,22 @@ static int Merger_init(Merger *m, PyObject *args, PyObject *kw)
         }
     }
     Py_DECREF(seq);
+    m->bytepair = PyMem_Malloc(65536 * sizeof(*m->bytepair));
+    m->filter = PyMem_Calloc((1u << FILTER_BITS) / 64, sizeof(uint64_t));
+    if (!m->bytepair || !m->filter) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (int i = 0; i < 65536; i++)
+        m->bytepair[i].rank = NO_RANK;
     return grow(m);
 }
 
 static void Merger_dealloc(Merger *m)
 {
+    PyMem_Free(m->bytepair);
+    PyMem_Free(m->filter);
+    PyMem_Free(m->rank_new);
     PyMem_Free(m->tab);
     free(m->sym);
     free(m->rk);
@@ -654,6 +702,23 @@ static PyObject *Merger_add(Merger *m, PyObject *args)
         Py_RETURN_FALSE;
     if (2 * (m->n + 1) > m->cap && grow(m) < 0)
         return NULL;
+    if (rank > (1 << 26)) {  /* ranks are positions in a merge list */
+        PyErr_Format(PyExc_ValueError, "merge rank %d is too large (at most 2**26)", rank);
+        return NULL;
+    }
+    if ((size_t)rank >= m->rank_cap) {
+        size_t cap = m->rank_cap ? m->rank_cap : 1024;
+        while (cap <= (size_t)rank)
+            cap *= 2;
+        int32_t *rn = PyMem_Realloc(m->rank_new, cap * sizeof(int32_t));
+        if (!rn)
+            return PyErr_NoMemory();
+        m->rank_new = rn;
+        m->rank_cap = cap;
+    }
+    m->rank_new[rank] = new_id;
+    uint64_t bit = filter_bit(a, b);
+    m->filter[bit >> 6] |= 1ull << (bit & 63);
     uint64_t key = (((uint64_t)(uint32_t)a << 32) | (uint32_t)b) + 1;
     size_t s = slot_of(key, m->cap);
     while (m->tab[s].key)
@@ -662,6 +727,15 @@ static PyObject *Merger_add(Merger *m, PyObject *args)
     m->tab[s].rank = rank;
     m->tab[s].new_id = new_id;
     m->n++;
+    /* a merge of two byte tokens: also in the byte-pair table, for every byte value
+     * whose token it is (a layout may give one id to several bytes only in odd files) */
+    for (int x = 0; x < 256; x++) {
+        if (m->byte_ids[x] != a)
+            continue;
+        for (int y = 0; y < 256; y++)
+            if (m->byte_ids[y] == b)
+                m->bytepair[x * 256 + y].rank = rank, m->bytepair[x * 256 + y].new_id = new_id;
+    }
     Py_RETURN_TRUE;
 }
 
@@ -688,7 +762,7 @@ static PyObject *Merger_merge(Merger *m, PyObject *args)
         }
     }
     Py_DECREF(seq);
-    n = merge_word(m, n, limit);
+    n = merge_word(m, n, limit, NULL);
     return tuple_of(m->sym, n);
 }
 
@@ -724,7 +798,7 @@ static PyObject *Merger_encode_words(Merger *m, PyObject *args)
             }
             for (Py_ssize_t i = 0; i < len; i++)
                 m->sym[i] = m->byte_ids[(unsigned char)utf8[i]];
-            size_t n = merge_word(m, (size_t)len, limit);
+            size_t n = merge_word(m, (size_t)len, limit, (const unsigned char *)utf8);
             ids = tuple_of(m->sym, n);
             if (!ids)
                 goto fail;

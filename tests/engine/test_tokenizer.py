@@ -403,3 +403,43 @@ def test_merge_order_with_overlaps_matches_naive_bpe_and_trainer(text, n):
         ids = tk_.encode(word)
         assert tuple(ids) == t.word(w)
         assert ids == naive_bpe(list(word.encode("utf-8")), merges)
+
+
+def lowest_rank_leftmost(ids: list[int], ranks: dict[tuple[int, int], tuple[int, int]],
+                         limit: int) -> list[int]:
+    """The reference merge rule, slowly: merge the leftmost pair of lowest rank < limit."""
+    ids = list(ids)
+    while True:
+        found = [(ranks[p][0], i) for i, p in enumerate(zip(ids, ids[1:]))
+                 if p in ranks and ranks[p][0] < limit]
+        if not found:
+            return ids
+        _, i = min(found)
+        ids[i:i + 2] = [ranks[(ids[i], ids[i + 1])][1]]
+
+
+@pytest.mark.skipif(tokenizer_module._Merger is None, reason="C encoder not built")
+@settings(max_examples=150, deadline=None)
+@given(words=st.lists(st.text(alphabet="aab ab你好é", min_size=1, max_size=120), min_size=1,
+                      max_size=8),
+       limit_frac=st.floats(0, 1), shuffle=st.randoms(use_true_random=False))
+def test_native_merge_paths_equal_the_reference_rule(words, limit_frac, shuffle):
+    """Short words (scan), long ones (heap), the first merges from the byte-pair table,
+    in a permuted byte layout, at any step: all equal the reference rule."""
+    text = " ".join(words * 3)
+    t = Trainer.from_text(text, TrainSettings(num_merges=120))
+    t.run(detail=False)
+    tok = t.tokenizer()
+    layout = list(range(tok.n_merges + 256))
+    shuffle.shuffle(layout)   # ids in another order (GPT-2's files do that to bytes)
+    vocab = {layout[i]: b for i, b in tok.vocab.items() if i < len(layout)}
+    perm = Tokenizer(vocab, tok.merges)
+    limit = int(limit_frac * perm.n_merges)
+    at = perm.at_step(limit)
+    words_seen = set(perm.pre.words(text))
+    for word in words_seen | {text[:200]}:  # (the whole text: a long run of symbols)
+        ids = [perm._byte_ids[b] for b in word.encode()]
+        want = lowest_rank_leftmost(ids, perm._ranks, limit)
+        assert list(at._merger.merge(ids, limit)) == want
+        if word in words_seen:
+            assert at.encode(word) == want
