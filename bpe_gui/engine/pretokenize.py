@@ -174,16 +174,25 @@ class Pretokenizer:
     def _finditer(self, text: str, **kw) -> list[tuple[int, int]]:
         return [m.span() for m in self.regex.finditer(text, **kw)]
 
+    def findall(self, text: str, concurrent: bool = False) -> list[str]:
+        """The words of a text that holds no special token: whole matches, in order.
+
+        (Not ``regex.findall``, which returns the groups of a pattern that has capture
+        groups: ``(\\w)\\w*|\\s+`` on 'hello world' must give 'hello', not 'h'.)
+        """
+        if self.native is not None:
+            return self.native.words(text)
+        if self.regex.groups:
+            found = self._run(self._finditer, text, concurrent)
+            return [text[a:b] for a, b in found if b > a]
+        return [w for w in self._run(self.regex.findall, text, concurrent) if w]
+
     def words(self, text: str, concurrent: bool = False) -> list[str]:
         """The words of a text without special tokens (they are never split or merged)."""
         out: list[str] = []
         for piece in self.pieces(text):
-            if piece.special:
-                continue
-            if self.native is not None:
-                out.extend(self.native.words(piece.text))
-            else:
-                out.extend(w for w in self._run(self.regex.findall, piece.text, concurrent) if w)
+            if not piece.special:
+                out.extend(self.findall(piece.text, concurrent))
         return out
 
     def spans(self, text: str) -> Iterator[tuple[int, int, bool]]:

@@ -288,12 +288,11 @@ class Tokenizer:
     def _encode_words(self, text: str) -> list[int]:
         """Ids of a text without special tokens, word by word (any pattern)."""
         word_ids = self._word_ids
-        return [i for w in self.pre._run(self.pre.regex.findall, text) if w
-                for i in word_ids(w)]
+        return [i for w in self.pre.findall(text) for i in word_ids(w)]
 
     def _encode_c(self, text: str) -> list[int]:
         """Byte-level words through the C merge loop and the word cache."""
-        return self._merger.encode_words(self.pre._run(self.pre.regex.findall, text),
+        return self._merger.encode_words(self.pre.findall(text),
                                          self._cache, self._max_rank, _CACHE_LIMIT)
 
     def _encode_native(self, text: str) -> list[int]:
@@ -319,7 +318,7 @@ class Tokenizer:
                 ids.append(i), toks.append(self.vocab[i])
                 offs.append((piece.start, piece.start + len(piece.text)))
                 continue
-            words = self.pre._run(self.pre.regex.findall, piece.text)
+            words = self.pre.findall(piece.text)
             if sum(map(len, words)) == len(piece.text):  # the presets cover every character
                 placed = zip(words, accumulate(map(len, words), initial=piece.start))
             else:  # a custom pattern skipped some text: ask the regex where words are

@@ -254,3 +254,18 @@ def test_trainer_same_from_file_and_text(tmp_path, mixed_text, monkeypatch):
     b.run(detail=False)
     assert a.merges == b.merges
     assert [st.count for st in a.steps] == [st.count for st in b.steps]
+
+
+def test_presets_never_time_out_custom_patterns_per_block(tmp_path, monkeypatch):
+    """A preset has no time limit at all; a custom pattern is limited per block, and the
+    message says which block ran too long and what that means."""
+    from bpe_gui.engine import pretokenize
+    from bpe_gui.engine.errors import PatternError
+    monkeypatch.setattr(pretokenize, "CUSTOM_TIMEOUT_S", 0.05)
+    assert Pretokenizer("gpt2").timeout is None and Pretokenizer("cjk").timeout is None
+    p = tmp_path / "runaway.txt"
+    p.write_text("a" * 60 + "\n")
+    with pytest.raises(PatternError) as e:
+        count_corpus(p, Pretokenizer(r"(.*){1,32000}[bc]"))
+    msg = str(e.value)
+    assert "one block of 61 characters" in msg and str(p) in msg and "backtracks" in msg

@@ -135,3 +135,15 @@ def test_jsonl_text_with_unicode_line_separators(tmp_path):
     p.write_text(json.dumps({"text": docs[0]}, ensure_ascii=False) + "\r\n"
                  + json.dumps({"text": docs[1]}) + "\n", encoding="utf-8")
     assert corpus.read_documents(p) == docs
+
+
+def test_custom_pattern_with_capture_groups_gives_whole_words():
+    """regex.findall returns the groups of a pattern with capture groups, so training and
+    encode saw 'h', 'w' for 'hello world' while spans() and offsets saw whole words."""
+    pre = Pretokenizer(r"(\w)\w*|\s+")
+    assert pre.words("hello world") == ["hello", " ", "world"]
+    t = Trainer.from_text("hello world hello", TrainSettings(num_merges=3, pattern=r"(\w)\w*|\s+"))
+    assert sorted(t.table.words) == [" ", "hello", "world"]
+    tok = t.tokenizer()
+    assert tok.decode(tok.encode("hello world")) == "hello world"
+    assert tok.encode("hello world") == tok.encode_with_offsets("hello world").ids

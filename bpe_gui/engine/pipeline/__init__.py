@@ -81,7 +81,7 @@ class Pipeline:
                 if piece.special:
                     out.append(self.special_map[piece.text])
                 else:
-                    out += enc(w._run(w.regex.findall, piece.text), self._cache, CACHE_LIMIT)
+                    out += enc(w.findall(piece.text), self._cache, CACHE_LIMIT)
             return out
         for piece, tid in self.pieces(text):
             if tid is None:
