@@ -4,7 +4,7 @@ from setuptools import Extension, setup
 CFLAGS = ["-O2", "-std=c99"]
 SCAN = ["bpe_gui/engine/csrc/scan.c"]   # the native scanner, compiled into each user
 SCAN_DEPS = ["bpe_gui/engine/csrc/" + f for f in
-             ("scan.h", "scan_cut.inc", "scan_tables.inc", "unicode_tables.h")]
+             ("scan.h", "scan_python.h", "scan_cut.inc", "scan_tables.inc", "unicode_tables.h")]
 
 
 def ext(name: str, *sources: str) -> Extension:

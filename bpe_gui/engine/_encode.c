@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "scan.h"
+#include "scan_python.h"
 
 #ifndef BPE_SCAN_NPRESETS
 #define BPE_SCAN_NPRESETS 3
@@ -859,37 +860,9 @@ static PyTypeObject MergerType = {
     .tp_getset = Merger_getset,
 };
 
-/* Character tables computed from another `regex` release (see scan.h); None: built-in. */
-static PyObject *mod_set_tables(PyObject *self, PyObject *arg)
-{
-    const char *err = NULL;
-    int rc;
-    if (arg == Py_None) {
-        rc = bpe_scan_install_blob(NULL, 0, &err);
-    } else {
-        Py_buffer v;
-        if (PyObject_GetBuffer(arg, &v, PyBUF_SIMPLE) < 0)
-            return NULL;
-        rc = bpe_scan_install_blob((const unsigned char *)v.buf, (size_t)v.len, &err);
-        PyBuffer_Release(&v);
-    }
-    if (rc < 0) {
-        PyErr_SetString(PyExc_ValueError, err ? err : "bad tables");
-        return NULL;
-    }
-    Py_RETURN_NONE;
-}
-
-static PyObject *mod_tables_version(PyObject *self, PyObject *Py_UNUSED(ignored))
-{
-    return PyUnicode_FromString(bpe_scan_tables_version(bpe_scan_current_tables()));
-}
 
 static PyMethodDef encode_functions[] = {
-    {"set_tables", mod_set_tables, METH_O,
-     "set_tables(blob or None): the scanner's character tables (see scan.h)"},
-    {"tables_version", mod_tables_version, METH_NOARGS,
-     "tables_version() -> the `regex` version of the current tables"},
+    SCAN_PYTHON_METHODS,
     {NULL, NULL, 0, NULL},
 };
 
@@ -907,8 +880,7 @@ PyMODINIT_FUNC PyInit__encode(void)
         return NULL;
     Py_INCREF(&MergerType);
     Py_INCREF(&WordCacheType);
-    if (PyModule_AddStringConstant(m, "TABLES_REGEX_VERSION",
-                                   bpe_scan_tables_version(bpe_scan_builtin_tables())) < 0 ||
+    if (scan_python_add_constants(m) < 0 ||
         PyModule_AddObject(m, "Merger", (PyObject *)&MergerType) < 0 ||
         PyModule_AddObject(m, "WordCache", (PyObject *)&WordCacheType) < 0) {
         Py_DECREF(m);

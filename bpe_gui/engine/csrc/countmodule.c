@@ -52,6 +52,7 @@
 #include <string.h>
 
 #include "scan.h"
+#include "scan_python.h"
 
 #ifndef BPE_SCAN_NPRESETS
 #define BPE_SCAN_NPRESETS 3
@@ -954,37 +955,9 @@ static PyObject *mod_safe_cut(PyObject *self, PyObject *args)
     return PyLong_FromSsize_t(r);
 }
 
-/* Character tables computed from another `regex` release (see scan.h); None: built-in. */
-static PyObject *mod_set_tables(PyObject *self, PyObject *arg)
-{
-    const char *err = NULL;
-    int rc;
-    if (arg == Py_None) {
-        rc = bpe_scan_install_blob(NULL, 0, &err);
-    } else {
-        Py_buffer v;
-        if (PyObject_GetBuffer(arg, &v, PyBUF_SIMPLE) < 0)
-            return NULL;
-        rc = bpe_scan_install_blob((const unsigned char *)v.buf, (size_t)v.len, &err);
-        PyBuffer_Release(&v);
-    }
-    if (rc < 0) {
-        PyErr_SetString(PyExc_ValueError, err ? err : "bad tables");
-        return NULL;
-    }
-    Py_RETURN_NONE;
-}
-
-static PyObject *mod_tables_version(PyObject *self, PyObject *Py_UNUSED(ignored))
-{
-    return PyUnicode_FromString(bpe_scan_tables_version(bpe_scan_current_tables()));
-}
 
 static PyMethodDef module_methods[] = {
-    {"set_tables", mod_set_tables, METH_O,
-     "set_tables(blob or None): the scanner's character tables (see scan.h)"},
-    {"tables_version", mod_tables_version, METH_NOARGS,
-     "tables_version() -> the `regex` version of the current tables"},
+    SCAN_PYTHON_METHODS,
     {"utf8_error", mod_utf8_error, METH_O,
      "utf8_error(data) -> offset of the first invalid UTF-8 byte, or -1"},
     {"safe_cut", mod_safe_cut, METH_VARARGS,
@@ -1005,8 +978,7 @@ PyMODINIT_FUNC PyInit__count(void)
     if (!m)
         return NULL;
     Py_INCREF(&CounterType);
-    if (PyModule_AddStringConstant(m, "TABLES_REGEX_VERSION",
-                                   bpe_scan_tables_version(bpe_scan_builtin_tables())) < 0 ||
+    if (scan_python_add_constants(m) < 0 ||
         PyModule_AddObject(m, "WordCounter", (PyObject *)&CounterType) < 0) {
         Py_DECREF(&CounterType);
         Py_DECREF(m);

@@ -16,6 +16,7 @@
 #include <Python.h>
 
 #include "scan.h"
+#include "scan_python.h"
 
 #define CHUNK 65536
 #define NOGIL_BYTES 65536 /* shorter texts keep the GIL: releasing it costs more */
@@ -384,27 +385,6 @@ static PyObject *py_builtin_tables_blob(PyObject *self, PyObject *noargs) {
     return blob_of(bpe_scan_builtin_tables());
 }
 
-static PyObject *py_tables_version(PyObject *self, PyObject *noargs) {
-    return PyUnicode_FromString(bpe_scan_tables_version(bpe_scan_current_tables()));
-}
-
-static PyObject *py_set_tables(PyObject *self, PyObject *arg) {
-    const char *err = NULL;
-    if (arg == Py_None) {
-        bpe_scan_install_blob(NULL, 0, &err);
-        Py_RETURN_NONE;
-    }
-    Py_buffer buf;
-    if (PyObject_GetBuffer(arg, &buf, PyBUF_SIMPLE) < 0) return NULL;
-    int rc = bpe_scan_install_blob(buf.buf, (size_t)buf.len, &err);
-    PyBuffer_Release(&buf);
-    if (rc < 0) {
-        PyErr_SetString(PyExc_ValueError, err);
-        return NULL;
-    }
-    Py_RETURN_NONE;
-}
-
 static PyMethodDef methods[] = {
     {"words", py_words, METH_VARARGS, "words(preset, text) -> list[str]"},
     {"word_ends", py_word_ends, METH_VARARGS, "word_ends(preset, text) -> array('q')"},
@@ -413,10 +393,9 @@ static PyMethodDef methods[] = {
     {"_words_utf8", py_words_utf8, METH_VARARGS, "_words_utf8(preset, data) -> list[bytes]"},
     {"_word_ends_utf8", py_word_ends_utf8, METH_VARARGS, "_word_ends_utf8(preset, data)"},
     {"_safe_cut_utf8", py_safe_cut_utf8, METH_VARARGS, "_safe_cut_utf8(preset, data, lo, hi)"},
-    {"set_tables", py_set_tables, METH_O, "set_tables(blob | None): install class tables"},
     {"tables_blob", py_tables_blob, METH_NOARGS, "the current tables as a blob"},
     {"builtin_tables_blob", py_builtin_tables_blob, METH_NOARGS, "the built-in tables"},
-    {"tables_version", py_tables_version, METH_NOARGS, "regex version of the current tables"},
+    SCAN_PYTHON_METHODS,
     {NULL, NULL, 0, NULL},
 };
 
@@ -433,8 +412,7 @@ PyMODINIT_FUNC PyInit__scan(void) {
     if (!array_q) return NULL;
     PyObject *m = PyModule_Create(&moduledef);
     if (!m) return NULL;
-    if (PyModule_AddStringConstant(m, "TABLES_REGEX_VERSION",
-                                   bpe_scan_tables_version(bpe_scan_builtin_tables())) < 0 ||
+    if (scan_python_add_constants(m) < 0 ||
         PyModule_AddIntConstant(m, "GPT2", BPE_SCAN_GPT2) < 0 ||
         PyModule_AddIntConstant(m, "CL100K", BPE_SCAN_CL100K) < 0 ||
         PyModule_AddIntConstant(m, "O200K", BPE_SCAN_O200K) < 0) {
