@@ -233,6 +233,20 @@ def count_specials(text: str, special_tokens: Sequence[str]) -> int:
     return sum(1 for p in Pretokenizer(r"\S+", special_tokens).pieces(text) if p.special)
 
 
+def special_counts(text: str, special_tokens: Sequence[str]) -> dict[str, int]:
+    """How often each special token occurs in the text, found as encoding finds them
+    (longest first where two overlap): the ``extra`` counts of :class:`RenyiCurve`.
+
+    Example: ('a<s>b<s><|e|>', ['<s>', '<|e|>']) -> {'<s>': 2, '<|e|>': 1}
+    """
+    out = dict.fromkeys(special_tokens, 0)
+    if special_tokens:
+        for p in Pretokenizer(r"\S+", special_tokens).pieces(text):
+            if p.special:
+                out[p.text] += 1
+    return out
+
+
 def tokens_at_start(steps: Sequence, current_tokens: int) -> int:
     """Corpus tokens at step 0, from the first record (it knows how many it merged)."""
     if steps:
@@ -402,12 +416,13 @@ class RenyiCurve:
     its two parts to the new token, so a step updates three counts and the sum of
     p ** alpha in O(1); undone steps are reversed the same way. ``extra`` holds counts the
     trainer never sees but an encoding has (each special token's occurrences in the
-    corpus). Equal to :func:`renyi_efficiency` of
+    corpus: :func:`special_counts`). Equal to :func:`renyi_efficiency` of
     ``Counter(trainer.tokenizer(at_step=k).encode(corpus))`` (tested).
 
     Example::
 
-        curve = RenyiCurve(counts_at_start(t.steps, token_frequencies(t)), t.n_initial)
+        curve = RenyiCurve(counts_at_start(t.steps, token_frequencies(t)), t.n_initial,
+                           extra=special_counts(corpus, t.settings.special_tokens).values())
         curve.sync(t.steps)       # after steps, undos or a run; cheap when little changed
         chart.set_series("Rényi", range(len(curve.values)), curve.values)
     """

@@ -57,7 +57,9 @@ def test_curve_equals_encoding_the_corpus_at_every_step(kw):
     t = Trainer.from_text(TEXT, TrainSettings(**kw))
     t.run()
     specials = t.settings.special_tokens
-    extra = [TEXT.count(s) for s in specials]
+    extra = list(stats.special_counts(TEXT, specials).values())
+    sp = t.tokenizer().special_ids
+    assert extra == [Counter(t.tokenizer().encode(TEXT))[sp[s]] for s in specials]
     c0 = stats.counts_at_start(t.steps, stats.token_frequencies(t))
     curve = stats.corpus_renyi_efficiency(t.steps, c0, t.n_initial, extra=extra)
     assert len(curve) == t.n_steps + 1 > 20
@@ -94,3 +96,9 @@ def test_counts_at_start_undo_each_merge():
     start = stats.token_frequencies(t)
     t.run()
     assert stats.counts_at_start(t.steps, stats.token_frequencies(t))[:len(start)] == start
+
+
+def test_special_counts_take_the_longest_overlapping_token():
+    assert stats.special_counts("a<s>b<s><|e|><s><s>>", ["<s>", "<s><s>", "<|e|>"]) == \
+        {"<s>": 2, "<s><s>": 1, "<|e|>": 1}
+    assert stats.special_counts("abc", []) == {}
