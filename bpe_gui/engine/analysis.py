@@ -38,7 +38,7 @@ counts as unreachable: no text produces that id. Works on any tokenizer the app 
 ``Trainer.tokenizer()`` (also ``at_step``: only the tokens of its first k merges) and
 imported files (``formats.load_tokenizer``).
 
-Example::
+Example (GPT-2's ranks)::
 
     >>> r = classify_tokens(tok)
     >>> r.counts()
