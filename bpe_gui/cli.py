@@ -1,4 +1,5 @@
-"""The ``bpe-gui`` command: no arguments opens the window; ``train`` and ``encode`` run headless.
+"""The ``bpe-gui`` command: no arguments opens the window; ``train``, ``encode``,
+``inspect`` and ``cost`` (cli_analysis.py) run headless.
 
 Examples::
 
@@ -10,7 +11,7 @@ Examples::
 
 User errors (a missing file, an empty corpus, a bad pattern, a folder that cannot be
 written, a malformed tokenizer file) print one line, ``bpe-gui: error: ...``, and exit
-with status 2. Train and encode never import Qt.
+with status 2. The headless commands never import Qt.
 """
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ from .engine.errors import BPEError, ExportError, SettingsError
 PROG = "bpe-gui"
 EXIT_USAGE = 2
 TIE_BREAKS = ("greatest", "first-seen", "lowest-ids")
+COMMANDS = ("train", "encode", "inspect", "cost", "gui")
 
 
 class UsageError(Exception):
@@ -116,6 +118,9 @@ def build_parser() -> argparse.ArgumentParser:
                    "that cut each word and why it ended there, then the merges that built its "
                    "tokens, lowest rank first")
     e.set_defaults(func=cmd_encode)
+
+    from .cli_analysis import add_parsers   # inspect, cost
+    add_parsers(sub)
 
     g = sub.add_parser("gui", help="open the window (same as no command)")
     g.add_argument("args", nargs=argparse.REMAINDER, help="corpus or session files to open")
@@ -446,7 +451,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv:
         return open_window()
-    if argv[0] not in ("train", "encode", "gui") and not argv[0].startswith("-") \
+    if argv[0] not in COMMANDS and not argv[0].startswith("-") \
             and Path(argv[0]).exists():
         return open_window(argv)  # bpe-gui FILE...: the window with those files
     try:
@@ -455,7 +460,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return open_window()
         return args.func(args)
     except UsageError as e:
-        command = f" {argv[0]}" if argv[0] in ("train", "encode") else ""
+        command = f" {argv[0]}" if argv[0] in COMMANDS[:-1] else ""
         return fail(f"{e} (see '{PROG}{command} --help')")
     except BPEError as e:
         return fail(str(e))

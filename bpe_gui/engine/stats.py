@@ -233,6 +233,20 @@ def count_specials(text: str, special_tokens: Sequence[str]) -> int:
     return sum(1 for p in Pretokenizer(r"\S+", special_tokens).pieces(text) if p.special)
 
 
+def special_counts(text: str, special_tokens: Sequence[str]) -> dict[str, int]:
+    """How often each special token occurs in the text, found as encoding finds them
+    (longest first where two overlap): the ``extra`` counts of :class:`RenyiCurve`.
+
+    Example: ('a<s>b<s><|e|>', ['<s>', '<|e|>']) -> {'<s>': 2, '<|e|>': 1}
+    """
+    out = dict.fromkeys(special_tokens, 0)
+    if special_tokens:
+        for p in Pretokenizer(r"\S+", special_tokens).pieces(text):
+            if p.special:
+                out[p.text] += 1
+    return out
+
+
 def tokens_at_start(steps: Sequence, current_tokens: int) -> int:
     """Corpus tokens at step 0, from the first record (it knows how many it merged)."""
     if steps:
@@ -338,3 +352,150 @@ def zipf(counts: Iterable[int]) -> tuple[list[int], list[int]]:
 def token_frequencies(trainer) -> list[int]:
     """How often each token id occurs in the training corpus now (trainer.symbol_count)."""
     return [trainer.symbol_count(i) for i in range(len(trainer.vocab_bytes))]
+
+
+# ----- Rényi efficiency ----------------------------------------------------------------------
+RENYI_ALPHA = 2.5   # Zouhar et al. (2023) found alpha 2.5 tracks translation quality best
+
+
+def renyi_efficiency(counts: Iterable[int], vocab_size: int,
+                     alpha: float = RENYI_ALPHA) -> float | None:
+    """Rényi efficiency of a token unigram distribution (Zouhar et al. 2023).
+
+    With p_i = c_i / N the share of token i among the N tokens of a text::
+
+        H_alpha(p) = ln(sum_i p_i ** alpha) / (1 - alpha)      (Shannon's H when alpha = 1)
+        efficiency = H_alpha(p) / ln(vocab_size)
+
+    ``vocab_size`` is the tokenizer's whole vocabulary -- every id, special tokens
+    included, as ``len(tok.vocab)`` counts them -- not the token types the text happens
+    to use: ln |V| is the entropy of the uniform distribution over what the tokenizer
+    can emit (the paper's H_0), so the score says how much of the vocabulary's capacity
+    the text uses, and a tokenizer keeps one denominator across texts. (The authors'
+    ``tokenization-scorer`` divides by the types seen unless given the vocabulary size.)
+    None for no tokens or a vocabulary of one token.
+
+    Example: counts [1, 1, 1, 1], vocab_size 4 -> 1.0 (uniform over the whole vocabulary);
+    counts [1, 1], vocab_size 4 -> 0.5.
+    """
+    cs = [c for c in counts if c > 0]
+    n = sum(cs)
+    if not n or vocab_size < 2:
+        return None
+    return _renyi(cs, n, alpha) / math.log(vocab_size)
+
+
+def _renyi(counts: Sequence[int], n: int, alpha: float) -> float:
+    if alpha == 1.0:
+        return -sum(c / n * math.log(c / n) for c in counts)
+    return math.log(sum((c / n) ** alpha for c in counts)) / (1.0 - alpha)
+
+
+def counts_at_start(steps: Sequence, counts_now: Sequence[int]) -> list[int]:
+    """Token counts of the training corpus at step 0, from the counts after the last of
+    ``steps`` (``token_frequencies(trainer)``): each merge undone in reverse order gives
+    its ``merged`` occurrences back to its two parts.
+
+    Example: counts [2, 2, 1] after one merge (0, 1) -> 2 that replaced 1 -> [3, 3, 0]
+    """
+    out = list(counts_now)
+    for s in reversed(steps):
+        a, b = s.pair
+        out[s.new_id] -= s.merged
+        out[a] += s.merged
+        out[b] += s.merged
+    return out
+
+
+class RenyiCurve:
+    """Rényi efficiency of the training corpus's tokens after each merge step.
+
+    ``values[k]`` is the efficiency after step k: the corpus encoded with the first k
+    merges, over a vocabulary of ``n_vocab0 + k`` ids (``n_vocab0``: base symbols and
+    special tokens, ``Trainer.n_initial``). Each merge moves ``merged`` occurrences from
+    its two parts to the new token, so a step updates three counts and the sum of
+    p ** alpha in O(1); undone steps are reversed the same way. ``extra`` holds counts the
+    trainer never sees but an encoding has (each special token's occurrences in the
+    corpus: :func:`special_counts`). Equal to :func:`renyi_efficiency` of
+    ``Counter(trainer.tokenizer(at_step=k).encode(corpus))`` (tested).
+
+    Example::
+
+        curve = RenyiCurve(counts_at_start(t.steps, token_frequencies(t)), t.n_initial,
+                           extra=special_counts(corpus, t.settings.special_tokens).values())
+        curve.sync(t.steps)       # after steps, undos or a run; cheap when little changed
+        chart.set_series("Rényi", range(len(curve.values)), curve.values)
+    """
+
+    def __init__(self, counts0: Sequence[int], n_vocab0: int, alpha: float = RENYI_ALPHA,
+                 extra: Iterable[int] = ()):
+        self.alpha = alpha
+        self.n_vocab0 = n_vocab0
+        self._counts0 = list(counts0)
+        self._extra = [c for c in extra if c > 0]
+        self._reset()
+
+    def _reset(self) -> None:
+        self._counts = list(self._counts0)
+        self._applied: list[tuple[int, int, int, int]] = []   # (a, b, new, merged)
+        self._n = sum(self._counts) + sum(self._extra)
+        self._power = sum(c ** self.alpha for c in self._counts + self._extra if c > 0)
+        self.values: list[float | None] = [self._value()]
+
+    def _value(self) -> float | None:
+        size = self.n_vocab0 + len(self._applied)
+        if not self._n or size < 2:
+            return None
+        if self.alpha == 1.0:   # no running sum for Shannon: recompute
+            return renyi_efficiency(self._counts + self._extra, size, 1.0)
+        h = math.log(self._power / self._n ** self.alpha) / (1.0 - self.alpha)
+        return h / math.log(size)
+
+    def _move(self, moves: Sequence[tuple[int, int]]) -> None:
+        """Add ``delta`` to the count of each ``(id, delta)``, keeping the power sum."""
+        c, a = self._counts, self.alpha
+        for i, delta in moves:
+            while i >= len(c):
+                c.append(0)
+            old = c[i]
+            c[i] = old + delta
+            self._power += (c[i] ** a if c[i] > 0 else 0.0) - (old ** a if old > 0 else 0.0)
+
+    def sync(self, steps: Sequence) -> list[float | None]:
+        """Follow one trainer's records (``trainer.steps``, which only change at the end:
+        steps append, undos pop): values past ``len(steps)`` are undone, new ones added.
+        A new trainer needs a new curve."""
+        keep = len(self._applied)
+        while keep and (keep > len(steps) or _key(steps[keep - 1]) != self._applied[keep - 1]):
+            keep -= 1
+        while len(self._applied) > keep:
+            a, b, new, m = self._applied.pop()
+            self._n += m
+            self._move([(new, -m), (a, m), (b, m)])
+            self.values.pop()
+        for s in steps[keep:]:
+            a, b, new, m = _key(s)
+            self._n -= m
+            self._move([(a, -m), (b, -m), (new, m)])
+            self._applied.append((a, b, new, m))
+            if len(self._applied) % 4096 == 0:   # rounding of the running sum: start afresh
+                self._power = sum(x ** self.alpha for x in self._counts + self._extra if x > 0)
+            self.values.append(self._value())
+        return self.values
+
+
+def _key(step) -> tuple[int, int, int, int]:
+    return (step.pair[0], step.pair[1], step.new_id, step.merged)
+
+
+def corpus_renyi_efficiency(steps: Sequence, counts0: Sequence[int], n_vocab0: int,
+                            alpha: float = RENYI_ALPHA, start: int = 0,
+                            extra: Iterable[int] = ()) -> list[float | None]:
+    """Rényi efficiency of the training corpus after step k, k = start .. len(steps)
+    (the series for the charts, next to :func:`corpus_bytes_per_token`; see RenyiCurve).
+
+    Example: counts0 [3, 3, 0] (tokens a, b, ab; n_vocab0 2), one merge (a, b) -> ab
+    replacing 2: step 0 is uniform over a and b -> 1.0; step 1 has a, b, ab = 1, 1, 2.
+    """
+    curve = RenyiCurve(counts0, n_vocab0, alpha, extra)
+    return curve.sync(steps)[start:]

@@ -600,6 +600,14 @@ class Controller(QObject):
                 return
         self.set_use_imported(s.use_imported and self.imported is not None)
 
+    # ----- analysis jobs (issue #14: tokenizer analysis) ---------------------------------
+    def run_analysis(self, label: str, job) -> bool:
+        """Run ``job(progress, cancelled)`` on the job runner, with the status bar's
+        progress and Cancel. It must return ``(kind, result)`` with a kind this class does
+        not handle (e.g. ``"language-cost"``); the caller reads it from ``jobs.finished``.
+        Not abandonable: it may read the trainer's tokenizer, which stepping changes."""
+        return self._start(label, job)
+
 
 def imported_what(tok: Tokenizer) -> str:
     """' (cl100k_base (GPT-4, GPT-3.5))' for a recognised encoding, else ''."""

@@ -328,6 +328,8 @@ class MainWindow(QMainWindow):
         theme.addActions(list(self.theme_actions.values()))
         m.addAction(self.act_reset_layout)
 
+        from .dialogs.language_cost import show_language_cost   # issue #14
+        mb.addMenu("&Analysis").addAction("Per-language &cost…", lambda: show_language_cost(self))
         m = mb.addMenu("&Help")
         m.addActions([self.act_keys, self.act_about])
 

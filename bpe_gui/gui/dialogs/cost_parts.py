@@ -1,0 +1,140 @@
+"""The per-language cost dialog's table model and chart (see language_cost.py).
+
+:class:`CostModel` is a table over an immutable :class:`~bpe_gui.engine.langcost.CostTable`
+(one row per language and tokenizer); :class:`CostChart` is the app's QPainter
+:class:`~bpe_gui.gui.panels.chart_widget.ChartWidget` with languages as groups of bars,
+one bar per tokenizer.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+
+from ...engine.langcost import CostRow, CostTable
+from ..panels.chart_data import Series, fmt_value
+from ..panels.chart_widget import ChartWidget, series_colors
+
+SORT_ROLE = Qt.UserRole + 1
+
+# (header, tooltip, value of a row, format)
+Column = tuple[str, str, Callable[[CostRow], object], str]
+COLUMNS: list[Column] = [
+    ("Language", "The file's name before its first dot", lambda r: r.language, ""),
+    ("Tokenizer", "", lambda r: r.tokenizer, ""),
+    ("Characters", "Characters of the text", lambda r: r.chars, ",d"),
+    ("Tokens", "Tokens the tokenizer cuts the text into", lambda r: r.tokens, ",d"),
+    ("Bytes/token", "UTF-8 bytes of the text per token (higher: fewer tokens)",
+     lambda r: r.bytes_per_token, ".2f"),
+    ("Tokens/char", "Tokens per character", lambda r: r.tokens_per_char, ".3f"),
+    ("Parity", "Tokens of this text / tokens of the reference language's text, same "
+     "tokenizer (Petrov et al. 2023); compares like with like when the files are "
+     "translations of one text", lambda r: r.parity, ".2f"),
+    ("Rényi eff.", "Rényi efficiency, alpha 2.5 (Zouhar et al. 2023): the Rényi entropy "
+     "of the token frequencies over ln of the vocabulary size; higher: the vocabulary is "
+     "used more evenly", lambda r: r.renyi, ".3f"),
+]
+
+# chart metrics: label in the menu -> (axis label, row value)
+METRICS: dict[str, tuple[str, Callable[[CostRow], float | None]]] = {
+    "Parity (tokens / reference's tokens)": ("parity", lambda r: r.parity),
+    "Bytes per token": ("bytes/token", lambda r: r.bytes_per_token),
+    "Tokens per character": ("tokens/char", lambda r: r.tokens_per_char),
+    "Rényi efficiency (α 2.5)": ("Rényi efficiency", lambda r: r.renyi),
+}
+
+
+class CostModel(QAbstractTableModel):
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.table: CostTable | None = None
+
+    def set_table(self, table: CostTable | None) -> None:
+        self.beginResetModel()
+        self.table = table
+        self.endResetModel()
+
+    def rowCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() or self.table is None else len(self.table.rows)
+
+    def columnCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(self, section, orientation, role=Qt.DisplayRole):
+        if orientation != Qt.Horizontal:
+            return None
+        head, tip, _, _ = COLUMNS[section]
+        if role == Qt.DisplayRole:
+            if head == "Parity" and self.table is not None:
+                return f"Parity ({self.table.reference})"
+            return head
+        if role == Qt.ToolTipRole:
+            return tip or None
+        return None
+
+    def data(self, index, role=Qt.DisplayRole):
+        if not index.isValid() or self.table is None:
+            return None
+        row = self.table.rows[index.row()]
+        _, _, get, fmt = COLUMNS[index.column()]
+        value = get(row)
+        if role == Qt.DisplayRole:
+            if value is None:
+                return "–"
+            return format(value, fmt) if fmt else str(value)
+        if role == SORT_ROLE:
+            return value if value is not None else float("-inf")
+        if role == Qt.TextAlignmentRole and fmt:
+            return int(Qt.AlignRight | Qt.AlignVCenter)
+        return None
+
+
+class CostChart(ChartWidget):
+    """Grouped bars: one group per language, one bar (colour) per tokenizer."""
+
+    def __init__(self, parent=None):
+        super().__init__("Per-language cost", "language", "", y_from_zero=True,
+                         empty_text="Pick a folder and tokenizers, then Measure.", parent=parent)
+        self._groups: list[tuple[float, str]] = []
+        self._labels: dict[tuple[str, float], str] = {}
+
+    def show_table(self, table: CostTable | None, metric: str) -> None:
+        self.series.clear()
+        self._groups, self._labels = [], {}
+        self.ylabel, get = METRICS[metric]
+        if table is not None:
+            n = len(table.tokenizers)
+            for g, lang in enumerate(table.languages):
+                self._groups.append((g * (n + 1) + (n - 1) / 2, lang))
+            for k, name in enumerate(table.tokenizers):
+                xs, ys = [], []
+                for g, lang in enumerate(table.languages):
+                    v = get(table.row(lang, name))
+                    if v is not None:
+                        xs.append(g * (n + 1) + k)
+                        ys.append(v)
+                        self._labels[(name, xs[-1])] = lang
+                self.series[name] = Series(name, xs, ys, "bars", k)
+        self._changed()
+
+    def legend_html(self, dark: bool) -> str:
+        """The legend as a line of coloured squares and names (shown above the chart: a
+        legend box inside it would hide bars, which fill every corner)."""
+        cols = series_colors(dark)
+        return "&nbsp;&nbsp; ".join(
+            f'<span style="color:{cols[s.color % len(cols)].name()}">■</span>&nbsp;'
+            f"{_escape(s.name)}" for s in self.series.values())
+
+    def _paint_legend(self, *args) -> None:
+        pass   # the dialog shows legend_html() above the chart
+
+    def _x_ticks(self, x0, x1, plot_w: float):
+        return [(x, lang) for x, lang in self._groups if x0 <= x <= x1], []
+
+    def readout(self, s: Series, i: int) -> str:
+        lang = self._labels.get((s.name, s.xs[i]), "")
+        return f"{lang} · {s.name}: {fmt_value(s.ys[i])}"
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

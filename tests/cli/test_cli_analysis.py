@@ -1,0 +1,188 @@
+"""``bpe-gui inspect`` and ``bpe-gui cost``, run as subprocesses; numbers checked against
+tiktoken built from the files the command read."""
+from __future__ import annotations
+
+import base64
+import csv
+import json
+import math
+import os
+import subprocess
+import sys
+from collections import Counter
+
+import pytest
+
+from test_cli import REPO, assert_user_error, err, out, run
+
+tiktoken = pytest.importorskip("tiktoken")
+
+CORPUS = ("The quick brown fox jumps over the lazy dog. It's a lovely day, isn't it?\n"
+          "满纸荒唐言，一把辛酸泪！都云作者痴，谁解其中味？\n"
+          "def square(x):\n    return x * x  # 🙂👍🏽\n<|endoftext|>") * 20
+
+
+@pytest.fixture(scope="module")
+def trained_dir(tmp_path_factory):
+    work = tmp_path_factory.mktemp("trained")
+    (work / "corpus.txt").write_text(CORPUS, "utf-8")
+    p = run("train", "corpus.txt", "--vocab-size", "420", "--out", "tok", "--preset",
+            "cl100k", "--special-token", "<|endoftext|>", "-q", cwd=work)
+    assert p.returncode == 0, err(p)
+    return work / "tok"
+
+
+def tiktoken_from(folder):
+    """tiktoken.Encoding from the exported .tiktoken files (its own loader)."""
+    import tiktoken.load
+    meta = json.loads((folder / "tokenizer.tiktoken.json").read_text("utf-8"))
+    ranks = tiktoken.load.load_tiktoken_bpe(str(folder / "tokenizer.tiktoken"))
+    return tiktoken.Encoding("t", pat_str=meta["pat_str"], mergeable_ranks=ranks,
+                             special_tokens=meta["special_tokens"])
+
+
+def oracle_classes(enc) -> dict[str, list[int]]:
+    out = {"ok": [], "unreachable": [], "undecodable": [], "special": []}
+    specials = set(enc._special_tokens.values())
+    for i in range(enc.n_vocab):
+        if i in specials:
+            out["special"].append(i)
+            continue
+        try:
+            text = enc.decode_single_token_bytes(i).decode("utf-8")
+        except UnicodeDecodeError:
+            out["undecodable"].append(i)
+            continue
+        out["ok" if enc.encode(text, allowed_special="all") == [i] else "unreachable"].append(i)
+    return out
+
+
+# ----- inspect --------------------------------------------------------------------------
+def test_inspect_json_is_tiktokens_classification(tmp_path, trained_dir):
+    p = run("inspect", "--tokenizer", str(trained_dir), "--json", cwd=tmp_path)
+    assert p.returncode == 0, err(p)
+    got = json.loads(out(p))
+    assert list(got) == ["ok", "unreachable", "undecodable", "special"]
+    assert got == oracle_classes(tiktoken_from(trained_dir))
+
+
+def test_inspect_text_lists_counts_and_tokens(tmp_path, trained_dir):
+    p = run("inspect", "--tokenizer", str(trained_dir / "tokenizer.json"), cwd=tmp_path)
+    assert p.returncode == 0, err(p)
+    text = out(p)
+    want = oracle_classes(tiktoken_from(trained_dir))
+    for kind, ids in want.items():
+        assert f"{kind + ':':<13} {len(ids):,}" in text
+    assert "undecodable (" in text and "  128  <80>" in text        # readable: hex bytes
+    assert "<|endoftext|>" in text and "\n  0  " not in text          # ok ones not listed
+    p = run("inspect", "--tokenizer", str(trained_dir), "--limit", "3", "--ok", cwd=tmp_path)
+    lines = out(p).splitlines()
+    assert "ok (" in out(p) and any(line.startswith("  ... ") for line in lines)
+
+
+def test_inspect_lists_what_an_unreachable_token_becomes(tmp_path):
+    """A vocabulary with 'ing ' (GPT-2's pattern never cuts it out) as tiktoken ranks."""
+    ranks = {bytes([b]): b for b in range(256)}
+    for t in (b"in", b"ing", b"ing "):
+        ranks[t] = len(ranks)
+    lines = [f"{base64.b64encode(t).decode()} {r}" for t, r in ranks.items()]
+    (tmp_path / "x.tiktoken").write_text("\n".join(lines) + "\n", "ascii")
+    (tmp_path / "x.tiktoken.json").write_text(json.dumps(
+        {"pat_str": r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+""",
+         "special_tokens": {}}), "utf-8")
+    p = run("inspect", "--tokenizer", str(tmp_path / "x.tiktoken"), cwd=tmp_path)
+    assert p.returncode == 0, err(p)
+    assert "unreachable:  1" in out(p)
+    assert "  258  ing·   -> ing ·" in out(p)
+
+
+def test_inspect_as_of_a_merge_step(tmp_path, trained_dir):
+    p = run("inspect", "--tokenizer", str(trained_dir / "tokenizer.bpe-gui.json"),
+            "--merges", "30", "--json", cwd=tmp_path)
+    assert p.returncode == 0, err(p)
+    got = json.loads(out(p))
+    assert sum(map(len, got.values())) == 256 + 1 + 30
+    p = run("inspect", "--tokenizer", str(trained_dir / "tokenizer.tiktoken"), "--merges", "3",
+            cwd=tmp_path)
+    assert_user_error(p, "--merges", "merge list")
+
+
+def test_inspect_errors(tmp_path):
+    assert_user_error(run("inspect", "--tokenizer", str(tmp_path / "nope"), cwd=tmp_path),
+                      "not found")
+    assert_user_error(run("inspect", cwd=tmp_path), "--tokenizer")
+
+
+def test_inspect_and_cost_never_import_qt(tmp_path, trained_dir):
+    (tmp_path / "h").mkdir()
+    (tmp_path / "h" / "en.txt").write_text("hello world", "utf-8")
+    code = ("import sys; from bpe_gui.cli import main; "
+            f"assert main(['inspect', '--tokenizer', {str(trained_dir)!r}, '--json']) == 0; "
+            f"assert main(['cost', '--tokenizer', {str(trained_dir)!r}, 'h']) == 0; "
+            "assert not [m for m in sys.modules if m.startswith('PySide6')], 'Qt imported'")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["PYTHONPATH"] = str(REPO)
+    p = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, env=env)
+    assert p.returncode == 0, p.stderr.decode()
+
+
+# ----- cost -----------------------------------------------------------------------------
+TEXTS = {"en": "The lazy dog sleeps. The quick fox runs.\n" * 30,
+         "zh": "满纸荒唐言，一把辛酸泪！\n" * 30,
+         "code": "def square(x):\n    return x * x\n" * 30}
+
+
+@pytest.fixture
+def held(tmp_path):
+    d = tmp_path / "held"
+    d.mkdir()
+    for lang, text in TEXTS.items():
+        (d / f"{lang}.txt").write_text(text, "utf-8")
+    return d
+
+
+def test_cost_table_and_csv(tmp_path, trained_dir, held):
+    p = run("train", str(trained_dir.parent / "corpus.txt"), "--vocab-size", "300", "--out",
+            "small", "-q", cwd=tmp_path)
+    assert p.returncode == 0, err(p)
+    p = run("cost", "--tokenizer", str(trained_dir), "--tokenizer", "small", str(held),
+            "--reference", "zh", "--csv", "out/cost.csv", cwd=tmp_path)
+    assert p.returncode == 0, err(p)
+    text = out(p)
+    assert "parity (zh)" in text and "Rényi (2.5)" in text
+    rows = list(csv.DictReader((tmp_path / "out" / "cost.csv").open(encoding="utf-8")))
+    assert len(rows) == 6
+    encs = {"tok": tiktoken_from(trained_dir), "small": tiktoken_from(tmp_path / "small")}
+    tokens = {(lang, name): len(e.encode(t, allowed_special="all"))
+              for lang, t in TEXTS.items() for name, e in encs.items()}
+    for row in rows:
+        lang, name = row["language"], row["tokenizer"]
+        text_ = TEXTS[lang]
+        enc = encs[name]
+        ids = enc.encode(text_, allowed_special="all")
+        assert int(row["tokens"]) == len(ids)
+        assert float(row["parity"]) == pytest.approx(len(ids) / tokens["zh", name])
+        c, n = Counter(ids), len(ids)
+        size = enc.n_vocab
+        h = math.log(sum((v / n) ** 2.5 for v in c.values())) / (1 - 2.5)
+        assert float(row["renyi_efficiency"]) == pytest.approx(h / math.log(size), rel=1e-9)
+        assert int(row["vocab_size"]) == size
+        # the printed table shows the same row
+        line = next(x for x in text.splitlines() if x.split()[:2] == [lang, name])
+        assert f"{len(ids):,}" in line and f"{len(text_.encode()) / len(ids):.2f}" in line
+    assert "wrote:  out/cost.csv" in text
+
+
+def test_cost_errors(tmp_path, trained_dir, held):
+    t = str(trained_dir)
+    assert_user_error(run("cost", *["--tokenizer", t] * 5, str(held), cwd=tmp_path),
+                      "at most 4")
+    assert_user_error(run("cost", "--tokenizer", t, str(held), "--reference", "fr",
+                          cwd=tmp_path), "reference language 'fr'", "code, en, zh")
+    assert_user_error(run("cost", "--tokenizer", t, str(held), "--alpha", "-1", cwd=tmp_path),
+                      "positive")
+    assert_user_error(run("cost", "--tokenizer", t, str(tmp_path / "none"), cwd=tmp_path),
+                      "not a folder")
+    (held / "de.txt").write_bytes(b"gr\xfc\xdf")
+    assert_user_error(run("cost", "--tokenizer", t, str(held), cwd=tmp_path),
+                      "de.txt", "not valid UTF-8 at byte offset 2")
