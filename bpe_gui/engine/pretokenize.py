@@ -49,6 +49,7 @@ PRESETS: dict[str, str] = {
     "whitespace": WHITESPACE_PATTERN,
     "cjk": CJK_PATTERN,
 }
+_PRESET_OF_PATTERN = {v: k for k, v in PRESETS.items()}
 PRESET_ALIASES = {"gpt4": "cl100k", "gpt-2": "gpt2", "gpt-4": "cl100k", "ws": "whitespace",
                   "gpt4o": "o200k", "gpt-4o": "o200k"}
 PRESET_LABELS = {
@@ -74,12 +75,15 @@ CUSTOM_TIMEOUT_S = _timeout_from_env()
 def resolve_pattern(preset_or_pattern: str) -> tuple[str, str | None]:
     """Return ``(pattern, preset_name_or_None)`` for a preset name or a raw pattern.
 
+    A raw pattern that is exactly a preset's (e.g. o200k's, as tiktoken files carry it)
+    counts as that preset, so it runs on the native scanner.
+
     Example: ``resolve_pattern("gpt4") -> (CL100K_PATTERN, "cl100k")``.
     """
     key = PRESET_ALIASES.get(preset_or_pattern.lower(), preset_or_pattern.lower())
     if key in PRESETS:
         return PRESETS[key], key
-    return preset_or_pattern, None
+    return preset_or_pattern, _PRESET_OF_PATTERN.get(preset_or_pattern)
 
 
 def compile_pattern(pattern: str) -> "regex.Pattern[str]":
