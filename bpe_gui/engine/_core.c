@@ -1612,12 +1612,22 @@ fail:
     return NULL;
 }
 
-static int check_usable(CoreObject *c)
+/* Every entry point starts here: while run() works without the GIL on another thread,
+ * the tables may be reallocated under any reader, so nothing may be read meanwhile. */
+static int check_idle(CoreObject *c)
 {
     if (c->busy) {
         PyErr_SetString(PyExc_RuntimeError, "Core is busy in run() on another thread");
         return -1;
     }
+    return 0;
+}
+
+/* ... and those that read or change the training state also need it whole */
+static int check_usable(CoreObject *c)
+{
+    if (check_idle(c) < 0)
+        return -1;
     if (c->broken) {
         PyErr_SetString(PyExc_RuntimeError,
                         "Core state was lost after a failed memory allocation");
@@ -1965,10 +1975,8 @@ static PyObject *Core_token(CoreObject *c, PyObject *args)
     long long t;
     if (!PyArg_ParseTuple(args, "L:token", &t))
         return NULL;
-    if (c->busy) {
-        PyErr_SetString(PyExc_RuntimeError, "Core is busy in run() on another thread");
+    if (check_idle(c) < 0)
         return NULL;
-    }
     if (t < 0 || t >= c->n_tokens) {
         PyErr_SetString(PyExc_IndexError, "token id out of range");
         return NULL;
@@ -2086,6 +2094,8 @@ static PyObject *Core_check(CoreObject *c, PyObject *Py_UNUSED(ignored))
 /* sizes of the internal structures, for benchmarks */
 static PyObject *Core_stats(CoreObject *c, PyObject *Py_UNUSED(ignored))
 {
+    if (check_idle(c) < 0)
+        return NULL;
     int64_t pos_entries = 0, pos_cap = 0, heap_lists = 0;
     for (int32_t j = 0; j < c->n_pairs; j++) {
         pos_entries += c->pairs[j].len;
@@ -2107,27 +2117,27 @@ static PyObject *Core_stats(CoreObject *c, PyObject *Py_UNUSED(ignored))
 
 static PyObject *Core_get_n_tokens(CoreObject *c, void *closure)
 {
-    return PyLong_FromLong(c->n_tokens);
+    return check_idle(c) < 0 ? NULL : PyLong_FromLong(c->n_tokens);
 }
 static PyObject *Core_get_n_steps(CoreObject *c, void *closure)
 {
-    return PyLong_FromLong(c->n_steps);
+    return check_idle(c) < 0 ? NULL : PyLong_FromLong(c->n_steps);
 }
 static PyObject *Core_get_n_words(CoreObject *c, void *closure)
 {
-    return PyLong_FromLong(c->n_words);
+    return check_idle(c) < 0 ? NULL : PyLong_FromLong(c->n_words);
 }
 static PyObject *Core_get_tie_rule(CoreObject *c, void *closure)
 {
-    return PyLong_FromLong(c->tie);
+    return check_idle(c) < 0 ? NULL : PyLong_FromLong(c->tie);
 }
 static PyObject *Core_get_total_symbols(CoreObject *c, void *closure)
 {
-    return PyLong_FromLongLong((long long)c->total_syms);
+    return check_idle(c) < 0 ? NULL : PyLong_FromLongLong((long long)c->total_syms);
 }
 static PyObject *Core_get_n_pairs(CoreObject *c, void *closure)
 {
-    return PyLong_FromLong(c->heap_n);
+    return check_idle(c) < 0 ? NULL : PyLong_FromLong(c->heap_n);
 }
 
 static PyGetSetDef Core_getset[] = {
