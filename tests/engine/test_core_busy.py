@@ -59,7 +59,7 @@ def test_every_entry_point_refuses_while_run_works_on_another_thread():
     # wait until run() holds the Core: then it refuses everything
     while True:
         try:
-            core.n_steps
+            _ = core.n_steps
         except RuntimeError:
             break
         assert worker.is_alive(), "run() ended before it could be observed"
