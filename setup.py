@@ -1,10 +1,15 @@
 """Only here to declare the C extensions; all metadata lives in pyproject.toml."""
 from setuptools import Extension, setup
 
-CFLAGS = ["-O2", "-std=c99"]
+# hidden visibility: the files of one extension share plain names (grow, sort_i32...);
+# only PyInit_* is exported, so no other library's symbol can stand in for them
+CFLAGS = ["-O2", "-std=c99", "-fvisibility=hidden"]
 SCAN = ["bpe_gui/engine/csrc/scan.c"]   # the native scanner, compiled into each user
 SCAN_DEPS = ["bpe_gui/engine/csrc/" + f for f in
              ("scan.h", "scan_python.h", "scan_cut.inc", "scan_tables.inc", "unicode_tables.h")]
+CORE = ["bpe_gui/engine/csrc/" + f for f in
+        ("coremodule.c", "core_build.c", "core_step.c", "core_heap.c", "core_tables.c",
+         "core_lists.c", "core_query.c", "core_check.c")]
 
 
 def ext(name: str, *sources: str) -> Extension:
@@ -12,12 +17,15 @@ def ext(name: str, *sources: str) -> Extension:
     # to slower Python code (the test suite refuses that unless BPE_GUI_ALLOW_PYCORE=1)
     return Extension(f"bpe_gui.engine.{name}", sources=list(sources),
                      include_dirs=["bpe_gui/engine/csrc"], extra_compile_args=CFLAGS,
-                     depends=SCAN_DEPS if SCAN[0] in sources else [], optional=True)
+                     depends=(SCAN_DEPS if SCAN[0] in sources else [])
+                     + (["bpe_gui/engine/csrc/core.h"] if CORE[0] in sources else []),
+                     optional=True)
 
 
 setup(
     ext_modules=[
-        ext("_core", "bpe_gui/engine/_core.c"),
+        # the training core: coremodule.c is the Python type, core.h the data structures
+        ext("_core", *CORE),
         ext("_encode", "bpe_gui/engine/_encode.c", *SCAN),
         ext("_count", "bpe_gui/engine/csrc/countmodule.c", *SCAN),
         ext("_scan", "bpe_gui/engine/csrc/scanmodule.c", *SCAN),

@@ -22,7 +22,7 @@ def ms(t0: float) -> str:
 
 def main(path: str) -> None:
     app = QApplication([])
-    import bpe_gui.gui  # noqa: F401  (PySide6 refcount guard)
+    import bpe_gui.gui  # noqa: F401  (the PySide6 6.12.0 refcount guard; no-op elsewhere)
     from bpe_gui.engine.formats import load_tokenizer
     from bpe_gui.gui.controller import Controller
     from bpe_gui.gui.models.vocab_model import prepare_imported

@@ -21,7 +21,10 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 import pytest  # noqa: E402
 from PySide6.QtCore import QSettings, QTimer  # noqa: E402
 
-import bpe_gui.gui  # noqa: E402,F401  (PySide6 refcount guard)
+import bpe_gui.gui  # noqa: E402,F401  (the PySide6 6.12.0 refcount guard; no-op elsewhere)
+from bpe_gui.gui.app import apply_process_settings  # noqa: E402
+
+apply_process_settings()   # measure the window as the app runs it (see app.main)
 
 TARGET_GAP_S = 0.100
 VOCAB = 5000

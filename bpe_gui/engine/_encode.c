@@ -135,6 +135,8 @@ static int reserve(Merger *m, size_t n)
 {
     if (n <= m->buf_cap)
         return 0;
+    if (n > INT32_MAX - 1)
+        return -1; /* positions are int32 (the heap packs rank and position in 64 bits) */
     size_t cap = m->buf_cap ? m->buf_cap : 64;
     while (cap < n)
         cap *= 2;
@@ -431,6 +433,15 @@ static int cache_store(WordCache *c, const unsigned char *w, size_t len, uint64_
     return 0;
 }
 
+static int cache_idle(WordCache *c)
+{
+    if (c->busy) {
+        PyErr_SetString(PyExc_RuntimeError, "WordCache is in use on another thread");
+        return -1;
+    }
+    return 0;
+}
+
 static int WordCache_init(WordCache *c, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"max_words", NULL};
@@ -441,10 +452,8 @@ static int WordCache_init(WordCache *c, PyObject *args, PyObject *kw)
         PyErr_SetString(PyExc_ValueError, "max_words must be between 1 and 2**28");
         return -1;
     }
-    if (c->busy) {
-        PyErr_SetString(PyExc_RuntimeError, "WordCache is in use");
+    if (cache_idle(c) < 0)
         return -1;
-    }
     size_t cap = 1024;
     while (cap < 2 * (size_t)max_words)
         cap *= 2;
@@ -473,14 +482,15 @@ static void WordCache_dealloc(WordCache *c)
 
 static PyObject *WordCache_clear(WordCache *c, PyObject *Py_UNUSED(ignored))
 {
-    if (!c->busy)
-        cache_reset(c);
+    if (cache_idle(c) < 0)
+        return NULL;
+    cache_reset(c);
     Py_RETURN_NONE;
 }
 
 static Py_ssize_t WordCache_len(WordCache *c)
 {
-    return (Py_ssize_t)c->n;
+    return cache_idle(c) < 0 ? -1 : (Py_ssize_t)c->n;
 }
 
 static PyMethodDef WordCache_methods[] = {
@@ -780,9 +790,12 @@ static PyObject *Merger_encode_words(Merger *m, PyObject *args)
     PyObject *out = PyList_New(0);
     if (!out)
         return NULL;
-    Py_ssize_t nw = PyList_GET_SIZE(words);
-    for (Py_ssize_t k = 0; k < nw; k++) {
-        PyObject *w = PyList_GET_ITEM(words, k);
+    /* the dict lookup can run Python code (a str subclass's __hash__ or __eq__) that
+     * changes the list: re-read its length every time and hold the word meanwhile */
+    PyObject *w = NULL;
+    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(words); k++) {
+        w = PyList_GET_ITEM(words, k);
+        Py_INCREF(w);
         PyObject *ids = PyDict_GetItemWithError(cache, w); /* borrowed */
         if (ids) {
             Py_INCREF(ids);
@@ -818,9 +831,11 @@ static PyObject *Merger_encode_words(Merger *m, PyObject *args)
             }
         }
         Py_DECREF(ids);
+        Py_CLEAR(w);
     }
     return out;
 fail:
+    Py_XDECREF(w);
     Py_DECREF(out);
     return NULL;
 }
@@ -840,6 +855,10 @@ static PyMethodDef Merger_methods[] = {
 static PyObject *Merger_len(Merger *m, void *closure)
 {
     (void)closure;
+    if (m->busy) {
+        PyErr_SetString(PyExc_RuntimeError, "Merger is in use on another thread");
+        return NULL;
+    }
     return PyLong_FromSize_t(m->n);
 }
 

@@ -149,6 +149,10 @@ static int32_t find_key(const Model *m, const char *p, size_t n) {
 
 /* Add a key for an id. Returns 1 if added, 0 if that key already names an id, -1 on error. */
 static int add_key(Model *m, const char *p, size_t n, int32_t id, int lookup) {
+    if (n > INT32_MAX) { /* Entry.len is int32 */
+        PyErr_SetString(PyExc_ValueError, "a token of 2 GiB or more");
+        return -1;
+    }
     if (lookup && find_key(m, p, n) != NONE_ID) return 0;
     if (m->n_entries == m->entries_cap) {
         size_t cap = m->entries_cap ? m->entries_cap * 2 : 1024;
@@ -1110,6 +1114,10 @@ static size_t initial_syms(Model *m, const char *w, Py_ssize_t len) {
 /* Tokens of one word into m->sym; returns their number, or (size_t)-1 on error. */
 static size_t tokenize_utf8(Model *m, const char *w, Py_ssize_t len) {
     if (len == 0) return 0;
+    if (len > INT32_MAX / 4) { /* symbol offsets are int32 */
+        PyErr_SetString(PyExc_ValueError, "a word of 512 MiB or more");
+        return (size_t)-1;
+    }
     if (reserve(m, (size_t)len * 4 + 1) < 0) return (size_t)-1;
     if (m->kind == KIND_TIKTOKEN || m->ignore_merges) {
         int32_t id = find_key(m, w, (size_t)len);
@@ -1174,9 +1182,12 @@ static PyObject *Model_encode_words(Model *m, PyObject *args) {
         return NULL;
     PyObject *out = PyList_New(0);
     if (!out) return NULL;
-    Py_ssize_t nw = PyList_GET_SIZE(words);
-    for (Py_ssize_t k = 0; k < nw; k++) {
-        PyObject *w = PyList_GET_ITEM(words, k);
+    /* the dict lookup can run Python code (a str subclass's __hash__ or __eq__) that
+       changes the list: re-read its length every time and hold the word meanwhile */
+    PyObject *w = NULL;
+    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(words); k++) {
+        w = PyList_GET_ITEM(words, k);
+        Py_INCREF(w);
         PyObject *ids = PyDict_GetItemWithError(cache, w);
         if (ids) {
             Py_INCREF(ids);
@@ -1202,9 +1213,11 @@ static PyObject *Model_encode_words(Model *m, PyObject *args) {
                 goto fail;
             }
         Py_DECREF(ids);
+        Py_CLEAR(w);
     }
     return out;
 fail:
+    Py_XDECREF(w);
     Py_DECREF(out);
     return NULL;
 }

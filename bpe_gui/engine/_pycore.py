@@ -41,12 +41,12 @@ class Core:
 
     def _ordered(self):
         counts, first = self._counts()
-        if self.rule == GREATEST:
-            key = lambda p: (-counts[p], _Inv(self.tokens[p[0]]), _Inv(self.tokens[p[1]]))
-        elif self.rule == FIRST_SEEN:
-            key = lambda p: (-counts[p], first[p])
-        else:
-            key = lambda p: (-counts[p], p)
+        def key(p):
+            if self.rule == GREATEST:
+                return -counts[p], _Inv(self.tokens[p[0]]), _Inv(self.tokens[p[1]])
+            if self.rule == FIRST_SEEN:
+                return -counts[p], first[p]
+            return -counts[p], p
         return sorted((p for p in counts if counts[p] > 0), key=key), counts
 
     def best(self):

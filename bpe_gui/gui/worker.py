@@ -27,20 +27,24 @@ Job = Callable[[Callable[[int, int], None], Callable[[], bool]], Any]
 
 
 class _GCPause:
-    """No cyclic garbage collection while jobs run; collect and freeze on the GUI thread.
+    """No cyclic garbage collection while jobs run; collect on the GUI thread instead.
 
     Python runs the cyclic GC in whichever thread happens to allocate, so during a job
     it ran in the worker: it freed unreachable Qt wrappers (widgets of closed dialogs)
     off the GUI thread, which crashes Qt, and each full pass rescanned the job's millions
     of records with the GIL held, freezing the window for 50-500 ms. So the first job
     to start collects the garbage that is already there (on the GUI thread) and turns
-    automatic collection off; the last job to end moves everything alive into the
-    permanent generation (gc.freeze: later passes skip it, reference counting still
-    frees it) and turns collection back on.
+    automatic collection off; the last job to end turns it back on.
+
+    With ``freeze_after_jobs`` (the application turns it on in ``app.main``; a library
+    user or a test process keeps Python's own behaviour) the last job to end also moves
+    everything alive into the permanent generation (gc.freeze: later passes skip it,
+    reference counting still frees it).
     """
 
     running = 0
     was_enabled = True
+    freeze_after_jobs = False
 
     @classmethod
     def job_started(cls) -> None:
@@ -54,9 +58,16 @@ class _GCPause:
     def job_ended(cls) -> None:
         cls.running = max(0, cls.running - 1)
         if cls.running == 0:
-            gc.freeze()
+            if cls.freeze_after_jobs:
+                gc.freeze()
             if cls.was_enabled:
                 gc.enable()
+
+
+def freeze_after_jobs(on: bool = True) -> None:
+    """After the last running job ends, gc.freeze() what is alive (see _GCPause): a
+    process-wide setting, so only the application's main() makes it."""
+    _GCPause.freeze_after_jobs = on
 
 
 class _Runner(QObject):

@@ -94,7 +94,8 @@ class Oracle:
         top = max(counts.values())
         tied = [p for p in counts if counts[p] == top]
         if self.rule == "greatest":
-            key = lambda p: (self.tokens[p[0]], self.tokens[p[1]])
+            def key(p):
+                return self.tokens[p[0]], self.tokens[p[1]]
             best = max(tied, key=key)
             if sum(1 for p in tied if key(p) == key(best)) > 1:
                 self.ambiguous = True

@@ -22,7 +22,7 @@ from bpe_gui.engine.formats import (FORMATS, detect_format, export_formats, expo
 from bpe_gui.engine.formats import _common
 
 tiktoken = pytest.importorskip("tiktoken")
-import tiktoken.load  # noqa: E402
+tiktoken_load = pytest.importorskip("tiktoken.load")
 tokenizers = pytest.importorskip("tokenizers")
 
 SPECIALS = ("<|endoftext|>", "<|pad|>")
@@ -65,7 +65,7 @@ def hf_ids(path: Path, text: str) -> list[int]:
 
 def tiktoken_encoding(folder: Path, name: str = "tokenizer"):
     meta = json.loads((folder / f"{name}.tiktoken.json").read_text("utf-8"))
-    ranks = tiktoken.load.load_tiktoken_bpe(str(folder / f"{name}.tiktoken"))
+    ranks = tiktoken_load.load_tiktoken_bpe(str(folder / f"{name}.tiktoken"))
     return tiktoken.Encoding(meta["name"], pat_str=meta["pat_str"], mergeable_ranks=ranks,
                              special_tokens=meta["special_tokens"])
 

@@ -13,7 +13,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 import pytest  # noqa: E402
 from PySide6.QtCore import QSettings, QStandardPaths  # noqa: E402
 
-import bpe_gui.gui  # noqa: E402,F401  (installs the PySide6 None-refcount guard)
+import bpe_gui.gui  # noqa: E402,F401  (the PySide6 6.12.0 refcount guard; no-op elsewhere)
 
 
 @pytest.fixture(autouse=True)

@@ -6,7 +6,6 @@ import os
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import lzma  # noqa: E402
-import time  # noqa: E402
 
 import pytest  # noqa: E402
 from PySide6.QtCore import QEvent, QPointF, Qt  # noqa: E402
@@ -17,6 +16,7 @@ from bpe_gui.engine.tokenizer import Tokenizer  # noqa: E402
 from bpe_gui.gui.controller import Controller  # noqa: E402
 from bpe_gui.gui.panels.encode_view import EncodeView  # noqa: E402
 from panel_helpers import SHAKESPEARE, WORKED, make_controller  # noqa: E402
+from settle import settle  # noqa: E402
 
 MIXED = ("low lower newest widest 你好世界 newest 你好 widest\nlowest 世界 new 你\n" * 3)
 
@@ -253,14 +253,10 @@ def test_hidden_view_catches_up_when_shown(qtbot, view, controller):
     assert view.encoding.ids == enc.ids and view.encoding.offsets == enc.offsets
 
 
-def _p95(xs):
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(0.95 * len(xs)))]
-
-
-def test_measure_re_encode_10kb(qtbot):
-    """Prints the p95 of re-encoding 10 KB: after an edit (full encode) and after a
-    training step (merge applied to the current encoding)."""
+def test_re_encode_10kb_follows_edits_and_steps(qtbot):
+    """After edits (whole re-encodes) and steps and undos (merges applied to the
+    current encoding), the view's ids are a fresh encoding's. (Timings:
+    bench/test_gui_latency.py.)"""
     if not SHAKESPEARE.exists():
         pytest.skip(f"{SHAKESPEARE} not found")
     text = lzma.open(SHAKESPEARE, "rt", encoding="utf-8").read()
@@ -270,28 +266,20 @@ def test_measure_re_encode_10kb(qtbot):
     qtbot.addWidget(v)
     v.resize(1000, 650)
     v.show()
-    sample = text[200_000:210_000]
-    v.set_text(sample)
+    v.set_text(text[200_000:210_000])
     app = QApplication.instance()
     app.processEvents()
-    edits = []
     cur = v.edit.textCursor()
-    for i in range(30):
+    for i in range(10):
         cur.setPosition(4000 + i)
-        t0 = time.perf_counter()
-        cur.insertText("x")          # the view re-encodes the whole text
+        cur.insertText("x")          # the view re-encodes the whole text (debounced)
         app.processEvents()
-        edits.append((time.perf_counter() - t0) * 1000)
-    steps = []
-    for i in range(30):
-        t0 = time.perf_counter()
+    settle(qtbot, v, c)
+    assert v.last_mode != "step"
+    assert v.encoding.ids == fresh_encoding(c, v.text()).ids
+    for i in range(10):
         c.step() if i % 2 == 0 else c.undo()
         app.processEvents()
-        steps.append((time.perf_counter() - t0) * 1000)
     assert v.last_mode == "step"
     assert v.encoding.ids == fresh_encoding(c, v.text()).ids
-    print(f"\nre-encode 10 KB ({len(v.encoding):,} tokens): edit p95 {_p95(edits):.2f} ms "
-          f"(p50 {sorted(edits)[15]:.2f}); step p95 {_p95(steps):.2f} ms "
-          f"(p50 {sorted(steps)[15]:.2f})")
-    assert _p95(edits) < 250 and _p95(steps) < 250   # generous: CI machines vary
     c.shutdown()

@@ -6,6 +6,9 @@ import pytest
 from PySide6.QtCore import QPoint, QRect
 from PySide6.QtWidgets import QAbstractButton, QScrollArea, QToolBar
 
+from bpe_gui.gui.panels.visibility import on_screen
+from settle import settle as quiet
+
 SIZES = [(1024, 700), (1366, 768), (1920, 1080)]
 
 
@@ -18,7 +21,7 @@ def settle(qtbot, win, size):
     win.resize(*size)
     qtbot.waitUntil(lambda: win.size().width() == size[0])
     win.reset_layout()
-    qtbot.wait(50)
+    quiet(qtbot, win, win.controller)   # the layout requests it posted are delivered
 
 
 @pytest.mark.parametrize("theme", ["light", "dark"])
@@ -50,7 +53,8 @@ def test_no_dock_scrolls_sideways(window, qtbot, size):
         area = central if dock is None else dock.widget()
         if dock is not None:
             dock.raise_()
-            qtbot.wait(20)
+            qtbot.waitUntil(lambda: on_screen(area), timeout=3000)
+            quiet(qtbot, window, window.controller)
         assert isinstance(area, QScrollArea)
         name = "merge panel" if dock is None else dock.objectName()
         assert not area.horizontalScrollBar().isVisible(), (name, size)

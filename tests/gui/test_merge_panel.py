@@ -6,7 +6,6 @@ import os
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import lzma  # noqa: E402
-import time  # noqa: E402
 
 import pytest  # noqa: E402
 from PySide6.QtCore import Qt  # noqa: E402
@@ -246,15 +245,13 @@ def test_hidden_panel_catches_up_when_shown(qtbot, controller):
     assert pairs(p)[0][:2] == ("wi d", 3)
 
 
-def _p95(xs):
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(0.95 * len(xs)))]
-
-
-def test_measure_window_step_p95(qtbot):
-    """Prints the p95 of one step in the window (engine step + every panel's update)."""
+def test_many_steps_with_every_panel_shown_stay_consistent(qtbot):
+    """200 steps with the merge panel, the encode view and the vocabulary browser shown:
+    each follows step by step and ends where a fresh look at the trainer is. (Timings:
+    bench/test_gui_latency.py.)"""
     if not SHAKESPEARE.exists():
         pytest.skip(f"{SHAKESPEARE} not found")
+    from bpe_gui.engine.tokenizer import Tokenizer
     from bpe_gui.gui.panels.encode_view import EncodeView
     from bpe_gui.gui.panels.vocab_browser import VocabBrowser
     text = lzma.open(SHAKESPEARE, "rt", encoding="utf-8").read()
@@ -263,22 +260,23 @@ def test_measure_window_step_p95(qtbot):
     c.set_corpus_text(text)
     c.retrain()
     qtbot.waitUntil(lambda: c.trainer is not None and not c.busy, timeout=60000)
-    widgets = [MergePanel(c), EncodeView(c), VocabBrowser(c)]
-    for w in widgets:
+    panel, view, browser = MergePanel(c), EncodeView(c), VocabBrowser(c)
+    for w in (panel, view, browser):
         qtbot.addWidget(w)
         w.resize(1000, 650)
         w.show()
-    widgets[1].set_text(text[:2000])
+    view.set_text(text[:2000])
     app = QApplication.instance()
     app.processEvents()
-    times = []
     for _ in range(200):
-        t0 = time.perf_counter()
         assert c.step()
         app.processEvents()
-        times.append((time.perf_counter() - t0) * 1000)
-    p95, p50 = _p95(times), sorted(times)[len(times) // 2]
-    print(f"\nwindow step on tinyshakespeare (merge panel + encode view with 2 KB + vocab "
-          f"browser shown): p50 {p50:.2f} ms, p95 {p95:.2f} ms")
-    assert p95 < 250          # generous: CI machines vary; the target is 16 ms
+    t = c.trainer
+    assert panel.timeline.rowCount() == t.n_steps + 1 == 201    # and "start"
+    top = t.top_pairs(1)[0]
+    assert pairs(panel)[0][1] == top.count
+    s = t.settings
+    tok = Tokenizer(t.vocab, t.merges, list(s.special_tokens), pattern=s.pattern, mode=s.mode)
+    assert view.encoding.ids == tok.encode_with_offsets(view.text()).ids
+    qtbot.waitUntil(lambda: browser.model.rowCount() == t.vocab_size, timeout=3000)
     c.shutdown()

@@ -132,7 +132,7 @@ def test_drag_and_drop_files_onto_the_window(window, corpus_files, ready, qtbot)
     c = window.controller
     mime = QMimeData()
     mime.setUrls([QUrl.fromLocalFile(str(corpus_files[0])), QUrl.fromLocalFile(str(corpus_files[3]))])
-    enter = QDragEnterEvent(QPointF(window.rect().center()), Qt.CopyAction, mime, Qt.LeftButton,
+    enter = QDragEnterEvent(window.rect().center(), Qt.CopyAction, mime, Qt.LeftButton,
                             Qt.NoModifier)
     QApplication.sendEvent(window, enter)
     assert enter.isAccepted()

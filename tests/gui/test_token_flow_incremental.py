@@ -274,12 +274,24 @@ class PaintCounter(QObject):
         return False
 
 
+def flush_paints(qtbot, flow: TokenFlow) -> None:
+    """Until the window has repainted what was dirty: the scroll bar (beside the
+    viewport, in the same window) is marked dirty and painted; Qt paints every dirty
+    widget of a window in one pass, so a viewport that needed a repaint has had it."""
+    bar = flow.verticalScrollBar()
+    assert bar.isVisible()
+    marker = PaintCounter(bar)
+    bar.update()
+    qtbot.waitUntil(lambda: marker.n > 0, timeout=3000)
+    bar.removeEventFilter(marker)
+
+
 def test_repaints_only_when_the_visible_chips_change(qtbot):
     rng = random.Random(3)
     flow = make_flow(qtbot)
     seq = vocab_seq(rng, 500)
     show(flow, seq)
-    qtbot.wait(20)
+    flush_paints(qtbot, flow)
     counter = PaintCounter(flow.viewport())
     _, first, end = flow._visible_range()
     assert first == 0 and 10 < end < 300                    # the top rows are on screen
@@ -289,7 +301,7 @@ def test_repaints_only_when_the_visible_chips_change(qtbot):
         QApplication.processEvents()
         counter.n = 0
         show(flow, new)
-        qtbot.wait(30)
+        flush_paints(qtbot, flow)
         assert flow.viewport().width() == width
         return counter.n
 
@@ -321,7 +333,7 @@ def test_repaint_when_scrolled_and_a_change_moves_the_visible_rows(qtbot):
     bar = flow.verticalScrollBar()
     bar.setValue(bar.maximum() // 2)
     QApplication.processEvents()
-    qtbot.wait(20)
+    flush_paints(qtbot, flow)
     counter = PaintCounter(flow.viewport())
     _, first, end = flow._visible_range()
     assert first > 50
@@ -329,11 +341,11 @@ def test_repaint_when_scrolled_and_a_change_moves_the_visible_rows(qtbot):
     counter.n = 0
     # merging two tokens before the visible part shifts every chip on screen
     show(flow, seq[:10] + [(seq[10][0] + seq[11][0], 5000)] + seq[12:])
-    qtbot.wait(30)
+    flush_paints(qtbot, flow)
     assert counter.n >= 1
     counter.n = 0
     # a change after it does not
     new = seq[:10] + [(seq[10][0] + seq[11][0], 5000)] + seq[12:]
     show(flow, new[:-1] + [(b"the", 2)])
-    qtbot.wait(30)
+    flush_paints(qtbot, flow)
     assert counter.n == 0

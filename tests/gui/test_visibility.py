@@ -13,10 +13,10 @@ import os
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from bpe_gui.engine.tokenizer import Tokenizer  # noqa: E402
 from bpe_gui.gui.panels.visibility import on_screen  # noqa: E402
+from settle import settle  # noqa: E402
 
 STEPS = 6
 
@@ -36,21 +36,20 @@ def win(make_window, qtbot):
     if w.encode_on_right:
         pytest.skip("the screen is wide enough for the encode view beside the merge panel; "
                     "these tests need the bottom tab layout (encode in front)")
-    # Let the panels settle (debounced compare/charts timers) before the test steps.
-    qtbot.wait(200)
+    # the panels' debounced first updates (compare, charts) run before the test steps
+    settle(qtbot, w, w.controller)
     return w
 
 
-def settle(qtbot, ms: int = 200) -> None:
-    """Let every timer a step starts run out (debounces, throttles, redraws)."""
-    qtbot.wait(ms)
-    QApplication.processEvents()
+def quiet(qtbot, win) -> None:
+    """Every debounce, throttle and redraw the steps started has run (see settle.py)."""
+    settle(qtbot, win, win.controller)
 
 
 def raise_tab(qtbot, dock, widget) -> None:
     dock.raise_()
     qtbot.waitUntil(lambda: on_screen(widget), timeout=3000)
-    settle(qtbot)
+    quiet(qtbot, dock.window())
 
 
 def vb_rows(win) -> int:
@@ -81,7 +80,7 @@ def test_vocab_browser_skips_steps_behind_and_catches_up_when_raised(qtbot, win)
     assert summary_before.startswith("Step 0:")
     for _ in range(STEPS):
         assert c.step()
-    settle(qtbot)
+    quiet(qtbot, win)
     assert c.step_index == STEPS
     # Behind the encode tab: the model was not touched, the browser knows it is behind.
     assert vb.model.rowCount() == rows_before
@@ -115,7 +114,7 @@ def test_encode_view_skips_steps_behind_and_catches_up_when_raised(qtbot, win):
     source_before = ev.source.currentText()
     for _ in range(STEPS):
         assert c.step()
-    settle(qtbot)
+    quiet(qtbot, win)
     assert ev.encoding.ids == ids_before          # no work while behind
     assert ev.source.currentText() == source_before
     assert ev._behind
@@ -135,7 +134,7 @@ def test_charts_skip_steps_behind_and_catch_up_when_raised(qtbot, win):
     n_before = charts._n
     for _ in range(STEPS):
         assert c.step()
-    settle(qtbot)
+    quiet(qtbot, win)
     assert charts._n == n_before                  # no work while behind
     assert charts._behind
 
@@ -163,7 +162,7 @@ def test_compare_view_catches_up_when_raised(qtbot, win):
     assert a.caption.text().startswith("A: step 0 (current)")
     for _ in range(STEPS):
         assert c.step()
-    settle(qtbot)
+    quiet(qtbot, win)
     assert a._behind                              # no work while behind
     assert a.caption.text().startswith("A: step 0 (current)")
 
@@ -185,9 +184,9 @@ def test_compare_side_scrolled_into_view_is_up_to_date(qtbot, win):
     bar.setValue(0)
     for _ in range(STEPS):                        # side B may be scrolled out of view
         assert c.step()
-    settle(qtbot)
+    quiet(qtbot, win)
     bar.setValue(bar.maximum())                   # the user scrolls to side B
-    settle(qtbot)
+    quiet(qtbot, win)
     assert b.visibleRegion().boundingRect().width() > 0
     assert b.step_spin.maximum() == STEPS
     assert b.step_max.text() == f"of {STEPS}"

@@ -89,6 +89,7 @@ typedef struct {
     /* totals */
     int64_t total, chars, bytes;
     int busy;
+    int ready;              /* __init__ ran (WordCounter.__new__ alone leaves preset 0) */
 } Counter;
 
 /* ------------------------------------------------------------------------------ */
@@ -417,6 +418,20 @@ done:
 /* Python glue                                                                    */
 /* ------------------------------------------------------------------------------ */
 
+static int check_busy(Counter *c)
+{
+    if (c->busy) {
+        PyErr_SetString(PyExc_RuntimeError, "WordCounter is in use on another thread");
+        return -1;
+    }
+    return 0;
+}
+
+/* first-appearance keys are (block << 32) | ordinal: an ordinal must not reach the
+ * next block's keys */
+#define ORDINAL_OVERFLOW "block or ordinal number too large: a block holds at most 2**32 " \
+                         "words (start a new block)"
+
 static int check_idle(Counter *c)
 {
     if (c->busy) {
@@ -455,6 +470,7 @@ static int Counter_init(Counter *c, PyObject *args, PyObject *kwds)
     }
     free_specials(c);
     c->preset = preset;
+    c->ready = 1;
     if (!ospecials || ospecials == Py_None)
         return 0;
     PyObject *seq = PySequence_Fast(ospecials, "specials must be a sequence of bytes");
@@ -549,6 +565,11 @@ static PyObject *Counter_count(Counter *c, PyObject *args)
         return NULL;
     if (check_idle(c) < 0)
         return NULL;
+    if (!c->ready) { /* its preset would be 0 (GPT-2) and its specials none */
+        PyErr_SetString(PyExc_RuntimeError,
+                        "WordCounter is not initialised (call WordCounter(preset, specials))");
+        return NULL;
+    }
     if (c->preset == NO_PRESET) {
         PyErr_SetString(PyExc_ValueError, "this WordCounter has no scanner: use count_words");
         return NULL;
@@ -560,6 +581,11 @@ static PyObject *Counter_count(Counter *c, PyObject *args)
     Text t;
     if (text_get(o, &t) < 0)
         return NULL;
+    if (ordinal + (uint64_t)t.n > (1ull << 32)) { /* a word has at least one byte */
+        text_release(&t);
+        PyErr_SetString(PyExc_OverflowError, ORDINAL_OVERFLOW);
+        return NULL;
+    }
     int rc;
     uint64_t ord = ((uint64_t)block << 32) | ordinal;
     c->busy = 1;
@@ -572,7 +598,7 @@ static PyObject *Counter_count(Counter *c, PyObject *args)
     text_release(&t);
     if (rc < 0)
         return PyErr_NoMemory();
-    return PyLong_FromUnsignedLongLong(ord & 0xFFFFFFFFull);
+    return PyLong_FromUnsignedLongLong(ord - ((uint64_t)block << 32));
 }
 
 static PyObject *Counter_count_words(Counter *c, PyObject *args)
@@ -592,6 +618,11 @@ static PyObject *Counter_count_words(Counter *c, PyObject *args)
         return NULL;
     Py_ssize_t m = PySequence_Fast_GET_SIZE(seq);
     PyObject **items = PySequence_Fast_ITEMS(seq);
+    if (ordinal + (uint64_t)m > (1ull << 32)) {
+        Py_DECREF(seq);
+        PyErr_SetString(PyExc_OverflowError, ORDINAL_OVERFLOW);
+        return NULL;
+    }
     uint64_t ord = ((uint64_t)block << 32) | ordinal;
     for (Py_ssize_t i = 0; i < m; i++) {
         Py_ssize_t n;
@@ -615,7 +646,7 @@ static PyObject *Counter_count_words(Counter *c, PyObject *args)
         c->total++;
     }
     Py_DECREF(seq);
-    return PyLong_FromUnsignedLongLong(ord & 0xFFFFFFFFull);
+    return PyLong_FromUnsignedLongLong(ord - ((uint64_t)block << 32));
 }
 
 static PyTypeObject CounterType;
@@ -668,7 +699,8 @@ static PyObject *Counter_add_table(Counter *c, PyObject *args, PyObject *kwds)
         goto out;
     size_t n = (size_t)ct.len / 8;
     if (ct.len % 8 || st.len != (Py_ssize_t)((n + 1) * 8) ||
-        (has_firsts && fi.len != ct.len) || block >= (1ull << 31)) {
+        (has_firsts && fi.len != ct.len) || block >= (1ull << 31) ||
+        (!has_firsts && n > (1ull << 32))) {
         PyErr_SetString(PyExc_ValueError, "add_table: arrays of mismatched sizes");
         goto out;
     }
@@ -712,6 +744,8 @@ static PyObject *Counter_add_size(Counter *c, PyObject *args)
 {
     long long chars, nbytes;
     if (!PyArg_ParseTuple(args, "LL:add_size", &chars, &nbytes))
+        return NULL;
+    if (check_idle(c) < 0)
         return NULL;
     c->chars += chars;
     c->bytes += nbytes;
@@ -758,6 +792,7 @@ static PyObject *Counter_export(Counter *c, PyObject *args, PyObject *kwds)
     unsigned char *bp = (unsigned char *)PyBytes_AS_STRING(blob);
     int64_t *sp = (int64_t *)PyBytes_AS_STRING(starts);
     int64_t *fp = (int64_t *)PyBytes_AS_STRING(freqs);
+    c->busy = 1; /* the table is read without the GIL: nobody may grow it meanwhile */
     Py_BEGIN_ALLOW_THREADS
     size_t m = 0;
     for (size_t i = 0; i < c->cap; i++)
@@ -778,6 +813,7 @@ static PyObject *Counter_export(Counter *c, PyObject *args, PyObject *kwds)
             kp[i] = e->first;
     }
     Py_END_ALLOW_THREADS
+    c->busy = 0;
     free(ord);
     if (firsts)
         return Py_BuildValue("(NNNN)", blob, starts, freqs, firsts);
@@ -795,22 +831,22 @@ static PyObject *Counter_clear(Counter *c, PyObject *Py_UNUSED(ignored))
 
 static Py_ssize_t Counter_len(Counter *c)
 {
-    return (Py_ssize_t)c->n;
+    return check_busy(c) < 0 ? -1 : (Py_ssize_t)c->n;
 }
 
 static PyObject *Counter_get_total(Counter *c, void *closure)
 {
-    return PyLong_FromLongLong(c->total);
+    return check_busy(c) < 0 ? NULL : PyLong_FromLongLong(c->total);
 }
 
 static PyObject *Counter_get_chars(Counter *c, void *closure)
 {
-    return PyLong_FromLongLong(c->chars);
+    return check_busy(c) < 0 ? NULL : PyLong_FromLongLong(c->chars);
 }
 
 static PyObject *Counter_get_bytes(Counter *c, void *closure)
 {
-    return PyLong_FromLongLong(c->bytes);
+    return check_busy(c) < 0 ? NULL : PyLong_FromLongLong(c->bytes);
 }
 
 static PyObject *Counter_get_preset(Counter *c, void *closure)
@@ -820,7 +856,7 @@ static PyObject *Counter_get_preset(Counter *c, void *closure)
 
 static PyObject *Counter_get_memory(Counter *c, void *closure)
 {
-    return PyLong_FromSize_t(c->cap * sizeof(Slot) + c->arena_bytes);
+    return check_busy(c) < 0 ? NULL : PyLong_FromSize_t(c->cap * sizeof(Slot) + c->arena_bytes);
 }
 
 static PyGetSetDef Counter_getset[] = {

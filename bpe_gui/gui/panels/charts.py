@@ -24,7 +24,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFileDialog, QGridLayout,
-                               QHBoxLayout, QLabel, QMessageBox, QPlainTextEdit,
+                               QLabel, QMessageBox, QPlainTextEdit,
                                QPushButton, QVBoxLayout, QWidget)
 
 from ...engine import stats

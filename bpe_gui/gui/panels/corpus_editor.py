@@ -14,7 +14,7 @@ from typing import Sequence
 
 from PySide6.QtCore import QSettings, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QTextCursor
-from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QMenu, QPlainTextEdit,
+from PySide6.QtWidgets import (QFileDialog, QLabel, QMenu, QPlainTextEdit,
                                QSizePolicy, QToolButton, QVBoxLayout, QWidget)
 
 from ...engine.pretokenize import Pretokenizer

@@ -1,0 +1,191 @@
+"""Bugs found by auditing the C extensions (one test each; each failed before its fix),
+and the guards that audit checked: objects used before ``__init__`` or initialised
+twice, numbers cut to 32 bits, objects read while another thread works on them without
+the GIL, lists changed under a C loop by Python code it calls."""
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+_encode = pytest.importorskip("bpe_gui.engine._encode")
+_count = pytest.importorskip("bpe_gui.engine._count")
+_pipeline = pytest.importorskip("bpe_gui.engine._pipeline")
+_core = pytest.importorskip("bpe_gui.engine._core")
+
+BYTE_IDS = list(range(256))
+
+
+def _merger() -> "_encode.Merger":
+    m = _encode.Merger(BYTE_IDS)
+    m.add(ord("a"), ord("b"), 0, 256)
+    return m
+
+
+def _model() -> "_pipeline.Model":
+    vocab = {chr(c): c for c in range(ord("a"), ord("z") + 1)}
+    vocab["ab"] = 200
+    model, problem = _pipeline.Model.from_hf(vocab, ["a b"], False)
+    assert problem is None
+    return model
+
+
+class ClearsOnHash(str):
+    """A str whose hashing (a dict lookup asks for it) empties the list it came in."""
+    victim: list = []
+
+    def __hash__(self):
+        self.victim.clear()
+        return str.__hash__(self)
+
+
+# ---- lists changed by Python code that a C loop calls -----------------------------
+
+@pytest.mark.parametrize("encoder", ["merger", "model"])
+def test_encode_words_survives_the_word_list_emptied_under_it(encoder):
+    """encode_words kept the list's length and borrowed items across the dict lookup,
+    which can run Python (a str subclass's __hash__): emptying the list there made it
+    read past the list's freed items (a crash). Now it goes on with the list as it is."""
+    words = [ClearsOnHash("ab"), "a" * 40 + "x", "b" * 40 + "y"]
+    ClearsOnHash.victim = words
+    if encoder == "merger":
+        out = _merger().encode_words(words, {}, 1 << 30, 1000)
+    else:
+        out = _model().encode_words(words, {}, 1000)
+    assert words == [] and (out == [256] or out == [200])
+
+
+# ---- objects used before __init__, or initialised twice ----------------------------
+
+def test_word_counter_refuses_to_scan_before_init():
+    """WordCounter.__new__ left preset 0, so an uninitialised counter silently counted
+    with the GPT-2 scanner instead of saying it was never set up. (It is an empty
+    table otherwise: counting given words, merging and exporting work.)"""
+    c = _count.WordCounter.__new__(_count.WordCounter)
+    with pytest.raises(RuntimeError, match="not initialised"):
+        c.count("a b")
+    assert len(c) == 0
+    c.count_words(["a", "b"])
+    assert len(c) == 2
+
+
+def test_uninitialised_and_reinitialised_objects_refuse():
+    """Guards the audit checked (they held before): no method of an object whose
+    __init__ never ran reaches a NULL table, and a second __init__ cannot swap the
+    tables of an object in use."""
+    m = _encode.Merger.__new__(_encode.Merger)
+    for call in (lambda: m.add(1, 2, 0, 3), lambda: m.merge([1, 2], 10),
+                 lambda: m.encode_words(["ab"], {}, 10, 10),
+                 lambda: m.encode_text(0, "ab", 10, _encode.WordCache())):
+        with pytest.raises(RuntimeError, match="not initialised"):
+            call()
+    with pytest.raises(RuntimeError, match="already initialised"):
+        _merger().__init__(BYTE_IDS)
+    cache = _encode.WordCache.__new__(_encode.WordCache)
+    with pytest.raises(RuntimeError, match="not initialised"):
+        _merger().encode_text(0, "ab ab", 10, cache)
+    counted = _count.WordCounter(0)
+    counted.count("some words")
+    with pytest.raises(RuntimeError, match="already initialised"):
+        counted.__init__(1)
+    with pytest.raises(TypeError):
+        _pipeline.Model()          # made only by its from_* constructors
+    with pytest.raises(TypeError):
+        _pipeline.Model.__new__(_pipeline.Model)
+    with pytest.raises(TypeError):
+        _core.Core.__new__(_core.Core)   # built whole in __new__, or not at all
+
+
+# ---- numbers cut to 32 bits ----------------------------------------------------------
+
+def test_word_counter_ordinals_do_not_run_into_the_next_block():
+    """A word's first-appearance key is (block << 32) | ordinal: an ordinal that went
+    past 2**32 - 1 silently became the next block's (and the returned next ordinal
+    wrapped to 0), so first-seen order broke. Now that is an OverflowError, and the
+    next ordinal is returned as it is."""
+    c = _count.WordCounter(0)
+    with pytest.raises(OverflowError, match="block"):
+        c.count_words(["a", "b"], 0, 2**32 - 1)
+    with pytest.raises(OverflowError, match="block"):
+        c.count("a b", 0, 2**32 - 1)
+    assert len(c) == 0
+    assert c.count_words(["a"], 0, 2**32 - 1) == 2**32   # the last ordinal of a block
+    with pytest.raises(OverflowError, match="block"):
+        c.count_words(["b"], 0, 2**32)
+    _, _, _, firsts = c.export(firsts=True)
+    assert int.from_bytes(firsts, "little") == 2**32 - 1
+
+
+def test_ids_out_of_int32_range_are_refused():
+    """Guard the audit checked: ids go through a range check, never a silent cast."""
+    m = _merger()
+    for bad in (2**31, 2**32 + 5, -1):
+        with pytest.raises((ValueError, OverflowError)):
+            m.merge([bad], 10)
+        with pytest.raises((ValueError, OverflowError)):
+            m.add(bad, 1, 0, 300)
+    with pytest.raises(ValueError):
+        _core.Core([2**32 + 97], [0, 1], [1], [bytes([i]) for i in range(256)])
+
+
+# ---- objects read while another thread works on them without the GIL ---------------
+
+def _refused_while(work, calls) -> list[str]:
+    """Run work() on a thread; call each of calls meanwhile; the names of those that
+    raised RuntimeError (only calls made while work() was still going count)."""
+    done = threading.Event()
+    box = {}
+
+    def run():
+        try:
+            box["result"] = work()
+        finally:
+            done.set()
+
+    t = threading.Thread(target=run)
+    t.start()
+    refused = set()
+    try:
+        while not done.is_set() and len(refused) < len(calls):
+            for name, call in calls.items():
+                try:
+                    call()
+                except RuntimeError as e:
+                    assert "in use" in str(e)
+                    if not done.is_set():
+                        refused.add(name)
+    finally:
+        t.join()
+    return sorted(refused)
+
+
+def test_word_counter_export_holds_off_other_threads():
+    """export() released the GIL without marking the counter busy: count() on another
+    thread could grow (reallocate) the table export() was reading."""
+    c = _count.WordCounter(0)
+    c.count(" ".join(f"w{i}" for i in range(400_000)))
+    fresh = iter(range(10**9))
+    calls = {"count": lambda: c.count(f"new{next(fresh)} words"),
+             "count_words": lambda: c.count_words([f"x{next(fresh)}"]),
+             "add_size": lambda: c.add_size(1, 1), "len": lambda: len(c),
+             "total": lambda: c.total}
+    for _ in range(5):
+        refused = _refused_while(lambda: c.export(firsts=True), calls)
+        if refused == sorted(calls):
+            break
+    assert refused == sorted(calls)
+
+
+def test_word_cache_and_merger_refuse_while_encode_text_runs():
+    """WordCache.clear() while encode_text used the cache on another thread silently
+    did nothing; len() and n_merges read the objects as they changed."""
+    m = _merger()
+    cache = _encode.WordCache()
+    text = " ".join(f"w{i}" for i in range(400_000))
+    calls = {"clear": cache.clear, "len": lambda: len(cache),
+             "n_merges": lambda: m.n_merges, "add": lambda: m.add(1, 2, 5, 300)}
+    for _ in range(5):
+        refused = _refused_while(lambda: m.encode_text(0, text, 10, cache), calls)
+        if refused == sorted(calls):
+            break
+    assert refused == sorted(calls)
