@@ -4,7 +4,7 @@ from setuptools import Extension, setup
 CFLAGS = ["-O2", "-std=c99"]
 SCAN = ["bpe_gui/engine/csrc/scan.c"]   # the native scanner, compiled into each user
 SCAN_DEPS = ["bpe_gui/engine/csrc/" + f for f in
-             ("scan.h", "scan_cut.inc", "scan_tables.inc", "unicode_tables.h")]
+             ("scan.h", "scan_cut.inc", "scan_tables.inc", "unicode_tables.h", "tsv.h")]
 
 
 def ext(name: str, *sources: str) -> Extension:
@@ -19,7 +19,7 @@ setup(
     ext_modules=[
         ext("_core", "bpe_gui/engine/_core.c"),
         ext("_encode", "bpe_gui/engine/_encode.c", *SCAN),
-        ext("_count", "bpe_gui/engine/csrc/countmodule.c", *SCAN),
+        ext("_count", "bpe_gui/engine/csrc/countmodule.c", "bpe_gui/engine/csrc/tsv.c", *SCAN),
         ext("_scan", "bpe_gui/engine/csrc/scanmodule.c", *SCAN),
         # imported tokenizers (without it they use engine/pipeline/pymodel.py)
         ext("_pipeline", "bpe_gui/engine/_pipeline.c"),
