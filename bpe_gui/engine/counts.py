@@ -275,6 +275,7 @@ def read_table(path: str | Path) -> PretokenTable:
     if meta is not None:
         table.n_chars, table.n_bytes = meta.chars, meta.bytes
     table.meta = meta
+    table.source = str(path)
     return table
 
 
@@ -327,6 +328,7 @@ def read_tables(paths: str | Path | Sequence[str | Path]) -> PretokenTable:
         first = replace(first, sources=tuple(s for _, m in metas for s in m.sources),
                         words=len(table), total=table.total, chars=chars, bytes=nbytes)
     table.meta = first
+    table.source = f"the count tables ({', '.join(map(str, paths))})"
     return table
 
 

@@ -571,7 +571,7 @@ class Trainer:
 
 def _table_name(counts) -> str:
     if isinstance(counts, PretokenTable):
-        return "the count table"
+        return getattr(counts, "source", None) or "the count table"
     if isinstance(counts, (str, Path)):
         return str(counts)
     names = [str(p) for p in counts]
