@@ -142,7 +142,7 @@ def count_on_dask(paths: Sequence[str | Path], pre: Pretokenizer, address="local
         work = [p if is_url(p) else os.path.abspath(p) for p in paths]
         ranges = client.submit(plan_ranges, work, range_bytes, pure=False).result()
         total = sum(r.stop - r.start for r in ranges)
-        counted = client.map(count_range, ranges, pattern=pre.pattern,
+        counted = client.map(count_range, ranges, pattern=pre.preset or pre.pattern,
                              specials=list(pre.special_tokens), pure=False)
         final = tree_reduce(client, counted, fan_in)
         size_of = {f.key: r.stop - r.start for f, r in zip(counted, ranges)}

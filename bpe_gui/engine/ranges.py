@@ -242,7 +242,8 @@ class RangeCounter:
 
 
 def count_range(rng: Range, pattern: str, specials: Sequence[str] = ()) -> tuple:
-    """Count one range; returns its partial table (``RangeCounter.export``)."""
+    """Count one range (``pattern``: a preset name, so the native scanner runs, or a
+    regex); returns its partial table (``RangeCounter.export``)."""
     pre = Pretokenizer(pattern, specials)
     rc = RangeCounter(pre, rng.index)
     with open_source(rng.path) as f:
@@ -407,4 +408,4 @@ def count_ranges_here(paths: Sequence[str | Path], pre: Pretokenizer,
     """Every range counted in this process, one after the other (tests, and the
     reference for what a cluster computes)."""
     for rng in plan_ranges(paths, range_bytes):
-        yield count_range(rng, pre.pattern, pre.special_tokens)
+        yield count_range(rng, pre.preset or pre.pattern, pre.special_tokens)

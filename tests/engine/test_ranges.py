@@ -137,3 +137,17 @@ def test_first_cut_is_the_smallest_cut_the_rules_accept():
             lo = rng.randrange(0, max(1, hi))
             ok = [p for p in range(lo + 1, hi + 1) if accepted(cutter, buf, p, hi)]
             assert first_cut(cutter, buf, lo, hi) == (ok[0] if ok else -1)
+
+
+@pytest.mark.parametrize("preset", ["gpt2", "cl100k", "o200k"])
+def test_presets_count_with_the_native_scanner_in_ranges(tmp_path, monkeypatch, preset):
+    """A range task gets the preset's name, not its regex, so it runs the C scanner."""
+    from bpe_gui.engine import ranges
+
+    def no_regex(*a, **k):
+        raise AssertionError("the regex path ran for a native preset")
+    monkeypatch.setattr(ranges, "_regex_words", no_regex)
+    p = tmp_path / "t.txt"
+    p.write_text("Some words, 123 and more words\n" * 20, encoding="utf-8")
+    pre = Pretokenizer(preset)
+    assert_same(by_ranges([p], pre, 50), count_corpus(p, pre))
