@@ -124,7 +124,7 @@ def build_parser() -> argparse.ArgumentParser:
     e.set_defaults(func=cmd_encode)
 
     from .cli_count import add_count_parser
-    add_count_parser(sub, UsageError)
+    add_count_parser(sub, sys.modules[__name__])   # this module (also when run as __main__)
 
     g = sub.add_parser("gui", help="open the window (same as no command)")
     g.add_argument("args", nargs=argparse.REMAINDER, help="corpus or session files to open")

@@ -19,7 +19,9 @@ from pathlib import Path
 SIZE_UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
 
 
-def add_count_parser(sub, usage_error) -> None:
+def add_count_parser(sub, cli) -> None:
+    """The count command; ``cli`` is the cli module that runs (its UsageError is the one
+    its main() catches, also when it runs as __main__)."""
     from .engine.pretokenize import PRESET_ALIASES, PRESETS
     c = sub.add_parser(
         "count", help="count the words of a corpus into a table (here or on a Dask cluster)",
@@ -42,7 +44,7 @@ def add_count_parser(sub, usage_error) -> None:
     c.add_argument("--range-size", type=size_arg, default=None, metavar="SIZE",
                    help="with --dask: bytes of a file per task, e.g. 64M (default), 1G")
     c.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
-    c.set_defaults(func=cmd_count)
+    c.set_defaults(func=cmd_count, cli=cli)
 
 
 def size_arg(text: str) -> int:
@@ -66,20 +68,21 @@ def human_bytes(n: int) -> str:
 
 
 def cmd_count(args: argparse.Namespace) -> int:
-    from .cli import Progress, UsageError, check_out_folder, resolve_preset_arg
+    cli = args.cli
+    UsageError = cli.UsageError  # noqa: N806
     from .engine.counts import write_table
     from .engine.pretokenize import Pretokenizer
 
-    pattern = resolve_preset_arg(args)
+    pattern = cli.resolve_preset_arg(args)
     pre = Pretokenizer(pattern, args.special_token)
     out = Path(args.out).expanduser()
     if out.is_dir():
         raise UsageError(f"--out {out} is a folder; give the table's file name, e.g. "
                          f"{out / 'corpus.counts.tsv'}")
-    check_out_folder(out.parent)
+    cli.check_out_folder(out.parent)
     if args.range_size is not None and not args.dask:
         raise UsageError("--range-size splits files for Dask tasks; use it with --dask")
-    progress = Progress(sys.stderr, enabled=not args.quiet)
+    progress = cli.Progress(sys.stderr, enabled=not args.quiet)
     report = lambda done, total: progress("pretokenize", done, total)  # noqa: E731
     t0 = time.perf_counter()
     try:
