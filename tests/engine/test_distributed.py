@@ -122,3 +122,15 @@ def test_addresses():
     for bad in ("local:0", "local:x", "somewhere"):
         with pytest.raises(SettingsError, match="--dask"):
             parse_address(bad)
+
+
+def test_fsspec_urls_are_read_on_the_workers(tmp_path, client):
+    """A file:// URL (what s3://, gs://... look like to the code): split, read with
+    random access on the workers, counted as the local file is."""
+    p = tmp_path / "u.txt"
+    p.write_text("Über naïve café, 你好! " * 300, encoding="utf-8")
+    pre = Pretokenizer("o200k")
+    there = count_on_dask([p.as_uri()], pre, client, range_bytes=500)
+    here = count_corpus(p, pre)
+    assert (there.blob, there.starts, there.counts) == (here.blob, here.starts, here.counts)
+    assert there.meta.sources[0] == {"path": p.as_uri(), "bytes": p.stat().st_size}
