@@ -23,7 +23,8 @@ from typing import Callable, Sequence
 from .counts import CountMeta, bpe_gui_version
 from .errors import CorpusError, SettingsError
 from .pretokenize import Pretokenizer
-from .ranges import RANGE_BYTES, count_range, is_url, merge_partials, plan_ranges, table_of
+from .range_count import count_range, merge_partials, table_of
+from .ranges import RANGE_BYTES, is_url, plan_ranges
 
 INSTALL_HINT = 'pip install "bpe-gui[dask]"'
 FAN_IN = 8

@@ -16,8 +16,8 @@ from bpe_gui.engine.blocks import Cutter, outside_specials
 from bpe_gui.engine.corpus import count_corpus
 from bpe_gui.engine.errors import CorpusError, NotUTF8Error
 from bpe_gui.engine.pretokenize import PRESETS, Pretokenizer
-from bpe_gui.engine.ranges import (count_ranges_here, first_cut, merge_partials, plan_ranges,
-                                   table_of)
+from bpe_gui.engine.range_count import count_ranges_here, merge_partials, table_of
+from bpe_gui.engine.ranges import first_cut, plan_ranges
 
 _count = pytest.importorskip("bpe_gui.engine._count")
 EOT = "<|endoftext|>"
@@ -142,11 +142,11 @@ def test_first_cut_is_the_smallest_cut_the_rules_accept():
 @pytest.mark.parametrize("preset", ["gpt2", "cl100k", "o200k"])
 def test_presets_count_with_the_native_scanner_in_ranges(tmp_path, monkeypatch, preset):
     """A range task gets the preset's name, not its regex, so it runs the C scanner."""
-    from bpe_gui.engine import ranges
+    from bpe_gui.engine import range_count
 
     def no_regex(*a, **k):
         raise AssertionError("the regex path ran for a native preset")
-    monkeypatch.setattr(ranges, "_regex_words", no_regex)
+    monkeypatch.setattr(range_count, "_regex_words", no_regex)
     p = tmp_path / "t.txt"
     p.write_text("Some words, 123 and more words\n" * 20, encoding="utf-8")
     pre = Pretokenizer(preset)
