@@ -151,7 +151,8 @@ def count_on_dask(paths: Sequence[str | Path], pre: Pretokenizer, address="local
         pending = distributed.as_completed(counted)
         del counted          # merged partials are dropped on the workers once summed
         for fut in pending:
-            fut.result()     # a range that failed raises its error here, at once
+            if fut.status == "error":   # a range that failed raises its error here, at once
+                raise fut.exception()   # (its partial table itself never comes here)
             done += size_of.pop(fut.key)
             if progress is not None:
                 progress(done, total)

@@ -134,3 +134,20 @@ def test_fsspec_urls_are_read_on_the_workers(tmp_path, client):
     here = count_corpus(p, pre)
     assert (there.blob, there.starts, there.counts) == (here.blob, here.starts, here.counts)
     assert there.meta.sources[0] == {"path": p.as_uri(), "bytes": p.stat().st_size}
+
+
+def test_only_the_final_table_comes_back_to_the_client(tmp_path, client, monkeypatch):
+    """Partial tables are summed on the workers: the client fetches the plan and the
+    final table, never a range's partial table."""
+    fetched = []
+    result = distributed.Future.result
+
+    def spy(self, *a, **k):
+        fetched.append(self.key)
+        return result(self, *a, **k)
+    monkeypatch.setattr(distributed.Future, "result", spy)
+    p = tmp_path / "m.txt"
+    p.write_text("many small ranges of text, 12 of them at least\n" * 40, encoding="utf-8")
+    table = count_on_dask([p], Pretokenizer(), client, range_bytes=150, fan_in=3)
+    assert len(plan_ranges([p], 150)) > 12
+    assert len(fetched) == 2 and len(table) == len(count_corpus(p, Pretokenizer()))
