@@ -71,7 +71,7 @@ def dask_client(address):
     if kind == "local":
         cluster = distributed.LocalCluster(
             n_workers=where, threads_per_worker=1, processes=True, host="127.0.0.1",
-            dashboard_address=None, silence_logs=logging.ERROR)
+            dashboard_address=None, silence_logs=logging.CRITICAL)  # errors reach us anyway
         with cluster, distributed.Client(cluster) as client:
             yield client
         return
