@@ -95,3 +95,20 @@ def test_views_that_need_text_say_so(window, table_file, ready):
     # opening tables and text files together is refused, naming the text file
     with pytest.raises(ValueError, match="corpus.txt: not word-count tables"):
         table_paths([str(table_file), str(table_file.with_name("corpus.txt"))])
+
+
+def test_compare_view_trains_another_configuration_from_the_table(window, table_file, ready,
+                                                                  qtbot):
+    from bpe_gui.gui.panels.compare_view import CompareView
+    c = window.controller
+    window.open_paths([str(table_file)])
+    ready(c)
+    cv = CompareView(c)
+    pane = cv.pane_b
+    pane.t_pattern.setCurrentIndex(pane.t_pattern.findData("cl100k"))
+    pane.t_vocab.setValue(300)
+    with qtbot.waitSignal(pane.trained, timeout=20_000):
+        assert pane.train()
+    assert pane._trained_tok is not None
+    assert f"({c.corpus_table.n_chars:,} characters)" in pane.train_status.text()
+    cv.deleteLater()

@@ -393,7 +393,8 @@ class ComparePane(CatchesUp, QFrame):
             trainer = Trainer.from_counts(table, settings) if table is not None else \
                 Trainer.from_text(text, settings, cancel=cancelled)
             trainer.run(progress=progress, cancel=cancelled, detail=False)
-            return trainer, settings, len(text), time.perf_counter() - t0
+            size = len(text) if table is None else table.n_chars
+            return trainer, settings, size, time.perf_counter() - t0
 
         if not self.jobs.start(f"Training side {self.name}", job):
             return False
