@@ -274,9 +274,17 @@ def read_table(path: str | Path) -> PretokenTable:
     _check_totals(table, meta, path, line + len(counts))
     if meta is not None:
         table.n_chars, table.n_bytes = meta.chars, meta.bytes
+    else:   # made by another tool: a word listed twice counts once, with the sum
+        table = _summed(table)
     table.meta = meta
     table.source = str(path)
     return table
+
+
+def _summed(table: PretokenTable) -> PretokenTable:
+    c = _count.WordCounter()
+    c.add_table(table.blob, table.starts, table.counts)
+    return table if len(c) == len(table) else PretokenTable.from_native(c, 0, 0)
 
 
 def _check_totals(table: PretokenTable, meta: CountMeta | None, path, end_line: int) -> None:

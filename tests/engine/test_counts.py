@@ -139,6 +139,11 @@ def test_table_without_metadata_reads_and_trains_with_given_settings(tmp_path):
     assert t.meta is None and t.words == [" low", " lower", " newest"]
     tr = Trainer.from_counts(p, TrainSettings(num_merges=3, pattern="whitespace"))
     assert len(tr.run()) == 3
+    # another tool's table may list a word twice: it counts once, with the sum, where it
+    # first appears
+    p = good_table(tmp_path, b"5\t low\n2\t lower\n3\t low\n", meta=None)
+    t = read_table(p)
+    assert t.words == [" low", " lower"] and t.freqs == [8, 2]
 
 
 # ----- summing, and refusing what does not fit -------------------------------------------
