@@ -7,6 +7,8 @@ Examples::
     bpe-gui book.txt                          # the window, with book.txt loaded
     bpe-gui train book.txt --vocab-size 5000 --out tok/ --special-token '<|endoftext|>'
     bpe-gui encode --tokenizer tok/ "Hello world"
+    bpe-gui count book.txt --out book.counts.tsv [--dask local:4]   # see cli_count.py
+    bpe-gui train --counts book.counts.tsv --vocab-size 5000 --out tok/
     echo "Hello" | bpe-gui encode --tokenizer tok/tokenizer.json --ids-only
 
 User errors (a missing file, an empty corpus, a bad pattern, a folder that cannot be
@@ -27,7 +29,7 @@ from .engine.errors import BPEError, ExportError, SettingsError
 PROG = "bpe-gui"
 EXIT_USAGE = 2
 TIE_BREAKS = ("greatest", "first-seen", "lowest-ids")
-COMMANDS = ("train", "encode", "inspect", "cost", "gui")
+COMMANDS = ("train", "encode", "count", "inspect", "cost", "gui")   # gui last: not a headless one
 
 
 class UsageError(Exception):
@@ -62,7 +64,11 @@ def build_parser() -> argparse.ArgumentParser:
     t = sub.add_parser("train", help="train a tokenizer on corpus files and export it",
                        description="Train a BPE tokenizer on one or more corpus files (.txt, "
                        ".md, .jsonl, optionally .gz/.xz) and write it in one or more formats.")
-    t.add_argument("corpus", nargs="+", metavar="CORPUS", help="corpus files")
+    t.add_argument("corpus", nargs="*", metavar="CORPUS", help="corpus files")
+    t.add_argument("--counts", nargs="+", default=[], metavar="TABLE",
+                   help="train from word-count tables (made by `bpe-gui count`) instead of "
+                   "corpus files; several are summed. Their pattern and special tokens are "
+                   "used unless given, and then must match")
     size = t.add_argument_group("size (give one)")
     size.add_argument("--vocab-size", type=_positive, metavar="N",
                       help="target vocabulary size: base symbols + special tokens + merges")
@@ -121,6 +127,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     from .cli_analysis import add_parsers   # inspect, cost
     add_parsers(sub)
+    from .cli_count import add_count_parser
+    add_count_parser(sub, sys.modules[__name__])   # this module (also when run as __main__)
 
     g = sub.add_parser("gui", help="open the window (same as no command)")
     g.add_argument("args", nargs=argparse.REMAINDER, help="corpus or session files to open")
@@ -282,19 +290,26 @@ def cmd_train(args: argparse.Namespace) -> int:
 
     if args.vocab_size is None and args.num_merges is None:
         raise UsageError("give --vocab-size N or --num-merges N")
+    if bool(args.corpus) == bool(args.counts):
+        raise UsageError("give corpus files or --counts TABLE..., not both" if args.corpus
+                         else "give corpus files, or word-count tables with --counts")
     wanted = parse_formats(args.format)
     check_name(args.name)
-    pattern = args.pattern if args.pattern is not None else (args.preset or "gpt2")
-    if args.preset is not None:
-        from .engine.pretokenize import PRESET_ALIASES, PRESETS
-        if args.preset.lower() not in PRESETS and args.preset.lower() not in PRESET_ALIASES:
-            raise UsageError(f"unknown preset {args.preset!r}; use one of "
-                             f"{', '.join(sorted({*PRESETS, *PRESET_ALIASES}))}")
+    pattern = resolve_preset_arg(args)
     options = dict(num_merges=args.num_merges, mode=args.mode, end_of_word=args.end_of_word,
                    pattern=pattern, tie_rule=args.tie_break, min_frequency=args.min_frequency,
                    prune=args.prune)
     settings = TrainSettings(vocab_size=args.vocab_size, special_tokens=tuple(args.special_token),
                              **options).validated()
+    if args.counts:   # the tables' pattern and special tokens, unless given
+        from .engine.counts import read_tables, settings_for_table
+        t_read = time.perf_counter()
+        table = read_tables(args.counts)
+        t_read = time.perf_counter() - t_read
+        chosen = args.preset is not None or args.pattern is not None
+        settings = settings_for_table(settings, table.meta, pattern=chosen,
+                                      specials=bool(args.special_token))
+        options["pattern"] = settings.pattern
     minimum = 256 + len(settings.special_tokens)
     if settings.mode == "byte" and settings.num_merges is None and not settings.prune \
             and settings.vocab_size < minimum:
@@ -317,7 +332,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         progress(phase, done, total)
 
     try:
-        trainer: Trainer = train_bpe(args.corpus, args.vocab_size, args.special_token,
+        source = table if args.counts else args.corpus
+        trainer: Trainer = train_bpe(source, args.vocab_size, list(settings.special_tokens),
                                      progress=report, return_trainer=True, **options)
     finally:
         progress.end_line()
@@ -329,8 +345,23 @@ def cmd_train(args: argparse.Namespace) -> int:
     written = write_files(out, files)
 
     merge_start = phase_times.get("merge", t0 + elapsed)
-    print_summary(trainer, elapsed, merge_start - t0, written, skipped)
+    if args.counts:   # the words were counted before: the first phase read the tables
+        elapsed += t_read
+        print_summary(trainer, elapsed, merge_start - t0 + t_read, written, skipped,
+                      "reading and summing the tables")
+    else:
+        print_summary(trainer, elapsed, merge_start - t0, written, skipped)
     return 0
+
+
+def resolve_preset_arg(args: argparse.Namespace) -> str:
+    """--pattern, or --preset (checked), or gpt2."""
+    if args.preset is not None:
+        from .engine.pretokenize import PRESET_ALIASES, PRESETS
+        if args.preset.lower() not in PRESETS and args.preset.lower() not in PRESET_ALIASES:
+            raise UsageError(f"unknown preset {args.preset!r}; use one of "
+                             f"{', '.join(sorted({*PRESETS, *PRESET_ALIASES}))}")
+    return args.pattern if args.pattern is not None else (args.preset or "gpt2")
 
 
 def _all_formats() -> list[str]:
@@ -351,14 +382,14 @@ def _static_reason(fmt: str, settings) -> str | None:
 
 
 def print_summary(trainer, elapsed: float, pre_time: float, written: list[Path],
-                  skipped: dict[str, str]) -> None:
+                  skipped: dict[str, str], first_phase: str = "pre-tokenizing") -> None:
     s = trainer.settings
     n_merges = trainer.n_steps
     table = trainer.table
     n_bytes = table.total_word_bytes
     tokens = trainer.corpus_tokens
     base = "256 bytes" if s.mode == "byte" else f"{trainer.n_base} base symbols"
-    print(f"merges:      {n_merges:,} in {elapsed:.2f} s (pre-tokenizing {pre_time:.2f} s, "
+    print(f"merges:      {n_merges:,} in {elapsed:.2f} s ({first_phase} {pre_time:.2f} s, "
           f"merging {elapsed - pre_time:.2f} s)")
     parts = f"{base} + {len(s.special_tokens)} special + {n_merges:,} merges"
     if s.prune:

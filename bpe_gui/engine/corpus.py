@@ -52,6 +52,8 @@ class PretokenTable:
         self.blob, self.starts, self.counts = blob, starts, counts
         self.n_chars, self.n_bytes = n_chars, n_bytes
         self._words: list[str] | None = None
+        # what produced it (counts.CountMeta): set by count_corpus and by reading a table
+        self.meta = None
 
     @classmethod
     def from_words(cls, words: Sequence[str], freqs: Sequence[int], n_chars: int = 0,
@@ -301,23 +303,39 @@ def _count_in_python(reader: BlockReader, pre: Pretokenizer, progress, cancel) -
 def count_corpus(paths: str | Path | Sequence[str | Path] = (), pre: Pretokenizer | None = None,
                  *, texts: Sequence[str] = (), encoding: str = "utf-8",
                  progress: ProgressFn | None = None, cancel: CancelFn | None = None,
-                 workers: int | None = None) -> PretokenTable:
+                 workers: int | None = None, out: str | Path | None = None) -> PretokenTable:
     """Count the pre-tokens of files (streamed in blocks) and/or in-memory texts.
 
     Each text and each file is its own document (a .jsonl file: each line's ``text``).
     ``progress(done, total)`` reports input bytes; ``cancel()`` is polled at least
-    every 50 ms and raises :class:`Cancelled`.
+    every 50 ms and raises :class:`Cancelled`. The table's ``meta`` (a
+    :class:`~bpe_gui.engine.counts.CountMeta`) says what produced it; ``out`` also
+    writes it there as a word-count table file (``counts.write_table``).
 
     Example::
 
         >>> count_corpus(texts=["a b a"], pre=Pretokenizer("whitespace")).words
         ['a', ' ', 'b']
     """
+    from .counts import CountMeta, write_table
     if isinstance(paths, (str, Path)):
         paths = [paths]
     pre = pre or Pretokenizer()
     reader = BlockReader(paths, pre, texts=texts, encoding=encoding)
-    return count_blocks(reader, pre, progress, cancel, workers)
+    table = count_blocks(reader, pre, progress, cancel, workers)
+    sources = [{"path": "<text>", "bytes": len(t.encode("utf-8"))} for t in texts]
+    sources += [{"path": str(p), "bytes": _file_size(p)} for p in paths]
+    table.meta = CountMeta.for_counting(pre, sources).with_totals(table)
+    if out is not None:
+        write_table(table, out)
+    return table
+
+
+def _file_size(p: str | Path) -> int:
+    try:
+        return os.stat(p).st_size
+    except OSError:
+        return 0
 
 
 def build_table(documents: Iterable[str], pre: Pretokenizer, progress: ProgressFn | None = None,

@@ -13,6 +13,19 @@ from pathlib import Path
 class BPEError(Exception):
     """Base class for every user-facing error of the engine."""
 
+    def __reduce__(self):
+        # Pickle as the finished message plus attributes, not by calling __init__ again
+        # (subclasses take other arguments): errors raised on a Dask worker reach the
+        # client as themselves.
+        return _rebuild, (type(self), self.args, self.__dict__)
+
+
+def _rebuild(cls, args, state):
+    err = cls.__new__(cls)
+    Exception.__init__(err, *args)
+    err.__dict__.update(state)
+    return err
+
 
 class CorpusError(BPEError):
     """The corpus cannot be read or is unusable (missing, empty, binary, not UTF-8)."""

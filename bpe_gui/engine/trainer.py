@@ -216,6 +216,24 @@ class Trainer:
         pre = Pretokenizer(settings.pattern, settings.special_tokens)
         return cls(table_from_files(paths, pre, **kw), settings)
 
+    @classmethod
+    def from_counts(cls, counts: "PretokenTable | str | Path | Sequence[str | Path]",
+                    settings: TrainSettings | None = None, where: str | None = None) -> "Trainer":
+        """Train from word counts: table files (``bpe-gui count``; several are summed in
+        the order given) or a table in memory (``count_corpus``). Without ``settings``,
+        the table's pattern and special tokens with the default settings; given settings
+        must use the table's pattern and special tokens (SettingsError says why not;
+        ``where`` names the table in it).
+
+        Example: ``Trainer.from_counts("corpus.counts.tsv", TrainSettings(vocab_size=5000))``
+        """
+        from .counts import check_settings, read_tables, settings_for_table
+        table = counts if isinstance(counts, PretokenTable) else read_tables(counts)
+        settings = (settings or settings_for_table(TrainSettings(), table.meta)).validated()
+        where = where or _table_name(counts)
+        check_settings(table.meta, settings, where)
+        return cls(table, settings)
+
     # ----- state --------------------------------------------------------------------
     @property
     def word_texts(self) -> list[str]:
@@ -551,8 +569,18 @@ class Trainer:
                 else [st.count for st in self.steps[:k]]}
 
 
-def train_bpe(input_path: str | Path | Sequence[str | Path], vocab_size: int = 1000,
-              special_tokens: Sequence[str] | None = None, *,
+def _table_name(counts) -> str:
+    if isinstance(counts, PretokenTable):
+        return getattr(counts, "source", None) or "the count table"
+    if isinstance(counts, (str, Path)):
+        return str(counts)
+    names = [str(p) for p in counts]
+    return names[0] if len(names) == 1 else f"the count tables ({', '.join(names)})"
+
+
+def train_bpe(input_path: "str | Path | Sequence[str | Path] | PretokenTable | None" = None,
+              vocab_size: int = 1000, special_tokens: Sequence[str] | None = None, *,
+              counts: str | Path | Sequence[str | Path] | None = None,
               progress: Callable[[str, int, int], None] | None = None,
               cancel: CancelFn | None = None, return_trainer: bool = False,
               **options) -> tuple[dict[int, bytes], list[tuple[bytes, bytes]]]:
@@ -562,13 +590,29 @@ def train_bpe(input_path: str | Path | Sequence[str | Path], vocab_size: int = 1
     ``options`` are the other :class:`TrainSettings` fields (mode, pattern, tie_rule,
     min_frequency, prune, num_merges, end_of_word). ``progress(phase, done, total)``
     reports "pretokenize" (input bytes read) then "merge" (steps).
+
+    Instead of corpus files: ``input_path`` a table in memory (``count_corpus``), or
+    ``counts`` word-count table files (summed in the order given). A table's own pattern
+    and special tokens are used unless ``pattern``/``special_tokens`` are given, and then
+    they must be the table's (see :meth:`Trainer.from_counts`).
     """
-    settings = TrainSettings(vocab_size=vocab_size,
-                             special_tokens=tuple(special_tokens or ()), **options).validated()
-    pre = Pretokenizer(settings.pattern, settings.special_tokens)
-    ptok = (lambda d, t: progress("pretokenize", d, t)) if progress else None
-    table = table_from_files(input_path, pre, progress=ptok, cancel=cancel)
-    trainer = Trainer(table, settings)
+    table = input_path if isinstance(input_path, PretokenTable) else None
+    if counts is not None or table is not None:
+        from .counts import read_tables, settings_for_table
+        if table is None:
+            table = read_tables(counts)
+        settings = TrainSettings(vocab_size=vocab_size,
+                                 special_tokens=tuple(special_tokens or ()), **options)
+        settings = settings_for_table(settings, table.meta, pattern="pattern" in options,
+                                      specials=special_tokens is not None)
+        trainer = Trainer.from_counts(table, settings, where=_table_name(counts or table))
+    else:
+        settings = TrainSettings(vocab_size=vocab_size,
+                                 special_tokens=tuple(special_tokens or ()), **options).validated()
+        pre = Pretokenizer(settings.pattern, settings.special_tokens)
+        ptok = (lambda d, t: progress("pretokenize", d, t)) if progress else None
+        table = table_from_files(input_path, pre, progress=ptok, cancel=cancel)
+        trainer = Trainer(table, settings)
     pmerge = (lambda d, t: progress("merge", d, t)) if progress else None
     trainer.run(progress=pmerge, cancel=cancel, detail=False)
     if return_trainer:

@@ -21,12 +21,15 @@ from ..engine.session import Session
 from ..engine.tokenizer import Tokenizer
 from ..engine.trainer import Trainer, TrainSettings
 from .live import LiveView
+from .table_corpus import read_job, table_paths
 from .worker import JobRunner
 
 # Corpora smaller than this retrain at once, on the GUI thread, as the user types.
 SYNC_CHARS = 200_000
 # Jumps longer than this many steps run on the worker thread with a progress bar.
 SYNC_STEPS = 300
+# Word-count tables with more unique words than this build their trainer on the worker.
+SYNC_TABLE_WORDS = 50_000
 RETRAIN_DEBOUNCE_MS = 400
 
 
@@ -57,6 +60,7 @@ class Controller(QObject):
         self.corpus_paths: list[str] = []
         self.corpus_sample: str | None = None
         self.corpus_dirty = False          # edits not saved to a file
+        self.corpus_table = None           # a word-count table as the corpus (table_corpus.py)
         self.settings = TrainSettings()
         self.trainer: Trainer | None = None
         self.stale = False
@@ -112,8 +116,10 @@ class Controller(QObject):
     def set_corpus_text(self, text: str, paths: Sequence[str] = (), sample: str | None = None,
                         dirty: bool = True) -> None:
         """New corpus text (typed, pasted or loaded). Small corpora retrain by themselves."""
-        if text == self.corpus_text and list(paths) == self.corpus_paths and not dirty:
+        if text == self.corpus_text and list(paths) == self.corpus_paths and not dirty \
+                and self.corpus_table is None:
             return
+        self.corpus_table = None
         self.corpus_text = text
         self.corpus_paths = list(paths)
         self.corpus_sample = sample
@@ -128,8 +134,16 @@ class Controller(QObject):
         self.corpusChanged.emit()
 
     def open_files(self, paths: Sequence[str], encoding: str = "utf-8") -> bool:
-        """Read files on the worker thread (progress bar), then make them the corpus."""
+        """Read files on the worker thread (progress bar), then make them the corpus.
+        Word-count tables (``bpe-gui count``) become the corpus as a table."""
         paths = [str(p) for p in paths]
+        try:
+            tables = table_paths(paths)
+        except ValueError as e:
+            self._fail("Opening files", e)
+            return False
+        if tables:
+            return self._start("Reading word-count tables", read_job(tables), abandon=True)
 
         def job(progress, cancelled):
             from ..engine.corpus import read_documents
@@ -214,6 +228,8 @@ class Controller(QObject):
         self.set_playing(False)
         text, settings = self.corpus_text, self.settings
         self._pending_step = to_step
+        if self.corpus_table is not None:
+            return self._retrain_table(quiet, to_step, to_target)
         if not text or text.isspace():  # not strip(): no 20 MB copy on the GUI thread
             self.trainer = None
             self.trainerChanged.emit()
@@ -233,13 +249,39 @@ class Controller(QObject):
                 return False
             self._install(trainer)
             return self.run_to_target() if to_target else True
+        return self._start_training(text, settings, to_step, to_target)
+
+    def _retrain_table(self, quiet: bool, to_step: int | None, to_target: bool) -> bool:
+        """retrain() for a word-count table: same trainer, no pre-tokenizing; settings
+        whose pattern or special tokens differ from the table's are refused."""
+        from ..engine.counts import check_settings
+        table, settings = self.corpus_table, self.settings
+        try:
+            check_settings(table.meta, settings, "The word-count table")
+            if len(table) > SYNC_TABLE_WORDS or (to_step or 0) > SYNC_STEPS:
+                return self._start_training(table, settings, to_step, to_target)
+            trainer = Trainer(table, settings)
+            if to_step:
+                trainer.goto(to_step)
+        except BPEError as e:
+            self._train_failed(e, quiet)
+            return False
+        self._install(trainer)
+        return self.run_to_target() if to_target else True
+
+    def _start_training(self, corpus, settings: TrainSettings, to_step: int | None,
+                        to_target: bool) -> bool:
+        """A job that builds a trainer from text (pre-tokenizing it) or from a table."""
         live, box = self.live, {}
         self._live_box = box
 
         def job(progress, cancelled):
-            pre = Pretokenizer(settings.pattern, settings.special_tokens)
-            from ..engine.corpus import table_from_text
-            table = table_from_text(text, pre, progress=progress, cancel=cancelled)
+            if isinstance(corpus, str):
+                pre = Pretokenizer(settings.pattern, settings.special_tokens)
+                from ..engine.corpus import table_from_text
+                table = table_from_text(corpus, pre, progress=progress, cancel=cancelled)
+            else:
+                table = corpus
             trainer = Trainer(table, settings)
             if to_step or to_target:
                 box["trainer"] = trainer   # the window may show it from now on
@@ -249,7 +291,8 @@ class Controller(QObject):
                     trainer.run(until=to_step or None, progress=live.wrap(progress),
                                 cancel=cancelled)
             return ("train", trainer)
-        return self._start("Pre-tokenizing corpus", job, abandon=True)
+        label = "Pre-tokenizing corpus" if isinstance(corpus, str) else "Preparing the word counts"
+        return self._start(label, job, abandon=True)
 
     def _train_failed(self, e: BPEError, quiet: bool) -> None:
         """Say what is wrong; a retrain that runs by itself (after an edit) says it in
@@ -445,6 +488,13 @@ class Controller(QObject):
         elif kind == "session":
             _, sess, path, text = result
             self._apply_session(sess, path, text, list(sess.corpus_paths), dirty=False)
+        elif kind == "table":
+            self.set_corpus_table(result[2], result[1])
+            self.retrain()
+        elif kind == "session-table":
+            _, sess, path, (_, paths, table) = result
+            self.set_corpus_table(table, paths, adopt=False)
+            self._apply_session(sess, path, "", paths, dirty=False, table=True)
         elif kind in ("train", "run"):
             if kind == "train":
                 self._install(result[1])
@@ -583,16 +633,43 @@ class Controller(QObject):
             self._apply_session(s, path, s.corpus_text, [], dirty=True)
             return s
         paths = list(s.corpus_paths)
-        if not self._start("Reading the session's corpus",
-                           lambda p, c: ("session", s, path, read_corpus_text(paths))):
+        try:
+            tables = table_paths(paths)
+        except ValueError as e:
+            self._fail("Open session failed", e)
+            return None
+        if tables:
+            read = read_job(tables)
+            job = lambda p, c: ("session-table", s, path, read(p, c))  # noqa: E731
+        else:
+            job = lambda p, c: ("session", s, path, read_corpus_text(paths))  # noqa: E731
+        if not self._start("Reading the session's corpus", job):
             return None
         return s
 
+    def set_corpus_table(self, table, paths: Sequence[str], adopt: bool = True) -> None:
+        """A word-count table becomes the corpus; ``adopt``: the settings take its
+        pattern and special tokens (training needs them)."""
+        from ..engine.counts import settings_for_table
+        self.corpus_table = table
+        self.corpus_text, self.corpus_paths = "", [str(p) for p in paths]
+        self.corpus_sample, self.corpus_dirty = None, False
+        settings = settings_for_table(self.settings, table.meta)
+        if adopt and settings != self.settings:
+            self.settings = settings
+            self.settingsChanged.emit(settings)
+        self.corpusChanged.emit()
+        self.stale = True
+        self.trainerStale.emit(True)
+        self.message.emit(f"Opened a word-count table: {len(table):,} unique words, "
+                          f"{table.total:,} words.")
+
     def _apply_session(self, s: Session, path: str, text: str, paths: list[str],
-                       dirty: bool) -> None:
+                       dirty: bool, table: bool = False) -> None:
         self.settings = s.settings
         self.settingsChanged.emit(s.settings)
-        self.set_corpus_text(text, paths=paths, sample=s.sample, dirty=dirty)
+        if not table:
+            self.set_corpus_text(text, paths=paths, sample=s.sample, dirty=dirty)
         self.session_path = path
         self.retrain(to_step=s.step)
         if s.imported_path and s.imported_path != self.imported_path:

@@ -25,12 +25,19 @@
  *                            first appearance: their UTF-8 bytes concatenated, int64 start
  *                            offsets (n + 1 of them), int64 frequencies and (optionally)
  *                            uint64 first-appearance keys, as bytes
- *   add_table(blob, starts, counts, firsts=None, block=0)   the reverse: add such arrays
+ *   add_table(blob, starts, counts, firsts=None, block=0, ordinal=0) -> next ordinal
+ *                            the reverse: add such arrays (without firsts, word i was
+ *                            first seen at (block, ordinal + i))
  *   add_size(chars, bytes)   count text the counter did not see (words counted elsewhere)
  *   len(counter), .total (words counted), .chars, .bytes (of the texts given to count)
  *   utf8_error(data) -> offset of the first byte that is not valid UTF-8, or -1
  *   safe_cut(preset, data, lo, hi) -> a byte offset in (lo, hi] where a block can be cut
  *       without changing any word (see scan.h), or -1
+ *   format_tsv(blob, starts, counts, lo=0, hi=n) -> bytes   rows lo..hi of a table as
+ *       word-count table rows "COUNT<TAB>WORD<LF>" with the word escaped (see tsv.h)
+ *   parse_tsv(data, base=0) -> (blob, ends, counts)   the reverse, for whole rows; ends
+ *       (int64, plus base) and counts (int64) as bytes. A malformed row raises
+ *       ValueError(row, message), row counted from 0 in data.
  *
  * First appearance: every counted word gets the key (block << 32) | ordinal-in-block, and
  * a word keeps the smallest key it was seen with. Blocks counted on different threads or
@@ -53,6 +60,7 @@
 
 #include "scan.h"
 #include "scan_python.h"
+#include "tsv.h"
 
 #ifndef BPE_SCAN_NPRESETS
 #define BPE_SCAN_NPRESETS 3
@@ -682,16 +690,17 @@ static PyObject *Counter_merge(Counter *c, PyObject *arg)
     Py_RETURN_NONE;
 }
 
-/* add_table(blob, starts, counts, firsts=None, block=0): add words given as arrays (as
- * export() makes them); without firsts, word i was first seen at (block << 32) | i. */
+/* add_table(blob, starts, counts, firsts=None, block=0, ordinal=0) -> next ordinal: add
+ * words given as arrays (as export() makes them); without firsts, word i was first seen at
+ * (block << 32) | (ordinal + i), so a table read in pieces keeps its order. */
 static PyObject *Counter_add_table(Counter *c, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"blob", "starts", "counts", "firsts", "block", NULL};
+    static char *kwlist[] = {"blob", "starts", "counts", "firsts", "block", "ordinal", NULL};
     Py_buffer b = {0}, st = {0}, ct = {0}, fi = {0};
     PyObject *ofirsts = Py_None;
-    unsigned long long block = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "y*y*y*|OK:add_table", kwlist, &b, &st, &ct,
-                                     &ofirsts, &block))
+    unsigned long long block = 0, ordinal = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "y*y*y*|OKK:add_table", kwlist, &b, &st, &ct,
+                                     &ofirsts, &block, &ordinal))
         return NULL;
     int has_firsts = ofirsts != Py_None;
     PyObject *res = NULL;
@@ -699,9 +708,12 @@ static PyObject *Counter_add_table(Counter *c, PyObject *args, PyObject *kwds)
         goto out;
     size_t n = (size_t)ct.len / 8;
     if (ct.len % 8 || st.len != (Py_ssize_t)((n + 1) * 8) ||
-        (has_firsts && fi.len != ct.len) || block >= (1ull << 31) ||
-        (!has_firsts && n > (1ull << 32))) {
+        (has_firsts && fi.len != ct.len)) {
         PyErr_SetString(PyExc_ValueError, "add_table: arrays of mismatched sizes");
+        goto out;
+    }
+    if (block >= (1ull << 31) || ordinal + n > (1ull << 32)) {
+        PyErr_SetString(PyExc_OverflowError, "block or ordinal number too large");
         goto out;
     }
     const int64_t *sp = (const int64_t *)st.buf, *cp = (const int64_t *)ct.buf;
@@ -718,7 +730,7 @@ static PyObject *Counter_add_table(Counter *c, PyObject *args, PyObject *kwds)
     c->busy = 1;
     Py_BEGIN_ALLOW_THREADS
     for (size_t i = 0; i < n && rc == 0; i++) {
-        uint64_t first = kp ? kp[i] : ((uint64_t)block << 32) | i;
+        uint64_t first = kp ? kp[i] : ((uint64_t)block << 32) | (ordinal + i);
         rc = add_word(c, (const unsigned char *)b.buf + sp[i], (size_t)(sp[i + 1] - sp[i]),
                       cp[i], first);
         total += cp[i];
@@ -730,8 +742,7 @@ static PyObject *Counter_add_table(Counter *c, PyObject *args, PyObject *kwds)
         goto out;
     }
     c->total += total;
-    res = Py_None;
-    Py_INCREF(res);
+    res = PyLong_FromUnsignedLongLong(ordinal + n);
 out:
     if (b.obj) PyBuffer_Release(&b);
     if (st.obj) PyBuffer_Release(&st);
@@ -877,7 +888,8 @@ static PyMethodDef Counter_methods[] = {
     {"export", (PyCFunction)(void (*)(void))Counter_export, METH_VARARGS | METH_KEYWORDS,
      "export(firsts=False) -> (blob, starts, freqs[, firsts]) in order of first appearance"},
     {"add_table", (PyCFunction)(void (*)(void))Counter_add_table, METH_VARARGS | METH_KEYWORDS,
-     "add_table(blob, starts, counts, firsts=None, block=0): add words given as arrays"},
+     "add_table(blob, starts, counts, firsts=None, block=0, ordinal=0) -> next ordinal: "
+     "add words given as arrays"},
     {"add_size", (PyCFunction)Counter_add_size, METH_VARARGS,
      "add_size(chars, bytes): count input text the counter did not see itself"},
     {"clear", (PyCFunction)Counter_clear, METH_NOARGS, "forget every word"},
@@ -906,48 +918,6 @@ static PyTypeObject CounterType = {
 /* module functions                                                               */
 /* ------------------------------------------------------------------------------ */
 
-/* Offset of the first byte of s[0..n) that does not start or continue a valid UTF-8
- * character (overlong forms and surrogates count as invalid, as Python's decoder says);
- * n when all is valid. A sequence cut by the end of the data is invalid too. */
-static size_t utf8_bad(const unsigned char *s, size_t n)
-{
-    size_t i = 0;
-    while (i < n) {
-        if (i + 8 <= n && (load64(s + i) & 0x8080808080808080ull) == 0) {
-            i += 8;
-            continue;
-        }
-        unsigned char b = s[i];
-        if (b < 0x80) {
-            i++;
-            continue;
-        }
-        size_t k;
-        unsigned char lo = 0x80, hi = 0xBF;
-        if (b >= 0xC2 && b <= 0xDF)
-            k = 1;
-        else if (b >= 0xE0 && b <= 0xEF) {
-            k = 2;
-            if (b == 0xE0) lo = 0xA0;
-            if (b == 0xED) hi = 0x9F;
-        } else if (b >= 0xF0 && b <= 0xF4) {
-            k = 3;
-            if (b == 0xF0) lo = 0x90;
-            if (b == 0xF4) hi = 0x8F;
-        } else
-            return i;
-        if (i + k >= n) /* cut off by the end of the data */
-            return i;
-        if (s[i + 1] < lo || s[i + 1] > hi)
-            return i;
-        for (size_t j = 2; j <= k; j++)
-            if ((s[i + j] & 0xC0) != 0x80)
-                return i;
-        i += k + 1;
-    }
-    return n;
-}
-
 static PyObject *mod_utf8_error(PyObject *self, PyObject *arg)
 {
     Py_buffer v;
@@ -955,7 +925,7 @@ static PyObject *mod_utf8_error(PyObject *self, PyObject *arg)
         return NULL;
     size_t bad;
     Py_BEGIN_ALLOW_THREADS
-    bad = utf8_bad((const unsigned char *)v.buf, (size_t)v.len);
+    bad = bpe_utf8_bad((const unsigned char *)v.buf, (size_t)v.len);
     Py_END_ALLOW_THREADS
     Py_ssize_t n = v.len;
     PyBuffer_Release(&v);
@@ -992,12 +962,110 @@ static PyObject *mod_safe_cut(PyObject *self, PyObject *args)
 }
 
 
+/* ---- word-count table rows (tsv.c) ---------------------------------------------- */
+
+static PyObject *mod_format_tsv(PyObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"blob", "starts", "counts", "lo", "hi", NULL};
+    Py_buffer b = {0}, st = {0}, ct = {0};
+    Py_ssize_t lo = 0, hi = -1;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "y*y*y*|nn:format_tsv", kwlist, &b, &st, &ct,
+                                     &lo, &hi))
+        return NULL;
+    PyObject *res = NULL;
+    Py_ssize_t n = ct.len / 8;
+    const int64_t *sp = (const int64_t *)st.buf, *cp = (const int64_t *)ct.buf;
+    if (hi < 0 || hi > n)
+        hi = n;
+    if (ct.len % 8 || st.len != (n + 1) * 8 || lo < 0 || lo > hi) {
+        PyErr_SetString(PyExc_ValueError, "format_tsv: arrays of mismatched sizes");
+        goto out;
+    }
+    for (Py_ssize_t i = lo; i < hi; i++)
+        if (sp[i] < 0 || sp[i + 1] < sp[i] || sp[i + 1] > b.len || cp[i] < 0) {
+            PyErr_Format(PyExc_ValueError, "format_tsv: bad entry %zd", i);
+            goto out;
+        }
+    size_t size;
+    Py_BEGIN_ALLOW_THREADS
+    size = bpe_tsv_size((const unsigned char *)b.buf, sp, cp, (size_t)lo, (size_t)hi);
+    Py_END_ALLOW_THREADS
+    res = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)size);
+    if (!res)
+        goto out;
+    Py_BEGIN_ALLOW_THREADS
+    bpe_tsv_write((const unsigned char *)b.buf, sp, cp, (size_t)lo, (size_t)hi,
+                  (unsigned char *)PyBytes_AS_STRING(res));
+    Py_END_ALLOW_THREADS
+out:
+    PyBuffer_Release(&b);
+    PyBuffer_Release(&st);
+    PyBuffer_Release(&ct);
+    return res;
+}
+
+static PyObject *mod_parse_tsv(PyObject *self, PyObject *args)
+{
+    Py_buffer v;
+    long long base = 0;
+    if (!PyArg_ParseTuple(args, "y*|L:parse_tsv", &v, &base))
+        return NULL;
+    const unsigned char *s = (const unsigned char *)v.buf;
+    size_t n = (size_t)v.len, rows;
+    Py_BEGIN_ALLOW_THREADS
+    rows = bpe_tsv_count_rows(s, n);
+    Py_END_ALLOW_THREADS
+    PyObject *blob = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)n);
+    PyObject *ends = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(rows * 8));
+    PyObject *counts = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(rows * 8));
+    if (!blob || !ends || !counts) {
+        Py_XDECREF(blob);
+        Py_XDECREF(ends);
+        Py_XDECREF(counts);
+        PyBuffer_Release(&v);
+        return PyErr_NoMemory();
+    }
+    bpe_tsv_rows r = {(unsigned char *)PyBytes_AS_STRING(blob),
+                      (int64_t *)PyBytes_AS_STRING(ends), (int64_t *)PyBytes_AS_STRING(counts),
+                      0, 0, 0, NULL};
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = bpe_tsv_parse(s, n, (int64_t)base, &r);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&v);
+    if (rc < 0) {
+        Py_DECREF(blob);
+        Py_DECREF(ends);
+        Py_DECREF(counts);
+        PyObject *e = Py_BuildValue("(ns)", (Py_ssize_t)r.err_row, r.err);
+        if (e) {
+            PyErr_SetObject(PyExc_ValueError, e);
+            Py_DECREF(e);
+        }
+        return NULL;
+    }
+    /* shrink to what was read (in place: these bytes objects are not shared yet) */
+    if (_PyBytes_Resize(&blob, (Py_ssize_t)r.blob_len) < 0 ||
+        _PyBytes_Resize(&ends, (Py_ssize_t)(r.rows * 8)) < 0 ||
+        _PyBytes_Resize(&counts, (Py_ssize_t)(r.rows * 8)) < 0) {
+        Py_XDECREF(blob);
+        Py_XDECREF(ends);
+        Py_XDECREF(counts);
+        return NULL;
+    }
+    return Py_BuildValue("(NNN)", blob, ends, counts);
+}
+
 static PyMethodDef module_methods[] = {
     SCAN_PYTHON_METHODS,
     {"utf8_error", mod_utf8_error, METH_O,
      "utf8_error(data) -> offset of the first invalid UTF-8 byte, or -1"},
     {"safe_cut", mod_safe_cut, METH_VARARGS,
      "safe_cut(preset, data, lo, hi) -> a byte offset in (lo, hi] to cut a block at, or -1"},
+    {"format_tsv", (PyCFunction)(void (*)(void))mod_format_tsv, METH_VARARGS | METH_KEYWORDS,
+     "format_tsv(blob, starts, counts, lo=0, hi=n) -> rows of a word-count table file"},
+    {"parse_tsv", mod_parse_tsv, METH_VARARGS,
+     "parse_tsv(data, base=0) -> (blob, ends, counts): whole rows of a word-count table"},
     {NULL},
 };
 

@@ -229,9 +229,13 @@ class ChartsView(CatchesUp, QWidget):
             self._queue_held_samples()
         self.last_update_ms = (time.perf_counter() - t0) * 1000
         ratio = (f"{self._bpt[-1]:.3f} bytes/token on the corpus" if self._bpt else "")
+        note = ""
+        if self.controller.corpus_table is not None and t.settings.special_tokens:
+            note = (" The corpus is a word-count table, which does not record how often the "
+                    "special tokens occur: bytes per token leaves them out.")
         self.status.setText(f"Step {n:,}: {ratio}; {len(t.vocab_bytes):,} tokens in the "
                             "vocabulary. Hover a chart to read values; right-click for log "
-                            "scale and saving one chart.")
+                            "scale and saving one chart." + note)
         self.updated.emit()
 
     # ----- held-out text ----------------------------------------------------------------------

@@ -373,7 +373,8 @@ class ComparePane(CatchesUp, QFrame):
     def train(self) -> bool:
         """Train the form's settings on the corpus in a background job."""
         text = self.controller.corpus_text
-        if not text.strip():
+        table = self.controller.corpus_table   # a word-count table trains as it is
+        if table is None and not text.strip():
             self._train_error("The corpus is empty: load or type a corpus first.")
             return False
         try:
@@ -389,9 +390,11 @@ class ComparePane(CatchesUp, QFrame):
 
         def job(progress, cancelled):
             t0 = time.perf_counter()
-            trainer = Trainer.from_text(text, settings, cancel=cancelled)
+            trainer = Trainer.from_counts(table, settings) if table is not None else \
+                Trainer.from_text(text, settings, cancel=cancelled)
             trainer.run(progress=progress, cancel=cancelled, detail=False)
-            return trainer, settings, len(text), time.perf_counter() - t0
+            size = len(text) if table is None else table.n_chars
+            return trainer, settings, size, time.perf_counter() - t0
 
         if not self.jobs.start(f"Training side {self.name}", job):
             return False
@@ -399,7 +402,8 @@ class ComparePane(CatchesUp, QFrame):
         self.cancel_btn.setEnabled(True)
         self.progress.setVisible(True)
         self.progress.setRange(0, 0)
-        self.train_status.setText(f"Training on the corpus ({len(text):,} characters)…")
+        self.train_status.setText(f"Training on the corpus ({len(text):,} characters)…"
+                                  if table is None else "Training on the word-count table…")
         return True
 
     @property

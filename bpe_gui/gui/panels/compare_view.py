@@ -55,7 +55,7 @@ class CompareView(QWidget):
         sample.clicked.connect(lambda: self.set_text(SAMPLE_TEXT))
         from_corpus = QPushButton("From corpus")
         from_corpus.setToolTip("The first 2,000 characters of the corpus")
-        from_corpus.clicked.connect(lambda: self.set_text(controller.corpus_text[:2000]))
+        from_corpus.clicked.connect(self._from_corpus)
         self.fold = QCheckBox("Ignore where spaces go")
         self.fold.setChecked(True)
         self.fold.setToolTip("A cut before a run of whitespace counts as a cut after it, so "
@@ -156,6 +156,13 @@ class CompareView(QWidget):
     # ----- public API -----------------------------------------------------------------------------
     def text(self) -> str:
         return self.edit.toPlainText()
+
+    def _from_corpus(self) -> None:
+        if self.controller.corpus_table is not None:   # no text to take from
+            from ..table_corpus import NO_TEXT
+            self.summary.setText(NO_TEXT + " Type or paste a text to compare instead.")
+            return
+        self.set_text(self.controller.corpus_text[:2000])
 
     def set_text(self, text: str) -> None:
         self.edit.setPlainText(text)

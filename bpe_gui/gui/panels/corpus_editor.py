@@ -21,6 +21,7 @@ from ...engine.pretokenize import Pretokenizer
 from ...engine.trainer import TrainSettings
 from ..app import colors, resources
 from ..last_folder import in_last_folder, last_folder, remember
+from ..table_corpus import NO_TEXT, TableCorpusView
 from .flow_layout import FlowLayout
 from .word_branches import WordColouring
 
@@ -31,7 +32,8 @@ EDIT_DEBOUNCE_MS = 300
 COUNT_SLICE = 1 << 20           # characters counted per timer tick for big texts
 TINY_CHARS = 20_000             # pre-tokens counted at once below this
 CORPUS_FILTER = ("Text corpora (*.txt *.md *.jsonl *.txt.xz *.md.xz *.jsonl.xz *.txt.gz "
-                 "*.md.gz *.jsonl.gz *.xz *.gz);;All files (*)")
+                 "*.md.gz *.jsonl.gz *.xz *.gz);;Word-count tables (*.tsv *.tsv.gz *.tsv.xz);;"
+                 "All files (*)")
 SESSION_SUFFIX = ".bpesession"
 RECENT_MAX = 10
 
@@ -209,6 +211,9 @@ class CorpusEditor(QWidget):
         self.edit.bigPaste.connect(self._on_big_paste)
         self.edit.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Expanding)
         lay.addWidget(self.edit, 1)
+        self.table_view = TableCorpusView()   # in place of the editor for a count table
+        self.table_view.setVisible(False)
+        lay.addWidget(self.table_view, 1)
 
         self.stats_label = QLabel()
         self.stats_label.setWordWrap(True)
@@ -305,6 +310,9 @@ class CorpusEditor(QWidget):
     def save_as_dialog(self) -> bool:
         self.flush()
         c = self.controller
+        if c.corpus_table is not None:
+            c.message.emit("The corpus is a word-count table: it has no text to save.")
+            return False
         default = c.corpus_paths[0] if len(c.corpus_paths) == 1 else in_last_folder("corpus.txt")
         if Path(default).suffix in (".xz", ".gz", ".jsonl"):
             default = str(Path(default).with_suffix(".txt"))
@@ -357,6 +365,16 @@ class CorpusEditor(QWidget):
 
     def _on_corpus_changed(self) -> None:
         c = self.controller
+        table = c.corpus_table is not None
+        if table:
+            self.table_view.show_table(c.corpus_table, c.corpus_paths)
+            self.words.toggle.setChecked(False)
+        self.table_view.setVisible(table)
+        self.edit.setVisible(not table)
+        self.words.toggle.setEnabled(not table)
+        if not hasattr(self, "_words_tip"):
+            self._words_tip = self.words.toggle.toolTip()
+        self.words.toggle.setToolTip(NO_TEXT if table else self._words_tip)
         text = c.corpus_text
         if text is not self._shown_text and text != self._shown_text:
             self._show_text(text)
@@ -421,7 +439,11 @@ class CorpusEditor(QWidget):
 
     def _update_source(self) -> None:
         c = self.controller
-        if c.corpus_sample and not c.corpus_dirty:
+        if c.corpus_table is not None:
+            names = ", ".join(Path(p).name for p in c.corpus_paths[:4])
+            src = f"Word-count table{'s' if len(c.corpus_paths) > 1 else ''}: {names}"
+            self.source_label.setToolTip("\n".join(c.corpus_paths))
+        elif c.corpus_sample and not c.corpus_dirty:
             try:
                 title = resources().sample(c.corpus_sample).title
             except KeyError:
@@ -485,6 +507,8 @@ class CorpusEditor(QWidget):
         t = c.trainer
         if t is not None and not c.stale and getattr(t, "table", None) is not None:
             return t.table.total, len(t.table)
+        if c.corpus_table is not None:
+            return c.corpus_table.total, len(c.corpus_table)
         text = c.corpus_text
         if len(text) <= TINY_CHARS:
             try:
@@ -498,6 +522,11 @@ class CorpusEditor(QWidget):
     def _update_stats(self) -> None:
         c = self.controller
         n = self._counts
+        if c.corpus_table is not None:
+            t = c.corpus_table
+            self.stats_label.setText(f"{t.total:,} words ({len(t):,} unique) · "
+                                     f"{t.n_chars:,} characters · {t.n_bytes:,} bytes of text")
+            return
         if not c.corpus_text:
             self.stats_label.setText("0 characters")
             return

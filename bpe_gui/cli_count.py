@@ -1,0 +1,106 @@
+"""``bpe-gui count``: a corpus -> a word-count table file, here or on a Dask cluster.
+
+Examples::
+
+    bpe-gui count book.txt more.jsonl.gz --out corpus.counts.tsv
+    bpe-gui count /shared/*.txt --dask tcp://scheduler:8786 --out corpus.counts.tsv
+    bpe-gui count s3://bucket/corpus.txt --dask local:4 --range-size 128M --out c.counts.tsv
+    bpe-gui train --counts corpus.counts.tsv --vocab-size 32000 --out tok/
+
+Training reads tables with ``train --counts`` (see cli.py); several tables are summed.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+SIZE_UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
+
+
+def add_count_parser(sub, cli) -> None:
+    """The count command; ``cli`` is the cli module that runs (its UsageError is the one
+    its main() catches, also when it runs as __main__)."""
+    from .engine.pretokenize import PRESET_ALIASES, PRESETS
+    c = sub.add_parser(
+        "count", help="count the words of a corpus into a table (here or on a Dask cluster)",
+        description="Count the words (pre-tokens) of corpus files into a word-count table "
+        "that `bpe-gui train --counts` trains from. Files: .txt, .md, .jsonl, optionally "
+        ".gz/.xz; with --dask also fsspec URLs (s3://, gs://, ...).")
+    c.add_argument("corpus", nargs="+", metavar="CORPUS", help="corpus files or URLs")
+    c.add_argument("--out", required=True, metavar="TABLE", help="the table file to write "
+                   "(e.g. corpus.counts.tsv; .gz or .xz compresses it)")
+    c.add_argument("--special-token", action="append", default=[], metavar="T",
+                   help="a special token, cut out before counting (repeat for more)")
+    pat = c.add_mutually_exclusive_group()
+    names = sorted({*PRESETS, *PRESET_ALIASES})
+    pat.add_argument("--preset", metavar="NAME", help=f"pre-tokenizer preset: {', '.join(names)} "
+                     "(default: gpt2)")
+    pat.add_argument("--pattern", metavar="REGEX", help="a custom pre-tokenizer regex")
+    c.add_argument("--dask", metavar="ADDRESS", help="count on Dask: local (one worker "
+                   "process per core), local:N, or a scheduler's tcp://HOST:PORT "
+                   "(needs pip install \"bpe-gui[dask]\")")
+    c.add_argument("--range-size", type=size_arg, default=None, metavar="SIZE",
+                   help="with --dask: bytes of a file per task, e.g. 64M (default), 1G")
+    c.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    c.set_defaults(func=cmd_count, cli=cli)
+
+
+def size_arg(text: str) -> int:
+    """'64M' -> 67108864; '1000' -> 1000; '1.5G' -> 1610612736."""
+    t = text.strip().lower().removesuffix("ib").removesuffix("b")
+    unit = t[-1:] if t[-1:] in SIZE_UNITS and t[-1:] else ""
+    try:
+        n = float(t[:-1] if unit else t) * SIZE_UNITS[unit]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a size such as 64M or 1G") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1 byte")
+    return int(n)
+
+
+def human_bytes(n: int) -> str:
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size:
+            return f"{n / size:.1f} {unit}"
+    return f"{n} bytes"
+
+
+def cmd_count(args: argparse.Namespace) -> int:
+    cli = args.cli
+    UsageError = cli.UsageError  # noqa: N806
+    from .engine.counts import write_table
+    from .engine.pretokenize import Pretokenizer
+
+    pattern = cli.resolve_preset_arg(args)
+    pre = Pretokenizer(pattern, args.special_token)
+    out = Path(args.out).expanduser()
+    if out.is_dir():
+        raise UsageError(f"--out {out} is a folder; give the table's file name, e.g. "
+                         f"{out / 'corpus.counts.tsv'}")
+    cli.check_out_folder(out.parent)
+    if args.range_size is not None and not args.dask:
+        raise UsageError("--range-size splits files for Dask tasks; use it with --dask")
+    progress = cli.Progress(sys.stderr, enabled=not args.quiet)
+    report = lambda done, total: progress("pretokenize", done, total)  # noqa: E731
+    t0 = time.perf_counter()
+    try:
+        if args.dask:
+            from .engine.distributed import count_on_dask
+            from .engine.ranges import RANGE_BYTES
+            table = count_on_dask(args.corpus, pre, args.dask, progress=report,
+                                  range_bytes=args.range_size or RANGE_BYTES)
+        else:
+            from .engine.corpus import count_corpus
+            table = count_corpus(args.corpus, pre, progress=report)
+    finally:
+        progress.end_line()
+    counted = time.perf_counter() - t0
+    write_table(table, out)
+    where = f"on Dask ({args.dask})" if args.dask else "here"
+    print(f"counted:     {table.total:,} words, {len(table):,} unique, from "
+          f"{human_bytes(table.n_bytes)} of text in {counted:.2f} s ({where})")
+    print(f"wrote:       {out} ({human_bytes(out.stat().st_size)}, "
+          f"{time.perf_counter() - t0 - counted:.2f} s)")
+    return 0

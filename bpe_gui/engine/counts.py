@@ -1,0 +1,308 @@
+"""Word-count tables: the words (pre-tokens) of a corpus with their counts, as a file.
+
+Training needs only the unique words of a corpus and how often each occurs, so counting
+(the part that reads the corpus) can run elsewhere -- another day, another machine, a
+Dask cluster -- and training reads the table. The file is UTF-8 text, tab-separated::
+
+    #bpe-gui-counts<TAB>1<TAB>{"pattern": "...", "preset": "gpt2", "special_tokens": [...], ...}
+    count<TAB>word
+    5<TAB> the
+    3<TAB>\\n\\n
+
+Line 1 holds what produced the table, as one line of JSON (ASCII; see :class:`CountMeta`).
+Line 2 names the columns. Each further line is one word: its count, a tab, the word with
+five bytes escaped (``\\\\`` backslash, ``\\t`` tab, ``\\n`` line feed, ``\\r`` carriage
+return, ``\\0`` NUL), so any word survives and every other tool sees two columns. Rows
+come in order of first appearance in the corpus, which the first-seen tie rule needs.
+A table may end in ``.gz`` or ``.xz`` (compressed on writing too). The rows are written
+and read by C (``_count.format_tsv``/``parse_tsv``): 10 M words take seconds, not minutes.
+
+Why TSV and not Parquet: no new dependency (pyarrow is tens of MB), written and read as
+a stream in bounded memory, readable by awk, pandas and DuckDB alike, and diffable.
+"""
+from __future__ import annotations
+
+import gzip
+import json
+import lzma
+import os
+import secrets
+from array import array
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from typing import Sequence
+
+from .corpus import PretokenTable
+from .errors import ExportError, FormatError
+from .files import open_binary
+from .pretokenize import PRESET_LABELS
+
+try:
+    from . import _count
+except ImportError:  # pragma: no cover - no C compiler at install time
+    _count = None
+
+MAGIC = b"#bpe-gui-counts"
+FORMAT_VERSION = 1
+HEADER = b"count\tword"
+MODES = ("byte", "char")     # a table of pre-tokens serves both training modes
+CHUNK_ROWS = 1 << 18         # rows formatted per write
+READ_BYTES = 16 << 20        # bytes parsed per read
+
+
+def bpe_gui_version() -> str:
+    try:
+        from importlib.metadata import version
+        return version("bpe-gui")
+    except Exception:  # noqa: BLE001 - not installed (running from a source tree)
+        return "unknown"
+
+
+@dataclass(frozen=True)
+class CountMeta:
+    """What produced a table: the pre-tokenizer (``pattern`` is the regex itself,
+    ``preset`` its name if it is one), the special tokens cut out before counting, the
+    training modes the words serve, the bpe-gui and ``regex`` releases (the Unicode
+    classes), the sources (``{"path", "bytes"}``: files as given, with their size on
+    disk) and totals (unique words, words, characters and UTF-8 bytes of the text)."""
+
+    pattern: str
+    preset: str | None = None
+    special_tokens: tuple[str, ...] = ()
+    modes: tuple[str, ...] = MODES
+    bpe_gui: str = ""
+    regex: str = ""
+    sources: tuple[dict, ...] = ()
+    words: int = 0
+    total: int = 0
+    chars: int = 0
+    bytes: int = 0
+
+    @classmethod
+    def for_counting(cls, pre, sources: Sequence[dict] = ()) -> "CountMeta":
+        import regex
+        return cls(pattern=pre.pattern, preset=pre.preset,
+                   special_tokens=tuple(pre.special_tokens), bpe_gui=bpe_gui_version(),
+                   regex=regex.__version__, sources=tuple(sources))
+
+    def with_totals(self, table: PretokenTable) -> "CountMeta":
+        return replace(self, words=len(table), total=table.total, chars=table.n_chars,
+                       bytes=table.n_bytes)
+
+    def describe_pattern(self) -> str:
+        """'the GPT-2 preset' or 'the pattern \\S+' (for messages and the window)."""
+        if self.preset:
+            return f"the {PRESET_LABELS.get(self.preset, self.preset)} preset"
+        return f"the pattern {self.pattern}"
+
+    def to_json(self) -> str:
+        d = asdict(self)
+        d = {"format": "bpe-gui-counts", "version": FORMAT_VERSION, **d}
+        return json.dumps(d, ensure_ascii=True, separators=(", ", ": "))
+
+    @classmethod
+    def from_json(cls, text: str, path) -> "CountMeta":
+        try:
+            d = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise FormatError(path, f"the metadata after {MAGIC.decode()} is not valid JSON "
+                              f"({e.msg}).", line=1) from None
+        if not isinstance(d, dict):
+            raise FormatError(path, "the metadata must be a JSON object.", line=1)
+        if d.get("version") != FORMAT_VERSION:
+            raise FormatError(path, f"table format version {d.get('version')!r}: this "
+                              f"bpe-gui reads version {FORMAT_VERSION}. Update bpe-gui.",
+                              line=1, key="version")
+        kw = {}
+        for f in cls.__dataclass_fields__.values():
+            if f.name in d:
+                kw[f.name] = d[f.name]
+        _check_types(kw, path)
+        kw["special_tokens"] = tuple(kw.get("special_tokens", ()))
+        kw["modes"] = tuple(kw.get("modes", MODES))
+        kw["sources"] = tuple(kw.get("sources", ()))
+        return cls(**kw)
+
+
+def _check_types(kw: dict, path) -> None:
+    def bad(key: str, what: str):
+        return FormatError(path, f"metadata {key!r} must be {what}.", line=1, key=key)
+    if not isinstance(kw.get("pattern"), str) or not kw["pattern"]:
+        raise bad("pattern", "the pre-tokenizer pattern (a non-empty string)")
+    if kw.get("preset") is not None and not isinstance(kw["preset"], str):
+        raise bad("preset", "a preset name or null")
+    for key in ("special_tokens", "modes"):
+        v = kw.get(key, [])
+        if not isinstance(v, list) or not all(isinstance(s, str) for s in v):
+            raise bad(key, "a list of strings")
+    if not isinstance(kw.get("sources", []), list) or \
+            not all(isinstance(s, dict) for s in kw.get("sources", [])):
+        raise bad("sources", "a list of objects")
+    for key in ("words", "total", "chars", "bytes"):
+        if not isinstance(kw.get(key, 0), int) or kw.get(key, 0) < 0:
+            raise bad(key, "a whole number >= 0")
+
+
+# ----- writing -----------------------------------------------------------------------
+
+def write_table(table: PretokenTable, path: str | Path, meta: CountMeta | None = None,
+                progress=None) -> Path:
+    """Write ``table`` (with ``meta``, default ``table.meta``) to ``path``: through a
+    temporary file renamed into place, so a failed write leaves no half-written table.
+    ``progress(done, total)`` reports rows."""
+    path = Path(path)
+    meta = meta or getattr(table, "meta", None)
+    if meta is None:
+        raise ExportError("This table records no pattern; give its CountMeta to write it.")
+    meta = meta.with_totals(table)
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    try:
+        with open(tmp, "wb") as raw:
+            out = _compressor(path, raw)
+            out.write(MAGIC + b"\t%d\t" % FORMAT_VERSION + meta.to_json().encode() + b"\n")
+            out.write(HEADER + b"\n")
+            n = len(table)
+            for lo in range(0, n, CHUNK_ROWS):
+                out.write(_rows(table, lo, min(n, lo + CHUNK_ROWS)))
+                if progress is not None:
+                    progress(min(n, lo + CHUNK_ROWS), n)
+            if out is not raw:
+                out.close()
+        os.replace(tmp, path)
+    except OSError as e:
+        tmp.unlink(missing_ok=True)
+        raise ExportError(f"Cannot write the table {path}: {e.strerror or e}. Pick a folder "
+                          "you can write to.") from e
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return path
+
+
+def _compressor(path: Path, raw):
+    if path.suffix == ".gz":
+        return gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=6, mtime=0)
+    if path.suffix == ".xz":
+        return lzma.LZMAFile(raw, "wb", preset=6)
+    return raw
+
+
+def _rows(table: PretokenTable, lo: int, hi: int) -> bytes:
+    if _count is not None:
+        return _count.format_tsv(table.blob, table.starts, table.counts, lo, hi)
+    out = []  # pragma: no cover - the same without the C extension
+    for i in range(lo, hi):
+        w = table.word_bytes(i).replace(b"\\", b"\\\\").replace(b"\t", b"\\t") \
+            .replace(b"\n", b"\\n").replace(b"\r", b"\\r").replace(b"\0", b"\\0")
+        out.append(b"%d\t%s\n" % (table.counts[i], w))
+    return b"".join(out)
+
+
+# ----- reading -----------------------------------------------------------------------
+
+def is_count_table(path: str | Path) -> bool:
+    """True if the file starts like a word-count table (compressed ones too)."""
+    try:
+        with open_binary(path) as (stream, _):
+            head = stream.read(len(MAGIC))
+    except Exception:  # noqa: BLE001 - unreadable files are not tables; opening says why
+        return False
+    return head == MAGIC
+
+
+def read_header(stream, path) -> tuple[CountMeta | None, int]:
+    """Line 1 (metadata) and line 2 (column names); returns (meta or None, next line)."""
+    first = stream.readline()
+    meta = None
+    line = 1
+    if first.startswith(MAGIC):
+        parts = first.rstrip(b"\n").split(b"\t", 2)
+        if len(parts) != 3:
+            raise FormatError(path, f"line 1 must be {MAGIC.decode()}<tab>VERSION<tab>"
+                              "{JSON metadata}.", line=1)
+        if parts[1] != b"%d" % FORMAT_VERSION:
+            raise FormatError(path, f"table format version {parts[1][:20]!r}: this bpe-gui "
+                              f"reads version {FORMAT_VERSION}. Update bpe-gui.", line=1)
+        meta = CountMeta.from_json(parts[2].decode("utf-8", "replace"), path)
+        first = stream.readline()
+        line = 2
+    if first.rstrip(b"\n") != HEADER:
+        what = "line 2 must be" if meta else "the table must start with a metadata line or"
+        raise FormatError(path, f"not a word-count table: {what} the column names "
+                          "count<tab>word.", line=line)
+    return meta, line + 1
+
+
+def iter_row_chunks(stream, path, line: int, base: int | None = 0):
+    """(blob, ends, counts) for each chunk of rows (int64 arrays as bytes). Word ends
+    count from ``base``, or, with ``base=None``, go on from the previous chunks' words."""
+    carry = b""
+    offset = 0
+    while True:
+        chunk = stream.read(READ_BYTES)
+        data = carry + chunk if carry else chunk
+        cut = data.rfind(b"\n") + 1 if chunk else len(data)
+        body, carry = data[:cut], data[cut:]
+        if body:
+            try:
+                blob, ends, counts = _count.parse_tsv(body, offset if base is None else base)
+            except ValueError as e:
+                row, msg = e.args
+                raise FormatError(path, msg + ".", line=line + row) from None
+            yield blob, ends, counts
+            line += len(counts) // 8
+            offset += len(blob)
+        if not chunk:
+            return
+
+
+def read_table(path: str | Path) -> PretokenTable:
+    """One table, rows in file order; ``.meta`` holds its CountMeta (None if it has no
+    metadata line). A malformed or truncated file raises FormatError naming the line."""
+    if _count is None:  # pragma: no cover
+        raise FormatError(path, "reading word-count tables needs the _count C extension "
+                          "(reinstall bpe-gui with a C compiler).")
+    with open_binary(path) as (stream, _):
+        meta, line = read_header(stream, path)
+        pieces, starts, counts = [], array("q", [0]), array("q")
+        for blob, ends, c in iter_row_chunks(stream, path, line, base=None):
+            pieces.append(blob)
+            starts.frombytes(ends)
+            counts.frombytes(c)
+    table = PretokenTable(b"".join(pieces), starts, counts)
+    del pieces
+    _check_totals(table, meta, path, line + len(counts))
+    if meta is not None:
+        table.n_chars, table.n_bytes = meta.chars, meta.bytes
+    else:   # made by another tool: a word listed twice counts once, with the sum
+        table = _summed(table)
+    table.meta = meta
+    table.source = str(path)
+    return table
+
+
+def _summed(table: PretokenTable) -> PretokenTable:
+    c = _count.WordCounter()
+    c.add_table(table.blob, table.starts, table.counts)
+    return table if len(c) == len(table) else PretokenTable.from_native(c, 0, 0)
+
+
+def _check_totals(table: PretokenTable, meta: CountMeta | None, path, end_line: int) -> None:
+    if meta is None:
+        return
+    if len(table) != meta.words:
+        raise FormatError(path, f"the table has {len(table):,} rows but line 1 says "
+                          f"{meta.words:,} words: the file is cut short or was edited. "
+                          "Count the corpus again.", line=end_line)
+    if table.total != meta.total:
+        raise FormatError(path, f"the counts add up to {table.total:,} but line 1 says "
+                          f"{meta.total:,}: the table was edited. Count the corpus again.",
+                          line=end_line)
+
+
+# summing and checking tables (count_sets.py), importable from here too
+from .count_sets import (check_same, check_settings, read_tables,  # noqa: E402
+                         settings_for_table)
+
+__all__ = ["CountMeta", "check_same", "check_settings", "is_count_table", "read_table",
+           "read_tables", "settings_for_table", "write_table"]

@@ -1,0 +1,73 @@
+"""`bpe-gui count` and `bpe-gui train --counts` without Dask: tables written and trained
+from, the same tokenizer as training on the corpus, refusals with reasons, and --dask
+without Dask installed saying how to install it."""
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from bpe_gui.cli import main
+from bpe_gui.engine.counts import read_table
+
+from test_cli import CORPUS, assert_user_error, run
+
+
+@pytest.fixture
+def corpus(tmp_path):
+    p = tmp_path / "c.txt"
+    p.write_text(CORPUS + "<|endoftext|>" + CORPUS[:200], encoding="utf-8")
+    return p
+
+
+def test_count_then_train_gives_the_files_training_on_the_corpus_gives(tmp_path, corpus):
+    table = tmp_path / "c.counts.tsv.gz"
+    p = run("count", str(corpus), "--out", str(table), "--preset", "o200k",
+            "--special-token", "<|endoftext|>", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert "counted:" in p.stdout.decode() and table.exists()
+    meta = read_table(table).meta
+    assert meta.preset == "o200k" and meta.special_tokens == ("<|endoftext|>",)
+    assert meta.sources[0] == {"path": str(corpus), "bytes": corpus.stat().st_size}
+    for tie in ("greatest", "first-seen", "lowest-ids"):
+        a = run("train", "--counts", str(table), "--vocab-size", "400", "--tie-break", tie,
+                "--out", "a", "--format", "hf,native", cwd=tmp_path)
+        b = run("train", str(corpus), "--vocab-size", "400", "--tie-break", tie, "--preset",
+                "o200k", "--special-token", "<|endoftext|>", "--out", "b", "--format",
+                "hf,native", cwd=tmp_path)
+        assert a.returncode == 0 and b.returncode == 0, (a.stderr, b.stderr)
+        for name in ("tokenizer.json", "tokenizer.bpe-gui.json"):
+            assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+
+
+def test_train_counts_refuses_another_pattern_or_specials(tmp_path, corpus):
+    table = tmp_path / "c.counts.tsv"
+    assert run("count", str(corpus), "--out", str(table), cwd=tmp_path).returncode == 0
+    assert_user_error(run("train", "--counts", str(table), "--vocab-size", "300", "--out", "o",
+                          "--preset", "cl100k", cwd=tmp_path),
+                      "counted with the GPT-2 preset", "GPT-4 (cl100k)")
+    assert_user_error(run("train", "--counts", str(table), "--vocab-size", "300", "--out", "o",
+                          "--special-token", "<s>", cwd=tmp_path),
+                      "special tokens []", "['<s>']")
+    assert_user_error(run("train", str(corpus), "--counts", str(table), "--vocab-size", "300",
+                          "--out", "o", cwd=tmp_path), "not both")
+    assert_user_error(run("train", "--counts", str(table), str(corpus), "--vocab-size", "300",
+                          "--out", "o", cwd=tmp_path), "c.txt, line 1: not a word-count table")
+    assert_user_error(run("count", str(corpus), "--out", "t.tsv", "--range-size", "1M",
+                          cwd=tmp_path), "--range-size", "--dask")
+    bad = tmp_path / "bad.counts.tsv"
+    lines = table.read_bytes().split(b"\n")
+    lines[3] = b"x" + lines[3]
+    bad.write_bytes(b"\n".join(lines))
+    assert_user_error(run("train", "--counts", str(bad), "--vocab-size", "300", "--out", "o",
+                          cwd=tmp_path), "bad.counts.tsv, line 4: a row must be COUNT<tab>WORD")
+
+
+def test_dask_without_dask_installed_says_how_to_install(tmp_path, corpus, monkeypatch,
+                                                          capsys):
+    monkeypatch.setitem(sys.modules, "distributed", None)   # `import distributed` fails
+    assert main(["count", str(corpus), "--out", str(tmp_path / "t.tsv"), "--dask",
+                 "local:2"]) == 2
+    err = capsys.readouterr().err
+    assert 'pip install "bpe-gui[dask]"' in err and err.count("\n") == 1
+    assert not (tmp_path / "t.tsv").exists()

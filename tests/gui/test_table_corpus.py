@@ -1,0 +1,114 @@
+"""A word-count table as the window's corpus: File > Open (or a drop) reads it, the corpus
+panel says it is a table and shows its metadata and first rows, training steps through it
+exactly as through the text it was counted from, settings that do not fit it are refused
+with the reason, sessions keep it, and the views that need text say so."""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from bpe_gui.engine.corpus import count_corpus
+from bpe_gui.engine.pretokenize import Pretokenizer
+from bpe_gui.engine.trainer import Trainer, TrainSettings
+
+TEXT = ("low low lower newest newest widest widest widest <|endoftext|> "
+        "分词器 tokenizers: low lower newest widest 2024！\n") * 20
+
+
+@pytest.fixture
+def table_file(tmp_path):
+    src = tmp_path / "corpus.txt"
+    src.write_text(TEXT, encoding="utf-8")
+    out = tmp_path / "corpus.counts.tsv"
+    count_corpus(src, Pretokenizer("cl100k", ["<|endoftext|>"]), out=out)
+    return out
+
+
+def test_open_a_table_and_step_as_with_its_text(window, table_file, ready):
+    c, ed = window.controller, window.editor
+    assert window.open_paths([str(table_file)])
+    ready(c)
+    assert c.corpus_table is not None and c.corpus_text == ""
+    # the settings took the table's pattern and special tokens
+    assert c.settings.pattern == "cl100k" and c.settings.special_tokens == ("<|endoftext|>",)
+    # the corpus panel says what it is, and shows rows instead of an editor
+    assert "Word-count table" in ed.source_label.text()
+    info = ed.table_view.info.text()
+    assert "GPT-4 (cl100k)" in info and "&lt;|endoftext|&gt;" in info and "corpus.txt" in info
+    assert ed.table_view.isVisible() and not ed.edit.isVisible()
+    assert "low" in ed.table_view.rows.toPlainText()
+    assert not ed.words.toggle.isEnabled()
+    assert ed.counts()["unique_pretokens"] == len(c.corpus_table)
+    # stepping gives the merges training on the text gives
+    c.set_settings(replace(c.settings, mode="byte", vocab_size=1000, num_merges=None,
+                           tie_rule="first-seen"))
+    ready(c)
+    for _ in range(12):
+        assert c.step()
+    expected = Trainer.from_text(TEXT, c.settings)
+    expected.run(until=12)
+    assert c.trainer.merges == expected.merges
+    assert c.undo() and c.trainer.n_steps == 11
+
+
+def test_settings_that_do_not_fit_the_table_are_refused_with_the_reason(window, table_file,
+                                                                         ready, qtbot):
+    c = window.controller
+    window.open_paths([str(table_file)])
+    ready(c)
+    errors = []
+    c.errorOccurred.connect(lambda title, msg: errors.append(msg))
+    c.set_settings(TrainSettings(pattern="gpt2", special_tokens=("<|endoftext|>",)))
+    c.retrain()
+    assert errors and "counted with the GPT-4 (cl100k) preset" in errors[-1]
+    assert "GPT-2" in errors[-1]
+
+
+def test_session_with_a_table_corpus_reopens_it(window, table_file, ready, tmp_path):
+    c = window.controller
+    window.open_paths([str(table_file)])
+    ready(c)
+    assert c.goto(7)
+    path = tmp_path / "s.bpesession"
+    assert c.save_session(str(path))
+    c.set_corpus_text("something else entirely", dirty=False)
+    ready(c)
+    assert c.corpus_table is None
+    assert window.open_session(str(path))
+    ready(c)
+    assert c.corpus_table is not None and c.trainer.n_steps == 7
+    assert c.corpus_paths == [str(table_file)]
+
+
+def test_views_that_need_text_say_so(window, table_file, ready):
+    from bpe_gui.gui.table_corpus import NO_TEXT, table_paths
+    c = window.controller
+    window.open_paths([str(table_file)])
+    ready(c)
+    from bpe_gui.gui.panels.compare_view import CompareView
+    cv = CompareView(c)
+    cv._from_corpus()
+    assert NO_TEXT in cv.summary.text()
+    cv.deleteLater()
+    assert not window.editor.save_as_dialog()       # no text to save
+    # opening tables and text files together is refused, naming the text file
+    with pytest.raises(ValueError, match="corpus.txt: not word-count tables"):
+        table_paths([str(table_file), str(table_file.with_name("corpus.txt"))])
+
+
+def test_compare_view_trains_another_configuration_from_the_table(window, table_file, ready,
+                                                                  qtbot):
+    from bpe_gui.gui.panels.compare_view import CompareView
+    c = window.controller
+    window.open_paths([str(table_file)])
+    ready(c)
+    cv = CompareView(c)
+    pane = cv.pane_b
+    pane.t_pattern.setCurrentIndex(pane.t_pattern.findData("cl100k"))
+    pane.t_vocab.setValue(300)
+    with qtbot.waitSignal(pane.trained, timeout=20_000):
+        assert pane.train()
+    assert pane._trained_tok is not None
+    assert f"({c.corpus_table.n_chars:,} characters)" in pane.train_status.text()
+    cv.deleteLater()
