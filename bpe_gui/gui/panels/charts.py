@@ -32,7 +32,7 @@ from ...engine.errors import BPEError
 from .chart_data import (STYLES, Series, decimate, fmt_num, fmt_value, linear_ticks,
                          log_ticks, nice_step)
 from ..last_folder import in_last_folder, last_folder, remember
-from .flow_layout import FlowLayout
+from .flow_layout import FlowBar
 from .chart_widget import ChartWidget, series_colors
 from .visibility import CatchesUp
 
@@ -81,7 +81,7 @@ class ChartsView(CatchesUp, QWidget):
         csv_btn.clicked.connect(self._ask_csv)
         self.status = QLabel("")
 
-        top = FlowLayout(spacing=6)   # wraps in a narrow dock instead of scrolling sideways
+        top = FlowBar(spacing=6)   # wraps in a narrow dock instead of scrolling sideways
         top.addWidget(self.held_label)
         for w in (open_btn, paste_btn, self.clear_btn, png_btn, csv_btn):
             top.addWidget(w)
@@ -95,7 +95,7 @@ class ChartsView(CatchesUp, QWidget):
         self.grid_host.setLayout(grid)
         grid.setContentsMargins(0, 0, 0, 0)
         lay = QVBoxLayout(self)
-        lay.addLayout(top)
+        lay.addWidget(top)
         lay.addWidget(self.grid_host, 1)
         lay.addWidget(self.status)
 

@@ -19,11 +19,12 @@ from PySide6.QtWidgets import (QComboBox, QFileDialog, QFrame, QGridLayout, QHBo
                                QSpinBox, QStackedWidget, QVBoxLayout, QWidget)
 
 from ...engine.errors import BPEError
-from ...engine.pretokenize import PRESET_LABELS, resolve_pattern
+from ...engine.pretokenize import PRESET_LABELS, Pretokenizer, resolve_pattern
 from ...engine.tokenizer import Tokenizer
 from ...engine.trainer import TIE_RULE_LABELS, Trainer, TrainSettings
+from ..corpus_source import count_files
 from ..worker import JobRunner
-from .flow_layout import FlowLayout
+from .flow_layout import FlowBar
 from .token_text import TokenTextView, cut_color
 from .visibility import CatchesUp
 
@@ -179,7 +180,7 @@ class ComparePane(CatchesUp, QFrame):
             grid.addWidget(QLabel(label), row, 0)
             grid.addWidget(field, row, 1)
         grid.setColumnStretch(1, 1)
-        buttons = FlowLayout(spacing=6)   # wraps when the pane is narrow
+        buttons = FlowBar(spacing=6)   # wraps when the pane is narrow
         buttons.addWidget(self.train_btn)
         buttons.addWidget(self.cancel_btn)
         buttons.addWidget(copy_btn)
@@ -191,7 +192,7 @@ class ComparePane(CatchesUp, QFrame):
         lay = QVBoxLayout(w)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addLayout(grid)
-        lay.addLayout(buttons)
+        lay.addWidget(buttons)
         lay.addWidget(self.train_status)
         for combo in (self.t_mode, self.t_pattern, self.t_tie):
             combo.currentIndexChanged.connect(self._form_edited)
@@ -209,12 +210,12 @@ class ComparePane(CatchesUp, QFrame):
         open_btn.clicked.connect(self._ask_open)
         self.imp_label = QLabel("Nothing imported: open a tokenizer file.")
         self.imp_label.setWordWrap(True)
-        row = FlowLayout(spacing=6)
+        row = FlowBar(spacing=6)
         row.addWidget(self.imp_app)
         row.addWidget(open_btn)
         lay = QVBoxLayout(w)
         lay.setContentsMargins(0, 0, 0, 0)
-        lay.addLayout(row)
+        lay.addWidget(row)
         lay.addWidget(self.imp_label)
         lay.addStretch(1)
         return w
@@ -387,11 +388,17 @@ class ComparePane(CatchesUp, QFrame):
             self._train_error(str(e))
             return False
 
+        files = self.controller.corpus_files   # a streamed corpus: train from its files
+
         def job(progress, cancelled):
             t0 = time.perf_counter()
-            trainer = Trainer.from_text(text, settings, cancel=cancelled)
+            if files is not None:
+                pre = Pretokenizer(settings.pattern, settings.special_tokens)
+                trainer = Trainer(count_files(files, pre, cancel=cancelled), settings)
+            else:
+                trainer = Trainer.from_text(text, settings, cancel=cancelled)
             trainer.run(progress=progress, cancel=cancelled, detail=False)
-            return trainer, settings, len(text), time.perf_counter() - t0
+            return trainer, settings, trainer.table.n_chars, time.perf_counter() - t0
 
         if not self.jobs.start(f"Training side {self.name}", job):
             return False
@@ -399,7 +406,8 @@ class ComparePane(CatchesUp, QFrame):
         self.cancel_btn.setEnabled(True)
         self.progress.setVisible(True)
         self.progress.setRange(0, 0)
-        self.train_status.setText(f"Training on the corpus ({len(text):,} characters)…")
+        self.train_status.setText("Training on the corpus (reading its files)…" if files
+                                  else f"Training on the corpus ({len(text):,} characters)…")
         return True
 
     @property

@@ -20,8 +20,9 @@ from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QMenu, QPlainTe
 from ...engine.pretokenize import Pretokenizer
 from ...engine.trainer import TrainSettings
 from ..app import colors, resources
+from ..corpus_source import human_size
 from ..last_folder import in_last_folder, last_folder, remember
-from .flow_layout import FlowLayout
+from .flow_layout import FlowBar
 from .word_branches import WordColouring
 
 EDIT_LIMIT = 1_000_000          # characters editable in place
@@ -34,14 +35,6 @@ CORPUS_FILTER = ("Text corpora (*.txt *.md *.jsonl *.txt.xz *.md.xz *.jsonl.xz *
                  "*.md.gz *.jsonl.gz *.xz *.gz);;All files (*)")
 SESSION_SUFFIX = ".bpesession"
 RECENT_MAX = 10
-
-
-def human_size(n: int) -> str:
-    """Example: 20_287_673 -> '20.3 MB'."""
-    for unit, size in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
-        if n >= size:
-            return f"{n / size:.1f} {unit}"
-    return f"{n} bytes"
 
 
 class RecentFiles(QObject):
@@ -162,7 +155,7 @@ class CorpusEditor(QWidget):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
         lay.setSpacing(4)
-        bar = FlowLayout(spacing=4)   # wraps in a narrow dock instead of scrolling sideways
+        bar = FlowBar(spacing=4)   # wraps in a narrow dock instead of scrolling sideways
         self.open_button = QToolButton(text="Open…")
         self.open_button.setToolTip("Open one or more corpus files (.txt .md .jsonl, "
                                     "also .xz/.gz compressed)")
@@ -187,7 +180,7 @@ class CorpusEditor(QWidget):
         self.unsaved_label = QLabel()
         self.unsaved_label.setToolTip("The corpus has edits that are not saved to a file")
         bar.addWidget(self.unsaved_label)
-        lay.addLayout(bar)
+        lay.addWidget(bar)
         self._bar = bar
 
         self.source_label = QLabel()
@@ -362,13 +355,15 @@ class CorpusEditor(QWidget):
             self._show_text(text)
         self._edited = False
         self._set_unsaved(c.corpus_dirty)
+        self.save_button.setEnabled(not c.streamed)   # its files are the corpus
         self._update_source()
         self._start_counts()
 
     def _show_text(self, text: str) -> None:
         self._syncing = True
+        fc = self.controller.corpus_files
         try:
-            self._preview = len(text) > EDIT_LIMIT
+            self._preview = len(text) > EDIT_LIMIT or fc is not None
             self._fill_timer.stop()
             self._fill = []
             if self._preview:
@@ -382,7 +377,7 @@ class CorpusEditor(QWidget):
                 self.edit.setPlainText(self._fill.pop(0))
                 self._fill.reverse()
                 self._fill_timer.start()
-                self.banner.setText(
+                self.banner.setText(fc.banner() if fc is not None else
                     f"<b>Large corpus:</b> showing the first {len(shown):,} of {len(text):,} "
                     f"characters ({100 * len(shown) / len(text):.0f}%), read-only. "
                     "Training and counts use the whole text. To edit, open a smaller file "
@@ -448,7 +443,11 @@ class CorpusEditor(QWidget):
     def _start_counts(self) -> None:
         text = self.controller.corpus_text
         self._counts = {"chars": len(text), "lines": None, "bytes": None}
-        if len(text) <= COUNT_SLICE:
+        if self.controller.streamed:   # counted by training, which reads the files
+            self._counts["chars"] = None
+            self._count_timer.stop()
+            self._count_job = None
+        elif len(text) <= COUNT_SLICE:
             self._counts["bytes"] = len(text.encode("utf-8"))
             self._counts["lines"] = text.count("\n") + (1 if text and not text.endswith("\n") else 0)
             self._count_timer.stop()
@@ -486,7 +485,7 @@ class CorpusEditor(QWidget):
         if t is not None and not c.stale and getattr(t, "table", None) is not None:
             return t.table.total, len(t.table)
         text = c.corpus_text
-        if len(text) <= TINY_CHARS:
+        if len(text) <= TINY_CHARS and not c.streamed:
             try:
                 from ...engine.pretokenize import Pretokenizer
                 words = Pretokenizer(c.settings.pattern, c.settings.special_tokens).words(text)
@@ -495,15 +494,34 @@ class CorpusEditor(QWidget):
             return len(words), len(set(words))
         return None
 
+    def _streamed_counts(self) -> None:
+        """A streamed corpus: size on disk; characters and bytes from its pre-token table
+        once training has read the files."""
+        c = self.controller
+        t = c.trainer
+        if t is not None and not c.stale:
+            self._counts.update(chars=t.table.n_chars, bytes=t.table.n_bytes)
+        else:
+            self._counts.update(chars=None, bytes=None)
+
     def _update_stats(self) -> None:
         c = self.controller
         n = self._counts
         if not c.corpus_text:
             self.stats_label.setText("0 characters")
             return
-        parts = [f"{n['chars']:,} characters"]
+        if c.streamed:
+            self._streamed_counts()
+            parts = [f"{human_size(c.corpus_files.disk_bytes)} on disk"]
+            if n["chars"] is None:
+                parts.append("characters: counted when training reads the files" if not c.busy
+                             else "characters: counting…")
+            else:
+                parts.append(f"{n['chars']:,} characters")
+        else:
+            parts = [f"{n['chars']:,} characters"]
         if n["bytes"] is None:
-            parts.append("bytes: counting…")
+            parts.append("" if c.streamed else "bytes: counting…")
         elif n["bytes"] < 1000:
             parts.append(f"{n['bytes']:,} bytes")
         else:
@@ -519,7 +537,7 @@ class CorpusEditor(QWidget):
             parts.append("pre-tokens: counted when training starts (Ctrl+R)")
         # wrap only between the parts, never inside "1,061 pre-tokens"
         self.stats_label.setText(" · ".join(
-            p.replace(" ", "\u00a0").replace("-", "\u2011") for p in parts))
+            p.replace(" ", "\u00a0").replace("-", "\u2011") for p in parts if p))
 
     def counts(self) -> dict:
         """Characters, bytes, lines and pre-token counts as shown (for tests and tools)."""

@@ -419,8 +419,12 @@ class EncodeView(CatchesUp, CharPositions, QWidget):
         chars = min(len(self._text), ENCODE_LIMIT)
         if chars < len(self._text):
             extra += f" (first {ENCODE_LIMIT:,} characters only)"
-        self.counts.setText(f"{n:,} tokens · {chars:,} characters · {nbytes:,} "
-                            f"bytes · {ratio} bytes/token{extra}")
+        # the first that fits the width: the counts are never cut off mid-number
+        self.counts.set_variants([
+            f"{n:,} tokens · {chars:,} characters · {nbytes:,} bytes · {ratio} bytes/token"
+            f"{extra}",
+            f"{n:,} tokens · {chars:,} chars · {nbytes:,} bytes · {ratio} bytes/token",
+            f"{n:,} tokens · {ratio} bytes/token", f"{n:,} tokens"])
 
     # ----- colouring ---------------------------------------------------------------------------
     def _colour_visible(self, *_args) -> None:

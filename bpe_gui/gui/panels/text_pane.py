@@ -30,6 +30,7 @@ class TextPane(QWidget):
         super().__init__(parent)
         self._lines = lines
         self._text = ""
+        self._variants: list[str] = []
         self._doc = QTextDocument(self)
         self._doc.setDocumentMargin(1)
         self._doc_font = None
@@ -48,6 +49,34 @@ class TextPane(QWidget):
         return self._text
 
     def setText(self, text: str) -> None:
+        self._variants = []
+        self._set(text)
+
+    def full_text(self) -> str:
+        """The longest variant (what the tooltip says), or the text."""
+        return self._variants[0] if self._variants else self._text
+
+    def set_variants(self, texts) -> None:
+        """Plain texts, longest first: the pane shows the first that fits its width on
+        one line (the last one elided if none does), the longest in its tooltip."""
+        self._variants = list(texts)
+        self._pick()
+
+    def _pick(self) -> None:
+        if not self._variants:
+            return
+        fm, room = self.fontMetrics(), max(0, self.width() - 4)
+        shown = next((t for t in self._variants if fm.horizontalAdvance(t) <= room), None)
+        if shown is None:
+            shown = fm.elidedText(self._variants[-1], Qt.ElideRight, room)
+        self.setToolTip("" if shown == self._variants[0] else self._variants[0])
+        self._set(shown)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._pick()
+
+    def _set(self, text: str) -> None:
         if text == self._text:
             return
         self._text = text
