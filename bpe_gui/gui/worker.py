@@ -128,6 +128,8 @@ class JobRunner(QObject):
         self._cancel = threading.Event()
         self._abandonable = False
         self._dropped: list[tuple[QThread, _Runner]] = []   # abandoned, still ending
+        from .gc_timer import GuiThreadCollector
+        GuiThreadCollector.install()   # no collection in the middle of a paint
         self.label = ""
         self.unit = ""      # what progress counts: "bytes", "merges" or "" (a share)
 

@@ -5,20 +5,25 @@ columns' minimum widths fit (a narrow dock used to cut "After", "Count" and
 Each column gets at least its minimum width (never less than its header's text), and
 the width left over is shared out by weight. Below the sum of the minimums the table
 scrolls sideways as a last resort. A column the user drags keeps the width it was
-given until the view is resized again.
+given until the view changes width again.
 
 Example: weights (1, 2, 1), minimums (40, 80, 40) in 400 pixels -> 100, 200, 100;
 in 170 pixels -> 42, 86, 42 (the spare 10 pixels by weight; what rounding leaves
 over goes to the heaviest column).
+
+It is a mixin of the view class itself. (A first version was a helper QObject
+watching the viewport; with it the test suite crashed in a later paint of a merge
+panel, for reasons not understood: nothing outside the view is involved now.)
 """
 from __future__ import annotations
 
 from typing import Sequence
 
-from PySide6.QtCore import QEvent, QObject, Qt
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView
+from PySide6.QtCore import QEvent, Qt
+from PySide6.QtWidgets import QHeaderView, QTableView
 
 HEADER_PAD = 16   # header text margins (a sort arrow may cover a little of them)
+_RESIZE = QEvent.Type.Resize
 
 
 def share_widths(avail: int, weights: Sequence[float], minimums: Sequence[int]) -> list[int]:
@@ -35,57 +40,61 @@ def share_widths(avail: int, weights: Sequence[float], minimums: Sequence[int]) 
     return widths
 
 
-class FitColumns(QObject):
-    """Keeps a view's columns filling its viewport (see the module docstring)."""
+class FittedColumns:
+    """Mixin for a QTableView subclass: ``fit_columns(weights, minimums)`` once, and the
+    columns follow the viewport's width from then on."""
 
-    def __init__(self, view: QAbstractItemView, weights: Sequence[float],
-                 minimums: Sequence[int] = ()):
-        super().__init__(view)
-        self.view = view
-        self.weights = list(weights)
-        self.minimums = list(minimums) + [0] * (len(self.weights) - len(minimums))
-        header = view.horizontalHeader()
+    _fit_weights: list[float] = []
+    _fit_minimums: list[int] = []
+    _fit_width = -1
+
+    def fit_columns(self, weights: Sequence[float], minimums: Sequence[int] = ()) -> None:
+        self._fit_weights = list(weights)
+        self._fit_minimums = list(minimums) + [0] * (len(weights) - len(minimums))
+        header = self.horizontalHeader()
         header.setStretchLastSection(False)
         header.setSectionResizeMode(QHeaderView.Interactive)
-        view.setHorizontalScrollBarPolicy(Qt.ScrollBarAsNeeded)
-        view.viewport().installEventFilter(self)
-        model = view.model()
-        if model is not None:
-            model.headerDataChanged.connect(lambda *_: self.fit())
-            model.modelReset.connect(self.fit)
-        self.fit()
+        self.refit()
 
-    def set_minimum(self, col: int, width: int) -> None:
+    def set_column_minimum(self, col: int, width: int) -> None:
         """A new floor for one column (e.g. room for the largest count now shown)."""
-        if self.minimums[col] != width:
-            self.minimums[col] = width
-            self.fit()
+        if self._fit_minimums and self._fit_minimums[col] != width:
+            self._fit_minimums[col] = width
+            self.refit()
 
     def header_minimums(self) -> list[int]:
-        header = self.view.horizontalHeader()
-        fm = header.fontMetrics()
-        model = self.view.model()
+        fm = self.horizontalHeader().fontMetrics()
+        model = self.model()
         out = []
-        for col, floor in enumerate(self.minimums):
+        for col, floor in enumerate(self._fit_minimums):
             text = model.headerData(col, Qt.Horizontal) if model is not None else ""
             out.append(max(floor, fm.horizontalAdvance(str(text or "")) + HEADER_PAD))
         return out
 
-    def fit(self) -> None:
-        model = self.view.model()
-        if model is None:
+    def refit(self) -> None:
+        model = self.model()
+        if not self._fit_weights or model is None:
             return
-        n = min(len(self.weights), model.columnCount())
-        avail = self.view.viewport().width()
+        n = min(len(self._fit_weights), model.columnCount())
+        avail = self.viewport().width()
+        self._fit_width = avail
         if avail <= 0 or n == 0:
             return
-        widths = share_widths(avail, self.weights[:n], self.header_minimums()[:n])
-        header = self.view.horizontalHeader()
+        shown = [not self.isColumnHidden(c) for c in range(n)]
+        widths = share_widths(avail, [w if on else 0 for w, on in zip(self._fit_weights, shown)],
+                              [m if on else 0 for m, on in zip(self.header_minimums(), shown)])
+        header = self.horizontalHeader()
         for col, w in enumerate(widths):
-            if header.sectionSize(col) != w:
+            if shown[col] and header.sectionSize(col) != w:
                 header.resizeSection(col, w)
 
-    def eventFilter(self, obj, event) -> bool:
-        if event.type() == QEvent.Resize and event.size().width() != event.oldSize().width():
-            self.fit()
-        return False
+    def viewportEvent(self, event) -> bool:
+        # the viewport's width changes with the view and with its vertical scroll bar
+        if event.type() == _RESIZE and self._fit_weights \
+                and self.viewport().width() != self._fit_width:
+            self.refit()
+        return super().viewportEvent(event)
+
+
+class FittedTableView(FittedColumns, QTableView):
+    """A plain QTableView with fitted columns."""

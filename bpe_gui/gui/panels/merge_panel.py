@@ -19,7 +19,6 @@ from ..models.pair_table import PairSnapshot, PairTableModel, first_words, pair_
 from ..models.roles import ReadableCache, TokenColors
 from ..models.timeline import TimelineModel
 from .table_cells import TEXT_MARGIN, CellTableView
-from .fit_columns import FitColumns
 from .flow_layout import FlowBar
 from .text_pane import TextPane
 from .timeline_tools import TimelineTools
@@ -174,7 +173,7 @@ class MergePanel(CatchesUp, QWidget):
         bold = self.pair_view.font()
         bold.setBold(True)
         tie_w = QFontMetrics(bold).horizontalAdvance("next") + 2 * TEXT_MARGIN + 2
-        self.pair_fit = FitColumns(self.pair_view, (0, 3, 2, 0, 1), (0, 72, 60, 0, tie_w))
+        self.pair_view.fit_columns((0, 3, 2, 0, 1), (0, 72, 60, 0, tie_w))
         self.pairs_footer = _label()
         left = QVBoxLayout(self.pairs_box)
         left.addWidget(self.next_label)
@@ -196,7 +195,7 @@ class MergePanel(CatchesUp, QWidget):
         self.affected_view = _table()
         self.affected_view.setObjectName("affectedView")
         self.affected_view.setModel(self.affected_model)
-        self.affected_fit = FitColumns(self.affected_view, (0, 1, 1), (0, 60, 60))
+        self.affected_view.fit_columns((0, 1, 1), (0, 60, 60))
         rt = QVBoxLayout(self.last_box)
         rt.addWidget(self.last_title)
         rt.addWidget(self.last_reason)
@@ -209,7 +208,7 @@ class MergePanel(CatchesUp, QWidget):
         self.timeline_view = _table(cls=TimelineView)
         self.timeline_view.setObjectName("timelineView")
         self.timeline_view.setModel(self.timeline)
-        self.timeline_fit = FitColumns(self.timeline_view, (0, 3, 3, 0, 0), (0, 72, 72, 0, 0))
+        self.timeline_view.fit_columns((0, 3, 3, 0, 0), (0, 72, 72, 0, 0))
         rb = QVBoxLayout(self.timeline_box)
         self.timeline_tools = TimelineTools(self)
         rb.addWidget(self.timeline_tools)
@@ -387,13 +386,15 @@ class MergePanel(CatchesUp, QWidget):
         top = t.steps[0].count if t is not None and t.steps else \
             (t.core.best() or (0, 0, 0))[2] if t is not None else 0
         last = max(t.target_steps or 0, t.n_steps) if t is not None else 0
-        fm = self.pair_view.fontMetrics()
+        bold = self.pair_view.font()
+        bold.setBold(True)   # the chosen pair's and the current step's rows are bold
+        fm = QFontMetrics(bold)
         count_w = fm.horizontalAdvance(f"{top:,}") + 2 * TEXT_MARGIN + 2
         step_w = fm.horizontalAdvance(f"{last:,}") + 2 * TEXT_MARGIN + 2
-        self.pair_fit.set_minimum(3, count_w)
-        self.affected_fit.set_minimum(0, count_w)
-        self.timeline_fit.set_minimum(3, count_w)
-        self.timeline_fit.set_minimum(0, step_w)
+        self.pair_view.set_column_minimum(3, count_w)
+        self.affected_view.set_column_minimum(0, count_w)
+        self.timeline_view.set_column_minimum(3, count_w)
+        self.timeline_view.set_column_minimum(0, step_w)
 
     def _refresh_pairs(self) -> None:
         t = self.controller.trainer
