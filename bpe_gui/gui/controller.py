@@ -533,14 +533,14 @@ class Controller(QObject):
         """Load a (big) tokenizer file on the worker thread, with progress; the result
         arrives through importFinished. False if another job is running."""
         def job(progress, cancelled):
-            progress(0, 3)
+            progress(0, 1000)
             tok = load_tokenizer(path)
-            progress(1, 3)
+            progress(100, 1000)
             len(tok.merges)        # a tiktoken file's merges are derived here, not later
-            progress(2, 3)
+            progress(250, 1000)
             from .models.vocab_model import prepare_imported
-            prepare_imported(tok)  # the vocabulary browser's rows, off the GUI thread
-            progress(3, 3)
+            # the vocabulary browser's rows, search texts and order, off the GUI thread
+            prepare_imported(tok, lambda share: progress(250 + int(750 * share), 1000))
             return ("import", tok, str(path))
         self._importing = str(path)
         return self._start(f"Loading {Path(path).name}", job)

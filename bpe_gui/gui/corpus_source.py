@@ -17,8 +17,9 @@ from ..engine.corpus import Cancelled, count_corpus
 from ..engine.files import read_documents, read_head
 from ..engine.pretokenize import Pretokenizer
 
-EDIT_BYTES = 1 << 20       # files holding at most this much text are read whole
-HEAD_BYTES = 1 << 20       # the preview of a streamed corpus: its first MiB of text
+EDIT_BYTES = 1 << 20   # files holding at most this much text are read whole (and the
+                       # preview of bigger ones is about this long)
+PROBE_BYTES = 1 << 16  # at least this much of every file is read to check it is text
 
 
 def human_size(n: int) -> str:
@@ -76,7 +77,7 @@ def probe_files(paths: Sequence[str], encoding: str = "utf-8",
         if cancelled():
             raise Cancelled()
         # the rest of the room for whole files; at least 64 KB to check it is text
-        text, complete = read_head(p, max(EDIT_BYTES - used, 1 << 16), encoding)
+        text, complete = read_head(p, max(EDIT_BYTES - used, PROBE_BYTES), encoding)
         if whole:   # the preview goes on into the next file only after a whole one
             heads.append(text)
         used += len(text.encode("utf-8"))

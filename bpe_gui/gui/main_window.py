@@ -453,6 +453,7 @@ class MainWindow(QMainWindow):
             self.progress_label.setText(f"{self.controller.jobs.label}…")
         for w in (self.progress_label, self.progress_bar, self.cancel_button):
             w.setVisible(busy)
+        self.stale_label.setVisible(not busy)   # "Changed: retrain" while it retrains
         if not busy:
             self._update_step_label()
 

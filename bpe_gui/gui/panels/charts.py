@@ -229,6 +229,9 @@ class ChartsView(CatchesUp, QWidget):
             self._queue_held_samples()
         self.last_update_ms = (time.perf_counter() - t0) * 1000
         ratio = (f"{self._bpt[-1]:.3f} bytes/token on the corpus" if self._bpt else "")
+        if self.controller.streamed and t.settings.special_tokens:
+            ratio += (" (special tokens in a streamed corpus are not counted, so it is "
+                      "slightly high)")
         self.status.setText(f"Step {n:,}: {ratio}; {len(t.vocab_bytes):,} tokens in the "
                             "vocabulary. Hover a chart to read values; right-click for log "
                             "scale and saving one chart.")
@@ -326,9 +329,14 @@ class ChartsView(CatchesUp, QWidget):
         if not path:
             return
         remember(path)
-        from ...engine.corpus import read_documents
+        self.open_held_out(path)
+
+    def open_held_out(self, path: str) -> None:
+        """Only the start of a big file is read: the chart uses at most
+        HELD_OUT_MAX_CHARS characters of it."""
+        from ...engine.files import read_head
         try:
-            text = "\n".join(read_documents(path))
+            text, _complete = read_head(path, 4 * HELD_OUT_MAX_CHARS)
         except BPEError as e:
             QMessageBox.warning(self, "Held-out text", str(e))
             return

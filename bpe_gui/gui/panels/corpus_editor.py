@@ -23,6 +23,7 @@ from ..app import colors, resources
 from ..corpus_source import human_size
 from ..last_folder import in_last_folder, last_folder, remember
 from .flow_layout import FlowBar
+from .sample_notice import SampleNotice, replaces_user_settings
 from .word_branches import WordColouring
 
 EDIT_LIMIT = 1_000_000          # characters editable in place
@@ -187,6 +188,8 @@ class CorpusEditor(QWidget):
         self.source_label.setWordWrap(True)
         self.source_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
         lay.addWidget(self.source_label)
+        self.notice = SampleNotice(self.controller)
+        lay.addWidget(self.notice)
         self.banner = QLabel()
         self.banner.setWordWrap(True)
         self.banner.setVisible(False)
@@ -255,14 +258,24 @@ class CorpusEditor(QWidget):
             return False
         settings = sample_settings(sample.settings)
         from ..training_flow import describe_changes
-        changed = describe_changes(self.controller.settings, settings)
-        if not self.controller.set_settings(settings):
+        c = self.controller
+        previous = c.settings
+        changed = describe_changes(previous, settings)
+        try:   # the settings of the sample on show, if the corpus still is one
+            shown = sample_settings(res.sample(c.corpus_sample).settings) \
+                if c.corpus_sample and not c.corpus_dirty else None
+        except (KeyError, TypeError):
+            shown = None
+        theirs = replaces_user_settings(previous, c.corpus_text, shown)
+        if not c.set_settings(settings):
             return False
         self._edit_timer.stop()
-        self.controller.set_corpus_text(text, sample=sample_id, dirty=False)
-        # say which training settings the sample changed (they are the sample's own)
+        c.set_corpus_text(text, sample=sample_id, dirty=False)
+        # the sample's own settings apply; settings the user chose can be had back
         what = f" Its settings changed: {', '.join(changed)}." if changed else ""
-        self.controller.message.emit(f"Sample loaded: {sample.title}.{what}")
+        c.message.emit(f"Sample loaded: {sample.title}.{what}")
+        if changed and theirs:
+            self.notice.show_change(sample_id, sample.title.split(" (")[0], changed, previous)
         if retrain and not self.controller.busy:
             self.controller.retrain(quiet=True)
         self.sampleLoaded.emit(sample)
