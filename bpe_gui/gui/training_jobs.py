@@ -43,8 +43,10 @@ def run_job(t: Trainer, until: int | None, live) -> Callable:
     a few times a second."""
     def job(progress, cancelled):
         with live.holding():
-            return ("run", t.run(until=until, progress=live.wrap(progress),
-                                 cancel=cancelled, detail=False))
+            recs = t.run(until=until, progress=live.wrap(progress), cancel=cancelled,
+                         detail=False)
+            t.tokenizer()   # its merge table (32k merges: ~0.15 s) here, not on the GUI thread
+            return ("run", recs)
     return job
 
 
@@ -75,5 +77,6 @@ def retrain_job(source: str | FileCorpus, settings: TrainSettings, live, box: di
             with live.holding():
                 trainer.run(until=to_step or None, progress=live.wrap(progress),
                             cancel=cancelled, detail=False)
+                trainer.tokenizer()   # built here, not on the GUI thread
         return ("train", trainer)
     return job
