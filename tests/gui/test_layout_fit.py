@@ -101,3 +101,4 @@ def test_flow_bar_grows_a_row_when_narrow(qtbot):
     qtbot.waitUntil(lambda: bar.height() >= 4 * buttons[0].height())
     assert bar.height() > one_row and not bar.hasHeightForWidth()
     assert all(b.geometry().bottom() < bar.height() for b in buttons)
+

@@ -117,3 +117,35 @@ def test_garbage_is_collected_by_the_gui_timer_not_in_the_middle_of_a_paint(qtbo
     qtbot.waitUntil(lambda: gone() is None, timeout=5_000)   # the timer collected it
     del junk
     c.shutdown()
+
+
+def test_compare_cut_marks_stay_inside_their_lines(qtbot):
+    """A cut mark used to run from the cursor's top to its bottom, and a Chinese
+    character's fallback font has a taller cursor than the line: marks reached into the
+    lines above and below."""
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).parent))
+    from panel_helpers import make_controller
+
+    from bpe_gui.gui.panels.compare_view import CompareView
+    text = ("分词器把一句话切成 token。Byte-pair encoding merges the most frequent pair: "
+            "2024 年，模型读到的是整数 ID。\nThe quick brown fox jumps over the lazy dog.")
+    c = make_controller(text * 3, vocab_size=400, pattern="cjk")
+    try:
+        c.goto(60)
+        view = CompareView(c)
+        qtbot.addWidget(view)
+        view.resize(700, 600)
+        view.show()
+        qtbot.waitExposed(view)
+        view.pane_b.set_step(5)
+        view.set_text(text)
+        side = view.pane_b.view
+        assert side.marks
+        spans = sorted({side.mark_line(ch, k)[1:] for ch, k in side.marks})
+        assert len(spans) >= 3                          # marks on several lines
+        for (top, bottom), (next_top, _) in zip(spans, spans[1:]):
+            assert bottom < next_top, (top, bottom, next_top)   # drawn lines never meet
+    finally:
+        c.shutdown()

@@ -33,6 +33,7 @@ from .chart_data import (STYLES, Series, decimate, fmt_num, fmt_value, linear_ti
                          log_ticks, nice_step)
 from ..last_folder import in_last_folder, last_folder, remember
 from .flow_layout import FlowBar
+from .text_pane import TextPane
 from .chart_widget import ChartWidget, series_colors
 from .visibility import CatchesUp
 
@@ -79,7 +80,7 @@ class ChartsView(CatchesUp, QWidget):
         png_btn.clicked.connect(self._ask_png)
         csv_btn = QPushButton("Save CSV…")
         csv_btn.clicked.connect(self._ask_csv)
-        self.status = QLabel("")
+        self.status = TextPane(lines=2)   # long: wraps, never widens the dock
 
         top = FlowBar(spacing=6)   # wraps in a narrow dock instead of scrolling sideways
         top.addWidget(self.held_label)

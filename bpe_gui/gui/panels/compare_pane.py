@@ -25,6 +25,7 @@ from ...engine.trainer import TIE_RULE_LABELS, Trainer, TrainSettings
 from ..corpus_source import count_files
 from ..worker import JobRunner
 from .flow_layout import FlowBar
+from .text_pane import TextPane
 from .token_text import TokenTextView, cut_color
 from .visibility import CatchesUp
 
@@ -38,6 +39,19 @@ PATTERN_SHORT = {"gpt2": "GPT-2", "cl100k": "GPT-4", "o200k": "GPT-4o",
 
 
 # ----- one side: which tokenizer ------------------------------------------------------------
+class _CurrentPageStack(QStackedWidget):
+    """A stack as tall as the page it shows (QStackedWidget asks for the tallest page:
+    the training form's height was kept free above a one-line caption)."""
+
+    def sizeHint(self):
+        page = self.currentWidget()
+        return page.sizeHint() if page is not None else super().sizeHint()
+
+    def minimumSizeHint(self):
+        page = self.currentWidget()
+        return page.minimumSizeHint() if page is not None else super().minimumSizeHint()
+
+
 class ComparePane(CatchesUp, QFrame):
     """One side: pick the tokenizer (kind + its controls) and show the coloured text."""
 
@@ -63,19 +77,19 @@ class ComparePane(CatchesUp, QFrame):
             self.kind.addItem(label, key)
         self.kind.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
         self.kind.setMinimumContentsLength(10)
-        self.stack = QStackedWidget()
+        self.stack = _CurrentPageStack()
         self.stack.addWidget(self._page_current())
         self.stack.addWidget(self._page_step())
         self.stack.addWidget(self._page_trained())
         self.stack.addWidget(self._page_imported())
         self.stack.setSizePolicy(QSizePolicy.Preferred, QSizePolicy.Maximum)
-        self.caption = QLabel()
-        self.caption.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        # TextPanes: fixed heights (both sides' texts line up), long text cut with …
+        self.caption = TextPane(lines=1)
         bold = QFont(self.caption.font())
         bold.setBold(True)
         self.caption.setFont(bold)
-        self.caption.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Fixed)
         self.view = TokenTextView()
+        self.view.setMinimumHeight(3 * self.view.fontMetrics().lineSpacing())   # a short dock
 
         self.top = QWidget()   # kind + its controls; CompareView aligns both sides' tops
         head = QHBoxLayout()
@@ -110,8 +124,7 @@ class ComparePane(CatchesUp, QFrame):
     # ----- pages ------------------------------------------------------------------------------
     def _page_current(self) -> QWidget:
         w = QWidget()
-        self.current_label = QLabel()
-        self.current_label.setWordWrap(True)
+        self.current_label = TextPane(lines=2)
         lay = QVBoxLayout(w)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.current_label)
@@ -168,8 +181,7 @@ class ComparePane(CatchesUp, QFrame):
         self.progress.setVisible(False)
         self.progress.setMaximumHeight(14)
         self.progress.setTextVisible(False)
-        self.train_status = QLabel("Not trained yet: pick settings and click Train.")
-        self.train_status.setWordWrap(True)
+        self.train_status = TextPane("Not trained yet: pick settings and click Train.", lines=2)
         grid = QGridLayout()
         grid.setContentsMargins(0, 0, 0, 0)
         # two columns, so each side fits half of a narrow Compare dock
@@ -208,8 +220,7 @@ class ComparePane(CatchesUp, QFrame):
         open_btn.setToolTip("vocab.json (+ merges.txt beside it), tokenizer.json, "
                             ".tiktoken, or this app's own JSON")
         open_btn.clicked.connect(self._ask_open)
-        self.imp_label = QLabel("Nothing imported: open a tokenizer file.")
-        self.imp_label.setWordWrap(True)
+        self.imp_label = TextPane("Nothing imported: open a tokenizer file.", lines=2)
         row = FlowBar(spacing=6)
         row.addWidget(self.imp_app)
         row.addWidget(open_btn)
@@ -236,7 +247,7 @@ class ComparePane(CatchesUp, QFrame):
             self.stack.widget(i).setSizePolicy(
                 QSizePolicy.Preferred, QSizePolicy.Preferred if i == cur else QSizePolicy.Ignored)
         self.stack.setCurrentIndex(cur)
-        self.stack.adjustSize()
+        self.stack.updateGeometry()
         if self.kind_key() == "imported" and self._file_tok is None:
             self.use_app_imported(quiet=True)
         self._update_labels()

@@ -69,8 +69,9 @@ class FlowLayout(QLayout):
             hint = item.sizeHint()
             if x > r.x() and x + hint.width() > r.right() + 1:
                 x, y, row_h = r.x(), y + row_h + self._gap, 0
-            if move:
-                item.setGeometry(QRect(QPoint(x, y), hint))
+            if move:   # an item wider than the whole row gets the row (never more)
+                width = max(item.minimumSize().width(), min(hint.width(), r.right() + 1 - x))
+                item.setGeometry(QRect(QPoint(x, y), QSize(width, hint.height())))
             x += hint.width() + self._gap
             row_h = max(row_h, hint.height())
         return y + row_h - rect.y() + m.bottom()

@@ -30,9 +30,10 @@ class TextPane(QWidget):
     """``lines`` lines of (rich) text, wrapped to the width; API like QLabel's."""
 
     def __init__(self, text: str = "", lines: int = 1, parent: QWidget | None = None,
-                 align=None):
+                 align=None, hint_width: int = 200):
         super().__init__(parent)
         self._lines = lines
+        self._hint_width = hint_width   # fixed: a new text never asks for a new layout
         self._text = ""
         self._variants: list[str] = []
         self._fit_key: tuple | None = None    # what _fit_doc was made for
@@ -104,7 +105,7 @@ class TextPane(QWidget):
         pass
 
     def sizeHint(self) -> QSize:
-        return QSize(200, self.height())
+        return QSize(self._hint_width, self.height())
 
     def minimumSizeHint(self) -> QSize:
         return QSize(0, self.height())
