@@ -15,7 +15,7 @@ from PySide6.QtCore import QByteArray, QSettings, QStandardPaths, Qt, QTimer
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QFrame, QInputDialog,
                                QLabel, QMainWindow, QMessageBox, QProgressBar, QPushButton,
-                               QScrollArea, QStyle, QWidget)
+                               QScrollArea, QStyle, QTabBar, QWidget)
 
 from .app import THEMES, app_icon, apply_theme, colors
 from .controller import Controller
@@ -174,7 +174,10 @@ class MainWindow(QMainWindow):
             spare = w - right - self.merge_panel.minimumSizeHint().width() - 40
             side = max(self.editor.minimumSizeHint().width(), min(side, spare))
             self.resizeDocks([self.corpus_dock, self.encode_dock], [side, right], Qt.Horizontal)
-        else:
+        else:   # wide enough for the titles of the left column's tabs, if tabbed
+            tabs = [t.sizeHint().width() for t in self.findChildren(QTabBar)
+                    if any(t.tabText(i) == "Corpus" for i in range(t.count()))]
+            side = max([side] + [min(t + 8, int(w * 0.36)) for t in tabs])
             self.resizeDocks([self.corpus_dock], [side], Qt.Horizontal)
         self.resizeDocks([self.corpus_dock, self.settings_dock], [int(h * 0.42), int(h * 0.58)],
                          Qt.Vertical)

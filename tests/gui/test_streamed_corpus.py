@@ -176,3 +176,21 @@ def test_compare_trains_its_other_configuration_from_the_files(window, tmp_path,
     oracle.run()
     assert pane._trained_tok.merges == oracle.merges
     assert f"Trained {len(oracle.merges)} merges" in pane.train_status.text()
+
+
+def test_the_corpus_dock_shows_banner_preview_and_counts_without_scrolling(
+        window, tmp_path, qtbot, ready, small_threshold):
+    """The dock's scroll area sizes the editor by its preferred heights (its wrapped
+    labels make it height-for-width): the text box's 192 preferred pixels plus a
+    five-line banner made the corpus dock scroll at the default 1920x1080 layout."""
+    window.resize(1760, 480)   # the corpus dock about as high as at 1920x1080 (370 px)
+    qtbot.waitUntil(lambda: window.height() == 480)
+    window.corpus_dock.raise_()
+    path, _ = corpus_file(tmp_path / "four-classic-novels-of-chinese-literature.txt.gz",
+                          gz=True)   # a long name: a five-line banner
+    open_streamed(window, path, qtbot, ready)
+    area = window.corpus_dock.widget()
+    qtbot.waitUntil(lambda: window.corpus_dock.height() < 400)
+    qtbot.wait(100)
+    assert not area.verticalScrollBar().isVisible()
+    assert window.editor.stats_label.isVisible() and window.editor.banner.isVisible()

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Sequence
 
-from PySide6.QtCore import QSettings, QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QObject, QSettings, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QMenu, QPlainTextEdit,
                                QSizePolicy, QToolButton, QVBoxLayout, QWidget)
@@ -96,6 +96,12 @@ class _TextEdit(QPlainTextEdit):
 
     filesDropped = Signal(list)
     bigPaste = Signal(str)
+
+    def sizeHint(self) -> QSize:
+        # A modest preferred height: the dock's scroll area sizes this panel by its
+        # preferred heights (its word-wrapped labels make it height-for-width), and
+        # QPlainTextEdit's 192 pixels made a 390-pixel dock scroll; it grows anyway.
+        return QSize(256, 4 * self.fontMetrics().lineSpacing())
 
     def canInsertFromMimeData(self, source) -> bool:
         return source.hasUrls() or super().canInsertFromMimeData(source)
