@@ -177,7 +177,8 @@ class EncodeView(CatchesUp, CharPositions, QWidget):
         # (on the same row as the controls when there is room, else on the next one)
         self.counts = TextPane(hint_width=self.fontMetrics().horizontalAdvance(
             "12,345 tokens · 12,345 characters · 12,345 bytes · 1.23 bytes/token") + 8)
-        self.counts.setSizePolicy(QSizePolicy.Preferred, QSizePolicy.Fixed)   # its hint counts
+        # its hint counts in a FlowBar, and at the end of a row it takes the rest of it
+        self.counts.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Fixed)
         source = QWidget()
         sl = QHBoxLayout(source)
         sl.setContentsMargins(0, 0, 0, 0)

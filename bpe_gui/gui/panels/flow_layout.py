@@ -61,20 +61,35 @@ class FlowLayout(QLayout):
         return size + QSize(m.left() + m.right(), m.top() + m.bottom())
 
     def _place(self, rect: QRect, move: bool) -> int:
-        """Lay the items out in rows inside rect; returns the height used."""
+        """Lay the items out in rows inside rect; returns the height used. An item
+        wider than the row gets the row (never more); the last item of a row that
+        expands sideways gets the rest of its row."""
         m = self.contentsMargins()
         r = rect.adjusted(m.left(), m.top(), -m.right(), -m.bottom())
         x, y, row_h = r.x(), r.y(), 0
+        placed = []   # (item, x, y, hint) of the row being laid out
         for item in self._items:
             hint = item.sizeHint()
             if x > r.x() and x + hint.width() > r.right() + 1:
-                x, y, row_h = r.x(), y + row_h + self._gap, 0
-            if move:   # an item wider than the whole row gets the row (never more)
-                width = max(item.minimumSize().width(), min(hint.width(), r.right() + 1 - x))
-                item.setGeometry(QRect(QPoint(x, y), QSize(width, hint.height())))
+                self._set_row(placed, r, move)
+                x, y, row_h, placed = r.x(), y + row_h + self._gap, 0, []
+            placed.append((item, x, y, hint))
             x += hint.width() + self._gap
             row_h = max(row_h, hint.height())
+        self._set_row(placed, r, move)
         return y + row_h - rect.y() + m.bottom()
+
+    @staticmethod
+    def _set_row(placed: list, r: QRect, move: bool) -> None:
+        if not move:
+            return
+        for k, (item, x, y, hint) in enumerate(placed):
+            room = r.right() + 1 - x
+            last = k == len(placed) - 1
+            grows = last and bool(item.expandingDirections() & Qt.Horizontal)
+            width = room if grows else min(hint.width(), room)
+            width = max(item.minimumSize().width(), width)
+            item.setGeometry(QRect(QPoint(x, y), QSize(width, hint.height())))
 
 
 class FlowBar(QWidget):
