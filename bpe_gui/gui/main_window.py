@@ -15,11 +15,12 @@ from PySide6.QtCore import QByteArray, QSettings, QStandardPaths, Qt, QTimer
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QFrame, QInputDialog,
                                QLabel, QMainWindow, QMessageBox, QProgressBar, QPushButton,
-                               QScrollArea, QStyle, QTabBar, QWidget)
+                               QScrollArea, QStyle, QWidget)
 
 from .app import THEMES, app_icon, apply_theme, colors
 from .controller import Controller
 from .last_folder import last_folder, remember
+from .layout_fit import give_central_its_minimum, left_column_width
 from .panels.corpus_editor import SESSION_SUFFIX, CorpusEditor, RecentFiles
 from .panels.settings_panel import SettingsPanel
 from .worker import describe_progress
@@ -174,31 +175,16 @@ class MainWindow(QMainWindow):
             spare = w - right - self.merge_panel.minimumSizeHint().width() - 40
             side = max(self.editor.minimumSizeHint().width(), min(side, spare))
             self.resizeDocks([self.corpus_dock, self.encode_dock], [side, right], Qt.Horizontal)
-        else:   # wide enough for the titles of the left column's tabs, if tabbed
-            tabs = [t.sizeHint().width() for t in self.findChildren(QTabBar)
-                    if any(t.tabText(i) == "Corpus" for i in range(t.count()))]
-            side = max([side] + [min(t + 8, int(w * 0.36)) for t in tabs])
-            self.resizeDocks([self.corpus_dock], [side], Qt.Horizontal)
+        else:
+            self.resizeDocks([self.corpus_dock], [left_column_width(self, side, w)],
+                             Qt.Horizontal)
         self.resizeDocks([self.corpus_dock, self.settings_dock], [int(h * 0.42), int(h * 0.58)],
                          Qt.Vertical)
         below = 0.33 if self.encode_on_right else (0.3 if self._short_screen() else 0.4)
-        self.resizeDocks([self._bottom_dock()], [int(h * below)], Qt.Vertical)
-        QTimer.singleShot(0, self._fit_central)
-
-    def _bottom_dock(self) -> QDockWidget:
-        """The dock in front of the tabs below the merge panel (Qt sizes a tab group
-        through its visible dock)."""
-        return self.vocab_dock if self.encode_on_right else self.encode_dock
-
-    def _fit_central(self) -> None:
-        """Take height from the docks below until the merge panel gets its minimum
-        height, so it does not scroll (the docks below scroll first)."""
-        need = self.merge_panel.minimumSizeHint().height() \
-            - self.centralWidget().viewport().height()
-        dock = self._bottom_dock()
-        if need > 0 and self.dockWidgetArea(dock) == Qt.BottomDockWidgetArea:
-            self.resizeDocks([dock], [max(dock.minimumSizeHint().height(),
-                                          dock.height() - need)], Qt.Vertical)
+        # Qt sizes a tab group through the dock in front of it
+        bottom = self.vocab_dock if self.encode_on_right else self.encode_dock
+        self.resizeDocks([bottom], [int(h * below)], Qt.Vertical)
+        QTimer.singleShot(0, lambda: give_central_its_minimum(self, bottom))
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
