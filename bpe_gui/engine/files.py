@@ -6,6 +6,7 @@ whole-text readers here serve the window's corpus editor and small inputs.
 """
 from __future__ import annotations
 
+import codecs
 import gzip
 import io
 import json
@@ -152,9 +153,14 @@ def read_corpus_text(paths: Sequence[str | Path], separator: str = "\n") -> str:
     return separator.join(d for p in paths for d in read_documents(p))
 
 
-def read_head(path: str | Path, n_bytes: int = 1 << 20) -> tuple[str, bool]:
+def read_head(path: str | Path, n_bytes: int = 1 << 20,
+              encoding: str = "utf-8") -> tuple[str, bool]:
     """The start of a file as text, for a preview of a corpus too big to hold: ``(text,
-    complete)``. A character or .jsonl line cut by the limit is left out."""
+    complete)``. A character or .jsonl line cut by the limit is left out. ``encoding``
+    other than utf-8 decodes a file the user said is in that encoding.
+
+    Example: the 4-byte file "a你" read with n_bytes=3 -> ("a", False).
+    """
     p = Path(path)
     with open_binary(p) as (stream, _):
         data = stream.read(n_bytes + 1)
@@ -162,12 +168,19 @@ def read_head(path: str | Path, n_bytes: int = 1 << 20) -> tuple[str, bool]:
     data = data[:n_bytes]
     if looks_binary(data):
         raise binary_error(p)
-    if data.startswith(BOM):
-        data = data[3:]
-    if not complete:
-        data = data[:data.rfind(b"\n") + 1] if inner_suffix(p) == ".jsonl" else utf8_trim(data)
-    text = decode_utf8(data, p)
-    if inner_suffix(p) == ".jsonl":
+    jsonl = inner_suffix(p) == ".jsonl"
+    if not complete and jsonl:
+        data = data[:data.rfind(b"\n") + 1]
+    if encoding.lower().replace("-", "") in ("utf8", "utf8sig"):
+        if not complete and not jsonl:
+            data = utf8_trim(data)
+        text = decode_utf8(data, p)   # drops a BOM; errors name the byte offset
+    else:
+        try:   # an incremental decoder leaves a character cut by the limit undecoded
+            text = codecs.getincrementaldecoder(encoding)().decode(data, final=complete)
+        except (UnicodeDecodeError, LookupError) as e:
+            raise CorpusError(f"cannot be decoded as {encoding} ({e}).", p) from e
+    if jsonl:
         docs = (jsonl_text(line, n, p) for n, line in enumerate(text.split("\n"), 1))
         text = "\n".join(d for d in docs if d is not None)
     return text, complete

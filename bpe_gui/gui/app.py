@@ -188,7 +188,8 @@ def main(argv: list[str] | None = None) -> int:
     from .main_window import MainWindow  # after QApplication: widgets need it
 
     win = MainWindow()
-    win.show()
+    # a small screen: maximized, so the window manager fits its frame on the screen too
+    win.showMaximized() if win.fill_screen else win.show()
     probe = os.environ.get("BPE_GUI_STARTUP_PROBE")
 
     def after_shown() -> None:

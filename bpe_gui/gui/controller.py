@@ -13,15 +13,15 @@ from typing import Sequence
 
 from PySide6.QtCore import QMetaMethod, QObject, QTimer, Signal
 
-from ..engine.corpus import read_corpus_text
 from ..engine.errors import BPEError, NotUTF8Error
 from ..engine.formats import export_tokenizer, load_tokenizer
-from ..engine.pretokenize import Pretokenizer
 from ..engine.session import Session
 from ..engine.tokenizer import Tokenizer
 from ..engine.trainer import Trainer, TrainSettings
+from .corpus_source import FileCorpus, human_size, probe_files
 from .live import LiveView
 from .table_corpus import read_job, table_paths
+from .training_jobs import detail_current, retrain_job, run_job
 from .worker import JobRunner
 
 # Corpora smaller than this retrain at once, on the GUI thread, as the user types.
@@ -61,6 +61,8 @@ class Controller(QObject):
         self.corpus_sample: str | None = None
         self.corpus_dirty = False          # edits not saved to a file
         self.corpus_table = None           # a word-count table as the corpus (table_corpus.py)
+        # A corpus streamed from big files (corpus_text is then only its preview).
+        self.corpus_files: FileCorpus | None = None
         self.settings = TrainSettings()
         self.trainer: Trainer | None = None
         self.stale = False
@@ -117,15 +119,32 @@ class Controller(QObject):
                         dirty: bool = True) -> None:
         """New corpus text (typed, pasted or loaded). Small corpora retrain by themselves."""
         if text == self.corpus_text and list(paths) == self.corpus_paths and not dirty \
-                and self.corpus_table is None:
+                and self.corpus_table is None and self.corpus_files is None:
             return
         self.corpus_table = None
+        self.corpus_files = None
         self.corpus_text = text
         self.corpus_paths = list(paths)
         self.corpus_sample = sample
         self.corpus_dirty = dirty
         self.corpusChanged.emit()
         self._mark_stale()
+
+    def set_corpus_files(self, fc: FileCorpus) -> None:
+        """Files too big to hold become the corpus: training streams them; the text
+        is only their preview."""
+        self.corpus_files = fc
+        self.corpus_table = None
+        self.corpus_text = fc.head
+        self.corpus_paths = list(fc.paths)
+        self.corpus_sample = None
+        self.corpus_dirty = False
+        self.corpusChanged.emit()
+        self._mark_stale()
+
+    @property
+    def streamed(self) -> bool:
+        return self.corpus_files is not None
 
     def mark_corpus_saved(self, path: str | None = None) -> None:
         self.corpus_dirty = False
@@ -146,22 +165,20 @@ class Controller(QObject):
             return self._start("Reading word-count tables", read_job(tables), abandon=True)
 
         def job(progress, cancelled):
-            from ..engine.corpus import read_documents
-            docs = []
-            for i, p in enumerate(paths):
-                if cancelled():
-                    break
-                try:
-                    docs.extend(read_documents(p, encoding=encoding))
-                except NotUTF8Error as e:
-                    return ("not-utf8", paths, e.path or p, e.offset, str(e))
-                progress(i + 1, len(paths))
-            return ("open", paths, "\n".join(docs))
-        return self._start("Reading files", job)
+            try:
+                return ("open", paths, probe_files(paths, encoding, cancelled))
+            except NotUTF8Error as e:
+                return ("not-utf8", paths, e.path or paths[0], e.offset, str(e))
+        return self._start("Reading files", job, abandon=True)
 
     def save_corpus(self, path: str) -> bool:
         """Write the corpus text to a UTF-8 file (atomically) and mark it saved."""
         from ..engine.session import write_atomic
+        if self.streamed:
+            self._fail("Save corpus", "This corpus is streamed from its files "
+                       f"({self.corpus_files.names}): they are the corpus, and only their "
+                       "start is in the window. Copy the files to keep a copy.")
+            return False
         try:
             write_atomic(Path(path), self.corpus_text.encode("utf-8"))
         except BPEError as e:
@@ -175,11 +192,15 @@ class Controller(QObject):
     def _mark_stale(self) -> None:
         self.stale = True
         self.trainerStale.emit(True)
-        if len(self.corpus_text) <= SYNC_CHARS:
+        if self._small():
             self._retrain_timer.start()
 
+    def _small(self) -> bool:
+        """A corpus small enough to retrain at once, as the user types."""
+        return not self.streamed and len(self.corpus_text) <= SYNC_CHARS
+
     def _auto_retrain(self) -> None:
-        if self.stale and not self.busy and len(self.corpus_text) <= SYNC_CHARS:
+        if self.stale and not self.busy and self._small():
             self.retrain(quiet=True)
 
     # ----- settings and (re)training ----------------------------------------------------
@@ -239,17 +260,17 @@ class Controller(QObject):
                 self._fail("Empty corpus", "The corpus is empty. Type or paste some text, "
                            "open a file, or pick a sample from File > Samples.")
             return False
-        if len(text) <= SYNC_CHARS and (to_step or 0) <= SYNC_STEPS:
+        if self._small() and (to_step or 0) <= SYNC_STEPS:
             try:
                 trainer = Trainer.from_text(text, settings)
                 if to_step:
-                    trainer.goto(to_step)
+                    trainer.goto(to_step, detail=False)
             except BPEError as e:
                 self._train_failed(e, quiet)
                 return False
             self._install(trainer)
             return self.run_to_target() if to_target else True
-        return self._start_training(text, settings, to_step, to_target)
+        return self._start_training(self.corpus_files or text, settings, to_step, to_target)
 
     def _retrain_table(self, quiet: bool, to_step: int | None, to_target: bool) -> bool:
         """retrain() for a word-count table: same trainer, no pre-tokenizing; settings
@@ -262,37 +283,28 @@ class Controller(QObject):
                 return self._start_training(table, settings, to_step, to_target)
             trainer = Trainer(table, settings)
             if to_step:
-                trainer.goto(to_step)
+                trainer.goto(to_step, detail=False)
         except BPEError as e:
             self._train_failed(e, quiet)
             return False
         self._install(trainer)
         return self.run_to_target() if to_target else True
 
-    def _start_training(self, corpus, settings: TrainSettings, to_step: int | None,
+    def _start_training(self, source, settings: TrainSettings, to_step: int | None,
                         to_target: bool) -> bool:
-        """A job that builds a trainer from text (pre-tokenizing it) or from a table."""
-        live, box = self.live, {}
+        """A job that builds a trainer from text or files (pre-tokenizing them) or from a
+        word-count table, then runs it on (training_jobs.retrain_job)."""
+        box: dict = {}
         self._live_box = box
-
-        def job(progress, cancelled):
-            if isinstance(corpus, str):
-                pre = Pretokenizer(settings.pattern, settings.special_tokens)
-                from ..engine.corpus import table_from_text
-                table = table_from_text(corpus, pre, progress=progress, cancel=cancelled)
-            else:
-                table = corpus
-            trainer = Trainer(table, settings)
-            if to_step or to_target:
-                box["trainer"] = trainer   # the window may show it from now on
-                if cancelled():   # after publishing it: cancel() reads box after the flag
-                    return ("cancelled",)
-                with live.holding():
-                    trainer.run(until=to_step or None, progress=live.wrap(progress),
-                                cancel=cancelled)
-            return ("train", trainer)
-        label = "Pre-tokenizing corpus" if isinstance(corpus, str) else "Preparing the word counts"
-        return self._start(label, job, abandon=True)
+        if isinstance(source, FileCorpus):
+            label = f"Reading and pre-tokenizing {source.names} ({human_size(source.disk_bytes)})"
+        elif isinstance(source, str):
+            label = "Pre-tokenizing corpus"
+        else:
+            label = "Preparing the word counts"
+        job = retrain_job(source, settings, self.live, box, self.jobs.set_phase,
+                          to_step=to_step, to_target=to_target)
+        return self._start(label, job, abandon=True, unit="bytes")
 
     def _train_failed(self, e: BPEError, quiet: bool) -> None:
         """Say what is wrong; a retrain that runs by itself (after an edit) says it in
@@ -331,6 +343,7 @@ class Controller(QObject):
 
     def _install(self, trainer: Trainer) -> None:
         self._live_box = None
+        detail_current(trainer)
         self.trainer = trainer
         self.stale = False
         self.trainerStale.emit(False)
@@ -349,6 +362,7 @@ class Controller(QObject):
         return True
 
     def _stepped(self) -> None:
+        detail_current(self.trainer)   # a fast run's last record: with its detail now
         self.stepChanged.emit(self.trainer.n_steps)
         if not self.use_imported:
             self.tokenizerChanged.emit()
@@ -393,20 +407,10 @@ class Controller(QObject):
         t = self.trainer
         k = max(0, k)
         if k <= t.n_steps or k - t.n_steps <= SYNC_STEPS:
-            t.goto(k)
+            t.goto(k, detail=False)
             self._stepped()
             return True
-        return self._start(f"Running to step {k:,}", self._run_job(t, k))
-
-    def _run_job(self, t: Trainer, until: int | None):
-        """A job that runs ``t`` on, letting the window look a few times a second."""
-        live = self.live
-
-        def job(progress, cancelled):
-            with live.holding():
-                return ("run", t.run(until=until, progress=live.wrap(progress),
-                                     cancel=cancelled))
-        return job
+        return self._start(f"Running to step {k:,}", run_job(t, k, self.live), unit="merges")
 
     def run_to_target(self) -> bool:
         if not self._ready():
@@ -415,7 +419,7 @@ class Controller(QObject):
         if t.is_done():
             self.message.emit(self._done_reason())
             return False
-        return self._start("Training to target", self._run_job(t, None))
+        return self._start("Training to target", run_job(t, None, self.live), unit="merges")
 
     def reset(self) -> bool:
         return self.goto(0)
@@ -453,11 +457,12 @@ class Controller(QObject):
             self.jobs.abandon()
 
     # ----- jobs -------------------------------------------------------------------------
-    def _start(self, label: str, job, abandon: bool = False) -> bool:
+    def _start(self, label: str, job, abandon: bool = False, unit: str = "") -> bool:
         """Run a job; ``abandon``: Cancel drops it at once (it touches no shared state,
-        e.g. it builds a new trainer), and its late result is thrown away."""
+        e.g. it builds a new trainer), and its late result is thrown away. ``unit``: what
+        its progress counts (bytes, merges)."""
         self._cancel_asked = False
-        if not self.jobs.start(label, job, abandon=abandon):
+        if not self.jobs.start(label, job, abandon=abandon, unit=unit):
             self.message.emit("Busy: wait for the running job or cancel it (Esc).")
             return False
         return True
@@ -473,6 +478,12 @@ class Controller(QObject):
                 self.notUtf8.emit(paths, bad, offset, msg)
             else:
                 self._fail("Reading files", msg)
+        elif kind == "open" and isinstance(result[2], FileCorpus):
+            fc = result[2]
+            self.set_corpus_files(fc)
+            self.message.emit(f"Opened {fc.names} ({human_size(fc.disk_bytes)}): streamed "
+                              "from disk when training, never read whole.")
+            self.retrain()
         elif kind == "open":
             _, paths, text = result
             if not text or text.isspace():   # like a binary file: refused, corpus kept
@@ -486,8 +497,8 @@ class Controller(QObject):
             if len(text) > SYNC_CHARS:
                 self.retrain()
         elif kind == "session":
-            _, sess, path, text = result
-            self._apply_session(sess, path, text, list(sess.corpus_paths), dirty=False)
+            _, sess, path, source = result
+            self._apply_session(sess, path, source, list(sess.corpus_paths), dirty=False)
         elif kind == "table":
             self.set_corpus_table(result[2], result[1])
             self.retrain()
@@ -572,14 +583,14 @@ class Controller(QObject):
         """Load a (big) tokenizer file on the worker thread, with progress; the result
         arrives through importFinished. False if another job is running."""
         def job(progress, cancelled):
-            progress(0, 3)
+            progress(0, 1000)
             tok = load_tokenizer(path)
-            progress(1, 3)
+            progress(100, 1000)
             len(tok.merges)        # a tiktoken file's merges are derived here, not later
-            progress(2, 3)
+            progress(250, 1000)
             from .models.vocab_model import prepare_imported
-            prepare_imported(tok)  # the vocabulary browser's rows, off the GUI thread
-            progress(3, 3)
+            # the vocabulary browser's rows, search texts and order, off the GUI thread
+            prepare_imported(tok, lambda share: progress(250 + int(750 * share), 1000))
             return ("import", tok, str(path))
         self._importing = str(path)
         return self._start(f"Loading {Path(path).name}", job)
@@ -642,7 +653,7 @@ class Controller(QObject):
             read = read_job(tables)
             job = lambda p, c: ("session-table", s, path, read(p, c))  # noqa: E731
         else:
-            job = lambda p, c: ("session", s, path, read_corpus_text(paths))  # noqa: E731
+            job = lambda p, c: ("session", s, path, probe_files(paths, cancelled=c))  # noqa: E731
         if not self._start("Reading the session's corpus", job):
             return None
         return s
@@ -652,6 +663,7 @@ class Controller(QObject):
         pattern and special tokens (training needs them)."""
         from ..engine.counts import settings_for_table
         self.corpus_table = table
+        self.corpus_files = None
         self.corpus_text, self.corpus_paths = "", [str(p) for p in paths]
         self.corpus_sample, self.corpus_dirty = None, False
         settings = settings_for_table(self.settings, table.meta)
@@ -664,12 +676,16 @@ class Controller(QObject):
         self.message.emit(f"Opened a word-count table: {len(table):,} unique words, "
                           f"{table.total:,} words.")
 
-    def _apply_session(self, s: Session, path: str, text: str, paths: list[str],
-                       dirty: bool, table: bool = False) -> None:
+    def _apply_session(self, s: Session, path: str, source: str | FileCorpus,
+                       paths: list[str], dirty: bool, table: bool = False) -> None:
         self.settings = s.settings
         self.settingsChanged.emit(s.settings)
-        if not table:
-            self.set_corpus_text(text, paths=paths, sample=s.sample, dirty=dirty)
+        if table:
+            pass   # set_corpus_table has made the table the corpus
+        elif isinstance(source, FileCorpus):
+            self.set_corpus_files(source)
+        else:
+            self.set_corpus_text(source, paths=paths, sample=s.sample, dirty=dirty)
         self.session_path = path
         self.retrain(to_step=s.step)
         if s.imported_path and s.imported_path != self.imported_path:

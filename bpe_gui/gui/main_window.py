@@ -20,8 +20,10 @@ from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QFrame, Q
 from .app import THEMES, app_icon, apply_theme, colors
 from .controller import Controller
 from .last_folder import last_folder, remember
+from .layout_fit import give_central_its_minimum, left_column_width
 from .panels.corpus_editor import SESSION_SUFFIX, CorpusEditor, RecentFiles
 from .panels.settings_panel import SettingsPanel
+from .worker import describe_progress
 
 STATE_VERSION = 1
 SESSION_FILTER = f"bpe-gui sessions (*{SESSION_SUFFIX} *.json);;All files (*)"
@@ -100,10 +102,12 @@ class MainWindow(QMainWindow):
         self.tabifyDockWidget(self.vocab_dock, self.charts_dock)
         self.tabifyDockWidget(self.charts_dock, self.compare_dock)
         (self.vocab_dock if self.encode_on_right else self.encode_dock).raise_()
+        if self._short_screen():
+            # Not enough height for corpus and settings one above the other: tabs (before
+            # the playback dock joins them, or Qt splits the group).
+            self.tabifyDockWidget(self.corpus_dock, self.settings_dock)
         self._add_playback_dock()
         if self._short_screen():
-            # Not enough height for corpus and settings one above the other: tabs.
-            self.tabifyDockWidget(self.corpus_dock, self.settings_dock)
             self.corpus_dock.raise_()
         if hasattr(self.merge_panel, "use_window_toolbar"):
             self.merge_panel.use_window_toolbar()   # Step, Train, Cancel are in the toolbar
@@ -172,11 +176,15 @@ class MainWindow(QMainWindow):
             side = max(self.editor.minimumSizeHint().width(), min(side, spare))
             self.resizeDocks([self.corpus_dock, self.encode_dock], [side, right], Qt.Horizontal)
         else:
-            self.resizeDocks([self.corpus_dock], [side], Qt.Horizontal)
+            self.resizeDocks([self.corpus_dock], [left_column_width(self, side, w)],
+                             Qt.Horizontal)
         self.resizeDocks([self.corpus_dock, self.settings_dock], [int(h * 0.42), int(h * 0.58)],
                          Qt.Vertical)
         below = 0.33 if self.encode_on_right else (0.3 if self._short_screen() else 0.4)
-        self.resizeDocks([self.vocab_dock], [int(h * below)], Qt.Vertical)
+        # Qt sizes a tab group through the dock in front of it
+        bottom = self.vocab_dock if self.encode_on_right else self.encode_dock
+        self.resizeDocks([bottom], [int(h * below)], Qt.Vertical)
+        QTimer.singleShot(0, lambda: give_central_its_minimum(self, bottom))
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
@@ -184,6 +192,14 @@ class MainWindow(QMainWindow):
             self._shown_once = True
             if not self._state_restored:
                 self._default_dock_sizes()
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        if self.fill_screen and self._shown_once and not self._state_restored:
+            # the window manager maximized the window after it was shown: the default
+            # dock sizes are relative to the window, so set them again (once)
+            self.fill_screen = False
+            self._default_dock_sizes()
 
     @staticmethod
     def _scrollable(widget: QWidget) -> QScrollArea:
@@ -428,6 +444,7 @@ class MainWindow(QMainWindow):
             self.progress_label.setText(f"{self.controller.jobs.label}…")
         for w in (self.progress_label, self.progress_bar, self.cancel_button):
             w.setVisible(busy)
+        self.stale_label.setVisible(not busy)   # "Changed: retrain" while it retrains
         if not busy:
             self._update_step_label()
 
@@ -435,9 +452,8 @@ class MainWindow(QMainWindow):
         if total > 0:
             self.progress_bar.setRange(0, 1000)
             self.progress_bar.setValue(int(1000 * min(done, total) / total))
-            self.progress_label.setText(f"{label}… {100 * done // total}%")
-        else:
-            self.progress_label.setText(f"{label}…")
+        self.progress_label.setText(describe_progress(label, done, total,
+                                                      self.controller.jobs.unit))
 
     # ----- errors -----------------------------------------------------------------------
     def show_error(self, title: str, message: str) -> QMessageBox:
@@ -548,6 +564,7 @@ class MainWindow(QMainWindow):
             self._sample_encode_text = sample.encode_text
 
     _sample_encode_text = ""
+    fill_screen = False
 
     def _set_encode_text(self, text: str) -> None:
         fn = getattr(self.encode_view, "set_text", None)
@@ -697,6 +714,7 @@ class MainWindow(QMainWindow):
             self.restoreGeometry(geom)
         else:
             self.resize(*self._default_size())
+            self.fill_screen = self._short_screen()   # app.main shows it maximized
         state = self.settings.value("windowState")
         if isinstance(state, QByteArray) and not state.isEmpty():
             self._state_restored = self.restoreState(state, STATE_VERSION)

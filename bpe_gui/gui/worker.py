@@ -26,6 +26,23 @@ from ..engine.errors import BPEError
 Job = Callable[[Callable[[int, int], None], Callable[[], bool]], Any]
 
 
+def describe_progress(label: str, done: int, total: int, unit: str = "") -> str:
+    """The status bar's words for a progress report.
+
+    Example: ("Reading big.txt", 312_000_000, 1_073_741_824, "bytes")
+    -> 'Reading big.txt… 312 MB of 1.07 GB read (29%)'
+    """
+    if total <= 0:
+        return f"{label}…"
+    pct = 100 * min(done, total) // total
+    if unit == "bytes":
+        from .corpus_source import human_size
+        return f"{label}… {human_size(done)} of {human_size(total)} read ({pct}%)"
+    if unit:
+        return f"{label}… {done:,} of {total:,} {unit} ({pct}%)"
+    return f"{label}… {pct}%"
+
+
 class _GCPause:
     """No cyclic garbage collection while jobs run; collect on the GUI thread instead.
 
@@ -122,16 +139,19 @@ class JobRunner(QObject):
         self._cancel = threading.Event()
         self._abandonable = False
         self._dropped: list[tuple[QThread, _Runner]] = []   # abandoned, still ending
+        from .gc_timer import GuiThreadCollector
+        GuiThreadCollector.install()   # no collection in the middle of a paint
         self.label = ""
+        self.unit = ""      # what progress counts: "bytes", "merges" or "" (a share)
 
     @property
     def busy(self) -> bool:
         return self._thread is not None
 
-    def start(self, label: str, job: Job, abandon: bool = False) -> bool:
+    def start(self, label: str, job: Job, abandon: bool = False, unit: str = "") -> bool:
         if self.busy:
             return False
-        self.label = label
+        self.label, self.unit = label, unit
         self._abandonable = abandon
         self._cancel = threading.Event()
         thread = QThread()
@@ -149,6 +169,11 @@ class JobRunner(QObject):
         self.started.emit(label)
         thread.start()
         return True
+
+    def set_phase(self, label: str, unit: str = "") -> None:
+        """From the job: what it does now (e.g. reading bytes, then merging); the next
+        progress report carries it. (Two plain attribute writes: safe from any thread.)"""
+        self.label, self.unit = label, unit
 
     @Slot(int, int)
     def _on_progress(self, done: int, total: int) -> None:

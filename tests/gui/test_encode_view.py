@@ -101,10 +101,10 @@ def test_colours_follow_offsets_and_ids_listed(qtbot, view, controller):
     assert view.flow.ids == enc.ids
     assert len(view.token_texts()) == len(enc.ids)
     n_bytes = len(text.encode())
-    assert f"{len(enc.ids)} tokens" in view.counts.text()
-    assert f"{len(text)} characters" in view.counts.text()
-    assert f"{n_bytes} bytes" in view.counts.text()
-    assert f"{n_bytes / len(enc.ids):.2f} bytes/token" in view.counts.text()
+    assert f"{len(enc.ids)} tokens" in view.counts.full_text()
+    assert f"{len(text)} characters" in view.counts.full_text()
+    assert f"{n_bytes} bytes" in view.counts.full_text()
+    assert f"{n_bytes / len(enc.ids):.2f} bytes/token" in view.counts.full_text()
 
 
 def test_colouring_changes_with_the_step_and_matches_a_fresh_encode(qtbot, view, controller):
@@ -175,7 +175,7 @@ def test_partial_characters_in_hex_and_marked(qtbot, view, controller):
     texts = view.token_texts()
     assert texts[:6] == ["<E4>", "<BD>", "<A0>", "<E5>", "<A5>", "<BD>"]
     assert view.kinds[:6] == [2] * 6
-    assert "6 partial-character tokens" in view.counts.text()
+    assert "6 partial-character tokens" in view.counts.full_text()
     check_colours(view, text, enc)
     # Hovering 好 lights up its three byte tokens.
     assert view.hover_char(1) == [3, 4, 5]

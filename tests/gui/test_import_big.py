@@ -121,3 +121,35 @@ def test_a_second_import_replaces_the_first_in_the_encode_view(window, qtbot, tm
             assert c.import_tokenizer(str(files[0])) is not None
         assert c.tokenizer().encode("hello " + name * 4) == ids[name]
     assert c.tokenizer() is c.imported and c.imported_path.endswith("tokenizer.json")
+
+
+@pytest.mark.parametrize("gpt2", [False, True])
+@pytest.mark.parametrize("query", ["", "the"])
+def test_sorting_a_big_vocabulary_by_text_matches_a_plain_sort(qtbot, big_tok, gpt2, query):
+    """Sorting 100k+ tokens by text uses the order worked out on the worker thread; the
+    reference is Python's sort of every shown row by its shown text."""
+    from PySide6.QtCore import Qt
+
+    from bpe_gui.engine.display import readable
+    from bpe_gui.gui.models.vocab_model import VocabModel
+    model = VocabModel()
+    model.reset_imported(big_tok)
+    model.set_gpt2(gpt2)
+    model.set_search(query, gpt2)
+    shown = [model.entry(r) for r in range(model.n_rows())]
+    for order in (Qt.AscendingOrder, Qt.DescendingOrder):
+        model.sort(VocabModel.TOKEN, order)
+        got = [model.data(model.index(r, VocabModel.TOKEN)) for r in range(model.n_rows())]
+        want = sorted((readable(e.token, gpt2=gpt2) for e in shown),
+                      reverse=order == Qt.DescendingOrder)
+        assert got == want
+
+
+def test_preparing_a_big_vocabulary_reports_its_progress(big_file):
+    from bpe_gui.engine.formats import load_tokenizer
+    from bpe_gui.gui.models.vocab_model import prepare_imported
+    tok = load_tokenizer(big_file)
+    shares = []
+    prepare_imported(tok, shares.append)
+    assert shares == sorted(shares) and shares[-1] == 1.0
+    assert len({round(s, 2) for s in shares if 0.3 < s < 1.0}) >= 10   # never stuck

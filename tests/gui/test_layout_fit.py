@@ -65,3 +65,44 @@ def test_no_dock_scrolls_sideways(window, qtbot, size):
 def test_toolbar_is_a_real_toolbar_that_can_be_hidden(window):
     assert isinstance(window.flow.toolbar, QToolBar)
     assert window.flow.toolbar.objectName()   # saved with the layout
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_merge_panel_fits_its_area_without_scrolling(window, qtbot, size):
+    """The merge panel (with a wrapping row of controls) used to be sized by its tables'
+    preferred heights, so it scrolled vertically at 1366x768 (even at 1920x1080) and the
+    timeline sat partly below the fold."""
+    settle(qtbot, window, size)
+    area = window.centralWidget()
+    panel = window.merge_panel
+    qtbot.waitUntil(lambda: not area.verticalScrollBar().isVisible())
+    assert panel.height() <= area.viewport().height()
+    for view in (panel.pair_view, panel.affected_view, panel.timeline_view):
+        assert view.isVisible() and inside_window(window, view)
+        assert view.viewport().height() >= 2 * view.verticalHeader().defaultSectionSize(), \
+            (view.objectName(), size)
+
+
+def test_flow_bar_grows_a_row_when_narrow(qtbot):
+    from PySide6.QtWidgets import QPushButton, QVBoxLayout, QWidget
+    from bpe_gui.gui.panels.flow_layout import FlowBar
+    host = QWidget()
+    lay = QVBoxLayout(host)
+    bar = FlowBar(spacing=4)
+    buttons = [QPushButton(f"button number {i}") for i in range(4)]
+    for b in buttons:
+        bar.addWidget(b)
+    lay.addWidget(bar)
+    lay.addStretch(1)
+    qtbot.addWidget(host)
+    host.resize(2000, 300)
+    host.show()
+    qtbot.waitUntil(lambda: bar.width() > 1000)
+    one_row = bar.height()
+    assert len({b.y() for b in buttons}) == 1
+    host.resize(bar.flow.minimumSize().width() + 30, 300)
+    qtbot.waitUntil(lambda: len({b.y() for b in buttons}) == 4)
+    qtbot.waitUntil(lambda: bar.height() >= 4 * buttons[0].height())
+    assert bar.height() > one_row and not bar.hasHeightForWidth()
+    assert all(b.geometry().bottom() < bar.height() for b in buttons)
+

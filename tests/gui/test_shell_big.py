@@ -61,9 +61,13 @@ def test_big_file_loads_and_trains_while_the_gui_keeps_ticking(window, tmp_path,
     with Heartbeat(c) as beat:
         assert window.editor.open_files([str(big)])
         qtbot.waitUntil(lambda: window.progress_bar.isVisible(), timeout=5_000)
-        qtbot.waitUntil(lambda: len(c.corpus_text) > 4_000_000, timeout=30_000)
+        qtbot.waitUntil(lambda: c.streamed, timeout=30_000)
+        # never read whole: the window holds the first MiB as a read-only preview
+        assert 0 < len(c.corpus_text.encode()) <= 1 << 20
+        assert big.read_text(encoding="utf-8").startswith(c.corpus_text)
         assert window.editor.is_preview and not window.editor.banner.isHidden()
         assert "read-only" in window.editor.banner.text()
+        assert "whole corpus" in window.editor.banner.text()
         assert window.editor.edit.isReadOnly()
         assert len(window.editor.edit.toPlainText()) <= 1_000_000
         ready(c, 60_000)

@@ -102,13 +102,18 @@ def test_settings_with_errors_are_not_trained_and_say_so(window, ready, qtbot):
 @pytest.fixture
 def slow_steps(monkeypatch):
     """Each merge takes a little longer, so a run is still going when the test looks."""
-    real = Trainer.step
+    real, real_chunk = Trainer.step, Trainer._record_core_steps
     gate = threading.Event()
 
     def step(self, detail=True):
         gate.wait(0.002)
         return real(self, detail)
+
+    def chunk(self):   # runs in the C core: each chunk of merges slows down (to 16 steps)
+        gate.wait(0.1)
+        return real_chunk(self)
     monkeypatch.setattr(Trainer, "step", step)
+    monkeypatch.setattr(Trainer, "_record_core_steps", chunk)
     return gate
 
 

@@ -69,6 +69,8 @@ class TimelineModel(HeaderedTableModel):
             self.beginInsertRows(QModelIndex(), first + 1, n)
             self.records.extend(steps[first:n])
             self.endInsertRows()
+        if n and self.records[n - 1] is not steps[n - 1]:
+            self.records[n - 1] = steps[n - 1]   # the same merge, now with its detail
         self._verified = n
         self.set_current(n)
 

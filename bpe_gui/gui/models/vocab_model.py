@@ -14,13 +14,12 @@ from __future__ import annotations
 import re
 import weakref
 from bisect import bisect_right
-from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, NamedTuple, Sequence
 
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QFont
 
-from ...engine.display import gpt2_text
+from ...engine.display import gpt2_text, readable
 from ...engine.tokenizer import Tokenizer
 from ...engine.trainer import MergeStep, Trainer
 from .roles import (ALIGN, ALIGN_RIGHT, DISPLAY, FONT, ID_ROLE, PARTIAL_ROLE, SEARCH_ROLE,
@@ -32,8 +31,10 @@ _ROLES = frozenset({DISPLAY, SEARCH_ROLE, ID_ROLE, PARTIAL_ROLE, SPECIAL_ROLE, F
                     TOOLTIP})
 
 
-@dataclass(frozen=True)
-class VocabEntry:
+class VocabEntry(NamedTuple):
+    """One row (a named tuple: an imported vocabulary makes 200k of them, and a frozen
+    dataclass took a third of a second more to build)."""
+
     id: int
     token: bytes
     kind: str                          # base / special / merge
@@ -90,17 +91,39 @@ def imported_entries(tok: Tokenizer) -> list[VocabEntry]:
     return out
 
 
-# imported tokenizer -> (entries, search index), made once (on the worker thread for big
-# files, see prepare_imported) and dropped with the tokenizer
+# imported tokenizer -> (entries, search index, text ranks), made once (on the worker
+# thread for big files, see prepare_imported) and dropped with the tokenizer
 _PREPARED: "weakref.WeakKeyDictionary[Tokenizer, tuple]" = weakref.WeakKeyDictionary()
+Progress = Callable[[float], None]   # the share of the work done, 0..1
 
 
-def prepare_imported(tok: Tokenizer) -> None:
-    """Work out the browser's rows and search text for ``tok`` ahead of showing it
-    (no Qt: safe on a worker thread)."""
-    if tok not in _PREPARED:
-        entries = imported_entries(tok)
-        _PREPARED[tok] = (entries, search_index(entries))
+def prepare_imported(tok: Tokenizer, progress: Progress | None = None) -> None:
+    """Work out the browser's rows, search texts and sort order by token text for
+    ``tok`` ahead of showing it (no Qt: safe on a worker thread). ``progress`` hears the
+    share done as it goes (rows are about a third of the work)."""
+    if tok in _PREPARED:
+        return
+    report = progress or (lambda share: None)
+    entries = imported_entries(tok)
+    report(0.35)
+    index, texts = search_index(entries, lambda share: report(0.35 + 0.45 * share))
+    ranks = {gpt2: text_ranks(texts[gpt2]) for gpt2 in (False, True)}
+    report(1.0)
+    _PREPARED[tok] = (entries, index, ranks)
+
+
+def text_ranks(texts: Sequence[str]) -> tuple[list[int], list[int]]:
+    """(rank, order): rank[i] is where entry i comes when sorted by its text (ties by
+    position), order the entries in that order.
+
+    Example: ['b', 'a', 'c'] -> ([1, 0, 2], [1, 0, 2]); ['c', 'a', 'b'] -> ([2, 0, 1],
+    [1, 2, 0])
+    """
+    order = sorted(range(len(texts)), key=texts.__getitem__)
+    rank = [0] * len(texts)
+    for r, i in enumerate(order):
+        rank[i] = r
+    return rank, order
 
 
 _HEX_GROUPS = re.compile(r"^(?:[0-9a-fA-F]{2})(?:\s+[0-9a-fA-F]{2})+$")
@@ -142,20 +165,28 @@ def search_key(e: VocabEntry, cache: ReadableCache) -> str:
 SearchIndex = dict  # field -> (lower-cased texts joined by line breaks, start of each)
 
 
-def search_index(entries: Sequence[VocabEntry]) -> SearchIndex:
+def search_index(entries: Sequence[VocabEntry], progress: Progress | None = None
+                 ) -> tuple[SearchIndex, dict[bool, list[str]]]:
     """Every entry's searchable texts, one text per field, so a search is a few
     ``str.find`` scans instead of a Python call per row: 'r' readable, 'p' plain, 'g'
     GPT-2 alphabet (all lower-cased), 'x' hex with a space after each byte. A hit at
-    position k of a field is entry ``bisect_right(starts, k) - 1``.
+    position k of a field is entry ``bisect_right(starts, k) - 1``. Also returns the
+    texts as shown ({gpt2: texts}, for sorting).
     """
-    cache = ReadableCache()
+    shown: dict[bool, list[str]] = {False: [], True: []}
     cols: dict[str, list[str]] = {"r": [], "p": [], "g": [], "x": []}
-    for e in entries:
+    step = max(1, len(entries) // 20)
+    for k, e in enumerate(entries):
         t = e.token
-        cols["r"].append(cache.text(t).lower())
+        r, g = readable(t), gpt2_text(t)
+        shown[False].append(r)
+        shown[True].append(g)
+        cols["r"].append(r.lower())
         cols["p"].append(plain_text(t).replace("\n", "↵").replace("\r", "\\r").lower())
-        cols["g"].append(gpt2_text(t).lower())
+        cols["g"].append(g.lower())
         cols["x"].append(t.hex(" ") + " ")
+        if progress is not None and k % step == 0:
+            progress(k / len(entries))
     out = {}
     for field, items in cols.items():
         starts, pos = [], 0
@@ -163,7 +194,7 @@ def search_index(entries: Sequence[VocabEntry]) -> SearchIndex:
             starts.append(pos)
             pos += len(item) + 1
         out[field] = ("\n".join(items) + "\n", starts)
-    return out
+    return out, shown
 
 
 def find_rows(index: SearchIndex, needle: str, field: str) -> set[int]:
@@ -243,6 +274,8 @@ class VocabModel(HeaderedTableModel):
         self._keys: dict[int, str] = {}
         self.search = ""                             # regex over search keys; "" = all rows
         self._index: SearchIndex | None = None
+        # {gpt2: (rank, order)} by token text, when prepared with the rows
+        self._ranks: dict[bool, tuple[list[int], list[int]]] = {}
         self._gpt2_search = False
         self._italic = QFont()
         self._italic.setItalic(True)
@@ -252,6 +285,7 @@ class VocabModel(HeaderedTableModel):
         self.beginResetModel()
         self.source = "trained"
         self.entries = base_entries(trainer) if trainer is not None else []
+        self._ranks = {}
         self.n_base = len(self.entries)
         self._by_id = None
         self.pruned = {}
@@ -276,6 +310,7 @@ class VocabModel(HeaderedTableModel):
         self.entries = imported_entries(tok)
         prepared = _PREPARED.get(tok)
         self._index = prepared[1] if prepared is not None else None
+        self._ranks = prepared[2] if prepared is not None else {}
         self.n_base = sum(1 for e in self.entries if e.kind != MERGE)
         self._by_id = {e.id: i for i, e in enumerate(self.entries)}
         self.pruned, self.unused = {}, frozenset()
@@ -293,7 +328,7 @@ class VocabModel(HeaderedTableModel):
     def _matching(self) -> list[int]:
         """Indices of the entries the search finds, in entry order."""
         if self._index is None:
-            self._index = search_index(self.entries)
+            self._index = search_index(self.entries)[0]
         def index_of(tid: int) -> int | None:
             if self._by_id is not None:
                 return self._by_id.get(tid)
@@ -374,6 +409,9 @@ class VocabModel(HeaderedTableModel):
     def _key(self, column: int):
         e = self.entries
         if column == self.TOKEN:
+            ranks = self._ranks.get(self.gpt2)
+            if ranks is not None:   # worked out with the rows (prepare_imported)
+                return ranks[0].__getitem__
             return lambda i: self.cache.text(e[i].token)
         if column == self.LENGTH:
             return lambda i: (len(e[i].token), e[i].id)
@@ -391,7 +429,11 @@ class VocabModel(HeaderedTableModel):
         if col < 0 or (col == self.ID and self.sort_order == Qt.AscendingOrder
                        and self._by_id is None):
             return list(rows) if self.search else None
-        return sorted(rows, key=self._key(col), reverse=self.sort_order == Qt.DescendingOrder)
+        down = self.sort_order == Qt.DescendingOrder
+        ranks = self._ranks.get(self.gpt2) if col == self.TOKEN else None
+        if ranks is not None and not self.search:   # every row, in an order made already
+            return ranks[1][::-1] if down else list(ranks[1])
+        return sorted(rows, key=self._key(col), reverse=down)
 
     def sort(self, column: int, order=Qt.AscendingOrder) -> None:
         self.sort_column, self.sort_order = column, order

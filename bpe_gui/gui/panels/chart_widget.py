@@ -305,8 +305,11 @@ class ChartWidget(QWidget):
         p.save()
         p.translate(8, plot.center().y())
         p.rotate(-90)
+        ylabel = self.ylabel + (" (log)" if self.ylog else "")
+        if fm.horizontalAdvance(ylabel) > plot.height():   # a short chart: cut it with …
+            ylabel = fm.elidedText(ylabel, Qt.ElideRight, int(plot.height()))
         p.drawText(QRectF(-plot.height() / 2, 0, plot.height(), fm.height()), Qt.AlignCenter,
-                   self.ylabel + (" (log)" if self.ylog else ""))
+                   ylabel)
         p.restore()
         p.setPen(QPen(fg, 1))
         p.drawLine(plot.bottomLeft(), plot.bottomRight())

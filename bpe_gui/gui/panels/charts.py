@@ -32,7 +32,8 @@ from ...engine.errors import BPEError
 from .chart_data import (STYLES, Series, decimate, fmt_num, fmt_value, linear_ticks,
                          log_ticks, nice_step)
 from ..last_folder import in_last_folder, last_folder, remember
-from .flow_layout import FlowLayout
+from .flow_layout import FlowBar
+from .text_pane import TextPane
 from .chart_widget import ChartWidget, series_colors
 from .visibility import CatchesUp
 
@@ -79,9 +80,9 @@ class ChartsView(CatchesUp, QWidget):
         png_btn.clicked.connect(self._ask_png)
         csv_btn = QPushButton("Save CSV…")
         csv_btn.clicked.connect(self._ask_csv)
-        self.status = QLabel("")
+        self.status = TextPane(lines=2)   # long: wraps, never widens the dock
 
-        top = FlowLayout(spacing=6)   # wraps in a narrow dock instead of scrolling sideways
+        top = FlowBar(spacing=6)   # wraps in a narrow dock instead of scrolling sideways
         top.addWidget(self.held_label)
         for w in (open_btn, paste_btn, self.clear_btn, png_btn, csv_btn):
             top.addWidget(w)
@@ -95,7 +96,7 @@ class ChartsView(CatchesUp, QWidget):
         self.grid_host.setLayout(grid)
         grid.setContentsMargins(0, 0, 0, 0)
         lay = QVBoxLayout(self)
-        lay.addLayout(top)
+        lay.addWidget(top)
         lay.addWidget(self.grid_host, 1)
         lay.addWidget(self.status)
 
@@ -233,6 +234,9 @@ class ChartsView(CatchesUp, QWidget):
         if self.controller.corpus_table is not None and t.settings.special_tokens:
             note = (" The corpus is a word-count table, which does not record how often the "
                     "special tokens occur: bytes per token leaves them out.")
+        if self.controller.streamed and t.settings.special_tokens:
+            ratio += (" (special tokens in a streamed corpus are not counted, so it is "
+                      "slightly high)")
         self.status.setText(f"Step {n:,}: {ratio}; {len(t.vocab_bytes):,} tokens in the "
                             "vocabulary. Hover a chart to read values; right-click for log "
                             "scale and saving one chart." + note)
@@ -330,9 +334,14 @@ class ChartsView(CatchesUp, QWidget):
         if not path:
             return
         remember(path)
-        from ...engine.corpus import read_documents
+        self.open_held_out(path)
+
+    def open_held_out(self, path: str) -> None:
+        """Only the start of a big file is read: the chart uses at most
+        HELD_OUT_MAX_CHARS characters of it."""
+        from ...engine.files import read_head
         try:
-            text = "\n".join(read_documents(path))
+            text, _complete = read_head(path, 4 * HELD_OUT_MAX_CHARS)
         except BPEError as e:
             QMessageBox.warning(self, "Held-out text", str(e))
             return

@@ -19,11 +19,13 @@ from PySide6.QtWidgets import (QComboBox, QFileDialog, QFrame, QGridLayout, QHBo
                                QSpinBox, QStackedWidget, QVBoxLayout, QWidget)
 
 from ...engine.errors import BPEError
-from ...engine.pretokenize import PRESET_LABELS, resolve_pattern
+from ...engine.pretokenize import PRESET_LABELS, Pretokenizer, resolve_pattern
 from ...engine.tokenizer import Tokenizer
 from ...engine.trainer import TIE_RULE_LABELS, Trainer, TrainSettings
+from ..corpus_source import count_files
 from ..worker import JobRunner
-from .flow_layout import FlowLayout
+from .flow_layout import FlowBar
+from .text_pane import TextPane
 from .token_text import TokenTextView, cut_color
 from .visibility import CatchesUp
 
@@ -37,6 +39,19 @@ PATTERN_SHORT = {"gpt2": "GPT-2", "cl100k": "GPT-4", "o200k": "GPT-4o",
 
 
 # ----- one side: which tokenizer ------------------------------------------------------------
+class _CurrentPageStack(QStackedWidget):
+    """A stack as tall as the page it shows (QStackedWidget asks for the tallest page:
+    the training form's height was kept free above a one-line caption)."""
+
+    def sizeHint(self):
+        page = self.currentWidget()
+        return page.sizeHint() if page is not None else super().sizeHint()
+
+    def minimumSizeHint(self):
+        page = self.currentWidget()
+        return page.minimumSizeHint() if page is not None else super().minimumSizeHint()
+
+
 class ComparePane(CatchesUp, QFrame):
     """One side: pick the tokenizer (kind + its controls) and show the coloured text."""
 
@@ -62,19 +77,19 @@ class ComparePane(CatchesUp, QFrame):
             self.kind.addItem(label, key)
         self.kind.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
         self.kind.setMinimumContentsLength(10)
-        self.stack = QStackedWidget()
+        self.stack = _CurrentPageStack()
         self.stack.addWidget(self._page_current())
         self.stack.addWidget(self._page_step())
         self.stack.addWidget(self._page_trained())
         self.stack.addWidget(self._page_imported())
         self.stack.setSizePolicy(QSizePolicy.Preferred, QSizePolicy.Maximum)
-        self.caption = QLabel()
-        self.caption.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        # TextPanes: fixed heights (both sides' texts line up), long text cut with …
+        self.caption = TextPane(lines=1)
         bold = QFont(self.caption.font())
         bold.setBold(True)
         self.caption.setFont(bold)
-        self.caption.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Fixed)
         self.view = TokenTextView()
+        self.view.setMinimumHeight(3 * self.view.fontMetrics().lineSpacing())   # a short dock
 
         self.top = QWidget()   # kind + its controls; CompareView aligns both sides' tops
         head = QHBoxLayout()
@@ -109,8 +124,7 @@ class ComparePane(CatchesUp, QFrame):
     # ----- pages ------------------------------------------------------------------------------
     def _page_current(self) -> QWidget:
         w = QWidget()
-        self.current_label = QLabel()
-        self.current_label.setWordWrap(True)
+        self.current_label = TextPane(lines=2)
         lay = QVBoxLayout(w)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.current_label)
@@ -167,8 +181,7 @@ class ComparePane(CatchesUp, QFrame):
         self.progress.setVisible(False)
         self.progress.setMaximumHeight(14)
         self.progress.setTextVisible(False)
-        self.train_status = QLabel("Not trained yet: pick settings and click Train.")
-        self.train_status.setWordWrap(True)
+        self.train_status = TextPane("Not trained yet: pick settings and click Train.", lines=2)
         grid = QGridLayout()
         grid.setContentsMargins(0, 0, 0, 0)
         # two columns, so each side fits half of a narrow Compare dock
@@ -179,7 +192,7 @@ class ComparePane(CatchesUp, QFrame):
             grid.addWidget(QLabel(label), row, 0)
             grid.addWidget(field, row, 1)
         grid.setColumnStretch(1, 1)
-        buttons = FlowLayout(spacing=6)   # wraps when the pane is narrow
+        buttons = FlowBar(spacing=6)   # wraps when the pane is narrow
         buttons.addWidget(self.train_btn)
         buttons.addWidget(self.cancel_btn)
         buttons.addWidget(copy_btn)
@@ -191,7 +204,7 @@ class ComparePane(CatchesUp, QFrame):
         lay = QVBoxLayout(w)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addLayout(grid)
-        lay.addLayout(buttons)
+        lay.addWidget(buttons)
         lay.addWidget(self.train_status)
         for combo in (self.t_mode, self.t_pattern, self.t_tie):
             combo.currentIndexChanged.connect(self._form_edited)
@@ -207,14 +220,13 @@ class ComparePane(CatchesUp, QFrame):
         open_btn.setToolTip("vocab.json (+ merges.txt beside it), tokenizer.json, "
                             ".tiktoken, or this app's own JSON")
         open_btn.clicked.connect(self._ask_open)
-        self.imp_label = QLabel("Nothing imported: open a tokenizer file.")
-        self.imp_label.setWordWrap(True)
-        row = FlowLayout(spacing=6)
+        self.imp_label = TextPane("Nothing imported: open a tokenizer file.", lines=2)
+        row = FlowBar(spacing=6)
         row.addWidget(self.imp_app)
         row.addWidget(open_btn)
         lay = QVBoxLayout(w)
         lay.setContentsMargins(0, 0, 0, 0)
-        lay.addLayout(row)
+        lay.addWidget(row)
         lay.addWidget(self.imp_label)
         lay.addStretch(1)
         return w
@@ -235,7 +247,7 @@ class ComparePane(CatchesUp, QFrame):
             self.stack.widget(i).setSizePolicy(
                 QSizePolicy.Preferred, QSizePolicy.Preferred if i == cur else QSizePolicy.Ignored)
         self.stack.setCurrentIndex(cur)
-        self.stack.adjustSize()
+        self.stack.updateGeometry()
         if self.kind_key() == "imported" and self._file_tok is None:
             self.use_app_imported(quiet=True)
         self._update_labels()
@@ -388,13 +400,19 @@ class ComparePane(CatchesUp, QFrame):
             self._train_error(str(e))
             return False
 
+        files = self.controller.corpus_files   # a streamed corpus: train from its files
+
         def job(progress, cancelled):
             t0 = time.perf_counter()
-            trainer = Trainer.from_counts(table, settings) if table is not None else \
-                Trainer.from_text(text, settings, cancel=cancelled)
+            if table is not None:
+                trainer = Trainer.from_counts(table, settings)
+            elif files is not None:
+                pre = Pretokenizer(settings.pattern, settings.special_tokens)
+                trainer = Trainer(count_files(files, pre, cancel=cancelled), settings)
+            else:
+                trainer = Trainer.from_text(text, settings, cancel=cancelled)
             trainer.run(progress=progress, cancel=cancelled, detail=False)
-            size = len(text) if table is None else table.n_chars
-            return trainer, settings, size, time.perf_counter() - t0
+            return trainer, settings, trainer.table.n_chars, time.perf_counter() - t0
 
         if not self.jobs.start(f"Training side {self.name}", job):
             return False
@@ -402,8 +420,10 @@ class ComparePane(CatchesUp, QFrame):
         self.cancel_btn.setEnabled(True)
         self.progress.setVisible(True)
         self.progress.setRange(0, 0)
-        self.train_status.setText(f"Training on the corpus ({len(text):,} characters)…"
-                                  if table is None else "Training on the word-count table…")
+        self.train_status.setText(
+            "Training on the word-count table…" if table is not None else
+            "Training on the corpus (reading its files)…" if files else
+            f"Training on the corpus ({len(text):,} characters)…")
         return True
 
     @property

@@ -50,6 +50,7 @@ class CompareView(QWidget):
         self.edit = QPlainTextEdit()
         self.edit.setPlaceholderText("Text to compare: type or paste it here.")
         self.edit.setMaximumHeight(110)
+        self.edit.setMinimumHeight(2 * self.edit.fontMetrics().lineSpacing() + 14)   # 2 lines
         sample = QPushButton("Sample text")
         sample.setToolTip("English, Chinese, Russian and Japanese in a few lines")
         sample.clicked.connect(lambda: self.set_text(SAMPLE_TEXT))
@@ -145,9 +146,11 @@ class CompareView(QWidget):
         tops = [self.pane_a.top, self.pane_b.top]
         for t in tops:
             t.setMinimumHeight(0)
-        h = max(t.sizeHint().height() for t in tops)
-        for t in tops:
-            t.setMinimumHeight(h)
+            t.setMaximumHeight(16777215)
+            t.layout().invalidate()   # its shown page may have changed
+        h = max(t.layout().sizeHint().height() for t in tops)
+        for t in tops:   # fixed: the coloured texts below get the height to spare
+            t.setFixedHeight(h)
 
     def _show_ws(self, on: bool) -> None:
         for pane in (self.pane_a, self.pane_b):

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Sequence
 
-from PySide6.QtCore import QSettings, QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QObject, QSettings, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import (QFileDialog, QLabel, QMenu, QPlainTextEdit,
                                QSizePolicy, QToolButton, QVBoxLayout, QWidget)
@@ -20,9 +20,11 @@ from PySide6.QtWidgets import (QFileDialog, QLabel, QMenu, QPlainTextEdit,
 from ...engine.pretokenize import Pretokenizer
 from ...engine.trainer import TrainSettings
 from ..app import colors, resources
+from ..corpus_source import human_size
 from ..last_folder import in_last_folder, last_folder, remember
 from ..table_corpus import NO_TEXT, TableCorpusView
-from .flow_layout import FlowLayout
+from .flow_layout import FlowBar
+from .sample_notice import SampleNotice, replaces_user_settings
 from .word_branches import WordColouring
 
 EDIT_LIMIT = 1_000_000          # characters editable in place
@@ -36,14 +38,6 @@ CORPUS_FILTER = ("Text corpora (*.txt *.md *.jsonl *.txt.xz *.md.xz *.jsonl.xz *
                  "All files (*)")
 SESSION_SUFFIX = ".bpesession"
 RECENT_MAX = 10
-
-
-def human_size(n: int) -> str:
-    """Example: 20_287_673 -> '20.3 MB'."""
-    for unit, size in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
-        if n >= size:
-            return f"{n / size:.1f} {unit}"
-    return f"{n} bytes"
 
 
 class RecentFiles(QObject):
@@ -105,6 +99,12 @@ class _TextEdit(QPlainTextEdit):
     filesDropped = Signal(list)
     bigPaste = Signal(str)
 
+    def sizeHint(self) -> QSize:
+        # A modest preferred height: the dock's scroll area sizes this panel by its
+        # preferred heights (its word-wrapped labels make it height-for-width), and
+        # QPlainTextEdit's 192 pixels made a 390-pixel dock scroll; it grows anyway.
+        return QSize(256, 4 * self.fontMetrics().lineSpacing())
+
     def canInsertFromMimeData(self, source) -> bool:
         return source.hasUrls() or super().canInsertFromMimeData(source)
 
@@ -164,7 +164,7 @@ class CorpusEditor(QWidget):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
         lay.setSpacing(4)
-        bar = FlowLayout(spacing=4)   # wraps in a narrow dock instead of scrolling sideways
+        bar = FlowBar(spacing=4)   # wraps in a narrow dock instead of scrolling sideways
         self.open_button = QToolButton(text="Open…")
         self.open_button.setToolTip("Open one or more corpus files (.txt .md .jsonl, "
                                     "also .xz/.gz compressed)")
@@ -189,13 +189,15 @@ class CorpusEditor(QWidget):
         self.unsaved_label = QLabel()
         self.unsaved_label.setToolTip("The corpus has edits that are not saved to a file")
         bar.addWidget(self.unsaved_label)
-        lay.addLayout(bar)
+        lay.addWidget(bar)
         self._bar = bar
 
         self.source_label = QLabel()
         self.source_label.setWordWrap(True)
         self.source_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
         lay.addWidget(self.source_label)
+        self.notice = SampleNotice(self.controller)
+        lay.addWidget(self.notice)
         self.banner = QLabel()
         self.banner.setWordWrap(True)
         self.banner.setVisible(False)
@@ -267,14 +269,24 @@ class CorpusEditor(QWidget):
             return False
         settings = sample_settings(sample.settings)
         from ..training_flow import describe_changes
-        changed = describe_changes(self.controller.settings, settings)
-        if not self.controller.set_settings(settings):
+        c = self.controller
+        previous = c.settings
+        changed = describe_changes(previous, settings)
+        try:   # the settings of the sample on show, if the corpus still is one
+            shown = sample_settings(res.sample(c.corpus_sample).settings) \
+                if c.corpus_sample and not c.corpus_dirty else None
+        except (KeyError, TypeError):
+            shown = None
+        theirs = replaces_user_settings(previous, c.corpus_text, shown)
+        if not c.set_settings(settings):
             return False
         self._edit_timer.stop()
-        self.controller.set_corpus_text(text, sample=sample_id, dirty=False)
-        # say which training settings the sample changed (they are the sample's own)
+        c.set_corpus_text(text, sample=sample_id, dirty=False)
+        # the sample's own settings apply; settings the user chose can be had back
         what = f" Its settings changed: {', '.join(changed)}." if changed else ""
-        self.controller.message.emit(f"Sample loaded: {sample.title}.{what}")
+        c.message.emit(f"Sample loaded: {sample.title}.{what}")
+        if changed and theirs:
+            self.notice.show_change(sample_id, sample.title.split(" (")[0], changed, previous)
         if retrain and not self.controller.busy:
             self.controller.retrain(quiet=True)
         self.sampleLoaded.emit(sample)
@@ -380,13 +392,15 @@ class CorpusEditor(QWidget):
             self._show_text(text)
         self._edited = False
         self._set_unsaved(c.corpus_dirty)
+        self.save_button.setEnabled(not c.streamed)   # its files are the corpus
         self._update_source()
         self._start_counts()
 
     def _show_text(self, text: str) -> None:
         self._syncing = True
+        fc = self.controller.corpus_files
         try:
-            self._preview = len(text) > EDIT_LIMIT
+            self._preview = len(text) > EDIT_LIMIT or fc is not None
             self._fill_timer.stop()
             self._fill = []
             if self._preview:
@@ -400,7 +414,7 @@ class CorpusEditor(QWidget):
                 self.edit.setPlainText(self._fill.pop(0))
                 self._fill.reverse()
                 self._fill_timer.start()
-                self.banner.setText(
+                self.banner.setText(fc.banner() if fc is not None else
                     f"<b>Large corpus:</b> showing the first {len(shown):,} of {len(text):,} "
                     f"characters ({100 * len(shown) / len(text):.0f}%), read-only. "
                     "Training and counts use the whole text. To edit, open a smaller file "
@@ -470,7 +484,11 @@ class CorpusEditor(QWidget):
     def _start_counts(self) -> None:
         text = self.controller.corpus_text
         self._counts = {"chars": len(text), "lines": None, "bytes": None}
-        if len(text) <= COUNT_SLICE:
+        if self.controller.streamed:   # counted by training, which reads the files
+            self._counts["chars"] = None
+            self._count_timer.stop()
+            self._count_job = None
+        elif len(text) <= COUNT_SLICE:
             self._counts["bytes"] = len(text.encode("utf-8"))
             self._counts["lines"] = text.count("\n") + (1 if text and not text.endswith("\n") else 0)
             self._count_timer.stop()
@@ -510,7 +528,7 @@ class CorpusEditor(QWidget):
         if c.corpus_table is not None:
             return c.corpus_table.total, len(c.corpus_table)
         text = c.corpus_text
-        if len(text) <= TINY_CHARS:
+        if len(text) <= TINY_CHARS and not c.streamed:
             try:
                 from ...engine.pretokenize import Pretokenizer
                 words = Pretokenizer(c.settings.pattern, c.settings.special_tokens).words(text)
@@ -518,6 +536,16 @@ class CorpusEditor(QWidget):
                 return None
             return len(words), len(set(words))
         return None
+
+    def _streamed_counts(self) -> None:
+        """A streamed corpus: size on disk; characters and bytes from its pre-token table
+        once training has read the files."""
+        c = self.controller
+        t = c.trainer
+        if t is not None and not c.stale:
+            self._counts.update(chars=t.table.n_chars, bytes=t.table.n_bytes)
+        else:
+            self._counts.update(chars=None, bytes=None)
 
     def _update_stats(self) -> None:
         c = self.controller
@@ -530,9 +558,18 @@ class CorpusEditor(QWidget):
         if not c.corpus_text:
             self.stats_label.setText("0 characters")
             return
-        parts = [f"{n['chars']:,} characters"]
+        if c.streamed:
+            self._streamed_counts()
+            parts = [f"{human_size(c.corpus_files.disk_bytes)} on disk"]
+            if n["chars"] is None:
+                parts.append("characters: counted when training reads the files" if not c.busy
+                             else "characters: counting…")
+            else:
+                parts.append(f"{n['chars']:,} characters")
+        else:
+            parts = [f"{n['chars']:,} characters"]
         if n["bytes"] is None:
-            parts.append("bytes: counting…")
+            parts.append("" if c.streamed else "bytes: counting…")
         elif n["bytes"] < 1000:
             parts.append(f"{n['bytes']:,} bytes")
         else:
@@ -548,7 +585,7 @@ class CorpusEditor(QWidget):
             parts.append("pre-tokens: counted when training starts (Ctrl+R)")
         # wrap only between the parts, never inside "1,061 pre-tokens"
         self.stats_label.setText(" · ".join(
-            p.replace(" ", "\u00a0").replace("-", "\u2011") for p in parts))
+            p.replace(" ", "\u00a0").replace("-", "\u2011") for p in parts if p))
 
     def counts(self) -> dict:
         """Characters, bytes, lines and pre-token counts as shown (for tests and tools)."""

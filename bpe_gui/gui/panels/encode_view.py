@@ -21,7 +21,7 @@ from PySide6.QtCore import QEvent, QPoint, QSize, Qt, QTimer
 from PySide6.QtGui import (QColor, QFont, QSyntaxHighlighter, QTextCharFormat, QTextCursor,
                            QTextOption)
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QPlainTextEdit,
-                               QSplitter, QTextEdit, QVBoxLayout, QWidget)
+                               QSizePolicy, QSplitter, QTextEdit, QVBoxLayout, QWidget)
 
 from ...engine.errors import BPEError
 from ...engine.tokenizer import Encoding
@@ -29,6 +29,7 @@ from ..models.encoding import (CharPositions, TokenTexts, char_of_byte, group_pa
                                merge_step, split_step, token_kinds, tokens_at,
                                utf16_positions, word_numbers)
 from ..models.roles import TokenColors
+from .flow_layout import FlowBar
 from .text_pane import TextPane
 from .token_flow import TokenFlow
 from .visibility import CatchesUp
@@ -156,7 +157,7 @@ class EncodeView(CatchesUp, CharPositions, QWidget):
         # Words mode (issue 15): colour by pattern rule; a click hands the word on.
         self.words = WordColouring(self.edit, lambda: self.tok and self.tok.pre,
                                    displaced=self.highlighter)
-        self.layout().itemAt(0).layout().insertWidget(3, self.words.toggle)   # the top bar
+        self.top_bar.insertWidget(2, self.words.toggle)
         self.layout().insertWidget(1, self.words.legend)
         controller.tokenizerChanged.connect(self.words.refresh)
         self._on_tokenizer_changed()
@@ -173,12 +174,20 @@ class EncodeView(CatchesUp, CharPositions, QWidget):
         self.show_ws.setChecked(True)
         self.show_ws.setToolTip("Draw spaces as · and tabs as → in the text and the tokens")
         # changes on every step and keystroke: a TextPane never makes the view lay out again
-        self.counts = TextPane(align=Qt.AlignRight)
-        top = QHBoxLayout()
-        top.addWidget(QLabel("Tokenizer:"))
-        top.addWidget(self.source)
+        # (on the same row as the controls when there is room, else on the next one)
+        self.counts = TextPane(hint_width=self.fontMetrics().horizontalAdvance(
+            "12,345 tokens · 12,345 characters · 12,345 bytes · 1.23 bytes/token") + 8)
+        # its hint counts in a FlowBar, and at the end of a row it takes the rest of it
+        self.counts.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Fixed)
+        source = QWidget()
+        sl = QHBoxLayout(source)
+        sl.setContentsMargins(0, 0, 0, 0)
+        sl.addWidget(QLabel("Tokenizer:"))
+        sl.addWidget(self.source)
+        top = self.top_bar = FlowBar(spacing=8)
+        top.addWidget(source)
         top.addWidget(self.show_ws)
-        top.addWidget(self.counts, 1)
+        top.addWidget(self.counts)
 
         self.edit = QPlainTextEdit()
         self.edit.setPlaceholderText("Type or paste text to see how the tokenizer cuts it.")
@@ -213,7 +222,7 @@ class EncodeView(CatchesUp, CharPositions, QWidget):
         self.splitter = split
 
         outer = QVBoxLayout(self)
-        outer.addLayout(top)
+        outer.addWidget(top)
         outer.addWidget(split, 1)
 
         self._timer = QTimer(self, singleShot=True)
@@ -419,8 +428,12 @@ class EncodeView(CatchesUp, CharPositions, QWidget):
         chars = min(len(self._text), ENCODE_LIMIT)
         if chars < len(self._text):
             extra += f" (first {ENCODE_LIMIT:,} characters only)"
-        self.counts.setText(f"{n:,} tokens · {chars:,} characters · {nbytes:,} "
-                            f"bytes · {ratio} bytes/token{extra}")
+        # the first that fits the width: the counts are never cut off mid-number
+        self.counts.set_variants([
+            f"{n:,} tokens · {chars:,} characters · {nbytes:,} bytes · {ratio} bytes/token"
+            f"{extra}",
+            f"{n:,} tokens · {chars:,} chars · {nbytes:,} bytes · {ratio} bytes/token",
+            f"{n:,} tokens · {ratio} bytes/token", f"{n:,} tokens"])
 
     # ----- colouring ---------------------------------------------------------------------------
     def _colour_visible(self, *_args) -> None:

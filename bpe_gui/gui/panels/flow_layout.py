@@ -3,8 +3,8 @@ runs out (the idea of Qt's Flow Layout example), so a row of controls never push
 anything out of a narrow panel."""
 from __future__ import annotations
 
-from PySide6.QtCore import QPoint, QRect, QSize, Qt
-from PySide6.QtWidgets import QLayout, QLayoutItem, QWidget, QWidgetItem
+from PySide6.QtCore import QEvent, QPoint, QRect, QSize, Qt
+from PySide6.QtWidgets import QLayout, QLayoutItem, QSizePolicy, QWidget, QWidgetItem
 
 
 class FlowLayout(QLayout):
@@ -61,16 +61,87 @@ class FlowLayout(QLayout):
         return size + QSize(m.left() + m.right(), m.top() + m.bottom())
 
     def _place(self, rect: QRect, move: bool) -> int:
-        """Lay the items out in rows inside rect; returns the height used."""
+        """Lay the items out in rows inside rect; returns the height used. An item
+        wider than the row gets the row (never more); the last item of a row that
+        expands sideways gets the rest of its row."""
         m = self.contentsMargins()
         r = rect.adjusted(m.left(), m.top(), -m.right(), -m.bottom())
         x, y, row_h = r.x(), r.y(), 0
+        placed = []   # (item, x, y, hint) of the row being laid out
         for item in self._items:
             hint = item.sizeHint()
             if x > r.x() and x + hint.width() > r.right() + 1:
-                x, y, row_h = r.x(), y + row_h + self._gap, 0
-            if move:
-                item.setGeometry(QRect(QPoint(x, y), hint))
+                self._set_row(placed, r, move)
+                x, y, row_h, placed = r.x(), y + row_h + self._gap, 0, []
+            placed.append((item, x, y, hint))
             x += hint.width() + self._gap
             row_h = max(row_h, hint.height())
+        self._set_row(placed, r, move)
         return y + row_h - rect.y() + m.bottom()
+
+    @staticmethod
+    def _set_row(placed: list, r: QRect, move: bool) -> None:
+        if not move:
+            return
+        for k, (item, x, y, hint) in enumerate(placed):
+            room = r.right() + 1 - x
+            last = k == len(placed) - 1
+            grows = last and bool(item.expandingDirections() & Qt.Horizontal)
+            width = room if grows else min(hint.width(), room)
+            width = max(item.minimumSize().width(), width)
+            item.setGeometry(QRect(QPoint(x, y), QSize(width, hint.height())))
+
+
+class FlowBar(QWidget):
+    """A wrapping row of controls whose height follows its width.
+
+    A FlowLayout placed straight into a panel's layout makes the whole panel
+    height-for-width, and a QScrollArea then sizes such a panel by its *preferred*
+    heights (every table at its size hint), so the panel scrolled vertically where its
+    minimum size fitted. This widget hides that: it reports no height-for-width and
+    sets its own fixed height to what its rows need at its current width.
+    """
+
+    def __init__(self, parent: QWidget | None = None, spacing: int = 6):
+        super().__init__(parent)
+        self.flow = FlowLayout(self, spacing)
+        self.setSizePolicy(QSizePolicy.Preferred, QSizePolicy.Fixed)
+
+    def addWidget(self, widget: QWidget) -> None:
+        self.flow.addWidget(widget)
+        self._fit()
+
+    def insertWidget(self, index: int, widget: QWidget) -> None:
+        self.flow.insertWidget(index, widget)
+        self._fit()
+
+    def indexOf(self, widget: QWidget) -> int:
+        return self.flow.indexOf(widget)
+
+    def hasHeightForWidth(self) -> bool:
+        return False
+
+    def sizeHint(self) -> QSize:
+        return QSize(self.flow.sizeHint().width(), self._rows_height())
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(self.flow.minimumSize().width(), self._rows_height())
+
+    def _rows_height(self) -> int:
+        width = self.width() if self.width() > 0 else self.flow.sizeHint().width()
+        return max(self.flow.heightForWidth(width), self.flow.minimumSize().height())
+
+    def _fit(self) -> None:
+        h = self._rows_height()
+        if self.height() != h or self.minimumHeight() != h:
+            self.setFixedHeight(h)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._fit()
+
+    def event(self, event) -> bool:
+        # a control shown, hidden or resized (a label's new text) may change the rows
+        if event.type() == QEvent.LayoutRequest:
+            self._fit()
+        return super().event(event)

@@ -8,19 +8,21 @@ engine. Hidden panels defer their refresh until shown.
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QItemSelectionModel, Qt, Signal
+from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import (QAbstractItemView, QGroupBox, QHBoxLayout, QHeaderView, QLabel,
                                QLineEdit, QPushButton, QSizePolicy, QSlider, QSpinBox, QSplitter,
                                QStyle, QToolButton, QVBoxLayout, QWidget)
 
 from ...engine.trainer import TIE_RULE_LABELS, MergeStep
 from ..models.affected import AffectedModel, affected_rows
-from ..models.pair_table import PairSnapshot, PairTableModel, pair_snapshot
+from ..models.pair_table import PairSnapshot, PairTableModel, first_words, pair_snapshot
 from ..models.roles import ReadableCache, TokenColors
 from ..models.timeline import TimelineModel
-from .table_cells import CellTableView
-from .flow_layout import FlowLayout
+from .table_cells import TEXT_MARGIN, CellTableView
+from .flow_layout import FlowBar
 from .text_pane import TextPane
 from .timeline_tools import TimelineTools
+from ..training_jobs import has_detail
 from .visibility import CatchesUp
 
 PAGE = 200            # candidate pairs fetched per "Show more" (taken again at every step)
@@ -94,6 +96,7 @@ class MergePanel(CatchesUp, QWidget):
         self._behind = True      # nothing shown yet
         self._new_trainer = True
         self._last_rec: MergeStep | None = None
+        self._words_of = None    # the trainer whose words the pair model has
         self.next_rec: MergeStep | None = None
         self._build()
         c = controller
@@ -138,7 +141,7 @@ class MergePanel(CatchesUp, QWidget):
 
         # A flow layout: at a narrow width the controls wrap onto a second row instead
         # of being pushed out of the panel.
-        bar = FlowLayout(spacing=6)
+        bar = FlowBar(spacing=6)
         for group in ((self.reset_btn, self.back_btn, self.step_btn),
                       (self.play_btn, self.speed, self.speed_label),
                       (QLabel("Step"), self.goto_spin, self.goto_btn),
@@ -167,8 +170,10 @@ class MergePanel(CatchesUp, QWidget):
         self.pair_view.setModel(self.pair_model)
         self.pair_view.horizontalHeader().setSortIndicator(-1, Qt.AscendingOrder)
         self.pair_view.setSortingEnabled(True)
-        for col, w in ((0, 42), (1, 112), (2, 84), (3, 64)):   # leaves room for Tie
-            self.pair_view.setColumnWidth(col, w)
+        bold = self.pair_view.font()
+        bold.setBold(True)
+        tie_w = QFontMetrics(bold).horizontalAdvance("next") + 2 * TEXT_MARGIN + 2
+        self.pair_view.fit_columns((0, 3, 2, 0, 1), (0, 72, 60, 0, tie_w))
         self.pairs_footer = _label()
         left = QVBoxLayout(self.pairs_box)
         left.addWidget(self.next_label)
@@ -190,8 +195,7 @@ class MergePanel(CatchesUp, QWidget):
         self.affected_view = _table()
         self.affected_view.setObjectName("affectedView")
         self.affected_view.setModel(self.affected_model)
-        self.affected_view.setColumnWidth(0, 56)
-        self.affected_view.setColumnWidth(1, 200)
+        self.affected_view.fit_columns((0, 1, 1), (0, 60, 60))
         rt = QVBoxLayout(self.last_box)
         rt.addWidget(self.last_title)
         rt.addWidget(self.last_reason)
@@ -204,8 +208,7 @@ class MergePanel(CatchesUp, QWidget):
         self.timeline_view = _table(cls=TimelineView)
         self.timeline_view.setObjectName("timelineView")
         self.timeline_view.setModel(self.timeline)
-        for col, w in ((0, 50), (1, 130), (2, 110), (3, 64)):
-            self.timeline_view.setColumnWidth(col, w)
+        self.timeline_view.fit_columns((0, 3, 3, 0, 0), (0, 72, 72, 0, 0))
         rb = QVBoxLayout(self.timeline_box)
         self.timeline_tools = TimelineTools(self)
         rb.addWidget(self.timeline_tools)
@@ -225,7 +228,7 @@ class MergePanel(CatchesUp, QWidget):
         self.splitter = split
 
         outer = QVBoxLayout(self)
-        outer.addLayout(bar)
+        outer.addWidget(bar)
         outer.addWidget(self.status)
         outer.addWidget(self.stale_label)
         outer.addWidget(split, 1)
@@ -302,6 +305,7 @@ class MergePanel(CatchesUp, QWidget):
         t = self.controller.trainer
         if t is not None:
             self.goto_spin.setMaximum(max(t.target_steps or 10_000_000, t.n_steps))
+        self._fit_numbers(t)
         self._refresh_status()
         self._refresh_pairs()
 
@@ -359,6 +363,7 @@ class MergePanel(CatchesUp, QWidget):
         t = self.controller.trainer
         if self._new_trainer:
             self._new_trainer = False
+            self._fit_numbers(t)
             self.cache = ReadableCache()
             self.pair_model.cache = self.cache
             self.timeline.reset(t.steps if t else ())
@@ -375,12 +380,30 @@ class MergePanel(CatchesUp, QWidget):
         self._refresh_last()
         self._refresh_status()
 
+    def _fit_numbers(self, t) -> None:
+        """Room for the largest count and step this trainer can show: the best pair's
+        count never grows as training goes on, so the first one is the largest."""
+        top = t.steps[0].count if t is not None and t.steps else \
+            (t.core.best() or (0, 0, 0))[2] if t is not None else 0
+        last = max(t.target_steps or 0, t.n_steps) if t is not None else 0
+        bold = self.pair_view.font()
+        bold.setBold(True)   # the chosen pair's and the current step's rows are bold
+        fm = QFontMetrics(bold)
+        count_w = fm.horizontalAdvance(f"{top:,}") + 2 * TEXT_MARGIN + 2
+        step_w = fm.horizontalAdvance(f"{last:,}") + 2 * TEXT_MARGIN + 2
+        self.pair_view.set_column_minimum(3, count_w)
+        self.affected_view.set_column_minimum(0, count_w)
+        self.timeline_view.set_column_minimum(3, count_w)
+        self.timeline_view.set_column_minimum(0, step_w)
+
     def _refresh_pairs(self) -> None:
         t = self.controller.trainer
         if self._blocked():
             return
         snap = pair_snapshot(t, self.limit)
-        self.pair_model.words = t.word_texts if t is not None else ()
+        if self._words_of is not t:   # "part of 中" hints look in the first words
+            self._words_of = t
+            self.pair_model.words = first_words(t)
         self.pair_model.set_snapshot(snap)
         if self.pair_view.selectionModel().hasSelection():   # rows now hold other pairs
             self.pair_view.clearSelection()
@@ -423,6 +446,14 @@ class MergePanel(CatchesUp, QWidget):
         self.last_title.setText(f"<b>Step {rec.index}:</b> {_esc(left)} + {_esc(right)} → "
                                 f"<b>{_esc(self.cache.text(rec.token))}</b> (id {rec.new_id}), "
                                 f"count {rec.count:,}")
+        if not has_detail(rec):   # made by a run that is still going (see training_jobs)
+            tie = f"{rec.n_tied:,} pairs tied at this count. " if rec.n_tied > 1 else ""
+            self.last_reason.setText(f"{tie}Training is running: why it won and the words "
+                                     "it changed are shown when the run stops.")
+            self.last_reason.setToolTip("")
+            self.affected_label.setText("")
+            self.affected_model.set_rows(())
+            return   # the detailed record is a new object: it is shown when it comes
         self.last_reason.setText(rec.reason)
         self.last_reason.setToolTip(rec.reason)
         shown = len(rec.affected)

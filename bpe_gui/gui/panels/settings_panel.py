@@ -284,7 +284,7 @@ class SettingsPanel(QWidget):
         if t is not None and not self.controller.stale and t.settings.mode == "char":
             return t.n_base
         text = self.controller.corpus_text
-        if len(text) > CHAR_BASE_LIMIT:
+        if len(text) > CHAR_BASE_LIMIT or self.controller.streamed:   # not the whole corpus
             return None
         if self._char_base_cache is None or self._char_base_cache[0] != id(text):
             chars = {c for c in set(text) if not c.isspace()}

@@ -21,6 +21,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPalette, QStaticText
 from PySide6.QtWidgets import QStyle, QStyleOptionViewItem, QTableView
 
+from .fit_columns import FittedColumns
 from .token_chips import ChipPainter
 
 TEXT_MARGIN = 3 + 1   # QCommonStyle's item text margin (focus frame + 1), each side
@@ -119,7 +120,7 @@ class CellPainter(ChipPainter):
         return round(self._static(content, bold, fonts)[1]) + 2 * TEXT_MARGIN + 1
 
 
-class CellTableView(QTableView):
+class CellTableView(FittedColumns, QTableView):
     """A QTableView over a model with ``cell(row, col)`` and ``n_rows()`` (no proxy,
     no spans, no moved sections) that paints the cells in view in one call."""
 

@@ -9,12 +9,16 @@ It is also opaque once it has a copy of what its parent draws behind it (a group
 box's frame, say): otherwise each new text repaints the parent under it too, and a
 group box redraws its frame and title. The copy is taken again, outside painting,
 whenever the pane changes size, place, palette or state.
+
+Text longer than the pane's lines is cut short with "…" (rich text keeps its bold), the
+whole of it in the tooltip; ``set_variants`` picks the longest of a few forms that fits.
 """
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QPoint, QSize, QTimer
 from PySide6.QtGui import (QAbstractTextDocumentLayout, QPainter, QPalette, QPixmap, QRegion,
-                           QTextDocument, QTextOption, Qt)  # QtGui.Qt has mightBeRichText
+                           QTextCursor, QTextDocument, QTextOption,
+                           Qt)  # QtGui.Qt has mightBeRichText
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 _OPAQUE = Qt.WidgetAttribute.WA_OpaquePaintEvent
@@ -26,10 +30,15 @@ class TextPane(QWidget):
     """``lines`` lines of (rich) text, wrapped to the width; API like QLabel's."""
 
     def __init__(self, text: str = "", lines: int = 1, parent: QWidget | None = None,
-                 align=None):
+                 align=None, hint_width: int = 200):
         super().__init__(parent)
         self._lines = lines
+        self._hint_width = hint_width   # fixed: a new text never asks for a new layout
         self._text = ""
+        self._variants: list[str] = []
+        self._fit_key: tuple | None = None    # what _fit_doc was made for
+        self._fit_doc: QTextDocument | None = None
+        self._auto_tip = ""
         self._doc = QTextDocument(self)
         self._doc.setDocumentMargin(1)
         self._doc_font = None
@@ -48,6 +57,34 @@ class TextPane(QWidget):
         return self._text
 
     def setText(self, text: str) -> None:
+        self._variants = []
+        self._set(text)
+
+    def full_text(self) -> str:
+        """The longest variant (what the tooltip says), or the text."""
+        return self._variants[0] if self._variants else self._text
+
+    def set_variants(self, texts) -> None:
+        """Plain texts, longest first: the pane shows the first that fits its width on
+        one line (the last one elided if none does), the longest in its tooltip."""
+        self._variants = list(texts)
+        self._pick()
+
+    def _pick(self) -> None:
+        if not self._variants:
+            return
+        fm, room = self.fontMetrics(), max(0, self.width() - 4)
+        shown = next((t for t in self._variants if fm.horizontalAdvance(t) <= room), None)
+        if shown is None:
+            shown = fm.elidedText(self._variants[-1], Qt.ElideRight, room)
+        self.setToolTip("" if shown == self._variants[0] else self._variants[0])
+        self._set(shown)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._pick()
+
+    def _set(self, text: str) -> None:
         if text == self._text:
             return
         self._text = text
@@ -68,7 +105,7 @@ class TextPane(QWidget):
         pass
 
     def sizeHint(self) -> QSize:
-        return QSize(200, self.height())
+        return QSize(self._hint_width, self.height())
 
     def minimumSizeHint(self) -> QSize:
         return QSize(0, self.height())
@@ -104,8 +141,53 @@ class TextPane(QWidget):
             self._invalidate_background()
         return super().event(event)
 
+    # ----- text that does not fit --------------------------------------------------------
+    def _shown_doc(self) -> QTextDocument:
+        """The document to draw: the text, or, if it does not fit the pane, the text cut
+        short with "…" (then the whole text is the tooltip, unless one was set)."""
+        key = (self._text, self.width(), self.height(), self._doc_font)
+        if self._fit_key == key:
+            return self._fit_doc
+        doc = self._doc
+        doc.setTextWidth(max(1, self.width()))
+        shown = doc if self._fits(doc) else self._cut(doc)
+        self._fit_key, self._fit_doc = key, shown
+        tip = doc.toPlainText() if shown is not doc else ""
+        if not self.toolTip() or self.toolTip() == self._auto_tip:
+            self.setToolTip(tip)
+            self._auto_tip = tip
+        return shown
+
+    def _fits(self, doc: QTextDocument) -> bool:
+        if self._lines == 1:
+            return doc.idealWidth() <= doc.textWidth() + 0.5
+        return doc.size().height() <= self.height() + 0.5
+
+    def _cut(self, doc: QTextDocument) -> QTextDocument:
+        """The longest start of ``doc`` that fits with "…" after it (binary search; rich
+        text keeps its formats)."""
+        lo, hi, best = 0, doc.characterCount() - 1, None
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            trial = self._trial(doc, mid)
+            if self._fits(trial):
+                lo, best = mid, trial
+            else:
+                hi = mid - 1
+        return best if best is not None else self._trial(doc, 0)
+
+    @staticmethod
+    def _trial(doc: QTextDocument, keep: int) -> QTextDocument:
+        cut = doc.clone()
+        cursor = QTextCursor(cut)
+        cursor.setPosition(keep)
+        cursor.movePosition(QTextCursor.End, QTextCursor.KeepAnchor)
+        cursor.insertText("…")
+        cut.setTextWidth(doc.textWidth())
+        return cut
+
     def paintEvent(self, event) -> None:
-        self._doc.setTextWidth(max(1, self.width()))
+        doc = self._shown_doc()
         ctx = QAbstractTextDocumentLayout.PaintContext()
         ctx.palette = self.palette()
         ctx.palette.setColor(QPalette.Text, self.palette().color(self.foregroundRole()))
@@ -113,5 +195,5 @@ class TextPane(QWidget):
         if self._bg is not None:
             painter.drawPixmap(0, 0, self._bg)
         painter.setClipRect(self.rect())
-        self._doc.documentLayout().draw(painter, ctx)
+        doc.documentLayout().draw(painter, ctx)
         painter.end()

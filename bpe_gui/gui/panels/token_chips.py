@@ -18,6 +18,8 @@ MARGIN = 4     # around the chips in a cell
 CENTER = Qt.AlignmentFlag.AlignCenter
 DASH = Qt.PenStyle.DashLine
 ANTIALIAS = QPainter.RenderHint.Antialiasing
+ELIDE = Qt.TextElideMode.ElideRight
+LEFT_CENTER = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
 
 
 def chip_pen(colors: TokenColors, partial: bool, emph: bool = False) -> QPen:
@@ -119,12 +121,22 @@ class ChipPainter:
             if x > right:
                 break
             emph = len(chip) > 2 and chip[2]
-            pm = self._pixmap(chip[0], chip[1], emph, i % 2, fonts, dpr)
             cw = self._width(chip[0], chip[1], emph, fonts)
-            if x + cw - 1 > right:   # the last chip that starts inside: cut at the edge
-                shown = right + 1 - x
-                painter.drawPixmap(QRectF(x, y, shown, fonts[3]), pm,
-                                   QRectF(0, 0, shown * dpr, fonts[3] * dpr))
+            if x + cw - 1 > right:   # the last chip that starts inside: elided to fit
+                self._draw_elided(painter, x, y, right + 1 - x, chip, emph, i % 2, fonts, dpr)
                 break
-            painter.drawPixmap(x, y, pm)
+            painter.drawPixmap(x, y, self._pixmap(chip[0], chip[1], emph, i % 2, fonts, dpr))
             x += cw + GAP
+
+    def _draw_elided(self, painter: QPainter, x: int, y: int, room: int, chip, emph: bool,
+                     parity: int, fonts, dpr: float) -> None:
+        """A chip cut short with "…" in ``room`` pixels; only "…" if no chip fits."""
+        font = fonts[1] if chip[1] else fonts[2] if emph else fonts[0]
+        fm = QFontMetrics(font)
+        short = fm.elidedText(chip[0], ELIDE, room - 2 * PAD)
+        if short and short != "…":
+            painter.drawPixmap(x, y, self._pixmap(short, chip[1], emph, parity, fonts, dpr))
+        elif room >= fm.horizontalAdvance("…"):
+            painter.setFont(font)
+            painter.setPen(self.colors.text)
+            painter.drawText(QRectF(x, y, room, fonts[3]), LEFT_CENTER, "…")

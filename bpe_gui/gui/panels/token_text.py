@@ -105,14 +105,32 @@ class TokenTextView(CharPositions, QPlainTextEdit):
         return self.cursorRect(c)
 
     def mark_x(self, char: int, k: int = 0):
-        """Viewport (x, top, bottom) of a cut."""
-        r = self._cursor_rect(self.pos_of_char(char))
+        """Viewport (x, top, bottom) of a cut: top and bottom of its line, not of the
+        cursor (a fallback font's taller cursor, for Chinese, reached into the lines
+        above and below)."""
+        pos = self.pos_of_char(char)
+        r = self._cursor_rect(pos)
         x = float(r.left())
         if k and char < len(self.text):
             r2 = self._cursor_rect(self.pos_of_char(char + 1))
             if r2.top() == r.top():
                 x += (r2.left() - r.left()) * k / stats.utf8_len(self.text[char])
-        return x, r.top(), r.bottom()
+        top, bottom = self._line_span(pos, r)
+        return x, top, bottom
+
+    def mark_line(self, char: int, k: int = 0) -> tuple[float, float, float]:
+        """The mark as drawn: (x, y0, y1), a pixel inside its line at each end."""
+        x, top, bottom = self.mark_x(char, k)
+        return x, top + 1, bottom - 1
+
+    def _line_span(self, pos: int, cursor_rect) -> tuple[float, float]:
+        block = self.document().findBlock(pos)
+        line = block.layout().lineForTextPosition(pos - block.position()) \
+            if block.isValid() and block.layout() is not None else None
+        if line is None or not line.isValid():
+            return float(cursor_rect.top()), float(cursor_rect.bottom())
+        y = self.blockBoundingGeometry(block).translated(self.contentOffset()).top() + line.y()
+        return y, y + line.height()
 
     def paintEvent(self, event) -> None:
         super().paintEvent(event)
@@ -127,8 +145,8 @@ class TokenTextView(CharPositions, QPlainTextEdit):
         p.setRenderHint(QPainter.Antialiasing, True)
         p.setPen(QPen(cut_color(self.palette()), 1.8))
         for c, k in self.marks[lo:hi]:
-            x, top, bottom = self.mark_x(c, k)
-            p.drawLine(QPointF(x, top - 1), QPointF(x, bottom + 2))
+            x, y0, y1 = self.mark_line(c, k)
+            p.drawLine(QPointF(x, y0), QPointF(x, y1))
         p.end()
 
     # ----- hover ------------------------------------------------------------------------------

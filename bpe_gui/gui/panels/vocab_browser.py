@@ -10,13 +10,14 @@ from __future__ import annotations
 from PySide6.QtCore import QEvent, QItemSelectionModel, Qt, QTimer
 from PySide6.QtGui import QBrush, QFont
 from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QHBoxLayout, QHeaderView, QLabel,
-                               QLineEdit, QSplitter, QTableView, QTreeWidget, QTreeWidgetItem,
+                               QLineEdit, QSplitter, QTreeWidget, QTreeWidgetItem,
                                QVBoxLayout, QWidget)
 
 from ...engine.display import hex_bytes
 from ..models.proxy import SourceSortProxy
 from ..models.roles import TokenColors
 from ..models.vocab_model import MERGE, SPECIAL, VocabEntry, VocabModel
+from .fit_columns import FittedTableView
 from .visibility import CatchesUp
 
 SEARCH_DEBOUNCE_MS = 120
@@ -56,7 +57,7 @@ class VocabBrowser(CatchesUp, QWidget):
         self.model = VocabModel(self)
         self.proxy = SourceSortProxy(self)
         self.proxy.setSourceModel(self.model)
-        self.view = QTableView()
+        self.view = FittedTableView()
         self.view.setModel(self.proxy)
         self.view.setSelectionBehavior(QAbstractItemView.SelectRows)
         self.view.setSelectionMode(QAbstractItemView.SingleSelection)
@@ -66,12 +67,12 @@ class VocabBrowser(CatchesUp, QWidget):
         vh = self.view.verticalHeader()
         vh.setSectionResizeMode(QHeaderView.Fixed)
         vh.setDefaultSectionSize(self.view.fontMetrics().height() + 8)
-        self.view.horizontalHeader().setStretchLastSection(True)
         self.view.horizontalHeader().setSortIndicator(-1, Qt.AscendingOrder)
         self.view.setSortingEnabled(True)
-        for col, w in ((0, 64), (1, 170), (2, 52), (3, 64), (4, 80)):
-            self.view.setColumnWidth(col, w)
         self.view.setColumnHidden(VocabModel.STATUS, True)
+        num = self.view.fontMetrics().horizontalAdvance("888,888,888") + 12
+        self.view.fit_columns((0, 1, 0, 0, 0), (self.view.fontMetrics().horizontalAdvance(
+            "200,000") + 12, 80, 0, num * 2 // 3, num))
 
         self.details = QLabel()
         self.details.setWordWrap(True)

@@ -1,0 +1,94 @@
+"""Where the corpus comes from: text the window holds, or files it streams.
+
+Small files are read whole and stay editable in the corpus editor, as typed text is.
+Files too big for that (more than ``EDIT_BYTES`` of text in all) are never read whole:
+the controller keeps a :class:`FileCorpus` (paths, encoding, size on disk and the
+start of the text for a read-only preview), and training streams the files in blocks
+through ``engine.corpus.count_corpus``, so the app's memory depends on the number of
+unique words, not on the size of the files.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Sequence
+
+from ..engine.corpus import Cancelled, count_corpus
+from ..engine.files import read_documents, read_head
+from ..engine.pretokenize import Pretokenizer
+
+EDIT_BYTES = 1 << 20   # files holding at most this much text are read whole (and the
+                       # preview of bigger ones is about this long)
+PROBE_BYTES = 1 << 16  # at least this much of every file is read to check it is text
+
+
+def human_size(n: int) -> str:
+    """Example: 20_287_673 -> '20.3 MB'; 312_000_000 -> '312 MB'; 1_073_741_824 ->
+    '1.07 GB'."""
+    for unit, size in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
+        if n >= size:
+            digits = 2 if unit == "GB" else 0 if n >= 100 * size else 1
+            return f"{n / size:.{digits}f} {unit}"
+    return f"{n} bytes"
+
+
+@dataclass(frozen=True)
+class FileCorpus:
+    """A corpus streamed from its files; ``head`` is the start of its text (a preview)."""
+
+    paths: tuple[str, ...]
+    encoding: str
+    disk_bytes: int
+    head: str
+
+    @property
+    def names(self) -> str:
+        names = ", ".join(Path(p).name for p in self.paths[:3])
+        more = len(self.paths) - 3
+        return names + (f" and {more} more" if more > 0 else "")
+
+    def banner(self) -> str:
+        """What the preview shows, and that training reads everything."""
+        compressed = any(p.endswith((".xz", ".gz")) for p in self.paths)
+        size = human_size(self.disk_bytes) + (" compressed" if compressed else "")
+        return (f"<b>Streamed corpus:</b> {self.names}, {size}. Shown: the first "
+                f"{len(self.head):,} characters, read-only. Training reads the whole "
+                "corpus from disk in blocks and never holds it in memory; counts, charts and "
+                "the merge panel cover all of it. To edit, open a smaller file or Clear.")
+
+
+def disk_size(paths: Sequence[str]) -> int:
+    total = 0
+    for p in paths:
+        try:
+            total += Path(p).stat().st_size
+        except OSError:
+            pass   # read_head reports the missing file with a fix
+    return total
+
+
+def probe_files(paths: Sequence[str], encoding: str = "utf-8",
+                cancelled: Callable[[], bool] = lambda: False) -> str | FileCorpus:
+    """Read small files whole (their text), or only the start of big ones (a
+    FileCorpus). Raises the engine's errors (missing, binary, not UTF-8) as reading
+    would, for the first problem met in the files' first MiB."""
+    heads, whole, used = [], True, 0
+    for p in paths:
+        if cancelled():
+            raise Cancelled()
+        # the rest of the room for whole files; at least 64 KB to check it is text
+        text, complete = read_head(p, max(EDIT_BYTES - used, PROBE_BYTES), encoding)
+        if whole:   # the preview goes on into the next file only after a whole one
+            heads.append(text)
+        used += len(text.encode("utf-8"))
+        whole = whole and complete and used <= EDIT_BYTES
+    if whole:   # small: the documents as the editor has always joined them
+        return "\n".join(d for p in paths for d in read_documents(p, encoding=encoding))
+    return FileCorpus(tuple(str(p) for p in paths), encoding, disk_size(paths),
+                      "\n".join(heads))
+
+
+def count_files(fc: FileCorpus, pre: Pretokenizer, progress=None, cancel=None):
+    """The pre-token table of a streamed corpus (progress in bytes read on disk)."""
+    return count_corpus(list(fc.paths), pre, encoding=fc.encoding, progress=progress,
+                        cancel=cancel)

@@ -1,0 +1,25 @@
+"""Fitting the default layout to the window: the merge panel at its full minimum height,
+and a left column wide enough for its tab titles (used by main_window's default dock
+sizes; no state of its own)."""
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QDockWidget, QMainWindow, QTabBar
+
+
+def left_column_width(window: QMainWindow, side: int, window_width: int) -> int:
+    """``side``, or wider when the corpus dock shares a tab bar whose titles would be cut
+    ("Corp…", "Training settin…"), up to 36% of the window."""
+    tabs = [t.sizeHint().width() for t in window.findChildren(QTabBar)
+            if any(t.tabText(i) == "Corpus" for i in range(t.count()))]
+    return max([side] + [min(t + 8, int(window_width * 0.36)) for t in tabs])
+
+
+def give_central_its_minimum(window: QMainWindow, bottom: QDockWidget) -> None:
+    """Take height from the docks below until the merge panel gets its minimum height,
+    so it does not scroll (the docks below scroll first)."""
+    need = window.merge_panel.minimumSizeHint().height() \
+        - window.centralWidget().viewport().height()
+    if need > 0 and window.dockWidgetArea(bottom) == Qt.BottomDockWidgetArea:
+        window.resizeDocks([bottom], [max(bottom.minimumSizeHint().height(),
+                                          bottom.height() - need)], Qt.Vertical)
