@@ -44,14 +44,9 @@
  * machines therefore merge into exactly the order a single pass over the corpus gives,
  * which the first-seen tie rule depends on.
  *
- * Layout: one open-addressing table whose slots hold the entries themselves (hash,
- * length, the word's first 8 bytes, count, first appearance), so looking up a word of up
- * to 8 bytes -- most words -- touches one cache line; longer words are compared against
- * their copy in an arena of large chunks (never moved, so a resize copies no text). The
- * scanner hands over words in batches, and the slots of a whole batch are prefetched
- * before any is looked at, so the memory latencies overlap.
+ * The table itself (layout, hashing, counting a text) is wordtable.c; this file is the
+ * Python type around it and the module's functions.
  */
-#define _GNU_SOURCE /* memmem */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
@@ -61,366 +56,20 @@
 #include "scan.h"
 #include "scan_python.h"
 #include "tsv.h"
+#include "wordtable.h"
 
 #ifndef BPE_SCAN_NPRESETS
 #define BPE_SCAN_NPRESETS 3
 #endif
 
-#define ARENA_CHUNK (4u << 20)
 #define NO_PRESET (-1)
-#define BATCH 256
-
-typedef struct {
-    uint64_t key8;          /* the word's first 8 bytes, zero-padded */
-    uint32_t hash32;        /* low bits of the hash */
-    uint32_t len;           /* 0: an empty slot (words are never empty) */
-    int64_t count;
-    uint64_t first;         /* (block << 32) | ordinal: first appearance */
-    const unsigned char *p; /* the whole word in the arena, when longer than 8 bytes */
-} Slot;
 
 typedef struct {
     PyObject_HEAD
-    int preset;
-    /* special tokens */
-    Py_ssize_t n_specials;
-    unsigned char **sp;
-    size_t *sp_len;
-    /* the table */
-    Slot *slots;
-    size_t cap;             /* power of two */
-    size_t n;               /* words in it */
-    /* arena for words longer than 8 bytes */
-    unsigned char **chunks;
-    size_t n_chunks, chunks_cap;
-    size_t chunk_used, chunk_size, arena_bytes;
-    /* totals */
-    int64_t total, chars, bytes;
+    WordTable t;
     int busy;
     int ready;              /* __init__ ran (WordCounter.__new__ alone leaves preset 0) */
 } Counter;
-
-/* ------------------------------------------------------------------------------ */
-/* hashing                                                                        */
-/* ------------------------------------------------------------------------------ */
-
-static inline uint64_t load64(const unsigned char *p)
-{
-    uint64_t v;
-    memcpy(&v, p, 8);
-    return v;
-}
-
-static inline uint64_t mix64(uint64_t h)
-{
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdull;
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53ull;
-    h ^= h >> 33;
-    return h;
-}
-
-static const uint64_t LOW_BYTES[9] = {
-    0, 0xffull, 0xffffull, 0xffffffull, 0xffffffffull, 0xffffffffffull, 0xffffffffffffull,
-    0xffffffffffffffull, ~0ull};
-
-/* The word's first 8 bytes, zero-padded. Reads 8 bytes at once when `end` allows it. */
-static inline uint64_t key8_at(const unsigned char *p, size_t n, const unsigned char *end)
-{
-    size_t k = n < 8 ? n : 8;
-    if (p + 8 <= end)
-        return load64(p) & LOW_BYTES[k];
-    uint64_t v = 0;
-    memcpy(&v, p, k);
-    return v;
-}
-
-static inline uint64_t key8_of(const unsigned char *p, size_t n)
-{
-    return key8_at(p, n, p + n);
-}
-
-/* A multiply-rotate hash: the first 8 bytes (already loaded as k8), then 8-byte lanes,
- * then a final avalanche. Words are short, so the per-word constant cost matters most. */
-static inline uint64_t hash_word(uint64_t k8, const unsigned char *p, size_t n)
-{
-    uint64_t h = (k8 ^ (n * 0x9E3779B97F4A7C15ull)) * 0xbf58476d1ce4e5b9ull;
-    if (n > 8) {
-        p += 8;
-        n -= 8;
-        while (n >= 8) {
-            h = (h ^ load64(p)) * 0x5bd1e9955bd1e995ull;
-            h = (h << 31) | (h >> 33);
-            p += 8;
-            n -= 8;
-        }
-        if (n) {
-            uint64_t t = 0;
-            memcpy(&t, p, n);
-            h = (h ^ t) * 0x5bd1e9955bd1e995ull;
-        }
-    }
-    return mix64(h);
-}
-
-/* ------------------------------------------------------------------------------ */
-/* the table (no Python calls: these run without the GIL)                         */
-/* ------------------------------------------------------------------------------ */
-
-static inline size_t slot_index(uint64_t h, size_t cap)
-{
-    return (size_t)(h ^ (h >> 29)) & (cap - 1);
-}
-
-static int grow_slots(Counter *c)
-{
-    size_t cap = c->cap ? c->cap * 2 : 4096;
-    Slot *slots = (Slot *)calloc(cap, sizeof(Slot));
-    if (!slots)
-        return -1;
-    for (size_t i = 0; i < c->cap; i++) {
-        Slot *o = &c->slots[i];
-        if (!o->len)
-            continue;
-        /* the full hash is not kept: rehash from the word itself */
-        uint64_t h = hash_word(o->key8, o->p, o->len);
-        size_t s = slot_index(h, cap);
-        while (slots[s].len)
-            s = (s + 1) & (cap - 1);
-        slots[s] = *o;
-    }
-    free(c->slots);
-    c->slots = slots;
-    c->cap = cap;
-    return 0;
-}
-
-static const unsigned char *arena_copy(Counter *c, const unsigned char *p, size_t n)
-{
-    if (c->n_chunks == 0 || c->chunk_used + n > c->chunk_size) {
-        size_t size = n > ARENA_CHUNK ? n : ARENA_CHUNK;
-        if (c->n_chunks == c->chunks_cap) {
-            size_t cap = c->chunks_cap ? c->chunks_cap * 2 : 16;
-            unsigned char **ch = (unsigned char **)realloc(c->chunks, cap * sizeof(*ch));
-            if (!ch)
-                return NULL;
-            c->chunks = ch;
-            c->chunks_cap = cap;
-        }
-        unsigned char *mem = (unsigned char *)malloc(size ? size : 1);
-        if (!mem)
-            return NULL;
-        c->chunks[c->n_chunks++] = mem;
-        c->chunk_used = 0;
-        c->chunk_size = size;
-        c->arena_bytes += size;
-    }
-    unsigned char *dst = c->chunks[c->n_chunks - 1] + c->chunk_used;
-    memcpy(dst, p, n);
-    c->chunk_used += n;
-    return dst;
-}
-
-static inline const unsigned char *slot_word(const Slot *e)
-{
-    return e->len <= 8 ? (const unsigned char *)&e->key8 : e->p;
-}
-
-/* Add `count` occurrences of a word with hash h first seen at `first`. Returns 0, or -1
- * when out of memory (the table is left consistent). */
-static int add_hashed(Counter *c, const unsigned char *p, size_t n, uint64_t k8, uint64_t h,
-                      int64_t count, uint64_t first)
-{
-    if (n > UINT32_MAX || n == 0)
-        return n == 0 ? 0 : -1;
-    if ((c->n + 1) * 4 >= c->cap * 3) {
-        if (grow_slots(c) < 0)
-            return -1;
-    }
-    uint32_t h32 = (uint32_t)h;
-    size_t s = slot_index(h, c->cap);
-    for (;;) {
-        Slot *e = &c->slots[s];
-        if (!e->len)
-            break;
-        if (e->hash32 == h32 && e->len == n && e->key8 == k8 &&
-            (n <= 8 || memcmp(e->p + 8, p + 8, n - 8) == 0)) {
-            e->count += count;
-            if (first < e->first)
-                e->first = first;
-            return 0;
-        }
-        s = (s + 1) & (c->cap - 1);
-    }
-    const unsigned char *copy = NULL;
-    if (n > 8 && !(copy = arena_copy(c, p, n)))
-        return -1;
-    Slot *e = &c->slots[s];
-    e->key8 = k8;
-    e->hash32 = h32;
-    e->len = (uint32_t)n;
-    e->count = count;
-    e->first = first;
-    e->p = copy;
-    c->n++;
-    return 0;
-}
-
-static inline int add_word(Counter *c, const unsigned char *p, size_t n, int64_t count,
-                           uint64_t first)
-{
-    uint64_t k8 = key8_of(p, n);
-    return add_hashed(c, p, n, k8, hash_word(k8, p, n), count, first);
-}
-
-/* Count the words of s whose ends are ends[0..k) (the first starts at `start`): hash
- * them all and prefetch their slots first, then look them up. */
-static int add_batch(Counter *c, const unsigned char *s, size_t start, const size_t *ends,
-                     size_t k, uint64_t *ord)
-{
-    uint64_t hs[BATCH], ks[BATCH];
-    const unsigned char *end = s + ends[k - 1];
-    if (c->cap == 0 || (c->n + k) * 4 >= c->cap * 3) {
-        /* grow before the batch so the prefetched slots stay where they are */
-        while (c->cap == 0 || (c->n + k) * 4 >= c->cap * 3)
-            if (grow_slots(c) < 0)
-                return -1;
-    }
-    size_t p = start;
-    for (size_t j = 0; j < k; j++) {
-        ks[j] = key8_at(s + p, ends[j] - p, end);
-        hs[j] = hash_word(ks[j], s + p, ends[j] - p);
-        __builtin_prefetch(&c->slots[slot_index(hs[j], c->cap)]);
-        p = ends[j];
-    }
-    p = start;
-    for (size_t j = 0; j < k; j++) {
-        if (add_hashed(c, s + p, ends[j] - p, ks[j], hs[j], 1, (*ord)++) < 0)
-            return -1;
-        p = ends[j];
-    }
-    return 0;
-}
-
-static void counter_clear(Counter *c)
-{
-    for (size_t i = 0; i < c->n_chunks; i++)
-        free(c->chunks[i]);
-    free(c->chunks);
-    free(c->slots);
-    c->chunks = NULL;
-    c->slots = NULL;
-    c->n = c->cap = 0;
-    c->n_chunks = c->chunks_cap = c->chunk_used = c->chunk_size = c->arena_bytes = 0;
-}
-
-/* Characters in UTF-8 text: the bytes that are not continuation bytes (10xxxxxx),
- * eight at a time. */
-static inline int64_t count_chars(const unsigned char *p, size_t n)
-{
-    int64_t cont = 0;
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t x = load64(p + i);
-        cont += __builtin_popcountll(x & ~(x << 1) & 0x8080808080808080ull);
-    }
-    for (; i < n; i++)
-        cont += (p[i] & 0xC0) == 0x80;
-    return (int64_t)n - cont;
-}
-
-/* ------------------------------------------------------------------------------ */
-/* counting a text: special tokens, then the scanner                              */
-/* ------------------------------------------------------------------------------ */
-
-/* The first occurrence of needle in hay, or NULL. */
-static const unsigned char *find_bytes(const unsigned char *hay, size_t n,
-                                       const unsigned char *needle, size_t m)
-{
-#if defined(__GLIBC__) || defined(__APPLE__)
-    return (const unsigned char *)memmem(hay, n, needle, m);
-#else
-    const unsigned char *end = hay + n;
-    while (m && (size_t)(end - hay) >= m) {
-        const unsigned char *f = (const unsigned char *)memchr(hay, needle[0],
-                                                               (size_t)(end - hay) - m + 1);
-        if (!f)
-            return NULL;
-        if (memcmp(f, needle, m) == 0)
-            return f;
-        hay = f + 1;
-    }
-    return NULL;
-#endif
-}
-
-/* Next special token at or after pos: its start in *at and its index; -1 if none.
- * next[k] caches where special k occurs next (SIZE_MAX: nowhere). */
-static Py_ssize_t next_special(Counter *c, const unsigned char *s, size_t n, size_t pos,
-                               size_t *next, size_t *at)
-{
-    Py_ssize_t best = -1;
-    for (Py_ssize_t k = 0; k < c->n_specials; k++) {
-        if (next[k] != SIZE_MAX && next[k] < pos) {
-            const unsigned char *f = NULL;
-            if (pos + c->sp_len[k] <= n)
-                f = find_bytes(s + pos, n - pos, c->sp[k], c->sp_len[k]);
-            next[k] = f ? (size_t)(f - s) : SIZE_MAX;
-        }
-        if (next[k] == SIZE_MAX)
-            continue;
-        /* leftmost wins; at the same start the longest (specials are sorted longest first) */
-        if (best < 0 || next[k] < *at) {
-            best = k;
-            *at = next[k];
-        }
-    }
-    return best;
-}
-
-/* Count the words of s[0..n), a whole text; the first word gets the first-appearance key
- * *ord, the next *ord + 1, ... (*ord is left after the last). Returns 0 or -1 (out of
- * memory). */
-static int count_text(Counter *c, const unsigned char *s, size_t n, uint64_t *ordp)
-{
-    uint64_t ord = *ordp;
-    size_t *next = NULL;
-    if (c->n_specials) {
-        next = (size_t *)malloc((size_t)c->n_specials * sizeof(size_t));
-        if (!next)
-            return -1;
-        for (Py_ssize_t k = 0; k < c->n_specials; k++) {
-            const unsigned char *f = c->sp_len[k] <= n
-                ? find_bytes(s, n, c->sp[k], c->sp_len[k]) : NULL;
-            next[k] = f ? (size_t)(f - s) : SIZE_MAX;
-        }
-    }
-    size_t pos = 0;
-    int rc = 0;
-    while (pos < n) {
-        size_t end = n, at = SIZE_MAX;
-        Py_ssize_t k = next ? next_special(c, s, n, pos, next, &at) : -1;
-        if (k >= 0)
-            end = at;
-        /* the piece s[pos..end) is a whole text for the scanner */
-        size_t p = 0, ends[BATCH];
-        while (p < end - pos) {
-            size_t k = bpe_scan_words(c->preset, s + pos, p, end - pos, ends, BATCH);
-            if (add_batch(c, s + pos, p, ends, k, &ord) < 0) {
-                rc = -1;
-                goto done;
-            }
-            p = ends[k - 1];
-            c->total += (int64_t)k;
-        }
-        pos = k >= 0 ? end + c->sp_len[k] : n;
-    }
-done:
-    free(next);
-    *ordp = ord;
-    return rc;
-}
 
 /* ------------------------------------------------------------------------------ */
 /* Python glue                                                                    */
@@ -451,13 +100,13 @@ static int check_idle(Counter *c)
 
 static void free_specials(Counter *c)
 {
-    for (Py_ssize_t k = 0; k < c->n_specials; k++)
-        free(c->sp[k]);
-    free(c->sp);
-    free(c->sp_len);
-    c->sp = NULL;
-    c->sp_len = NULL;
-    c->n_specials = 0;
+    for (Py_ssize_t k = 0; k < c->t.n_specials; k++)
+        free(c->t.sp[k]);
+    free(c->t.sp);
+    free(c->t.sp_len);
+    c->t.sp = NULL;
+    c->t.sp_len = NULL;
+    c->t.n_specials = 0;
 }
 
 static int Counter_init(Counter *c, PyObject *args, PyObject *kwds)
@@ -472,12 +121,12 @@ static int Counter_init(Counter *c, PyObject *args, PyObject *kwds)
         PyErr_Format(PyExc_ValueError, "unknown scanner preset %d", preset);
         return -1;
     }
-    if (c->busy || c->n) {
+    if (c->busy || c->t.n) {
         PyErr_SetString(PyExc_RuntimeError, "WordCounter is already initialised");
         return -1;
     }
     free_specials(c);
-    c->preset = preset;
+    c->t.preset = preset;
     c->ready = 1;
     if (!ospecials || ospecials == Py_None)
         return 0;
@@ -485,9 +134,9 @@ static int Counter_init(Counter *c, PyObject *args, PyObject *kwds)
     if (!seq)
         return -1;
     Py_ssize_t m = PySequence_Fast_GET_SIZE(seq);
-    c->sp = (unsigned char **)calloc(m ? (size_t)m : 1, sizeof(unsigned char *));
-    c->sp_len = (size_t *)calloc(m ? (size_t)m : 1, sizeof(size_t));
-    if (!c->sp || !c->sp_len) {
+    c->t.sp = (unsigned char **)calloc(m ? (size_t)m : 1, sizeof(unsigned char *));
+    c->t.sp_len = (size_t *)calloc(m ? (size_t)m : 1, sizeof(size_t));
+    if (!c->t.sp || !c->t.sp_len) {
         Py_DECREF(seq);
         PyErr_NoMemory();
         return -1;
@@ -500,34 +149,34 @@ static int Counter_init(Counter *c, PyObject *args, PyObject *kwds)
             return -1;
         }
         size_t len = (size_t)PyBytes_GET_SIZE(o);
-        c->sp[k] = (unsigned char *)malloc(len);
-        if (!c->sp[k]) {
+        c->t.sp[k] = (unsigned char *)malloc(len);
+        if (!c->t.sp[k]) {
             Py_DECREF(seq);
             PyErr_NoMemory();
             return -1;
         }
-        memcpy(c->sp[k], PyBytes_AS_STRING(o), len);
-        c->sp_len[k] = len;
-        c->n_specials = k + 1;
+        memcpy(c->t.sp[k], PyBytes_AS_STRING(o), len);
+        c->t.sp_len[k] = len;
+        c->t.n_specials = k + 1;
     }
     Py_DECREF(seq);
     /* longest first, so at one start the longest special token wins (insertion sort:
      * there are few) */
-    for (Py_ssize_t i = 1; i < c->n_specials; i++)
-        for (Py_ssize_t j = i; j > 0 && c->sp_len[j] > c->sp_len[j - 1]; j--) {
-            unsigned char *tp = c->sp[j];
-            size_t tl = c->sp_len[j];
-            c->sp[j] = c->sp[j - 1];
-            c->sp_len[j] = c->sp_len[j - 1];
-            c->sp[j - 1] = tp;
-            c->sp_len[j - 1] = tl;
+    for (Py_ssize_t i = 1; i < c->t.n_specials; i++)
+        for (Py_ssize_t j = i; j > 0 && c->t.sp_len[j] > c->t.sp_len[j - 1]; j--) {
+            unsigned char *tp = c->t.sp[j];
+            size_t tl = c->t.sp_len[j];
+            c->t.sp[j] = c->t.sp[j - 1];
+            c->t.sp_len[j] = c->t.sp_len[j - 1];
+            c->t.sp[j - 1] = tp;
+            c->t.sp_len[j - 1] = tl;
         }
     return 0;
 }
 
 static void Counter_dealloc(Counter *c)
 {
-    counter_clear(c);
+    wt_clear(&c->t);
     free_specials(c);
     Py_TYPE(c)->tp_free((PyObject *)c);
 }
@@ -578,7 +227,7 @@ static PyObject *Counter_count(Counter *c, PyObject *args)
                         "WordCounter is not initialised (call WordCounter(preset, specials))");
         return NULL;
     }
-    if (c->preset == NO_PRESET) {
+    if (c->t.preset == NO_PRESET) {
         PyErr_SetString(PyExc_ValueError, "this WordCounter has no scanner: use count_words");
         return NULL;
     }
@@ -598,9 +247,9 @@ static PyObject *Counter_count(Counter *c, PyObject *args)
     uint64_t ord = ((uint64_t)block << 32) | ordinal;
     c->busy = 1;
     Py_BEGIN_ALLOW_THREADS
-    rc = count_text(c, t.p, (size_t)t.n, &ord);
-    c->chars += count_chars(t.p, (size_t)t.n);
-    c->bytes += t.n;
+    rc = wt_count_text(&c->t, t.p, (size_t)t.n, &ord);
+    c->t.chars += wt_count_chars(t.p, (size_t)t.n);
+    c->t.bytes += t.n;
     Py_END_ALLOW_THREADS
     c->busy = 0;
     text_release(&t);
@@ -647,11 +296,11 @@ static PyObject *Counter_count_words(Counter *c, PyObject *args)
         }
         if (n == 0)
             continue;
-        if (add_word(c, (const unsigned char *)p, (size_t)n, 1, ord++) < 0) {
+        if (wt_add(&c->t, (const unsigned char *)p, (size_t)n, 1, ord++) < 0) {
             Py_DECREF(seq);
             return PyErr_NoMemory();
         }
-        c->total++;
+        c->t.total++;
     }
     Py_DECREF(seq);
     return PyLong_FromUnsignedLongLong(ord - ((uint64_t)block << 32));
@@ -675,18 +324,18 @@ static PyObject *Counter_merge(Counter *c, PyObject *arg)
     int rc = 0;
     c->busy = o->busy = 1;
     Py_BEGIN_ALLOW_THREADS
-    for (size_t i = 0; i < o->cap && rc == 0; i++) {
-        Slot *e = &o->slots[i];
+    for (size_t i = 0; i < o->t.cap && rc == 0; i++) {
+        WordSlot *e = &o->t.slots[i];
         if (e->len)
-            rc = add_word(c, slot_word(e), e->len, e->count, e->first);
+            rc = wt_add(&c->t, wt_word(e), e->len, e->count, e->first);
     }
     Py_END_ALLOW_THREADS
     c->busy = o->busy = 0;
     if (rc < 0)
         return PyErr_NoMemory();
-    c->total += o->total;
-    c->chars += o->chars;
-    c->bytes += o->bytes;
+    c->t.total += o->t.total;
+    c->t.chars += o->t.chars;
+    c->t.bytes += o->t.bytes;
     Py_RETURN_NONE;
 }
 
@@ -731,7 +380,7 @@ static PyObject *Counter_add_table(Counter *c, PyObject *args, PyObject *kwds)
     Py_BEGIN_ALLOW_THREADS
     for (size_t i = 0; i < n && rc == 0; i++) {
         uint64_t first = kp ? kp[i] : ((uint64_t)block << 32) | (ordinal + i);
-        rc = add_word(c, (const unsigned char *)b.buf + sp[i], (size_t)(sp[i + 1] - sp[i]),
+        rc = wt_add(&c->t, (const unsigned char *)b.buf + sp[i], (size_t)(sp[i + 1] - sp[i]),
                       cp[i], first);
         total += cp[i];
     }
@@ -741,7 +390,7 @@ static PyObject *Counter_add_table(Counter *c, PyObject *args, PyObject *kwds)
         PyErr_NoMemory();
         goto out;
     }
-    c->total += total;
+    c->t.total += total;
     res = PyLong_FromUnsignedLongLong(ordinal + n);
 out:
     if (b.obj) PyBuffer_Release(&b);
@@ -758,14 +407,14 @@ static PyObject *Counter_add_size(Counter *c, PyObject *args)
         return NULL;
     if (check_idle(c) < 0)
         return NULL;
-    c->chars += chars;
-    c->bytes += nbytes;
+    c->t.chars += chars;
+    c->t.bytes += nbytes;
     Py_RETURN_NONE;
 }
 
 typedef struct {
     uint64_t first;
-    const Slot *slot;
+    const WordSlot *slot;
 } Order;
 
 static int cmp_order(const void *a, const void *b)
@@ -782,9 +431,9 @@ static PyObject *Counter_export(Counter *c, PyObject *args, PyObject *kwds)
         return NULL;
     if (check_idle(c) < 0)
         return NULL;
-    size_t n = c->n, total_len = 0;
-    for (size_t i = 0; i < c->cap; i++)
-        total_len += c->slots[i].len;
+    size_t n = c->t.n, total_len = 0;
+    for (size_t i = 0; i < c->t.cap; i++)
+        total_len += c->t.slots[i].len;
     PyObject *blob = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)total_len);
     PyObject *starts = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)((n + 1) * 8));
     PyObject *freqs = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(n * 8));
@@ -806,17 +455,17 @@ static PyObject *Counter_export(Counter *c, PyObject *args, PyObject *kwds)
     c->busy = 1; /* the table is read without the GIL: nobody may grow it meanwhile */
     Py_BEGIN_ALLOW_THREADS
     size_t m = 0;
-    for (size_t i = 0; i < c->cap; i++)
-        if (c->slots[i].len) {
-            ord[m].first = c->slots[i].first;
-            ord[m++].slot = &c->slots[i];
+    for (size_t i = 0; i < c->t.cap; i++)
+        if (c->t.slots[i].len) {
+            ord[m].first = c->t.slots[i].first;
+            ord[m++].slot = &c->t.slots[i];
         }
     qsort(ord, m, sizeof(Order), cmp_order); /* order of first appearance */
     size_t off = 0;
     sp[0] = 0;
     for (size_t i = 0; i < m; i++) {
-        const Slot *e = ord[i].slot;
-        memcpy(bp + off, slot_word(e), e->len);
+        const WordSlot *e = ord[i].slot;
+        memcpy(bp + off, wt_word(e), e->len);
         off += e->len;
         sp[i + 1] = (int64_t)off;
         fp[i] = e->count;
@@ -835,39 +484,39 @@ static PyObject *Counter_clear(Counter *c, PyObject *Py_UNUSED(ignored))
 {
     if (check_idle(c) < 0)
         return NULL;
-    counter_clear(c);
-    c->total = c->chars = c->bytes = 0;
+    wt_clear(&c->t);
+    c->t.total = c->t.chars = c->t.bytes = 0;
     Py_RETURN_NONE;
 }
 
 static Py_ssize_t Counter_len(Counter *c)
 {
-    return check_busy(c) < 0 ? -1 : (Py_ssize_t)c->n;
+    return check_busy(c) < 0 ? -1 : (Py_ssize_t)c->t.n;
 }
 
 static PyObject *Counter_get_total(Counter *c, void *closure)
 {
-    return check_busy(c) < 0 ? NULL : PyLong_FromLongLong(c->total);
+    return check_busy(c) < 0 ? NULL : PyLong_FromLongLong(c->t.total);
 }
 
 static PyObject *Counter_get_chars(Counter *c, void *closure)
 {
-    return check_busy(c) < 0 ? NULL : PyLong_FromLongLong(c->chars);
+    return check_busy(c) < 0 ? NULL : PyLong_FromLongLong(c->t.chars);
 }
 
 static PyObject *Counter_get_bytes(Counter *c, void *closure)
 {
-    return check_busy(c) < 0 ? NULL : PyLong_FromLongLong(c->bytes);
+    return check_busy(c) < 0 ? NULL : PyLong_FromLongLong(c->t.bytes);
 }
 
 static PyObject *Counter_get_preset(Counter *c, void *closure)
 {
-    return PyLong_FromLong(c->preset);
+    return PyLong_FromLong(c->t.preset);
 }
 
 static PyObject *Counter_get_memory(Counter *c, void *closure)
 {
-    return check_busy(c) < 0 ? NULL : PyLong_FromSize_t(c->cap * sizeof(Slot) + c->arena_bytes);
+    return check_busy(c) < 0 ? NULL : PyLong_FromSize_t(c->t.cap * sizeof(WordSlot) + c->t.arena_bytes);
 }
 
 static PyGetSetDef Counter_getset[] = {
