@@ -7,7 +7,7 @@ CFLAGS = ["-O2", "-std=c99", "-fvisibility=hidden"]
 SCAN = ["bpe_gui/engine/csrc/scan.c"]   # the native scanner, compiled into each user
 SCAN_DEPS = ["bpe_gui/engine/csrc/" + f for f in
              ("scan.h", "scan_python.h", "scan_cut.inc", "scan_tables.inc", "unicode_tables.h",
-              "tsv.h", "wordtable.h")]
+              "tsv.h", "wordtable.h", "merge.h", "wordcache.h")]
 CORE = ["bpe_gui/engine/csrc/" + f for f in
         ("coremodule.c", "core_build.c", "core_step.c", "core_heap.c", "core_tables.c",
          "core_lists.c", "core_query.c", "core_check.c")]
@@ -27,7 +27,8 @@ setup(
     ext_modules=[
         # the training core: coremodule.c is the Python type, core.h the data structures
         ext("_core", *CORE),
-        ext("_encode", "bpe_gui/engine/_encode.c", *SCAN),
+        ext("_encode", "bpe_gui/engine/_encode.c", "bpe_gui/engine/csrc/merge.c",
+            "bpe_gui/engine/csrc/wordcache.c", *SCAN),
         ext("_count", "bpe_gui/engine/csrc/countmodule.c", "bpe_gui/engine/csrc/wordtable.c",
             "bpe_gui/engine/csrc/tsv.c", *SCAN),
         ext("_scan", "bpe_gui/engine/csrc/scanmodule.c", *SCAN),
