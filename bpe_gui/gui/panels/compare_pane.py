@@ -390,12 +390,7 @@ class ComparePane(CatchesUp, QFrame):
             self._train_error("The corpus is empty: load or type a corpus first.")
             return False
         try:
-            settings = self.form_settings().validated()
-            base = 256 + len(settings.special_tokens)
-            if settings.mode == "byte" and settings.vocab_size < base:
-                raise BPEError(f"Vocab size {settings.vocab_size} is below the base alphabet "
-                               f"(256 bytes + {len(settings.special_tokens)} special tokens "
-                               f"= {base}). Choose a vocab size of at least {base}.")
+            settings = self.form_settings().validated()   # char mode: checked when trained
         except BPEError as e:
             self._train_error(str(e))
             return False

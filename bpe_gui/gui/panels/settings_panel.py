@@ -317,14 +317,6 @@ class SettingsPanel(QWidget):
                                  "(nested quantifiers such as (a+)+). Simplify it or pick a preset.")
             self.preview_label.clear()
         vocab = self.vocab_spin.value()
-        if not use_merges and not self.prune_check.isChecked():
-            base = 256 if mode == "byte" else self._char_base()
-            if base is not None and vocab < base + len(specials):
-                what = "256 bytes" if mode == "byte" else f"{base} base symbols in this corpus"
-                errors["target"] = (f"Vocab size {vocab} is below the base alphabet ({what}) "
-                                    f"plus {len(specials)} special token(s) = "
-                                    f"{base + len(specials)}. Choose at least "
-                                    f"{base + len(specials)}, or set a number of merges.")
         if errors:
             return None, errors
         if use_merges:   # the vocab size is not used then: do not count it as a change
@@ -334,8 +326,8 @@ class SettingsPanel(QWidget):
                           special_tokens=specials, tie_rule=self.tie_combo.currentData(),
                           min_frequency=self.minfreq_spin.value(),
                           prune=self.prune_check.isChecked())
-        try:
-            s = s.validated()
+        try:   # the vocab size rule is TrainSettings'; char mode: this corpus's alphabet
+            s = s.validated(n_base=self._char_base() if mode == "char" else None)
         except BPEError as e:
             return None, {"target": str(e)}
         return s, {}
