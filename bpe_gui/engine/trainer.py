@@ -306,7 +306,7 @@ class Trainer:
                 return True
         elif len(self.vocab_bytes) >= s.vocab_size:
             return True
-        best = self.core.best()
+        best = self.best_pair()
         return best is None or best[2] < s.min_frequency
 
     def token(self, i: int) -> bytes:
@@ -320,6 +320,12 @@ class Trainer:
 
     def word(self, w: int) -> tuple[int, ...]:
         return tuple(self.core.word(w))
+
+    def best_pair(self) -> tuple[int, int, int] | None:
+        """(a, b, count) of the pair the next step would merge, or None if none is left
+        (the target and minimum frequency are not looked at: see is_done)."""
+        best = self.core.best()
+        return None if best is None else (best[0], best[1], best[2])
 
     def symbol_count(self, i: int) -> int:
         return self.core.symbol_count(i) if i < self.core.n_tokens else 0

@@ -27,6 +27,36 @@ def isolated_qsettings(tmp_path, monkeypatch):
     yield folder
 
 
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "controller(text=WORKED, step=0, **settings): what the controller "
+        "fixture trains on (settings: TrainSettings fields; vocab_size 1000 by default)")
+
+
+@pytest.fixture
+def controller(qtbot, request):
+    """A real Controller trained on a small corpus (panel_helpers.make_controller), at
+    step 0 or the step asked for; shut down after the test.
+
+    A module says what it trains on with ``pytestmark = pytest.mark.controller(TEXT,
+    step=40, special_tokens=(...), ...)``; a test can override it with
+    ``@pytest.mark.parametrize("controller", [dict(pattern=...)], indirect=True)``.
+    """
+    from panel_helpers import WORKED, make_controller
+    mark = request.node.get_closest_marker("controller")
+    kw = dict(mark.kwargs) if mark is not None else {}
+    kw.update(getattr(request, "param", None) or {})
+    text = kw.pop("text", mark.args[0] if mark is not None and mark.args else WORKED)
+    step = kw.pop("step", 0)
+    c = make_controller(text, **kw)
+    qtbot.waitUntil(lambda: not c.busy and c.trainer is not None, timeout=20_000)
+    if step:
+        c.goto(step)
+        qtbot.waitUntil(lambda: not c.busy, timeout=20_000)
+    yield c
+    c.shutdown()
+
+
 @pytest.fixture
 def settings_file(tmp_path):
     return str(tmp_path / "window.ini")

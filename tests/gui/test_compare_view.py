@@ -12,7 +12,6 @@ from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtGui import QImage  # noqa: E402
 
 from bpe_gui.engine.trainer import Trainer, TrainSettings  # noqa: E402
-from bpe_gui.gui.controller import Controller  # noqa: E402
 from bpe_gui.gui.panels.compare_view import METRICS, CompareView  # noqa: E402
 
 GPT2 = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
@@ -22,15 +21,7 @@ TEXT = "The newest lowest tokens: 字节对编码和解码器，你好！ widest
 ROWS = {key: i for i, (key, _, _) in enumerate(METRICS)}
 
 
-@pytest.fixture
-def controller(qtbot):
-    c = Controller()
-    c.set_settings(TrainSettings(vocab_size=600))
-    c.set_corpus_text(CORPUS)
-    assert c.retrain()
-    c.goto(60)
-    yield c
-    c.shutdown()
+pytestmark = pytest.mark.controller(CORPUS, vocab_size=600, step=60)
 
 
 @pytest.fixture
@@ -44,8 +35,7 @@ def view(qtbot, controller):
     v.pane_b.set_kind("step")
     v.pane_b.set_step(15)
     v.set_text(TEXT)
-    yield v
-    v.shutdown()
+    return v
 
 
 def script_of(s: str) -> str:

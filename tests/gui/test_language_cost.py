@@ -16,8 +16,6 @@ from PySide6.QtCore import Qt  # noqa: E402
 tiktoken = pytest.importorskip("tiktoken")
 
 from bpe_gui.engine.formats import export_tokenizer  # noqa: E402
-from bpe_gui.engine.trainer import TrainSettings  # noqa: E402
-from bpe_gui.gui.controller import Controller  # noqa: E402
 from bpe_gui.gui.dialogs.cost_parts import COLUMNS, METRICS  # noqa: E402
 from bpe_gui.gui.dialogs.language_cost import (MAX_TOKENIZERS, LanguageCostDialog,  # noqa: E402
                                                Source, show_language_cost)
@@ -29,15 +27,7 @@ TEXTS = {"en": "The quick brown fox jumps over the lazy dog. It's late.\n" * 30,
 CORPUS = "".join(TEXTS.values()) * 3 + EOT
 
 
-@pytest.fixture
-def controller(qtbot):
-    c = Controller()
-    c.set_settings(TrainSettings(vocab_size=420, special_tokens=(EOT,)))
-    c.set_corpus_text(CORPUS)
-    assert c.retrain()
-    qtbot.waitUntil(lambda: not c.busy and c.trainer is not None, timeout=20_000)
-    yield c
-    c.shutdown()
+pytestmark = pytest.mark.controller(CORPUS, vocab_size=420, special_tokens=(EOT,))
 
 
 @pytest.fixture

@@ -9,11 +9,7 @@ from bpe_gui.gui.panels.encode_view import EncodeView
 from panel_helpers import make_controller
 
 
-@pytest.fixture
-def controller(qtbot):
-    c = make_controller("贾宝玉和林黛玉读书 🇯🇵 low lower 😀 newest\n" * 4)
-    yield c
-    c.shutdown()
+pytestmark = pytest.mark.controller("贾宝玉和林黛玉读书 🇯🇵 low lower 😀 newest\n" * 4)
 
 
 def test_bug1_emoji_lines_are_coloured_to_their_end(qtbot, controller):

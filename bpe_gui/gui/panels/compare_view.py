@@ -1,8 +1,8 @@
 """Compare two tokenizers side by side on the same text.
 
 Each side is one of: the current training step, another step of the same run, another
-training configuration (a copy of the settings, trained on the corpus in a background
-job), or an imported tokenizer. Both sides colour the text token by token with the
+training configuration (a copy of the settings, trained on the corpus by a job of the
+controller's), or an imported tokenizer. Both sides colour the text token by token with the
 encode view's highlighter (alternating blocks from ``Encoding.offsets``), mark the cuts
 only that side makes, and a table compares tokens, bytes per token, tokens per word and
 the share of partial-character tokens, in all and per script (``engine.stats``).
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import QCoreApplication, Qt, QTimer, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (QCheckBox, QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit,
                                QPushButton, QSplitter, QTableView, QVBoxLayout, QWidget)
 
@@ -126,9 +126,6 @@ class CompareView(QWidget):
         self._sync_scroll()
         self.edit.setPlainText(SAMPLE_TEXT)
         self.compare_now()
-        app = QCoreApplication.instance()
-        if app is not None:   # a side may still be training when the app quits
-            app.aboutToQuit.connect(self.shutdown)
 
     def catch_up(self) -> None:
         """The dock's tab came to the front: let each side catch up (see visibility.py)."""
@@ -223,7 +220,3 @@ class CompareView(QWidget):
             f"<b>{len(a):,}</b> only in A, <b>{len(b):,}</b> only in B. Hover a token "
             "for its id and bytes.")
 
-    def shutdown(self) -> None:
-        """Stop the sides' background training (call before the window closes)."""
-        for pane in (self.pane_a, self.pane_b):
-            pane.shutdown()

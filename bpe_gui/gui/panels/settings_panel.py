@@ -23,7 +23,6 @@ CUSTOM = "custom"
 PREVIEW_TIMEOUT_S = 0.25
 PREVIEW_CHARS = 160
 PREVIEW_FALLBACK = "Hello world's 42 tokens! 你好，世界。"
-CHAR_BASE_LIMIT = 5_000_000   # above this many characters the char alphabet is not counted here
 MAX_SPIN = 10_000_000
 
 TIE_RULE_HELP = {
@@ -52,7 +51,6 @@ class SettingsPanel(QWidget):
         super().__init__(parent)
         self.controller = controller
         self._syncing = False
-        self._char_base_cache: tuple[int, int] | None = None  # (id(text), n chars)
         self.errors: dict[str, str] = {}
         self._pending: tuple | None = None
         self._build()
@@ -278,19 +276,6 @@ class SettingsPanel(QWidget):
         key = self.preset_combo.currentData()
         return key if key != CUSTOM else self.pattern_edit.text()
 
-    def _char_base(self) -> int | None:
-        """How many base symbols char mode would have (distinct non-space chars + 2)."""
-        t = self.controller.trainer
-        if t is not None and not self.controller.stale and t.settings.mode == "char":
-            return t.n_base
-        text = self.controller.corpus_text
-        if len(text) > CHAR_BASE_LIMIT or self.controller.streamed:   # not the whole corpus
-            return None
-        if self._char_base_cache is None or self._char_base_cache[0] != id(text):
-            chars = {c for c in set(text) if not c.isspace()}
-            self._char_base_cache = (id(text), len(chars) + 2)
-        return self._char_base_cache[1]
-
     def collect(self) -> tuple[TrainSettings | None, dict[str, str]]:
         """The settings in the fields, or None with an error per field."""
         errors: dict[str, str] = {}
@@ -327,7 +312,8 @@ class SettingsPanel(QWidget):
                           min_frequency=self.minfreq_spin.value(),
                           prune=self.prune_check.isChecked())
         try:   # the vocab size rule is TrainSettings'; char mode: this corpus's alphabet
-            s = s.validated(n_base=self._char_base() if mode == "char" else None)
+            s = s.validated(n_base=self.controller.char_alphabet_size()
+                            if mode == "char" else None)
         except BPEError as e:
             return None, {"target": str(e)}
         return s, {}
