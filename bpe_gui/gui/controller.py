@@ -116,6 +116,11 @@ class Controller(QObject, SideJobs, Queries):
         return self.live.looking
 
     @property
+    def retrain_pending(self) -> bool:
+        """A small corpus was edited: it retrains by itself once typing pauses."""
+        return self._retrain_timer.isActive()
+
+    @property
     def job_label(self) -> str:
         """What the running job does now (the status bar's words)."""
         return self.jobs.label

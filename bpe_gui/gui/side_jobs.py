@@ -10,9 +10,10 @@ the kinds they started:
   compare view, trained on the corpus (text, streamed files or a word-count table);
 - ``held-out-text``, ``held-out``: the charts' held-out text read from a file, and
   pre-tokenized with the trainer's pattern and special tokens;
-- ``language-cost``: the per-language cost dialog's table.
+- ``language-cost``: the per-language cost dialog's table;
+- ``overlap``: the compare view's vocabulary overlap of its two sides.
 
-(Token classes and vocabulary overlap have their own module, token_classes.py.)
+(The vocabulary browser's token classes have their own module, token_classes.py.)
 Widgets get the results (tokenizers, tables: engine snapshots) and never run engine
 work themselves.
 """
@@ -30,6 +31,7 @@ from ..engine.trainer import Trainer, TrainSettings
 from .corpus_source import count_files
 
 HELD_OUT_MAX_CHARS = 1_000_000
+SYNC_OVERLAP = 5_000   # two vocabularies this small (in all) are compared at once
 
 
 @dataclass(frozen=True)
@@ -115,6 +117,31 @@ class SideJobs:
         self.jobDone.emit(kind, result)
         self.jobEnded.emit(kind, "")
         return True
+
+    def compare_vocabularies(self, a: Tokenizer, b: Tokenizer) -> bool:
+        """How much the vocabularies of ``a`` and ``b`` share (kind ``overlap``; result:
+        ``overlap.Overlap``): at once when both are small (SYNC_OVERLAP tokens in all),
+        else by a job that classifies each side's tokens (classes already known for an
+        imported tokenizer are used) on copies, and yields to the user's steps."""
+        from ..engine.analysis import classify_tokens
+        from ..engine.overlap import vocab_overlap
+        ra, rb = self.classes.known_for(a), self.classes.known_for(b)
+        if len(a.vocab) + len(b.vocab) <= SYNC_OVERLAP:
+            self.jobDone.emit("overlap", vocab_overlap(a, b, ra, rb))
+            self.jobEnded.emit("overlap", "")
+            return True
+        build_a, build_b = a.copy_for_thread(), b.copy_for_thread()
+        n_a, n_b = len(a.vocab), len(b.vocab)
+
+        def job(progress, cancelled):
+            ta, tb = build_a(), build_b()
+            reach_a = ra or classify_tokens(ta, lambda d, _t: progress(d, n_a + n_b),
+                                            cancelled)
+            reach_b = rb or classify_tokens(tb, lambda d, _t: progress(n_a + d, n_a + n_b),
+                                            cancelled)
+            return vocab_overlap(ta, tb, reach_a, reach_b)
+        return self.run_side_job("overlap", "Comparing the two vocabularies", job,
+                                 yields=True)
 
     def read_held_out(self, path: str) -> bool:
         """Read the start of a file as the charts' held-out text (kind

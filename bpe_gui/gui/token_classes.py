@@ -37,7 +37,6 @@ class TokenClasses(QObject):
 
     def __init__(self, controller):
         super().__init__(controller)
-        self._c = controller
         self._trained: tuple[object, Reachability] | None = None   # (TrainerView, classes)
         self._imported: "weakref.WeakKeyDictionary[Tokenizer, Reachability]" = \
             weakref.WeakKeyDictionary()
@@ -48,7 +47,17 @@ class TokenClasses(QObject):
         self._retry.timeout.connect(self._ask_again)
         controller.jobDone.connect(self._done)
         controller.jobEnded.connect(self._ended)
-        controller.busyChanged.connect(lambda busy: None if busy else self._retry.start())
+        controller.busyChanged.connect(self._busy_changed)
+
+    @property
+    def _c(self):
+        # the controller is the parent: no reference of ours to it, so the two make no
+        # reference cycle (a cycle of Qt objects collected by Python's GC crashed Qt)
+        return self.parent()
+
+    def _busy_changed(self, busy: bool) -> None:
+        if not busy:
+            self._retry.start()
 
     # ----- what the browser asks -------------------------------------------------------------
     def of_trained(self, force: bool = False) -> Reachability | None:

@@ -75,7 +75,7 @@ def test_measures_the_current_step_and_a_file(qtbot, dialog, controller, held, t
     dialog.reference.setCurrentText("ru")
     assert not dialog.measure.isEnabled()            # no tokenizer yet
     dialog.add_step.click()
-    dialog._add(Source("file", str(tmp_path / "early" / "tokenizer.tiktoken")))
+    dialog.add_source(Source("file", str(tmp_path / "early" / "tokenizer.tiktoken")))
     assert dialog.measure.isEnabled() and not dialog.add_step.isEnabled()
     measure(qtbot, dialog)
     now = controller.trainer.tokenizer()
@@ -159,7 +159,7 @@ def test_bad_folder_and_bad_file_are_reported(qtbot, dialog, controller, held, t
 
 def test_at_most_four_tokenizers(dialog, controller, tmp_path):
     for k in range(MAX_TOKENIZERS + 2):
-        dialog._add(Source("file", str(tmp_path / f"t{k}.json")))
+        dialog.add_source(Source("file", str(tmp_path / f"t{k}.json")))
     assert len(dialog.sources) == MAX_TOKENIZERS
     assert not dialog.add_file.isEnabled() and not dialog.add_step.isEnabled()
     dialog.source_list.setCurrentRow(0)

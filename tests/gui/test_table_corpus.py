@@ -88,7 +88,7 @@ def test_views_that_need_text_say_so(window, table_file, ready):
     ready(c)
     from bpe_gui.gui.panels.compare_view import CompareView
     cv = CompareView(c)
-    cv._from_corpus()
+    cv.from_corpus()
     assert NO_TEXT in cv.summary.text()
     cv.deleteLater()
     assert not window.editor.save_as_dialog()       # no text to save
@@ -109,6 +109,6 @@ def test_compare_view_trains_another_configuration_from_the_table(window, table_
     pane.t_vocab.setValue(300)
     with qtbot.waitSignal(pane.trained, timeout=20_000):
         assert pane.train()
-    assert pane._trained_tok is not None
+    assert pane.trained_tokenizer is not None
     assert f"({c.corpus_table.n_chars:,} characters)" in pane.train_status.text()
     cv.deleteLater()

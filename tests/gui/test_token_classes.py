@@ -4,7 +4,6 @@ vocabulary and pattern; classes that follow the steps; a big imported vocabulary
 classified by a job of the controller's that the window stays responsive through."""
 from __future__ import annotations
 
-import json
 import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -13,44 +12,17 @@ import pytest  # noqa: E402
 
 tiktoken = pytest.importorskip("tiktoken")
 
-from bpe_gui.engine.formats import export_tokenizer, load_tokenizer  # noqa: E402
-from bpe_gui.engine.trainer import Trainer, TrainSettings  # noqa: E402
+from bpe_gui.engine.formats import load_tokenizer  # noqa: E402
+from bpe_gui.engine.trainer import TrainSettings  # noqa: E402
 from bpe_gui.gui.models.vocab_model import VocabModel  # noqa: E402
 from bpe_gui.gui.panels.vocab_browser import VocabBrowser  # noqa: E402
 from bpe_gui.gui.token_classes import SYNC_MAX  # noqa: E402
+from oracles import CORPUS, GPT2, crossing_tiktoken, oracle  # noqa: E402
 from settle import settle  # noqa: E402
 
 EOT = "<|endoftext|>"
-GPT2 = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
-CROSSING = r"[\s\S]{1,6}"      # pieces across spaces: unreachable under GPT-2's pattern
-CORPUS = ("The quick brown fox jumps over the lazy dog. It's 3:45pm; we'll see...\n"
-          "Привет, мир! 你好世界，这是一个测试。 emoji 🙂👍🏽 lowest newest widest\n") * 8
 pytestmark = pytest.mark.controller(CORPUS + EOT + CORPUS, vocab_size=700,
                                     special_tokens=(EOT,))
-
-
-def oracle(tok, pattern: str | None = None) -> dict[int, str]:
-    """Each id's class, from tiktoken built from tok's vocabulary (ranks = ids) and
-    pattern: decode, encode with tiktoken, compare."""
-    special = dict(tok.special_ids)
-    ranks: dict[bytes, int] = {}
-    for i in sorted(tok.vocab):
-        if i not in special.values():
-            ranks.setdefault(tok.vocab[i], i)
-    enc = tiktoken.Encoding("oracle", pat_str=pattern or tok.pattern, mergeable_ranks=ranks,
-                            special_tokens=special)
-    out = {}
-    for i, b in tok.vocab.items():
-        if i in special.values():
-            out[i] = "special"
-            continue
-        try:
-            text = b.decode("utf-8")
-        except UnicodeDecodeError:
-            out[i] = "undecodable"
-            continue
-        out[i] = "ok" if enc.encode(text, allowed_special="all") == [i] else "unreachable"
-    return out
 
 
 def shown_classes(browser) -> dict[int, str]:
@@ -100,20 +72,6 @@ def test_the_filter_shows_one_class(browser, controller, qtbot):
     browser.apply_search()
     browser.set_class_filter("")
     assert len(browser.visible_ids()) == len(want)
-
-
-def crossing_tiktoken(tmp_path, vocab_size: int):
-    """A tiktoken file trained with pieces that cross spaces, read back with GPT-2's
-    pattern: many of its tokens are unreachable (a space inside a word)."""
-    text = CORPUS * 6 + " ".join(f"w{i} x{i * 7} {i}z" for i in range(3000))
-    t = Trainer.from_text(text, TrainSettings(vocab_size=vocab_size, pattern=CROSSING))
-    t.run(detail=False)
-    files = export_tokenizer(t.tokenizer(), tmp_path, "tiktoken")
-    meta = next(p for p in files if p.name.endswith(".json"))
-    data = json.loads(meta.read_text(encoding="utf-8"))
-    data["pat_str"] = data["pattern"] = GPT2
-    meta.write_text(json.dumps(data), encoding="utf-8")
-    return next(p for p in files if p.suffix == ".tiktoken")
 
 
 def test_an_imported_vocabulary_is_classified_by_a_job(browser, controller, qtbot, tmp_path):

@@ -81,9 +81,9 @@ class LanguageCostDialog(QDialog):
         self.source_list.currentRowChanged.connect(lambda _: self._update())
         buttons = QHBoxLayout()
         self.add_step = QPushButton("Add current step")
-        self.add_step.clicked.connect(lambda: self._add(Source("step")))
+        self.add_step.clicked.connect(lambda: self.add_source(Source("step")))
         self.add_imported = QPushButton("Add imported")
-        self.add_imported.clicked.connect(lambda: self._add(Source("imported")))
+        self.add_imported.clicked.connect(lambda: self.add_source(Source("imported")))
         self.add_file = QPushButton("Add file…")
         self.add_file.clicked.connect(self._pick_file)
         self.remove = QPushButton("Remove")
@@ -201,7 +201,8 @@ class LanguageCostDialog(QDialog):
                     self.reference.setCurrentText(pick)
         self._update()
 
-    def _add(self, source: Source) -> None:
+    def add_source(self, source: Source) -> None:
+        """Add a tokenizer to measure (at most MAX_TOKENIZERS; the same one once)."""
         if source in self.sources or len(self.sources) >= MAX_TOKENIZERS:
             return
         self.sources.append(source)
@@ -213,7 +214,7 @@ class LanguageCostDialog(QDialog):
                                               TOKENIZER_FILTER)
         if path:
             remember(path)
-            self._add(Source("file", path))
+            self.add_source(Source("file", path))
 
     def _remove(self) -> None:
         k = self.source_list.currentRow()

@@ -391,6 +391,11 @@ class ComparePane(CatchesUp, QFrame):
         self.train_status.setStyleSheet("")
         return True
 
+    @property
+    def trained_tokenizer(self) -> Tokenizer | None:
+        """The other configuration's tokenizer, once trained (whatever kind is shown)."""
+        return self._trained_tok
+
     def _train_done_ui(self) -> None:
         self.training = False
         self.train_btn.setEnabled(True)
