@@ -290,3 +290,32 @@ def test_renyi_follows_a_long_run_while_it_runs(qtbot):
     for k in (0, final // 2, final):
         assert ys[k] == pytest.approx(renyi_of_encoding(c, k, text), rel=1e-9)
     c.shutdown()
+
+
+def test_held_out_file_is_read_by_a_job_of_the_controller(charts, controller, qtbot,
+                                                         tmp_path):
+    """Open held-out file: read (and pre-tokenized) on the controller's job runner, not
+    on the GUI thread; the chart then holds the same points as pasted text."""
+    path = tmp_path / "held.txt"
+    path.write_text(HELD, encoding="utf-8")
+    controller.goto(60)
+    labels = []
+    controller.progress.connect(lambda label, *_: labels.append(label))
+    started = []
+    controller.busyChanged.connect(lambda busy: busy and started.append(controller.job_label))
+    assert charts.open_held_out(str(path))
+    assert started and started[0] == "Reading held.txt"   # a job: the status bar says so
+    qtbot.waitUntil(lambda: charts.held_label.text().startswith("Held-out text: held.txt"),
+                    timeout=10_000)
+    qtbot.waitUntil(charts.held_out_done, timeout=10_000)
+    xs, ys = charts.compression.data("held-out")
+    assert xs[-1] == 60
+    for k, y in zip(xs, ys):
+        assert y == pytest.approx(bytes_per_token(controller, k, HELD))
+    bad = tmp_path / "image.bin"
+    bad.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00" * 50)
+    errors = []
+    controller.errorOccurred.connect(lambda title, msg: errors.append(msg))
+    assert charts.open_held_out(str(bad))
+    qtbot.waitUntil(lambda: bool(errors), timeout=10_000)
+    assert "binary" in errors[0]

@@ -260,3 +260,20 @@ def test_overlap_of_two_big_imported_vocabularies_runs_as_a_job(view, controller
     assert got.jaccard == pytest.approx(want["jaccard"])
     assert got.a_single_in_b == want["a_single_in_b"] < len(want["shared"])
     assert got.b_single_in_a == want["b_single_in_a"]
+
+
+def test_another_configuration_trains_as_a_job_of_the_controller(view, controller, qtbot):
+    """The compare side has no job runner of its own: its training is the controller's
+    job (busy, its label in the status bar, Cancel stops it), so stepping waits."""
+    pane = view.pane_b
+    pane.set_kind("trained")
+    pane.t_vocab.setValue(500)
+    assert pane.train()
+    assert controller.busy and controller.job_label == "Training side B"
+    assert not controller.step()                 # one job at a time
+    controller.cancel()                          # the status bar's Cancel (Esc)
+    assert not controller.busy and not pane.training
+    assert "cancelled" in pane.train_status.text()
+    with qtbot.waitSignal(pane.trained, timeout=20_000):
+        assert pane.train()
+    assert pane.trained_tokenizer is not None and controller.step()

@@ -296,10 +296,10 @@ class ChartsView(CatchesUp, QWidget):
                 self.schedule()
 
     def _job_ended(self, kind: str, why: str) -> None:
+        # a failed read of a held-out file is reported once, by the controller's
+        # errorOccurred (the window's error dialog); nothing to show here
         if kind == "held-out":
             self._held_asked = None
-        elif kind == "held-out-text" and why and why != "cancelled":
-            QMessageBox.warning(self, "Held-out text", why)
 
     def _queue_held_samples(self) -> None:
         if self._pending_held():
