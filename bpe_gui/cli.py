@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 from typing import Sequence, TextIO
 
-from .engine.errors import BPEError, ExportError, SettingsError
+from .engine.errors import BPEError, ExportError
 
 PROG = "bpe-gui"
 EXIT_USAGE = 2
@@ -310,12 +310,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         settings = settings_for_table(settings, table.meta, pattern=chosen,
                                       specials=bool(args.special_token))
         options["pattern"] = settings.pattern
-    minimum = 256 + len(settings.special_tokens)
-    if settings.mode == "byte" and settings.num_merges is None and not settings.prune \
-            and settings.vocab_size < minimum:
-        raise SettingsError(f"Vocab size {settings.vocab_size} is below the base alphabet (256 "
-                            f"bytes) plus {len(settings.special_tokens)} special token(s) = "
-                            f"{minimum}. Choose a vocab size of at least {minimum}.")
+        settings = settings.validated()   # the table's special tokens count too
     for fmt in wanted or []:
         reason = _static_reason(fmt, settings)
         if reason:

@@ -59,3 +59,58 @@ def test_models_import_no_qt_widgets():
                                 if m == "PySide6.QtWidgets" or m.startswith("PySide6.QtWidgets."))
                  for p in (ROOT / "bpe_gui" / "gui" / "models").glob("*.py")}
     assert {k: v for k, v in offenders.items() if v} == {}
+
+
+# ----- widgets reach the engine only through the controller (issue #12) ------------------
+# The controller hands widgets a TrainerView (snapshots and queries, only while the
+# trainer may be read) and runs long work on its job runner. So a widget never names the
+# live trainer, its C core or pre-token table, the job runner or the live-look lock, and
+# reads no private attribute of another object (the pattern of the old reach-ins:
+# ``t.core.best()``, ``t.table.total``, ``controller.trainer``, a pane's own JobRunner).
+WIDGET_BANNED = {"trainer": "the live trainer: use controller.view()",
+                 "core": "the trainer's C core",
+                 "jobs": "the job runner: controller.run_side_job() and its signals",
+                 "live": "the live-look lock: controller.livePeek / view()",
+                 "JobRunner": "a job runner of its own"}
+
+
+def _widget_files() -> list[Path]:
+    gui = ROOT / "bpe_gui" / "gui"
+    return sorted([*(gui / "panels").glob("*.py"), *(gui / "dialogs").glob("*.py"),
+                   *(gui / "window").glob("*.py"), gui / "main_window.py",
+                   gui / "training_flow.py"])
+
+
+def _reach_ins(path: Path, root: Path = ROOT) -> list[str]:
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        name = None
+        if isinstance(node, ast.Attribute):
+            own = isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")
+            if node.attr in WIDGET_BANNED:
+                name = node.attr
+            elif node.attr == "table" and not own:
+                name = "table"      # a trainer's or tokenizer's table (self.table: a view)
+            elif node.attr.startswith("_") and not node.attr.startswith("__") and not own:
+                name = node.attr    # another object's private part
+        elif isinstance(node, ast.Name) and node.id in WIDGET_BANNED:
+            name = node.id
+        if name is not None:
+            out.append((node.lineno, node.col_offset, f"{path.relative_to(root)}:"
+                        f"{node.lineno}: {name}"))
+    return [hit for *_, hit in sorted(out)]
+
+
+def test_widgets_reach_the_engine_only_through_the_controller():
+    found = [hit for p in _widget_files() for hit in _reach_ins(p)]
+    assert found == [], "\n".join(found)
+
+
+def test_the_reach_in_check_finds_reach_ins(tmp_path):
+    """The check above is not vacuous: it flags each kind of reach-in."""
+    p = tmp_path / "panel.py"
+    p.write_text("c = self.controller\nt = c.trainer\nb = t.core.best()\nn = t.table.total\n"
+                 "self.jobs = JobRunner(self)\nx = c._retrain_timer\nok = self.table\n",
+                 encoding="utf-8")
+    hits = [h.split(": ")[-1] for h in _reach_ins(p, tmp_path)]
+    assert hits == ["trainer", "core", "table", "jobs", "JobRunner", "_retrain_timer"]

@@ -133,35 +133,74 @@ def classify_tokens(tok: Tokenizer, progress: ProgressFn | None = None,
     """
     vocab = tok.vocab
     method = method_of(tok)
-    special = set(tok.special_ids.values())
-    if tok.mode == "char" and UNK in tok.token_to_id:
-        special.add(tok.token_to_id[UNK])   # stands for any missing character, not "<unk>"
     reencode, context = _reencoder(tok, method)
     codes = array("b", [-1]) * (max(vocab, default=-1) + 1)
     reencoded: dict[int, tuple[int, ...]] = {}
     items = sorted(vocab.items())
     total = len(items)
+    classify = _classifier(tok, reencode, codes, reencoded)
     for start in range(0, total, _BATCH):
         if cancel is not None and cancel():
             raise Cancelled()
         for i, token in items[start:start + _BATCH]:
-            if i in special:
-                codes[i] = 3
-                continue
-            try:
-                text = token.decode("utf-8")
-            except UnicodeDecodeError:
-                codes[i] = 2
-                continue
-            got = reencode(i, token, text)
-            if got == (i,):
-                codes[i] = 0
-            else:
-                codes[i] = 1
-                reencoded[i] = got
+            classify(i, token)
         if progress is not None:
             progress(min(start + _BATCH, total), total)
     return Reachability(codes, reencoded, method, context)
+
+
+def classify_more(tok: Tokenizer, known: Reachability, ids) -> Reachability:
+    """``known`` (made for an earlier step of the same training run) with the tokens
+    ``ids`` of ``tok`` classified too.
+
+    A trained tokenizer's tokens keep their class as merges are added: a token's text
+    is cut into the same words, and a merge learned later has a higher rank than every
+    merge that built the token, so once the text is that one token no later merge
+    applies to it, and a text that came out as other tokens never comes out as this id
+    (later merges make new ids). So after k more steps only the k new tokens need
+    classifying. (Not so for an imported tokenizer of another run: classify it whole.)
+
+    Example: ``classify_more(t.tokenizer(), r, range(r_len, len(t.vocab_bytes)))``
+    equals ``classify_tokens(t.tokenizer())`` (tested).
+    """
+    if known.method != method_of(tok):
+        raise ValueError("classify_more: the tokenizer is re-encoded another way than "
+                         "the known classes were; classify it whole")
+    reencode, _ = _reencoder(tok, known.method)
+    vocab = tok.vocab
+    ids = [i for i in ids if i in vocab]
+    top = max([len(known.codes) - 1, *ids]) + 1
+    codes = array("b", known.codes)
+    codes.extend([-1] * (top - len(codes)))
+    reencoded = dict(known.reencoded)
+    classify = _classifier(tok, reencode, codes, reencoded)
+    for i in ids:
+        classify(i, vocab[i])
+    return Reachability(codes, reencoded, known.method, known.context)
+
+
+def _classifier(tok: Tokenizer, reencode, codes: array, reencoded: dict):
+    """(id, token bytes) -> sets ``codes[id]`` (and ``reencoded[id]`` if unreachable)."""
+    special = set(tok.special_ids.values())
+    if tok.mode == "char" and UNK in tok.token_to_id:
+        special.add(tok.token_to_id[UNK])   # stands for any missing character, not "<unk>"
+
+    def classify(i: int, token: bytes) -> None:
+        if i in special:
+            codes[i] = 3
+            return
+        try:
+            text = token.decode("utf-8")
+        except UnicodeDecodeError:
+            codes[i] = 2
+            return
+        got = reencode(i, token, text)
+        if got == (i,):
+            codes[i] = 0
+        else:
+            codes[i] = 1
+            reencoded[i] = got
+    return classify
 
 
 Reencode = Callable[[int, bytes, str], tuple[int, ...]]   # (id, bytes, text) -> ids

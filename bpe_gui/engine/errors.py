@@ -53,6 +53,11 @@ class SettingsError(BPEError):
     """Training settings that cannot work (vocab size, special tokens, options)."""
 
 
+class VocabSizeError(SettingsError):
+    """A target vocabulary size below the base alphabet plus the special tokens
+    (``TrainSettings.validated`` says so; the settings panel shows it at the size)."""
+
+
 class PatternError(SettingsError):
     """A custom pre-tokenizer pattern that does not compile or runs away."""
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass, field
 from itertools import accumulate, repeat
-from typing import TYPE_CHECKING, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Sequence
 
 from .errors import BPEError, EncodeError
 
@@ -464,6 +464,27 @@ class Tokenizer:
             text = data.decode("utf-8", errors="replace").replace(EOW.decode(), " ")
             return text.strip() if self.end_of_word == "suffix" else text.lstrip()
         return data.decode("utf-8", errors="replace")
+
+    # ----- another thread -----------------------------------------------------------
+    def copy_for_thread(self) -> Callable[[], Tokenizer]:
+        """For work on another thread while this tokenizer stays in use here: the native
+        merge table serves one thread at a time (a second one gets RuntimeError while
+        the first encodes), and a trainer's tokenizer grows as training steps. Copies
+        the vocabulary and merges now (C-level copies: about 1 ms for 20k merges) and
+        returns a function that builds an equal tokenizer with tables of its own from
+        them (tens of milliseconds: call it on the worker thread).
+
+        Example::
+
+            build = trainer.tokenizer().copy_for_thread()   # on the GUI thread
+            twin = build()                                  # on the worker thread
+            assert twin.encode(text) == trainer.tokenizer().encode(text)
+        """
+        vocab, merges = dict(self.vocab), list(self.merges[:self.n_merges])
+        specials, pattern = list(self.special_tokens), self.pattern
+        mode, eow = self.mode, self.end_of_word
+        return lambda: Tokenizer(vocab, merges, specials, pattern=pattern, mode=mode,
+                                 end_of_word=eow)
 
     # ----- loading ----------------------------------------------------------------
     @classmethod

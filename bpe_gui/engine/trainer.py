@@ -26,7 +26,7 @@ except ImportError:  # no C compiler at install time: slow but correct stand-in
     from . import _pycore as _core
 from .corpus import CancelFn, PretokenTable, table_from_files, table_from_text
 from .display import readable
-from .errors import CorpusError, SettingsError
+from .errors import CorpusError, SettingsError, VocabSizeError
 from .pretokenize import Pretokenizer, validate_special_tokens
 from .tokenizer import EOW, UNK, Tokenizer
 
@@ -60,7 +60,17 @@ class TrainSettings:
     min_frequency: int = 1
     prune: bool = False
 
-    def validated(self) -> "TrainSettings":
+    def validated(self, n_base: int | None = None) -> "TrainSettings":
+        """These settings checked (raises SettingsError saying what to change), with the
+        special tokens normalised.
+
+        ``n_base``: the size of the base alphabet when the caller knows it -- in
+        character mode the corpus's characters plus ``</w>`` and ``<unk>`` (byte mode
+        always has 256). A vocabulary size below the base alphabet plus the special
+        tokens is refused here, and only here: the trainer, the command line and the
+        window all ask this method (a character-mode size is checked once the corpus's
+        alphabet is known, i.e. when the caller passes ``n_base``).
+        """
         if self.mode not in MODES:
             raise SettingsError(f"Unknown mode {self.mode!r}: use 'byte' or 'char'.")
         if self.end_of_word not in ("suffix", "prefix"):
@@ -78,7 +88,23 @@ class TrainSettings:
             raise SettingsError("Give a target vocabulary size or a number of merges.")
         specials = validate_special_tokens(self.special_tokens)
         Pretokenizer(self.pattern, specials)  # raises PatternError on a bad pattern
-        return replace(self, special_tokens=specials)
+        out = replace(self, special_tokens=specials)
+        out._check_vocab_size(256 if self.mode == "byte" else n_base)
+        return out
+
+    def _check_vocab_size(self, n_base: int | None) -> None:
+        """The target vocabulary must hold the base alphabet and the special tokens
+        (unless a number of merges is the target, or pruning makes it count live
+        symbols only)."""
+        if n_base is None or self.num_merges is not None or self.prune:
+            return
+        minimum = n_base + len(self.special_tokens)
+        if self.vocab_size < minimum:
+            what = "256 bytes" if self.mode == "byte" else f"{n_base} base symbols in this corpus"
+            raise VocabSizeError(
+                f"Vocab size {self.vocab_size} is below the base alphabet ({what}) plus "
+                f"{len(self.special_tokens)} special token(s) = {minimum}. Choose a vocab "
+                f"size of at least {minimum}, or set a number of merges.")
 
 
 @dataclass(frozen=True)
@@ -193,13 +219,7 @@ class Trainer:
         self._live = sum(1 for i in range(self.n_base) if self.core.symbol_count(i) > 0) \
             + len(self.special_ids)
         self._live0 = self._live
-        if s.num_merges is None and s.vocab_size is not None and not s.prune \
-                and s.vocab_size < self.n_initial:
-            what = "256 bytes" if s.mode == "byte" else f"{self.n_base} base symbols"
-            raise SettingsError(
-                f"Vocab size {s.vocab_size} is below the base alphabet ({what}) plus "
-                f"{len(s.special_tokens)} special token(s) = {self.n_initial}. Choose a vocab "
-                f"size of at least {self.n_initial}.")
+        s.validated(n_base=self.n_base)   # now that the alphabet is known (char mode)
         self._tok: Tokenizer | None = None
 
     # ----- construction -------------------------------------------------------------
@@ -286,7 +306,7 @@ class Trainer:
                 return True
         elif len(self.vocab_bytes) >= s.vocab_size:
             return True
-        best = self.core.best()
+        best = self.best_pair()
         return best is None or best[2] < s.min_frequency
 
     def token(self, i: int) -> bytes:
@@ -300,6 +320,12 @@ class Trainer:
 
     def word(self, w: int) -> tuple[int, ...]:
         return tuple(self.core.word(w))
+
+    def best_pair(self) -> tuple[int, int, int] | None:
+        """(a, b, count) of the pair the next step would merge, or None if none is left
+        (the target and minimum frequency are not looked at: see is_done)."""
+        best = self.core.best()
+        return None if best is None else (best[0], best[1], best[2])
 
     def symbol_count(self, i: int) -> int:
         return self.core.symbol_count(i) if i < self.core.n_tokens else 0
@@ -492,14 +518,10 @@ class Trainer:
 
         Raises SettingsError when anything else differs (that needs a new Trainer).
         """
-        settings = settings.validated()
+        settings = settings.validated(n_base=self.n_base)
         if not self.can_retarget(settings):
             raise SettingsError("Only the vocab size, number of merges and minimum "
                                 "frequency can change on a live trainer; retrain for the rest.")
-        if settings.num_merges is None and not settings.prune \
-                and settings.vocab_size < self.n_initial:
-            raise SettingsError(f"Vocab size {settings.vocab_size} is below the base "
-                                f"alphabet plus special tokens = {self.n_initial}.")
         stop = self.stop_step(settings)
         self.settings = settings
         if stop is not None and stop < self.n_steps:

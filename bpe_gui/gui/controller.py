@@ -20,7 +20,11 @@ from ..engine.tokenizer import Tokenizer
 from ..engine.trainer import Trainer, TrainSettings
 from .corpus_source import FileCorpus, human_size, probe_files
 from .live import LiveView
+from .queries import Queries
+from .side_jobs import SideJobs
 from .table_corpus import read_job, table_paths
+from .token_classes import TokenClasses
+from .trainer_view import TrainerView
 from .training_jobs import detail_current, retrain_job, run_job
 from .worker import JobRunner
 
@@ -33,7 +37,7 @@ SYNC_TABLE_WORDS = 50_000
 RETRAIN_DEBOUNCE_MS = 400
 
 
-class Controller(QObject):
+class Controller(QObject, SideJobs, Queries):
     corpusChanged = Signal()            # text, source or dirty flag changed
     settingsChanged = Signal(object)    # TrainSettings
     trainerChanged = Signal()           # a new trainer (corpus/settings applied), at step 0
@@ -53,6 +57,12 @@ class Controller(QObject):
     # the message goes to errorOccurred.
     notUtf8 = Signal(list, str, int, str)
     importFinished = Signal(object)     # the imported Tokenizer, or None if it failed
+    # Side jobs (run_side_job): work for one widget that leaves the trainer alone, e.g.
+    # training the compare view's other configuration or classifying tokens. ``kind``
+    # names the job; listeners take the kinds they started.
+    jobDone = Signal(str, object)       # kind, the job's result
+    jobEnded = Signal(str, str)         # kind, "" when done, else why not: "cancelled" (by
+                                        # the user), "dropped" (yielded), or the error
 
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
@@ -84,10 +94,16 @@ class Controller(QObject):
         # The running retrain job puts its new trainer here once it starts merging.
         self._live_box: dict | None = None
         self._cancel_asked = False
+        self._job_kind: str | None = None      # the running side job's kind
+        self._job_owns_trainer = False         # the running job steps or replaces it
+        self._job_yields = False               # a user's training action drops it
+        self._dropping = False                 # dropping it now (not the user's Cancel)
+        self._view: TrainerView | None = None
         self._retrain_timer = QTimer(self, singleShot=True, interval=RETRAIN_DEBOUNCE_MS)
         self._retrain_timer.timeout.connect(self._auto_retrain)
         self._play_timer = QTimer(self, interval=300)
         self._play_timer.timeout.connect(self._play_tick)
+        self.classes = TokenClasses(self)      # token classes for the vocabulary browser
 
     # ----- state ----------------------------------------------------------------------
     @property
@@ -100,6 +116,48 @@ class Controller(QObject):
         return self.live.looking
 
     @property
+    def retrain_pending(self) -> bool:
+        """A small corpus was edited: it retrains by itself once typing pauses."""
+        return self._retrain_timer.isActive()
+
+    @property
+    def job_label(self) -> str:
+        """What the running job does now (the status bar's words)."""
+        return self.jobs.label
+
+    @property
+    def job_unit(self) -> str:
+        """What the running job's progress counts: "bytes", "merges" or "" (a share)."""
+        return self.jobs.unit
+
+    @property
+    def training_job(self) -> bool:
+        """True while a job steps or replaces the trainer (also while it holds still
+        for the window to look)."""
+        return self.busy and self._job_owns_trainer
+
+    @property
+    def readable(self) -> bool:
+        """True when the trainer may be read now: no job is stepping or replacing it, or
+        the job holds it still for the window to look (LiveView)."""
+        return not self.training_job or self.peeking
+
+    @property
+    def has_trainer(self) -> bool:
+        return self.trainer is not None
+
+    def view(self) -> TrainerView | None:
+        """What widgets read of the trainer (trainer_view.py): None when there is no
+        trainer or a job is running it (``has_trainer`` tells which). The same object
+        while the trainer stays, so a new one is told by identity."""
+        t = self.trainer
+        if t is None or not self.readable:
+            return None
+        if self._view is None or self._view._t is not t:
+            self._view = TrainerView(t)
+        return self._view
+
+    @property
     def step_index(self) -> int:
         return self.trainer.n_steps if self.trainer else 0
 
@@ -107,7 +165,7 @@ class Controller(QObject):
         """The tokenizer the encode view uses: imported, or the trainer's as of now."""
         if self.use_imported and self.imported is not None:
             return self.imported
-        if self.trainer is None or self.busy:
+        if self.trainer is None or self.training_job:
             return None
         return self.trainer.tokenizer()
 
@@ -304,7 +362,7 @@ class Controller(QObject):
             label = "Preparing the word counts"
         job = retrain_job(source, settings, self.live, box, self.jobs.set_phase,
                           to_step=to_step, to_target=to_target)
-        return self._start(label, job, abandon=True, unit="bytes")
+        return self._start(label, job, abandon=True, unit="bytes", owns_trainer=True)
 
     def _train_failed(self, e: BPEError, quiet: bool) -> None:
         """Say what is wrong; a retrain that runs by itself (after an edit) says it in
@@ -323,6 +381,7 @@ class Controller(QObject):
         """The one Train action: bring the trainer up to date with the corpus and the
         applied settings (re-tokenizing only if they changed more than the target), then
         run to the target."""
+        self._make_room()
         if self.busy:
             self.message.emit("Busy: wait for the running job or cancel it (Esc).")
             return False
@@ -354,6 +413,7 @@ class Controller(QObject):
 
     # ----- stepping ---------------------------------------------------------------------
     def _ready(self) -> bool:
+        self._make_room()
         if self.busy:
             self.message.emit("Busy: wait for the running job or cancel it (Esc).")
             return False
@@ -392,7 +452,7 @@ class Controller(QObject):
 
     def _done_reason(self) -> str:
         t = self.trainer
-        best = t.core.best()
+        best = t.best_pair()
         if best is None:
             return f"Training is done at step {t.n_steps}: no pair of symbols is left."
         if best[2] < t.settings.min_frequency:
@@ -410,7 +470,8 @@ class Controller(QObject):
             t.goto(k, detail=False)
             self._stepped()
             return True
-        return self._start(f"Running to step {k:,}", run_job(t, k, self.live), unit="merges")
+        return self._start(f"Running to step {k:,}", run_job(t, k, self.live), unit="merges",
+                           owns_trainer=True)
 
     def run_to_target(self) -> bool:
         if not self._ready():
@@ -419,7 +480,8 @@ class Controller(QObject):
         if t.is_done():
             self.message.emit(self._done_reason())
             return False
-        return self._start("Training to target", run_job(t, None, self.live), unit="merges")
+        return self._start("Training to target", run_job(t, None, self.live), unit="merges",
+                           owns_trainer=True)
 
     def reset(self) -> bool:
         return self.goto(0)
@@ -457,20 +519,43 @@ class Controller(QObject):
             self.jobs.abandon()
 
     # ----- jobs -------------------------------------------------------------------------
-    def _start(self, label: str, job, abandon: bool = False, unit: str = "") -> bool:
+    def _start(self, label: str, job, abandon: bool = False, unit: str = "",
+               owns_trainer: bool = False, kind: str | None = None,
+               yields: bool = False) -> bool:
         """Run a job; ``abandon``: Cancel drops it at once (it touches no shared state,
         e.g. it builds a new trainer), and its late result is thrown away. ``unit``: what
-        its progress counts (bytes, merges)."""
-        self._cancel_asked = False
-        if not self.jobs.start(label, job, abandon=abandon, unit=unit):
+        its progress counts (bytes, merges). ``owns_trainer``: it steps or replaces the
+        trainer, so widgets may not read it meanwhile (see ``readable``). ``kind``: a
+        side job (run_side_job); ``yields``: a training action of the user drops it."""
+        self._make_room()
+        if self.busy:
             self.message.emit("Busy: wait for the running job or cancel it (Esc).")
             return False
-        return True
+        self._cancel_asked = False
+        # set before it starts: a listener of busyChanged may cancel it at once
+        self._job_kind, self._job_owns_trainer, self._job_yields = kind, owns_trainer, yields
+        return self.jobs.start(label, job, abandon=abandon or yields, unit=unit)
+
+    def _make_room(self) -> None:
+        """A side job that yields (e.g. classifying tokens for the vocabulary browser)
+        is dropped when the user steps, trains or opens something: it only works on
+        copies, and its widget asks for it again later (jobEnded says "dropped")."""
+        if self.busy and self._job_yields:
+            self._dropping = True
+            try:
+                self.jobs.abandon()
+            finally:
+                self._dropping = False
 
     def _job_finished(self, label: str, result) -> None:
         kind = result[0]
+        self._job_owns_trainer = self._job_yields = False
         self.busyChanged.emit(False)
-        if kind == "cancelled":
+        if kind == "side":
+            self._job_kind = None
+            self.jobDone.emit(result[1], result[2])
+            self.jobEnded.emit(result[1], "")
+        elif kind == "cancelled":
             self._job_cancelled(label, emit_busy=False)
         elif kind == "not-utf8":
             _, paths, bad, offset, msg = result
@@ -523,25 +608,39 @@ class Controller(QObject):
             self.importFinished.emit(result[1])
 
     def _job_failed(self, label: str, message: str, user_error: bool) -> None:
+        side = self._side_ended()
+        self._job_owns_trainer = self._job_yields = False
         self.busyChanged.emit(False)
         if user_error:
             self._fail(label, message)
         else:
             self._fail(f"{label}: unexpected error (please report it)", message)
-        if self.trainer is not None:
+        if side is not None:
+            self.jobEnded.emit(side, message if user_error else
+                               f"Unexpected error: {message.strip().splitlines()[-1]}")
+        if side is None and self.trainer is not None:
             self._stepped()
         self._import_ended()
 
     def _job_cancelled(self, label: str, emit_busy: bool = True) -> None:
+        side, quiet = self._side_ended(), self._dropping
+        self._job_owns_trainer = self._job_yields = False
         running = (self._live_box or {}).get("trainer")
         if running is not None:   # cancelled while running a new trainer: keep its merges
             self._install(running)
         if emit_busy:
             self.busyChanged.emit(False)
-        if self.trainer is not None:
+        if side is not None:
+            self.jobEnded.emit(side, "dropped" if quiet else "cancelled")
+        elif self.trainer is not None:
             self._stepped()
-        self.message.emit(f"{label}: cancelled.")
+        if not quiet:   # a yielding job is dropped for the user's action: no news
+            self.message.emit(f"{label}: cancelled.")
         self._import_ended()
+
+    def _side_ended(self) -> str | None:
+        kind, self._job_kind = self._job_kind, None
+        return kind
 
     def _import_ended(self) -> None:
         if self._importing:
@@ -693,13 +792,18 @@ class Controller(QObject):
                 return
         self.set_use_imported(s.use_imported and self.imported is not None)
 
-    # ----- analysis jobs (issue #14: tokenizer analysis) ---------------------------------
-    def run_analysis(self, label: str, job) -> bool:
-        """Run ``job(progress, cancelled)`` on the job runner, with the status bar's
-        progress and Cancel. It must return ``(kind, result)`` with a kind this class does
-        not handle (e.g. ``"language-cost"``); the caller reads it from ``jobs.finished``.
-        Not abandonable: it may read the trainer's tokenizer, which stepping changes."""
-        return self._start(label, job)
+    # ----- side jobs: work for one widget that leaves the trainer alone -----------------
+    def run_side_job(self, kind: str, label: str, job, unit: str = "", abandon: bool = False,
+                     yields: bool = False) -> bool:
+        """Run ``job(progress, cancelled) -> result`` on the one job runner, with the
+        status bar's progress and Cancel; ``jobDone(kind, result)`` then ``jobEnded(kind,
+        "")`` follow on the GUI thread (``jobEnded(kind, why)`` if it failed or was
+        cancelled; a user error is also reported like any other). ``abandon``: Cancel
+        drops it at once (it builds something new from copies); ``yields``: also dropped
+        when the user steps, trains or opens something. False (and a status message)
+        if another job runs."""
+        return self._start(label, lambda p, c: ("side", kind, job(p, c)), abandon=abandon,
+                           unit=unit, kind=kind, yields=yields)
 
 
 def imported_what(tok: Tokenizer) -> str:

@@ -47,7 +47,7 @@ class TrainingFlow(QObject):
         self.window = window
         self.controller = c = window.controller
         self.panel = window.settings_panel
-        A = window._action
+        A = window.add_action
         self.act_train = A("&Train", self.train, ["F5", "Ctrl+Return", "Ctrl+Enter"],
                            "Apply the settings and train to the target (a new target goes "
                            "on from the current step)")

@@ -148,6 +148,11 @@ class JobRunner(QObject):
     def busy(self) -> bool:
         return self._thread is not None
 
+    @property
+    def ending(self) -> int:
+        """Jobs dropped on Cancel whose threads have not ended yet."""
+        return len(self._dropped)
+
     def start(self, label: str, job: Job, abandon: bool = False, unit: str = "") -> bool:
         if self.busy:
             return False

@@ -255,3 +255,60 @@ def test_progress_reaches_the_total_and_cancel_stops(monkeypatch):
     with pytest.raises(Cancelled):
         classify_tokens(tok, cancel=lambda: calls.append(1) or len(calls) > 2)
     assert len(calls) == 3
+
+
+# ----- classes of a growing trained tokenizer (the vocabulary browser, issue #14) ----------
+@pytest.mark.parametrize("kw", [
+    dict(vocab_size=700),
+    dict(vocab_size=600, pattern="whitespace", special_tokens=("<|endoftext|>",)),
+    dict(vocab_size=500, mode="char"),
+    dict(vocab_size=650, prune=True, tie_rule="lowest-ids"),
+], ids=["gpt2", "whitespace-special", "char", "pruned"])
+def test_classes_grow_with_the_steps(kw):
+    """Classifying only the new tokens after each run of steps gives what classifying
+    the whole tokenizer gives, at every step (tiktoken's classes for byte level)."""
+    from bpe_gui.engine.analysis import classify_more
+    t = Trainer.from_text(MIXED, TrainSettings(**kw))
+    known = classify_tokens(t.tokenizer())
+    for more in (1, 2, 7, 40, 150, 10_000):
+        before = len(t.vocab_bytes)
+        t.run(until=t.n_steps + more, detail=False)
+        tok = t.tokenizer()
+        known = classify_more(tok, known, range(before, len(t.vocab_bytes)))
+        whole = classify_tokens(tok)
+        assert known.as_json() == whole.as_json() and known.reencoded == whole.reencoded
+        if kw.get("mode") != "char":
+            assert known.as_json() == tiktoken_classes(tok)[0]
+    t.goto(10)   # undone steps: the classes of the first ids are still right
+    tok = t.tokenizer()
+    assert {i: known.kind(i) for i in tok.vocab} == \
+        {i: classify_tokens(tok).kind(i) for i in tok.vocab}
+
+
+def test_copy_for_thread_is_equal_and_independent():
+    """The copy classifies (and encodes) as the original does, and goes on encoding
+    while the trainer's own tokenizer grows."""
+    import threading
+    t = Trainer.from_text(MIXED, TrainSettings(vocab_size=600))
+    t.run(until=200)
+    tok = t.tokenizer()
+    twin = tok.copy_for_thread()()
+    assert twin is not tok and twin.encode(MIXED) == tok.encode(MIXED)
+    assert classify_tokens(twin).as_json() == classify_tokens(tok).as_json()
+    errors, stop = [], threading.Event()
+
+    def encode_there():
+        try:
+            while not stop.is_set():
+                assert twin.encode(MIXED) == want
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+    want = twin.encode(MIXED)
+    th = threading.Thread(target=encode_there)
+    th.start()
+    for _ in range(100):   # the original grows and encodes here meanwhile
+        t.step()
+        t.tokenizer().encode(MIXED)
+    stop.set()
+    th.join()
+    assert not errors

@@ -10,6 +10,7 @@ import pytest
 from bpe_gui.engine import (CorpusError, NotUTF8Error, PatternError, Pretokenizer,
                             SettingsError, TrainSettings, Trainer, pretokenize, train_bpe)
 from bpe_gui.engine.corpus import read_documents
+from bpe_gui.engine.errors import VocabSizeError
 
 
 def test_missing_file(tmp_path):
@@ -179,3 +180,41 @@ def test_folder_instead_of_file(tmp_path):
 def test_bad_settings(field, value, words):
     with pytest.raises(SettingsError, match=words):
         TrainSettings(**{field: value}).validated()
+
+
+# ----- the vocab size rule lives in TrainSettings.validated (issue #12) ----------------
+@pytest.mark.parametrize("settings,n_base,bad", [
+    (TrainSettings(vocab_size=255), None, True),                       # byte: 256 known
+    (TrainSettings(vocab_size=256, special_tokens=("<s>",)), None, True),
+    (TrainSettings(vocab_size=257, special_tokens=("<s>",)), None, False),
+    (TrainSettings(vocab_size=4, mode="char"), None, False),           # alphabet unknown
+    (TrainSettings(vocab_size=4, mode="char"), 5, True),
+    (TrainSettings(vocab_size=5, mode="char"), 5, False),
+    (TrainSettings(vocab_size=10, num_merges=3), None, False),         # merges decide
+    (TrainSettings(vocab_size=10, prune=True), None, False),           # live symbols only
+])
+def test_validated_checks_the_vocab_size(settings, n_base, bad):
+    if bad:
+        with pytest.raises(VocabSizeError) as ei:
+            settings.validated(n_base=n_base)
+        need = (256 if settings.mode == "byte" else n_base) + len(settings.special_tokens)
+        assert f"at least {need}" in str(ei.value)
+    else:
+        assert settings.validated(n_base=n_base).vocab_size == settings.vocab_size
+
+
+def test_trainer_and_retarget_say_what_validated_says():
+    """One rule, one message: the trainer (which knows a char-mode alphabet) and
+    retarget raise exactly what TrainSettings.validated raises."""
+    def message(fn):
+        with pytest.raises(VocabSizeError) as ei:
+            fn()
+        return str(ei.value)
+    byte = TrainSettings(vocab_size=200, special_tokens=("<s>",))
+    char = TrainSettings(vocab_size=4, mode="char")
+    assert message(lambda: Trainer.from_text("abc abc", byte)) == message(byte.validated)
+    assert message(lambda: Trainer.from_text("abc abc", char)) == \
+        message(lambda: char.validated(n_base=5))          # a b c </w> <unk>
+    t = Trainer.from_text("abc abc", TrainSettings(num_merges=1))
+    assert message(lambda: t.retarget(TrainSettings(vocab_size=200))) == \
+        message(TrainSettings(vocab_size=200).validated)

@@ -17,6 +17,32 @@ import bpe_gui.gui  # noqa: E402,F401  (the PySide6 6.12.0 refcount guard; no-op
 
 
 @pytest.fixture(autouse=True)
+def widgets_live_until_closed(qtbot, monkeypatch):
+    """Widgets given to ``qtbot.addWidget`` stay referenced until pytest-qt has closed
+    them after the test, and are then deleted by Qt at once, parents before children.
+
+    pytest-qt holds them weakly: a panel that was only a local of the test became
+    garbage when the test returned, still shown and owned by Python, and the GUI-thread
+    garbage collector (gc_timer.py) could free it before pytest-qt closed it. Freed from
+    inside a reference cycle, its children were destroyed after their parent's memory
+    was gone: a segfault in ~QWidget (QWidget::window) about one full run in two. Then
+    pytest-qt's deleteLater() never ran either (no event loop runs between tests, and
+    processEvents() does not do deferred deletes); sendPostedEvents from here does.
+    """
+    from PySide6.QtCore import QCoreApplication, QEvent
+    kept = []
+    add = qtbot.addWidget
+
+    def add_and_keep(widget, *args, **kwargs):
+        kept.append(widget)
+        return add(widget, *args, **kwargs)
+    monkeypatch.setattr(qtbot, "addWidget", add_and_keep)
+    yield
+    QCoreApplication.sendPostedEvents(None, QEvent.DeferredDelete)
+    kept.clear()
+
+
+@pytest.fixture(autouse=True)
 def isolated_qsettings(tmp_path, monkeypatch):
     """QSettings() and QStandardPaths point into tmp_path for the duration of a test."""
     folder = tmp_path / "qsettings"
@@ -25,6 +51,36 @@ def isolated_qsettings(tmp_path, monkeypatch):
     QStandardPaths.setTestModeEnabled(True)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     yield folder
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "controller(text=WORKED, step=0, **settings): what the controller "
+        "fixture trains on (settings: TrainSettings fields; vocab_size 1000 by default)")
+
+
+@pytest.fixture
+def controller(qtbot, request):
+    """A real Controller trained on a small corpus (panel_helpers.make_controller), at
+    step 0 or the step asked for; shut down after the test.
+
+    A module says what it trains on with ``pytestmark = pytest.mark.controller(TEXT,
+    step=40, special_tokens=(...), ...)``; a test can override it with
+    ``@pytest.mark.parametrize("controller", [dict(pattern=...)], indirect=True)``.
+    """
+    from panel_helpers import WORKED, make_controller
+    mark = request.node.get_closest_marker("controller")
+    kw = dict(mark.kwargs) if mark is not None else {}
+    kw.update(getattr(request, "param", None) or {})
+    text = kw.pop("text", mark.args[0] if mark is not None and mark.args else WORKED)
+    step = kw.pop("step", 0)
+    c = make_controller(text, **kw)
+    qtbot.waitUntil(lambda: not c.busy and c.trainer is not None, timeout=20_000)
+    if step:
+        c.goto(step)
+        qtbot.waitUntil(lambda: not c.busy, timeout=20_000)
+    yield c
+    c.shutdown()
 
 
 @pytest.fixture
@@ -72,7 +128,7 @@ def window(make_window):
 def wait_ready(qtbot, controller, timeout: int = 20_000) -> None:
     """Until no job runs and the trainer matches corpus and settings."""
     qtbot.waitUntil(lambda: not controller.busy and not controller.stale
-                    and not controller._retrain_timer.isActive(), timeout=timeout)
+                    and not controller.retrain_pending, timeout=timeout)
 
 
 def wait_idle(qtbot, controller, timeout: int = 20_000) -> None:

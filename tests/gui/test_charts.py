@@ -44,14 +44,7 @@ CORPUS = EOT.join(DOCS * 3 + [salad(i) for i in range(4)])
 HELD = "Speak, citizens: the people know the enemy. 学习解码。" * 3
 
 
-@pytest.fixture
-def controller(qtbot):
-    c = Controller()
-    c.set_settings(TrainSettings(vocab_size=2000, special_tokens=(EOT,)))
-    c.set_corpus_text(CORPUS)
-    assert c.retrain()
-    yield c
-    c.shutdown()
+pytestmark = pytest.mark.controller(CORPUS, vocab_size=2000, special_tokens=(EOT,))
 
 
 @pytest.fixture
@@ -141,7 +134,8 @@ def test_save_png_and_csv(charts, controller, tmp_path):
     corpus = [(int(x), float(y)) for c, s, x, y in rows[1:] if (c, s) == ("compression", "corpus")]
     assert [x for x, _ in corpus] == list(range(51))
     assert corpus[50][1] == pytest.approx(bytes_per_token(controller, 50))
-    assert {r[0] for r in rows[1:]} == {"compression", "pair_count", "token_lengths", "zipf"}
+    assert {r[0] for r in rows[1:]} == {"compression", "renyi", "pair_count", "token_lengths",
+                                        "zipf"}
     one = tmp_path / "pairs.csv"
     charts.pair_count.save_csv(one)
     lines = one.read_text(encoding="utf-8").splitlines()
@@ -216,3 +210,112 @@ def test_hidden_charts_wait_and_catch_up_when_shown(charts, controller, qtbot):
         charts.show()
     xs, ys = charts.compression.data("corpus")
     assert xs[-1] == 17 and ys[17] == pytest.approx(bytes_per_token(controller, 17))
+
+
+# ----- Rényi efficiency against the merge step (issue #14) ------------------------------------
+def renyi_direct(counts, vocab_size: int, alpha: float = 2.5) -> float:
+    """Zouhar et al.'s efficiency written out: H_a(p) = ln(sum p_i^a) / (1 - a) over the
+    token shares p_i, divided by ln |V|."""
+    n = sum(counts)
+    h = math.log(sum((c / n) ** alpha for c in counts if c)) / (1 - alpha)
+    return h / math.log(vocab_size)
+
+
+def renyi_of_encoding(controller, k: int, text: str = CORPUS) -> float:
+    tok = controller.trainer.tokenizer(at_step=k)
+    return renyi_direct(Counter(tok.encode(text)).values(), len(tok.vocab))
+
+
+def test_renyi_matches_a_direct_formula_on_the_encoded_corpus(charts, controller, qtbot):
+    """Each step's value is the efficiency of Counter(encode(corpus)) with the first k
+    merges (special tokens included: one token each), over the vocabulary then; it
+    follows undo and step."""
+    controller.goto(150)
+    charts.refresh()
+    xs, ys = charts.renyi.data("corpus")
+    assert xs == list(range(151))
+    for k in (0, 1, 2, 60, 150):
+        assert ys[k] == pytest.approx(renyi_of_encoding(controller, k), rel=1e-9)
+    controller.goto(40)
+    for _ in range(3):
+        controller.step()
+    with qtbot.waitSignal(charts.updated, timeout=3000):
+        pass
+    xs, ys = charts.renyi.data("corpus")
+    assert xs[-1] == 43 and ys[43] == pytest.approx(renyi_of_encoding(controller, 43))
+    assert "Rényi efficiency" in charts.status.text()
+
+
+def test_renyi_starts_again_for_a_new_trainer(charts, controller, qtbot):
+    controller.goto(30)
+    charts.refresh()
+    controller.set_settings(TrainSettings(vocab_size=2000, special_tokens=(EOT,),
+                                          tie_rule="first-seen"))
+    assert controller.retrain(to_step=25)
+    charts.refresh()
+    xs, ys = charts.renyi.data("corpus")
+    assert xs[-1] == 25
+    assert ys[25] == pytest.approx(renyi_of_encoding(controller, 25))
+
+
+def test_renyi_follows_a_long_run_while_it_runs(qtbot):
+    """During a run on the worker thread the series grows at each look the run allows
+    (LiveView), and ends equal to the direct formula."""
+    import lzma
+
+    from panel_helpers import SHAKESPEARE
+    if not SHAKESPEARE.exists():
+        pytest.skip("the shared corpora are not here")
+    text = lzma.open(SHAKESPEARE, "rt", encoding="utf-8").read()[:400_000]
+    c = Controller()
+    c.live.interval = 0.0        # a look at every progress report of the run
+    c.set_settings(TrainSettings(vocab_size=4000))
+    c.set_corpus_text(text)
+    assert c.retrain()                       # a pre-tokenizing job (a big text)
+    qtbot.waitUntil(lambda: not c.busy and c.trainer is not None, timeout=60_000)
+    v = ChartsView(c)
+    qtbot.addWidget(v)
+    v.resize(1000, 700)
+    v.show()
+    seen = []
+    c.livePeek.connect(lambda k: seen.append((k, len(v.series.renyi.values) - 1
+                                              if v.series is not None else -1)))
+    assert c.run_to_target()
+    qtbot.waitUntil(lambda: not c.busy, timeout=60_000)
+    v.refresh()
+    final = c.trainer.n_steps
+    assert any(0 < n < final and n == k for k, n in seen), seen
+    xs, ys = v.renyi.data("corpus")
+    assert xs[-1] == final
+    for k in (0, final // 2, final):
+        assert ys[k] == pytest.approx(renyi_of_encoding(c, k, text), rel=1e-9)
+    c.shutdown()
+
+
+def test_held_out_file_is_read_by_a_job_of_the_controller(charts, controller, qtbot,
+                                                         tmp_path):
+    """Open held-out file: read (and pre-tokenized) on the controller's job runner, not
+    on the GUI thread; the chart then holds the same points as pasted text."""
+    path = tmp_path / "held.txt"
+    path.write_text(HELD, encoding="utf-8")
+    controller.goto(60)
+    labels = []
+    controller.progress.connect(lambda label, *_: labels.append(label))
+    started = []
+    controller.busyChanged.connect(lambda busy: busy and started.append(controller.job_label))
+    assert charts.open_held_out(str(path))
+    assert started and started[0] == "Reading held.txt"   # a job: the status bar says so
+    qtbot.waitUntil(lambda: charts.held_label.text().startswith("Held-out text: held.txt"),
+                    timeout=10_000)
+    qtbot.waitUntil(charts.held_out_done, timeout=10_000)
+    xs, ys = charts.compression.data("held-out")
+    assert xs[-1] == 60
+    for k, y in zip(xs, ys):
+        assert y == pytest.approx(bytes_per_token(controller, k, HELD))
+    bad = tmp_path / "image.bin"
+    bad.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00" * 50)
+    errors = []
+    controller.errorOccurred.connect(lambda title, msg: errors.append(msg))
+    assert charts.open_held_out(str(bad))
+    qtbot.waitUntil(lambda: bool(errors), timeout=10_000)
+    assert "binary" in errors[0]

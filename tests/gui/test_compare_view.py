@@ -12,7 +12,6 @@ from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtGui import QImage  # noqa: E402
 
 from bpe_gui.engine.trainer import Trainer, TrainSettings  # noqa: E402
-from bpe_gui.gui.controller import Controller  # noqa: E402
 from bpe_gui.gui.panels.compare_view import METRICS, CompareView  # noqa: E402
 
 GPT2 = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
@@ -22,15 +21,7 @@ TEXT = "The newest lowest tokens: 字节对编码和解码器，你好！ widest
 ROWS = {key: i for i, (key, _, _) in enumerate(METRICS)}
 
 
-@pytest.fixture
-def controller(qtbot):
-    c = Controller()
-    c.set_settings(TrainSettings(vocab_size=600))
-    c.set_corpus_text(CORPUS)
-    assert c.retrain()
-    c.goto(60)
-    yield c
-    c.shutdown()
+pytestmark = pytest.mark.controller(CORPUS, vocab_size=600, step=60)
 
 
 @pytest.fixture
@@ -44,8 +35,7 @@ def view(qtbot, controller):
     v.pane_b.set_kind("step")
     v.pane_b.set_step(15)
     v.set_text(TEXT)
-    yield v
-    v.shutdown()
+    return v
 
 
 def script_of(s: str) -> str:
@@ -198,3 +188,92 @@ def test_screenshot_shows_both_sides(view, tmp_path):
     assert view.grab().save(str(path))
     img = QImage(str(path))
     assert img.width() == view.width() and img.height() == view.height()
+
+
+# ----- the Vocabulary overlap tab (issue #14) ---------------------------------------------------
+def overlap_oracle(a, b, classes_b, classes_a=None):
+    """Counted here: token byte sets without special tokens, and how many of one side's
+    tokens the other has with class ok (tiktoken's classes, oracles.py)."""
+    def tokens(t):
+        sp = set(t.special_ids.values())
+        return {v for i, v in t.vocab.items() if i not in sp}
+    sa, sb = tokens(a), tokens(b)
+    ok_b = {b.vocab[i] for i, k in classes_b.items() if k == "ok"}
+    out = {"shared": sorted(sa & sb), "only_a": sorted(sa - sb), "only_b": sorted(sb - sa),
+           "jaccard": len(sa & sb) / len(sa | sb), "a_single_in_b": len(sa & ok_b)}
+    if classes_a is not None:
+        ok_a = {a.vocab[i] for i, k in classes_a.items() if k == "ok"}
+        out["b_single_in_a"] = len(sb & ok_a)
+    return out
+
+
+def test_overlap_of_two_steps(view, controller, qtbot):
+    from oracles import oracle
+    view.show_overlap()
+    ov = view.overlap
+    qtbot.waitUntil(lambda: ov.overlap is not None, timeout=10_000)
+    a = controller.trainer.tokenizer()                   # side A: step 60
+    b = controller.trainer.tokenizer(at_step=15)         # side B: step 15
+    want = overlap_oracle(a, b, oracle(b), oracle(a))
+    got = ov.overlap
+    assert list(got.shared) == want["shared"] and list(got.only_a) == want["only_a"]
+    assert list(got.only_b) == want["only_b"] == []      # B's merges are A's first 15
+    assert got.jaccard == pytest.approx(want["jaccard"])
+    assert (got.a_single_in_b, got.b_single_in_a) == (want["a_single_in_b"],
+                                                      want["b_single_in_a"])
+    shown = ov.models["only_a"].texts()
+    assert len(shown) == len(want["only_a"]) == 45     # the 45 merges of steps 16..60
+    assert f"{len(want['shared']):,}" in ov.numbers.text()
+    assert f"{want['jaccard']:.3f}" in ov.numbers.text()
+    view.pane_b.set_step(60)                             # the same vocabulary: all shared
+    view.compare_now()
+    qtbot.waitUntil(lambda: ov.overlap is not None and not ov.overlap.only_a, timeout=5000)
+    assert ov.overlap.jaccard == 1.0
+
+
+def test_overlap_of_two_big_imported_vocabularies_runs_as_a_job(view, controller, qtbot,
+                                                                 tmp_path):
+    """Over SYNC_OVERLAP tokens in all: the controller's job runner compares them (the
+    status bar's progress), and every number equals the oracle's."""
+    from oracles import GPT2, crossing_tiktoken, oracle
+
+    from bpe_gui.engine.formats import load_tokenizer
+    from bpe_gui.gui.side_jobs import SYNC_OVERLAP
+    pa = crossing_tiktoken(tmp_path, 3200, pattern=GPT2, name="plain")
+    pb = crossing_tiktoken(tmp_path, 3000, name="crossing")
+    a, b = load_tokenizer(str(pa)), load_tokenizer(str(pb))
+    assert len(a.vocab) + len(b.vocab) > SYNC_OVERLAP
+    labels = []
+    controller.progress.connect(lambda label, *_: labels.append(label))
+    view.show_overlap()
+    view.pane_a.set_tokenizer(a, "plain.tiktoken")
+    view.pane_b.set_tokenizer(b, "crossing.tiktoken")
+    view.compare_now()
+    ov = view.overlap
+    qtbot.waitUntil(lambda: ov.overlap is not None and len(ov.overlap.only_b) > 0
+                    and not controller.busy, timeout=60_000)
+    assert any(label.startswith("Comparing the two vocabularies") for label in labels)
+    want = overlap_oracle(a, b, oracle(b, GPT2), oracle(a, GPT2))
+    got = ov.overlap
+    assert (list(got.shared), list(got.only_a), list(got.only_b)) == \
+        (want["shared"], want["only_a"], want["only_b"])
+    assert got.jaccard == pytest.approx(want["jaccard"])
+    assert got.a_single_in_b == want["a_single_in_b"] < len(want["shared"])
+    assert got.b_single_in_a == want["b_single_in_a"]
+
+
+def test_another_configuration_trains_as_a_job_of_the_controller(view, controller, qtbot):
+    """The compare side has no job runner of its own: its training is the controller's
+    job (busy, its label in the status bar, Cancel stops it), so stepping waits."""
+    pane = view.pane_b
+    pane.set_kind("trained")
+    pane.t_vocab.setValue(500)
+    assert pane.train()
+    assert controller.busy and controller.job_label == "Training side B"
+    assert not controller.step()                 # one job at a time
+    controller.cancel()                          # the status bar's Cancel (Esc)
+    assert not controller.busy and not pane.training
+    assert "cancelled" in pane.train_status.text()
+    with qtbot.waitSignal(pane.trained, timeout=20_000):
+        assert pane.train()
+    assert pane.trained_tokenizer is not None and controller.step()

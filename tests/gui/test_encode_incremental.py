@@ -22,7 +22,6 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 from bpe_gui.engine.tokenizer import Tokenizer  # noqa: E402
 from bpe_gui.gui.models.encoding import group_parity  # noqa: E402
 from bpe_gui.gui.panels.encode_view import EncodeView  # noqa: E402
-from panel_helpers import make_controller  # noqa: E402
 
 
 # ----- the colour rule, written again here ------------------------------------------------
@@ -186,11 +185,10 @@ CORPUS = "\n".join(LINES * 4) + "\nlowest newest widest 你好世界 你好 世�
 CROSSING = r"[\s\S]{1,6}"
 
 
-@pytest.fixture(params=["gpt2", CROSSING], ids=["gpt2", "crossing-lines"])
-def controller(qtbot, request):
-    c = make_controller(CORPUS, pattern=request.param)
-    yield c
-    c.shutdown()
+pytestmark = pytest.mark.controller(CORPUS)
+BOTH_PATTERNS = pytest.mark.parametrize("controller", [dict(pattern="gpt2"),
+                                                       dict(pattern=CROSSING)],
+                                        ids=["gpt2", "crossing-lines"], indirect=True)
 
 
 def make_view(qtbot, controller, width: int, height: int, text_share: float) -> EncodeView:
@@ -283,6 +281,7 @@ class RehighlightSpy:
         return got
 
 
+@BOTH_PATTERNS
 def test_step_recolours_only_changed_lines_and_matches_a_full_recolour(qtbot, controller):
     view = make_view(qtbot, controller, 1000, 1500, 0.85)
     view.set_text(TEXT)
@@ -323,6 +322,7 @@ def test_step_recolours_only_changed_lines_and_matches_a_full_recolour(qtbot, co
         assert crossing_seen >= 10                 # tokens ran over line ends
 
 
+@BOTH_PATTERNS
 def test_lines_scrolled_into_view_are_coloured_for_the_current_step(qtbot, controller):
     lines = (LINES * 3)[:45]
     text = "\n".join(lines)

@@ -21,11 +21,7 @@ from settle import settle  # noqa: E402
 MIXED = ("low lower newest widest 你好世界 newest 你好 widest\nlowest 世界 new 你\n" * 3)
 
 
-@pytest.fixture
-def controller(qtbot):
-    c = make_controller(MIXED)
-    yield c
-    c.shutdown()
+pytestmark = pytest.mark.controller(MIXED)
 
 
 @pytest.fixture

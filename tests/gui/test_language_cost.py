@@ -16,8 +16,6 @@ from PySide6.QtCore import Qt  # noqa: E402
 tiktoken = pytest.importorskip("tiktoken")
 
 from bpe_gui.engine.formats import export_tokenizer  # noqa: E402
-from bpe_gui.engine.trainer import TrainSettings  # noqa: E402
-from bpe_gui.gui.controller import Controller  # noqa: E402
 from bpe_gui.gui.dialogs.cost_parts import COLUMNS, METRICS  # noqa: E402
 from bpe_gui.gui.dialogs.language_cost import (MAX_TOKENIZERS, LanguageCostDialog,  # noqa: E402
                                                Source, show_language_cost)
@@ -29,15 +27,7 @@ TEXTS = {"en": "The quick brown fox jumps over the lazy dog. It's late.\n" * 30,
 CORPUS = "".join(TEXTS.values()) * 3 + EOT
 
 
-@pytest.fixture
-def controller(qtbot):
-    c = Controller()
-    c.set_settings(TrainSettings(vocab_size=420, special_tokens=(EOT,)))
-    c.set_corpus_text(CORPUS)
-    assert c.retrain()
-    qtbot.waitUntil(lambda: not c.busy and c.trainer is not None, timeout=20_000)
-    yield c
-    c.shutdown()
+pytestmark = pytest.mark.controller(CORPUS, vocab_size=420, special_tokens=(EOT,))
 
 
 @pytest.fixture
@@ -85,7 +75,7 @@ def test_measures_the_current_step_and_a_file(qtbot, dialog, controller, held, t
     dialog.reference.setCurrentText("ru")
     assert not dialog.measure.isEnabled()            # no tokenizer yet
     dialog.add_step.click()
-    dialog._add(Source("file", str(tmp_path / "early" / "tokenizer.tiktoken")))
+    dialog.add_source(Source("file", str(tmp_path / "early" / "tokenizer.tiktoken")))
     assert dialog.measure.isEnabled() and not dialog.add_step.isEnabled()
     measure(qtbot, dialog)
     now = controller.trainer.tokenizer()
@@ -169,7 +159,7 @@ def test_bad_folder_and_bad_file_are_reported(qtbot, dialog, controller, held, t
 
 def test_at_most_four_tokenizers(dialog, controller, tmp_path):
     for k in range(MAX_TOKENIZERS + 2):
-        dialog._add(Source("file", str(tmp_path / f"t{k}.json")))
+        dialog.add_source(Source("file", str(tmp_path / f"t{k}.json")))
     assert len(dialog.sources) == MAX_TOKENIZERS
     assert not dialog.add_file.isEnabled() and not dialog.add_step.isEnabled()
     dialog.source_list.setCurrentRow(0)

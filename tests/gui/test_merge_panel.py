@@ -21,11 +21,7 @@ from panel_helpers import SHAKESPEARE, make_controller  # noqa: E402
 
 
 
-@pytest.fixture
-def controller(qtbot):
-    c = make_controller()
-    yield c
-    c.shutdown()
+pytestmark = pytest.mark.controller()
 
 
 @pytest.fixture

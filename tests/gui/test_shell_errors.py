@@ -1,6 +1,7 @@
 """Bad input gets a clear message (inline or in a box), never a traceback, and nothing is lost."""
 from __future__ import annotations
 
+import pytest
 from PySide6.QtWidgets import QMessageBox
 
 
@@ -161,3 +162,19 @@ def test_unexpected_error_shows_the_trace_in_details(window):
     assert plain.text() == "Cannot write into /x. Pick a folder." and not plain.detailedText()
     assert plain.icon() == QMessageBox.Warning
     plain.close()
+
+
+def test_the_panel_says_what_train_settings_say(window, ready):
+    """The settings panel has no vocab size rule of its own: its message is the one
+    TrainSettings.validated gives (issue #12: one rule, one place)."""
+    from bpe_gui.engine.errors import VocabSizeError
+    from bpe_gui.engine.trainer import TrainSettings
+    panel = window.settings_panel
+    assert window.editor.load_sample("english")
+    ready(window.controller)
+    panel.vocab_radio.setChecked(True)
+    panel.vocab_spin.setValue(250)
+    panel.check()
+    with pytest.raises(VocabSizeError) as ei:
+        TrainSettings(vocab_size=250).validated()
+    assert panel.target_error.text() == str(ei.value)

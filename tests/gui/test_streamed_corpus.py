@@ -174,7 +174,7 @@ def test_compare_trains_its_other_configuration_from_the_files(window, tmp_path,
     qtbot.waitUntil(lambda: not pane.training, timeout=30_000)
     oracle = Trainer.from_files([str(path)], pane.form_settings())
     oracle.run()
-    assert pane._trained_tok.merges == oracle.merges
+    assert pane.trained_tokenizer.merges == oracle.merges
     assert f"Trained {len(oracle.merges)} merges" in pane.train_status.text()
 
 

@@ -29,11 +29,7 @@ FONT, ALIGN = Qt.FontRole, Qt.TextAlignmentRole
 RIGHT = int(Qt.AlignmentFlag.AlignRight.value)
 
 
-@pytest.fixture
-def controller(qtbot):
-    c = make_controller(WORKED)
-    yield c
-    c.shutdown()
+pytestmark = pytest.mark.controller(WORKED)
 
 
 def make_panel(qtbot, controller) -> MergePanel:

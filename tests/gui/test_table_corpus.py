@@ -88,7 +88,7 @@ def test_views_that_need_text_say_so(window, table_file, ready):
     ready(c)
     from bpe_gui.gui.panels.compare_view import CompareView
     cv = CompareView(c)
-    cv._from_corpus()
+    cv.from_corpus()
     assert NO_TEXT in cv.summary.text()
     cv.deleteLater()
     assert not window.editor.save_as_dialog()       # no text to save
@@ -109,6 +109,35 @@ def test_compare_view_trains_another_configuration_from_the_table(window, table_
     pane.t_vocab.setValue(300)
     with qtbot.waitSignal(pane.trained, timeout=20_000):
         assert pane.train()
-    assert pane._trained_tok is not None
+    assert pane.trained_tokenizer is not None
     assert f"({c.corpus_table.n_chars:,} characters)" in pane.train_status.text()
     cv.deleteLater()
+
+
+def test_charts_of_a_table_leave_special_tokens_out_and_say_so(window, table_file, ready,
+                                                               qtbot):
+    """A table does not record how often the special tokens occur: the Rényi series is
+    the efficiency of the words' tokens alone (a direct formula over encoding the text
+    with the special tokens cut out), and the status line says so."""
+    import math
+    from collections import Counter
+    c, charts = window.controller, window.charts_view
+    assert window.open_paths([str(table_file)])
+    ready(c)
+    c.set_settings(replace(c.settings, mode="byte", vocab_size=1000, num_merges=None))
+    ready(c)
+    c.goto(25)
+    assert c.trainer.n_steps == 25
+    window.charts_dock.raise_()
+    qtbot.waitUntil(lambda: "corpus" in charts.renyi.series
+                    and charts.renyi.data("corpus")[0][-1:] == [25], timeout=5000)
+    assert "word-count table" in charts.status.text() and "leave the special" in \
+        charts.status.text()
+    xs, ys = charts.renyi.data("corpus")
+    for k in (0, 10, 25):
+        tok = c.trainer.tokenizer(at_step=k)
+        ids = [i for piece in TEXT.split("<|endoftext|>") for i in tok.encode(piece)]
+        counts = Counter(ids).values()
+        n = sum(counts)
+        h = math.log(sum((x / n) ** 2.5 for x in counts)) / (1 - 2.5)
+        assert ys[xs.index(k)] == pytest.approx(h / math.log(len(tok.vocab)), rel=1e-9)

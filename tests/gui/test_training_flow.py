@@ -157,7 +157,7 @@ def test_cancel_while_pretokenizing_frees_the_window_at_once(window, ready, qtbo
     assert feedback and "cancelling" in window.progress_label.text()
     assert c.trainer is old and window.act_step.isEnabled()
     release.set()                            # the late result is dropped, safely
-    qtbot.waitUntil(lambda: not c.jobs._dropped, timeout=20_000)
+    qtbot.waitUntil(lambda: not c.jobs.ending, timeout=20_000)
     assert c.trainer is old and not c.busy
 
 

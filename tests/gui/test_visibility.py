@@ -86,7 +86,7 @@ def test_vocab_browser_skips_steps_behind_and_catches_up_when_raised(qtbot, win)
     assert vb.model.rowCount() == rows_before
     assert vb.proxy.rowCount() == shown_before
     assert vb.summary.text() == summary_before
-    assert vb._behind
+    assert vb.behind
 
     raise_tab(qtbot, win.vocab_dock, vb)
     assert not t.settings.prune               # every token is a row (none pruned away)
@@ -94,7 +94,7 @@ def test_vocab_browser_skips_steps_behind_and_catches_up_when_raised(qtbot, win)
     qtbot.waitUntil(lambda: vb.model.rowCount() == n_tokens, timeout=3000)
     assert t.vocab_size == n_tokens
     assert vb.proxy.rowCount() == n_tokens
-    assert not vb._behind
+    assert not vb.behind
     # The last rows are the tokens the steps made, in order.
     made = [vb.model.entry(r).token for r in range(n_tokens - STEPS, n_tokens)]
     assert made == [rec.token for rec in t.steps]
@@ -117,36 +117,42 @@ def test_encode_view_skips_steps_behind_and_catches_up_when_raised(qtbot, win):
     quiet(qtbot, win)
     assert ev.encoding.ids == ids_before          # no work while behind
     assert ev.source.currentText() == source_before
-    assert ev._behind
+    assert ev.behind
     # While the vocabulary tab is in front it follows every step.
     assert vb_rows(win) == c.trainer.vocab_size
 
     raise_tab(qtbot, win.encode_dock, ev)
-    qtbot.waitUntil(lambda: not ev._behind, timeout=3000)
+    qtbot.waitUntil(lambda: not ev.behind, timeout=3000)
     assert ev.source.currentText() == f"Trained, as of step {STEPS}"
     assert ev.encoding.ids == fresh_ids(c, text)
     assert ev.encoding.ids != ids_before
     assert not on_screen(win.vocab_browser)
 
 
+def charted_steps(charts) -> int:
+    """The last step the compression chart shows (-1: nothing charted yet)."""
+    return charts.compression.data("corpus")[0][-1] if "corpus" in \
+        charts.compression.series else -1
+
+
 def test_charts_skip_steps_behind_and_catch_up_when_raised(qtbot, win):
     c, charts = win.controller, win.charts_view
-    n_before = charts._n
+    n_before = charted_steps(charts)
     for _ in range(STEPS):
         assert c.step()
     quiet(qtbot, win)
-    assert charts._n == n_before                  # no work while behind
-    assert charts._behind
+    assert charted_steps(charts) == n_before      # no work while behind
+    assert charts.behind
 
     raise_tab(qtbot, win.charts_dock, charts)
-    qtbot.waitUntil(lambda: charts._n == STEPS, timeout=3000)
-    assert not charts._behind
+    qtbot.waitUntil(lambda: charted_steps(charts) == STEPS, timeout=3000)
+    assert not charts.behind
     assert charts.status.text().startswith(f"Step {STEPS}:")
     t = c.trainer
     assert f"{len(t.vocab_bytes):,} tokens in the vocabulary" in charts.status.text()
     # one compression point per step, from step 0
-    assert len(charts._bpt) == STEPS + 1
-    assert charts._counts == [rec.count for rec in t.steps]
+    assert charts.compression.data("corpus")[0] == list(range(STEPS + 1))
+    assert charts.pair_count.data("chosen pair")[1] == [rec.count for rec in t.steps]
 
 
 # The two compare-view tests below failed on 28d7416 (the commit that brought on_screen):
@@ -163,14 +169,14 @@ def test_compare_view_catches_up_when_raised(qtbot, win):
     for _ in range(STEPS):
         assert c.step()
     quiet(qtbot, win)
-    assert a._behind                              # no work while behind
+    assert a.behind                              # no work while behind
     assert a.caption.text().startswith("A: step 0 (current)")
 
     raise_tab(qtbot, win.compare_dock, cv)
     assert on_screen(a)
     qtbot.waitUntil(lambda: a.caption.text().startswith(f"A: step {STEPS} (current)"),
                     timeout=1000)
-    assert not a._behind
+    assert not a.behind
     assert cv.encodings[0].ids == fresh_ids(c, cv.text())
     assert a.step_spin.maximum() == STEPS         # the step range follows too
 

@@ -16,11 +16,7 @@ from panel_helpers import WORKED, make_controller  # noqa: E402
 ZH = "你好 你们 你好世界 世界 你好 " * 4
 
 
-@pytest.fixture
-def controller(qtbot):
-    c = make_controller()
-    yield c
-    c.shutdown()
+pytestmark = pytest.mark.controller()
 
 
 @pytest.fixture

@@ -9,11 +9,7 @@ from bpe_gui.gui.panels.encode_view import EncodeView
 from panel_helpers import make_controller
 
 
-@pytest.fixture
-def controller(qtbot):
-    c = make_controller("贾宝玉和林黛玉读书 🇯🇵 low lower 😀 newest\n" * 4)
-    yield c
-    c.shutdown()
+pytestmark = pytest.mark.controller("贾宝玉和林黛玉读书 🇯🇵 low lower 😀 newest\n" * 4)
 
 
 def test_bug1_emoji_lines_are_coloured_to_their_end(qtbot, controller):
@@ -97,10 +93,10 @@ def test_bug5_a_pattern_that_matches_nothing_says_so_inline_without_popups(
     # applied anyway through the controller (e.g. from a session): no popup on corpus edits
     from dataclasses import replace
     c.set_settings(replace(c.settings, pattern="zzz+"))
-    qtbot.waitUntil(lambda: not c._retrain_timer.isActive(), timeout=3_000)
+    qtbot.waitUntil(lambda: not c.retrain_pending, timeout=3_000)
     window.editor.edit.appendPlainText(" more text")
     window.editor.flush()
-    qtbot.waitUntil(lambda: not c._retrain_timer.isActive(), timeout=3_000)
+    qtbot.waitUntil(lambda: not c.retrain_pending, timeout=3_000)
     assert popups == []
     assert "finds no words" in window.statusBar().currentMessage()
 

@@ -17,7 +17,6 @@ from bpe_gui.engine.display import gpt2_text, readable  # noqa: E402
 from bpe_gui.gui.panels.encode_view import EncodeView  # noqa: E402
 from bpe_gui.gui.panels.word_branches import ClickedWord  # noqa: E402
 from bpe_gui.gui.panels.word_playback import WordPlayback  # noqa: E402
-from panel_helpers import make_controller  # noqa: E402
 
 CORPUS = ("low lower newest widest lowest slowest 你好世界 it's\n" * 30)
 TEXT = "the slowest newest 你好 it's<|endoftext|>!"
@@ -47,12 +46,7 @@ def reference_steps(tok, word: str) -> list[list[bytes]]:
         out.append(symbols)
 
 
-@pytest.fixture
-def controller(qtbot):
-    c = make_controller(CORPUS, special_tokens=("<|endoftext|>",))
-    c.goto(40)
-    yield c
-    c.shutdown()
+pytestmark = pytest.mark.controller(CORPUS, step=40, special_tokens=("<|endoftext|>",))
 
 
 @pytest.fixture

@@ -25,11 +25,7 @@ CORPUS = ("low lower newest widest 你好世界 it's THE CamelCase 12345!\n" * 2
 TEXT = "It's  HTTPServer's 1234567 words, 你好!\n\n  world's end<|endoftext|>x"
 
 
-@pytest.fixture
-def controller(qtbot):
-    c = make_controller(CORPUS, special_tokens=("<|endoftext|>",))
-    yield c
-    c.shutdown()
+pytestmark = pytest.mark.controller(CORPUS, special_tokens=("<|endoftext|>",))
 
 
 @pytest.fixture

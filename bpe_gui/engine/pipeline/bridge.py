@@ -84,6 +84,11 @@ class PipelineTokenizer(Tokenizer):
     def at_step(self, n_merges: int) -> "PipelineTokenizer":
         return self
 
+    def copy_for_thread(self):
+        """Itself: the pipeline's C tables never change after loading and are only read
+        with the GIL held, so two threads can use one pipeline."""
+        return lambda: self
+
     def encode(self, text: str) -> list[int]:
         return self.pipeline.encode(text)
 

@@ -92,7 +92,7 @@ class ExportDialog(QDialog):
 
     def _unsupported(self) -> dict[str, str]:
         """Formats that cannot hold this tokenizer (e.g. GPT-2 files in char mode), and why."""
-        t = self.controller.trainer
+        t = self.controller.view()
         if t is None:
             return {}
         try:
@@ -109,9 +109,11 @@ class ExportDialog(QDialog):
 
     def _describe(self) -> None:
         c = self.controller
-        t = c.trainer
+        t = c.view()
         if t is None:
-            self.summary.setText("Nothing trained yet: press Step or Run first.")
+            self.summary.setText("Nothing trained yet: press Step or Run first."
+                                 if not c.has_trainer else "Training is running: export "
+                                 "when it stops.")
             return
         s = t.settings
         self.summary.setText(
@@ -129,7 +131,7 @@ class ExportDialog(QDialog):
 
     def _update(self) -> None:
         ok = bool(self.selected_formats() and self.folder_edit.text().strip()
-                  and self.name_edit.text().strip() and self.controller.trainer is not None)
+                  and self.name_edit.text().strip() and self.controller.has_trainer)
         self.export_button.setEnabled(ok)
 
     def export(self) -> list[Path]:

@@ -4,7 +4,7 @@ files -- with a table and a chart of bytes per token, tokens per character, pari
 a reference language and Rényi efficiency; exported as CSV.
 
 The work runs on the controller's job runner (status bar progress, Cancel), through
-``Controller.run_analysis``; the numbers come from ``engine/langcost.py``. Opened from
+``Controller.measure_language_cost``; the numbers come from ``engine/langcost.py``. Opened from
 Analysis › Per-language cost (:func:`show_language_cost`).
 """
 from __future__ import annotations
@@ -54,9 +54,8 @@ class LanguageCostDialog(QDialog):
         self.languages: list[str] = []
         self._running = False
         self._build()
-        controller.jobs.finished.connect(self._job_finished)
-        controller.jobs.failed.connect(lambda *_: self._job_ended())
-        controller.jobs.cancelled.connect(lambda *_: self._job_ended())
+        controller.jobDone.connect(self._job_finished)
+        controller.jobEnded.connect(lambda kind, why: kind == KIND and self._job_ended())
         controller.busyChanged.connect(lambda _: self._update())
         self._update()
 
@@ -82,9 +81,9 @@ class LanguageCostDialog(QDialog):
         self.source_list.currentRowChanged.connect(lambda _: self._update())
         buttons = QHBoxLayout()
         self.add_step = QPushButton("Add current step")
-        self.add_step.clicked.connect(lambda: self._add(Source("step")))
+        self.add_step.clicked.connect(lambda: self.add_source(Source("step")))
         self.add_imported = QPushButton("Add imported")
-        self.add_imported.clicked.connect(lambda: self._add(Source("imported")))
+        self.add_imported.clicked.connect(lambda: self.add_source(Source("imported")))
         self.add_file = QPushButton("Add file…")
         self.add_file.clicked.connect(self._pick_file)
         self.remove = QPushButton("Remove")
@@ -202,7 +201,8 @@ class LanguageCostDialog(QDialog):
                     self.reference.setCurrentText(pick)
         self._update()
 
-    def _add(self, source: Source) -> None:
+    def add_source(self, source: Source) -> None:
+        """Add a tokenizer to measure (at most MAX_TOKENIZERS; the same one once)."""
         if source in self.sources or len(self.sources) >= MAX_TOKENIZERS:
             return
         self.sources.append(source)
@@ -214,7 +214,7 @@ class LanguageCostDialog(QDialog):
                                               TOKENIZER_FILTER)
         if path:
             remember(path)
-            self._add(Source("file", path))
+            self.add_source(Source("file", path))
 
     def _remove(self) -> None:
         k = self.source_list.currentRow()
@@ -226,7 +226,7 @@ class LanguageCostDialog(QDialog):
     def _update(self) -> None:
         c = self.controller
         full = len(self.sources) >= MAX_TOKENIZERS
-        self.add_step.setEnabled(not full and c.trainer is not None
+        self.add_step.setEnabled(not full and c.has_trainer
                                  and Source("step") not in self.sources)
         self.add_imported.setEnabled(not full and c.imported is not None
                                      and Source("imported") not in self.sources)
@@ -250,15 +250,7 @@ class LanguageCostDialog(QDialog):
             self._say(self.status, str(e), "error")
             return False
         folder, ref = self.folder_edit.text().strip(), self.reference.currentText() or None
-
-        def job(progress, cancelled):
-            from ...engine.formats import load_tokenizer
-            from ...engine.langcost import language_cost
-            loaded = {k: load_tokenizer(v) if isinstance(v, str) else v
-                      for k, v in toks.items()}
-            return KIND, language_cost(folder, loaded, reference=ref, progress=progress,
-                                       cancel=cancelled)
-        if not c.run_analysis("Per-language cost", job):
+        if not c.measure_language_cost(folder, toks, ref):
             self._say(self.status, "Busy: wait for the running job, or cancel it.", "error")
             return False
         self._running = True
@@ -274,10 +266,11 @@ class LanguageCostDialog(QDialog):
         names = iter(tokenizer_labels(files))
         for s in self.sources:
             if s.kind == "step":
-                if c.trainer is None:
-                    raise BPEError("There is no trained tokenizer yet: train first, or "
-                                   "remove “current step”.")
-                out[f"step {c.trainer.n_steps:,}"] = c.trainer.tokenizer()
+                v = c.view()
+                if v is None:
+                    raise BPEError("There is no trained tokenizer yet (or training is "
+                                   "running): train first, or remove “current step”.")
+                out[f"step {v.n_steps:,}"] = v.tokenizer()
             elif s.kind == "imported":
                 if c.imported is None:
                     raise BPEError("No tokenizer is imported now: import one, or remove "
@@ -287,11 +280,11 @@ class LanguageCostDialog(QDialog):
                 out[next(names)] = s.path
         return out
 
-    def _job_finished(self, label: str, result) -> None:
-        if not (isinstance(result, tuple) and result and result[0] == KIND):
+    def _job_finished(self, kind: str, result) -> None:
+        if kind != KIND:
             return
         self._running = False
-        self.table = result[1]
+        self.table = result
         self.model.set_table(self.table)
         self._show_chart()
         self._fit_table()

@@ -1,7 +1,7 @@
 """The candidate-pair table of the merge panel: a model over a small immutable snapshot.
 
-Each step the panel takes ``trainer.top_pairs(k)`` (k ~ 500) into a
-:class:`PairSnapshot` and resets the model with it: a few hundred rows, so a reset is
+Each step the panel takes a :class:`PairSnapshot` of the best k pairs (k ~ 500) from
+the controller (``TrainerView.pair_snapshot``) and resets the model with it: a few hundred rows, so a reset is
 cheaper than working out which rows moved.
 
 The model sorts and filters its few hundred rows itself, in Python, instead of going
@@ -16,7 +16,7 @@ from typing import Sequence
 
 from PySide6.QtCore import Qt
 
-from ...engine.trainer import PairRow, Trainer
+from ...engine.trainer import PairRow
 from .roles import (ALIGN, BACKGROUND, DISPLAY, FONT, ID_ROLE, SEARCH_ROLE, TOKENS_ROLE,
                     TOOLTIP, Cell, HeaderedTableModel, ReadableCache, TokenColors, plain_text)
 
@@ -58,34 +58,6 @@ def part_of(token: bytes, words: Sequence[str], limit: int = 20_000) -> str | No
                 if ord(ch) > 0x7F and token in ch.encode("utf-8"):
                     return ch
     return None
-
-
-PART_OF_WORDS = 20_000
-
-
-def first_words(trainer: Trainer | None, n: int = PART_OF_WORDS) -> list[str]:
-    """The text of the trainer's first ``n`` words (for :func:`part_of`), without
-    decoding all of a big corpus's words (millions, for a 1 GiB corpus).
-
-    Example: a trainer on "a b a" (whitespace preset) -> ['a', ' ', 'b']
-    """
-    if trainer is None:
-        return []
-    if trainer.settings.mode == "char":   # its word texts are a list already
-        return trainer.word_texts[:n]
-    table = trainer.table
-    return [table.word_bytes(i).decode("utf-8") for i in range(min(n, len(table)))]
-
-
-def pair_snapshot(trainer: Trainer | None, limit: int) -> PairSnapshot:
-    """Take the best ``limit`` pairs of the trainer now (must not run concurrently)."""
-    if trainer is None:
-        return PairSnapshot()
-    rows = tuple(trainer.top_pairs(limit))
-    top = rows[0].count if rows else 0
-    n_tied = trainer.tied_now(1)[0] if rows else 0
-    return PairSnapshot(rows, tuple(trainer.vocab_bytes), trainer.n_steps, top, n_tied, limit,
-                        trainer.is_done())
 
 
 class PairTableModel(HeaderedTableModel):

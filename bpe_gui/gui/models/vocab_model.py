@@ -1,4 +1,5 @@
-"""Every token of the current vocabulary: id, readable text, length, step, count, status.
+"""Every token of the current vocabulary: id, readable text, length, step, count, status,
+class (ok / unreachable / undecodable / special: models/vocab_classes.py).
 
 Rows are :class:`VocabEntry` snapshots: the base symbols and special tokens, then one
 entry per merge record up to the current step (or the entries of an imported
@@ -19,11 +20,13 @@ from typing import Callable, NamedTuple, Sequence
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QFont
 
+from ...engine.analysis import KINDS
 from ...engine.display import gpt2_text, readable
 from ...engine.tokenizer import Tokenizer
-from ...engine.trainer import MergeStep, Trainer
+from ...engine.trainer import MergeStep
 from .roles import (ALIGN, ALIGN_RIGHT, DISPLAY, FONT, ID_ROLE, PARTIAL_ROLE, SEARCH_ROLE,
                     SPECIAL_ROLE, TOOLTIP, HeaderedTableModel, ReadableCache, plain_text)
+from .vocab_classes import class_text, class_tip, code_of
 
 BASE, SPECIAL, MERGE = "base", "special", "merge"
 
@@ -49,7 +52,8 @@ def entry_of_step(rec: MergeStep) -> VocabEntry:
                       tuple(rec.removed))
 
 
-def base_entries(trainer: Trainer) -> list[VocabEntry]:
+def base_entries(trainer) -> list[VocabEntry]:
+    """The base symbols and special tokens of a trainer (its TrainerView)."""
     special = set(trainer.special_ids)
     return [VocabEntry(i, trainer.vocab_bytes[i], SPECIAL if i in special else BASE)
             for i in range(trainer.n_initial)]
@@ -250,14 +254,17 @@ def search_pattern(query: str, gpt2: bool = False) -> str:
 
 
 class VocabModel(HeaderedTableModel):
-    ID, TOKEN, LENGTH, STEP, COUNT, STATUS = range(6)
-    HEADERS = ("Id", "Token", "Bytes", "Step", "Count", "Status")
+    ID, TOKEN, LENGTH, STEP, COUNT, STATUS, CLASS = range(7)
+    HEADERS = ("Id", "Token", "Bytes", "Step", "Count", "Status", "Class")
     TIPS = ("Token id",
             "The token (· is a space, ↵ a newline, <E4 BD> bytes of a partial character)",
             "Length in bytes",
             "The merge step that created it (base: a starting symbol)",
             "How often its pair occurred when it was merged",
-            "live: still occurs on its own; pruned: every occurrence was merged away")
+            "live: still occurs on its own; pruned: every occurrence was merged away",
+            "ok: its text encodes to this token again; unreachable: to other tokens; "
+            "undecodable: not valid UTF-8 (part of a character); special (hover a token "
+            "for more)")
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -277,11 +284,14 @@ class VocabModel(HeaderedTableModel):
         # {gpt2: (rank, order)} by token text, when prepared with the rows
         self._ranks: dict[bool, tuple[list[int], list[int]]] = {}
         self._gpt2_search = False
+        self.classes = None                          # analysis.Reachability, if known
+        self.class_filter = ""                       # show only this class ("": all)
         self._italic = QFont()
         self._italic.setItalic(True)
 
     # ----- filling ------------------------------------------------------------------------
-    def reset_trained(self, trainer: Trainer | None) -> None:
+    def reset_trained(self, trainer) -> None:
+        """Rows of a training run (a TrainerView, or None) as of its step now."""
         self.beginResetModel()
         self.source = "trained"
         self.entries = base_entries(trainer) if trainer is not None else []
@@ -295,8 +305,7 @@ class VocabModel(HeaderedTableModel):
             for t in rec.removed:
                 self.pruned.setdefault(t, rec.index)
         if trainer is not None:
-            self.unused = frozenset(i for i in range(trainer.n_base)
-                                    if trainer.symbol_count(i) == 0 and i not in self.pruned)
+            self.unused = trainer.unused_base(self.pruned)
         else:
             self.unused = frozenset()
         self._keys = {}
@@ -325,19 +334,55 @@ class VocabModel(HeaderedTableModel):
         self.order = self._sorted_order()
         self.endResetModel()
 
+    def set_classes(self, reach) -> None:
+        """The classes of the tokens (a Reachability snapshot, or None: not known)."""
+        if reach is self.classes:
+            return
+        self.classes = reach
+        if self.class_filter or self.sort_column == self.CLASS:
+            self.beginResetModel()   # rows come and go through the filter
+            self.order = self._sorted_order()
+            self.endResetModel()
+        elif self.entries:
+            self.dataChanged.emit(self.index(0, self.CLASS),
+                                  self.index(self.n_rows() - 1, self.CLASS))
+
+    def set_class_filter(self, kind: str) -> None:
+        """Show only the tokens of one class ("ok", "unreachable", ...; "" for all)."""
+        self.beginResetModel()
+        self.class_filter = kind
+        self.order = self._sorted_order()
+        self.endResetModel()
+
+    def class_of(self, tid: int) -> str:
+        """'ok' / 'unreachable' / 'undecodable' / 'special', or '…' (not known yet)."""
+        return class_text(self.classes, tid)
+
+    def _filtered(self) -> bool:
+        return bool(self.search or self.class_filter)
+
     def _matching(self) -> list[int]:
-        """Indices of the entries the search finds, in entry order."""
-        if self._index is None:
-            self._index = search_index(self.entries)[0]
-        def index_of(tid: int) -> int | None:
-            if self._by_id is not None:
-                return self._by_id.get(tid)
-            return tid if 0 <= tid < len(self.entries) else None
-        return search_rows(self._index, index_of, self.search, self._gpt2_search)
+        """Indices of the entries the search and the class filter let through, in entry
+        order."""
+        rows = range(len(self.entries))
+        if self.search:
+            if self._index is None:
+                self._index = search_index(self.entries)[0]
+
+            def index_of(tid: int) -> int | None:
+                if self._by_id is not None:
+                    return self._by_id.get(tid)
+                return tid if 0 <= tid < len(self.entries) else None
+            rows = search_rows(self._index, index_of, self.search, self._gpt2_search)
+        if self.class_filter:
+            want = KINDS.index(self.class_filter)
+            e, reach = self.entries, self.classes
+            rows = [i for i in rows if code_of(reach, e[i].id) == want]
+        return list(rows)
 
     def sync(self, steps: Sequence[MergeStep]) -> None:
         """Follow the trainer: rows = base + one per merge up to now (append/remove)."""
-        if self.search:   # rows come and go through the search: rebuild them in one go
+        if self._filtered():   # rows come and go through the filter: rebuild them at once
             n = self.n_base + len(steps)
             if len(self.entries) != n or any(
                     e.id != r.new_id for e, r in zip(self.entries[self.n_base:], steps)):
@@ -421,17 +466,21 @@ class VocabModel(HeaderedTableModel):
             return lambda i: (e[i].count or 0, e[i].id)
         if column == self.STATUS:
             return lambda i: (self.status(e[i]), e[i].id)
+        if column == self.CLASS:
+            reach = self.classes
+            return lambda i: (code_of(reach, e[i].id), e[i].id)
         return lambda i: e[i].id
 
     def _sorted_order(self) -> list[int] | None:
         col = self.sort_column
-        rows = self._matching() if self.search else range(len(self.entries))
+        filtered = self._filtered()
+        rows = self._matching() if filtered else range(len(self.entries))
         if col < 0 or (col == self.ID and self.sort_order == Qt.AscendingOrder
                        and self._by_id is None):
-            return list(rows) if self.search else None
+            return list(rows) if filtered else None
         down = self.sort_order == Qt.DescendingOrder
         ranks = self._ranks.get(self.gpt2) if col == self.TOKEN else None
-        if ranks is not None and not self.search:   # every row, in an order made already
+        if ranks is not None and not filtered:   # every row, in an order made already
             return ranks[1][::-1] if down else list(ranks[1])
         return sorted(rows, key=self._key(col), reverse=down)
 
@@ -499,6 +548,10 @@ class VocabModel(HeaderedTableModel):
     def token_text(self, e: VocabEntry) -> str:
         return self.cache.text(e.token)
 
+    def _text_of_id(self, tid: int) -> str:
+        e = self.entry_by_id(tid)
+        return self.cache.text(e.token) if e is not None else f"#{tid}"
+
     # ----- Qt model ---------------------------------------------------------------------------
     def n_rows(self) -> int:
         return len(self.entries) if self.order is None else len(self.order)
@@ -521,6 +574,8 @@ class VocabModel(HeaderedTableModel):
                 return str(e.step) if e.kind == MERGE else e.kind
             if col == self.COUNT:
                 return f"{e.count:,}" if e.count is not None else ""
+            if col == self.CLASS:
+                return class_text(self.classes, e.id)
             return self.status(e)
         if role == SEARCH_ROLE:
             key = self._keys.get(e.id)
@@ -538,5 +593,7 @@ class VocabModel(HeaderedTableModel):
         if role == ALIGN and col in (self.ID, self.LENGTH, self.STEP, self.COUNT):
             return ALIGN_RIGHT
         if role == TOOLTIP:
+            if col == self.CLASS:
+                return class_tip(self.classes, e.id, self._text_of_id)
             return f"id {e.id}: {self.cache.text(e.token)}\nbytes {e.token.hex(' ').upper()}"
         return None

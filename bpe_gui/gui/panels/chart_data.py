@@ -119,4 +119,5 @@ class Series:
     ys: list[float]
     style: str = "line"
     color: int = 0          # index into the palette's series colours
-    _axis: tuple | None = field(default=None, repr=False, compare=False)  # see ChartWidget._axis()
+    # the points on the chart's axes, kept by ChartWidget._axis() for its next paint
+    axis_cache: tuple | None = field(default=None, repr=False, compare=False)

@@ -116,7 +116,7 @@ class ChartWidget(QWidget):
         """Indices of the drawable points and their x, y in axis space (log10 on log
         axes), cached on the series until it or the log flags change."""
         key = (self.xlog, self.ylog)
-        got = getattr(s, "_axis", None)
+        got = s.axis_cache
         if got is not None and got[0] == key:
             return got[1]
         fin = math.isfinite
@@ -129,7 +129,7 @@ class ChartWidget(QWidget):
         if len(idx) < len(ax):
             ax = [ax[i] for i in idx]
             ay = [ay[i] for i in idx]
-        s._axis = (key, (idx, ax, ay))
+        s.axis_cache = (key, (idx, ax, ay))
         return idx, ax, ay
 
     def _ranges(self):

@@ -1,17 +1,21 @@
-"""Charts of training: compression, chosen-pair count, token lengths, Zipf.
+"""Charts of training: compression, Rényi efficiency, chosen-pair count, token lengths,
+Zipf.
 
 :class:`ChartWidget` is a small QPainter chart (no QtCharts: only PySide6-Essentials is
 a dependency): lines, points or bars, linear or log axes with ticks and labels, a hover
 readout, palette-aware colours. Long series are cut to a few points per pixel column
 before drawing (first/min/max/last per column), so 10,000 steps draw as fast as 500.
 
-:class:`ChartsView` keeps the four charts up to date as training steps: it appends the
-records of new steps (and drops undone ones) instead of recomputing, redraws at most a
-few times a second, and encodes the held-out text at sampled steps a slice at a time
-on an idle timer, so the window stays responsive.
+:class:`ChartsView` keeps the five charts up to date as training steps: the run's
+numbers are appended step by step (chart_series.RunSeries: new records added, undone
+ones dropped, also at each look during a long run), redrawn at most a few times a
+second; the held-out text is read and pre-tokenized by a job of the controller's and
+encoded at sampled steps a slice at a time on an idle timer, so the window stays
+responsive.
 
 The parts: :class:`ChartWidget` is in chart_widget.py, the Qt-free data, ticks, number
-formats and decimation it uses in chart_data.py; this module holds the panel.
+formats and decimation it uses in chart_data.py, the run's series in chart_series.py;
+this module holds the panel.
 """
 from __future__ import annotations
 
@@ -19,7 +23,6 @@ import csv
 import io
 import math
 import time
-from collections import Counter
 from pathlib import Path
 
 from PySide6.QtCore import QTimer, Signal
@@ -28,9 +31,10 @@ from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFileDialog, QGridLayo
                                QPushButton, QVBoxLayout, QWidget)
 
 from ...engine import stats
-from ...engine.errors import BPEError
+from ..side_jobs import HELD_OUT_MAX_CHARS
 from .chart_data import (STYLES, Series, decimate, fmt_num, fmt_value, linear_ticks,
                          log_ticks, nice_step)
+from .chart_series import RunSeries
 from ..last_folder import in_last_folder, last_folder, remember
 from .flow_layout import FlowBar
 from .text_pane import TextPane
@@ -42,14 +46,13 @@ __all__ = ["HELD_OUT_MAX_CHARS", "REDRAW_MS", "IDLE_SLICE_S", "ChartsView", "Cha
            "Series", "STYLES", "series_colors", "nice_step", "linear_ticks", "log_ticks",
            "fmt_num", "fmt_value", "decimate"]
 
-HELD_OUT_MAX_CHARS = 1_000_000
 REDRAW_MS = 150          # at most this often while steps arrive
 IDLE_SLICE_S = 0.02      # held-out encoding work per idle tick
 
 
 # ----- the charts view ---------------------------------------------------------------------
 class ChartsView(CatchesUp, QWidget):
-    """Four charts of the controller's training run, kept up to date step by step."""
+    """Five charts of the controller's training run, kept up to date step by step."""
 
     updated = Signal()       # after each (throttled) redraw; tests wait on it
 
@@ -58,13 +61,21 @@ class ChartsView(CatchesUp, QWidget):
         self.controller = controller
         self.compression = ChartWidget("Compression", "step", "bytes per token",
                                        empty_text="No training yet: load a corpus and step.")
+        self.renyi = ChartWidget(f"Rényi efficiency (α = {stats.RENYI_ALPHA:g})", "step",
+                                 "efficiency", empty_text="No training yet: load a corpus "
+                                 "and step.")
+        self.renyi.setToolTip(
+            "How evenly the corpus's tokens use the vocabulary after each merge (Zouhar et "
+            f"al. 2023): H_α of the token distribution, α = {stats.RENYI_ALPHA:g}, divided "
+            "by ln |V| (every id of the vocabulary then). 1 is perfectly even.")
         self.pair_count = ChartWidget("Count of the chosen pair", "step", "count", ylog=True)
         self.lengths = ChartWidget("Token lengths in the vocabulary", "length (bytes)",
                                    "tokens", y_from_zero=True)
         self.zipf = ChartWidget("Token frequency on the corpus (Zipf)", "rank", "frequency",
                                 xlog=True, ylog=True)
-        self.charts = {"compression": self.compression, "pair_count": self.pair_count,
-                       "token_lengths": self.lengths, "zipf": self.zipf}
+        self.charts = {"compression": self.compression, "renyi": self.renyi,
+                       "pair_count": self.pair_count, "token_lengths": self.lengths,
+                       "zipf": self.zipf}
 
         self.held_label = QLabel("Held-out text: none")
         self.held_label.setToolTip("Bytes per token of a text the tokenizer was not trained "
@@ -86,12 +97,13 @@ class ChartsView(CatchesUp, QWidget):
         top.addWidget(self.held_label)
         for w in (open_btn, paste_btn, self.clear_btn, png_btn, csv_btn):
             top.addWidget(w)
-        grid = QGridLayout()
+        grid = QGridLayout()   # compression and Rényi efficiency side by side
         grid.setSpacing(6)
         grid.addWidget(self.compression, 0, 0)
-        grid.addWidget(self.pair_count, 0, 1)
+        grid.addWidget(self.renyi, 0, 1)
+        grid.addWidget(self.pair_count, 0, 2)
         grid.addWidget(self.lengths, 1, 0)
-        grid.addWidget(self.zipf, 1, 1)
+        grid.addWidget(self.zipf, 1, 1, 1, 2)
         self.grid_host = QWidget()
         self.grid_host.setLayout(grid)
         grid.setContentsMargins(0, 0, 0, 0)
@@ -100,22 +112,15 @@ class ChartsView(CatchesUp, QWidget):
         lay.addWidget(self.grid_host, 1)
         lay.addWidget(self.status)
 
-        # incremental state
-        self._trainer = None
-        self._n = 0                     # steps whose points are in the series
-        self._bpt: list[float] = []     # corpus bytes/token at step 0..n
-        self._counts: list[int] = []    # chosen pair count at steps 1..n
-        self._hist: Counter = Counter()
-        self._merge_len: list[int] = []  # histogram length of the token of step k+1
-        self._n_special = 0
-        self._tokens0 = 0
-        self._mode = "byte"
+        self.series: RunSeries | None = None   # the run's numbers (chart_series.py)
+        self._new_run = True                   # make a RunSeries at the next chance
         self._held_text: str | None = None
         self._held_name = ""
         self._held: stats.HeldOut | None = None
-        self._held_key = None
+        self._held_key = None                  # (text, pattern, specials) of _held
+        self._held_asked = None                # the key a running job prepares
         self._held_points: dict[int, float] = {}
-        self._held_job = None           # (step, generator)
+        self._held_job = None                  # (step, generator)
         self.last_update_ms = 0.0
 
         self._redraw = QTimer(self, singleShot=True, interval=REDRAW_MS)
@@ -124,8 +129,10 @@ class ChartsView(CatchesUp, QWidget):
         self._idle.timeout.connect(self._held_tick)
         controller.trainerChanged.connect(self._trainer_changed)
         controller.stepChanged.connect(lambda _: self.schedule())
-        controller.busyChanged.connect(lambda _: self.schedule())
-        controller.progress.connect(lambda *_: self.schedule())
+        controller.busyChanged.connect(self._busy_changed)
+        controller.livePeek.connect(self._live_peek)
+        controller.jobDone.connect(self._job_done)
+        controller.jobEnded.connect(self._job_ended)
         self._trainer_changed()
 
     # ----- scheduling -----------------------------------------------------------------------
@@ -141,118 +148,109 @@ class ChartsView(CatchesUp, QWidget):
     def catch_up_with(self) -> None:
         self.schedule()
 
+    def _busy_changed(self, busy: bool) -> None:
+        if not busy and self._held_text is not None and self._held is None:
+            self._prepare_held_out()   # a job was running when it was asked for
+        self.schedule()
+
     def _trainer_changed(self) -> None:
-        t = self.controller.trainer
-        self._trainer = t
-        self._n = 0
-        self._bpt, self._counts, self._hist, self._merge_len = [], [], Counter(), []
+        self._new_run = True
         self._held_points, self._held_job = {}, None
-        if t is not None:
-            self._mode = t.settings.mode
-            self._tokens0 = stats.tokens_at_start(t.steps, t.corpus_tokens)
-            self._n_special = self._specials_in_corpus(t)
-            self._hist.update(stats.token_length(tok, self._mode) for tok in t.base)
-            self.lengths.xlabel = "length (characters)" if self._mode == "char" else "length (bytes)"
-            self._bpt = [t.table.n_bytes / (self._tokens0 + self._n_special)]
+        self._take_series()
         self._prepare_held_out()
         self.refresh()
 
-    def _specials_in_corpus(self, t) -> int:
-        """Special tokens in the corpus: the trainer never counts them, yet each is one
-        token when the corpus is encoded. Counted in the controller's text when it is
-        the text the trainer was built from (same byte count), else taken as 0."""
-        specials = t.settings.special_tokens
-        text = self.controller.corpus_text
-        if not specials or len(text) > 4 * t.table.n_bytes + 4:
-            return 0
-        if len(text.encode("utf-8", "surrogatepass")) != t.table.n_bytes:
-            return 0
-        return stats.count_specials(text, specials)
-
-    # ----- incremental update ---------------------------------------------------------------
-    def _sync_steps(self) -> None:
-        """Append the records of new steps, drop undone ones (records are append-only
-        during a background run, so reading them from this thread is safe)."""
-        t = self._trainer
-        if t is None:
+    def _take_series(self) -> None:
+        """A new RunSeries for a new trainer, once the trainer may be read."""
+        if not self._new_run:
             return
-        steps = t.steps
-        n = len(steps)
-        if n < self._n:
-            for k in range(n, self._n):
-                self._hist[self._merge_len[k]] -= 1
-            del self._bpt[n + 1:]
-            del self._counts[n:]
-            del self._merge_len[n:]
-        elif n > self._n:
-            new = steps[self._n:n]
-            nb = t.table.n_bytes
-            extra = self._n_special
-            self._bpt.extend(nb / (s.corpus_tokens + extra) for s in new)
-            self._counts.extend(s.count for s in new)
-            lens = [stats.token_length(s.token, self._mode) for s in new]
-            self._merge_len.extend(lens)
-            self._hist.update(lens)
-        self._n = n
+        c = self.controller
+        v = c.view()
+        if v is None and c.has_trainer:
+            return   # a job runs it: at its next look or its end
+        self._new_run = False
+        self.series = RunSeries(v, c.corpus_special_counts()) if v is not None else None
+        if v is not None:
+            self.lengths.xlabel = ("length (characters)" if v.settings.mode == "char"
+                                   else "length (bytes)")
 
+    def _live_peek(self, _step: int) -> None:
+        """A long run holds the trainer still for a moment: take its new steps now (the
+        moment is over when the throttled redraw comes)."""
+        self._take_series()
+        if self.series is not None and self.series.view is self.controller.view():
+            self.series.sync()
+        self.schedule()
+
+    # ----- drawing --------------------------------------------------------------------------
     def refresh(self) -> None:
         """Bring the charts up to the trainer's current step and redraw."""
         if self.skip_while_hidden():
             return
         t0 = time.perf_counter()
-        t = self._trainer
-        if t is not self.controller.trainer:
-            self._trainer_changed()
+        c = self.controller
+        self._take_series()
+        run = self.series
+        v = c.view()
+        if v is not None and (run is None or run.view is not v):
+            self._trainer_changed()   # a trainer this view has not seen
             return
-        if t is None:
-            for c in self.charts.values():
-                c.clear()
-            self.status.setText("No trainer yet.")
+        if run is None:
+            for chart in self.charts.values():
+                chart.clear()
+            self.status.setText("No trainer yet." if not c.has_trainer else
+                                "Training is running: the charts follow it.")
             self.updated.emit()
             return
-        self._sync_steps()
-        n = self._n
-        self.compression.set_series("corpus", range(n + 1), self._bpt, "line", color=0)
-        self.pair_count.set_series("chosen pair", range(1, n + 1), self._counts, "line", color=1)
-        hist = sorted((k, v) for k, v in self._hist.items() if v > 0)
-        self.lengths.set_series("tokens", [k for k, _ in hist], [v for _, v in hist], "bars",
-                                color=2)
-        busy = self.controller.busy
-        if not busy:
-            ranks, freqs = stats.zipf(stats.token_frequencies(t))
+        if v is not None:
+            run.sync()
+        n = run.n
+        self.compression.set_series("corpus", range(n + 1), run.bpt, "line", color=0)
+        self.renyi.set_series("corpus", *run.renyi_points(), "line", color=4)
+        self.pair_count.set_series("chosen pair", range(1, n + 1), run.counts, "line", color=1)
+        self.lengths.set_series("tokens", *run.lengths(), "bars", color=2)
+        if v is not None and not c.peeking:
+            ranks, freqs = stats.zipf(v.symbol_counts())
             self.zipf.set_series("tokens", ranks, freqs, "points", color=3)
             self.zipf.note = f"step {n}"
         else:
             self.zipf.note = "updates when the run ends"
             self.zipf.update()
         self._update_held_series()
-        if self._held is not None and not busy:
+        if self._held is not None and not c.busy:
             self._queue_held_samples()
         self.last_update_ms = (time.perf_counter() - t0) * 1000
-        ratio = (f"{self._bpt[-1]:.3f} bytes/token on the corpus" if self._bpt else "")
-        note = ""
-        if self.controller.corpus_table is not None and t.settings.special_tokens:
-            note = (" The corpus is a word-count table, which does not record how often the "
-                    "special tokens occur: bytes per token leaves them out.")
-        if self.controller.streamed and t.settings.special_tokens:
-            ratio += (" (special tokens in a streamed corpus are not counted, so it is "
-                      "slightly high)")
-        self.status.setText(f"Step {n:,}: {ratio}; {len(t.vocab_bytes):,} tokens in the "
-                            "vocabulary. Hover a chart to read values; right-click for log "
-                            "scale and saving one chart." + note)
+        self.status.setText(self._status_text(run))
         self.updated.emit()
 
+    def _status_text(self, run: RunSeries) -> str:
+        c = self.controller
+        ratio = f"{run.bpt[-1]:.3f} bytes/token" if run.bpt else ""
+        renyi = run.renyi.values[run.n] if run.n < len(run.renyi.values) else None
+        eff = f", Rényi efficiency {renyi:.3f}" if renyi is not None else ""
+        note = ""
+        if not run.specials_known and run.view.settings.special_tokens:
+            what = ("a word-count table, which does not record how often the special "
+                    "tokens occur" if c.corpus_table is not None else
+                    "streamed from its files, and only their start is in the window")
+            note = (f" The corpus is {what}: bytes per token and Rényi efficiency leave the "
+                    "special tokens out (bytes per token is slightly high).")
+        return (f"Step {run.n:,}: {ratio}{eff} on the corpus; {len(run.view.vocab_bytes):,} "
+                "tokens in the vocabulary. Hover a chart to read values; right-click for "
+                "log scale and saving one chart." + note)
+
     # ----- held-out text ----------------------------------------------------------------------
-    def set_held_out_text(self, text: str | None, name: str = "pasted text") -> None:
-        """Use this text (None clears) as the held-out text of the compression chart."""
+    def set_held_out_text(self, text: str | None, name: str = "pasted text",
+                          cut: bool = False) -> None:
+        """Use this text (None clears) as the held-out text of the compression chart; it
+        is pre-tokenized with the trainer's pattern by a job of the controller's."""
         if text is not None and not text.strip():
             QMessageBox.information(self, "Held-out text", "The held-out text is empty. "
                                     "Paste some text or open a non-empty file.")
             return
-        note = ""
         if text is not None and len(text) > HELD_OUT_MAX_CHARS:
-            text = text[:HELD_OUT_MAX_CHARS]
-            note = f" (first {HELD_OUT_MAX_CHARS:,} characters)"
+            text, cut = text[:HELD_OUT_MAX_CHARS], True
+        note = f" (first {HELD_OUT_MAX_CHARS:,} characters)" if cut else ""
         self._held_text = text
         self._held_name = name
         self.clear_btn.setEnabled(text is not None)
@@ -261,35 +259,62 @@ class ChartsView(CatchesUp, QWidget):
         else:
             self.held_label.setText(f"Held-out text: {name}, {len(text):,} characters{note}")
         self._held_key = None
+        self._held = None
+        self._held_points, self._held_job = {}, None
         self._prepare_held_out()
         self.refresh()
 
     def _prepare_held_out(self) -> None:
-        t = self._trainer
-        if self._held_text is None or t is None:
-            self._held = None
+        """Ask the controller to pre-tokenize the held-out text with the current
+        trainer's pattern and special tokens, unless that is done or under way."""
+        v = self.controller.view()
+        if self._held_text is None or v is None:
+            if self._held_text is None:
+                self._held, self._held_key = None, None
             self._held_points, self._held_job = {}, None
             self._idle.stop()
             return
-        key = (id(self._held_text), t.settings.pattern, t.settings.special_tokens)
-        if key != self._held_key:
-            self._held_key = key
-            self._held = stats.held_out(self._held_text, t.settings.pattern,
-                                        t.settings.special_tokens)
-            self._held_points, self._held_job = {}, None
+        s = v.settings
+        key = (id(self._held_text), s.pattern, s.special_tokens)
+        if key == self._held_key or key == self._held_asked or self.controller.busy:
+            return   # done, under way, or asked again when the running job ends
+        self._held, self._held_points, self._held_job = None, {}, None
+        if self.controller.prepare_held_out(self._held_text, s.pattern, s.special_tokens,
+                                            key=key):
+            self._held_asked = key
+
+    def _job_done(self, kind: str, result) -> None:
+        if kind == "held-out-text":
+            self.set_held_out_text(result.text, result.name, result.cut)
+        elif kind == "held-out":
+            key, held = result
+            v = self.controller.view()
+            s = v.settings if v is not None else None
+            if s is not None and key == (id(self._held_text), s.pattern, s.special_tokens):
+                self._held_key, self._held = key, held
+                self._held_points, self._held_job = {}, None
+                self.schedule()
+
+    def _job_ended(self, kind: str, why: str) -> None:
+        # a failed read of a held-out file is reported once, by the controller's
+        # errorOccurred (the window's error dialog); nothing to show here
+        if kind == "held-out":
+            self._held_asked = None
 
     def _queue_held_samples(self) -> None:
         if self._pending_held():
             self._idle.start()
 
     def _pending_held(self) -> list[int]:
-        n = self._n
+        n = self.series.n if self.series is not None else 0
         return [k for k in stats.sample_steps(n) if k not in self._held_points]
 
     def _held_tick(self) -> None:
         """One slice of held-out encoding (about 20 ms), then back to the event loop."""
-        t = self._trainer
-        if t is None or self._held is None or self.controller.busy or t is not self.controller.trainer:
+        c = self.controller
+        v = c.view()
+        run = self.series
+        if v is None or run is None or run.view is not v or self._held is None or c.busy:
             self._idle.stop()
             return
         deadline = time.perf_counter() + IDLE_SLICE_S
@@ -301,11 +326,11 @@ class ChartsView(CatchesUp, QWidget):
                     self._update_held_series()
                     self.compression.update()
                     return
-                k = pending[-1] if self._n in pending else pending[0]
-                tok = t.tokenizer(at_step=k)
+                k = pending[-1] if run.n in pending else pending[0]
+                tok = v.tokenizer(at_step=k)
                 self._held_job = (k, stats.held_out_tokens(tok, self._held, batch=20))
             k, gen = self._held_job
-            if k > t.n_steps:  # undone meanwhile
+            if k > v.n_steps:  # undone meanwhile
                 self._held_job = None
                 continue
             got = next(gen, None)
@@ -318,15 +343,20 @@ class ChartsView(CatchesUp, QWidget):
         if self._held is None:
             self.compression.remove_series("held-out")
             return
-        pts = sorted((k, v) for k, v in self._held_points.items() if k <= self._n)
+        n = self.series.n if self.series is not None else 0
+        pts = sorted((k, v) for k, v in self._held_points.items() if k <= n)
         # only the grid points, plus the current step: stale "current" points drop out
-        grid = set(stats.sample_steps(self._n))
+        grid = set(stats.sample_steps(n))
         pts = [(k, v) for k, v in pts if k in grid]
         self.compression.set_series("held-out", [k for k, _ in pts], [v for _, v in pts],
                                     "linepoints", color=1)
 
     def held_out_done(self) -> bool:
-        return self._held is None or not self._pending_held()
+        """True when every sampled step of the held-out text is charted (or there is
+        no held-out text)."""
+        if self._held_text is None:
+            return True
+        return self._held is not None and not self._pending_held()
 
     def _open_held_out(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Held-out text", last_folder(),
@@ -336,16 +366,10 @@ class ChartsView(CatchesUp, QWidget):
         remember(path)
         self.open_held_out(path)
 
-    def open_held_out(self, path: str) -> None:
-        """Only the start of a big file is read: the chart uses at most
-        HELD_OUT_MAX_CHARS characters of it."""
-        from ...engine.files import read_head
-        try:
-            text, _complete = read_head(path, 4 * HELD_OUT_MAX_CHARS)
-        except BPEError as e:
-            QMessageBox.warning(self, "Held-out text", str(e))
-            return
-        self.set_held_out_text(text, Path(path).name)
+    def open_held_out(self, path: str) -> bool:
+        """Read the file by a job of the controller's (only its start: the chart uses
+        at most HELD_OUT_MAX_CHARS characters of it); False if another job runs."""
+        return self.controller.read_held_out(path)
 
     def _paste_held_out(self) -> None:
         dlg = QDialog(self)

@@ -1,29 +1,26 @@
 """One side of the compare view: which tokenizer it uses, and its coloured text.
 
 :class:`ComparePane` holds a kind chooser (the current step, another step of this run,
-another training configuration trained on the corpus in a background job, or an
+another training configuration trained on the corpus by the controller's job runner --
+``Controller.train_other``, with the status bar's progress and Cancel -- or an
 imported tokenizer), the controls of that kind, a caption and a
 :class:`~.token_text.TokenTextView`. It emits ``changed`` when its tokenizer changes;
 :class:`~.compare_view.CompareView` then encodes the text again on both sides.
 """
 from __future__ import annotations
 
-import time
 from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (QComboBox, QFileDialog, QFrame, QGridLayout, QHBoxLayout,
-                               QLabel, QProgressBar, QPushButton, QSizePolicy, QSlider,
+                               QLabel, QPushButton, QSizePolicy, QSlider,
                                QSpinBox, QStackedWidget, QVBoxLayout, QWidget)
 
-from ...engine.errors import BPEError
-from ...engine.pretokenize import PRESET_LABELS, Pretokenizer, resolve_pattern
+from ...engine.pretokenize import PRESET_LABELS, resolve_pattern
 from ...engine.tokenizer import Tokenizer
-from ...engine.trainer import TIE_RULE_LABELS, Trainer, TrainSettings
-from ..corpus_source import count_files
-from ..worker import JobRunner
+from ...engine.trainer import TIE_RULE_LABELS, TrainSettings
 from .flow_layout import FlowBar
 from .text_pane import TextPane
 from .token_text import TokenTextView, cut_color
@@ -63,7 +60,9 @@ class ComparePane(CatchesUp, QFrame):
         super().__init__(parent)
         self.controller = controller
         self.name = name
-        self.jobs = JobRunner(self)
+        self.job_kind = f"compare:{name}"     # its training (Controller.train_other)
+        self.file_kind = f"file:{name}"        # a tokenizer file for it (read_tokenizer)
+        self.training = False    # this side's configuration is being trained
         self._trained_tok: Tokenizer | None = None
         self._trained_desc = ""
         self._trained_settings: TrainSettings | None = None
@@ -110,10 +109,8 @@ class ComparePane(CatchesUp, QFrame):
         self._step_timer = QTimer(self, singleShot=True, interval=DEBOUNCE_MS)
         self._step_timer.timeout.connect(self.changed)
         self.kind.currentIndexChanged.connect(self._kind_changed)
-        self.jobs.progress.connect(lambda _l, d, t: self._progress(d, t))
-        self.jobs.finished.connect(self._train_finished)
-        self.jobs.failed.connect(self._train_failed)
-        self.jobs.cancelled.connect(self._train_cancelled)
+        controller.jobDone.connect(self._job_done)
+        controller.jobEnded.connect(self._job_ended)
         controller.stepChanged.connect(self._on_step)
         controller.trainerChanged.connect(self._on_trainer)
         controller.busyChanged.connect(lambda _: self._on_step())
@@ -173,14 +170,11 @@ class ComparePane(CatchesUp, QFrame):
         self.train_btn.setToolTip("Train these settings on the corpus, in the background")
         self.train_btn.clicked.connect(self.train)
         self.cancel_btn = QPushButton("Cancel")
-        self.cancel_btn.clicked.connect(self.jobs.cancel)
+        self.cancel_btn.setToolTip("Stop this training (as Cancel in the status bar, Esc)")
+        self.cancel_btn.clicked.connect(self.controller.cancel)
         self.cancel_btn.setEnabled(False)
         copy_btn = QPushButton("Copy current settings")
         copy_btn.clicked.connect(self.copy_settings)
-        self.progress = QProgressBar()
-        self.progress.setVisible(False)
-        self.progress.setMaximumHeight(14)
-        self.progress.setTextVisible(False)
         self.train_status = TextPane("Not trained yet: pick settings and click Train.", lines=2)
         grid = QGridLayout()
         grid.setContentsMargins(0, 0, 0, 0)
@@ -196,8 +190,6 @@ class ComparePane(CatchesUp, QFrame):
         buttons.addWidget(self.train_btn)
         buttons.addWidget(self.cancel_btn)
         buttons.addWidget(copy_btn)
-        self.progress.setFixedWidth(120)
-        buttons.addWidget(self.progress)
         for combo in (self.t_mode, self.t_pattern, self.t_tie):   # shrink, never scroll
             combo.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
             combo.setMinimumContentsLength(6)
@@ -263,11 +255,11 @@ class ComparePane(CatchesUp, QFrame):
         c, kind = self.controller, self.kind_key()
         self.error = ""
         if kind in ("current", "step"):
-            t = c.trainer
-            if t is None:
+            t = c.view()
+            if t is None and not c.has_trainer:
                 self.error = "Nothing trained yet: load a corpus and step or run."
                 return None
-            if c.busy:
+            if t is None or c.peeking:
                 self.error = "Training is running: this side updates when it ends."
                 return None
             if kind == "current":
@@ -284,7 +276,7 @@ class ComparePane(CatchesUp, QFrame):
     def description(self) -> str:
         c, kind = self.controller, self.kind_key()
         if kind == "current":
-            return f"step {c.step_index:,} (current)" if c.trainer else "current step"
+            return f"step {c.step_index:,} (current)" if c.has_trainer else "current step"
         if kind == "step":
             return f"step {self.step_spin.value():,}"
         if kind == "trained":
@@ -293,11 +285,12 @@ class ComparePane(CatchesUp, QFrame):
 
     def _update_labels(self) -> None:
         c = self.controller
-        if c.trainer is None:
+        t = c.view()
+        if not c.has_trainer:
             self.current_label.setText("The current step of the training run (nothing "
                                        "trained yet).")
-        else:
-            s = c.trainer.settings
+        elif t is not None:
+            s = t.settings
             self.current_label.setText(
                 f"Step {c.step_index:,} of the current run: {MODE_LABELS[s.mode]}, "
                 f"{_pattern_label(s.pattern)}, tie rule {s.tie_rule}.")
@@ -306,12 +299,10 @@ class ComparePane(CatchesUp, QFrame):
 
     # ----- controller signals ----------------------------------------------------------------------
     def _furthest(self) -> int:
-        t = self.controller.trainer
-        if t is None:
-            return 0
-        if not self.controller.busy:
-            t.tokenizer()   # grow the shared tokenizer to the current step (cheap)
-        return getattr(t, "furthest_step", t.n_steps)
+        t = self.controller.view()
+        if t is None:   # none, or a job runs it: keep the range
+            return self.step_spin.maximum() if self.controller.has_trainer else 0
+        return t.furthest_step
 
     def _on_trainer(self) -> None:
         self._set_step_range()
@@ -363,7 +354,7 @@ class ComparePane(CatchesUp, QFrame):
             key = s.pattern
         _select(self.t_pattern, key)
         _select(self.t_tie, s.tie_rule)
-        t = self.controller.trainer
+        t = self.controller.view()
         if s.num_merges is not None:
             n_initial = t.n_initial if t is not None else 256 + len(s.special_tokens)
             self.t_vocab.setValue(n_initial + s.num_merges)
@@ -377,92 +368,69 @@ class ComparePane(CatchesUp, QFrame):
                        num_merges=None, tie_rule=self.t_tie.currentData())
 
     def _form_edited(self, *_) -> None:
-        if self._trained_settings is not None and not self.jobs.busy:
+        if self._trained_settings is not None and not self.training:
             same = self._trained_settings == self.form_settings()
             self.train_status.setText(self._trained_status if same else
                                       "Settings changed: click Train to train them.")
 
     def train(self) -> bool:
-        """Train the form's settings on the corpus in a background job."""
-        text = self.controller.corpus_text
-        table = self.controller.corpus_table   # a word-count table trains as it is
-        if table is None and not text.strip():
-            self._train_error("The corpus is empty: load or type a corpus first.")
+        """Train the form's settings on the corpus: a job of the controller's (the status
+        bar shows its progress and Cancel)."""
+        if not self.controller.train_other(self.form_settings(), self.name):
+            if self.controller.busy:   # else jobEnded has said why
+                self._train_error("Another job is running: wait for it, or cancel it (Esc).")
             return False
-        try:
-            settings = self.form_settings().validated()
-            base = 256 + len(settings.special_tokens)
-            if settings.mode == "byte" and settings.vocab_size < base:
-                raise BPEError(f"Vocab size {settings.vocab_size} is below the base alphabet "
-                               f"(256 bytes + {len(settings.special_tokens)} special tokens "
-                               f"= {base}). Choose a vocab size of at least {base}.")
-        except BPEError as e:
-            self._train_error(str(e))
-            return False
-
-        files = self.controller.corpus_files   # a streamed corpus: train from its files
-
-        def job(progress, cancelled):
-            t0 = time.perf_counter()
-            if table is not None:
-                trainer = Trainer.from_counts(table, settings)
-            elif files is not None:
-                pre = Pretokenizer(settings.pattern, settings.special_tokens)
-                trainer = Trainer(count_files(files, pre, cancel=cancelled), settings)
-            else:
-                trainer = Trainer.from_text(text, settings, cancel=cancelled)
-            trainer.run(progress=progress, cancel=cancelled, detail=False)
-            return trainer, settings, trainer.table.n_chars, time.perf_counter() - t0
-
-        if not self.jobs.start(f"Training side {self.name}", job):
-            return False
+        self.training = True
         self.train_btn.setEnabled(False)
         self.cancel_btn.setEnabled(True)
-        self.progress.setVisible(True)
-        self.progress.setRange(0, 0)
+        c = self.controller
         self.train_status.setText(
-            "Training on the word-count table…" if table is not None else
-            "Training on the corpus (reading its files)…" if files else
-            f"Training on the corpus ({len(text):,} characters)…")
+            "Training on the word-count table…" if c.corpus_table is not None else
+            "Training on the corpus (reading its files)…" if c.streamed else
+            f"Training on the corpus ({len(c.corpus_text):,} characters)…")
+        self.train_status.setStyleSheet("")
         return True
 
     @property
-    def training(self) -> bool:
-        return self.jobs.busy
-
-    def _progress(self, done: int, total: int) -> None:
-        self.progress.setRange(0, max(1, total))
-        self.progress.setValue(done)
+    def trained_tokenizer(self) -> Tokenizer | None:
+        """The other configuration's tokenizer, once trained (whatever kind is shown)."""
+        return self._trained_tok
 
     def _train_done_ui(self) -> None:
+        self.training = False
         self.train_btn.setEnabled(True)
         self.cancel_btn.setEnabled(False)
-        self.progress.setVisible(False)
 
-    def _train_finished(self, _label: str, result) -> None:
-        self._train_done_ui()
-        trainer, settings, n_chars, secs = result
-        self._trained_tok = trainer.tokenizer()
-        self._trained_settings = settings
+    def _job_done(self, kind: str, result) -> None:
+        if kind == self.file_kind:
+            path, tok = result
+            self.set_tokenizer(tok, Path(path).name)
+            return
+        if kind != self.job_kind:
+            return
+        self._trained_tok = result.tokenizer
+        settings = self._trained_settings = result.settings
         self._trained_desc = (f"{MODE_SHORT[settings.mode]} · {_pattern_short(settings.pattern)}"
-                              f" · vocab {trainer.vocab_size:,} · {settings.tie_rule}")
-        self._trained_status = (f"Trained {trainer.n_steps:,} merges on the corpus "
-                                f"({n_chars:,} characters) in {secs:.1f} s.")
+                              f" · vocab {result.vocab_size:,} · {settings.tie_rule}")
+        self._trained_status = (f"Trained {result.n_steps:,} merges on the corpus "
+                                f"({result.n_chars:,} characters) in {result.seconds:.1f} s.")
         self.train_status.setText(self._trained_status)
         self.train_status.setStyleSheet("")
-        self.trained.emit()
         if self.kind_key() == "trained":
             self.changed.emit()
 
-    def _train_failed(self, _label: str, message: str, user_error: bool) -> None:
+    def _job_ended(self, kind: str, why: str) -> None:
+        if kind == self.file_kind and why:
+            self.imp_label.setText(f"Cannot load the file: {why}")
+            self.imp_label.setStyleSheet(f"color: {cut_color(self.palette()).name()}")
+            return
+        if kind != self.job_kind:
+            return
         self._train_done_ui()
-        self._train_error(message if user_error else f"Unexpected error (please report it):\n"
-                          f"{message.strip().splitlines()[-1]}")
-        self.trained.emit()
-
-    def _train_cancelled(self, _label: str) -> None:
-        self._train_done_ui()
-        self.train_status.setText("Training cancelled.")
+        if why == "cancelled":
+            self.train_status.setText("Training cancelled.")
+        elif why:
+            self._train_error(why)
         self.trained.emit()
 
     def _train_error(self, message: str) -> None:
@@ -490,15 +458,11 @@ class ComparePane(CatchesUp, QFrame):
             self.changed.emit()
 
     def open_file(self, path: str) -> bool:
-        try:
-            from ...engine.formats import load_tokenizer   # written by the formats work
-            tok = load_tokenizer(path)
-        except (BPEError, ImportError) as e:
-            self.imp_label.setText(f"Cannot load {Path(path).name}: {e}")
-            self.imp_label.setStyleSheet(f"color: {cut_color(self.palette()).name()}")
-            return False
-        self.set_tokenizer(tok, Path(path).name)
-        return True
+        """Load a tokenizer file for this side (through the controller: a big one on
+        its job runner). False if it cannot be loaded (the label says why)."""
+        self.imp_label.setText(f"Loading {Path(path).name}…")
+        self.imp_label.setStyleSheet("")
+        return self.controller.read_tokenizer(path, self.file_kind)
 
     def _ask_open(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
@@ -507,8 +471,6 @@ class ComparePane(CatchesUp, QFrame):
         if path:
             self.open_file(path)
 
-    def shutdown(self) -> None:
-        self.jobs.stop_and_wait()
 
 
 def _select(combo: QComboBox, key) -> None:

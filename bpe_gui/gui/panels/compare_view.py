@@ -1,11 +1,13 @@
 """Compare two tokenizers side by side on the same text.
 
 Each side is one of: the current training step, another step of the same run, another
-training configuration (a copy of the settings, trained on the corpus in a background
-job), or an imported tokenizer. Both sides colour the text token by token with the
+training configuration (a copy of the settings, trained on the corpus by a job of the
+controller's), or an imported tokenizer. Both sides colour the text token by token with the
 encode view's highlighter (alternating blocks from ``Encoding.offsets``), mark the cuts
 only that side makes, and a table compares tokens, bytes per token, tokens per word and
-the share of partial-character tokens, in all and per script (``engine.stats``).
+the share of partial-character tokens, in all and per script (``engine.stats``). A
+second tab compares the two vocabularies (shared and own tokens, Jaccard index, what
+each side produces of the other's tokens: compare_overlap.py).
 
 The parts: :class:`ComparePane` (compare_pane.py) is one side, :class:`TokenTextView`
 (token_text.py) its coloured text, :class:`CompareTableModel` (models/compare_table.py)
@@ -15,14 +17,16 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import QCoreApplication, Qt, QTimer, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (QCheckBox, QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit,
-                               QPushButton, QSplitter, QTableView, QVBoxLayout, QWidget)
+                               QPushButton, QSplitter, QTableView, QTabWidget, QVBoxLayout,
+                               QWidget)
 
 from ...engine import stats
 from ...engine.errors import BPEError
 from ...engine.tokenizer import Encoding
 from ..models.compare_table import METRICS, CompareTableModel, fmt_cell
+from .compare_overlap import OverlapPanel
 from .compare_pane import DEBOUNCE_MS, ComparePane
 from .token_text import TokenTextView, cut_color
 
@@ -56,7 +60,7 @@ class CompareView(QWidget):
         sample.clicked.connect(lambda: self.set_text(SAMPLE_TEXT))
         from_corpus = QPushButton("From corpus")
         from_corpus.setToolTip("The first 2,000 characters of the corpus")
-        from_corpus.clicked.connect(self._from_corpus)
+        from_corpus.clicked.connect(self.from_corpus)
         self.fold = QCheckBox("Ignore where spaces go")
         self.fold.setChecked(True)
         self.fold.setToolTip("A cut before a run of whitespace counts as a cut after it, so "
@@ -86,14 +90,20 @@ class CompareView(QWidget):
         self.table.setAlternatingRowColors(True)
         self.table.setSelectionMode(QTableView.NoSelection)
         self.table.setFocusPolicy(Qt.NoFocus)
-        lower = QWidget()
-        lv = QVBoxLayout(lower)
+        per_script = QWidget()
+        lv = QVBoxLayout(per_script)
         lv.setContentsMargins(0, 0, 0, 0)
         lv.addWidget(self.summary)
         lv.addWidget(self.table, 1)
+        self.overlap = OverlapPanel(controller)
+        self.lower = QTabWidget()
+        self.lower.setDocumentMode(True)
+        self.lower.addTab(per_script, "Cuts and counts per script")
+        self.lower.addTab(self.overlap, "Vocabulary overlap")
+        self.lower.currentChanged.connect(lambda _i: self._want_overlap())
         split = QSplitter(Qt.Vertical)
         split.addWidget(sides)
-        split.addWidget(lower)
+        split.addWidget(self.lower)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
         split.setChildrenCollapsible(False)
@@ -111,6 +121,7 @@ class CompareView(QWidget):
         lay.addWidget(split, 1)
 
         self.encodings: list[Encoding | None] = [None, None]
+        self.tokenizers: list = [None, None]   # each side's tokenizer at the last compare
         self.stats: list[dict | None] = [None, None]
         self.diff: tuple[set, set] = (set(), set())
         self.last_ms = 0.0
@@ -126,9 +137,6 @@ class CompareView(QWidget):
         self._sync_scroll()
         self.edit.setPlainText(SAMPLE_TEXT)
         self.compare_now()
-        app = QCoreApplication.instance()
-        if app is not None:   # a side may still be training when the app quits
-            app.aboutToQuit.connect(self.shutdown)
 
     def catch_up(self) -> None:
         """The dock's tab came to the front: let each side catch up (see visibility.py)."""
@@ -160,7 +168,8 @@ class CompareView(QWidget):
     def text(self) -> str:
         return self.edit.toPlainText()
 
-    def _from_corpus(self) -> None:
+    def from_corpus(self) -> None:
+        """The button From corpus: the first 2,000 characters of the corpus as the text."""
         if self.controller.corpus_table is not None:   # no text to take from
             from ..table_corpus import NO_TEXT
             self.summary.setText(NO_TEXT + " Type or paste a text to compare instead.")
@@ -178,7 +187,7 @@ class CompareView(QWidget):
         text = self.text()
         panes = (self.pane_a, self.pane_b)
         for i, pane in enumerate(panes):
-            tok = pane.tokenizer()
+            tok = self.tokenizers[i] = pane.tokenizer()
             enc, st = None, None
             if tok is not None:
                 try:
@@ -208,8 +217,31 @@ class CompareView(QWidget):
         names = [f"{p.name}: {p.description()}" for p in panes]
         self.model.set_stats(self.stats[0], self.stats[1], names)
         self._summarize()
+        self._want_overlap()
         self.last_ms = (time.perf_counter() - t0) * 1000
         self.compared.emit()
+
+    def show_overlap(self) -> None:
+        """Bring the Vocabulary overlap tab to the front (it compares the sides)."""
+        self.lower.setCurrentWidget(self.overlap)
+
+    def _want_overlap(self) -> None:
+        """The overlap tab compares the sides' vocabularies only while it is shown."""
+        if self.lower.currentWidget() is not self.overlap:
+            return
+        a, b = self.tokenizers
+        key = tuple(self._side_key(p, t) for p, t in zip((self.pane_a, self.pane_b), (a, b)))
+        self.overlap.want(a, b, key, (self.pane_a.name, self.pane_b.name))
+
+    def _side_key(self, pane, tok) -> tuple | None:
+        """What identifies a side's vocabulary: the step of this run, or the tokenizer
+        object itself (imported, another configuration)."""
+        if tok is None:
+            return None
+        if pane.kind_key() in ("current", "step"):
+            return (pane.kind_key(), pane.description(), id(self.controller.view()),
+                    len(tok.vocab))
+        return (pane.kind_key(), id(tok), len(tok.vocab))
 
     def _summarize(self) -> None:
         a, b = self.diff
@@ -223,7 +255,3 @@ class CompareView(QWidget):
             f"<b>{len(a):,}</b> only in A, <b>{len(b):,}</b> only in B. Hover a token "
             "for its id and bytes.")
 
-    def shutdown(self) -> None:
-        """Stop the sides' background training (call before the window closes)."""
-        for pane in (self.pane_a, self.pane_b):
-            pane.shutdown()

@@ -32,7 +32,6 @@ PREVIEW_CHARS = 1_000_000       # characters shown read-only above that
 PREVIEW_SLICE = 64_000          # characters added to the preview per timer tick
 EDIT_DEBOUNCE_MS = 300
 COUNT_SLICE = 1 << 20           # characters counted per timer tick for big texts
-TINY_CHARS = 20_000             # pre-tokens counted at once below this
 CORPUS_FILTER = ("Text corpora (*.txt *.md *.jsonl *.txt.xz *.md.xz *.jsonl.xz *.txt.gz "
                  "*.md.gz *.jsonl.gz *.xz *.gz);;Word-count tables (*.tsv *.tsv.gz *.tsv.xz);;"
                  "All files (*)")
@@ -520,32 +519,16 @@ class CorpusEditor(QWidget):
             self._count_job = (text, pos, nbytes, nlines)
 
     def pretoken_counts(self) -> tuple[int, int] | None:
-        """(pre-tokens, unique) from the current trainer, or counted now for tiny texts."""
-        c = self.controller
-        t = c.trainer
-        if t is not None and not c.stale and getattr(t, "table", None) is not None:
-            return t.table.total, len(t.table)
-        if c.corpus_table is not None:
-            return c.corpus_table.total, len(c.corpus_table)
-        text = c.corpus_text
-        if len(text) <= TINY_CHARS and not c.streamed:
-            try:
-                from ...engine.pretokenize import Pretokenizer
-                words = Pretokenizer(c.settings.pattern, c.settings.special_tokens).words(text)
-            except Exception:  # a bad pattern is reported by the settings panel
-                return None
-            return len(words), len(set(words))
-        return None
+        """(pre-tokens, unique), as the controller knows them (the trainer's table, a
+        word-count table, or a tiny text counted at once)."""
+        return self.controller.corpus_pretokens()
 
     def _streamed_counts(self) -> None:
         """A streamed corpus: size on disk; characters and bytes from its pre-token table
         once training has read the files."""
-        c = self.controller
-        t = c.trainer
-        if t is not None and not c.stale:
-            self._counts.update(chars=t.table.n_chars, bytes=t.table.n_bytes)
-        else:
-            self._counts.update(chars=None, bytes=None)
+        counts = self.controller.corpus_text_counts()
+        chars, nbytes = counts if counts is not None else (None, None)
+        self._counts.update(chars=chars, bytes=nbytes)
 
     def _update_stats(self) -> None:
         c = self.controller

@@ -246,7 +246,7 @@ class EncodeView(CatchesUp, CharPositions, QWidget):
     # ----- controller -------------------------------------------------------------------------
     def _on_tokenizer_changed(self) -> None:
         tok = self.controller.tokenizer()
-        if tok is None and self.controller.busy:
+        if tok is None and self.controller.training_job:
             return   # the trainer belongs to a job: keep the last tokenizer until it ends
         self.tok = tok
         if self.skip_while_hidden():
@@ -260,7 +260,7 @@ class EncodeView(CatchesUp, CharPositions, QWidget):
 
     def _update_source(self) -> None:
         c = self.controller
-        first = f"Trained, as of step {c.step_index:,}" if c.trainer is not None else \
+        first = f"Trained, as of step {c.step_index:,}" if c.has_trainer else \
             "Trained (nothing trained yet)"
         want = [first]
         if c.imported is not None:
@@ -340,11 +340,11 @@ class EncodeView(CatchesUp, CharPositions, QWidget):
         self._nbytes = len(text.encode("utf-8"))
         self._trainer = None
         self._words = None
-        if tok is None or c.use_imported or c.trainer is None or tok.mode != "byte":
+        t = c.view()
+        if tok is None or c.use_imported or t is None or tok.mode != "byte":
             return
         if sum(map(len, enc.tokens)) != self._nbytes:
             return   # a custom pattern skipped some text: byte positions would not line up
-        t = c.trainer
         self._trainer, self._step, self._records = t, t.n_steps, list(t.steps)
         self._words = WORDS_PENDING   # worked out at the first step: typing need not pay
 
@@ -352,7 +352,7 @@ class EncodeView(CatchesUp, CharPositions, QWidget):
         """Update the encoding for a training step by applying/undoing merges. False if
         it cannot (new trainer, imported tokenizer, far jump, text edited meanwhile)."""
         c = self.controller
-        t = c.trainer
+        t = c.view()
         if (self._words is None or t is None or t is not self._trainer or c.use_imported
                 or self.tok is None or self._raw_text() != self._text):
             return False

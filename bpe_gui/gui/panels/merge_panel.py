@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QGroupBox, QHBoxLayout, QHeade
 
 from ...engine.trainer import TIE_RULE_LABELS, MergeStep
 from ..models.affected import AffectedModel, affected_rows
-from ..models.pair_table import PairSnapshot, PairTableModel, first_words, pair_snapshot
+from ..models.pair_table import PairSnapshot, PairTableModel
 from ..models.roles import ReadableCache, TokenColors
 from ..models.timeline import TimelineModel
 from .table_cells import TEXT_MARGIN, CellTableView
@@ -262,7 +262,7 @@ class MergePanel(CatchesUp, QWidget):
         self._refresh()
 
     def _on_stale(self, stale: bool) -> None:
-        self.stale_label.setVisible(bool(stale) and self.controller.trainer is not None)
+        self.stale_label.setVisible(bool(stale) and self.controller.has_trainer)
 
     def _on_playing(self, on: bool) -> None:
         self.play_btn.blockSignals(True)
@@ -302,7 +302,7 @@ class MergePanel(CatchesUp, QWidget):
             self.controller.train()
 
     def _on_target_changed(self) -> None:
-        t = self.controller.trainer
+        t = self.controller.view()
         if t is not None:
             self.goto_spin.setMaximum(max(t.target_steps or 10_000_000, t.n_steps))
         self._fit_numbers(t)
@@ -338,7 +338,7 @@ class MergePanel(CatchesUp, QWidget):
     def _update_controls(self, *_):
         c = self.controller
         busy = c.busy
-        has = c.trainer is not None or (bool(c.corpus_text) and not c.corpus_text.isspace())
+        has = c.has_trainer or (bool(c.corpus_text) and not c.corpus_text.isspace())
         for w in (self.step_btn, self.play_btn, self.goto_btn, self.goto_spin,
                   self.target_btn):
             w.setEnabled(not busy and has)
@@ -349,18 +349,14 @@ class MergePanel(CatchesUp, QWidget):
         self.cancel_btn.setEnabled(busy)
         self.timeline_view.setEnabled(not busy)
 
-    def _blocked(self) -> bool:
-        """A job owns the trainer and it is not holding still for us to look."""
-        return self.controller.busy and not self.controller.peeking
-
     def _refresh(self) -> None:
-        """Re-read the trainer (if it is free) into the snapshots the views show."""
+        """Re-read the trainer (if it may be read) into the snapshots the views show."""
         self._update_controls()
-        if self._blocked():
+        if not self.controller.readable:   # a job runs it: the next look or its end
             return
         if self.skip_while_hidden():
             return
-        t = self.controller.trainer
+        t = self.controller.view()
         if self._new_trainer:
             self._new_trainer = False
             self._fit_numbers(t)
@@ -384,7 +380,7 @@ class MergePanel(CatchesUp, QWidget):
         """Room for the largest count and step this trainer can show: the best pair's
         count never grows as training goes on, so the first one is the largest."""
         top = t.steps[0].count if t is not None and t.steps else \
-            (t.core.best() or (0, 0, 0))[2] if t is not None else 0
+            t.best_count() if t is not None else 0
         last = max(t.target_steps or 0, t.n_steps) if t is not None else 0
         bold = self.pair_view.font()
         bold.setBold(True)   # the chosen pair's and the current step's rows are bold
@@ -397,13 +393,13 @@ class MergePanel(CatchesUp, QWidget):
         self.timeline_view.set_column_minimum(0, step_w)
 
     def _refresh_pairs(self) -> None:
-        t = self.controller.trainer
-        if self._blocked():
+        if not self.controller.readable:
             return
-        snap = pair_snapshot(t, self.limit)
+        t = self.controller.view()
+        snap = t.pair_snapshot(self.limit) if t is not None else PairSnapshot()
         if self._words_of is not t:   # "part of 中" hints look in the first words
             self._words_of = t
-            self.pair_model.words = first_words(t)
+            self.pair_model.words = t.first_words() if t is not None else []
         self.pair_model.set_snapshot(snap)
         if self.pair_view.selectionModel().hasSelection():   # rows now hold other pairs
             self.pair_view.clearSelection()
@@ -419,8 +415,7 @@ class MergePanel(CatchesUp, QWidget):
         self.more_btn.setEnabled(snap.maybe_more and not self.controller.busy)
 
     def _next_text(self, snap: PairSnapshot) -> str:
-        t = self.controller.trainer
-        if t is None:
+        if not self.controller.has_trainer:
             return "No training yet: add a corpus, then press Step."
         rec = self.next_rec
         if rec is None:
@@ -431,7 +426,7 @@ class MergePanel(CatchesUp, QWidget):
                 f"<b>{_esc(merged)}</b> (count {rec.count:,})<br>{_esc(rec.reason)}")
 
     def _refresh_last(self) -> None:
-        t = self.controller.trainer
+        t = self.controller.view()
         rec = t.steps[-1] if t is not None and t.steps else None
         if rec is self._last_rec and rec is not None:
             return
@@ -463,7 +458,7 @@ class MergePanel(CatchesUp, QWidget):
         self.affected_model.set_rows(affected_rows(rec, t.vocab_bytes, self.cache))
 
     def _refresh_status(self) -> None:
-        t = self.controller.trainer
+        t = self.controller.view()
         if t is None:
             self.status.setText("Step 0 · no trainer")
             return

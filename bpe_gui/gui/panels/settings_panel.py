@@ -23,7 +23,6 @@ CUSTOM = "custom"
 PREVIEW_TIMEOUT_S = 0.25
 PREVIEW_CHARS = 160
 PREVIEW_FALLBACK = "Hello world's 42 tokens! 你好，世界。"
-CHAR_BASE_LIMIT = 5_000_000   # above this many characters the char alphabet is not counted here
 MAX_SPIN = 10_000_000
 
 TIE_RULE_HELP = {
@@ -52,7 +51,6 @@ class SettingsPanel(QWidget):
         super().__init__(parent)
         self.controller = controller
         self._syncing = False
-        self._char_base_cache: tuple[int, int] | None = None  # (id(text), n chars)
         self.errors: dict[str, str] = {}
         self._pending: tuple | None = None
         self._build()
@@ -278,19 +276,6 @@ class SettingsPanel(QWidget):
         key = self.preset_combo.currentData()
         return key if key != CUSTOM else self.pattern_edit.text()
 
-    def _char_base(self) -> int | None:
-        """How many base symbols char mode would have (distinct non-space chars + 2)."""
-        t = self.controller.trainer
-        if t is not None and not self.controller.stale and t.settings.mode == "char":
-            return t.n_base
-        text = self.controller.corpus_text
-        if len(text) > CHAR_BASE_LIMIT or self.controller.streamed:   # not the whole corpus
-            return None
-        if self._char_base_cache is None or self._char_base_cache[0] != id(text):
-            chars = {c for c in set(text) if not c.isspace()}
-            self._char_base_cache = (id(text), len(chars) + 2)
-        return self._char_base_cache[1]
-
     def collect(self) -> tuple[TrainSettings | None, dict[str, str]]:
         """The settings in the fields, or None with an error per field."""
         errors: dict[str, str] = {}
@@ -317,14 +302,6 @@ class SettingsPanel(QWidget):
                                  "(nested quantifiers such as (a+)+). Simplify it or pick a preset.")
             self.preview_label.clear()
         vocab = self.vocab_spin.value()
-        if not use_merges and not self.prune_check.isChecked():
-            base = 256 if mode == "byte" else self._char_base()
-            if base is not None and vocab < base + len(specials):
-                what = "256 bytes" if mode == "byte" else f"{base} base symbols in this corpus"
-                errors["target"] = (f"Vocab size {vocab} is below the base alphabet ({what}) "
-                                    f"plus {len(specials)} special token(s) = "
-                                    f"{base + len(specials)}. Choose at least "
-                                    f"{base + len(specials)}, or set a number of merges.")
         if errors:
             return None, errors
         if use_merges:   # the vocab size is not used then: do not count it as a change
@@ -334,8 +311,9 @@ class SettingsPanel(QWidget):
                           special_tokens=specials, tie_rule=self.tie_combo.currentData(),
                           min_frequency=self.minfreq_spin.value(),
                           prune=self.prune_check.isChecked())
-        try:
-            s = s.validated()
+        try:   # the vocab size rule is TrainSettings'; char mode: this corpus's alphabet
+            s = s.validated(n_base=self.controller.char_alphabet_size()
+                            if mode == "char" else None)
         except BPEError as e:
             return None, {"target": str(e)}
         return s, {}

@@ -30,6 +30,11 @@ class CatchesUp:
 
     _behind = False            # an update was skipped while hidden
 
+    @property
+    def behind(self) -> bool:
+        """True while the panel has skipped an update that it has not caught up with."""
+        return self._behind
+
     def catch_up_with(self) -> None:
         raise NotImplementedError
 

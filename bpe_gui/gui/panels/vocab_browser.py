@@ -1,23 +1,27 @@
 """Vocabulary browser: every token of the current vocabulary, searchable by text, id or
-hex, and the merge lineage of the selected token (token -> its two parts -> ... -> bytes).
+hex, with its class (ok / unreachable / undecodable / special, filterable), and the
+merge lineage of the selected token (token -> its two parts -> ... -> bytes).
 
 Shows the trained vocabulary as of the current step, or the imported tokenizer's when
 the controller uses it. Stepping appends/removes rows; a hidden browser catches up when
-shown.
+shown. The classes come from the controller (``controller.classes``, token_classes.py):
+at once for a step's new token, from a job of the controller's for a whole vocabulary.
 """
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QItemSelectionModel, Qt, QTimer
 from PySide6.QtGui import QBrush, QFont
-from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QHBoxLayout, QHeaderView, QLabel,
-                               QLineEdit, QSplitter, QTreeWidget, QTreeWidgetItem,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QHBoxLayout,
+                               QHeaderView, QLabel, QLineEdit, QSplitter, QTreeWidget,
+                               QTreeWidgetItem, QVBoxLayout, QWidget)
 
 from ...engine.display import hex_bytes
 from ..models.proxy import SourceSortProxy
 from ..models.roles import TokenColors
+from ..models.vocab_classes import FILTER_LABELS, counts_text
 from ..models.vocab_model import MERGE, SPECIAL, VocabEntry, VocabModel
 from .fit_columns import FittedTableView
+from .text_pane import TextPane
 from .visibility import CatchesUp
 
 SEARCH_DEBOUNCE_MS = 120
@@ -38,6 +42,7 @@ class VocabBrowser(CatchesUp, QWidget):
         controller.stepChanged.connect(self._on_step_changed)
         controller.tokenizerChanged.connect(self._on_tokenizer_changed)
         controller.busyChanged.connect(lambda busy: None if busy else self._refresh())
+        controller.classes.changed.connect(self._refresh_classes)
         self._refresh()
 
     def _build(self) -> None:
@@ -48,11 +53,19 @@ class VocabBrowser(CatchesUp, QWidget):
         self.gpt2 = QCheckBox("GPT-2 alphabet (Ġ)")
         self.gpt2.setToolTip("Show tokens as in GPT-2's vocab.json: each byte as a printable "
                              "character, a space as Ġ")
-        self.summary = QLabel()
+        self.class_filter = QComboBox()
+        for key, label in FILTER_LABELS:
+            self.class_filter.addItem(label, key)
+        self.class_filter.setToolTip(
+            "Show only the tokens of one class. Each token is decoded and its text "
+            "encoded again: ok (it comes back as this token), unreachable (as other "
+            "tokens), undecodable (not valid UTF-8: part of a character), special.")
+        self.class_filter.currentIndexChanged.connect(self._on_class_filter)
+        self.summary = TextPane(lines=1)   # on a row of its own; cut with … if narrow
         top = QHBoxLayout()
         top.addWidget(self.search, 1)
+        top.addWidget(self.class_filter)
         top.addWidget(self.gpt2)
-        top.addWidget(self.summary)
 
         self.model = VocabModel(self)
         self.proxy = SourceSortProxy(self)
@@ -70,9 +83,12 @@ class VocabBrowser(CatchesUp, QWidget):
         self.view.horizontalHeader().setSortIndicator(-1, Qt.AscendingOrder)
         self.view.setSortingEnabled(True)
         self.view.setColumnHidden(VocabModel.STATUS, True)
-        num = self.view.fontMetrics().horizontalAdvance("888,888,888") + 12
-        self.view.fit_columns((0, 1, 0, 0, 0), (self.view.fontMetrics().horizontalAdvance(
-            "200,000") + 12, 80, 0, num * 2 // 3, num))
+        fm = self.view.fontMetrics()
+        num = fm.horizontalAdvance("888,888,888") + 12
+        self.view.fit_columns((0, 1, 0, 0, 0, 0, 0), (
+            fm.horizontalAdvance("200,000") + 12, 80, 0, num * 2 // 3, num,
+            fm.horizontalAdvance("pruned at step 88,888") + 12,
+            fm.horizontalAdvance("undecodable") + 16))
 
         self.details = QLabel()
         self.details.setWordWrap(True)
@@ -102,6 +118,7 @@ class VocabBrowser(CatchesUp, QWidget):
         self.splitter = split
         outer = QVBoxLayout(self)
         outer.addLayout(top)
+        outer.addWidget(self.summary)
         outer.addWidget(split, 1)
 
         self._throttle = QTimer(self, singleShot=True, interval=THROTTLE_MS)
@@ -135,7 +152,7 @@ class VocabBrowser(CatchesUp, QWidget):
     def _on_tokenizer_changed(self) -> None:
         c = self.controller
         key = ("imported", id(c.imported)) if c.use_imported and c.imported is not None \
-            else ("trained", id(c.trainer))
+            else ("trained", id(c.view()))
         if key != self._source_key:   # steps come through stepChanged
             self._new_source = True
             self._refresh()
@@ -151,11 +168,12 @@ class VocabBrowser(CatchesUp, QWidget):
     def _refresh(self) -> None:
         c = self.controller
         imported = c.use_imported and c.imported is not None
-        if not imported and c.busy:
+        t = c.view()
+        if not imported and (c.peeking or (t is None and c.has_trainer)):
             return   # the trainer belongs to a job; catch up when it ends
         if self.skip_while_hidden():
             return
-        key = ("imported", id(c.imported)) if imported else ("trained", id(c.trainer))
+        key = ("imported", id(c.imported)) if imported else ("trained", id(t))
         if key != self._source_key:
             self._new_source = True
         if self._new_source:
@@ -165,15 +183,54 @@ class VocabBrowser(CatchesUp, QWidget):
             if imported:
                 self.model.reset_imported(c.imported)
             else:
-                self.model.reset_trained(c.trainer)
+                self.model.reset_trained(t)
             if selected is None or not self.select_id(selected):
                 self._show_lineage(None)
-        elif not imported and c.trainer is not None:
-            self.model.sync(c.trainer.steps)
-        t = c.trainer
+        elif not imported and t is not None:
+            self.model.sync(t.steps)
         prune = not imported and t is not None and t.settings.prune
         self.view.setColumnHidden(VocabModel.STATUS, not prune)
+        self._refresh_classes()
+
+    # ----- classes ------------------------------------------------------------------------
+    def _refresh_classes(self) -> None:
+        """Take the classes the controller knows for what is shown (it works out the
+        missing ones: at once for a few, by a job for many)."""
+        c = self.controller
+        if self.skip_while_hidden():
+            return
+        force = bool(self.class_filter.currentData())   # a class asked for: even after Cancel
+        if self.model.source == "imported":
+            reach = c.classes.of_imported(c.imported, force) if c.imported is not None \
+                else None
+        elif c.view() is not None and not c.peeking:
+            reach = c.classes.of_trained(force)
+        else:
+            reach = self.model.classes
+        self.model.set_classes(reach)
         self._update_summary()
+
+    def _on_class_filter(self, _i: int = 0) -> None:
+        self.model.set_class_filter(self.class_filter.currentData() or "")
+        self._refresh_classes()
+        self._update_summary()
+
+    def set_class_filter(self, kind: str) -> None:
+        """Show only the tokens of one class ("ok", "unreachable", "undecodable",
+        "special"; "" for all), as the Class box does."""
+        self.class_filter.setCurrentIndex(max(0, self.class_filter.findData(kind)))
+
+    def classes_text(self) -> str:
+        """The summary's words on the classes of the tokens shown (for tests)."""
+        m = self.model
+        reach = m.classes
+        if reach is None:
+            if self.controller.classes.cancelled(m.source):
+                return "classes: cancelled (pick a class to work them out)"
+            return "classes: working them out…"
+        ids = (e.id for e in m.entries)
+        done = all(m.class_of(e.id) != "…" for e in m.entries[-1:])
+        return "classes: " + counts_text(reach, ids) + ("" if done else " (more coming…)")
 
     def _update_summary(self) -> None:
         c, m = self.controller, self.model
@@ -183,13 +240,14 @@ class VocabBrowser(CatchesUp, QWidget):
             label = (c.imported.meta or {}).get("encoding_label") if c.imported else None
             what = f" — {label}" if label else ""
             self.summary.setText(f"Imported {name}{what}: {n:,} tokens")
-        elif c.trainer is None:
+        elif not c.has_trainer:
             self.summary.setText("No vocabulary yet")
         else:
-            self.summary.setText(f"Step {c.trainer.n_steps:,}: {n:,} tokens "
+            self.summary.setText(f"Step {c.step_index:,}: {n:,} tokens "
                                  f"({m.n_base:,} base/special + {n - m.n_base:,} merged)")
+        self.summary.setText(self.summary.text() + f" · {self.classes_text()}")
         shown = self.proxy.rowCount()
-        if self.search.text() and shown != n:
+        if (self.search.text() or self.class_filter.currentData()) and shown != n:
             self.summary.setText(self.summary.text() + f" · {shown:,} match"
                                  f"{'' if shown == 1 else 'es'}")
 

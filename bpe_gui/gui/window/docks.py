@@ -1,0 +1,216 @@
+"""The main window's panels, docks and tabs: where each panel goes by default (fitted
+to the screen), the remembered layout (geometry and dock state in QSettings), Reset
+layout, and panels catching up when their dock tab comes to the front.
+
+:class:`DockLayout` is a part of :class:`~bpe_gui.gui.main_window.MainWindow` (a mixin).
+"""
+from __future__ import annotations
+
+import importlib
+
+from PySide6.QtCore import QByteArray, Qt, QTimer
+from PySide6.QtWidgets import (QApplication, QDockWidget, QFrame, QLabel, QScrollArea, QWidget)
+
+from ..layout_fit import give_central_its_minimum, left_column_width
+from ..panels.corpus_editor import CorpusEditor
+from ..panels.settings_panel import SettingsPanel
+
+STATE_VERSION = 1
+
+
+def _load_panel(module: str, cls: str, controller, parent) -> QWidget:
+    """A views panel; a placeholder only while its module is still being written."""
+    try:
+        mod = importlib.import_module(f"bpe_gui.gui.panels.{module}")
+    except ModuleNotFoundError as e:
+        if e.name != f"bpe_gui.gui.panels.{module}":
+            raise
+        lab = QLabel(f"{cls} is not available in this build.")
+        lab.setAlignment(Qt.AlignCenter)
+        return lab
+    return getattr(mod, cls)(controller, parent)
+
+
+class DockLayout:
+    """Panels in docks: built, laid out by default, remembered, reset."""
+
+    fill_screen = False   # a small screen: app.main shows the window maximized
+
+    def _build_panels(self) -> None:
+        c = self.controller
+        self.merge_panel = _load_panel("merge_panel", "MergePanel", c, self)
+        self.setCentralWidget(self._scrollable(self.merge_panel))
+        self.editor = CorpusEditor(c, self, recent=self.recent)
+        self.settings_panel = SettingsPanel(c, self)
+        self.encode_view = _load_panel("encode_view", "EncodeView", c, self)
+        self.vocab_browser = _load_panel("vocab_browser", "VocabBrowser", c, self)
+        self.charts_view = _load_panel("charts", "ChartsView", c, self)
+        self.compare_view = _load_panel("compare_view", "CompareView", c, self)
+        self.corpus_dock = self._dock("Corpus", "corpusDock", self.editor, Qt.LeftDockWidgetArea)
+        self.settings_dock = self._dock("Training settings", "settingsDock", self.settings_panel,
+                                        Qt.LeftDockWidgetArea)
+        self.encode_on_right = self._room_for_encode_on_right()
+        self.encode_dock = self._dock("Encode", "encodeDock", self.encode_view,
+                                      Qt.RightDockWidgetArea if self.encode_on_right
+                                      else Qt.BottomDockWidgetArea)
+        self.vocab_dock = self._dock("Vocabulary", "vocabDock", self.vocab_browser,
+                                     Qt.BottomDockWidgetArea)
+        self.charts_dock = self._dock("Charts", "chartsDock", self.charts_view,
+                                      Qt.BottomDockWidgetArea)
+        self.compare_dock = self._dock("Compare", "compareDock", self.compare_view,
+                                       Qt.BottomDockWidgetArea)
+        if not self.encode_on_right:
+            self.tabifyDockWidget(self.encode_dock, self.vocab_dock)
+        self.tabifyDockWidget(self.vocab_dock, self.charts_dock)
+        self.tabifyDockWidget(self.charts_dock, self.compare_dock)
+        (self.vocab_dock if self.encode_on_right else self.encode_dock).raise_()
+        if self._short_screen():
+            # Not enough height for corpus and settings one above the other: tabs (before
+            # the playback dock joins them, or Qt splits the group).
+            self.tabifyDockWidget(self.corpus_dock, self.settings_dock)
+        self._add_playback_dock()
+        if self._short_screen():
+            self.corpus_dock.raise_()
+        if hasattr(self.merge_panel, "use_window_toolbar"):
+            self.merge_panel.use_window_toolbar()   # Step, Train, Cancel are in the toolbar
+        self.setCorner(Qt.BottomLeftCorner, Qt.LeftDockWidgetArea)
+        self.setCorner(Qt.BottomRightCorner, Qt.RightDockWidgetArea)
+        self.editor.pathsRequested.connect(self.open_paths)
+        self.editor.sampleLoaded.connect(self._sample_loaded)
+
+    def _add_playback_dock(self) -> None:
+        """Word playback (issue 15): never in the encode view's tab group, so a click on a
+        word brings it up without hiding the text. Below the encode view on the right;
+        beside the bottom tabs when they have room for both; else a tab of the left
+        column, behind the training settings."""
+        self.playback_view = _load_panel("word_playback", "WordPlayback", self.controller, self)
+        beside = self._default_size()[0] - 440 >= (self.encode_view.minimumSizeHint().width()
+                                                   + self.playback_view.sizeHint().width())
+        area = Qt.RightDockWidgetArea if self.encode_on_right else \
+            Qt.BottomDockWidgetArea if beside else Qt.LeftDockWidgetArea
+        self.playback_dock = self._dock("Word playback", "playbackDock", self.playback_view, area)
+        if self.encode_on_right:
+            self.splitDockWidget(self.encode_dock, self.playback_dock, Qt.Vertical)
+        elif not beside:
+            self.tabifyDockWidget(self.settings_dock, self.playback_dock)
+            self.settings_dock.raise_()
+        words = getattr(self.encode_view, "words", None)
+        if words is not None and hasattr(self.playback_view, "show_word"):
+            words.wordClicked.connect(self.playback_view.show_word)
+            words.wordClicked.connect(lambda _w: (self.playback_dock.show(),
+                                                  self.playback_dock.raise_()))
+
+    def _width_for_encode_on_right(self) -> int:
+        # the docks below the merge panel share its width: the widest of them counts
+        middle = max(w.minimumSizeHint().width() for w in (
+            self.merge_panel, self.vocab_browser, self.charts_view, self.compare_view))
+        return middle + sum(w.minimumSizeHint().width()
+                            for w in (self.encode_view, self.editor)) + 260
+
+    def _default_size(self) -> tuple[int, int]:
+        screen = QApplication.primaryScreen()
+        avail = screen.availableGeometry() if screen is not None else None
+        if avail is None:
+            return 1500, 940
+        if avail.height() < 900:   # a small screen: every pixel counts
+            return avail.width(), avail.height()
+        w = min(int(avail.width() * 0.95), max(1760, self._width_for_encode_on_right()))
+        return w, min(940, int(avail.height() * 0.92))
+
+    @staticmethod
+    def _short_screen() -> bool:
+        screen = QApplication.primaryScreen()
+        return screen is not None and screen.availableGeometry().height() < 900
+
+    def _room_for_encode_on_right(self) -> bool:
+        """Encode view beside the merge panel when the default window is wide enough for
+        both at their minimum widths; otherwise it is the first tab below the merge panel."""
+        return not self._short_screen() and \
+            self._default_size()[0] >= self._width_for_encode_on_right()
+
+    def _default_dock_sizes(self) -> None:
+        """Sizes of the default layout, relative to the window (needs it laid out)."""
+        w, h = max(self.width(), 900), max(self.height(), 600)
+        side = max(300, min(440, int(w * 0.24)))
+        if self.encode_on_right:
+            right = max(side, self.encode_view.minimumSizeHint().width())
+            spare = w - right - self.merge_panel.minimumSizeHint().width() - 40
+            side = max(self.editor.minimumSizeHint().width(), min(side, spare))
+            self.resizeDocks([self.corpus_dock, self.encode_dock], [side, right], Qt.Horizontal)
+        else:
+            self.resizeDocks([self.corpus_dock], [left_column_width(self, side, w)],
+                             Qt.Horizontal)
+        self.resizeDocks([self.corpus_dock, self.settings_dock], [int(h * 0.42), int(h * 0.58)],
+                         Qt.Vertical)
+        below = 0.33 if self.encode_on_right else (0.3 if self._short_screen() else 0.4)
+        # Qt sizes a tab group through the dock in front of it
+        bottom = self.vocab_dock if self.encode_on_right else self.encode_dock
+        self.resizeDocks([bottom], [int(h * below)], Qt.Vertical)
+        QTimer.singleShot(0, lambda: give_central_its_minimum(self, bottom))
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if not self._shown_once:
+            self._shown_once = True
+            if not self._state_restored:
+                self._default_dock_sizes()
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        if self.fill_screen and self._shown_once and not self._state_restored:
+            # the window manager maximized the window after it was shown: the default
+            # dock sizes are relative to the window, so set them again (once)
+            self.fill_screen = False
+            self._default_dock_sizes()
+
+    @staticmethod
+    def _scrollable(widget: QWidget) -> QScrollArea:
+        """A panel that scrolls when its area is smaller than its minimum size, so the
+        window always fits the screen however the docks are arranged."""
+        area = QScrollArea()
+        area.setWidgetResizable(True)
+        area.setFrameShape(QFrame.NoFrame)
+        area.setWidget(widget)
+        return area
+
+    def docks(self) -> list[QDockWidget]:
+        return [self.corpus_dock, self.settings_dock, self.encode_dock, self.vocab_dock,
+                self.charts_dock, self.compare_dock, self.playback_dock]
+
+    def _dock(self, title: str, name: str, widget: QWidget, area) -> QDockWidget:
+        dock = QDockWidget(title, self)
+        dock.setObjectName(name)
+        dock.setWidget(self._scrollable(widget))
+        dock.setFeatures(QDockWidget.DockWidgetMovable | QDockWidget.DockWidgetFloatable
+                         | QDockWidget.DockWidgetClosable)
+        self.addDockWidget(area, dock)
+        if hasattr(widget, "catch_up"):
+            # A dock tab coming to the front was never hidden (see panels/visibility.py):
+            # let its panel do the work it skipped, once the dock has its geometry.
+            dock.visibilityChanged.connect(
+                lambda shown: shown and QTimer.singleShot(0, widget, widget.catch_up))
+        return dock
+
+
+    def reset_layout(self) -> None:
+        for dock in self.docks():
+            dock.setFloating(False)
+            dock.show()
+        self.restoreState(self._default_state, STATE_VERSION)
+        self._default_dock_sizes()
+
+    def _restore_layout(self) -> None:
+        geom = self.settings.value("geometry")
+        if isinstance(geom, QByteArray) and not geom.isEmpty():
+            self.restoreGeometry(geom)
+        else:
+            self.resize(*self._default_size())
+            self.fill_screen = self._short_screen()   # app.main shows it maximized
+        state = self.settings.value("windowState")
+        if isinstance(state, QByteArray) and not state.isEmpty():
+            self._state_restored = self.restoreState(state, STATE_VERSION)
+
+    def save_layout(self) -> None:
+        self.settings.setValue("geometry", self.saveGeometry())
+        self.settings.setValue("windowState", self.saveState(STATE_VERSION))
+        self.settings.sync()

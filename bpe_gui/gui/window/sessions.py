@@ -1,0 +1,128 @@
+"""Sessions of the main window: save and open ``.bpesession`` files (corpus, settings,
+step, the encode view's text, the imported tokenizer), the autosave when the window
+closes, and what the window opens at start (files given on the command line, the last
+session if asked for, or the default sample).
+
+:class:`SessionsAndAutosave` is a part of :class:`~bpe_gui.gui.main_window.MainWindow`
+(a mixin).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Sequence
+
+from PySide6.QtCore import QStandardPaths
+from PySide6.QtWidgets import (QFileDialog)
+
+from ..last_folder import last_folder, remember
+from ..panels.corpus_editor import SESSION_SUFFIX
+
+SESSION_FILTER = f"bpe-gui sessions (*{SESSION_SUFFIX} *.json);;All files (*)"
+AUTOSAVE_NAME = "last-session" + SESSION_SUFFIX
+AUTOSAVE_MAX_INLINE = 5_000_000   # characters of edited text the autosave keeps inline
+
+
+class SessionsAndAutosave:
+    """Session files, the autosave and the first thing the window opens."""
+
+    def _encode_text(self) -> str:
+        view = self.encode_view
+        for name in ("text", "input_text"):
+            fn = getattr(view, name, None)
+            if callable(fn):
+                try:
+                    return str(fn())
+                except TypeError:
+                    pass
+        return ""
+
+    def _show_ws(self) -> bool:
+        ws = getattr(self.encode_view, "show_ws", None)
+        return ws.isChecked() if ws is not None else True
+
+    def _sample_loaded(self, sample) -> None:
+        """Offer the sample's example text in the encode view, unless the user typed one."""
+        current = self._encode_text()
+        if sample.encode_text and (not current.strip() or current == self._sample_encode_text):
+            self._set_encode_text(sample.encode_text)
+            self._sample_encode_text = sample.encode_text
+
+    _sample_encode_text = ""
+
+    def _set_encode_text(self, text: str) -> None:
+        fn = getattr(self.encode_view, "set_text", None)
+        if callable(fn) and text:
+            fn(text)
+
+    def open_session_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open session", self._session_dir(),
+                                              SESSION_FILTER)
+        if path:
+            remember(path)
+            self.open_session(path)
+
+    def open_session(self, path: str) -> bool:
+        if not self.maybe_save_corpus():
+            return False
+        s = self.controller.open_session(path)
+        if s is None:
+            return False
+        self._set_encode_text(s.encode_text)
+        ws = getattr(self.encode_view, "show_ws", None)
+        if ws is not None:
+            ws.setChecked(s.show_whitespace)
+        if not path.endswith(AUTOSAVE_NAME):
+            self.recent.add([path])
+        return True
+
+    def save_session(self) -> bool:
+        path = self.controller.session_path
+        if not path or path.endswith(AUTOSAVE_NAME):
+            return self.save_session_as()
+        return self.controller.save_session(path, self._encode_text(), self._show_ws())
+
+    def save_session_as(self) -> bool:
+        path, _ = QFileDialog.getSaveFileName(self, "Save session",
+                                              str(Path(self._session_dir()) / f"work{SESSION_SUFFIX}"),
+                                              SESSION_FILTER)
+        if not path:
+            return False
+        if not path.endswith(SESSION_SUFFIX) and not path.endswith(".json"):
+            path += SESSION_SUFFIX
+        ok = self.controller.save_session(path, self._encode_text(), self._show_ws())
+        if ok:
+            remember(path)
+            self.recent.add([path])
+        return ok
+
+    def _session_dir(self) -> str:
+        return last_folder()
+
+    def autosave_path(self) -> Path:
+        base = QStandardPaths.writableLocation(QStandardPaths.AppDataLocation)
+        return Path(base or Path.home() / ".bpe-gui") / AUTOSAVE_NAME
+
+    def _autosave(self) -> None:
+        c = self.controller
+        inline = c.corpus_dirty or not c.corpus_paths
+        if not c.corpus_text or (inline and len(c.corpus_text) > AUTOSAVE_MAX_INLINE):
+            return
+        try:
+            c.session(self._encode_text(), self._show_ws()).save(self.autosave_path())
+        except Exception:  # never block quitting on the autosave
+            pass
+
+    def _set_reopen(self, on: bool) -> None:
+        self.settings.setValue("reopenLastSession", bool(on))
+
+    def load_initial(self, args: Sequence[str] = ()) -> None:
+        """After the window is shown: files from the command line, last session or sample."""
+        if args:
+            self.open_paths(list(args))
+            return
+        auto = self.autosave_path()
+        if self.act_reopen.isChecked() and auto.exists():
+            if self.controller.open_session(str(auto)) is not None:
+                return
+        from ..app import resources
+        self.editor.load_sample(resources().default_sample_id())

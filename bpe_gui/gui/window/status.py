@@ -1,0 +1,145 @@
+"""The main window's status bar and title: the current step, a running job's progress
+and Cancel, "Changed: retrain", messages, and error boxes; and the controller signals
+that drive them.
+
+:class:`StatusBar` is a part of :class:`~bpe_gui.gui.main_window.MainWindow` (a mixin).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (QLabel, QMessageBox, QProgressBar, QPushButton)
+
+from ..app import colors
+from ..worker import describe_progress
+
+
+class StatusBar:
+    """The status bar, the window title and error boxes."""
+
+    def _build_status_bar(self) -> None:
+        sb = self.statusBar()
+        self.stale_label = QLabel()
+        self.step_label = QLabel()
+        self.progress_label = QLabel()
+        self.progress_bar = QProgressBar()
+        self.progress_bar.setFixedWidth(180)
+        self.progress_bar.setRange(0, 1000)
+        self.progress_bar.setTextVisible(False)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setToolTip("Stop the running job (Esc)")
+        self.cancel_button.clicked.connect(self.controller.cancel)
+        for w in (self.stale_label, self.step_label, self.progress_label, self.progress_bar,
+                  self.cancel_button):
+            sb.addPermanentWidget(w)
+        self._show_busy(False)
+
+    # ----- signals ----------------------------------------------------------------------
+    def _connect(self) -> None:
+        c = self.controller
+        c.errorOccurred.connect(self.show_error)
+        c.message.connect(lambda text: self.statusBar().showMessage(text, 10_000))
+        c.progress.connect(self._on_progress)
+        c.busyChanged.connect(self._show_busy)
+        c.busyChanged.connect(lambda _: self._update_actions())
+        c.corpusChanged.connect(self._on_corpus_changed)
+        c.stepChanged.connect(lambda _: self._on_step())
+        c.trainerChanged.connect(self._update_step_label)
+        c.targetChanged.connect(self._update_step_label)
+        c.livePeek.connect(lambda _: self._update_step_label())
+        c.cancelling.connect(lambda label: self.progress_label.setText(f"{label}: cancelling…"))
+        c.trainerStale.connect(self._on_stale)
+        c.playingChanged.connect(self.act_play.setChecked)
+        c.tokenizerChanged.connect(self._update_actions)
+        c.notUtf8.connect(self._on_not_utf8)
+
+    def _on_corpus_changed(self) -> None:
+        c = self.controller
+        self._update_title()
+        if c.corpus_paths and not c.corpus_dirty and c.corpus_paths != self._recorded_paths:
+            self._recorded_paths = list(c.corpus_paths)
+            self.recent.add(c.corpus_paths)
+
+    def _update_title(self) -> None:
+        c = self.controller
+        if c.corpus_sample and not c.corpus_dirty:
+            name = f"sample “{c.corpus_sample}”"
+        elif c.corpus_paths:
+            name = Path(c.corpus_paths[0]).name + (f" +{len(c.corpus_paths) - 1}"
+                                                   if len(c.corpus_paths) > 1 else "")
+        else:
+            name = "untitled corpus"
+        self.setWindowTitle(f"{name}[*] — bpe-gui")
+        self.setWindowModified(c.corpus_dirty)
+
+    def _on_stale(self, stale: bool) -> None:
+        col = colors(self)
+        self.stale_label.setText(f"<span style='color:{col['accent']}'>Changed: retrain "
+                                 "(Ctrl+R)</span>" if stale else "")
+        self.stale_label.setToolTip("Corpus or settings changed since this training; the "
+                                    "next Step retrains from step 0" if stale else "")
+
+    def _on_step(self) -> None:
+        self.statusBar().clearMessage()   # "Step 10." or "Target reached" is stale now
+        self._update_step_label()
+
+    def _update_step_label(self) -> None:
+        c = self.controller
+        t = c.view()
+        if t is None:
+            self.step_label.setText("" if c.has_trainer else "No training yet")
+            return
+        target = t.target_steps
+        step = f"Step {t.n_steps:,}" + (f" / {target:,}" if target is not None else "")
+        self.step_label.setText(f"{step} · vocabulary {t.vocab_size:,} · "
+                                f"tie rule: {t.settings.tie_rule}")
+        self._update_actions()
+
+    def _update_actions(self) -> None:
+        c = self.controller
+        busy = c.busy
+        for act in (self.act_step, self.act_back, self.act_run, self.act_goto, self.act_reset,
+                    self.act_retrain, self.act_export, self.act_open, self.act_open_session,
+                    self.act_import, self.act_new):
+            act.setEnabled(not busy)
+        self.act_cancel.setEnabled(busy)
+        self.act_use_imported.setEnabled(c.imported is not None)
+        self.act_use_imported.setChecked(c.use_imported)
+
+    def _show_busy(self, busy: bool) -> None:
+        if busy:
+            self.progress_bar.setRange(0, 0)  # until the first progress report
+            self.progress_label.setText(f"{self.controller.job_label}…")
+        for w in (self.progress_label, self.progress_bar, self.cancel_button):
+            w.setVisible(busy)
+        self.stale_label.setVisible(not busy)   # "Changed: retrain" while it retrains
+        if not busy:
+            self._update_step_label()
+
+    def _on_progress(self, label: str, done: int, total: int) -> None:
+        if total > 0:
+            self.progress_bar.setRange(0, 1000)
+            self.progress_bar.setValue(int(1000 * min(done, total) / total))
+        self.progress_label.setText(describe_progress(label, done, total,
+                                                      self.controller.job_unit))
+
+    # ----- errors -----------------------------------------------------------------------
+    def show_error(self, title: str, message: str) -> QMessageBox:
+        """A message box; unexpected errors (a traceback) go to the details section."""
+        self.last_error = (title, message)
+        box = QMessageBox(self)
+        box.setWindowTitle(title)
+        if "Traceback (most recent call last)" in message:
+            box.setIcon(QMessageBox.Critical)
+            last = message.strip().splitlines()[-1]
+            box.setText(f"Something went wrong inside bpe-gui ({last}). Your corpus and settings "
+                        "are kept. Please report this with the details below.")
+            box.setDetailedText(message)
+        else:
+            box.setIcon(QMessageBox.Warning)
+            box.setText(message)
+        box.setStandardButtons(QMessageBox.Ok)
+        box.setAttribute(Qt.WA_DeleteOnClose)
+        box.open()  # not exec(): jobs and timers keep running behind it
+        return box
