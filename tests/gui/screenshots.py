@@ -5,7 +5,9 @@
 Runs headless (QT_QPA_PLATFORM=offscreen unless set, e.g. under xvfb-run with xcb),
 with settings in a temporary folder so your own layout is untouched. Writes:
 main-zh-en.png (light, Chinese + English sample), main-dark.png, main-tutorial.png,
-corpus-editor.png, settings.png, big-corpus.png (only if the shared 20 MB corpus exists).
+corpus-editor.png, settings.png, vocab_browser.png (token classes), charts.png
+(compression and Rényi efficiency with a held-out text), compare_view.png (the vocabulary
+overlap of two steps), big-corpus.png (with --big, if the shared 20 MB corpus exists).
 """
 from __future__ import annotations
 
@@ -45,6 +47,57 @@ def wait_idle(app: QApplication, win, timeout: float = 120.0) -> None:
     pump(app, 0.3)
 
 
+def float_dock(app: QApplication, dock, w: int, h: int):
+    """Float a dock at w x h so its panel is grabbed at a readable size."""
+    dock.setFloating(True)
+    dock.resize(w, h)
+    dock.show()
+    dock.raise_()
+    pump(app, 0.5)
+
+
+def panel_shots(app: QApplication, win, out: Path) -> None:
+    """The vocabulary browser, charts and compare view, each raised in its dock and
+    grabbed alone, on the Chinese + English sample trained to 300 steps."""
+    c = win.controller
+    c.goto(300)
+    wait_idle(app, win)
+    float_dock(app, win.vocab_dock, 1100, 680)
+    vb = win.vocab_browser
+    wait_idle(app, win)
+    vb.set_class_filter("undecodable")
+    pump(app, 0.5)
+    ids = vb.visible_ids()
+    if ids:
+        vb.select_id(ids[min(3, len(ids) - 1)])
+    pump(app, 0.5)
+    win.vocab_dock.widget().grab().save(str(out / "vocab_browser.png"))
+    vb.set_class_filter("")
+    win.vocab_dock.setFloating(False)
+
+    float_dock(app, win.charts_dock, 1200, 780)
+    charts = win.charts_view
+    charts.set_held_out_text(ENCODE_TEXT * 20, "a held-out paragraph")
+    wait_idle(app, win)
+    pump(app, 1.5)
+    win.charts_dock.widget().grab().save(str(out / "charts.png"))
+    win.charts_dock.setFloating(False)
+
+    float_dock(app, win.compare_dock, 1200, 780)
+    cv = win.compare_view
+    cv.pane_a.set_kind("current")
+    cv.pane_b.set_kind("step")
+    cv.pane_b.set_step(100)
+    cv.set_text(ENCODE_TEXT)
+    cv.show_overlap()
+    wait_idle(app, win)
+    pump(app, 1.0)
+    win.compare_dock.widget().grab().save(str(out / "compare_view.png"))
+    win.compare_dock.setFloating(False)
+    c.goto(40)
+    wait_idle(app, win)
+
+
 def main(out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix="bpe-gui-shots-"))
@@ -75,6 +128,8 @@ def main(out: Path) -> None:
     win.settings_panel.grab().save(str(out / "settings-dark.png"))
 
     win.set_theme("light", save=False)
+    panel_shots(app, win, out)
+
     win.editor.load_sample("tutorial")
     wait_idle(app, win)
     c.goto(2)
