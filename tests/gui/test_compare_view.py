@@ -231,6 +231,33 @@ def test_overlap_of_two_steps(view, controller, qtbot):
     assert ov.overlap.jaccard == 1.0
 
 
+def test_overlap_numbers_are_readable_in_a_short_wide_tab(controller, qtbot):
+    """In a bottom dock the tab is short and wide: the numbers keep their rows on one
+    line each (not a column of single words) and can all be scrolled to, not cut off."""
+    from PySide6.QtWidgets import QScrollArea
+
+    from bpe_gui.gui.panels.compare_overlap import OverlapPanel
+    panel = OverlapPanel(controller)
+    qtbot.addWidget(panel)
+    panel.resize(1100, 130)
+    panel.show()
+    view = controller.view()
+    a, b = view.tokenizer(), view.tokenizer(at_step=15)
+    panel.want(a, b, ("a", "b"), ("A", "B"))
+    qtbot.waitUntil(lambda: panel.overlap is not None, timeout=10_000)
+    numbers = panel.numbers
+    qtbot.waitUntil(lambda: numbers.width() > 0)
+    fm = numbers.fontMetrics()
+    assert numbers.width() >= fm.horizontalAdvance("Jaccard index |A ∩ B| / |A ∪ B|") \
+        + fm.horizontalAdvance(" 0.000")
+    scroll = numbers.parentWidget()
+    while scroll is not None and not isinstance(scroll, QScrollArea):
+        scroll = scroll.parentWidget()
+    assert scroll is not None and scroll.height() < numbers.heightForWidth(numbers.width())
+    qtbot.waitUntil(lambda: numbers.height() >= numbers.heightForWidth(numbers.width()),
+                    timeout=2000)                    # all of it, in the scroll area
+
+
 def test_overlap_of_two_big_imported_vocabularies_runs_as_a_job(view, controller, qtbot,
                                                                  tmp_path):
     """Over SYNC_OVERLAP tokens in all: the controller's job runner compares them (the

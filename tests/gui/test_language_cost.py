@@ -157,6 +157,20 @@ def test_bad_folder_and_bad_file_are_reported(qtbot, dialog, controller, held, t
     assert dialog.measure.isEnabled()
 
 
+def test_a_good_folder_after_a_bad_one_is_not_shown_as_an_error(dialog, held, tmp_path):
+    """The folder line is red only while it reports a problem: the list of texts found
+    once the folder is right is not an error."""
+    from bpe_gui.gui.app import colors
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    red = colors(dialog)["error"]
+    dialog.set_folder(str(empty))
+    assert "holds no" in dialog.folder_info.text() and red in dialog.folder_info.styleSheet()
+    dialog.set_folder(str(held))
+    assert dialog.folder_info.text() == "3 text(s): en, ru, zh"
+    assert red not in dialog.folder_info.styleSheet()
+
+
 def test_at_most_four_tokenizers(dialog, controller, tmp_path):
     for k in range(MAX_TOKENIZERS + 2):
         dialog.add_source(Source("file", str(tmp_path / f"t{k}.json")))

@@ -126,7 +126,8 @@ def export_formats(tok: Tokenizer, folder: str | Path, fmts: Sequence[str],
 
 # ----- import ---------------------------------------------------------------------------
 _FOLDER_ORDER = (("native", "*" + native.SUFFIX), ("hf", "*tokenizer.json"),
-                 ("gpt2", "*vocab.json"), ("tiktoken", "*" + tiktoken_fmt.SUFFIX))
+                 ("gpt2", "*vocab.json"), ("gpt2", gpt2.OPENAI_VOCAB),
+                 ("tiktoken", "*" + tiktoken_fmt.SUFFIX))
 
 
 def _pick_in_folder(folder: Path) -> tuple[str, Path]:
@@ -140,8 +141,9 @@ def _pick_in_folder(folder: Path) -> tuple[str, Path]:
         if len(found) > 1:
             raise FormatError(folder, f"holds several {FORMATS[fmt]} files "
                               f"({', '.join(p.name for p in found[:4])}); pick one file.")
-    raise FormatError(folder, "holds no tokenizer files (vocab.json + merges.txt, "
-                      "tokenizer.json, NAME.tiktoken or NAME.bpe-gui.json).")
+    raise FormatError(folder, "holds no tokenizer files (vocab.json + merges.txt or "
+                      "encoder.json + vocab.bpe, tokenizer.json, NAME.tiktoken or "
+                      "NAME.bpe-gui.json).")
 
 
 def detect_format(path: str | Path) -> str:
@@ -159,7 +161,8 @@ def detect_format(path: str | Path) -> str:
         return "tiktoken"
     if name.endswith("tokenizer.json"):
         return "hf"
-    if name.endswith("vocab.json") or name.endswith("merges.txt"):
+    if name.endswith("vocab.json") or name.endswith("merges.txt") \
+            or name in (gpt2.OPENAI_VOCAB, gpt2.OPENAI_MERGES):
         return "gpt2"
     if name.endswith(".csv"):
         return "csv"
@@ -171,12 +174,13 @@ def detect_format(path: str | Path) -> str:
         if isinstance(data, dict):
             if data.get("format") == native.FORMAT:
                 return "native"
+            # a vocab first: GPT-2's own has tokens spelled "model" and "pat_str"
+            if data and all(isinstance(v, int) for v in data.values()):
+                return "gpt2"
             if "model" in data:
                 return "hf"
             if "pat_str" in data:
                 return "tiktoken"
-            if data and all(isinstance(v, int) for v in data.values()):
-                return "gpt2"
     if not p.exists():
         raise FormatError(p, "file not found. Check the path, or pick the file again.")
     if name.endswith(".model"):
@@ -203,7 +207,8 @@ def load_tokenizer(path: str | Path, special_tokens: Sequence[str] | None = None
     """Load a tokenizer from a file or a folder holding one.
 
     ``path``: a folder (with vocab.json + merges.txt, tokenizer.json, NAME.tiktoken or
-    NAME.bpe-gui.json), a vocab.json or merges.txt (the other one beside it), a
+    NAME.bpe-gui.json), a vocab.json or merges.txt (the other one beside it; also
+    under OpenAI's names for GPT-2's files, encoder.json and vocab.bpe), a
     tokenizer.json, a NAME.tiktoken (NAME.tiktoken.json or NAME.json beside it), or a
     bpe-gui .json. ``special_tokens`` overrides the special tokens the files list.
     Raises FormatError naming the file and the line or key at fault.
@@ -215,9 +220,8 @@ def load_tokenizer(path: str | Path, special_tokens: Sequence[str] | None = None
     if p.is_dir():
         p = _pick_in_folder(p)[1]
     if fmt == "gpt2":
-        if p.name.endswith("merges.txt"):
-            vocab = p.with_name(p.name[: -len("merges.txt")] + "vocab.json")
-            return gpt2.load(vocab, p, special_tokens, **kwargs)
+        if p.name.endswith("merges.txt") or p.suffix.lower() == ".bpe":
+            return gpt2.load(gpt2.vocab_beside(p), p, special_tokens, **kwargs)
         return gpt2.load(p, None, special_tokens, **kwargs)
     if fmt == "tiktoken" and p.suffix == ".json":  # the metadata: load the ranks beside it
         stem = p.name[: -len(tiktoken_fmt.META_SUFFIX)] if p.name.endswith(

@@ -3,8 +3,9 @@
 vocab.json maps each token, written in GPT-2's byte-to-unicode alphabet (a space is
 ``Ġ``), to its id; special tokens appear as their own text. merges.txt starts with
 ``#version: 0.2`` and has one merge per line, ``left right`` in the same alphabet, in
-the order they were learned. This is what OpenAI published for GPT-2 and what Hugging
-Face ``tokenizers`` writes with ``model.save(folder)``, so both load here.
+the order they were learned. This is what OpenAI published for GPT-2 (under the names
+``encoder.json`` + ``vocab.bpe``) and what Hugging Face ``tokenizers`` writes with
+``model.save(folder)``, so both load here, under either pair of names.
 
 Example::
 
@@ -28,6 +29,7 @@ from ._common import (Snapshot, as_id, build_tokenizer, json_object_lines, prefi
                       read_json, read_text, snapshot, write_files)
 
 HEADER = "#version: 0.2"
+OPENAI_VOCAB, OPENAI_MERGES = "encoder.json", "vocab.bpe"   # GPT-2's files as published
 
 
 def file_names(name: str = "tokenizer") -> list[str]:
@@ -160,8 +162,20 @@ def load(vocab_path: str | Path, merges_path: str | Path | None = None,
 
 
 def merges_beside(vocab_path: Path) -> Path:
-    """'vocab.json' -> 'merges.txt'; 'NAME-vocab.json' -> 'NAME-merges.txt'."""
+    """'vocab.json' -> 'merges.txt'; 'NAME-vocab.json' -> 'NAME-merges.txt';
+    'encoder.json' -> 'vocab.bpe' (the names OpenAI published GPT-2's files under)."""
     name = vocab_path.name
     if name.endswith("vocab.json"):
         return vocab_path.with_name(name[: -len("vocab.json")] + "merges.txt")
+    if name.lower() == OPENAI_VOCAB:
+        return vocab_path.with_name(OPENAI_MERGES)
     return vocab_path.with_name("merges.txt")
+
+
+def vocab_beside(merges_path: Path) -> Path:
+    """'merges.txt' -> 'vocab.json'; 'NAME-merges.txt' -> 'NAME-vocab.json';
+    'vocab.bpe' (OpenAI's name for the merges) -> 'encoder.json'."""
+    name = merges_path.name
+    if name.endswith("merges.txt"):
+        return merges_path.with_name(name[: -len("merges.txt")] + "vocab.json")
+    return merges_path.with_name(OPENAI_VOCAB)

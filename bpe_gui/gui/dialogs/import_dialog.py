@@ -17,9 +17,10 @@ from ...engine.errors import BPEError
 from ..app import colors
 
 BACKGROUND_BYTES = 1 << 20   # bigger files load off the GUI thread, with progress
-TOKENIZER_FILTER = ("Tokenizers (*.json *.txt *.tiktoken *.csv *.model);;"
+TOKENIZER_FILTER = ("Tokenizers (*.json *.txt *.bpe *.tiktoken *.csv *.model);;"
                     "Hugging Face tokenizer.json (tokenizer.json *.json);;"
-                    "GPT-2 vocab.json / merges.txt (*.json *.txt);;"
+                    "GPT-2 vocab.json / merges.txt, encoder.json / vocab.bpe "
+                    "(*.json *.txt *.bpe);;"
                     "tiktoken ranks (*.tiktoken);;All files (*)")
 
 

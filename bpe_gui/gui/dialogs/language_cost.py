@@ -186,15 +186,15 @@ class LanguageCostDialog(QDialog):
         self.reference.clear()
         self.languages = []
         if not folder:
-            self.folder_info.setText("")
+            self._say(self.folder_info, "")
         else:
             try:
                 self.languages = list(held_out_files(folder))
             except BPEError as e:
                 self._say(self.folder_info, str(e), "error")
             else:
-                self.folder_info.setText(f"{len(self.languages)} text(s): "
-                                         f"{', '.join(self.languages)}")
+                self._say(self.folder_info, f"{len(self.languages)} text(s): "
+                          f"{', '.join(self.languages)}")
                 self.reference.addItems(self.languages)
                 pick = old if old in self.languages else "en"
                 if pick in self.languages:

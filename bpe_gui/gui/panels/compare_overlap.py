@@ -13,7 +13,8 @@ and only while this tab is shown.
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import (QLabel, QListView, QSplitter, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QFrame, QLabel, QListView, QScrollArea, QSplitter,
+                               QVBoxLayout, QWidget)
 
 from ..models.token_list import TokenListModel
 
@@ -40,7 +41,7 @@ class OverlapPanel(QWidget):
         self.models = {k: TokenListModel(self) for k in ("shared", "only_a", "only_b")}
         self.titles: dict[str, QLabel] = {}
         split = QSplitter(Qt.Horizontal)
-        split.addWidget(self.numbers)
+        split.addWidget(self._numbers_area())
         for key in ("shared", "only_a", "only_b"):
             col = QWidget()
             lay = QVBoxLayout(col)
@@ -54,6 +55,9 @@ class OverlapPanel(QWidget):
             lay.addWidget(view, 1)
             split.addWidget(col)
         split.setChildrenCollapsible(False)
+        split.setStretchFactor(0, 0)    # the lists take the width the numbers do not need
+        for k in (1, 2, 3):
+            split.setStretchFactor(k, 1)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.addWidget(split)
@@ -63,6 +67,21 @@ class OverlapPanel(QWidget):
         controller.jobEnded.connect(self._ended)
         controller.busyChanged.connect(lambda busy: None if busy else self._retry.start())
         self._show()
+
+    def _numbers_area(self) -> QScrollArea:
+        """The numbers in a scroll area as wide as their longest row: a bottom dock is
+        short, so they scroll instead of being cut off, and a splitter share of the
+        width would break each row name into a column of single words."""
+        area = QScrollArea()
+        area.setWidgetResizable(True)
+        area.setFrameShape(QFrame.NoFrame)
+        area.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        area.setWidget(self.numbers)
+        fm = self.numbers.fontMetrics()
+        row = fm.horizontalAdvance("Jaccard index |A ∩ B| / |A ∪ B|") \
+            + fm.horizontalAdvance(" 00,000 of 00,000 (00.0 %)")
+        area.setMinimumWidth(row + area.verticalScrollBar().sizeHint().width() + 12)
+        return area
 
     def want(self, a, b, key, names: tuple[str, str]) -> None:
         """Compare these two tokenizers (``key`` says when they are the same as last

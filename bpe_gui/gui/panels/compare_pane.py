@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (QComboBox, QFileDialog, QFrame, QGridLayout, QHBo
 from ...engine.pretokenize import PRESET_LABELS, resolve_pattern
 from ...engine.tokenizer import Tokenizer
 from ...engine.trainer import TIE_RULE_LABELS, TrainSettings
+from ..dialogs.import_dialog import TOKENIZER_FILTER
 from .flow_layout import FlowBar
 from .text_pane import TextPane
 from .token_text import TokenTextView, cut_color
@@ -467,7 +468,7 @@ class ComparePane(CatchesUp, QFrame):
     def _ask_open(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
             self, f"Tokenizer for side {self.name}", "",
-            "Tokenizers (*.json *.tiktoken *.txt);;All files (*)")
+            TOKENIZER_FILTER)
         if path:
             self.open_file(path)
 
