@@ -202,7 +202,42 @@ def main(argv: list[str] | None = None) -> int:
 
     QTimer.singleShot(0, after_shown)
     sys.excepthook = _excepthook
+    quit_on_signals(app, win.quit_for_signal)
     return app.exec()
+
+
+def quit_on_signals(app: QApplication, quit_) -> None:
+    """SIGTERM and SIGINT call ``quit_`` (which closes the window, saving its layout and
+    session). Python runs a signal handler only when it next runs bytecode, and Qt's
+    event loop is C: without a wake-up, SIGINT waits for the next mouse move and SIGTERM
+    kills the process with nothing saved. So the signal writes a byte to a socket
+    (``signal.set_wakeup_fd``) that a QSocketNotifier watches; reading it runs Python, and
+    the handler with it."""
+    if os.name != "posix":
+        return
+    import signal
+    import socket
+
+    from PySide6.QtCore import QSocketNotifier
+
+    rsock, wsock = socket.socketpair()
+    rsock.setblocking(False)
+    wsock.setblocking(False)
+    signal.set_wakeup_fd(wsock.fileno(), warn_on_full_buffer=False)
+    notifier = QSocketNotifier(rsock.fileno(), QSocketNotifier.Read, app)
+
+    def drain() -> None:
+        try:
+            rsock.recv(512)
+        except OSError:
+            pass
+    notifier.activated.connect(drain)
+
+    def handler(_signum, _frame) -> None:
+        QTimer.singleShot(0, quit_)
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, handler)
+    app._signal_wakeup = (rsock, wsock, notifier)   # alive as long as the app
 
 
 if __name__ == "__main__":

@@ -29,8 +29,8 @@ from .panels.corpus_editor import RecentFiles
 from .window.actions import ActionsAndMenus
 from .window.docks import STATE_VERSION, DockLayout, _load_panel
 from .window.files import TOKENIZER_SUFFIXES, FilesAndDrops
-from .window.sessions import (AUTOSAVE_MAX_INLINE, AUTOSAVE_NAME, SESSION_FILTER,
-                              SessionsAndAutosave)
+from .window.sessions import (AUTOSAVE_MAX_INLINE, AUTOSAVE_NAME, RECOVER_KEY,
+                              SESSION_FILTER, SessionsAndAutosave)
 from .window.status import StatusBar
 from .window.theme import Theme
 
@@ -70,8 +70,20 @@ class MainWindow(DockLayout, ActionsAndMenus, StatusBar, FilesAndDrops, Sessions
         self._update_title()
         self._update_actions()
 
+    def quit_for_signal(self) -> None:
+        """End the session for SIGTERM or SIGINT (a logout, ``kill``, Ctrl+C in the
+        terminal): as File > Quit, but nobody is there to answer a question, so unsaved
+        corpus edits are not asked about; they are kept in the autosaved session, which
+        the next start opens (see ``SessionsAndAutosave.load_initial``)."""
+        self._closing_for_signal = True
+        self.close()
+
     def closeEvent(self, event) -> None:
-        if not self.maybe_save_corpus():
+        by_signal = getattr(self, "_closing_for_signal", False)
+        self.editor.flush()
+        if by_signal:
+            self.settings.setValue(RECOVER_KEY, self.controller.corpus_dirty)
+        elif not self.maybe_save_corpus():
             event.ignore()
             return
         self.save_layout()

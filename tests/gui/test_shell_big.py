@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import random
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -106,3 +107,62 @@ def test_app_starts_shows_its_window_and_quits(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert any(ln.startswith("first window shown after ") for ln in proc.stdout.splitlines())
     assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_termination_signal_closes_the_window_like_quit(tmp_path, sig):
+    """`kill` (SIGTERM, as at logout) or Ctrl+C in the terminal (SIGINT): the app saves
+    its layout, exits with status 0 and prints no traceback; before, Python never got to
+    run its handler inside Qt's loop (SIGTERM killed the process with nothing saved)."""
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", BPE_GUI_STARTUP_PROBE="1",
+               XDG_CONFIG_HOME=str(tmp_path / "config"), XDG_DATA_HOME=str(tmp_path / "data"),
+               PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.Popen([sys.executable, "-m", "bpe_gui.gui.app"], env=env, cwd=tmp_path,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()          # blocks until the window is shown
+        assert line.startswith("first window shown after "), proc.stderr.read()
+        proc.send_signal(sig)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err
+    assert "Traceback" not in err
+    conf = tmp_path / "config" / "bpe-gui" / "bpe-gui.conf"
+    assert conf.exists() and "windowState" in conf.read_text()
+
+
+def test_quit_for_a_signal_asks_nothing_and_keeps_unsaved_edits(make_window, ready, qtbot,
+                                                                  monkeypatch, tmp_path):
+    """Nothing may ask a question while the session ends: unsaved corpus edits go into
+    the autosaved session, which the next start offers back."""
+    from PySide6.QtWidgets import QMessageBox
+
+    def no_questions(*a, **k):
+        raise AssertionError("a dialog was opened while quitting for a signal")
+    monkeypatch.setattr(QMessageBox, "question", no_questions)
+    win = make_window()
+    c = win.controller
+    ready(c)
+    win.editor.edit.setPlainText("unsaved words, typed just now")
+    win.editor.flush()
+    assert c.corpus_dirty
+    win.quit_for_signal()
+    qtbot.waitUntil(lambda: not win.isVisible())
+    auto = win.autosave_path()
+    assert auto.exists() and "unsaved words, typed just now" in auto.read_text(encoding="utf-8")
+    # the next start opens them again, although "Reopen last session" is off
+    messages = []
+    again = make_window(load=False)
+    assert not again.act_reopen.isChecked()
+    again.controller.message.connect(messages.append)
+    again.load_initial([])
+    ready(again.controller)
+    assert again.controller.corpus_text == "unsaved words, typed just now"
+    assert any("closed by a signal" in m for m in messages)
+    # only once: a later start opens the sample as usual
+    third = make_window()
+    ready(third.controller)
+    assert third.controller.corpus_text != "unsaved words, typed just now"

@@ -20,6 +20,9 @@ from ..panels.corpus_editor import SESSION_SUFFIX
 SESSION_FILTER = f"bpe-gui sessions (*{SESSION_SUFFIX} *.json);;All files (*)"
 AUTOSAVE_NAME = "last-session" + SESSION_SUFFIX
 AUTOSAVE_MAX_INLINE = 5_000_000   # characters of edited text the autosave keeps inline
+# set when a signal closed the window with unsaved corpus edits: the next start opens the
+# autosave even if "Reopen last session" is off, so the edits are not lost
+RECOVER_KEY = "recoverAutosave"
 
 
 class SessionsAndAutosave:
@@ -121,8 +124,15 @@ class SessionsAndAutosave:
             self.open_paths(list(args))
             return
         auto = self.autosave_path()
-        if self.act_reopen.isChecked() and auto.exists():
+        recover = str(self.settings.value(RECOVER_KEY, "false")).lower() == "true"
+        self.settings.remove(RECOVER_KEY)
+        if (self.act_reopen.isChecked() or recover) and auto.exists():
             if self.controller.open_session(str(auto)) is not None:
+                if recover:
+                    self.controller.message.emit(
+                        "The window was closed by a signal with unsaved corpus edits: "
+                        "they are back, from the autosaved session. Save them with File > "
+                        "Save corpus as.")
                 return
         from ..app import resources
         self.editor.load_sample(resources().default_sample_id())
