@@ -189,3 +189,71 @@ def test_opened_from_the_analysis_menu(qtbot, window):
     assert dlg is not None and dlg.isVisible()
     assert show_language_cost(window) is dlg        # one dialog per window
     dlg.close()
+
+
+def test_a_new_folder_or_tokenizer_resets_a_failed_status(qtbot, dialog, controller, held):
+    """After a failed measurement, choosing the corrected folder (or changing the
+    tokenizers) says "Not measured yet", in the neutral colour, not the old failure."""
+    from bpe_gui.gui.app import colors
+    muted = colors(dialog)["muted"]
+    assert dialog.status.text().startswith("Not measured yet")    # before any run
+    (held / "de.txt").write_bytes(b"gr\xfc\xdf")
+    dialog.set_folder(str(held))
+    dialog.add_step.click()
+    with qtbot.waitSignal(controller.jobs.failed, timeout=20_000):
+        assert dialog.run()
+    qtbot.waitUntil(lambda: "cancelled or failed" in dialog.status.text())
+    (held / "de.txt").unlink()
+    fixed = held.parent / "fixed"
+    held.rename(fixed)
+    dialog.set_folder(str(fixed))
+    assert dialog.status.text().startswith("Not measured yet")
+    assert muted in dialog.status.styleSheet()
+    def cancel_at_once(busy: bool) -> None:             # cancelled, then tokenizers change
+        if busy:
+            controller.busyChanged.disconnect(cancel_at_once)
+            controller.cancel()
+    controller.busyChanged.connect(cancel_at_once)
+    assert dialog.run()
+    qtbot.waitUntil(lambda: not controller.busy, timeout=20_000)
+    assert "cancelled or failed" in dialog.status.text()
+    dialog.source_list.setCurrentRow(0)
+    dialog.remove.click()
+    assert dialog.status.text().startswith("Not measured yet")
+    dialog.add_step.click()
+    measure(qtbot, dialog)                              # measured: then a change says so
+    assert "parity against en" in dialog.status.text()
+    dialog.add_source(Source("file", str(held.parent / "other.json")))
+    assert dialog.status.text().startswith("Not measured yet")
+    assert "last measurement" in dialog.status.text()
+
+
+def test_parity_says_it_needs_parallel_texts(dialog):
+    """Parity compares token counts of texts that say the same thing: the column's
+    tooltip and the dialog's explanation say so."""
+    model = dialog.view.model()
+    col = [c[0] for c in COLUMNS].index("Parity")
+    tip = model.headerData(col, Qt.Horizontal, Qt.ToolTipRole)
+    assert "same" in tip and "translations" in tip
+    assert "translations" in dialog.intro.text() and "parity" in dialog.intro.text().lower()
+    assert dialog.intro.isVisible()
+
+
+def test_the_analysis_action_has_a_free_shortcut_listed_in_help(window, monkeypatch):
+    from PySide6.QtGui import QKeySequence
+    from PySide6.QtWidgets import QMessageBox
+    act = window.act_language_cost
+    assert act.shortcut() == QKeySequence("Ctrl+Shift+L")
+    menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "&Analysis")
+    assert act in menu.actions()
+    seen: dict[str, str] = {}                           # every shortcut of the window, once
+    for a in window.findChildren(type(act)):
+        for k in a.shortcuts():
+            key = k.toString()
+            assert key not in seen, f"{key}: {a.text()} and {seen[key]}"
+            seen[key] = a.text()
+    shown = []
+    monkeypatch.setattr(QMessageBox, "information", lambda *a: shown.append(a[2]))
+    window.act_keys.trigger()
+    key = QKeySequence("Ctrl+Shift+L").toString(QKeySequence.NativeText)
+    assert f"<td>Per-language cost…</td><td><b>{key}</b></td>" in shown[0]

@@ -8,7 +8,12 @@ import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
+from collections import Counter  # noqa: E402
+
 import pytest  # noqa: E402
+from PySide6.QtCore import QPoint  # noqa: E402
+from PySide6.QtGui import QTextDocument  # noqa: E402
+from PySide6.QtWidgets import QApplication, QToolTip  # noqa: E402
 
 tiktoken = pytest.importorskip("tiktoken")
 
@@ -28,6 +33,26 @@ pytestmark = pytest.mark.controller(CORPUS + EOT + CORPUS, vocab_size=700,
 def shown_classes(browser) -> dict[int, str]:
     m = browser.model
     return {m.entry(r).id: m.index(r, VocabModel.CLASS).data() for r in range(m.rowCount())}
+
+
+PLAIN_LABELS = ["All classes", "ok", "unreachable", "undecodable", "special"]
+
+
+def filter_labels(browser) -> list[str]:
+    box = browser.class_filter
+    return [box.itemText(k) for k in range(box.count())]
+
+
+def labels_with_counts(classes: dict[int, str]) -> list[str]:
+    n = Counter(classes.values())
+    return ["All classes"] + [f"{k} ({n[k]:,})" for k in PLAIN_LABELS[1:]]
+
+
+def tip_text(tip: str) -> str:
+    """A tooltip's words as read (rich text rendered to plain, line breaks as spaces)."""
+    doc = QTextDocument()
+    doc.setHtml(tip)
+    return " ".join(doc.toPlainText().split())
 
 
 @pytest.fixture
@@ -95,7 +120,8 @@ def test_an_imported_vocabulary_is_classified_by_a_job(browser, controller, qtbo
     row = next(r for r in range(m.rowCount()) if m.entry(r).id == i)
     tip = m.index(row, VocabModel.CLASS).data(0x03)   # Qt.ToolTipRole
     again = enc.encode(tok.vocab[i].decode())
-    assert f"(ids {', '.join(map(str, again))})" in tip
+    assert f"(ids {', '.join(map(str, again))})" in tip_text(tip)
+    assert filter_labels(browser) == labels_with_counts(want)   # this tokenizer's counts
     browser.set_class_filter("unreachable")
     assert sorted(browser.visible_ids()) == unreachable
 
@@ -115,6 +141,7 @@ def test_cancel_stops_classifying_and_a_class_asks_again(browser, controller, qt
     qtbot.waitUntil(lambda: not controller.busy, timeout=30_000)
     assert browser.model.classes is None and "classes" not in seen
     assert "cancelled" in browser.classes_text()
+    assert filter_labels(browser) == PLAIN_LABELS     # no classes known: no counts
     browser.set_class_filter("ok")                # asking for a class starts it again
     qtbot.waitUntil(lambda: browser.model.classes is not None, timeout=30_000)
     assert sorted(browser.visible_ids()) == sorted(
@@ -144,3 +171,43 @@ def test_a_step_drops_a_classification_that_is_running(qtbot, tmp_path):
                     timeout=30_000)
     assert shown_classes(b) == oracle(c.trainer.tokenizer())
     c.shutdown()
+
+
+def test_the_filter_counts_each_class_as_the_steps_go(browser, controller, qtbot):
+    for k in (0, 30, 120, 60):
+        controller.goto(k)
+        settle(qtbot, browser)
+        want = oracle(controller.trainer.tokenizer())
+        assert filter_labels(browser) == labels_with_counts(want), k
+    browser.set_class_filter("undecodable")        # the current class keeps its place
+    assert controller.step()
+    settle(qtbot, browser)
+    assert filter_labels(browser) == labels_with_counts(oracle(controller.trainer.tokenizer()))
+    assert browser.class_filter.currentData() == "undecodable"
+
+
+def test_the_class_tooltip_wraps_into_readable_lines(browser, controller, qtbot, tmp_path):
+    """A class tooltip is shown in lines of a readable width (not one line across the
+    screen, nor a narrow column), with every word and id of the plain sentence."""
+    tok = controller.import_tokenizer(str(crossing_tiktoken(tmp_path, 900)))
+    qtbot.waitUntil(lambda: browser.model.classes is not None, timeout=30_000)
+    want = oracle(tok, GPT2)
+    m = browser.model
+    reach = m.classes
+    i = max((i for i, k in want.items() if k == "unreachable"),
+            key=lambda i: len(reach.reencoded.get(i, ())))
+    tip = m.index(m.row_of_id(i), VocabModel.CLASS).data(0x03)   # Qt.ToolTipRole
+    words = tip_text(tip)
+    again = reach.reencoded[i]
+    assert words.startswith("unreachable: its text encodes to other tokens")
+    assert f"Its text encodes to: {' + '.join(m._text_of_id(t) for t in again)}" in words
+    assert f"(ids {', '.join(map(str, again))})" in words
+    QToolTip.showText(browser.mapToGlobal(QPoint(20, 20)), tip, browser)
+    label = next(w for w in QApplication.topLevelWidgets()
+                 if w.objectName() == "qtooltip_label" and w.isVisible())
+    fm = label.fontMetrics()
+    try:
+        assert label.width() < fm.horizontalAdvance(words[:100])      # wrapped
+        assert label.width() > fm.horizontalAdvance("x" * 45)          # not a narrow column
+    finally:
+        QToolTip.hideText()

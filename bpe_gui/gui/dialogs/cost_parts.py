@@ -7,6 +7,7 @@ one bar per tokenizer.
 """
 from __future__ import annotations
 
+import html
 from typing import Callable
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
@@ -28,8 +29,8 @@ COLUMNS: list[Column] = [
      lambda r: r.bytes_per_token, ".2f"),
     ("Tokens/char", "Tokens per character", lambda r: r.tokens_per_char, ".3f"),
     ("Parity", "Tokens of this text / tokens of the reference language's text, same "
-     "tokenizer (Petrov et al. 2023); compares like with like when the files are "
-     "translations of one text", lambda r: r.parity, ".2f"),
+     "tokenizer (Petrov et al. 2023). Meaningful only for parallel texts, which say the "
+     "same thing: translations of one document", lambda r: r.parity, ".2f"),
     ("Rényi eff.", "Rényi efficiency, alpha 2.5 (Zouhar et al. 2023): the Rényi entropy "
      "of the token frequencies over ln of the vocabulary size; higher: the vocabulary is "
      "used more evenly", lambda r: r.renyi, ".3f"),
@@ -68,8 +69,8 @@ class CostModel(QAbstractTableModel):
             if head == "Parity" and self.table is not None:
                 return f"Parity ({self.table.reference})"
             return head
-        if role == Qt.ToolTipRole:
-            return tip or None
+        if role == Qt.ToolTipRole:   # rich text, so Qt wraps the longer ones
+            return f"<p>{html.escape(tip, quote=False)}</p>" if tip else None
         return None
 
     def data(self, index, role=Qt.DisplayRole):

@@ -53,6 +53,7 @@ class LanguageCostDialog(QDialog):
         self.table: CostTable | None = None
         self.languages: list[str] = []
         self._running = False
+        self._folder = ""
         self._build()
         controller.jobDone.connect(self._job_finished)
         controller.jobEnded.connect(lambda kind, why: kind == KIND and self._job_ended())
@@ -61,12 +62,18 @@ class LanguageCostDialog(QDialog):
 
     # ----- layout -----------------------------------------------------------------------
     def _build(self) -> None:
+        self.intro = QLabel(
+            "Bytes per token and tokens per character of each text, for each tokenizer. "
+            "<b>Parity</b> divides a text's tokens by the reference language's: it "
+            "compares like with like only when the texts say the same thing (parallel "
+            "texts: translations of one document).")
+        self.intro.setWordWrap(True)
         form = QFormLayout()
         row = QHBoxLayout()
         self.folder_edit = QLineEdit()
         self.folder_edit.setPlaceholderText("A folder with one text file per language: "
                                             "en.txt, de.txt, zh.txt.xz …")
-        self.folder_edit.editingFinished.connect(self._folder_changed)
+        self.folder_edit.editingFinished.connect(self._folder_edited)
         browse = QPushButton("Browse…")
         browse.clicked.connect(self._pick_folder)
         row.addWidget(self.folder_edit, 1)
@@ -98,7 +105,10 @@ class LanguageCostDialog(QDialog):
 
         row = QHBoxLayout()
         self.reference = QComboBox()
-        self.reference.setToolTip("Parity divides each text's tokens by this language's")
+        self.reference.setToolTip("Parity divides each text's tokens by this language's "
+                                  "(meaningful when the texts are translations of one "
+                                  "document)")
+        self.reference.currentTextChanged.connect(lambda _: self._not_measured())
         self.measure = QPushButton("Measure")
         self.measure.setDefault(True)
         self.measure.clicked.connect(self.run)
@@ -152,10 +162,12 @@ class LanguageCostDialog(QDialog):
         bottom.addStretch(1)
         bottom.addWidget(close)
         lay = QVBoxLayout(self)
+        lay.addWidget(self.intro)
         lay.addLayout(form)
         lay.addWidget(split, 1)
         lay.addLayout(bottom)
         self._show_chart()
+        self._not_measured()
         if screen is not None:
             self.resize(min(1400, int(screen.width() * 0.9)), min(820, screen.height() - 40))
 
@@ -173,6 +185,12 @@ class LanguageCostDialog(QDialog):
         self.folder_edit.setText(folder)
         self._folder_changed()
 
+    def _folder_edited(self) -> None:
+        # editingFinished also comes when the box merely loses focus: only a new folder
+        # is read again (and drops the status of the last measurement)
+        if self.folder_edit.text().strip() != self._folder:
+            self._folder_changed()
+
     def _pick_folder(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Folder of held-out texts",
                                                   self.folder_edit.text() or last_folder())
@@ -181,7 +199,7 @@ class LanguageCostDialog(QDialog):
             self.set_folder(folder)
 
     def _folder_changed(self) -> None:
-        folder = self.folder_edit.text().strip()
+        folder = self._folder = self.folder_edit.text().strip()
         old = self.reference.currentText()
         self.reference.clear()
         self.languages = []
@@ -199,6 +217,7 @@ class LanguageCostDialog(QDialog):
                 pick = old if old in self.languages else "en"
                 if pick in self.languages:
                     self.reference.setCurrentText(pick)
+        self._not_measured()
         self._update()
 
     def add_source(self, source: Source) -> None:
@@ -207,6 +226,7 @@ class LanguageCostDialog(QDialog):
             return
         self.sources.append(source)
         self.source_list.addItem(source.text())
+        self._not_measured()
         self._update()
 
     def _pick_file(self) -> None:
@@ -221,6 +241,7 @@ class LanguageCostDialog(QDialog):
         if 0 <= k < len(self.sources):
             del self.sources[k]
             self.source_list.takeItem(k)
+            self._not_measured()
         self._update()
 
     def _update(self) -> None:
@@ -235,6 +256,17 @@ class LanguageCostDialog(QDialog):
         ready = bool(self.sources) and bool(self.languages)
         self.measure.setEnabled(ready and not c.busy)
         self.export.setEnabled(self.table is not None)
+
+    def _not_measured(self) -> None:
+        """The texts, tokenizers or reference changed: what the status said of the last
+        run (its numbers, or that it failed) no longer holds."""
+        if self._running:
+            return
+        text = "Not measured yet: press Measure."
+        if self.table is not None:
+            text = ("Not measured yet with these texts and tokenizers (the table shows "
+                    "the last measurement).")
+        self._say(self.status, text)
 
     def _say(self, label: QLabel, text: str, kind: str = "muted") -> None:
         label.setText(text)

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QHBoxLay
 from ...engine.display import hex_bytes
 from ..models.proxy import SourceSortProxy
 from ..models.roles import TokenColors
-from ..models.vocab_classes import FILTER_LABELS, counts_text
+from ..models.vocab_classes import FILTER_LABELS, class_counts, counts_text, filter_label
 from ..models.vocab_model import MERGE, SPECIAL, VocabEntry, VocabModel
 from .fit_columns import FittedTableView
 from .text_pane import TextPane
@@ -61,6 +61,10 @@ class VocabBrowser(CatchesUp, QWidget):
             "encoded again: ok (it comes back as this token), unreachable (as other "
             "tokens), undecodable (not valid UTF-8: part of a character), special.")
         self.class_filter.currentIndexChanged.connect(self._on_class_filter)
+        # room for the counts from the start: the box does not grow as they come
+        self.class_filter.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+        self.class_filter.setMinimumContentsLength(len("undecodable (888,888)"))
+        self._counted: tuple | None = None   # (classes, rows) the counts shown are of
         self.summary = TextPane(lines=1)   # on a row of its own; cut with … if narrow
         top = QHBoxLayout()
         top.addWidget(self.search, 1)
@@ -208,7 +212,24 @@ class VocabBrowser(CatchesUp, QWidget):
         else:
             reach = self.model.classes
         self.model.set_classes(reach)
+        self._update_filter_counts()
         self._update_summary()
+
+    def _update_filter_counts(self) -> None:
+        """Each class's count in the Class box (the whole vocabulary shown, whatever
+        the search), once every token's class is known."""
+        m = self.model
+        key = (m.classes, m.source, len(m.entries))   # the object: its id may be reused
+        if self._counted is not None and key[0] is self._counted[0] \
+                and key[1:] == self._counted[1:]:
+            return
+        self._counted = key
+        e = m.entries
+        contiguous = not e or (e[0].id == 0 and e[-1].id == len(e) - 1)   # ids sorted
+        counts = class_counts(m.classes, range(len(e)) if contiguous else [x.id for x in e])
+        box = self.class_filter
+        for k, (kind, label) in enumerate(FILTER_LABELS):
+            box.setItemText(k, filter_label(kind, label, counts))
 
     def _on_class_filter(self, _i: int = 0) -> None:
         self.model.set_class_filter(self.class_filter.currentData() or "")

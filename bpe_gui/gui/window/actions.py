@@ -96,6 +96,9 @@ class ActionsAndMenus:
                                   "Put every panel back where it started")
         self.act_about = A("&About bpe-gui", self.about, [], "About this program")
         self.act_about.setMenuRole(QAction.AboutRole)
+        self.act_language_cost = A(
+            "Per-language &cost…", self.language_cost_dialog, ["Ctrl+Shift+L"],
+            "Tokens per text of several languages, for up to four tokenizers")
         self.act_keys = A("&Keyboard shortcuts", self.show_shortcuts, [QKeySequence.HelpContents],
                           "List the keyboard shortcuts")
 
@@ -134,8 +137,7 @@ class ActionsAndMenus:
         theme.addActions(list(self.theme_actions.values()))
         m.addAction(self.act_reset_layout)
 
-        from ..dialogs.language_cost import show_language_cost   # issue #14
-        mb.addMenu("&Analysis").addAction("Per-language &cost…", lambda: show_language_cost(self))
+        mb.addMenu("&Analysis").addAction(self.act_language_cost)
         m = mb.addMenu("&Help")
         m.addActions([self.act_keys, self.act_about])
 
@@ -167,6 +169,10 @@ class ActionsAndMenus:
         dlg.setAttribute(Qt.WA_DeleteOnClose)
         dlg.open()
         return dlg
+
+    def language_cost_dialog(self):
+        from ..dialogs.language_cost import show_language_cost   # issue #14
+        return show_language_cost(self)
 
     def goto_dialog(self) -> None:
         c = self.controller
