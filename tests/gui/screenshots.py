@@ -67,9 +67,9 @@ def panel_shots(app: QApplication, win, out: Path) -> None:
     wait_idle(app, win)
     vb.set_class_filter("undecodable")
     pump(app, 0.5)
-    ids = vb.visible_ids()
-    if ids:
-        vb.select_id(ids[min(3, len(ids) - 1)])
+    merged = [i for i in vb.visible_ids() if i >= 256]   # one with a lineage to show
+    if merged:
+        vb.select_id(merged[min(3, len(merged) - 1)])
     pump(app, 0.5)
     win.vocab_dock.widget().grab().save(str(out / "vocab_browser.png"))
     vb.set_class_filter("")
