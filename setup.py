@@ -7,7 +7,7 @@ CFLAGS = ["-O2", "-std=c99", "-fvisibility=hidden"]
 SCAN = ["bpe_gui/engine/csrc/scan.c"]   # the native scanner, compiled into each user
 SCAN_DEPS = ["bpe_gui/engine/csrc/" + f for f in
              ("scan.h", "scan_python.h", "scan_cut.inc", "scan_tables.inc", "unicode_tables.h",
-              "tsv.h", "wordtable.h", "merge.h", "wordcache.h")]
+              "tsv.h", "wordtable.h", "merge.h", "wordcache.h", "cached_words.h")]
 CORE = ["bpe_gui/engine/csrc/" + f for f in
         ("coremodule.c", "core_build.c", "core_step.c", "core_heap.c", "core_tables.c",
          "core_lists.c", "core_query.c", "core_check.c")]

@@ -25,6 +25,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "cached_words.h"
 #include "merge.h"
 #include "scan.h"
 #include "scan_python.h"
@@ -327,6 +328,24 @@ static PyObject *Merger_merge(Merger *m, PyObject *args)
     return tuple_of(m->mt.sym, n);
 }
 
+/* one word for encode_words: its bytes as byte ids, merged up to the limit */
+typedef struct {
+    Merger *m;
+    int limit;
+} WordMerge;
+
+static PyObject *merged_word(void *ctx, const char *utf8, Py_ssize_t len)
+{
+    WordMerge *c = ctx;
+    MergeTable *mt = &c->m->mt;
+    if (mt_reserve(mt, (size_t)len) < 0)
+        return PyErr_NoMemory();
+    for (Py_ssize_t i = 0; i < len; i++)
+        mt->sym[i] = mt->byte_ids[(unsigned char)utf8[i]];
+    size_t n = mt_merge_word(mt, (size_t)len, c->limit, (const unsigned char *)utf8);
+    return tuple_of(mt->sym, n);
+}
+
 static PyObject *Merger_encode_words(Merger *m, PyObject *args)
 {
     PyObject *words, *cache;
@@ -337,57 +356,8 @@ static PyObject *Merger_encode_words(Merger *m, PyObject *args)
         return NULL;
     if (check_ready(m) < 0)
         return NULL;
-    PyObject *out = PyList_New(0);
-    if (!out)
-        return NULL;
-    /* the dict lookup can run Python code (a str subclass's __hash__ or __eq__) that
-     * changes the list: re-read its length every time and hold the word meanwhile */
-    PyObject *w = NULL;
-    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(words); k++) {
-        w = PyList_GET_ITEM(words, k);
-        Py_INCREF(w);
-        PyObject *ids = PyDict_GetItemWithError(cache, w); /* borrowed */
-        if (ids) {
-            Py_INCREF(ids);
-        } else {
-            if (PyErr_Occurred())
-                goto fail;
-            Py_ssize_t len;
-            const char *utf8 = PyUnicode_AsUTF8AndSize(w, &len);
-            if (!utf8)
-                goto fail;
-            if (mt_reserve(&m->mt, (size_t)len) < 0) {
-                PyErr_NoMemory();
-                goto fail;
-            }
-            for (Py_ssize_t i = 0; i < len; i++)
-                m->mt.sym[i] = m->mt.byte_ids[(unsigned char)utf8[i]];
-            size_t n = mt_merge_word(&m->mt, (size_t)len, limit, (const unsigned char *)utf8);
-            ids = tuple_of(m->mt.sym, n);
-            if (!ids)
-                goto fail;
-            if (PyDict_GET_SIZE(cache) >= cache_limit)
-                PyDict_Clear(cache);
-            if (PyDict_SetItem(cache, w, ids) < 0) {
-                Py_DECREF(ids);
-                goto fail;
-            }
-        }
-        Py_ssize_t n = PyTuple_GET_SIZE(ids);
-        for (Py_ssize_t i = 0; i < n; i++) {
-            if (PyList_Append(out, PyTuple_GET_ITEM(ids, i)) < 0) {
-                Py_DECREF(ids);
-                goto fail;
-            }
-        }
-        Py_DECREF(ids);
-        Py_CLEAR(w);
-    }
-    return out;
-fail:
-    Py_XDECREF(w);
-    Py_DECREF(out);
-    return NULL;
+    WordMerge ctx = {m, limit};
+    return encode_words_cached(words, cache, cache_limit, merged_word, &ctx);
 }
 
 static PyMethodDef Merger_methods[] = {

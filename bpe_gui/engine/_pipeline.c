@@ -38,6 +38,8 @@
 #include <ctype.h>
 #include <string.h>
 
+#include "cached_words.h"
+
 #define KIND_HF 0
 #define KIND_TIKTOKEN 1
 #define NONE_ID (-1)
@@ -1174,52 +1176,20 @@ fail:
     return NULL;
 }
 
+/* one word for encode_words: the model's ids of its bytes */
+static PyObject *word_ids(void *ctx, const char *utf8, Py_ssize_t len) {
+    Model *m = ctx;
+    size_t n = tokenize_utf8(m, utf8, len);
+    return n == (size_t)-1 ? NULL : ids_tuple(m, n);
+}
+
 static PyObject *Model_encode_words(Model *m, PyObject *args) {
     PyObject *words, *cache;
     Py_ssize_t cache_limit;
     if (!PyArg_ParseTuple(args, "O!O!n", &PyList_Type, &words, &PyDict_Type, &cache,
                           &cache_limit))
         return NULL;
-    PyObject *out = PyList_New(0);
-    if (!out) return NULL;
-    /* the dict lookup can run Python code (a str subclass's __hash__ or __eq__) that
-       changes the list: re-read its length every time and hold the word meanwhile */
-    PyObject *w = NULL;
-    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(words); k++) {
-        w = PyList_GET_ITEM(words, k);
-        Py_INCREF(w);
-        PyObject *ids = PyDict_GetItemWithError(cache, w);
-        if (ids) {
-            Py_INCREF(ids);
-        } else {
-            if (PyErr_Occurred()) goto fail;
-            Py_ssize_t len;
-            const char *utf8 = PyUnicode_AsUTF8AndSize(w, &len);
-            if (!utf8) goto fail;
-            size_t n = tokenize_utf8(m, utf8, len);
-            if (n == (size_t)-1) goto fail;
-            ids = ids_tuple(m, n);
-            if (!ids) goto fail;
-            if (PyDict_GET_SIZE(cache) >= cache_limit) PyDict_Clear(cache);
-            if (PyDict_SetItem(cache, w, ids) < 0) {
-                Py_DECREF(ids);
-                goto fail;
-            }
-        }
-        Py_ssize_t n = PyTuple_GET_SIZE(ids);
-        for (Py_ssize_t i = 0; i < n; i++)
-            if (PyList_Append(out, PyTuple_GET_ITEM(ids, i)) < 0) {
-                Py_DECREF(ids);
-                goto fail;
-            }
-        Py_DECREF(ids);
-        Py_CLEAR(w);
-    }
-    return out;
-fail:
-    Py_XDECREF(w);
-    Py_DECREF(out);
-    return NULL;
+    return encode_words_cached(words, cache, cache_limit, word_ids, m);
 }
 
 /* ---- configuration and tables ----------------------------------------------------- */

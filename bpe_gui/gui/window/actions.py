@@ -141,8 +141,8 @@ class ActionsAndMenus:
         m = mb.addMenu("&Help")
         m.addActions([self.act_keys, self.act_about])
 
-
     def _update_actions(self) -> None:
+        """Actions that start work are off while a job runs; Cancel is on then."""
         c = self.controller
         busy = c.busy
         for act in (self.act_step, self.act_back, self.act_run, self.act_goto, self.act_reset,

@@ -96,17 +96,6 @@ class StatusBar:
                                 f"tie rule: {t.settings.tie_rule}")
         self._update_actions()
 
-    def _update_actions(self) -> None:
-        c = self.controller
-        busy = c.busy
-        for act in (self.act_step, self.act_back, self.act_run, self.act_goto, self.act_reset,
-                    self.act_retrain, self.act_export, self.act_open, self.act_open_session,
-                    self.act_import, self.act_new):
-            act.setEnabled(not busy)
-        self.act_cancel.setEnabled(busy)
-        self.act_use_imported.setEnabled(c.imported is not None)
-        self.act_use_imported.setChecked(c.use_imported)
-
     def _show_busy(self, busy: bool) -> None:
         if busy:
             self.progress_bar.setRange(0, 0)  # until the first progress report
