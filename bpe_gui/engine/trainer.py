@@ -18,7 +18,7 @@ import time
 from array import array
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable, NamedTuple, Sequence
+from typing import Callable, Iterable, NamedTuple, Sequence
 
 try:
     from . import _core
@@ -149,14 +149,30 @@ class PairRow(NamedTuple):
     count: int
 
 
+def char_alphabet(words: Iterable[str]) -> list[str]:
+    """Character mode's alphabet: every character a word keeps after ``strip()``, sorted.
+
+    The one home of this rule (the trainer builds its base symbols from it, the window
+    validates a vocabulary size with it). A word may hold inner characters that
+    ``str.isspace()`` calls whitespace (custom patterns, or U+001C-U+001F, which regex's
+    ``\\s`` skips): they stay. Special tokens are not words, so theirs do not count.
+
+    Example: ["low", " low", "a\\x1cb", "  "] -> ['\\x1c', 'a', 'b', 'l', 'o', 'w']
+    """
+    return sorted({c for w in words for c in w.strip()})
+
+
 def base_symbols(table: PretokenTable, settings: TrainSettings) -> list[bytes]:
     """The starting alphabet: 256 bytes, or the corpus's characters plus </w> and <unk>."""
     if settings.mode == "byte":
         return [bytes([i]) for i in range(256)]
-    # Every character a word keeps after strip(): a word may hold inner characters that
-    # str.isspace() calls whitespace (custom patterns, or \x1c-\x1f, which regex's \s skips).
-    chars = sorted({c for w in table.words for c in w.strip()})
-    return [c.encode("utf-8") for c in chars] + [EOW, UNK]
+    return [c.encode("utf-8") for c in char_alphabet(table.words)] + [EOW, UNK]
+
+
+def n_base_symbols(table: PretokenTable, mode: str) -> int:
+    """How many base symbols training in ``mode`` starts from on this table: 256 bytes,
+    or character mode's alphabet plus ``</w>`` and ``<unk>``."""
+    return 256 if mode == "byte" else len(char_alphabet(table.words)) + 2
 
 
 def word_symbols(table: PretokenTable, settings: TrainSettings,

@@ -9,6 +9,10 @@ when it will be).
 from __future__ import annotations
 
 from ..engine import stats
+from ..engine.corpus import table_from_text
+from ..engine.errors import BPEError
+from ..engine.pretokenize import Pretokenizer
+from ..engine.trainer import n_base_symbols
 
 TINY_CHARS = 20_000            # a text this short is pre-tokenized at once when asked
 CHAR_BASE_LIMIT = 5_000_000    # a longer text's character alphabet is not counted here
@@ -32,7 +36,6 @@ class Queries:
             return table.total, len(table)
         text = self.corpus_text
         if len(text) <= TINY_CHARS and not self.streamed:
-            from ..engine.pretokenize import Pretokenizer
             try:
                 words = Pretokenizer(self.settings.pattern,
                                      self.settings.special_tokens).words(text)
@@ -50,19 +53,25 @@ class Queries:
         return None
 
     def char_alphabet_size(self) -> int | None:
-        """How many base symbols character mode has on this corpus (its distinct
-        non-space characters, plus </w> and <unk>), or None when the whole corpus is
-        not at hand (streamed, or longer than CHAR_BASE_LIMIT characters)."""
+        """How many base symbols character mode has on this corpus (the trainer's rule,
+        ``trainer.n_base_symbols``, on the corpus's words under the current pattern and
+        special tokens), or None when the whole corpus is not at hand (streamed, or
+        longer than CHAR_BASE_LIMIT characters) or the pattern does not compile."""
         v = self.view()
         if v is not None and not self.stale and v.settings.mode == "char":
             return v.n_base
         text = self.corpus_text
         if len(text) > CHAR_BASE_LIMIT or self.streamed:
             return None
+        s = self.settings
+        key = (text, s.pattern, tuple(s.special_tokens))
         cached = getattr(self, "_char_base_cache", None)
-        if cached is None or cached[0] is not text:
-            chars = {c for c in set(text) if not c.isspace()}
-            cached = self._char_base_cache = (text, len(chars) + 2)
+        if cached is None or cached[0] != key:
+            try:   # the trainer's own rule, on the words the trainer would see
+                table = table_from_text(text, Pretokenizer(s.pattern, s.special_tokens))
+            except BPEError:  # a bad pattern or special token: the settings panel says so
+                return None
+            cached = self._char_base_cache = (key, n_base_symbols(table, "char"))
         return cached[1]
 
     def corpus_special_counts(self) -> dict[str, int] | None:
