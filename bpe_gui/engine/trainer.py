@@ -313,17 +313,32 @@ class Trainer:
         return [(s.left, s.right) for s in self.steps]
 
     def is_done(self) -> bool:
+        return self.stop_reason() is not None
+
+    def stop_reason(self) -> str | None:
+        """Why training stops at this step, as a sentence, or None while it goes on.
+
+        The one home of the stopping rule (the target, no pair left, the minimum
+        frequency), for the trainer, the window and the command line alike.
+
+        Example: the worked example with ``num_merges=2`` after two steps ->
+        'Target reached at step 2 (2 merges).'
+        """
         s = self.settings
         if s.num_merges is not None:
             if self.n_steps >= s.num_merges:
-                return True
-        elif s.prune:
-            if self._live >= s.vocab_size:
-                return True
-        elif len(self.vocab_bytes) >= s.vocab_size:
-            return True
+                return f"Target reached at step {self.n_steps} ({s.num_merges:,} merges)."
+        elif (self._live if s.prune else len(self.vocab_bytes)) >= s.vocab_size:
+            return f"Target reached at step {self.n_steps} (vocabulary size {self.vocab_size:,})."
         best = self.best_pair()
-        return best is None or best[2] < s.min_frequency
+        if best is None:
+            return (f"Training stopped at step {self.n_steps}, before the target: no pair of "
+                    "symbols is left (every word is one token).")
+        if best[2] < s.min_frequency:
+            return (f"Training stopped at step {self.n_steps}, before the target: the best "
+                    f"pair occurs {best[2]:,} times, below the minimum frequency "
+                    f"{s.min_frequency:,}.")
+        return None
 
     def token(self, i: int) -> bytes:
         return self.vocab_bytes[i]

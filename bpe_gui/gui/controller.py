@@ -452,13 +452,7 @@ class Controller(QObject, SideJobs, Queries):
 
     def _done_reason(self) -> str:
         t = self.trainer
-        best = t.best_pair()
-        if best is None:
-            return f"Training is done at step {t.n_steps}: no pair of symbols is left."
-        if best[2] < t.settings.min_frequency:
-            return (f"Training is done at step {t.n_steps}: the best pair occurs {best[2]} "
-                    f"times, below the minimum frequency {t.settings.min_frequency}.")
-        return f"Target reached at step {t.n_steps} (vocabulary size {t.vocab_size})."
+        return t.stop_reason() or f"Training can go on from step {t.n_steps}."
 
     def goto(self, k: int) -> bool:
         """Jump to step k: undo back or run forward (on the worker thread if far)."""
