@@ -1,9 +1,9 @@
 /*
- * scan.h -- a native pre-tokenizer for the GPT-2, cl100k and o200k patterns.
+ * scan.h -- a native pre-tokenizer for the GPT-2, cl100k, o200k, Llama 3 and Qwen2 patterns.
  *
  * Plain C99, no Python: any extension can compile scan.c into itself. The scanner yields
- * exactly the words `regex.findall(pattern, text)` yields for the three preset patterns
- * of bpe_gui/engine/pretokenize.py, on UTF-8 bytes. Invalid UTF-8 never crashes and
+ * exactly the words `regex.findall(pattern, text)` yields for the patterns of
+ * bpe_gui/engine/pattern_kinds.py (one per "kind" below), on UTF-8 bytes. Invalid UTF-8 never crashes and
  * never reads past n: an invalid byte is one character of class "other" (like
  * punctuation). Nothing here allocates except the table functions.
  *
@@ -31,8 +31,13 @@
 extern "C" {
 #endif
 
-enum { BPE_SCAN_GPT2 = 0, BPE_SCAN_CL100K = 1, BPE_SCAN_O200K = 2 };
-#define BPE_SCAN_NPRESETS 3
+/* The kinds of pattern (called presets in the API): GPT-2 (= r50k), tiktoken's cl100k
+   (its `\s++$` keeps trailing whitespace whole), o200k, Llama 3 (= cl100k without
+   `\s++$`: minbpe's GPT-4 pattern and js-tiktoken's cl100k), Qwen2 (Llama 3 with
+   single digits). */
+enum { BPE_SCAN_GPT2 = 0, BPE_SCAN_CL100K = 1, BPE_SCAN_O200K = 2, BPE_SCAN_LLAMA3 = 3,
+       BPE_SCAN_QWEN2 = 4 };
+#define BPE_SCAN_NPRESETS 5
 #define BPE_SCAN_NONE ((size_t)-1)
 
 /* s[0..n) is a whole UTF-8 text (n is the end of the text). pos < n is the start of a
