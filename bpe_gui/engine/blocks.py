@@ -35,7 +35,7 @@ from .scanner import PRESET_IDS
 try:
     from . import _count
     from .scanner import install_tables
-    install_tables(_count)  # its copy of the scanner: the classes of the installed regex
+    install_tables(_count)  # the (shared) scanner: the classes of the installed regex
 except ImportError:  # pragma: no cover - only without a C compiler at install time
     _count = None
 

@@ -48,14 +48,18 @@ def runtime_table_blob() -> bytes:
 
 
 def install_tables(module) -> bool:
-    """Give an extension that compiles ``csrc/scan.c`` the tables of the installed regex.
+    """Make the scanner use the tables of the installed regex; True if they are not its
+    built-in ones.
 
-    ``module`` needs ``TABLES_REGEX_VERSION`` and ``set_tables(blob)`` (see scan.h).
-    Does nothing (returns False) when its built-in tables come from this ``regex``.
+    ``module`` is ``_scan`` or an extension that scans through it (``_count``,
+    ``_encode``: one scanner, one set of tables, see csrc/scan.h); it needs
+    ``TABLES_REGEX_VERSION``, ``tables_version()`` and ``set_tables(blob)``. Tables
+    already installed through another of them are not installed again.
     """
     if module.TABLES_REGEX_VERSION == regex.__version__:
         return False
-    module.set_tables(runtime_table_blob())
+    if module.tables_version() != regex.__version__:
+        module.set_tables(runtime_table_blob())
     return True
 
 

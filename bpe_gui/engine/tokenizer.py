@@ -24,7 +24,7 @@ try:  # the hot loop of byte-level encoding, in C; the Python loop below is the 
     from . import _encode
     from ._encode import Merger as _Merger, WordCache as _WordCache
     from .scanner import install_tables
-    install_tables(_encode)  # its copy of the scanner: the classes of the installed regex
+    install_tables(_encode)  # the (shared) scanner: the classes of the installed regex
 except ImportError:  # pragma: no cover - only without a C compiler at install time
     _Merger = _WordCache = None
 from .blocks import NATIVE_PRESETS

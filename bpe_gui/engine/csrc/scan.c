@@ -439,6 +439,14 @@ size_t bpe_scan_words(int preset, const unsigned char *s, size_t pos, size_t n, 
     return bpe_scan_words_t(current, preset, s, pos, n, ends, cap);
 }
 
+const bpe_scan_api *bpe_scan_api_table(void) {
+    static const bpe_scan_api api = {
+        BPE_SCAN_API_VERSION,     BPE_SCAN_NPRESETS,       bpe_scan_word,
+        bpe_scan_words,           bpe_scan_safe_cut,       bpe_scan_builtin_tables,
+        bpe_scan_current_tables,  bpe_scan_tables_version, bpe_scan_install_blob};
+    return &api;
+}
+
 /* safe cuts and table installation: separate files, compiled as part of this one */
 #include "scan_cut.inc"
 #include "scan_tables.inc"
