@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 import tiktoken
+import tiktoken.load
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_analysis import fetch_tgz, npm_ranks  # noqa: E402
