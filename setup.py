@@ -4,7 +4,9 @@ from setuptools import Extension, setup
 # hidden visibility: the files of one extension share plain names (grow, sort_i32...);
 # only PyInit_* is exported, so no other library's symbol can stand in for them
 CFLAGS = ["-O2", "-std=c99", "-fvisibility=hidden"]
-SCAN = ["bpe_gui/engine/csrc/scan.c"]   # the native scanner, compiled into each user
+SCAN = ["bpe_gui/engine/csrc/scan.c"]   # the native scanner, compiled into _scan only
+# the others call _scan's scanner through the function table it exports (csrc/scan.h)
+SCAN_SHARED = ["bpe_gui/engine/csrc/scan_shared.c"]
 SCAN_DEPS = ["bpe_gui/engine/csrc/" + f for f in
              ("scan.h", "scan_python.h", "scan_cut.inc", "scan_tables.inc", "unicode_tables.h",
               "tsv.h", "wordtable.h", "merge.h", "wordcache.h", "cached_words.h")]
@@ -18,7 +20,7 @@ def ext(name: str, *sources: str) -> Extension:
     # to slower Python code (the test suite refuses that unless BPE_GUI_ALLOW_PYCORE=1)
     return Extension(f"bpe_gui.engine.{name}", sources=list(sources),
                      include_dirs=["bpe_gui/engine/csrc"], extra_compile_args=CFLAGS,
-                     depends=(SCAN_DEPS if SCAN[0] in sources else [])
+                     depends=(SCAN_DEPS if {SCAN[0], SCAN_SHARED[0]} & set(sources) else [])
                      + (["bpe_gui/engine/csrc/core.h"] if CORE[0] in sources else []),
                      optional=True)
 
@@ -28,9 +30,9 @@ setup(
         # the training core: coremodule.c is the Python type, core.h the data structures
         ext("_core", *CORE),
         ext("_encode", "bpe_gui/engine/_encode.c", "bpe_gui/engine/csrc/merge.c",
-            "bpe_gui/engine/csrc/wordcache.c", *SCAN),
+            "bpe_gui/engine/csrc/wordcache.c", *SCAN_SHARED),
         ext("_count", "bpe_gui/engine/csrc/countmodule.c", "bpe_gui/engine/csrc/wordtable.c",
-            "bpe_gui/engine/csrc/tsv.c", *SCAN),
+            "bpe_gui/engine/csrc/tsv.c", *SCAN_SHARED),
         ext("_scan", "bpe_gui/engine/csrc/scanmodule.c", *SCAN),
         # imported tokenizers (without it they use engine/pipeline/pymodel.py)
         ext("_pipeline", "bpe_gui/engine/_pipeline.c"),

@@ -21,13 +21,14 @@ from pathlib import Path
 
 import regex
 
-from bpe_gui.engine.pretokenize import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN
+from bpe_gui.engine.pattern_kinds import KIND_PATTERNS, KINDS
 from bpe_gui.engine.scanner import _scan
 
 CORPORA = Path(__file__).resolve().parents[1].parent / "shared" / "corpora"
 FILES = {"English": "en-gutenberg-20mb.txt.xz", "Chinese": "zh-four-classic-novels.txt.xz",
          "code": "code-python-stdlib.py.txt.xz"}
-PRESETS = [("gpt2", 0, GPT2_PATTERN), ("cl100k", 1, CL100K_PATTERN), ("o200k", 2, O200K_PATTERN)]
+# every kind of pattern the scanner runs (gpt2, cl100k, o200k, llama3, qwen2)
+PRESETS = [(kind, i, KIND_PATTERNS[kind]) for i, kind in enumerate(KINDS)]
 
 
 def best(fn, repeat: int) -> tuple[float, float, object]:

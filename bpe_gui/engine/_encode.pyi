@@ -36,6 +36,7 @@ class Merger:
         ``_scan``) and merged, without the GIL. UnicodeEncodeError for lone surrogates."""
 
 def set_tables(blob: Buffer | None, /) -> None:
-    """The scanner's character tables (``unicode_classes.table_blob()``); None: built-in."""
+    """The scanner's character tables (``unicode_classes.table_blob()``); None: built-in.
+    The scanner is ``_scan``'s (shared, csrc/scan.h): so are its tables."""
 
 def tables_version() -> str: ...

@@ -1,4 +1,6 @@
-"""Native pre-tokenizer for the GPT-2 (0), cl100k (1) and o200k (2) preset patterns.
+"""Native pre-tokenizer for the GPT-2 (0), cl100k (1), o200k (2), Llama 3 (3) and Qwen2 (4)
+patterns (``pattern_kinds.KINDS``); ``_C_API`` is the scanner's function table that
+``_count`` and ``_encode`` call (csrc/scan.h).
 
 Use it through :mod:`bpe_gui.engine.scanner`, which installs run-time tables when the
 installed ``regex`` differs from the one the built-in tables came from. A ``str`` with
@@ -11,6 +13,9 @@ from typing_extensions import Buffer
 GPT2: int
 CL100K: int
 O200K: int
+LLAMA3: int
+QWEN2: int
+_C_API: object  # a PyCapsule named "bpe_gui.engine._scan._C_API"
 TABLES_REGEX_VERSION: str  # the regex release the built-in tables came from
 
 def words(preset: int, text: str) -> list[str]:

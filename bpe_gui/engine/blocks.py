@@ -5,7 +5,7 @@ at a *safe cut*, a place where no word of the pattern can span and nothing after
 change the words before it. So counting the words of every block separately gives exactly
 the words of the whole text, and blocks can be counted on any thread in any order.
 
-- The native presets (gpt2, cl100k, o200k) ask their scanner (``_count.safe_cut``); a
+- The patterns the native scanner runs (gpt2, cl100k, o200k, llama3, qwen2) ask it (``_count.safe_cut``); a
   cut there is proved safe for every text (see ``csrc/scan.h``).
 - The whitespace preset cuts after a visible ASCII character followed by ASCII
   whitespace; the CJK preset after a Han character, or an ASCII letter followed by ASCII
@@ -30,17 +30,18 @@ import regex
 from .errors import CorpusError, NotUTF8Error
 from .files import BOM, binary_error, inner_suffix, jsonl_text, looks_binary, open_binary
 from .pretokenize import Pretokenizer
+from .scanner import PRESET_IDS
 
 try:
     from . import _count
     from .scanner import install_tables
-    install_tables(_count)  # its copy of the scanner: the classes of the installed regex
+    install_tables(_count)  # the (shared) scanner: the classes of the installed regex
 except ImportError:  # pragma: no cover - only without a C compiler at install time
     _count = None
 
 BLOCK_BYTES = 4 << 20        # native presets count ~100+ MB/s: a block is ~30 ms of work
 REGEX_BLOCK_BYTES = 1 << 20  # regex patterns are 10x slower: keep a block near 100 ms
-NATIVE_PRESETS = {"gpt2": 0, "cl100k": 1, "o200k": 2}
+NATIVE_PRESETS = PRESET_IDS  # a Pretokenizer's kind -> the scanner's number
 
 _WS_CUT = regex.compile(rb"(?r)[\x21-\x7e](?=[\t\n\x0b\x0c\r ])")
 # U+4E00-U+9FFF (CJK Unified Ideographs: every one is \p{Han}); ASCII letter + whitespace
@@ -71,7 +72,7 @@ class Cutter:
 
     def __init__(self, pre: Pretokenizer):
         # the native presets, unless the scanner is switched off (BPE_GUI_NATIVE_SCAN=0)
-        self.native = NATIVE_PRESETS.get(pre.preset) \
+        self.native = NATIVE_PRESETS.get(pre.kind) \
             if _count is not None and pre.native is not None else None
         self.rx = {"whitespace": _WS_CUT, "cjk": _CJK_CUT}.get(pre.preset or "", _LINE_CUT)
         self.specials = [s.encode("utf-8") for s in pre.special_tokens]

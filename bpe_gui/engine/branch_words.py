@@ -28,6 +28,11 @@ _WS_REST = ("other whitespace", "whatever whitespace the rules before left over,
 _DIGITS3 = ("digits, up to 3", "one to three digits, with no space before them: longer "
             "numbers are cut into groups of three from the left", "at most three digits "
             "per word")
+_PREFIX_LETTERS = ("letters", "one optional character that is not a letter, digit or line "
+                   "break (a space, or punctuation such as “(”), then a run of letters", "")
+_PUNCT_CRLF = ("punctuation", "an optional space, a run of punctuation or symbols, and the "
+               "line breaks right after it", "")
+_LINE_BREAK = ("line break", "whitespace up to and including a line break", "")
 _CASE = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)?"
 PRESET_WORDS: dict[str, list[tuple[str, str, str, str]]] = {
     "gpt2": [
@@ -42,15 +47,14 @@ PRESET_WORDS: dict[str, list[tuple[str, str, str, str]]] = {
     "cl100k": [
         (r"'(?i:[sdmt]|ll|ve|re)", _CONTRACTION[0], _CONTRACTION[1] + ", in any case",
          _CONTRACTION[2]),
-        (r"[^\r\n\p{L}\p{N}]?+\p{L}+", "letters", "one optional character that is not a "
-         "letter, digit or line break (a space, or punctuation such as “(”), then a run of "
-         "letters", ""),
-        (r"\p{N}{1,3}", *_DIGITS3),
-        (r" ?[^\s\p{L}\p{N}]++[\r\n]*", "punctuation", "an optional space, a run of "
-         "punctuation or symbols, and the line breaks right after it", ""),
-        (r"\s*[\r\n]", "line break", "whitespace up to and including a line break", ""),
+        (r"[^\r\n\p{L}\p{N}]?+\p{L}++", *_PREFIX_LETTERS),
+        (r"\p{N}{1,3}+", *_DIGITS3),
+        (r" ?[^\s\p{L}\p{N}]++[\r\n]*+", *_PUNCT_CRLF),
+        (r"\s++$", "whitespace at the end", "a run of whitespace that reaches the end of "
+         "the text, whole (line breaks and spaces together)", ""),
+        (r"\s*[\r\n]", *_LINE_BREAK),
         (r"\s+(?!\S)", *_WS_BEFORE),
-        (r"\s+", *_WS_REST),
+        (r"\s", *_WS_REST),
     ],
     "o200k": [
         (r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+" + _CASE,
@@ -85,9 +89,21 @@ PRESET_WORDS: dict[str, list[tuple[str, str, str, str]]] = {
         (r"\s+", *_WS_REST),
     ],
 }
+# Other published spellings (minbpe's GPT-4, Llama 3, Qwen2) of the same alternatives
+_SPELLINGS = [
+    (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)", _CONTRACTION[0], _CONTRACTION[1] + ", in any case",
+     _CONTRACTION[2]),
+    (r"[^\r\n\p{L}\p{N}]?+\p{L}+", *_PREFIX_LETTERS),
+    (r"[^\r\n\p{L}\p{N}]?\p{L}+", *_PREFIX_LETTERS),
+    (r"\p{N}{1,3}", *_DIGITS3),
+    (r"\p{N}", "one digit", "a single digit: every digit is a word of its own", ""),
+    (r" ?[^\s\p{L}\p{N}]++[\r\n]*", *_PUNCT_CRLF),
+    (r" ?[^\s\p{L}\p{N}]+[\r\n]*", *_PUNCT_CRLF),
+    (r"\s*[\r\n]+", "line breaks", "whitespace ending in one or more line breaks", ""),
+]
 # Any preset alternative, by its text: a custom pattern built from them reads the same.
 _KNOWN: dict[str, tuple[str, str, str]] = {}
-for _rows in PRESET_WORDS.values():
+for _rows in [*PRESET_WORDS.values(), _SPELLINGS]:
     for _src, *_words in _rows:
         _KNOWN.setdefault(_src, tuple(_words))  # type: ignore[arg-type]
 

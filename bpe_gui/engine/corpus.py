@@ -144,7 +144,7 @@ class _Counting:
 
     @property
     def pre_id(self) -> int:
-        return NATIVE_PRESETS[self.pre.preset]
+        return NATIVE_PRESETS[self.pre.kind]
 
     def count(self, counter, blk) -> None:
         ordinal = 0  # the documents of a .jsonl block: one after the other in the block

@@ -17,23 +17,12 @@ from typing import Iterator, Sequence
 import regex
 
 from .errors import PatternError, SettingsError
+# GPT-2's, tiktoken's cl100k_base and o200k_base (character for character), and the
+# patterns of Llama 3, minbpe's GPT-4 and Qwen2 that the native scanner also runs
+from .pattern_kinds import (CL100K_PATTERN, GPT2_PATTERN, LLAMA3_PATTERN,  # noqa: F401
+                            MINBPE_GPT4_PATTERN, O200K_PATTERN, QWEN2_PATTERN, scanner_kind)
 from .scanner import native_scanner
 
-GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
-CL100K_PATTERN = (
-    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]++[\r\n]*"""
-    r"""|\s*[\r\n]|\s+(?!\S)|\s+"""
-)
-# GPT-4o: letters split by case (CamelCase -> Camel, Case), contractions stay attached.
-O200K_PATTERN = "|".join([
-    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-    r"""\p{N}{1,3}""",
-    r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
-    r"""\s*[\r\n]+""",
-    r"""\s+(?!\S)""",
-    r"""\s+""",
-])
 WHITESPACE_PATTERN = r"""\S+|\s+"""
 # Each Han character is a word of its own; runs of other letters stay whole (what
 # Chinese tutorials do). `[^\P{L}\p{Han}]` = letters that are not Han.
@@ -146,9 +135,13 @@ class Pretokenizer:
         self.regex = compile_pattern(self.pattern)
         self.special_tokens = validate_special_tokens(special_tokens)
         self._special_re = special_splitter(self.special_tokens)
-        self.timeout = None if self.preset else CUSTOM_TIMEOUT_S
-        # gpt2/cl100k/o200k: the C scanner (same words as the regex), else None
-        self.native = native_scanner(self.preset)
+        # the kind of native scanner that runs this pattern (the gpt2, cl100k and o200k
+        # presets, and the published spellings of those and of Llama 3's and Qwen2's:
+        # pattern_kinds.py), else None
+        self.kind = scanner_kind(self.pattern)
+        self.timeout = None if self.preset or self.kind else CUSTOM_TIMEOUT_S
+        # the C scanner (same words as the regex), else None
+        self.native = native_scanner(self.kind)
 
     def pieces(self, text: str) -> Iterator[Piece]:
         """Cut text at special tokens. Example: 'a<s>b' -> Piece(0,'a'), Piece(1,'<s>',special), Piece(4,'b')."""

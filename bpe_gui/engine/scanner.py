@@ -1,8 +1,10 @@
-"""The native scanner for the GPT-2, cl100k and o200k presets, with `regex` as fallback.
+"""The native scanner for the GPT-2, cl100k, o200k, Llama 3 and Qwen2 patterns, with `regex`
+as fallback.
 
 ``native_scanner("gpt2")`` returns a :class:`NativeScanner` whose ``words`` equal
-``regex.findall(GPT2_PATTERN, text)``, or None when the preset has no native scanner
-(whitespace, cjk, custom patterns) or the C extension ``_scan`` was not built. Set
+``regex.findall(GPT2_PATTERN, text)``, or None when the kind is None (whitespace, cjk,
+custom patterns: :func:`.pattern_kinds.scanner_kind` recognises the others however they
+are spelled) or the C extension ``_scan`` was not built. Set
 ``BPE_GUI_NATIVE_SCAN=0`` to turn it off (benchmarks, debugging).
 
 Example::
@@ -24,12 +26,15 @@ from typing import Sequence
 
 import regex
 
+from .pattern_kinds import KIND_PATTERNS, KINDS
+
 try:
     from . import _scan
 except ImportError:  # no C compiler at install time: Pretokenizer uses regex
     _scan = None
 
-PRESET_IDS = {"gpt2": 0, "cl100k": 1, "o200k": 2}
+# the scanner's number of each kind (csrc/scan.h)
+PRESET_IDS = {kind: i for i, kind in enumerate(KINDS)}
 # Lone surrogates match exactly the classes U+FFFD matches (none but "other"), and the
 # substitution keeps code-point offsets, so safe cuts of such texts stay exact.
 _SURROGATES = regex.compile(r"[\ud800-\udfff]")
@@ -43,14 +48,18 @@ def runtime_table_blob() -> bytes:
 
 
 def install_tables(module) -> bool:
-    """Give an extension that compiles ``csrc/scan.c`` the tables of the installed regex.
+    """Make the scanner use the tables of the installed regex; True if they are not its
+    built-in ones.
 
-    ``module`` needs ``TABLES_REGEX_VERSION`` and ``set_tables(blob)`` (see scan.h).
-    Does nothing (returns False) when its built-in tables come from this ``regex``.
+    ``module`` is ``_scan`` or an extension that scans through it (``_count``,
+    ``_encode``: one scanner, one set of tables, see csrc/scan.h); it needs
+    ``TABLES_REGEX_VERSION``, ``tables_version()`` and ``set_tables(blob)``. Tables
+    already installed through another of them are not installed again.
     """
     if module.TABLES_REGEX_VERSION == regex.__version__:
         return False
-    module.set_tables(runtime_table_blob())
+    if module.tables_version() != regex.__version__:
+        module.set_tables(runtime_table_blob())
     return True
 
 
@@ -64,13 +73,12 @@ def _ready() -> bool:
 
 
 class NativeScanner:
-    """Words, word ends and safe cuts of one preset pattern, computed in C."""
+    """Words, word ends and safe cuts of one kind of pattern, computed in C."""
 
-    def __init__(self, preset: str):
-        from .pretokenize import PRESETS  # pretokenize imports this module
-        self.preset = preset
-        self.preset_id = PRESET_IDS[preset]
-        self._regex = regex.compile(PRESETS[preset])
+    def __init__(self, kind: str):
+        self.preset = kind
+        self.preset_id = PRESET_IDS[kind]
+        self._regex = regex.compile(KIND_PATTERNS[kind])
 
     def words(self, text: str) -> list[str]:
         """``regex.findall(pattern, text)``. Example: 'a  b' -> ['a', ' ', ' b']."""
@@ -95,8 +103,8 @@ class NativeScanner:
             return _scan.safe_cut(self.preset_id, _SURROGATES.sub("\ufffd", text), lo, hi)
 
 
-def native_scanner(preset_name: str | None) -> NativeScanner | None:
-    """A NativeScanner for a preset name (gpt2, cl100k, o200k), else None."""
-    if preset_name not in PRESET_IDS or not _ready():
+def native_scanner(kind: str | None) -> NativeScanner | None:
+    """A NativeScanner for a kind (gpt2, cl100k, o200k, llama3, qwen2), else None."""
+    if kind not in PRESET_IDS or not _ready():
         return None
-    return NativeScanner(preset_name)
+    return NativeScanner(kind)

@@ -24,11 +24,12 @@ try:  # the hot loop of byte-level encoding, in C; the Python loop below is the 
     from . import _encode
     from ._encode import Merger as _Merger, WordCache as _WordCache
     from .scanner import install_tables
-    install_tables(_encode)  # its copy of the scanner: the classes of the installed regex
+    install_tables(_encode)  # the (shared) scanner: the classes of the installed regex
 except ImportError:  # pragma: no cover - only without a C compiler at install time
     _Merger = _WordCache = None
-from .blocks import NATIVE_PRESETS, outside_specials
+from .blocks import NATIVE_PRESETS
 from .pretokenize import Pretokenizer
+from .stream_cut import stream_cut
 
 if TYPE_CHECKING:
     from .explain import Explanation
@@ -110,7 +111,7 @@ class Tokenizer:
             if _Merger is not None:
                 self._merger = _Merger(self._byte_ids)
                 if self.pre.native is not None:  # (None: BPE_GUI_NATIVE_SCAN=0)
-                    self._native = NATIVE_PRESETS.get(self.pre.preset)
+                    self._native = NATIVE_PRESETS.get(self.pre.kind)
         self._build_ranks()
         self._unk = self.token_to_id.get(UNK)
         self._eow = self.token_to_id.get(EOW)
@@ -368,15 +369,12 @@ class Tokenizer:
     def encode_iterable(self, iterable: Iterable[str], chunk_chars: int = 1 << 16) -> Iterator[int]:
         """Encode a stream of text (e.g. an open file) lazily, in bounded memory.
 
-        Text is buffered until ``chunk_chars``. With a native preset the buffer is cut at
-        a safe cut (a place no word spans and nothing after can change the words before:
-        see ``blocks.py``), never inside a special token, and the part before it is
-        encoded: the ids equal ``encode`` of the whole text. Other patterns keep the last
-        two words of the buffer back instead. A buffer that cannot be cut (one huge word)
+        Text is buffered until ``chunk_chars``, then cut where nothing after can change
+        the words before (``stream_cut.py``), never inside a special token, and the part
+        before the cut is encoded: the ids equal ``encode`` of the whole text (proved for
+        patterns the native scanner runs). A buffer that cannot be cut (one huge word)
         is tried again only once it has doubled, so the work stays linear.
         """
-        scanner = self._native_scanner()
-        hold = max(0, self.pre.max_special_len - 1)
         parts: list[str] = []
         size, limit = 0, chunk_chars
         for chunk in iterable:
@@ -385,59 +383,14 @@ class Tokenizer:
             if size < limit:
                 continue
             buf = "".join(parts)
-            if scanner is not None:
-                cut = self._native_cut(scanner, buf, hold, chunk_chars)
-                if cut > 0:
-                    yield from self.encode(buf[:cut])
-            else:
-                cut = yield from self._regex_cut(buf, hold)
-            parts, size = [buf[cut:]] if cut > 0 else [buf], len(buf) - max(cut, 0)
+            cut = stream_cut(self.pre, buf, chunk_chars)  # (stream_cut.py says where and why)
+            if cut > 0:
+                yield from self.encode(buf[:cut])
+            parts, size = [buf[cut:]], len(buf) - cut
             limit = max(chunk_chars, 2 * size)
         buf = "".join(parts)
         if buf:
             yield from self.encode(buf)
-
-    def _native_scanner(self):
-        if self._native is None:
-            return None
-        from .scanner import native_scanner
-        return native_scanner(self.pre.preset)
-
-    def _native_cut(self, scanner, buf: str, hold: int, chunk_chars: int) -> int:
-        hi = len(buf) - 1 - hold
-        lo = max(0, hi - chunk_chars)
-        try:
-            cut = scanner.safe_cut(buf, lo, hi)
-        except ValueError:  # lone surrogates: cut nowhere, the rest waits
-            return -1
-        if cut > 0 and self.special_tokens:
-            cut = outside_specials(buf, cut, lo, [s for s in self.special_tokens])
-        return cut
-
-    def _regex_cut(self, buf: str, hold: int):
-        """Encode the words of buf before its last two (a generator; returns the cut)."""
-        spans = list(self.pre.spans(buf))
-        cut = spans[-2][0] if len(spans) >= 2 else 0
-        if hold:
-            cut = max(0, min(cut, len(buf) - hold))
-        # The words before the cut are those found in the whole buffer: encoding
-        # buf[:cut] again could cut its end differently (\s+(?!\S) looks ahead).
-        n = 0
-        while n < len(spans) and spans[n][1] <= cut:
-            n += 1
-        if n < len(spans):
-            cut = min(cut, spans[n][0])
-        if n:
-            yield from self._encode_spans(buf, spans[:n])
-        return cut
-
-    def _encode_spans(self, text: str, spans: list[tuple[int, int, bool]]) -> Iterator[int]:
-        word_ids = self._word_ids
-        for start, end, special in spans:
-            if special:
-                yield self.special_ids[text[start:end]]
-            else:
-                yield from word_ids(text[start:end])
 
     def explain(self, text: str) -> "Explanation":
         """Encoding step by step: each word with the pattern branch that took it, why

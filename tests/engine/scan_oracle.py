@@ -8,11 +8,12 @@ import pytest
 import regex
 from hypothesis import strategies as st
 
-from bpe_gui.engine.pretokenize import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN
+from bpe_gui.engine.pattern_kinds import KIND_PATTERNS, KINDS
 
-PATTERNS = {0: GPT2_PATTERN, 1: CL100K_PATTERN, 2: O200K_PATTERN}
+# the scanner's kinds by number (csrc/scan.h); each oracle is the kind's published pattern
+PATTERNS = {i: KIND_PATTERNS[kind] for i, kind in enumerate(KINDS)}
 COMPILED = {k: regex.compile(p) for k, p in PATTERNS.items()}
-PRESETS = [pytest.param(0, id="gpt2"), pytest.param(1, id="cl100k"), pytest.param(2, id="o200k")]
+PRESETS = [pytest.param(i, id=kind) for i, kind in enumerate(KINDS)]
 
 
 def oracle_words(preset: int, text: str) -> list[str]:

@@ -29,8 +29,8 @@ FAST = settings(max_examples=120, deadline=None,
 HAND_SPLIT = {
     "gpt2": [r"'(?:[sdmt]|ll|ve|re)", r" ?\p{L}+", r" ?\p{N}+", r" ?[^\s\p{L}\p{N}]+",
              r"\s+(?!\S)", r"\s+"],
-    "cl100k": [r"'(?i:[sdmt]|ll|ve|re)", r"[^\r\n\p{L}\p{N}]?+\p{L}+", r"\p{N}{1,3}",
-               r" ?[^\s\p{L}\p{N}]++[\r\n]*", r"\s*[\r\n]", r"\s+(?!\S)", r"\s+"],
+    "cl100k": [r"'(?i:[sdmt]|ll|ve|re)", r"[^\r\n\p{L}\p{N}]?+\p{L}++", r"\p{N}{1,3}+",
+               r" ?[^\s\p{L}\p{N}]++[\r\n]*+", r"\s++$", r"\s*[\r\n]", r"\s+(?!\S)", r"\s"],
     "o200k": [r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+"
               r"(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
               r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*"

@@ -51,10 +51,10 @@ def train(tk, vocab_size=500, specials=(), alphabet=()):
     return tk
 
 
-def byte_level_llama3(ignore_merges=True):
+def byte_level_llama3(ignore_merges=True, pattern=LLAMA3_PATTERN):
     tk = tokenizers.Tokenizer(models.BPE(ignore_merges=ignore_merges))
     tk.pre_tokenizer = pre_tokenizers.Sequence([
-        pre_tokenizers.Split(Regex(LLAMA3_PATTERN), behavior="isolated"),
+        pre_tokenizers.Split(Regex(pattern), behavior="isolated"),
         pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
     tk.decoder = decoders.ByteLevel()
     tk.post_processor = processors.ByteLevel(trim_offsets=False)
@@ -116,6 +116,8 @@ AT = tokenizers.AddedToken
 CASES = {
     "llama3-ignore-merges": byte_level_llama3,
     "llama3-without-ignore-merges": lambda: byte_level_llama3(False),
+    # Qwen2's Split: single digits (run by the native scanner, as Llama 3's)
+    "qwen2-split": lambda: byte_level_llama3(False, LLAMA3_PATTERN.replace(r"\p{N}{1,3}", r"\p{N}")),
     "gpt2-bytelevel-regex": gpt2_style,
     "bytelevel-prefix-space-trim": lambda: gpt2_style(True, True),
     "bytelevel-prefix-space-no-trim": lambda: gpt2_style(True, False),

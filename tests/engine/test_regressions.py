@@ -7,6 +7,7 @@ import pytest
 
 from bpe_gui.engine import (Cancelled, NotUTF8Error, PatternError, Pretokenizer, Tokenizer,
                             TrainSettings, Trainer, corpus, pretokenize)
+from bpe_gui.engine import tokenizer as tokenizer_module
 
 
 def test_tied_pairs_are_pairs_whatever_the_core():
@@ -122,18 +123,13 @@ def test_encode_iterable_uncuttable_stream_stays_linear(monkeypatch, pattern):
     at for cuts, summed over the attempts, must stay within a few times the stream."""
     tok = Tokenizer(_byte_vocab(), [], **({"pattern": pattern} if pattern else {}))
     looked: list[int] = []
-    native_cut, regex_cut = Tokenizer._native_cut, Tokenizer._regex_cut
+    real_cut = tokenizer_module.stream_cut
 
-    def spy_native(self, scanner, buf, hold, chunk_chars):
+    def spy(pre, buf, chunk_chars):
         looked.append(len(buf))
-        return native_cut(self, scanner, buf, hold, chunk_chars)
+        return real_cut(pre, buf, chunk_chars)
 
-    def spy_regex(self, buf, hold):
-        looked.append(len(buf))
-        return (yield from regex_cut(self, buf, hold))
-
-    monkeypatch.setattr(Tokenizer, "_native_cut", spy_native)
-    monkeypatch.setattr(Tokenizer, "_regex_cut", spy_regex)
+    monkeypatch.setattr(tokenizer_module, "stream_cut", spy)
     n = 200_000
     ids = list(tok.encode_iterable(iter(" " * n), chunk_chars=64))
     assert ids == [32] * n

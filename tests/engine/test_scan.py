@@ -172,6 +172,18 @@ def test_runtime_tables_installed_when_regex_differs(monkeypatch):
         assert _scan.words(preset, text) == oracle_words(preset, text)
 
 
+def test_extensions_share_the_one_scanner_of_scan():
+    """_count and _encode call _scan's scanner (csrc/scan.h, scan_shared.c): there is one
+    copy of the tables, so tables installed through any of them are every one's."""
+    from bpe_gui.engine import _count, _encode
+    blob = bytearray(_scan.builtin_tables_blob())
+    blob[20:52] = b"9.9-shared".ljust(32, b"\0")   # the version field of the header
+    _count.set_tables(bytes(blob))
+    assert _scan.tables_version() == _encode.tables_version() == "9.9-shared"
+    _encode.set_tables(None)
+    assert _scan.tables_version() == _count.tables_version() == _scan.TABLES_REGEX_VERSION
+
+
 def test_install_tables_does_nothing_when_versions_agree():
     class Module:
         TABLES_REGEX_VERSION = regex.__version__

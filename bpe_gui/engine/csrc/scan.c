@@ -4,7 +4,7 @@
  * Each preset's pattern is an ordered alternation; regex tries the alternatives in
  * order at a word start and takes the first that matches (with backtracking inside
  * it). The functions gpt2_word, cl100k_word and o200k_word are that alternation written
- * out by hand, in the same order, with each backtracking step resolved by reasoning
+ * out by hand (cl100k_family_word serves cl100k, Llama 3 and Qwen2), in the same order, with each backtracking step resolved by reasoning
  * (comments say how). Classes per code point come from `regex` (unicode_tables.h).
  */
 #include "scan.h"
@@ -174,8 +174,11 @@ static size_t numbers3(T *t, const uint8_t *s, size_t i, size_t n) {
    character is CR/LF, so the word ends after the LAST CR/LF of the run (when
    with_crlf). \s+(?!\S): at the end of the text the whole run; otherwise the character
    at e is \S, so \s+ gives back one character: the run minus its last character, if
-   that leaves one. \s+: the whole run (a run of one before a non-space). */
-static size_t whitespace_word(T *t, const uint8_t *s, size_t pos, size_t n, int with_crlf) {
+   that leaves one. \s+: the whole run (a run of one before a non-space). \s++$ (before
+   the others, when end_whole): the whole run if it reaches the end of the text (`$`
+   also matches before a final \n, but the possessive run has taken that \n). */
+static size_t whitespace_word(T *t, const uint8_t *s, size_t pos, size_t n, int with_crlf,
+                              int end_whole) {
     size_t i = pos, last = pos, crlf_end = 0;
     while (i < n) {
         ch_t c = get(t, s, i, n);
@@ -184,6 +187,7 @@ static size_t whitespace_word(T *t, const uint8_t *s, size_t pos, size_t n, int 
         i += c.len;
         if (c.f & F_CRLF) crlf_end = i;
     }
+    if (end_whole && i >= n) return n; /* \s++$ (tiktoken's cl100k) comes first */
     if (with_crlf && crlf_end) return crlf_end;
     if (i >= n) return i;
     return last > pos ? last : i;
@@ -221,7 +225,7 @@ COLD size_t gpt2_rest(T *t, const uint8_t *s, size_t pos, size_t n) {
     if (c.f & F_L) return run_any(t, s, i, n, F_L);
     if (c.f & F_N) return run_any(t, s, i, n, F_N);
     if (OTHER(c.f)) return run_none(t, s, i, n, F_S | F_L | F_N);
-    return whitespace_word(t, s, pos, n, 0);
+    return whitespace_word(t, s, pos, n, 0, 0);
 }
 
 #define ASCII_OTHER(f) (!((f) & (F_S | F_L | F_N | F_HI)))
@@ -241,9 +245,16 @@ HOT size_t gpt2_word(T *t, const uint8_t *s, size_t pos, size_t n) {
 }
 
 /* ---------------------------------------------------------------- cl100k */
-/* '(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]++[\r\n]*
-   |\s*[\r\n]|\s+(?!\S)|\s+ */
-COLD size_t cl100k_rest(T *t, const uint8_t *s, size_t pos, size_t n) {
+/* tiktoken's cl100k:
+   '(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+
+   |\s++$|\s*[\r\n]|\s+(?!\S)|\s
+   Llama 3 (and minbpe's GPT-4, js-tiktoken's cl100k): the same without \s++$ (end_whole
+   0); its other spellings ([\r\n]+ after \s*, no possessives, \s+ last) match the same
+   words (pattern_kinds.py argues each). Qwen2: Llama 3 with \p{N} instead of \p{N}{1,3}
+   (num3 0). The three share these functions; the flags are constants at each call, so
+   the inlined fast path has no test of them left. */
+COLD size_t cl100k_rest(T *t, const uint8_t *s, size_t pos, size_t n, int end_whole,
+                        int num3) {
     ch_t c = get(t, s, pos, n);
     size_t i = pos + c.len, k;
     if (c.cp == '\'' && (k = contraction(t, s, i, n, 1)) != 0) return i + k;
@@ -253,19 +264,20 @@ COLD size_t cl100k_rest(T *t, const uint8_t *s, size_t pos, size_t n) {
         ch_t d = get(t, s, i, n);
         if (d.f & F_L) return run_any(t, s, i + d.len, n, F_L);
     }
-    if (c.f & F_N) return numbers3(t, s, pos, n);
+    if (c.f & F_N) return num3 ? numbers3(t, s, pos, n) : i;
     if (c.cp == ' ' && i < n) {
         ch_t d = get(t, s, i, n);
         if (OTHER(d.f))
             return run_any(t, s, run_none(t, s, i + d.len, n, F_S | F_L | F_N), n, F_CRLF);
     }
     if (OTHER(c.f)) return run_any(t, s, run_none(t, s, i, n, F_S | F_L | F_N), n, F_CRLF);
-    return whitespace_word(t, s, pos, n, 1);
+    return whitespace_word(t, s, pos, n, 1, end_whole);
 }
 
 /* fast path, inlined into the scan loop: as gpt2_word (no contraction starts with a
    letter, and a space is a prefix) */
-HOT size_t cl100k_word(T *t, const uint8_t *s, size_t pos, size_t n) {
+HOT size_t cl100k_family_word(T *t, const uint8_t *s, size_t pos, size_t n, int end_whole,
+                              int num3) {
     uint8_t f = t->bytes[s[pos]];
     if (f & F_L) return run_any(t, s, pos + 1, n, F_L);
     if (pos + 1 < n) {
@@ -279,7 +291,17 @@ HOT size_t cl100k_word(T *t, const uint8_t *s, size_t pos, size_t n) {
                 return run_any(t, s, run_none(t, s, pos + 2, n, F_S | F_L | F_N), n, F_CRLF);
         }
     }
-    return cl100k_rest(t, s, pos, n);
+    return cl100k_rest(t, s, pos, n, end_whole, num3);
+}
+
+HOT size_t cl100k_word(T *t, const uint8_t *s, size_t pos, size_t n) {
+    return cl100k_family_word(t, s, pos, n, 1, 1);
+}
+HOT size_t llama3_word(T *t, const uint8_t *s, size_t pos, size_t n) {
+    return cl100k_family_word(t, s, pos, n, 0, 1);
+}
+HOT size_t qwen2_word(T *t, const uint8_t *s, size_t pos, size_t n) {
+    return cl100k_family_word(t, s, pos, n, 0, 0);
 }
 
 /* ---------------------------------------------------------------- o200k */
@@ -351,7 +373,7 @@ COLD size_t o200k_rest(T *t, const uint8_t *s, size_t pos, size_t n) {
         if (OTHER(d.f)) return o200k_punct(t, s, i + d.len, n);
     }
     if (OTHER(c.f)) return o200k_punct(t, s, i, n);
-    return whitespace_word(t, s, pos, n, 1);
+    return whitespace_word(t, s, pos, n, 1, 0);
 }
 
 /* fast path, inlined into the scan loop: with or without a space before, an ASCII
@@ -383,6 +405,8 @@ size_t bpe_scan_word_t(T *t, int preset, const unsigned char *s, size_t pos, siz
     case BPE_SCAN_GPT2: return gpt2_word(t, s, pos, n);
     case BPE_SCAN_CL100K: return cl100k_word(t, s, pos, n);
     case BPE_SCAN_O200K: return o200k_word(t, s, pos, n);
+    case BPE_SCAN_LLAMA3: return llama3_word(t, s, pos, n);
+    case BPE_SCAN_QWEN2: return qwen2_word(t, s, pos, n);
     default: return n;
     }
 }
@@ -397,6 +421,8 @@ size_t bpe_scan_words_t(T *t, int preset, const unsigned char *s, size_t pos, si
     case BPE_SCAN_GPT2: LOOP(gpt2_word)
     case BPE_SCAN_CL100K: LOOP(cl100k_word)
     case BPE_SCAN_O200K: LOOP(o200k_word)
+    case BPE_SCAN_LLAMA3: LOOP(llama3_word)
+    case BPE_SCAN_QWEN2: LOOP(qwen2_word)
     default:
         if (cap && pos < n) ends[k++] = n;
     }
@@ -411,6 +437,14 @@ size_t bpe_scan_word(int preset, const unsigned char *s, size_t pos, size_t n) {
 size_t bpe_scan_words(int preset, const unsigned char *s, size_t pos, size_t n, size_t *ends,
                       size_t cap) {
     return bpe_scan_words_t(current, preset, s, pos, n, ends, cap);
+}
+
+const bpe_scan_api *bpe_scan_api_table(void) {
+    static const bpe_scan_api api = {
+        BPE_SCAN_API_VERSION,     BPE_SCAN_NPRESETS,       bpe_scan_word,
+        bpe_scan_words,           bpe_scan_safe_cut,       bpe_scan_builtin_tables,
+        bpe_scan_current_tables,  bpe_scan_tables_version, bpe_scan_install_blob};
+    return &api;
 }
 
 /* safe cuts and table installation: separate files, compiled as part of this one */

@@ -1,8 +1,11 @@
 /*
- * scan_python.h -- the Python glue every extension that compiles scan.c needs (see
- * scan.h, "Tables"): set_tables(blob | None), tables_version(), and the module constant
- * TABLES_REGEX_VERSION. Include it after Python.h and scan.h, list SCAN_PYTHON_METHODS in
- * the module's method table and call scan_python_add_constants(module) in PyInit.
+ * scan_python.h -- the Python glue of every extension that scans (see scan.h):
+ * set_tables(blob | None), tables_version(), and the module constant
+ * TABLES_REGEX_VERSION, all about the one scanner of `_scan`. Include it after Python.h
+ * and scan.h, list SCAN_PYTHON_METHODS in the module's method table and call
+ * scan_python_add_constants(module) in PyInit: in an extension built with
+ * csrc/scan_shared.c it first imports `_scan`'s function table (the capsule). `_scan`
+ * itself defines BPE_SCAN_PROVIDER before including this file.
  */
 #ifndef BPE_SCAN_PYTHON_H
 #define BPE_SCAN_PYTHON_H
@@ -44,6 +47,27 @@ static PyObject *scan_py_tables_version(PyObject *self, PyObject *noargs)
 
 static int scan_python_add_constants(PyObject *m)
 {
+#ifndef BPE_SCAN_PROVIDER
+    if (!bpe_scan_shared) {
+        /* (not PyCapsule_Import: it walks attributes from `bpe_gui`, and bpe_gui.engine
+           is not one yet while the package imports this module) */
+        PyObject *mod = PyImport_ImportModule("bpe_gui.engine._scan");
+        PyObject *cap = mod ? PyObject_GetAttrString(mod, "_C_API") : NULL;
+        const bpe_scan_api *api =
+            cap ? (const bpe_scan_api *)PyCapsule_GetPointer(cap, BPE_SCAN_CAPSULE) : NULL;
+        Py_XDECREF(cap);
+        Py_XDECREF(mod);
+        if (!api)
+            return -1;
+        if (api->version != BPE_SCAN_API_VERSION || api->npresets != BPE_SCAN_NPRESETS) {
+            PyErr_SetString(PyExc_ImportError, "bpe_gui.engine._scan is from another build "
+                            "(its scanner table differs): rebuild the extensions with "
+                            "`python setup.py build_ext --inplace`");
+            return -1;
+        }
+        bpe_scan_shared = api;
+    }
+#endif
     return PyModule_AddStringConstant(m, "TABLES_REGEX_VERSION",
                                       bpe_scan_tables_version(bpe_scan_builtin_tables()));
 }

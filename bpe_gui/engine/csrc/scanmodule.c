@@ -16,6 +16,7 @@
 #include <Python.h>
 
 #include "scan.h"
+#define BPE_SCAN_PROVIDER /* scan.c is compiled in: this module exports it (scan.h) */
 #include "scan_python.h"
 
 #define CHUNK 65536
@@ -54,7 +55,7 @@ static int utf8_of(PyObject *text, utf8_t *u) {
 
 static int check_preset(int preset) {
     if (preset < 0 || preset >= BPE_SCAN_NPRESETS) {
-        PyErr_Format(PyExc_ValueError, "unknown scanner preset %d (0 gpt2, 1 cl100k, 2 o200k)",
+        PyErr_Format(PyExc_ValueError, "unknown scanner preset %d (0 gpt2, 1 cl100k, 2 o200k, 3 llama3, 4 qwen2)",
                      preset);
         return -1;
     }
@@ -400,7 +401,7 @@ static PyMethodDef methods[] = {
 };
 
 static struct PyModuleDef moduledef = {
-    PyModuleDef_HEAD_INIT, "_scan", "Native pre-tokenizer for the GPT-2/cl100k/o200k presets.",
+    PyModuleDef_HEAD_INIT, "_scan", "Native pre-tokenizer for the GPT-2, cl100k, o200k, Llama 3 and Qwen2 patterns.",
     -1, methods, NULL, NULL, NULL, NULL,
 };
 
@@ -415,9 +416,19 @@ PyMODINIT_FUNC PyInit__scan(void) {
     if (scan_python_add_constants(m) < 0 ||
         PyModule_AddIntConstant(m, "GPT2", BPE_SCAN_GPT2) < 0 ||
         PyModule_AddIntConstant(m, "CL100K", BPE_SCAN_CL100K) < 0 ||
-        PyModule_AddIntConstant(m, "O200K", BPE_SCAN_O200K) < 0) {
+        PyModule_AddIntConstant(m, "O200K", BPE_SCAN_O200K) < 0 ||
+        PyModule_AddIntConstant(m, "LLAMA3", BPE_SCAN_LLAMA3) < 0 ||
+        PyModule_AddIntConstant(m, "QWEN2", BPE_SCAN_QWEN2) < 0) {
         Py_DECREF(m);
         return NULL;
     }
+    /* the scanner's functions for the other extensions (scan.h, scan_shared.c) */
+    PyObject *api = PyCapsule_New((void *)bpe_scan_api_table(), BPE_SCAN_CAPSULE, NULL);
+    if (!api || PyModule_AddObjectRef(m, "_C_API", api) < 0) {
+        Py_XDECREF(api);
+        Py_DECREF(m);
+        return NULL;
+    }
+    Py_DECREF(api);
     return m;
 }

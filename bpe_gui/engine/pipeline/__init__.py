@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Callable, Iterable, Iterator
 
+from ..stream_cut import stream_cut
 from .added import AddedTokens
 from .normalized import NStr
 from .parts import PreTokenizer
@@ -151,8 +152,9 @@ class Pipeline:
         return out
 
     def encode_iterable(self, chunks: Iterable[str], chunk_chars: int = 1 << 16) -> Iterator[int]:
-        """Stream: cut after a line break followed by a non-space character (no pattern
-        of a published tokenizer joins across that), keeping offsets global."""
+        """Stream, keeping offsets global: a .tiktoken file's buffer is cut where its
+        pattern allows (stream_cut.py); a tokenizer.json's after a line break between a
+        non-space and a letter or digit (no published pattern joins across that)."""
         if not self.stream_safe:
             yield from self.encode("".join(chunks))
             return
@@ -161,7 +163,8 @@ class Pipeline:
             buf += chunk
             if len(buf) < chunk_chars:
                 continue
-            cut = _safe_cut(buf, max(0, self.added.longest if self.added else 0))
+            cut = stream_cut(self.words, buf, chunk_chars) if self.words is not None \
+                else _safe_cut(buf, max(0, self.added.longest if self.added else 0))
             if cut:
                 yield from self._encode_at(buf[:cut], done)
                 done += cut
@@ -195,12 +198,15 @@ def _spaces(chars) -> int:
 
 
 def _safe_cut(buf: str, hold: int) -> int:
-    """The last position after '\\n' followed by a non-space character, short of the
-    last ``hold`` characters (an added token could straddle them); 0 if none."""
+    """The last position after '\\n' between a non-space and a letter or digit, short of
+    the last ``hold`` characters (an added token could straddle them); 0 if none. Safe
+    for every published pattern: GPT-2's takes "\\n\\n" before a letter as "\\n", "\\n" but
+    at the end of a text as one word (so a space before the \\n is no cut), and o200k's
+    takes a "/" after a line break into a punctuation word (so a letter must follow)."""
     end = len(buf) - hold - 1
     k = buf.rfind("\n", 0, max(0, end))
     while k >= 0:
-        if k + 1 < len(buf) and not buf[k + 1].isspace():
+        if k > 0 and not buf[k - 1].isspace() and buf[k + 1].isalnum():
             return k + 1
         k = buf.rfind("\n", 0, k)
     return 0

@@ -22,17 +22,13 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 
-# tiktoken's o200k_base pat_str is our o200k preset, character for character; r50k's and
-# cl100k's (below) use possessive quantifiers where our presets do not
-from ..pretokenize import O200K_PATTERN
+# tiktoken's cl100k_base and o200k_base pat_strs are our presets, character for character;
+# r50k's is GPT-2's spelled with possessive quantifiers (the native scanner runs them all)
+from ..pretokenize import CL100K_PATTERN, LLAMA3_PATTERN, O200K_PATTERN
 
 ENDOFTEXT = "<|endoftext|>"
 R50K_PATTERN = (r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$"""
                 r"""|\s+(?!\S)|\s""")
-CL100K_PATTERN = (r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+"""
-                  r"""| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s""")
-LLAMA3_PATTERN = (r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}"""
-                  r"""| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+""")
 
 
 def _llama3_specials(n_ranks: int = 128000) -> dict[str, int]:

@@ -15,10 +15,13 @@ Example::
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 from typing import Any, Callable
 
 import regex
 
+from ..pattern_kinds import scanner_kind
+from ..scanner import native_scanner
 from .normalized import NStr
 
 Pieces = list[NStr]
@@ -79,6 +82,12 @@ def find_matches(pattern: "regex.Pattern[str]", text: str) -> list[tuple[int, in
     if pattern.pattern == "":
         return [(0, len(text), False)]
     out, prev = [], 0
+    native = _native(pattern.pattern)
+    if native is not None:   # GPT-2's, cl100k's, Llama 3's... : words that tile the text
+        for e in native.word_ends(text):
+            out.append((prev, e, True))
+            prev = e
+        return out
     for m in pattern.finditer(text):
         s, e = m.span()
         if prev != s:
@@ -88,6 +97,12 @@ def find_matches(pattern: "regex.Pattern[str]", text: str) -> list[tuple[int, in
     if prev != len(text):
         out.append((prev, len(text), False))
     return out
+
+
+@lru_cache(maxsize=16)
+def _native(pattern: str):
+    """The native scanner of a pattern it recognises (pattern_kinds.py), else None."""
+    return native_scanner(scanner_kind(pattern))
 
 
 BEHAVIORS = ("Removed", "Isolated", "MergedWithPrevious", "MergedWithNext", "Contiguous")
