@@ -92,14 +92,9 @@ def _load(path: str, args: argparse.Namespace):
 # ----- inspect --------------------------------------------------------------------------
 def cmd_inspect(args: argparse.Namespace) -> int:
     from .engine.analysis import classify_tokens
-    from .engine.errors import SettingsError
     tok = _load(args.tokenizer, args)
     if args.merges is not None:
-        if getattr(tok, "pipeline", None) is not None:
-            raise SettingsError("--merges needs a tokenizer with a merge list (bpe-gui, "
-                                "GPT-2 or exported files); an imported tokenizer.json or "
-                                ".tiktoken runs with all its merges.")
-        tok = tok.at_step(args.merges)
+        tok = tok.at_step(args.merges)   # an imported file says it has no steps
     reach = classify_tokens(tok)
     if args.json:
         json.dump(reach.as_json(), sys.stdout)
