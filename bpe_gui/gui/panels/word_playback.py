@@ -225,8 +225,9 @@ class WordPlayback(CatchesUp, QWidget):
             return f"Step 0 of {n}: {what}."
         st = pb.steps[k - 1]
         t = self.texts
-        if st.rank is None:
-            did = "the whole word is one token of the vocabulary (ignore_merges)"
+        if st.rank is None:   # a rule of the kind (tiktoken, ignore_merges): its own words
+            did = st.rule.rstrip(".") if st.rule else "a rule of this tokenizer"
+            did = did[:1].lower() + did[1:]
         else:
             places = "once" if len(st.at) == 1 else f"at {len(st.at)} places"
             did = (f"rank {st.rank:,}: {t(st.pair[0])} + {t(st.pair[1])} → {t(st.token)}, "
