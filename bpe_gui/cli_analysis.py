@@ -92,9 +92,13 @@ def _load(path: str, args: argparse.Namespace):
 # ----- inspect --------------------------------------------------------------------------
 def cmd_inspect(args: argparse.Namespace) -> int:
     from .engine.analysis import classify_tokens
+    from .engine.errors import SettingsError
     tok = _load(args.tokenizer, args)
     if args.merges is not None:
-        tok = tok.at_step(args.merges)   # an imported file says it has no steps
+        try:
+            tok = tok.at_step(args.merges)
+        except SettingsError as e:   # an imported file: it has no steps
+            raise SettingsError(f"--merges: {e}") from None
     reach = classify_tokens(tok)
     if args.json:
         json.dump(reach.as_json(), sys.stdout)
