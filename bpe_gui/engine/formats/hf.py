@@ -35,7 +35,7 @@ import regex
 
 from ..display import gpt2_bytes, gpt2_text, pair_text, readable
 from ..errors import ExportError, FormatError
-from ..pretokenize import CJK_PATTERN, GPT2_PATTERN, WHITESPACE_PATTERN
+from ..pretokenize import CJK_PATTERN, CL100K_PATTERN, GPT2_PATTERN, WHITESPACE_PATTERN
 from ..tokenizer import EOW, Tokenizer
 from ._common import (PROBE_TEXT, Snapshot, as_id, build_tokenizer, json_str, need,
                       prefixed, preset_name, read_json, snapshot, words_differ, write_files)
@@ -168,9 +168,15 @@ PREFIX_LEAD = rf"\A[{ISS}]+(?=[{ISS}])"
 # punctuation (before anything else it makes a word of its own, which strip() empties).
 SEPARATORS = "\x1c\x1d\x1e\x1f"
 _SEP = _cls(SEPARATORS)
-SEPARATOR_LEAD = {
-    pattern: rf"(?<![^\s\p{{L}}\p{{N}}])[{_SEP}]+(?=[^\s\p{{L}}\p{{N}}{_SEP}])"
-    for pattern in (GPT2_PATTERN, CJK_PATTERN)}
+# cl100k's pattern also lets one non-letter lead a run of letters, so there a single one
+# before a letter starts a word too, unless a space (which ` ?` punctuation takes, with
+# it, into a word strip() empties) is just before. (o200k's letters include marks, which
+# its punctuation rule also takes: no lookaround says where its words start, so it keeps
+# the aliases, and a separator inside a word still reads as </w> there.)
+_GPT2_LEAD = rf"(?<![^\s\p{{L}}\p{{N}}])[{_SEP}]+(?=[^\s\p{{L}}\p{{N}}{_SEP}])"
+_CL100K_LEAD = _GPT2_LEAD + rf"|(?<![^\s\p{{L}}\p{{N}}])(?<! )[{_SEP}](?=\p{{L}})"
+SEPARATOR_LEAD = {GPT2_PATTERN: _GPT2_LEAD, CJK_PATTERN: _GPT2_LEAD,
+                  CL100K_PATTERN: _CL100K_LEAD}
 
 
 def _char_pipeline(snap: Snapshot) -> tuple[dict | None, dict, dict]:
