@@ -331,7 +331,19 @@ def _is_own_char_export(data: dict) -> bool:
     if isinstance(norm, dict) and norm.get("type") == "Replace" and \
             (norm.get("pattern") or {}).get("Regex") == SUFFIX_INSERT and regexes == [SUFFIX_WORD]:
         return True
-    return norm is None and len(steps) == 3 and regexes[1:] == [PREFIX_TRAIL, PREFIX_LEAD]
+    return _own_prefix(norm, steps, regexes)
+
+
+def _own_prefix(norm: Any, steps: list[dict], regexes: list) -> bool:
+    """The prefix layout :func:`dump` writes: a Split by the pattern, the two whitespace
+    trims, and no normalizer or the separators' Replace for that pattern."""
+    if len(steps) != 3 or regexes[1:] != [PREFIX_TRAIL, PREFIX_LEAD] or \
+            steps[0].get("type") != "Split":
+        return False
+    if norm is None:
+        return True
+    return isinstance(norm, dict) and norm.get("type") == "Replace" and \
+        (norm.get("pattern") or {}).get("Regex") == SEPARATOR_LEAD.get(regexes[0])
 
 
 def _load_own(path, data, model, special_tokens, kwargs) -> Tokenizer:
@@ -478,8 +490,7 @@ def _load_char(path, data, raw_vocab, pairs, added, special_tokens, kwargs) -> T
     if isinstance(norm, dict) and norm.get("type") == "Replace" and \
             (norm.get("pattern") or {}).get("Regex") == SUFFIX_INSERT and regexes == [SUFFIX_WORD]:
         end_of_word, pattern = "suffix", WHITESPACE_PATTERN
-    elif norm is None and len(steps) == 3 and regexes[1:] == [PREFIX_TRAIL, PREFIX_LEAD] \
-            and steps[0].get("type") == "Split":
+    elif _own_prefix(norm, steps, regexes):
         end_of_word, pattern = "prefix", _pattern_of(steps[0], path)
     else:
         raise FormatError(path, "is a character-level BPE tokenizer not written by bpe-gui. Only "
