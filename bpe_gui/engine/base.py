@@ -20,7 +20,7 @@ from typing import Callable, Iterable, Iterator, NamedTuple
 
 from .errors import EncodeError
 from .explain import Explanation, explain
-from .model import Playback, WordModel, clean_chunks, clean_text, clean_with_map
+from .model import Playback, WordModel, clean_chunks, clean_text, clean_with_map, joined
 from .pretokenize import Pretokenizer
 
 
@@ -135,8 +135,16 @@ class BaseTokenizer(ABC):
         return out
 
     def playback(self, word: str) -> Playback:
-        """The merges that build one word's tokens, one by one (word playback)."""
-        return self.model.playback(clean_text(word))
+        """The merges that build a word's tokens, one by one (word playback): its pieces
+        (usually one: a word the pattern cut) played one after another; a special or
+        added token is one fixed symbol. Its last ids are ``encode(word)``'s."""
+        word = clean_text(word)
+        n = self.n_merges
+        parts = [self.model.playback(p.text, word[p.start:p.end]) if p.special_id is None
+                 else Playback(p.text, (self.vocab.get(p.special_id, b""),), (p.special_id,),
+                               (), n)
+                 for p in self.split(word)]
+        return joined(word, parts, n)
 
     def explain(self, text: str) -> Explanation:
         """Encoding step by step: each word with the pattern branch that took it, why

@@ -234,6 +234,9 @@ def test_explain_and_playback_end_at_encode(kind, text):
             assert tuple(kind.tok.model.token(i) for i in pb.ids_at(k)) == pb.symbols_at(k)
         alone = kind.tok.playback(w.text)   # the window's click on one word
         assert alone.final_ids == tuple(kind.tok.encode(w.text))
+    whole = kind.tok.playback(text)   # a text: its pieces one after another
+    assert list(whole.final_ids) == kind.tok.encode(text)
+    assert whole.symbols_at(0) == tuple(kind.tok.model.token(i) for i in whole.ids)
 
 
 # ----- token classes ----------------------------------------------------------------------------

@@ -13,7 +13,6 @@ from typing import Callable, Iterable, Sequence
 
 from ..base import BaseTokenizer, Encoding, Piece
 from ..errors import BPEError, EncodeError, SettingsError
-from ..model import Playback, clean_text, joined
 from ..pretokenize import Pretokenizer
 from .word_model import PipelineModel
 
@@ -112,16 +111,6 @@ class PipelineTokenizer(BaseTokenizer):
             s, e = piece.span(0, len(piece.text))
             out.append(Piece(s, e, piece.text, tid))
         return out
-
-    def playback(self, word: str) -> Playback:
-        """A word's playback: the pieces the pipeline cuts it into (usually one), played
-        one after another; an added token is one fixed symbol."""
-        word = clean_text(word)
-        n = self.n_merges
-        parts = [self.model.playback(p.text) if p.special_id is None else
-                 Playback(p.text, (self.vocab.get(p.special_id, b""),), (p.special_id,), (), n)
-                 for p in self.split(word)]
-        return joined(word, parts, n)
 
     def decode(self, ids: Iterable[int]) -> str:
         ids = list(ids)

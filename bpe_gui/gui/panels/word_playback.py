@@ -167,7 +167,9 @@ class WordPlayback(CatchesUp, QWidget):
             return
         k = len(pb.steps) if at_end else min(self.slider.value(), len(pb.steps))
         self.playback = pb
-        unit = "byte" if tok.mode == "byte" else "symbol"
+        # characters, not bytes, for a tokenizer.json whose model starts from characters
+        unit = "byte" if tok.mode == "byte" and all(len(t) == 1 for t in pb.symbols) \
+            else "symbol"
         n0, n1 = len(pb.symbols), len(pb.final_symbols)
         self.title.setText(f"{head} · {n0} {unit}{'s' if n0 != 1 else ''} → {n1} "
                            f"token{'s' if n1 != 1 else ''} in {len(pb.steps)} "
