@@ -87,3 +87,30 @@ def test_click_a_word_of_an_imported_tokenizer(qtbot, tmp_path, pair, controller
                          pos=view.char_rect(TEXT.index(" slowest") + 3).center())
         assert [s.rank for s in panel.playback.steps] == [None]
         assert "tiktoken's rule" in panel.step_label.text()
+
+
+@pytest.mark.controller(CORPUS, step=20)
+def test_click_in_a_metaspace_tokenizer_json(qtbot, tmp_path, pair, controller):
+    """Metaspace + byte_fallback: the model starts from characters ('▁' for a space) and
+    '<0xNN>' bytes; the clicked text plays back piece after piece to encode's tokens."""
+    from tokenizers import decoders, models, pre_tokenizers, trainers
+    hf = tokenizers.Tokenizer(models.BPE(byte_fallback=True, unk_token="<unk>"))
+    hf.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="first")
+    hf.decoder = decoders.Sequence([decoders.Replace("▁", " "), decoders.ByteFallback(),
+                                    decoders.Fuse(), decoders.Strip(" ", 1, 0)])
+    hf.train_from_iterator([CORPUS], trainers.BpeTrainer(
+        vocab_size=400, special_tokens=["<unk>", *[f"<0x{b:02X}>" for b in range(256)]],
+        show_progress=False))
+    path = tmp_path / "tokenizer.json"
+    hf.save(str(path))
+    assert controller.import_tokenizer(str(path)) is not None
+    controller.set_use_imported(True)
+    view, panel = pair
+    text = "the slowest 你好 ☃"   # ☃ is not in the vocabulary: three <0xNN> bytes
+    view.set_text(text)
+    qtbot.mouseClick(view.edit.viewport(), Qt.LeftButton, pos=view.char_rect(6).center())
+    pb = panel.playback
+    assert pb is not None, panel.title.text()
+    assert list(pb.final_ids) == controller.tokenizer().encode(panel.word.text) == \
+        hf.encode(panel.word.text).ids
+    assert "symbols" in panel.title.text() and pb.steps
