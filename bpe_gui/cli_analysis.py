@@ -95,11 +95,10 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     from .engine.errors import SettingsError
     tok = _load(args.tokenizer, args)
     if args.merges is not None:
-        if getattr(tok, "pipeline", None) is not None:
-            raise SettingsError("--merges needs a tokenizer with a merge list (bpe-gui, "
-                                "GPT-2 or exported files); an imported tokenizer.json or "
-                                ".tiktoken runs with all its merges.")
-        tok = tok.at_step(args.merges)
+        try:
+            tok = tok.at_step(args.merges)
+        except SettingsError as e:   # an imported file: it has no steps
+            raise SettingsError(f"--merges: {e}") from None
     reach = classify_tokens(tok)
     if args.json:
         json.dump(reach.as_json(), sys.stdout)

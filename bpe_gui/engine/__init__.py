@@ -8,16 +8,19 @@ Never imports Qt. Typical use::
 """
 from __future__ import annotations
 
+from .base import BaseTokenizer
 from .corpus import Cancelled, PretokenTable, read_corpus_text, read_documents
 from .errors import (BPEError, CorpusError, EncodeError, ExportError, FormatError,
                      NotUTF8Error, PatternError, SettingsError)
 from .pretokenize import PRESETS, Pretokenizer
+from .model import Playback, WordModel
 from .tokenizer import Encoding, Tokenizer
 from .trainer import (AffectedWord, MergeStep, PairRow, TrainSettings, Trainer, train_bpe)
 
 __all__ = [
-    "AffectedWord", "BPEError", "Cancelled", "CorpusError", "Encoding", "EncodeError",
+    "AffectedWord", "BaseTokenizer", "BPEError", "Cancelled", "CorpusError", "Encoding", "EncodeError",
     "ExportError", "FormatError", "MergeStep", "NotUTF8Error", "PRESETS", "PairRow",
-    "PatternError", "PretokenTable", "Pretokenizer", "SettingsError", "Tokenizer",
-    "TrainSettings", "Trainer", "read_corpus_text", "read_documents", "train_bpe",
+    "PatternError", "Playback", "PretokenTable", "Pretokenizer", "SettingsError", "Tokenizer",
+    "TrainSettings", "Trainer", "WordModel", "read_corpus_text", "read_documents",
+    "train_bpe",
 ]

@@ -54,7 +54,8 @@ from typing import Callable
 
 from .corpus import CancelFn, Cancelled
 from .errors import BPEError
-from .tokenizer import EOW, UNK, Tokenizer
+from .base import BaseTokenizer
+from .merge_model import EOW, UNK
 
 OK, UNREACHABLE, UNDECODABLE, SPECIAL = "ok", "unreachable", "undecodable", "special"
 KINDS = (OK, UNREACHABLE, UNDECODABLE, SPECIAL)
@@ -112,7 +113,7 @@ class Reachability:
         return "each token's text encoded on its own"
 
 
-def method_of(tok: Tokenizer) -> str:
+def method_of(tok: BaseTokenizer) -> str:
     """'symbols' (character level), 'context' (the tokenizer changes the start of a
     text, e.g. a prefix space or ▁) or 'text'."""
     if tok.mode == "char":
@@ -124,7 +125,7 @@ def method_of(tok: Tokenizer) -> str:
     return "text" if got == PROBE.encode() else "context"
 
 
-def classify_tokens(tok: Tokenizer, progress: ProgressFn | None = None,
+def classify_tokens(tok: BaseTokenizer, progress: ProgressFn | None = None,
                     cancel: CancelFn | None = None) -> Reachability:
     """Classify every token of ``tok`` (see the module docstring).
 
@@ -149,7 +150,7 @@ def classify_tokens(tok: Tokenizer, progress: ProgressFn | None = None,
     return Reachability(codes, reencoded, method, context)
 
 
-def classify_more(tok: Tokenizer, known: Reachability, ids) -> Reachability:
+def classify_more(tok: BaseTokenizer, known: Reachability, ids) -> Reachability:
     """``known`` (made for an earlier step of the same training run) with the tokens
     ``ids`` of ``tok`` classified too.
 
@@ -179,7 +180,7 @@ def classify_more(tok: Tokenizer, known: Reachability, ids) -> Reachability:
     return Reachability(codes, reencoded, known.method, known.context)
 
 
-def _classifier(tok: Tokenizer, reencode, codes: array, reencoded: dict):
+def _classifier(tok: BaseTokenizer, reencode, codes: array, reencoded: dict):
     """(id, token bytes) -> sets ``codes[id]`` (and ``reencoded[id]`` if unreachable)."""
     special = set(tok.special_ids.values())
     if tok.mode == "char" and UNK in tok.token_to_id:
@@ -206,7 +207,7 @@ def _classifier(tok: Tokenizer, reencode, codes: array, reencoded: dict):
 Reencode = Callable[[int, bytes, str], tuple[int, ...]]   # (id, bytes, text) -> ids
 
 
-def _reencoder(tok: Tokenizer, method: str) -> tuple[Reencode, str]:
+def _reencoder(tok: BaseTokenizer, method: str) -> tuple[Reencode, str]:
     """(id, token bytes, its text) -> the ids it encodes to, for the method; and the
     contexts tried (method "context")."""
     if method == "symbols":
@@ -239,7 +240,7 @@ def _reencoder(tok: Tokenizer, method: str) -> tuple[Reencode, str]:
     return after_context, ", ".join(CONTEXTS)
 
 
-def _by_symbols(tok: Tokenizer) -> Reencode:
+def _by_symbols(tok: BaseTokenizer) -> Reencode:
     t2i = tok.token_to_id
     eow = t2i.get(EOW)
     suffix = tok.end_of_word == "suffix"
@@ -253,5 +254,5 @@ def _by_symbols(tok: Tokenizer) -> Reencode:
             return ()
         if marked:
             syms = syms + [eow] if suffix else [eow] + syms
-        return tuple(tok._merge(syms)) if syms else ()
+        return tok.model.merge_symbols(syms) if syms else ()
     return reencode

@@ -44,56 +44,21 @@ from typing import TYPE_CHECKING, Sequence
 from .branch_words import char_name, limit_of
 from .branches import Branch, BranchMatcher
 from .display import visible_controls, visible_ws
+from .model import MergeApplied, Playback
 
 if TYPE_CHECKING:
+    from .base import BaseTokenizer
     from .pretokenize import Pretokenizer
-    from .tokenizer import Tokenizer
+
+__all__ = ["Explanation", "ExplainedWord", "MergeApplied", "Playback", "explain", "playback"]
 
 Span = tuple[int, int, int]   # (start, end, branch); branch -1: a special token
-
-
-@dataclass(frozen=True)
-class MergeApplied:
-    """One step of a playback: a merge applied everywhere in the word (or a rule)."""
-
-    rank: int | None                 # the merge's rank (0 = learned first); None: a rule
-    pair: tuple[bytes, ...]          # (left, right) merged; () for a rule step
-    token: bytes                     # the token it makes
-    token_id: int
-    at: tuple[int, ...]              # where, in the symbols before it, the pair was merged
-    symbols: tuple[bytes, ...]       # the symbols after this step
-    ids: tuple[int, ...]
-    rule: str = ""                   # for a rule step: what the rule did, in words
-
-    def new_positions(self) -> tuple[int, ...]:
-        """Where the new tokens are in ``symbols``. Example: at (0, 3) -> (0, 2)."""
-        return tuple(p - k for k, p in enumerate(self.at))
-
-
-@dataclass(frozen=True)
-class Playback:
-    """One word's symbols at the start, then every step until no learned merge applies."""
-
-    word: str
-    symbols: tuple[bytes, ...]       # at the start: bytes, or characters (+ </w>)
-    ids: tuple[int, ...]
-    steps: tuple[MergeApplied, ...]
-    n_merges: int                    # how many merges the tokenizer had
-
-    def symbols_at(self, k: int) -> tuple[bytes, ...]:
-        """The symbols after ``k`` steps (0: the start)."""
-        return self.steps[k - 1].symbols if k > 0 else self.symbols
-
-    def ids_at(self, k: int) -> tuple[int, ...]:
-        return self.steps[k - 1].ids if k > 0 else self.ids
-
-    @property
-    def final_symbols(self) -> tuple[bytes, ...]:
-        return self.symbols_at(len(self.steps))
-
-    @property
-    def final_ids(self) -> tuple[int, ...]:
-        return self.ids_at(len(self.steps))
+# The branch of a piece that a tokenizer.json pre-tokenizer or normalizer cut, not the
+# pattern alone (its ``source`` is empty: no regex describes it)
+PIECE = Branch(0, "", "pre-tokenizer piece", "a piece as the tokenizer.json pre-tokenizer "
+               "(and normalizer) give it to the model; the pattern alone does not cut it so")
+PIECE_REASON = ("The tokenizer.json pre-tokenizer (or its normalizer) made this piece; "
+                "its steps are not one pattern, so no rule of the pattern is named.")
 
 
 @dataclass(frozen=True)
@@ -136,59 +101,10 @@ class Explanation:
 
 
 # ----- merge playback ----------------------------------------------------------------------
-def playback(tok: "Tokenizer", word: str) -> Playback:
-    """The merges that turn one word into its tokens, in the order they apply."""
-    ids = list(tok._symbols(word))
-    vocab = tok.vocab
-    start = Playback(word, tuple(vocab[i] for i in ids), tuple(ids), (), tok.n_merges)
-    rule = _whole_word_rule(tok, start)
-    if rule is not None:
-        return Playback(word, start.symbols, start.ids, (rule,), tok.n_merges)
-    ranks, limit = tok._ranks, tok.n_merges
-    steps: list[MergeApplied] = []
-    while len(ids) > 1:
-        best, key = None, None
-        for pair in zip(ids, ids[1:]):
-            got = ranks.get(pair)
-            if got is not None and got[0] < limit and (best is None or got[0] < best[0]):
-                best, key = got, pair
-        if best is None:
-            break
-        ids, at = _merge_everywhere(ids, key, best[1])
-        steps.append(MergeApplied(best[0], (vocab[key[0]], vocab[key[1]]), vocab[best[1]],
-                                  best[1], at, tuple(vocab[i] for i in ids), tuple(ids)))
-    return Playback(word, start.symbols, start.ids, tuple(steps), tok.n_merges)
-
-
-def _merge_everywhere(ids: list[int], pair: tuple[int, int], new: int) -> tuple[list[int], tuple[int, ...]]:
-    """Replace ``pair`` at every place, left to right, without overlaps.
-
-    Example: [a, a, a], pair (a, a) -> ([aa, a], (0,))
-    """
-    out, at, i, n = [], [], 0, len(ids)
-    a, b = pair
-    while i < n:
-        if i + 1 < n and ids[i] == a and ids[i + 1] == b:
-            out.append(new)
-            at.append(i)
-            i += 2
-        else:
-            out.append(ids[i])
-            i += 1
-    return out, tuple(at)
-
-
-def _whole_word_rule(tok: "Tokenizer", start: Playback) -> MergeApplied | None:
-    """Hugging Face ``ignore_merges``: a word that is a token is that token, unmerged."""
-    if not getattr(tok, "ignore_merges", False) or len(start.ids) < 2:
-        return None
-    whole = b"".join(start.symbols)
-    tid = tok.token_to_id.get(whole)
-    if tid is None or tid not in tok.vocab:
-        return None
-    return MergeApplied(None, (), whole, tid, (0,), (whole,),
-                        (tid,), rule="The whole word is a token of the vocabulary, so it "
-                        "becomes that one token without any merge (ignore_merges).")
+def playback(tok: "BaseTokenizer", word: str) -> Playback:
+    """The merges that turn one word into its tokens, in the order they apply (the
+    tokenizer's model replays them: see engine/model.py)."""
+    return tok.playback(word)
 
 
 # ----- words and branches ------------------------------------------------------------------
@@ -287,23 +203,43 @@ def why_it_ends(branches: Sequence[Branch], text: str, word: Span,
             f"word, “{nword}”, is {nb.label}.")
 
 
-def explain(tok: "Tokenizer", text: str) -> Explanation:
-    """Every word of ``text`` with its branch, why it ended, and its merge playback."""
+def explain(tok: "BaseTokenizer", text: str) -> Explanation:
+    """Every word of ``text`` with its branch, why it ended, and its merge playback.
+
+    The words are the pieces the tokenizer gives its model (``tok.split``); each takes
+    its branch from the pattern's word with the same span. A piece the pattern alone
+    does not cut (a tokenizer.json pre-tokenizer step, a normalizer) gets the extra
+    branch :data:`PIECE`.
+    """
     matcher = matcher_for(tok.pattern, tok.pre.timeout)
     spans = word_spans(tok.pre, matcher, text)
+    where = {(s, e): n for n, (s, e, _) in enumerate(spans)}
+    branches = list(matcher.branches)
     plays: dict[str, Playback] = {}
     words = []
-    for i, span in enumerate(spans):
-        s, e, k = span
+    for piece in tok.split(text):
+        s, e = piece.start, piece.end
         w = text[s:e]
-        reason = why_it_ends(matcher.branches, text, span,
-                             spans[i + 1] if i + 1 < len(spans) else None)
-        if k < 0:
-            words.append(ExplainedWord(w, s, e, k, reason, None, tok.special_ids[w]))
+        n = where.get((s, e))
+        if n is not None:
+            k = spans[n][2]
+            reason = why_it_ends(branches, text, spans[n],
+                                 spans[n + 1] if n + 1 < len(spans) else None)
+        elif piece.special_id is not None:
+            k, reason = -1, ("An added token: cut out of the text before the "
+                             "pre-tokenizer runs, never split or merged.")
+        else:
+            if not branches or branches[-1].name != PIECE.name:
+                branches.append(Branch(len(branches), PIECE.source, PIECE.name, PIECE.about))
+            k, reason = len(branches) - 1, PIECE_REASON
+        if piece.special_id is not None:
+            words.append(ExplainedWord(w, s, e, -1, reason, None, piece.special_id))
             continue
-        pb = plays.get(w)
+        pb = plays.get(piece.text)
         if pb is None:
-            pb = plays[w] = playback(tok, w)
+            pb = plays[piece.text] = tok.model.playback(piece.text, w)
+        elif pb.word != w:
+            pb = Playback(w, pb.symbols, pb.ids, pb.steps, pb.n_merges)
         words.append(ExplainedWord(w, s, e, k, reason, pb))
-    return Explanation(text, matcher.pattern, tok.pre.preset, tuple(matcher.branches),
+    return Explanation(text, matcher.pattern, tok.pre.preset, tuple(branches),
                        tuple(words), tok.n_merges)

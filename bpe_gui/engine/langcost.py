@@ -37,7 +37,7 @@ from .corpus import CancelFn, Cancelled
 from .errors import CorpusError, NotUTF8Error, SettingsError
 from .files import BOM, binary_error, inner_suffix, jsonl_text, looks_binary, open_binary
 from .stats import RENYI_ALPHA, renyi_efficiency
-from .tokenizer import Tokenizer
+from .base import BaseTokenizer
 
 TEXT_SUFFIXES = (".txt", ".md", ".jsonl")
 READ_BYTES = 1 << 20
@@ -194,7 +194,7 @@ def _measured(chunks: Iterator[str], acc: _Count, cancel: CancelFn | None) -> It
         yield chunk
 
 
-def text_cost(path: Path, tok: Tokenizer, language: str = "", label: str = "",
+def text_cost(path: Path, tok: BaseTokenizer, language: str = "", label: str = "",
               alpha: float = RENYI_ALPHA, on_read: Callable[[int], None] | None = None,
               cancel: CancelFn | None = None) -> CostRow:
     """Encode one file with one tokenizer, streaming; parity is left to the caller."""
@@ -207,7 +207,7 @@ def text_cost(path: Path, tok: Tokenizer, language: str = "", label: str = "",
 
 
 def language_cost(texts: str | Path | Mapping[str, str | Path],
-                  tokenizers: Mapping[str, Tokenizer], reference: str | None = None,
+                  tokenizers: Mapping[str, BaseTokenizer], reference: str | None = None,
                   alpha: float = RENYI_ALPHA, progress: ProgressFn | None = None,
                   cancel: CancelFn | None = None) -> CostTable:
     """Every text with every tokenizer. ``texts``: a folder (see :func:`held_out_files`)

@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .analysis import KINDS, OK, Reachability, classify_tokens
-from .tokenizer import Tokenizer
+from .base import BaseTokenizer
 
 
 @dataclass(frozen=True)
@@ -58,13 +58,13 @@ class Overlap:
                 "b_single_in_a": self.b_single_in_a}
 
 
-def token_set(tok: Tokenizer) -> set[bytes]:
+def token_set(tok: BaseTokenizer) -> set[bytes]:
     """The distinct bytes of ``tok``'s tokens, special tokens left out."""
     special = set(tok.special_ids.values())
     return {t for i, t in tok.vocab.items() if i not in special}
 
 
-def produced_set(tok: Tokenizer, reach: Reachability | None = None) -> set[bytes]:
+def produced_set(tok: BaseTokenizer, reach: Reachability | None = None) -> set[bytes]:
     """The bytes of the tokens ``tok`` produces on its own (class ``ok``)."""
     reach = reach or classify_tokens(tok)
     ok = KINDS.index(OK)
@@ -72,7 +72,7 @@ def produced_set(tok: Tokenizer, reach: Reachability | None = None) -> set[bytes
     return {t for i, t in tok.vocab.items() if 0 <= i < len(codes) and codes[i] == ok}
 
 
-def vocab_overlap(a: Tokenizer, b: Tokenizer, reach_a: Reachability | None = None,
+def vocab_overlap(a: BaseTokenizer, b: BaseTokenizer, reach_a: Reachability | None = None,
                   reach_b: Reachability | None = None) -> Overlap:
     """Compare the vocabularies of ``a`` and ``b``. Pass ``reach_a``/``reach_b`` (from
     :func:`classify_tokens`) when you have them; otherwise they are worked out (a second

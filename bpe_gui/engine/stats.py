@@ -31,7 +31,8 @@ import regex
 
 from .display import is_partial
 from .pretokenize import GPT2_PATTERN, Pretokenizer
-from .tokenizer import EOW, UNK, Encoding, Tokenizer
+from .base import BaseTokenizer, Encoding
+from .merge_model import EOW, UNK
 
 SCRIPTS = ("Latin", "Han", "Kana", "Cyrillic", "Other")
 COLUMNS = ("All",) + SCRIPTS
@@ -294,14 +295,14 @@ def held_out(text: str, pattern: str = "gpt2", special_tokens: Sequence[str] = (
                    len(text.encode("utf-8", "surrogatepass")), len(text))
 
 
-def held_out_tokens(tok: Tokenizer, held: HeldOut, batch: int = 200) -> Iterator[int | None]:
+def held_out_tokens(tok: BaseTokenizer, held: HeldOut, batch: int = 200) -> Iterator[int | None]:
     """Count the tokens of a held-out text, a batch of words at a time.
 
     Yields None after every batch (so a GUI can stop between batches) and the total
     last. ``sum`` over words of freq * len(tokens of the word), plus one per special.
     """
     total = held.n_special
-    word_ids = tok._word_ids  # the tokenizer's own cached per-word encoding
+    word_ids = tok.encode_word  # the tokenizer's own (cached) per-word encoding
     for i, (w, f) in enumerate(held.words, 1):
         total += f * len(word_ids(w))
         if i % batch == 0:

@@ -13,59 +13,31 @@ Example::
 """
 from __future__ import annotations
 
-import sys
-from dataclasses import dataclass, field
-from itertools import accumulate, repeat
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Sequence
+import copy
+from itertools import accumulate
+from typing import Callable, Iterable, Iterator, Sequence
 
-from .errors import BPEError, EncodeError
-
-try:  # the hot loop of byte-level encoding, in C; the Python loop below is the fallback
-    from . import _encode
-    from ._encode import Merger as _Merger, WordCache as _WordCache
-    from .scanner import install_tables
-    install_tables(_encode)  # the (shared) scanner: the classes of the installed regex
-except ImportError:  # pragma: no cover - only without a C compiler at install time
-    _Merger = _WordCache = None
+from .base import BaseTokenizer, Encoding, Piece  # noqa: F401  (Encoding: its old home)
 from .blocks import NATIVE_PRESETS
+from .errors import BPEError
+from .merge_model import EOW, UNK, MergeModel, word_cache
 from .pretokenize import Pretokenizer
 from .stream_cut import stream_cut
 
-if TYPE_CHECKING:
-    from .explain import Explanation
+__all__ = ["EOW", "UNK", "Encoding", "Piece", "Tokenizer"]
 
-EOW = b"</w>"
-UNK = b"<unk>"
 _CACHE_LIMIT = 1 << 18
-_NO_MERGE = (sys.maxsize, -1)  # (rank, new id) of a pair that has no merge
-_IDENTITY = list(range(256))
-
-@dataclass(frozen=True)
-class Encoding:
-    """One encoding result: ids, token bytes and character spans, index-aligned.
-
-    ``offsets[i] = (start, end)``: the characters of the text that token i covers. A
-    token holding part of a UTF-8 character covers that whole character, so two
-    neighbouring tokens may share one. ``special[i]`` marks special tokens.
-    """
-
-    ids: list[int]
-    tokens: list[bytes]
-    offsets: list[tuple[int, int]]
-    special: list[bool] = field(default_factory=list)
-
-    def __len__(self) -> int:
-        return len(self.ids)
 
 
-class Tokenizer:
-    """A byte-level (or character-level ``</w>``) BPE tokenizer.
+class Tokenizer(BaseTokenizer):
+    """A byte-level (or character-level ``</w>``) BPE tokenizer over learned merges.
 
     ``vocab`` maps id -> token bytes; ``merges`` lists (left, right) byte pairs in the
     order they were learned. Special tokens missing from ``vocab`` get new ids after
     the largest one. ``pattern`` is a preset name or regex; ``mode`` is "byte" or
     "char"; in char mode ``end_of_word`` is "suffix" (``low</w>``) or "prefix"
-    (a space before a word becomes a leading ``</w>``).
+    (a space before a word becomes a leading ``</w>``). Its model is a
+    :class:`~.merge_model.MergeModel`.
     """
 
     def __init__(self, vocab: dict[int, bytes], merges: Sequence[tuple[bytes, bytes]],
@@ -74,78 +46,45 @@ class Tokenizer:
                  meta: dict | None = None):
         if mode not in ("byte", "char"):
             raise BPEError(f"Unknown mode {mode!r}: use 'byte' or 'char'.")
-        self.mode = mode
-        self.end_of_word = end_of_word
-        self.meta = dict(meta or {})
-        self.vocab = dict(vocab)
-        self.merges: list[tuple[bytes, bytes]] = [tuple(m) for m in merges]  # type: ignore
-        self.special_tokens = list(special_tokens or [])
-        self.pre = Pretokenizer(pattern, self.special_tokens)
-        self.pattern = self.pre.pattern
-        self.token_to_id: dict[bytes, int] = {}
-        for i, t in self.vocab.items():
-            self.token_to_id.setdefault(t, i)
-        next_id = max(self.vocab, default=-1) + 1
-        self.special_ids: dict[str, int] = {}
-        for s in self.special_tokens:
+        specials = list(special_tokens or [])
+        pre = Pretokenizer(pattern, specials)
+        vocab = dict(vocab)
+        token_to_id: dict[bytes, int] = {}
+        for i, t in vocab.items():
+            token_to_id.setdefault(t, i)
+        next_id = max(vocab, default=-1) + 1
+        special_ids: dict[str, int] = {}
+        for s in specials:
             b = s.encode("utf-8")
-            if b not in self.token_to_id:
-                self.vocab[next_id] = b
-                self.token_to_id[b] = next_id
+            if b not in token_to_id:
+                vocab[next_id] = b
+                token_to_id[b] = next_id
                 next_id += 1
-            self.special_ids[s] = self.token_to_id[b]
+            special_ids[s] = token_to_id[b]
+        model = MergeModel(vocab, token_to_id, [tuple(m) for m in merges], mode=mode,
+                           end_of_word=end_of_word)
+        super().__init__(model, vocab=vocab, token_to_id=token_to_id, merges=model.merges,
+                         special_tokens=specials, special_ids=special_ids, pre=pre,
+                         mode=mode, end_of_word=end_of_word, meta=dict(meta or {}))
+        self._vocab_of = None
+        self._reset_caches()
+
+    def _reset_caches(self) -> None:
         self._cache: dict[str, tuple[int, ...]] = {}
         # word -> (ids, token bytes, character spans inside the word), for offsets
         self._ocache: dict[str, tuple[tuple[int, ...], tuple[bytes, ...], tuple]] = {}
-        self._merger = None
-        self._native: int | None = None  # scanner preset: whole texts encode in C
         self._wcache = None
-        if mode == "byte":
-            missing = [b for b in range(256) if bytes([b]) not in self.token_to_id]
-            if missing:
-                raise BPEError(f"The vocabulary lacks {len(missing)} single bytes (first: "
-                               f"0x{missing[0]:02X}); a byte-level tokenizer needs all 256.")
-            self._byte_ids = [self.token_to_id[bytes([b])] for b in range(256)]
-            if self._byte_ids == _IDENTITY:
-                self._byte_ids = _IDENTITY
-            if _Merger is not None:
-                self._merger = _Merger(self._byte_ids)
-                if self.pre.native is not None:  # (None: BPE_GUI_NATIVE_SCAN=0)
-                    self._native = NATIVE_PRESETS.get(self.pre.kind)
-        self._build_ranks()
-        self._unk = self.token_to_id.get(UNK)
-        self._eow = self.token_to_id.get(EOW)
+        # a scanner preset whose whole texts encode in C (None: BPE_GUI_NATIVE_SCAN=0)
+        self._native: int | None = None
+        if self.model.native and self.pre.native is not None:
+            self._native = NATIVE_PRESETS.get(self.pre.kind)
 
-    def _build_ranks(self) -> dict[tuple[int, int], tuple[int, int]]:
-        self._ranks: dict[tuple[int, int], tuple[int, int]] = {}
-        self._merge_ids: list[int] = []
-        self._max_rank = 0  # also right when there are no merges at all
-        merges, self.merges = self.merges, []
-        for a, b in merges:
-            self._push_merge(a, b)
-        return self._ranks
-
-    def _push_merge(self, a: bytes, b: bytes, new_id: int | None = None) -> None:
-        """Append one merge (the trainer grows its tokenizer this way, step by step)."""
-        t2i = self.token_to_id
-        rank = len(self.merges)
-        if new_id is not None and a + b not in t2i:
-            self.vocab[new_id] = a + b
-            t2i[a + b] = new_id
-        try:
-            key = (t2i[a], t2i[b])
-            new = t2i[a + b]
-        except KeyError as e:
-            raise BPEError(f"Merge #{rank + 1} ({a!r} {b!r}) uses a token that is not in "
-                           f"the vocabulary ({e.args[0]!r}). The vocabulary and merges "
-                           "do not belong together.") from None
-        self.merges.append((a, b))
-        self._merge_ids.append(new)
-        if self._ranks.setdefault(key, (rank, new))[0] == rank and self._merger is not None:
-            self._merger.add(key[0], key[1], rank, new)
-        self._max_rank = len(self.merges)
-        self._cache = {}
-        self._ocache = {}
+    def add_merge(self, left: bytes, right: bytes, new_id: int | None = None) -> None:
+        """Append one merge (the trainer grows its tokenizer this way, step by step);
+        ``new_id``: the id of the new token when the vocabulary lacks it."""
+        self.model.add(left, right, new_id)
+        self._cache.clear()
+        self._ocache.clear()
         if self._wcache is not None:
             self._wcache.clear()
 
@@ -153,16 +92,13 @@ class Tokenizer:
     def at_step(self, n_merges: int) -> "Tokenizer":
         """The same tokenizer with only the first ``n_merges`` merges (shares the tables)."""
         n = max(0, min(n_merges, len(self.merges)))
-        clone = object.__new__(Tokenizer)
-        clone.__dict__.update(self.__dict__)
-        clone._max_rank = n
-        clone._cache = {}
-        clone._ocache = {}
-        clone._wcache = None
+        clone = copy.copy(self)
+        clone.model = self.model.at(n)
+        clone._reset_caches()
         if n < len(self.merges):
             clone.merges = self.merges[:n]
             clone._vocab = None   # the tokens of the first n merges, worked out when asked
-            clone._vocab_of = (self.vocab, self._merge_ids, n)
+            clone._vocab_of = (self.vocab, self.model.merge_ids, n)
         return clone
 
     @property
@@ -178,104 +114,25 @@ class Tokenizer:
     def vocab(self, value: dict[int, bytes]) -> None:
         self._vocab = value
 
-    @property
-    def meta(self) -> dict:
-        """Settings and per-merge counts recorded in exports (may be computed late)."""
-        if callable(self._meta):
-            self._meta = self._meta()
-        return self._meta
-
-    @meta.setter
-    def meta(self, value) -> None:
-        self._meta = value   # a dict, or a function returning one when first read
-
-    @property
-    def n_merges(self) -> int:
-        return self._max_rank
-
     # ----- encoding ---------------------------------------------------------------
-    def _merge(self, ids: list[int]) -> tuple[int, ...]:
-        """Apply merges lowest rank first; each pair everywhere, left to right.
-
-        Example (merges 'a b' then 'ab c'): [a, b, c, a, b] -> [abc, ab]
-        """
-        if self._merger is not None:
-            return self._merger.merge(ids, self._max_rank)
-        get, limit = self._ranks.get, self._max_rank
-        if len(ids) < 2:
-            return tuple(ids)
-        # found[i] = (rank, new id) of the pair at i; only neighbours change after a merge
-        found = list(map(get, zip(ids, ids[1:]), repeat(_NO_MERGE)))
-        while True:
-            best = min(found)
-            if best[0] >= limit:
-                break
-            i, new = found.index(best), best[1]
-            if found.count(best) > 1:  # rare: every occurrence, left to right, no overlaps
-                out, j = ids[:i], i
-                while True:
-                    out.append(new)
-                    j += 2
-                    try:
-                        k = found.index(best, j)
-                    except ValueError:
-                        break
-                    out += ids[j:k]
-                    j = k
-                ids = out + ids[j:]
-                if len(ids) < 2:
-                    break
-                found = list(map(get, zip(ids, ids[1:]), repeat(_NO_MERGE)))
-                continue
-            ids[i:i + 2] = (new,)
-            if i + 1 < len(ids):
-                right = get((new, ids[i + 1]), _NO_MERGE)
-                if i:
-                    found[i - 1:i + 2] = (get((ids[i - 1], new), _NO_MERGE), right)
-                else:
-                    found[0:2] = (right,)
-            elif i:
-                found[i - 1:i + 1] = (get((ids[i - 1], new), _NO_MERGE),)
-            else:
-                break
-        return tuple(ids)
-
-    def _symbols(self, word: str) -> list[int]:
-        if self.mode == "byte":
-            bid = self._byte_ids
-            if bid is _IDENTITY:  # the usual layout: byte b has id b
-                return list(word.encode("utf-8"))
-            return [bid[b] for b in word.encode("utf-8")]
-        core = word.strip()
-        ids = []
-        for ch in core:
-            i = self.token_to_id.get(ch.encode("utf-8"), self._unk)
-            if i is None:
-                raise EncodeError(f"The character {ch!r} is not in this character-level "
-                                  "vocabulary and it has no <unk> token.")
-            ids.append(i)
-        if self._eow is not None and core:
-            if self.end_of_word == "suffix":
-                ids.append(self._eow)
-            elif word[:1].isspace():
-                ids.insert(0, self._eow)
-        return ids
-
-    def _word_ids(self, word: str) -> tuple[int, ...]:
+    def encode_word(self, word: str) -> tuple[int, ...]:
+        """The ids of one word of the pattern, through the tokenizer's word cache."""
         cached = self._cache.get(word)
         if cached is None:
-            cached = self._merge(self._symbols(word))
+            try:
+                cached = self.model.merge(word)
+            except UnicodeEncodeError:
+                return super().encode_word(word)
             if len(self._cache) >= _CACHE_LIMIT:
                 self._cache.clear()
             self._cache[word] = cached
         return cached
 
-    def encode(self, text: str) -> list[int]:
-        """Text -> token ids. Special tokens in the text become their ids."""
-        if self._native is not None and self._merger is not None:
-            plain = self._encode_native
+    def _encode(self, text: str) -> list[int]:
+        if not self.model.native:
+            plain = self._encode_words
         else:
-            plain = self._encode_c if self._merger is not None else self._encode_words
+            plain = self._encode_c if self._native is None else self._encode_native
         if not self.special_tokens:
             return plain(text)
         out: list[int] = []
@@ -288,25 +145,20 @@ class Tokenizer:
 
     def _encode_words(self, text: str) -> list[int]:
         """Ids of a text without special tokens, word by word (any pattern)."""
-        word_ids = self._word_ids
+        word_ids = self.encode_word
         return [i for w in self.pre.findall(text) for i in word_ids(w)]
 
     def _encode_c(self, text: str) -> list[int]:
         """Byte-level words through the C merge loop and the word cache."""
-        return self._merger.encode_words(self.pre.findall(text),
-                                         self._cache, self._max_rank, _CACHE_LIMIT)
+        return self.model.encode_words(self.pre.findall(text), self._cache, _CACHE_LIMIT)
 
     def _encode_native(self, text: str) -> list[int]:
         """A whole text scanned, merged and cached in C (the presets with a native scanner)."""
         if self._wcache is None:
-            self._wcache = _WordCache(_CACHE_LIMIT)
-        try:
-            return self._merger.encode_text(self._native, text, self._max_rank, self._wcache)
-        except UnicodeEncodeError:  # a lone surrogate: UTF-8 cannot hold it
-            return self._encode_c(text)
+            self._wcache = word_cache(_CACHE_LIMIT)
+        return self.model.encode_text(self._native, text, self._wcache)
 
-    def encode_with_offsets(self, text: str) -> Encoding:
-        """Ids, token bytes and character spans (for colouring text token by token)."""
+    def _encode_offsets(self, text: str) -> Encoding:
         ids: list[int] = []
         toks: list[bytes] = []
         offs: list[tuple[int, int]] = []
@@ -343,7 +195,7 @@ class Tokenizer:
         return Encoding(ids, toks, offs, spec)
 
     def _offset_entry(self, word: str) -> tuple[tuple[int, ...], tuple[bytes, ...], tuple]:
-        wids = self._word_ids(word)
+        wids = self.encode_word(word)
         vocab = self.vocab
         if self.mode == "byte":
             spans = _byte_spans(word, [len(vocab[i]) for i in wids])
@@ -358,7 +210,7 @@ class Tokenizer:
             t = self.vocab[i]
             eow = t.endswith(EOW) if self.end_of_word == "suffix" else t.startswith(EOW)
             body = t.replace(EOW, b"") if eow else t
-            n = len(body.decode("utf-8", "replace")) if i != self._unk else 1
+            n = len(body.decode("utf-8", "replace")) if i != self.model.unk else 1
             if eow and self.end_of_word == "prefix":
                 spans.append((pos - 1 if pos else 0, pos + n))
             else:
@@ -366,10 +218,8 @@ class Tokenizer:
             pos += n
         return spans
 
-    def encode_iterable(self, iterable: Iterable[str], chunk_chars: int = 1 << 16) -> Iterator[int]:
-        """Encode a stream of text (e.g. an open file) lazily, in bounded memory.
-
-        Text is buffered until ``chunk_chars``, then cut where nothing after can change
+    def _encode_stream(self, iterable: Iterable[str], chunk_chars: int) -> Iterator[int]:
+        """Text is buffered until ``chunk_chars``, then cut where nothing after can change
         the words before (``stream_cut.py``), never inside a special token, and the part
         before the cut is encoded: the ids equal ``encode`` of the whole text (proved for
         patterns the native scanner runs). A buffer that cannot be cut (one huge word)
@@ -385,31 +235,14 @@ class Tokenizer:
             buf = "".join(parts)
             cut = stream_cut(self.pre, buf, chunk_chars)  # (stream_cut.py says where and why)
             if cut > 0:
-                yield from self.encode(buf[:cut])
+                yield from self._encode(buf[:cut])
             parts, size = [buf[cut:]], len(buf) - cut
             limit = max(chunk_chars, 2 * size)
         buf = "".join(parts)
         if buf:
-            yield from self.encode(buf)
-
-    def explain(self, text: str) -> "Explanation":
-        """Encoding step by step: each word with the pattern branch that took it, why
-        it ended there, and the merges that built its tokens (see engine/explain.py).
-
-        Example: ``tok.explain("it's").words[1].playback.steps`` -> the merges of "'s".
-        """
-        from .explain import explain
-        return explain(self, text)
+            yield from self._encode(buf)
 
     # ----- decoding ---------------------------------------------------------------
-    def decode_bytes(self, ids: Iterable[int]) -> bytes:
-        vocab = self.vocab
-        try:
-            return b"".join(vocab[i] for i in ids)
-        except KeyError as e:
-            raise EncodeError(f"Token id {e.args[0]} is not in the vocabulary "
-                              f"(ids go up to {max(vocab)}).") from None
-
     def decode(self, ids: Iterable[int]) -> str:
         """Ids -> text; a partial UTF-8 character becomes U+FFFD, never an error."""
         data = self.decode_bytes(ids)
@@ -448,7 +281,7 @@ class Tokenizer:
         return gpt2.load(vocab_path, merges_path, special_tokens=special_tokens, **kwargs)
 
     def __repr__(self) -> str:
-        return (f"Tokenizer({len(self.vocab)} tokens, {self._max_rank} merges, mode={self.mode}, "
+        return (f"Tokenizer({len(self.vocab)} tokens, {self.n_merges} merges, mode={self.mode}, "
                 f"specials={self.special_tokens})")
 
 

@@ -606,7 +606,7 @@ class Trainer:
                 self._tok = None
                 return self.tokenizer(at_step)
         for rec in self.steps[len(tok.merges):]:
-            tok._push_merge(rec.left, rec.right, rec.new_id)
+            tok.add_merge(rec.left, rec.right, rec.new_id)
         out = tok.at_step(k)
         recs = self.steps[:k]   # a cheap copy: the records as of now, for the lazy metadata
         out.meta = lambda: self.metadata(k, [st.count for st in recs])  # exports read it

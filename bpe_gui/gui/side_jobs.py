@@ -26,7 +26,7 @@ from typing import Mapping, Sequence
 
 from ..engine import stats
 from ..engine.pretokenize import Pretokenizer
-from ..engine.tokenizer import Tokenizer
+from ..engine.base import BaseTokenizer as Tokenizer  # any kind: trained or imported
 from ..engine.trainer import Trainer, TrainSettings
 from .corpus_source import count_files
 

@@ -22,7 +22,7 @@ import weakref
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from ..engine.analysis import Reachability, classify_more, classify_tokens
-from ..engine.tokenizer import Tokenizer
+from ..engine.base import BaseTokenizer as Tokenizer  # any kind: trained or imported
 
 SYNC_MAX = 2_000     # at most this many tokens are classified at once, on the GUI thread
 KIND = "classes"

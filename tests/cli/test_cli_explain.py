@@ -54,3 +54,41 @@ def test_explain_and_ids_only_do_not_go_together(tmp_path):
     folder = trained(tmp_path)
     p = run("encode", "--tokenizer", str(folder), "--explain", "--ids-only", "x", cwd=tmp_path)
     assert_user_error(p, "--explain", "--ids-only")
+
+
+def _explained_ids(text: str) -> list[int]:
+    """The ids of every word block: its tokens line, or a special token's id."""
+    ids = []
+    for block in text.split("\n\nword ")[1:]:
+        head = block.splitlines()[0]
+        if "special token, id " in head:
+            ids.append(int(head.rsplit("id ", 1)[1]))
+        else:
+            ids += [int(i) for i in block.splitlines()[-1].split("ids ")[-1].split()]
+    return ids
+
+
+def test_explain_works_with_imported_tiktoken_and_tokenizer_json(tmp_path):
+    """It crashed with AttributeError ('_byte_ids') on every imported .tiktoken and
+    byte-level tokenizer.json (issue 19); the ids equal tiktoken's and tokenizers'."""
+    import pytest
+    tiktoken = pytest.importorskip("tiktoken")
+    tokenizers = pytest.importorskip("tokenizers")
+    (tmp_path / "c.txt").write_text(CORPUS, "utf-8")
+    p = run("train", "c.txt", "--vocab-size", "300", "--out", "tok", "--format", "tiktoken",
+            "--format", "hf", "--special-token", "<|endoftext|>", "-q", cwd=tmp_path)
+    assert p.returncode == 0, err(p)
+    sys.path.insert(0, str(REPO))
+    from tiktoken.load import load_tiktoken_bpe
+    meta = __import__("json").loads((tmp_path / "tok" / "tokenizer.tiktoken.json").read_text())
+    enc = tiktoken.Encoding("t", pat_str=meta["pat_str"], special_tokens=meta["special_tokens"],
+                            mergeable_ranks=load_tiktoken_bpe(str(tmp_path / "tok" /
+                                                                  "tokenizer.tiktoken")))
+    hf = tokenizers.Tokenizer.from_file(str(tmp_path / "tok" / "tokenizer.json"))
+    for name, want in (("tokenizer.tiktoken", enc.encode(TEXT, allowed_special="all")),
+                       ("tokenizer.json", hf.encode(TEXT).ids)):
+        p = run("encode", "--tokenizer", str(tmp_path / "tok" / name), "--explain", TEXT,
+                cwd=tmp_path)
+        assert p.returncode == 0, err(p)
+        assert "Traceback" not in err(p)
+        assert _explained_ids(out(p)) == want, name

@@ -242,18 +242,28 @@ def test_partial_utf8_symbols_in_a_playback():
     assert pb.steps[0].symbols == ("你".encode()[:2], "你".encode()[2:])
 
 
-def test_ignore_merges_shows_the_whole_word_rule_first():
+def test_ignore_merges_shows_the_whole_word_rule_first(tmp_path):
     """An imported Hugging Face tokenizer with ignore_merges (issue 11): a word that is a
-    token becomes that token at once; the playback says so as its only step."""
-    merges = [(b"a", b"b"), (b"ab", b"c")]
-    vocab = {i: bytes([i]) for i in range(256)} | {256: b"ab", 257: b"abc", 258: b"abcd"}
-    tok = Tokenizer(vocab, merges)
-    assert [s.rank for s in playback(tok, "abcd").steps] == [0, 1]
-    tok.ignore_merges = True
-    pb = playback(tok, "abcd")
-    assert [(s.rank, s.symbols, s.ids) for s in pb.steps] == [(None, (b"abcd",), (258,))]
-    assert "ignore_merges" in pb.steps[0].rule
-    assert [s.rank for s in playback(tok, "abab").steps] == [0]   # not a token: merges
+    token becomes that token at once; the playback says so as its only step. (It used to
+    be tested on a trained Tokenizer given an ignore_merges attribute its encode never
+    read; now the real kind, checked against ``tokenizers``.)"""
+    tokenizers = pytest.importorskip("tokenizers")
+    from bpe_gui.engine.formats import load_tokenizer
+    vocab = {"a": 0, "b": 1, "c": 2, "d": 3, "ab": 4, "abc": 5, "abcd": 6}
+    for ignore in (False, True):
+        hf = tokenizers.Tokenizer(tokenizers.models.BPE(
+            vocab, [("a", "b"), ("ab", "c")], ignore_merges=ignore))
+        hf.pre_tokenizer = tokenizers.pre_tokenizers.Split(" ", behavior="removed")
+        hf.save(str(tmp_path / "t.json"))
+        tok = load_tokenizer(tmp_path / "t.json")
+        pb = playback(tok, "abcd")
+        assert list(pb.final_ids) == hf.encode("abcd").ids == tok.encode("abcd")
+        if not ignore:
+            assert [s.rank for s in pb.steps] == [0, 1]
+            continue
+        assert [(s.rank, s.symbols, s.ids) for s in pb.steps] == [(None, (b"abcd",), (6,))]
+        assert "ignore_merges" in pb.steps[0].rule
+        assert [s.rank for s in playback(tok, "abab").steps] == [0]   # not a token: merges
 
 
 # ----- why a word ended ----------------------------------------------------------------------

@@ -9,7 +9,7 @@ import os
 import pytest
 
 import bpe_gui.engine.scanner as scanner_module
-import bpe_gui.engine.tokenizer as tokenizer_module
+import bpe_gui.engine.merge_model as merge_module
 import bpe_gui.engine.trainer as trainer_module
 
 pytestmark = pytest.mark.skipif(os.environ.get("BPE_GUI_ALLOW_PYCORE") == "1",
@@ -22,7 +22,7 @@ def test_training_core_is_the_c_extension():
 
 
 def test_encoder_is_the_c_extension():
-    assert tokenizer_module._Merger is not None, (
+    assert merge_module._Merger is not None, (
         "bpe_gui.engine._encode was not built; reinstall with a C compiler available")
 
 

@@ -284,7 +284,7 @@ def test_pure_python_model_matches(pair, tmp_path, monkeypatch):
     tk.save(str(path))
     monkeypatch.setitem(sys.modules, "bpe_gui.engine._pipeline", None)
     slow = load_tokenizer(path)
-    assert type(slow.pipeline.model).__module__.endswith("pymodel")
+    assert type(slow.pipeline.model.native).__module__.endswith("pymodel")
     for text in SAMPLES + EXTRA:
         same(tk, slow, text)
 
@@ -310,7 +310,7 @@ def test_text_reader_equals_json(pair, tmp_path, ascii_only):
     path = tmp_path / "tokenizer.json"
     path.write_text(json.dumps(doc, ensure_ascii=ascii_only), "utf-8")
     data, raw, spans = read_fast(path)
-    byte_level = ours.pipeline.model.n_ids and ours.pipeline.pre.byte_level
+    byte_level = ours.pipeline.model.native.n_ids and ours.pipeline.pre.byte_level
     fast, problem = _pipeline.Model.from_hf_text(raw, *spans, byte_level)
     slow, _ = _pipeline.Model.from_hf(doc["model"]["vocab"], doc["model"]["merges"], byte_level)
     assert problem is None

@@ -14,7 +14,7 @@ import pytest
 import tiktoken
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-import bpe_gui.engine.tokenizer as tokenizer_module
+import bpe_gui.engine.merge_model as merge_module
 from bpe_gui.engine import Encoding, TrainSettings, Tokenizer, Trainer
 
 from engine_oracle import HAS_C_CORE
@@ -353,14 +353,14 @@ merge_text = st.lists(st.sampled_from(
     max_size=25).map("".join)
 
 
-@pytest.mark.skipif(tokenizer_module._Merger is None, reason="C encoder not built")
+@pytest.mark.skipif(merge_module._Merger is None, reason="C encoder not built")
 @pytest.mark.parametrize("pattern", ["gpt2", "cjk", "whitespace", "cl100k", "o200k"])
 @FAST
 @given(text=st.one_of(merge_text, unicode_with_specials))
 def test_c_encoder_equals_python_merge_loop(tok, pattern, text):
     fast = Tokenizer(tok.vocab, tok.merges, special_tokens=SPECIALS, pattern=pattern)
     slow = Tokenizer(tok.vocab, tok.merges, special_tokens=SPECIALS, pattern=pattern)
-    slow._merger = None
+    slow.model.merger = None   # the Python merge loop
     assert fast.encode(text) == slow.encode(text)
     k = len(tok.merges) // 3
     fast_k, slow_k = fast.at_step(k), slow.at_step(k)
@@ -411,7 +411,7 @@ def lowest_rank_leftmost(ids: list[int], ranks: dict[tuple[int, int], tuple[int,
         ids[i:i + 2] = [ranks[(ids[i], ids[i + 1])][1]]
 
 
-@pytest.mark.skipif(tokenizer_module._Merger is None, reason="C encoder not built")
+@pytest.mark.skipif(merge_module._Merger is None, reason="C encoder not built")
 @settings(max_examples=150, deadline=None)
 @given(words=st.lists(st.text(alphabet="aab ab你好é", min_size=1, max_size=120), min_size=1,
                       max_size=8),
@@ -431,8 +431,8 @@ def test_native_merge_paths_equal_the_reference_rule(words, limit_frac, shuffle)
     at = perm.at_step(limit)
     words_seen = set(perm.pre.words(text))
     for word in words_seen | {text[:200]}:  # (the whole text: a long run of symbols)
-        ids = [perm._byte_ids[b] for b in word.encode()]
-        want = lowest_rank_leftmost(ids, perm._ranks, limit)
-        assert list(at._merger.merge(ids, limit)) == want
+        ids = [perm.model.byte_ids[b] for b in word.encode()]
+        want = lowest_rank_leftmost(ids, perm.model.ranks, limit)
+        assert list(at.model.merger.merge(ids, limit)) == want
         if word in words_seen:
             assert at.encode(word) == want

@@ -35,7 +35,7 @@ import regex
 
 from ..display import gpt2_bytes, gpt2_text, pair_text, readable
 from ..errors import ExportError, FormatError
-from ..pretokenize import GPT2_PATTERN, WHITESPACE_PATTERN
+from ..pretokenize import CJK_PATTERN, CL100K_PATTERN, GPT2_PATTERN, WHITESPACE_PATTERN
 from ..tokenizer import EOW, Tokenizer
 from ._common import (PROBE_TEXT, Snapshot, as_id, build_tokenizer, json_str, need,
                       prefixed, preset_name, read_json, snapshot, words_differ, write_files)
@@ -159,6 +159,24 @@ SUFFIX_WORD = rf"[^{ISS}](?:[^{RWS}]*[^{ISS}])? "
 # the last leading whitespace character.
 PREFIX_TRAIL = rf"[{ISS}]+\z"
 PREFIX_LEAD = rf"\A[{ISS}]+(?=[{ISS}])"
+# U+001C..U+001F: whitespace to str.strip() (so a word that starts with them gets </w>)
+# but not to \s, so GPT-2's pattern keeps them inside words (".\x1f." is one word, and
+# \x1f in it is a character). tokenizers' BPE cannot tell a word's first character from
+# the others, so they cannot be aliases of </w> there. Instead a normalizer turns a run
+# of them that starts a word into one space (which then is the </w>) -- under GPT-2's
+# and the CJK preset's patterns that is a run not after punctuation and before
+# punctuation (before anything else it makes a word of its own, which strip() empties).
+SEPARATORS = "\x1c\x1d\x1e\x1f"
+_SEP = _cls(SEPARATORS)
+# cl100k's pattern also lets one non-letter lead a run of letters, so there a single one
+# before a letter starts a word too, unless a space (which ` ?` punctuation takes, with
+# it, into a word strip() empties) is just before. (o200k's letters include marks, which
+# its punctuation rule also takes: no lookaround says where its words start, so it keeps
+# the aliases, and a separator inside a word still reads as </w> there.)
+_GPT2_LEAD = rf"(?<![^\s\p{{L}}\p{{N}}])[{_SEP}]+(?=[^\s\p{{L}}\p{{N}}{_SEP}])"
+_CL100K_LEAD = _GPT2_LEAD + rf"|(?<![^\s\p{{L}}\p{{N}}])(?<! )[{_SEP}](?=\p{{L}})"
+SEPARATOR_LEAD = {GPT2_PATTERN: _GPT2_LEAD, CJK_PATTERN: _GPT2_LEAD,
+                  CL100K_PATTERN: _CL100K_LEAD}
 
 
 def _char_pipeline(snap: Snapshot) -> tuple[dict | None, dict, dict]:
@@ -179,12 +197,15 @@ def _char_pipeline(snap: Snapshot) -> tuple[dict | None, dict, dict]:
         _split(snap.pattern), _remove(PREFIX_TRAIL), _remove(PREFIX_LEAD)]}
     steps: list[dict] = [{"type": "Fuse"},
                          {"type": "Strip", "content": EOW_KEY, "start": 1, "stop": 0}]
-    others = word_leading_ws(snap.pattern).replace(EOW_KEY, "")
+    lead = SEPARATOR_LEAD.get(snap.pattern)
+    normalizer = None if lead is None else {
+        "type": "Replace", "pattern": {"Regex": lead}, "content": EOW_KEY}
+    others = eow_aliases(snap.pattern).replace(EOW_KEY, "")
     if others:  # </w> may come back as any of its aliases: decode each as a space
         steps.insert(0, {"type": "Replace", "pattern": {"Regex": f"[{_cls(others)}]"},
                          "content": EOW_KEY})
     decoder = {"type": "Sequence", "decoders": steps}
-    return None, pre, decoder
+    return normalizer, pre, decoder
 
 
 def char_keys(snap: Snapshot) -> tuple[dict[int, str], dict[str, int]]:
@@ -225,7 +246,7 @@ def char_keys(snap: Snapshot) -> tuple[dict[int, str], dict[str, int]]:
         seen[k] = i
     aliases: dict[str, int] = {}
     if eow is not None and snap.end_of_word == "prefix":
-        lead = word_leading_ws(snap.pattern)
+        lead = eow_aliases(snap.pattern)
         inner = [c for c in lead if seen.get(c, eow) != eow]
         if inner:
             raise ExportError(f"The vocabulary has whitespace character(s) "
@@ -236,6 +257,15 @@ def char_keys(snap: Snapshot) -> tuple[dict[int, str], dict[str, int]]:
         # pattern that is the space alone, so </w> keeps one key and the vocabulary its size
         aliases = {c: eow for c in lead if c != EOW_KEY}
     return keys, aliases
+
+
+def eow_aliases(pattern: str) -> str:
+    """The characters tokenizer.json reads as </w> in prefix mode: the whitespace that can
+    start a word, less U+001C..U+001F where a normalizer turns them into a space."""
+    lead = word_leading_ws(pattern)
+    if pattern in SEPARATOR_LEAD:
+        lead = "".join(c for c in lead if c not in SEPARATORS)
+    return lead
 
 
 _PROBES = ("a{}b", "{}b", "1{}b", ".{}b", "a {}b", "a{}1", "a{}.", "a{}\u4e2d", "\n{}b")
@@ -301,7 +331,19 @@ def _is_own_char_export(data: dict) -> bool:
     if isinstance(norm, dict) and norm.get("type") == "Replace" and \
             (norm.get("pattern") or {}).get("Regex") == SUFFIX_INSERT and regexes == [SUFFIX_WORD]:
         return True
-    return norm is None and len(steps) == 3 and regexes[1:] == [PREFIX_TRAIL, PREFIX_LEAD]
+    return _own_prefix(norm, steps, regexes)
+
+
+def _own_prefix(norm: Any, steps: list[dict], regexes: list) -> bool:
+    """The prefix layout :func:`dump` writes: a Split by the pattern, the two whitespace
+    trims, and no normalizer or the separators' Replace for that pattern."""
+    if len(steps) != 3 or regexes[1:] != [PREFIX_TRAIL, PREFIX_LEAD] or \
+            steps[0].get("type") != "Split":
+        return False
+    if norm is None:
+        return True
+    return isinstance(norm, dict) and norm.get("type") == "Replace" and \
+        (norm.get("pattern") or {}).get("Regex") == SEPARATOR_LEAD.get(regexes[0])
 
 
 def _load_own(path, data, model, special_tokens, kwargs) -> Tokenizer:
@@ -448,8 +490,7 @@ def _load_char(path, data, raw_vocab, pairs, added, special_tokens, kwargs) -> T
     if isinstance(norm, dict) and norm.get("type") == "Replace" and \
             (norm.get("pattern") or {}).get("Regex") == SUFFIX_INSERT and regexes == [SUFFIX_WORD]:
         end_of_word, pattern = "suffix", WHITESPACE_PATTERN
-    elif norm is None and len(steps) == 3 and regexes[1:] == [PREFIX_TRAIL, PREFIX_LEAD] \
-            and steps[0].get("type") == "Split":
+    elif _own_prefix(norm, steps, regexes):
         end_of_word, pattern = "prefix", _pattern_of(steps[0], path)
     else:
         raise FormatError(path, "is a character-level BPE tokenizer not written by bpe-gui. Only "

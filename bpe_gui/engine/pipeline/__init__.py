@@ -1,8 +1,7 @@
 """Imported tokenizers run exactly as their own libraries run them.
 
-A :class:`Pipeline` is what :class:`~bpe_gui.engine.tokenizer.Tokenizer` delegates to
-when it was loaded from a published file (its ``pipeline`` attribute, the one seam in
-tokenizer.py): Hugging Face ``tokenizer.json`` files (added tokens, normalizer,
+A :class:`Pipeline` is what :class:`~.bridge.PipelineTokenizer` delegates to
+when a tokenizer was loaded from a published file: Hugging Face ``tokenizer.json`` files (added tokens, normalizer,
 pre-tokenizer, BPE model, post-processor offsets, decoder: the parts of ``tokenizers``,
 in :mod:`.parts`, :mod:`.added`, :mod:`.decoders`) and ``.tiktoken`` files (special
 tokens, the regex, tiktoken's merge rule). The tables live in the C extension
@@ -17,6 +16,7 @@ from __future__ import annotations
 
 from typing import Callable, Iterable, Iterator
 
+from ..base import Encoding
 from ..stream_cut import stream_cut
 from .added import AddedTokens
 from .normalized import NStr
@@ -36,7 +36,7 @@ class Pipeline:
                  decode: Callable[[list[str]], str] | None = None,
                  key_of: Callable[[int], str | None] | None = None,
                  specials: frozenset[int] = frozenset(), stream_safe: bool = True):
-        self.model = model
+        self.model = model                # a word_model.PipelineModel
         self.kind = kind                  # "hf" or "tiktoken"
         self.vocab = vocab                # id -> the bytes a token stands for
         self.added = added
@@ -97,7 +97,6 @@ class Pipeline:
         return out
 
     def encode_with_offsets(self, text: str):
-        from ..tokenizer import Encoding
         ids: list[int] = []
         offs: list[tuple[int, int]] = []
         special: list[bool] = []

@@ -1,19 +1,20 @@
-"""A :class:`~bpe_gui.engine.tokenizer.Tokenizer` around a :class:`Pipeline`.
+"""An imported tokenizer: a :class:`~bpe_gui.engine.base.BaseTokenizer` around a :class:`Pipeline`.
 
-The window, the command line and the stats read a tokenizer's ``vocab``, ``merges``,
-``token_to_id`` and special tokens; encoding and decoding go to the pipeline. The merge list is only made into byte pairs when someone reads it
-(the vocabulary browser's lineage, an export), one merge at a time.
-
-This subclass is the whole seam with tokenizer.py: no line of ``Tokenizer`` changes, so
-its encoder can change freely.
+Encoding and decoding go to the pipeline (normalizer, pre-tokenizer, added tokens,
+decoder, as the file's library runs them); its word model
+(:class:`~.word_model.PipelineModel`) answers the model questions every tokenizer
+answers (start symbols, pair ranks, word playback). The merge list is only made into
+byte pairs when someone reads it (the vocabulary browser's lineage, an export), one
+merge at a time.
 """
 from __future__ import annotations
 
 from typing import Callable, Iterable, Sequence
 
-from ..errors import BPEError, EncodeError
+from ..base import BaseTokenizer, Encoding, Piece
+from ..errors import BPEError, EncodeError, SettingsError
 from ..pretokenize import Pretokenizer
-from ..tokenizer import Tokenizer
+from .word_model import PipelineModel
 
 
 class LazyMerges(Sequence):
@@ -51,52 +52,65 @@ class LazyMerges(Sequence):
         return self._merge(k)
 
 
-class PipelineTokenizer(Tokenizer):
+class PipelineTokenizer(BaseTokenizer):
     """A tokenizer loaded from a published file: every encode and decode goes to its
     :class:`~bpe_gui.engine.pipeline.Pipeline`; the rest (vocab, merges, special tokens,
-    meta) reads like any Tokenizer's. Always shown with all its merges."""
+    meta, the model) reads like any tokenizer's. Always shown with all its merges."""
 
     def __init__(self, pipeline, *, vocab: dict[int, bytes], token_to_id: dict[bytes, int],
                  merges: LazyMerges, special_ids: dict[str, int], pattern: str, meta: dict):
-        # Tokenizer.__init__ is not run: it would rebuild in Python the merge table the
-        # C model already holds
         specials = sorted(special_ids, key=special_ids.get)
         try:
             pre = Pretokenizer(pattern, specials)
         except BPEError:   # a pattern only Oniguruma reads: the pipeline has its own copy
             pre = Pretokenizer(r"(?s).+", specials)
+        model: PipelineModel = pipeline.model
+        super().__init__(model, vocab=vocab, token_to_id=token_to_id, merges=merges,
+                         special_tokens=specials, special_ids=dict(special_ids), pre=pre,
+                         meta=dict(meta))
         self.pipeline = pipeline
-        self.mode, self.end_of_word = "byte", "suffix"
-        self.meta = dict(meta)
-        self.vocab = vocab
-        self.merges = merges
-        self.special_tokens = specials
-        self.special_ids = dict(special_ids)
-        self.pre, self.pattern = pre, pre.pattern
-        self.token_to_id = token_to_id
-        self._cache, self._ocache = {}, {}
-        self._merger, self._unk, self._eow = None, None, None
 
     @property
     def n_merges(self) -> int:
         return len(self.merges)
 
     def at_step(self, n_merges: int) -> "PipelineTokenizer":
-        return self
+        """Itself with all its merges; fewer raise SettingsError (an imported file runs
+        exactly as its library runs it, and tiktoken's whole-piece rule has no step)."""
+        if n_merges >= self.n_merges:
+            return self
+        what = "tokenizer.json" if self.pipeline.kind == "hf" else ".tiktoken"
+        raise SettingsError(f"This imported {what} tokenizer runs with "
+                            f"all its {self.n_merges:,} merges and cannot be cut at step "
+                            f"{n_merges:,}. Steps need a tokenizer with a merge list "
+                            "(trained here, GPT-2 or bpe-gui's own files).")
 
     def copy_for_thread(self):
         """Itself: the pipeline's C tables never change after loading and are only read
         with the GIL held, so two threads can use one pipeline."""
         return lambda: self
 
-    def encode(self, text: str) -> list[int]:
+    def _encode(self, text: str) -> list[int]:
         return self.pipeline.encode(text)
 
-    def encode_with_offsets(self, text: str):
+    def _encode_offsets(self, text: str) -> Encoding:
         return self.pipeline.encode_with_offsets(text)
 
-    def encode_iterable(self, iterable: Iterable[str], chunk_chars: int = 1 << 16):
-        return self.pipeline.encode_iterable(iterable, chunk_chars)
+    def _encode_stream(self, chunks: Iterable[str], chunk_chars: int):
+        return self.pipeline.encode_iterable(chunks, chunk_chars)
+
+    def encode_word(self, word: str) -> tuple[int, ...]:
+        """The ids of one word, cut into pieces by the pipeline (no special tokens)."""
+        return tuple(self.encode(word))
+
+    def split(self, text: str) -> list[Piece]:
+        """The pieces the model gets, as the pipeline cuts them (normalized text, '▁'
+        for spaces...), with spans in ``text``; added tokens with their ids."""
+        out = []
+        for piece, tid in self.pipeline.pieces(text):
+            s, e = piece.span(0, len(piece.text))
+            out.append(Piece(s, e, piece.text, tid))
+        return out
 
     def decode(self, ids: Iterable[int]) -> str:
         ids = list(ids)

@@ -23,6 +23,7 @@ from .added import AddedToken, AddedTokens
 from .bridge import LazyMerges, PipelineTokenizer
 from .decoders import decoder
 from .normalized import NStr
+from .word_model import PipelineModel
 from .parts import BYTE_LEVEL_PATTERN, Unsupported, need, normalizer, pre_tokenizer
 
 _FALLBACK = re.compile(r"<0x[0-9A-Fa-f]{2}>")
@@ -93,16 +94,20 @@ def _build(data: dict, path: Path, meta: dict, tables) -> PipelineTokenizer:
         full = read_json(path)["model"]
         raw_vocab = need(full, "vocab", dict, "model")
         raw_merges = need(full, "merges", list, "model")
-    model, problem = made or Model.from_hf(raw_vocab, raw_merges, pre.byte_level)
+    native, problem = made or Model.from_hf(raw_vocab, raw_merges, pre.byte_level)
     if problem is not None:
         where, index, msg = problem
         key = "model.vocab" if where == "vocab" else f"model.merges[{index}]"
         raise FormatError(path, msg + ".", key=key)
     unk = opts["unk_token"]
-    unk_id = model.text_id(unk) if isinstance(unk, str) else -1
-    model.configure(opts["ignore_merges"], opts["byte_fallback"], unk_id, opts["fuse_unk"])
+    unk_id = native.text_id(unk) if isinstance(unk, str) else -1
+    native.configure(opts["ignore_merges"], opts["byte_fallback"], unk_id, opts["fuse_unk"])
     replacement = pre.replacement or _replacement_of(data.get("normalizer"))
-    vocab, t2i = model.tables(replacement, opts["byte_fallback"])
+    vocab, t2i = native.tables(replacement, opts["byte_fallback"])
+    model = PipelineModel(native, vocab, byte_level=pre.byte_level,
+                          ignore_merges=opts["ignore_merges"],
+                          byte_fallback=opts["byte_fallback"], unk_id=unk_id,
+                          fuse_unk=opts["fuse_unk"])
     for t in added:
         if not (t.id in vocab and opts["byte_fallback"] and _FALLBACK.fullmatch(t.content)):
             vocab[t.id] = t.content.encode("utf-8")   # a <0xNN> token still shows its byte
@@ -120,7 +125,7 @@ def _build(data: dict, path: Path, meta: dict, tables) -> PipelineTokenizer:
                     pre=pre, trim_offsets=trim, decode=dec, key_of=key_of,
                     specials=frozenset(specials.values()),
                     stream_safe=_stream_safe(data, pre))
-    merges = LazyMerges(lambda: model.n_merges, model.merge, vocab)
+    merges = LazyMerges(lambda: model.n_merges, model.merge_at, vocab)
     info = {"format": "hf", "source": str(path), "model": "BPE", **_describe(data, opts),
             **meta}
     return PipelineTokenizer(pipe, vocab=vocab, token_to_id=t2i, merges=merges,

@@ -15,6 +15,7 @@ from ..errors import FormatError
 from ..pretokenize import Pretokenizer
 from . import Pipeline
 from .bridge import LazyMerges, PipelineTokenizer
+from .word_model import PipelineModel
 
 
 def load_ranks(path: Path, data: bytes, *, pattern: str, specials: dict[str, int],
@@ -24,14 +25,14 @@ def load_ranks(path: Path, data: bytes, *, pattern: str, specials: dict[str, int
         from .._pipeline import Model
     except ImportError:   # no C compiler at install time
         from .pymodel import Model
-    model, problem = Model.from_tiktoken(data)
+    native, problem = Model.from_tiktoken(data)
     if problem is not None:
         raise FormatError(path, problem[2] + ".", line=problem[1])
-    missing = [b for b in range(256) if model.id_of(bytes([b])) < 0]
+    missing = [b for b in range(256) if native.id_of(bytes([b])) < 0]
     if missing:
         raise FormatError(path, f"lacks {len(missing)} of the 256 single bytes (first: 0x"
                           f"{missing[0]:02X}); a byte-level tokenizer needs all 256.")
-    vocab, t2i = model.tables(None, False)
+    vocab, t2i = native.tables(None, False)
     taken = sorted(i for i in specials.values() if i in vocab)
     if taken:
         raise FormatError(path, f"special token id {taken[0]} is also a rank in {path.name}; "
@@ -40,19 +41,9 @@ def load_ranks(path: Path, data: bytes, *, pattern: str, specials: dict[str, int
         vocab[i] = s.encode("utf-8")
         t2i.setdefault(vocab[i], i)
     words = Pretokenizer(pattern, sorted(specials, key=specials.get))
+    model = PipelineModel(native, vocab)
     pipe = Pipeline(model, kind="tiktoken", vocab=vocab, words=words,
                     special_map=dict(specials), specials=frozenset(specials.values()))
-    state: list = []
-
-    def count() -> int:
-        if not state:   # derive the merges once, when first read
-            state.append(model.rebuild())
-        return model.n_merges
-
-    def merge(k: int):
-        count()
-        return model.merge(k)
-
-    merges = LazyMerges(count, merge, vocab)
+    merges = LazyMerges(lambda: model.n_merges, model.merge_at, vocab)
     return PipelineTokenizer(pipe, vocab=vocab, token_to_id=t2i, merges=merges,
                              special_ids=specials, pattern=words.pattern, meta=meta)

@@ -167,7 +167,9 @@ class WordPlayback(CatchesUp, QWidget):
             return
         k = len(pb.steps) if at_end else min(self.slider.value(), len(pb.steps))
         self.playback = pb
-        unit = "byte" if tok.mode == "byte" else "symbol"
+        # characters, not bytes, for a tokenizer.json whose model starts from characters
+        unit = "byte" if tok.mode == "byte" and all(len(t) == 1 for t in pb.symbols) \
+            else "symbol"
         n0, n1 = len(pb.symbols), len(pb.final_symbols)
         self.title.setText(f"{head} · {n0} {unit}{'s' if n0 != 1 else ''} → {n1} "
                            f"token{'s' if n1 != 1 else ''} in {len(pb.steps)} "
@@ -225,8 +227,9 @@ class WordPlayback(CatchesUp, QWidget):
             return f"Step 0 of {n}: {what}."
         st = pb.steps[k - 1]
         t = self.texts
-        if st.rank is None:
-            did = "the whole word is one token of the vocabulary (ignore_merges)"
+        if st.rank is None:   # a rule of the kind (tiktoken, ignore_merges): its own words
+            did = st.rule.rstrip(".") if st.rule else "a rule of this tokenizer"
+            did = did[:1].lower() + did[1:]
         else:
             places = "once" if len(st.at) == 1 else f"at {len(st.at)} places"
             did = (f"rank {st.rank:,}: {t(st.pair[0])} + {t(st.pair[1])} → {t(st.token)}, "

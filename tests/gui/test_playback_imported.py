@@ -1,0 +1,116 @@
+"""Word playback of imported .tiktoken and tokenizer.json files (issue 19): a click on a
+word showed the "Unexpected error" dialog (AttributeError '_byte_ids'); now the steps end
+at the tokens encode gives, checked against tiktoken / tokenizers."""
+from __future__ import annotations
+
+import base64
+import json
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import pytest  # noqa: E402
+from PySide6.QtCore import Qt  # noqa: E402
+
+tiktoken = pytest.importorskip("tiktoken")
+tokenizers = pytest.importorskip("tokenizers")
+
+from bpe_gui.engine.pipeline.known import CL100K_PATTERN  # noqa: E402
+from bpe_gui.engine.trainer import TrainSettings, Trainer  # noqa: E402
+from bpe_gui.gui.panels.encode_view import EncodeView  # noqa: E402
+from bpe_gui.gui.panels.word_playback import WordPlayback  # noqa: E402
+
+CORPUS = "low lower newest widest lowest slowest 你好世界 it's\n" * 30
+TEXT = "the slowest newest 你好 it's!"
+WHOLE = b" slowest"   # a token no merge makes: tiktoken takes the piece whole
+
+
+def tiktoken_file(tmp_path):
+    t = Trainer.from_text(CORPUS, TrainSettings(vocab_size=300, pattern="cl100k"))
+    t.run()
+    tok = t.tokenizer()
+    ranks = {tok.vocab[i]: i for i in sorted(tok.vocab)}
+    ranks.setdefault(WHOLE, len(ranks))
+    path = tmp_path / "odd.tiktoken"
+    path.write_text("".join(f"{base64.b64encode(b).decode()} {r}\n" for b, r in
+                            sorted(ranks.items(), key=lambda kv: kv[1])), "ascii")
+    (tmp_path / "odd.tiktoken.json").write_text(json.dumps({"pat_str": CL100K_PATTERN,
+                                                            "special_tokens": {}}))
+    enc = tiktoken.Encoding("odd", pat_str=CL100K_PATTERN, mergeable_ranks=ranks,
+                            special_tokens={})
+    return path, enc.encode
+
+
+def tokenizer_json(tmp_path):
+    hf = tokenizers.ByteLevelBPETokenizer()
+    hf.train_from_iterator([CORPUS], vocab_size=300, show_progress=False)
+    path = tmp_path / "tokenizer.json"
+    hf.save(str(path))
+    return path, lambda s: hf.encode(s).ids
+
+
+@pytest.fixture
+def pair(qtbot, controller):
+    view, panel = EncodeView(controller), WordPlayback(controller)
+    for w in (view, panel):
+        qtbot.addWidget(w)
+        w.resize(800, 500)
+        w.show()
+        qtbot.waitExposed(w)
+    view.words.wordClicked.connect(panel.show_word)
+    return view, panel
+
+
+@pytest.mark.controller(CORPUS, step=20)
+@pytest.mark.parametrize("make", [tiktoken_file, tokenizer_json], ids=["tiktoken", "json"])
+def test_click_a_word_of_an_imported_tokenizer(qtbot, tmp_path, pair, controller, make):
+    path, library = make(tmp_path)
+    assert controller.import_tokenizer(str(path)) is not None
+    controller.set_use_imported(True)
+    view, panel = pair
+    view.set_text(TEXT)
+    tok = controller.tokenizer()
+    for word in (" slowest", " newest", " 你好", "'s"):
+        at = TEXT.index(word) + len(word) // 2
+        qtbot.mouseClick(view.edit.viewport(), Qt.LeftButton, pos=view.char_rect(at).center())
+        assert panel.word.text == word
+        pb = panel.playback
+        assert pb is not None, panel.title.text()
+        assert list(pb.final_ids) == tok.encode(word) == library(word)
+        assert panel.current_step() == len(pb.steps) == panel.slider.maximum()
+        assert panel.shown_symbols() == [tok.vocab[i] for i in pb.final_ids]
+        assert f"imported tokenizer {path.name}" in panel.title.text()
+        qtbot.keyClick(panel, Qt.Key_Home)
+        assert panel.shown_symbols() == [bytes([b]) for b in word.encode()]
+    if make is tiktoken_file:   # the whole-piece rule is the one step
+        qtbot.mouseClick(view.edit.viewport(), Qt.LeftButton,
+                         pos=view.char_rect(TEXT.index(" slowest") + 3).center())
+        assert [s.rank for s in panel.playback.steps] == [None]
+        assert "tiktoken's rule" in panel.step_label.text()
+
+
+@pytest.mark.controller(CORPUS, step=20)
+def test_click_in_a_metaspace_tokenizer_json(qtbot, tmp_path, pair, controller):
+    """Metaspace + byte_fallback: the model starts from characters ('▁' for a space) and
+    '<0xNN>' bytes; the clicked text plays back piece after piece to encode's tokens."""
+    from tokenizers import decoders, models, pre_tokenizers, trainers
+    hf = tokenizers.Tokenizer(models.BPE(byte_fallback=True, unk_token="<unk>"))
+    hf.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="first")
+    hf.decoder = decoders.Sequence([decoders.Replace("▁", " "), decoders.ByteFallback(),
+                                    decoders.Fuse(), decoders.Strip(" ", 1, 0)])
+    hf.train_from_iterator([CORPUS], trainers.BpeTrainer(
+        vocab_size=400, special_tokens=["<unk>", *[f"<0x{b:02X}>" for b in range(256)]],
+        show_progress=False))
+    path = tmp_path / "tokenizer.json"
+    hf.save(str(path))
+    assert controller.import_tokenizer(str(path)) is not None
+    controller.set_use_imported(True)
+    view, panel = pair
+    text = "the slowest 你好 ☃"   # ☃ is not in the vocabulary: three <0xNN> bytes
+    view.set_text(text)
+    qtbot.mouseClick(view.edit.viewport(), Qt.LeftButton, pos=view.char_rect(6).center())
+    pb = panel.playback
+    assert pb is not None, panel.title.text()
+    assert list(pb.final_ids) == controller.tokenizer().encode(panel.word.text) == \
+        hf.encode(panel.word.text).ids
+    assert "symbols" in panel.title.text() and pb.steps
