@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (QApplication, QDockWidget, QFrame, QLabel, QScrol
 from ..layout_fit import give_central_its_minimum, left_column_width
 from ..panels.corpus_editor import CorpusEditor
 from ..panels.settings_panel import SettingsPanel
+from ..panels.wheel_guard import guard_wheel
 
 STATE_VERSION = 1
 
@@ -77,6 +78,7 @@ class DockLayout:
         self.setCorner(Qt.BottomRightCorner, Qt.RightDockWidgetArea)
         self.editor.pathsRequested.connect(self.open_paths)
         self.editor.sampleLoaded.connect(self._sample_loaded)
+        guard_wheel(self)   # the wheel scrolls the docks; it changes only a focused control
 
     def _add_playback_dock(self) -> None:
         """Word playback (issue 15): never in the encode view's tab group, so a click on a
