@@ -13,7 +13,15 @@ from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import QStyle, QToolBar, QToolButton
 
 from ..engine.trainer import TrainSettings
-from .app import colors
+from .app import colors, resources
+from .panels.corpus_editor import sample_settings
+
+# What a file opened after a built-in sample is trained with, when the settings are
+# still the sample's: the tutorial's character mode and 10 merges are for its six-way
+# tie, not for a real corpus (its vocab size below a real alphabet was refused after
+# the file had been read). Byte-level, the GPT-2 pattern, 1,000 tokens: the engine's
+# defaults, what the command line trains with.
+REAL_CORPUS_SETTINGS = TrainSettings()
 
 FIELD_NAMES = {"vocab_size": "vocab size", "num_merges": "merges", "mode": "mode",
                "end_of_word": "</w> position", "pattern": "pre-tokenizer",
@@ -68,6 +76,7 @@ class TrainingFlow(QObject):
         self.badge_action = self.toolbar.addWidget(self.badge)
         self.toolbar.addAction(self.act_retrain)
         self.panel.pendingChanged.connect(self._on_pending)
+        c.settings_for_new_corpus = self.settings_for_new_corpus
         c.settingsChanged.connect(lambda _: self.panel.check())
         self._on_pending(False, [])
 
@@ -94,6 +103,48 @@ class TrainingFlow(QObject):
     def retrain(self) -> bool:
         return self.apply_pending() and self.controller.retrain()
 
+    def settings_for_new_corpus(self) -> TrainSettings | None:
+        """The settings a newly opened corpus is read with (asked by the controller
+        before it replaces the corpus): those the user sees in the panel, applied or not;
+        None if they have errors (the corpus then waits for Train). Settings a sample
+        brought and the user left alone give way to REAL_CORPUS_SETTINGS, with a notice
+        that offers them back."""
+        p, c = self.panel, self.controller
+        p.check()
+        if p.errors:
+            self.show_settings()
+            return None
+        shown, _ = p.collect()
+        if shown is None or shown != c.settings:
+            return shown
+        sample = self._sample_settings()
+        if sample is None or sample != c.settings or REAL_CORPUS_SETTINGS == c.settings:
+            return shown
+        title = self._sample_title()
+        changes = describe_changes(c.settings, REAL_CORPUS_SETTINGS)
+        self.window.editor.notice.show_change(
+            None, title, changes, c.settings,
+            text=(f"<b>{_esc(title)}</b>'s settings were for the sample; the new corpus is "
+                  f"trained with the defaults for a real corpus: {_esc(', '.join(changes))}."),
+            keep="Keep the sample's settings")
+        return REAL_CORPUS_SETTINGS
+
+    def _sample_settings(self) -> TrainSettings | None:
+        sid = self.controller.corpus_sample
+        if not sid or self.controller.corpus_dirty:
+            return None
+        try:
+            return sample_settings(resources().sample(sid).settings).validated()
+        except (KeyError, TypeError, ValueError, OSError):
+            return None
+
+    def _sample_title(self) -> str:
+        sid = self.controller.corpus_sample or ""
+        try:
+            return resources().sample(sid).title.split(" (")[0].split(":")[0]
+        except (KeyError, OSError):
+            return sid
+
     def show_settings(self) -> None:
         dock = self.window.settings_dock
         dock.show()
@@ -117,3 +168,7 @@ class TrainingFlow(QObject):
         self.badge.setStyleSheet(f"QToolButton#pendingBadge {{ color: {col[color]}; "
                                  "font-weight: bold; }")
         self.badge_action.setVisible(bool(text))
+
+
+def _esc(s: str) -> str:
+    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

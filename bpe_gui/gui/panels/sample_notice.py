@@ -68,11 +68,16 @@ class SampleNotice(QFrame):
         if sheet != self.styleSheet():   # a new style sheet is itself a palette change
             self.setStyleSheet(sheet)
 
-    def show_change(self, sample_id: str, title: str, changes: list[str],
-                    previous: TrainSettings) -> None:
+    def show_change(self, sample_id: str | None, title: str, changes: list[str],
+                    previous: TrainSettings, text: str | None = None,
+                    keep: str = "Keep my settings") -> None:
+        """Say that ``previous`` settings were replaced; ``text`` (rich text) instead of
+        the sample sentence, ``keep``: the button that puts them back. The notice goes
+        when the corpus is no longer ``sample_id`` (None: a corpus that is no sample)."""
         self.sample_id, self.previous = sample_id, previous
-        self.label.setText(f"<b>{_esc(title)}</b> comes with its own training settings: "
-                           f"{_esc(', '.join(changes))}.")
+        self.label.setText(text or f"<b>{_esc(title)}</b> comes with its own training "
+                           f"settings: {_esc(', '.join(changes))}.")
+        self.keep_btn.setText(keep)
         self.show()
 
     def keep_previous(self) -> bool:
