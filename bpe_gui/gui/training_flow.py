@@ -22,6 +22,7 @@ from .panels.corpus_editor import sample_settings
 # the file had been read). Byte-level, the GPT-2 pattern, 1,000 tokens: the engine's
 # defaults, what the command line trains with.
 REAL_CORPUS_SETTINGS = TrainSettings()
+FIX_FIRST = "Fix the training settings marked in red first."
 
 FIELD_NAMES = {"vocab_size": "vocab size", "num_merges": "merges", "mode": "mode",
                "end_of_word": "</w> position", "pattern": "pre-tokenizer",
@@ -60,7 +61,8 @@ class TrainingFlow(QObject):
                            "Apply the settings and train to the target (a new target goes "
                            "on from the current step)")
         self.act_retrain = A("Re&train from step 0", self.retrain, ["Ctrl+R"],
-                             "Apply the settings and start over from step 0")
+                             "Apply the settings, read the corpus again and train from "
+                             "step 0 to the target (Reset, Alt+Home, only goes back)")
         sp = window.style().standardIcon
         self.act_train.setIcon(sp(QStyle.SP_MediaSkipForward))
         self.act_retrain.setIcon(sp(QStyle.SP_BrowserReload))
@@ -90,7 +92,7 @@ class TrainingFlow(QObject):
         p = self.panel
         p.check()
         if p.errors:
-            self.controller.message.emit("Fix the training settings marked in red first.")
+            self.controller.message.emit(FIX_FIRST)
             self.show_settings()
             return False
         if p.is_pending():
@@ -98,10 +100,29 @@ class TrainingFlow(QObject):
         return True
 
     def train(self) -> bool:
-        return self.apply_pending() and self.controller.train()
+        if not self.apply_pending():
+            return False
+        self._show_trained()
+        return self.controller.train()
+
+    def _show_trained(self) -> None:
+        """Training is about the trained tokenizer: an imported one on show in the
+        encode view and the vocabulary browser gives way to it (after importing GPT-2
+        and training, both still showed GPT-2 with no hint why)."""
+        c = self.controller
+        if c.use_imported:
+            c.set_use_imported(False)
+            c.message.emit("Showing the trained tokenizer; the imported one is a choice of "
+                           "the encode view's Tokenizer box (or Training › Encode with "
+                           "imported tokenizer).")
 
     def retrain(self) -> bool:
-        return self.apply_pending() and self.controller.retrain()
+        """Start over: read the corpus again and train to the target (it used to stop
+        at step 0, which looked like nothing had happened)."""
+        if not self.apply_pending():
+            return False
+        self._show_trained()
+        return self.controller.retrain(to_target=True)
 
     def settings_for_new_corpus(self) -> TrainSettings | None:
         """The settings a newly opened corpus is read with (asked by the controller
@@ -155,6 +176,9 @@ class TrainingFlow(QObject):
     def _on_pending(self, pending: bool, changes: list) -> None:
         col = colors(self.window)
         errors = bool(self.panel.errors)
+        bar = self.window.statusBar()
+        if not errors and "training settings marked in red" in bar.currentMessage():
+            bar.clearMessage()   # fixed: the request to fix them would mislead now
         if errors:
             text, tip, color = "⚠ Settings have errors", "Fix the fields marked in red", "error"
         elif pending:

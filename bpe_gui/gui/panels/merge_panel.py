@@ -469,8 +469,13 @@ class MergePanel(CatchesUp, QWidget):
             vocab += f" / {t.settings.vocab_size:,}"
         if t.settings.prune:
             vocab += " live tokens (pruning on)"
-        self.status.setText(f"Step {t.n_steps:,}{of} · {vocab} · tie rule: "
-                            f"{TIE_RULE_LABELS.get(t.settings.tie_rule, t.settings.tie_rule)}")
+        rule = TIE_RULE_LABELS.get(t.settings.tie_rule, t.settings.tie_rule)
+        early = t.stopped_early()
+        if early:   # "Step 15 of 18" alone read as if 3 more steps were to come
+            self.status.setText(f"Done at step {t.n_steps:,} of {target:,}: {early} · "
+                                f"{vocab} · tie rule: {rule}")
+        else:
+            self.status.setText(f"Step {t.n_steps:,}{of} · {vocab} · tie rule: {rule}")
         self.goto_spin.blockSignals(True)
         self.goto_spin.setValue(t.n_steps)
         self.goto_spin.blockSignals(False)

@@ -260,7 +260,9 @@ class VocabBrowser(CatchesUp, QWidget):
             name = (c.imported_path or "imported").replace("\\", "/").rsplit("/", 1)[-1]
             label = (c.imported.meta or {}).get("encoding_label") if c.imported else None
             what = f" — {label}" if label else ""
-            self.summary.setText(f"Imported {name}{what}: {n:,} tokens")
+            # say that the trained vocabulary is one switch away (issue 21)
+            self.summary.setText(f"Imported {name}{what}: {n:,} tokens (the trained one: "
+                                 "the encode view's Tokenizer box)")
         elif not c.has_trainer:
             self.summary.setText("No vocabulary yet")
         else:
