@@ -198,7 +198,7 @@ def test_training_shows_the_trained_tokenizer_after_an_import(window, ready, qtb
 
 
 def test_the_request_to_fix_settings_goes_once_they_are_fixed(window, ready, qtbot):
-    c = use_corpus(window, ready, vocab_size=300)
+    use_corpus(window, ready, vocab_size=300)
     panel = window.settings_panel
     panel.preset_combo.setCurrentIndex(panel.preset_combo.findData("custom"))
     panel.pattern_edit.setText("(unclosed")
