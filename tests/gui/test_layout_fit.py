@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QAbstractButton, QScrollArea, QToolBar
 from bpe_gui.gui.panels.visibility import on_screen
 from settle import settle as quiet
 
-SIZES = [(1024, 700), (1366, 768), (1920, 1080)]
+SIZES = [(800, 600), (1024, 700), (1366, 768), (1920, 1080)]
 
 
 def inside_window(win, w) -> bool:
