@@ -57,7 +57,8 @@ class ChartWidget(QWidget):
         self._frame = None
         self._hover: tuple[_Drawn, int] | None = None
         self.setMouseTracking(True)
-        self.setMinimumSize(220, 150)   # four fit a 1024x700 window's bottom dock
+        # three in a row fit the bottom dock of an 800x600 window (issue 21)
+        self.setMinimumSize(140, 150)
         self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Expanding)
         self.setContextMenuPolicy(Qt.DefaultContextMenu)
 

@@ -80,8 +80,20 @@ class OverlapPanel(QWidget):
         fm = self.numbers.fontMetrics()
         row = fm.horizontalAdvance("Jaccard index |A ∩ B| / |A ∪ B|") \
             + fm.horizontalAdvance(" 00,000 of 00,000 (00.0 %)")
-        area.setMinimumWidth(row + area.verticalScrollBar().sizeHint().width() + 12)
+        # the splitter gives the numbers their whole row width when there is room; the
+        # minimum is lower (rows wrap), or the tab kept a 1024-wide window's dock
+        # scrolling sideways (issue 21)
+        area.setMinimumWidth(fm.horizontalAdvance("Jaccard index") + 40)
+        self._numbers_width = row + area.verticalScrollBar().sizeHint().width() + 12
         return area
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        split = self.findChild(QSplitter)
+        if split is not None and not getattr(self, "_sized", False):
+            self._sized = True   # once: after that the user's splitter position stays
+            rest = max(0, split.width() - self._numbers_width)
+            split.setSizes([min(self._numbers_width, split.width() // 2)] + [rest // 3] * 3)
 
     def want(self, a, b, key, names: tuple[str, str]) -> None:
         """Compare these two tokenizers (``key`` says when they are the same as last

@@ -108,8 +108,10 @@ class VocabBrowser(CatchesUp, QWidget):
         right = QWidget()
         rv = QVBoxLayout(right)
         rv.setContentsMargins(0, 0, 0, 0)
-        rv.addWidget(QLabel("<b>Merge lineage</b> of the selected token: its two parts, "
-                            "down to the base symbols"))
+        lineage = QLabel("<b>Merge lineage</b> of the selected token: its two parts, "
+                         "down to the base symbols")
+        lineage.setWordWrap(True)   # one line of it kept the dock 570 pixels wide
+        rv.addWidget(lineage)
         rv.addWidget(self.details)
         rv.addWidget(self.tree, 1)
 
