@@ -12,6 +12,7 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import QStyle, QToolBar, QToolButton
 
+from ..engine.pretokenize import PRESET_LABELS
 from ..engine.trainer import TrainSettings
 from .app import colors, resources
 from .panels.corpus_editor import sample_settings
@@ -143,10 +144,14 @@ class TrainingFlow(QObject):
             return shown
         title = self._sample_title()
         changes = describe_changes(c.settings, REAL_CORPUS_SETTINGS)
+        d = REAL_CORPUS_SETTINGS
+        what = (f"{'byte' if d.mode == 'byte' else 'character'}-level, the "
+                f"{PRESET_LABELS.get(d.pattern, d.pattern)} pattern, a vocabulary of "
+                f"{d.vocab_size:,}")
         self.window.editor.notice.show_change(
             None, title, changes, c.settings,
-            text=(f"<b>{_esc(title)}</b>'s settings were for the sample; the new corpus is "
-                  f"trained with the defaults for a real corpus: {_esc(', '.join(changes))}."),
+            text=(f"The settings of <b>{_esc(title)}</b> were for the sample: this corpus "
+                  f"is trained with the defaults for a real corpus ({_esc(what)})."),
             keep="Keep the sample's settings")
         return REAL_CORPUS_SETTINGS
 

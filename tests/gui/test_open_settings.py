@@ -72,7 +72,7 @@ def test_a_samples_settings_give_way_to_real_corpus_defaults_with_a_way_back(
     assert c.trainer.settings == REAL_CORPUS_SETTINGS and len(started) == 1
     notice = window.editor.notice
     assert notice.isVisible() and "defaults for a real corpus" in notice.label.text()
-    assert "mode" in notice.label.text()
+    assert "byte-level" in notice.label.text() and "1,000" in notice.label.text()
     notice.keep_btn.click()
     ready(c, timeout=60_000)
     assert c.settings == tutorial and c.trainer.settings == tutorial

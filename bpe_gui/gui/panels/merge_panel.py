@@ -186,6 +186,7 @@ class MergePanel(CatchesUp, QWidget):
         self.pair_view.fit_columns((0, 3, 2, 0, 1), (0, 72, 60, 0, tie_w))
         self.pairs_footer = _label()
         left = QVBoxLayout(self.pairs_box)
+        left.setContentsMargins(6, 4, 6, 4)   # height for the docks below
         left.addWidget(self.next_label)
         row = QHBoxLayout()
         row.addWidget(self.filter_edit, 1)
@@ -207,6 +208,7 @@ class MergePanel(CatchesUp, QWidget):
         self.affected_view.setModel(self.affected_model)
         self.affected_view.fit_columns((0, 1, 1), (0, 60, 60))
         rt = QVBoxLayout(self.last_box)
+        rt.setContentsMargins(6, 4, 6, 4)   # height for the docks below
         rt.setSpacing(2)
         rt.addWidget(self.last_title)
         rt.addWidget(self.last_reason)
@@ -223,6 +225,7 @@ class MergePanel(CatchesUp, QWidget):
         self.timeline_view.setModel(self.timeline)
         self.timeline_view.fit_columns((0, 3, 3, 0, 0), (0, 72, 72, 0, 0))
         rb = QVBoxLayout(self.timeline_box)
+        rb.setContentsMargins(6, 4, 6, 4)   # height for the docks below
         self.timeline_tools = TimelineTools(self)
         rb.addWidget(self.timeline_tools)
         rb.addWidget(self.timeline_view)

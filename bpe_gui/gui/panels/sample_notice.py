@@ -11,7 +11,7 @@ nothing of the user's, so no notice shows then.
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QVBoxLayout
 
 from ...engine.trainer import TrainSettings
 from ..app import colors
@@ -47,11 +47,17 @@ class SampleNotice(QFrame):
         self.ok_btn = QToolButton(text="OK")
         self.ok_btn.setToolTip("Use the sample's settings")
         self.ok_btn.clicked.connect(self.hide)
-        lay = QHBoxLayout(self)
+        # the buttons under the text: beside it, in a narrow dock, they squeezed it into
+        # a column of single words
+        lay = QVBoxLayout(self)
         lay.setContentsMargins(6, 4, 6, 4)
-        lay.addWidget(self.label, 1)
-        lay.addWidget(self.keep_btn, 0, Qt.AlignTop)
-        lay.addWidget(self.ok_btn, 0, Qt.AlignTop)
+        lay.setSpacing(2)
+        lay.addWidget(self.label)
+        row = QHBoxLayout()
+        row.addStretch(1)
+        row.addWidget(self.keep_btn)
+        row.addWidget(self.ok_btn)
+        lay.addLayout(row)
         controller.corpusChanged.connect(self._on_corpus_changed)
         self._restyle()
         self.hide()
