@@ -87,13 +87,17 @@ class OverlapPanel(QWidget):
         self._numbers_width = row + area.verticalScrollBar().sizeHint().width() + 12
         return area
 
-    def showEvent(self, event) -> None:
-        super().showEvent(event)
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
         split = self.findChild(QSplitter)
-        if split is not None and not getattr(self, "_sized", False):
-            self._sized = True   # once: after that the user's splitter position stays
-            rest = max(0, split.width() - self._numbers_width)
-            split.setSizes([min(self._numbers_width, split.width() // 2)] + [rest // 3] * 3)
+        if split is None or getattr(self, "_user_sized", False):
+            return   # the user's splitter position stays
+        if not getattr(self, "_watching", False):
+            self._watching = True
+            split.splitterMoved.connect(lambda *_: setattr(self, "_user_sized", True))
+        numbers = min(self._numbers_width, split.width() // 2)
+        rest = max(0, split.width() - numbers)
+        split.setSizes([numbers] + [rest // 3] * 3)
 
     def want(self, a, b, key, names: tuple[str, str]) -> None:
         """Compare these two tokenizers (``key`` says when they are the same as last

@@ -183,6 +183,8 @@ class CompareView(QWidget):
         want = Qt.Horizontal if self.width() >= WIDE_COMPARE else Qt.Vertical
         if self.split.orientation() != want:
             self.split.setOrientation(want)
+            if want == Qt.Horizontal:   # the results (four columns of them) get more
+                self.split.setSizes([self.width() * 2 // 5, self.width() * 3 // 5])
 
     def set_text(self, text: str) -> None:
         self.edit.setPlainText(text)
