@@ -225,3 +225,12 @@ def test_training_that_stops_early_says_why(window, ready, qtbot):
     window.act_run.trigger()
     ready(c)
     assert "below min frequency 3" in window.merge_panel.status.full_text()
+
+
+def test_a_status_message_reads_whole_in_the_tooltip(window):
+    """Issue 21: at 800x600 a status message was cut ("New target ap…")."""
+    window.controller.message.emit("New target applied; Train (F5) goes on from step 10.")
+    bar = window.statusBar()
+    assert bar.toolTip() == bar.currentMessage() != ""
+    bar.clearMessage()
+    assert bar.toolTip() == ""
