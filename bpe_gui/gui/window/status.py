@@ -41,7 +41,8 @@ class StatusBar:
         c.errorOccurred.connect(self.show_error)
         c.message.connect(lambda text: self.statusBar().showMessage(text, 10_000))
         # a message cut by the labels beside it can still be read whole
-        self.statusBar().messageChanged.connect(self.statusBar().setToolTip)
+        sb = self.statusBar()
+        sb.messageChanged.connect(lambda text: sb.setToolTip(text))
         c.progress.connect(self._on_progress)
         c.busyChanged.connect(self._show_busy)
         c.busyChanged.connect(lambda _: self._update_actions())
