@@ -255,8 +255,10 @@ class ChartWidget(QWidget):
         bold.setBold(True)
         p.setFont(bold)
         p.setPen(fg)
+        # a narrow chart ends its title in "…" rather than cutting it mid-letter
+        title = QFontMetrics(bold).elidedText(self.title, Qt.ElideRight, self.width() - 16)
         p.drawText(QRectF(8, 6, self.width() - 16, fm.height() + 2),
-                   Qt.AlignLeft | Qt.AlignVCenter, self.title)
+                   Qt.AlignLeft | Qt.AlignVCenter, title)
         p.setFont(self.font())
         if self.note:
             faint = QColor(fg)
