@@ -9,7 +9,7 @@ merges) goes to the JobRunner thread; while a job runs the trainer belongs to it
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 from PySide6.QtCore import QMetaMethod, QObject, QTimer, Signal
 
@@ -81,6 +81,11 @@ class Controller(QObject, SideJobs, Queries):
         self.use_imported = False
         self._importing: str | None = None   # a file loading on the worker thread
         self.session_path: str | None = None
+        # Asked when files are opened as the new corpus, before it is read for training
+        # (the corpus in use is still the old one): the settings to train it with -- the
+        # window answers with those the user sees (training_flow.py) -- or None to leave
+        # it untrained until the settings are fixed. Unset: the settings in use.
+        self.settings_for_new_corpus: Callable[[], TrainSettings | None] | None = None
         self._pending_step: int | None = None
         self.jobs = JobRunner(self)
         self.jobs.progress.connect(self.progress)
@@ -559,10 +564,11 @@ class Controller(QObject, SideJobs, Queries):
                 self._fail("Reading files", msg)
         elif kind == "open" and isinstance(result[2], FileCorpus):
             fc = result[2]
+            chosen = self._settings_for_new_corpus()
             self.set_corpus_files(fc)
-            self.message.emit(f"Opened {fc.names} ({human_size(fc.disk_bytes)}): streamed "
-                              "from disk when training, never read whole.")
-            self.retrain()
+            if self._adopt_settings(chosen, f"Opened {fc.names} ({human_size(fc.disk_bytes)})"
+                                    ": streamed from disk when training, never read whole."):
+                self.retrain()
         elif kind == "open":
             _, paths, text = result
             if not text or text.isspace():   # like a binary file: refused, corpus kept
@@ -571,9 +577,10 @@ class Controller(QObject, SideJobs, Queries):
                            "you have is kept. Open a file with some text, type or paste "
                            "text, or pick a sample.")
                 return
+            chosen = self._settings_for_new_corpus()
             self.set_corpus_text(text, paths=paths, dirty=False)
-            self.message.emit(f"Opened {len(paths)} file(s): {len(text):,} characters.")
-            if len(text) > SYNC_CHARS:
+            if self._adopt_settings(chosen, f"Opened {len(paths)} file(s): {len(text):,} "
+                                    "characters.") and len(text) > SYNC_CHARS:
                 self.retrain()
         elif kind == "session":
             _, sess, path, source = result
@@ -601,12 +608,32 @@ class Controller(QObject, SideJobs, Queries):
             self._imported(result[1], result[2])
             self.importFinished.emit(result[1])
 
+    def _settings_for_new_corpus(self) -> TrainSettings | None | bool:
+        """What ``settings_for_new_corpus`` says (False: nobody asked, keep them)."""
+        ask = self.settings_for_new_corpus
+        return False if ask is None else ask()
+
+    def _adopt_settings(self, chosen: TrainSettings | None | bool, opened: str) -> bool:
+        """The new corpus (already set, so stale) gets the settings chosen for it, so it
+        is read once, with them. False: do not train it (the settings have errors)."""
+        if chosen is None:
+            self._retrain_timer.stop()
+            self.message.emit(f"{opened} Not trained yet: fix the training settings marked "
+                              "in red, then Train (F5).")
+            return False
+        if chosen is not False and chosen != self.settings and not self.set_settings(chosen):
+            return False
+        self.message.emit(opened)
+        return True
+
     def _job_failed(self, label: str, message: str, user_error: bool) -> None:
-        side = self._side_ended()
+        side, training = self._side_ended(), self._job_owns_trainer
         self._job_owns_trainer = self._job_yields = False
         self.busyChanged.emit(False)
         if user_error:
-            self._fail(label, message)
+            # a training job's label is what it was doing ("Reading and pre-tokenizing
+            # big.txt (1 GB)"): the title says what went wrong instead
+            self._fail("Cannot train on this corpus" if training else label, message)
         else:
             self._fail(f"{label}: unexpected error (please report it)", message)
         if side is not None:

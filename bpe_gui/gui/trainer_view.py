@@ -120,6 +120,18 @@ class TrainerView:
         best = self._t.best_pair()
         return best[2] if best is not None else 0
 
+    def stopped_early(self) -> str:
+        """Why training stops before its target, in a few words ("no pair left", "best
+        pair below min frequency 5"), or "" (target not reached yet, or reached)."""
+        t = self._t
+        target = t.target_steps
+        if target is None or t.n_steps >= target or not t.is_done():
+            return ""
+        count = self.best_count()
+        if count == 0:
+            return "no pair left"
+        return f"best pair occurs {count:,}×, below min frequency {t.settings.min_frequency:,}"
+
     def next_choice(self) -> MergeStep | None:
         return self._t.next_choice()
 

@@ -12,8 +12,18 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import QStyle, QToolBar, QToolButton
 
+from ..engine.pretokenize import PRESET_LABELS
 from ..engine.trainer import TrainSettings
-from .app import colors
+from .app import colors, resources
+from .panels.corpus_editor import sample_settings
+
+# What a file opened after a built-in sample is trained with, when the settings are
+# still the sample's: the tutorial's character mode and 10 merges are for its six-way
+# tie, not for a real corpus (its vocab size below a real alphabet was refused after
+# the file had been read). Byte-level, the GPT-2 pattern, 1,000 tokens: the engine's
+# defaults, what the command line trains with.
+REAL_CORPUS_SETTINGS = TrainSettings()
+FIX_FIRST = "Fix the training settings marked in red first."
 
 FIELD_NAMES = {"vocab_size": "vocab size", "num_merges": "merges", "mode": "mode",
                "end_of_word": "</w> position", "pattern": "pre-tokenizer",
@@ -52,7 +62,8 @@ class TrainingFlow(QObject):
                            "Apply the settings and train to the target (a new target goes "
                            "on from the current step)")
         self.act_retrain = A("Re&train from step 0", self.retrain, ["Ctrl+R"],
-                             "Apply the settings and start over from step 0")
+                             "Apply the settings, read the corpus again and train from "
+                             "step 0 to the target (Reset, Alt+Home, only goes back)")
         sp = window.style().standardIcon
         self.act_train.setIcon(sp(QStyle.SP_MediaSkipForward))
         self.act_retrain.setIcon(sp(QStyle.SP_BrowserReload))
@@ -68,6 +79,7 @@ class TrainingFlow(QObject):
         self.badge_action = self.toolbar.addWidget(self.badge)
         self.toolbar.addAction(self.act_retrain)
         self.panel.pendingChanged.connect(self._on_pending)
+        c.settings_for_new_corpus = self.settings_for_new_corpus
         c.settingsChanged.connect(lambda _: self.panel.check())
         self._on_pending(False, [])
 
@@ -81,7 +93,7 @@ class TrainingFlow(QObject):
         p = self.panel
         p.check()
         if p.errors:
-            self.controller.message.emit("Fix the training settings marked in red first.")
+            self.controller.message.emit(FIX_FIRST)
             self.show_settings()
             return False
         if p.is_pending():
@@ -89,10 +101,75 @@ class TrainingFlow(QObject):
         return True
 
     def train(self) -> bool:
-        return self.apply_pending() and self.controller.train()
+        if not self.apply_pending():
+            return False
+        self._show_trained()
+        return self.controller.train()
+
+    def _show_trained(self) -> None:
+        """Training is about the trained tokenizer: an imported one on show in the
+        encode view and the vocabulary browser gives way to it (after importing GPT-2
+        and training, both still showed GPT-2 with no hint why)."""
+        c = self.controller
+        if c.use_imported:
+            c.set_use_imported(False)
+            c.message.emit("Showing the trained tokenizer; the imported one is a choice of "
+                           "the encode view's Tokenizer box (or Training › Encode with "
+                           "imported tokenizer).")
 
     def retrain(self) -> bool:
-        return self.apply_pending() and self.controller.retrain()
+        """Start over: read the corpus again and train to the target (it used to stop
+        at step 0, which looked like nothing had happened)."""
+        if not self.apply_pending():
+            return False
+        self._show_trained()
+        return self.controller.retrain(to_target=True)
+
+    def settings_for_new_corpus(self) -> TrainSettings | None:
+        """The settings a newly opened corpus is read with (asked by the controller
+        before it replaces the corpus): those the user sees in the panel, applied or not;
+        None if they have errors (the corpus then waits for Train). Settings a sample
+        brought and the user left alone give way to REAL_CORPUS_SETTINGS, with a notice
+        that offers them back."""
+        p, c = self.panel, self.controller
+        p.check()
+        if p.errors:
+            self.show_settings()
+            return None
+        shown, _ = p.collect()
+        if shown is None or shown != c.settings:
+            return shown
+        sample = self._sample_settings()
+        if sample is None or sample != c.settings or REAL_CORPUS_SETTINGS == c.settings:
+            return shown
+        title = self._sample_title()
+        changes = describe_changes(c.settings, REAL_CORPUS_SETTINGS)
+        d = REAL_CORPUS_SETTINGS
+        what = (f"{'byte' if d.mode == 'byte' else 'character'}-level, the "
+                f"{PRESET_LABELS.get(d.pattern, d.pattern)} pattern, a vocabulary of "
+                f"{d.vocab_size:,}")
+        self.window.editor.notice.show_change(
+            None, title, changes, c.settings,
+            text=(f"The settings of <b>{_esc(title)}</b> were for the sample: this corpus "
+                  f"is trained with the defaults for a real corpus ({_esc(what)})."),
+            keep="Keep the sample's settings")
+        return REAL_CORPUS_SETTINGS
+
+    def _sample_settings(self) -> TrainSettings | None:
+        sid = self.controller.corpus_sample
+        if not sid or self.controller.corpus_dirty:
+            return None
+        try:
+            return sample_settings(resources().sample(sid).settings).validated()
+        except (KeyError, TypeError, ValueError, OSError):
+            return None
+
+    def _sample_title(self) -> str:
+        sid = self.controller.corpus_sample or ""
+        try:
+            return resources().sample(sid).title.split(" (")[0].split(":")[0]
+        except (KeyError, OSError):
+            return sid
 
     def show_settings(self) -> None:
         dock = self.window.settings_dock
@@ -104,6 +181,9 @@ class TrainingFlow(QObject):
     def _on_pending(self, pending: bool, changes: list) -> None:
         col = colors(self.window)
         errors = bool(self.panel.errors)
+        bar = self.window.statusBar()
+        if not errors and "training settings marked in red" in bar.currentMessage():
+            bar.clearMessage()   # fixed: the request to fix them would mislead now
         if errors:
             text, tip, color = "⚠ Settings have errors", "Fix the fields marked in red", "error"
         elif pending:
@@ -117,3 +197,7 @@ class TrainingFlow(QObject):
         self.badge.setStyleSheet(f"QToolButton#pendingBadge {{ color: {col[color]}; "
                                  "font-weight: bold; }")
         self.badge_action.setVisible(bool(text))
+
+
+def _esc(s: str) -> str:
+    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -120,12 +120,17 @@ def main(out: Path) -> None:
     pump(app, 0.8)
     win.grab().save(str(out / "main-zh-en.png"))
     win.editor.grab().save(str(out / "corpus-editor.png"))
-    win.settings_panel.grab().save(str(out / "settings.png"))
 
     win.set_theme("dark", save=False)
     pump(app, 0.8)
     win.grab().save(str(out / "main-dark.png"))
+    # the settings whole (on a short screen their dock is a tab behind the corpus)
+    float_dock(app, win.settings_dock, 400, 880)
     win.settings_panel.grab().save(str(out / "settings-dark.png"))
+    win.set_theme("light", save=False)
+    pump(app, 0.8)
+    win.settings_panel.grab().save(str(out / "settings.png"))
+    win.settings_dock.setFloating(False)
 
     win.set_theme("light", save=False)
     panel_shots(app, win, out)

@@ -319,3 +319,32 @@ def test_held_out_file_is_read_by_a_job_of_the_controller(charts, controller, qt
     assert charts.open_held_out(str(bad))
     qtbot.waitUntil(lambda: bool(errors), timeout=10_000)
     assert "binary" in errors[0]
+
+
+@pytest.mark.parametrize("width", [200, 260, 600])
+def test_the_hover_readout_stays_inside_a_narrow_chart(qtbot, width):
+    """Issue 21: at the right edge of a narrow chart the readout was cut off on the left
+    (it was wider than the plot)."""
+    from PySide6.QtCore import QRectF
+    from PySide6.QtGui import QFontMetrics
+    chart = ChartWidget("Compression", "merge step", "bytes per token")
+    qtbot.addWidget(chart)
+    chart.set_series("held-out text (Chinese and English)", range(0, 40_000, 100),
+                     [1 + math.log1p(x) for x in range(0, 40_000, 100)])
+    chart.set_series("corpus", range(0, 40_000, 100), [1.0] * 400)
+    chart.resize(width, 260)
+    chart.show()
+    qtbot.waitExposed(chart)
+    chart._prepare()
+    for drawn in chart._drawn:
+        for j in (0, len(drawn.pts) - 1):
+            pt = drawn.pts[j]
+            qtbot.mouseMove(chart, pt.toPoint())
+            series, i = chart.hover_at(QPointF(pt))
+            text = chart.readout(series, i)
+            box, lines = chart.hover_box(text, QFontMetrics(chart.font()),
+                                         QRectF(chart.rect()).adjusted(40, 30, -16, -30), pt)
+            assert QRectF(chart.rect()).contains(box), (width, text)
+            if width >= 260:   # room for each part whole: nothing elided
+                assert " ".join(lines).replace(", ", " ") == text.replace(", ", " ")
+            chart.grab()   # paints the hover without error

@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QAbstractButton, QScrollArea, QToolBar
 from bpe_gui.gui.panels.visibility import on_screen
 from settle import settle as quiet
 
-SIZES = [(1024, 700), (1366, 768), (1920, 1080)]
+SIZES = [(800, 600), (1024, 700), (1366, 768), (1920, 1080)]
 
 
 def inside_window(win, w) -> bool:
@@ -106,3 +106,26 @@ def test_flow_bar_grows_a_row_when_narrow(qtbot):
     assert bar.height() > one_row and not bar.hasHeightForWidth()
     assert all(b.geometry().bottom() < bar.height() for b in buttons)
 
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("tab", [0, 1])
+def test_compare_tabs_fit_the_window(window, qtbot, size, theme, tab):
+    """Issue 21: the Vocabulary overlap tab widened the dock past a 1024-wide window,
+    and even at 1920x1080 the results table was below the fold."""
+    window.set_theme(theme, save=False)
+    settle(qtbot, window, size)
+    dock, view = window.compare_dock, window.compare_view
+    dock.raise_()
+    qtbot.waitUntil(lambda: on_screen(view), timeout=3000)
+    view.lower.setCurrentIndex(tab)
+    quiet(qtbot, window, window.controller)
+    area = dock.widget()
+    assert not area.horizontalScrollBar().isVisible(), (size, tab)
+    assert window.width() == size[0] and inside_window(window, dock)
+    shown = view.lower.currentWidget()
+    assert shown.width() <= area.viewport().width()
+    if size[1] >= 1000:   # a tall window shows the results without scrolling the dock
+        assert not area.verticalScrollBar().isVisible(), (size, tab)
+        assert inside_window(window, view.lower) and view.lower.height() >= 120

@@ -191,3 +191,42 @@ def test_session_whose_corpus_file_is_gone_changes_nothing(window, tmp_path, rea
     qtbot.waitUntil(lambda: not c.busy, timeout=5000)
     assert "file not found" in window.last_error[1] and "gone.txt" in window.last_error[1]
     assert (c.corpus_text, c.settings, c.step_index) == before
+
+
+def test_enter_in_the_import_path_imports_it(trained, tmp_path, qtbot, monkeypatch):
+    """Issue 21: Enter in the path field opened the file browser ("File…" took it)."""
+    from PySide6.QtCore import Qt
+    from bpe_gui.gui.dialogs.import_dialog import ImportDialog
+    c = trained.controller
+    files = c.export("hf", str(tmp_path), name="enter")
+    browsed = []
+    monkeypatch.setattr(QFileDialog, "getOpenFileName",
+                        lambda *a, **k: browsed.append(a) or ("", ""))
+    monkeypatch.setattr(QFileDialog, "getExistingDirectory",
+                        lambda *a, **k: browsed.append(a) or "")
+    dlg = ImportDialog(c, trained)
+    qtbot.addWidget(dlg)
+    dlg.show()
+    qtbot.waitExposed(dlg)
+    dlg.path_edit.setFocus()
+    dlg.path_edit.setText(str(files[0]))
+    qtbot.keyClick(dlg.path_edit, Qt.Key_Return)
+    assert browsed == []
+    assert dlg.result() == dlg.DialogCode.Accepted and dlg.tokenizer is not None
+    assert c.use_imported and c.imported_path == str(files[0])
+
+
+def test_the_export_dialog_starts_in_the_remembered_folder(trained, tmp_path):
+    """Issue 21: it started in $HOME although every other dialog remembers one folder."""
+    from bpe_gui.gui.dialogs.export_dialog import ExportDialog
+    from bpe_gui.gui.last_folder import last_folder, remember
+    corpus_dir = tmp_path / "corpora"
+    corpus_dir.mkdir()
+    remember(str(corpus_dir / "a.txt"))             # e.g. a corpus opened from there
+    dlg = ExportDialog(trained.controller, trained)
+    assert dlg.folder_edit.text() == str(corpus_dir) != str(Path.home())
+    out = tmp_path / "out"
+    dlg.folder_edit.setText(str(out))
+    assert dlg.export()
+    dlg.close()
+    assert last_folder() == str(out)                # the next dialog of any kind starts here

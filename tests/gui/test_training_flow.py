@@ -84,7 +84,8 @@ def test_retrain_applies_pending_settings(window, ready, qtbot):
     window.act_retrain.trigger()
     ready(c)
     assert c.settings.min_frequency == 3 and c.settings.prune
-    assert c.trainer.settings == c.settings and c.step_index == 0
+    # it trains to the target (it used to stop at step 0: issue 21)
+    assert c.trainer.settings == c.settings and c.step_index > 0 and c.trainer.is_done()
 
 
 def test_settings_with_errors_are_not_trained_and_say_so(window, ready, qtbot):
@@ -169,3 +170,67 @@ def test_cancel_while_running_keeps_the_merges_made(window, ready, qtbot, slow_s
     qtbot.waitUntil(lambda: not c.busy, timeout=2_000)
     assert 0 <= c.step_index < 2_000
     assert "cancelled" in window.statusBar().currentMessage()
+
+
+def test_training_shows_the_trained_tokenizer_after_an_import(window, ready, qtbot, tmp_path):
+    """Issue 21: after importing a tokenizer and training, the encode view and the
+    vocabulary browser still showed the import, with no hint how to switch back."""
+    c = use_corpus(window, ready, vocab_size=300)
+    window.act_run.trigger()
+    ready(c)
+    files = c.export("hf", str(tmp_path), name="mine")
+    assert c.import_tokenizer(str(files[0])) is not None
+    assert c.use_imported
+    window.vocab_dock.raise_()   # a panel behind another tab catches up when shown
+    qtbot.waitUntil(lambda: window.vocab_browser.model.source == "imported")
+    assert "Tokenizer box" in window.vocab_browser.summary.text()
+    assert window.encode_view.source.currentIndex() == 1
+    messages = []
+    c.message.connect(messages.append)
+    window.settings_panel.vocab_spin.setValue(320)
+    window.act_run.trigger()
+    ready(c)
+    assert not c.use_imported and c.imported is not None
+    assert window.encode_view.source.currentIndex() == 0
+    assert window.encode_view.source.isEnabled()          # the import is one click away
+    qtbot.waitUntil(lambda: window.vocab_browser.model.source == "trained")
+    assert any("trained tokenizer" in m for m in messages)
+
+
+def test_the_request_to_fix_settings_goes_once_they_are_fixed(window, ready, qtbot):
+    use_corpus(window, ready, vocab_size=300)
+    panel = window.settings_panel
+    panel.preset_combo.setCurrentIndex(panel.preset_combo.findData("custom"))
+    panel.pattern_edit.setText("(unclosed")
+    assert not window.flow.train()
+    bar = window.statusBar()
+    assert "marked in red" in bar.currentMessage()
+    panel.pattern_edit.setText(r"\S+|\s+")
+    panel.pattern_edit.textEdited.emit(panel.pattern_edit.text())
+    qtbot.waitUntil(lambda: not panel.errors, timeout=3000)
+    assert "marked in red" not in bar.currentMessage()
+
+
+def test_training_that_stops_early_says_why(window, ready, qtbot):
+    """Issue 21: "Step 15 of 18 · vocabulary 27 / 30" when no pair was left."""
+    c = use_corpus(window, ready, text="ab ab ab cd", vocab_size=280)
+    window.act_run.trigger()
+    ready(c)
+    t = c.trainer
+    assert t.is_done() and t.n_steps < t.target_steps
+    status = window.merge_panel.status.full_text()
+    assert status.startswith(f"Done at step {t.n_steps}") and "no pair left" in status
+    assert "no pair left" in window.step_label.text()
+    c.set_settings(TrainSettings(vocab_size=300, min_frequency=3))
+    window.act_run.trigger()
+    ready(c)
+    assert "below min frequency 3" in window.merge_panel.status.full_text()
+
+
+def test_a_status_message_reads_whole_in_the_tooltip(window):
+    """Issue 21: at 800x600 a status message was cut ("New target ap…")."""
+    window.controller.message.emit("New target applied; Train (F5) goes on from step 10.")
+    bar = window.statusBar()
+    assert bar.toolTip() == bar.currentMessage() != ""
+    bar.clearMessage()
+    assert bar.toolTip() == ""

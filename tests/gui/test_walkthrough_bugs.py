@@ -41,8 +41,8 @@ def test_bug2_enter_in_the_step_box_goes_there(window, qtbot):
 
 def test_bug3_one_export_error_is_said_once_and_its_folder_not_remembered(
         window, ready, tmp_path):
-    from PySide6.QtCore import QSettings
     from bpe_gui.gui.dialogs.export_dialog import ExportDialog
+    from bpe_gui.gui.last_folder import last_folder, remember
     c = window.controller
     assert window.editor.load_sample("english")
     ready(c)
@@ -51,7 +51,7 @@ def test_bug3_one_export_error_is_said_once_and_its_folder_not_remembered(
     c.errorOccurred.connect(lambda title, msg: shown.append(msg))
     good = tmp_path / "good"
     good.mkdir()
-    QSettings().setValue("export/folder", str(good))
+    remember(str(good))   # the one folder every file dialog remembers (issue 21)
     blocker = tmp_path / "not-a-folder"
     blocker.write_text("a file where the folder should be", encoding="utf-8")
     dlg = ExportDialog(c, window)
@@ -61,7 +61,7 @@ def test_bug3_one_export_error_is_said_once_and_its_folder_not_remembered(
     dlg.folder_edit.setText(str(blocker / "sub"))
     assert dlg.export() == []
     assert len(shown) == 1                      # not one popup per format
-    assert QSettings().value("export/folder") == str(good)
+    assert last_folder() == str(good)
     dlg.close()
     assert ExportDialog(c, window).folder_edit.text() == str(good)
 

@@ -14,6 +14,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLabel,
                                QPlainTextEdit, QVBoxLayout, QWidget)
 
+from ..panels.wheel_guard import guard_wheel
+
 ENCODINGS = [
     ("gb18030", "Chinese, Simplified (GB18030 / GBK)"),
     ("big5", "Chinese, Traditional (Big5)"),
@@ -80,6 +82,7 @@ class EncodingDialog(QDialog):
         self._guess()
         self._update_preview()
         self.resize(560, 420)
+        guard_wheel(self)
 
     def encoding(self) -> str:
         return self.combo.currentData()

@@ -13,6 +13,8 @@ from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QFileDialog
                                QPushButton, QVBoxLayout, QWidget)
 
 from ..app import colors
+from ..last_folder import last_folder, remember
+from ..panels.wheel_guard import guard_wheel
 
 DEFAULT_FORMATS = ("gpt2", "hf")
 
@@ -59,9 +61,9 @@ class ExportDialog(QDialog):
 
         form = QFormLayout()
         row = QHBoxLayout()
-        self.folder_edit = QLineEdit(str(settings.value("export/folder", "") or Path.home()))
+        self.folder_edit = QLineEdit(last_folder())   # the one remembered folder (last_folder.py)
         self.folder_edit.textChanged.connect(self._update)
-        browse = QPushButton("Browse…")
+        browse = QPushButton("Browse…", autoDefault=False)
         browse.clicked.connect(self._browse)
         row.addWidget(self.folder_edit, 1)
         row.addWidget(browse)
@@ -89,6 +91,7 @@ class ExportDialog(QDialog):
         self._describe()
         self._update()
         self.resize(520, 420)
+        guard_wheel(self)
 
     def _unsupported(self) -> dict[str, str]:
         """Formats that cannot hold this tokenizer (e.g. GPT-2 files in char mode), and why."""
@@ -150,7 +153,7 @@ class ExportDialog(QDialog):
         settings = QSettings()
         settings.setValue("export/formats", self.selected_formats())
         if self.written:   # never remember a folder that could not be written
-            settings.setValue("export/folder", folder)
+            remember(folder)
             settings.setValue("export/name", name)
         if errors:
             self.controller.errorOccurred.emit("Export failed", "\n\n".join(

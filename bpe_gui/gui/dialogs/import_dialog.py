@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFileDialog, QHBoxLayo
 
 from ...engine.errors import BPEError
 from ..app import colors
+from ..panels.wheel_guard import guard_wheel
 
 BACKGROUND_BYTES = 1 << 20   # bigger files load off the GUI thread, with progress
 TOKENIZER_FILTER = ("Tokenizers (*.json *.txt *.bpe *.tiktoken *.csv *.model);;"
@@ -74,9 +75,12 @@ class ImportDialog(QDialog):
         last = QSettings().value("import/last", "") or ""
         self.path_edit = QLineEdit(path or str(last))
         self.path_edit.textChanged.connect(self._detect)
-        file_button = QPushButton("File…")
+        # Enter in the path imports it; it used to press "File…" (a dialog's push
+        # buttons are auto-default, and the first one took the Enter)
+        self.path_edit.returnPressed.connect(self._enter)
+        file_button = QPushButton("File…", autoDefault=False)
         file_button.clicked.connect(self._pick_file)
-        folder_button = QPushButton("Folder…")
+        folder_button = QPushButton("Folder…", autoDefault=False)
         folder_button.clicked.connect(self._pick_folder)
         row.addWidget(self.path_edit, 1)
         row.addWidget(file_button)
@@ -101,6 +105,11 @@ class ImportDialog(QDialog):
         lay.addWidget(self.buttons)
         self._detect()
         self.resize(560, 200)
+        guard_wheel(self)
+
+    def _enter(self) -> None:
+        if self.import_button.isEnabled() and not self.loading:
+            self.do_import()
 
     def _pick_file(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Import tokenizer", self.path_edit.text(),

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDialog, QFileDialo
 from ...engine.errors import BPEError
 from ...engine.langcost import CostTable, held_out_files
 from ..app import colors, is_dark
+from ..panels.wheel_guard import guard_wheel
 from ..last_folder import in_last_folder, last_folder, remember
 from .cost_parts import METRICS, SORT_ROLE, CostChart, CostModel
 from .import_dialog import TOKENIZER_FILTER
@@ -168,6 +169,7 @@ class LanguageCostDialog(QDialog):
         lay.addLayout(bottom)
         self._show_chart()
         self._not_measured()
+        guard_wheel(self)
         if screen is not None:
             self.resize(min(1400, int(screen.width() * 0.9)), min(820, screen.height() - 40))
 

@@ -57,7 +57,8 @@ class ChartWidget(QWidget):
         self._frame = None
         self._hover: tuple[_Drawn, int] | None = None
         self.setMouseTracking(True)
-        self.setMinimumSize(220, 150)   # four fit a 1024x700 window's bottom dock
+        # three in a row fit the bottom dock of an 800x600 window (issue 21)
+        self.setMinimumSize(140, 150)
         self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Expanding)
         self.setContextMenuPolicy(Qt.DefaultContextMenu)
 
@@ -254,8 +255,10 @@ class ChartWidget(QWidget):
         bold.setBold(True)
         p.setFont(bold)
         p.setPen(fg)
+        # a narrow chart ends its title in "…" rather than cutting it mid-letter
+        title = QFontMetrics(bold).elidedText(self.title, Qt.ElideRight, self.width() - 16)
         p.drawText(QRectF(8, 6, self.width() - 16, fm.height() + 2),
-                   Qt.AlignLeft | Qt.AlignVCenter, self.title)
+                   Qt.AlignLeft | Qt.AlignVCenter, title)
         p.setFont(self.font())
         if self.note:
             faint = QColor(fg)
@@ -393,18 +396,32 @@ class ChartWidget(QWidget):
         p.setPen(QPen(fg, 1.5))
         p.setBrush(col)
         p.drawEllipse(pt, 4.5, 4.5)
-        text = self.readout(d.series, i)
-        w = fm.horizontalAdvance(text) + 12
-        h = fm.height() + 6
-        x = min(max(plot.left() + 4, pt.x() + 10), plot.right() - w - 2)
-        y = plot.top() + 6 if pt.y() > plot.top() + h + 20 else plot.bottom() - h - 6
+        box, lines = self.hover_box(self.readout(d.series, i), fm, plot, pt)
         back = QColor(bg)
         back.setAlpha(235)
         p.setBrush(back)
         p.setPen(QPen(col, 1))
-        p.drawRoundedRect(QRectF(x, y, w, h), 4, 4)
+        p.drawRoundedRect(box, 4, 4)
         p.setPen(fg)
-        p.drawText(QRectF(x, y, w, h), Qt.AlignCenter, text)
+        p.drawText(box, Qt.AlignCenter, "\n".join(lines))
+
+    def hover_box(self, text: str, fm, plot: QRectF, pt: QPointF) -> tuple[QRectF, list[str]]:
+        """Where the hover readout goes, and its lines: one line beside the point if it
+        fits, else one line per part ("name:", "x 12", "y 3.4"), inside the widget (a long
+        readout near an edge of a narrow chart was clipped)."""
+        room = self.width() - 8
+        lines = [text]
+        if fm.horizontalAdvance(text) + 12 > room:
+            name, _, rest = text.rpartition(": ")
+            lines = ([f"{name}:"] if name else []) + [part.strip() for part in rest.split(", ")]
+        lines = [fm.elidedText(ln, Qt.ElideRight, room - 12) for ln in lines]
+        w = max(fm.horizontalAdvance(ln) for ln in lines) + 12
+        h = fm.height() * len(lines) + 6
+        x = min(max(plot.left() + 4, pt.x() + 10), plot.right() - w - 2)
+        x = max(4.0, min(x, self.width() - w - 4.0))
+        y = plot.top() + 6 if pt.y() > plot.top() + h + 20 else plot.bottom() - h - 6
+        y = max(2.0, min(y, self.height() - h - 2.0))
+        return QRectF(x, y, w, h), lines
 
     def readout(self, s: Series, i: int) -> str:
         name = f"{s.name}: " if len(self.series) > 1 else ""

@@ -80,8 +80,24 @@ class OverlapPanel(QWidget):
         fm = self.numbers.fontMetrics()
         row = fm.horizontalAdvance("Jaccard index |A ∩ B| / |A ∪ B|") \
             + fm.horizontalAdvance(" 00,000 of 00,000 (00.0 %)")
-        area.setMinimumWidth(row + area.verticalScrollBar().sizeHint().width() + 12)
+        # the splitter gives the numbers their whole row width when there is room; the
+        # minimum is lower (rows wrap), or the tab kept a 1024-wide window's dock
+        # scrolling sideways (issue 21)
+        area.setMinimumWidth(fm.horizontalAdvance("Jaccard index") + 40)
+        self._numbers_width = row + area.verticalScrollBar().sizeHint().width() + 12
         return area
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        split = self.findChild(QSplitter)
+        if split is None or getattr(self, "_user_sized", False):
+            return   # the user's splitter position stays
+        if not getattr(self, "_watching", False):
+            self._watching = True
+            split.splitterMoved.connect(lambda *_: setattr(self, "_user_sized", True))
+        numbers = min(self._numbers_width, split.width() // 2)
+        rest = max(0, split.width() - numbers)
+        split.setSizes([numbers] + [rest // 3] * 3)
 
     def want(self, a, b, key, names: tuple[str, str]) -> None:
         """Compare these two tokenizers (``key`` says when they are the same as last

@@ -18,7 +18,7 @@ from __future__ import annotations
 import time
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import (QCheckBox, QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit,
+from PySide6.QtWidgets import (QCheckBox, QHeaderView, QLabel, QPlainTextEdit,
                                QPushButton, QSplitter, QTableView, QTabWidget, QVBoxLayout,
                                QWidget)
 
@@ -28,7 +28,10 @@ from ...engine.tokenizer import Encoding
 from ..models.compare_table import METRICS, CompareTableModel, fmt_cell
 from .compare_overlap import OverlapPanel
 from .compare_pane import DEBOUNCE_MS, ComparePane
+from .flow_layout import FlowBar
 from .token_text import TokenTextView, cut_color
+
+WIDE_COMPARE = 900   # wider than this: the results go beside the sides
 
 # names this module held before it was split, still importable from here
 __all__ = ["SAMPLE_TEXT", "CompareView", "ComparePane", "TokenTextView", "CompareTableModel",
@@ -108,17 +111,14 @@ class CompareView(QWidget):
         split.setStretchFactor(1, 2)
         split.setChildrenCollapsible(False)
 
-        top = QHBoxLayout()
-        top.addWidget(QLabel("Text:"))
-        top.addStretch(1)
-        top.addWidget(sample)
-        top.addWidget(from_corpus)
-        top.addWidget(self.fold)
-        top.addWidget(self.show_ws)
+        top = FlowBar(spacing=6)   # wraps in a narrow dock instead of widening it
+        for w in (QLabel("Text:"), sample, from_corpus, self.fold, self.show_ws):
+            top.addWidget(w)
         lay = QVBoxLayout(self)
-        lay.addLayout(top)
+        lay.addWidget(top)
         lay.addWidget(self.edit)
         lay.addWidget(split, 1)
+        self.split = split
 
         self.encodings: list[Encoding | None] = [None, None]
         self.tokenizers: list = [None, None]   # each side's tokenizer at the last compare
@@ -175,6 +175,16 @@ class CompareView(QWidget):
             self.summary.setText(NO_TEXT + " Type or paste a text to compare instead.")
             return
         self.set_text(self.controller.corpus_text[:2000])
+
+    def resizeEvent(self, event) -> None:
+        """Wide and short (a bottom dock of a big window): the results beside the two
+        sides, not under them, where they were below the fold even at 1920x1080."""
+        super().resizeEvent(event)
+        want = Qt.Horizontal if self.width() >= WIDE_COMPARE else Qt.Vertical
+        if self.split.orientation() != want:
+            self.split.setOrientation(want)
+            if want == Qt.Horizontal:   # the results (four columns of them) get more
+                self.split.setSizes([self.width() * 2 // 5, self.width() * 3 // 5])
 
     def set_text(self, text: str) -> None:
         self.edit.setPlainText(text)

@@ -203,9 +203,12 @@ class EncodeView(CatchesUp, CharPositions, QWidget):
 
         self.texts = TokenTexts()
         self.flow = TokenFlow()
-        self.list_label = QLabel("Tokens and ids: hover one to find it in the text. Part of "
-                                 "a character: dotted underline in the text, dashed chip "
-                                 "with hex bytes below")
+        # one short line (the rest in its tooltip): in a 1024x700 window the dock is
+        # short, and two lines of help left no room for the ids themselves (issue 21)
+        self.list_label = QLabel("Tokens and ids: hover one to find it in the text")
+        self.list_label.setToolTip("Hover a token or an id to find it in the text. Part of "
+                                   "a character: dotted underline in the text, dashed chip "
+                                   "with hex bytes below")
         self.list_label.setWordWrap(True)
 
         lower = QWidget()
@@ -221,7 +224,10 @@ class EncodeView(CatchesUp, CharPositions, QWidget):
         split.setChildrenCollapsible(False)
         self.splitter = split
 
+        self.edit.setMinimumHeight(2 * self.edit.fontMetrics().lineSpacing() + 12)
+        self.flow.setMinimumHeight(self.flow.row_h + 8)   # a row of ids at least
         outer = QVBoxLayout(self)
+        outer.setContentsMargins(4, 4, 4, 4)
         outer.addWidget(top)
         outer.addWidget(split, 1)
 

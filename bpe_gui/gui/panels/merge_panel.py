@@ -20,6 +20,7 @@ from ..models.roles import ReadableCache, TokenColors
 from ..models.timeline import TimelineModel
 from .table_cells import TEXT_MARGIN, CellTableView
 from .flow_layout import FlowBar
+from .group_titles import fit_titles
 from .text_pane import TextPane
 from .timeline_tools import TimelineTools
 from ..training_jobs import has_detail
@@ -62,6 +63,10 @@ def _table(parent=None, cls=CellTableView) -> CellTableView:
     vh = view.verticalHeader()
     vh.setSectionResizeMode(QHeaderView.Fixed)
     vh.setDefaultSectionSize(view.fontMetrics().height() + 12)
+    # never shorter than its header and two rows (the layout gives the rest to others)
+    # (the header's own hint is not known before it has a model: measure its font)
+    view.setMinimumHeight(view.fontMetrics().height() + 14 + 2 * vh.defaultSectionSize()
+                          + 2 * view.frameWidth() + 4)
     view.horizontalHeader().setHighlightSections(False)
     view.horizontalHeader().setStretchLastSection(True)
     return view
@@ -124,7 +129,7 @@ class MergePanel(CatchesUp, QWidget):
         self.speed = QSlider(Qt.Horizontal)
         self.speed.setRange(0, len(SPEEDS) - 1)
         self.speed.setValue(3)
-        self.speed.setFixedWidth(110)
+        self.speed.setFixedWidth(80)   # with the rest, one row at 800x600 (issue 21)
         self.speed.setToolTip("Play speed")
         self.speed_label = QLabel()
         self.goto_spin = QSpinBox()
@@ -149,8 +154,13 @@ class MergePanel(CatchesUp, QWidget):
             bar.addWidget(_group(group))
 
         self.status = _label()
-        self.stale_label = _fixed_label("Corpus or settings changed since this training: the next "
-                                  "Step retrains from step 0.", lines=2)
+        # in the status line's place, one line high: as a second, two-line row it pushed
+        # the timeline out of view at 1024x700 (issue 21); the status bar keeps the step
+        self.stale_label = _fixed_label("Corpus or settings changed: the next Step retrains "
+                                        "from step 0.")
+        self.stale_label.setToolTip("The corpus or the training settings changed since this "
+                                    "training: Step, Train (F5) or Retrain (Ctrl+R) trains "
+                                    "again from step 0.")
         self.stale_label.setStyleSheet("color: #c0392b;")
         self.stale_label.hide()
 
@@ -176,6 +186,7 @@ class MergePanel(CatchesUp, QWidget):
         self.pair_view.fit_columns((0, 3, 2, 0, 1), (0, 72, 60, 0, tie_w))
         self.pairs_footer = _label()
         left = QVBoxLayout(self.pairs_box)
+        left.setContentsMargins(6, 4, 6, 4)   # height for the docks below
         left.addWidget(self.next_label)
         row = QHBoxLayout()
         row.addWidget(self.filter_edit, 1)
@@ -197,9 +208,13 @@ class MergePanel(CatchesUp, QWidget):
         self.affected_view.setModel(self.affected_model)
         self.affected_view.fit_columns((0, 1, 1), (0, 60, 60))
         rt = QVBoxLayout(self.last_box)
+        rt.setContentsMargins(6, 4, 6, 4)   # height for the docks below
+        rt.setSpacing(2)
         rt.addWidget(self.last_title)
         rt.addWidget(self.last_reason)
-        rt.addWidget(self.affected_label)
+        # how many words changed is in the box's title and the table's tooltip: a line
+        # of its own cost the height the docks below need (issue 21)
+        self.affected_label.hide()
         rt.addWidget(self.affected_view, 1)
 
         # Right bottom: the timeline.
@@ -210,6 +225,7 @@ class MergePanel(CatchesUp, QWidget):
         self.timeline_view.setModel(self.timeline)
         self.timeline_view.fit_columns((0, 3, 3, 0, 0), (0, 72, 72, 0, 0))
         rb = QVBoxLayout(self.timeline_box)
+        rb.setContentsMargins(6, 4, 6, 4)   # height for the docks below
         self.timeline_tools = TimelineTools(self)
         rb.addWidget(self.timeline_tools)
         rb.addWidget(self.timeline_view)
@@ -228,11 +244,20 @@ class MergePanel(CatchesUp, QWidget):
         self.splitter = split
 
         outer = QVBoxLayout(self)
+        # every pixel of height counts at 1024x700 and 800x600: the docks below need it
+        outer.setContentsMargins(4, 4, 4, 4)
+        outer.setSpacing(4)
         outer.addWidget(bar)
-        outer.addWidget(self.status)
-        outer.addWidget(self.stale_label)
+        status_row = QHBoxLayout()
+        status_row.addWidget(self.status, 1)
+        status_row.addWidget(self.stale_label, 1)
+        outer.addLayout(status_row)
         outer.addWidget(split, 1)
 
+        self.titles = fit_titles(self, (
+            (self.pairs_box, "Candidate pairs for the next merge", "Next merge"),
+            (self.last_box, "Last merge and the words it changed", "Last merge"),
+            (self.timeline_box, "Timeline (click a step to jump there)", "Timeline")))
         self.step_btn.clicked.connect(self.controller.step)
         self.back_btn.clicked.connect(self.controller.undo)
         self.reset_btn.clicked.connect(self.controller.reset)
@@ -262,7 +287,11 @@ class MergePanel(CatchesUp, QWidget):
         self._refresh()
 
     def _on_stale(self, stale: bool) -> None:
-        self.stale_label.setVisible(bool(stale) and self.controller.has_trainer)
+        self._show_stale(bool(stale) and self.controller.has_trainer)
+
+    def _show_stale(self, on: bool) -> None:
+        self.stale_label.setVisible(on)
+        self.status.setVisible(not on)
 
     def _on_playing(self, on: bool) -> None:
         self.play_btn.blockSignals(True)
@@ -279,7 +308,8 @@ class MergePanel(CatchesUp, QWidget):
         return max(1, round(1000 / SPEEDS[self.speed.value()]))
 
     def _on_speed(self, v: int) -> None:
-        self.speed_label.setText(f"{SPEEDS[v]} steps/s")
+        self.speed_label.setText(f"{SPEEDS[v]}/s")
+        self.speed_label.setToolTip(f"Play speed: {SPEEDS[v]} steps a second")
         if self.controller.playing:
             self.controller.set_playing(True, self.interval_ms())
 
@@ -364,7 +394,7 @@ class MergePanel(CatchesUp, QWidget):
             self.pair_model.cache = self.cache
             self.timeline.reset(t.steps if t else ())
             self._last_rec = None
-            self.stale_label.setVisible(self.controller.stale and t is not None)
+            self._show_stale(self.controller.stale and t is not None)
             if t is not None and t.target_steps is not None:
                 self.goto_spin.setMaximum(max(t.target_steps, t.n_steps))
             else:
@@ -435,6 +465,7 @@ class MergePanel(CatchesUp, QWidget):
             self.last_title.setText("No merge yet: press Step.")
             self.last_reason.setText("")
             self.affected_label.setText("")
+            self.titles.set_long(self.last_box, "Last merge and the words it changed")
             self.affected_model.set_rows(())
             return
         left, right = self.cache.text(rec.left), self.cache.text(rec.right)
@@ -447,6 +478,7 @@ class MergePanel(CatchesUp, QWidget):
                                      "it changed are shown when the run stops.")
             self.last_reason.setToolTip("")
             self.affected_label.setText("")
+            self.titles.set_long(self.last_box, "Last merge and the words it changed")
             self.affected_model.set_rows(())
             return   # the detailed record is a new object: it is shown when it comes
         self.last_reason.setText(rec.reason)
@@ -455,6 +487,10 @@ class MergePanel(CatchesUp, QWidget):
         more = f" (showing {shown})" if shown < rec.n_affected else ""
         self.affected_label.setText(f"{rec.n_affected:,} word(s) changed{more}: before and "
                                     "after, with how often each occurs.")
+        self.affected_view.setToolTip(self.affected_label.text())
+        words = "word" if rec.n_affected == 1 else "words"
+        self.titles.set_long(self.last_box, f"Last merge and the {rec.n_affected:,} {words} "
+                                            f"it changed{more}")
         self.affected_model.set_rows(affected_rows(rec, t.vocab_bytes, self.cache))
 
     def _refresh_status(self) -> None:
@@ -469,8 +505,13 @@ class MergePanel(CatchesUp, QWidget):
             vocab += f" / {t.settings.vocab_size:,}"
         if t.settings.prune:
             vocab += " live tokens (pruning on)"
-        self.status.setText(f"Step {t.n_steps:,}{of} · {vocab} · tie rule: "
-                            f"{TIE_RULE_LABELS.get(t.settings.tie_rule, t.settings.tie_rule)}")
+        rule = TIE_RULE_LABELS.get(t.settings.tie_rule, t.settings.tie_rule)
+        early = t.stopped_early()
+        if early:   # "Step 15 of 18" alone read as if 3 more steps were to come
+            self.status.setText(f"Done at step {t.n_steps:,} of {target:,}: {early} · "
+                                f"{vocab} · tie rule: {rule}")
+        else:
+            self.status.setText(f"Step {t.n_steps:,}{of} · {vocab} · tie rule: {rule}")
         self.goto_spin.blockSignals(True)
         self.goto_spin.setValue(t.n_steps)
         self.goto_spin.blockSignals(False)

@@ -11,7 +11,7 @@ nothing of the user's, so no notice shows then.
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QVBoxLayout
 
 from ...engine.trainer import TrainSettings
 from ..app import colors
@@ -47,11 +47,17 @@ class SampleNotice(QFrame):
         self.ok_btn = QToolButton(text="OK")
         self.ok_btn.setToolTip("Use the sample's settings")
         self.ok_btn.clicked.connect(self.hide)
-        lay = QHBoxLayout(self)
+        # the buttons under the text: beside it, in a narrow dock, they squeezed it into
+        # a column of single words
+        lay = QVBoxLayout(self)
         lay.setContentsMargins(6, 4, 6, 4)
-        lay.addWidget(self.label, 1)
-        lay.addWidget(self.keep_btn, 0, Qt.AlignTop)
-        lay.addWidget(self.ok_btn, 0, Qt.AlignTop)
+        lay.setSpacing(2)
+        lay.addWidget(self.label)
+        row = QHBoxLayout()
+        row.addStretch(1)
+        row.addWidget(self.keep_btn)
+        row.addWidget(self.ok_btn)
+        lay.addLayout(row)
         controller.corpusChanged.connect(self._on_corpus_changed)
         self._restyle()
         self.hide()
@@ -68,11 +74,16 @@ class SampleNotice(QFrame):
         if sheet != self.styleSheet():   # a new style sheet is itself a palette change
             self.setStyleSheet(sheet)
 
-    def show_change(self, sample_id: str, title: str, changes: list[str],
-                    previous: TrainSettings) -> None:
+    def show_change(self, sample_id: str | None, title: str, changes: list[str],
+                    previous: TrainSettings, text: str | None = None,
+                    keep: str = "Keep my settings") -> None:
+        """Say that ``previous`` settings were replaced; ``text`` (rich text) instead of
+        the sample sentence, ``keep``: the button that puts them back. The notice goes
+        when the corpus is no longer ``sample_id`` (None: a corpus that is no sample)."""
         self.sample_id, self.previous = sample_id, previous
-        self.label.setText(f"<b>{_esc(title)}</b> comes with its own training settings: "
-                           f"{_esc(', '.join(changes))}.")
+        self.label.setText(text or f"<b>{_esc(title)}</b> comes with its own training "
+                           f"settings: {_esc(', '.join(changes))}.")
+        self.keep_btn.setText(keep)
         self.show()
 
     def keep_previous(self) -> bool:

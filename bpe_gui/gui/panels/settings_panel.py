@@ -68,6 +68,9 @@ class SettingsPanel(QWidget):
         scroll.setFrameShape(QScrollArea.NoFrame)
         # Fields shrink to the dock's width (labels wrap) instead of scrolling sideways.
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        # A scroll bar that comes and goes as an inline error shows or hides changes the
+        # width, re-wraps every label, and moves the field under the pointer: keep it.
+        scroll.setVerticalScrollBarPolicy(Qt.ScrollBarAlwaysOn)
         outer.addWidget(scroll)
         body = QWidget()
         scroll.setWidget(body)
@@ -147,7 +150,6 @@ class SettingsPanel(QWidget):
         self.pattern_edit = QLineEdit()
         self.pattern_edit.setFont(QFontDatabase.systemFont(QFontDatabase.FixedFont))
         self.pattern_edit.setPlaceholderText(r"a regex, e.g. \S+|\s+  (\p{L}, \p{N}, \p{Han} work)")
-        self.pattern_edit.setClearButtonEnabled(True)
         self.pattern_error = self._error_label()
         self.preview_label = QLabel(wordWrap=True)
         self.preview_label.setTextFormat(Qt.PlainText)
@@ -171,8 +173,11 @@ class SettingsPanel(QWidget):
         sl.addWidget(self.specials_error)
         lay.addWidget(sp_box)
 
+        # The state line wraps on a line of its own: beside the buttons its longest text
+        # made the panel wider than a narrow dock, and Apply was cut off (issue 21).
+        self.state_label = QLabel(wordWrap=True)
+        lay.addWidget(self.state_label)
         buttons = QHBoxLayout()
-        self.state_label = QLabel()
         self.apply_button = QPushButton("Apply")
         self.apply_button.setToolTip("Use these settings. Train (F5) applies them too; a new "
                                      "target keeps the merges made so far")
@@ -180,7 +185,7 @@ class SettingsPanel(QWidget):
         self.revert_button.setToolTip("Back to the settings in use")
         self.apply_button.clicked.connect(self.apply)
         self.revert_button.clicked.connect(lambda: self.set_settings(self.controller.settings))
-        buttons.addWidget(self.state_label, 1)
+        buttons.addStretch(1)
         buttons.addWidget(self.revert_button)
         buttons.addWidget(self.apply_button)
         lay.addLayout(buttons)
@@ -224,6 +229,7 @@ class SettingsPanel(QWidget):
         self.tie_help.setStyleSheet("font-weight: normal;")
         self.tie_combo.setStyleSheet("font-weight: normal;")
         self.preview_label.setStyleSheet(f"color: {col['muted']};")
+        self._pattern_field(self.preset_combo.currentData() == CUSTOM)
 
     # ----- controller -> fields ---------------------------------------------------------
     def set_settings(self, s: TrainSettings) -> None:
@@ -254,13 +260,28 @@ class SettingsPanel(QWidget):
     # ----- fields -> settings -----------------------------------------------------------
     def _on_preset(self) -> None:
         key = self.preset_combo.currentData()
-        self.pattern_edit.setReadOnly(key != CUSTOM)
+        self._pattern_field(key == CUSTOM)
         if key != CUSTOM and not self._syncing:
             self.pattern_edit.setText(PRESETS[key])
             self.pattern_edit.setCursorPosition(0)
         elif key == CUSTOM and not self._syncing:
             self.pattern_edit.setFocus()
         self._schedule_check()
+
+    def _pattern_field(self, editable: bool) -> None:
+        """A preset's pattern is shown, not edited: flat, muted, no clear button (it
+        looked like a field to type in and cleared to nothing)."""
+        edit = self.pattern_edit
+        edit.setReadOnly(not editable)
+        edit.setClearButtonEnabled(editable)
+        sheet = "" if editable else (
+            f"QLineEdit {{ background: palette(window); color: {colors(self)['muted']}; "
+            "border: 1px dotted palette(mid); padding: 1px 2px; }")
+        if edit.styleSheet() != sheet:
+            edit.setStyleSheet(sheet)
+        edit.setToolTip("Your pattern (the regex module: \\p{L}, \\p{N}, \\p{Han} work)"
+                        if editable else "The preset's pattern, read-only: choose “Custom "
+                        "pattern…” to write your own (it starts from this one)")
 
     def _schedule_check(self, *_) -> None:
         if not self._syncing:
@@ -348,7 +369,7 @@ class SettingsPanel(QWidget):
         self.vocab_spin.setEnabled(self.vocab_radio.isChecked())
         self.merges_spin.setEnabled(self.merges_radio.isChecked())
         custom = self.preset_combo.currentData() == CUSTOM
-        self.pattern_edit.setReadOnly(not custom)
+        self._pattern_field(custom)
         self.tie_help.setText(TIE_RULE_HELP.get(self.tie_combo.currentData(), ""))
         settings, errors = self.collect()
         self.errors = errors

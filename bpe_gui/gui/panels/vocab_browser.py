@@ -108,8 +108,10 @@ class VocabBrowser(CatchesUp, QWidget):
         right = QWidget()
         rv = QVBoxLayout(right)
         rv.setContentsMargins(0, 0, 0, 0)
-        rv.addWidget(QLabel("<b>Merge lineage</b> of the selected token: its two parts, "
-                            "down to the base symbols"))
+        lineage = QLabel("<b>Merge lineage</b> of the selected token: its two parts, "
+                         "down to the base symbols")
+        lineage.setWordWrap(True)   # one line of it kept the dock 570 pixels wide
+        rv.addWidget(lineage)
         rv.addWidget(self.details)
         rv.addWidget(self.tree, 1)
 
@@ -260,7 +262,9 @@ class VocabBrowser(CatchesUp, QWidget):
             name = (c.imported_path or "imported").replace("\\", "/").rsplit("/", 1)[-1]
             label = (c.imported.meta or {}).get("encoding_label") if c.imported else None
             what = f" — {label}" if label else ""
-            self.summary.setText(f"Imported {name}{what}: {n:,} tokens")
+            # say that the trained vocabulary is one switch away (issue 21)
+            self.summary.setText(f"Imported {name}{what}: {n:,} tokens (the trained one: "
+                                 "the encode view's Tokenizer box)")
         elif not c.has_trainer:
             self.summary.setText("No vocabulary yet")
         else:

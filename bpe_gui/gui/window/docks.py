@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (QApplication, QDockWidget, QFrame, QLabel, QScrol
 from ..layout_fit import give_central_its_minimum, left_column_width
 from ..panels.corpus_editor import CorpusEditor
 from ..panels.settings_panel import SettingsPanel
+from ..panels.wheel_guard import guard_wheel
 
 STATE_VERSION = 1
 
@@ -77,6 +78,7 @@ class DockLayout:
         self.setCorner(Qt.BottomRightCorner, Qt.RightDockWidgetArea)
         self.editor.pathsRequested.connect(self.open_paths)
         self.editor.sampleLoaded.connect(self._sample_loaded)
+        guard_wheel(self)   # the wheel scrolls the docks; it changes only a focused control
 
     def _add_playback_dock(self) -> None:
         """Word playback (issue 15): never in the encode view's tab group, so a click on a
@@ -142,7 +144,8 @@ class DockLayout:
                              Qt.Horizontal)
         self.resizeDocks([self.corpus_dock, self.settings_dock], [int(h * 0.42), int(h * 0.58)],
                          Qt.Vertical)
-        below = 0.33 if self.encode_on_right else (0.3 if self._short_screen() else 0.4)
+        # 0.4 on the right too: at 0.33 Compare's results were below the fold at 1920x1080
+        below = 0.4 if self.encode_on_right or not self._short_screen() else 0.3
         # Qt sizes a tab group through the dock in front of it
         bottom = self.vocab_dock if self.encode_on_right else self.encode_dock
         self.resizeDocks([bottom], [int(h * below)], Qt.Vertical)

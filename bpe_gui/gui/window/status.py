@@ -40,6 +40,9 @@ class StatusBar:
         c = self.controller
         c.errorOccurred.connect(self.show_error)
         c.message.connect(lambda text: self.statusBar().showMessage(text, 10_000))
+        # a message cut by the labels beside it can still be read whole
+        sb = self.statusBar()
+        sb.messageChanged.connect(lambda text: sb.setToolTip(text))
         c.progress.connect(self._on_progress)
         c.busyChanged.connect(self._show_busy)
         c.busyChanged.connect(lambda _: self._update_actions())
@@ -91,9 +94,15 @@ class StatusBar:
             self.step_label.setText("" if c.has_trainer else "No training yet")
             return
         target = t.target_steps
+        early = t.stopped_early()
         step = f"Step {t.n_steps:,}" + (f" / {target:,}" if target is not None else "")
-        self.step_label.setText(f"{step} · vocabulary {t.vocab_size:,} · "
-                                f"tie rule: {t.settings.tie_rule}")
+        if early:
+            step += f" · stopped: {early}"
+        # short: the merge panel's status line says the rest, and the status bar's
+        # messages get the room ("New target ap…" was cut off beside a long label)
+        self.step_label.setText(f"{step} · vocabulary {t.vocab_size:,}")
+        self.step_label.setToolTip(f"{step} · vocabulary {t.vocab_size:,} · tie rule: "
+                                   f"{t.settings.tie_rule}")
         self._update_actions()
 
     def _show_busy(self, busy: bool) -> None:
