@@ -139,6 +139,21 @@ class MergeStep:
     corpus_tokens: int = 0    # tokens the training corpus has after this merge
 
 
+@dataclass(frozen=True)
+class Stop:
+    """Why training stops: ``kind`` is "target", "no-pair" or "min-frequency"; ``short``
+    a few words for a status line, ``sentence`` the whole reason."""
+
+    kind: str
+    short: str
+    sentence: str
+
+    @property
+    def early(self) -> bool:
+        """Stopped before the target (no pair left, or below the minimum frequency)."""
+        return self.kind != "target"
+
+
 class PairRow(NamedTuple):
     """A row of the pair table: rank in the tie-rule order, pair ids and count.
     (A named tuple: the window takes hundreds of them at every step.)"""
@@ -313,32 +328,43 @@ class Trainer:
         return [(s.left, s.right) for s in self.steps]
 
     def is_done(self) -> bool:
-        return self.stop_reason() is not None
+        return self.stop() is not None
 
-    def stop_reason(self) -> str | None:
-        """Why training stops at this step, as a sentence, or None while it goes on.
+    def stop(self) -> "Stop | None":
+        """Why training stops at this step (a :class:`Stop`), or None while it goes on.
 
         The one home of the stopping rule (the target, no pair left, the minimum
         frequency), for the trainer, the window and the command line alike.
 
-        Example: the worked example with ``num_merges=2`` after two steps ->
-        'Target reached at step 2 (2 merges).'
+        Example: the worked example with ``num_merges=2``, after two steps ->
+        Stop(kind='target', ..., sentence='Target reached at step 2 (2 merges).')
         """
-        s = self.settings
+        s, n = self.settings, self.n_steps
         if s.num_merges is not None:
-            if self.n_steps >= s.num_merges:
-                return f"Target reached at step {self.n_steps} ({s.num_merges:,} merges)."
+            if n >= s.num_merges:
+                return Stop("target", f"{s.num_merges:,} merges",
+                            f"Target reached at step {n} ({s.num_merges:,} merges).")
         elif (self._live if s.prune else len(self.vocab_bytes)) >= s.vocab_size:
-            return f"Target reached at step {self.n_steps} (vocabulary size {self.vocab_size:,})."
+            return Stop("target", f"vocabulary {self.vocab_size:,}",
+                        f"Target reached at step {n} (vocabulary size {self.vocab_size:,}).")
         best = self.best_pair()
         if best is None:
-            return (f"Training stopped at step {self.n_steps}, before the target: no pair of "
-                    "symbols is left (every word is one token).")
+            return Stop("no-pair", "no pair left",
+                        f"Training stopped at step {n}, before the target: no pair of "
+                        "symbols is left (every word is one token).")
         if best[2] < s.min_frequency:
-            return (f"Training stopped at step {self.n_steps}, before the target: the best "
-                    f"pair occurs {best[2]:,} times, below the minimum frequency "
-                    f"{s.min_frequency:,}.")
+            return Stop("min-frequency",
+                        f"best pair occurs {best[2]:,}×, below min frequency "
+                        f"{s.min_frequency:,}",
+                        f"Training stopped at step {n}, before the target: the best pair "
+                        f"occurs {best[2]:,} times, below the minimum frequency "
+                        f"{s.min_frequency:,}.")
         return None
+
+    def stop_reason(self) -> str | None:
+        """:meth:`stop`'s sentence, or None while training goes on."""
+        stop = self.stop()
+        return stop.sentence if stop is not None else None
 
     def token(self, i: int) -> bytes:
         return self.vocab_bytes[i]

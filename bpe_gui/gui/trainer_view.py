@@ -122,15 +122,12 @@ class TrainerView:
 
     def stopped_early(self) -> str:
         """Why training stops before its target, in a few words ("no pair left", "best
-        pair below min frequency 5"), or "" (target not reached yet, or reached)."""
-        t = self._t
-        target = t.target_steps
-        if target is None or t.n_steps >= target or not t.is_done():
+        pair occurs 3×, below min frequency 5"), or "" (target not reached yet, or
+        reached, or no target in steps: pruning): the trainer's rule (``Trainer.stop``)."""
+        if self._t.target_steps is None:
             return ""
-        count = self.best_count()
-        if count == 0:
-            return "no pair left"
-        return f"best pair occurs {count:,}×, below min frequency {t.settings.min_frequency:,}"
+        stop = self._t.stop()
+        return stop.short if stop is not None and stop.early else ""
 
     def next_choice(self) -> MergeStep | None:
         return self._t.next_choice()
