@@ -42,20 +42,22 @@ class Controller(QObject, SideJobs, Queries):
     settingsChanged = Signal(object)    # TrainSettings
     trainerChanged = Signal()           # a new trainer (corpus/settings applied), at step 0
     trainerStale = Signal(bool)         # corpus/settings differ from what the trainer used
-    stepChanged = Signal(int)           # current step after step/undo/goto/run/reset
+    # counts travel as Python ints (Signal(object)): bytes, offsets and counts of a big
+    # corpus pass 2**31, which a Signal(int) cannot carry
+    stepChanged = Signal(object)        # current step after step/undo/goto/run/reset
     targetChanged = Signal()            # same trainer, new stopping target (retarget)
-    livePeek = Signal(int)              # a job runs the trainer; it holds still: read it now
+    livePeek = Signal(object)           # a job runs the trainer; it holds still: read it now
     cancelling = Signal(str)            # Cancel was asked for this job (feedback at once)
     tokenizerChanged = Signal()         # what the encode view should use changed
     busyChanged = Signal(bool)
-    progress = Signal(str, int, int)    # label, done, total
+    progress = Signal(str, object, object)    # label, done, total
     playingChanged = Signal(bool)
     message = Signal(str)               # a status-bar line
     errorOccurred = Signal(str, str)    # title, message (user errors: shown in a dialog)
     # paths, the file that failed, its first bad byte offset, message. Listeners offer to
     # retry with another encoding (open_files(paths, encoding=...)); without a listener
     # the message goes to errorOccurred.
-    notUtf8 = Signal(list, str, int, str)
+    notUtf8 = Signal(list, str, object, str)
     importFinished = Signal(object)     # the imported Tokenizer, or None if it failed
     # Side jobs (run_side_job): work for one widget that leaves the trainer alone, e.g.
     # training the compare view's other configuration or classifying tokens. ``kind``
@@ -82,6 +84,7 @@ class Controller(QObject, SideJobs, Queries):
         self._importing: str | None = None   # a file loading on the worker thread
         self.session_path: str | None = None
         self._pending_step: int | None = None
+        self._land_at: int | None = None   # after the next install, undo back to this step
         self.jobs = JobRunner(self)
         self.jobs.progress.connect(self.progress)
         self.jobs.started.connect(lambda _: self.busyChanged.emit(True))
@@ -300,9 +303,11 @@ class Controller(QObject, SideJobs, Queries):
         return True
 
     def retrain(self, quiet: bool = False, to_step: int | None = None,
-                to_target: bool = False) -> bool:
+                to_target: bool = False, land_at: int | None = None) -> bool:
         """Build a new trainer from the corpus and settings (step 0, or ``to_step``, or
-        on to the target with ``to_target``)."""
+        on to the target with ``to_target``); ``land_at``: then undo back to that step
+        (a session's undone steps stay in the timeline, to redo)."""
+        self._land_at = land_at
         self._retrain_timer.stop()
         self.set_playing(False)
         text, settings = self.corpus_text, self.settings
@@ -402,6 +407,7 @@ class Controller(QObject, SideJobs, Queries):
 
     def _install(self, trainer: Trainer) -> None:
         self._live_box = None
+        back, self._land_at = self._land_at, None
         detail_current(trainer)
         self.trainer = trainer
         self.stale = False
@@ -410,6 +416,10 @@ class Controller(QObject, SideJobs, Queries):
         self.stepChanged.emit(trainer.n_steps)
         if not self.use_imported:
             self.tokenizerChanged.emit()
+        if back is not None and back < trainer.n_steps:
+            trainer.tokenizer()   # it keeps the merges undone next (furthest_step)
+            trainer.goto(back)
+            self._stepped()
 
     # ----- stepping ---------------------------------------------------------------------
     def _ready(self) -> bool:
@@ -609,6 +619,8 @@ class Controller(QObject, SideJobs, Queries):
 
     def _job_failed(self, label: str, message: str, user_error: bool) -> None:
         side = self._side_ended()
+        if side is None:
+            self._land_at = None
         self._job_owns_trainer = self._job_yields = False
         self.busyChanged.emit(False)
         if user_error:
@@ -709,17 +721,23 @@ class Controller(QObject, SideJobs, Queries):
             self.tokenizerChanged.emit()
 
     # ----- sessions ----------------------------------------------------------------------
-    def session(self, encode_text: str = "", show_whitespace: bool = True) -> Session:
+    def session(self, encode_text: str = "", show_whitespace: bool = True,
+                furthest_step: int = 0) -> Session:
+        """The session as of now; ``furthest_step``: the end of the timeline the window
+        shows (steps past the current one were undone and can be redone)."""
         inline = self.corpus_dirty or not self.corpus_paths
+        furthest = max(furthest_step, self.trainer.furthest_step if self.trainer else 0)
         return Session(settings=self.settings, corpus_text=self.corpus_text if inline else None,
                        corpus_paths=[] if inline else list(self.corpus_paths),
                        sample=self.corpus_sample, step=self.step_index, encode_text=encode_text,
                        imported_path=self.imported_path if self.imported is not None else None,
-                       use_imported=self.use_imported, show_whitespace=show_whitespace)
+                       use_imported=self.use_imported, show_whitespace=show_whitespace,
+                       furthest_step=furthest if furthest > self.step_index else 0)
 
-    def save_session(self, path: str, encode_text: str = "", show_whitespace: bool = True) -> bool:
+    def save_session(self, path: str, encode_text: str = "", show_whitespace: bool = True,
+                     furthest_step: int = 0) -> bool:
         try:
-            self.session(encode_text, show_whitespace).save(path)
+            self.session(encode_text, show_whitespace, furthest_step).save(path)
         except BPEError as e:
             self._fail("Save session failed", e)
             return False
@@ -728,10 +746,13 @@ class Controller(QObject, SideJobs, Queries):
         return True
 
     def open_session(self, path: str) -> Session | None:
-        """Load corpus, settings and step from a session file (nothing changes on error).
+        """Load corpus, settings and step from a session file (nothing changes if it is
+        not a session file at all).
 
-        A corpus stored as file paths is read on the worker thread (it may be big); the
-        settings and step are applied once it has been read.
+        Each field is checked on its own: a bad one is left out and named in a message,
+        the rest is restored (a session without a usable corpus keeps the corpus the
+        window has). A corpus stored as file paths is read on the worker thread (it may
+        be big); the settings and step are applied once it has been read.
         """
         try:
             s = Session.load(path)
@@ -739,10 +760,18 @@ class Controller(QObject, SideJobs, Queries):
         except BPEError as e:
             self._fail("Open session failed", e)
             return None
+        if s.problems:
+            self._fail("Session partly restored", (
+                f"{path}: these fields could not be used and were left out:\n"
+                + "\n".join(f"• {p}" for p in s.problems)
+                + "\nThe rest of the session is restored."))
         if s.corpus_text is not None:
             self._apply_session(s, path, s.corpus_text, [], dirty=True)
             return s
         paths = list(s.corpus_paths)
+        if not paths:   # no usable corpus in the file: settings and step on the one we have
+            self._apply_session(s, path, None, [], dirty=self.corpus_dirty)
+            return s
         try:
             tables = table_paths(paths)
         except ValueError as e:
@@ -775,18 +804,22 @@ class Controller(QObject, SideJobs, Queries):
         self.message.emit(f"Opened a word-count table: {len(table):,} unique words, "
                           f"{table.total:,} words.")
 
-    def _apply_session(self, s: Session, path: str, source: str | FileCorpus,
+    def _apply_session(self, s: Session, path: str, source: str | FileCorpus | None,
                        paths: list[str], dirty: bool, table: bool = False) -> None:
+        """``source`` None: the session had no usable corpus; the current one stays."""
         self.settings = s.settings
         self.settingsChanged.emit(s.settings)
-        if table:
-            pass   # set_corpus_table has made the table the corpus
+        if table or source is None:
+            pass   # set_corpus_table has made the table the corpus, or the corpus stays
         elif isinstance(source, FileCorpus):
             self.set_corpus_files(source)
         else:
             self.set_corpus_text(source, paths=paths, sample=s.sample, dirty=dirty)
         self.session_path = path
-        self.retrain(to_step=s.step)
+        # trained as far as the timeline went, then back to the step: the undone steps
+        # are there to redo, as they were (training is deterministic)
+        self.retrain(to_step=max(s.step, s.furthest_step),
+                     land_at=s.step if s.furthest_step > s.step else None)
         if s.imported_path and s.imported_path != self.imported_path:
             if self.import_tokenizer(s.imported_path) is None:
                 return
