@@ -18,7 +18,7 @@ from ..engine.formats import export_tokenizer, load_tokenizer
 from ..engine.session import Session
 from ..engine.tokenizer import Tokenizer
 from ..engine.trainer import Trainer, TrainSettings
-from .corpus_source import FileCorpus, human_size, probe_files
+from .corpus_source import FileCorpus, human_size, not_a_file, probe_files
 from .live import LiveView
 from .queries import Queries
 from .side_jobs import SideJobs
@@ -217,6 +217,10 @@ class Controller(QObject, SideJobs, Queries):
         """Read files on the worker thread (progress bar), then make them the corpus.
         Word-count tables (``bpe-gui count``) become the corpus as a table."""
         paths = [str(p) for p in paths]
+        why = not_a_file(paths)   # before anything opens them on this thread
+        if why is not None:
+            self._fail("Opening files", why)
+            return False
         try:
             tables = table_paths(paths)
         except ValueError as e:
@@ -772,6 +776,10 @@ class Controller(QObject, SideJobs, Queries):
         if not paths:   # no usable corpus in the file: settings and step on the one we have
             self._apply_session(s, path, None, [], dirty=self.corpus_dirty)
             return s
+        why = not_a_file(paths)
+        if why is not None:
+            self._fail("Open session failed", f"{path}: its corpus {why}")
+            return None
         try:
             tables = table_paths(paths)
         except ValueError as e:
