@@ -13,7 +13,7 @@ import traceback
 from pathlib import Path
 from types import ModuleType
 
-from PySide6.QtCore import QByteArray, Qt, QTimer
+from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer
 from PySide6.QtGui import QColor, QGuiApplication, QIcon, QPalette, QPixmap
 from PySide6.QtWidgets import QApplication, QMessageBox, QStyleFactory
 
@@ -186,6 +186,8 @@ def main(argv: list[str] | None = None) -> int:
     app = create_application([sys.argv[0], *args])
     args = app.arguments()[1:]  # Qt removed its own options (-platform, -style ...)
     from .main_window import MainWindow  # after QApplication: widgets need it
+    from .window.sessions import settings_file_notice
+    settings_file_notice(QSettings())   # a damaged file is copied before anything saves
 
     win = MainWindow()
     # a small screen: maximized, so the window manager fits its frame on the screen too

@@ -8,11 +8,12 @@ session unless turned off in the File menu, or the default sample).
 """
 from __future__ import annotations
 
+import shutil
 import sys
 from pathlib import Path
 from typing import Sequence
 
-from PySide6.QtCore import QStandardPaths
+from PySide6.QtCore import QSettings, QStandardPaths
 from PySide6.QtWidgets import (QFileDialog)
 
 from ..last_folder import last_folder, remember
@@ -148,6 +149,9 @@ class SessionsAndAutosave:
         if args:
             self.open_paths(list(args))
             return
+        notice = settings_file_notice(self.settings)
+        if notice:
+            self.show_error("Settings reset", notice)
         auto = self.autosave_path()
         recover = str(self.settings.value(RECOVER_KEY, "false")).lower() == "true"
         self.settings.remove(RECOVER_KEY)
@@ -167,6 +171,30 @@ class SessionsAndAutosave:
                 return
         from ..app import resources
         self.editor.load_sample(resources().default_sample_id())
+
+
+_backed_up: set[str] = set()
+
+
+def settings_file_notice(settings: QSettings) -> str | None:
+    """If the settings file could not be read in full, keep a copy of it (Qt rewrites it
+    with only what it could read, on its next save) and say so; None if it was fine.
+    Called before the window writes any setting (app.main) and again when it shows."""
+    if settings.status() != QSettings.FormatError:
+        return None
+    path = Path(settings.fileName())
+    copy = path.with_name(path.name + ".corrupt")
+    if str(path) not in _backed_up:
+        _backed_up.add(str(path))
+        try:
+            shutil.copyfile(path, copy)
+        except OSError as e:
+            return (f"The settings file {path} is damaged and could not be read in full, "
+                    f"so bpe-gui starts with default settings (layout, recent files, "
+                    f"theme) where it could not read them. No copy could be kept ({e}).")
+    return (f"The settings file {path} is damaged and could not be read in full, so "
+            "bpe-gui starts with default settings (layout, recent files, theme) where it "
+            f"could not read them. The damaged file is kept as {copy}.")
 
 
 def autosave_is_folder(path: Path) -> str:
