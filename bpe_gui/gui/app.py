@@ -17,6 +17,8 @@ from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer
 from PySide6.QtGui import QColor, QGuiApplication, QIcon, QPalette, QPixmap
 from PySide6.QtWidgets import QApplication, QMessageBox, QStyleFactory
 
+from . import platform_check
+
 ORGANIZATION = "bpe-gui"
 APPLICATION = "bpe-gui"
 THEMES = ("system", "light", "dark")
@@ -182,6 +184,10 @@ def apply_process_settings() -> None:
 def main(argv: list[str] | None = None) -> int:
     """Open the window with the built-in sample (or files/sessions given as arguments)."""
     args = list(sys.argv[1:] if argv is None else argv)
+    problem = platform_check.xcb_problem(args)
+    if problem:   # Qt would abort in QApplication() with a page of hints
+        print(problem, file=sys.stderr)
+        return 2
     apply_process_settings()
     app = create_application([sys.argv[0], *args])
     args = app.arguments()[1:]  # Qt removed its own options (-platform, -style ...)
