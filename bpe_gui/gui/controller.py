@@ -769,8 +769,8 @@ class Controller(QObject, SideJobs, Queries):
                 f"{path}: these fields could not be used and were left out:\n"
                 + "\n".join(f"• {p}" for p in s.problems)
                 + "\nThe rest of the session is restored."))
-        if s.corpus_text is not None:
-            self._apply_session(s, path, s.corpus_text, [], dirty=True)
+        if s.corpus_text is not None:   # typed or edited (unsaved), or a built-in sample
+            self._apply_session(s, path, s.corpus_text, [], dirty=not s.sample)
             return s
         paths = list(s.corpus_paths)
         if not paths:   # no usable corpus in the file: settings and step on the one we have

@@ -47,6 +47,7 @@ def test_relaunch_restores_the_first_start_tutorial_and_an_imported_tokenizer(
     c2 = second.controller
     ready(c2)
     assert c2.settings.num_merges == 10 and c2.settings.mode == "char"
+    assert c2.corpus_sample == "tutorial" and not c2.corpus_dirty   # not "unsaved"
     assert second.settings_panel.merges_spin.value() == 10
     assert c2.step_index == 7
     assert c2.imported_path == str(files[0]) and c2.use_imported
