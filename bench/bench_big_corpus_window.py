@@ -116,6 +116,7 @@ def walkthrough(app, win, path: str, vocab_size: int) -> None:
     """A new user's first session: the app starts on the tutorial sample, opens the big
     file, sets byte-level 32k in Training settings, trains (F5), then looks around:
     steps back and forth on the timeline, the vocabulary tab, the charts."""
+    from bpe_gui.engine.trainer import TrainSettings
     c = win.controller
     out: dict = {}
 

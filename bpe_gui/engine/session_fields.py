@@ -111,8 +111,10 @@ def check_settings(raw: Any, problems: list[str]) -> TrainSettings:
             continue
         why = check(value)
         if why is not None:
+            fallback = getattr(default, key)
             problems.append(f"settings.{key}: {why}; the default "
-                            f"({shown(getattr(default, key))}) is used.")
+                            f"({shown(fallback) if fallback not in ((), None) else 'none'}) "
+                            "is used.")
             continue
         good[key] = tuple(value) if key == "special_tokens" else value
     settings = TrainSettings(**good)
