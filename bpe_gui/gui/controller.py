@@ -26,6 +26,7 @@ from .table_corpus import read_job, table_paths
 from .token_classes import TokenClasses
 from .trainer_view import TrainerView
 from .training_jobs import detail_current, retrain_job, run_job
+from .gc_timer import release_freed_memory
 from .worker import JobRunner
 
 # Corpora smaller than this retrain at once, on the GUI thread, as the user types.
@@ -85,6 +86,12 @@ class Controller(QObject, SideJobs, Queries):
         self.session_path: str | None = None
         self._pending_step: int | None = None
         self._land_at: int | None = None   # after the next install, undo back to this step
+        # The corpus changes generation on every new text, files or table; the trainer
+        # remembers the generation it was built from, so a retrain with the same pattern
+        # and special tokens reuses its pre-token table instead of reading it all again
+        self._corpus_gen = 0
+        self._building_gen = 0
+        self._trainer_gen = -1
         self.jobs = JobRunner(self)
         self.jobs.progress.connect(self.progress)
         self.jobs.started.connect(lambda _: self.busyChanged.emit(True))
@@ -182,6 +189,7 @@ class Controller(QObject, SideJobs, Queries):
         if text == self.corpus_text and list(paths) == self.corpus_paths and not dirty \
                 and self.corpus_table is None and self.corpus_files is None:
             return
+        self._corpus_gen += 1
         self.corpus_table = None
         self.corpus_files = None
         self.corpus_text = text
@@ -194,6 +202,7 @@ class Controller(QObject, SideJobs, Queries):
     def set_corpus_files(self, fc: FileCorpus) -> None:
         """Files too big to hold become the corpus: training streams them; the text
         is only their preview."""
+        self._corpus_gen += 1
         self.corpus_files = fc
         self.corpus_table = None
         self.corpus_text = fc.head
@@ -312,6 +321,7 @@ class Controller(QObject, SideJobs, Queries):
         on to the target with ``to_target``); ``land_at``: then undo back to that step
         (a session's undone steps stay in the timeline, to redo)."""
         self._land_at = land_at
+        self._building_gen = self._corpus_gen
         self._retrain_timer.stop()
         self.set_playing(False)
         text, settings = self.corpus_text, self.settings
@@ -360,7 +370,16 @@ class Controller(QObject, SideJobs, Queries):
     def _start_training(self, source, settings: TrainSettings, to_step: int | None,
                         to_target: bool) -> bool:
         """A job that builds a trainer from text or files (pre-tokenizing them) or from a
-        word-count table, then runs it on (training_jobs.retrain_job)."""
+        word-count table, then runs it on (training_jobs.retrain_job).
+
+        Memory stays that of one trainer, as the command line's: the pre-token table of
+        the trainer in use is reused when only the mode or the target changed (no second
+        read of the files), and a big stale trainer is let go before the new one is built
+        (a job owns the trainer meanwhile, so no panel shows it anyway)."""
+        table = self._reusable_table(settings)
+        if table is not None:
+            source = table
+        self._let_go_of_big_trainer()
         box: dict = {}
         self._live_box = box
         if isinstance(source, FileCorpus):
@@ -372,6 +391,33 @@ class Controller(QObject, SideJobs, Queries):
         job = retrain_job(source, settings, self.live, box, self.jobs.set_phase,
                           to_step=to_step, to_target=to_target)
         return self._start(label, job, abandon=True, unit="bytes", owns_trainer=True)
+
+    def _reusable_table(self, settings: TrainSettings):
+        """The trainer's pre-token table if it still fits: same corpus, same pattern and
+        special tokens (the mode, the target and the tie rule work on any table)."""
+        t = self.trainer
+        if t is None or self._trainer_gen != self._corpus_gen:
+            return None
+        old = t.settings
+        if old.pattern != settings.pattern or \
+                tuple(old.special_tokens) != tuple(settings.special_tokens):
+            return None
+        return t.table
+
+    def _let_go_of_big_trainer(self) -> None:
+        """Drop a trainer of more than SYNC_TABLE_WORDS unique words before a new one is
+        built: on 1 GiB of code the old one held 350 MB while the new one was read (the
+        app peaked at 1.5x the command line's memory)."""
+        t = self.trainer
+        if t is None or len(t.table) <= SYNC_TABLE_WORDS:
+            return
+        self.trainer, self._view = None, None
+        del t
+        self.trainerChanged.emit()
+        self.stepChanged.emit(0)
+        if not self.use_imported:
+            self.tokenizerChanged.emit()
+        release_freed_memory()
 
     def _train_failed(self, e: BPEError, quiet: bool) -> None:
         """Say what is wrong; a retrain that runs by itself (after an edit) says it in
@@ -411,6 +457,7 @@ class Controller(QObject, SideJobs, Queries):
 
     def _install(self, trainer: Trainer) -> None:
         self._live_box = None
+        self._trainer_gen = self._building_gen
         back, self._land_at = self._land_at, None
         detail_current(trainer)
         self.trainer = trainer
@@ -424,6 +471,7 @@ class Controller(QObject, SideJobs, Queries):
             trainer.tokenizer()   # it keeps the merges undone next (furthest_step)
             trainer.goto(back)
             self._stepped()
+        release_freed_memory()   # what the job's reading and counting freed
 
     # ----- stepping ---------------------------------------------------------------------
     def _ready(self) -> bool:
@@ -798,6 +846,7 @@ class Controller(QObject, SideJobs, Queries):
         """A word-count table becomes the corpus; ``adopt``: the settings take its
         pattern and special tokens (training needs them)."""
         from ..engine.counts import settings_for_table
+        self._corpus_gen += 1
         self.corpus_table = table
         self.corpus_files = None
         self.corpus_text, self.corpus_paths = "", [str(p) for p in paths]
