@@ -529,8 +529,11 @@ class Controller(QObject, SideJobs, Queries):
         t = self.trainer
         k = max(0, k)
         if k <= t.n_steps or k - t.n_steps <= SYNC_STEPS:
+            far = abs(k - t.n_steps) > SYNC_STEPS
             t.goto(k, detail=False)
             self._stepped()
+            if far:
+                release_freed_memory()   # the records of the steps undone
             return True
         return self._start(f"Running to step {k:,}", run_job(t, k, self.live), unit="merges",
                            owns_trainer=True)
@@ -611,6 +614,7 @@ class Controller(QObject, SideJobs, Queries):
 
     def _job_finished(self, label: str, result) -> None:
         kind = result[0]
+        release_freed_memory()   # what the job freed (its reading, records it replaced)
         self._job_owns_trainer = self._job_yields = False
         self.busyChanged.emit(False)
         if kind == "side":
