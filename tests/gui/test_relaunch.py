@@ -64,3 +64,36 @@ def test_reopen_can_be_turned_off(make_window, ready):
     second = make_window()
     assert not second.act_reopen.isChecked()
     assert second.controller.corpus_sample == "tutorial"
+
+
+def test_an_emptied_corpus_does_not_bring_back_an_older_session(make_window, ready):
+    first = make_window()
+    assert first.editor.load_sample("english")
+    ready(first.controller)
+    first.close()
+    second = make_window()
+    assert second.controller.corpus_sample == "english"
+    second.controller.set_corpus_text("", dirty=False)    # File > New empty corpus
+    second.close()
+    third = make_window()
+    assert third.controller.corpus_sample == "tutorial"    # not the english session
+
+
+def test_a_word_count_table_corpus_comes_back(make_window, ready, tmp_path):
+    from bpe_gui.engine.corpus import table_from_text
+    from bpe_gui.engine.counts import write_table
+    from bpe_gui.engine.pretokenize import Pretokenizer
+    table = table_from_text("hug pug pun bun hugs " * 30, Pretokenizer("gpt2", ()))
+    path = tmp_path / "words.tsv"
+    write_table(table, path)
+    first = make_window()
+    assert first.editor.open_files([str(path)])
+    ready(first.controller)
+    assert first.controller.corpus_table is not None
+    first.controller.goto(5)
+    first.close()
+    second = make_window()
+    ready(second.controller)
+    assert second.controller.corpus_table is not None
+    assert second.controller.corpus_paths == [str(path)]
+    assert second.controller.step_index == 5

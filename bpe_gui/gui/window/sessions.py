@@ -129,11 +129,14 @@ class SessionsAndAutosave:
         try:
             text = c.corpus_text if isinstance(c.corpus_text, str) else ""
             inline = c.corpus_dirty or not c.corpus_paths
-            if not text or (inline and len(text) > AUTOSAVE_MAX_INLINE):
-                return None
             path = self.autosave_path()
             if path.is_dir():
                 return autosave_is_folder(path)
+            if inline and (not text or len(text) > AUTOSAVE_MAX_INLINE):
+                # nothing this session could be saved with: an older autosave must not
+                # come back in its place at the next start
+                path.unlink(missing_ok=True)
+                return None
             c.session(self._encode_text(), self._show_ws(), self._timeline_end()).save(path)
         except Exception as e:  # noqa: BLE001  (never block quitting on the autosave)
             why = f"The session could not be autosaved to {self.autosave_path()}: {e}"
