@@ -7,6 +7,7 @@ saved step and lands exactly where the user left off (training is deterministic)
 from __future__ import annotations
 
 import json
+import stat
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -101,6 +102,10 @@ class Session:
     def load(cls, path: str | Path) -> "Session":
         p = Path(path)
         try:
+            # stat first: open() of a FIFO waits for a writer (a frozen window)
+            if not p.is_dir() and not stat.S_ISREG(p.stat().st_mode):
+                raise FormatError(p, "a pipe or a device, not a session file. Open the "
+                                  ".bpesession file that File > Save session wrote.")
             d = json.loads(p.read_text(encoding="utf-8"))
         except FileNotFoundError:
             raise FormatError(p, "file not found.") from None

@@ -168,3 +168,18 @@ def test_view_state_round_trips_and_older_files_still_load(tmp_path):
     del d["view"]                       # a version-1 file written before these keys
     old = Session.from_dict(d)
     assert old.imported_path is None and not old.use_imported and old.show_whitespace
+
+
+def test_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path):
+    import os
+    import threading
+    fifo = tmp_path / "s.bpesession"
+    os.mkfifo(fifo)
+    # before the fix open() waited for a writer: end the wait after 5 s, so the test fails
+    t = threading.Timer(5, lambda: os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)))
+    t.start()
+    try:
+        with pytest.raises(FormatError, match="pipe"):
+            Session.load(fifo)
+    finally:
+        t.cancel()
