@@ -3,10 +3,13 @@ blocks), train to a target, and Cancel in each phase, in a fresh process whose w
 tree's peak memory is measured (treemem.py). Offscreen; nothing is asserted.
 
     python bench/bench_big_corpus_window.py FILE [--vocab-size 32000] [--no-cancel]
+                                                 [--walkthrough]
 
 Prints the time to the preview, to the end of pre-tokenizing and of training, the
 longest GUI-thread wait meanwhile, Cancel's delay (Esc to a free window) while reading
-and while merging, and the peak memory of the app.
+and while merging, and the peak memory of the app against the CLI's (``bpe-gui train``
+on the same file, measured in the same run). ``--walkthrough`` adds a new user's first
+session: the tutorial sample first, then the file, 32k, train, and a look around.
 """
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ import argparse
 import json
 import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -21,21 +25,35 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 
+def rss_mb() -> float:
+    """This process's resident memory now (MB)."""
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1000
+    return 0.0
+
+
 def child(path: str, vocab_size: int, cancel_at: str | None) -> None:
     """In the measured process: the window, driven through its own actions."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    import tempfile
 
-    from PySide6.QtCore import QSettings, QTimer
+    from PySide6.QtCore import QSettings, QStandardPaths, QTimer
     from PySide6.QtWidgets import QApplication
+    QStandardPaths.setTestModeEnabled(True)   # no autosave of the user's is opened
     app = QApplication([])
     import bpe_gui.gui  # noqa: F401
     from bpe_gui.engine.trainer import TrainSettings
+    from bpe_gui.gui.app import apply_process_settings
     from bpe_gui.gui.main_window import MainWindow
+    apply_process_settings()   # as app.main: gc.freeze after jobs, GIL interval
     win = MainWindow(settings=QSettings(tempfile.mkdtemp() + "/s.ini", QSettings.IniFormat))
     win.resize(1600, 1000)
     win.show()
     c = win.controller
+    if cancel_at == "walkthrough":
+        walkthrough(app, win, path, vocab_size)
+        return
     out: dict = {}
     gaps = {"max": 0.0, "last": time.perf_counter()}
 
@@ -94,11 +112,51 @@ def child(path: str, vocab_size: int, cancel_at: str | None) -> None:
     c.shutdown()
 
 
+def walkthrough(app, win, path: str, vocab_size: int) -> None:
+    """A new user's first session: the app starts on the tutorial sample, opens the big
+    file, sets byte-level 32k in Training settings, trains (F5), then looks around:
+    steps back and forth on the timeline, the vocabulary tab, the charts."""
+    from bpe_gui.engine.trainer import TrainSettings
+    c = win.controller
+    out: dict = {}
+
+    def pump(until, limit: float = 3600) -> None:
+        end = time.perf_counter() + limit
+        while not until() and time.perf_counter() < end:
+            app.processEvents()
+            time.sleep(0.002)
+    win.load_initial([])
+    pump(lambda: not c.busy and c.trainer is not None)
+    out["start_mb"] = rss_mb()
+    win.editor.open_files([path])
+    pump(lambda: c.streamed and not c.busy)
+    c.set_settings(TrainSettings(vocab_size=vocab_size))
+    win.act_run.trigger()
+    pump(lambda: not c.busy and c.trainer is not None and c.trainer.is_done())
+    pump(lambda: False, 1.0)
+    out["trained_steps"] = c.step_index
+    out["trained_mb"] = rss_mb()
+    for k in (c.step_index // 2, 100, c.step_index):   # the timeline, back and forth
+        c.goto(k)
+        pump(lambda: not c.busy)
+        pump(lambda: False, 0.3)
+    for dock in (win.vocab_dock, win.charts_dock, win.compare_dock, win.vocab_dock):
+        dock.raise_()
+        pump(lambda: False, 1.0)
+        pump(lambda: not c.busy, 120)
+    out["after_session_mb"] = rss_mb()
+    print(json.dumps(out))
+    c.shutdown()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("file")
     ap.add_argument("--vocab-size", type=int, default=32_000)
     ap.add_argument("--no-cancel", action="store_true")
+    ap.add_argument("--walkthrough", action="store_true",
+                    help="also a new user's first session (tutorial sample first, then the "
+                    "file, 32k, train, look around)")
     ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.child is not None:
@@ -107,7 +165,12 @@ def main() -> None:
     from treemem import run_measured
     size = Path(a.file).stat().st_size
     print(f"{a.file}: {size / 1e9:.2f} GB on disk, vocab size {a.vocab_size:,}")
-    for phase in ([""] if a.no_cancel else ["", "reading", "merging"]):
+    cli = run_measured([sys.executable, "-m", "bpe_gui.cli", "train", a.file, "--vocab-size",
+                        str(a.vocab_size), "--out", tempfile.mkdtemp(), "-q"])
+    print(f"  the CLI, bpe-gui train on the same file: {cli['secs']:.1f} s, peak memory "
+          f"{cli['peak_mb']:.0f} MB")
+    phases = [""] if a.no_cancel else ["", "reading", "merging"]
+    for phase in phases + (["walkthrough"] if a.walkthrough else []):
         res = run_measured([sys.executable, __file__, a.file, "--vocab-size",
                             str(a.vocab_size), "--child", phase],
                            env=dict(os.environ, QT_QPA_PLATFORM="offscreen"))
@@ -117,7 +180,7 @@ def main() -> None:
             continue
         got = json.loads(lines[-1])
         print(f"  {phase or 'open + train'}: {got}; peak memory of the app "
-              f"{res['peak_mb']:.0f} MB")
+              f"{res['peak_mb']:.0f} MB ({res['peak_mb'] / cli['peak_mb']:.2f}x the CLI's)")
 
 
 if __name__ == "__main__":

@@ -13,9 +13,11 @@ import traceback
 from pathlib import Path
 from types import ModuleType
 
-from PySide6.QtCore import QByteArray, Qt, QTimer
+from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer
 from PySide6.QtGui import QColor, QGuiApplication, QIcon, QPalette, QPixmap
 from PySide6.QtWidgets import QApplication, QMessageBox, QStyleFactory
+
+from . import platform_check
 
 ORGANIZATION = "bpe-gui"
 APPLICATION = "bpe-gui"
@@ -182,10 +184,16 @@ def apply_process_settings() -> None:
 def main(argv: list[str] | None = None) -> int:
     """Open the window with the built-in sample (or files/sessions given as arguments)."""
     args = list(sys.argv[1:] if argv is None else argv)
+    problem = platform_check.xcb_problem(args)
+    if problem:   # Qt would abort in QApplication() with a page of hints
+        print(problem, file=sys.stderr)
+        return 2
     apply_process_settings()
     app = create_application([sys.argv[0], *args])
     args = app.arguments()[1:]  # Qt removed its own options (-platform, -style ...)
     from .main_window import MainWindow  # after QApplication: widgets need it
+    from .window.sessions import settings_file_notice
+    settings_file_notice(QSettings())   # a damaged file is copied before anything saves
 
     win = MainWindow()
     # a small screen: maximized, so the window manager fits its frame on the screen too

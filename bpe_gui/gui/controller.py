@@ -18,7 +18,7 @@ from ..engine.formats import export_tokenizer, load_tokenizer
 from ..engine.session import Session
 from ..engine.tokenizer import Tokenizer
 from ..engine.trainer import Trainer, TrainSettings
-from .corpus_source import FileCorpus, human_size, probe_files
+from .corpus_source import FileCorpus, human_size, not_a_file, probe_files
 from .live import LiveView
 from .queries import Queries
 from .side_jobs import SideJobs
@@ -26,6 +26,7 @@ from .table_corpus import read_job, table_paths
 from .token_classes import TokenClasses
 from .trainer_view import TrainerView
 from .training_jobs import detail_current, retrain_job, run_job
+from .gc_timer import release_freed_memory
 from .worker import JobRunner
 
 # Corpora smaller than this retrain at once, on the GUI thread, as the user types.
@@ -42,20 +43,22 @@ class Controller(QObject, SideJobs, Queries):
     settingsChanged = Signal(object)    # TrainSettings
     trainerChanged = Signal()           # a new trainer (corpus/settings applied), at step 0
     trainerStale = Signal(bool)         # corpus/settings differ from what the trainer used
-    stepChanged = Signal(int)           # current step after step/undo/goto/run/reset
+    # counts travel as Python ints (Signal(object)): bytes, offsets and counts of a big
+    # corpus pass 2**31, which a Signal(int) cannot carry
+    stepChanged = Signal(object)        # current step after step/undo/goto/run/reset
     targetChanged = Signal()            # same trainer, new stopping target (retarget)
-    livePeek = Signal(int)              # a job runs the trainer; it holds still: read it now
+    livePeek = Signal(object)           # a job runs the trainer; it holds still: read it now
     cancelling = Signal(str)            # Cancel was asked for this job (feedback at once)
     tokenizerChanged = Signal()         # what the encode view should use changed
     busyChanged = Signal(bool)
-    progress = Signal(str, int, int)    # label, done, total
+    progress = Signal(str, object, object)    # label, done, total
     playingChanged = Signal(bool)
     message = Signal(str)               # a status-bar line
     errorOccurred = Signal(str, str)    # title, message (user errors: shown in a dialog)
     # paths, the file that failed, its first bad byte offset, message. Listeners offer to
     # retry with another encoding (open_files(paths, encoding=...)); without a listener
     # the message goes to errorOccurred.
-    notUtf8 = Signal(list, str, int, str)
+    notUtf8 = Signal(list, str, object, str)
     importFinished = Signal(object)     # the imported Tokenizer, or None if it failed
     # Side jobs (run_side_job): work for one widget that leaves the trainer alone, e.g.
     # training the compare view's other configuration or classifying tokens. ``kind``
@@ -87,6 +90,13 @@ class Controller(QObject, SideJobs, Queries):
         # it untrained until the settings are fixed. Unset: the settings in use.
         self.settings_for_new_corpus: Callable[[], TrainSettings | None] | None = None
         self._pending_step: int | None = None
+        self._land_at: int | None = None   # after the next install, undo back to this step
+        # The corpus changes generation on every new text, files or table; the trainer
+        # remembers the generation it was built from, so a retrain with the same pattern
+        # and special tokens reuses its pre-token table instead of reading it all again
+        self._corpus_gen = 0
+        self._building_gen = 0
+        self._trainer_gen = -1
         self.jobs = JobRunner(self)
         self.jobs.progress.connect(self.progress)
         self.jobs.started.connect(lambda _: self.busyChanged.emit(True))
@@ -184,6 +194,7 @@ class Controller(QObject, SideJobs, Queries):
         if text == self.corpus_text and list(paths) == self.corpus_paths and not dirty \
                 and self.corpus_table is None and self.corpus_files is None:
             return
+        self._corpus_gen += 1
         self.corpus_table = None
         self.corpus_files = None
         self.corpus_text = text
@@ -196,6 +207,7 @@ class Controller(QObject, SideJobs, Queries):
     def set_corpus_files(self, fc: FileCorpus) -> None:
         """Files too big to hold become the corpus: training streams them; the text
         is only their preview."""
+        self._corpus_gen += 1
         self.corpus_files = fc
         self.corpus_table = None
         self.corpus_text = fc.head
@@ -219,6 +231,10 @@ class Controller(QObject, SideJobs, Queries):
         """Read files on the worker thread (progress bar), then make them the corpus.
         Word-count tables (``bpe-gui count``) become the corpus as a table."""
         paths = [str(p) for p in paths]
+        why = not_a_file(paths)   # before anything opens them on this thread
+        if why is not None:
+            self._fail("Opening files", why)
+            return False
         try:
             tables = table_paths(paths)
         except ValueError as e:
@@ -305,9 +321,12 @@ class Controller(QObject, SideJobs, Queries):
         return True
 
     def retrain(self, quiet: bool = False, to_step: int | None = None,
-                to_target: bool = False) -> bool:
+                to_target: bool = False, land_at: int | None = None) -> bool:
         """Build a new trainer from the corpus and settings (step 0, or ``to_step``, or
-        on to the target with ``to_target``)."""
+        on to the target with ``to_target``); ``land_at``: then undo back to that step
+        (a session's undone steps stay in the timeline, to redo)."""
+        self._land_at = land_at
+        self._building_gen = self._corpus_gen
         self._retrain_timer.stop()
         self.set_playing(False)
         text, settings = self.corpus_text, self.settings
@@ -356,7 +375,16 @@ class Controller(QObject, SideJobs, Queries):
     def _start_training(self, source, settings: TrainSettings, to_step: int | None,
                         to_target: bool) -> bool:
         """A job that builds a trainer from text or files (pre-tokenizing them) or from a
-        word-count table, then runs it on (training_jobs.retrain_job)."""
+        word-count table, then runs it on (training_jobs.retrain_job).
+
+        Memory stays that of one trainer, as the command line's: the pre-token table of
+        the trainer in use is reused when only the mode or the target changed (no second
+        read of the files), and a big stale trainer is let go before the new one is built
+        (a job owns the trainer meanwhile, so no panel shows it anyway)."""
+        table = self._reusable_table(settings)
+        if table is not None:
+            source = table
+        self._let_go_of_big_trainer()
         box: dict = {}
         self._live_box = box
         if isinstance(source, FileCorpus):
@@ -368,6 +396,33 @@ class Controller(QObject, SideJobs, Queries):
         job = retrain_job(source, settings, self.live, box, self.jobs.set_phase,
                           to_step=to_step, to_target=to_target)
         return self._start(label, job, abandon=True, unit="bytes", owns_trainer=True)
+
+    def _reusable_table(self, settings: TrainSettings):
+        """The trainer's pre-token table if it still fits: same corpus, same pattern and
+        special tokens (the mode, the target and the tie rule work on any table)."""
+        t = self.trainer
+        if t is None or self._trainer_gen != self._corpus_gen:
+            return None
+        old = t.settings
+        if old.pattern != settings.pattern or \
+                tuple(old.special_tokens) != tuple(settings.special_tokens):
+            return None
+        return t.table
+
+    def _let_go_of_big_trainer(self) -> None:
+        """Drop a trainer of more than SYNC_TABLE_WORDS unique words before a new one is
+        built: on 1 GiB of code the old one held 350 MB while the new one was read (the
+        app peaked at 1.5x the command line's memory)."""
+        t = self.trainer
+        if t is None or len(t.table) <= SYNC_TABLE_WORDS:
+            return
+        self.trainer, self._view = None, None
+        del t
+        self.trainerChanged.emit()
+        self.stepChanged.emit(0)
+        if not self.use_imported:
+            self.tokenizerChanged.emit()
+        release_freed_memory()
 
     def _train_failed(self, e: BPEError, quiet: bool) -> None:
         """Say what is wrong; a retrain that runs by itself (after an edit) says it in
@@ -407,6 +462,8 @@ class Controller(QObject, SideJobs, Queries):
 
     def _install(self, trainer: Trainer) -> None:
         self._live_box = None
+        self._trainer_gen = self._building_gen
+        back, self._land_at = self._land_at, None
         detail_current(trainer)
         self.trainer = trainer
         self.stale = False
@@ -415,6 +472,11 @@ class Controller(QObject, SideJobs, Queries):
         self.stepChanged.emit(trainer.n_steps)
         if not self.use_imported:
             self.tokenizerChanged.emit()
+        if back is not None and back < trainer.n_steps:
+            trainer.tokenizer()   # it keeps the merges undone next (furthest_step)
+            trainer.goto(back)
+            self._stepped()
+        release_freed_memory()   # what the job's reading and counting freed
 
     # ----- stepping ---------------------------------------------------------------------
     def _ready(self) -> bool:
@@ -466,8 +528,11 @@ class Controller(QObject, SideJobs, Queries):
         t = self.trainer
         k = max(0, k)
         if k <= t.n_steps or k - t.n_steps <= SYNC_STEPS:
+            far = abs(k - t.n_steps) > SYNC_STEPS
             t.goto(k, detail=False)
             self._stepped()
+            if far:
+                release_freed_memory()   # the records of the steps undone
             return True
         return self._start(f"Running to step {k:,}", run_job(t, k, self.live), unit="merges",
                            owns_trainer=True)
@@ -548,6 +613,7 @@ class Controller(QObject, SideJobs, Queries):
 
     def _job_finished(self, label: str, result) -> None:
         kind = result[0]
+        release_freed_memory()   # what the job freed (its reading, records it replaced)
         self._job_owns_trainer = self._job_yields = False
         self.busyChanged.emit(False)
         if kind == "side":
@@ -628,6 +694,8 @@ class Controller(QObject, SideJobs, Queries):
 
     def _job_failed(self, label: str, message: str, user_error: bool) -> None:
         side, training = self._side_ended(), self._job_owns_trainer
+        if side is None:
+            self._land_at = None
         self._job_owns_trainer = self._job_yields = False
         self.busyChanged.emit(False)
         if user_error:
@@ -730,17 +798,23 @@ class Controller(QObject, SideJobs, Queries):
             self.tokenizerChanged.emit()
 
     # ----- sessions ----------------------------------------------------------------------
-    def session(self, encode_text: str = "", show_whitespace: bool = True) -> Session:
+    def session(self, encode_text: str = "", show_whitespace: bool = True,
+                furthest_step: int = 0) -> Session:
+        """The session as of now; ``furthest_step``: the end of the timeline the window
+        shows (steps past the current one were undone and can be redone)."""
         inline = self.corpus_dirty or not self.corpus_paths
+        furthest = max(furthest_step, self.trainer.furthest_step if self.trainer else 0)
         return Session(settings=self.settings, corpus_text=self.corpus_text if inline else None,
                        corpus_paths=[] if inline else list(self.corpus_paths),
                        sample=self.corpus_sample, step=self.step_index, encode_text=encode_text,
                        imported_path=self.imported_path if self.imported is not None else None,
-                       use_imported=self.use_imported, show_whitespace=show_whitespace)
+                       use_imported=self.use_imported, show_whitespace=show_whitespace,
+                       furthest_step=furthest if furthest > self.step_index else 0)
 
-    def save_session(self, path: str, encode_text: str = "", show_whitespace: bool = True) -> bool:
+    def save_session(self, path: str, encode_text: str = "", show_whitespace: bool = True,
+                     furthest_step: int = 0) -> bool:
         try:
-            self.session(encode_text, show_whitespace).save(path)
+            self.session(encode_text, show_whitespace, furthest_step).save(path)
         except BPEError as e:
             self._fail("Save session failed", e)
             return False
@@ -749,10 +823,13 @@ class Controller(QObject, SideJobs, Queries):
         return True
 
     def open_session(self, path: str) -> Session | None:
-        """Load corpus, settings and step from a session file (nothing changes on error).
+        """Load corpus, settings and step from a session file (nothing changes if it is
+        not a session file at all).
 
-        A corpus stored as file paths is read on the worker thread (it may be big); the
-        settings and step are applied once it has been read.
+        Each field is checked on its own: a bad one is left out and named in a message,
+        the rest is restored (a session without a usable corpus keeps the corpus the
+        window has). A corpus stored as file paths is read on the worker thread (it may
+        be big); the settings and step are applied once it has been read.
         """
         try:
             s = Session.load(path)
@@ -760,10 +837,22 @@ class Controller(QObject, SideJobs, Queries):
         except BPEError as e:
             self._fail("Open session failed", e)
             return None
-        if s.corpus_text is not None:
-            self._apply_session(s, path, s.corpus_text, [], dirty=True)
+        if s.problems:
+            self._fail("Session partly restored", (
+                f"{path}: these fields could not be used and were left out:\n"
+                + "\n".join(f"• {p}" for p in s.problems)
+                + "\nThe rest of the session is restored."))
+        if s.corpus_text is not None:   # typed or edited (unsaved), or a built-in sample
+            self._apply_session(s, path, s.corpus_text, [], dirty=not s.sample)
             return s
         paths = list(s.corpus_paths)
+        if not paths:   # no usable corpus in the file: settings and step on the one we have
+            self._apply_session(s, path, None, [], dirty=self.corpus_dirty)
+            return s
+        why = not_a_file(paths)
+        if why is not None:
+            self._fail("Open session failed", f"{path}: its corpus {why}")
+            return None
         try:
             tables = table_paths(paths)
         except ValueError as e:
@@ -782,6 +871,7 @@ class Controller(QObject, SideJobs, Queries):
         """A word-count table becomes the corpus; ``adopt``: the settings take its
         pattern and special tokens (training needs them)."""
         from ..engine.counts import settings_for_table
+        self._corpus_gen += 1
         self.corpus_table = table
         self.corpus_files = None
         self.corpus_text, self.corpus_paths = "", [str(p) for p in paths]
@@ -796,18 +886,22 @@ class Controller(QObject, SideJobs, Queries):
         self.message.emit(f"Opened a word-count table: {len(table):,} unique words, "
                           f"{table.total:,} words.")
 
-    def _apply_session(self, s: Session, path: str, source: str | FileCorpus,
+    def _apply_session(self, s: Session, path: str, source: str | FileCorpus | None,
                        paths: list[str], dirty: bool, table: bool = False) -> None:
+        """``source`` None: the session had no usable corpus; the current one stays."""
         self.settings = s.settings
         self.settingsChanged.emit(s.settings)
-        if table:
-            pass   # set_corpus_table has made the table the corpus
+        if table or source is None:
+            pass   # set_corpus_table has made the table the corpus, or the corpus stays
         elif isinstance(source, FileCorpus):
             self.set_corpus_files(source)
         else:
             self.set_corpus_text(source, paths=paths, sample=s.sample, dirty=dirty)
         self.session_path = path
-        self.retrain(to_step=s.step)
+        # trained as far as the timeline went, then back to the step: the undone steps
+        # are there to redo, as they were (training is deterministic)
+        self.retrain(to_step=max(s.step, s.furthest_step),
+                     land_at=s.step if s.furthest_step > s.step else None)
         if s.imported_path and s.imported_path != self.imported_path:
             if self.import_tokenizer(s.imported_path) is None:
                 return

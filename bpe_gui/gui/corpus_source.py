@@ -9,6 +9,8 @@ unique words, not on the size of the files.
 """
 from __future__ import annotations
 
+import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
@@ -55,6 +57,33 @@ class FileCorpus:
                 f"{len(self.head):,} characters, read-only. Training reads the whole "
                 "corpus from disk in blocks and never holds it in memory; counts, charts and "
                 "the merge panel cover all of it. To edit, open a smaller file or Clear.")
+
+
+def not_a_file(paths: Sequence[str]) -> str | None:
+    """Why one of ``paths`` cannot be a corpus file, without opening it (None: each is
+    a regular file, or missing, which reading reports with its fix).
+
+    ``open()`` of a FIFO waits for a writer and a device may never end, and either
+    froze the window; ``stat`` answers at once. Example: a folder ->
+    'notes: a folder, not a file. Open the files inside it (select several at once).'
+    """
+    for p in paths:
+        try:
+            mode = os.stat(p).st_mode
+        except OSError:
+            continue
+        name = Path(p).name or str(p)
+        if stat.S_ISDIR(mode):
+            return (f"{name}: a folder, not a file. Open the files inside it (select "
+                    "several at once), or drop them on the window.")
+        if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+            return (f"{name}: a pipe, not a file, so it cannot be read as a corpus (it "
+                    "could wait forever for a writer). Save what it gives to a file and "
+                    "open that.")
+        if not stat.S_ISREG(mode):
+            return (f"{name}: a device, not a file, so it cannot be read as a corpus. "
+                    "Copy the text you want into a file and open that.")
+    return None
 
 
 def disk_size(paths: Sequence[str]) -> int:

@@ -13,7 +13,10 @@ same way, for the same reason). While jobs run (worker._GCPause) it waits.
 """
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import gc
+import sys
 
 from PySide6.QtCore import QObject, QTimer
 
@@ -45,3 +48,23 @@ class GuiThreadCollector(QObject):
         gen = next((g for g in (2, 1, 0) if counts[g] > limits[g]), None)
         if gen is not None:
             gc.collect(gen)
+
+
+def _malloc_trim():
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        return libc.malloc_trim
+    except (OSError, AttributeError):   # not glibc (musl has no malloc_trim)
+        return None
+
+
+_TRIM = _malloc_trim()
+
+
+def release_freed_memory() -> None:
+    """Give the heap that a dropped trainer freed back to the system (glibc keeps freed
+    blocks for reuse, so a replaced 1 GiB-corpus trainer's ~300 MB stayed resident)."""
+    if _TRIM is not None:
+        _TRIM(0)

@@ -88,7 +88,9 @@ def freeze_after_jobs(on: bool = True) -> None:
 
 
 class _Runner(QObject):
-    progress = Signal(int, int)
+    # Python ints, not C ints: a corpus over 2 GiB counts bytes past 2**31 (a 32-bit
+    # signal raised OverflowError at every report and showed no progress)
+    progress = Signal(object, object)
     finished = Signal(object)
     failed = Signal(str, bool)      # message, is_user_error
     cancelled = Signal()
@@ -100,7 +102,8 @@ class _Runner(QObject):
         self._last = (-1, 0.0)
 
     def _progress(self, done: int, total: int) -> None:
-        pct = int(100 * done / total) if total else 0
+        done, total = int(done), int(total)
+        pct = 100 * done // total if total > 0 else 0
         now = time.monotonic()
         if pct != self._last[0] or now - self._last[1] > 0.1:
             self._last = (pct, now)
@@ -116,7 +119,9 @@ class _Runner(QObject):
             self.failed.emit(str(e), True)
         except MemoryError:
             self.failed.emit("Out of memory. Try a smaller corpus or vocabulary.", True)
-        except Exception:  # a bug: keep the app alive and show the trace to report it
+        except BaseException:  # noqa: BLE001  a bug (or a SystemExit from a library):
+            # the job ends here with its trace, so the runner always hears of the end
+            # and Qt's thread state stays sound; the app stays alive to report it
             self.failed.emit(traceback.format_exc(), False)
         else:
             self.finished.emit(result)  # a job that stopped early returns what it has
@@ -126,7 +131,7 @@ class JobRunner(QObject):
     """Runs one job at a time on a worker thread; results arrive on the GUI thread."""
 
     started = Signal(str)
-    progress = Signal(str, int, int)
+    progress = Signal(str, object, object)     # label, done, total (Python ints)
     finished = Signal(str, object)
     failed = Signal(str, str, bool)
     cancelled = Signal(str)
@@ -180,7 +185,7 @@ class JobRunner(QObject):
         progress report carries it. (Two plain attribute writes: safe from any thread.)"""
         self.label, self.unit = label, unit
 
-    @Slot(int, int)
+    @Slot(object, object)
     def _on_progress(self, done: int, total: int) -> None:
         if self._thread is not None and self.sender() is self._runner:
             self.progress.emit(self.label, done, total)

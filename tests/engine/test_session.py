@@ -35,16 +35,117 @@ def test_round_trip_paths_and_resume(tmp_path):
 @pytest.mark.parametrize("doc, key", [
     ({"format": "other"}, "format"),
     ({"format": "bpe-gui-session", "version": 99}, "version"),
-    ({"format": "bpe-gui-session", "version": 1}, "settings"),
-    ({"format": "bpe-gui-session", "version": 1, "settings": {"bogus": 1}}, "settings"),
-    ({"format": "bpe-gui-session", "version": 1, "settings": {}, "step": -2}, "step"),
+    ([1, 2], "format"),
 ])
-def test_malformed_session_names_the_key(tmp_path, doc, key):
+def test_a_file_that_is_not_a_session_is_refused_naming_the_key(tmp_path, doc, key):
     p = tmp_path / "bad.json"
     p.write_text(json.dumps(doc), encoding="utf-8")
     with pytest.raises(FormatError) as e:
         Session.load(p)
     assert e.value.key == key and str(p) in str(e.value)
+
+
+GOOD = {"format": "bpe-gui-session", "version": 1,
+        "settings": {"vocab_size": 300, "mode": "char", "special_tokens": ["<s>"]},
+        "corpus": {"text": "low lower"}, "step": 5, "encode_text": "héllo",
+        "view": {"show_whitespace": False}}
+
+
+@pytest.mark.parametrize("where, value, field_name", [
+    (("settings", "vocab_size"), "abc", "settings.vocab_size"),
+    (("settings", "vocab_size"), True, "settings.vocab_size"),
+    (("settings", "vocab_size"), 2 ** 40, "settings.vocab_size"),
+    (("settings", "num_merges"), -3, "settings.num_merges"),
+    (("settings", "special_tokens"), 5, "settings.special_tokens"),
+    (("settings", "special_tokens"), "<s>", "settings.special_tokens"),
+    (("settings", "special_tokens"), ["<s>", ""], "settings.special_tokens"),
+    (("settings", "pattern"), "(", "settings.pattern"),
+    (("settings", "pattern"), None, "settings.pattern"),
+    (("settings", "mode"), "bytes", "settings.mode"),
+    (("settings", "min_frequency"), 10 ** 30, "settings.min_frequency"),
+    (("settings", "prune"), "yes", "settings.prune"),
+    (("settings", "bogus"), 1, "settings.bogus"),
+    (("step",), 2 ** 31, "step"),
+    (("step",), -2, "step"),
+    (("step",), 1.5, "step"),
+    (("encode_text",), ["x"], "encode_text"),
+    (("view", "show_whitespace"), "no", "view.show_whitespace"),
+])
+def test_a_bad_field_is_left_out_named_and_the_rest_kept(tmp_path, where, value, field_name):
+    import copy
+    doc = copy.deepcopy(GOOD)
+    target = doc
+    for k in where[:-1]:
+        target = target[k]
+    target[where[-1]] = value
+    p = tmp_path / "s.bpesession"
+    p.write_text(json.dumps(doc), encoding="utf-8")
+    s = Session.load(p)
+    assert len(s.problems) == 1 and s.problems[0].startswith(field_name + ":"), s.problems
+    ref = Session.from_dict(GOOD)
+    assert not ref.problems
+    default = Session()
+    # every other field is as in the good file; the bad one has its default
+    for name in ("corpus_text", "encode_text", "show_whitespace", "step"):
+        expect = getattr(default if field_name == name.replace("show_whitespace",
+                         "view.show_whitespace") else ref, name)
+        assert getattr(s, name) == expect, name
+    for f in ("vocab_size", "num_merges", "mode", "special_tokens", "pattern",
+              "min_frequency", "prune"):
+        expect = getattr(default.settings if field_name == f"settings.{f}" else ref.settings, f)
+        assert getattr(s.settings, f) == expect, f
+    s.settings.validated()   # what reaches the trainer is always valid
+
+
+@pytest.mark.parametrize("corpus, problem", [
+    ({"text": 123}, "corpus.text"),
+    ({"paths": "a.txt"}, "corpus.paths"),
+    ({"paths": [1]}, "corpus.paths"),
+    ("abc", "corpus"),
+])
+def test_a_bad_corpus_is_left_out_and_the_settings_kept(tmp_path, corpus, problem):
+    doc = dict(GOOD, corpus=corpus)
+    s = Session.from_dict(doc, tmp_path / "s.bpesession")
+    assert s.corpus_text is None and s.corpus_paths == []
+    assert [p.split(":")[0] for p in s.problems] == [problem]
+    assert s.settings.vocab_size == 300 and s.step == 5
+
+
+def test_settings_that_do_not_go_together_fall_back_to_the_defaults():
+    doc = dict(GOOD, settings={"vocab_size": 10})    # below 256 bytes
+    s = Session.from_dict(doc)
+    assert s.settings == TrainSettings() and "settings:" in s.problems[0]
+    assert "below the base alphabet" in s.problems[0]
+
+
+def test_a_folder_or_an_unreadable_file_gets_a_message(tmp_path):
+    folder = tmp_path / "last-session.bpesession"
+    folder.mkdir()
+    with pytest.raises(FormatError, match="folder"):
+        Session.load(folder)
+
+
+def test_deeply_nested_json_is_refused_with_a_message(tmp_path):
+    p = tmp_path / "deep.bpesession"
+    p.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    with pytest.raises(FormatError):
+        Session.load(p)
+
+
+def test_undone_steps_round_trip_and_older_files_have_none(tmp_path):
+    s = Session(corpus_text="a b", step=1500, furthest_step=1744)
+    back = Session.load(s.save(tmp_path / "u.bpesession"))
+    assert (back.step, back.furthest_step) == (1500, 1744)
+    d = s.to_dict()
+    del d["furthest_step"]
+    assert Session.from_dict(d).furthest_step == 0
+
+
+def test_every_setting_has_a_check():
+    from dataclasses import fields
+
+    from bpe_gui.engine.session_fields import SETTING_CHECKS
+    assert set(SETTING_CHECKS) == {f.name for f in fields(TrainSettings)}
 
 
 def test_not_json_names_the_line(tmp_path):
@@ -67,3 +168,18 @@ def test_view_state_round_trips_and_older_files_still_load(tmp_path):
     del d["view"]                       # a version-1 file written before these keys
     old = Session.from_dict(d)
     assert old.imported_path is None and not old.use_imported and old.show_whitespace
+
+
+def test_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path):
+    import os
+    import threading
+    fifo = tmp_path / "s.bpesession"
+    os.mkfifo(fifo)
+    # before the fix open() waited for a writer: end the wait after 5 s, so the test fails
+    t = threading.Timer(5, lambda: os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)))
+    t.start()
+    try:
+        with pytest.raises(FormatError, match="pipe"):
+            Session.load(fifo)
+    finally:
+        t.cancel()

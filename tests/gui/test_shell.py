@@ -281,20 +281,21 @@ def test_status_bar_progress_and_cancel_follow_jobs(window, qtbot, idle):
     assert "cancelled" in window.statusBar().currentMessage()
 
 
-def test_last_session_reopens_when_asked(make_window, tmp_path, ready, qtbot):
+def test_last_session_reopens_unless_turned_off(make_window, tmp_path, ready, qtbot):
     first = make_window()
     c = first.controller
+    assert first.act_reopen.isChecked()   # on by default: work comes back after a quit
     first.editor.load_sample("english")
     ready(c)
     c.goto(7)
-    first.act_reopen.trigger()  # File > Reopen last session at startup
-    assert first.act_reopen.isChecked()
     first.close()
     assert (tmp_path / "autosave.bpesession").exists()
     second = make_window()
     assert second.controller.corpus_sample == "english"
     assert second.controller.step_index == 7
-    second.act_reopen.trigger()
+    assert "Restored where you left off" in second.statusBar().currentMessage()
+    second.act_reopen.trigger()   # File > Reopen last session at startup: off
+    assert not second.act_reopen.isChecked()
     third = make_window()
     assert third.controller.corpus_sample == "tutorial"  # back to the built-in sample
 

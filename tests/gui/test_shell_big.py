@@ -146,6 +146,8 @@ def test_quit_for_a_signal_asks_nothing_and_keeps_unsaved_edits(make_window, rea
     win = make_window()
     c = win.controller
     ready(c)
+    win.act_reopen.trigger()    # "Reopen last session at startup" off (it is on by default)
+    assert not win.act_reopen.isChecked()
     win.editor.edit.setPlainText("unsaved words, typed just now")
     win.editor.flush()
     assert c.corpus_dirty

@@ -152,11 +152,10 @@ def test_session_with_file_corpus_refers_to_the_files(window, tmp_path, ready):
 def test_malformed_session_changes_nothing(window, tmp_path):
     c = window.controller
     bad = tmp_path / "bad.bpesession"
-    bad.write_text('{"format": "bpe-gui-session", "version": 1, "settings": {"vocab": 3}}',
-                   encoding="utf-8")
+    bad.write_text('{"format": "bpe-gui-session", "version": 7}', encoding="utf-8")
     before = (c.corpus_text, c.settings, c.step_index)
     assert not window.open_session(str(bad))
-    assert "unknown setting" in window.last_error[1]
+    assert "version 7 is not supported" in window.last_error[1]
     assert (c.corpus_text, c.settings, c.step_index) == before
 
 

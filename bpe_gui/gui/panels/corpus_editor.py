@@ -52,7 +52,12 @@ class RecentFiles(QObject):
         value = self._settings.value(self._key, [])
         if isinstance(value, str):  # QSettings gives a lone string for a one-item list
             value = [value]
-        return [str(p) for p in (value or [])]
+        if not isinstance(value, list):
+            value = []
+        if len(value) > RECENT_MAX:   # a settings file from elsewhere: 20,000 entries
+            value = value[:RECENT_MAX]  # made a 20,000-item menu and a 25 s quit
+            self._settings.setValue(self._key, [str(p) for p in value])
+        return [str(p) for p in value if p]
 
     def add(self, paths: Sequence[str]) -> None:
         items = self.paths()

@@ -53,7 +53,7 @@ class ActionsAndMenus:
                                      "Save the session under a new name")
         self.act_reopen = A("Reopen last session at startup", self._set_reopen, [],
                             "Start where you left off instead of the sample", checkable=True)
-        self.act_reopen.setChecked(self.settings.value("reopenLastSession", False, type=bool))
+        self.act_reopen.setChecked(self.settings.value("reopenLastSession", True, type=bool))
         self.act_import = A("&Import tokenizer…", self.import_dialog, ["Ctrl+I"],
                             "Load vocab.json + merges.txt, tokenizer.json, .tiktoken ...")
         self.act_export = A("&Export…", self.export_dialog, ["Ctrl+E"],

@@ -13,6 +13,7 @@ from typing import Sequence
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (QMessageBox)
 
+from ..corpus_source import not_a_file
 from ..panels.corpus_editor import SESSION_SUFFIX
 
 TOKENIZER_SUFFIXES = {".json", ".tiktoken", ".model"}
@@ -44,6 +45,11 @@ class FilesAndDrops:
                       or Path(p).suffix.lower() in TOKENIZER_SUFFIXES
                       or Path(p).name.lower().endswith("merges.txt")]
         if tokenizers:
+            # a pipe or a device named like a tokenizer file would block open() here
+            why = not_a_file([p for p in tokenizers[:1] if not Path(p).is_dir()])
+            if why is not None:
+                self.show_error("Import failed", why)
+                return False
             from ..dialogs.import_dialog import BACKGROUND_BYTES, _size
             if _size(tokenizers[0]) > BACKGROUND_BYTES:   # progress in the status bar
                 return self.controller.import_in_background(tokenizers[0])

@@ -1,17 +1,19 @@
 """Sessions of the main window: save and open ``.bpesession`` files (corpus, settings,
 step, the encode view's text, the imported tokenizer), the autosave when the window
 closes, and what the window opens at start (files given on the command line, the last
-session if asked for, or the default sample).
+session unless turned off in the File menu, or the default sample).
 
 :class:`SessionsAndAutosave` is a part of :class:`~bpe_gui.gui.main_window.MainWindow`
 (a mixin).
 """
 from __future__ import annotations
 
+import shutil
+import sys
 from pathlib import Path
 from typing import Sequence
 
-from PySide6.QtCore import QStandardPaths
+from PySide6.QtCore import QSettings, QStandardPaths
 from PySide6.QtWidgets import (QFileDialog)
 
 from ..last_folder import last_folder, remember
@@ -67,6 +69,15 @@ class SessionsAndAutosave:
     def open_session(self, path: str) -> bool:
         if not self.maybe_save_corpus():
             return False
+        if not self._restore(path):
+            return False
+        if not path.endswith(AUTOSAVE_NAME):
+            self.recent.add([path])
+        return True
+
+    def _restore(self, path: str) -> bool:
+        """The session's corpus, settings and steps (controller), and the view's part:
+        the encode text and visible whitespace."""
         s = self.controller.open_session(path)
         if s is None:
             return False
@@ -74,15 +85,19 @@ class SessionsAndAutosave:
         ws = getattr(self.encode_view, "show_ws", None)
         if ws is not None:
             ws.setChecked(s.show_whitespace)
-        if not path.endswith(AUTOSAVE_NAME):
-            self.recent.add([path])
         return True
+
+    def _timeline_end(self) -> int:
+        """The last step the timeline shows (steps past the current one were undone)."""
+        timeline = getattr(self.merge_panel, "timeline", None)
+        return len(getattr(timeline, "records", ()))
 
     def save_session(self) -> bool:
         path = self.controller.session_path
         if not path or path.endswith(AUTOSAVE_NAME):
             return self.save_session_as()
-        return self.controller.save_session(path, self._encode_text(), self._show_ws())
+        return self.controller.save_session(path, self._encode_text(), self._show_ws(),
+                                            self._timeline_end())
 
     def save_session_as(self) -> bool:
         path, _ = QFileDialog.getSaveFileName(self, "Save session",
@@ -92,7 +107,8 @@ class SessionsAndAutosave:
             return False
         if not path.endswith(SESSION_SUFFIX) and not path.endswith(".json"):
             path += SESSION_SUFFIX
-        ok = self.controller.save_session(path, self._encode_text(), self._show_ws())
+        ok = self.controller.save_session(path, self._encode_text(), self._show_ws(),
+                                          self._timeline_end())
         if ok:
             remember(path)
             self.recent.add([path])
@@ -105,15 +121,28 @@ class SessionsAndAutosave:
         base = QStandardPaths.writableLocation(QStandardPaths.AppDataLocation)
         return Path(base or Path.home() / ".bpe-gui") / AUTOSAVE_NAME
 
-    def _autosave(self) -> None:
+    def _autosave(self) -> str | None:
+        """Save the session for the next start (on close). Never raises: quitting must
+        not fail on it. Returns why it could not be saved (None: saved or not needed);
+        the next start says so too (``load_initial``)."""
         c = self.controller
-        inline = c.corpus_dirty or not c.corpus_paths
-        if not c.corpus_text or (inline and len(c.corpus_text) > AUTOSAVE_MAX_INLINE):
-            return
         try:
-            c.session(self._encode_text(), self._show_ws()).save(self.autosave_path())
-        except Exception:  # never block quitting on the autosave
-            pass
+            text = c.corpus_text if isinstance(c.corpus_text, str) else ""
+            inline = c.corpus_dirty or not c.corpus_paths
+            path = self.autosave_path()
+            if path.is_dir():
+                return autosave_is_folder(path)
+            if inline and (not text or len(text) > AUTOSAVE_MAX_INLINE):
+                # nothing this session could be saved with: an older autosave must not
+                # come back in its place at the next start
+                path.unlink(missing_ok=True)
+                return None
+            c.session(self._encode_text(), self._show_ws(), self._timeline_end()).save(path)
+        except Exception as e:  # noqa: BLE001  (never block quitting on the autosave)
+            why = f"The session could not be autosaved to {self.autosave_path()}: {e}"
+            sys.stderr.write(why + "\n")
+            return why
+        return None
 
     def _set_reopen(self, on: bool) -> None:
         self.settings.setValue("reopenLastSession", bool(on))
@@ -123,16 +152,55 @@ class SessionsAndAutosave:
         if args:
             self.open_paths(list(args))
             return
+        notice = settings_file_notice(self.settings)
+        if notice:
+            self.show_error("Settings reset", notice)
         auto = self.autosave_path()
         recover = str(self.settings.value(RECOVER_KEY, "false")).lower() == "true"
         self.settings.remove(RECOVER_KEY)
-        if (self.act_reopen.isChecked() or recover) and auto.exists():
-            if self.controller.open_session(str(auto)) is not None:
+        if auto.is_dir():
+            self.show_error("Last session not restored", autosave_is_folder(auto))
+        elif (self.act_reopen.isChecked() or recover) and auto.exists():
+            if self._restore(str(auto)):
                 if recover:
                     self.controller.message.emit(
                         "The window was closed by a signal with unsaved corpus edits: "
                         "they are back, from the autosaved session. Save them with File > "
                         "Save corpus as.")
+                else:
+                    self.controller.message.emit(
+                        "Restored where you left off. (File > Reopen last session at "
+                        "startup turns this off.)")
                 return
         from ..app import resources
         self.editor.load_sample(resources().default_sample_id())
+
+
+_backed_up: set[str] = set()
+
+
+def settings_file_notice(settings: QSettings) -> str | None:
+    """If the settings file could not be read in full, keep a copy of it (Qt rewrites it
+    with only what it could read, on its next save) and say so; None if it was fine.
+    Called before the window writes any setting (app.main) and again when it shows."""
+    if settings.status() != QSettings.FormatError:
+        return None
+    path = Path(settings.fileName())
+    copy = path.with_name(path.name + ".corrupt")
+    if str(path) not in _backed_up:
+        _backed_up.add(str(path))
+        try:
+            shutil.copyfile(path, copy)
+        except OSError as e:
+            return (f"The settings file {path} is damaged and could not be read in full, "
+                    f"so bpe-gui starts with default settings (layout, recent files, "
+                    f"theme) where it could not read them. No copy could be kept ({e}).")
+    return (f"The settings file {path} is damaged and could not be read in full, so "
+            "bpe-gui starts with default settings (layout, recent files, theme) where it "
+            f"could not read them. The damaged file is kept as {copy}.")
+
+
+def autosave_is_folder(path: Path) -> str:
+    return (f"The autosave path {path} is a folder, so the last session can be neither "
+            "restored nor saved there. Move or rename that folder; the next quit saves "
+            "the session again.")

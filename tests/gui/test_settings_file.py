@@ -1,0 +1,36 @@
+"""The window's own settings file (QSettings) as data (issue 23): a damaged one gets a
+word and a kept copy; 20,000 recent files from elsewhere do not make a 20,000-item menu."""
+from __future__ import annotations
+
+from PySide6.QtCore import QSettings
+
+
+def test_a_damaged_settings_file_is_reported_and_kept(make_window, settings_file):
+    from pathlib import Path
+    damaged = b"[General]\ntheme=dark\n\xff\xfe [[[ garbage\n[x\n=\n"
+    Path(settings_file).write_bytes(damaged)
+    win = make_window()
+    title, message = win.last_error
+    assert title == "Settings reset" and "damaged" in message
+    copy = Path(str(settings_file) + ".corrupt")
+    assert copy.read_bytes() == damaged and str(copy) in message
+
+
+def test_a_sound_settings_file_gets_no_word(make_window):
+    win = make_window()
+    assert win.last_error is None
+
+
+def test_twenty_thousand_recent_files_are_cut_to_the_menu(make_window, settings_file):
+    from bpe_gui.gui.panels.corpus_editor import RECENT_MAX
+    s = QSettings(settings_file, QSettings.IniFormat)
+    s.setValue("recentFiles", [f"/data/corpus-{i:05d}.txt" for i in range(20_000)])
+    s.sync()
+    del s
+    win = make_window()
+    win.recent_menu.aboutToShow.emit()
+    files = [a for a in win.recent_menu.actions() if a.toolTip().startswith("/data/")]
+    assert len(files) == RECENT_MAX and files[0].toolTip() == "/data/corpus-00000.txt"
+    assert len(win.recent.paths()) == RECENT_MAX
+    win.settings.sync()
+    assert len(QSettings(settings_file, QSettings.IniFormat).value("recentFiles")) == RECENT_MAX
