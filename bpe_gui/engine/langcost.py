@@ -31,7 +31,7 @@ import io
 from collections import Counter
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable, Iterator, Mapping
+from typing import Callable, Iterator, Mapping, Sequence
 
 from .corpus import CancelFn, Cancelled
 from .errors import CorpusError, NotUTF8Error, SettingsError
@@ -106,6 +106,22 @@ def _num(x: float | None) -> str:
 def language_of(path: Path) -> str:
     """Example: 'zh-Hans.txt.xz' -> 'zh-Hans'."""
     return path.name.split(".", 1)[0]
+
+
+def tokenizer_labels(paths: "Sequence[str | Path]") -> list[str]:
+    """Short names for a cost table: the file or folder name, numbered when two clash
+    (the command line's ``cost`` and the window's dialog both label tokenizers so).
+
+    Example: ['a/tokenizer.json', 'b/tokenizer.json', 'gpt2'] ->
+    ['tokenizer.json #1', 'tokenizer.json #2', 'gpt2']
+    """
+    names = [Path(p).name or str(p) for p in paths]
+    out = []
+    for k, n in enumerate(names):
+        if names.count(n) > 1:
+            n = f"{n} #{names[:k + 1].count(n)}"
+        out.append(n)
+    return out
 
 
 def held_out_files(folder: str | Path) -> dict[str, Path]:

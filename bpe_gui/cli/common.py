@@ -1,0 +1,118 @@
+"""What every command shares: the one-line error, argument types, the pattern options,
+loading a tokenizer from the command's options."""
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TextIO
+
+from ..engine.formats import load_tokenizer
+from ..engine.pretokenize import PRESET_ALIASES, PRESETS
+
+PROG = "bpe-gui"
+EXIT_USAGE = 2
+
+
+class UsageError(Exception):
+    """A problem with the command line itself (reported like BPEError)."""
+
+
+class ArgParser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line (like every other error of the command)."""
+
+    def error(self, message: str):  # type: ignore[override]
+        raise UsageError(message)
+
+
+def fail(message: str, stream: TextIO | None = None) -> int:
+    """Print ``bpe-gui: error: MESSAGE`` on one line; returns the exit status (2)."""
+    stream = stream or sys.stderr
+    line = " ".join(str(message).split())  # one line, whatever the message holds
+    print(f"{PROG}: error: {line}", file=stream, flush=True)
+    return EXIT_USAGE
+
+
+def note(message: str) -> None:
+    print(f"{PROG}: note: {message}", file=sys.stderr, flush=True)
+
+
+# ----- argument types -------------------------------------------------------------------
+# Counts are 64-bit in the engine: a larger number is refused here, not by an
+# OverflowError deep inside.
+MAX_COUNT = (1 << 63) - 1
+
+
+def positive(text: str) -> int:
+    """A whole number >= 1 (and below 2**63)."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"{n} must be at least 1")
+    if n > MAX_COUNT:
+        raise argparse.ArgumentTypeError(f"{text} is too large (at most {MAX_COUNT:,})")
+    return n
+
+
+def non_negative(text: str) -> int:
+    if text.strip() == "0":
+        return 0
+    return positive(text)
+
+
+def isatty(stream) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def human_bytes(n: int) -> str:
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size:
+            return f"{n / size:.1f} {unit}"
+    return f"{n} bytes"
+
+
+# ----- options several commands take ------------------------------------------------------
+def preset_names() -> list[str]:
+    return sorted({*PRESETS, *PRESET_ALIASES})
+
+
+def add_pattern_options(p: argparse.ArgumentParser, default_note: str = " (default: gpt2)",
+                        custom: str = "a custom pre-tokenizer regex") -> None:
+    """--preset NAME | --pattern REGEX (one of them)."""
+    pat = p.add_mutually_exclusive_group()
+    pat.add_argument("--preset", metavar="NAME", help=f"pre-tokenizer preset: "
+                     f"{', '.join(preset_names())}{default_note}")
+    pat.add_argument("--pattern", metavar="REGEX", help=custom)
+
+
+def resolve_preset_arg(args: argparse.Namespace) -> str:
+    """--pattern, or --preset (checked), or gpt2."""
+    if args.preset is not None and args.preset.lower() not in PRESETS \
+            and args.preset.lower() not in PRESET_ALIASES:
+        raise UsageError(f"unknown preset {args.preset!r}; use one of "
+                         f"{', '.join(preset_names())}")
+    return args.pattern if args.pattern is not None else (args.preset or "gpt2")
+
+
+def add_tokenizer_overrides(p: argparse.ArgumentParser) -> None:
+    """--special-token / --preset / --pattern that override a loaded tokenizer's own."""
+    p.add_argument("--special-token", action="append", default=None, metavar="T",
+                   help="override the special tokens the files list (repeatable)")
+    pat = p.add_mutually_exclusive_group()
+    pat.add_argument("--preset", metavar="NAME", help="pre-tokenizer preset to use instead of "
+                     "the files' (GPT-2 vocab.json + merges.txt record none: gpt2 is assumed)")
+    pat.add_argument("--pattern", metavar="REGEX", help="pre-tokenizer regex to use instead "
+                     "of the files'")
+
+
+def load_with_overrides(path: str, args: argparse.Namespace):
+    """The tokenizer at ``path``, with the command's --special-token/--preset/--pattern."""
+    override = getattr(args, "pattern", None)
+    if override is None:
+        override = getattr(args, "preset", None)
+    kwargs = {"pattern": override} if override is not None else {}
+    return load_tokenizer(path, special_tokens=getattr(args, "special_token", None), **kwargs)
