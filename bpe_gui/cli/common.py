@@ -3,8 +3,11 @@ loading a tokenizer from the command's options."""
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
-from typing import TextIO
+import threading
+from contextlib import contextmanager
+from typing import Iterator, TextIO
 
 from ..engine.formats import load_tokenizer
 from ..engine.pretokenize import PRESET_ALIASES, PRESETS
@@ -15,6 +18,28 @@ EXIT_USAGE = 2
 
 class UsageError(Exception):
     """A problem with the command line itself (reported like BPEError)."""
+
+
+class Terminated(BaseException):
+    """SIGTERM, raised like KeyboardInterrupt is for SIGINT, so that writes in progress
+    clean up (temporary files removed, a file set left whole: engine/atomic.py)."""
+
+
+def _raise_terminated(signum, frame) -> None:
+    raise Terminated()
+
+
+@contextmanager
+def sigterm_raises() -> Iterator[None]:
+    """SIGTERM raises Terminated in the block (main thread only; the old handler after)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.signal(signal.SIGTERM, _raise_terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old)
 
 
 class ArgParser(argparse.ArgumentParser):

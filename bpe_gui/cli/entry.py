@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -10,7 +11,7 @@ from typing import Sequence
 
 from ..engine.errors import BPEError
 from . import cost, count, encode, inspect, train, window
-from .common import PROG, ArgParser, UsageError, fail
+from .common import PROG, ArgParser, Terminated, UsageError, fail, sigterm_raises
 
 # the headless commands, then gui (not a headless one)
 COMMANDS = ("train", "encode", "count", "inspect", "cost", "gui")
@@ -45,7 +46,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
         if not getattr(args, "func", None):
             return window.open_window()
-        return args.func(args)
+        if args.command == "gui":
+            return args.func(args)
+        # SIGTERM (kill, a logout) ends a headless command as Ctrl+C does: by an
+        # exception, so half-written outputs are removed (the window has its own)
+        with sigterm_raises():
+            return args.func(args)
     except UsageError as e:
         command = f" {argv[0]}" if argv[0] in COMMANDS[:-1] else ""
         return fail(f"{e} (see '{PROG}{command} --help')")
@@ -54,6 +60,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"\n{PROG}: interrupted", file=sys.stderr)
         return 130
+    except Terminated:
+        print(f"\n{PROG}: terminated", file=sys.stderr)
+        return 128 + signal.SIGTERM
     except BrokenPipeError:  # e.g. `bpe-gui encode ... | head`
         try:
             sys.stdout = open(os.devnull, "w")
