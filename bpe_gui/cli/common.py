@@ -3,13 +3,13 @@ loading a tokenizer from the command's options."""
 from __future__ import annotations
 
 import argparse
+import codecs
 import signal
 import sys
 import threading
 from contextlib import contextmanager
 from typing import Iterator, TextIO
 
-from ..engine.formats import load_tokenizer
 from ..engine.pretokenize import PRESET_ALIASES, PRESETS
 
 PROG = "bpe-gui"
@@ -100,6 +100,32 @@ def human_bytes(n: int) -> str:
     return f"{n} bytes"
 
 
+def not_utf8_message(e, has_encoding: bool) -> str:
+    """NotUTF8Error with the command line's fixes (its own says 'open it with another
+    encoding', which on the command line is --encoding, where the command has it)."""
+    where = f"{e.path}: " if e.path else ""
+    fix = "convert it to UTF-8 first (e.g. iconv -f LATIN1 -t UTF-8 IN > OUT)"
+    if has_encoding:
+        fix += ", or give its encoding, e.g. --encoding latin-1 (or cp1252, gbk, shift_jis)"
+    return (f"{where}not valid UTF-8 at byte offset {e.offset} (bytes {e.bad.hex(' ')}); "
+            f"{fix}")
+
+
+def add_encoding_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--encoding", default="utf-8", metavar="NAME",
+                   help="the corpus files' text encoding, if not UTF-8: latin-1, cp1252, gbk, "
+                   "utf-16 ... (any Python codec; default: utf-8)")
+
+
+def check_encoding(name: str) -> str:
+    """A codec name Python knows, as its canonical name ('latin1' -> 'iso8859-1')."""
+    try:
+        return codecs.lookup(name).name
+    except LookupError:
+        raise UsageError(f"--encoding {name!r} is not an encoding Python knows; e.g. "
+                         "latin-1, cp1252, gbk, shift_jis, utf-16") from None
+
+
 # ----- options several commands take ------------------------------------------------------
 def preset_names() -> list[str]:
     return sorted({*PRESETS, *PRESET_ALIASES})
@@ -121,23 +147,3 @@ def resolve_preset_arg(args: argparse.Namespace) -> str:
         raise UsageError(f"unknown preset {args.preset!r}; use one of "
                          f"{', '.join(preset_names())}")
     return args.pattern if args.pattern is not None else (args.preset or "gpt2")
-
-
-def add_tokenizer_overrides(p: argparse.ArgumentParser) -> None:
-    """--special-token / --preset / --pattern that override a loaded tokenizer's own."""
-    p.add_argument("--special-token", action="append", default=None, metavar="T",
-                   help="override the special tokens the files list (repeatable)")
-    pat = p.add_mutually_exclusive_group()
-    pat.add_argument("--preset", metavar="NAME", help="pre-tokenizer preset to use instead of "
-                     "the files' (GPT-2 vocab.json + merges.txt record none: gpt2 is assumed)")
-    pat.add_argument("--pattern", metavar="REGEX", help="pre-tokenizer regex to use instead "
-                     "of the files'")
-
-
-def load_with_overrides(path: str, args: argparse.Namespace):
-    """The tokenizer at ``path``, with the command's --special-token/--preset/--pattern."""
-    override = getattr(args, "pattern", None)
-    if override is None:
-        override = getattr(args, "preset", None)
-    kwargs = {"pattern": override} if override is not None else {}
-    return load_tokenizer(path, special_tokens=getattr(args, "special_token", None), **kwargs)

@@ -8,13 +8,13 @@ Example::
 from __future__ import annotations
 
 import argparse
-import math
 from pathlib import Path
 
 from ..engine.errors import SettingsError
 from ..engine.formats._common import write_files
-from ..engine.langcost import language_cost, tokenizer_labels
-from .common import load_with_overrides
+from ..engine.langcost import MAX_ALPHA, held_out_files, language_cost, tokenizer_labels
+from .loading import load_with_overrides
+from .paths import refuse_overwriting_inputs
 
 MAX_COST_TOKENIZERS = 4
 
@@ -32,8 +32,8 @@ def add_parser(sub) -> None:
     c.add_argument("--reference", metavar="LANG", help="language parity divides by "
                    "(default: en if there is an en file, else the first language)")
     c.add_argument("--csv", metavar="FILE", help="also write the table as CSV")
-    c.add_argument("--alpha", type=alpha_arg, default=2.5, help="order of the Rényi entropy "
-                   "(default: 2.5; 1 is Shannon's)")
+    c.add_argument("--alpha", type=alpha_arg, default=2.5, help="order of the Rényi entropy, "
+                   f"above 0 and at most {MAX_ALPHA:g} (default: 2.5; 1 is Shannon's)")
     c.set_defaults(func=cmd_cost)
 
 
@@ -42,8 +42,8 @@ def alpha_arg(text: str) -> float:
         a = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not a > 0 or math.isinf(a):
-        raise argparse.ArgumentTypeError(f"{text} must be a positive number")
+    if not 0 < a <= MAX_ALPHA:
+        raise argparse.ArgumentTypeError(f"{text} must be a positive number, at most {MAX_ALPHA:g}")
     return a
 
 
@@ -52,6 +52,10 @@ def cmd_cost(args: argparse.Namespace) -> int:
         raise SettingsError(f"At most {MAX_COST_TOKENIZERS} tokenizers (got "
                             f"{len(args.tokenizer)}), so the table stays readable; run "
                             "the command again for the others.")
+    if args.csv:   # before the work: the table must not replace a text or a tokenizer
+        texts = held_out_files(args.folder).values()
+        refuse_overwriting_inputs([Path(args.csv).expanduser()], [*texts, *args.tokenizer],
+                                  "--csv")
     labels = tokenizer_labels(args.tokenizer)
     toks = {label: load_with_overrides(p, args) for label, p in zip(labels, args.tokenizer)}
     table = language_cost(args.folder, toks, reference=args.reference, alpha=args.alpha)

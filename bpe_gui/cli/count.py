@@ -21,8 +21,10 @@ from ..engine.counts import write_table
 from ..engine.distributed import count_on_dask
 from ..engine.pretokenize import Pretokenizer
 from ..engine.ranges import RANGE_BYTES
-from .common import UsageError, add_pattern_options, human_bytes, resolve_preset_arg
-from .paths import check_out_folder
+from .common import UsageError, add_encoding_option, add_pattern_options, check_encoding, \
+    human_bytes, resolve_preset_arg
+from .paths import check_out_folder, refuse_overwriting_inputs, refuse_special_files, \
+    refuse_tables_as_corpus
 from .progress import Progress
 
 SIZE_UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
@@ -40,6 +42,7 @@ def add_parser(sub) -> None:
     c.add_argument("--special-token", action="append", default=[], metavar="T",
                    help="a special token, cut out before counting (repeat for more)")
     add_pattern_options(c)
+    add_encoding_option(c)
     c.add_argument("--dask", metavar="ADDRESS", help="count on Dask: local (one worker "
                    "process per core), local:N, or a scheduler's tcp://HOST:PORT "
                    "(needs pip install \"bpe-gui[dask]\")")
@@ -70,6 +73,13 @@ def cmd_count(args: argparse.Namespace) -> int:
         raise UsageError(f"--out {out} is a folder; give the table's file name, e.g. "
                          f"{out / 'corpus.counts.tsv'}")
     check_out_folder(out.parent)
+    refuse_overwriting_inputs([out], args.corpus)
+    refuse_special_files(args.corpus)
+    refuse_tables_as_corpus(args.corpus, "count")
+    encoding = check_encoding(args.encoding)
+    if args.dask and encoding not in ("utf-8", "utf-8-sig"):
+        raise UsageError("--dask counts UTF-8 files only; convert the files first (iconv "
+                         f"-f {args.encoding} -t UTF-8), or count here without --dask")
     if args.range_size is not None and not args.dask:
         raise UsageError("--range-size splits files for Dask tasks; use it with --dask")
     progress = Progress(sys.stderr, enabled=not args.quiet)
@@ -80,7 +90,7 @@ def cmd_count(args: argparse.Namespace) -> int:
             table = count_on_dask(args.corpus, pre, args.dask, progress=report,
                                   range_bytes=args.range_size or RANGE_BYTES)
         else:
-            table = count_corpus(args.corpus, pre, progress=report)
+            table = count_corpus(args.corpus, pre, progress=report, encoding=encoding)
     finally:
         progress.end_line()
     counted = time.perf_counter() - t0

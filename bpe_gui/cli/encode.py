@@ -5,8 +5,10 @@ import argparse
 import os
 import sys
 
-from .common import UsageError, add_tokenizer_overrides, isatty, load_with_overrides
+from .common import UsageError, isatty
+from .loading import add_tokenizer_overrides, load_with_overrides
 from .explain import format_explanation
+from .paths import refuse_stdout_is_stdin
 from .render import RESET, render_tokens
 
 
@@ -44,6 +46,8 @@ def read_input_text(text: str) -> str:
 
 
 def cmd_encode(args: argparse.Namespace) -> int:
+    if args.text == "-":
+        refuse_stdout_is_stdin()
     tok = load_with_overrides(args.tokenizer, args)
     text = read_input_text(args.text)
     color = args.color == "always" or (args.color == "auto" and isatty(sys.stdout)

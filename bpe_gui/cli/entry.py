@@ -9,9 +9,10 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Sequence
 
-from ..engine.errors import BPEError
+from ..engine.errors import BPEError, NotUTF8Error
 from . import cost, count, encode, inspect, train, window
-from .common import PROG, ArgParser, Terminated, UsageError, fail, sigterm_raises
+from .common import PROG, ArgParser, Terminated, UsageError, fail, not_utf8_message, \
+    sigterm_raises
 
 # the headless commands, then gui (not a headless one)
 COMMANDS = ("train", "encode", "count", "inspect", "cost", "gui")
@@ -55,6 +56,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as e:
         command = f" {argv[0]}" if argv[0] in COMMANDS[:-1] else ""
         return fail(f"{e} (see '{PROG}{command} --help')")
+    except NotUTF8Error as e:
+        return fail(not_utf8_message(e, has_encoding=argv[0] in ("train", "count")))
     except BPEError as e:
         return fail(str(e))
     except KeyboardInterrupt:

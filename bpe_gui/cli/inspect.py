@@ -15,7 +15,8 @@ import sys
 from ..engine.analysis import KINDS, UNREACHABLE, classify_tokens
 from ..engine.display import readable
 from ..engine.errors import SettingsError
-from .common import add_tokenizer_overrides, load_with_overrides, non_negative
+from .common import non_negative
+from .loading import add_tokenizer_overrides, load_with_overrides
 
 
 def add_parser(sub) -> None:

@@ -8,15 +8,17 @@ import time
 from pathlib import Path
 from typing import Sequence
 
+from ..engine.corpus import count_corpus
 from ..engine.counts import read_tables, settings_for_table
 from ..engine.errors import ExportError
-from ..engine.formats import FORMATS, render_files
+from ..engine.formats import FORMATS, output_files, render_files
 from ..engine.formats._common import check_name, write_files
-from ..engine.pretokenize import WHITESPACE_PATTERN, resolve_pattern
+from ..engine.pretokenize import WHITESPACE_PATTERN, Pretokenizer, resolve_pattern
 from ..engine.trainer import Trainer, TrainSettings, train_bpe
-from .common import PROG, UsageError, add_pattern_options, non_negative, positive, \
-    resolve_preset_arg
-from .paths import check_out_folder
+from .common import PROG, UsageError, add_encoding_option, add_pattern_options, check_encoding, \
+    non_negative, positive, resolve_preset_arg
+from .paths import check_out_folder, refuse_overwriting_inputs, refuse_special_files, \
+    refuse_tables_as_corpus
 from .progress import Progress
 
 TIE_BREAKS = ("greatest", "first-seen", "lowest-ids")
@@ -42,6 +44,7 @@ def add_parser(sub) -> None:
                    help="a special token, never split or merged (repeat for more)")
     add_pattern_options(t, custom=r"a custom pre-tokenizer regex (regex module syntax: "
                         r"\p{L}, \p{N}, \p{Han})")
+    add_encoding_option(t)
     t.add_argument("--mode", choices=("byte", "char"), default="byte",
                    help="byte-level BPE, or character-level with an end-of-word </w> (default: byte)")
     t.add_argument("--end-of-word", choices=("suffix", "prefix"), default="suffix",
@@ -96,6 +99,10 @@ def cmd_train(args: argparse.Namespace) -> int:
     if bool(args.corpus) == bool(args.counts):
         raise UsageError("give corpus files or --counts TABLE..., not both" if args.corpus
                          else "give corpus files, or word-count tables with --counts")
+    encoding = check_encoding(args.encoding)
+    refuse_special_files(args.corpus)
+    refuse_special_files(args.counts, "word-count table")
+    refuse_tables_as_corpus(args.corpus, "train")
     wanted = parse_formats(args.format)
     check_name(args.name)
     pattern = resolve_preset_arg(args)
@@ -119,6 +126,8 @@ def cmd_train(args: argparse.Namespace) -> int:
             raise ExportError(f"--format {fmt}: {reason}")
     out = Path(args.out).expanduser()
     check_out_folder(out)
+    names = [n for fmt in (wanted or FORMATS) for n in output_files(fmt, args.name)]
+    refuse_overwriting_inputs([out / n for n in names], [*args.corpus, *args.counts])
 
     progress = Progress(sys.stderr, enabled=not args.quiet)
     t0 = time.perf_counter()
@@ -130,6 +139,10 @@ def cmd_train(args: argparse.Namespace) -> int:
 
     try:
         source = table if args.counts else args.corpus
+        if encoding not in ("utf-8", "utf-8-sig"):   # the files converted as they are read
+            pre = Pretokenizer(settings.pattern, settings.special_tokens)
+            source = count_corpus(args.corpus, pre, encoding=encoding,
+                                  progress=lambda d, t: report("pretokenize", d, t))
         trainer: Trainer = train_bpe(source, args.vocab_size, list(settings.special_tokens),
                                      progress=report, return_trainer=True, **options)
     finally:
