@@ -60,8 +60,8 @@ def size_arg(text: str) -> int:
         n = float(t[:-1] if unit else t) * SIZE_UNITS[unit]
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a size such as 64M or 1G") from None
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1 byte")
+    if not 1 <= n <= 1 << 50:
+        raise argparse.ArgumentTypeError(f"{text!r} must be a size from 1 byte to 1024T")
     return int(n)
 
 

@@ -32,6 +32,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Sequence
 
+from .atomic import make_folder
 from .corpus import PretokenTable
 from .errors import ExportError, FormatError
 from .files import open_binary
@@ -163,6 +164,11 @@ def write_table(table: PretokenTable, path: str | Path, meta: CountMeta | None =
     if meta is None:
         raise ExportError("This table records no pattern; give its CountMeta to write it.")
     meta = meta.with_totals(table)
+    try:
+        make_folder(path.parent)
+    except OSError as e:
+        raise ExportError(f"Cannot create the folder {path.parent} ({e.strerror or e}). Pick "
+                          "a folder you can write to.") from e
     tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
     try:
         with open(tmp, "wb") as raw:
@@ -209,13 +215,14 @@ def _rows(table: PretokenTable, lo: int, hi: int) -> bytes:
 # ----- reading -----------------------------------------------------------------------
 
 def is_count_table(path: str | Path) -> bool:
-    """True if the file starts like a word-count table (compressed ones too)."""
+    """True if the file starts like a word-count table (compressed ones too): line 1, or
+    (a table made by another tool, without it) the column names."""
     try:
         with open_binary(path) as (stream, _):
-            head = stream.read(len(MAGIC))
+            head = stream.read(max(len(MAGIC), len(HEADER) + 2))
     except Exception:  # noqa: BLE001 - unreadable files are not tables; opening says why
         return False
-    return head == MAGIC
+    return head.startswith((MAGIC, HEADER + b"\n", HEADER + b"\r\n"))
 
 
 def read_header(stream, path) -> tuple[CountMeta | None, int]:
