@@ -18,11 +18,11 @@ from pathlib import Path
 
 from ..engine.corpus import count_corpus
 from ..engine.counts import write_table
-from ..engine.distributed import count_on_dask
+from ..engine.distributed import count_on_dask, local_workers, parse_address
 from ..engine.pretokenize import Pretokenizer
 from ..engine.ranges import RANGE_BYTES
 from .common import UsageError, add_encoding_option, add_pattern_options, check_encoding, \
-    human_bytes, resolve_preset_arg
+    human_bytes, note, resolve_preset_arg
 from .paths import check_out_folder, refuse_overwriting_inputs, refuse_special_files, \
     refuse_tables_as_corpus
 from .progress import Progress
@@ -82,13 +82,18 @@ def cmd_count(args: argparse.Namespace) -> int:
                          f"-f {args.encoding} -t UTF-8), or count here without --dask")
     if args.range_size is not None and not args.dask:
         raise UsageError("--range-size splits files for Dask tasks; use it with --dask")
+    range_bytes = args.range_size or RANGE_BYTES
+    if args.dask:
+        kind, wanted = parse_address(args.dask)
+        if kind == "local" and local_workers(int(wanted), range_bytes)[1]:
+            note(local_workers(int(wanted), range_bytes)[1])
     progress = Progress(sys.stderr, enabled=not args.quiet)
     report = lambda done, total: progress("pretokenize", done, total)  # noqa: E731
     t0 = time.perf_counter()
     try:
         if args.dask:
             table = count_on_dask(args.corpus, pre, args.dask, progress=report,
-                                  range_bytes=args.range_size or RANGE_BYTES)
+                                  range_bytes=range_bytes)
         else:
             table = count_corpus(args.corpus, pre, progress=report, encoding=encoding)
     finally:
