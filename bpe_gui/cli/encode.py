@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 import argparse
+import codecs
 import os
 import sys
+from typing import Iterable, Iterator
 
 from .common import UsageError, isatty
 from .loading import add_tokenizer_overrides, load_with_overrides
@@ -45,10 +47,48 @@ def read_input_text(text: str) -> str:
                          f"offset {e.start}); convert it first, e.g. with iconv") from None
 
 
+def stdin_text(chunk_bytes: int = 1 << 20) -> Iterator[str]:
+    """Standard input as text, chunk by chunk (strict UTF-8; the error names the offset)."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    offset = 0            # bytes read before this chunk
+    while True:
+        data = sys.stdin.buffer.read(chunk_bytes)
+        pending = len(decoder.getstate()[0])
+        try:
+            text = decoder.decode(data, final=not data)
+        except UnicodeDecodeError as e:
+            at = offset - pending + e.start
+            bad = (e.object[e.start:e.start + 1] or b"?")[0]
+            raise UsageError(f"standard input is not UTF-8 (bad byte 0x{bad:02X} at byte "
+                             f"offset {at}); convert it first, e.g. with iconv") from None
+        offset += len(data)
+        if text:
+            yield text
+        if not data:
+            return
+
+
+def write_ids(ids: Iterable[int], out, batch: int = 1 << 14) -> None:
+    """Ids space-separated on one line, written as they come (bounded memory)."""
+    sep = ""
+    buf: list[str] = []
+    for i in ids:
+        buf.append(str(i))
+        if len(buf) >= batch:
+            out.write(sep + " ".join(buf))
+            sep, buf = " ", []
+    out.write((sep + " ".join(buf) if buf else "") + "\n")
+    out.flush()
+
+
 def cmd_encode(args: argparse.Namespace) -> int:
     if args.text == "-":
         refuse_stdout_is_stdin()
     tok = load_with_overrides(args.tokenizer, args)
+    if args.ids_only and not args.explain and args.text == "-":
+        # a stream of any size: ids written as they come, never the whole text held
+        write_ids(tok.encode_iterable(stdin_text()), sys.stdout)
+        return 0
     text = read_input_text(args.text)
     color = args.color == "always" or (args.color == "auto" and isatty(sys.stdout)
                                        and not os.environ.get("NO_COLOR"))

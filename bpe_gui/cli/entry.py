@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Sequence
 
 from ..engine.errors import BPEError, NotUTF8Error
+from ..engine.word_limit import MAX_WORD_BYTES
 from . import cost, count, encode, inspect, train, window
 from .common import PROG, ArgParser, Terminated, UsageError, fail, not_utf8_message, \
     sigterm_raises
@@ -60,6 +61,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return fail(not_utf8_message(e, has_encoding=argv[0] in ("train", "count")))
     except BPEError as e:
         return fail(str(e))
+    except MemoryError:
+        return fail(f"out of memory while running {argv[0]}. Training keeps every symbol of "
+                    "every unique word (about 30 bytes per byte of unique words; words over "
+                    f"{MAX_WORD_BYTES >> 10} KiB are cut into pieces): train on less text or "
+                    "on a machine with more memory; nothing was written.")
     except KeyboardInterrupt:
         print(f"\n{PROG}: interrupted", file=sys.stderr)
         return 130

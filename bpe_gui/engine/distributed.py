@@ -26,6 +26,7 @@ from .errors import BPEError, CorpusError, SettingsError
 from .pretokenize import Pretokenizer
 from .range_count import count_range, merge_partials, table_of
 from .ranges import RANGE_BYTES, is_url, plan_ranges
+from .word_limit import split_long_words
 
 INSTALL_HINT = 'pip install "bpe-gui[dask]"'
 FAN_IN = 8
@@ -241,7 +242,7 @@ def count_on_dask(paths: Sequence[str | Path], pre: Pretokenizer, address="local
         if not _is_cluster_failure(e, distributed):
             raise
         raise SettingsError(cluster_failure_message(e)) from None
-    table = table_of(part)
+    table = split_long_words(table_of(part))   # as count_corpus does
     del part
     if not len(table):
         raise CorpusError("The corpus is empty (no words after pre-tokenization). Type or "
