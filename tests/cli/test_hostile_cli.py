@@ -254,3 +254,70 @@ def test_absurd_alpha(tmp_path, tok, alpha):
     (held / "en.txt").write_text("hello world " * 50, "utf-8")
     assert_user_error(run("cost", "held", "--tokenizer", str(tok), "--alpha", alpha,
                           cwd=tmp_path), "alpha")
+
+
+# ----- the sweep: every command x every kind of hostile input ------------------------------
+def make_input(tmp_path: Path, kind: str, name: str) -> str:
+    p = tmp_path / name
+    if kind == "empty":
+        p.write_bytes(b"")
+    elif kind == "binary":
+        p.write_bytes(bytes(range(256)) * 64)
+    elif kind == "utf16":
+        p.write_bytes(CORPUS.encode("utf-16"))
+    elif kind == "garbage-json":
+        p.write_bytes(b'{"model": ' * 3 + b"\xff\xfe[[[")
+    elif kind == "fifo":
+        os.mkfifo(p)
+    elif kind == "folder":
+        p.mkdir()
+    elif kind == "dev-zero":
+        return "/dev/zero"
+    elif kind == "missing":
+        return name
+    return name
+
+
+KINDS = ["empty", "binary", "utf16", "garbage-json", "fifo", "folder", "dev-zero", "missing"]
+COMMANDS = {   # where the hostile input goes
+    "train": lambda h: ["train", h, "--vocab-size", "300", "--out", "o"],
+    "train-counts": lambda h: ["train", "--counts", h, "--vocab-size", "300", "--out", "o"],
+    "count": lambda h: ["count", h, "--out", "t.tsv"],
+    "encode": lambda h: ["encode", "--tokenizer", h, "hello"],
+    "encode-stream": lambda h: ["encode", "--tokenizer", h, "--ids-only", "-"],
+    "inspect": lambda h: ["inspect", "--tokenizer", h],
+    "cost": lambda h: ["cost", "held", "--tokenizer", h],
+}
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_sweep(tmp_path, tok, command, kind):
+    """(A folder given as a tokenizer is a place to look in: it holds none here.)"""
+    held = tmp_path / "held"
+    held.mkdir()
+    (held / "en.txt").write_text("hello world", "utf-8")
+    name = "h.json" if command in ("encode", "encode-stream", "inspect", "cost") else \
+        "h.tsv" if command == "train-counts" else "h.txt"
+    h = make_input(tmp_path, kind, name)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    p = run(*COMMANDS[command](h), cwd=tmp_path, stdin=b"hello", timeout=60)
+    assert_user_error(p)
+    assert sorted(p.name for p in tmp_path.iterdir()) == before   # nothing written
+
+
+@pytest.mark.parametrize("kind", ["empty", "binary", "utf16", "fifo"])
+def test_sweep_held_out_texts(tmp_path, tok, kind):
+    held = tmp_path / "held"
+    held.mkdir()
+    make_input(held, kind, "en.txt")
+    (held / "de.txt").write_text("hallo welt", "utf-8")
+    p = run("cost", "held", "--tokenizer", str(tok), "--csv", "c.csv", cwd=tmp_path, timeout=60)
+    if kind == "fifo":   # not a text file: left out, the other language measured
+        assert p.returncode == 0 and "en" not in p.stdout.decode().split()
+        return
+    if kind == "empty":  # an empty text costs nothing: a row of zeros is no error
+        assert p.returncode == 0, err(p)
+        return
+    assert_user_error(p, "en.txt")
+    assert not (tmp_path / "c.csv").exists()
