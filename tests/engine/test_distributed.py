@@ -154,22 +154,35 @@ def test_local_workers_are_capped_by_cores_and_memory(monkeypatch):
     assert dist.local_workers(500, range_bytes=0)[0] == 4
 
 
-def test_workers_that_keep_dying_are_one_line_and_leave_no_table(tmp_path, capsys):
+def _patch_count_range(die: bool) -> None:
+    """On a worker: make count_range end its process (the client sends the function by
+    name, so the worker's module attribute is what runs), or put it back."""
+    import os
+
+    from bpe_gui.engine import range_count as m
+    if die:
+        m.__dict__.setdefault("_real_count_range", m.count_range)
+        m.count_range = lambda *a, **k: os._exit(1)
+    elif "_real_count_range" in m.__dict__:
+        m.count_range = m._real_count_range
+
+
+def test_workers_that_keep_dying_are_one_line_and_leave_no_table(tmp_path, cluster, client,
+                                                                 capsys):
     """Every worker that takes a range dies (os._exit, as the kernel's OOM killer would
     end it): KilledWorker becomes one line, exit 2, and no table or temporary file."""
-    import dask
-    with dask.config.set({"distributed.scheduler.allowed-failures": 0}), \
-            distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
-                                     host="127.0.0.1", dashboard_address=None,
-                                     silence_logs=50) as cluster, \
-            distributed.Client(cluster) as client:
-        # the function the client sends is looked up by name on the worker: make it die
-        client.run(lambda: setattr(__import__("bpe_gui.engine.range_count").engine.range_count,
-                                   "count_range", lambda *a, **k: __import__("os")._exit(1)))
+    scheduler = cluster.scheduler
+    allowed = scheduler.allowed_failures
+    scheduler.allowed_failures = 0    # the first death is final (default: 3 more tries)
+    client.run(_patch_count_range, True)
+    try:
         src = tmp_path / "c.txt"
         src.write_text("text that no worker lives to count\n" * 20, encoding="utf-8")
         assert main(["count", str(src), "--out", str(tmp_path / "t.tsv"), "--dask",
                      cluster.scheduler_address, "-q"]) == 2
+    finally:
+        scheduler.allowed_failures = allowed
+        client.run(_patch_count_range, False)   # the worker that died restarts unpatched
     assert "KilledWorker" in one_error_line(capsys)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["c.txt"]
 
