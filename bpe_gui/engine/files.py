@@ -56,15 +56,22 @@ def looks_binary(data: bytes) -> bool:
 
 def looks_utf16(head: bytes) -> bool:
     """A UTF-16 byte-order mark, or (without one) a NUL in every other byte, as Latin
-    and most other text in UTF-16 has: text, but not UTF-8."""
-    if head[:2] in (b"\xff\xfe", b"\xfe\xff"):
-        return True
+    and most other text in UTF-16 has, and text once decoded (not control characters):
+    text, but not UTF-8."""
     head = head[:8192]
-    if len(head) < 16:
+    if head[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        encoding = "utf-16"
+    elif len(head) >= 16:
+        even, odd = head[0::2], head[1::2]
+        zeros = (even.count(0) / len(even), odd.count(0) / len(odd))
+        if max(zeros) <= 0.4 or min(zeros) >= 0.05:
+            return False
+        encoding = "utf-16-be" if zeros[0] > zeros[1] else "utf-16-le"
+    else:
         return False
-    even, odd = head[0::2], head[1::2]
-    zeros = (even.count(0) / len(even), odd.count(0) / len(odd))
-    return max(zeros) > 0.4 and min(zeros) < 0.05
+    text = head[:len(head) & ~1].decode(encoding, "replace")
+    ctrl = sum(1 for c in text if c < " " and c not in "\t\n\r\f")
+    return ctrl <= 0.1 * max(1, len(text))
 
 
 def binary_error(path: str | Path, head: bytes = b"") -> CorpusError:
