@@ -93,5 +93,5 @@ def refuse_special_files(paths: Iterable[str | Path], what: str = "corpus file",
         elif stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
             kind, fix = "a device", "give a regular file"
         else:
-            kind, fix = "not a regular file", "give a regular file"
+            kind, fix = "a socket or other special file", "give a regular file"
         raise CorpusError(f"{p} is {kind}, not a {what}: {fix}.")
