@@ -171,7 +171,7 @@ def bench_overlap(loaded: dict) -> None:
 
 def bench_cost(loaded: dict, work: Path) -> None:
     import lzma
-    from bpe_gui.cli_analysis import cost_lines
+    from bpe_gui.cli.cost import cost_lines
     from bpe_gui.engine.langcost import language_cost
     if not CORPORA.is_dir():
         print(f"\n{CORPORA} is missing: no per-language cost")

@@ -202,14 +202,16 @@ class BlockReader:
             while True:
                 chunk = stream.read(max(size, 8192) if first else size)  # (8 KB to judge)
                 eof = not chunk
-                if first:
+                if first and decoder is None:
                     if looks_binary(chunk):
-                        raise binary_error(path)
-                    if decoder is None and chunk.startswith(BOM):
+                        raise binary_error(path, chunk)
+                    if chunk.startswith(BOM):
                         chunk, offset = chunk[3:], 3
-                    first = False
                 if decoder is not None:
                     chunk = decoder(chunk, eof)
+                    if first and looks_binary(chunk):   # judged as the text it decodes to
+                        raise binary_error(path)
+                first = False
                 buf += chunk
                 if eof:
                     p = len(buf)
@@ -244,7 +246,7 @@ class BlockReader:
             for lineno, line in enumerate(stream, 1):
                 if lineno == 1:
                     if looks_binary(line[:8192]):
-                        raise binary_error(path)
+                        raise binary_error(path, line[:8192])
                     if line.startswith(BOM):
                         line, offset = line[3:], 3
                 try:

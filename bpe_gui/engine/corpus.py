@@ -23,6 +23,7 @@ from .errors import CorpusError, PatternError
 from .files import (decode_utf8, looks_binary, read_bytes, read_corpus_text,  # noqa: F401
                     read_documents)
 from .pretokenize import Pretokenizer
+from .word_limit import split_long_words
 
 try:
     from ._count import WordCounter
@@ -322,7 +323,7 @@ def count_corpus(paths: str | Path | Sequence[str | Path] = (), pre: Pretokenize
         paths = [paths]
     pre = pre or Pretokenizer()
     reader = BlockReader(paths, pre, texts=texts, encoding=encoding)
-    table = count_blocks(reader, pre, progress, cancel, workers)
+    table = split_long_words(count_blocks(reader, pre, progress, cancel, workers))
     sources = [{"path": "<text>", "bytes": len(t.encode("utf-8"))} for t in texts]
     sources += [{"path": str(p), "bytes": _file_size(p)} for p in paths]
     table.meta = CountMeta.for_counting(pre, sources).with_totals(table)

@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Sequence
 
 from .corpus import PretokenTable
-from .counts import CountMeta, _check_totals, _count, iter_row_chunks, read_header, read_table
-from .errors import SettingsError
+from .counts import MAX_COUNT, CountMeta, _check_totals, _count, check_count_sums, iter_row_chunks, \
+    read_header, read_table
+from .errors import FormatError, SettingsError
 from .files import open_binary
 from .pretokenize import PRESET_LABELS, resolve_pattern, validate_special_tokens
 
@@ -32,6 +33,7 @@ def read_tables(paths: str | Path | Sequence[str | Path]) -> PretokenTable:
         return read_table(paths[0])
     counter = _count.WordCounter()
     metas: list[tuple[str, CountMeta | None]] = []
+    grand = 0
     for k, p in enumerate(paths):
         with open_binary(p) as (stream, _):
             meta, line = read_header(stream, p)
@@ -40,6 +42,11 @@ def read_tables(paths: str | Path | Sequence[str | Path]) -> PretokenTable:
             metas.append((str(p), meta))
             ordinal, total0 = 0, counter.total
             for blob, ends, c in iter_row_chunks(stream, p, line, base=0):
+                grand += sum(memoryview(c).cast("q"))
+                if grand > MAX_COUNT:   # before the native sum could wrap around
+                    raise FormatError(p, "the counts of the tables add up past 2**63 - 1, so "
+                                      "they cannot be summed (the trainer counts in 64 bits). "
+                                      "Scale the counts down, or train from fewer tables.")
                 ordinal = counter.add_table(blob, bytes(8) + ends, c, block=k, ordinal=ordinal)
         if meta is not None and (ordinal != meta.words or counter.total - total0 != meta.total):
             _check_totals(_Sizes(ordinal, counter.total - total0), meta, p, line + ordinal)
@@ -48,12 +55,17 @@ def read_tables(paths: str | Path | Sequence[str | Path]) -> PretokenTable:
     nbytes = sum(m.bytes for _, m in metas if m is not None)
     table = PretokenTable.from_native(counter, chars, nbytes)
     counter.clear()
+    check_count_sums(table, table_names(paths))
     if first is not None:
         first = replace(first, sources=tuple(s for _, m in metas for s in m.sources),
                         words=len(table), total=table.total, chars=chars, bytes=nbytes)
     table.meta = first
-    table.source = f"the count tables ({', '.join(map(str, paths))})"
+    table.source = table_names(paths)
     return table
+
+
+def table_names(paths) -> str:
+    return f"the count tables ({', '.join(map(str, paths))})"
 
 
 @dataclass
@@ -75,9 +87,13 @@ def check_same(a: tuple[str, CountMeta | None], b: tuple[str, CountMeta | None])
     if ma is None:
         return
     if ma.pattern != mb.pattern:
+        same_name = ma.describe_pattern() == mb.describe_pattern()
+        how = (f" (both name it, but bpe-gui {mb.bpe_gui or '?'} and {ma.bpe_gui or '?'} "
+               f"had different regexes: {pattern_difference(mb.pattern, ma.pattern)})"
+               if same_name else "")
         raise SettingsError(f"{pb} was counted with {mb.describe_pattern()}, but {pa} with "
-                            f"{ma.describe_pattern()}: words cut by different patterns cannot "
-                            "be summed. Count both corpora with the same pattern.")
+                            f"{ma.describe_pattern()}{how}: words cut by different patterns "
+                            "cannot be summed. Count both corpora with the same pattern.")
     if set(ma.special_tokens) != set(mb.special_tokens):
         raise SettingsError(f"{pb} was counted with special tokens {list(mb.special_tokens)}, "
                             f"but {pa} with {list(ma.special_tokens)}: special tokens are cut "
@@ -107,6 +123,13 @@ def check_settings(meta: CountMeta | None, settings, where: str = "the count tab
     if meta is None:
         return
     pattern, preset = resolve_pattern(settings.pattern)
+    if pattern != meta.pattern and preset and preset == meta.preset:
+        raise SettingsError(   # one name, two regexes: say what differs
+            f"{where} was counted with {meta.describe_pattern()} of bpe-gui "
+            f"{meta.bpe_gui or '(unknown release)'}, whose pattern differs from this "
+            f"release's {preset} pattern ({pattern_difference(meta.pattern, pattern)}): its "
+            "words were cut by the old pattern. Count the corpus again with this release, or "
+            "train with the table's own regex (--pattern, as in its line 1).")
     if pattern != meta.pattern:
         asked = (f"the {PRESET_LABELS.get(preset, preset)} preset" if preset
                  else f"the pattern {pattern}")
@@ -125,7 +148,16 @@ def check_settings(meta: CountMeta | None, settings, where: str = "the count tab
     if settings.mode not in meta.modes:
         raise SettingsError(
             f"{where} holds words for mode(s) {', '.join(meta.modes)}, not {settings.mode}. "
-            f"Train with --mode {meta.modes[0]}, or count the corpus again.")
+            f"Train in {meta.modes[0]} mode (--mode {meta.modes[0]}), or count the corpus "
+            "again.")
+
+
+def pattern_difference(a: str, b: str) -> str:
+    """Where two regexes part, for a message: 'at character 12: ...\\p{L}+ here, ...\\p{L}]+ there'."""
+    k = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    lo = max(0, k - 8)
+    return (f"at character {k + 1}: the table's has {a[lo:k + 12]!r}, this release's "
+            f"{b[lo:k + 12]!r}")
 
 
 __all__ = ["check_same", "check_settings", "read_tables", "settings_for_table"]

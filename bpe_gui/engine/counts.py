@@ -32,6 +32,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Sequence
 
+from .atomic import make_folder
 from .corpus import PretokenTable
 from .errors import ExportError, FormatError
 from .files import open_binary
@@ -45,7 +46,11 @@ except ImportError:  # pragma: no cover - no C compiler at install time
 MAGIC = b"#bpe-gui-counts"
 FORMAT_VERSION = 1
 HEADER = b"count\tword"
-MODES = ("byte", "char")     # a table of pre-tokens serves both training modes
+# counts are 64-bit in the trainer: a table whose counts (times word lengths, which is
+# what pair counts can reach) add up past this is refused, not wrapped around
+MAX_COUNT = (1 << 63) - 1
+MODES = ("byte", "char")
+MAX_HEADER_BYTES = 64 << 20   # line 1 (its sources list) is long only for many files     # a table of pre-tokens serves both training modes
 CHUNK_ROWS = 1 << 18         # rows formatted per write
 READ_BYTES = 16 << 20        # bytes parsed per read
 
@@ -135,12 +140,16 @@ def _check_types(kw: dict, path) -> None:
         v = kw.get(key, [])
         if not isinstance(v, list) or not all(isinstance(s, str) for s in v):
             raise bad(key, "a list of strings")
+    modes = kw.get("modes", list(MODES))
+    if not modes or not set(modes) <= set(MODES):
+        raise bad("modes", f"a non-empty list of training modes ({', '.join(map(repr, MODES))})")
     if not isinstance(kw.get("sources", []), list) or \
             not all(isinstance(s, dict) for s in kw.get("sources", [])):
         raise bad("sources", "a list of objects")
     for key in ("words", "total", "chars", "bytes"):
-        if not isinstance(kw.get(key, 0), int) or kw.get(key, 0) < 0:
-            raise bad(key, "a whole number >= 0")
+        v = kw.get(key, 0)
+        if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v <= MAX_COUNT:
+            raise bad(key, f"a whole number from 0 to {MAX_COUNT:,} (2**63 - 1)")
 
 
 # ----- writing -----------------------------------------------------------------------
@@ -155,6 +164,11 @@ def write_table(table: PretokenTable, path: str | Path, meta: CountMeta | None =
     if meta is None:
         raise ExportError("This table records no pattern; give its CountMeta to write it.")
     meta = meta.with_totals(table)
+    try:
+        make_folder(path.parent)
+    except OSError as e:
+        raise ExportError(f"Cannot create the folder {path.parent} ({e.strerror or e}). Pick "
+                          "a folder you can write to.") from e
     tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
     try:
         with open(tmp, "wb") as raw:
@@ -201,18 +215,23 @@ def _rows(table: PretokenTable, lo: int, hi: int) -> bytes:
 # ----- reading -----------------------------------------------------------------------
 
 def is_count_table(path: str | Path) -> bool:
-    """True if the file starts like a word-count table (compressed ones too)."""
+    """True if the file starts like a word-count table (compressed ones too): line 1, or
+    (a table made by another tool, without it) the column names."""
     try:
         with open_binary(path) as (stream, _):
-            head = stream.read(len(MAGIC))
+            head = stream.read(max(len(MAGIC), len(HEADER) + 2))
     except Exception:  # noqa: BLE001 - unreadable files are not tables; opening says why
         return False
-    return head == MAGIC
+    return head.startswith((MAGIC, HEADER + b"\n", HEADER + b"\r\n"))
 
 
 def read_header(stream, path) -> tuple[CountMeta | None, int]:
     """Line 1 (metadata) and line 2 (column names); returns (meta or None, next line)."""
-    first = stream.readline()
+    first = stream.readline(MAX_HEADER_BYTES)
+    if len(first) >= MAX_HEADER_BYTES and not first.endswith(b"\n"):
+        raise FormatError(path, f"line 1 runs past {MAX_HEADER_BYTES >> 20} MB without an "
+                          "end: not a word-count table (they start with "
+                          f"{MAGIC.decode()} or count<tab>word).", line=1)
     meta = None
     line = 1
     if first.startswith(MAGIC):
@@ -224,7 +243,7 @@ def read_header(stream, path) -> tuple[CountMeta | None, int]:
             raise FormatError(path, f"table format version {parts[1][:20]!r}: this bpe-gui "
                               f"reads version {FORMAT_VERSION}. Update bpe-gui.", line=1)
         meta = CountMeta.from_json(parts[2].decode("utf-8", "replace"), path)
-        first = stream.readline()
+        first = stream.readline(len(HEADER) + 2)
         line = 2
     if first.rstrip(b"\n") != HEADER:
         what = "line 2 must be" if meta else "the table must start with a metadata line or"
@@ -271,6 +290,7 @@ def read_table(path: str | Path) -> PretokenTable:
             counts.frombytes(c)
     table = PretokenTable(b"".join(pieces), starts, counts)
     del pieces
+    check_count_sums(table, path)
     _check_totals(table, meta, path, line + len(counts))
     if meta is not None:
         table.n_chars, table.n_bytes = meta.chars, meta.bytes
@@ -285,6 +305,23 @@ def _summed(table: PretokenTable) -> PretokenTable:
     c = _count.WordCounter()
     c.add_table(table.blob, table.starts, table.counts)
     return table if len(c) == len(table) else PretokenTable.from_native(c, 0, 0)
+
+
+def check_count_sums(table: PretokenTable, path) -> None:
+    """Refuse a table whose counts would overflow the trainer's 64-bit counts: the words'
+    total, and each word's count times its symbols (a bound on every pair count)."""
+    total = table.total
+    fix = ("so counts this large cannot be trained (the trainer counts in 64 bits). Scale the "
+           "counts down, e.g. divide them all by the same number.")
+    if total > MAX_COUNT:
+        raise FormatError(path, f"the counts add up to {total:,}, past 2**63 - 1; {fix}")
+    if total * (len(table.blob) + 1) <= MAX_COUNT:   # the cheap bound: almost every table
+        return
+    starts, counts = table.starts, table.counts
+    pairs = sum(counts[i] * (starts[i + 1] - starts[i] + 1) for i in range(len(counts)))
+    if pairs > MAX_COUNT:
+        raise FormatError(path, f"the counts times the words' lengths add up to {pairs:,}, "
+                          f"past 2**63 - 1: pair counts would overflow; {fix}")
 
 
 def _check_totals(table: PretokenTable, meta: CountMeta | None, path, end_line: int) -> None:

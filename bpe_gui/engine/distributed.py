@@ -14,6 +14,7 @@ thread each, on the loopback interface, no dashboard) or a scheduler's
 """
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 from contextlib import contextmanager
@@ -21,17 +22,24 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from .counts import CountMeta, bpe_gui_version
-from .errors import CorpusError, SettingsError
+from .errors import BPEError, CorpusError, SettingsError
 from .pretokenize import Pretokenizer
 from .range_count import count_range, merge_partials, table_of
 from .ranges import RANGE_BYTES, is_url, plan_ranges
+from .word_limit import split_long_words
 
 INSTALL_HINT = 'pip install "bpe-gui[dask]"'
 FAN_IN = 8
 
 
+REMOTE_SCHEMES = ("tcp", "tls", "ws", "wss", "ucx")
+# a worker process: Python, bpe-gui and Dask (about 150 MB) plus a range and its table
+WORKER_BASE_BYTES = 256 << 20
+
+
 def parse_address(address: str) -> tuple[str, int | str]:
-    """'local' -> ('local', cores); 'local:2' -> ('local', 2); 'tcp://h:8786' -> ('tcp', ...).
+    """'local' -> ('local', cores); 'local:2' -> ('local', 2); 'tcp://h:8786' -> ('remote', ...).
+    A malformed address is a SettingsError that says what is expected.
 
     Example: ``parse_address("local:2") -> ("local", 2)``.
     """
@@ -45,9 +53,50 @@ def parse_address(address: str) -> tuple[str, int | str]:
                                 "be a whole number of at least 1, e.g. local:4.")
         return "local", int(n)
     if "://" in a:
+        scheme, _, rest = a.partition("://")
+        host, _, port = rest.rpartition(":")
+        if scheme not in REMOTE_SCHEMES:
+            why = ("inproc addresses only work inside one process" if scheme == "inproc"
+                   else f"{scheme!r} is not a Dask protocol")
+            raise SettingsError(f"--dask {address}: {why}; give a scheduler address such as "
+                                "tcp://HOST:8786, or local.")
+        if not host.strip("[]") or not port.isdigit() or not 0 < int(port) < 65536:
+            raise SettingsError(f"--dask {address}: a scheduler address needs a host and a "
+                                "port, e.g. tcp://HOST:8786 (dask scheduler prints it).")
         return "remote", a
     raise SettingsError(f"--dask {address}: give local, local:N (N worker processes on this "
                         "machine) or a scheduler address such as tcp://HOST:8786.")
+
+
+def available_memory() -> int | None:
+    """Bytes of memory free for new processes (Linux: MemAvailable), or None if unknown."""
+    try:
+        with open("/proc/meminfo", "rb") as f:
+            for line in f:
+                if line.startswith(b"MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def local_workers(wanted: int, range_bytes: int = RANGE_BYTES) -> tuple[int, str | None]:
+    """How many local worker processes to start for ``local:wanted``: at most one per core
+    (each counts with one thread) and as many as free memory holds (a worker needs about
+    ``WORKER_BASE_BYTES`` plus twice a range). Returns (workers, why fewer, or None)."""
+    cores = os.cpu_count() or 1
+    free = available_memory()
+    per = WORKER_BASE_BYTES + 2 * range_bytes
+    by_memory = max(1, free // per) if free is not None else wanted
+    n = max(1, min(wanted, cores, by_memory))
+    if n == wanted:
+        return n, None
+    mem = f" and {free / (1 << 30):.1f} GiB of free memory" if free is not None else ""
+    return n, (f"--dask local:{wanted}: this machine has {cores} core(s){mem}, so {n} "
+               f"worker process(es) count (one per core, about {per >> 20} MB each).")
 
 
 def _import_distributed():
@@ -69,6 +118,7 @@ def dask_client(address):
         return
     kind, where = parse_address(address)
     if kind == "local":
+        where, _ = local_workers(int(where))   # the caller says why, if it wants to
         cluster = distributed.LocalCluster(
             n_workers=where, threads_per_worker=1, processes=True, host="127.0.0.1",
             dashboard_address=None, silence_logs=logging.CRITICAL)  # errors reach us anyway
@@ -77,7 +127,7 @@ def dask_client(address):
         return
     try:
         client = distributed.Client(where, timeout="20s")
-    except (OSError, TimeoutError) as e:
+    except (OSError, TimeoutError, ValueError) as e:
         raise SettingsError(f"Cannot reach the Dask scheduler at {where} ({e}). Start one "
                             "with `dask scheduler` and workers with `dask worker "
                             f"{where}`, or use --dask local.") from None
@@ -127,6 +177,50 @@ def tree_reduce(client, futures: list, fan_in: int = FAN_IN):
     return level[0]
 
 
+def _count_ranges(client, distributed, paths, pre, range_bytes, fan_in, progress):
+    """The partial tables counted on the workers and summed there: (the sum, the ranges,
+    the paths the workers read)."""
+    # workers may run elsewhere: they get absolute paths (the table records them as given)
+    work = [p if is_url(p) else os.path.abspath(p) for p in paths]
+    ranges = client.submit(plan_ranges, work, range_bytes, pure=False).result()
+    total = sum(r.stop - r.start for r in ranges)
+    counted = client.map(count_range, ranges, pattern=pre.preset or pre.pattern,
+                         specials=list(pre.special_tokens), pure=False)
+    final = tree_reduce(client, counted, fan_in)
+    size_of = {f.key: r.stop - r.start for f, r in zip(counted, ranges)}
+    done = 0
+    pending = distributed.as_completed(counted)
+    del counted          # merged partials are dropped on the workers once summed
+    for fut in pending:
+        if fut.status == "error":   # a range that failed raises its error here, at once
+            raise fut.exception()   # (its partial table itself never comes here)
+        done += size_of.pop(fut.key)
+        if progress is not None:
+            progress(done, total)
+    return final.result(), ranges, work
+
+
+def _is_cluster_failure(e: Exception, distributed) -> bool:
+    """Workers that died, a scheduler that went away, a connection that broke."""
+    return isinstance(e, (distributed.KilledWorker, OSError, TimeoutError,
+                          asyncio.CancelledError)) or \
+        type(e).__module__.split(".")[0] in ("distributed", "tornado")
+
+
+def cluster_failure_message(e: Exception) -> str:
+    if isinstance(e, (FileNotFoundError, PermissionError, IsADirectoryError)):
+        return (f"A corpus file cannot be read on the Dask workers ({type(e).__name__}: {e}). "
+                "Workers read the files themselves: use a filesystem every worker sees, or "
+                "an fsspec URL; nothing was written.")
+    if type(e).__name__ == "KilledWorker":
+        return ("Dask workers kept dying while counting (KilledWorker: a task was tried on "
+                "workers that each died, often for want of memory). Give the workers more "
+                "memory, count smaller ranges (--range-size 16M), or start fewer workers per "
+                "machine; nothing was written.")
+    return (f"The Dask cluster failed while counting ({type(e).__name__}: {e}). Check that "
+            "the scheduler and its workers are running; nothing was written.")
+
+
 def count_on_dask(paths: Sequence[str | Path], pre: Pretokenizer, address="local", *,
                   range_bytes: int = RANGE_BYTES, fan_in: int = FAN_IN,
                   progress: Callable[[int, int], None] | None = None):
@@ -137,28 +231,18 @@ def count_on_dask(paths: Sequence[str | Path], pre: Pretokenizer, address="local
     paths = [str(p) for p in paths]
     if not paths:
         raise CorpusError("No corpus files were given. Pass at least one text file.")
-    with dask_client(address) as client:
-        check_workers(client)
-        # workers may run elsewhere: they get absolute paths (the table records them as given)
-        work = [p if is_url(p) else os.path.abspath(p) for p in paths]
-        ranges = client.submit(plan_ranges, work, range_bytes, pure=False).result()
-        total = sum(r.stop - r.start for r in ranges)
-        counted = client.map(count_range, ranges, pattern=pre.preset or pre.pattern,
-                             specials=list(pre.special_tokens), pure=False)
-        final = tree_reduce(client, counted, fan_in)
-        size_of = {f.key: r.stop - r.start for f, r in zip(counted, ranges)}
-        done = 0
-        pending = distributed.as_completed(counted)
-        del counted          # merged partials are dropped on the workers once summed
-        for fut in pending:
-            if fut.status == "error":   # a range that failed raises its error here, at once
-                raise fut.exception()   # (its partial table itself never comes here)
-            done += size_of.pop(fut.key)
-            if progress is not None:
-                progress(done, total)
-        part = final.result()
-        del final
-    table = table_of(part)
+    try:
+        with dask_client(address) as client:
+            check_workers(client)
+            part, ranges, work = _count_ranges(client, distributed, paths, pre, range_bytes,
+                                               fan_in, progress)
+    except BPEError:
+        raise          # the count's own errors (a file not found, not UTF-8 ...) as themselves
+    except Exception as e:  # noqa: BLE001 - Dask's failures, told as one message
+        if not _is_cluster_failure(e, distributed):
+            raise
+        raise SettingsError(cluster_failure_message(e)) from None
+    table = split_long_words(table_of(part))   # as count_corpus does
     del part
     if not len(table):
         raise CorpusError("The corpus is empty (no words after pre-tokenization). Type or "

@@ -54,7 +54,33 @@ def looks_binary(data: bytes) -> bool:
     return bool(head) and ctrl / len(head) > 0.1
 
 
-def binary_error(path: str | Path) -> CorpusError:
+def looks_utf16(head: bytes) -> bool:
+    """A UTF-16 byte-order mark, or (without one) a NUL in every other byte, as Latin
+    and most other text in UTF-16 has, and text once decoded (not control characters):
+    text, but not UTF-8."""
+    head = head[:8192]
+    if head[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        encoding = "utf-16"
+    elif len(head) >= 16:
+        even, odd = head[0::2], head[1::2]
+        zeros = (even.count(0) / len(even), odd.count(0) / len(odd))
+        if max(zeros) <= 0.4 or min(zeros) >= 0.05:
+            return False
+        encoding = "utf-16-be" if zeros[0] > zeros[1] else "utf-16-le"
+    else:
+        return False
+    text = head[:len(head) & ~1].decode(encoding, "replace")
+    ctrl = sum(1 for c in text if c < " " and c not in "\t\n\r\f")
+    return ctrl <= 0.1 * max(1, len(text))
+
+
+def binary_error(path: str | Path, head: bytes = b"") -> CorpusError:
+    """The error for a file whose start ``head`` is not text (or is UTF-16 text)."""
+    if looks_utf16(head):
+        return CorpusError("is UTF-16 text, not UTF-8. Convert it to UTF-8 first, e.g. "
+                           f"iconv -f UTF-16 -t UTF-8 '{Path(path).name}' > "
+                           f"'{Path(path).stem}.utf8{Path(path).suffix}', or open it with "
+                           "the encoding utf-16 (the command line's --encoding utf-16).", path)
     return CorpusError("looks like a binary file (it has NUL or control bytes), not "
                        "text. Pick a .txt, .md or .jsonl file.", path)
 
@@ -121,7 +147,7 @@ def jsonl_text(line: bytes | str, lineno: int, path: str | Path | None) -> str |
         raise  # the caller reports the byte offset
     if not isinstance(obj, dict) or not isinstance(obj.get("text"), str):
         raise CorpusError(f"line {lineno} has no \"text\" string field. Each line of a "
-                          ".jsonl corpus must look like {{\"text\": \"...\"}}.", path)
+                          ".jsonl corpus must look like {\"text\": \"...\"}.", path)
     return obj["text"]
 
 
@@ -132,15 +158,18 @@ def read_documents(path: str | Path, encoding: str = "utf-8") -> list[str]:
     """
     p = Path(path)
     data = read_bytes(p)
-    if looks_binary(data):
-        raise binary_error(p)
-    if encoding.lower().replace("-", "") in ("utf8", "utf8sig"):
+    utf8 = encoding.lower().replace("-", "") in ("utf8", "utf8sig")
+    if utf8 and looks_binary(data):
+        raise binary_error(p, data)
+    if utf8:
         text = decode_utf8(data, p)
     else:
         try:
             text = data.decode(encoding)
         except (UnicodeDecodeError, LookupError) as e:
             raise CorpusError(f"cannot be decoded as {encoding} ({e}).", p) from e
+        if looks_binary(text[:8192].encode("utf-8", "surrogatepass")):
+            raise binary_error(p)
     if inner_suffix(p) != ".jsonl":
         return [text]
     # split("\n"), not splitlines(): JSON strings may hold a raw U+2028, U+0085, \x1c...
@@ -166,8 +195,8 @@ def read_head(path: str | Path, n_bytes: int = 1 << 20,
         data = stream.read(n_bytes + 1)
     complete = len(data) <= n_bytes
     data = data[:n_bytes]
-    if looks_binary(data):
-        raise binary_error(p)
+    if encoding.lower().replace("-", "") in ("utf8", "utf8sig") and looks_binary(data):
+        raise binary_error(p, data)
     jsonl = inner_suffix(p) == ".jsonl"
     if not complete and jsonl:
         data = data[:data.rfind(b"\n") + 1]
@@ -180,6 +209,8 @@ def read_head(path: str | Path, n_bytes: int = 1 << 20,
             text = codecs.getincrementaldecoder(encoding)().decode(data, final=complete)
         except (UnicodeDecodeError, LookupError) as e:
             raise CorpusError(f"cannot be decoded as {encoding} ({e}).", p) from e
+        if looks_binary(text[:8192].encode("utf-8", "surrogatepass")):
+            raise binary_error(p)
     if jsonl:
         docs = (jsonl_text(line, n, p) for n, line in enumerate(text.split("\n"), 1))
         text = "\n".join(d for d in docs if d is not None)

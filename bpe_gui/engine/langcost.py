@@ -31,7 +31,7 @@ import io
 from collections import Counter
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable, Iterator, Mapping
+from typing import Callable, Iterator, Mapping, Sequence
 
 from .corpus import CancelFn, Cancelled
 from .errors import CorpusError, NotUTF8Error, SettingsError
@@ -108,6 +108,37 @@ def language_of(path: Path) -> str:
     return path.name.split(".", 1)[0]
 
 
+# Past about 20, p ** alpha underflows to 0 for texts of many tokens (a math domain
+# error); the orders studied for tokenizers are 1 to 3 (Zouhar et al. use 2.5).
+MAX_ALPHA = 20.0
+
+
+def check_alpha(alpha: float) -> float:
+    """The Rényi order, if usable: a number in (0, MAX_ALPHA]; SettingsError otherwise."""
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or \
+            not 0 < alpha <= MAX_ALPHA:
+        raise SettingsError(f"The Rényi order alpha must be a number above 0 and at most "
+                            f"{MAX_ALPHA:g} (got {alpha!r}); 2.5 is the usual one, 1 is "
+                            "Shannon's entropy.")
+    return float(alpha)
+
+
+def tokenizer_labels(paths: "Sequence[str | Path]") -> list[str]:
+    """Short names for a cost table: the file or folder name, numbered when two clash
+    (the command line's ``cost`` and the window's dialog both label tokenizers so).
+
+    Example: ['a/tokenizer.json', 'b/tokenizer.json', 'gpt2'] ->
+    ['tokenizer.json #1', 'tokenizer.json #2', 'gpt2']
+    """
+    names = [Path(p).name or str(p) for p in paths]
+    out = []
+    for k, n in enumerate(names):
+        if names.count(n) > 1:
+            n = f"{n} #{names[:k + 1].count(n)}"
+        out.append(n)
+    return out
+
+
 def held_out_files(folder: str | Path) -> dict[str, Path]:
     """language -> file, for the text files of a folder (sorted by language)."""
     p = Path(folder).expanduser()
@@ -145,7 +176,7 @@ def _decoded(path: Path, on_read: Callable[[int], None] | None) -> Iterator[str]
             data = stream.read(READ_BYTES)
             if first:
                 if looks_binary(data):
-                    raise binary_error(path)
+                    raise binary_error(path, data)
                 if data.startswith(BOM):
                     data, offset = data[3:], 3
                 first = False
@@ -214,6 +245,7 @@ def language_cost(texts: str | Path | Mapping[str, str | Path],
     or {language: file}; ``tokenizers``: {label: tokenizer}; ``reference``: the language
     parity divides by (default: ``en`` if there is one, else the first language).
     ``progress(done, total)`` counts file bytes read over all passes."""
+    check_alpha(alpha)
     files = held_out_files(texts) if isinstance(texts, (str, Path)) else \
         {k: Path(v) for k, v in sorted(texts.items())}
     if not tokenizers:

@@ -91,7 +91,7 @@ def count_range(rng: Range, pattern: str, specials: Sequence[str] = ()) -> tuple
             return rc.export()
         head = f.read(8192) if rng.start == 0 else f.read(3)
         if rng.start == 0 and looks_binary(head):
-            raise binary_error(rng.path)
+            raise binary_error(rng.path, head)
         floor = 3 if head.startswith(BOM) else 0
         if rng.kind == "jsonl":
             start, end = (line_boundary(f, s, rng.size) for s in (rng.start, rng.stop))
@@ -124,7 +124,7 @@ def _read_start(stream, path: str) -> None:
     """Check the start of a decompressed file and step over a BOM."""
     head = stream.peek(8192)[:8192] if hasattr(stream, "peek") else b""
     if looks_binary(head):
-        raise binary_error(path)
+        raise binary_error(path, head)
     if head.startswith(BOM):
         stream.read(3)
 

@@ -145,7 +145,7 @@ def test_progress_lines_without_a_terminal(tmp_path):
 def test_progress_bar_renders_in_place():
     sys.path.insert(0, str(REPO))
     import io
-    from bpe_gui.cli import Progress
+    from bpe_gui.cli.progress import Progress
 
     class Tty(io.StringIO):
         def isatty(self):
@@ -210,7 +210,7 @@ def test_encode_colours_when_asked(tmp_path, trained_dir):
     lines = out(p).splitlines()
     assert "\x1b[" in lines[0] and "tokens" in lines[2]
     sys.path.insert(0, str(REPO))
-    from bpe_gui.cli import PARTIAL, SPECIAL, render_tokens
+    from bpe_gui.cli.render import PARTIAL, SPECIAL, render_tokens
     shown = render_tokens([b"a", b" b", "你".encode()[:2], b"<s>"], [False, False, False, True],
                           color=True)
     assert PARTIAL + "<E4 BD>" in shown and SPECIAL + "<s>" in shown and "·b" in shown
@@ -225,6 +225,17 @@ def test_train_and_encode_never_import_qt(tmp_path, trained_dir):
     env["PYTHONPATH"] = str(REPO)
     p = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, env=env)
     assert p.returncode == 0, p.stderr.decode()
+
+
+def test_python_dash_m_bpe_gui_runs_the_command(tmp_path, corpus):
+    """`python -m bpe_gui` is the `bpe-gui` script (issue 20: the command line as a package)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["PYTHONPATH"] = str(REPO)
+    p = subprocess.run([sys.executable, "-m", "bpe_gui", "train", str(corpus), "--num-merges",
+                        "5", "--format", "hf", "--out", "o", "-q"], cwd=tmp_path,
+                       capture_output=True, env=env, timeout=60)
+    assert p.returncode == 0, p.stderr.decode()
+    assert (tmp_path / "o" / "tokenizer.json").is_file()
 
 
 # ----- help and the window ----------------------------------------------------------------

@@ -119,9 +119,72 @@ def test_cli_count_on_the_scheduler_address_then_train(tmp_path, cluster, client
 def test_addresses():
     assert parse_address("local:3") == ("local", 3)
     assert parse_address("tcp://10.0.0.1:8786") == ("remote", "tcp://10.0.0.1:8786")
-    for bad in ("local:0", "local:x", "somewhere"):
+    assert parse_address("tls://[::1]:8786") == ("remote", "tls://[::1]:8786")
+    for bad in ("local:0", "local:x", "somewhere", "tcp://", "inproc://x", "tcp://h",
+                "tcp://h:0", "tcp://h:99999", "foo://h:1", "tcp://:8786"):
         with pytest.raises(SettingsError, match="--dask"):
             parse_address(bad)
+
+
+def one_error_line(capsys) -> str:
+    captured = capsys.readouterr()
+    lines = captured.err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("bpe-gui: error: "), captured.err
+    return lines[0]
+
+
+@pytest.mark.parametrize("address", ["tcp://", "inproc://x", "tcp://127.0.0.1:", "ws://[::1"])
+def test_cli_malformed_addresses_are_one_line_and_write_nothing(tmp_path, capsys, address):
+    src = tmp_path / "c.txt"
+    src.write_text("some text\n", encoding="utf-8")
+    assert main(["count", str(src), "--out", str(tmp_path / "t.tsv"), "--dask", address,
+                 "-q"]) == 2
+    assert "--dask" in one_error_line(capsys)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.txt"]
+
+
+def test_local_workers_are_capped_by_cores_and_memory(monkeypatch):
+    from bpe_gui.engine import distributed as dist
+    monkeypatch.setattr(dist.os, "cpu_count", lambda: 4)
+    monkeypatch.setattr(dist, "available_memory", lambda: 3 * dist.WORKER_BASE_BYTES)
+    assert dist.local_workers(2, range_bytes=0) == (2, None)
+    n, why = dist.local_workers(500, range_bytes=0)
+    assert n == 3 and "500" in why and "4 core(s)" in why
+    monkeypatch.setattr(dist, "available_memory", lambda: None)
+    assert dist.local_workers(500, range_bytes=0)[0] == 4
+
+
+def _patch_count_range(die: bool) -> None:
+    """On a worker: make count_range end its process (the client sends the function by
+    name, so the worker's module attribute is what runs), or put it back."""
+    import os
+
+    from bpe_gui.engine import range_count as m
+    if die:
+        m.__dict__.setdefault("_real_count_range", m.count_range)
+        m.count_range = lambda *a, **k: os._exit(1)
+    elif "_real_count_range" in m.__dict__:
+        m.count_range = m._real_count_range
+
+
+def test_workers_that_keep_dying_are_one_line_and_leave_no_table(tmp_path, cluster, client,
+                                                                 capsys):
+    """Every worker that takes a range dies (os._exit, as the kernel's OOM killer would
+    end it): KilledWorker becomes one line, exit 2, and no table or temporary file."""
+    scheduler = cluster.scheduler
+    allowed = scheduler.allowed_failures
+    scheduler.allowed_failures = 0    # the first death is final (default: 3 more tries)
+    client.run(_patch_count_range, True)
+    try:
+        src = tmp_path / "c.txt"
+        src.write_text("text that no worker lives to count\n" * 20, encoding="utf-8")
+        assert main(["count", str(src), "--out", str(tmp_path / "t.tsv"), "--dask",
+                     cluster.scheduler_address, "-q"]) == 2
+    finally:
+        scheduler.allowed_failures = allowed
+        client.run(_patch_count_range, False)   # the worker that died restarts unpatched
+    assert "KilledWorker" in one_error_line(capsys)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.txt"]
 
 
 def test_fsspec_urls_are_read_on_the_workers(tmp_path, client):

@@ -12,11 +12,20 @@ static const char *core_build(CoreObject *c, const int32_t *symbols, const int64
 {
     *is_mem = 0;
     int32_t ns = c->n_slots, nwds = c->n_words;
+    /* every count the trainer keeps (a pair's, a symbol's, total_syms) is at most the sum
+     * of freq x symbols over the words: refuse when that passes INT64_MAX, rather than
+     * let a pair count wrap around and a wrong pair win */
+    int64_t sum = 0;
     for (int32_t w = 0; w < nwds; w++) {
+        int64_t len = starts[w + 1] - starts[w];
         if (freqs[w] < 1)
             return "freqs must be >= 1";
         if (starts[w + 1] < starts[w])
             return "starts must be non-decreasing";
+        if (len > 0 && freqs[w] > (INT64_MAX - sum) / len)   /* freq * len + sum > MAX */
+            return "counts too large: the word counts times the words' symbols add up past "
+                   "2**63 - 1, so pair counts would overflow";
+        sum += freqs[w] * len;
     }
     for (int32_t i = 0; i < ns; i++)
         if (symbols[i] < 0 || symbols[i] >= c->n_tokens)

@@ -1,14 +1,13 @@
 """What every format module shares: a plain view of a tokenizer, atomic writes, strict reads.
 
 Exports build each file's full content in memory first (so a tokenizer a format cannot
-express fails before anything touches the disk), then :func:`write_files` writes every
-file to a temporary file in the target folder and renames them into place together.
+express fails before anything touches the disk), then :func:`write_files` replaces the
+set of files all or none (``engine/atomic.py``).
 """
 from __future__ import annotations
 
 import json
 import os
-import secrets
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import Any
 
 import regex
 
+from ..atomic import make_folder, remove_folders, replace_set
 from ..errors import ExportError, FormatError
 from ..pretokenize import PRESETS, resolve_pattern
 from ..tokenizer import EOW, UNK, Tokenizer
@@ -152,14 +152,9 @@ def ensure_folder(folder: str | Path) -> tuple[Path, list[Path]]:
     if folder.exists() and not folder.is_dir():
         raise ExportError(f"Cannot export to {folder}: it is a file, not a folder. Pick a "
                           "folder (or a new folder name) instead.")
-    created: list[Path] = []
-    missing = [p for p in [folder, *folder.parents] if not p.exists()]
     try:
-        for p in reversed(missing):
-            p.mkdir()
-            created.append(p)
+        created = make_folder(folder)
     except OSError as e:
-        _remove_folders(created)
         raise ExportError(f"Cannot create the folder {folder} ({e.strerror or e}). Pick a "
                           "folder you can write to, or create it first.") from e
     if not os.access(folder, os.W_OK | os.X_OK):
@@ -168,58 +163,23 @@ def ensure_folder(folder: str | Path) -> tuple[Path, list[Path]]:
     return folder, created
 
 
-def _remove_folders(created: list[Path]) -> None:
-    for p in reversed(created):
-        try:
-            p.rmdir()
-        except OSError:
-            pass
-
-
-def _create_temp(folder: Path, fname: str) -> tuple[int, str]:
-    """A new hidden file beside the target. Unlike mkstemp (mode 0600) it gets the
-    usual permissions (0666 less the umask), which the rename then carries over."""
-    for _ in range(100):
-        tmp = str(folder / f".{fname}.{secrets.token_hex(4)}.part")
-        try:
-            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0),
-                           0o666), tmp
-        except FileExistsError:
-            continue
-    raise FileExistsError(f"cannot create a temporary file in {folder}")
-
-
 def write_files(folder: str | Path, files: dict[str, bytes]) -> list[Path]:
-    """Write all files or none: temp files in the folder first, then rename each into place.
+    """Write all files or none (``engine/atomic.py``): the folder ends with either the old
+    files or the new ones, never some of each, and no temporary file is left behind.
 
-    On failure every temp file is removed (and any folder this call created), so the
-    folder holds either the old files or the new ones, never a half-written file.
+    On failure any folder this call created is removed again.
     """
     folder, created = ensure_folder(folder)
-    temps: list[tuple[str, Path]] = []
     try:
-        for fname, data in files.items():
-            fd, tmp = _create_temp(folder, fname)
-            temps.append((tmp, folder / fname))
-            with os.fdopen(fd, "wb") as f:
-                f.write(data)
-                f.flush()
-                os.fsync(f.fileno())
-        done = []
-        for tmp, dest in temps:
-            os.replace(tmp, dest)
-            done.append(dest)
-        return done
+        return replace_set(folder, files)
     except OSError as e:
-        for tmp, _ in temps:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-        _remove_folders(created)
+        remove_folders(created)
         raise ExportError(f"Cannot write the export to {folder} ({e.strerror or e}). Check "
                           "that the disk is not full and the folder is writable, or pick "
                           "another folder.") from e
+    except BaseException:
+        remove_folders(created)
+        raise
 
 
 # Characters that would be invisible or confusing raw in a JSON file (control, format and

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDialog, QFileDialo
                                QVBoxLayout, QWidget)
 
 from ...engine.errors import BPEError
-from ...engine.langcost import CostTable, held_out_files
+from ...engine.langcost import CostTable, held_out_files, tokenizer_labels
 from ..app import colors, is_dark
 from ..panels.wheel_guard import guard_wheel
 from ..last_folder import in_last_folder, last_folder, remember
@@ -293,7 +293,6 @@ class LanguageCostDialog(QDialog):
 
     def _resolve(self) -> dict[str, object]:
         """label -> tokenizer (or a path, loaded on the worker thread)."""
-        from ...cli_analysis import tokenizer_labels
         c = self.controller
         out: dict[str, object] = {}
         files = [s.path for s in self.sources if s.kind == "file"]

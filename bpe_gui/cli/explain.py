@@ -17,16 +17,16 @@ Example (GPT-2 pattern, a tokenizer with the merges ``s t`` and ``e st``)::
 """
 from __future__ import annotations
 
-from .engine.display import readable
-from .engine.explain import Explanation, ExplainedWord, show
-from .engine.pretokenize import PRESET_LABELS
+from ..engine.display import readable
+from ..engine.explain import Explanation, ExplainedWord, show
+from ..engine.pretokenize import PRESET_LABELS
+from .render import render_tokens
 
 DIM, BOLD, RESET = "\x1b[2m", "\x1b[1m", "\x1b[0m"
 
 
 def symbols_text(symbols, color: bool) -> str:
     """Symbols separated by spaces (or as coloured blocks on a terminal)."""
-    from .cli import render_tokens
     return render_tokens(list(symbols), [False] * len(symbols), color)
 
 

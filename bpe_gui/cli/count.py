@@ -7,7 +7,7 @@ Examples::
     bpe-gui count s3://bucket/corpus.txt --dask local:4 --range-size 128M --out c.counts.tsv
     bpe-gui train --counts corpus.counts.tsv --vocab-size 32000 --out tok/
 
-Training reads tables with ``train --counts`` (see cli.py); several tables are summed.
+Training reads tables with ``train --counts`` (see train.py); several tables are summed.
 """
 from __future__ import annotations
 
@@ -16,13 +16,21 @@ import sys
 import time
 from pathlib import Path
 
+from ..engine.corpus import count_corpus
+from ..engine.counts import write_table
+from ..engine.distributed import count_on_dask, local_workers, parse_address
+from ..engine.pretokenize import Pretokenizer
+from ..engine.ranges import RANGE_BYTES
+from .common import UsageError, add_encoding_option, add_pattern_options, check_encoding, \
+    human_bytes, note, resolve_preset_arg
+from .paths import check_out_folder, refuse_overwriting_inputs, refuse_special_files, \
+    refuse_tables_as_corpus
+from .progress import Progress
+
 SIZE_UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
 
 
-def add_count_parser(sub, cli) -> None:
-    """The count command; ``cli`` is the cli module that runs (its UsageError is the one
-    its main() catches, also when it runs as __main__)."""
-    from .engine.pretokenize import PRESET_ALIASES, PRESETS
+def add_parser(sub) -> None:
     c = sub.add_parser(
         "count", help="count the words of a corpus into a table (here or on a Dask cluster)",
         description="Count the words (pre-tokens) of corpus files into a word-count table "
@@ -33,18 +41,15 @@ def add_count_parser(sub, cli) -> None:
                    "(e.g. corpus.counts.tsv; .gz or .xz compresses it)")
     c.add_argument("--special-token", action="append", default=[], metavar="T",
                    help="a special token, cut out before counting (repeat for more)")
-    pat = c.add_mutually_exclusive_group()
-    names = sorted({*PRESETS, *PRESET_ALIASES})
-    pat.add_argument("--preset", metavar="NAME", help=f"pre-tokenizer preset: {', '.join(names)} "
-                     "(default: gpt2)")
-    pat.add_argument("--pattern", metavar="REGEX", help="a custom pre-tokenizer regex")
+    add_pattern_options(c)
+    add_encoding_option(c)
     c.add_argument("--dask", metavar="ADDRESS", help="count on Dask: local (one worker "
                    "process per core), local:N, or a scheduler's tcp://HOST:PORT "
                    "(needs pip install \"bpe-gui[dask]\")")
     c.add_argument("--range-size", type=size_arg, default=None, metavar="SIZE",
                    help="with --dask: bytes of a file per task, e.g. 64M (default), 1G")
     c.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
-    c.set_defaults(func=cmd_count, cli=cli)
+    c.set_defaults(func=cmd_count)
 
 
 def size_arg(text: str) -> int:
@@ -55,45 +60,42 @@ def size_arg(text: str) -> int:
         n = float(t[:-1] if unit else t) * SIZE_UNITS[unit]
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a size such as 64M or 1G") from None
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1 byte")
+    if not 1 <= n <= 1 << 50:
+        raise argparse.ArgumentTypeError(f"{text!r} must be a size from 1 byte to 1024T")
     return int(n)
 
 
-def human_bytes(n: int) -> str:
-    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= size:
-            return f"{n / size:.1f} {unit}"
-    return f"{n} bytes"
-
-
 def cmd_count(args: argparse.Namespace) -> int:
-    cli = args.cli
-    UsageError = cli.UsageError  # noqa: N806
-    from .engine.counts import write_table
-    from .engine.pretokenize import Pretokenizer
-
-    pattern = cli.resolve_preset_arg(args)
+    pattern = resolve_preset_arg(args)
     pre = Pretokenizer(pattern, args.special_token)
     out = Path(args.out).expanduser()
     if out.is_dir():
         raise UsageError(f"--out {out} is a folder; give the table's file name, e.g. "
                          f"{out / 'corpus.counts.tsv'}")
-    cli.check_out_folder(out.parent)
+    check_out_folder(out.parent)
+    refuse_overwriting_inputs([out], args.corpus)
+    refuse_special_files(args.corpus)
+    refuse_tables_as_corpus(args.corpus, "count")
+    encoding = check_encoding(args.encoding)
+    if args.dask and encoding not in ("utf-8", "utf-8-sig"):
+        raise UsageError("--dask counts UTF-8 files only; convert the files first (iconv "
+                         f"-f {args.encoding} -t UTF-8), or count here without --dask")
     if args.range_size is not None and not args.dask:
         raise UsageError("--range-size splits files for Dask tasks; use it with --dask")
-    progress = cli.Progress(sys.stderr, enabled=not args.quiet)
+    range_bytes = args.range_size or RANGE_BYTES
+    if args.dask:
+        kind, wanted = parse_address(args.dask)
+        if kind == "local" and local_workers(int(wanted), range_bytes)[1]:
+            note(local_workers(int(wanted), range_bytes)[1])
+    progress = Progress(sys.stderr, enabled=not args.quiet)
     report = lambda done, total: progress("pretokenize", done, total)  # noqa: E731
     t0 = time.perf_counter()
     try:
         if args.dask:
-            from .engine.distributed import count_on_dask
-            from .engine.ranges import RANGE_BYTES
             table = count_on_dask(args.corpus, pre, args.dask, progress=report,
-                                  range_bytes=args.range_size or RANGE_BYTES)
+                                  range_bytes=range_bytes)
         else:
-            from .engine.corpus import count_corpus
-            table = count_corpus(args.corpus, pre, progress=report)
+            table = count_corpus(args.corpus, pre, progress=report, encoding=encoding)
     finally:
         progress.end_line()
     counted = time.perf_counter() - t0

@@ -1,0 +1,149 @@
+"""What every command shares: the one-line error, argument types, the pattern options,
+loading a tokenizer from the command's options."""
+from __future__ import annotations
+
+import argparse
+import codecs
+import signal
+import sys
+import threading
+from contextlib import contextmanager
+from typing import Iterator, TextIO
+
+from ..engine.pretokenize import PRESET_ALIASES, PRESETS
+
+PROG = "bpe-gui"
+EXIT_USAGE = 2
+
+
+class UsageError(Exception):
+    """A problem with the command line itself (reported like BPEError)."""
+
+
+class Terminated(BaseException):
+    """SIGTERM, raised like KeyboardInterrupt is for SIGINT, so that writes in progress
+    clean up (temporary files removed, a file set left whole: engine/atomic.py)."""
+
+
+def _raise_terminated(signum, frame) -> None:
+    raise Terminated()
+
+
+@contextmanager
+def sigterm_raises() -> Iterator[None]:
+    """SIGTERM raises Terminated in the block (main thread only; the old handler after)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.signal(signal.SIGTERM, _raise_terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old)
+
+
+class ArgParser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line (like every other error of the command)."""
+
+    def error(self, message: str):  # type: ignore[override]
+        raise UsageError(message)
+
+
+def fail(message: str, stream: TextIO | None = None) -> int:
+    """Print ``bpe-gui: error: MESSAGE`` on one line; returns the exit status (2)."""
+    stream = stream or sys.stderr
+    line = " ".join(str(message).split())  # one line, whatever the message holds
+    print(f"{PROG}: error: {line}", file=stream, flush=True)
+    return EXIT_USAGE
+
+
+def note(message: str) -> None:
+    print(f"{PROG}: note: {message}", file=sys.stderr, flush=True)
+
+
+# ----- argument types -------------------------------------------------------------------
+# Counts are 64-bit in the engine: a larger number is refused here, not by an
+# OverflowError deep inside.
+MAX_COUNT = (1 << 63) - 1
+
+
+def positive(text: str) -> int:
+    """A whole number >= 1 (and below 2**63)."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"{n} must be at least 1")
+    if n > MAX_COUNT:
+        raise argparse.ArgumentTypeError(f"{text} is too large (at most {MAX_COUNT:,})")
+    return n
+
+
+def non_negative(text: str) -> int:
+    if text.strip() == "0":
+        return 0
+    return positive(text)
+
+
+def isatty(stream) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def human_bytes(n: int) -> str:
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size:
+            return f"{n / size:.1f} {unit}"
+    return f"{n} bytes"
+
+
+def not_utf8_message(e, has_encoding: bool) -> str:
+    """NotUTF8Error with the command line's fixes (its own says 'open it with another
+    encoding', which on the command line is --encoding, where the command has it)."""
+    where = f"{e.path}: " if e.path else ""
+    fix = "convert it to UTF-8 first (e.g. iconv -f LATIN1 -t UTF-8 IN > OUT)"
+    if has_encoding:
+        fix += ", or give its encoding, e.g. --encoding latin-1 (or cp1252, gbk, shift_jis)"
+    return (f"{where}not valid UTF-8 at byte offset {e.offset} (bytes {e.bad.hex(' ')}); "
+            f"{fix}")
+
+
+def add_encoding_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--encoding", default="utf-8", metavar="NAME",
+                   help="the corpus files' text encoding, if not UTF-8: latin-1, cp1252, gbk, "
+                   "utf-16 ... (any Python codec; default: utf-8)")
+
+
+def check_encoding(name: str) -> str:
+    """A codec name Python knows, as its canonical name ('latin1' -> 'iso8859-1')."""
+    try:
+        return codecs.lookup(name).name
+    except LookupError:
+        raise UsageError(f"--encoding {name!r} is not an encoding Python knows; e.g. "
+                         "latin-1, cp1252, gbk, shift_jis, utf-16") from None
+
+
+# ----- options several commands take ------------------------------------------------------
+def preset_names() -> list[str]:
+    return sorted({*PRESETS, *PRESET_ALIASES})
+
+
+def add_pattern_options(p: argparse.ArgumentParser, default_note: str = " (default: gpt2)",
+                        custom: str = "a custom pre-tokenizer regex") -> None:
+    """--preset NAME | --pattern REGEX (one of them)."""
+    pat = p.add_mutually_exclusive_group()
+    pat.add_argument("--preset", metavar="NAME", help=f"pre-tokenizer preset: "
+                     f"{', '.join(preset_names())}{default_note}")
+    pat.add_argument("--pattern", metavar="REGEX", help=custom)
+
+
+def resolve_preset_arg(args: argparse.Namespace) -> str:
+    """--pattern, or --preset (checked), or gpt2."""
+    if args.preset is not None and args.preset.lower() not in PRESETS \
+            and args.preset.lower() not in PRESET_ALIASES:
+        raise UsageError(f"unknown preset {args.preset!r}; use one of "
+                         f"{', '.join(preset_names())}")
+    return args.pattern if args.pattern is not None else (args.preset or "gpt2")

@@ -1,0 +1,194 @@
+"""``bpe-gui train``: corpus files (or word-count tables) -> a tokenizer in one or more
+formats."""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Sequence
+
+from ..engine.corpus import count_corpus
+from ..engine.counts import read_tables, settings_for_table
+from ..engine.errors import ExportError
+from ..engine.formats import FORMATS, output_files, render_files
+from ..engine.formats._common import check_name, write_files
+from ..engine.pretokenize import WHITESPACE_PATTERN, Pretokenizer, resolve_pattern
+from ..engine.trainer import Trainer, TrainSettings, train_bpe
+from .common import PROG, UsageError, add_encoding_option, add_pattern_options, check_encoding, \
+    non_negative, positive, resolve_preset_arg
+from .paths import check_out_folder, refuse_overwriting_inputs, refuse_special_files, \
+    refuse_tables_as_corpus
+from .progress import Progress
+
+TIE_BREAKS = ("greatest", "first-seen", "lowest-ids")
+
+
+def add_parser(sub) -> None:
+    t = sub.add_parser("train", help="train a tokenizer on corpus files and export it",
+                       description="Train a BPE tokenizer on one or more corpus files (.txt, "
+                       ".md, .jsonl, optionally .gz/.xz) and write it in one or more formats.")
+    t.add_argument("corpus", nargs="*", metavar="CORPUS", help="corpus files")
+    t.add_argument("--counts", nargs="+", default=[], metavar="TABLE",
+                   help="train from word-count tables (made by `bpe-gui count`) instead of "
+                   "corpus files; several are summed. Their pattern and special tokens are "
+                   "used unless given, and then must match")
+    size = t.add_argument_group("size (give one)")
+    size.add_argument("--vocab-size", type=positive, metavar="N",
+                      help="target vocabulary size: base symbols + special tokens + merges")
+    size.add_argument("--num-merges", type=non_negative, metavar="N",
+                      help="number of merges (wins over --vocab-size)")
+    t.add_argument("--out", required=True, metavar="DIR", help="folder to write into "
+                   "(created if missing)")
+    t.add_argument("--special-token", action="append", default=[], metavar="T",
+                   help="a special token, never split or merged (repeat for more)")
+    add_pattern_options(t, custom=r"a custom pre-tokenizer regex (regex module syntax: "
+                        r"\p{L}, \p{N}, \p{Han})")
+    add_encoding_option(t)
+    t.add_argument("--mode", choices=("byte", "char"), default="byte",
+                   help="byte-level BPE, or character-level with an end-of-word </w> (default: byte)")
+    t.add_argument("--end-of-word", choices=("suffix", "prefix"), default="suffix",
+                   help="char mode: </w> after each word, or for the space before it "
+                   "(default: suffix)")
+    t.add_argument("--tie-break", choices=TIE_BREAKS, default="greatest",
+                   help="which pair wins a tie in counts (default: greatest)")
+    t.add_argument("--min-frequency", type=positive, default=1, metavar="N",
+                   help="stop when no pair occurs at least N times (default: 1)")
+    t.add_argument("--prune", action="store_true",
+                   help="drop tokens that no longer occur on their own (vocab size counts live tokens)")
+    t.add_argument("--format", action="append", default=[], metavar="FMT",
+                   help=f"{'|'.join(FORMATS)}|all; repeat or use commas (default: all that "
+                   "the tokenizer's mode supports)")
+    t.add_argument("--name", default="tokenizer", help="base name of the files written "
+                   "(default: tokenizer, i.e. vocab.json, tokenizer.json, tokenizer.tiktoken ...)")
+    t.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    t.set_defaults(func=cmd_train)
+
+
+def parse_formats(values: Sequence[str]) -> list[str] | None:
+    """['gpt2,hf', 'csv'] -> ['gpt2', 'hf', 'csv']; [] or 'all' -> None (all supported)."""
+    out: list[str] = []
+    for v in values:
+        for f in v.split(","):
+            f = f.strip().lower()
+            if not f:
+                continue
+            if f == "all":
+                return None
+            if f not in FORMATS:
+                raise UsageError(f"unknown format {f!r}; use {', '.join(FORMATS)} or all")
+            if f not in out:
+                out.append(f)
+    return out or None
+
+
+def static_reason(fmt: str, settings) -> str | None:
+    """What rules a format out before training (from the settings alone)."""
+    if fmt in ("gpt2", "tiktoken") and settings.mode != "byte":
+        return f"{fmt} holds byte-level tokenizers only; use --mode byte, or another format."
+    if fmt == "hf" and settings.mode == "char" and settings.end_of_word == "suffix" and \
+            resolve_pattern(settings.pattern)[0] != WHITESPACE_PATTERN:
+        return ("Hugging Face tokenizers can express character mode with --end-of-word suffix "
+                "only for the whitespace preset; use --preset whitespace or --end-of-word prefix.")
+    return None
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    if args.vocab_size is None and args.num_merges is None:
+        raise UsageError("give --vocab-size N or --num-merges N")
+    if bool(args.corpus) == bool(args.counts):
+        raise UsageError("give corpus files or --counts TABLE..., not both" if args.corpus
+                         else "give corpus files, or word-count tables with --counts")
+    encoding = check_encoding(args.encoding)
+    refuse_special_files(args.corpus)
+    refuse_special_files(args.counts, "word-count table")
+    refuse_tables_as_corpus(args.corpus, "train")
+    wanted = parse_formats(args.format)
+    check_name(args.name)
+    pattern = resolve_preset_arg(args)
+    options = dict(num_merges=args.num_merges, mode=args.mode, end_of_word=args.end_of_word,
+                   pattern=pattern, tie_rule=args.tie_break, min_frequency=args.min_frequency,
+                   prune=args.prune)
+    settings = TrainSettings(vocab_size=args.vocab_size, special_tokens=tuple(args.special_token),
+                             **options).validated()
+    if args.counts:   # the tables' pattern and special tokens, unless given
+        t_read = time.perf_counter()
+        table = read_tables(args.counts)
+        t_read = time.perf_counter() - t_read
+        chosen = args.preset is not None or args.pattern is not None
+        settings = settings_for_table(settings, table.meta, pattern=chosen,
+                                      specials=bool(args.special_token))
+        options["pattern"] = settings.pattern
+        settings = settings.validated()   # the table's special tokens count too
+    for fmt in wanted or []:
+        reason = static_reason(fmt, settings)
+        if reason:
+            raise ExportError(f"--format {fmt}: {reason}")
+    out = Path(args.out).expanduser()
+    check_out_folder(out)
+    names = [n for fmt in (wanted or FORMATS) for n in output_files(fmt, args.name)]
+    refuse_overwriting_inputs([out / n for n in names], [*args.corpus, *args.counts])
+
+    progress = Progress(sys.stderr, enabled=not args.quiet)
+    t0 = time.perf_counter()
+    phase_times: dict[str, float] = {}
+
+    def report(phase: str, done: int, total: int) -> None:
+        phase_times.setdefault(phase, time.perf_counter())
+        progress(phase, done, total)
+
+    try:
+        source = table if args.counts else args.corpus
+        if encoding not in ("utf-8", "utf-8-sig"):   # the files converted as they are read
+            pre = Pretokenizer(settings.pattern, settings.special_tokens)
+            source = count_corpus(args.corpus, pre, encoding=encoding,
+                                  progress=lambda d, t: report("pretokenize", d, t))
+        trainer: Trainer = train_bpe(source, args.vocab_size, list(settings.special_tokens),
+                                     progress=report, return_trainer=True, **options)
+    finally:
+        progress.end_line()
+    elapsed = time.perf_counter() - t0
+    tok = trainer.tokenizer()
+
+    files, skipped = render_files(tok, wanted or list(FORMATS), args.name,
+                                  skip_unsupported=not wanted)
+    written = write_files(out, files)
+
+    merge_start = phase_times.get("merge", t0 + elapsed)
+    if args.counts:   # the words were counted before: the first phase read the tables
+        elapsed += t_read
+        print_summary(trainer, elapsed, merge_start - t0 + t_read, written, skipped,
+                      "reading and summing the tables")
+    else:
+        print_summary(trainer, elapsed, merge_start - t0, written, skipped)
+    return 0
+
+
+def print_summary(trainer, elapsed: float, pre_time: float, written: list[Path],
+                  skipped: dict[str, str], first_phase: str = "pre-tokenizing") -> None:
+    s = trainer.settings
+    n_merges = trainer.n_steps
+    table = trainer.table
+    n_bytes = table.total_word_bytes
+    tokens = trainer.corpus_tokens
+    base = "256 bytes" if s.mode == "byte" else f"{trainer.n_base} base symbols"
+    print(f"merges:      {n_merges:,} in {elapsed:.2f} s ({first_phase} {pre_time:.2f} s, "
+          f"merging {elapsed - pre_time:.2f} s)")
+    parts = f"{base} + {len(s.special_tokens)} special + {n_merges:,} merges"
+    if s.prune:
+        total = len(trainer.vocab_bytes)
+        print(f"vocab size:  {trainer.vocab_size:,} live tokens after pruning ({total:,} in the "
+              f"files: {parts}, since merges need the pruned ones)")
+    else:
+        print(f"vocab size:  {trainer.vocab_size:,} ({parts})")
+    if tokens:
+        print(f"corpus:      {n_bytes:,} bytes -> {tokens:,} tokens = "
+              f"{n_bytes / tokens:.2f} bytes per token")
+    target = trainer.target_steps
+    if target is not None and n_merges < target:
+        print(f"stopped early: no pair occurs at least {s.min_frequency} time(s) after "
+              f"{n_merges:,} merges")
+    for p in written:
+        print(f"wrote:       {p}")
+    for fmt, reason in skipped.items():
+        print(f"{PROG}: note: not written as {fmt}: {reason}", file=sys.stderr)
