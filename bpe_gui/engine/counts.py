@@ -33,9 +33,9 @@ from pathlib import Path
 from typing import Sequence
 
 from .corpus import PretokenTable
-from .errors import ExportError, FormatError
+from .errors import ExportError, FormatError, PatternError, SettingsError
 from .files import open_binary
-from .pretokenize import PRESET_LABELS
+from .pretokenize import PRESET_LABELS, PRESETS, compile_pattern, validate_special_tokens
 
 try:
     from . import _count
@@ -141,6 +141,29 @@ def _check_types(kw: dict, path) -> None:
     for key in ("words", "total", "chars", "bytes"):
         if not isinstance(kw.get(key, 0), int) or kw.get(key, 0) < 0:
             raise bad(key, "a whole number >= 0")
+    _check_values(kw, path)
+
+
+def _check_values(kw: dict, path) -> None:
+    """Header values that have the right types but cannot have come from counting: the
+    pattern must compile, a preset be one this bpe-gui has, the
+    special tokens be usable and the modes at least one of byte and char."""
+    def bad(key: str, what: str):
+        return FormatError(path, f"metadata {key!r} {what}", line=1, key=key)
+    modes = kw.get("modes", list(MODES))
+    if not modes or any(m not in MODES for m in modes):
+        raise bad("modes", f"is {modes!r}; it must list one or both of {', '.join(MODES)}.")
+    preset = kw.get("preset")
+    if preset is not None and preset not in PRESETS:
+        raise bad("preset", f"is {preset!r}, which is not a preset (the presets are "
+                  f"{', '.join(PRESETS)}; a custom pattern has null).")
+    try:
+        compile_pattern(kw["pattern"])
+        validate_special_tokens(kw.get("special_tokens", []))
+    except PatternError as e:
+        raise bad("pattern", f"cannot be used: {e}") from None
+    except SettingsError as e:
+        raise bad("special_tokens", f"cannot be used: {e}") from None
 
 
 # ----- writing -----------------------------------------------------------------------

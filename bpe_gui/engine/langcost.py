@@ -33,6 +33,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Iterator, Mapping
 
+from . import checks
 from .corpus import CancelFn, Cancelled
 from .errors import CorpusError, NotUTF8Error, SettingsError
 from .files import BOM, binary_error, inner_suffix, jsonl_text, looks_binary, open_binary
@@ -214,6 +215,7 @@ def language_cost(texts: str | Path | Mapping[str, str | Path],
     or {language: file}; ``tokenizers``: {label: tokenizer}; ``reference``: the language
     parity divides by (default: ``en`` if there is one, else the first language).
     ``progress(done, total)`` counts file bytes read over all passes."""
+    _check_arguments(texts, tokenizers, reference, alpha)
     files = held_out_files(texts) if isinstance(texts, (str, Path)) else \
         {k: Path(v) for k, v in sorted(texts.items())}
     if not tokenizers:
@@ -255,3 +257,16 @@ def _with_parity(rows: list[CostRow], ref: str) -> list[CostRow]:
         parity = r.tokens / b if b else None
         out.append(replace(r, parity=parity))
     return out
+
+
+def _check_arguments(texts, tokenizers, reference, alpha) -> None:
+    if not isinstance(texts, Mapping):
+        checks.path(texts, "language_cost(texts)")
+    if not isinstance(tokenizers, Mapping):
+        checks.instance(tokenizers, Mapping, "language_cost(tokenizers)",
+                        "a dict {label: Tokenizer}, e.g. {'mine': tok}")
+    for label, tok in tokenizers.items():
+        checks.instance(tok, Tokenizer, f"language_cost(tokenizers)[{label!r}]", "a Tokenizer")
+    checks.instance(reference, str, "language_cost(reference)", "a language name or None",
+                    none_ok=True)
+    checks.real(alpha, "language_cost(alpha)", positive=True)

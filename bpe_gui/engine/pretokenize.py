@@ -147,6 +147,7 @@ class Pretokenizer:
         self.special_tokens = validate_special_tokens(special_tokens)
         self._special_re = special_splitter(self.special_tokens)
         self.timeout = None if self.preset else CUSTOM_TIMEOUT_S
+        self.source: str | None = None   # the file (and key) a pattern came from, if any
         # gpt2/cl100k/o200k: the C scanner (same words as the regex), else None
         self.native = native_scanner(self.preset)
 
@@ -170,7 +171,8 @@ class Pretokenizer:
             return method(text, timeout=self.timeout, concurrent=concurrent)
         except TimeoutError as e:
             raise PatternError(
-                f"The pre-tokenizer pattern ran for more than {self.timeout:g} s on "
+                (f"{self.source}: the" if self.source else "The") +
+                f" pre-tokenizer pattern ran for more than {self.timeout:g} s on "
                 f"{len(text):,} characters, so it was stopped. It probably backtracks "
                 "catastrophically (nested quantifiers such as (a+)+); simplify it or pick a preset."
             ) from e

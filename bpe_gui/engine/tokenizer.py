@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from itertools import accumulate, repeat
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Sequence
 
+from . import checks
 from .errors import BPEError, EncodeError
 
 try:  # the hot loop of byte-level encoding, in C; the Python loop below is the fallback
@@ -71,6 +72,7 @@ class Tokenizer:
                  special_tokens: Sequence[str] | None = None, *, pattern: str = "gpt2",
                  mode: str = "byte", end_of_word: str = "suffix",
                  meta: dict | None = None):
+        checks.tokenizer_args(vocab, merges, special_tokens, pattern, mode, end_of_word, meta)
         if mode not in ("byte", "char"):
             raise BPEError(f"Unknown mode {mode!r}: use 'byte' or 'char'.")
         self.mode = mode
@@ -151,6 +153,7 @@ class Tokenizer:
     # ----- as of a training step -------------------------------------------------
     def at_step(self, n_merges: int) -> "Tokenizer":
         """The same tokenizer with only the first ``n_merges`` merges (shares the tables)."""
+        checks.whole(n_merges, "Tokenizer.at_step(n_merges)", -checks.MAX_ID)
         n = max(0, min(n_merges, len(self.merges)))
         clone = object.__new__(Tokenizer)
         clone.__dict__.update(self.__dict__)
@@ -271,6 +274,7 @@ class Tokenizer:
 
     def encode(self, text: str) -> list[int]:
         """Text -> token ids. Special tokens in the text become their ids."""
+        checks.text(text, "Tokenizer.encode(text)")
         if self._native is not None and self._merger is not None:
             plain = self._encode_native
         else:
@@ -306,6 +310,7 @@ class Tokenizer:
 
     def encode_with_offsets(self, text: str) -> Encoding:
         """Ids, token bytes and character spans (for colouring text token by token)."""
+        checks.text(text, "Tokenizer.encode_with_offsets(text)")
         ids: list[int] = []
         toks: list[bytes] = []
         offs: list[tuple[int, int]] = []
@@ -375,6 +380,7 @@ class Tokenizer:
         two words of the buffer back instead. A buffer that cannot be cut (one huge word)
         is tried again only once it has doubled, so the work stays linear.
         """
+        iterable = checks.texts(iterable, "Tokenizer.encode_iterable(iterable)")
         scanner = self._native_scanner()
         hold = max(0, self.pre.max_special_len - 1)
         parts: list[str] = []
@@ -446,14 +452,17 @@ class Tokenizer:
         Example: ``tok.explain("it's").words[1].playback.steps`` -> the merges of "'s".
         """
         from .explain import explain
+        checks.text(text, "Tokenizer.explain(text)")
         return explain(self, text)
 
     # ----- decoding ---------------------------------------------------------------
     def decode_bytes(self, ids: Iterable[int]) -> bytes:
+        checks.ids(ids, "Tokenizer.decode(ids)")
         vocab = self.vocab
         try:
             return b"".join(vocab[i] for i in ids)
         except KeyError as e:
+            checks.bad_id(e.args[0], "Tokenizer.decode(ids)")
             raise EncodeError(f"Token id {e.args[0]} is not in the vocabulary "
                               f"(ids go up to {max(vocab)}).") from None
 

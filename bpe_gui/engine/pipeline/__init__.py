@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Callable, Iterable, Iterator
 
+from .. import checks
 from .added import AddedTokens
 from .normalized import NStr
 from .parts import PreTokenizer
@@ -72,6 +73,7 @@ class Pipeline:
 
     # ----- encoding -------------------------------------------------------------------
     def encode(self, text: str) -> list[int]:
+        checks.text(text, "Tokenizer.encode(text)")
         out: list[int] = []
         words: list[str] = []
         enc = self.model.encode_words
@@ -96,6 +98,7 @@ class Pipeline:
         return out
 
     def encode_with_offsets(self, text: str):
+        checks.text(text, "Tokenizer.encode_with_offsets(text)")
         from ..tokenizer import Encoding
         ids: list[int] = []
         offs: list[tuple[int, int]] = []
@@ -153,6 +156,7 @@ class Pipeline:
     def encode_iterable(self, chunks: Iterable[str], chunk_chars: int = 1 << 16) -> Iterator[int]:
         """Stream: cut after a line break followed by a non-space character (no pattern
         of a published tokenizer joins across that), keeping offsets global."""
+        chunks = checks.texts(chunks, "Tokenizer.encode_iterable(iterable)")
         if not self.stream_safe:
             yield from self.encode("".join(chunks))
             return

@@ -19,6 +19,9 @@ from typing import Any, Callable
 
 import regex
 
+from .. import pretokenize
+from ..errors import PatternError
+from . import known
 from .normalized import NStr
 
 Pieces = list[NStr]
@@ -53,34 +56,79 @@ def need(node: dict, key: str, kind, where: str, default: Any = ...) -> Any:
 
 
 # ----- patterns -------------------------------------------------------------------------
-def compile_pattern(node: Any, where: str) -> "regex.Pattern[str]":
+class FilePattern:
+    """A regex from a tokenizer file, run with the time limit of custom patterns: one
+    that backtracks catastrophically (``(a|aa)+$``) stops with a PatternError naming the
+    file and key, as a custom pre-tokenizer pattern does. Literal text and the patterns
+    of well-known tokenizers run without it (a time limit makes ``regex`` ~2.5x slower)."""
+
+    def __init__(self, compiled: "regex.Pattern[str]", where: str, source: str,
+                 literal: bool = False):
+        self.regex = compiled
+        self.pattern = compiled.pattern
+        self.where = where
+        self.source = source
+        self.timed = not literal and compiled.pattern not in _TRUSTED
+
+    def finditer(self, text: str) -> list:
+        # a list: finditer is lazy and would time out outside the try
+        return self._timed(lambda t, limit: list(self.regex.finditer(t, timeout=limit)), text)
+
+    def sub(self, repl, text: str) -> str:
+        return self._timed(lambda t, limit: self.regex.sub(repl, t, timeout=limit), text)
+
+    def _timed(self, run, text: str):
+        timeout = pretokenize.CUSTOM_TIMEOUT_S if self.timed else None
+        try:
+            return run(text, timeout)
+        except TimeoutError as e:
+            raise PatternError(
+                f"{self.source or '<input>'}, key {self.where!r}: the regex ran for more than "
+                f"{timeout:g} s on {len(text):,} characters, so it was stopped. It backtracks "
+                "catastrophically (nested quantifiers such as (a|aa)+); fix it in the file."
+            ) from e
+
+
+def _trusted() -> frozenset[str]:
+    """Patterns of well-known tokenizers: tested, and they do not backtrack away."""
+    return frozenset([*pretokenize.PRESETS.values(), BYTE_LEVEL_PATTERN, known.R50K_PATTERN,
+                      known.CL100K_PATTERN, known.LLAMA3_PATTERN])
+
+
+_TRUSTED = _trusted()
+
+
+def compile_pattern(node: Any, where: str, source: str = "") -> FilePattern:
     """A Split/Replace pattern: {"Regex": ...} (Oniguruma; read with the `regex` module)
-    or {"String": ...} (literal text)."""
+    or {"String": ...} (literal text). ``source``: the file, named if it runs away."""
     if isinstance(node, dict) and isinstance(node.get("String"), str):
-        return regex.compile(regex.escape(node["String"]))
+        return FilePattern(regex.compile(regex.escape(node["String"])), where, source, True)
     if isinstance(node, dict) and isinstance(node.get("Regex"), str):
         try:
-            return regex.compile(node["Regex"])
+            return FilePattern(regex.compile(node["Regex"]), f"{where}.Regex", source)
         except regex.error as e:
             raise Unsupported(f"{where}.Regex", f"{where}.Regex does not compile here ({e})") \
                 from None
     if isinstance(node, str):   # some writers give the string itself
-        return regex.compile(regex.escape(node))
+        return FilePattern(regex.compile(regex.escape(node)), where, source, True)
     raise Unsupported(where, f"{where} should be {{\"Regex\": ...}} or {{\"String\": ...}}")
 
 
-def find_matches(pattern: "regex.Pattern[str]", text: str) -> list[tuple[int, int, bool]]:
-    """The whole text as (start, end, is_match) parts, as tokenizers' Pattern does.
+def find_matches(pattern, text: str) -> list[tuple[int, int, bool]]:
+    """The whole text as (start, end, is_match) parts, as tokenizers' Pattern does
+    with Oniguruma: an empty match right where the previous match ended is skipped, so
+    the empty regex "" matches between every two characters (each is a part).
 
     Example: pattern ',' on 'a,b' -> [(0, 1, False), (1, 2, True), (2, 3, False)]
     """
     if not text:
         return [(0, 0, False)]
-    if pattern.pattern == "":
-        return [(0, len(text), False)]
-    out, prev = [], 0
+    out, prev, last_end = [], 0, -1
     for m in pattern.finditer(text):
         s, e = m.span()
+        if s == e == last_end:
+            continue
+        last_end = e
         if prev != s:
             out.append((prev, s, False))
         out.append((s, e, True))
@@ -146,7 +194,8 @@ Normalizer = Callable[[NStr], NStr]
 NORMALIZERS = "NFC, NFKC, NFD, NFKD, Lowercase, Replace, Prepend, Sequence"
 
 
-def normalizer(node: Any, where: str = "normalizer") -> Normalizer | None:
+def normalizer(node: Any, where: str = "normalizer", source: str = "") -> Normalizer | None:
+    """``source``: the file, named if one of its regexes runs away."""
     if node is None:
         return None
     if not isinstance(node, dict):
@@ -157,7 +206,7 @@ def normalizer(node: Any, where: str = "normalizer") -> Normalizer | None:
     if kind == "Lowercase":
         return lambda s: s if s.text.islower() and s.text.isascii() else s.map_chars(_lower)
     if kind == "Replace":
-        pat = compile_pattern(node.get("pattern"), f"{where}.pattern")
+        pat = compile_pattern(node.get("pattern"), f"{where}.pattern", source)
         content = need(node, "content", str, where)
         return lambda s: s.replace(_match_spans(pat, s.text), content)
     if kind == "Prepend":
@@ -165,7 +214,7 @@ def normalizer(node: Any, where: str = "normalizer") -> Normalizer | None:
         return lambda s: s.prepend(text)
     if kind == "Sequence":
         items = need(node, "normalizers", list, where)
-        steps = [normalizer(n, f"{where}.normalizers[{i}]") for i, n in enumerate(items)]
+        steps = [normalizer(n, f"{where}.normalizers[{i}]", source) for i, n in enumerate(items)]
         steps = [f for f in steps if f is not None]
 
         def run(s: NStr) -> NStr:
@@ -205,7 +254,7 @@ class PreTokenizer:
         return pieces
 
 
-def pre_tokenizer(node: Any, where: str = "pre_tokenizer") -> PreTokenizer:
+def pre_tokenizer(node: Any, where: str = "pre_tokenizer", source: str = "") -> PreTokenizer:
     flat: list[tuple[dict, str]] = []
     _flatten(node, where, flat)
     steps = []
@@ -217,7 +266,7 @@ def pre_tokenizer(node: Any, where: str = "pre_tokenizer") -> PreTokenizer:
                               "pre-tokenizer is not supported (it would see GPT-2's byte "
                               "alphabet); ByteLevel must come last")
         if kind == "Split":
-            pat = compile_pattern(n.get("pattern"), f"{w}.pattern")
+            pat = compile_pattern(n.get("pattern"), f"{w}.pattern", source)
             behavior = need(n, "behavior", str, w)
             if behavior not in BEHAVIORS:
                 raise Unsupported(f"{w}.behavior", f"{w}.behavior = {json.dumps(behavior)} is "
