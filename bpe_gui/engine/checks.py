@@ -22,7 +22,7 @@ import os
 from numbers import Integral, Real
 from typing import Any, Iterable, NoReturn
 
-from .errors import (ArgumentError, ArgumentTypeError, SettingArgumentError,
+from .errors import (ArgumentError, ArgumentTypeError, CorpusError, SettingArgumentError,
                      SettingTypeError)
 
 MAX_ID = 2**31 - 1      # token ids are 32-bit in the C tables
@@ -79,9 +79,8 @@ def whole(value: Any, name: str, lo: int = 0, hi: int = MAX_ID, *,
         _fail_type(name, expected, value, hint, setting)
     value = int(value)
     if value > hi:
-        _fail_value(f"{name} = {value} is too large: it can be at most {hi:,} "
-                    f"({'counts are 64-bit' if hi == MAX_COUNT else 'token ids are 32-bit'}).",
-                    setting)
+        why = {MAX_COUNT: " (counts are 64-bit)", MAX_ID: " (token ids are 32-bit)"}.get(hi, "")
+        _fail_value(f"{name} = {value} is too large: it can be at most {hi:,}{why}.", setting)
     if value < lo:
         _fail_value(f"{name} = {value} is too small: it must be at least {lo}.", setting)
     return value
@@ -232,6 +231,20 @@ def bad_id(value: Any, name: str) -> None:
     """Called where an id is missing from a vocabulary: refuse one that is not a number."""
     if not is_whole(value):
         _fail_type(f"{name} id {_shown(value)}", "a token id (a whole number)", value)
+
+
+def pair_counts_fit(freqs: Any, starts: Any) -> None:
+    """The core counts pairs in 64 bits: refuse word counts whose pairs could pass
+    2**63 - 1 (they would wrap and pick a wrong merge). All pair counts together are
+    sum(count * (symbols - 1)) at most, and never grow as merges are made."""
+    total = sum(freqs)
+    if total * max(1, starts[-1]) <= MAX_COUNT:   # the usual case, without a word loop
+        return
+    pairs = sum(f * (starts[i + 1] - starts[i] - 1) for i, f in enumerate(freqs))
+    if pairs > MAX_COUNT:
+        raise CorpusError(f"The word counts are too large: their pairs add up to {pairs:,}, "
+                          f"past {MAX_COUNT:,} (2^63 - 1), the largest count training can "
+                          "hold. Scale the counts down (e.g. divide them all by 1000).")
 
 
 # ----- training -----------------------------------------------------------------------

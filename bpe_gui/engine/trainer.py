@@ -216,6 +216,7 @@ class Trainer:
         if len(symbols) == 0:
             raise CorpusError("The corpus has only whitespace, so character mode has no words "
                               "to train on. Add some text, or use byte mode.")
+        checks.pair_counts_fit(freqs, starts)
         self._freqs = freqs
         self.core = _core.Core(symbols, starts, freqs, token_bytes, TIE_RULES[s.tie_rule])
         self._tokens0 = self.core.total_symbols

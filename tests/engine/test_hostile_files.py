@@ -299,3 +299,19 @@ def test_table_header_values_name_file_and_key(tmp_path, key, value, words):
     for call in (lambda: read_table(p), lambda: Trainer.from_counts(p)):
         err = refused(call, p, *words)
         assert err.key == key and err.line == 1
+
+
+def test_counts_whose_pairs_pass_2_to_63_are_refused(tmp_path):
+    # (a, b) occurs 2 * 2**62 = 2**63 times: a 64-bit count wraps negative and another
+    # pair would win; the header's totals are consistent, so only the sum can tell
+    good = tmp_path / "ok.tsv"
+    write_table(count_corpus(texts=["ab xab"], pre=None), good)
+    first, _ = good.read_text().split("\n", 1)
+    magic, version, meta = first.split("\t", 2)
+    meta = {**json.loads(meta), "words": 2, "total": 2 * 2**62}
+    p = tmp_path / "big.tsv"
+    p.write_text(f"{magic}\t{version}\t{json.dumps(meta)}\ncount\tword\n{2**62}\tab\n"
+                 f"{2**62}\txab\n")
+    assert read_table(p).total == 2**63   # reading is fine: the table is what it says
+    with pytest.raises(BPEError, match="2\\^63 - 1"):
+        Trainer.from_counts(p, TrainSettings(num_merges=1))
