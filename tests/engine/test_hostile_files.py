@@ -315,3 +315,16 @@ def test_counts_whose_pairs_pass_2_to_63_are_refused(tmp_path):
     assert read_table(p).total == 2**63   # reading is fine: the table is what it says
     with pytest.raises(BPEError, match="2\\^63 - 1"):
         Trainer.from_counts(p, TrainSettings(num_merges=1))
+
+
+def test_only_patterns_that_can_run_away_pay_for_the_time_limit():
+    from bpe_gui.engine.pipeline import known
+    from bpe_gui.engine.pipeline.parts import BYTE_LEVEL_PATTERN, may_run_away
+    from bpe_gui.engine.pretokenize import PRESETS
+    published = [*PRESETS.values(), BYTE_LEVEL_PATTERN, known.R50K_PATTERN,
+                 known.CL100K_PATTERN, known.LLAMA3_PATTERN]
+    assert not any(may_run_away(p) for p in published)
+    for p in ("(a|aa)+$", "(a+)*", "(?:ab){2,50}", r"(\w)\1", "(?i:a)+"):
+        assert may_run_away(p), p
+    for p in (r"[)]+", r"\)+", "x(?:y)?", r"[^)]*", r"\p{N}{1,3}"):
+        assert not may_run_away(p), p

@@ -265,6 +265,7 @@ def json_object_lines(pairs: list[tuple[str, int]]) -> bytes:
 # in bounded memory, instead of being read, decoded and parsed (6.4 GB for 1 GiB).
 MAX_FILE_BYTES = 512 << 20   # the largest published tokenizer files are under 100 MB
 HEAD_BYTES = 64 << 10
+READ_CHUNK = 16 << 20
 # Hugging Face tokenizers reads tokenizer.json with serde_json, which refuses nesting
 # deeper than 128; real files are a few levels deep. Deeper JSON is refused here too,
 # before code that walks it (pipelines of normalizers, Sequences) runs out of stack.
@@ -325,13 +326,21 @@ def read_bytes(path: str | Path, kind: str = "text") -> bytes:
                 raise FormatError(p, f"is {size / 1e9:.2f} GB; tokenizer files are at most "
                                   f"{MAX_FILE_BYTES >> 20} MiB here (published ones are under "
                                   "100 MB). Check that you picked the right file.")
-            rest = f.read(MAX_FILE_BYTES + 1 - len(head))   # a file still growing stops here
+            parts, size = [head], len(head)
+            while chunk := f.read(READ_CHUNK):   # a NUL further on stops the read there
+                nul = chunk.find(b"\0")
+                if nul >= 0:
+                    raise FormatError(p, f"is binary (a NUL byte at byte offset {size + nul}), "
+                                      "not a tokenizer file. Check that you picked the right "
+                                      "file.")
+                parts.append(chunk)
+                size += len(chunk)
+                if size > MAX_FILE_BYTES:   # a file still growing stops here
+                    raise FormatError(p, f"is larger than {MAX_FILE_BYTES >> 20} MiB; check "
+                                      "that you picked the right file.")
     except OSError as e:
         raise FormatError(p, f"cannot be read ({e.strerror or e}).") from e
-    if len(head) + len(rest) > MAX_FILE_BYTES:
-        raise FormatError(p, f"is larger than {MAX_FILE_BYTES >> 20} MiB; check that you "
-                          "picked the right file.")
-    return head + rest if rest else head
+    return b"".join(parts) if len(parts) > 1 else head
 
 
 def read_text(path: str | Path) -> str:

@@ -21,7 +21,6 @@ import regex
 
 from .. import pretokenize
 from ..errors import PatternError
-from . import known
 from .normalized import NStr
 
 Pieces = list[NStr]
@@ -59,8 +58,11 @@ def need(node: dict, key: str, kind, where: str, default: Any = ...) -> Any:
 class FilePattern:
     """A regex from a tokenizer file, run with the time limit of custom patterns: one
     that backtracks catastrophically (``(a|aa)+$``) stops with a PatternError naming the
-    file and key, as a custom pre-tokenizer pattern does. Literal text and the patterns
-    of well-known tokenizers run without it (a time limit makes ``regex`` ~2.5x slower)."""
+    file and key, as a custom pre-tokenizer pattern does. A time limit makes ``regex``
+    ~2.5x slower, so it is kept for the patterns that can run away exponentially: those
+    that repeat a group (``(a|aa)+``, ``(a+)*``) or refer back to one;
+    literal text and patterns without such repetition (those of published tokenizers,
+    ``'s|\\p{L}+|\\s+(?!\\S)``) run without it."""
 
     def __init__(self, compiled: "regex.Pattern[str]", where: str, source: str,
                  literal: bool = False):
@@ -68,7 +70,7 @@ class FilePattern:
         self.pattern = compiled.pattern
         self.where = where
         self.source = source
-        self.timed = not literal and compiled.pattern not in _TRUSTED
+        self.timed = not literal and may_run_away(compiled.pattern)
 
     def finditer(self, text: str) -> list:
         # a list: finditer is lazy and would time out outside the try
@@ -89,13 +91,34 @@ class FilePattern:
             ) from e
 
 
-def _trusted() -> frozenset[str]:
-    """Patterns of well-known tokenizers: tested, and they do not backtrack away."""
-    return frozenset([*pretokenize.PRESETS.values(), BYTE_LEVEL_PATTERN, known.R50K_PATTERN,
-                      known.CL100K_PATTERN, known.LLAMA3_PATTERN])
+_REPEATED = regex.compile(r"[*+{]")   # a group repeated (even {1,50}: many ways to split)
 
 
-_TRUSTED = _trusted()
+def may_run_away(pattern: str) -> bool:
+    """Whether a regex repeats a group or has a back-reference: the shapes whose
+    backtracking can grow exponentially with the text.
+
+    Example: '(a|aa)+$' -> True; "(?i:'s|'t)|\\p{L}+|\\s+(?!\\S)" -> False
+    """
+    i, n, in_class = 0, len(pattern), False
+    while i < n:
+        c = pattern[i]
+        if c == "\\":
+            if i + 1 < n and (pattern[i + 1].isdigit() and pattern[i + 1] != "0"
+                              or pattern[i + 1] in "gk"):
+                return True   # \1, \g<1>, \k<name>
+            i += 2
+            continue
+        if in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+            if pattern[i + 1:i + 2] == "]":   # []...] : a literal ] first
+                i += 1
+        elif c == ")" and _REPEATED.match(pattern, i + 1):
+            return True
+        i += 1
+    return False
 
 
 def compile_pattern(node: Any, where: str, source: str = "") -> FilePattern:
