@@ -501,6 +501,8 @@ class Tokenizer:
                    **kwargs) -> "Tokenizer":
         """GPT-2 style ``vocab.json`` + ``merges.txt`` (byte-to-unicode alphabet)."""
         from .formats import gpt2
+        if special_tokens is not None:   # a str would be one token per character
+            special_tokens = list(checks.special_tokens(special_tokens))
         return gpt2.load(vocab_path, merges_path, special_tokens=special_tokens, **kwargs)
 
     def __repr__(self) -> str:

@@ -61,7 +61,8 @@ def test_special_tokens_as_one_string_is_refused_everywhere(corpus):
     for call in (lambda: TrainSettings(special_tokens="<s>"),
                  lambda: train_bpe(corpus, 300, special_tokens="<s>"),
                  lambda: Tokenizer(BYTES, [], special_tokens="<s>"),
-                 lambda: load_tokenizer(corpus, special_tokens="<s>")):
+                 lambda: load_tokenizer(corpus, special_tokens="<s>"),
+                 lambda: Tokenizer.from_files(corpus, corpus, special_tokens="<s>")):
         err = refused(call, ArgumentTypeError, "special_tokens=['<s>']", "list")
         assert isinstance(err, TypeError)
     err = refused(lambda: TrainSettings(special_tokens="<s>"), SettingsError)
