@@ -16,6 +16,7 @@ from typing import Iterator, Sequence
 
 import regex
 
+from . import checks
 from .errors import PatternError, SettingsError
 from .scanner import native_scanner
 
@@ -103,7 +104,7 @@ def compile_pattern(pattern: str) -> "regex.Pattern[str]":
 
 def validate_special_tokens(special_tokens: Sequence[str] | None) -> tuple[str, ...]:
     """Check special tokens: non-empty strings, no duplicates. Returns them as a tuple."""
-    specials = tuple(special_tokens or ())
+    specials = checks.special_tokens(special_tokens, setting=True)   # one str: refused
     seen: set[str] = set()
     for i, s in enumerate(specials):
         if not isinstance(s, str):
@@ -142,6 +143,8 @@ class Pretokenizer:
     """
 
     def __init__(self, pattern: str = "gpt2", special_tokens: Sequence[str] | None = None):
+        checks.string(pattern, "pattern", "a preset name (gpt2, cl100k, o200k, whitespace, "
+                      "cjk) or a regex", setting=True)
         self.pattern, self.preset = resolve_pattern(pattern)
         self.regex = compile_pattern(self.pattern)
         self.special_tokens = validate_special_tokens(special_tokens)

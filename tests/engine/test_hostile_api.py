@@ -202,3 +202,13 @@ def test_other_entry_points(tok, corpus, tmp_path):
     refused(lambda: count_corpus(texts="a b a"), ArgumentTypeError, "list of strings")
     refused(lambda: count_corpus(corpus, workers=0), ArgumentError, "workers")
     assert count_corpus(texts=["a b a"], pre=Pretokenizer("whitespace")).words == ["a", " ", "b"]
+
+
+def test_pretokenizer_and_corpus_readers(corpus):
+    from bpe_gui.engine import read_corpus_text, read_documents
+    refused(lambda: Pretokenizer(None), SettingsError, "pattern", "preset")
+    refused(lambda: Pretokenizer("gpt2", "<s>"), SettingsError, "special_tokens=['<s>']")
+    refused(lambda: read_corpus_text(None), ArgumentTypeError, "file path")
+    refused(lambda: read_documents(5), ArgumentTypeError, "file path")
+    # one path, not one path per character
+    assert read_corpus_text(str(corpus)) == read_corpus_text([corpus]) == corpus.read_text()
