@@ -319,7 +319,8 @@ def test_counts_whose_pairs_pass_2_to_63_are_refused(tmp_path):
 
 def test_only_patterns_that_can_run_away_pay_for_the_time_limit():
     from bpe_gui.engine.pipeline import known
-    from bpe_gui.engine.pipeline.parts import BYTE_LEVEL_PATTERN, may_run_away
+    from bpe_gui.engine.pipeline.parts import BYTE_LEVEL_PATTERN
+    from bpe_gui.engine.pipeline.patterns import may_run_away
     from bpe_gui.engine.pretokenize import PRESETS
     published = [*PRESETS.values(), BYTE_LEVEL_PATTERN, known.R50K_PATTERN,
                  known.CL100K_PATTERN, known.LLAMA3_PATTERN]

@@ -178,7 +178,7 @@ def detect_format(path: str | Path) -> str:
     if name.endswith(".model") and _looks_like_ranks(p):
         return "tiktoken"   # Llama 3's tokenizer.model is a tiktoken ranks file
     if name.endswith(".json"):
-        from ._common import read_json
+        from .reading import read_json
         data = read_json(p)
         if isinstance(data, dict):
             if data.get("format") == native.FORMAT:

@@ -25,8 +25,9 @@ from typing import Sequence
 from ..display import gpt2_bytes, gpt2_text
 from ..errors import ExportError, FormatError
 from ..tokenizer import Tokenizer
-from ._common import (Snapshot, as_id, build_tokenizer, json_object_lines, prefixed,
-                      read_json, read_text, snapshot, write_files)
+from ._common import (Snapshot, as_id, build_tokenizer, json_object_lines, prefixed, snapshot,
+                      write_files)
+from .reading import read_json, read_text
 
 HEADER = "#version: 0.2"
 OPENAI_VOCAB, OPENAI_MERGES = "encoder.json", "vocab.bpe"   # GPT-2's files as published

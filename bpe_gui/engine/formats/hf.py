@@ -37,9 +37,10 @@ from ..display import gpt2_bytes, gpt2_text, pair_text, readable
 from ..errors import ExportError, FormatError
 from ..pretokenize import GPT2_PATTERN, WHITESPACE_PATTERN
 from ..tokenizer import EOW, Tokenizer
-from ._common import (PROBE_TEXT, Snapshot, as_id, build_tokenizer, check_depth, json_str,
-                      model_kind, need, not_bpe, prefixed, preset_name, read_json, snapshot, words_differ, write_files)
+from ._common import (PROBE_TEXT, Snapshot, as_id, build_tokenizer, json_str, model_kind, need,
+                      not_bpe, prefixed, preset_name, snapshot, words_differ, write_files)
 from .gpt2 import vocab_keys as gpt2_vocab_keys
+from .reading import check_depth, read_json
 
 # Whitespace as Python's str.strip() sees it (char mode strips words with it) and as the
 # `regex` module's \s sees it (the whitespace preset splits with it). They differ in

@@ -28,8 +28,9 @@ from ..display import readable
 from ..errors import ExportError, FormatError, PatternError
 from ..pipeline.tiktoken_model import rank_problem
 from ..tokenizer import Tokenizer
-from ._common import (PROBE_TEXT, Snapshot, as_id, json_bytes, need,
-                      preset_name, read_bytes, read_json, read_text, snapshot, words_differ, write_files)
+from ._common import (PROBE_TEXT, Snapshot, as_id, json_bytes, need, preset_name, snapshot,
+                      words_differ, write_files)
+from .reading import read_bytes, read_json, read_text
 
 SUFFIX = ".tiktoken"
 META_SUFFIX = ".tiktoken.json"

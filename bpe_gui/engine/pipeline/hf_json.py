@@ -20,7 +20,8 @@ from typing import Any
 
 from ..checks import MAX_ID
 from ..errors import FormatError
-from ..formats._common import model_kind, not_bpe, read_bytes
+from ..formats._common import model_kind, not_bpe
+from ..formats.reading import read_bytes, read_json
 from . import Pipeline
 from .added import AddedToken, AddedTokens
 from .bridge import LazyMerges, PipelineTokenizer
@@ -91,7 +92,6 @@ def _build(data: dict, path: Path, meta: dict, tables) -> PipelineTokenizer:
     Model = _model_class()
     made = Model.from_hf_text(tables[0], *tables[1], pre.byte_level) if tables else None
     if made is None and tables:   # something the text reader does not take: read it all
-        from ..formats._common import read_json
         full = read_json(path)["model"]
         raw_vocab = need(full, "vocab", dict, "model")
         raw_merges = need(full, "merges", list, "model")
