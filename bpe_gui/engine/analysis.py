@@ -52,6 +52,7 @@ from array import array
 from dataclasses import dataclass, field
 from typing import Callable
 
+from . import checks
 from .corpus import CancelFn, Cancelled
 from .errors import BPEError
 from .base import BaseTokenizer
@@ -132,6 +133,7 @@ def classify_tokens(tok: BaseTokenizer, progress: ProgressFn | None = None,
     ``progress(done, total)`` is called every few thousand tokens; ``cancel()`` returning
     True raises :class:`~bpe_gui.engine.corpus.Cancelled` there.
     """
+    checks.instance(tok, BaseTokenizer, "classify_tokens(tok)", "a Tokenizer")
     vocab = tok.vocab
     method = method_of(tok)
     reencode, context = _reencoder(tok, method)

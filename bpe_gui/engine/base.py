@@ -18,6 +18,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator, NamedTuple
 
+from . import checks
 from .errors import EncodeError
 from .explain import Explanation, explain
 from .model import Playback, WordModel, clean_chunks, clean_text, clean_with_map, joined
@@ -88,6 +89,7 @@ class BaseTokenizer(ABC):
     # ----- encoding: every kind treats text that UTF-8 cannot hold alike --------------
     def encode(self, text: str) -> list[int]:
         """Text -> token ids. Special tokens in the text become their ids."""
+        checks.text(text, "Tokenizer.encode(text)")
         try:
             return self._encode(text)
         except UnicodeEncodeError:   # lone surrogates
@@ -95,6 +97,7 @@ class BaseTokenizer(ABC):
 
     def encode_with_offsets(self, text: str) -> Encoding:
         """Ids, token bytes and character spans (for colouring text token by token)."""
+        checks.text(text, "Tokenizer.encode_with_offsets(text)")
         try:
             return self._encode_offsets(text)
         except UnicodeEncodeError:
@@ -109,7 +112,9 @@ class BaseTokenizer(ABC):
                         chunk_chars: int = 1 << 16) -> Iterator[int]:
         """Encode a stream of text (e.g. an open file) lazily, in bounded memory: the ids
         equal ``encode`` of the whole text."""
-        return self._encode_stream(clean_chunks(iterable), chunk_chars)
+        chunks = checks.texts(iterable, "Tokenizer.encode_iterable(iterable)")
+        checks.whole(chunk_chars, "Tokenizer.encode_iterable(chunk_chars)", 1)
+        return self._encode_stream(clean_chunks(chunks), chunk_chars)
 
     def encode_word(self, word: str) -> tuple[int, ...]:
         """The ids of one word of the tokenizer's pattern (no special tokens in it)."""
@@ -152,14 +157,17 @@ class BaseTokenizer(ABC):
 
         Example: ``tok.explain("it's").words[1].playback.steps`` -> the merges of "'s".
         """
+        checks.text(text, "Tokenizer.explain(text)")
         return explain(self, clean_text(text))
 
     # ----- decoding ---------------------------------------------------------------
     def decode_bytes(self, ids: Iterable[int]) -> bytes:
+        ids = checks.ids(ids, "Tokenizer.decode(ids)")
         vocab = self.vocab
         try:
             return b"".join(vocab[i] for i in ids)
         except KeyError as e:
+            checks.bad_id(e.args[0], "Tokenizer.decode(ids)")
             raise EncodeError(f"Token id {e.args[0]} is not in the vocabulary "
                               f"(ids go up to {max(vocab)}).") from None
 

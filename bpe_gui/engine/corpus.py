@@ -18,6 +18,7 @@ from array import array
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
+from . import checks
 from .blocks import NATIVE_PRESETS, BlockReader, texts_of
 from .errors import CorpusError, PatternError
 from .files import (decode_utf8, looks_binary, read_bytes, read_corpus_text,  # noqa: F401
@@ -319,6 +320,7 @@ def count_corpus(paths: str | Path | Sequence[str | Path] = (), pre: Pretokenize
         ['a', ' ', 'b']
     """
     from .counts import CountMeta, write_table
+    _check_count_arguments(paths, pre, texts, workers, out)
     if isinstance(paths, (str, Path)):
         paths = [paths]
     pre = pre or Pretokenizer()
@@ -357,3 +359,13 @@ def table_from_files(paths: str | Path | Sequence[str | Path], pre: Pretokenizer
     if not paths:
         raise CorpusError("No corpus files were given. Pass at least one text file.")
     return count_corpus(paths, pre, **kw)
+
+
+def _check_count_arguments(paths, pre, texts, workers, out) -> None:
+    checks.paths(paths, "count_corpus(paths)")
+    checks.instance(pre, Pretokenizer, "count_corpus(pre)", "a Pretokenizer or None",
+                    none_ok=True)
+    checks.special_tokens(texts, "count_corpus(texts)")   # a list of str, not one str
+    checks.whole(workers, "count_corpus(workers)", 1, 4096, none_ok=True)
+    if out is not None:
+        checks.path(out, "count_corpus(out)")

@@ -34,9 +34,9 @@ from typing import Sequence
 
 from .atomic import make_folder
 from .corpus import PretokenTable
-from .errors import ExportError, FormatError
+from .errors import ExportError, FormatError, PatternError, SettingsError
 from .files import open_binary
-from .pretokenize import PRESET_LABELS
+from .pretokenize import PRESET_LABELS, PRESETS, compile_pattern, validate_special_tokens
 
 try:
     from . import _count
@@ -142,7 +142,8 @@ def _check_types(kw: dict, path) -> None:
             raise bad(key, "a list of strings")
     modes = kw.get("modes", list(MODES))
     if not modes or not set(modes) <= set(MODES):
-        raise bad("modes", f"a non-empty list of training modes ({', '.join(map(repr, MODES))})")
+        raise bad("modes", f"a non-empty list of training modes: one or both of "
+                  f"{', '.join(MODES)}")
     if not isinstance(kw.get("sources", []), list) or \
             not all(isinstance(s, dict) for s in kw.get("sources", [])):
         raise bad("sources", "a list of objects")
@@ -150,6 +151,26 @@ def _check_types(kw: dict, path) -> None:
         v = kw.get(key, 0)
         if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v <= MAX_COUNT:
             raise bad(key, f"a whole number from 0 to {MAX_COUNT:,} (2**63 - 1)")
+    _check_values(kw, path)
+
+
+def _check_values(kw: dict, path) -> None:
+    """Header values that have the right types but cannot have come from counting: the
+    pattern must compile, a preset be one this bpe-gui has, the
+    special tokens be usable (the modes are checked with the types)."""
+    def bad(key: str, what: str):
+        return FormatError(path, f"metadata {key!r} {what}", line=1, key=key)
+    preset = kw.get("preset")
+    if preset is not None and preset not in PRESETS:
+        raise bad("preset", f"is {preset!r}, which is not a preset (the presets are "
+                  f"{', '.join(PRESETS)}; a custom pattern has null).")
+    try:
+        compile_pattern(kw["pattern"])
+        validate_special_tokens(kw.get("special_tokens", []))
+    except PatternError as e:
+        raise bad("pattern", f"cannot be used: {e}") from None
+    except SettingsError as e:
+        raise bad("special_tokens", f"cannot be used: {e}") from None
 
 
 # ----- writing -----------------------------------------------------------------------

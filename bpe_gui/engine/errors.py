@@ -62,6 +62,24 @@ class PatternError(SettingsError):
     """A custom pre-tokenizer pattern that does not compile or runs away."""
 
 
+class ArgumentError(BPEError, ValueError):
+    """A public function or class given an argument it cannot use: an absurd value
+    (also a ValueError). The message names the argument and what was expected."""
+
+
+class ArgumentTypeError(ArgumentError, TypeError):
+    """An argument of the wrong type (also a TypeError), e.g. ``bytes`` where text is
+    expected or a ``str`` where a list of special tokens is."""
+
+
+class SettingArgumentError(SettingsError, ArgumentError):
+    """A training setting of an absurd value (``vocab_size=10**30``)."""
+
+
+class SettingTypeError(SettingArgumentError, ArgumentTypeError):
+    """A training setting of the wrong type (``vocab_size="abc"``)."""
+
+
 class FormatError(BPEError):
     """A tokenizer file that is malformed; names the file and the line or key."""
 

@@ -11,10 +11,12 @@ import gzip
 import io
 import json
 import lzma
+import os
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator, Sequence
 
+from . import checks
 from .errors import CorpusError, NotUTF8Error
 
 BOM = b"\xef\xbb\xbf"
@@ -156,7 +158,7 @@ def read_documents(path: str | Path, encoding: str = "utf-8") -> list[str]:
 
     ``encoding`` other than utf-8 converts a file the user said is in that encoding.
     """
-    p = Path(path)
+    p = Path(checks.path(path, "read_documents(path)"))
     data = read_bytes(p)
     utf8 = encoding.lower().replace("-", "") in ("utf8", "utf8sig")
     if utf8 and looks_binary(data):
@@ -179,6 +181,8 @@ def read_documents(path: str | Path, encoding: str = "utf-8") -> list[str]:
 
 def read_corpus_text(paths: Sequence[str | Path], separator: str = "\n") -> str:
     """All documents of several files joined into one text (for the corpus editor)."""
+    paths = [paths] if isinstance(paths, (str, os.PathLike)) else checks.paths(
+        paths, "read_corpus_text(paths)", none_ok=False)
     return separator.join(d for p in paths for d in read_documents(p))
 
 

@@ -33,8 +33,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Iterator, Mapping, Sequence
 
+from . import checks
 from .corpus import CancelFn, Cancelled
-from .errors import CorpusError, NotUTF8Error, SettingsError
+from .errors import (CorpusError, NotUTF8Error, SettingArgumentError, SettingsError,
+                     SettingTypeError)
 from .files import BOM, binary_error, inner_suffix, jsonl_text, looks_binary, open_binary
 from .stats import RENYI_ALPHA, renyi_efficiency
 from .base import BaseTokenizer
@@ -114,12 +116,14 @@ MAX_ALPHA = 20.0
 
 
 def check_alpha(alpha: float) -> float:
-    """The Rényi order, if usable: a number in (0, MAX_ALPHA]; SettingsError otherwise."""
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or \
-            not 0 < alpha <= MAX_ALPHA:
-        raise SettingsError(f"The Rényi order alpha must be a number above 0 and at most "
-                            f"{MAX_ALPHA:g} (got {alpha!r}); 2.5 is the usual one, 1 is "
-                            "Shannon's entropy.")
+    """The Rényi order, if usable: a number in (0, MAX_ALPHA]; the engine's argument
+    errors otherwise (they are SettingsErrors too)."""
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)):
+        raise SettingTypeError(f"The Rényi order alpha must be a number (got {alpha!r}).")
+    if not 0 < alpha <= MAX_ALPHA:   # (nan fails this too)
+        raise SettingArgumentError(
+            f"The Rényi order alpha must be a number above 0 and at most {MAX_ALPHA:g} "
+            f"(got {alpha!r}); 2.5 is the usual one, 1 is Shannon's entropy.")
     return float(alpha)
 
 
@@ -245,6 +249,7 @@ def language_cost(texts: str | Path | Mapping[str, str | Path],
     or {language: file}; ``tokenizers``: {label: tokenizer}; ``reference``: the language
     parity divides by (default: ``en`` if there is one, else the first language).
     ``progress(done, total)`` counts file bytes read over all passes."""
+    _check_arguments(texts, tokenizers, reference)
     check_alpha(alpha)
     files = held_out_files(texts) if isinstance(texts, (str, Path)) else \
         {k: Path(v) for k, v in sorted(texts.items())}
@@ -287,3 +292,15 @@ def _with_parity(rows: list[CostRow], ref: str) -> list[CostRow]:
         parity = r.tokens / b if b else None
         out.append(replace(r, parity=parity))
     return out
+
+
+def _check_arguments(texts, tokenizers, reference) -> None:
+    if not isinstance(texts, Mapping):
+        checks.path(texts, "language_cost(texts)")
+    if not isinstance(tokenizers, Mapping):
+        checks.instance(tokenizers, Mapping, "language_cost(tokenizers)",
+                        "a dict {label: Tokenizer}, e.g. {'mine': tok}")
+    for label, tok in tokenizers.items():
+        checks.instance(tok, BaseTokenizer, f"language_cost(tokenizers)[{label!r}]", "a Tokenizer")
+    checks.instance(reference, str, "language_cost(reference)", "a language name or None",
+                    none_ok=True)

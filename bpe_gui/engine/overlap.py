@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from . import checks
 from .analysis import KINDS, OK, Reachability, classify_tokens
 from .base import BaseTokenizer
 
@@ -77,6 +78,8 @@ def vocab_overlap(a: BaseTokenizer, b: BaseTokenizer, reach_a: Reachability | No
     """Compare the vocabularies of ``a`` and ``b``. Pass ``reach_a``/``reach_b`` (from
     :func:`classify_tokens`) when you have them; otherwise they are worked out (a second
     or two for a 200k vocabulary)."""
+    checks.instance(a, BaseTokenizer, "vocab_overlap(a)", "a Tokenizer")
+    checks.instance(b, BaseTokenizer, "vocab_overlap(b)", "a Tokenizer")
     sa, sb = token_set(a), token_set(b)
     made_a, made_b = produced_set(a, reach_a), produced_set(b, reach_b)
     return Overlap(tuple(sorted(sa & sb)), tuple(sorted(sa - sb)), tuple(sorted(sb - sa)),

@@ -16,6 +16,7 @@ from typing import Iterator, Sequence
 
 import regex
 
+from . import checks
 from .errors import PatternError, SettingsError
 # GPT-2's, tiktoken's cl100k_base and o200k_base (character for character), and the
 # patterns of Llama 3, minbpe's GPT-4 and Qwen2 that the native scanner also runs
@@ -92,7 +93,7 @@ def compile_pattern(pattern: str) -> "regex.Pattern[str]":
 
 def validate_special_tokens(special_tokens: Sequence[str] | None) -> tuple[str, ...]:
     """Check special tokens: non-empty strings, no duplicates. Returns them as a tuple."""
-    specials = tuple(special_tokens or ())
+    specials = checks.special_tokens(special_tokens, setting=True)   # one str: refused
     seen: set[str] = set()
     for i, s in enumerate(specials):
         if not isinstance(s, str):
@@ -131,6 +132,8 @@ class Pretokenizer:
     """
 
     def __init__(self, pattern: str = "gpt2", special_tokens: Sequence[str] | None = None):
+        checks.string(pattern, "pattern", "a preset name (gpt2, cl100k, o200k, whitespace, "
+                      "cjk) or a regex", setting=True)
         self.pattern, self.preset = resolve_pattern(pattern)
         self.regex = compile_pattern(self.pattern)
         self.special_tokens = validate_special_tokens(special_tokens)
@@ -141,6 +144,7 @@ class Pretokenizer:
         self.kind = scanner_kind(self.pattern)
         self.timeout = None if self.preset or self.kind else CUSTOM_TIMEOUT_S
         # the C scanner (same words as the regex), else None
+        self.source: str | None = None   # the file (and key) a pattern came from, if any
         self.native = native_scanner(self.kind)
 
     def pieces(self, text: str) -> Iterator[Piece]:
@@ -163,7 +167,8 @@ class Pretokenizer:
             return method(text, timeout=self.timeout, concurrent=concurrent)
         except TimeoutError as e:
             raise PatternError(
-                f"The pre-tokenizer pattern ran for more than {self.timeout:g} s on "
+                (f"{self.source}: the" if self.source else "The") +
+                f" pre-tokenizer pattern ran for more than {self.timeout:g} s on "
                 f"{len(text):,} characters, so it was stopped. It probably backtracks "
                 "catastrophically (nested quantifiers such as (a+)+); simplify it or pick a preset."
             ) from e

@@ -17,6 +17,7 @@ import copy
 from itertools import accumulate
 from typing import Callable, Iterable, Iterator, Sequence
 
+from . import checks
 from .base import BaseTokenizer, Encoding, Piece  # noqa: F401  (Encoding: its old home)
 from .blocks import NATIVE_PRESETS
 from .errors import BPEError
@@ -44,6 +45,7 @@ class Tokenizer(BaseTokenizer):
                  special_tokens: Sequence[str] | None = None, *, pattern: str = "gpt2",
                  mode: str = "byte", end_of_word: str = "suffix",
                  meta: dict | None = None):
+        checks.tokenizer_args(vocab, merges, special_tokens, pattern, mode, end_of_word, meta)
         if mode not in ("byte", "char"):
             raise BPEError(f"Unknown mode {mode!r}: use 'byte' or 'char'.")
         specials = list(special_tokens or [])
@@ -91,6 +93,7 @@ class Tokenizer(BaseTokenizer):
     # ----- as of a training step -------------------------------------------------
     def at_step(self, n_merges: int) -> "Tokenizer":
         """The same tokenizer with only the first ``n_merges`` merges (shares the tables)."""
+        checks.whole(n_merges, "Tokenizer.at_step(n_merges)", -checks.MAX_ID)
         n = max(0, min(n_merges, len(self.merges)))
         clone = copy.copy(self)
         clone.model = self.model.at(n)
@@ -278,6 +281,8 @@ class Tokenizer(BaseTokenizer):
                    **kwargs) -> "Tokenizer":
         """GPT-2 style ``vocab.json`` + ``merges.txt`` (byte-to-unicode alphabet)."""
         from .formats import gpt2
+        if special_tokens is not None:   # a str would be one token per character
+            special_tokens = list(checks.special_tokens(special_tokens))
         return gpt2.load(vocab_path, merges_path, special_tokens=special_tokens, **kwargs)
 
     def __repr__(self) -> str:

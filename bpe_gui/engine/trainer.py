@@ -24,6 +24,7 @@ try:
     from . import _core
 except ImportError:  # no C compiler at install time: slow but correct stand-in
     from . import _pycore as _core
+from . import checks
 from .corpus import CancelFn, PretokenTable, table_from_files, table_from_text
 from .display import readable
 from .errors import CorpusError, SettingsError, VocabSizeError
@@ -59,6 +60,9 @@ class TrainSettings:
     tie_rule: str = "greatest"
     min_frequency: int = 1
     prune: bool = False
+
+    def __post_init__(self) -> None:   # types and sizes; what fits together: validated()
+        object.__setattr__(self, "special_tokens", checks.train_settings(self))
 
     def validated(self, n_base: int | None = None) -> "TrainSettings":
         """These settings checked (raises SettingsError saying what to change), with the
@@ -225,10 +229,26 @@ def word_symbols(table: PretokenTable, settings: TrainSettings,
     return symbols, starts, freqs, texts
 
 
+def new_core(symbols, starts, freqs, token_bytes, tie_rule: str):
+    """The C core over these words. It counts pairs in 64 bits and refuses word counts
+    whose pairs could pass 2**63 - 1 (they would wrap and a wrong pair would win): said
+    here in words a user can act on."""
+    try:
+        return _core.Core(symbols, starts, freqs, token_bytes, TIE_RULES[tie_rule])
+    except ValueError as e:
+        if "overflow" not in str(e):
+            raise
+        raise CorpusError("The word counts are too large: each count times its word's "
+                          "symbols adds up past 9,223,372,036,854,775,807 (2^63 - 1), the "
+                          "largest count training can hold. Scale the counts down (e.g. "
+                          "divide them all by 1000).") from None
+
+
 class Trainer:
     """Step-by-step BPE training over a pre-token table."""
 
     def __init__(self, table: PretokenTable, settings: TrainSettings | None = None):
+        _check_table_settings(table, settings)
         self.settings = (settings or TrainSettings()).validated()
         self.table = table
         s = self.settings
@@ -243,7 +263,7 @@ class Trainer:
             raise CorpusError("The corpus has only whitespace, so character mode has no words "
                               "to train on. Add some text, or use byte mode.")
         self._freqs = freqs
-        self.core = _core.Core(symbols, starts, freqs, token_bytes, TIE_RULES[s.tie_rule])
+        self.core = new_core(symbols, starts, freqs, token_bytes, s.tie_rule)
         self._tokens0 = self.core.total_symbols
         self.vocab_bytes: list[bytes] = list(token_bytes)
         self.steps: list[MergeStep] = []
@@ -256,6 +276,7 @@ class Trainer:
     # ----- construction -------------------------------------------------------------
     @classmethod
     def from_text(cls, text: str, settings: TrainSettings | None = None, **kw) -> "Trainer":
+        _check_settings(checks.text(text, "Trainer.from_text(text)"), settings)
         settings = (settings or TrainSettings()).validated()
         pre = Pretokenizer(settings.pattern, settings.special_tokens)
         return cls(table_from_text(text, pre, **kw), settings)
@@ -263,6 +284,7 @@ class Trainer:
     @classmethod
     def from_files(cls, paths: str | Path | Sequence[str | Path],
                    settings: TrainSettings | None = None, **kw) -> "Trainer":
+        _check_settings(checks.paths(paths, "Trainer.from_files(paths)"), settings)
         settings = (settings or TrainSettings()).validated()
         pre = Pretokenizer(settings.pattern, settings.special_tokens)
         return cls(table_from_files(paths, pre, **kw), settings)
@@ -279,6 +301,8 @@ class Trainer:
         Example: ``Trainer.from_counts("corpus.counts.tsv", TrainSettings(vocab_size=5000))``
         """
         from .counts import check_settings, read_tables, settings_for_table
+        if not isinstance(counts, PretokenTable):
+            _check_settings(checks.paths(counts, "Trainer.from_counts(counts)", False), settings)
         table = counts if isinstance(counts, PretokenTable) else read_tables(counts)
         settings = (settings or settings_for_table(TrainSettings(), table.meta)).validated()
         where = where or _table_name(counts)
@@ -465,6 +489,7 @@ class Trainer:
         ``progress(done, total)`` is called at most every 50 ms; ``cancel()`` is checked
         between steps and stops early (the steps made so far stay).
         """
+        checks.whole(until, "Trainer.run(until)", -checks.MAX_ID, none_ok=True)
         goal = until if until is not None else self.target_steps
         total = goal if goal is not None else self.settings.vocab_size
         start = self.n_steps
@@ -529,6 +554,7 @@ class Trainer:
 
     def goto(self, k: int, **kw) -> None:
         """Jump to step k (undo back, or run forward)."""
+        checks.whole(k, "Trainer.goto(k)", -checks.MAX_ID)
         while self.n_steps > max(k, 0):
             self.undo()
         if k > self.n_steps:
@@ -617,6 +643,7 @@ class Trainer:
         ``redo=True`` also serves steps up to :attr:`furthest_step` that were undone:
         training is deterministic, so they are the merges stepping forward would make.
         """
+        checks.whole(at_step, "Trainer.tokenizer(at_step)", -checks.MAX_ID, none_ok=True)
         hi = self.furthest_step if redo else self.n_steps
         k = self.n_steps if at_step is None else max(0, min(at_step, hi))
         tok = self._tok
@@ -675,6 +702,7 @@ def train_bpe(input_path: "str | Path | Sequence[str | Path] | PretokenTable | N
     and special tokens are used unless ``pattern``/``special_tokens`` are given, and then
     they must be the table's (see :meth:`Trainer.from_counts`).
     """
+    _check_train_bpe(input_path, vocab_size, special_tokens, counts, options)
     table = input_path if isinstance(input_path, PretokenTable) else None
     if counts is not None or table is not None:
         from .counts import read_tables, settings_for_table
@@ -697,3 +725,30 @@ def train_bpe(input_path: "str | Path | Sequence[str | Path] | PretokenTable | N
     if return_trainer:
         return trainer  # type: ignore[return-value]
     return trainer.vocab, trainer.merges
+
+
+def _check_table_settings(table, settings) -> None:
+    checks.instance(table, PretokenTable, "Trainer(table)",
+                    "a PretokenTable (from Trainer.from_text/from_files/from_counts)")
+    _check_settings(table, settings)
+
+
+def _check_settings(_, settings) -> None:
+    checks.instance(settings, TrainSettings, "settings", "a TrainSettings or None",
+                    none_ok=True)
+
+
+def _check_train_bpe(input_path, vocab_size, special_tokens, counts, options) -> None:
+    """train_bpe's arguments (its options are TrainSettings fields, checked there)."""
+    if not isinstance(input_path, PretokenTable):
+        checks.paths(input_path, "train_bpe(input_path)")
+    checks.paths(counts, "train_bpe(counts)")
+    checks.whole(vocab_size, "vocab_size", -checks.MAX_ID, checks.MAX_ID, setting=True,
+                 none_ok=True)
+    checks.special_tokens(special_tokens, setting=True)
+    known = [f for f in TrainSettings.__dataclass_fields__
+             if f not in ("vocab_size", "special_tokens")]
+    unknown = sorted(set(options) - set(known))
+    if unknown:
+        raise checks.ArgumentTypeError(f"train_bpe() got the unknown option(s) "
+                                       f"{', '.join(unknown)}; its options are {', '.join(known)}.")

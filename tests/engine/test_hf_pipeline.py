@@ -249,7 +249,7 @@ REFUSALS = [
     ("normalizer.normalizers", [{"type": "NFC"}, {"type": "BertNormalizer"}],
      "normalizer.normalizers[1].type", 'normalizer.normalizers[1].type = "BertNormalizer"'),
     ("normalizer", {"type": "StripAccents"}, "normalizer.type", '"StripAccents" is not supported'),
-    ("model.type", "WordPiece", "model.type", 'model.type = "WordPiece" is not supported'),
+    ("model.type", "WordPiece", "model.type", "is a WordPiece model; only BPE tokenizers"),
     ("model.dropout", 0.1, "model.dropout", "model.dropout = 0.1 is not supported"),
     ("model.end_of_word_suffix", "</w>", "model.end_of_word_suffix", "end_of_word_suffix"),
     ("model.merges[3]", "Ġ zzzq", "model.merges[3]", "not in the vocabulary"),

@@ -30,7 +30,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Sequence
 
+from .. import checks
 from ..errors import ExportError, FormatError
+from ..base import BaseTokenizer
 from ..tokenizer import Tokenizer
 from . import csv_merges, gpt2, hf, native, tiktoken_fmt
 from ._common import Snapshot, check_name, snapshot, write_files
@@ -95,6 +97,7 @@ def export_tokenizer(tok: Tokenizer, folder: str | Path, fmt: str,
     Raises ExportError (with the fix) if the format cannot hold the tokenizer or the
     folder cannot be written; nothing is left half-written.
     """
+    _check_export(tok, folder, fmt, name)
     files = _dump(snapshot(tok), fmt, name)
     return write_files(folder, files)
 
@@ -122,6 +125,13 @@ def export_formats(tok: Tokenizer, folder: str | Path, fmts: Sequence[str],
     any is written, so one format that cannot hold ``tok`` stops the whole export."""
     files, _ = render_files(tok, fmts, name)
     return write_files(folder, files)
+
+
+def _check_export(tok, folder, fmt, name) -> None:
+    checks.instance(tok, BaseTokenizer, "export_tokenizer(tok)", "a Tokenizer")
+    checks.path(folder, "export_tokenizer(folder)")
+    checks.string(fmt, "export_tokenizer(fmt)", f"a format name ({', '.join(FORMATS)})")
+    checks.string(name, "export_tokenizer(name)", "a file name such as 'tokenizer'")
 
 
 # ----- import ---------------------------------------------------------------------------
@@ -169,7 +179,7 @@ def detect_format(path: str | Path) -> str:
     if name.endswith(".model") and _looks_like_ranks(p):
         return "tiktoken"   # Llama 3's tokenizer.model is a tiktoken ranks file
     if name.endswith(".json"):
-        from ._common import read_json
+        from .reading import read_json
         data = read_json(p)
         if isinstance(data, dict):
             if data.get("format") == native.FORMAT:
@@ -213,6 +223,9 @@ def load_tokenizer(path: str | Path, special_tokens: Sequence[str] | None = None
     bpe-gui .json. ``special_tokens`` overrides the special tokens the files list.
     Raises FormatError naming the file and the line or key at fault.
     """
+    checks.path(path, "load_tokenizer(path)")
+    if special_tokens is not None:
+        special_tokens = list(checks.special_tokens(special_tokens))
     p = Path(path).expanduser()
     if not p.exists():
         raise FormatError(p, "file or folder not found. Check the path.")

@@ -16,6 +16,7 @@ from typing import Any
 import regex
 
 from ..atomic import make_folder, remove_folders, replace_set
+from ..checks import MAX_ID
 from ..errors import ExportError, FormatError
 from ..pretokenize import PRESETS, resolve_pattern
 from ..tokenizer import EOW, UNK, Tokenizer
@@ -218,33 +219,23 @@ def json_object_lines(pairs: list[tuple[str, int]]) -> bytes:
     return ("{\n" + body + "\n}\n").encode("utf-8")
 
 
-# ----- reading --------------------------------------------------------------------------
-def read_text(path: str | Path) -> str:
-    """A file's text, strict UTF-8; FormatError names the file and the fix."""
-    p = Path(path)
-    if not p.exists():
-        raise FormatError(p, "file not found. Check the path, or pick the file again.")
-    if p.is_dir():
-        raise FormatError(p, "is a folder; pick a tokenizer file inside it.")
-    try:
-        data = p.read_bytes()
-    except OSError as e:
-        raise FormatError(p, f"cannot be read ({e.strerror or e}).") from e
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        line = data[:e.start].count(b"\n") + 1
-        raise FormatError(p, f"is not UTF-8 text (bad byte 0x{data[e.start]:02X} at byte "
-                             f"offset {e.start}); tokenizer files are UTF-8.", line=line) from None
+def model_kind(node: dict) -> str | None:
+    """The model's type; without "type", guessed from its fields as tokenizers does
+    (it tries each model in turn)."""
+    kind = node.get("type")
+    if kind is not None or "merges" in node:
+        return kind if kind is not None else "BPE"
+    if isinstance(node.get("vocab"), list):
+        return "Unigram"   # [[piece, score], ...]
+    if "max_input_chars_per_word" in node or "continuing_subword_prefix" in node:
+        return "WordPiece"
+    return "WordLevel" if isinstance(node.get("vocab"), dict) else None
 
 
-def read_json(path: str | Path) -> Any:
-    text = read_text(path)
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as e:
-        raise FormatError(path, f"is not valid JSON ({e.msg} at column {e.colno}).",
-                          line=e.lineno) from None
+def not_bpe(kind: Any) -> str:
+    what = f"a {kind} model" if isinstance(kind, str) and kind else "not a BPE model"
+    return (f"is {what}; only BPE tokenizers can be loaded (this app shows how BPE "
+            "works: WordPiece, Unigram and WordLevel tokenizers cut text another way).")
 
 
 def need(obj: dict, key: str, kind: type | tuple, path, what: str, where: str = ""):
@@ -260,8 +251,14 @@ def need(obj: dict, key: str, kind: type | tuple, path, what: str, where: str = 
 
 
 def as_id(value: Any, path, key: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise FormatError(path, f"the id {value!r} is not a whole number >= 0.", key=key)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise FormatError(path, f"the id {value!r} is not a whole number.", key=key)
+    if value < 0:
+        raise FormatError(path, f"the id {value} is negative; ids are whole numbers from 0.",
+                          key=key)
+    if value > MAX_ID:
+        raise FormatError(path, f"the id {value} is too large: ids go up to {MAX_ID:,} "
+                          "(token ids are 32-bit).", key=key)
     return value
 
 

@@ -25,8 +25,9 @@ from typing import Sequence
 from ..display import gpt2_bytes, gpt2_text
 from ..errors import ExportError, FormatError
 from ..tokenizer import Tokenizer
-from ._common import (Snapshot, as_id, build_tokenizer, json_object_lines, prefixed,
-                      read_json, read_text, snapshot, write_files)
+from ._common import (Snapshot, as_id, build_tokenizer, json_object_lines, prefixed, snapshot,
+                      write_files)
+from .reading import read_json, read_text
 
 HEADER = "#version: 0.2"
 OPENAI_VOCAB, OPENAI_MERGES = "encoder.json", "vocab.bpe"   # GPT-2's files as published
@@ -150,6 +151,7 @@ def load(vocab_path: str | Path, merges_path: str | Path | None = None,
                                   "(or is a special token). The two files do not belong "
                                   "together.", line=lineno)
         merges.append((decoded[a], decoded[b]))
+    merges = last_of_each(merges)
     missing = sorted({b for b in range(256)} - {v[0] for v in vocab.values() if len(v) == 1})
     if missing:
         raise FormatError(vocab_path, f"lacks {len(missing)} of the 256 single-byte tokens (first: "
@@ -159,6 +161,16 @@ def load(vocab_path: str | Path, merges_path: str | Path | None = None,
     meta = {"format": "gpt2", "source": str(vocab_path), **kwargs.pop("meta", {})}
     return build_tokenizer(vocab_path, vocab, merges, specials, pattern=pattern, meta=meta,
                            **kwargs)
+
+
+def last_of_each(merges: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
+    """A merge given twice ranks where it is given last, as in GPT-2's own encoder.py
+    (``dict(zip(merges, range(...)))``) and in Hugging Face tokenizers: the earlier copy
+    is dropped. Example: [ab, bc, ab] -> [bc, ab]."""
+    last = {m: k for k, m in enumerate(merges)}
+    if len(last) == len(merges):
+        return merges
+    return [m for k, m in enumerate(merges) if last[m] == k]
 
 
 def merges_beside(vocab_path: Path) -> Path:

@@ -37,9 +37,10 @@ from ..display import gpt2_bytes, gpt2_text, pair_text, readable
 from ..errors import ExportError, FormatError
 from ..pretokenize import CJK_PATTERN, CL100K_PATTERN, GPT2_PATTERN, WHITESPACE_PATTERN
 from ..tokenizer import EOW, Tokenizer
-from ._common import (PROBE_TEXT, Snapshot, as_id, build_tokenizer, json_str, need,
-                      prefixed, preset_name, read_json, snapshot, words_differ, write_files)
+from ._common import (PROBE_TEXT, Snapshot, as_id, build_tokenizer, json_str, model_kind, need,
+                      not_bpe, prefixed, preset_name, snapshot, words_differ, write_files)
 from .gpt2 import vocab_keys as gpt2_vocab_keys
+from .reading import check_depth, read_json
 
 # Whitespace as Python's str.strip() sees it (char mode strips words with it) and as the
 # `regex` module's \s sees it (the whitespace preset splits with it). They differ in
@@ -314,6 +315,7 @@ def load(path: str | Path, special_tokens: Sequence[str] | None = None, **kwargs
     data = fast[0] if fast else read_json(path)
     if not isinstance(data, dict):
         raise FormatError(path, "should be a JSON object (a Hugging Face tokenizer.json).")
+    _check_nesting(data, path)
     model = need(data, "model", dict, path, "the tokenizer model, an object")
     if _is_own_char_export(data) or own:
         if fast:   # this path needs the vocabulary and merges as JSON
@@ -322,6 +324,16 @@ def load(path: str | Path, special_tokens: Sequence[str] | None = None, **kwargs
         return _load_own(path, data, model, special_tokens, kwargs)
     return load_hf(data, path, meta=kwargs.get("meta"),
                    tables=(fast[1], fast[2]) if fast else None)
+
+
+def _check_nesting(data: dict, path) -> None:
+    """The parts that are walked (normalizers, pre-tokenizers, decoders...) must not nest
+    deeper than tokenizers allows; the vocabulary and merges are flat and are skipped."""
+    rest = {k: v for k, v in data.items() if k != "model"}
+    model = data.get("model")
+    if isinstance(model, dict):
+        rest["model"] = {k: v for k, v in model.items() if k not in ("vocab", "merges")}
+    check_depth(rest, path)
 
 
 def _is_own_char_export(data: dict) -> bool:
@@ -348,11 +360,9 @@ def _own_prefix(norm: Any, steps: list[dict], regexes: list) -> bool:
 
 def _load_own(path, data, model, special_tokens, kwargs) -> Tokenizer:
     """This app's own encoder over the file's vocabulary and merges."""
-    kind = model.get("type", "BPE" if "merges" in model else None)
+    kind = model_kind(model)
     if kind != "BPE":
-        raise FormatError(path, f"is a {kind or 'unknown'} model; only BPE models are supported "
-                          "(WordPiece, Unigram and WordLevel tokenizers cannot be loaded here).",
-                          key="model.type")
+        raise FormatError(path, not_bpe(kind), key="model.type")
     raw_vocab = need(model, "vocab", dict, path, "an object mapping token -> id", "model")
     raw_merges = need(model, "merges", list, path, "a list of merges", "model")
     for opt in ("continuing_subword_prefix", "end_of_word_suffix"):
@@ -379,6 +389,8 @@ def _added_tokens(data: dict, path) -> dict[str, int]:
         if not isinstance(item, dict):
             raise FormatError(path, "should be an object with 'id' and 'content'.", key=where)
         content = need(item, "content", str, path, "the token text", where)
+        if not content:
+            continue   # tokenizers ignores an added token with no text
         out[content] = as_id(need(item, "id", int, path, "the token id", where), path,
                              f"{where}.id")
     return out

@@ -25,8 +25,8 @@ from typing import Any, Sequence
 from ..display import pair_text, readable
 from ..errors import FormatError
 from ..tokenizer import Tokenizer
-from ._common import (Snapshot, as_id, build_tokenizer, json_str, need, read_json,
-                      snapshot, write_files)
+from ._common import Snapshot, as_id, build_tokenizer, json_str, need, snapshot, write_files
+from .reading import read_json
 
 FORMAT, VERSION = "bpe-gui", 1
 SUFFIX = ".bpe-gui.json"

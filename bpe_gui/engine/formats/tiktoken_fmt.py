@@ -25,10 +25,12 @@ from pathlib import Path
 from typing import Sequence
 
 from ..display import readable
-from ..errors import ExportError, FormatError
+from ..errors import ExportError, FormatError, PatternError
+from ..pipeline.tiktoken_model import rank_problem
 from ..tokenizer import Tokenizer
-from ._common import (PROBE_TEXT, Snapshot, as_id, json_bytes, need,
-                      preset_name, read_json, read_text, snapshot, words_differ, write_files)
+from ._common import (PROBE_TEXT, Snapshot, as_id, json_bytes, need, preset_name, snapshot,
+                      words_differ, write_files)
+from .reading import read_bytes, read_json, read_text
 
 SUFFIX = ".tiktoken"
 META_SUFFIX = ".tiktoken.json"
@@ -147,9 +149,9 @@ def read_ranks(path: str | Path) -> tuple[dict[bytes, int], dict[int, int]]:
             token = base64.b64decode(parts[0], validate=True)
         except (binascii.Error, ValueError):
             raise FormatError(path, f"{parts[0][:40]!r} is not valid base64.", line=lineno) from None
-        if not parts[1].isdigit():
-            raise FormatError(path, f"the rank {parts[1][:20]!r} is not a whole number.",
-                              line=lineno)
+        problem = rank_problem(parts[1])
+        if problem:
+            raise FormatError(path, problem + ".", line=lineno)
         rank = int(parts[1])
         if not token:
             raise FormatError(path, "the token is empty.", line=lineno)
@@ -210,14 +212,12 @@ def load(path: str | Path, special_tokens: Sequence[str] | None = None, *,
     from ..pipeline.known import recognise
     from ..pipeline.tiktoken_model import load_ranks
     path = Path(path)
-    try:
-        data = path.read_bytes()
-    except OSError as e:
-        raise FormatError(path, f"cannot be read ({e.strerror or e}).") from e
+    data = read_bytes(path, "ranks")
     meta_path = meta_beside(path)
     specials_map: dict[str, int] = {}
     name = path.name[: -len(SUFFIX)] if path.name.endswith(SUFFIX) else path.stem
     known = None
+    pattern_from: Path | None = None   # the metadata file, when the pattern is its pat_str
     if meta_path is not None:
         meta = read_json(meta_path)
         if not isinstance(meta, dict):
@@ -229,7 +229,11 @@ def load(path: str | Path, special_tokens: Sequence[str] | None = None, *,
             raise FormatError(meta_path, "'special_tokens' should map each token to its id.",
                               key="special_tokens")
         specials_map = {s: as_id(i, meta_path, f"special_tokens.{s}") for s, i in raw.items()}
+        if "" in specials_map:
+            raise FormatError(meta_path, "a special token is empty (\"\"); give it some text "
+                              "or remove it.", key="special_tokens")
         if pattern is None:  # keep a preset's name when the file names one
+            pattern_from = meta_path
             setting = meta.get("pattern")
             pattern = setting if isinstance(setting, str) and _same(setting, pat) else pat
         name = meta.get("name", name)
@@ -249,7 +253,13 @@ def load(path: str | Path, special_tokens: Sequence[str] | None = None, *,
     meta_out = {"format": "tiktoken", "source": str(path), "name": name,
                 "encoding": known.name if known else None,
                 "encoding_label": known.label if known else None, **kwargs.pop("meta", {})}
-    tok = load_ranks(path, data, pattern=pattern, specials=specials_map, meta=meta_out)
+    try:
+        tok = load_ranks(path, data, pattern=pattern, specials=specials_map, meta=meta_out,
+                         source=f"{pattern_from}, key 'pat_str'" if pattern_from else None)
+    except PatternError as e:
+        if pattern_from is None:
+            raise
+        raise FormatError(pattern_from, str(e), key="pat_str") from None
     if special_tokens is not None:
         next_id = max(tok.vocab) + 1
         extra = {s: next_id + k for k, s in enumerate(s for s in special_tokens

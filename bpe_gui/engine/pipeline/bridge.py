@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Callable, Iterable, Sequence
 
+from .. import checks
 from ..base import BaseTokenizer, Encoding, Piece
 from ..errors import BPEError, EncodeError, SettingsError
 from ..pretokenize import Pretokenizer
@@ -113,9 +114,10 @@ class PipelineTokenizer(BaseTokenizer):
         return out
 
     def decode(self, ids: Iterable[int]) -> str:
-        ids = list(ids)
+        ids = list(checks.ids(ids, "Tokenizer.decode(ids)"))
         missing = [i for i in ids if i not in self.vocab]
         if missing:
+            checks.bad_id(missing[0], "Tokenizer.decode(ids)")
             raise EncodeError(f"Token id {missing[0]} is not in the vocabulary "
                               f"(ids go up to {max(self.vocab)}).")
         return self.pipeline.decode(ids)

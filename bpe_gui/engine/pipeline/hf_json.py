@@ -14,10 +14,14 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from ..checks import MAX_ID
 from ..errors import FormatError
+from ..formats._common import model_kind, not_bpe
+from ..formats.reading import read_bytes, read_json
 from . import Pipeline
 from .added import AddedToken, AddedTokens
 from .bridge import LazyMerges, PipelineTokenizer
@@ -46,10 +50,7 @@ def read_fast(path: Path) -> tuple[dict, bytes, tuple] | None:
         from .._pipeline import find_model_tables
     except ImportError:
         return None
-    try:
-        raw = path.read_bytes()
-    except OSError:
-        return None
+    raw = read_bytes(path, "JSON")   # refuses garbage from its head, before reading it all
     spans = find_model_tables(raw)
     if spans is None:
         return None
@@ -59,7 +60,7 @@ def read_fast(path: Path) -> tuple[dict, bytes, tuple] | None:
     rest = raw[:vs] + b"{}" + raw[ve:ms] + b"[]" + raw[me:]
     try:
         data = json.loads(rest.decode("utf-8-sig"))
-    except ValueError:   # malformed: json.loads on the whole file says where
+    except (ValueError, RecursionError):   # malformed: json.loads on the whole file says where
         return None
     return (data, raw, spans) if isinstance(data, dict) else None
 
@@ -70,6 +71,8 @@ def load_hf(data: dict, path: Path, meta: dict | None = None,
     ``tables``: (file bytes, spans) from :func:`read_fast`, whose ``data`` lacks them."""
     try:
         return _build(data, path, meta or {}, tables)
+    except Refused as e:
+        raise FormatError(path, str(e), key=e.key) from None
     except Unsupported as e:
         raise FormatError(path, f"{e}. This app runs tokenizer.json files exactly or not at "
                           "all, and cannot run this part.", key=e.key) from None
@@ -80,8 +83,8 @@ def _build(data: dict, path: Path, meta: dict, tables) -> PipelineTokenizer:
     if not isinstance(model_node, dict):
         raise Unsupported("model", "model should be an object (the tokenizer model)")
     opts = _model_options(model_node)
-    norm = normalizer(data.get("normalizer"))
-    pre = pre_tokenizer(data.get("pre_tokenizer"))
+    norm = normalizer(data.get("normalizer"), source=str(path))
+    pre = pre_tokenizer(data.get("pre_tokenizer"), source=str(path))
     trim = _post(data.get("post_processor"), "post_processor")
     dec = decoder(data.get("decoder"))
     added = _added(data.get("added_tokens"))
@@ -90,7 +93,6 @@ def _build(data: dict, path: Path, meta: dict, tables) -> PipelineTokenizer:
     Model = _model_class()
     made = Model.from_hf_text(tables[0], *tables[1], pre.byte_level) if tables else None
     if made is None and tables:   # something the text reader does not take: read it all
-        from ..formats._common import read_json
         full = read_json(path)["model"]
         raw_vocab = need(full, "vocab", dict, "model")
         raw_merges = need(full, "merges", list, "model")
@@ -104,6 +106,7 @@ def _build(data: dict, path: Path, meta: dict, tables) -> PipelineTokenizer:
     native.configure(opts["ignore_merges"], opts["byte_fallback"], unk_id, opts["fuse_unk"])
     replacement = pre.replacement or _replacement_of(data.get("normalizer"))
     vocab, t2i = native.tables(replacement, opts["byte_fallback"])
+    added = hf_added_ids(added, native.text_id, len(vocab))
     model = PipelineModel(native, vocab, byte_level=pre.byte_level,
                           ignore_merges=opts["ignore_merges"],
                           byte_fallback=opts["byte_fallback"], unk_id=unk_id,
@@ -132,11 +135,15 @@ def _build(data: dict, path: Path, meta: dict, tables) -> PipelineTokenizer:
                              special_ids=specials, pattern=_pattern_of(data, pre), meta=info)
 
 
+class Refused(Unsupported):
+    """Not something this app cannot run, but a file it must refuse (another kind of
+    model, an id no machine holds): the message stands alone."""
+
+
 def _model_options(node: dict) -> dict:
-    kind = node.get("type", "BPE" if "merges" in node else None)
+    kind = model_kind(node)
     if kind != "BPE":
-        raise Unsupported("model.type", f"model.type = {json.dumps(kind)} is not supported "
-                          "(only BPE models: WordPiece, Unigram and WordLevel work otherwise)")
+        raise Refused("model.type", not_bpe(kind))
     dropout = node.get("dropout")
     if dropout not in (None, 0, 0.0):
         raise Unsupported("model.dropout", f"model.dropout = {dropout} is not supported "
@@ -182,12 +189,40 @@ def _added(items: Any) -> list[AddedToken]:
             raise Unsupported(where, f"{where} should be an object with 'id' and 'content'")
         tid = need(item, "id", int, where)
         if tid < 0:
-            raise Unsupported(f"{where}.id", f"{where}.id = {tid} is negative")
+            raise Refused(f"{where}.id", f"the id {tid} is negative; ids are whole numbers "
+                          "from 0.")
+        if tid > MAX_ID:
+            raise Refused(f"{where}.id", f"the id {tid} is too large: ids go up to {MAX_ID:,} "
+                          "(token ids are 32-bit).")
         out.append(AddedToken(tid, need(item, "content", str, where),
                               bool(item.get("single_word", False)), bool(item.get("lstrip", False)),
                               bool(item.get("rstrip", False)), bool(item.get("normalized", True)),
                               bool(item.get("special", False))))
     return out
+
+
+def hf_added_ids(added: list[AddedToken], text_id, n_model: int) -> list[AddedToken]:
+    """The added tokens with the ids ``tokenizers`` gives them, which are not always the
+    file's: it adds them one by one (``AddedVocabulary.add_tokens``) and takes a token's
+    id from the model's vocabulary when its text is there (an added token whose id clashes
+    with another token's does not take that id), else the next id after the model's
+    ``n_model`` and the added tokens so far. A token with empty text is ignored, and so
+    is one given twice with the same flags. ``text_id(text)``: the model's id, or -1."""
+    ids: dict[str, int] = {}
+    by_id: dict[int, AddedToken] = {}
+    for t in added:
+        if not t.content or any(replace(o, id=t.id) == t for o in by_id.values()
+                                if o.content == t.content):
+            continue
+        i = ids.get(t.content)
+        if i is None:
+            i = text_id(t.content)
+        if i is None or i < 0:
+            top = max(ids.values(), default=None)
+            i = n_model if top is None or (top < n_model and n_model) else top + 1
+        ids[t.content] = i
+        by_id[i] = replace(t, id=i)
+    return list(by_id.values())
 
 
 def _replacement_of(node: Any) -> str | None:

@@ -23,6 +23,7 @@ import regex
 from ..pattern_kinds import scanner_kind
 from ..scanner import native_scanner
 from .normalized import NStr
+from .patterns import FilePattern
 
 Pieces = list[NStr]
 # The regex ByteLevel(use_regex=True) splits with (GPT-2's, as tokenizers writes it).
@@ -56,32 +57,32 @@ def need(node: dict, key: str, kind, where: str, default: Any = ...) -> Any:
 
 
 # ----- patterns -------------------------------------------------------------------------
-def compile_pattern(node: Any, where: str) -> "regex.Pattern[str]":
+def compile_pattern(node: Any, where: str, source: str = "") -> FilePattern:
     """A Split/Replace pattern: {"Regex": ...} (Oniguruma; read with the `regex` module)
-    or {"String": ...} (literal text)."""
+    or {"String": ...} (literal text). ``source``: the file, named if it runs away."""
     if isinstance(node, dict) and isinstance(node.get("String"), str):
-        return regex.compile(regex.escape(node["String"]))
+        return FilePattern(regex.compile(regex.escape(node["String"])), where, source, True)
     if isinstance(node, dict) and isinstance(node.get("Regex"), str):
         try:
-            return regex.compile(node["Regex"])
+            return FilePattern(regex.compile(node["Regex"]), f"{where}.Regex", source)
         except regex.error as e:
             raise Unsupported(f"{where}.Regex", f"{where}.Regex does not compile here ({e})") \
                 from None
     if isinstance(node, str):   # some writers give the string itself
-        return regex.compile(regex.escape(node))
+        return FilePattern(regex.compile(regex.escape(node)), where, source, True)
     raise Unsupported(where, f"{where} should be {{\"Regex\": ...}} or {{\"String\": ...}}")
 
 
-def find_matches(pattern: "regex.Pattern[str]", text: str) -> list[tuple[int, int, bool]]:
-    """The whole text as (start, end, is_match) parts, as tokenizers' Pattern does.
+def find_matches(pattern, text: str) -> list[tuple[int, int, bool]]:
+    """The whole text as (start, end, is_match) parts, as tokenizers' Pattern does
+    with Oniguruma: an empty match right where the previous match ended is skipped, so
+    the empty regex "" matches between every two characters (each is a part).
 
     Example: pattern ',' on 'a,b' -> [(0, 1, False), (1, 2, True), (2, 3, False)]
     """
     if not text:
         return [(0, 0, False)]
-    if pattern.pattern == "":
-        return [(0, len(text), False)]
-    out, prev = [], 0
+    out, prev, last_end = [], 0, -1
     native = _native(pattern.pattern)
     if native is not None:   # GPT-2's, cl100k's, Llama 3's... : words that tile the text
         for e in native.word_ends(text):
@@ -90,6 +91,9 @@ def find_matches(pattern: "regex.Pattern[str]", text: str) -> list[tuple[int, in
         return out
     for m in pattern.finditer(text):
         s, e = m.span()
+        if s == e == last_end:
+            continue
+        last_end = e
         if prev != s:
             out.append((prev, s, False))
         out.append((s, e, True))
@@ -161,7 +165,8 @@ Normalizer = Callable[[NStr], NStr]
 NORMALIZERS = "NFC, NFKC, NFD, NFKD, Lowercase, Replace, Prepend, Sequence"
 
 
-def normalizer(node: Any, where: str = "normalizer") -> Normalizer | None:
+def normalizer(node: Any, where: str = "normalizer", source: str = "") -> Normalizer | None:
+    """``source``: the file, named if one of its regexes runs away."""
     if node is None:
         return None
     if not isinstance(node, dict):
@@ -172,7 +177,7 @@ def normalizer(node: Any, where: str = "normalizer") -> Normalizer | None:
     if kind == "Lowercase":
         return lambda s: s if s.text.islower() and s.text.isascii() else s.map_chars(_lower)
     if kind == "Replace":
-        pat = compile_pattern(node.get("pattern"), f"{where}.pattern")
+        pat = compile_pattern(node.get("pattern"), f"{where}.pattern", source)
         content = need(node, "content", str, where)
         return lambda s: s.replace(_match_spans(pat, s.text), content)
     if kind == "Prepend":
@@ -180,7 +185,7 @@ def normalizer(node: Any, where: str = "normalizer") -> Normalizer | None:
         return lambda s: s.prepend(text)
     if kind == "Sequence":
         items = need(node, "normalizers", list, where)
-        steps = [normalizer(n, f"{where}.normalizers[{i}]") for i, n in enumerate(items)]
+        steps = [normalizer(n, f"{where}.normalizers[{i}]", source) for i, n in enumerate(items)]
         steps = [f for f in steps if f is not None]
 
         def run(s: NStr) -> NStr:
@@ -220,7 +225,7 @@ class PreTokenizer:
         return pieces
 
 
-def pre_tokenizer(node: Any, where: str = "pre_tokenizer") -> PreTokenizer:
+def pre_tokenizer(node: Any, where: str = "pre_tokenizer", source: str = "") -> PreTokenizer:
     flat: list[tuple[dict, str]] = []
     _flatten(node, where, flat)
     steps = []
@@ -232,7 +237,7 @@ def pre_tokenizer(node: Any, where: str = "pre_tokenizer") -> PreTokenizer:
                               "pre-tokenizer is not supported (it would see GPT-2's byte "
                               "alphabet); ByteLevel must come last")
         if kind == "Split":
-            pat = compile_pattern(n.get("pattern"), f"{w}.pattern")
+            pat = compile_pattern(n.get("pattern"), f"{w}.pattern", source)
             behavior = need(n, "behavior", str, w)
             if behavior not in BEHAVIORS:
                 raise Unsupported(f"{w}.behavior", f"{w}.behavior = {json.dumps(behavior)} is "

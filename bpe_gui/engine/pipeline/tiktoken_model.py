@@ -18,16 +18,49 @@ from .bridge import LazyMerges, PipelineTokenizer
 from .word_model import PipelineModel
 
 
+MAX_RANK = (1 << 26) - 1   # the C model's MAX_IDS - 1
+
+
+def rank_problem(text: str | bytes) -> str | None:
+    """What is wrong with the rank field of a ranks line, or None if it is fine.
+
+    Example: '-5' -> 'the rank -5 is negative; ranks are whole numbers from 0'
+    """
+    if isinstance(text, bytes):
+        text = text.rstrip(b"\r").decode("ascii", "replace")
+    shown = text if len(text) <= 24 else text[:21] + "..."
+    if text.startswith("-") and text[1:].isdigit() and text[1:].isascii():
+        return f"the rank {shown} is negative; ranks are whole numbers from 0"
+    if not (text.isdigit() and text.isascii()):
+        return f"the rank {shown!r} is not a whole number"
+    if len(text) > 9 or int(text) > MAX_RANK:
+        return f"the rank {shown} is too large: ranks go up to {MAX_RANK:,}"
+    return None
+
+
+def _line(data: bytes, lineno: int) -> bytes:
+    """Line ``lineno`` (1-based) of ``data``, without reading past it."""
+    start = 0
+    for _ in range(lineno - 1):
+        start = data.index(b"\n", start) + 1
+    end = data.find(b"\n", start)
+    return data[start:end if end >= 0 else len(data)]
+
+
 def load_ranks(path: Path, data: bytes, *, pattern: str, specials: dict[str, int],
-               meta: dict) -> PipelineTokenizer:
-    """``data``: the ranks file's bytes; ``specials``: special token -> id."""
+               meta: dict, source: str | None = None) -> PipelineTokenizer:
+    """``data``: the ranks file's bytes; ``specials``: special token -> id; ``source``:
+    where the pattern came from (named if it runs away)."""
     try:
         from .._pipeline import Model
     except ImportError:   # no C compiler at install time
         from .pymodel import Model
     native, problem = Model.from_tiktoken(data)
     if problem is not None:
-        raise FormatError(path, problem[2] + ".", line=problem[1])
+        message = problem[2]
+        if message == "the rank is not a whole number":   # say which rank and why
+            message = rank_problem(_line(data, problem[1]).partition(b" ")[2]) or message
+        raise FormatError(path, message + ".", line=problem[1])
     missing = [b for b in range(256) if native.id_of(bytes([b])) < 0]
     if missing:
         raise FormatError(path, f"lacks {len(missing)} of the 256 single bytes (first: 0x"
@@ -42,6 +75,7 @@ def load_ranks(path: Path, data: bytes, *, pattern: str, specials: dict[str, int
         t2i.setdefault(vocab[i], i)
     words = Pretokenizer(pattern, sorted(specials, key=specials.get))
     model = PipelineModel(native, vocab)
+    words.source = source
     pipe = Pipeline(model, kind="tiktoken", vocab=vocab, words=words,
                     special_map=dict(specials), specials=frozenset(specials.values()))
     merges = LazyMerges(lambda: model.n_merges, model.merge_at, vocab)

@@ -42,14 +42,15 @@ def describe_format(path: str) -> tuple[str | None, str]:
 
 def _which_encoding(fmt: str, path: str) -> str:
     """' — recognised: cl100k_base (GPT-4, GPT-3.5)' for a well-known bare ranks file."""
+    from ...engine.formats.reading import read_bytes
     from ...engine.formats.tiktoken_fmt import meta_beside
     from ...engine.pipeline.known import recognise
     p = Path(path)
     if fmt != "tiktoken" or not p.is_file() or meta_beside(p) is not None:
         return ""
-    try:
-        known = recognise(p.read_bytes())
-    except OSError:
+    try:   # read_bytes refuses a huge or binary file from its head, unread
+        known = recognise(read_bytes(p, "ranks"))
+    except BPEError:
         return ""
     if known is None:
         return (" — not a well-known encoding and no NAME.tiktoken.json beside it: the "
