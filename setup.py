@@ -27,12 +27,15 @@ setup(
     ext_modules=[
         # the training core: coremodule.c is the Python type, core.h the data structures
         ext("_core", *CORE),
-        ext("_encode", "bpe_gui/engine/_encode.c", "bpe_gui/engine/csrc/merge.c",
+        ext("_encode", "bpe_gui/engine/csrc/encodemodule.c", "bpe_gui/engine/csrc/merge.c",
             "bpe_gui/engine/csrc/wordcache.c", *SCAN),
         ext("_count", "bpe_gui/engine/csrc/countmodule.c", "bpe_gui/engine/csrc/wordtable.c",
             "bpe_gui/engine/csrc/tsv.c", *SCAN),
         ext("_scan", "bpe_gui/engine/csrc/scanmodule.c", *SCAN),
         # imported tokenizers (without it they use engine/pipeline/pymodel.py)
-        ext("_pipeline", "bpe_gui/engine/_pipeline.c"),
+        ext("_pipeline", *["bpe_gui/engine/csrc/" + f for f in
+                           ("pipelinemodule.c", "pipe_tables.c", "pipe_load_hf.c",
+                            "pipe_load_tiktoken.c", "json_scan.c", "b64.c", "pipe_encode.c",
+                            "merge.c")]),
     ]
 )

@@ -14,7 +14,11 @@
  *       (scan.h) and merged word by word; cache: a WordCache. The scanning and merging
  *       run without the GIL.
  *   WordCache(max_words=262144)  word bytes -> ids, in native memory; cleared when full.
- *       One per tokenizer as of a step: its entries are only valid for one `limit`.
+ *       Its entries are valid for one `limit` (it empties itself for another one).
+ *
+ * Threads: any number of threads can encode with one Merger at once (the table is only
+ * read; each call merges in scratch of its own). A WordCache serves one thread at a time
+ * (Tokenizer keeps one per thread). add() waits until no thread is in encode_text.
  *
  * The merge table and the merge loops are csrc/merge.c (how merging works is in
  * merge.h); the word cache and whole-text encoding csrc/wordcache.c; this file is the
@@ -31,6 +35,18 @@
 #include "scan_python.h"
 #include "wordcache.h"
 
+#ifdef _WIN32
+#include <windows.h>
+static void pause_a_little(void) { Sleep(1); }
+#else
+#include <time.h>
+static void pause_a_little(void)
+{
+    struct timespec t = {0, 200000}; /* 0.2 ms */
+    nanosleep(&t, NULL);
+}
+#endif
+
 #ifndef BPE_SCAN_NPRESETS
 #define BPE_SCAN_NPRESETS 3
 #endif
@@ -38,7 +54,7 @@
 typedef struct {
     PyObject_HEAD
     MergeTable mt;
-    int busy;
+    Py_ssize_t readers; /* threads in encode_text (changed with the GIL held only) */
     /* id -> int object, made once, so building the result list is a copy of pointers */
     PyObject **id_objs;
     size_t n_id_objs;
@@ -54,10 +70,6 @@ static int check_ready(Merger *m)
 {
     if (!m->mt.tab) {
         PyErr_SetString(PyExc_RuntimeError, "Merger is not initialised (call Merger(byte_ids))");
-        return -1;
-    }
-    if (m->busy) {
-        PyErr_SetString(PyExc_RuntimeError, "Merger is in use on another thread");
         return -1;
     }
     return 0;
@@ -204,11 +216,13 @@ static PyObject *Merger_encode_text(Merger *m, PyObject *args)
         return NULL; /* lone surrogates: the caller falls back to Python */
     IdList out = {NULL, 0, 0};
     int rc;
-    m->busy = c->busy = 1;
+    m->readers++;
+    c->busy = 1;
     Py_BEGIN_ALLOW_THREADS
     rc = wc_encode_utf8(&m->mt, &c->wc, preset, (const unsigned char *)s, (size_t)n, limit, &out);
     Py_END_ALLOW_THREADS
-    m->busy = c->busy = 0;
+    m->readers--;
+    c->busy = 0;
     if (rc < 0) {
         free(out.ids);
         return PyErr_NoMemory();
@@ -288,7 +302,14 @@ static PyObject *Merger_add(Merger *m, PyObject *args)
     if (as_id(oa, &a) < 0 || as_id(ob, &b) < 0 || as_id(orank, &rank) < 0 ||
         as_id(onew, &new_id) < 0)
         return NULL;
-    switch (mt_add(&m->mt, a, b, rank, new_id)) {
+    /* other threads merge with the table without the GIL: wait until they are done
+     * (a trainer adding a step while a view encodes; each encode is short) */
+    while (m->readers > 0) {
+        Py_BEGIN_ALLOW_THREADS
+        pause_a_little();
+        Py_END_ALLOW_THREADS
+    }
+    switch (mt_add(&m->mt, a, b, rank, new_id, 0)) {
     case 1:
         Py_RETURN_TRUE;
     case 0:
@@ -313,37 +334,39 @@ static PyObject *Merger_merge(Merger *m, PyObject *args)
     if (!seq)
         return NULL;
     size_t n = (size_t)PySequence_Fast_GET_SIZE(seq);
-    if (mt_reserve(&m->mt, n) < 0) {
+    MergeScratch x = {0};
+    if (ms_reserve(&x, n) < 0) {
         Py_DECREF(seq);
+        ms_free(&x);
         return PyErr_NoMemory();
     }
     for (size_t i = 0; i < n; i++) {
-        if (as_id(PySequence_Fast_GET_ITEM(seq, (Py_ssize_t)i), &m->mt.sym[i]) < 0) {
+        if (as_id(PySequence_Fast_GET_ITEM(seq, (Py_ssize_t)i), &x.sym[i]) < 0) {
             Py_DECREF(seq);
+            ms_free(&x);
             return NULL;
         }
     }
     Py_DECREF(seq);
-    n = mt_merge_word(&m->mt, n, limit, NULL);
-    return tuple_of(m->mt.sym, n);
+    n = mt_merge(&m->mt, &x, n, limit, NULL, 0);
+    PyObject *t = tuple_of(x.sym, n);
+    ms_free(&x);
+    return t;
 }
 
 /* one word for encode_words: its bytes as byte ids, merged up to the limit */
 typedef struct {
     Merger *m;
     int limit;
+    MergeScratch x; /* this call's own */
 } WordMerge;
 
 static PyObject *merged_word(void *ctx, const char *utf8, Py_ssize_t len)
 {
     WordMerge *c = ctx;
-    MergeTable *mt = &c->m->mt;
-    if (mt_reserve(mt, (size_t)len) < 0)
-        return PyErr_NoMemory();
-    for (Py_ssize_t i = 0; i < len; i++)
-        mt->sym[i] = mt->byte_ids[(unsigned char)utf8[i]];
-    size_t n = mt_merge_word(mt, (size_t)len, c->limit, (const unsigned char *)utf8);
-    return tuple_of(mt->sym, n);
+    size_t n = mt_encode_bytes(&c->m->mt, &c->x, (const unsigned char *)utf8, (size_t)len,
+                               c->limit, 0);
+    return n == (size_t)-1 ? PyErr_NoMemory() : tuple_of(c->x.sym, n);
 }
 
 static PyObject *Merger_encode_words(Merger *m, PyObject *args)
@@ -356,8 +379,10 @@ static PyObject *Merger_encode_words(Merger *m, PyObject *args)
         return NULL;
     if (check_ready(m) < 0)
         return NULL;
-    WordMerge ctx = {m, limit};
-    return encode_words_cached(words, cache, cache_limit, merged_word, &ctx);
+    WordMerge ctx = {m, limit, {0}};
+    PyObject *out = encode_words_cached(words, cache, cache_limit, merged_word, &ctx);
+    ms_free(&ctx.x);
+    return out;
 }
 
 static PyMethodDef Merger_methods[] = {
@@ -375,10 +400,6 @@ static PyMethodDef Merger_methods[] = {
 static PyObject *Merger_len(Merger *m, void *closure)
 {
     (void)closure;
-    if (m->busy) {
-        PyErr_SetString(PyExc_RuntimeError, "Merger is in use on another thread");
-        return NULL;
-    }
     return PyLong_FromSize_t(m->mt.n);
 }
 
