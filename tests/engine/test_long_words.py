@@ -1,0 +1,139 @@
+"""Long repetitive words encode exactly as the reference libraries do, with every kind
+of tokenizer (one merge engine: heap merging for long words).
+
+Imported tokenizers merged a word by rescanning every pair after each merge: a word of n
+symbols took O(n^2) (``"x" * 1_000_000`` with cl100k: minutes; these 200k-character words
+never finished). Each word here is compared with ``tiktoken`` or ``tokenizers`` building
+the same tokenizer (no timing is asserted: a quadratic path would simply not end).
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+tiktoken = pytest.importorskip("tiktoken")
+tokenizers = pytest.importorskip("tokenizers")
+
+import test_hf_pipeline as hfp  # noqa: E402  (the tokenizer.json builders)
+import test_tiktoken_imports as tti  # noqa: E402  (the .tiktoken builders)
+from tokenizers import models, pre_tokenizers  # noqa: E402
+
+from bpe_gui.engine.formats import export_tokenizer, load_tokenizer  # noqa: E402
+from bpe_gui.engine.pipeline import known  # noqa: E402
+from bpe_gui.engine.tokenizer import Tokenizer  # noqa: E402
+from bpe_gui.engine.trainer import TrainSettings, Trainer  # noqa: E402
+
+N = 200_000
+LONG = {
+    "x": "x" * N,
+    "spaces": " " * (N + 3),
+    "caret": "^" * (N + 3),
+    "ab": "ab" * (N // 2),
+    "hello": " hello" * (N // 6),
+    "chinese": "你好" * (N // 8),
+    "emoji": "🙂" * (N // 8),
+    "digits-and-space": ("1234 " * (N // 5)) + "x" * N,
+    "newlines": "a" + "\n" * N + "b",
+}
+
+
+def _trained(pattern: str) -> Tokenizer:
+    t = Trainer.from_text(tti.CORPUS + " xxxx ^^^^ ab ab " * 20 + "    " * 50,
+                          TrainSettings(vocab_size=450, pattern=pattern))
+    t.run()
+    return t.tokenizer()
+
+
+def _ranks(tok: Tokenizer) -> dict[bytes, int]:
+    return {tok.vocab[i]: i for i in sorted(tok.vocab) if i not in tok.special_ids.values()}
+
+
+@pytest.fixture(scope="module")
+def trained_cl100k():
+    tok = _trained("cl100k")
+    return tok, tiktoken.Encoding("t", pat_str=tok.pattern, mergeable_ranks=_ranks(tok),
+                                  special_tokens={})
+
+
+@pytest.mark.parametrize("name", sorted(LONG))
+def test_trained_native_scanner(trained_cl100k, name):
+    tok, enc = trained_cl100k
+    assert tok.encode(LONG[name]) == enc.encode(LONG[name], disallowed_special=())
+
+
+@pytest.mark.parametrize("name", ["x", "spaces", "ab", "chinese"])
+def test_trained_regex_pattern(name):
+    pattern = r"\s+(?!\S)|\s+|[^\s]+"   # a custom pattern: the regex path and encode_words
+    tok = _trained(pattern)
+    enc = tiktoken.Encoding("t", pat_str=pattern, mergeable_ranks=_ranks(tok),
+                            special_tokens={})
+    assert tok.encode(LONG[name]) == enc.encode(LONG[name], disallowed_special=())
+
+
+@pytest.fixture(scope="module")
+def gpt2_files(tmp_path_factory):
+    tok = _trained("gpt2")
+    d = tmp_path_factory.mktemp("gpt2")
+    export_tokenizer(tok, d, "gpt2")
+    hf = tokenizers.Tokenizer(models.BPE.from_file(str(d / "vocab.json"), str(d / "merges.txt")))
+    hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    return Tokenizer.from_files(d / "vocab.json", d / "merges.txt"), hf
+
+
+@pytest.mark.parametrize("name", sorted(LONG))
+def test_gpt2_files(gpt2_files, name):
+    ours, hf = gpt2_files
+    assert ours.encode(LONG[name]) == hf.encode(LONG[name], add_special_tokens=False).ids
+
+
+@pytest.fixture(scope="module")
+def tiktoken_file(tmp_path_factory):
+    # tokens that long runs merge into, level by level (without them a run has no merge
+    # at all, and even a quadratic loop ends after one scan)
+    runs = [c * k for c in (b"x", b" ", b"^", b"ab", "你好".encode(), "🙂".encode())
+            for k in (2, 4, 8, 16)]
+    ranks = tti.trained_ranks(runs + [b"\xe4\xbd\xa0\xe5"])
+    d = tmp_path_factory.mktemp("tiktoken")
+    path = tti.ranks_file(d, ranks, "long.tiktoken")
+    (d / "long.tiktoken.json").write_text(json.dumps({"pat_str": known.CL100K_PATTERN,
+                                                      "special_tokens": {}}))
+    enc = tiktoken.Encoding("long", pat_str=known.CL100K_PATTERN, mergeable_ranks=ranks,
+                            special_tokens={})
+    return load_tokenizer(path), enc
+
+
+@pytest.mark.parametrize("name", sorted(LONG))
+def test_tiktoken_file(tiktoken_file, name):
+    ours, enc = tiktoken_file
+    text = LONG[name]
+    assert ours.encode(text) == enc.encode(text, disallowed_special=())
+    assert b"".join(ours.encode_with_offsets(text).tokens) == text.encode("utf-8")
+
+
+HF_KINDS = {"llama3-bytelevel": hfp.byte_level_llama3,
+            "bytelevel-without-ignore-merges": lambda: hfp.byte_level_llama3(False),
+            "gpt2-bytelevel": hfp.gpt2_style,
+            "metaspace-byte-fallback": hfp.metaspace_fallback}
+
+
+RUNS = [c * 64 for c in ("x", " ", "^", "ab", "你好", "🙂")] * 4
+
+
+@pytest.fixture(scope="module", params=sorted(HF_KINDS))
+def hf_pair(request, tmp_path_factory):
+    with pytest.MonkeyPatch.context() as mp:   # train on long runs too: merges of runs
+        mp.setattr(hfp, "CORPUS", hfp.CORPUS + RUNS)
+        tk = HF_KINDS[request.param]()
+    path = tmp_path_factory.mktemp(request.param) / "tokenizer.json"
+    tk.save(str(path))
+    return tk, load_tokenizer(path)
+
+
+@pytest.mark.parametrize("name", ["x", "spaces", "caret", "ab", "chinese", "emoji"])
+def test_tokenizer_json(hf_pair, name):
+    tk, ours = hf_pair
+    text = LONG[name]
+    theirs = tk.encode(text, add_special_tokens=False)
+    assert ours.encode(text) == theirs.ids
+    assert ours.encode_with_offsets(text).offsets == [tuple(o) for o in theirs.offsets]
