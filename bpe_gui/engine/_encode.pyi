@@ -21,6 +21,10 @@ class Merger:
     """Merge table for byte-level BPE encoding (lowest rank first, leftmost first)."""
     def __init__(self, byte_ids: Sequence[int]) -> None:
         """byte_ids: the token id of each of the 256 bytes. Only once per object."""
+    @classmethod
+    def wrap(cls, table: object, /) -> Merger:
+        """A Merger reading an imported model's merge table (the capsule of
+        ``_pipeline.Model.merge_table()``); it takes no merges (add raises RuntimeError)."""
     @property
     def n_merges(self) -> int:
         """Distinct merge pairs."""

@@ -87,8 +87,9 @@ def test_gpt2_files(gpt2_files, name):
     assert ours.encode(LONG[name]) == hf.encode(LONG[name], add_special_tokens=False).ids
 
 
-@pytest.fixture(scope="module")
-def tiktoken_file(tmp_path_factory):
+@pytest.fixture(scope="module", params=["cl100k-regex", "o200k-native"])
+def tiktoken_file(request, tmp_path_factory):
+    pattern = known.CL100K_PATTERN if request.param == "cl100k-regex" else known.O200K_PATTERN
     # tokens that long runs merge into, level by level (without them a run has no merge
     # at all, and even a quadratic loop ends after one scan)
     runs = [c * k for c in (b"x", b" ", b"^", b"ab", "你好".encode(), "🙂".encode())
@@ -96,11 +97,13 @@ def tiktoken_file(tmp_path_factory):
     ranks = tti.trained_ranks(runs + [b"\xe4\xbd\xa0\xe5"])
     d = tmp_path_factory.mktemp("tiktoken")
     path = tti.ranks_file(d, ranks, "long.tiktoken")
-    (d / "long.tiktoken.json").write_text(json.dumps({"pat_str": known.CL100K_PATTERN,
+    (d / "long.tiktoken.json").write_text(json.dumps({"pat_str": pattern,
                                                       "special_tokens": {}}))
-    enc = tiktoken.Encoding("long", pat_str=known.CL100K_PATTERN, mergeable_ranks=ranks,
-                            special_tokens={})
-    return load_tokenizer(path), enc
+    enc = tiktoken.Encoding("long", pat_str=pattern, mergeable_ranks=ranks, special_tokens={})
+    tok = load_tokenizer(path)
+    # o200k's pattern runs on the native scanner: whole texts go to the C merge engine
+    assert (tok.pipeline._native is not None) == (request.param == "o200k-native")
+    return tok, enc
 
 
 @pytest.mark.parametrize("name", sorted(LONG))
@@ -137,3 +140,10 @@ def test_tokenizer_json(hf_pair, name):
     theirs = tk.encode(text, add_special_tokens=False)
     assert ours.encode(text) == theirs.ids
     assert ours.encode_with_offsets(text).offsets == [tuple(o) for o in theirs.offsets]
+
+
+@pytest.mark.parametrize("text", tti.TEXTS + ["xx" * 9 + "^" * 7, "  \n\n  x"])
+def test_tiktoken_file_short_texts(tiktoken_file, text):
+    """The native whole-text path keeps tiktoken's whole-piece rule."""
+    ours, enc = tiktoken_file
+    assert ours.encode(text) == enc.encode(text, disallowed_special=())

@@ -13,6 +13,8 @@
  *       a whole text without special tokens, cut into words by the native scanner
  *       (scan.h) and merged word by word; cache: a WordCache. The scanning and merging
  *       run without the GIL.
+ *   Merger.wrap(table)          a Merger over an imported model's table (the capsule of
+ *       _pipeline.Model.merge_table()): whole texts of a .tiktoken model encode here too
  *   WordCache(max_words=262144)  word bytes -> ids, in native memory; cleared when full.
  *       Its entries are valid for one `limit` (it empties itself for another one).
  *
@@ -53,7 +55,9 @@ static void pause_a_little(void)
 
 typedef struct {
     PyObject_HEAD
-    MergeTable mt;
+    MergeTable own;
+    const MergeTable *t; /* &own, or an imported model's table (Merger.wrap) */
+    PyObject *owner;     /* that table's capsule, which keeps its model alive */
     Py_ssize_t readers; /* threads in encode_text (changed with the GIL held only) */
     /* id -> int object, made once, so building the result list is a copy of pointers */
     PyObject **id_objs;
@@ -68,7 +72,7 @@ typedef struct {
 
 static int check_ready(Merger *m)
 {
-    if (!m->mt.tab) {
+    if (!m->t) {
         PyErr_SetString(PyExc_RuntimeError, "Merger is not initialised (call Merger(byte_ids))");
         return -1;
     }
@@ -219,7 +223,7 @@ static PyObject *Merger_encode_text(Merger *m, PyObject *args)
     m->readers++;
     c->busy = 1;
     Py_BEGIN_ALLOW_THREADS
-    rc = wc_encode_utf8(&m->mt, &c->wc, preset, (const unsigned char *)s, (size_t)n, limit, &out);
+    rc = wc_encode_utf8(m->t, &c->wc, preset, (const unsigned char *)s, (size_t)n, limit, &out);
     Py_END_ALLOW_THREADS
     m->readers--;
     c->busy = 0;
@@ -254,7 +258,7 @@ static int Merger_init(Merger *m, PyObject *args, PyObject *kw)
     static char *kwlist[] = {"byte_ids", NULL};
     if (!PyArg_ParseTupleAndKeywords(args, kw, "O", kwlist, &ids))
         return -1;
-    if (m->mt.tab) {
+    if (m->t) {
         PyErr_SetString(PyExc_RuntimeError, "Merger is already initialised");
         return -1;
     }
@@ -274,17 +278,19 @@ static int Merger_init(Merger *m, PyObject *args, PyObject *kw)
         }
     }
     Py_DECREF(seq);
-    if (mt_init(&m->mt, byte_ids) < 0) {
-        mt_free(&m->mt);
+    if (mt_init(&m->own, byte_ids) < 0) {
+        mt_free(&m->own);
         PyErr_NoMemory();
         return -1;
     }
+    m->t = &m->own;
     return 0;
 }
 
 static void Merger_dealloc(Merger *m)
 {
-    mt_free(&m->mt);
+    mt_free(&m->own);
+    Py_XDECREF(m->owner);
     for (size_t i = 0; i < m->n_id_objs; i++)
         Py_XDECREF(m->id_objs[i]);
     PyMem_Free(m->id_objs);
@@ -309,7 +315,12 @@ static PyObject *Merger_add(Merger *m, PyObject *args)
         pause_a_little();
         Py_END_ALLOW_THREADS
     }
-    switch (mt_add(&m->mt, a, b, rank, new_id, 0)) {
+    if (m->owner) {
+        PyErr_SetString(PyExc_RuntimeError, "this Merger reads an imported model's table: "
+                        "it takes no merges");
+        return NULL;
+    }
+    switch (mt_add(&m->own, a, b, rank, new_id, 0)) {
     case 1:
         Py_RETURN_TRUE;
     case 0:
@@ -348,7 +359,7 @@ static PyObject *Merger_merge(Merger *m, PyObject *args)
         }
     }
     Py_DECREF(seq);
-    n = mt_merge(&m->mt, &x, n, limit, NULL, 0);
+    n = mt_merge(m->t, &x, n, limit, NULL, 0);
     PyObject *t = tuple_of(x.sym, n);
     ms_free(&x);
     return t;
@@ -364,7 +375,7 @@ typedef struct {
 static PyObject *merged_word(void *ctx, const char *utf8, Py_ssize_t len)
 {
     WordMerge *c = ctx;
-    size_t n = mt_encode_bytes(&c->m->mt, &c->x, (const unsigned char *)utf8, (size_t)len,
+    size_t n = mt_encode_bytes(c->m->t, &c->x, (const unsigned char *)utf8, (size_t)len,
                                c->limit, 0);
     return n == (size_t)-1 ? PyErr_NoMemory() : tuple_of(c->x.sym, n);
 }
@@ -385,7 +396,32 @@ static PyObject *Merger_encode_words(Merger *m, PyObject *args)
     return out;
 }
 
+static PyTypeObject MergerType;
+
+/* An imported model's merge table (a capsule from _pipeline.Model.merge_table(), the
+ * same merge.h compiled there), read by this extension's whole-text encoding. */
+static PyObject *Merger_wrap(PyObject *cls, PyObject *cap)
+{
+    (void)cls;
+    const MergeTable *t = PyCapsule_GetPointer(cap, "bpe_gui.merge_table");
+    if (!t)
+        return NULL;
+    if (!t->bytes_ok) {
+        PyErr_SetString(PyExc_ValueError, "the model lacks tokens for some single bytes");
+        return NULL;
+    }
+    Merger *m = (Merger *)MergerType.tp_alloc(&MergerType, 0);
+    if (!m)
+        return NULL;
+    Py_INCREF(cap);
+    m->owner = cap;
+    m->t = t;
+    return (PyObject *)m;
+}
+
 static PyMethodDef Merger_methods[] = {
+    {"wrap", (PyCFunction)Merger_wrap, METH_O | METH_CLASS,
+     "wrap(table) -> Merger reading an imported model's merge table (read-only)"},
     {"add", (PyCFunction)Merger_add, METH_VARARGS,
      "add(a, b, rank, new_id) -> bool: register a merge (False if the pair is known)"},
     {"merge", (PyCFunction)Merger_merge, METH_VARARGS,
@@ -400,7 +436,7 @@ static PyMethodDef Merger_methods[] = {
 static PyObject *Merger_len(Merger *m, void *closure)
 {
     (void)closure;
-    return PyLong_FromSize_t(m->mt.n);
+    return PyLong_FromSize_t(m->t ? m->t->n : 0);
 }
 
 static PyGetSetDef Merger_getset[] = {

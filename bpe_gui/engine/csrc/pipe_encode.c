@@ -215,3 +215,21 @@ fail:
     Py_DECREF(stray);
     return NULL;
 }
+
+static void table_capsule_free(PyObject *cap) {
+    Py_XDECREF((PyObject *)PyCapsule_GetContext(cap));
+}
+
+/* The merge table as a capsule for _encode.Merger.wrap (same merge.h on both sides); the
+   capsule keeps the model alive. */
+PyObject *Model_merge_table(Model *m, PyObject *noargs) {
+    (void)noargs;
+    PyObject *cap = PyCapsule_New(&m->mt, "bpe_gui.merge_table", table_capsule_free);
+    if (!cap) return NULL;
+    if (PyCapsule_SetContext(cap, m) < 0) {
+        Py_DECREF(cap);
+        return NULL;
+    }
+    Py_INCREF(m);
+    return cap;
+}

@@ -99,5 +99,6 @@ PyObject *find_model_tables(PyObject *mod, PyObject *args);
 PyObject *Model_tokenize(Model *m, PyObject *args);
 PyObject *Model_encode_words(Model *m, PyObject *args);
 PyObject *Model_rebuild(Model *m, PyObject *noargs);
+PyObject *Model_merge_table(Model *m, PyObject *noargs);
 
 #endif

@@ -19,6 +19,7 @@
  *   m.n_ids, m.n_merges;  m.merge(k) -> (left id, right id, new id)
  *   m.rebuild() -> list of ids no merge of two lower ranks makes (TIKTOKEN: the merge
  *       list is derived on demand, only for the vocabulary browser and exports)
+ *   m.merge_table() -> capsule of the merge table (merge.h) for _encode.Merger.wrap
  *   find_model_tables(data) -> ((vocab start, end), (merges start, end)) | None
  */
 #define PY_SSIZE_T_CLEAN
@@ -241,6 +242,8 @@ static PyMethodDef Model_methods[] = {
     {"encode_words", (PyCFunction)Model_encode_words, METH_VARARGS,
      "encode_words(words, cache, cache_limit) -> list of ids"},
     {"merge", (PyCFunction)Model_merge, METH_VARARGS, "merge(k) -> (left, right, new id)"},
+    {"merge_table", (PyCFunction)Model_merge_table, METH_NOARGS,
+     "merge_table() -> capsule of the merge table, for _encode.Merger.wrap"},
     {"rebuild", (PyCFunction)Model_rebuild, METH_NOARGS,
      "rebuild() -> ids of multi-byte tokens no merge makes (tiktoken models)"},
     {NULL, NULL, 0, NULL},

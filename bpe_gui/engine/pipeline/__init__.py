@@ -17,11 +17,20 @@ from __future__ import annotations
 
 from typing import Callable, Iterable, Iterator
 
+from ..blocks import NATIVE_PRESETS
 from .added import AddedTokens
 from .normalized import NStr
 from .parts import PreTokenizer
 
+try:  # whole texts of a native-preset pattern: scanned and merged in C, without the GIL
+    from .. import _encode
+    from ..scanner import install_tables
+    install_tables(_encode)
+except ImportError:  # pragma: no cover - only without a C compiler at install time
+    _encode = None
+
 CACHE_LIMIT = 1 << 18
+NO_LIMIT = 2**31 - 1   # merge with every rank
 
 
 class Pipeline:
@@ -50,6 +59,15 @@ class Pipeline:
         self.stream_safe = stream_safe
         self._cache: dict[str, tuple[int, ...]] = {}
         self._ocache: dict[str, tuple] = {}
+        # tiktoken with a pattern the native scanner runs: the one merge engine of
+        # _encode reads this model's table (Merger.wrap); one word cache per thread
+        self._native = self._merger = None
+        self._wcaches: list = []
+        preset = NATIVE_PRESETS.get(words.preset) \
+            if kind == "tiktoken" and words is not None and words.native is not None else None
+        if preset is not None and _encode is not None and hasattr(model, "merge_table"):
+            self._merger = _encode.Merger.wrap(model.merge_table())
+            self._native = preset
 
     # ----- pieces ---------------------------------------------------------------------
     def pieces(self, text: str, start: int = 0) -> Iterator[tuple[NStr, int | None]]:
@@ -80,6 +98,8 @@ class Pipeline:
             for piece in w.pieces(text):
                 if piece.special:
                     out.append(self.special_map[piece.text])
+                elif self._native is not None:
+                    out += self._encode_native(piece.text)
                 else:
                     out += enc(w.findall(piece.text), self._cache, CACHE_LIMIT)
             return out
@@ -94,6 +114,16 @@ class Pipeline:
         if words:
             out += enc(words, self._cache, CACHE_LIMIT)
         return out
+
+    def _encode_native(self, text: str) -> list[int]:
+        caches = self._wcaches
+        cache = caches.pop() if caches else _encode.WordCache(CACHE_LIMIT)  # pop: atomic
+        try:
+            return self._merger.encode_text(self._native, text, NO_LIMIT, cache)
+        except UnicodeEncodeError:   # a lone surrogate: UTF-8 cannot hold it
+            return self.model.encode_words(self.words.findall(text), self._cache, CACHE_LIMIT)
+        finally:
+            caches.append(cache)
 
     def encode_with_offsets(self, text: str):
         from ..tokenizer import Encoding
