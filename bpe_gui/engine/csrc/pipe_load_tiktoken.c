@@ -84,9 +84,7 @@ PyObject *Model_from_tiktoken(PyObject *cls, PyObject *args) {
                      (int)find_key(m, buf, (size_t)n));
             return problem(m, "line", lineno, with_bytes(what, buf, n));
         }
-        size_t h = hash_bytes(buf, (size_t)n) & (m->n_slots - 1);
-        while (m->slots[h]) h = (h + 1) & (m->n_slots - 1);
-        m->slots[h] = (int32_t)m->n_entries;
+        insert_slot(m, m->n_entries - 1);
         continue;
     bad_parts: {
         int parts = 1;

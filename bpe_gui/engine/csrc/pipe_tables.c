@@ -27,12 +27,17 @@ void init_alphabet(void) {
 /* ---- storage ---------------------------------------------------------------------- */
 
 uint64_t hash_bytes(const char *p, size_t n) {
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)p[i];
-        h *= 1099511628211ull;
+    uint64_t h = 0xcbf29ce484222325ull ^ n;
+    while (n >= 8) { /* eight bytes at a time: FNV-style over words */
+        uint64_t v;
+        memcpy(&v, p, 8);
+        h = (h ^ v) * 0x100000001b3ull;
+        h ^= h >> 29;
+        p += 8;
+        n -= 8;
     }
-    /* FNV's low bits cluster for short keys that differ in one byte: mix them all in */
+    while (n--) h = (h ^ (unsigned char)*p++) * 0x100000001b3ull;
+    /* mix every bit in: the slot, the tag and the filter bit take different bits */
     h ^= h >> 33;
     h *= 0xff51afd7ed558ccdull;
     h ^= h >> 33;
@@ -57,16 +62,37 @@ static int arena_put(Model *m, const char *p, size_t n, int64_t *off) {
     return 0;
 }
 
+#define KF_BITS (1u << 21) /* the key filter's bits (256 KB) */
+#define KF_BIT(h) (((h) >> 21) & (KF_BITS - 1))
+
+/* Most lookups while merging are of byte spans that are no token: the filter (in cache)
+   answers those; a slot holds its key's hash tag, so a probe reads an entry only when the
+   tags agree. */
 int32_t find_key(const Model *m, const char *p, size_t n) {
     if (!m->n_slots) return NONE_ID;
-    size_t s = hash_bytes(p, n) & (m->n_slots - 1);
+    uint64_t h = hash_bytes(p, n), bit = KF_BIT(h);
+    if (!(m->kfilter[bit >> 6] >> (bit & 63) & 1)) return NONE_ID;
+    uint32_t tag = (uint32_t)(h >> 32);
+    size_t s = h & (m->n_slots - 1);
     for (;;) {
-        int32_t e = m->slots[s];
-        if (!e) return NONE_ID;
-        const Entry *en = &m->entries[e - 1];
-        if ((size_t)en->len == n && memcmp(m->arena + en->off, p, n) == 0) return en->id;
+        uint64_t v = m->slots[s];
+        if (!v) return NONE_ID;
+        if ((uint32_t)(v >> 32) == tag) {
+            const Entry *en = &m->entries[(uint32_t)v - 1];
+            if ((size_t)en->len == n && memcmp(m->arena + en->off, p, n) == 0) return en->id;
+        }
         s = (s + 1) & (m->n_slots - 1);
     }
+}
+
+/* Put entry i (a key looked up) into the slots and the filter (room is the caller's). */
+void insert_slot(Model *m, size_t i) {
+    const Entry *en = &m->entries[i];
+    uint64_t h = hash_bytes(m->arena + en->off, (size_t)en->len), bit = KF_BIT(h);
+    m->kfilter[bit >> 6] |= 1ull << (bit & 63);
+    size_t s = h & (m->n_slots - 1);
+    while (m->slots[s]) s = (s + 1) & (m->n_slots - 1);
+    m->slots[s] = (h >> 32) << 32 | (uint64_t)(i + 1);
 }
 
 /* Add a key for an id. Returns 1 if added, 0 if that key already names an id, -1 on error. */
@@ -101,19 +127,15 @@ int build_slots(Model *m) {
     size_t n = 1024;
     while (n < 2 * m->n_entries + 2) n *= 2;
     PyMem_Free(m->slots);
-    m->slots = PyMem_Calloc(n, sizeof(int32_t));
-    if (!m->slots) {
+    m->slots = PyMem_Calloc(n, sizeof(uint64_t));
+    if (!m->kfilter) m->kfilter = PyMem_Calloc(KF_BITS / 64, sizeof(uint64_t));
+    if (!m->slots || !m->kfilter) {
         PyErr_NoMemory();
         return -1;
     }
     m->n_slots = n;
-    for (size_t i = 0; i < m->n_entries; i++) {
-        const Entry *en = &m->entries[i];
-        if (!en->lookup) continue;
-        size_t s = hash_bytes(m->arena + en->off, (size_t)en->len) & (n - 1);
-        while (m->slots[s]) s = (s + 1) & (n - 1);
-        m->slots[s] = (int32_t)(i + 1);
-    }
+    for (size_t i = 0; i < m->n_entries; i++)
+        if (m->entries[i].lookup) insert_slot(m, i);
     return 0;
 }
 
@@ -198,7 +220,8 @@ int add_merge(Model *m, int32_t a, int32_t b, int32_t rank, int32_t new_id) {
     return push_merge(m, a, b, new_id);
 }
 
-/* After the ranks (TIKTOKEN): ranks by bytes, whole pieces first. 0 or -1. */
+/* After the ranks (TIKTOKEN): the pair of two symbols is ranked by its bytes together
+   (by_span), a piece that is a token is taken whole (whole_words). 0 or -1. */
 int finish_tiktoken(Model *m) {
     fill_units(m);
     if (mt_init(&m->mt, m->unit) < 0) {

@@ -52,7 +52,8 @@ typedef struct {
     Entry *entries;
     size_t n_entries, entries_cap;
     int32_t *first_entry; /* per id: its first entry, or -1 */
-    int32_t *slots;       /* key hash: entry index + 1, or 0 */
+    uint64_t *slots;      /* key hash: (hash tag << 32) | (entry index + 1), or 0 */
+    uint64_t *kfilter;    /* one bit per hash of a key looked up */
     size_t n_slots;
     size_t max_key;       /* the longest key looked up, in bytes */
     MergeTable mt;        /* HF: the merges; TIKTOKEN: ranks by bytes (merge.h) */
@@ -74,6 +75,7 @@ uint64_t hash_bytes(const char *p, size_t n);
 int32_t find_key(const Model *m, const char *p, size_t n);
 int add_key(Model *m, const char *p, size_t n, int32_t id, int lookup);
 int build_slots(Model *m);
+void insert_slot(Model *m, size_t i);
 int set_ids(Model *m, Py_ssize_t n_ids);
 int push_merge(Model *m, int32_t a, int32_t b, int32_t new_id);
 Model *new_model(int kind);

@@ -200,6 +200,7 @@ static void Model_dealloc(Model *m) {
     PyMem_Free(m->entries);
     PyMem_Free(m->first_entry);
     PyMem_Free(m->slots);
+    PyMem_Free(m->kfilter);
     mt_free(&m->mt);
     PyMem_Free(m->merge_a);
     PyMem_Free(m->merge_b);
