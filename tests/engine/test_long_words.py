@@ -147,3 +147,25 @@ def test_tiktoken_file_short_texts(tiktoken_file, text):
     """The native whole-text path keeps tiktoken's whole-piece rule."""
     ours, enc = tiktoken_file
     assert ours.encode(text) == enc.encode(text, disallowed_special=())
+
+
+SHORTER = ["x" * 3000, " " * 3001, "^" * 3001, "ab" * 1500, "你好" * 500, "🙂" * 400]
+
+
+def test_pure_python_model_merges_long_words_the_same(tiktoken_file, hf_pair, tmp_path,
+                                                      monkeypatch):
+    """Without the C extension (pipeline/pymodel.py, its heap for long words)."""
+    import sys
+    tk, _ = hf_pair
+    tk.save(str(tmp_path / "tokenizer.json"))
+    _, enc = tiktoken_file
+    tti_path = tti.ranks_file(tmp_path, enc._mergeable_ranks, "r.tiktoken")
+    (tmp_path / "r.tiktoken.json").write_text(json.dumps({"pat_str": enc._pat_str,
+                                                          "special_tokens": {}}))
+    monkeypatch.setitem(sys.modules, "bpe_gui.engine._pipeline", None)
+    slow_hf = load_tokenizer(tmp_path / "tokenizer.json")
+    slow_tt = load_tokenizer(tti_path)
+    assert type(slow_tt.pipeline.model).__module__.endswith("pymodel")
+    for text in SHORTER:
+        assert slow_hf.encode(text) == tk.encode(text, add_special_tokens=False).ids
+        assert slow_tt.encode(text) == enc.encode(text, disallowed_special=())
