@@ -1,6 +1,6 @@
 """Slow pure-Python stand-in for the C ``_pipeline.Model`` (no compiler at install time).
 
-Same API and results (see _pipeline.c's header); loading a 200k-token file takes
+Same API and results (see csrc/pipeline.h and pipelinemodule.c); loading a 200k-token file takes
 seconds instead of milliseconds. Tests run it against the C model on the same files.
 """
 from __future__ import annotations
