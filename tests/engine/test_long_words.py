@@ -117,7 +117,13 @@ def test_tiktoken_file(tiktoken_file, name):
 HF_KINDS = {"llama3-bytelevel": hfp.byte_level_llama3,
             "bytelevel-without-ignore-merges": lambda: hfp.byte_level_llama3(False),
             "gpt2-bytelevel": hfp.gpt2_style,
-            "metaspace-byte-fallback": hfp.metaspace_fallback}
+            "metaspace-byte-fallback": hfp.metaspace_fallback,
+            # as bpe-gui's exporter writes Llama 3's Split: Removed + invert (matches only)
+            "split-removed-inverted": lambda: hfp.splits(pre_tokenizers.Split(
+                tokenizers.Regex(hfp.LLAMA3_PATTERN), behavior="removed", invert=True)),
+            # matches that leave gaps (they are pieces too): the regex shortcut steps aside
+            "split-isolated-with-gaps": lambda: hfp.splits(pre_tokenizers.Split(
+                tokenizers.Regex(r"\p{L}+|\d"), behavior="isolated"))}
 
 
 RUNS = [c * 64 for c in ("x", " ", "^", "ab", "你好", "🙂")] * 4
@@ -131,6 +137,16 @@ def hf_pair(request, tmp_path_factory):
     path = tmp_path_factory.mktemp(request.param) / "tokenizer.json"
     tk.save(str(path))
     return tk, load_tokenizer(path)
+
+
+@pytest.mark.parametrize("text", hfp.SAMPLES + hfp.EXTRA)
+def test_tokenizer_json_short_texts(hf_pair, text):
+    """encode (ids only: words straight from the Split's regex where that is exact) equals
+    tokenizers, and encode_with_offsets' ids."""
+    tk, ours = hf_pair
+    want = tk.encode(text, add_special_tokens=False).ids
+    assert ours.encode(text) == want
+    assert ours.encode_with_offsets(text).ids == want
 
 
 @pytest.mark.parametrize("name", ["x", "spaces", "caret", "ab", "chinese", "emoji"])

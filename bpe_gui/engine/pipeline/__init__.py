@@ -103,6 +103,8 @@ class Pipeline:
                 else:
                     out += enc(w.findall(piece.text), self._cache, CACHE_LIMIT)
             return out
+        if self.normalize is None and self.pre is not None:   # ids only: no offsets kept
+            return self._encode_plain(text)
         for piece, tid in self.pieces(text):
             if tid is None:
                 words.append(piece.text)
@@ -113,6 +115,23 @@ class Pipeline:
             out.append(tid)
         if words:
             out += enc(words, self._cache, CACHE_LIMIT)
+        return out
+
+    def _encode_plain(self, text: str) -> list[int]:
+        """encode without a normalizer: the pre-tokenizer's words straight from its regex
+        where it can give them (PreTokenizer.words), else from its steps."""
+        out: list[int] = []
+        enc, pre = self.model.encode_words, self.pre
+        parts = self.added.split(NStr.of(text)) if self.added is not None \
+            else [(NStr.of(text), None)]
+        for piece, tid in parts:
+            if tid is not None:
+                out.append(tid)
+            elif piece.text:
+                words = pre.words(piece.text)
+                if words is None:
+                    words = [p.text for p in pre([piece])]
+                out += enc(words, self._cache, CACHE_LIMIT)
         return out
 
     def _encode_native(self, text: str) -> list[int]:
