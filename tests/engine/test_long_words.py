@@ -121,6 +121,9 @@ HF_KINDS = {"llama3-bytelevel": hfp.byte_level_llama3,
             # as bpe-gui's exporter writes Llama 3's Split: Removed + invert (matches only)
             "split-removed-inverted": lambda: hfp.splits(pre_tokenizers.Split(
                 tokenizers.Regex(hfp.LLAMA3_PATTERN), behavior="removed", invert=True)),
+            # a Split with a preset's pattern (o200k): whole texts go to the native engine
+            "split-o200k-native": lambda: hfp.splits(pre_tokenizers.Split(
+                tokenizers.Regex(known.O200K_PATTERN), behavior="isolated")),
             # matches that leave gaps (they are pieces too): the regex shortcut steps aside
             "split-isolated-with-gaps": lambda: hfp.splits(pre_tokenizers.Split(
                 tokenizers.Regex(r"\p{L}+|\d"), behavior="isolated"))}
@@ -136,7 +139,9 @@ def hf_pair(request, tmp_path_factory):
         tk = HF_KINDS[request.param]()
     path = tmp_path_factory.mktemp(request.param) / "tokenizer.json"
     tk.save(str(path))
-    return tk, load_tokenizer(path)
+    ours = load_tokenizer(path)
+    assert (ours.pipeline._native is not None) == (request.param == "split-o200k-native")
+    return tk, ours
 
 
 @pytest.mark.parametrize("text", hfp.SAMPLES + hfp.EXTRA)

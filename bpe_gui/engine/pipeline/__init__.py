@@ -18,6 +18,8 @@ from __future__ import annotations
 from typing import Callable, Iterable, Iterator
 
 from ..blocks import NATIVE_PRESETS
+from ..pretokenize import resolve_pattern
+from ..scanner import native_scanner
 from .added import AddedTokens
 from .normalized import NStr
 from .parts import PreTokenizer
@@ -65,9 +67,15 @@ class Pipeline:
         self._wcaches: list = []
         preset = NATIVE_PRESETS.get(words.preset) \
             if kind == "tiktoken" and words is not None and words.native is not None else None
+        if kind == "hf" and normalize is None and pre is not None and pre.tiling_pattern:
+            name = resolve_pattern(pre.tiling_pattern)[1]   # a byte-level Split of a preset's
+            preset = NATIVE_PRESETS.get(name) if native_scanner(name) is not None else None
         if preset is not None and _encode is not None and hasattr(model, "merge_table"):
-            self._merger = _encode.Merger.wrap(model.merge_table())
-            self._native = preset
+            try:
+                self._merger = _encode.Merger.wrap(model.merge_table())
+                self._native = preset
+            except ValueError:   # some single bytes have no token: the model's own loop
+                pass
 
     # ----- pieces ---------------------------------------------------------------------
     def pieces(self, text: str, start: int = 0) -> Iterator[tuple[NStr, int | None]]:
@@ -127,6 +135,8 @@ class Pipeline:
         for piece, tid in parts:
             if tid is not None:
                 out.append(tid)
+            elif self._native is not None:
+                out += self._encode_native(piece.text)
             elif piece.text:
                 words = pre.words(piece.text)
                 if words is None:
@@ -140,7 +150,9 @@ class Pipeline:
         try:
             return self._merger.encode_text(self._native, text, NO_LIMIT, cache)
         except UnicodeEncodeError:   # a lone surrogate: UTF-8 cannot hold it
-            return self.model.encode_words(self.words.findall(text), self._cache, CACHE_LIMIT)
+            words = self.words.findall(text) if self.kind == "tiktoken" else \
+                [p.text for p in self.pre([NStr.of(text)])]
+            return self.model.encode_words(words, self._cache, CACHE_LIMIT)
         finally:
             caches.append(cache)
 

@@ -200,6 +200,11 @@ class PreTokenizer:
         self.replacement = replacement   # Metaspace's, shown as a space
         self._tiling = tiling   # (pattern, gaps are pieces too) when its matches are the pieces
 
+    @property
+    def tiling_pattern(self) -> str | None:
+        """The regex whose matches are the pieces (see words), or None."""
+        return self._tiling[0].pattern if self._tiling is not None else None
+
     def words(self, text: str) -> list[str] | None:
         """The pieces' texts, without offsets, when one regex's matches are the pieces
         (Llama 3's Split + ByteLevel, GPT-2's ByteLevel) and they cover the whole text:
