@@ -96,8 +96,8 @@ print(json.dumps(out))
 # pieces with encode) and of encode_batch(threads=k); tiktoken's encode_ordinary_batch.
 THREADS = r"""
 import json, sys, threading, time
-lib, path, pat, file = sys.argv[1:5]
-text = open(file, encoding="utf-8").read()
+lib, path, pat, file, mb = sys.argv[1:6]
+text = open(file, encoding="utf-8").read()[:int(float(mb) * 1e6)]
 lines = text.splitlines(keepends=True)
 pieces = ["".join(lines[i:i + 400]) for i in range(0, len(lines), 400)]
 mb = len(text.encode("utf-8")) / 1e6
@@ -179,6 +179,8 @@ def main() -> None:
     ap.add_argument("--tiktoken-tgz", type=Path, help="the npm package (npm pack tiktoken)")
     ap.add_argument("--repeat", type=int, default=3, help="encodes per text (best is shown)")
     ap.add_argument("--quick", action="store_true", help="500 KB of each text")
+    ap.add_argument("--threads-mb", type=float, default=5,
+                    help="millions of characters of English for the thread section")
     args = ap.parse_args()
     if not CORPORA.is_dir():
         sys.exit(f"bench: {CORPORA} is missing; the benchmarks read ../shared/corpora.")
@@ -210,12 +212,12 @@ def main() -> None:
         table("Llama-3-style tokenizer.json (cl100k ranks, Split + ByteLevel, ignore_merges)",
               rows, texts)
         en = texts["en 20 MB"]
-        print(f"\nthreads on one tokenizer ({en.stat().st_size / 1e6:.0f} MB of English in "
+        print(f"\nthreads on one tokenizer ({args.threads_mb:g} M characters of English in "
               f"pieces of 400 lines; MB/s: threads calling encode / encode_batch)")
         for name in ("o200k_base", "cl100k_base"):
             path, pat = files[name]
             for lib in ("bpe-gui", "tiktoken"):
-                r, _ = child(THREADS, lib, str(path), pat, str(en))
+                r, _ = child(THREADS, lib, str(path), pat, str(en), str(args.threads_mb))
                 print(f"  {name:12} {lib:9} " + "  ".join(
                     f"{k} thr {v[0]:6.1f} / {v[1]:6.1f}" for k, v in r.items()))
 
