@@ -208,3 +208,31 @@ def test_merger_add_waits_for_encode_text_on_other_threads():
     assert added is True
     assert box["ids"] == [256, 32] * 300_000
     assert m.encode_text(0, "cd", 10, _encode.WordCache()) == [257]
+
+# ---- a Merger over an imported model's table (Merger.wrap) ---------------------------
+
+def _tiktoken_model(tokens=(b"ab", b"abab")) -> "_pipeline.Model":
+    import base64
+    lines = [base64.b64encode(bytes([b])) + b" %d" % b for b in range(256)]
+    lines += [base64.b64encode(t) + b" %d" % (256 + k) for k, t in enumerate(tokens)]
+    model, problem = _pipeline.Model.from_tiktoken(b"\n".join(lines) + b"\n")
+    assert problem is None
+    return model
+
+
+def test_wrapped_table_is_read_only_and_keeps_its_model_alive():
+    m = _encode.Merger.wrap(_tiktoken_model().merge_table())   # no other reference left
+    assert m.encode_text(0, "ababab ab", 2**31 - 1, _encode.WordCache()) == [257, 256, 32, 256]
+    with pytest.raises(RuntimeError, match="takes no merges"):
+        m.add(97, 98, 0, 300)
+    with pytest.raises(ValueError, match="bytes"):   # tiktoken ranks pairs by their bytes
+        m.merge([97, 98], 10)
+
+
+def test_wrap_refuses_a_table_without_every_byte():
+    model, problem = _pipeline.Model.from_tiktoken(b"YQ== 0\nYg== 1\nYWI= 2\n")
+    assert problem is None
+    with pytest.raises(ValueError, match="single bytes"):
+        _encode.Merger.wrap(model.merge_table())
+    with pytest.raises(ValueError, match="capsule"):
+        _encode.Merger.wrap("not a capsule")

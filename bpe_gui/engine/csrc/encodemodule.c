@@ -341,6 +341,11 @@ static PyObject *Merger_merge(Merger *m, PyObject *args)
         return NULL;
     if (check_ready(m) < 0)
         return NULL;
+    if (m->t->by_span) { /* ranks of byte spans: ids alone do not say them */
+        PyErr_SetString(PyExc_ValueError, "merge() needs a merge-based table (this one ranks "
+                        "pairs by their bytes: use encode_words or encode_text)");
+        return NULL;
+    }
     PyObject *seq = PySequence_Fast(ids, "ids must be a sequence of ints");
     if (!seq)
         return NULL;
