@@ -234,5 +234,5 @@ def test_wrap_refuses_a_table_without_every_byte():
     assert problem is None
     with pytest.raises(ValueError, match="single bytes"):
         _encode.Merger.wrap(model.merge_table())
-    with pytest.raises(ValueError, match="capsule"):
+    with pytest.raises(TypeError, match="merge_table"):
         _encode.Merger.wrap("not a capsule")

@@ -408,9 +408,12 @@ static PyTypeObject MergerType;
 static PyObject *Merger_wrap(PyObject *cls, PyObject *cap)
 {
     (void)cls;
-    const MergeTable *t = PyCapsule_GetPointer(cap, "bpe_gui.merge_table");
-    if (!t)
+    if (!PyCapsule_IsValid(cap, "bpe_gui.merge_table")) {
+        PyErr_SetString(PyExc_TypeError, "wrap() takes the merge table of an imported "
+                        "model (_pipeline.Model.merge_table())");
         return NULL;
+    }
+    const MergeTable *t = PyCapsule_GetPointer(cap, "bpe_gui.merge_table");
     if (!t->bytes_ok) {
         PyErr_SetString(PyExc_ValueError, "the model lacks tokens for some single bytes");
         return NULL;
