@@ -98,18 +98,34 @@ void ms_free(MergeScratch *x)
     free(x->st);
     free(x->en);
     free(x->heap);
+    free(x->seen);
     memset(x, 0, sizeof(*x));
 }
 
 /* The rank (< limit, else NO_RANK) of the pair of symbols i and j (j follows i). */
+#define SEEN_BITS 14
+
 static inline int32_t pair_rank(const MergeTable *m, const MergeScratch *x, int32_t i, int32_t j,
                                 const unsigned char *w, int32_t limit)
 {
     if (m->by_span) { /* tiktoken: the rank of the two symbols' bytes together */
+        int32_t a = x->sym[i], b = x->sym[j], r;
+        int32_t *seen = NULL;
+        if (x->seen && a >= 0 && b >= 0) { /* both tokens: their bytes say the same */
+            uint64_t h = ((uint64_t)(uint32_t)a << 32 | (uint32_t)b) * 0x9E3779B97F4A7C15ull;
+            seen = x->seen[h >> (64 - SEEN_BITS)];
+            if (seen[0] == a && seen[1] == b) {
+                r = seen[2];
+                return (r >= 0 && r < limit) ? r : NO_RANK;
+            }
+        }
         size_t len = (size_t)(x->en[j] - x->st[i]);
-        if (len > m->max_key)
-            return NO_RANK;
-        int32_t r = m->key_id(m->key_ctx, w + x->st[i], len);
+        r = len > m->max_key ? -1 : m->key_id(m->key_ctx, w + x->st[i], len);
+        if (seen) {
+            seen[0] = a;
+            seen[1] = b;
+            seen[2] = r;
+        }
         return (r >= 0 && r < limit) ? r : NO_RANK;
     }
     return rank_of(m, x->sym[i], x->sym[j], limit);
@@ -258,6 +274,11 @@ size_t mt_merge(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
 {
     if (n < 2)
         return n;
+    if (m->by_span && !x->seen) { /* no memory for it: merging goes on without */
+        x->seen = malloc(sizeof(*x->seen) << SEEN_BITS);
+        if (x->seen)
+            memset(x->seen, 0xFF, sizeof(*x->seen) << SEEN_BITS); /* ids -1: empty */
+    }
     if (!m->bytepair)
         flags &= ~MT_RAW;
     return n < HEAP_FROM ? merge_scan(m, x, n, limit, w, flags)

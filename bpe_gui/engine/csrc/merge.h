@@ -66,11 +66,14 @@ typedef struct {
     int whole_words;
 } MergeTable;
 
-/* Per-thread scratch for one word: symbols, ranks, the list links, byte spans, heap. */
+/* Per-thread scratch: one word's symbols, ranks, list links, byte spans, heap; and, for
+ * rank-based tables, the ranks of recently seen pairs (a pair of tokens has one rank, so
+ * hashing their bytes again can be skipped). */
 typedef struct {
     int32_t *sym, *rk, *nxt, *prv, *st, *en;
     uint64_t *heap;
     size_t cap;
+    int32_t (*seen)[3]; /* (left id, right id, rank or -1), direct-mapped; NULL: none yet */
 } MergeScratch;
 
 /* byte_ids: the token id of each single byte (-1: none). 0, or -1 when out of memory. */
