@@ -28,7 +28,7 @@ setup(
         # the training core: coremodule.c is the Python type, core.h the data structures
         ext("_core", *CORE),
         ext("_encode", "bpe_gui/engine/csrc/encodemodule.c", "bpe_gui/engine/csrc/merge.c",
-            "bpe_gui/engine/csrc/wordcache.c", *SCAN),
+            "bpe_gui/engine/csrc/wordcache.c", "bpe_gui/engine/csrc/wordcache_type.c", *SCAN),
         ext("_count", "bpe_gui/engine/csrc/countmodule.c", "bpe_gui/engine/csrc/wordtable.c",
             "bpe_gui/engine/csrc/tsv.c", *SCAN),
         ext("_scan", "bpe_gui/engine/csrc/scanmodule.c", *SCAN),
