@@ -10,6 +10,10 @@ SCAN_SHARED = ["bpe_gui/engine/csrc/scan_shared.c"]
 SCAN_DEPS = ["bpe_gui/engine/csrc/" + f for f in
              ("scan.h", "scan_python.h", "scan_cut.inc", "scan_tables.inc", "unicode_tables.h",
               "tsv.h", "wordtable.h", "merge.h", "wordcache.h", "cached_words.h")]
+PIPELINE = ["bpe_gui/engine/csrc/" + f for f in
+            ("pipelinemodule.c", "pipe_tables.c", "pipe_load_hf.c", "pipe_load_tiktoken.c",
+             "json_scan.c", "b64.c", "pipe_encode.c", "merge.c")]
+PIPELINE_DEPS = ["bpe_gui/engine/csrc/" + f for f in ("pipeline.h", "json_scan.h", "merge.h")]
 CORE = ["bpe_gui/engine/csrc/" + f for f in
         ("coremodule.c", "core_build.c", "core_step.c", "core_heap.c", "core_tables.c",
          "core_lists.c", "core_query.c", "core_check.c")]
@@ -21,7 +25,8 @@ def ext(name: str, *sources: str) -> Extension:
     return Extension(f"bpe_gui.engine.{name}", sources=list(sources),
                      include_dirs=["bpe_gui/engine/csrc"], extra_compile_args=CFLAGS,
                      depends=(SCAN_DEPS if {SCAN[0], SCAN_SHARED[0]} & set(sources) else [])
-                     + (["bpe_gui/engine/csrc/core.h"] if CORE[0] in sources else []),
+                     + (["bpe_gui/engine/csrc/core.h"] if CORE[0] in sources else [])
+                     + (PIPELINE_DEPS if PIPELINE[0] in sources else []),
                      optional=True)
 
 
@@ -29,12 +34,13 @@ setup(
     ext_modules=[
         # the training core: coremodule.c is the Python type, core.h the data structures
         ext("_core", *CORE),
-        ext("_encode", "bpe_gui/engine/_encode.c", "bpe_gui/engine/csrc/merge.c",
-            "bpe_gui/engine/csrc/wordcache.c", *SCAN_SHARED),
+        ext("_encode", "bpe_gui/engine/csrc/encodemodule.c", "bpe_gui/engine/csrc/merge.c",
+            "bpe_gui/engine/csrc/wordcache.c", "bpe_gui/engine/csrc/wordcache_type.c",
+            *SCAN_SHARED),
         ext("_count", "bpe_gui/engine/csrc/countmodule.c", "bpe_gui/engine/csrc/wordtable.c",
             "bpe_gui/engine/csrc/tsv.c", *SCAN_SHARED),
         ext("_scan", "bpe_gui/engine/csrc/scanmodule.c", *SCAN),
         # imported tokenizers (without it they use engine/pipeline/pymodel.py)
-        ext("_pipeline", "bpe_gui/engine/_pipeline.c"),
+        ext("_pipeline", *PIPELINE),
     ]
 )

@@ -1,8 +1,9 @@
 """The hot loop of byte-level encoding in C: a merge table and a word cache.
 
-Use it through :class:`bpe_gui.engine.tokenizer.Tokenizer`. A Merger and a WordCache are
-used by one thread at a time: while ``encode_text`` runs (without the GIL), the other
-methods of both raise RuntimeError on other threads. Ids are ints from 0 to 2**31 - 2.
+Use it through :class:`bpe_gui.engine.tokenizer.Tokenizer`. Any number of threads can
+encode with one Merger at once (``encode_text`` runs without the GIL; ``add`` waits until
+no thread is in it). A WordCache serves one thread at a time: while ``encode_text`` uses
+it, its methods raise RuntimeError on other threads. Ids are ints from 0 to 2**31 - 2.
 """
 from collections.abc import Sequence
 
@@ -20,6 +21,10 @@ class Merger:
     """Merge table for byte-level BPE encoding (lowest rank first, leftmost first)."""
     def __init__(self, byte_ids: Sequence[int]) -> None:
         """byte_ids: the token id of each of the 256 bytes. Only once per object."""
+    @classmethod
+    def wrap(cls, table: object, /) -> Merger:
+        """A Merger reading an imported model's merge table (the capsule of
+        ``_pipeline.Model.merge_table()``); it takes no merges (add raises RuntimeError)."""
     @property
     def n_merges(self) -> int:
         """Distinct merge pairs."""

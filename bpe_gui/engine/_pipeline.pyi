@@ -1,7 +1,8 @@
 """Tables of imported tokenizers (tokenizer.json, .tiktoken), built and run in C.
 
 Use it through :mod:`bpe_gui.engine.pipeline` (``pymodel.py`` is the Python stand-in
-with the same API). Models are made only by the ``from_*`` class methods.
+with the same API, less ``merge_table``). Models are made only by the ``from_*`` class
+methods. After loading a model is only read: threads can share one.
 """
 from typing import final
 
@@ -45,6 +46,8 @@ class Model:
                      cache_limit: int, /) -> list[int]: ...
     def merge(self, k: int, /) -> tuple[int, int, int]:
         """(left id, right id, new id) of merge k."""
+    def merge_table(self) -> object:
+        """The merge table as a capsule for ``_encode.Merger.wrap`` (keeps this model alive)."""
     def rebuild(self) -> list[int]:
         """tiktoken: derive the merges; the ids of multi-byte tokens no merge makes."""
 

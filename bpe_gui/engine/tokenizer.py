@@ -75,7 +75,7 @@ class Tokenizer(BaseTokenizer):
         self._cache: dict[str, tuple[int, ...]] = {}
         # word -> (ids, token bytes, character spans inside the word), for offsets
         self._ocache: dict[str, tuple[tuple[int, ...], tuple[bytes, ...], tuple]] = {}
-        self._wcache = None
+        self._wcaches: list = []  # native word caches, one per thread encoding at once
         # a scanner preset whose whole texts encode in C (None: BPE_GUI_NATIVE_SCAN=0)
         self._native: int | None = None
         if self.model.native and self.pre.native is not None:
@@ -87,8 +87,7 @@ class Tokenizer(BaseTokenizer):
         self.model.add(left, right, new_id)
         self._cache.clear()
         self._ocache.clear()
-        if self._wcache is not None:
-            self._wcache.clear()
+        self._wcaches = []   # (a cache made for another limit would empty itself anyway)
 
     # ----- as of a training step -------------------------------------------------
     def at_step(self, n_merges: int) -> "Tokenizer":
@@ -157,9 +156,12 @@ class Tokenizer(BaseTokenizer):
 
     def _encode_native(self, text: str) -> list[int]:
         """A whole text scanned, merged and cached in C (the presets with a native scanner)."""
-        if self._wcache is None:
-            self._wcache = word_cache(_CACHE_LIMIT)
-        return self.model.encode_text(self._native, text, self._wcache)
+        caches = self._wcaches
+        cache = caches.pop() if caches else word_cache(_CACHE_LIMIT)  # pop: atomic
+        try:
+            return self.model.encode_text(self._native, text, cache)
+        finally:
+            caches.append(cache)
 
     def _encode_offsets(self, text: str) -> Encoding:
         ids: list[int] = []
@@ -256,12 +258,12 @@ class Tokenizer(BaseTokenizer):
 
     # ----- another thread -----------------------------------------------------------
     def copy_for_thread(self) -> Callable[[], Tokenizer]:
-        """For work on another thread while this tokenizer stays in use here: the native
-        merge table serves one thread at a time (a second one gets RuntimeError while
-        the first encodes), and a trainer's tokenizer grows as training steps. Copies
-        the vocabulary and merges now (C-level copies: about 1 ms for 20k merges) and
-        returns a function that builds an equal tokenizer with tables of its own from
-        them (tens of milliseconds: call it on the worker thread).
+        """For work on another thread while this tokenizer stays in use here. Encoding
+        is safe from many threads on one tokenizer; what this adds is a snapshot: a
+        trainer's tokenizer grows as training steps, and the twin keeps this step's
+        vocabulary and merges. Copies them now (C-level copies: about 1 ms for 20k
+        merges) and returns a function that builds the twin from them (tens of
+        milliseconds: call it on the worker thread).
 
         Example::
 

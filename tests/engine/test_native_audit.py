@@ -176,16 +176,63 @@ def test_word_counter_export_holds_off_other_threads():
     assert refused == sorted(calls)
 
 
-def test_word_cache_and_merger_refuse_while_encode_text_runs():
+def test_word_cache_refuses_while_encode_text_runs():
     """WordCache.clear() while encode_text used the cache on another thread silently
-    did nothing; len() and n_merges read the objects as they changed."""
+    did nothing; len() read the cache as it changed. The Merger itself serves other
+    threads meanwhile (its table is only read while merging)."""
     m = _merger()
     cache = _encode.WordCache()
     text = " ".join(f"w{i}" for i in range(400_000))
-    calls = {"clear": cache.clear, "len": lambda: len(cache),
-             "n_merges": lambda: m.n_merges, "add": lambda: m.add(1, 2, 5, 300)}
+    calls = {"clear": cache.clear, "len": lambda: len(cache)}
     for _ in range(5):
         refused = _refused_while(lambda: m.encode_text(0, text, 10, cache), calls)
         if refused == sorted(calls):
             break
     assert refused == sorted(calls)
+    assert _refused_while(lambda: m.encode_text(0, text, 10, _encode.WordCache()),
+                          {"n_merges": lambda: m.n_merges,
+                           "merge": lambda: m.merge([97, 98], 10)}) == []
+
+
+def test_merger_add_waits_for_encode_text_on_other_threads():
+    """add() while another thread merged without the GIL raised RuntimeError (or, without
+    the guard, could have grown the table under the reader); now it waits for it."""
+    m = _merger()
+    text = "ab " * 300_000
+    box = {}
+    t = threading.Thread(target=lambda: box.update(ids=m.encode_text(0, text, 10,
+                                                                     _encode.WordCache())))
+    t.start()
+    added = m.add(ord("c"), ord("d"), 1, 257)   # waits, never raises
+    t.join()
+    assert added is True
+    assert box["ids"] == [256, 32] * 300_000
+    assert m.encode_text(0, "cd", 10, _encode.WordCache()) == [257]
+
+# ---- a Merger over an imported model's table (Merger.wrap) ---------------------------
+
+def _tiktoken_model(tokens=(b"ab", b"abab")) -> "_pipeline.Model":
+    import base64
+    lines = [base64.b64encode(bytes([b])) + b" %d" % b for b in range(256)]
+    lines += [base64.b64encode(t) + b" %d" % (256 + k) for k, t in enumerate(tokens)]
+    model, problem = _pipeline.Model.from_tiktoken(b"\n".join(lines) + b"\n")
+    assert problem is None
+    return model
+
+
+def test_wrapped_table_is_read_only_and_keeps_its_model_alive():
+    m = _encode.Merger.wrap(_tiktoken_model().merge_table())   # no other reference left
+    assert m.encode_text(0, "ababab ab", 2**31 - 1, _encode.WordCache()) == [257, 256, 32, 256]
+    with pytest.raises(RuntimeError, match="takes no merges"):
+        m.add(97, 98, 0, 300)
+    with pytest.raises(ValueError, match="bytes"):   # tiktoken ranks pairs by their bytes
+        m.merge([97, 98], 10)
+
+
+def test_wrap_refuses_a_table_without_every_byte():
+    model, problem = _pipeline.Model.from_tiktoken(b"YQ== 0\nYg== 1\nYWI= 2\n")
+    assert problem is None
+    with pytest.raises(ValueError, match="single bytes"):
+        _encode.Merger.wrap(model.merge_table())
+    with pytest.raises(TypeError, match="merge_table"):
+        _encode.Merger.wrap("not a capsule")

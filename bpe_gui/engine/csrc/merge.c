@@ -1,5 +1,5 @@
 /*
- * merge.c -- the merge table and the merge loops of byte-level encoding (see merge.h).
+ * merge.c -- the merge table and the merge loops of every tokenizer (see merge.h).
  * Plain C: no Python here, so merging runs without the GIL.
  */
 #include <stdint.h>
@@ -65,50 +65,96 @@ static inline int32_t rank_of(const MergeTable *m, int32_t a, int32_t b, int32_t
     return (e && e->rank < limit) ? e->rank : NO_RANK;
 }
 
-/* Scratch space for a word of n symbols (no Python calls: may run without the GIL). */
-int mt_reserve(MergeTable *m, size_t n)
+int ms_reserve(MergeScratch *x, size_t n)
 {
-    if (n <= m->buf_cap)
+    if (n <= x->cap)
         return 0;
     if (n > INT32_MAX - 1)
         return -1; /* positions are int32 (the heap packs rank and position in 64 bits) */
-    size_t cap = m->buf_cap ? m->buf_cap : 64;
+    size_t cap = x->cap ? x->cap : 64;
     while (cap < n)
         cap *= 2;
-    int32_t *sym = realloc(m->sym, cap * sizeof(int32_t));
-    if (sym) m->sym = sym;
-    int32_t *rk = realloc(m->rk, cap * sizeof(int32_t));
-    if (rk) m->rk = rk;
-    int32_t *nxt = realloc(m->nxt, cap * sizeof(int32_t));
-    if (nxt) m->nxt = nxt;
-    int32_t *prv = realloc(m->prv, cap * sizeof(int32_t));
-    if (prv) m->prv = prv;
-    uint64_t *heap = realloc(m->heap, 3 * cap * sizeof(uint64_t)); /* n + 2 per merge */
-    if (heap) m->heap = heap;
-    if (!sym || !rk || !nxt || !prv || !heap)
+    int32_t **arrays[] = {&x->sym, &x->rk, &x->nxt, &x->prv, &x->st, &x->en};
+    for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++) {
+        int32_t *p = realloc(*arrays[k], cap * sizeof(int32_t));
+        if (!p)
+            return -1;
+        *arrays[k] = p;
+    }
+    uint64_t *heap = realloc(x->heap, 3 * cap * sizeof(uint64_t)); /* n + 2 per merge */
+    if (!heap)
         return -1;
-    m->buf_cap = cap;
+    x->heap = heap;
+    x->cap = cap;
     return 0;
 }
 
-/* The rank of the pair at i (of rank < limit, else NO_RANK): from the byte-pair table
- * when the word is still raw bytes there (raw != NULL), else from the hash table. */
-static inline int32_t first_rank(const MergeTable *m, const int32_t *s, const unsigned char *raw,
-                                 size_t i, int32_t limit)
+void ms_free(MergeScratch *x)
 {
-    if (raw) {
-        int32_t r = m->bytepair[raw[i] * 256 + raw[i + 1]].rank;
+    free(x->sym);
+    free(x->rk);
+    free(x->nxt);
+    free(x->prv);
+    free(x->st);
+    free(x->en);
+    free(x->heap);
+    free(x->seen);
+    memset(x, 0, sizeof(*x));
+}
+
+/* The rank (< limit, else NO_RANK) of the pair of symbols i and j (j follows i). */
+#define SEEN_BITS 14
+
+static inline int32_t pair_rank(const MergeTable *m, const MergeScratch *x, int32_t i, int32_t j,
+                                const unsigned char *w, int32_t limit)
+{
+    if (m->by_span) { /* tiktoken: the rank of the two symbols' bytes together */
+        int32_t a = x->sym[i], b = x->sym[j], r;
+        int32_t *seen = NULL;
+        if (x->seen && a >= 0 && b >= 0) { /* both tokens: their bytes say the same */
+            uint64_t h = ((uint64_t)(uint32_t)a << 32 | (uint32_t)b) * 0x9E3779B97F4A7C15ull;
+            seen = x->seen[h >> (64 - SEEN_BITS)];
+            if (seen[0] == a && seen[1] == b) {
+                r = seen[2];
+                return (r >= 0 && r < limit) ? r : NO_RANK;
+            }
+        }
+        size_t len = (size_t)(x->en[j] - x->st[i]);
+        r = len > m->max_key ? -1 : m->key_id(m->key_ctx, w + x->st[i], len);
+        if (seen) {
+            seen[0] = a;
+            seen[1] = b;
+            seen[2] = r;
+        }
+        return (r >= 0 && r < limit) ? r : NO_RANK;
+    }
+    return rank_of(m, x->sym[i], x->sym[j], limit);
+}
+
+/* The rank of the pair at i while the word is still raw bytes (byte-pair table). */
+static inline int32_t first_rank(const MergeTable *m, const MergeScratch *x,
+                                 const unsigned char *w, int flags, size_t i, int32_t limit)
+{
+    if (flags & MT_RAW) {
+        int32_t r = m->bytepair[w[i] * 256 + w[i + 1]].rank;
         return r < limit ? r : NO_RANK;
     }
-    return rank_of(m, s[i], s[i + 1], limit);
+    return pair_rank(m, x, (int32_t)i, (int32_t)i + 1, w, limit);
+}
+
+static inline int32_t new_id(const MergeTable *m, int32_t rank)
+{
+    return m->by_span ? rank : m->rank_new[rank];
 }
 
 /* Short words: find the lowest rank by scanning; merge its leftmost occurrence. */
-static size_t merge_scan(MergeTable *m, size_t n, int32_t limit, const unsigned char *raw)
+static size_t merge_scan(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
+                         const unsigned char *w, int flags)
 {
-    int32_t *s = m->sym, *rk = m->rk;
+    int32_t *s = x->sym, *rk = x->rk, *st = x->st, *en = x->en;
+    int spans = flags & MT_SPANS;
     for (size_t i = 0; i + 1 < n; i++)
-        rk[i] = first_rank(m, s, raw, i, limit);
+        rk[i] = first_rank(m, x, w, flags, i, limit);
     while (n > 1) {
         int32_t best = NO_RANK;
         size_t at = 0;
@@ -119,14 +165,20 @@ static size_t merge_scan(MergeTable *m, size_t n, int32_t limit, const unsigned 
             }
         if (best == NO_RANK)
             break;
-        s[at] = m->rank_new[best];
-        memmove(s + at + 1, s + at + 2, (n - at - 2) * sizeof(int32_t));
-        memmove(rk + at + 1, rk + at + 2, (n - at - 2) * sizeof(int32_t));
+        s[at] = new_id(m, best);
+        size_t tail = (n - at - 2) * sizeof(int32_t);
+        memmove(s + at + 1, s + at + 2, tail);
+        memmove(rk + at + 1, rk + at + 2, tail);
+        if (spans) {
+            en[at] = en[at + 1];
+            memmove(st + at + 1, st + at + 2, tail);
+            memmove(en + at + 1, en + at + 2, tail);
+        }
         n--;
         if (at + 1 < n)
-            rk[at] = rank_of(m, s[at], s[at + 1], limit);
+            rk[at] = pair_rank(m, x, (int32_t)at, (int32_t)at + 1, w, limit);
         if (at > 0)
-            rk[at - 1] = rank_of(m, s[at - 1], s[at], limit);
+            rk[at - 1] = pair_rank(m, x, (int32_t)at - 1, (int32_t)at, w, limit);
     }
     return n;
 }
@@ -166,16 +218,19 @@ static inline uint64_t heap_pop(uint64_t *h, size_t *len)
 }
 
 /* Long words: symbols in a linked list, candidate merges in a heap; a popped entry is
- * stale when its position was merged away or its pair's rank changed since. */
-static size_t merge_heap(MergeTable *m, size_t n, int32_t limit, const unsigned char *raw)
+ * stale when its position was merged away or its pair's rank changed since. Symbol
+ * positions keep their original order, so the smallest position is the leftmost. */
+static size_t merge_heap(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
+                         const unsigned char *w, int flags)
 {
-    int32_t *s = m->sym, *rk = m->rk, *nxt = m->nxt, *prv = m->prv;
-    uint64_t *h = m->heap;
+    int32_t *s = x->sym, *rk = x->rk, *nxt = x->nxt, *prv = x->prv, *st = x->st, *en = x->en;
+    uint64_t *h = x->heap;
     size_t hn = 0;
+    int spans = flags & MT_SPANS;
     for (size_t i = 0; i < n; i++) {
         nxt[i] = i + 1 < n ? (int32_t)(i + 1) : -1;
         prv[i] = (int32_t)i - 1;
-        rk[i] = i + 1 < n ? first_rank(m, s, raw, i, limit) : NO_RANK;
+        rk[i] = i + 1 < n ? first_rank(m, x, w, flags, i, limit) : NO_RANK;
         if (rk[i] != NO_RANK)
             heap_push(h, &hn, ((uint64_t)rk[i] << 32) | i);
     }
@@ -185,38 +240,74 @@ static size_t merge_heap(MergeTable *m, size_t n, int32_t limit, const unsigned 
         if (rk[i] != r || s[i] < 0)
             continue; /* stale */
         int32_t j = nxt[i];
-        s[i] = m->rank_new[r];
+        s[i] = new_id(m, r);
         s[j] = -1; /* merged away */
         rk[j] = NO_RANK;
+        if (spans)
+            en[i] = en[j];
         nxt[i] = nxt[j];
         if (nxt[j] >= 0)
             prv[nxt[j]] = i;
-        rk[i] = nxt[i] >= 0 ? rank_of(m, s[i], s[nxt[i]], limit) : NO_RANK;
+        rk[i] = nxt[i] >= 0 ? pair_rank(m, x, i, nxt[i], w, limit) : NO_RANK;
         if (rk[i] != NO_RANK)
             heap_push(h, &hn, ((uint64_t)rk[i] << 32) | (uint32_t)i);
         int32_t p = prv[i];
         if (p >= 0) {
-            rk[p] = rank_of(m, s[p], s[i], limit);
+            rk[p] = pair_rank(m, x, p, i, w, limit);
             if (rk[p] != NO_RANK)
                 heap_push(h, &hn, ((uint64_t)rk[p] << 32) | (uint32_t)p);
         }
     }
-    size_t w = 0;
-    for (int32_t i = 0; i >= 0; i = nxt[i])
-        s[w++] = s[i];
-    return w;
+    size_t k = 0;
+    for (int32_t i = 0; i >= 0; i = nxt[i], k++) {
+        s[k] = s[i];
+        if (spans) {
+            st[k] = st[i];
+            en[k] = en[i];
+        }
+    }
+    return k;
 }
 
-/* Merge m->sym[0..n) in place; returns the new length. raw: the word's bytes when
- * m->sym holds exactly their byte tokens (then the first ranks come from the byte-pair
- * table), else NULL. */
-size_t mt_merge_word(MergeTable *m, size_t n, int32_t limit, const unsigned char *raw)
+size_t mt_merge(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
+                const unsigned char *w, int flags)
 {
     if (n < 2)
         return n;
+    if (m->by_span && !x->seen) { /* no memory for it: merging goes on without */
+        x->seen = malloc(sizeof(*x->seen) << SEEN_BITS);
+        if (x->seen)
+            memset(x->seen, 0xFF, sizeof(*x->seen) << SEEN_BITS); /* ids -1: empty */
+    }
     if (!m->bytepair)
-        raw = NULL;
-    return n < HEAP_FROM ? merge_scan(m, n, limit, raw) : merge_heap(m, n, limit, raw);
+        flags &= ~MT_RAW;
+    return n < HEAP_FROM ? merge_scan(m, x, n, limit, w, flags)
+                         : merge_heap(m, x, n, limit, w, flags);
+}
+
+size_t mt_encode_bytes(const MergeTable *m, MergeScratch *x, const unsigned char *w, size_t len,
+                       int32_t limit, int spans)
+{
+    if (ms_reserve(x, len) < 0)
+        return (size_t)-1;
+    spans = spans || m->by_span;
+    if (m->whole_words && limit == NO_RANK && len >= 2 && len <= m->max_key) {
+        int32_t id = m->key_id(m->key_ctx, w, len);
+        if (id >= 0) {
+            x->sym[0] = id;
+            x->st[0] = 0;
+            x->en[0] = (int32_t)len;
+            return 1;
+        }
+    }
+    for (size_t i = 0; i < len; i++)
+        x->sym[i] = m->byte_ids[w[i]];
+    if (spans)
+        for (size_t i = 0; i < len; i++) {
+            x->st[i] = (int32_t)i;
+            x->en[i] = (int32_t)i + 1;
+        }
+    return mt_merge(m, x, len, limit, w, (m->bytes_ok ? MT_RAW : 0) | (spans ? MT_SPANS : 0));
 }
 
 int mt_init(MergeTable *m, const int32_t byte_ids[256])
@@ -224,35 +315,88 @@ int mt_init(MergeTable *m, const int32_t byte_ids[256])
     memcpy(m->byte_ids, byte_ids, sizeof(m->byte_ids));
     m->bytepair = malloc(65536 * sizeof(*m->bytepair));
     m->filter = calloc((1u << FILTER_BITS) / 64, sizeof(uint64_t));
-    if (!m->bytepair || !m->filter)
+    int32_t top = -1;
+    m->bytes_ok = 1;
+    for (int x = 0; x < 256; x++) {
+        if (byte_ids[x] > top)
+            top = byte_ids[x];
+        if (byte_ids[x] < 0)
+            m->bytes_ok = 0;
+    }
+    m->n_byte_of = (size_t)(top + 1);
+    m->byte_of = malloc((m->n_byte_of ? m->n_byte_of : 1) * sizeof(int16_t));
+    if (!m->bytepair || !m->filter || !m->byte_of)
         return -1;
+    for (size_t i = 0; i < m->n_byte_of; i++)
+        m->byte_of[i] = -1;
+    for (int x = 0; x < 256; x++) {
+        if (byte_ids[x] < 0)
+            continue;
+        if (m->byte_of[byte_ids[x]] >= 0)
+            m->dup_bytes = 1;
+        m->byte_of[byte_ids[x]] = (int16_t)x;
+    }
     for (int i = 0; i < 65536; i++)
         m->bytepair[i].rank = NO_RANK;
     return grow(m);
+}
+
+int mt_set_keys(MergeTable *m, mt_key_fn key_id, const void *ctx, size_t max_key, int by_span,
+                int whole_words)
+{
+    m->key_id = key_id;
+    m->key_ctx = ctx;
+    m->max_key = max_key;
+    m->by_span = by_span;
+    m->whole_words = whole_words;
+    if (by_span) /* the rank of two bytes is that of the two-byte token */
+        for (int i = 0; i < 65536; i++) {
+            unsigned char two[2] = {(unsigned char)(i >> 8), (unsigned char)i};
+            int32_t r = max_key >= 2 ? key_id(ctx, two, 2) : -1;
+            m->bytepair[i].rank = r >= 0 ? r : NO_RANK;
+            m->bytepair[i].new_id = r;
+        }
+    return 0;
 }
 
 void mt_free(MergeTable *m)
 {
     free(m->bytepair);
     free(m->filter);
+    free(m->byte_of);
     free(m->rank_new);
     free(m->tab);
-    free(m->sym);
-    free(m->rk);
-    free(m->nxt);
-    free(m->prv);
-    free(m->heap);
     memset(m, 0, sizeof(*m));
 }
 
-int mt_add(MergeTable *m, int32_t a, int32_t b, int32_t rank, int32_t new_id)
+static void set_bytepair(MergeTable *m, int32_t a, int32_t b, int32_t rank, int32_t new_id)
 {
-    if (mt_find(m, a, b))
-        return 0;
-    if (rank > MT_MAX_RANK)
+    if (!m->dup_bytes) {
+        if ((size_t)a < m->n_byte_of && (size_t)b < m->n_byte_of && m->byte_of[a] >= 0 &&
+            m->byte_of[b] >= 0) {
+            int i = m->byte_of[a] * 256 + m->byte_of[b];
+            m->bytepair[i].rank = rank;
+            m->bytepair[i].new_id = new_id;
+        }
+        return;
+    }
+    /* a layout that gives one id to several bytes: every byte value whose token it is */
+    for (int x = 0; x < 256; x++) {
+        if (m->byte_ids[x] != a)
+            continue;
+        for (int y = 0; y < 256; y++)
+            if (m->byte_ids[y] == b)
+                m->bytepair[x * 256 + y].rank = rank, m->bytepair[x * 256 + y].new_id = new_id;
+    }
+}
+
+int mt_add(MergeTable *m, int32_t a, int32_t b, int32_t rank, int32_t new_id, int replace)
+{
+    if (rank < 0 || rank > MT_MAX_RANK)
         return -2;
-    if (2 * (m->n + 1) > m->cap && grow(m) < 0)
-        return -1;
+    MergeEntry *known = (MergeEntry *)mt_find(m, a, b);
+    if (known && !replace)
+        return 0;
     if ((size_t)rank >= m->rank_cap) {
         size_t cap = m->rank_cap ? m->rank_cap : 1024;
         while (cap <= (size_t)rank)
@@ -264,6 +408,14 @@ int mt_add(MergeTable *m, int32_t a, int32_t b, int32_t rank, int32_t new_id)
         m->rank_cap = cap;
     }
     m->rank_new[rank] = new_id;
+    set_bytepair(m, a, b, rank, new_id);
+    if (known) {
+        known->rank = rank;
+        known->new_id = new_id;
+        return 0;
+    }
+    if (2 * (m->n + 1) > m->cap && grow(m) < 0)
+        return -1;
     uint64_t bit = filter_bit(a, b);
     m->filter[bit >> 6] |= 1ull << (bit & 63);
     uint64_t key = (((uint64_t)(uint32_t)a << 32) | (uint32_t)b) + 1;
@@ -274,14 +426,5 @@ int mt_add(MergeTable *m, int32_t a, int32_t b, int32_t rank, int32_t new_id)
     m->tab[s].rank = rank;
     m->tab[s].new_id = new_id;
     m->n++;
-    /* a merge of two byte tokens: also in the byte-pair table, for every byte value
-     * whose token it is (a layout may give one id to several bytes only in odd files) */
-    for (int x = 0; x < 256; x++) {
-        if (m->byte_ids[x] != a)
-            continue;
-        for (int y = 0; y < 256; y++)
-            if (m->byte_ids[y] == b)
-                m->bytepair[x * 256 + y].rank = rank, m->bytepair[x * 256 + y].new_id = new_id;
-    }
     return 1;
 }

@@ -1,18 +1,26 @@
 /*
- * merge.h -- the merge table of byte-level encoding and the merge loops, in plain C.
+ * merge.h -- the merge engine of every tokenizer: one merge table, the merge loops, in
+ * plain C (no Python: merging runs without the GIL).
  *
  * Merging: repeatedly merge the leftmost occurrence of the pair with the lowest rank,
- * until no pair of rank < limit is left (what tiktoken and Hugging Face do). For merges
- * learned by training -- a token is only ever merged further at a later rank -- this
- * equals training's "replace every occurrence left to right" rule, so encoding the
- * training corpus reproduces training. Short words scan for the lowest rank; long words
- * (Chinese with the GPT-2 pattern: whole clauses) use a heap, so a word of n symbols
- * costs O(n log n) rather than O(n^2).
+ * until no pair of rank < limit is left. Two ways to rank a pair, on the same loops:
+ *   merge-based  (trained, GPT-2 files, tokenizer.json): the pair (left id, right id) has
+ *                a merge (rank, new id) in a hash table (what tokenizers does).
+ *   rank-based   (.tiktoken): the rank of a pair is the rank of its concatenated bytes,
+ *                looked up by key_id(); the new token is that one (rank == id), as
+ *                tiktoken's CoreBPE does.
+ * whole_words: a word that is itself a token is taken whole (tiktoken always; HF with
+ * ignore_merges). For merges learned by training -- a token is only ever merged further
+ * at a later rank -- lowest-rank-leftmost equals training's "replace every occurrence
+ * left to right" rule. Short words scan for the lowest rank; long words use a heap, so a
+ * word of n symbols costs O(n log n) rather than O(n^2) (1,000,000 spaces, "x" * 10**6).
  *
  * Lookups: pairs of two raw bytes come from a 256 x 256 table; other pairs from an
- * open-addressing hash, behind a 128 KB bit filter that answers most "no merge" lookups
- * without touching it; a merge's new id comes from its rank (ranks are dense).
- * A MergeTable is used by one thread at a time (its scratch buffers are shared).
+ * open-addressing hash behind a 128 KB bit filter; a merge's new id comes from its rank.
+ *
+ * Threads: a MergeTable is only read while merging, so any number of threads can merge
+ * with one table at once, each with its own MergeScratch. Adding merges must wait until
+ * no thread merges (the extensions count the threads that do).
  */
 #ifndef BPE_MERGE_H
 #define BPE_MERGE_H
@@ -21,7 +29,7 @@
 #include <stdint.h>
 
 #define NO_RANK INT32_MAX
-#define MT_MAX_RANK (1 << 26)   /* ranks are positions in a merge list */
+#define MT_MAX_RANK (1 << 26)   /* ranks are positions in a merge list, or token ids */
 
 typedef struct {
     uint64_t key; /* ((a << 32) | b) + 1; 0 marks an empty slot */
@@ -29,42 +37,76 @@ typedef struct {
     int32_t new_id;
 } MergeEntry;
 
+/* The id of the token whose bytes are p[0..n), or -1 (rank-based models, whole words). */
+typedef int32_t (*mt_key_fn)(const void *ctx, const unsigned char *p, size_t n);
+
 typedef struct {
     MergeEntry *tab;
     size_t cap; /* power of two; 0 until mt_init */
     size_t n;
-    int32_t byte_ids[256];
+    int32_t byte_ids[256]; /* -1: the byte has no token */
+    int bytes_ok;          /* every byte has a token */
     /* merges of two single bytes, by raw byte values: [x * 256 + y] = (rank, new id),
      * rank NO_RANK if none; the first merges of every word need no hash lookup */
     struct { int32_t rank, new_id; } *bytepair;
-    /* rank -> new id (ranks are dense: the merge list's order), so a merge needs no
-     * second lookup of its pair */
+    /* id -> the byte it is the token of (-1: none), for ids up to the largest byte id */
+    int16_t *byte_of;
+    size_t n_byte_of;
+    int dup_bytes; /* one id serves several bytes (odd files): byte_of is not enough */
+    /* rank -> new id (ranks are dense: the merge list's order) */
     int32_t *rank_new;
     size_t rank_cap;
     /* one bit per hash of a pair that has a merge */
     uint64_t *filter;
-    /* scratch for one word */
-    int32_t *sym, *rk, *nxt, *prv;
-    uint64_t *heap;
-    size_t buf_cap;
+    /* rank-based models and whole words */
+    mt_key_fn key_id;
+    const void *key_ctx;
+    size_t max_key;  /* the longest token, in bytes: longer spans are no token */
+    int by_span;     /* 1: rank-based */
+    int whole_words;
 } MergeTable;
 
-/* byte_ids: the token id of each single byte. 0, or -1 when out of memory. */
+/* Per-thread scratch: one word's symbols, ranks, list links, byte spans, heap; and, for
+ * rank-based tables, the ranks of recently seen pairs (a pair of tokens has one rank, so
+ * hashing their bytes again can be skipped). */
+typedef struct {
+    int32_t *sym, *rk, *nxt, *prv, *st, *en;
+    uint64_t *heap;
+    size_t cap;
+    int32_t (*seen)[3]; /* (left id, right id, rank or -1), direct-mapped; NULL: none yet */
+} MergeScratch;
+
+/* byte_ids: the token id of each single byte (-1: none). 0, or -1 when out of memory. */
 int mt_init(MergeTable *m, const int32_t byte_ids[256]);
 void mt_free(MergeTable *m);
 
-/* Register a merge: 1 added, 0 the pair is known (the first rank given wins), -1 out of
- * memory, -2 rank above MT_MAX_RANK. */
-int mt_add(MergeTable *m, int32_t a, int32_t b, int32_t rank, int32_t new_id);
+/* Rank-based ranks (key_id gives a token's id = rank) and/or whole words; fills the
+ * byte-pair table of a rank-based model. 0 or -1. */
+int mt_set_keys(MergeTable *m, mt_key_fn key_id, const void *ctx, size_t max_key, int by_span,
+                int whole_words);
+
+/* Register a merge: 1 added, 0 the pair is known (kept unless `replace`: then the later
+ * rank wins, as tokenizers' map does), -1 out of memory, -2 rank above MT_MAX_RANK. */
+int mt_add(MergeTable *m, int32_t a, int32_t b, int32_t rank, int32_t new_id, int replace);
 
 const MergeEntry *mt_find(const MergeTable *m, int32_t a, int32_t b);
 
-/* Room in m->sym (and the other scratch arrays) for a word of n symbols; 0 or -1. */
-int mt_reserve(MergeTable *m, size_t n);
+/* Room in x for a word of n symbols: 0 or -1. */
+int ms_reserve(MergeScratch *x, size_t n);
+void ms_free(MergeScratch *x);
 
-/* Merge m->sym[0..n) in place with the merges of rank < limit; returns the new length.
- * raw: the word's bytes when m->sym holds exactly their byte tokens (the first ranks
- * then come from the byte-pair table), else NULL. */
-size_t mt_merge_word(MergeTable *m, size_t n, int32_t limit, const unsigned char *raw);
+#define MT_RAW 1   /* x->sym holds exactly the byte tokens of w[0..n) */
+#define MT_SPANS 2 /* x->st / x->en hold each symbol's byte span in w; keep them */
+
+/* Merge x->sym[0..n) in place with the merges of rank < limit; returns the new length.
+ * w: the word's bytes (needed by rank-based models, which need MT_SPANS too). */
+size_t mt_merge(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
+                const unsigned char *w, int flags);
+
+/* A byte-level word w[0..len) (every byte has a token): whole (whole_words) or merged.
+ * The ids end in x->sym (spans in x->st / x->en when `spans`); returns their number, or
+ * (size_t)-1 when out of memory. */
+size_t mt_encode_bytes(const MergeTable *m, MergeScratch *x, const unsigned char *w, size_t len,
+                       int32_t limit, int spans);
 
 #endif

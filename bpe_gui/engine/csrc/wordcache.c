@@ -120,15 +120,17 @@ void wc_free(WordCacheTable *c)
     memset(c, 0, sizeof(*c));
 }
 
-/* Scan and merge s[0..n) into out; no Python calls (runs without the GIL).
- * Returns 0, or -1 when out of memory. */
-int wc_encode_utf8(MergeTable *m, WordCacheTable *c, int preset, const unsigned char *s, size_t n,
-                       int32_t limit, IdList *out)
+/* Scan and merge s[0..n) into out; no Python calls (runs without the GIL). The table is
+ * only read; the scratch is this call's own. Returns 0, or -1 when out of memory. */
+int wc_encode_utf8(const MergeTable *m, WordCacheTable *c, int preset, const unsigned char *s,
+                   size_t n, int32_t limit, IdList *out)
 {
     if (c->limit != limit) {
         wc_reset(c);
         c->limit = limit;
     }
+    MergeScratch x = {0};
+    int rc = -1;
     size_t pos = 0, ends[256], n_ends = 0, k_end = 0;
     while (pos < n) {
         if (k_end == n_ends) {
@@ -148,25 +150,25 @@ int wc_encode_utf8(MergeTable *m, WordCacheTable *c, int preset, const unsigned 
             ids = c->idbuf + e->ids;
             k = e->n;
         } else {
-            if (mt_reserve(m, len) < 0)
-                return -1;
-            for (size_t i = 0; i < len; i++)
-                m->sym[i] = m->byte_ids[w[i]];
-            k = mt_merge_word(m, len, limit, w);
-            ids = m->sym;
+            k = mt_encode_bytes(m, &x, w, len, limit, 0);
+            if (k == (size_t)-1)
+                goto done;
+            ids = x.sym;
             if (c->n >= c->max_words)
                 wc_reset(c); /* bounded memory; the slot found is stale now */
             if (c->n < c->max_words) {
                 cache_find(c, w, len, h, &slot);
-                if (cache_store(c, w, len, h, slot, m->sym, k) < 0)
-                    return -1;
+                if (cache_store(c, w, len, h, slot, x.sym, k) < 0)
+                    goto done;
             }
         }
         if (wc_grow_to((void **)&out->ids, &out->cap, out->n + k, sizeof(int32_t)) < 0)
-            return -1;
+            goto done;
         memcpy(out->ids + out->n, ids, k * sizeof(int32_t));
         out->n += k;
     }
-    return 0;
+    rc = 0;
+done:
+    ms_free(&x);
+    return rc;
 }
-

@@ -4,7 +4,8 @@
  *
  * The entries are valid for one merge limit (a tokenizer as of one training step): a
  * call with another limit empties the cache first. It holds at most max_words words and
- * empties itself when full, so its memory is bounded. One thread at a time.
+ * empties itself when full, so its memory is bounded. One thread at a time (each
+ * thread takes a cache of its own; the merge table is shared).
  */
 #ifndef BPE_WORDCACHE_H
 #define BPE_WORDCACHE_H
@@ -50,7 +51,7 @@ int wc_grow_to(void **p, size_t *cap, size_t need, size_t item);
 /* Scan s[0..n) (a whole text, no special tokens) with the scanner `preset`, merge each
  * word with the merges of rank < limit, append the ids to out. 0, or -1 when out of
  * memory. */
-int wc_encode_utf8(MergeTable *m, WordCacheTable *c, int preset, const unsigned char *s,
+int wc_encode_utf8(const MergeTable *m, WordCacheTable *c, int preset, const unsigned char *s,
                    size_t n, int32_t limit, IdList *out);
 
 #endif

@@ -17,12 +17,23 @@ from __future__ import annotations
 from typing import Callable, Iterable, Iterator
 
 from ..base import Encoding
+from ..blocks import NATIVE_PRESETS
+from ..pattern_kinds import scanner_kind
+from ..scanner import native_scanner
 from ..stream_cut import stream_cut
 from .added import AddedTokens
 from .normalized import NStr
 from .parts import PreTokenizer
 
+try:  # whole texts of a native-preset pattern: scanned and merged in C, without the GIL
+    from .. import _encode
+    from ..scanner import install_tables
+    install_tables(_encode)
+except ImportError:  # pragma: no cover - only without a C compiler at install time
+    _encode = None
+
 CACHE_LIMIT = 1 << 18
+NO_LIMIT = 2**31 - 1   # merge with every rank
 
 
 class Pipeline:
@@ -51,6 +62,22 @@ class Pipeline:
         self.stream_safe = stream_safe
         self._cache: dict[str, tuple[int, ...]] = {}
         self._ocache: dict[str, tuple] = {}
+        # tiktoken with a pattern the native scanner runs: the one merge engine of
+        # _encode reads this model's table (Merger.wrap); one word cache per thread
+        self._native = self._merger = None
+        self._wcaches: list = []
+        preset = NATIVE_PRESETS.get(words.kind) \
+            if kind == "tiktoken" and words is not None and words.native is not None else None
+        if kind == "hf" and normalize is None and pre is not None and pre.tiling_pattern:
+            name = scanner_kind(pre.tiling_pattern)   # a byte-level Split the scanner runs
+            preset = NATIVE_PRESETS.get(name) if native_scanner(name) is not None else None
+        native = getattr(model, "native", model)   # the C model under a PipelineModel
+        if preset is not None and _encode is not None and hasattr(native, "merge_table"):
+            try:
+                self._merger = _encode.Merger.wrap(native.merge_table())
+                self._native = preset
+            except ValueError:   # some single bytes have no token: the model's own loop
+                pass
 
     # ----- pieces ---------------------------------------------------------------------
     def pieces(self, text: str, start: int = 0) -> Iterator[tuple[NStr, int | None]]:
@@ -81,9 +108,13 @@ class Pipeline:
             for piece in w.pieces(text):
                 if piece.special:
                     out.append(self.special_map[piece.text])
+                elif self._native is not None:
+                    out += self._encode_native(piece.text)
                 else:
                     out += enc(w.findall(piece.text), self._cache, CACHE_LIMIT)
             return out
+        if self.normalize is None and self.pre is not None:   # ids only: no offsets kept
+            return self._encode_plain(text)
         for piece, tid in self.pieces(text):
             if tid is None:
                 words.append(piece.text)
@@ -95,6 +126,37 @@ class Pipeline:
         if words:
             out += enc(words, self._cache, CACHE_LIMIT)
         return out
+
+    def _encode_plain(self, text: str) -> list[int]:
+        """encode without a normalizer: the pre-tokenizer's words straight from its regex
+        where it can give them (PreTokenizer.words), else from its steps."""
+        out: list[int] = []
+        enc, pre = self.model.encode_words, self.pre
+        parts = self.added.split(NStr.of(text)) if self.added is not None \
+            else [(NStr.of(text), None)]
+        for piece, tid in parts:
+            if tid is not None:
+                out.append(tid)
+            elif self._native is not None:
+                out += self._encode_native(piece.text)
+            elif piece.text:
+                words = pre.words(piece.text)
+                if words is None:
+                    words = [p.text for p in pre([piece])]
+                out += enc(words, self._cache, CACHE_LIMIT)
+        return out
+
+    def _encode_native(self, text: str) -> list[int]:
+        caches = self._wcaches
+        cache = caches.pop() if caches else _encode.WordCache(CACHE_LIMIT)  # pop: atomic
+        try:
+            return self._merger.encode_text(self._native, text, NO_LIMIT, cache)
+        except UnicodeEncodeError:   # a lone surrogate: UTF-8 cannot hold it
+            words = self.words.findall(text) if self.kind == "tiktoken" else \
+                [p.text for p in self.pre([NStr.of(text)])]
+            return self.model.encode_words(words, self._cache, CACHE_LIMIT)
+        finally:
+            caches.append(cache)
 
     def encode_with_offsets(self, text: str):
         ids: list[int] = []

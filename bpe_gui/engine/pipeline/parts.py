@@ -213,11 +213,30 @@ class PreTokenizer:
     """Runs the pre-tokenizer steps; ``byte_level`` if a ByteLevel step ends them."""
 
     def __init__(self, steps: list[Callable[[Pieces], Pieces]], byte_level: bool,
-                 add_prefix_space: bool, replacement: str | None):
+                 add_prefix_space: bool, replacement: str | None, tiling=None):
         self.steps = steps
         self.byte_level = byte_level
         self.add_prefix_space = add_prefix_space
         self.replacement = replacement   # Metaspace's, shown as a space
+        self._tiling = tiling   # (pattern, gaps are pieces too) when its matches are the pieces
+
+    @property
+    def tiling_pattern(self) -> str | None:
+        """The regex whose matches are the pieces (see words), or None."""
+        return self._tiling[0].pattern if self._tiling is not None else None
+
+    def words(self, text: str) -> list[str] | None:
+        """The pieces' texts, without offsets, when one regex's matches are the pieces
+        (Llama 3's Split + ByteLevel, GPT-2's ByteLevel) and they cover the whole text:
+        ``findall`` in C instead of a piece object per word. None: use the steps."""
+        if self._tiling is None:
+            return None
+        pattern, gaps_too = self._tiling
+        native = _native(pattern.pattern)   # a pattern the scanner runs: its words, in C
+        words = native.words(text) if native is not None else pattern.findall(text)
+        if gaps_too and sum(map(len, words)) != len(text):
+            return None   # gaps between matches are pieces too: the steps place them
+        return [w for w in words if w]
 
     def __call__(self, pieces: Pieces) -> Pieces:
         for step in self.steps:
@@ -259,7 +278,26 @@ def pre_tokenizer(node: Any, where: str = "pre_tokenizer", source: str = "") -> 
             steps.append(_metaspace(rep, scheme, split))
         else:
             raise refuse(n, w, PRE_TOKENIZERS)
-    return PreTokenizer(steps, byte_level, prefix, replacement)
+    return PreTokenizer(steps, byte_level, prefix, replacement, _tiling(flat, source))
+
+
+def _tiling(flat: list[tuple[dict, str]], source: str = ""):
+    """(pattern, gaps are pieces too) for the shapes whose pieces are a regex's matches:
+    one Split then ByteLevel without prefix or regex (Llama 3; the Split Isolated, or
+    Removed and inverted: the gaps dropped), or ByteLevel alone with its regex and no
+    prefix (GPT-2). Else None. ``source``: the file, named if the regex runs away."""
+    kinds = [n.get("type") for n, _ in flat]
+    last = flat[-1][0] if flat else {}
+    plain_bl = kinds[-1:] == ["ByteLevel"] and last.get("add_prefix_space") is False
+    if kinds == ["Split", "ByteLevel"] and plain_bl and last.get("use_regex") is False:
+        split = flat[0][0]
+        shape = (split.get("behavior"), split.get("invert", False))
+        if shape in (("Isolated", False), ("Removed", True)):
+            where = f"{flat[0][1]}.pattern"   # the same step as the Split's own (a runaway names it)
+            return compile_pattern(split.get("pattern"), where, source), shape[0] == "Isolated"
+    if kinds == ["ByteLevel"] and plain_bl and last.get("use_regex", True):
+        return _BYTE_LEVEL_RE, True
+    return None
 
 
 def _flatten(node: Any, where: str, out: list) -> None:

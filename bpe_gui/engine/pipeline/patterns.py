@@ -30,6 +30,10 @@ class FilePattern:
         # a list: finditer is lazy and would time out outside the try
         return self._timed(lambda t, limit: list(self.regex.finditer(t, timeout=limit)), text)
 
+    def findall(self, text: str) -> list:
+        """regex's findall, time-limited like finditer."""
+        return self._timed(lambda t, limit: self.regex.findall(t, timeout=limit), text)
+
     def sub(self, repl, text: str) -> str:
         return self._timed(lambda t, limit: self.regex.sub(repl, t, timeout=limit), text)
 

@@ -1,17 +1,19 @@
 """Slow pure-Python stand-in for the C ``_pipeline.Model`` (no compiler at install time).
 
-Same API and results (see _pipeline.c's header); loading a 200k-token file takes
+Same API and results (see csrc/pipeline.h and pipelinemodule.c); loading a 200k-token file takes
 seconds instead of milliseconds. Tests run it against the C model on the same files.
 """
 from __future__ import annotations
 
 import base64
 import binascii
+import heapq
 import sys
 
 from ..display import gpt2_bytes
 
 _MAX = sys.maxsize
+_HEAP_FROM = 24   # words at least this long merge with a heap (as csrc/merge.c)
 
 
 class Model:
@@ -228,6 +230,8 @@ class Model:
         return (t, t) if t >= 0 else (_MAX, -1)
 
     def _merge(self, syms: list[list[int]], w: bytes, limit: int) -> list[list[int]]:
+        if len(syms) >= _HEAP_FROM:
+            return self._merge_heap(syms, w, limit)
         while len(syms) > 1:
             best, at, new = _MAX, -1, -1
             for i in range(len(syms) - 1):
@@ -238,6 +242,38 @@ class Model:
                 break
             syms[at:at + 2] = [[new, syms[at][1], syms[at + 1][2]]]
         return syms
+
+    def _merge_heap(self, syms: list[list[int]], w: bytes, limit: int) -> list[list[int]]:
+        """Long words, as the C engine (merge.c) does: symbols in a linked list, candidate
+        merges in a heap of (rank, position); O(n log n) instead of O(n^2)."""
+        n = len(syms)
+        nxt = list(range(1, n)) + [-1]
+        prv = list(range(-1, n - 1))
+        rk: list[tuple[int, int]] = []
+        for i in range(n):
+            r = self._rank(syms[i], syms[i + 1], w) if i + 1 < n else (_MAX, -1)
+            rk.append(r if r[0] < limit else (_MAX, -1))
+        heap = [(r[0], i) for i, r in enumerate(rk) if r[0] < _MAX]
+        heapq.heapify(heap)
+        while heap:
+            r, i = heapq.heappop(heap)
+            if syms[i] is None or rk[i][0] != r:
+                continue   # stale: merged away, or its pair changed since
+            j = nxt[i]
+            syms[i] = [rk[i][1], syms[i][1], syms[j][2]]
+            syms[j] = None
+            nxt[i] = nxt[j]
+            if nxt[j] >= 0:
+                prv[nxt[j]] = i
+            for a in (i, prv[i]):
+                if a < 0:
+                    continue
+                b = nxt[a]
+                got = self._rank(syms[a], syms[b], w) if b >= 0 else (_MAX, -1)
+                rk[a] = got if got[0] < limit else (_MAX, -1)
+                if rk[a][0] < _MAX:
+                    heapq.heappush(heap, (rk[a][0], a))
+        return [s for s in syms if s is not None]
 
     def rebuild(self) -> list[int]:
         stray: list[int] = []

@@ -13,8 +13,14 @@
  *       a whole text without special tokens, cut into words by the native scanner
  *       (scan.h) and merged word by word; cache: a WordCache. The scanning and merging
  *       run without the GIL.
+ *   Merger.wrap(table)          a Merger over an imported model's table (the capsule of
+ *       _pipeline.Model.merge_table()): whole texts of a .tiktoken model encode here too
  *   WordCache(max_words=262144)  word bytes -> ids, in native memory; cleared when full.
- *       One per tokenizer as of a step: its entries are only valid for one `limit`.
+ *       Its entries are valid for one `limit` (it empties itself for another one).
+ *
+ * Threads: any number of threads can encode with one Merger at once (the table is only
+ * read; each call merges in scratch of its own). A WordCache serves one thread at a time
+ * (Tokenizer keeps one per thread). add() waits until no thread is in encode_text.
  *
  * The merge table and the merge loops are csrc/merge.c (how merging works is in
  * merge.h); the word cache and whole-text encoding csrc/wordcache.c; this file is the
@@ -30,6 +36,19 @@
 #include "scan.h"
 #include "scan_python.h"
 #include "wordcache.h"
+#include "wordcache_type.h"
+
+#ifdef _WIN32
+#include <windows.h>
+static void pause_a_little(void) { Sleep(1); }
+#else
+#include <time.h>
+static void pause_a_little(void)
+{
+    struct timespec t = {0, 200000}; /* 0.2 ms */
+    nanosleep(&t, NULL);
+}
+#endif
 
 #ifndef BPE_SCAN_NPRESETS
 #define BPE_SCAN_NPRESETS 3
@@ -37,27 +56,19 @@
 
 typedef struct {
     PyObject_HEAD
-    MergeTable mt;
-    int busy;
+    MergeTable own;
+    const MergeTable *t; /* &own, or an imported model's table (Merger.wrap) */
+    PyObject *owner;     /* that table's capsule, which keeps its model alive */
+    Py_ssize_t readers; /* threads in encode_text (changed with the GIL held only) */
     /* id -> int object, made once, so building the result list is a copy of pointers */
     PyObject **id_objs;
     size_t n_id_objs;
 } Merger;
 
-typedef struct {
-    PyObject_HEAD
-    WordCacheTable wc;
-    int busy;
-} WordCache;
-
 static int check_ready(Merger *m)
 {
-    if (!m->mt.tab) {
+    if (!m->t) {
         PyErr_SetString(PyExc_RuntimeError, "Merger is not initialised (call Merger(byte_ids))");
-        return -1;
-    }
-    if (m->busy) {
-        PyErr_SetString(PyExc_RuntimeError, "Merger is in use on another thread");
         return -1;
     }
     return 0;
@@ -91,72 +102,6 @@ static int as_id(PyObject *o, int32_t *out)
     *out = (int32_t)v;
     return 0;
 }
-
-static int cache_idle(WordCache *c)
-{
-    if (c->busy) {
-        PyErr_SetString(PyExc_RuntimeError, "WordCache is in use on another thread");
-        return -1;
-    }
-    return 0;
-}
-
-static int WordCache_init(WordCache *c, PyObject *args, PyObject *kw)
-{
-    static char *kwlist[] = {"max_words", NULL};
-    Py_ssize_t max_words = 262144;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|n:WordCache", kwlist, &max_words))
-        return -1;
-    if (max_words < 1 || max_words > (1 << 28)) {
-        PyErr_SetString(PyExc_ValueError, "max_words must be between 1 and 2**28");
-        return -1;
-    }
-    if (cache_idle(c) < 0)
-        return -1;
-    if (wc_init(&c->wc, (size_t)max_words) < 0) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    return 0;
-}
-
-static void WordCache_dealloc(WordCache *c)
-{
-    wc_free(&c->wc);
-    Py_TYPE(c)->tp_free((PyObject *)c);
-}
-
-static PyObject *WordCache_clear(WordCache *c, PyObject *Py_UNUSED(ignored))
-{
-    if (cache_idle(c) < 0)
-        return NULL;
-    wc_reset(&c->wc);
-    Py_RETURN_NONE;
-}
-
-static Py_ssize_t WordCache_len(WordCache *c)
-{
-    return cache_idle(c) < 0 ? -1 : (Py_ssize_t)c->wc.n;
-}
-
-static PyMethodDef WordCache_methods[] = {
-    {"clear", (PyCFunction)WordCache_clear, METH_NOARGS, "forget every word"},
-    {NULL, NULL, 0, NULL},
-};
-
-static PySequenceMethods WordCache_seq = {.sq_length = (lenfunc)WordCache_len};
-
-static PyTypeObject WordCacheType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "bpe_gui.engine._encode.WordCache",
-    .tp_basicsize = sizeof(WordCache),
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Word bytes -> token ids, in native memory (for Merger.encode_text).",
-    .tp_new = PyType_GenericNew,
-    .tp_init = (initproc)WordCache_init,
-    .tp_dealloc = (destructor)WordCache_dealloc,
-    .tp_methods = WordCache_methods,
-    .tp_as_sequence = &WordCache_seq,
-};
 
 /* The int object for a token id (kept for the Merger's lifetime). */
 static PyObject *id_obj(Merger *m, int32_t id)
@@ -204,11 +149,13 @@ static PyObject *Merger_encode_text(Merger *m, PyObject *args)
         return NULL; /* lone surrogates: the caller falls back to Python */
     IdList out = {NULL, 0, 0};
     int rc;
-    m->busy = c->busy = 1;
+    m->readers++;
+    c->busy = 1;
     Py_BEGIN_ALLOW_THREADS
-    rc = wc_encode_utf8(&m->mt, &c->wc, preset, (const unsigned char *)s, (size_t)n, limit, &out);
+    rc = wc_encode_utf8(m->t, &c->wc, preset, (const unsigned char *)s, (size_t)n, limit, &out);
     Py_END_ALLOW_THREADS
-    m->busy = c->busy = 0;
+    m->readers--;
+    c->busy = 0;
     if (rc < 0) {
         free(out.ids);
         return PyErr_NoMemory();
@@ -240,7 +187,7 @@ static int Merger_init(Merger *m, PyObject *args, PyObject *kw)
     static char *kwlist[] = {"byte_ids", NULL};
     if (!PyArg_ParseTupleAndKeywords(args, kw, "O", kwlist, &ids))
         return -1;
-    if (m->mt.tab) {
+    if (m->t) {
         PyErr_SetString(PyExc_RuntimeError, "Merger is already initialised");
         return -1;
     }
@@ -260,17 +207,19 @@ static int Merger_init(Merger *m, PyObject *args, PyObject *kw)
         }
     }
     Py_DECREF(seq);
-    if (mt_init(&m->mt, byte_ids) < 0) {
-        mt_free(&m->mt);
+    if (mt_init(&m->own, byte_ids) < 0) {
+        mt_free(&m->own);
         PyErr_NoMemory();
         return -1;
     }
+    m->t = &m->own;
     return 0;
 }
 
 static void Merger_dealloc(Merger *m)
 {
-    mt_free(&m->mt);
+    mt_free(&m->own);
+    Py_XDECREF(m->owner);
     for (size_t i = 0; i < m->n_id_objs; i++)
         Py_XDECREF(m->id_objs[i]);
     PyMem_Free(m->id_objs);
@@ -288,7 +237,19 @@ static PyObject *Merger_add(Merger *m, PyObject *args)
     if (as_id(oa, &a) < 0 || as_id(ob, &b) < 0 || as_id(orank, &rank) < 0 ||
         as_id(onew, &new_id) < 0)
         return NULL;
-    switch (mt_add(&m->mt, a, b, rank, new_id)) {
+    /* other threads merge with the table without the GIL: wait until they are done
+     * (a trainer adding a step while a view encodes; each encode is short) */
+    while (m->readers > 0) {
+        Py_BEGIN_ALLOW_THREADS
+        pause_a_little();
+        Py_END_ALLOW_THREADS
+    }
+    if (m->owner) {
+        PyErr_SetString(PyExc_RuntimeError, "this Merger reads an imported model's table: "
+                        "it takes no merges");
+        return NULL;
+    }
+    switch (mt_add(&m->own, a, b, rank, new_id, 0)) {
     case 1:
         Py_RETURN_TRUE;
     case 0:
@@ -309,41 +270,48 @@ static PyObject *Merger_merge(Merger *m, PyObject *args)
         return NULL;
     if (check_ready(m) < 0)
         return NULL;
+    if (m->t->by_span) { /* ranks of byte spans: ids alone do not say them */
+        PyErr_SetString(PyExc_ValueError, "merge() needs a merge-based table (this one ranks "
+                        "pairs by their bytes: use encode_words or encode_text)");
+        return NULL;
+    }
     PyObject *seq = PySequence_Fast(ids, "ids must be a sequence of ints");
     if (!seq)
         return NULL;
     size_t n = (size_t)PySequence_Fast_GET_SIZE(seq);
-    if (mt_reserve(&m->mt, n) < 0) {
+    MergeScratch x = {0};
+    if (ms_reserve(&x, n) < 0) {
         Py_DECREF(seq);
+        ms_free(&x);
         return PyErr_NoMemory();
     }
     for (size_t i = 0; i < n; i++) {
-        if (as_id(PySequence_Fast_GET_ITEM(seq, (Py_ssize_t)i), &m->mt.sym[i]) < 0) {
+        if (as_id(PySequence_Fast_GET_ITEM(seq, (Py_ssize_t)i), &x.sym[i]) < 0) {
             Py_DECREF(seq);
+            ms_free(&x);
             return NULL;
         }
     }
     Py_DECREF(seq);
-    n = mt_merge_word(&m->mt, n, limit, NULL);
-    return tuple_of(m->mt.sym, n);
+    n = mt_merge(m->t, &x, n, limit, NULL, 0);
+    PyObject *t = tuple_of(x.sym, n);
+    ms_free(&x);
+    return t;
 }
 
 /* one word for encode_words: its bytes as byte ids, merged up to the limit */
 typedef struct {
     Merger *m;
     int limit;
+    MergeScratch x; /* this call's own */
 } WordMerge;
 
 static PyObject *merged_word(void *ctx, const char *utf8, Py_ssize_t len)
 {
     WordMerge *c = ctx;
-    MergeTable *mt = &c->m->mt;
-    if (mt_reserve(mt, (size_t)len) < 0)
-        return PyErr_NoMemory();
-    for (Py_ssize_t i = 0; i < len; i++)
-        mt->sym[i] = mt->byte_ids[(unsigned char)utf8[i]];
-    size_t n = mt_merge_word(mt, (size_t)len, c->limit, (const unsigned char *)utf8);
-    return tuple_of(mt->sym, n);
+    size_t n = mt_encode_bytes(c->m->t, &c->x, (const unsigned char *)utf8, (size_t)len,
+                               c->limit, 0);
+    return n == (size_t)-1 ? PyErr_NoMemory() : tuple_of(c->x.sym, n);
 }
 
 static PyObject *Merger_encode_words(Merger *m, PyObject *args)
@@ -356,11 +324,41 @@ static PyObject *Merger_encode_words(Merger *m, PyObject *args)
         return NULL;
     if (check_ready(m) < 0)
         return NULL;
-    WordMerge ctx = {m, limit};
-    return encode_words_cached(words, cache, cache_limit, merged_word, &ctx);
+    WordMerge ctx = {m, limit, {0}};
+    PyObject *out = encode_words_cached(words, cache, cache_limit, merged_word, &ctx);
+    ms_free(&ctx.x);
+    return out;
+}
+
+static PyTypeObject MergerType;
+
+/* An imported model's merge table (a capsule from _pipeline.Model.merge_table(), the
+ * same merge.h compiled there), read by this extension's whole-text encoding. */
+static PyObject *Merger_wrap(PyObject *cls, PyObject *cap)
+{
+    (void)cls;
+    if (!PyCapsule_IsValid(cap, "bpe_gui.merge_table")) {
+        PyErr_SetString(PyExc_TypeError, "wrap() takes the merge table of an imported "
+                        "model (_pipeline.Model.merge_table())");
+        return NULL;
+    }
+    const MergeTable *t = PyCapsule_GetPointer(cap, "bpe_gui.merge_table");
+    if (!t->bytes_ok) {
+        PyErr_SetString(PyExc_ValueError, "the model lacks tokens for some single bytes");
+        return NULL;
+    }
+    Merger *m = (Merger *)MergerType.tp_alloc(&MergerType, 0);
+    if (!m)
+        return NULL;
+    Py_INCREF(cap);
+    m->owner = cap;
+    m->t = t;
+    return (PyObject *)m;
 }
 
 static PyMethodDef Merger_methods[] = {
+    {"wrap", (PyCFunction)Merger_wrap, METH_O | METH_CLASS,
+     "wrap(table) -> Merger reading an imported model's merge table (read-only)"},
     {"add", (PyCFunction)Merger_add, METH_VARARGS,
      "add(a, b, rank, new_id) -> bool: register a merge (False if the pair is known)"},
     {"merge", (PyCFunction)Merger_merge, METH_VARARGS,
@@ -375,11 +373,7 @@ static PyMethodDef Merger_methods[] = {
 static PyObject *Merger_len(Merger *m, void *closure)
 {
     (void)closure;
-    if (m->busy) {
-        PyErr_SetString(PyExc_RuntimeError, "Merger is in use on another thread");
-        return NULL;
-    }
-    return PyLong_FromSize_t(m->mt.n);
+    return PyLong_FromSize_t(m->t ? m->t->n : 0);
 }
 
 static PyGetSetDef Merger_getset[] = {
