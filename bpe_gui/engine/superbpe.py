@@ -1,0 +1,309 @@
+"""SuperBPE (Liu et al. 2025, arXiv 2503.13423): subwords first, then superwords.
+
+Stage 1 is ordinary BPE with the chosen pre-tokenizer, up to merge T (the transition).
+Stage 2 keeps those T merges and trains on with a pre-tokenizer that no longer splits at
+whitespace, so tokens can bridge spaces (" of the", ". The"). The rules are those of the
+reference code (github.com/PythonNut/superbpe, scripts/extend_tokenizer.sh, and its
+``tokenizers`` fork, alisawuffles/tokenizers-superbpe, BpeTrainer::do_train_extend):
+
+- Stage-2 pieces: the reference's ``Split`` regex ``\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]{2,}
+  [\\r\\n/]*| +(?!\\S)`` in "isolated" behaviour: its matches (1-3 digits, runs of two or
+  more punctuation marks, spaces before whitespace) *and the text between them* are the
+  pieces. So letters, single spaces and single punctuation marks join into long pieces.
+- Training reads the corpus line by line (``tokenizers`` trains on lines), so no
+  training piece crosses a newline; a piece may end with one. :data:`TRAIN_PATTERN` says
+  exactly that as one findall pattern; encoding uses the split regex over the whole text,
+  as the reference's ``tokenizer.json`` does (:data:`ENCODE_PATTERN`).
+- A stage-2 merge is skipped (never made) when its token contains ``": "`` or holds more
+  than :data:`MAX_WORDS` space-separated words (the fork's "mw4_colon" rules).
+
+How the skip is made without changing the C core: a skipped pair can never be merged
+later either (a longer token around it has as many words and keeps the colon), so the
+boundary between its two tokens is never crossed, and cutting the word there changes
+no count but the pair's own. Boundaries at ``": "`` are cut before training; when a
+skipped pair reaches the top, every skipped pair among the leading candidates is cut
+wherever it occurs, the core is rebuilt from the cut words and replays the steps made
+(equal by the same argument, checked), and training goes on. Step, undo and every tie
+rule work as in any Trainer.
+"""
+from __future__ import annotations
+
+from array import array
+from bisect import bisect_right
+from dataclasses import replace
+from pathlib import Path
+from typing import Callable, Sequence
+
+import regex
+
+from .corpus import CancelFn, PretokenTable, count_corpus
+from .counts import check_settings
+from .errors import SettingsError
+from .pretokenize import Pretokenizer
+from .tokenizer import Tokenizer
+from .train_on import InheritedTrainer, segment_words
+from .trainer import TrainSettings, Trainer
+
+try:
+    from . import _core
+except ImportError:  # pragma: no cover - no C compiler at install time
+    from . import _pycore as _core
+
+MAX_WORDS = 4
+SPLIT_REGEX = r"\p{N}{1,3}| ?[^\s\p{L}\p{N}]{2,}[\r\n/]*| +(?!\S)"   # the reference's
+_STARTS = r"\p{N}| ?[^\s\p{L}\p{N}]{2}| +(?!\S)"      # where one of its matches begins
+#: the split regex with the text between its matches as pieces too, over the whole text
+ENCODE_PATTERN = SPLIT_REGEX + r"|(?:(?!" + _STARTS + r")[\s\S])+"
+#: the same, never across a newline (a line, newline included, is a training sequence)
+TRAIN_PATTERN = (r"\p{N}{1,3}| ?[^\s\p{L}\p{N}]{2,}[\r/]*\n?| +(?!\S)"
+                 r"|(?:(?!" + _STARTS + r")[^\n])+\n?|\n")
+LOOK_AHEAD = 4096   # candidates checked for skipped pairs at each rebuild
+
+
+def skipped(token: bytes) -> bool:
+    """True when stage 2 never makes ``token``: it holds ": " or more than MAX_WORDS
+    space-separated words."""
+    return b": " in token or sum(1 for w in token.split(b" ") if w) > MAX_WORDS
+
+
+class SuperBPETrainer(InheritedTrainer):
+    """Stage 2: trains on from the stage-1 tokenizer (its first T merges) over words cut
+    by :data:`TRAIN_PATTERN`; the tokenizers it gives use :data:`ENCODE_PATTERN`.
+    ``stage1_steps``: stage 1's records when trained here (else empty)."""
+
+    stage1_steps: tuple = ()
+
+    def __init__(self, stage1: Tokenizer, table: PretokenTable,
+                 settings: TrainSettings | None = None):
+        self._cuts: dict[int, set[int]] = {}
+        super().__init__(stage1, table, settings, pattern=ENCODE_PATTERN, check=False)
+        self.n_rebuilds = 0
+        self._settle()
+
+    def _initial_state(self, table: PretokenTable, s: TrainSettings) -> tuple:
+        token_bytes, symbols, starts, freqs = super()._initial_state(table, s)
+        self._seg = (symbols, starts, freqs)   # each table word, segmented by stage 1
+        self._lens = array("i", (len(t) for t in token_bytes))
+        self._cut_at([b": "], 1)   # ": " is never bridged: cut there from the start
+        return (token_bytes, *self._parts())
+
+    @property
+    def word_texts(self) -> list[str]:
+        """The text of each word the core holds (parts of table words after cuts)."""
+        if self._word_texts is None:
+            blob, st, ends = self.table.blob, self.table.starts, self._ends
+            self._word_texts = [blob[st[w] + lo:st[w] + hi].decode("utf-8", "replace")
+                                for (w, lo), hi in zip(self._origin, ends)]
+        return self._word_texts
+
+    def _parts(self) -> tuple:
+        """The core's input: every table word cut at its cuts (token boundaries only), in
+        table order; records each part's (table word, byte start) and byte end."""
+        symbols0, starts0, freqs0 = self._seg
+        tst, lens, cuts_of = self.table.starts, self._lens, self._cuts
+        symbols, starts, freqs = array("i"), array("q", [0]), array("q")
+        origin, ends, first_part = [], [], array("q")
+        for w in range(len(freqs0)):
+            a, b = starts0[w], starts0[w + 1]
+            first_part.append(len(origin))
+            cuts = cuts_of.get(w)
+            if cuts:
+                pos, lo, f = 0, 0, a
+                for i in range(a, b):
+                    if pos in cuts and i > f:
+                        symbols.extend(symbols0[f:i])
+                        starts.append(len(symbols))
+                        freqs.append(freqs0[w])
+                        origin.append((w, lo))
+                        ends.append(pos)
+                        lo, f = pos, i
+                    pos += lens[symbols0[i]]
+                a = f
+            else:
+                lo = 0
+            symbols.extend(symbols0[a:b])
+            starts.append(len(symbols))
+            freqs.append(freqs0[w])
+            origin.append((w, lo))
+            ends.append(tst[w + 1] - tst[w])
+        first_part.append(len(origin))
+        self._origin, self._ends, self._first_part = origin, ends, first_part
+        self._word_texts = None
+        return symbols, starts, freqs
+
+    def _cut_at(self, needles: list[bytes], offset: int | None = None,
+                pairs: set | None = None) -> None:
+        """Find every place a needle occurs in the table's words (one scan of its bytes);
+        with ``offset``, cut there (+offset); with ``pairs``, cut between the tokens of
+        each of those pairs where the core's words hold them there."""
+        if not needles:
+            return
+        alt = b"|".join(regex.escape(n) for n in sorted(set(needles), key=len, reverse=True))
+        found = regex.compile(b"(?=(" + alt + b"))")
+        blob, st = self.table.blob, self.table.starts
+        words = set()
+        for m in found.finditer(blob):
+            w = bisect_right(st, m.start()) - 1
+            if m.start() + len(m.group(1)) > st[w + 1]:
+                continue   # runs into the next word
+            if offset is not None:
+                self._cuts.setdefault(w, set()).add(m.start() - st[w] + offset)
+            else:
+                words.add(w)
+        if pairs:
+            self._cut_pairs(pairs, sorted(words))
+
+    def _cut_pairs(self, bad: set[tuple[int, int]], words: list[int]) -> None:
+        lens, word, origin, fp = self._lens, self.core.word, self._origin, self._first_part
+        for w in words:
+            for p in range(fp[w], fp[w + 1]):
+                ids = word(p)
+                pos = origin[p][1]
+                for i in range(len(ids) - 1):
+                    pos += lens[ids[i]]
+                    if (ids[i], ids[i + 1]) in bad:
+                        self._cuts.setdefault(w, set()).add(pos)
+
+    # ----- skipping -----------------------------------------------------------------
+    def _is_skipped(self, a: int, b: int) -> bool:
+        return skipped(self.vocab_bytes[a] + self.vocab_bytes[b])
+
+    def _settle(self) -> None:
+        """Until the best pair is one stage 2 may merge: cut every skipped pair among the
+        leading candidates wherever it occurs, rebuild the core and replay the steps."""
+        while True:
+            best = self.core.best()
+            if best is None or not self._is_skipped(best[0], best[1]):
+                return
+            vb, lens = self.vocab_bytes, self._lens
+            while len(lens) < len(vb):
+                lens.append(len(vb[len(lens)]))
+            bad = {(a, b) for a, b, _ in self.core.top(LOOK_AHEAD) if self._is_skipped(a, b)}
+            self._cut_at([vb[a] + vb[b] for a, b in bad], pairs=bad)
+            self._rebuild()
+
+    def _rebuild(self) -> None:
+        symbols, starts, freqs = self._parts()
+        core = _core.Core(symbols, starts, freqs, self.vocab_bytes[:self.n_initial],
+                          self.core.tie_rule)
+        n = len(self.steps)
+        if (n and core.run(n, 1) != n) or [tuple(h[:3]) for h in core.history(0)] != \
+                [(s.pair[0], s.pair[1], s.new_id) for s in self.steps]:
+            raise RuntimeError("SuperBPE: replaying the steps after a cut merged "
+                               "differently (a bug: please report it).")
+        self.core, self._freqs = core, freqs
+        self.n_rebuilds += 1
+
+    # ----- stepping -----------------------------------------------------------------
+    def step(self, detail: bool = True):
+        self._settle()
+        return super().step(detail)
+
+    def _run_in_core(self, goal: int, total: int, progress, cancel) -> None:
+        """Chunks of steps in the core, as Trainer does; a chunk that made a skipped
+        merge is undone back to it, the pair is cut, and the run goes on."""
+        s = self.settings
+        if self.target_steps is not None:
+            goal = min(goal, self.target_steps)
+        chunk = 256
+        while self.n_steps < goal:
+            if cancel is not None and cancel():
+                break
+            self._settle()
+            n = min(chunk, goal - self.n_steps)
+            done = self.core.run(n, s.min_frequency)
+            made = self.core.history(self.n_steps)
+            made_bytes: dict[int, bytes] = {}
+            tok = lambda i: made_bytes.get(i) or self.vocab_bytes[i]   # noqa: E731
+            for k, (a, b, new, *_rest) in enumerate(made):
+                if skipped(tok(a) + tok(b)):
+                    for _ in range(len(made) - k):
+                        self.core.undo()
+                    done = n   # not the end: go on after cutting the pair
+                    break
+                made_bytes[new] = tok(a) + tok(b)
+            self._record_core_steps()
+            if done < n:
+                break   # the core stopped on its own: no pair left at min_frequency
+            if progress is not None:
+                progress(self.n_steps, total)
+        self._settle()
+        if progress is not None:
+            progress(self.n_steps, total)
+
+    def metadata(self, k: int | None = None, counts: list[int] | None = None) -> dict:
+        meta = super().metadata(k, counts)
+        meta["superbpe_from"] = self.n_inherited
+        return meta
+
+
+def stage2_pretokenizer(special_tokens: Sequence[str] = ()) -> Pretokenizer:
+    """What stage 2 counts with (``count_corpus(paths, stage2_pretokenizer())``; a
+    word-count table made so records this pattern)."""
+    return Pretokenizer(TRAIN_PATTERN, list(special_tokens))
+
+
+def stage2(tokenizer: Tokenizer,
+           corpus: "str | Path | Sequence[str | Path] | PretokenTable | None" = None,
+           settings: TrainSettings | None = None, *, text: str | None = None,
+           progress: Callable[[str, int, int], None] | None = None,
+           cancel: CancelFn | None = None, detail: bool = False) -> SuperBPETrainer:
+    """SuperBPE's stage 2 on top of any byte-level tokenizer (all its merges; pass
+    ``tok.at_step(T)`` for the first T): the reference's ``extend_existing_tokenizer``.
+    ``settings``' target counts the stage-2 merges (``num_merges``) or the whole vocab."""
+    specials = tuple(tokenizer.special_tokens)
+    s = replace(settings or TrainSettings(num_merges=1000), pattern=ENCODE_PATTERN,
+                special_tokens=specials, superbpe_from=tokenizer.n_merges).validated()
+    if isinstance(corpus, PretokenTable):
+        check_settings(corpus.meta, replace(s, pattern=TRAIN_PATTERN), "the stage-2 count table")
+        table = corpus
+    else:
+        texts = [text] if text is not None else []
+        paths = [] if corpus is None else [corpus] if isinstance(corpus, (str, Path)) \
+            else list(corpus)
+        if not texts and not paths:
+            raise SettingsError("Give the corpus for stage 2: files, a count table, or text=.")
+        ptok = (lambda d, n: progress("pretokenize", d, n)) if progress else None
+        table = count_corpus(paths, stage2_pretokenizer(specials), texts=texts,
+                             progress=ptok, cancel=cancel)
+    t = SuperBPETrainer(tokenizer, table, s)
+    pmerge = (lambda d, n: progress("merge", d, n)) if progress else None
+    t.run(progress=pmerge, cancel=cancel, detail=detail)
+    return t
+
+
+def train_superbpe(corpus: "str | Path | Sequence[str | Path] | None" = None,
+                   settings: TrainSettings | None = None, *, text: str | None = None,
+                   stage1_table: PretokenTable | None = None,
+                   stage2_table: PretokenTable | None = None,
+                   progress: Callable[[str, int, int], None] | None = None,
+                   cancel: CancelFn | None = None) -> SuperBPETrainer:
+    """Both stages: ordinary BPE to merge ``settings.superbpe_from`` (T), then stage 2 to
+    the target (``vocab_size`` or ``num_merges``, counting both stages). The corpus is
+    files or ``text``; or the two word-count tables (``count_corpus`` with the stage-1
+    pattern, and with :func:`stage2_pretokenizer`). Returns the stage-2 trainer:
+    ``.tokenizer()`` is the SuperBPE tokenizer, ``.n_inherited`` = T."""
+    s = (settings or TrainSettings()).validated()
+    if s.superbpe_from is None:
+        raise SettingsError("Set superbpe_from (the merge where stage 2 starts), e.g. "
+                            "TrainSettings(vocab_size=32000, superbpe_from=28000).")
+    T = s.superbpe_from
+    if s.num_merges is not None and T > s.num_merges:
+        raise SettingsError(f"Stage 2 from merge {T} is after the target of {s.num_merges} "
+                            "merges: choose a transition below it.")
+    s1 = replace(s, num_merges=T, superbpe_from=None)
+    if stage1_table is not None:
+        t1 = Trainer.from_counts(stage1_table, s1)
+    elif text is not None:
+        t1 = Trainer.from_text(text, s1)
+    else:
+        t1 = Trainer.from_files(corpus, s1)
+    t1.run(detail=False, cancel=cancel,
+           progress=(lambda d, n: progress("stage 1", d, n)) if progress else None)
+    tok1, steps1 = t1.tokenizer(), tuple(t1.steps)
+    del t1   # stage 1's core is not needed any more
+    rest = replace(s, num_merges=None if s.num_merges is None else s.num_merges - T)
+    t2 = stage2(tok1, stage2_table if stage2_table is not None else corpus, rest,
+                text=text if stage2_table is None else None, progress=progress, cancel=cancel)
+    t2.stage1_steps = steps1
+    return t2
