@@ -41,7 +41,7 @@ from .counts import check_settings
 from .errors import SettingsError
 from .pretokenize import Pretokenizer
 from .tokenizer import Tokenizer
-from .train_on import InheritedTrainer, segment_words
+from .train_on import InheritedTrainer
 from .trainer import TrainSettings, Trainer
 
 try:

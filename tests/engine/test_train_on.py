@@ -31,7 +31,7 @@ def stage_tok():
 
 def tiktoken_encoding(folder):
     """Our tiktoken export, opened by tiktoken itself."""
-    tiktoken = pytest.importorskip("tiktoken")
+    pytest.importorskip("tiktoken")
     import tiktoken.load
     meta = json.loads((folder / "tokenizer.tiktoken.json").read_text())
     ranks = tiktoken.load.load_tiktoken_bpe(str(folder / "tokenizer.tiktoken"))
