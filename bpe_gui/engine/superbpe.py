@@ -66,138 +66,161 @@ def skipped(token: bytes) -> bool:
     return b": " in token or sum(1 for w in token.split(b" ") if w) > MAX_WORDS
 
 
+class _Core:
+    """A core that started at step ``base`` (after a rebuild), seen as one that made
+    every step: ``n_steps`` and ``history`` count from stage 2's first step."""
+
+    def __init__(self, core, base: int):
+        self.core, self.base = core, base
+
+    def __getattr__(self, name):
+        return getattr(self.core, name)
+
+    @property
+    def n_steps(self) -> int:
+        return self.base + self.core.n_steps
+
+    def history(self, start: int):
+        return self.core.history(start - self.base)
+
+
 class SuperBPETrainer(InheritedTrainer):
     """Stage 2: trains on from the stage-1 tokenizer (its first T merges) over words cut
     by :data:`TRAIN_PATTERN`; the tokenizers it gives use :data:`ENCODE_PATTERN`.
-    ``stage1_steps``: stage 1's records when trained here (else empty)."""
+    ``stage1_steps``: stage 1's records when trained here (else empty);
+    ``n_rebuilds``: how often skipped pairs made the core be rebuilt."""
 
     stage1_steps: tuple = ()
 
     def __init__(self, stage1: Tokenizer, table: PretokenTable,
                  settings: TrainSettings | None = None):
-        self._cuts: dict[int, set[int]] = {}
+        self._log: list[tuple[int, frozenset]] = []   # (step, pairs cut there)
         super().__init__(stage1, table, settings, pattern=ENCODE_PATTERN, check=False)
+        self.core = _Core(self.core, 0)
         self.n_rebuilds = 0
         self._settle()
 
     def _initial_state(self, table: PretokenTable, s: TrainSettings) -> tuple:
         token_bytes, symbols, starts, freqs = super()._initial_state(table, s)
         self._seg = (symbols, starts, freqs)   # each table word, segmented by stage 1
-        self._lens = array("i", (len(t) for t in token_bytes))
-        self._cut_at([b": "], 1)   # ": " is never bridged: cut there from the start
-        return (token_bytes, *self._parts())
+        self._origin = [(w, 0) for w in range(len(freqs))]
+        return (token_bytes, *self._first_parts(token_bytes))
+
+    def _first_parts(self, token_bytes) -> tuple:
+        """The words at step 0, cut wherever a skipped pair of stage-1 tokens meets (in
+        practice ": ", which no later token may bridge either)."""
+        symbols, starts, freqs = self._seg
+        cand = self._words_holding([b": "])
+        return self._cut(lambda p: symbols[starts[p]:starts[p + 1]], freqs, cand,
+                         lambda a, b: skipped(token_bytes[a] + token_bytes[b]),
+                         [len(t) for t in token_bytes])
 
     @property
     def word_texts(self) -> list[str]:
         """The text of each word the core holds (parts of table words after cuts)."""
         if self._word_texts is None:
-            blob, st, ends = self.table.blob, self.table.starts, self._ends
-            self._word_texts = [blob[st[w] + lo:st[w] + hi].decode("utf-8", "replace")
-                                for (w, lo), hi in zip(self._origin, ends)]
+            blob, st, origin = self.table.blob, self.table.starts, self._origin
+            texts = []
+            for p, (w, lo) in enumerate(origin):
+                nxt = origin[p + 1] if p + 1 < len(origin) else (-1, 0)
+                hi = nxt[1] if nxt[0] == w else st[w + 1] - st[w]
+                texts.append(blob[st[w] + lo:st[w] + hi].decode("utf-8", "replace"))
+            self._word_texts = texts
         return self._word_texts
 
-    def _parts(self) -> tuple:
-        """The core's input: every table word cut at its cuts (token boundaries only), in
-        table order; records each part's (table word, byte start) and byte end."""
-        symbols0, starts0, freqs0 = self._seg
-        tst, lens, cuts_of = self.table.starts, self._lens, self._cuts
-        symbols, starts, freqs = array("i"), array("q", [0]), array("q")
-        origin, ends, first_part = [], [], array("q")
-        for w in range(len(freqs0)):
-            a, b = starts0[w], starts0[w + 1]
-            first_part.append(len(origin))
-            cuts = cuts_of.get(w)
-            if cuts:
-                pos, lo, f = 0, 0, a
-                for i in range(a, b):
-                    if pos in cuts and i > f:
-                        symbols.extend(symbols0[f:i])
-                        starts.append(len(symbols))
-                        freqs.append(freqs0[w])
-                        origin.append((w, lo))
-                        ends.append(pos)
-                        lo, f = pos, i
-                    pos += lens[symbols0[i]]
-                a = f
-            else:
-                lo = 0
-            symbols.extend(symbols0[a:b])
-            starts.append(len(symbols))
-            freqs.append(freqs0[w])
-            origin.append((w, lo))
-            ends.append(tst[w + 1] - tst[w])
-        first_part.append(len(origin))
-        self._origin, self._ends, self._first_part = origin, ends, first_part
-        self._word_texts = None
-        return symbols, starts, freqs
-
-    def _cut_at(self, needles: list[bytes], offset: int | None = None,
-                pairs: set | None = None) -> None:
-        """Find every place a needle occurs in the table's words (one scan of its bytes);
-        with ``offset``, cut there (+offset); with ``pairs``, cut between the tokens of
-        each of those pairs where the core's words hold them there."""
-        if not needles:
-            return
+    # ----- cutting ------------------------------------------------------------------
+    def _words_holding(self, needles: list[bytes]) -> set[int]:
+        """The table words whose bytes hold one of ``needles`` (one scan of the table)."""
         alt = b"|".join(regex.escape(n) for n in sorted(set(needles), key=len, reverse=True))
-        found = regex.compile(b"(?=(" + alt + b"))")
         blob, st = self.table.blob, self.table.starts
-        words = set()
-        for m in found.finditer(blob):
+        out: set[int] = set()
+        for m in regex.finditer(b"(?=(" + alt + b"))", blob):
             w = bisect_right(st, m.start()) - 1
-            if m.start() + len(m.group(1)) > st[w + 1]:
-                continue   # runs into the next word
-            if offset is not None:
-                self._cuts.setdefault(w, set()).add(m.start() - st[w] + offset)
-            else:
-                words.add(w)
-        if pairs:
-            self._cut_pairs(pairs, sorted(words))
+            if m.start() + len(m.group(1)) <= st[w + 1]:
+                out.add(w)
+        return out
 
-    def _cut_pairs(self, bad: set[tuple[int, int]], words: list[int]) -> None:
-        lens, word, origin, fp = self._lens, self.core.word, self._origin, self._first_part
-        for w in words:
-            for p in range(fp[w], fp[w + 1]):
-                ids = word(p)
-                pos = origin[p][1]
+    def _cut(self, word_of, freqs_of, cand: set[int], bad, lens) -> tuple:
+        """The core's input from the current words (``word_of(part)``), each part of a
+        table word in ``cand`` cut between the tokens of every pair ``bad(a, b)``; keeps
+        each part's (table word, byte start), in table order."""
+        symbols, starts, freqs = array("i"), array("q", [0]), array("q")
+        origin = []
+        for p, (w, lo) in enumerate(self._origin):
+            ids, f = word_of(p), freqs_of[p]
+            if w in cand:
+                first, pos = 0, lo
                 for i in range(len(ids) - 1):
                     pos += lens[ids[i]]
-                    if (ids[i], ids[i + 1]) in bad:
-                        self._cuts.setdefault(w, set()).add(pos)
+                    if bad(ids[i], ids[i + 1]):
+                        symbols.extend(ids[first:i + 1])
+                        starts.append(len(symbols))
+                        freqs.append(f)
+                        origin.append((w, lo))
+                        first, lo = i + 1, pos
+                ids = ids[first:]
+            symbols.extend(ids)
+            starts.append(len(symbols))
+            freqs.append(f)
+            origin.append((w, lo))
+        self._origin, self._word_texts = origin, None
+        return symbols, starts, freqs
 
-    # ----- skipping -----------------------------------------------------------------
     def _is_skipped(self, a: int, b: int) -> bool:
         return skipped(self.vocab_bytes[a] + self.vocab_bytes[b])
 
     def _settle(self) -> None:
-        """Until the best pair is one stage 2 may merge: cut every skipped pair among the
-        leading candidates wherever it occurs, rebuild the core and replay the steps."""
+        """Until the best pair is one stage 2 may merge: cut the words between the tokens
+        of every skipped pair among the leading candidates and rebuild the core there."""
         while True:
             best = self.core.best()
             if best is None or not self._is_skipped(best[0], best[1]):
                 return
-            vb, lens = self.vocab_bytes, self._lens
-            while len(lens) < len(vb):
-                lens.append(len(vb[len(lens)]))
-            bad = {(a, b) for a, b, _ in self.core.top(LOOK_AHEAD) if self._is_skipped(a, b)}
-            self._cut_at([vb[a] + vb[b] for a, b in bad], pairs=bad)
-            self._rebuild()
+            bad = frozenset((a, b) for a, b, _ in self.core.top(LOOK_AHEAD)
+                            if self._is_skipped(a, b))
+            self._log.append((self.n_steps, bad))
+            self._rebuild(bad, self.n_steps)
 
-    def _rebuild(self) -> None:
-        symbols, starts, freqs = self._parts()
-        core = _core.Core(symbols, starts, freqs, self.vocab_bytes[:self.n_initial],
-                          self.core.tie_rule)
-        n = len(self.steps)
-        if (n and core.run(n, 1) != n) or [tuple(h[:3]) for h in core.history(0)] != \
-                [(s.pair[0], s.pair[1], s.new_id) for s in self.steps]:
-            raise RuntimeError("SuperBPE: replaying the steps after a cut merged "
-                               "differently (a bug: please report it).")
-        self.core, self._freqs = core, freqs
+    def _rebuild(self, bad: frozenset, base: int) -> None:
+        """A new core from the words as they are now, cut at ``bad`` pairs. Exact from
+        here on: at this step only the cut pairs straddle the cuts, and every pair that
+        could later straddle one holds a cut pair's tokens, so it is skipped too."""
+        vb = self.vocab_bytes[:self.n_initial + base]   # the tokens as of step ``base``
+        cand = self._words_holding([vb[a] + vb[b] for a, b in bad])
+        symbols, starts, freqs = self._cut(self.core.word, self._freqs, cand,
+                                           lambda a, b: (a, b) in bad, [len(t) for t in vb])
+        self.core = _Core(_core.Core(symbols, starts, freqs, vb, self.core.tie_rule), base)
+        self._freqs = freqs
         self.n_rebuilds += 1
+
+    def _restart(self, k: int) -> None:
+        """The core as of step k < the current core's first step (for undo): from step
+        0 again, through each rebuild before k, with the merges recorded."""
+        rule = self.core.tie_rule
+        self._log = [(at, bad) for at, bad in self._log if at <= k]
+        self._origin = [(w, 0) for w in range(len(self._seg[2]))]
+        symbols, starts, freqs = self._first_parts(self.vocab_bytes[:self.n_initial])
+        self.core = _Core(_core.Core(symbols, starts, freqs, self.vocab_bytes[:self.n_initial],
+                                     rule), 0)
+        self._freqs = freqs
+        for at, bad in self._log + [(k, None)]:
+            self.core.run(at - self.core.n_steps, 1)
+            if bad is not None:
+                self._rebuild(bad, at)
 
     # ----- stepping -----------------------------------------------------------------
     def step(self, detail: bool = True):
         self._settle()
         return super().step(detail)
+
+    def undo(self):
+        if self.steps and self.core.core.n_steps == 0:   # the core began here: go back
+            self._restart(len(self.steps) - 1)
+            rec = self.steps.pop()
+            self.vocab_bytes.pop()
+            self._live -= 1 - len(rec.removed)
+            return rec
+        return super().undo()
 
     def _run_in_core(self, goal: int, total: int, progress, cancel) -> None:
         """Chunks of steps in the core, as Trainer does; a chunk that made a skipped

@@ -21,7 +21,10 @@ from continue_oracle import (SUPERBPE_SPLIT, gpt2_words, isolated_split, ref_tra
 
 RULES = ("greatest", "first-seen", "lowest-ids")
 EOT = "<|endoftext|>"
-TEXT = sample_text(5, 700) + EOT + sample_text(6, 200)
+# runs of one token (" . . . . . . .") count overlapping pairs: cuts must not change them
+RUNS = "".join(f"Wait{' .' * (3 + k % 7)}\nand so on and so forth and so{' .' * (k % 9)}\n"
+               for k in range(60))
+TEXT = sample_text(5, 700) + EOT + sample_text(6, 200) + RUNS
 HELD_OUT = sample_text(11, 80) + f"{EOT}Tab\there: 12345 ok...\r\nend  \n\n  x"
 ODD = "a: b  c\n\n1234 -- x!!\n/ ok:: y\r\nz ...\n \n"
 
@@ -71,6 +74,10 @@ def test_stepping_with_detail_and_undo_equal_the_batch_run(rule):
                                                       superbpe_from=60))
     recs = step.run(detail=True)
     assert [(r.pair, r.new_id) for r in recs] == [(r.pair, r.new_id) for r in batch.steps]
+    assert step.n_rebuilds > 0   # undo below goes back through rebuilt cores
+    want = step.tokenizer(at_step=30).encode(HELD_OUT)
+    step.goto(30)
+    assert step.tokenizer().encode(HELD_OUT) == want
     step.goto(30)
     again = step.run(detail=False)
     assert [(r.pair, r.new_id) for r in again] == [(r.pair, r.new_id) for r in batch.steps[30:]]

@@ -79,6 +79,25 @@ def test_train_on_loaded_files(stage_tok, fmt, rule, tmp_path):
     _check_against_reference(src, r, 120, rule)
 
 
+def test_gpt2_layout_with_bytes_in_alphabet_order(stage_tok, tmp_path):
+    """GPT-2's own files number the 256 bytes in the order of their printable alphabet,
+    not by value: those ids are kept, and tokenizers agrees on the extended tokenizer."""
+    tokenizers = pytest.importorskip("tokenizers")
+    export_tokenizer(stage_tok, tmp_path / "g", "gpt2")
+    vocab = json.loads((tmp_path / "g" / "vocab.json").read_text())
+    singles = sorted((k for k, i in vocab.items() if i < 256), key=ord)   # alphabet order
+    for new_id, k in enumerate(singles):
+        vocab[k] = new_id
+    (tmp_path / "g" / "vocab.json").write_text(json.dumps(vocab))
+    src = load_tokenizer(tmp_path / "g")
+    assert src.vocab[0] == b"!" and src.encode("!") == [0]
+    r = train_on(src, text=NEW_TEXT, settings=TrainSettings(num_merges=80))
+    tok = _check_against_reference(src, r, 80, "greatest")
+    export_tokenizer(tok, tmp_path / "hf", "hf")
+    hf = tokenizers.Tokenizer.from_file(str(tmp_path / "hf" / "tokenizer.json"))
+    assert hf.encode(HELD_OUT).ids == tok.encode(HELD_OUT)
+
+
 @pytest.mark.parametrize("fmt", ["trained", "gpt2", "tiktoken"])
 def test_each_word_starts_segmented_by_the_source_merges(stage_tok, fmt, tmp_path):
     src = stage_tok if fmt == "trained" else _load_as(stage_tok, fmt, tmp_path)
