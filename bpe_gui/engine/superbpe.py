@@ -19,12 +19,14 @@ reference code (github.com/PythonNut/superbpe, scripts/extend_tokenizer.sh, and 
 
 How the skip is made without changing the C core: a skipped pair can never be merged
 later either (a longer token around it has as many words and keeps the colon), so the
-boundary between its two tokens is never crossed, and cutting the word there changes
-no count but the pair's own. Boundaries at ``": "`` are cut before training; when a
-skipped pair reaches the top, every skipped pair among the leading candidates is cut
-wherever it occurs, the core is rebuilt from the cut words and replays the steps made
-(equal by the same argument, checked), and training goes on. Step, undo and every tie
-rule work as in any Trainer.
+boundary between its two tokens is never crossed. Cutting the word there at the step
+the pair comes up changes no count but the skipped pairs' (at that step only they
+straddle the cut; later, only pairs holding them would). So ``": "`` is cut before
+training, and when a skipped pair reaches the top, every skipped pair among the leading
+candidates is cut wherever it occurs and a new core is built from the words as they are
+(a cut applied from step 0 would not do: overlapping runs such as " . . . ." count pairs
+across it that are never merged). Undo below such a step rebuilds from step 0 through
+the recorded cuts. Step, undo and every tie rule work as in any Trainer.
 """
 from __future__ import annotations
 
