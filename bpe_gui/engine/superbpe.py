@@ -105,7 +105,7 @@ class SuperBPETrainer(InheritedTrainer):
     def _initial_state(self, table: PretokenTable, s: TrainSettings) -> tuple:
         token_bytes, symbols, starts, freqs = super()._initial_state(table, s)
         self._seg = (symbols, starts, freqs)   # each table word, segmented by stage 1
-        self._origin = [(w, 0) for w in range(len(freqs))]
+        self._origin = (array("q", range(len(freqs))), array("q", bytes(8 * len(freqs))))
         return (token_bytes, *self._first_parts(token_bytes))
 
     def _first_parts(self, token_bytes) -> tuple:
@@ -121,11 +121,11 @@ class SuperBPETrainer(InheritedTrainer):
     def word_texts(self) -> list[str]:
         """The text of each word the core holds (parts of table words after cuts)."""
         if self._word_texts is None:
-            blob, st, origin = self.table.blob, self.table.starts, self._origin
-            texts = []
-            for p, (w, lo) in enumerate(origin):
-                nxt = origin[p + 1] if p + 1 < len(origin) else (-1, 0)
-                hi = nxt[1] if nxt[0] == w else st[w + 1] - st[w]
+            blob, st, (ow, olo) = self.table.blob, self.table.starts, self._origin
+            texts, n = [], len(ow)
+            for p in range(n):
+                w, lo = ow[p], olo[p]
+                hi = olo[p + 1] if p + 1 < n and ow[p + 1] == w else st[w + 1] - st[w]
                 texts.append(blob[st[w] + lo:st[w] + hi].decode("utf-8", "replace"))
             self._word_texts = texts
         return self._word_texts
@@ -147,8 +147,8 @@ class SuperBPETrainer(InheritedTrainer):
         table word in ``cand`` cut between the tokens of every pair ``bad(a, b)``; keeps
         each part's (table word, byte start), in table order."""
         symbols, starts, freqs = array("i"), array("q", [0]), array("q")
-        origin = []
-        for p, (w, lo) in enumerate(self._origin):
+        ow, olo = array("q"), array("q")   # each part's table word and byte start
+        for p, (w, lo) in enumerate(zip(*self._origin)):
             ids, f = word_of(p), freqs_of[p]
             if w in cand:
                 first, pos = 0, lo
@@ -158,14 +158,16 @@ class SuperBPETrainer(InheritedTrainer):
                         symbols.extend(ids[first:i + 1])
                         starts.append(len(symbols))
                         freqs.append(f)
-                        origin.append((w, lo))
+                        ow.append(w)
+                        olo.append(lo)
                         first, lo = i + 1, pos
                 ids = ids[first:]
             symbols.extend(ids)
             starts.append(len(symbols))
             freqs.append(f)
-            origin.append((w, lo))
-        self._origin, self._word_texts = origin, None
+            ow.append(w)
+            olo.append(lo)
+        self._origin, self._word_texts = (ow, olo), None
         return symbols, starts, freqs
 
     def _is_skipped(self, a: int, b: int) -> bool:
@@ -200,7 +202,8 @@ class SuperBPETrainer(InheritedTrainer):
         0 again, through each rebuild before k, with the merges recorded."""
         rule = self.core.tie_rule
         self._log = [(at, bad) for at, bad in self._log if at <= k]
-        self._origin = [(w, 0) for w in range(len(self._seg[2]))]
+        n = len(self._seg[2])
+        self._origin = (array("q", range(n)), array("q", bytes(8 * n)))
         symbols, starts, freqs = self._first_parts(self.vocab_bytes[:self.n_initial])
         self.core = _Core(_core.Core(symbols, starts, freqs, self.vocab_bytes[:self.n_initial],
                                      rule), 0)

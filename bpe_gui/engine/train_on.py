@@ -152,7 +152,7 @@ def segment_words(tok: Tokenizer, table: PretokenTable) -> tuple:
     encode = seg.encode
     symbols, starts, freqs, texts = array("i"), array("q", [0]), array("q"), []
     if tok.mode == "byte":   # distinct texts have distinct bytes: no two words merge
-        for w, f in zip(table.words, table.freqs):
+        for w, f in zip(_each_word(table), table.counts):   # (no list of every word)
             symbols.extend(encode(w))
             starts.append(len(symbols))
             freqs.append(f)
@@ -174,13 +174,19 @@ def segment_words(tok: Tokenizer, table: PretokenTable) -> tuple:
     return symbols, starts, freqs, texts
 
 
+def _each_word(table: PretokenTable, n: int | None = None):
+    blob, st = table.blob, table.starts
+    for i in range(len(table) if n is None else min(n, len(table))):
+        yield blob[st[i]:st[i + 1]].decode("utf-8")
+
+
 def check_merge_list(source: Tokenizer, merged: Tokenizer, table: PretokenTable) -> None:
     """Refuse a source whose own encoder differs from its merge list on a sample of the
     new corpus (its first words, joined back into text): training on would learn from
     a segmentation the source never gives."""
     if source.pattern != merged.pattern:
         return   # a new pre-tokenizer (SuperBPE's stage 2): the merge list is the rule
-    sample = "".join(table.words[:PROBE_WORDS])
+    sample = "".join(_each_word(table, PROBE_WORDS))
     want, got = source.encode(sample), merged.encode(sample)
     if want == got:
         return
