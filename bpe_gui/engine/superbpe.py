@@ -113,9 +113,11 @@ class SuperBPETrainer(InheritedTrainer):
         practice ": ", which no later token may bridge either)."""
         symbols, starts, freqs = self._seg
         cand = self._words_holding([b": "])
+        if not cand:
+            return symbols, starts, freqs
         return self._cut(lambda p: symbols[starts[p]:starts[p + 1]], freqs, cand,
                          lambda a, b: skipped(token_bytes[a] + token_bytes[b]),
-                         [len(t) for t in token_bytes])
+                         [len(t) for t in token_bytes], bulk=(symbols, starts))
 
     @property
     def word_texts(self) -> list[str]:
@@ -142,12 +144,14 @@ class SuperBPETrainer(InheritedTrainer):
                 out.add(w)
         return out
 
-    def _cut(self, word_of, freqs_of, cand: set[int], bad, lens) -> tuple:
+    def _cut(self, word_of, freqs_of, cand: set[int], bad, lens, bulk=None) -> tuple:
         """The core's input from the current words (``word_of(part)``), each part of a
         table word in ``cand`` cut between the tokens of every pair ``bad(a, b)``; keeps
         each part's (table word, byte start), in table order."""
         symbols, starts, freqs = array("i"), array("q", [0]), array("q")
         ow, olo = array("q"), array("q")   # each part's table word and byte start
+        if bulk is not None:   # parts are the table's words: copy runs of uncut ones
+            return self._cut_bulk(bulk, freqs_of, cand, bad, lens)
         for p, (w, lo) in enumerate(zip(*self._origin)):
             ids, f = word_of(p), freqs_of[p]
             if w in cand:
@@ -167,6 +171,40 @@ class SuperBPETrainer(InheritedTrainer):
             freqs.append(f)
             ow.append(w)
             olo.append(lo)
+        self._origin, self._word_texts = (ow, olo), None
+        return symbols, starts, freqs
+
+    def _cut_bulk(self, seg, freqs0, cand, bad, lens) -> tuple:
+        symbols0, starts0 = seg
+        symbols, starts, freqs = array("i"), array("q", [0]), array("q")
+        ow, olo = array("q"), array("q")
+        prev = 0
+        for w in sorted(cand) + [len(freqs0)]:
+            if w > prev:   # words prev..w-1 whole
+                shift = len(symbols) - starts0[prev]
+                symbols.extend(symbols0[starts0[prev]:starts0[w]])
+                starts.extend(x + shift for x in starts0[prev + 1:w + 1])
+                freqs.extend(freqs0[prev:w])
+                ow.extend(range(prev, w))
+                olo.extend(bytes(8 * (w - prev)))
+            if w == len(freqs0):
+                break
+            ids, f, first, pos, lo = symbols0[starts0[w]:starts0[w + 1]], freqs0[w], 0, 0, 0
+            for i in range(len(ids) - 1):
+                pos += lens[ids[i]]
+                if bad(ids[i], ids[i + 1]):
+                    symbols.extend(ids[first:i + 1])
+                    starts.append(len(symbols))
+                    freqs.append(f)
+                    ow.append(w)
+                    olo.append(lo)
+                    first, lo = i + 1, pos
+            symbols.extend(ids[first:])
+            starts.append(len(symbols))
+            freqs.append(f)
+            ow.append(w)
+            olo.append(lo)
+            prev = w + 1
         self._origin, self._word_texts = (ow, olo), None
         return symbols, starts, freqs
 

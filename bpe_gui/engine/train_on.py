@@ -35,6 +35,7 @@ from .tokenizer import Tokenizer
 from .trainer import TrainSettings, Trainer
 
 WHOLE_WORD = r"(?s).+"   # segmenting words already cut: each is taken whole
+NUL_SEPARATED = r"[^\x00]+|\x00"   # ... or many at once, joined by NUL (never in them)
 GAP = b""                # bytes of an id the source does not use (never in a word)
 PROBE_WORDS = 4000       # words of the new corpus on which the source's encoder is checked
 
@@ -147,15 +148,34 @@ def segment_words(tok: Tokenizer, table: PretokenTable) -> tuple:
     """The core's input: each unique word of ``table`` segmented by ``tok``'s merges,
     taken whole (never cut again). Words that become equal (char mode strips
     whitespace) are counted once; words with no symbols are left out."""
-    seg = Tokenizer(tok.vocab, list(tok.merges[:tok.n_merges]), [], pattern=WHOLE_WORD,
+    byte_batches = tok.mode == "byte" and b"\x00" not in table.blob
+    seg = Tokenizer(tok.vocab, list(tok.merges[:tok.n_merges]), [],
+                    pattern=NUL_SEPARATED if byte_batches else WHOLE_WORD,
                     mode=tok.mode, end_of_word=tok.end_of_word)
     encode = seg.encode
     symbols, starts, freqs, texts = array("i"), array("q", [0]), array("q"), []
     if tok.mode == "byte":   # distinct texts have distinct bytes: no two words merge
-        for w, f in zip(_each_word(table), table.counts):   # (no list of every word)
-            symbols.extend(encode(w))
-            starts.append(len(symbols))
-            freqs.append(f)
+        freqs.extend(table.counts)
+        if not byte_batches:
+            for w in _each_word(table):   # (no list of every word)
+                symbols.extend(encode(w))
+                starts.append(len(symbols))
+            return symbols, starts, freqs, None
+        # words joined by NUL, encoded a batch at a time: one pattern call per batch,
+        # not per word (NUL is a piece of its own, so no merge crosses it)
+        nul = seg.token_to_id[b"\x00"]
+        batch: list[str] = []
+        for i, w in enumerate(_each_word(table), 1):
+            batch.append(w)
+            if len(batch) == 4096 or i == len(table):
+                ids = array("i", encode("\x00".join(batch) + "\x00"))
+                pos = 0
+                for _ in batch:
+                    end = ids.index(nul, pos)
+                    symbols.extend(ids[pos:end])
+                    starts.append(len(symbols))
+                    pos = end + 1
+                batch = []
         return symbols, starts, freqs, None
     merged: dict[tuple[int, ...], list] = {}
     for w, f in zip(table.words, table.freqs):

@@ -100,12 +100,13 @@ def test_gpt2_layout_with_bytes_in_alphabet_order(stage_tok, tmp_path):
     assert hf.encode(HELD_OUT).ids == tok.encode(HELD_OUT)
 
 
-@pytest.mark.parametrize("fmt", ["trained", "gpt2", "tiktoken"])
+@pytest.mark.parametrize("fmt", ["trained", "gpt2", "tiktoken", "NUL in the text"])
 def test_each_word_starts_segmented_by_the_source_merges(stage_tok, fmt, tmp_path):
-    src = stage_tok if fmt == "trained" else _load_as(stage_tok, fmt, tmp_path)
-    t = InheritedTrainer.from_text(src, NEW_TEXT, TrainSettings(num_merges=5))
+    src = stage_tok if fmt in ("trained", "NUL in the text") else _load_as(stage_tok, fmt, tmp_path)
+    text = NEW_TEXT + (" the\x00end \x00\x00 of" if fmt == "NUL in the text" else "")
+    t = InheritedTrainer.from_text(src, text, TrainSettings(num_merges=5))
     ranks = {(bytes(a), bytes(b)): r for r, (a, b) in enumerate(src.merges)}
-    words = gpt2_words(NEW_TEXT, [EOT])
+    words = gpt2_words(text, [EOT])
     assert t.word_texts == list(words)
     for w, text in enumerate(t.word_texts):
         assert [t.token(i) for i in t.word(w)] == ref_encode(text.encode("utf-8"), ranks)
