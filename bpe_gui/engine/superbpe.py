@@ -31,17 +31,15 @@ the recorded cuts. Step, undo and every tie rule work as in any Trainer.
 from __future__ import annotations
 
 from array import array
-from bisect import bisect_right
 from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Sequence
-
-import regex
 
 from .corpus import CancelFn, PretokenTable, count_corpus
 from .counts import check_settings
 from .errors import SettingsError
 from .pretokenize import Pretokenizer
+from .superbpe_cuts import OffsetCore, cut_parts, cut_table_words, part_texts, words_holding
 from .tokenizer import Tokenizer
 from .train_on import InheritedTrainer
 from .trainer import TrainSettings, Trainer
@@ -68,24 +66,6 @@ def skipped(token: bytes) -> bool:
     return b": " in token or sum(1 for w in token.split(b" ") if w) > MAX_WORDS
 
 
-class _Core:
-    """A core that started at step ``base`` (after a rebuild), seen as one that made
-    every step: ``n_steps`` and ``history`` count from stage 2's first step."""
-
-    def __init__(self, core, base: int):
-        self.core, self.base = core, base
-
-    def __getattr__(self, name):
-        return getattr(self.core, name)
-
-    @property
-    def n_steps(self) -> int:
-        return self.base + self.core.n_steps
-
-    def history(self, start: int):
-        return self.core.history(start - self.base)
-
-
 class SuperBPETrainer(InheritedTrainer):
     """Stage 2: trains on from the stage-1 tokenizer (its first T merges) over words cut
     by :data:`TRAIN_PATTERN`; the tokenizers it gives use :data:`ENCODE_PATTERN`.
@@ -98,7 +78,7 @@ class SuperBPETrainer(InheritedTrainer):
                  settings: TrainSettings | None = None):
         self._log: list[tuple[int, frozenset]] = []   # (step, pairs cut there)
         super().__init__(stage1, table, settings, pattern=ENCODE_PATTERN, check=False)
-        self.core = _Core(self.core, 0)
+        self.core = OffsetCore(self.core, 0)
         self.n_rebuilds = 0
         self._settle()
 
@@ -112,100 +92,27 @@ class SuperBPETrainer(InheritedTrainer):
         """The words at step 0, cut wherever a skipped pair of stage-1 tokens meets (in
         practice ": ", which no later token may bridge either)."""
         symbols, starts, freqs = self._seg
-        cand = self._words_holding([b": "])
+        cand = words_holding(self.table, [b": "])
         if not cand:
             return symbols, starts, freqs
-        return self._cut(lambda p: symbols[starts[p]:starts[p + 1]], freqs, cand,
-                         lambda a, b: skipped(token_bytes[a] + token_bytes[b]),
-                         [len(t) for t in token_bytes], bulk=(symbols, starts))
+        out = cut_table_words(self._seg, cand,
+                              lambda a, b: skipped(token_bytes[a] + token_bytes[b]),
+                              [len(t) for t in token_bytes])
+        self._origin, self._word_texts = out[3], None
+        return out[:3]
 
     @property
     def word_texts(self) -> list[str]:
         """The text of each word the core holds (parts of table words after cuts)."""
         if self._word_texts is None:
-            blob, st, (ow, olo) = self.table.blob, self.table.starts, self._origin
-            texts, n = [], len(ow)
-            for p in range(n):
-                w, lo = ow[p], olo[p]
-                hi = olo[p + 1] if p + 1 < n and ow[p + 1] == w else st[w + 1] - st[w]
-                texts.append(blob[st[w] + lo:st[w] + hi].decode("utf-8", "replace"))
-            self._word_texts = texts
+            self._word_texts = part_texts(self.table, self._origin)
         return self._word_texts
 
-    # ----- cutting ------------------------------------------------------------------
-    def _words_holding(self, needles: list[bytes]) -> set[int]:
-        """The table words whose bytes hold one of ``needles`` (one scan of the table)."""
-        alt = b"|".join(regex.escape(n) for n in sorted(set(needles), key=len, reverse=True))
-        blob, st = self.table.blob, self.table.starts
-        out: set[int] = set()
-        for m in regex.finditer(b"(?=(" + alt + b"))", blob):
-            w = bisect_right(st, m.start()) - 1
-            if m.start() + len(m.group(1)) <= st[w + 1]:
-                out.add(w)
-        return out
-
-    def _cut(self, word_of, freqs_of, cand: set[int], bad, lens, bulk=None) -> tuple:
-        """The core's input from the current words (``word_of(part)``), each part of a
-        table word in ``cand`` cut between the tokens of every pair ``bad(a, b)``; keeps
-        each part's (table word, byte start), in table order."""
-        symbols, starts, freqs = array("i"), array("q", [0]), array("q")
-        ow, olo = array("q"), array("q")   # each part's table word and byte start
-        if bulk is not None:   # parts are the table's words: copy runs of uncut ones
-            return self._cut_bulk(bulk, freqs_of, cand, bad, lens)
-        for p, (w, lo) in enumerate(zip(*self._origin)):
-            ids, f = word_of(p), freqs_of[p]
-            if w in cand:
-                first, pos = 0, lo
-                for i in range(len(ids) - 1):
-                    pos += lens[ids[i]]
-                    if bad(ids[i], ids[i + 1]):
-                        symbols.extend(ids[first:i + 1])
-                        starts.append(len(symbols))
-                        freqs.append(f)
-                        ow.append(w)
-                        olo.append(lo)
-                        first, lo = i + 1, pos
-                ids = ids[first:]
-            symbols.extend(ids)
-            starts.append(len(symbols))
-            freqs.append(f)
-            ow.append(w)
-            olo.append(lo)
-        self._origin, self._word_texts = (ow, olo), None
-        return symbols, starts, freqs
-
-    def _cut_bulk(self, seg, freqs0, cand, bad, lens) -> tuple:
-        symbols0, starts0 = seg
-        symbols, starts, freqs = array("i"), array("q", [0]), array("q")
-        ow, olo = array("q"), array("q")
-        prev = 0
-        for w in sorted(cand) + [len(freqs0)]:
-            if w > prev:   # words prev..w-1 whole
-                shift = len(symbols) - starts0[prev]
-                symbols.extend(symbols0[starts0[prev]:starts0[w]])
-                starts.extend(x + shift for x in starts0[prev + 1:w + 1])
-                freqs.extend(freqs0[prev:w])
-                ow.extend(range(prev, w))
-                olo.extend(bytes(8 * (w - prev)))
-            if w == len(freqs0):
-                break
-            ids, f, first, pos, lo = symbols0[starts0[w]:starts0[w + 1]], freqs0[w], 0, 0, 0
-            for i in range(len(ids) - 1):
-                pos += lens[ids[i]]
-                if bad(ids[i], ids[i + 1]):
-                    symbols.extend(ids[first:i + 1])
-                    starts.append(len(symbols))
-                    freqs.append(f)
-                    ow.append(w)
-                    olo.append(lo)
-                    first, lo = i + 1, pos
-            symbols.extend(ids[first:])
-            starts.append(len(symbols))
-            freqs.append(f)
-            ow.append(w)
-            olo.append(lo)
-            prev = w + 1
-        self._origin, self._word_texts = (ow, olo), None
+    # ----- cutting (superbpe_cuts.py) ----------------------------------------------
+    def _cut(self, word_of, freqs_of, cand, bad, lens) -> tuple:
+        symbols, starts, freqs, self._origin = cut_parts(self._origin, word_of, freqs_of,
+                                                         cand, bad, lens)
+        self._word_texts = None
         return symbols, starts, freqs
 
     def _is_skipped(self, a: int, b: int) -> bool:
@@ -228,10 +135,10 @@ class SuperBPETrainer(InheritedTrainer):
         here on: at this step only the cut pairs straddle the cuts, and every pair that
         could later straddle one holds a cut pair's tokens, so it is skipped too."""
         vb = self.vocab_bytes[:self.n_initial + base]   # the tokens as of step ``base``
-        cand = self._words_holding([vb[a] + vb[b] for a, b in bad])
+        cand = words_holding(self.table, [vb[a] + vb[b] for a, b in bad])
         symbols, starts, freqs = self._cut(self.core.word, self._freqs, cand,
                                            lambda a, b: (a, b) in bad, [len(t) for t in vb])
-        self.core = _Core(_core.Core(symbols, starts, freqs, vb, self.core.tie_rule), base)
+        self.core = OffsetCore(_core.Core(symbols, starts, freqs, vb, self.core.tie_rule), base)
         self._freqs = freqs
         self.n_rebuilds += 1
 
@@ -243,7 +150,7 @@ class SuperBPETrainer(InheritedTrainer):
         n = len(self._seg[2])
         self._origin = (array("q", range(n)), array("q", bytes(8 * n)))
         symbols, starts, freqs = self._first_parts(self.vocab_bytes[:self.n_initial])
-        self.core = _Core(_core.Core(symbols, starts, freqs, self.vocab_bytes[:self.n_initial],
+        self.core = OffsetCore(_core.Core(symbols, starts, freqs, self.vocab_bytes[:self.n_initial],
                                      rule), 0)
         self._freqs = freqs
         for at, bad in self._log + [(k, None)]:
