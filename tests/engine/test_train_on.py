@@ -188,3 +188,18 @@ def test_count_table_with_the_source_pattern(stage_tok):
     other = count_corpus(texts=[NEW_TEXT], pre=Pretokenizer("whitespace", [EOT]))
     with pytest.raises(SettingsError, match="counted with"):
         train_on(stage_tok, other, TrainSettings(num_merges=15))
+
+
+@pytest.mark.parametrize("mode", ["byte", "char"])
+@pytest.mark.parametrize("rule", RULES)
+def test_training_on_the_same_corpus_continues_the_original_run(mode, rule):
+    """From step 60 of a run, training on over the same corpus makes the run's own
+    merges 61..100 with the same ids: the words start as the run had them at step 60."""
+    s = TrainSettings(num_merges=100, tie_rule=rule, mode=mode, special_tokens=(EOT,))
+    t = Trainer.from_text(OLD_TEXT, s)
+    t.run()
+    r = train_on(t.tokenizer(at_step=60), text=OLD_TEXT,
+                 settings=TrainSettings(num_merges=40, tie_rule=rule))
+    assert [(x.left, x.right, x.new_id, x.count) for x in r.steps] == \
+        [(x.left, x.right, x.new_id, x.count) for x in t.steps[60:]]
+    assert r.tokenizer().encode(HELD_OUT) == t.tokenizer().encode(HELD_OUT)
