@@ -60,6 +60,7 @@ class TrainSettings:
     tie_rule: str = "greatest"
     min_frequency: int = 1
     prune: bool = False
+    superbpe_from: int | None = None   # SuperBPE: stage 2 after this many merges (superbpe.py)
 
     def __post_init__(self) -> None:   # types and sizes; what fits together: validated()
         object.__setattr__(self, "special_tokens", checks.train_settings(self))
@@ -88,6 +89,9 @@ class TrainSettings:
                                 "least 1.")
         if self.num_merges is not None and self.num_merges < 0:
             raise SettingsError(f"Number of merges is {self.num_merges}; it must be 0 or more.")
+        if self.superbpe_from is not None and (self.superbpe_from < 0 or self.mode != "byte"):
+            raise SettingsError(f"SuperBPE's stage 2 from merge {self.superbpe_from}: it needs "
+                                "byte mode and a merge number of 0 or more.")
         if self.num_merges is None and self.vocab_size is None:
             raise SettingsError("Give a target vocabulary size or a number of merges.")
         specials = validate_special_tokens(self.special_tokens)
@@ -252,13 +256,7 @@ class Trainer:
         self.settings = (settings or TrainSettings()).validated()
         self.table = table
         s = self.settings
-        self.base = base_symbols(table, s)
-        self.n_base = len(self.base)
-        token_bytes = self.base + [t.encode("utf-8") for t in s.special_tokens]
-        self.special_ids = list(range(self.n_base, len(token_bytes)))
-        self.n_initial = len(token_bytes)
-        token_id = {t: i for i, t in enumerate(self.base)}
-        symbols, starts, freqs, self._word_texts = word_symbols(table, s, token_id)
+        token_bytes, symbols, starts, freqs = self._initial_state(table, s)
         if len(symbols) == 0:
             raise CorpusError("The corpus has only whitespace, so character mode has no words "
                               "to train on. Add some text, or use byte mode.")
@@ -267,11 +265,27 @@ class Trainer:
         self._tokens0 = self.core.total_symbols
         self.vocab_bytes: list[bytes] = list(token_bytes)
         self.steps: list[MergeStep] = []
-        self._live = sum(1 for i in range(self.n_base) if self.core.symbol_count(i) > 0) \
+        self._live = sum(1 for i in range(self.n_initial) if self.core.symbol_count(i) > 0) \
             + len(self.special_ids)
         self._live0 = self._live
         s.validated(n_base=self.n_base)   # now that the alphabet is known (char mode)
         self._tok: Tokenizer | None = None
+
+    def _initial_state(self, table: PretokenTable, s: TrainSettings) -> tuple:
+        """The initial tokens and the core's input: (token_bytes, symbols, starts, freqs).
+        Sets base, n_base, special_ids, n_initial and the word texts (a subclass that
+        starts from another tokenizer's vocabulary overrides it: engine/train_on.py)."""
+        if s.superbpe_from is not None:
+            raise SettingsError("SuperBPE trains in two stages with two pre-tokenizers: use "
+                                "bpe_gui.engine.superbpe.train_superbpe, not Trainer/train_bpe.")
+        self.base = base_symbols(table, s)
+        self.n_base = len(self.base)
+        token_bytes = self.base + [t.encode("utf-8") for t in s.special_tokens]
+        self.special_ids = list(range(self.n_base, len(token_bytes)))
+        self.n_initial = len(token_bytes)
+        token_id = {t: i for i, t in enumerate(self.base)}
+        symbols, starts, freqs, self._word_texts = word_symbols(table, s, token_id)
+        return token_bytes, symbols, starts, freqs
 
     # ----- construction -------------------------------------------------------------
     @classmethod
@@ -634,7 +648,8 @@ class Trainer:
     @property
     def furthest_step(self) -> int:
         """The furthest step reached so far, counting steps undone since (see tokenizer)."""
-        return max(self.n_steps, len(self._tok.merges) if self._tok is not None else 0)
+        return max(self.n_steps, len(self._tok.merges) - self.n_inherited
+                   if self._tok is not None else 0)
 
     def tokenizer(self, at_step: int | None = None, redo: bool = False) -> Tokenizer:
         """The tokenizer as of step k (default: now), with exactly the first k merges.
@@ -648,22 +663,28 @@ class Trainer:
         k = self.n_steps if at_step is None else max(0, min(at_step, hi))
         tok = self._tok
         if tok is None:
-            s = self.settings
-            tok = Tokenizer(dict(enumerate(self.vocab_bytes[:self.n_initial])), [],
-                            list(s.special_tokens), pattern=s.pattern, mode=s.mode,
-                            end_of_word=s.end_of_word)
-            self._tok = tok
+            tok = self._tok = self._first_tokenizer()
+        off = self.n_inherited   # merges the first tokenizer already has
         # Training is deterministic, so merges past an undo come back the same; check anyway.
-        for rec in self.steps[:len(tok.merges)][-1:]:
-            if tok.merges[rec.index - 1] != (rec.left, rec.right):
+        for rec in self.steps[:len(tok.merges) - off][-1:]:
+            if tok.merges[off + rec.index - 1] != (rec.left, rec.right):
                 self._tok = None
                 return self.tokenizer(at_step)
-        for rec in self.steps[len(tok.merges):]:
+        for rec in self.steps[len(tok.merges) - off:]:
             tok.add_merge(rec.left, rec.right, rec.new_id)
-        out = tok.at_step(k)
+        out = tok.at_step(off + k)
         recs = self.steps[:k]   # a cheap copy: the records as of now, for the lazy metadata
         out.meta = lambda: self.metadata(k, [st.count for st in recs])  # exports read it
         return out
+
+    n_inherited = 0   # merges taken as they are from another tokenizer (train_on.py)
+
+    def _first_tokenizer(self) -> Tokenizer:
+        """The tokenizer before the first step, which tokenizer() grows step by step."""
+        s = self.settings
+        return Tokenizer(dict(enumerate(self.vocab_bytes[:self.n_initial])), [],
+                         list(s.special_tokens), pattern=s.pattern, mode=s.mode,
+                         end_of_word=s.end_of_word)
 
     def metadata(self, k: int | None = None, counts: list[int] | None = None) -> dict:
         s = self.settings
