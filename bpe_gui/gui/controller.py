@@ -26,7 +26,7 @@ from .table_corpus import read_job, table_paths
 from .token_classes import TokenClasses
 from .trainer_view import TrainerView
 from .training_jobs import detail_current, retrain_job, run_job
-from .gc_timer import release_freed_memory
+from .gc_policy import release_freed_memory
 from .worker import JobRunner
 
 # Corpora smaller than this retrain at once, on the GUI thread, as the user types.

@@ -23,7 +23,7 @@ from __future__ import annotations
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QMainWindow, QWidget
 
-from .app import app_icon
+from .resources import app_icon
 from .controller import Controller
 from .panels.corpus_editor import RecentFiles
 from .window.actions import ActionsAndMenus

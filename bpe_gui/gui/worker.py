@@ -12,7 +12,6 @@ whatever it returns then is thrown away.
 """
 from __future__ import annotations
 
-import gc
 import threading
 import time
 import traceback
@@ -22,6 +21,8 @@ from PySide6.QtCore import QObject, QThread, Signal, Slot
 
 from ..engine.corpus import Cancelled
 from ..engine.errors import BPEError
+from .corpus_source import human_size
+from .gc_policy import GCPause, GuiThreadCollector
 
 Job = Callable[[Callable[[int, int], None], Callable[[], bool]], Any]
 
@@ -36,55 +37,10 @@ def describe_progress(label: str, done: int, total: int, unit: str = "") -> str:
         return f"{label}…"
     pct = 100 * min(done, total) // total
     if unit == "bytes":
-        from .corpus_source import human_size
         return f"{label}… {human_size(done)} of {human_size(total)} read ({pct}%)"
     if unit:
         return f"{label}… {done:,} of {total:,} {unit} ({pct}%)"
     return f"{label}… {pct}%"
-
-
-class _GCPause:
-    """No cyclic garbage collection while jobs run; collect on the GUI thread instead.
-
-    Python runs the cyclic GC in whichever thread happens to allocate, so during a job
-    it ran in the worker: it freed unreachable Qt wrappers (widgets of closed dialogs)
-    off the GUI thread, which crashes Qt, and each full pass rescanned the job's millions
-    of records with the GIL held, freezing the window for 50-500 ms. So the first job
-    to start collects the garbage that is already there (on the GUI thread) and turns
-    automatic collection off; the last job to end turns it back on.
-
-    With ``freeze_after_jobs`` (the application turns it on in ``app.main``; a library
-    user or a test process keeps Python's own behaviour) the last job to end also moves
-    everything alive into the permanent generation (gc.freeze: later passes skip it,
-    reference counting still frees it).
-    """
-
-    running = 0
-    was_enabled = True
-    freeze_after_jobs = False
-
-    @classmethod
-    def job_started(cls) -> None:
-        if cls.running == 0:
-            cls.was_enabled = gc.isenabled()
-            gc.collect()
-            gc.disable()
-        cls.running += 1
-
-    @classmethod
-    def job_ended(cls) -> None:
-        cls.running = max(0, cls.running - 1)
-        if cls.running == 0:
-            if cls.freeze_after_jobs:
-                gc.freeze()
-            if cls.was_enabled:
-                gc.enable()
-
-
-def freeze_after_jobs(on: bool = True) -> None:
-    """After the last running job ends, gc.freeze() what is alive (see _GCPause): a
-    process-wide setting, so only the application's main() makes it."""
-    _GCPause.freeze_after_jobs = on
 
 
 class _Runner(QObject):
@@ -144,7 +100,6 @@ class JobRunner(QObject):
         self._cancel = threading.Event()
         self._abandonable = False
         self._dropped: list[tuple[QThread, _Runner]] = []   # abandoned, still ending
-        from .gc_timer import GuiThreadCollector
         GuiThreadCollector.install()   # no collection in the middle of a paint
         self.label = ""
         self.unit = ""      # what progress counts: "bytes", "merges" or "" (a share)
@@ -175,7 +130,7 @@ class JobRunner(QObject):
         runner.failed.connect(self._on_failed)
         runner.cancelled.connect(self._on_cancelled)
         self._thread, self._runner = thread, runner
-        _GCPause.job_started()
+        GCPause.job_started()
         self.started.emit(label)
         thread.start()
         return True
@@ -210,7 +165,7 @@ class JobRunner(QObject):
         thread, self._thread, self._runner = self._thread, None, None
         thread.quit()
         thread.wait()
-        _GCPause.job_ended()
+        GCPause.job_ended()
         emit()
 
     def _end_dropped(self, runner) -> None:
@@ -219,7 +174,7 @@ class JobRunner(QObject):
                 del self._dropped[i]
                 thread.quit()
                 thread.wait()
-                _GCPause.job_ended()
+                GCPause.job_ended()
                 return
 
     def request_cancel(self) -> None:
@@ -252,5 +207,5 @@ class JobRunner(QObject):
         for thread, _ in list(self._dropped):
             thread.quit()
             if thread.wait(timeout_ms):
-                _GCPause.job_ended()
+                GCPause.job_ended()
         self._dropped.clear()

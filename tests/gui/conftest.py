@@ -23,7 +23,7 @@ def widgets_live_until_closed(qtbot, monkeypatch):
 
     pytest-qt holds them weakly: a panel that was only a local of the test became
     garbage when the test returned, still shown and owned by Python, and the GUI-thread
-    garbage collector (gc_timer.py) could free it before pytest-qt closed it. Freed from
+    garbage collector (gc_policy.py) could free it before pytest-qt closed it. Freed from
     inside a reference cycle, its children were destroyed after their parent's memory
     was gone: a segfault in ~QWidget (QWidget::window) about one full run in two. Then
     pytest-qt's deleteLater() never ran either (no event loop runs between tests, and

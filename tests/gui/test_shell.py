@@ -245,7 +245,7 @@ def test_layout_recent_files_and_theme_are_remembered(make_window, corpus_files,
 
 
 def test_dark_palette_is_dark_and_light_is_light(window, qtbot):
-    from bpe_gui.gui.app import is_dark
+    from bpe_gui.gui.theme import is_dark
     window.set_theme("dark", save=False)
     qtbot.wait(1)
     assert is_dark() and is_dark(window) and is_dark(window.settings_panel)

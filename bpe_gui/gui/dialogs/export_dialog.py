@@ -12,7 +12,7 @@ from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QFileDialog
                                QGroupBox, QHBoxLayout, QLabel, QLineEdit, QListWidget,
                                QPushButton, QVBoxLayout, QWidget)
 
-from ..app import colors
+from ..theme import colors
 from ..last_folder import last_folder, remember
 from ..panels.wheel_guard import guard_wheel
 

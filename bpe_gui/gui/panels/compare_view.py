@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (QCheckBox, QHeaderView, QLabel, QPlainTextEdit,
 from ...engine import stats
 from ...engine.errors import BPEError
 from ...engine.tokenizer import Encoding
+from ..table_corpus import NO_TEXT
 from ..models.compare_table import METRICS, CompareTableModel, fmt_cell
 from .compare_overlap import OverlapPanel
 from .compare_pane import DEBOUNCE_MS, ComparePane
@@ -171,7 +172,6 @@ class CompareView(QWidget):
     def from_corpus(self) -> None:
         """The button From corpus: the first 2,000 characters of the corpus as the text."""
         if self.controller.corpus_table is not None:   # no text to take from
-            from ..table_corpus import NO_TEXT
             self.summary.setText(NO_TEXT + " Type or paste a text to compare instead.")
             return
         self.set_text(self.controller.corpus_text[:2000])

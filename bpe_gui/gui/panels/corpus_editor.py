@@ -18,9 +18,10 @@ from PySide6.QtWidgets import (QFileDialog, QLabel, QMenu, QPlainTextEdit,
                                QSizePolicy, QToolButton, QVBoxLayout, QWidget)
 
 from ...engine.pretokenize import Pretokenizer
-from ...engine.trainer import TrainSettings
-from ..app import colors, resources
+from ..resources import resources
+from ..theme import colors
 from ..corpus_source import human_size
+from ..models.settings_changes import describe_changes, sample_settings
 from ..last_folder import in_last_folder, last_folder, remember
 from ..table_corpus import NO_TEXT, TableCorpusView
 from .flow_layout import FlowBar
@@ -87,14 +88,6 @@ class RecentFiles(QObject):
         clear = menu.addAction("Clear recent files")
         clear.setEnabled(bool(paths))
         clear.triggered.connect(self.clear)
-
-
-def sample_settings(fields: dict) -> TrainSettings:
-    """TrainSettings from a sample's suggested fields (missing ones keep their defaults)."""
-    kw = dict(fields)
-    if "special_tokens" in kw:
-        kw["special_tokens"] = tuple(kw["special_tokens"])
-    return TrainSettings(**kw)
 
 
 class _TextEdit(QPlainTextEdit):
@@ -272,7 +265,6 @@ class CorpusEditor(QWidget):
         if not self.confirm_discard():
             return False
         settings = sample_settings(sample.settings)
-        from ..training_flow import describe_changes
         c = self.controller
         previous = c.settings
         changed = describe_changes(previous, settings)

@@ -14,7 +14,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QVBoxLayout
 
 from ...engine.trainer import TrainSettings
-from ..app import colors
+from ..theme import colors
 
 
 def replaces_user_settings(current: TrainSettings, corpus_text: str,

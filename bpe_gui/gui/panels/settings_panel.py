@@ -17,7 +17,8 @@ from ...engine.errors import BPEError
 from ...engine.pretokenize import (PRESET_LABELS, PRESETS, compile_pattern, resolve_pattern,
                                    special_splitter, validate_special_tokens)
 from ...engine.trainer import TIE_RULE_LABELS, TrainSettings
-from ..app import colors
+from ..models.settings_changes import describe_changes
+from ..theme import colors
 
 CUSTOM = "custom"
 PREVIEW_TIMEOUT_S = 0.25
@@ -393,7 +394,6 @@ class SettingsPanel(QWidget):
         return not errors
 
     def _emit_pending(self, settings: TrainSettings | None, changed: bool) -> None:
-        from ..training_flow import describe_changes
         what = describe_changes(self.controller.settings, settings) if settings else []
         state = (changed, tuple(what), bool(self.errors))
         if state != self._pending:

@@ -14,7 +14,7 @@ from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import (QInputDialog,
                                QMessageBox, QStyle)
 
-from ..app import THEMES
+from ..theme import THEMES
 
 
 class ActionsAndMenus:

@@ -172,7 +172,7 @@ class SessionsAndAutosave:
                         "Restored where you left off. (File > Reopen last session at "
                         "startup turns this off.)")
                 return
-        from ..app import resources
+        from ..resources import resources
         self.editor.load_sample(resources().default_sample_id())
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QLabel, QMessageBox, QProgressBar, QPushButton)
 
-from ..app import colors
+from ..theme import colors
 from ..worker import describe_progress
 
 

@@ -5,7 +5,7 @@ QSettings. The palettes and the dark style sheet are in app.py.
 """
 from __future__ import annotations
 
-from ..app import THEMES, apply_theme
+from ..theme import THEMES, apply_theme
 
 
 class Theme:

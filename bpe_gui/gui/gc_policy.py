@@ -1,4 +1,6 @@
-"""Python's cyclic garbage collection only at safe moments: from a GUI-thread timer.
+"""The GUI's garbage-collection policy, in one place: no cyclic collection while jobs
+run (:class:`GCPause`, which the job runner calls), and otherwise only at safe moments,
+from a GUI-thread timer (:class:`GuiThreadCollector`).
 
 Automatic collection runs wherever Python happens to allocate. Inside a paint (a
 Python ``paintEvent``, or a model's ``data()`` that a view calls while it paints), a
@@ -9,7 +11,7 @@ exactly this: a ``QPainter::drawPixmap`` reading a ``QImage`` freed by
 ``QWidget::~QWidget`` called from ``gc_collect_main``). So automatic collection is off
 and this timer collects instead, from the event loop, where nothing is being painted:
 the generation whose threshold was passed, as Python would have (calibre collects the
-same way, for the same reason). While jobs run (worker._GCPause) it waits.
+same way, for the same reason). While jobs run (GCPause) it waits.
 """
 from __future__ import annotations
 
@@ -21,6 +23,50 @@ import sys
 from PySide6.QtCore import QObject, QTimer
 
 INTERVAL_MS = 250
+
+
+class GCPause:
+    """No cyclic garbage collection while jobs run; collect on the GUI thread instead.
+
+    Python runs the cyclic GC in whichever thread happens to allocate, so during a job
+    it ran in the worker: it freed unreachable Qt wrappers (widgets of closed dialogs)
+    off the GUI thread, which crashes Qt, and each full pass rescanned the job's millions
+    of records with the GIL held, freezing the window for 50-500 ms. So the first job
+    to start collects the garbage that is already there (on the GUI thread) and turns
+    automatic collection off; the last job to end turns it back on.
+
+    With ``freeze_after_jobs`` (the application turns it on in ``app.main``; a library
+    user or a test process keeps Python's own behaviour) the last job to end also moves
+    everything alive into the permanent generation (gc.freeze: later passes skip it,
+    reference counting still frees it).
+    """
+
+    running = 0
+    was_enabled = True
+    freeze_after_jobs = False
+
+    @classmethod
+    def job_started(cls) -> None:
+        if cls.running == 0:
+            cls.was_enabled = gc.isenabled()
+            gc.collect()
+            gc.disable()
+        cls.running += 1
+
+    @classmethod
+    def job_ended(cls) -> None:
+        cls.running = max(0, cls.running - 1)
+        if cls.running == 0:
+            if cls.freeze_after_jobs:
+                gc.freeze()
+            if cls.was_enabled:
+                gc.enable()
+
+
+def freeze_after_jobs(on: bool = True) -> None:
+    """After the last running job ends, gc.freeze() what is alive (see GCPause): a
+    process-wide setting, so only the application's main() makes it."""
+    GCPause.freeze_after_jobs = on
 
 
 class GuiThreadCollector(QObject):
@@ -41,8 +87,7 @@ class GuiThreadCollector(QObject):
         self.timer.start()
 
     def check(self) -> None:
-        from .worker import _GCPause
-        if _GCPause.running:
+        if GCPause.running:
             return   # jobs hold millions of records: collect when they are done
         counts, limits = gc.get_count(), gc.get_threshold()
         gen = next((g for g in (2, 1, 0) if counts[g] > limits[g]), None)
