@@ -76,9 +76,8 @@ WIDGET_BANNED = {"trainer": "the live trainer: use controller.view()",
 
 def _widget_files() -> list[Path]:
     gui = ROOT / "bpe_gui" / "gui"
-    return sorted([*(gui / "panels").glob("*.py"), *(gui / "dialogs").glob("*.py"),
-                   *(gui / "window").glob("*.py"), gui / "main_window.py",
-                   gui / "training_flow.py"])
+    return sorted(p for d in ("panels", "widgets", "dialogs", "window")
+                  for p in (gui / d).rglob("*.py"))
 
 
 def _reach_ins(path: Path, root: Path = ROOT) -> list[str]:

@@ -14,7 +14,7 @@ from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from . import platform_check
-from .gc_policy import freeze_after_jobs
+from .controller.gc_policy import freeze_after_jobs
 from .resources import app_icon
 
 ORGANIZATION = "bpe-gui"
@@ -93,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
     apply_process_settings()
     app = create_application([sys.argv[0], *args])
     args = app.arguments()[1:]  # Qt removed its own options (-platform, -style ...)
-    from .main_window import MainWindow  # after QApplication: widgets need it
+    from .window.main_window import MainWindow  # after QApplication: widgets need it
     from .window.sessions import settings_file_notice
     settings_file_notice(QSettings())   # a damaged file is copied before anything saves
 

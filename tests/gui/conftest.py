@@ -91,7 +91,7 @@ def settings_file(tmp_path):
 @pytest.fixture
 def make_window(qtbot, tmp_path, settings_file, monkeypatch):
     """Build main windows on one settings file; each is closed (no prompts) at teardown."""
-    from bpe_gui.gui.main_window import MainWindow
+    from bpe_gui.gui.window.main_window import MainWindow
 
     monkeypatch.setattr(MainWindow, "autosave_path",
                         lambda self: tmp_path / "autosave.bpesession")

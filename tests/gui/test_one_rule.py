@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from bpe_gui.engine.trainer import Trainer, TrainSettings
-from bpe_gui.gui.controller import Controller
+from bpe_gui.gui.controller.controller import Controller
 
 # inner U+001C (str.isspace() says whitespace; regex's \S takes it) and a special token
 # whose characters appear nowhere else in the corpus

@@ -20,8 +20,8 @@ tiktoken = pytest.importorskip("tiktoken")
 from bpe_gui.engine.formats import load_tokenizer  # noqa: E402
 from bpe_gui.engine.trainer import TrainSettings  # noqa: E402
 from bpe_gui.gui.models.vocab_model import VocabModel  # noqa: E402
-from bpe_gui.gui.panels.vocab_browser import VocabBrowser  # noqa: E402
-from bpe_gui.gui.token_classes import SYNC_MAX  # noqa: E402
+from bpe_gui.gui.panels.vocab.vocab_browser import VocabBrowser  # noqa: E402
+from bpe_gui.gui.controller.token_classes import SYNC_MAX  # noqa: E402
 from oracles import CORPUS, GPT2, crossing_tiktoken, oracle  # noqa: E402
 from settle import settle  # noqa: E402
 
@@ -151,7 +151,7 @@ def test_cancel_stops_classifying_and_a_class_asks_again(browser, controller, qt
 def test_a_step_drops_a_classification_that_is_running(qtbot, tmp_path):
     """Classifying a trained vocabulary yields: the user's step is never refused as
     busy; the classes are worked out again once the window is idle, and are right."""
-    from bpe_gui.gui.controller import Controller
+    from bpe_gui.gui.controller.controller import Controller
     text = CORPUS * 6 + " ".join(f"w{i} x{i * 7}" for i in range(4000))
     c = Controller()
     c.set_settings(TrainSettings(vocab_size=SYNC_MAX + 1500))

@@ -13,8 +13,8 @@ from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QFileDialog
                                QPushButton, QVBoxLayout, QWidget)
 
 from ..theme import colors
-from ..last_folder import last_folder, remember
-from ..panels.wheel_guard import guard_wheel
+from ..widgets.last_folder import last_folder, remember
+from ..widgets.wheel_guard import guard_wheel
 
 DEFAULT_FORMATS = ("gpt2", "hf")
 

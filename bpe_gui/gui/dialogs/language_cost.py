@@ -21,8 +21,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDialog, QFileDialo
 from ...engine.errors import BPEError
 from ...engine.langcost import CostTable, held_out_files
 from ..theme import colors, is_dark
-from ..panels.wheel_guard import guard_wheel
-from ..last_folder import in_last_folder, last_folder, remember
+from ..widgets.wheel_guard import guard_wheel
+from ..widgets.last_folder import in_last_folder, last_folder, remember
 from .cost_parts import METRICS, SORT_ROLE, CostChart, CostModel
 from .import_dialog import TOKENIZER_FILTER
 

@@ -67,7 +67,7 @@ class ActionsAndMenus:
                           "Undo the last merge")
         self.act_play = A("&Play / Pause", self.toggle_play, ["Ctrl+P"],
                           "Step repeatedly", checkable=True)
-        from ..training_flow import TrainingFlow
+        from .training_flow import TrainingFlow
         self.flow = TrainingFlow(self)
         self.act_run, self.act_retrain = self.flow.act_train, self.flow.act_retrain
         self.act_goto = A("Run to step &N…", self.goto_dialog, ["Ctrl+G"],

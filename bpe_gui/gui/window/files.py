@@ -13,8 +13,8 @@ from typing import Sequence
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (QMessageBox)
 
-from ..corpus_source import not_a_file
-from ..panels.corpus_editor import SESSION_SUFFIX
+from ..controller.corpus_source import not_a_file
+from ..panels.corpus.corpus_editor import SESSION_SUFFIX
 
 TOKENIZER_SUFFIXES = {".json", ".tiktoken", ".model"}
 

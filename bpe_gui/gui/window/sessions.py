@@ -16,8 +16,8 @@ from typing import Sequence
 from PySide6.QtCore import QSettings, QStandardPaths
 from PySide6.QtWidgets import (QFileDialog)
 
-from ..last_folder import last_folder, remember
-from ..panels.corpus_editor import SESSION_SUFFIX
+from ..widgets.last_folder import last_folder, remember
+from ..panels.corpus.corpus_editor import SESSION_SUFFIX
 
 SESSION_FILTER = f"bpe-gui sessions (*{SESSION_SUFFIX} *.json);;All files (*)"
 AUTOSAVE_NAME = "last-session" + SESSION_SUFFIX

@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QLabel, QMessageBox, QProgressBar, QPushButton)
 
 from ..theme import colors
-from ..worker import describe_progress
+from ..controller.worker import describe_progress
 
 
 class StatusBar:

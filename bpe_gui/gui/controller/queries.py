@@ -1,0 +1,94 @@
+"""Questions widgets ask about the corpus and the training run, answered by the
+controller (a part of :class:`~.controller.Controller`, mixed in), so no widget reads
+the trainer's tables or pre-tokenizes text itself.
+
+Each answer is either known cheaply (from the trainer's pre-token table, a word-count
+table, or a small text counted at once) or None ("not known yet": the widget says
+when it will be).
+"""
+from __future__ import annotations
+
+from ...engine import stats
+from ...engine.corpus import table_from_text
+from ...engine.errors import BPEError
+from ...engine.pretokenize import Pretokenizer
+from ...engine.trainer import n_base_symbols
+
+TINY_CHARS = 20_000            # a text this short is pre-tokenized at once when asked
+CHAR_BASE_LIMIT = 5_000_000    # a longer text's character alphabet is not counted here
+
+
+class Queries:
+    """Corpus and run queries of the controller (see the module docstring)."""
+
+    def _trainer_matches_corpus(self) -> bool:
+        return self.trainer is not None and not self.stale and self.readable
+
+    def corpus_pretokens(self) -> tuple[int, int] | None:
+        """(pre-tokens, unique pre-tokens) of the corpus: the trainer's counts when it
+        was built from this corpus and these settings, a word-count table's, or
+        counted now for a tiny text; else None."""
+        if self._trainer_matches_corpus():
+            counts = self.view().corpus_counts()
+            return counts.words, counts.unique
+        table = self.corpus_table
+        if table is not None:
+            return table.total, len(table)
+        text = self.corpus_text
+        if len(text) <= TINY_CHARS and not self.streamed:
+            try:
+                words = Pretokenizer(self.settings.pattern,
+                                     self.settings.special_tokens).words(text)
+            except Exception:  # a bad pattern is reported by the settings panel
+                return None
+            return len(words), len(set(words))
+        return None
+
+    def corpus_text_counts(self) -> tuple[int, int] | None:
+        """(characters, bytes) of the text of the corpus as training read it (a
+        streamed corpus is only counted by training), or None before that."""
+        if self._trainer_matches_corpus():
+            counts = self.view().corpus_counts()
+            return counts.chars, counts.bytes
+        return None
+
+    def char_alphabet_size(self) -> int | None:
+        """How many base symbols character mode has on this corpus (the trainer's rule,
+        ``trainer.n_base_symbols``, on the corpus's words under the current pattern and
+        special tokens), or None when the whole corpus is not at hand (streamed, or
+        longer than CHAR_BASE_LIMIT characters) or the pattern does not compile."""
+        v = self.view()
+        if v is not None and not self.stale and v.settings.mode == "char":
+            return v.n_base
+        text = self.corpus_text
+        if len(text) > CHAR_BASE_LIMIT or self.streamed:
+            return None
+        s = self.settings
+        key = (text, s.pattern, tuple(s.special_tokens))
+        cached = getattr(self, "_char_base_cache", None)
+        if cached is None or cached[0] != key:
+            try:   # the trainer's own rule, on the words the trainer would see
+                table = table_from_text(text, Pretokenizer(s.pattern, s.special_tokens))
+            except BPEError:  # a bad pattern or special token: the settings panel says so
+                return None
+            cached = self._char_base_cache = (key, n_base_symbols(table, "char"))
+        return cached[1]
+
+    def corpus_special_counts(self) -> dict[str, int] | None:
+        """How often each special token occurs in the corpus the trainer was built from,
+        or None when that is not known: a streamed corpus (only its start is in the
+        window) or a word-count table (it does not record them). Counted in the text
+        when it is the trainer's (the same number of bytes)."""
+        t = self.trainer
+        if t is None:
+            return None
+        specials = t.settings.special_tokens
+        if not specials:
+            return {}
+        text = self.corpus_text
+        if self.corpus_table is not None or self.streamed:
+            return None
+        n_bytes = t.table.n_bytes
+        if len(text) > 4 * n_bytes + 4 or len(text.encode("utf-8", "surrogatepass")) != n_bytes:
+            return None
+        return stats.special_counts(text, specials)

@@ -1,0 +1,86 @@
+"""The main window: the panels in docks around the merge panel, wired to one controller.
+
+Wiring only: the panels do their own work through the controller. Layout: the merge
+step panel in the middle; corpus editor and training settings docked on the left, the
+encode view on the right, the vocabulary browser below. Every dock can move, float or
+close; the arrangement, window geometry, recent files and theme live in QSettings.
+
+The window is put together from parts in ``gui/window/``, one per concern:
+
+- ``docks.py``     panels and docks, the default layout fitted to the screen, the
+                   remembered layout, Reset layout (DockLayout)
+- ``actions.py``   actions, shortcuts, menus and the small dialogs they open
+                   (ActionsAndMenus)
+- ``status.py``    the status bar (step, progress, Cancel), the title, error boxes, and
+                   the controller signals behind them (StatusBar)
+- ``files.py``     open and drag-and-drop of sessions, tokenizers and corpora; unsaved
+                   edits; the not-UTF-8 dialog (FilesAndDrops)
+- ``sessions.py``  session files, the autosave, what opens at start (SessionsAndAutosave)
+- ``theme.py``     light / dark / system (Theme)
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QMainWindow, QWidget
+
+from ..resources import app_icon
+from ..controller.controller import Controller
+from ..panels.corpus.corpus_editor import RecentFiles
+from .actions import ActionsAndMenus
+from .docks import STATE_VERSION, DockLayout
+from .files import FilesAndDrops
+from .sessions import RECOVER_KEY, SessionsAndAutosave
+from .status import StatusBar
+from .theme_menu import Theme
+
+class MainWindow(DockLayout, ActionsAndMenus, StatusBar, FilesAndDrops, SessionsAndAutosave,
+                 Theme, QMainWindow):
+    """The window: its parts (gui/window/) built in order, then the remembered layout."""
+
+    def __init__(self, controller: Controller | None = None, settings: QSettings | None = None,
+                 parent: QWidget | None = None):
+        super().__init__(parent)
+        self.settings = settings if settings is not None else QSettings()
+        self.controller = controller or Controller(self)
+        self.recent = RecentFiles(self.settings, parent=self)
+        self.last_error: tuple[str, str] | None = None
+        self._recorded_paths: list[str] = []
+        self._shown_once = False
+        self._state_restored = False
+        self.setObjectName("MainWindow")
+        self.setWindowIcon(app_icon())
+        self.setAcceptDrops(True)
+        self.setDockOptions(QMainWindow.AnimatedDocks | QMainWindow.AllowTabbedDocks
+                            | QMainWindow.AllowNestedDocks)
+        self._build_panels()
+        self._build_actions()
+        self._build_menus()
+        self._build_status_bar()
+        self._connect()
+        self._default_state = self.saveState(STATE_VERSION)
+        self.theme = str(self.settings.value("theme", "system"))
+        self.set_theme(self.theme, save=False)
+        self._restore_layout()
+        self._update_title()
+        self._update_actions()
+
+    def quit_for_signal(self) -> None:
+        """End the session for SIGTERM or SIGINT (a logout, ``kill``, Ctrl+C in the
+        terminal): as File > Quit, but nobody is there to answer a question, so unsaved
+        corpus edits are not asked about; they are kept in the autosaved session, which
+        the next start opens (see ``SessionsAndAutosave.load_initial``)."""
+        self._closing_for_signal = True
+        self.close()
+
+    def closeEvent(self, event) -> None:
+        by_signal = getattr(self, "_closing_for_signal", False)
+        self.editor.flush()
+        if by_signal:
+            self.settings.setValue(RECOVER_KEY, self.controller.corpus_dirty)
+        elif not self.maybe_save_corpus():
+            event.ignore()
+            return
+        self.save_layout()
+        self._autosave()
+        self.controller.shutdown()
+        event.accept()
