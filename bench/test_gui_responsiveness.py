@@ -88,7 +88,7 @@ def test_20mb_corpus_keeps_the_gui_responsive(qtbot, corpora_dir, tmp_path, monk
     print(f"\n20 MB corpus: {report}; overall max GUI gap {beat.worst() * 1000:.0f} ms "
           f"over {len(beat.gaps)} ticks; gaps > 100 ms: "
           f"{sum(1 for g, _ in beat.gaps if g > TARGET_GAP_S)}")
-    c.corpus_dirty = False
+    c.mark_corpus_saved()
     win.close()
     c.shutdown()
     # The target; on a loaded machine a lone spike may exceed it (see the printed report).
@@ -162,6 +162,6 @@ def test_window_step_and_reencode_latency(qtbot, corpora_dir, tmp_path, monkeypa
           " (target: p95 under 16 ms)")
     print(f"re-encode 10 KB in the encode view: p50 {_p(edits, .5):.1f} ms, "
           f"p95 {_p(edits, .95):.1f} ms (target 16 ms)")
-    c.corpus_dirty = False
+    c.mark_corpus_saved()
     win.close()
     c.shutdown()

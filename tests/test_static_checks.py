@@ -69,7 +69,7 @@ def test_models_import_no_qt_widgets():
 # ``t.core.best()``, ``t.table.total``, ``controller.trainer``, a pane's own JobRunner).
 WIDGET_BANNED = {"trainer": "the live trainer: use controller.view()",
                  "core": "the trainer's C core",
-                 "jobs": "the job runner: controller.run_side_job() and its signals",
+                 "jobs": "the job runner: controller.start(Job(...)), controller.side",
                  "live": "the live-look lock: controller.livePeek / view()",
                  "JobRunner": "a job runner of its own"}
 

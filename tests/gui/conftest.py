@@ -113,7 +113,7 @@ def make_window(qtbot, tmp_path, settings_file, monkeypatch):
     for win in windows:
         win.editor._edited = False
         win.editor._edit_timer.stop()
-        win.controller.corpus_dirty = False
+        win.controller.mark_corpus_saved()
         win.close()
         win.controller.shutdown()
         win.deleteLater()

@@ -158,7 +158,7 @@ def test_bad_settings_and_empty_corpus_are_reported(view, controller, qtbot):
         assert pane.train()
     assert "below the base alphabet" in pane.train_status.text()
     assert pane.tokenizer() is None and pane.train_btn.isEnabled()
-    controller.corpus_text = ""
+    controller.set_corpus_text("")
     assert not pane.train()
     assert "empty" in pane.train_status.text()
 

@@ -22,5 +22,5 @@ def test_window_counts_the_char_alphabet_as_the_trainer_does(qtbot, pattern, spe
     c = Controller()
     c.set_settings(settings)
     c.set_corpus_text(CORPUS)
-    assert c.char_alphabet_size() == Trainer.from_text(CORPUS, settings).n_base
+    assert c.queries.char_alphabet_size() == Trainer.from_text(CORPUS, settings).n_base
     c.shutdown()

@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 
 from bpe_gui.engine import TrainSettings
-from bpe_gui.gui.controller.controller import SYNC_CHARS
+from bpe_gui.gui.controller.training import SYNC_CHARS
 from bpe_gui.gui.controller.corpus_source import FileCorpus
 from bpe_gui.gui.window.training_flow import REAL_CORPUS_SETTINGS
 

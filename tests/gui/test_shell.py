@@ -269,7 +269,8 @@ def test_status_bar_progress_and_cancel_follow_jobs(window, qtbot, idle):
             progress(i, 500)
             time.sleep(0.01)
 
-    assert c.run_side_job("slow", "Slow job", job)
+    from bpe_gui.gui.controller.jobs import Job
+    assert c.start(Job("Slow job", job))
     qtbot.waitUntil(lambda: window.progress_bar.isVisible(), timeout=2_000)
     assert window.cancel_button.isVisible() and window.act_cancel.isEnabled()
     assert not window.act_step.isEnabled()

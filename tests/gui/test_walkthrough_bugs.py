@@ -209,7 +209,7 @@ def test_bug10_saving_a_corpus_from_a_file_asks_before_overwriting(window, qtbot
                         staticmethod(lambda *a, **k: (asked.append(a), ("", ""))[1]))
     assert not window.maybe_save_corpus()       # the dialog was cancelled: nothing written
     assert asked and src.read_text(encoding="utf-8") == "original words here"
-    c.corpus_dirty = False
+    c.mark_corpus_saved()
 
 
 def test_bug11_sessions_restore_the_imported_tokenizer_and_whitespace(

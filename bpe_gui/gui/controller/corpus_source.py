@@ -19,7 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
-from ...engine.corpus import Cancelled, PretokenTable, count_corpus, table_from_text
+from ...engine import corpus as engine_corpus   # as a module: tests stand in for its parts
+from ...engine.corpus import Cancelled, PretokenTable, count_corpus
+from ...engine.counts import check_settings
 from ...engine.files import read_documents, read_head
 from ...engine.pretokenize import Pretokenizer
 
@@ -38,6 +40,10 @@ def human_size(n: int) -> str:
     return f"{n} bytes"
 
 
+def _pre(settings) -> Pretokenizer:
+    return Pretokenizer(settings.pattern, settings.special_tokens)
+
+
 @dataclass(frozen=True)
 class TextCorpus:
     """Text held in the window (typed, pasted, a sample, or small files read whole)."""
@@ -49,8 +55,9 @@ class TextCorpus:
     table = None
     streamed = False
 
-    def build_table(self, pre: Pretokenizer, progress=None, cancelled=None) -> PretokenTable:
-        return table_from_text(self.text, pre, progress=progress, cancel=cancelled)
+    def build_table(self, settings, progress=None, cancelled=None) -> PretokenTable:
+        return engine_corpus.table_from_text(self.text, _pre(settings), progress=progress,
+                                             cancel=cancelled)
 
 
 @dataclass(frozen=True)
@@ -64,7 +71,9 @@ class TableCorpus:
     dirty = False
     streamed = False
 
-    def build_table(self, pre: Pretokenizer, progress=None, cancelled=None) -> PretokenTable:
+    def build_table(self, settings, progress=None, cancelled=None) -> PretokenTable:
+        """The table itself, if ``settings`` use its pattern and special tokens."""
+        check_settings(self.table.meta, settings, "The word-count table")
         return self.table
 
 
@@ -85,8 +94,8 @@ class FileCorpus:
     def text(self) -> str:
         return self.head
 
-    def build_table(self, pre: Pretokenizer, progress=None, cancelled=None) -> PretokenTable:
-        return count_files(self, pre, progress, cancelled)
+    def build_table(self, settings, progress=None, cancelled=None) -> PretokenTable:
+        return count_files(self, _pre(settings), progress, cancelled)
 
     @property
     def names(self) -> str:
@@ -169,3 +178,18 @@ def count_files(fc: FileCorpus, pre: Pretokenizer, progress=None, cancel=None):
 
 
 Corpus = TextCorpus | FileCorpus | TableCorpus
+
+
+@dataclass(frozen=True)
+class NotUtf8:
+    """A corpus file is not UTF-8 (found while reading it): the window offers to read
+    the files again with another encoding."""
+
+    paths: list[str]
+    bad: str            # the file
+    offset: int | None  # its first bad byte
+    message: str
+
+    @classmethod
+    def of(cls, e, paths: Sequence[str]) -> "NotUtf8":
+        return cls(list(paths), e.path or paths[0], e.offset, str(e))

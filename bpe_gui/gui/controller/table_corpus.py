@@ -27,12 +27,12 @@ def table_paths(paths: Sequence[str]) -> list[str] | None:
 
 
 def read_job(paths: Sequence[str]):
-    """A JobRunner job reading (and summing) tables: ("table", paths, PretokenTable)."""
+    """A job reading (and summing) tables: the PretokenTable."""
     paths = [str(p) for p in paths]
 
     def job(progress, cancelled):
         progress(0, 1)
         table = read_tables(paths)
         progress(1, 1)
-        return ("table", paths, table)
+        return table
     return job

@@ -23,9 +23,10 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from ...engine.analysis import Reachability, classify_more, classify_tokens
 from ...engine.base import BaseTokenizer as Tokenizer  # any kind: trained or imported
+from .jobs import Job, JobEnd, Outcome
 
 SYNC_MAX = 2_000     # at most this many tokens are classified at once, on the GUI thread
-KIND = "classes"
+
 RETRY_MS = 400       # after the last job ends, ask again for what a dropped job was doing
 
 
@@ -45,8 +46,6 @@ class TokenClasses(QObject):
         self._cancelled: object = None       # the user cancelled classifying this
         self._retry = QTimer(self, singleShot=True, interval=RETRY_MS)
         self._retry.timeout.connect(self._ask_again)
-        controller.jobDone.connect(self._done)
-        controller.jobEnded.connect(self._ended)
         controller.busyChanged.connect(self._busy_changed)
 
     @property
@@ -130,16 +129,15 @@ class TokenClasses(QObject):
             n = len(tok.vocab)
 
         def job(progress, cancelled):
-            return key, classify_tokens(build(), progress, cancelled)
+            return classify_tokens(build(), progress, cancelled)
         self._asked = key   # before it starts: it may be cancelled at once
-        if not c.run_side_job(KIND, f"Classifying {n:,} tokens (ok, unreachable, "
-                              "undecodable)", job, abandon=True, yields=yields):
+        if not c.start(Job(f"Classifying {n:,} tokens (ok, unreachable, undecodable)", job,
+                           lambda reach: self._done(key, reach), self._ended,
+                           abandon=True, yields=yields)):
             self._asked = None
 
-    def _done(self, kind: str, result) -> None:
-        if kind != KIND:
-            return
-        (which, obj), reach = result
+    def _done(self, key: tuple, reach: Reachability) -> None:
+        which, obj = key
         if which == "trained":
             if self._c.view() is obj:
                 self._trained = (obj, reach)
@@ -148,14 +146,12 @@ class TokenClasses(QObject):
         self._wanted = None
         self.changed.emit()
 
-    def _ended(self, kind: str, why: str) -> None:
-        if kind != KIND:
-            return
+    def _ended(self, end: JobEnd) -> None:
         asked, self._asked = self._asked, None
-        if why == "cancelled" and asked is not None:   # by the user: until asked again
+        if end.outcome is Outcome.CANCELLED and asked is not None:   # until asked again
             self._cancelled, self._wanted = asked[1], None
             self.changed.emit()
-        elif why and why != "dropped":   # failed (reported): do not ask again and again
+        elif end.outcome is Outcome.FAILED:   # (reported) do not ask again and again
             self._wanted = None
 
     def _ask_again(self) -> None:

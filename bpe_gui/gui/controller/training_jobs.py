@@ -13,11 +13,10 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ...engine import corpus as engine_corpus
+from ...engine.corpus import Cancelled, PretokenTable
 from ...engine.errors import NotUTF8Error
-from ...engine.pretokenize import Pretokenizer
 from ...engine.trainer import Trainer, TrainSettings
-from .corpus_source import FileCorpus, count_files
+from .corpus_source import Corpus, NotUtf8
 
 
 def has_detail(rec) -> bool:
@@ -46,40 +45,36 @@ def run_job(t: Trainer, until: int | None, live) -> Callable:
             recs = t.run(until=until, progress=live.wrap(progress), cancel=cancelled,
                          detail=False)
             t.tokenizer()   # its merge table (32k merges: ~0.15 s) here, not on the GUI thread
-            return ("run", recs)
+            return recs
     return job
 
 
-def retrain_job(source, settings: TrainSettings, live, box: dict,
+def retrain_job(source: Corpus | PretokenTable, settings: TrainSettings, live, box: dict,
                 phase: Callable[[str, str], None], to_step: int | None = None,
                 to_target: bool = False) -> Callable:
-    """Pre-tokenize the corpus (text, or files streamed in blocks; a word-count table is
-    used as it is) into a new trainer, then run it to ``to_step`` or the target. Once it
-    starts merging, the trainer is published in ``box`` so the window can follow it (and
-    keep it on Cancel)."""
+    """Pre-tokenize the corpus (text, or files streamed in blocks; a word-count table, or
+    the trainer's own table when it still fits, is used as it is) into a new trainer,
+    then run it to ``to_step`` or the target: the Trainer, or NotUtf8 for a file found
+    not to be UTF-8 past its preview. Once it starts merging, the trainer is published
+    in ``box`` so the window can follow it (and keep it on Cancel)."""
     def job(progress, cancelled):
-        pre = Pretokenizer(settings.pattern, settings.special_tokens)
-        if isinstance(source, engine_corpus.PretokenTable):
+        if isinstance(source, PretokenTable):
             table = source
-        elif isinstance(source, FileCorpus):
-            try:
-                table = count_files(source, pre, progress, cancelled)
-            except NotUTF8Error as e:   # found past the preview: offer another encoding
-                return ("not-utf8", list(source.paths), e.path or source.paths[0], e.offset,
-                        str(e))
         else:
-            table = engine_corpus.table_from_text(source, pre, progress=progress,
-                                                  cancel=cancelled)
+            try:
+                table = source.build_table(settings, progress, cancelled)
+            except NotUTF8Error as e:   # found past the preview: offer another encoding
+                return NotUtf8.of(e, source.paths)
         trainer = Trainer(table, settings)
         if to_step or to_target:
             box["trainer"] = trainer   # the window may show it from now on
             if cancelled():   # after publishing it: cancel() reads box after the flag
-                return ("cancelled",)
+                raise Cancelled()   # ends as cancelled, keeping the published trainer
             phase("Training to target" if to_target else f"Running to step {to_step:,}",
                   "merges")
             with live.holding():
                 trainer.run(until=to_step or None, progress=live.wrap(progress),
                             cancel=cancelled, detail=False)
                 trainer.tokenizer()   # built here, not on the GUI thread
-        return ("train", trainer)
+        return trainer
     return job

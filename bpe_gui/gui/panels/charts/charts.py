@@ -131,8 +131,6 @@ class ChartsView(CatchesUp, QWidget):
         controller.stepChanged.connect(lambda _: self.schedule())
         controller.busyChanged.connect(self._busy_changed)
         controller.livePeek.connect(self._live_peek)
-        controller.jobDone.connect(self._job_done)
-        controller.jobEnded.connect(self._job_ended)
         self._trainer_changed()
 
     # ----- scheduling -----------------------------------------------------------------------
@@ -169,7 +167,7 @@ class ChartsView(CatchesUp, QWidget):
         if v is None and c.has_trainer:
             return   # a job runs it: at its next look or its end
         self._new_run = False
-        self.series = RunSeries(v, c.corpus_special_counts()) if v is not None else None
+        self.series = RunSeries(v, c.queries.corpus_special_counts()) if v is not None else None
         if v is not None:
             self.lengths.xlabel = ("length (characters)" if v.settings.mode == "char"
                                    else "length (bytes)")
@@ -279,27 +277,21 @@ class ChartsView(CatchesUp, QWidget):
         if key == self._held_key or key == self._held_asked or self.controller.busy:
             return   # done, under way, or asked again when the running job ends
         self._held, self._held_points, self._held_job = None, {}, None
-        if self.controller.prepare_held_out(self._held_text, s.pattern, s.special_tokens,
-                                            key=key):
+        if self.controller.side.prepare_held_out(
+                self._held_text, s.pattern, s.special_tokens,
+                lambda held: self._held_out_ready(key, held), self._held_out_ended):
             self._held_asked = key
 
-    def _job_done(self, kind: str, result) -> None:
-        if kind == "held-out-text":
-            self.set_held_out_text(result.text, result.name, result.cut)
-        elif kind == "held-out":
-            key, held = result
-            v = self.controller.view()
-            s = v.settings if v is not None else None
-            if s is not None and key == (id(self._held_text), s.pattern, s.special_tokens):
-                self._held_key, self._held = key, held
-                self._held_points, self._held_job = {}, None
-                self.schedule()
+    def _held_out_ready(self, key: tuple, held) -> None:
+        v = self.controller.view()
+        s = v.settings if v is not None else None
+        if s is not None and key == (id(self._held_text), s.pattern, s.special_tokens):
+            self._held_key, self._held = key, held
+            self._held_points, self._held_job = {}, None
+            self.schedule()
 
-    def _job_ended(self, kind: str, why: str) -> None:
-        # a failed read of a held-out file is reported once, by the controller's
-        # errorOccurred (the window's error dialog); nothing to show here
-        if kind == "held-out":
-            self._held_asked = None
+    def _held_out_ended(self, _end) -> None:
+        self._held_asked = None
 
     def _queue_held_samples(self) -> None:
         if self._pending_held():
@@ -369,7 +361,10 @@ class ChartsView(CatchesUp, QWidget):
     def open_held_out(self, path: str) -> bool:
         """Read the file by a job of the controller's (only its start: the chart uses
         at most HELD_OUT_MAX_CHARS characters of it); False if another job runs."""
-        return self.controller.read_held_out(path)
+        # a failed read is reported once, by the controller's errorOccurred (the
+        # window's error dialog); nothing to show here when it ends
+        return self.controller.side.read_held_out(
+            path, lambda r: self.set_held_out_text(r.text, r.name, r.cut), lambda _end: None)
 
     def _paste_held_out(self) -> None:
         dlg = QDialog(self)

@@ -6,7 +6,7 @@ many of each side's tokens the other side produces as one token (it has those by
 that token is ok for it: its text encodes to exactly it). Lists: the shared tokens and
 those only one side has, in the order of their bytes.
 
-The comparison comes from the controller (``compare_vocabularies``): at once for small
+The comparison comes from the controller (``side.compare_vocabularies``): at once for small
 vocabularies, by a job of its (progress and Cancel in the status bar) for big ones,
 and only while this tab is shown.
 """
@@ -16,10 +16,11 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (QFrame, QLabel, QListView, QScrollArea, QSplitter,
                                QVBoxLayout, QWidget)
 
+from ...controller.jobs import JobEnd, Outcome
 from ...models.token_list import TokenListModel
 
 RETRY_MS = 300
-KIND = "overlap"
+
 
 
 class OverlapPanel(QWidget):
@@ -63,8 +64,6 @@ class OverlapPanel(QWidget):
         outer.addWidget(split)
         self._retry = QTimer(self, singleShot=True, interval=RETRY_MS)
         self._retry.timeout.connect(self._ask)
-        controller.jobDone.connect(self._done)
-        controller.jobEnded.connect(self._ended)
         controller.busyChanged.connect(lambda busy: None if busy else self._retry.start())
         self._show()
 
@@ -122,26 +121,24 @@ class OverlapPanel(QWidget):
             return   # asked again when it ends
         self._asked = (key, names)
         self._show(f"Comparing {len(a.vocab):,} and {len(b.vocab):,} tokens…")
-        if not self.controller.compare_vocabularies(a, b):
+        if not self.controller.side.compare_vocabularies(a, b, self._done, self._ended):
             self._asked = None
 
-    def _done(self, kind: str, result) -> None:
-        if kind != KIND or self._asked is None:
+    def _done(self, result) -> None:
+        if self._asked is None:
             return
         self._key, self.names = self._asked
         self.overlap = result
         self._show()
 
-    def _ended(self, kind: str, why: str) -> None:
-        if kind != KIND:
-            return
+    def _ended(self, end: JobEnd) -> None:
         self._asked = None
-        if why == "cancelled":
+        if end.outcome is Outcome.CANCELLED:
             self._show("Comparing the vocabularies was cancelled: change a side, or switch "
                        "tabs, to compare them again.")
             self._key = self._want[2] if self._want is not None else None
-        elif why and why != "dropped":
-            self._show(f"Could not compare the vocabularies: {why}")
+        elif end.outcome is Outcome.FAILED:
+            self._show(f"Could not compare the vocabularies: {end.message}")
             self._key = self._want[2] if self._want is not None else None
 
     # ----- showing ----------------------------------------------------------------------------

@@ -22,6 +22,7 @@ from ....engine.pretokenize import PRESET_LABELS, resolve_pattern
 from ....engine.tokenizer import Tokenizer
 from ....engine.trainer import TIE_RULE_LABELS, TrainSettings
 from ...dialogs.import_dialog import TOKENIZER_FILTER
+from ...controller.jobs import JobEnd, Outcome
 from ...widgets.flow_layout import FlowBar
 from ...widgets.text_pane import TextPane
 from ...widgets.token_text import TokenTextView, cut_color
@@ -61,8 +62,6 @@ class ComparePane(CatchesUp, QFrame):
         super().__init__(parent)
         self.controller = controller
         self.name = name
-        self.job_kind = f"compare:{name}"     # its training (Controller.train_other)
-        self.file_kind = f"file:{name}"        # a tokenizer file for it (read_tokenizer)
         self.training = False    # this side's configuration is being trained
         self._trained_tok: Tokenizer | None = None
         self._trained_desc = ""
@@ -110,8 +109,6 @@ class ComparePane(CatchesUp, QFrame):
         self._step_timer = QTimer(self, singleShot=True, interval=DEBOUNCE_MS)
         self._step_timer.timeout.connect(self.changed)
         self.kind.currentIndexChanged.connect(self._kind_changed)
-        controller.jobDone.connect(self._job_done)
-        controller.jobEnded.connect(self._job_ended)
         controller.stepChanged.connect(self._on_step)
         controller.trainerChanged.connect(self._on_trainer)
         controller.busyChanged.connect(lambda _: self._on_step())
@@ -377,8 +374,9 @@ class ComparePane(CatchesUp, QFrame):
     def train(self) -> bool:
         """Train the form's settings on the corpus: a job of the controller's (the status
         bar shows its progress and Cancel)."""
-        if not self.controller.train_other(self.form_settings(), self.name):
-            if self.controller.busy:   # else jobEnded has said why
+        if not self.controller.side.train_other(self.form_settings(), self.name,
+                                               self._trained_other, self._training_ended):
+            if self.controller.busy:   # else its end has said why
                 self._train_error("Another job is running: wait for it, or cancel it (Esc).")
             return False
         self.training = True
@@ -402,13 +400,16 @@ class ComparePane(CatchesUp, QFrame):
         self.train_btn.setEnabled(True)
         self.cancel_btn.setEnabled(False)
 
-    def _job_done(self, kind: str, result) -> None:
-        if kind == self.file_kind:
-            path, tok = result
-            self.set_tokenizer(tok, Path(path).name)
-            return
-        if kind != self.job_kind:
-            return
+    def _file_loaded(self, result) -> None:
+        path, tok = result
+        self.set_tokenizer(tok, Path(path).name)
+
+    def _file_ended(self, end: JobEnd) -> None:
+        if end.outcome is Outcome.FAILED:
+            self.imp_label.setText(f"Cannot load the file: {end.message}")
+            self.imp_label.setStyleSheet(f"color: {cut_color(self.palette()).name()}")
+
+    def _trained_other(self, result) -> None:
         self._trained_tok = result.tokenizer
         settings = self._trained_settings = result.settings
         self._trained_desc = (f"{MODE_SHORT[settings.mode]} · {_pattern_short(settings.pattern)}"
@@ -420,18 +421,12 @@ class ComparePane(CatchesUp, QFrame):
         if self.kind_key() == "trained":
             self.changed.emit()
 
-    def _job_ended(self, kind: str, why: str) -> None:
-        if kind == self.file_kind and why:
-            self.imp_label.setText(f"Cannot load the file: {why}")
-            self.imp_label.setStyleSheet(f"color: {cut_color(self.palette()).name()}")
-            return
-        if kind != self.job_kind:
-            return
+    def _training_ended(self, end: JobEnd) -> None:
         self._train_done_ui()
-        if why == "cancelled":
+        if end.outcome is Outcome.CANCELLED:
             self.train_status.setText("Training cancelled.")
-        elif why:
-            self._train_error(why)
+        elif end.outcome is Outcome.FAILED:
+            self._train_error(end.message)
         self.trained.emit()
 
     def _train_error(self, message: str) -> None:
@@ -463,7 +458,7 @@ class ComparePane(CatchesUp, QFrame):
         its job runner). False if it cannot be loaded (the label says why)."""
         self.imp_label.setText(f"Loading {Path(path).name}…")
         self.imp_label.setStyleSheet("")
-        return self.controller.read_tokenizer(path, self.file_kind)
+        return self.controller.side.read_tokenizer(path, self._file_loaded, self._file_ended)
 
     def _ask_open(self) -> None:
         path, _ = QFileDialog.getOpenFileName(

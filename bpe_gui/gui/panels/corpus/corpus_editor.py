@@ -519,12 +519,12 @@ class CorpusEditor(QWidget):
     def pretoken_counts(self) -> tuple[int, int] | None:
         """(pre-tokens, unique), as the controller knows them (the trainer's table, a
         word-count table, or a tiny text counted at once)."""
-        return self.controller.corpus_pretokens()
+        return self.controller.queries.corpus_pretokens()
 
     def _streamed_counts(self) -> None:
         """A streamed corpus: size on disk; characters and bytes from its pre-token table
         once training has read the files."""
-        counts = self.controller.corpus_text_counts()
+        counts = self.controller.queries.corpus_text_counts()
         chars, nbytes = counts if counts is not None else (None, None)
         self._counts.update(chars=chars, bytes=nbytes)
 

@@ -334,7 +334,7 @@ class SettingsPanel(QWidget):
                           min_frequency=self.minfreq_spin.value(),
                           prune=self.prune_check.isChecked())
         try:   # the vocab size rule is TrainSettings'; char mode: this corpus's alphabet
-            s = s.validated(n_base=self.controller.char_alphabet_size()
+            s = s.validated(n_base=self.controller.queries.char_alphabet_size()
                             if mode == "char" else None)
         except BPEError as e:
             return None, {"target": str(e)}
