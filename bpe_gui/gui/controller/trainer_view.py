@@ -28,10 +28,27 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from ...engine.tokenizer import Tokenizer
-from ...engine.trainer import MergeStep, Trainer, TrainSettings
-from ..models.pair_table import PairSnapshot
+from ...engine.trainer import MergeStep, PairRow, Trainer, TrainSettings
 
 PART_OF_WORDS = 20_000   # corpus words the pair table's hints look through
+
+
+@dataclass(frozen=True)
+class PairSnapshot:
+    """The best pairs at one step. ``vocab`` is a copy of the token bytes then (a tuple
+    of references: cheap), so rows render their text lazily, only when painted."""
+
+    rows: tuple[PairRow, ...] = ()
+    vocab: tuple[bytes, ...] = ()
+    step: int = 0             # the trainer's step when taken: these are the pairs for step+1
+    top_count: int = 0
+    n_tied: int = 0           # pairs sharing the top count (all of them, not only shown)
+    limit: int = 0            # how many rows were asked for
+    done: bool = False        # training cannot go on (target reached / nothing left)
+
+    @property
+    def maybe_more(self) -> bool:
+        return len(self.rows) >= self.limit > 0
 
 
 @dataclass(frozen=True)

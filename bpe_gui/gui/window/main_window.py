@@ -9,14 +9,15 @@ The window is put together from parts in ``gui/window/``, one per concern:
 
 - ``docks.py``     panels and docks, the default layout fitted to the screen, the
                    remembered layout, Reset layout (DockLayout)
-- ``actions.py``   actions, shortcuts, menus and the small dialogs they open
+- ``actions.py``   actions declared as data (ACTIONS, MENUS, TOOLBAR), the menus and
+                   shortcuts built from them, and the small dialogs they open
                    (ActionsAndMenus)
-- ``status.py``    the status bar (step, progress, Cancel), the title, error boxes, and
-                   the controller signals behind them (StatusBar)
+- ``status.py``    the status bar (step, progress, Cancel), the title, error boxes
+                   (StatusBar; ``_connect`` below wires the controller's signals to them)
 - ``files.py``     open and drag-and-drop of sessions, tokenizers and corpora; unsaved
                    edits; the not-UTF-8 dialog (FilesAndDrops)
 - ``sessions.py``  session files, the autosave, what opens at start (SessionsAndAutosave)
-- ``theme.py``     light / dark / system (Theme)
+- ``theme_menu.py`` light / dark / system (Theme)
 """
 from __future__ import annotations
 
@@ -63,6 +64,28 @@ class MainWindow(DockLayout, ActionsAndMenus, StatusBar, FilesAndDrops, Sessions
         self._restore_layout()
         self._update_title()
         self._update_actions()
+
+    def _connect(self) -> None:
+        """The controller's signals, to the parts of the window that show them."""
+        c = self.controller
+        c.errorOccurred.connect(self.show_error)
+        c.message.connect(lambda text: self.statusBar().showMessage(text, 10_000))
+        # a message cut by the labels beside it can still be read whole
+        sb = self.statusBar()
+        sb.messageChanged.connect(lambda text: sb.setToolTip(text))
+        c.progress.connect(self._on_progress)
+        c.busyChanged.connect(self._show_busy)
+        c.busyChanged.connect(lambda _: self._update_actions())
+        c.corpusChanged.connect(self._on_corpus_changed)
+        c.stepChanged.connect(lambda _: self._on_step())
+        c.trainerChanged.connect(self._update_step_label)
+        c.targetChanged.connect(self._update_step_label)
+        c.livePeek.connect(lambda _: self._update_step_label())
+        c.cancelling.connect(lambda label: self.progress_label.setText(f"{label}: cancelling…"))
+        c.trainerStale.connect(self._on_stale)
+        c.playingChanged.connect(self.act_play.setChecked)
+        c.tokenizerChanged.connect(self._update_actions)
+        c.notUtf8.connect(self._on_not_utf8)
 
     def quit_for_signal(self) -> None:
         """End the session for SIGTERM or SIGINT (a logout, ``kill``, Ctrl+C in the

@@ -1,6 +1,6 @@
 """The main window's status bar and title: the current step, a running job's progress
-and Cancel, "Changed: retrain", messages, and error boxes; and the controller signals
-that drive them.
+and Cancel, "Changed: retrain", messages, and error boxes (main_window.py connects the
+controller's signals to them).
 
 :class:`StatusBar` is a part of :class:`~bpe_gui.gui.main_window.MainWindow` (a mixin).
 """
@@ -34,28 +34,6 @@ class StatusBar:
                   self.cancel_button):
             sb.addPermanentWidget(w)
         self._show_busy(False)
-
-    # ----- signals ----------------------------------------------------------------------
-    def _connect(self) -> None:
-        c = self.controller
-        c.errorOccurred.connect(self.show_error)
-        c.message.connect(lambda text: self.statusBar().showMessage(text, 10_000))
-        # a message cut by the labels beside it can still be read whole
-        sb = self.statusBar()
-        sb.messageChanged.connect(lambda text: sb.setToolTip(text))
-        c.progress.connect(self._on_progress)
-        c.busyChanged.connect(self._show_busy)
-        c.busyChanged.connect(lambda _: self._update_actions())
-        c.corpusChanged.connect(self._on_corpus_changed)
-        c.stepChanged.connect(lambda _: self._on_step())
-        c.trainerChanged.connect(self._update_step_label)
-        c.targetChanged.connect(self._update_step_label)
-        c.livePeek.connect(lambda _: self._update_step_label())
-        c.cancelling.connect(lambda label: self.progress_label.setText(f"{label}: cancelling…"))
-        c.trainerStale.connect(self._on_stale)
-        c.playingChanged.connect(self.act_play.setChecked)
-        c.tokenizerChanged.connect(self._update_actions)
-        c.notUtf8.connect(self._on_not_utf8)
 
     def _on_corpus_changed(self) -> None:
         c = self.controller

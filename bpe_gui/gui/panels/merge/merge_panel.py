@@ -15,7 +15,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QGroupBox, QHBoxLayout, QHeade
 
 from ....engine.trainer import TIE_RULE_LABELS, MergeStep
 from ...models.affected import AffectedModel, affected_rows
-from ...models.pair_table import PairSnapshot, PairTableModel
+from ...controller.trainer_view import PairSnapshot
+from ...models.pair_table import PairTableModel
 from ...models.roles import ReadableCache, TokenColors
 from ...models.timeline import TimelineModel
 from ...widgets.table_cells import TEXT_MARGIN, CellTableView
