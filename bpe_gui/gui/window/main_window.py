@@ -13,11 +13,12 @@ The window is put together from parts in ``gui/window/``, one per concern:
                    shortcuts built from them, and the small dialogs they open
                    (ActionsAndMenus)
 - ``status.py``    the status bar (step, progress, Cancel), the title, error boxes
-                   (StatusBar; ``_connect`` below wires the controller's signals to them)
+                   (StatusBar, a composed part; ``_connect`` below wires the controller's
+                   signals to it)
 - ``files.py``     open and drag-and-drop of sessions, tokenizers and corpora; unsaved
                    edits; the not-UTF-8 dialog (FilesAndDrops)
 - ``sessions.py``  session files, the autosave, what opens at start (SessionsAndAutosave)
-- ``theme_menu.py`` light / dark / system (Theme)
+- ``theme_menu.py`` light / dark / system (ThemeMenu, a composed part)
 """
 from __future__ import annotations
 
@@ -32,10 +33,9 @@ from .docks import STATE_VERSION, DockLayout
 from .files import FilesAndDrops
 from .sessions import RECOVER_KEY, SessionsAndAutosave
 from .status import StatusBar
-from .theme_menu import Theme
+from .theme_menu import ThemeMenu
 
-class MainWindow(DockLayout, ActionsAndMenus, StatusBar, FilesAndDrops, SessionsAndAutosave,
-                 Theme, QMainWindow):
+class MainWindow(DockLayout, ActionsAndMenus, FilesAndDrops, SessionsAndAutosave, QMainWindow):
     """The window: its parts (gui/window/) built in order, then the remembered layout."""
 
     def __init__(self, controller: Controller | None = None, settings: QSettings | None = None,
@@ -44,8 +44,6 @@ class MainWindow(DockLayout, ActionsAndMenus, StatusBar, FilesAndDrops, Sessions
         self.settings = settings if settings is not None else QSettings()
         self.controller = controller or Controller(self)
         self.recent = RecentFiles(self.settings, parent=self)
-        self.last_error: tuple[str, str] | None = None
-        self._recorded_paths: list[str] = []
         self._shown_once = False
         self._state_restored = False
         self.setObjectName("MainWindow")
@@ -56,36 +54,58 @@ class MainWindow(DockLayout, ActionsAndMenus, StatusBar, FilesAndDrops, Sessions
         self._build_panels()
         self._build_actions()
         self._build_menus()
-        self._build_status_bar()
+        self.status = StatusBar(self, self.controller, self.recent, self._update_actions)
+        s = self.status   # the parts of the status bar that tests and panels look at
+        self.step_label, self.stale_label = s.step_label, s.stale_label
+        self.progress_label, self.progress_bar = s.progress_label, s.progress_bar
+        self.cancel_button, self.show_error = s.cancel_button, s.show_error
         self._connect()
         self._default_state = self.saveState(STATE_VERSION)
-        self.theme = str(self.settings.value("theme", "system"))
-        self.set_theme(self.theme, save=False)
+        self.themes = ThemeMenu(self.settings, self.theme_actions,
+                                lambda: self.status.on_stale(self.controller.stale))
+        self.themes.set(self.themes.name, save=False)
         self._restore_layout()
-        self._update_title()
+        self.status.update_title()
         self._update_actions()
 
     def _connect(self) -> None:
         """The controller's signals, to the parts of the window that show them."""
         c = self.controller
-        c.errorOccurred.connect(self.show_error)
+        s = self.status
+        c.errorOccurred.connect(s.show_error)
         c.message.connect(lambda text: self.statusBar().showMessage(text, 10_000))
         # a message cut by the labels beside it can still be read whole
         sb = self.statusBar()
         sb.messageChanged.connect(lambda text: sb.setToolTip(text))
-        c.progress.connect(self._on_progress)
-        c.busyChanged.connect(self._show_busy)
+        c.progress.connect(s.on_progress)
+        c.busyChanged.connect(s.show_busy)
         c.busyChanged.connect(lambda _: self._update_actions())
-        c.corpusChanged.connect(self._on_corpus_changed)
-        c.stepChanged.connect(lambda _: self._on_step())
-        c.trainerChanged.connect(self._update_step_label)
-        c.targetChanged.connect(self._update_step_label)
-        c.livePeek.connect(lambda _: self._update_step_label())
+        c.corpusChanged.connect(s.on_corpus_changed)
+        c.stepChanged.connect(lambda _: s.on_step())
+        c.trainerChanged.connect(s.update_step_label)
+        c.targetChanged.connect(s.update_step_label)
+        c.livePeek.connect(lambda _: s.update_step_label())
         c.cancelling.connect(lambda label: self.progress_label.setText(f"{label}: cancelling…"))
-        c.trainerStale.connect(self._on_stale)
+        c.trainerStale.connect(s.on_stale)
         c.playingChanged.connect(self.act_play.setChecked)
         c.tokenizerChanged.connect(self._update_actions)
         c.notUtf8.connect(self._on_not_utf8)
+
+    @property
+    def theme(self) -> str:
+        return self.themes.name
+
+    def set_theme(self, name: str, save: bool = True) -> None:
+        self.themes.set(name, save)
+
+    @property
+    def last_error(self) -> tuple[str, str] | None:
+        """The last error box's (title, message)."""
+        return self.status.last_error
+
+    @last_error.setter
+    def last_error(self, value: tuple[str, str] | None) -> None:
+        self.status.last_error = value
 
     def quit_for_signal(self) -> None:
         """End the session for SIGTERM or SIGINT (a logout, ``kill``, Ctrl+C in the
