@@ -16,11 +16,13 @@ The window is put together from parts in ``gui/window/``, one per concern:
                    (StatusBar, a composed part; ``_connect`` below wires the controller's
                    signals to it)
 - ``files.py``     open and drag-and-drop of sessions, tokenizers and corpora; unsaved
-                   edits; the not-UTF-8 dialog (FilesAndDrops)
+                   edits; the not-UTF-8 dialog (Files, a composed part)
 - ``sessions.py``  session files, the autosave, what opens at start (SessionsAndAutosave)
 - ``theme_menu.py`` light / dark / system (ThemeMenu, a composed part)
 """
 from __future__ import annotations
+
+from typing import Sequence
 
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QMainWindow, QWidget
@@ -30,12 +32,12 @@ from ..controller.controller import Controller
 from ..panels.corpus.corpus_editor import RecentFiles
 from .actions import ActionsAndMenus
 from .docks import STATE_VERSION, DockLayout
-from .files import FilesAndDrops
+from .files import Files
 from .sessions import RECOVER_KEY, SessionsAndAutosave
 from .status import StatusBar
 from .theme_menu import ThemeMenu
 
-class MainWindow(DockLayout, ActionsAndMenus, FilesAndDrops, SessionsAndAutosave, QMainWindow):
+class MainWindow(DockLayout, ActionsAndMenus, SessionsAndAutosave, QMainWindow):
     """The window: its parts (gui/window/) built in order, then the remembered layout."""
 
     def __init__(self, controller: Controller | None = None, settings: QSettings | None = None,
@@ -52,6 +54,8 @@ class MainWindow(DockLayout, ActionsAndMenus, FilesAndDrops, SessionsAndAutosave
         self.setDockOptions(QMainWindow.AnimatedDocks | QMainWindow.AllowTabbedDocks
                             | QMainWindow.AllowNestedDocks)
         self._build_panels()
+        self.files = Files(self, self.controller, self.editor, self.open_session,
+                           lambda title, message: self.show_error(title, message))
         self._build_actions()
         self._build_menus()
         self.status = StatusBar(self, self.controller, self.recent, self._update_actions)
@@ -89,7 +93,32 @@ class MainWindow(DockLayout, ActionsAndMenus, FilesAndDrops, SessionsAndAutosave
         c.trainerStale.connect(s.on_stale)
         c.playingChanged.connect(self.act_play.setChecked)
         c.tokenizerChanged.connect(self._update_actions)
-        c.notUtf8.connect(self._on_not_utf8)
+        c.notUtf8.connect(self.files.on_not_utf8)
+
+    # ----- files (files.py) ----------------------------------------------------------------
+    def open_paths(self, paths: Sequence[str]) -> bool:
+        """Open what was dropped or picked: sessions, tokenizer files or corpus files."""
+        return self.files.open_paths(paths)
+
+    def maybe_save_corpus(self) -> bool:
+        """Unsaved corpus edits: ask Save / Discard / Cancel. True = go ahead."""
+        return self.files.maybe_save_corpus()
+
+    @property
+    def encoding_dialog(self):
+        return self.files.encoding_dialog
+
+    def dragEnterEvent(self, event) -> None:
+        if not self.files.drag_enter(event):
+            super().dragEnterEvent(event)
+
+    def dragMoveEvent(self, event) -> None:
+        if not self.files.drag_move(event):
+            super().dragMoveEvent(event)
+
+    def dropEvent(self, event) -> None:
+        if not self.files.drop(event):
+            super().dropEvent(event)
 
     @property
     def theme(self) -> str:
