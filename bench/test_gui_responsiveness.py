@@ -124,7 +124,7 @@ def test_window_step_and_reencode_latency(qtbot, corpora_dir, tmp_path, monkeypa
                     and c.streamed, timeout=300_000)
     app = QApplication.instance()
     sample = lzma.open(big, "rt", encoding="utf-8").read(200_000)
-    win._set_encode_text(sample[100_000:102_000])
+    win.sessions.set_encode_text(sample[100_000:102_000])
     qtbot.wait(300)
     rows = []
     for start in (0, 1000, 5000, 10000):

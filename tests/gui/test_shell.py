@@ -329,7 +329,7 @@ def test_sample_fills_the_encode_view_but_keeps_user_text(window, qtbot):
     win = window
     win.editor.load_sample("zh-en")
     expected = resources.sample("zh-en").encode_text
-    qtbot.waitUntil(lambda: win._encode_text() == expected, timeout=3000)
-    win._set_encode_text("my own text")
+    qtbot.waitUntil(lambda: win.sessions.encode_text() == expected, timeout=3000)
+    win.sessions.set_encode_text("my own text")
     win.editor.load_sample("tutorial")
-    assert win._encode_text() == "my own text"
+    assert win.sessions.encode_text() == "my own text"

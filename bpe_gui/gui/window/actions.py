@@ -58,7 +58,7 @@ ACTIONS = (
                "Save corpus reference, settings and step"),
     ActionSpec("save_session_as", "Save session as…", "save_session_as", (),
                "Save the session under a new name"),
-    ActionSpec("reopen", "Reopen last session at startup", "_set_reopen", (),
+    ActionSpec("reopen", "Reopen last session at startup", "sessions.set_reopen", (),
                "Start where you left off instead of the sample", checkable=True),
     ActionSpec("import", "&Import tokenizer…", "import_dialog", ("Ctrl+I",),
                "Load vocab.json + merges.txt, tokenizer.json, .tiktoken ...", IDLE),

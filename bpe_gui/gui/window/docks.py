@@ -68,7 +68,6 @@ class DockLayout:
         self.setCorner(Qt.BottomLeftCorner, Qt.LeftDockWidgetArea)
         self.setCorner(Qt.BottomRightCorner, Qt.RightDockWidgetArea)
         self.editor.pathsRequested.connect(self.open_paths)
-        self.editor.sampleLoaded.connect(self._sample_loaded)
         guard_wheel(self)   # the wheel scrolls the docks; it changes only a focused control
 
     def _add_playback_dock(self) -> None:

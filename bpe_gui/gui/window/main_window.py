@@ -17,14 +17,16 @@ The window is put together from parts in ``gui/window/``, one per concern:
                    signals to it)
 - ``files.py``     open and drag-and-drop of sessions, tokenizers and corpora; unsaved
                    edits; the not-UTF-8 dialog (Files, a composed part)
-- ``sessions.py``  session files, the autosave, what opens at start (SessionsAndAutosave)
+- ``sessions.py``  session files, the autosave, what opens at start (Sessions, a
+                   composed part)
 - ``theme_menu.py`` light / dark / system (ThemeMenu, a composed part)
 """
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Sequence
 
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QSettings, QStandardPaths
 from PySide6.QtWidgets import QMainWindow, QWidget
 
 from ..resources import app_icon
@@ -33,11 +35,11 @@ from ..panels.corpus.corpus_editor import RecentFiles
 from .actions import ActionsAndMenus
 from .docks import STATE_VERSION, DockLayout
 from .files import Files
-from .sessions import RECOVER_KEY, SessionsAndAutosave
+from .sessions import AUTOSAVE_NAME, RECOVER_KEY, Sessions
 from .status import StatusBar
 from .theme_menu import ThemeMenu
 
-class MainWindow(DockLayout, ActionsAndMenus, SessionsAndAutosave, QMainWindow):
+class MainWindow(DockLayout, ActionsAndMenus, QMainWindow):
     """The window: its parts (gui/window/) built in order, then the remembered layout."""
 
     def __init__(self, controller: Controller | None = None, settings: QSettings | None = None,
@@ -54,8 +56,14 @@ class MainWindow(DockLayout, ActionsAndMenus, SessionsAndAutosave, QMainWindow):
         self.setDockOptions(QMainWindow.AnimatedDocks | QMainWindow.AllowTabbedDocks
                             | QMainWindow.AllowNestedDocks)
         self._build_panels()
-        self.files = Files(self, self.controller, self.editor, self.open_session,
+        self.files = Files(self, self.controller, self.editor,
+                           lambda path: self.sessions.open_session(path),
                            lambda title, message: self.show_error(title, message))
+        self.sessions = Sessions(self, self.controller, self.settings, self.recent, self.editor,
+                                 self.encode_view, self.merge_panel, self.files,
+                                 lambda: self.act_reopen.isChecked(),
+                                 lambda title, message: self.show_error(title, message))
+        self.editor.sampleLoaded.connect(self.sessions.sample_loaded)
         self._build_actions()
         self._build_menus()
         self.status = StatusBar(self, self.controller, self.recent, self._update_actions)
@@ -94,6 +102,27 @@ class MainWindow(DockLayout, ActionsAndMenus, SessionsAndAutosave, QMainWindow):
         c.playingChanged.connect(self.act_play.setChecked)
         c.tokenizerChanged.connect(self._update_actions)
         c.notUtf8.connect(self.files.on_not_utf8)
+
+    # ----- sessions (sessions.py) ------------------------------------------------------------
+    def autosave_path(self) -> Path:
+        base = QStandardPaths.writableLocation(QStandardPaths.AppDataLocation)
+        return Path(base or Path.home() / ".bpe-gui") / AUTOSAVE_NAME
+
+    def load_initial(self, args: Sequence[str] = ()) -> None:
+        """After the window is shown: files from the command line, last session or sample."""
+        self.sessions.load_initial(args)
+
+    def open_session(self, path: str) -> bool:
+        return self.sessions.open_session(path)
+
+    def open_session_dialog(self) -> None:
+        self.sessions.open_dialog()
+
+    def save_session(self) -> bool:
+        return self.sessions.save()
+
+    def save_session_as(self) -> bool:
+        return self.sessions.save_as()
 
     # ----- files (files.py) ----------------------------------------------------------------
     def open_paths(self, paths: Sequence[str]) -> bool:
@@ -140,7 +169,7 @@ class MainWindow(DockLayout, ActionsAndMenus, SessionsAndAutosave, QMainWindow):
         """End the session for SIGTERM or SIGINT (a logout, ``kill``, Ctrl+C in the
         terminal): as File > Quit, but nobody is there to answer a question, so unsaved
         corpus edits are not asked about; they are kept in the autosaved session, which
-        the next start opens (see ``SessionsAndAutosave.load_initial``)."""
+        the next start opens (see ``Sessions.load_initial``)."""
         self._closing_for_signal = True
         self.close()
 
@@ -153,6 +182,6 @@ class MainWindow(DockLayout, ActionsAndMenus, SessionsAndAutosave, QMainWindow):
             event.ignore()
             return
         self.save_layout()
-        self._autosave()
+        self.sessions.autosave()
         self.controller.shutdown()
         event.accept()
