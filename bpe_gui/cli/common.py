@@ -10,7 +10,7 @@ import threading
 from contextlib import contextmanager
 from typing import Iterator, TextIO
 
-from ..engine.pretokenize import PRESET_ALIASES, PRESETS
+from ..engine.presets import PRESET_ALIASES, PRESETS
 
 PROG = "bpe-gui"
 EXIT_USAGE = 2

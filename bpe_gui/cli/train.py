@@ -9,11 +9,12 @@ from pathlib import Path
 from typing import Sequence
 
 from ..engine.corpus import count_corpus
-from ..engine.counts import read_tables, settings_for_table
+from ..engine.count_sets import read_tables, settings_for_table
 from ..engine.errors import ExportError
 from ..engine.formats import FORMATS, output_files, render_files
 from ..engine.formats._common import check_name, write_files
-from ..engine.pretokenize import WHITESPACE_PATTERN, Pretokenizer, resolve_pattern
+from ..engine.presets import WHITESPACE_PATTERN
+from ..engine.pretokenize import Pretokenizer, resolve_pattern
 from ..engine.trainer import Trainer, TrainSettings, train_bpe
 from .common import PROG, UsageError, add_encoding_option, add_pattern_options, check_encoding, \
     non_negative, positive, resolve_preset_arg

@@ -131,7 +131,7 @@ def classify_tokens(tok: BaseTokenizer, progress: ProgressFn | None = None,
     """Classify every token of ``tok`` (see the module docstring).
 
     ``progress(done, total)`` is called every few thousand tokens; ``cancel()`` returning
-    True raises :class:`~bpe_gui.engine.corpus.Cancelled` there.
+    True raises :class:`~bpe_gui.engine.errors.Cancelled` there.
     """
     checks.instance(tok, BaseTokenizer, "classify_tokens(tok)", "a Tokenizer")
     vocab = tok.vocab

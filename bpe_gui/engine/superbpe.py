@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from .corpus import CancelFn, PretokenTable, count_corpus
-from .counts import check_settings
+from .count_sets import check_settings
 from .errors import SettingsError
 from .pretokenize import Pretokenizer
 from .superbpe_cuts import OffsetCore, cut_parts, cut_table_words, part_texts, words_holding

@@ -26,7 +26,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Sequence
 
-from .counts import check_settings
+from .count_sets import check_settings
 from .corpus import CancelFn, PretokenTable, count_corpus, table_from_text
 from .display import readable
 from .errors import SettingsError

@@ -25,10 +25,12 @@ try:
 except ImportError:  # no C compiler at install time: slow but correct stand-in
     from . import _pycore as _core
 from . import checks
-from .corpus import CancelFn, PretokenTable, table_from_files, table_from_text
+from .corpus import table_from_files, table_from_text
+from .count_sets import check_settings, read_tables, settings_for_table
 from .display import readable
-from .errors import CorpusError, SettingsError, VocabSizeError
+from .errors import CancelFn, CorpusError, SettingsError, VocabSizeError
 from .pretokenize import Pretokenizer, validate_special_tokens
+from .table import PretokenTable
 from .tokenizer import EOW, UNK, Tokenizer
 
 TIE_RULES = {"greatest": _core.GREATEST, "first-seen": _core.FIRST_SEEN,
@@ -314,7 +316,6 @@ class Trainer:
 
         Example: ``Trainer.from_counts("corpus.counts.tsv", TrainSettings(vocab_size=5000))``
         """
-        from .counts import check_settings, read_tables, settings_for_table
         if not isinstance(counts, PretokenTable):
             _check_settings(checks.paths(counts, "Trainer.from_counts(counts)", False), settings)
         table = counts if isinstance(counts, PretokenTable) else read_tables(counts)
@@ -726,7 +727,6 @@ def train_bpe(input_path: "str | Path | Sequence[str | Path] | PretokenTable | N
     _check_train_bpe(input_path, vocab_size, special_tokens, counts, options)
     table = input_path if isinstance(input_path, PretokenTable) else None
     if counts is not None or table is not None:
-        from .counts import read_tables, settings_for_table
         if table is None:
             table = read_tables(counts)
         settings = TrainSettings(vocab_size=vocab_size,

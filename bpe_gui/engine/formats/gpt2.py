@@ -22,6 +22,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Sequence
 
+from .. import checks
 from ..display import gpt2_bytes, gpt2_text
 from ..errors import ExportError, FormatError
 from ..tokenizer import Tokenizer
@@ -122,6 +123,8 @@ def load(vocab_path: str | Path, merges_path: str | Path | None = None,
     are longer than one byte and made by no merge (GPT-2's ``<|endoftext|>``).
     ``kwargs`` go to :class:`Tokenizer` (e.g. ``pattern="cl100k"``).
     """
+    if special_tokens is not None:   # a str would be one token per character
+        special_tokens = list(checks.special_tokens(special_tokens))
     vocab_path = Path(vocab_path)
     if merges_path is None:
         merges_path = merges_beside(vocab_path)

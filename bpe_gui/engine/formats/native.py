@@ -27,6 +27,7 @@ from ..errors import FormatError
 from ..tokenizer import Tokenizer
 from ._common import Snapshot, as_id, build_tokenizer, json_str, need, snapshot, write_files
 from .reading import read_json
+from ..pretokenize import resolve_pattern
 
 FORMAT, VERSION = "bpe-gui", 1
 SUFFIX = ".bpe-gui.json"
@@ -112,7 +113,6 @@ def load(path: str | Path, special_tokens: Sequence[str] | None = None, **kwargs
     pattern = settings.get("pattern_regex") or need(settings, "pattern", str, path,
                                                     "a preset name or regex", "settings")
     setting = settings.get("pattern", pattern)
-    from ..pretokenize import resolve_pattern
     if isinstance(setting, str) and resolve_pattern(setting)[0] == pattern:
         pattern = setting  # keep the preset name
     specials_given = settings.get("special_tokens", [])
