@@ -93,13 +93,6 @@ def isatty(stream) -> bool:
         return False
 
 
-def human_bytes(n: int) -> str:
-    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= size:
-            return f"{n / size:.1f} {unit}"
-    return f"{n} bytes"
-
-
 def not_utf8_message(e, has_encoding: bool) -> str:
     """NotUTF8Error with the command line's fixes (its own says 'open it with another
     encoding', which on the command line is --encoding, where the command has it)."""

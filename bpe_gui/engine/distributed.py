@@ -21,7 +21,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Sequence
 
-from .table import CountMeta, bpe_gui_version
+from .display import bpe_gui_version
+from .table import CountMeta
 from .errors import BPEError, CorpusError, SettingsError
 from .pretokenize import Pretokenizer
 from .range_count import count_range, merge_partials, table_of
@@ -143,7 +144,7 @@ def worker_versions() -> tuple[str, str, str]:
         tables = _count.tables_version()
     except ImportError:
         tables = "no C extension"
-    return bpe_gui_version(), regex.__version__, tables
+    return bpe_gui_version() or "unknown", regex.__version__, tables
 
 
 def check_workers(client) -> None:

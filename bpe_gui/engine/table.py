@@ -9,11 +9,11 @@ from __future__ import annotations
 import json
 from array import array
 from dataclasses import asdict, dataclass, replace
-from importlib.metadata import version
 from typing import Sequence
 
 import regex
 
+from .display import bpe_gui_version
 from .errors import FormatError, PatternError, SettingsError
 from .presets import PRESET_LABELS, PRESETS
 from .pretokenize import compile_pattern, validate_special_tokens
@@ -100,13 +100,6 @@ class PretokenTable:
         return f"PretokenTable({len(self):,} words, {self.n_bytes:,} bytes)"
 
 
-def bpe_gui_version() -> str:
-    try:
-        return version("bpe-gui")
-    except Exception:  # noqa: BLE001 - not installed (running from a source tree)
-        return "unknown"
-
-
 @dataclass(frozen=True)
 class CountMeta:
     """What produced a table: the pre-tokenizer (``pattern`` is the regex itself,
@@ -130,7 +123,8 @@ class CountMeta:
     @classmethod
     def for_counting(cls, pre, sources: Sequence[dict] = ()) -> "CountMeta":
         return cls(pattern=pre.pattern, preset=pre.preset,
-                   special_tokens=tuple(pre.special_tokens), bpe_gui=bpe_gui_version(),
+                   special_tokens=tuple(pre.special_tokens),
+                   bpe_gui=bpe_gui_version() or "unknown",
                    regex=regex.__version__, sources=tuple(sources))
 
     def with_totals(self, table: PretokenTable) -> "CountMeta":
