@@ -53,8 +53,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from . import checks
-from .corpus import CancelFn, Cancelled
-from .errors import BPEError
+from .errors import BPEError, CancelFn, Cancelled
 from .base import BaseTokenizer
 from .merge_model import EOW, UNK
 

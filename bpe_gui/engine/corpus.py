@@ -21,8 +21,6 @@ from . import checks
 from .blocks import BlockReader, texts_of
 from .counts import write_table
 from .errors import CancelFn, Cancelled, CorpusError, PatternError, ProgressFn
-from .files import (decode_utf8, looks_binary, read_bytes, read_corpus_text,  # noqa: F401
-                    read_documents)
 from .presets import PRESET_IDS
 from .pretokenize import Pretokenizer
 from .table import CountMeta, PretokenTable

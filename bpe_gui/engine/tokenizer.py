@@ -18,14 +18,14 @@ from itertools import accumulate
 from typing import Callable, Iterable, Iterator, Sequence
 
 from . import checks
-from .base import BaseTokenizer, Encoding, Piece  # noqa: F401  (Encoding: its old home)
+from .base import BaseTokenizer, Encoding
 from .presets import PRESET_IDS
 from .errors import BPEError
 from .merge_model import EOW, UNK, MergeModel, word_cache
 from .pretokenize import Pretokenizer
 from .stream_cut import stream_cut
 
-__all__ = ["EOW", "UNK", "Encoding", "Piece", "Tokenizer"]
+__all__ = ["EOW", "UNK", "Tokenizer"]
 
 _CACHE_LIMIT = 1 << 18
 

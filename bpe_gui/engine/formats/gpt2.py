@@ -26,8 +26,7 @@ from .. import checks
 from ..display import gpt2_bytes, gpt2_text
 from ..errors import ExportError, FormatError
 from ..tokenizer import Tokenizer
-from ._common import (Snapshot, as_id, build_tokenizer, json_object_lines, prefixed, snapshot,
-                      write_files)
+from ._common import (Snapshot, as_id, build_tokenizer, json_object_lines, prefixed)
 from .reading import read_json, read_text
 
 HEADER = "#version: 0.2"
@@ -71,10 +70,6 @@ def vocab_keys(snap: Snapshot) -> dict[int, str]:
         seen[key] = i
         keys[i] = key
     return keys
-
-
-def export(tok: Tokenizer, folder: str | Path, name: str = "tokenizer") -> list[Path]:
-    return write_files(folder, dump(snapshot(tok), name))
 
 
 # ----- loading --------------------------------------------------------------------------

@@ -38,7 +38,7 @@ from ..errors import ExportError, FormatError
 from ..presets import CJK_PATTERN, CL100K_PATTERN, GPT2_PATTERN, WHITESPACE_PATTERN
 from ..tokenizer import EOW, Tokenizer
 from ._common import (PROBE_TEXT, Snapshot, as_id, build_tokenizer, json_str, model_kind, need,
-                      not_bpe, prefixed, preset_name, snapshot, words_differ, write_files)
+                      not_bpe, prefixed, preset_name, words_differ)
 from .gpt2 import vocab_keys as gpt2_vocab_keys
 from .reading import check_depth, read_json
 from ..pretokenize import Pretokenizer
@@ -103,10 +103,6 @@ def dump(snap: Snapshot, name: str = "tokenizer") -> dict[str, bytes]:
     head, _, tail = text.rpartition('"@VOCAB@"')
     text = head + ("{\n" + vocab_lines + "\n    }" if entries else "{}") + tail
     return {file_names(name)[0]: (text + "\n").encode("utf-8")}
-
-
-def export(tok: Tokenizer, folder: str | Path, name: str = "tokenizer") -> list[Path]:
-    return write_files(folder, dump(snapshot(tok), name))
 
 
 def check_pattern(pattern: str) -> None:
