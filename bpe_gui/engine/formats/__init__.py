@@ -27,6 +27,7 @@ step (``Tokenizer.at_step``) exports as of that step.
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Sequence
 
@@ -203,7 +204,6 @@ def detect_format(path: str | Path) -> str:
 
 def _looks_like_ranks(p: Path) -> bool:
     """A first line 'BASE64 RANK' (a SentencePiece .model is binary protobuf instead)."""
-    import re
     try:
         with open(p, "rb") as f:
             head = f.read(256).split(b"\n", 1)[0]

@@ -25,6 +25,9 @@ from typing import Sequence
 
 from ..display import readable
 from ..errors import ExportError, FormatError, PatternError
+from ..pipeline.known import recognise
+from ..pipeline.tiktoken_model import load_ranks
+from ..pretokenize import Pretokenizer, resolve_pattern
 from ..tokenizer import Tokenizer
 from ._common import (PROBE_TEXT, Snapshot, as_id, json_bytes, need, preset_name, words_differ)
 from .reading import read_bytes, read_json
@@ -98,7 +101,6 @@ def check_pattern(pattern: str) -> None:
         return  # the presets are tested to cut identically
     # tiktoken shows no word boundaries, but it emits a whole word as one token when the
     # word is in the vocabulary: make each of our words a token and compare
-    from ..pretokenize import Pretokenizer
     ours = Pretokenizer(pattern).words(PROBE_TEXT)
     for w in ours:
         ranks.setdefault(w.encode("utf-8"), len(ranks))
@@ -133,8 +135,6 @@ def load(path: str | Path, special_tokens: Sequence[str] | None = None, *,
     content and gets its pattern and special tokens; any other file gets the cl100k
     pattern unless ``pattern`` is given, and ``meta['encoding']`` stays None.
     """
-    from ..pipeline.known import recognise
-    from ..pipeline.tiktoken_model import load_ranks
     path = Path(path)
     data = read_bytes(path, "ranks")
     meta_path = meta_beside(path)
@@ -195,5 +195,4 @@ def load(path: str | Path, special_tokens: Sequence[str] | None = None, *,
 
 
 def _same(setting: str, pat: str) -> bool:
-    from ..pretokenize import resolve_pattern
     return resolve_pattern(setting)[0] == pat
