@@ -93,9 +93,9 @@ def child_encode(kind: str, encoder_json: str, vocab_bpe: str, text_path: str) -
         text = f.read()
     mb = len(text.encode("utf-8")) / 1e6
     if kind == "ours":
-        from bpe_gui.engine import Tokenizer
+        from bpe_gui.engine.formats import gpt2
         t0 = time.perf_counter()
-        tok = Tokenizer.from_files(encoder_json, vocab_bpe, special_tokens=[EOT])
+        tok = gpt2.load(encoder_json, vocab_bpe, special_tokens=[EOT])
         t1 = time.perf_counter()
         ids = tok.encode(text)
         t2 = time.perf_counter()

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import regex
 
-from bpe_gui.engine.pattern_kinds import KIND_PATTERNS, KINDS
+from bpe_gui.engine.presets import KIND_PATTERNS, KINDS
 from bpe_gui.engine.scanner import _scan
 
 CORPORA = Path(__file__).resolve().parents[1].parent / "shared" / "corpora"

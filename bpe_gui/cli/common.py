@@ -10,7 +10,7 @@ import threading
 from contextlib import contextmanager
 from typing import Iterator, TextIO
 
-from ..engine.pretokenize import PRESET_ALIASES, PRESETS
+from ..engine.presets import PRESET_ALIASES, PRESETS
 
 PROG = "bpe-gui"
 EXIT_USAGE = 2
@@ -91,13 +91,6 @@ def isatty(stream) -> bool:
         return stream.isatty()
     except (AttributeError, ValueError):
         return False
-
-
-def human_bytes(n: int) -> str:
-    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= size:
-            return f"{n / size:.1f} {unit}"
-    return f"{n} bytes"
 
 
 def not_utf8_message(e, has_encoding: bool) -> str:

@@ -18,11 +18,12 @@ from pathlib import Path
 
 from ..engine.corpus import count_corpus
 from ..engine.counts import write_table
+from ..engine.display import human_size
 from ..engine.distributed import count_on_dask, local_workers, parse_address
 from ..engine.pretokenize import Pretokenizer
 from ..engine.ranges import RANGE_BYTES
 from .common import UsageError, add_encoding_option, add_pattern_options, check_encoding, \
-    human_bytes, note, resolve_preset_arg
+    note, resolve_preset_arg
 from .paths import check_out_folder, refuse_overwriting_inputs, refuse_special_files, \
     refuse_tables_as_corpus
 from .progress import Progress
@@ -102,7 +103,7 @@ def cmd_count(args: argparse.Namespace) -> int:
     write_table(table, out)
     where = f"on Dask ({args.dask})" if args.dask else "here"
     print(f"counted:     {table.total:,} words, {len(table):,} unique, from "
-          f"{human_bytes(table.n_bytes)} of text in {counted:.2f} s ({where})")
-    print(f"wrote:       {out} ({human_bytes(out.stat().st_size)}, "
+          f"{human_size(table.n_bytes, binary=True)} of text in {counted:.2f} s ({where})")
+    print(f"wrote:       {out} ({human_size(out.stat().st_size, binary=True)}, "
           f"{time.perf_counter() - t0 - counted:.2f} s)")
     return 0

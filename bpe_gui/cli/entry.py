@@ -5,10 +5,10 @@ import argparse
 import os
 import signal
 import sys
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Sequence
 
+from ..engine.display import bpe_gui_version
 from ..engine.errors import BPEError, NotUTF8Error
 from ..engine.word_limit import MAX_WORD_BYTES
 from . import cost, count, encode, inspect, train, window
@@ -31,10 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def installed_version() -> str:
-    try:
-        return version("bpe-gui")
-    except PackageNotFoundError:
-        return "(not installed)"
+    return bpe_gui_version() or "(not installed)"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

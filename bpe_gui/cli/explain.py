@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from ..engine.display import readable
 from ..engine.explain import Explanation, ExplainedWord, show
-from ..engine.pretokenize import PRESET_LABELS
+from ..engine.presets import PRESET_LABELS
 from .render import render_tokens
 
 DIM, BOLD, RESET = "\x1b[2m", "\x1b[1m", "\x1b[0m"

@@ -8,20 +8,20 @@ import time
 from pathlib import Path
 from typing import Sequence
 
-from ..engine.corpus import count_corpus
-from ..engine.counts import read_tables, settings_for_table
+from ..engine.count_sets import read_tables, settings_for_table
 from ..engine.errors import ExportError
 from ..engine.formats import FORMATS, output_files, render_files
 from ..engine.formats._common import check_name, write_files
-from ..engine.pretokenize import WHITESPACE_PATTERN, Pretokenizer, resolve_pattern
-from ..engine.trainer import Trainer, TrainSettings, train_bpe
+from ..engine.presets import WHITESPACE_PATTERN
+from ..engine.pretokenize import resolve_pattern
+from ..engine.trainer import TIE_RULES, Trainer, TrainSettings, train_bpe
 from .common import PROG, UsageError, add_encoding_option, add_pattern_options, check_encoding, \
     non_negative, positive, resolve_preset_arg
 from .paths import check_out_folder, refuse_overwriting_inputs, refuse_special_files, \
     refuse_tables_as_corpus
 from .progress import Progress
 
-TIE_BREAKS = ("greatest", "first-seen", "lowest-ids")
+TIE_BREAKS = tuple(TIE_RULES)   # the trainer's names: one list
 
 
 def add_parser(sub) -> None:
@@ -139,12 +139,9 @@ def cmd_train(args: argparse.Namespace) -> int:
 
     try:
         source = table if args.counts else args.corpus
-        if encoding not in ("utf-8", "utf-8-sig"):   # the files converted as they are read
-            pre = Pretokenizer(settings.pattern, settings.special_tokens)
-            source = count_corpus(args.corpus, pre, encoding=encoding,
-                                  progress=lambda d, t: report("pretokenize", d, t))
         trainer: Trainer = train_bpe(source, args.vocab_size, list(settings.special_tokens),
-                                     progress=report, return_trainer=True, **options)
+                                     progress=report, return_trainer=True,
+                                     encoding=encoding, **options)
     finally:
         progress.end_line()
     elapsed = time.perf_counter() - t0

@@ -8,13 +8,14 @@ Never imports Qt. Typical use::
 """
 from __future__ import annotations
 
-from .base import BaseTokenizer
-from .corpus import Cancelled, PretokenTable, read_corpus_text, read_documents
-from .errors import (BPEError, CorpusError, EncodeError, ExportError, FormatError,
+from .base import BaseTokenizer, Encoding
+from .errors import (BPEError, Cancelled, CorpusError, EncodeError, ExportError, FormatError,
                      NotUTF8Error, PatternError, SettingsError)
+from .files import read_corpus_text, read_documents
 from .pretokenize import PRESETS, Pretokenizer
 from .model import Playback, WordModel
-from .tokenizer import Encoding, Tokenizer
+from .table import PretokenTable
+from .tokenizer import Tokenizer
 from .trainer import (AffectedWord, MergeStep, PairRow, TrainSettings, Trainer, train_bpe)
 
 __all__ = [

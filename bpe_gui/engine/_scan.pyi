@@ -1,5 +1,5 @@
 """Native pre-tokenizer for the GPT-2 (0), cl100k (1), o200k (2), Llama 3 (3) and Qwen2 (4)
-patterns (``pattern_kinds.KINDS``); ``_C_API`` is the scanner's function table that
+patterns (``presets.KINDS``); ``_C_API`` is the scanner's function table that
 ``_count`` and ``_encode`` call (csrc/scan.h).
 
 Use it through :mod:`bpe_gui.engine.scanner`, which installs run-time tables when the

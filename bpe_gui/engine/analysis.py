@@ -53,8 +53,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from . import checks
-from .corpus import CancelFn, Cancelled
-from .errors import BPEError
+from .errors import BPEError, CancelFn, Cancelled
 from .base import BaseTokenizer
 from .merge_model import EOW, UNK
 
@@ -131,7 +130,7 @@ def classify_tokens(tok: BaseTokenizer, progress: ProgressFn | None = None,
     """Classify every token of ``tok`` (see the module docstring).
 
     ``progress(done, total)`` is called every few thousand tokens; ``cancel()`` returning
-    True raises :class:`~bpe_gui.engine.corpus.Cancelled` there.
+    True raises :class:`~bpe_gui.engine.errors.Cancelled` there.
     """
     checks.instance(tok, BaseTokenizer, "classify_tokens(tok)", "a Tokenizer")
     vocab = tok.vocab

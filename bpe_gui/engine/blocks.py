@@ -30,7 +30,7 @@ import regex
 from .errors import CorpusError, NotUTF8Error
 from .files import BOM, binary_error, inner_suffix, jsonl_text, looks_binary, open_binary
 from .pretokenize import Pretokenizer
-from .scanner import PRESET_IDS
+from .presets import PRESET_IDS
 
 try:
     from . import _count
@@ -41,7 +41,6 @@ except ImportError:  # pragma: no cover - only without a C compiler at install t
 
 BLOCK_BYTES = 4 << 20        # native presets count ~100+ MB/s: a block is ~30 ms of work
 REGEX_BLOCK_BYTES = 1 << 20  # regex patterns are 10x slower: keep a block near 100 ms
-NATIVE_PRESETS = PRESET_IDS  # a Pretokenizer's kind -> the scanner's number
 
 _WS_CUT = regex.compile(rb"(?r)[\x21-\x7e](?=[\t\n\x0b\x0c\r ])")
 # U+4E00-U+9FFF (CJK Unified Ideographs: every one is \p{Han}); ASCII letter + whitespace
@@ -72,7 +71,7 @@ class Cutter:
 
     def __init__(self, pre: Pretokenizer):
         # the native presets, unless the scanner is switched off (BPE_GUI_NATIVE_SCAN=0)
-        self.native = NATIVE_PRESETS.get(pre.kind) \
+        self.native = PRESET_IDS.get(pre.kind) \
             if _count is not None and pre.native is not None else None
         self.rx = {"whitespace": _WS_CUT, "cjk": _CJK_CUT}.get(pre.preset or "", _LINE_CUT)
         self.specials = [s.encode("utf-8") for s in pre.special_tokens]

@@ -14,7 +14,7 @@ import unicodedata
 
 import regex
 
-from .pretokenize import PRESETS
+from .presets import PRESETS
 
 # (source, name, what it takes, what stops it when it matches twice in a row)
 _CONTRACTION = ("contraction", "an apostrophe and s, d, m, t, ll, ve or re: the ends of "

@@ -14,16 +14,16 @@ from __future__ import annotations
 import os
 import queue
 import threading
-from array import array
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
+from typing import Iterable, Sequence
 
 from . import checks
-from .blocks import NATIVE_PRESETS, BlockReader, texts_of
-from .errors import CorpusError, PatternError
-from .files import (decode_utf8, looks_binary, read_bytes, read_corpus_text,  # noqa: F401
-                    read_documents)
+from .blocks import BlockReader, texts_of
+from .counts import write_table
+from .errors import CancelFn, Cancelled, CorpusError, PatternError, ProgressFn
+from .presets import PRESET_IDS
 from .pretokenize import Pretokenizer
+from .table import CountMeta, PretokenTable
 from .word_limit import split_long_words
 
 try:
@@ -31,87 +31,7 @@ try:
 except ImportError:  # pragma: no cover - only without a C compiler at install time
     WordCounter = None
 
-ProgressFn = Callable[[int, int], None]  # (done, total) in bytes or steps
-CancelFn = Callable[[], bool]
 POLL_S = 0.05  # how often waiting loops look at the cancel flag
-
-
-class Cancelled(Exception):
-    """Raised inside long work when the cancel callback says so."""
-
-
-class PretokenTable:
-    """Unique words in order of first appearance, with their frequencies.
-
-    Stored compactly (the words' UTF-8 bytes end to end, their start offsets and counts);
-    ``words`` decodes them to a list of str when first asked.
-
-    Example: "a b a" with the whitespace preset -> words ['a', ' ', 'b'], freqs [2, 2, 1].
-    """
-
-    def __init__(self, blob: bytes, starts: array, counts: array, n_chars: int = 0,
-                 n_bytes: int = 0):
-        self.blob, self.starts, self.counts = blob, starts, counts
-        self.n_chars, self.n_bytes = n_chars, n_bytes
-        self._words: list[str] | None = None
-        # what produced it (counts.CountMeta): set by count_corpus and by reading a table
-        self.meta = None
-
-    @classmethod
-    def from_words(cls, words: Sequence[str], freqs: Sequence[int], n_chars: int = 0,
-                   n_bytes: int = 0) -> "PretokenTable":
-        encoded = [w.encode("utf-8") for w in words]
-        starts = array("q", [0])
-        pos = 0
-        for e in encoded:
-            pos += len(e)
-            starts.append(pos)
-        table = cls(b"".join(encoded), starts, array("q", freqs), n_chars, n_bytes)
-        table._words = list(words)
-        return table
-
-    @classmethod
-    def from_counter(cls, counts: dict[str, int], n_chars: int = 0, n_bytes: int = 0):
-        return cls.from_words(list(counts), list(counts.values()), n_chars, n_bytes)
-
-    @classmethod
-    def from_native(cls, counter, n_chars: int, n_bytes: int) -> "PretokenTable":
-        blob, starts_b, counts_b = counter.export()
-        starts, counts = array("q"), array("q")
-        starts.frombytes(starts_b)
-        counts.frombytes(counts_b)
-        return cls(blob, starts, counts, n_chars, n_bytes)
-
-    @property
-    def words(self) -> list[str]:
-        if self._words is None:
-            blob, st = self.blob, self.starts
-            self._words = [blob[st[i]:st[i + 1]].decode("utf-8") for i in range(len(self))]
-        return self._words
-
-    @property
-    def freqs(self) -> list[int]:
-        return self.counts.tolist()
-
-    def word_bytes(self, i: int) -> bytes:
-        return self.blob[self.starts[i]:self.starts[i + 1]]
-
-    @property
-    def total(self) -> int:
-        """Words in the corpus, repeats included."""
-        return sum(self.counts)
-
-    @property
-    def total_word_bytes(self) -> int:
-        """UTF-8 bytes of all words, repeats included (the corpus minus special tokens)."""
-        st = self.starts
-        return sum((st[i + 1] - st[i]) * f for i, f in enumerate(self.counts))
-
-    def __len__(self) -> int:
-        return len(self.counts)
-
-    def __repr__(self) -> str:
-        return f"PretokenTable({len(self):,} words, {self.n_bytes:,} bytes)"
 
 
 # ----- counting ------------------------------------------------------------------------
@@ -146,7 +66,7 @@ class _Counting:
 
     @property
     def pre_id(self) -> int:
-        return NATIVE_PRESETS[self.pre.kind]
+        return PRESET_IDS[self.pre.kind]
 
     def count(self, counter, blk) -> None:
         ordinal = 0  # the documents of a .jsonl block: one after the other in the block
@@ -311,7 +231,7 @@ def count_corpus(paths: str | Path | Sequence[str | Path] = (), pre: Pretokenize
     Each text and each file is its own document (a .jsonl file: each line's ``text``).
     ``progress(done, total)`` reports input bytes; ``cancel()`` is polled at least
     every 50 ms and raises :class:`Cancelled`. The table's ``meta`` (a
-    :class:`~bpe_gui.engine.counts.CountMeta`) says what produced it; ``out`` also
+    :class:`~bpe_gui.engine.table.CountMeta`) says what produced it; ``out`` also
     writes it there as a word-count table file (``counts.write_table``).
 
     Example::
@@ -319,7 +239,6 @@ def count_corpus(paths: str | Path | Sequence[str | Path] = (), pre: Pretokenize
         >>> count_corpus(texts=["a b a"], pre=Pretokenizer("whitespace")).words
         ['a', ' ', 'b']
     """
-    from .counts import CountMeta, write_table
     _check_count_arguments(paths, pre, texts, workers, out)
     if isinstance(paths, (str, Path)):
         paths = [paths]

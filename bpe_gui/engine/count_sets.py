@@ -11,12 +11,13 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Sequence
 
-from .corpus import PretokenTable
-from .counts import MAX_COUNT, CountMeta, _check_totals, _count, check_count_sums, iter_row_chunks, \
-    read_header, read_table
+from .table import PretokenTable
+from .counts import _check_totals, _count, check_count_sums, iter_row_chunks, read_header, read_table
 from .errors import FormatError, SettingsError
 from .files import open_binary
-from .pretokenize import PRESET_LABELS, resolve_pattern, validate_special_tokens
+from .presets import PRESET_LABELS
+from .table import MAX_COUNT, CountMeta
+from .pretokenize import resolve_pattern, validate_special_tokens
 
 
 def read_tables(paths: str | Path | Sequence[str | Path]) -> PretokenTable:

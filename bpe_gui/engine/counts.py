@@ -23,154 +23,26 @@ a stream in bounded memory, readable by awk, pandas and DuckDB alike, and diffab
 from __future__ import annotations
 
 import gzip
-import json
 import lzma
 import os
 import secrets
 from array import array
-from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Sequence
 
 from .atomic import make_folder
-from .corpus import PretokenTable
-from .errors import ExportError, FormatError, PatternError, SettingsError
+from .errors import ExportError, FormatError
 from .files import open_binary
-from .pretokenize import PRESET_LABELS, PRESETS, compile_pattern, validate_special_tokens
+from .table import FORMAT_VERSION, MAGIC, MAX_COUNT, CountMeta, PretokenTable
 
 try:
     from . import _count
 except ImportError:  # pragma: no cover - no C compiler at install time
     _count = None
 
-MAGIC = b"#bpe-gui-counts"
-FORMAT_VERSION = 1
 HEADER = b"count\tword"
-# counts are 64-bit in the trainer: a table whose counts (times word lengths, which is
-# what pair counts can reach) add up past this is refused, not wrapped around
-MAX_COUNT = (1 << 63) - 1
-MODES = ("byte", "char")
-MAX_HEADER_BYTES = 64 << 20   # line 1 (its sources list) is long only for many files     # a table of pre-tokens serves both training modes
+MAX_HEADER_BYTES = 64 << 20   # line 1 (its sources list) is long only for many files
 CHUNK_ROWS = 1 << 18         # rows formatted per write
 READ_BYTES = 16 << 20        # bytes parsed per read
-
-
-def bpe_gui_version() -> str:
-    try:
-        from importlib.metadata import version
-        return version("bpe-gui")
-    except Exception:  # noqa: BLE001 - not installed (running from a source tree)
-        return "unknown"
-
-
-@dataclass(frozen=True)
-class CountMeta:
-    """What produced a table: the pre-tokenizer (``pattern`` is the regex itself,
-    ``preset`` its name if it is one), the special tokens cut out before counting, the
-    training modes the words serve, the bpe-gui and ``regex`` releases (the Unicode
-    classes), the sources (``{"path", "bytes"}``: files as given, with their size on
-    disk) and totals (unique words, words, characters and UTF-8 bytes of the text)."""
-
-    pattern: str
-    preset: str | None = None
-    special_tokens: tuple[str, ...] = ()
-    modes: tuple[str, ...] = MODES
-    bpe_gui: str = ""
-    regex: str = ""
-    sources: tuple[dict, ...] = ()
-    words: int = 0
-    total: int = 0
-    chars: int = 0
-    bytes: int = 0
-
-    @classmethod
-    def for_counting(cls, pre, sources: Sequence[dict] = ()) -> "CountMeta":
-        import regex
-        return cls(pattern=pre.pattern, preset=pre.preset,
-                   special_tokens=tuple(pre.special_tokens), bpe_gui=bpe_gui_version(),
-                   regex=regex.__version__, sources=tuple(sources))
-
-    def with_totals(self, table: PretokenTable) -> "CountMeta":
-        return replace(self, words=len(table), total=table.total, chars=table.n_chars,
-                       bytes=table.n_bytes)
-
-    def describe_pattern(self) -> str:
-        """'the GPT-2 preset' or 'the pattern \\S+' (for messages and the window)."""
-        if self.preset:
-            return f"the {PRESET_LABELS.get(self.preset, self.preset)} preset"
-        return f"the pattern {self.pattern}"
-
-    def to_json(self) -> str:
-        d = asdict(self)
-        d = {"format": "bpe-gui-counts", "version": FORMAT_VERSION, **d}
-        return json.dumps(d, ensure_ascii=True, separators=(", ", ": "))
-
-    @classmethod
-    def from_json(cls, text: str, path) -> "CountMeta":
-        try:
-            d = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise FormatError(path, f"the metadata after {MAGIC.decode()} is not valid JSON "
-                              f"({e.msg}).", line=1) from None
-        if not isinstance(d, dict):
-            raise FormatError(path, "the metadata must be a JSON object.", line=1)
-        if d.get("version") != FORMAT_VERSION:
-            raise FormatError(path, f"table format version {d.get('version')!r}: this "
-                              f"bpe-gui reads version {FORMAT_VERSION}. Update bpe-gui.",
-                              line=1, key="version")
-        kw = {}
-        for f in cls.__dataclass_fields__.values():
-            if f.name in d:
-                kw[f.name] = d[f.name]
-        _check_types(kw, path)
-        kw["special_tokens"] = tuple(kw.get("special_tokens", ()))
-        kw["modes"] = tuple(kw.get("modes", MODES))
-        kw["sources"] = tuple(kw.get("sources", ()))
-        return cls(**kw)
-
-
-def _check_types(kw: dict, path) -> None:
-    def bad(key: str, what: str):
-        return FormatError(path, f"metadata {key!r} must be {what}.", line=1, key=key)
-    if not isinstance(kw.get("pattern"), str) or not kw["pattern"]:
-        raise bad("pattern", "the pre-tokenizer pattern (a non-empty string)")
-    if kw.get("preset") is not None and not isinstance(kw["preset"], str):
-        raise bad("preset", "a preset name or null")
-    for key in ("special_tokens", "modes"):
-        v = kw.get(key, [])
-        if not isinstance(v, list) or not all(isinstance(s, str) for s in v):
-            raise bad(key, "a list of strings")
-    modes = kw.get("modes", list(MODES))
-    if not modes or not set(modes) <= set(MODES):
-        raise bad("modes", f"a non-empty list of training modes: one or both of "
-                  f"{', '.join(MODES)}")
-    if not isinstance(kw.get("sources", []), list) or \
-            not all(isinstance(s, dict) for s in kw.get("sources", [])):
-        raise bad("sources", "a list of objects")
-    for key in ("words", "total", "chars", "bytes"):
-        v = kw.get(key, 0)
-        if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v <= MAX_COUNT:
-            raise bad(key, f"a whole number from 0 to {MAX_COUNT:,} (2**63 - 1)")
-    _check_values(kw, path)
-
-
-def _check_values(kw: dict, path) -> None:
-    """Header values that have the right types but cannot have come from counting: the
-    pattern must compile, a preset be one this bpe-gui has, the
-    special tokens be usable (the modes are checked with the types)."""
-    def bad(key: str, what: str):
-        return FormatError(path, f"metadata {key!r} {what}", line=1, key=key)
-    preset = kw.get("preset")
-    if preset is not None and preset not in PRESETS:
-        raise bad("preset", f"is {preset!r}, which is not a preset (the presets are "
-                  f"{', '.join(PRESETS)}; a custom pattern has null).")
-    try:
-        compile_pattern(kw["pattern"])
-        validate_special_tokens(kw.get("special_tokens", []))
-    except PatternError as e:
-        raise bad("pattern", f"cannot be used: {e}") from None
-    except SettingsError as e:
-        raise bad("special_tokens", f"cannot be used: {e}") from None
 
 
 # ----- writing -----------------------------------------------------------------------
@@ -356,11 +228,3 @@ def _check_totals(table: PretokenTable, meta: CountMeta | None, path, end_line: 
         raise FormatError(path, f"the counts add up to {table.total:,} but line 1 says "
                           f"{meta.total:,}: the table was edited. Count the corpus again.",
                           line=end_line)
-
-
-# summing and checking tables (count_sets.py), importable from here too
-from .count_sets import (check_same, check_settings, read_tables,  # noqa: E402
-                         settings_for_table)
-
-__all__ = ["CountMeta", "check_same", "check_settings", "is_count_table", "read_table",
-           "read_tables", "settings_for_table", "write_table"]

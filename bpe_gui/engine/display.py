@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import unicodedata
 from functools import lru_cache
+from importlib.metadata import PackageNotFoundError, version
 
 # Visible stand-ins for whitespace in the encode view and vocabulary browser.
 VISIBLE_WS = {" ": "·", "\n": "↵", "\t": "→", "\r": "\\r", "\u3000": "□"}
@@ -152,3 +153,31 @@ def readable(token: bytes, show_ws: bool = True, gpt2: bool = False) -> str:
 def pair_text(a: bytes, b: bytes, gpt2: bool = False) -> str:
     """Example: (b" t", b"he") -> '·t he'."""
     return f"{readable(a, gpt2=gpt2)} {readable(b, gpt2=gpt2)}"
+
+
+def human_size(n: int, *, binary: bool = False) -> str:
+    """A byte count for people: decimal units (the window) or, with ``binary``, powers
+    of 1024 (the command line).
+
+    Example: 20_287_673 -> '20.3 MB'; 312_000_000 -> '312 MB'; 1_073_741_824 -> '1.07 GB';
+    with ``binary``: 1_048_576 -> '1.0 MiB'; 512 -> '512 bytes'.
+    """
+    if binary:
+        for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+            if n >= size:
+                return f"{n / size:.1f} {unit}"
+        return f"{n} bytes"
+    for unit, size in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
+        if n >= size:
+            digits = 2 if unit == "GB" else 0 if n >= 100 * size else 1
+            return f"{n / size:.{digits}f} {unit}"
+    return f"{n} bytes"
+
+
+def bpe_gui_version() -> str | None:
+    """The installed bpe-gui's release, or None when running from a source tree that was
+    never installed (callers say so in their own words)."""
+    try:
+        return version("bpe-gui")
+    except PackageNotFoundError:
+        return None

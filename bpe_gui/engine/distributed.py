@@ -21,12 +21,14 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Sequence
 
-from .counts import CountMeta, bpe_gui_version
+from .display import bpe_gui_version
+from .table import CountMeta
 from .errors import BPEError, CorpusError, SettingsError
 from .pretokenize import Pretokenizer
 from .range_count import count_range, merge_partials, table_of
 from .ranges import RANGE_BYTES, is_url, plan_ranges
 from .word_limit import split_long_words
+import regex
 
 INSTALL_HINT = 'pip install "bpe-gui[dask]"'
 FAN_IN = 8
@@ -137,13 +139,12 @@ def dask_client(address):
 
 def worker_versions() -> tuple[str, str, str]:
     """What a worker would count with: bpe-gui, regex and its scanner's tables."""
-    import regex
     try:
         from . import _count
         tables = _count.tables_version()
     except ImportError:
         tables = "no C extension"
-    return bpe_gui_version(), regex.__version__, tables
+    return bpe_gui_version() or "unknown", regex.__version__, tables
 
 
 def check_workers(client) -> None:

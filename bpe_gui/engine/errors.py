@@ -8,6 +8,12 @@ Code that catches at a boundary (the GUI, the CLI) catches ``BPEError`` and show
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable
+
+# the types of long work's callbacks (counting, training, loading): here, at the bottom
+# of the engine, so every layer can take them
+ProgressFn = Callable[[int, int], None]  # (done, total) in bytes or steps
+CancelFn = Callable[[], bool]
 
 
 class BPEError(Exception):
@@ -102,3 +108,8 @@ class ExportError(BPEError):
 
 class EncodeError(BPEError):
     """Text that this tokenizer cannot encode (e.g. a disallowed special token)."""
+
+
+class Cancelled(Exception):
+    """Raised inside long work when the cancel callback says so (not a BPEError: the
+    user asked for it)."""

@@ -39,16 +39,35 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Sequence
+from typing import Iterable, Protocol, Sequence
 
 from .branch_words import char_name, limit_of
 from .branches import Branch, BranchMatcher
 from .display import visible_controls, visible_ws
-from .model import MergeApplied, Playback
+from .model import MergeApplied, Playback, WordModel
+from .pretokenize import Piece, Pretokenizer
 
-if TYPE_CHECKING:
-    from .base import BaseTokenizer
-    from .pretokenize import Pretokenizer
+
+class Explainable(Protocol):
+    """What explaining asks of a tokenizer (every BaseTokenizer has it): a protocol, so
+    that base.py can offer ``explain`` without this module importing it back."""
+
+    @property
+    def pattern(self) -> str: ...
+
+    @property
+    def pre(self) -> Pretokenizer: ...
+
+    @property
+    def model(self) -> WordModel: ...
+
+    @property
+    def n_merges(self) -> int: ...
+
+    def playback(self, word: str) -> Playback: ...
+
+    def split(self, text: str) -> Iterable[Piece]: ...
+
 
 __all__ = ["Explanation", "ExplainedWord", "MergeApplied", "Playback", "explain", "playback"]
 
@@ -101,7 +120,7 @@ class Explanation:
 
 
 # ----- merge playback ----------------------------------------------------------------------
-def playback(tok: "BaseTokenizer", word: str) -> Playback:
+def playback(tok: Explainable, word: str) -> Playback:
     """The merges that turn one word into its tokens, in the order they apply (the
     tokenizer's model replays them: see engine/model.py)."""
     return tok.playback(word)
@@ -113,7 +132,7 @@ def matcher_for(pattern: str, timeout: float | None = None) -> BranchMatcher:
     return BranchMatcher(pattern, timeout)
 
 
-def word_spans(pre: "Pretokenizer", matcher: BranchMatcher, text: str, lo: int = 0,
+def word_spans(pre: Pretokenizer, matcher: BranchMatcher, text: str, lo: int = 0,
                hi: int | None = None) -> list[Span]:
     """Words and special tokens that start in ``lo..hi-1``, as ``(start, end, branch)``.
 
@@ -203,7 +222,7 @@ def why_it_ends(branches: Sequence[Branch], text: str, word: Span,
             f"word, “{nword}”, is {nb.label}.")
 
 
-def explain(tok: "BaseTokenizer", text: str) -> Explanation:
+def explain(tok: Explainable, text: str) -> Explanation:
     """Every word of ``text`` with its branch, why it ended, and its merge playback.
 
     The words are the pieces the tokenizer gives its model (``tok.split``); each takes

@@ -34,8 +34,7 @@ from pathlib import Path
 from typing import Callable, Iterator, Mapping, Sequence
 
 from . import checks
-from .corpus import CancelFn, Cancelled
-from .errors import (CorpusError, NotUTF8Error, SettingArgumentError, SettingsError,
+from .errors import (CancelFn, Cancelled, CorpusError, NotUTF8Error, SettingArgumentError, SettingsError,
                      SettingTypeError)
 from .files import BOM, binary_error, inner_suffix, jsonl_text, looks_binary, open_binary
 from .stats import RENYI_ALPHA, renyi_efficiency

@@ -18,37 +18,13 @@ import regex
 
 from . import checks
 from .errors import PatternError, SettingsError
-# GPT-2's, tiktoken's cl100k_base and o200k_base (character for character), and the
-# patterns of Llama 3, minbpe's GPT-4 and Qwen2 that the native scanner also runs
-from .pattern_kinds import (CL100K_PATTERN, GPT2_PATTERN, LLAMA3_PATTERN,  # noqa: F401
-                            MINBPE_GPT4_PATTERN, O200K_PATTERN, QWEN2_PATTERN, scanner_kind)
+from .pattern_kinds import scanner_kind
+from .presets import _PRESET_OF_PATTERN, PRESET_ALIASES, PRESETS
+# the window's four importers of PRESET_LABELS (gui/training_flow.py, panels/settings_panel.py,
+# compare_pane.py, branch_legend.py) are to take it from presets; until then it stays here
+from .presets import PRESET_LABELS  # noqa: F401
 from .scanner import native_scanner
 
-WHITESPACE_PATTERN = r"""\S+|\s+"""
-# Each Han character is a word of its own; runs of other letters stay whole (what
-# Chinese tutorials do). `[^\P{L}\p{Han}]` = letters that are not Han.
-CJK_PATTERN = (
-    r"""'(?:[sdmt]|ll|ve|re)| ?\p{Han}| ?[^\P{L}\p{Han}]+| ?\p{N}+| ?[^\s\p{L}\p{N}]+"""
-    r"""|\s+(?!\S)|\s+"""
-)
-
-PRESETS: dict[str, str] = {
-    "gpt2": GPT2_PATTERN,
-    "cl100k": CL100K_PATTERN,
-    "o200k": O200K_PATTERN,
-    "whitespace": WHITESPACE_PATTERN,
-    "cjk": CJK_PATTERN,
-}
-_PRESET_OF_PATTERN = {v: k for k, v in PRESETS.items()}
-PRESET_ALIASES = {"gpt4": "cl100k", "gpt-2": "gpt2", "gpt-4": "cl100k", "ws": "whitespace",
-                  "gpt4o": "o200k", "gpt-4o": "o200k"}
-PRESET_LABELS = {
-    "gpt2": "GPT-2",
-    "cl100k": "GPT-4 (cl100k)",
-    "o200k": "GPT-4o (o200k)",
-    "whitespace": "Whitespace split",
-    "cjk": "CJK-aware (one Han character per word)",
-}
 # Custom patterns are time-limited per call so a runaway pattern stops with a message.
 # BPE_GUI_PATTERN_TIMEOUT (seconds) overrides it, e.g. to keep tests of runaway patterns fast.
 def _timeout_from_env(default: float = 10.0) -> float:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gzip
 import lzma
+from array import array
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator, Sequence
@@ -22,6 +23,7 @@ from .files import BOM, binary_error, jsonl_text, looks_binary
 from .pretokenize import Pretokenizer
 from .ranges import (RANGE_BYTES, Range, _inner_suffix, line_boundary, open_source,
                      plan_ranges, text_boundary)
+from .table import PretokenTable
 
 try:
     from . import _count
@@ -230,9 +232,7 @@ def merge_partials(*parts: tuple) -> tuple:
 
 def table_of(part: tuple):
     """The final partial as a PretokenTable (words in order of first appearance)."""
-    from array import array
 
-    from .corpus import PretokenTable
     blob, starts_b, counts_b, _, chars, nbytes = part
     starts, counts = array("q"), array("q")
     starts.frombytes(starts_b)

@@ -26,7 +26,8 @@ from typing import Sequence
 
 import regex
 
-from .pattern_kinds import KIND_PATTERNS, KINDS
+from .presets import KIND_PATTERNS, PRESET_IDS
+from .unicode_classes import table_blob
 
 try:
     from . import _scan
@@ -34,7 +35,6 @@ except ImportError:  # no C compiler at install time: Pretokenizer uses regex
     _scan = None
 
 # the scanner's number of each kind (csrc/scan.h)
-PRESET_IDS = {kind: i for i, kind in enumerate(KINDS)}
 # Lone surrogates match exactly the classes U+FFFD matches (none but "other"), and the
 # substitution keeps code-point offsets, so safe cuts of such texts stay exact.
 _SURROGATES = regex.compile(r"[\ud800-\udfff]")
@@ -43,7 +43,6 @@ _SURROGATES = regex.compile(r"[\ud800-\udfff]")
 @lru_cache(maxsize=1)
 def runtime_table_blob() -> bytes:
     """The character tables computed from the installed ``regex`` (cached)."""
-    from .unicode_classes import table_blob
     return table_blob()
 
 

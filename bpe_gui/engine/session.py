@@ -15,6 +15,7 @@ from .errors import FormatError
 from .session_fields import (MAX_STEP, check_settings, is_type, obj, str_list, take,
                              whole)
 from .trainer import TrainSettings
+from .formats._common import write_files
 
 SESSION_FORMAT = "bpe-gui-session"
 SESSION_VERSION = 1
@@ -124,5 +125,4 @@ class Session:
 
 def write_atomic(path: Path, data: bytes) -> Path:
     """Write one file through a temporary file and a rename: never a half-written file."""
-    from .formats._common import write_files
     return write_files(path.parent, {path.name: data})[0]

@@ -30,7 +30,8 @@ from typing import Iterable, Iterator, Sequence
 import regex
 
 from .display import is_partial
-from .pretokenize import GPT2_PATTERN, Pretokenizer
+from .presets import GPT2_PATTERN
+from .pretokenize import Pretokenizer
 from .base import BaseTokenizer, Encoding
 from .merge_model import EOW, UNK
 

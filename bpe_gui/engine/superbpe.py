@@ -35,9 +35,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Sequence
 
-from .corpus import CancelFn, PretokenTable, count_corpus
-from .counts import check_settings
-from .errors import SettingsError
+from .corpus import count_corpus
+from .count_sets import check_settings
+from .errors import CancelFn, SettingsError
+from .table import PretokenTable
 from .pretokenize import Pretokenizer
 from .superbpe_cuts import OffsetCore, cut_parts, cut_table_words, part_texts, words_holding
 from .tokenizer import Tokenizer

@@ -12,7 +12,7 @@ from bisect import bisect_right
 
 import regex
 
-from .corpus import PretokenTable
+from .table import PretokenTable
 
 
 class OffsetCore:

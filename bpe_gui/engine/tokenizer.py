@@ -18,14 +18,14 @@ from itertools import accumulate
 from typing import Callable, Iterable, Iterator, Sequence
 
 from . import checks
-from .base import BaseTokenizer, Encoding, Piece  # noqa: F401  (Encoding: its old home)
-from .blocks import NATIVE_PRESETS
+from .base import BaseTokenizer, Encoding
+from .presets import PRESET_IDS
 from .errors import BPEError
 from .merge_model import EOW, UNK, MergeModel, word_cache
 from .pretokenize import Pretokenizer
 from .stream_cut import stream_cut
 
-__all__ = ["EOW", "UNK", "Encoding", "Piece", "Tokenizer"]
+__all__ = ["EOW", "UNK", "Tokenizer"]
 
 _CACHE_LIMIT = 1 << 18
 
@@ -79,7 +79,7 @@ class Tokenizer(BaseTokenizer):
         # a scanner preset whose whole texts encode in C (None: BPE_GUI_NATIVE_SCAN=0)
         self._native: int | None = None
         if self.model.native and self.pre.native is not None:
-            self._native = NATIVE_PRESETS.get(self.pre.kind)
+            self._native = PRESET_IDS.get(self.pre.kind)
 
     def add_merge(self, left: bytes, right: bytes, new_id: int | None = None) -> None:
         """Append one merge (the trainer grows its tokenizer this way, step by step);
@@ -276,16 +276,6 @@ class Tokenizer(BaseTokenizer):
         mode, eow = self.mode, self.end_of_word
         return lambda: Tokenizer(vocab, merges, specials, pattern=pattern, mode=mode,
                                  end_of_word=eow)
-
-    # ----- loading ----------------------------------------------------------------
-    @classmethod
-    def from_files(cls, vocab_path, merges_path, special_tokens: Sequence[str] | None = None,
-                   **kwargs) -> "Tokenizer":
-        """GPT-2 style ``vocab.json`` + ``merges.txt`` (byte-to-unicode alphabet)."""
-        from .formats import gpt2
-        if special_tokens is not None:   # a str would be one token per character
-            special_tokens = list(checks.special_tokens(special_tokens))
-        return gpt2.load(vocab_path, merges_path, special_tokens=special_tokens, **kwargs)
 
     def __repr__(self) -> str:
         return (f"Tokenizer({len(self.vocab)} tokens, {self.n_merges} merges, mode={self.mode}, "

@@ -26,13 +26,14 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Sequence
 
-from .counts import check_settings
-from .corpus import CancelFn, PretokenTable, count_corpus, table_from_text
+from .count_sets import check_settings
+from .corpus import count_corpus, table_from_text
 from .display import readable
-from .errors import SettingsError
+from .errors import CancelFn, SettingsError
+from .table import PretokenTable
 from .pretokenize import Pretokenizer
 from .tokenizer import Tokenizer
-from .trainer import TrainSettings, Trainer
+from .trainer import TrainSettings, Trainer, summed_words
 
 WHOLE_WORD = r"(?s).+"   # segmenting words already cut: each is taken whole
 NUL_SEPARATED = r"[^\x00]+|\x00"   # ... or many at once, joined by NUL (never in them)
@@ -153,7 +154,7 @@ def segment_words(tok: Tokenizer, table: PretokenTable) -> tuple:
                     pattern=NUL_SEPARATED if byte_batches else WHOLE_WORD,
                     mode=tok.mode, end_of_word=tok.end_of_word)
     encode = seg.encode
-    symbols, starts, freqs, texts = array("i"), array("q", [0]), array("q"), []
+    symbols, starts, freqs = array("i"), array("q", [0]), array("q")
     if tok.mode == "byte":   # distinct texts have distinct bytes: no two words merge
         freqs.extend(table.counts)
         if not byte_batches:
@@ -177,21 +178,8 @@ def segment_words(tok: Tokenizer, table: PretokenTable) -> tuple:
                     pos = end + 1
                 batch = []
         return symbols, starts, freqs, None
-    merged: dict[tuple[int, ...], list] = {}
-    for w, f in zip(table.words, table.freqs):
-        key = tuple(encode(w))
-        if not key:
-            continue
-        if key in merged:
-            merged[key][0] += f
-        else:
-            merged[key] = [f, w]
-    for key, (f, w) in merged.items():
-        symbols.extend(key)
-        starts.append(len(symbols))
-        freqs.append(f)
-        texts.append(w)
-    return symbols, starts, freqs, texts
+    return summed_words((key, f, w) for w, f in zip(table.words, table.freqs)
+                        if (key := tuple(encode(w))))
 
 
 def _each_word(table: PretokenTable, n: int | None = None):

@@ -25,12 +25,17 @@ try:
 except ImportError:  # no C compiler at install time: slow but correct stand-in
     from . import _pycore as _core
 from . import checks
-from .corpus import CancelFn, PretokenTable, table_from_files, table_from_text
+from .corpus import table_from_files, table_from_text
+from .count_sets import check_settings, read_tables, settings_for_table
 from .display import readable
-from .errors import CorpusError, SettingsError, VocabSizeError
+from .errors import CancelFn, CorpusError, ProgressFn, SettingsError, VocabSizeError
 from .pretokenize import Pretokenizer, validate_special_tokens
+from .table import PretokenTable
 from .tokenizer import EOW, UNK, Tokenizer
 
+# settings that shape training but not the tokenizer it makes: a tokenizer's metadata
+# keeps them, and only the native format writes them (formats/native.py)
+TRAINING_ONLY = ("tie_rule", "min_frequency", "prune")
 TIE_RULES = {"greatest": _core.GREATEST, "first-seen": _core.FIRST_SEEN,
              "lowest-ids": _core.LOWEST_IDS}
 TIE_RULE_LABELS = {
@@ -208,18 +213,28 @@ def word_symbols(table: PretokenTable, settings: TrainSettings,
     """
     if settings.mode == "byte":
         return table.blob, table.starts, table.counts, None
-    merged: dict[tuple[int, ...], list] = {}
     eow = token_id[EOW]
-    for w, f in zip(table.words, table.freqs):
-        core = w.strip()
-        if not core:
-            continue
-        ids = [token_id[c.encode("utf-8")] for c in core]
-        if settings.end_of_word == "suffix":
-            ids.append(eow)
-        elif w[:1].isspace():
-            ids.insert(0, eow)
-        key = tuple(ids)
+
+    def keyed():
+        for w, f in zip(table.words, table.freqs):
+            core = w.strip()
+            if not core:
+                continue
+            ids = [token_id[c.encode("utf-8")] for c in core]
+            if settings.end_of_word == "suffix":
+                ids.append(eow)
+            elif w[:1].isspace():
+                ids.insert(0, eow)
+            yield tuple(ids), f, w
+    return summed_words(keyed())
+
+
+def summed_words(keyed: Iterable[tuple[tuple[int, ...], int, str]]) -> tuple:
+    """(symbols, count, text) of each word -> the core's input (symbols, starts, freqs)
+    and the word texts; words whose symbols came out equal are counted once, in order of
+    first appearance (the first-seen tie rule depends on it)."""
+    merged: dict[tuple[int, ...], list] = {}
+    for key, f, w in keyed:
         if key in merged:
             merged[key][0] += f
         else:
@@ -289,19 +304,43 @@ class Trainer:
 
     # ----- construction -------------------------------------------------------------
     @classmethod
-    def from_text(cls, text: str, settings: TrainSettings | None = None, **kw) -> "Trainer":
-        _check_settings(checks.text(text, "Trainer.from_text(text)"), settings)
+    def from_source(cls, source: "str | Path | Sequence[str | Path] | PretokenTable | object",
+                    settings: TrainSettings | None = None, progress: ProgressFn | None = None,
+                    cancel: CancelFn | None = None, *, encoding: str = "utf-8",
+                    where: str | None = None, **kw) -> "Trainer":
+        """The one way from a corpus to a trainer (train_bpe, the command line and the
+        window all come here): a ``str`` is the text itself; a ``Path`` or a list of
+        paths, files (streamed, read with ``encoding``); a :class:`PretokenTable`, its
+        words (``settings`` checked against its metadata, see :meth:`from_counts`);
+        any object with ``paths`` (and ``encoding``), such as the window's file corpus,
+        its files. ``progress(done, total)`` reports the counting; ``kw`` goes to it
+        (``workers``).
+
+        Example: ``Trainer.from_source("low lower lowest", TrainSettings(vocab_size=260))``
+        """
+        if isinstance(source, PretokenTable):
+            return cls.from_counts(source, settings, where=where)
         settings = (settings or TrainSettings()).validated()
         pre = Pretokenizer(settings.pattern, settings.special_tokens)
-        return cls(table_from_text(text, pre, **kw), settings)
+        if isinstance(source, str):
+            table = table_from_text(source, pre, progress=progress, cancel=cancel, **kw)
+        else:
+            paths = getattr(source, "paths", source)
+            encoding = getattr(source, "encoding", None) or encoding
+            table = table_from_files(paths, pre, progress=progress, cancel=cancel,
+                                     encoding=encoding, **kw)
+        return cls(table, settings)
+
+    @classmethod
+    def from_text(cls, text: str, settings: TrainSettings | None = None, **kw) -> "Trainer":
+        _check_settings(checks.text(text, "Trainer.from_text(text)"), settings)
+        return cls.from_source(text, settings, **kw)
 
     @classmethod
     def from_files(cls, paths: str | Path | Sequence[str | Path],
                    settings: TrainSettings | None = None, **kw) -> "Trainer":
         _check_settings(checks.paths(paths, "Trainer.from_files(paths)"), settings)
-        settings = (settings or TrainSettings()).validated()
-        pre = Pretokenizer(settings.pattern, settings.special_tokens)
-        return cls(table_from_files(paths, pre, **kw), settings)
+        return cls.from_source([paths] if isinstance(paths, str) else paths, settings, **kw)
 
     @classmethod
     def from_counts(cls, counts: "PretokenTable | str | Path | Sequence[str | Path]",
@@ -314,7 +353,6 @@ class Trainer:
 
         Example: ``Trainer.from_counts("corpus.counts.tsv", TrainSettings(vocab_size=5000))``
         """
-        from .counts import check_settings, read_tables, settings_for_table
         if not isinstance(counts, PretokenTable):
             _check_settings(checks.paths(counts, "Trainer.from_counts(counts)", False), settings)
         table = counts if isinstance(counts, PretokenTable) else read_tables(counts)
@@ -690,7 +728,7 @@ class Trainer:
         s = self.settings
         k = self.n_steps if k is None else k
         return {"mode": s.mode, "end_of_word": s.end_of_word, "pattern": s.pattern,
-                "tie_rule": s.tie_rule, "min_frequency": s.min_frequency, "prune": s.prune,
+                **{k: getattr(s, k) for k in TRAINING_ONLY},
                 "special_tokens": list(s.special_tokens),
                 "merge_counts": counts if counts is not None
                 else [st.count for st in self.steps[:k]]}
@@ -710,13 +748,15 @@ def train_bpe(input_path: "str | Path | Sequence[str | Path] | PretokenTable | N
               counts: str | Path | Sequence[str | Path] | None = None,
               progress: Callable[[str, int, int], None] | None = None,
               cancel: CancelFn | None = None, return_trainer: bool = False,
+              encoding: str = "utf-8",
               **options) -> tuple[dict[int, bytes], list[tuple[bytes, bytes]]]:
     """Train byte-level BPE on one or more files; returns ``(vocab, merges)``.
 
     ids: 0-255 the bytes, then special tokens in the order given, then merges in order.
     ``options`` are the other :class:`TrainSettings` fields (mode, pattern, tie_rule,
     min_frequency, prune, num_merges, end_of_word). ``progress(phase, done, total)``
-    reports "pretokenize" (input bytes read) then "merge" (steps).
+    reports "pretokenize" (input bytes read) then "merge" (steps). ``encoding``: the
+    corpus files' (converted as they are read).
 
     Instead of corpus files: ``input_path`` a table in memory (``count_corpus``), or
     ``counts`` word-count table files (summed in the order given). A table's own pattern
@@ -725,22 +765,18 @@ def train_bpe(input_path: "str | Path | Sequence[str | Path] | PretokenTable | N
     """
     _check_train_bpe(input_path, vocab_size, special_tokens, counts, options)
     table = input_path if isinstance(input_path, PretokenTable) else None
+    settings = TrainSettings(vocab_size=vocab_size,
+                             special_tokens=tuple(special_tokens or ()), **options)
     if counts is not None or table is not None:
-        from .counts import read_tables, settings_for_table
         if table is None:
             table = read_tables(counts)
-        settings = TrainSettings(vocab_size=vocab_size,
-                                 special_tokens=tuple(special_tokens or ()), **options)
         settings = settings_for_table(settings, table.meta, pattern="pattern" in options,
                                       specials=special_tokens is not None)
-        trainer = Trainer.from_counts(table, settings, where=_table_name(counts or table))
-    else:
-        settings = TrainSettings(vocab_size=vocab_size,
-                                 special_tokens=tuple(special_tokens or ()), **options).validated()
-        pre = Pretokenizer(settings.pattern, settings.special_tokens)
+        trainer = Trainer.from_source(table, settings, where=_table_name(counts or table))
+    else:   # a str here is a file's path, not the text
+        paths = [input_path] if isinstance(input_path, (str, Path)) else input_path
         ptok = (lambda d, t: progress("pretokenize", d, t)) if progress else None
-        table = table_from_files(input_path, pre, progress=ptok, cancel=cancel)
-        trainer = Trainer(table, settings)
+        trainer = Trainer.from_source(paths, settings, ptok, cancel, encoding=encoding)
     pmerge = (lambda d, t: progress("merge", d, t)) if progress else None
     trainer.run(progress=pmerge, cancel=cancel, detail=False)
     if return_trainer:

@@ -15,10 +15,8 @@ from __future__ import annotations
 
 from array import array
 from itertools import pairwise
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:   # corpus.py uses this module; a table is only read and made alike here
-    from .corpus import PretokenTable
+from .table import PretokenTable
 
 MAX_WORD_BYTES = 1 << 16   # 64 KiB: far beyond any word of a language
 

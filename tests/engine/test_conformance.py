@@ -31,7 +31,7 @@ from bpe_gui.engine.base import BaseTokenizer  # noqa: E402
 from bpe_gui.engine.formats import export_tokenizer, load_tokenizer  # noqa: E402
 from bpe_gui.engine.model import clean_text  # noqa: E402
 from bpe_gui.engine.pipeline import known  # noqa: E402
-from bpe_gui.engine.pretokenize import O200K_PATTERN  # noqa: E402
+from bpe_gui.engine.presets import O200K_PATTERN  # noqa: E402
 from bpe_gui.engine.trainer import TrainSettings, Trainer  # noqa: E402
 
 from test_hf_pipeline import CASES  # noqa: E402

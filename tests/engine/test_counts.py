@@ -12,8 +12,9 @@ from hypothesis import given, settings, strategies as st
 
 from bpe_gui.engine import counts as counts_mod
 from bpe_gui.engine.corpus import PretokenTable, count_corpus
-from bpe_gui.engine.counts import (CountMeta, HEADER, MAGIC, is_count_table, read_table,
-                                   read_tables, write_table)
+from bpe_gui.engine.count_sets import read_tables
+from bpe_gui.engine.counts import (HEADER, MAGIC, is_count_table, read_table, write_table)
+from bpe_gui.engine.table import CountMeta
 from bpe_gui.engine.errors import FormatError, NotUTF8Error, SettingsError
 from bpe_gui.engine.pretokenize import Pretokenizer
 from bpe_gui.engine.trainer import TIE_RULES, Trainer, TrainSettings, train_bpe

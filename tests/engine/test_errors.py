@@ -9,7 +9,7 @@ import pytest
 
 from bpe_gui.engine import (CorpusError, NotUTF8Error, PatternError, Pretokenizer,
                             SettingsError, TrainSettings, Trainer, pretokenize, train_bpe)
-from bpe_gui.engine.corpus import read_documents
+from bpe_gui.engine.files import read_documents
 from bpe_gui.engine.errors import VocabSizeError
 
 

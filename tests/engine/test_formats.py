@@ -19,7 +19,7 @@ from bpe_gui.engine.display import bytes_to_unicode, gpt2_text
 from bpe_gui.engine.errors import BPEError, ExportError, FormatError
 from bpe_gui.engine.formats import (FORMATS, detect_format, export_formats, export_tokenizer,
                                     load_tokenizer, output_files, supported_formats)
-from bpe_gui.engine.formats import _common
+from bpe_gui.engine.formats import _common, gpt2
 
 tiktoken = pytest.importorskip("tiktoken")
 tiktoken_load = pytest.importorskip("tiktoken.load")
@@ -261,7 +261,7 @@ def test_gpt2_layout_ids_are_kept(tmp_path):
     tok = trained("gpt2")
     mapping = gpt2_layout_files(tok, tmp_path)
     assert mapping[tok.token_to_id[b"!"]] == 0  # not byte 0x21 = 33
-    loaded = Tokenizer.from_files(tmp_path / "vocab.json", tmp_path / "merges.txt")
+    loaded = gpt2.load(tmp_path / "vocab.json", tmp_path / "merges.txt")
     assert loaded.special_tokens == list(SPECIALS)  # found: not made by any merge
     for text in SAMPLES:
         ids = loaded.encode(text)
@@ -510,7 +510,7 @@ def test_merge_token_not_in_vocab(gpt2_files):
         f.write("Ġzzq Ġxxw\n")
     n = len(merges.read_text("utf-8").splitlines())
     with pytest.raises(FormatError, match="not in vocab.json") as e:
-        Tokenizer.from_files(vocab, merges)
+        gpt2.load(vocab, merges)
     assert e.value.line == n
 
 

@@ -9,7 +9,7 @@ import regex
 from hypothesis import HealthCheck, given, settings
 from scan_oracle import corpus_files, corpus_prefix, texts
 
-from bpe_gui.engine import pattern_kinds as pk
+from bpe_gui.engine import pattern_kinds as pk, presets
 from bpe_gui.engine.pretokenize import PRESETS, Pretokenizer
 from bpe_gui.engine.scanner import _scan
 
@@ -38,13 +38,13 @@ PUBLISHED = [
      r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+""", "gpt2"),
     ("openai_public.py's comment",
      r"""'s|'t|'re|'ve|'m|'ll|'d| ?[\p{L}]+| ?[\p{N}]+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+""", "gpt2"),
-    ("the gpt2 preset", pk.GPT2_PATTERN, "gpt2"),
-    ("minbpe's GPT-4", pk.MINBPE_GPT4_PATTERN, "llama3"),
-    ("Llama 3 (Meta, tokenizer.json)", pk.LLAMA3_PATTERN, "llama3"),
+    ("the gpt2 preset", presets.GPT2_PATTERN, "gpt2"),
+    ("minbpe's GPT-4", presets.MINBPE_GPT4_PATTERN, "llama3"),
+    ("Llama 3 (Meta, tokenizer.json)", presets.LLAMA3_PATTERN, "llama3"),
     ("js-tiktoken's cl100k_base",
      r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+"""
      r"""[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+""", "llama3"),
-    ("Qwen2 tokenizer.json", pk.QWEN2_PATTERN, "qwen2"),
+    ("Qwen2 tokenizer.json", presets.QWEN2_PATTERN, "qwen2"),
 ]
 
 
@@ -105,7 +105,7 @@ def spellings_of(kind: str, rng: random.Random, n: int) -> list[str]:
     return out
 
 
-@pytest.mark.parametrize("kind", pk.KINDS)
+@pytest.mark.parametrize("kind", presets.KINDS)
 def test_every_accepted_spelling_matches_like_the_kind(kind):
     """The argument of pattern_kinds.py checked: random combinations of the accepted
     spellings of each place cut like the kind's own pattern."""
@@ -118,18 +118,18 @@ def test_every_accepted_spelling_matches_like_the_kind(kind):
         assert pk.scanner_kind(pattern) == kind, pattern
         compiled = regex.compile(pattern)
         for text in sample:
-            assert compiled.findall(text) == regex.findall(pk.KIND_PATTERNS[kind], text), \
+            assert compiled.findall(text) == regex.findall(presets.KIND_PATTERNS[kind], text), \
                 (pattern, text)
 
 
 @pytest.mark.parametrize("pattern", [
-    pk.CL100K_PATTERN.replace(r"\s*[\r\n]", r"\s*+[\r\n]"),   # a possessive that must give back
-    pk.CL100K_PATTERN.replace(r"\s+(?!\S)", r"\s++(?!\S)"),
-    pk.LLAMA3_PATTERN.replace(r"\p{N}{1,3}", r"\p{N}{1,2}"),
-    pk.LLAMA3_PATTERN.replace(r"(?i:", "(?:"),                 # case-sensitive contractions
-    pk.GPT2_PATTERN.replace(r" ?\p{L}+| ?\p{N}+", r" ?\p{N}+| ?\p{L}+"),
-    pk.O200K_PATTERN.replace(r"\p{Lo}", r"\p{Lu}", 1),
-    pk.GPT2_PATTERN + "|x", pk.GPT2_PATTERN[:-4], r"\S+|\s+", "(" + pk.GPT2_PATTERN + ")",
+    presets.CL100K_PATTERN.replace(r"\s*[\r\n]", r"\s*+[\r\n]"),   # a possessive that must give back
+    presets.CL100K_PATTERN.replace(r"\s+(?!\S)", r"\s++(?!\S)"),
+    presets.LLAMA3_PATTERN.replace(r"\p{N}{1,3}", r"\p{N}{1,2}"),
+    presets.LLAMA3_PATTERN.replace(r"(?i:", "(?:"),                 # case-sensitive contractions
+    presets.GPT2_PATTERN.replace(r" ?\p{L}+| ?\p{N}+", r" ?\p{N}+| ?\p{L}+"),
+    presets.O200K_PATTERN.replace(r"\p{Lo}", r"\p{Lu}", 1),
+    presets.GPT2_PATTERN + "|x", presets.GPT2_PATTERN[:-4], r"\S+|\s+", "(" + presets.GPT2_PATTERN + ")",
 ])
 def test_near_misses_are_not_recognised(pattern):
     assert pk.scanner_kind(pattern) is None

@@ -6,7 +6,7 @@ import time
 import pytest
 
 from bpe_gui.engine import (Cancelled, NotUTF8Error, PatternError, Pretokenizer, Tokenizer,
-                            TrainSettings, Trainer, corpus, pretokenize)
+                            TrainSettings, Trainer, corpus, files, pretokenize)
 from bpe_gui.engine import tokenizer as tokenizer_module
 
 
@@ -41,7 +41,7 @@ def test_not_utf8_offset_counts_the_bom(tmp_path):
     p = tmp_path / "bom.txt"
     p.write_bytes(data)
     with pytest.raises(NotUTF8Error) as ei:
-        corpus.read_documents(p)
+        files.read_documents(p)
     assert ei.value.offset == data.index(b"\xff") == 6
     assert "offset 6" in str(ei.value)
 
@@ -144,7 +144,7 @@ def test_jsonl_text_with_unicode_line_separators(tmp_path):
     docs = ["a\u2028b\x85c\x1cd", "second"]
     p.write_text(json.dumps({"text": docs[0]}, ensure_ascii=False) + "\r\n"
                  + json.dumps({"text": docs[1]}) + "\n", encoding="utf-8")
-    assert corpus.read_documents(p) == docs
+    assert files.read_documents(p) == docs
 
 
 def test_custom_pattern_with_capture_groups_gives_whole_words():

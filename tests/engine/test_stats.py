@@ -10,7 +10,7 @@ import pytest
 import regex
 
 from bpe_gui.engine import stats
-from bpe_gui.engine.tokenizer import Encoding
+from bpe_gui.engine.base import Encoding
 from bpe_gui.engine.trainer import Trainer, TrainSettings
 
 GPT2 = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 from scan_oracle import texts
 
-from bpe_gui.engine import pattern_kinds as pk
+from bpe_gui.engine import presets as pk
 from bpe_gui.engine.formats import load_tokenizer
 from bpe_gui.engine.pretokenize import Pretokenizer
 from bpe_gui.engine.stream_cut import stream_cut

@@ -27,6 +27,7 @@ step (``Tokenizer.at_step``) exports as of that step.
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Sequence
 
@@ -36,6 +37,7 @@ from ..base import BaseTokenizer
 from ..tokenizer import Tokenizer
 from . import csv_merges, gpt2, hf, native, tiktoken_fmt
 from ._common import Snapshot, check_name, snapshot, write_files
+from .reading import read_json
 
 FORMATS: dict[str, str] = {
     "gpt2": "GPT-2 vocab.json + merges.txt",
@@ -179,7 +181,6 @@ def detect_format(path: str | Path) -> str:
     if name.endswith(".model") and _looks_like_ranks(p):
         return "tiktoken"   # Llama 3's tokenizer.model is a tiktoken ranks file
     if name.endswith(".json"):
-        from .reading import read_json
         data = read_json(p)
         if isinstance(data, dict):
             if data.get("format") == native.FORMAT:
@@ -203,7 +204,6 @@ def detect_format(path: str | Path) -> str:
 
 def _looks_like_ranks(p: Path) -> bool:
     """A first line 'BASE64 RANK' (a SentencePiece .model is binary protobuf instead)."""
-    import re
     try:
         with open(p, "rb") as f:
             head = f.read(256).split(b"\n", 1)[0]

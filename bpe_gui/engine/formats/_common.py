@@ -17,8 +17,9 @@ import regex
 
 from ..atomic import make_folder, remove_folders, replace_set
 from ..checks import MAX_ID
-from ..errors import ExportError, FormatError
-from ..pretokenize import PRESETS, resolve_pattern
+from ..errors import BPEError, ExportError, FormatError
+from ..presets import PRESETS
+from ..pretokenize import Pretokenizer, resolve_pattern
 from ..tokenizer import EOW, UNK, Tokenizer
 
 
@@ -119,7 +120,6 @@ PROBE_TEXT = (
 
 def words_differ(pattern: str, theirs: list[str]) -> str | None:
     """Where our words of PROBE_TEXT differ from another engine's, as a short note."""
-    from ..pretokenize import Pretokenizer
     ours = Pretokenizer(pattern).words(PROBE_TEXT)
     if ours == theirs:
         return None
@@ -264,7 +264,6 @@ def as_id(value: Any, path, key: str) -> int:
 
 def build_tokenizer(path, vocab, merges, special_tokens, **kw) -> Tokenizer:
     """Tokenizer(...) with its complaints turned into a FormatError about ``path``."""
-    from ..errors import BPEError
     try:
         return Tokenizer(vocab, merges, special_tokens, **kw)
     except BPEError as e:

@@ -13,11 +13,9 @@ from __future__ import annotations
 
 import csv
 import io
-from pathlib import Path
 
 from ..display import readable
-from ..tokenizer import Tokenizer
-from ._common import Snapshot, snapshot, write_files
+from ._common import Snapshot
 
 COLUMNS = ["rank", "id", "left", "right", "token", "count", "left_hex", "right_hex", "token_hex"]
 
@@ -36,5 +34,3 @@ def dump(snap: Snapshot, name: str = "tokenizer") -> dict[str, bytes]:
     return {file_names(name)[0]: out.getvalue().encode("utf-8")}
 
 
-def export(tok: Tokenizer, folder: str | Path, name: str = "tokenizer") -> list[Path]:
-    return write_files(folder, dump(snapshot(tok), name))

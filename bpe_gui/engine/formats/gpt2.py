@@ -22,11 +22,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Sequence
 
+from .. import checks
 from ..display import gpt2_bytes, gpt2_text
 from ..errors import ExportError, FormatError
 from ..tokenizer import Tokenizer
-from ._common import (Snapshot, as_id, build_tokenizer, json_object_lines, prefixed, snapshot,
-                      write_files)
+from ._common import (Snapshot, as_id, build_tokenizer, json_object_lines, prefixed)
 from .reading import read_json, read_text
 
 HEADER = "#version: 0.2"
@@ -70,10 +70,6 @@ def vocab_keys(snap: Snapshot) -> dict[int, str]:
         seen[key] = i
         keys[i] = key
     return keys
-
-
-def export(tok: Tokenizer, folder: str | Path, name: str = "tokenizer") -> list[Path]:
-    return write_files(folder, dump(snapshot(tok), name))
 
 
 # ----- loading --------------------------------------------------------------------------
@@ -122,6 +118,8 @@ def load(vocab_path: str | Path, merges_path: str | Path | None = None,
     are longer than one byte and made by no merge (GPT-2's ``<|endoftext|>``).
     ``kwargs`` go to :class:`Tokenizer` (e.g. ``pattern="cl100k"``).
     """
+    if special_tokens is not None:   # a str would be one token per character
+        special_tokens = list(checks.special_tokens(special_tokens))
     vocab_path = Path(vocab_path)
     if merges_path is None:
         merges_path = merges_beside(vocab_path)

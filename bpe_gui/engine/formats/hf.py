@@ -35,12 +35,14 @@ import regex
 
 from ..display import gpt2_bytes, gpt2_text, pair_text, readable
 from ..errors import ExportError, FormatError
-from ..pretokenize import CJK_PATTERN, CL100K_PATTERN, GPT2_PATTERN, WHITESPACE_PATTERN
+from ..presets import CJK_PATTERN, CL100K_PATTERN, GPT2_PATTERN, WHITESPACE_PATTERN
 from ..tokenizer import EOW, Tokenizer
 from ._common import (PROBE_TEXT, Snapshot, as_id, build_tokenizer, json_str, model_kind, need,
-                      not_bpe, prefixed, preset_name, snapshot, words_differ, write_files)
+                      not_bpe, prefixed, preset_name, words_differ)
 from .gpt2 import vocab_keys as gpt2_vocab_keys
 from .reading import check_depth, read_json
+from ..pretokenize import Pretokenizer
+from ..pipeline.hf_json import load_hf, read_fast
 
 # Whitespace as Python's str.strip() sees it (char mode strips words with it) and as the
 # `regex` module's \s sees it (the whitespace preset splits with it). They differ in
@@ -101,10 +103,6 @@ def dump(snap: Snapshot, name: str = "tokenizer") -> dict[str, bytes]:
     head, _, tail = text.rpartition('"@VOCAB@"')
     text = head + ("{\n" + vocab_lines + "\n    }" if entries else "{}") + tail
     return {file_names(name)[0]: (text + "\n").encode("utf-8")}
-
-
-def export(tok: Tokenizer, folder: str | Path, name: str = "tokenizer") -> list[Path]:
-    return write_files(folder, dump(snapshot(tok), name))
 
 
 def check_pattern(pattern: str) -> None:
@@ -279,7 +277,6 @@ def word_leading_ws(pattern: str) -> str:
     Example: GPT-2's pattern -> ' ' (only ` ?\\p{L}+` and its like take one);
     cl100k's -> every whitespace character but CR and LF.
     """
-    from ..pretokenize import Pretokenizer
     pre = Pretokenizer(pattern)
     found = [" "]
     for c in STRIP_WS:
@@ -308,7 +305,6 @@ def load(path: str | Path, special_tokens: Sequence[str] | None = None, **kwargs
     asking for other special tokens or another ``pattern`` gives a byte-level tokenizer
     of this app's own (the file's vocabulary and merges with those settings).
     """
-    from ..pipeline.hf_json import load_hf, read_fast
     path = Path(path)
     own = special_tokens is not None or "pattern" in kwargs or "mode" in kwargs
     fast = None if own else read_fast(path)

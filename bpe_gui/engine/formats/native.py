@@ -25,12 +25,13 @@ from typing import Any, Sequence
 from ..display import pair_text, readable
 from ..errors import FormatError
 from ..tokenizer import Tokenizer
-from ._common import Snapshot, as_id, build_tokenizer, json_str, need, snapshot, write_files
+from ._common import Snapshot, as_id, build_tokenizer, json_str, need
 from .reading import read_json
+from ..pretokenize import resolve_pattern
+from ..trainer import TRAINING_ONLY
 
 FORMAT, VERSION = "bpe-gui", 1
 SUFFIX = ".bpe-gui.json"
-SETTING_KEYS = ("tie_rule", "min_frequency", "prune")
 
 
 def file_names(name: str = "tokenizer") -> list[str]:
@@ -41,7 +42,7 @@ def to_dict(snap: Snapshot) -> dict[str, Any]:
     specials = set(snap.special_ids.values())
     settings = {"mode": snap.mode, "end_of_word": snap.end_of_word,
                 "pattern": snap.pattern_setting, "pattern_regex": snap.pattern,
-                **{k: snap.meta[k] for k in SETTING_KEYS if k in snap.meta},
+                **{k: snap.meta[k] for k in TRAINING_ONLY if k in snap.meta},
                 "special_tokens": list(snap.special_tokens)}
     vocab = []
     for i in sorted(snap.vocab):
@@ -83,10 +84,6 @@ def dump(snap: Snapshot, name: str = "tokenizer") -> dict[str, bytes]:
     return {file_names(name)[0]: ("{\n" + ",\n".join(parts) + "\n}\n").encode("utf-8")}
 
 
-def export(tok: Tokenizer, folder: str | Path, name: str = "tokenizer") -> list[Path]:
-    return write_files(folder, dump(snapshot(tok), name))
-
-
 def _hex(value: Any, path, key: str) -> bytes:
     if not isinstance(value, str):
         raise FormatError(path, f"should be the token bytes in hex, not {value!r}.", key=key)
@@ -112,7 +109,6 @@ def load(path: str | Path, special_tokens: Sequence[str] | None = None, **kwargs
     pattern = settings.get("pattern_regex") or need(settings, "pattern", str, path,
                                                     "a preset name or regex", "settings")
     setting = settings.get("pattern", pattern)
-    from ..pretokenize import resolve_pattern
     if isinstance(setting, str) and resolve_pattern(setting)[0] == pattern:
         pattern = setting  # keep the preset name
     specials_given = settings.get("special_tokens", [])
@@ -137,7 +133,7 @@ def load(path: str | Path, special_tokens: Sequence[str] | None = None, **kwargs
         counts.append(entry.get("count"))
     meta = data.get("meta") if isinstance(data.get("meta"), dict) else {}
     meta = {**meta, "mode": mode, "end_of_word": eow, "pattern": setting,
-            **{k: settings[k] for k in SETTING_KEYS if k in settings},
+            **{k: settings[k] for k in TRAINING_ONLY if k in settings},
             "special_tokens": list(specials_given), **kwargs.pop("meta", {})}
     if any(c is not None for c in counts):
         meta["merge_counts"] = counts

@@ -20,17 +20,17 @@ well-known encoding gets its pattern and special tokens (pipeline/known.py).
 from __future__ import annotations
 
 import base64
-import binascii
 from pathlib import Path
 from typing import Sequence
 
 from ..display import readable
 from ..errors import ExportError, FormatError, PatternError
-from ..pipeline.tiktoken_model import rank_problem
+from ..pipeline.known import recognise
+from ..pipeline.tiktoken_model import load_ranks
+from ..pretokenize import Pretokenizer, resolve_pattern
 from ..tokenizer import Tokenizer
-from ._common import (PROBE_TEXT, Snapshot, as_id, json_bytes, need, preset_name, snapshot,
-                      words_differ, write_files)
-from .reading import read_bytes, read_json, read_text
+from ._common import (PROBE_TEXT, Snapshot, as_id, json_bytes, need, preset_name, words_differ)
+from .reading import read_bytes, read_json
 
 SUFFIX = ".tiktoken"
 META_SUFFIX = ".tiktoken.json"
@@ -101,7 +101,6 @@ def check_pattern(pattern: str) -> None:
         return  # the presets are tested to cut identically
     # tiktoken shows no word boundaries, but it emits a whole word as one token when the
     # word is in the vocabulary: make each of our words a token and compare
-    from ..pretokenize import Pretokenizer
     ours = Pretokenizer(pattern).words(PROBE_TEXT)
     for w in ours:
         ranks.setdefault(w.encode("utf-8"), len(ranks))
@@ -113,10 +112,6 @@ def check_pattern(pattern: str) -> None:
         raise ExportError("The pre-tokenizer pattern means something else in tiktoken's regex "
                           f"engine (fancy-regex): on a test text, {words_differ(pattern, theirs)}. "
                           "Use a preset, or a pattern both engines read the same way.")
-
-
-def export(tok: Tokenizer, folder: str | Path, name: str = "tokenizer") -> list[Path]:
-    return write_files(folder, dump(snapshot(tok), name))
 
 
 # ----- loading --------------------------------------------------------------------------
@@ -131,75 +126,6 @@ def meta_beside(path: Path) -> Path | None:
     return None
 
 
-def read_ranks(path: str | Path) -> tuple[dict[bytes, int], dict[int, int]]:
-    """NAME.tiktoken -> ({token bytes: rank}, {rank: line}); FormatError names the line."""
-    text = read_text(path)
-    ranks: dict[bytes, int] = {}
-    seen: dict[int, int] = {}
-    for lineno, line in enumerate(text.split("\n"), 1):
-        line = line.rstrip("\r")
-        if not line:
-            continue
-        parts = line.split(" ")
-        if len(parts) != 2:
-            raise FormatError(path, "each line must be 'BASE64 RANK' (token bytes in base64, a "
-                              f"space, a whole number); this line has {len(parts)} part(s).",
-                              line=lineno)
-        try:
-            token = base64.b64decode(parts[0], validate=True)
-        except (binascii.Error, ValueError):
-            raise FormatError(path, f"{parts[0][:40]!r} is not valid base64.", line=lineno) from None
-        problem = rank_problem(parts[1])
-        if problem:
-            raise FormatError(path, problem + ".", line=lineno)
-        rank = int(parts[1])
-        if not token:
-            raise FormatError(path, "the token is empty.", line=lineno)
-        if token in ranks:
-            raise FormatError(path, f"the token {readable(token)!r} was already given rank "
-                              f"{ranks[token]}.", line=lineno)
-        if rank in seen:
-            raise FormatError(path, f"rank {rank} was already given on line {seen[rank]}.",
-                              line=lineno)
-        ranks[token] = rank
-        seen[rank] = lineno
-    return ranks, seen
-
-
-def rebuild_merges(ranks: dict[bytes, int], path=None,
-                   lines: dict[int, int] | None = None) -> list[tuple[bytes, bytes]]:
-    """The merge that makes each multi-byte token, in rank order.
-
-    Example: ranks {a:0, b:1, c:2, ab:3, abc:4} -> [(a, b), (ab, c)].
-    """
-    merges = []
-    for token, rank in sorted(ranks.items(), key=lambda kv: kv[1]):
-        if len(token) < 2:
-            continue
-        parts = split_below(token, rank, ranks)
-        if len(parts) != 2:
-            raise FormatError(path, f"the token {readable(token)!r} (rank {rank}) cannot be "
-                              "built by merging two lower-ranked tokens, so it is not a BPE "
-                              "vocabulary.", line=(lines or {}).get(rank))
-        merges.append((parts[0], parts[1]))
-    return merges
-
-
-def split_below(token: bytes, rank: int, ranks: dict[bytes, int]) -> list[bytes]:
-    """tiktoken's merge loop on ``token`` using only ranks below ``rank``."""
-    parts = [token[i:i + 1] for i in range(len(token))]
-    while len(parts) > 1:
-        best, at = rank, -1
-        for i in range(len(parts) - 1):
-            r = ranks.get(parts[i] + parts[i + 1])
-            if r is not None and r < best:
-                best, at = r, i
-        if at < 0:
-            break
-        parts[at:at + 2] = [parts[at] + parts[at + 1]]
-    return parts
-
-
 def load(path: str | Path, special_tokens: Sequence[str] | None = None, *,
          pattern: str | None = None, **kwargs) -> Tokenizer:
     """Load NAME.tiktoken (+ NAME.tiktoken.json / NAME.json beside it, if present).
@@ -209,8 +135,6 @@ def load(path: str | Path, special_tokens: Sequence[str] | None = None, *,
     content and gets its pattern and special tokens; any other file gets the cl100k
     pattern unless ``pattern`` is given, and ``meta['encoding']`` stays None.
     """
-    from ..pipeline.known import recognise
-    from ..pipeline.tiktoken_model import load_ranks
     path = Path(path)
     data = read_bytes(path, "ranks")
     meta_path = meta_beside(path)
@@ -271,5 +195,4 @@ def load(path: str | Path, special_tokens: Sequence[str] | None = None, *,
 
 
 def _same(setting: str, pat: str) -> bool:
-    from ..pretokenize import resolve_pattern
     return resolve_pattern(setting)[0] == pat

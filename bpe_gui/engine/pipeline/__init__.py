@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Callable, Iterable, Iterator
 
 from ..base import Encoding
-from ..blocks import NATIVE_PRESETS
+from ..presets import PRESET_IDS
 from ..pattern_kinds import scanner_kind
 from ..scanner import native_scanner
 from ..stream_cut import stream_cut
@@ -66,11 +66,11 @@ class Pipeline:
         # _encode reads this model's table (Merger.wrap); one word cache per thread
         self._native = self._merger = None
         self._wcaches: list = []
-        preset = NATIVE_PRESETS.get(words.kind) \
+        preset = PRESET_IDS.get(words.kind) \
             if kind == "tiktoken" and words is not None and words.native is not None else None
         if kind == "hf" and normalize is None and pre is not None and pre.tiling_pattern:
             name = scanner_kind(pre.tiling_pattern)   # a byte-level Split the scanner runs
-            preset = NATIVE_PRESETS.get(name) if native_scanner(name) is not None else None
+            preset = PRESET_IDS.get(name) if native_scanner(name) is not None else None
         native = getattr(model, "native", model)   # the C model under a PipelineModel
         if preset is not None and _encode is not None and hasattr(native, "merge_table"):
             try:

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 # tiktoken's cl100k_base and o200k_base pat_strs are our presets, character for character;
 # r50k's is GPT-2's spelled with possessive quantifiers (the native scanner runs them all)
-from ..pretokenize import CL100K_PATTERN, LLAMA3_PATTERN, O200K_PATTERN
+from ..presets import CL100K_PATTERN, LLAMA3_PATTERN, O200K_PATTERN
 
 ENDOFTEXT = "<|endoftext|>"
 R50K_PATTERN = (r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$"""

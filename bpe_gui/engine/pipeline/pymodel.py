@@ -11,6 +11,7 @@ import heapq
 import sys
 
 from ..display import gpt2_bytes
+from ..display import gpt2_text
 
 _MAX = sys.maxsize
 _HEAP_FROM = 24   # words at least this long merge with a heap (as csrc/merge.c)
@@ -139,7 +140,6 @@ class Model:
         if k is None:
             return None
         if self.kind == "hf" and self.byte_level and i not in self.text_only:
-            from ..display import gpt2_text
             return gpt2_text(k)
         return k.decode("utf-8", errors="replace")
 

@@ -1,0 +1,64 @@
+"""The pre-tokenizer presets: their patterns, names, labels and scanner numbers.
+
+A leaf module (it imports nothing of bpe-gui's) so that every layer can name a preset:
+the scanner, the counter, the formats and the command line ask here, never keep a copy.
+"""
+from __future__ import annotations
+
+GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+# tiktoken's cl100k_base pat_str (tiktoken_ext/openai_public.py), character for character
+CL100K_PATTERN = (r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+"""
+                  r"""| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s""")
+# GPT-4o: letters split by case (CamelCase -> Camel, Case), contractions stay attached.
+# tiktoken's o200k_base pat_str, character for character.
+O200K_PATTERN = "|".join([
+    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+    r"""\p{N}{1,3}""",
+    r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+    r"""\s*[\r\n]+""",
+    r"""\s+(?!\S)""",
+    r"""\s+""",
+])
+# Meta's llama3/tokenizer.py and Llama 3's tokenizer.json
+LLAMA3_PATTERN = (r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}"""
+                  r"""| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+""")
+# minbpe's GPT4_SPLIT_PATTERN (this app's cl100k preset until it became tiktoken's own)
+MINBPE_GPT4_PATTERN = (r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}+|\p{N}{1,3}"""
+                       r"""| ?[^\s\p{L}\p{N}]++[\r\n]*|\s*[\r\n]|\s+(?!\S)|\s+""")
+# Qwen2's (and Qwen2.5's, Qwen3's) tokenizer.json
+QWEN2_PATTERN = (r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}"""
+                 r"""| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+""")
+
+# index = the scanner's kind number (csrc/scan.h)
+KINDS = ("gpt2", "cl100k", "o200k", "llama3", "qwen2")
+KIND_PATTERNS = {"gpt2": GPT2_PATTERN, "cl100k": CL100K_PATTERN, "o200k": O200K_PATTERN,
+                 "llama3": LLAMA3_PATTERN, "qwen2": QWEN2_PATTERN}
+# a preset (or a recognised pattern's kind) -> the native scanner's number (csrc/scan.h)
+PRESET_IDS = {kind: i for i, kind in enumerate(KINDS)}
+
+WHITESPACE_PATTERN = r"""\S+|\s+"""
+# Each Han character is a word of its own; runs of other letters stay whole (what
+# Chinese tutorials do). `[^\P{L}\p{Han}]` = letters that are not Han.
+CJK_PATTERN = (
+    r"""'(?:[sdmt]|ll|ve|re)| ?\p{Han}| ?[^\P{L}\p{Han}]+| ?\p{N}+| ?[^\s\p{L}\p{N}]+"""
+    r"""|\s+(?!\S)|\s+"""
+)
+
+PRESETS: dict[str, str] = {
+    "gpt2": GPT2_PATTERN,
+    "cl100k": CL100K_PATTERN,
+    "o200k": O200K_PATTERN,
+    "whitespace": WHITESPACE_PATTERN,
+    "cjk": CJK_PATTERN,
+}
+_PRESET_OF_PATTERN = {v: k for k, v in PRESETS.items()}
+PRESET_ALIASES = {"gpt4": "cl100k", "gpt-2": "gpt2", "gpt-4": "cl100k", "ws": "whitespace",
+                  "gpt4o": "o200k", "gpt-4o": "o200k"}
+PRESET_LABELS = {
+    "gpt2": "GPT-2",
+    "cl100k": "GPT-4 (cl100k)",
+    "o200k": "GPT-4o (o200k)",
+    "whitespace": "Whitespace split",
+    "cjk": "CJK-aware (one Han character per word)",
+}
