@@ -44,6 +44,7 @@ from typing import Iterable, Protocol, Sequence
 from .branch_words import char_name, limit_of
 from .branches import Branch, BranchMatcher
 from .display import visible_controls, visible_ws
+from .presets import line_break_ends_words
 from .model import MergeApplied, Playback, WordModel
 from .pretokenize import Piece, Pretokenizer
 
@@ -159,13 +160,13 @@ def word_spans(pre: Pretokenizer, matcher: BranchMatcher, text: str, lo: int = 0
 
 def safe_start(text: str, i: int) -> int:
     """A position at or before ``i`` where every preset pattern starts a word: the text's
-    start, or a line start whose first character is not whitespace (no preset word
-    reaches from a line break into a non-space)."""
+    start, or a line start after a break that ends every word
+    (``presets.line_break_ends_words``)."""
     while i > 0:
         j = text.rfind("\n", 0, i)
         if j < 0:
             return 0
-        if j + 1 < len(text) and not text[j + 1].isspace():
+        if line_break_ends_words(text, j):
             return j + 1
         i = j
     return 0
@@ -178,7 +179,7 @@ def safe_end(text: str, i: int) -> int:
         j = text.find("\n", i)
         if j < 0 or j + 1 >= n:
             return n
-        if not text[j + 1].isspace():
+        if line_break_ends_words(text, j):
             return j + 1
         i = j + 1
     return n

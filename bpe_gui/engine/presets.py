@@ -62,3 +62,17 @@ PRESET_LABELS = {
     "whitespace": "Whitespace split",
     "cjk": "CJK-aware (one Han character per word)",
 }
+
+
+def line_break_ends_words(text: str, j: int) -> bool:
+    """Whether every published pattern (the presets, Llama 3's, Qwen2's) ends a word at the
+    line break ``text[j] == "\\n"``, so ``j + 1`` starts one whatever came before: the
+    break sits between a non-space and a letter or digit. GPT-2's pattern takes "\\n\\n"
+    before a letter as "\\n", "\\n" but a space before the break into one word, and
+    o200k's takes a "/" after a line break into a punctuation word, so a letter or digit
+    must follow.
+
+    Example: "a\\nb" at 1 -> True; "/\\n/" at 1 -> False; "a \\nb" at 2 -> False
+    """
+    return 0 < j and j + 1 < len(text) and not text[j - 1].isspace() \
+        and text[j + 1].isalnum()

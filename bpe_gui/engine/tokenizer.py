@@ -19,9 +19,10 @@ from typing import Callable, Iterable, Iterator, Sequence
 
 from . import checks
 from .base import BaseTokenizer, Encoding
-from .presets import PRESET_IDS
-from .errors import BPEError
+from .errors import ArgumentError, BPEError, FormatError
+from .gpt2_files import read_gpt2_files
 from .merge_model import EOW, UNK, MergeModel, word_cache
+from .presets import PRESET_IDS
 from .pretokenize import Pretokenizer
 from .stream_cut import stream_cut
 
@@ -276,6 +277,27 @@ class Tokenizer(BaseTokenizer):
         mode, eow = self.mode, self.end_of_word
         return lambda: Tokenizer(vocab, merges, specials, pattern=pattern, mode=mode,
                                  end_of_word=eow)
+
+    # ----- loading ----------------------------------------------------------------
+    @classmethod
+    def from_files(cls, vocab_path, merges_path=None, special_tokens: Sequence[str] | None = None,
+                   **kwargs) -> "Tokenizer":
+        """GPT-2 style ``vocab.json`` + ``merges.txt`` (byte-to-unicode alphabet; merges.txt
+        beside vocab.json by default). ``kwargs`` go to :class:`Tokenizer` (e.g.
+        ``pattern="cl100k"``; GPT-2's pattern by default, since the files record none).
+
+        Example: ``Tokenizer.from_files("vocab.json", "merges.txt").encode("hi")``
+        """
+        vocab, merges, specials, path = read_gpt2_files(vocab_path, merges_path, special_tokens)
+        kwargs.setdefault("pattern", "gpt2")
+        kwargs.setdefault("mode", "byte")
+        kwargs["meta"] = {"format": "gpt2", "source": str(path), **(kwargs.get("meta") or {})}
+        try:
+            return cls(vocab, merges, specials, **kwargs)
+        except BPEError as e:
+            if isinstance(e, (FormatError, ArgumentError)):   # a caller's mistake, not the file's
+                raise
+            raise FormatError(path, str(e)) from None
 
     def __repr__(self) -> str:
         return (f"Tokenizer({len(self.vocab)} tokens, {self.n_merges} merges, mode={self.mode}, "

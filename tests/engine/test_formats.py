@@ -711,3 +711,22 @@ def test_custom_patterns_other_engines_read_differently(tmp_path):
     with pytest.raises(ExportError, match="fancy-regex"):
         export_tokenizer(tok, tmp_path, "tiktoken")
     assert supported_formats(tok) == ["gpt2", "native", "csv"]
+
+
+def test_tokenizer_from_files_reads_gpt2_files_as_the_format_does(tmp_path):
+    """SPEC's ``Tokenizer.from_files``: the same reader as the gpt2 format (one home),
+    with a broken file named."""
+    t = Trainer.from_text("low lower newest widest " * 20,
+                          TrainSettings(num_merges=30, special_tokens=["<|endoftext|>"]))
+    t.run()
+    tok = t.tokenizer()
+    export_tokenizer(tok, tmp_path, "gpt2")
+    a = Tokenizer.from_files(tmp_path / "vocab.json", tmp_path / "merges.txt")
+    b = gpt2.load(tmp_path / "vocab.json", tmp_path / "merges.txt")
+    assert a.vocab == b.vocab and list(a.merges) == list(b.merges)
+    assert a.special_tokens == b.special_tokens == ["<|endoftext|>"]
+    text = "newest lowest<|endoftext|> wider"
+    assert a.encode(text) == b.encode(text) == tok.encode(text)
+    (tmp_path / "merges.txt").write_text("#version: 0.2\nq z\n")
+    with pytest.raises(FormatError, match="merges.txt"):
+        Tokenizer.from_files(tmp_path / "vocab.json")

@@ -15,7 +15,7 @@ from bpe_gui.engine import BPEError, SettingsError, TrainSettings, Trainer, Toke
 from bpe_gui.engine.analysis import classify_tokens
 from bpe_gui.engine.corpus import count_corpus
 from bpe_gui.engine.errors import ArgumentError, ArgumentTypeError
-from bpe_gui.engine.formats import export_tokenizer, gpt2, load_tokenizer
+from bpe_gui.engine.formats import export_tokenizer, load_tokenizer
 from bpe_gui.engine.langcost import language_cost
 from bpe_gui.engine.overlap import vocab_overlap
 from bpe_gui.engine.pretokenize import Pretokenizer
@@ -62,7 +62,7 @@ def test_special_tokens_as_one_string_is_refused_everywhere(corpus):
                  lambda: train_bpe(corpus, 300, special_tokens="<s>"),
                  lambda: Tokenizer(BYTES, [], special_tokens="<s>"),
                  lambda: load_tokenizer(corpus, special_tokens="<s>"),
-                 lambda: gpt2.load(corpus, corpus, special_tokens="<s>")):
+                 lambda: Tokenizer.from_files(corpus, corpus, special_tokens="<s>")):
         err = refused(call, ArgumentTypeError, "special_tokens=['<s>']", "list")
         assert isinstance(err, TypeError)
     err = refused(lambda: TrainSettings(special_tokens="<s>"), SettingsError)

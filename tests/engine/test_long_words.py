@@ -19,7 +19,7 @@ import test_hf_pipeline as hfp  # noqa: E402  (the tokenizer.json builders)
 import test_tiktoken_imports as tti  # noqa: E402  (the .tiktoken builders)
 from tokenizers import models, pre_tokenizers  # noqa: E402
 
-from bpe_gui.engine.formats import export_tokenizer, gpt2, load_tokenizer  # noqa: E402
+from bpe_gui.engine.formats import export_tokenizer, load_tokenizer  # noqa: E402
 from bpe_gui.engine.pipeline import known  # noqa: E402
 from bpe_gui.engine.tokenizer import Tokenizer  # noqa: E402
 from bpe_gui.engine.trainer import TrainSettings, Trainer  # noqa: E402
@@ -78,7 +78,7 @@ def gpt2_files(tmp_path_factory):
     export_tokenizer(tok, d, "gpt2")
     hf = tokenizers.Tokenizer(models.BPE.from_file(str(d / "vocab.json"), str(d / "merges.txt")))
     hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    return gpt2.load(d / "vocab.json", d / "merges.txt"), hf
+    return Tokenizer.from_files(d / "vocab.json", d / "merges.txt"), hf
 
 
 @pytest.mark.parametrize("name", sorted(LONG))

@@ -37,7 +37,8 @@ from ..base import BaseTokenizer
 from ..tokenizer import Tokenizer
 from . import csv_merges, gpt2, hf, native, tiktoken_fmt
 from ._common import Snapshot, check_name, snapshot, write_files
-from .reading import read_json
+from .. import gpt2_files
+from ..reading import read_json
 
 FORMATS: dict[str, str] = {
     "gpt2": "GPT-2 vocab.json + merges.txt",
@@ -138,7 +139,7 @@ def _check_export(tok, folder, fmt, name) -> None:
 
 # ----- import ---------------------------------------------------------------------------
 _FOLDER_ORDER = (("native", "*" + native.SUFFIX), ("hf", "*tokenizer.json"),
-                 ("gpt2", "*vocab.json"), ("gpt2", gpt2.OPENAI_VOCAB),
+                 ("gpt2", "*vocab.json"), ("gpt2", gpt2_files.OPENAI_VOCAB),
                  ("tiktoken", "*" + tiktoken_fmt.SUFFIX))
 
 
@@ -147,7 +148,7 @@ def _pick_in_folder(folder: Path) -> tuple[str, Path]:
     for fmt, glob in _FOLDER_ORDER:
         found = sorted(p for p in folder.glob(glob) if p.is_file())
         if fmt == "gpt2":
-            found = [p for p in found if gpt2.merges_beside(p).is_file()]
+            found = [p for p in found if gpt2_files.merges_beside(p).is_file()]
         if len(found) == 1:
             return fmt, found[0]
         if len(found) > 1:
@@ -174,7 +175,7 @@ def detect_format(path: str | Path) -> str:
     if name.endswith("tokenizer.json"):
         return "hf"
     if name.endswith("vocab.json") or name.endswith("merges.txt") \
-            or name in (gpt2.OPENAI_VOCAB, gpt2.OPENAI_MERGES):
+            or name in (gpt2_files.OPENAI_VOCAB, gpt2_files.OPENAI_MERGES):
         return "gpt2"
     if name.endswith(".csv"):
         return "csv"
@@ -234,7 +235,7 @@ def load_tokenizer(path: str | Path, special_tokens: Sequence[str] | None = None
         p = _pick_in_folder(p)[1]
     if fmt == "gpt2":
         if p.name.endswith("merges.txt") or p.suffix.lower() == ".bpe":
-            return gpt2.load(gpt2.vocab_beside(p), p, special_tokens, **kwargs)
+            return gpt2.load(gpt2_files.vocab_beside(p), p, special_tokens, **kwargs)
         return gpt2.load(p, None, special_tokens, **kwargs)
     if fmt == "tiktoken" and p.suffix == ".json":  # the metadata: load the ranks beside it
         stem = p.name[: -len(tiktoken_fmt.META_SUFFIX)] if p.name.endswith(

@@ -16,7 +16,6 @@ from typing import Any
 import regex
 
 from ..atomic import make_folder, remove_folders, replace_set
-from ..checks import MAX_ID
 from ..errors import BPEError, ExportError, FormatError
 from ..presets import PRESETS
 from ..pretokenize import Pretokenizer, resolve_pattern
@@ -247,18 +246,6 @@ def need(obj: dict, key: str, kind: type | tuple, path, what: str, where: str = 
     if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
         raise FormatError(path, f"{full!r} should be {what}, not {type(value).__name__}.",
                           key=full)
-    return value
-
-
-def as_id(value: Any, path, key: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise FormatError(path, f"the id {value!r} is not a whole number.", key=key)
-    if value < 0:
-        raise FormatError(path, f"the id {value} is negative; ids are whole numbers from 0.",
-                          key=key)
-    if value > MAX_ID:
-        raise FormatError(path, f"the id {value} is too large: ids go up to {MAX_ID:,} "
-                          "(token ids are 32-bit).", key=key)
     return value
 
 

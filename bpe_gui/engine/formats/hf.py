@@ -37,10 +37,11 @@ from ..display import gpt2_bytes, gpt2_text, pair_text, readable
 from ..errors import ExportError, FormatError
 from ..presets import CJK_PATTERN, CL100K_PATTERN, GPT2_PATTERN, WHITESPACE_PATTERN
 from ..tokenizer import EOW, Tokenizer
-from ._common import (PROBE_TEXT, Snapshot, as_id, build_tokenizer, json_str, model_kind, need,
+from ..reading import as_id
+from ._common import (PROBE_TEXT, Snapshot, build_tokenizer, json_str, model_kind, need,
                       not_bpe, prefixed, preset_name, words_differ)
 from .gpt2 import vocab_keys as gpt2_vocab_keys
-from .reading import check_depth, read_json
+from ..reading import check_depth, read_json
 from ..pretokenize import Pretokenizer
 from ..pipeline.hf_json import load_hf, read_fast
 

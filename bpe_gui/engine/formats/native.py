@@ -25,8 +25,9 @@ from typing import Any, Sequence
 from ..display import pair_text, readable
 from ..errors import FormatError
 from ..tokenizer import Tokenizer
-from ._common import Snapshot, as_id, build_tokenizer, json_str, need
-from .reading import read_json
+from ..reading import as_id
+from ._common import Snapshot, build_tokenizer, json_str, need
+from ..reading import read_json
 from ..pretokenize import resolve_pattern
 from ..trainer import TRAINING_ONLY
 

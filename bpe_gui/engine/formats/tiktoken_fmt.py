@@ -29,8 +29,9 @@ from ..pipeline.known import recognise
 from ..pipeline.tiktoken_model import load_ranks
 from ..pretokenize import Pretokenizer, resolve_pattern
 from ..tokenizer import Tokenizer
-from ._common import (PROBE_TEXT, Snapshot, as_id, json_bytes, need, preset_name, words_differ)
-from .reading import read_bytes, read_json
+from ..reading import as_id
+from ._common import (PROBE_TEXT, Snapshot, json_bytes, need, preset_name, words_differ)
+from ..reading import read_bytes, read_json
 
 SUFFIX = ".tiktoken"
 META_SUFFIX = ".tiktoken.json"

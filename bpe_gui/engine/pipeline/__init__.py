@@ -19,6 +19,7 @@ from typing import Callable, Iterable, Iterator
 from ..base import Encoding
 from ..presets import PRESET_IDS
 from ..pattern_kinds import scanner_kind
+from ..presets import line_break_ends_words
 from ..scanner import native_scanner
 from ..stream_cut import stream_cut
 from .added import AddedTokens
@@ -259,15 +260,13 @@ def _spaces(chars) -> int:
 
 
 def _safe_cut(buf: str, hold: int) -> int:
-    """The last position after '\\n' between a non-space and a letter or digit, short of
-    the last ``hold`` characters (an added token could straddle them); 0 if none. Safe
-    for every published pattern: GPT-2's takes "\\n\\n" before a letter as "\\n", "\\n" but
-    at the end of a text as one word (so a space before the \\n is no cut), and o200k's
-    takes a "/" after a line break into a punctuation word (so a letter must follow)."""
+    """The last line start after a break that ends every published pattern's words
+    (``presets.line_break_ends_words``), short of the last ``hold`` characters (an added
+    token could straddle them); 0 if none."""
     end = len(buf) - hold - 1
     k = buf.rfind("\n", 0, max(0, end))
     while k >= 0:
-        if k > 0 and not buf[k - 1].isspace() and buf[k + 1].isalnum():
+        if line_break_ends_words(buf, k):
             return k + 1
         k = buf.rfind("\n", 0, k)
     return 0

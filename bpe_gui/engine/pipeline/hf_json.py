@@ -21,7 +21,7 @@ from typing import Any
 from ..checks import MAX_ID
 from ..errors import FormatError
 from ..formats._common import model_kind, not_bpe
-from ..formats.reading import read_bytes, read_json
+from ..reading import read_bytes, read_json
 from . import Pipeline
 from .added import AddedToken, AddedTokens
 from .bridge import LazyMerges, PipelineTokenizer

@@ -20,24 +20,16 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from ...engine import corpus as engine_corpus   # as a module: tests stand in for its parts
-from ...engine.corpus import Cancelled, PretokenTable, count_corpus
-from ...engine.counts import check_settings
+from ...engine.corpus import PretokenTable, count_corpus
+from ...engine.display import human_size
+from ...engine.errors import Cancelled
+from ...engine.count_sets import check_settings
 from ...engine.files import read_documents, read_head
 from ...engine.pretokenize import Pretokenizer
 
 EDIT_BYTES = 1 << 20   # files holding at most this much text are read whole (and the
                        # preview of bigger ones is about this long)
 PROBE_BYTES = 1 << 16  # at least this much of every file is read to check it is text
-
-
-def human_size(n: int) -> str:
-    """Example: 20_287_673 -> '20.3 MB'; 312_000_000 -> '312 MB'; 1_073_741_824 ->
-    '1.07 GB'."""
-    for unit, size in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
-        if n >= size:
-            digits = 2 if unit == "GB" else 0 if n >= 100 * size else 1
-            return f"{n / size:.{digits}f} {unit}"
-    return f"{n} bytes"
 
 
 def _pre(settings) -> Pretokenizer:

@@ -13,11 +13,12 @@ from typing import Sequence
 
 from PySide6.QtCore import QMetaMethod
 
-from ...engine.counts import settings_for_table
+from ...engine.count_sets import settings_for_table
+from ...engine.display import human_size
 from ...engine.errors import BPEError, NotUTF8Error
 from ...engine.session import Session, write_atomic
 from ...engine.trainer import TrainSettings
-from .corpus_source import (FileCorpus, NotUtf8, TableCorpus, TextCorpus, human_size, not_a_file,
+from .corpus_source import (FileCorpus, NotUtf8, TableCorpus, TextCorpus, not_a_file,
                             probe_files)
 from .jobs import Job
 from .table_corpus import read_job, table_paths

@@ -11,7 +11,8 @@ from PySide6.QtCore import QTimer
 
 from ...engine.errors import BPEError
 from ...engine.trainer import Trainer, TrainSettings
-from .corpus_source import FileCorpus, NotUtf8, TextCorpus, human_size
+from ...engine.display import human_size
+from .corpus_source import FileCorpus, NotUtf8, TextCorpus
 from .gc_policy import release_freed_memory
 from .jobs import Job
 from .training_jobs import detail_current, retrain_job

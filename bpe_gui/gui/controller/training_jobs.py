@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ...engine.corpus import Cancelled, PretokenTable
+from ...engine.errors import Cancelled
+from ...engine.table import PretokenTable
 from ...engine.errors import NotUTF8Error
 from ...engine.trainer import Trainer, TrainSettings
 from .corpus_source import Corpus, NotUtf8

@@ -19,9 +19,9 @@ from typing import Any, Callable
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
-from ...engine.corpus import Cancelled
+from ...engine.errors import Cancelled
 from ...engine.errors import BPEError
-from .corpus_source import human_size
+from ...engine.display import human_size
 from .gc_policy import GCPause, GuiThreadCollector
 
 Job = Callable[[Callable[[int, int], None], Callable[[], bool]], Any]

@@ -10,7 +10,7 @@ from itertools import accumulate
 from typing import Sequence
 
 from ...engine.display import is_partial, readable
-from ...engine.tokenizer import Encoding
+from ...engine.base import Encoding
 from .roles import ReadableCache
 
 

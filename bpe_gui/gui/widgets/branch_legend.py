@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QScrollArea, QToolBu
                                QVBoxLayout, QWidget)
 
 from ...engine.branches import Branch
-from ...engine.pretokenize import PRESET_LABELS
+from ...engine.presets import PRESET_LABELS
 from ..models.roles import is_dark
 
 _LIGHT = ("#cfe3ff", "#ffd9a8", "#c9efc4", "#e6d4ff", "#ffcad8", "#bdeeee", "#fff0a0",

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QToolTip, QWidget
 
 from ...engine import stats
 from ...engine.display import hex_bytes, is_partial, readable
-from ...engine.tokenizer import Encoding
+from ...engine.base import Encoding
 from ..models.encoding import CharPositions
 from ..models.roles import TokenColors, is_dark
 

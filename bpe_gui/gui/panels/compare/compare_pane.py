@@ -18,7 +18,8 @@ from PySide6.QtWidgets import (QComboBox, QFileDialog, QFrame, QGridLayout, QHBo
                                QLabel, QPushButton, QSizePolicy, QSlider,
                                QSpinBox, QStackedWidget, QVBoxLayout, QWidget)
 
-from ....engine.pretokenize import PRESET_LABELS, resolve_pattern
+from ....engine.presets import PRESET_LABELS
+from ....engine.pretokenize import resolve_pattern
 from ....engine.tokenizer import Tokenizer
 from ....engine.trainer import TIE_RULE_LABELS, TrainSettings
 from ...dialogs.import_dialog import TOKENIZER_FILTER

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (QCheckBox, QHeaderView, QLabel, QPlainTextEdit,
 
 from ....engine import stats
 from ....engine.errors import BPEError
-from ....engine.tokenizer import Encoding
+from ....engine.base import Encoding
 from ...controller.table_corpus import NO_TEXT
 from ...models.compare_table import METRICS, CompareTableModel, fmt_cell
 from .compare_overlap import OverlapPanel

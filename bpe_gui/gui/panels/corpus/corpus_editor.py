@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (QFileDialog, QLabel, QMenu, QPlainTextEdit,
 from ....engine.pretokenize import Pretokenizer
 from ...resources import resources
 from ...theme import colors
-from ...controller.corpus_source import human_size
+from ....engine.display import human_size
 from ...models.settings_changes import describe_changes, sample_settings
 from ...widgets.last_folder import in_last_folder, last_folder, remember
 from ...controller.table_corpus import NO_TEXT

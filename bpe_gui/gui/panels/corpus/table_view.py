@@ -14,16 +14,9 @@ from typing import Sequence
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QPlainTextEdit, QVBoxLayout, QWidget
 
-from ....engine.display import readable
+from ....engine.display import human_size, readable
 
 PREVIEW_ROWS = 2000
-
-
-def human(n: int) -> str:
-    for unit, size in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
-        if n >= size:
-            return f"{n / size:.1f} {unit}"
-    return f"{n} bytes"
 
 
 def describe(table, paths: Sequence[str] = ()) -> str:
@@ -33,7 +26,7 @@ def describe(table, paths: Sequence[str] = ()) -> str:
     names = ", ".join(escape(Path(p).name) for p in paths) or "the table"
     lines = [f"<b>Word-count table</b> ({names}): {len(table):,} unique words, "
              f"{table.total:,} words"
-             + (f" from {human(table.n_bytes)} of text." if table.n_bytes else ".")]
+             + (f" from {human_size(table.n_bytes)} of text." if table.n_bytes else ".")]
     if meta is None:
         lines.append("It records no pattern (no metadata line): the training settings' "
                      "pattern and special tokens are taken as given.")
@@ -41,7 +34,7 @@ def describe(table, paths: Sequence[str] = ()) -> str:
         specials = ", ".join(escape(s) for s in meta.special_tokens) or "none"
         lines.append(f"Counted with {escape(meta.describe_pattern())}; special tokens: "
                      f"{specials}; by bpe-gui {escape(meta.bpe_gui or '?')}.")
-        srcs = [f"{escape(str(s.get('path', '?')))} ({human(int(s.get('bytes', 0)))})"
+        srcs = [f"{escape(str(s.get('path', '?')))} ({human_size(int(s.get('bytes', 0)))})"
                 for s in meta.sources[:6]]
         more = f" and {len(meta.sources) - 6} more" if len(meta.sources) > 6 else ""
         if srcs:

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QPlain
                                QSizePolicy, QSplitter, QTextEdit, QVBoxLayout, QWidget)
 
 from ....engine.errors import BPEError
-from ....engine.tokenizer import Encoding
+from ....engine.base import Encoding
 from ...models.encoding import (CharPositions, TokenTexts, char_of_byte, group_parity,
                                merge_step, split_step, token_kinds, tokens_at,
                                utf16_positions, word_numbers)

@@ -8,7 +8,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..errors import FormatError
+from .checks import MAX_ID
+from .errors import FormatError
 
 # Files are sniffed before they are read whole: a gigabyte of something else (a model's
 # weights, a zip, a video picked by mistake) is refused from its first bytes and its size,
@@ -133,3 +134,15 @@ def check_depth(node: Any, path, limit: int = MAX_JSON_DEPTH) -> None:
 
 def read_json(path: str | Path) -> Any:
     return loads(read_text(path), path)
+
+
+def as_id(value: Any, path, key: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise FormatError(path, f"the id {value!r} is not a whole number.", key=key)
+    if value < 0:
+        raise FormatError(path, f"the id {value} is negative; ids are whole numbers from 0.",
+                          key=key)
+    if value > MAX_ID:
+        raise FormatError(path, f"the id {value} is too large: ids go up to {MAX_ID:,} "
+                          "(token ids are 32-bit).", key=key)
+    return value
