@@ -20,9 +20,6 @@ from . import checks
 from .errors import PatternError, SettingsError
 from .pattern_kinds import scanner_kind
 from .presets import _PRESET_OF_PATTERN, PRESET_ALIASES, PRESETS
-# the window's four importers of PRESET_LABELS (gui/training_flow.py, panels/settings_panel.py,
-# compare_pane.py, branch_legend.py) are to take it from presets; until then it stays here
-from .presets import PRESET_LABELS  # noqa: F401
 from .scanner import native_scanner
 
 # Custom patterns are time-limited per call so a runaway pattern stops with a message.

@@ -14,8 +14,9 @@ from PySide6.QtWidgets import (QButtonGroup, QCheckBox, QComboBox, QFormLayout, 
                                QRadioButton, QScrollArea, QSpinBox, QVBoxLayout, QWidget)
 
 from ....engine.errors import BPEError
-from ....engine.pretokenize import (PRESET_LABELS, PRESETS, compile_pattern, resolve_pattern,
-                                   special_splitter, validate_special_tokens)
+from ....engine.presets import PRESET_LABELS, PRESETS
+from ....engine.pretokenize import (compile_pattern, resolve_pattern, special_splitter,
+                                   validate_special_tokens)
 from ....engine.trainer import TIE_RULE_LABELS, TrainSettings
 from ...models.settings_changes import describe_changes
 from ...theme import colors
