@@ -6,12 +6,12 @@ pytest-qt) imports PySide6.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
+import pytest
+
+# the one place the Qt platform is chosen (nothing above imports Qt)
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-
-from pathlib import Path  # noqa: E402
-
-import pytest  # noqa: E402
 
 # Real text for the tests: small public-domain excerpts kept in tests/fixtures/corpora
 # (same file names as the full corpora, see tests/fixtures/README.md), so every test

@@ -438,3 +438,13 @@ def test_native_merge_paths_equal_the_reference_rule(words, limit_frac, shuffle)
         assert list(at.model.merger.merge(ids, limit)) == want
         if word in words_seen:
             assert at.encode(word) == want
+
+
+# ---------------------------------------------------------------- regressions
+
+
+@pytest.mark.regression
+def test_tokenizer_without_merges_encodes():
+    """_max_rank was only set when a merge was pushed: no merges -> AttributeError."""
+    tok = Tokenizer({i: bytes([i]) for i in range(256)}, [])
+    assert tok.encode("ab") == [97, 98] and tok.n_merges == 0
