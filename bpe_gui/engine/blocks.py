@@ -37,7 +37,7 @@ try:
     from .scanner import install_tables
     install_tables(_count)  # the (shared) scanner: the classes of the installed regex
 except ImportError:  # pragma: no cover - only without a C compiler at install time
-    _count = None
+    _count = None  # type: ignore[assignment]  # optional C extension: None where it was not built
 
 BLOCK_BYTES = 4 << 20        # native presets count ~100+ MB/s: a block is ~30 ms of work
 REGEX_BLOCK_BYTES = 1 << 20  # regex patterns are 10x slower: keep a block near 100 ms

@@ -29,7 +29,7 @@ from .word_limit import split_long_words
 try:
     from ._count import WordCounter
 except ImportError:  # pragma: no cover - only without a C compiler at install time
-    WordCounter = None
+    WordCounter = None  # type: ignore[misc, assignment]  # optional C extension: None where it was not built
 
 ProgressFn = Callable[[int, int], None]  # (done, total) in bytes or steps
 CancelFn = Callable[[], bool]

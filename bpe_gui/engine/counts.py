@@ -41,7 +41,7 @@ from .pretokenize import PRESET_LABELS, PRESETS, compile_pattern, validate_speci
 try:
     from . import _count
 except ImportError:  # pragma: no cover - no C compiler at install time
-    _count = None
+    _count = None  # type: ignore[assignment]  # optional C extension: None where it was not built
 
 MAGIC = b"#bpe-gui-counts"
 FORMAT_VERSION = 1

@@ -31,7 +31,7 @@ from .pattern_kinds import KIND_PATTERNS, KINDS
 try:
     from . import _scan
 except ImportError:  # no C compiler at install time: Pretokenizer uses regex
-    _scan = None
+    _scan = None  # type: ignore[assignment]  # optional C extension: None where it was not built
 
 # the scanner's number of each kind (csrc/scan.h)
 PRESET_IDS = {kind: i for i, kind in enumerate(KINDS)}
