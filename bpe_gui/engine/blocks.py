@@ -73,7 +73,7 @@ class Cutter:
     def __init__(self, pre: Pretokenizer):
         # the native presets, unless the scanner is switched off (BPE_GUI_NATIVE_SCAN=0)
         self.native = NATIVE_PRESETS.get(pre.kind) \
-            if _count is not None and pre.native is not None else None
+            if _count is not None and pre.native is not None and pre.kind is not None else None
         self.rx = {"whitespace": _WS_CUT, "cjk": _CJK_CUT}.get(pre.preset or "", _LINE_CUT)
         self.specials = [s.encode("utf-8") for s in pre.special_tokens]
         self.block_bytes = BLOCK_BYTES if self.native is not None else REGEX_BLOCK_BYTES

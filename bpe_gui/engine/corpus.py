@@ -16,7 +16,7 @@ import queue
 import threading
 from array import array
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 
 from . import checks
 from .blocks import NATIVE_PRESETS, BlockReader, texts_of
@@ -25,6 +25,9 @@ from .files import (decode_utf8, looks_binary, read_bytes, read_corpus_text,  # 
                     read_documents)
 from .pretokenize import Pretokenizer
 from .word_limit import split_long_words
+
+if TYPE_CHECKING:   # counts.py reads and writes tables: only a type named here
+    from .counts import CountMeta
 
 try:
     from ._count import WordCounter
@@ -48,6 +51,9 @@ class PretokenTable:
 
     Example: "a b a" with the whitespace preset -> words ['a', ' ', 'b'], freqs [2, 2, 1].
     """
+
+    meta: CountMeta | None
+    source: str   # the table file(s) it was read from (set only then)
 
     def __init__(self, blob: bytes, starts: array, counts: array, n_chars: int = 0,
                  n_bytes: int = 0):
@@ -146,7 +152,9 @@ class _Counting:
 
     @property
     def pre_id(self) -> int:
-        return NATIVE_PRESETS[self.pre.kind]
+        kind = self.pre.kind
+        assert kind is not None   # asked only when a native scanner runs the pattern
+        return NATIVE_PRESETS[kind]
 
     def count(self, counter, blk) -> None:
         ordinal = 0  # the documents of a .jsonl block: one after the other in the block

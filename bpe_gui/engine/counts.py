@@ -30,7 +30,7 @@ import secrets
 from array import array
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Sequence
+from typing import Protocol, Sequence
 
 from .atomic import make_folder
 from .corpus import PretokenTable
@@ -345,7 +345,14 @@ def check_count_sums(table: PretokenTable, path) -> None:
                           f"past 2**63 - 1: pair counts would overflow; {fix}")
 
 
-def _check_totals(table: PretokenTable, meta: CountMeta | None, path, end_line: int) -> None:
+class _Totals(Protocol):   # what _check_totals reads: a table, or only its two sizes
+    @property
+    def total(self) -> int: ...
+
+    def __len__(self) -> int: ...
+
+
+def _check_totals(table: _Totals, meta: CountMeta | None, path, end_line: int) -> None:
     if meta is None:
         return
     if len(table) != meta.words:
