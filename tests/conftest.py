@@ -6,23 +6,25 @@ pytest-qt) imports PySide6.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
+import pytest
+
+# the one place the Qt platform is chosen (nothing above imports Qt)
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from pathlib import Path  # noqa: E402
-
-import pytest  # noqa: E402
-
-# The benchmark corpora live beside the project (../shared/corpora), never inside it;
-# BPE_GUI_CORPORA_DIR points elsewhere (e.g. from a git worktree in another folder).
-CORPORA_DIR = Path(os.environ.get("BPE_GUI_CORPORA_DIR")
-                   or Path(__file__).resolve().parents[1].parent / "shared" / "corpora")
+# Real text for the tests: small public-domain excerpts kept in tests/fixtures/corpora
+# (same file names as the full corpora, see tests/fixtures/README.md), so every test
+# runs in a plain clone. BPE_GUI_CORPORA_DIR points at another folder with those names,
+# e.g. the full corpora in ../shared/corpora, to run the same tests on more text.
+FIXTURES_DIR = Path(__file__).resolve().parent / "fixtures" / "corpora"
+CORPORA_DIR = Path(os.environ.get("BPE_GUI_CORPORA_DIR") or FIXTURES_DIR)
 
 
 @pytest.fixture(scope="session")
 def corpora_dir() -> Path:
-    """The shared corpora folder; tests that need it skip where it is absent."""
+    """The folder of real texts (the fixtures unless BPE_GUI_CORPORA_DIR says otherwise)."""
     if not CORPORA_DIR.is_dir():
-        pytest.skip(f"shared corpora not found at {CORPORA_DIR} (they live outside the "
-                    "repository, in ../shared/corpora); skipping tests on real text")
+        pytest.fail(f"BPE_GUI_CORPORA_DIR={CORPORA_DIR} is not a folder; unset it to use "
+                    f"the excerpts in {FIXTURES_DIR}")
     return CORPORA_DIR

@@ -9,6 +9,7 @@ properties raise RuntimeError on other threads. A word's first appearance is the
 (block << 32) | (ordinal + k); a word keeps its smallest key, and export() orders by key.
 A block holds at most 2**32 words (OverflowError beyond).
 """
+import builtins
 from collections.abc import Sequence
 from typing_extensions import Buffer
 
@@ -42,7 +43,7 @@ class WordCounter:
         """Words cut elsewhere (regex patterns); returns the next ordinal of the block."""
     def merge(self, other: WordCounter, /) -> None:
         """Add another counter's words (the earlier first appearance wins)."""
-    def export(self, firsts: bool = False) -> tuple[bytes, ...]:
+    def export(self, firsts: bool = False) -> tuple[builtins.bytes, ...]:  # (bytes: a method here)
         """(blob, starts, freqs[, firsts]) in order of first appearance: the words' UTF-8
         end to end, int64 offsets (n + 1), int64 counts, uint64 first-appearance keys."""
     def add_table(self, blob: Buffer, starts: Buffer, counts: Buffer,

@@ -18,12 +18,12 @@ import os
 from abc import ABC, abstractmethod
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Iterator, NamedTuple
+from typing import Callable, Iterable, Iterator
 
 from . import checks
 from .errors import EncodeError
 from .explain import Explanation, explain
-from .model import Playback, WordModel, clean_chunks, clean_text, clean_with_map, joined
+from .model import Piece, Playback, WordModel, clean_chunks, clean_text, clean_with_map, joined
 from .pretokenize import Pretokenizer
 
 
@@ -43,15 +43,6 @@ class Encoding:
 
     def __len__(self) -> int:
         return len(self.ids)
-
-
-class Piece(NamedTuple):
-    """A piece of a text as the tokenizer cuts it before its model runs."""
-
-    start: int                 # character offsets in the text
-    end: int
-    text: str                  # what the model gets (normalized, '▁' for spaces, ...)
-    special_id: int | None     # a special (or added) token: its id; None: model input
 
 
 class BaseTokenizer(ABC):

@@ -37,7 +37,7 @@ try:
     from .scanner import install_tables
     install_tables(_count)  # the (shared) scanner: the classes of the installed regex
 except ImportError:  # pragma: no cover - only without a C compiler at install time
-    _count = None
+    _count = None  # type: ignore[assignment]  # optional C extension: None where it was not built
 
 BLOCK_BYTES = 4 << 20        # native presets count ~100+ MB/s: a block is ~30 ms of work
 REGEX_BLOCK_BYTES = 1 << 20  # regex patterns are 10x slower: keep a block near 100 ms
@@ -72,7 +72,7 @@ class Cutter:
     def __init__(self, pre: Pretokenizer):
         # the native presets, unless the scanner is switched off (BPE_GUI_NATIVE_SCAN=0)
         self.native = PRESET_IDS.get(pre.kind) \
-            if _count is not None and pre.native is not None else None
+            if _count is not None and pre.native is not None and pre.kind is not None else None
         self.rx = {"whitespace": _WS_CUT, "cjk": _CJK_CUT}.get(pre.preset or "", _LINE_CUT)
         self.specials = [s.encode("utf-8") for s in pre.special_tokens]
         self.block_bytes = BLOCK_BYTES if self.native is not None else REGEX_BLOCK_BYTES

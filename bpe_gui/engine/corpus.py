@@ -29,7 +29,7 @@ from .word_limit import split_long_words
 try:
     from ._count import WordCounter
 except ImportError:  # pragma: no cover - only without a C compiler at install time
-    WordCounter = None
+    WordCounter = None  # type: ignore[misc, assignment]  # optional C extension: None where it was not built
 
 POLL_S = 0.05  # how often waiting loops look at the cancel flag
 
@@ -66,7 +66,9 @@ class _Counting:
 
     @property
     def pre_id(self) -> int:
-        return PRESET_IDS[self.pre.kind]
+        kind = self.pre.kind
+        assert kind is not None   # asked only when a native scanner runs the pattern
+        return PRESET_IDS[kind]
 
     def count(self, counter, blk) -> None:
         ordinal = 0  # the documents of a .jsonl block: one after the other in the block

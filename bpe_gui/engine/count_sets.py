@@ -58,7 +58,7 @@ def read_tables(paths: str | Path | Sequence[str | Path]) -> PretokenTable:
     counter.clear()
     check_count_sums(table, table_names(paths))
     if first is not None:
-        first = replace(first, sources=tuple(s for _, m in metas for s in m.sources),
+        first = replace(first, sources=tuple(s for _, m in metas if m is not None for s in m.sources),
                         words=len(table), total=table.total, chars=chars, bytes=nbytes)
     table.meta = first
     table.source = table_names(paths)
@@ -85,7 +85,7 @@ def check_same(a: tuple[str, CountMeta | None], b: tuple[str, CountMeta | None])
         none, other = (pa, pb) if ma is None else (pb, pa)
         raise SettingsError(f"{none} records no pattern (it has no metadata line), so it "
                             f"cannot be checked against {other}: train from it alone.")
-    if ma is None:
+    if ma is None or mb is None:   # both (checked above)
         return
     if ma.pattern != mb.pattern:
         same_name = ma.describe_pattern() == mb.describe_pattern()
@@ -111,7 +111,7 @@ def settings_for_table(settings, meta: CountMeta | None, pattern: bool = False,
     chose (``pattern``/``specials`` True): those must then agree with the table."""
     if meta is None:
         return settings
-    kw = {}
+    kw: dict[str, object] = {}
     if not pattern:
         kw["pattern"] = meta.preset or meta.pattern
     if not specials:

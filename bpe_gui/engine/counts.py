@@ -28,6 +28,7 @@ import os
 import secrets
 from array import array
 from pathlib import Path
+from typing import Protocol
 
 from .atomic import make_folder
 from .errors import ExportError, FormatError
@@ -37,7 +38,7 @@ from .table import FORMAT_VERSION, MAGIC, MAX_COUNT, CountMeta, PretokenTable
 try:
     from . import _count
 except ImportError:  # pragma: no cover - no C compiler at install time
-    _count = None
+    _count = None  # type: ignore[assignment]  # optional C extension: None where it was not built
 
 HEADER = b"count\tword"
 MAX_HEADER_BYTES = 64 << 20   # line 1 (its sources list) is long only for many files
@@ -217,7 +218,14 @@ def check_count_sums(table: PretokenTable, path) -> None:
                           f"past 2**63 - 1: pair counts would overflow; {fix}")
 
 
-def _check_totals(table: PretokenTable, meta: CountMeta | None, path, end_line: int) -> None:
+class _Totals(Protocol):   # what _check_totals reads: a table, or only its two sizes
+    @property
+    def total(self) -> int: ...
+
+    def __len__(self) -> int: ...
+
+
+def _check_totals(table: _Totals, meta: CountMeta | None, path, end_line: int) -> None:
     if meta is None:
         return
     if len(table) != meta.words:

@@ -167,10 +167,10 @@ def human_size(n: int, *, binary: bool = False) -> str:
             if n >= size:
                 return f"{n / size:.1f} {unit}"
         return f"{n} bytes"
-    for unit, size in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
-        if n >= size:
-            digits = 2 if unit == "GB" else 0 if n >= 100 * size else 1
-            return f"{n / size:.{digits}f} {unit}"
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
+        if n >= scale:
+            digits = 2 if unit == "GB" else 0 if n >= 100 * scale else 1
+            return f"{n / scale:.{digits}f} {unit}"
     return f"{n} bytes"
 
 

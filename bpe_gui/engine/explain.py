@@ -45,8 +45,8 @@ from .branch_words import char_name, limit_of
 from .branches import Branch, BranchMatcher
 from .display import visible_controls, visible_ws
 from .presets import line_break_ends_words
-from .model import MergeApplied, Playback, WordModel
-from .pretokenize import Piece, Pretokenizer
+from .model import MergeApplied, Piece, Playback, WordModel
+from .pretokenize import Pretokenizer
 
 
 class Explainable(Protocol):

@@ -114,7 +114,7 @@ def open_binary(path: str | Path) -> Iterator[tuple[io.BufferedIOBase, io.Buffer
         raise CorpusError(f"cannot be read ({e.strerror}).", p) from e
     try:
         if p.suffix == ".xz":
-            stream = lzma.LZMAFile(raw)
+            stream: io.BufferedIOBase = lzma.LZMAFile(raw)
         elif p.suffix == ".gz":
             stream = gzip.GzipFile(fileobj=raw)
         else:

@@ -79,10 +79,10 @@ def read_gpt2_files(vocab_path: str | Path, merges_path: str | Path | None = Non
             pass  # not in GPT-2's alphabet: a special token written as itself
     if special_tokens is None:
         made = {a + b for _, a, b in merge_lines}
-        special_tokens = [k for k in sorted(keys, key=keys.get)
+        special_tokens = [k for k in sorted(keys, key=keys.__getitem__)
                           if k not in decoded or (len(decoded[k]) > 1 and k not in made)]
     specials = list(special_tokens)
-    specials += [k for k in sorted(keys, key=keys.get) if k not in decoded and k not in specials]
+    specials += [k for k in sorted(keys, key=keys.__getitem__) if k not in decoded and k not in specials]
     vocab: dict[int, bytes] = {}
     for key, i in keys.items():
         vocab[i] = key.encode("utf-8") if key in specials else decoded[key]

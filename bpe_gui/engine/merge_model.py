@@ -25,7 +25,7 @@ try:  # the hot loop of byte-level encoding, in C; the Python loop below is the 
     from .scanner import install_tables
     install_tables(_encode)  # its copy of the scanner: the classes of the installed regex
 except ImportError:  # pragma: no cover - only without a C compiler at install time
-    _Merger = WordCache = None
+    _Merger = WordCache = None  # type: ignore[misc, assignment]  # optional C extension: None where it was not built
 
 EOW = b"</w>"
 UNK = b"<unk>"

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 from .errors import EncodeError
 
@@ -73,6 +73,15 @@ class Playback:
     @property
     def final_ids(self) -> tuple[int, ...]:
         return self.ids_at(len(self.steps))
+
+
+class Piece(NamedTuple):
+    """A piece of a text as the tokenizer cuts it before its model runs."""
+
+    start: int                 # character offsets in the text
+    end: int
+    text: str                  # what the model gets (normalized, '▁' for spaces, ...)
+    special_id: int | None     # a special (or added) token: its id; None: model input
 
 
 class WordModel(ABC):

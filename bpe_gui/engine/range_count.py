@@ -29,7 +29,8 @@ try:
     from . import _count
     from ._count import WordCounter
 except ImportError:  # pragma: no cover - no C compiler at install time
-    _count = WordCounter = None
+    _count = None  # type: ignore[assignment]  # optional C extension: None where it was not built
+    WordCounter = None  # type: ignore[misc, assignment]  # (the same)
 
 SUB_BITS = 8                 # block numbers per range: k << SUB_BITS ...
 ORDINAL_LIMIT = 1 << 31      # words numbered in one block before the next number

@@ -31,7 +31,7 @@ from .errors import CorpusError
 try:
     from . import _count
 except ImportError:  # pragma: no cover - no C compiler at install time
-    _count = None
+    _count = None  # type: ignore[assignment]  # optional C extension: None where it was not built
 
 RANGE_BYTES = 64 << 20       # default nominal range size
 COMPRESSED = (".xz", ".gz")

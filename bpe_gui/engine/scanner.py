@@ -32,7 +32,7 @@ from .unicode_classes import table_blob
 try:
     from . import _scan
 except ImportError:  # no C compiler at install time: Pretokenizer uses regex
-    _scan = None
+    _scan = None  # type: ignore[assignment]  # optional C extension: None where it was not built
 
 # the scanner's number of each kind (csrc/scan.h)
 # Lone surrogates match exactly the classes U+FFFD matches (none but "other"), and the

@@ -35,6 +35,9 @@ class PretokenTable:
     Example: "a b a" with the whitespace preset -> words ['a', ' ', 'b'], freqs [2, 2, 1].
     """
 
+    meta: "CountMeta | None"
+    source: str   # the table file(s) it was read from (set only then)
+
     def __init__(self, blob: bytes, starts: array, counts: array, n_chars: int = 0,
                  n_bytes: int = 0):
         self.blob, self.starts, self.counts = blob, starts, counts

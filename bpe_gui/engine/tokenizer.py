@@ -42,6 +42,11 @@ class Tokenizer(BaseTokenizer):
     :class:`~.merge_model.MergeModel`.
     """
 
+    model: MergeModel
+    _vocab: dict[int, bytes] | None
+    # (the full vocabulary, the merges' new ids, how many merges are in use): at_step's clone
+    _vocab_of: tuple[dict[int, bytes], Sequence[int], int] | None
+
     def __init__(self, vocab: dict[int, bytes], merges: Sequence[tuple[bytes, bytes]],
                  special_tokens: Sequence[str] | None = None, *, pattern: str = "gpt2",
                  mode: str = "byte", end_of_word: str = "suffix",
@@ -79,7 +84,7 @@ class Tokenizer(BaseTokenizer):
         self._wcaches: list = []  # native word caches, one per thread encoding at once
         # a scanner preset whose whole texts encode in C (None: BPE_GUI_NATIVE_SCAN=0)
         self._native: int | None = None
-        if self.model.native and self.pre.native is not None:
+        if self.model.native and self.pre.native is not None and self.pre.kind is not None:
             self._native = PRESET_IDS.get(self.pre.kind)
 
     def add_merge(self, left: bytes, right: bytes, new_id: int | None = None) -> None:
@@ -108,6 +113,7 @@ class Tokenizer(BaseTokenizer):
     def vocab(self) -> dict[int, bytes]:
         """id -> token bytes (only the tokens reachable with the merges in use)."""
         if self._vocab is None:
+            assert self._vocab_of is not None   # at_step sets it whenever it drops _vocab
             full, merge_ids, n = self._vocab_of
             drop = set(merge_ids[n:]) - set(merge_ids[:n])
             self._vocab = {i: t for i, t in full.items() if i not in drop}
@@ -157,10 +163,11 @@ class Tokenizer(BaseTokenizer):
 
     def _encode_native(self, text: str) -> list[int]:
         """A whole text scanned, merged and cached in C (the presets with a native scanner)."""
-        caches = self._wcaches
+        caches, native = self._wcaches, self._native
+        assert native is not None   # chosen only for a native preset
         cache = caches.pop() if caches else word_cache(_CACHE_LIMIT)  # pop: atomic
         try:
-            return self.model.encode_text(self._native, text, cache)
+            return self.model.encode_text(native, text, cache)
         finally:
             caches.append(cache)
 
@@ -174,10 +181,12 @@ class Tokenizer(BaseTokenizer):
             if piece.special:
                 i = self.special_ids[piece.text]
                 specials.append(len(ids))
-                ids.append(i), toks.append(self.vocab[i])
+                ids.append(i)
+                toks.append(self.vocab[i])
                 offs.append((piece.start, piece.start + len(piece.text)))
                 continue
             words = self.pre.findall(piece.text)
+            placed: Iterable[tuple[str, int]]
             if sum(map(len, words)) == len(piece.text):  # the presets cover every character
                 placed = zip(words, accumulate(map(len, words), initial=piece.start))
             else:  # a custom pattern skipped some text: ask the regex where words are

@@ -5,6 +5,7 @@ nothing is written into the repository.
 """
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
@@ -12,6 +13,11 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from bpe_gui.cli.progress import Progress
+from bpe_gui.cli.render import PARTIAL, SPECIAL, render_tokens
+from bpe_gui.engine.display import readable
+from bpe_gui.engine.formats import load_tokenizer
 
 REPO = Path(__file__).resolve().parents[2]
 CORPUS = ("The quick brown fox jumps over the lazy dog. It's a lovely day, isn't it?\n"
@@ -81,8 +87,6 @@ def test_train_writes_every_byte_format(tmp_path, corpus):
     assert len(data["merges"]) == 300 - 257
     assert data["settings"]["special_tokens"] == ["<|endoftext|>"]
     # the summary's bytes per token is what encoding the corpus gives
-    sys.path.insert(0, str(REPO))
-    from bpe_gui.engine.formats import load_tokenizer
     tok = load_tokenizer(tmp_path / "out")
     ids = tok.encode(CORPUS)
     expected = f"{len(CORPUS.encode()) / len(ids):.2f} bytes per token"
@@ -143,9 +147,6 @@ def test_progress_lines_without_a_terminal(tmp_path):
 
 
 def test_progress_bar_renders_in_place():
-    sys.path.insert(0, str(REPO))
-    import io
-    from bpe_gui.cli.progress import Progress
 
     class Tty(io.StringIO):
         def isatty(self):
@@ -172,9 +173,6 @@ def test_progress_bar_renders_in_place():
 
 # ----- encode ---------------------------------------------------------------------------
 def test_encode_text_prints_tokens_and_ids(tmp_path, trained_dir):
-    sys.path.insert(0, str(REPO))
-    from bpe_gui.engine.display import readable
-    from bpe_gui.engine.formats import load_tokenizer
     text = "Hello  world<|endoftext|>红楼梦 🙂"
     p = run("encode", "--tokenizer", str(trained_dir), text, cwd=tmp_path)
     assert p.returncode == 0, err(p)
@@ -209,8 +207,6 @@ def test_encode_colours_when_asked(tmp_path, trained_dir):
     assert p.returncode == 0, err(p)
     lines = out(p).splitlines()
     assert "\x1b[" in lines[0] and "tokens" in lines[2]
-    sys.path.insert(0, str(REPO))
-    from bpe_gui.cli.render import PARTIAL, SPECIAL, render_tokens
     shown = render_tokens([b"a", b" b", "你".encode()[:2], b"<s>"], [False, False, False, True],
                           color=True)
     assert PARTIAL + "<E4 BD>" in shown and SPECIAL + "<s>" in shown and "·b" in shown

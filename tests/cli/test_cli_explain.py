@@ -2,9 +2,12 @@
 from __future__ import annotations
 
 import re
-import sys
 
-from test_cli import REPO, assert_user_error, err, out, run
+import pytest
+
+from bpe_gui.engine.display import readable
+from bpe_gui.engine.formats import load_tokenizer
+from test_cli import assert_user_error, err, out, run
 
 TEXT = "It's the newest  12345 words!<|endoftext|>你好"
 CORPUS = ("low low lower newest newest widest widest widest. It's the newest word!\n"
@@ -24,9 +27,6 @@ def test_explain_prints_every_word_its_rule_reason_and_merges(tmp_path):
     p = run("encode", "--tokenizer", str(folder), "--explain", TEXT, cwd=tmp_path)
     assert p.returncode == 0, err(p)
     text = out(p)
-    sys.path.insert(0, str(REPO))
-    from bpe_gui.engine.display import readable
-    from bpe_gui.engine.formats import load_tokenizer
     tok = load_tokenizer(folder)
     ex = tok.explain(TEXT)
     assert text.startswith("Pre-tokenizer: GPT-2, 6 rules")
@@ -71,14 +71,12 @@ def _explained_ids(text: str) -> list[int]:
 def test_explain_works_with_imported_tiktoken_and_tokenizer_json(tmp_path):
     """It crashed with AttributeError ('_byte_ids') on every imported .tiktoken and
     byte-level tokenizer.json (issue 19); the ids equal tiktoken's and tokenizers'."""
-    import pytest
     tiktoken = pytest.importorskip("tiktoken")
     tokenizers = pytest.importorskip("tokenizers")
     (tmp_path / "c.txt").write_text(CORPUS, "utf-8")
     p = run("train", "c.txt", "--vocab-size", "300", "--out", "tok", "--format", "tiktoken",
             "--format", "hf", "--special-token", "<|endoftext|>", "-q", cwd=tmp_path)
     assert p.returncode == 0, err(p)
-    sys.path.insert(0, str(REPO))
     from tiktoken.load import load_tiktoken_bpe
     meta = __import__("json").loads((tmp_path / "tok" / "tokenizer.tiktoken.json").read_text())
     enc = tiktoken.Encoding("t", pat_str=meta["pat_str"], special_tokens=meta["special_tokens"],

@@ -5,13 +5,14 @@ from __future__ import annotations
 import gzip
 import json
 import lzma
+import time
 import tracemalloc
 
 import pytest
 import regex
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from bpe_gui.engine import Pretokenizer, TrainSettings, Trainer, blocks, corpus
+from bpe_gui.engine import Cancelled, Pretokenizer, TrainSettings, Trainer, blocks, corpus, files
 from bpe_gui.engine.corpus import build_table, count_corpus
 from bpe_gui.engine.errors import CorpusError, NotUTF8Error
 from bpe_gui.engine.files import looks_binary
@@ -269,3 +270,64 @@ def test_presets_never_time_out_custom_patterns_per_block(tmp_path, monkeypatch)
         count_corpus(p, Pretokenizer(r"(.*){1,32000}[bc]"))
     msg = str(e.value)
     assert "one block of 61 characters" in msg and str(p) in msg and "backtracks" in msg
+
+
+# ---------------------------------------------------------------- regressions
+
+
+@pytest.mark.regression
+def test_not_utf8_offset_counts_the_bom(tmp_path):
+    """The offset NotUTF8Error names must count the BOM's 3 bytes: a place in the file
+    as stored, not in the text after the BOM was dropped."""
+    data = b"\xef\xbb\xbfabc\xffdef"
+    p = tmp_path / "bom.txt"
+    p.write_bytes(data)
+    with pytest.raises(NotUTF8Error) as ei:
+        files.read_documents(p)
+    assert ei.value.offset == data.index(b"\xff") == 6
+    assert "offset 6" in str(ei.value)
+
+
+@pytest.mark.regression
+def test_block_size_is_read_at_call_time(monkeypatch, tmp_path):
+    """(Was: split_chunks bound CHUNK_CHARS as a default argument, so tuning it did
+    nothing.) The block size must be read when a corpus is read, not at import."""
+    monkeypatch.setattr(blocks, "BLOCK_BYTES", 100)
+    p = tmp_path / "c.txt"
+    p.write_text("word more words here " * 2000)   # 42 KB
+    sizes = [len(b.data) for b in blocks.BlockReader([p], Pretokenizer("gpt2"))]
+    # (the first read takes 8 KB to judge whether the file is text)
+    assert len(sizes) > 100 and max(sizes[1:]) <= 200
+
+
+@pytest.mark.regression
+@pytest.mark.parametrize("workers", [1, 2])
+def test_timeout_error_inside_block_work_propagates(monkeypatch, tmp_path, workers):
+    """build_table caught TimeoutError to poll its futures, so a TimeoutError raised by
+    the work itself looped until cancelled. An error in a counting thread must reach
+    the caller as it is, whether counting runs inline or on worker threads."""
+    def boom(*a):
+        raise TimeoutError("from the work")
+
+    monkeypatch.setattr(corpus._Counting, "count", boom)
+    monkeypatch.setattr(blocks, "BLOCK_BYTES", 1000)
+    p = tmp_path / "c.txt"
+    p.write_text("some text " * 2000)
+    deadline = time.monotonic() + 5.0
+    with pytest.raises(TimeoutError, match="from the work"):
+        try:
+            corpus.count_corpus(p, Pretokenizer("gpt2"), workers=workers,
+                                cancel=lambda: time.monotonic() > deadline)
+        except Cancelled:
+            pytest.fail("counting kept waiting for a worker that had failed")
+
+
+@pytest.mark.regression
+def test_jsonl_text_with_unicode_line_separators(tmp_path):
+    """read_documents cut .jsonl files with splitlines(), which also breaks at U+2028,
+    U+0085 and \\x1c-\\x1e: valid JSON strings holding them became 'not valid JSON'."""
+    p = tmp_path / "docs.jsonl"
+    docs = ["a\u2028b\x85c\x1cd", "second"]
+    p.write_text(json.dumps({"text": docs[0]}, ensure_ascii=False) + "\r\n"
+                 + json.dumps({"text": docs[1]}) + "\n", encoding="utf-8")
+    assert files.read_documents(p) == docs

@@ -9,7 +9,9 @@ import regex
 from hypothesis import HealthCheck, given, settings
 from scan_oracle import corpus_files, corpus_prefix, texts
 
+from bpe_gui.engine import TrainSettings, Trainer, pretokenize
 from bpe_gui.engine import pattern_kinds as pk, presets
+from bpe_gui.engine.errors import PatternError
 from bpe_gui.engine.pretokenize import PRESETS, Pretokenizer
 from bpe_gui.engine.scanner import _scan
 
@@ -139,3 +141,28 @@ def test_near_misses_are_not_recognised(pattern):
 def test_split_alternatives_respects_groups_and_classes():
     assert pk.split_alternatives(r"a|(b|c)|[|]|\||[]|]|[^]|]") == \
         ["a", "(b|c)", "[|]", r"\|", "[]|]", "[^]|]"]
+
+
+# ---------------------------------------------------------------- regressions
+
+
+@pytest.mark.regression
+def test_spans_runaway_pattern_raises_pattern_error(monkeypatch):
+    """finditer is lazy: its TimeoutError escaped _run as a bare TimeoutError."""
+    monkeypatch.setattr(pretokenize, "CUSTOM_TIMEOUT_S", 0.05)
+    pre = Pretokenizer(r"(.*){1,32000}[bc]")
+    with pytest.raises(PatternError, match="ran for more than"):
+        list(pre.spans("a" * 40))
+
+
+@pytest.mark.regression
+def test_custom_pattern_with_capture_groups_gives_whole_words():
+    """regex.findall returns the groups of a pattern with capture groups, so training and
+    encode saw 'h', 'w' for 'hello world' while spans() and offsets saw whole words."""
+    pre = Pretokenizer(r"(\w)\w*|\s+")
+    assert pre.words("hello world") == ["hello", " ", "world"]
+    t = Trainer.from_text("hello world hello", TrainSettings(num_merges=3, pattern=r"(\w)\w*|\s+"))
+    assert sorted(t.table.words) == [" ", "hello", "world"]
+    tok = t.tokenizer()
+    assert tok.decode(tok.encode("hello world")) == "hello world"
+    assert tok.encode("hello world") == tok.encode_with_offsets("hello world").ids

@@ -110,34 +110,26 @@ def _minified_json(text: str) -> str:
     return json.dumps(records, ensure_ascii=False, separators=(",", ":"))
 
 
-def _real_texts(corpora_dir: Path | None) -> dict[str, str]:
+def _real_texts(corpora_dir: Path) -> dict[str, str]:
     code = Path(engine_pkg.__file__).with_name("pretokenize.py").read_text(encoding="utf-8")
     out = {"english": (RESOURCES / "en-paragraphs.txt").read_text(encoding="utf-8"),
            "chinese": (RESOURCES / "zh-en.txt").read_text(encoding="utf-8"),
            "code": code,
            "json": json.dumps(json.loads((RESOURCES / "index.json").read_text(encoding="utf-8")),
                               ensure_ascii=False, separators=(",", ":"))}
-    if corpora_dir is not None:
-        for name, file in [("english", "en-gutenberg-20mb.txt.xz"),
-                           ("chinese", "zh-four-classic-novels.txt.xz"),
-                           ("code", "code-python-stdlib.py.txt.xz")]:
-            out[name + " corpus"] = corpus_prefix(corpora_dir / file, 200_000)
-        out["json corpus"] = _minified_json(corpus_prefix(corpora_dir / "zh-en-d2l-zh-markdown.txt.xz",
-                                                          100_000))
+    for name, file in [("english", "en-gutenberg-20mb.txt.xz"),
+                       ("chinese", "zh-four-classic-novels.txt.xz"),
+                       ("code", "code-python-stdlib.py.txt.xz")]:
+        out[name + " corpus"] = corpus_prefix(corpora_dir / file, 200_000)
+    out["json corpus"] = _minified_json(corpus_prefix(corpora_dir / "zh-en-d2l-zh-markdown.txt.xz",
+                                                      100_000))
     return out
 
 
-def _corpora_or_none(request) -> Path | None:
-    try:
-        return request.getfixturevalue("corpora_dir")
-    except pytest.skip.Exception:
-        return None
-
-
 @pytest.mark.parametrize("preset", PRESETS)
-def test_real_text_has_a_cut_every_200_characters(request, preset):
+def test_real_text_has_a_cut_every_200_characters(corpora_dir, preset):
     rng = random.Random(preset)
-    for name, text in _real_texts(_corpora_or_none(request)).items():
+    for name, text in _real_texts(corpora_dir).items():
         cuts, pos = [], 0
         while pos + 200 < len(text):
             p = _scan.safe_cut(preset, text, pos, pos + 200)

@@ -10,7 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 from scan_oracle import texts
 
-from bpe_gui.engine import presets as pk
+from bpe_gui.engine import Tokenizer, presets as pk
+from bpe_gui.engine import tokenizer as tokenizer_module
 from bpe_gui.engine.formats import load_tokenizer
 from bpe_gui.engine.pretokenize import Pretokenizer
 from bpe_gui.engine.stream_cut import stream_cut
@@ -115,3 +116,50 @@ def test_imported_encode_iterable_equals_encode(imported, name, parts, cuts, chu
     tok = imported[name]
     text = "".join(parts)
     assert list(tok.encode_iterable(chunked(text, cuts), chunk_chars)) == tok.encode(text)
+
+
+# ---------------------------------------------------------------- regressions
+
+
+def _byte_vocab() -> dict[int, bytes]:
+    return {i: bytes([i]) for i in range(256)}
+
+
+@pytest.mark.regression
+def test_encode_iterable_keeps_lookahead_context():
+    """The buffer was cut at a word start and the part before re-encoded on its own, so
+    '\\n\\n' before 'QUEEN' became one word (\\s+(?!\\S) sees the end, not the Q)."""
+    tok = Tokenizer({**_byte_vocab(), 256: b"\n\n"}, [(b"\n", b"\n")])
+    text = "sake.\n\nQUEEN MARGARET:\n"
+    assert tok.encode(text).count(10) == 3 and 256 not in tok.encode(text)
+    for pieces in (["sake.\n\nQUEEN M", "ARGARET:\n"], ["sake.\n", "\n", "QUEEN MARGARET:\n"]):
+        assert list(tok.encode_iterable(pieces, chunk_chars=8)) == tok.encode(text)
+
+
+@pytest.mark.regression
+def test_encode_iterable_short_buffer_with_long_special():
+    """Guards the rewrite of encode_iterable: a buffer shorter than the longest special
+    token must not give a negative cut."""
+    tok = Tokenizer(_byte_vocab(), [], special_tokens=["<|endoftext|>", "<|fim|>"])
+    assert list(tok.encode_iterable(["<|fim|>"], chunk_chars=1)) == tok.encode("<|fim|>") == [257]
+
+
+@pytest.mark.regression
+@pytest.mark.parametrize("pattern", [None, r"\S+|\s+"])   # native scanner, regex
+def test_encode_iterable_uncuttable_stream_stays_linear(monkeypatch, pattern):
+    """A stream that cannot be cut (one long run of spaces, fed a character at a time)
+    re-scanned the whole buffer for every new character: quadratic time. The text looked
+    at for cuts, summed over the attempts, must stay within a few times the stream."""
+    tok = Tokenizer(_byte_vocab(), [], **({"pattern": pattern} if pattern else {}))
+    looked: list[int] = []
+    real_cut = tokenizer_module.stream_cut
+
+    def spy(pre, buf, chunk_chars):
+        looked.append(len(buf))
+        return real_cut(pre, buf, chunk_chars)
+
+    monkeypatch.setattr(tokenizer_module, "stream_cut", spy)
+    n = 200_000
+    ids = list(tok.encode_iterable(iter(" " * n), chunk_chars=64))
+    assert ids == [32] * n
+    assert looked and sum(looked) <= 4 * n   # quadratic: about n * n / 128 = 3e8

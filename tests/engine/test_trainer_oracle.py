@@ -112,3 +112,37 @@ def test_oracle_overlap_rule():
     o = make_oracle("aaaaa", rule="greatest").train(num_merges=2)
     assert o.merges == [(97, 97, 4), (256, 256, 1)]
     assert o.words == [[257, 97]]
+
+
+# ---------------------------------------------------------------- regressions
+
+
+@pytest.mark.regression
+def test_tied_pairs_are_pairs_whatever_the_core():
+    """The C core's tied() returns (a, b, count); MergeStep.tied must hold (a, b) pairs."""
+    t = Trainer.from_text("low low lower newest newest widest widest widest",
+                          TrainSettings(num_merges=3, mode="char", end_of_word="prefix"))
+    for rec in t.run():
+        assert all(len(p) == 2 for p in rec.tied)
+        assert rec.tied[0] == rec.pair
+    n, pairs = t.tied_now()
+    assert n == len(pairs) and all(len(p) == 2 for p in pairs)
+
+
+@pytest.mark.regression
+def test_char_mode_word_with_inner_isspace_character():
+    """\\x1f is whitespace to str.isspace() but not to regex's \\s, so a GPT-2 word keeps it
+    inside (':\\x1f\\x1b'); char mode used to crash with KeyError building the word."""
+    t = Trainer.from_text(":\x1f\x1b :\x1f\x1b", TrainSettings(num_merges=2, mode="char"))
+    assert b"\x1f" in t.vocab.values()
+    assert len(t.run()) == 2
+
+
+@pytest.mark.regression
+def test_char_mode_custom_pattern_with_inner_space():
+    """Char mode with a custom pattern whose words hold a plain space: the word keeps it
+    inside, with the end-of-word marker only at its end (the crash above, with ' ')."""
+    t = Trainer.from_text("a b\na b", TrainSettings(num_merges=3, mode="char", pattern=r"[^\n]+"))
+    steps = t.run()
+    assert b"".join(t.token(i) for i in t.word(0)) == b"a b</w>"
+    assert len(steps) == 3

@@ -132,7 +132,8 @@ def load(path: str | Path, special_tokens: Sequence[str] | None = None, **kwargs
         merges.append((_hex(entry.get("left"), path, f"{where}.left"),
                        _hex(entry.get("right"), path, f"{where}.right")))
         counts.append(entry.get("count"))
-    meta = data.get("meta") if isinstance(data.get("meta"), dict) else {}
+    stored = data.get("meta")
+    meta = stored if isinstance(stored, dict) else {}
     meta = {**meta, "mode": mode, "end_of_word": eow, "pattern": setting,
             **{k: settings[k] for k in TRAINING_ONLY if k in settings},
             "special_tokens": list(specials_given), **kwargs.pop("meta", {})}

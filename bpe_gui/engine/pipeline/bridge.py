@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import Callable, Iterable, Sequence
 
 from .. import checks
-from ..base import BaseTokenizer, Encoding, Piece
+from ..base import BaseTokenizer, Encoding
+from ..model import Piece
 from ..errors import BPEError, EncodeError, SettingsError
 from ..pretokenize import Pretokenizer
 from .word_model import PipelineModel
@@ -60,7 +61,7 @@ class PipelineTokenizer(BaseTokenizer):
 
     def __init__(self, pipeline, *, vocab: dict[int, bytes], token_to_id: dict[bytes, int],
                  merges: LazyMerges, special_ids: dict[str, int], pattern: str, meta: dict):
-        specials = sorted(special_ids, key=special_ids.get)
+        specials = sorted(special_ids, key=special_ids.__getitem__)
         try:
             pre = Pretokenizer(pattern, specials)
         except BPEError:   # a pattern only Oniguruma reads: the pipeline has its own copy

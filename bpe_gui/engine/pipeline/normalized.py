@@ -24,9 +24,10 @@ Example::
 from __future__ import annotations
 
 import unicodedata
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Literal
 
 Span = tuple[int, int]
+Form = Literal["NFC", "NFD", "NFKC", "NFKD"]   # unicodedata's normal forms
 
 
 class NStr:
@@ -131,7 +132,7 @@ class NStr:
         align.extend(old[last:])
         return NStr("".join(text), align)
 
-    def normalize(self, form: str) -> "NStr":
+    def normalize(self, form: Form) -> "NStr":
         """Unicode normalization (NFC, NFKC, NFD, NFKD) with tokenizers' alignments."""
         t = self.text
         if t.isascii() or unicodedata.is_normalized(form, t):
@@ -139,7 +140,7 @@ class NStr:
         return self.transform(_unicode_changes(t, form))
 
 
-def _segments(text: str, form: str) -> list[tuple[int, int]]:
+def _segments(text: str, form: Form) -> list[tuple[int, int]]:
     """Cut text where normalizing the parts separately gives the same as the whole."""
     out = []
     start = 0
@@ -158,10 +159,10 @@ def _segments(text: str, form: str) -> list[tuple[int, int]]:
     return out
 
 
-def _unicode_changes(text: str, form: str) -> list[tuple[str, int]]:
+def _unicode_changes(text: str, form: Form) -> list[tuple[str, int]]:
     """(char, change) pairs for normalizing ``text``: each output character is tied to the
     input character its decomposition came from, as the Rust unicode crate reports it."""
-    decompose = "NFKD" if "K" in form else "NFD"
+    decompose: Form = "NFKD" if "K" in form else "NFD"
     pairs: list[tuple[str, int]] = []
     for s, e in _segments(text, form):
         seg = text[s:e]

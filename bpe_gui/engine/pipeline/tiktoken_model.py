@@ -54,7 +54,7 @@ def load_ranks(path: Path, data: bytes, *, pattern: str, specials: dict[str, int
     try:
         from .._pipeline import Model
     except ImportError:   # no C compiler at install time
-        from .pymodel import Model
+        from .pymodel import Model  # type: ignore[assignment]  # the pure-Python stand-in, same interface
     native, problem = Model.from_tiktoken(data)
     if problem is not None:
         message = problem[2]
@@ -73,7 +73,7 @@ def load_ranks(path: Path, data: bytes, *, pattern: str, specials: dict[str, int
     for s, i in specials.items():
         vocab[i] = s.encode("utf-8")
         t2i.setdefault(vocab[i], i)
-    words = Pretokenizer(pattern, sorted(specials, key=specials.get))
+    words = Pretokenizer(pattern, sorted(specials, key=specials.__getitem__))
     model = PipelineModel(native, vocab)
     words.source = source
     pipe = Pipeline(model, kind="tiktoken", vocab=vocab, words=words,
