@@ -195,3 +195,19 @@ def test_export_never_overwrites_the_source(source, tmp_path):
             "--out", str(folder), cwd=tmp_path)
     assert_user_error(p)
     assert {f.name: f.read_bytes() for f in folder.iterdir()} == before
+
+
+@pytest.mark.parametrize("mode", ["from", "superbpe"])
+def test_a_latin1_corpus_trains_as_its_utf8_text(source, tmp_path, mode):
+    _, paths, _ = source
+    text = "Café, naïve façade: the rest of the world. Über straße!\n" * 40
+    (tmp_path / "u.txt").write_text(text, "utf-8")
+    (tmp_path / "l.txt").write_text(text, "latin-1")
+    extra = ["--from", str(paths["hf"])] if mode == "from" else ["--superbpe-from", "30"]
+    for name, enc in (("u", "utf-8"), ("l", "latin-1")):
+        p = run("train", str(tmp_path / f"{name}.txt"), *extra, "--num-merges", "60",
+                "--encoding", enc, "-q", "--out", str(tmp_path / f"o{name}"), "--format", "hf",
+                cwd=tmp_path)
+        assert p.returncode == 0, err(p)
+    a, b = (load_tokenizer(tmp_path / f"o{n}" / "tokenizer.json") for n in "ul")
+    assert a.merges == b.merges and len(a.merges) > 30
