@@ -44,7 +44,8 @@ def add_parser(sub) -> None:
                    "pattern and special tokens are used")
     g.add_argument("--superbpe-from", type=non_negative, metavar="T",
                    help="SuperBPE: ordinary BPE to merge T, then stage 2 (tokens across "
-                   "spaces) to the target; with --from, stage 2 on its first T merges")
+                   "spaces) to the target (--num-merges counts both stages); with --from, "
+                   "stage 2 on its first T merges (--num-merges counts stage 2's)")
     g.add_argument("--superbpe", action="store_true",
                    help="with --from: SuperBPE's stage 2 on top of all its merges")
 

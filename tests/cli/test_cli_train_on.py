@@ -102,6 +102,13 @@ def test_train_on_from_a_count_table_equals_the_corpus(source, tmp_path):
         assert p.returncode == 0, err(p)
     a, b = (load_tokenizer(tmp_path / n / "tokenizer.json") for n in "ct")
     assert a.merges == b.merges and len(a.merges) == 160
+    # a table counted without the tokenizer's special token (or with another preset)
+    for i, opts in enumerate((["--preset", "gpt2"], ["--preset", "cl100k", "--special-token", EOT])):
+        other = tmp_path / f"other{i}.counts.tsv"
+        assert run("count", str(corpus), *opts, "--out", str(other), cwd=tmp_path).returncode == 0
+        p = run("train", "--from", str(paths["hf"]), "--counts", str(other), "--num-merges",
+                "5", "--out", str(tmp_path / "x"), cwd=tmp_path)
+        assert_user_error(p, "special tokens" if i == 0 else "preset", "count the corpus again")
 
 
 def test_train_on_to_a_vocab_size_counts_the_inherited_tokens(source, tmp_path):
