@@ -45,7 +45,7 @@ def child(path: str, vocab_size: int, cancel_at: str | None) -> None:
     import bpe_gui.gui  # noqa: F401
     from bpe_gui.engine.trainer import TrainSettings
     from bpe_gui.gui.app import apply_process_settings
-    from bpe_gui.gui.main_window import MainWindow
+    from bpe_gui.gui.window.main_window import MainWindow
     apply_process_settings()   # as app.main: gc.freeze after jobs, GIL interval
     win = MainWindow(settings=QSettings(tempfile.mkdtemp() + "/s.ini", QSettings.IniFormat))
     win.resize(1600, 1000)

@@ -24,9 +24,9 @@ def main(path: str) -> None:
     app = QApplication([])
     import bpe_gui.gui  # noqa: F401  (the PySide6 6.12.0 refcount guard; no-op elsewhere)
     from bpe_gui.engine.formats import load_tokenizer
-    from bpe_gui.gui.controller import Controller
+    from bpe_gui.gui.controller.controller import Controller
     from bpe_gui.gui.models.vocab_model import prepare_imported
-    from bpe_gui.gui.panels.vocab_browser import VocabBrowser
+    from bpe_gui.gui.panels.vocab.vocab_browser import VocabBrowser
     c = Controller()
     b = VocabBrowser(c)
     b.resize(1200, 800)

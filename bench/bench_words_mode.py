@@ -25,9 +25,9 @@ CORPORA = Path(os.environ.get("BPE_CORPORA", ROOT.parent / "shared" / "corpora")
 def main() -> None:
     from PySide6.QtWidgets import QApplication
     from bpe_gui.engine.trainer import TrainSettings
-    from bpe_gui.gui.controller import Controller
-    from bpe_gui.gui.panels.corpus_editor import CorpusEditor
-    from bpe_gui.gui.panels.encode_view import EncodeView
+    from bpe_gui.gui.controller.controller import Controller
+    from bpe_gui.gui.panels.corpus.corpus_editor import CorpusEditor
+    from bpe_gui.gui.panels.encode.encode_view import EncodeView
 
     app = QApplication.instance() or QApplication([])
     with lzma.open(CORPORA / "en-tinyshakespeare.txt.xz", "rt", encoding="utf-8") as f:

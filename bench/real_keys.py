@@ -35,7 +35,7 @@ def main() -> int:
     from PySide6.QtCore import QSettings, QTimer
     from bpe_gui.gui.app import create_application
     app = create_application([sys.argv[0]])
-    from bpe_gui.gui.main_window import MainWindow
+    from bpe_gui.gui.window.main_window import MainWindow
     win = MainWindow(settings=QSettings(tempfile.mkdtemp() + "/s.ini", QSettings.IniFormat))
     win.show()
     win.load_initial([])

@@ -43,7 +43,7 @@ def shakespeare(corpora_dir) -> str:
 
 
 def _controller(text: str, **settings):
-    from bpe_gui.gui.controller import Controller
+    from bpe_gui.gui.controller.controller import Controller
     c = Controller()
     c.set_settings(TrainSettings(**{"vocab_size": 1000, **settings}))
     c.set_corpus_text(text)
@@ -54,9 +54,9 @@ def _controller(text: str, **settings):
 def test_window_step_p95(qtbot, shakespeare):
     """One step in the window: engine step + merge panel, encode view (2 KB) and
     vocabulary browser updates and repaints."""
-    from bpe_gui.gui.panels.encode_view import EncodeView
-    from bpe_gui.gui.panels.merge_panel import MergePanel
-    from bpe_gui.gui.panels.vocab_browser import VocabBrowser
+    from bpe_gui.gui.panels.encode.encode_view import EncodeView
+    from bpe_gui.gui.panels.merge.merge_panel import MergePanel
+    from bpe_gui.gui.panels.vocab.vocab_browser import VocabBrowser
     c = _controller(shakespeare, vocab_size=5000)
     qtbot.waitUntil(lambda: c.trainer is not None and not c.busy, timeout=60000)
     widgets = [MergePanel(c), EncodeView(c), VocabBrowser(c)]
@@ -84,7 +84,7 @@ def test_step_re_encode_10kb_p95(qtbot, shakespeare):
     """Following a step or an undo in the encode view holding 10 KB (the merge applied
     to the current encoding). (A re-encode after typing is measured, debounce and all,
     by test_gui_responsiveness.py.)"""
-    from bpe_gui.gui.panels.encode_view import EncodeView
+    from bpe_gui.gui.panels.encode.encode_view import EncodeView
     c = _controller(shakespeare[:150_000])
     c.goto(300)
     v = EncodeView(c)
@@ -108,7 +108,7 @@ def test_step_re_encode_10kb_p95(qtbot, shakespeare):
 
 
 def test_charts_redraw_after_a_long_run(qtbot, shakespeare):
-    from bpe_gui.gui.panels.charts import ChartsView
+    from bpe_gui.gui.panels.charts.charts import ChartsView
     c = _controller(shakespeare[:300_000], vocab_size=3000)
     v = ChartsView(c)
     qtbot.addWidget(v)

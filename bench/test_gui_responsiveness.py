@@ -49,7 +49,7 @@ class Heartbeat:
 
 def test_20mb_corpus_keeps_the_gui_responsive(qtbot, corpora_dir, tmp_path, monkeypatch):
     from bpe_gui.engine.trainer import TrainSettings
-    from bpe_gui.gui.main_window import MainWindow
+    from bpe_gui.gui.window.main_window import MainWindow
 
     big = corpora_dir / "en-gutenberg-20mb.txt.xz"
     if not big.exists():
@@ -88,7 +88,7 @@ def test_20mb_corpus_keeps_the_gui_responsive(qtbot, corpora_dir, tmp_path, monk
     print(f"\n20 MB corpus: {report}; overall max GUI gap {beat.worst() * 1000:.0f} ms "
           f"over {len(beat.gaps)} ticks; gaps > 100 ms: "
           f"{sum(1 for g, _ in beat.gaps if g > TARGET_GAP_S)}")
-    c.corpus_dirty = False
+    c.mark_corpus_saved()
     win.close()
     c.shutdown()
     # The target; on a loaded machine a lone spike may exceed it (see the printed report).
@@ -107,7 +107,7 @@ def test_window_step_and_reencode_latency(qtbot, corpora_dir, tmp_path, monkeypa
     from PySide6.QtWidgets import QApplication
 
     from bpe_gui.engine.trainer import TrainSettings
-    from bpe_gui.gui.main_window import MainWindow
+    from bpe_gui.gui.window.main_window import MainWindow
 
     big = corpora_dir / "en-gutenberg-20mb.txt.xz"
     if not big.exists():
@@ -124,7 +124,7 @@ def test_window_step_and_reencode_latency(qtbot, corpora_dir, tmp_path, monkeypa
                     and c.streamed, timeout=300_000)
     app = QApplication.instance()
     sample = lzma.open(big, "rt", encoding="utf-8").read(200_000)
-    win._set_encode_text(sample[100_000:102_000])
+    win.sessions.set_encode_text(sample[100_000:102_000])
     qtbot.wait(300)
     rows = []
     for start in (0, 1000, 5000, 10000):
@@ -162,6 +162,6 @@ def test_window_step_and_reencode_latency(qtbot, corpora_dir, tmp_path, monkeypa
           " (target: p95 under 16 ms)")
     print(f"re-encode 10 KB in the encode view: p50 {_p(edits, .5):.1f} ms, "
           f"p95 {_p(edits, .95):.1f} ms (target 16 ms)")
-    c.corpus_dirty = False
+    c.mark_corpus_saved()
     win.close()
     c.shutdown()

@@ -10,12 +10,12 @@ import textwrap
 SCRIPT = textwrap.dedent('''
     import gc, sys
     before = (sys.getswitchinterval(), gc.isenabled(), gc.get_freeze_count())
-    import bpe_gui.gui, bpe_gui.gui.app, bpe_gui.gui.worker, bpe_gui.gui.main_window
+    import bpe_gui.gui, bpe_gui.gui.app, bpe_gui.gui.controller.gc_policy, bpe_gui.gui.window.main_window
     assert (sys.getswitchinterval(), gc.isenabled(), gc.get_freeze_count()) == before
-    assert not bpe_gui.gui.worker._GCPause.freeze_after_jobs
+    assert not bpe_gui.gui.controller.gc_policy.GCPause.freeze_after_jobs
     bpe_gui.gui.app.apply_process_settings()
     assert sys.getswitchinterval() == bpe_gui.gui.app.GIL_SWITCH_INTERVAL_S
-    assert bpe_gui.gui.worker._GCPause.freeze_after_jobs
+    assert bpe_gui.gui.controller.gc_policy.GCPause.freeze_after_jobs
     print("ok")
 ''')
 

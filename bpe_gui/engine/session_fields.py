@@ -90,6 +90,7 @@ SETTING_CHECKS: dict[str, Callable[[Any], str | None]] = {
     "tie_rule": one_of(TIE_RULES),
     "min_frequency": whole(1, MAX_COUNT),
     "prune": is_type(bool, "true or false"),
+    "superbpe_from": whole(0, MAX_STEP, none_ok=True),
 }
 
 

@@ -1,8 +1,7 @@
 """QApplication setup and ``main()``: show the window first, then load the sample.
 
-Also the few application-wide helpers the panels share: the built-in resources
-(samples, icon, style sheet), the light/dark palettes and a couple of theme-aware
-colours, so every panel stays legible in both palettes.
+The theme (palettes, colours) is in theme.py and the built-in resources in
+resources.py: panels import those leaf modules, never this entry module.
 """
 from __future__ import annotations
 
@@ -10,113 +9,17 @@ import os
 import sys
 import time
 import traceback
-from pathlib import Path
-from types import ModuleType
 
-from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer
-from PySide6.QtGui import QColor, QGuiApplication, QIcon, QPalette, QPixmap
-from PySide6.QtWidgets import QApplication, QMessageBox, QStyleFactory
+from PySide6.QtCore import QSettings, Qt, QTimer
+from PySide6.QtWidgets import QApplication, QMessageBox
 
 from . import platform_check
+from .controller.gc_policy import freeze_after_jobs
+from .resources import app_icon
 
 ORGANIZATION = "bpe-gui"
 APPLICATION = "bpe-gui"
-THEMES = ("system", "light", "dark")
 _T0 = time.perf_counter()
-
-
-# ----- resources ------------------------------------------------------------------------
-def resources() -> ModuleType:
-    """``bpe_gui.resources``; from a source checkout (no install) it is loaded from
-    the top-level ``resources/`` folder beside the package, as pyproject maps it."""
-    try:
-        from bpe_gui import resources as res  # type: ignore[attr-defined]
-        return res
-    except ImportError:
-        import importlib.util
-        folder = Path(__file__).resolve().parents[2] / "resources"
-        spec = importlib.util.spec_from_file_location(
-            "bpe_gui.resources", folder / "__init__.py", submodule_search_locations=[str(folder)])
-        if spec is None or spec.loader is None:
-            raise
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules["bpe_gui.resources"] = mod
-        spec.loader.exec_module(mod)
-        return mod
-
-
-def app_icon() -> QIcon:
-    pix = QPixmap()
-    try:
-        pix.loadFromData(QByteArray(resources().icon_svg()), "SVG")
-    except (OSError, ImportError):
-        return QIcon()
-    return QIcon(pix)
-
-
-# ----- palettes -------------------------------------------------------------------------
-def dark_palette() -> QPalette:
-    """A dark Fusion palette with enough contrast for text, links and disabled items."""
-    p = QPalette()
-    window, base, text = QColor(45, 45, 48), QColor(30, 30, 32), QColor(230, 230, 230)
-    disabled = QColor(130, 130, 130)
-    for role, color in [
-        (QPalette.Window, window), (QPalette.WindowText, text), (QPalette.Base, base),
-        (QPalette.AlternateBase, QColor(40, 40, 44)), (QPalette.ToolTipBase, QColor(60, 60, 64)),
-        (QPalette.ToolTipText, text), (QPalette.PlaceholderText, QColor(150, 150, 150)),
-        (QPalette.Text, text), (QPalette.Button, QColor(55, 55, 58)),
-        (QPalette.ButtonText, text), (QPalette.BrightText, QColor(255, 110, 110)),
-        (QPalette.Link, QColor(110, 170, 255)), (QPalette.LinkVisited, QColor(170, 140, 255)),
-        (QPalette.Highlight, QColor(42, 110, 190)), (QPalette.HighlightedText, QColor(255, 255, 255)),
-        (QPalette.Light, QColor(75, 75, 78)), (QPalette.Midlight, QColor(62, 62, 65)),
-        (QPalette.Mid, QColor(40, 40, 42)), (QPalette.Dark, QColor(25, 25, 27)),
-        (QPalette.Shadow, QColor(10, 10, 10)),
-    ]:
-        p.setColor(role, color)
-    for role in (QPalette.WindowText, QPalette.Text, QPalette.ButtonText, QPalette.HighlightedText):
-        p.setColor(QPalette.Disabled, role, disabled)
-    return p
-
-
-def system_prefers_dark() -> bool:
-    hints = QGuiApplication.styleHints()
-    try:
-        return hints.colorScheme() == Qt.ColorScheme.Dark
-    except AttributeError:  # Qt < 6.5
-        return False
-
-
-def apply_theme(name: str, app: QApplication | None = None) -> str:
-    """Apply "light", "dark" or "system"; returns the palette actually used."""
-    app = app or QApplication.instance()
-    if name not in THEMES:
-        name = "system"
-    dark = name == "dark" or (name == "system" and system_prefers_dark())
-    style = QStyleFactory.create("Fusion")
-    if style is not None:
-        app.setStyle(style)
-    app.setPalette(dark_palette() if dark else app.style().standardPalette())
-    try:
-        sheet = resources().style_sheet(dark)
-    except (ImportError, OSError):
-        sheet = ""
-    app.setStyleSheet(sheet)
-    return "dark" if dark else "light"
-
-
-def is_dark(widget=None) -> bool:
-    pal = widget.palette() if widget is not None else QApplication.palette()
-    return pal.color(QPalette.Window).lightness() < 128
-
-
-def colors(widget=None) -> dict[str, str]:
-    """Theme-aware colours for messages and banners (CSS strings)."""
-    if is_dark(widget):
-        return {"error": "#ff8a80", "ok": "#8bd48b", "warn_bg": "#4a3f1c", "warn_fg": "#ffe6a6",
-                "info_bg": "#1f3550", "info_fg": "#d6e6ff", "accent": "#f2b134",
-                "muted": "#a0a0a0"}
-    return {"error": "#b3261e", "ok": "#2e7d32", "warn_bg": "#fff3cd", "warn_fg": "#5c4400",
-            "info_bg": "#e3efff", "info_fg": "#0b3a75", "accent": "#a05a00", "muted": "#666666"}
 
 
 def seconds_since_process_start() -> float:
@@ -171,11 +74,10 @@ def apply_process_settings() -> None:
       20 MB corpus opens, pre-tokenizes and trains was 74-76 ms with it and 95-201 ms
       without (three runs each, ``python -m pytest bench/test_gui_responsiveness.py``;
       the pre-tokenizing phase gains most: 38-46 ms against 56-201 ms).
-    - gc.freeze() after training jobs (worker.freeze_after_jobs): a trained 20 MB corpus
+    - gc.freeze() after training jobs (gc_policy.freeze_after_jobs): a trained 20 MB corpus
       leaves ~600,000 tracked objects, and a full collection then takes 100-150 ms on
       whichever thread Python starts it (the GUI thread, mid-repaint); frozen, under 1 ms.
     """
-    from .worker import freeze_after_jobs
     if sys.getswitchinterval() > GIL_SWITCH_INTERVAL_S:
         sys.setswitchinterval(GIL_SWITCH_INTERVAL_S)
     freeze_after_jobs()
@@ -191,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
     apply_process_settings()
     app = create_application([sys.argv[0], *args])
     args = app.arguments()[1:]  # Qt removed its own options (-platform, -style ...)
-    from .main_window import MainWindow  # after QApplication: widgets need it
+    from .window.main_window import MainWindow  # after QApplication: widgets need it
     from .window.sessions import settings_file_notice
     settings_file_notice(QSettings())   # a damaged file is copied before anything saves
 

@@ -23,7 +23,7 @@ def widgets_live_until_closed(qtbot, monkeypatch):
 
     pytest-qt holds them weakly: a panel that was only a local of the test became
     garbage when the test returned, still shown and owned by Python, and the GUI-thread
-    garbage collector (gc_timer.py) could free it before pytest-qt closed it. Freed from
+    garbage collector (gc_policy.py) could free it before pytest-qt closed it. Freed from
     inside a reference cycle, its children were destroyed after their parent's memory
     was gone: a segfault in ~QWidget (QWidget::window) about one full run in two. Then
     pytest-qt's deleteLater() never ran either (no event loop runs between tests, and
@@ -91,7 +91,7 @@ def settings_file(tmp_path):
 @pytest.fixture
 def make_window(qtbot, tmp_path, settings_file, monkeypatch):
     """Build main windows on one settings file; each is closed (no prompts) at teardown."""
-    from bpe_gui.gui.main_window import MainWindow
+    from bpe_gui.gui.window.main_window import MainWindow
 
     monkeypatch.setattr(MainWindow, "autosave_path",
                         lambda self: tmp_path / "autosave.bpesession")
@@ -113,7 +113,7 @@ def make_window(qtbot, tmp_path, settings_file, monkeypatch):
     for win in windows:
         win.editor._edited = False
         win.editor._edit_timer.stop()
-        win.controller.corpus_dirty = False
+        win.controller.mark_corpus_saved()
         win.close()
         win.controller.shutdown()
         win.deleteLater()

@@ -5,7 +5,7 @@ import os
 from pathlib import Path
 
 from bpe_gui.engine.trainer import TrainSettings
-from bpe_gui.gui.controller import Controller
+from bpe_gui.gui.controller.controller import Controller
 
 WORKED = "low low lower newest newest widest widest widest"
 # the shared corpora beside the repository, or BPE_GUI_CORPORA_DIR (as tests/conftest.py)

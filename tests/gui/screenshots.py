@@ -103,7 +103,7 @@ def main(out: Path) -> None:
     tmp = Path(tempfile.mkdtemp(prefix="bpe-gui-shots-"))
     QStandardPaths.setTestModeEnabled(True)
     app = create_application([sys.argv[0]])
-    from bpe_gui.gui.main_window import MainWindow
+    from bpe_gui.gui.window.main_window import MainWindow
 
     win = MainWindow(settings=QSettings(str(tmp / "settings.ini"), QSettings.IniFormat))
     win.set_theme("light", save=False)

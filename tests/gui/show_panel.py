@@ -83,7 +83,7 @@ def main(argv=None) -> int:
 
     from PySide6.QtWidgets import QApplication
     from bpe_gui.engine.trainer import TrainSettings
-    from bpe_gui.gui.controller import Controller
+    from bpe_gui.gui.controller.controller import Controller
 
     app = QApplication.instance() or QApplication([])
     app.setStyle("Fusion")
@@ -98,17 +98,17 @@ def main(argv=None) -> int:
         c.import_tokenizer(a.import_tokenizer)
         c.set_use_imported(True)
     if a.panel == "merge":
-        from bpe_gui.gui.panels.merge_panel import MergePanel
+        from bpe_gui.gui.panels.merge.merge_panel import MergePanel
         w = MergePanel(c)
     elif a.panel == "encode":
-        from bpe_gui.gui.panels.encode_view import EncodeView
+        from bpe_gui.gui.panels.encode.encode_view import EncodeView
         w = EncodeView(c)
         w.set_text(a.text if a.text is not None else ZH_TEXT if a.zh else EN_TEXT)
     elif a.panel == "playback":
-        from bpe_gui.gui.panels.word_playback import WordPlayback
+        from bpe_gui.gui.panels.playback.word_playback import WordPlayback
         w = WordPlayback(c)
     else:
-        from bpe_gui.gui.panels.vocab_browser import VocabBrowser
+        from bpe_gui.gui.panels.vocab.vocab_browser import VocabBrowser
         w = VocabBrowser(c)
     width, height = (int(v) for v in a.size.split("x"))
     w.resize(width, height)
@@ -136,7 +136,7 @@ def main(argv=None) -> int:
         w.words.set_enabled(True)
     if a.panel == "playback":
         from bpe_gui.engine.explain import matcher_for, why_it_ends
-        from bpe_gui.gui.panels.word_branches import ClickedWord
+        from bpe_gui.gui.widgets.word_branches import ClickedWord
         tok = c.tokenizer()
         m = matcher_for(tok.pattern, tok.pre.timeout)
         (s, e, k), *rest = m.words(a.word)

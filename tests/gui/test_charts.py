@@ -18,9 +18,9 @@ from PySide6.QtCore import QPointF  # noqa: E402
 from PySide6.QtGui import QColor, QImage, QPalette  # noqa: E402
 
 from bpe_gui.engine.trainer import TrainSettings  # noqa: E402
-from bpe_gui.gui.controller import Controller  # noqa: E402
+from bpe_gui.gui.controller.controller import Controller  # noqa: E402
 from settle import settle  # noqa: E402
-from bpe_gui.gui.panels.charts import (ChartWidget, ChartsView, decimate, linear_ticks,  # noqa: E402
+from bpe_gui.gui.panels.charts.charts import (ChartWidget, ChartsView, decimate, linear_ticks,  # noqa: E402
                                        log_ticks, nice_step)
 
 EOT = "<|endoftext|>"

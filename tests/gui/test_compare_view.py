@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtGui import QImage  # noqa: E402
 
 from bpe_gui.engine.trainer import Trainer, TrainSettings  # noqa: E402
-from bpe_gui.gui.panels.compare_view import METRICS, CompareView  # noqa: E402
+from bpe_gui.gui.panels.compare.compare_view import METRICS, CompareView  # noqa: E402
 
 GPT2 = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 CORPUS = ("the lower newest widest, 我们学习字节对编码。字节对编码很常见。 "
@@ -158,7 +158,7 @@ def test_bad_settings_and_empty_corpus_are_reported(view, controller, qtbot):
         assert pane.train()
     assert "below the base alphabet" in pane.train_status.text()
     assert pane.tokenizer() is None and pane.train_btn.isEnabled()
-    controller.corpus_text = ""
+    controller.set_corpus_text("")
     assert not pane.train()
     assert "empty" in pane.train_status.text()
 
@@ -236,7 +236,7 @@ def test_overlap_numbers_are_readable_in_a_short_wide_tab(controller, qtbot):
     line each (not a column of single words) and can all be scrolled to, not cut off."""
     from PySide6.QtWidgets import QScrollArea
 
-    from bpe_gui.gui.panels.compare_overlap import OverlapPanel
+    from bpe_gui.gui.panels.compare.compare_overlap import OverlapPanel
     panel = OverlapPanel(controller)
     qtbot.addWidget(panel)
     panel.resize(1100, 130)
@@ -265,7 +265,7 @@ def test_overlap_of_two_big_imported_vocabularies_runs_as_a_job(view, controller
     from oracles import GPT2, crossing_tiktoken, oracle
 
     from bpe_gui.engine.formats import load_tokenizer
-    from bpe_gui.gui.side_jobs import SYNC_OVERLAP
+    from bpe_gui.gui.controller.side_jobs import SYNC_OVERLAP
     pa = crossing_tiktoken(tmp_path, 3200, pattern=GPT2, name="plain")
     pb = crossing_tiktoken(tmp_path, 3000, name="crossing")
     a, b = load_tokenizer(str(pa)), load_tokenizer(str(pb))

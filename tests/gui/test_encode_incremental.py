@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from bpe_gui.engine.tokenizer import Tokenizer  # noqa: E402
 from bpe_gui.gui.models.encoding import group_parity  # noqa: E402
-from bpe_gui.gui.panels.encode_view import EncodeView  # noqa: E402
+from bpe_gui.gui.panels.encode.encode_view import EncodeView  # noqa: E402
 
 
 # ----- the colour rule, written again here ------------------------------------------------

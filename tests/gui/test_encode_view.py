@@ -13,8 +13,8 @@ from PySide6.QtGui import QMouseEvent, QTextOption  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from bpe_gui.engine.tokenizer import Tokenizer  # noqa: E402
-from bpe_gui.gui.controller import Controller  # noqa: E402
-from bpe_gui.gui.panels.encode_view import EncodeView  # noqa: E402
+from bpe_gui.gui.controller.controller import Controller  # noqa: E402
+from bpe_gui.gui.panels.encode.encode_view import EncodeView  # noqa: E402
 from panel_helpers import SHAKESPEARE, WORKED, make_controller  # noqa: E402
 from settle import settle  # noqa: E402
 

@@ -160,7 +160,7 @@ def test_bad_folder_and_bad_file_are_reported(qtbot, dialog, controller, held, t
 def test_a_good_folder_after_a_bad_one_is_not_shown_as_an_error(dialog, held, tmp_path):
     """The folder line is red only while it reports a problem: the list of texts found
     once the folder is right is not an error."""
-    from bpe_gui.gui.app import colors
+    from bpe_gui.gui.theme import colors
     empty = tmp_path / "empty"
     empty.mkdir()
     red = colors(dialog)["error"]
@@ -194,7 +194,7 @@ def test_opened_from_the_analysis_menu(qtbot, window):
 def test_a_new_folder_or_tokenizer_resets_a_failed_status(qtbot, dialog, controller, held):
     """After a failed measurement, choosing the corrected folder (or changing the
     tokenizers) says "Not measured yet", in the neutral colour, not the old failure."""
-    from bpe_gui.gui.app import colors
+    from bpe_gui.gui.theme import colors
     muted = colors(dialog)["muted"]
     assert dialog.status.text().startswith("Not measured yet")    # before any run
     (held / "de.txt").write_bytes(b"gr\xfc\xdf")

@@ -6,7 +6,7 @@ import pytest
 from PySide6.QtCore import QPoint, QRect
 from PySide6.QtWidgets import QAbstractButton, QScrollArea, QToolBar
 
-from bpe_gui.gui.panels.visibility import on_screen
+from bpe_gui.gui.widgets.visibility import on_screen
 from settle import settle as quiet
 
 SIZES = [(800, 600), (1024, 700), (1366, 768), (1920, 1080)]
@@ -85,7 +85,7 @@ def test_merge_panel_fits_its_area_without_scrolling(window, qtbot, size):
 
 def test_flow_bar_grows_a_row_when_narrow(qtbot):
     from PySide6.QtWidgets import QPushButton, QVBoxLayout, QWidget
-    from bpe_gui.gui.panels.flow_layout import FlowBar
+    from bpe_gui.gui.widgets.flow_layout import FlowBar
     host = QWidget()
     lay = QVBoxLayout(host)
     bar = FlowBar(spacing=4)

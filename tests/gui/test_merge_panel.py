@@ -12,11 +12,11 @@ from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from bpe_gui.engine.trainer import TrainSettings  # noqa: E402
-from bpe_gui.gui.controller import Controller  # noqa: E402
+from bpe_gui.gui.controller.controller import Controller  # noqa: E402
 from bpe_gui.gui.models.pair_table import PairTableModel  # noqa: E402
 from bpe_gui.gui.models.roles import TOKENS_ROLE  # noqa: E402
 from bpe_gui.gui.models.timeline import TimelineModel  # noqa: E402
-from bpe_gui.gui.panels.merge_panel import PAGE, SPEEDS, MergePanel  # noqa: E402
+from bpe_gui.gui.panels.merge.merge_panel import PAGE, SPEEDS, MergePanel  # noqa: E402
 from panel_helpers import SHAKESPEARE, make_controller  # noqa: E402
 
 
@@ -248,8 +248,8 @@ def test_many_steps_with_every_panel_shown_stay_consistent(qtbot):
     if not SHAKESPEARE.exists():
         pytest.skip(f"{SHAKESPEARE} not found")
     from bpe_gui.engine.tokenizer import Tokenizer
-    from bpe_gui.gui.panels.encode_view import EncodeView
-    from bpe_gui.gui.panels.vocab_browser import VocabBrowser
+    from bpe_gui.gui.panels.encode.encode_view import EncodeView
+    from bpe_gui.gui.panels.vocab.vocab_browser import VocabBrowser
     text = lzma.open(SHAKESPEARE, "rt", encoding="utf-8").read()
     c = Controller()
     c.set_settings(TrainSettings(vocab_size=5000))

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from bpe_gui.engine.trainer import Trainer, TrainSettings
-from bpe_gui.gui.controller import Controller
+from bpe_gui.gui.controller.controller import Controller
 
 # inner U+001C (str.isspace() says whitespace; regex's \S takes it) and a special token
 # whose characters appear nowhere else in the corpus
@@ -22,5 +22,5 @@ def test_window_counts_the_char_alphabet_as_the_trainer_does(qtbot, pattern, spe
     c = Controller()
     c.set_settings(settings)
     c.set_corpus_text(CORPUS)
-    assert c.char_alphabet_size() == Trainer.from_text(CORPUS, settings).n_base
+    assert c.queries.char_alphabet_size() == Trainer.from_text(CORPUS, settings).n_base
     c.shutdown()

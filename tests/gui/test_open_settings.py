@@ -10,9 +10,9 @@ from __future__ import annotations
 import random
 
 from bpe_gui.engine import TrainSettings
-from bpe_gui.gui.controller import SYNC_CHARS
-from bpe_gui.gui.corpus_source import FileCorpus
-from bpe_gui.gui.training_flow import REAL_CORPUS_SETTINGS
+from bpe_gui.gui.controller.training import SYNC_CHARS
+from bpe_gui.gui.controller.corpus_source import FileCorpus
+from bpe_gui.gui.window.training_flow import REAL_CORPUS_SETTINGS
 
 
 def text_of(n_chars: int, seed: int = 3) -> str:

@@ -17,8 +17,8 @@ tokenizers = pytest.importorskip("tokenizers")
 
 from bpe_gui.engine.pipeline.known import CL100K_PATTERN  # noqa: E402
 from bpe_gui.engine.trainer import TrainSettings, Trainer  # noqa: E402
-from bpe_gui.gui.panels.encode_view import EncodeView  # noqa: E402
-from bpe_gui.gui.panels.word_playback import WordPlayback  # noqa: E402
+from bpe_gui.gui.panels.encode.encode_view import EncodeView  # noqa: E402
+from bpe_gui.gui.panels.playback.word_playback import WordPlayback  # noqa: E402
 
 CORPUS = "low lower newest widest lowest slowest 你好世界 it's\n" * 30
 TEXT = "the slowest newest 你好 it's!"

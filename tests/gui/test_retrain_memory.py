@@ -23,7 +23,7 @@ def corpus(n_chars: int) -> str:
 
 
 def test_a_mode_change_reuses_the_pre_token_table(window, ready, qtbot):
-    from bpe_gui.gui.controller import SYNC_CHARS
+    from bpe_gui.gui.controller.training import SYNC_CHARS
     c = window.controller
     text = corpus(SYNC_CHARS + 50_000)     # big enough for the worker thread
     char = TrainSettings(mode="char", vocab_size=None, num_merges=40)
@@ -46,7 +46,7 @@ def test_a_mode_change_reuses_the_pre_token_table(window, ready, qtbot):
 
 
 def test_a_new_pattern_or_corpus_reads_again(window, ready):
-    from bpe_gui.gui.controller import SYNC_CHARS
+    from bpe_gui.gui.controller.training import SYNC_CHARS
     c = window.controller
     text = corpus(SYNC_CHARS + 50_000)
     c.set_corpus_text(text, dirty=True)
@@ -69,13 +69,13 @@ def test_a_new_pattern_or_corpus_reads_again(window, ready):
 
 def test_a_big_stale_trainer_is_let_go_before_the_new_one_is_built(window, ready, qtbot,
                                                                   monkeypatch):
-    from bpe_gui.gui import controller as controller_module
+    from bpe_gui.gui.controller import training as training_module
     c = window.controller
-    text = corpus(controller_module.SYNC_CHARS + 50_000)
+    text = corpus(training_module.SYNC_CHARS + 50_000)
     c.set_corpus_text(text, dirty=True)
     assert c.retrain()
     ready(c)
-    monkeypatch.setattr(controller_module, "SYNC_TABLE_WORDS", 100)   # this one is "big"
+    monkeypatch.setattr(training_module, "SYNC_TABLE_WORDS", 100)   # this one is "big"
     old = weakref.ref(c.trainer)
     assert c.set_settings(TrainSettings(mode="char", vocab_size=None, num_merges=30))
     seen = []

@@ -7,8 +7,8 @@ from dataclasses import replace
 from PySide6.QtCore import Qt
 
 from bpe_gui.engine.trainer import TrainSettings
-from bpe_gui.gui.app import resources
-from bpe_gui.gui.panels.corpus_editor import sample_settings
+from bpe_gui.gui.resources import resources
+from bpe_gui.gui.models.settings_changes import sample_settings
 
 
 def test_no_notice_at_start_up_or_between_untouched_samples(window, ready):

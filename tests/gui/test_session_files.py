@@ -78,5 +78,5 @@ def test_an_autosave_path_that_is_a_folder_gets_a_message(make_window, tmp_path)
     win = make_window()
     assert "is a folder" in win.last_error[1] and "autosave.bpesession" in win.last_error[1]
     assert win.controller.corpus_sample == "tutorial"     # started as usual
-    assert "is a folder" in (win._autosave() or "")        # quitting does not fail either
+    assert "is a folder" in (win.sessions.autosave() or "")        # quitting does not fail either
     assert win.close()

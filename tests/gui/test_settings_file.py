@@ -22,7 +22,7 @@ def test_a_sound_settings_file_gets_no_word(make_window):
 
 
 def test_twenty_thousand_recent_files_are_cut_to_the_menu(make_window, settings_file):
-    from bpe_gui.gui.panels.corpus_editor import RECENT_MAX
+    from bpe_gui.gui.panels.corpus.corpus_editor import RECENT_MAX
     s = QSettings(settings_file, QSettings.IniFormat)
     s.setValue("recentFiles", [f"/data/corpus-{i:05d}.txt" for i in range(20_000)])
     s.sync()

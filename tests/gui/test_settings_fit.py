@@ -11,7 +11,7 @@ import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QScrollArea
 
-from bpe_gui.gui.panels.visibility import on_screen
+from bpe_gui.gui.widgets.visibility import on_screen
 from settle import settle as quiet
 
 

@@ -245,7 +245,7 @@ def test_layout_recent_files_and_theme_are_remembered(make_window, corpus_files,
 
 
 def test_dark_palette_is_dark_and_light_is_light(window, qtbot):
-    from bpe_gui.gui.app import is_dark
+    from bpe_gui.gui.theme import is_dark
     window.set_theme("dark", save=False)
     qtbot.wait(1)
     assert is_dark() and is_dark(window) and is_dark(window.settings_panel)
@@ -269,7 +269,8 @@ def test_status_bar_progress_and_cancel_follow_jobs(window, qtbot, idle):
             progress(i, 500)
             time.sleep(0.01)
 
-    assert c.run_side_job("slow", "Slow job", job)
+    from bpe_gui.gui.controller.jobs import Job
+    assert c.start(Job("Slow job", job))
     qtbot.waitUntil(lambda: window.progress_bar.isVisible(), timeout=2_000)
     assert window.cancel_button.isVisible() and window.act_cancel.isEnabled()
     assert not window.act_step.isEnabled()
@@ -328,7 +329,7 @@ def test_sample_fills_the_encode_view_but_keeps_user_text(window, qtbot):
     win = window
     win.editor.load_sample("zh-en")
     expected = resources.sample("zh-en").encode_text
-    qtbot.waitUntil(lambda: win._encode_text() == expected, timeout=3000)
-    win._set_encode_text("my own text")
+    qtbot.waitUntil(lambda: win.sessions.encode_text() == expected, timeout=3000)
+    win.sessions.set_encode_text("my own text")
     win.editor.load_sample("tutorial")
-    assert win._encode_text() == "my own text"
+    assert win.sessions.encode_text() == "my own text"

@@ -108,7 +108,7 @@ def test_not_utf8_file_offers_another_encoding(window, tmp_path, qtbot, ready):
 
 
 def test_not_utf8_without_a_listener_is_a_message(tmp_path, qtbot, qapp):
-    from bpe_gui.gui.controller import Controller
+    from bpe_gui.gui.controller.controller import Controller
     c = Controller()
     bad = tmp_path / "gbk.txt"
     bad.write_bytes("分词器".encode("gbk"))

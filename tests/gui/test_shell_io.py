@@ -218,7 +218,7 @@ def test_enter_in_the_import_path_imports_it(trained, tmp_path, qtbot, monkeypat
 def test_the_export_dialog_starts_in_the_remembered_folder(trained, tmp_path):
     """Issue 21: it started in $HOME although every other dialog remembers one folder."""
     from bpe_gui.gui.dialogs.export_dialog import ExportDialog
-    from bpe_gui.gui.last_folder import last_folder, remember
+    from bpe_gui.gui.widgets.last_folder import last_folder, remember
     corpus_dir = tmp_path / "corpora"
     corpus_dir.mkdir()
     remember(str(corpus_dir / "a.txt"))             # e.g. a corpus opened from there

@@ -14,7 +14,7 @@ import pytest
 
 from bpe_gui.engine import files as engine_files
 from bpe_gui.engine.trainer import Trainer, TrainSettings
-from bpe_gui.gui import corpus_source
+from bpe_gui.gui.controller import corpus_source
 
 EDIT = 20_000   # bytes of text read whole (the app's is 1 MiB)
 

@@ -1,4 +1,4 @@
-"""The merge panel's tables, painted from ``model.cell(row, col)`` (panels/table_cells.py).
+"""The merge panel's tables, painted from ``model.cell(row, col)`` (widgets/table_cells.py).
 
 Two things are checked: that ``cell()`` tells the same story as the roles a plain
 QTableView (and the tests, and accessibility) read through ``data()``; and what the
@@ -21,7 +21,7 @@ from bpe_gui.gui.models.affected import AffectedModel, affected_rows  # noqa: E4
 from bpe_gui.gui.models.pair_table import PairTableModel as P  # noqa: E402
 from bpe_gui.gui.models.roles import ID_ROLE, TOKENS_ROLE  # noqa: E402
 from bpe_gui.gui.models.timeline import TimelineModel as T  # noqa: E402
-from bpe_gui.gui.panels.merge_panel import MergePanel  # noqa: E402
+from bpe_gui.gui.panels.merge.merge_panel import MergePanel  # noqa: E402
 from panel_helpers import WORKED, make_controller  # noqa: E402
 
 DISPLAY, BACKGROUND, FOREGROUND = Qt.DisplayRole, Qt.BackgroundRole, Qt.ForegroundRole

@@ -82,11 +82,11 @@ def test_session_with_a_table_corpus_reopens_it(window, table_file, ready, tmp_p
 
 
 def test_views_that_need_text_say_so(window, table_file, ready):
-    from bpe_gui.gui.table_corpus import NO_TEXT, table_paths
+    from bpe_gui.gui.controller.table_corpus import NO_TEXT, table_paths
     c = window.controller
     window.open_paths([str(table_file)])
     ready(c)
-    from bpe_gui.gui.panels.compare_view import CompareView
+    from bpe_gui.gui.panels.compare.compare_view import CompareView
     cv = CompareView(c)
     cv.from_corpus()
     assert NO_TEXT in cv.summary.text()
@@ -99,7 +99,7 @@ def test_views_that_need_text_say_so(window, table_file, ready):
 
 def test_compare_view_trains_another_configuration_from_the_table(window, table_file, ready,
                                                                   qtbot):
-    from bpe_gui.gui.panels.compare_view import CompareView
+    from bpe_gui.gui.panels.compare.compare_view import CompareView
     c = window.controller
     window.open_paths([str(table_file)])
     ready(c)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from PySide6.QtGui import QFontMetrics, QImage, QPainter
 
-from bpe_gui.gui.panels.fit_columns import share_widths
-from bpe_gui.gui.panels.text_pane import TextPane
-from bpe_gui.gui.panels.token_chips import ChipPainter
+from bpe_gui.gui.widgets.fit_columns import share_widths
+from bpe_gui.gui.widgets.text_pane import TextPane
+from bpe_gui.gui.widgets.token_chips import ChipPainter
 
 LONG = ("24 pairs share the top count 327; LF SR wins because it is the greatest pair "
         "comparing bytes (first token, then second): it beats HEAD ROOM and every other "
@@ -106,7 +106,7 @@ def test_garbage_is_collected_by_the_gui_timer_not_in_the_middle_of_a_paint(qtbo
 
     from PySide6.QtWidgets import QWidget
 
-    from bpe_gui.gui.controller import Controller
+    from bpe_gui.gui.controller.controller import Controller
     c = Controller()
     assert not gc.isenabled()   # automatic collection is off once the window's parts exist
     w = QWidget()
@@ -128,7 +128,7 @@ def test_compare_cut_marks_stay_inside_their_lines(qtbot):
     sys.path.insert(0, str(Path(__file__).parent))
     from panel_helpers import make_controller
 
-    from bpe_gui.gui.panels.compare_view import CompareView
+    from bpe_gui.gui.panels.compare.compare_view import CompareView
     text = ("分词器把一句话切成 token。Byte-pair encoding merges the most frequent pair: "
             "2024 年，模型读到的是整数 ID。\nThe quick brown fox jumps over the lazy dog.")
     c = make_controller(text * 3, vocab_size=400, pattern="cjk")

@@ -20,8 +20,8 @@ tiktoken = pytest.importorskip("tiktoken")
 from bpe_gui.engine.formats import load_tokenizer  # noqa: E402
 from bpe_gui.engine.trainer import TrainSettings  # noqa: E402
 from bpe_gui.gui.models.vocab_model import VocabModel  # noqa: E402
-from bpe_gui.gui.panels.vocab_browser import VocabBrowser  # noqa: E402
-from bpe_gui.gui.token_classes import SYNC_MAX  # noqa: E402
+from bpe_gui.gui.panels.vocab.vocab_browser import VocabBrowser  # noqa: E402
+from bpe_gui.gui.controller.token_classes import SYNC_MAX  # noqa: E402
 from oracles import CORPUS, GPT2, crossing_tiktoken, oracle  # noqa: E402
 from settle import settle  # noqa: E402
 
@@ -127,10 +127,16 @@ def test_an_imported_vocabulary_is_classified_by_a_job(browser, controller, qtbo
 
 
 def test_cancel_stops_classifying_and_a_class_asks_again(browser, controller, qtbot,
-                                                        tmp_path):
+                                                        tmp_path, monkeypatch):
     path = str(crossing_tiktoken(tmp_path, SYNC_MAX + 300))
-    seen = []
-    controller.jobDone.connect(lambda kind, _r: seen.append(kind))
+    seen = []   # the labels of the jobs that delivered a result
+    start = controller.start
+
+    def start_and_watch(job):
+        done = job.on_done
+        job.on_done = lambda result: (seen.append(job.label), done(result))
+        return start(job)
+    monkeypatch.setattr(controller, "start", start_and_watch)
 
     def cancel_at_once(busy: bool) -> None:   # the user presses Cancel (Esc)
         if busy:
@@ -139,7 +145,7 @@ def test_cancel_stops_classifying_and_a_class_asks_again(browser, controller, qt
     controller.busyChanged.connect(cancel_at_once)
     tok = controller.import_tokenizer(path)
     qtbot.waitUntil(lambda: not controller.busy, timeout=30_000)
-    assert browser.model.classes is None and "classes" not in seen
+    assert browser.model.classes is None and seen == []   # no classes delivered
     assert "cancelled" in browser.classes_text()
     assert filter_labels(browser) == PLAIN_LABELS     # no classes known: no counts
     browser.set_class_filter("ok")                # asking for a class starts it again
@@ -151,7 +157,7 @@ def test_cancel_stops_classifying_and_a_class_asks_again(browser, controller, qt
 def test_a_step_drops_a_classification_that_is_running(qtbot, tmp_path):
     """Classifying a trained vocabulary yields: the user's step is never refused as
     busy; the classes are worked out again once the window is idle, and are right."""
-    from bpe_gui.gui.controller import Controller
+    from bpe_gui.gui.controller.controller import Controller
     text = CORPUS * 6 + " ".join(f"w{i} x{i * 7}" for i in range(4000))
     c = Controller()
     c.set_settings(TrainSettings(vocab_size=SYNC_MAX + 1500))

@@ -16,7 +16,7 @@ import pytest  # noqa: E402
 from PySide6.QtCore import QEvent, QObject  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from bpe_gui.gui.panels.token_flow import TokenFlow  # noqa: E402
+from bpe_gui.gui.widgets.token_flow import TokenFlow  # noqa: E402
 
 SIZE = (420, 260)
 WORDS = [b"a", b"the", b" low", b"er", b"newest", b" wid", b"est", b"\xe4\xbd", b"\xa0",
@@ -195,7 +195,7 @@ def test_narrower_token_at_a_row_start_moves_up_as_in_a_fresh_layout(qtbot, orac
 
 
 def test_encode_view_id_list_after_steps_back_equals_a_fresh_layout(qtbot):
-    from bpe_gui.gui.panels.encode_view import EncodeView
+    from bpe_gui.gui.panels.encode.encode_view import EncodeView
     from panel_helpers import make_controller
     lines = ["low lower lowest newest widest", "你好世界 newer wider", "the widest low",
              "old older oldest 你好", "newest 世界 lowest", "we sell the widest low"] * 6

@@ -1,7 +1,7 @@
 """Dock tabs behind the front one skip their per-step work and catch up when raised.
 
 Qt does not hide the docks behind the front tab of a tabbed dock area: it moves them
-out of the window, and they stay "visible". ``panels/visibility.py:on_screen`` tells
+out of the window, and they stay "visible". ``widgets/visibility.py:on_screen`` tells
 the two apart; the main window calls a panel's ``catch_up`` when its tab is raised.
 These tests drive the real main window (sample corpus, real trainer) as a user would:
 step while a tab is behind, then click its tab.
@@ -15,7 +15,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 import pytest  # noqa: E402
 
 from bpe_gui.engine.tokenizer import Tokenizer  # noqa: E402
-from bpe_gui.gui.panels.visibility import on_screen  # noqa: E402
+from bpe_gui.gui.widgets.visibility import on_screen  # noqa: E402
 from settle import settle  # noqa: E402
 
 STEPS = 6

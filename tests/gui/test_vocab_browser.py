@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt  # noqa: E402
 
 from bpe_gui.engine.tokenizer import Tokenizer  # noqa: E402
 from bpe_gui.gui.models.vocab_model import VocabModel, parse_hex, search_pattern  # noqa: E402
-from bpe_gui.gui.panels.vocab_browser import VocabBrowser  # noqa: E402
+from bpe_gui.gui.panels.vocab.vocab_browser import VocabBrowser  # noqa: E402
 from panel_helpers import WORKED, make_controller  # noqa: E402
 
 ZH = "你好 你们 你好世界 世界 你好 " * 4

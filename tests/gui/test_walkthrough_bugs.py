@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from bpe_gui.gui.panels.encode_view import EncodeView
+from bpe_gui.gui.panels.encode.encode_view import EncodeView
 from panel_helpers import make_controller
 
 
@@ -42,7 +42,7 @@ def test_bug2_enter_in_the_step_box_goes_there(window, qtbot):
 def test_bug3_one_export_error_is_said_once_and_its_folder_not_remembered(
         window, ready, tmp_path):
     from bpe_gui.gui.dialogs.export_dialog import ExportDialog
-    from bpe_gui.gui.last_folder import last_folder, remember
+    from bpe_gui.gui.widgets.last_folder import last_folder, remember
     c = window.controller
     assert window.editor.load_sample("english")
     ready(c)
@@ -209,7 +209,7 @@ def test_bug10_saving_a_corpus_from_a_file_asks_before_overwriting(window, qtbot
                         staticmethod(lambda *a, **k: (asked.append(a), ("", ""))[1]))
     assert not window.maybe_save_corpus()       # the dialog was cancelled: nothing written
     assert asked and src.read_text(encoding="utf-8") == "original words here"
-    c.corpus_dirty = False
+    c.mark_corpus_saved()
 
 
 def test_bug11_sessions_restore_the_imported_tokenizer_and_whitespace(
@@ -235,7 +235,7 @@ def test_bug11_sessions_restore_the_imported_tokenizer_and_whitespace(
 
 
 def test_a_chart_of_step_0_alone_does_not_run_its_x_axis_below_zero(qtbot):
-    from bpe_gui.gui.panels.chart_widget import ChartWidget
+    from bpe_gui.gui.widgets.chart_widget import ChartWidget
     chart = ChartWidget("Compression", "merge step", "bytes per token")
     qtbot.addWidget(chart)
     chart.set_series("corpus", [0], [1.0])
@@ -279,7 +279,7 @@ def test_open_save_png_and_sessions_start_in_one_last_folder(window, tmp_path, m
 
 def test_partial_character_pairs_say_which_character_they_belong_to(qtbot):
     from bpe_gui.gui.models.pair_table import part_of
-    from bpe_gui.gui.panels.merge_panel import MergePanel
+    from bpe_gui.gui.panels.merge.merge_panel import MergePanel
     from bpe_gui.gui.models.roles import TOOLTIP
     text = "中文 中国 中间 hello"
     c = make_controller(text)

@@ -10,8 +10,8 @@ from PySide6.QtGui import QWheelEvent
 from PySide6.QtWidgets import (QAbstractSlider, QAbstractSpinBox, QApplication, QComboBox,
                                QScrollArea, QScrollBar)
 
-from bpe_gui.gui.panels.settings_panel import SettingsPanel
-from bpe_gui.gui.panels.wheel_guard import guard_wheel
+from bpe_gui.gui.panels.settings.settings_panel import SettingsPanel
+from bpe_gui.gui.widgets.wheel_guard import guard_wheel
 
 
 def wheel(widget, notches: int = -1) -> None:

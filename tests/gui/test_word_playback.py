@@ -14,9 +14,9 @@ import pytest  # noqa: E402
 from PySide6.QtCore import Qt  # noqa: E402
 
 from bpe_gui.engine.display import gpt2_text, readable  # noqa: E402
-from bpe_gui.gui.panels.encode_view import EncodeView  # noqa: E402
-from bpe_gui.gui.panels.word_branches import ClickedWord  # noqa: E402
-from bpe_gui.gui.panels.word_playback import WordPlayback  # noqa: E402
+from bpe_gui.gui.panels.encode.encode_view import EncodeView  # noqa: E402
+from bpe_gui.gui.widgets.word_branches import ClickedWord  # noqa: E402
+from bpe_gui.gui.panels.playback.word_playback import WordPlayback  # noqa: E402
 
 CORPUS = ("low lower newest widest lowest slowest 你好世界 it's\n" * 30)
 TEXT = "the slowest newest 你好 it's<|endoftext|>!"

@@ -17,8 +17,8 @@ from PySide6.QtWidgets import QApplication, QToolTip  # noqa: E402
 from bpe_gui.engine.branches import pattern_branches  # noqa: E402
 from bpe_gui.engine.pretokenize import PRESETS  # noqa: E402
 from bpe_gui.engine.trainer import TrainSettings  # noqa: E402
-from bpe_gui.gui.panels.corpus_editor import CorpusEditor  # noqa: E402
-from bpe_gui.gui.panels.encode_view import EncodeView  # noqa: E402
+from bpe_gui.gui.panels.corpus.corpus_editor import CorpusEditor  # noqa: E402
+from bpe_gui.gui.panels.encode.encode_view import EncodeView  # noqa: E402
 from panel_helpers import make_controller  # noqa: E402
 
 CORPUS = ("low lower newest widest 你好世界 it's THE CamelCase 12345!\n" * 20)

@@ -6,6 +6,8 @@ import threading
 
 import pytest
 
+from bpe_gui.gui.controller.jobs import Job, Outcome
+
 
 def test_progress_past_2_gib_reaches_the_status_bar(window, qtbot, ready):
     c = window.controller
@@ -17,7 +19,7 @@ def test_progress_past_2_gib_reaches_the_status_bar(window, qtbot, ready):
         progress(3_000_000_000, 6_000_000_000)     # a 6 GB corpus half read
         release.wait(10)
         return "read"
-    assert c.run_side_job("fake", "Reading big.txt", job, unit="bytes")
+    assert c.start(Job("Reading big.txt", job, unit="bytes"))
     qtbot.waitUntil(lambda: bool(seen), timeout=5000)
     label = window.progress_label.text()
     release.set()
@@ -33,22 +35,21 @@ def test_a_job_that_raises_ends_with_a_message_and_the_window_stays_usable(
     c = window.controller
     ready(c)
     ended = []
-    c.jobEnded.connect(lambda kind, why: ended.append((kind, why)))
 
     def job(progress, cancelled):
         progress(1, 2)
         raise exc
-    assert c.run_side_job("bad", "A job with a bug", job)
+    assert c.start(Job("A job with a bug", job, on_end=ended.append))
     qtbot.waitUntil(lambda: bool(ended), timeout=5000)
     assert not c.busy
-    kind, why = ended[0]
-    assert kind == "bad" and type(exc).__name__ in why
+    end, = ended
+    assert end.outcome is Outcome.FAILED and type(exc).__name__ in end.message
     title, message = window.last_error
     assert "A job with a bug" in title and type(exc).__name__ in message
     # the window goes on: step, train on the worker thread, another job
     assert c.goto(3) and c.step_index == 3
-    assert c.run_side_job("ok", "Another job", lambda p, x: 42)
     done = []
-    c.jobDone.connect(lambda kind, result: done.append((kind, result)))
-    qtbot.waitUntil(lambda: bool(done), timeout=5000)
-    assert done == [("ok", 42)]
+    assert c.start(Job("Another job", lambda p, x: 42, on_done=done.append,
+                       on_end=lambda end: done.append(end.outcome)))
+    qtbot.waitUntil(lambda: len(done) == 2, timeout=5000)
+    assert done == [42, Outcome.DONE]

@@ -13,8 +13,8 @@ from typing import Callable
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 
 from ...engine.langcost import CostRow, CostTable
-from ..panels.chart_data import Series, fmt_value
-from ..panels.chart_widget import ChartWidget, series_colors
+from ..widgets.chart_data import Series, fmt_value
+from ..widgets.chart_widget import ChartWidget, series_colors
 
 SORT_ROLE = Qt.UserRole + 1
 

@@ -14,7 +14,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLabel,
                                QPlainTextEdit, QVBoxLayout, QWidget)
 
-from ..panels.wheel_guard import guard_wheel
+from ..widgets.wheel_guard import guard_wheel
 
 ENCODINGS = [
     ("gb18030", "Chinese, Simplified (GB18030 / GBK)"),

@@ -12,9 +12,9 @@ from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QFileDialog
                                QGroupBox, QHBoxLayout, QLabel, QLineEdit, QListWidget,
                                QPushButton, QVBoxLayout, QWidget)
 
-from ..app import colors
-from ..last_folder import last_folder, remember
-from ..panels.wheel_guard import guard_wheel
+from ..theme import colors
+from ..widgets.last_folder import last_folder, remember
+from ..widgets.wheel_guard import guard_wheel
 
 DEFAULT_FORMATS = ("gpt2", "hf")
 

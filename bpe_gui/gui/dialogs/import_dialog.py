@@ -14,8 +14,8 @@ from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFileDialog, QHBoxLayo
                                QLineEdit, QProgressBar, QPushButton, QVBoxLayout, QWidget)
 
 from ...engine.errors import BPEError
-from ..app import colors
-from ..panels.wheel_guard import guard_wheel
+from ..theme import colors
+from ..widgets.wheel_guard import guard_wheel
 
 BACKGROUND_BYTES = 1 << 20   # bigger files load off the GUI thread, with progress
 TOKENIZER_FILTER = ("Tokenizers (*.json *.txt *.bpe *.tiktoken *.csv *.model);;"

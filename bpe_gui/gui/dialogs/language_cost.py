@@ -4,7 +4,7 @@ files -- with a table and a chart of bytes per token, tokens per character, pari
 a reference language and Rényi efficiency; exported as CSV.
 
 The work runs on the controller's job runner (status bar progress, Cancel), through
-``Controller.measure_language_cost``; the numbers come from ``engine/langcost.py``. Opened from
+``Controller.side.measure_language_cost``; the numbers come from ``engine/langcost.py``. Opened from
 Analysis › Per-language cost (:func:`show_language_cost`).
 """
 from __future__ import annotations
@@ -20,16 +20,13 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDialog, QFileDialo
 
 from ...engine.errors import BPEError
 from ...engine.langcost import CostTable, held_out_files, tokenizer_labels
-from ..app import colors, is_dark
-from ..panels.wheel_guard import guard_wheel
-from ..last_folder import in_last_folder, last_folder, remember
+from ..theme import colors, is_dark
+from ..widgets.wheel_guard import guard_wheel
+from ..widgets.last_folder import in_last_folder, last_folder, remember
 from .cost_parts import METRICS, SORT_ROLE, CostChart, CostModel
 from .import_dialog import TOKENIZER_FILTER
 
 MAX_TOKENIZERS = 4
-KIND = "language-cost"
-
-
 @dataclass(frozen=True)
 class Source:
     """One tokenizer to measure: the current step, the imported one, or a file."""
@@ -56,8 +53,6 @@ class LanguageCostDialog(QDialog):
         self._running = False
         self._folder = ""
         self._build()
-        controller.jobDone.connect(self._job_finished)
-        controller.jobEnded.connect(lambda kind, why: kind == KIND and self._job_ended())
         controller.busyChanged.connect(lambda _: self._update())
         self._update()
 
@@ -284,7 +279,8 @@ class LanguageCostDialog(QDialog):
             self._say(self.status, str(e), "error")
             return False
         folder, ref = self.folder_edit.text().strip(), self.reference.currentText() or None
-        if not c.measure_language_cost(folder, toks, ref):
+        if not c.side.measure_language_cost(folder, toks, ref, self._job_finished,
+                                            lambda _end: self._job_ended()):
             self._say(self.status, "Busy: wait for the running job, or cancel it.", "error")
             return False
         self._running = True
@@ -313,9 +309,7 @@ class LanguageCostDialog(QDialog):
                 out[next(names)] = s.path
         return out
 
-    def _job_finished(self, kind: str, result) -> None:
-        if kind != KIND:
-            return
+    def _job_finished(self, result) -> None:
         self._running = False
         self.table = result
         self.model.set_table(self.table)

@@ -11,34 +11,16 @@ proxy over a Python model costs ~1 ms per repaint in rowCount/columnCount calls 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Sequence
 
 from PySide6.QtCore import Qt
 
 from ...engine.trainer import PairRow
+from ..controller.trainer_view import PairSnapshot
 from .roles import (ALIGN, BACKGROUND, DISPLAY, FONT, ID_ROLE, SEARCH_ROLE, TOKENS_ROLE,
                     TOOLTIP, Cell, HeaderedTableModel, ReadableCache, TokenColors, plain_text)
 
 _ROLES = frozenset({DISPLAY, TOKENS_ROLE, SEARCH_ROLE, ID_ROLE, BACKGROUND, FONT, ALIGN, TOOLTIP})
-
-
-@dataclass(frozen=True)
-class PairSnapshot:
-    """The best pairs at one step. ``vocab`` is a copy of the token bytes then (a tuple
-    of references: cheap), so rows render their text lazily, only when painted."""
-
-    rows: tuple[PairRow, ...] = ()
-    vocab: tuple[bytes, ...] = ()
-    step: int = 0             # the trainer's step when taken: these are the pairs for step+1
-    top_count: int = 0
-    n_tied: int = 0           # pairs sharing the top count (all of them, not only shown)
-    limit: int = 0            # how many rows were asked for
-    done: bool = False        # training cannot go on (target reached / nothing left)
-
-    @property
-    def maybe_more(self) -> bool:
-        return len(self.rows) >= self.limit > 0
 
 
 def part_of(token: bytes, words: Sequence[str], limit: int = 20_000) -> str | None:

@@ -55,7 +55,7 @@ class HeaderedTableModel(QAbstractTableModel):
     """A flat table whose columns are ``HEADERS`` (with ``TIPS`` as header tooltips).
 
     Subclasses give ``n_rows``, ``cell`` (what a cell shows, for the fast delegate in
-    ``panels/table_cells.py`` and the visual roles below) and ``data`` for the other roles
+    ``widgets/table_cells.py`` and the visual roles below) and ``data`` for the other roles
     (display text, tooltips, search and sort keys), falling back to ``visual_data``.
     """
 

@@ -1,5 +1,5 @@
-"""The main window's parts, one module per concern (MainWindow in main_window.py mixes
-them): docks (panels, default and remembered layout), actions (actions, menus,
-shortcuts, small dialogs), status (status bar, title, error boxes), files (open, drag
-and drop, unsaved edits), sessions (session files, autosave, what opens at start) and
-theme."""
+"""The main window (main_window.py) and its parts, one module per concern: docks (panels,
+default and remembered layout; layout_fit), actions (actions, menus, shortcuts, small
+dialogs), status (status bar, title, error boxes), files (open, drag and drop, unsaved
+edits), sessions (session files, autosave, what opens at start), theme_menu and
+training_flow (the Train toolbar)."""

@@ -1,27 +1,117 @@
 """The main window's actions, menus, keyboard shortcuts and the small dialogs they
 open (export, import, run to step N, about, the shortcut list).
 
-:class:`ActionsAndMenus` is a part of :class:`~bpe_gui.gui.main_window.MainWindow` (a
-mixin). Every action is made by :meth:`add_action`, which also adds it to the window so
-its shortcut works while the menu bar is hidden.
+The actions are declared as data: :data:`ACTIONS` (name, text, handler, shortcuts,
+tip, when it is enabled, icon), :data:`MENUS` and :data:`TOOLBAR`; the window's
+``act_<name>`` actions, its menus, the training toolbar's extra buttons and which are
+enabled while a job runs are all built from them. Help > Keyboard shortcuts lists the
+window's actions, so it follows too. Every action is made by :meth:`add_action`, which
+also adds it to the window so its shortcut works while the menu bar is hidden.
+
+:class:`ActionsAndMenus` is a part of :class:`~bpe_gui.gui.window.main_window.MainWindow`.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Sequence
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
-from PySide6.QtWidgets import (QInputDialog,
-                               QMessageBox, QStyle)
+from PySide6.QtWidgets import QInputDialog, QMessageBox, QStyle
 
-from ..app import THEMES
+from ..dialogs.export_dialog import ExportDialog
+from ..dialogs.import_dialog import ImportDialog
+from ..dialogs.language_cost import show_language_cost   # issue #14
+from ..theme import THEMES
+from .training_flow import TrainingFlow
+
+IDLE, BUSY, IMPORTED = "idle", "busy", "imported"   # enabled: no job runs / a job runs /
+                                                    # a tokenizer was imported
+
+
+@dataclass(frozen=True)
+class ActionSpec:
+    """One action of the window: ``act_<name>``; ``handler`` names a method of the
+    window, its controller or its corpus editor ("controller.step")."""
+
+    name: str
+    text: str
+    handler: str
+    keys: tuple = ()
+    tip: str = ""
+    when: str = ""          # IDLE, BUSY, IMPORTED, or "" (always enabled)
+    checkable: bool = False
+    icon: object = None     # a QStyle.StandardPixmap
+
+
+# Alt+arrows and F-keys for stepping: text boxes use Ctrl+arrows and Ctrl+Home for editing.
+ACTIONS = (
+    ActionSpec("open", "&Open corpus…", "editor.open_dialog", (QKeySequence.Open,),
+               "Open one or more corpus files", IDLE),
+    ActionSpec("new", "&New empty corpus", "editor.new_corpus", (QKeySequence.New,),
+               "Start an empty corpus to type or paste into", IDLE),
+    ActionSpec("save_corpus", "Save corpus &as…", "editor.save_as_dialog", ("Ctrl+Shift+S",),
+               "Save the corpus text to a UTF-8 file"),
+    ActionSpec("open_session", "Open &session…", "open_session_dialog", ("Ctrl+Shift+O",),
+               "Resume a saved session: corpus, settings and step", IDLE),
+    ActionSpec("save_session", "Save session", "save_session", (QKeySequence.Save,),
+               "Save corpus reference, settings and step"),
+    ActionSpec("save_session_as", "Save session as…", "save_session_as", (),
+               "Save the session under a new name"),
+    ActionSpec("reopen", "Reopen last session at startup", "sessions.set_reopen", (),
+               "Start where you left off instead of the sample", checkable=True),
+    ActionSpec("import", "&Import tokenizer…", "import_dialog", ("Ctrl+I",),
+               "Load vocab.json + merges.txt, tokenizer.json, .tiktoken ...", IDLE),
+    ActionSpec("export", "&Export…", "export_dialog", ("Ctrl+E",),
+               "Write the tokenizer as of this step in one or more formats", IDLE),
+    ActionSpec("quit", "&Quit", "close", ("Ctrl+Q",), "Quit bpe-gui"),
+    ActionSpec("step", "&Step", "controller.step", ("Alt+Right", "F10"),
+               "Merge the best pair", IDLE, icon=QStyle.SP_MediaSeekForward),
+    ActionSpec("back", "Step &back", "controller.undo", ("Alt+Left", "Shift+F10"),
+               "Undo the last merge", IDLE, icon=QStyle.SP_MediaSeekBackward),
+    ActionSpec("play", "&Play / Pause", "toggle_play", ("Ctrl+P",), "Step repeatedly",
+               checkable=True),
+    # (here the training toolbar adds Train (act_run) and Retrain: training_flow.py)
+    ActionSpec("goto", "Run to step &N…", "goto_dialog", ("Ctrl+G",),
+               "Run forward or back to a given step", IDLE),
+    ActionSpec("reset", "&Reset to step 0", "controller.reset", ("Alt+Home",),
+               "Undo every merge", IDLE),
+    ActionSpec("cancel", "&Cancel", "controller.cancel", ("Esc",), "Stop the running job",
+               BUSY, icon=QStyle.SP_BrowserStop),
+    ActionSpec("use_imported", "Encode with &imported tokenizer",
+               "controller.set_use_imported", (),
+               "The encode view uses the imported tokenizer", IMPORTED, checkable=True),
+    ActionSpec("reset_layout", "Reset &layout", "reset_layout", (),
+               "Put every panel back where it started"),
+    ActionSpec("about", "&About bpe-gui", "about", (), "About this program"),
+    ActionSpec("language_cost", "Per-language &cost…", "language_cost_dialog",
+               ("Ctrl+Shift+L",),
+               "Tokens per text of several languages, for up to four tokenizers"),
+    ActionSpec("keys", "&Keyboard shortcuts", "show_shortcuts", (QKeySequence.HelpContents,),
+               "List the keyboard shortcuts"),
+)
+FLOW_AFTER = "play"   # the training toolbar's own actions are made after this one
+IDLE_TOO = ("run", "retrain")   # the training toolbar's actions: off while a job runs
+
+# "-" a separator; "@samples", "@recent", "@docks", "@theme": submenus built here
+MENUS = (
+    ("&File", ("new", "open", "@samples", "@recent", "save_corpus", "-", "open_session",
+               "save_session", "save_session_as", "reopen", "-", "import", "export", "-",
+               "quit")),
+    ("&Training", ("step", "back", "play", "run", "goto", "reset", "-", "cancel", "retrain",
+                   "-", "use_imported")),
+    ("&View", ("@docks", "-", "@theme", "reset_layout")),
+    ("&Analysis", ("language_cost",)),
+    ("&Help", ("keys", "about")),
+)
+TOOLBAR = ("back", "step", "cancel")   # after Train and the pending-settings badge
 
 
 class ActionsAndMenus:
     """Actions (with shortcuts), menus, and the dialogs they open."""
 
     def add_action(self, text: str, slot, shortcuts: Sequence = (), tip: str = "",
-                checkable: bool = False) -> QAction:
+                   checkable: bool = False) -> QAction:
         act = QAction(text, self)
         keys = [QKeySequence(k) for k in shortcuts]
         if keys:
@@ -36,55 +126,29 @@ class ActionsAndMenus:
         self.addAction(act)  # shortcuts work even while the menu bar is hidden
         return act
 
+    def _handler(self, path: str):
+        obj = self
+        for part in path.split("."):
+            obj = getattr(obj, part)
+        return obj
+
     def _build_actions(self) -> None:
-        c = self.controller
-        A = self.add_action
-        self.act_open = A("&Open corpus…", self.editor.open_dialog, [QKeySequence.Open],
-                          "Open one or more corpus files")
-        self.act_new = A("&New empty corpus", self.editor.new_corpus, [QKeySequence.New],
-                         "Start an empty corpus to type or paste into")
-        self.act_save_corpus = A("Save corpus &as…", self.editor.save_as_dialog,
-                                 ["Ctrl+Shift+S"], "Save the corpus text to a UTF-8 file")
-        self.act_open_session = A("Open &session…", self.open_session_dialog, ["Ctrl+Shift+O"],
-                                  "Resume a saved session: corpus, settings and step")
-        self.act_save_session = A("Save session", self.save_session, [QKeySequence.Save],
-                                  "Save corpus reference, settings and step")
-        self.act_save_session_as = A("Save session as…", self.save_session_as, [],
-                                     "Save the session under a new name")
-        self.act_reopen = A("Reopen last session at startup", self._set_reopen, [],
-                            "Start where you left off instead of the sample", checkable=True)
-        self.act_reopen.setChecked(self.settings.value("reopenLastSession", True, type=bool))
-        self.act_import = A("&Import tokenizer…", self.import_dialog, ["Ctrl+I"],
-                            "Load vocab.json + merges.txt, tokenizer.json, .tiktoken ...")
-        self.act_export = A("&Export…", self.export_dialog, ["Ctrl+E"],
-                            "Write the tokenizer as of this step in one or more formats")
-        self.act_quit = A("&Quit", self.close, ["Ctrl+Q"], "Quit bpe-gui")
-        self.act_quit.setMenuRole(QAction.QuitRole)
-
-        # Alt+arrows and F-keys: text boxes use Ctrl+arrows and Ctrl+Home for editing.
-        self.act_step = A("&Step", c.step, ["Alt+Right", "F10"], "Merge the best pair")
-        self.act_back = A("Step &back", c.undo, ["Alt+Left", "Shift+F10"],
-                          "Undo the last merge")
-        self.act_play = A("&Play / Pause", self.toggle_play, ["Ctrl+P"],
-                          "Step repeatedly", checkable=True)
-        from ..training_flow import TrainingFlow
-        self.flow = TrainingFlow(self)
-        self.act_run, self.act_retrain = self.flow.act_train, self.flow.act_retrain
-        self.act_goto = A("Run to step &N…", self.goto_dialog, ["Ctrl+G"],
-                          "Run forward or back to a given step")
-        self.act_reset = A("&Reset to step 0", c.reset, ["Alt+Home"], "Undo every merge")
-        self.act_cancel = A("&Cancel", c.cancel, ["Esc"], "Stop the running job")
-        self.act_cancel.setShortcutContext(Qt.ApplicationShortcut)   # also over dialogs/docks
         sp = self.style().standardIcon
-        for act, icon in ((self.act_step, QStyle.SP_MediaSeekForward),
-                          (self.act_back, QStyle.SP_MediaSeekBackward),
-                          (self.act_cancel, QStyle.SP_BrowserStop)):
-            act.setIcon(sp(icon))
-        self.flow.add_to_toolbar(self.act_back, self.act_step, self.act_cancel)
+        for spec in ACTIONS:
+            act = self.add_action(spec.text, self._handler(spec.handler), spec.keys,
+                                  spec.tip, spec.checkable)
+            if spec.icon is not None:
+                act.setIcon(sp(spec.icon))
+            setattr(self, f"act_{spec.name}", act)
+            if spec.name == FLOW_AFTER:
+                self.flow = TrainingFlow(self)
+                self.act_run, self.act_retrain = self.flow.act_train, self.flow.act_retrain
+        self.act_reopen.setChecked(self.settings.value("reopenLastSession", True, type=bool))
+        self.act_quit.setMenuRole(QAction.QuitRole)
+        self.act_about.setMenuRole(QAction.AboutRole)
+        self.act_cancel.setShortcutContext(Qt.ApplicationShortcut)   # also over dialogs/docks
+        self.flow.add_to_toolbar(*(getattr(self, f"act_{n}") for n in TOOLBAR))
         self.addToolBar(Qt.TopToolBarArea, self.flow.toolbar)
-        self.act_use_imported = A("Encode with &imported tokenizer", c.set_use_imported, [],
-                                  "The encode view uses the imported tokenizer", checkable=True)
-
         self.theme_group = QActionGroup(self)
         self.theme_actions: dict[str, QAction] = {}
         for name in THEMES:
@@ -92,71 +156,44 @@ class ActionsAndMenus:
             act.setActionGroup(self.theme_group)
             act.triggered.connect(lambda _=False, n=name: self.set_theme(n))
             self.theme_actions[name] = act
-        self.act_reset_layout = A("Reset &layout", self.reset_layout, [],
-                                  "Put every panel back where it started")
-        self.act_about = A("&About bpe-gui", self.about, [], "About this program")
-        self.act_about.setMenuRole(QAction.AboutRole)
-        self.act_language_cost = A(
-            "Per-language &cost…", self.language_cost_dialog, ["Ctrl+Shift+L"],
-            "Tokens per text of several languages, for up to four tokenizers")
-        self.act_keys = A("&Keyboard shortcuts", self.show_shortcuts, [QKeySequence.HelpContents],
-                          "List the keyboard shortcuts")
 
     def _build_menus(self) -> None:
         mb = self.menuBar()
-        m = mb.addMenu("&File")
-        m.addActions([self.act_new, self.act_open])
-        self.samples_menu = m.addMenu("Sa&mples")
-        self.editor.populate_samples_menu(self.samples_menu)
-        self.recent_menu = m.addMenu("&Recent files")
-        self.recent_menu.aboutToShow.connect(
-            lambda: self.recent.fill_menu(self.recent_menu, self.open_paths))
-        self.recent.fill_menu(self.recent_menu, self.open_paths)
-        m.addAction(self.act_save_corpus)
-        m.addSeparator()
-        m.addActions([self.act_open_session, self.act_save_session, self.act_save_session_as,
-                      self.act_reopen])
-        m.addSeparator()
-        m.addActions([self.act_import, self.act_export])
-        m.addSeparator()
-        m.addAction(self.act_quit)
-
-        m = mb.addMenu("&Training")
-        m.addActions([self.act_step, self.act_back, self.act_play, self.act_run, self.act_goto,
-                      self.act_reset])
-        m.addSeparator()
-        m.addActions([self.act_cancel, self.act_retrain])
-        m.addSeparator()
-        m.addAction(self.act_use_imported)
-
-        m = mb.addMenu("&View")
-        for dock in self.docks():
-            m.addAction(dock.toggleViewAction())
-        m.addSeparator()
-        theme = m.addMenu("&Theme")
-        theme.addActions(list(self.theme_actions.values()))
-        m.addAction(self.act_reset_layout)
-
-        mb.addMenu("&Analysis").addAction(self.act_language_cost)
-        m = mb.addMenu("&Help")
-        m.addActions([self.act_keys, self.act_about])
+        for title, entries in MENUS:
+            m = mb.addMenu(title)
+            for entry in entries:
+                if entry == "-":
+                    m.addSeparator()
+                elif entry == "@samples":
+                    self.samples_menu = m.addMenu("Sa&mples")
+                    self.editor.populate_samples_menu(self.samples_menu)
+                elif entry == "@recent":
+                    self.recent_menu = m.addMenu("&Recent files")
+                    self.recent_menu.aboutToShow.connect(
+                        lambda: self.recent.fill_menu(self.recent_menu, self.open_paths))
+                    self.recent.fill_menu(self.recent_menu, self.open_paths)
+                elif entry == "@docks":
+                    m.addActions([dock.toggleViewAction() for dock in self.docks()])
+                elif entry == "@theme":
+                    m.addMenu("&Theme").addActions(list(self.theme_actions.values()))
+                else:
+                    m.addAction(getattr(self, f"act_{entry}"))
 
     def _update_actions(self) -> None:
-        """Actions that start work are off while a job runs; Cancel is on then."""
+        """Each action's ``when``: those that start work are off while a job runs;
+        Cancel is on then; Encode with imported once a tokenizer is imported."""
         c = self.controller
         busy = c.busy
-        for act in (self.act_step, self.act_back, self.act_run, self.act_goto, self.act_reset,
-                    self.act_retrain, self.act_export, self.act_open, self.act_open_session,
-                    self.act_import, self.act_new):
-            act.setEnabled(not busy)
-        self.act_cancel.setEnabled(busy)
-        self.act_use_imported.setEnabled(c.imported is not None)
+        on = {IDLE: not busy, BUSY: busy, IMPORTED: c.imported is not None}
+        for spec in ACTIONS:
+            if spec.when:
+                getattr(self, f"act_{spec.name}").setEnabled(on[spec.when])
+        for name in IDLE_TOO:
+            getattr(self, f"act_{name}").setEnabled(not busy)
         self.act_use_imported.setChecked(c.use_imported)
-
 
     # ----- dialogs ----------------------------------------------------------------------
     def export_dialog(self):
-        from ..dialogs.export_dialog import ExportDialog
         self.editor.flush()
         dlg = ExportDialog(self.controller, self)
         dlg.setAttribute(Qt.WA_DeleteOnClose)
@@ -164,14 +201,12 @@ class ActionsAndMenus:
         return dlg
 
     def import_dialog(self):
-        from ..dialogs.import_dialog import ImportDialog
         dlg = ImportDialog(self.controller, self)
         dlg.setAttribute(Qt.WA_DeleteOnClose)
         dlg.open()
         return dlg
 
     def language_cost_dialog(self):
-        from ..dialogs.language_cost import show_language_cost   # issue #14
         return show_language_cost(self)
 
     def goto_dialog(self) -> None:

@@ -6,30 +6,21 @@ layout, and panels catching up when their dock tab comes to the front.
 """
 from __future__ import annotations
 
-import importlib
-
 from PySide6.QtCore import QByteArray, Qt, QTimer
-from PySide6.QtWidgets import (QApplication, QDockWidget, QFrame, QLabel, QScrollArea, QWidget)
+from PySide6.QtWidgets import (QApplication, QDockWidget, QFrame, QScrollArea, QWidget)
 
-from ..layout_fit import give_central_its_minimum, left_column_width
-from ..panels.corpus_editor import CorpusEditor
-from ..panels.settings_panel import SettingsPanel
-from ..panels.wheel_guard import guard_wheel
+from .layout_fit import give_central_its_minimum, left_column_width
+from ..panels.charts.charts import ChartsView
+from ..panels.compare.compare_view import CompareView
+from ..panels.corpus.corpus_editor import CorpusEditor
+from ..panels.encode.encode_view import EncodeView
+from ..panels.merge.merge_panel import MergePanel
+from ..panels.playback.word_playback import WordPlayback
+from ..panels.vocab.vocab_browser import VocabBrowser
+from ..panels.settings.settings_panel import SettingsPanel
+from ..widgets.wheel_guard import guard_wheel
 
 STATE_VERSION = 1
-
-
-def _load_panel(module: str, cls: str, controller, parent) -> QWidget:
-    """A views panel; a placeholder only while its module is still being written."""
-    try:
-        mod = importlib.import_module(f"bpe_gui.gui.panels.{module}")
-    except ModuleNotFoundError as e:
-        if e.name != f"bpe_gui.gui.panels.{module}":
-            raise
-        lab = QLabel(f"{cls} is not available in this build.")
-        lab.setAlignment(Qt.AlignCenter)
-        return lab
-    return getattr(mod, cls)(controller, parent)
 
 
 class DockLayout:
@@ -39,14 +30,14 @@ class DockLayout:
 
     def _build_panels(self) -> None:
         c = self.controller
-        self.merge_panel = _load_panel("merge_panel", "MergePanel", c, self)
+        self.merge_panel = MergePanel(c, self)
         self.setCentralWidget(self._scrollable(self.merge_panel))
         self.editor = CorpusEditor(c, self, recent=self.recent)
         self.settings_panel = SettingsPanel(c, self)
-        self.encode_view = _load_panel("encode_view", "EncodeView", c, self)
-        self.vocab_browser = _load_panel("vocab_browser", "VocabBrowser", c, self)
-        self.charts_view = _load_panel("charts", "ChartsView", c, self)
-        self.compare_view = _load_panel("compare_view", "CompareView", c, self)
+        self.encode_view = EncodeView(c, self)
+        self.vocab_browser = VocabBrowser(c, self)
+        self.charts_view = ChartsView(c, self)
+        self.compare_view = CompareView(c, self)
         self.corpus_dock = self._dock("Corpus", "corpusDock", self.editor, Qt.LeftDockWidgetArea)
         self.settings_dock = self._dock("Training settings", "settingsDock", self.settings_panel,
                                         Qt.LeftDockWidgetArea)
@@ -77,7 +68,6 @@ class DockLayout:
         self.setCorner(Qt.BottomLeftCorner, Qt.LeftDockWidgetArea)
         self.setCorner(Qt.BottomRightCorner, Qt.RightDockWidgetArea)
         self.editor.pathsRequested.connect(self.open_paths)
-        self.editor.sampleLoaded.connect(self._sample_loaded)
         guard_wheel(self)   # the wheel scrolls the docks; it changes only a focused control
 
     def _add_playback_dock(self) -> None:
@@ -85,7 +75,7 @@ class DockLayout:
         word brings it up without hiding the text. Below the encode view on the right;
         beside the bottom tabs when they have room for both; else a tab of the left
         column, behind the training settings."""
-        self.playback_view = _load_panel("word_playback", "WordPlayback", self.controller, self)
+        self.playback_view = WordPlayback(self.controller, self)
         beside = self._default_size()[0] - 440 >= (self.encode_view.minimumSizeHint().width()
                                                    + self.playback_view.sizeHint().width())
         area = Qt.RightDockWidgetArea if self.encode_on_right else \
@@ -188,7 +178,7 @@ class DockLayout:
                          | QDockWidget.DockWidgetClosable)
         self.addDockWidget(area, dock)
         if hasattr(widget, "catch_up"):
-            # A dock tab coming to the front was never hidden (see panels/visibility.py):
+            # A dock tab coming to the front was never hidden (see widgets/visibility.py):
             # let its panel do the work it skipped, once the dock has its geometry.
             dock.visibilityChanged.connect(
                 lambda shown: shown and QTimer.singleShot(0, widget, widget.catch_up))

@@ -2,30 +2,38 @@
 files, told apart by name; unsaved corpus edits (Save / Discard / Cancel); a corpus that
 is not UTF-8 (the encoding dialog).
 
-:class:`FilesAndDrops` is a part of :class:`~bpe_gui.gui.main_window.MainWindow` (a
-mixin).
+:class:`Files` is a part of :class:`~bpe_gui.gui.window.main_window.MainWindow`,
+given the window (the parent of its dialogs), the controller, the corpus editor, how to
+open a session and how to show an error.
 """
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import (QMessageBox)
+from PySide6.QtWidgets import QMainWindow, QMessageBox
 
-from ..corpus_source import not_a_file
-from ..panels.corpus_editor import SESSION_SUFFIX
+from ..controller.corpus_source import not_a_file
+from ..dialogs.encoding_dialog import EncodingDialog
+from ..dialogs.import_dialog import BACKGROUND_BYTES, _size
+from ..panels.corpus.corpus_editor import SESSION_SUFFIX
 
 TOKENIZER_SUFFIXES = {".json", ".tiktoken", ".model"}
 
 
-class FilesAndDrops:
+class Files:
     """Opening what the user picks or drops."""
 
-    def _on_not_utf8(self, paths: list, bad: str, offset: int, message: str) -> None:
-        from ..dialogs.encoding_dialog import EncodingDialog
-        self.last_error = ("Not UTF-8", message)
-        dlg = EncodingDialog(list(paths), bad, offset, message, self)
+    def __init__(self, window: QMainWindow, controller, editor,
+                 open_session: Callable[[str], object], show_error: Callable[[str, str], object]):
+        self.window, self.controller, self.editor = window, controller, editor
+        self.open_session, self.show_error = open_session, show_error
+        self.encoding_dialog: EncodingDialog | None = None
+
+    def on_not_utf8(self, paths: list, bad: str, offset: int, message: str) -> None:
+        self.window.last_error = ("Not UTF-8", message)
+        dlg = EncodingDialog(list(paths), bad, offset, message, self.window)
         dlg.setAttribute(Qt.WA_DeleteOnClose)
         dlg.accepted.connect(lambda: self.controller.open_files(list(paths),
                                                                 encoding=dlg.encoding()))
@@ -50,33 +58,35 @@ class FilesAndDrops:
             if why is not None:
                 self.show_error("Import failed", why)
                 return False
-            from ..dialogs.import_dialog import BACKGROUND_BYTES, _size
             if _size(tokenizers[0]) > BACKGROUND_BYTES:   # progress in the status bar
                 return self.controller.import_in_background(tokenizers[0])
             return self.controller.import_tokenizer(tokenizers[0]) is not None
         return self.editor.open_files(paths)
 
-    def dragEnterEvent(self, event) -> None:
+    # the window's drag and drop events: True when taken here
+    @staticmethod
+    def drag_enter(event) -> bool:
         md = event.mimeData()
         if md.hasUrls() and any(u.isLocalFile() for u in md.urls()):
             event.acceptProposedAction()
-        else:
-            super().dragEnterEvent(event)
+            return True
+        return False
 
-    def dragMoveEvent(self, event) -> None:
+    @staticmethod
+    def drag_move(event) -> bool:
         if event.mimeData().hasUrls():
             event.acceptProposedAction()
-        else:
-            super().dragMoveEvent(event)
+            return True
+        return False
 
-    def dropEvent(self, event) -> None:
+    def drop(self, event) -> bool:
         files = [u.toLocalFile() for u in event.mimeData().urls() if u.isLocalFile()]
-        if files:
-            event.acceptProposedAction()
-            # after the drop returns, so a message box never runs inside the drag loop
-            QTimer.singleShot(0, lambda: self.open_paths(files))
-        else:
-            super().dropEvent(event)
+        if not files:
+            return False
+        event.acceptProposedAction()
+        # after the drop returns, so a message box never runs inside the drag loop
+        QTimer.singleShot(0, lambda: self.open_paths(files))
+        return True
 
     def maybe_save_corpus(self) -> bool:
         """Unsaved corpus edits: ask Save / Discard / Cancel. True = go ahead."""
@@ -85,7 +95,7 @@ class FilesAndDrops:
         if not c.corpus_dirty:
             return True
         ans = QMessageBox.question(
-            self, "Unsaved corpus",
+            self.window, "Unsaved corpus",
             "The corpus has edits that are not saved to a file. Save them first?",
             QMessageBox.Save | QMessageBox.Discard | QMessageBox.Cancel, QMessageBox.Save)
         if ans == QMessageBox.Save:   # always through the dialog: it asks before overwriting

@@ -3,21 +3,22 @@ step, the encode view's text, the imported tokenizer), the autosave when the win
 closes, and what the window opens at start (files given on the command line, the last
 session unless turned off in the File menu, or the default sample).
 
-:class:`SessionsAndAutosave` is a part of :class:`~bpe_gui.gui.main_window.MainWindow`
-(a mixin).
+:class:`Sessions` is a part of :class:`~bpe_gui.gui.window.main_window.MainWindow`,
+composed, given the window and the parts of it that a session holds or needs.
 """
 from __future__ import annotations
 
 import shutil
 import sys
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
-from PySide6.QtCore import QSettings, QStandardPaths
-from PySide6.QtWidgets import (QFileDialog)
+from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QFileDialog, QMainWindow
 
-from ..last_folder import last_folder, remember
-from ..panels.corpus_editor import SESSION_SUFFIX
+from ..resources import resources
+from ..widgets.last_folder import last_folder, remember
+from ..panels.corpus.corpus_editor import SESSION_SUFFIX
 
 SESSION_FILTER = f"bpe-gui sessions (*{SESSION_SUFFIX} *.json);;All files (*)"
 AUTOSAVE_NAME = "last-session" + SESSION_SUFFIX
@@ -27,10 +28,18 @@ AUTOSAVE_MAX_INLINE = 5_000_000   # characters of edited text the autosave keeps
 RECOVER_KEY = "recoverAutosave"
 
 
-class SessionsAndAutosave:
+class Sessions:
     """Session files, the autosave and the first thing the window opens."""
 
-    def _encode_text(self) -> str:
+    def __init__(self, window: QMainWindow, controller, settings: QSettings, recent, editor,
+                 encode_view, merge_panel, files, reopen: Callable[[], bool],
+                 show_error: Callable[[str, str], object]):
+        self.window, self.controller, self.settings = window, controller, settings
+        self.recent, self.editor, self.files, self.reopen = recent, editor, files, reopen
+        self.encode_view, self.merge_panel, self.show_error = encode_view, merge_panel, show_error
+        self._sample_encode_text = ""
+
+    def encode_text(self) -> str:
         view = self.encode_view
         for name in ("text", "input_text"):
             fn = getattr(view, name, None)
@@ -45,29 +54,27 @@ class SessionsAndAutosave:
         ws = getattr(self.encode_view, "show_ws", None)
         return ws.isChecked() if ws is not None else True
 
-    def _sample_loaded(self, sample) -> None:
+    def sample_loaded(self, sample) -> None:
         """Offer the sample's example text in the encode view, unless the user typed one."""
-        current = self._encode_text()
+        current = self.encode_text()
         if sample.encode_text and (not current.strip() or current == self._sample_encode_text):
-            self._set_encode_text(sample.encode_text)
+            self.set_encode_text(sample.encode_text)
             self._sample_encode_text = sample.encode_text
 
-    _sample_encode_text = ""
-
-    def _set_encode_text(self, text: str) -> None:
+    def set_encode_text(self, text: str) -> None:
         fn = getattr(self.encode_view, "set_text", None)
         if callable(fn) and text:
             fn(text)
 
-    def open_session_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open session", self._session_dir(),
+    def open_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self.window, "Open session", self._session_dir(),
                                               SESSION_FILTER)
         if path:
             remember(path)
             self.open_session(path)
 
     def open_session(self, path: str) -> bool:
-        if not self.maybe_save_corpus():
+        if not self.files.maybe_save_corpus():
             return False
         if not self._restore(path):
             return False
@@ -81,7 +88,7 @@ class SessionsAndAutosave:
         s = self.controller.open_session(path)
         if s is None:
             return False
-        self._set_encode_text(s.encode_text)
+        self.set_encode_text(s.encode_text)
         ws = getattr(self.encode_view, "show_ws", None)
         if ws is not None:
             ws.setChecked(s.show_whitespace)
@@ -92,22 +99,22 @@ class SessionsAndAutosave:
         timeline = getattr(self.merge_panel, "timeline", None)
         return len(getattr(timeline, "records", ()))
 
-    def save_session(self) -> bool:
+    def save(self) -> bool:
         path = self.controller.session_path
         if not path or path.endswith(AUTOSAVE_NAME):
-            return self.save_session_as()
-        return self.controller.save_session(path, self._encode_text(), self._show_ws(),
+            return self.save_as()
+        return self.controller.save_session(path, self.encode_text(), self._show_ws(),
                                             self._timeline_end())
 
-    def save_session_as(self) -> bool:
-        path, _ = QFileDialog.getSaveFileName(self, "Save session",
+    def save_as(self) -> bool:
+        path, _ = QFileDialog.getSaveFileName(self.window, "Save session",
                                               str(Path(self._session_dir()) / f"work{SESSION_SUFFIX}"),
                                               SESSION_FILTER)
         if not path:
             return False
         if not path.endswith(SESSION_SUFFIX) and not path.endswith(".json"):
             path += SESSION_SUFFIX
-        ok = self.controller.save_session(path, self._encode_text(), self._show_ws(),
+        ok = self.controller.save_session(path, self.encode_text(), self._show_ws(),
                                           self._timeline_end())
         if ok:
             remember(path)
@@ -118,10 +125,9 @@ class SessionsAndAutosave:
         return last_folder()
 
     def autosave_path(self) -> Path:
-        base = QStandardPaths.writableLocation(QStandardPaths.AppDataLocation)
-        return Path(base or Path.home() / ".bpe-gui") / AUTOSAVE_NAME
+        return self.window.autosave_path()   # the window's: tests put it in a temporary folder
 
-    def _autosave(self) -> str | None:
+    def autosave(self) -> str | None:
         """Save the session for the next start (on close). Never raises: quitting must
         not fail on it. Returns why it could not be saved (None: saved or not needed);
         the next start says so too (``load_initial``)."""
@@ -137,20 +143,20 @@ class SessionsAndAutosave:
                 # come back in its place at the next start
                 path.unlink(missing_ok=True)
                 return None
-            c.session(self._encode_text(), self._show_ws(), self._timeline_end()).save(path)
+            c.session(self.encode_text(), self._show_ws(), self._timeline_end()).save(path)
         except Exception as e:  # noqa: BLE001  (never block quitting on the autosave)
             why = f"The session could not be autosaved to {self.autosave_path()}: {e}"
             sys.stderr.write(why + "\n")
             return why
         return None
 
-    def _set_reopen(self, on: bool) -> None:
+    def set_reopen(self, on: bool) -> None:
         self.settings.setValue("reopenLastSession", bool(on))
 
     def load_initial(self, args: Sequence[str] = ()) -> None:
         """After the window is shown: files from the command line, last session or sample."""
         if args:
-            self.open_paths(list(args))
+            self.files.open_paths(list(args))
             return
         notice = settings_file_notice(self.settings)
         if notice:
@@ -160,7 +166,7 @@ class SessionsAndAutosave:
         self.settings.remove(RECOVER_KEY)
         if auto.is_dir():
             self.show_error("Last session not restored", autosave_is_folder(auto))
-        elif (self.act_reopen.isChecked() or recover) and auto.exists():
+        elif (self.reopen() or recover) and auto.exists():
             if self._restore(str(auto)):
                 if recover:
                     self.controller.message.emit(
@@ -172,7 +178,6 @@ class SessionsAndAutosave:
                         "Restored where you left off. (File > Reopen last session at "
                         "startup turns this off.)")
                 return
-        from ..app import resources
         self.editor.load_sample(resources().default_sample_id())
 
 

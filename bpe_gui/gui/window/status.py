@@ -1,25 +1,33 @@
 """The main window's status bar and title: the current step, a running job's progress
-and Cancel, "Changed: retrain", messages, and error boxes; and the controller signals
-that drive them.
+and Cancel, "Changed: retrain", messages, and error boxes (main_window.py connects the
+controller's signals to them).
 
-:class:`StatusBar` is a part of :class:`~bpe_gui.gui.main_window.MainWindow` (a mixin).
+:class:`StatusBar` is a part of :class:`~bpe_gui.gui.window.main_window.MainWindow`,
+composed, not mixed in: it is given the window whose status bar and title it keeps, the
+controller it shows, the recent-files list and the window's update of its actions.
 """
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (QLabel, QMessageBox, QProgressBar, QPushButton)
+from PySide6.QtWidgets import QLabel, QMainWindow, QMessageBox, QProgressBar, QPushButton
 
-from ..app import colors
-from ..worker import describe_progress
+from ..theme import colors
+from ..controller.worker import describe_progress
 
 
 class StatusBar:
     """The status bar, the window title and error boxes."""
 
-    def _build_status_bar(self) -> None:
-        sb = self.statusBar()
+    def __init__(self, window: QMainWindow, controller, recent,
+                 update_actions: Callable[[], None]):
+        self.window, self.controller, self.recent = window, controller, recent
+        self._update_actions = update_actions
+        self.last_error: tuple[str, str] | None = None
+        self._recorded_paths: list[str] = []
+        sb = window.statusBar()
         self.stale_label = QLabel()
         self.step_label = QLabel()
         self.progress_label = QLabel()
@@ -33,38 +41,16 @@ class StatusBar:
         for w in (self.stale_label, self.step_label, self.progress_label, self.progress_bar,
                   self.cancel_button):
             sb.addPermanentWidget(w)
-        self._show_busy(False)
+        self.show_busy(False)
 
-    # ----- signals ----------------------------------------------------------------------
-    def _connect(self) -> None:
+    def on_corpus_changed(self) -> None:
         c = self.controller
-        c.errorOccurred.connect(self.show_error)
-        c.message.connect(lambda text: self.statusBar().showMessage(text, 10_000))
-        # a message cut by the labels beside it can still be read whole
-        sb = self.statusBar()
-        sb.messageChanged.connect(lambda text: sb.setToolTip(text))
-        c.progress.connect(self._on_progress)
-        c.busyChanged.connect(self._show_busy)
-        c.busyChanged.connect(lambda _: self._update_actions())
-        c.corpusChanged.connect(self._on_corpus_changed)
-        c.stepChanged.connect(lambda _: self._on_step())
-        c.trainerChanged.connect(self._update_step_label)
-        c.targetChanged.connect(self._update_step_label)
-        c.livePeek.connect(lambda _: self._update_step_label())
-        c.cancelling.connect(lambda label: self.progress_label.setText(f"{label}: cancelling…"))
-        c.trainerStale.connect(self._on_stale)
-        c.playingChanged.connect(self.act_play.setChecked)
-        c.tokenizerChanged.connect(self._update_actions)
-        c.notUtf8.connect(self._on_not_utf8)
-
-    def _on_corpus_changed(self) -> None:
-        c = self.controller
-        self._update_title()
+        self.update_title()
         if c.corpus_paths and not c.corpus_dirty and c.corpus_paths != self._recorded_paths:
             self._recorded_paths = list(c.corpus_paths)
             self.recent.add(c.corpus_paths)
 
-    def _update_title(self) -> None:
+    def update_title(self) -> None:
         c = self.controller
         if c.corpus_sample and not c.corpus_dirty:
             name = f"sample “{c.corpus_sample}”"
@@ -73,21 +59,21 @@ class StatusBar:
                                                    if len(c.corpus_paths) > 1 else "")
         else:
             name = "untitled corpus"
-        self.setWindowTitle(f"{name}[*] — bpe-gui")
-        self.setWindowModified(c.corpus_dirty)
+        self.window.setWindowTitle(f"{name}[*] — bpe-gui")
+        self.window.setWindowModified(c.corpus_dirty)
 
-    def _on_stale(self, stale: bool) -> None:
-        col = colors(self)
+    def on_stale(self, stale: bool) -> None:
+        col = colors(self.window)
         self.stale_label.setText(f"<span style='color:{col['accent']}'>Changed: retrain "
                                  "(Ctrl+R)</span>" if stale else "")
         self.stale_label.setToolTip("Corpus or settings changed since this training; the "
                                     "next Step retrains from step 0" if stale else "")
 
-    def _on_step(self) -> None:
-        self.statusBar().clearMessage()   # "Step 10." or "Target reached" is stale now
-        self._update_step_label()
+    def on_step(self) -> None:
+        self.window.statusBar().clearMessage()   # "Step 10." or "Target reached" is stale now
+        self.update_step_label()
 
-    def _update_step_label(self) -> None:
+    def update_step_label(self) -> None:
         c = self.controller
         t = c.view()
         if t is None:
@@ -105,7 +91,7 @@ class StatusBar:
                                    f"{t.settings.tie_rule}")
         self._update_actions()
 
-    def _show_busy(self, busy: bool) -> None:
+    def show_busy(self, busy: bool) -> None:
         if busy:
             self.progress_bar.setRange(0, 0)  # until the first progress report
             self.progress_label.setText(f"{self.controller.job_label}…")
@@ -113,9 +99,9 @@ class StatusBar:
             w.setVisible(busy)
         self.stale_label.setVisible(not busy)   # "Changed: retrain" while it retrains
         if not busy:
-            self._update_step_label()
+            self.update_step_label()
 
-    def _on_progress(self, label: str, done: int, total: int) -> None:
+    def on_progress(self, label: str, done: int, total: int) -> None:
         if total > 0:
             self.progress_bar.setRange(0, 1000)
             self.progress_bar.setValue(int(1000 * min(done, total) / total))
@@ -126,7 +112,7 @@ class StatusBar:
     def show_error(self, title: str, message: str) -> QMessageBox:
         """A message box; unexpected errors (a traceback) go to the details section."""
         self.last_error = (title, message)
-        box = QMessageBox(self)
+        box = QMessageBox(self.window)
         box.setWindowTitle(title)
         if "Traceback (most recent call last)" in message:
             box.setIcon(QMessageBox.Critical)

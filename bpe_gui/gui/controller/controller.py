@@ -1,0 +1,394 @@
+"""The one QObject that wraps the engine; the only place widgets reach the engine.
+
+Widgets get the controller in their constructor, read its state (``view()``,
+``tokenizer()``, ``settings``, ``corpus`` ...) and listen to its signals; they never
+keep engine state of their own. Long work runs as :class:`~.jobs.Job` objects on the
+one job runner; while a job runs the trainer belongs to it and ``busy`` is True, so
+step/undo are refused until it ends.
+
+The controller is composed of parts, each given what it needs: ``slot`` (the running
+job, jobs.py), ``training`` (building trainers, training.py), ``opening`` (files and
+sessions, opening.py), ``tokenizer_files`` (import/export), ``side`` (side jobs for
+widgets), ``queries`` (corpus questions), ``classes`` (token classes), ``live`` (looks
+at a running trainer).
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Callable, Sequence
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from ...engine.errors import BPEError
+from ...engine.tokenizer import Tokenizer
+from ...engine.trainer import Trainer, TrainSettings
+from .corpus_source import Corpus, FileCorpus, TableCorpus, TextCorpus
+from .gc_policy import release_freed_memory
+from .jobs import Job, JobEnd, JobSlot, Outcome
+from .live import LiveView
+from .opening import Opening
+from .queries import Queries
+from .side_jobs import SideJobs
+from .token_classes import TokenClasses
+from .tokenizer_files import TokenizerFiles
+from .trainer_view import TrainerView
+from .training import SYNC_STEPS, Training
+from .training_jobs import detail_current, run_job
+
+
+class Controller(QObject):
+    corpusChanged = Signal()            # text, source or dirty flag changed
+    settingsChanged = Signal(object)    # TrainSettings
+    trainerChanged = Signal()           # a new trainer (corpus/settings applied), at step 0
+    trainerStale = Signal(bool)         # corpus/settings differ from what the trainer used
+    # counts travel as Python ints (Signal(object)): bytes, offsets and counts of a big
+    # corpus pass 2**31, which a Signal(int) cannot carry
+    stepChanged = Signal(object)        # current step after step/undo/goto/run/reset
+    targetChanged = Signal()            # same trainer, new stopping target (retarget)
+    livePeek = Signal(object)           # a job runs the trainer; it holds still: read it now
+    cancelling = Signal(str)            # Cancel was asked for this job (feedback at once)
+    tokenizerChanged = Signal()         # what the encode view should use changed
+    busyChanged = Signal(bool)
+    progress = Signal(str, object, object)    # label, done, total
+    playingChanged = Signal(bool)
+    message = Signal(str)               # a status-bar line
+    errorOccurred = Signal(str, str)    # title, message (user errors: shown in a dialog)
+    # paths, the file that failed, its first bad byte offset, message. Listeners offer to
+    # retry with another encoding (open_files(paths, encoding=...)); without a listener
+    # the message goes to errorOccurred.
+    notUtf8 = Signal(list, str, object, str)
+    importFinished = Signal(object)     # the imported Tokenizer, or None if it failed
+
+    def __init__(self, parent: QObject | None = None):
+        super().__init__(parent)
+        self.corpus: Corpus = TextCorpus()
+        self.settings = TrainSettings()
+        self.trainer: Trainer | None = None
+        self.stale = False
+        self.imported: Tokenizer | None = None
+        self.imported_path: str | None = None
+        self.use_imported = False
+        self.session_path: str | None = None
+        # Asked when files are opened as the new corpus, before it is read for training
+        # (the corpus in use is still the old one): the settings to train it with -- the
+        # window answers with those the user sees (training_flow.py) -- or None to leave
+        # it untrained until the settings are fixed. Unset: the settings in use.
+        self.settings_for_new_corpus: Callable[[], TrainSettings | None] | None = None
+        self.slot = JobSlot(self._fail, self.message.emit, self)
+        self.slot.busyChanged.connect(self.busyChanged)
+        self.jobs = self.slot.runner
+        self.jobs.progress.connect(self.progress)
+        self.jobs.cancelRequested.connect(self.cancelling)
+        self.live = LiveView(parent=self)
+        self._cancel_asked = False
+        self._view: TrainerView | None = None
+        self.training = Training(self)
+        self.live.look.connect(self.training.on_live_look)
+        self.slot.keep_running = self.training.keep_running
+        self._play_timer = QTimer(self, interval=300)
+        self._play_timer.timeout.connect(self._play_tick)
+        self.classes = TokenClasses(self)      # token classes for the vocabulary browser
+        self.side = SideJobs(self.slot.start, lambda: self.corpus, self.jobs.set_phase,
+                             self.classes)
+        self.queries = Queries(lambda: self.trainer, self.view, lambda: self.stale,
+                               lambda: self.corpus, lambda: self.settings)
+        self.opening = Opening(self)
+        self.tokenizer_files = TokenizerFiles(self)
+        # the controller's verbs that its parts serve
+        self.retrain, self.train = self.training.retrain, self.training.train
+        self.open_files, self.save_corpus = self.opening.open_files, self.opening.save_corpus
+        self.session, self.save_session = self.opening.session, self.opening.save_session
+        self.open_session = self.opening.open_session
+        self.set_corpus_table = self.opening.set_corpus_table
+        tf = self.tokenizer_files
+        self.export, self.import_tokenizer = tf.export, tf.import_tokenizer
+        self.import_in_background, self.set_use_imported = tf.import_in_background, tf.set_use_imported
+
+    # ----- state ----------------------------------------------------------------------
+    @property
+    def busy(self) -> bool:
+        return self.slot.busy
+
+    @property
+    def peeking(self) -> bool:
+        """True while a running job holds the trainer still for the window to read."""
+        return self.live.looking
+
+    @property
+    def retrain_pending(self) -> bool:
+        """A small corpus was edited: it retrains by itself once typing pauses."""
+        return self.training.timer.isActive()
+
+    @property
+    def job_label(self) -> str:
+        """What the running job does now (the status bar's words)."""
+        return self.jobs.label
+
+    @property
+    def job_unit(self) -> str:
+        """What the running job's progress counts: "bytes", "merges" or "" (a share)."""
+        return self.jobs.unit
+
+    @property
+    def training_job(self) -> bool:
+        """True while a job steps or replaces the trainer (also while it holds still
+        for the window to look)."""
+        return self.slot.owns_trainer
+
+    @property
+    def readable(self) -> bool:
+        """True when the trainer may be read now: no job is stepping or replacing it, or
+        the job holds it still for the window to look (LiveView)."""
+        return not self.training_job or self.peeking
+
+    @property
+    def has_trainer(self) -> bool:
+        return self.trainer is not None
+
+    def view(self) -> TrainerView | None:
+        """What widgets read of the trainer (trainer_view.py): None when there is no
+        trainer or a job is running it (``has_trainer`` tells which). The same object
+        while the trainer stays, so a new one is told by identity."""
+        t = self.trainer
+        if t is None or not self.readable:
+            return None
+        if self._view is None or self._view._t is not t:
+            self._view = TrainerView(t)
+        return self._view
+
+    @property
+    def step_index(self) -> int:
+        return self.trainer.n_steps if self.trainer else 0
+
+    def tokenizer(self) -> Tokenizer | None:
+        """The tokenizer the encode view uses: imported, or the trainer's as of now."""
+        if self.use_imported and self.imported is not None:
+            return self.imported
+        if self.trainer is None or self.training_job:
+            return None
+        return self.trainer.tokenizer()
+
+    def _fail(self, title: str, err: BaseException | str) -> None:
+        self.errorOccurred.emit(title, str(err))
+
+    # ----- the corpus: one value (corpus_source.py) ---------------------------------------
+    # read-only names for its parts, as widgets have always read them
+    corpus_text = property(lambda self: self.corpus.text)
+    corpus_paths = property(lambda self: list(self.corpus.paths))
+    corpus_sample = property(lambda self: self.corpus.sample)
+    corpus_dirty = property(lambda self: self.corpus.dirty)
+    corpus_table = property(lambda self: self.corpus.table)
+    corpus_files = property(lambda self: self.corpus if self.corpus.streamed else None)
+    streamed = property(lambda self: self.corpus.streamed)
+
+    def set_corpus(self, corpus: Corpus) -> None:
+        """A new corpus (text, streamed files or a word-count table): the trainer is
+        stale; small corpora retrain by themselves."""
+        self.training.new_corpus()
+        self.corpus = corpus
+        self.corpusChanged.emit()
+        self._mark_stale()
+
+    def set_corpus_text(self, text: str, paths: Sequence[str] = (), sample: str | None = None,
+                        dirty: bool = True) -> None:
+        """New corpus text (typed, pasted or loaded). Small corpora retrain by themselves."""
+        c = self.corpus
+        if not dirty and isinstance(c, TextCorpus) and c.text == text \
+                and c.paths == tuple(paths):
+            return
+        self.set_corpus(TextCorpus(text, tuple(paths), sample, dirty))
+
+    def set_corpus_files(self, fc: FileCorpus) -> None:
+        """Files too big to hold become the corpus: training streams them; the text
+        is only their preview."""
+        self.set_corpus(fc)
+
+    def mark_corpus_saved(self, path: str | None = None) -> None:
+        if isinstance(self.corpus, TextCorpus):
+            self.corpus = replace(self.corpus, dirty=False,
+                                  paths=(path,) if path else self.corpus.paths)
+        self.corpusChanged.emit()
+
+    def _mark_stale(self) -> None:
+        self.stale = True
+        self.trainerStale.emit(True)
+        if self.training.small():
+            self.training.timer.start()
+
+    def is_table(self) -> bool:
+        return isinstance(self.corpus, TableCorpus)
+
+    # ----- settings ---------------------------------------------------------------------
+    def set_settings(self, settings: TrainSettings) -> bool:
+        """Apply new settings; returns False (and reports) if they cannot work."""
+        try:
+            settings = settings.validated()
+        except BPEError as e:
+            self._fail("Training settings", e)
+            return False
+        if settings == self.settings and self.trainer is not None:
+            return True
+        t = self.trainer
+        if t is not None and not self.stale and not self.busy and t.can_retarget(settings):
+            return self._retarget(settings)
+        self.settings = settings
+        self.settingsChanged.emit(settings)
+        self._mark_stale()
+        return True
+
+    def _retarget(self, settings: TrainSettings) -> bool:
+        """Only when to stop changed: the trainer goes on or back, no re-tokenizing."""
+        t = self.trainer
+        before = t.n_steps
+        try:
+            t.retarget(settings)
+        except BPEError as e:
+            self._fail("Training settings", e)
+            return False
+        self.settings = t.settings
+        self.settingsChanged.emit(self.settings)
+        self.targetChanged.emit()
+        if t.n_steps != before:
+            self._stepped()
+            self.message.emit(f"New target: back to step {t.n_steps:,}.")
+        else:
+            self.message.emit("New target applied; Train (F5) goes on from step "
+                              f"{t.n_steps:,}.")
+        return True
+
+    # ----- stepping ---------------------------------------------------------------------
+    def _ready(self) -> bool:
+        self.slot.make_room()
+        if self.busy:
+            self.message.emit("Busy: wait for the running job or cancel it (Esc).")
+            return False
+        if self.trainer is None or self.stale:
+            return self.retrain()
+        return True
+
+    def _stepped(self) -> None:
+        detail_current(self.trainer)   # a fast run's last record: with its detail now
+        self.stepChanged.emit(self.trainer.n_steps)
+        if not self.use_imported:
+            self.tokenizerChanged.emit()
+
+    def step(self) -> bool:
+        if not self._ready():
+            return False
+        if self.trainer.step() is None:
+            self.set_playing(False)
+            self.message.emit(self._done_reason())
+            return False
+        self._stepped()
+        return True
+
+    def undo(self) -> bool:
+        if not self._ready():
+            return False
+        if self.trainer.undo() is None:
+            self.message.emit("Already at step 0.")
+            return False
+        self._stepped()
+        return True
+
+    def done_reason(self) -> str:
+        """Why training stops here (target reached, no pair left, below min frequency)."""
+        return self._done_reason() if self.trainer is not None else "No trainer yet."
+
+    def _done_reason(self) -> str:
+        t = self.trainer
+        return t.stop_reason() or f"Training can go on from step {t.n_steps}."
+
+    def goto(self, k: int) -> bool:
+        """Jump to step k: undo back or run forward (on the worker thread if far)."""
+        if not self._ready():
+            return False
+        t = self.trainer
+        k = max(0, k)
+        if k <= t.n_steps or k - t.n_steps <= SYNC_STEPS:
+            far = abs(k - t.n_steps) > SYNC_STEPS
+            t.goto(k, detail=False)
+            self._stepped()
+            if far:
+                release_freed_memory()   # the records of the steps undone
+            return True
+        return self.run_trainer_job(f"Running to step {k:,}", run_job(t, k, self.live))
+
+    def run_to_target(self) -> bool:
+        if not self._ready():
+            return False
+        t = self.trainer
+        if t.is_done():
+            self.message.emit(self._done_reason())
+            return False
+        return self.run_trainer_job("Training to target", run_job(t, None, self.live))
+
+    def run_trainer_job(self, label: str, run) -> bool:
+        """Run the trainer on, on the worker thread (goto far, Train to the target)."""
+        def done(_records) -> None:
+            self._stepped()
+            self.ran(label)
+        return self.start(Job(label, run, done, self.trainer_job_ended, unit="merges",
+                              owns_trainer=True, title="Cannot train on this corpus"))
+
+    def ran(self, label: str) -> None:
+        """A job ran the trainer (or built it): say where it stopped."""
+        t = self.trainer
+        if self._cancel_asked:
+            self.message.emit(f"{label}: cancelled at step {t.n_steps:,}.")
+        elif t.is_done():
+            self.message.emit(self._done_reason())
+
+    def trainer_job_ended(self, end: JobEnd) -> None:
+        """A job that ran or built the trainer ended otherwise than done: the views
+        show the trainer as it is now."""
+        if end.outcome is Outcome.FAILED:
+            self.training.land_at = None
+        if not end.done and self.trainer is not None:
+            self._stepped()
+
+    def reset(self) -> bool:
+        return self.goto(0)
+
+    def set_playing(self, on: bool, interval_ms: int | None = None) -> None:
+        if interval_ms is not None:
+            self._play_timer.setInterval(max(1, interval_ms))
+        if on == self._play_timer.isActive():
+            return
+        if on:
+            self._play_timer.start()
+        else:
+            self._play_timer.stop()
+        self.playingChanged.emit(on)
+
+    @property
+    def playing(self) -> bool:
+        return self._play_timer.isActive()
+
+    def _play_tick(self) -> None:
+        if self.busy or not self.step():
+            self.set_playing(False)
+
+    # ----- jobs -------------------------------------------------------------------------
+    def start(self, job: Job) -> bool:
+        """Run a job on the one job runner (progress and Cancel in the status bar);
+        False (and a status line) if another job runs."""
+        self._cancel_asked = False
+        return self.slot.start(job)
+
+    def cancel(self) -> None:
+        """Stop the running job. One that only builds something new (reading files,
+        pre-tokenizing) is dropped at once; one that runs the trainer stops at the next
+        step (well under a millisecond)."""
+        if not self.busy:
+            return
+        self.set_playing(False)
+        self._cancel_asked = True
+        self.jobs.request_cancel()
+        if not self.training.running_trainer():
+            self.training.live_box = None
+            self.jobs.abandon()
+
+    def shutdown(self) -> None:
+        self.set_playing(False)
+        self.jobs.stop_and_wait()

@@ -1,0 +1,195 @@
+"""The corpus as one value: text the window holds (:class:`TextCorpus`), files it
+streams (:class:`FileCorpus`) or a word-count table (:class:`TableCorpus`). Each knows
+its preview text, paths and whether it has unsaved edits, and builds its pre-token
+table (``build_table``), so nobody resets six fields by hand or asks which kind it is
+before training.
+
+Small files are read whole and stay editable in the corpus editor, as typed text is.
+Files too big for that (more than ``EDIT_BYTES`` of text in all) are never read whole:
+the controller keeps a :class:`FileCorpus` (paths, encoding, size on disk and the
+start of the text for a read-only preview), and training streams the files in blocks
+through ``engine.corpus.count_corpus``, so the app's memory depends on the number of
+unique words, not on the size of the files.
+"""
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Sequence
+
+from ...engine import corpus as engine_corpus   # as a module: tests stand in for its parts
+from ...engine.corpus import Cancelled, PretokenTable, count_corpus
+from ...engine.counts import check_settings
+from ...engine.files import read_documents, read_head
+from ...engine.pretokenize import Pretokenizer
+
+EDIT_BYTES = 1 << 20   # files holding at most this much text are read whole (and the
+                       # preview of bigger ones is about this long)
+PROBE_BYTES = 1 << 16  # at least this much of every file is read to check it is text
+
+
+def human_size(n: int) -> str:
+    """Example: 20_287_673 -> '20.3 MB'; 312_000_000 -> '312 MB'; 1_073_741_824 ->
+    '1.07 GB'."""
+    for unit, size in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
+        if n >= size:
+            digits = 2 if unit == "GB" else 0 if n >= 100 * size else 1
+            return f"{n / size:.{digits}f} {unit}"
+    return f"{n} bytes"
+
+
+def _pre(settings) -> Pretokenizer:
+    return Pretokenizer(settings.pattern, settings.special_tokens)
+
+
+@dataclass(frozen=True)
+class TextCorpus:
+    """Text held in the window (typed, pasted, a sample, or small files read whole)."""
+
+    text: str = ""
+    paths: tuple[str, ...] = ()
+    sample: str | None = None
+    dirty: bool = False           # edits not saved to a file
+    table = None
+    streamed = False
+
+    def build_table(self, settings, progress=None, cancelled=None) -> PretokenTable:
+        return engine_corpus.table_from_text(self.text, _pre(settings), progress=progress,
+                                             cancel=cancelled)
+
+
+@dataclass(frozen=True)
+class TableCorpus:
+    """A word-count table (``bpe-gui count``): words and counts, no text."""
+
+    table: PretokenTable
+    paths: tuple[str, ...] = ()
+    text = ""
+    sample = None
+    dirty = False
+    streamed = False
+
+    def build_table(self, settings, progress=None, cancelled=None) -> PretokenTable:
+        """The table itself, if ``settings`` use its pattern and special tokens."""
+        check_settings(self.table.meta, settings, "The word-count table")
+        return self.table
+
+
+@dataclass(frozen=True)
+class FileCorpus:
+    """A corpus streamed from its files; ``head`` is the start of its text (a preview)."""
+
+    paths: tuple[str, ...]
+    encoding: str
+    disk_bytes: int
+    head: str
+    sample = None
+    dirty = False
+    table = None
+    streamed = True
+
+    @property
+    def text(self) -> str:
+        return self.head
+
+    def build_table(self, settings, progress=None, cancelled=None) -> PretokenTable:
+        return count_files(self, _pre(settings), progress, cancelled)
+
+    @property
+    def names(self) -> str:
+        names = ", ".join(Path(p).name for p in self.paths[:3])
+        more = len(self.paths) - 3
+        return names + (f" and {more} more" if more > 0 else "")
+
+    def banner(self) -> str:
+        """What the preview shows, and that training reads everything."""
+        compressed = any(p.endswith((".xz", ".gz")) for p in self.paths)
+        size = human_size(self.disk_bytes) + (" compressed" if compressed else "")
+        return (f"<b>Streamed corpus:</b> {self.names}, {size}. Shown: the first "
+                f"{len(self.head):,} characters, read-only. Training reads the whole "
+                "corpus from disk in blocks and never holds it in memory; counts, charts and "
+                "the merge panel cover all of it. To edit, open a smaller file or Clear.")
+
+
+def not_a_file(paths: Sequence[str]) -> str | None:
+    """Why one of ``paths`` cannot be a corpus file, without opening it (None: each is
+    a regular file, or missing, which reading reports with its fix).
+
+    ``open()`` of a FIFO waits for a writer and a device may never end, and either
+    froze the window; ``stat`` answers at once. Example: a folder ->
+    'notes: a folder, not a file. Open the files inside it (select several at once).'
+    """
+    for p in paths:
+        try:
+            mode = os.stat(p).st_mode
+        except OSError:
+            continue
+        name = Path(p).name or str(p)
+        if stat.S_ISDIR(mode):
+            return (f"{name}: a folder, not a file. Open the files inside it (select "
+                    "several at once), or drop them on the window.")
+        if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+            return (f"{name}: a pipe, not a file, so it cannot be read as a corpus (it "
+                    "could wait forever for a writer). Save what it gives to a file and "
+                    "open that.")
+        if not stat.S_ISREG(mode):
+            return (f"{name}: a device, not a file, so it cannot be read as a corpus. "
+                    "Copy the text you want into a file and open that.")
+    return None
+
+
+def disk_size(paths: Sequence[str]) -> int:
+    total = 0
+    for p in paths:
+        try:
+            total += Path(p).stat().st_size
+        except OSError:
+            pass   # read_head reports the missing file with a fix
+    return total
+
+
+def probe_files(paths: Sequence[str], encoding: str = "utf-8",
+                cancelled: Callable[[], bool] = lambda: False) -> str | FileCorpus:
+    """Read small files whole (their text), or only the start of big ones (a
+    FileCorpus). Raises the engine's errors (missing, binary, not UTF-8) as reading
+    would, for the first problem met in the files' first MiB."""
+    heads, whole, used = [], True, 0
+    for p in paths:
+        if cancelled():
+            raise Cancelled()
+        # the rest of the room for whole files; at least 64 KB to check it is text
+        text, complete = read_head(p, max(EDIT_BYTES - used, PROBE_BYTES), encoding)
+        if whole:   # the preview goes on into the next file only after a whole one
+            heads.append(text)
+        used += len(text.encode("utf-8"))
+        whole = whole and complete and used <= EDIT_BYTES
+    if whole:   # small: the documents as the editor has always joined them
+        return "\n".join(d for p in paths for d in read_documents(p, encoding=encoding))
+    return FileCorpus(tuple(str(p) for p in paths), encoding, disk_size(paths),
+                      "\n".join(heads))
+
+
+def count_files(fc: FileCorpus, pre: Pretokenizer, progress=None, cancel=None):
+    """The pre-token table of a streamed corpus (progress in bytes read on disk)."""
+    return count_corpus(list(fc.paths), pre, encoding=fc.encoding, progress=progress,
+                        cancel=cancel)
+
+
+Corpus = TextCorpus | FileCorpus | TableCorpus
+
+
+@dataclass(frozen=True)
+class NotUtf8:
+    """A corpus file is not UTF-8 (found while reading it): the window offers to read
+    the files again with another encoding."""
+
+    paths: list[str]
+    bad: str            # the file
+    offset: int | None  # its first bad byte
+    message: str
+
+    @classmethod
+    def of(cls, e, paths: Sequence[str]) -> "NotUtf8":
+        return cls(list(paths), e.path or paths[0], e.offset, str(e))

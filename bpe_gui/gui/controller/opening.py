@@ -1,0 +1,247 @@
+"""Opening and saving for the controller: corpus files (read on the worker thread; big
+ones become a streamed corpus, word-count tables a table corpus), the corpus text, and
+sessions (corpus reference + settings + step).
+
+:class:`Opening` is a part of the controller, given the controller it serves; each
+job it starts carries its own result handler (no tags to dispatch on).
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Sequence
+
+from PySide6.QtCore import QMetaMethod
+
+from ...engine.counts import settings_for_table
+from ...engine.errors import BPEError, NotUTF8Error
+from ...engine.session import Session, write_atomic
+from ...engine.trainer import TrainSettings
+from .corpus_source import (FileCorpus, NotUtf8, TableCorpus, TextCorpus, human_size, not_a_file,
+                            probe_files)
+from .jobs import Job
+from .table_corpus import read_job, table_paths
+from .training import SYNC_CHARS
+
+
+class Opening:
+    """Files and sessions of the controller (see the module docstring)."""
+
+    def __init__(self, controller):
+        self.c = controller
+
+    def _job(self, label: str, run, on_done, abandon: bool = False) -> bool:
+        c = self.c
+        return c.start(Job(label, run, on_done, c.trainer_job_ended, abandon=abandon))
+
+    # ----- corpus files ---------------------------------------------------------------
+    def open_files(self, paths: Sequence[str], encoding: str = "utf-8") -> bool:
+        """Read files on the worker thread (progress bar), then make them the corpus.
+        Word-count tables (``bpe-gui count``) become the corpus as a table."""
+        c = self.c
+        paths = [str(p) for p in paths]
+        why = not_a_file(paths)   # before anything opens them on this thread
+        if why is not None:
+            c._fail("Opening files", why)
+            return False
+        try:
+            tables = table_paths(paths)
+        except ValueError as e:
+            c._fail("Opening files", e)
+            return False
+        if tables:
+            def opened_table(table) -> None:
+                self.set_corpus_table(table, tables)
+                c.retrain()
+            return self._job("Reading word-count tables", read_job(tables), opened_table,
+                             abandon=True)
+
+        def job(progress, cancelled):
+            try:
+                return probe_files(paths, encoding, cancelled)
+            except NotUTF8Error as e:
+                return NotUtf8.of(e, paths)
+        return self._job("Reading files", job, lambda r: self._opened(r, paths), abandon=True)
+
+    def _opened(self, result: str | FileCorpus | NotUtf8, paths: list[str]) -> None:
+        c = self.c
+        if isinstance(result, NotUtf8):
+            self.not_utf8(result)
+        elif isinstance(result, FileCorpus):
+            chosen = self._settings_for_new_corpus()
+            c.set_corpus_files(result)
+            if self._adopt_settings(chosen, f"Opened {result.names} "
+                                    f"({human_size(result.disk_bytes)}): streamed from "
+                                    "disk when training, never read whole."):
+                c.retrain()
+        elif not result or result.isspace():   # like a binary file: refused, corpus kept
+            names = ", ".join(Path(p).name for p in paths)
+            c._fail("Empty corpus", f"{names}: no text in the file(s), so the corpus "
+                    "you have is kept. Open a file with some text, type or paste "
+                    "text, or pick a sample.")
+        else:
+            chosen = self._settings_for_new_corpus()
+            c.set_corpus_text(result, paths=paths, dirty=False)
+            if self._adopt_settings(chosen, f"Opened {len(paths)} file(s): {len(result):,} "
+                                    "characters.") and len(result) > SYNC_CHARS:
+                c.retrain()
+
+    def not_utf8(self, e: NotUtf8) -> None:
+        """Offer another encoding (a listener of notUtf8), else say what is wrong."""
+        c = self.c
+        if c.isSignalConnected(QMetaMethod.fromSignal(c.notUtf8)):
+            c.notUtf8.emit(e.paths, e.bad, e.offset, e.message)
+        else:
+            c._fail("Reading files", e.message)
+
+    def _settings_for_new_corpus(self) -> TrainSettings | None | bool:
+        """What ``settings_for_new_corpus`` says (False: nobody asked, keep them)."""
+        ask = self.c.settings_for_new_corpus
+        return False if ask is None else ask()
+
+    def _adopt_settings(self, chosen: TrainSettings | None | bool, opened: str) -> bool:
+        """The new corpus (already set, so stale) gets the settings chosen for it, so it
+        is read once, with them. False: do not train it (the settings have errors)."""
+        c = self.c
+        if chosen is None:
+            c.training.timer.stop()
+            c.message.emit(f"{opened} Not trained yet: fix the training settings marked "
+                           "in red, then Train (F5).")
+            return False
+        if chosen is not False and chosen != c.settings and not c.set_settings(chosen):
+            return False
+        c.message.emit(opened)
+        return True
+
+    def set_corpus_table(self, table, paths: Sequence[str], adopt: bool = True) -> None:
+        """A word-count table becomes the corpus; ``adopt``: the settings take its
+        pattern and special tokens (training needs them)."""
+        c = self.c
+        c.training.new_corpus()
+        c.corpus = TableCorpus(table, tuple(str(p) for p in paths))
+        settings = settings_for_table(c.settings, table.meta)
+        if adopt and settings != c.settings:
+            c.settings = settings
+            c.settingsChanged.emit(settings)
+        c.corpusChanged.emit()
+        c.stale = True
+        c.trainerStale.emit(True)
+        c.message.emit(f"Opened a word-count table: {len(table):,} unique words, "
+                       f"{table.total:,} words.")
+
+    def save_corpus(self, path: str) -> bool:
+        """Write the corpus text to a UTF-8 file (atomically) and mark it saved."""
+        c = self.c
+        if c.streamed:
+            c._fail("Save corpus", "This corpus is streamed from its files "
+                    f"({c.corpus.names}): they are the corpus, and only their "
+                    "start is in the window. Copy the files to keep a copy.")
+            return False
+        try:
+            write_atomic(Path(path), c.corpus_text.encode("utf-8"))
+        except BPEError as e:
+            c._fail("Save corpus failed", e)
+            return False
+        if isinstance(c.corpus, TextCorpus):   # saved: no longer the built-in sample
+            c.corpus = replace(c.corpus, sample=None)
+        c.mark_corpus_saved(str(path))
+        c.message.emit(f"Corpus saved to {path}.")
+        return True
+
+    # ----- sessions ---------------------------------------------------------------------
+    def session(self, encode_text: str = "", show_whitespace: bool = True,
+                furthest_step: int = 0) -> Session:
+        """The session as of now; ``furthest_step``: the end of the timeline the window
+        shows (steps past the current one were undone and can be redone)."""
+        c = self.c
+        inline = c.corpus_dirty or not c.corpus_paths
+        furthest = max(furthest_step, c.trainer.furthest_step if c.trainer else 0)
+        return Session(settings=c.settings, corpus_text=c.corpus_text if inline else None,
+                       corpus_paths=[] if inline else list(c.corpus_paths),
+                       sample=c.corpus_sample, step=c.step_index, encode_text=encode_text,
+                       imported_path=c.imported_path if c.imported is not None else None,
+                       use_imported=c.use_imported, show_whitespace=show_whitespace,
+                       furthest_step=furthest if furthest > c.step_index else 0)
+
+    def save_session(self, path: str, encode_text: str = "", show_whitespace: bool = True,
+                     furthest_step: int = 0) -> bool:
+        c = self.c
+        try:
+            self.session(encode_text, show_whitespace, furthest_step).save(path)
+        except BPEError as e:
+            c._fail("Save session failed", e)
+            return False
+        c.session_path = path
+        c.message.emit(f"Session saved to {path}.")
+        return True
+
+    def open_session(self, path: str) -> Session | None:
+        """Load corpus, settings and step from a session file (nothing changes if it is
+        not a session file at all).
+
+        Each field is checked on its own: a bad one is left out and named in a message,
+        the rest is restored (a session without a usable corpus keeps the corpus the
+        window has). A corpus stored as file paths is read on the worker thread (it may
+        be big); the settings and step are applied once it has been read.
+        """
+        c = self.c
+        try:
+            s = Session.load(path)
+            s.settings.validated()
+        except BPEError as e:
+            c._fail("Open session failed", e)
+            return None
+        if s.problems:
+            c._fail("Session partly restored", (
+                f"{path}: these fields could not be used and were left out:\n"
+                + "\n".join(f"• {p}" for p in s.problems)
+                + "\nThe rest of the session is restored."))
+        if s.corpus_text is not None:   # typed or edited (unsaved), or a built-in sample
+            self._apply_session(s, path, s.corpus_text, [], dirty=not s.sample)
+            return s
+        paths = list(s.corpus_paths)
+        if not paths:   # no usable corpus in the file: settings and step on the one we have
+            self._apply_session(s, path, None, [], dirty=c.corpus_dirty)
+            return s
+        why = not_a_file(paths)
+        if why is not None:
+            c._fail("Open session failed", f"{path}: its corpus {why}")
+            return None
+        try:
+            tables = table_paths(paths)
+        except ValueError as e:
+            c._fail("Open session failed", e)
+            return None
+        if tables:
+            def opened_table(table) -> None:
+                self.set_corpus_table(table, tables, adopt=False)
+                self._apply_session(s, path, "", tables, dirty=False, table=True)
+            ok = self._job("Reading the session's corpus", read_job(tables), opened_table)
+        else:
+            ok = self._job("Reading the session's corpus",
+                           lambda p, cancelled: probe_files(paths, cancelled=cancelled),
+                           lambda source: self._apply_session(s, path, source, paths,
+                                                              dirty=False))
+        return s if ok else None
+
+    def _apply_session(self, s: Session, path: str, source: str | FileCorpus | None,
+                       paths: list[str], dirty: bool, table: bool = False) -> None:
+        """``source`` None: the session had no usable corpus; the current one stays."""
+        c = self.c
+        c.settings = s.settings
+        c.settingsChanged.emit(s.settings)
+        if table or source is None:
+            pass   # set_corpus_table has made the table the corpus, or the corpus stays
+        elif isinstance(source, FileCorpus):
+            c.set_corpus_files(source)
+        else:
+            c.set_corpus_text(source, paths=paths, sample=s.sample, dirty=dirty)
+        c.session_path = path
+        # trained as far as the timeline went, then back to the step: the undone steps
+        # are there to redo, as they were (training is deterministic)
+        c.retrain(to_step=max(s.step, s.furthest_step),
+                  land_at=s.step if s.furthest_step > s.step else None)
+        if s.imported_path and s.imported_path != c.imported_path:
+            if c.import_tokenizer(s.imported_path) is None:
+                return
+        c.set_use_imported(s.use_imported and c.imported is not None)

@@ -1,0 +1,185 @@
+"""Side jobs: work for one widget that leaves the trainer alone, run on the
+controller's one job runner (its progress and Cancel in the status bar).
+
+:class:`SideJobs` is given what it needs (start a :class:`~.jobs.Job`, the corpus, the
+runner's phase label, the token classes). Each method takes the asking widget's own
+``on_done(result)`` and ``on_end(JobEnd)`` callbacks; nothing is told apart by a name:
+
+- ``train_other``: another training configuration for a side of the compare view,
+  trained on the corpus (text, streamed files or a word-count table): OtherTraining;
+- ``read_tokenizer``: a tokenizer file for a compare side: (path, tokenizer);
+- ``read_held_out``, ``prepare_held_out``: the charts' held-out text read from a file
+  (HeldOutText), and pre-tokenized with the trainer's pattern and special tokens;
+- ``measure_language_cost``: the per-language cost dialog's table;
+- ``compare_vocabularies``: the compare view's vocabulary overlap of its two sides.
+
+(The vocabulary browser's token classes have their own module, token_classes.py.)
+Widgets get the results (tokenizers, tables: engine snapshots) and never run engine
+work themselves.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Mapping, Sequence
+
+from ...engine import stats
+from ...engine.analysis import classify_tokens
+from ...engine.base import BaseTokenizer as Tokenizer  # any kind: trained or imported
+from ...engine.errors import BPEError
+from ...engine.files import read_head
+from ...engine.formats import load_tokenizer
+from ...engine.langcost import language_cost
+from ...engine.overlap import vocab_overlap
+from ...engine.trainer import Trainer, TrainSettings
+from .corpus_source import Corpus
+from .jobs import Job, JobEnd, Outcome
+
+Done = Callable[[object], None]
+Ended = Callable[[JobEnd], None]
+
+HELD_OUT_MAX_CHARS = 1_000_000
+SYNC_OVERLAP = 5_000   # two vocabularies this small (in all) are compared at once
+
+
+@dataclass(frozen=True)
+class OtherTraining:
+    """A compare side's configuration, trained (``compare:*`` jobs)."""
+
+    tokenizer: Tokenizer
+    settings: TrainSettings
+    n_steps: int
+    vocab_size: int
+    n_chars: int       # characters of the corpus it was trained on
+    seconds: float
+
+
+@dataclass(frozen=True)
+class HeldOutText:
+    """A held-out text read from a file (``held-out-text``): at most
+    HELD_OUT_MAX_CHARS characters of its start."""
+
+    text: str
+    name: str
+    cut: bool          # the file holds more than that
+
+
+def _refused(on_end: Ended, why: str) -> bool:
+    on_end(JobEnd(Outcome.FAILED, why))
+    return False
+
+
+def _at_once(result, on_done: Done, on_end: Ended) -> bool:
+    on_done(result)
+    on_end(JobEnd(Outcome.DONE))
+    return True
+
+
+class SideJobs:
+    """Side jobs of the controller (see the module docstring)."""
+
+    def __init__(self, start: Callable[[Job], bool], corpus: Callable[[], Corpus],
+                 set_phase: Callable[[str, str], None], classes):
+        self._start, self._corpus, self._phase, self._classes = start, corpus, set_phase, classes
+
+    def train_other(self, settings: TrainSettings, side: str, on_done: Done,
+                    on_end: Ended) -> bool:
+        """Train ``settings`` on the corpus for compare side ``side`` (result:
+        OtherTraining). Refused (False, a FAILED end) for an empty corpus or settings
+        that cannot work; Cancel drops it at once."""
+        corpus, phase = self._corpus(), self._phase
+        if not corpus.streamed and corpus.table is None and not corpus.text.strip():
+            return _refused(on_end, "The corpus is empty: load or type a corpus first.")
+        try:
+            settings = settings.validated()   # char mode's alphabet: checked when built
+        except BPEError as e:
+            return _refused(on_end, str(e))
+
+        def job(progress, cancelled):
+            t0 = time.perf_counter()
+            if corpus.streamed:
+                phase(f"Side {side}: reading and pre-tokenizing {corpus.names}", "bytes")
+            trainer = Trainer(corpus.build_table(settings, progress, cancelled), settings)
+            phase(f"Training side {side}", "merges")
+            trainer.run(progress=progress, cancel=cancelled, detail=False)
+            tok = trainer.tokenizer()   # its merge table built here, not on the GUI thread
+            return OtherTraining(tok, settings, trainer.n_steps, trainer.vocab_size,
+                                 trainer.table.n_chars, time.perf_counter() - t0)
+        return self._start(Job(f"Training side {side}", job, on_done, on_end, abandon=True))
+
+    def read_tokenizer(self, path: str, on_done: Done, on_end: Ended) -> bool:
+        """Load a tokenizer file for one widget (e.g. a compare side): a small file at
+        once, a bigger one (over 1 MB) on the worker thread. Its result, ``(path,
+        tokenizer)``, goes to ``on_done`` in both cases; a file that cannot be loaded
+        ends FAILED with why (and False)."""
+        def job(progress=None, cancelled=None):
+            return path, load_tokenizer(path)
+        try:
+            big = Path(path).stat().st_size > (1 << 20)
+        except OSError:
+            big = False   # load_tokenizer says what is wrong with the path
+        if big:
+            return self._start(Job(f"Loading {Path(path).name}", job, on_done, on_end,
+                                   abandon=True))
+        try:
+            result = job()
+        except BPEError as e:
+            return _refused(on_end, str(e))
+        return _at_once(result, on_done, on_end)
+
+    def compare_vocabularies(self, a: Tokenizer, b: Tokenizer, on_done: Done,
+                             on_end: Ended) -> bool:
+        """How much the vocabularies of ``a`` and ``b`` share (result:
+        ``overlap.Overlap``): at once when both are small (SYNC_OVERLAP tokens in all),
+        else by a job that classifies each side's tokens (classes already known for an
+        imported tokenizer are used) on copies, and yields to the user's steps."""
+        ra, rb = self._classes.known_for(a), self._classes.known_for(b)
+        if len(a.vocab) + len(b.vocab) <= SYNC_OVERLAP:
+            return _at_once(vocab_overlap(a, b, ra, rb), on_done, on_end)
+        build_a, build_b = a.copy_for_thread(), b.copy_for_thread()
+        n_a, n_b = len(a.vocab), len(b.vocab)
+
+        def job(progress, cancelled):
+            ta, tb = build_a(), build_b()
+            reach_a = ra or classify_tokens(ta, lambda d, _t: progress(d, n_a + n_b),
+                                            cancelled)
+            reach_b = rb or classify_tokens(tb, lambda d, _t: progress(n_a + d, n_a + n_b),
+                                            cancelled)
+            return vocab_overlap(ta, tb, reach_a, reach_b)
+        return self._start(Job("Comparing the two vocabularies", job, on_done, on_end,
+                               yields=True))
+
+    def read_held_out(self, path: str, on_done: Done, on_end: Ended) -> bool:
+        """Read the start of a file as the charts' held-out text (result: HeldOutText)."""
+        def job(progress, cancelled):
+            text, complete = read_head(path, 4 * HELD_OUT_MAX_CHARS)
+            cut = not complete or len(text) > HELD_OUT_MAX_CHARS
+            return HeldOutText(text[:HELD_OUT_MAX_CHARS], Path(path).name, cut)
+        return self._start(Job(f"Reading {Path(path).name}", job, on_done, on_end,
+                               abandon=True))
+
+    def prepare_held_out(self, text: str, pattern: str, special_tokens: Sequence[str],
+                         on_done: Done, on_end: Ended) -> bool:
+        """Pre-tokenize a held-out text with a trainer's pattern and special tokens
+        (result: ``stats.HeldOut``)."""
+        specials = tuple(special_tokens)
+
+        def job(progress, cancelled):
+            return stats.held_out(text, pattern, specials)
+        return self._start(Job("Pre-tokenizing the held-out text", job, on_done, on_end,
+                               yields=True))
+
+    def measure_language_cost(self, folder: str, tokenizers: Mapping[str, object],
+                              reference: str | None, on_done: Done, on_end: Ended) -> bool:
+        """Per-language cost of a folder's texts for each tokenizer (a Tokenizer, or a
+        path loaded on the worker thread); result: a ``langcost.CostTable``."""
+        builds = {k: v.copy_for_thread() if isinstance(v, Tokenizer) else v
+                  for k, v in tokenizers.items()}
+
+        def job(progress, cancelled):
+            loaded = {k: load_tokenizer(v) if isinstance(v, str) else v()
+                      for k, v in builds.items()}
+            return language_cost(folder, loaded, reference=reference, progress=progress,
+                                 cancel=cancelled)
+        return self._start(Job("Per-language cost", job, on_done, on_end))

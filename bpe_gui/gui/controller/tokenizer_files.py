@@ -1,0 +1,96 @@
+"""Tokenizer files for the controller: export the trained tokenizer, import one (at
+once, or on the worker thread for a big file) and choose which the views use.
+
+:class:`TokenizerFiles` is a part of the controller, given the controller it serves.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from ...engine.errors import BPEError
+from ...engine.formats import export_tokenizer, load_tokenizer
+from ...engine.tokenizer import Tokenizer
+from ..models.vocab_model import prepare_imported
+from .jobs import Job, JobEnd
+
+
+def imported_what(tok: Tokenizer) -> str:
+    """' (cl100k_base (GPT-4, GPT-3.5))' for a recognised encoding, else ''."""
+    label = (tok.meta or {}).get("encoding_label")
+    return f" ({label})" if label else ""
+
+
+class TokenizerFiles:
+    """Import and export of the controller (see the module docstring)."""
+
+    def __init__(self, controller):
+        self.c = controller
+
+    def export(self, fmt: str, folder: str, name: str = "tokenizer",
+               quiet: bool = False) -> list[Path] | None:
+        """Write one format; on failure report it (or, ``quiet``, only keep the message
+        in ``last_export_error`` for a caller that reports several formats at once)."""
+        c = self.c
+        fail = (lambda t, e: setattr(c, "last_export_error", str(e))) if quiet else c._fail
+        if c.trainer is None or c.busy:
+            fail("Export", "Nothing to export yet: train first (Step or Run).")
+            return None
+        try:
+            files = export_tokenizer(c.trainer.tokenizer(), folder, fmt, name=name)
+        except BPEError as e:
+            fail("Export failed", e)
+            return None
+        c.message.emit(f"Exported {', '.join(p.name for p in files)} to {folder}.")
+        return files
+
+    def import_tokenizer(self, path: str) -> Tokenizer | None:
+        """Load a tokenizer file on this thread (small files; see import_in_background)."""
+        try:
+            tok = load_tokenizer(path)
+        except BPEError as e:
+            self.c._fail("Import failed", e)
+            return None
+        self._imported(tok, str(path))
+        return tok
+
+    def import_in_background(self, path: str) -> bool:
+        """Load a (big) tokenizer file on the worker thread, with progress; the result
+        arrives through importFinished (None if it failed or was cancelled). False if
+        another job is running."""
+        c = self.c
+
+        def job(progress, cancelled):
+            progress(0, 1000)
+            tok = load_tokenizer(path)
+            progress(100, 1000)
+            len(tok.merges)        # a tiktoken file's merges are derived here, not later
+            progress(250, 1000)
+            # the vocabulary browser's rows, search texts and order, off the GUI thread
+            prepare_imported(tok, lambda share: progress(250 + int(750 * share), 1000))
+            return tok
+
+        def done(tok: Tokenizer) -> None:
+            self._imported(tok, str(path))
+            c.importFinished.emit(tok)
+
+        def ended(end: JobEnd) -> None:
+            c.trainer_job_ended(end)
+            if not end.done:
+                c.importFinished.emit(None)
+        return c.start(Job(f"Loading {Path(path).name}", job, done, ended))
+
+    def _imported(self, tok: Tokenizer, path: str) -> None:
+        c = self.c
+        c.imported, c.imported_path = tok, path
+        if c.use_imported:   # another imported tokenizer was in use: views must switch
+            c.tokenizerChanged.emit()
+        self.set_use_imported(True)
+        c.message.emit(f"Imported {Path(path).name}{imported_what(tok)}: "
+                       f"{len(tok.vocab):,} tokens, {len(tok.merges):,} merges.")
+
+    def set_use_imported(self, on: bool) -> None:
+        c = self.c
+        on = bool(on and c.imported is not None)
+        if on != c.use_imported:
+            c.use_imported = on
+            c.tokenizerChanged.emit()

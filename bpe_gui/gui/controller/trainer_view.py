@@ -1,0 +1,188 @@
+"""What widgets may read of the training run: :class:`TrainerView`, handed out by the
+controller (``controller.view()``) only while the trainer may be read.
+
+The trainer is not thread-safe: while a job on the worker thread steps it (or builds
+its replacement) the window must not read it, except in the moments the job holds it
+still for a look (``live.LiveView``). Widgets used to check ``controller.busy`` and
+``peeking`` themselves before reading the live trainer, and some read its internals
+(the C core's best pair, the pre-token table's totals). Now the controller checks once:
+``view()`` returns None when the trainer cannot be read (or there is none:
+``controller.has_trainer`` tells which), and the view offers the facts, snapshots and
+queries the panels need -- never the Trainer, its core or its table.
+
+A view is made per trainer (the same object while the trainer stays), so a widget can
+tell a new trainer by identity. Read it during the call that got it: the next event may
+start a job.
+
+Example::
+
+    v = controller.view()
+    if v is None:
+        return                      # a job runs the trainer (or there is none yet)
+    snap = v.pair_snapshot(500)     # the best 500 pairs now (models/pair_table.py)
+    title = f"Step {v.n_steps:,} of {v.target_steps}"
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+from ...engine.tokenizer import Tokenizer
+from ...engine.trainer import MergeStep, PairRow, Trainer, TrainSettings
+
+PART_OF_WORDS = 20_000   # corpus words the pair table's hints look through
+
+
+@dataclass(frozen=True)
+class PairSnapshot:
+    """The best pairs at one step. ``vocab`` is a copy of the token bytes then (a tuple
+    of references: cheap), so rows render their text lazily, only when painted."""
+
+    rows: tuple[PairRow, ...] = ()
+    vocab: tuple[bytes, ...] = ()
+    step: int = 0             # the trainer's step when taken: these are the pairs for step+1
+    top_count: int = 0
+    n_tied: int = 0           # pairs sharing the top count (all of them, not only shown)
+    limit: int = 0            # how many rows were asked for
+    done: bool = False        # training cannot go on (target reached / nothing left)
+
+    @property
+    def maybe_more(self) -> bool:
+        return len(self.rows) >= self.limit > 0
+
+
+@dataclass(frozen=True)
+class CorpusCounts:
+    """What the trainer's pre-token table says about the corpus it was built from."""
+
+    words: int        # pre-tokens, with repeats
+    unique: int       # distinct pre-tokens
+    chars: int        # characters of text (special tokens included)
+    bytes: int        # UTF-8 bytes of text
+
+
+class TrainerView:
+    """Read-only queries on one trainer (see the module docstring)."""
+
+    __slots__ = ("_t",)
+
+    def __init__(self, trainer: Trainer):
+        self._t = trainer
+
+    # ----- facts fixed for this trainer --------------------------------------------------
+    @property
+    def settings(self) -> TrainSettings:
+        return self._t.settings
+
+    @property
+    def n_initial(self) -> int:
+        """Base symbols and special tokens: the ids before the first merge."""
+        return self._t.n_initial
+
+    @property
+    def n_base(self) -> int:
+        return self._t.n_base
+
+    @property
+    def special_ids(self) -> Sequence[int]:
+        return tuple(self._t.special_ids)
+
+    @property
+    def base(self) -> Sequence[bytes]:
+        return tuple(self._t.base)
+
+    def corpus_counts(self) -> CorpusCounts:
+        table = self._t.table
+        return CorpusCounts(table.total, len(table), table.n_chars, table.n_bytes)
+
+    # ----- the step it is at ---------------------------------------------------------------
+    @property
+    def n_steps(self) -> int:
+        return self._t.n_steps
+
+    @property
+    def steps(self) -> Sequence[MergeStep]:
+        """The records of the merges made so far (the trainer's own list: it only grows
+        at the end while a job runs, and undo pops from the end; copy what you keep)."""
+        return self._t.steps
+
+    @property
+    def furthest_step(self) -> int:
+        """The furthest step made in this run (undone steps included)."""
+        self._t.tokenizer()   # grows the shared tokenizer to the current step (cheap)
+        return self._t.furthest_step
+
+    @property
+    def target_steps(self) -> int | None:
+        return self._t.target_steps
+
+    @property
+    def vocab_size(self) -> int:
+        return self._t.vocab_size
+
+    @property
+    def vocab_bytes(self) -> Sequence[bytes]:
+        """Token bytes by id (the trainer's list: read it now, copy what you keep)."""
+        return self._t.vocab_bytes
+
+    @property
+    def corpus_tokens(self) -> int:
+        return self._t.corpus_tokens
+
+    def is_done(self) -> bool:
+        return self._t.is_done()
+
+    def best_count(self) -> int:
+        """The count of the pair the next step would merge (0: none is left)."""
+        best = self._t.best_pair()
+        return best[2] if best is not None else 0
+
+    def stopped_early(self) -> str:
+        """Why training stops before its target, in a few words ("no pair left", "best
+        pair occurs 3×, below min frequency 5"), or "" (target not reached yet, or
+        reached, or no target in steps: pruning): the trainer's rule (``Trainer.stop``)."""
+        if self._t.target_steps is None:
+            return ""
+        stop = self._t.stop()
+        return stop.short if stop is not None and stop.early else ""
+
+    def next_choice(self) -> MergeStep | None:
+        return self._t.next_choice()
+
+    def symbol_counts(self) -> list[int]:
+        """How often each token id occurs in the training corpus now."""
+        t = self._t
+        return [t.symbol_count(i) for i in range(len(t.vocab_bytes))]
+
+    def unused_base(self, pruned: set[int] | dict[int, int] = frozenset()) -> frozenset[int]:
+        """Base symbols that never occur in the corpus (and were not pruned)."""
+        t = self._t
+        return frozenset(i for i in range(t.n_base)
+                         if t.symbol_count(i) == 0 and i not in pruned)
+
+    # ----- snapshots ---------------------------------------------------------------------
+    def pair_snapshot(self, limit: int) -> PairSnapshot:
+        """The best ``limit`` candidate pairs now, with a copy of the token bytes."""
+        t = self._t
+        rows = tuple(t.top_pairs(limit))
+        top = rows[0].count if rows else 0
+        n_tied = t.tied_now(1)[0] if rows else 0
+        return PairSnapshot(rows, tuple(t.vocab_bytes), t.n_steps, top, n_tied, limit,
+                            t.is_done())
+
+    def first_words(self, n: int = PART_OF_WORDS) -> list[str]:
+        """The text of the corpus's first ``n`` words (for the pair table's "part of 中"
+        hints), without decoding all of a big corpus's words (millions for 1 GiB).
+
+        Example: a trainer on "a b a" (whitespace preset) -> ['a', ' ', 'b']
+        """
+        t = self._t
+        if t.settings.mode == "char":   # its word texts are a list already
+            return t.word_texts[:n]
+        table = t.table
+        return [table.word_bytes(i).decode("utf-8") for i in range(min(n, len(table)))]
+
+    def tokenizer(self, at_step: int | None = None, redo: bool = False) -> Tokenizer:
+        """The tokenizer as of step ``at_step`` (default: now); ``redo`` also serves
+        undone steps up to ``furthest_step`` (Trainer.tokenizer)."""
+        return self._t.tokenizer(at_step, redo=redo)

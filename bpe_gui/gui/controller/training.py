@@ -1,0 +1,231 @@
+"""Building trainers for the controller: from the corpus and the settings, at once for
+a small corpus, else by a job (training_jobs.retrain_job); keeping the pre-token table
+when only the mode or the target changed; installing the new trainer.
+
+:class:`Training` is a part of the controller, given the controller it serves (its
+state: corpus, settings, trainer; its signals).
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import QTimer
+
+from ...engine.errors import BPEError
+from ...engine.trainer import Trainer, TrainSettings
+from .corpus_source import FileCorpus, NotUtf8, TextCorpus, human_size
+from .gc_policy import release_freed_memory
+from .jobs import Job
+from .training_jobs import detail_current, retrain_job
+
+# Corpora smaller than this retrain at once, on the GUI thread, as the user types.
+SYNC_CHARS = 200_000
+# Jumps longer than this many steps run on the worker thread with a progress bar.
+SYNC_STEPS = 300
+# Word-count tables with more unique words than this build their trainer on the worker.
+SYNC_TABLE_WORDS = 50_000
+RETRAIN_DEBOUNCE_MS = 400
+
+
+class Training:
+    """(Re)building the controller's trainer (see the module docstring)."""
+
+    def __init__(self, controller):
+        self.c = controller
+        self.pending_step: int | None = None
+        self.land_at: int | None = None   # after the next install, undo back to this step
+        # The corpus changes generation on every new text, files or table; the trainer
+        # remembers the generation it was built from, so a retrain with the same pattern
+        # and special tokens reuses its pre-token table instead of reading it all again
+        self._corpus_gen = 0
+        self._building_gen = 0
+        self._trainer_gen = -1
+        # The running retrain job puts its new trainer here once it starts merging.
+        self.live_box: dict | None = None
+        self.timer = QTimer(controller, singleShot=True, interval=RETRAIN_DEBOUNCE_MS)
+        self.timer.timeout.connect(self._auto_retrain)
+
+    def new_corpus(self) -> None:
+        self._corpus_gen += 1
+
+    def small(self) -> bool:
+        """A corpus small enough to retrain at once, as the user types."""
+        c = self.c
+        return not c.streamed and len(c.corpus_text) <= SYNC_CHARS
+
+    def _auto_retrain(self) -> None:
+        c = self.c
+        if c.stale and not c.busy and self.small():
+            self.retrain(quiet=True)
+
+    def running_trainer(self) -> Trainer | None:
+        """The new trainer a running retrain job is merging with, if any."""
+        return (self.live_box or {}).get("trainer")
+
+    def keep_running(self) -> None:
+        """A job ended cancelled while running a new trainer: keep its merges."""
+        running = self.running_trainer()
+        if running is not None:
+            self.install(running)
+
+    def train(self) -> bool:
+        """The one Train action: bring the trainer up to date with the corpus and the
+        applied settings (re-tokenizing only if they changed more than the target), then
+        run to the target."""
+        c = self.c
+        c.slot.make_room()
+        if c.busy:
+            c.message.emit("Busy: wait for the running job or cancel it (Esc).")
+            return False
+        if c.trainer is None or c.stale:
+            return self.retrain(to_target=True)
+        return c.run_to_target()
+
+    def retrain(self, quiet: bool = False, to_step: int | None = None,
+                to_target: bool = False, land_at: int | None = None) -> bool:
+        """Build a new trainer from the corpus and settings (step 0, or ``to_step``, or
+        the target; ``land_at``: then back to this step, a session's undone steps stay
+        in the timeline, to redo)."""
+        c = self.c
+        self.land_at = land_at
+        self._building_gen = self._corpus_gen
+        self.timer.stop()
+        c.set_playing(False)
+        corpus, settings = c.corpus, c.settings
+        self.pending_step = to_step
+        if corpus.table is not None:
+            if len(corpus.table) > SYNC_TABLE_WORDS or (to_step or 0) > SYNC_STEPS:
+                try:   # settings that do not fit the table: refused before any job
+                    corpus.build_table(settings)
+                except BPEError as e:
+                    self._train_failed(e, quiet)
+                    return False
+                return self._start_training(corpus, settings, to_step, to_target)
+        elif not corpus.text or corpus.text.isspace():   # not strip(): no 20 MB copy
+            c.trainer = None
+            c.trainerChanged.emit()
+            c.stepChanged.emit(0)
+            c.tokenizerChanged.emit()
+            if not quiet:
+                c._fail("Empty corpus", "The corpus is empty. Type or paste some text, "
+                        "open a file, or pick a sample from File > Samples.")
+            return False
+        elif not (self.small() and (to_step or 0) <= SYNC_STEPS):
+            return self._start_training(corpus, settings, to_step, to_target)
+        try:
+            trainer = Trainer(corpus.build_table(settings), settings)
+            if to_step:
+                trainer.goto(to_step, detail=False)
+        except BPEError as e:
+            self._train_failed(e, quiet)
+            return False
+        self.install(trainer)
+        return c.run_to_target() if to_target else True
+
+    def _start_training(self, source, settings: TrainSettings, to_step: int | None,
+                        to_target: bool) -> bool:
+        """A job that builds a trainer from text or files (pre-tokenizing them) or from a
+        word-count table, then runs it on (training_jobs.retrain_job).
+
+        Memory stays that of one trainer, as the command line's: the pre-token table of
+        the trainer in use is reused when only the mode or the target changed (no second
+        read of the files), and a big stale trainer is let go before the new one is built
+        (a job owns the trainer meanwhile, so no panel shows it anyway)."""
+        c = self.c
+        table = self._reusable_table(settings)
+        if table is not None:
+            source = table
+        if isinstance(source, FileCorpus):
+            label = f"Reading and pre-tokenizing {source.names} ({human_size(source.disk_bytes)})"
+        elif isinstance(source, TextCorpus):
+            label = "Pre-tokenizing corpus"
+        else:
+            label = "Preparing the word counts"
+        self._let_go_of_big_trainer()
+        box: dict = {}
+        self.live_box = box
+        run = retrain_job(source, settings, c.live, box, c.jobs.set_phase,
+                          to_step=to_step, to_target=to_target)
+        return c.start(Job(label, run, lambda r: self._built(r, label), c.trainer_job_ended,
+                           unit="bytes",
+                           abandon=True, owns_trainer=True,
+                           title="Cannot train on this corpus"))
+
+    def _built(self, result: Trainer | NotUtf8, label: str) -> None:
+        if isinstance(result, NotUtf8):
+            self.live_box = None
+            self.c.opening.not_utf8(result)
+            return
+        self.install(result)
+        self.pending_step = None
+        self.c.ran(label)
+
+    def _reusable_table(self, settings: TrainSettings):
+        """The trainer's pre-token table if it still fits: same corpus, same pattern and
+        special tokens (the mode, the target and the tie rule work on any table)."""
+        t = self.c.trainer
+        if t is None or self._trainer_gen != self._corpus_gen:
+            return None
+        old = t.settings
+        if old.pattern != settings.pattern or \
+                tuple(old.special_tokens) != tuple(settings.special_tokens):
+            return None
+        return t.table
+
+    def _let_go_of_big_trainer(self) -> None:
+        """Drop a trainer of more than SYNC_TABLE_WORDS unique words before a new one is
+        built: on 1 GiB of code the old one held 350 MB while the new one was read (the
+        app peaked at 1.5x the command line's memory)."""
+        c = self.c
+        t = c.trainer
+        if t is None or len(t.table) <= SYNC_TABLE_WORDS:
+            return
+        c.trainer, c._view = None, None
+        del t
+        c.trainerChanged.emit()
+        c.stepChanged.emit(0)
+        if not c.use_imported:
+            c.tokenizerChanged.emit()
+        release_freed_memory()
+
+    def _train_failed(self, e: BPEError, quiet: bool) -> None:
+        """Say what is wrong; a retrain that runs by itself (after an edit) says it in
+        the status bar, not in a box that would come back after every keystroke."""
+        msg = str(e)
+        if "no words after pre-tokenization" in msg and self.c.corpus_text.strip():
+            msg = ("The pre-tokenizer pattern finds no words in this corpus, so there is "
+                   "nothing to train on. Pick a preset or change the pattern in the "
+                   "training settings.")
+        if quiet:
+            self.c.message.emit(msg)
+        else:
+            self.c._fail("Cannot train on this corpus", msg)
+
+    def on_live_look(self) -> None:
+        c = self.c
+        t = self.running_trainer() or c.trainer
+        if t is None or not c.busy:
+            return
+        if t is not c.trainer:   # a retrain job is running its new trainer
+            c.trainer = t
+            c.stale = False
+            c.trainerStale.emit(False)
+            c.trainerChanged.emit()
+        c.livePeek.emit(t.n_steps)
+
+    def install(self, trainer: Trainer) -> None:
+        c = self.c
+        self.live_box = None
+        self._trainer_gen = self._building_gen
+        back, self.land_at = self.land_at, None
+        detail_current(trainer)
+        c.trainer = trainer
+        c.stale = False
+        c.trainerStale.emit(False)
+        c.trainerChanged.emit()
+        c.stepChanged.emit(trainer.n_steps)
+        if not c.use_imported:
+            c.tokenizerChanged.emit()
+        if back is not None and back < trainer.n_steps:
+            trainer.tokenizer()   # it keeps the merges undone next (furthest_step)
+            trainer.goto(back)
+            c._stepped()
+        release_freed_memory()   # what the job's reading and counting freed

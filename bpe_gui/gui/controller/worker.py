@@ -1,0 +1,211 @@
+"""Long work off the GUI thread: one job at a time in a QThread, with progress and cancel.
+
+A job is a plain function ``fn(progress, cancelled) -> result``. ``progress(done,
+total)`` may be called as often as the job likes; the runner forwards it only when
+the shown percentage changes or 100 ms passed (Orange3's throttling idea), so the GUI
+thread is never flooded. Cancel is a flag the job checks between units of work.
+
+A job started with ``abandon=True`` touches nothing the window uses (it builds a new
+corpus or trainer): Cancel drops it at once, so the window is free again whatever
+the job is doing, and the job's thread ends on its own when it next checks the flag;
+whatever it returns then is thrown away.
+"""
+from __future__ import annotations
+
+import threading
+import time
+import traceback
+from typing import Any, Callable
+
+from PySide6.QtCore import QObject, QThread, Signal, Slot
+
+from ...engine.corpus import Cancelled
+from ...engine.errors import BPEError
+from .corpus_source import human_size
+from .gc_policy import GCPause, GuiThreadCollector
+
+Job = Callable[[Callable[[int, int], None], Callable[[], bool]], Any]
+
+
+def describe_progress(label: str, done: int, total: int, unit: str = "") -> str:
+    """The status bar's words for a progress report.
+
+    Example: ("Reading big.txt", 312_000_000, 1_073_741_824, "bytes")
+    -> 'Reading big.txt… 312 MB of 1.07 GB read (29%)'
+    """
+    if total <= 0:
+        return f"{label}…"
+    pct = 100 * min(done, total) // total
+    if unit == "bytes":
+        return f"{label}… {human_size(done)} of {human_size(total)} read ({pct}%)"
+    if unit:
+        return f"{label}… {done:,} of {total:,} {unit} ({pct}%)"
+    return f"{label}… {pct}%"
+
+
+class _Runner(QObject):
+    # Python ints, not C ints: a corpus over 2 GiB counts bytes past 2**31 (a 32-bit
+    # signal raised OverflowError at every report and showed no progress)
+    progress = Signal(object, object)
+    finished = Signal(object)
+    failed = Signal(str, bool)      # message, is_user_error
+    cancelled = Signal()
+
+    def __init__(self, job: Job, cancel_flag: threading.Event):
+        super().__init__()
+        self._job = job
+        self._cancel = cancel_flag
+        self._last = (-1, 0.0)
+
+    def _progress(self, done: int, total: int) -> None:
+        done, total = int(done), int(total)
+        pct = 100 * done // total if total > 0 else 0
+        now = time.monotonic()
+        if pct != self._last[0] or now - self._last[1] > 0.1:
+            self._last = (pct, now)
+            self.progress.emit(done, total)
+
+    @Slot()
+    def run(self) -> None:
+        try:
+            result = self._job(self._progress, self._cancel.is_set)
+        except Cancelled:
+            self.cancelled.emit()
+        except BPEError as e:
+            self.failed.emit(str(e), True)
+        except MemoryError:
+            self.failed.emit("Out of memory. Try a smaller corpus or vocabulary.", True)
+        except BaseException:  # noqa: BLE001  a bug (or a SystemExit from a library):
+            # the job ends here with its trace, so the runner always hears of the end
+            # and Qt's thread state stays sound; the app stays alive to report it
+            self.failed.emit(traceback.format_exc(), False)
+        else:
+            self.finished.emit(result)  # a job that stopped early returns what it has
+
+
+class JobRunner(QObject):
+    """Runs one job at a time on a worker thread; results arrive on the GUI thread."""
+
+    started = Signal(str)
+    progress = Signal(str, object, object)     # label, done, total (Python ints)
+    finished = Signal(str, object)
+    failed = Signal(str, str, bool)
+    cancelled = Signal(str)
+    cancelRequested = Signal(str)   # at once, before the job stops: for "Cancelling..."
+
+    def __init__(self, parent: QObject | None = None):
+        super().__init__(parent)
+        self._thread: QThread | None = None
+        self._runner: _Runner | None = None
+        self._cancel = threading.Event()
+        self._abandonable = False
+        self._dropped: list[tuple[QThread, _Runner]] = []   # abandoned, still ending
+        GuiThreadCollector.install()   # no collection in the middle of a paint
+        self.label = ""
+        self.unit = ""      # what progress counts: "bytes", "merges" or "" (a share)
+
+    @property
+    def busy(self) -> bool:
+        return self._thread is not None
+
+    @property
+    def ending(self) -> int:
+        """Jobs dropped on Cancel whose threads have not ended yet."""
+        return len(self._dropped)
+
+    def start(self, label: str, job: Job, abandon: bool = False, unit: str = "") -> bool:
+        if self.busy:
+            return False
+        self.label, self.unit = label, unit
+        self._abandonable = abandon
+        self._cancel = threading.Event()
+        thread = QThread()
+        runner = _Runner(job, self._cancel)
+        runner.moveToThread(thread)
+        thread.started.connect(runner.run)
+        # Bound slots of this GUI-thread object: Qt queues them to the GUI thread
+        # (a lambda would run in the worker thread and could not wait for it).
+        runner.progress.connect(self._on_progress)
+        runner.finished.connect(self._on_finished)
+        runner.failed.connect(self._on_failed)
+        runner.cancelled.connect(self._on_cancelled)
+        self._thread, self._runner = thread, runner
+        GCPause.job_started()
+        self.started.emit(label)
+        thread.start()
+        return True
+
+    def set_phase(self, label: str, unit: str = "") -> None:
+        """From the job: what it does now (e.g. reading bytes, then merging); the next
+        progress report carries it. (Two plain attribute writes: safe from any thread.)"""
+        self.label, self.unit = label, unit
+
+    @Slot(object, object)
+    def _on_progress(self, done: int, total: int) -> None:
+        if self._thread is not None and self.sender() is self._runner:
+            self.progress.emit(self.label, done, total)
+
+    @Slot(object)
+    def _on_finished(self, result: object) -> None:
+        self._done(lambda: self.finished.emit(self.label, result))
+
+    @Slot(str, bool)
+    def _on_failed(self, message: str, user_error: bool) -> None:
+        self._done(lambda: self.failed.emit(self.label, message, user_error))
+
+    @Slot()
+    def _on_cancelled(self) -> None:
+        self._done(lambda: self.cancelled.emit(self.label))
+
+    def _done(self, emit: Callable[[], None]) -> None:
+        runner = self.sender()
+        if self._thread is None or runner is not self._runner:
+            self._end_dropped(runner)  # a job dropped on Cancel: its outcome no longer counts
+            return
+        thread, self._thread, self._runner = self._thread, None, None
+        thread.quit()
+        thread.wait()
+        GCPause.job_ended()
+        emit()
+
+    def _end_dropped(self, runner) -> None:
+        for i, (thread, r) in enumerate(self._dropped):
+            if r is runner:
+                del self._dropped[i]
+                thread.quit()
+                thread.wait()
+                GCPause.job_ended()
+                return
+
+    def request_cancel(self) -> None:
+        """Ask the job to stop (it checks the flag between units of work)."""
+        if self._thread is not None and not self._cancel.is_set():
+            self._cancel.set()
+            self.cancelRequested.emit(self.label)
+
+    def abandon(self) -> bool:
+        """Drop a job started with ``abandon=True`` now: ``cancelled`` is emitted at
+        once, the thread ends by itself later and its result is ignored."""
+        if self._thread is None or not self._abandonable:
+            return False
+        self._cancel.set()
+        self._dropped.append((self._thread, self._runner))
+        self._thread, self._runner = None, None
+        self.cancelled.emit(self.label)
+        return True
+
+    def cancel(self) -> None:
+        self.request_cancel()
+        self.abandon()
+
+    def stop_and_wait(self, timeout_ms: int = 10_000) -> None:
+        """On close: ask the jobs to stop and wait for their threads."""
+        if self._thread is not None:
+            self._cancel.set()
+            self._dropped.append((self._thread, self._runner))
+            self._thread, self._runner = None, None  # its outcome no longer counts
+        for thread, _ in list(self._dropped):
+            thread.quit()
+            if thread.wait(timeout_ms):
+                GCPause.job_ended()
+        self._dropped.clear()

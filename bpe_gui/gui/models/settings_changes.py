@@ -1,0 +1,47 @@
+"""Training settings in words: what changed between two of them, a sample's suggested
+settings, and what a real corpus opened after a sample trains with. No Qt: the
+settings panel, the corpus panel and the training toolbar all read these.
+"""
+from __future__ import annotations
+
+from ...engine.trainer import TrainSettings
+
+# What a file opened after a built-in sample is trained with, when the settings are
+# still the sample's: the tutorial's character mode and 10 merges are for its six-way
+# tie, not for a real corpus (its vocab size below a real alphabet was refused after
+# the file had been read). Byte-level, the GPT-2 pattern, 1,000 tokens: the engine's
+# defaults, what the command line trains with.
+REAL_CORPUS_SETTINGS = TrainSettings()
+
+FIELD_NAMES = {"vocab_size": "vocab size", "num_merges": "merges", "mode": "mode",
+               "end_of_word": "</w> position", "pattern": "pre-tokenizer",
+               "special_tokens": "special tokens", "tie_rule": "tie rule",
+               "min_frequency": "min frequency", "prune": "pruning"}
+
+
+def describe_changes(old: TrainSettings, new: TrainSettings) -> list[str]:
+    """Readable differences, e.g. ['vocab size 1,000 → 10,000', 'tie rule'].
+
+    Example: describe_changes(TrainSettings(), TrainSettings(vocab_size=2000))
+    -> ['vocab size 1,000 → 2,000']
+    """
+    out = []
+    for field, name in FIELD_NAMES.items():
+        a, b = getattr(old, field), getattr(new, field)
+        if a == b:
+            continue
+        if isinstance(a, int) and isinstance(b, int) and not isinstance(a, bool):
+            out.append(f"{name} {a:,} → {b:,}")
+        elif isinstance(b, int) and not isinstance(b, bool):
+            out.append(f"{name} → {b:,}")
+        else:
+            out.append(name)
+    return out
+
+
+def sample_settings(fields: dict) -> TrainSettings:
+    """TrainSettings from a sample's suggested fields (missing ones keep their defaults)."""
+    kw = dict(fields)
+    if "special_tokens" in kw:
+        kw["special_tokens"] = tuple(kw["special_tokens"])
+    return TrainSettings(**kw)

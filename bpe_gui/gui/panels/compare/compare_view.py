@@ -1,0 +1,267 @@
+"""Compare two tokenizers side by side on the same text.
+
+Each side is one of: the current training step, another step of the same run, another
+training configuration (a copy of the settings, trained on the corpus by a job of the
+controller's), or an imported tokenizer. Both sides colour the text token by token with the
+encode view's highlighter (alternating blocks from ``Encoding.offsets``), mark the cuts
+only that side makes, and a table compares tokens, bytes per token, tokens per word and
+the share of partial-character tokens, in all and per script (``engine.stats``). A
+second tab compares the two vocabularies (shared and own tokens, Jaccard index, what
+each side produces of the other's tokens: compare_overlap.py).
+
+The parts: :class:`ComparePane` (compare_pane.py) is one side, :class:`TokenTextView`
+(token_text.py) its coloured text, :class:`CompareTableModel` (models/compare_table.py)
+the table; this module lays them out and runs the comparison.
+"""
+from __future__ import annotations
+
+import time
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import (QCheckBox, QHeaderView, QLabel, QPlainTextEdit,
+                               QPushButton, QSplitter, QTableView, QTabWidget, QVBoxLayout,
+                               QWidget)
+
+from ....engine import stats
+from ....engine.errors import BPEError
+from ....engine.tokenizer import Encoding
+from ...controller.table_corpus import NO_TEXT
+from ...models.compare_table import METRICS, CompareTableModel, fmt_cell
+from .compare_overlap import OverlapPanel
+from .compare_pane import DEBOUNCE_MS, ComparePane
+from ...widgets.flow_layout import FlowBar
+from ...widgets.token_text import TokenTextView, cut_color
+
+WIDE_COMPARE = 900   # wider than this: the results go beside the sides
+
+# names this module held before it was split, still importable from here
+__all__ = ["SAMPLE_TEXT", "CompareView", "ComparePane", "TokenTextView", "CompareTableModel",
+           "METRICS", "cut_color", "fmt_cell"]
+
+SAMPLE_TEXT = (
+    "The quick brown fox jumps over the lazy dog; tokenizers cut text into pieces.\n"
+    "我们今天学习字节对编码：它把最常见的相邻符号对合并成新的词元。\n"
+    "Byte-level BPE splits 汉字 into bytes until merges join them again. "
+    "Привет, мир! ひらがなとカタカナ。"
+)
+
+
+# ----- the view -----------------------------------------------------------------------------
+class CompareView(QWidget):
+    """Two tokenizers on one text: coloured side by side, differing cuts marked, a table."""
+
+    compared = Signal()      # after each re-encode of both sides (tests wait on it)
+
+    def __init__(self, controller, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.controller = controller
+        self.edit = QPlainTextEdit()
+        self.edit.setPlaceholderText("Text to compare: type or paste it here.")
+        self.edit.setMaximumHeight(110)
+        self.edit.setMinimumHeight(2 * self.edit.fontMetrics().lineSpacing() + 14)   # 2 lines
+        sample = QPushButton("Sample text")
+        sample.setToolTip("English, Chinese, Russian and Japanese in a few lines")
+        sample.clicked.connect(lambda: self.set_text(SAMPLE_TEXT))
+        from_corpus = QPushButton("From corpus")
+        from_corpus.setToolTip("The first 2,000 characters of the corpus")
+        from_corpus.clicked.connect(self.from_corpus)
+        self.fold = QCheckBox("Ignore where spaces go")
+        self.fold.setChecked(True)
+        self.fold.setToolTip("A cut before a run of whitespace counts as a cut after it, so "
+                             "' cat' (space kept with the word) and 'cat</w>' (space dropped) "
+                             "do not count as different cuts.")
+        self.show_ws = QCheckBox("Show whitespace")
+        self.show_ws.setChecked(True)
+        self.summary = QLabel()
+        self.summary.setWordWrap(True)
+        self.summary.setTextInteractionFlags(Qt.TextSelectableByMouse)
+
+        self.pane_a = ComparePane(controller, "A", "current")
+        self.pane_b = ComparePane(controller, "B", "step")
+        self.pane_b.step_spin.setValue(max(0, controller.step_index // 2))
+        sides = QSplitter(Qt.Horizontal)
+        sides.addWidget(self.pane_a)
+        sides.addWidget(self.pane_b)
+        sides.setChildrenCollapsible(False)
+
+        self.model = CompareTableModel(self)
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.verticalHeader().setVisible(False)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
+        self.table.horizontalHeader().setStretchLastSection(False)
+        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
+        self.table.setAlternatingRowColors(True)
+        self.table.setSelectionMode(QTableView.NoSelection)
+        self.table.setFocusPolicy(Qt.NoFocus)
+        per_script = QWidget()
+        lv = QVBoxLayout(per_script)
+        lv.setContentsMargins(0, 0, 0, 0)
+        lv.addWidget(self.summary)
+        lv.addWidget(self.table, 1)
+        self.overlap = OverlapPanel(controller)
+        self.lower = QTabWidget()
+        self.lower.setDocumentMode(True)
+        self.lower.addTab(per_script, "Cuts and counts per script")
+        self.lower.addTab(self.overlap, "Vocabulary overlap")
+        self.lower.currentChanged.connect(lambda _i: self._want_overlap())
+        split = QSplitter(Qt.Vertical)
+        split.addWidget(sides)
+        split.addWidget(self.lower)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
+        split.setChildrenCollapsible(False)
+
+        top = FlowBar(spacing=6)   # wraps in a narrow dock instead of widening it
+        for w in (QLabel("Text:"), sample, from_corpus, self.fold, self.show_ws):
+            top.addWidget(w)
+        lay = QVBoxLayout(self)
+        lay.addWidget(top)
+        lay.addWidget(self.edit)
+        lay.addWidget(split, 1)
+        self.split = split
+
+        self.encodings: list[Encoding | None] = [None, None]
+        self.tokenizers: list = [None, None]   # each side's tokenizer at the last compare
+        self.stats: list[dict | None] = [None, None]
+        self.diff: tuple[set, set] = (set(), set())
+        self.last_ms = 0.0
+        self._timer = QTimer(self, singleShot=True, interval=DEBOUNCE_MS)
+        self._timer.timeout.connect(self.compare_now)
+        self.edit.textChanged.connect(self._timer.start)
+        self.fold.toggled.connect(self._timer.start)
+        self.show_ws.toggled.connect(self._show_ws)
+        for pane in (self.pane_a, self.pane_b):
+            pane.changed.connect(self._timer.start)
+            pane.kind.currentIndexChanged.connect(self._align_tops)
+        self._align_tops()
+        self._sync_scroll()
+        self.edit.setPlainText(SAMPLE_TEXT)
+        self.compare_now()
+
+    def catch_up(self) -> None:
+        """The dock's tab came to the front: let each side catch up (see visibility.py)."""
+        for pane in (self.pane_a, self.pane_b):
+            pane.catch_up()
+
+    def _sync_scroll(self) -> None:
+        a = self.pane_a.view.verticalScrollBar()
+        b = self.pane_b.view.verticalScrollBar()
+        a.valueChanged.connect(lambda v: b.setValue(v) if b.value() != v else None)
+        b.valueChanged.connect(lambda v: a.setValue(v) if a.value() != v else None)
+
+    def _align_tops(self, *_) -> None:
+        """Give both sides' controls one height, so the two texts' lines line up."""
+        tops = [self.pane_a.top, self.pane_b.top]
+        for t in tops:
+            t.setMinimumHeight(0)
+            t.setMaximumHeight(16777215)
+            t.layout().invalidate()   # its shown page may have changed
+        h = max(t.layout().sizeHint().height() for t in tops)
+        for t in tops:   # fixed: the coloured texts below get the height to spare
+            t.setFixedHeight(h)
+
+    def _show_ws(self, on: bool) -> None:
+        for pane in (self.pane_a, self.pane_b):
+            pane.view.set_show_whitespace(on)
+
+    # ----- public API -----------------------------------------------------------------------------
+    def text(self) -> str:
+        return self.edit.toPlainText()
+
+    def from_corpus(self) -> None:
+        """The button From corpus: the first 2,000 characters of the corpus as the text."""
+        if self.controller.corpus_table is not None:   # no text to take from
+            self.summary.setText(NO_TEXT + " Type or paste a text to compare instead.")
+            return
+        self.set_text(self.controller.corpus_text[:2000])
+
+    def resizeEvent(self, event) -> None:
+        """Wide and short (a bottom dock of a big window): the results beside the two
+        sides, not under them, where they were below the fold even at 1920x1080."""
+        super().resizeEvent(event)
+        want = Qt.Horizontal if self.width() >= WIDE_COMPARE else Qt.Vertical
+        if self.split.orientation() != want:
+            self.split.setOrientation(want)
+            if want == Qt.Horizontal:   # the results (four columns of them) get more
+                self.split.setSizes([self.width() * 2 // 5, self.width() * 3 // 5])
+
+    def set_text(self, text: str) -> None:
+        self.edit.setPlainText(text)
+        self.compare_now()
+
+    def compare_now(self) -> None:
+        """Encode the text on both sides, mark differing cuts, fill the table."""
+        t0 = time.perf_counter()
+        self._timer.stop()
+        text = self.text()
+        panes = (self.pane_a, self.pane_b)
+        for i, pane in enumerate(panes):
+            tok = self.tokenizers[i] = pane.tokenizer()
+            enc, st = None, None
+            if tok is not None:
+                try:
+                    enc = tok.encode_with_offsets(text)
+                    st = stats.encoding_stats(text, enc, tok.mode)
+                except BPEError as e:   # e.g. a character a char-level vocabulary lacks
+                    pane.error = str(e)
+                    enc = None
+            self.encodings[i], self.stats[i] = enc, st
+        ea, eb = self.encodings
+        if ea is not None and eb is not None:
+            self.diff = stats.boundary_diff(ea, eb, text, self.fold.isChecked())
+        else:
+            self.diff = (set(), set())
+        for i, pane in enumerate(panes):
+            pane.view.set_encoding(text, self.encodings[i], self.diff[i])
+            enc = self.encodings[i]
+            if enc is None:
+                caption = f"{pane.name}: {pane.description()}. {pane.error}"
+            else:
+                nb = len(text.encode("utf-8", "surrogatepass"))
+                ratio = f"{nb / len(enc):.2f}" if len(enc) else "–"
+                caption = (f"{pane.name}: {pane.description()}: {len(enc):,} tokens, "
+                           f"{ratio} bytes/token")
+            pane.caption.setText(caption)
+            pane.caption.setToolTip(caption)
+        names = [f"{p.name}: {p.description()}" for p in panes]
+        self.model.set_stats(self.stats[0], self.stats[1], names)
+        self._summarize()
+        self._want_overlap()
+        self.last_ms = (time.perf_counter() - t0) * 1000
+        self.compared.emit()
+
+    def show_overlap(self) -> None:
+        """Bring the Vocabulary overlap tab to the front (it compares the sides)."""
+        self.lower.setCurrentWidget(self.overlap)
+
+    def _want_overlap(self) -> None:
+        """The overlap tab compares the sides' vocabularies only while it is shown."""
+        if self.lower.currentWidget() is not self.overlap:
+            return
+        a, b = self.tokenizers
+        key = tuple(self._side_key(p, t) for p, t in zip((self.pane_a, self.pane_b), (a, b)))
+        self.overlap.want(a, b, key, (self.pane_a.name, self.pane_b.name))
+
+    def _side_key(self, pane, tok) -> tuple | None:
+        """What identifies a side's vocabulary: the step of this run, or the tokenizer
+        object itself (imported, another configuration)."""
+        if tok is None:
+            return None
+        if pane.kind_key() in ("current", "step"):
+            return (pane.kind_key(), pane.description(), id(self.controller.view()),
+                    len(tok.vocab))
+        return (pane.kind_key(), id(tok), len(tok.vocab))
+
+    def _summarize(self) -> None:
+        a, b = self.diff
+        if self.encodings[0] is None or self.encodings[1] is None:
+            self.summary.setText("Pick a tokenizer on both sides to compare them.")
+            return
+        color = cut_color(self.palette()).name()
+        ws = " (whitespace runs ignored)" if self.fold.isChecked() else ""
+        self.summary.setText(
+            f"<span style='color:{color}'>┃</span> cuts only one side makes{ws}: "
+            f"<b>{len(a):,}</b> only in A, <b>{len(b):,}</b> only in B. Hover a token "
+            "for its id and bytes.")
+

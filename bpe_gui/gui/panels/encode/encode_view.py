@@ -1,0 +1,575 @@
+"""Live encode view: type text, see its tokens as alternating coloured blocks and its ids.
+
+The colouring comes purely from ``Encoding.offsets`` (character spans) of the
+controller's tokenizer, so stepping or clicking the timeline re-colours at once. The
+text and the id list are linked both ways on hover. Tokens that hold part of a UTF-8
+character show their hex bytes (``<E4 BD>``) in a dashed, italic chip and are marked
+with a wavy underline in the text.
+
+Speed (10 KB of text is ~2,500 tokens): a training step does not re-encode but applies
+or undoes the one merge on the current encoding (see models/encoding.py); only the
+visible lines of the text are re-coloured at once, the others when scrolled into view;
+the id list lays out cached chip widths in one loop.
+"""
+from __future__ import annotations
+
+import time
+from bisect import bisect_left
+from operator import itemgetter
+
+from PySide6.QtCore import QEvent, QPoint, QSize, Qt, QTimer
+from PySide6.QtGui import (QColor, QTextCharFormat, QTextCursor,
+                           QTextOption)
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QPlainTextEdit,
+                               QSizePolicy, QSplitter, QTextEdit, QVBoxLayout, QWidget)
+
+from ....engine.errors import BPEError
+from ....engine.tokenizer import Encoding
+from ...models.encoding import (CharPositions, TokenTexts, char_of_byte, group_parity,
+                               merge_step, split_step, token_kinds, tokens_at,
+                               utf16_positions, word_numbers)
+from ...models.roles import TokenColors
+from ...widgets.flow_layout import FlowBar
+from ...widgets.token_text import TokenHighlighter
+from ...widgets.text_pane import TextPane
+from ...widgets.token_flow import TokenFlow
+from ...widgets.visibility import CatchesUp
+from ...widgets.word_branches import WordColouring
+
+SYNC_CHARS = 20_000        # re-encode right after the keys below this size, else after a pause
+DEBOUNCE_MS = 50
+AFTER_KEYS_MS = 12         # keys closer than this (fast typing, a burst) are taken first
+MAX_STEP_DELTA = 64        # follow up to this many steps merge by merge, else re-encode
+ENCODE_LIMIT = 100_000     # characters encoded and coloured; the rest is left plain
+WORDS_PENDING: list[int] = []   # marker: word numbers not worked out yet
+
+
+def _tokens_in(offsets, starts, c0: int, c1: int) -> tuple[int, int]:
+    """The index range of the tokens that cover any of the characters c0..c1-1."""
+    a, z = bisect_left(starts, c0), bisect_left(starts, c1)
+    while a > 0 and offsets[a - 1][1] > c0:
+        a -= 1
+    return a, z
+
+
+class EncodeView(CatchesUp, CharPositions, QWidget):
+    def __init__(self, controller, parent=None):
+        super().__init__(parent)
+        self.controller = controller
+        self.colors = TokenColors.for_palette(self.palette())
+        self.tok = None
+        self.encoding = Encoding([], [], [], [])
+        self.offsets: list[tuple[int, int]] = []
+        self.starts: list[int] = []
+        self.kinds: list[int] = []       # 0 plain, 2 part of a character, 3 special
+        self.parity: list[int] = []      # alternating colour of each token's group
+        self.fresh_blocks: set[int] = set()   # lines coloured for the current encoding
+        # After a step: lines coloured for the previous encoding, which need no new
+        # colours if their tokens did not change (checked when they are on screen).
+        self._reusable: set[int] = set()
+        self._prev: tuple | None = None       # (offsets, starts, parity, kinds) before
+        self._shown_text = ""                 # the text of the shown encoding
+        self.block_starts: list[int] = [0]    # the character each line begins at
+        self._colouring = False
+        self._u16: list[int] | None = None
+        self._text = ""
+        self._nbytes = 0
+        self.hovered: list[int] = []
+        self.last_encode_ms = 0.0
+        self.last_mode = ""              # "full" or "step": how the last update was made
+        # What the current encoding follows, for step-by-step updates.
+        self._trainer = None
+        self._step = -1
+        self._records: list = []         # the merge records 1..step it was built with
+        self._words: list[int] | None = None
+        self._cob: list[int] | None = None
+        self._build()
+        controller.tokenizerChanged.connect(self._on_tokenizer_changed)
+        controller.busyChanged.connect(lambda _busy: self._update_source())
+        # Words mode (issue 15): colour by pattern rule; a click hands the word on.
+        self.words = WordColouring(self.edit, lambda: self.tok and self.tok.pre,
+                                   displaced=self.highlighter)
+        self.top_bar.insertWidget(2, self.words.toggle)
+        self.layout().insertWidget(1, self.words.legend)
+        controller.tokenizerChanged.connect(self.words.refresh)
+        self._on_tokenizer_changed()
+
+    # ----- layout -------------------------------------------------------------------------
+    def _build(self) -> None:
+        self.source = QComboBox()
+        self.source.setToolTip("Which tokenizer encodes the text: the one being trained (as of "
+                               "the current step) or an imported one")
+        self.source.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+        self.source.setMinimumContentsLength(16)   # room for the counts in a narrow dock
+        self.source.addItem("Trained")
+        self.show_ws = QCheckBox("Show whitespace")
+        self.show_ws.setChecked(True)
+        self.show_ws.setToolTip("Draw spaces as · and tabs as → in the text and the tokens")
+        # changes on every step and keystroke: a TextPane never makes the view lay out again
+        # (on the same row as the controls when there is room, else on the next one)
+        self.counts = TextPane(hint_width=self.fontMetrics().horizontalAdvance(
+            "12,345 tokens · 12,345 characters · 12,345 bytes · 1.23 bytes/token") + 8)
+        # its hint counts in a FlowBar, and at the end of a row it takes the rest of it
+        self.counts.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Fixed)
+        source = QWidget()
+        sl = QHBoxLayout(source)
+        sl.setContentsMargins(0, 0, 0, 0)
+        sl.addWidget(QLabel("Tokenizer:"))
+        sl.addWidget(self.source)
+        top = self.top_bar = FlowBar(spacing=8)
+        top.addWidget(source)
+        top.addWidget(self.show_ws)
+        top.addWidget(self.counts)
+
+        self.edit = QPlainTextEdit()
+        self.edit.setPlaceholderText("Type or paste text to see how the tokenizer cuts it.")
+        f = self.edit.font()
+        f.setPointSizeF(f.pointSizeF() * 1.25)
+        self.edit.setFont(f)
+        self.edit.viewport().setMouseTracking(True)
+        self.edit.viewport().installEventFilter(self)
+        # Connected before the highlighter's own slot, so that an edit drops the old
+        # spans before the highlighter re-colours the edited line with them.
+        self.edit.document().contentsChange.connect(self._on_contents_change)
+        self.highlighter = TokenHighlighter(self.edit.document(), self)
+
+        self.texts = TokenTexts()
+        self.flow = TokenFlow()
+        # one short line (the rest in its tooltip): in a 1024x700 window the dock is
+        # short, and two lines of help left no room for the ids themselves (issue 21)
+        self.list_label = QLabel("Tokens and ids: hover one to find it in the text")
+        self.list_label.setToolTip("Hover a token or an id to find it in the text. Part of "
+                                   "a character: dotted underline in the text, dashed chip "
+                                   "with hex bytes below")
+        self.list_label.setWordWrap(True)
+
+        lower = QWidget()
+        lv = QVBoxLayout(lower)
+        lv.setContentsMargins(0, 0, 0, 0)
+        lv.addWidget(self.list_label)
+        lv.addWidget(self.flow, 1)
+        split = QSplitter(Qt.Vertical)
+        split.addWidget(self.edit)
+        split.addWidget(lower)
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 1)
+        split.setChildrenCollapsible(False)
+        self.splitter = split
+
+        self.edit.setMinimumHeight(2 * self.edit.fontMetrics().lineSpacing() + 12)
+        self.flow.setMinimumHeight(self.flow.row_h + 8)   # a row of ids at least
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(4, 4, 4, 4)
+        outer.addWidget(top)
+        outer.addWidget(split, 1)
+
+        self._timer = QTimer(self, singleShot=True)
+        self._timer.timeout.connect(self.encode_now)
+        self.edit.textChanged.connect(self._on_text_changed)
+        self.edit.verticalScrollBar().valueChanged.connect(self._colour_visible)
+        self.edit.updateRequest.connect(lambda *_: self._colour_visible())
+        self.show_ws.toggled.connect(self._on_show_ws)
+        self.source.activated.connect(self._on_source)
+        self.flow.hovered.connect(self._on_flow_hovered)
+        self._on_show_ws(True)
+
+    # ----- public API (the main window saves/restores the text) -----------------------------
+    def text(self) -> str:
+        return self.edit.toPlainText()
+
+    def set_text(self, text: str) -> None:
+        self.edit.setPlainText(text)
+        self.encode_now()
+
+    # ----- controller -------------------------------------------------------------------------
+    def _on_tokenizer_changed(self) -> None:
+        tok = self.controller.tokenizer()
+        if tok is None and self.controller.training_job:
+            return   # the trainer belongs to a job: keep the last tokenizer until it ends
+        self.tok = tok
+        if self.skip_while_hidden():
+            return
+        self._update_source()
+        if not self._follow_step():
+            self.encode_now()
+
+    def catch_up_with(self) -> None:
+        self._on_tokenizer_changed()
+
+    def _update_source(self) -> None:
+        c = self.controller
+        first = f"Trained, as of step {c.step_index:,}" if c.has_trainer else \
+            "Trained (nothing trained yet)"
+        want = [first]
+        if c.imported is not None:
+            name = (c.imported_path or "imported").replace("\\", "/").rsplit("/", 1)[-1]
+            want.append(f"Imported: {name}")
+        have = [self.source.itemText(i) for i in range(self.source.count())]
+        self.source.blockSignals(True)
+        if len(have) != len(want):
+            self.source.clear()
+            self.source.addItems(want)
+        else:
+            for i, (h, w) in enumerate(zip(have, want)):
+                if h != w:
+                    self.source.setItemText(i, w)
+        self.source.setCurrentIndex(1 if c.use_imported and c.imported is not None else 0)
+        self.source.setEnabled(c.imported is not None)
+        self.source.blockSignals(False)
+
+    def _on_source(self, i: int) -> None:
+        self.controller.set_use_imported(i == 1)
+
+    # ----- encoding ----------------------------------------------------------------------------
+    def _raw_text(self, raw: str | None = None) -> str:
+        if raw is None:
+            raw = self.edit.document().toRawText()
+        return raw.replace("\u2029", "\n").replace("\u2028", "\n")
+
+    def _note_blocks(self, raw: str) -> None:
+        """Where each line (text block) of ``raw`` (the document's text, with U+2029
+        between blocks) begins, in characters."""
+        starts, i = [0], raw.find("\u2029")
+        while i >= 0:
+            starts.append(i + 1)
+            i = raw.find("\u2029", i + 1)
+        self.block_starts = starts
+
+    def _on_contents_change(self, _pos: int, removed: int, added: int) -> None:
+        if (removed or added) and self.offsets and self._raw_text() != self._text:
+            self.offsets, self.starts = [], []
+
+    def _on_text_changed(self) -> None:
+        # Re-colouring also emits textChanged: only an edit of the text counts.
+        if self._raw_text() == self._text:
+            return
+        # Never encode between two keys of a burst: each key restarts the wait, so the
+        # keys all reach the text box first and the text is encoded once after them.
+        small = self.edit.document().characterCount() < SYNC_CHARS
+        self._timer.start(AFTER_KEYS_MS if small else DEBOUNCE_MS)
+
+    def encode_now(self) -> None:
+        """Encode the text with the current tokenizer and re-colour everything."""
+        t0 = time.perf_counter()
+        self._timer.stop()
+        raw = self.edit.document().toRawText()
+        text = self._raw_text(raw)
+        self._text = text
+        self._note_blocks(raw)
+        tok = self.tok
+        enc = Encoding([], [], [], [])
+        error = None
+        part = text[:ENCODE_LIMIT]   # the window stays responsive with a pasted book
+        if tok is not None and part:
+            try:
+                enc = tok.encode_with_offsets(part)
+            except BPEError as e:   # e.g. a character missing from a char-level vocabulary
+                error = str(e)
+        self._remember(tok, enc, part)
+        if len(part) < len(text):
+            self._words = None       # no step-by-step updates on a cut text
+        self._show(enc, error)
+        self.last_mode = "full"
+        self.last_encode_ms = (time.perf_counter() - t0) * 1000
+
+    def _remember(self, tok, enc: Encoding, text: str) -> None:
+        """Note what this encoding follows, so steps can update it merge by merge."""
+        c = self.controller
+        self._nbytes = len(text.encode("utf-8"))
+        self._trainer = None
+        self._words = None
+        t = c.view()
+        if tok is None or c.use_imported or t is None or tok.mode != "byte":
+            return
+        if sum(map(len, enc.tokens)) != self._nbytes:
+            return   # a custom pattern skipped some text: byte positions would not line up
+        self._trainer, self._step, self._records = t, t.n_steps, list(t.steps)
+        self._words = WORDS_PENDING   # worked out at the first step: typing need not pay
+
+    def _follow_step(self) -> bool:
+        """Update the encoding for a training step by applying/undoing merges. False if
+        it cannot (new trainer, imported tokenizer, far jump, text edited meanwhile)."""
+        c = self.controller
+        t = c.view()
+        if (self._words is None or t is None or t is not self._trainer or c.use_imported
+                or self.tok is None or self._raw_text() != self._text):
+            return False
+        t0 = time.perf_counter()
+        k, new_k = self._step, t.n_steps
+        if new_k == k or abs(new_k - k) > MAX_STEP_DELTA:
+            return False
+        common = min(k, new_k)
+        if common and t.steps[common - 1].pair != self._records[common - 1].pair:
+            return False
+        enc, words = self.encoding, self._words
+        if words is WORDS_PENDING:
+            word_starts = [s for s, _e, _sp in self.tok.pre.spans(self._text)]
+            words = word_numbers(word_starts, enc.offsets)
+            self._cob = char_of_byte(self._text)
+        if new_k > k:
+            for rec in t.steps[k:new_k]:
+                enc, words = merge_step(enc, words, rec.pair[0], rec.pair[1], rec.new_id,
+                                        rec.token)
+        else:
+            for rec in reversed(self._records[new_k:k]):
+                enc, words = split_step(enc, words, rec.new_id, rec.pair[0], rec.pair[1],
+                                        rec.left, rec.right, self._cob)
+        self._step, self._records, self._words = new_k, list(t.steps), words
+        if enc is not self.encoding:
+            self._show(enc, None)
+        else:
+            self._update_counts(None)
+        self.last_mode = "step"
+        self.last_encode_ms = (time.perf_counter() - t0) * 1000
+        return True
+
+    def _show(self, enc: Encoding, error: str | None) -> None:
+        """Make ``enc`` the shown encoding: colours, id list, counts."""
+        if self._text == self._shown_text and self.offsets:
+            # The same text as what is coloured: lines whose tokens stay the same keep
+            # their colours (see _colour_visible_now).
+            self._prev = (self.offsets, self.starts, self.parity, self.kinds)
+            self._reusable = self.fresh_blocks
+        else:
+            self._prev, self._reusable = None, set()
+        self._shown_text = self._text
+        self.encoding = enc
+        self.offsets = enc.offsets
+        self.starts = list(map(itemgetter(0), enc.offsets))
+        n = len(enc.ids)
+        if self._text.isascii() and not any(enc.special):
+            self.kinds = [0] * n   # no token can hold part of a character: fast path
+        else:
+            self.kinds = token_kinds(enc, self.texts.visible)
+        self.parity = group_parity(enc.offsets, self.block_starts)
+        self._u16 = utf16_positions(self._text)
+        self.hovered = []
+        if self.edit.extraSelections():
+            self.edit.setExtraSelections([])
+        self._flow_tokens()
+        self.fresh_blocks = set()
+        self._colour_visible()
+        self._update_counts(error)
+
+    def _update_counts(self, error: str | None) -> None:
+        if error:
+            self.counts.setText(error)
+            return
+        if self.tok is None:
+            self.counts.setText("No tokenizer yet: train (Step) or import one.")
+            return
+        n = len(self.encoding)
+        nbytes = self._nbytes
+        ratio = f"{nbytes / n:.2f}" if n else "–"
+        partial = self.kinds.count(2)
+        extra = f" · {partial:,} partial-character tokens" if partial else ""
+        chars = min(len(self._text), ENCODE_LIMIT)
+        if chars < len(self._text):
+            extra += f" (first {ENCODE_LIMIT:,} characters only)"
+        # the first that fits the width: the counts are never cut off mid-number
+        self.counts.set_variants([
+            f"{n:,} tokens · {chars:,} characters · {nbytes:,} bytes · {ratio} bytes/token"
+            f"{extra}",
+            f"{n:,} tokens · {chars:,} chars · {nbytes:,} bytes · {ratio} bytes/token",
+            f"{n:,} tokens · {ratio} bytes/token", f"{n:,} tokens"])
+
+    # ----- colouring ---------------------------------------------------------------------------
+    def _colour_visible(self, *_args) -> None:
+        """Colour the lines on screen that still show an older encoding."""
+        if self._colouring:      # re-colouring a line asks for a repaint, which lands here
+            return
+        self._colouring = True
+        try:
+            self._colour_visible_now()
+        finally:
+            self._colouring = False
+
+    def _colour_visible_now(self) -> None:
+        edit = self.edit
+        block = edit.firstVisibleBlock()
+        if not block.isValid():
+            return
+        height = edit.viewport().height()
+        offset = edit.contentOffset()
+        fresh = self.fresh_blocks
+        reusable = self._reusable
+        # Find the lines on screen first: asking for a line's place after re-colouring
+        # the one above it would lay that one out again at once.
+        stale = []
+        y = offset.y()
+        while block.isValid():
+            geometry = edit.blockBoundingGeometry(block)
+            if geometry.top() + y > height:
+                break
+            n = block.blockNumber()
+            if n not in fresh:
+                if n in reusable and self._same_tokens(n):
+                    fresh.add(n)
+                else:
+                    stale.append(block)
+            block = block.next()
+        rehighlight = self.highlighter.rehighlightBlock
+        for block in stale:
+            rehighlight(block)
+
+    def _same_tokens(self, n: int) -> bool:
+        """Line ``n`` shows the same tokens, kinds and colours as before the last step."""
+        prev = self._prev
+        if prev is None or n >= len(self.block_starts):
+            return False
+        c0 = self.block_starts[n]
+        c1 = self.block_starts[n + 1] if n + 1 < len(self.block_starts) else 1 << 62
+        old_offsets, old_starts, old_parity, old_kinds = prev
+        a, z = _tokens_in(old_offsets, old_starts, c0, c1)
+        b, y = _tokens_in(self.offsets, self.starts, c0, c1)
+        return (old_offsets[a:z] == self.offsets[b:y] and old_parity[a:z] == self.parity[b:y]
+                and old_kinds[a:z] == self.kinds[b:y])
+
+    def colour_all(self) -> None:
+        """Colour every line now (for screenshots and tests)."""
+        self.highlighter.rehighlight()
+
+    def format_kinds(self) -> list[int]:
+        """The colour format index (-1: none) at each character position of the document,
+        as the highlighter laid it out (for tests: compare with Encoding.offsets)."""
+        doc = self.edit.document()
+        out = [-1] * max(0, doc.characterCount() - 1)
+        formats = self.highlighter.formats
+        block = doc.begin()
+        while block.isValid():
+            for r in block.layout().formats():
+                k = next((i for i, f in enumerate(formats) if f == r.format), -1)
+                start = block.position() + r.start
+                out[start:start + r.length] = [k] * r.length
+            block = block.next()
+        return out
+
+    # ----- hover linking ---------------------------------------------------------------------
+    def eventFilter(self, obj, event) -> bool:
+        if obj is self.edit.viewport():
+            et = event.type()
+            if et == QEvent.MouseMove:
+                self.hover_text_at(event.position().toPoint())
+            elif et == QEvent.Leave:
+                self.clear_hover()
+        return super().eventFilter(obj, event)
+
+    def char_at(self, pos: QPoint) -> int | None:
+        """The character (code-point index) under a viewport point, or None."""
+        doc = self.edit.document()
+        cur = self.edit.cursorForPosition(pos)
+        p = cur.position()
+        block = cur.block()
+        if pos.x() < self.edit.cursorRect(cur).left() and p > block.position():
+            p -= 1
+        if p >= block.position() + block.length() - 1:   # the line's end, not a character
+            return None
+        c = QTextCursor(doc)
+        c.setPosition(p)
+        left = self.edit.cursorRect(c)
+        c.setPosition(p + 1)
+        right = self.edit.cursorRect(c)
+        x1 = right.left() if right.top() == left.top() else left.left() + left.height()
+        if not (left.left() - 1 <= pos.x() <= x1 + 1
+                and left.top() - 1 <= pos.y() <= left.bottom() + 1):
+            return None
+        return self.char_of_pos(p)
+
+    def char_rect(self, ch: int):
+        """Viewport rectangle of character ``ch`` (for tests that move the mouse)."""
+        c = QTextCursor(self.edit.document())
+        c.setPosition(self.pos_of_char(ch))
+        left = self.edit.cursorRect(c)
+        c.setPosition(self.pos_of_char(ch + 1))
+        right = self.edit.cursorRect(c)
+        left.setRight(max(left.left() + 1, right.left() - 1))
+        return left
+
+    def hover_text_at(self, pos: QPoint) -> list[int]:
+        ch = self.char_at(pos)
+        rows = [] if ch is None else self.tokens_at(ch)
+        self._set_hover(rows, from_text=True)
+        return rows
+
+    def hover_char(self, ch: int) -> list[int]:
+        rows = self.tokens_at(ch)
+        self._set_hover(rows, from_text=True)
+        return rows
+
+    def tokens_at(self, ch: int) -> list[int]:
+        """Indices of the tokens covering character ``ch`` (several for a split character)."""
+        return tokens_at(self.offsets, self.starts, ch)
+
+    def _flow_tokens(self) -> None:
+        show = self.show_ws.isChecked()
+        texts = self.texts
+        self.flow.set_tokens(self.encoding.tokens, self.encoding.ids, self.kinds,
+                             lambda t: texts(t, show), show)
+
+    def token_texts(self) -> list[str]:
+        """What the id list shows for each token (for tests)."""
+        return [self.flow.text_of(t) for t in self.encoding.tokens]
+
+    def _on_flow_hovered(self, i: int) -> None:
+        if i < 0:
+            self.clear_hover()
+        else:
+            self.hover_token(i)
+
+    def hover_token(self, row: int) -> None:
+        self._set_hover([row] if 0 <= row < len(self.encoding) else [], from_text=False)
+
+    def clear_hover(self) -> None:
+        self._set_hover([], from_text=False)
+
+    def _set_hover(self, rows: list[int], from_text: bool) -> None:
+        if rows == self.hovered:
+            return
+        self.hovered = rows
+        self.flow.set_highlight(rows, scroll=from_text)
+        sels = []
+        fmt = QTextCharFormat()
+        fmt.setBackground(self.colors.hover)
+        fmt.setForeground(QColor("white") if self.colors.text.lightness() > 128
+                          else QColor("black"))
+        for r in rows:
+            s, e = self.offsets[r]
+            sel = QTextEdit.ExtraSelection()
+            cur = QTextCursor(self.edit.document())
+            cur.setPosition(self.pos_of_char(s))
+            cur.setPosition(self.pos_of_char(e), QTextCursor.KeepAnchor)
+            sel.cursor = cur
+            sel.format = fmt
+            sels.append(sel)
+        self.edit.setExtraSelections(sels)
+
+    def hovered_text_ranges(self) -> list[tuple[int, int]]:
+        """Document ranges lit up in the text by hovering (for tests)."""
+        return [(s.cursor.selectionStart(), s.cursor.selectionEnd())
+                for s in self.edit.extraSelections()]
+
+    # ----- look --------------------------------------------------------------------------------
+    def _on_show_ws(self, on: bool) -> None:
+        doc = self.edit.document()
+        opt = doc.defaultTextOption()
+        flags = opt.flags()
+        if on:
+            flags |= QTextOption.ShowTabsAndSpaces
+        else:
+            flags &= ~QTextOption.ShowTabsAndSpaces
+        opt.setFlags(flags)
+        doc.setDefaultTextOption(opt)
+        if self.encoding.ids:
+            self._flow_tokens()
+
+    def changeEvent(self, event) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.PaletteChange:
+            self.colors = TokenColors.for_palette(self.palette())
+            self.flow.set_colors(self.colors)
+            self.highlighter.set_colors(self.colors)
+            self.fresh_blocks, self._reusable = set(), set()
+            self._colour_visible()
+
+    def sizeHint(self) -> QSize:
+        return QSize(720, 520)

@@ -1,0 +1,537 @@
+"""Merge step panel: candidate pairs, the next merge and why it wins, the last merge's
+affected words, the controls, and a timeline of every merge so far.
+
+The panel reads the trainer only when the controller says something changed and no job
+is running; what it shows are snapshots (see models/), so a repaint never touches the
+engine. Hidden panels defer their refresh until shown.
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QItemSelectionModel, Qt, Signal
+from PySide6.QtGui import QFontMetrics
+from PySide6.QtWidgets import (QAbstractItemView, QGroupBox, QHBoxLayout, QHeaderView, QLabel,
+                               QLineEdit, QPushButton, QSizePolicy, QSlider, QSpinBox, QSplitter,
+                               QStyle, QToolButton, QVBoxLayout, QWidget)
+
+from ....engine.trainer import TIE_RULE_LABELS, MergeStep
+from ...models.affected import AffectedModel, affected_rows
+from ...controller.trainer_view import PairSnapshot
+from ...models.pair_table import PairTableModel
+from ...models.roles import ReadableCache, TokenColors
+from ...models.timeline import TimelineModel
+from ...widgets.table_cells import TEXT_MARGIN, CellTableView
+from ...widgets.flow_layout import FlowBar
+from ...widgets.group_titles import fit_titles
+from ...widgets.text_pane import TextPane
+from .timeline_tools import TimelineTools
+from ...controller.training_jobs import has_detail
+from ...widgets.visibility import CatchesUp
+
+PAGE = 200            # candidate pairs fetched per "Show more" (taken again at every step)
+SPEEDS = (1, 2, 3, 5, 8, 12, 20, 30, 60)   # steps per second for Play
+
+
+def _group(widgets) -> QWidget:
+    """Controls that belong together and wrap as one piece."""
+    box = QWidget()
+    lay = QHBoxLayout(box)
+    lay.setContentsMargins(0, 0, 0, 0)
+    for w in widgets:
+        lay.addWidget(w)
+    return box
+
+
+class TimelineView(CellTableView):
+    """The timeline table; keyMoved after a key moved the current row (Page Down ...)."""
+
+    keyMoved = Signal()
+
+    def keyPressEvent(self, event) -> None:
+        before = self.currentIndex()
+        super().keyPressEvent(event)
+        if self.currentIndex() != before:
+            self.keyMoved.emit()
+
+
+def _table(parent=None, cls=CellTableView) -> CellTableView:
+    view = cls(parent)
+    view.setSelectionBehavior(QAbstractItemView.SelectRows)
+    view.setSelectionMode(QAbstractItemView.SingleSelection)
+    view.setEditTriggers(QAbstractItemView.NoEditTriggers)
+    view.setWordWrap(False)
+    view.setAlternatingRowColors(False)
+    view.verticalHeader().hide()
+    vh = view.verticalHeader()
+    vh.setSectionResizeMode(QHeaderView.Fixed)
+    vh.setDefaultSectionSize(view.fontMetrics().height() + 12)
+    # never shorter than its header and two rows (the layout gives the rest to others)
+    # (the header's own hint is not known before it has a model: measure its font)
+    view.setMinimumHeight(view.fontMetrics().height() + 14 + 2 * vh.defaultSectionSize()
+                          + 2 * view.frameWidth() + 4)
+    view.horizontalHeader().setHighlightSections(False)
+    view.horizontalHeader().setStretchLastSection(True)
+    return view
+
+
+def _label(text: str = "", lines: int = 1) -> TextPane:
+    """Text that changes every step: a TextPane, whose size never changes, so a new
+    text repaints it without laying the whole panel out again."""
+    return TextPane(text, lines)
+
+
+def _fixed_label(text: str = "", lines: int = 1) -> QLabel:
+    """A label of a fixed height (for text that changes rarely and needs a colour)."""
+    lab = QLabel(text)
+    lab.setWordWrap(lines > 1)
+    lab.setTextInteractionFlags(Qt.TextSelectableByMouse)
+    lab.setFixedHeight(lines * lab.fontMetrics().lineSpacing() + 4)
+    lab.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Fixed)
+    lab.setAlignment(Qt.AlignLeft | Qt.AlignTop)
+    return lab
+
+
+class MergePanel(CatchesUp, QWidget):
+    trainRequested = Signal()   # the Train button; the window applies pending settings first
+
+    def __init__(self, controller, parent=None):
+        super().__init__(parent)
+        self.controller = controller
+        self.cache = ReadableCache()
+        self.colors = TokenColors.for_palette(self.palette())
+        self.limit = PAGE
+        self._behind = True      # nothing shown yet
+        self._new_trainer = True
+        self._last_rec: MergeStep | None = None
+        self._words_of = None    # the trainer whose words the pair model has
+        self.next_rec: MergeStep | None = None
+        self._build()
+        c = controller
+        c.trainerChanged.connect(self._on_trainer_changed)
+        c.stepChanged.connect(self._on_step_changed)
+        c.busyChanged.connect(self._update_controls)
+        c.playingChanged.connect(self._on_playing)
+        c.trainerStale.connect(self._on_stale)
+        c.targetChanged.connect(self._on_target_changed)
+        c.livePeek.connect(self._on_step_changed)
+        self._refresh()
+
+    # ----- layout ---------------------------------------------------------------------
+    def _build(self) -> None:
+        sp = self.style().standardIcon
+        self.reset_btn = QPushButton(sp(QStyle.SP_MediaSkipBackward), "Reset")
+        self.reset_btn.setToolTip("Back to step 0 (no merges)")
+        self.back_btn = QPushButton(sp(QStyle.SP_MediaSeekBackward), "Step back")
+        self.back_btn.setToolTip("Undo the last merge exactly")
+        self.step_btn = QPushButton(sp(QStyle.SP_MediaSeekForward), "Step")
+        self.step_btn.setToolTip("Merge the pair ranked 1 (highlighted in the table)")
+        self.play_btn = QPushButton(sp(QStyle.SP_MediaPlay), "Play")
+        self.play_btn.setCheckable(True)
+        self.play_btn.setToolTip("Step repeatedly at the speed of the slider")
+        self.speed = QSlider(Qt.Horizontal)
+        self.speed.setRange(0, len(SPEEDS) - 1)
+        self.speed.setValue(3)
+        self.speed.setFixedWidth(80)   # with the rest, one row at 800x600 (issue 21)
+        self.speed.setToolTip("Play speed")
+        self.speed_label = QLabel()
+        self.goto_spin = QSpinBox()
+        self.goto_spin.setRange(0, 10_000_000)
+        self.goto_spin.setToolTip("Step to run to (or back to)")
+        self.goto_spin.setKeyboardTracking(False)
+        self.goto_btn = QPushButton("Go")
+        self.goto_btn.setToolTip("Run forward (or undo back) to this step")
+        self.target_btn = QPushButton(sp(QStyle.SP_MediaSkipForward), "Train")
+        self.target_btn.setToolTip("Apply the settings and train until the target vocabulary "
+                                   "size or merge count (F5; progress in the status bar)")
+        self.cancel_btn = QPushButton(sp(QStyle.SP_BrowserStop), "Cancel")
+        self.cancel_btn.setToolTip("Stop the running job; the merges made so far stay")
+
+        # A flow layout: at a narrow width the controls wrap onto a second row instead
+        # of being pushed out of the panel.
+        bar = FlowBar(spacing=6)
+        for group in ((self.reset_btn, self.back_btn, self.step_btn),
+                      (self.play_btn, self.speed, self.speed_label),
+                      (QLabel("Step"), self.goto_spin, self.goto_btn),
+                      (self.target_btn, self.cancel_btn)):
+            bar.addWidget(_group(group))
+
+        self.status = _label()
+        # in the status line's place, one line high: as a second, two-line row it pushed
+        # the timeline out of view at 1024x700 (issue 21); the status bar keeps the step
+        self.stale_label = _fixed_label("Corpus or settings changed: the next Step retrains "
+                                        "from step 0.")
+        self.stale_label.setToolTip("The corpus or the training settings changed since this "
+                                    "training: Step, Train (F5) or Retrain (Ctrl+R) trains "
+                                    "again from step 0.")
+        self.stale_label.setStyleSheet("color: #c0392b;")
+        self.stale_label.hide()
+
+        # Left: candidate pairs for the next step.
+        self.pairs_box = QGroupBox("Candidate pairs for the next merge")
+        self.next_label = _label(lines=4)
+        self.next_label.setTextFormat(Qt.RichText)
+        self.filter_edit = QLineEdit()
+        self.filter_edit.setPlaceholderText("Filter pairs: e.g. e s, st, ·t (· is a space)")
+        self.filter_edit.setClearButtonEnabled(True)
+        self.more_btn = QToolButton()
+        self.more_btn.setText(f"Show {PAGE} more")
+        self.pair_model = PairTableModel(self)
+        self.pair_model.cache = self.cache
+        self.pair_view = _table()
+        self.pair_view.setObjectName("pairView")
+        self.pair_view.setModel(self.pair_model)
+        self.pair_view.horizontalHeader().setSortIndicator(-1, Qt.AscendingOrder)
+        self.pair_view.setSortingEnabled(True)
+        bold = self.pair_view.font()
+        bold.setBold(True)
+        tie_w = QFontMetrics(bold).horizontalAdvance("next") + 2 * TEXT_MARGIN + 2
+        self.pair_view.fit_columns((0, 3, 2, 0, 1), (0, 72, 60, 0, tie_w))
+        self.pairs_footer = _label()
+        left = QVBoxLayout(self.pairs_box)
+        left.setContentsMargins(6, 4, 6, 4)   # height for the docks below
+        left.addWidget(self.next_label)
+        row = QHBoxLayout()
+        row.addWidget(self.filter_edit, 1)
+        row.addWidget(self.more_btn)
+        left.addLayout(row)
+        left.addWidget(self.pair_view, 1)
+        left.addWidget(self.pairs_footer)
+
+        # Right top: the last merge and the words it changed.
+        self.last_box = QGroupBox("Last merge")
+        self.last_title = _label(lines=1)
+        self.last_title.setTextFormat(Qt.RichText)
+        self.last_box.setTitle("Last merge and the words it changed")
+        self.last_reason = _label(lines=2)   # full sentence in the next-pair box and tooltip
+        self.affected_label = _label(lines=1)
+        self.affected_model = AffectedModel(self)
+        self.affected_view = _table()
+        self.affected_view.setObjectName("affectedView")
+        self.affected_view.setModel(self.affected_model)
+        self.affected_view.fit_columns((0, 1, 1), (0, 60, 60))
+        rt = QVBoxLayout(self.last_box)
+        rt.setContentsMargins(6, 4, 6, 4)   # height for the docks below
+        rt.setSpacing(2)
+        rt.addWidget(self.last_title)
+        rt.addWidget(self.last_reason)
+        # how many words changed is in the box's title and the table's tooltip: a line
+        # of its own cost the height the docks below need (issue 21)
+        self.affected_label.hide()
+        rt.addWidget(self.affected_view, 1)
+
+        # Right bottom: the timeline.
+        self.timeline_box = QGroupBox("Timeline (click a step to jump there)")
+        self.timeline = TimelineModel(self)
+        self.timeline_view = _table(cls=TimelineView)
+        self.timeline_view.setObjectName("timelineView")
+        self.timeline_view.setModel(self.timeline)
+        self.timeline_view.fit_columns((0, 3, 3, 0, 0), (0, 72, 72, 0, 0))
+        rb = QVBoxLayout(self.timeline_box)
+        rb.setContentsMargins(6, 4, 6, 4)   # height for the docks below
+        self.timeline_tools = TimelineTools(self)
+        rb.addWidget(self.timeline_tools)
+        rb.addWidget(self.timeline_view)
+
+        right = QSplitter(Qt.Vertical)
+        right.addWidget(self.last_box)
+        right.addWidget(self.timeline_box)
+        right.setStretchFactor(0, 1)
+        right.setStretchFactor(1, 1)
+        split = QSplitter(Qt.Horizontal)
+        split.addWidget(self.pairs_box)
+        split.addWidget(right)
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 1)
+        split.setChildrenCollapsible(False)
+        self.splitter = split
+
+        outer = QVBoxLayout(self)
+        # every pixel of height counts at 1024x700 and 800x600: the docks below need it
+        outer.setContentsMargins(4, 4, 4, 4)
+        outer.setSpacing(4)
+        outer.addWidget(bar)
+        status_row = QHBoxLayout()
+        status_row.addWidget(self.status, 1)
+        status_row.addWidget(self.stale_label, 1)
+        outer.addLayout(status_row)
+        outer.addWidget(split, 1)
+
+        self.titles = fit_titles(self, (
+            (self.pairs_box, "Candidate pairs for the next merge", "Next merge"),
+            (self.last_box, "Last merge and the words it changed", "Last merge"),
+            (self.timeline_box, "Timeline (click a step to jump there)", "Timeline")))
+        self.step_btn.clicked.connect(self.controller.step)
+        self.back_btn.clicked.connect(self.controller.undo)
+        self.reset_btn.clicked.connect(self.controller.reset)
+        self.play_btn.toggled.connect(self._on_play_toggled)
+        self.speed.valueChanged.connect(self._on_speed)
+        self.goto_btn.clicked.connect(self._on_goto)
+        self.goto_spin.lineEdit().returnPressed.connect(self._on_goto)
+        self.target_btn.clicked.connect(self._on_train)
+        self.cancel_btn.clicked.connect(self.controller.cancel)
+        self.filter_edit.textChanged.connect(self.pair_model.set_filter)
+        self.more_btn.clicked.connect(self.show_more)
+        # pressed, not clicked: a click needs press and release on one row, which the
+        # first click after a scroll-bar drag did not always get.
+        self.timeline_view.pressed.connect(self._on_timeline_clicked)
+        self.timeline_view.activated.connect(self._on_timeline_clicked)
+        self.timeline_view.keyMoved.connect(self._on_timeline_key)
+        self._on_speed(self.speed.value())
+        self._update_controls()
+
+    # ----- controller signals --------------------------------------------------------------
+    def _on_trainer_changed(self) -> None:
+        self._new_trainer = True
+        self.limit = PAGE
+        self._refresh()
+
+    def _on_step_changed(self, _k: int = 0) -> None:
+        self._refresh()
+
+    def _on_stale(self, stale: bool) -> None:
+        self._show_stale(bool(stale) and self.controller.has_trainer)
+
+    def _show_stale(self, on: bool) -> None:
+        self.stale_label.setVisible(on)
+        self.status.setVisible(not on)
+
+    def _on_playing(self, on: bool) -> None:
+        self.play_btn.blockSignals(True)
+        self.play_btn.setChecked(on)
+        self.play_btn.setText("Pause" if on else "Play")
+        self.play_btn.setIcon(self.style().standardIcon(QStyle.SP_MediaPause if on
+                                                        else QStyle.SP_MediaPlay))
+        self.play_btn.blockSignals(False)
+
+    def _on_play_toggled(self, on: bool) -> None:
+        self.controller.set_playing(on, self.interval_ms())
+
+    def interval_ms(self) -> int:
+        return max(1, round(1000 / SPEEDS[self.speed.value()]))
+
+    def _on_speed(self, v: int) -> None:
+        self.speed_label.setText(f"{SPEEDS[v]}/s")
+        self.speed_label.setToolTip(f"Play speed: {SPEEDS[v]} steps a second")
+        if self.controller.playing:
+            self.controller.set_playing(True, self.interval_ms())
+
+    def _on_goto(self) -> None:
+        self.goto_spin.interpretText()
+        self.controller.goto(self.goto_spin.value())
+
+    def use_window_toolbar(self) -> None:
+        """In the main window the toolbar has Step back, Step, Train and Cancel: leave
+        them out here, so the panel's own row fits a narrow window."""
+        for w in (self.back_btn, self.step_btn, self.target_btn, self.cancel_btn):
+            w.hide()
+        self.play_btn.setToolTip("Step repeatedly at the speed of the slider (Ctrl+P)")
+
+    def _on_train(self) -> None:
+        if self.isSignalConnected(self.metaObject().method(
+                self.metaObject().indexOfSignal("trainRequested()"))):
+            self.trainRequested.emit()
+        else:
+            self.controller.train()
+
+    def _on_target_changed(self) -> None:
+        t = self.controller.view()
+        if t is not None:
+            self.goto_spin.setMaximum(max(t.target_steps or 10_000_000, t.n_steps))
+        self._fit_numbers(t)
+        self._refresh_status()
+        self._refresh_pairs()
+
+    def _on_timeline_key(self) -> None:
+        idx = self.timeline_view.currentIndex()
+        if idx.isValid() and self.timeline.step_of_row(idx.row()) != self.controller.step_index:
+            self._on_timeline_clicked(idx)
+
+    def _on_timeline_clicked(self, index) -> None:
+        if index.isValid():
+            self.controller.goto(self.timeline.step_of_row(index.row()))
+
+    def show_more(self) -> None:
+        self.limit += PAGE
+        self._refresh_pairs()
+
+    # ----- refresh ------------------------------------------------------------------------
+    def catch_up_with(self) -> None:
+        self._refresh()
+
+    def changeEvent(self, event) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.PaletteChange:
+            self.colors = TokenColors.for_palette(self.palette())
+            for view in (self.pair_view, self.affected_view, self.timeline_view):
+                view.set_colors(self.colors)
+            self.pair_model.set_colors(self.colors)
+            self.timeline.set_colors(self.colors)
+
+    def _update_controls(self, *_):
+        c = self.controller
+        busy = c.busy
+        has = c.has_trainer or (bool(c.corpus_text) and not c.corpus_text.isspace())
+        for w in (self.step_btn, self.play_btn, self.goto_btn, self.goto_spin,
+                  self.target_btn):
+            w.setEnabled(not busy and has)
+        self.more_btn.setEnabled(not busy and self.pair_model.snapshot.maybe_more)
+        at = c.step_index
+        self.back_btn.setEnabled(not busy and at > 0)
+        self.reset_btn.setEnabled(not busy and at > 0)
+        self.cancel_btn.setEnabled(busy)
+        self.timeline_view.setEnabled(not busy)
+
+    def _refresh(self) -> None:
+        """Re-read the trainer (if it may be read) into the snapshots the views show."""
+        self._update_controls()
+        if not self.controller.readable:   # a job runs it: the next look or its end
+            return
+        if self.skip_while_hidden():
+            return
+        t = self.controller.view()
+        if self._new_trainer:
+            self._new_trainer = False
+            self._fit_numbers(t)
+            self.cache = ReadableCache()
+            self.pair_model.cache = self.cache
+            self.timeline.reset(t.steps if t else ())
+            self._last_rec = None
+            self._show_stale(self.controller.stale and t is not None)
+            if t is not None and t.target_steps is not None:
+                self.goto_spin.setMaximum(max(t.target_steps, t.n_steps))
+            else:
+                self.goto_spin.setMaximum(10_000_000)
+        elif t is not None:
+            self.timeline.sync(t.steps)
+        self._sync_timeline_selection()
+        self._refresh_pairs()
+        self._refresh_last()
+        self._refresh_status()
+
+    def _fit_numbers(self, t) -> None:
+        """Room for the largest count and step this trainer can show: the best pair's
+        count never grows as training goes on, so the first one is the largest."""
+        top = t.steps[0].count if t is not None and t.steps else \
+            t.best_count() if t is not None else 0
+        last = max(t.target_steps or 0, t.n_steps) if t is not None else 0
+        bold = self.pair_view.font()
+        bold.setBold(True)   # the chosen pair's and the current step's rows are bold
+        fm = QFontMetrics(bold)
+        count_w = fm.horizontalAdvance(f"{top:,}") + 2 * TEXT_MARGIN + 2
+        step_w = fm.horizontalAdvance(f"{last:,}") + 2 * TEXT_MARGIN + 2
+        self.pair_view.set_column_minimum(3, count_w)
+        self.affected_view.set_column_minimum(0, count_w)
+        self.timeline_view.set_column_minimum(3, count_w)
+        self.timeline_view.set_column_minimum(0, step_w)
+
+    def _refresh_pairs(self) -> None:
+        if not self.controller.readable:
+            return
+        t = self.controller.view()
+        snap = t.pair_snapshot(self.limit) if t is not None else PairSnapshot()
+        if self._words_of is not t:   # "part of 中" hints look in the first words
+            self._words_of = t
+            self.pair_model.words = t.first_words() if t is not None else []
+        self.pair_model.set_snapshot(snap)
+        if self.pair_view.selectionModel().hasSelection():   # rows now hold other pairs
+            self.pair_view.clearSelection()
+        self.next_rec = t.next_choice() if t is not None else None
+        self.next_label.setText(self._next_text(snap))
+        if not snap.rows:
+            self.pairs_footer.setText("")
+        else:
+            more = " (Show more for others)" if snap.maybe_more else ""
+            tied = (f" · {snap.n_tied:,} tied at count {snap.top_count:,}"
+                    if snap.n_tied > 1 else "")
+            self.pairs_footer.setText(f"{len(snap.rows):,} best pairs{more}{tied}")
+        self.more_btn.setEnabled(snap.maybe_more and not self.controller.busy)
+
+    def _next_text(self, snap: PairSnapshot) -> str:
+        if not self.controller.has_trainer:
+            return "No training yet: add a corpus, then press Step."
+        rec = self.next_rec
+        if rec is None:
+            return f"<b>Training is done.</b> {_esc(self.controller.done_reason())}"
+        left, right = self.cache.text(rec.left), self.cache.text(rec.right)
+        merged = self.cache.text(rec.token)
+        return (f"<b>Next (step {rec.index}):</b> {_esc(left)} + {_esc(right)} → "
+                f"<b>{_esc(merged)}</b> (count {rec.count:,})<br>{_esc(rec.reason)}")
+
+    def _refresh_last(self) -> None:
+        t = self.controller.view()
+        rec = t.steps[-1] if t is not None and t.steps else None
+        if rec is self._last_rec and rec is not None:
+            return
+        self._last_rec = rec
+        if rec is None:
+            self.last_title.setText("No merge yet: press Step.")
+            self.last_reason.setText("")
+            self.affected_label.setText("")
+            self.titles.set_long(self.last_box, "Last merge and the words it changed")
+            self.affected_model.set_rows(())
+            return
+        left, right = self.cache.text(rec.left), self.cache.text(rec.right)
+        self.last_title.setText(f"<b>Step {rec.index}:</b> {_esc(left)} + {_esc(right)} → "
+                                f"<b>{_esc(self.cache.text(rec.token))}</b> (id {rec.new_id}), "
+                                f"count {rec.count:,}")
+        if not has_detail(rec):   # made by a run that is still going (see training_jobs)
+            tie = f"{rec.n_tied:,} pairs tied at this count. " if rec.n_tied > 1 else ""
+            self.last_reason.setText(f"{tie}Training is running: why it won and the words "
+                                     "it changed are shown when the run stops.")
+            self.last_reason.setToolTip("")
+            self.affected_label.setText("")
+            self.titles.set_long(self.last_box, "Last merge and the words it changed")
+            self.affected_model.set_rows(())
+            return   # the detailed record is a new object: it is shown when it comes
+        self.last_reason.setText(rec.reason)
+        self.last_reason.setToolTip(rec.reason)
+        shown = len(rec.affected)
+        more = f" (showing {shown})" if shown < rec.n_affected else ""
+        self.affected_label.setText(f"{rec.n_affected:,} word(s) changed{more}: before and "
+                                    "after, with how often each occurs.")
+        self.affected_view.setToolTip(self.affected_label.text())
+        words = "word" if rec.n_affected == 1 else "words"
+        self.titles.set_long(self.last_box, f"Last merge and the {rec.n_affected:,} {words} "
+                                            f"it changed{more}")
+        self.affected_model.set_rows(affected_rows(rec, t.vocab_bytes, self.cache))
+
+    def _refresh_status(self) -> None:
+        t = self.controller.view()
+        if t is None:
+            self.status.setText("Step 0 · no trainer")
+            return
+        target = t.target_steps
+        of = f" of {target:,}" if target is not None else ""
+        vocab = f"vocabulary {t.vocab_size:,}"
+        if t.settings.num_merges is None and t.settings.vocab_size is not None:
+            vocab += f" / {t.settings.vocab_size:,}"
+        if t.settings.prune:
+            vocab += " live tokens (pruning on)"
+        rule = TIE_RULE_LABELS.get(t.settings.tie_rule, t.settings.tie_rule)
+        early = t.stopped_early()
+        if early:   # "Step 15 of 18" alone read as if 3 more steps were to come
+            self.status.setText(f"Done at step {t.n_steps:,} of {target:,}: {early} · "
+                                f"{vocab} · tie rule: {rule}")
+        else:
+            self.status.setText(f"Step {t.n_steps:,}{of} · {vocab} · tie rule: {rule}")
+        self.goto_spin.blockSignals(True)
+        self.goto_spin.setValue(t.n_steps)
+        self.goto_spin.blockSignals(False)
+
+    def _sync_timeline_selection(self) -> None:
+        self.timeline_tools.sync()
+        k = self.timeline.current
+        idx = self.timeline.index(k, 0)
+        sel = self.timeline_view.selectionModel()
+        sel.setCurrentIndex(idx, QItemSelectionModel.ClearAndSelect | QItemSelectionModel.Rows)
+        self.timeline_view.scrollTo(idx)
+
+    # ----- for tests and the status bar ------------------------------------------------------
+    def pair_rows(self) -> list[tuple]:
+        """What the pair table shows, in view order: (rank, pair, merged, count, tie)."""
+        m = self.pair_model
+        return [tuple(m.index(r, c).data() for c in range(m.columnCount()))
+                for r in range(m.rowCount())]
+
+
+def _esc(s: str) -> str:
+    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

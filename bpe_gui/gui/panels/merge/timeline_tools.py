@@ -1,0 +1,69 @@
+"""Above the timeline: a scrubber over every step made so far, and "find the step that
+made token X" (a table shows a few rows; 10,000 steps need both)."""
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QHBoxLayout, QLineEdit, QSlider, QWidget
+
+from ...models.roles import plain_text
+
+
+def find_step(records, query: str, readable) -> int | None:
+    """The step whose new token is ``query`` (as shown, e.g. '·the', or as typed, ' the');
+    else the first whose token contains it; None if none.
+
+    Example: tokens ['st', 'est', 'wi'] and query 'est' -> 2
+    """
+    q = query.strip("\n")
+    if not q:
+        return None
+    first_partial = None
+    for rec in records:
+        shown, typed = readable(rec.token), plain_text(rec.token)
+        if q in (shown, typed):
+            return rec.index
+        if first_partial is None and (q in shown or q in typed):
+            first_partial = rec.index
+    return first_partial
+
+
+class TimelineTools(QWidget):
+    def __init__(self, panel, parent=None):
+        super().__init__(parent)
+        self.panel = panel
+        self.scrubber = QSlider(Qt.Horizontal)
+        self.scrubber.setTracking(False)   # jump when let go, not at every pixel
+        self.scrubber.setToolTip("Drag to any step made so far (undone steps included)")
+        self.find_edit = QLineEdit()
+        self.find_edit.setPlaceholderText("Find the step that made a token…")
+        self.find_edit.setToolTip("Type a token as shown (·the) or as text, then Enter")
+        self.find_edit.setClearButtonEnabled(True)
+        lay = QHBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.scrubber, 3)
+        lay.addWidget(self.find_edit, 2)
+        self.scrubber.valueChanged.connect(self._scrubbed)
+        self.find_edit.returnPressed.connect(self.find)
+
+    def sync(self) -> None:
+        """Follow the timeline: its length and the current step."""
+        tl = self.panel.timeline
+        self.scrubber.blockSignals(True)
+        self.scrubber.setRange(0, len(tl.records))
+        self.scrubber.setValue(tl.current)
+        self.scrubber.setPageStep(max(1, len(tl.records) // 20))
+        self.scrubber.blockSignals(False)
+
+    def _scrubbed(self, k: int) -> None:
+        if k != self.panel.controller.step_index:
+            self.panel.controller.goto(k)
+
+    def find(self) -> bool:
+        tl = self.panel.timeline
+        k = find_step(tl.records, self.find_edit.text(), tl.cache.text)
+        if k is None:
+            self.panel.controller.message.emit(
+                f"No step so far made a token like “{self.find_edit.text()}”.")
+            return False
+        self.panel.controller.goto(k)
+        return True

@@ -1,0 +1,249 @@
+"""Merge playback of one word: its symbols at the start, then each merge in rank order.
+
+Click a word in the encode view (or the corpus editor in words mode) and this panel
+shows how the tokenizer builds its tokens: the bytes (or characters) it starts from,
+then every merge that applies, lowest rank first, until no learned merge applies. A
+slider, the buttons and the keys ← → Home End move through the steps; the table lists
+them all (click a row to go there). The playback follows the encode view's tokenizer:
+the trained one as of the current step, or an imported one.
+"""
+from __future__ import annotations
+
+from html import escape
+
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QSlider,
+                               QStyle, QToolButton, QVBoxLayout, QWidget)
+
+from ....engine.display import is_partial
+from ....engine.errors import BPEError
+from ....engine.explain import Playback, playback, show
+from ...models.edit_words import ClickedWord
+from ...models.encoding import TokenTexts
+from ...models.playback import PlaybackModel
+from ...models.roles import TokenColors
+from ...widgets.table_cells import CellTableView
+from ...widgets.text_pane import TextPane
+from ...widgets.token_flow import PARTIAL, PLAIN, TokenFlow
+from ...widgets.visibility import CatchesUp
+
+HINT = ("Click a word in the encode view to see how its tokens are built: the symbols "
+        "it starts from, then each learned merge, lowest rank first.")
+
+
+class WordPlayback(CatchesUp, QWidget):
+    def __init__(self, controller, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.controller = controller
+        self.word: ClickedWord | None = None
+        self.playback: Playback | None = None
+        self.texts = TokenTexts()
+        self._selecting = False
+        self._build()
+        self._show_empty("")
+        controller.tokenizerChanged.connect(self._on_tokenizer_changed)
+
+    # ----- layout -------------------------------------------------------------------------
+    def _build(self) -> None:
+        self.setFocusPolicy(Qt.StrongFocus)
+        self.title = QLabel()
+        self.title.setWordWrap(True)
+        self.title.setTextFormat(Qt.RichText)
+        self.reason = QLabel()
+        self.reason.setWordWrap(True)
+        self.flow = TokenFlow()
+        self.flow.setFixedHeight(2 * self.flow.row_h + 14)
+        icon = self.style().standardIcon
+        self.first_button = QToolButton(icon=icon(QStyle.SP_MediaSkipBackward))
+        self.back_button = QToolButton(text="Back", icon=icon(QStyle.SP_MediaSeekBackward))
+        self.step_button = QToolButton(text="Step", icon=icon(QStyle.SP_MediaSeekForward))
+        self.last_button = QToolButton(icon=icon(QStyle.SP_MediaSkipForward))
+        for b in (self.back_button, self.step_button):
+            b.setToolButtonStyle(Qt.ToolButtonTextBesideIcon)
+        for b, tip in ((self.first_button, "The start: no merge yet (Home)"),
+                       (self.back_button, "One merge back (←)"),
+                       (self.step_button, "Apply the next merge (→)"),
+                       (self.last_button, "All merges: the word's tokens (End)")):
+            b.setToolTip(tip)
+        self.slider = QSlider(Qt.Horizontal)
+        self.slider.setToolTip("Steps of this word: 0 is the start, the last is its tokens")
+        self.slider.setPageStep(1)
+        self.step_label = TextPane()
+        bar = QHBoxLayout()
+        for w in (self.first_button, self.back_button, self.step_button, self.last_button):
+            bar.addWidget(w)
+        bar.addWidget(self.slider, 1)
+        self.model = PlaybackModel(self)
+        self.table = CellTableView()
+        self.table.setObjectName("playbackTable")
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SingleSelection)
+        self.table.verticalHeader().setVisible(False)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.Interactive)
+        em = self.fontMetrics().horizontalAdvance("M")
+        for col, w in ((0, 5), (1, 6), (2, 9)):
+            self.table.setColumnWidth(col, w * em)
+        lay = QVBoxLayout(self)
+        lay.addWidget(self.title)
+        lay.addWidget(self.reason)
+        lay.addWidget(self.flow)
+        lay.addLayout(bar)
+        lay.addWidget(self.step_label)
+        lay.addWidget(self.table, 1)
+
+        self.first_button.clicked.connect(lambda: self.set_step(0))
+        self.back_button.clicked.connect(self.back)
+        self.step_button.clicked.connect(self.step)
+        self.last_button.clicked.connect(lambda: self.set_step(self.slider.maximum()))
+        self.slider.valueChanged.connect(self._on_slider)
+        self.table.selectionModel().currentRowChanged.connect(self._on_row)
+        for key, slot in ((Qt.Key_Right, self.step), (Qt.Key_Left, self.back),
+                          (Qt.Key_Home, lambda: self.set_step(0)),
+                          (Qt.Key_End, lambda: self.set_step(self.slider.maximum()))):
+            sc = QShortcut(QKeySequence(key), self)
+            sc.setContext(Qt.WidgetWithChildrenShortcut)
+            sc.activated.connect(slot)
+
+    # ----- public API -----------------------------------------------------------------------
+    def show_word(self, word: ClickedWord | str) -> None:
+        """Play back this word (a click from a text view, or plain text)."""
+        if isinstance(word, str):
+            word = ClickedWord(word, 0, len(word), 0, "", "")
+        self.word = word
+        self._recompute(at_end=True)
+
+    def current_step(self) -> int:
+        return self.slider.value()
+
+    def shown_symbols(self) -> list[bytes]:
+        """The symbols the chips show now (for tests)."""
+        return list(self.flow.tokens)
+
+    def step(self) -> None:
+        self.set_step(self.slider.value() + 1)
+
+    def back(self) -> None:
+        self.set_step(self.slider.value() - 1)
+
+    def set_step(self, k: int) -> None:
+        self.slider.setValue(max(0, min(k, self.slider.maximum())))
+
+    # ----- updates --------------------------------------------------------------------------
+    def _on_tokenizer_changed(self) -> None:
+        if self.word is None or self.skip_while_hidden():
+            return
+        self._recompute(at_end=self.slider.value() == self.slider.maximum())
+
+    def catch_up_with(self) -> None:
+        self._on_tokenizer_changed()
+
+    def _source(self) -> str:
+        c = self.controller
+        if c.use_imported and c.imported is not None:
+            name = (c.imported_path or "imported").replace("\\", "/").rsplit("/", 1)[-1]
+            return f"imported tokenizer {escape(name)}"
+        return f"trained tokenizer as of step {c.step_index:,}"
+
+    def _recompute(self, at_end: bool) -> None:
+        w, tok = self.word, self.controller.tokenizer()
+        if w is None:
+            return
+        label = f" · {escape(w.label)}" if w.label else ""
+        head = f"<b>“{escape(show(w.text, 60))}”</b>{label}"
+        self.reason.setText(w.reason)
+        if w.branch < 0:
+            self._show_empty("", f"{head}: a special token, one id, never split or merged.")
+            return
+        if tok is None:
+            self._show_empty("", f"{head}: no tokenizer yet (train or import one).")
+            return
+        try:
+            pb = playback(tok, w.text)
+        except BPEError as e:   # e.g. a character a char-level vocabulary lacks
+            self._show_empty("", f"{head}: {escape(str(e))}")
+            return
+        k = len(pb.steps) if at_end else min(self.slider.value(), len(pb.steps))
+        self.playback = pb
+        # characters, not bytes, for a tokenizer.json whose model starts from characters
+        unit = "byte" if tok.mode == "byte" and all(len(t) == 1 for t in pb.symbols) \
+            else "symbol"
+        n0, n1 = len(pb.symbols), len(pb.final_symbols)
+        self.title.setText(f"{head} · {n0} {unit}{'s' if n0 != 1 else ''} → {n1} "
+                           f"token{'s' if n1 != 1 else ''} in {len(pb.steps)} "
+                           f"step{'s' if len(pb.steps) != 1 else ''} · {self._source()}")
+        self.model.set_playback(pb, k)
+        for b in (self.first_button, self.back_button, self.step_button, self.last_button,
+                  self.slider):
+            b.setEnabled(bool(pb.steps))
+        self.slider.blockSignals(True)
+        self.slider.setRange(0, len(pb.steps))
+        self.slider.setValue(k)
+        self.slider.blockSignals(False)
+        self._on_slider(k)
+
+    def _show_empty(self, reason: str, title: str = "") -> None:
+        self.playback = None
+        self.title.setText(title or HINT)
+        if reason or not title:
+            self.reason.setText(reason)
+        self.model.set_playback(None, 0)
+        self.flow.set_tokens([], [], [])
+        self.step_label.setText("")
+        self.slider.setRange(0, 0)
+        for b in (self.first_button, self.back_button, self.step_button, self.last_button,
+                  self.slider):
+            b.setEnabled(False)
+
+    def _on_slider(self, k: int) -> None:
+        pb = self.playback
+        if pb is None:
+            return
+        symbols, ids = pb.symbols_at(k), pb.ids_at(k)
+        kinds = [PARTIAL if is_partial(t) else PLAIN for t in symbols]
+        texts = self.texts
+        self.flow.set_tokens(list(symbols), list(ids), kinds, lambda t: texts(t, True), True)
+        st = pb.steps[k - 1] if k else None
+        self.flow.set_highlight(st.new_positions() if st else [], scroll=False)
+        self.model.set_current(k)
+        if self.table.currentIndex().row() != k:
+            self._selecting = True
+            self.table.selectRow(k)
+            self._selecting = False
+        self.step_label.setText(self._describe(pb, k))
+
+    def _on_row(self, current, _previous) -> None:
+        if current.isValid() and not self._selecting:
+            self.set_step(current.row())
+
+    def _describe(self, pb: Playback, k: int) -> str:
+        n = len(pb.steps)
+        if not pb.symbols:
+            return "No symbols: a character-level tokenizer leaves whitespace out."
+        if k == 0:
+            what = "the start" if n else "the start; no learned merge applies to any pair"
+            return f"Step 0 of {n}: {what}."
+        st = pb.steps[k - 1]
+        t = self.texts
+        if st.rank is None:   # a rule of the kind (tiktoken, ignore_merges): its own words
+            did = st.rule.rstrip(".") if st.rule else "a rule of this tokenizer"
+            did = did[:1].lower() + did[1:]
+        else:
+            places = "once" if len(st.at) == 1 else f"at {len(st.at)} places"
+            did = (f"rank {st.rank:,}: {t(st.pair[0])} + {t(st.pair[1])} → {t(st.token)}, "
+                   f"{places}")
+        end = "; no learned merge applies to what is left" if k == n else ""
+        return f"Step {k} of {n}: {did}{end}."
+
+    def changeEvent(self, event) -> None:
+        super().changeEvent(event)
+        if event.type() == event.Type.PaletteChange:
+            colors = TokenColors.for_palette(self.palette())
+            self.flow.set_colors(colors)
+            self.table.set_colors(colors)
+            self.model.colors = colors
+
+    def sizeHint(self) -> QSize:
+        return QSize(520, 360)

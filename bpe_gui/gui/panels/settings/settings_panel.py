@@ -1,0 +1,417 @@
+"""Training settings: mode, target, min frequency, special tokens, pre-tokenizer, tie rule.
+
+Every field is checked as the user types; problems show inline, next to the field,
+and Apply stays disabled until they are fixed. Nothing typed is ever reset by an
+error. Apply hands a :class:`TrainSettings` to ``controller.set_settings``; the
+panel follows ``settingsChanged`` (samples, sessions) back into its fields.
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QFontDatabase
+from PySide6.QtWidgets import (QButtonGroup, QCheckBox, QComboBox, QFormLayout, QGroupBox,
+                               QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QPushButton,
+                               QRadioButton, QScrollArea, QSpinBox, QVBoxLayout, QWidget)
+
+from ....engine.errors import BPEError
+from ....engine.pretokenize import (PRESET_LABELS, PRESETS, compile_pattern, resolve_pattern,
+                                   special_splitter, validate_special_tokens)
+from ....engine.trainer import TIE_RULE_LABELS, TrainSettings
+from ...models.settings_changes import describe_changes
+from ...theme import colors
+
+CUSTOM = "custom"
+PREVIEW_TIMEOUT_S = 0.25
+PREVIEW_CHARS = 160
+PREVIEW_FALLBACK = "Hello world's 42 tokens! 你好，世界。"
+MAX_SPIN = 10_000_000
+
+TIE_RULE_HELP = {
+    "greatest": "When pairs share the top count, the pair whose bytes compare greatest wins "
+                "(first token, then second): (s, t) beats (e, s). The default of reference "
+                "byte-level trainers such as the CS336 assignment.",
+    "first-seen": "When pairs share the top count, the pair that occurs first in the corpus "
+                  "wins (words in order of first appearance), which is what "
+                  "max(counts, key=counts.get) does in many tutorials.",
+    "lowest-ids": "When pairs share the top count, the pair with the lowest token ids wins "
+                  "(first id, then second), as Hugging Face tokenizers do.",
+}
+
+
+def visible(word: str) -> str:
+    return word.replace(" ", "·").replace("\n", "↵").replace("\t", "→")
+
+
+class SettingsPanel(QWidget):
+    """Fields for every TrainSettings option, with inline errors and Apply/Revert."""
+
+    applied = Signal(object)   # TrainSettings, after the controller accepted them
+    pendingChanged = Signal(bool, list)   # fields differ from the settings in use; what differs
+
+    def __init__(self, controller, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.controller = controller
+        self._syncing = False
+        self.errors: dict[str, str] = {}
+        self._pending: tuple | None = None
+        self._build()
+        self._check_timer = QTimer(self, singleShot=True, interval=120)
+        self._check_timer.timeout.connect(self.check)
+        controller.settingsChanged.connect(self.set_settings)
+        controller.corpusChanged.connect(self._schedule_check)
+        self.set_settings(controller.settings)
+
+    # ----- layout ---------------------------------------------------------------------
+    def _build(self) -> None:
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        scroll = QScrollArea(widgetResizable=True)
+        scroll.setFrameShape(QScrollArea.NoFrame)
+        # Fields shrink to the dock's width (labels wrap) instead of scrolling sideways.
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        # A scroll bar that comes and goes as an inline error shows or hides changes the
+        # width, re-wraps every label, and moves the field under the pointer: keep it.
+        scroll.setVerticalScrollBarPolicy(Qt.ScrollBarAlwaysOn)
+        outer.addWidget(scroll)
+        body = QWidget()
+        scroll.setWidget(body)
+        lay = QVBoxLayout(body)
+        lay.setContentsMargins(6, 6, 6, 6)
+
+        # Tie rule first: it decides which pair wins, and tutorials disagree about it.
+        self.tie_box = QGroupBox("Tie rule (equal counts)")
+        self.tie_box.setToolTip("Which pair wins when several pairs share the top count")
+        self.tie_box.setObjectName("tieRuleBox")
+        tl = QVBoxLayout(self.tie_box)
+        self.tie_combo = QComboBox()
+        for key, label in TIE_RULE_LABELS.items():
+            self.tie_combo.addItem(label, key)
+        self.tie_combo.setToolTip("Recorded in every export")
+        self.tie_help = QLabel(wordWrap=True)
+        tl.addWidget(self.tie_combo)
+        tl.addWidget(self.tie_help)
+        lay.addWidget(self.tie_box)
+
+        mode_box = QGroupBox("Base symbols")
+        ml = QVBoxLayout(mode_box)
+        self.byte_radio = QRadioButton("Byte-level (256 bytes, GPT-2)")
+        self.byte_radio.setToolTip("Start from the 256 single bytes: any text can be encoded")
+        self.char_radio = QRadioButton("Character-level (+ </w>)")
+        self.char_radio.setToolTip("Start from the characters seen in the corpus plus the "
+                                   "end-of-word marker </w> (classic Sennrich BPE)")
+        self.mode_group = QButtonGroup(self)
+        self.mode_group.addButton(self.byte_radio)
+        self.mode_group.addButton(self.char_radio)
+        ml.addWidget(self.byte_radio)
+        ml.addWidget(self.char_radio)
+        row = QHBoxLayout()
+        row.addSpacing(22)
+        self.eow_label = QLabel("</w>:")
+        self.eow_label.setToolTip("Where the end-of-word marker goes")
+        self.eow_combo = QComboBox()
+        self.eow_combo.addItem("Suffix: low</w> (Sennrich)", "suffix")
+        self.eow_combo.addItem("Prefix: </w>low (space before)", "prefix")
+        row.addWidget(self.eow_label)
+        row.addWidget(self.eow_combo, 1)
+        ml.addLayout(row)
+        lay.addWidget(mode_box)
+
+        target_box = QGroupBox("When to stop")
+        form = QFormLayout(target_box)
+        form.setRowWrapPolicy(QFormLayout.WrapLongRows)
+        self.vocab_radio = QRadioButton("Vocabulary size")
+        self.merges_radio = QRadioButton("Number of merges")
+        self.target_group = QButtonGroup(self)
+        self.target_group.addButton(self.vocab_radio)
+        self.target_group.addButton(self.merges_radio)
+        self.vocab_spin = QSpinBox(minimum=1, maximum=MAX_SPIN, singleStep=100, value=1000)
+        self.vocab_spin.setGroupSeparatorShown(True)
+        self.merges_spin = QSpinBox(minimum=0, maximum=MAX_SPIN, singleStep=10, value=100)
+        self.merges_spin.setGroupSeparatorShown(True)
+        form.addRow(self.vocab_radio, self.vocab_spin)
+        form.addRow(self.merges_radio, self.merges_spin)
+        self.minfreq_spin = QSpinBox(minimum=1, maximum=1_000_000_000, value=1)
+        self.minfreq_spin.setToolTip("Stop when the best pair occurs fewer times than this")
+        form.addRow("Minimum pair frequency", self.minfreq_spin)
+        self.prune_check = QCheckBox("Prune tokens no longer used alone")
+        self.prune_check.setToolTip("Classic tutorial variant: after a merge, a token that "
+                                    "never appears alone any more leaves the vocabulary, so "
+                                    "the vocabulary size counts live symbols.")
+        form.addRow(self.prune_check)
+        self.target_error = self._error_label()
+        form.addRow(self.target_error)
+        lay.addWidget(target_box)
+
+        pre_box = QGroupBox("Pre-tokenizer")
+        pl = QVBoxLayout(pre_box)
+        self.preset_combo = QComboBox()
+        for key in PRESETS:
+            self.preset_combo.addItem(PRESET_LABELS.get(key, key), key)
+        self.preset_combo.addItem("Custom pattern…", CUSTOM)
+        self.pattern_edit = QLineEdit()
+        self.pattern_edit.setFont(QFontDatabase.systemFont(QFontDatabase.FixedFont))
+        self.pattern_edit.setPlaceholderText(r"a regex, e.g. \S+|\s+  (\p{L}, \p{N}, \p{Han} work)")
+        self.pattern_error = self._error_label()
+        self.preview_label = QLabel(wordWrap=True)
+        self.preview_label.setTextFormat(Qt.PlainText)
+        self.preview_label.setToolTip("How the pattern cuts the start of the corpus into words")
+        pl.addWidget(self.preset_combo)
+        pl.addWidget(self.pattern_edit)
+        pl.addWidget(self.pattern_error)
+        pl.addWidget(self.preview_label)
+        lay.addWidget(pre_box)
+
+        sp_box = QGroupBox("Special tokens (one per line)")
+        sl = QVBoxLayout(sp_box)
+        self.specials_edit = QPlainTextEdit()
+        self.specials_edit.setPlaceholderText("<|endoftext|>")
+        self.specials_edit.setTabChangesFocus(True)
+        self.specials_edit.setFixedHeight(self.fontMetrics().lineSpacing() * 4 + 12)
+        self.specials_edit.setToolTip("Never split or merged; they get ids after the base "
+                                      "symbols. Spaces around each line are ignored.")
+        self.specials_error = self._error_label()
+        sl.addWidget(self.specials_edit)
+        sl.addWidget(self.specials_error)
+        lay.addWidget(sp_box)
+
+        # The state line wraps on a line of its own: beside the buttons its longest text
+        # made the panel wider than a narrow dock, and Apply was cut off (issue 21).
+        self.state_label = QLabel(wordWrap=True)
+        lay.addWidget(self.state_label)
+        buttons = QHBoxLayout()
+        self.apply_button = QPushButton("Apply")
+        self.apply_button.setToolTip("Use these settings. Train (F5) applies them too; a new "
+                                     "target keeps the merges made so far")
+        self.revert_button = QPushButton("Revert")
+        self.revert_button.setToolTip("Back to the settings in use")
+        self.apply_button.clicked.connect(self.apply)
+        self.revert_button.clicked.connect(lambda: self.set_settings(self.controller.settings))
+        buttons.addStretch(1)
+        buttons.addWidget(self.revert_button)
+        buttons.addWidget(self.apply_button)
+        lay.addLayout(buttons)
+        lay.addStretch(1)
+
+        for sig in (self.tie_combo.currentIndexChanged, self.eow_combo.currentIndexChanged,
+                    self.mode_group.buttonToggled, self.target_group.buttonToggled,
+                    self.vocab_spin.valueChanged, self.merges_spin.valueChanged,
+                    self.minfreq_spin.valueChanged, self.prune_check.toggled,
+                    self.pattern_edit.textEdited, self.specials_edit.textChanged):
+            sig.connect(self._schedule_check)
+        self.preset_combo.currentIndexChanged.connect(self._on_preset)
+        for combo in (self.tie_combo, self.eow_combo, self.preset_combo):
+            combo.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+            combo.setMinimumContentsLength(14)
+        for radio in (self.byte_radio, self.char_radio):
+            radio.setMinimumWidth(40)
+        self._restyle()
+
+    def _error_label(self) -> QLabel:
+        lab = QLabel(wordWrap=True)
+        lab.setObjectName("inlineError")
+        lab.setTextFormat(Qt.PlainText)
+        lab.setVisible(False)
+        return lab
+
+    def changeEvent(self, event) -> None:
+        if event.type() == event.Type.PaletteChange:
+            self._restyle()
+        super().changeEvent(event)
+
+    def _restyle(self) -> None:
+        col = colors(self)
+        for lab in (self.target_error, self.pattern_error, self.specials_error):
+            lab.setStyleSheet(f"color: {col['error']};")
+        self.tie_box.setStyleSheet(
+            f"QGroupBox#tieRuleBox {{ font-weight: bold; border: 2px solid {col['accent']}; "
+            "border-radius: 4px; margin-top: 1.2em; padding-top: 4px; } "
+            "QGroupBox#tieRuleBox::title { subcontrol-origin: margin; left: 8px; "
+            f"padding: 0 4px; color: {col['accent']}; }}")
+        self.tie_help.setStyleSheet("font-weight: normal;")
+        self.tie_combo.setStyleSheet("font-weight: normal;")
+        self.preview_label.setStyleSheet(f"color: {col['muted']};")
+        self._pattern_field(self.preset_combo.currentData() == CUSTOM)
+
+    # ----- controller -> fields ---------------------------------------------------------
+    def set_settings(self, s: TrainSettings) -> None:
+        """Show these settings in the fields (from the controller: sample, session)."""
+        self._syncing = True
+        try:
+            self.tie_combo.setCurrentIndex(max(0, self.tie_combo.findData(s.tie_rule)))
+            (self.char_radio if s.mode == "char" else self.byte_radio).setChecked(True)
+            self.eow_combo.setCurrentIndex(max(0, self.eow_combo.findData(s.end_of_word)))
+            if s.num_merges is not None:
+                self.merges_radio.setChecked(True)
+                self.merges_spin.setValue(s.num_merges)
+            else:
+                self.vocab_radio.setChecked(True)
+            if s.vocab_size is not None:
+                self.vocab_spin.setValue(s.vocab_size)
+            self.minfreq_spin.setValue(s.min_frequency)
+            self.prune_check.setChecked(s.prune)
+            pattern, preset = resolve_pattern(s.pattern)
+            self.preset_combo.setCurrentIndex(self.preset_combo.findData(preset or CUSTOM))
+            self.pattern_edit.setText(pattern)
+            self.pattern_edit.setCursorPosition(0)
+            self.specials_edit.setPlainText("\n".join(s.special_tokens))
+        finally:
+            self._syncing = False
+        self.check()
+
+    # ----- fields -> settings -----------------------------------------------------------
+    def _on_preset(self) -> None:
+        key = self.preset_combo.currentData()
+        self._pattern_field(key == CUSTOM)
+        if key != CUSTOM and not self._syncing:
+            self.pattern_edit.setText(PRESETS[key])
+            self.pattern_edit.setCursorPosition(0)
+        elif key == CUSTOM and not self._syncing:
+            self.pattern_edit.setFocus()
+        self._schedule_check()
+
+    def _pattern_field(self, editable: bool) -> None:
+        """A preset's pattern is shown, not edited: flat, muted, no clear button (it
+        looked like a field to type in and cleared to nothing)."""
+        edit = self.pattern_edit
+        edit.setReadOnly(not editable)
+        edit.setClearButtonEnabled(editable)
+        sheet = "" if editable else (
+            f"QLineEdit {{ background: palette(window); color: {colors(self)['muted']}; "
+            "border: 1px dotted palette(mid); padding: 1px 2px; }")
+        if edit.styleSheet() != sheet:
+            edit.setStyleSheet(sheet)
+        edit.setToolTip("Your pattern (the regex module: \\p{L}, \\p{N}, \\p{Han} work)"
+                        if editable else "The preset's pattern, read-only: choose “Custom "
+                        "pattern…” to write your own (it starts from this one)")
+
+    def _schedule_check(self, *_) -> None:
+        if not self._syncing:
+            self._check_timer.start()
+
+    def special_tokens(self) -> list[str]:
+        lines = [ln.strip() for ln in self.specials_edit.toPlainText().split("\n")]
+        while lines and not lines[-1]:
+            lines.pop()
+        return lines
+
+    def pattern(self) -> str:
+        key = self.preset_combo.currentData()
+        return key if key != CUSTOM else self.pattern_edit.text()
+
+    def collect(self) -> tuple[TrainSettings | None, dict[str, str]]:
+        """The settings in the fields, or None with an error per field."""
+        errors: dict[str, str] = {}
+        mode = "char" if self.char_radio.isChecked() else "byte"
+        use_merges = self.merges_radio.isChecked()
+        specials: tuple[str, ...] = ()
+        try:
+            specials = validate_special_tokens(self.special_tokens())
+        except BPEError as e:
+            errors["specials"] = str(e)
+        pattern = self.pattern()
+        try:
+            rx = compile_pattern(resolve_pattern(pattern)[0])
+            if not self._preview(rx, specials):
+                errors["pattern"] = ("This pattern finds no words in the start of the corpus, "
+                                     "so there would be nothing to train on. Pick a preset or "
+                                     "change the pattern.")
+        except BPEError as e:
+            errors["pattern"] = str(e)
+            self.preview_label.clear()
+        except TimeoutError:
+            errors["pattern"] = (f"The pattern ran for more than {PREVIEW_TIMEOUT_S:g} s on "
+                                 f"{PREVIEW_CHARS} characters: it backtracks catastrophically "
+                                 "(nested quantifiers such as (a+)+). Simplify it or pick a preset.")
+            self.preview_label.clear()
+        vocab = self.vocab_spin.value()
+        if errors:
+            return None, errors
+        if use_merges:   # the vocab size is not used then: do not count it as a change
+            vocab = self.controller.settings.vocab_size
+        s = TrainSettings(vocab_size=vocab, num_merges=self.merges_spin.value() if use_merges else None,
+                          mode=mode, end_of_word=self.eow_combo.currentData(), pattern=pattern,
+                          special_tokens=specials, tie_rule=self.tie_combo.currentData(),
+                          min_frequency=self.minfreq_spin.value(),
+                          prune=self.prune_check.isChecked())
+        try:   # the vocab size rule is TrainSettings'; char mode: this corpus's alphabet
+            s = s.validated(n_base=self.controller.queries.char_alphabet_size()
+                            if mode == "char" else None)
+        except BPEError as e:
+            return None, {"target": str(e)}
+        return s, {}
+
+    def _preview(self, rx, specials: tuple[str, ...] = ()) -> bool:
+        """Show how the pattern cuts the corpus start, special tokens kept whole (as
+        training does). False when it finds no word at all."""
+        text = self.controller.corpus_text[:PREVIEW_CHARS] or PREVIEW_FALLBACK
+        splitter = special_splitter(specials)
+        pieces, pos = [], 0
+        for m in (splitter.finditer(text) if splitter is not None else ()):
+            pieces += [(text[pos:m.start()], False), (m.group(), True)]
+            pos = m.end()
+        pieces.append((text[pos:], False))
+        words: list[str] = []
+        for piece, special in pieces:
+            if special:
+                words.append(piece)
+            elif piece:
+                found = rx.findall(piece, timeout=PREVIEW_TIMEOUT_S)
+                words += [w if isinstance(w, str) else "".join(w) for w in found]
+        words = [w for w in words if w]
+        self.preview_label.setText("Words: " + " ".join(f"[{visible(w)}]" for w in words[:40]))
+        return bool(words) or not text.strip()
+
+    def check(self) -> bool:
+        """Validate the fields now; show errors inline; enable Apply if valid and changed."""
+        self._check_timer.stop()
+        char = self.char_radio.isChecked()
+        self.eow_combo.setEnabled(char)
+        self.eow_label.setEnabled(char)
+        self.vocab_spin.setEnabled(self.vocab_radio.isChecked())
+        self.merges_spin.setEnabled(self.merges_radio.isChecked())
+        custom = self.preset_combo.currentData() == CUSTOM
+        self._pattern_field(custom)
+        self.tie_help.setText(TIE_RULE_HELP.get(self.tie_combo.currentData(), ""))
+        settings, errors = self.collect()
+        self.errors = errors
+        for key, lab in (("target", self.target_error), ("pattern", self.pattern_error),
+                         ("specials", self.specials_error)):
+            lab.setText(errors.get(key, ""))
+            lab.setVisible(key in errors)
+        changed = settings != self.controller.settings if settings is not None else True
+        self._emit_pending(settings, changed)
+        self.apply_button.setEnabled(settings is not None and changed)
+        self.revert_button.setEnabled(changed)
+        col = colors(self)
+        if errors:
+            self.state_label.setText(f"<span style='color:{col['error']}'>Fix the marked "
+                                     "field(s) to apply.</span>")
+        elif changed:
+            self.state_label.setText(f"<span style='color:{col['accent']}'>Not applied yet."
+                                     "</span>")
+        else:
+            self.state_label.setText(f"<span style='color:{col['muted']}'>In use.</span>")
+        return not errors
+
+    def _emit_pending(self, settings: TrainSettings | None, changed: bool) -> None:
+        what = describe_changes(self.controller.settings, settings) if settings else []
+        state = (changed, tuple(what), bool(self.errors))
+        if state != self._pending:
+            self._pending = state
+            self.pendingChanged.emit(changed, what)
+
+    def is_pending(self) -> bool:
+        """The fields hold settings that are not the ones in use."""
+        settings, _ = self.collect()
+        return settings is None or settings != self.controller.settings
+
+    def apply(self) -> bool:
+        """Hand the settings to the controller; on error keep every field as typed."""
+        if not self.check():
+            return False
+        settings, _ = self.collect()
+        if settings is None or not self.controller.set_settings(settings):
+            return False
+        self.check()
+        self.applied.emit(settings)
+        return True

@@ -1,0 +1,389 @@
+"""Vocabulary browser: every token of the current vocabulary, searchable by text, id or
+hex, with its class (ok / unreachable / undecodable / special, filterable), and the
+merge lineage of the selected token (token -> its two parts -> ... -> bytes).
+
+Shows the trained vocabulary as of the current step, or the imported tokenizer's when
+the controller uses it. Stepping appends/removes rows; a hidden browser catches up when
+shown. The classes come from the controller (``controller.classes``, token_classes.py):
+at once for a step's new token, from a job of the controller's for a whole vocabulary.
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QItemSelectionModel, Qt, QTimer
+from PySide6.QtGui import QBrush, QFont
+from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QHBoxLayout,
+                               QHeaderView, QLabel, QLineEdit, QSplitter, QTreeWidget,
+                               QTreeWidgetItem, QVBoxLayout, QWidget)
+
+from ....engine.display import hex_bytes
+from ...models.proxy import SourceSortProxy
+from ...models.roles import TokenColors
+from ...models.vocab_classes import FILTER_LABELS, class_counts, counts_text, filter_label
+from ...models.vocab_model import MERGE, SPECIAL, VocabEntry, VocabModel
+from ...widgets.fit_columns import FittedTableView
+from ...widgets.text_pane import TextPane
+from ...widgets.visibility import CatchesUp
+
+SEARCH_DEBOUNCE_MS = 120
+LINEAGE_NODE_LIMIT = 2000
+THROTTLE_MS = 150
+
+
+class VocabBrowser(CatchesUp, QWidget):
+    def __init__(self, controller, parent=None):
+        super().__init__(parent)
+        self.controller = controller
+        self.colors = TokenColors.for_palette(self.palette())
+        self._behind = True      # nothing shown yet
+        self._new_source = True
+        self._source_key: tuple | None = None
+        self._build()
+        controller.trainerChanged.connect(self._on_trainer_changed)
+        controller.stepChanged.connect(self._on_step_changed)
+        controller.tokenizerChanged.connect(self._on_tokenizer_changed)
+        controller.busyChanged.connect(lambda busy: None if busy else self._refresh())
+        controller.classes.changed.connect(self._refresh_classes)
+        self._refresh()
+
+    def _build(self) -> None:
+        self.search = QLineEdit()
+        self.search.setPlaceholderText("Search by text (the, ·the), id (300) or hex (e4 bd, "
+                                       "<E4 BD>, 0xe4)")
+        self.search.setClearButtonEnabled(True)
+        self.gpt2 = QCheckBox("GPT-2 alphabet (Ġ)")
+        self.gpt2.setToolTip("Show tokens as in GPT-2's vocab.json: each byte as a printable "
+                             "character, a space as Ġ")
+        self.class_filter = QComboBox()
+        for key, label in FILTER_LABELS:
+            self.class_filter.addItem(label, key)
+        self.class_filter.setToolTip(
+            "Show only the tokens of one class. Each token is decoded and its text "
+            "encoded again: ok (it comes back as this token), unreachable (as other "
+            "tokens), undecodable (not valid UTF-8: part of a character), special.")
+        self.class_filter.currentIndexChanged.connect(self._on_class_filter)
+        # room for the counts from the start: the box does not grow as they come
+        self.class_filter.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+        self.class_filter.setMinimumContentsLength(len("undecodable (888,888)"))
+        self._counted: tuple | None = None   # (classes, rows) the counts shown are of
+        self.summary = TextPane(lines=1)   # on a row of its own; cut with … if narrow
+        top = QHBoxLayout()
+        top.addWidget(self.search, 1)
+        top.addWidget(self.class_filter)
+        top.addWidget(self.gpt2)
+
+        self.model = VocabModel(self)
+        self.proxy = SourceSortProxy(self)
+        self.proxy.setSourceModel(self.model)
+        self.view = FittedTableView()
+        self.view.setModel(self.proxy)
+        self.view.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.view.setSelectionMode(QAbstractItemView.SingleSelection)
+        self.view.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.view.setWordWrap(False)
+        self.view.verticalHeader().hide()
+        vh = self.view.verticalHeader()
+        vh.setSectionResizeMode(QHeaderView.Fixed)
+        vh.setDefaultSectionSize(self.view.fontMetrics().height() + 8)
+        self.view.horizontalHeader().setSortIndicator(-1, Qt.AscendingOrder)
+        self.view.setSortingEnabled(True)
+        self.view.setColumnHidden(VocabModel.STATUS, True)
+        fm = self.view.fontMetrics()
+        num = fm.horizontalAdvance("888,888,888") + 12
+        self.view.fit_columns((0, 1, 0, 0, 0, 0, 0), (
+            fm.horizontalAdvance("200,000") + 12, 80, 0, num * 2 // 3, num,
+            fm.horizontalAdvance("pruned at step 88,888") + 12,
+            fm.horizontalAdvance("undecodable") + 16))
+
+        self.details = QLabel()
+        self.details.setWordWrap(True)
+        self.details.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.details.setTextFormat(Qt.RichText)
+        self.tree = QTreeWidget()
+        self.tree.setHeaderLabels(["Token", "Id", "Made at", "Count"])
+        self.tree.setUniformRowHeights(True)
+        self.tree.setColumnWidth(0, 190)
+        self.tree.setColumnWidth(1, 60)
+        self.tree.setColumnWidth(2, 70)
+        self.tree.itemActivated.connect(self._on_tree_activated)
+        right = QWidget()
+        rv = QVBoxLayout(right)
+        rv.setContentsMargins(0, 0, 0, 0)
+        lineage = QLabel("<b>Merge lineage</b> of the selected token: its two parts, "
+                         "down to the base symbols")
+        lineage.setWordWrap(True)   # one line of it kept the dock 570 pixels wide
+        rv.addWidget(lineage)
+        rv.addWidget(self.details)
+        rv.addWidget(self.tree, 1)
+
+        split = QSplitter(Qt.Horizontal)
+        split.addWidget(self.view)
+        split.addWidget(right)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
+        split.setChildrenCollapsible(False)
+        self.splitter = split
+        outer = QVBoxLayout(self)
+        outer.addLayout(top)
+        outer.addWidget(self.summary)
+        outer.addWidget(split, 1)
+
+        self._throttle = QTimer(self, singleShot=True, interval=THROTTLE_MS)
+        self._throttle.timeout.connect(self._on_throttle)
+        self._pending = False
+        self._search_timer = QTimer(self, singleShot=True, interval=SEARCH_DEBOUNCE_MS)
+        self._search_timer.timeout.connect(self.apply_search)
+        self.search.textChanged.connect(self._on_search_edited)
+        self.gpt2.toggled.connect(self._on_gpt2)
+        self.view.selectionModel().currentRowChanged.connect(self._on_current)
+
+    # ----- controller ---------------------------------------------------------------------
+    def _on_trainer_changed(self) -> None:
+        self._new_source = True
+        self._refresh()
+
+    def _on_step_changed(self, _k: int = 0) -> None:
+        # At most one refresh per THROTTLE_MS while playing: a table that scrolls at 60
+        # rows a second cannot be read, and inserting a row repaints the whole view.
+        if self._throttle.isActive():
+            self._pending = True
+            return
+        self._refresh()
+        self._throttle.start()
+
+    def _on_throttle(self) -> None:
+        if self._pending:
+            self._pending = False
+            self._refresh()
+
+    def _on_tokenizer_changed(self) -> None:
+        c = self.controller
+        key = ("imported", id(c.imported)) if c.use_imported and c.imported is not None \
+            else ("trained", id(c.view()))
+        if key != self._source_key:   # steps come through stepChanged
+            self._new_source = True
+            self._refresh()
+
+    def catch_up_with(self) -> None:
+        self._refresh()
+
+    def changeEvent(self, event) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.PaletteChange:
+            self.colors = TokenColors.for_palette(self.palette())
+
+    def _refresh(self) -> None:
+        c = self.controller
+        imported = c.use_imported and c.imported is not None
+        t = c.view()
+        if not imported and (c.peeking or (t is None and c.has_trainer)):
+            return   # the trainer belongs to a job; catch up when it ends
+        if self.skip_while_hidden():
+            return
+        key = ("imported", id(c.imported)) if imported else ("trained", id(t))
+        if key != self._source_key:
+            self._new_source = True
+        if self._new_source:
+            selected = self.selected_id()
+            self._new_source = False
+            self._source_key = key
+            if imported:
+                self.model.reset_imported(c.imported)
+            else:
+                self.model.reset_trained(t)
+            if selected is None or not self.select_id(selected):
+                self._show_lineage(None)
+        elif not imported and t is not None:
+            self.model.sync(t.steps)
+        prune = not imported and t is not None and t.settings.prune
+        self.view.setColumnHidden(VocabModel.STATUS, not prune)
+        self._refresh_classes()
+
+    # ----- classes ------------------------------------------------------------------------
+    def _refresh_classes(self) -> None:
+        """Take the classes the controller knows for what is shown (it works out the
+        missing ones: at once for a few, by a job for many)."""
+        c = self.controller
+        if self.skip_while_hidden():
+            return
+        force = bool(self.class_filter.currentData())   # a class asked for: even after Cancel
+        if self.model.source == "imported":
+            reach = c.classes.of_imported(c.imported, force) if c.imported is not None \
+                else None
+        elif c.view() is not None and not c.peeking:
+            reach = c.classes.of_trained(force)
+        else:
+            reach = self.model.classes
+        self.model.set_classes(reach)
+        self._update_filter_counts()
+        self._update_summary()
+
+    def _update_filter_counts(self) -> None:
+        """Each class's count in the Class box (the whole vocabulary shown, whatever
+        the search), once every token's class is known."""
+        m = self.model
+        key = (m.classes, m.source, len(m.entries))   # the object: its id may be reused
+        if self._counted is not None and key[0] is self._counted[0] \
+                and key[1:] == self._counted[1:]:
+            return
+        self._counted = key
+        e = m.entries
+        contiguous = not e or (e[0].id == 0 and e[-1].id == len(e) - 1)   # ids sorted
+        counts = class_counts(m.classes, range(len(e)) if contiguous else [x.id for x in e])
+        box = self.class_filter
+        for k, (kind, label) in enumerate(FILTER_LABELS):
+            box.setItemText(k, filter_label(kind, label, counts))
+
+    def _on_class_filter(self, _i: int = 0) -> None:
+        self.model.set_class_filter(self.class_filter.currentData() or "")
+        self._refresh_classes()
+        self._update_summary()
+
+    def set_class_filter(self, kind: str) -> None:
+        """Show only the tokens of one class ("ok", "unreachable", "undecodable",
+        "special"; "" for all), as the Class box does."""
+        self.class_filter.setCurrentIndex(max(0, self.class_filter.findData(kind)))
+
+    def classes_text(self) -> str:
+        """The summary's words on the classes of the tokens shown (for tests)."""
+        m = self.model
+        reach = m.classes
+        if reach is None:
+            if self.controller.classes.cancelled(m.source):
+                return "classes: cancelled (pick a class to work them out)"
+            return "classes: working them out…"
+        ids = (e.id for e in m.entries)
+        done = all(m.class_of(e.id) != "…" for e in m.entries[-1:])
+        return "classes: " + counts_text(reach, ids) + ("" if done else " (more coming…)")
+
+    def _update_summary(self) -> None:
+        c, m = self.controller, self.model
+        n = len(m.entries)
+        if m.source == "imported":
+            name = (c.imported_path or "imported").replace("\\", "/").rsplit("/", 1)[-1]
+            label = (c.imported.meta or {}).get("encoding_label") if c.imported else None
+            what = f" — {label}" if label else ""
+            # say that the trained vocabulary is one switch away (issue 21)
+            self.summary.setText(f"Imported {name}{what}: {n:,} tokens (the trained one: "
+                                 "the encode view's Tokenizer box)")
+        elif not c.has_trainer:
+            self.summary.setText("No vocabulary yet")
+        else:
+            self.summary.setText(f"Step {c.step_index:,}: {n:,} tokens "
+                                 f"({m.n_base:,} base/special + {n - m.n_base:,} merged)")
+        self.summary.setText(self.summary.text() + f" · {self.classes_text()}")
+        shown = self.proxy.rowCount()
+        if (self.search.text() or self.class_filter.currentData()) and shown != n:
+            self.summary.setText(self.summary.text() + f" · {shown:,} match"
+                                 f"{'' if shown == 1 else 'es'}")
+
+    # ----- search -------------------------------------------------------------------------
+    def _on_search_edited(self, _text: str) -> None:
+        big = len(self.model.entries) > 5000
+        if big:
+            self._search_timer.start()
+        else:
+            self.apply_search()
+
+    def apply_search(self) -> None:
+        self._search_timer.stop()
+        # the model filters (a few str.find scans over all tokens' texts), not the proxy
+        # (a Python data() call per row: seconds on a 200k-token vocabulary)
+        self.model.set_search(self.search.text(), self.model.gpt2)
+        self._update_summary()
+        if self.proxy.rowCount() == 1:
+            self.view.selectRow(0)
+
+    def _on_gpt2(self, on: bool) -> None:
+        self.model.set_gpt2(on)
+        if self.search.text():
+            self.apply_search()   # the search matches the text as shown
+        self._show_lineage(self.selected_id())
+
+    # ----- selection and lineage ----------------------------------------------------------
+    def selected_id(self) -> int | None:
+        ix = self.view.selectionModel().currentIndex()
+        if not ix.isValid():
+            return None
+        src = self.proxy.mapToSource(ix)
+        return self.model.entry(src.row()).id if src.isValid() else None
+
+    def select_id(self, tid: int) -> bool:
+        row = self.model.row_of_id(tid)
+        if row is None and self.model.search and self.model.entry_by_id(tid) is not None:
+            self.search.clear()   # filtered out: clear the search to show it
+            self.apply_search()
+            row = self.model.row_of_id(tid)
+        if row is None:
+            return False
+        ix = self.proxy.mapFromSource(self.model.index(row, 0))
+        self.view.selectionModel().setCurrentIndex(
+            ix, QItemSelectionModel.ClearAndSelect | QItemSelectionModel.Rows)
+        self.view.scrollTo(ix)
+        return True
+
+    def _on_current(self, current, _previous) -> None:
+        self._show_lineage(self.selected_id())
+
+    def _on_tree_activated(self, item: QTreeWidgetItem, _col: int) -> None:
+        tid = item.data(1, Qt.UserRole)
+        if tid is not None:
+            self.select_id(int(tid))
+
+    def _show_lineage(self, tid: int | None) -> None:
+        self.tree.clear()
+        e = self.model.entry_by_id(tid) if tid is not None else None
+        if e is None:
+            self.details.setText("Select a token to see how it was built.")
+            return
+        text = self.model.token_text(e)
+        how = {SPECIAL: "a special token (never split or merged)",
+               MERGE: f"made by merge {e.step}" if e.step else "a merged token"}.get(
+                   e.kind, "a base symbol")
+        if e.kind == MERGE and e.parts is not None:
+            a, b = (self.model.entry_by_id(p) for p in e.parts)
+            if a is not None and b is not None:
+                how += (f": {_esc(self.model.token_text(a))} + {_esc(self.model.token_text(b))}")
+            if e.count is not None:
+                how += f" (count {e.count:,})"
+        self.details.setText(f"<b>{_esc(text)}</b> · id {e.id} · {len(e.token)} byte(s) "
+                             f"{_esc(hex_bytes(e.token))}<br>{how}")
+        budget = [LINEAGE_NODE_LIMIT]
+        root = self._node(e, budget)
+        self.tree.addTopLevelItem(root)
+        self.tree.expandAll()
+
+    def _node(self, e: VocabEntry, budget: list[int]) -> QTreeWidgetItem:
+        budget[0] -= 1
+        made = {MERGE: f"step {e.step}" if e.step else "merge", SPECIAL: "special"}.get(
+            e.kind, "base")
+        item = QTreeWidgetItem([self.model.token_text(e), str(e.id), made,
+                                f"{e.count:,}" if e.count is not None else ""])
+        item.setData(1, Qt.UserRole, e.id)
+        item.setToolTip(0, f"{hex_bytes(e.token)} · double-click to select this token")
+        if self.model.cache(e.token)[1]:
+            f = QFont(item.font(0))
+            f.setItalic(True)
+            item.setFont(0, f)
+            item.setForeground(0, QBrush(self.colors.partial_border))
+        if e.kind == MERGE and e.parts is not None and budget[0] > 0:
+            for p in e.parts:
+                child = self.model.entry_by_id(p)
+                if child is not None:
+                    item.addChild(self._node(child, budget))
+        return item
+
+    def lineage(self) -> list:
+        """The lineage tree as nested (token text, id, [children]) (for tests)."""
+        def walk(item):
+            return (item.text(0), int(item.text(1)),
+                    [walk(item.child(i)) for i in range(item.childCount())])
+        return [walk(self.tree.topLevelItem(i)) for i in range(self.tree.topLevelItemCount())]
+
+    def visible_ids(self) -> list[int]:
+        """Ids of the rows the table shows, in view order (for tests)."""
+        p = self.proxy
+        return [int(p.index(r, VocabModel.ID).data()) for r in range(p.rowCount())]
+
+
+def _esc(s: str) -> str:
+    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

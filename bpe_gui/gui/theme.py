@@ -1,0 +1,77 @@
+"""The light/dark palettes and the theme-aware colours every panel uses, so each stays
+legible in both palettes. A leaf module (it only reads the style sheet from
+:mod:`.resources`): widgets import their colours from here, not from app.py.
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QGuiApplication, QPalette
+from PySide6.QtWidgets import QApplication, QStyleFactory
+
+from .resources import resources
+
+THEMES = ("system", "light", "dark")
+
+
+def dark_palette() -> QPalette:
+    """A dark Fusion palette with enough contrast for text, links and disabled items."""
+    p = QPalette()
+    window, base, text = QColor(45, 45, 48), QColor(30, 30, 32), QColor(230, 230, 230)
+    disabled = QColor(130, 130, 130)
+    for role, color in [
+        (QPalette.Window, window), (QPalette.WindowText, text), (QPalette.Base, base),
+        (QPalette.AlternateBase, QColor(40, 40, 44)), (QPalette.ToolTipBase, QColor(60, 60, 64)),
+        (QPalette.ToolTipText, text), (QPalette.PlaceholderText, QColor(150, 150, 150)),
+        (QPalette.Text, text), (QPalette.Button, QColor(55, 55, 58)),
+        (QPalette.ButtonText, text), (QPalette.BrightText, QColor(255, 110, 110)),
+        (QPalette.Link, QColor(110, 170, 255)), (QPalette.LinkVisited, QColor(170, 140, 255)),
+        (QPalette.Highlight, QColor(42, 110, 190)), (QPalette.HighlightedText, QColor(255, 255, 255)),
+        (QPalette.Light, QColor(75, 75, 78)), (QPalette.Midlight, QColor(62, 62, 65)),
+        (QPalette.Mid, QColor(40, 40, 42)), (QPalette.Dark, QColor(25, 25, 27)),
+        (QPalette.Shadow, QColor(10, 10, 10)),
+    ]:
+        p.setColor(role, color)
+    for role in (QPalette.WindowText, QPalette.Text, QPalette.ButtonText, QPalette.HighlightedText):
+        p.setColor(QPalette.Disabled, role, disabled)
+    return p
+
+
+def system_prefers_dark() -> bool:
+    hints = QGuiApplication.styleHints()
+    try:
+        return hints.colorScheme() == Qt.ColorScheme.Dark
+    except AttributeError:  # Qt < 6.5
+        return False
+
+
+def apply_theme(name: str, app: QApplication | None = None) -> str:
+    """Apply "light", "dark" or "system"; returns the palette actually used."""
+    app = app or QApplication.instance()
+    if name not in THEMES:
+        name = "system"
+    dark = name == "dark" or (name == "system" and system_prefers_dark())
+    style = QStyleFactory.create("Fusion")
+    if style is not None:
+        app.setStyle(style)
+    app.setPalette(dark_palette() if dark else app.style().standardPalette())
+    try:
+        sheet = resources().style_sheet(dark)
+    except (ImportError, OSError):
+        sheet = ""
+    app.setStyleSheet(sheet)
+    return "dark" if dark else "light"
+
+
+def is_dark(widget=None) -> bool:
+    pal = widget.palette() if widget is not None else QApplication.palette()
+    return pal.color(QPalette.Window).lightness() < 128
+
+
+def colors(widget=None) -> dict[str, str]:
+    """Theme-aware colours for messages and banners (CSS strings)."""
+    if is_dark(widget):
+        return {"error": "#ff8a80", "ok": "#8bd48b", "warn_bg": "#4a3f1c", "warn_fg": "#ffe6a6",
+                "info_bg": "#1f3550", "info_fg": "#d6e6ff", "accent": "#f2b134",
+                "muted": "#a0a0a0"}
+    return {"error": "#b3261e", "ok": "#2e7d32", "warn_bg": "#fff3cd", "warn_fg": "#5c4400",
+            "info_bg": "#e3efff", "info_fg": "#0b3a75", "accent": "#a05a00", "muted": "#666666"}
