@@ -11,7 +11,7 @@ from typing import Sequence
 from ..engine.display import bpe_gui_version
 from ..engine.errors import BPEError, NotUTF8Error
 from ..engine.word_limit import MAX_WORD_BYTES
-from . import cost, count, encode, inspect, train, window
+from . import cost, count, encode, inspect, train_on, window
 from .common import PROG, ArgParser, Terminated, UsageError, fail, not_utf8_message, \
     sigterm_raises
 
@@ -25,7 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
                   epilog="Run 'bpe-gui COMMAND --help' for a command's options.")
     p.add_argument("--version", action="version", version=f"{PROG} {installed_version()}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
-    for module in (train, encode, count, inspect, cost, window):
+    for module in (train_on, encode, count, inspect, cost, window):
         module.add_parser(sub)
     return p
 

@@ -1,0 +1,265 @@
+"""``bpe-gui train --from TOKENIZER`` (train on from an existing tokenizer) and
+``bpe-gui train --superbpe-from T`` / ``--from TOKENIZER --superbpe`` (SuperBPE).
+
+The options are added to the ``train`` parser here, and plain training is handed back
+to ``train.cmd_train``, so ``train.py`` stays as it was. The source tokenizer decides
+how the corpus is cut (mode, pattern, special tokens): those options, given with
+``--from``, must be the source's, or are refused with the reason.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+from ..engine.corpus import count_corpus
+from ..engine.counts import read_tables
+from ..engine.errors import ExportError
+from ..engine.formats import FORMATS, load_tokenizer, output_files, render_files
+from ..engine.formats._common import check_name, write_files
+from ..engine.pretokenize import Pretokenizer, resolve_pattern
+from ..engine.superbpe import stage2, stage2_pretokenizer, train_superbpe
+from ..engine.train_on import merge_list_tokenizer, train_on
+from ..engine.trainer import TrainSettings
+from . import train
+from .common import UsageError, check_encoding, non_negative, resolve_preset_arg
+from .paths import check_out_folder, refuse_overwriting_inputs, refuse_special_files, \
+    refuse_tables_as_corpus
+from .progress import Progress
+
+
+def add_parser(sub) -> None:
+    """The ``train`` parser, with the options of this module."""
+    train.add_parser(sub)
+    t = sub.choices["train"]
+    # None = not given: with --from the source decides; plain training fills the defaults
+    t.set_defaults(mode=None, end_of_word=None, func=cmd)
+    g = t.add_argument_group("training on, and SuperBPE")
+    g.add_argument("--from", dest="source", metavar="TOKENIZER",
+                   help="train on from this tokenizer (any file or folder `encode "
+                   "--tokenizer` takes): its merges and ids are kept, and --num-merges N "
+                   "more are learned (or up to --vocab-size, counting its tokens). Its mode, "
+                   "pattern and special tokens are used")
+    g.add_argument("--superbpe-from", type=non_negative, metavar="T",
+                   help="SuperBPE: ordinary BPE to merge T, then stage 2 (tokens across "
+                   "spaces) to the target (--num-merges counts both stages); with --from, "
+                   "stage 2 on its first T merges (--num-merges counts stage 2's)")
+    g.add_argument("--superbpe", action="store_true",
+                   help="with --from: SuperBPE's stage 2 on top of all its merges")
+
+
+def cmd(args: argparse.Namespace) -> int:
+    if args.source is None and args.superbpe_from is None and not args.superbpe:
+        args.mode = args.mode or "byte"
+        args.end_of_word = args.end_of_word or "suffix"
+        return train.cmd_train(args)
+    superbpe = args.superbpe or args.superbpe_from is not None
+    if args.superbpe and args.source is None:
+        raise UsageError("--superbpe trains stage 2 on top of --from TOKENIZER; to train "
+                         "both stages on the corpus, give --superbpe-from T instead")
+    if args.superbpe and args.superbpe_from is not None:
+        raise UsageError("give --superbpe (all merges of --from) or --superbpe-from T, not both")
+    if args.vocab_size is None and args.num_merges is None:
+        raise UsageError("give --vocab-size N or --num-merges N")
+    if bool(args.corpus) == bool(args.counts):
+        raise UsageError("give corpus files or --counts TABLE..., not both" if args.corpus
+                         else "give corpus files, or word-count tables with --counts")
+    if superbpe and args.counts:
+        raise UsageError("SuperBPE counts the corpus with its own stage-2 pre-tokenizer "
+                         "(no whitespace split), which a --counts table was not made with; "
+                         "give the corpus files")
+    if args.prune:
+        raise UsageError("--prune cannot be used with --from or SuperBPE: the tokens it "
+                         "would drop are kept (inherited ids stay as they are)")
+    if superbpe and args.mode == "char":
+        raise UsageError("SuperBPE needs byte mode (stage 2's tokens hold spaces as bytes); "
+                         "leave out --mode char")
+    encoding = check_encoding(args.encoding)
+    refuse_special_files(args.corpus)
+    refuse_special_files(args.counts, "word-count table")
+    refuse_tables_as_corpus(args.corpus, "train")
+    wanted = train.parse_formats(args.format)
+    check_name(args.name)
+    source = load_source(args) if args.source is not None else None
+    settings = TrainSettings(num_merges=args.num_merges, vocab_size=args.vocab_size,
+                             tie_rule=args.tie_break, min_frequency=args.min_frequency,
+                             mode=args.mode or "byte", end_of_word=args.end_of_word or "suffix")
+    if source is None:   # SuperBPE from the corpus: stage 1's pattern and specials as given
+        settings = replace(settings, pattern=resolve_preset_arg(args),
+                           special_tokens=tuple(args.special_token),
+                           superbpe_from=args.superbpe_from).validated()
+        check_transition(settings)
+    else:
+        settings = replace(settings, mode=source.mode, end_of_word=source.end_of_word,
+                           special_tokens=tuple(source.special_tokens))
+        start = start_of_stage2(source, args.superbpe_from)
+        n_ids = max(start.vocab) + 1
+        if args.num_merges is None and args.vocab_size <= n_ids:
+            raise UsageError(f"--vocab-size {args.vocab_size:,} leaves no room for new merges: "
+                             f"the tokenizer already has {n_ids:,} ids; give a larger size or "
+                             "--num-merges N")
+    for fmt in wanted or []:
+        reason = train.static_reason(fmt, settings)
+        if reason:
+            raise ExportError(f"--format {fmt}: {reason}")
+    out = Path(args.out).expanduser()
+    check_out_folder(out)
+    names = [n for fmt in (wanted or FORMATS) for n in output_files(fmt, args.name)]
+    refuse_overwriting_inputs([out / n for n in names],
+                              [*args.corpus, *args.counts, *source_files(args.source)])
+
+    progress = Progress(sys.stderr, enabled=not args.quiet)
+    ends: dict[str, float] = {}   # when each phase last reported
+
+    def report(phase: str, done: int, total: int) -> None:
+        ends[phase] = time.perf_counter()
+        progress(phase, done, total)
+
+    t0 = time.perf_counter()
+    try:
+        trainer = run(args, source, settings, encoding, report)
+    finally:
+        progress.end_line()
+    elapsed = time.perf_counter() - t0
+    files, skipped = render_files(trainer.tokenizer(), wanted or list(FORMATS), args.name,
+                                  skip_unsupported=not wanted)
+    written = write_files(out, files)
+    print_summary(args, trainer, source, elapsed, ends, t0)
+    print_written(written, skipped)
+    return 0
+
+
+def load_source(args: argparse.Namespace):
+    """The --from tokenizer, with the command line's mode/pattern/specials checked
+    against its own (they decide how the corpus is cut, so they are the source's)."""
+    refuse_special_files([args.source], "tokenizer file or folder", folders=True)
+    tok = load_tokenizer(args.source)
+    why = f"the tokenizer {args.source} decides it; leave the option out"
+    if args.mode is not None and args.mode != tok.mode:
+        raise UsageError(f"--mode {args.mode}: the tokenizer is {tok.mode}-level ({why})")
+    if args.end_of_word is not None and tok.mode == "char" and args.end_of_word != tok.end_of_word:
+        raise UsageError(f"--end-of-word {args.end_of_word}: the tokenizer marks words "
+                         f"with {tok.end_of_word} ({why})")
+    if args.superbpe or args.superbpe_from is not None:
+        if tok.mode != "byte":
+            raise UsageError(f"SuperBPE needs a byte-level tokenizer; {args.source} is "
+                             f"{tok.mode}-level")
+        if args.preset is not None or args.pattern is not None:
+            raise UsageError("--preset/--pattern: stage 2 cuts text with SuperBPE's own "
+                             "pre-tokenizer, and the merges kept are the tokenizer's; leave "
+                             "the option out")
+        if args.superbpe_from is not None and args.superbpe_from > tok.n_merges:
+            raise UsageError(f"--superbpe-from {args.superbpe_from}: {args.source} has only "
+                             f"{tok.n_merges:,} merges")
+    elif args.preset is not None or args.pattern is not None:
+        given = resolve_pattern(resolve_preset_arg(args))[0]
+        if given != resolve_pattern(tok.pattern)[0]:
+            raise UsageError(f"--preset/--pattern differs from the pre-tokenizer of "
+                             f"{args.source} ({why})")
+    if args.special_token and set(args.special_token) != set(tok.special_tokens):
+        have = ", ".join(tok.special_tokens) or "none"
+        raise UsageError(f"--special-token: the tokenizer's special tokens are {have} ({why})")
+    return tok
+
+
+def start_of_stage2(tok, T: int | None):
+    """The tokenizer with its first T merges (any format: as its merge list, since a
+    tokenizer.json or .tiktoken runs whole); all of it without T."""
+    return tok if T is None else merge_list_tokenizer(tok).at_step(T)
+
+
+def check_transition(s: TrainSettings) -> None:
+    """T must leave room for stage 2 in the target (the engine checks --num-merges)."""
+    if s.vocab_size is None or s.num_merges is not None:
+        return
+    at_t = 256 + len(s.special_tokens) + (s.superbpe_from or 0)
+    if at_t > s.vocab_size:
+        raise UsageError(f"--superbpe-from {s.superbpe_from} is past the target: 256 bytes + "
+                         f"{len(s.special_tokens)} special + {s.superbpe_from:,} merges = "
+                         f"{at_t:,} tokens > --vocab-size {s.vocab_size:,}; choose T below "
+                         f"{s.vocab_size - 256 - len(s.special_tokens):,} (the paper: ~90%)")
+
+
+def source_files(path: str | None) -> list[Path]:
+    """The files of the --from tokenizer (an export must not overwrite them)."""
+    if path is None:
+        return []
+    p = Path(path).expanduser()
+    return [f for f in p.iterdir() if f.is_file()] if p.is_dir() else [p]
+
+
+def run(args, source, s: TrainSettings, encoding: str, report):
+    """Train (on, or SuperBPE); the corpus converted as it is read when not UTF-8."""
+    utf8 = encoding in ("utf-8", "utf-8-sig")
+
+    def counted(pre: Pretokenizer):
+        return count_corpus(args.corpus, pre, encoding=encoding,
+                            progress=lambda d, t: report("pretokenize", d, t))
+
+    if source is None:   # both stages from the corpus
+        if utf8:
+            return train_superbpe(args.corpus, s, progress=report)
+        return train_superbpe(None, s, stage1_table=counted(Pretokenizer(s.pattern,
+                                                                          s.special_tokens)),
+                              stage2_table=counted(stage2_pretokenizer(s.special_tokens)),
+                              progress=report)
+    if args.superbpe or args.superbpe_from is not None:
+        start = start_of_stage2(source, args.superbpe_from)
+        corpus = args.corpus if utf8 else counted(stage2_pretokenizer(source.special_tokens))
+        return stage2(start, corpus, s, progress=report)
+    if args.counts:
+        corpus = read_tables(args.counts)
+    elif utf8:
+        corpus = args.corpus
+    else:
+        corpus = counted(Pretokenizer(source.pattern, source.special_tokens))
+    return train_on(source, corpus, s, progress=report)
+
+
+def tokens_before(trainer) -> int:
+    """The corpus's tokens before the new merges (each merge removes ``merged``)."""
+    steps = trainer.steps
+    return steps[0].corpus_tokens + steps[0].merged if steps else trainer.corpus_tokens
+
+
+def print_summary(args, trainer, source, elapsed: float, ends: dict, t0: float) -> None:
+    s = trainer.settings
+    n_new, n_old = trainer.n_steps, trainer.n_inherited
+    stage1 = ends.get("stage 1", t0) - t0                 # stage 1's merges (SuperBPE)
+    counted = ends.get("pretokenize", t0 + stage1) - t0   # then the words counted
+    times = (f"counting words {counted - stage1:.2f} s, segmenting and merging "
+             f"{elapsed - counted:.2f} s")
+    superbpe = source is None or args.superbpe or args.superbpe_from is not None
+    if source is not None:
+        print(f"from:        {args.source} ({len(source.vocab):,} tokens, "
+              f"{source.n_merges:,} merges, {source.mode} mode)")
+    if superbpe:
+        how = f"trained here in {stage1:.2f} s" if source is None else "kept"
+        print(f"stage 1:     {n_old:,} merges ({how})")
+        print(f"stage 2:     {n_new:,} merges learned in {elapsed - stage1:.2f} s ({times}; "
+              f"{trainer.n_rebuilds} rebuild(s) for skipped pairs)")
+    else:
+        print(f"inherited:   {n_old:,} merges (ids 0-{trainer.n_initial - 1:,} kept as they are)")
+        print(f"learned:     {n_new:,} merges in {elapsed:.2f} s ({times})")
+    print(f"vocab size:  {len(trainer.vocab):,} ({trainer.n_initial:,} ids kept + "
+          f"{n_new:,} new; {len(s.special_tokens)} special)")
+    n_bytes, before, after = trainer.table.total_word_bytes, tokens_before(trainer), \
+        trainer.corpus_tokens
+    if before and after:
+        what = "with stage 1's merges" if superbpe else "with the tokenizer as it was"
+        print(f"corpus:      {n_bytes:,} bytes")
+        print(f"bytes/token: {n_bytes / before:.2f} {what} ({before:,} tokens) -> "
+              f"{n_bytes / after:.2f} after ({after:,} tokens)")
+    target = trainer.target_steps
+    if target is not None and n_new < target:
+        print(f"stopped early: no pair occurs at least {s.min_frequency} time(s) after "
+              f"{n_new:,} new merges")
+
+
+def print_written(written, skipped) -> None:
+    for p in written:
+        print(f"wrote:       {p}")
+    for fmt, reason in skipped.items():
+        print(f"bpe-gui: note: not written as {fmt}: {reason}", file=sys.stderr)
