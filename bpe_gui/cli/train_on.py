@@ -15,7 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..engine.corpus import count_corpus
-from ..engine.counts import read_tables
+from ..engine.count_sets import read_tables
 from ..engine.errors import ExportError
 from ..engine.formats import FORMATS, load_tokenizer, output_files, render_files
 from ..engine.formats._common import check_name, write_files
