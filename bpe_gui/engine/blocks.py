@@ -16,7 +16,9 @@ the words of the whole text, and blocks can be counted on any thread in any orde
 
 No cut is ever placed inside a special token. Where a block has no safe cut at all (one
 giant word, a run of spaces), its tail is carried into the next block, so memory grows
-only with the longest stretch of text that cannot be cut.
+only with the longest stretch of text that cannot be cut -- except for a giant run of
+ASCII letters under a native preset, which is cut at word_limit's piece boundaries
+(``Cutter.giant_cut``) once the carried tail passes ``GIANT_TAIL``.
 """
 from __future__ import annotations
 
@@ -31,6 +33,7 @@ from .errors import CorpusError, NotUTF8Error
 from .files import BOM, binary_error, inner_suffix, jsonl_text, looks_binary, open_binary
 from .pretokenize import Pretokenizer
 from .presets import PRESET_IDS
+from .word_limit import MAX_WORD_BYTES
 
 try:
     from . import _count
@@ -47,6 +50,10 @@ _WS_CUT = regex.compile(rb"(?r)[\x21-\x7e](?=[\t\n\x0b\x0c\r ])")
 _CJK_CUT = regex.compile(rb"(?r)(?:\xe4[\xb8-\xbf]|[\xe5-\xe9][\x80-\xbf])[\x80-\xbf]"
                          rb"|[A-Za-z](?=[\t\n\x0b\x0c\r ])")
 _LINE_CUT = regex.compile(rb"(?r)(?<=[\x21-\x7e]\n)(?=[A-Za-z])")
+GIANT_TAIL = 8 << 20   # a carried tail past this is checked for a giant letter run
+# The letters that, from a word start, make one word under each native preset (see giant_cut)
+_LETTER_RUN = {"o200k": regex.compile(rb"[a-z]+")}
+_ANY_CASE_RUN = regex.compile(rb"[A-Za-z]+")
 
 
 @dataclass
@@ -78,6 +85,43 @@ class Cutter:
         self.block_bytes = BLOCK_BYTES if self.native is not None else REGEX_BLOCK_BYTES
         # a cut must see the whole character after it and any special token around it
         self.margin = max([4] + [len(s) for s in self.specials])
+        # giant_cut's rule holds for the native presets only, and only if no special
+        # token is made of the run's letters alone (one could then sit inside the run)
+        run = _LETTER_RUN.get(pre.kind or "", _ANY_CASE_RUN) if self.native is not None \
+            else None
+        self.letter_run = None if run is None or any(run.fullmatch(s) for s in self.specials) \
+            else run
+
+    def giant_cut(self, buf: bytes | bytearray) -> int:
+        r"""A cut inside a giant word that gives the same word pieces as the whole text, or -1.
+
+        Used only where ``cut`` found nothing in a tail of more than GIANT_TAIL bytes, and
+        only for a tail that *starts* with a run of ASCII letters (lowercase only under
+        o200k) reaching at least to c + margin, where c is the last multiple of
+        MAX_WORD_BYTES there. Why that is exact: buf[0] starts a word (the file's start,
+        a safe cut, or an earlier such c). From a letter at a word start, every native
+        pattern takes the letter alternative and eats the run greedily with no lookahead
+        (gpt2 `` ?\p{L}+``; cl100k/llama3/qwen2 ``[^\r\n\p{L}\p{N}]?\p{L}+``, the
+        contraction alternatives start with ``'``; o200k ``[...]?[\p{Lu}..]*[\p{Ll}..]+
+        (?i:'s|..)?``: ``[a-z]`` is not in its first class, so the run is the ``[\p{Ll}..]+``
+        part, whose end and optional contraction depend only on the text after the run).
+        So the whole text's word is [0, E) with E past c + margin, the text scanned from c
+        gives [c, E) and then the very same words (the match at E sees the same text),
+        and buf[:c] alone is one word. word_limit cuts a word every MAX_WORD_BYTES from its
+        start (ASCII: no back-off to a character start), so pieces([0, E)) ==
+        pieces(buf[:c]) + pieces([c, E)). No lookahead rule (``\s+(?!\S)``, o200k's
+        ``[\r\n/]*`` tails) is involved: they belong to words after E, scanned alike.
+        Special tokens: none is made of these letters alone (else letter_run is None),
+        and any longer one would have to start before c and reach c + margin, which is
+        more than the longest one. Other giant stretches (spaces, digits, mixed scripts,
+        regex-run patterns) keep the old behaviour: carried whole.
+        """
+        if self.letter_run is None:
+            return -1
+        m = self.letter_run.match(buf, 0, len(buf))
+        run = m.end() if m is not None else 0
+        c = (run - self.margin) // MAX_WORD_BYTES * MAX_WORD_BYTES
+        return c if c > 0 else -1
 
     def cut(self, buf: bytes | bytearray, lo: int, hi: int) -> int:
         """The last safe cut p with lo < p <= hi (hi <= len(buf) - margin), or -1.
@@ -216,6 +260,8 @@ class BlockReader:
                     p = len(buf)
                 else:
                     p = cutter.cut(buf, max(0, searched - 1), len(buf) - cutter.margin)
+                    if p <= 0 and len(buf) > GIANT_TAIL:
+                        p = cutter.giant_cut(buf)
                     if p <= 0:
                         searched = max(0, len(buf) - cutter.margin)
                         continue

@@ -1,0 +1,72 @@
+"""One giant word is counted from a file without holding it whole (issue 23): the block
+reader cuts a long run of letters at word_limit's piece boundaries, and the table equals
+the one made by scanning the whole text in memory and cutting its words by word_limit."""
+from __future__ import annotations
+
+import hashlib
+import random
+import subprocess
+import sys
+import textwrap
+from collections import Counter
+
+import pytest
+import regex
+
+from bpe_gui.engine.pattern_kinds import KIND_PATTERNS
+from bpe_gui.engine.word_limit import pieces
+
+pytest.importorskip("bpe_gui.engine._count")
+resource = pytest.importorskip("resource")
+
+SIZE = 30 << 20
+LIMIT = 200 << 20   # address space: the old reader held the 30 MB word (~2x) and failed
+# 30 MB of random letters are 480 pieces that never repeat: the table itself holds them
+# (as old and new alike), so that case checks only that the cut pieces are the right ones.
+NO_LIMIT = -1
+
+CHILD = textwrap.dedent("""
+    import hashlib, resource, sys
+    if {limit} > 0:
+        resource.setrlimit(resource.RLIMIT_AS, ({limit}, {limit}))
+    from bpe_gui.engine.corpus import count_corpus
+    from bpe_gui.engine.pretokenize import Pretokenizer
+    t = count_corpus([sys.argv[1]], pre=Pretokenizer(sys.argv[2]))
+    h = hashlib.sha256()
+    rows = sorted((t.blob[t.starts[i]:t.starts[i + 1]], t.counts[i])
+                  for i in range(len(t.counts)))
+    for w, c in rows:
+        h.update(hashlib.sha256(w).digest() + c.to_bytes(8, "little"))
+    print(h.hexdigest())
+""")
+
+
+def reference_digest(text: str, kind: str) -> str:
+    """The whole text scanned by `regex`, each word cut by word_limit, counted."""
+    counts: Counter[bytes] = Counter()
+    for w in regex.findall(KIND_PATTERNS[kind], text):
+        counts.update(pieces(w.encode("utf-8")))
+    h = hashlib.sha256()
+    for w, c in sorted(counts.items()):
+        h.update(hashlib.sha256(w).digest() + c.to_bytes(8, "little"))
+    return h.hexdigest()
+
+
+def giant(kind: str) -> bytes:
+    if kind == "same":
+        return b"a" * SIZE
+    rng = random.Random(23)
+    letters = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    return bytes(rng.choice(letters) for _ in range(SIZE)) + b" end\n"
+
+
+@pytest.mark.parametrize("text", ["same", "random"])
+@pytest.mark.parametrize("preset", ["gpt2", "o200k"])
+def test_a_giant_word_is_counted_in_bounded_memory(tmp_path, text, preset):
+    data = b"one two " + giant(text)
+    path = tmp_path / "giant.txt"
+    path.write_bytes(data)
+    r = subprocess.run([sys.executable, "-c", CHILD.format(limit=LIMIT if text == "same" else NO_LIMIT), str(path), preset],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.strip() == reference_digest(data.decode("ascii"), preset)
