@@ -13,7 +13,7 @@ from collections import Counter
 import pytest
 import regex
 
-from bpe_gui.engine.pattern_kinds import KIND_PATTERNS
+from bpe_gui.engine.presets import KIND_PATTERNS
 from bpe_gui.engine.word_limit import pieces
 
 pytest.importorskip("bpe_gui.engine._count")
