@@ -1,19 +1,15 @@
 """GUI test setup: headless Qt, settings and autosaves kept in tmp_path, a main window.
 
-QT_QPA_PLATFORM must be set before PySide6 is imported (tests/conftest.py does it
-too). Every test gets QSettings redirected into its own tmp_path, so the developer's
-own layout and recent files are never read or written.
+The Qt platform is chosen once, in tests/conftest.py (pytest loads it before this file,
+also when a single file here is run). Every test gets QSettings redirected into its own
+tmp_path, so the developer's own layout and recent files are never read or written.
 """
 from __future__ import annotations
 
-import os
+import pytest
+from PySide6.QtCore import QSettings, QStandardPaths
 
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-
-import pytest  # noqa: E402
-from PySide6.QtCore import QSettings, QStandardPaths  # noqa: E402
-
-import bpe_gui.gui  # noqa: E402,F401  (the PySide6 6.12.0 refcount guard; no-op elsewhere)
+import bpe_gui.gui  # noqa: F401  (the PySide6 6.12.0 refcount guard; no-op elsewhere)
 
 
 @pytest.fixture(autouse=True)

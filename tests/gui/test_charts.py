@@ -3,24 +3,20 @@ token = corpus bytes / len(encode(corpus)) at step k), counting ids, and the fil
 the view saves."""
 from __future__ import annotations
 
-import os
+import csv
+import math
+import random
+from collections import Counter
 
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+import pytest
+import regex
+from PySide6.QtCore import QPointF
+from PySide6.QtGui import QColor, QImage, QPalette
 
-import csv  # noqa: E402
-import math  # noqa: E402
-import random  # noqa: E402
-from collections import Counter  # noqa: E402
-
-import pytest  # noqa: E402
-import regex  # noqa: E402
-from PySide6.QtCore import QPointF  # noqa: E402
-from PySide6.QtGui import QColor, QImage, QPalette  # noqa: E402
-
-from bpe_gui.engine.trainer import TrainSettings  # noqa: E402
-from bpe_gui.gui.controller.controller import Controller  # noqa: E402
-from settle import settle  # noqa: E402
-from bpe_gui.gui.panels.charts.charts import (ChartWidget, ChartsView, decimate, linear_ticks,  # noqa: E402
+from bpe_gui.engine.trainer import TrainSettings
+from bpe_gui.gui.controller.controller import Controller
+from settle import settle
+from bpe_gui.gui.panels.charts.charts import (ChartWidget, ChartsView, decimate, linear_ticks,
                                        log_ticks, nice_step)
 
 EOT = "<|endoftext|>"

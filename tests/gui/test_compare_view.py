@@ -2,17 +2,13 @@
 here (whole-text encodes, a regex for words), not against engine.stats."""
 from __future__ import annotations
 
-import os
+import regex
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QImage
 
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-
-import regex  # noqa: E402
-import pytest  # noqa: E402
-from PySide6.QtCore import Qt  # noqa: E402
-from PySide6.QtGui import QImage  # noqa: E402
-
-from bpe_gui.engine.trainer import Trainer, TrainSettings  # noqa: E402
-from bpe_gui.gui.panels.compare.compare_view import METRICS, CompareView  # noqa: E402
+from bpe_gui.engine.trainer import Trainer, TrainSettings
+from bpe_gui.gui.panels.compare.compare_view import METRICS, CompareView
 
 GPT2 = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 CORPUS = ("the lower newest widest, 我们学习字节对编码。字节对编码很常见。 "

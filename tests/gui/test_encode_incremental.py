@@ -8,20 +8,16 @@ re-colouring of the view (``colour_all``).
 """
 from __future__ import annotations
 
-import os
+from bisect import bisect_right
 
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from PySide6.QtWidgets import QApplication
 
-from bisect import bisect_right  # noqa: E402
-
-import pytest  # noqa: E402
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
-
-from bpe_gui.engine.tokenizer import Tokenizer  # noqa: E402
-from bpe_gui.gui.models.encoding import group_parity  # noqa: E402
-from bpe_gui.gui.panels.encode.encode_view import EncodeView  # noqa: E402
+from bpe_gui.engine.tokenizer import Tokenizer
+from bpe_gui.gui.models.encoding import group_parity
+from bpe_gui.gui.panels.encode.encode_view import EncodeView
 
 
 # ----- the colour rule, written again here ------------------------------------------------

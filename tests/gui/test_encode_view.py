@@ -1,22 +1,18 @@
 """Live encode view, driven as a user would, on a real Controller and corpus."""
 from __future__ import annotations
 
-import os
+import lzma
 
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+import pytest
+from PySide6.QtCore import QEvent, QPointF, Qt
+from PySide6.QtGui import QMouseEvent, QTextOption
+from PySide6.QtWidgets import QApplication
 
-import lzma  # noqa: E402
-
-import pytest  # noqa: E402
-from PySide6.QtCore import QEvent, QPointF, Qt  # noqa: E402
-from PySide6.QtGui import QMouseEvent, QTextOption  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
-
-from bpe_gui.engine.tokenizer import Tokenizer  # noqa: E402
-from bpe_gui.gui.controller.controller import Controller  # noqa: E402
-from bpe_gui.gui.panels.encode.encode_view import EncodeView  # noqa: E402
-from panel_helpers import SHAKESPEARE, WORKED, make_controller  # noqa: E402
-from settle import settle  # noqa: E402
+from bpe_gui.engine.tokenizer import Tokenizer
+from bpe_gui.gui.controller.controller import Controller
+from bpe_gui.gui.panels.encode.encode_view import EncodeView
+from panel_helpers import SHAKESPEARE, WORKED, make_controller
+from settle import settle
 
 MIXED = ("low lower newest widest 你好世界 newest 你好 widest\nlowest 世界 new 你\n" * 3)
 

@@ -2,23 +2,19 @@
 runner, its table, chart and CSV checked against tiktoken encodings of the same texts."""
 from __future__ import annotations
 
-import os
+import csv
+import math
+from collections import Counter
 
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+import pytest
+from PySide6.QtCore import Qt
 
-import csv  # noqa: E402
-import math  # noqa: E402
-from collections import Counter  # noqa: E402
-
-import pytest  # noqa: E402
-from PySide6.QtCore import Qt  # noqa: E402
+from bpe_gui.engine.formats import export_tokenizer
+from bpe_gui.gui.dialogs.cost_parts import COLUMNS, METRICS
+from bpe_gui.gui.dialogs.language_cost import (MAX_TOKENIZERS, LanguageCostDialog,
+                                               Source, show_language_cost)
 
 tiktoken = pytest.importorskip("tiktoken")
-
-from bpe_gui.engine.formats import export_tokenizer  # noqa: E402
-from bpe_gui.gui.dialogs.cost_parts import COLUMNS, METRICS  # noqa: E402
-from bpe_gui.gui.dialogs.language_cost import (MAX_TOKENIZERS, LanguageCostDialog,  # noqa: E402
-                                               Source, show_language_cost)
 
 EOT = "<|endoftext|>"
 TEXTS = {"en": "The quick brown fox jumps over the lazy dog. It's late.\n" * 30,

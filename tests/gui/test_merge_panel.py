@@ -1,23 +1,19 @@
 """Merge step panel, driven as a user would, on a real Controller and corpus."""
 from __future__ import annotations
 
-import os
+import lzma
 
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
 
-import lzma  # noqa: E402
-
-import pytest  # noqa: E402
-from PySide6.QtCore import Qt  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
-
-from bpe_gui.engine.trainer import TrainSettings  # noqa: E402
-from bpe_gui.gui.controller.controller import Controller  # noqa: E402
-from bpe_gui.gui.models.pair_table import PairTableModel  # noqa: E402
-from bpe_gui.gui.models.roles import TOKENS_ROLE  # noqa: E402
-from bpe_gui.gui.models.timeline import TimelineModel  # noqa: E402
-from bpe_gui.gui.panels.merge.merge_panel import PAGE, SPEEDS, MergePanel  # noqa: E402
-from panel_helpers import SHAKESPEARE, make_controller  # noqa: E402
+from bpe_gui.engine.trainer import TrainSettings
+from bpe_gui.gui.controller.controller import Controller
+from bpe_gui.gui.models.pair_table import PairTableModel
+from bpe_gui.gui.models.roles import TOKENS_ROLE
+from bpe_gui.gui.models.timeline import TimelineModel
+from bpe_gui.gui.panels.merge.merge_panel import PAGE, SPEEDS, MergePanel
+from panel_helpers import SHAKESPEARE, make_controller
 
 
 

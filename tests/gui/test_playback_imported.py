@@ -5,20 +5,17 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+import pytest
+from PySide6.QtCore import Qt
 
-import pytest  # noqa: E402
-from PySide6.QtCore import Qt  # noqa: E402
+from bpe_gui.engine.pipeline.known import CL100K_PATTERN
+from bpe_gui.engine.trainer import TrainSettings, Trainer
+from bpe_gui.gui.panels.encode.encode_view import EncodeView
+from bpe_gui.gui.panels.playback.word_playback import WordPlayback
 
 tiktoken = pytest.importorskip("tiktoken")
 tokenizers = pytest.importorskip("tokenizers")
-
-from bpe_gui.engine.pipeline.known import CL100K_PATTERN  # noqa: E402
-from bpe_gui.engine.trainer import TrainSettings, Trainer  # noqa: E402
-from bpe_gui.gui.panels.encode.encode_view import EncodeView  # noqa: E402
-from bpe_gui.gui.panels.playback.word_playback import WordPlayback  # noqa: E402
 
 CORPUS = "low lower newest widest lowest slowest 你好世界 it's\n" * 30
 TEXT = "the slowest newest 你好 it's!"

@@ -7,22 +7,18 @@ token chips, and that nothing is drawn outside its own cell.
 """
 from __future__ import annotations
 
-import os
+import pytest
+from PySide6.QtCore import QRect, Qt
+from PySide6.QtGui import QColor, QFontMetrics, QPalette
+from PySide6.QtWidgets import QApplication
 
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-
-import pytest  # noqa: E402
-from PySide6.QtCore import QRect, Qt  # noqa: E402
-from PySide6.QtGui import QColor, QFontMetrics, QPalette  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
-
-from bpe_gui.engine.display import readable  # noqa: E402
-from bpe_gui.gui.models.affected import AffectedModel, affected_rows  # noqa: E402
-from bpe_gui.gui.models.pair_table import PairTableModel as P  # noqa: E402
-from bpe_gui.gui.models.roles import ID_ROLE, TOKENS_ROLE  # noqa: E402
-from bpe_gui.gui.models.timeline import TimelineModel as T  # noqa: E402
-from bpe_gui.gui.panels.merge.merge_panel import MergePanel  # noqa: E402
-from panel_helpers import WORKED, make_controller  # noqa: E402
+from bpe_gui.engine.display import readable
+from bpe_gui.gui.models.affected import AffectedModel, affected_rows
+from bpe_gui.gui.models.pair_table import PairTableModel as P
+from bpe_gui.gui.models.roles import ID_ROLE, TOKENS_ROLE
+from bpe_gui.gui.models.timeline import TimelineModel as T
+from bpe_gui.gui.panels.merge.merge_panel import MergePanel
+from panel_helpers import WORKED, make_controller
 
 DISPLAY, BACKGROUND, FOREGROUND = Qt.DisplayRole, Qt.BackgroundRole, Qt.ForegroundRole
 FONT, ALIGN = Qt.FontRole, Qt.TextAlignmentRole

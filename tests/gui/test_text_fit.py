@@ -5,9 +5,11 @@ from __future__ import annotations
 import pytest
 from PySide6.QtGui import QFontMetrics, QImage, QPainter
 
+from bpe_gui.gui.panels.compare.compare_view import CompareView
 from bpe_gui.gui.widgets.fit_columns import share_widths
 from bpe_gui.gui.widgets.text_pane import TextPane
 from bpe_gui.gui.widgets.token_chips import ChipPainter
+from panel_helpers import make_controller
 
 LONG = ("24 pairs share the top count 327; LF SR wins because it is the greatest pair "
         "comparing bytes (first token, then second): it beats HEAD ROOM and every other "
@@ -123,12 +125,6 @@ def test_compare_cut_marks_stay_inside_their_lines(qtbot):
     """A cut mark used to run from the cursor's top to its bottom, and a Chinese
     character's fallback font has a taller cursor than the line: marks reached into the
     lines above and below."""
-    import sys
-    from pathlib import Path
-    sys.path.insert(0, str(Path(__file__).parent))
-    from panel_helpers import make_controller
-
-    from bpe_gui.gui.panels.compare.compare_view import CompareView
     text = ("分词器把一句话切成 token。Byte-pair encoding merges the most frequent pair: "
             "2024 年，模型读到的是整数 ID。\nThe quick brown fox jumps over the lazy dog.")
     c = make_controller(text * 3, vocab_size=400, pattern="cjk")

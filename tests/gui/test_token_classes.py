@@ -4,26 +4,22 @@ vocabulary and pattern; classes that follow the steps; a big imported vocabulary
 classified by a job of the controller's that the window stays responsive through."""
 from __future__ import annotations
 
-import os
+from collections import Counter
 
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+import pytest
+from PySide6.QtCore import QPoint
+from PySide6.QtGui import QTextDocument
+from PySide6.QtWidgets import QApplication, QToolTip
 
-from collections import Counter  # noqa: E402
-
-import pytest  # noqa: E402
-from PySide6.QtCore import QPoint  # noqa: E402
-from PySide6.QtGui import QTextDocument  # noqa: E402
-from PySide6.QtWidgets import QApplication, QToolTip  # noqa: E402
+from bpe_gui.engine.formats import load_tokenizer
+from bpe_gui.engine.trainer import TrainSettings
+from bpe_gui.gui.models.vocab_model import VocabModel
+from bpe_gui.gui.panels.vocab.vocab_browser import VocabBrowser
+from bpe_gui.gui.controller.token_classes import SYNC_MAX
+from oracles import CORPUS, GPT2, crossing_tiktoken, oracle
+from settle import settle
 
 tiktoken = pytest.importorskip("tiktoken")
-
-from bpe_gui.engine.formats import load_tokenizer  # noqa: E402
-from bpe_gui.engine.trainer import TrainSettings  # noqa: E402
-from bpe_gui.gui.models.vocab_model import VocabModel  # noqa: E402
-from bpe_gui.gui.panels.vocab.vocab_browser import VocabBrowser  # noqa: E402
-from bpe_gui.gui.controller.token_classes import SYNC_MAX  # noqa: E402
-from oracles import CORPUS, GPT2, crossing_tiktoken, oracle  # noqa: E402
-from settle import settle  # noqa: E402
 
 EOT = "<|endoftext|>"
 pytestmark = pytest.mark.controller(CORPUS + EOT + CORPUS, vocab_size=700,

@@ -6,17 +6,13 @@ from scratch; the incrementally updated one must place every chip exactly as it 
 """
 from __future__ import annotations
 
-import os
+import random
 
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+import pytest
+from PySide6.QtCore import QEvent, QObject
+from PySide6.QtWidgets import QApplication
 
-import random  # noqa: E402
-
-import pytest  # noqa: E402
-from PySide6.QtCore import QEvent, QObject  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
-
-from bpe_gui.gui.widgets.token_flow import TokenFlow  # noqa: E402
+from bpe_gui.gui.widgets.token_flow import TokenFlow
 
 SIZE = (420, 260)
 WORDS = [b"a", b"the", b" low", b"er", b"newest", b" wid", b"est", b"\xe4\xbd", b"\xa0",

@@ -8,15 +8,11 @@ step while a tab is behind, then click its tab.
 """
 from __future__ import annotations
 
-import os
+import pytest
 
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-
-import pytest  # noqa: E402
-
-from bpe_gui.engine.tokenizer import Tokenizer  # noqa: E402
-from bpe_gui.gui.widgets.visibility import on_screen  # noqa: E402
-from settle import settle  # noqa: E402
+from bpe_gui.engine.tokenizer import Tokenizer
+from bpe_gui.gui.widgets.visibility import on_screen
+from settle import settle
 
 STEPS = 6
 

@@ -1,17 +1,13 @@
 """Vocabulary browser, driven as a user would, on a real Controller and corpus."""
 from __future__ import annotations
 
-import os
+import pytest
+from PySide6.QtCore import Qt
 
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-
-import pytest  # noqa: E402
-from PySide6.QtCore import Qt  # noqa: E402
-
-from bpe_gui.engine.tokenizer import Tokenizer  # noqa: E402
-from bpe_gui.gui.models.vocab_model import VocabModel, parse_hex, search_pattern  # noqa: E402
-from bpe_gui.gui.panels.vocab.vocab_browser import VocabBrowser  # noqa: E402
-from panel_helpers import WORKED, make_controller  # noqa: E402
+from bpe_gui.engine.tokenizer import Tokenizer
+from bpe_gui.gui.models.vocab_model import VocabModel, parse_hex, search_pattern
+from bpe_gui.gui.panels.vocab.vocab_browser import VocabBrowser
+from panel_helpers import WORKED, make_controller
 
 ZH = "你好 你们 你好世界 世界 你好 " * 4
 

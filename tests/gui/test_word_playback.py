@@ -6,17 +6,14 @@ rank pair present, found from the tokenizer's merge list, merged left to right.
 from __future__ import annotations
 
 import json
-import os
 
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+import pytest
+from PySide6.QtCore import Qt
 
-import pytest  # noqa: E402
-from PySide6.QtCore import Qt  # noqa: E402
-
-from bpe_gui.engine.display import gpt2_text, readable  # noqa: E402
-from bpe_gui.gui.panels.encode.encode_view import EncodeView  # noqa: E402
-from bpe_gui.gui.widgets.word_branches import ClickedWord  # noqa: E402
-from bpe_gui.gui.panels.playback.word_playback import WordPlayback  # noqa: E402
+from bpe_gui.engine.display import gpt2_text, readable
+from bpe_gui.gui.panels.encode.encode_view import EncodeView
+from bpe_gui.gui.widgets.word_branches import ClickedWord
+from bpe_gui.gui.panels.playback.word_playback import WordPlayback
 
 CORPUS = ("low lower newest widest lowest slowest 你好世界 it's\n" * 30)
 TEXT = "the slowest newest 你好 it's<|endoftext|>!"

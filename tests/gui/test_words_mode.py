@@ -5,21 +5,17 @@ against each alternative matched alone with `regex` (tests/engine/test_explain.p
 """
 from __future__ import annotations
 
-import os
+import pytest
+from PySide6.QtCore import QEvent, QPoint, Qt
+from PySide6.QtGui import QHelpEvent, QTextCursor
+from PySide6.QtWidgets import QApplication, QToolTip
 
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-
-import pytest  # noqa: E402
-from PySide6.QtCore import QEvent, QPoint, Qt  # noqa: E402
-from PySide6.QtGui import QHelpEvent, QTextCursor  # noqa: E402
-from PySide6.QtWidgets import QApplication, QToolTip  # noqa: E402
-
-from bpe_gui.engine.branches import pattern_branches  # noqa: E402
-from bpe_gui.engine.pretokenize import PRESETS  # noqa: E402
-from bpe_gui.engine.trainer import TrainSettings  # noqa: E402
-from bpe_gui.gui.panels.corpus.corpus_editor import CorpusEditor  # noqa: E402
-from bpe_gui.gui.panels.encode.encode_view import EncodeView  # noqa: E402
-from panel_helpers import make_controller  # noqa: E402
+from bpe_gui.engine.branches import pattern_branches
+from bpe_gui.engine.pretokenize import PRESETS
+from bpe_gui.engine.trainer import TrainSettings
+from bpe_gui.gui.panels.corpus.corpus_editor import CorpusEditor
+from bpe_gui.gui.panels.encode.encode_view import EncodeView
+from panel_helpers import make_controller
 
 CORPUS = ("low lower newest widest 你好世界 it's THE CamelCase 12345!\n" * 20)
 TEXT = "It's  HTTPServer's 1234567 words, 你好!\n\n  world's end<|endoftext|>x"
