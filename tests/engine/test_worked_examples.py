@@ -88,3 +88,12 @@ def test_run_to_target_vocab_size(rule):
     t.run()
     assert len(t.vocab) == 262 and t.n_steps == 6
     assert t.step() is None
+
+
+@pytest.mark.regression
+def test_tie_sentence_counts_are_written_like_the_table():
+    """The tie sentence wrote a count as "(476830)" where the table says "476,830" (issue 10)."""
+    from bpe_gui.engine import TrainSettings, Trainer
+    t = Trainer.from_text("ab " * 1500 + "cd " * 1500, TrainSettings(num_merges=3))
+    rec = t.next_choice()
+    assert rec.count == 1500 and "1,500" in rec.reason and "(1500)" not in rec.reason

@@ -344,3 +344,14 @@ def test_the_hover_readout_stays_inside_a_narrow_chart(qtbot, width):
             if width >= 260:   # room for each part whole: nothing elided
                 assert " ".join(lines).replace(", ", " ") == text.replace(", ", " ")
             chart.grab()   # paints the hover without error
+
+
+@pytest.mark.regression
+def test_a_chart_of_step_0_alone_does_not_run_its_x_axis_below_zero(qtbot):
+    """At step 0 the compression chart's x axis ran from -1 to 1 (issue 10)."""
+    from bpe_gui.gui.widgets.chart_widget import ChartWidget
+    chart = ChartWidget("Compression", "merge step", "bytes per token")
+    qtbot.addWidget(chart)
+    chart.set_series("corpus", [0], [1.0])
+    x0, x1, _, _ = chart._ranges()
+    assert x0 == 0 and x1 > 0

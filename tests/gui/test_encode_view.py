@@ -275,3 +275,56 @@ def test_re_encode_10kb_follows_edits_and_steps(qtbot):
     assert v.last_mode == "step"
     assert v.encoding.ids == fresh_encoding(c, v.text()).ids
     c.shutdown()
+
+
+EMOJI_WORDS = "贾宝玉和林黛玉读书 🇯🇵 low lower 😀 newest\n" * 4
+
+
+@pytest.mark.regression
+@pytest.mark.controller(EMOJI_WORDS)
+def test_a_line_with_emoji_is_coloured_to_its_end(qtbot, controller):
+    """A line with emoji or flags lost its colour at its end, one character per code point
+    past U+FFFF: code points were taken for Qt's UTF-16 positions (issue 10)."""
+    view = EncodeView(controller)
+    qtbot.addWidget(view)
+    view.resize(700, 400)
+    view.show()
+    text = "🇯🇵贾宝玉和黛读\nab😀cd 🇯🇵🇯🇵 x"
+    view.set_text(text)
+    qtbot.waitUntil(lambda: view.offsets and view._shown_text == text)
+    doc_text = view.edit.document().toPlainText()
+    kinds = view.format_kinds()
+    # document positions are UTF-16 units; every one but the line break is coloured
+    units = [c for c in doc_text for _ in range(2 if ord(c) > 0xFFFF else 1)]
+    assert len(kinds) == len(units)
+    uncoloured = [i for i, (k, c) in enumerate(zip(kinds, units)) if k < 0 and c != "\n"]
+    assert uncoloured == []
+
+
+@pytest.mark.regression
+@pytest.mark.controller(EMOJI_WORDS)
+def test_a_burst_of_keys_is_all_typed_and_encoded_once_after(qtbot, controller,
+                                                             monkeypatch):
+    """Keys typed very fast were lost (half of them at ~400 keys/s): the view re-encoded
+    between them instead of after them (issue 10)."""
+    from PySide6.QtCore import QEvent
+    from PySide6.QtGui import QKeyEvent
+    from PySide6.QtWidgets import QApplication
+    view = EncodeView(controller)
+    qtbot.addWidget(view)
+    view.show()
+    view.edit.setFocus()
+    qtbot.waitUntil(view.edit.hasFocus)
+    encodes = []
+    real = view.encode_now
+    monkeypatch.setattr(view, "encode_now", lambda: (encodes.append(view.edit.toPlainText()),
+                                                     real()))
+    view._timer.timeout.disconnect()
+    view._timer.timeout.connect(view.encode_now)
+    keys = "low lower 贾宝玉 newest widest " * 8
+    for ch in keys:    # queued at once, as a fast typist's keys arrive
+        for kind in (QEvent.KeyPress, QEvent.KeyRelease):
+            QApplication.postEvent(view.edit, QKeyEvent(kind, 0, Qt.NoModifier, ch))
+    qtbot.waitUntil(lambda: view.edit.toPlainText() == keys)
+    qtbot.waitUntil(lambda: view._shown_text == keys)
+    assert encodes == [keys]          # once, after every key; none lost

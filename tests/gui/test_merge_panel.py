@@ -272,3 +272,96 @@ def test_many_steps_with_every_panel_shown_stay_consistent(qtbot):
     assert view.encoding.ids == tok.encode_with_offsets(view.text()).ids
     qtbot.waitUntil(lambda: browser.model.rowCount() == t.vocab_size, timeout=3000)
     c.shutdown()
+
+
+@pytest.mark.regression
+def test_enter_in_the_step_box_goes_to_that_step(window, qtbot):
+    """Enter in the Step box did nothing (issue 10)."""
+    panel = window.merge_panel
+    box = panel.goto_spin
+    box.setFocus()
+    box.lineEdit().selectAll()
+    qtbot.keyClicks(box.lineEdit(), "3")
+    qtbot.keyClick(box.lineEdit(), Qt.Key_Return)
+    assert window.controller.step_index == 3
+
+
+@pytest.mark.regression
+def test_timeline_page_down_and_the_first_click_after_a_scroll_drag_move_the_step(
+        window, qtbot, ready):
+    """Timeline: Page Down moved the highlight but not the current step, and the first
+    click after dragging the scroll bar was ignored (issue 10)."""
+    from PySide6.QtCore import QPoint
+    c = window.controller
+    assert window.editor.load_sample("english")
+    ready(c)
+    window.settings_panel.merges_spin.setValue(300)
+    window.settings_panel.merges_radio.setChecked(True)
+    assert window.flow.train()
+    qtbot.waitUntil(lambda: not c.busy and c.step_index == 300, timeout=20_000)
+    view = window.merge_panel.timeline_view
+    window.resize(1366, 768)
+    c.goto(0)
+    view.setFocus()
+    qtbot.waitUntil(view.hasFocus)
+    qtbot.keyClick(view, Qt.Key_PageDown)
+    assert c.step_index > 0 and c.step_index == view.currentIndex().row()
+    # drag the scroll bar, then click a row once: it jumps there
+    bar = view.verticalScrollBar()
+    handle = QPoint(bar.width() // 2, 12)
+    qtbot.mousePress(bar, Qt.LeftButton, pos=handle)
+    qtbot.mouseMove(bar, QPoint(handle.x(), handle.y() + 30))
+    qtbot.mouseRelease(bar, Qt.LeftButton, pos=QPoint(handle.x(), handle.y() + 30))
+    row_rect = view.visualRect(view.model().index(view.rowAt(40), 0))
+    target = view.rowAt(row_rect.center().y())
+    qtbot.mouseClick(view.viewport(), Qt.LeftButton, pos=row_rect.center())
+    assert c.step_index == target
+
+
+def test_timeline_scrubber_and_find_the_step_that_made_a_token(window, qtbot, ready):
+    c = window.controller
+    window.act_run.trigger()
+    qtbot.waitUntil(lambda: not c.busy and c.trainer.is_done(), timeout=10_000)
+    steps = list(c.trainer.steps)
+    tools = window.merge_panel.timeline_tools
+    assert tools.scrubber.maximum() == len(steps) and tools.scrubber.value() == len(steps)
+    tools.scrubber.setValue(3)                 # as a drag ends
+    assert c.step_index == 3
+    target = steps[6]                          # a token made at step 7
+    tools.find_edit.setText(window.merge_panel.timeline.cache.text(target.token))
+    assert tools.find()
+    expected = next(r.index for r in steps if r.token == target.token)
+    assert c.step_index == expected and tools.scrubber.value() == expected
+    tools.find_edit.setText("no such token anywhere")
+    assert not tools.find() and c.step_index == expected
+
+
+def test_partial_character_pairs_say_which_character_they_belong_to(qtbot):
+    from bpe_gui.gui.models.pair_table import part_of
+    from bpe_gui.gui.panels.merge.merge_panel import MergePanel
+    from bpe_gui.gui.models.roles import TOOLTIP
+    text = "中文 中国 中间 hello"
+    c = make_controller(text)
+    panel = MergePanel(c)
+    qtbot.addWidget(panel)
+    panel.show()
+    m = panel.pair_model
+    tips = [m.data(m.index(r, 1), TOOLTIP) for r in range(m.rowCount())]
+    vocab = m.snapshot.vocab
+    for r, tip in enumerate(tips):
+        row = m.rows[r]
+        merged = vocab[row.a] + vocab[row.b]
+        # oracle: the characters of the corpus whose UTF-8 contains the merged bytes
+        owners = [ch for ch in text if ord(ch) > 0x7F and merged in ch.encode()]
+        try:
+            merged.decode("utf-8")
+            whole = True
+        except UnicodeDecodeError:
+            whole = False
+        if whole or not owners:   # whole characters, or bytes across two characters
+            assert "part of" not in tip
+        else:
+            assert f"part of the character {owners[0]}" in tip
+    assert any("part of the character 中" in t for t in tips)
+    assert part_of(b"\xe4\xb8", ["ab", "中"]) == "中" and part_of(b"ab", ["ab"]) is None
+    c.shutdown()

@@ -55,3 +55,10 @@ def test_ok_keeps_the_samples_settings_and_another_corpus_hides_the_notice(windo
     assert notice.isVisible()
     c.set_corpus_text("my own text now")
     assert notice.isHidden()
+
+
+def test_loading_a_sample_says_which_settings_it_changed(window, qtbot, ready):
+    messages = []
+    window.controller.message.connect(messages.append)
+    assert window.editor.load_sample("tutorial-bytes")
+    assert any("settings changed: mode" in m for m in messages)

@@ -178,3 +178,44 @@ def test_the_panel_says_what_train_settings_say(window, ready):
     with pytest.raises(VocabSizeError) as ei:
         TrainSettings(vocab_size=250).validated()
     assert panel.target_error.text() == str(ei.value)
+
+
+@pytest.mark.regression
+def test_a_pattern_that_matches_nothing_says_so_inline_without_popups(
+        window, qtbot, ready):
+    """A pattern matching nothing said "The corpus is empty... type or paste some text" in a
+    popup that came back after every corpus edit (issue 10)."""
+    c = window.controller
+    popups = []
+    c.errorOccurred.connect(lambda t, m: popups.append(m))
+    panel = window.settings_panel
+    panel.preset_combo.setCurrentIndex(panel.preset_combo.findData("custom"))
+    panel.pattern_edit.setText("zzz+")
+    panel.check()
+    assert "finds no words" in panel.pattern_error.text() and panel.pattern_error.isVisibleTo(panel)
+    assert "empty" not in panel.pattern_error.text()
+    # applied anyway through the controller (e.g. from a session): no popup on corpus edits
+    from dataclasses import replace
+    c.set_settings(replace(c.settings, pattern="zzz+"))
+    qtbot.waitUntil(lambda: not c.retrain_pending, timeout=3_000)
+    window.editor.edit.appendPlainText(" more text")
+    window.editor.flush()
+    qtbot.waitUntil(lambda: not c.retrain_pending, timeout=3_000)
+    assert popups == []
+    assert "finds no words" in window.statusBar().currentMessage()
+
+
+@pytest.mark.regression
+def test_an_empty_file_is_refused_like_a_binary_one(window, qtbot, tmp_path, idle):
+    """An empty file replaced the corpus, where a binary file was refused and the corpus
+    kept (issue 10)."""
+    c = window.controller
+    before = c.corpus_text
+    empty = tmp_path / "empty.txt"
+    empty.write_text("  \n", encoding="utf-8")
+    errors = []
+    c.errorOccurred.connect(lambda t, m: errors.append(m))
+    window.open_paths([str(empty)])
+    idle(c)
+    assert c.corpus_text == before and c.corpus_sample == "tutorial"
+    assert errors and "kept" in errors[0]

@@ -229,3 +229,105 @@ def test_the_export_dialog_starts_in_the_remembered_folder(trained, tmp_path):
     assert dlg.export()
     dlg.close()
     assert last_folder() == str(out)                # the next dialog of any kind starts here
+
+
+@pytest.mark.regression
+def test_an_export_error_is_said_once_and_its_folder_not_remembered(
+        window, ready, tmp_path):
+    """One export error showed one identical popup per selected format, and the dialog
+    then remembered the folder that failed (issue 10)."""
+    from bpe_gui.gui.dialogs.export_dialog import ExportDialog
+    from bpe_gui.gui.widgets.last_folder import last_folder, remember
+    c = window.controller
+    assert window.editor.load_sample("english")
+    ready(c)
+    c.goto(20)
+    shown = []
+    c.errorOccurred.connect(lambda title, msg: shown.append(msg))
+    good = tmp_path / "good"
+    good.mkdir()
+    remember(str(good))   # the one folder every file dialog remembers (issue 21)
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the folder should be", encoding="utf-8")
+    dlg = ExportDialog(c, window)
+    for cb in dlg.checks.values():
+        cb.setChecked(cb.isEnabled())
+    assert len(dlg.selected_formats()) >= 3
+    dlg.folder_edit.setText(str(blocker / "sub"))
+    assert dlg.export() == []
+    assert len(shown) == 1                      # not one popup per format
+    assert last_folder() == str(good)
+    dlg.close()
+    assert ExportDialog(c, window).folder_edit.text() == str(good)
+
+
+@pytest.mark.regression
+def test_saving_a_corpus_opened_from_a_file_asks_where_before_writing(window, qtbot, tmp_path,
+                                                                      idle, monkeypatch):
+    """Saving edits of a corpus opened from a file silently overwrote that file (issue 10)."""
+    from PySide6.QtWidgets import QFileDialog, QMessageBox
+    src = tmp_path / "mine.txt"
+    src.write_text("original words here", encoding="utf-8")
+    c = window.controller
+    window.open_paths([str(src)])
+    idle(c)
+    window.editor.edit.appendPlainText(" edited")
+    window.editor.flush()
+    asked = []
+    monkeypatch.setattr(QMessageBox, "question", staticmethod(lambda *a, **k: QMessageBox.Save))
+    monkeypatch.setattr(QFileDialog, "getSaveFileName",
+                        staticmethod(lambda *a, **k: (asked.append(a), ("", ""))[1]))
+    assert not window.maybe_save_corpus()       # the dialog was cancelled: nothing written
+    assert asked and src.read_text(encoding="utf-8") == "original words here"
+    c.mark_corpus_saved()
+
+
+@pytest.mark.regression
+def test_sessions_restore_the_imported_tokenizer_and_the_whitespace_toggle(
+        make_window, ready, qtbot, tmp_path, monkeypatch):
+    """Sessions did not restore the imported tokenizer or the whitespace toggle (issue 10)."""
+    from PySide6.QtWidgets import QFileDialog
+    first = make_window()
+    c = first.controller
+    c.goto(5)
+    files = c.export("hf", str(tmp_path), "tok")
+    assert c.import_tokenizer(str(files[0])) is not None and c.use_imported
+    first.encode_view.show_ws.setChecked(False)
+    path = tmp_path / "s.bpesession"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName",
+                        staticmethod(lambda *a, **k: (str(path), "")))
+    assert first.save_session()
+    second = make_window(load=False)
+    assert second.open_session(str(path))
+    ready(second.controller)
+    c2 = second.controller
+    assert c2.imported is not None and c2.use_imported
+    assert c2.imported_path == str(files[0])
+    assert not second.encode_view.show_ws.isChecked()
+
+
+def test_open_save_png_and_sessions_start_in_one_last_folder(window, tmp_path, monkeypatch,
+                                                             idle):
+    from PySide6.QtWidgets import QFileDialog
+    folder = tmp_path / "work"
+    folder.mkdir()
+    corpus = folder / "c.txt"
+    corpus.write_text("some words to train on", encoding="utf-8")
+    starts = []
+
+    def opened(*a, **k):
+        starts.append(a[2])
+        return [str(corpus)], ""
+    monkeypatch.setattr(QFileDialog, "getOpenFileNames", staticmethod(opened))
+    monkeypatch.setattr(QFileDialog, "getSaveFileName",
+                        staticmethod(lambda *a, **k: (starts.append(a[2]), ("", ""))[1]))
+    monkeypatch.setattr(QFileDialog, "getOpenFileName",
+                        staticmethod(lambda *a, **k: (starts.append(a[2]), ("", ""))[1]))
+    window.editor.open_dialog()
+    idle(window.controller)
+    window.charts_view._ask_png()
+    window.save_session_as()
+    window.open_session_dialog()
+    from pathlib import Path
+    assert [str(Path(s) if Path(s).is_dir() else Path(s).parent) for s in starts[1:]] \
+        == [str(folder)] * 3

@@ -234,3 +234,25 @@ def test_a_status_message_reads_whole_in_the_tooltip(window):
     assert bar.toolTip() == bar.currentMessage() != ""
     bar.clearMessage()
     assert bar.toolTip() == ""
+
+
+@pytest.mark.regression
+def test_no_stale_text_after_a_mode_change_a_reset_or_a_new_target(window, qtbot, ready):
+    """Stale text: the corpus label kept "character mode" after a switch to byte-level, the
+    status bar "Step 10." after Reset, the header "/ 60,000" after applying 10,000 (issue 10)."""
+    c = window.controller
+    assert c.corpus_sample == "tutorial"
+    panel = window.settings_panel
+    panel.byte_radio.setChecked(True)
+    assert window.flow.train()
+    qtbot.waitUntil(lambda: not c.busy and c.trainer.is_done(), timeout=10_000)
+    assert c.settings.mode == "byte"
+    assert "character mode" not in window.editor.source_label.text()
+    window.act_reset.trigger()
+    assert c.step_index == 0
+    assert "Step 10" not in window.statusBar().currentMessage()
+    assert "Target reached" not in window.statusBar().currentMessage()
+    panel.merges_spin.setValue(4)
+    assert panel.apply()
+    assert "/ 4 " in window.step_label.text() and "/ 10" not in window.step_label.text()
+    assert "of 4 " in window.merge_panel.status.text()

@@ -1,4 +1,5 @@
-"""Pre-tokenization view (issue 15): the words mode of the encode view and corpus editor.
+"""Pre-tokenization view (issue 15): the words mode of the encode view and corpus editor,
+and the settings panel's Words preview.
 
 The oracle for which rule took each word is the engine's explanation, itself checked
 against each alternative matched alone with `regex` (tests/engine/test_explain.py).
@@ -203,3 +204,19 @@ def test_colouring_the_corpus_is_not_an_edit(qtbot, controller):
     QApplication.processEvents()     # zero-time timers (a pending re-colouring) run
     assert spy == [] and not editor._edited and not controller.corpus_dirty
     assert editor.unsaved_label.text() == ""
+
+
+@pytest.mark.regression
+def test_the_settings_words_preview_keeps_an_applied_special_token_whole(window, qtbot, ready):
+    """The settings' Words: preview split <|endoftext|> after it was applied as a special
+    token (issue 10)."""
+    c = window.controller
+    window.editor.edit.setPlainText("hello world<|endoftext|>next doc")
+    window.editor.flush()
+    panel = window.settings_panel
+    panel.specials_edit.setPlainText("<|endoftext|>")
+    assert panel.apply()
+    ready(c)
+    panel.check()
+    text = panel.preview_label.text()
+    assert "[<|endoftext|>]" in text and "[<|]" not in text
