@@ -1,13 +1,14 @@
-"""Take the README screenshots (run by hand, not collected by pytest).
+"""Take the README screenshots (run by hand, from the repository's root).
 
-    python tests/gui/screenshots.py [OUT_DIR]        # default docs/screenshots/
+    python -m tools.screenshots [OUT_DIR] [--big]     # default docs/screenshots/
 
 Runs headless (QT_QPA_PLATFORM=offscreen unless set, e.g. under xvfb-run with xcb),
 with settings in a temporary folder so your own layout is untouched. Writes:
 main-zh-en.png (light, Chinese + English sample), main-dark.png, main-tutorial.png,
 corpus-editor.png, settings.png, vocab_browser.png (token classes), charts.png
 (compression and Rényi efficiency with a held-out text), compare_view.png (the vocabulary
-overlap of two steps), big-corpus.png (with --big, if the shared 20 MB corpus exists).
+overlap of two steps), big-corpus.png (with --big, if the 20 MB corpus exists in
+BPE_GUI_CORPORA_DIR, by default ../shared/corpora beside the checkout).
 """
 from __future__ import annotations
 
@@ -17,19 +18,18 @@ import tempfile
 import time
 from pathlib import Path
 
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))
+from PySide6.QtCore import QSettings, QStandardPaths
+from PySide6.QtWidgets import QApplication
 
-from PySide6.QtCore import QSettings, QStandardPaths  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
+from bpe_gui.gui.app import create_application
 
-from bpe_gui.gui.app import create_application  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 SIZE = (1600, 1000)
 ENCODE_TEXT = ("分词器把一句话切成 token。Byte-pair encoding merges the most frequent pair, "
                "step by step: 2024 年，模型读到的是整数 ID。")
-BIG = ROOT.parent / "shared" / "corpora" / "en-gutenberg-20mb.txt.xz"
+CORPORA = Path(os.environ.get("BPE_GUI_CORPORA_DIR") or ROOT.parent / "shared" / "corpora")
+BIG = CORPORA / "en-gutenberg-20mb.txt.xz"
 
 
 def pump(app: QApplication, seconds: float = 0.3) -> None:
@@ -100,6 +100,8 @@ def panel_shots(app: QApplication, win, out: Path) -> None:
 
 def main(out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
+    # Qt reads the platform when the application is built, not when PySide6 is imported
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     tmp = Path(tempfile.mkdtemp(prefix="bpe-gui-shots-"))
     QStandardPaths.setTestModeEnabled(True)
     app = create_application([sys.argv[0]])

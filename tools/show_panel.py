@@ -1,10 +1,12 @@
 """Show one panel alone (for screenshots and trying things out), on a real controller.
 
-    python tests/gui/show_panel.py merge|encode|vocab|playback [--corpus worked|zh|en|FILE]
+    python -m tools.show_panel merge|encode|vocab|playback [--corpus worked|zh|en|shakespeare|FILE]
         [--steps N] [--dark] [--shot out.png] [--size 1100x700] [--text "..."]
         [--words] [--import-tokenizer PATH] [--word " unbelievable"] [--at K]
 
 Without --shot the window opens; with it the panel is rendered off screen and saved.
+Run it from the repository's root. --corpus shakespeare reads en-tinyshakespeare.txt.xz from
+BPE_GUI_CORPORA_DIR, by default the excerpt in tests/fixtures/corpora.
 """
 from __future__ import annotations
 
@@ -13,8 +15,8 @@ import os
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))
+ROOT = Path(__file__).resolve().parents[1]
+CORPORA = Path(os.environ.get("BPE_GUI_CORPORA_DIR") or ROOT / "tests" / "fixtures" / "corpora")
 
 WORKED = "low low lower newest newest widest widest widest"
 ZH_TEXT = ("分词器把文字切成 token，再换成编号。Byte-pair encoding 从字节开始，"
@@ -33,8 +35,7 @@ def corpus_text(name: str) -> str:
         return (ROOT / "resources" / "samples" / "en-paragraphs.txt").read_text(encoding="utf-8")
     if name == "shakespeare":
         import lzma
-        return lzma.open(ROOT.parent / "shared" / "corpora" / "en-tinyshakespeare.txt.xz",
-                         "rt", encoding="utf-8").read()
+        return lzma.open(CORPORA / "en-tinyshakespeare.txt.xz", "rt", encoding="utf-8").read()
     return Path(name).read_text(encoding="utf-8")
 
 
