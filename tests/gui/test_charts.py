@@ -254,15 +254,13 @@ def test_renyi_starts_again_for_a_new_trainer(charts, controller, qtbot):
     assert ys[25] == pytest.approx(renyi_of_encoding(controller, 25))
 
 
-def test_renyi_follows_a_long_run_while_it_runs(qtbot):
+def test_renyi_follows_a_long_run_while_it_runs(qtbot, corpora_dir):
     """During a run on the worker thread the series grows at each look the run allows
     (LiveView), and ends equal to the direct formula."""
     import lzma
 
-    from panel_helpers import SHAKESPEARE
-    if not SHAKESPEARE.exists():
-        pytest.skip("the shared corpora are not here")
-    text = lzma.open(SHAKESPEARE, "rt", encoding="utf-8").read()[:400_000]
+    text = lzma.open(corpora_dir / "en-tinyshakespeare.txt.xz", "rt",
+                     encoding="utf-8").read(400_000)
     c = Controller()
     c.live.interval = 0.0        # a look at every progress report of the run
     c.set_settings(TrainSettings(vocab_size=4000))

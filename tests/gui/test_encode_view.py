@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QApplication
 from bpe_gui.engine.tokenizer import Tokenizer
 from bpe_gui.gui.controller.controller import Controller
 from bpe_gui.gui.panels.encode.encode_view import EncodeView
-from panel_helpers import SHAKESPEARE, WORKED, make_controller
+from panel_helpers import WORKED, make_controller
 from settle import settle
 
 MIXED = ("low lower newest widest 你好世界 newest 你好 widest\nlowest 世界 new 你\n" * 3)
@@ -245,20 +245,19 @@ def test_hidden_view_catches_up_when_shown(qtbot, view, controller):
     assert view.encoding.ids == enc.ids and view.encoding.offsets == enc.offsets
 
 
-def test_re_encode_10kb_follows_edits_and_steps(qtbot):
+def test_re_encode_10kb_follows_edits_and_steps(qtbot, corpora_dir):
     """After edits (whole re-encodes) and steps and undos (merges applied to the
     current encoding), the view's ids are a fresh encoding's. (Timings:
     bench/test_gui_latency.py.)"""
-    if not SHAKESPEARE.exists():
-        pytest.skip(f"{SHAKESPEARE} not found")
-    text = lzma.open(SHAKESPEARE, "rt", encoding="utf-8").read()
+    text = lzma.open(corpora_dir / "en-tinyshakespeare.txt.xz", "rt", encoding="utf-8").read()
+    assert len(text) >= 160_000
     c = make_controller(text[:150_000])
     c.goto(300)
     v = EncodeView(c)
     qtbot.addWidget(v)
     v.resize(1000, 650)
     v.show()
-    v.set_text(text[200_000:210_000])
+    v.set_text(text[-10_000:])        # 10 kB the controller did not train on
     app = QApplication.instance()
     app.processEvents()
     cur = v.edit.textCursor()

@@ -13,7 +13,7 @@ from bpe_gui.gui.models.pair_table import PairTableModel
 from bpe_gui.gui.models.roles import TOKENS_ROLE
 from bpe_gui.gui.models.timeline import TimelineModel
 from bpe_gui.gui.panels.merge.merge_panel import PAGE, SPEEDS, MergePanel
-from panel_helpers import SHAKESPEARE, make_controller
+from panel_helpers import make_controller
 
 
 
@@ -237,16 +237,14 @@ def test_hidden_panel_catches_up_when_shown(qtbot, controller):
     assert pairs(p)[0][:2] == ("wi d", 3)
 
 
-def test_many_steps_with_every_panel_shown_stay_consistent(qtbot):
+def test_many_steps_with_every_panel_shown_stay_consistent(qtbot, corpora_dir):
     """200 steps with the merge panel, the encode view and the vocabulary browser shown:
     each follows step by step and ends where a fresh look at the trainer is. (Timings:
     bench/test_gui_latency.py.)"""
-    if not SHAKESPEARE.exists():
-        pytest.skip(f"{SHAKESPEARE} not found")
     from bpe_gui.engine.tokenizer import Tokenizer
     from bpe_gui.gui.panels.encode.encode_view import EncodeView
     from bpe_gui.gui.panels.vocab.vocab_browser import VocabBrowser
-    text = lzma.open(SHAKESPEARE, "rt", encoding="utf-8").read()
+    text = lzma.open(corpora_dir / "en-tinyshakespeare.txt.xz", "rt", encoding="utf-8").read()
     c = Controller()
     c.set_settings(TrainSettings(vocab_size=5000))
     c.set_corpus_text(text)
