@@ -253,7 +253,7 @@ def _by_symbols(tok: BaseTokenizer) -> Reencode:
             syms = [t2i[c.encode("utf-8")] for c in body.decode("utf-8")]
         except KeyError:   # a character that is no symbol of its own: never rebuilt
             return ()
-        if marked:
+        if marked and eow is not None:   # (marked only when there is an end-of-word id)
             syms = syms + [eow] if suffix else [eow] + syms
         return tok.model.merge_symbols(syms) if syms else ()
     return reencode

@@ -48,6 +48,8 @@ class Encoding:
 class BaseTokenizer(ABC):
     """The public face of every tokenizer (see the module docstring)."""
 
+    _meta: dict | Callable[[], dict]   # the meta property's value (a dict, or made when read)
+
     def __init__(self, model: WordModel, *, vocab: dict[int, bytes],
                  token_to_id: dict[bytes, int], merges, special_tokens: list[str],
                  special_ids: dict[str, int], pre: Pretokenizer, mode: str = "byte",

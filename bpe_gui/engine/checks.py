@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 import os
 from numbers import Integral, Real
-from typing import Any, Iterable, NoReturn
+from typing import Any, Iterable, Literal, NoReturn, overload
 
 from .errors import (ArgumentError, ArgumentTypeError, SettingArgumentError,
                      SettingTypeError)
@@ -68,6 +68,12 @@ def texts(value: Any, name: str) -> Iterable[str]:
     return (c if isinstance(c, str) else text(c, f"each chunk of {name}") for c in value)
 
 
+@overload
+def whole(value: Any, name: str, lo: int = 0, hi: int = MAX_ID, *,
+          setting: bool = False, none_ok: Literal[False] = False) -> int: ...
+@overload
+def whole(value: Any, name: str, lo: int = 0, hi: int = MAX_ID, *,
+          setting: bool = False, none_ok: bool) -> int | None: ...
 def whole(value: Any, name: str, lo: int = 0, hi: int = MAX_ID, *,
           setting: bool = False, none_ok: bool = False) -> int | None:
     """A whole number in [lo, hi] (``bool`` is not a number here)."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import sys
+from collections.abc import Sequence
 from itertools import repeat
 
 from .errors import BPEError, EncodeError
@@ -131,13 +132,14 @@ class MergeModel(WordModel):
     def merge(self, piece: str) -> tuple[int, ...]:
         return self.merge_symbols(self.start(piece))
 
-    def merge_symbols(self, ids: list[int]) -> tuple[int, ...]:
+    def merge_symbols(self, ids: Sequence[int]) -> tuple[int, ...]:
         """Apply merges lowest rank first; each pair everywhere, left to right.
 
         Example (merges 'a b' then 'ab c'): [a, b, c, a, b] -> [abc, ab]
         """
         if self.merger is not None:
             return self.merger.merge(ids, self.limit)
+        ids = list(ids)   # merged in place below: never the caller's list
         get, limit = self.ranks.get, self.limit
         if len(ids) < 2:
             return tuple(ids)
@@ -180,11 +182,13 @@ class MergeModel(WordModel):
     # ----- many words, in C ---------------------------------------------------------------
     def encode_words(self, words: list[str], cache: dict, cache_limit: int) -> list[int]:
         """Byte level: the ids of each word, through the C loop and ``cache``."""
+        assert self.merger is not None   # called only when .native
         return self.merger.encode_words(words, cache, self.limit, cache_limit)
 
     def encode_text(self, preset: int, text: str, cache) -> list[int]:
         """Byte level, a native scanner preset: a whole text scanned and merged in C
         (``cache``: a :func:`word_cache`). Raises UnicodeEncodeError on lone surrogates."""
+        assert self.merger is not None   # called only when .native
         return self.merger.encode_text(preset, text, self.limit, cache)
 
 

@@ -33,7 +33,7 @@ from __future__ import annotations
 from array import array
 from dataclasses import replace
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, Sequence, cast
 
 from .corpus import count_corpus
 from .count_sets import check_settings
@@ -265,8 +265,8 @@ def train_superbpe(corpus: "str | Path | Sequence[str | Path] | None" = None,
         t1 = Trainer.from_counts(stage1_table, s1)
     elif text is not None:
         t1 = Trainer.from_text(text, s1)
-    else:
-        t1 = Trainer.from_files(corpus, s1)
+    else:   # (corpus None too: from_files says no corpus files were given)
+        t1 = Trainer.from_files(cast("str | Path | Sequence[str | Path]", corpus), s1)
     t1.run(detail=False, cancel=cancel,
            progress=(lambda d, n: progress("stage 1", d, n)) if progress else None)
     tok1, steps1 = t1.tokenizer(), tuple(t1.steps)

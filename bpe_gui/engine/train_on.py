@@ -82,15 +82,17 @@ class InheritedTrainer(Trainer):
         super().__init__(table, settings)
 
     # ----- construction -------------------------------------------------------------
-    @classmethod
-    def from_text(cls, source: Tokenizer, text: str, settings: TrainSettings | None = None,
+    @classmethod  # the source tokenizer comes first: not a drop-in for Trainer.from_text
+    def from_text(cls, source: Tokenizer, text: str,  # type: ignore[override]
+                  settings: TrainSettings | None = None,
                   *, pattern: str | None = None, **kw) -> "InheritedTrainer":
         s = inherited_settings(source, settings, pattern)
         return cls(source, table_from_text(text, Pretokenizer(s.pattern, s.special_tokens), **kw),
                    s, pattern=pattern)
 
-    @classmethod
-    def from_files(cls, source: Tokenizer, paths: str | Path | Sequence[str | Path],
+    @classmethod  # (as from_text)
+    def from_files(cls, source: Tokenizer,  # type: ignore[override]
+                   paths: str | Path | Sequence[str | Path],
                    settings: TrainSettings | None = None, *, pattern: str | None = None,
                    **kw) -> "InheritedTrainer":
         """The new corpus streamed in blocks (``count_corpus``): memory grows with its

@@ -18,12 +18,12 @@ import time
 from array import array
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable, Iterable, NamedTuple, Sequence
+from typing import Callable, Iterable, NamedTuple, Sequence, cast
 
 try:
     from . import _core
 except ImportError:  # no C compiler at install time: slow but correct stand-in
-    from . import _pycore as _core
+    from . import _pycore as _core  # type: ignore[no-redef]  # the same API in Python
 from . import checks
 from .corpus import table_from_files, table_from_text
 from .count_sets import check_settings, read_tables, settings_for_table
@@ -111,6 +111,7 @@ class TrainSettings:
         symbols only)."""
         if n_base is None or self.num_merges is not None or self.prune:
             return
+        assert self.vocab_size is not None   # validated() refuses neither size nor merges
         minimum = n_base + len(self.special_tokens)
         if self.vocab_size < minimum:
             what = "256 bytes" if self.mode == "byte" else f"{n_base} base symbols in this corpus"
@@ -174,7 +175,7 @@ class PairRow(NamedTuple):
     rank: int
     a: int
     b: int
-    count: int
+    count: int  # type: ignore[assignment]  # a field named like tuple.count(), which it hides
 
 
 def char_alphabet(words: Iterable[str]) -> list[str]:
@@ -325,7 +326,7 @@ class Trainer:
         if isinstance(source, str):
             table = table_from_text(source, pre, progress=progress, cancel=cancel, **kw)
         else:
-            paths = getattr(source, "paths", source)
+            paths = cast("str | Path | Sequence[str | Path]", getattr(source, "paths", source))
             encoding = getattr(source, "encoding", None) or encoding
             table = table_from_files(paths, pre, progress=progress, cancel=cancel,
                                      encoding=encoding, **kw)
@@ -379,6 +380,7 @@ class Trainer:
             return s.num_merges
         if s.prune:
             return None
+        assert s.vocab_size is not None   # validated settings: a size or a number of merges
         return max(0, s.vocab_size - self.n_initial)
 
     @property
@@ -420,9 +422,11 @@ class Trainer:
             if n >= s.num_merges:
                 return Stop("target", f"{s.num_merges:,} merges",
                             f"Target reached at step {n} ({s.num_merges:,} merges).")
-        elif (self._live if s.prune else len(self.vocab_bytes)) >= s.vocab_size:
-            return Stop("target", f"vocabulary {self.vocab_size:,}",
-                        f"Target reached at step {n} (vocabulary size {self.vocab_size:,}).")
+        else:
+            assert s.vocab_size is not None   # validated settings: a size or a number of merges
+            if (self._live if s.prune else len(self.vocab_bytes)) >= s.vocab_size:
+                return Stop("target", f"vocabulary {self.vocab_size:,}",
+                            f"Target reached at step {n} (vocabulary size {self.vocab_size:,}).")
         best = self.best_pair()
         if best is None:
             return Stop("no-pair", "no pair left",
@@ -544,6 +548,7 @@ class Trainer:
         checks.whole(until, "Trainer.run(until)", -checks.MAX_ID, none_ok=True)
         goal = until if until is not None else self.target_steps
         total = goal if goal is not None else self.settings.vocab_size
+        assert total is not None   # no goal: pruning to a vocabulary size (validated settings)
         start = self.n_steps
         if not detail and goal is not None and not self.settings.prune:
             self._run_in_core(goal, total, progress, cancel)
@@ -636,12 +641,14 @@ class Trainer:
             if s.num_merges is not None:
                 if k >= s.num_merges:
                     return k
-            elif s.prune:
-                live = self.steps[k - 1].live_size if k else self._live0
-                if live >= s.vocab_size:
+            else:
+                assert s.vocab_size is not None, "settings need a vocab size or a number of merges"
+                if s.prune:
+                    live = self.steps[k - 1].live_size if k else self._live0
+                    if live >= s.vocab_size:
+                        return k
+                elif self.n_initial + k >= s.vocab_size:
                     return k
-            elif self.n_initial + k >= s.vocab_size:
-                return k
             if nxt is not None and nxt < s.min_frequency:
                 return k
         return None
@@ -769,6 +776,7 @@ def train_bpe(input_path: "str | Path | Sequence[str | Path] | PretokenTable | N
                              special_tokens=tuple(special_tokens or ()), **options)
     if counts is not None or table is not None:
         if table is None:
+            assert counts is not None   # (the test above: one of the two is given)
             table = read_tables(counts)
         settings = settings_for_table(settings, table.meta, pattern="pattern" in options,
                                       specials=special_tokens is not None)

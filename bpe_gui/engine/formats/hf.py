@@ -33,6 +33,7 @@ from typing import Any, Sequence
 
 import regex
 
+from ..base import BaseTokenizer
 from ..display import gpt2_bytes, gpt2_text, pair_text, readable
 from ..errors import ExportError, FormatError
 from ..presets import CJK_PATTERN, CL100K_PATTERN, GPT2_PATTERN, WHITESPACE_PATTERN
@@ -188,8 +189,8 @@ def _char_pipeline(snap: Snapshot) -> tuple[dict | None, dict, dict]:
                 "end_of_word_suffix onto the last character (l o w</w>, not l o w </w>) and "
                 "no pre-tokenizer can append to a word. Train with the whitespace preset or "
                 "with </w> as a prefix, or export the native JSON.")
-        normalizer = {"type": "Replace", "pattern": {"Regex": SUFFIX_INSERT},
-                      "content": EOW_KEY}
+        normalizer: dict | None = {"type": "Replace", "pattern": {"Regex": SUFFIX_INSERT},
+                                   "content": EOW_KEY}
         pre = {"type": "Split", "pattern": {"Regex": SUFFIX_WORD}, "behavior": "Removed",
                "invert": True}
         return normalizer, pre, {"type": "BPEDecoder", "suffix": EOW_KEY}
@@ -226,12 +227,12 @@ def char_keys(snap: Snapshot) -> tuple[dict[int, str], dict[str, int]]:
             keys[i] = EOW_KEY
         elif i not in made:
             keys[i] = snap.vocab[i].decode("utf-8", errors="replace")
-    for k, ((a, b), i) in enumerate(zip(snap.merges, snap.merge_ids)):
+    for n, ((a, b), i) in enumerate(zip(snap.merges, snap.merge_ids)):
         joined = keys[t2i[a]] + keys[t2i[b]]
         if keys.setdefault(i, joined) != joined:
             # a merge of ordinary characters that spells '</w>' or '<unk>': the tokenizer
             # maps it onto that symbol's id, which tokenizer.json cannot express
-            raise ExportError(f"Merge #{k + 1} ({pair_text(a, b)}) makes {readable(a + b)!r}, "
+            raise ExportError(f"Merge #{n + 1} ({pair_text(a, b)}) makes {readable(a + b)!r}, "
                               f"the same bytes as token {i} ({keys[i]!r} in tokenizer.json): the "
                               "corpus contains that marker as literal text. Remove it from the "
                               "corpus, or export the native JSON.")
@@ -297,7 +298,8 @@ def _char_merges(snap: Snapshot, keys: dict[int, str]) -> list[list[str]]:
 
 
 # ----- loading --------------------------------------------------------------------------
-def load(path: str | Path, special_tokens: Sequence[str] | None = None, **kwargs) -> Tokenizer:
+def load(path: str | Path, special_tokens: Sequence[str] | None = None,
+         **kwargs) -> BaseTokenizer:
     """Load a BPE ``tokenizer.json``.
 
     Files from anywhere run through :mod:`bpe_gui.engine.pipeline`, exactly as Hugging

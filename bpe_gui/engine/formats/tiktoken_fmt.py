@@ -21,14 +21,14 @@ from __future__ import annotations
 
 import base64
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
+from ..base import BaseTokenizer
 from ..display import readable
 from ..errors import ExportError, FormatError, PatternError
 from ..pipeline.known import recognise
 from ..pipeline.tiktoken_model import load_ranks
 from ..pretokenize import Pretokenizer, resolve_pattern
-from ..tokenizer import Tokenizer
 from ..reading import as_id
 from ._common import (PROBE_TEXT, Snapshot, json_bytes, need, preset_name, words_differ)
 from ..reading import read_bytes, read_json
@@ -75,6 +75,7 @@ def dump(snap: Snapshot, name: str = "tokenizer") -> dict[str, bytes]:
                               "encode differently. Export GPT-2 or Hugging Face files instead.")
         last = i
     lines = [f"{base64.b64encode(t).decode('ascii')} {i}" for i, t in sorted(ranks.items())]
+    meta: dict[str, Any]
     meta = {"name": name, "pat_str": snap.pattern, "special_tokens": dict(snap.special_ids),
             "format": "bpe-gui tiktoken", "pattern": snap.pattern_setting}
     ids = sorted([*ranks, *specials])
@@ -128,7 +129,7 @@ def meta_beside(path: Path) -> Path | None:
 
 
 def load(path: str | Path, special_tokens: Sequence[str] | None = None, *,
-         pattern: str | None = None, **kwargs) -> Tokenizer:
+         pattern: str | None = None, **kwargs) -> BaseTokenizer:
     """Load NAME.tiktoken (+ NAME.tiktoken.json / NAME.json beside it, if present).
 
     It encodes as ``tiktoken`` does (see pipeline/tiktoken_model.py). Without the JSON,

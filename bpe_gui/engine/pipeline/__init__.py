@@ -31,7 +31,7 @@ try:  # whole texts of a native-preset pattern: scanned and merged in C, without
     from ..scanner import install_tables
     install_tables(_encode)
 except ImportError:  # pragma: no cover - only without a C compiler at install time
-    _encode = None
+    _encode = None  # type: ignore[assignment]  # optional C extension: None where it was not built
 
 CACHE_LIMIT = 1 << 18
 NO_LIMIT = 2**31 - 1   # merge with every rank
@@ -71,7 +71,8 @@ class Pipeline:
             if kind == "tiktoken" and words is not None and words.native is not None else None
         if kind == "hf" and normalize is None and pre is not None and pre.tiling_pattern:
             name = scanner_kind(pre.tiling_pattern)   # a byte-level Split the scanner runs
-            preset = PRESET_IDS.get(name) if native_scanner(name) is not None else None
+            preset = PRESET_IDS.get(name) \
+                if name is not None and native_scanner(name) is not None else None
         native = getattr(model, "native", model)   # the C model under a PipelineModel
         if preset is not None and _encode is not None and hasattr(native, "merge_table"):
             try:
@@ -88,6 +89,7 @@ class Pipeline:
                 w = text[s:e]
                 yield NStr.of(w, start + s), (self.special_map[w] if special else None)
             return
+        assert self.pre is not None   # kind "hf": always a pre-tokenizer (hf_json)
         whole = NStr.of(text, start)
         if self.added is not None:
             parts = self.added.split(whole)
@@ -133,6 +135,7 @@ class Pipeline:
         where it can give them (PreTokenizer.words), else from its steps."""
         out: list[int] = []
         enc, pre = self.model.encode_words, self.pre
+        assert pre is not None   # encode() comes here only with a pre-tokenizer
         parts = self.added.split(NStr.of(text)) if self.added is not None \
             else [(NStr.of(text), None)]
         for piece, tid in parts:
@@ -149,12 +152,17 @@ class Pipeline:
 
     def _encode_native(self, text: str) -> list[int]:
         caches = self._wcaches
+        merger, native = self._merger, self._native
+        assert merger is not None and native is not None   # chosen only when __init__ set both
         cache = caches.pop() if caches else _encode.WordCache(CACHE_LIMIT)  # pop: atomic
         try:
-            return self._merger.encode_text(self._native, text, NO_LIMIT, cache)
+            return merger.encode_text(native, text, NO_LIMIT, cache)
         except UnicodeEncodeError:   # a lone surrogate: UTF-8 cannot hold it
-            words = self.words.findall(text) if self.kind == "tiktoken" else \
-                [p.text for p in self.pre([NStr.of(text)])]
+            if self.kind == "tiktoken":
+                words = self.words.findall(text)
+            else:
+                assert self.pre is not None   # kind "hf": always a pre-tokenizer (hf_json)
+                words = [p.text for p in self.pre([NStr.of(text)])]
             return self.model.encode_words(words, self._cache, CACHE_LIMIT)
         finally:
             caches.append(cache)
@@ -196,6 +204,7 @@ class Pipeline:
     def _trim(self, ids: list[int], offs: list[tuple[int, int]]) -> list[tuple[int, int]]:
         """tokenizers' ByteLevel post-processor: offsets leave out a token's leading and
         trailing spaces (but keep the one space add_prefix_space put before the first)."""
+        assert self.trim_offsets is not None and self.key_of is not None   # both from hf_json
         on, prefix = self.trim_offsets
         if not on:
             return offs
@@ -237,7 +246,7 @@ class Pipeline:
     def _encode_at(self, text: str, start: int) -> list[int]:
         if start == 0:
             return self.encode(text)
-        out = []
+        out: list[int] = []
         for piece, tid in self.pieces(text, start):
             out += [tid] if tid is not None else self._word(piece.text)[0]
         return out

@@ -15,14 +15,14 @@ Example::
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any, Callable
 
 import regex
 
 from ..pattern_kinds import scanner_kind
 from ..scanner import native_scanner
-from .normalized import NStr
+from .normalized import Form, NStr
 from .patterns import FilePattern
 
 Pieces = list[NStr]
@@ -173,7 +173,8 @@ def normalizer(node: Any, where: str = "normalizer", source: str = "") -> Normal
         raise Unsupported(where, f"{where} should be an object or null")
     kind = node.get("type")
     if kind in ("NFC", "NFKC", "NFD", "NFKD"):
-        return lambda s, form=kind: s.normalize(form)
+        form: Form = kind
+        return lambda s: s.normalize(form)
     if kind == "Lowercase":
         return lambda s: s if s.text.islower() and s.text.isascii() else s.map_chars(_lower)
     if kind == "Replace":
@@ -185,8 +186,8 @@ def normalizer(node: Any, where: str = "normalizer", source: str = "") -> Normal
         return lambda s: s.prepend(text)
     if kind == "Sequence":
         items = need(node, "normalizers", list, where)
-        steps = [normalizer(n, f"{where}.normalizers[{i}]", source) for i, n in enumerate(items)]
-        steps = [f for f in steps if f is not None]
+        found = [normalizer(n, f"{where}.normalizers[{i}]", source) for i, n in enumerate(items)]
+        steps = [f for f in found if f is not None]
 
         def run(s: NStr) -> NStr:
             for f in steps:
@@ -247,7 +248,7 @@ class PreTokenizer:
 def pre_tokenizer(node: Any, where: str = "pre_tokenizer", source: str = "") -> PreTokenizer:
     flat: list[tuple[dict, str]] = []
     _flatten(node, where, flat)
-    steps = []
+    steps: list[Callable[[Pieces], Pieces]] = []
     byte_level, prefix, replacement = False, False, None
     for k, (n, w) in enumerate(flat):
         kind = n.get("type")
@@ -262,7 +263,7 @@ def pre_tokenizer(node: Any, where: str = "pre_tokenizer", source: str = "") -> 
                 raise Unsupported(f"{w}.behavior", f"{w}.behavior = {json.dumps(behavior)} is "
                                   f"not one of {', '.join(BEHAVIORS)}")
             invert = need(n, "invert", bool, w, False)
-            steps.append(lambda ps, p=pat, b=behavior, i=invert: split_pieces(ps, p, b, i))
+            steps.append(partial(split_pieces, pattern=pat, behavior=behavior, invert=invert))
         elif kind == "ByteLevel":
             byte_level = True
             prefix = need(n, "add_prefix_space", bool, w, True)

@@ -251,8 +251,8 @@ class Model:
         prv = list(range(-1, n - 1))
         rk: list[tuple[int, int]] = []
         for i in range(n):
-            r = self._rank(syms[i], syms[i + 1], w) if i + 1 < n else (_MAX, -1)
-            rk.append(r if r[0] < limit else (_MAX, -1))
+            got = self._rank(syms[i], syms[i + 1], w) if i + 1 < n else (_MAX, -1)
+            rk.append(got if got[0] < limit else (_MAX, -1))
         heap = [(r[0], i) for i, r in enumerate(rk) if r[0] < _MAX]
         heapq.heapify(heap)
         while heap:
@@ -261,7 +261,7 @@ class Model:
                 continue   # stale: merged away, or its pair changed since
             j = nxt[i]
             syms[i] = [rk[i][1], syms[i][1], syms[j][2]]
-            syms[j] = None
+            syms[j] = None  # type: ignore[call-overload]  # merged away (a tombstone)
             nxt[i] = nxt[j]
             if nxt[j] >= 0:
                 prv[nxt[j]] = i
