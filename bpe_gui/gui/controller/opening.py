@@ -162,7 +162,8 @@ class Opening:
                        sample=c.corpus_sample, step=c.step_index, encode_text=encode_text,
                        imported_path=c.imported_path if c.imported is not None else None,
                        use_imported=c.use_imported, show_whitespace=show_whitespace,
-                       furthest_step=furthest if furthest > c.step_index else 0)
+                       furthest_step=furthest if furthest > c.step_index else 0,
+                       train_on_from=c.train_on.session_source())
 
     def save_session(self, path: str, encode_text: str = "", show_whitespace: bool = True,
                      furthest_step: int = 0) -> bool:
@@ -238,6 +239,10 @@ class Opening:
         else:
             c.set_corpus_text(source, paths=paths, sample=s.sample, dirty=dirty)
         c.session_path = path
+        if s.train_on_from:   # trained on from a tokenizer: import it, train on again
+            c.train_on.restore(s.train_on_from)
+        elif c.train_on.active:
+            c.train_on.leave()
         # trained as far as the timeline went, then back to the step: the undone steps
         # are there to redo, as they were (training is deterministic)
         c.retrain(to_step=max(s.step, s.furthest_step),
