@@ -53,7 +53,8 @@ class Origin:
 
     def block_text(self) -> str:
         """The timeline's collapsed first row."""
-        return f"{self.label}: {self.n_inherited:,} inherited merges"
+        return (f"{self.n_inherited:,} inherited merges · {self.label} "
+                f"(ids 0–{self.n_initial - 1:,})")
 
     def block_tip(self) -> str:
         return (f"Step 0 is {self.label} as it was: its {self.n_inherited:,} merges and "

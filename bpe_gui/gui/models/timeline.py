@@ -155,8 +155,8 @@ class TimelineModel(HeaderedTableModel):
     def _block_cell(self, col: int, now: bool, fg) -> Cell:
         o = self.origin
         bg = self.colors.tied if now else block_color_for(self.colors)
-        text = {self.STEP: "0", self.MERGE: "▸ " + o.block_text(),
-                self.TOKEN: f"ids 0–{o.n_initial - 1:,}"}.get(col, "")
+        # one text over the Merge and New token columns (the view spans them)
+        text = {self.STEP: "0", self.MERGE: "▸ " + o.block_text()}.get(col, "")
         return Cell(text, col == self.STEP, True, fg, bg)
 
 

@@ -97,11 +97,12 @@ class EncodeView(CatchesUp, CharPositions, QWidget):
                                    displaced=self.highlighter)
         self.top_bar.insertWidget(2, self.words.toggle)
         self.layout().insertWidget(1, self.words.legend)
-        self.origin_legend = QLabel()
-        self.origin_legend.setWordWrap(True)
+        # training on: in the id list's title line (a row of its own pushed the ids out
+        # of a short dock), one line, the whole legend in its tooltip
+        self.origin_legend = TextPane()
         self.origin_legend.setTextFormat(Qt.RichText)
         self.origin_legend.hide()
-        self.layout().insertWidget(2, self.origin_legend)
+        self.list_label.parentWidget().layout().insertWidget(1, self.origin_legend)
         self.flow.tip_of = self._chip_tip
         self.flow.set_mark_color(self.mark_color)
         controller.tokenizerChanged.connect(self.words.refresh)
@@ -374,8 +375,16 @@ class EncodeView(CatchesUp, CharPositions, QWidget):
         self.origin = origin
         self.news = origin.new_flags(enc.ids) if origin is not None else None
         if origin is not None:
-            self.origin_legend.setText(origin.legend_html(self.mark_color.name()))
+            self._set_legend()
         self.origin_legend.setVisible(origin is not None)
+        self.list_label.setVisible(origin is None)
+
+    def _set_legend(self) -> None:
+        self.origin_legend.setText(self.origin.legend_html(self.mark_color.name()))
+        self.origin_legend.setToolTip(
+            f"Tokens learned here (new merges, ids from {self.origin.n_initial:,}) have a "
+            f"green outline below and a green underline in the text; the others are "
+            f"{self.origin.label}'s, inherited with their ids. Hover a token to see which.")
 
     def token_tip(self, i: int) -> str:
         """What the tooltip says of token ``i``: its id, and inherited or learned when."""
@@ -619,7 +628,7 @@ class EncodeView(CatchesUp, CharPositions, QWidget):
             self.flow.set_mark_color(self.mark_color)
             self.highlighter.set_colors(self.colors)
             if self.origin is not None:
-                self.origin_legend.setText(self.origin.legend_html(self.mark_color.name()))
+                self._set_legend()
             self.fresh_blocks, self._reusable = set(), set()
             self._colour_visible()
 

@@ -41,6 +41,7 @@ class WordPlayback(CatchesUp, QWidget):
         self.playback: Playback | None = None
         self.texts = TokenTexts()
         self.origin = None   # training on from a tokenizer: tells its merges from new ones
+        self._wide_rank = False
         self._selecting = False
         self._build()
         self._show_empty("")
@@ -182,6 +183,10 @@ class WordPlayback(CatchesUp, QWidget):
         if self.origin is not None:
             self.legend.setText(self.origin.legend_html(new_color(self.palette()).name()))
         self.legend.setVisible(self.origin is not None)
+        if (self.origin is not None) != self._wide_rank:   # room for "new 50,123"
+            self._wide_rank = self.origin is not None
+            em = self.fontMetrics().horizontalAdvance("M")
+            self.table.setColumnWidth(1, (9 if self._wide_rank else 6) * em)
         # characters, not bytes, for a tokenizer.json whose model starts from characters
         unit = "byte" if tok.mode == "byte" and all(len(t) == 1 for t in pb.symbols) \
             else "symbol"

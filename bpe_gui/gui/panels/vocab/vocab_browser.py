@@ -268,8 +268,9 @@ class VocabBrowser(CatchesUp, QWidget):
         elif not c.has_trainer:
             self.summary.setText("No vocabulary yet")
         else:
+            kept = "inherited" if m.inherited else "base/special"   # (training on)
             self.summary.setText(f"Step {c.step_index:,}: {n:,} tokens "
-                                 f"({m.n_base:,} base/special + {n - m.n_base:,} merged)")
+                                 f"({m.n_base:,} {kept} + {n - m.n_base:,} merged)")
         self.summary.setText(self.summary.text() + f" · {self.classes_text()}")
         shown = self.proxy.rowCount()
         if (self.search.text() or self.class_filter.currentData()) and shown != n:
