@@ -134,6 +134,8 @@ class TimelineModel(HeaderedTableModel):
         if role == ID_ROLE or (role == SORT_ROLE and col == self.STEP):
             return k
         if role == DISPLAY:
+            if rec is None and self.origin is not None and col == self.MERGE:
+                return self.origin.block_text()
             if rec is not None and col == self.MERGE:
                 return f"{self.cache.text(rec.left)} {self.cache.text(rec.right)}"
             return self.cell(k, col).content
@@ -155,8 +157,10 @@ class TimelineModel(HeaderedTableModel):
     def _block_cell(self, col: int, now: bool, fg) -> Cell:
         o = self.origin
         bg = self.colors.tied if now else block_color_for(self.colors)
-        # one text over the Merge and New token columns (the view spans them)
-        text = {self.STEP: "0", self.MERGE: "▸ " + o.block_text()}.get(col, "")
+        # read across the Merge and New token columns: "▸ 50,000 merges | inherited
+        # from gpt2 (GPT-2 files)" (the table paints no spans: table_cells.py)
+        text = {self.STEP: "0", self.MERGE: f"▸ {o.n_inherited:,} merges",
+                self.TOKEN: f"inherited from {o.label}"}.get(col, "")
         return Cell(text, col == self.STEP, True, fg, bg)
 
 

@@ -395,9 +395,6 @@ class MergePanel(CatchesUp, QWidget):
             self.pair_model.cache = self.cache
             self.timeline.set_origin(self.controller.train_on.origin())   # train on: row 0
             self.timeline.reset(t.steps if t else ())
-            self.timeline_view.clearSpans()
-            if self.timeline.origin is not None:   # its block over Merge and New token
-                self.timeline_view.setSpan(0, TimelineModel.MERGE, 1, 2)
             self._last_rec = None
             self._show_stale(self.controller.stale and t is not None)
             if t is not None and t.target_steps is not None:
