@@ -323,3 +323,24 @@ def test_train_from_scratch_again(make_window, qtbot, gpt2_dir):
     v = c.view()
     assert v.n_inherited == 0 and v.n_initial == 256 + 1
     assert win.merge_panel.timeline.index(0, 1).data() == "start"
+
+
+def test_session_whose_source_is_gone_says_so_and_trains_from_scratch(make_window, qtbot,
+                                                                       gpt2_dir, tmp_path):
+    import shutil
+    src = tmp_path / "moved"
+    shutil.copytree(gpt2_dir, src)
+    win, c = _window_with(make_window, qtbot, src)
+    c = _train_on(win, qtbot, 15)
+    path = str(tmp_path / "gone.bpesession")
+    assert c.save_session(path)
+    shutil.rmtree(src)
+    win2 = make_window(load=False)
+    c2 = win2.controller
+    assert win2.open_session(path)
+    qtbot.waitUntil(lambda: not c2.busy and c2.trainer is not None and not c2.stale,
+                    timeout=30_000)
+    assert win2.last_error[0] == "Session: training on not restored"
+    assert str(src) in win2.last_error[1]
+    assert c2.corpus_text == NEW_TEXT and not c2.train_on.active
+    assert c2.view().n_inherited == 0 and c2.train_on.origin() is None

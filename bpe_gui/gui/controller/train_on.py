@@ -122,6 +122,7 @@ class TrainOn:
         except BPEError as e:
             c._fail("Cannot train on from this tokenizer", e)
             return False
+        c.training.land_at = None
         started = self._start(src, source_label(src, c.imported_path), settings, to_target=True)
         if started and c.use_imported:   # what was trained is what the views show next
             c.set_use_imported(False)
@@ -158,14 +159,16 @@ class TrainOn:
         one imported) and turn the mode on; the session's retrain then trains on."""
         c = self.c
         if c.imported is None or c.imported_path != path:
-            if c.import_tokenizer(path) is None:
+            gone = not Path(path).expanduser().exists()
+            if gone or c.import_tokenizer(path) is None:   # (which says why it failed)
                 if self.active:
                     self.leave()
+                why = "is not there any more" if gone else "could not be loaded (see the " \
+                    "message before)"
                 c._fail("Session: training on not restored",
-                        f"The session trained on from {path}, which could not be loaded "
-                        "(see the message before). Its corpus and settings are restored and "
-                        "train from scratch; import the tokenizer again and use Training › "
-                        "Train on from the imported tokenizer.")
+                        f"The session trained on from {path}, which {why}. Its corpus and "
+                        "settings are restored and train from scratch; import the tokenizer "
+                        "again and use Training › Train on from the imported tokenizer.")
                 return False
         self.source, self.label = c.imported, source_label(c.imported, path)
         self.source_path = path
