@@ -78,6 +78,8 @@ def _train_on(win, qtbot, n: int, rule: str = "greatest"):
     win.act_train_on.trigger()
     dlg = win.train_on_flow.dialog
     assert dlg is not None and dlg.isVisible()
+    win.act_train_on.trigger()                  # again: the same dialog, not a second
+    assert win.train_on_flow.dialog is dlg
     dlg.merges_spin.setValue(n)
     dlg.tie_combo.setCurrentIndex(dlg.tie_combo.findData(rule))
     dlg.findChild(QDialogButtonBox).button(QDialogButtonBox.Ok).click()

@@ -33,6 +33,10 @@ class TrainOnFlow(QObject):
         if why is not None:
             self.window.show_error("Train on from the imported tokenizer", why)
             return None
+        if self.dialog is not None and self.dialog.isVisible():   # open: bring it up
+            self.dialog.raise_()
+            self.dialog.activateWindow()
+            return self.dialog
         self.window.editor.flush()   # the corpus as typed
         dlg = TrainOnDialog(c, self.window)
         dlg.setAttribute(Qt.WA_DeleteOnClose)
