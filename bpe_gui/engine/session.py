@@ -37,6 +37,9 @@ class Session:
     # the furthest step trained: steps past ``step`` were undone and the timeline
     # still offers them (redo); a version-1 file without the key has none
     furthest_step: int = 0
+    # trained on from this tokenizer file (engine/train_on.py): the step counts its new
+    # merges, and restoring imports it and trains on again (optional key "train_on")
+    train_on_from: str | None = None
     # what was wrong in the file and left out, one line per field (not saved)
     problems: tuple[str, ...] = field(default=(), compare=False, repr=False)
 
@@ -58,6 +61,8 @@ class Session:
                "view": view}
         if self.furthest_step > self.step:
             out["furthest_step"] = self.furthest_step
+        if self.train_on_from:
+            out["train_on"] = {"from": self.train_on_from}
         return out
 
     @classmethod
@@ -89,11 +94,14 @@ class Session:
                              "view.imported")
         in_use = take(imported, "in_use", is_type(bool, "true or false"), False, problems,
                       "view.imported")
+        train_on = obj(d, "train_on", problems)
+        train_on_from = take(train_on, "from", is_type(str, "a tokenizer file path"), None,
+                             problems, "train_on")
         return cls(settings=settings, corpus_text=text, corpus_paths=list(paths),
                    sample=sample, step=step, furthest_step=furthest if furthest > step else 0,
                    encode_text=encode_text, imported_path=imported_path,
                    use_imported=bool(imported_path and in_use), show_whitespace=show_ws,
-                   problems=tuple(problems))
+                   train_on_from=train_on_from or None, problems=tuple(problems))
 
     def save(self, path: str | Path) -> Path:
         return write_atomic(Path(path), json.dumps(self.to_dict(), ensure_ascii=False,

@@ -31,6 +31,7 @@ from .queries import Queries
 from .side_jobs import SideJobs
 from .token_classes import TokenClasses
 from .tokenizer_files import TokenizerFiles
+from .train_on import TrainOn
 from .trainer_view import TrainerView
 from .training import SYNC_STEPS, Training
 from .training_jobs import detail_current, run_job
@@ -94,6 +95,7 @@ class Controller(QObject):
                                lambda: self.corpus, lambda: self.settings)
         self.opening = Opening(self)
         self.tokenizer_files = TokenizerFiles(self)
+        self.train_on = TrainOn(self)          # training on from the imported tokenizer
         # the controller's verbs that its parts serve
         self.retrain, self.train = self.training.retrain, self.training.train
         self.open_files, self.save_corpus = self.opening.open_files, self.opening.save_corpus

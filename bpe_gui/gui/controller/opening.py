@@ -162,7 +162,8 @@ class Opening:
                        sample=c.corpus_sample, step=c.step_index, encode_text=encode_text,
                        imported_path=c.imported_path if c.imported is not None else None,
                        use_imported=c.use_imported, show_whitespace=show_whitespace,
-                       furthest_step=furthest if furthest > c.step_index else 0)
+                       furthest_step=furthest if furthest > c.step_index else 0,
+                       train_on_from=c.train_on.session_source())
 
     def save_session(self, path: str, encode_text: str = "", show_whitespace: bool = True,
                      furthest_step: int = 0) -> bool:
@@ -238,11 +239,17 @@ class Opening:
         else:
             c.set_corpus_text(source, paths=paths, sample=s.sample, dirty=dirty)
         c.session_path = path
+        failed = None   # a tokenizer file the session names that is already reported
+        if s.train_on_from:   # trained on from a tokenizer: import it, train on again
+            if not c.train_on.restore(s.train_on_from):
+                failed = s.train_on_from
+        elif c.train_on.active:
+            c.train_on.leave()
         # trained as far as the timeline went, then back to the step: the undone steps
         # are there to redo, as they were (training is deterministic)
         c.retrain(to_step=max(s.step, s.furthest_step),
                   land_at=s.step if s.furthest_step > s.step else None)
-        if s.imported_path and s.imported_path != c.imported_path:
+        if s.imported_path and s.imported_path not in (c.imported_path, failed):
             if c.import_tokenizer(s.imported_path) is None:
                 return
         c.set_use_imported(s.use_imported and c.imported is not None)

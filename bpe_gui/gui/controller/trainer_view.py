@@ -80,6 +80,12 @@ class TrainerView:
         return self._t.n_initial
 
     @property
+    def n_inherited(self) -> int:
+        """Merges taken as they are from another tokenizer (0 unless training on from
+        one: engine/train_on.py)."""
+        return self._t.n_inherited
+
+    @property
     def n_base(self) -> int:
         return self._t.n_base
 

@@ -86,6 +86,8 @@ class Training:
         the target; ``land_at``: then back to this step, a session's undone steps stay
         in the timeline, to redo)."""
         c = self.c
+        if c.train_on.active and self._keeps_training_on():   # train_on.py rebuilds it
+            return c.train_on.retrain(quiet, to_step, to_target, land_at)
         self.land_at = land_at
         self._building_gen = self._corpus_gen
         self.timer.stop()
@@ -120,6 +122,15 @@ class Training:
             return False
         self.install(trainer)
         return c.run_to_target() if to_target else True
+
+    def _keeps_training_on(self) -> bool:
+        """Settings that change what the source decides (a sample's, a session's) end
+        training on: the corpus is trained from scratch with them."""
+        c = self.c
+        if c.train_on.fits(c.settings):
+            return True
+        c.train_on.leave()
+        return False
 
     def _start_training(self, source, settings: TrainSettings, to_step: int | None,
                         to_target: bool) -> bool:

@@ -10,6 +10,7 @@ Example (``lowest`` with merges ``l o``, ``lo w``): rows ``start | l o w e s t``
 from __future__ import annotations
 
 from ...engine.explain import Playback
+from .inherited import new_color_for
 from .roles import (DISPLAY, TOOLTIP, Cell, HeaderedTableModel, ReadableCache, TokenColors)
 
 
@@ -27,6 +28,7 @@ class PlaybackModel(HeaderedTableModel):
         self.current = 0
         self.cache = ReadableCache()
         self.colors = TokenColors.for_palette()
+        self.origin = None   # training on: an Origin (controller/origin.py) tells new merges
 
     def set_playback(self, pb: Playback | None, current: int) -> None:
         old = self.n_rows()
@@ -68,6 +70,9 @@ class PlaybackModel(HeaderedTableModel):
         if col == self.STEP:
             return Cell(str(row), True, bold, fg)
         if col == self.RANK:
+            if self.origin is not None and self.origin.rank_is_new(st.rank):
+                # a merge learned here: marked "new" in the mark colour (inherited: plain)
+                return Cell(f"new {st.rank:,}", True, bold, new_color_for(self.colors))
             return Cell("rule" if st.rank is None else f"{st.rank:,}", True, bold, fg)
         if col == self.MERGE:
             if st.rank is None:
@@ -86,7 +91,13 @@ class PlaybackModel(HeaderedTableModel):
             st = self.playback.steps[row - 1]
             if st.rank is None:
                 return st.rule
+            where = f"\n{_first_up(self.origin.rank_tip(st.rank))}." \
+                if self.origin is not None else ""
             return (f"Merge of rank {st.rank:,}: every “{self.cache.text(st.pair[0])} "
                     f"{self.cache.text(st.pair[1])}” becomes “{self.cache.text(st.token)}” "
-                    f"(id {st.token_id}); no pair left in the word has a lower rank.")
+                    f"(id {st.token_id}); no pair left in the word has a lower rank.{where}")
         return self.visual_data(row, col, role)
+
+
+def _first_up(s: str) -> str:
+    return s[:1].upper() + s[1:]

@@ -15,6 +15,8 @@ from typing import Sequence
 from PySide6.QtCore import QModelIndex
 
 from ...engine.trainer import MergeStep
+from ..controller.origin import Origin
+from .inherited import block_color_for
 from .roles import (ALIGN, BACKGROUND, DISPLAY, FONT, FOREGROUND, ID_ROLE, SEARCH_ROLE,
                     SORT_ROLE, TOKENS_ROLE, TOOLTIP, Cell, HeaderedTableModel, ReadableCache,
                     TokenColors)
@@ -39,6 +41,8 @@ class TimelineModel(HeaderedTableModel):
         self._verified = 0   # records[:_verified] are known to match the trainer's steps
         self.cache = ReadableCache()
         self.colors = TokenColors.for_palette()
+        # training on from a tokenizer: row 0 is its merges, one collapsed block
+        self.origin: Origin | None = None
 
     # ----- updates ------------------------------------------------------------------
     def reset(self, steps: Sequence[MergeStep] = (), current: int | None = None) -> None:
@@ -81,6 +85,12 @@ class TimelineModel(HeaderedTableModel):
             self.dataChanged.emit(self.index(lo, 0), self.index(min(hi, len(self.records)),
                                                                 self.TIES))
 
+    def set_origin(self, origin: Origin | None) -> None:
+        """Row 0 as the source tokenizer's inherited merges (None: the plain start)."""
+        if origin != self.origin:
+            self.origin = origin
+            self.dataChanged.emit(self.index(0, 0), self.index(0, self.TIES))
+
     def set_colors(self, colors: TokenColors) -> None:
         self.colors = colors
         self.dataChanged.emit(self.index(0, 0), self.index(len(self.records), self.TIES))
@@ -101,6 +111,8 @@ class TimelineModel(HeaderedTableModel):
         now = k == current
         bg = self.colors.tied if now else None
         rec = self.record(k)
+        if rec is None and self.origin is not None:   # row 0: the inherited block
+            return self._block_cell(col, now, fg)
         if rec is None:   # row 0: the start
             return Cell("0" if col == self.STEP else "start"   # (tooltip: before any merge)
                         if col == self.MERGE else "", col == self.STEP, now, fg, bg)
@@ -122,10 +134,14 @@ class TimelineModel(HeaderedTableModel):
         if role == ID_ROLE or (role == SORT_ROLE and col == self.STEP):
             return k
         if role == DISPLAY:
+            if rec is None and self.origin is not None and col == self.MERGE:
+                return self.origin.block_text()
             if rec is not None and col == self.MERGE:
                 return f"{self.cache.text(rec.left)} {self.cache.text(rec.right)}"
             return self.cell(k, col).content
         if role == TOOLTIP:
+            if rec is None and self.origin is not None:
+                return self.origin.block_tip()
             if rec is None:
                 return "The start: the base vocabulary, before any merge. Click to go back here."
             state = "" if k <= self.current else "\n(undone: click to redo up to here)"
@@ -137,6 +153,15 @@ class TimelineModel(HeaderedTableModel):
         if role == SEARCH_ROLE:
             return f"{self.cache.text(rec.left)} {self.cache.text(rec.right)}"
         return self.visual_data(k, col, role)
+
+    def _block_cell(self, col: int, now: bool, fg) -> Cell:
+        o = self.origin
+        bg = self.colors.tied if now else block_color_for(self.colors)
+        # read across the Merge and New token columns: "▸ 50,000 merges | inherited
+        # from gpt2 (GPT-2 files)" (the table paints no spans: table_cells.py)
+        text = {self.STEP: "0", self.MERGE: f"▸ {o.n_inherited:,} merges",
+                self.TOKEN: f"inherited from {o.label}"}.get(col, "")
+        return Cell(text, col == self.STEP, True, fg, bg)
 
 
 def _same(a: MergeStep, b: MergeStep) -> bool:

@@ -277,6 +277,7 @@ class VocabModel(HeaderedTableModel):
         self.pruned: dict[int, int] = {}             # id -> step it stopped occurring
         self.cache = ReadableCache()
         self.gpt2 = False
+        self.inherited = False
         self.source = "trained"
         self._keys: dict[int, str] = {}
         self.search = ""                             # regex over search keys; "" = all rows
@@ -294,6 +295,8 @@ class VocabModel(HeaderedTableModel):
         """Rows of a training run (a TrainerView, or None) as of its step now."""
         self.beginResetModel()
         self.source = "trained"
+        # trained on from a tokenizer: its tokens are "inherited", not base symbols
+        self.inherited = getattr(trainer, "n_inherited", 0) > 0
         self.entries = base_entries(trainer) if trainer is not None else []
         self._ranks = {}
         self.n_base = len(self.entries)
@@ -316,6 +319,7 @@ class VocabModel(HeaderedTableModel):
     def reset_imported(self, tok: Tokenizer) -> None:
         self.beginResetModel()
         self.source = "imported"
+        self.inherited = False
         self.entries = imported_entries(tok)
         prepared = _PREPARED.get(tok)
         self._index = prepared[1] if prepared is not None else None
@@ -525,6 +529,11 @@ class VocabModel(HeaderedTableModel):
         except ValueError:
             return None
 
+    def kind_text(self, e: VocabEntry) -> str:
+        """'base', 'special', 'merge', or 'inherited' for a token of the tokenizer
+        trained on from."""
+        return "inherited" if self.inherited and e.kind == BASE else e.kind
+
     def status(self, e: VocabEntry) -> str:
         if e.kind == SPECIAL:
             return "special"
@@ -571,7 +580,7 @@ class VocabModel(HeaderedTableModel):
             if col == self.LENGTH:
                 return str(len(e.token))
             if col == self.STEP:
-                return str(e.step) if e.kind == MERGE else e.kind
+                return str(e.step) if e.kind == MERGE else self.kind_text(e)
             if col == self.COUNT:
                 return f"{e.count:,}" if e.count is not None else ""
             if col == self.CLASS:

@@ -10,9 +10,9 @@ from __future__ import annotations
 from bisect import bisect_right
 from typing import Callable, Iterable, Sequence
 
-from PySide6.QtCore import QPoint, QRect, QRectF, QSize, Qt, Signal
+from PySide6.QtCore import QEvent, QPoint, QRect, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPen, QPixmap
-from PySide6.QtWidgets import QAbstractScrollArea
+from PySide6.QtWidgets import QAbstractScrollArea, QToolTip
 
 from ..models.roles import TokenColors
 from .token_chips import chip_pen
@@ -45,6 +45,10 @@ class TokenFlow(QAbstractScrollArea):
         self.text_of: Callable[[bytes], str] = lambda t: t.decode("utf-8", "replace")
         self._text_key = None
         self.kinds: list[int] = []
+        # chips outlined in ``mark_color`` (training on: tokens learned here, not inherited)
+        self.marks: list[bool] | None = None
+        self.mark_color = QColor("#17803d")
+        self.tip_of: Callable[[int], str] | None = None   # a chip's tooltip, if given
         self.highlight: frozenset[int] = frozenset()
         self._x: list[int] = []          # left edge of each chip
         self._w: list[int] = []
@@ -57,11 +61,15 @@ class TokenFlow(QAbstractScrollArea):
 
     # ----- content ------------------------------------------------------------------------
     def set_tokens(self, tokens: Sequence[bytes], ids: Sequence[int], kinds: Sequence[int],
-                   text_of: Callable[[bytes], str] | None = None, text_key=None) -> None:
+                   text_of: Callable[[bytes], str] | None = None, text_key=None,
+                   marks: Sequence[bool] | None = None) -> None:
         """Show these tokens; ``text_of`` renders one (called only for new widths and
-        painted chips); change ``text_key`` whenever ``text_of`` renders differently."""
+        painted chips); change ``text_key`` whenever ``text_of`` renders differently.
+        ``marks``: one flag per token, True to outline it (in ``mark_color``)."""
         old = (self.tokens, self.ids, self.kinds)
         before = self._visible_chips()
+        old_marks, self.marks = self.marks, list(marks) if marks is not None else None
+        marks_changed = old_marks != self.marks   # same places, other outlines: repaint
         self.tokens, self.ids, self.kinds = tokens, ids, kinds
         if text_of is not None:
             self.text_of = text_of
@@ -78,7 +86,8 @@ class TokenFlow(QAbstractScrollArea):
         self.highlight = frozenset()
         self._hover = -1
         self._relayout(first)
-        if had_highlight or not same_texts or self._visible_chips() != before:
+        if had_highlight or not same_texts or marks_changed or \
+                self._visible_chips() != before:
             self.viewport().update()
 
     def set_highlight(self, rows: Iterable[int], scroll: bool = True) -> None:
@@ -89,6 +98,11 @@ class TokenFlow(QAbstractScrollArea):
         self.highlight = new
         if rows and scroll:
             self.ensure_visible(rows[0])
+        self.viewport().update()
+
+    def set_mark_color(self, color: QColor) -> None:
+        self.mark_color = QColor(color)
+        self._pixmaps.clear()
         self.viewport().update()
 
     def set_colors(self, colors: TokenColors) -> None:
@@ -236,13 +250,25 @@ class TokenFlow(QAbstractScrollArea):
             self.hovered.emit(-1)
         super().leaveEvent(event)
 
+    def viewportEvent(self, event) -> bool:
+        if event.type() == QEvent.ToolTip and self.tip_of is not None:
+            i = self.index_at(event.pos())
+            tip = self.tip_of(i) if i >= 0 else ""
+            if tip:
+                QToolTip.showText(event.globalPos(), tip, self.viewport())
+            else:
+                QToolTip.hideText()
+            return True
+        return super().viewportEvent(event)
+
     def sizeHint(self) -> QSize:
         return QSize(400, 4 * self.row_h)
 
     def _pixmap(self, i: int, dpr: float) -> QPixmap:
         token, tid, kind = self.tokens[i], self.ids[i], self.kinds[i]
         parity = i % 2 if kind == PLAIN else 0
-        key = (token, tid, kind, parity, dpr)
+        marked = bool(self.marks and i < len(self.marks) and self.marks[i])
+        key = (token, tid, kind, parity, dpr, marked)
         pm = self._pixmaps.get(key)
         if pm is not None:
             return pm
@@ -258,6 +284,10 @@ class TokenFlow(QAbstractScrollArea):
         p.setPen(chip_pen(c, kind == PARTIAL))
         p.setBrush(fill)
         p.drawRoundedRect(QRectF(0.5, 0.5, w - 1, h - 1), 4, 4)
+        if marked:   # a second, thick outline inside the chip: readable on both themes
+            p.setPen(QPen(self.mark_color, 2.2))
+            p.setBrush(Qt.BrushStyle.NoBrush)
+            p.drawRoundedRect(QRectF(1.6, 1.6, w - 3.2, h - 3.2), 3.5, 3.5)
         p.setPen(c.text)
         p.setFont(self._fonts[kind])
         p.drawText(QRectF(0, 2, w, self._text_h), CENTER, self.text_of(token))

@@ -55,7 +55,17 @@ class TokenHighlighter(QSyntaxHighlighter):
             f.setUnderlineStyle(QTextCharFormat.DotLine)
             f.setUnderlineColor(c.partial_border)
         s.setFontWeight(QFont.Bold)
-        self.formats = (a, b, pa, pb, s)
+        # 5-8: tokens the view marks new (training on: learned here, not inherited), a
+        # solid underline in its mark colour (dotted for part of a character)
+        mark = QColor(getattr(self.view, "mark_color", None) or "#17803d")
+        news = []
+        for f in (a, b, pa, pb):
+            n = QTextCharFormat(f)
+            if f not in (pa, pb):
+                n.setUnderlineStyle(QTextCharFormat.SingleUnderline)
+            n.setUnderlineColor(mark)
+            news.append(n)
+        self.formats = (a, b, pa, pb, s, *news)
 
     def highlightBlock(self, text: str) -> None:
         v = self.view
@@ -76,6 +86,7 @@ class TokenHighlighter(QSyntaxHighlighter):
             i -= 1
         formats = self.formats
         kinds = v.kinds
+        news = getattr(v, "news", None)   # new tokens (training on), or None
         parity = getattr(v, "parity", None) or _Alternate()
         to_pos = v.pos_of_char
         set_format = self.setFormat
@@ -84,7 +95,8 @@ class TokenHighlighter(QSyntaxHighlighter):
             s, e = offsets[i]
             if e > c0:
                 kind = kinds[i]
-                fmt = formats[4 if kind == 3 else kind + parity[i]]
+                fmt = formats[4 if kind == 3 else kind + parity[i]
+                              + (5 if news and news[i] else 0)]
                 ps, pe = to_pos(max(s, c0)), to_pos(min(e, c1))
                 set_format(ps - pos, pe - ps, fmt)
             i += 1

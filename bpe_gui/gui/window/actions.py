@@ -27,6 +27,8 @@ from .training_flow import TrainingFlow
 
 IDLE, BUSY, IMPORTED = "idle", "busy", "imported"   # enabled: no job runs / a job runs /
                                                     # a tokenizer was imported
+TRAIN_ON, TRAINING_ON = "train_on", "training_on"   # it can train on / the mode is on
+                                                    # (window/train_on_flow.py)
 
 
 @dataclass(frozen=True)
@@ -78,6 +80,12 @@ ACTIONS = (
                "Undo every merge", IDLE),
     ActionSpec("cancel", "&Cancel", "controller.cancel", ("Esc",), "Stop the running job",
                BUSY, icon=QStyle.SP_BrowserStop),
+    ActionSpec("train_on", "Train o&n from the imported tokenizer…", "train_on_flow.ask",
+               ("Ctrl+Shift+T",), "Keep the imported tokenizer's merges and ids and learn "
+               "new merges on the corpus", TRAIN_ON),
+    ActionSpec("train_on_leave", "Train from scratch again", "train_on_flow.leave", (),
+               "Stop training on from the imported tokenizer: Train learns from bytes again",
+               TRAINING_ON),
     ActionSpec("use_imported", "Encode with &imported tokenizer",
                "controller.set_use_imported", (),
                "The encode view uses the imported tokenizer", IMPORTED, checkable=True),
@@ -99,7 +107,7 @@ MENUS = (
                "save_session", "save_session_as", "reopen", "-", "import", "export", "-",
                "quit")),
     ("&Training", ("step", "back", "play", "run", "goto", "reset", "-", "cancel", "retrain",
-                   "-", "use_imported")),
+                   "-", "train_on", "train_on_leave", "-", "use_imported")),
     ("&View", ("@docks", "-", "@theme", "reset_layout")),
     ("&Analysis", ("language_cost",)),
     ("&Help", ("keys", "about")),
@@ -184,7 +192,8 @@ class ActionsAndMenus:
         Cancel is on then; Encode with imported once a tokenizer is imported."""
         c = self.controller
         busy = c.busy
-        on = {IDLE: not busy, BUSY: busy, IMPORTED: c.imported is not None}
+        on = {IDLE: not busy, BUSY: busy, IMPORTED: c.imported is not None,
+              TRAIN_ON: self.train_on_flow.can_start(), TRAINING_ON: self.train_on_flow.active()}
         for spec in ACTIONS:
             if spec.when:
                 getattr(self, f"act_{spec.name}").setEnabled(on[spec.when])

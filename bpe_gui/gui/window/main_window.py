@@ -38,6 +38,7 @@ from .files import Files
 from .sessions import AUTOSAVE_NAME, RECOVER_KEY, Sessions
 from .status import StatusBar
 from .theme_menu import ThemeMenu
+from .train_on_flow import TrainOnFlow
 
 class MainWindow(DockLayout, ActionsAndMenus, QMainWindow):
     """The window: its parts (gui/window/) built in order, then the remembered layout."""
@@ -64,6 +65,7 @@ class MainWindow(DockLayout, ActionsAndMenus, QMainWindow):
                                  lambda: self.act_reopen.isChecked(),
                                  lambda title, message: self.show_error(title, message))
         self.editor.sampleLoaded.connect(self.sessions.sample_loaded)
+        self.train_on_flow = TrainOnFlow(self, self.controller)
         self._build_actions()
         self._build_menus()
         self.status = StatusBar(self, self.controller, self.recent, self._update_actions)
@@ -101,6 +103,9 @@ class MainWindow(DockLayout, ActionsAndMenus, QMainWindow):
         c.trainerStale.connect(s.on_stale)
         c.playingChanged.connect(self.act_play.setChecked)
         c.tokenizerChanged.connect(self._update_actions)
+        c.corpusChanged.connect(self._update_actions)   # train on needs a corpus
+        c.trainerChanged.connect(self._update_actions)
+        c.settingsChanged.connect(lambda _: self._update_actions())   # (train on: leave)
         c.notUtf8.connect(self.files.on_not_utf8)
 
     # ----- sessions (sessions.py) ------------------------------------------------------------

@@ -21,13 +21,15 @@ from PySide6.QtCore import QEvent, QPoint, QSize, Qt, QTimer
 from PySide6.QtGui import (QColor, QTextCharFormat, QTextCursor,
                            QTextOption)
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QPlainTextEdit,
-                               QSizePolicy, QSplitter, QTextEdit, QVBoxLayout, QWidget)
+                               QSizePolicy, QSplitter, QTextEdit, QToolTip, QVBoxLayout,
+                               QWidget)
 
 from ....engine.errors import BPEError
 from ....engine.base import Encoding
 from ...models.encoding import (CharPositions, TokenTexts, char_of_byte, group_parity,
                                merge_step, split_step, token_kinds, tokens_at,
                                utf16_positions, word_numbers)
+from ...models.inherited import new_color
 from ...models.roles import TokenColors
 from ...widgets.flow_layout import FlowBar
 from ...widgets.token_text import TokenHighlighter
@@ -57,6 +59,10 @@ class EncodeView(CatchesUp, CharPositions, QWidget):
         super().__init__(parent)
         self.controller = controller
         self.colors = TokenColors.for_palette(self.palette())
+        # training on from a tokenizer: tokens learned here are marked (models/inherited.py)
+        self.mark_color = new_color(self.palette())
+        self.origin = None                # the trained tokenizer's Origin, when marked
+        self.news: list[bool] | None = None   # per token: learned here (None: no marks)
         self.tok = None
         self.encoding = Encoding([], [], [], [])
         self.offsets: list[tuple[int, int]] = []
@@ -91,6 +97,14 @@ class EncodeView(CatchesUp, CharPositions, QWidget):
                                    displaced=self.highlighter)
         self.top_bar.insertWidget(2, self.words.toggle)
         self.layout().insertWidget(1, self.words.legend)
+        # training on: in the id list's title line (a row of its own pushed the ids out
+        # of a short dock), one line, the whole legend in its tooltip
+        self.origin_legend = TextPane()
+        self.origin_legend.setTextFormat(Qt.RichText)
+        self.origin_legend.hide()
+        self.list_label.parentWidget().layout().insertWidget(1, self.origin_legend)
+        self.flow.tip_of = self._chip_tip
+        self.flow.set_mark_color(self.mark_color)
         controller.tokenizerChanged.connect(self.words.refresh)
         self._on_tokenizer_changed()
 
@@ -342,6 +356,7 @@ class EncodeView(CatchesUp, CharPositions, QWidget):
         else:
             self.kinds = token_kinds(enc, self.texts.visible)
         self.parity = group_parity(enc.offsets, self.block_starts)
+        self._mark_new(enc)
         self._u16 = utf16_positions(self._text)
         self.hovered = []
         if self.edit.extraSelections():
@@ -350,6 +365,39 @@ class EncodeView(CatchesUp, CharPositions, QWidget):
         self.fresh_blocks = set()
         self._colour_visible()
         self._update_counts(error)
+
+    # ----- training on: old and new tokens ---------------------------------------------------
+    def _mark_new(self, enc: Encoding) -> None:
+        """Which tokens the trained tokenizer learned here, when it trained on from
+        another (inherited ones stay plain); the legend says which is which."""
+        c = self.controller
+        origin = None if c.use_imported or self.tok is None else c.train_on.origin()
+        self.origin = origin
+        self.news = origin.new_flags(enc.ids) if origin is not None else None
+        if origin is not None:
+            self._set_legend()
+        self.origin_legend.setVisible(origin is not None)
+        self.list_label.setVisible(origin is None)
+
+    def _set_legend(self) -> None:
+        self.origin_legend.setText(self.origin.legend_html(self.mark_color.name()))
+        self.origin_legend.setToolTip(
+            f"Tokens learned here (new merges, ids from {self.origin.n_initial:,}) have a "
+            f"green outline below and a green underline in the text; the others are "
+            f"{self.origin.label}'s, inherited with their ids. Hover a token to see which.")
+
+    def token_tip(self, i: int) -> str:
+        """What the tooltip says of token ``i``: its id, and inherited or learned when."""
+        if not 0 <= i < len(self.encoding):
+            return ""
+        tid = self.encoding.ids[i]
+        text = self.texts(self.encoding.tokens[i], True)
+        if self.origin is None:
+            return f"{text}  (id {tid:,})"
+        return f"{text}  —  {self.origin.id_tip(tid)}"
+
+    def _chip_tip(self, i: int) -> str:
+        return self.token_tip(i)
 
     def _update_counts(self, error: str | None) -> None:
         if error:
@@ -450,6 +498,15 @@ class EncodeView(CatchesUp, CharPositions, QWidget):
             et = event.type()
             if et == QEvent.MouseMove:
                 self.hover_text_at(event.position().toPoint())
+            elif et == QEvent.ToolTip and self.origin is not None:
+                ch = self.char_at(event.pos())
+                tips = [self.token_tip(i) for i in (self.tokens_at(ch) if ch is not None
+                                                    else [])]
+                if tips:
+                    QToolTip.showText(event.globalPos(), "\n".join(tips), obj)
+                else:
+                    QToolTip.hideText()
+                return True
             elif et == QEvent.Leave:
                 self.clear_hover()
         return super().eventFilter(obj, event)
@@ -504,7 +561,7 @@ class EncodeView(CatchesUp, CharPositions, QWidget):
         show = self.show_ws.isChecked()
         texts = self.texts
         self.flow.set_tokens(self.encoding.tokens, self.encoding.ids, self.kinds,
-                             lambda t: texts(t, show), show)
+                             lambda t: texts(t, show), show, marks=self.news)
 
     def token_texts(self) -> list[str]:
         """What the id list shows for each token (for tests)."""
@@ -566,8 +623,12 @@ class EncodeView(CatchesUp, CharPositions, QWidget):
         super().changeEvent(event)
         if event.type() == QEvent.PaletteChange:
             self.colors = TokenColors.for_palette(self.palette())
+            self.mark_color = new_color(self.palette())
             self.flow.set_colors(self.colors)
+            self.flow.set_mark_color(self.mark_color)
             self.highlighter.set_colors(self.colors)
+            if self.origin is not None:
+                self._set_legend()
             self.fresh_blocks, self._reusable = set(), set()
             self._colour_visible()
 

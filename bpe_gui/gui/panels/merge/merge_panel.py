@@ -393,6 +393,7 @@ class MergePanel(CatchesUp, QWidget):
             self._fit_numbers(t)
             self.cache = ReadableCache()
             self.pair_model.cache = self.cache
+            self.timeline.set_origin(self.controller.train_on.origin())   # train on: row 0
             self.timeline.reset(t.steps if t else ())
             self._last_rec = None
             self._show_stale(self.controller.stale and t is not None)

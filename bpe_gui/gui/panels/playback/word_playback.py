@@ -21,6 +21,7 @@ from ....engine.errors import BPEError
 from ....engine.explain import Playback, playback, show
 from ...models.edit_words import ClickedWord
 from ...models.encoding import TokenTexts
+from ...models.inherited import new_color
 from ...models.playback import PlaybackModel
 from ...models.roles import TokenColors
 from ...widgets.table_cells import CellTableView
@@ -39,6 +40,8 @@ class WordPlayback(CatchesUp, QWidget):
         self.word: ClickedWord | None = None
         self.playback: Playback | None = None
         self.texts = TokenTexts()
+        self.origin = None   # training on from a tokenizer: tells its merges from new ones
+        self._wide_rank = False
         self._selecting = False
         self._build()
         self._show_empty("")
@@ -54,6 +57,12 @@ class WordPlayback(CatchesUp, QWidget):
         self.reason.setWordWrap(True)
         self.flow = TokenFlow()
         self.flow.setFixedHeight(2 * self.flow.row_h + 14)
+        self.flow.set_mark_color(new_color(self.palette()))
+        self.flow.tip_of = self._chip_tip
+        self.legend = QLabel()
+        self.legend.setWordWrap(True)
+        self.legend.setTextFormat(Qt.RichText)
+        self.legend.hide()
         icon = self.style().standardIcon
         self.first_button = QToolButton(icon=icon(QStyle.SP_MediaSkipBackward))
         self.back_button = QToolButton(text="Back", icon=icon(QStyle.SP_MediaSeekBackward))
@@ -90,6 +99,7 @@ class WordPlayback(CatchesUp, QWidget):
         lay.addWidget(self.title)
         lay.addWidget(self.reason)
         lay.addWidget(self.flow)
+        lay.addWidget(self.legend)
         lay.addLayout(bar)
         lay.addWidget(self.step_label)
         lay.addWidget(self.table, 1)
@@ -167,6 +177,16 @@ class WordPlayback(CatchesUp, QWidget):
             return
         k = len(pb.steps) if at_end else min(self.slider.value(), len(pb.steps))
         self.playback = pb
+        c = self.controller
+        self.origin = None if c.use_imported else c.train_on.origin()
+        self.model.origin = self.origin
+        if self.origin is not None:
+            self.legend.setText(self.origin.legend_html(new_color(self.palette()).name()))
+        self.legend.setVisible(self.origin is not None)
+        if (self.origin is not None) != self._wide_rank:   # room for "new 50,123"
+            self._wide_rank = self.origin is not None
+            em = self.fontMetrics().horizontalAdvance("M")
+            self.table.setColumnWidth(1, (9 if self._wide_rank else 6) * em)
         # characters, not bytes, for a tokenizer.json whose model starts from characters
         unit = "byte" if tok.mode == "byte" and all(len(t) == 1 for t in pb.symbols) \
             else "symbol"
@@ -204,7 +224,9 @@ class WordPlayback(CatchesUp, QWidget):
         symbols, ids = pb.symbols_at(k), pb.ids_at(k)
         kinds = [PARTIAL if is_partial(t) else PLAIN for t in symbols]
         texts = self.texts
-        self.flow.set_tokens(list(symbols), list(ids), kinds, lambda t: texts(t, True), True)
+        marks = self.origin.new_flags(ids) if self.origin is not None else None
+        self.flow.set_tokens(list(symbols), list(ids), kinds, lambda t: texts(t, True), True,
+                             marks=marks)
         st = pb.steps[k - 1] if k else None
         self.flow.set_highlight(st.new_positions() if st else [], scroll=False)
         self.model.set_current(k)
@@ -234,12 +256,24 @@ class WordPlayback(CatchesUp, QWidget):
             places = "once" if len(st.at) == 1 else f"at {len(st.at)} places"
             did = (f"rank {st.rank:,}: {t(st.pair[0])} + {t(st.pair[1])} → {t(st.token)}, "
                    f"{places}")
+            if self.origin is not None:   # training on: the source's merge, or a new one
+                did += f" ({self.origin.rank_tip(st.rank)})"
         end = "; no learned merge applies to what is left" if k == n else ""
         return f"Step {k} of {n}: {did}{end}."
+
+    def _chip_tip(self, i: int) -> str:
+        pb = self.playback
+        if pb is None or self.origin is None:
+            return ""
+        ids = pb.ids_at(self.slider.value())
+        return self.origin.id_tip(ids[i]) if 0 <= i < len(ids) else ""
 
     def changeEvent(self, event) -> None:
         super().changeEvent(event)
         if event.type() == event.Type.PaletteChange:
+            self.flow.set_mark_color(new_color(self.palette()))
+            if self.origin is not None:
+                self.legend.setText(self.origin.legend_html(new_color(self.palette()).name()))
             colors = TokenColors.for_palette(self.palette())
             self.flow.set_colors(colors)
             self.table.set_colors(colors)

@@ -19,6 +19,7 @@ from ....engine.pretokenize import (compile_pattern, resolve_pattern, special_sp
                                    validate_special_tokens)
 from ....engine.trainer import TIE_RULE_LABELS, TrainSettings
 from ...models.settings_changes import describe_changes
+from .inherited_fields import InheritedFields
 from ...theme import colors
 
 CUSTOM = "custom"
@@ -56,6 +57,7 @@ class SettingsPanel(QWidget):
         self.errors: dict[str, str] = {}
         self._pending: tuple | None = None
         self._build()
+        self.inherited = InheritedFields(self, controller)   # fixed while training on
         self._check_timer = QTimer(self, singleShot=True, interval=120)
         self._check_timer.timeout.connect(self.check)
         controller.settingsChanged.connect(self.set_settings)
@@ -334,6 +336,7 @@ class SettingsPanel(QWidget):
                           special_tokens=specials, tie_rule=self.tie_combo.currentData(),
                           min_frequency=self.minfreq_spin.value(),
                           prune=self.prune_check.isChecked())
+        s = self.inherited.fixed(s)   # training on: what the tokenizer decides is its own
         try:   # the vocab size rule is TrainSettings'; char mode: this corpus's alphabet
             s = s.validated(n_base=self.controller.queries.char_alphabet_size()
                             if mode == "char" else None)

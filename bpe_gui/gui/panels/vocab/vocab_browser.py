@@ -268,8 +268,9 @@ class VocabBrowser(CatchesUp, QWidget):
         elif not c.has_trainer:
             self.summary.setText("No vocabulary yet")
         else:
+            kept = "inherited" if m.inherited else "base/special"   # (training on)
             self.summary.setText(f"Step {c.step_index:,}: {n:,} tokens "
-                                 f"({m.n_base:,} base/special + {n - m.n_base:,} merged)")
+                                 f"({m.n_base:,} {kept} + {n - m.n_base:,} merged)")
         self.summary.setText(self.summary.text() + f" · {self.classes_text()}")
         shown = self.proxy.rowCount()
         if (self.search.text() or self.class_filter.currentData()) and shown != n:
@@ -338,7 +339,8 @@ class VocabBrowser(CatchesUp, QWidget):
         text = self.model.token_text(e)
         how = {SPECIAL: "a special token (never split or merged)",
                MERGE: f"made by merge {e.step}" if e.step else "a merged token"}.get(
-                   e.kind, "a base symbol")
+                   e.kind, "inherited from the tokenizer trained on from"
+                   if self.model.kind_text(e) == "inherited" else "a base symbol")
         if e.kind == MERGE and e.parts is not None:
             a, b = (self.model.entry_by_id(p) for p in e.parts)
             if a is not None and b is not None:
@@ -355,7 +357,7 @@ class VocabBrowser(CatchesUp, QWidget):
     def _node(self, e: VocabEntry, budget: list[int]) -> QTreeWidgetItem:
         budget[0] -= 1
         made = {MERGE: f"step {e.step}" if e.step else "merge", SPECIAL: "special"}.get(
-            e.kind, "base")
+            e.kind, self.model.kind_text(e))
         item = QTreeWidgetItem([self.model.token_text(e), str(e.id), made,
                                 f"{e.count:,}" if e.count is not None else ""])
         item.setData(1, Qt.UserRole, e.id)

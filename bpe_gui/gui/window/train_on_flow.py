@@ -1,0 +1,49 @@
+"""The window's side of training on from the imported tokenizer: the Training menu's
+"Train on from the imported tokenizer…" (Ctrl+Shift+T) opens the dialog that asks for
+the number of new merges, and "Train from scratch again" ends the mode; which of them
+are enabled follows the controller (a tokenizer imported, a corpus, no job running).
+
+:class:`TrainOnFlow` is a composed part of the main window.
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import QObject, Qt
+
+from ..dialogs.train_on_dialog import TrainOnDialog
+
+
+class TrainOnFlow(QObject):
+    def __init__(self, window, controller):
+        super().__init__(window)
+        self.window, self.controller = window, controller
+        self.dialog: TrainOnDialog | None = None
+
+    def can_start(self) -> bool:
+        return self.controller.train_on.why_not() is None
+
+    def active(self) -> bool:
+        c = self.controller
+        return c.train_on.active and not c.busy
+
+    def ask(self) -> TrainOnDialog | None:
+        """Open the dialog (not modal: the window stays live); None, and the reason in
+        a message box, when training on cannot start now."""
+        c = self.controller
+        why = c.train_on.why_not()
+        if why is not None:
+            self.window.show_error("Train on from the imported tokenizer", why)
+            return None
+        if self.dialog is not None and self.dialog.isVisible():   # open: bring it up
+            self.dialog.raise_()
+            self.dialog.activateWindow()
+            return self.dialog
+        self.window.editor.flush()   # the corpus as typed
+        dlg = TrainOnDialog(c, self.window)
+        dlg.setAttribute(Qt.WA_DeleteOnClose)
+        dlg.destroyed.connect(lambda *_: setattr(self, "dialog", None))
+        self.dialog = dlg
+        dlg.open()
+        return dlg
+
+    def leave(self) -> None:
+        self.controller.train_on.leave()
