@@ -45,12 +45,12 @@ def assert_same(a, b):
 def test_shared_corpora_count_the_same_as_here(tmp_path, corpora_dir, client):
     paths = sorted(str(p) for p in corpora_dir.iterdir() if p.suffix in (".xz", ".txt"))
     # the English corpus decompressed too, so a big plain file is split into many ranges
-    # (ranges of 1 MiB on the full corpora, 16 KiB on the excerpts in tests/fixtures)
+    # (ranges of 512 KiB on the full corpora, 16 KiB on the excerpts in tests/fixtures)
     plain = tmp_path / "en.txt"
     with lzma.open(corpora_dir / "en-gutenberg-20mb.txt.xz") as f:
         plain.write_bytes(f.read(6_000_000))
     paths.append(str(plain))
-    range_bytes = 1 << 20 if plain.stat().st_size > 4_000_000 else 1 << 14
+    range_bytes = 1 << 19 if plain.stat().st_size > 4_000_000 else 1 << 14
     pre = Pretokenizer("cl100k", [EOT])
     here = count_corpus(paths, pre)
     there = count_on_dask(paths, pre, client, range_bytes=range_bytes)
