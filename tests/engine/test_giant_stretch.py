@@ -206,3 +206,33 @@ def test_reader_against_oracle(tmp_path_factory, monkeypatch, kind, units, seed,
     path.write_text(text, encoding="utf-8", newline="")
     table = count_corpus([path], pre=pre_of(kind, sp), workers=1)
     assert as_counter(table) == oracle(text, kind, sp)
+
+
+def test_range_boundary_is_searched_in_windows(tmp_path, monkeypatch):
+    """A range that starts inside a stretch with no cut looks for its boundary in windows
+    of at most BOUNDARY_WINDOW (it read the rest of the stretch at once), and finds the
+    same boundary."""
+    from bpe_gui.engine import ranges
+    from bpe_gui.engine.blocks import Cutter
+    text = "Hello, world. " + " " * (3 << 20) + "x y z " * 100
+    path = tmp_path / "r.txt"
+    path.write_text(text, encoding="utf-8")
+    cutter = Cutter(pre_of("gpt2"))
+    want = len(text) - len("x y z " * 100) + 1   # after "x" (a letter before a space)
+    reads: list[int] = []
+
+    class Counted:
+        def __init__(self, f):
+            self.f = f
+
+        def seek(self, pos):
+            return self.f.seek(pos)
+
+        def read(self, n=-1):
+            reads.append(n)
+            return self.f.read(n)
+    monkeypatch.setattr(ranges, "BOUNDARY_WINDOW", 64 << 10)
+    with open(path, "rb") as f:
+        got = ranges.text_boundary(Counted(f), 1 << 20, path.stat().st_size, cutter)
+    assert got == want
+    assert max(reads) <= (64 << 10) + 1024
