@@ -236,3 +236,40 @@ def test_range_boundary_is_searched_in_windows(tmp_path, monkeypatch):
         got = ranges.text_boundary(Counted(f), 1 << 20, path.stat().st_size, cutter)
     assert got == want
     assert max(reads) <= (64 << 10) + 1024
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(kind=st.sampled_from(KINDS), units=st.lists(st.sampled_from(UNITS[:-1]), min_size=1,
+       max_size=3), seed=st.integers(0, 2**32), length=st.integers(1, 200),
+       limit=st.sampled_from([3, 4, 5, 8, 13]))
+def test_carry_loop_against_regex(kind, units, seed, length, limit):
+    """The reader's loop (giant.cut_stream) in small, with pieces of ``limit`` bytes: the
+    buffer grows by a few bytes at a time, its settled words are counted from data[:reach],
+    the pieces before a piece cut as pieces, and the carried rest starts at the settled
+    word or at the cut (a start inside a word). The counts are the whole text's."""
+    rng = random.Random(seed)
+    text = "".join(rng.choice(UNITS[:-1]) for _ in range(rng.randint(0, 3))) + \
+        "".join(rng.choice(units) for _ in range(length)) + \
+        "".join(rng.choice(UNITS[:-1]) for _ in range(rng.randint(0, 3)))
+    b = text.encode()
+    want: Counter = Counter()
+    for w in regex.findall(KIND_PATTERNS[kind], text):
+        want.update(pieces(w.encode(), limit))
+    got: Counter = Counter()
+    start = end = 0
+    while True:
+        end = min(len(b), end + rng.randint(1, 40))
+        if end >= len(b):
+            break
+        buf = b[start:end]
+        settled, reach, cut = _scan.giant_cuts(PRESET_IDS[kind], buf, len(buf), limit)
+        head = buf[:reach].decode("utf-8", "surrogateescape")
+        for a, e in spans(kind, head):
+            if a < settled:
+                got.update(pieces(buf[a:e], limit))
+        if cut > settled:
+            got.update(pieces(buf[settled:cut], limit))
+        start += max(cut, settled)
+    for w in regex.findall(KIND_PATTERNS[kind], b[start:].decode()):
+        got.update(pieces(w.encode(), limit))
+    assert got == want
