@@ -135,8 +135,8 @@ def cut_stream(chunks: Iterable[bytes], cutter) -> Iterator[Part]:
             if used <= 0:
                 giant_at = 2 * len(buf)   # asked again only at each doubling: linear in all
                 break
-            for part in parts:
-                yield part._replace(offset=offset + part.offset)
+            for part in parts:   # (offsets in buf -> in the stream)
+                yield Part(part.data, offset + part.offset, part.stop, part.word)
             del buf[:used]
             offset += used
             searched, giant_at = 0, GIANT_TAIL
