@@ -16,6 +16,11 @@ User errors (a missing file, an empty corpus, a bad pattern, a folder that canno
 written, a malformed tokenizer file, an output that is one of the inputs) print one line,
 ``bpe-gui: error: ...``, and exit with status 2. The headless commands never import Qt.
 """
-from .entry import main
+from .oom import out_of_memory_exit
+
+try:
+    from .entry import main
+except MemoryError:   # importing the engine (it builds Unicode tables) ran out of memory
+    main = out_of_memory_exit
 
 __all__ = ["main"]

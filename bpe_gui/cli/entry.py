@@ -14,6 +14,7 @@ from ..engine.word_limit import MAX_WORD_BYTES
 from . import cost, count, encode, inspect, train_on, window
 from .common import PROG, ArgParser, Terminated, UsageError, fail, not_utf8_message, \
     sigterm_raises
+from .oom import out_of_memory_message
 
 # the headless commands, then gui (not a headless one)
 COMMANDS = ("train", "encode", "count", "inspect", "cost", "gui")
@@ -59,10 +60,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BPEError as e:
         return fail(str(e))
     except MemoryError:
-        return fail(f"out of memory while running {argv[0]}. Training keeps every symbol of "
-                    "every unique word (about 30 bytes per byte of unique words; words over "
-                    f"{MAX_WORD_BYTES >> 10} KiB are cut into pieces): train on less text or "
-                    "on a machine with more memory; nothing was written.")
+        return fail(out_of_memory_message(argv[0], MAX_WORD_BYTES >> 10))
     except KeyboardInterrupt:
         print(f"\n{PROG}: interrupted", file=sys.stderr)
         return 130

@@ -36,9 +36,11 @@ class WordCounter:
     @property
     def memory(self) -> int:
         """Bytes the table holds (about)."""
-    def count(self, text: str | Buffer, block: int = 0, ordinal: int = 0, /) -> int:
+    def count(self, text: str | Buffer, block: int = 0, ordinal: int = 0, stop: int = -1,
+              /) -> int:
         """A whole text, cut at special tokens then by the scanner; returns the next
-        ordinal of the block."""
+        ordinal of the block. stop >= 0 (a byte offset): only the words that start
+        before it are counted, the rest is the text that follows them."""
     def count_words(self, words: Sequence[str], block: int = 0, ordinal: int = 0, /) -> int:
         """Words cut elsewhere (regex patterns); returns the next ordinal of the block."""
     def merge(self, other: WordCounter, /) -> None:

@@ -31,6 +31,14 @@ def safe_cut(preset: int, text: str, lo: int, hi: int) -> int:
 def count_words(preset: int, data: str | Buffer) -> int:
     """Number of words of a str or of UTF-8 bytes; scans only (benchmarks)."""
 
+def giant_cuts(preset: int, data: Buffer, n: int, limit: int) -> tuple[int, int, int]:
+    """For a block reader that found no safe cut in data[:n] (data[0] starts a word or is
+    a piece cut): (settled, reach, piece_cut). The words that start before ``settled`` are
+    final, and data[:reach] scanned as a whole text gives them; ``piece_cut`` (-1: none)
+    is one of word_limit's piece boundaries (every ``limit`` bytes from ``settled``)
+    inside the word at ``settled``, where the text from it starts with the rest of that
+    word. See csrc/scan_giant.inc."""
+
 def set_tables(blob: Buffer | None) -> None:
     """Install character tables (``unicode_classes.table_blob()``); None: built-in ones.
     Raises ValueError for a malformed blob."""

@@ -15,10 +15,10 @@ the words of the whole text, and blocks can be counted on any thread in any orde
   that matches across such a line break sees it cut there).
 
 No cut is ever placed inside a special token. Where a block has no safe cut at all (one
-giant word, a run of spaces), its tail is carried into the next block, so memory grows
-only with the longest stretch of text that cannot be cut -- except for a giant run of
-ASCII letters under a native preset, which is cut at word_limit's piece boundaries
-(``Cutter.giant_cut``) once the carried tail passes ``GIANT_TAIL``.
+giant word, a run of spaces), its tail is carried into the next block; under a native
+preset, once that tail passes ``giant.GIANT_TAIL``, the scanner says which of its words are
+final and where the word in progress may be cut at word_limit's piece boundaries
+(``giant.cut_stream``), so memory stays bounded for every stretch those rules cover.
 """
 from __future__ import annotations
 
@@ -31,9 +31,9 @@ import regex
 
 from .errors import CorpusError, NotUTF8Error
 from .files import BOM, binary_error, inner_suffix, jsonl_text, looks_binary, open_binary
+from .giant import Part, cut_stream
 from .pretokenize import Pretokenizer
 from .presets import PRESET_IDS
-from .word_limit import MAX_WORD_BYTES
 
 try:
     from . import _count
@@ -50,10 +50,6 @@ _WS_CUT = regex.compile(rb"(?r)[\x21-\x7e](?=[\t\n\x0b\x0c\r ])")
 _CJK_CUT = regex.compile(rb"(?r)(?:\xe4[\xb8-\xbf]|[\xe5-\xe9][\x80-\xbf])[\x80-\xbf]"
                          rb"|[A-Za-z](?=[\t\n\x0b\x0c\r ])")
 _LINE_CUT = regex.compile(rb"(?r)(?<=[\x21-\x7e]\n)(?=[A-Za-z])")
-GIANT_TAIL = 8 << 20   # a carried tail past this is checked for a giant letter run
-# The letters that, from a word start, make one word under each native preset (see giant_cut)
-_LETTER_RUN = {"o200k": regex.compile(rb"[a-z]+")}
-_ANY_CASE_RUN = regex.compile(rb"[A-Za-z]+")
 
 
 @dataclass
@@ -63,7 +59,9 @@ class Block:
     ``data`` is UTF-8 text that can be pre-tokenized on its own; a .jsonl block carries
     its documents in ``docs`` instead (each one pre-tokenized on its own). ``index`` is
     the block's number in corpus order, ``done`` how many input bytes were consumed when
-    it was cut.
+    it was cut. From a giant stretch (native presets only, see ``giant.Part``): ``stop``
+    >= 0 counts only the words of ``data`` that start before it; ``word`` marks ``data``
+    as whole pieces of one word (counted as ``word_limit.pieces(data)``).
     """
 
     index: int
@@ -71,6 +69,8 @@ class Block:
     docs: list[str] | None = None
     done: int = 0
     source: str = ""
+    stop: int = -1
+    word: bool = False
 
 
 class Cutter:
@@ -85,43 +85,6 @@ class Cutter:
         self.block_bytes = BLOCK_BYTES if self.native is not None else REGEX_BLOCK_BYTES
         # a cut must see the whole character after it and any special token around it
         self.margin = max([4] + [len(s) for s in self.specials])
-        # giant_cut's rule holds for the native presets only, and only if no special
-        # token is made of the run's letters alone (one could then sit inside the run)
-        run = _LETTER_RUN.get(pre.kind or "", _ANY_CASE_RUN) if self.native is not None \
-            else None
-        self.letter_run = None if run is None or any(run.fullmatch(s) for s in self.specials) \
-            else run
-
-    def giant_cut(self, buf: bytes | bytearray) -> int:
-        r"""A cut inside a giant word that gives the same word pieces as the whole text, or -1.
-
-        Used only where ``cut`` found nothing in a tail of more than GIANT_TAIL bytes, and
-        only for a tail that *starts* with a run of ASCII letters (lowercase only under
-        o200k) reaching at least to c + margin, where c is the last multiple of
-        MAX_WORD_BYTES there. Why that is exact: buf[0] starts a word (the file's start,
-        a safe cut, or an earlier such c). From a letter at a word start, every native
-        pattern takes the letter alternative and eats the run greedily with no lookahead
-        (gpt2 `` ?\p{L}+``; cl100k/llama3/qwen2 ``[^\r\n\p{L}\p{N}]?\p{L}+``, the
-        contraction alternatives start with ``'``; o200k ``[...]?[\p{Lu}..]*[\p{Ll}..]+
-        (?i:'s|..)?``: ``[a-z]`` is not in its first class, so the run is the ``[\p{Ll}..]+``
-        part, whose end and optional contraction depend only on the text after the run).
-        So the whole text's word is [0, E) with E past c + margin, the text scanned from c
-        gives [c, E) and then the very same words (the match at E sees the same text),
-        and buf[:c] alone is one word. word_limit cuts a word every MAX_WORD_BYTES from its
-        start (ASCII: no back-off to a character start), so pieces([0, E)) ==
-        pieces(buf[:c]) + pieces([c, E)). No lookahead rule (``\s+(?!\S)``, o200k's
-        ``[\r\n/]*`` tails) is involved: they belong to words after E, scanned alike.
-        Special tokens: none is made of these letters alone (else letter_run is None),
-        and any longer one would have to start before c and reach c + margin, which is
-        more than the longest one. Other giant stretches (spaces, digits, mixed scripts,
-        regex-run patterns) keep the old behaviour: carried whole.
-        """
-        if self.letter_run is None:
-            return -1
-        m = self.letter_run.match(buf, 0, len(buf))
-        run = m.end() if m is not None else 0
-        c = (run - self.margin) // MAX_WORD_BYTES * MAX_WORD_BYTES
-        return c if c > 0 else -1
 
     def cut(self, buf: bytes | bytearray, lo: int, hi: int) -> int:
         """The last safe cut p with lo < p <= hi (hi <= len(buf) - margin), or -1.
@@ -212,6 +175,11 @@ class BlockReader:
         self.next_index += 1
         return blk
 
+    def _part_block(self, part: Part, source: str) -> Block:
+        blk = self._block(part.data, source=source)
+        blk.stop, blk.word = part.stop, part.word
+        return blk
+
     def _text_blocks(self, text: str) -> Iterator[Block]:
         try:
             data = text.encode("utf-8")
@@ -219,68 +187,50 @@ class BlockReader:
             raise CorpusError(f"The text has a lone surrogate (U+{ord(text[e.start]):04X}) at "
                               f"character {e.start:,}, which UTF-8 cannot hold. Remove it or "
                               "replace it with the character it was part of.") from None
-        size = self.cutter.block_bytes
-        start, base = 0, self.done
-        while len(data) - start > size:
-            last = len(data) - self.cutter.margin
-            p = self.cutter.cut(data, start + size // 2, min(start + size, last))
-            if p <= start:  # nothing to cut at near the goal: look further on
-                p = self.cutter.cut(data, start + size, last)
-                if p <= start:
-                    break
-            self.done = base + len(text) * p // len(data)
-            yield self._block(data[start:p], source="text")
-            start = p
-        self.done = base + len(text)
-        yield self._block(data[start:] if start else data, source="text")
+        size, base = self.cutter.block_bytes, self.done
+        if len(data) <= size:   # (most texts: no copy)
+            self.done = base + len(text)
+            yield self._block(data, source="text")
+            return
+        chunks = (data[i:i + size] for i in range(0, len(data), size))
+        for part in cut_stream(chunks, self.cutter):
+            end = part.offset + part.counted
+            self.done = base + len(text) * end // len(data)
+            if part.data or part.last:
+                yield self._part_block(part, "text")
 
     def _file_blocks(self, path: Path, base: int) -> Iterator[Block]:
-        size, cutter = self.cutter.block_bytes, self.cutter
+        size = self.cutter.block_bytes
         decoder = None if _is_utf8(self.encoding) else _decoder(self.encoding, path)
-        buf = bytearray()
-        offset = 0            # offset in the (decompressed) file of buf[0]
-        searched = 0          # buf[:searched] has no cut
-        first = True
+        bom = 0               # bytes skipped at the start (a BOM)
         with open_binary(path) as (stream, raw):
-            while True:
-                chunk = stream.read(max(size, 8192) if first else size)  # (8 KB to judge)
-                eof = not chunk
-                if first and decoder is None:
-                    if looks_binary(chunk):
-                        raise binary_error(path, chunk)
-                    if chunk.startswith(BOM):
-                        chunk, offset = chunk[3:], 3
-                if decoder is not None:
-                    chunk = decoder(chunk, eof)
-                    if first and looks_binary(chunk):   # judged as the text it decodes to
-                        raise binary_error(path)
-                first = False
-                buf += chunk
-                if eof:
-                    p = len(buf)
-                else:
-                    p = cutter.cut(buf, max(0, searched - 1), len(buf) - cutter.margin)
-                    if p <= 0 and len(buf) > GIANT_TAIL:
-                        p = cutter.giant_cut(buf)
-                    if p <= 0:
-                        searched = max(0, len(buf) - cutter.margin)
-                        continue
-                with memoryview(buf) as view:
-                    data = view[:p].tobytes()
-                del buf[:p]
-                searched = 0
-                if decoder is None and _count is not None:
-                    bad = _count.utf8_error(data)
-                    if bad >= 0:
-                        raise NotUTF8Error(path, offset + bad, data[bad:bad + 4])
-                elif decoder is None:
-                    _check_utf8(data, path, offset)
-                offset += p
-                self.done = base + raw.tell() if not eof else base + _size(path)
-                if data or eof:
-                    yield self._block(data, source=str(path))
-                if eof:
-                    return
+            def chunks() -> Iterator[bytes]:
+                nonlocal bom
+                first = True
+                while True:
+                    chunk = stream.read(max(size, 8192) if first else size)  # (8 KB to judge)
+                    eof = not chunk
+                    if first and decoder is None:
+                        if looks_binary(chunk):
+                            raise binary_error(path, chunk)
+                        if chunk.startswith(BOM):
+                            chunk, bom = chunk[3:], 3
+                    if decoder is not None:
+                        chunk = decoder(chunk, eof)
+                        if first and looks_binary(chunk):   # judged as the text it decodes to
+                            raise binary_error(path)
+                    first = False
+                    yield chunk
+                    if eof:
+                        return
+
+            for part in cut_stream(chunks(), self.cutter):
+                if decoder is None:
+                    _check_utf8(part.data if part.stop < 0 else memoryview(part.data)[:part.stop],
+                                path, bom + part.offset)
+                self.done = base + (_size(path) if part.last else raw.tell())
+                if part.data or part.last:
+                    yield self._part_block(part, str(path))
 
     def _jsonl_blocks(self, path: Path, base: int) -> Iterator[Block]:
         size = self.cutter.block_bytes
@@ -354,15 +304,23 @@ def _decoder(encoding: str, path: Path) -> Callable[[bytes, bool], bytes]:
     return convert
 
 
-def _check_utf8(data: bytes, path: Path, offset: int) -> None:
+def _check_utf8(data, path: Path, offset: int) -> None:
+    """NotUTF8Error at the first byte of ``data`` (bytes or memoryview) that is not valid
+    UTF-8, with its offset in the file."""
+    if _count is not None:
+        bad = _count.utf8_error(data)
+        if bad >= 0:
+            raise NotUTF8Error(path, offset + bad, bytes(data[bad:bad + 4]))
+        return
     try:
-        data.decode("utf-8")
+        bytes(data).decode("utf-8")
     except UnicodeDecodeError as e:
-        raise NotUTF8Error(path, offset + e.start, data[e.start:e.start + 4]) from None
+        raise NotUTF8Error(path, offset + e.start, bytes(data[e.start:e.start + 4])) from None
 
 
 def texts_of(blk: Block) -> list[str]:
-    """The texts of a block as str (for patterns that the `regex` module runs)."""
+    """The texts of a block as str (for patterns that the `regex` module runs, whose
+    blocks never carry ``stop`` or ``word``: those come from the native scanner)."""
     return blk.docs if blk.docs is not None else [blk.data.decode("utf-8")]
 
 

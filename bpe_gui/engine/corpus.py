@@ -24,7 +24,7 @@ from .errors import CancelFn, Cancelled, CorpusError, PatternError, ProgressFn
 from .presets import PRESET_IDS
 from .pretokenize import Pretokenizer
 from .table import CountMeta, PretokenTable
-from .word_limit import split_long_words
+from .word_limit import pieces, split_long_words
 
 try:
     from ._count import WordCounter
@@ -52,6 +52,14 @@ def _regex_words(pre: Pretokenizer, text: str, where: str) -> list[str]:
             "preset.") from None
 
 
+def count_pieces(counter, data: bytes, block: int, ordinal: int = 0) -> int:
+    """Count ``data``, whole pieces of one word, as word_limit cuts it; returns the next
+    ordinal."""
+    words = [p.decode("utf-8") for p in pieces(data)]
+    counter.add_size(sum(map(len, words)), len(data))
+    return counter.count_words(words, block, ordinal)
+
+
 class _Counting:
     """Blocks -> one native WordCounter per thread -> a PretokenTable."""
 
@@ -72,9 +80,12 @@ class _Counting:
 
     def count(self, counter, blk) -> None:
         ordinal = 0  # the documents of a .jsonl block: one after the other in the block
+        if blk.word:   # whole pieces of one giant word (giant.py)
+            count_pieces(counter, blk.data, blk.index)
+            return
         if self.native:
             if blk.docs is None:
-                counter.count(blk.data, blk.index)
+                counter.count(blk.data, blk.index, 0, blk.stop)
             else:
                 for doc in blk.docs:
                     ordinal = counter.count(doc, blk.index, ordinal)

@@ -17,9 +17,10 @@ from pathlib import Path
 from typing import Iterator, Sequence
 
 from .blocks import Cutter
-from .corpus import _regex_words
+from .corpus import _regex_words, count_pieces
 from .errors import CorpusError, NotUTF8Error
 from .files import BOM, binary_error, jsonl_text, looks_binary
+from .giant import Part, cut_stream
 from .pretokenize import Pretokenizer
 from .ranges import (RANGE_BYTES, Range, _inner_suffix, line_boundary, open_source,
                      plan_ranges, text_boundary)
@@ -74,6 +75,16 @@ class RangeCounter:
                                         n.ordinal))
         self.counter.add_size(len(text), len(data) if isinstance(data, bytes)
                               else len(text.encode("utf-8")))
+
+    def part(self, part: Part, where: str) -> None:
+        """A part of a giant stretch (native presets only, see giant.py)."""
+        n = self.num
+        if part.word:
+            n.next(count_pieces(self.counter, part.data, n.block, n.ordinal))
+        elif part.stop >= 0:
+            n.next(self.counter.count(part.data, n.block, n.ordinal, part.stop))
+        else:
+            self.text(part.data, where)
 
     def export(self) -> tuple:
         """(blob, starts, counts, firsts, chars, bytes): a partial table, as bytes."""
@@ -144,34 +155,24 @@ def _stream(f, offset: int, limit: int | None, rng: Range, pre: Pretokenizer,
 def _stream_text(f, offset: int, limit: int | None, cutter: Cutter, path: str,
                  rc: RangeCounter) -> None:
     """Read in blocks cut at safe cuts (as blocks.BlockReader does) and count them."""
-    buf = bytearray()
-    left = limit
-    searched = 0
-    while True:
-        want = cutter.block_bytes if left is None else min(cutter.block_bytes, left)
-        chunk = f.read(want) if want else b""
-        if left is not None:
-            left -= len(chunk)
-        buf += chunk
-        eof = not chunk
-        if eof:
-            p = len(buf)
-        else:
-            p = cutter.cut(buf, max(0, searched - 1), len(buf) - cutter.margin)
-            if p <= 0:
-                searched = max(0, len(buf) - cutter.margin)
-                continue
-        data = bytes(buf[:p])
-        del buf[:p]
-        searched = 0
+    def chunks() -> Iterator[bytes]:
+        left = limit
+        while True:
+            want = cutter.block_bytes if left is None else min(cutter.block_bytes, left)
+            chunk = f.read(want) if want else b""
+            if not chunk:
+                return
+            if left is not None:
+                left -= len(chunk)
+            yield chunk
+
+    for part in cut_stream(chunks(), cutter):
+        data = part.data if part.stop < 0 else memoryview(part.data)[:part.stop]
         bad = _count.utf8_error(data)
         if bad >= 0:
-            raise NotUTF8Error(path, offset + bad, data[bad:bad + 4])
-        if data:
-            rc.text(data, path)
-        offset += p
-        if eof:
-            return
+            raise NotUTF8Error(path, offset + part.offset + bad, bytes(data[bad:bad + 4]))
+        if part.data:
+            rc.part(part, path)
 
 
 def _stream_lines(f, offset: int, limit: int | None, rng: Range, rc: RangeCounter) -> None:

@@ -34,6 +34,7 @@ except ImportError:  # pragma: no cover - no C compiler at install time
     _count = None  # type: ignore[assignment]  # optional C extension: None where it was not built
 
 RANGE_BYTES = 64 << 20       # default nominal range size
+BOUNDARY_WINDOW = 4 << 20    # the most read at once while looking for a boundary
 COMPRESSED = (".xz", ".gz")
 
 
@@ -149,7 +150,11 @@ def first_cut(cutter: Cutter, buf, lo: int, hi: int) -> int:
 
 
 def text_boundary(f, s: int, size: int, cutter: Cutter, floor: int = 0) -> int:
-    """boundary(s) of a text file (``floor``: where its text starts, 3 after a BOM)."""
+    """boundary(s) of a text file (``floor``: where its text starts, 3 after a BOM).
+
+    Searched in windows that move on (growing to BOUNDARY_WINDOW), never in the whole
+    rest of a stretch with no cut: whether p is accepted depends only on the bytes around
+    it, which each window holds."""
     if s <= floor:
         return floor
     back = 16 + CONTEXT + 2 * cutter.margin   # what the rules look at before p
@@ -163,7 +168,8 @@ def text_boundary(f, s: int, size: int, cutter: Cutter, floor: int = 0) -> int:
             return lo + p
         if lo + len(buf) >= size:
             return size
-        width *= 4
+        s = lo + len(buf) - cutter.margin + 1    # positions up to s - 1 have no cut
+        width = min(width * 4, BOUNDARY_WINDOW)
 
 
 def line_boundary(f, s: int, size: int) -> int:

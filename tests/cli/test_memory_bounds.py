@@ -86,3 +86,67 @@ def test_long_words_become_pieces_in_first_seen_order():
     assert out.freqs == [1, 2, 5, 4] and (out.n_chars, out.n_bytes) == (9, 9)
     short = PretokenTable.from_words(["x"], [1])
     assert split_long_words(short) is short
+
+
+# ----- count out of memory: its own message, never a traceback ---------------------------
+COUNT_OOM = "out of memory while counting"
+
+
+def test_count_out_of_memory_under_an_address_space_limit(tmp_path):
+    """`count` of a 7 MB file (800,000 words, most of them unique) with 48 MB of address
+    space more than the interpreter has at start: the count's message, exit 2, nothing
+    written. Counting it needs 85-100 MB more than that (the engine about 22 MB, the rest
+    its table), so the margin is wide; the limit is set in the child after start-up, so it
+    does not depend on how big the interpreter is (`ulimit -v 120000` gave a bare
+    traceback). Under 8 MB the file is counted on one thread (no thread stacks to map)."""
+    rnd = __import__("random").Random(4)
+    (tmp_path / "c.txt").write_text(" ".join(f"w{rnd.randrange(10**7)}"
+                                             for _ in range(800_000)), "utf-8")
+    child = ("import re, resource, runpy, sys\n"
+             "vm = int(re.search(r'VmSize:\\s+(\\d+)', open('/proc/self/status').read())[1])\n"
+             "lim = (vm << 10) + (48 << 20)\n"
+             "resource.setrlimit(resource.RLIMIT_AS, (lim, lim))\n"
+             "sys.argv = ['bpe-gui', 'count', 'c.txt', '--out', 'c.tsv', '-q']\n"
+             "runpy.run_module('bpe_gui', run_name='__main__')\n")
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    p = subprocess.run([sys.executable, "-c", child], cwd=tmp_path, env=env,
+                       capture_output=True, timeout=300)
+    assert_user_error(p, COUNT_OOM)
+    assert not (tmp_path / "c.tsv").exists()
+
+
+def test_count_out_of_memory_while_counting(tmp_path, monkeypatch, capsys):
+    """A MemoryError from the counter (injected) gives the count's message, exit 2."""
+    from bpe_gui.cli import count as count_cmd
+    from bpe_gui.cli.entry import main
+
+    def no_memory(*args, **kwargs):
+        raise MemoryError
+    monkeypatch.setattr(count_cmd, "count_corpus", no_memory)
+    (tmp_path / "c.txt").write_text(CORPUS, "utf-8")
+    rc = main(["count", str(tmp_path / "c.txt"), "--out", str(tmp_path / "c.tsv"), "-q"])
+    lines = capsys.readouterr().err.splitlines()
+    assert rc == 2 and len(lines) == 1 and COUNT_OOM in lines[0], lines
+    assert "--dask" in lines[0] and "train" not in lines[0].split("(")[0]
+    assert not (tmp_path / "c.tsv").exists()
+
+
+def test_out_of_memory_while_importing_the_engine(tmp_path):
+    """A MemoryError while the engine is imported (it builds Unicode tables then; injected
+    by an import hook) still gives the message, from `python -m bpe_gui` and `-m
+    bpe_gui.cli` alike."""
+    (tmp_path / "c.txt").write_text(CORPUS, "utf-8")
+    for module in ("bpe_gui", "bpe_gui.cli"):
+        child = ("import runpy, sys\n"
+                 "class NoMemory:\n"
+                 "    def find_spec(self, name, path=None, target=None):\n"
+                 "        if name == 'bpe_gui.engine.unicode_classes':\n"
+                 "            raise MemoryError\n"
+                 "sys.meta_path.insert(0, NoMemory())\n"
+                 "sys.argv = ['bpe-gui', 'count', 'c.txt', '--out', 'c.tsv']\n"
+                 f"runpy.run_module({module!r}, run_name='__main__')\n")
+        env = dict(os.environ, PYTHONPATH=str(REPO))
+        p = subprocess.run([sys.executable, "-c", child], cwd=tmp_path, env=env,
+                           capture_output=True, timeout=120)
+        assert_user_error(p, COUNT_OOM)
+        assert not (tmp_path / "c.tsv").exists()

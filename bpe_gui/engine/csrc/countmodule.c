@@ -10,13 +10,16 @@
  *   WordCounter(preset=-1, specials=())
  *       preset: BPE_SCAN_* of scan.h for the native scanner, or -1 when the caller
  *       cuts words itself (count_words); specials: special tokens as bytes.
- *   count(text, block=0, ordinal=0) -> next ordinal
+ *   count(text, block=0, ordinal=0, stop=-1) -> next ordinal
  *                            a whole text (str, or UTF-8 bytes-like that is valid UTF-8):
  *                            cut at special tokens (longest first where they overlap),
  *                            then into words by the scanner; each word counted. Word k of
  *                            the text was seen at (block, ordinal + k): that orders first
  *                            appearances across counters; pass the returned ordinal on to
  *                            number the next text of the same block after this one.
+ *                            stop >= 0: only the words that start before byte stop are
+ *                            counted (and the size of text[:stop]); the rest of the text
+ *                            is what follows them (a block reader's lookahead).
  *   count_words(words, block=0, ordinal=0) -> next ordinal
  *                            the words of one block, as a list of str (the text's size
  *                            is not known here: add it with add_size)
@@ -218,7 +221,8 @@ static PyObject *Counter_count(Counter *c, PyObject *args)
 {
     PyObject *o;
     unsigned long long block = 0, ordinal = 0;
-    if (!PyArg_ParseTuple(args, "O|KK:count", &o, &block, &ordinal))
+    Py_ssize_t stop = -1;
+    if (!PyArg_ParseTuple(args, "O|KKn:count", &o, &block, &ordinal, &stop))
         return NULL;
     if (check_idle(c) < 0)
         return NULL;
@@ -247,9 +251,10 @@ static PyObject *Counter_count(Counter *c, PyObject *args)
     uint64_t ord = ((uint64_t)block << 32) | ordinal;
     c->busy = 1;
     Py_BEGIN_ALLOW_THREADS
-    rc = wt_count_text(&c->t, t.p, (size_t)t.n, &ord);
-    c->t.chars += wt_count_chars(t.p, (size_t)t.n);
-    c->t.bytes += t.n;
+    size_t until = stop >= 0 && stop < t.n ? (size_t)stop : (size_t)t.n;
+    rc = wt_count_text_until(&c->t, t.p, (size_t)t.n, until, &ord);
+    c->t.chars += wt_count_chars(t.p, until);
+    c->t.bytes += (int64_t)until;
     Py_END_ALLOW_THREADS
     c->busy = 0;
     text_release(&t);
@@ -530,7 +535,7 @@ static PyGetSetDef Counter_getset[] = {
 
 static PyMethodDef Counter_methods[] = {
     {"count", (PyCFunction)Counter_count, METH_VARARGS,
-     "count(text, block=0, ordinal=0) -> next ordinal: count a whole text's words"},
+     "count(text, block=0, ordinal=0, stop=-1) -> next ordinal: count a whole text's words"},
     {"count_words", (PyCFunction)Counter_count_words, METH_VARARGS,
      "count_words(words, block=0, ordinal=0) -> next ordinal: count words given as str"},
     {"merge", (PyCFunction)Counter_merge, METH_O, "merge(other): add another counter"},

@@ -74,6 +74,19 @@ size_t bpe_scan_words(int preset, const unsigned char *s, size_t pos, size_t n,
    have none. */
 size_t bpe_scan_safe_cut(int preset, const unsigned char *s, size_t lo, size_t hi, size_t n);
 
+/* Giant stretches (scan_giant.inc): for a reader that finds no safe cut in s[0..n),
+   where s[0] starts a word (or is a piece cut, below). Only for the five kinds above.
+   bpe_scan_settled: the start of the first word that may still change with the text after
+   n (every word before it is final: the same in every text that begins with s[0..n));
+   *reach: a length >= that start within which those words scan the same (s[0..*reach)
+   scanned as a whole text gives them). Returns 0 for other kinds.
+   bpe_scan_piece_cut: the largest cut c in the word starting at 0 that is one of
+   word_limit's piece boundaries (every `limit` bytes from 0, backed off to a character
+   start) and after which the text from c starts with the rest of that same word, for
+   every continuation; 0 if none. */
+size_t bpe_scan_settled(int preset, const unsigned char *s, size_t n, size_t *reach);
+size_t bpe_scan_piece_cut(int preset, const unsigned char *s, size_t n, size_t limit);
+
 /* ---- tables ---- */
 typedef struct bpe_scan_tables bpe_scan_tables;
 

@@ -6,6 +6,8 @@
  *   safe_cut(preset, text, lo, hi) -> int     code points; -1 if none (see scan.h)
  *   count_words(preset, data) -> int          scan only (str or bytes), for benchmarks
  *   set_tables(blob | None), tables_blob(), builtin_tables_blob(), TABLES_REGEX_VERSION
+ *   giant_cuts(preset, data, n, limit) -> (settled, reach, piece_cut): giant stretches
+ *       without a safe cut (scan.h, scan_giant.inc), for the block readers
  *   _words_utf8 / _word_ends_utf8 / _safe_cut_utf8: the C API on raw bytes (tests)
  *
  * A str with lone surrogates has no UTF-8 form: UnicodeEncodeError (a ValueError).
@@ -339,6 +341,32 @@ static PyObject *py_safe_cut_utf8(PyObject *self, PyObject *args) {
     return PyLong_FromLongLong(p == BPE_SCAN_NONE ? -1 : (long long)p);
 }
 
+/* giant_cuts(preset, data, n, limit) -> (settled, reach, piece_cut): scan_giant.inc on
+   data[:n] (bpe_scan_settled; bpe_scan_piece_cut on data[settled:n], as an offset in
+   data, or -1), for readers that found no safe cut */
+static PyObject *py_giant_cuts(PyObject *self, PyObject *args) {
+    int preset;
+    Py_buffer buf;
+    Py_ssize_t n, limit;
+    if (bytes_arg(args, "iy*nn:giant_cuts", &preset, &buf, &n, &limit) < 0) return NULL;
+    if (n < 0 || n > buf.len || limit <= 0) {
+        PyBuffer_Release(&buf);
+        PyErr_SetString(PyExc_ValueError, "giant_cuts: need 0 <= n <= len(data), limit > 0");
+        return NULL;
+    }
+    size_t settled, reach, cut;
+    const unsigned char *s = buf.buf;
+    Py_BEGIN_ALLOW_THREADS
+    settled = bpe_scan_settled(preset, s, (size_t)n, &reach);
+    cut = settled < (size_t)n
+              ? bpe_scan_piece_cut(preset, s + settled, (size_t)n - settled, (size_t)limit)
+              : 0;
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&buf);
+    return Py_BuildValue("nnn", (Py_ssize_t)settled, (Py_ssize_t)reach,
+                         cut ? (Py_ssize_t)(settled + cut) : (Py_ssize_t)-1);
+}
+
 /* count_words(preset, data: str | bytes) -> int: boundaries only, no objects */
 static PyObject *py_count_words(PyObject *self, PyObject *args) {
     int preset;
@@ -394,6 +422,8 @@ static PyMethodDef methods[] = {
     {"_words_utf8", py_words_utf8, METH_VARARGS, "_words_utf8(preset, data) -> list[bytes]"},
     {"_word_ends_utf8", py_word_ends_utf8, METH_VARARGS, "_word_ends_utf8(preset, data)"},
     {"_safe_cut_utf8", py_safe_cut_utf8, METH_VARARGS, "_safe_cut_utf8(preset, data, lo, hi)"},
+    {"giant_cuts", py_giant_cuts, METH_VARARGS,
+     "giant_cuts(preset, data, n, limit) -> (settled, reach, piece_cut)"},
     {"tables_blob", py_tables_blob, METH_NOARGS, "the current tables as a blob"},
     {"builtin_tables_blob", py_builtin_tables_blob, METH_NOARGS, "the built-in tables"},
     SCAN_PYTHON_METHODS,

@@ -298,6 +298,21 @@ static ptrdiff_t next_special(WordTable *c, const unsigned char *s, size_t n, si
  * memory). */
 int wt_count_text(WordTable *c, const unsigned char *s, size_t n, uint64_t *ordp)
 {
+    return wt_count_text_until(c, s, n, n, ordp);
+}
+
+/* The number of the k words ending at ends[] (the first starting at p) that start
+ * before lim. */
+static size_t starting_before(size_t p, const size_t *ends, size_t k, size_t lim)
+{
+    while (k > 0 && (k > 1 ? ends[k - 2] : p) >= lim)
+        k--;
+    return k;
+}
+
+int wt_count_text_until(WordTable *c, const unsigned char *s, size_t n, size_t stop,
+                        uint64_t *ordp)
+{
     uint64_t ord = *ordp;
     size_t *next = NULL;
     if (c->n_specials) {
@@ -312,15 +327,17 @@ int wt_count_text(WordTable *c, const unsigned char *s, size_t n, uint64_t *ordp
     }
     size_t pos = 0;
     int rc = 0;
-    while (pos < n) {
+    while (pos < n && pos < stop) {
         size_t end = n, at = SIZE_MAX;
         ptrdiff_t k = next ? next_special(c, s, n, pos, next, &at) : -1;
         if (k >= 0)
             end = at;
         /* the piece s[pos..end) is a whole text for the scanner */
         size_t p = 0, ends[BATCH];
-        while (p < end - pos) {
+        while (p < end - pos && pos + p < stop) {
             size_t got = bpe_scan_words(c->preset, s + pos, p, end - pos, ends, BATCH);
+            if (pos + ends[got - 1] > stop)   /* (the last words may start at or after stop) */
+                got = starting_before(p, ends, got, stop - pos);
             if (add_batch(c, s + pos, p, ends, got, &ord) < 0) {
                 rc = -1;
                 goto done;

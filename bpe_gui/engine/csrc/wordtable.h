@@ -55,6 +55,10 @@ int wt_add(WordTable *t, const unsigned char *p, size_t n, int64_t count, uint64
  * The first word gets the key *ordp, the next *ordp + 1, ... (*ordp is left after the
  * last). Adds to t->total (not to chars or bytes). */
 int wt_count_text(WordTable *t, const unsigned char *s, size_t n, uint64_t *ordp);
+/* The same, counting only the words (and special tokens) that start before stop <= n: the
+ * text after stop is only looked at, as the text that follows (see scan_giant.inc). */
+int wt_count_text_until(WordTable *t, const unsigned char *s, size_t n, size_t stop,
+                        uint64_t *ordp);
 
 /* The bytes of a slot's word (len bytes). */
 const unsigned char *wt_word(const WordSlot *e);
