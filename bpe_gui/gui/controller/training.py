@@ -12,10 +12,11 @@ from typing import Callable, Protocol
 
 from PySide6.QtCore import QObject, QTimer, SignalInstance
 
+from ...engine.count_sets import check_settings
 from ...engine.errors import BPEError
 from ...engine.trainer import Trainer, TrainSettings
 from ...engine.display import human_size
-from .corpus_source import Corpus, FileCorpus, NotUtf8, TextCorpus
+from .corpus_source import TABLE_NAME, Corpus, FileCorpus, NotUtf8, TextCorpus
 from .gc_policy import release_freed_memory
 from .jobs import Job, JobEnd
 from .live import LiveView
@@ -136,7 +137,7 @@ class Training:
         if corpus.table is not None:
             if len(corpus.table) > SYNC_TABLE_WORDS or (to_step or 0) > SYNC_STEPS:
                 try:   # settings that do not fit the table: refused before any job
-                    corpus.build_table(settings)
+                    check_settings(corpus.table.meta, settings, TABLE_NAME)
                 except BPEError as e:
                     self._train_failed(e, quiet)
                     return False
@@ -153,7 +154,7 @@ class Training:
         elif not (self.small() and (to_step or 0) <= SYNC_STEPS):
             return self._start_training(corpus, settings, to_step, to_target)
         try:
-            trainer = Trainer(corpus.build_table(settings), settings)
+            trainer = Trainer.from_source(corpus.source, settings, where=TABLE_NAME)
             if to_step:
                 trainer.goto(to_step, detail=False)
         except BPEError as e:
