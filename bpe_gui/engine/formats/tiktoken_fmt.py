@@ -41,12 +41,21 @@ def file_names(name: str = "tokenizer") -> list[str]:
     return [name + SUFFIX, name + META_SUFFIX]
 
 
+def settings_problem(mode: str, end_of_word: str, pattern: str) -> str | None:
+    """Why this format cannot hold a tokenizer of these settings (None: it may); known
+    before training (the command line asks, through formats.settings_problem)."""
+    if mode != "byte":
+        return ("tiktoken handles byte-level tokenizers only; this one is character-level. "
+                "Export the native JSON or Hugging Face tokenizer.json instead, or train in "
+                "byte mode.")
+    return None
+
+
 def dump(snap: Snapshot, name: str = "tokenizer") -> dict[str, bytes]:
     """File name -> content. Raises ExportError for tokenizers tiktoken cannot reproduce."""
-    if snap.mode != "byte":
-        raise ExportError("tiktoken handles byte-level tokenizers only; this one is "
-                          "character-level. Export the native JSON or Hugging Face "
-                          "tokenizer.json instead, or train in byte mode.")
+    why = settings_problem(snap.mode, snap.end_of_word, snap.pattern)
+    if why is not None:
+        raise ExportError(why)
     check_pattern(snap.pattern)
     for s in snap.special_tokens:
         longer = next((t for t in snap.special_tokens if t != s and t.startswith(s)), None)
