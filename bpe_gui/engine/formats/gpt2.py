@@ -25,7 +25,7 @@ from typing import Sequence
 from ..display import gpt2_text
 from ..errors import ExportError
 from ..tokenizer import Tokenizer
-from ._common import Snapshot, build_tokenizer, json_object_lines, prefixed
+from ._common import Snapshot, build_tokenizer, byte_level_only, json_object_lines, prefixed
 from ..gpt2_files import read_gpt2_files
 
 HEADER = "#version: 0.2"
@@ -38,11 +38,7 @@ def file_names(name: str = "tokenizer") -> list[str]:
 def settings_problem(mode: str, end_of_word: str, pattern: str) -> str | None:
     """Why this format cannot hold a tokenizer of these settings (None: it may); known
     before training (the command line asks, through formats.settings_problem)."""
-    if mode != "byte":
-        return ("GPT-2 vocab.json + merges.txt holds byte-level tokenizers only; this one is "
-                "character-level. Export the native JSON or Hugging Face tokenizer.json "
-                "instead, or train in byte mode.")
-    return None
+    return byte_level_only("GPT-2 vocab.json + merges.txt", mode)
 
 
 def dump(snap: Snapshot, name: str = "tokenizer") -> dict[str, bytes]:

@@ -30,7 +30,8 @@ from ..pipeline.tiktoken_model import load_ranks
 from ..pretokenize import Pretokenizer, resolve_pattern
 from ..tokenizer import Tokenizer
 from ..reading import as_id
-from ._common import (PROBE_TEXT, Snapshot, json_bytes, need, preset_name, words_differ)
+from ._common import (PROBE_TEXT, Snapshot, byte_level_only, json_bytes, need, preset_name,
+                      words_differ)
 from ..reading import read_bytes, read_json
 
 SUFFIX = ".tiktoken"
@@ -44,11 +45,7 @@ def file_names(name: str = "tokenizer") -> list[str]:
 def settings_problem(mode: str, end_of_word: str, pattern: str) -> str | None:
     """Why this format cannot hold a tokenizer of these settings (None: it may); known
     before training (the command line asks, through formats.settings_problem)."""
-    if mode != "byte":
-        return ("tiktoken handles byte-level tokenizers only; this one is character-level. "
-                "Export the native JSON or Hugging Face tokenizer.json instead, or train in "
-                "byte mode.")
-    return None
+    return byte_level_only("tiktoken", mode)
 
 
 def dump(snap: Snapshot, name: str = "tokenizer") -> dict[str, bytes]:
