@@ -113,3 +113,38 @@ def test_the_reach_in_check_finds_reach_ins(tmp_path):
                  encoding="utf-8")
     hits = [h.split(": ")[-1] for h in _reach_ins(p, tmp_path)]
     assert hits == ["trainer", "core", "table", "jobs", "JobRunner", "_retrain_timer"]
+
+
+# ----- no mixins in the GUI (issue #20) ---------------------------------------------------
+# A mixin uses its host's attributes with no declared interface (MainWindow was seven
+# mixins sharing one ``self``). A GUI class has one base: its Qt class or a class of ours;
+# a part it needs is an object given what it uses (DockLayout, CatchUp, EditWords ...).
+NOT_A_BASE = {"object", "Generic", "Protocol"}
+
+
+def _mixed_classes(path: Path, root: Path = ROOT) -> list[str]:
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ClassDef):
+            bases = [ast.unparse(b) for b in node.bases]
+            real = [b for b in bases if b.split("[")[0].split(".")[-1] not in NOT_A_BASE]
+            if len(real) > 1:
+                out.append(f"{path.relative_to(root)}:{node.lineno}: "
+                           f"class {node.name}({', '.join(bases)})")
+    return out
+
+
+def test_no_gui_class_mixes_in_another():
+    found = [hit for p in sorted((ROOT / "bpe_gui" / "gui").rglob("*.py"))
+             for hit in _mixed_classes(p)]
+    assert found == [], "\n".join(found)
+
+
+def test_the_mixin_check_finds_mixins(tmp_path):
+    """The check above is not vacuous: two bases are flagged, one (or typing's) not."""
+    p = tmp_path / "window.py"
+    p.write_text("class A(DockLayout, QMainWindow): pass\nclass B(QWidget): pass\n"
+                 "class C(Base, Generic[T]): pass\nclass D(CatchesUp, Charts, QtW.QWidget):\n"
+                 "    class E(object, X): pass\n", encoding="utf-8")
+    hits = [h.split(": ")[-1] for h in _mixed_classes(p, tmp_path)]
+    assert hits == ["class A(DockLayout, QMainWindow)", "class D(CatchesUp, Charts, QtW.QWidget)"]

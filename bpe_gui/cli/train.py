@@ -10,10 +10,8 @@ from typing import Sequence
 
 from ..engine.count_sets import read_tables, settings_for_table
 from ..engine.errors import ExportError
-from ..engine.formats import FORMATS, output_files, render_files
+from ..engine.formats import FORMATS, output_files, render_files, settings_problem
 from ..engine.formats._common import check_name, write_files
-from ..engine.presets import WHITESPACE_PATTERN
-from ..engine.pretokenize import resolve_pattern
 from ..engine.trainer import TIE_RULES, Trainer, TrainSettings, train_bpe
 from .common import PROG, UsageError, add_encoding_option, add_pattern_options, check_encoding, \
     non_negative, positive, resolve_preset_arg
@@ -82,17 +80,6 @@ def parse_formats(values: Sequence[str]) -> list[str] | None:
     return out or None
 
 
-def static_reason(fmt: str, settings) -> str | None:
-    """What rules a format out before training (from the settings alone)."""
-    if fmt in ("gpt2", "tiktoken") and settings.mode != "byte":
-        return f"{fmt} holds byte-level tokenizers only; use --mode byte, or another format."
-    if fmt == "hf" and settings.mode == "char" and settings.end_of_word == "suffix" and \
-            resolve_pattern(settings.pattern)[0] != WHITESPACE_PATTERN:
-        return ("Hugging Face tokenizers can express character mode with --end-of-word suffix "
-                "only for the whitespace preset; use --preset whitespace or --end-of-word prefix.")
-    return None
-
-
 def cmd_train(args: argparse.Namespace) -> int:
     if args.vocab_size is None and args.num_merges is None:
         raise UsageError("give --vocab-size N or --num-merges N")
@@ -121,7 +108,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         options["pattern"] = settings.pattern
         settings = settings.validated()   # the table's special tokens count too
     for fmt in wanted or []:
-        reason = static_reason(fmt, settings)
+        reason = settings_problem(fmt, settings)   # the format's rule, before training
         if reason:
             raise ExportError(f"--format {fmt}: {reason}")
     out = Path(args.out).expanduser()

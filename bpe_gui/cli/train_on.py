@@ -17,7 +17,8 @@ from pathlib import Path
 from ..engine.corpus import count_corpus
 from ..engine.count_sets import read_tables
 from ..engine.errors import ExportError
-from ..engine.formats import FORMATS, load_tokenizer, output_files, render_files
+from ..engine.formats import (FORMATS, load_tokenizer, output_files, render_files,
+                              settings_problem)
 from ..engine.formats._common import check_name, write_files
 from ..engine.pretokenize import Pretokenizer, resolve_pattern
 from ..engine.superbpe import stage2, stage2_pretokenizer, train_superbpe
@@ -101,7 +102,7 @@ def cmd(args: argparse.Namespace) -> int:
                              f"the tokenizer already has {n_ids:,} ids; give a larger size or "
                              "--num-merges N")
     for fmt in wanted or []:
-        reason = train.static_reason(fmt, settings)
+        reason = settings_problem(fmt, settings)
         if reason:
             raise ExportError(f"--format {fmt}: {reason}")
     out = Path(args.out).expanduser()

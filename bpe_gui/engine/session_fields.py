@@ -6,22 +6,25 @@ line, so the rest of the session still opens: ``"vocab_size": "abc"`` costs the
 vocabulary size, not the corpus and the step. Nothing here raises for a bad field;
 only a file that is not a session at all (session.py) is refused whole.
 
+The training settings are checked by the engine's own rules (``TrainSettings``: types
+and sizes, ``validated()``: what each may be), one field at a time; their message is
+the problem's.
+
 Example: {"vocab_size": "abc", "mode": "char"}
--> ({"mode": "char"}, ['settings.vocab_size: "abc" is not a whole number; the
-   default (1000) is used.'])
+-> ({"mode": "char"}, ["settings.vocab_size: vocab_size should be a whole number or
+   None, not str ('abc'). Convert it first: int(value); the default (1000) is used."])
 """
 from __future__ import annotations
 
 import json
+from dataclasses import fields
 from typing import Any, Callable
 
 from .errors import BPEError
-from .pretokenize import Pretokenizer, validate_special_tokens
-from .trainer import MODES, TIE_RULES, TrainSettings
+from .trainer import TrainSettings
 
 # ids and steps are 32-bit in the C core: a step or size past this cannot be real
 MAX_STEP = (1 << 31) - 1
-MAX_COUNT = (1 << 63) - 1
 
 
 def shown(value: Any, limit: int = 60) -> str:
@@ -46,52 +49,32 @@ def whole(lo: int, hi: int, none_ok: bool = False) -> Callable[[Any], str | None
     return check
 
 
-def one_of(choices) -> Callable[[Any], str | None]:
-    def check(v: Any) -> str | None:
-        if v not in tuple(choices):
-            return f"{shown(v)} is not one of {', '.join(map(str, choices))}"
-        return None
-    return check
-
-
 def is_type(kind: type, name: str) -> Callable[[Any], str | None]:
     def check(v: Any) -> str | None:
         return None if isinstance(v, kind) else f"{shown(v)} is not {name}"
     return check
 
 
-def _pattern(v: Any) -> str | None:
-    if not isinstance(v, str) or not v:
-        return f"{shown(v)} is not a pattern (a preset name or a regex)"
-    try:
-        Pretokenizer(v, ())
-    except BPEError as e:
-        return str(e).rstrip(".")
-    return None
+# A field alone: on the default settings, with a number of merges as the target, so
+# the rules between fields (a vocabulary size against the mode's alphabet, a target
+# given at all) wait for the whole settings (check_settings' last step).
+ALONE = {"num_merges": 0}
 
 
-def _specials(v: Any) -> str | None:
-    if not isinstance(v, list):
-        return f"{shown(v)} is not a list of special tokens"
-    try:
-        validate_special_tokens(v)
-    except BPEError as e:
-        return str(e).rstrip(".")
-    return None
+def setting(key: str) -> Callable[[Any], str | None]:
+    """The engine's check of one training setting: None if ``value`` may be it, else
+    the engine's message (e.g. an unknown mode, a pattern that does not compile)."""
+    def check(value: Any) -> str | None:
+        try:
+            TrainSettings(**{**ALONE, key: value}).validated()
+        except BPEError as e:
+            return str(e).rstrip(".")
+        return None
+    return check
 
 
 SETTING_CHECKS: dict[str, Callable[[Any], str | None]] = {
-    "vocab_size": whole(1, MAX_STEP, none_ok=True),
-    "num_merges": whole(0, MAX_STEP, none_ok=True),
-    "mode": one_of(MODES),
-    "end_of_word": one_of(("suffix", "prefix")),
-    "pattern": _pattern,
-    "special_tokens": _specials,
-    "tie_rule": one_of(TIE_RULES),
-    "min_frequency": whole(1, MAX_COUNT),
-    "prune": is_type(bool, "true or false"),
-    "superbpe_from": whole(0, MAX_STEP, none_ok=True),
-}
+    f.name: setting(f.name) for f in fields(TrainSettings)}
 
 
 def check_settings(raw: Any, problems: list[str]) -> TrainSettings:

@@ -322,15 +322,8 @@ class Trainer:
         if isinstance(source, PretokenTable):
             return cls.from_counts(source, settings, where=where)
         settings = (settings or TrainSettings()).validated()
-        pre = Pretokenizer(settings.pattern, settings.special_tokens)
-        if isinstance(source, str):
-            table = table_from_text(source, pre, progress=progress, cancel=cancel, **kw)
-        else:
-            paths = cast("str | Path | Sequence[str | Path]", getattr(source, "paths", source))
-            encoding = getattr(source, "encoding", None) or encoding
-            table = table_from_files(paths, pre, progress=progress, cancel=cancel,
-                                     encoding=encoding, **kw)
-        return cls(table, settings)
+        return cls(source_table(source, settings, progress, cancel, encoding=encoding, **kw),
+                   settings)
 
     @classmethod
     def from_text(cls, text: str, settings: TrainSettings | None = None, **kw) -> "Trainer":
@@ -817,3 +810,22 @@ def _check_train_bpe(input_path, vocab_size, special_tokens, counts, options) ->
     if unknown:
         raise checks.ArgumentTypeError(f"train_bpe() got the unknown option(s) "
                                        f"{', '.join(unknown)}; its options are {', '.join(known)}.")
+
+
+def source_table(source: "str | Path | Sequence[str | Path] | PretokenTable | object",
+                 settings: TrainSettings, progress: ProgressFn | None = None,
+                 cancel: CancelFn | None = None, *, encoding: str = "utf-8",
+                 where: str | None = None, **kw) -> PretokenTable:
+    """The pre-token table of a source as :meth:`Trainer.from_source` reads it (text,
+    files, an object with ``paths``, or a table, checked against ``settings``); for
+    trainers built from a table of their own (``train_on.InheritedTrainer``)."""
+    if isinstance(source, PretokenTable):
+        check_settings(source.meta, settings, where or _table_name(source))
+        return source
+    pre = Pretokenizer(settings.pattern, settings.special_tokens)
+    if isinstance(source, str):
+        return table_from_text(source, pre, progress=progress, cancel=cancel, **kw)
+    paths = cast("str | Path | Sequence[str | Path]", getattr(source, "paths", source))
+    encoding = getattr(source, "encoding", None) or encoding
+    return table_from_files(paths, pre, progress=progress, cancel=cancel,
+                            encoding=encoding, **kw)

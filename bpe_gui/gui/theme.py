@@ -4,9 +4,11 @@ legible in both palettes. A leaf module (it only reads the style sheet from
 """
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from typing import Callable
+
+from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
-from PySide6.QtWidgets import QApplication, QStyleFactory
+from PySide6.QtWidgets import QApplication, QStyleFactory, QWidget
 
 from .resources import resources
 
@@ -75,3 +77,26 @@ def colors(widget=None) -> dict[str, str]:
                 "muted": "#a0a0a0"}
     return {"error": "#b3261e", "ok": "#2e7d32", "warn_bg": "#fff3cd", "warn_fg": "#5c4400",
             "info_bg": "#e3efff", "info_fg": "#0b3a75", "accent": "#a05a00", "muted": "#666666"}
+
+
+class _PaletteFollower(QObject):
+    """Calls ``restyle`` when its widget's palette changes (see :func:`follow_palette`)."""
+
+    def __init__(self, widget: QWidget, restyle: Callable[[], None]):
+        super().__init__(widget)   # lives as long as the widget
+        self._restyle = restyle
+        widget.installEventFilter(self)
+
+    def eventFilter(self, _obj, event) -> bool:
+        if event.type() == QEvent.PaletteChange:
+            self._restyle()   # before the widget's own changeEvent, as panels did it
+        return False
+
+
+def follow_palette(widget: QWidget, restyle: Callable[[], None]) -> None:
+    """Style ``widget`` now with ``restyle`` and again whenever its palette changes (a
+    theme change): for style sheets made of :func:`colors`, which Qt does not update.
+    ``restyle`` should set a style sheet only if it differs (setting one is itself a
+    palette change)."""
+    restyle()
+    _PaletteFollower(widget, restyle)

@@ -151,6 +151,9 @@ SETTINGS_CASES = {
     "prune str": ({"prune": "no"}, TypeError, "prune", "True or False"),
     "special_tokens 5": ({"special_tokens": 5}, TypeError, "special_tokens"),
     "special_tokens [5]": ({"special_tokens": ["<s>", 5]}, TypeError, "special_tokens[1]"),
+    # regression: was accepted, then validated() failed with "'<' not supported between
+    # instances of 'str' and 'int'"
+    "superbpe_from str": ({"superbpe_from": "5"}, TypeError, "superbpe_from", "whole number"),
 }
 
 

@@ -141,11 +141,20 @@ def test_undone_steps_round_trip_and_older_files_have_none(tmp_path):
     assert Session.from_dict(d).furthest_step == 0
 
 
-def test_every_setting_has_a_check():
-    from dataclasses import fields
-
-    from bpe_gui.engine.session_fields import SETTING_CHECKS
-    assert set(SETTING_CHECKS) == {f.name for f in fields(TrainSettings)}
+@pytest.mark.parametrize("key, value", [
+    ("vocab_size", "abc"), ("num_merges", -3), ("mode", "bytes"), ("end_of_word", "after"),
+    ("pattern", "("), ("special_tokens", ["<s>", ""]), ("tie_rule", "random"),
+    ("min_frequency", 0), ("prune", "yes"), ("superbpe_from", -1)])
+def test_a_bad_setting_is_named_with_the_engines_own_message(key, value):
+    """One home for the rule: the session asks TrainSettings, and says what it says."""
+    from bpe_gui.engine.errors import BPEError
+    from bpe_gui.engine.session_fields import check_settings
+    with pytest.raises(BPEError) as refused:
+        TrainSettings(**{key: value}).validated()
+    problems: list[str] = []
+    assert check_settings({key: value}, problems) == TrainSettings()
+    assert len(problems) == 1 and problems[0].startswith(f"settings.{key}: "), problems
+    assert str(refused.value).rstrip(".") in problems[0]
 
 
 def test_not_json_names_the_line(tmp_path):

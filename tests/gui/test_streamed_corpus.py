@@ -12,6 +12,7 @@ import random
 
 import pytest
 
+from bpe_gui.engine import corpus as engine_corpus
 from bpe_gui.engine import files as engine_files
 from bpe_gui.engine.trainer import Trainer, TrainSettings
 from bpe_gui.gui.controller import corpus_source
@@ -120,13 +121,13 @@ def test_cancel_while_reading_frees_the_window_at_once(window, tmp_path, qtbot, 
     c = window.controller
     before = c.trainer
     entered, release = threading.Event(), threading.Event()
-    real = corpus_source.count_corpus
+    real = engine_corpus.count_corpus
 
     def slow(*a, **kw):           # a reading phase that does not look at cancel for long
         entered.set()
         release.wait(10)
         return real(*a, **kw)
-    monkeypatch.setattr(corpus_source, "count_corpus", slow)
+    monkeypatch.setattr(engine_corpus, "count_corpus", slow)
     assert window.editor.open_files([str(path)])
     qtbot.waitUntil(entered.is_set, timeout=10_000)
     window.act_cancel.trigger()

@@ -139,13 +139,13 @@ def test_cancel_while_pretokenizing_frees_the_window_at_once(window, ready, qtbo
     c = use_corpus(window, ready, vocab_size=300)
     old = c.trainer
     release, entered = threading.Event(), threading.Event()
-    real = corpus.table_from_text
+    real = corpus.build_table
 
     def stuck(*a, **kw):   # a phase that does not check cancel for a long time
         entered.set()
         release.wait(10)
         return real(*a, **kw)
-    monkeypatch.setattr(corpus, "table_from_text", stuck)
+    monkeypatch.setattr(corpus, "build_table", stuck)
     c.set_corpus_text(big_text())
     feedback = []
     c.cancelling.connect(feedback.append)

@@ -82,7 +82,7 @@ def test_vocab_browser_skips_steps_behind_and_catches_up_when_raised(qtbot, win)
     assert vb.model.rowCount() == rows_before
     assert vb.proxy.rowCount() == shown_before
     assert vb.summary.text() == summary_before
-    assert vb.behind
+    assert vb.catchup.behind
 
     raise_tab(qtbot, win.vocab_dock, vb)
     assert not t.settings.prune               # every token is a row (none pruned away)
@@ -90,7 +90,7 @@ def test_vocab_browser_skips_steps_behind_and_catches_up_when_raised(qtbot, win)
     qtbot.waitUntil(lambda: vb.model.rowCount() == n_tokens, timeout=3000)
     assert t.vocab_size == n_tokens
     assert vb.proxy.rowCount() == n_tokens
-    assert not vb.behind
+    assert not vb.catchup.behind
     # The last rows are the tokens the steps made, in order.
     made = [vb.model.entry(r).token for r in range(n_tokens - STEPS, n_tokens)]
     assert made == [rec.token for rec in t.steps]
@@ -113,12 +113,12 @@ def test_encode_view_skips_steps_behind_and_catches_up_when_raised(qtbot, win):
     quiet(qtbot, win)
     assert ev.encoding.ids == ids_before          # no work while behind
     assert ev.source.currentText() == source_before
-    assert ev.behind
+    assert ev.catchup.behind
     # While the vocabulary tab is in front it follows every step.
     assert vb_rows(win) == c.trainer.vocab_size
 
     raise_tab(qtbot, win.encode_dock, ev)
-    qtbot.waitUntil(lambda: not ev.behind, timeout=3000)
+    qtbot.waitUntil(lambda: not ev.catchup.behind, timeout=3000)
     assert ev.source.currentText() == f"Trained, as of step {STEPS}"
     assert ev.encoding.ids == fresh_ids(c, text)
     assert ev.encoding.ids != ids_before
@@ -138,11 +138,11 @@ def test_charts_skip_steps_behind_and_catch_up_when_raised(qtbot, win):
         assert c.step()
     quiet(qtbot, win)
     assert charted_steps(charts) == n_before      # no work while behind
-    assert charts.behind
+    assert charts.catchup.behind
 
     raise_tab(qtbot, win.charts_dock, charts)
     qtbot.waitUntil(lambda: charted_steps(charts) == STEPS, timeout=3000)
-    assert not charts.behind
+    assert not charts.catchup.behind
     assert charts.status.text().startswith(f"Step {STEPS}:")
     t = c.trainer
     assert f"{len(t.vocab_bytes):,} tokens in the vocabulary" in charts.status.text()
@@ -165,14 +165,14 @@ def test_compare_view_catches_up_when_raised(qtbot, win):
     for _ in range(STEPS):
         assert c.step()
     quiet(qtbot, win)
-    assert a.behind                              # no work while behind
+    assert a.catchup.behind                              # no work while behind
     assert a.caption.text().startswith("A: step 0 (current)")
 
     raise_tab(qtbot, win.compare_dock, cv)
     assert on_screen(a)
     qtbot.waitUntil(lambda: a.caption.text().startswith(f"A: step {STEPS} (current)"),
                     timeout=1000)
-    assert not a.behind
+    assert not a.catchup.behind
     assert cv.encodings[0].ids == fresh_ids(c, cv.text())
     assert a.step_spin.maximum() == STEPS         # the step range follows too
 

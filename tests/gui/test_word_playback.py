@@ -173,7 +173,7 @@ def test_main_window_click_brings_up_the_playback_dock(qtbot, window):
     qtbot.waitUntil(lambda: view.tok is not None)
     click_char(qtbot, view, 8)
     assert window.playback_dock.isVisible()
-    assert window.playback_view.word == view.words.word_at(8)
+    assert window.playback_view.word == view.words.found.word_at(8)
     assert window.playback_view.word.text == " newest"
     assert not window.playback_dock.visibleRegion().isEmpty()
     assert not view.visibleRegion().isEmpty()     # the text stays in view

@@ -52,8 +52,8 @@ def backgrounds(edit) -> list:
 
 
 def wait_coloured(qtbot, words) -> None:
-    qtbot.waitUntil(lambda: words.text is not None and all(
-        b.blockNumber() in words.fresh for b in words._visible_blocks()))
+    qtbot.waitUntil(lambda: words.found.text is not None and all(
+        b.blockNumber() in words.found.fresh for b in words._visible_blocks()))
 
 
 def check_branch_colours(words, text: str, tok) -> None:
@@ -170,11 +170,11 @@ def test_a_big_corpus_is_coloured_where_it_is_shown(qtbot):
     words = editor.words
     words.set_enabled(True)
     wait_coloured(qtbot, words)
-    assert words.hi - words.lo < len(text) // 4        # only around what is shown
+    assert words.found.hi - words.found.lo < len(text) // 4        # only around what is shown
     bar = editor.edit.verticalScrollBar()
     bar.setValue(bar.maximum() // 2)
     wait_coloured(qtbot, words)
-    assert words.lo > len(text) // 4
+    assert words.found.lo > len(text) // 4
     shown = [(b.position(), b.position() + b.length() - 1) for b in words._visible_blocks()]
     bgs = backgrounds(editor.edit)
     checked = 0

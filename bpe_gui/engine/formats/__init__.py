@@ -34,6 +34,7 @@ from typing import Sequence
 from .. import checks
 from ..errors import ExportError, FormatError
 from ..base import BaseTokenizer
+from ..pretokenize import resolve_pattern
 from ..tokenizer import Tokenizer
 from . import csv_merges, gpt2, hf, native, tiktoken_fmt
 from ._common import Snapshot, check_name, snapshot, write_files
@@ -52,7 +53,8 @@ _MODULES = {"gpt2": gpt2, "hf": hf, "tiktoken": tiktoken_fmt, "native": native,
 IMPORTABLE = ("gpt2", "hf", "tiktoken", "native")
 
 __all__ = ["FORMATS", "IMPORTABLE", "detect_format", "export_formats", "export_tokenizer", "load_tokenizer",
-           "output_files", "render_files", "supported_formats", "unsupported_reason"]
+           "output_files", "render_files", "settings_problem", "supported_formats",
+           "unsupported_reason"]
 
 
 def _module(fmt: str):
@@ -69,6 +71,16 @@ def output_files(fmt: str, name: str = "tokenizer") -> list[str]:
 
 def _dump(snap: Snapshot, fmt: str, name: str) -> dict[str, bytes]:
     return _module(fmt).dump(snap, check_name(name))
+
+
+def settings_problem(fmt: str, settings) -> str | None:
+    """Why ``fmt`` cannot hold a tokenizer trained with ``settings`` (its mode, end of
+    word and pattern), known before training; None if it may. The format's own rule,
+    the one its export applies (formats without one, native and csv, hold any)."""
+    rule = getattr(_module(fmt), "settings_problem", None)
+    if rule is None:
+        return None
+    return rule(settings.mode, settings.end_of_word, resolve_pattern(settings.pattern)[0])
 
 
 def unsupported_reason(tok: Tokenizer, fmt: str) -> str | None:

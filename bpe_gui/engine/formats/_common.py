@@ -22,6 +22,15 @@ from ..pretokenize import Pretokenizer, resolve_pattern
 from ..tokenizer import EOW, UNK, Tokenizer
 
 
+
+def byte_level_only(fmt: str, mode: str) -> str | None:
+    """The rule of the formats that hold byte-level tokenizers only (GPT-2 files,
+    tiktoken): why not, for a character-level one; None for a byte-level one."""
+    if mode == "byte":
+        return None
+    return (f"{fmt} holds byte-level tokenizers only; this one is character-level. Export "
+            "the native JSON or Hugging Face tokenizer.json instead, or train in byte mode.")
+
 @dataclass
 class Snapshot:
     """A tokenizer as plain data, cut at the step it is showing (``Tokenizer.at_step``).

@@ -25,7 +25,7 @@ from typing import Sequence
 from ..display import gpt2_text
 from ..errors import ExportError
 from ..tokenizer import Tokenizer
-from ._common import Snapshot, build_tokenizer, json_object_lines, prefixed
+from ._common import Snapshot, build_tokenizer, byte_level_only, json_object_lines, prefixed
 from ..gpt2_files import read_gpt2_files
 
 HEADER = "#version: 0.2"
@@ -35,12 +35,17 @@ def file_names(name: str = "tokenizer") -> list[str]:
     return [prefixed(name, "vocab.json"), prefixed(name, "merges.txt")]
 
 
+def settings_problem(mode: str, end_of_word: str, pattern: str) -> str | None:
+    """Why this format cannot hold a tokenizer of these settings (None: it may); known
+    before training (the command line asks, through formats.settings_problem)."""
+    return byte_level_only("GPT-2 vocab.json + merges.txt", mode)
+
+
 def dump(snap: Snapshot, name: str = "tokenizer") -> dict[str, bytes]:
     """File name -> content. Raises ExportError for tokenizers this format cannot hold."""
-    if snap.mode != "byte":
-        raise ExportError("GPT-2 vocab.json + merges.txt holds byte-level tokenizers only; this "
-                          "one is character-level. Export the native JSON or Hugging Face "
-                          "tokenizer.json instead, or train in byte mode.")
+    why = settings_problem(snap.mode, snap.end_of_word, snap.pattern)
+    if why is not None:
+        raise ExportError(why)
     keys = vocab_keys(snap)
     vocab_name, merges_name = file_names(name)
     lines = [HEADER] + [f"{gpt2_text(a)} {gpt2_text(b)}" for a, b in snap.merges]

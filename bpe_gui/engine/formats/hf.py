@@ -67,6 +67,18 @@ def file_names(name: str = "tokenizer") -> list[str]:
 
 
 # ----- export ---------------------------------------------------------------------------
+def settings_problem(mode: str, end_of_word: str, pattern: str) -> str | None:
+    """Why this format cannot hold a tokenizer of these settings (None: it may); known
+    before training (the command line asks, through formats.settings_problem)."""
+    if mode == "char" and end_of_word == "suffix" and pattern != WHITESPACE_PATTERN:
+        return ("Hugging Face tokenizers cannot reproduce a character-level tokenizer with "
+                "</w> after each word unless words are split on whitespace: its BPE glues "
+                "end_of_word_suffix onto the last character (l o w</w>, not l o w </w>) and "
+                "no pre-tokenizer can append to a word. Train with the whitespace preset or "
+                "with </w> as a prefix, or export the native JSON.")
+    return None
+
+
 def dump(snap: Snapshot, name: str = "tokenizer") -> dict[str, bytes]:
     """File name -> content. Raises ExportError for tokenizers this format cannot hold."""
     check_pattern(snap.pattern)
@@ -182,15 +194,11 @@ SEPARATOR_LEAD = {GPT2_PATTERN: _GPT2_LEAD, CJK_PATTERN: _GPT2_LEAD,
 
 def _char_pipeline(snap: Snapshot) -> tuple[dict | None, dict, dict]:
     if snap.end_of_word == "suffix":
-        if snap.pattern != WHITESPACE_PATTERN:
-            raise ExportError(
-                "Hugging Face tokenizers cannot reproduce a character-level tokenizer with "
-                "</w> after each word unless words are split on whitespace: its BPE glues "
-                "end_of_word_suffix onto the last character (l o w</w>, not l o w </w>) and "
-                "no pre-tokenizer can append to a word. Train with the whitespace preset or "
-                "with </w> as a prefix, or export the native JSON.")
+        why = settings_problem(snap.mode, snap.end_of_word, snap.pattern)
+        if why is not None:
+            raise ExportError(why)
         normalizer: dict | None = {"type": "Replace", "pattern": {"Regex": SUFFIX_INSERT},
-                                   "content": EOW_KEY}
+                      "content": EOW_KEY}
         pre = {"type": "Split", "pattern": {"Regex": SUFFIX_WORD}, "behavior": "Removed",
                "invert": True}
         return normalizer, pre, {"type": "BPEDecoder", "suffix": EOW_KEY}

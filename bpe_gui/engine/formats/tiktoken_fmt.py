@@ -30,7 +30,8 @@ from ..pipeline.known import recognise
 from ..pipeline.tiktoken_model import load_ranks
 from ..pretokenize import Pretokenizer, resolve_pattern
 from ..reading import as_id
-from ._common import (PROBE_TEXT, Snapshot, json_bytes, need, preset_name, words_differ)
+from ._common import (PROBE_TEXT, Snapshot, byte_level_only, json_bytes, need, preset_name,
+                      words_differ)
 from ..reading import read_bytes, read_json
 
 SUFFIX = ".tiktoken"
@@ -41,12 +42,17 @@ def file_names(name: str = "tokenizer") -> list[str]:
     return [name + SUFFIX, name + META_SUFFIX]
 
 
+def settings_problem(mode: str, end_of_word: str, pattern: str) -> str | None:
+    """Why this format cannot hold a tokenizer of these settings (None: it may); known
+    before training (the command line asks, through formats.settings_problem)."""
+    return byte_level_only("tiktoken", mode)
+
+
 def dump(snap: Snapshot, name: str = "tokenizer") -> dict[str, bytes]:
     """File name -> content. Raises ExportError for tokenizers tiktoken cannot reproduce."""
-    if snap.mode != "byte":
-        raise ExportError("tiktoken handles byte-level tokenizers only; this one is "
-                          "character-level. Export the native JSON or Hugging Face "
-                          "tokenizer.json instead, or train in byte mode.")
+    why = settings_problem(snap.mode, snap.end_of_word, snap.pattern)
+    if why is not None:
+        raise ExportError(why)
     check_pattern(snap.pattern)
     for s in snap.special_tokens:
         longer = next((t for t in snap.special_tokens if t != s and t.startswith(s)), None)

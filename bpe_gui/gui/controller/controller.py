@@ -6,11 +6,12 @@ keep engine state of their own. Long work runs as :class:`~.jobs.Job` objects on
 one job runner; while a job runs the trainer belongs to it and ``busy`` is True, so
 step/undo are refused until it ends.
 
-The controller is composed of parts, each given what it needs: ``slot`` (the running
-job, jobs.py), ``training`` (building trainers, training.py), ``opening`` (files and
-sessions, opening.py), ``tokenizer_files`` (import/export), ``side`` (side jobs for
-widgets), ``queries`` (corpus questions), ``classes`` (token classes), ``live`` (looks
-at a running trainer).
+The controller is composed of parts, each given what it needs (callables, objects, or
+a Protocol naming what it uses of the controller): ``slot`` (the running job, jobs.py),
+``training`` (building trainers, training.py), ``opening`` (files and sessions,
+opening.py), ``tokenizer_files`` (import/export), ``side`` (side jobs for widgets),
+``queries`` (corpus questions), ``classes`` (token classes), ``live`` (looks at a
+running trainer).
 """
 from __future__ import annotations
 
@@ -83,7 +84,11 @@ class Controller(QObject):
         self.live = LiveView(parent=self)
         self._cancel_asked = False
         self._view: TrainerView | None = None
-        self.training = Training(self)
+        self.training = Training(   # forget_view: the view holds the trainer let go
+            self, fail=self._fail, stepped=self._stepped,
+            forget_view=lambda: setattr(self, "_view", None),
+            not_utf8=lambda e: self.opening.not_utf8(e), make_room=self.slot.make_room,
+            live=self.live, set_phase=self.jobs.set_phase, parent=self)
         self.live.look.connect(self.training.on_live_look)
         self.slot.keep_running = self.training.keep_running
         self._play_timer = QTimer(self, interval=300)
@@ -93,8 +98,9 @@ class Controller(QObject):
                              self.classes)
         self.queries = Queries(lambda: self.trainer, self.view, lambda: self.stale,
                                lambda: self.corpus, lambda: self.settings)
-        self.opening = Opening(self)
-        self.tokenizer_files = TokenizerFiles(self)
+        self.opening = Opening(self, fail=self._fail, new_corpus=self.training.new_corpus,
+                               hold_retrain=self.training.timer.stop)
+        self.tokenizer_files = TokenizerFiles(self, self._fail)
         self.train_on = TrainOn(self)          # training on from the imported tokenizer
         # the controller's verbs that its parts serve
         self.retrain, self.train = self.training.retrain, self.training.train

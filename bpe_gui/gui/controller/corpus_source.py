@@ -1,15 +1,15 @@
 """The corpus as one value: text the window holds (:class:`TextCorpus`), files it
 streams (:class:`FileCorpus`) or a word-count table (:class:`TableCorpus`). Each knows
-its preview text, paths and whether it has unsaved edits, and builds its pre-token
-table (``build_table``), so nobody resets six fields by hand or asks which kind it is
-before training.
+its preview text, paths and whether it has unsaved edits, and what a trainer is built
+from (``source``: its text, its files, or its table, for ``Trainer.from_source``), so
+nobody resets six fields by hand or asks which kind it is before training.
 
 Small files are read whole and stay editable in the corpus editor, as typed text is.
 Files too big for that (more than ``EDIT_BYTES`` of text in all) are never read whole:
 the controller keeps a :class:`FileCorpus` (paths, encoding, size on disk and the
 start of the text for a read-only preview), and training streams the files in blocks
-through ``engine.corpus.count_corpus``, so the app's memory depends on the number of
-unique words, not on the size of the files.
+(``Trainer.from_source`` of the FileCorpus: ``engine.corpus.count_corpus``), so the
+app's memory depends on the number of unique words, not on the size of the files.
 """
 from __future__ import annotations
 
@@ -19,21 +19,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
-from ...engine import corpus as engine_corpus   # as a module: tests stand in for its parts
-from ...engine.corpus import PretokenTable, count_corpus
+from ...engine.corpus import PretokenTable
 from ...engine.display import human_size
 from ...engine.errors import Cancelled
-from ...engine.count_sets import check_settings
 from ...engine.files import read_documents, read_head
-from ...engine.pretokenize import Pretokenizer
 
 EDIT_BYTES = 1 << 20   # files holding at most this much text are read whole (and the
                        # preview of bigger ones is about this long)
 PROBE_BYTES = 1 << 16  # at least this much of every file is read to check it is text
-
-
-def _pre(settings) -> Pretokenizer:
-    return Pretokenizer(settings.pattern, settings.special_tokens)
+# what a table's settings errors call it (``Trainer.from_source(..., where=TABLE_NAME)``)
+TABLE_NAME = "The word-count table"
 
 
 @dataclass(frozen=True)
@@ -47,9 +42,9 @@ class TextCorpus:
     table = None
     streamed = False
 
-    def build_table(self, settings, progress=None, cancelled=None) -> PretokenTable:
-        return engine_corpus.table_from_text(self.text, _pre(settings), progress=progress,
-                                             cancel=cancelled)
+    @property
+    def source(self) -> str:
+        return self.text
 
 
 @dataclass(frozen=True)
@@ -63,9 +58,9 @@ class TableCorpus:
     dirty = False
     streamed = False
 
-    def build_table(self, settings, progress=None, cancelled=None) -> PretokenTable:
-        """The table itself, if ``settings`` use its pattern and special tokens."""
-        check_settings(self.table.meta, settings, "The word-count table")
+    @property
+    def source(self) -> PretokenTable:
+        """The table itself (a trainer checks that its settings fit the table)."""
         return self.table
 
 
@@ -86,8 +81,10 @@ class FileCorpus:
     def text(self) -> str:
         return self.head
 
-    def build_table(self, settings, progress=None, cancelled=None) -> PretokenTable:
-        return count_files(self, _pre(settings), progress, cancelled)
+    @property
+    def source(self) -> "FileCorpus":
+        """Itself: its paths, read with its encoding (progress in bytes read on disk)."""
+        return self
 
     @property
     def names(self) -> str:
@@ -161,12 +158,6 @@ def probe_files(paths: Sequence[str], encoding: str = "utf-8",
         return "\n".join(d for p in paths for d in read_documents(p, encoding=encoding))
     return FileCorpus(tuple(str(p) for p in paths), encoding, disk_size(paths),
                       "\n".join(heads))
-
-
-def count_files(fc: FileCorpus, pre: Pretokenizer, progress=None, cancel=None):
-    """The pre-token table of a streamed corpus (progress in bytes read on disk)."""
-    return count_corpus(list(fc.paths), pre, encoding=fc.encoding, progress=progress,
-                        cancel=cancel)
 
 
 Corpus = TextCorpus | FileCorpus | TableCorpus

@@ -2,34 +2,76 @@
 ones become a streamed corpus, word-count tables a table corpus), the corpus text, and
 sessions (corpus reference + settings + step).
 
-:class:`Opening` is a part of the controller, given the controller it serves; each
-job it starts carries its own result handler (no tags to dispatch on).
+:class:`Opening` is a part of the controller, given what it uses of it (the state and
+verbs of :class:`OpeningHost`), how to report an error and the training part's two
+hooks; each job it starts carries its own result handler (no tags to dispatch on).
 """
 from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Protocol, Sequence
 
-from PySide6.QtCore import QMetaMethod
+from PySide6.QtCore import QMetaMethod, SignalInstance
 
 from ...engine.count_sets import settings_for_table
 from ...engine.display import human_size
 from ...engine.errors import BPEError, NotUTF8Error
 from ...engine.session import Session, write_atomic
 from ...engine.trainer import TrainSettings
-from .corpus_source import (FileCorpus, NotUtf8, TableCorpus, TextCorpus, not_a_file,
-                            probe_files)
-from .jobs import Job
+from ...engine.tokenizer import Tokenizer
+from ...engine.trainer import Trainer
+from .corpus_source import (Corpus, FileCorpus, NotUtf8, TableCorpus, TextCorpus,
+                            not_a_file, probe_files)
+from .jobs import Job, JobEnd
 from .table_corpus import read_job, table_paths
 from .training import SYNC_CHARS
 
 
-class Opening:
-    """Files and sessions of the controller (see the module docstring)."""
+class OpeningHost(Protocol):
+    """What :class:`Opening` uses of the controller it serves."""
 
-    def __init__(self, controller):
-        self.c = controller
+    corpus: Corpus                    # a table corpus is set here
+    settings: TrainSettings           # set here (a table's or a session's)
+    stale: bool
+    trainer: Trainer | None
+    imported: Tokenizer | None
+    imported_path: str | None
+    use_imported: bool
+    session_path: str | None          # set here
+    settings_for_new_corpus: Callable[[], TrainSettings | None] | None
+    message: SignalInstance
+    notUtf8: SignalInstance
+    settingsChanged: SignalInstance
+    corpusChanged: SignalInstance
+    trainerStale: SignalInstance
+
+    @property
+    def step_index(self) -> int: ...
+    def isSignalConnected(self, signal: QMetaMethod) -> bool: ...
+    def start(self, job: Job) -> bool: ...
+    def trainer_job_ended(self, end: JobEnd) -> None: ...
+    def retrain(self, quiet: bool = False, to_step: int | None = None,
+                to_target: bool = False, land_at: int | None = None) -> bool: ...
+    def set_settings(self, settings: TrainSettings) -> bool: ...
+    def set_corpus_files(self, fc: FileCorpus) -> None: ...
+    def set_corpus_text(self, text: str, paths: Sequence[str] = (), sample: str | None = None,
+                        dirty: bool = True) -> None: ...
+    def mark_corpus_saved(self, path: str | None = None) -> None: ...
+    def import_tokenizer(self, path: str) -> Tokenizer | None: ...
+    def set_use_imported(self, on: bool) -> None: ...
+
+
+class Opening:
+    """Files and sessions of the controller (see the module docstring): given the
+    controller's state and verbs (``host``), how to report an error (``fail``), and the
+    training part's hooks: a new corpus (``new_corpus``) and holding the retrain that
+    an edit started (``hold_retrain``)."""
+
+    def __init__(self, host: OpeningHost, *, fail: Callable[[str, object], None],
+                 new_corpus: Callable[[], None], hold_retrain: Callable[[], None]):
+        self.c = host
+        self._fail, self._new_corpus, self._hold_retrain = fail, new_corpus, hold_retrain
 
     def _job(self, label: str, run, on_done, abandon: bool = False) -> bool:
         c = self.c
@@ -43,12 +85,12 @@ class Opening:
         paths = [str(p) for p in paths]
         why = not_a_file(paths)   # before anything opens them on this thread
         if why is not None:
-            c._fail("Opening files", why)
+            self._fail("Opening files", why)
             return False
         try:
             tables = table_paths(paths)
         except ValueError as e:
-            c._fail("Opening files", e)
+            self._fail("Opening files", e)
             return False
         if tables:
             def opened_table(table) -> None:
@@ -77,7 +119,7 @@ class Opening:
                 c.retrain()
         elif not result or result.isspace():   # like a binary file: refused, corpus kept
             names = ", ".join(Path(p).name for p in paths)
-            c._fail("Empty corpus", f"{names}: no text in the file(s), so the corpus "
+            self._fail("Empty corpus", f"{names}: no text in the file(s), so the corpus "
                     "you have is kept. Open a file with some text, type or paste "
                     "text, or pick a sample.")
         else:
@@ -93,7 +135,7 @@ class Opening:
         if c.isSignalConnected(QMetaMethod.fromSignal(c.notUtf8)):
             c.notUtf8.emit(e.paths, e.bad, e.offset, e.message)
         else:
-            c._fail("Reading files", e.message)
+            self._fail("Reading files", e.message)
 
     def _settings_for_new_corpus(self) -> TrainSettings | None | bool:
         """What ``settings_for_new_corpus`` says (False: nobody asked, keep them)."""
@@ -105,7 +147,7 @@ class Opening:
         is read once, with them. False: do not train it (the settings have errors)."""
         c = self.c
         if chosen is None:
-            c.training.timer.stop()
+            self._hold_retrain()
             c.message.emit(f"{opened} Not trained yet: fix the training settings marked "
                            "in red, then Train (F5).")
             return False
@@ -118,7 +160,7 @@ class Opening:
         """A word-count table becomes the corpus; ``adopt``: the settings take its
         pattern and special tokens (training needs them)."""
         c = self.c
-        c.training.new_corpus()
+        self._new_corpus()
         c.corpus = TableCorpus(table, tuple(str(p) for p in paths))
         settings = settings_for_table(c.settings, table.meta)
         if adopt and settings != c.settings:
@@ -133,15 +175,15 @@ class Opening:
     def save_corpus(self, path: str) -> bool:
         """Write the corpus text to a UTF-8 file (atomically) and mark it saved."""
         c = self.c
-        if c.streamed:
-            c._fail("Save corpus", "This corpus is streamed from its files "
+        if c.corpus.streamed:
+            self._fail("Save corpus", "This corpus is streamed from its files "
                     f"({c.corpus.names}): they are the corpus, and only their "
                     "start is in the window. Copy the files to keep a copy.")
             return False
         try:
-            write_atomic(Path(path), c.corpus_text.encode("utf-8"))
+            write_atomic(Path(path), c.corpus.text.encode("utf-8"))
         except BPEError as e:
-            c._fail("Save corpus failed", e)
+            self._fail("Save corpus failed", e)
             return False
         if isinstance(c.corpus, TextCorpus):   # saved: no longer the built-in sample
             c.corpus = replace(c.corpus, sample=None)
@@ -155,11 +197,11 @@ class Opening:
         """The session as of now; ``furthest_step``: the end of the timeline the window
         shows (steps past the current one were undone and can be redone)."""
         c = self.c
-        inline = c.corpus_dirty or not c.corpus_paths
+        inline = c.corpus.dirty or not c.corpus.paths
         furthest = max(furthest_step, c.trainer.furthest_step if c.trainer else 0)
-        return Session(settings=c.settings, corpus_text=c.corpus_text if inline else None,
-                       corpus_paths=[] if inline else list(c.corpus_paths),
-                       sample=c.corpus_sample, step=c.step_index, encode_text=encode_text,
+        return Session(settings=c.settings, corpus_text=c.corpus.text if inline else None,
+                       corpus_paths=[] if inline else list(c.corpus.paths),
+                       sample=c.corpus.sample, step=c.step_index, encode_text=encode_text,
                        imported_path=c.imported_path if c.imported is not None else None,
                        use_imported=c.use_imported, show_whitespace=show_whitespace,
                        furthest_step=furthest if furthest > c.step_index else 0,
@@ -171,7 +213,7 @@ class Opening:
         try:
             self.session(encode_text, show_whitespace, furthest_step).save(path)
         except BPEError as e:
-            c._fail("Save session failed", e)
+            self._fail("Save session failed", e)
             return False
         c.session_path = path
         c.message.emit(f"Session saved to {path}.")
@@ -191,10 +233,10 @@ class Opening:
             s = Session.load(path)
             s.settings.validated()
         except BPEError as e:
-            c._fail("Open session failed", e)
+            self._fail("Open session failed", e)
             return None
         if s.problems:
-            c._fail("Session partly restored", (
+            self._fail("Session partly restored", (
                 f"{path}: these fields could not be used and were left out:\n"
                 + "\n".join(f"• {p}" for p in s.problems)
                 + "\nThe rest of the session is restored."))
@@ -203,16 +245,16 @@ class Opening:
             return s
         paths = list(s.corpus_paths)
         if not paths:   # no usable corpus in the file: settings and step on the one we have
-            self._apply_session(s, path, None, [], dirty=c.corpus_dirty)
+            self._apply_session(s, path, None, [], dirty=c.corpus.dirty)
             return s
         why = not_a_file(paths)
         if why is not None:
-            c._fail("Open session failed", f"{path}: its corpus {why}")
+            self._fail("Open session failed", f"{path}: its corpus {why}")
             return None
         try:
             tables = table_paths(paths)
         except ValueError as e:
-            c._fail("Open session failed", e)
+            self._fail("Open session failed", e)
             return None
         if tables:
             def opened_table(table) -> None:

@@ -33,7 +33,7 @@ from ...engine.formats import load_tokenizer
 from ...engine.langcost import language_cost
 from ...engine.overlap import vocab_overlap
 from ...engine.trainer import Trainer, TrainSettings
-from .corpus_source import Corpus
+from .corpus_source import TABLE_NAME, Corpus
 from .jobs import Job, JobEnd, Outcome
 
 Done = Callable[[object], None]
@@ -100,7 +100,8 @@ class SideJobs:
             t0 = time.perf_counter()
             if corpus.streamed:
                 phase(f"Side {side}: reading and pre-tokenizing {corpus.names}", "bytes")
-            trainer = Trainer(corpus.build_table(settings, progress, cancelled), settings)
+            trainer = Trainer.from_source(corpus.source, settings, progress, cancelled,
+                                          where=TABLE_NAME)
             phase(f"Training side {side}", "merges")
             trainer.run(progress=progress, cancel=cancelled, detail=False)
             tok = trainer.tokenizer()   # its merge table built here, not on the GUI thread

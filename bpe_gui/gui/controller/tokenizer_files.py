@@ -1,15 +1,20 @@
 """Tokenizer files for the controller: export the trained tokenizer, import one (at
 once, or on the worker thread for a big file) and choose which the views use.
 
-:class:`TokenizerFiles` is a part of the controller, given the controller it serves.
+:class:`TokenizerFiles` is a part of the controller, given what it uses of it
+(:class:`TokenizerFilesHost`) and how to report an error.
 """
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable, Protocol
+
+from PySide6.QtCore import SignalInstance
 
 from ...engine.errors import BPEError
 from ...engine.formats import export_tokenizer, load_tokenizer
 from ...engine.tokenizer import Tokenizer
+from ...engine.trainer import Trainer
 from ..models.vocab_model import prepare_imported
 from .jobs import Job, JobEnd
 
@@ -20,18 +25,36 @@ def imported_what(tok: Tokenizer) -> str:
     return f" ({label})" if label else ""
 
 
+class TokenizerFilesHost(Protocol):
+    """What :class:`TokenizerFiles` uses of the controller it serves."""
+
+    trainer: Trainer | None
+    imported: Tokenizer | None        # these three are set here
+    imported_path: str | None
+    use_imported: bool
+    last_export_error: str            # set by a quiet export that failed
+    message: SignalInstance
+    tokenizerChanged: SignalInstance
+    importFinished: SignalInstance
+
+    @property
+    def busy(self) -> bool: ...
+    def start(self, job: Job) -> bool: ...
+    def trainer_job_ended(self, end: JobEnd) -> None: ...
+
+
 class TokenizerFiles:
     """Import and export of the controller (see the module docstring)."""
 
-    def __init__(self, controller):
-        self.c = controller
+    def __init__(self, host: TokenizerFilesHost, fail: Callable[[str, object], None]):
+        self.c, self._fail = host, fail
 
     def export(self, fmt: str, folder: str, name: str = "tokenizer",
                quiet: bool = False) -> list[Path] | None:
         """Write one format; on failure report it (or, ``quiet``, only keep the message
         in ``last_export_error`` for a caller that reports several formats at once)."""
         c = self.c
-        fail = (lambda t, e: setattr(c, "last_export_error", str(e))) if quiet else c._fail
+        fail = (lambda t, e: setattr(c, "last_export_error", str(e))) if quiet else self._fail
         if c.trainer is None or c.busy:
             fail("Export", "Nothing to export yet: train first (Step or Run).")
             return None
@@ -48,7 +71,7 @@ class TokenizerFiles:
         try:
             tok = load_tokenizer(path)
         except BPEError as e:
-            self.c._fail("Import failed", e)
+            self._fail("Import failed", e)
             return None
         self._imported(tok, str(path))
         return tok

@@ -23,9 +23,9 @@ from pathlib import Path
 from ...engine.errors import BPEError, Cancelled, NotUTF8Error
 from ...engine.tokenizer import Tokenizer
 from ...engine.train_on import InheritedTrainer, inherited_settings
-from ...engine.trainer import TrainSettings
+from ...engine.trainer import TrainSettings, source_table
 from .origin import FIXED_FIELDS, Origin
-from .corpus_source import NotUtf8
+from .corpus_source import TABLE_NAME, NotUtf8
 from .jobs import Job, JobEnd
 from .training_jobs import detail_current
 
@@ -197,8 +197,8 @@ class TrainOn:
 
         def job(progress, cancelled):
             try:
-                t = table if table is not None else corpus.build_table(settings, progress,
-                                                                       cancelled)
+                t = table if table is not None else source_table(
+                    corpus.source, settings, progress, cancelled, where=TABLE_NAME)
             except NotUTF8Error as e:
                 return NotUtf8.of(e, corpus.paths)
             phase(f"Segmenting the corpus with the merges of {label}", "")

@@ -2,19 +2,25 @@
 a small corpus, else by a job (training_jobs.retrain_job); keeping the pre-token table
 when only the mode or the target changed; installing the new trainer.
 
-:class:`Training` is a part of the controller, given the controller it serves (its
-state: corpus, settings, trainer; its signals).
+:class:`Training` is a part of the controller, given what it uses of it: the state it
+reads and replaces and the signals it sends (:class:`TrainingHost`), and the callables
+and objects named in its constructor.
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QTimer
+from typing import Callable, Protocol
 
+from PySide6.QtCore import QObject, QTimer, SignalInstance
+
+from ...engine.count_sets import check_settings
 from ...engine.errors import BPEError
 from ...engine.trainer import Trainer, TrainSettings
 from ...engine.display import human_size
-from .corpus_source import FileCorpus, NotUtf8, TextCorpus
+from .corpus_source import TABLE_NAME, Corpus, FileCorpus, NotUtf8, TextCorpus
 from .gc_policy import release_freed_memory
-from .jobs import Job
+from .jobs import Job, JobEnd
+from .live import LiveView
+from .train_on import TrainOn
 from .training_jobs import detail_current, retrain_job
 
 # Corpora smaller than this retrain at once, on the GUI thread, as the user types.
@@ -26,11 +32,49 @@ SYNC_TABLE_WORDS = 50_000
 RETRAIN_DEBOUNCE_MS = 400
 
 
-class Training:
-    """(Re)building the controller's trainer (see the module docstring)."""
+class TrainingHost(Protocol):
+    """What :class:`Training` uses of the controller it serves."""
 
-    def __init__(self, controller):
-        self.c = controller
+    corpus: Corpus
+    settings: TrainSettings
+    trainer: Trainer | None           # replaced here
+    stale: bool                       # set here
+    use_imported: bool
+    train_on: TrainOn                 # training on from the imported tokenizer
+    message: SignalInstance
+    trainerChanged: SignalInstance
+    trainerStale: SignalInstance
+    stepChanged: SignalInstance
+    tokenizerChanged: SignalInstance
+    livePeek: SignalInstance
+
+    @property
+    def busy(self) -> bool: ...
+    def set_playing(self, on: bool) -> None: ...
+    def run_to_target(self) -> bool: ...
+    def start(self, job: Job) -> bool: ...
+    def trainer_job_ended(self, end: JobEnd) -> None: ...
+    def ran(self, label: str) -> None: ...
+
+
+class Training:
+    """(Re)building the controller's trainer (see the module docstring).
+
+    Given, besides the controller's state (``host``): how to report an error
+    (``fail``), to announce a step (``stepped``), to drop the controller's view of the
+    trainer (``forget_view``, so a let-go trainer is freed), to offer another encoding
+    (``not_utf8``), to make room for a job (``make_room``: a side job gives way), the
+    live view a running job pauses through (``live``), the job runner's phase
+    (``set_phase``) and the parent of its timer (``parent``)."""
+
+    def __init__(self, host: TrainingHost, *, fail: Callable[[str, object], None],
+                 stepped: Callable[[], None], forget_view: Callable[[], None],
+                 not_utf8: Callable[[NotUtf8], None], make_room: Callable[[], None],
+                 live: LiveView, set_phase: Callable, parent: QObject):
+        self.c = host
+        self._fail, self._stepped, self._forget_view = fail, stepped, forget_view
+        self._not_utf8, self._make_room = not_utf8, make_room
+        self._live, self._set_phase = live, set_phase
         self.pending_step: int | None = None
         self.land_at: int | None = None   # after the next install, undo back to this step
         # The corpus changes generation on every new text, files or table; the trainer
@@ -41,7 +85,7 @@ class Training:
         self._trainer_gen = -1
         # The running retrain job puts its new trainer here once it starts merging.
         self.live_box: dict | None = None
-        self.timer = QTimer(controller, singleShot=True, interval=RETRAIN_DEBOUNCE_MS)
+        self.timer = QTimer(parent, singleShot=True, interval=RETRAIN_DEBOUNCE_MS)
         self.timer.timeout.connect(self._auto_retrain)
 
     def new_corpus(self) -> None:
@@ -49,8 +93,8 @@ class Training:
 
     def small(self) -> bool:
         """A corpus small enough to retrain at once, as the user types."""
-        c = self.c
-        return not c.streamed and len(c.corpus_text) <= SYNC_CHARS
+        corpus = self.c.corpus
+        return not corpus.streamed and len(corpus.text) <= SYNC_CHARS
 
     def _auto_retrain(self) -> None:
         c = self.c
@@ -72,7 +116,7 @@ class Training:
         applied settings (re-tokenizing only if they changed more than the target), then
         run to the target."""
         c = self.c
-        c.slot.make_room()
+        self._make_room()
         if c.busy:
             c.message.emit("Busy: wait for the running job or cancel it (Esc).")
             return False
@@ -97,7 +141,7 @@ class Training:
         if corpus.table is not None:
             if len(corpus.table) > SYNC_TABLE_WORDS or (to_step or 0) > SYNC_STEPS:
                 try:   # settings that do not fit the table: refused before any job
-                    corpus.build_table(settings)
+                    check_settings(corpus.table.meta, settings, TABLE_NAME)
                 except BPEError as e:
                     self._train_failed(e, quiet)
                     return False
@@ -108,13 +152,13 @@ class Training:
             c.stepChanged.emit(0)
             c.tokenizerChanged.emit()
             if not quiet:
-                c._fail("Empty corpus", "The corpus is empty. Type or paste some text, "
+                self._fail("Empty corpus", "The corpus is empty. Type or paste some text, "
                         "open a file, or pick a sample from File > Samples.")
             return False
         elif not (self.small() and (to_step or 0) <= SYNC_STEPS):
             return self._start_training(corpus, settings, to_step, to_target)
         try:
-            trainer = Trainer(corpus.build_table(settings), settings)
+            trainer = Trainer.from_source(corpus.source, settings, where=TABLE_NAME)
             if to_step:
                 trainer.goto(to_step, detail=False)
         except BPEError as e:
@@ -154,7 +198,7 @@ class Training:
         self._let_go_of_big_trainer()
         box: dict = {}
         self.live_box = box
-        run = retrain_job(source, settings, c.live, box, c.jobs.set_phase,
+        run = retrain_job(source, settings, self._live, box, self._set_phase,
                           to_step=to_step, to_target=to_target)
         return c.start(Job(label, run, lambda r: self._built(r, label), c.trainer_job_ended,
                            unit="bytes",
@@ -164,7 +208,7 @@ class Training:
     def _built(self, result: Trainer | NotUtf8, label: str) -> None:
         if isinstance(result, NotUtf8):
             self.live_box = None
-            self.c.opening.not_utf8(result)
+            self._not_utf8(result)
             return
         self.install(result)
         self.pending_step = None
@@ -190,7 +234,8 @@ class Training:
         t = c.trainer
         if t is None or len(t.table) <= SYNC_TABLE_WORDS:
             return
-        c.trainer, c._view = None, None
+        c.trainer = None
+        self._forget_view()
         del t
         c.trainerChanged.emit()
         c.stepChanged.emit(0)
@@ -202,14 +247,14 @@ class Training:
         """Say what is wrong; a retrain that runs by itself (after an edit) says it in
         the status bar, not in a box that would come back after every keystroke."""
         msg = str(e)
-        if "no words after pre-tokenization" in msg and self.c.corpus_text.strip():
+        if "no words after pre-tokenization" in msg and self.c.corpus.text.strip():
             msg = ("The pre-tokenizer pattern finds no words in this corpus, so there is "
                    "nothing to train on. Pick a preset or change the pattern in the "
                    "training settings.")
         if quiet:
             self.c.message.emit(msg)
         else:
-            self.c._fail("Cannot train on this corpus", msg)
+            self._fail("Cannot train on this corpus", msg)
 
     def on_live_look(self) -> None:
         c = self.c
@@ -239,5 +284,5 @@ class Training:
         if back is not None and back < trainer.n_steps:
             trainer.tokenizer()   # it keeps the merges undone next (furthest_step)
             trainer.goto(back)
-            c._stepped()
+            self._stepped()
         release_freed_memory()   # what the job's reading and counting freed

@@ -17,7 +17,7 @@ from ...engine.errors import Cancelled
 from ...engine.table import PretokenTable
 from ...engine.errors import NotUTF8Error
 from ...engine.trainer import Trainer, TrainSettings
-from .corpus_source import Corpus, NotUtf8
+from .corpus_source import TABLE_NAME, Corpus, NotUtf8
 
 
 def has_detail(rec) -> bool:
@@ -59,14 +59,12 @@ def retrain_job(source: Corpus | PretokenTable, settings: TrainSettings, live, b
     not to be UTF-8 past its preview. Once it starts merging, the trainer is published
     in ``box`` so the window can follow it (and keep it on Cancel)."""
     def job(progress, cancelled):
-        if isinstance(source, PretokenTable):
-            table = source
-        else:
-            try:
-                table = source.build_table(settings, progress, cancelled)
-            except NotUTF8Error as e:   # found past the preview: offer another encoding
-                return NotUtf8.of(e, source.paths)
-        trainer = Trainer(table, settings)
+        try:
+            trainer = Trainer.from_source(
+                source if isinstance(source, PretokenTable) else source.source, settings,
+                progress, cancelled, where=TABLE_NAME)
+        except NotUTF8Error as e:   # found past the preview: offer another encoding
+            return NotUtf8.of(e, source.paths)
         if to_step or to_target:
             box["trainer"] = trainer   # the window may show it from now on
             if cancelled():   # after publishing it: cancel() reads box after the flag

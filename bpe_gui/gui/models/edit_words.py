@@ -8,17 +8,19 @@ and a 1 MB corpus costs no more than a page. A custom pattern is searched over t
 whole text up to ``FULL_LIMIT`` characters (its words may reach across such a line
 start); beyond that it is windowed too, and may differ at a window's edge.
 
-No Qt: the view gives its text through ``_read_text`` and is told of a pattern that
-runs away through ``_pattern_failed``.
+No Qt: it is given how to read the view's text (``read_text``) and what to do when a
+pattern runs away (``pattern_failed``); the view's words mode (widgets/word_branches.py)
+holds one.
 """
 from __future__ import annotations
 
 from bisect import bisect_right
 from dataclasses import dataclass
+from typing import Callable
 
 from ...engine.errors import BPEError
 from ...engine.explain import safe_end, safe_start, why_it_ends, word_spans
-from .encoding import CharPositions, utf16_positions
+from .encoding import char_index, doc_position, utf16_positions
 
 FULL_LIMIT = 200_000     # custom patterns: the whole text up to this many characters
 MARGIN = 4_000           # characters searched beyond what is asked for
@@ -34,27 +36,30 @@ class ClickedWord:
     reason: str              # why it ended there
 
 
-class EditWords(CharPositions):
+class EditWords:
     pre = None               # Pretokenizer (special tokens, pattern)
     matcher = None           # BranchMatcher of the pattern
     error = ""
     text: str | None = None  # None: the text changed since it was last read
     lo = hi = 0              # the characters the spans cover
+    _u16: list[int] | None = None
 
-    def __init__(self):
+    def __init__(self, read_text: Callable[[], str],
+                 pattern_failed: Callable[[str], None] = lambda _message: None):
+        self.read_text, self.pattern_failed = read_text, pattern_failed
         self.spans: list[tuple[int, int, int]] = []
         self.starts: list[int] = []
         self.shades: list[int] = []
         self.fresh: set[int] = set()      # the view's lines coloured with these spans
 
-    def _read_text(self) -> str:
-        raise NotImplementedError
+    def pos_of_char(self, i: int) -> int:
+        return doc_position(self._u16, i)
 
-    def _pattern_failed(self, message: str) -> None:
-        pass
+    def char_of_pos(self, p: int) -> int:
+        return char_index(self._u16, p)
 
-    def _read(self) -> str:
-        text = self._read_text()
+    def read(self) -> str:
+        text = self.read_text()
         self.text, self._u16 = text, utf16_positions(text)
         self.lo = self.hi = 0
         self.spans, self.starts, self.shades = [], [], []
@@ -67,7 +72,7 @@ class EditWords(CharPositions):
         """Find the words of characters c0..c1 (and around) if not found yet."""
         if self.matcher is None:
             return False
-        text = self.text if self.text is not None else self._read()
+        text = self.text if self.text is not None else self.read()
         if not text:
             return False
         if self.hi > self.lo and self.covers(c0, c1):
@@ -81,7 +86,7 @@ class EditWords(CharPositions):
             spans = word_spans(self.pre, self.matcher, text, lo, hi)
         except BPEError as e:     # a custom pattern that runs away
             self.matcher, self.error = None, str(e)
-            self._pattern_failed(self.error)
+            self.pattern_failed(self.error)
             return False
         self.spans, self.lo, self.hi = spans, lo, hi
         self.starts = [s for s, _e, _k in spans]

@@ -25,19 +25,16 @@ def utf16_positions(text: str) -> list[int] | None:
     return [0, *accumulate(2 if ord(c) > 0xFFFF else 1 for c in text)]
 
 
-class CharPositions:
-    """``pos_of_char`` / ``char_of_pos`` over ``self._u16`` (from :func:`utf16_positions`),
-    for a text view whose token spans are in code points and its document in UTF-16."""
+# For a text view whose token spans are in code points and its document in UTF-16:
+# ``u16`` is utf16_positions(text) (None: the same numbers).
+def doc_position(u16: list[int] | None, i: int) -> int:
+    """The document position of character ``i``."""
+    return i if u16 is None else u16[min(i, len(u16) - 1)]
 
-    _u16: list[int] | None = None
 
-    def pos_of_char(self, i: int) -> int:
-        u = self._u16
-        return i if u is None else u[min(i, len(u) - 1)]
-
-    def char_of_pos(self, p: int) -> int:
-        u = self._u16
-        return p if u is None else max(0, bisect_right(u, p) - 1)
+def char_index(u16: list[int] | None, p: int) -> int:
+    """The character at document position ``p``."""
+    return p if u16 is None else max(0, bisect_right(u16, p) - 1)
 
 
 def tokens_at(offsets: Sequence[tuple[int, int]], starts: Sequence[int], char: int) -> list[int]:

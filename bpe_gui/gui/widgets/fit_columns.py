@@ -11,9 +11,10 @@ Example: weights (1, 2, 1), minimums (40, 80, 40) in 400 pixels -> 100, 200, 100
 in 170 pixels -> 42, 86, 42 (the spare 10 pixels by weight; what rounding leaves
 over goes to the heaviest column).
 
-It is a mixin of the view class itself. (A first version was a helper QObject
-watching the viewport; with it the test suite crashed in a later paint of a merge
-panel, for reasons not understood: nothing outside the view is involved now.)
+It is the view class itself, :class:`FittedTableView` (subclass it for a view of
+your own, as CellTableView does). (A first version was a helper QObject watching the
+viewport; with it the test suite crashed in a later paint of a merge panel, for
+reasons not understood: nothing outside the view is involved now.)
 """
 from __future__ import annotations
 
@@ -40,8 +41,8 @@ def share_widths(avail: int, weights: Sequence[float], minimums: Sequence[int]) 
     return widths
 
 
-class FittedColumns:
-    """Mixin for a QTableView subclass: ``fit_columns(weights, minimums)`` once, and the
+class FittedTableView(QTableView):
+    """A QTableView with fitted columns: ``fit_columns(weights, minimums)`` once, and the
     columns follow the viewport's width from then on."""
 
     _fit_weights: list[float] = []
@@ -94,7 +95,3 @@ class FittedColumns:
                 and self.viewport().width() != self._fit_width:
             self.refit()
         return super().viewportEvent(event)
-
-
-class FittedTableView(FittedColumns, QTableView):
-    """A plain QTableView with fitted columns."""

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPalette, QStaticText
-from PySide6.QtWidgets import QStyle, QStyleOptionViewItem, QTableView
+from PySide6.QtWidgets import QStyle, QStyleOptionViewItem
 
-from .fit_columns import FittedColumns
+from .fit_columns import FittedTableView
 from .token_chips import ChipPainter
 
 TEXT_MARGIN = 3 + 1   # QCommonStyle's item text margin (focus frame + 1), each side
@@ -120,7 +120,7 @@ class CellPainter(ChipPainter):
         return round(self._static(content, bold, fonts)[1]) + 2 * TEXT_MARGIN + 1
 
 
-class CellTableView(FittedColumns, QTableView):
+class CellTableView(FittedTableView):
     """A QTableView over a model with ``cell(row, col)`` and ``n_rows()`` (no proxy,
     no spans, no moved sections) that paints the cells in view in one call."""
 

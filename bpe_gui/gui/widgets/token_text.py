@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QToolTip, QWidget
 from ...engine import stats
 from ...engine.display import hex_bytes, is_partial, readable
 from ...engine.base import Encoding
-from ..models.encoding import CharPositions
+from ..models.encoding import char_index, doc_position
 from ..models.roles import TokenColors, is_dark
 
 DISPLAY_LIMIT = 50_000        # characters coloured per side; the table uses the whole text
@@ -109,7 +109,7 @@ class _Alternate:
         return i & 1
 
 
-class TokenTextView(CharPositions, QPlainTextEdit):
+class TokenTextView(QPlainTextEdit):
     """Read-only text coloured token by token (the encode view's TokenHighlighter), with
     bars at ``marks`` (cuts ``(char, k)``: k > 0 is inside the character, at k of its
     bytes) and a tooltip naming the token under the mouse."""
@@ -139,6 +139,12 @@ class TokenTextView(CharPositions, QPlainTextEdit):
 
     # ----- the highlighter's interface --------------------------------------------------------
     # ----- data -------------------------------------------------------------------------------
+    def pos_of_char(self, i: int) -> int:
+        return doc_position(self._u16, i)
+
+    def char_of_pos(self, p: int) -> int:
+        return char_index(self._u16, p)
+
     def set_encoding(self, text: str, enc: Encoding | None, marks=()) -> None:
         text = text[:DISPLAY_LIMIT]
         enc = enc or Encoding([], [], [], [])

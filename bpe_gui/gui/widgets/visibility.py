@@ -8,6 +8,8 @@ that is shown by ``show()`` catches up in its ``showEvent``.
 """
 from __future__ import annotations
 
+from typing import Callable
+
 from PySide6.QtWidgets import QDockWidget, QWidget
 
 
@@ -22,33 +24,25 @@ def on_screen(widget: QWidget) -> bool:
     return w is None or not w.visibleRegion().isEmpty()
 
 
-class CatchesUp:
-    """For a panel (mixed in before its Qt class) that skips its updates while it cannot
-    be seen. The update starts with ``if self.skip_while_hidden(): return``, and the
-    panel names it in ``catch_up_with``: it runs when the panel is seen again (shown,
-    or its dock tab raised: the main window calls ``catch_up``)."""
+class CatchUp:
+    """The part of a panel that skips its updates while it cannot be seen, and does
+    them when the panel is seen again; given the panel and its update (what to run
+    then), and whether an update is owed from the start (nothing shown yet). The update
+    starts with ``if self.catchup.skip(): return``; the panel's ``showEvent`` and its
+    ``catch_up`` (the main window calls it when the panel's dock tab is raised) call
+    :meth:`catch_up`."""
 
-    _behind = False            # an update was skipped while hidden
+    def __init__(self, widget: QWidget, update: Callable[[], None], behind: bool = False):
+        self.widget, self.update = widget, update
+        self.behind = behind       # an update was skipped and is not caught up with yet
 
-    @property
-    def behind(self) -> bool:
-        """True while the panel has skipped an update that it has not caught up with."""
-        return self._behind
-
-    def catch_up_with(self) -> None:
-        raise NotImplementedError
-
-    def skip_while_hidden(self) -> bool:
+    def skip(self) -> bool:
         """True (and noted) if the panel cannot be seen now."""
-        self._behind = not on_screen(self)
-        return self._behind
-
-    def showEvent(self, event) -> None:
-        super().showEvent(event)
-        self.catch_up()
+        self.behind = not on_screen(self.widget)
+        return self.behind
 
     def catch_up(self) -> None:
         """Do what was skipped while hidden."""
-        if self._behind and on_screen(self):
-            self._behind = False
-            self.catch_up_with()
+        if self.behind and on_screen(self.widget):
+            self.behind = False
+            self.update()

@@ -37,11 +37,12 @@ class BranchHighlighter(QSyntaxHighlighter):
         self.words = words
 
     def highlightBlock(self, _text: str) -> None:
-        w = self.words
+        words = self.words
+        w = words.found
         block = self.currentBlock()
         pos = block.position()
         if w.text is None:
-            w.ensure_visible()
+            words.ensure_visible()
         c0, c1 = w.char_of_pos(pos), w.char_of_pos(pos + block.length() - 1)
         if not w.covers(c0, c1):
             return   # off screen: coloured when it scrolls into view
@@ -52,11 +53,11 @@ class BranchHighlighter(QSyntaxHighlighter):
             s, e, _k = spans[i]
             if e > c0:
                 ps, pe = w.pos_of_char(max(s, c0)), w.pos_of_char(min(e, c1))
-                self.setFormat(ps - pos, pe - ps, w.format_of(i))
+                self.setFormat(ps - pos, pe - ps, words.format_of(i))
             i += 1
 
 
-class WordColouring(EditWords, QObject):
+class WordColouring(QObject):
     """The words mode of one text edit: toggle, legend, colours, hover text, clicks."""
 
     wordClicked = Signal(object)      # ClickedWord
@@ -64,8 +65,9 @@ class WordColouring(EditWords, QObject):
 
     def __init__(self, edit: QPlainTextEdit, source: Callable[[], object],
                  displaced: QSyntaxHighlighter | None = None):
-        QObject.__init__(self, edit)
-        EditWords.__init__(self)
+        super().__init__(edit)
+        # the words around what the edit shows (the model, no Qt)
+        self.found = EditWords(self._read_text, self._pattern_failed)
         self.edit, self.source, self.displaced = edit, source, displaced
         self.enabled = False
         self.toggle = QCheckBox("Words")
@@ -98,7 +100,7 @@ class WordColouring(EditWords, QObject):
         doc = self.edit.document()
         if on:
             self.refresh()
-            self.text, self.fresh = None, set()
+            self.found.text, self.found.fresh = None, set()
             with _quiet(doc):
                 if self.displaced is not None:
                     self.displaced.setDocument(None)
@@ -118,23 +120,23 @@ class WordColouring(EditWords, QObject):
         try:
             pre = self.source()
         except BPEError as e:
-            pre, self.error = None, str(e)
+            pre, self.found.error = None, str(e)
         key = None if pre is None else (pre.pattern, pre.special_tokens, pre.timeout)
         if key == self._key:
             return
-        self._key, self.pre = key, pre
-        self.matcher = None if pre is None else matcher_for(pre.pattern, pre.timeout)
-        if self.matcher is not None:
-            self.error = ""
-            self.legend.set_branches(self.matcher.branches, pre.preset)
+        self._key, self.found.pre = key, pre
+        self.found.matcher = None if pre is None else matcher_for(pre.pattern, pre.timeout)
+        if self.found.matcher is not None:
+            self.found.error = ""
+            self.legend.set_branches(self.found.matcher.branches, pre.preset)
         else:
             self.legend.set_branches([], None)
-            self.legend.title.setText(self.error or "No tokenizer yet: train (Step) or "
-                                      "import one to see its pattern's rules.")
+            self.legend.title.setText(self.found.error or "No tokenizer yet: train (Step) "
+                                      "or import one to see its pattern's rules.")
         self._invalidate()
 
     def _invalidate(self) -> None:
-        self.text, self.fresh = None, set()
+        self.found.text, self.found.fresh = None, set()
         if self.enabled:
             self._timer.start()
 
@@ -153,14 +155,15 @@ class WordColouring(EditWords, QObject):
     def ensure_visible(self) -> None:
         blocks = self._visible_blocks()
         if blocks:
-            if self.text is None:
-                self._read()
-            self.ensure(self.char_of_pos(blocks[0].position()), self._char_after(blocks[-1]))
+            if self.found.text is None:
+                self.found.read()
+            self.found.ensure(self.found.char_of_pos(blocks[0].position()),
+                              self._char_after(blocks[-1]))
 
     def _char_after(self, block) -> int:
-        if self.text is None:
-            self._read()
-        return self.char_of_pos(block.position() + block.length() - 1)
+        if self.found.text is None:
+            self.found.read()
+        return self.found.char_of_pos(block.position() + block.length() - 1)
 
     # ----- colours --------------------------------------------------------------------------
     def _set_palette(self) -> None:
@@ -170,7 +173,7 @@ class WordColouring(EditWords, QObject):
         self._formats: dict[tuple[int, int], QTextCharFormat] = {}
 
     def format_of(self, i: int) -> QTextCharFormat:
-        key = (self.spans[i][2], self.shades[i])
+        key = (self.found.spans[i][2], self.found.shades[i])
         fmt = self._formats.get(key)
         if fmt is None:
             fmt = QTextCharFormat()
@@ -194,17 +197,18 @@ class WordColouring(EditWords, QObject):
 
     def colour_visible(self) -> None:
         """Colour the lines on screen that are not coloured with the current words."""
-        if not self.enabled or self.matcher is None:
+        if not self.enabled or self.found.matcher is None:
             return
         blocks = self._visible_blocks()
         if not blocks:
             return
-        if self.text is None:
-            self._read()
-        self.ensure(self.char_of_pos(blocks[0].position()), self._char_after(blocks[-1]))
+        if self.found.text is None:
+            self.found.read()
+        self.found.ensure(self.found.char_of_pos(blocks[0].position()),
+                          self._char_after(blocks[-1]))
         with _quiet(self.edit.document()):
             for block in blocks:
-                if block.blockNumber() not in self.fresh:
+                if block.blockNumber() not in self.found.fresh:
                     self.highlighter.rehighlightBlock(block)
 
     # ----- mouse ----------------------------------------------------------------------------
@@ -225,20 +229,20 @@ class WordColouring(EditWords, QObject):
         x1 = right.left() if right.top() == left.top() else left.left() + left.height()
         if not (left.left() - 1 <= pos.x() <= x1 + 1 and left.top() - 1 <= pos.y() <= left.bottom() + 1):
             return None
-        if self.text is None:
-            self._read()
-        return self.char_of_pos(p)
+        if self.found.text is None:
+            self.found.read()
+        return self.found.char_of_pos(p)
 
     def tooltip_at(self, pos: QPoint) -> str:
         """What hovering a viewport point says ('' off any word)."""
         ch = self.char_at(pos)
-        w = None if ch is None else self.word_at(ch)
+        w = None if ch is None else self.found.word_at(ch)
         if w is None:
             return ""
         if w.branch < 0:
             about = "Never split or merged."
         else:
-            about = escape(self.matcher.branches[w.branch].about)
+            about = escape(self.found.matcher.branches[w.branch].about)
         return (f"<table width=360><tr><td><b>“{escape(show(w.text, 40))}”</b>: "
                 f"{escape(w.label)}<br>{about}<br><i>{escape(w.reason)}</i><br>"
                 "Click it to play back its merges.</td></tr></table>")
@@ -267,10 +271,10 @@ class WordColouring(EditWords, QObject):
         return False
 
     def _clicked(self, pos: QPoint) -> None:
-        if self.matcher is None:
+        if self.found.matcher is None:
             self.refresh()
         ch = self.char_at(pos)
-        word = None if ch is None else self.word_at(ch)
+        word = None if ch is None else self.found.word_at(ch)
         if word is not None:
             self.wordClicked.emit(word)
 

@@ -5,19 +5,23 @@ The actions are declared as data: :data:`ACTIONS` (name, text, handler, shortcut
 tip, when it is enabled, icon), :data:`MENUS` and :data:`TOOLBAR`; the window's
 ``act_<name>`` actions, its menus, the training toolbar's extra buttons and which are
 enabled while a job runs are all built from them. Help > Keyboard shortcuts lists the
-window's actions, so it follows too. Every action is made by :meth:`add_action`, which
+window's actions, so it follows too. Every action is made by :func:`add_action`, which
 also adds it to the window so its shortcut works while the menu bar is hidden.
 
-:class:`ActionsAndMenus` is a part of :class:`~bpe_gui.gui.window.main_window.MainWindow`.
+:class:`ActionsAndMenus` is a part of :class:`~bpe_gui.gui.window.main_window.MainWindow`,
+composed, not mixed in: it is given the window (the actions' parent, its menu bar and
+toolbar, the dialogs' parent, and the handlers that are the window's), the controller,
+the settings, the corpus editor, the merge panel, the recent-files list, the docks (View
+menu), how to open paths and how to set the theme.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
-from PySide6.QtWidgets import QInputDialog, QMessageBox, QStyle
+from PySide6.QtWidgets import QDockWidget, QInputDialog, QMainWindow, QMessageBox, QStyle
 
 from ..dialogs.export_dialog import ExportDialog
 from ..dialogs.import_dialog import ImportDialog
@@ -33,8 +37,9 @@ TRAIN_ON, TRAINING_ON = "train_on", "training_on"   # it can train on / the mode
 
 @dataclass(frozen=True)
 class ActionSpec:
-    """One action of the window: ``act_<name>``; ``handler`` names a method of the
-    window, its controller or its corpus editor ("controller.step")."""
+    """One action of the window: ``act_<name>``; ``handler`` names a method of
+    :class:`ActionsAndMenus` (the dialogs), else of the window or one of its parts
+    ("controller.step", "editor.open_dialog")."""
 
     name: str
     text: str
@@ -115,58 +120,76 @@ MENUS = (
 TOOLBAR = ("back", "step", "cancel")   # after Train and the pending-settings badge
 
 
-class ActionsAndMenus:
-    """Actions (with shortcuts), menus, and the dialogs they open."""
+def add_action(window: QMainWindow, text: str, slot, shortcuts: Sequence = (), tip: str = "",
+               checkable: bool = False) -> QAction:
+    """An action of the window, with its shortcuts and tool tip."""
+    act = QAction(text, window)
+    keys = [QKeySequence(k) for k in shortcuts]
+    if keys:
+        act.setShortcuts(keys)
+        act.setShortcutContext(Qt.WindowShortcut)
+    if tip:
+        shown = ", ".join(k.toString(QKeySequence.NativeText) for k in keys)
+        act.setToolTip(f"{tip} ({shown})" if shown else tip)
+        act.setStatusTip(tip)
+    act.setCheckable(checkable)
+    act.triggered.connect(slot)
+    window.addAction(act)  # shortcuts work even while the menu bar is hidden
+    return act
 
-    def add_action(self, text: str, slot, shortcuts: Sequence = (), tip: str = "",
-                   checkable: bool = False) -> QAction:
-        act = QAction(text, self)
-        keys = [QKeySequence(k) for k in shortcuts]
-        if keys:
-            act.setShortcuts(keys)
-            act.setShortcutContext(Qt.WindowShortcut)
-        if tip:
-            shown = ", ".join(k.toString(QKeySequence.NativeText) for k in keys)
-            act.setToolTip(f"{tip} ({shown})" if shown else tip)
-            act.setStatusTip(tip)
-        act.setCheckable(checkable)
-        act.triggered.connect(slot)
-        self.addAction(act)  # shortcuts work even while the menu bar is hidden
-        return act
+
+class ActionsAndMenus:
+    """Actions (with shortcuts), menus, and the dialogs they open. ``acts`` holds each
+    action by name (the window shows them as ``act_<name>``)."""
+
+    def __init__(self, window: QMainWindow, controller, settings: QSettings, editor,
+                 merge_panel, recent, docks: Sequence[QDockWidget],
+                 open_paths: Callable[[Sequence[str]], object],
+                 set_theme: Callable[[str], None], train_on_flow):
+        self.window, self.controller, self.settings = window, controller, settings
+        self.train_on_flow = train_on_flow     # whether training on can start / is on
+        self.editor, self.merge_panel, self.recent = editor, merge_panel, recent
+        self._docks, self._open_paths, self._set_theme = list(docks), open_paths, set_theme
+        self.acts: dict[str, QAction] = {}
+        self._build_actions()
+        self._build_menus()
 
     def _handler(self, path: str):
-        obj = self
+        first = path.split(".")[0]
+        obj = self if hasattr(self, first) else self.window
         for part in path.split("."):
             obj = getattr(obj, part)
         return obj
 
     def _build_actions(self) -> None:
-        sp = self.style().standardIcon
+        w = self.window
+        sp = w.style().standardIcon
+        acts = self.acts
         for spec in ACTIONS:
-            act = self.add_action(spec.text, self._handler(spec.handler), spec.keys,
-                                  spec.tip, spec.checkable)
+            act = add_action(w, spec.text, self._handler(spec.handler), spec.keys,
+                             spec.tip, spec.checkable)
             if spec.icon is not None:
                 act.setIcon(sp(spec.icon))
-            setattr(self, f"act_{spec.name}", act)
+            acts[spec.name] = act
             if spec.name == FLOW_AFTER:
-                self.flow = TrainingFlow(self)
-                self.act_run, self.act_retrain = self.flow.act_train, self.flow.act_retrain
-        self.act_reopen.setChecked(self.settings.value("reopenLastSession", True, type=bool))
-        self.act_quit.setMenuRole(QAction.QuitRole)
-        self.act_about.setMenuRole(QAction.AboutRole)
-        self.act_cancel.setShortcutContext(Qt.ApplicationShortcut)   # also over dialogs/docks
-        self.flow.add_to_toolbar(*(getattr(self, f"act_{n}") for n in TOOLBAR))
-        self.addToolBar(Qt.TopToolBarArea, self.flow.toolbar)
-        self.theme_group = QActionGroup(self)
+                self.flow = TrainingFlow(w)
+                acts["run"], acts["retrain"] = self.flow.act_train, self.flow.act_retrain
+        acts["reopen"].setChecked(self.settings.value("reopenLastSession", True, type=bool))
+        acts["quit"].setMenuRole(QAction.QuitRole)
+        acts["about"].setMenuRole(QAction.AboutRole)
+        acts["cancel"].setShortcutContext(Qt.ApplicationShortcut)   # also over dialogs/docks
+        self.flow.add_to_toolbar(*(acts[n] for n in TOOLBAR))
+        w.addToolBar(Qt.TopToolBarArea, self.flow.toolbar)
+        self.theme_group = QActionGroup(w)
         self.theme_actions: dict[str, QAction] = {}
         for name in THEMES:
-            act = QAction(name.capitalize(), self, checkable=True)
+            act = QAction(name.capitalize(), w, checkable=True)
             act.setActionGroup(self.theme_group)
-            act.triggered.connect(lambda _=False, n=name: self.set_theme(n))
+            act.triggered.connect(lambda _=False, n=name: self._set_theme(n))
             self.theme_actions[name] = act
 
     def _build_menus(self) -> None:
-        mb = self.menuBar()
+        mb = self.window.menuBar()
         for title, entries in MENUS:
             m = mb.addMenu(title)
             for entry in entries:
@@ -178,16 +201,16 @@ class ActionsAndMenus:
                 elif entry == "@recent":
                     self.recent_menu = m.addMenu("&Recent files")
                     self.recent_menu.aboutToShow.connect(
-                        lambda: self.recent.fill_menu(self.recent_menu, self.open_paths))
-                    self.recent.fill_menu(self.recent_menu, self.open_paths)
+                        lambda: self.recent.fill_menu(self.recent_menu, self._open_paths))
+                    self.recent.fill_menu(self.recent_menu, self._open_paths)
                 elif entry == "@docks":
-                    m.addActions([dock.toggleViewAction() for dock in self.docks()])
+                    m.addActions([dock.toggleViewAction() for dock in self._docks])
                 elif entry == "@theme":
                     m.addMenu("&Theme").addActions(list(self.theme_actions.values()))
                 else:
-                    m.addAction(getattr(self, f"act_{entry}"))
+                    m.addAction(self.acts[entry])
 
-    def _update_actions(self) -> None:
+    def update_actions(self) -> None:
         """Each action's ``when``: those that start work are off while a job runs;
         Cancel is on then; Encode with imported once a tokenizer is imported."""
         c = self.controller
@@ -196,33 +219,33 @@ class ActionsAndMenus:
               TRAIN_ON: self.train_on_flow.can_start(), TRAINING_ON: self.train_on_flow.active()}
         for spec in ACTIONS:
             if spec.when:
-                getattr(self, f"act_{spec.name}").setEnabled(on[spec.when])
+                self.acts[spec.name].setEnabled(on[spec.when])
         for name in IDLE_TOO:
-            getattr(self, f"act_{name}").setEnabled(not busy)
-        self.act_use_imported.setChecked(c.use_imported)
+            self.acts[name].setEnabled(not busy)
+        self.acts["use_imported"].setChecked(c.use_imported)
 
     # ----- dialogs ----------------------------------------------------------------------
     def export_dialog(self):
         self.editor.flush()
-        dlg = ExportDialog(self.controller, self)
+        dlg = ExportDialog(self.controller, self.window)
         dlg.setAttribute(Qt.WA_DeleteOnClose)
         dlg.open()
         return dlg
 
     def import_dialog(self):
-        dlg = ImportDialog(self.controller, self)
+        dlg = ImportDialog(self.controller, self.window)
         dlg.setAttribute(Qt.WA_DeleteOnClose)
         dlg.open()
         return dlg
 
     def language_cost_dialog(self):
-        return show_language_cost(self)
+        return show_language_cost(self.window)
 
     def goto_dialog(self) -> None:
         c = self.controller
         t = c.view()
         target = (t.target_steps if t is not None else None) or 1_000_000
-        k, ok = QInputDialog.getInt(self, "Run to step", "Go to step (forward or back):",
+        k, ok = QInputDialog.getInt(self.window, "Run to step", "Go to step (forward or back):",
                                     c.step_index, 0, max(target, c.step_index, 1))
         if ok:
             c.goto(k)
@@ -233,7 +256,7 @@ class ActionsAndMenus:
         c.set_playing(not c.playing, interval() if callable(interval) else None)
 
     def about(self) -> None:
-        QMessageBox.about(self, "About bpe-gui",
+        QMessageBox.about(self.window, "About bpe-gui",
                           "<b>bpe-gui</b> shows how a Byte-Pair Encoding tokenizer is trained, "
                           "one merge at a time, and how it cuts text.<br><br>"
                           "The engine is importable on its own: "
@@ -241,9 +264,9 @@ class ActionsAndMenus:
 
     def show_shortcuts(self) -> None:
         rows = []
-        for act in self.actions():
+        for act in self.window.actions():
             keys = ", ".join(k.toString(QKeySequence.NativeText) for k in act.shortcuts())
             if keys:
                 rows.append(f"<tr><td>{act.text().replace('&', '')}</td><td><b>{keys}</b></td></tr>")
-        QMessageBox.information(self, "Keyboard shortcuts", "<table cellspacing=4>"
+        QMessageBox.information(self.window, "Keyboard shortcuts", "<table cellspacing=4>"
                                 + "".join(rows) + "</table>")

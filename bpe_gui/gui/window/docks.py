@@ -2,12 +2,18 @@
 to the screen), the remembered layout (geometry and dock state in QSettings), Reset
 layout, and panels catching up when their dock tab comes to the front.
 
-:class:`DockLayout` is a part of :class:`~bpe_gui.gui.main_window.MainWindow` (a mixin).
+:class:`DockLayout` is a part of :class:`~bpe_gui.gui.window.main_window.MainWindow`,
+composed, not mixed in: it is given the window whose docks it arranges, the controller
+its panels show, the settings that remember the layout, the recent-files list (the
+corpus editor's) and how to open the paths the corpus editor asks for.
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QByteArray, Qt, QTimer
-from PySide6.QtWidgets import (QApplication, QDockWidget, QFrame, QScrollArea, QWidget)
+from typing import Callable, Sequence
+
+from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer
+from PySide6.QtWidgets import (QApplication, QDockWidget, QFrame, QMainWindow, QScrollArea,
+                               QWidget)
 
 from .layout_fit import give_central_its_minimum, left_column_width
 from ..panels.charts.charts import ChartsView
@@ -26,18 +32,22 @@ STATE_VERSION = 1
 class DockLayout:
     """Panels in docks: built, laid out by default, remembered, reset."""
 
-    fill_screen = False   # a small screen: app.main shows the window maximized
-
-    def _build_panels(self) -> None:
-        c = self.controller
-        self.merge_panel = MergePanel(c, self)
-        self.setCentralWidget(self._scrollable(self.merge_panel))
-        self.editor = CorpusEditor(c, self, recent=self.recent)
-        self.settings_panel = SettingsPanel(c, self)
-        self.encode_view = EncodeView(c, self)
-        self.vocab_browser = VocabBrowser(c, self)
-        self.charts_view = ChartsView(c, self)
-        self.compare_view = CompareView(c, self)
+    def __init__(self, window: QMainWindow, controller, settings: QSettings, recent,
+                 open_paths: Callable[[Sequence[str]], object]):
+        self.window, self.controller, self.settings = window, controller, settings
+        self.fill_screen = False   # a small screen: app.main shows the window maximized
+        self._shown_once = False
+        self._state_restored = False
+        self._default_state = QByteArray()
+        c, w = controller, window
+        self.merge_panel = MergePanel(c, w)
+        w.setCentralWidget(self._scrollable(self.merge_panel))
+        self.editor = CorpusEditor(c, w, recent=recent)
+        self.settings_panel = SettingsPanel(c, w)
+        self.encode_view = EncodeView(c, w)
+        self.vocab_browser = VocabBrowser(c, w)
+        self.charts_view = ChartsView(c, w)
+        self.compare_view = CompareView(c, w)
         self.corpus_dock = self._dock("Corpus", "corpusDock", self.editor, Qt.LeftDockWidgetArea)
         self.settings_dock = self._dock("Training settings", "settingsDock", self.settings_panel,
                                         Qt.LeftDockWidgetArea)
@@ -52,39 +62,39 @@ class DockLayout:
         self.compare_dock = self._dock("Compare", "compareDock", self.compare_view,
                                        Qt.BottomDockWidgetArea)
         if not self.encode_on_right:
-            self.tabifyDockWidget(self.encode_dock, self.vocab_dock)
-        self.tabifyDockWidget(self.vocab_dock, self.charts_dock)
-        self.tabifyDockWidget(self.charts_dock, self.compare_dock)
+            w.tabifyDockWidget(self.encode_dock, self.vocab_dock)
+        w.tabifyDockWidget(self.vocab_dock, self.charts_dock)
+        w.tabifyDockWidget(self.charts_dock, self.compare_dock)
         (self.vocab_dock if self.encode_on_right else self.encode_dock).raise_()
         if self._short_screen():
             # Not enough height for corpus and settings one above the other: tabs (before
             # the playback dock joins them, or Qt splits the group).
-            self.tabifyDockWidget(self.corpus_dock, self.settings_dock)
+            w.tabifyDockWidget(self.corpus_dock, self.settings_dock)
         self._add_playback_dock()
         if self._short_screen():
             self.corpus_dock.raise_()
         if hasattr(self.merge_panel, "use_window_toolbar"):
             self.merge_panel.use_window_toolbar()   # Step, Train, Cancel are in the toolbar
-        self.setCorner(Qt.BottomLeftCorner, Qt.LeftDockWidgetArea)
-        self.setCorner(Qt.BottomRightCorner, Qt.RightDockWidgetArea)
-        self.editor.pathsRequested.connect(self.open_paths)
-        guard_wheel(self)   # the wheel scrolls the docks; it changes only a focused control
+        w.setCorner(Qt.BottomLeftCorner, Qt.LeftDockWidgetArea)
+        w.setCorner(Qt.BottomRightCorner, Qt.RightDockWidgetArea)
+        self.editor.pathsRequested.connect(open_paths)
+        guard_wheel(w)   # the wheel scrolls the docks; it changes only a focused control
 
     def _add_playback_dock(self) -> None:
         """Word playback (issue 15): never in the encode view's tab group, so a click on a
         word brings it up without hiding the text. Below the encode view on the right;
         beside the bottom tabs when they have room for both; else a tab of the left
         column, behind the training settings."""
-        self.playback_view = WordPlayback(self.controller, self)
+        self.playback_view = WordPlayback(self.controller, self.window)
         beside = self._default_size()[0] - 440 >= (self.encode_view.minimumSizeHint().width()
                                                    + self.playback_view.sizeHint().width())
         area = Qt.RightDockWidgetArea if self.encode_on_right else \
             Qt.BottomDockWidgetArea if beside else Qt.LeftDockWidgetArea
         self.playback_dock = self._dock("Word playback", "playbackDock", self.playback_view, area)
         if self.encode_on_right:
-            self.splitDockWidget(self.encode_dock, self.playback_dock, Qt.Vertical)
+            self.window.splitDockWidget(self.encode_dock, self.playback_dock, Qt.Vertical)
         elif not beside:
-            self.tabifyDockWidget(self.settings_dock, self.playback_dock)
+            self.window.tabifyDockWidget(self.settings_dock, self.playback_dock)
             self.settings_dock.raise_()
         words = getattr(self.encode_view, "words", None)
         if words is not None and hasattr(self.playback_view, "show_word"):
@@ -122,34 +132,35 @@ class DockLayout:
 
     def _default_dock_sizes(self) -> None:
         """Sizes of the default layout, relative to the window (needs it laid out)."""
-        w, h = max(self.width(), 900), max(self.height(), 600)
+        win = self.window
+        w, h = max(win.width(), 900), max(win.height(), 600)
         side = max(300, min(440, int(w * 0.24)))
         if self.encode_on_right:
             right = max(side, self.encode_view.minimumSizeHint().width())
             spare = w - right - self.merge_panel.minimumSizeHint().width() - 40
             side = max(self.editor.minimumSizeHint().width(), min(side, spare))
-            self.resizeDocks([self.corpus_dock, self.encode_dock], [side, right], Qt.Horizontal)
+            win.resizeDocks([self.corpus_dock, self.encode_dock], [side, right], Qt.Horizontal)
         else:
-            self.resizeDocks([self.corpus_dock], [left_column_width(self, side, w)],
-                             Qt.Horizontal)
-        self.resizeDocks([self.corpus_dock, self.settings_dock], [int(h * 0.42), int(h * 0.58)],
-                         Qt.Vertical)
+            win.resizeDocks([self.corpus_dock], [left_column_width(win, side, w)],
+                            Qt.Horizontal)
+        win.resizeDocks([self.corpus_dock, self.settings_dock], [int(h * 0.42), int(h * 0.58)],
+                        Qt.Vertical)
         # 0.4 on the right too: at 0.33 Compare's results were below the fold at 1920x1080
         below = 0.4 if self.encode_on_right or not self._short_screen() else 0.3
         # Qt sizes a tab group through the dock in front of it
         bottom = self.vocab_dock if self.encode_on_right else self.encode_dock
-        self.resizeDocks([bottom], [int(h * below)], Qt.Vertical)
-        QTimer.singleShot(0, lambda: give_central_its_minimum(self, bottom))
+        win.resizeDocks([bottom], [int(h * below)], Qt.Vertical)
+        QTimer.singleShot(0, lambda: give_central_its_minimum(win, bottom))
 
-    def showEvent(self, event) -> None:
-        super().showEvent(event)
+    def shown(self) -> None:
+        """The window's showEvent: the default sizes once it is first laid out."""
         if not self._shown_once:
             self._shown_once = True
             if not self._state_restored:
                 self._default_dock_sizes()
 
-    def resizeEvent(self, event) -> None:
-        super().resizeEvent(event)
+    def resized(self) -> None:
+        """The window's resizeEvent."""
         if self.fill_screen and self._shown_once and not self._state_restored:
             # the window manager maximized the window after it was shown: the default
             # dock sizes are relative to the window, so set them again (once)
@@ -171,12 +182,12 @@ class DockLayout:
                 self.charts_dock, self.compare_dock, self.playback_dock]
 
     def _dock(self, title: str, name: str, widget: QWidget, area) -> QDockWidget:
-        dock = QDockWidget(title, self)
+        dock = QDockWidget(title, self.window)
         dock.setObjectName(name)
         dock.setWidget(self._scrollable(widget))
         dock.setFeatures(QDockWidget.DockWidgetMovable | QDockWidget.DockWidgetFloatable
                          | QDockWidget.DockWidgetClosable)
-        self.addDockWidget(area, dock)
+        self.window.addDockWidget(area, dock)
         if hasattr(widget, "catch_up"):
             # A dock tab coming to the front was never hidden (see widgets/visibility.py):
             # let its panel do the work it skipped, once the dock has its geometry.
@@ -184,26 +195,31 @@ class DockLayout:
                 lambda shown: shown and QTimer.singleShot(0, widget, widget.catch_up))
         return dock
 
+    def keep_default(self) -> None:
+        """The arrangement as built (docks and toolbars): what Reset layout goes back to."""
+        self._default_state = self.window.saveState(STATE_VERSION)
 
     def reset_layout(self) -> None:
         for dock in self.docks():
             dock.setFloating(False)
             dock.show()
-        self.restoreState(self._default_state, STATE_VERSION)
+        self.window.restoreState(self._default_state, STATE_VERSION)
         self._default_dock_sizes()
 
-    def _restore_layout(self) -> None:
+    def restore_layout(self) -> None:
+        win = self.window
         geom = self.settings.value("geometry")
         if isinstance(geom, QByteArray) and not geom.isEmpty():
-            self.restoreGeometry(geom)
+            win.restoreGeometry(geom)
         else:
-            self.resize(*self._default_size())
+            win.resize(*self._default_size())
             self.fill_screen = self._short_screen()   # app.main shows it maximized
         state = self.settings.value("windowState")
         if isinstance(state, QByteArray) and not state.isEmpty():
-            self._state_restored = self.restoreState(state, STATE_VERSION)
+            self._state_restored = win.restoreState(state, STATE_VERSION)
 
     def save_layout(self) -> None:
-        self.settings.setValue("geometry", self.saveGeometry())
-        self.settings.setValue("windowState", self.saveState(STATE_VERSION))
+        win = self.window
+        self.settings.setValue("geometry", win.saveGeometry())
+        self.settings.setValue("windowState", win.saveState(STATE_VERSION))
         self.settings.sync()

@@ -5,7 +5,8 @@ step panel in the middle; corpus editor and training settings docked on the left
 encode view on the right, the vocabulary browser below. Every dock can move, float or
 close; the arrangement, window geometry, recent files and theme live in QSettings.
 
-The window is put together from parts in ``gui/window/``, one per concern:
+The window is put together from parts in ``gui/window/``, one per concern, each
+composed (given what it needs), none mixed in:
 
 - ``docks.py``     panels and docks, the default layout fitted to the screen, the
                    remembered layout, Reset layout (DockLayout)
@@ -13,13 +14,14 @@ The window is put together from parts in ``gui/window/``, one per concern:
                    shortcuts built from them, and the small dialogs they open
                    (ActionsAndMenus)
 - ``status.py``    the status bar (step, progress, Cancel), the title, error boxes
-                   (StatusBar, a composed part; ``_connect`` below wires the controller's
-                   signals to it)
+                   (StatusBar; ``_connect`` below wires the controller's signals to it)
 - ``files.py``     open and drag-and-drop of sessions, tokenizers and corpora; unsaved
-                   edits; the not-UTF-8 dialog (Files, a composed part)
-- ``sessions.py``  session files, the autosave, what opens at start (Sessions, a
-                   composed part)
-- ``theme_menu.py`` light / dark / system (ThemeMenu, a composed part)
+                   edits; the not-UTF-8 dialog (Files)
+- ``sessions.py``  session files, the autosave, what opens at start (Sessions)
+- ``theme_menu.py`` light / dark / system (ThemeMenu)
+
+The window keeps the names tests and parts look at (``merge_panel``, ``vocab_dock``,
+``act_step``, ``flow`` ...) as attributes that point into its parts.
 """
 from __future__ import annotations
 
@@ -32,15 +34,15 @@ from PySide6.QtWidgets import QMainWindow, QWidget
 from ..resources import app_icon
 from ..controller.controller import Controller
 from ..panels.corpus.corpus_editor import RecentFiles
-from .actions import ActionsAndMenus
-from .docks import STATE_VERSION, DockLayout
+from .actions import ActionsAndMenus, add_action
+from .docks import DockLayout
 from .files import Files
 from .sessions import AUTOSAVE_NAME, RECOVER_KEY, Sessions
 from .status import StatusBar
 from .theme_menu import ThemeMenu
 from .train_on_flow import TrainOnFlow
 
-class MainWindow(DockLayout, ActionsAndMenus, QMainWindow):
+class MainWindow(QMainWindow):
     """The window: its parts (gui/window/) built in order, then the remembered layout."""
 
     def __init__(self, controller: Controller | None = None, settings: QSettings | None = None,
@@ -49,14 +51,23 @@ class MainWindow(DockLayout, ActionsAndMenus, QMainWindow):
         self.settings = settings if settings is not None else QSettings()
         self.controller = controller or Controller(self)
         self.recent = RecentFiles(self.settings, parent=self)
-        self._shown_once = False
-        self._state_restored = False
         self.setObjectName("MainWindow")
         self.setWindowIcon(app_icon())
         self.setAcceptDrops(True)
         self.setDockOptions(QMainWindow.AnimatedDocks | QMainWindow.AllowTabbedDocks
                             | QMainWindow.AllowNestedDocks)
-        self._build_panels()
+        self.dock_layout = d = DockLayout(self, self.controller, self.settings, self.recent,
+                                          self.open_paths)
+        self.merge_panel, self.editor, self.settings_panel = (d.merge_panel, d.editor,
+                                                              d.settings_panel)
+        self.encode_view, self.vocab_browser, self.charts_view = (d.encode_view,
+                                                                  d.vocab_browser, d.charts_view)
+        self.compare_view, self.playback_view = d.compare_view, d.playback_view
+        self.corpus_dock, self.settings_dock, self.encode_dock = (d.corpus_dock, d.settings_dock,
+                                                                  d.encode_dock)
+        self.vocab_dock, self.charts_dock = d.vocab_dock, d.charts_dock
+        self.compare_dock, self.playback_dock = d.compare_dock, d.playback_dock
+        self.encode_on_right = d.encode_on_right
         self.files = Files(self, self.controller, self.editor,
                            lambda path: self.sessions.open_session(path),
                            lambda title, message: self.show_error(title, message))
@@ -66,19 +77,25 @@ class MainWindow(DockLayout, ActionsAndMenus, QMainWindow):
                                  lambda title, message: self.show_error(title, message))
         self.editor.sampleLoaded.connect(self.sessions.sample_loaded)
         self.train_on_flow = TrainOnFlow(self, self.controller)
-        self._build_actions()
-        self._build_menus()
+        self.actions_menus = a = ActionsAndMenus(
+            self, self.controller, self.settings, self.editor, self.merge_panel, self.recent,
+            d.docks(), self.open_paths, lambda name: self.set_theme(name), self.train_on_flow)
+        for name, act in a.acts.items():
+            setattr(self, f"act_{name}", act)
+        self.flow, self.theme_actions = a.flow, a.theme_actions
+        self.samples_menu, self.recent_menu = a.samples_menu, a.recent_menu
+        self._update_actions = a.update_actions
         self.status = StatusBar(self, self.controller, self.recent, self._update_actions)
         s = self.status   # the parts of the status bar that tests and panels look at
         self.step_label, self.stale_label = s.step_label, s.stale_label
         self.progress_label, self.progress_bar = s.progress_label, s.progress_bar
         self.cancel_button, self.show_error = s.cancel_button, s.show_error
         self._connect()
-        self._default_state = self.saveState(STATE_VERSION)
+        d.keep_default()
         self.themes = ThemeMenu(self.settings, self.theme_actions,
                                 lambda: self.status.on_stale(self.controller.stale))
         self.themes.set(self.themes.name, save=False)
-        self._restore_layout()
+        d.restore_layout()
         self.status.update_title()
         self._update_actions()
 
@@ -107,6 +124,34 @@ class MainWindow(DockLayout, ActionsAndMenus, QMainWindow):
         c.trainerChanged.connect(self._update_actions)
         c.settingsChanged.connect(lambda _: self._update_actions())   # (train on: leave)
         c.notUtf8.connect(self.files.on_not_utf8)
+
+    # ----- layout and actions (docks.py, actions.py) ----------------------------------------
+    @property
+    def fill_screen(self) -> bool:
+        """A small screen: app.main shows the window maximized."""
+        return self.dock_layout.fill_screen
+
+    def docks(self) -> list:
+        return self.dock_layout.docks()
+
+    def reset_layout(self) -> None:
+        self.dock_layout.reset_layout()
+
+    def save_layout(self) -> None:
+        self.dock_layout.save_layout()
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self.dock_layout.shown()
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self.dock_layout.resized()
+
+    def add_action(self, text: str, slot, shortcuts: Sequence = (), tip: str = "",
+                   checkable: bool = False):
+        """A new action of the window (training_flow.py makes Train and Retrain)."""
+        return add_action(self, text, slot, shortcuts, tip, checkable)
 
     # ----- sessions (sessions.py) ------------------------------------------------------------
     def autosave_path(self) -> Path:

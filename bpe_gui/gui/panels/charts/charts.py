@@ -39,7 +39,7 @@ from ...widgets.last_folder import in_last_folder, last_folder, remember
 from ...widgets.flow_layout import FlowBar
 from ...widgets.text_pane import TextPane
 from ...widgets.chart_widget import ChartWidget, series_colors
-from ...widgets.visibility import CatchesUp
+from ...widgets.visibility import CatchUp
 
 # names this module held before it was split, still importable from here
 __all__ = ["HELD_OUT_MAX_CHARS", "REDRAW_MS", "IDLE_SLICE_S", "ChartsView", "ChartWidget",
@@ -51,13 +51,14 @@ IDLE_SLICE_S = 0.02      # held-out encoding work per idle tick
 
 
 # ----- the charts view ---------------------------------------------------------------------
-class ChartsView(CatchesUp, QWidget):
+class ChartsView(QWidget):
     """Five charts of the controller's training run, kept up to date step by step."""
 
     updated = Signal()       # after each (throttled) redraw; tests wait on it
 
     def __init__(self, controller, parent: QWidget | None = None):
         super().__init__(parent)
+        self.catchup = CatchUp(self, self.catch_up_with)
         self.controller = controller
         self.compression = ChartWidget("Compression", "step", "bytes per token",
                                        empty_text="No training yet: load a corpus and step.")
@@ -138,10 +139,18 @@ class ChartsView(CatchesUp, QWidget):
         """Ask for a redraw soon: throttled (not debounced), so a long play still updates.
 
         A hidden view (another tab in front) only notes it; it catches up when shown."""
-        if self.skip_while_hidden():
+        if self.catchup.skip():
             return
         if not self._redraw.isActive():
             self._redraw.start()
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self.catch_up()
+
+    def catch_up(self) -> None:
+        """Do what was skipped while hidden (shown, or its dock's tab raised)."""
+        self.catchup.catch_up()
 
     def catch_up_with(self) -> None:
         self.schedule()
@@ -183,7 +192,7 @@ class ChartsView(CatchesUp, QWidget):
     # ----- drawing --------------------------------------------------------------------------
     def refresh(self) -> None:
         """Bring the charts up to the trainer's current step and redraw."""
-        if self.skip_while_hidden():
+        if self.catchup.skip():
             return
         t0 = time.perf_counter()
         c = self.controller

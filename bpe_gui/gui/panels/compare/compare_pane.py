@@ -27,7 +27,7 @@ from ...controller.jobs import JobEnd, Outcome
 from ...widgets.flow_layout import FlowBar
 from ...widgets.text_pane import TextPane
 from ...widgets.token_text import TokenTextView, cut_color
-from ...widgets.visibility import CatchesUp
+from ...widgets.visibility import CatchUp
 
 DEBOUNCE_MS = 150
 KINDS = (("current", "Current step"), ("step", "Another step of this run"),
@@ -52,7 +52,7 @@ class _CurrentPageStack(QStackedWidget):
         return page.minimumSizeHint() if page is not None else super().minimumSizeHint()
 
 
-class ComparePane(CatchesUp, QFrame):
+class ComparePane(QFrame):
     """One side: pick the tokenizer (kind + its controls) and show the coloured text."""
 
     changed = Signal()       # this side's tokenizer changed: re-encode
@@ -61,6 +61,7 @@ class ComparePane(CatchesUp, QFrame):
     def __init__(self, controller, name: str, kind: str = "current",
                  parent: QWidget | None = None):
         super().__init__(parent)
+        self.catchup = CatchUp(self, self.catch_up_with)
         self.controller = controller
         self.name = name
         self.training = False    # this side's configuration is being trained
@@ -310,12 +311,20 @@ class ComparePane(CatchesUp, QFrame):
         self._update_labels()
 
     def _on_step(self, *_) -> None:
-        if self.skip_while_hidden():   # another tab in front: catch up when shown
+        if self.catchup.skip():   # another tab in front: catch up when shown
             return
         self._set_step_range()
         self._update_labels()
         if self.kind_key() in ("current", "step"):
             self.changed.emit()
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self.catch_up()
+
+    def catch_up(self) -> None:
+        """Do what was skipped while hidden (shown, or its dock's tab raised)."""
+        self.catchup.catch_up()
 
     def catch_up_with(self) -> None:
         self._on_step()

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (QFileDialog, QLabel, QMenu, QPlainTextEdit,
 
 from ....engine.pretokenize import Pretokenizer
 from ...resources import resources
-from ...theme import colors
+from ...theme import colors, follow_palette
 from ....engine.display import human_size
 from ...models.settings_changes import describe_changes, sample_settings
 from ...widgets.last_folder import in_last_folder, last_folder, remember
@@ -219,12 +219,7 @@ class CorpusEditor(QWidget):
         self.stats_label.setWordWrap(True)
         self.stats_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
         lay.addWidget(self.stats_label)
-        self._restyle()
-
-    def changeEvent(self, event) -> None:
-        if event.type() == event.Type.PaletteChange:
-            self._restyle()
-        super().changeEvent(event)
+        follow_palette(self, self._restyle)
 
     def _restyle(self) -> None:
         col = colors(self)

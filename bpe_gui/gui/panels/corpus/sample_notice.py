@@ -14,7 +14,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QVBoxLayout
 
 from ....engine.trainer import TrainSettings
-from ...theme import colors
+from ...theme import colors, follow_palette
 
 
 def replaces_user_settings(current: TrainSettings, corpus_text: str,
@@ -59,16 +59,13 @@ class SampleNotice(QFrame):
         row.addWidget(self.ok_btn)
         lay.addLayout(row)
         controller.corpusChanged.connect(self._on_corpus_changed)
-        self._restyle()
+        follow_palette(self, self._restyle)
         self.hide()
 
-    def changeEvent(self, event) -> None:
-        if event.type() == event.Type.PaletteChange:
-            self._restyle()
-        super().changeEvent(event)
-
     def _restyle(self) -> None:
-        col = colors(self)
+        # the theme's colours from the application: this frame's own palette is its
+        # style sheet's (a dark notice read itself as dark after a switch to light)
+        col = colors()
         sheet = (f"QFrame#sampleNotice {{ background: {col['info_bg']}; border-radius: 3px; }}"
                  f" QFrame#sampleNotice QLabel {{ color: {col['info_fg']}; }}")
         if sheet != self.styleSheet():   # a new style sheet is itself a palette change

@@ -26,8 +26,8 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QPlain
 
 from ....engine.errors import BPEError
 from ....engine.base import Encoding
-from ...models.encoding import (CharPositions, TokenTexts, char_of_byte, group_parity,
-                               merge_step, split_step, token_kinds, tokens_at,
+from ...models.encoding import (TokenTexts, char_index, char_of_byte, doc_position,
+                               group_parity, merge_step, split_step, token_kinds, tokens_at,
                                utf16_positions, word_numbers)
 from ...models.inherited import new_color
 from ...models.roles import TokenColors
@@ -35,7 +35,7 @@ from ...widgets.flow_layout import FlowBar
 from ...widgets.token_text import TokenHighlighter
 from ...widgets.text_pane import TextPane
 from ...widgets.token_flow import TokenFlow
-from ...widgets.visibility import CatchesUp
+from ...widgets.visibility import CatchUp
 from ...widgets.word_branches import WordColouring
 
 SYNC_CHARS = 20_000        # re-encode right after the keys below this size, else after a pause
@@ -54,9 +54,10 @@ def _tokens_in(offsets, starts, c0: int, c1: int) -> tuple[int, int]:
     return a, z
 
 
-class EncodeView(CatchesUp, CharPositions, QWidget):
+class EncodeView(QWidget):
     def __init__(self, controller, parent=None):
         super().__init__(parent)
+        self.catchup = CatchUp(self, self.catch_up_with)
         self.controller = controller
         self.colors = TokenColors.for_palette(self.palette())
         # training on from a tokenizer: tokens learned here are marked (models/inherited.py)
@@ -188,6 +189,12 @@ class EncodeView(CatchesUp, CharPositions, QWidget):
         self._on_show_ws(True)
 
     # ----- public API (the main window saves/restores the text) -----------------------------
+    def pos_of_char(self, i: int) -> int:
+        return doc_position(self._u16, i)
+
+    def char_of_pos(self, p: int) -> int:
+        return char_index(self._u16, p)
+
     def text(self) -> str:
         return self.edit.toPlainText()
 
@@ -201,11 +208,19 @@ class EncodeView(CatchesUp, CharPositions, QWidget):
         if tok is None and self.controller.training_job:
             return   # the trainer belongs to a job: keep the last tokenizer until it ends
         self.tok = tok
-        if self.skip_while_hidden():
+        if self.catchup.skip():
             return
         self._update_source()
         if not self._follow_step():
             self.encode_now()
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self.catch_up()
+
+    def catch_up(self) -> None:
+        """Do what was skipped while hidden (shown, or its dock's tab raised)."""
+        self.catchup.catch_up()
 
     def catch_up_with(self) -> None:
         self._on_tokenizer_changed()

@@ -25,7 +25,7 @@ from ...widgets.group_titles import fit_titles
 from ...widgets.text_pane import TextPane
 from .timeline_tools import TimelineTools
 from ...controller.training_jobs import has_detail
-from ...widgets.visibility import CatchesUp
+from ...widgets.visibility import CatchUp
 
 PAGE = 200            # candidate pairs fetched per "Show more" (taken again at every step)
 SPEEDS = (1, 2, 3, 5, 8, 12, 20, 30, 60)   # steps per second for Play
@@ -90,16 +90,16 @@ def _fixed_label(text: str = "", lines: int = 1) -> QLabel:
     return lab
 
 
-class MergePanel(CatchesUp, QWidget):
+class MergePanel(QWidget):
     trainRequested = Signal()   # the Train button; the window applies pending settings first
 
     def __init__(self, controller, parent=None):
         super().__init__(parent)
+        self.catchup = CatchUp(self, self.catch_up_with, behind=True)   # nothing shown yet
         self.controller = controller
         self.cache = ReadableCache()
         self.colors = TokenColors.for_palette(self.palette())
         self.limit = PAGE
-        self._behind = True      # nothing shown yet
         self._new_trainer = True
         self._last_rec: MergeStep | None = None
         self._words_of = None    # the trainer whose words the pair model has
@@ -354,6 +354,14 @@ class MergePanel(CatchesUp, QWidget):
         self._refresh_pairs()
 
     # ----- refresh ------------------------------------------------------------------------
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self.catch_up()
+
+    def catch_up(self) -> None:
+        """Do what was skipped while hidden (shown, or its dock's tab raised)."""
+        self.catchup.catch_up()
+
     def catch_up_with(self) -> None:
         self._refresh()
 
@@ -385,7 +393,7 @@ class MergePanel(CatchesUp, QWidget):
         self._update_controls()
         if not self.controller.readable:   # a job runs it: the next look or its end
             return
-        if self.skip_while_hidden():
+        if self.catchup.skip():
             return
         t = self.controller.view()
         if self._new_trainer:

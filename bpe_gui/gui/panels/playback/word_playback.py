@@ -27,15 +27,16 @@ from ...models.roles import TokenColors
 from ...widgets.table_cells import CellTableView
 from ...widgets.text_pane import TextPane
 from ...widgets.token_flow import PARTIAL, PLAIN, TokenFlow
-from ...widgets.visibility import CatchesUp
+from ...widgets.visibility import CatchUp
 
 HINT = ("Click a word in the encode view to see how its tokens are built: the symbols "
         "it starts from, then each learned merge, lowest rank first.")
 
 
-class WordPlayback(CatchesUp, QWidget):
+class WordPlayback(QWidget):
     def __init__(self, controller, parent: QWidget | None = None):
         super().__init__(parent)
+        self.catchup = CatchUp(self, self.catch_up_with)
         self.controller = controller
         self.word: ClickedWord | None = None
         self.playback: Playback | None = None
@@ -143,9 +144,17 @@ class WordPlayback(CatchesUp, QWidget):
 
     # ----- updates --------------------------------------------------------------------------
     def _on_tokenizer_changed(self) -> None:
-        if self.word is None or self.skip_while_hidden():
+        if self.word is None or self.catchup.skip():
             return
         self._recompute(at_end=self.slider.value() == self.slider.maximum())
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self.catch_up()
+
+    def catch_up(self) -> None:
+        """Do what was skipped while hidden (shown, or its dock's tab raised)."""
+        self.catchup.catch_up()
 
     def catch_up_with(self) -> None:
         self._on_tokenizer_changed()

@@ -20,7 +20,7 @@ from ....engine.pretokenize import (compile_pattern, resolve_pattern, special_sp
 from ....engine.trainer import TIE_RULE_LABELS, TrainSettings
 from ...models.settings_changes import describe_changes
 from .inherited_fields import InheritedFields
-from ...theme import colors
+from ...theme import colors, follow_palette
 
 CUSTOM = "custom"
 PREVIEW_TIMEOUT_S = 0.25
@@ -207,7 +207,7 @@ class SettingsPanel(QWidget):
             combo.setMinimumContentsLength(14)
         for radio in (self.byte_radio, self.char_radio):
             radio.setMinimumWidth(40)
-        self._restyle()
+        follow_palette(self, self._restyle)
 
     def _error_label(self) -> QLabel:
         lab = QLabel(wordWrap=True)
@@ -215,11 +215,6 @@ class SettingsPanel(QWidget):
         lab.setTextFormat(Qt.PlainText)
         lab.setVisible(False)
         return lab
-
-    def changeEvent(self, event) -> None:
-        if event.type() == event.Type.PaletteChange:
-            self._restyle()
-        super().changeEvent(event)
 
     def _restyle(self) -> None:
         col = colors(self)

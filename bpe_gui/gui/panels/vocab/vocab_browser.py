@@ -22,19 +22,19 @@ from ...models.vocab_classes import FILTER_LABELS, class_counts, counts_text, fi
 from ...models.vocab_model import MERGE, SPECIAL, VocabEntry, VocabModel
 from ...widgets.fit_columns import FittedTableView
 from ...widgets.text_pane import TextPane
-from ...widgets.visibility import CatchesUp
+from ...widgets.visibility import CatchUp
 
 SEARCH_DEBOUNCE_MS = 120
 LINEAGE_NODE_LIMIT = 2000
 THROTTLE_MS = 150
 
 
-class VocabBrowser(CatchesUp, QWidget):
+class VocabBrowser(QWidget):
     def __init__(self, controller, parent=None):
         super().__init__(parent)
+        self.catchup = CatchUp(self, self.catch_up_with, behind=True)   # nothing shown yet
         self.controller = controller
         self.colors = TokenColors.for_palette(self.palette())
-        self._behind = True      # nothing shown yet
         self._new_source = True
         self._source_key: tuple | None = None
         self._build()
@@ -163,6 +163,14 @@ class VocabBrowser(CatchesUp, QWidget):
             self._new_source = True
             self._refresh()
 
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self.catch_up()
+
+    def catch_up(self) -> None:
+        """Do what was skipped while hidden (shown, or its dock's tab raised)."""
+        self.catchup.catch_up()
+
     def catch_up_with(self) -> None:
         self._refresh()
 
@@ -177,7 +185,7 @@ class VocabBrowser(CatchesUp, QWidget):
         t = c.view()
         if not imported and (c.peeking or (t is None and c.has_trainer)):
             return   # the trainer belongs to a job; catch up when it ends
-        if self.skip_while_hidden():
+        if self.catchup.skip():
             return
         key = ("imported", id(c.imported)) if imported else ("trained", id(t))
         if key != self._source_key:
@@ -203,7 +211,7 @@ class VocabBrowser(CatchesUp, QWidget):
         """Take the classes the controller knows for what is shown (it works out the
         missing ones: at once for a few, by a job for many)."""
         c = self.controller
-        if self.skip_while_hidden():
+        if self.catchup.skip():
             return
         force = bool(self.class_filter.currentData())   # a class asked for: even after Cancel
         if self.model.source == "imported":

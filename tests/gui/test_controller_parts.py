@@ -1,0 +1,129 @@
+"""The controller's parts work on what they declare they use (issue 20): each is built
+here on a stand-in host that has only the members of its Protocol (``__slots__``: a
+part that reads or sets anything else fails), with the other dependencies passed in,
+and checked against the engine used directly."""
+from __future__ import annotations
+
+from PySide6.QtCore import QObject
+
+from bpe_gui.engine.formats import export_tokenizer
+from bpe_gui.engine.trainer import Trainer, TrainSettings, train_bpe
+from bpe_gui.gui.controller.corpus_source import TextCorpus
+from bpe_gui.gui.controller.live import LiveView
+from bpe_gui.gui.controller.opening import Opening
+from bpe_gui.gui.controller.tokenizer_files import TokenizerFiles
+from bpe_gui.gui.controller.training import Training
+
+TEXT = "low lower newest widest low lowest newer wider\n" * 30
+
+
+class Sent:
+    """A signal's stand-in: what was emitted."""
+
+    def __init__(self):
+        self.sent: list[tuple] = []
+
+    def emit(self, *args) -> None:
+        self.sent.append(args)
+
+
+class NotTrainingOn:
+    """The host's train-on part while training from scratch."""
+    active = False
+
+
+class Host:
+    """Members named by TrainingHost, OpeningHost (those save_corpus uses) and
+    TokenizerFilesHost, and nothing else."""
+
+    __slots__ = ("corpus", "settings", "trainer", "stale", "use_imported", "busy",
+                 "imported", "imported_path", "last_export_error", "saved",
+                 "message", "trainerChanged", "trainerStale", "stepChanged",
+                 "tokenizerChanged", "livePeek", "importFinished", "train_on")
+
+    def __init__(self, text: str, settings: TrainSettings):
+        self.corpus, self.settings = TextCorpus(text), settings
+        self.trainer, self.stale, self.use_imported, self.busy = None, True, False, False
+        self.imported = self.imported_path = None
+        self.last_export_error = ""
+        self.train_on = NotTrainingOn()
+        self.saved: list = []
+        for name in ("message", "trainerChanged", "trainerStale", "stepChanged",
+                     "tokenizerChanged", "livePeek", "importFinished"):
+            setattr(self, name, Sent())
+
+    def set_playing(self, on: bool) -> None:
+        pass
+
+    def run_to_target(self) -> bool:
+        return True
+
+    def start(self, job) -> bool:
+        raise AssertionError("a small corpus is built at once, not by a job")
+
+    def trainer_job_ended(self, end) -> None:
+        pass
+
+    def ran(self, label: str) -> None:
+        pass
+
+    def mark_corpus_saved(self, path=None) -> None:
+        self.saved.append(path)
+
+
+def make_training(host: Host, failures: list) -> Training:
+    parent = QObject()
+    part = Training(host, fail=lambda title, e: failures.append((title, str(e))),
+                    stepped=lambda: None, forget_view=lambda: None,
+                    not_utf8=lambda e: failures.append(("not utf-8", e)),
+                    make_room=lambda: None, live=LiveView(parent=parent),
+                    set_phase=lambda label, unit: None, parent=parent)
+    part._keep = parent   # the timer's and live view's parent lives as long as the part
+    return part
+
+
+def test_training_builds_the_trainer_on_its_declared_host(qtbot):
+    settings = TrainSettings(vocab_size=280)
+    host, failures = Host(TEXT, settings), []
+    training = make_training(host, failures)
+    assert training.retrain()
+    assert failures == [] and not host.stale and host.stepChanged.sent == [(0,)]
+    t = host.trainer
+    assert isinstance(t, Trainer) and t.n_steps == 0 and t.settings == settings
+    t.run()
+    vocab, merges = train_bpe(Trainer.from_source(TEXT, settings).table, **_fields(settings))
+    assert t.tokenizer().merges == merges and t.tokenizer().vocab == vocab
+
+
+def test_training_reports_an_empty_corpus_through_fail(qtbot):
+    host, failures = Host("   ", TrainSettings(vocab_size=280)), []
+    assert not make_training(host, failures).retrain()
+    assert [title for title, _ in failures] == ["Empty corpus"] and host.trainer is None
+
+
+def test_tokenizer_files_import_sets_the_host_tokenizer(qtbot, tmp_path):
+    settings = TrainSettings(vocab_size=280)
+    trained = Trainer.from_source(TEXT, settings)
+    trained.run()
+    export_tokenizer(trained.tokenizer(), tmp_path, "hf")
+    host, failures = Host(TEXT, settings), []
+    files = TokenizerFiles(host, lambda title, e: failures.append((title, str(e))))
+    tok = files.import_tokenizer(str(tmp_path / "tokenizer.json"))
+    assert failures == [] and host.imported is tok and host.use_imported
+    assert tok.encode(TEXT) == trained.tokenizer().encode(TEXT)
+    assert files.import_tokenizer(str(tmp_path / "missing.json")) is None
+    assert [title for title, _ in failures] == ["Import failed"]
+
+
+def test_opening_saves_the_host_corpus(qtbot, tmp_path):
+    host, failures = Host(TEXT, TrainSettings()), []
+    opening = Opening(host, fail=lambda title, e: failures.append((title, str(e))),
+                      new_corpus=lambda: None, hold_retrain=lambda: None)
+    out = tmp_path / "corpus.txt"
+    assert opening.save_corpus(str(out))
+    assert out.read_text(encoding="utf-8") == TEXT and host.saved == [str(out)]
+
+
+def _fields(s: TrainSettings) -> dict:
+    return dict(vocab_size=s.vocab_size, special_tokens=list(s.special_tokens), mode=s.mode,
+                pattern=s.pattern, tie_rule=s.tie_rule)
