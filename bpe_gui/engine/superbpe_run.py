@@ -42,7 +42,7 @@ def check_transition(s: TrainSettings, n_initial: int | None = None) -> None:
         raise SettingsError("SuperBPE counts every token of the vocabulary: turn pruning "
                             "off to train it.")
     target = s.num_merges if s.num_merges is not None else \
-        None if n_initial is None else s.vocab_size - n_initial
+        None if n_initial is None or s.vocab_size is None else s.vocab_size - n_initial
     if target is not None and T > target:
         what = f"{s.num_merges:,} merges" if s.num_merges is not None else \
             f"vocabulary {s.vocab_size:,} ({target:,} merges)"
@@ -60,6 +60,7 @@ class SuperBPERun:
         self.stage1 = Trainer(table, replace(s, num_merges=s.superbpe_from, superbpe_from=None))
         check_transition(s, self.stage1.n_initial)
         self.settings, self.table, self.table2 = s, table, table2
+        self._T: int = s.superbpe_from or 0   # check_transition: never None here
         self.stage2: SuperBPETrainer | None = None
         self._two = False        # the current step is in stage 2 (or is T, stage 2 built)
         self.steps: list[MergeStep] = []
@@ -80,19 +81,26 @@ class SuperBPERun:
     @property
     def transition(self) -> int:
         """T: the last stage-1 step (earlier than asked if stage 1 stopped early)."""
-        return self.stage2.n_inherited if self.stage2 is not None else self.settings.superbpe_from
+        return self._s2.n_inherited if self.stage2 is not None else self._T
 
     def stage_of(self, k: int) -> int:
         """1 for steps up to T, 2 after."""
         return 1 if k <= self.transition else 2
 
     @property
+    def _s2(self) -> SuperBPETrainer:
+        t = self.stage2
+        if t is None:   # callers look only once stage 1 is done (_enter2 built it)
+            raise RuntimeError("SuperBPE's stage 2 is not built yet")
+        return t
+
+    @property
     def _t(self) -> Trainer:
-        return self.stage2 if self._two else self.stage1
+        return self._s2 if self._two else self.stage1
 
     def _stage2_settings(self, s: TrainSettings, T: int) -> TrainSettings:
         rest = replace(s, num_merges=None if s.num_merges is None
-                       else s.num_merges - s.superbpe_from)   # as train_superbpe
+                       else s.num_merges - self._T)   # as train_superbpe
         return replace(rest, pattern=ENCODE_PATTERN, superbpe_from=T)
 
     def _enter2(self) -> None:
@@ -102,14 +110,14 @@ class SuperBPERun:
             tok1 = self.stage1.tokenizer()
             self.stage2 = SuperBPETrainer(tok1, self.table2,
                                           self._stage2_settings(self.settings, tok1.n_merges))
-            self.stage2.stage1_steps = tuple(self.stage1.steps)
+            self._s2.stage1_steps = tuple(self.stage1.steps)
         self._two = True
 
     def _sync(self) -> None:
         """``steps``: stage 1's records, then stage 2's renumbered (only the tail that
         changed is redone: steps are made and undone at the end)."""
         s1, steps = self.stage1.steps, self.steps
-        want2 = self.stage2.steps if self._two else []
+        want2 = self._s2.steps if self._two else []
         n1 = len(s1)
         n = n1 + len(want2)
         keep = min(len(steps), n)
@@ -140,10 +148,10 @@ class SuperBPERun:
     def skipped_note(self, k2: int) -> str:
         """One sentence on the pairs stage 2 skipped when they came up after its step
         ``k2`` (stage-2 numbering), or ''."""
-        bad = self.stage2.skipped_before(k2) if self.stage2 is not None else ()
+        bad = self._s2.skipped_before(k2) if self.stage2 is not None else ()
         if not bad:
             return ""
-        vb = self.stage2.vocab_bytes
+        vb = self._s2.vocab_bytes
         shown = sorted(bad)[:3]
         parts = [f"{self.render_pair(p)} ({skip_reason(vb[p[0]] + vb[p[1]])})" for p in shown]
         more = f" and {len(bad) - 3:,} more" if len(bad) > 3 else ""
@@ -155,7 +163,7 @@ class SuperBPERun:
         (always None in stage 1)."""
         if not self._two:
             return None
-        vb = self.stage2.vocab_bytes
+        vb = self._s2.vocab_bytes
         return skip_reason(vb[a] + vb[b])
 
     # ----- state (the active stage's) ---------------------------------------------------
@@ -174,9 +182,9 @@ class SuperBPERun:
     @property
     def target_steps(self) -> int:
         s = self.settings
-        if self.stage2 is not None:
-            return self.transition + self.stage2.target_steps
-        return s.num_merges if s.num_merges is not None else s.vocab_size - self.n_initial
+        if self.stage2 is not None:   # (never None: pruning is refused)
+            return self.transition + (self._s2.target_steps or 0)
+        return s.num_merges if s.num_merges is not None else (s.vocab_size or 0) - self.n_initial
 
     def token(self, i: int) -> bytes:
         return self.vocab_bytes[i]
@@ -205,7 +213,7 @@ class SuperBPERun:
     def next_choice(self, limit: int = 50) -> MergeStep | None:
         if not self._two:
             return self.stage1.next_choice(limit)
-        rec = self.stage2.next_choice(limit)
+        rec = self._s2.next_choice(limit)
         return None if rec is None else self._shift(rec)
 
     def explain(self, rec: MergeStep, tied) -> str:
@@ -214,11 +222,11 @@ class SuperBPERun:
     def stop(self) -> Stop | None:
         if not self._two:
             return None   # stage 1 is not done (it goes on to stage 2 when it is)
-        st = self.stage2.stop()
+        st = self._s2.stop()
         if st is None:
             return None
         return replace(st, sentence=st.sentence.replace(
-            f"at step {self.stage2.n_steps}", f"at step {self.n_steps}", 1))
+            f"at step {self._s2.n_steps}", f"at step {self.n_steps}", 1))
 
     def is_done(self) -> bool:
         return self.stop() is not None
@@ -236,16 +244,16 @@ class SuperBPERun:
             if rec is not None:
                 self._sync()
                 return rec
-        rec = self.stage2.step(detail)
+        rec = self._s2.step(detail)
         if rec is None:
             return None
-        self.stage2.settle()   # the next candidates are what stage 2 may merge
+        self._s2.settle()   # the next candidates are what stage 2 may merge
         self._sync()
         return self.steps[-1]
 
     def undo(self) -> MergeStep | None:
-        if self._two and self.stage2.n_steps > 0:
-            self.stage2.undo()
+        if self._two and self._s2.n_steps > 0:
+            self._s2.undo()
             undone = self.steps[-1]
         else:
             self._two = False
@@ -263,10 +271,10 @@ class SuperBPERun:
             return
         T = self.transition
         if self._two and k >= T:
-            self.stage2.goto(k - T)
+            self._s2.goto(k - T)
         else:
             if self._two:
-                self.stage2.goto(0)
+                self._s2.goto(0)
                 self._two = False
             self.stage1.goto(k)
         self._sync()
@@ -297,8 +305,8 @@ class SuperBPERun:
             self._sync()
         if self._two and goal > self.n_steps and not (cancel is not None and cancel()):
             T = self.transition
-            self.stage2.run(until=goal - T, progress=at(T), cancel=cancel, detail=detail)
-            self.stage2.settle()
+            self._s2.run(until=goal - T, progress=at(T), cancel=cancel, detail=detail)
+            self._s2.settle()
             self._sync()
         return self.steps[start:]
 
@@ -306,8 +314,8 @@ class SuperBPERun:
     def can_retarget(self, settings: TrainSettings) -> bool:
         """Only the vocabulary size or number of merges changed, and the new target is
         still past the transition (stage 1 is not touched)."""
-        keep = {"vocab_size": self.settings.vocab_size, "num_merges": self.settings.num_merges}
-        if replace(settings, **keep) != self.settings:
+        now = self.settings
+        if replace(settings, vocab_size=now.vocab_size, num_merges=now.num_merges) != now:
             return False
         try:
             check_transition(settings.validated(), self.n_initial)
@@ -323,9 +331,9 @@ class SuperBPERun:
         if self.stage2 is not None:
             T = self.transition
             if self._two:
-                self.stage2.retarget(self._stage2_settings(self.settings, T))
+                self._s2.retarget(self._stage2_settings(self.settings, T))
             else:
-                self.stage2.settings = self._stage2_settings(self.settings, T).validated()
+                self._s2.settings = self._stage2_settings(self.settings, T).validated()
             self._sync()
         return self.n_steps
 
@@ -334,7 +342,7 @@ class SuperBPERun:
     def furthest_step(self) -> int:
         if self.stage2 is None:
             return self.stage1.furthest_step
-        return self.transition + self.stage2.furthest_step
+        return self.transition + self._s2.furthest_step
 
     def tokenizer(self, at_step: int | None = None, redo: bool = False) -> Tokenizer:
         """As of step k (default: now): stage 1's up to T, stage 2's after."""
@@ -344,4 +352,4 @@ class SuperBPERun:
             return self.stage1.tokenizer(min(k, T), redo=redo)
         if not self._two and not redo:
             return self.stage1.tokenizer()
-        return self.stage2.tokenizer(k - T, redo=redo or not self._two)
+        return self._s2.tokenizer(k - T, redo=redo or not self._two)

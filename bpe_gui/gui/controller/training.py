@@ -15,6 +15,7 @@ from ...engine.display import human_size
 from .corpus_source import FileCorpus, NotUtf8, TextCorpus
 from .gc_policy import release_freed_memory
 from .jobs import Job
+from .superbpe_training import new_trainer, stage2_table
 from .training_jobs import detail_current, retrain_job
 
 # Corpora smaller than this retrain at once, on the GUI thread, as the user types.
@@ -112,7 +113,8 @@ class Training:
         elif not (self.small() and (to_step or 0) <= SYNC_STEPS):
             return self._start_training(corpus, settings, to_step, to_target)
         try:
-            trainer = Trainer(corpus.build_table(settings), settings)
+            trainer = new_trainer(corpus.build_table(settings), settings,
+                                  stage2_table(corpus, settings))
             if to_step:
                 trainer.goto(to_step, detail=False)
         except BPEError as e:
@@ -132,6 +134,7 @@ class Training:
         (a job owns the trainer meanwhile, so no panel shows it anyway)."""
         c = self.c
         table = self._reusable_table(settings)
+        table2 = stage2_table(source, settings, c.trainer, reuse=table is not None)
         if table is not None:
             source = table
         if isinstance(source, FileCorpus):
@@ -144,7 +147,7 @@ class Training:
         box: dict = {}
         self.live_box = box
         run = retrain_job(source, settings, c.live, box, c.jobs.set_phase,
-                          to_step=to_step, to_target=to_target)
+                          to_step=to_step, to_target=to_target, table2=table2)
         return c.start(Job(label, run, lambda r: self._built(r, label), c.trainer_job_ended,
                            unit="bytes",
                            abandon=True, owns_trainer=True,

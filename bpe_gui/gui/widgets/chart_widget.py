@@ -56,6 +56,10 @@ class ChartWidget(QWidget):
         self._drawn: list[_Drawn] = []
         self._frame = None
         self._hover: tuple[_Drawn, int] | None = None
+        # vertical marker lines (x, label), e.g. SuperBPE's transition; where the last
+        # paint drew them (x pixel, label), for tests and hover
+        self.markers: list[tuple[float, str]] = []
+        self.drawn_markers: list[tuple[float, str]] = []
         self.setMouseTracking(True)
         # three in a row fit the bottom dock of an 800x600 window (issue 21)
         self.setMinimumSize(140, 150)
@@ -78,6 +82,12 @@ class ChartWidget(QWidget):
     def clear(self) -> None:
         self.series.clear()
         self._changed()
+
+    def set_markers(self, markers: list[tuple[float, str]]) -> None:
+        """Vertical lines at these x values, each with a short label at its top."""
+        if markers != self.markers:
+            self.markers = list(markers)
+            self.update()
 
     def set_log(self, x: bool | None = None, y: bool | None = None) -> None:
         if x is not None:
@@ -348,9 +358,36 @@ class ChartWidget(QWidget):
                 for pt in d.pts:
                     p.drawEllipse(pt, r, r)
         p.restore()
+        self._paint_markers(p, plot, X, x0, x1, fm, bg)
         p.setRenderHint(QPainter.Antialiasing, True)
         self._paint_legend(p, plot, fg, bg, colors, fm)
         self._paint_hover(p, plot, fg, bg, colors, fm)
+
+    def _paint_markers(self, p, plot, X, x0, x1, fm, bg) -> None:
+        """Each marker in the x range: a dashed line and its label in a box at the top
+        (left of the line when it would not fit on the right)."""
+        self.drawn_markers = []
+        dark = bg.lightness() < 128
+        col = QColor("#f783ac" if dark else "#c2255c")
+        for x, label in self.markers:
+            ax = math.log10(x) if self.xlog and x > 0 else x
+            if not x0 <= ax <= x1:
+                continue
+            px = X(ax)
+            p.setPen(QPen(col, 1.5, Qt.DashLine))
+            p.drawLine(QPointF(px, plot.top()), QPointF(px, plot.bottom()))
+            self.drawn_markers.append((px, label))
+            if not label:
+                continue
+            text = fm.elidedText(label, Qt.ElideRight, int(plot.width() * 0.6))
+            w, h = fm.horizontalAdvance(text) + 8, fm.height() + 2
+            left = px + 3 if px + 3 + w <= plot.right() else px - 3 - w
+            box = QRectF(left, plot.top() + 2, w, h)
+            fill = QColor(bg)
+            fill.setAlpha(220)
+            p.fillRect(box, fill)
+            p.setPen(col)
+            p.drawText(box, Qt.AlignCenter, text)
 
     def _paint_legend(self, p, plot, fg, bg, colors, fm) -> None:
         if len(self.series) < 2:

@@ -23,6 +23,7 @@ from ...widgets.table_cells import TEXT_MARGIN, CellTableView
 from ...widgets.flow_layout import FlowBar
 from ...widgets.group_titles import fit_titles
 from ...widgets.text_pane import TextPane
+from .stage_marks import StageMarks
 from .timeline_tools import TimelineTools
 from ...controller.training_jobs import has_detail
 from ...widgets.visibility import CatchesUp
@@ -45,6 +46,12 @@ class TimelineView(CellTableView):
     """The timeline table; keyMoved after a key moved the current row (Page Down ...)."""
 
     keyMoved = Signal()
+    marks: StageMarks | None = None   # SuperBPE's transition line (stage_marks.py)
+
+    def paintEvent(self, event) -> None:
+        super().paintEvent(event)
+        if self.marks is not None:
+            self.marks.paint(self)
 
     def keyPressEvent(self, event) -> None:
         before = self.currentIndex()
@@ -223,6 +230,7 @@ class MergePanel(CatchesUp, QWidget):
         self.timeline = TimelineModel(self)
         self.timeline_view = _table(cls=TimelineView)
         self.timeline_view.setObjectName("timelineView")
+        self.timeline_view.marks = StageMarks()
         self.timeline_view.setModel(self.timeline)
         self.timeline_view.fit_columns((0, 3, 3, 0, 0), (0, 72, 72, 0, 0))
         rb = QVBoxLayout(self.timeline_box)
@@ -388,6 +396,8 @@ class MergePanel(CatchesUp, QWidget):
         if self.skip_while_hidden():
             return
         t = self.controller.view()
+        self.timeline_view.marks.set_transition(self.timeline_view,
+                                                t.transition if t is not None else None)
         if self._new_trainer:
             self._new_trainer = False
             self._fit_numbers(t)
