@@ -123,6 +123,9 @@ def test_the_transition_is_marked_on_the_timeline_and_in_the_charts(qtbot, windo
     view.scrollTo(panel.timeline.index(T + 1, 0))
     view.viewport().repaint()
     assert view.marks.drawn_y == view.rowViewportPosition(T + 1)
+    base = view.verticalHeader().defaultSectionSize()
+    assert view.rowHeight(T + 1) == 2 * base   # room for the band, above the row's cells
+    assert {view.rowHeight(k) for k in (1, T, T + 2)} == {base}
     charts = ChartsView(c)   # the window's charts, in front (a dock tab may hide them)
     qtbot.addWidget(charts)
     charts.resize(1200, 600)

@@ -265,12 +265,19 @@ class ChartWidget(QWidget):
         bold.setBold(True)
         p.setFont(bold)
         p.setPen(fg)
+        caption = self._marker_caption()   # in the title row: over the plot it hid data
+        cap_w = fm.horizontalAdvance(caption) + 12 if caption else 0
         # a narrow chart ends its title in "…" rather than cutting it mid-letter
-        title = QFontMetrics(bold).elidedText(self.title, Qt.ElideRight, self.width() - 16)
+        title = QFontMetrics(bold).elidedText(self.title, Qt.ElideRight,
+                                              self.width() - 16 - cap_w)
         p.drawText(QRectF(8, 6, self.width() - 16, fm.height() + 2),
                    Qt.AlignLeft | Qt.AlignVCenter, title)
         p.setFont(self.font())
-        if self.note:
+        if caption:
+            p.setPen(self._marker_color(bg))
+            p.drawText(QRectF(8, 6, self.width() - 16, fm.height() + 2),
+                       Qt.AlignRight | Qt.AlignVCenter, caption)
+        elif self.note:
             faint = QColor(fg)
             faint.setAlpha(150)
             p.setPen(faint)
@@ -363,31 +370,39 @@ class ChartWidget(QWidget):
         self._paint_legend(p, plot, fg, bg, colors, fm)
         self._paint_hover(p, plot, fg, bg, colors, fm)
 
-    def _paint_markers(self, p, plot, X, x0, x1, fm, bg) -> None:
-        """Each marker in the x range: a dashed line and its label in a box at the top
-        (left of the line when it would not fit on the right)."""
-        self.drawn_markers = []
-        dark = bg.lightness() < 128
-        col = QColor("#f783ac" if dark else "#c2255c")
+    @staticmethod
+    def _marker_color(bg: QColor) -> QColor:
+        return QColor("#f783ac" if bg.lightness() < 128 else "#c2255c")
+
+    def _markers_in_range(self) -> list[tuple[float, str]]:
+        """The markers inside the data's x range, in axis space (log10 on a log axis)."""
+        lay = self._prepare()
+        if lay is None:
+            return []
+        _, (x0, x1, _, _), _ = lay
+        out = []
         for x, label in self.markers:
             ax = math.log10(x) if self.xlog and x > 0 else x
-            if not x0 <= ax <= x1:
-                continue
+            if x0 <= ax <= x1:
+                out.append((ax, label))
+        return out
+
+    def _marker_caption(self) -> str:
+        """The markers' labels, shown in the title row in the markers' colour, led by a
+        dashed-line glyph."""
+        labels = [label for _, label in self._markers_in_range() if label]
+        return "┆ " + "; ".join(labels) if labels else ""
+
+    def _paint_markers(self, p, plot, X, x0, x1, fm, bg) -> None:
+        """Each marker in the x range: a dashed line across the plot (its label is in
+        the title row)."""
+        self.drawn_markers = []
+        col = self._marker_color(bg)
+        for ax, label in self._markers_in_range():
             px = X(ax)
             p.setPen(QPen(col, 1.5, Qt.DashLine))
             p.drawLine(QPointF(px, plot.top()), QPointF(px, plot.bottom()))
             self.drawn_markers.append((px, label))
-            if not label:
-                continue
-            text = fm.elidedText(label, Qt.ElideRight, int(plot.width() * 0.6))
-            w, h = fm.horizontalAdvance(text) + 8, fm.height() + 2
-            left = px + 3 if px + 3 + w <= plot.right() else px - 3 - w
-            box = QRectF(left, plot.top() + 2, w, h)
-            fill = QColor(bg)
-            fill.setAlpha(220)
-            p.fillRect(box, fill)
-            p.setPen(col)
-            p.drawText(box, Qt.AlignCenter, text)
 
     def _paint_legend(self, p, plot, fg, bg, colors, fm) -> None:
         if len(self.series) < 2:

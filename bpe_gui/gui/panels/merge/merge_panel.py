@@ -396,8 +396,6 @@ class MergePanel(CatchesUp, QWidget):
         if self.skip_while_hidden():
             return
         t = self.controller.view()
-        self.timeline_view.marks.set_transition(self.timeline_view,
-                                                t.transition if t is not None else None)
         if self._new_trainer:
             self._new_trainer = False
             self._fit_numbers(t)
@@ -412,6 +410,8 @@ class MergePanel(CatchesUp, QWidget):
                 self.goto_spin.setMaximum(10_000_000)
         elif t is not None:
             self.timeline.sync(t.steps)
+        self.timeline_view.marks.sync(self.timeline_view,   # SuperBPE's stage line
+                                      t.transition if t is not None else None)
         self._sync_timeline_selection()
         self._refresh_pairs()
         self._refresh_last()
