@@ -265,11 +265,15 @@ class ChartWidget(QWidget):
         bold.setBold(True)
         p.setFont(bold)
         p.setPen(fg)
-        caption = self._marker_caption()   # in the title row: over the plot it hid data
+        # the markers' caption in the title row (over the plot it hid data); the title
+        # keeps most of the row in a narrow chart, the caption gets what is left
+        room = self.width() - 16
+        title_w = min(QFontMetrics(bold).horizontalAdvance(self.title), int(room * 0.6))
+        caption = fm.elidedText(self._marker_caption(), Qt.ElideRight, room - title_w - 12)
+        caption = "" if len(caption) < 4 else caption   # only "┆ …": leave it out
         cap_w = fm.horizontalAdvance(caption) + 12 if caption else 0
         # a narrow chart ends its title in "…" rather than cutting it mid-letter
-        title = QFontMetrics(bold).elidedText(self.title, Qt.ElideRight,
-                                              self.width() - 16 - cap_w)
+        title = QFontMetrics(bold).elidedText(self.title, Qt.ElideRight, room - cap_w)
         p.drawText(QRectF(8, 6, self.width() - 16, fm.height() + 2),
                    Qt.AlignLeft | Qt.AlignVCenter, title)
         p.setFont(self.font())

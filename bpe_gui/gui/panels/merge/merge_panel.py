@@ -517,6 +517,10 @@ class MergePanel(CatchesUp, QWidget):
         if t.settings.prune:
             vocab += " live tokens (pruning on)"
         rule = TIE_RULE_LABELS.get(t.settings.tie_rule, t.settings.tie_rule)
+        if t.transition is not None:   # SuperBPE: which stage this step is in
+            T = t.transition
+            rule += (f" · SuperBPE stage 2 (from step {T:,})" if t.n_steps > T else
+                     f" · SuperBPE stage 1 (stage 2 from step {T:,})")
         early = t.stopped_early()
         if early:   # "Step 15 of 18" alone read as if 3 more steps were to come
             self.status.setText(f"Done at step {t.n_steps:,} of {target:,}: {early} · "
