@@ -116,8 +116,8 @@ class SuperBPEBox(QGroupBox):
                               "(superwords).")
         else:
             share = f" ({at / s.vocab_size:.0%} of {s.vocab_size:,})" if s.vocab_size else ""
-            self.hint.setText(f"Stage 2 starts with {at:,} tokens{share} and adds "
-                              f"{max((s.vocab_size or 0) - at, 0):,}, superwords among them.")
+            self.hint.setText(f"Stage 2 starts at {at:,} tokens{share} and adds "
+                              f"{max((s.vocab_size or 0) - at, 0):,} (superwords among them).")
 
     def settings_with(self, s: TrainSettings) -> TrainSettings:
         return replace(s, superbpe_from=self.value())
