@@ -7,15 +7,18 @@ tokenizer.json export."""
 from __future__ import annotations
 
 import lzma
+import threading
 from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
 
 from bpe_gui.engine.superbpe import skipped, train_superbpe
+from bpe_gui.engine.superbpe_run import SuperBPERun
 from bpe_gui.engine.trainer import TrainSettings
 from bpe_gui.gui.controller import training
 from bpe_gui.gui.panels.charts.charts import ChartsView
+from bpe_gui.gui.panels.compare.compare_view import CompareView
 from bpe_gui.gui.panels.vocab.vocab_browser import VocabBrowser
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "corpora" / "en-tinyshakespeare.txt.xz"
@@ -102,16 +105,35 @@ def test_training_through_the_window_equals_the_engine(qtbot, window, ready, mon
     assert c.view().steps[-1].reason   # the step on show has its detail
 
 
-def test_a_superbpe_training_can_be_cancelled(qtbot, window, ready, monkeypatch):
+def test_a_superbpe_training_can_be_cancelled(qtbot, window, monkeypatch):
+    """Cancel while the job merges: it stops there and keeps its merges. (The job waits
+    after its first progress report until the window has pressed Cancel: on a busy
+    machine a 40 KB corpus trained to the end before Cancel came.)"""
     c = window.controller
     monkeypatch.setattr(training, "SYNC_CHARS", 1000)
+    gate = threading.Event()
+    run = SuperBPERun.run
+
+    def held_run(self, until=None, progress=None, cancel=None, detail=True):
+        def report(done, total):
+            progress(done, total)
+            gate.wait(20)
+        return run(self, until, report if progress else None, cancel, detail)
+    monkeypatch.setattr(SuperBPERun, "run", held_run)
     c.set_corpus_text(TEXT)
     c.set_settings(TrainSettings(vocab_size=VOCAB, superbpe_from=T))
-    c.progress.connect(lambda *_: c.cancel())   # at the first sign of progress
+
+    def cancel(*_):
+        c.cancel()
+        gate.set()
+    c.progress.connect(cancel)
+    said = []
+    c.message.connect(said.append)
     assert c.train()
     qtbot.waitUntil(lambda: not c.busy, timeout=60_000)
     v = c.view()
-    assert v is None or v.n_steps < VOCAB - 256
+    assert v is not None and 0 < v.n_steps < VOCAB - 256   # stopped, merges kept
+    assert any(f"cancelled at step {v.n_steps:,}" in m for m in said), said
 
 
 def test_the_transition_is_marked_on_the_timeline_and_in_the_charts(qtbot, window, ready,
@@ -236,3 +258,25 @@ def test_the_export_loads_in_plain_tokenizers_with_the_same_ids(qtbot, window, r
     for text in (HELD_OUT, TEXT[:5000], "Note: the king is dead and so on 12345\n\n  x"):
         assert hf.encode(text).ids == tok.encode(text)
     assert len(tok.encode(HELD_OUT)) < len(c.view().tokenizer(at_step=T).encode(HELD_OUT))
+
+
+@pytest.mark.regression
+def test_compare_trains_plain_bpe_beside_a_superbpe_run(qtbot, window, ready):
+    """The compare view's other configuration copied the SuperBPE setting, and training
+    it failed ("SuperBPE trains in two stages...")."""
+    c = window.controller
+    c.set_corpus_text(TEXT)
+    assert c.set_settings(TrainSettings(vocab_size=VOCAB, superbpe_from=T))
+    ready(c, timeout=60_000)
+    view = CompareView(c)
+    qtbot.addWidget(view)
+    view.show()
+    pane = view.pane_b
+    pane.set_kind("trained")
+    pane.t_vocab.setValue(VOCAB)
+    errors = []
+    c.errorOccurred.connect(lambda *a: errors.append(a))
+    with qtbot.waitSignal(pane.trained, timeout=60_000):
+        qtbot.mouseClick(pane.train_btn, Qt.LeftButton)
+    assert not errors and "Trained" in pane.train_status.text()
+    assert pane.form_settings().superbpe_from is None
