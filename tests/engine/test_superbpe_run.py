@@ -107,3 +107,15 @@ def test_retarget_keeps_the_merges():
     assert run.n_steps == 170 and _merges(run.steps)[:150] == want
     below = TrainSettings(num_merges=80, superbpe_from=90, special_tokens=(EOT,))
     assert not run.can_retarget(below)
+
+
+@pytest.mark.regression
+def test_stage_2_rules_have_their_own_names():
+    """Word playback called stage 2's "words and spaces" rule "digits" (the \\p{N} in
+    its look-ahead) and its "spaces before whitespace" rule "non-whitespace"."""
+    from bpe_gui.engine.branches import pattern_branches
+    from bpe_gui.engine.superbpe import TRAIN_PATTERN
+    for pattern in (ENCODE_PATTERN, TRAIN_PATTERN):
+        names = [b.name for b in pattern_branches(pattern)]
+        assert names[:4] == ["digits, up to 3", "punctuation run", "spaces before whitespace",
+                             "words and spaces"]
