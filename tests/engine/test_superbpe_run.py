@@ -119,3 +119,15 @@ def test_stage_2_rules_have_their_own_names():
         names = [b.name for b in pattern_branches(pattern)]
         assert names[:4] == ["digits, up to 3", "punctuation run", "spaces before whitespace",
                              "words and spaces"]
+
+
+def test_prepare_builds_stage_2_and_changes_nothing_else():
+    s = _settings()
+    run = SuperBPERun.from_text(TEXT, s)
+    run.goto(40)
+    run.prepare()
+    assert run.stage2 is not None and run.n_steps == 40 and run.next_choice().index == 41
+    run.run(detail=False)
+    ref = SuperBPERun.from_text(TEXT, s)
+    ref.run(detail=False)
+    assert _merges(run.steps) == _merges(ref.steps)

@@ -55,7 +55,11 @@ def new_trainer(table: PretokenTable, settings: TrainSettings, table2: TableFn,
         return Trainer(table, settings)
     if phase is not None:
         phase("Pre-tokenizing for stage 2 (no split at spaces)", "bytes")
-    return SuperBPERun(table, table2(progress, cancelled), settings)
+    run = SuperBPERun(table, table2(progress, cancelled), settings)
+    if phase is not None:
+        phase("Preparing stage 2", "")
+    run.prepare(cancelled)   # here, not at the step that first crosses T
+    return run
 
 
 def is_superbpe(trainer) -> bool:
