@@ -282,3 +282,19 @@ def test_compare_trains_plain_bpe_beside_a_superbpe_run(qtbot, window, ready):
         qtbot.mouseClick(pane.train_btn, Qt.LeftButton)
     assert not errors and "Trained" in pane.train_status.text()
     assert pane.form_settings().superbpe_from is None
+
+
+def test_the_encode_view_follows_steps_across_the_transition(qtbot, window, ready,
+                                                            monkeypatch):
+    """Stage 2 cuts text into other words: across T the view encodes again instead of
+    applying the merge to stage 1's words; within a stage it follows merge by merge."""
+    c, _ = _train(qtbot, window, ready, job=False, monkeypatch=monkeypatch)
+    # the superwords of the first stage-2 steps, and text around them
+    text = " ".join(s.token.decode() for s in c.view().steps[T:T + 4]) + " " + HELD_OUT
+    enc = window.encode_view
+    enc.set_text(text)
+    enc.encode_now()
+    for k in (T - 2, T - 1, T, T + 1, T + 2, T + 1, T, T - 1, T + 3):
+        assert c.goto(k)
+        assert enc.encoding.ids == c.tokenizer().encode(text), k
+    assert c.goto(T + 4) and enc.last_mode == "step"   # within stage 2: merge by merge
