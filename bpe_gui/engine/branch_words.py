@@ -101,9 +101,26 @@ _SPELLINGS = [
     (r" ?[^\s\p{L}\p{N}]+[\r\n]*", *_PUNCT_CRLF),
     (r"\s*[\r\n]+", "line breaks", "whitespace ending in one or more line breaks", ""),
 ]
+# SuperBPE's stage 2 (superbpe.py): the reference's split regex, its matches and the
+# text between them (ENCODE_PATTERN; TRAIN_PATTERN is the same within a line)
+_SB_PUNCT = ("punctuation run", "an optional space, two or more punctuation marks or "
+             "symbols, and the line breaks or slashes right after them", "")
+_SB_TEXT = ("words and spaces", "everything up to the next digit, run of two punctuation "
+            "marks, or spaces before whitespace: words with their single spaces and "
+            "punctuation marks, so one piece holds many words (SuperBPE's stage 2)",
+            "it stops before a digit, a run of punctuation or spaces before whitespace")
+_SUPERBPE = [
+    (r" ?[^\s\p{L}\p{N}]{2,}[\r\n/]*", *_SB_PUNCT),
+    (r" ?[^\s\p{L}\p{N}]{2,}[\r/]*\n?", *_SB_PUNCT),
+    (r" +(?!\S)", "spaces before whitespace", "spaces followed by other whitespace (or the "
+     "end of the text): they do not join the next word", ""),
+    (r"(?:(?!\p{N}| ?[^\s\p{L}\p{N}]{2}| +(?!\S))[\s\S])+", *_SB_TEXT),
+    (r"(?:(?!\p{N}| ?[^\s\p{L}\p{N}]{2}| +(?!\S))[^\n])+\n?", _SB_TEXT[0],
+     _SB_TEXT[1] + ", within one line (training reads line by line)", _SB_TEXT[2]),
+]
 # Any preset alternative, by its text: a custom pattern built from them reads the same.
 _KNOWN: dict[str, tuple[str, str, str]] = {}
-for _rows in [*PRESET_WORDS.values(), _SPELLINGS]:
+for _rows in [*PRESET_WORDS.values(), _SPELLINGS, _SUPERBPE]:
     for _src, *_words in _rows:
         _KNOWN.setdefault(_src, tuple(_words))  # type: ignore[arg-type]
 

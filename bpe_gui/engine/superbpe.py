@@ -62,6 +62,18 @@ def skipped(token: bytes) -> bool:
     return b": " in token or sum(1 for w in token.split(b" ") if w) > MAX_WORDS
 
 
+def skip_reason(token: bytes) -> str | None:
+    """Why stage 2 never makes ``token``, in a few words, or None if it may.
+
+    Example: skip_reason(b"note: the") -> 'it would hold ": "';
+    skip_reason(b" a b c d e") -> 'it would hold 5 words (at most 4)'
+    """
+    if b": " in token:
+        return 'it would hold ": "'
+    n = sum(1 for w in token.split(b" ") if w)
+    return f"it would hold {n} words (at most {MAX_WORDS})" if n > MAX_WORDS else None
+
+
 class SuperBPETrainer(InheritedTrainer):
     """Stage 2: trains on from the stage-1 tokenizer (its first T merges) over words cut
     by :data:`TRAIN_PATTERN`; the tokenizers it gives use :data:`ENCODE_PATTERN`.
@@ -153,6 +165,16 @@ class SuperBPETrainer(InheritedTrainer):
             self.core.run(at - self.core.n_steps, 1)
             if bad is not None:
                 self._rebuild(bad, at)
+
+    def skipped_before(self, k: int) -> frozenset:
+        """The pairs (ids) stage 2 cut because they came up for step k + 1 (stage-2
+        steps; empty when none did). Their tokens are the vocabulary's as of step k."""
+        return frozenset().union(*(bad for at, bad in self._log if at == k))
+
+    def settle(self) -> None:
+        """Cut the skipped pairs that are at the top now (step does it anyway before
+        merging), so ``next_choice`` and ``top_pairs`` show the pair stage 2 takes."""
+        self._settle()
 
     # ----- stepping -----------------------------------------------------------------
     def step(self, detail: bool = True):

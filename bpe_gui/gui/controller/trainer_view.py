@@ -24,11 +24,12 @@ Example::
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Sequence
+from dataclasses import dataclass, field
+from typing import Mapping, Sequence
 
 from ...engine.tokenizer import Tokenizer
 from ...engine.trainer import MergeStep, PairRow, Trainer, TrainSettings
+from .superbpe_training import is_superbpe
 
 PART_OF_WORDS = 20_000   # corpus words the pair table's hints look through
 
@@ -45,6 +46,8 @@ class PairSnapshot:
     n_tied: int = 0           # pairs sharing the top count (all of them, not only shown)
     limit: int = 0            # how many rows were asked for
     done: bool = False        # training cannot go on (target reached / nothing left)
+    # SuperBPE's stage 2: rows it will never merge, and why (superbpe.skip_reason)
+    skipped: Mapping[tuple[int, int], str] = field(default_factory=dict)
 
     @property
     def maybe_more(self) -> bool:
@@ -173,8 +176,24 @@ class TrainerView:
         rows = tuple(t.top_pairs(limit))
         top = rows[0].count if rows else 0
         n_tied = t.tied_now(1)[0] if rows else 0
+        skipped = {}
+        if is_superbpe(t):
+            skipped = {(r.a, r.b): why for r in rows if (why := t.skip_reason(r.a, r.b))}
         return PairSnapshot(rows, tuple(t.vocab_bytes), t.n_steps, top, n_tied, limit,
-                            t.is_done())
+                            t.is_done(), skipped)
+
+    # ----- SuperBPE (superbpe_training.py) -----------------------------------------------
+    @property
+    def transition(self) -> int | None:
+        """SuperBPE: the last step of stage 1 (stage 2's superwords come after it);
+        None for ordinary training."""
+        return self._t.transition if is_superbpe(self._t) else None
+
+    def same_pretokenizer(self, j: int, k: int) -> bool:
+        """Steps j and k cut text with the same pattern (not across SuperBPE's
+        transition), so an encoding can follow from one to the other merge by merge."""
+        T = self.transition
+        return T is None or (j <= T) == (k <= T)
 
     def first_words(self, n: int = PART_OF_WORDS) -> list[str]:
         """The text of the corpus's first ``n`` words (for the pair table's "part of 中"

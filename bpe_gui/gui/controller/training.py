@@ -20,6 +20,7 @@ from .corpus_source import TABLE_NAME, Corpus, FileCorpus, NotUtf8, TextCorpus
 from .gc_policy import release_freed_memory
 from .jobs import Job, JobEnd
 from .live import LiveView
+from .superbpe_training import new_trainer, stage2_table
 from .train_on import TrainOn
 from .training_jobs import detail_current, retrain_job
 
@@ -158,7 +159,7 @@ class Training:
         elif not (self.small() and (to_step or 0) <= SYNC_STEPS):
             return self._start_training(corpus, settings, to_step, to_target)
         try:
-            trainer = Trainer.from_source(corpus.source, settings, where=TABLE_NAME)
+            trainer = new_trainer(corpus.source, settings, stage2_table(corpus, settings))
             if to_step:
                 trainer.goto(to_step, detail=False)
         except BPEError as e:
@@ -187,6 +188,7 @@ class Training:
         (a job owns the trainer meanwhile, so no panel shows it anyway)."""
         c = self.c
         table = self._reusable_table(settings)
+        table2 = stage2_table(source, settings, c.trainer, reuse=table is not None)
         if table is not None:
             source = table
         if isinstance(source, FileCorpus):
@@ -199,7 +201,7 @@ class Training:
         box: dict = {}
         self.live_box = box
         run = retrain_job(source, settings, self._live, box, self._set_phase,
-                          to_step=to_step, to_target=to_target)
+                          to_step=to_step, to_target=to_target, table2=table2)
         return c.start(Job(label, run, lambda r: self._built(r, label), c.trainer_job_ended,
                            unit="bytes",
                            abandon=True, owns_trainer=True,

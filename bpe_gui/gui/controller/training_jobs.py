@@ -17,7 +17,8 @@ from ...engine.errors import Cancelled
 from ...engine.table import PretokenTable
 from ...engine.errors import NotUTF8Error
 from ...engine.trainer import Trainer, TrainSettings
-from .corpus_source import TABLE_NAME, Corpus, NotUtf8
+from .corpus_source import Corpus, NotUtf8
+from .superbpe_training import TableFn, new_trainer
 
 
 def has_detail(rec) -> bool:
@@ -52,17 +53,17 @@ def run_job(t: Trainer, until: int | None, live) -> Callable:
 
 def retrain_job(source: Corpus | PretokenTable, settings: TrainSettings, live, box: dict,
                 phase: Callable[[str, str], None], to_step: int | None = None,
-                to_target: bool = False) -> Callable:
+                to_target: bool = False, table2: TableFn | None = None) -> Callable:
     """Pre-tokenize the corpus (text, or files streamed in blocks; a word-count table, or
     the trainer's own table when it still fits, is used as it is) into a new trainer,
     then run it to ``to_step`` or the target: the Trainer, or NotUtf8 for a file found
     not to be UTF-8 past its preview. Once it starts merging, the trainer is published
-    in ``box`` so the window can follow it (and keep it on Cancel)."""
+    in ``box`` so the window can follow it (and keep it on Cancel). ``table2``: how to
+    get SuperBPE's stage-2 table when the settings ask for it (superbpe_training.py)."""
     def job(progress, cancelled):
         try:
-            trainer = Trainer.from_source(
-                source if isinstance(source, PretokenTable) else source.source, settings,
-                progress, cancelled, where=TABLE_NAME)
+            trainer = new_trainer(source if isinstance(source, PretokenTable) else source.source,
+                                  settings, table2, progress, cancelled, phase)
         except NotUTF8Error as e:   # found past the preview: offer another encoding
             return NotUtf8.of(e, source.paths)
         if to_step or to_target:

@@ -50,7 +50,8 @@ class PairTableModel(HeaderedTableModel):
             "The new token the merge would add",
             "How often the pair occurs, weighted by word frequency",
             "next: the pair merged at the next step (it won the tie, if any); tied: the "
-            "same count as it, the tie rule ranked it lower")
+            "same count as it, the tie rule ranked it lower; skipped: SuperBPE's stage 2 "
+            "never merges it (\": \" or more than 4 words)")
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -132,6 +133,8 @@ class PairTableModel(HeaderedTableModel):
     def tie_label(self, row: PairRow) -> str:
         if self.snapshot.done:
             return ""
+        if (row.a, row.b) in self.snapshot.skipped:
+            return "skipped"
         if row.rank == 1:
             return "next"
         return "tied" if self.is_tied(row) else ""
@@ -171,6 +174,10 @@ class PairTableModel(HeaderedTableModel):
             merged = vocab[row.a] + vocab[row.b] if len(vocab) > max(row.a, row.b) else b""
             ch = part_of(merged, self.words) if merged else None
             hint = f"\npart of the character {ch} (U+{ord(ch):04X})" if ch else ""
+            why = self.snapshot.skipped.get((row.a, row.b))
+            if why:
+                hint += (f"\nSuperBPE stage 2 never merges it: {why}. When it comes up, "
+                         "the words are cut between its two tokens.")
             return (f"Rank {row.rank}: {lt} + {rt} → {mt}\n"
                     f"ids {row.a} + {row.b}, count {row.count:,}{hint}")
         return self.visual_data(r, col, role)

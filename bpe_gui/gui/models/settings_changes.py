@@ -16,7 +16,8 @@ REAL_CORPUS_SETTINGS = TrainSettings()
 FIELD_NAMES = {"vocab_size": "vocab size", "num_merges": "merges", "mode": "mode",
                "end_of_word": "</w> position", "pattern": "pre-tokenizer",
                "special_tokens": "special tokens", "tie_rule": "tie rule",
-               "min_frequency": "min frequency", "prune": "pruning"}
+               "min_frequency": "min frequency", "prune": "pruning",
+               "superbpe_from": "SuperBPE stage 2 from step"}
 
 
 def describe_changes(old: TrainSettings, new: TrainSettings) -> list[str]:

@@ -56,6 +56,10 @@ class ChartWidget(QWidget):
         self._drawn: list[_Drawn] = []
         self._frame = None
         self._hover: tuple[_Drawn, int] | None = None
+        # vertical marker lines (x, label), e.g. SuperBPE's transition; where the last
+        # paint drew them (x pixel, label), for tests and hover
+        self.markers: list[tuple[float, str]] = []
+        self.drawn_markers: list[tuple[float, str]] = []
         self.setMouseTracking(True)
         # three in a row fit the bottom dock of an 800x600 window (issue 21)
         self.setMinimumSize(140, 150)
@@ -78,6 +82,12 @@ class ChartWidget(QWidget):
     def clear(self) -> None:
         self.series.clear()
         self._changed()
+
+    def set_markers(self, markers: list[tuple[float, str]]) -> None:
+        """Vertical lines at these x values, each with a short label at its top."""
+        if markers != self.markers:
+            self.markers = list(markers)
+            self.update()
 
     def set_log(self, x: bool | None = None, y: bool | None = None) -> None:
         if x is not None:
@@ -255,12 +265,23 @@ class ChartWidget(QWidget):
         bold.setBold(True)
         p.setFont(bold)
         p.setPen(fg)
+        # the markers' caption in the title row (over the plot it hid data); the title
+        # keeps most of the row in a narrow chart, the caption gets what is left
+        room = self.width() - 16
+        title_w = min(QFontMetrics(bold).horizontalAdvance(self.title), int(room * 0.6))
+        caption = fm.elidedText(self._marker_caption(), Qt.ElideRight, room - title_w - 12)
+        caption = "" if len(caption) < 4 else caption   # only "┆ …": leave it out
+        cap_w = fm.horizontalAdvance(caption) + 12 if caption else 0
         # a narrow chart ends its title in "…" rather than cutting it mid-letter
-        title = QFontMetrics(bold).elidedText(self.title, Qt.ElideRight, self.width() - 16)
+        title = QFontMetrics(bold).elidedText(self.title, Qt.ElideRight, room - cap_w)
         p.drawText(QRectF(8, 6, self.width() - 16, fm.height() + 2),
                    Qt.AlignLeft | Qt.AlignVCenter, title)
         p.setFont(self.font())
-        if self.note:
+        if caption:
+            p.setPen(self._marker_color(bg))
+            p.drawText(QRectF(8, 6, self.width() - 16, fm.height() + 2),
+                       Qt.AlignRight | Qt.AlignVCenter, caption)
+        elif self.note:
             faint = QColor(fg)
             faint.setAlpha(150)
             p.setPen(faint)
@@ -348,9 +369,44 @@ class ChartWidget(QWidget):
                 for pt in d.pts:
                     p.drawEllipse(pt, r, r)
         p.restore()
+        self._paint_markers(p, plot, X, x0, x1, fm, bg)
         p.setRenderHint(QPainter.Antialiasing, True)
         self._paint_legend(p, plot, fg, bg, colors, fm)
         self._paint_hover(p, plot, fg, bg, colors, fm)
+
+    @staticmethod
+    def _marker_color(bg: QColor) -> QColor:
+        return QColor("#f783ac" if bg.lightness() < 128 else "#c2255c")
+
+    def _markers_in_range(self) -> list[tuple[float, str]]:
+        """The markers inside the data's x range, in axis space (log10 on a log axis)."""
+        lay = self._prepare()
+        if lay is None:
+            return []
+        _, (x0, x1, _, _), _ = lay
+        out = []
+        for x, label in self.markers:
+            ax = math.log10(x) if self.xlog and x > 0 else x
+            if x0 <= ax <= x1:
+                out.append((ax, label))
+        return out
+
+    def _marker_caption(self) -> str:
+        """The markers' labels, shown in the title row in the markers' colour, led by a
+        dashed-line glyph."""
+        labels = [label for _, label in self._markers_in_range() if label]
+        return "┆ " + "; ".join(labels) if labels else ""
+
+    def _paint_markers(self, p, plot, X, x0, x1, fm, bg) -> None:
+        """Each marker in the x range: a dashed line across the plot (its label is in
+        the title row)."""
+        self.drawn_markers = []
+        col = self._marker_color(bg)
+        for ax, label in self._markers_in_range():
+            px = X(ax)
+            p.setPen(QPen(col, 1.5, Qt.DashLine))
+            p.drawLine(QPointF(px, plot.top()), QPointF(px, plot.bottom()))
+            self.drawn_markers.append((px, label))
 
     def _paint_legend(self, p, plot, fg, bg, colors, fm) -> None:
         if len(self.series) < 2:

@@ -223,6 +223,10 @@ class ChartsView(QWidget):
         else:
             self.zipf.note = "updates when the run ends"
             self.zipf.update()
+        T = run.view.transition   # SuperBPE: the line between the stages
+        marks = [(T, f"stage 2 from {T:,}")] if T is not None else []
+        for chart in (self.compression, self.renyi, self.pair_count):
+            chart.set_markers(marks)
         self._update_held_series()
         if self._held is not None and not c.busy:
             self._queue_held_samples()

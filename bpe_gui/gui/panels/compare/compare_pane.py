@@ -370,10 +370,11 @@ class ComparePane(QFrame):
             self.t_vocab.setValue(s.vocab_size or 1000)
 
     def form_settings(self) -> TrainSettings:
-        """A copy of the current settings with the form's mode, pattern, size and tie rule."""
+        """A copy of the current settings with the form's mode, pattern, size and tie rule
+        (plain BPE: a SuperBPE run is compared with the ordinary BPE of the same size)."""
         return replace(self.controller.settings, mode=self.t_mode.currentData(),
                        pattern=self.t_pattern.currentData(), vocab_size=self.t_vocab.value(),
-                       num_merges=None, tie_rule=self.t_tie.currentData())
+                       num_merges=None, tie_rule=self.t_tie.currentData(), superbpe_from=None)
 
     def _form_edited(self, *_) -> None:
         if self._trained_settings is not None and not self.training:

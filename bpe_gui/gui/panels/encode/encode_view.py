@@ -327,6 +327,8 @@ class EncodeView(QWidget):
         k, new_k = self._step, t.n_steps
         if new_k == k or abs(new_k - k) > MAX_STEP_DELTA:
             return False
+        if not t.same_pretokenizer(k, new_k):   # SuperBPE's transition: other words
+            return False
         common = min(k, new_k)
         if common and t.steps[common - 1].pair != self._records[common - 1].pair:
             return False

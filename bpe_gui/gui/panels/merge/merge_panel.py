@@ -23,6 +23,7 @@ from ...widgets.table_cells import TEXT_MARGIN, CellTableView
 from ...widgets.flow_layout import FlowBar
 from ...widgets.group_titles import fit_titles
 from ...widgets.text_pane import TextPane
+from .stage_marks import StageMarks
 from .timeline_tools import TimelineTools
 from ...controller.training_jobs import has_detail
 from ...widgets.visibility import CatchUp
@@ -45,6 +46,12 @@ class TimelineView(CellTableView):
     """The timeline table; keyMoved after a key moved the current row (Page Down ...)."""
 
     keyMoved = Signal()
+    marks: StageMarks | None = None   # SuperBPE's transition line (stage_marks.py)
+
+    def paintEvent(self, event) -> None:
+        super().paintEvent(event)
+        if self.marks is not None:
+            self.marks.paint(self)
 
     def keyPressEvent(self, event) -> None:
         before = self.currentIndex()
@@ -223,6 +230,7 @@ class MergePanel(QWidget):
         self.timeline = TimelineModel(self)
         self.timeline_view = _table(cls=TimelineView)
         self.timeline_view.setObjectName("timelineView")
+        self.timeline_view.marks = StageMarks()
         self.timeline_view.setModel(self.timeline)
         self.timeline_view.fit_columns((0, 3, 3, 0, 0), (0, 72, 72, 0, 0))
         rb = QVBoxLayout(self.timeline_box)
@@ -411,6 +419,8 @@ class MergePanel(QWidget):
                 self.goto_spin.setMaximum(10_000_000)
         elif t is not None:
             self.timeline.sync(t.steps)
+        self.timeline_view.marks.sync(self.timeline_view,   # SuperBPE's stage line
+                                      t.transition if t is not None else None)
         self._sync_timeline_selection()
         self._refresh_pairs()
         self._refresh_last()
@@ -516,6 +526,10 @@ class MergePanel(QWidget):
         if t.settings.prune:
             vocab += " live tokens (pruning on)"
         rule = TIE_RULE_LABELS.get(t.settings.tie_rule, t.settings.tie_rule)
+        if t.transition is not None:   # SuperBPE: which stage this step is in
+            T = t.transition
+            rule += (f" · SuperBPE stage 2 (from step {T:,})" if t.n_steps > T else
+                     f" · SuperBPE stage 1 (stage 2 from step {T:,})")
         early = t.stopped_early()
         if early:   # "Step 15 of 18" alone read as if 3 more steps were to come
             self.status.setText(f"Done at step {t.n_steps:,} of {target:,}: {early} · "

@@ -19,8 +19,9 @@ from ....engine.pretokenize import (compile_pattern, resolve_pattern, special_sp
                                    validate_special_tokens)
 from ....engine.trainer import TIE_RULE_LABELS, TrainSettings
 from ...models.settings_changes import describe_changes
-from .inherited_fields import InheritedFields
 from ...theme import colors, follow_palette
+from .inherited_fields import InheritedFields
+from .superbpe_box import SuperBPEBox, transition_problem
 
 CUSTOM = "custom"
 PREVIEW_TIMEOUT_S = 0.25
@@ -145,6 +146,10 @@ class SettingsPanel(QWidget):
         form.addRow(self.target_error)
         lay.addWidget(target_box)
 
+        self.superbpe = SuperBPEBox(MAX_SPIN)
+        self.superbpe.changed.connect(self._schedule_check)
+        lay.addWidget(self.superbpe)
+
         pre_box = QGroupBox("Pre-tokenizer")
         pl = QVBoxLayout(pre_box)
         self.preset_combo = QComboBox()
@@ -218,7 +223,8 @@ class SettingsPanel(QWidget):
 
     def _restyle(self) -> None:
         col = colors(self)
-        for lab in (self.target_error, self.pattern_error, self.specials_error):
+        for lab in (self.target_error, self.pattern_error, self.specials_error,
+                    self.superbpe.error):
             lab.setStyleSheet(f"color: {col['error']};")
         self.tie_box.setStyleSheet(
             f"QGroupBox#tieRuleBox {{ font-weight: bold; border: 2px solid {col['accent']}; "
@@ -228,6 +234,7 @@ class SettingsPanel(QWidget):
         self.tie_help.setStyleSheet("font-weight: normal;")
         self.tie_combo.setStyleSheet("font-weight: normal;")
         self.preview_label.setStyleSheet(f"color: {col['muted']};")
+        self.superbpe.hint.setStyleSheet(f"color: {col['muted']};")
         self._pattern_field(self.preset_combo.currentData() == CUSTOM)
 
     # ----- controller -> fields ---------------------------------------------------------
@@ -252,6 +259,7 @@ class SettingsPanel(QWidget):
             self.pattern_edit.setText(pattern)
             self.pattern_edit.setCursorPosition(0)
             self.specials_edit.setPlainText("\n".join(s.special_tokens))
+            self.superbpe.set_value(s.superbpe_from)
         finally:
             self._syncing = False
         self.check()
@@ -330,13 +338,20 @@ class SettingsPanel(QWidget):
                           mode=mode, end_of_word=self.eow_combo.currentData(), pattern=pattern,
                           special_tokens=specials, tie_rule=self.tie_combo.currentData(),
                           min_frequency=self.minfreq_spin.value(),
-                          prune=self.prune_check.isChecked())
+                          prune=self.prune_check.isChecked(),
+                          superbpe_from=self.superbpe.value())
         s = self.inherited.fixed(s)   # training on: what the tokenizer decides is its own
+        self.superbpe.follow(s, mode == "byte")
+        if mode != "byte" and s.superbpe_from is not None:   # said in the SuperBPE box
+            return None, {"superbpe": transition_problem(s)}
         try:   # the vocab size rule is TrainSettings'; char mode: this corpus's alphabet
             s = s.validated(n_base=self.controller.queries.char_alphabet_size()
                             if mode == "char" else None)
         except BPEError as e:
             return None, {"target": str(e)}
+        why = transition_problem(s)   # superbpe_box.py
+        if why is not None:
+            return None, {"superbpe": why}
         return s, {}
 
     def _preview(self, rx, specials: tuple[str, ...] = ()) -> bool:
@@ -374,7 +389,7 @@ class SettingsPanel(QWidget):
         settings, errors = self.collect()
         self.errors = errors
         for key, lab in (("target", self.target_error), ("pattern", self.pattern_error),
-                         ("specials", self.specials_error)):
+                         ("specials", self.specials_error), ("superbpe", self.superbpe.error)):
             lab.setText(errors.get(key, ""))
             lab.setVisible(key in errors)
         changed = settings != self.controller.settings if settings is not None else True

@@ -1,0 +1,72 @@
+"""Training with the SuperBPE setting (``TrainSettings.superbpe_from``): the trainer the
+window steps is then a :class:`~bpe_gui.engine.superbpe_run.SuperBPERun` (stage 1 to
+step T, stage 2 after), built from two pre-token tables of the same corpus: stage 1's
+(the settings' pattern) and stage 2's (the reference's split regex, line by line).
+
+Kept apart from training.py so that plain training reads as before: the controller
+asks :func:`new_trainer` for the trainer whatever the settings, and
+:func:`stage2_table` says how the stage-2 table is got (read again from the corpus, or
+the previous SuperBPE run's when the corpus and special tokens did not change).
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Callable
+
+from ...engine.errors import Cancelled, SettingsError
+from ...engine.superbpe import TRAIN_PATTERN
+from ...engine.superbpe_run import SuperBPERun
+from ...engine.table import PretokenTable
+from ...engine.trainer import Trainer, TrainSettings, source_table
+from .corpus_source import TABLE_NAME
+
+TableFn = Callable[..., PretokenTable]   # (progress, cancelled) -> the stage-2 table
+
+NO_TABLES = ("SuperBPE's stage 2 cuts the text without splitting at spaces, and a "
+             "word-count table holds only stage 1's words. Open the text files to train "
+             "SuperBPE, or turn the SuperBPE setting off.")
+
+
+def stage2_settings(settings: TrainSettings) -> TrainSettings:
+    """What the stage-2 table is counted with (its pattern, the same special tokens)."""
+    return replace(settings, pattern=TRAIN_PATTERN, superbpe_from=None, prune=False)
+
+
+def stage2_table(corpus, settings: TrainSettings, old=None,
+                 reuse: bool = False) -> TableFn:
+    """How to get the stage-2 table: ``old``'s (a SuperBPERun of the same corpus and
+    special tokens, when ``reuse``) or the corpus read again with the stage-2 pattern."""
+    if reuse and isinstance(old, SuperBPERun) and \
+            tuple(old.settings.special_tokens) == tuple(settings.special_tokens):
+        return lambda progress=None, cancelled=None: old.table2
+    if corpus.table is not None:
+        def refuse(progress=None, cancelled=None):
+            raise SettingsError(NO_TABLES)
+        return refuse
+    s2 = stage2_settings(settings)
+    return lambda progress=None, cancelled=None: source_table(corpus.source, s2, progress,
+                                                              cancelled)
+
+
+def new_trainer(source, settings: TrainSettings, table2: TableFn,
+                progress=None, cancelled=None,
+                phase: Callable[[str, str], None] | None = None) -> Trainer | SuperBPERun:
+    """The trainer for ``settings`` from a corpus's ``source`` (its text, its files, or a
+    table; see ``Trainer.from_source``): a plain Trainer, or a SuperBPERun when stage 2
+    is set (its stage-2 table read here: on the worker thread in a job)."""
+    if settings.superbpe_from is None:
+        return Trainer.from_source(source, settings, progress, cancelled, where=TABLE_NAME)
+    table = source_table(source, settings, progress, cancelled, where=TABLE_NAME)
+    if cancelled is not None and cancelled():
+        raise Cancelled()
+    if phase is not None:
+        phase("Pre-tokenizing for stage 2 (no split at spaces)", "bytes")
+    run = SuperBPERun(table, table2(progress, cancelled), settings)
+    if phase is not None:
+        phase("Preparing stage 2", "")
+    run.prepare(cancelled)   # here, not at the step that first crosses T
+    return run
+
+
+def is_superbpe(trainer) -> bool:
+    return isinstance(trainer, SuperBPERun)
