@@ -42,6 +42,8 @@ from __future__ import annotations
 
 from itertools import product
 
+from .presets import SUPERBPE_TRAIN_PATTERN
+
 # ----- recognition ------------------------------------------------------------------------
 _CONTRACTIONS = {  # leading spelling -> token
     r"'s|'t|'re|'ve|'m|'ll|'d": "C", r"'(?:[sdmt]|ll|ve|re)": "C",
@@ -115,6 +117,11 @@ def split_alternatives(pattern: str) -> list[str]:
         i += 1
     out.append(pattern[start:])
     return out
+
+
+# SuperBPE's stage-2 pattern: recognised as this app writes it (superbpe.py, and the
+# word-count tables it records), alternative for alternative
+_SHAPES["superbpe2"] = [[frozenset({a}) for a in split_alternatives(SUPERBPE_TRAIN_PATTERN)]]
 
 
 def scanner_kind(pattern: str) -> str | None:

@@ -40,19 +40,19 @@ from .count_sets import check_settings
 from .errors import CancelFn, SettingsError
 from .table import PretokenTable
 from .pretokenize import Pretokenizer
+from .presets import SUPERBPE_ENCODE_PATTERN, SUPERBPE_SPLIT_REGEX, SUPERBPE_TRAIN_PATTERN
 from .superbpe_cuts import OffsetCore, cut_parts, cut_table_words, part_texts, words_holding
 from .tokenizer import Tokenizer
 from .train_on import InheritedTrainer
 from .trainer import TrainSettings, Trainer, new_core
 
 MAX_WORDS = 4
-SPLIT_REGEX = r"\p{N}{1,3}| ?[^\s\p{L}\p{N}]{2,}[\r\n/]*| +(?!\S)"   # the reference's
-_STARTS = r"\p{N}| ?[^\s\p{L}\p{N}]{2}| +(?!\S)"      # where one of its matches begins
+SPLIT_REGEX = SUPERBPE_SPLIT_REGEX       # the reference's
 #: the split regex with the text between its matches as pieces too, over the whole text
-ENCODE_PATTERN = SPLIT_REGEX + r"|(?:(?!" + _STARTS + r")[\s\S])+"
-#: the same, never across a newline (a line, newline included, is a training sequence)
-TRAIN_PATTERN = (r"\p{N}{1,3}| ?[^\s\p{L}\p{N}]{2,}[\r/]*\n?| +(?!\S)"
-                 r"|(?:(?!" + _STARTS + r")[^\n])+\n?|\n")
+ENCODE_PATTERN = SUPERBPE_ENCODE_PATTERN
+#: the same, never across a newline (a line, newline included, is a training sequence);
+#: the native scanner cuts it (kind "superbpe2"), so stage 2 counts like stage 1
+TRAIN_PATTERN = SUPERBPE_TRAIN_PATTERN
 LOOK_AHEAD = 4096   # candidates checked for skipped pairs at each rebuild
 
 

@@ -1,0 +1,171 @@
+"""SuperBPE's stage-2 pieces counted by the native streaming pipeline (scanner kind
+"superbpe2", csrc/scan_stage2.inc): the pieces are the reference's split regex in
+"isolated" behaviour, line by line (continue_oracle.py's slow Python version is the
+oracle), and a count table made natively is the one the `regex` path makes."""
+from __future__ import annotations
+
+import lzma
+from pathlib import Path
+
+import pytest
+import regex
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from bpe_gui.engine.blocks import BLOCK_BYTES, BlockReader
+from bpe_gui.engine.corpus import count_corpus
+from bpe_gui.engine.counts import read_table, write_table
+from bpe_gui.engine.presets import PRESET_IDS
+from bpe_gui.engine.scanner import _scan
+from bpe_gui.engine.superbpe import TRAIN_PATTERN, stage2_pretokenizer
+from bpe_gui.engine.table import PretokenTable
+from bpe_gui.engine.word_limit import MAX_WORD_BYTES, split_long_words
+
+from continue_oracle import SUPERBPE_SPLIT, isolated_split, superbpe_words
+from scan_oracle import MARKS, NUMBERS, OTHERS, SPACES, corpus_prefix
+
+pytestmark = pytest.mark.skipif(_scan is None, reason="the _scan extension was not built")
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "corpora"
+EOT = "<|endoftext|>"
+KIND = PRESET_IDS["superbpe2"]
+
+# what the split regex tells apart: numbers, runs of "other" characters (with a space
+# before, CR, LF and / after), runs of spaces before whitespace, and letters of every
+# script between them
+piece = st.one_of(
+    st.sampled_from(["a", "Word", " the", "\u4e2d\u6587", "\u3042", "\u0627\u0644", "e\u0301",
+                     "\u00df", "x", "I"]),
+    st.sampled_from(SPACES + [" ", " ", "   ", "\n", " \n", "\r\n"]),
+    st.sampled_from(NUMBERS + ["7", "2024", "12345"]),
+    st.sampled_from(OTHERS + [":", ": ", "...", "--", " --", "!!\r\n", "./", "/\n", "\u3002"]),
+    st.sampled_from(MARKS),
+    st.text(alphabet="ab 1.:/-\n\r\t\u4e2d\u0301", min_size=1, max_size=8),
+    st.characters(blacklist_categories=("Cs",)),
+)
+stage2_texts = st.lists(piece, max_size=40).map("".join)
+FAST = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def oracle_lines(text: str) -> list[str]:
+    """The reference's pieces in order: each line (its \\n kept) split in isolation."""
+    return [p for line in regex.findall(r"[^\n]*\n|[^\n]+", text)
+            for p in isolated_split(line, SUPERBPE_SPLIT)]
+
+
+def test_stage2_pretokenizer_runs_natively():
+    pre = stage2_pretokenizer([EOT])
+    assert pre.kind == "superbpe2" and pre.native is not None
+    reader = BlockReader([], pre, texts=["a b"])
+    assert reader.cutter.native == KIND and reader.cutter.block_bytes == BLOCK_BYTES
+
+
+@FAST
+@given(text=stage2_texts)
+def test_pieces_are_the_isolated_split_line_by_line(text):
+    assert _scan.words(KIND, text) == oracle_lines(text)
+    ends = _scan.word_ends(KIND, text)
+    assert list(ends) == [sum(map(len, oracle_lines(text)[:i + 1]))
+                          for i in range(len(ends))]
+
+
+@FAST
+@given(text=stage2_texts, cut=st.data())
+def test_safe_cuts_of_stage2_text(text, cut):
+    """Wherever the scanner says a stage-2 text may be cut, the oracle agrees, whatever
+    follows the character at the cut."""
+    if len(text) < 2:
+        return
+    p = _scan.safe_cut(KIND, text, 0, len(text) - 1)
+    if p == -1:
+        return
+    tail = cut.draw(stage2_texts, label="tail")
+    for x in (text, text[:p + 1] + tail):
+        assert oracle_lines(x) == oracle_lines(x[:p]) + oracle_lines(x[p:]), (x, p)
+
+
+def _regex_table(paths=(), texts=(), specials=(EOT,)):
+    """The same count through the `regex` path (what stage 2 used before the scanner)."""
+    pre = stage2_pretokenizer(specials)
+    pre.native = None
+    return count_corpus(paths, pre, texts=list(texts))
+
+
+def _same_tables(a, b) -> None:
+    assert a.blob == b.blob and list(a.starts) == list(b.starts)
+    assert list(a.counts) == list(b.counts)
+    assert (a.n_chars, a.n_bytes) == (b.n_chars, b.n_bytes)
+    assert a.meta.pattern == b.meta.pattern == TRAIN_PATTERN
+
+
+@FAST
+@given(texts=st.lists(stage2_texts, min_size=1, max_size=4))
+def test_counts_equal_the_oracle_and_the_regex_path(texts):
+    texts = [t + EOT + t[::-1] for t in texts if t.strip()] or ["x"]
+    table = count_corpus(texts=texts, pre=stage2_pretokenizer([EOT]))
+    want: dict[str, int] = {}
+    for t in texts:
+        for w, c in superbpe_words(t, [EOT]).items():
+            want[w] = want.get(w, 0) + c
+    assert dict(zip(table.words, table.counts)) == want
+    _same_tables(table, _regex_table(texts=texts))
+
+
+def _corpus_files(tmp_path: Path, corpora: list[Path], chars: int) -> list[Path]:
+    out = []
+    for src in corpora:
+        dst = tmp_path / (src.name.split(".")[0] + ".txt")
+        text = corpus_prefix(src, chars) if src.suffix == ".xz" else src.read_text("utf-8")
+        dst.write_text(text, encoding="utf-8")
+        out.append(dst)
+    return out
+
+
+def test_fixture_corpora_count_as_before(tmp_path):
+    """Every fixture corpus, counted natively (one thread and several), gives the table
+    the `regex` path gives, and the oracle's counts; the table file round-trips."""
+    files = _corpus_files(tmp_path, sorted(FIXTURES.iterdir()), 10 ** 7)
+    for f in files:
+        text = f.read_text(encoding="utf-8")
+        native = count_corpus([f], stage2_pretokenizer([EOT]), workers=1)
+        assert dict(zip(native.words, native.counts)) == dict(superbpe_words(text, [EOT]))
+        _same_tables(native, _regex_table([f]))
+    both = count_corpus(files, stage2_pretokenizer(), workers=3)
+    _same_tables(both, _regex_table(files, specials=()))
+    back = read_table(write_table(both, tmp_path / "s2.tsv.gz"))
+    _same_tables(back, both)
+
+
+def test_shared_corpora_stream_in_blocks_as_before(corpora_dir, tmp_path):
+    """Megabytes of real text (English, Chinese, code, markdown): several blocks each,
+    cut at the scanner's safe cuts, counted on threads: the `regex` path's table."""
+    names = ["en-gutenberg-20mb.txt.xz", "zh-four-classic-novels.txt.xz",
+             "code-python-stdlib.py.txt.xz", "zh-en-d2l-zh-markdown.txt.xz"]
+    files = _corpus_files(tmp_path, [corpora_dir / n for n in names], 5_000_000)
+    pre = stage2_pretokenizer()
+    reader = BlockReader(files, pre)
+    assert sum(1 for _ in reader) >= 2 * len(files)   # streamed: blocks per file
+    native = count_corpus(files, pre, workers=2)
+    _same_tables(native, _regex_table(files, specials=()))
+
+
+def test_a_long_line_without_cuts_is_carried_whole(tmp_path):
+    """A 5.6 MB line of letters, spaces and single commas has no safe cut (it is one
+    stage-2 piece): the reader carries it into the next block, and the table is the
+    oracle's with that piece cut at word_limit's 64 KiB. (The `regex` path ran out of
+    memory on it: MemoryError from its findall.)"""
+    line = "lorem ipsum, dolor sit amet " * 200_000
+    text = "head 1..2\n" + line + "\ntail 3\n"
+    f = tmp_path / "long.txt"
+    f.write_text(text, encoding="utf-8")
+    native = count_corpus([f], stage2_pretokenizer(), workers=2)
+    want = split_long_words(PretokenTable.from_counter(superbpe_words(text), len(text),
+                                                       len(text)))
+    assert native.blob == want.blob and list(native.starts) == list(want.starts)
+    assert list(native.counts) == list(want.counts)
+    assert max(len(w) for w in native.words) == MAX_WORD_BYTES
+
+
+def test_xz_corpus_file(tmp_path, corpora_dir):
+    f = tmp_path / "en.txt.xz"
+    with lzma.open(f, "wt", encoding="utf-8") as out:
+        out.write(corpus_prefix(corpora_dir / "en-tinyshakespeare.txt.xz", 200_000))
+    _same_tables(count_corpus([f], stage2_pretokenizer()), _regex_table([f], specials=()))
