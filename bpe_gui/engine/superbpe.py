@@ -134,6 +134,7 @@ class SuperBPETrainer(InheritedTrainer):
         cand = words_holding(self.table, [vb[a] + vb[b] for a, b in bad])
         symbols, starts, freqs = self._cut(self.core.word, self._freqs, cand,
                                            lambda a, b: (a, b) in bad, [len(t) for t in vb])
+        del self.core   # one core at a time: the old one goes before the new one is built
         self.core = OffsetCore(new_core(symbols, starts, freqs, vb, self.settings.tie_rule),
                                base)
         self._freqs = freqs
@@ -146,6 +147,7 @@ class SuperBPETrainer(InheritedTrainer):
         n = len(self._seg[2])
         self._origin = (array("q", range(n)), array("q", bytes(8 * n)))
         symbols, starts, freqs = self._first_parts(self.vocab_bytes[:self.n_initial])
+        del self.core   # (as in _rebuild)
         self.core = OffsetCore(new_core(symbols, starts, freqs, self.vocab_bytes[:self.n_initial],
                                         self.settings.tie_rule), 0)
         self._freqs = freqs
