@@ -105,9 +105,13 @@ class SuperBPETrainer(InheritedTrainer):
         return self._word_texts
 
     # ----- cutting (superbpe_cuts.py) ----------------------------------------------
-    def _cut(self, word_of, freqs_of, cand, bad, lens) -> tuple:
-        symbols, starts, freqs, self._origin = cut_parts(self._origin, word_of, freqs_of,
-                                                         cand, bad, lens)
+    def _cut(self, cand, bad, lens) -> tuple:
+        """The parts as the core holds them now, those of table words in ``cand`` cut."""
+        symbols, starts = array("i"), array("q")
+        for arr, raw in zip((symbols, starts), self.core.segmentation()):
+            arr.frombytes(raw)
+        symbols, starts, freqs, self._origin = cut_parts(
+            self._origin, (symbols, starts, self._freqs), cand, bad, lens)
         self._word_texts = None
         return symbols, starts, freqs
 
@@ -132,8 +136,8 @@ class SuperBPETrainer(InheritedTrainer):
         could later straddle one holds a cut pair's tokens, so it is skipped too."""
         vb = self.vocab_bytes[:self.n_initial + base]   # the tokens as of step ``base``
         cand = words_holding(self.table, [vb[a] + vb[b] for a, b in bad])
-        symbols, starts, freqs = self._cut(self.core.word, self._freqs, cand,
-                                           lambda a, b: (a, b) in bad, [len(t) for t in vb])
+        symbols, starts, freqs = self._cut(cand, lambda a, b: (a, b) in bad,
+                                           [len(t) for t in vb])
         del self.core   # one core at a time: the old one goes before the new one is built
         self.core = OffsetCore(new_core(symbols, starts, freqs, vb, self.settings.tie_rule),
                                base)

@@ -5,12 +5,14 @@ oracle), and a count table made natively is the one the `regex` path makes."""
 from __future__ import annotations
 
 import lzma
+from array import array
 from pathlib import Path
 
 import pytest
 import regex
 from hypothesis import HealthCheck, given, settings, strategies as st
 
+from bpe_gui.engine import _core, _pycore
 from bpe_gui.engine.blocks import BLOCK_BYTES, BlockReader
 from bpe_gui.engine.corpus import count_corpus
 from bpe_gui.engine.counts import read_table, write_table
@@ -169,3 +171,29 @@ def test_xz_corpus_file(tmp_path, corpora_dir):
     with lzma.open(f, "wt", encoding="utf-8") as out:
         out.write(corpus_prefix(corpora_dir / "en-tinyshakespeare.txt.xz", 200_000))
     _same_tables(count_corpus([f], stage2_pretokenizer()), _regex_table([f], specials=()))
+
+
+@pytest.mark.parametrize("which", ["c", "python"])
+def test_core_segmentation_is_every_word_now(which):
+    """Core.segmentation() (what a stage-2 rebuild reads) == word(w) for every word,
+    after merges and undos, in the C core and in its Python stand-in."""
+    cls = _core.Core if which == "c" else _pycore.Core
+    words = [b"abab", b"", b"ab ab ab", b"b", b"aaab", b"ab"]
+    symbols, starts = array("i"), array("q", [0])
+    for w in words:
+        symbols.extend(w)
+        starts.append(len(symbols))
+    core = cls(symbols, starts, array("q", [3, 1, 2, 5, 1, 4]),
+               [bytes([i]) for i in range(256)], 0)
+    for act in ("none", "run", "undo", "run"):
+        if act == "run":
+            core.run(2, 1)
+        elif act == "undo":
+            core.undo()
+        raw_symbols, raw_starts = core.segmentation()
+        got_symbols, got_starts = array("i"), array("q")
+        got_symbols.frombytes(raw_symbols)
+        got_starts.frombytes(raw_starts)
+        assert [list(got_symbols[got_starts[w]:got_starts[w + 1]])
+                for w in range(len(words))] == [core.word(w) for w in range(len(words))]
+        assert len(got_starts) == len(words) + 1
