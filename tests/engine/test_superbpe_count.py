@@ -20,9 +20,12 @@ from bpe_gui.engine.presets import PRESET_IDS
 from bpe_gui.engine.scanner import _scan
 from bpe_gui.engine.superbpe import TRAIN_PATTERN, stage2_pretokenizer
 from bpe_gui.engine.table import PretokenTable
+from bpe_gui.engine.tokenizer import Tokenizer
+from bpe_gui.engine.train_on import WHOLE_WORD, segment_words
+from bpe_gui.engine.trainer import TrainSettings, Trainer
 from bpe_gui.engine.word_limit import MAX_WORD_BYTES, split_long_words
 
-from continue_oracle import SUPERBPE_SPLIT, isolated_split, superbpe_words
+from continue_oracle import SUPERBPE_SPLIT, isolated_split, sample_text, superbpe_words
 from scan_oracle import MARKS, NUMBERS, OTHERS, SPACES, corpus_prefix
 
 pytestmark = pytest.mark.skipif(_scan is None, reason="the _scan extension was not built")
@@ -197,3 +200,33 @@ def test_core_segmentation_is_every_word_now(which):
         assert [list(got_symbols[got_starts[w]:got_starts[w + 1]])
                 for w in range(len(words))] == [core.word(w) for w in range(len(words))]
         assert len(got_starts) == len(words) + 1
+
+
+# ----- segmenting the pieces with the stage-1 merges (train_on.segment_words) ----------
+
+def _stage1(pattern: str, text: str, n: int):
+    t = Trainer.from_text(text, TrainSettings(num_merges=n, pattern=pattern))
+    t.run(detail=False)
+    return t.tokenizer()
+
+
+STAGE1_TEXT = (sample_text(3, 400) + " a  b   c\n\n\t x: y -- z/ 12345 \u4e2d\u6587\u4e2d "
+               "e\u0301e\u0301 !!\r\n") * 2
+STAGE1 = {"gpt2": _stage1("gpt2", STAGE1_TEXT, 300),
+          # merges across spaces and punctuation too: segments are cut at fewer places
+          "lines": _stage1(r"[^\n]+\n?|\n", STAGE1_TEXT, 300)}
+
+
+@pytest.mark.parametrize("which", sorted(STAGE1))
+@FAST
+@given(texts=st.lists(stage2_texts, min_size=1, max_size=3))
+def test_segmenting_in_c_is_merging_each_piece_whole(which, texts):
+    """Each piece cut where no merge joins two bytes, merged in C through a cache: the
+    ids of merging the whole piece (the tokenizer's own encode, one piece at a time)."""
+    tok = STAGE1[which]
+    table = count_corpus(texts=[t for t in texts if t] or ["x"], pre=stage2_pretokenizer())
+    symbols, starts, freqs, _ = segment_words(tok, table)
+    whole = Tokenizer(tok.vocab, list(tok.merges), [], pattern=WHOLE_WORD)
+    assert [list(symbols[starts[i]:starts[i + 1]]) for i in range(len(table))] == \
+        [whole.encode(w) for w in table.words]
+    assert list(freqs) == list(table.counts)
