@@ -152,12 +152,14 @@ def test_shared_corpora_stream_in_blocks_as_before(corpora_dir, tmp_path):
     _same_tables(native, _regex_table(files, specials=()))
 
 
-def test_a_long_line_without_cuts_is_carried_whole(tmp_path):
+@pytest.mark.parametrize("line", ["lorem ipsum, dolor sit amet " * 200_000,
+                                  "a" * (9 << 20) + " b"], ids=["words", "letters"])
+def test_a_long_line_without_cuts_is_carried_whole(tmp_path, line):
     """A 5.6 MB line of letters, spaces and single commas has no safe cut (it is one
     stage-2 piece): the reader carries it into the next block, and the table is the
     oracle's with that piece cut at word_limit's 64 KiB. (The `regex` path ran out of
-    memory on it: MemoryError from its findall.)"""
-    line = "lorem ipsum, dolor sit amet " * 200_000
+    memory on it: MemoryError from its findall.) A 9 MB run of one letter is cut by the
+    reader's giant_cut, which holds for stage 2 too."""
     text = "head 1..2\n" + line + "\ntail 3\n"
     f = tmp_path / "long.txt"
     f.write_text(text, encoding="utf-8")
