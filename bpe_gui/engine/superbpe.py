@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from array import array
 from dataclasses import replace
+from functools import lru_cache
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -91,9 +92,11 @@ class SuperBPETrainer(InheritedTrainer):
         cand = words_holding(self.table, [b": "])
         if not cand:
             return symbols, starts, freqs
-        out = cut_table_words(self._seg, cand,
-                              lambda a, b: skipped(token_bytes[a] + token_bytes[b]),
-                              [len(t) for t in token_bytes])
+        @lru_cache(maxsize=1 << 16)   # the same few pairs recur in every such word
+        def bad(a: int, b: int) -> bool:
+            return skipped(token_bytes[a] + token_bytes[b])
+
+        out = cut_table_words(self._seg, cand, bad, [len(t) for t in token_bytes])
         self._origin, self._word_texts = out[3], None
         return out[:3]
 

@@ -16,6 +16,7 @@ from bpe_gui.engine import _core, _pycore
 from bpe_gui.engine.blocks import BLOCK_BYTES, BlockReader
 from bpe_gui.engine.corpus import count_corpus
 from bpe_gui.engine.counts import read_table, write_table
+from bpe_gui.engine.merge_model import word_cache
 from bpe_gui.engine.presets import PRESET_IDS
 from bpe_gui.engine.scanner import _scan
 from bpe_gui.engine.superbpe import TRAIN_PATTERN, stage2_pretokenizer
@@ -232,3 +233,18 @@ def test_segmenting_in_c_is_merging_each_piece_whole(which, texts):
     assert [list(symbols[starts[i]:starts[i + 1]]) for i in range(len(table))] == \
         [whole.encode(w) for w in table.words]
     assert list(freqs) == list(table.counts)
+
+
+def test_encode_pieces_refuses_bad_buffers():
+    """Wrong sizes and starts past the blob are errors, never a read out of bounds."""
+    model = STAGE1["gpt2"].model
+    cache = word_cache(16)
+    joins = model.joins()
+    ok = array("q", [0, 2, 5])
+    ids, ends = model.encode_pieces(b"ab cd", ok, joins, cache)
+    assert len(ends) == 24 and len(ids) == 4 * array("q", ends)[-1]
+    for blob, starts, j in [(b"ab cd", ok, joins[:-1]), (b"ab", ok, joins),
+                            (b"ab cd", array("q", [0, 3, 2]), joins),
+                            (b"ab cd", array("q", [-1, 2]), joins), (b"ab cd", b"123", joins)]:
+        with pytest.raises(ValueError, match="encode_pieces"):
+            model.encode_pieces(blob, starts, j, cache)
