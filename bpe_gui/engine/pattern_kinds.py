@@ -1,7 +1,8 @@
 """The patterns the native scanner runs, and how a pattern is recognised as one of them.
 
 The scanner (csrc/scan.c) knows five *kinds* of pattern, each the words of one
-published pattern (``regex.findall``):
+published pattern (``regex.findall``), and a sixth, ``superbpe2`` (SuperBPE's stage-2
+training pieces, presets.SUPERBPE_TRAIN_PATTERN, recognised as this app spells it):
 
 ==========  ====================================================================
 gpt2        GPT-2's, as OpenAI's encoder.py, HF's ByteLevel and tiktoken's r50k
