@@ -39,7 +39,8 @@ import subprocess
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+if sys.argv[1:2] != ["--child"]:   # a child imports the bpe_gui its PYTHONPATH names
+    sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 CORPORA = Path(os.environ.get("BPE_GUI_CORPORA_DIR") or ROOT.parent / "shared" / "corpora")
 DEFAULT_DATA = Path(os.environ.get("BPE_GUI_BENCH_DATA", Path.home() / ".cache" / "bpe-gui-bench"))
@@ -127,6 +128,8 @@ def child(args: list[str]) -> None:
         table = count_corpus([Path(args[1])], stage2_pretokenizer())
         out.update(secs=time.perf_counter() - t0, unique=len(table), total=table.total,
                    native=stage2_pretokenizer().native is not None)
+    import bpe_gui
+    out["root"] = str(Path(bpe_gui.__file__).resolve().parents[1])   # whose bpe_gui ran
     print(json.dumps(out))
 
 
@@ -254,6 +257,7 @@ def print_baseline(stage1: Path, corpus: Path, vocab: int, now: dict) -> None:
         return
     b = run_child("stage2", stage1, corpus, Path("none"), Path("/tmp") / "bpe-gui-baseline-out",
                   vocab, root=BASELINE)
+    assert Path(b["root"]) == BASELINE.resolve(), f"the child ran {b['root']}, not {BASELINE}"
     print(f"  stage 2 with {BASELINE} (before): {b['secs']:.1f} s  peak {b['peak_mb']:.0f} MB"
           f"  -> now {now['secs']:.1f} s, {now['peak_mb']:.0f} MB  (same merges: "
           f"{b['merges_sha1'] == now['merges_sha1']})")
