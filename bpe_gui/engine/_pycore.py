@@ -5,6 +5,7 @@ small corpora. It exists so the app still runs where no C compiler was available
 """
 from __future__ import annotations
 
+from array import array
 from collections import defaultdict
 
 GREATEST, FIRST_SEEN, LOWEST_IDS = 0, 1, 2
@@ -120,6 +121,13 @@ class Core:
 
     def word(self, w):
         return list(self.words[w])
+
+    def segmentation(self):
+        symbols, starts = array("i"), array("q", [0])
+        for w in self.words:
+            symbols.extend(w)
+            starts.append(len(symbols))
+        return symbols.tobytes(), starts.tobytes()
 
     def pair_count(self, a, b):
         return self._counts()[0].get((a, b), 0)

@@ -185,6 +185,22 @@ class MergeModel(WordModel):
         assert self.merger is not None   # called only when .native
         return self.merger.encode_words(words, cache, self.limit, cache_limit)
 
+    def joins(self) -> bytes:
+        """65536 flags, ``[x << 8 | y]`` set when a merge in use joins a token ending in
+        byte x to one starting with byte y: between any other two bytes no merge can
+        ever cross, since the token it makes would hold them side by side."""
+        out = bytearray(65536)
+        for a, b in self.merges[:self.limit]:
+            out[a[-1] << 8 | b[0]] = 1
+        return bytes(out)
+
+    def encode_pieces(self, blob: bytes, starts, joins: bytes, cache) -> tuple[bytes, bytes]:
+        """Byte level: many words at once (``blob`` cut at int64 ``starts``), each cut
+        between every two bytes x, y with ``joins[x << 8 | y] == 0`` (no merge joins
+        them: :meth:`joins`) and the segments merged through ``cache``. Returns
+        the ids (int32) and each word's start among them (int64), as bytes."""
+        return self.merger.encode_pieces(blob, starts, joins, self.limit, cache)
+
     def encode_text(self, preset: int, text: str, cache) -> list[int]:
         """Byte level, a native scanner preset: a whole text scanned and merged in C
         (``cache``: a :func:`word_cache`). Raises UnicodeEncodeError on lone surrogates."""

@@ -1,7 +1,8 @@
 """The patterns the native scanner runs, and how a pattern is recognised as one of them.
 
 The scanner (csrc/scan.c) knows five *kinds* of pattern, each the words of one
-published pattern (``regex.findall``):
+published pattern (``regex.findall``), and a sixth, ``superbpe2`` (SuperBPE's stage-2
+training pieces, presets.SUPERBPE_TRAIN_PATTERN, recognised as this app spells it):
 
 ==========  ====================================================================
 gpt2        GPT-2's, as OpenAI's encoder.py, HF's ByteLevel and tiktoken's r50k
@@ -41,6 +42,8 @@ tests/engine/test_scan.py checks every kind against ``regex`` on the published s
 from __future__ import annotations
 
 from itertools import product
+
+from .presets import SUPERBPE_TRAIN_PATTERN
 
 # ----- recognition ------------------------------------------------------------------------
 _CONTRACTIONS = {  # leading spelling -> token
@@ -115,6 +118,11 @@ def split_alternatives(pattern: str) -> list[str]:
         i += 1
     out.append(pattern[start:])
     return out
+
+
+# SuperBPE's stage-2 pattern: recognised as this app writes it (superbpe.py, and the
+# word-count tables it records), alternative for alternative
+_SHAPES["superbpe2"] = [[frozenset({a}) for a in split_alternatives(SUPERBPE_TRAIN_PATTERN)]]
 
 
 def scanner_kind(pattern: str) -> str | None:

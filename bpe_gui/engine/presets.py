@@ -30,10 +30,22 @@ MINBPE_GPT4_PATTERN = (r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}+|\p{N}
 QWEN2_PATTERN = (r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}"""
                  r"""| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+""")
 
+# SuperBPE's stage 2 (superbpe.py says why): the reference's Split regex, whose matches
+# and the text between them ("isolated") are the pieces
+SUPERBPE_SPLIT_REGEX = r"\p{N}{1,3}| ?[^\s\p{L}\p{N}]{2,}[\r\n/]*| +(?!\S)"
+_SUPERBPE_STARTS = r"\p{N}| ?[^\s\p{L}\p{N}]{2}| +(?!\S)"   # where one of its matches begins
+#: the split regex with the text between its matches as pieces too, over the whole text
+SUPERBPE_ENCODE_PATTERN = SUPERBPE_SPLIT_REGEX + r"|(?:(?!" + _SUPERBPE_STARTS + r")[\s\S])+"
+#: the same, never across a newline (a line, newline included, is a training sequence);
+#: the scanner's kind "superbpe2" (csrc/scan_stage2.inc)
+SUPERBPE_TRAIN_PATTERN = (r"\p{N}{1,3}| ?[^\s\p{L}\p{N}]{2,}[\r/]*\n?| +(?!\S)"
+                          r"|(?:(?!" + _SUPERBPE_STARTS + r")[^\n])+\n?|\n")
+
 # index = the scanner's kind number (csrc/scan.h)
-KINDS = ("gpt2", "cl100k", "o200k", "llama3", "qwen2")
+KINDS = ("gpt2", "cl100k", "o200k", "llama3", "qwen2", "superbpe2")
 KIND_PATTERNS = {"gpt2": GPT2_PATTERN, "cl100k": CL100K_PATTERN, "o200k": O200K_PATTERN,
-                 "llama3": LLAMA3_PATTERN, "qwen2": QWEN2_PATTERN}
+                 "llama3": LLAMA3_PATTERN, "qwen2": QWEN2_PATTERN,
+                 "superbpe2": SUPERBPE_TRAIN_PATTERN}
 # a preset (or a recognised pattern's kind) -> the native scanner's number (csrc/scan.h)
 PRESET_IDS = {kind: i for i, kind in enumerate(KINDS)}
 

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from array import array
 from dataclasses import replace
+from functools import lru_cache
 from pathlib import Path
 from typing import Callable, Sequence, cast
 
@@ -40,19 +41,19 @@ from .count_sets import check_settings
 from .errors import CancelFn, SettingsError
 from .table import PretokenTable
 from .pretokenize import Pretokenizer
+from .presets import SUPERBPE_ENCODE_PATTERN, SUPERBPE_SPLIT_REGEX, SUPERBPE_TRAIN_PATTERN
 from .superbpe_cuts import OffsetCore, cut_parts, cut_table_words, part_texts, words_holding
 from .tokenizer import Tokenizer
 from .train_on import InheritedTrainer
 from .trainer import TrainSettings, Trainer, new_core
 
 MAX_WORDS = 4
-SPLIT_REGEX = r"\p{N}{1,3}| ?[^\s\p{L}\p{N}]{2,}[\r\n/]*| +(?!\S)"   # the reference's
-_STARTS = r"\p{N}| ?[^\s\p{L}\p{N}]{2}| +(?!\S)"      # where one of its matches begins
+SPLIT_REGEX = SUPERBPE_SPLIT_REGEX       # the reference's
 #: the split regex with the text between its matches as pieces too, over the whole text
-ENCODE_PATTERN = SPLIT_REGEX + r"|(?:(?!" + _STARTS + r")[\s\S])+"
-#: the same, never across a newline (a line, newline included, is a training sequence)
-TRAIN_PATTERN = (r"\p{N}{1,3}| ?[^\s\p{L}\p{N}]{2,}[\r/]*\n?| +(?!\S)"
-                 r"|(?:(?!" + _STARTS + r")[^\n])+\n?|\n")
+ENCODE_PATTERN = SUPERBPE_ENCODE_PATTERN
+#: the same, never across a newline (a line, newline included, is a training sequence);
+#: the native scanner cuts it (kind "superbpe2"), so stage 2 counts like stage 1
+TRAIN_PATTERN = SUPERBPE_TRAIN_PATTERN
 LOOK_AHEAD = 4096   # candidates checked for skipped pairs at each rebuild
 
 
@@ -103,9 +104,11 @@ class SuperBPETrainer(InheritedTrainer):
         cand = words_holding(self.table, [b": "])
         if not cand:
             return symbols, starts, freqs
-        out = cut_table_words(self._seg, cand,
-                              lambda a, b: skipped(token_bytes[a] + token_bytes[b]),
-                              [len(t) for t in token_bytes])
+        @lru_cache(maxsize=1 << 16)   # the same few pairs recur in every such word
+        def bad(a: int, b: int) -> bool:
+            return skipped(token_bytes[a] + token_bytes[b])
+
+        out = cut_table_words(self._seg, cand, bad, [len(t) for t in token_bytes])
         self._origin, self._word_texts = out[3], None
         return out[:3]
 
@@ -117,9 +120,13 @@ class SuperBPETrainer(InheritedTrainer):
         return self._word_texts
 
     # ----- cutting (superbpe_cuts.py) ----------------------------------------------
-    def _cut(self, word_of, freqs_of, cand, bad, lens) -> tuple:
-        symbols, starts, freqs, self._origin = cut_parts(self._origin, word_of, freqs_of,
-                                                         cand, bad, lens)
+    def _cut(self, cand, bad, lens) -> tuple:
+        """The parts as the core holds them now, those of table words in ``cand`` cut."""
+        symbols, starts = array("i"), array("q")
+        for arr, raw in zip((symbols, starts), self.core.segmentation()):
+            arr.frombytes(raw)
+        symbols, starts, freqs, self._origin = cut_parts(
+            self._origin, (symbols, starts, self._freqs), cand, bad, lens)
         self._word_texts = None
         return symbols, starts, freqs
 
@@ -144,8 +151,9 @@ class SuperBPETrainer(InheritedTrainer):
         could later straddle one holds a cut pair's tokens, so it is skipped too."""
         vb = self.vocab_bytes[:self.n_initial + base]   # the tokens as of step ``base``
         cand = words_holding(self.table, [vb[a] + vb[b] for a, b in bad])
-        symbols, starts, freqs = self._cut(self.core.word, self._freqs, cand,
-                                           lambda a, b: (a, b) in bad, [len(t) for t in vb])
+        symbols, starts, freqs = self._cut(cand, lambda a, b: (a, b) in bad,
+                                           [len(t) for t in vb])
+        del self.core   # one core at a time: the old one goes before the new one is built
         self.core = OffsetCore(new_core(symbols, starts, freqs, vb, self.settings.tie_rule),
                                base)
         self._freqs = freqs
@@ -158,6 +166,7 @@ class SuperBPETrainer(InheritedTrainer):
         n = len(self._seg[2])
         self._origin = (array("q", range(n)), array("q", bytes(8 * n)))
         symbols, starts, freqs = self._first_parts(self.vocab_bytes[:self.n_initial])
+        del self.core   # (as in _rebuild)
         self.core = OffsetCore(new_core(symbols, starts, freqs, self.vocab_bytes[:self.n_initial],
                                         self.settings.tie_rule), 0)
         self._freqs = freqs

@@ -84,33 +84,37 @@ class _Out:
         return self.symbols, self.starts, self.freqs, (self.ow, self.olo)
 
 
-def cut_parts(origin, word_of, freqs_of, cand: set[int], bad, lens) -> tuple:
-    """(symbols, starts, freqs, origin) from the current parts (``word_of(part)`` their
-    ids), each part of a table word in ``cand`` cut at every pair ``bad(a, b)``."""
-    out = _Out()
-    for p, (w, lo) in enumerate(zip(*origin)):
-        if w in cand:
-            out.cut_word(word_of(p), freqs_of[p], w, lo, bad, lens)
-        else:
-            out.part(word_of(p), freqs_of[p], w, lo)
-    return out.result()
+def cut_parts(origin, seg: tuple, cand: set[int], bad, lens) -> tuple:
+    """(symbols, starts, freqs, origin) from the current parts (``seg``: their symbols,
+    starts and freqs, as the core holds them now), each part of a table word in ``cand``
+    cut at every pair ``bad(a, b)``."""
+    cut = [p for p, w in enumerate(origin[0]) if w in cand]
+    return _cut_runs(seg, origin, cut, bad, lens)
 
 
 def cut_table_words(seg: tuple, cand: set[int], bad, lens) -> tuple:
-    """The same when the parts are the table's words (``seg``: symbols, starts, freqs),
-    copying the runs of words that are not cut in one piece."""
+    """The same when the parts are the table's words (``seg``: symbols, starts, freqs)."""
+    n = len(seg[2])
+    origin = (array("q", range(n)), array("q", bytes(8 * n)))
+    return _cut_runs(seg, origin, sorted(cand), bad, lens)
+
+
+def _cut_runs(seg: tuple, origin, cut: list[int], bad, lens) -> tuple:
+    """The parts of ``seg`` with those numbered in ``cut`` (ascending) cut at ``bad``
+    pairs; the runs of parts between them are copied in one piece each."""
     symbols0, starts0, freqs0 = seg
+    ow, olo = origin
     out, prev, n = _Out(), 0, len(freqs0)
-    for w in sorted(cand) + [n]:
-        if w > prev:   # words prev..w-1, whole
+    for p in cut + [n]:
+        if p > prev:   # parts prev..p-1, whole
             shift = len(out.symbols) - starts0[prev]
-            out.symbols.extend(symbols0[starts0[prev]:starts0[w]])
-            out.starts.extend(x + shift for x in starts0[prev + 1:w + 1])
-            out.freqs.extend(freqs0[prev:w])
-            out.ow.extend(range(prev, w))
-            out.olo.extend(array("q", bytes(8 * (w - prev))))
-        if w == n:
+            out.symbols.extend(symbols0[starts0[prev]:starts0[p]])
+            out.starts.extend(x + shift for x in starts0[prev + 1:p + 1])
+            out.freqs.extend(freqs0[prev:p])
+            out.ow.extend(ow[prev:p])
+            out.olo.extend(olo[prev:p])
+        if p == n:
             break
-        out.cut_word(symbols0[starts0[w]:starts0[w + 1]], freqs0[w], w, 0, bad, lens)
-        prev = w + 1
+        out.cut_word(symbols0[starts0[p]:starts0[p + 1]], freqs0[p], ow[p], olo[p], bad, lens)
+        prev = p + 1
     return out.result()

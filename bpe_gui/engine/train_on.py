@@ -30,6 +30,7 @@ from .count_sets import check_settings
 from .corpus import count_corpus, table_from_text
 from .display import readable
 from .errors import CancelFn, SettingsError
+from .merge_model import word_cache
 from .table import PretokenTable
 from .pretokenize import Pretokenizer
 from .tokenizer import Tokenizer
@@ -37,6 +38,7 @@ from .trainer import TrainSettings, Trainer, summed_words
 
 WHOLE_WORD = r"(?s).+"   # segmenting words already cut: each is taken whole
 NUL_SEPARATED = r"[^\x00]+|\x00"   # ... or many at once, joined by NUL (never in them)
+SEGMENT_CACHE_WORDS = 1 << 18   # segments remembered while segmenting a table (bounded)
 GAP = b""                # bytes of an id the source does not use (never in a word)
 PROBE_WORDS = 4000       # words of the new corpus on which the source's encoder is checked
 
@@ -159,6 +161,14 @@ def segment_words(tok: Tokenizer, table: PretokenTable) -> tuple:
     symbols, starts, freqs = array("i"), array("q", [0]), array("q")
     if tok.mode == "byte":   # distinct texts have distinct bytes: no two words merge
         freqs.extend(table.counts)
+        if seg.model.native:   # in C, each word cut where no merge joins (long stage-2
+            # pieces become short, repeated segments, merged once each through a cache)
+            ids, ends = seg.model.encode_pieces(table.blob, table.starts, seg.model.joins(),
+                                                word_cache(SEGMENT_CACHE_WORDS))
+            symbols, starts = array("i"), array("q")
+            symbols.frombytes(ids)
+            starts.frombytes(ends)
+            return symbols, starts, freqs, None
         if not byte_batches:
             for w in _each_word(table):   # (no list of every word)
                 symbols.extend(encode(w))

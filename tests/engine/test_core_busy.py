@@ -20,7 +20,7 @@ _core = pytest.importorskip("bpe_gui.engine._core")
 CALLS = {
     "best": (), "top": (5,), "tied": (5,), "step": (), "undo": (), "run": (1,),
     "history": (0,), "touched": (5,), "word": (0,), "pair_count": (97, 98),
-    "symbol_count": (97,), "token": (97,), "_stats": (), "_check": (),
+    "symbol_count": (97,), "token": (97,), "_stats": (), "_check": (), "segmentation": (),
 }
 GETTERS = ("n_tokens", "n_steps", "n_words", "n_pairs", "tie_rule", "total_symbols")
 

@@ -333,6 +333,7 @@ PyObject *Core_tied(CoreObject *c, PyObject *args);
 PyObject *Core_history(CoreObject *c, PyObject *args);
 PyObject *Core_touched(CoreObject *c, PyObject *args);
 PyObject *Core_word(CoreObject *c, PyObject *args);
+PyObject *Core_segmentation(CoreObject *c, PyObject *noargs);
 PyObject *Core_pair_count(CoreObject *c, PyObject *args);
 PyObject *Core_symbol_count(CoreObject *c, PyObject *args);
 PyObject *Core_token(CoreObject *c, PyObject *args);

@@ -242,6 +242,35 @@ PyObject *Core_word(CoreObject *c, PyObject *args)
     return list;
 }
 
+/* Every word's symbols at once (SuperBPE's rebuild reads them all): bytes of int32 ids,
+   and bytes of n_words + 1 int64 starts into them. One call, not word(w) per word. */
+PyObject *Core_segmentation(CoreObject *c, PyObject *noargs)
+{
+    (void)noargs;
+    if (check_usable(c) < 0)
+        return NULL;
+    int32_t *sym = malloc(((size_t)c->n_slots + 1) * sizeof(int32_t));
+    int64_t *st = malloc(((size_t)c->n_words + 1) * sizeof(int64_t));
+    if (!sym || !st) {
+        free(sym);
+        free(st);
+        return PyErr_NoMemory();
+    }
+    int64_t k = 0;
+    st[0] = 0;
+    for (int32_t w = 0; w < c->n_words; w++) {
+        if (c->starts[w] != c->starts[w + 1])
+            for (int32_t i = (int32_t)c->starts[w]; i >= 0; i = c->sl[i].nxt)
+                sym[k++] = c->sl[i].sym;
+        st[w + 1] = k;
+    }
+    PyObject *out = Py_BuildValue("(y#y#)", (const char *)sym, (Py_ssize_t)(k * 4),
+                                  (const char *)st, (Py_ssize_t)(((size_t)c->n_words + 1) * 8));
+    free(sym);
+    free(st);
+    return out;
+}
+
 PyObject *Core_pair_count(CoreObject *c, PyObject *args)
 {
     long long a, b;

@@ -162,6 +162,8 @@ static PyMethodDef Core_methods[] = {
     {"touched", (PyCFunction)Core_touched, METH_VARARGS,
      "touched(limit) -> (n_words, word_ids) changed by the last step"},
     {"word", (PyCFunction)Core_word, METH_VARARGS, "word(w) -> list of symbol ids"},
+    {"segmentation", (PyCFunction)Core_segmentation, METH_NOARGS,
+     "segmentation() -> (symbols, starts): every word now, bytes of int32 / int64"},
     {"pair_count", (PyCFunction)Core_pair_count, METH_VARARGS, "pair_count(a, b) -> int"},
     {"symbol_count", (PyCFunction)Core_symbol_count, METH_VARARGS,
      "symbol_count(t) -> frequency-weighted occurrences of token t"},

@@ -179,6 +179,66 @@ static PyObject *Merger_encode_text(Merger *m, PyObject *args)
     return list;
 }
 
+/* encode_pieces(blob, starts, joins, limit, cache) -> (ids, starts): see wordcache.h's
+   wc_encode_pieces; starts and the returned starts are int64 buffers (n + 1), ids int32
+   bytes, joins 65536 bytes. */
+static PyObject *Merger_encode_pieces(Merger *m, PyObject *args)
+{
+    Py_buffer blob, starts, joins;
+    int limit;
+    WordCache *c;
+    if (!PyArg_ParseTuple(args, "y*y*y*iO!:encode_pieces", &blob, &starts, &joins, &limit,
+                          &WordCacheType, &c))
+        return NULL;
+    PyObject *res = NULL;
+    int64_t *out_starts = NULL;
+    IdList out = {NULL, 0, 0};
+    size_t n = starts.len >= 8 ? (size_t)starts.len / 8 - 1 : 0;
+    const int64_t *st = (const int64_t *)starts.buf;
+    if (check_ready(m) < 0)
+        goto done;
+    if (joins.len != 65536 || starts.len % 8 || starts.len < 8) {
+        PyErr_SetString(PyExc_ValueError, "encode_pieces: joins must be 65536 bytes and "
+                        "starts n + 1 int64 values");
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (st[i] < 0 || st[i] > st[i + 1] || st[i + 1] > (int64_t)blob.len) {
+            PyErr_SetString(PyExc_ValueError, "encode_pieces: starts out of order or range");
+            goto done;
+        }
+    if (!c->wc.slots || c->busy) {
+        PyErr_SetString(PyExc_RuntimeError, "WordCache is not initialised or in use");
+        goto done;
+    }
+    out_starts = malloc((n + 1) * sizeof(int64_t));
+    if (!out_starts) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    int rc;
+    m->readers++;
+    c->busy = 1;
+    Py_BEGIN_ALLOW_THREADS
+    rc = wc_encode_pieces(m->t, &c->wc, (const uint8_t *)joins.buf,
+                          (const unsigned char *)blob.buf, st, n, limit, &out, out_starts);
+    Py_END_ALLOW_THREADS
+    m->readers--;
+    c->busy = 0;
+    if (rc < 0)
+        PyErr_NoMemory();
+    else
+        res = Py_BuildValue("(y#y#)", (const char *)out.ids, (Py_ssize_t)(out.n * 4),
+                            (const char *)out_starts, (Py_ssize_t)((n + 1) * 8));
+done:
+    free(out.ids);
+    free(out_starts);
+    PyBuffer_Release(&blob);
+    PyBuffer_Release(&starts);
+    PyBuffer_Release(&joins);
+    return res;
+}
+
 /* ---- Merger methods ------------------------------------------------------------- */
 
 static int Merger_init(Merger *m, PyObject *args, PyObject *kw)
@@ -367,6 +427,8 @@ static PyMethodDef Merger_methods[] = {
      "encode_words(words, cache, limit, cache_limit) -> list of ids"},
     {"encode_text", (PyCFunction)Merger_encode_text, METH_VARARGS,
      "encode_text(preset, text, limit, cache) -> list of ids (native scanner)"},
+    {"encode_pieces", (PyCFunction)Merger_encode_pieces, METH_VARARGS,
+     "encode_pieces(blob, starts, joins, limit, cache) -> (ids, starts), as bytes"},
     {NULL, NULL, 0, NULL},
 };
 

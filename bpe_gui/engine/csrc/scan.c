@@ -397,6 +397,9 @@ HOT size_t o200k_word(T *t, const uint8_t *s, size_t pos, size_t n) {
     return o200k_rest(t, s, pos, n);
 }
 
+/* SuperBPE's stage 2: its own file */
+#include "scan_stage2.inc"
+
 /* ---------------------------------------------------------------- words */
 
 size_t bpe_scan_word_t(T *t, int preset, const unsigned char *s, size_t pos, size_t n) {
@@ -407,6 +410,7 @@ size_t bpe_scan_word_t(T *t, int preset, const unsigned char *s, size_t pos, siz
     case BPE_SCAN_O200K: return o200k_word(t, s, pos, n);
     case BPE_SCAN_LLAMA3: return llama3_word(t, s, pos, n);
     case BPE_SCAN_QWEN2: return qwen2_word(t, s, pos, n);
+    case BPE_SCAN_SUPERBPE2: return stage2_word(t, s, pos, n);
     default: return n;
     }
 }
@@ -423,6 +427,7 @@ size_t bpe_scan_words_t(T *t, int preset, const unsigned char *s, size_t pos, si
     case BPE_SCAN_O200K: LOOP(o200k_word)
     case BPE_SCAN_LLAMA3: LOOP(llama3_word)
     case BPE_SCAN_QWEN2: LOOP(qwen2_word)
+    case BPE_SCAN_SUPERBPE2: LOOP(stage2_word)
     default:
         if (cap && pos < n) ends[k++] = n;
     }

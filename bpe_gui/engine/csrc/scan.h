@@ -43,7 +43,10 @@ extern "C" {
    single digits). */
 enum { BPE_SCAN_GPT2 = 0, BPE_SCAN_CL100K = 1, BPE_SCAN_O200K = 2, BPE_SCAN_LLAMA3 = 3,
        BPE_SCAN_QWEN2 = 4 };
-#define BPE_SCAN_NPRESETS 5
+/* SuperBPE's stage-2 training pieces (presets.SUPERBPE_TRAIN_PATTERN, scan_stage2.inc):
+   the reference's split regex, isolated, line by line */
+enum { BPE_SCAN_SUPERBPE2 = 5 };
+#define BPE_SCAN_NPRESETS 6
 #define BPE_SCAN_NONE ((size_t)-1)
 
 /* s[0..n) is a whole UTF-8 text (n is the end of the text). pos < n is the start of a

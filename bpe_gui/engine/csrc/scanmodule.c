@@ -57,7 +57,7 @@ static int utf8_of(PyObject *text, utf8_t *u) {
 
 static int check_preset(int preset) {
     if (preset < 0 || preset >= BPE_SCAN_NPRESETS) {
-        PyErr_Format(PyExc_ValueError, "unknown scanner preset %d (0 gpt2, 1 cl100k, 2 o200k, 3 llama3, 4 qwen2)",
+        PyErr_Format(PyExc_ValueError, "unknown scanner preset %d (0 gpt2, 1 cl100k, 2 o200k, 3 llama3, 4 qwen2, 5 superbpe2)",
                      preset);
         return -1;
     }

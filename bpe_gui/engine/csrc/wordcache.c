@@ -172,3 +172,64 @@ done:
     ms_free(&x);
     return rc;
 }
+
+/* ---- many words cut where no merge can join them (SuperBPE's stage-2 pieces) ---- */
+
+/* The ids of one segment w[0..len) appended to out, from the cache or merged. */
+static int wc_segment(const MergeTable *m, WordCacheTable *c, MergeScratch *x,
+                      const unsigned char *w, size_t len, int32_t limit, IdList *out)
+{
+    uint64_t h = hash_bytes(w, len);
+    size_t slot, k;
+    const int32_t *ids;
+    CacheEntry *e = cache_find(c, w, len, h, &slot);
+    if (e) {
+        ids = c->idbuf + e->ids;
+        k = e->n;
+    } else {
+        k = mt_encode_bytes(m, x, w, len, limit, 0);
+        if (k == (size_t)-1)
+            return -1;
+        ids = x->sym;
+        if (c->n >= c->max_words)
+            wc_reset(c); /* bounded memory; the slot found is stale now */
+        if (c->n < c->max_words) {
+            cache_find(c, w, len, h, &slot);
+            if (cache_store(c, w, len, h, slot, x->sym, k) < 0)
+                return -1;
+        }
+    }
+    if (wc_grow_to((void **)&out->ids, &out->cap, out->n + k, sizeof(int32_t)) < 0)
+        return -1;
+    memcpy(out->ids + out->n, ids, k * sizeof(int32_t));
+    out->n += k;
+    return 0;
+}
+
+int wc_encode_pieces(const MergeTable *m, WordCacheTable *c, const uint8_t *joins,
+                     const unsigned char *blob, const int64_t *starts, size_t n_pieces,
+                     int32_t limit, IdList *out, int64_t *out_starts)
+{
+    if (c->limit != limit) {
+        wc_reset(c);
+        c->limit = limit;
+    }
+    MergeScratch x = {0};
+    int rc = -1;
+    out_starts[0] = 0;
+    for (size_t i = 0; i < n_pieces; i++) {
+        size_t a = (size_t)starts[i], b = (size_t)starts[i + 1], seg = a;
+        for (size_t j = a + 1; j <= b; j++) {
+            if (j < b && joins[((size_t)blob[j - 1] << 8) | blob[j]])
+                continue;
+            if (wc_segment(m, c, &x, blob + seg, j - seg, limit, out) < 0)
+                goto done;
+            seg = j;
+        }
+        out_starts[i + 1] = (int64_t)out->n;
+    }
+    rc = 0;
+done:
+    ms_free(&x);
+    return rc;
+}

@@ -54,4 +54,14 @@ int wc_grow_to(void **p, size_t *cap, size_t need, size_t item);
 int wc_encode_utf8(const MergeTable *m, WordCacheTable *c, int preset, const unsigned char *s,
                    size_t n, int32_t limit, IdList *out);
 
+/* Pieces blob[starts[i]..starts[i+1]) for i < n_pieces, each cut into segments between
+ * every two bytes x, y with joins[x << 8 | y] == 0 (no merge ever joins them, so no
+ * merge crosses there and merging the segments alone gives the piece's ids); each
+ * segment merged (or taken from the cache) with the merges of rank < limit. The ids go
+ * to out, piece i's at out_starts[i]..out_starts[i+1] (n_pieces + 1 entries). 0, or -1
+ * when out of memory. */
+int wc_encode_pieces(const MergeTable *m, WordCacheTable *c, const uint8_t *joins,
+                     const unsigned char *blob, const int64_t *starts, size_t n_pieces,
+                     int32_t limit, IdList *out, int64_t *out_starts);
+
 #endif
