@@ -7,11 +7,14 @@ from __future__ import annotations
 from PySide6.QtCore import QObject
 
 from bpe_gui.engine.formats import export_tokenizer
+from bpe_gui.engine.train_on import InheritedTrainer, train_on
 from bpe_gui.engine.trainer import Trainer, TrainSettings, train_bpe
 from bpe_gui.gui.controller.corpus_source import TextCorpus
 from bpe_gui.gui.controller.live import LiveView
+from bpe_gui.gui.controller.jobs import JobEnd, Outcome
 from bpe_gui.gui.controller.opening import Opening
 from bpe_gui.gui.controller.tokenizer_files import TokenizerFiles
+from bpe_gui.gui.controller.train_on import TrainOn
 from bpe_gui.gui.controller.training import Training
 
 TEXT = "low lower newest widest low lowest newer wider\n" * 30
@@ -122,6 +125,63 @@ def test_opening_saves_the_host_corpus(qtbot, tmp_path):
     out = tmp_path / "corpus.txt"
     assert opening.save_corpus(str(out))
     assert out.read_text(encoding="utf-8") == TEXT and host.saved == [str(out)]
+
+
+class TrainOnStandIn(Host):
+    """Host plus the members TrainOnHost names beyond it; jobs run at once."""
+
+    __slots__ = ("settingsChanged",)
+
+    def __init__(self, text: str, settings: TrainSettings):
+        super().__init__(text, settings)
+        self.settingsChanged = Sent()
+
+    corpus_text = property(lambda self: self.corpus.text)
+
+    def is_table(self) -> bool:
+        return False
+
+    def set_use_imported(self, on: bool) -> None:
+        self.use_imported = on
+
+    def import_tokenizer(self, path: str):
+        raise AssertionError("the source is imported already")
+
+    def start(self, job) -> bool:
+        job.on_done(job.run(lambda done, total: None, lambda: False))
+        job.on_end(JobEnd(Outcome.DONE))
+        return True
+
+
+def test_train_on_trains_on_from_the_host_tokenizer(qtbot):
+    src_trainer = Trainer.from_source(TEXT, TrainSettings(vocab_size=270))
+    src_trainer.run()
+    source = src_trainer.tokenizer()
+    new_text = "wider widest lowland newlands landing\n" * 40
+    host, failures = TrainOnStandIn(new_text, TrainSettings(vocab_size=270)), []
+    host.imported, host.imported_path = source, "source.json"
+    training = make_training(host, failures)
+    part = TrainOn(host, training, fail=lambda title, e: failures.append((title, str(e))),
+                   mark_stale=lambda: None, not_utf8=lambda e: failures.append(e),
+                   live=LiveView(parent=training._keep), set_phase=lambda label, unit: None)
+    host.train_on = part
+    assert part.start(num_merges=12)
+    assert failures == [] and part.active and isinstance(host.trainer, InheritedTrainer)
+    expected = train_on(source, text=new_text, settings=host.trainer.settings)
+    assert host.trainer.merges == expected.merges and host.trainer.n_steps == 12
+    assert part.origin().n_inherited == expected.n_inherited
+    part.leave()
+    assert not part.active and host.settingsChanged.sent
+
+
+def test_train_on_without_an_imported_tokenizer_says_so(qtbot):
+    host, failures = TrainOnStandIn(TEXT, TrainSettings(vocab_size=270)), []
+    training = make_training(host, failures)
+    part = TrainOn(host, training, fail=lambda title, e: failures.append((title, str(e))),
+                   mark_stale=lambda: None, not_utf8=lambda e: None,
+                   live=LiveView(parent=training._keep), set_phase=lambda label, unit: None)
+    assert not part.start(num_merges=5)
+    assert "Import a tokenizer first" in failures[0][1] and host.trainer is None
 
 
 def _fields(s: TrainSettings) -> dict:

@@ -101,7 +101,9 @@ class Controller(QObject):
         self.opening = Opening(self, fail=self._fail, new_corpus=self.training.new_corpus,
                                hold_retrain=self.training.timer.stop)
         self.tokenizer_files = TokenizerFiles(self, self._fail)
-        self.train_on = TrainOn(self)          # training on from the imported tokenizer
+        self.train_on = TrainOn(               # training on from the imported tokenizer
+            self, self.training, fail=self._fail, mark_stale=self._mark_stale,
+            not_utf8=self.opening.not_utf8, live=self.live, set_phase=self.jobs.set_phase)
         # the controller's verbs that its parts serve
         self.retrain, self.train = self.training.retrain, self.training.train
         self.open_files, self.save_corpus = self.opening.open_files, self.opening.save_corpus

@@ -13,20 +13,26 @@ Building always runs as a job (segmenting with 50,000 merges is not for the GUI
 thread); a source the engine refuses (its own encoder differs from its merge list)
 fails the job with the engine's message, and the trainer in use stays.
 
-:class:`TrainOn` is a part of the controller, given the controller it serves.
+:class:`TrainOn` is a part of the controller, given what it uses: the controller's state
+and verbs named by :class:`TrainOnHost`, the controller's :class:`~.training.Training`
+(it installs the trainer and keeps its live box and timer), and the rest passed in.
 """
 from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import Any, Callable, Protocol
+
+from PySide6.QtCore import QTimer, SignalInstance
 
 from ...engine.errors import BPEError, Cancelled, NotUTF8Error
 from ...engine.tokenizer import Tokenizer
 from ...engine.train_on import InheritedTrainer, inherited_settings
-from ...engine.trainer import TrainSettings, source_table
+from ...engine.trainer import Trainer, TrainSettings, source_table
 from .origin import FIXED_FIELDS, Origin
-from .corpus_source import TABLE_NAME, NotUtf8
+from .corpus_source import TABLE_NAME, Corpus, NotUtf8
 from .jobs import Job, JobEnd
+from .live import LiveView
 from .training_jobs import detail_current
 
 FORMAT_NAMES = {"gpt2": "GPT-2 files", "hf": "tokenizer.json", "tiktoken": ".tiktoken",
@@ -46,11 +52,58 @@ def source_label(tok: Tokenizer, path: str | None) -> str:
     return f"{name} ({fmt})" if fmt else name
 
 
-class TrainOn:
-    """Train on from the imported tokenizer (see the module docstring)."""
+class TrainingPart(Protocol):
+    """What :class:`TrainOn` uses of the controller's Training (training.py)."""
 
-    def __init__(self, controller):
-        self.c = controller
+    land_at: int | None               # a session's step to come back to, after the job
+    pending_step: int | None
+    live_box: Any                     # the running job's trainer, for Cancel
+    timer: QTimer                     # the retrain-after-an-edit timer
+
+    def install(self, trainer: Trainer) -> None: ...
+
+
+class TrainOnHost(Protocol):
+    """What :class:`TrainOn` uses of the controller it serves."""
+
+    corpus: Corpus
+    settings: TrainSettings
+    trainer: Trainer | None
+    imported: Tokenizer | None
+    imported_path: str | None
+    use_imported: bool
+    message: SignalInstance
+    settingsChanged: SignalInstance
+
+    @property
+    def busy(self) -> bool: ...
+    @property
+    def corpus_text(self) -> str: ...
+    def is_table(self) -> bool: ...
+    def set_playing(self, on: bool) -> None: ...
+    def set_use_imported(self, on: bool) -> None: ...
+    def import_tokenizer(self, path: str) -> Tokenizer | None: ...
+    def start(self, job: Job) -> bool: ...
+    def trainer_job_ended(self, end: JobEnd) -> None: ...
+    def ran(self, label: str) -> None: ...
+
+
+class TrainOn:
+    """Train on from the imported tokenizer (see the module docstring).
+
+    Given, besides the controller's state (``host``): its ``training`` part, how to
+    report an error (``fail``), to mark the trainer out of date (``mark_stale``), to
+    offer another encoding (``not_utf8``), the live view of a running trainer and the
+    job runner's ``set_phase``."""
+
+    def __init__(self, host: TrainOnHost, training: TrainingPart, *,
+                 fail: Callable[[str, object], None], mark_stale: Callable[[], None],
+                 not_utf8: Callable[[NotUtf8], None], live: LiveView,
+                 set_phase: Callable[[str, str], None]):
+        self.c = host
+        self.training = training
+        self._fail, self._mark_stale, self._not_utf8 = fail, mark_stale, not_utf8
+        self._live, self._set_phase = live, set_phase
         self.source: Tokenizer | None = None   # the mode's source (None: training from scratch)
         self.label = ""
         self._box: dict = {}                   # the running job's trainer and origin
@@ -112,7 +165,7 @@ class TrainOn:
         c = self.c
         why = self.why_not()
         if why is not None:
-            c._fail("Train on from the imported tokenizer", why)
+            self._fail("Train on from the imported tokenizer", why)
             return False
         src = c.imported
         n = num_merges if num_merges is not None else c.settings.num_merges or DEFAULT_MERGES
@@ -120,9 +173,9 @@ class TrainOn:
         try:
             settings = self.settings_for(src, base)
         except BPEError as e:
-            c._fail("Cannot train on from this tokenizer", e)
+            self._fail("Cannot train on from this tokenizer", e)
             return False
-        c.training.land_at = None
+        self.training.land_at = None
         started = self._start(src, source_label(src, c.imported_path), settings, to_target=True)
         if started and c.use_imported:   # what was trained is what the views show next
             c.set_use_imported(False)
@@ -136,7 +189,7 @@ class TrainOn:
         caller may go on (to a step or the target); stepping waits for the job."""
         if quiet:
             return False
-        self.c.training.land_at = land_at
+        self.training.land_at = land_at
         started = self._start(self.source, self.label, self.settings_for(self.source,
                                                                          self.c.settings),
                               to_step=to_step, to_target=to_target)
@@ -151,7 +204,7 @@ class TrainOn:
         was = self.label
         self.source, self.label = None, ""
         c.message.emit(f"No longer training on from {was}: Train (F5) trains from scratch.")
-        c._mark_stale()
+        self._mark_stale()
         c.settingsChanged.emit(c.settings)   # the panel frees the fields the source decided
 
     def restore(self, path: str) -> bool:
@@ -165,7 +218,7 @@ class TrainOn:
                     self.leave()
                 why = "is not there any more" if gone else "could not be loaded (see the " \
                     "message before)"
-                c._fail("Session: training on not restored",
+                self._fail("Session: training on not restored",
                         f"The session trained on from {path}, which {why}. Its corpus and "
                         "settings are restored and train from scratch; import the tokenizer "
                         "again and use Training › Train on from the imported tokenizer.")
@@ -179,7 +232,7 @@ class TrainOn:
                to_step: int | None = None, to_target: bool = False) -> bool:
         c = self.c
         c.set_playing(False)
-        c.training.timer.stop()
+        self.training.timer.stop()
         corpus = c.corpus
         # the trainer's own words, when only the tie rule or the target changed
         old = self.c.trainer
@@ -192,8 +245,8 @@ class TrainOn:
         self._before = (self.source, self.label, self.source_path)
         self.source, self.label, self.source_path = src, label, origin_path
         self._box = box
-        c.training.live_box = box      # Cancel keeps the merges made once it merges
-        phase, live = c.jobs.set_phase, c.live
+        self.training.live_box = box      # Cancel keeps the merges made once it merges
+        phase, live = self._set_phase, self._live
 
         def job(progress, cancelled):
             try:
@@ -224,11 +277,11 @@ class TrainOn:
     def _built(self, result, label: str) -> None:
         c = self.c
         if isinstance(result, NotUtf8):
-            c.training.live_box = None
-            c.opening.not_utf8(result)
+            self.training.live_box = None
+            self._not_utf8(result)
             return
-        c.training.install(result)
-        c.training.pending_step = None
+        self.training.install(result)
+        self.training.pending_step = None
         c.ran(label)
 
     def _ended(self, end: JobEnd) -> None:
@@ -242,5 +295,5 @@ class TrainOn:
             detail_current(t)
         else:   # refused, failed or dropped before it merged: the trainer in use stays
             self.source, self.label, self.source_path = self._before
-        c.training.live_box = None
+        self.training.live_box = None
         c.trainer_job_ended(end)
