@@ -99,6 +99,7 @@ void ms_free(MergeScratch *x)
     free(x->en);
     free(x->heap);
     free(x->seen);
+    free(x->pieces);
     memset(x, 0, sizeof(*x));
 }
 
@@ -149,8 +150,16 @@ static inline int32_t new_id(const MergeTable *m, int32_t rank)
     return m->by_span ? rank : m->rank_new[rank];
 }
 
+/* gcc turns the shifting loops below back into memmove calls, each dearer than the few
+ * symbols it moves */
+#if defined(__GNUC__) && !defined(__clang__)
+#define NO_MEMMOVE __attribute__((optimize("no-tree-loop-distribute-patterns")))
+#else
+#define NO_MEMMOVE
+#endif
+
 /* Short words: find the lowest rank by scanning; merge its leftmost occurrence. */
-static size_t merge_scan(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
+static NO_MEMMOVE size_t merge_scan(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
                          const unsigned char *w, int flags)
 {
     int32_t *s = x->sym, *rk = x->rk, *st = x->st, *en = x->en;
@@ -168,13 +177,20 @@ static size_t merge_scan(const MergeTable *m, MergeScratch *x, size_t n, int32_t
         if (best == NO_RANK)
             break;
         s[at] = new_id(m, best);
-        size_t tail = (n - at - 2) * sizeof(int32_t);
-        memmove(s + at + 1, s + at + 2, tail);
-        memmove(rk + at + 1, rk + at + 2, tail);
+        /* a few symbols each: a loop is cheaper than calls to memmove */
         if (spans) {
             en[at] = en[at + 1];
-            memmove(st + at + 1, st + at + 2, tail);
-            memmove(en + at + 1, en + at + 2, tail);
+            for (size_t i = at + 1; i + 1 < n; i++) {
+                s[i] = s[i + 1];
+                rk[i] = rk[i + 1];
+                st[i] = st[i + 1];
+                en[i] = en[i + 1];
+            }
+        } else {
+            for (size_t i = at + 1; i + 1 < n; i++) {
+                s[i] = s[i + 1];
+                rk[i] = rk[i + 1];
+            }
         }
         n--;
         if (at + 1 < n)
@@ -271,16 +287,21 @@ static size_t merge_heap(const MergeTable *m, MergeScratch *x, size_t n, int32_t
     return k;
 }
 
-size_t mt_merge(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
-                const unsigned char *w, int flags)
+static void want_seen(const MergeTable *m, MergeScratch *x)
 {
-    if (n < 2)
-        return n;
     if (m->by_span && !x->seen) { /* no memory for it: merging goes on without */
         x->seen = malloc(sizeof(*x->seen) << SEEN_BITS);
         if (x->seen)
             memset(x->seen, 0xFF, sizeof(*x->seen) << SEEN_BITS); /* ids -1: empty */
     }
+}
+
+size_t mt_merge(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
+                const unsigned char *w, int flags)
+{
+    if (n < 2)
+        return n;
+    want_seen(m, x);
     if (!m->bytepair)
         flags &= ~MT_RAW;
     return n < HEAP_FROM ? merge_scan(m, x, n, limit, w, flags)
@@ -301,6 +322,12 @@ size_t mt_encode_bytes(const MergeTable *m, MergeScratch *x, const unsigned char
             x->en[0] = (int32_t)len;
             return 1;
         }
+    }
+    if (m->by_span && m->bytes_ok) { /* pieces where no token crosses (merge_cut.c) */
+        want_seen(m, x);
+        size_t k = mt_merge_cut(m, x, w, len, limit);
+        if (k != (size_t)-1)
+            return k;
     }
     for (size_t i = 0; i < len; i++)
         x->sym[i] = m->byte_ids[w[i]];
@@ -368,6 +395,9 @@ void mt_free(MergeTable *m)
     free(m->byte_of);
     free(m->rank_new);
     free(m->tab);
+    free(m->sub2);
+    free(m->sub3);
+    free(m->subh);
     memset(m, 0, sizeof(*m));
 }
 
