@@ -28,14 +28,16 @@
 
 #define SUBH_BITS 25 /* 4 MB; o200k puts ~2M short strings in it */
 #define CUT_FROM 9   /* shorter words are merged whole (nothing to win) */
-#define PIECE_MAX 7  /* pieces up to 7 bytes are remembered (a key of one uint64) */
-#define PIECE_BITS 13
+#define PIECE_MAX 15 /* pieces up to 15 bytes of at most 8 tokens are remembered */
+#define PIECE_IDS 8
+#define PIECE_BITS 14 /* 16384 pieces of 64 bytes: 1 MB */
 
-/* a piece's tokens: key = its bytes (little-endian) | length << 56; 0: empty */
+/* a piece's tokens: key = its bytes (little-endian, 8 and 7 of them) | length << 56 in
+ * the second; 0: empty */
 struct MergePiece {
-    uint64_t key;
-    int32_t ids[PIECE_MAX];
-    uint8_t n, ends[PIECE_MAX];
+    uint64_t key[2];
+    int32_t ids[PIECE_IDS];
+    uint8_t n, ends[PIECE_IDS];
 };
 
 enum { IN4 = 1, TOK4 = 2, IN5 = 3 };
@@ -118,27 +120,29 @@ static inline __attribute__((always_inline)) int no_token_across(const MergeTabl
                                                                  uint64_t v, size_t lo,
                                                                  size_t hi)
 {
-    /* level 2: the window of bytes 3..5 */
-    size_t k = 2 * (size_t)(v >> 24 & 0xFFFF);
-    if (!has(m->sub2, k))
-        return 1;
-    if (has(m->sub2, k + 1))
-        return 0;
-    /* levels 3..5: the windows of L bytes start at byte 5-L .. 3 of v, inside [lo, hi) */
-    int inside = 0;
+    /* first the 3-byte tokens across (inside a character of 3 bytes, the character is
+     * mostly a token: one lookup), keeping the words read for level 3 */
+    uint64_t in3 = 0; /* bit s: the window of 3 bytes at s lies inside a token */
     for (size_t s = 2; s <= 3; s++) {
         if (s < lo || s + 3 > hi)
             continue;
-        k = 2 * (size_t)(v >> (8 * s) & MASK(3));
-        if (has(m->sub3, k)) {
-            if (has(m->sub3, k + 1))
-                return 0;
-            inside = 1;
-        }
+        size_t k = 2 * (size_t)(v >> (8 * s) & MASK(3));
+        uint64_t two = m->sub3[k >> 6] >> (k & 63); /* bit 0 inside, bit 1 a token */
+        if (two & 2)
+            return 0;
+        in3 |= (two & 1) << s;
     }
-    if (!inside)
+    /* level 2: the window of bytes 3..5 */
+    size_t k = 2 * (size_t)(v >> 24 & 0xFFFF);
+    uint64_t two = m->sub2[k >> 6] >> (k & 63);
+    if (!(two & 1))
         return 1;
-    inside = 0;
+    if (two & 2)
+        return 0;
+    /* level 3 (no 3-byte token crosses, checked above) */
+    if (!in3)
+        return 1;
+    int inside = 0;
     for (size_t s = 1; s <= 3; s++) {
         if (s < lo || s + 4 > hi)
             continue;
@@ -160,14 +164,16 @@ static inline __attribute__((always_inline)) int no_token_across(const MergeTabl
     return 1;
 }
 
-/* 1: surely no token of the word's bytes crosses position p (0 < p < len); inside the
- * word the 8 bytes w[p-4..p+4) are read at once (constant bounds: the checks fold). */
+/* 1: surely no token of the word's bytes crosses position p (0 < p < len, len >= 8): the
+ * 8 bytes w[p-4..p+4) are read at once, near the ends shifted from the word's first or
+ * last 8 (constant bounds inside the word: the checks fold). */
 static int cut_at(const MergeTable *m, const unsigned char *w, size_t len, size_t p)
 {
     if (p >= 4 && p + 4 <= len)
         return no_token_across(m, load8(w + p - 4), 0, 8);
-    size_t lo = p >= 4 ? 0 : 4 - p, hi = p + 4 <= len ? 8 : 4 + (len - p);
-    return no_token_across(m, load_le(w + p - 4 + lo, hi - lo, 0) << (8 * lo), lo, hi);
+    if (p < 4)
+        return no_token_across(m, load8(w) << (8 * (4 - p)), 4 - p, 8);
+    return no_token_across(m, load8(w + len - 8) >> (8 * (p + 4 - len)), 0, 4 + (len - p));
 }
 
 /* Merge the piece w[a..a+k) whose byte tokens are at sym[a..): returns its token count,
@@ -196,25 +202,45 @@ size_t mt_merge_cut(const MergeTable *m, MergeScratch *x, const unsigned char *w
         x->pieces = calloc((size_t)1 << PIECE_BITS, sizeof(struct MergePiece));
     size_t out = 0, a = 0;
     for (size_t p = 1; p <= len; p++) {
-        if (p < len && !cut_at(m, w, len, p))
-            continue;
+        if (p >= 4 && p + 4 <= len) { /* inside: no bounds to check */
+            while (p + 4 <= len && !no_token_across(m, load8(w + p - 4), 0, 8))
+                p++;
+            if (p + 4 > len)
+                goto edge;
+        } else {
+        edge:
+            if (p < len && !cut_at(m, w, len, p))
+                continue;
+        }
         size_t k = p - a;
         if (k == 1) {
             x->sym[out] = m->byte_ids[w[a]];
             x->st[out] = (int32_t)a;
             x->en[out++] = (int32_t)p;
         } else if (k <= PIECE_MAX && x->pieces && limit == NO_RANK) {
-            uint64_t key = load_le(w + a, k, len - a) | (uint64_t)k << 56;
+            uint64_t k0 = load_le(w + a, k < 8 ? k : 8, len - a),
+                     k1 = (k > 8 ? load_le(w + a + 8, k - 8, len - a - 8) : 0) | (uint64_t)k << 56;
             struct MergePiece *e =
-                &x->pieces[(key * 0x9E3779B97F4A7C15ull) >> (64 - PIECE_BITS)];
-            if (e->key != key) {
+                &x->pieces[((k0 ^ k1 * 0xC2B2AE3D27D4EB4Full) * 0x9E3779B97F4A7C15ull) >>
+                           (64 - PIECE_BITS)];
+            if (e->key[0] != k0 || e->key[1] != k1) {
                 size_t n = merge_piece(m, x, w, a, k, limit);
+                if (n > PIECE_IDS) { /* too many tokens to remember */
+                    for (size_t i = 0; i < n; i++, out++) {
+                        x->sym[out] = x->sym[a + i];
+                        x->st[out] = x->st[a + i] + (int32_t)a;
+                        x->en[out] = x->en[a + i] + (int32_t)a;
+                    }
+                    a = p;
+                    continue;
+                }
                 for (size_t i = 0; i < n; i++) {
                     e->ids[i] = x->sym[a + i];
                     e->ends[i] = (uint8_t)x->en[a + i];
                 }
                 e->n = (uint8_t)n;
-                e->key = key;
+                e->key[0] = k0;
+                e->key[1] = k1;
             }
             for (size_t i = 0, st = 0; i < e->n; i++) { /* out <= a: moving left */
                 x->sym[out] = e->ids[i];
