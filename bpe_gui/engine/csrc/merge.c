@@ -108,6 +108,45 @@ void ms_free(MergeScratch *x)
  * often enough that cl100k/o200k Chinese spent ~3% more instructions (callgrind) */
 #define SEEN_BITS 16
 
+/* p[0..4) and p[0..5), the first in the lowest bits, on any host */
+static inline uint64_t load4(const unsigned char *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap32(v);
+#endif
+    return v;
+}
+
+static inline uint64_t load5(const unsigned char *p)
+{
+    return load4(p) | (uint64_t)p[4] << 32;
+}
+
+/* 0: the bytes p[0..len) (len >= 2) are surely no token, by the cut tables (merge_cut.c);
+ * cheaper than hashing them: most pairs of Han characters are no token */
+static inline int maybe_token(const MergeTable *m, const unsigned char *p, size_t len)
+{
+    if (!m->sub2)
+        return 1;
+    if (len == 2) {
+        size_t k = 2 * (size_t)(p[0] | p[1] << 8) + 1;
+        return (int)(m->sub2[k >> 6] >> (k & 63) & 1);
+    }
+    if (len == 3) {
+        size_t k = 2 * (size_t)(p[0] | p[1] << 8 | (uint32_t)p[2] << 16) + 1;
+        return (int)(m->sub3[k >> 6] >> (k & 63) & 1);
+    }
+    if (len == 4) {
+        size_t k = mt_subh_bit(MT_TOK4, load4(p));
+        return (int)(m->subh[k >> 6] >> (k & 63) & 1);
+    }
+    /* every 5 bytes of a token are inside a token: try its first and last 5 */
+    size_t k = mt_subh_bit(MT_IN5, load5(p)), k2 = mt_subh_bit(MT_IN5, load5(p + len - 5));
+    return (int)(m->subh[k >> 6] >> (k & 63) & m->subh[k2 >> 6] >> (k2 & 63) & 1);
+}
+
 static inline int32_t pair_rank(const MergeTable *m, const MergeScratch *x, int32_t i, int32_t j,
                                 const unsigned char *w, int32_t limit)
 {
@@ -123,7 +162,8 @@ static inline int32_t pair_rank(const MergeTable *m, const MergeScratch *x, int3
             }
         }
         size_t len = (size_t)(x->en[j] - x->st[i]);
-        r = len > m->max_key ? -1 : m->key_id(m->key_ctx, w + x->st[i], len);
+        r = len > m->max_key || !maybe_token(m, w + x->st[i], len)
+                ? -1 : m->key_id(m->key_ctx, w + x->st[i], len);
         if (seen) {
             seen[0] = a;
             seen[1] = b;
@@ -314,7 +354,8 @@ size_t mt_encode_bytes(const MergeTable *m, MergeScratch *x, const unsigned char
     if (ms_reserve(x, len) < 0)
         return (size_t)-1;
     spans = spans || m->by_span;
-    if (m->whole_words && limit == NO_RANK && len >= 2 && len <= m->max_key) {
+    if (m->whole_words && limit == NO_RANK && len >= 2 && len <= m->max_key &&
+        maybe_token(m, w, len)) {
         int32_t id = m->key_id(m->key_ctx, w, len);
         if (id >= 0) {
             x->sym[0] = id;

@@ -120,6 +120,14 @@ size_t mt_merge(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
 size_t mt_encode_bytes(const MergeTable *m, MergeScratch *x, const unsigned char *w, size_t len,
                        int32_t limit, int spans);
 
+/* The cut tables' hashed bits (merge_cut.c, and merge.c's quick "no token" answer). */
+#define MT_SUBH_BITS 25 /* 4 MB; o200k puts ~2M short strings in it */
+enum { MT_IN4 = 1, MT_TOK4 = 2, MT_IN5 = 3 };
+static inline size_t mt_subh_bit(int kind, uint64_t v) /* v: <= 7 bytes, little-endian */
+{
+    return (size_t)(((v | (uint64_t)kind << 56) * 0x9E3779B97F4A7C15ull) >> (64 - MT_SUBH_BITS));
+}
+
 /* Rank-based, a byte-level word w[0..len) (every byte has a token): cut where no token
  * crosses, each piece merged (merge_cut.c); (size_t)-1 when the word is to be merged
  * whole instead (short, or no cut tables). */

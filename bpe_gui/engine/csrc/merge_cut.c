@@ -26,7 +26,6 @@
 
 #include "merge.h"
 
-#define SUBH_BITS 25 /* 4 MB; o200k puts ~2M short strings in it */
 #define CUT_FROM 9   /* shorter words are merged whole (nothing to win) */
 #define PIECE_MAX 15 /* pieces up to 15 bytes of at most 8 tokens are remembered */
 #define PIECE_IDS 8
@@ -39,8 +38,6 @@ struct MergePiece {
     int32_t ids[PIECE_IDS];
     uint8_t n, ends[PIECE_IDS];
 };
-
-enum { IN4 = 1, TOK4 = 2, IN5 = 3 };
 
 /* 8 bytes at p, the first in the lowest bits, on any host */
 static inline uint64_t load8(const unsigned char *p)
@@ -64,11 +61,6 @@ static inline uint64_t load_le(const unsigned char *p, size_t n, size_t room)
     return v;
 }
 
-static inline size_t subh_bit(int kind, uint64_t v)
-{
-    return (size_t)(((v | (uint64_t)kind << 56) * 0x9E3779B97F4A7C15ull) >> (64 - SUBH_BITS));
-}
-
 static inline int has(const uint64_t *bits, size_t i)
 {
     return (int)(bits[i >> 6] >> (i & 63) & 1);
@@ -84,7 +76,7 @@ int mt_add_token(MergeTable *m, const unsigned char *p, size_t len)
     if (!m->sub2) {
         m->sub2 = calloc((2u << 16) / 64, sizeof(uint64_t));
         m->sub3 = calloc((2u << 24) / 64, sizeof(uint64_t));
-        m->subh = calloc(((size_t)1 << SUBH_BITS) / 64, sizeof(uint64_t));
+        m->subh = calloc(((size_t)1 << MT_SUBH_BITS) / 64, sizeof(uint64_t));
         if (!m->sub2 || !m->sub3 || !m->subh) {
             free(m->sub2), free(m->sub3), free(m->subh);
             m->sub2 = m->sub3 = m->subh = NULL;
@@ -97,15 +89,15 @@ int mt_add_token(MergeTable *m, const unsigned char *p, size_t len)
     for (size_t i = 0; i + 3 <= len; i++)
         set(m->sub3, 2 * load_le(p + i, 3, 0));
     for (size_t i = 0; i + 4 <= len; i++)
-        set(m->subh, subh_bit(IN4, load_le(p + i, 4, 0)));
+        set(m->subh, mt_subh_bit(MT_IN4, load_le(p + i, 4, 0)));
     if (len == 2)
         set(m->sub2, 2 * load_le(p, 2, 0) + 1);
     if (len == 3)
         set(m->sub3, 2 * load_le(p, 3, 0) + 1);
     if (len == 4)
-        set(m->subh, subh_bit(TOK4, load_le(p, 4, 0)));
+        set(m->subh, mt_subh_bit(MT_TOK4, load_le(p, 4, 0)));
     for (size_t i = 0; i + 5 <= len; i++)
-        set(m->subh, subh_bit(IN5, load_le(p + i, 5, 0)));
+        set(m->subh, mt_subh_bit(MT_IN5, load_le(p + i, 5, 0)));
     return 0;
 }
 
@@ -147,8 +139,8 @@ static inline __attribute__((always_inline)) int no_token_across(const MergeTabl
         if (s < lo || s + 4 > hi)
             continue;
         uint64_t win = v >> (8 * s) & MASK(4);
-        if (has(m->subh, subh_bit(IN4, win))) {
-            if (has(m->subh, subh_bit(TOK4, win)))
+        if (has(m->subh, mt_subh_bit(MT_IN4, win))) {
+            if (has(m->subh, mt_subh_bit(MT_TOK4, win)))
                 return 0;
             inside = 1;
         }
@@ -158,22 +150,43 @@ static inline __attribute__((always_inline)) int no_token_across(const MergeTabl
     for (size_t s = 0; s <= 3; s++) {
         if (s < lo || s + 5 > hi)
             continue;
-        if (has(m->subh, subh_bit(IN5, v >> (8 * s) & MASK(5))))
+        if (has(m->subh, mt_subh_bit(MT_IN5, v >> (8 * s) & MASK(5))))
             return 0; /* maybe: no cut */
     }
     return 1;
 }
 
-/* 1: surely no token of the word's bytes crosses position p (0 < p < len, len >= 8): the
- * 8 bytes w[p-4..p+4) are read at once, near the ends shifted from the word's first or
- * last 8 (constant bounds inside the word: the checks fold). */
-static int cut_at(const MergeTable *m, const unsigned char *w, size_t len, size_t p)
+/* 1: surely no token of the word's bytes crosses position p (0 < p < len, len >= 8),
+ * near the ends: the 8 bytes w[p-4..p+4) shifted from the word's first or last 8 */
+static int cut_near_end(const MergeTable *m, const unsigned char *w, size_t len, size_t p)
 {
-    if (p >= 4 && p + 4 <= len)
-        return no_token_across(m, load8(w + p - 4), 0, 8);
     if (p < 4)
         return no_token_across(m, load8(w) << (8 * (4 - p)), 4 - p, 8);
     return no_token_across(m, load8(w + len - 8) >> (8 * (p + 4 - len)), 0, 4 + (len - p));
+}
+
+/* The first cut at or after p, or len. Inside the word the 8 bytes w[p-4..p+4) are read
+ * at once (constant bounds: the checks fold); a 3-byte token starting at p-1 (a Han
+ * character, mostly) settles p and p+1 with one lookup. */
+static size_t next_cut(const MergeTable *m, const unsigned char *w, size_t len, size_t p)
+{
+    for (; p < len; p++) {
+        if (p < 4 || p + 4 > len) {
+            if (cut_near_end(m, w, len, p))
+                return p;
+            continue;
+        }
+        if ((w[p - 1] & 0xF0) == 0xE0) {
+            size_t k = 2 * (size_t)(load8(w + p - 1) & MASK(3)) + 1;
+            if (has(m->sub3, k)) {
+                p++; /* p and p + 1 are inside that token */
+                continue;
+            }
+        }
+        if (no_token_across(m, load8(w + p - 4), 0, 8))
+            return p;
+    }
+    return len;
 }
 
 /* Merge the piece w[a..a+k) whose byte tokens are at sym[a..): returns its token count,
@@ -200,18 +213,9 @@ size_t mt_merge_cut(const MergeTable *m, MergeScratch *x, const unsigned char *w
         return (size_t)-1; /* the caller merges the word whole */
     if (!x->pieces && limit == NO_RANK) /* calloc: fresh pages come zeroed (empty) */
         x->pieces = calloc((size_t)1 << PIECE_BITS, sizeof(struct MergePiece));
-    size_t out = 0, a = 0;
-    for (size_t p = 1; p <= len; p++) {
-        if (p >= 4 && p + 4 <= len) { /* inside: no bounds to check */
-            while (p + 4 <= len && !no_token_across(m, load8(w + p - 4), 0, 8))
-                p++;
-            if (p + 4 > len)
-                goto edge;
-        } else {
-        edge:
-            if (p < len && !cut_at(m, w, len, p))
-                continue;
-        }
+    size_t out = 0;
+    for (size_t a = 0, p; a < len; a = p) {
+        p = next_cut(m, w, len, a + 1);
         size_t k = p - a;
         if (k == 1) {
             x->sym[out] = m->byte_ids[w[a]];
@@ -231,7 +235,6 @@ size_t mt_merge_cut(const MergeTable *m, MergeScratch *x, const unsigned char *w
                         x->st[out] = x->st[a + i] + (int32_t)a;
                         x->en[out] = x->en[a + i] + (int32_t)a;
                     }
-                    a = p;
                     continue;
                 }
                 for (size_t i = 0; i < n; i++) {
@@ -255,7 +258,6 @@ size_t mt_merge_cut(const MergeTable *m, MergeScratch *x, const unsigned char *w
                 x->en[out] = x->en[a + i] + (int32_t)a;
             }
         }
-        a = p;
     }
     return out;
 }
