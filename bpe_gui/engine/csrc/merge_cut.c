@@ -26,7 +26,7 @@
 
 #include "merge.h"
 
-#define CUT_FROM 9   /* shorter words are merged whole (nothing to win) */
+#define CUT_FROM 9   /* shorter words are merged whole (little to win; the loads need 8) */
 #define PIECE_MAX 15 /* pieces up to 15 bytes of at most 8 tokens are remembered */
 #define PIECE_IDS 8
 #define PIECE_BITS 14 /* 16384 pieces of 64 bytes: 1 MB */
@@ -189,6 +189,13 @@ static size_t next_cut(const MergeTable *m, const unsigned char *w, size_t len, 
     return len;
 }
 
+/* w[a..a+n) (n <= 8) of a word of len >= 8 bytes: one load, from a or from the end */
+static inline uint64_t in_word(const unsigned char *w, size_t len, size_t a, size_t n)
+{
+    uint64_t v = a + 8 <= len ? load8(w + a) : load8(w + len - 8) >> (8 * (a + 8 - len));
+    return n == 8 ? v : v & MASK(n);
+}
+
 /* Merge the piece w[a..a+k) whose byte tokens are at sym[a..): returns its token count,
  * spans relative to a. */
 static size_t merge_piece(const MergeTable *m, MergeScratch *x, const unsigned char *w,
@@ -222,8 +229,8 @@ size_t mt_merge_cut(const MergeTable *m, MergeScratch *x, const unsigned char *w
             x->st[out] = (int32_t)a;
             x->en[out++] = (int32_t)p;
         } else if (k <= PIECE_MAX && x->pieces && limit == NO_RANK) {
-            uint64_t k0 = load_le(w + a, k < 8 ? k : 8, len - a),
-                     k1 = (k > 8 ? load_le(w + a + 8, k - 8, len - a - 8) : 0) | (uint64_t)k << 56;
+            uint64_t k0 = in_word(w, len, a, k < 8 ? k : 8),
+                     k1 = (k > 8 ? in_word(w, len, a + 8, k - 8) : 0) | (uint64_t)k << 56;
             struct MergePiece *e =
                 &x->pieces[((k0 ^ k1 * 0xC2B2AE3D27D4EB4Full) * 0x9E3779B97F4A7C15ull) >>
                            (64 - PIECE_BITS)];
