@@ -29,7 +29,7 @@
 #define CUT_FROM 9   /* shorter words are merged whole (little to win; the loads need 8) */
 #define PIECE_MAX 15 /* pieces up to 15 bytes of at most 8 tokens are remembered */
 #define PIECE_IDS 8
-#define PIECE_BITS 14 /* 16384 pieces of 64 bytes: 1 MB */
+#define PIECE_BITS 15 /* 32768 pieces of 64 bytes: 2 MB (fresh pages, touched as used) */
 
 /* a piece's tokens: key = its bytes (little-endian, 8 and 7 of them) | length << 56 in
  * the second; 0: empty */
