@@ -125,10 +125,12 @@ static inline uint64_t load5(const unsigned char *p)
 }
 
 /* 0: the bytes p[0..len) (len >= 2) are surely no token, by the cut tables (merge_cut.c);
- * cheaper than hashing them: most pairs of Han characters are no token */
+ * cheaper than hashing them: most pairs of Han characters are no token. The tables know
+ * the tokens with a byte >= 0x80 only: bytes that end in ASCII at both ends are not
+ * answered (1). */
 static inline int maybe_token(const MergeTable *m, const unsigned char *p, size_t len)
 {
-    if (!m->sub2)
+    if (!m->sub2 || (p[0] < 0x80 && p[len - 1] < 0x80))
         return 1;
     if (len == 2) {
         size_t k = 2 * (size_t)(p[0] | p[1] << 8) + 1;

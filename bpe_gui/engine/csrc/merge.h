@@ -17,6 +17,8 @@
  *
  * Lookups: pairs of two raw bytes come from a 256 x 256 table; other pairs from an
  * open-addressing hash behind a 128 KB bit filter; a merge's new id comes from its rank.
+ * Rank-based long words of non-ASCII letters (Chinese clauses) are first cut where no
+ * token can cross, and the pieces merged alone (merge_cut.c).
  *
  * Threads: a MergeTable is only read while merging, so any number of threads can merge
  * with one table at once, each with its own MergeScratch. Adding merges must wait until
