@@ -183,14 +183,15 @@ static size_t next_cut(const MergeTable *m, const unsigned char *w, size_t len, 
                 return p;
             continue;
         }
+        uint64_t v = load8(w + p - 4); /* inside the word: p + 4 <= len */
         if ((w[p - 1] & 0xF0) == 0xE0) {
-            size_t k = 2 * (size_t)(load8(w + p - 1) & MASK(3)) + 1;
+            size_t k = 2 * (size_t)(v >> 24 & MASK(3)) + 1; /* w[p-1..p+2) */
             if (has(m->sub3, k)) {
                 p++; /* p and p + 1 are inside that token */
                 continue;
             }
         }
-        if (no_token_across(m, load8(w + p - 4), 0, 8))
+        if (no_token_across(m, v, 0, 8))
             return p;
     }
     return len;
