@@ -13,7 +13,7 @@ SCAN_DEPS = ["bpe_gui/engine/csrc/" + f for f in
               "tsv.h", "wordtable.h", "merge.h", "wordcache.h", "cached_words.h")]
 PIPELINE = ["bpe_gui/engine/csrc/" + f for f in
             ("pipelinemodule.c", "pipe_tables.c", "pipe_load_hf.c", "pipe_load_tiktoken.c",
-             "json_scan.c", "b64.c", "pipe_encode.c", "merge.c")]
+             "json_scan.c", "b64.c", "pipe_encode.c", "merge.c", "merge_cut.c")]
 PIPELINE_DEPS = ["bpe_gui/engine/csrc/" + f for f in ("pipeline.h", "json_scan.h", "merge.h")]
 CORE = ["bpe_gui/engine/csrc/" + f for f in
         ("coremodule.c", "core_build.c", "core_step.c", "core_heap.c", "core_tables.c",
@@ -36,6 +36,7 @@ setup(
         # the training core: coremodule.c is the Python type, core.h the data structures
         ext("_core", *CORE),
         ext("_encode", "bpe_gui/engine/csrc/encodemodule.c", "bpe_gui/engine/csrc/merge.c",
+            "bpe_gui/engine/csrc/merge_cut.c",
             "bpe_gui/engine/csrc/wordcache.c", "bpe_gui/engine/csrc/wordcache_type.c",
             *SCAN_SHARED),
         ext("_count", "bpe_gui/engine/csrc/countmodule.c", "bpe_gui/engine/csrc/wordtable.c",

@@ -99,6 +99,7 @@ void ms_free(MergeScratch *x)
     free(x->en);
     free(x->heap);
     free(x->seen);
+    free(x->pieces);
     memset(x, 0, sizeof(*x));
 }
 
@@ -106,6 +107,47 @@ void ms_free(MergeScratch *x)
 /* 64K pairs (768 KB a scratch): long Han-character words revisit many pairs; 16K missed
  * often enough that cl100k/o200k Chinese spent ~3% more instructions (callgrind) */
 #define SEEN_BITS 16
+
+/* p[0..4) and p[0..5), the first in the lowest bits, on any host */
+static inline uint64_t load4(const unsigned char *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap32(v);
+#endif
+    return v;
+}
+
+static inline uint64_t load5(const unsigned char *p)
+{
+    return load4(p) | (uint64_t)p[4] << 32;
+}
+
+/* 0: the bytes p[0..len) (len >= 2) are surely no token, by the cut tables (merge_cut.c);
+ * cheaper than hashing them: most pairs of Han characters are no token. The tables know
+ * the tokens with a byte >= 0x80 only: bytes that end in ASCII at both ends are not
+ * answered (1). */
+static inline int maybe_token(const MergeTable *m, const unsigned char *p, size_t len)
+{
+    if (!m->sub2 || (p[0] < 0x80 && p[len - 1] < 0x80))
+        return 1;
+    if (len == 2) {
+        size_t k = 2 * (size_t)(p[0] | p[1] << 8) + 1;
+        return (int)(m->sub2[k >> 6] >> (k & 63) & 1);
+    }
+    if (len == 3) {
+        size_t k = 2 * (size_t)(p[0] | p[1] << 8 | (uint32_t)p[2] << 16) + 1;
+        return (int)(m->sub3[k >> 6] >> (k & 63) & 1);
+    }
+    if (len == 4) {
+        size_t k = mt_subh_bit(MT_TOK4, load4(p));
+        return (int)(m->subh[k >> 6] >> (k & 63) & 1);
+    }
+    /* every 5 bytes of a token are inside a token: try its first and last 5 */
+    size_t k = mt_subh_bit(MT_IN5, load5(p)), k2 = mt_subh_bit(MT_IN5, load5(p + len - 5));
+    return (int)(m->subh[k >> 6] >> (k & 63) & m->subh[k2 >> 6] >> (k2 & 63) & 1);
+}
 
 static inline int32_t pair_rank(const MergeTable *m, const MergeScratch *x, int32_t i, int32_t j,
                                 const unsigned char *w, int32_t limit)
@@ -122,7 +164,8 @@ static inline int32_t pair_rank(const MergeTable *m, const MergeScratch *x, int3
             }
         }
         size_t len = (size_t)(x->en[j] - x->st[i]);
-        r = len > m->max_key ? -1 : m->key_id(m->key_ctx, w + x->st[i], len);
+        r = len > m->max_key || !maybe_token(m, w + x->st[i], len)
+                ? -1 : m->key_id(m->key_ctx, w + x->st[i], len);
         if (seen) {
             seen[0] = a;
             seen[1] = b;
@@ -149,8 +192,16 @@ static inline int32_t new_id(const MergeTable *m, int32_t rank)
     return m->by_span ? rank : m->rank_new[rank];
 }
 
+/* gcc turns the shifting loops below back into memmove calls, each dearer than the few
+ * symbols it moves */
+#if defined(__GNUC__) && !defined(__clang__)
+#define NO_MEMMOVE __attribute__((optimize("no-tree-loop-distribute-patterns")))
+#else
+#define NO_MEMMOVE
+#endif
+
 /* Short words: find the lowest rank by scanning; merge its leftmost occurrence. */
-static size_t merge_scan(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
+static NO_MEMMOVE size_t merge_scan(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
                          const unsigned char *w, int flags)
 {
     int32_t *s = x->sym, *rk = x->rk, *st = x->st, *en = x->en;
@@ -168,13 +219,20 @@ static size_t merge_scan(const MergeTable *m, MergeScratch *x, size_t n, int32_t
         if (best == NO_RANK)
             break;
         s[at] = new_id(m, best);
-        size_t tail = (n - at - 2) * sizeof(int32_t);
-        memmove(s + at + 1, s + at + 2, tail);
-        memmove(rk + at + 1, rk + at + 2, tail);
+        /* a few symbols each: a loop is cheaper than calls to memmove */
         if (spans) {
             en[at] = en[at + 1];
-            memmove(st + at + 1, st + at + 2, tail);
-            memmove(en + at + 1, en + at + 2, tail);
+            for (size_t i = at + 1; i + 1 < n; i++) {
+                s[i] = s[i + 1];
+                rk[i] = rk[i + 1];
+                st[i] = st[i + 1];
+                en[i] = en[i + 1];
+            }
+        } else {
+            for (size_t i = at + 1; i + 1 < n; i++) {
+                s[i] = s[i + 1];
+                rk[i] = rk[i + 1];
+            }
         }
         n--;
         if (at + 1 < n)
@@ -271,16 +329,21 @@ static size_t merge_heap(const MergeTable *m, MergeScratch *x, size_t n, int32_t
     return k;
 }
 
-size_t mt_merge(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
-                const unsigned char *w, int flags)
+static void want_seen(const MergeTable *m, MergeScratch *x)
 {
-    if (n < 2)
-        return n;
     if (m->by_span && !x->seen) { /* no memory for it: merging goes on without */
         x->seen = malloc(sizeof(*x->seen) << SEEN_BITS);
         if (x->seen)
             memset(x->seen, 0xFF, sizeof(*x->seen) << SEEN_BITS); /* ids -1: empty */
     }
+}
+
+size_t mt_merge(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
+                const unsigned char *w, int flags)
+{
+    if (n < 2)
+        return n;
+    want_seen(m, x);
     if (!m->bytepair)
         flags &= ~MT_RAW;
     return n < HEAP_FROM ? merge_scan(m, x, n, limit, w, flags)
@@ -293,7 +356,8 @@ size_t mt_encode_bytes(const MergeTable *m, MergeScratch *x, const unsigned char
     if (ms_reserve(x, len) < 0)
         return (size_t)-1;
     spans = spans || m->by_span;
-    if (m->whole_words && limit == NO_RANK && len >= 2 && len <= m->max_key) {
+    if (m->whole_words && limit == NO_RANK && len >= 2 && len <= m->max_key &&
+        maybe_token(m, w, len)) {
         int32_t id = m->key_id(m->key_ctx, w, len);
         if (id >= 0) {
             x->sym[0] = id;
@@ -301,6 +365,12 @@ size_t mt_encode_bytes(const MergeTable *m, MergeScratch *x, const unsigned char
             x->en[0] = (int32_t)len;
             return 1;
         }
+    }
+    if (m->by_span && m->bytes_ok) { /* pieces where no token crosses (merge_cut.c) */
+        want_seen(m, x);
+        size_t k = mt_merge_cut(m, x, w, len, limit);
+        if (k != (size_t)-1)
+            return k;
     }
     for (size_t i = 0; i < len; i++)
         x->sym[i] = m->byte_ids[w[i]];
@@ -368,6 +438,9 @@ void mt_free(MergeTable *m)
     free(m->byte_of);
     free(m->rank_new);
     free(m->tab);
+    free(m->sub2);
+    free(m->sub3);
+    free(m->subh);
     memset(m, 0, sizeof(*m));
 }
 

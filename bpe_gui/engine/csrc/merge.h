@@ -17,6 +17,8 @@
  *
  * Lookups: pairs of two raw bytes come from a 256 x 256 table; other pairs from an
  * open-addressing hash behind a 128 KB bit filter; a merge's new id comes from its rank.
+ * Rank-based long words of non-ASCII letters (Chinese clauses) are first cut where no
+ * token can cross, and the pieces merged alone (merge_cut.c).
  *
  * Threads: a MergeTable is only read while merging, so any number of threads can merge
  * with one table at once, each with its own MergeScratch. Adding merges must wait until
@@ -64,6 +66,11 @@ typedef struct {
     size_t max_key;  /* the longest token, in bytes: longer spans are no token */
     int by_span;     /* 1: rank-based */
     int whole_words;
+    /* rank-based: which short byte strings lie inside some token (see mt_add_token);
+     * NULL: words are merged whole */
+    uint64_t *sub2; /* 2 bits per 2 bytes: inside a token, is a token */
+    uint64_t *sub3; /* 2 bits per 3 bytes: inside a token, is a token */
+    uint64_t *subh; /* hashed bits: 4 and 5 bytes inside a token, 4 bytes a token */
 } MergeTable;
 
 /* Per-thread scratch: one word's symbols, ranks, list links, byte spans, heap; and, for
@@ -74,6 +81,7 @@ typedef struct {
     uint64_t *heap;
     size_t cap;
     int32_t (*seen)[3]; /* (left id, right id, rank or -1), direct-mapped; NULL: none yet */
+    struct MergePiece *pieces; /* merge_cut.c: short pieces' tokens; NULL: none yet */
 } MergeScratch;
 
 /* byte_ids: the token id of each single byte (-1: none). 0, or -1 when out of memory. */
@@ -84,6 +92,11 @@ void mt_free(MergeTable *m);
  * byte-pair table of a rank-based model. 0 or -1. */
 int mt_set_keys(MergeTable *m, mt_key_fn key_id, const void *ctx, size_t max_key, int by_span,
                 int whole_words);
+
+/* Rank-based: tell the engine one token's bytes (every token, after mt_set_keys), so that
+ * long words can be cut where no token can cross (0, or -1 when out of memory: then words
+ * are merged whole, as before). */
+int mt_add_token(MergeTable *m, const unsigned char *p, size_t len);
 
 /* Register a merge: 1 added, 0 the pair is known (kept unless `replace`: then the later
  * rank wins, as tokenizers' map does), -1 out of memory, -2 rank above MT_MAX_RANK. */
@@ -108,5 +121,19 @@ size_t mt_merge(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
  * (size_t)-1 when out of memory. */
 size_t mt_encode_bytes(const MergeTable *m, MergeScratch *x, const unsigned char *w, size_t len,
                        int32_t limit, int spans);
+
+/* The cut tables' hashed bits (merge_cut.c, and merge.c's quick "no token" answer). */
+#define MT_SUBH_BITS 25 /* 4 MB; o200k puts ~2M short strings in it */
+enum { MT_IN4 = 1, MT_TOK4 = 2, MT_IN5 = 3 };
+static inline size_t mt_subh_bit(int kind, uint64_t v) /* v: <= 7 bytes, little-endian */
+{
+    return (size_t)(((v | (uint64_t)kind << 56) * 0x9E3779B97F4A7C15ull) >> (64 - MT_SUBH_BITS));
+}
+
+/* Rank-based, a byte-level word w[0..len) (every byte has a token): cut where no token
+ * crosses, each piece merged (merge_cut.c); (size_t)-1 when the word is to be merged
+ * whole instead (short, or no cut tables). */
+size_t mt_merge_cut(const MergeTable *m, MergeScratch *x, const unsigned char *w, size_t len,
+                    int32_t limit);
 
 #endif

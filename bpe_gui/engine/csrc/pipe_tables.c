@@ -228,7 +228,13 @@ int finish_tiktoken(Model *m) {
         PyErr_NoMemory();
         return -1;
     }
-    return mt_set_keys(&m->mt, model_key, m, m->max_key, 1, 1);
+    if (mt_set_keys(&m->mt, model_key, m, m->max_key, 1, 1) < 0) return -1;
+    /* the cut tables: without memory for them words are merged whole, ids the same */
+    for (size_t e = 0; e < m->n_entries; e++)
+        if (mt_add_token(&m->mt, (const unsigned char *)m->arena + m->entries[e].off,
+                         (size_t)m->entries[e].len) < 0)
+            break;
+    return 0;
 }
 
 PyObject *problem(Model *m, const char *where, Py_ssize_t index, PyObject *msg) {
