@@ -34,3 +34,26 @@ def test_twenty_thousand_recent_files_are_cut_to_the_menu(make_window, settings_
     assert len(win.recent.paths()) == RECENT_MAX
     win.settings.sync()
     assert len(QSettings(settings_file, QSettings.IniFormat).value("recentFiles")) == RECENT_MAX
+
+
+def test_the_window_size_comes_back_on_the_same_screen(make_window, settings_file):
+    win = make_window(load=False)
+    win.showNormal()
+    win.resize(640, 480)
+    win.save_layout()
+    again = make_window(load=False)
+    assert (again.width(), again.height()) == (640, 480)
+
+
+def test_a_size_saved_on_another_screen_gives_this_screens_default(make_window, settings_file):
+    """A laptop taken off its big monitor: the size saved there is not restored."""
+    win = make_window(load=False)
+    win.showNormal()
+    win.resize(640, 480)
+    win.save_layout()
+    s = QSettings(settings_file, QSettings.IniFormat)
+    s.setValue("geometryScreen", "3840x2160")
+    s.sync()
+    again = make_window(load=False)
+    assert (again.width(), again.height()) != (640, 480)
+    assert again.fill_screen == again.dock_layout._short_screen()

@@ -206,10 +206,24 @@ class DockLayout:
         self.window.restoreState(self._default_state, STATE_VERSION)
         self._default_dock_sizes()
 
+    @staticmethod
+    def _screen_size() -> str:
+        """The primary screen's available size, 'WxH' ('' without a screen)."""
+        screen = QApplication.primaryScreen()
+        if screen is None:
+            return ""
+        avail = screen.availableGeometry()
+        return f"{avail.width()}x{avail.height()}"
+
     def restore_layout(self) -> None:
         win = self.window
         geom = self.settings.value("geometry")
-        if isinstance(geom, QByteArray) and not geom.isEmpty():
+        # a geometry saved on a screen of another size (a laptop taken off its monitor)
+        # restores as a window that does not fit, or a small one: the default layout of
+        # this screen instead (the docks' arrangement is still restored below)
+        saved_on = str(self.settings.value("geometryScreen", ""))   # '': saved before this rule
+        same_screen = saved_on in ("", self._screen_size())
+        if isinstance(geom, QByteArray) and not geom.isEmpty() and same_screen:
             win.restoreGeometry(geom)
         else:
             win.resize(*self._default_size())
@@ -221,5 +235,6 @@ class DockLayout:
     def save_layout(self) -> None:
         win = self.window
         self.settings.setValue("geometry", win.saveGeometry())
+        self.settings.setValue("geometryScreen", self._screen_size())
         self.settings.setValue("windowState", win.saveState(STATE_VERSION))
         self.settings.sync()
