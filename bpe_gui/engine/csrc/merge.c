@@ -108,22 +108,6 @@ void ms_free(MergeScratch *x)
  * often enough that cl100k/o200k Chinese spent ~3% more instructions (callgrind) */
 #define SEEN_BITS 16
 
-/* p[0..4) and p[0..5), the first in the lowest bits, on any host */
-static inline uint64_t load4(const unsigned char *p)
-{
-    uint32_t v;
-    memcpy(&v, p, 4);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    v = __builtin_bswap32(v);
-#endif
-    return v;
-}
-
-static inline uint64_t load5(const unsigned char *p)
-{
-    return load4(p) | (uint64_t)p[4] << 32;
-}
-
 /* 0: the bytes p[0..len) (len >= 2) are surely no token, by the cut tables (merge_cut.c);
  * cheaper than hashing them: most pairs of Han characters are no token. The tables know
  * the tokens with a byte >= 0x80 only: bytes that end in ASCII at both ends are not

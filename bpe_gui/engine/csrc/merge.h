@@ -29,6 +29,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define NO_RANK INT32_MAX
 #define MT_MAX_RANK (1 << 26)   /* ranks are positions in a merge list, or token ids */
@@ -135,5 +136,33 @@ static inline size_t mt_subh_bit(int kind, uint64_t v) /* v: <= 7 bytes, little-
  * whole instead (short, or no cut tables). */
 size_t mt_merge_cut(const MergeTable *m, MergeScratch *x, const unsigned char *w, size_t len,
                     int32_t limit);
+
+/* Little-endian loads of a few bytes (merge.c's pair keys, merge_cut.c's windows). */
+/* p[0..4) and p[0..5), the first in the lowest bits, on any host */
+static inline uint64_t load4(const unsigned char *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap32(v);
+#endif
+    return v;
+}
+
+static inline uint64_t load5(const unsigned char *p)
+{
+    return load4(p) | (uint64_t)p[4] << 32;
+}
+
+/* 8 bytes at p, the first in the lowest bits, on any host */
+static inline uint64_t load8(const unsigned char *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
+    return v;
+}
 
 #endif

@@ -40,17 +40,6 @@ struct MergePiece {
     uint8_t n, ends[PIECE_IDS];
 };
 
-/* 8 bytes at p, the first in the lowest bits, on any host */
-static inline uint64_t load8(const unsigned char *p)
-{
-    uint64_t v;
-    memcpy(&v, p, 8);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    v = __builtin_bswap64(v);
-#endif
-    return v;
-}
-
 /* n <= 8 bytes at p, as load8, byte by byte (loading the tables) */
 static inline uint64_t bytes_le(const unsigned char *p, size_t n)
 {
