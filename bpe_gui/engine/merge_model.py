@@ -199,6 +199,7 @@ class MergeModel(WordModel):
         between every two bytes x, y with ``joins[x << 8 | y] == 0`` (no merge joins
         them: :meth:`joins`) and the segments merged through ``cache``. Returns
         the ids (int32) and each word's start among them (int64), as bytes."""
+        assert self.merger is not None   # called only when .native
         return self.merger.encode_pieces(blob, starts, joins, self.limit, cache)
 
     def encode_text(self, preset: int, text: str, cache) -> list[int]:

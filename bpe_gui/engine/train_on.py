@@ -163,11 +163,11 @@ def segment_words(tok: Tokenizer, table: PretokenTable) -> tuple:
         freqs.extend(table.counts)
         if seg.model.native:   # in C, each word cut where no merge joins (long stage-2
             # pieces become short, repeated segments, merged once each through a cache)
-            ids, ends = seg.model.encode_pieces(table.blob, table.starts, seg.model.joins(),
-                                                word_cache(SEGMENT_CACHE_WORDS))
+            id_bytes, end_bytes = seg.model.encode_pieces(
+                table.blob, table.starts, seg.model.joins(), word_cache(SEGMENT_CACHE_WORDS))
             symbols, starts = array("i"), array("q")
-            symbols.frombytes(ids)
-            starts.frombytes(ends)
+            symbols.frombytes(id_bytes)
+            starts.frombytes(end_bytes)
             return symbols, starts, freqs, None
         if not byte_batches:
             for w in _each_word(table):   # (no list of every word)
