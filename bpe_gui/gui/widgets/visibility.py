@@ -4,12 +4,13 @@
 behind the front tab of a tabbed dock area, it moves them out of the window (and they
 stay "visible"). Their visible region is empty then. The main window calls a panel's
 ``catch_up()`` when its dock's tab comes to the front (``visibilityChanged``); a panel
-that is shown by ``show()`` catches up in its ``showEvent``.
+that is shown by ``show()`` catches up on its Show event (:class:`CatchUp` watches it).
 """
 from __future__ import annotations
 
 from typing import Callable
 
+from PySide6.QtCore import QEvent, QObject
 from PySide6.QtWidgets import QDockWidget, QWidget
 
 
@@ -24,17 +25,24 @@ def on_screen(widget: QWidget) -> bool:
     return w is None or not w.visibleRegion().isEmpty()
 
 
-class CatchUp:
+class CatchUp(QObject):
     """The part of a panel that skips its updates while it cannot be seen, and does
     them when the panel is seen again; given the panel and its update (what to run
     then), and whether an update is owed from the start (nothing shown yet). The update
-    starts with ``if self.catchup.skip(): return``; the panel's ``showEvent`` and its
-    ``catch_up`` (the main window calls it when the panel's dock tab is raised) call
-    :meth:`catch_up`."""
+    starts with ``if self.catchup.skip(): return``; :meth:`catch_up` runs on the panel's
+    Show events and when the main window raises the panel's dock tab (the panel's
+    ``catch_up``)."""
 
     def __init__(self, widget: QWidget, update: Callable[[], None], behind: bool = False):
+        super().__init__(widget)
         self.widget, self.update = widget, update
         self.behind = behind       # an update was skipped and is not caught up with yet
+        widget.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.widget and event.type() == QEvent.Show:
+            self.catch_up()
+        return False
 
     def skip(self) -> bool:
         """True (and noted) if the panel cannot be seen now."""

@@ -58,7 +58,8 @@ class ChartsView(QWidget):
 
     def __init__(self, controller, parent: QWidget | None = None):
         super().__init__(parent)
-        self.catchup = CatchUp(self, self.catch_up_with)
+        self.catchup = CatchUp(self, self.schedule)
+        self.catch_up = self.catchup.catch_up   # the main window's call when its tab is raised
         self.controller = controller
         self.compression = ChartWidget("Compression", "step", "bytes per token",
                                        empty_text="No training yet: load a corpus and step.")
@@ -143,17 +144,6 @@ class ChartsView(QWidget):
             return
         if not self._redraw.isActive():
             self._redraw.start()
-
-    def showEvent(self, event) -> None:
-        super().showEvent(event)
-        self.catch_up()
-
-    def catch_up(self) -> None:
-        """Do what was skipped while hidden (shown, or its dock's tab raised)."""
-        self.catchup.catch_up()
-
-    def catch_up_with(self) -> None:
-        self.schedule()
 
     def _busy_changed(self, busy: bool) -> None:
         if not busy and self._held_text is not None and self._held is None:

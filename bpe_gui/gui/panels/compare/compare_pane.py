@@ -61,7 +61,8 @@ class ComparePane(QFrame):
     def __init__(self, controller, name: str, kind: str = "current",
                  parent: QWidget | None = None):
         super().__init__(parent)
-        self.catchup = CatchUp(self, self.catch_up_with)
+        self.catchup = CatchUp(self, self._on_step)
+        self.catch_up = self.catchup.catch_up   # the main window's call when its tab is raised
         self.controller = controller
         self.name = name
         self.training = False    # this side's configuration is being trained
@@ -317,17 +318,6 @@ class ComparePane(QFrame):
         self._update_labels()
         if self.kind_key() in ("current", "step"):
             self.changed.emit()
-
-    def showEvent(self, event) -> None:
-        super().showEvent(event)
-        self.catch_up()
-
-    def catch_up(self) -> None:
-        """Do what was skipped while hidden (shown, or its dock's tab raised)."""
-        self.catchup.catch_up()
-
-    def catch_up_with(self) -> None:
-        self._on_step()
 
     def _set_step_range(self) -> None:
         top = self._furthest()

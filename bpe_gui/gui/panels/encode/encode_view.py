@@ -57,7 +57,8 @@ def _tokens_in(offsets, starts, c0: int, c1: int) -> tuple[int, int]:
 class EncodeView(QWidget):
     def __init__(self, controller, parent=None):
         super().__init__(parent)
-        self.catchup = CatchUp(self, self.catch_up_with)
+        self.catchup = CatchUp(self, self._on_tokenizer_changed)
+        self.catch_up = self.catchup.catch_up   # the main window's call when its tab is raised
         self.controller = controller
         self.colors = TokenColors.for_palette(self.palette())
         # training on from a tokenizer: tokens learned here are marked (models/inherited.py)
@@ -213,17 +214,6 @@ class EncodeView(QWidget):
         self._update_source()
         if not self._follow_step():
             self.encode_now()
-
-    def showEvent(self, event) -> None:
-        super().showEvent(event)
-        self.catch_up()
-
-    def catch_up(self) -> None:
-        """Do what was skipped while hidden (shown, or its dock's tab raised)."""
-        self.catchup.catch_up()
-
-    def catch_up_with(self) -> None:
-        self._on_tokenizer_changed()
 
     def _update_source(self) -> None:
         c = self.controller

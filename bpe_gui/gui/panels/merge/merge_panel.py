@@ -102,7 +102,8 @@ class MergePanel(QWidget):
 
     def __init__(self, controller, parent=None):
         super().__init__(parent)
-        self.catchup = CatchUp(self, self.catch_up_with, behind=True)   # nothing shown yet
+        self.catchup = CatchUp(self, self._refresh, behind=True)   # nothing shown yet
+        self.catch_up = self.catchup.catch_up   # the main window's call when its tab is raised
         self.controller = controller
         self.cache = ReadableCache()
         self.colors = TokenColors.for_palette(self.palette())
@@ -362,17 +363,6 @@ class MergePanel(QWidget):
         self._refresh_pairs()
 
     # ----- refresh ------------------------------------------------------------------------
-    def showEvent(self, event) -> None:
-        super().showEvent(event)
-        self.catch_up()
-
-    def catch_up(self) -> None:
-        """Do what was skipped while hidden (shown, or its dock's tab raised)."""
-        self.catchup.catch_up()
-
-    def catch_up_with(self) -> None:
-        self._refresh()
-
     def changeEvent(self, event) -> None:
         super().changeEvent(event)
         if event.type() == QEvent.PaletteChange:

@@ -36,7 +36,8 @@ HINT = ("Click a word in the encode view to see how its tokens are built: the sy
 class WordPlayback(QWidget):
     def __init__(self, controller, parent: QWidget | None = None):
         super().__init__(parent)
-        self.catchup = CatchUp(self, self.catch_up_with)
+        self.catchup = CatchUp(self, self._on_tokenizer_changed)
+        self.catch_up = self.catchup.catch_up   # the main window's call when its tab is raised
         self.controller = controller
         self.word: ClickedWord | None = None
         self.playback: Playback | None = None
@@ -147,17 +148,6 @@ class WordPlayback(QWidget):
         if self.word is None or self.catchup.skip():
             return
         self._recompute(at_end=self.slider.value() == self.slider.maximum())
-
-    def showEvent(self, event) -> None:
-        super().showEvent(event)
-        self.catch_up()
-
-    def catch_up(self) -> None:
-        """Do what was skipped while hidden (shown, or its dock's tab raised)."""
-        self.catchup.catch_up()
-
-    def catch_up_with(self) -> None:
-        self._on_tokenizer_changed()
 
     def _source(self) -> str:
         c = self.controller
