@@ -34,15 +34,15 @@ def ext(name: str, *sources: str) -> Extension:
 setup(
     ext_modules=[
         # the training core: coremodule.c is the Python type, core.h the data structures
-        ext("_core", *CORE),
-        ext("_encode", "bpe_gui/engine/csrc/encodemodule.c", "bpe_gui/engine/csrc/merge.c",
+        ext("train._core", *CORE),
+        ext("tokenizers._encode", "bpe_gui/engine/csrc/encodemodule.c", "bpe_gui/engine/csrc/merge.c",
             "bpe_gui/engine/csrc/merge_cut.c",
             "bpe_gui/engine/csrc/wordcache.c", "bpe_gui/engine/csrc/wordcache_type.c",
             *SCAN_SHARED),
-        ext("_count", "bpe_gui/engine/csrc/countmodule.c", "bpe_gui/engine/csrc/wordtable.c",
+        ext("corpus._count", "bpe_gui/engine/csrc/countmodule.c", "bpe_gui/engine/csrc/wordtable.c",
             "bpe_gui/engine/csrc/tsv.c", *SCAN_SHARED),
-        ext("_scan", "bpe_gui/engine/csrc/scanmodule.c", *SCAN),
+        ext("text._scan", "bpe_gui/engine/csrc/scanmodule.c", *SCAN),
         # imported tokenizers (without it they use engine/pipeline/pymodel.py)
-        ext("_pipeline", *PIPELINE),
+        ext("tokenizers.imported._pipeline", *PIPELINE),
     ]
 )

@@ -10,7 +10,7 @@ from typing import Sequence
 
 from ..engine.display import bpe_gui_version
 from ..engine.errors import BPEError, NotUTF8Error
-from ..engine.word_limit import MAX_WORD_BYTES
+from ..engine.corpus import MAX_WORD_BYTES
 from . import cost, count, encode, inspect, train_on, window
 from .common import PROG, ArgParser, Terminated, UsageError, fail, not_utf8_message, \
     sigterm_raises

@@ -168,7 +168,7 @@ def test_the_panel_says_what_train_settings_say(window, ready):
     """The settings panel has no vocab size rule of its own: its message is the one
     TrainSettings.validated gives (issue #12: one rule, one place)."""
     from bpe_gui.engine.errors import VocabSizeError
-    from bpe_gui.engine.trainer import TrainSettings
+    from bpe_gui.engine.train.trainer import TrainSettings
     panel = window.settings_panel
     assert window.editor.load_sample("english")
     ready(window.controller)

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 
-from bpe_gui.engine.superbpe import skipped, train_superbpe
-from bpe_gui.engine.superbpe_run import SuperBPERun
-from bpe_gui.engine.trainer import TrainSettings
+from bpe_gui.engine.train.superbpe import skipped, train_superbpe
+from bpe_gui.engine.train.superbpe_run import SuperBPERun
+from bpe_gui.engine.train.trainer import TrainSettings
 from bpe_gui.gui.controller import training
 from bpe_gui.gui.panels.charts.charts import ChartsView
 from bpe_gui.gui.panels.compare.compare_view import CompareView

@@ -17,7 +17,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialogButtonBox
 
 from bpe_gui.engine.formats import load_tokenizer
-from bpe_gui.engine.train_on import InheritedTrainer
+from bpe_gui.engine.train.inherited import InheritedTrainer
 from conftest import wait_idle
 from continue_oracle import gpt2_words, ref_train, sample_text
 

@@ -1,5 +1,5 @@
 /*
- * bpe_gui.engine._core -- incremental Byte-Pair-Encoding training state.
+ * bpe_gui.engine.train._core -- incremental Byte-Pair-Encoding training state.
  *
  * This file: the Python type (step, undo, run, properties) and the module. The rest:
  *   core.h         the data structures and how they fit (read it first)
@@ -174,7 +174,7 @@ static PyMethodDef Core_methods[] = {
 
 static PyTypeObject CoreType = {
     PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "bpe_gui.engine._core.Core",
+    .tp_name = "bpe_gui.engine.train._core.Core",
     .tp_basicsize = sizeof(CoreObject),
     .tp_dealloc = (destructor)Core_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT,

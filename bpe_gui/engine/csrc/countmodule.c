@@ -556,7 +556,7 @@ static PySequenceMethods Counter_as_sequence = {
 
 static PyTypeObject CounterType = {
     PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "bpe_gui.engine._count.WordCounter",
+    .tp_name = "bpe_gui.engine.corpus._count.WordCounter",
     .tp_basicsize = sizeof(Counter),
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "Words of UTF-8 texts counted in a native hash table.",

@@ -444,7 +444,7 @@ static PyGetSetDef Merger_getset[] = {
 };
 
 static PyTypeObject MergerType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "bpe_gui.engine._encode.Merger",
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "bpe_gui.engine.tokenizers._encode.Merger",
     .tp_basicsize = sizeof(Merger),
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "Merge table for byte-level BPE encoding.",

@@ -258,7 +258,7 @@ static PyGetSetDef Model_getset[] = {
 };
 
 PyTypeObject ModelType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "bpe_gui.engine._pipeline.Model",
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "bpe_gui.engine.tokenizers.imported._pipeline.Model",
     .tp_basicsize = sizeof(Model),
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "The tables of an imported BPE tokenizer (see the module docstring).",

@@ -123,7 +123,7 @@ size_t bpe_scan_safe_cut_t(const bpe_scan_tables *t, int preset, const unsigned 
 
 /* ---- the shared scanner (see "One scanner for every extension") ---- */
 #define BPE_SCAN_API_VERSION 1
-#define BPE_SCAN_CAPSULE "bpe_gui.engine._scan._C_API"
+#define BPE_SCAN_CAPSULE "bpe_gui.engine.text._scan._C_API"
 typedef struct bpe_scan_api {
     int version;  /* BPE_SCAN_API_VERSION */
     int npresets; /* BPE_SCAN_NPRESETS */

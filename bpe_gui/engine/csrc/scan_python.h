@@ -51,7 +51,7 @@ static int scan_python_add_constants(PyObject *m)
     if (!bpe_scan_shared) {
         /* (not PyCapsule_Import: it walks attributes from `bpe_gui`, and bpe_gui.engine
            is not one yet while the package imports this module) */
-        PyObject *mod = PyImport_ImportModule("bpe_gui.engine._scan");
+        PyObject *mod = PyImport_ImportModule("bpe_gui.engine.text._scan");
         PyObject *cap = mod ? PyObject_GetAttrString(mod, "_C_API") : NULL;
         const bpe_scan_api *api =
             cap ? (const bpe_scan_api *)PyCapsule_GetPointer(cap, BPE_SCAN_CAPSULE) : NULL;
@@ -60,7 +60,7 @@ static int scan_python_add_constants(PyObject *m)
         if (!api)
             return -1;
         if (api->version != BPE_SCAN_API_VERSION || api->npresets != BPE_SCAN_NPRESETS) {
-            PyErr_SetString(PyExc_ImportError, "bpe_gui.engine._scan is from another build "
+            PyErr_SetString(PyExc_ImportError, "bpe_gui.engine.text._scan is from another build "
                             "(its scanner table differs): rebuild the extensions with "
                             "`python setup.py build_ext --inplace`");
             return -1;

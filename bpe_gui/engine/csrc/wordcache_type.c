@@ -62,7 +62,7 @@ static PyMethodDef WordCache_methods[] = {
 static PySequenceMethods WordCache_seq = {.sq_length = (lenfunc)WordCache_len};
 
 PyTypeObject WordCacheType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "bpe_gui.engine._encode.WordCache",
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "bpe_gui.engine.tokenizers._encode.WordCache",
     .tp_basicsize = sizeof(WordCache),
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "Word bytes -> token ids, in native memory (for Merger.encode_text).",

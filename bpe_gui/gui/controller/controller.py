@@ -21,8 +21,8 @@ from typing import Callable, Sequence
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from ...engine.errors import BPEError
-from ...engine.tokenizer import Tokenizer
-from ...engine.trainer import Trainer, TrainSettings
+from ...engine.tokenizers import Tokenizer
+from ...engine.train import Trainer, TrainSettings
 from .corpus_source import Corpus, FileCorpus, TableCorpus, TextCorpus
 from .gc_policy import release_freed_memory
 from .jobs import Job, JobEnd, JobSlot, Outcome

@@ -42,9 +42,9 @@ def describe_format(path: str) -> tuple[str | None, str]:
 
 def _which_encoding(fmt: str, path: str) -> str:
     """' — recognised: cl100k_base (GPT-4, GPT-3.5)' for a well-known bare ranks file."""
-    from ...engine.reading import read_bytes
-    from ...engine.formats.tiktoken_fmt import meta_beside
-    from ...engine.pipeline.known import recognise
+    from ...engine.io import read_bytes
+    from ...engine.formats import meta_beside
+    from ...engine.formats import recognise
     p = Path(path)
     if fmt != "tiktoken" or not p.is_file() or meta_beside(p) is not None:
         return ""
