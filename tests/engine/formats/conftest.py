@@ -6,7 +6,6 @@ temporary folder) and skips when its library is not installed.
 """
 from __future__ import annotations
 
-import base64
 import gzip
 import io
 import json
@@ -15,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from model_files import tekken_json
 
 
 # ----- text ---------------------------------------------------------------------------
@@ -135,7 +136,6 @@ def gguf_files(byte_bpe: ByteBPE, spm_models, tmp_path_factory) -> dict[str, GGU
     GGUF value type), 't5' (a Unigram vocabulary)."""
     folder = tmp_path_factory.mktemp("gguf")
     out = {}
-    n = len(byte_bpe.tokens)
     for name, big in (("gpt2", False), ("gpt2_be", True)):
         gguf, w = _gguf_writer(folder / f"{name}.gguf", "qwen2", big)
         w.add_tokenizer_model("gpt2")
@@ -208,24 +208,6 @@ def gguf_files(byte_bpe: ByteBPE, spm_models, tmp_path_factory) -> dict[str, GGU
 
 
 # ----- tekken.json --------------------------------------------------------------------
-def tekken_json(token_bytes: list[bytes], *, version: str = "v3", n_special: int = 1000,
-                vocab_size: int | None = None, specials: list[str] | None = None,
-                pattern: str | None = None) -> dict:
-    """A tekken.json as Mistral publishes them, from ranks (bytes in rank order)."""
-    from bpe_gui.engine.presets import CL100K_PATTERN
-    data: dict = {"config": {"pattern": pattern or CL100K_PATTERN,
-                             "num_vocab_tokens": len(token_bytes),
-                             "default_vocab_size": vocab_size or len(token_bytes) + n_special,
-                             "default_num_special_tokens": n_special, "version": version},
-                  "vocab": [{"rank": r, "token_bytes": base64.b64encode(b).decode(),
-                             "token_str": b.decode("utf-8", "replace")}
-                            for r, b in enumerate(token_bytes)]}
-    if specials is not None:
-        data["special_tokens"] = [{"rank": i, "token_str": s, "is_control": True}
-                                  for i, s in enumerate(specials)]
-    return data
-
-
 @pytest.fixture(scope="session")
 def tekken_ranks(byte_bpe: ByteBPE) -> list[bytes]:
     """Ranks of a trained byte-level vocabulary: the 256 bytes first, then the merges."""
