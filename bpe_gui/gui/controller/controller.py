@@ -22,7 +22,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from ...engine.errors import BPEError
 from ...engine.tokenizers import Tokenizer
-from ...engine.train import Trainer, TrainSettings
+from ...engine.train import TrainerProtocol, TrainSettings
 from .corpus_source import Corpus, FileCorpus, TableCorpus, TextCorpus
 from .gc_policy import release_freed_memory
 from .jobs import Job, JobEnd, JobSlot, Outcome
@@ -65,7 +65,7 @@ class Controller(QObject):
         super().__init__(parent)
         self.corpus: Corpus = TextCorpus()
         self.settings = TrainSettings()
-        self.trainer: Trainer | None = None
+        self.trainer: TrainerProtocol | None = None
         self.stale = False
         self.imported: Tokenizer | None = None
         self.imported_path: str | None = None

@@ -21,7 +21,7 @@ from ...engine.io import write_atomic
 from ...engine.train import Session
 from ...engine.train import TrainSettings
 from ...engine.tokenizers import Tokenizer
-from ...engine.train import Trainer
+from ...engine.train import TrainerProtocol
 from .corpus_source import (Corpus, FileCorpus, NotUtf8, TableCorpus, TextCorpus,
                             not_a_file, probe_files)
 from .jobs import Job, JobEnd
@@ -35,7 +35,7 @@ class OpeningHost(Protocol):
     corpus: Corpus                    # a table corpus is set here
     settings: TrainSettings           # set here (a table's or a session's)
     stale: bool
-    trainer: Trainer | None
+    trainer: TrainerProtocol | None
     imported: Tokenizer | None
     imported_path: str | None
     use_imported: bool

@@ -15,7 +15,7 @@ from ...engine import analysis
 from ...engine.corpus import table_from_text
 from ...engine.errors import BPEError
 from ...engine.text import Pretokenizer
-from ...engine.train import Trainer, TrainSettings, n_base_symbols
+from ...engine.train import TrainerProtocol, TrainSettings, n_base_symbols
 from .corpus_source import Corpus
 
 TINY_CHARS = 20_000            # a text this short is pre-tokenized at once when asked
@@ -25,8 +25,9 @@ CHAR_BASE_LIMIT = 5_000_000    # a longer text's character alphabet is not count
 class Queries:
     """Corpus and run queries of the controller (see the module docstring)."""
 
-    def __init__(self, trainer: Callable[[], Trainer | None], view: Callable[[], object],
-                 stale: Callable[[], bool], corpus: Callable[[], Corpus],
+    def __init__(self, trainer: Callable[[], TrainerProtocol | None],
+                 view: Callable[[], object], stale: Callable[[], bool],
+                 corpus: Callable[[], Corpus],
                  settings: Callable[[], TrainSettings]):
         self._trainer, self.view, self._stale = trainer, view, stale
         self._corpus, self._settings = corpus, settings

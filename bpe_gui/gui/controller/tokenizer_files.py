@@ -14,7 +14,7 @@ from PySide6.QtCore import SignalInstance
 from ...engine.errors import BPEError
 from ...engine.formats import export_tokenizer, load_tokenizer
 from ...engine.tokenizers import Tokenizer
-from ...engine.train import Trainer
+from ...engine.train import TrainerProtocol
 from ..models.vocab_model import prepare_imported
 from .jobs import Job, JobEnd
 
@@ -28,7 +28,7 @@ def imported_what(tok: Tokenizer) -> str:
 class TokenizerFilesHost(Protocol):
     """What :class:`TokenizerFiles` uses of the controller it serves."""
 
-    trainer: Trainer | None
+    trainer: TrainerProtocol | None
     imported: Tokenizer | None        # these three are set here
     imported_path: str | None
     use_imported: bool

@@ -28,7 +28,7 @@ from PySide6.QtCore import QTimer, SignalInstance
 from ...engine.errors import BPEError, Cancelled, NotUTF8Error
 from ...engine.tokenizers import Tokenizer
 from ...engine.train import InheritedTrainer, inherited_settings
-from ...engine.train import Trainer, TrainSettings, source_table
+from ...engine.train import TrainerProtocol, TrainSettings, source_table
 from .origin import FIXED_FIELDS, Origin
 from .corpus_source import TABLE_NAME, Corpus, NotUtf8
 from .jobs import Job, JobEnd
@@ -60,7 +60,7 @@ class TrainingPart(Protocol):
     live_box: Any                     # the running job's trainer, for Cancel
     timer: QTimer                     # the retrain-after-an-edit timer
 
-    def install(self, trainer: Trainer) -> None: ...
+    def install(self, trainer: TrainerProtocol) -> None: ...
 
 
 class TrainOnHost(Protocol):
@@ -68,7 +68,7 @@ class TrainOnHost(Protocol):
 
     corpus: Corpus
     settings: TrainSettings
-    trainer: Trainer | None
+    trainer: TrainerProtocol | None
     imported: Tokenizer | None
     imported_path: str | None
     use_imported: bool
@@ -234,9 +234,11 @@ class TrainOn:
         c.set_playing(False)
         self.training.timer.stop()
         corpus = c.corpus
-        # the trainer's own words, when only the tie rule or the target changed
+        # the trainer's own words (one this part made), when only the tie rule or the
+        # target changed
         old = self.c.trainer
-        table = old.table if (isinstance(old, InheritedTrainer) and self._table_of is corpus
+        table = old.table if (old is not None and self.origin() is not None
+                              and self._table_of is corpus
                               and old.settings.pattern == settings.pattern
                               and old.settings.special_tokens == settings.special_tokens) \
             else None

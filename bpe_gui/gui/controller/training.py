@@ -14,7 +14,7 @@ from PySide6.QtCore import QObject, QTimer, SignalInstance
 
 from ...engine.corpus import check_settings
 from ...engine.errors import BPEError
-from ...engine.train import Trainer, TrainSettings
+from ...engine.train import TrainerProtocol, TrainSettings
 from ...engine.display import human_size
 from .corpus_source import TABLE_NAME, Corpus, FileCorpus, NotUtf8, TextCorpus
 from .gc_policy import release_freed_memory
@@ -38,7 +38,7 @@ class TrainingHost(Protocol):
 
     corpus: Corpus
     settings: TrainSettings
-    trainer: Trainer | None           # replaced here
+    trainer: TrainerProtocol | None   # replaced here
     stale: bool                       # set here
     use_imported: bool
     train_on: TrainOn                 # training on from the imported tokenizer
@@ -102,7 +102,7 @@ class Training:
         if c.stale and not c.busy and self.small():
             self.retrain(quiet=True)
 
-    def running_trainer(self) -> Trainer | None:
+    def running_trainer(self) -> TrainerProtocol | None:
         """The new trainer a running retrain job is merging with, if any."""
         return (self.live_box or {}).get("trainer")
 
@@ -207,7 +207,7 @@ class Training:
                            abandon=True, owns_trainer=True,
                            title="Cannot train on this corpus"))
 
-    def _built(self, result: Trainer | NotUtf8, label: str) -> None:
+    def _built(self, result: TrainerProtocol | NotUtf8, label: str) -> None:
         if isinstance(result, NotUtf8):
             self.live_box = None
             self._not_utf8(result)
@@ -270,7 +270,7 @@ class Training:
             c.trainerChanged.emit()
         c.livePeek.emit(t.n_steps)
 
-    def install(self, trainer: Trainer) -> None:
+    def install(self, trainer: TrainerProtocol) -> None:
         c = self.c
         self.live_box = None
         self._trainer_gen = self._building_gen
