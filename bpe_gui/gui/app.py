@@ -42,12 +42,12 @@ def _excepthook(exc_type, exc, tb) -> None:
     app = QApplication.instance()
     if app is None:
         return
-    box = QMessageBox(QMessageBox.Critical, "Unexpected error",
+    box = QMessageBox(QMessageBox.Icon.Critical, "Unexpected error",
                       f"Something went wrong inside bpe-gui: {exc_type.__name__}: {exc}\n\n"
                       "Your corpus and settings are kept. Please report this with the "
-                      "details below.", QMessageBox.Ok, app.activeWindow())
+                      "details below.", QMessageBox.StandardButton.Ok, app.activeWindow())
     box.setDetailedText(trace)
-    box.setAttribute(Qt.WA_DeleteOnClose)
+    box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     box.open()
 
 
@@ -134,7 +134,7 @@ def quit_on_signals(app: QApplication, quit_) -> None:
     rsock.setblocking(False)
     wsock.setblocking(False)
     signal.set_wakeup_fd(wsock.fileno(), warn_on_full_buffer=False)
-    notifier = QSocketNotifier(rsock.fileno(), QSocketNotifier.Read, app)
+    notifier = QSocketNotifier(rsock.fileno(), QSocketNotifier.Type.Read, app)
 
     def drain() -> None:
         try:

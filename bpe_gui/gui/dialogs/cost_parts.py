@@ -16,7 +16,7 @@ from ...engine.analysis import CostRow, CostTable
 from ..widgets.chart_data import Series, fmt_value
 from ..widgets.chart_widget import ChartWidget, series_colors
 
-SORT_ROLE = Qt.UserRole + 1
+SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 
 # (header, tooltip, value of a row, format)
 Column = tuple[str, str, Callable[[CostRow], object], str]

@@ -76,14 +76,15 @@ class ExportDialog(QDialog):
         lay.addLayout(form)
 
         self.status = QLabel(wordWrap=True)
-        self.status.setTextFormat(Qt.PlainText)
+        self.status.setTextFormat(Qt.TextFormat.PlainText)
         lay.addWidget(self.status)
         self.files = QListWidget()
         self.files.setVisible(False)
         lay.addWidget(self.files)
 
-        self.buttons = QDialogButtonBox(QDialogButtonBox.Close)
-        self.export_button = self.buttons.addButton("Export", QDialogButtonBox.AcceptRole)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        self.export_button = self.buttons.addButton("Export",
+                                                    QDialogButtonBox.ButtonRole.AcceptRole)
         self.export_button.setDefault(True)
         self.buttons.accepted.connect(self.export)
         self.buttons.rejected.connect(self.reject)

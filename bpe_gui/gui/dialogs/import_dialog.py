@@ -88,7 +88,7 @@ class ImportDialog(QDialog):
         row.addWidget(folder_button)
         lay.addLayout(row)
         self.format_label = QLabel(wordWrap=True)
-        self.format_label.setTextFormat(Qt.PlainText)
+        self.format_label.setTextFormat(Qt.TextFormat.PlainText)
         lay.addWidget(self.format_label)
         self.progress = QProgressBar()
         self.progress.setRange(0, 3)
@@ -98,8 +98,9 @@ class ImportDialog(QDialog):
         controller.importFinished.connect(self._on_loaded)
         controller.progress.connect(self._on_progress)
         self.loading = False
-        self.buttons = QDialogButtonBox(QDialogButtonBox.Cancel)
-        self.import_button = self.buttons.addButton("Import", QDialogButtonBox.AcceptRole)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
+        self.import_button = self.buttons.addButton("Import",
+                                                    QDialogButtonBox.ButtonRole.AcceptRole)
         self.import_button.setDefault(True)
         self.buttons.accepted.connect(self.do_import)
         self.buttons.rejected.connect(self.reject)

@@ -29,10 +29,10 @@ def pattern_text(pattern: str) -> str:
 
 def _fixed(text: str, tip: str = "") -> QLabel:
     lab = QLabel(text)
-    lab.setTextFormat(Qt.PlainText)
+    lab.setTextFormat(Qt.TextFormat.PlainText)
     lab.setWordWrap(True)
     lab.setToolTip(tip or "Decided by the tokenizer: training on keeps it")
-    lab.setTextInteractionFlags(Qt.TextSelectableByMouse)
+    lab.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
     return lab
 
 

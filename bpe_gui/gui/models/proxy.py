@@ -20,7 +20,7 @@ class SourceSortProxy(QSortFilterProxyModel):
         self.setFilterCaseSensitivity(Qt.CaseInsensitive)
         self.setFilterKeyColumn(0)
 
-    def sort(self, column: int, order=Qt.AscendingOrder) -> None:
+    def sort(self, column: int, order=Qt.SortOrder.AscendingOrder) -> None:
         src = self.sourceModel()
         if src is not None and hasattr(src, "sort"):
             src.sort(column, order)

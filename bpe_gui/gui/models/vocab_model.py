@@ -479,16 +479,16 @@ class VocabModel(HeaderedTableModel):
         col = self.sort_column
         filtered = self._filtered()
         rows = self._matching() if filtered else range(len(self.entries))
-        if col < 0 or (col == self.ID and self.sort_order == Qt.AscendingOrder
+        if col < 0 or (col == self.ID and self.sort_order == Qt.SortOrder.AscendingOrder
                        and self._by_id is None):
             return list(rows) if filtered else None
-        down = self.sort_order == Qt.DescendingOrder
+        down = self.sort_order == Qt.SortOrder.DescendingOrder
         ranks = self._ranks.get(self.gpt2) if col == self.TOKEN else None
         if ranks is not None and not filtered:   # every row, in an order made already
             return ranks[1][::-1] if down else list(ranks[1])
         return sorted(rows, key=self._key(col), reverse=down)
 
-    def sort(self, column: int, order=Qt.AscendingOrder) -> None:
+    def sort(self, column: int, order=Qt.SortOrder.AscendingOrder) -> None:
         self.sort_column, self.sort_order = column, order
         self.layoutAboutToBeChanged.emit()
         old = self.persistentIndexList()

@@ -47,7 +47,7 @@ class TitleFitter(QObject):
         return title
 
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:
-        if event.type() == QEvent.Resize and obj in self._titles:
+        if event.type() == QEvent.Type.Resize and obj in self._titles:
             self.fit(obj)
         return False
 

@@ -56,10 +56,11 @@ class CellPainter(ChipPainter):
         """(text, disabled text, highlight, highlighted text) of the view (cached)."""
         pal = self._pal
         if pal is None:
-            pal = self._pal = (p.color(QPalette.Active, QPalette.Text),
-                               p.color(QPalette.Disabled, QPalette.Text),
-                               p.brush(QPalette.Active, QPalette.Highlight),
-                               p.color(QPalette.Active, QPalette.HighlightedText))
+            group, role = QPalette.ColorGroup, QPalette.ColorRole
+            pal = self._pal = (p.color(group.Active, role.Text),
+                               p.color(group.Disabled, role.Text),
+                               p.brush(group.Active, role.Highlight),
+                               p.color(group.Active, role.HighlightedText))
         return pal
 
     def _static(self, text: str, bold: bool, fonts) -> tuple[QStaticText, float, float]:

@@ -228,10 +228,10 @@ class TokenFlow(QAbstractScrollArea):
     def changeEvent(self, event) -> None:
         super().changeEvent(event)
         from PySide6.QtCore import QEvent
-        if event.type() == QEvent.FontChange:
+        if event.type() == QEvent.Type.FontChange:
             self._setup_fonts()
             self._relayout()
-        elif event.type() == QEvent.PaletteChange:
+        elif event.type() == QEvent.Type.PaletteChange:
             self.set_colors(TokenColors.for_palette(self.palette()))
 
     def scrollContentsBy(self, dx: int, dy: int) -> None:
@@ -251,7 +251,7 @@ class TokenFlow(QAbstractScrollArea):
         super().leaveEvent(event)
 
     def viewportEvent(self, event) -> bool:
-        if event.type() == QEvent.ToolTip and self.tip_of is not None:
+        if event.type() == QEvent.Type.ToolTip and self.tip_of is not None:
             i = self.index_at(event.pos())
             tip = self.tip_of(i) if i >= 0 else ""
             if tip:

@@ -40,7 +40,7 @@ class CatchUp(QObject):
         widget.installEventFilter(self)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if watched is self.widget and event.type() == QEvent.Show:
+        if watched is self.widget and event.type() == QEvent.Type.Show:
             self.catch_up()
         return False
 

@@ -33,7 +33,7 @@ class WheelGuard(QObject):
     """Event filter: an unfocused control's wheel scrolls the nearest scroll area."""
 
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:
-        if event.type() != QEvent.Wheel or not isinstance(obj, QWidget) or obj.hasFocus():
+        if event.type() != QEvent.Type.Wheel or not isinstance(obj, QWidget) or obj.hasFocus():
             return False
         area = scroll_ancestor(obj)
         if area is not None:
@@ -51,7 +51,7 @@ class WheelGuard(QObject):
 def guard_wheel(root: QWidget) -> int:
     """Guard every wheel-sensitive control under ``root`` (call again after adding
     controls; a control is guarded once). Returns how many controls are guarded."""
-    guard = root.findChild(WheelGuard, "wheelGuard", Qt.FindDirectChildrenOnly)
+    guard = root.findChild(WheelGuard, "wheelGuard", Qt.FindChildOption.FindDirectChildrenOnly)
     if guard is None:
         guard = WheelGuard(root)
         guard.setObjectName("wheelGuard")
@@ -62,8 +62,8 @@ def guard_wheel(root: QWidget) -> int:
         n += 1
         if w.property("wheelGuarded"):
             continue
-        if w.focusPolicy() == Qt.WheelFocus:
-            w.setFocusPolicy(Qt.StrongFocus)
+        if w.focusPolicy() == Qt.FocusPolicy.WheelFocus:
+            w.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         w.installEventFilter(guard)
         w.setProperty("wheelGuarded", True)
     return n

@@ -180,7 +180,7 @@ class WordColouring(QObject):
             fmt.setForeground(self.colors.text)
             if key[0] < 0:
                 fmt.setBackground(self._special)
-                fmt.setFontWeight(QFont.Bold)
+                fmt.setFontWeight(QFont.Weight.Bold)
             else:
                 fmt.setBackground(self.colors.of(*key))
             self._formats[key] = fmt
@@ -250,20 +250,20 @@ class WordColouring(QObject):
     def eventFilter(self, obj, event) -> bool:
         et = event.type()
         if obj is self.edit:
-            if et == QEvent.PaletteChange:
+            if et == QEvent.Type.PaletteChange:
                 self._set_palette()
                 self._invalidate()
             return False
-        if et == QEvent.ToolTip and self.enabled:
+        if et == QEvent.Type.ToolTip and self.enabled:
             text = self.tooltip_at(event.pos())
             if text:
                 QToolTip.showText(event.globalPos(), text, self.edit.viewport())
             else:
                 QToolTip.hideText()
             return True
-        if et == QEvent.MouseButtonPress and event.button() == Qt.LeftButton:
+        if et == QEvent.Type.MouseButtonPress and event.button() == Qt.MouseButton.LeftButton:
             self._press = event.position().toPoint()
-        elif et == QEvent.MouseButtonRelease and self._press is not None:
+        elif et == QEvent.Type.MouseButtonRelease and self._press is not None:
             pos, press, self._press = event.position().toPoint(), self._press, None
             moved = (pos - press).manhattanLength()
             if moved <= CLICK_SLOP and not self.edit.textCursor().hasSelection():

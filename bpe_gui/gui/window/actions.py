@@ -53,15 +53,15 @@ class ActionSpec:
 
 # Alt+arrows and F-keys for stepping: text boxes use Ctrl+arrows and Ctrl+Home for editing.
 ACTIONS = (
-    ActionSpec("open", "&Open corpus…", "editor.open_dialog", (QKeySequence.Open,),
+    ActionSpec("open", "&Open corpus…", "editor.open_dialog", (QKeySequence.StandardKey.Open,),
                "Open one or more corpus files", IDLE),
-    ActionSpec("new", "&New empty corpus", "editor.new_corpus", (QKeySequence.New,),
+    ActionSpec("new", "&New empty corpus", "editor.new_corpus", (QKeySequence.StandardKey.New,),
                "Start an empty corpus to type or paste into", IDLE),
     ActionSpec("save_corpus", "Save corpus &as…", "editor.save_as_dialog", ("Ctrl+Shift+S",),
                "Save the corpus text to a UTF-8 file"),
     ActionSpec("open_session", "Open &session…", "open_session_dialog", ("Ctrl+Shift+O",),
                "Resume a saved session: corpus, settings and step", IDLE),
-    ActionSpec("save_session", "Save session", "save_session", (QKeySequence.Save,),
+    ActionSpec("save_session", "Save session", "save_session", (QKeySequence.StandardKey.Save,),
                "Save corpus reference, settings and step"),
     ActionSpec("save_session_as", "Save session as…", "save_session_as", (),
                "Save the session under a new name"),
@@ -73,9 +73,9 @@ ACTIONS = (
                "Write the tokenizer as of this step in one or more formats", IDLE),
     ActionSpec("quit", "&Quit", "close", ("Ctrl+Q",), "Quit bpe-gui"),
     ActionSpec("step", "&Step", "controller.step", ("Alt+Right", "F10"),
-               "Merge the best pair", IDLE, icon=QStyle.SP_MediaSeekForward),
+               "Merge the best pair", IDLE, icon=QStyle.StandardPixmap.SP_MediaSeekForward),
     ActionSpec("back", "Step &back", "controller.undo", ("Alt+Left", "Shift+F10"),
-               "Undo the last merge", IDLE, icon=QStyle.SP_MediaSeekBackward),
+               "Undo the last merge", IDLE, icon=QStyle.StandardPixmap.SP_MediaSeekBackward),
     ActionSpec("play", "&Play / Pause", "toggle_play", ("Ctrl+P",), "Step repeatedly",
                checkable=True),
     # (here the training toolbar adds Train (act_run) and Retrain: training_flow.py)
@@ -84,7 +84,7 @@ ACTIONS = (
     ActionSpec("reset", "&Reset to step 0", "controller.reset", ("Alt+Home",),
                "Undo every merge", IDLE),
     ActionSpec("cancel", "&Cancel", "controller.cancel", ("Esc",), "Stop the running job",
-               BUSY, icon=QStyle.SP_BrowserStop),
+               BUSY, icon=QStyle.StandardPixmap.SP_BrowserStop),
     ActionSpec("train_on", "Train o&n from the imported tokenizer…", "train_on_flow.ask",
                ("Ctrl+Shift+T",), "Keep the imported tokenizer's merges and ids and learn "
                "new merges on the corpus", TRAIN_ON),
@@ -100,8 +100,8 @@ ACTIONS = (
     ActionSpec("language_cost", "Per-language &cost…", "language_cost_dialog",
                ("Ctrl+Shift+L",),
                "Tokens per text of several languages, for up to four tokenizers"),
-    ActionSpec("keys", "&Keyboard shortcuts", "show_shortcuts", (QKeySequence.HelpContents,),
-               "List the keyboard shortcuts"),
+    ActionSpec("keys", "&Keyboard shortcuts", "show_shortcuts",
+               (QKeySequence.StandardKey.HelpContents,), "List the keyboard shortcuts"),
 )
 FLOW_AFTER = "play"   # the training toolbar's own actions are made after this one
 IDLE_TOO = ("run", "retrain")   # the training toolbar's actions: off while a job runs
@@ -127,9 +127,9 @@ def add_action(window: QMainWindow, text: str, slot, shortcuts: Sequence = (), t
     keys = [QKeySequence(k) for k in shortcuts]
     if keys:
         act.setShortcuts(keys)
-        act.setShortcutContext(Qt.WindowShortcut)
+        act.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
     if tip:
-        shown = ", ".join(k.toString(QKeySequence.NativeText) for k in keys)
+        shown = ", ".join(k.toString(QKeySequence.SequenceFormat.NativeText) for k in keys)
         act.setToolTip(f"{tip} ({shown})" if shown else tip)
         act.setStatusTip(tip)
     act.setCheckable(checkable)
@@ -175,11 +175,12 @@ class ActionsAndMenus:
                 self.flow = TrainingFlow(w)
                 acts["run"], acts["retrain"] = self.flow.act_train, self.flow.act_retrain
         acts["reopen"].setChecked(self.settings.value("reopenLastSession", True, type=bool))
-        acts["quit"].setMenuRole(QAction.QuitRole)
-        acts["about"].setMenuRole(QAction.AboutRole)
-        acts["cancel"].setShortcutContext(Qt.ApplicationShortcut)   # also over dialogs/docks
+        acts["quit"].setMenuRole(QAction.MenuRole.QuitRole)
+        acts["about"].setMenuRole(QAction.MenuRole.AboutRole)
+        # also over dialogs and docks
+        acts["cancel"].setShortcutContext(Qt.ShortcutContext.ApplicationShortcut)
         self.flow.add_to_toolbar(*(acts[n] for n in TOOLBAR))
-        w.addToolBar(Qt.TopToolBarArea, self.flow.toolbar)
+        w.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.flow.toolbar)
         self.theme_group = QActionGroup(w)
         self.theme_actions: dict[str, QAction] = {}
         for name in THEMES:
@@ -265,7 +266,8 @@ class ActionsAndMenus:
     def show_shortcuts(self) -> None:
         rows = []
         for act in self.window.actions():
-            keys = ", ".join(k.toString(QKeySequence.NativeText) for k in act.shortcuts())
+            keys = ", ".join(k.toString(QKeySequence.SequenceFormat.NativeText)
+                             for k in act.shortcuts())
             if keys:
                 rows.append(f"<tr><td>{act.text().replace('&', '')}</td><td><b>{keys}</b></td></tr>")
         QMessageBox.information(self.window, "Keyboard shortcuts", "<table cellspacing=4>"

@@ -34,7 +34,7 @@ class Files:
     def on_not_utf8(self, paths: list, bad: str, offset: int, message: str) -> None:
         self.window.last_error = ("Not UTF-8", message)
         dlg = EncodingDialog(list(paths), bad, offset, message, self.window)
-        dlg.setAttribute(Qt.WA_DeleteOnClose)
+        dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dlg.accepted.connect(lambda: self.controller.open_files(list(paths),
                                                                 encoding=dlg.encoding()))
         self.encoding_dialog = dlg
@@ -97,7 +97,9 @@ class Files:
         ans = QMessageBox.question(
             self.window, "Unsaved corpus",
             "The corpus has edits that are not saved to a file. Save them first?",
-            QMessageBox.Save | QMessageBox.Discard | QMessageBox.Cancel, QMessageBox.Save)
-        if ans == QMessageBox.Save:   # always through the dialog: it asks before overwriting
+            QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
+            | QMessageBox.StandardButton.Cancel, QMessageBox.StandardButton.Save)
+        # always through the dialog: it asks before overwriting
+        if ans == QMessageBox.StandardButton.Save:
             return self.editor.save_as_dialog()
-        return ans == QMessageBox.Discard
+        return ans == QMessageBox.StandardButton.Discard

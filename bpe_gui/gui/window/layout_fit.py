@@ -20,6 +20,6 @@ def give_central_its_minimum(window: QMainWindow, bottom: QDockWidget) -> None:
     so it does not scroll (the docks below scroll first)."""
     need = window.merge_panel.minimumSizeHint().height() \
         - window.centralWidget().viewport().height()
-    if need > 0 and window.dockWidgetArea(bottom) == Qt.BottomDockWidgetArea:
+    if need > 0 and window.dockWidgetArea(bottom) == Qt.DockWidgetArea.BottomDockWidgetArea:
         window.resizeDocks([bottom], [max(bottom.minimumSizeHint().height(),
-                                          bottom.height() - need)], Qt.Vertical)
+                                          bottom.height() - need)], Qt.Orientation.Vertical)

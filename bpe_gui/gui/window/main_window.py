@@ -54,8 +54,9 @@ class MainWindow(QMainWindow):
         self.setObjectName("MainWindow")
         self.setWindowIcon(app_icon())
         self.setAcceptDrops(True)
-        self.setDockOptions(QMainWindow.AnimatedDocks | QMainWindow.AllowTabbedDocks
-                            | QMainWindow.AllowNestedDocks)
+        self.setDockOptions(QMainWindow.DockOption.AnimatedDocks
+                            | QMainWindow.DockOption.AllowTabbedDocks
+                            | QMainWindow.DockOption.AllowNestedDocks)
         self.dock_layout = d = DockLayout(self, self.controller, self.settings, self.recent,
                                           self.open_paths)
         self.merge_panel, self.editor, self.settings_panel = (d.merge_panel, d.editor,
@@ -155,7 +156,7 @@ class MainWindow(QMainWindow):
 
     # ----- sessions (sessions.py) ------------------------------------------------------------
     def autosave_path(self) -> Path:
-        base = QStandardPaths.writableLocation(QStandardPaths.AppDataLocation)
+        base = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppDataLocation)
         return Path(base or Path.home() / ".bpe-gui") / AUTOSAVE_NAME
 
     def load_initial(self, args: Sequence[str] = ()) -> None:

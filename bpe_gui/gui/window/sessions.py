@@ -188,7 +188,7 @@ def settings_file_notice(settings: QSettings) -> str | None:
     """If the settings file could not be read in full, keep a copy of it (Qt rewrites it
     with only what it could read, on its next save) and say so; None if it was fine.
     Called before the window writes any setting (app.main) and again when it shows."""
-    if settings.status() != QSettings.FormatError:
+    if settings.status() != QSettings.Status.FormatError:
         return None
     path = Path(settings.fileName())
     copy = path.with_name(path.name + ".corrupt")

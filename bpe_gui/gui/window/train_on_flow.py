@@ -39,7 +39,7 @@ class TrainOnFlow(QObject):
             return self.dialog
         self.window.editor.flush()   # the corpus as typed
         dlg = TrainOnDialog(c, self.window)
-        dlg.setAttribute(Qt.WA_DeleteOnClose)
+        dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dlg.destroyed.connect(lambda *_: setattr(self, "dialog", None))
         self.dialog = dlg
         dlg.open()

@@ -374,7 +374,8 @@ class ChartsView(QWidget):
         dlg.setWindowTitle("Held-out text")
         edit = QPlainTextEdit(self._held_text or "")
         edit.setPlaceholderText("Paste text the tokenizer was not trained on.")
-        buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
+                                   | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(dlg.accept)
         buttons.rejected.connect(dlg.reject)
         lay = QVBoxLayout(dlg)
@@ -382,7 +383,7 @@ class ChartsView(QWidget):
         lay.addWidget(edit)
         lay.addWidget(buttons)
         dlg.resize(560, 360)
-        if dlg.exec() == QDialog.Accepted:
+        if dlg.exec() == QDialog.DialogCode.Accepted:
             self.set_held_out_text(edit.toPlainText(), "pasted text")
 
     # ----- saving -------------------------------------------------------------------------------

@@ -74,12 +74,12 @@ class CompareView(QWidget):
         self.show_ws.setChecked(True)
         self.summary = QLabel()
         self.summary.setWordWrap(True)
-        self.summary.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
 
         self.pane_a = ComparePane(controller, "A", "current")
         self.pane_b = ComparePane(controller, "B", "step")
         self.pane_b.step_spin.setValue(max(0, controller.step_index // 2))
-        sides = QSplitter(Qt.Horizontal)
+        sides = QSplitter(Qt.Orientation.Horizontal)
         sides.addWidget(self.pane_a)
         sides.addWidget(self.pane_b)
         sides.setChildrenCollapsible(False)
@@ -88,12 +88,12 @@ class CompareView(QWidget):
         self.table = QTableView()
         self.table.setModel(self.model)
         self.table.verticalHeader().setVisible(False)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setStretchLastSection(False)
         self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
         self.table.setAlternatingRowColors(True)
-        self.table.setSelectionMode(QTableView.NoSelection)
-        self.table.setFocusPolicy(Qt.NoFocus)
+        self.table.setSelectionMode(QTableView.SelectionMode.NoSelection)
+        self.table.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         per_script = QWidget()
         lv = QVBoxLayout(per_script)
         lv.setContentsMargins(0, 0, 0, 0)
@@ -105,7 +105,7 @@ class CompareView(QWidget):
         self.lower.addTab(per_script, "Cuts and counts per script")
         self.lower.addTab(self.overlap, "Vocabulary overlap")
         self.lower.currentChanged.connect(lambda _i: self._want_overlap())
-        split = QSplitter(Qt.Vertical)
+        split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(sides)
         split.addWidget(self.lower)
         split.setStretchFactor(0, 3)
@@ -180,10 +180,11 @@ class CompareView(QWidget):
         """Wide and short (a bottom dock of a big window): the results beside the two
         sides, not under them, where they were below the fold even at 1920x1080."""
         super().resizeEvent(event)
-        want = Qt.Horizontal if self.width() >= WIDE_COMPARE else Qt.Vertical
+        want = Qt.Orientation.Horizontal if self.width() >= WIDE_COMPARE \
+            else Qt.Orientation.Vertical
         if self.split.orientation() != want:
             self.split.setOrientation(want)
-            if want == Qt.Horizontal:   # the results (four columns of them) get more
+            if want == Qt.Orientation.Horizontal:   # the results (four columns of them) get more
                 self.split.setSizes([self.width() * 2 // 5, self.width() * 3 // 5])
 
     def set_text(self, text: str) -> None:

@@ -167,11 +167,13 @@ class CorpusEditor(QWidget):
         self.open_button.setToolTip("Open one or more corpus files (.txt .md .jsonl, "
                                     "also .xz/.gz compressed)")
         self.open_button.clicked.connect(self.open_dialog)
-        self.samples_button = QToolButton(text="Samples", popupMode=QToolButton.InstantPopup)
+        self.samples_button = QToolButton(
+            text="Samples", popupMode=QToolButton.ToolButtonPopupMode.InstantPopup)
         self.samples_menu = QMenu(self)
         self.populate_samples_menu(self.samples_menu)
         self.samples_button.setMenu(self.samples_menu)
-        self.recent_button = QToolButton(text="Recent", popupMode=QToolButton.InstantPopup)
+        self.recent_button = QToolButton(
+            text="Recent", popupMode=QToolButton.ToolButtonPopupMode.InstantPopup)
         self.recent_menu = QMenu(self)
         self.recent_button.setMenu(self.recent_menu)
         self.recent_button.setVisible(self.recent is not None)
@@ -192,7 +194,7 @@ class CorpusEditor(QWidget):
 
         self.source_label = QLabel()
         self.source_label.setWordWrap(True)
-        self.source_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.source_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         lay.addWidget(self.source_label)
         self.notice = SampleNotice(self.controller)
         lay.addWidget(self.notice)
@@ -205,11 +207,11 @@ class CorpusEditor(QWidget):
         self.edit = _TextEdit()
         self.edit.setPlaceholderText("Type or paste a corpus here, open files (Ctrl+O), drop "
                                      "files on the window, or pick a sample.")
-        self.edit.setLineWrapMode(QPlainTextEdit.WidgetWidth)
+        self.edit.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.edit.textChanged.connect(self._on_text_edited)
         self.edit.filesDropped.connect(self.pathsRequested)
         self.edit.bigPaste.connect(self._on_big_paste)
-        self.edit.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Expanding)
+        self.edit.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         lay.addWidget(self.edit, 1)
         self.table_view = TableCorpusView()   # in place of the editor for a count table
         self.table_view.setVisible(False)
@@ -217,7 +219,7 @@ class CorpusEditor(QWidget):
 
         self.stats_label = QLabel()
         self.stats_label.setWordWrap(True)
-        self.stats_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.stats_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         lay.addWidget(self.stats_label)
         follow_palette(self, self._restyle)
 
@@ -425,7 +427,7 @@ class CorpusEditor(QWidget):
             self._fill_timer.stop()
             return
         cursor = QTextCursor(self.edit.document())
-        cursor.movePosition(QTextCursor.End)
+        cursor.movePosition(QTextCursor.MoveOperation.End)
         self._syncing = True
         try:
             cursor.insertText(self._fill.pop())

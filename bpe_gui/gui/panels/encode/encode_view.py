@@ -115,7 +115,8 @@ class EncodeView(QWidget):
         self.source = QComboBox()
         self.source.setToolTip("Which tokenizer encodes the text: the one being trained (as of "
                                "the current step) or an imported one")
-        self.source.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+        self.source.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.source.setMinimumContentsLength(16)   # room for the counts in a narrow dock
         self.source.addItem("Trained")
         self.show_ws = QCheckBox("Show whitespace")
@@ -126,7 +127,7 @@ class EncodeView(QWidget):
         self.counts = TextPane(hint_width=self.fontMetrics().horizontalAdvance(
             "12,345 tokens · 12,345 characters · 12,345 bytes · 1.23 bytes/token") + 8)
         # its hint counts in a FlowBar, and at the end of a row it takes the rest of it
-        self.counts.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Fixed)
+        self.counts.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         source = QWidget()
         sl = QHBoxLayout(source)
         sl.setContentsMargins(0, 0, 0, 0)
@@ -164,7 +165,7 @@ class EncodeView(QWidget):
         lv.setContentsMargins(0, 0, 0, 0)
         lv.addWidget(self.list_label)
         lv.addWidget(self.flow, 1)
-        split = QSplitter(Qt.Vertical)
+        split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.edit)
         split.addWidget(lower)
         split.setStretchFactor(0, 1)
@@ -503,9 +504,9 @@ class EncodeView(QWidget):
     def eventFilter(self, obj, event) -> bool:
         if obj is self.edit.viewport():
             et = event.type()
-            if et == QEvent.MouseMove:
+            if et == QEvent.Type.MouseMove:
                 self.hover_text_at(event.position().toPoint())
-            elif et == QEvent.ToolTip and self.origin is not None:
+            elif et == QEvent.Type.ToolTip and self.origin is not None:
                 ch = self.char_at(event.pos())
                 tips = [self.token_tip(i) for i in (self.tokens_at(ch) if ch is not None
                                                     else [])]
@@ -514,7 +515,7 @@ class EncodeView(QWidget):
                 else:
                     QToolTip.hideText()
                 return True
-            elif et == QEvent.Leave:
+            elif et == QEvent.Type.Leave:
                 self.clear_hover()
         return super().eventFilter(obj, event)
 
@@ -601,7 +602,7 @@ class EncodeView(QWidget):
             sel = QTextEdit.ExtraSelection()
             cur = QTextCursor(self.edit.document())
             cur.setPosition(self.pos_of_char(s))
-            cur.setPosition(self.pos_of_char(e), QTextCursor.KeepAnchor)
+            cur.setPosition(self.pos_of_char(e), QTextCursor.MoveMode.KeepAnchor)
             sel.cursor = cur
             sel.format = fmt
             sels.append(sel)
@@ -618,9 +619,9 @@ class EncodeView(QWidget):
         opt = doc.defaultTextOption()
         flags = opt.flags()
         if on:
-            flags |= QTextOption.ShowTabsAndSpaces
+            flags |= QTextOption.Flag.ShowTabsAndSpaces
         else:
-            flags &= ~QTextOption.ShowTabsAndSpaces
+            flags &= ~QTextOption.Flag.ShowTabsAndSpaces
         opt.setFlags(flags)
         doc.setDefaultTextOption(opt)
         if self.encoding.ids:
@@ -628,7 +629,7 @@ class EncodeView(QWidget):
 
     def changeEvent(self, event) -> None:
         super().changeEvent(event)
-        if event.type() == QEvent.PaletteChange:
+        if event.type() == QEvent.Type.PaletteChange:
             self.colors = TokenColors.for_palette(self.palette())
             self.mark_color = new_color(self.palette())
             self.flow.set_colors(self.colors)

@@ -62,14 +62,14 @@ class TimelineView(CellTableView):
 
 def _table(parent=None, cls=CellTableView) -> CellTableView:
     view = cls(parent)
-    view.setSelectionBehavior(QAbstractItemView.SelectRows)
-    view.setSelectionMode(QAbstractItemView.SingleSelection)
-    view.setEditTriggers(QAbstractItemView.NoEditTriggers)
+    view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
     view.setWordWrap(False)
     view.setAlternatingRowColors(False)
     view.verticalHeader().hide()
     vh = view.verticalHeader()
-    vh.setSectionResizeMode(QHeaderView.Fixed)
+    vh.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
     vh.setDefaultSectionSize(view.fontMetrics().height() + 12)
     # never shorter than its header and two rows (the layout gives the rest to others)
     # (the header's own hint is not known before it has a model: measure its font)
@@ -90,10 +90,10 @@ def _fixed_label(text: str = "", lines: int = 1) -> QLabel:
     """A label of a fixed height (for text that changes rarely and needs a colour)."""
     lab = QLabel(text)
     lab.setWordWrap(lines > 1)
-    lab.setTextInteractionFlags(Qt.TextSelectableByMouse)
+    lab.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
     lab.setFixedHeight(lines * lab.fontMetrics().lineSpacing() + 4)
-    lab.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Fixed)
-    lab.setAlignment(Qt.AlignLeft | Qt.AlignTop)
+    lab.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+    lab.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
     return lab
 
 
@@ -126,16 +126,16 @@ class MergePanel(QWidget):
     # ----- layout ---------------------------------------------------------------------
     def _build(self) -> None:
         sp = self.style().standardIcon
-        self.reset_btn = QPushButton(sp(QStyle.SP_MediaSkipBackward), "Reset")
+        self.reset_btn = QPushButton(sp(QStyle.StandardPixmap.SP_MediaSkipBackward), "Reset")
         self.reset_btn.setToolTip("Back to step 0 (no merges)")
-        self.back_btn = QPushButton(sp(QStyle.SP_MediaSeekBackward), "Step back")
+        self.back_btn = QPushButton(sp(QStyle.StandardPixmap.SP_MediaSeekBackward), "Step back")
         self.back_btn.setToolTip("Undo the last merge exactly")
-        self.step_btn = QPushButton(sp(QStyle.SP_MediaSeekForward), "Step")
+        self.step_btn = QPushButton(sp(QStyle.StandardPixmap.SP_MediaSeekForward), "Step")
         self.step_btn.setToolTip("Merge the pair ranked 1 (highlighted in the table)")
-        self.play_btn = QPushButton(sp(QStyle.SP_MediaPlay), "Play")
+        self.play_btn = QPushButton(sp(QStyle.StandardPixmap.SP_MediaPlay), "Play")
         self.play_btn.setCheckable(True)
         self.play_btn.setToolTip("Step repeatedly at the speed of the slider")
-        self.speed = QSlider(Qt.Horizontal)
+        self.speed = QSlider(Qt.Orientation.Horizontal)
         self.speed.setRange(0, len(SPEEDS) - 1)
         self.speed.setValue(3)
         self.speed.setFixedWidth(80)   # with the rest, one row at 800x600 (issue 21)
@@ -147,10 +147,10 @@ class MergePanel(QWidget):
         self.goto_spin.setKeyboardTracking(False)
         self.goto_btn = QPushButton("Go")
         self.goto_btn.setToolTip("Run forward (or undo back) to this step")
-        self.target_btn = QPushButton(sp(QStyle.SP_MediaSkipForward), "Train")
+        self.target_btn = QPushButton(sp(QStyle.StandardPixmap.SP_MediaSkipForward), "Train")
         self.target_btn.setToolTip("Apply the settings and train until the target vocabulary "
                                    "size or merge count (F5; progress in the status bar)")
-        self.cancel_btn = QPushButton(sp(QStyle.SP_BrowserStop), "Cancel")
+        self.cancel_btn = QPushButton(sp(QStyle.StandardPixmap.SP_BrowserStop), "Cancel")
         self.cancel_btn.setToolTip("Stop the running job; the merges made so far stay")
 
         # A flow layout: at a narrow width the controls wrap onto a second row instead
@@ -176,7 +176,7 @@ class MergePanel(QWidget):
         # Left: candidate pairs for the next step.
         self.pairs_box = QGroupBox("Candidate pairs for the next merge")
         self.next_label = _label(lines=4)
-        self.next_label.setTextFormat(Qt.RichText)
+        self.next_label.setTextFormat(Qt.TextFormat.RichText)
         self.filter_edit = QLineEdit()
         self.filter_edit.setPlaceholderText("Filter pairs: e.g. e s, st, ·t (· is a space)")
         self.filter_edit.setClearButtonEnabled(True)
@@ -187,7 +187,7 @@ class MergePanel(QWidget):
         self.pair_view = _table()
         self.pair_view.setObjectName("pairView")
         self.pair_view.setModel(self.pair_model)
-        self.pair_view.horizontalHeader().setSortIndicator(-1, Qt.AscendingOrder)
+        self.pair_view.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
         self.pair_view.setSortingEnabled(True)
         bold = self.pair_view.font()
         bold.setBold(True)
@@ -207,7 +207,7 @@ class MergePanel(QWidget):
         # Right top: the last merge and the words it changed.
         self.last_box = QGroupBox("Last merge")
         self.last_title = _label(lines=1)
-        self.last_title.setTextFormat(Qt.RichText)
+        self.last_title.setTextFormat(Qt.TextFormat.RichText)
         self.last_box.setTitle("Last merge and the words it changed")
         self.last_reason = _label(lines=2)   # full sentence in the next-pair box and tooltip
         self.affected_label = _label(lines=1)
@@ -240,12 +240,12 @@ class MergePanel(QWidget):
         rb.addWidget(self.timeline_tools)
         rb.addWidget(self.timeline_view)
 
-        right = QSplitter(Qt.Vertical)
+        right = QSplitter(Qt.Orientation.Vertical)
         right.addWidget(self.last_box)
         right.addWidget(self.timeline_box)
         right.setStretchFactor(0, 1)
         right.setStretchFactor(1, 1)
-        split = QSplitter(Qt.Horizontal)
+        split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(self.pairs_box)
         split.addWidget(right)
         split.setStretchFactor(0, 1)
@@ -307,8 +307,8 @@ class MergePanel(QWidget):
         self.play_btn.blockSignals(True)
         self.play_btn.setChecked(on)
         self.play_btn.setText("Pause" if on else "Play")
-        self.play_btn.setIcon(self.style().standardIcon(QStyle.SP_MediaPause if on
-                                                        else QStyle.SP_MediaPlay))
+        self.play_btn.setIcon(self.style().standardIcon(QStyle.StandardPixmap.SP_MediaPause if on
+                                                        else QStyle.StandardPixmap.SP_MediaPlay))
         self.play_btn.blockSignals(False)
 
     def _on_play_toggled(self, on: bool) -> None:
@@ -365,7 +365,7 @@ class MergePanel(QWidget):
     # ----- refresh ------------------------------------------------------------------------
     def changeEvent(self, event) -> None:
         super().changeEvent(event)
-        if event.type() == QEvent.PaletteChange:
+        if event.type() == QEvent.Type.PaletteChange:
             self.colors = TokenColors.for_palette(self.palette())
             for view in (self.pair_view, self.affected_view, self.timeline_view):
                 view.set_colors(self.colors)
@@ -535,7 +535,8 @@ class MergePanel(QWidget):
         k = self.timeline.current
         idx = self.timeline.index(k, 0)
         sel = self.timeline_view.selectionModel()
-        sel.setCurrentIndex(idx, QItemSelectionModel.ClearAndSelect | QItemSelectionModel.Rows)
+        sel.setCurrentIndex(idx, QItemSelectionModel.SelectionFlag.ClearAndSelect
+                            | QItemSelectionModel.SelectionFlag.Rows)
         self.timeline_view.scrollTo(idx)
 
     # ----- for tests and the status bar ------------------------------------------------------

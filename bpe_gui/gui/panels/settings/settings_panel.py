@@ -70,12 +70,12 @@ class SettingsPanel(QWidget):
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         scroll = QScrollArea(widgetResizable=True)
-        scroll.setFrameShape(QScrollArea.NoFrame)
+        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
         # Fields shrink to the dock's width (labels wrap) instead of scrolling sideways.
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         # A scroll bar that comes and goes as an inline error shows or hides changes the
         # width, re-wraps every label, and moves the field under the pointer: keep it.
-        scroll.setVerticalScrollBarPolicy(Qt.ScrollBarAlwaysOn)
+        scroll.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
         outer.addWidget(scroll)
         body = QWidget()
         scroll.setWidget(body)
@@ -122,7 +122,7 @@ class SettingsPanel(QWidget):
 
         target_box = QGroupBox("When to stop")
         form = QFormLayout(target_box)
-        form.setRowWrapPolicy(QFormLayout.WrapLongRows)
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         self.vocab_radio = QRadioButton("Vocabulary size")
         self.merges_radio = QRadioButton("Number of merges")
         self.target_group = QButtonGroup(self)
@@ -157,11 +157,11 @@ class SettingsPanel(QWidget):
             self.preset_combo.addItem(PRESET_LABELS.get(key, key), key)
         self.preset_combo.addItem("Custom pattern…", CUSTOM)
         self.pattern_edit = QLineEdit()
-        self.pattern_edit.setFont(QFontDatabase.systemFont(QFontDatabase.FixedFont))
+        self.pattern_edit.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.pattern_edit.setPlaceholderText(r"a regex, e.g. \S+|\s+  (\p{L}, \p{N}, \p{Han} work)")
         self.pattern_error = self._error_label()
         self.preview_label = QLabel(wordWrap=True)
-        self.preview_label.setTextFormat(Qt.PlainText)
+        self.preview_label.setTextFormat(Qt.TextFormat.PlainText)
         self.preview_label.setToolTip("How the pattern cuts the start of the corpus into words")
         pl.addWidget(self.preset_combo)
         pl.addWidget(self.pattern_edit)
@@ -208,7 +208,8 @@ class SettingsPanel(QWidget):
             sig.connect(self._schedule_check)
         self.preset_combo.currentIndexChanged.connect(self._on_preset)
         for combo in (self.tie_combo, self.eow_combo, self.preset_combo):
-            combo.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+            combo.setSizeAdjustPolicy(
+                QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             combo.setMinimumContentsLength(14)
         for radio in (self.byte_radio, self.char_radio):
             radio.setMinimumWidth(40)
@@ -217,7 +218,7 @@ class SettingsPanel(QWidget):
     def _error_label(self) -> QLabel:
         lab = QLabel(wordWrap=True)
         lab.setObjectName("inlineError")
-        lab.setTextFormat(Qt.PlainText)
+        lab.setTextFormat(Qt.TextFormat.PlainText)
         lab.setVisible(False)
         return lab
 
