@@ -99,14 +99,14 @@ def main(argv: list[str] | None = None) -> int:
 
     win = MainWindow()
     # a small screen: maximized, so the window manager fits its frame on the screen too
-    win.showMaximized() if win.fill_screen else win.show()
+    win.showMaximized() if win.dock_layout.fill_screen else win.show()
     probe = os.environ.get("BPE_GUI_STARTUP_PROBE")
 
     def after_shown() -> None:
         if probe:
             print(f"first window shown after {seconds_since_process_start():.2f} s "
                   "(since the process started)", flush=True)
-        win.load_initial([a for a in args if not a.startswith("-")])
+        win.sessions.load_initial([a for a in args if not a.startswith("-")])
         if probe == "quit":
             QTimer.singleShot(0, win.close)
 

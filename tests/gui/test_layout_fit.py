@@ -20,23 +20,23 @@ def inside_window(win, w) -> bool:
 def settle(qtbot, win, size):
     win.resize(*size)
     qtbot.waitUntil(lambda: win.size().width() == size[0])
-    win.reset_layout()
+    win.dock_layout.reset_layout()
     quiet(qtbot, win, win.controller)   # the layout requests it posted are delivered
 
 
 @pytest.mark.parametrize("theme", ["light", "dark"])
 @pytest.mark.parametrize("size", SIZES)
 def test_step_controls_and_toolbar_are_inside_the_window(window, qtbot, size, theme):
-    window.set_theme(theme, save=False)
+    window.themes.set(theme, save=False)
     settle(qtbot, window, size)
-    bar = window.flow.toolbar
+    bar = window.actions_menus.flow.toolbar
     assert bar.isVisible() and inside_window(window, bar)
-    for act in (window.act_run, window.act_retrain, window.act_back, window.act_step,
-                window.act_cancel):
+    acts = window.actions_menus.acts
+    for act in (acts["run"], acts["retrain"], acts["back"], acts["step"], acts["cancel"]):
         button = bar.widgetForAction(act)
         assert button is not None and button.isVisible(), act.text()
         assert button.width() > 0 and button.height() > 0 and inside_window(window, button)
-    panel = window.merge_panel
+    panel = window.dock_layout.merge_panel
     for b in panel.findChildren(QAbstractButton):
         if b.isVisibleTo(panel) and b.isVisible():
             assert b.width() > 0 and b.height() > 0, b.text()
@@ -49,7 +49,7 @@ def test_step_controls_and_toolbar_are_inside_the_window(window, qtbot, size, th
 def test_no_dock_scrolls_sideways(window, qtbot, size):
     settle(qtbot, window, size)
     central = window.centralWidget()
-    for dock in [*window.docks(), None]:
+    for dock in [*window.dock_layout.docks(), None]:
         area = central if dock is None else dock.widget()
         if dock is not None:
             dock.raise_()
@@ -58,13 +58,13 @@ def test_no_dock_scrolls_sideways(window, qtbot, size):
         assert isinstance(area, QScrollArea)
         name = "merge panel" if dock is None else dock.objectName()
         assert not area.horizontalScrollBar().isVisible(), (name, size)
-    inner = window.settings_panel.findChild(QScrollArea)
+    inner = window.dock_layout.settings_panel.findChild(QScrollArea)
     assert not inner.horizontalScrollBar().isVisible()
 
 
 def test_toolbar_is_a_real_toolbar_that_can_be_hidden(window):
-    assert isinstance(window.flow.toolbar, QToolBar)
-    assert window.flow.toolbar.objectName()   # saved with the layout
+    assert isinstance(window.actions_menus.flow.toolbar, QToolBar)
+    assert window.actions_menus.flow.toolbar.objectName()   # saved with the layout
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -74,7 +74,7 @@ def test_merge_panel_fits_its_area_without_scrolling(window, qtbot, size):
     timeline sat partly below the fold."""
     settle(qtbot, window, size)
     area = window.centralWidget()
-    panel = window.merge_panel
+    panel = window.dock_layout.merge_panel
     qtbot.waitUntil(lambda: not area.verticalScrollBar().isVisible())
     assert panel.height() <= area.viewport().height()
     for view in (panel.pair_view, panel.affected_view, panel.timeline_view):
@@ -114,9 +114,9 @@ def test_flow_bar_grows_a_row_when_narrow(qtbot):
 def test_compare_tabs_fit_the_window(window, qtbot, size, theme, tab):
     """Issue 21: the Vocabulary overlap tab widened the dock past a 1024-wide window,
     and even at 1920x1080 the results table was below the fold."""
-    window.set_theme(theme, save=False)
+    window.themes.set(theme, save=False)
     settle(qtbot, window, size)
-    dock, view = window.compare_dock, window.compare_view
+    dock, view = window.dock_layout.compare_dock, window.dock_layout.compare_view
     dock.raise_()
     qtbot.waitUntil(lambda: on_screen(view), timeout=3000)
     view.lower.setCurrentIndex(tab)

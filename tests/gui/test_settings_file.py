@@ -10,7 +10,7 @@ def test_a_damaged_settings_file_is_reported_and_kept(make_window, settings_file
     damaged = b"[General]\ntheme=dark\n\xff\xfe [[[ garbage\n[x\n=\n"
     Path(settings_file).write_bytes(damaged)
     win = make_window()
-    title, message = win.last_error
+    title, message = win.status.last_error
     assert title == "Settings reset" and "damaged" in message
     copy = Path(str(settings_file) + ".corrupt")
     assert copy.read_bytes() == damaged and str(copy) in message
@@ -18,7 +18,7 @@ def test_a_damaged_settings_file_is_reported_and_kept(make_window, settings_file
 
 def test_a_sound_settings_file_gets_no_word(make_window):
     win = make_window()
-    assert win.last_error is None
+    assert win.status.last_error is None
 
 
 def test_twenty_thousand_recent_files_are_cut_to_the_menu(make_window, settings_file):
@@ -28,8 +28,8 @@ def test_twenty_thousand_recent_files_are_cut_to_the_menu(make_window, settings_
     s.sync()
     del s
     win = make_window()
-    win.recent_menu.aboutToShow.emit()
-    files = [a for a in win.recent_menu.actions() if a.toolTip().startswith("/data/")]
+    win.actions_menus.recent_menu.aboutToShow.emit()
+    files = [a for a in win.actions_menus.recent_menu.actions() if a.toolTip().startswith("/data/")]
     assert len(files) == RECENT_MAX and files[0].toolTip() == "/data/corpus-00000.txt"
     assert len(win.recent.paths()) == RECENT_MAX
     win.settings.sync()
@@ -40,7 +40,7 @@ def test_the_window_size_comes_back_on_the_same_screen(make_window, settings_fil
     win = make_window(load=False)
     win.showNormal()
     win.resize(640, 480)
-    win.save_layout()
+    win.dock_layout.save_layout()
     again = make_window(load=False)
     assert (again.width(), again.height()) == (640, 480)
 
@@ -50,10 +50,10 @@ def test_a_size_saved_on_another_screen_gives_this_screens_default(make_window, 
     win = make_window(load=False)
     win.showNormal()
     win.resize(640, 480)
-    win.save_layout()
+    win.dock_layout.save_layout()
     s = QSettings(settings_file, QSettings.IniFormat)
     s.setValue("geometryScreen", "3840x2160")
     s.sync()
     again = make_window(load=False)
     assert (again.width(), again.height()) != (640, 480)
-    assert again.fill_screen == again.dock_layout._short_screen()
+    assert again.dock_layout.fill_screen == again.dock_layout._short_screen()

@@ -25,7 +25,7 @@ Example::
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
+from typing import Container, Mapping, Sequence
 
 from ...engine.tokenizers import Tokenizer
 from ...engine.train import MergeStep, PairRow, TrainerProtocol, TrainSettings
@@ -162,7 +162,7 @@ class TrainerView:
         t = self._t
         return [t.symbol_count(i) for i in range(len(t.vocab_bytes))]
 
-    def unused_base(self, pruned: set[int] | dict[int, int] = frozenset()) -> frozenset[int]:
+    def unused_base(self, pruned: Container[int] = frozenset()) -> frozenset[int]:
         """Base symbols that never occur in the corpus (and were not pruned)."""
         t = self._t
         return frozenset(i for i in range(t.n_base)

@@ -1,6 +1,7 @@
 """Building trainers for the controller: from the corpus and the settings, at once for
 a small corpus, else by a job (training_jobs.retrain_job); keeping the pre-token table
-when only the mode or the target changed; installing the new trainer.
+when only the mode or the target changed; installing the new trainer; a new target for
+the trainer in use (no re-tokenizing).
 
 :class:`Training` is a part of the controller, given what it uses of it: the state it
 reads and replaces and the signals it sends (:class:`TrainingHost`), and the callables
@@ -43,6 +44,8 @@ class TrainingHost(Protocol):
     use_imported: bool
     train_on: TrainOn                 # training on from the imported tokenizer
     message: SignalInstance
+    settingsChanged: SignalInstance
+    targetChanged: SignalInstance
     trainerChanged: SignalInstance
     trainerStale: SignalInstance
     stepChanged: SignalInstance
@@ -167,6 +170,29 @@ class Training:
             return False
         self.install(trainer)
         return c.run_to_target() if to_target else True
+
+    def retarget(self, settings: TrainSettings) -> bool:
+        """Only when to stop changed (``can_retarget``): the trainer goes on or back, no
+        re-tokenizing. False (and reported) if the trainer refuses the target."""
+        c = self.c
+        t = c.trainer
+        if t is None:
+            return False
+        before = t.n_steps
+        try:
+            t.retarget(settings)
+        except BPEError as e:
+            self._fail("Training settings", e)
+            return False
+        c.settings = t.settings
+        c.settingsChanged.emit(c.settings)
+        c.targetChanged.emit()
+        if t.n_steps != before:
+            self._stepped()
+            c.message.emit(f"New target: back to step {t.n_steps:,}.")
+        else:
+            c.message.emit(f"New target applied; Train (F5) goes on from step {t.n_steps:,}.")
+        return True
 
     def _keeps_training_on(self) -> bool:
         """Settings that change what the source decides (a sample's, a session's) end

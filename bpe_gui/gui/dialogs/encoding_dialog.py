@@ -2,7 +2,7 @@
 
 The preview decodes a few hundred bytes around the failing offset, so the user can see
 which encoding turns the text readable before the whole file is read again (through
-``controller.open_files(paths, encoding=...)``, on the worker thread).
+``controller.opening.open_files(paths, encoding=...)``, on the worker thread).
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Export dialog: pick formats, a folder and a name; list the files written.
 
-Each format goes through ``controller.export``; the engine writes every file to a
+Each format goes through ``controller.tokenizer_files.export``; the engine writes every file to a
 temporary name and renames it, so a folder that cannot be written gets no files.
 """
 from __future__ import annotations
@@ -144,10 +144,10 @@ class ExportDialog(QDialog):
         self.written, self.failed = [], []
         errors: dict[str, str] = {}   # message -> formats: one folder problem, said once
         for fmt in self.selected_formats():
-            files = self.controller.export(fmt, folder, name, quiet=True)
+            files = self.controller.tokenizer_files.export(fmt, folder, name, quiet=True)
             if files is None:
                 self.failed.append(fmt)
-                msg = getattr(self.controller, "last_export_error", "")
+                msg = self.controller.tokenizer_files.last_export_error
                 errors[msg] = f"{errors[msg]}, {fmt}" if msg in errors else fmt
             else:
                 self.written.extend(files)

@@ -145,7 +145,7 @@ class ImportDialog(QDialog):
     def do_import(self) -> None:
         path = self.path_edit.text().strip()
         if _size(path) > BACKGROUND_BYTES:
-            if self.controller.import_in_background(path):
+            if self.controller.tokenizer_files.import_in_background(path):
                 self.loading = True
                 self.path_edit.setEnabled(False)
                 self.import_button.setEnabled(False)
@@ -153,7 +153,7 @@ class ImportDialog(QDialog):
                 self.progress.show()
                 self.format_label.setText(f"Loading {Path(path).name}…")
             return
-        tok = self.controller.import_tokenizer(path)
+        tok = self.controller.tokenizer_files.import_tokenizer(path)
         if tok is None:
             return  # the controller showed why; keep the dialog open to pick another
         self._done(path, tok)

@@ -3,30 +3,34 @@ open (export, import, run to step N, about, the shortcut list).
 
 The actions are declared as data: :data:`ACTIONS` (name, text, handler, shortcuts,
 tip, when it is enabled, icon), :data:`MENUS` and :data:`TOOLBAR`; the window's
-``act_<name>`` actions, its menus, the training toolbar's extra buttons and which are
+actions (``acts[name]``), its menus, the training toolbar's extra buttons and which are
 enabled while a job runs are all built from them. Help > Keyboard shortcuts lists the
 window's actions, so it follows too. Every action is made by :func:`add_action`, which
 also adds it to the window so its shortcut works while the menu bar is hidden.
 
 :class:`ActionsAndMenus` is a part of :class:`~bpe_gui.gui.window.main_window.MainWindow`,
 composed, not mixed in: it is given the window (the actions' parent, its menu bar and
-toolbar, the dialogs' parent, and the handlers that are the window's), the controller,
-the settings, the corpus editor, the merge panel, the recent-files list, the docks (View
-menu), how to open paths and how to set the theme.
+toolbar, the dialogs' parent, and the handlers that are the window's parts), the
+controller, the settings, the dock layout (its corpus editor, merge panel, settings and
+docks), the recent-files list, how to open paths and how to set the theme.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import Callable, Sequence
 
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
-from PySide6.QtWidgets import QDockWidget, QInputDialog, QMainWindow, QMessageBox, QStyle
+from PySide6.QtWidgets import QInputDialog, QMainWindow, QMessageBox, QStyle
 
+from ..controller.controller import Controller
 from ..dialogs.export_dialog import ExportDialog
 from ..dialogs.import_dialog import ImportDialog
 from ..dialogs.language_cost import show_language_cost   # issue #14
 from ..theme import THEMES
+from .docks import DockLayout
+from .train_on_flow import TrainOnFlow
 from .training_flow import TrainingFlow
 
 IDLE, BUSY, IMPORTED = "idle", "busy", "imported"   # enabled: no job runs / a job runs /
@@ -37,9 +41,10 @@ TRAIN_ON, TRAINING_ON = "train_on", "training_on"   # it can train on / the mode
 
 @dataclass(frozen=True)
 class ActionSpec:
-    """One action of the window: ``act_<name>``; ``handler`` names a method of
-    :class:`ActionsAndMenus` (the dialogs), else of the window or one of its parts
-    ("controller.step", "editor.open_dialog")."""
+    """One action of the window: ``acts[name]``; ``handler`` names a method of
+    :class:`ActionsAndMenus` (the dialogs) or of one of its parts ("controller.step",
+    "editor.open_dialog"), else of the window or one of the window's parts
+    ("sessions.save", "close")."""
 
     name: str
     text: str
@@ -59,11 +64,11 @@ ACTIONS = (
                "Start an empty corpus to type or paste into", IDLE),
     ActionSpec("save_corpus", "Save corpus &as…", "editor.save_as_dialog", ("Ctrl+Shift+S",),
                "Save the corpus text to a UTF-8 file"),
-    ActionSpec("open_session", "Open &session…", "open_session_dialog", ("Ctrl+Shift+O",),
+    ActionSpec("open_session", "Open &session…", "sessions.open_dialog", ("Ctrl+Shift+O",),
                "Resume a saved session: corpus, settings and step", IDLE),
-    ActionSpec("save_session", "Save session", "save_session", (QKeySequence.StandardKey.Save,),
-               "Save corpus reference, settings and step"),
-    ActionSpec("save_session_as", "Save session as…", "save_session_as", (),
+    ActionSpec("save_session", "Save session", "sessions.save",
+               (QKeySequence.StandardKey.Save,), "Save corpus reference, settings and step"),
+    ActionSpec("save_session_as", "Save session as…", "sessions.save_as", (),
                "Save the session under a new name"),
     ActionSpec("reopen", "Reopen last session at startup", "sessions.set_reopen", (),
                "Start where you left off instead of the sample", checkable=True),
@@ -78,7 +83,7 @@ ACTIONS = (
                "Undo the last merge", IDLE, icon=QStyle.StandardPixmap.SP_MediaSeekBackward),
     ActionSpec("play", "&Play / Pause", "toggle_play", ("Ctrl+P",), "Step repeatedly",
                checkable=True),
-    # (here the training toolbar adds Train (act_run) and Retrain: training_flow.py)
+    # (here the training toolbar adds Train (acts["run"]) and Retrain: training_flow.py)
     ActionSpec("goto", "Run to step &N…", "goto_dialog", ("Ctrl+G",),
                "Run forward or back to a given step", IDLE),
     ActionSpec("reset", "&Reset to step 0", "controller.reset", ("Alt+Home",),
@@ -92,9 +97,9 @@ ACTIONS = (
                "Stop training on from the imported tokenizer: Train learns from bytes again",
                TRAINING_ON),
     ActionSpec("use_imported", "Encode with &imported tokenizer",
-               "controller.set_use_imported", (),
+               "controller.tokenizer_files.set_use_imported", (),
                "The encode view uses the imported tokenizer", IMPORTED, checkable=True),
-    ActionSpec("reset_layout", "Reset &layout", "reset_layout", (),
+    ActionSpec("reset_layout", "Reset &layout", "layout.reset_layout", (),
                "Put every panel back where it started"),
     ActionSpec("about", "&About bpe-gui", "about", (), "About this program"),
     ActionSpec("language_cost", "Per-language &cost…", "language_cost_dialog",
@@ -140,16 +145,16 @@ def add_action(window: QMainWindow, text: str, slot, shortcuts: Sequence = (), t
 
 class ActionsAndMenus:
     """Actions (with shortcuts), menus, and the dialogs they open. ``acts`` holds each
-    action by name (the window shows them as ``act_<name>``)."""
+    action by name; ``flow`` is the training toolbar (training_flow.py)."""
 
-    def __init__(self, window: QMainWindow, controller, settings: QSettings, editor,
-                 merge_panel, recent, docks: Sequence[QDockWidget],
-                 open_paths: Callable[[Sequence[str]], object],
-                 set_theme: Callable[[str], None], train_on_flow):
+    def __init__(self, window: QMainWindow, controller: Controller, settings: QSettings,
+                 layout: DockLayout, recent, open_paths: Callable[[Sequence[str]], object],
+                 set_theme: Callable[[str], None], train_on_flow: TrainOnFlow):
         self.window, self.controller, self.settings = window, controller, settings
         self.train_on_flow = train_on_flow     # whether training on can start / is on
-        self.editor, self.merge_panel, self.recent = editor, merge_panel, recent
-        self._docks, self._open_paths, self._set_theme = list(docks), open_paths, set_theme
+        self.layout, self.recent = layout, recent
+        self.editor, self.merge_panel = layout.editor, layout.merge_panel
+        self._docks, self._open_paths, self._set_theme = layout.docks(), open_paths, set_theme
         self.acts: dict[str, QAction] = {}
         self._build_actions()
         self._build_menus()
@@ -172,7 +177,8 @@ class ActionsAndMenus:
                 act.setIcon(sp(spec.icon))
             acts[spec.name] = act
             if spec.name == FLOW_AFTER:
-                self.flow = TrainingFlow(w)
+                self.flow = TrainingFlow(w, self.controller, self.layout,
+                                         partial(add_action, w))
                 acts["run"], acts["retrain"] = self.flow.act_train, self.flow.act_retrain
         acts["reopen"].setChecked(self.settings.value("reopenLastSession", True, type=bool))
         acts["quit"].setMenuRole(QAction.MenuRole.QuitRole)

@@ -154,7 +154,7 @@ class DockLayout:
         # Qt sizes a tab group through the dock in front of it
         bottom = self.vocab_dock if self.encode_on_right else self.encode_dock
         win.resizeDocks([bottom], [int(h * below)], Qt.Orientation.Vertical)
-        QTimer.singleShot(0, lambda: give_central_its_minimum(win, bottom))
+        QTimer.singleShot(0, lambda: give_central_its_minimum(win, self.merge_panel, bottom))
 
     def shown(self) -> None:
         """The window's showEvent: the default sizes once it is first laid out."""

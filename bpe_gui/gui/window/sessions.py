@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Callable, Sequence
 
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QSettings, QStandardPaths
 from PySide6.QtWidgets import QFileDialog, QMainWindow
 
 from ..resources import resources
@@ -85,7 +85,7 @@ class Sessions:
     def _restore(self, path: str) -> bool:
         """The session's corpus, settings and steps (controller), and the view's part:
         the encode text and visible whitespace."""
-        s = self.controller.open_session(path)
+        s = self.controller.opening.open_session(path)
         if s is None:
             return False
         self.set_encode_text(s.encode_text)
@@ -103,8 +103,8 @@ class Sessions:
         path = self.controller.session_path
         if not path or path.endswith(AUTOSAVE_NAME):
             return self.save_as()
-        return self.controller.save_session(path, self.encode_text(), self._show_ws(),
-                                            self._timeline_end())
+        return self.controller.opening.save_session(path, self.encode_text(), self._show_ws(),
+                                                    self._timeline_end())
 
     def save_as(self) -> bool:
         path, _ = QFileDialog.getSaveFileName(self.window, "Save session",
@@ -114,8 +114,8 @@ class Sessions:
             return False
         if not path.endswith(SESSION_SUFFIX) and not path.endswith(".json"):
             path += SESSION_SUFFIX
-        ok = self.controller.save_session(path, self.encode_text(), self._show_ws(),
-                                          self._timeline_end())
+        ok = self.controller.opening.save_session(path, self.encode_text(), self._show_ws(),
+                                                  self._timeline_end())
         if ok:
             remember(path)
             self.recent.add([path])
@@ -125,7 +125,9 @@ class Sessions:
         return last_folder()
 
     def autosave_path(self) -> Path:
-        return self.window.autosave_path()   # the window's: tests put it in a temporary folder
+        """Where the session is saved for the next start (tests put it elsewhere)."""
+        base = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppDataLocation)
+        return Path(base or Path.home() / ".bpe-gui") / AUTOSAVE_NAME
 
     def autosave(self) -> str | None:
         """Save the session for the next start (on close). Never raises: quitting must
@@ -143,7 +145,7 @@ class Sessions:
                 # come back in its place at the next start
                 path.unlink(missing_ok=True)
                 return None
-            c.session(self.encode_text(), self._show_ws(), self._timeline_end()).save(path)
+            c.opening.session(self.encode_text(), self._show_ws(), self._timeline_end()).save(path)
         except Exception as e:  # noqa: BLE001  (never block quitting on the autosave)
             why = f"The session could not be autosaved to {self.autosave_path()}: {e}"
             sys.stderr.write(why + "\n")

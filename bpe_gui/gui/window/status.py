@@ -109,9 +109,13 @@ class StatusBar:
                                                       self.controller.job_unit))
 
     # ----- errors -----------------------------------------------------------------------
+    def note_error(self, title: str, message: str) -> None:
+        """An error shown by a dialog of its own (``last_error``, without a box)."""
+        self.last_error = (title, message)
+
     def show_error(self, title: str, message: str) -> QMessageBox:
         """A message box; unexpected errors (a traceback) go to the details section."""
-        self.last_error = (title, message)
+        self.note_error(title, message)
         box = QMessageBox(self.window)
         box.setWindowTitle(title)
         if "Traceback (most recent call last)" in message:

@@ -10,7 +10,7 @@ Counts of big texts are made in slices from a timer so the window stays responsi
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 from PySide6.QtCore import QObject, QSettings, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QTextCursor
@@ -127,6 +127,9 @@ class CorpusEditor(QWidget):
         super().__init__(parent)
         self.controller = controller
         self.recent = recent
+        # asks Save / Discard / Cancel for unsaved edits (True: go ahead); the main
+        # window gives its own (window/files.py); alone, the editor replaces them
+        self.ask_to_save: Callable[[], bool] | None = None
         self._shown_text: str | None = None   # the corpus text the widget now represents
         self._preview = False
         self._syncing = False
@@ -282,16 +285,15 @@ class CorpusEditor(QWidget):
         if changed and theirs:
             self.notice.show_change(sample_id, sample.title.split(" (")[0], changed, previous)
         if retrain and not self.controller.busy:
-            self.controller.retrain(quiet=True)
+            self.controller.training.retrain(quiet=True)
         self.sampleLoaded.emit(sample)
         return True
 
     def confirm_discard(self) -> bool:
-        """Before replacing an edited corpus: ask the window (if it offers to)."""
+        """Before replacing an edited corpus: ask (``ask_to_save``), if someone does."""
         self.flush()
-        window = self.window()
-        ask = getattr(window, "maybe_save_corpus", None)
-        return ask() if callable(ask) else True
+        ask = self.ask_to_save
+        return ask() if ask is not None else True
 
     def open_dialog(self) -> None:
         paths, _ = QFileDialog.getOpenFileNames(self, "Open corpus files", last_folder(),
@@ -305,7 +307,7 @@ class CorpusEditor(QWidget):
         if not paths or not self.confirm_discard():
             return False
         self._edit_timer.stop()
-        return self.controller.open_files(list(paths), encoding=encoding)
+        return self.controller.opening.open_files(list(paths), encoding=encoding)
 
     def new_corpus(self) -> None:
         if not self.confirm_discard():
@@ -331,7 +333,7 @@ class CorpusEditor(QWidget):
 
     def save_to(self, path: str) -> bool:
         self.flush()
-        ok = self.controller.save_corpus(path)
+        ok = self.controller.opening.save_corpus(path)
         if ok and self.recent is not None:
             self.recent.add([path])
         return ok

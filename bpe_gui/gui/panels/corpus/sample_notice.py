@@ -90,7 +90,7 @@ class SampleNotice(QFrame):
             return False
         c.message.emit("Your training settings are back; training again with them.")
         if not c.busy:
-            c.retrain(quiet=True)
+            c.training.retrain(quiet=True)
         return True
 
     def _on_corpus_changed(self) -> None:

@@ -238,7 +238,7 @@ class EncodeView(QWidget):
         self.source.blockSignals(False)
 
     def _on_source(self, i: int) -> None:
-        self.controller.set_use_imported(i == 1)
+        self.controller.tokenizer_files.set_use_imported(i == 1)
 
     # ----- encoding ----------------------------------------------------------------------------
     def _raw_text(self, raw: str | None = None) -> str:

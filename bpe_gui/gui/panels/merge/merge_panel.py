@@ -339,7 +339,7 @@ class MergePanel(QWidget):
                 self.metaObject().indexOfSignal("trainRequested()"))):
             self.trainRequested.emit()
         else:
-            self.controller.train()
+            self.controller.training.train()
 
     def _on_target_changed(self) -> None:
         t = self.controller.view()
