@@ -45,14 +45,16 @@ def _excepthook(exc_type, exc, tb) -> None:
     box = QMessageBox(QMessageBox.Icon.Critical, "Unexpected error",
                       f"Something went wrong inside bpe-gui: {exc_type.__name__}: {exc}\n\n"
                       "Your corpus and settings are kept. Please report this with the "
-                      "details below.", QMessageBox.StandardButton.Ok, app.activeWindow())
+                      "details below.", QMessageBox.StandardButton.Ok,
+                      QApplication.activeWindow())
     box.setDetailedText(trace)
     box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     box.open()
 
 
 def create_application(argv: list[str]) -> QApplication:
-    app = QApplication.instance() or QApplication(argv)
+    existing = QApplication.instance()
+    app = existing if isinstance(existing, QApplication) else QApplication(argv)
     app.setOrganizationName(ORGANIZATION)
     app.setApplicationName(APPLICATION)
     app.setApplicationDisplayName("bpe-gui")
@@ -147,7 +149,7 @@ def quit_on_signals(app: QApplication, quit_) -> None:
         QTimer.singleShot(0, quit_)
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, handler)
-    app._signal_wakeup = (rsock, wsock, notifier)   # alive as long as the app
+    setattr(app, "_signal_wakeup", (rsock, wsock, notifier))   # alive as long as the app
 
 
 if __name__ == "__main__":

@@ -49,7 +49,10 @@ def system_prefers_dark() -> bool:
 
 def apply_theme(name: str, app: QApplication | None = None) -> str:
     """Apply "light", "dark" or "system"; returns the palette actually used."""
-    app = app or QApplication.instance()
+    found = app or QApplication.instance()
+    if not isinstance(found, QApplication):
+        raise RuntimeError("apply_theme needs the QApplication: create it first.")
+    app = found
     if name not in THEMES:
         name = "system"
     dark = name == "dark" or (name == "system" and system_prefers_dark())

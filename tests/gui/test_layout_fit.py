@@ -119,13 +119,13 @@ def test_compare_tabs_fit_the_window(window, qtbot, size, theme, tab):
     dock, view = window.dock_layout.compare_dock, window.dock_layout.compare_view
     dock.raise_()
     qtbot.waitUntil(lambda: on_screen(view), timeout=3000)
-    view.lower.setCurrentIndex(tab)
+    view.lower_tabs.setCurrentIndex(tab)
     quiet(qtbot, window, window.controller)
     area = dock.widget()
     assert not area.horizontalScrollBar().isVisible(), (size, tab)
     assert window.width() == size[0] and inside_window(window, dock)
-    shown = view.lower.currentWidget()
+    shown = view.lower_tabs.currentWidget()
     assert shown.width() <= area.viewport().width()
     if size[1] >= 1000:   # a tall window shows the results without scrolling the dock
         assert not area.verticalScrollBar().isVisible(), (size, tab)
-        assert inside_window(window, view.lower) and view.lower.height() >= 120
+        assert inside_window(window, view.lower_tabs) and view.lower_tabs.height() >= 120

@@ -328,11 +328,11 @@ def test_timeline_scrubber_and_find_the_step_that_made_a_token(window, qtbot, re
     assert c.step_index == 3
     target = steps[6]                          # a token made at step 7
     tools.find_edit.setText(window.dock_layout.merge_panel.timeline.cache.text(target.token))
-    assert tools.find()
+    assert tools.search()
     expected = next(r.index for r in steps if r.token == target.token)
     assert c.step_index == expected and tools.scrubber.value() == expected
     tools.find_edit.setText("no such token anywhere")
-    assert not tools.find() and c.step_index == expected
+    assert not tools.search() and c.step_index == expected
 
 
 def test_partial_character_pairs_say_which_character_they_belong_to(qtbot):

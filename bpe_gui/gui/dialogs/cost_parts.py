@@ -108,7 +108,8 @@ class CostChart(ChartWidget):
             for g, lang in enumerate(table.languages):
                 self._groups.append((g * (n + 1) + (n - 1) / 2, lang))
             for k, name in enumerate(table.tokenizers):
-                xs, ys = [], []
+                xs: list[float] = []
+                ys: list[float] = []
                 for g, lang in enumerate(table.languages):
                     v = get(table.row(lang, name))
                     if v is not None:

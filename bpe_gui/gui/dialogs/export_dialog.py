@@ -41,9 +41,10 @@ class ExportDialog(QDialog):
 
         box = QGroupBox("Formats")
         bl = QVBoxLayout(box)
-        chosen = settings.value("export/formats", list(DEFAULT_FORMATS))
-        if isinstance(chosen, str):
-            chosen = [chosen]
+        value = settings.value("export/formats", list(DEFAULT_FORMATS))
+        # (QSettings gives a lone string for a one-item list)
+        chosen = [value] if isinstance(value, str) else value if isinstance(value, list) \
+            else list(DEFAULT_FORMATS)
         self.checks: dict[str, QCheckBox] = {}
         reasons = self._unsupported()
         for fmt, label in export_formats().items():

@@ -6,7 +6,7 @@ its rows and ``fmt_cell`` formats a value.
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QFont
 
 from ...engine import analysis
@@ -71,7 +71,8 @@ class CompareTableModel(QAbstractTableModel):
         return {"tokens": st.tokens, "bpt": st.bytes_per_token, "tpw": st.tokens_per_word,
                 "partial": st.partial_share}[key]
 
-    def data(self, index: QModelIndex, role=Qt.ItemDataRole.DisplayRole):
+    def data(self, index: QModelIndex | QPersistentModelIndex,
+             role=Qt.ItemDataRole.DisplayRole):
         if not index.isValid():
             return None
         r, c = index.row(), index.column()

@@ -42,13 +42,14 @@ class VocabEntry(NamedTuple):
     token: bytes
     kind: str                          # base / special / merge
     step: int = 0                      # the merge that created it (1-based), 0 otherwise
-    count: int | None = None           # the pair's count when merged (if known)
+    # the pair's count when merged, if known (a field named like tuple.count(), which it hides)
+    count: int | None = None  # type: ignore[assignment]
     parts: tuple[int, int] | None = None
     removed: tuple[int, ...] = ()      # ids that stopped occurring on their own at this step
 
 
 def entry_of_step(rec: MergeStep) -> VocabEntry:
-    return VocabEntry(rec.new_id, rec.token, MERGE, rec.index, rec.count, tuple(rec.pair),
+    return VocabEntry(rec.new_id, rec.token, MERGE, rec.index, rec.count, rec.pair,
                       tuple(rec.removed))
 
 
@@ -368,7 +369,7 @@ class VocabModel(HeaderedTableModel):
     def _matching(self) -> list[int]:
         """Indices of the entries the search and the class filter let through, in entry
         order."""
-        rows = range(len(self.entries))
+        rows: Sequence[int] = range(len(self.entries))
         if self.search:
             if self._index is None:
                 self._index = search_index(self.entries)[0]

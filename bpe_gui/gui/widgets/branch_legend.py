@@ -60,7 +60,8 @@ class BranchLegend(QWidget):
         self.preset: str | None = None
         self.title = QLabel()
         self.title.setWordWrap(True)
-        self.explain = QToolButton(text="Explain rules", checkable=True)
+        # (ignore[call-arg]: PySide6 takes Qt properties as keywords; its stubs omit them)
+        self.explain = QToolButton(text="Explain rules", checkable=True)  # type: ignore[call-arg]
         self.explain.setToolTip("Show what each rule of the pattern takes, in plain words")
         self.chips = QLabel()
         self.chips.setWordWrap(True)

@@ -369,9 +369,9 @@ class ChartWidget(QWidget):
             if style in ("points", "linepoints") or len(d.pts) == 1:
                 p.setPen(Qt.PenStyle.NoPen)
                 p.setBrush(col)
-                r = 2.0 if style == "points" else 3.0
+                radius = 2.0 if style == "points" else 3.0
                 for pt in d.pts:
-                    p.drawEllipse(pt, r, r)
+                    p.drawEllipse(pt, radius, radius)
         p.restore()
         self._paint_markers(p, plot, X, x0, x1, fm, bg)
         p.setRenderHint(QPainter.RenderHint.Antialiasing, True)

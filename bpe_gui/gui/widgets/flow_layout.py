@@ -67,7 +67,7 @@ class FlowLayout(QLayout):
         m = self.contentsMargins()
         r = rect.adjusted(m.left(), m.top(), -m.right(), -m.bottom())
         x, y, row_h = r.x(), r.y(), 0
-        placed = []   # (item, x, y, hint) of the row being laid out
+        placed: list[tuple] = []   # (item, x, y, hint) of the row being laid out
         for item in self._items:
             hint = item.sizeHint()
             if x > r.x() and x + hint.width() > r.right() + 1:

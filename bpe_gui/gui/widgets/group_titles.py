@@ -24,7 +24,8 @@ class TitleFitter(QObject):
     def add(self, box: QGroupBox, long: str, short: str) -> None:
         self._titles[box] = (long, short)
         box.setTitle(short)
-        contents = box.layout().minimumSize().width() if box.layout() is not None else 0
+        layout = box.layout()
+        contents = layout.minimumSize().width() if layout is not None else 0
         box.setMinimumWidth(max(contents, box.fontMetrics().horizontalAdvance(short)
                                 + TITLE_MARGIN))
         box.installEventFilter(self)

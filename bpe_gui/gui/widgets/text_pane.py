@@ -16,8 +16,8 @@ whole of it in the tooltip; ``set_variants`` picks the longest of a few forms th
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QPoint, QSize, QTimer
-from PySide6.QtGui import (QAbstractTextDocumentLayout, QPainter, QPalette, QPixmap, QRegion,
-                           QTextCursor, QTextDocument, QTextOption,
+from PySide6.QtGui import (QAbstractTextDocumentLayout, QFont, QPainter, QPalette, QPixmap,
+                           QRegion, QTextCursor, QTextDocument, QTextOption,
                            Qt)  # QtGui.Qt has mightBeRichText
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
@@ -42,7 +42,7 @@ class TextPane(QWidget):
         self._auto_tip = ""
         self._doc = QTextDocument(self)
         self._doc.setDocumentMargin(1)
-        self._doc_font = None
+        self._doc_font: QFont | None = None
         opt = QTextOption()
         opt.setWrapMode(QTextOption.WrapMode.WordWrap if lines > 1
                         else QTextOption.WrapMode.NoWrap)
@@ -148,7 +148,7 @@ class TextPane(QWidget):
         """The document to draw: the text, or, if it does not fit the pane, the text cut
         short with "…" (then the whole text is the tooltip, unless one was set)."""
         key = (self._text, self.width(), self.height(), self._doc_font)
-        if self._fit_key == key:
+        if self._fit_key == key and self._fit_doc is not None:
             return self._fit_doc
         doc = self._doc
         doc.setTextWidth(max(1, self.width()))

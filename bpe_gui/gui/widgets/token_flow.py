@@ -8,7 +8,7 @@ painted, each from a cached pixmap.
 from __future__ import annotations
 
 from bisect import bisect_right
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Iterable, Sequence, cast
 
 from PySide6.QtCore import QEvent, QPoint, QRect, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPen, QPixmap
@@ -40,11 +40,11 @@ class TokenFlow(QAbstractScrollArea):
         self.viewport().setMouseTracking(True)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
         self.colors = TokenColors.for_palette(self.palette())
-        self.tokens: list[bytes] = []
-        self.ids: list[int] = []
+        self.tokens: Sequence[bytes] = []
+        self.ids: Sequence[int] = []
         self.text_of: Callable[[bytes], str] = lambda t: t.decode("utf-8", "replace")
         self._text_key = None
-        self.kinds: list[int] = []
+        self.kinds: Sequence[int] = []
         # chips outlined in ``mark_color`` (training on: tokens learned here, not inherited)
         self.marks: list[bool] | None = None
         self.mark_color = QColor("#17803d")
@@ -152,10 +152,11 @@ class TokenFlow(QAbstractScrollArea):
         xs, firsts = self._x[:start], self._row_first[:row + 1]
         keys = list(zip(self.tokens[start:], self.ids[start:], self.kinds[start:]))
         get = self._widths.get
-        new_ws = list(map(get, keys))
-        if None in new_ws:
+        known = list(map(get, keys))
+        if None in known:
             width = self._width
-            new_ws = [w if w is not None else width(*k) for w, k in zip(new_ws, keys)]
+            known = [w if w is not None else width(*k) for w, k in zip(known, keys)]
+        new_ws = cast("list[int]", known)   # every width is known now
         x = MARGIN
         append = xs.append
         for i, w in enumerate(new_ws, start):

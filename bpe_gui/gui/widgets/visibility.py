@@ -19,7 +19,7 @@ def on_screen(widget: QWidget) -> bool:
     inside its dock still counts as shown: nothing would tell it to catch up.)"""
     if not widget.isVisible():
         return False
-    w = widget
+    w: QWidget | None = widget
     while w is not None and not isinstance(w, QDockWidget):
         w = w.parentWidget()
     return w is None or not w.visibleRegion().isEmpty()

@@ -33,7 +33,7 @@ class WheelGuard(QObject):
     """Event filter: an unfocused control's wheel scrolls the nearest scroll area."""
 
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:
-        if event.type() != QEvent.Type.Wheel or not isinstance(obj, QWidget) or obj.hasFocus():
+        if not isinstance(event, QWheelEvent) or not isinstance(obj, QWidget) or obj.hasFocus():
             return False
         area = scroll_ancestor(obj)
         if area is not None:

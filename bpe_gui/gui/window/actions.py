@@ -53,7 +53,7 @@ class ActionSpec:
     tip: str = ""
     when: str = ""          # IDLE, BUSY, IMPORTED, or "" (always enabled)
     checkable: bool = False
-    icon: object = None     # a QStyle.StandardPixmap
+    icon: QStyle.StandardPixmap | None = None
 
 
 # Alt+arrows and F-keys for stepping: text boxes use Ctrl+arrows and Ctrl+Home for editing.
@@ -180,7 +180,7 @@ class ActionsAndMenus:
                 self.flow = TrainingFlow(w, self.controller, self.layout,
                                          partial(add_action, w))
                 acts["run"], acts["retrain"] = self.flow.act_train, self.flow.act_retrain
-        acts["reopen"].setChecked(self.settings.value("reopenLastSession", True, type=bool))
+        acts["reopen"].setChecked(bool(self.settings.value("reopenLastSession", True, type=bool)))
         acts["quit"].setMenuRole(QAction.MenuRole.QuitRole)
         acts["about"].setMenuRole(QAction.MenuRole.AboutRole)
         # also over dialogs and docks

@@ -102,8 +102,12 @@ class DockLayout:
         words = getattr(self.encode_view, "words", None)
         if words is not None and hasattr(self.playback_view, "show_word"):
             words.wordClicked.connect(self.playback_view.show_word)
-            words.wordClicked.connect(lambda _w: (self.playback_dock.show(),
-                                                  self.playback_dock.raise_()))
+            words.wordClicked.connect(lambda _w: self._bring_up(self.playback_dock))
+
+    @staticmethod
+    def _bring_up(dock: QDockWidget) -> None:
+        dock.show()
+        dock.raise_()
 
     def _width_for_encode_on_right(self) -> int:
         # the docks below the merge panel share its width: the widest of them counts

@@ -26,7 +26,7 @@ class Files:
     """Opening what the user picks or drops."""
 
     def __init__(self, window: QMainWindow, controller, editor,
-                 open_session: Callable[[str], object], show_error: Callable[[str, str], object],
+                 open_session: Callable[[str], bool], show_error: Callable[[str, str], object],
                  note_error: Callable[[str, str], object]):
         self.window, self.controller, self.editor = window, controller, editor
         self.open_session, self.show_error, self.note_error = open_session, show_error, note_error

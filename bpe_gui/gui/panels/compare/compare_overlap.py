@@ -32,8 +32,8 @@ class OverlapPanel(QWidget):
         self.overlap = None              # engine.overlap.Overlap, when known
         self.names = ("A", "B")
         self._key = None                 # what ``overlap`` was computed for
-        self._asked = None               # what is being computed
-        self._want = None                # (a, b, key, names): what the view shows now
+        self._asked: tuple | None = None  # what is being computed
+        self._want: tuple | None = None  # (a, b, key, names): what the view shows now
         self.numbers = QLabel()
         self.numbers.setTextFormat(Qt.TextFormat.RichText)
         self.numbers.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)

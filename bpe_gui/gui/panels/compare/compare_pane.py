@@ -239,9 +239,10 @@ class ComparePane(QFrame):
     def _kind_changed(self) -> None:
         cur = self.kind.currentIndex()
         for i in range(self.stack.count()):  # the stack takes the height of the shown page
-            self.stack.widget(i).setSizePolicy(
-                QSizePolicy.Policy.Preferred,
-                QSizePolicy.Policy.Preferred if i == cur else QSizePolicy.Policy.Ignored)
+            page = self.stack.widget(i)
+            if page is not None:
+                page.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred
+                                   if i == cur else QSizePolicy.Policy.Ignored)
         self.stack.setCurrentIndex(cur)
         self.stack.updateGeometry()
         if self.kind_key() == "imported" and self._file_tok is None:

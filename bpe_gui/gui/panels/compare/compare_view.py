@@ -100,14 +100,14 @@ class CompareView(QWidget):
         lv.addWidget(self.summary)
         lv.addWidget(self.table, 1)
         self.overlap = OverlapPanel(controller)
-        self.lower = QTabWidget()
-        self.lower.setDocumentMode(True)
-        self.lower.addTab(per_script, "Cuts and counts per script")
-        self.lower.addTab(self.overlap, "Vocabulary overlap")
-        self.lower.currentChanged.connect(lambda _i: self._want_overlap())
+        self.lower_tabs = QTabWidget()
+        self.lower_tabs.setDocumentMode(True)
+        self.lower_tabs.addTab(per_script, "Cuts and counts per script")
+        self.lower_tabs.addTab(self.overlap, "Vocabulary overlap")
+        self.lower_tabs.currentChanged.connect(lambda _i: self._want_overlap())
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(sides)
-        split.addWidget(self.lower)
+        split.addWidget(self.lower_tabs)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
         split.setChildrenCollapsible(False)
@@ -153,11 +153,13 @@ class CompareView(QWidget):
     def _align_tops(self, *_) -> None:
         """Give both sides' controls one height, so the two texts' lines line up."""
         tops = [self.pane_a.top, self.pane_b.top]
+        layouts = [lay for t in tops if (lay := t.layout()) is not None]
         for t in tops:
             t.setMinimumHeight(0)
             t.setMaximumHeight(16777215)
-            t.layout().invalidate()   # its shown page may have changed
-        h = max(t.layout().sizeHint().height() for t in tops)
+        for lay in layouts:
+            lay.invalidate()   # its shown page may have changed
+        h = max(lay.sizeHint().height() for lay in layouts)
         for t in tops:   # fixed: the coloured texts below get the height to spare
             t.setFixedHeight(h)
 
@@ -234,11 +236,11 @@ class CompareView(QWidget):
 
     def show_overlap(self) -> None:
         """Bring the Vocabulary overlap tab to the front (it compares the sides)."""
-        self.lower.setCurrentWidget(self.overlap)
+        self.lower_tabs.setCurrentWidget(self.overlap)
 
     def _want_overlap(self) -> None:
         """The overlap tab compares the sides' vocabularies only while it is shown."""
-        if self.lower.currentWidget() is not self.overlap:
+        if self.lower_tabs.currentWidget() is not self.overlap:
             return
         a, b = self.tokenizers
         key = tuple(self._side_key(p, t) for p, t in zip((self.pane_a, self.pane_b), (a, b)))

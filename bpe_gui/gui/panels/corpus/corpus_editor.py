@@ -153,7 +153,7 @@ class CorpusEditor(QWidget):
         self.words = WordColouring(self.edit, lambda: Pretokenizer(c.settings.pattern,
                                                                    c.settings.special_tokens))
         self._bar.insertWidget(self._bar.indexOf(self.unsaved_label), self.words.toggle)
-        self.layout().insertWidget(self.layout().indexOf(self.edit), self.words.legend)
+        self._lay.insertWidget(self._lay.indexOf(self.edit), self.words.legend)
         c.settingsChanged.connect(lambda _: self.words.refresh())
         if recent is not None:
             recent.changed.connect(self._fill_recent)
@@ -162,28 +162,29 @@ class CorpusEditor(QWidget):
 
     # ----- layout ---------------------------------------------------------------------
     def _build(self) -> None:
-        lay = QVBoxLayout(self)
+        self._lay = lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
         lay.setSpacing(4)
         bar = FlowBar(spacing=4)   # wraps in a narrow dock instead of scrolling sideways
-        self.open_button = QToolButton(text="Open…")
+        # (ignore[call-arg]: PySide6 takes Qt properties as keywords; its stubs omit them)
+        self.open_button = QToolButton(text="Open…")  # type: ignore[call-arg]
         self.open_button.setToolTip("Open one or more corpus files (.txt .md .jsonl, "
                                     "also .xz/.gz compressed)")
         self.open_button.clicked.connect(self.open_dialog)
-        self.samples_button = QToolButton(
+        self.samples_button = QToolButton(  # type: ignore[call-arg]
             text="Samples", popupMode=QToolButton.ToolButtonPopupMode.InstantPopup)
         self.samples_menu = QMenu(self)
         self.populate_samples_menu(self.samples_menu)
         self.samples_button.setMenu(self.samples_menu)
-        self.recent_button = QToolButton(
+        self.recent_button = QToolButton(  # type: ignore[call-arg]
             text="Recent", popupMode=QToolButton.ToolButtonPopupMode.InstantPopup)
         self.recent_menu = QMenu(self)
         self.recent_button.setMenu(self.recent_menu)
         self.recent_button.setVisible(self.recent is not None)
-        self.save_button = QToolButton(text="Save as…")
+        self.save_button = QToolButton(text="Save as…")  # type: ignore[call-arg]
         self.save_button.setToolTip("Save the corpus text to a UTF-8 file")
         self.save_button.clicked.connect(self.save_as_dialog)
-        self.new_button = QToolButton(text="Clear")
+        self.new_button = QToolButton(text="Clear")  # type: ignore[call-arg]
         self.new_button.setToolTip("Start an empty corpus to type or paste into")
         self.new_button.clicked.connect(self.new_corpus)
         for w in (self.open_button, self.samples_button, self.recent_button, self.save_button,

@@ -7,6 +7,8 @@ engine. Hidden panels defer their refresh until shown.
 """
 from __future__ import annotations
 
+from typing import TypeVar
+
 from PySide6.QtCore import QEvent, QItemSelectionModel, Qt, Signal
 from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import (QAbstractItemView, QGroupBox, QHBoxLayout, QHeaderView, QLabel,
@@ -28,6 +30,7 @@ from .timeline_tools import TimelineTools
 from ...controller.training_jobs import has_detail
 from ...widgets.visibility import CatchUp
 
+V = TypeVar("V", bound=CellTableView)
 PAGE = 200            # candidate pairs fetched per "Show more" (taken again at every step)
 SPEEDS = (1, 2, 3, 5, 8, 12, 20, 30, 60)   # steps per second for Play
 
@@ -60,8 +63,8 @@ class TimelineView(CellTableView):
             self.keyMoved.emit()
 
 
-def _table(parent=None, cls=CellTableView) -> CellTableView:
-    view = cls(parent)
+def _table(view: V) -> V:
+    """``view`` set up as the panel's tables are."""
     view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
     view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
     view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -184,7 +187,7 @@ class MergePanel(QWidget):
         self.more_btn.setText(f"Show {PAGE} more")
         self.pair_model = PairTableModel(self)
         self.pair_model.cache = self.cache
-        self.pair_view = _table()
+        self.pair_view = _table(CellTableView())
         self.pair_view.setObjectName("pairView")
         self.pair_view.setModel(self.pair_model)
         self.pair_view.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
@@ -212,7 +215,7 @@ class MergePanel(QWidget):
         self.last_reason = _label(lines=2)   # full sentence in the next-pair box and tooltip
         self.affected_label = _label(lines=1)
         self.affected_model = AffectedModel(self)
-        self.affected_view = _table()
+        self.affected_view = _table(CellTableView())
         self.affected_view.setObjectName("affectedView")
         self.affected_view.setModel(self.affected_model)
         self.affected_view.fit_columns((0, 1, 1), (0, 60, 60))
@@ -229,7 +232,7 @@ class MergePanel(QWidget):
         # Right bottom: the timeline.
         self.timeline_box = QGroupBox("Timeline (click a step to jump there)")
         self.timeline = TimelineModel(self)
-        self.timeline_view = _table(cls=TimelineView)
+        self.timeline_view = _table(TimelineView())
         self.timeline_view.setObjectName("timelineView")
         self.timeline_view.marks = StageMarks()
         self.timeline_view.setModel(self.timeline)
@@ -409,8 +412,9 @@ class MergePanel(QWidget):
                 self.goto_spin.setMaximum(10_000_000)
         elif t is not None:
             self.timeline.sync(t.steps)
-        self.timeline_view.marks.sync(self.timeline_view,   # SuperBPE's stage line
-                                      t.transition if t is not None else None)
+        marks = self.timeline_view.marks   # SuperBPE's stage line
+        if marks is not None:
+            marks.sync(self.timeline_view, t.transition if t is not None else None)
         self._sync_timeline_selection()
         self._refresh_pairs()
         self._refresh_last()

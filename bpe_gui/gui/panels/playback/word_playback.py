@@ -66,12 +66,15 @@ class WordPlayback(QWidget):
         self.legend.setTextFormat(Qt.TextFormat.RichText)
         self.legend.hide()
         icon = self.style().standardIcon
-        self.first_button = QToolButton(icon=icon(QStyle.StandardPixmap.SP_MediaSkipBackward))
-        self.back_button = QToolButton(text="Back",
+        # (ignore[call-arg]: PySide6 takes Qt properties as keywords; its stubs omit them)
+        self.first_button = QToolButton(  # type: ignore[call-arg]
+            icon=icon(QStyle.StandardPixmap.SP_MediaSkipBackward))
+        self.back_button = QToolButton(text="Back",  # type: ignore[call-arg]
                                        icon=icon(QStyle.StandardPixmap.SP_MediaSeekBackward))
-        self.step_button = QToolButton(text="Step",
+        self.step_button = QToolButton(text="Step",  # type: ignore[call-arg]
                                        icon=icon(QStyle.StandardPixmap.SP_MediaSeekForward))
-        self.last_button = QToolButton(icon=icon(QStyle.StandardPixmap.SP_MediaSkipForward))
+        self.last_button = QToolButton(  # type: ignore[call-arg]
+            icon=icon(QStyle.StandardPixmap.SP_MediaSkipForward))
         for b in (self.back_button, self.step_button):
             b.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         for b, tip in ((self.first_button, "The start: no merge yet (Home)"),
@@ -97,8 +100,8 @@ class WordPlayback(QWidget):
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         em = self.fontMetrics().horizontalAdvance("M")
-        for col, w in ((0, 5), (1, 6), (2, 9)):
-            self.table.setColumnWidth(col, w * em)
+        for col, ems in ((0, 5), (1, 6), (2, 9)):
+            self.table.setColumnWidth(col, ems * em)
         lay = QVBoxLayout(self)
         lay.addWidget(self.title)
         lay.addWidget(self.reason)

@@ -344,7 +344,7 @@ class SettingsPanel(QWidget):
         s = self.inherited.fixed(s)   # training on: what the tokenizer decides is its own
         self.superbpe.follow(s, mode == "byte")
         if mode != "byte" and s.superbpe_from is not None:   # said in the SuperBPE box
-            return None, {"superbpe": transition_problem(s)}
+            return None, {"superbpe": transition_problem(s) or ""}   # (a str: not byte)
         try:   # the vocab size rule is TrainSettings'; char mode: this corpus's alphabet
             s = s.validated(n_base=self.controller.queries.char_alphabet_size()
                             if mode == "char" else None)
