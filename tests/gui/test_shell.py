@@ -208,6 +208,22 @@ def test_loading_a_sample_over_edits_asks_first(window, qtbot, monkeypatch):
     assert c.corpus_text == "unsaved words"
 
 
+@pytest.mark.regression
+def test_a_floating_corpus_dock_still_asks_before_its_edits_go(window, qtbot, monkeypatch):
+    """The corpus editor looked for the window's maybe_save_corpus through self.window(),
+    which is the dock itself once floated: loading a sample dropped the edits unasked."""
+    c, editor = window.controller, window.dock_layout.editor
+    window.dock_layout.corpus_dock.setFloating(True)
+    qtbot.waitUntil(lambda: editor.window() is window.dock_layout.corpus_dock)
+    editor.edit.selectAll()
+    qtbot.keyClicks(editor.edit, "unsaved words")
+    asked = []
+    monkeypatch.setattr(QMessageBox, "question",
+                        staticmethod(lambda *a, **k: asked.append(a[1]) or QMessageBox.Cancel))
+    assert not editor.load_sample("english")
+    assert asked == ["Unsaved corpus"] and c.corpus_text == "unsaved words"
+
+
 def test_samples_load_with_their_settings(window, ready):
     c = window.controller
     expected = {"tutorial-bytes": ["s t", "e st", "w i", "wi d"],
