@@ -38,7 +38,8 @@ WORDS_LIMIT = 40   # words listed per pair at the difference
 def check_merges(result: LearnerResult, corpus: "str | Path | Sequence[str | Path]", *,
                  vocab_size: int | None = None, pattern: str | None = None,
                  special_tokens: Sequence[str] | None = None, mode: str | None = None,
-                 tie_rule: str | None = None, limits: CheckLimits | None = None,
+                 end_of_word: str | None = None, tie_rule: str | None = None,
+                 limits: CheckLimits | None = None,
                  progress: ProgressFn | None = None, cancel: CancelFn | None = None) -> CheckReport:
     """Hold ``result``'s merges against the reference trained on ``corpus`` (a text, or
     a path or paths of files). Settings not given come from the file (pattern, special
@@ -50,7 +51,7 @@ def check_merges(result: LearnerResult, corpus: "str | Path | Sequence[str | Pat
     limits = limits or CheckLimits()
     settings, said = implied_settings(result, vocab_size=vocab_size, pattern=pattern,
                                       special_tokens=special_tokens, mode=mode,
-                                      tie_rule=tie_rule)
+                                      end_of_word=end_of_word, tie_rule=tie_rule)
     theirs = tuple(result.merges)
     lab = Lab(CheckCorpus(corpus, limits), replace(settings, vocab_size=None,
                                                    num_merges=max(len(theirs), 1)),
@@ -75,7 +76,7 @@ def check_merges(result: LearnerResult, corpus: "str | Path | Sequence[str | Pat
 
 
 def implied_settings(result: LearnerResult, *, vocab_size=None, pattern=None,
-                     special_tokens=None, mode=None, tie_rule=None
+                     special_tokens=None, mode=None, end_of_word=None, tie_rule=None
                      ) -> tuple[TrainSettings, list[str]]:
     """The reference's settings, and where each came from (in words)."""
     said = []
@@ -95,7 +96,12 @@ def implied_settings(result: LearnerResult, *, vocab_size=None, pattern=None,
         specials = result.special_tokens
         said.append(f"special tokens: {', '.join(specials) or 'none'} (from {result.name})")
     mode = mode or "byte"
-    said.append(f"mode: {'byte-level' if mode == 'byte' else 'character-level with </w>'}")
+    if mode == "byte":
+        said.append("mode: byte-level")
+    else:
+        end_of_word = end_of_word or _end_of_word(result)
+        said.append(f"mode: character-level, </w> {'after' if end_of_word == 'suffix' else 'before'}"
+                    " each word")
     tie_rule = tie_rule or "greatest"
     said.append(f"tie rule: {tie_rule}")
     num_merges = None if vocab_size is not None else len(result.merges)
@@ -106,10 +112,21 @@ def implied_settings(result: LearnerResult, *, vocab_size=None, pattern=None,
     try:
         settings = TrainSettings(vocab_size=vocab_size, num_merges=num_merges, pattern=pattern,
                                  special_tokens=specials, mode=mode,
+                                 end_of_word=end_of_word or "suffix",
                                  tie_rule=tie_rule).validated()
     except SettingsError as e:
         raise SettingsError(f"The reference cannot be trained with these settings: {e}") from None
     return settings, said
+
+
+def _end_of_word(result: LearnerResult) -> str:
+    """Character mode: where the learner's merges put </w> (suffix when none says).
+    Example: a merge (b"</w>", b"l") -> "prefix"."""
+    eow = b"</w>"
+    if any(a == eow for a, _ in result.merges) or \
+            any(t.startswith(eow) and t != eow for t in result.vocab.values()):
+        return "prefix"
+    return "suffix"
 
 
 def _vocab_notes(result: LearnerResult, settings: TrainSettings) -> list[str]:

@@ -257,6 +257,10 @@ def read_tiktoken(path: Path) -> LearnerResult:
 
 
 # ----- pickles ------------------------------------------------------------------------------
+class Refused(pickle.UnpicklingError):
+    """A pickle that names a class or function (``str()``: which one)."""
+
+
 class SafeUnpickler(pickle.Unpickler):
     """Builds dicts, lists, tuples, ints, bytes and str only. Those come from the
     pickle's own opcodes; anything else needs ``find_class`` (a class or function named
@@ -268,10 +272,10 @@ class SafeUnpickler(pickle.Unpickler):
     def find_class(self, module: str, name: str) -> Any:
         if (module, name) in self.ALLOWED:
             return super().find_class(module, name)
-        raise pickle.UnpicklingError(f"{module}.{name}")
+        raise Refused(f"{module}.{name}")
 
     def persistent_load(self, pid: Any) -> Any:
-        raise pickle.UnpicklingError("a persistent id")
+        raise Refused("a persistent id")
 
 
 def read_pickle(path: Path) -> LearnerResult:
@@ -286,7 +290,7 @@ def read_pickle(path: Path) -> LearnerResult:
         raise FormatError(path, f"cannot be read ({e.strerror}).") from None
     try:
         obj = SafeUnpickler(io.BytesIO(data)).load()
-    except pickle.UnpicklingError as e:
+    except Refused as e:
         raise FormatError(path, f"holds something other than dicts, lists, tuples, ints, bytes "
                           f"and str ({e}), so it was not read: a pickle can run code. Save "
                           "plain data: pickle.dump((vocab, merges), f) with vocab a dict of "
