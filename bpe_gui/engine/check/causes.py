@@ -26,12 +26,12 @@ from typing import Callable, Iterator, Sequence
 
 import regex
 
-from .. import PRESETS, TrainSettings
+from .. import PRESETS, Pretokenizer, TrainSettings
 from ..presets import LLAMA3_PATTERN, MINBPE_GPT4_PATTERN, PRESET_LABELS, QWEN2_PATTERN
 from ..trainer import TIE_RULES
 from .lab import Lab, Run, documents, lines, specials_deleted
 from .report import PRIORITY, Attempt
-from .variants import Rules
+from .variants import Pair, Rules
 
 SPLIT_PATTERN = r"\S+"
 # (pattern, label): the presets, then patterns learners copy from elsewhere
@@ -164,15 +164,52 @@ def _boundaries(lab: Lab) -> Iterator[Candidate]:
                   lambda text: lines(text, specials))
 
 
-def try_causes(lab: Lab, step: int, theirs: Sequence, tied: bool,
+def likely(theirs: Pair | None, ours: Pair | None, tied: bool,
+           settings: TrainSettings) -> list[str]:
+    """The causes the two pairs point at, most likely first (tried first, so that the
+    one that explains everything usually comes early and the rest are not needed).
+
+    Example: (b"a", b"a") against (b"t", b"h") -> ['overlap']; a pair the pattern cuts
+    into two words -> ['boundaries', 'pattern', 'specials'].
+    """
+    out = ["tie"] if tied else []
+    pairs = [p for p in (theirs, ours) if p is not None]
+    if any(a == b for a, b in pairs):
+        out.append("overlap")
+    if any(_partial(t) or _one_char(t) for p in pairs for t in p):
+        out.append("chars")
+    if theirs is not None:
+        token = (theirs[0] + theirs[1]).decode("utf-8", "replace")
+        if any(s[:2] in token or s[-2:] in token for s in settings.special_tokens):
+            out.append("specials")
+        if len(Pretokenizer(settings.pattern).words(token)) > 1:
+            out += ["boundaries", "pattern", "specials"]
+    return list(dict.fromkeys(out))
+
+
+def _partial(t: bytes) -> bool:
+    try:
+        t.decode("utf-8")
+        return False
+    except UnicodeDecodeError:
+        return True
+
+
+def _one_char(t: bytes) -> bool:
+    return len(t) > 1 and not _partial(t) and len(t.decode("utf-8")) == 1
+
+
+def try_causes(lab: Lab, step: int, theirs: Sequence, tied: bool, first: Sequence[str] = (),
                progress=None) -> tuple[list[Attempt], Run | None]:
-    """Try every candidate; the attempts (how far each reproduces ``theirs``) and the
-    best run that reproduces merge ``step`` (1-based), or None. Stops trying once a run
-    reproduces all of ``theirs``, or at the lab's time limit."""
+    """Try every candidate, the causes in ``first`` before the rest; the attempts (how
+    far each reproduces ``theirs``) and the best run that reproduces merge ``step``
+    (1-based), or None. Stops trying once a run reproduces all of ``theirs``, or at the
+    lab's time limit."""
     attempts: list[Attempt] = []
     best: Run | None = None
     best_reach = -1
-    plan = list(candidates(lab, tied))
+    plan = sorted(candidates(lab, tied),
+                  key=lambda c: first.index(c.cause) if c.cause in first else len(first))
     for n, cand in enumerate(plan):
         if progress is not None:
             progress(n, len(plan))

@@ -23,11 +23,11 @@ from typing import Sequence
 from .. import Trainer, TrainSettings
 from ..errors import CancelFn, ProgressFn, SettingsError
 from . import sentences
-from .causes import pattern_label, try_causes
+from .causes import likely, pattern_label, try_causes
 from .lab import CheckCorpus, CheckLimits, Lab, Run
 from .report import Attempt, CheckReport, Difference, FoundSettings, PairWord, common_prefix
 from .result import LearnerResult
-from .search import search_settings
+from .search import found_in, search_settings
 from .sentences import Scene
 from .variants import count_word
 
@@ -64,11 +64,13 @@ def check_merges(result: LearnerResult, corpus: "str | Path | Sequence[str | Pat
     found = None
     k = common_prefix(theirs, ours) + 1
     if k <= max(len(theirs), len(ours)):
-        diff, attempts = _diagnose(lab, result, reference, k, vocab_size, progress)
-        if diff.cause not in ("not-a-pair", "vocab-size"):
-            found = search_settings(lab, attempts)
-        elif diff.cause == "vocab-size":
+        diff, attempts, best = _diagnose(lab, result, reference, k, vocab_size, progress)
+        if diff.cause == "vocab-size":
             found = _size_found(lab, settings)
+        elif best is not None and best.merges == theirs:
+            found = found_in(lab, best)   # (None: a way of counting, not a setting)
+        elif diff.cause != "not-a-pair":
+            found = search_settings(lab)
     notes += lab.notes
     return CheckReport(result.path, result.format, settings, tuple(said), theirs, ours,
                        reference.counts, diff, found, tuple(attempts), tuple(notes),
@@ -145,7 +147,8 @@ def _vocab_notes(result: LearnerResult, settings: TrainSettings) -> list[str]:
 
 # ----- the diagnosis ------------------------------------------------------------------------
 def _diagnose(lab: Lab, result: LearnerResult, reference: Run, k: int,
-              vocab_size: int | None, progress) -> tuple[Difference, list[Attempt]]:
+              vocab_size: int | None, progress
+              ) -> tuple[Difference, list[Attempt], Run | None]:
     theirs, ours = lab.theirs, reference.merges
     s = lab.settings
     t_pair = theirs[k - 1] if k <= len(theirs) else None
@@ -166,19 +169,20 @@ def _diagnose(lab: Lab, result: LearnerResult, reference: Run, k: int,
         attempts: list[Attempt] = []
         run: Run | None = None
         if any(_one_char(t) for t in missing) and s.mode == "byte":
-            attempts, run = try_causes(lab, k, theirs, False, progress)
+            attempts, run = try_causes(lab, k, theirs, False, ["chars"], progress)
             run = run if run is not None and run.cause == "chars" else None
         if run is not None:
             reach = run.reach(theirs)
             return made("chars", sentences.chars(replace(scene, run=run, reach=reach)), run,
-                        reach), attempts
-        return made("not-a-pair", sentences.not_a_pair(scene, missing)), attempts
+                        reach), attempts, run
+        return made("not-a-pair", sentences.not_a_pair(scene, missing)), attempts, None
     n_specials = len(s.special_tokens)
     if (t_pair is None or o_pair is None) and vocab_size is not None and n_specials and \
             abs(len(theirs) - len(ours)) == n_specials and k == min(len(theirs), len(ours)) + 1:
-        return made("vocab-size", sentences.vocab_size(scene, vocab_size, 256, len(ours))), []
+        return made("vocab-size", sentences.vocab_size(scene, vocab_size, 256, len(ours))), \
+            [], None
     tied = t_count is not None and o_count is not None and t_count == o_count
-    attempts, run = try_causes(lab, k, theirs, tied, progress)
+    attempts, run = try_causes(lab, k, theirs, tied, likely(t_pair, o_pair, tied, s), progress)
     if run is not None:
         reach = run.reach(theirs)
         sc = replace(scene, run=run, reach=reach)
@@ -189,14 +193,14 @@ def _diagnose(lab: Lab, result: LearnerResult, reference: Run, k: int,
         say = {"tie": sentences.tie, "specials": sentences.specials,
                "boundaries": sentences.boundaries, "pattern": sentences.pattern,
                "overlap": sentences.overlap, "chars": sentences.chars}[run.cause]
-        return made(run.cause, say(sc), run, reach), attempts
+        return made(run.cause, say(sc), run, reach), attempts, run
     if tied:
-        return made("tie", sentences.tie(scene)), attempts
+        return made("tie", sentences.tie(scene)), attempts, None
     if t_pair is None or o_pair is None:
         why = state.stop_reason if o_pair is None else (
             f"target {s.vocab_size:,} tokens" if s.vocab_size else "its target")
-        return made("length", sentences.length(scene, len(ours), why)), attempts
-    return made("unknown", sentences.unknown(scene)), attempts
+        return made("length", sentences.length(scene, len(ours), why)), attempts, None
+    return made("unknown", sentences.unknown(scene)), attempts, None
 
 
 def _one_char(t: bytes) -> bool:

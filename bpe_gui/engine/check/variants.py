@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import heapq
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
@@ -58,17 +58,16 @@ def count_word(symbols: Sequence[bytes], counting: str = "adjacent") -> dict[Pai
     Example: [a, a, a, a, b] -> adjacent {(a, a): 3, (a, b): 1}; runs-halved
     {(a, a): 2, (a, b): 1}; skip-after-repeat {(a, a): 2} (its last jump skips (a, b)).
     """
-    out: dict[Pair, int] = defaultdict(int)
     n = len(symbols)
     if counting == "skip-after-repeat":
+        out: dict[Pair, int] = defaultdict(int)
         i = 0
         while i < n - 1:
             out[(symbols[i], symbols[i + 1])] += 1
             i += 2 if symbols[i] == symbols[i + 1] else 1
         return out
-    for i in range(n - 1):
-        out[(symbols[i], symbols[i + 1])] += 1
-    if counting == "runs-halved":
+    out = Counter(zip(symbols, symbols[1:]))
+    if counting == "runs-halved" and any(map(bytes.__eq__, symbols, symbols[1:])):
         i = 0
         while i < n:
             j = i
@@ -116,19 +115,12 @@ def start_symbols(word: str, base: str) -> list[bytes]:
     return [bytes([x]) for x in word.encode("utf-8")]
 
 
-class _Greater:
-    """Heap key that puts the greater pair first (heapq pops the smallest)."""
-
-    __slots__ = ("pair",)
-
-    def __init__(self, pair: Pair):
-        self.pair = pair
-
-    def __lt__(self, other: "_Greater") -> bool:
-        return self.pair > other.pair
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, _Greater) and self.pair == other.pair
+def _greater_first(pair: Pair) -> tuple[int, ...]:
+    """A heap key (heapq pops the smallest) that puts the greater pair of bytes first:
+    each byte x as 255 - x, each token ended by 256, so a token before a longer one it
+    begins (the smaller) sorts after it. Example: (b"a", b"b") sorts before (b"a", b"a")."""
+    a, b = pair
+    return (*(255 - x for x in a), 256, *(255 - x for x in b), 256)
 
 
 def train_slow(words: Sequence[tuple[str, int]], rules: Rules, n_steps: int,
@@ -179,7 +171,7 @@ def _key_function(tie: str, ids: dict[bytes, int]) -> Callable[[Pair], object]:
         return lambda p: p
     if tie == "lowest-ids":
         return lambda p: (ids[p[0]], ids[p[1]])
-    return _Greater
+    return _greater_first
 
 
 def _pop_best(heap: list, counts: dict[Pair, int], tie: str, seqs: list[list[bytes]],
@@ -220,19 +212,24 @@ def _apply(pair: Pair, seqs: list[list[bytes]], freqs: list[int], counts: dict[P
            where: dict[Pair, set[int]], rules: Rules) -> set[Pair]:
     """Merge ``pair`` in every word that holds it; the pairs whose counts changed."""
     changed: set[Pair] = set()
+    counting, merging = rules.counting, rules.merging
     for wid in list(where.pop(pair, ())):
         syms = seqs[wid]
-        new = merge_word(syms, pair, rules.merging)
+        new = merge_word(syms, pair, merging)
         if len(new) == len(syms):
             continue
         f = freqs[wid]
-        for p, n in count_word(syms, rules.counting).items():
-            counts[p] -= n * f
-            changed.add(p)
-        for p, n in count_word(new, rules.counting).items():
-            counts[p] += n * f
-            where[p].add(wid)
-            changed.add(p)
+        before, after = count_word(syms, counting), count_word(new, counting)
+        for p, n in before.items():
+            d = after.get(p, 0) - n
+            if d:
+                counts[p] += d * f
+                changed.add(p)
+        for p, n in after.items():
+            if p not in before:
+                counts[p] += n * f
+                where[p].add(wid)
+                changed.add(p)
         seqs[wid] = new
     counts.pop(pair, None)
     return changed
