@@ -22,7 +22,7 @@ Example::
 """
 from __future__ import annotations
 
-from .encoding import ENCODE_CAUSES, EncodeReport, WordDifference, check_ids, read_ids
+from .encoding import ENCODE_CAUSES, EncodeReport, Token, WordDifference, check_ids, read_ids
 from .lab import CheckLimits
 from .merges import check_merges, implied_settings
 from .report import CAUSES, Attempt, CheckReport, Difference, FoundSettings, PairWord
@@ -33,5 +33,5 @@ __all__ = [
     "Attempt", "CAUSES", "CheckLimits", "CheckReport", "Difference", "ENCODE_CAUSES",
     "EncodeReport", "FoundSettings", "LearnerResult", "PairWord", "Rules", "SafeUnpickler",
     "WordDifference", "check_ids", "check_merges", "implied_settings", "read_ids",
-    "read_result", "train_slow",
+    "read_result", "Token", "train_slow",
 ]

@@ -28,7 +28,7 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, NamedTuple, Sequence
 
 from .. import Tokenizer
 from ..display import readable
@@ -48,6 +48,17 @@ ENCODE_CAUSES: dict[str, str] = {
     "order": "merges applied out of rank order",
     "unknown": "none of the usual rules",
 }
+
+
+class Token(NamedTuple):
+    """A token of an encoding: its id and bytes, the characters it covers, and whether
+    it is a special token."""
+
+    id: int
+    token: bytes
+    start: int
+    end: int
+    special: bool = False
 
 
 @dataclass(frozen=True)
@@ -82,7 +93,7 @@ class WordDifference:
 class EncodeReport:
     """``check_ids``'s answer. ``first`` the index of the first token that differs
     (None: they agree); ``marks`` the character spans of every word whose tokens
-    differ; ``ours``/``theirs`` each side's (id, character start, end) tokens."""
+    differ; ``ours``/``theirs`` each side's tokens (:class:`Token`)."""
 
     agree: bool
     n_theirs: int
@@ -92,8 +103,8 @@ class EncodeReport:
     sentence: str
     word: WordDifference | None
     marks: tuple[tuple[int, int], ...]
-    ours: tuple[tuple[int, int, int], ...]
-    theirs: tuple[tuple[int, int, int], ...]
+    ours: tuple[Token, ...]
+    theirs: tuple[Token, ...]
 
     @property
     def cause_name(self) -> str:
@@ -188,9 +199,11 @@ def _byte_bounds(tok: Tokenizer, ids: Sequence[int]) -> list[int]:
     return out
 
 
-def _spans(tok, ids, charpos) -> list[tuple[int, int, int]]:
+def _spans(tok, ids, charpos) -> list[Token]:
     b = _byte_bounds(tok, ids)
-    return [(i, charpos[b[k]], charpos[max(b[k], b[k + 1] - 1)] + 1) for k, i in enumerate(ids)]
+    specials = set(tok.special_ids.values())
+    return [Token(i, tok.vocab[i], charpos[b[k]], charpos[max(b[k], b[k + 1] - 1)] + 1,
+                  i in specials) for k, i in enumerate(ids)]
 
 
 def _word_bytes(tok: Tokenizer, text: str) -> list[tuple[int, int, bool]]:

@@ -39,7 +39,7 @@ def test_each_wrong_encoder_is_caught_with_the_rule_it_broke(learned, name, caus
     assert not report.agree
     assert (report.first, report.cause) == (first, cause), report.sentence
     w = report.word
-    assert w.start <= report.theirs[first][1] < w.end     # the token lies in that word
+    assert w.start <= report.theirs[first].start < w.end     # the token lies in that word
     assert b"".join(w.theirs) == b"".join(w.ours) == SAMPLE[w.start:w.end].encode()
     assert (w.start, w.end) in report.marks
 
