@@ -91,7 +91,9 @@ def test_an_encoders_ids(qtbot, dialog, tmp_path):
     wrong = L.encode(sample, vocab, merges, pick=max)
     panel.encode.text_edit.setPlainText(sample)
     panel.encode.ids_edit.setPlainText(" ".join(map(str, wrong)))
-    assert panel.run_ids(sample, panel.encode.ids_edit.toPlainText())
+    with qtbot.waitSignal(panel.controller.jobs.finished, timeout=30_000):
+        assert panel.run_ids(sample, panel.encode.ids_edit.toPlainText())
+    qtbot.waitUntil(lambda: panel.encode.report is not None)
     r = panel.encode.report
     assert r is not None and r.cause == "order"
     assert "merges applied out of rank order" in panel.encode.sentence.text().lower()

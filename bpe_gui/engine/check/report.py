@@ -5,6 +5,7 @@ learner's merges (:class:`FoundSettings`), all in one :class:`CheckReport`.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Sequence
 
 from .. import TrainSettings
@@ -120,8 +121,10 @@ class CheckReport:
         return self.difference.step - 1 if self.difference else len(self.theirs)
 
     def status(self, step: int) -> str:
-        """Step k (1-based) on both sides: "same", "part" (both merge, other pairs),
-        "theirs-only" or "ours-only" (one side has no merge k)."""
+        """Step k (1-based) on both sides: "same"; "moved" (other pairs, but the
+        reference makes yours at another step: :meth:`our_step_of`); "part" (the
+        reference never makes yours); "theirs-only" or "ours-only" (one side has no
+        merge k)."""
         i = step - 1
         a = self.theirs[i] if i < len(self.theirs) else None
         b = self.ours[i] if i < len(self.ours) else None
@@ -129,7 +132,31 @@ class CheckReport:
             return "ours-only"
         if b is None:
             return "theirs-only"
-        return "same" if a == b else "part"
+        if a == b:
+            return "same"
+        return "moved" if a in self._our_steps else "part"
+
+    @cached_property
+    def _our_steps(self) -> dict[Pair, int]:
+        out: dict[Pair, int] = {}
+        for k, pair in enumerate(self.ours, 1):
+            out.setdefault(pair, k)
+        return out
+
+    @cached_property
+    def _their_steps(self) -> dict[Pair, int]:
+        out: dict[Pair, int] = {}
+        for k, pair in enumerate(self.theirs, 1):
+            out.setdefault(pair, k)
+        return out
+
+    def their_step_of(self, pair: Pair | None) -> int | None:
+        """The learner's step that merges ``pair`` (the first), or None."""
+        return None if pair is None else self._their_steps.get(pair)
+
+    def our_step_of(self, pair: Pair | None) -> int | None:
+        """The reference's step that merges ``pair`` (the first), or None."""
+        return None if pair is None else self._our_steps.get(pair)
 
     def statuses(self) -> list[str]:
         """:meth:`status` of every step, 1 to the longer side's last."""

@@ -22,7 +22,6 @@ from .jobs import Job, JobEnd, Outcome
 
 Done = Callable[[object], None]
 Ended = Callable[[JobEnd], None]
-SYNC_IDS = 20_000   # an encoder check of a text this long runs at once, longer ones as a job
 
 
 class CheckHost(Protocol):
@@ -109,25 +108,25 @@ class Checking:
         return self._host.start(Job(label, job, on_done, on_end, abandon=True,
                                     title="Cannot check these merges"))
 
-    def check_ids(self, result: LearnerResult | str, text: str, ids_text: str,
-                  options: CheckOptions, on_done: Done, on_end: Ended) -> bool:
+    def check_ids(self, result_path: str, text: str, ids_text: str, options: CheckOptions,
+                  on_done: Done, on_end: Ended) -> bool:
         """Check an encoder's ids (``ids_text``: numbers, or a JSON list) for ``text``
-        against the result's tokenizer; result: an EncodeReport. At once for a short
-        text, else as a job."""
-        def job(progress=None, cancelled=None) -> EncodeReport:
-            learner = read_result(result, options.special_tokens) if isinstance(result, str) \
-                else result
-            return check_ids(learner, text, read_ids(ids_text), pattern=options.pattern,
-                             special_tokens=options.special_tokens)
+        against the tokenizer of the result at ``result_path`` (read again: the file may
+        have changed since the last check); result: an EncodeReport."""
+        if not result_path:
+            return _refused(on_end, "Pick your result first: its merges are the tokenizer.")
         if not text:
             return _refused(on_end, "Paste the text your encoder encoded.")
-        if len(text) > SYNC_IDS:
-            return self._host.start(Job("Checking your encoder's ids", job, on_done, on_end,
-                                        abandon=True, title="Cannot check these ids"))
         try:
-            report = job()
+            ids = read_ids(ids_text)
         except BPEError as e:
             return _refused(on_end, str(e))
-        on_done(report)
-        on_end(JobEnd(Outcome.DONE))
-        return True
+        if not ids:
+            return _refused(on_end, "Paste the ids your encoder produced for the text.")
+
+        def job(progress, cancelled) -> EncodeReport:
+            learner = read_result(result_path, options.special_tokens)
+            return check_ids(learner, text, ids, pattern=options.pattern,
+                             special_tokens=options.special_tokens)
+        return self._host.start(Job("Checking your encoder's ids", job, on_done, on_end,
+                                    abandon=True, title="Cannot check these ids"))

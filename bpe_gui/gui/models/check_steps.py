@@ -19,17 +19,17 @@ from ...engine.display import readable
 DISPLAY, TOOLTIP = int(Qt.DisplayRole), int(Qt.ToolTipRole)
 BACKGROUND, FONT = int(Qt.BackgroundRole), int(Qt.FontRole)
 ALIGN = int(Qt.TextAlignmentRole)
-STATUS_WORDS = {"same": "same", "part": "part", "theirs-only": "yours only",
-                "ours-only": "reference only"}
+STATUS_WORDS = {"same": "same", "moved": "at another step", "part": "part",
+                "theirs-only": "yours only", "ours-only": "reference only"}
 
 
 def status_colors(palette: QPalette | None = None) -> dict[str, QColor]:
     """Row tints for each status (light or dark palette)."""
     palette = palette or QGuiApplication.palette()
     if palette.color(QPalette.Window).lightness() < 128:
-        return {"same": QColor("#1f4a2c"), "part": QColor("#6b2420"),
+        return {"same": QColor("#1f4a2c"), "moved": QColor("#5c4a12"), "part": QColor("#6b2420"),
                 "theirs-only": QColor("#4a4a4a"), "ours-only": QColor("#4a4a4a")}
-    return {"same": QColor("#dff3e1"), "part": QColor("#ffd6d1"),
+    return {"same": QColor("#dff3e1"), "moved": QColor("#ffe9b0"), "part": QColor("#ffc9c2"),
             "theirs-only": QColor("#e6e6e6"), "ours-only": QColor("#e6e6e6")}
 
 
@@ -104,6 +104,8 @@ class CheckStepsModel(QAbstractTableModel):
             return pair_text(r.ours[row]) if row < len(r.ours) else "—"
         if col == self.COUNT:
             return f"{r.our_counts[row]:,}" if row < len(r.our_counts) else ""
+        if status == "moved":
+            return f"yours is the reference's step {r.our_step_of(r.theirs[row]):,}"
         return STATUS_WORDS[status]
 
     def step_of_row(self, row: int) -> int:

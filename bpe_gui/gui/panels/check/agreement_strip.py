@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from ...models.check_steps import STATUS_WORDS, status_colors
 
-RANK = {"same": 0, "ours-only": 1, "theirs-only": 1, "part": 2}   # which wins a pixel
+RANK = {"same": 0, "moved": 1, "ours-only": 2, "theirs-only": 2, "part": 3}   # wins a pixel
 
 
 class AgreementStrip(QWidget):
@@ -28,7 +28,8 @@ class AgreementStrip(QWidget):
         self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Fixed)
         self.setMouseTracking(True)
         self.setToolTip("Each step: green where your merge and the reference's are the same, "
-                        "red where they part. Click to go to a step.")
+                        "amber where yours is the reference's at another step, red where the "
+                        "reference never makes yours. Click to go to a step.")
 
     def sizeHint(self) -> QSize:
         return QSize(400, 26)

@@ -21,6 +21,7 @@ from ....engine.presets import PRESET_LABELS, PRESETS
 from ....engine.trainer import TIE_RULE_LABELS
 from ...controller.checking import CheckOptions, MergeCheck
 from ...theme import colors
+from ...widgets.flow_layout import FlowBar
 from ...widgets.last_folder import last_folder, remember
 from .encode_view import EncodeCheckView
 from .merges_view import MergesView
@@ -109,13 +110,18 @@ class CheckPanel(QWidget):
         self.mode_box = QComboBox()
         self.mode_box.addItem("byte-level", "byte")
         self.mode_box.addItem("character-level (</w>)", "char")
-        row = QHBoxLayout()
+        self.specials_edit.setMinimumWidth(self.fontMetrics().averageCharWidth() * 18)
+        bar = FlowBar()
         for label, w in (("Special tokens", self.specials_edit), ("Pattern", self.pattern_box),
                          ("Ties", self.tie_box), ("Vocab size", self.size_spin),
                          ("Mode", self.mode_box)):
-            row.addWidget(QLabel(label))
-            row.addWidget(w, 2 if w is self.specials_edit else 0)
-        form.addRow("Settings:", row)
+            pair = QWidget()
+            pl = QHBoxLayout(pair)
+            pl.setContentsMargins(0, 0, 8, 0)
+            pl.addWidget(QLabel(label))
+            pl.addWidget(w)
+            bar.addWidget(pair)
+        form.addRow("Settings:", bar)
 
         self.check_btn = QPushButton("Check merges")
         self.check_btn.setDefault(True)
@@ -222,18 +228,12 @@ class CheckPanel(QWidget):
             self._say("Check cancelled.")
 
     def run_ids(self, text: str, ids: str) -> bool:
-        path = self.result_edit.text().strip()
-        result = self.check.result if self.check is not None and \
-            self.check.result.path == path else path
-        if not path:
-            self.encode.show_failure("Pick your result first: its merges are the tokenizer.")
-            return False
-
         def ended(end) -> None:
             if end.outcome.value == "failed":
                 self.encode.show_failure(end.message)
-        return self.controller.checking.check_ids(result, text, ids, self.options(),
-                                                  self.encode.show_report, ended)
+        return self.controller.checking.check_ids(self.result_edit.text().strip(), text, ids,
+                                                  self.options(), self.encode.show_report,
+                                                  ended)
 
     def _say(self, text: str, error: bool = False) -> None:
         if error:

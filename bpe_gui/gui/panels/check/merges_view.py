@@ -91,7 +91,8 @@ class MergesView(QWidget):
         self.diff_btn = QPushButton("First difference")
         self.diff_btn.clicked.connect(self.go_first_difference)
         self.next_diff_btn = QPushButton("Next difference")
-        self.next_diff_btn.setToolTip("The next step where the two lists part (F3)")
+        self.next_diff_btn.setToolTip("The next step whose merge the other list never makes "
+                                      "(else the next that differs) (F3)")
         self.next_diff_btn.clicked.connect(self.go_next_difference)
         self.at_step = _label()
         controls = QHBoxLayout()
@@ -108,6 +109,9 @@ class MergesView(QWidget):
         hh = self.steps_view.horizontalHeader()
         hh.setSectionResizeMode(QHeaderView.Interactive)
         hh.setStretchLastSection(True)
+        ch = self.fontMetrics().averageCharWidth()
+        for col, chars in ((0, 7), (1, 22), (2, 22), (3, 9)):
+            hh.resizeSection(col, chars * ch)
         self.steps_view.selectionModel().currentRowChanged.connect(
             lambda cur, _prev: cur.isValid() and self.go(cur.row() + 1))
 
@@ -318,10 +322,15 @@ class MergesView(QWidget):
         def token(pair):
             return "—" if pair is None else f"<code>{escape(pair_text(pair))}</code> → " \
                 f"<code>{escape(readable(pair[0] + pair[1]))}</code>"
+        def elsewhere(step_of, whose: str) -> str:
+            return f" ({whose} step {step_of:,})" if step_of else f" (never in {whose} list)"
         if status == "same":
             what = f"both merge {token(ours)}"
         else:
-            what = f"yours {token(theirs)}, the reference {token(ours)}"
+            what = (f"yours {token(theirs)}"
+                    + (elsewhere(r.our_step_of(theirs), "the reference's") if theirs else "")
+                    + f", the reference {token(ours)}"
+                    + (elsewhere(r.their_step_of(ours), "your") if ours else ""))
         count = f"; count {r.our_counts[step - 1]:,}" if step <= len(r.our_counts) else ""
         self.at_step.setText(f"<span style='color:{tint}'>■</span> Step {step:,}: {what}{count}")
 
@@ -335,8 +344,9 @@ class MergesView(QWidget):
         if r is None:
             return
         statuses = self.steps_model.statuses
-        nxt = next((k for k in range(self.step + 1, len(statuses) + 1)
-                    if statuses[k - 1] != "same"), None)
+        later = range(self.step + 1, len(statuses) + 1)
+        nxt = next((k for k in later if statuses[k - 1] not in ("same", "moved")),
+                   next((k for k in later if statuses[k - 1] != "same"), None))
         if nxt is not None:
             self.go(nxt)
 
