@@ -133,6 +133,8 @@ def merge_lines(r: CheckReport, corpus: str, verbose: bool = False) -> list[str]
                   f"  yours:      {show_pair(d.theirs):<20} {_count(d.their_count)}",
                   f"  reference:  {show_pair(d.ours):<20} {_count(d.our_count)}{tie}",
                   f"cause: {d.cause_name}", f"  {d.sentence}"]
+        if d.also:
+            lines.append(f"  {d.also}")
         if r.found is not None:
             lines.append(f"settings found: {r.found.sentence}")
     if verbose and d is not None:
@@ -217,7 +219,8 @@ def as_json(r: CheckReport | None, e: EncodeReport | None) -> dict:
             "difference": None if d is None else {
                 "step": d.step, "theirs": _pair_json(d.theirs), "ours": _pair_json(d.ours),
                 "their_count": d.their_count, "our_count": d.our_count, "cause": d.cause,
-                "sentence": d.sentence, "explained_by": d.explained_by, "reach": d.reach},
+                "sentence": d.sentence, "explained_by": d.explained_by, "reach": d.reach,
+                "also": d.also},
             "settings_found": None if r.found is None else {
                 "changes": r.found.changes, "sentence": r.found.sentence},
             "attempts": [{"cause": a.cause, "label": a.label, "reach": a.reach, "why": a.why}

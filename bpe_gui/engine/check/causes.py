@@ -22,11 +22,12 @@ chars              the slow trainer starting words from characters
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Callable, Iterator, Sequence
 
 import regex
 
-from .. import PRESETS, Pretokenizer, TrainSettings
+from .. import PRESETS, Pretokenizer, PretokenTable, TrainSettings
 from ..presets import LLAMA3_PATTERN, MINBPE_GPT4_PATTERN, PRESET_LABELS, QWEN2_PATTERN
 from ..trainer import TIE_RULES
 from .lab import Lab, Run, documents, lines, specials_deleted
@@ -51,6 +52,8 @@ RULE_WORDS = {
     "least": "the smallest pair (comparing bytes)",
     "first-seen": "the pair seen first in the corpus",
     "lowest-ids": "the pair with the lowest token ids",
+    "lowest-ids-gpt2": ("the pair with the lowest ids numbered as Hugging Face's trainer numbers "
+                        "them (its alphabet sorted in GPT-2's byte-to-unicode characters)"),
 }
 SPECIAL_LOOKING = regex.compile(r"<\|[^\s|<>]{1,40}\|>")
 
@@ -98,6 +101,44 @@ def candidates(lab: Lab, tied: bool) -> Iterator[Candidate]:
         yield _slow(lab, "chars", "words started from characters, not bytes",
                     Rules(base="chars", tie=s.tie_rule))
     yield _maybe(tied, _slow(lab, "tie", "tie rule least (the smallest pair)", Rules(tie="least")))
+    yield _maybe(tied, _slow(lab, "tie", "tie rule lowest-ids, numbered as Hugging Face does",
+                             Rules(tie="lowest-ids", id_order="gpt2")))
+
+
+def cuts(lab: Lab) -> Iterator[tuple[str, Callable[[], PretokenTable | None]]]:
+    """Other ways of cutting the corpus into words, as tables: (what, make the table).
+    A rule of the slow trainer is tried on each when it explains the difference but not
+    every merge after it (a trainer may make two mistakes: Hugging Face's trainer both
+    numbers its ids its own way and reads special tokens as text)."""
+    s = lab.settings
+    if s.special_tokens:
+        yield "special tokens read as text", lambda: lab.table(replace(s, special_tokens=()))
+        yield ("special tokens deleted", lambda: lab.custom_table(
+            "deleted", lambda text: specials_deleted(text, s.special_tokens, s.pattern)))
+    for pattern, label in PATTERNS:
+        if pattern != PRESETS.get(s.pattern, s.pattern):
+            yield label, partial(lab.table, replace(s, pattern=pattern))
+
+
+def also(lab: Lab, best: Run, theirs: Sequence) -> tuple[str, int]:
+    """A second mistake that, with ``best``'s rule, reproduces more of ``theirs``: (what,
+    how far), or ("", 0)."""
+    if best.rules is None:
+        return "", 0
+    found, reach = "", best.reach(theirs)
+    for what, make in cuts(lab):
+        if lab.out_of_time():
+            break
+        table = make()
+        if table is None:
+            continue
+        run = lab.slow_run(f"slow:{best.label}+{what}", best.cause, best.label, best.rules,
+                           table)
+        if run is not None and run.reach(theirs) > reach:
+            found, reach = what, run.reach(theirs)
+            if reach >= len(theirs):
+                break
+    return found, reach
 
 
 def _maybe(tied: bool, cand: Candidate) -> Candidate:

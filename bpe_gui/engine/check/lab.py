@@ -168,12 +168,14 @@ class Lab:
                                   settings if table is None else None)
         return self._runs[key]
 
-    def slow_run(self, key: str, cause: str, label: str, rules: Rules) -> Run | None:
-        """The slow trainer under ``rules`` on the reference's words, stopped at its
-        first difference from the learner's merges (None when over the limits)."""
+    def slow_run(self, key: str, cause: str, label: str, rules: Rules,
+                 table: PretokenTable | None = None) -> Run | None:
+        """The slow trainer under ``rules`` on the reference's words (or ``table``'s),
+        stopped at its first difference from the learner's merges (None when over the
+        limits)."""
         if key in self._runs:
             return self._runs[key]
-        table = self.table(self.settings)
+        table = table if table is not None else self.table(self.settings)
         lim = self.limits
         if len(table) > lim.max_slow_words:
             self.note(f"The corpus has {len(table):,} unique words, over the {lim.max_slow_words:,} "

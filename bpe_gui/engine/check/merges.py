@@ -23,7 +23,7 @@ from typing import Sequence
 from .. import Trainer, TrainSettings
 from ..errors import CancelFn, ProgressFn, SettingsError
 from . import sentences
-from .causes import likely, pattern_label, try_causes
+from .causes import also, likely, pattern_label, try_causes
 from .lab import CheckCorpus, CheckLimits, Lab, Run
 from .report import Attempt, CheckReport, Difference, FoundSettings, PairWord, common_prefix
 from .result import LearnerResult
@@ -193,7 +193,12 @@ def _diagnose(lab: Lab, result: LearnerResult, reference: Run, k: int,
         say = {"tie": sentences.tie, "specials": sentences.specials,
                "boundaries": sentences.boundaries, "pattern": sentences.pattern,
                "overlap": sentences.overlap, "chars": sentences.chars}[run.cause]
-        return made(run.cause, say(sc), run, reach), attempts, run
+        diff = made(run.cause, say(sc), run, reach)
+        if reach < len(theirs):
+            what, further = also(lab, run, theirs)
+            if what:
+                diff = replace(diff, also=sentences.also(what, run.label, further, len(theirs)))
+        return diff, attempts, run
     if tied:
         return made("tie", sentences.tie(scene)), attempts, None
     if t_pair is None or o_pair is None:

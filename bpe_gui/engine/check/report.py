@@ -66,6 +66,7 @@ class Difference:
     n_tied: int = 1
     their_words: tuple[PairWord, ...] = ()
     our_words: tuple[PairWord, ...] = ()
+    also: str = ""            # a second mistake found with the first, in one sentence
 
     @property
     def cause_name(self) -> str:

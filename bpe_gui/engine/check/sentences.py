@@ -59,7 +59,12 @@ def tie(sc: Scene) -> str:
     if sc.run is None:
         return (head + ", and your trainer breaks the tie in a way none of the usual rules "
                 "does (greatest pair, smallest pair, first seen, lowest ids).")
-    rule = sc.run.settings.tie_rule if sc.run.settings is not None else "least"
+    if sc.run.settings is not None:
+        rule = sc.run.settings.tie_rule
+    else:
+        rules = sc.run.rules
+        rule = "least" if rules is None else rules.tie + \
+            ("-gpt2" if rules.id_order == "gpt2" else "")
     return (f"{head}, your trainer {RULE_WORDS[rule]}, and with that rule "
             f"{agreeing(sc.reach, sc.n_theirs)}.")
 
@@ -221,6 +226,12 @@ def length(sc: Scene, n_ours: int, why_ours_stopped: str) -> str:
                 "inside a word of the reference.")
     return (f"Your trainer stops after {n:,} merges; the reference goes on to {n_ours:,} "
             f"({why_ours_stopped}).")
+
+
+def also(what: str, rule: str, reach: int, n: int) -> str:
+    """A second mistake: 'With special tokens read as text as well (and tie rule ...),
+    all 150 of your merges agree.'"""
+    return f"With {what} as well (and {rule}), {agreeing(reach, n)}."
 
 
 def unknown(sc: Scene) -> str:

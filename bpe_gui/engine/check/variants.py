@@ -24,6 +24,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
+from ..display import gpt2_text
 from ..errors import Cancelled
 
 Pair = tuple[bytes, bytes]
@@ -43,13 +44,16 @@ class Rules:
     also misses the pair after it). ``merging``: "left" (left to right, the rule) or
     "right" (right to left: ``a a a`` -> ``a aa``). ``tie``: "greatest" (the greatest
     pair of bytes), "least", "first-seen" (first occurrence scanning words in order),
-    "lowest-ids" (bytes in order, then new tokens in the order made).
+    "lowest-ids" (bytes in order, then new tokens in the order made). ``id_order``: how
+    "lowest-ids" numbers the first symbols: "bytes" (by value) or "gpt2" (sorted in
+    GPT-2's byte-to-unicode alphabet, as Hugging Face's trainer numbers its alphabet).
     """
 
     base: str = "bytes"
     counting: str = "adjacent"
     merging: str = "left"
     tie: str = "greatest"
+    id_order: str = "bytes"
 
 
 def count_word(symbols: Sequence[bytes], counting: str = "adjacent") -> dict[Pair, int]:
@@ -140,7 +144,9 @@ def train_slow(words: Sequence[tuple[str, int]], rules: Rules, n_steps: int,
         for p, n in count_word(syms, rules.counting).items():
             counts[p] += n * freqs[wid]
             where[p].add(wid)
-    ids = {t: i for i, t in enumerate(sorted({s for syms in seqs for s in syms}))}
+    first = {s for syms in seqs for s in syms}
+    order = sorted(first, key=gpt2_text) if rules.id_order == "gpt2" else sorted(first)
+    ids = {t: i for i, t in enumerate(order)}
     key = _key_function(rules.tie, ids)
     heap = [(-c, key(p), p) for p, c in counts.items() if c > 0]
     heapq.heapify(heap)

@@ -55,6 +55,26 @@ def test_a_correct_trainer_matches_in_every_format(tmp_path, text, correct, writ
     assert report.headline() == f"All {N_MERGES} merges agree with the reference."
 
 
+@pytest.mark.parametrize("writer", ["write_gpt2", "write_hf", "write_tiktoken"])
+def test_a_wrong_trainer_is_diagnosed_from_every_format(tmp_path, text, correct, writer):
+    vocab, merges = L.train(text, VOCAB, pick=L.first_seen)
+    report = check_merges(read_result(getattr(L, writer)(tmp_path, vocab, merges)), text)
+    d = report.difference
+    assert (d.step, d.cause) == (first_difference(merges, correct[1]), "tie")
+    assert report.found.settings.tie_rule == "first-seen"
+
+
+def test_steps_after_a_tie_are_mostly_the_same_merges_elsewhere(tmp_path, text, correct):
+    vocab, merges = L.train(text, VOCAB, pick=L.first_seen)
+    report = check(tmp_path, text, vocab, merges)
+    k = report.difference.step
+    statuses = report.statuses()
+    assert statuses[:k - 1] == ["same"] * (k - 1) and statuses[k - 1] == "part"
+    moved = [i for i, st in enumerate(statuses, 1) if st == "moved"]
+    assert moved and all(report.ours[report.our_step_of(report.theirs[i - 1]) - 1]
+                         == report.theirs[i - 1] for i in moved)
+
+
 def test_a_tiktoken_file_without_its_metadata_takes_the_given_special_token(tmp_path, text,
                                                                            correct):
     vocab, merges = correct
@@ -94,6 +114,22 @@ def test_a_tie_says_both_counts_and_which_rule_picks_theirs(tmp_path, text):
     assert d.their_count == d.our_count and d.n_tied >= 2
     assert "the pair seen first in the corpus" in d.sentence
     assert "the greatest pair" in d.sentence
+
+
+def test_hugging_face_tokenizers_trainer_as_a_learner(tmp_path, text):
+    """tokenizers' BpeTrainer numbers its alphabet in GPT-2's characters, breaks ties by
+    the lowest ids and, fed raw text, reads special tokens as text: the check says both."""
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.train_from_iterator([text], trainers.BpeTrainer(
+        vocab_size=VOCAB, special_tokens=[L.EOT], show_progress=False,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+    tok.save(str(tmp_path / "tokenizer.json"))
+    d = check_merges(read_result(tmp_path / "tokenizer.json"), text).difference
+    assert d.cause == "tie" and "Hugging Face" in d.sentence
+    assert d.also.startswith("With special tokens read as text as well")
+    assert d.also.endswith(f"all {N_MERGES} of your merges agree.")
 
 
 def test_settings_found_when_a_setting_reproduces_every_merge(tmp_path, text):

@@ -246,7 +246,7 @@ class MergesView(QWidget):
                               f"{d.step:,} differs</b></span> <span style='color:{c['muted']}'>"
                               f"({d.step - 1:,} agree before it)</span> — "
                               f"<b>{escape(d.cause_name)}</b>")
-        self.sentence.setText(d.sentence)
+        self.sentence.setText(f"{d.sentence} {d.also}".strip())
         self.found.setText(f"<span style='color:{c['ok']}'><b>Settings found:</b> "
                            f"{escape(r.found.sentence)}</span>" if r.found else "")
         tie = f" (top count shared by {d.n_tied:,} pairs)" if d.n_tied > 1 else ""
