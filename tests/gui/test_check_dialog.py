@@ -122,3 +122,15 @@ def test_a_word_count_table_in_the_window_is_no_corpus_for_the_check(controller)
     controller.corpus = TableCorpus(PretokenTable.from_counter({"low": 5}))
     source, why = controller.checking.window_corpus()
     assert source is None and "word-count table" in why
+
+
+def test_cancel_drops_a_running_check(qtbot, dialog, tmp_path):
+    vocab, merges = L.train(TEXT, VOCAB, count=L.count_runs_halved)
+    panel = dialog.panel
+    panel.set_result(str(L.write_pickle(tmp_path, vocab, merges)))
+    assert panel.run_check()
+    assert panel.controller.busy
+    panel.controller.cancel()
+    qtbot.waitUntil(lambda: "cancelled" in panel.status.text(), timeout=10_000)
+    qtbot.waitUntil(lambda: not panel.controller.busy, timeout=10_000)
+    assert panel.check is None and panel.check_btn.isEnabled()

@@ -109,14 +109,14 @@ class Lab:
     def __init__(self, corpus: CheckCorpus, settings: TrainSettings, theirs: Sequence[Pair],
                  limits: CheckLimits, cancel: Callable[[], bool] | None = None):
         self.corpus, self.settings, self.theirs = corpus, settings, tuple(theirs)
-        self.limits, self._cancel = limits, cancel
+        self.limits, self.cancel = limits, cancel
         self.notes: list[str] = []
         self._tables: dict[tuple, PretokenTable] = {}
         self._runs: dict[str, Run] = {}
         self.deadline = time.monotonic() + limits.max_seconds
 
-    def cancelled(self) -> None:
-        if self._cancel is not None and self._cancel():
+    def stop_if_cancelled(self) -> None:
+        if self.cancel is not None and self.cancel():
             raise Cancelled()
 
     def out_of_time(self) -> bool:
@@ -131,10 +131,10 @@ class Lab:
         """The corpus's words under these settings' pattern and special tokens."""
         key = ("pattern", settings.pattern, settings.special_tokens)
         if key not in self._tables:
-            self.cancelled()
+            self.stop_if_cancelled()
             counting = replace(settings, mode="byte", num_merges=0)
             self._tables[key] = Trainer.from_source(self.corpus.source, counting,
-                                                    cancel=self._cancel).table
+                                                    cancel=self.cancel).table
         return self._tables[key]
 
     def custom_table(self, key: str, words: Callable[[str], Counter]) -> PretokenTable | None:
@@ -146,7 +146,7 @@ class Lab:
                       "causes that cut the text another way were not tried.")
             return None
         if ("custom", key) not in self._tables:
-            self.cancelled()
+            self.stop_if_cancelled()
             self._tables[("custom", key)] = PretokenTable.from_counter(dict(words(text)))
         return self._tables[("custom", key)]
 
@@ -159,10 +159,10 @@ class Lab:
         here is no setting of the trainer: its ``settings`` are None."""
         key = key if key is not None else repr(settings)
         if key not in self._runs:
-            self.cancelled()
+            self.stop_if_cancelled()
             t = Trainer(table if table is not None else self.table(settings), settings)
-            t.run(detail=False, cancel=self._cancel)
-            self.cancelled()
+            t.run(detail=False, cancel=self.cancel)
+            self.stop_if_cancelled()
             self._runs[key] = Run(key, cause, label, tuple(t.merges),
                                   tuple(s.count for s in t.steps),
                                   settings if table is None else None)
@@ -187,7 +187,7 @@ class Lab:
             self.note(f"The slow trainer (ways of counting) follows your merges for "
                       f"{lim.max_slow_steps:,} steps at most.")
         out = train_slow(list(zip(table.words, table.freqs)), rules, n, expected=self.theirs,
-                         deadline=self.deadline, cancel=self._cancel)
+                         deadline=self.deadline, cancel=self.cancel)
         if self.out_of_time():
             self.note(f"The diagnosis stopped trying causes after {lim.max_seconds:g} s.")
         run = Run(key, cause, label, tuple(p for p, _ in out), tuple(c for _, c in out), None,

@@ -233,7 +233,7 @@ class _State:
         s = lab.settings
         self.table = lab.table(s)
         self.trainer = Trainer(self.table, s)
-        self.trainer.run(until=step, detail=False, cancel=lab._cancel)
+        self.trainer.run(until=step, detail=False, cancel=lab.cancel)
         nxt = self.trainer.next_choice()
         self.n_tied = nxt.n_tied if nxt is not None else 0
         stop = self.trainer.stop()
