@@ -88,8 +88,10 @@ class CheckCorpus:
             self.paths = tuple(str(p) for p in paths)
             self.name = ", ".join(Path(p).name for p in self.paths[:3]) + \
                 (" …" if len(self.paths) > 3 else "")
-            try:
-                self.n_bytes = sum(Path(p).stat().st_size for p in self.paths)
+            try:   # a compressed file counts as about 8 times its size (text expands)
+                self.n_bytes = sum(Path(p).stat().st_size * (8 if Path(p).suffix.lower() in
+                                                             (".xz", ".gz") else 1)
+                                   for p in self.paths)
             except OSError as e:
                 raise CorpusError(f"cannot be read ({e.strerror}).", e.filename) from None
             if self.n_bytes <= limits.max_text_bytes:
