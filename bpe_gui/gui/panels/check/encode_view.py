@@ -38,6 +38,8 @@ class EncodeCheckView(QWidget):
         self.text_edit.setPlaceholderText("The text your encoder encoded")
         self.ids_edit = QPlainTextEdit()
         self.ids_edit.setPlaceholderText("The ids it produced: 464, 1110, 318 … or a JSON list")
+        for edit in (self.text_edit, self.ids_edit):
+            edit.setMinimumHeight(edit.fontMetrics().lineSpacing() * 3)
         load = QPushButton("Load ids…")
         load.clicked.connect(self._load_ids)
         self.check_btn = QPushButton("Check ids")
@@ -66,7 +68,8 @@ class EncodeCheckView(QWidget):
         self.sentence.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.theirs_flow, self.ours_flow = TokenFlow(), TokenFlow()
         for flow in (self.theirs_flow, self.ours_flow):
-            flow.setMinimumHeight(60)
+            flow.setMinimumHeight(56)
+            flow.setMaximumHeight(120)
         self.playback_rule, self.playback_theirs = QListWidget(), QListWidget()
         self.rule_title, self.theirs_title = QLabel(), QLabel()
         for lab in (self.rule_title, self.theirs_title):
@@ -76,9 +79,9 @@ class EncodeCheckView(QWidget):
         bl.setContentsMargins(0, 0, 0, 0)
         bl.addWidget(self.sentence)
         bl.addWidget(QLabel("Your tokens (words that differ outlined):"))
-        bl.addWidget(self.theirs_flow, 1)
+        bl.addWidget(self.theirs_flow)
         bl.addWidget(QLabel("The tokenizer's tokens (your merges, applied by the rule):"))
-        bl.addWidget(self.ours_flow, 1)
+        bl.addWidget(self.ours_flow)
         plays = QHBoxLayout()
         for title, lst in ((self.rule_title, self.playback_rule),
                            (self.theirs_title, self.playback_theirs)):
@@ -86,11 +89,12 @@ class EncodeCheckView(QWidget):
             box.addWidget(title)
             box.addWidget(lst, 1)
             plays.addLayout(box, 1)
-        bl.addLayout(plays, 2)
+        bl.addLayout(plays, 1)
         split = QSplitter(Qt.Vertical)
         split.addWidget(top)
         split.addWidget(bottom)
         split.setStretchFactor(1, 3)
+        split.setSizes([140, 560])   # the inputs short, the findings tall (drag to change)
         split.setChildrenCollapsible(False)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(6, 6, 6, 6)
