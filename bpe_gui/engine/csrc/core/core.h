@@ -1,7 +1,19 @@
 /*
- * _core's shared definitions: the data structures of the incremental trainer, and the
- * functions the files of the extension share (see coremodule.c for the file map).
+ * The incremental BPE trainer in plain C (no Python here: python/coremodule.c is the
+ * `_core.Core` type around it, and tests/c/core_driver.c runs it without Python): the
+ * data structures, the functions the files of core/ share, and the API at the end.
  *
+ * Files:
+ *   core.h         the data structures and how they fit (read it first); the API
+ *   core_tables.c  token bytes, the pair table, the count histogram
+ *   core_lists.c   sorting, pairs' position lists
+ *   core_heap.c    the priority heap and the batched count updates of a step
+ *   core_step.c    one merge step and its exact undo; run(n)
+ *   core_build.c   construction from integer arrays, and freeing
+ *   core_query.c   reading: best/top/tied pairs, touched words, a word, the segmentation
+ *   core_check.c   a full consistency check (for tests) and the structures' sizes
+ *
+
  * Data layout
  * -----------
  * Every symbol of every word is a "slot" in global arrays (sym, prv, nxt, wid).
@@ -27,11 +39,12 @@
 #ifndef BPE_CORE_H
 #define BPE_CORE_H
 
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "util/grow.h"
 
 #define TIE_GREATEST 0
 #define TIE_FIRST_SEEN 1
@@ -90,11 +103,9 @@ typedef struct {
     int32_t pad;
 } StepRec;
 
-typedef struct {
-    PyObject_HEAD
+typedef struct BpeCore {
     int tie;
-    int busy;
-    int broken;
+    int broken;                /* a failed allocation in a step lost the state */
 
     /* slots and words */
     int32_t n_slots, n_words;
@@ -109,7 +120,8 @@ typedef struct {
     uint64_t *tok_pfx;         /* first 8 bytes, big endian, zero padded */
     int64_t *symcount;
     char *tok_buf;
-    int64_t tok_buf_len, tok_buf_cap;
+    int64_t tok_buf_len;
+    size_t tok_buf_cap;
     /* per-step neighbour caches, indexed by token id (-1 = unknown) */
     int32_t *cLo, *cLn, *cRo, *cRn, *usedL, *usedR;
     int32_t nusedL, nusedR;
@@ -135,17 +147,19 @@ typedef struct {
     /* batch of touched pairs */
     unsigned int stamp;
     Touch *touched;
-    int64_t n_touched, touched_cap;
+    int64_t n_touched;
+    size_t touched_cap;
 
     /* undo */
     StepRec *steps;
     int32_t n_steps, steps_cap;
     int32_t *rlog;
-    int64_t rlog_n, rlog_cap;
+    int64_t rlog_n;
+    size_t rlog_cap;
 
     int32_t *scratch;
     int64_t scratch_cap;
-} CoreObject;
+} BpeCore;
 
 #define ERR_NONE 0
 #define ERR_NOMEM 1     /* nothing changed */
@@ -153,9 +167,9 @@ typedef struct {
 
 /* ---- small helpers (inline: they sit on the hot path of every step) ---- */
 
-static inline int32_t *pos_data(Pair *p)
+static inline int32_t *pos_data(const Pair *p)
 {
-    return p->cap > INLINE_CAP ? p->pos.ptr : p->pos.inl;
+    return p->cap > INLINE_CAP ? p->pos.ptr : (int32_t *)p->pos.inl;
 }
 
 static inline void pos_free(Pair *p)
@@ -167,7 +181,7 @@ static inline void pos_free(Pair *p)
     p->len = 0;
 }
 
-static inline int occ_ok(const CoreObject *c, int32_t x, int32_t a, int32_t b)
+static inline int occ_ok(const BpeCore *c, int32_t x, int32_t a, int32_t b)
 {
     const Slot *sl = c->sl;
     if (sl[x].sym != a)
@@ -176,7 +190,7 @@ static inline int occ_ok(const CoreObject *c, int32_t x, int32_t a, int32_t b)
     return r >= 0 && sl[r].sym == b;
 }
 
-static inline int tok_cmp(const CoreObject *c, int32_t x, int32_t y)
+static inline int tok_cmp(const BpeCore *c, int32_t x, int32_t y)
 {
     if (x == y)
         return 0;
@@ -207,7 +221,7 @@ static inline uint64_t hslot(uint64_t key, int bits)
 /* Heap entries carry a snapshot of the key (count, FIRST_SEEN position): counts change
  * during a batch while the heap is only fixed at the end, one pair at a time, and every
  * fix must see a heap whose other keys are consistent. */
-static inline int better(const CoreObject *c, const HEnt *x, const HEnt *y)
+static inline int better(const BpeCore *c, const HEnt *x, const HEnt *y)
 {
     if (x->count != y->count)
         return x->count > y->count;
@@ -230,14 +244,14 @@ static inline int better(const CoreObject *c, const HEnt *x, const HEnt *y)
     return p->b < q->b;
 }
 
-static inline void heap_setkey(CoreObject *c, HEnt *e, int32_t p)
+static inline void heap_setkey(BpeCore *c, HEnt *e, int32_t p)
 {
     e->p = p;
     e->count = c->pairs[p].count;
     e->first = c->pairs[p].first;
 }
 
-static inline void pair_add(CoreObject *c, int32_t pidx, int64_t df, int32_t dn)
+static inline void pair_add(BpeCore *c, int32_t pidx, int64_t df, int32_t dn)
 {
     Pair *p = &c->pairs[pidx];
     if (p->stamp != c->stamp) {
@@ -253,8 +267,8 @@ static inline void pair_add(CoreObject *c, int32_t pidx, int64_t df, int32_t dn)
 }
 
 /* Append x to the position list of pair pidx (growing it in core_lists.c when full). */
-int pos_grow(CoreObject *c, int32_t pidx);
-static inline int pos_push(CoreObject *c, int32_t pidx, int32_t x)
+int pos_grow(BpeCore *c, int32_t pidx);
+static inline int pos_push(BpeCore *c, int32_t pidx, int32_t x)
 {
     Pair *p = &c->pairs[pidx];
     if (p->len == p->cap && pos_grow(c, pidx) < 0)
@@ -265,79 +279,103 @@ static inline int pos_push(CoreObject *c, int32_t pidx, int32_t x)
     return 0;
 }
 
-/* Every entry point starts here: while run() works without the GIL on another thread,
- * the tables may be reallocated under any reader, so nothing may be read meanwhile. */
-static inline int check_idle(CoreObject *c)
-{
-    if (c->busy) {
-        PyErr_SetString(PyExc_RuntimeError, "Core is busy in run() on another thread");
-        return -1;
-    }
-    return 0;
-}
-
-/* ... and those that read or change the training state also need it whole */
-static inline int check_usable(CoreObject *c)
-{
-    if (check_idle(c) < 0)
-        return -1;
-    if (c->broken) {
-        PyErr_SetString(PyExc_RuntimeError,
-                        "Core state was lost after a failed memory allocation");
-        return -1;
-    }
-    return 0;
-}
-
-/* ---- core_lists.c: growing arrays, sorting, position lists ---- */
-int grow(void **ptr, int64_t *cap, int64_t need, size_t elsize);
-int ensure_scratch(CoreObject *c, int64_t n);
-void sort_i32(CoreObject *c, int32_t *a, int64_t n);
-void pos_compact(CoreObject *c, int32_t pidx, int dedupe);
+/* ---- core_lists.c: sorting, position lists ---- */
+int ensure_scratch(BpeCore *c, int64_t n);
+void sort_i32(BpeCore *c, int32_t *a, int64_t n);
+void pos_compact(BpeCore *c, int32_t pidx, int dedupe);
 
 /* ---- core_tables.c: tokens, pair table, histogram ---- */
-int ensure_tok_cap(CoreObject *c, int64_t need);
-int ensure_tok_buf(CoreObject *c, int64_t extra);
-void tok_append(CoreObject *c, const char *s, int64_t len);      /* room reserved */
-void tok_append_concat(CoreObject *c, int32_t a, int32_t b);     /* room reserved */
-int32_t pair_find(const CoreObject *c, int32_t a, int32_t b);   /* -1 if absent */
-int hash_resize(CoreObject *c, int bits);
-int ensure_pairs(CoreObject *c, int64_t extra);
-int32_t pair_get(CoreObject *c, int32_t a, int32_t b);          /* room reserved */
-int hb_resize(CoreObject *c, int bits);
-int64_t hist_get(const CoreObject *c, int64_t cnt);
-int hist_add(CoreObject *c, int64_t cnt, int d);
+int ensure_tok_cap(BpeCore *c, int64_t need);
+int ensure_tok_buf(BpeCore *c, int64_t extra);
+void tok_append(BpeCore *c, const char *s, int64_t len);      /* room reserved */
+void tok_append_concat(BpeCore *c, int32_t a, int32_t b);     /* room reserved */
+int32_t pair_find(const BpeCore *c, int32_t a, int32_t b);   /* -1 if absent */
+int hash_resize(BpeCore *c, int bits);
+int ensure_pairs(BpeCore *c, int64_t extra);
+int32_t pair_get(BpeCore *c, int32_t a, int32_t b);          /* room reserved */
+int hb_resize(BpeCore *c, int bits);
+int64_t hist_get(const BpeCore *c, int64_t cnt);
+int hist_add(BpeCore *c, int64_t cnt, int d);
 
 /* ---- core_heap.c: heap and batches ---- */
-void sift_up(CoreObject *c, int32_t i);
-void sift_down(CoreObject *c, int32_t i);
-void heap_insert(CoreObject *c, int32_t p);
-void heap_fix(CoreObject *c, int32_t p);
-void heap_remove(CoreObject *c, int32_t p);
-void batch_begin(CoreObject *c);
-int batch_end(CoreObject *c);
-void fs_resolve_top(CoreObject *c);
+void sift_up(BpeCore *c, int32_t i);
+void sift_down(BpeCore *c, int32_t i);
+void heap_insert(BpeCore *c, int32_t p);
+void heap_fix(BpeCore *c, int32_t p);
+void heap_remove(BpeCore *c, int32_t p);
+void batch_begin(BpeCore *c);
+int batch_end(BpeCore *c);
+void fs_resolve_top(BpeCore *c);
 
-/* ---- core_step.c: 1 step made, 0 none possible, -1 error (ERR_* in *err) ---- */
-int do_step(CoreObject *c, int *err, StepRec *out);
-int do_undo(CoreObject *c, int *err, StepRec *out);
+/* ------------------------------------------------------------------------------ */
+/* the API: what python/coremodule.c and tests/c/core_driver.c call               */
+/* ------------------------------------------------------------------------------ */
+/* A core is built in three calls -- bpe_core_new, the tokens (reserve, then add each),
+ * bpe_core_build -- then stepped, undone and read. No function here locks anything:
+ * one thread at a time (the Python type refuses calls while run() works unlocked). */
 
-/* ---- core_build.c ---- */
-void core_free_all(CoreObject *c);
-PyObject *Core_new(PyTypeObject *type, PyObject *args, PyObject *kwds);
+/* A new, empty core with a tie rule (TIE_*); NULL when out of memory. */
+BpeCore *bpe_core_new(int tie);
+/* Frees the core and everything in it (NULL is fine). */
+void bpe_core_free(BpeCore *c);
 
-/* ---- core_query.c, core_check.c: methods (see coremodule.c) ---- */
-PyObject *Core_best(CoreObject *c, PyObject *ignored);
-PyObject *Core_top(CoreObject *c, PyObject *args);
-PyObject *Core_tied(CoreObject *c, PyObject *args);
-PyObject *Core_history(CoreObject *c, PyObject *args);
-PyObject *Core_touched(CoreObject *c, PyObject *args);
-PyObject *Core_word(CoreObject *c, PyObject *args);
-PyObject *Core_segmentation(CoreObject *c, PyObject *noargs);
-PyObject *Core_pair_count(CoreObject *c, PyObject *args);
-PyObject *Core_symbol_count(CoreObject *c, PyObject *args);
-PyObject *Core_token(CoreObject *c, PyObject *args);
-PyObject *Core_check(CoreObject *c, PyObject *ignored);
-PyObject *Core_stats(CoreObject *c, PyObject *ignored);
+/* The shape of (symbols, starts, freqs) before anything is read: NULL if it is right,
+ * else what is wrong. starts has n_starts entries (n_words + 1), freqs n_freqs. */
+const char *bpe_core_check_shape(int64_t n_symbols, const int64_t *starts, int64_t n_starts,
+                                 int64_t n_freqs);
+/* Room for n tokens and for `bytes` bytes of them: 0, or -1 when out of memory. */
+int bpe_core_reserve_tokens(BpeCore *c, int64_t n, int64_t bytes);
+/* Append token bytes s[0..len) as the next id (room reserved). */
+void bpe_core_add_token(BpeCore *c, const char *s, int64_t len);
+/* The words: symbols[starts[w]..starts[w + 1]) of word w (n_words + 1 starts, shape
+ * checked) seen freqs[w] times; the tokens added so far are the base tokens. Builds the
+ * pair table, position lists and heap. NULL when done, else what is wrong (*is_mem set
+ * when it is a failed allocation); the core is then only good for bpe_core_free. */
+const char *bpe_core_build(BpeCore *c, const int32_t *symbols, int32_t n_symbols,
+                           const int64_t *starts, const int64_t *freqs, int32_t n_words,
+                           int *is_mem);
+
+/* One merge of the best pair, or the undo of the last one: 1 done (the step in *out if
+ * out is not NULL), 0 nothing to do, -1 error (ERR_* in *err; ERR_BROKEN: c->broken). */
+int bpe_core_step(BpeCore *c, int *err, StepRec *out);
+int bpe_core_undo(BpeCore *c, int *err, StepRec *out);
+/* Up to n steps while the best count is >= min_count: the number done (*res: -1 after
+ * an error, code in *err). */
+int64_t bpe_core_run(BpeCore *c, int64_t n, int64_t min_count, int *res, int *err);
+
+typedef struct {
+    int32_t a, b;
+    int64_t count;
+} BpePairCount;
+
+/* The pair the next step merges: 1 (in *out), or 0 if none has a count. */
+int bpe_core_best(BpeCore *c, BpePairCount *out);
+/* Up to k best pairs, best first, into out[] (room for k; with same_count_only, only
+ * those that share the top count): how many, or -1 when out of memory. */
+int64_t bpe_core_ranked(BpeCore *c, int64_t k, int same_count_only, BpePairCount *out);
+/* How many pairs share the top count (0 when there is no pair). */
+int64_t bpe_core_n_tied(const BpeCore *c);
+/* The words the last step changed: how many (0 before any step), and in *out (malloc'd,
+ * the caller frees it; *n_out of them, at most `limit`) the ids of those with the highest
+ * counts, lower id first on equal counts. -1 when out of memory. */
+int64_t bpe_core_touched(const BpeCore *c, int64_t limit, int32_t **out, int64_t *n_out);
+/* Word w's symbols now into out (room for the word's symbols at the start): how many. */
+int64_t bpe_core_word(const BpeCore *c, int32_t w, int32_t *out);
+/* Every word's symbols now: sym (room n_slots) and st (n_words + 1 starts into sym). */
+void bpe_core_segmentation(const BpeCore *c, int32_t *sym, int64_t *st);
+/* Frequency-weighted count of the pair (a, b) (0 if it never occurred or ids are out of
+ * range). */
+int64_t bpe_core_pair_count(const BpeCore *c, int64_t a, int64_t b);
+
+/* Recounts everything and compares (tests): NULL if consistent, else what differs
+ * (*is_mem set when the check itself had no memory). */
+const char *bpe_core_check(const BpeCore *c, int *is_mem);
+
+typedef struct {
+    int64_t pairs, pairs_cap, live_pairs, hash_cap, pos_entries, pos_alloc_lists, rlog,
+        scratch_cap, approx_bytes;
+} BpeCoreStats;
+/* Sizes of the internal structures (benchmarks). */
+void bpe_core_stats(const BpeCore *c, BpeCoreStats *out);
 
 #endif

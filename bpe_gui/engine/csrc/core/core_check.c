@@ -1,18 +1,17 @@
 /*
- * _core: Core._check(), a full consistency check of the structures against a recount
- * (tests call it after every operation), and Core._stats(), their sizes (benchmarks).
+ * core: a full consistency check of the structures against a recount (Core._check(), which
+ * tests call after every operation; tests/c/core_driver.c after every step), and the
+ * structures' sizes (Core._stats(), for benchmarks).
  */
 #include "core/core.h"
 
-/* consistency check of the internal structures, for tests */
-PyObject *Core_check(CoreObject *c, PyObject *Py_UNUSED(ignored))
+const char *bpe_core_check(const BpeCore *c, int *is_mem)
 {
-    if (check_usable(c) < 0)
-        return NULL;
+    *is_mem = 0;
     const char *err = NULL;
     int64_t live = 0;
     for (int32_t j = 0; j < c->n_pairs && !err; j++) {
-        Pair *p = &c->pairs[j];
+        const Pair *p = &c->pairs[j];
         if (p->count < 0 || p->nocc < 0)
             err = "negative count";
         else if ((p->count > 0) != (p->hpos >= 0))
@@ -54,10 +53,11 @@ PyObject *Core_check(CoreObject *c, PyObject *Py_UNUSED(ignored))
             free(cnt);
             free(occ);
             free(sc);
-            return PyErr_NoMemory();
+            *is_mem = 1;
+            return "out of memory";
         }
         for (int32_t j = 0; j < c->n_pairs; j++) {
-            Pair *p = &c->pairs[j];
+            const Pair *p = &c->pairs[j];
             int32_t *d = pos_data(p);
             for (int32_t i = 0; i < p->len; i++)
                 if (occ_ok(c, d[i], p->a, p->b))
@@ -104,18 +104,11 @@ PyObject *Core_check(CoreObject *c, PyObject *Py_UNUSED(ignored))
         free(occ);
         free(sc);
     }
-    if (err) {
-        PyErr_SetString(PyExc_AssertionError, err);
-        return NULL;
-    }
-    Py_RETURN_NONE;
+    return err;
 }
 
-/* sizes of the internal structures, for benchmarks */
-PyObject *Core_stats(CoreObject *c, PyObject *Py_UNUSED(ignored))
+void bpe_core_stats(const BpeCore *c, BpeCoreStats *out)
 {
-    if (check_idle(c) < 0)
-        return NULL;
     int64_t pos_entries = 0, pos_cap = 0, heap_lists = 0;
     for (int32_t j = 0; j < c->n_pairs; j++) {
         pos_entries += c->pairs[j].len;
@@ -124,13 +117,18 @@ PyObject *Core_stats(CoreObject *c, PyObject *Py_UNUSED(ignored))
             heap_lists++;
         }
     }
-    int64_t bytes = (int64_t)c->n_slots * sizeof(Slot) + (int64_t)c->pairs_cap * (sizeof(Pair) + sizeof(HEnt)) +
-                    ((int64_t)1 << c->hbits) * 12 + pos_cap * 4 + c->rlog_cap * 4 +
-                    c->scratch_cap * 4 + c->touched_cap * (int64_t)sizeof(Touch) +
-                    (int64_t)c->n_words * 16 + c->tok_buf_cap + (int64_t)c->tok_cap * 56;
-    return Py_BuildValue("{s:i,s:i,s:i,s:L,s:L,s:L,s:L,s:L,s:L}", "pairs", c->n_pairs,
-                         "pairs_cap", c->pairs_cap, "live_pairs", c->heap_n, "hash_cap",
-                         (long long)((int64_t)1 << c->hbits), "pos_entries", (long long)pos_entries,
-                         "pos_alloc_lists", (long long)heap_lists, "rlog", (long long)c->rlog_n,
-                         "scratch_cap", (long long)c->scratch_cap, "approx_bytes", (long long)bytes);
+    out->pairs = c->n_pairs;
+    out->pairs_cap = c->pairs_cap;
+    out->live_pairs = c->heap_n;
+    out->hash_cap = (int64_t)1 << c->hbits;
+    out->pos_entries = pos_entries;
+    out->pos_alloc_lists = heap_lists;
+    out->rlog = c->rlog_n;
+    out->scratch_cap = c->scratch_cap;
+    out->approx_bytes = (int64_t)c->n_slots * sizeof(Slot) +
+                        (int64_t)c->pairs_cap * (sizeof(Pair) + sizeof(HEnt)) +
+                        ((int64_t)1 << c->hbits) * 12 + pos_cap * 4 + (int64_t)c->rlog_cap * 4 +
+                        c->scratch_cap * 4 + (int64_t)c->touched_cap * (int64_t)sizeof(Touch) +
+                        (int64_t)c->n_words * 16 + (int64_t)c->tok_buf_cap +
+                        (int64_t)c->tok_cap * 56;
 }

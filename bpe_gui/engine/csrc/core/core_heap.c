@@ -1,10 +1,10 @@
 /*
- * _core: the priority heap of pairs (count descending, then the tie rule) and the
+ * core: the priority heap of pairs (count descending, then the tie rule) and the
  * batch that applies a step's count changes to the heap and the histogram at its end.
  */
 #include "core/core.h"
 
-void sift_up(CoreObject *c, int32_t i)
+void sift_up(BpeCore *c, int32_t i)
 {
     HEnt *h = c->heap;
     Pair *P = c->pairs;
@@ -21,7 +21,7 @@ void sift_up(CoreObject *c, int32_t i)
     P[x.p].hpos = i;
 }
 
-void sift_down(CoreObject *c, int32_t i)
+void sift_down(BpeCore *c, int32_t i)
 {
     HEnt *h = c->heap;
     Pair *P = c->pairs;
@@ -43,7 +43,7 @@ void sift_down(CoreObject *c, int32_t i)
     P[x.p].hpos = i;
 }
 
-void heap_insert(CoreObject *c, int32_t p)
+void heap_insert(BpeCore *c, int32_t p)
 {
     int32_t i = c->heap_n++;
     heap_setkey(c, &c->heap[i], p);
@@ -52,7 +52,7 @@ void heap_insert(CoreObject *c, int32_t p)
 }
 
 /* re-read the key of p (in the heap) and restore the heap order */
-void heap_fix(CoreObject *c, int32_t p)
+void heap_fix(BpeCore *c, int32_t p)
 {
     int32_t i = c->pairs[p].hpos;
     heap_setkey(c, &c->heap[i], p);
@@ -61,7 +61,7 @@ void heap_fix(CoreObject *c, int32_t p)
         sift_down(c, i);
 }
 
-void heap_remove(CoreObject *c, int32_t p)
+void heap_remove(BpeCore *c, int32_t p)
 {
     int32_t i = c->pairs[p].hpos;
     HEnt last = c->heap[--c->heap_n];
@@ -77,7 +77,7 @@ void heap_remove(CoreObject *c, int32_t p)
 
 /* ---- batches ---- */
 
-void batch_begin(CoreObject *c)
+void batch_begin(BpeCore *c)
 {
     if (c->stamp >= STAMP_MAX) {
         for (int32_t i = 0; i < c->n_pairs; i++)
@@ -88,7 +88,7 @@ void batch_begin(CoreObject *c)
     c->n_touched = 0;
 }
 
-int batch_end(CoreObject *c)
+int batch_end(BpeCore *c)
 {
     int err = 0;
     int fs = c->tie == TIE_FIRST_SEEN;
@@ -121,7 +121,7 @@ int batch_end(CoreObject *c)
     return err;
 }
 
-void fs_resolve_top(CoreObject *c)
+void fs_resolve_top(BpeCore *c)
 {
     if (c->tie != TIE_FIRST_SEEN)
         return;

@@ -1,23 +1,8 @@
 /*
- * _core: growing arrays, sorting slot positions, and the position lists of pairs
+ * core: sorting slot positions, and the position lists of pairs
  * (every live occurrence of a pair is in its list; stale entries are dropped lazily).
  */
 #include "core/core.h"
-
-int grow(void **ptr, int64_t *cap, int64_t need, size_t elsize)
-{
-    if (need <= *cap)
-        return 0;
-    int64_t nc = *cap < 16 ? 16 : *cap;
-    while (nc < need)
-        nc *= 2;
-    void *p = realloc(*ptr, (size_t)nc * elsize);
-    if (!p)
-        return -1;
-    *ptr = p;
-    *cap = nc;
-    return 0;
-}
 
 /* ---- sorting int32 (non-negative values) ---- */
 
@@ -63,7 +48,7 @@ static void hsort_i32(int32_t *a, int64_t n)
     }
 }
 
-int ensure_scratch(CoreObject *c, int64_t n)
+int ensure_scratch(BpeCore *c, int64_t n)
 {
     if (n <= c->scratch_cap)
         return 0;
@@ -79,7 +64,7 @@ int ensure_scratch(CoreObject *c, int64_t n)
     return 0;
 }
 
-void sort_i32(CoreObject *c, int32_t *a, int64_t n)
+void sort_i32(BpeCore *c, int32_t *a, int64_t n)
 {
     if (n < 2)
         return;
@@ -138,7 +123,7 @@ void sort_i32(CoreObject *c, int32_t *a, int64_t n)
 /* ---- position lists ---- */
 
 /* drop invalid entries (and duplicates if `dedupe`); for FIRST_SEEN make first exact */
-void pos_compact(CoreObject *c, int32_t pidx, int dedupe)
+void pos_compact(BpeCore *c, int32_t pidx, int dedupe)
 {
     Pair *p = &c->pairs[pidx];
     int32_t *d = pos_data(p);
@@ -185,7 +170,7 @@ void pos_compact(CoreObject *c, int32_t pidx, int dedupe)
 }
 
 /* the slow path of pos_push (core.h): the list is full; compact it or make it larger */
-int pos_grow(CoreObject *c, int32_t pidx)
+int pos_grow(BpeCore *c, int32_t pidx)
 {
     Pair *p = &c->pairs[pidx];
     if ((int64_t)p->len >= 2 * (int64_t)p->nocc + 8)

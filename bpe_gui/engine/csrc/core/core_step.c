@@ -1,10 +1,11 @@
 /*
- * _core: one merge step and its exact undo. Both touch only the occurrences of the
- * merged pair and their neighbours (see core.h for the slot layout and the undo log).
+ * core: one merge step and its exact undo (both touch only the occurrences of the merged
+ * pair and their neighbours: see core.h for the slot layout and the undo log), and
+ * run(n), steps while the best count is high enough.
  */
 #include "core/core.h"
 
-static void clear_caches(CoreObject *c)
+static void clear_caches(BpeCore *c)
 {
     for (int32_t i = 0; i < c->nusedL; i++) {
         int32_t s = c->usedL[i];
@@ -18,7 +19,7 @@ static void clear_caches(CoreObject *c)
 }
 
 /* left neighbour symbol s: pairs (s, a) and (s, new) */
-static inline void left_pairs(CoreObject *c, int32_t s, int32_t a, int32_t nw, int32_t *po,
+static inline void left_pairs(BpeCore *c, int32_t s, int32_t a, int32_t nw, int32_t *po,
                               int32_t *pn)
 {
     if (c->cLo[s] < 0) {
@@ -31,7 +32,7 @@ static inline void left_pairs(CoreObject *c, int32_t s, int32_t a, int32_t nw, i
 }
 
 /* right neighbour symbol s: pairs (b, s) and (new, s) */
-static inline void right_pairs(CoreObject *c, int32_t s, int32_t b, int32_t nw, int32_t *po,
+static inline void right_pairs(BpeCore *c, int32_t s, int32_t b, int32_t nw, int32_t *po,
                                int32_t *pn)
 {
     if (c->cRo[s] < 0) {
@@ -44,7 +45,7 @@ static inline void right_pairs(CoreObject *c, int32_t s, int32_t b, int32_t nw, 
 }
 
 /* returns 1 if a step was made, 0 if there is no pair, -1 on error (code in *err) */
-int do_step(CoreObject *c, int *err, StepRec *out)
+int bpe_core_step(BpeCore *c, int *err, StepRec *out)
 {
     *err = ERR_NONE;
     fs_resolve_top(c);
@@ -74,14 +75,15 @@ int do_step(CoreObject *c, int *err, StepRec *out)
         ensure_tok_cap(c, (int64_t)c->n_tokens + 1) < 0 ||
         ensure_tok_buf(c, (int64_t)c->tok_len[a] + c->tok_len[b]) < 0 ||
         ensure_pairs(c, newp) < 0 ||
-        grow((void **)&c->touched, &c->touched_cap, nt, sizeof(Touch)) < 0 ||
-        grow((void **)&c->rlog, &c->rlog_cap, c->rlog_n + k, sizeof(int32_t)) < 0) {
+        bpe_grow((void **)&c->touched, &c->touched_cap, (size_t)nt, sizeof(Touch), 16) < 0 ||
+        bpe_grow((void **)&c->rlog, &c->rlog_cap, (size_t)(c->rlog_n + k), sizeof(int32_t),
+                 16) < 0) {
         *err = ERR_NOMEM;
         return -1;
     }
     if (c->n_steps == c->steps_cap) {
-        int64_t cap = c->steps_cap;
-        if (grow((void **)&c->steps, &cap, (int64_t)c->n_steps + 1, sizeof(StepRec)) < 0) {
+        size_t cap = (size_t)c->steps_cap;
+        if (bpe_grow((void **)&c->steps, &cap, (size_t)c->n_steps + 1, sizeof(StepRec), 16) < 0) {
             *err = ERR_NOMEM;
             return -1;
         }
@@ -189,7 +191,7 @@ int do_step(CoreObject *c, int *err, StepRec *out)
     return 1;
 }
 
-int do_undo(CoreObject *c, int *err, StepRec *out)
+int bpe_core_undo(BpeCore *c, int *err, StepRec *out)
 {
     *err = ERR_NONE;
     if (c->n_steps == 0)
@@ -205,7 +207,8 @@ int do_undo(CoreObject *c, int *err, StepRec *out)
     int64_t newp = 2 * ((int64_t)c->n_tokens + 1);
     if (2 * k < newp)
         newp = 2 * k;
-    if (grow((void **)&c->touched, &c->touched_cap, nt + newp, sizeof(Touch)) < 0 ||
+    if (bpe_grow((void **)&c->touched, &c->touched_cap, (size_t)(nt + newp), sizeof(Touch),
+                 16) < 0 ||
         ensure_pairs(c, newp) < 0) {
         *err = ERR_NOMEM;
         return -1;
@@ -274,4 +277,23 @@ int do_undo(CoreObject *c, int *err, StepRec *out)
         return -1;
     }
     return 1;
+}
+
+int64_t bpe_core_run(BpeCore *c, int64_t n, int64_t min_count, int *res, int *err)
+{
+    int64_t done = 0;
+    *res = 0;
+    *err = ERR_NONE;
+    if (min_count < 1)
+        min_count = 1;
+    while (done < n) {
+        fs_resolve_top(c);
+        if (c->heap_n == 0 || c->heap[0].count < min_count)
+            break;
+        *res = bpe_core_step(c, err, NULL);
+        if (*res <= 0)
+            break;
+        done++;
+    }
+    return done;
 }

@@ -1,5 +1,5 @@
 /*
- * _core: the tables -- token bytes (with an 8-byte prefix for fast comparison), the
+ * core: the tables -- token bytes (with an 8-byte prefix for fast comparison), the
  * pair table (a dense matrix for small ids, an open-addressing hash for the rest) and
  * the histogram count -> number of pairs with that count (how many pairs tie).
  */
@@ -18,7 +18,7 @@ static uint64_t make_pfx(const char *s, int64_t len)
     return v;
 }
 
-int ensure_tok_cap(CoreObject *c, int64_t need)
+int ensure_tok_cap(BpeCore *c, int64_t need)
 {
     if (need <= c->tok_cap)
         return 0;
@@ -55,24 +55,14 @@ int ensure_tok_cap(CoreObject *c, int64_t need)
     return 0;
 }
 
-int ensure_tok_buf(CoreObject *c, int64_t extra)
+int ensure_tok_buf(BpeCore *c, int64_t extra)
 {
-    int64_t need = c->tok_buf_len + extra;
-    if (need <= c->tok_buf_cap)
-        return 0;
-    int64_t nc = c->tok_buf_cap < 4096 ? 4096 : c->tok_buf_cap;
-    while (nc < need)
-        nc *= 2;
-    char *p = (char *)realloc(c->tok_buf, (size_t)nc);
-    if (!p)
-        return -1;
-    c->tok_buf = p;
-    c->tok_buf_cap = nc;
-    return 0;
+    return bpe_grow((void **)&c->tok_buf, &c->tok_buf_cap, (size_t)(c->tok_buf_len + extra), 1,
+                    4096);
 }
 
 /* caller reserved tok_cap and tok_buf */
-void tok_append(CoreObject *c, const char *s, int64_t len)
+void tok_append(BpeCore *c, const char *s, int64_t len)
 {
     int32_t t = c->n_tokens++;
     c->tok_off[t] = c->tok_buf_len;
@@ -84,7 +74,7 @@ void tok_append(CoreObject *c, const char *s, int64_t len)
     c->symcount[t] = 0;
 }
 
-void tok_append_concat(CoreObject *c, int32_t a, int32_t b)
+void tok_append_concat(BpeCore *c, int32_t a, int32_t b)
 {
     int32_t t = c->n_tokens++;
     int64_t la = c->tok_len[a], lb = c->tok_len[b];
@@ -102,7 +92,7 @@ void tok_append_concat(CoreObject *c, int32_t a, int32_t b)
 
 /* ---- pair table ---- */
 
-int32_t pair_find(const CoreObject *c, int32_t a, int32_t b)
+int32_t pair_find(const BpeCore *c, int32_t a, int32_t b)
 {
     if (a < c->dense_n && b < c->dense_n)
         return c->dense[(int64_t)a * c->dense_n + b];
@@ -119,7 +109,7 @@ int32_t pair_find(const CoreObject *c, int32_t a, int32_t b)
     }
 }
 
-int hash_resize(CoreObject *c, int bits)
+int hash_resize(BpeCore *c, int bits)
 {
     uint64_t n = (uint64_t)1 << bits;
     uint64_t *nk = (uint64_t *)malloc(n * sizeof(uint64_t));
@@ -153,7 +143,7 @@ int hash_resize(CoreObject *c, int bits)
 }
 
 /* make room for `extra` new pairs (pair array, heap and hash) */
-int ensure_pairs(CoreObject *c, int64_t extra)
+int ensure_pairs(BpeCore *c, int64_t extra)
 {
     int64_t need = (int64_t)c->n_pairs + extra;
     if (need > INT32_MAX - 16)
@@ -184,7 +174,7 @@ int ensure_pairs(CoreObject *c, int64_t extra)
 }
 
 /* find or create; the caller must have reserved room with ensure_pairs */
-int32_t pair_get(CoreObject *c, int32_t a, int32_t b)
+int32_t pair_get(BpeCore *c, int32_t a, int32_t b)
 {
     int32_t *slotp;
     if (a < c->dense_n && b < c->dense_n) {
@@ -231,7 +221,7 @@ static inline uint64_t hbslot(int64_t k, int bits)
     return ((uint64_t)k * 0x9E3779B97F4A7C15ULL) >> (64 - bits);
 }
 
-int hb_resize(CoreObject *c, int bits)
+int hb_resize(BpeCore *c, int bits)
 {
     uint64_t n = (uint64_t)1 << bits, mask = n - 1;
     int64_t *nk = (int64_t *)malloc(n * sizeof(int64_t));
@@ -263,7 +253,7 @@ int hb_resize(CoreObject *c, int bits)
     return 0;
 }
 
-int64_t hist_get(const CoreObject *c, int64_t cnt)
+int64_t hist_get(const BpeCore *c, int64_t cnt)
 {
     if (cnt < HIST_SMALL)
         return cnt >= 0 ? c->hist_small[cnt] : 0;
@@ -277,7 +267,7 @@ int64_t hist_get(const CoreObject *c, int64_t cnt)
     return 0;
 }
 
-int hist_add(CoreObject *c, int64_t cnt, int d)
+int hist_add(BpeCore *c, int64_t cnt, int d)
 {
     if (cnt < HIST_SMALL) {
         c->hist_small[cnt] += d;

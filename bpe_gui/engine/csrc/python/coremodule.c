@@ -1,15 +1,9 @@
 /*
- * bpe_gui.engine._core -- incremental Byte-Pair-Encoding training state.
- *
- * This file: the Python type (step, undo, run, properties) and the module. The rest:
- *   core.h         the data structures and how they fit (read it first)
- *   core_tables.c  token bytes, the pair table, the count histogram
- *   core_lists.c   growing arrays, sorting, pairs' position lists
- *   core_heap.c    the priority heap and the batched count updates of a step
- *   core_step.c    one merge step and its exact undo
- *   core_build.c   construction from Python arrays (the heavy part without the GIL)
- *   core_query.c   reading: best/top/tied pairs, history, touched words, counts
- *   core_check.c   _check() (full consistency check for tests) and _stats()
+ * bpe_gui.engine._core -- incremental Byte-Pair-Encoding training state: the Python type
+ * around the plain-C trainer of core/ (core/core.h: the data structures and the API).
+ * This file is the only one of _core that knows Python: arguments in, Python objects
+ * out, the GIL released while the core builds and runs, and the `busy` guard that keeps
+ * other threads out meanwhile.
  *
  * Python API
  * ----------
@@ -31,13 +25,259 @@
  *   _check() (full consistency check, for tests), _stats() (internal sizes)
  * GREATEST compares (bytes(a), bytes(b)) like Python tuples; equal bytes: greater ids win.
  */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
 #include "core/core.h"
 
-static void Core_dealloc(CoreObject *c)
+typedef struct {
+    PyObject_HEAD
+    BpeCore *core;  /* never NULL once constructed */
+    int busy;       /* in run() (or construction) without the GIL on some thread */
+} CoreObject;
+
+/* Every entry point starts here: while run() works without the GIL on another thread,
+ * the tables may be reallocated under any reader, so nothing may be read meanwhile. */
+static inline int check_idle(CoreObject *self)
 {
-    core_free_all(c);
-    Py_TYPE(c)->tp_free((PyObject *)c);
+    if (self->busy) {
+        PyErr_SetString(PyExc_RuntimeError, "Core is busy in run() on another thread");
+        return -1;
+    }
+    return 0;
 }
+
+/* ... and those that read or change the training state also need it whole */
+static inline int check_usable(CoreObject *self)
+{
+    if (check_idle(self) < 0)
+        return -1;
+    if (self->core->broken) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "Core state was lost after a failed memory allocation");
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- construction ---------------------------------------------------------------- */
+
+typedef struct {
+    Py_buffer view;
+    int has_view;
+    void *owned;
+    const void *data;
+    Py_ssize_t n;
+} IntArr;
+
+static void intarr_release(IntArr *x)
+{
+    if (x->has_view)
+        PyBuffer_Release(&x->view);
+    x->has_view = 0;
+    free(x->owned);
+    x->owned = NULL;
+}
+
+/* accept a 1-d buffer of integers of the given item size, or any sequence of ints */
+static int intarr_get(PyObject *obj, int itemsize, const char *name, IntArr *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (PyObject_CheckBuffer(obj)) {
+        if (PyObject_GetBuffer(obj, &out->view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+            return -1;
+        out->has_view = 1;
+        const char *fmt = out->view.format ? out->view.format : "B";
+        while (*fmt == '@' || *fmt == '=' || *fmt == '<')
+            fmt++;
+        int ok = out->view.ndim <= 1 && out->view.itemsize == itemsize && fmt[0] &&
+                 !fmt[1] && strchr("bBhHiIlLqQnN", fmt[0]) != NULL;
+        if (ok) {
+            out->data = out->view.buf;
+            out->n = out->view.len / itemsize;
+            return 0;
+        }
+        if (itemsize == 4 && out->view.itemsize == 1 && (fmt[0] == 'B' || fmt[0] == 'c') &&
+            !fmt[1]) {
+            /* bytes (e.g. the words of a byte-level table, end to end): widen in C */
+            Py_ssize_t n = out->view.len;
+            int32_t *mem = (int32_t *)malloc((size_t)(n > 0 ? n : 1) * sizeof(int32_t));
+            if (!mem) {
+                PyBuffer_Release(&out->view);
+                out->has_view = 0;
+                PyErr_NoMemory();
+                return -1;
+            }
+            const unsigned char *src = (const unsigned char *)out->view.buf;
+            for (Py_ssize_t i = 0; i < n; i++)
+                mem[i] = src[i];
+            PyBuffer_Release(&out->view);
+            out->has_view = 0;
+            out->owned = mem;
+            out->data = mem;
+            out->n = n;
+            return 0;
+        }
+        PyBuffer_Release(&out->view);
+        out->has_view = 0;
+        if (!PyList_Check(obj) && !PyTuple_Check(obj)) {
+            /* fall through to the generic sequence path (e.g. array('b'), bytes) */
+        }
+    }
+    PyObject *seq = PySequence_Fast(obj, "");
+    if (!seq) {
+        PyErr_Format(PyExc_TypeError, "%s must be a buffer or sequence of integers", name);
+        return -1;
+    }
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    void *mem = malloc((size_t)(n > 0 ? n : 1) * (size_t)itemsize);
+    if (!mem) {
+        Py_DECREF(seq);
+        PyErr_NoMemory();
+        return -1;
+    }
+    PyObject **items = PySequence_Fast_ITEMS(seq);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        long long v = PyLong_AsLongLong(items[i]);
+        if (v == -1 && PyErr_Occurred()) {
+            Py_DECREF(seq);
+            free(mem);
+            if (PyErr_ExceptionMatches(PyExc_OverflowError)) {
+                PyErr_Clear();
+                PyErr_Format(PyExc_ValueError, "%s: value out of range", name);
+            }
+            return -1;
+        }
+        if (itemsize == 4) {
+            if (v < INT32_MIN || v > INT32_MAX) {
+                Py_DECREF(seq);
+                free(mem);
+                PyErr_Format(PyExc_ValueError, "%s: value out of range", name);
+                return -1;
+            }
+            ((int32_t *)mem)[i] = (int32_t)v;
+        } else {
+            ((int64_t *)mem)[i] = (int64_t)v;
+        }
+    }
+    Py_DECREF(seq);
+    out->owned = mem;
+    out->data = mem;
+    out->n = n;
+    return 0;
+}
+
+/* the token bytes into the core: a sequence of bytes (or bytearray) objects */
+static int add_tokens(BpeCore *c, PyObject *otok)
+{
+    PyObject *tokseq = PySequence_Fast(otok, "token_bytes must be a sequence of bytes");
+    if (!tokseq)
+        return -1;
+    Py_ssize_t ntok = PySequence_Fast_GET_SIZE(tokseq);
+    PyObject **items = PySequence_Fast_ITEMS(tokseq);
+    int64_t total = 0;
+    if (ntok >= INT32_MAX / 2) {
+        PyErr_SetString(PyExc_ValueError, "too many tokens");
+        goto fail;
+    }
+    for (Py_ssize_t i = 0; i < ntok; i++) {
+        if (PyBytes_Check(items[i]))
+            total += PyBytes_GET_SIZE(items[i]);
+        else if (PyByteArray_Check(items[i]))
+            total += PyByteArray_GET_SIZE(items[i]);
+        else {
+            PyErr_SetString(PyExc_TypeError, "token_bytes must contain bytes objects");
+            goto fail;
+        }
+    }
+    if (bpe_core_reserve_tokens(c, ntok + 1, total + 1) < 0) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    for (Py_ssize_t i = 0; i < ntok; i++) {
+        int isb = PyBytes_Check(items[i]);
+        Py_ssize_t len = isb ? PyBytes_GET_SIZE(items[i]) : PyByteArray_GET_SIZE(items[i]);
+        if (len > INT32_MAX / 4) {
+            PyErr_SetString(PyExc_ValueError, "token too long");
+            goto fail;
+        }
+        bpe_core_add_token(c, isb ? PyBytes_AS_STRING(items[i]) : PyByteArray_AS_STRING(items[i]),
+                           len);
+    }
+    Py_DECREF(tokseq);
+    return 0;
+fail:
+    Py_DECREF(tokseq);
+    return -1;
+}
+
+static PyObject *Core_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"symbols", "starts", "freqs", "token_bytes", "tie_rule", NULL};
+    PyObject *osym, *ostarts, *ofreqs, *otok;
+    int tie = TIE_GREATEST;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOO|i:Core", kwlist, &osym, &ostarts,
+                                     &ofreqs, &otok, &tie))
+        return NULL;
+    if (tie != TIE_GREATEST && tie != TIE_FIRST_SEEN && tie != TIE_LOWEST_IDS) {
+        PyErr_SetString(PyExc_ValueError, "tie_rule must be GREATEST, FIRST_SEEN or LOWEST_IDS");
+        return NULL;
+    }
+    CoreObject *self = (CoreObject *)type->tp_alloc(type, 0);
+    if (!self)
+        return NULL;
+    self->core = bpe_core_new(tie);
+    if (!self->core) {
+        Py_DECREF(self);
+        return PyErr_NoMemory();
+    }
+    BpeCore *c = self->core;
+    IntArr s = {0}, st = {0}, fr = {0};
+    if (intarr_get(osym, 4, "symbols", &s) < 0)
+        goto fail;
+    if (intarr_get(ostarts, 8, "starts", &st) < 0)
+        goto fail;
+    if (intarr_get(ofreqs, 8, "freqs", &fr) < 0)
+        goto fail;
+    const int64_t *starts = (const int64_t *)st.data;
+    const char *msg = bpe_core_check_shape(s.n, starts, st.n, fr.n);
+    if (msg) {
+        PyErr_SetString(PyExc_ValueError, msg);
+        goto fail;
+    }
+    if (add_tokens(c, otok) < 0)
+        goto fail;
+    int is_mem;
+    Py_BEGIN_ALLOW_THREADS
+    msg = bpe_core_build(c, (const int32_t *)s.data, (int32_t)s.n, starts,
+                         (const int64_t *)fr.data, (int32_t)(st.n - 1), &is_mem);
+    Py_END_ALLOW_THREADS
+    if (msg) {
+        if (is_mem)
+            PyErr_NoMemory();
+        else
+            PyErr_SetString(PyExc_ValueError, msg);
+        goto fail;
+    }
+    intarr_release(&s);
+    intarr_release(&st);
+    intarr_release(&fr);
+    return (PyObject *)self;
+fail:
+    intarr_release(&s);
+    intarr_release(&st);
+    intarr_release(&fr);
+    Py_DECREF(self);
+    return NULL;
+}
+
+static void Core_dealloc(CoreObject *self)
+{
+    bpe_core_free(self->core);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* ---- stepping --------------------------------------------------------------------- */
 
 static PyObject *raise_step_error(int err)
 {
@@ -48,13 +288,13 @@ static PyObject *raise_step_error(int err)
     return NULL;
 }
 
-static PyObject *Core_step(CoreObject *c, PyObject *Py_UNUSED(ignored))
+static PyObject *Core_step(CoreObject *self, PyObject *Py_UNUSED(ignored))
 {
-    if (check_usable(c) < 0)
+    if (check_usable(self) < 0)
         return NULL;
     int err;
     StepRec r;
-    int res = do_step(c, &err, &r);
+    int res = bpe_core_step(self->core, &err, &r);
     if (res < 0)
         return raise_step_error(err);
     if (res == 0)
@@ -62,13 +302,13 @@ static PyObject *Core_step(CoreObject *c, PyObject *Py_UNUSED(ignored))
     return Py_BuildValue("(iiiL)", r.a, r.b, r.id, (long long)r.count);
 }
 
-static PyObject *Core_undo(CoreObject *c, PyObject *Py_UNUSED(ignored))
+static PyObject *Core_undo(CoreObject *self, PyObject *Py_UNUSED(ignored))
 {
-    if (check_usable(c) < 0)
+    if (check_usable(self) < 0)
         return NULL;
     int err;
     StepRec r;
-    int res = do_undo(c, &err, &r);
+    int res = bpe_core_undo(self->core, &err, &r);
     if (res < 0)
         return raise_step_error(err);
     if (res == 0) {
@@ -78,60 +318,298 @@ static PyObject *Core_undo(CoreObject *c, PyObject *Py_UNUSED(ignored))
     return Py_BuildValue("(iii)", r.a, r.b, r.id);
 }
 
-static PyObject *Core_run(CoreObject *c, PyObject *args, PyObject *kwds)
+static PyObject *Core_run(CoreObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"n", "min_count", NULL};
     Py_ssize_t n;
     long long min_count = 1;
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "n|L:run", kwlist, &n, &min_count))
         return NULL;
-    if (check_usable(c) < 0)
+    if (check_usable(self) < 0)
         return NULL;
-    if (min_count < 1)
-        min_count = 1;
-    Py_ssize_t done = 0;
-    int err = 0, res = 0;
-    c->busy = 1;
+    int64_t done;
+    int err, res;
+    self->busy = 1;
     Py_BEGIN_ALLOW_THREADS
-    while (done < n) {
-        fs_resolve_top(c);
-        if (c->heap_n == 0 || c->heap[0].count < min_count)
-            break;
-        res = do_step(c, &err, NULL);
-        if (res <= 0)
-            break;
-        done++;
-    }
+    done = bpe_core_run(self->core, n, min_count, &res, &err);
     Py_END_ALLOW_THREADS
-    c->busy = 0;
+    self->busy = 0;
     if (res < 0)
         return raise_step_error(err);
-    return PyLong_FromSsize_t(done);
+    return PyLong_FromSsize_t((Py_ssize_t)done);
 }
 
-static PyObject *Core_get_n_tokens(CoreObject *c, void *closure)
+/* ---- reading ---------------------------------------------------------------------- */
+
+static PyObject *pair_tuple(const BpePairCount *p)
 {
-    return check_idle(c) < 0 ? NULL : PyLong_FromLong(c->n_tokens);
+    return Py_BuildValue("(iiL)", p->a, p->b, (long long)p->count);
 }
-static PyObject *Core_get_n_steps(CoreObject *c, void *closure)
+
+static PyObject *Core_best(CoreObject *self, PyObject *Py_UNUSED(ignored))
 {
-    return check_idle(c) < 0 ? NULL : PyLong_FromLong(c->n_steps);
+    if (check_usable(self) < 0)
+        return NULL;
+    BpePairCount p;
+    if (!bpe_core_best(self->core, &p))
+        Py_RETURN_NONE;
+    return pair_tuple(&p);
 }
-static PyObject *Core_get_n_words(CoreObject *c, void *closure)
+
+/* [(a, b, count), ...] of up to k best pairs (only those of the top count if asked) */
+static PyObject *ranked(BpeCore *c, Py_ssize_t k, int same_count_only)
 {
-    return check_idle(c) < 0 ? NULL : PyLong_FromLong(c->n_words);
+    if (k > c->heap_n)
+        k = c->heap_n;
+    BpePairCount *pairs = (BpePairCount *)malloc((size_t)(k > 0 ? k : 1) * sizeof(BpePairCount));
+    if (!pairs)
+        return PyErr_NoMemory();
+    int64_t m = bpe_core_ranked(c, k, same_count_only, pairs);
+    if (m < 0) {
+        free(pairs);
+        return PyErr_NoMemory();
+    }
+    PyObject *list = PyList_New((Py_ssize_t)m);
+    for (int64_t i = 0; list && i < m; i++) {
+        PyObject *t = pair_tuple(&pairs[i]);
+        if (!t)
+            Py_CLEAR(list);
+        else
+            PyList_SET_ITEM(list, (Py_ssize_t)i, t);
+    }
+    free(pairs);
+    return list;
 }
-static PyObject *Core_get_tie_rule(CoreObject *c, void *closure)
+
+static PyObject *Core_top(CoreObject *self, PyObject *args)
 {
-    return check_idle(c) < 0 ? NULL : PyLong_FromLong(c->tie);
+    Py_ssize_t k;
+    if (!PyArg_ParseTuple(args, "n:top", &k))
+        return NULL;
+    if (check_usable(self) < 0)
+        return NULL;
+    return ranked(self->core, k, 0);
 }
-static PyObject *Core_get_total_symbols(CoreObject *c, void *closure)
+
+static PyObject *Core_tied(CoreObject *self, PyObject *args)
 {
-    return check_idle(c) < 0 ? NULL : PyLong_FromLongLong((long long)c->total_syms);
+    Py_ssize_t limit;
+    if (!PyArg_ParseTuple(args, "n:tied", &limit))
+        return NULL;
+    if (check_usable(self) < 0)
+        return NULL;
+    if (self->core->heap_n == 0)
+        return Py_BuildValue("(i[])", 0);
+    int64_t n = bpe_core_n_tied(self->core);
+    PyObject *list = ranked(self->core, limit, 1);
+    if (!list)
+        return NULL;
+    return Py_BuildValue("(LN)", (long long)n, list);
 }
-static PyObject *Core_get_n_pairs(CoreObject *c, void *closure)
+
+/* history(start) -> [(a, b, new_id, count, n_tied, merged, gone), ...] for the steps
+ * from `start` on: what Trainer records after a run() made them without the GIL. */
+static PyObject *Core_history(CoreObject *self, PyObject *args)
 {
-    return check_idle(c) < 0 ? NULL : PyLong_FromLong(c->heap_n);
+    Py_ssize_t start;
+    if (!PyArg_ParseTuple(args, "n:history", &start))
+        return NULL;
+    if (check_usable(self) < 0)
+        return NULL;
+    const BpeCore *c = self->core;
+    if (start < 0 || start > c->n_steps) {
+        PyErr_SetString(PyExc_IndexError, "history start out of range");
+        return NULL;
+    }
+    PyObject *list = PyList_New(c->n_steps - start);
+    if (!list)
+        return NULL;
+    for (Py_ssize_t i = start; i < c->n_steps; i++) {
+        const StepRec *r = &c->steps[i];
+        PyObject *t = Py_BuildValue("(iiiLiLi)", r->a, r->b, r->id, (long long)r->count,
+                                    r->n_tied, (long long)r->merged, r->gone);
+        if (!t) {
+            Py_DECREF(list);
+            return NULL;
+        }
+        PyList_SET_ITEM(list, i - start, t);
+    }
+    return list;
+}
+
+static PyObject *Core_touched(CoreObject *self, PyObject *args)
+{
+    Py_ssize_t limit;
+    if (!PyArg_ParseTuple(args, "n:touched", &limit))
+        return NULL;
+    if (check_usable(self) < 0)
+        return NULL;
+    int32_t *ids;
+    int64_t n_ids;
+    int64_t nd = bpe_core_touched(self->core, limit, &ids, &n_ids);
+    if (nd < 0)
+        return PyErr_NoMemory();
+    PyObject *list = PyList_New((Py_ssize_t)n_ids);
+    for (int64_t i = 0; list && i < n_ids; i++) {
+        PyObject *v = PyLong_FromLong(ids[i]);
+        if (!v)
+            Py_CLEAR(list);
+        else
+            PyList_SET_ITEM(list, (Py_ssize_t)i, v);
+    }
+    free(ids);
+    if (!list)
+        return NULL;
+    return Py_BuildValue("(LN)", (long long)nd, list);
+}
+
+static PyObject *Core_word(CoreObject *self, PyObject *args)
+{
+    Py_ssize_t w;
+    if (!PyArg_ParseTuple(args, "n:word", &w))
+        return NULL;
+    if (check_usable(self) < 0)
+        return NULL;
+    const BpeCore *c = self->core;
+    if (w < 0 || w >= c->n_words) {
+        PyErr_SetString(PyExc_IndexError, "word index out of range");
+        return NULL;
+    }
+    int64_t room = c->starts[w + 1] - c->starts[w];
+    int32_t *sym = (int32_t *)malloc((size_t)(room > 0 ? room : 1) * sizeof(int32_t));
+    if (!sym)
+        return PyErr_NoMemory();
+    int64_t n = bpe_core_word(c, (int32_t)w, sym);
+    PyObject *list = PyList_New((Py_ssize_t)n);
+    for (int64_t i = 0; list && i < n; i++) {
+        PyObject *v = PyLong_FromLong(sym[i]);
+        if (!v)
+            Py_CLEAR(list);
+        else
+            PyList_SET_ITEM(list, (Py_ssize_t)i, v);
+    }
+    free(sym);
+    return list;
+}
+
+/* Every word's symbols at once (SuperBPE's rebuild reads them all): bytes of int32 ids,
+   and bytes of n_words + 1 int64 starts into them. One call, not word(w) per word. */
+static PyObject *Core_segmentation(CoreObject *self, PyObject *noargs)
+{
+    (void)noargs;
+    if (check_usable(self) < 0)
+        return NULL;
+    const BpeCore *c = self->core;
+    int32_t *sym = malloc(((size_t)c->n_slots + 1) * sizeof(int32_t));
+    int64_t *st = malloc(((size_t)c->n_words + 1) * sizeof(int64_t));
+    if (!sym || !st) {
+        free(sym);
+        free(st);
+        return PyErr_NoMemory();
+    }
+    bpe_core_segmentation(c, sym, st);
+    PyObject *out = Py_BuildValue("(y#y#)", (const char *)sym, (Py_ssize_t)(st[c->n_words] * 4),
+                                  (const char *)st, (Py_ssize_t)(((size_t)c->n_words + 1) * 8));
+    free(sym);
+    free(st);
+    return out;
+}
+
+static PyObject *Core_pair_count(CoreObject *self, PyObject *args)
+{
+    long long a, b;
+    if (!PyArg_ParseTuple(args, "LL:pair_count", &a, &b))
+        return NULL;
+    if (check_usable(self) < 0)
+        return NULL;
+    return PyLong_FromLongLong((long long)bpe_core_pair_count(self->core, a, b));
+}
+
+static PyObject *Core_symbol_count(CoreObject *self, PyObject *args)
+{
+    long long t;
+    if (!PyArg_ParseTuple(args, "L:symbol_count", &t))
+        return NULL;
+    if (check_usable(self) < 0)
+        return NULL;
+    if (t < 0 || t >= self->core->n_tokens) {
+        PyErr_SetString(PyExc_IndexError, "token id out of range");
+        return NULL;
+    }
+    return PyLong_FromLongLong((long long)self->core->symcount[t]);
+}
+
+static PyObject *Core_token(CoreObject *self, PyObject *args)
+{
+    long long t;
+    if (!PyArg_ParseTuple(args, "L:token", &t))
+        return NULL;
+    if (check_idle(self) < 0)
+        return NULL;
+    const BpeCore *c = self->core;
+    if (t < 0 || t >= c->n_tokens) {
+        PyErr_SetString(PyExc_IndexError, "token id out of range");
+        return NULL;
+    }
+    return PyBytes_FromStringAndSize(c->tok_buf + c->tok_off[t], c->tok_len[t]);
+}
+
+/* consistency check of the internal structures, for tests */
+static PyObject *Core_check(CoreObject *self, PyObject *Py_UNUSED(ignored))
+{
+    if (check_usable(self) < 0)
+        return NULL;
+    int is_mem;
+    const char *err = bpe_core_check(self->core, &is_mem);
+    if (err && is_mem)
+        return PyErr_NoMemory();
+    if (err) {
+        PyErr_SetString(PyExc_AssertionError, err);
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+/* sizes of the internal structures, for benchmarks */
+static PyObject *Core_stats(CoreObject *self, PyObject *Py_UNUSED(ignored))
+{
+    if (check_idle(self) < 0)
+        return NULL;
+    BpeCoreStats s;
+    bpe_core_stats(self->core, &s);
+    return Py_BuildValue("{s:i,s:i,s:i,s:L,s:L,s:L,s:L,s:L,s:L}", "pairs", (int)s.pairs,
+                         "pairs_cap", (int)s.pairs_cap, "live_pairs", (int)s.live_pairs,
+                         "hash_cap", (long long)s.hash_cap, "pos_entries",
+                         (long long)s.pos_entries, "pos_alloc_lists", (long long)s.pos_alloc_lists,
+                         "rlog", (long long)s.rlog, "scratch_cap", (long long)s.scratch_cap,
+                         "approx_bytes", (long long)s.approx_bytes);
+}
+
+/* ---- the type and the module ----------------------------------------------------- */
+
+static PyObject *Core_get_n_tokens(CoreObject *self, void *closure)
+{
+    return check_idle(self) < 0 ? NULL : PyLong_FromLong(self->core->n_tokens);
+}
+static PyObject *Core_get_n_steps(CoreObject *self, void *closure)
+{
+    return check_idle(self) < 0 ? NULL : PyLong_FromLong(self->core->n_steps);
+}
+static PyObject *Core_get_n_words(CoreObject *self, void *closure)
+{
+    return check_idle(self) < 0 ? NULL : PyLong_FromLong(self->core->n_words);
+}
+static PyObject *Core_get_tie_rule(CoreObject *self, void *closure)
+{
+    return check_idle(self) < 0 ? NULL : PyLong_FromLong(self->core->tie);
+}
+static PyObject *Core_get_total_symbols(CoreObject *self, void *closure)
+{
+    return check_idle(self) < 0 ? NULL : PyLong_FromLongLong((long long)self->core->total_syms);
+}
+static PyObject *Core_get_n_pairs(CoreObject *self, void *closure)
+{
+    return check_idle(self) < 0 ? NULL : PyLong_FromLong(self->core->heap_n);
 }
 
 static PyGetSetDef Core_getset[] = {
