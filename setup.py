@@ -46,7 +46,7 @@ setup(
     ext_modules=[
         # the training core (plain C in core/) and its Python type
         ext("_core", files("python", "coremodule.c") + CORE, ("core",)),
-        ext("_encode", files("python", "encodemodule.c", "wordcache_type.c") + MERGE
+        ext("_encode", files("python", "encodemodule.c") + MERGE
             + WORDCACHE + SCAN_SHARED, ("merge", "scan")),
         ext("_count", files("python", "countmodule.c") + COUNT + SCAN_SHARED,
             ("count", "scan")),

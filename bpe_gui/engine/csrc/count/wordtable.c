@@ -10,6 +10,7 @@
 
 #include "scan/scan.h"
 #include "count/wordtable.h"
+#include "util/grow.h"
 
 #define ARENA_CHUNK (4u << 20)
 #define BATCH 256
@@ -114,14 +115,9 @@ static const unsigned char *arena_copy(WordTable *c, const unsigned char *p, siz
 {
     if (c->n_chunks == 0 || c->chunk_used + n > c->chunk_size) {
         size_t size = n > ARENA_CHUNK ? n : ARENA_CHUNK;
-        if (c->n_chunks == c->chunks_cap) {
-            size_t cap = c->chunks_cap ? c->chunks_cap * 2 : 16;
-            unsigned char **ch = (unsigned char **)realloc(c->chunks, cap * sizeof(*ch));
-            if (!ch)
-                return NULL;
-            c->chunks = ch;
-            c->chunks_cap = cap;
-        }
+        if (bpe_grow((void **)&c->chunks, &c->chunks_cap, c->n_chunks + 1, sizeof(*c->chunks),
+                     16) < 0)
+            return NULL;
         unsigned char *mem = (unsigned char *)malloc(size ? size : 1);
         if (!mem)
             return NULL;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "imported/pipeline.h"
+#include "util/hash.h"
 
 /* ---- GPT-2's byte <-> unicode alphabet --------------------------------------------- */
 
@@ -25,24 +26,6 @@ void init_alphabet(void) {
 }
 
 /* ---- storage ---------------------------------------------------------------------- */
-
-uint64_t hash_bytes(const char *p, size_t n) {
-    uint64_t h = 0xcbf29ce484222325ull ^ n;
-    while (n >= 8) { /* eight bytes at a time: FNV-style over words */
-        uint64_t v;
-        memcpy(&v, p, 8);
-        h = (h ^ v) * 0x100000001b3ull;
-        h ^= h >> 29;
-        p += 8;
-        n -= 8;
-    }
-    while (n--) h = (h ^ (unsigned char)*p++) * 0x100000001b3ull;
-    /* mix every bit in: the slot, the tag and the filter bit take different bits */
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdull;
-    h ^= h >> 33;
-    return h;
-}
 
 static int arena_put(Model *m, const char *p, size_t n, int64_t *off) {
     if (m->arena_len + n > m->arena_cap) {
@@ -70,7 +53,7 @@ static int arena_put(Model *m, const char *p, size_t n, int64_t *off) {
    tags agree. */
 int32_t find_key(const Model *m, const char *p, size_t n) {
     if (!m->n_slots) return NONE_ID;
-    uint64_t h = hash_bytes(p, n), bit = KF_BIT(h);
+    uint64_t h = bpe_hash_bytes(p, n), bit = KF_BIT(h);
     if (!(m->kfilter[bit >> 6] >> (bit & 63) & 1)) return NONE_ID;
     uint32_t tag = (uint32_t)(h >> 32);
     size_t s = h & (m->n_slots - 1);
@@ -88,7 +71,7 @@ int32_t find_key(const Model *m, const char *p, size_t n) {
 /* Put entry i (a key looked up) into the slots and the filter (room is the caller's). */
 void insert_slot(Model *m, size_t i) {
     const Entry *en = &m->entries[i];
-    uint64_t h = hash_bytes(m->arena + en->off, (size_t)en->len), bit = KF_BIT(h);
+    uint64_t h = bpe_hash_bytes(m->arena + en->off, (size_t)en->len), bit = KF_BIT(h);
     m->kfilter[bit >> 6] |= 1ull << (bit & 63);
     size_t s = h & (m->n_slots - 1);
     while (m->slots[s]) s = (s + 1) & (m->n_slots - 1);

@@ -71,7 +71,6 @@ extern PyTypeObject ModelType;
 extern int32_t byte_to_cp[256];
 extern int32_t cp_to_byte[512];
 void init_alphabet(void);
-uint64_t hash_bytes(const char *p, size_t n);
 int32_t find_key(const Model *m, const char *p, size_t n);
 int add_key(Model *m, const char *p, size_t n, int32_t id, int lookup);
 int build_slots(Model *m);

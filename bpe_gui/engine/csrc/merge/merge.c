@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "merge/merge.h"
+#include "util/grow.h"
 
 #define HEAP_FROM 24 /* words at least this long merge with a heap */
 #define FILTER_BITS 20
@@ -456,16 +457,8 @@ int mt_add(MergeTable *m, int32_t a, int32_t b, int32_t rank, int32_t new_id, in
     MergeEntry *known = (MergeEntry *)mt_find(m, a, b);
     if (known && !replace)
         return 0;
-    if ((size_t)rank >= m->rank_cap) {
-        size_t cap = m->rank_cap ? m->rank_cap : 1024;
-        while (cap <= (size_t)rank)
-            cap *= 2;
-        int32_t *rn = realloc(m->rank_new, cap * sizeof(int32_t));
-        if (!rn)
-            return -1;
-        m->rank_new = rn;
-        m->rank_cap = cap;
-    }
+    if (bpe_grow((void **)&m->rank_new, &m->rank_cap, (size_t)rank + 1, sizeof(int32_t), 1024) < 0)
+        return -1;
     m->rank_new[rank] = new_id;
     set_bytepair(m, a, b, rank, new_id);
     if (known) {

@@ -10,25 +10,8 @@
 #include "merge/merge.h"
 #include "scan/scan.h"
 #include "merge/wordcache.h"
-
-static uint64_t hash_bytes(const unsigned char *p, size_t n)
-{
-    uint64_t h = 0xcbf29ce484222325ull ^ n;
-    while (n >= 8) {
-        uint64_t v;
-        memcpy(&v, p, 8);
-        h = (h ^ v) * 0x100000001b3ull;
-        h ^= h >> 29;
-        p += 8;
-        n -= 8;
-    }
-    while (n--)
-        h = (h ^ *p++) * 0x100000001b3ull;
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdull;
-    h ^= h >> 33;
-    return h;
-}
+#include "util/grow.h"
+#include "util/hash.h"
 
 void wc_reset(WordCacheTable *c)
 {
@@ -55,30 +38,15 @@ static CacheEntry *cache_find(WordCacheTable *c, const unsigned char *w, size_t 
     }
 }
 
-int wc_grow_to(void **p, size_t *cap, size_t need, size_t item)
-{
-    if (need <= *cap)
-        return 0;
-    size_t c = *cap ? *cap : 1024;
-    while (c < need)
-        c *= 2;
-    void *q = realloc(*p, c * item);
-    if (!q)
-        return -1;
-    *p = q;
-    *cap = c;
-    return 0;
-}
-
 /* Store a word's ids (m->sym[0..n)); -1 when out of memory (the cache stays usable). */
 static int cache_store(WordCacheTable *c, const unsigned char *w, size_t len, uint64_t h,
                        size_t slot, const int32_t *ids, size_t n)
 {
     if (len > UINT32_MAX || n > UINT32_MAX)
         return 0; /* not cached */
-    if (wc_grow_to((void **)&c->ent, &c->ent_cap, c->n + 1, sizeof(CacheEntry)) < 0 ||
-        wc_grow_to((void **)&c->bytes, &c->bytes_cap, c->bytes_len + len, 1) < 0 ||
-        wc_grow_to((void **)&c->idbuf, &c->id_cap, c->id_len + n, sizeof(int32_t)) < 0)
+    if (bpe_grow((void **)&c->ent, &c->ent_cap, c->n + 1, sizeof(CacheEntry), 1024) < 0 ||
+        bpe_grow((void **)&c->bytes, &c->bytes_cap, c->bytes_len + len, 1, 1024) < 0 ||
+        bpe_grow((void **)&c->idbuf, &c->id_cap, c->id_len + n, sizeof(int32_t), 1024) < 0)
         return -1;
     CacheEntry *e = &c->ent[c->n];
     e->hash = h;
@@ -141,7 +109,7 @@ int wc_encode_utf8(const MergeTable *m, WordCacheTable *c, int preset, const uns
         const unsigned char *w = s + pos;
         size_t len = end - pos;
         pos = end;
-        uint64_t h = hash_bytes(w, len);
+        uint64_t h = bpe_hash_bytes(w, len);
         size_t slot;
         CacheEntry *e = cache_find(c, w, len, h, &slot);
         const int32_t *ids;
@@ -162,7 +130,7 @@ int wc_encode_utf8(const MergeTable *m, WordCacheTable *c, int preset, const uns
                     goto done;
             }
         }
-        if (wc_grow_to((void **)&out->ids, &out->cap, out->n + k, sizeof(int32_t)) < 0)
+        if (bpe_grow((void **)&out->ids, &out->cap, out->n + k, sizeof(int32_t), 1024) < 0)
             goto done;
         memcpy(out->ids + out->n, ids, k * sizeof(int32_t));
         out->n += k;
@@ -179,7 +147,7 @@ done:
 static int wc_segment(const MergeTable *m, WordCacheTable *c, MergeScratch *x,
                       const unsigned char *w, size_t len, int32_t limit, IdList *out)
 {
-    uint64_t h = hash_bytes(w, len);
+    uint64_t h = bpe_hash_bytes(w, len);
     size_t slot, k;
     const int32_t *ids;
     CacheEntry *e = cache_find(c, w, len, h, &slot);
@@ -199,7 +167,7 @@ static int wc_segment(const MergeTable *m, WordCacheTable *c, MergeScratch *x,
                 return -1;
         }
     }
-    if (wc_grow_to((void **)&out->ids, &out->cap, out->n + k, sizeof(int32_t)) < 0)
+    if (bpe_grow((void **)&out->ids, &out->cap, out->n + k, sizeof(int32_t), 1024) < 0)
         return -1;
     memcpy(out->ids + out->n, ids, k * sizeof(int32_t));
     out->n += k;

@@ -45,9 +45,6 @@ int wc_init(WordCacheTable *c, size_t max_words);   /* 0, or -1 when out of memo
 void wc_free(WordCacheTable *c);
 void wc_reset(WordCacheTable *c);                    /* forget every word */
 
-/* Grow *p (an array of `item`-byte elements, *cap of them) to hold `need`: 0 or -1. */
-int wc_grow_to(void **p, size_t *cap, size_t need, size_t item);
-
 /* Scan s[0..n) (a whole text, no special tokens) with the scanner `preset`, merge each
  * word with the merges of rank < limit, append the ids to out. 0, or -1 when out of
  * memory. */

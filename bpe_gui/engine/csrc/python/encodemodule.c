@@ -22,9 +22,9 @@
  * read; each call merges in scratch of its own). A WordCache serves one thread at a time
  * (Tokenizer keeps one per thread). add() waits until no thread is in encode_text.
  *
- * The merge table and the merge loops are csrc/merge.c (how merging works is in
- * merge.h); the word cache and whole-text encoding csrc/wordcache.c; this file is the
- * Python types around them.
+ * The merge table and the merge loops are merge/merge.c (how merging works is in
+ * merge/merge.h); the word cache and whole-text encoding merge/wordcache.c; this file
+ * is the Python types around them (the only file of _encode that knows Python).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -36,7 +36,6 @@
 #include "scan/scan.h"
 #include "python/scan_python.h"
 #include "merge/wordcache.h"
-#include "python/wordcache_type.h"
 
 #ifdef _WIN32
 #include <windows.h>
@@ -49,6 +48,83 @@ static void pause_a_little(void)
     nanosleep(&t, NULL);
 }
 #endif
+
+/* ---- WordCache: a WordCacheTable (merge/wordcache.h), one per thread encoding; its
+ * methods refuse while encode_text uses it ---------------------------------------- */
+
+typedef struct {
+    PyObject_HEAD
+    WordCacheTable wc;
+    int busy; /* in encode_text on some thread (set and read with the GIL held) */
+} WordCache;
+
+static int cache_idle(WordCache *c)
+{
+    if (c->busy) {
+        PyErr_SetString(PyExc_RuntimeError, "WordCache is in use on another thread");
+        return -1;
+    }
+    return 0;
+}
+
+static int WordCache_init(WordCache *c, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"max_words", NULL};
+    Py_ssize_t max_words = 262144;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|n:WordCache", kwlist, &max_words))
+        return -1;
+    if (max_words < 1 || max_words > (1 << 28)) {
+        PyErr_SetString(PyExc_ValueError, "max_words must be between 1 and 2**28");
+        return -1;
+    }
+    if (cache_idle(c) < 0)
+        return -1;
+    if (wc_init(&c->wc, (size_t)max_words) < 0) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    return 0;
+}
+
+static void WordCache_dealloc(WordCache *c)
+{
+    wc_free(&c->wc);
+    Py_TYPE(c)->tp_free((PyObject *)c);
+}
+
+static PyObject *WordCache_clear(WordCache *c, PyObject *Py_UNUSED(ignored))
+{
+    if (cache_idle(c) < 0)
+        return NULL;
+    wc_reset(&c->wc);
+    Py_RETURN_NONE;
+}
+
+static Py_ssize_t WordCache_len(WordCache *c)
+{
+    return cache_idle(c) < 0 ? -1 : (Py_ssize_t)c->wc.n;
+}
+
+static PyMethodDef WordCache_methods[] = {
+    {"clear", (PyCFunction)WordCache_clear, METH_NOARGS, "forget every word"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PySequenceMethods WordCache_seq = {.sq_length = (lenfunc)WordCache_len};
+
+static PyTypeObject WordCacheType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "bpe_gui.engine._encode.WordCache",
+    .tp_basicsize = sizeof(WordCache),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Word bytes -> token ids, in native memory (for Merger.encode_text).",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)WordCache_init,
+    .tp_dealloc = (destructor)WordCache_dealloc,
+    .tp_methods = WordCache_methods,
+    .tp_as_sequence = &WordCache_seq,
+};
+
+/* ---- Merger -------------------------------------------------------------------- */
 
 #ifndef BPE_SCAN_NPRESETS
 #define BPE_SCAN_NPRESETS 3
