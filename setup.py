@@ -9,29 +9,33 @@ CFLAGS = ["-O2", "-std=c99", "-fvisibility=hidden"]
 CSRC = "bpe_gui/engine/csrc"    # every #include "folder/file.h" is relative to it
 
 
-def files(folder: str, *names: str) -> list[str]:
-    return [f"{CSRC}/{folder}/{n}" for n in names]
+def files(*paths: str) -> list[str]:
+    # paths under csrc/, folder included: tests/test_csrc_layout.py checks that every .c
+    # file there is named here once
+    return [f"{CSRC}/{p}" for p in paths]
 
 
 def headers(*folders: str) -> list[str]:
     # `depends`: a change to any header or .inc of these folders rebuilds the extension
-    found = [str(p) for f in folders for pat in ("*.h", "*.inc") for p in Path(CSRC, f).glob(pat)]
+    found = [str(p) for f in folders for pat in ("*.h", "*.inc")
+             for p in Path(CSRC, f).glob(pat)]
     if "scan" in folders:
         found.append(f"{CSRC}/unicode_tables.h")   # where unicode_classes.py writes it
     return sorted(found)
 
 
 # csrc/README.md says what each folder holds; python/ is the only one with Python in it
-CORE = files("core", "core_build.c", "core_step.c", "core_heap.c", "core_tables.c",
-             "core_lists.c", "core_query.c", "core_check.c")
-SCAN = files("scan", "scan.c")   # the native scanner, compiled into _scan only
+CORE = files("core/core_build.c", "core/core_step.c", "core/core_heap.c", "core/core_tables.c",
+             "core/core_lists.c", "core/core_query.c", "core/core_check.c")
+SCAN = files("scan/scan.c")   # the native scanner, compiled into _scan only
 # the others call _scan's scanner through the function table it exports (scan/scan.h)
-SCAN_SHARED = files("scan", "scan_shared.c")
-MERGE = files("merge", "merge.c", "merge_cut.c")   # the merge engine (_encode, _pipeline)
-WORDCACHE = files("merge", "wordcache.c")
-COUNT = files("count", "wordtable.c", "tsv.c")
-IMPORTED = files("imported", "pipe_tables.c", "pipe_load_hf.c", "pipe_load_tiktoken.c",
-                 "json_scan.c", "b64.c", "pipe_encode.c")
+SCAN_SHARED = files("scan/scan_shared.c")
+MERGE = files("merge/merge.c", "merge/merge_cut.c")   # the merge engine (_encode, _pipeline)
+WORDCACHE = files("merge/wordcache.c")
+COUNT = files("count/wordtable.c", "count/tsv.c")
+IMPORTED = files("imported/pipe_tables.c", "imported/pipe_load_hf.c",
+                 "imported/pipe_load_tiktoken.c", "imported/json_scan.c", "imported/b64.c",
+                 "imported/pipe_encode.c")
 
 
 def ext(name: str, sources: list[str], folders: tuple[str, ...]) -> Extension:
@@ -45,14 +49,14 @@ def ext(name: str, sources: list[str], folders: tuple[str, ...]) -> Extension:
 setup(
     ext_modules=[
         # the training core (plain C in core/) and its Python type
-        ext("_core", files("python", "coremodule.c") + CORE, ("core",)),
-        ext("_encode", files("python", "encodemodule.c") + MERGE
-            + WORDCACHE + SCAN_SHARED, ("merge", "scan")),
-        ext("_count", files("python", "countmodule.c") + COUNT + SCAN_SHARED,
+        ext("_core", files("python/coremodule.c") + CORE, ("core",)),
+        ext("_encode", files("python/encodemodule.c") + MERGE + WORDCACHE + SCAN_SHARED,
+            ("merge", "scan")),
+        ext("_count", files("python/countmodule.c") + COUNT + SCAN_SHARED,
             ("count", "scan")),
-        ext("_scan", files("python", "scanmodule.c") + SCAN, ("scan",)),
+        ext("_scan", files("python/scanmodule.c") + SCAN, ("scan",)),
         # imported tokenizers (without it they use engine/pipeline/pymodel.py)
-        ext("_pipeline", files("python", "pipelinemodule.c") + IMPORTED + MERGE,
+        ext("_pipeline", files("python/pipelinemodule.c") + IMPORTED + MERGE,
             ("imported", "merge")),
     ]
 )

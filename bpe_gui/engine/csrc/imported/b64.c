@@ -1,8 +1,7 @@
 /*
  * b64.c -- standard base64 (the token bytes of a .tiktoken file).
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -17,10 +16,10 @@ void init_b64(void) {
 }
 
 /* Standard base64 with padding; returns the decoded length or -1. */
-Py_ssize_t b64_decode(const char *s, Py_ssize_t n, char *out) {
+ptrdiff_t b64_decode(const char *s, ptrdiff_t n, char *out) {
     if (n == 0 || n % 4) return -1;
-    Py_ssize_t o = 0;
-    for (Py_ssize_t i = 0; i < n; i += 4) {
+    ptrdiff_t o = 0;
+    for (ptrdiff_t i = 0; i < n; i += 4) {
         int v[4], pad = 0;
         for (int j = 0; j < 4; j++) {
             unsigned char c = (unsigned char)s[i + j];

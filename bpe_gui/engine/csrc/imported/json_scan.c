@@ -4,27 +4,20 @@
  * objects of a 128k-token file's vocab and merges (a third of a second); these are read
  * from the text instead, into the tables (pipe_load_hf.c).
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
 #include <ctype.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "imported/json_scan.h"
 #include "imported/pipeline.h"
+#include "util/grow.h"
 
 
 int buf_put(Buf *b, const char *p, size_t n) {
-    if (b->n + n > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->n + n) cap *= 2;
-        char *q = PyMem_Realloc(b->p, cap);
-        if (!q) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        b->p = q;
-        b->cap = cap;
+    if (bpe_grow((void **)&b->p, &b->cap, b->n + n, 1, 256) < 0) {
+        b->oom = 1;
+        return -1;
     }
     memcpy(b->p + b->n, p, n);
     b->n += n;
@@ -139,14 +132,11 @@ static const char *skip_value(const char *p, const char *end, Buf *scratch) {
     return q > p ? q : NULL;
 }
 
-/* Spans (start, end) of model.vocab and model.merges in a tokenizer.json, or None. */
-PyObject *find_model_tables(PyObject *mod, PyObject *args) {
-    Py_buffer data;
-    (void)mod;
-    if (!PyArg_ParseTuple(args, "y*", &data)) return NULL;
-    const char *s = data.buf, *end = s + data.len, *p = s;
+/* Spans (start, end) of model.vocab and model.merges in a tokenizer.json (see pipeline.h). */
+int find_model_tables(const char *s, size_t n, ptrdiff_t spans[4]) {
+    const char *end = s + n, *p = s;
     Buf key = {0}, scratch = {0};
-    Py_ssize_t vs = -1, ve = -1, ms = -1, me = -1;
+    ptrdiff_t vs = -1, ve = -1, ms = -1, me = -1;
     if (end - p >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0) p += 3;
     p = skip_ws(p, end);
     if (p >= end || *p != '{') goto none;
@@ -185,16 +175,17 @@ PyObject *find_model_tables(PyObject *mod, PyObject *args) {
         p = skip_ws(p, end);
         if (p < end && *p == ',') p = skip_ws(p + 1, end);
     }
-    PyMem_Free(key.p);
-    PyMem_Free(scratch.p);
-    PyBuffer_Release(&data);
-    if (vs < 0 || ms < 0) Py_RETURN_NONE;
-    return Py_BuildValue("((nn)(nn))", vs, ve, ms, me);
-none:
-    if (PyErr_Occurred()) PyErr_Clear();
-    PyMem_Free(key.p);
-    PyMem_Free(scratch.p);
-    PyBuffer_Release(&data);
-    Py_RETURN_NONE;
+    free(key.p);
+    free(scratch.p);
+    if (vs < 0 || ms < 0) return 0;
+    spans[0] = vs;
+    spans[1] = ve;
+    spans[2] = ms;
+    spans[3] = me;
+    return 1;
+none: /* (also when out of memory: the caller falls back to json) */
+    free(key.p);
+    free(scratch.p);
+    return 0;
 }
 

@@ -1,29 +1,25 @@
 /*
  * pipe_load_tiktoken.c -- a .tiktoken ranks file ("BASE64 RANK" lines) into the tables.
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "imported/pipeline.h"
 
-/* A message with one %R: the given bytes. */
-static PyObject *with_bytes(const char *fmt, const char *p, Py_ssize_t n) {
-    PyObject *b = PyBytes_FromStringAndSize(p, n);
-    if (!b) return NULL;
-    PyObject *msg = PyUnicode_FromFormat(fmt, b);
-    Py_DECREF(b);
-    return msg;
+/* the problem of line `lineno` (spans point into the file, or to the copy in owned) */
+static int line_problem(PipeProblem *pr, int kind, long lineno, long num) {
+    memset(pr, 0, sizeof *pr);
+    pr->kind = kind;
+    pr->where = "line";
+    pr->index = lineno;
+    pr->num = num;
+    return 1;
 }
 
-PyObject *Model_from_tiktoken(PyObject *cls, PyObject *args) {
-    Py_buffer data;
-    (void)cls;
-    if (!PyArg_ParseTuple(args, "y*", &data)) return NULL;
-    const char *s = data.buf, *end = s + data.len;
-    Model *m = new_model(KIND_TIKTOKEN);
-    if (!m) goto fail0;
+int pipe_load_tiktoken(PipeModel *m, const char *s, size_t len, PipeProblem *pr) {
+    const char *end = s + len;
+    int rc;
     /* first pass: the largest rank, so ids can be sized */
     long max_rank = -1, lines = 0;
     for (const char *p = s; p < end;) {
@@ -39,7 +35,7 @@ PyObject *Model_from_tiktoken(PyObject *cls, PyObject *args) {
         }
         p = le + 1;
     }
-    if (set_ids(m, max_rank + 1) < 0) goto fail;
+    if ((rc = set_ids(m, max_rank + 1)) < 0) return rc;
     char buf[4096];
     long lineno = 0;
     for (const char *p = s; p < end;) {
@@ -51,66 +47,43 @@ PyObject *Model_from_tiktoken(PyObject *cls, PyObject *args) {
         if (le > line && le[-1] == '\r') le--;
         if (le == line) continue;
         const char *sp = memchr(line, ' ', (size_t)(le - line));
-        if (!sp || memchr(sp + 1, ' ', (size_t)(le - sp - 1)))
-            goto bad_parts;
-        Py_ssize_t n = (sp - line) <= (Py_ssize_t)(sizeof buf / 4 * 3) ?
-                       b64_decode(line, sp - line, buf) : -1;
+        if (!sp || memchr(sp + 1, ' ', (size_t)(le - sp - 1))) {
+            int parts = 1;
+            for (const char *q = line; q < le; q++) parts += *q == ' ';
+            return line_problem(pr, PP_PARTS, lineno, parts);
+        }
+        ptrdiff_t n = (sp - line) <= (ptrdiff_t)(sizeof buf / 4 * 3) ?
+                      b64_decode(line, sp - line, buf) : -1;
         if (n <= 0) {
-            PyBuffer_Release(&data);
-            return problem(m, "line", lineno, with_bytes("%R is not valid base64 (or is empty)",
-                                                        line, sp - line > 40 ? 40 : sp - line));
+            line_problem(pr, PP_BASE64, lineno, 0);
+            pr->span[0] = line;
+            pr->span_len[0] = (size_t)(sp - line > 40 ? 40 : sp - line);
+            return 1;
         }
         long r = 0;
         const char *q = sp + 1;
-        if (q == le) goto bad_rank;
+        if (q == le) return line_problem(pr, PP_RANK_NOT_NUMBER, lineno, 0);
         for (; q < le; q++) {
-            if (*q < '0' || *q > '9' || r >= MAX_IDS) goto bad_rank;
+            if (*q < '0' || *q > '9' || r >= MAX_IDS)
+                return line_problem(pr, PP_RANK_NOT_NUMBER, lineno, 0);
             r = r * 10 + (*q - '0');
         }
-        if (r > max_rank) goto bad_rank;
-        if (m->first_entry[r] >= 0) {
-            PyBuffer_Release(&data);
-            return problem(m, "line", lineno,
-                           PyUnicode_FromFormat("rank %ld was already given to another token", r));
-        }
+        if (r > max_rank) return line_problem(pr, PP_RANK_NOT_NUMBER, lineno, 0);
+        if (m->first_entry[r] >= 0) return line_problem(pr, PP_RANK_TAKEN, lineno, r);
         /* lookups while loading need the hash: insert entries into a growing table */
-        if (2 * (m->n_entries + 1) > m->n_slots && build_slots(m) < 0) goto fail;
+        if (2 * (m->n_entries + 1) > m->n_slots && (rc = build_slots(m)) < 0) return rc;
         int added = add_key(m, buf, (size_t)n, (int32_t)r, 1);
-        if (added < 0) goto fail;
+        if (added < 0) return added;
         if (added == 0) {
-            PyBuffer_Release(&data);
-            char what[64];
-            snprintf(what, sizeof what, "%%R was already given rank %d",
-                     (int)find_key(m, buf, (size_t)n));
-            return problem(m, "line", lineno, with_bytes(what, buf, n));
+            line_problem(pr, PP_TOKEN_TAKEN, lineno, find_key(m, buf, (size_t)n));
+            pr->owned = malloc((size_t)n);
+            if (!pr->owned) return PIPE_NOMEM;
+            memcpy(pr->owned, buf, (size_t)n);
+            pr->span[0] = pr->owned;
+            pr->span_len[0] = (size_t)n;
+            return 1;
         }
         insert_slot(m, m->n_entries - 1);
-        continue;
-    bad_parts: {
-        int parts = 1;
-        for (const char *q = line; q < le; q++) parts += *q == ' ';
-        PyBuffer_Release(&data);
-        return problem(m, "line", lineno,
-                       PyUnicode_FromFormat("each line must be 'BASE64 RANK' (token bytes in "
-                                            "base64, one space, a whole number); this line "
-                                            "has %d part(s)", parts));
     }
-    bad_rank:
-        PyBuffer_Release(&data);
-        return problem(m, "line", lineno,
-                       PyUnicode_FromString("the rank is not a whole number"));
-    }
-    PyBuffer_Release(&data);
-    if (finish_tiktoken(m) < 0) {
-        Py_DECREF(m);
-        return NULL;
-    }
-    return Py_BuildValue("(NO)", (PyObject *)m, Py_None);
-fail:
-    Py_XDECREF(m);
-fail0:
-    PyBuffer_Release(&data);
-    return NULL;
+    return finish_tiktoken(m);
 }
-
-/* ---- encoding --------------------------------------------------------------------- */

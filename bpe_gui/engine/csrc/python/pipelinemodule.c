@@ -1,6 +1,8 @@
 /*
  * bpe_gui.engine._pipeline -- the tables of an imported tokenizer, built and run in C
- * (pipeline.h tells how; this file is the Python type and the module).
+ * (imported/pipeline.h tells how). This file is the only one of _pipeline that knows
+ * Python: the Model type around a PipeModel, from_hf (which reads the dict and list
+ * json made), the words of the loaders' problems, and every Python object.
  *
  * Python API
  * ----------
@@ -28,9 +30,318 @@
 #include <string.h>
 
 #include "imported/pipeline.h"
+#include "python/cached_words.h"
+
+typedef struct {
+    PyObject_HEAD
+    PipeModel pm;
+} Model;
+
+static PyTypeObject ModelType;
+
+/* The exception of a PIPE_* error code; NULL. */
+static PyObject *pipe_error(const PipeModel *pm, int rc) {
+    if (rc == PIPE_INVALID)
+        PyErr_SetString(PyExc_ValueError, pm->error);
+    else
+        PyErr_NoMemory();
+    return NULL;
+}
+
+static Model *new_model(int kind) {
+    Model *m = (Model *)ModelType.tp_alloc(&ModelType, 0);
+    if (!m) return NULL;
+    pipe_init(&m->pm, kind);
+    return m;
+}
+
+/* ---- loading ------------------------------------------------------------------------ */
+
+/* (m, (where, index, msg)): the model as far as it was loaded, and what stopped it. */
+static PyObject *problem(Model *m, const char *where, Py_ssize_t index, PyObject *msg) {
+    if (!msg) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return Py_BuildValue("(N(snN))", (PyObject *)m, where, index, msg);
+}
+
+/* A message with one %R: the given bytes. */
+static PyObject *with_bytes(const char *fmt, const char *p, Py_ssize_t n) {
+    PyObject *b = PyBytes_FromStringAndSize(p, n);
+    if (!b) return NULL;
+    PyObject *msg = PyUnicode_FromFormat(fmt, b);
+    Py_DECREF(b);
+    return msg;
+}
+
+/* A span of a file's text as a str (undecodable bytes replaced), for %R. */
+static PyObject *span_text(const PipeProblem *pr, int k) {
+    return PyUnicode_DecodeUTF8(pr->span[k], (Py_ssize_t)pr->span_len[k], "replace");
+}
+
+/* A loader's problem in words (Python's repr of what it quotes), with the model. */
+static PyObject *word_problem(Model *m, PipeProblem *pr) {
+    PyObject *msg = NULL, *s0 = NULL, *s1 = NULL, *s2 = NULL;
+    switch (pr->kind) {
+    case PP_BASE64:
+        msg = with_bytes("%R is not valid base64 (or is empty)", pr->span[0],
+                         (Py_ssize_t)pr->span_len[0]);
+        break;
+    case PP_RANK_TAKEN:
+        msg = PyUnicode_FromFormat("rank %ld was already given to another token", pr->num);
+        break;
+    case PP_TOKEN_TAKEN: {
+        char what[64];
+        snprintf(what, sizeof what, "%%R was already given rank %d", (int)pr->num);
+        msg = with_bytes(what, pr->span[0], (Py_ssize_t)pr->span_len[0]);
+        break;
+    }
+    case PP_PARTS:
+        msg = PyUnicode_FromFormat("each line must be 'BASE64 RANK' (token bytes in base64, "
+                                   "one space, a whole number); this line has %d part(s)",
+                                   (int)pr->num);
+        break;
+    case PP_RANK_NOT_NUMBER:
+        msg = PyUnicode_FromString("the rank is not a whole number");
+        break;
+    case PP_NOT_IN_VOCAB:
+        s0 = span_text(pr, 0);
+        s1 = span_text(pr, 1);
+        s2 = span_text(pr, 2);
+        msg = (s0 && s1 && s2) ?
+            PyUnicode_FromFormat("the %s %R of the merge %R %R is not in the vocabulary",
+                                 pr->what, s0, s1, s2) : NULL;
+        break;
+    case PP_BAD_MERGE:
+        s0 = span_text(pr, 0);
+        msg = s0 ? PyUnicode_FromFormat("the merge %R should be \"left right\" or "
+                                        "[\"left\", \"right\"]", s0) : NULL;
+        break;
+    default:
+        PyErr_SetString(PyExc_SystemError, "unknown problem");
+    }
+    Py_XDECREF(s0);
+    Py_XDECREF(s1);
+    Py_XDECREF(s2);
+    const char *where = pr->where;
+    Py_ssize_t index = pr->index;
+    pipe_problem_free(pr);
+    return problem(m, where, index, msg);
+}
+
+/* The bytes a ByteLevel key stands for; -1 if a character is not in GPT-2's alphabet. */
+static Py_ssize_t byte_level_bytes(PyObject *key, char *out, Py_ssize_t cap) {
+    Py_ssize_t n = PyUnicode_GET_LENGTH(key);
+    if (n > cap) return -1;
+    int kind = PyUnicode_KIND(key);
+    const void *data = PyUnicode_DATA(key);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        if (c >= 512 || cp_to_byte[c] < 0) return -1;
+        out[i] = (char)cp_to_byte[c];
+    }
+    return n;
+}
+
+static PyObject *merge_parts(PyObject *item, PyObject **a, PyObject **b) {
+    /* returns a new list/tuple-free pair of borrowed-or-new refs in *a, *b (new refs) */
+    if (PyUnicode_Check(item)) {
+        /* tokenizers splits on ' ' exactly (str.split() would also cut at other spaces) */
+        PyObject *sep = PyUnicode_FromString(" ");
+        if (!sep) return NULL;
+        PyObject *parts = PyUnicode_Split(item, sep, -1);
+        Py_DECREF(sep);
+        if (!parts) return NULL;
+        if (PyList_GET_SIZE(parts) != 2) {
+            Py_DECREF(parts);
+            return Py_None;
+        }
+        *a = PyList_GET_ITEM(parts, 0);
+        *b = PyList_GET_ITEM(parts, 1);
+        Py_INCREF(*a);
+        Py_INCREF(*b);
+        Py_DECREF(parts);
+    } else if ((PyList_Check(item) || PyTuple_Check(item)) && PySequence_Size(item) == 2) {
+        *a = PySequence_GetItem(item, 0);
+        *b = PySequence_GetItem(item, 1);
+        if (!*a || !*b) {
+            Py_XDECREF(*a);
+            Py_XDECREF(*b);
+            return NULL;
+        }
+        if (!PyUnicode_Check(*a) || !PyUnicode_Check(*b)) {
+            Py_DECREF(*a);
+            Py_DECREF(*b);
+            return Py_None;
+        }
+    } else {
+        return Py_None;
+    }
+    if (PyUnicode_GET_LENGTH(*a) == 0 || PyUnicode_GET_LENGTH(*b) == 0) {
+        Py_DECREF(*a);
+        Py_DECREF(*b);
+        return Py_None;
+    }
+    return item;
+}
+
+/* from_hf(vocab, merges, byte_level): the tables from the dict and list json made. */
+static PyObject *Model_from_hf(PyObject *cls, PyObject *args) {
+    PyObject *vocab, *merges;
+    int byte_level;
+    (void)cls;
+    if (!PyArg_ParseTuple(args, "O!O!p", &PyDict_Type, &vocab, &PyList_Type, &merges,
+                          &byte_level))
+        return NULL;
+    Model *m = new_model(KIND_HF);
+    if (!m) return NULL;
+    PipeModel *pm = &m->pm;
+    int rc;
+    pm->byte_level = byte_level;
+    PyObject *k, *v;
+    Py_ssize_t pos = 0, max_id = -1;
+    while (PyDict_Next(vocab, &pos, &k, &v)) {
+        long id = PyLong_Check(v) && !PyBool_Check(v) ? PyLong_AsLong(v) : -1;
+        if (id == -1 && PyErr_Occurred()) PyErr_Clear();
+        if (!PyUnicode_Check(k) || id < 0 || id >= MAX_IDS)
+            return problem(m, "vocab", pos - 1,
+                           PyUnicode_FromFormat("the id %R of %R is not a whole number from 0 "
+                                                "to %d", v, k, MAX_IDS - 1));
+        if (id > max_id) max_id = id;
+    }
+    if ((rc = set_ids(pm, max_id + 1)) < 0) goto error;
+    char buf[1024];
+    pos = 0;
+    while (PyDict_Next(vocab, &pos, &k, &v)) {
+        int32_t id = (int32_t)PyLong_AsLong(v);
+        Py_ssize_t n = byte_level ? byte_level_bytes(k, buf, sizeof buf) : -1;
+        int lookup = 1;
+        const char *p = buf;
+        if (n < 0) { /* UTF-8 text: a char-level key, or a ByteLevel vocab's added token */
+            lookup = !byte_level;
+            p = PyUnicode_AsUTF8AndSize(k, &n);
+            if (!p) goto fail;
+        }
+        if ((rc = add_key(pm, p, (size_t)n, id, lookup)) < 0) goto error;
+    }
+    if ((rc = build_slots(pm)) < 0 || (rc = start_merges(pm)) < 0) goto error;
+    Py_ssize_t nm = PyList_GET_SIZE(merges);
+    for (Py_ssize_t i = 0; i < nm; i++) {
+        PyObject *a = NULL, *b = NULL;
+        PyObject *ok = merge_parts(PyList_GET_ITEM(merges, i), &a, &b);
+        if (!ok) goto fail;
+        if (ok == Py_None)
+            return problem(m, "merges", i,
+                           PyUnicode_FromFormat("the merge %R should be \"left right\" or "
+                                                "[\"left\", \"right\"]",
+                                                PyList_GET_ITEM(merges, i)));
+        PyObject *ab = PyUnicode_Concat(a, b);
+        if (!ab) {
+            Py_DECREF(a);
+            Py_DECREF(b);
+            goto fail;
+        }
+        PyObject *parts[3] = {a, b, ab};
+        long ids[3];
+        for (int j = 0; j < 3; j++) {
+            PyObject *idv = PyDict_GetItemWithError(vocab, parts[j]);
+            if (!idv) {
+                PyObject *msg = PyErr_Occurred() ? NULL :
+                    PyUnicode_FromFormat("the %s %R of the merge %R %R is not in the vocabulary",
+                                         j == 2 ? "merged token" : "token", parts[j], a, b);
+                Py_DECREF(a);
+                Py_DECREF(b);
+                Py_DECREF(ab);
+                if (!msg) goto fail;
+                return problem(m, "merges", i, msg);
+            }
+            ids[j] = PyLong_AsLong(idv);
+        }
+        Py_DECREF(a);
+        Py_DECREF(b);
+        Py_DECREF(ab);
+        if ((rc = add_merge(pm, (int32_t)ids[0], (int32_t)ids[1], (int32_t)i,
+                            (int32_t)ids[2])) < 0)
+            goto error;
+    }
+    return Py_BuildValue("(NO)", (PyObject *)m, Py_None);
+error:
+    pipe_error(pm, rc);
+fail:
+    Py_DECREF(m);
+    return NULL;
+}
+
+
+/* from_hf_text(data, vocab_span, merges_span, byte_level) -> (Model, problem) or None
+   (None: something this reader does not take; use json and from_hf instead). */
+static PyObject *Model_from_hf_text(PyObject *cls, PyObject *args) {
+    Py_buffer data;
+    Py_ssize_t vs, ve, ms, me;
+    int byte_level;
+    (void)cls;
+    if (!PyArg_ParseTuple(args, "y*(nn)(nn)p", &data, &vs, &ve, &ms, &me, &byte_level))
+        return NULL;
+    Model *m = new_model(KIND_HF);
+    if (!m) {
+        PyBuffer_Release(&data);
+        return NULL;
+    }
+    PipeProblem pr;
+    int rc = pipe_load_hf_text(&m->pm, data.buf, vs, ve, ms, me, byte_level, &pr);
+    PyBuffer_Release(&data); /* (the problem's spans are copies) */
+    if (rc == 1) return word_problem(m, &pr);
+    if (rc == 0) return Py_BuildValue("(NO)", (PyObject *)m, Py_None);
+    if (rc < 0) pipe_error(&m->pm, rc);
+    Py_DECREF(m);
+    if (rc < 0) return NULL;
+    Py_RETURN_NONE;
+}
+
+/* from_tiktoken(data) -> (Model, problem) */
+static PyObject *Model_from_tiktoken(PyObject *cls, PyObject *args) {
+    Py_buffer data;
+    (void)cls;
+    if (!PyArg_ParseTuple(args, "y*", &data)) return NULL;
+    Model *m = new_model(KIND_TIKTOKEN);
+    if (!m) {
+        PyBuffer_Release(&data);
+        return NULL;
+    }
+    PipeProblem pr;
+    int rc = pipe_load_tiktoken(&m->pm, data.buf, (size_t)data.len, &pr);
+    PyObject *r;
+    if (rc == 1) { /* (worded before the buffer goes: a span may point into it) */
+        r = word_problem(m, &pr);
+    } else if (rc == 0) {
+        r = Py_BuildValue("(NO)", (PyObject *)m, Py_None);
+    } else {
+        r = pipe_error(&m->pm, rc);
+        Py_DECREF(m);
+    }
+    PyBuffer_Release(&data);
+    return r;
+}
+
+/* Spans (start, end) of model.vocab and model.merges in a tokenizer.json, or None. */
+static PyObject *py_find_model_tables(PyObject *mod, PyObject *args) {
+    Py_buffer data;
+    (void)mod;
+    if (!PyArg_ParseTuple(args, "y*", &data)) return NULL;
+    ptrdiff_t spans[4];
+    int found = find_model_tables(data.buf, (size_t)data.len, spans);
+    PyBuffer_Release(&data);
+    if (!found) Py_RETURN_NONE;
+    return Py_BuildValue("((nn)(nn))", (Py_ssize_t)spans[0], (Py_ssize_t)spans[1],
+                         (Py_ssize_t)spans[2], (Py_ssize_t)spans[3]);
+}
+
+/* ---- keys ---------------------------------------------------------------------------- */
 
 /* The key of an id as the file spells it (ByteLevel keys in GPT-2's alphabet). */
-static PyObject *Model_key_text(Model *m, PyObject *args) {
+static PyObject *Model_key_text(Model *self, PyObject *args) {
+    const PipeModel *m = &self->pm;
     Py_ssize_t id;
     if (!PyArg_ParseTuple(args, "n", &id)) return NULL;
     if (id < 0 || id >= m->n_ids || m->first_entry[id] < 0) Py_RETURN_NONE;
@@ -46,7 +357,7 @@ static PyObject *Model_key_text(Model *m, PyObject *args) {
 }
 
 /* The id of a key given as the file spells it, or -1. */
-static PyObject *Model_text_id(Model *m, PyObject *args) {
+static PyObject *Model_text_id(Model *self, PyObject *args) {
     PyObject *text;
     if (!PyArg_ParseTuple(args, "U", &text)) return NULL;
     Py_ssize_t n;
@@ -54,73 +365,23 @@ static PyObject *Model_text_id(Model *m, PyObject *args) {
     if (!p) return NULL;
     char *tmp = PyMem_Malloc((size_t)n + 1);
     if (!tmp) return PyErr_NoMemory();
-    int32_t id = text_key_id(m, p, (size_t)n, tmp);
+    int32_t id = text_id(&self->pm, p, (size_t)n, tmp);
     PyMem_Free(tmp);
-    if (id == NONE_ID) /* keys only shown (not ByteLevel text): compare their UTF-8 */
-        for (size_t e = 0; e < m->n_entries; e++)
-            if (!m->entries[e].lookup && m->entries[e].len == n &&
-                memcmp(m->arena + m->entries[e].off, p, (size_t)n) == 0) {
-                id = m->entries[e].id;
-                break;
-            }
     return PyLong_FromLong(id);
 }
 
 /* ---- configuration and tables ----------------------------------------------------- */
 
-static PyObject *Model_configure(Model *m, PyObject *args) {
+static PyObject *Model_configure(Model *self, PyObject *args) {
     int ignore_merges, byte_fallback, fuse_unk, unk_id;
     if (!PyArg_ParseTuple(args, "ppip", &ignore_merges, &byte_fallback, &unk_id, &fuse_unk))
         return NULL;
-    m->ignore_merges = ignore_merges;
-    m->byte_fallback = byte_fallback;
-    m->fuse_unk = fuse_unk;
-    m->unk_id = (unk_id >= 0 && unk_id < m->n_ids) ? unk_id : NONE_ID;
-    if (m->kind == KIND_HF)
-        m->mt.whole_words = ignore_merges;
-    for (int b = 0; b < 256; b++) {
-        char key[8];
-        snprintf(key, sizeof key, "<0x%02X>", b);
-        m->fb[b] = byte_fallback ? find_key(m, key, 6) : NONE_ID;
-    }
+    pipe_configure(&self->pm, ignore_merges, byte_fallback, unk_id, fuse_unk);
     Py_RETURN_NONE;
 }
 
-/* The bytes an entry stands for (see the module comment). */
-static Py_ssize_t shown_bytes(const Model *m, const Entry *en, const char *rep, Py_ssize_t rep_len,
-                              int byte_fallback, char *out, Py_ssize_t cap) {
-    const char *p = m->arena + en->off;
-    Py_ssize_t n = en->len;
-    if (m->kind == KIND_HF && !m->byte_level) {
-        if (byte_fallback && n == 6 && memcmp(p, "<0x", 3) == 0 && p[5] == '>') {
-            int hi = p[3], lo = p[4];
-            int h = hi >= '0' && hi <= '9' ? hi - '0' : hi >= 'A' && hi <= 'F' ? hi - 'A' + 10 : -1;
-            int l = lo >= '0' && lo <= '9' ? lo - '0' : lo >= 'A' && lo <= 'F' ? lo - 'A' + 10 : -1;
-            if (h >= 0 && l >= 0) {
-                out[0] = (char)(h * 16 + l);
-                return 1;
-            }
-        }
-        if (rep_len > 0) {
-            Py_ssize_t o = 0;
-            for (Py_ssize_t i = 0; i < n;) {
-                if (i + rep_len <= n && memcmp(p + i, rep, (size_t)rep_len) == 0) {
-                    if (o < cap) out[o++] = ' ';
-                    i += rep_len;
-                } else {
-                    if (o < cap) out[o++] = p[i];
-                    i++;
-                }
-            }
-            return o <= cap ? o : -1;
-        }
-    }
-    if (n > cap) return -1;
-    memcpy(out, p, (size_t)n);
-    return n;
-}
-
-static PyObject *Model_tables(Model *m, PyObject *args) {
+static PyObject *Model_tables(Model *self, PyObject *args) {
+    const PipeModel *m = &self->pm;
     PyObject *rep;
     int byte_fallback;
     if (!PyArg_ParseTuple(args, "Op", &rep, &byte_fallback)) return NULL;
@@ -170,14 +431,15 @@ fail:
     return NULL;
 }
 
-static PyObject *Model_id_of(Model *m, PyObject *args) {
+static PyObject *Model_id_of(Model *self, PyObject *args) {
     const char *p;
     Py_ssize_t n;
     if (!PyArg_ParseTuple(args, "y#", &p, &n)) return NULL;
-    return PyLong_FromLong(find_key(m, p, (size_t)n));
+    return PyLong_FromLong(find_key(&self->pm, p, (size_t)n));
 }
 
-static PyObject *Model_key(Model *m, PyObject *args) {
+static PyObject *Model_key(Model *self, PyObject *args) {
+    const PipeModel *m = &self->pm;
     Py_ssize_t id;
     if (!PyArg_ParseTuple(args, "n", &id)) return NULL;
     if (id < 0 || id >= m->n_ids || m->first_entry[id] < 0) Py_RETURN_NONE;
@@ -185,7 +447,8 @@ static PyObject *Model_key(Model *m, PyObject *args) {
     return PyBytes_FromStringAndSize(m->arena + en->off, en->len);
 }
 
-static PyObject *Model_merge(Model *m, PyObject *args) {
+static PyObject *Model_merge(Model *self, PyObject *args) {
+    const PipeModel *m = &self->pm;
     Py_ssize_t k;
     if (!PyArg_ParseTuple(args, "n", &k)) return NULL;
     if (k < 0 || k >= m->n_merges) {
@@ -195,32 +458,148 @@ static PyObject *Model_merge(Model *m, PyObject *args) {
     return Py_BuildValue("(iii)", m->merge_a[k], m->merge_b[k], m->merge_new[k]);
 }
 
+/* ---- encoding ------------------------------------------------------------------------ */
+
+/* The exception of a failed pipe_tokenize; NULL. */
+static PyObject *tokenize_error(int err) {
+    if (err == PIPE_WORD_TOO_LONG)
+        PyErr_SetString(PyExc_ValueError, "a word of 512 MiB or more");
+    else
+        PyErr_NoMemory();
+    return NULL;
+}
+
+static PyObject *ids_tuple(const MergeScratch *x, size_t n) {
+    PyObject *t = PyTuple_New((Py_ssize_t)n);
+    if (!t) return NULL;
+    for (size_t i = 0; i < n; i++) {
+        PyObject *v = PyLong_FromLong(x->sym[i]);
+        if (!v) {
+            Py_DECREF(t);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(t, (Py_ssize_t)i, v);
+    }
+    return t;
+}
+
+static PyObject *spans_of(const MergeScratch *x, size_t n) {
+    PyObject *ids = ids_tuple(x, n), *starts = PyTuple_New((Py_ssize_t)n),
+             *ends = PyTuple_New((Py_ssize_t)n);
+    if (!ids || !starts || !ends) goto fail;
+    for (size_t i = 0; i < n; i++) {
+        PyObject *a = PyLong_FromLong(x->st[i]), *b = PyLong_FromLong(x->en[i]);
+        if (!a || !b) {
+            Py_XDECREF(a);
+            Py_XDECREF(b);
+            goto fail;
+        }
+        PyTuple_SET_ITEM(starts, (Py_ssize_t)i, a);
+        PyTuple_SET_ITEM(ends, (Py_ssize_t)i, b);
+    }
+    return Py_BuildValue("(NNN)", ids, starts, ends);
+fail:
+    Py_XDECREF(ids);
+    Py_XDECREF(starts);
+    Py_XDECREF(ends);
+    return NULL;
+}
+
+static PyObject *Model_tokenize(Model *self, PyObject *args) {
+    PyObject *word;
+    if (!PyArg_ParseTuple(args, "U", &word)) return NULL;
+    Py_ssize_t len;
+    const char *w = PyUnicode_AsUTF8AndSize(word, &len);
+    if (!w) return NULL;
+    MergeScratch x = {0};
+    int err;
+    size_t n = pipe_tokenize(&self->pm, &x, w, (size_t)len, &err);
+    PyObject *r = n == (size_t)-1 ? tokenize_error(err) : spans_of(&x, n);
+    ms_free(&x);
+    return r;
+}
+
+typedef struct {
+    const PipeModel *m;
+    MergeScratch x;
+} WordCtx;
+
+/* one word for encode_words: the model's ids of its bytes */
+static PyObject *word_ids(void *ctx, const char *utf8, Py_ssize_t len) {
+    WordCtx *c = ctx;
+    int err;
+    size_t n = pipe_tokenize(c->m, &c->x, utf8, (size_t)len, &err);
+    return n == (size_t)-1 ? tokenize_error(err) : ids_tuple(&c->x, n);
+}
+
+static PyObject *Model_encode_words(Model *self, PyObject *args) {
+    PyObject *words, *cache;
+    Py_ssize_t cache_limit;
+    if (!PyArg_ParseTuple(args, "O!O!n", &PyList_Type, &words, &PyDict_Type, &cache,
+                          &cache_limit))
+        return NULL;
+    WordCtx ctx = {&self->pm, {0}};
+    PyObject *out = encode_words_cached(words, cache, cache_limit, word_ids, &ctx);
+    ms_free(&ctx.x);
+    return out;
+}
+
+/* TIKTOKEN: derive the merge list (pipe_rebuild); the ids no merge makes. */
+static PyObject *Model_rebuild(Model *self, PyObject *noargs) {
+    (void)noargs;
+    int32_t *stray;
+    size_t n;
+    if (pipe_rebuild(&self->pm, &stray, &n) < 0) return PyErr_NoMemory();
+    PyObject *list = PyList_New((Py_ssize_t)n);
+    for (size_t i = 0; list && i < n; i++) {
+        PyObject *v = PyLong_FromLong(stray[i]);
+        if (!v)
+            Py_CLEAR(list);
+        else
+            PyList_SET_ITEM(list, (Py_ssize_t)i, v);
+    }
+    free(stray);
+    return list;
+}
+
+static void table_capsule_free(PyObject *cap) {
+    Py_XDECREF((PyObject *)PyCapsule_GetContext(cap));
+}
+
+/* The merge table as a capsule for _encode.Merger.wrap (same merge.h on both sides); the
+   capsule keeps the model alive. */
+static PyObject *Model_merge_table(Model *m, PyObject *noargs) {
+    (void)noargs;
+    PyObject *cap = PyCapsule_New(&m->pm.mt, "bpe_gui.merge_table", table_capsule_free);
+    if (!cap) return NULL;
+    if (PyCapsule_SetContext(cap, m) < 0) {
+        Py_DECREF(cap);
+        return NULL;
+    }
+    Py_INCREF(m);
+    return cap;
+}
+
+/* ---- the type and the module ----------------------------------------------------------- */
+
 static void Model_dealloc(Model *m) {
-    PyMem_Free(m->arena);
-    PyMem_Free(m->entries);
-    PyMem_Free(m->first_entry);
-    PyMem_Free(m->slots);
-    PyMem_Free(m->kfilter);
-    mt_free(&m->mt);
-    PyMem_Free(m->merge_a);
-    PyMem_Free(m->merge_b);
-    PyMem_Free(m->merge_new);
+    pipe_free(&m->pm);
     Py_TYPE(m)->tp_free((PyObject *)m);
 }
 
 static PyObject *Model_get_n_ids(Model *m, void *c) {
     (void)c;
-    return PyLong_FromSsize_t(m->n_ids);
+    return PyLong_FromSsize_t(m->pm.n_ids);
 }
 
 static PyObject *Model_get_n_merges(Model *m, void *c) {
     (void)c;
-    return PyLong_FromSsize_t(m->n_merges);
+    return PyLong_FromSsize_t(m->pm.n_merges);
 }
 
 static PyObject *Model_get_kind(Model *m, void *c) {
     (void)c;
-    return PyUnicode_FromString(m->kind == KIND_HF ? "hf" : "tiktoken");
+    return PyUnicode_FromString(m->pm.kind == KIND_HF ? "hf" : "tiktoken");
 }
 
 static PyMethodDef Model_methods[] = {
@@ -257,7 +636,7 @@ static PyGetSetDef Model_getset[] = {
     {NULL, NULL, NULL, NULL, NULL},
 };
 
-PyTypeObject ModelType = {
+static PyTypeObject ModelType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "bpe_gui.engine._pipeline.Model",
     .tp_basicsize = sizeof(Model),
     .tp_flags = Py_TPFLAGS_DEFAULT,
@@ -268,7 +647,7 @@ PyTypeObject ModelType = {
 };
 
 static PyMethodDef module_methods[] = {
-    {"find_model_tables", (PyCFunction)find_model_tables, METH_VARARGS,
+    {"find_model_tables", (PyCFunction)py_find_model_tables, METH_VARARGS,
      "find_model_tables(data: bytes) -> ((vocab start, end), (merges start, end)) or None"},
     {NULL, NULL, 0, NULL},
 };

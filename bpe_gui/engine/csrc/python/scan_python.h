@@ -4,7 +4,7 @@
  * TABLES_REGEX_VERSION, all about the one scanner of `_scan`. Include it after Python.h
  * and scan.h, list SCAN_PYTHON_METHODS in the module's method table and call
  * scan_python_add_constants(module) in PyInit: in an extension built with
- * csrc/scan_shared.c it first imports `_scan`'s function table (the capsule). `_scan`
+ * scan/scan_shared.c it first imports `_scan`'s function table (the capsule). `_scan`
  * itself defines BPE_SCAN_PROVIDER before including this file.
  */
 #ifndef BPE_SCAN_PYTHON_H

@@ -20,7 +20,7 @@
  * One scanner for every extension
  * -------------------------------
  * scan.c is compiled into `_scan` only. `_scan` exports the table of functions below as
- * the capsule BPE_SCAN_CAPSULE; another extension compiles csrc/scan_shared.c instead of
+ * the capsule BPE_SCAN_CAPSULE; another extension compiles scan/scan_shared.c instead of
  * scan.c (it defines the functions of this header as calls through that table) and
  * includes scan_python.h, whose scan_python_add_constants(module), called in its PyInit,
  * imports the capsule first. So there is one copy of the code and of the current tables:
