@@ -78,16 +78,22 @@ const char *bpe_core_build(BpeCore *c, const int32_t *symbols, int32_t n_symbols
 
     int64_t npairs_est = 0;
     c->total_syms = 0;
+    Slot *sl = c->sl;
+    int64_t *symcount = c->symcount;
     for (int32_t w = 0; w < nwds; w++) {
         int32_t s = (int32_t)starts[w], e = (int32_t)starts[w + 1];
         int64_t f = freqs[w];
         for (int32_t i = s; i < e; i++) {
             int32_t t = symbols[i];
-            c->sl[i].sym = t;
-            c->sl[i].prv = i > s ? i - 1 : -1;
-            c->sl[i].nxt = i + 1 < e ? i + 1 : -1;
-            c->sl[i].wid = w;
-            c->symcount[t] += f;
+            sl[i].sym = t;
+            sl[i].prv = i - 1;
+            sl[i].nxt = i + 1;
+            sl[i].wid = w;
+            symcount[t] += f;
+        }
+        if (e > s) {   /* the word's ends */
+            sl[s].prv = -1;
+            sl[e - 1].nxt = -1;
         }
         c->total_syms += f * (e - s);
         if (e - s > 1)
