@@ -341,6 +341,20 @@ static PyObject *Core_run(CoreObject *self, PyObject *args, PyObject *kwds)
 
 /* ---- reading ---------------------------------------------------------------------- */
 
+/* [v[0], ..., v[n - 1]] as Python ints; NULL with an exception set */
+static PyObject *int_list(const int32_t *v, int64_t n)
+{
+    PyObject *list = PyList_New((Py_ssize_t)n);
+    for (int64_t i = 0; list && i < n; i++) {
+        PyObject *x = PyLong_FromLong(v[i]);
+        if (!x)
+            Py_CLEAR(list);
+        else
+            PyList_SET_ITEM(list, (Py_ssize_t)i, x);
+    }
+    return list;
+}
+
 static PyObject *pair_tuple(const BpePairCount *p)
 {
     return Py_BuildValue("(iiL)", p->a, p->b, (long long)p->count);
@@ -449,14 +463,7 @@ static PyObject *Core_touched(CoreObject *self, PyObject *args)
     int64_t nd = bpe_core_touched(self->core, limit, &ids, &n_ids);
     if (nd < 0)
         return PyErr_NoMemory();
-    PyObject *list = PyList_New((Py_ssize_t)n_ids);
-    for (int64_t i = 0; list && i < n_ids; i++) {
-        PyObject *v = PyLong_FromLong(ids[i]);
-        if (!v)
-            Py_CLEAR(list);
-        else
-            PyList_SET_ITEM(list, (Py_ssize_t)i, v);
-    }
+    PyObject *list = int_list(ids, n_ids);
     free(ids);
     if (!list)
         return NULL;
@@ -479,15 +486,7 @@ static PyObject *Core_word(CoreObject *self, PyObject *args)
     int32_t *sym = (int32_t *)malloc((size_t)(room > 0 ? room : 1) * sizeof(int32_t));
     if (!sym)
         return PyErr_NoMemory();
-    int64_t n = bpe_core_word(c, (int32_t)w, sym);
-    PyObject *list = PyList_New((Py_ssize_t)n);
-    for (int64_t i = 0; list && i < n; i++) {
-        PyObject *v = PyLong_FromLong(sym[i]);
-        if (!v)
-            Py_CLEAR(list);
-        else
-            PyList_SET_ITEM(list, (Py_ssize_t)i, v);
-    }
+    PyObject *list = int_list(sym, bpe_core_word(c, (int32_t)w, sym));
     free(sym);
     return list;
 }
