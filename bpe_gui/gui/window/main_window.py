@@ -232,6 +232,8 @@ class MainWindow(QMainWindow):
             event.ignore()
             return
         self.save_layout()
-        self.sessions.autosave()
+        # the running job stopped first: the autosave reads a trainer that holds still
+        # (a run to the target kept stepping on the worker thread while it was read)
         self.controller.shutdown()
+        self.sessions.autosave()
         event.accept()
