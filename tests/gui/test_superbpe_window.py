@@ -298,3 +298,21 @@ def test_the_encode_view_follows_steps_across_the_transition(qtbot, window, read
         assert c.goto(k)
         assert enc.encoding.ids == c.tokenizer().encode(text), k
     assert c.goto(T + 4) and enc.last_mode == "step"   # within stage 2: merge by merge
+
+
+@pytest.mark.regression
+def test_the_done_message_counts_the_merges_of_both_stages(qtbot, window, ready):
+    """SuperBPE's "done" message counted stage 2 only: 500 merges with stage 2 from step
+    450 said "Target reached at step 500 (50 merges)" (issue 30 item 2)."""
+    c = window.controller
+    c.set_corpus_text(TEXT[:20_000])
+    assert c.set_settings(TrainSettings(num_merges=60, superbpe_from=50))
+    ready(c, timeout=60_000)
+    said = []
+    c.message.connect(said.append)
+    assert window.flow.train()
+    qtbot.waitUntil(lambda: not c.busy and c.view().is_done(), timeout=60_000)
+    want = "Target reached at step 60 (60 merges: 50 in stage 1, 10 in stage 2)."
+    assert c.done_reason() == want
+    assert want in window.merge_panel.next_label.text()
+    assert not c.step() and said[-1] == want
