@@ -33,6 +33,7 @@ from .origin import FIXED_FIELDS, Origin
 from .corpus_source import TABLE_NAME, Corpus, NotUtf8
 from .jobs import Job, JobEnd
 from .live import LiveView
+from ..models.settings_changes import describe_changes
 from .training_jobs import detail_current
 
 FORMAT_NAMES = {"gpt2": "GPT-2 files", "hf": "tokenizer.json", "tiktoken": ".tiktoken",
@@ -111,6 +112,9 @@ class TrainOn:
         self._before: tuple = (None, "", None)  # the mode before a job that may fail
         self.source_path: str | None = None    # the source's file (sessions keep it)
         self._table_of = None                  # the corpus the last job's words came from
+        # the settings in use before training on started (the corpus's own): leave()
+        # gives them back (None: unknown, e.g. a session that was training on)
+        self.scratch_settings: TrainSettings | None = None
 
     # ----- state ----------------------------------------------------------------------
     @property
@@ -176,7 +180,10 @@ class TrainOn:
             self._fail("Cannot train on from this tokenizer", e)
             return False
         self.training.land_at = None
+        scratch = c.settings if not self.active else self.scratch_settings
         started = self._start(src, source_label(src, c.imported_path), settings, to_target=True)
+        if started:
+            self.scratch_settings = scratch
         if started and c.use_imported:   # what was trained is what the views show next
             c.set_use_imported(False)
         return started
@@ -202,8 +209,19 @@ class TrainOn:
         if self.source is None:
             return
         was = self.label
-        self.source, self.label = None, ""
-        c.message.emit(f"No longer training on from {was}: Train (F5) trains from scratch.")
+        back = self.scratch_settings if self.fits(c.settings) else None
+        self.source, self.label, self.scratch_settings = None, "", None
+        if back is not None and back != c.settings:
+            # the corpus's own settings: the source's (its special tokens, pattern, the
+            # number of new merges) stayed behind, silently, for the next training and
+            # the saved session (issue 30)
+            what = describe_changes(c.settings, back)
+            c.settings = back
+            c.message.emit(f"No longer training on from {was}: the settings you had before "
+                           f"are back ({', '.join(what)}). Train (F5) trains from scratch.")
+        else:   # (settings chosen since, e.g. a sample's: they stay)
+            c.message.emit(f"No longer training on from {was}: Train (F5) trains from "
+                           "scratch.")
         self._mark_stale()
         c.settingsChanged.emit(c.settings)   # the panel frees the fields the source decided
 
