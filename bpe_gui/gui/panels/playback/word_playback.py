@@ -22,7 +22,7 @@ from ....engine.explain import Playback, playback, show
 from ...models.edit_words import ClickedWord
 from ...models.encoding import TokenTexts
 from ...models.inherited import new_color
-from ...models.playback import PlaybackModel
+from ...models.playback import PlaybackModel, merge_number
 from ...models.roles import TokenColors
 from ...widgets.table_cells import CellTableView
 from ...widgets.text_pane import TextPane
@@ -253,10 +253,14 @@ class WordPlayback(QWidget):
             did = did[:1].lower() + did[1:]
         else:
             places = "once" if len(st.at) == 1 else f"at {len(st.at)} places"
-            did = (f"rank {st.rank:,}: {t(st.pair[0])} + {t(st.pair[1])} → {t(st.token)}, "
-                   f"{places}")
+            # the merge's number is the step that learned it, as the timeline and the
+            # vocabulary browser say (the engine's rank counts from 0)
+            did = (f"merge {merge_number(st.rank)}: {t(st.pair[0])} + {t(st.pair[1])} → "
+                   f"{t(st.token)}, {places}")
             if self.origin is not None:   # training on: the source's merge, or a new one
                 did += f" ({self.origin.rank_tip(st.rank)})"
+            elif not self.controller.use_imported:
+                did += f" (learned at step {st.rank + 1:,})"
         end = "; no learned merge applies to what is left" if k == n else ""
         return f"Step {k} of {n}: {did}{end}."
 
