@@ -373,3 +373,24 @@ def test_real_tokenizer_files_are_still_recognised(trained, tmp_path):
         dlg = ImportDialog(trained.controller, trained, path=str(path))
         assert dlg.format_label.text().startswith(f"Format: {want}"), dlg.format_label.text()
         dlg.close()
+
+
+@pytest.mark.regression
+def test_the_export_dialog_opens_without_writing_any_format(trained, monkeypatch, qtbot):
+    """Export (Ctrl+E) rendered every format in full to learn which could hold the
+    tokenizer: over 1.5 s with 50,757 tokens before it appeared, and the next click was
+    lost (issue 30 item 8)."""
+    from bpe_gui.engine import formats
+    from bpe_gui.gui.dialogs.export_dialog import ExportDialog
+    rendered = []
+    real = formats._dump
+    monkeypatch.setattr(formats, "_dump", lambda *a, **k: rendered.append(a[1]) or real(*a, **k))
+
+    def shown():
+        return [w for w in trained.findChildren(ExportDialog) if w.isVisible()]
+    trained.act_export.trigger()
+    qtbot.waitUntil(lambda: bool(shown()))
+    assert rendered == []
+    dlg = shown()[0]
+    assert all(cb.isEnabled() for cb in dlg.checks.values())   # byte level: every format
+    dlg.close()
