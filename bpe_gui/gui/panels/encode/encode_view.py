@@ -17,11 +17,11 @@ import time
 from bisect import bisect_left
 from operator import itemgetter
 
-from PySide6.QtCore import QEvent, QPoint, QSize, Qt, QTimer
+from PySide6.QtCore import QEvent, QPoint, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import (QColor, QTextCharFormat, QTextCursor,
                            QTextOption)
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel,
-                               QSizePolicy, QSplitter, QTextEdit, QToolTip, QVBoxLayout,
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QSizePolicy,
+                               QSplitter, QTextEdit, QToolButton, QToolTip, QVBoxLayout,
                                QWidget)
 
 from ....engine.errors import BPEError
@@ -37,6 +37,7 @@ from ...widgets.text_pane import TextPane
 from ...widgets.token_flow import TokenFlow
 from ...widgets.visibility import CatchUp
 from ...widgets.word_branches import WordColouring
+from ...widgets.elided_combo import ElidedComboBox
 from .pages import PAGE_CHARS, PageBar, PagedEdit, TextPages
 
 SYNC_CHARS = 20_000        # re-encode right after the keys below this size, else after a pause
@@ -56,6 +57,8 @@ def _tokens_in(offsets, starts, c0: int, c1: int) -> tuple[int, int]:
 
 
 class EncodeView(QWidget):
+    focusRequested = Signal()   # the Focus button: the window gives the view all its room
+
     def __init__(self, controller, parent=None):
         super().__init__(parent)
         self.catchup = CatchUp(self, self._on_tokenizer_changed)
@@ -113,7 +116,7 @@ class EncodeView(QWidget):
 
     # ----- layout -------------------------------------------------------------------------
     def _build(self) -> None:
-        self.source = QComboBox()
+        self.source = ElidedComboBox()
         self.source.setToolTip("Which tokenizer encodes the text: the one being trained (as of "
                                "the current step) or an imported one")
         self.source.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
@@ -133,10 +136,24 @@ class EncodeView(QWidget):
         sl.setContentsMargins(0, 0, 0, 0)
         sl.addWidget(QLabel("Tokenizer:"))
         sl.addWidget(self.source)
+        # focus mode (the window's View > Focus, Ctrl+Shift+F): the whole window for the
+        # text and its tokens, again to go back (a sliver at 800x600: issue 30)
+        self.focus_button = QToolButton()
+        self.focus_button.setText("Focus")
+        self.focus_button.setCheckable(True)
+        self.focus_button.setToolTip("Give the encode view the whole window (Ctrl+Shift+F); "
+                                     "again to put it back. Step and Train keep working.")
+        self.focus_button.clicked.connect(lambda _c: self.focusRequested.emit())
         top = self.top_bar = FlowBar(spacing=8)
         top.addWidget(source)
         top.addWidget(self.show_ws)
-        top.addWidget(self.counts)
+        counts_row = QWidget()   # the counts and Focus: one piece, Focus at its end
+        cl = QHBoxLayout(counts_row)
+        cl.setContentsMargins(0, 0, 0, 0)
+        cl.addWidget(self.counts, 1)
+        cl.addWidget(self.focus_button)
+        counts_row.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Fixed)
+        top.addWidget(counts_row)
 
         # a long text is shown a page at a time (pages.py): a 30 MB paste or session
         # text laid out whole held the window for many seconds, past a SIGTERM (issue 30)

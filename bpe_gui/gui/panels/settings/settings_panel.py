@@ -21,6 +21,7 @@ from ....engine.trainer import TIE_RULE_LABELS, TrainSettings
 from ...models.settings_changes import describe_changes
 from ...theme import colors, follow_palette
 from ...widgets.number_box import INT_MAX, NumberBox
+from ...widgets.elided_combo import ElidedComboBox
 from .inherited_fields import InheritedFields
 from .superbpe_box import SuperBPEBox, transition_problem
 
@@ -88,7 +89,7 @@ class SettingsPanel(QWidget):
         self.tie_box.setToolTip("Which pair wins when several pairs share the top count")
         self.tie_box.setObjectName("tieRuleBox")
         tl = QVBoxLayout(self.tie_box)
-        self.tie_combo = QComboBox()
+        self.tie_combo = ElidedComboBox()
         for key, label in TIE_RULE_LABELS.items():
             self.tie_combo.addItem(label, key)
         self.tie_combo.setToolTip("Recorded in every export")
@@ -113,7 +114,7 @@ class SettingsPanel(QWidget):
         row.addSpacing(22)
         self.eow_label = QLabel("</w>:")
         self.eow_label.setToolTip("Where the end-of-word marker goes")
-        self.eow_combo = QComboBox()
+        self.eow_combo = ElidedComboBox()
         self.eow_combo.addItem("Suffix: low</w> (Sennrich)", "suffix")
         self.eow_combo.addItem("Prefix: </w>low (space before)", "prefix")
         row.addWidget(self.eow_label)
@@ -155,7 +156,7 @@ class SettingsPanel(QWidget):
 
         pre_box = QGroupBox("Pre-tokenizer")
         pl = QVBoxLayout(pre_box)
-        self.preset_combo = QComboBox()
+        self.preset_combo = ElidedComboBox()
         for key in PRESETS:
             self.preset_combo.addItem(PRESET_LABELS.get(key, key), key)
         self.preset_combo.addItem("Custom pattern…", CUSTOM)

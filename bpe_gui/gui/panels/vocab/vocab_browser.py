@@ -23,6 +23,7 @@ from ...models.vocab_model import MERGE, SPECIAL, VocabEntry, VocabModel
 from ...widgets.fit_columns import FittedTableView
 from ...widgets.text_pane import TextPane
 from ...widgets.visibility import CatchUp
+from ...widgets.elided_combo import ElidedComboBox
 
 SEARCH_DEBOUNCE_MS = 120
 LINEAGE_NODE_LIMIT = 2000
@@ -54,7 +55,7 @@ class VocabBrowser(QWidget):
         self.gpt2 = QCheckBox("GPT-2 alphabet (Ġ)")
         self.gpt2.setToolTip("Show tokens as in GPT-2's vocab.json: each byte as a printable "
                              "character, a space as Ġ")
-        self.class_filter = QComboBox()
+        self.class_filter = ElidedComboBox()
         for key, label in FILTER_LABELS:
             self.class_filter.addItem(label, key)
         self.class_filter.setToolTip(
@@ -101,7 +102,9 @@ class VocabBrowser(QWidget):
         self.view.setColumnHidden(VocabModel.STATUS, True)
         fm = self.view.fontMetrics()
         num = fm.horizontalAdvance("888,888,888") + 12
-        self.view.fit_columns((0, 1, 0, 0, 0, 0, 0), (
+        # narrow: Count, then Bytes give way (the lineage and the tooltip say them), so
+        # the Class column stays in view without scrolling sideways (issue 30)
+        self.view.fit_columns((0, 1, 0, 0, 0, 0, 0), drop=(4, 2), minimums=(
             fm.horizontalAdvance("200,000") + 12, 80, 0, num * 2 // 3, num,
             fm.horizontalAdvance("pruned at step 88,888") + 12,
             fm.horizontalAdvance("undecodable") + 16))
