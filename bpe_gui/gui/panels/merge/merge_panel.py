@@ -435,6 +435,9 @@ class MergePanel(QWidget):
         if on == self.compact:
             return
         self.compact = on
+        # the next merge in three lines, not four (the rest "…", whole in its tooltip)
+        lines = 3 if on else 4
+        self.next_label.setFixedHeight(lines * self.next_label.fontMetrics().lineSpacing() + 4)
         boxes = ((self.last_box, "Last merge"), (self.timeline_box, "Timeline"))
         if on:
             current = self.right
@@ -482,10 +485,13 @@ class MergePanel(QWidget):
         self.affected_view.set_column_minimum(0, count_w)
         self.timeline_view.set_column_minimum(3, count_w)
         self.timeline_view.set_column_minimum(0, step_w)
+        # ties: as many as the pairs of one count, a thousand and more on a big corpus
+        self.timeline_view.set_column_minimum(4, fm.horizontalAdvance("8,888") + 2 * TEXT_MARGIN + 2)
 
     def _pair_width(self) -> int:
         """Room for both chips of the pairs: the widest of the first rows, at least 72
-        pixels and at most half the table (a longer chip is cut with …)."""
+        pixels, at most half the table and what Rank and Count leave (a longer chip is
+        cut with …; the table does not scroll sideways for it)."""
         view, model = self.pair_view, self.pair_model
         cells = view.cells
         n = min(model.n_rows(), 12)
@@ -493,7 +499,9 @@ class MergePanel(QWidget):
             return 72
         fonts = cells.fonts_for(view.font())
         widest = max(cells.cell_width(model.cell(r, 1), fonts) for r in range(n))
-        return max(72, min(widest + 2, max(72, view.viewport().width() // 2)))
+        mins = view.header_minimums()   # Rank and Count stay: what they leave, at most
+        room = view.viewport().width() - mins[0] - mins[3] - 2
+        return max(72, min(widest + 2, max(72, view.viewport().width() // 2), room))
 
     def _refresh_pairs(self) -> None:
         if not self.controller.readable:
