@@ -58,7 +58,9 @@ class CompareView(QWidget):
         self.controller = controller
         self.edit = QPlainTextEdit()
         self.edit.setPlaceholderText("Text to compare: type or paste it here.")
-        self.edit.setMinimumHeight(2 * self.edit.fontMetrics().lineSpacing() + 14)   # 2 lines
+        line = self.edit.fontMetrics().lineSpacing()
+        self.edit.setMinimumHeight(2 * line + 14)   # 2 lines, up to 6 (see the layout)
+        self.edit.setMaximumHeight(6 * line + 14)
         sample = QPushButton("Sample text")
         sample.setToolTip("English, Chinese, Russian and Japanese in a few lines")
         sample.clicked.connect(lambda: self.set_text(SAMPLE_TEXT))
@@ -123,9 +125,9 @@ class CompareView(QWidget):
         for w in (QLabel("Text:"), sample, from_corpus, self.fold, self.show_ws,
                   self.focus_button):
             top.addWidget(w)
-        # the text typed shares the height with the two sides (a fifth of it, at least
-        # two lines): under a fixed 110-pixel box the sides' coloured texts showed about
-        # two lines at 1920x1080 (issue 30)
+        # the text typed shares the height with the two sides (a fifth of it, two to six
+        # lines): under a fixed 110-pixel box the sides' coloured texts showed about two
+        # lines at 1920x1080 (issue 30)
         lay = QVBoxLayout(self)
         lay.addWidget(top)
         lay.addWidget(self.edit, 1)

@@ -95,7 +95,7 @@ class WordPlayback(QWidget):
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.Interactive)
         em = self.fontMetrics().horizontalAdvance("M")
-        for col, w in ((0, 5), (1, 6), (2, 9)):
+        for col, w in ((0, 5), (1, 7), (2, 9)):   # (1: room for "#24,223")
             self.table.setColumnWidth(col, w * em)
         lay = QVBoxLayout(self)
         lay.addWidget(self.title)
@@ -185,7 +185,7 @@ class WordPlayback(QWidget):
         if (self.origin is not None) != self._wide_rank:   # room for "new 50,123"
             self._wide_rank = self.origin is not None
             em = self.fontMetrics().horizontalAdvance("M")
-            self.table.setColumnWidth(1, (9 if self._wide_rank else 6) * em)
+            self.table.setColumnWidth(1, (10 if self._wide_rank else 7) * em)
         # characters, not bytes, for a tokenizer.json whose model starts from characters
         unit = "byte" if tok.mode == "byte" and all(len(t) == 1 for t in pb.symbols) \
             else "symbol"
