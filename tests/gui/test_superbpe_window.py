@@ -345,6 +345,7 @@ def test_a_superword_ending_in_a_space_says_why_it_is_unreachable(qtbot, window,
         text = tok.vocab[tid].decode("utf-8")
         assert tok.encode(text + "The")[0] == tid          # made before a word: the oracle
         assert "Before a word" in tip and "cut off" in tip, tip
+        assert "no text produces" not in tip
 
 
 def test_an_unreachable_token_of_gpt2s_pattern_gets_no_such_note(qtbot):

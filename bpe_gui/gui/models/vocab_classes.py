@@ -58,7 +58,8 @@ def class_tip(reach: Reachability | None, tid: int, text_of: Callable[[int], str
                        f"(ids {', '.join(map(str, got))})")
         else:
             tip.append("Its text cannot be encoded on its own.")
-        if note:
+        if note:   # made in context: "no text produces this one" would be untrue
+            tip[0] = "unreachable: its text, encoded alone, gives other tokens"
             tip.append(note)
     if reach.method != "text":
         tip.append(f"(Re-encoded as: {reach.describe()}.)")
