@@ -367,7 +367,8 @@ def test_train_from_scratch_again_gives_the_corpus_its_own_settings_back(
     c.message.connect(said.append)
     win.act_train_on_leave.trigger()
     assert c.settings == own
-    assert "settings you had before are back" in said[-1] and "special tokens" in said[-1]
+    assert "settings you had before are back" in said[-1] and "no special tokens" in said[-1]
+    assert "vocabulary size 500" in said[-1]
     panel = win.settings_panel
     assert panel.vocab_radio.isChecked() and panel.vocab_spin.value() == 500
     assert panel.special_tokens() == [] and not panel.is_pending()

@@ -33,7 +33,6 @@ from .origin import FIXED_FIELDS, Origin
 from .corpus_source import TABLE_NAME, Corpus, NotUtf8
 from .jobs import Job, JobEnd
 from .live import LiveView
-from ..models.settings_changes import describe_changes
 from .training_jobs import detail_current
 
 FORMAT_NAMES = {"gpt2": "GPT-2 files", "hf": "tokenizer.json", "tiktoken": ".tiktoken",
@@ -215,10 +214,9 @@ class TrainOn:
             # the corpus's own settings: the source's (its special tokens, pattern, the
             # number of new merges) stayed behind, silently, for the next training and
             # the saved session (issue 30)
-            what = describe_changes(c.settings, back)
             c.settings = back
             c.message.emit(f"No longer training on from {was}: the settings you had before "
-                           f"are back ({', '.join(what)}). Train (F5) trains from scratch.")
+                           f"are back ({_in_words(back)}). Train (F5) trains from scratch.")
         else:   # (settings chosen since, e.g. a sample's: they stay)
             c.message.emit(f"No longer training on from {was}: Train (F5) trains from "
                            "scratch.")
@@ -315,3 +313,16 @@ class TrainOn:
             self.source, self.label, self.source_path = self._before
         self.training.live_box = None
         c.trainer_job_ended(end)
+
+
+def _in_words(s: TrainSettings) -> str:
+    """The settings a source decides, and the target, in a few words.
+
+    Example: TrainSettings(vocab_size=500) -> 'vocabulary size 500, byte-level, pattern
+    gpt2, no special tokens'"""
+    target = f"{s.num_merges:,} merges" if s.num_merges is not None else \
+        f"vocabulary size {s.vocab_size:,}"
+    specials = ", ".join(s.special_tokens) if s.special_tokens else "no special tokens"
+    mode = "byte-level" if s.mode == "byte" else "character-level"
+    pattern = s.pattern if len(s.pattern) <= 12 else "a custom pattern"
+    return f"{target}, {mode}, pattern {pattern}, {specials}"
