@@ -129,7 +129,7 @@ def hf_oracle(path: Path) -> tuple[dict[str, list[int]], float]:
 
 
 def bench_reach(items: list[tuple[str, Path]], repeat: int) -> dict:
-    from bpe_gui.engine.analysis import classify_tokens
+    from bpe_gui.engine.analysis.reachability import classify_tokens
     from bpe_gui.engine.formats import load_tokenizer
     print(f"{'tokenizer':34} {'tokens':>8} {'ok':>8} {'unreach.':>8} {'undec.':>7} "
           f"{'special':>7} {'s best':>7} {'s med':>6} {'oracle s':>10}  classes")
@@ -153,7 +153,7 @@ def bench_reach(items: list[tuple[str, Path]], repeat: int) -> dict:
 
 
 def bench_overlap(loaded: dict) -> None:
-    from bpe_gui.engine.overlap import vocab_overlap
+    from bpe_gui.engine.analysis.overlap import vocab_overlap
     pairs = [("gpt2", "cl100k_base"), ("cl100k_base", "o200k_base"),
              ("o200k_base", "Llama 4 tokenizer.model (200k)")]
     print(f"\n{'A':16} {'B':32} {'shared':>8} {'only A':>8} {'only B':>8} {'Jaccard':>8} "
@@ -172,7 +172,7 @@ def bench_overlap(loaded: dict) -> None:
 def bench_cost(loaded: dict, work: Path) -> None:
     import lzma
     from bpe_gui.cli.cost import cost_lines
-    from bpe_gui.engine.langcost import language_cost
+    from bpe_gui.engine.analysis.per_language import language_cost
     if not CORPORA.is_dir():
         print(f"\n{CORPORA} is missing: no per-language cost")
         return

@@ -43,7 +43,7 @@ def child(path: str, vocab_size: int, cancel_at: str | None) -> None:
     QStandardPaths.setTestModeEnabled(True)   # no autosave of the user's is opened
     app = QApplication([])
     import bpe_gui.gui  # noqa: F401
-    from bpe_gui.engine.trainer import TrainSettings
+    from bpe_gui.engine.train.trainer import TrainSettings
     from bpe_gui.gui.app import apply_process_settings
     from bpe_gui.gui.window.main_window import MainWindow
     apply_process_settings()   # as app.main: gc.freeze after jobs, GIL interval
@@ -116,7 +116,7 @@ def walkthrough(app, win, path: str, vocab_size: int) -> None:
     """A new user's first session: the app starts on the tutorial sample, opens the big
     file, sets byte-level 32k in Training settings, trains (F5), then looks around:
     steps back and forth on the timeline, the vocabulary tab, the charts."""
-    from bpe_gui.engine.trainer import TrainSettings
+    from bpe_gui.engine.train.trainer import TrainSettings
     c = win.controller
     out: dict = {}
 

@@ -23,7 +23,7 @@ import regex
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from bpe_gui.engine._core import FIRST_SEEN, GREATEST, LOWEST_IDS, Core  # noqa: E402
+from bpe_gui.engine.train._core import FIRST_SEEN, GREATEST, LOWEST_IDS, Core  # noqa: E402
 
 PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 CORPORA = {"zh": "zh-four-classic-novels.txt.xz", "en": "en-gutenberg-20mb.txt.xz"}

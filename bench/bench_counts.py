@@ -62,7 +62,7 @@ def bench_count(corpus: Path, tmp: Path, range_size: str, vocab: int) -> None:
               f"{r['tree_mb']:>8.0f}MB {r['client_mb']:>10.0f}MB {r['procs']:>5}")
     same = filecmp.cmp(here, dask, shallow=False)
     print(f"tables byte for byte the same: {same}")
-    from bpe_gui.engine.counts import read_table
+    from bpe_gui.engine.corpus.table_file import read_table
     t = read_table(here)
     print(f"table: {here.stat().st_size / 1e6:.1f} MB on disk, {len(t):,} unique words, "
           f"{t.total:,} words")
@@ -80,9 +80,9 @@ def bench_count(corpus: Path, tmp: Path, range_size: str, vocab: int) -> None:
 
 
 def bench_rows(tmp: Path, n: int) -> None:
-    from bpe_gui.engine.corpus import PretokenTable
-    from bpe_gui.engine.counts import CountMeta, read_table, write_table
-    from bpe_gui.engine.pretokenize import Pretokenizer
+    from bpe_gui.engine.corpus.counting import PretokenTable
+    from bpe_gui.engine.corpus.table_file import CountMeta, read_table, write_table
+    from bpe_gui.engine.text.pretokenize import Pretokenizer
     words = [f" w{i}é\t{i % 7}" if i % 3 == 0 else f"x{i:x}" for i in range(n)]
     table = PretokenTable.from_words(words, [i % 1000 + 1 for i in range(n)])
     del words

@@ -293,7 +293,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"Corpora not found at {corpora.SHARED}: nothing measured.")
         return 0
     args.data.mkdir(parents=True, exist_ok=True)
-    from bpe_gui.engine.trainer import _core
+    from bpe_gui.engine.train.trainer import _core
     print(f"bpe-gui engine benchmark{' (quick)' if args.quick else ''}: {os.cpu_count()} CPUs, "
           f"Python {sys.version.split()[0]}, "
           f"{'C' if _core.__name__.endswith('._core') else 'pure-Python'} core; data in {args.data}")

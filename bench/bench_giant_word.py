@@ -8,7 +8,7 @@ has no safe cut, for each kind of stretch, against HF tokenizers' and rustbpe's 
 
 Each run is a fresh process; memory is the peak of its process tree (bench/treemem.py).
 The old reader held a stretch whole (645 MB for 200 MB); the block reader now carries only
-the word in progress, cut at word_limit's 64 KiB pieces (bpe_gui/engine/giant.py). The
+the word in progress, cut at word_limit's 64 KiB pieces (bpe_gui/engine/corpus/giant.py). The
 references read a file line by line (HF) or take lines from Python (rustbpe), so a stretch
 with no newline is one line they hold whole: run at --ref-size, and compared with ours at
 the same size. Not a unit test: nothing is asserted, figures are printed.

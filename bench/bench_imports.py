@@ -138,14 +138,14 @@ def published_files(work: Path, wheels: Path | None) -> list[tuple[str, Path, st
         p.write_bytes(l3)
         cl = work / "cl100k_base.tiktoken"
         cl.write_bytes(b"\n".join(l3.split(b"\n")[:100256]) + b"\n")
-        from bpe_gui.engine.pipeline.known import CL100K_PATTERN
+        from bpe_gui.engine.formats.known_encodings import CL100K_PATTERN
         cases += [("cl100k_base.tiktoken (100k)", cl, "tiktoken", CL100K_PATTERN),
                   ("Llama 3 tokenizer.model (128k)", p, "tiktoken", LLAMA3_PATTERN),
                   ("Llama 3 tokenizer.json (128k)", as_llama3_json(p, work / "llama3-hf"),
                    "hf", LLAMA3_PATTERN)]
     l4 = from_wheels(wheels, "llama_models", "llama4/tokenizer.model")
     if l4:
-        from bpe_gui.engine.pipeline.known import O200K_PATTERN
+        from bpe_gui.engine.formats.known_encodings import O200K_PATTERN
         p = work / "llama4.tiktoken"
         p.write_bytes(l4)
         (work / "llama4.tiktoken.json").write_text(json.dumps(

@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_analysis import fetch_tgz, npm_ranks  # noqa: E402
 
 from bpe_gui.engine.formats import load_tokenizer  # noqa: E402
-from bpe_gui.engine.presets import CL100K_PATTERN, LLAMA3_PATTERN, O200K_PATTERN  # noqa: E402
+from bpe_gui.engine.text.presets import CL100K_PATTERN, LLAMA3_PATTERN, O200K_PATTERN  # noqa: E402
 
 CORPORA = Path(__file__).resolve().parents[1].parent / "shared" / "corpora"
 

@@ -21,8 +21,8 @@ from pathlib import Path
 
 import regex
 
-from bpe_gui.engine.presets import KIND_PATTERNS, KINDS
-from bpe_gui.engine.scanner import _scan
+from bpe_gui.engine.text.presets import KIND_PATTERNS, KINDS
+from bpe_gui.engine.text.scanner import _scan
 
 CORPORA = Path(__file__).resolve().parents[1].parent / "shared" / "corpora"
 FILES = {"English": "en-gutenberg-20mb.txt.xz", "Chinese": "zh-four-classic-novels.txt.xz",
@@ -49,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--corpora", type=Path, default=CORPORA)
     args = ap.parse_args(argv)
     if _scan is None:
-        print("bpe_gui.engine._scan is not built; reinstall with a C compiler", file=sys.stderr)
+        print("bpe_gui.engine.text._scan is not built; reinstall with a C compiler", file=sys.stderr)
         return 1
     if not args.corpora.is_dir():
         print(f"corpora not found at {args.corpora} (--corpora DIR); nothing measured")

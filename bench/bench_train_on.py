@@ -81,11 +81,11 @@ def split_corpus(name: str, data: Path, quick: bool) -> tuple[Path, Path]:
 def child(args: list[str]) -> None:
     import time
     from bpe_gui.engine.formats import export_tokenizer, load_tokenizer
-    from bpe_gui.engine.trainer import TrainSettings, Trainer
+    from bpe_gui.engine.train.trainer import TrainSettings, Trainer
     what, out = args[0], {}
     t0 = time.perf_counter()
     if what == "train-on":
-        from bpe_gui.engine.train_on import train_on
+        from bpe_gui.engine.train.inherited import train_on
         enc, train, held, folder = map(Path, args[1:5])
         gpt2 = load_tokenizer(enc)
         t = train_on(gpt2, train, TrainSettings(num_merges=ZH_MERGES))
@@ -108,7 +108,7 @@ def child(args: list[str]) -> None:
             text = held.read_text(encoding="utf-8")
             out["tpb"] = len(tok.encode(text)) / len(text.encode("utf-8"))
     elif what == "stage2":
-        from bpe_gui.engine.superbpe import stage2
+        from bpe_gui.engine.train.superbpe import stage2
         stage1, train, held, folder = map(Path, args[1:5])
         tok1 = load_tokenizer(stage1)
         t0 = time.perf_counter()
@@ -123,8 +123,8 @@ def child(args: list[str]) -> None:
             out["tpb"] = len(tok.encode(text)) / len(text.encode("utf-8"))
         export_tokenizer(tok, folder, "hf")
     elif what == "count2":   # the stage-2 count alone
-        from bpe_gui.engine.corpus import count_corpus
-        from bpe_gui.engine.superbpe import stage2_pretokenizer
+        from bpe_gui.engine.corpus.counting import count_corpus
+        from bpe_gui.engine.train.superbpe import stage2_pretokenizer
         table = count_corpus([Path(args[1])], stage2_pretokenizer())
         out.update(secs=time.perf_counter() - t0, unique=len(table), total=table.total,
                    native=stage2_pretokenizer().native is not None)

@@ -24,7 +24,7 @@ CORPORA = Path(os.environ.get("BPE_CORPORA", ROOT.parent / "shared" / "corpora")
 
 def main() -> None:
     from PySide6.QtWidgets import QApplication
-    from bpe_gui.engine.trainer import TrainSettings
+    from bpe_gui.engine.train.trainer import TrainSettings
     from bpe_gui.gui.controller.controller import Controller
     from bpe_gui.gui.panels.corpus.corpus_editor import CorpusEditor
     from bpe_gui.gui.panels.encode.encode_view import EncodeView

@@ -21,7 +21,7 @@ import pytest  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 import bpe_gui.gui  # noqa: E402,F401  (the PySide6 6.12.0 guard, on that release only)
-from bpe_gui.engine.trainer import TrainSettings  # noqa: E402
+from bpe_gui.engine.train.trainer import TrainSettings  # noqa: E402
 from bpe_gui.gui.app import apply_process_settings  # noqa: E402
 
 apply_process_settings()   # measure the window as the app runs it (see app.main)

@@ -48,7 +48,7 @@ class Heartbeat:
 
 
 def test_20mb_corpus_keeps_the_gui_responsive(qtbot, corpora_dir, tmp_path, monkeypatch):
-    from bpe_gui.engine.trainer import TrainSettings
+    from bpe_gui.engine.train.trainer import TrainSettings
     from bpe_gui.gui.window.main_window import MainWindow
 
     big = corpora_dir / "en-gutenberg-20mb.txt.xz"
@@ -106,7 +106,7 @@ def test_window_step_and_reencode_latency(qtbot, corpora_dir, tmp_path, monkeypa
 
     from PySide6.QtWidgets import QApplication
 
-    from bpe_gui.engine.trainer import TrainSettings
+    from bpe_gui.engine.train.trainer import TrainSettings
     from bpe_gui.gui.window.main_window import MainWindow
 
     big = corpora_dir / "en-gutenberg-20mb.txt.xz"

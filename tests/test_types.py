@@ -12,6 +12,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.slow
 def test_mypy_finds_no_error_in_the_engine():
     if importlib.util.find_spec("mypy") is None:
         pytest.fail("mypy is not installed: install the test extra, pip install -e \".[test]\"")

@@ -83,7 +83,7 @@ def main(argv=None) -> int:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
     from PySide6.QtWidgets import QApplication
-    from bpe_gui.engine.trainer import TrainSettings
+    from bpe_gui.engine.train import TrainSettings
     from bpe_gui.gui.controller.controller import Controller
 
     app = QApplication.instance() or QApplication([])
@@ -136,7 +136,7 @@ def main(argv=None) -> int:
     if a.panel == "encode" and a.words:
         w.words.set_enabled(True)
     if a.panel == "playback":
-        from bpe_gui.engine.explain import matcher_for, why_it_ends
+        from bpe_gui.engine.tokenizers import matcher_for, why_it_ends
         from bpe_gui.gui.widgets.word_branches import ClickedWord
         tok = c.tokenizer()
         m = matcher_for(tok.pattern, tok.pre.timeout)

@@ -10,7 +10,7 @@ import threading
 from contextlib import contextmanager
 from typing import Iterator, TextIO
 
-from ..engine.presets import PRESET_ALIASES, PRESETS
+from ..engine.text import PRESET_ALIASES, PRESETS
 
 PROG = "bpe-gui"
 EXIT_USAGE = 2
@@ -22,7 +22,7 @@ class UsageError(Exception):
 
 class Terminated(BaseException):
     """SIGTERM, raised like KeyboardInterrupt is for SIGINT, so that writes in progress
-    clean up (temporary files removed, a file set left whole: engine/atomic.py)."""
+    clean up (temporary files removed, a file set left whole: engine/io/atomic.py)."""
 
 
 def _raise_terminated(signum, frame) -> None:

@@ -1,5 +1,5 @@
 """``bpe-gui cost``: what each language costs in tokens (bytes per token, parity, Rényi
-efficiency), the command line of engine/langcost.py.
+efficiency), the command line of engine/analysis/per_language.py.
 
 Example::
 
@@ -11,8 +11,9 @@ import argparse
 from pathlib import Path
 
 from ..engine.errors import SettingsError
-from ..engine.formats._common import write_files
-from ..engine.langcost import MAX_ALPHA, held_out_files, language_cost, tokenizer_labels
+from ..engine.io import write_files
+from ..engine.analysis import (
+    MAX_ALPHA, held_out_files, language_cost, tokenizer_labels)
 from .loading import load_with_overrides
 from .paths import refuse_overwriting_inputs
 

@@ -17,11 +17,11 @@ import time
 from pathlib import Path
 
 from ..engine.corpus import count_corpus
-from ..engine.counts import write_table
+from ..engine.corpus import write_table
 from ..engine.display import human_size
-from ..engine.distributed import count_on_dask, local_workers, parse_address
-from ..engine.pretokenize import Pretokenizer
-from ..engine.ranges import RANGE_BYTES
+from ..engine.corpus import count_on_dask, local_workers, parse_address
+from ..engine.text import Pretokenizer
+from ..engine.corpus import RANGE_BYTES
 from .common import UsageError, add_encoding_option, add_pattern_options, check_encoding, \
     note, resolve_preset_arg
 from .paths import check_out_folder, refuse_overwriting_inputs, refuse_special_files, \

@@ -1,4 +1,4 @@
-"""``bpe-gui encode --explain``: an :class:`~bpe_gui.engine.explain.Explanation` as text.
+"""``bpe-gui encode --explain``: an :class:`~bpe_gui.engine.tokenizers.explain.Explanation` as text.
 
 Example (GPT-2 pattern, a tokenizer with the merges ``s t`` and ``e st``)::
 
@@ -18,8 +18,8 @@ Example (GPT-2 pattern, a tokenizer with the merges ``s t`` and ``e st``)::
 from __future__ import annotations
 
 from ..engine.display import readable
-from ..engine.explain import Explanation, ExplainedWord, show
-from ..engine.presets import PRESET_LABELS
+from ..engine.tokenizers import Explanation, ExplainedWord, show
+from ..engine.text import PRESET_LABELS
 from .render import render_tokens
 
 DIM, BOLD, RESET = "\x1b[2m", "\x1b[1m", "\x1b[0m"

@@ -1,5 +1,5 @@
 """``bpe-gui inspect``: the tokens no text produces (unreachable, undecodable), the
-command line of engine/analysis.py.
+command line of engine/analysis/reachability.py.
 
 Examples::
 

@@ -6,7 +6,7 @@ import stat
 from pathlib import Path
 from typing import Iterable
 
-from ..engine.counts import is_count_table
+from ..engine.corpus import is_count_table
 from ..engine.errors import CorpusError, ExportError
 from .common import UsageError
 

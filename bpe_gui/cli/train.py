@@ -8,11 +8,11 @@ import time
 from pathlib import Path
 from typing import Sequence
 
-from ..engine.count_sets import read_tables, settings_for_table
+from ..engine.corpus import read_tables, settings_for_table
 from ..engine.errors import ExportError
 from ..engine.formats import FORMATS, output_files, render_files, settings_problem
-from ..engine.formats._common import check_name, write_files
-from ..engine.trainer import TIE_RULES, Trainer, TrainSettings, train_bpe
+from ..engine.io import check_name, write_files
+from ..engine.train import TIE_RULES, Trainer, TrainSettings, train_bpe
 from .common import PROG, UsageError, add_encoding_option, add_pattern_options, check_encoding, \
     non_negative, positive, resolve_preset_arg
 from .paths import check_out_folder, refuse_overwriting_inputs, refuse_special_files, \

@@ -15,15 +15,15 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..engine.corpus import count_corpus
-from ..engine.count_sets import read_tables
+from ..engine.corpus import read_tables
 from ..engine.errors import ExportError
 from ..engine.formats import (FORMATS, load_tokenizer, output_files, render_files,
                               settings_problem)
-from ..engine.formats._common import check_name, write_files
-from ..engine.pretokenize import Pretokenizer, resolve_pattern
-from ..engine.superbpe import stage2, stage2_pretokenizer, train_superbpe
-from ..engine.train_on import merge_list_tokenizer, train_on
-from ..engine.trainer import TrainSettings
+from ..engine.io import check_name, write_files
+from ..engine.text import Pretokenizer, resolve_pattern
+from ..engine.train import stage2, stage2_pretokenizer, train_superbpe
+from ..engine.train import merge_list_tokenizer, train_on
+from ..engine.train import TrainSettings
 from . import train
 from .common import UsageError, check_encoding, non_negative, resolve_preset_arg
 from .paths import check_out_folder, refuse_overwriting_inputs, refuse_special_files, \

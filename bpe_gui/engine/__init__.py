@@ -5,18 +5,28 @@ Never imports Qt. Typical use::
     from bpe_gui.engine import train_bpe, Tokenizer
     vocab, merges = train_bpe("corpus.txt", vocab_size=10_000, special_tokens=["<|endoftext|>"])
     tok = Tokenizer(vocab, merges, special_tokens=["<|endoftext|>"])
+
+The engine is a set of feature packages, each naming its public API in its ``__init__``
+(``_``-prefixed modules stay inside their package), in layers, each importing only the
+ones below it (``pyproject.toml`` checks this; docs/ARCHITECTURE.md draws it):
+
+- :mod:`.formats`: tokenizer files, read and written, one module per format.
+- :mod:`.train`, :mod:`.analysis`: training (plain, on top of a tokenizer, SuperBPE);
+  questions about tokenizers and training.
+- :mod:`.tokenizers`: every tokenizer as one kind of object (``imported/``: tokenizers run
+  as their own libraries run them).
+- :mod:`.corpus`: a corpus into the table of its words.
+- :mod:`.text`: text into words (presets, the native scanner, the pre-tokenizer).
+- :mod:`.io`, and the leaves :mod:`.errors`, :mod:`.checks`, :mod:`.display`.
 """
 from __future__ import annotations
 
-from .base import BaseTokenizer, Encoding
+from .corpus import PretokenTable, read_corpus_text, read_documents
 from .errors import (BPEError, Cancelled, CorpusError, EncodeError, ExportError, FormatError,
                      NotUTF8Error, PatternError, SettingsError)
-from .files import read_corpus_text, read_documents
-from .pretokenize import PRESETS, Pretokenizer
-from .model import Playback, WordModel
-from .table import PretokenTable
-from .tokenizer import Tokenizer
-from .trainer import (AffectedWord, MergeStep, PairRow, TrainSettings, Trainer, train_bpe)
+from .text import PRESETS, Pretokenizer
+from .tokenizers import BaseTokenizer, Encoding, Playback, Tokenizer, WordModel
+from .train import AffectedWord, MergeStep, PairRow, Trainer, TrainSettings, train_bpe
 
 __all__ = [
     "AffectedWord", "BaseTokenizer", "BPEError", "Cancelled", "CorpusError", "Encoding", "EncodeError",

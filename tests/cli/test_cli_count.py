@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from bpe_gui.cli import main
-from bpe_gui.engine.counts import read_table
+from bpe_gui.engine.corpus.table_file import read_table
 
 from test_cli import CORPUS, assert_user_error, run
 
@@ -20,6 +20,7 @@ def corpus(tmp_path):
     return p
 
 
+@pytest.mark.slow
 def test_count_then_train_gives_the_files_training_on_the_corpus_gives(tmp_path, corpus):
     table = tmp_path / "c.counts.tsv.gz"
     p = run("count", str(corpus), "--out", str(table), "--preset", "o200k",

@@ -11,9 +11,9 @@ import json
 import pytest
 
 from bpe_gui.engine.formats import export_tokenizer, load_tokenizer
-from bpe_gui.engine.superbpe import stage2, train_superbpe
-from bpe_gui.engine.train_on import merge_list_tokenizer, train_on
-from bpe_gui.engine.trainer import TrainSettings, Trainer
+from bpe_gui.engine.train.superbpe import stage2, train_superbpe
+from bpe_gui.engine.train.inherited import merge_list_tokenizer, train_on
+from bpe_gui.engine.train.trainer import TrainSettings, Trainer
 
 from test_cli import CORPUS, assert_user_error, err, out, run
 
@@ -90,6 +90,7 @@ def test_train_on_from_each_format_gives_the_engines_merges_and_keeps_ids(
     assert s["corpus"] == f"{len(NEW.encode()):,} bytes"
 
 
+@pytest.mark.slow
 def test_train_on_from_a_count_table_equals_the_corpus(source, tmp_path):
     tok, paths, corpus = source
     table = tmp_path / "new.counts.tsv"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bpe_gui.engine.pretokenize import PRESETS
+from bpe_gui.engine.text.pretokenize import PRESETS
 
 from test_cli import CORPUS, assert_user_error, err, run
 

@@ -11,14 +11,15 @@ from pathlib import Path
 import pytest
 
 from bpe_gui.engine.formats import load_tokenizer
-from bpe_gui.engine.word_limit import MAX_WORD_BYTES, pieces, split_long_words
-from bpe_gui.engine.corpus import PretokenTable
+from bpe_gui.engine.corpus.word_limit import MAX_WORD_BYTES, pieces, split_long_words
+from bpe_gui.engine.corpus.counting import PretokenTable
 
 from test_cli import CORPUS, REPO, assert_user_error, err
 
 resource = pytest.importorskip("resource")
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
-                                reason="RLIMIT_AS as Linux counts it")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(not sys.platform.startswith("linux"),
+                                 reason="RLIMIT_AS as Linux counts it")]
 LIMIT_MB = 1000
 
 
@@ -140,7 +141,7 @@ def test_out_of_memory_while_importing_the_engine(tmp_path):
         child = ("import runpy, sys\n"
                  "class NoMemory:\n"
                  "    def find_spec(self, name, path=None, target=None):\n"
-                 "        if name == 'bpe_gui.engine.unicode_classes':\n"
+                 "        if name == 'bpe_gui.engine.text.unicode_classes':\n"
                  "            raise MemoryError\n"
                  "sys.meta_path.insert(0, NoMemory())\n"
                  "sys.argv = ['bpe-gui', 'count', 'c.txt', '--out', 'c.tsv']\n"

@@ -178,7 +178,7 @@ def make_oracle(text: str, specials=(), mode: str = "byte", end_of_word: str = "
 def available_cores() -> list[str]:
     """'c' (the extension) where it is built, and always 'py' (the pure-Python stand-in)."""
     try:
-        from bpe_gui.engine import _core  # noqa: F401
+        from bpe_gui.engine.train import _core  # noqa: F401
         return ["c", "py"]
     except ImportError:
         return ["py"]
@@ -195,16 +195,16 @@ class using_core:
         self.name = name
 
     def __enter__(self):
-        from bpe_gui.engine import _pycore, trainer
+        from bpe_gui.engine.train import _pycore, trainer
         self._saved = trainer._core
         if self.name == "py":
             trainer._core = _pycore
         else:
-            from bpe_gui.engine import _core
+            from bpe_gui.engine.train import _core
             trainer._core = _core
         return self
 
     def __exit__(self, *exc):
-        from bpe_gui.engine import trainer
+        from bpe_gui.engine.train import trainer
         trainer._core = self._saved
         return False

@@ -8,7 +8,7 @@ import pytest
 import regex
 from hypothesis import strategies as st
 
-from bpe_gui.engine.presets import KIND_PATTERNS, KINDS
+from bpe_gui.engine.text.presets import KIND_PATTERNS, KINDS
 
 # the scanner's kinds by number (csrc/scan.h); each oracle is the kind's published pattern
 PATTERNS = {i: KIND_PATTERNS[kind] for i, kind in enumerate(KINDS)}

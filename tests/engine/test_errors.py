@@ -7,9 +7,11 @@ import lzma
 
 import pytest
 
-from bpe_gui.engine import (CorpusError, NotUTF8Error, PatternError, Pretokenizer,
-                            SettingsError, TrainSettings, Trainer, pretokenize, train_bpe)
-from bpe_gui.engine.files import read_documents
+from bpe_gui.engine import (
+    CorpusError, NotUTF8Error, PatternError, Pretokenizer, SettingsError, TrainSettings, Trainer,
+    train_bpe)
+from bpe_gui.engine.text import pretokenize
+from bpe_gui.engine.corpus.files import read_documents
 from bpe_gui.engine.errors import VocabSizeError
 
 

@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 
 from bpe_gui.engine import BPEError, SettingsError, TrainSettings, Trainer, Tokenizer, train_bpe
-from bpe_gui.engine.analysis import classify_tokens
-from bpe_gui.engine.corpus import count_corpus
+from bpe_gui.engine.analysis.reachability import classify_tokens
+from bpe_gui.engine.corpus.counting import count_corpus
 from bpe_gui.engine.errors import ArgumentError, ArgumentTypeError
 from bpe_gui.engine.formats import export_tokenizer, load_tokenizer
-from bpe_gui.engine.langcost import language_cost
-from bpe_gui.engine.overlap import vocab_overlap
-from bpe_gui.engine.pretokenize import Pretokenizer
+from bpe_gui.engine.analysis.per_language import language_cost
+from bpe_gui.engine.analysis.overlap import vocab_overlap
+from bpe_gui.engine.text.pretokenize import Pretokenizer
 
 BYTES = {i: bytes([i]) for i in range(256)}
 CORPUS = "low low lower newest newest widest widest widest <s> "

@@ -8,10 +8,10 @@ import threading
 
 import pytest
 
-_encode = pytest.importorskip("bpe_gui.engine._encode")
-_count = pytest.importorskip("bpe_gui.engine._count")
-_pipeline = pytest.importorskip("bpe_gui.engine._pipeline")
-_core = pytest.importorskip("bpe_gui.engine._core")
+_encode = pytest.importorskip("bpe_gui.engine.tokenizers._encode")
+_count = pytest.importorskip("bpe_gui.engine.corpus._count")
+_pipeline = pytest.importorskip("bpe_gui.engine.tokenizers.imported._pipeline")
+_core = pytest.importorskip("bpe_gui.engine.train._core")
 
 BYTE_IDS = list(range(256))
 

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from bpe_gui.engine import TrainSettings, Trainer
-from bpe_gui.engine.corpus import count_corpus
+from bpe_gui.engine.corpus.counting import count_corpus
 from bpe_gui.engine.display import human_size
-from bpe_gui.engine.presets import KINDS, PRESET_IDS
-from bpe_gui.engine.pretokenize import Pretokenizer
-from bpe_gui.engine.trainer import TIE_RULES
+from bpe_gui.engine.text.presets import KINDS, PRESET_IDS
+from bpe_gui.engine.text.pretokenize import Pretokenizer
+from bpe_gui.engine.train.trainer import TIE_RULES
 
 TEXT = "low lower lowest newer newest wider widest " * 20 + "café naïve 你好 你好世界\n"
 

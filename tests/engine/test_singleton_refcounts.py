@@ -21,7 +21,11 @@ pytestmark = pytest.mark.skipif(
 
 SCRIPT = textwrap.dedent('''
     import gc, sys
-    from bpe_gui.engine import _core, _count, _encode, _pipeline, _scan
+    from bpe_gui.engine.corpus import _count
+    from bpe_gui.engine.text import _scan
+    from bpe_gui.engine.tokenizers import _encode
+    from bpe_gui.engine.tokenizers.imported import _pipeline
+    from bpe_gui.engine.train import _core
 
     def one_round():
         core = _core.Core(b"abab", [0, 4], [3], [bytes([i]) for i in range(256)])
@@ -61,6 +65,7 @@ SCRIPT = textwrap.dedent('''
 ''')
 
 
+@pytest.mark.slow
 def test_extensions_keep_none_true_false_refcounts():
     proc = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True,
                           timeout=300)

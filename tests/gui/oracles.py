@@ -8,7 +8,7 @@ import json
 import tiktoken
 
 from bpe_gui.engine.formats import export_tokenizer
-from bpe_gui.engine.trainer import Trainer, TrainSettings
+from bpe_gui.engine.train.trainer import Trainer, TrainSettings
 
 GPT2 = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 CROSSING = r"[\s\S]{1,6}"      # pieces across spaces: unreachable under GPT-2's pattern

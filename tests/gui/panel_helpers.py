@@ -1,7 +1,7 @@
 """Shared by the panel tests: a real Controller trained on a small corpus."""
 from __future__ import annotations
 
-from bpe_gui.engine.trainer import TrainSettings
+from bpe_gui.engine.train.trainer import TrainSettings
 from bpe_gui.gui.controller.controller import Controller
 
 WORKED = "low low lower newest newest widest widest widest"

@@ -13,7 +13,7 @@ import regex
 from PySide6.QtCore import QPointF
 from PySide6.QtGui import QColor, QImage, QPalette
 
-from bpe_gui.engine.trainer import TrainSettings
+from bpe_gui.engine.train.trainer import TrainSettings
 from bpe_gui.gui.controller.controller import Controller
 from settle import settle
 from bpe_gui.gui.panels.charts.charts import (ChartWidget, ChartsView, decimate, linear_ticks,

@@ -7,7 +7,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
 
-from bpe_gui.engine.trainer import Trainer, TrainSettings
+from bpe_gui.engine.train.trainer import Trainer, TrainSettings
 from bpe_gui.gui.panels.compare.compare_view import METRICS, CompareView
 
 GPT2 = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""

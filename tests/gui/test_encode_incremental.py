@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from PySide6.QtWidgets import QApplication
 
-from bpe_gui.engine.tokenizer import Tokenizer
+from bpe_gui.engine.tokenizers.trained import Tokenizer
 from bpe_gui.gui.models.encoding import group_parity
 from bpe_gui.gui.panels.encode.encode_view import EncodeView
 

@@ -8,7 +8,7 @@ from PySide6.QtCore import QEvent, QPointF, Qt
 from PySide6.QtGui import QMouseEvent, QTextOption
 from PySide6.QtWidgets import QApplication
 
-from bpe_gui.engine.tokenizer import Tokenizer
+from bpe_gui.engine.tokenizers.trained import Tokenizer
 from bpe_gui.gui.controller.controller import Controller
 from bpe_gui.gui.panels.encode.encode_view import EncodeView
 from panel_helpers import WORKED, make_controller

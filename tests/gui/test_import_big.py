@@ -9,7 +9,9 @@ import re
 
 import pytest
 
-from bpe_gui.engine.pipeline import known
+from bpe_gui.engine.formats import known_encodings as known
+
+pytestmark = pytest.mark.slow   # big files, memory bounds: CI runs it
 
 
 def big_ranks(n_words: int = 110_000) -> dict[bytes, int]:
@@ -111,7 +113,7 @@ def test_a_second_import_replaces_the_first_in_the_encode_view(window, qtbot, tm
     ids = {}
     for name, preset in (("a", "gpt2"), ("b", "o200k")):
         from bpe_gui.engine.formats import export_tokenizer
-        from bpe_gui.engine.trainer import TrainSettings, Trainer
+        from bpe_gui.engine.train.trainer import TrainSettings, Trainer
         t = Trainer.from_text("hello world, hello there " * 20 + name * 30,
                               TrainSettings(vocab_size=300, pattern=preset))
         t.run()

@@ -7,7 +7,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from bpe_gui.engine.trainer import TrainSettings
+from bpe_gui.engine.train.trainer import TrainSettings
 from bpe_gui.gui.controller.controller import Controller
 from bpe_gui.gui.models.pair_table import PairTableModel
 from bpe_gui.gui.models.roles import TOKENS_ROLE
@@ -237,11 +237,12 @@ def test_hidden_panel_catches_up_when_shown(qtbot, controller):
     assert pairs(p)[0][:2] == ("wi d", 3)
 
 
+@pytest.mark.slow
 def test_many_steps_with_every_panel_shown_stay_consistent(qtbot, corpora_dir):
     """200 steps with the merge panel, the encode view and the vocabulary browser shown:
     each follows step by step and ends where a fresh look at the trainer is. (Timings:
     bench/test_gui_latency.py.)"""
-    from bpe_gui.engine.tokenizer import Tokenizer
+    from bpe_gui.engine.tokenizers.trained import Tokenizer
     from bpe_gui.gui.panels.encode.encode_view import EncodeView
     from bpe_gui.gui.panels.vocab.vocab_browser import VocabBrowser
     text = lzma.open(corpora_dir / "en-tinyshakespeare.txt.xz", "rt", encoding="utf-8").read()

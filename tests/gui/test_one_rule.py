@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from bpe_gui.engine.trainer import Trainer, TrainSettings
+from bpe_gui.engine.train.trainer import Trainer, TrainSettings
 from bpe_gui.gui.controller.controller import Controller
 
 # inner U+001C (str.isspace() says whitespace; regex's \S takes it) and a special token

@@ -7,6 +7,8 @@ tutorial's character-level, 10-merge settings carried over from the start-up sam
 real corpus."""
 from __future__ import annotations
 
+import pytest
+
 import random
 
 from bpe_gui.engine import TrainSettings
@@ -34,6 +36,7 @@ def reads(controller) -> list[str]:
     return seen
 
 
+@pytest.mark.slow
 def test_pending_settings_are_applied_when_a_big_file_opens_and_it_is_read_once(
         window, ready, qtbot, tmp_path):
     c, panel, flow = window.controller, window.settings_panel, window.flow

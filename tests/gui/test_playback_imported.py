@@ -9,8 +9,8 @@ import json
 import pytest
 from PySide6.QtCore import Qt
 
-from bpe_gui.engine.pipeline.known import CL100K_PATTERN
-from bpe_gui.engine.trainer import TrainSettings, Trainer
+from bpe_gui.engine.formats.known_encodings import CL100K_PATTERN
+from bpe_gui.engine.train.trainer import TrainSettings, Trainer
 from bpe_gui.gui.panels.encode.encode_view import EncodeView
 from bpe_gui.gui.panels.playback.word_playback import WordPlayback
 

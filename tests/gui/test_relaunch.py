@@ -1,6 +1,8 @@
 """Quit and relaunch: the window comes back as it was left (issue 21 item 3)."""
 from __future__ import annotations
 
+import pytest
+
 
 TEXT = "the encode text: low lower 你好"
 
@@ -79,10 +81,11 @@ def test_an_emptied_corpus_does_not_bring_back_an_older_session(make_window, rea
     assert third.controller.corpus_sample == "tutorial"    # not the english session
 
 
+@pytest.mark.slow
 def test_a_word_count_table_corpus_comes_back(make_window, ready, tmp_path):
-    from bpe_gui.engine.corpus import table_from_text
-    from bpe_gui.engine.counts import write_table
-    from bpe_gui.engine.pretokenize import Pretokenizer
+    from bpe_gui.engine.corpus.counting import table_from_text
+    from bpe_gui.engine.corpus.table_file import write_table
+    from bpe_gui.engine.text.pretokenize import Pretokenizer
     table = table_from_text("hug pug pun bun hugs " * 30, Pretokenizer("gpt2", ()))
     path = tmp_path / "words.tsv"
     write_table(table, path)
@@ -115,8 +118,8 @@ def held_restore(tmp_path, monkeypatch):
     thread) whose training job, once started, waits at its start until ``release()``:
     the window is caught mid-restore, as a 1 GiB corpus keeps it for a minute."""
     from bpe_gui.engine.errors import Cancelled
-    from bpe_gui.engine.session import Session
-    from bpe_gui.engine.trainer import TrainSettings
+    from bpe_gui.engine.train import Session
+    from bpe_gui.engine.train import TrainSettings
     from bpe_gui.gui.controller import training as training_mod
 
     rng = random.Random(30)

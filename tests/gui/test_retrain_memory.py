@@ -3,10 +3,14 @@ the trainer in use is reused when only the mode or target changed (no second rea
 a big stale trainer is let go before the new one is built."""
 from __future__ import annotations
 
+import pytest
+
 import gc
 import weakref
 
-from bpe_gui.engine.trainer import Trainer, TrainSettings
+from bpe_gui.engine.train.trainer import Trainer, TrainSettings
+
+pytestmark = pytest.mark.slow   # big files, memory bounds: CI runs it
 
 WORDS = ["low", "lower", "newest", "widest", "hug", "pug", "pun", "bun", "hugs", "你好"]
 

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from PySide6.QtCore import Qt
 
-from bpe_gui.engine.trainer import TrainSettings
+from bpe_gui.engine.train.trainer import TrainSettings
 from bpe_gui.gui.resources import resources
 from bpe_gui.gui.models.settings_changes import sample_settings
 

@@ -225,6 +225,7 @@ def test_samples_load_with_their_settings(window, ready):
     assert len(titles) == 5 and any("中文" in t for t in titles)
 
 
+@pytest.mark.slow
 def test_layout_recent_files_and_theme_are_remembered(make_window, corpus_files, ready):
     first = make_window()
     first.editor.open_files([str(corpus_files[0])])
@@ -262,7 +263,7 @@ def test_status_bar_progress_and_cancel_follow_jobs(window, qtbot, idle):
     import time
 
     def job(progress, cancelled):
-        from bpe_gui.engine.corpus import Cancelled
+        from bpe_gui.engine.corpus.counting import Cancelled
         for i in range(500):
             if cancelled():
                 raise Cancelled()
@@ -282,6 +283,7 @@ def test_status_bar_progress_and_cancel_follow_jobs(window, qtbot, idle):
     assert "cancelled" in window.statusBar().currentMessage()
 
 
+@pytest.mark.slow
 def test_last_session_reopens_unless_turned_off(make_window, tmp_path, ready, qtbot):
     first = make_window()
     c = first.controller

@@ -17,6 +17,8 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QTimer
 
+pytestmark = pytest.mark.slow   # big files, memory bounds: CI runs it
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

@@ -169,7 +169,7 @@ def test_the_panel_says_what_train_settings_say(window, ready):
     """The settings panel has no vocab size rule of its own: its message is the one
     TrainSettings.validated gives (issue #12: one rule, one place)."""
     from bpe_gui.engine.errors import VocabSizeError
-    from bpe_gui.engine.trainer import TrainSettings
+    from bpe_gui.engine.train.trainer import TrainSettings
     panel = window.settings_panel
     assert window.editor.load_sample("english")
     ready(window.controller)
@@ -241,7 +241,7 @@ def test_a_vocab_size_that_cannot_work_stays_as_typed_and_says_why(
     """Vocabulary size 0 showed no error and Train (F5) quietly put the last value back;
     10**12 was capped at 10,000,000 while typing, without a word (issue 30 item 5)."""
     from bpe_gui.engine.errors import BPEError
-    from bpe_gui.engine.trainer import TrainSettings
+    from bpe_gui.engine.train import TrainSettings
     panel, c = window.settings_panel, window.controller
     assert window.editor.load_sample("english")
     ready(c)

@@ -12,10 +12,12 @@ import random
 
 import pytest
 
-from bpe_gui.engine import corpus as engine_corpus
-from bpe_gui.engine import files as engine_files
-from bpe_gui.engine.trainer import Trainer, TrainSettings
+from bpe_gui.engine.corpus import counting as engine_corpus
+from bpe_gui.engine.corpus import files as engine_files
+from bpe_gui.engine.train.trainer import Trainer, TrainSettings
 from bpe_gui.gui.controller import corpus_source
+
+pytestmark = pytest.mark.slow   # big files, memory bounds: CI runs it
 
 EDIT = 20_000   # bytes of text read whole (the app's is 1 MiB)
 

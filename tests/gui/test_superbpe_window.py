@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 
-from bpe_gui.engine.superbpe import skipped, train_superbpe
-from bpe_gui.engine.superbpe_run import SuperBPERun
-from bpe_gui.engine.trainer import TrainSettings
+from bpe_gui.engine.train.superbpe import skipped, train_superbpe
+from bpe_gui.engine.train.superbpe_run import SuperBPERun
+from bpe_gui.engine.train.trainer import TrainSettings
 from bpe_gui.gui.controller import training
 from bpe_gui.gui.panels.charts.charts import ChartsView
 from bpe_gui.gui.panels.compare.compare_view import CompareView
@@ -350,7 +350,7 @@ def test_a_superword_ending_in_a_space_says_why_it_is_unreachable(qtbot, window,
 
 def test_an_unreachable_token_of_gpt2s_pattern_gets_no_such_note(qtbot):
     """Under GPT-2's pattern "ing " is made in no context: no "before a word" note."""
-    from bpe_gui.engine.tokenizer import Tokenizer
+    from bpe_gui.engine.tokenizers import Tokenizer
     from bpe_gui.gui.controller.controller import Controller
     vocab = {i: bytes([i]) for i in range(256)}
     merges = [(b"i", b"n"), (b"in", b"g"), (b"ing", b" ")]

@@ -185,6 +185,7 @@ def test_light_palette():
     assert base.lightness() > 200 and text.lightness() < 100, "these pixel tests need it"
 
 
+@pytest.mark.slow
 def test_pair_table_pixels(panel, controller):
     controller.goto(2)                     # 6 pairs tied for step 3
     view, m = panel.pair_view, panel.pair_model
@@ -335,6 +336,7 @@ def test_narrow_right_aligned_number_is_elided_inside_its_cell(qtbot):
 # Failed on 28d7416: draw_chips stopped only at a chip that would START past the cell's
 # right edge, so the last chip starting inside was drawn whole over the next column (at
 # the default widths as soon as a pair's tokens are long). Fixed in 1a0a665.
+@pytest.mark.slow
 def test_chips_do_not_spill_into_the_next_column(qtbot):
     c = make_controller(LONG_WORDS)
     try:

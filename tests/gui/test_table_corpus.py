@@ -8,9 +8,9 @@ from dataclasses import replace
 
 import pytest
 
-from bpe_gui.engine.corpus import count_corpus
-from bpe_gui.engine.pretokenize import Pretokenizer
-from bpe_gui.engine.trainer import Trainer, TrainSettings
+from bpe_gui.engine.corpus.counting import count_corpus
+from bpe_gui.engine.text.pretokenize import Pretokenizer
+from bpe_gui.engine.train.trainer import Trainer, TrainSettings
 
 TEXT = ("low low lower newest newest widest widest widest <|endoftext|> "
         "分词器 tokenizers: low lower newest widest 2024！\n") * 20

@@ -12,7 +12,7 @@ from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QApplication, QToolTip
 
 from bpe_gui.engine.formats import load_tokenizer
-from bpe_gui.engine.trainer import TrainSettings
+from bpe_gui.engine.train.trainer import TrainSettings
 from bpe_gui.gui.models.vocab_model import VocabModel
 from bpe_gui.gui.panels.vocab.vocab_browser import VocabBrowser
 from bpe_gui.gui.controller.token_classes import SYNC_MAX

@@ -190,6 +190,7 @@ def test_narrower_token_at_a_row_start_moves_up_as_in_a_fresh_layout(qtbot, orac
     assert layout(flow) == fresh
 
 
+@pytest.mark.slow
 def test_encode_view_id_list_after_steps_back_equals_a_fresh_layout(qtbot):
     from bpe_gui.gui.panels.encode.encode_view import EncodeView
     from panel_helpers import make_controller

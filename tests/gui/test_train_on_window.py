@@ -17,7 +17,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialogButtonBox
 
 from bpe_gui.engine.formats import load_tokenizer
-from bpe_gui.engine.train_on import InheritedTrainer
+from bpe_gui.engine.train.inherited import InheritedTrainer
 from conftest import wait_idle
 from continue_oracle import gpt2_words, ref_train, sample_text
 
@@ -356,7 +356,7 @@ def test_train_from_scratch_again_gives_the_corpus_its_own_settings_back(
     """After training on and Train from scratch again, the corpus trained and saved with
     the source's settings ("Number of merges 500", <|endoftext|> added), silently
     (issue 30 item 3)."""
-    from bpe_gui.engine.trainer import TrainSettings
+    from bpe_gui.engine.train import TrainSettings
     win, c = _window_with(make_window, qtbot, gpt2_dir)
     own = TrainSettings(vocab_size=500, special_tokens=())
     assert c.set_settings(own)

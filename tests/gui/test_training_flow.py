@@ -135,7 +135,7 @@ def test_merge_panel_and_timeline_follow_a_running_training(window, ready, qtbot
 
 def test_cancel_while_pretokenizing_frees_the_window_at_once(window, ready, qtbot, monkeypatch):
     """Bug 6: the engine's pre-tokenizer may take a while to notice; the window must not."""
-    import bpe_gui.engine.corpus as corpus
+    import bpe_gui.engine.corpus.counting as corpus
     c = use_corpus(window, ready, vocab_size=300)
     old = c.trainer
     release, entered = threading.Event(), threading.Event()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from bpe_gui.engine.tokenizer import Tokenizer
+from bpe_gui.engine.tokenizers.trained import Tokenizer
 from bpe_gui.gui.widgets.visibility import on_screen
 from settle import settle
 

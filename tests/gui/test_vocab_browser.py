@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from bpe_gui.engine.tokenizer import Tokenizer
+from bpe_gui.engine.tokenizers.trained import Tokenizer
 from bpe_gui.gui.models.vocab_model import VocabModel, parse_hex, search_pattern
 from bpe_gui.gui.panels.vocab.vocab_browser import VocabBrowser
 from panel_helpers import WORKED, make_controller

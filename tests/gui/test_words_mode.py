@@ -11,9 +11,9 @@ from PySide6.QtCore import QEvent, QPoint, Qt
 from PySide6.QtGui import QHelpEvent, QTextCursor
 from PySide6.QtWidgets import QApplication, QToolTip
 
-from bpe_gui.engine.branches import pattern_branches
-from bpe_gui.engine.pretokenize import PRESETS
-from bpe_gui.engine.trainer import TrainSettings
+from bpe_gui.engine.text.branches import pattern_branches
+from bpe_gui.engine.text.pretokenize import PRESETS
+from bpe_gui.engine.train.trainer import TrainSettings
 from bpe_gui.gui.panels.corpus.corpus_editor import CorpusEditor
 from bpe_gui.gui.panels.encode.encode_view import EncodeView
 from panel_helpers import make_controller
@@ -157,6 +157,7 @@ def test_corpus_editor_words_mode_follows_the_training_pattern(qtbot, controller
     check_branch_colours(editor.words, CORPUS, controller.tokenizer())
 
 
+@pytest.mark.slow
 def test_a_big_corpus_is_coloured_where_it_is_shown(qtbot):
     text = "".join(f"line {i}: it's   {i * 7919} words, 你好!\n" for i in range(12_000))
     c = make_controller(text[:5000])

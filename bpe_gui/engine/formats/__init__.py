@@ -33,13 +33,17 @@ from typing import Sequence
 
 from .. import checks
 from ..errors import ExportError, FormatError
-from ..base import BaseTokenizer
-from ..pretokenize import resolve_pattern
-from ..tokenizer import Tokenizer
+from ..tokenizers.base import BaseTokenizer
+from ..text.pretokenize import resolve_pattern
+from ..tokenizers.trained import Tokenizer
 from . import csv_merges, gpt2, hf, native, tiktoken_fmt
-from ._common import Snapshot, check_name, snapshot, write_files
-from .. import gpt2_files
-from ..reading import read_json
+from ..io.atomic import check_name, write_files
+from .snapshot import Snapshot, snapshot
+from ..tokenizers import gpt2_files
+from ..io.reading import read_json
+from .known_encodings import recognise
+from .tiktoken_fmt import meta_beside
+from .sniff import Sniffed, sniff_file
 
 FORMATS: dict[str, str] = {
     "gpt2": "GPT-2 vocab.json + merges.txt",
@@ -52,8 +56,9 @@ _MODULES = {"gpt2": gpt2, "hf": hf, "tiktoken": tiktoken_fmt, "native": native,
             "csv": csv_merges}
 IMPORTABLE = ("gpt2", "hf", "tiktoken", "native")
 
-__all__ = ["FORMATS", "IMPORTABLE", "detect_format", "export_formats", "export_tokenizer", "load_tokenizer",
-           "output_files", "render_files", "settings_problem", "supported_formats",
+__all__ = ["FORMATS", "IMPORTABLE", "detect_format", "export_formats", "export_tokenizer",
+           "load_tokenizer", "meta_beside", "output_files", "recognise", "render_files",
+           "settings_problem", "sniff_file", "Sniffed", "supported_formats",
            "unsupported_reason"]
 
 

@@ -15,7 +15,7 @@ import csv
 import io
 
 from ..display import readable
-from ._common import Snapshot
+from .snapshot import Snapshot
 
 COLUMNS = ["rank", "id", "left", "right", "token", "count", "left_hex", "right_hex", "token_hex"]
 

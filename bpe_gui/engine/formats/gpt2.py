@@ -24,9 +24,10 @@ from typing import Sequence
 
 from ..display import gpt2_text
 from ..errors import ExportError
-from ..tokenizer import Tokenizer
-from ._common import Snapshot, build_tokenizer, byte_level_only, json_object_lines, prefixed
-from ..gpt2_files import read_gpt2_files
+from ..tokenizers.trained import Tokenizer
+from .snapshot import Snapshot, build_tokenizer, byte_level_only, prefixed
+from ._json import json_object_lines
+from ..tokenizers.gpt2_files import read_gpt2_files
 
 HEADER = "#version: 0.2"
 
@@ -79,7 +80,7 @@ def load(vocab_path: str | Path, merges_path: str | Path | None = None,
          special_tokens: Sequence[str] | None = None, *, pattern: str = "gpt2",
          **kwargs) -> Tokenizer:
     """Load ``vocab.json`` + ``merges.txt`` (merges.txt beside vocab.json by default;
-    :func:`~bpe_gui.engine.gpt2_files.read_gpt2_files` says how they are read).
+    :func:`~bpe_gui.engine.tokenizers.gpt2_files.read_gpt2_files` says how they are read).
     ``kwargs`` go to :class:`Tokenizer` (e.g. ``pattern="cl100k"``).
     """
     vocab, merges, specials, vocab_path = read_gpt2_files(vocab_path, merges_path,

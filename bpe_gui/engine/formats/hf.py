@@ -33,18 +33,18 @@ from typing import Any, Sequence
 
 import regex
 
-from ..base import BaseTokenizer
+from ..tokenizers.base import BaseTokenizer
 from ..display import gpt2_bytes, gpt2_text, pair_text, readable
 from ..errors import ExportError, FormatError
-from ..presets import CJK_PATTERN, CL100K_PATTERN, GPT2_PATTERN, WHITESPACE_PATTERN
-from ..tokenizer import EOW, Tokenizer
-from ..reading import as_id
-from ._common import (PROBE_TEXT, Snapshot, build_tokenizer, json_str, model_kind, need,
-                      not_bpe, prefixed, preset_name, words_differ)
+from ..text.presets import CJK_PATTERN, CL100K_PATTERN, GPT2_PATTERN, WHITESPACE_PATTERN
+from ..tokenizers.trained import EOW, Tokenizer
+from ..io.reading import as_id
+from .snapshot import PROBE_TEXT, Snapshot, build_tokenizer, prefixed, preset_name, words_differ
+from ._json import json_str, model_kind, need, not_bpe
 from .gpt2 import vocab_keys as gpt2_vocab_keys
-from ..reading import check_depth, read_json
-from ..pretokenize import Pretokenizer
-from ..pipeline.hf_json import load_hf, read_fast
+from ..io.reading import check_depth, read_json
+from ..text.pretokenize import Pretokenizer
+from .hf_json import load_hf, read_fast
 
 # Whitespace as Python's str.strip() sees it (char mode strips words with it) and as the
 # `regex` module's \s sees it (the whitespace preset splits with it). They differ in
@@ -310,7 +310,7 @@ def load(path: str | Path, special_tokens: Sequence[str] | None = None,
          **kwargs) -> BaseTokenizer:
     """Load a BPE ``tokenizer.json``.
 
-    Files from anywhere run through :mod:`bpe_gui.engine.pipeline`, exactly as Hugging
+    Files from anywhere run through :mod:`bpe_gui.engine.tokenizers.imported.pipeline`, exactly as Hugging
     Face ``tokenizers`` runs them (or are refused naming the part that cannot be run).
     bpe-gui's own character-level exports load back as character-level tokenizers, and
     asking for other special tokens or another ``pattern`` gives a byte-level tokenizer

@@ -24,12 +24,13 @@ from typing import Any, Sequence
 
 from ..display import pair_text, readable
 from ..errors import FormatError
-from ..tokenizer import Tokenizer
-from ..reading import as_id
-from ._common import Snapshot, build_tokenizer, json_str, need
-from ..reading import read_json
-from ..pretokenize import resolve_pattern
-from ..trainer import TRAINING_ONLY
+from ..tokenizers.trained import Tokenizer
+from ..io.reading import as_id
+from .snapshot import Snapshot, build_tokenizer
+from ._json import json_str, need
+from ..io.reading import read_json
+from ..text.pretokenize import resolve_pattern
+from ..train.trainer import TRAINING_ONLY
 
 FORMAT, VERSION = "bpe-gui", 1
 SUFFIX = ".bpe-gui.json"

@@ -13,9 +13,9 @@ space, its rank. Ranks are our ids, so ``tiktoken.Encoding`` returns our ids.
 tiktoken keeps no merge list: it merges the adjacent pair whose *concatenation* has the
 lowest rank. That is our merge order as long as every merged token's id grows with its
 merge rank and every multi-byte token comes from a merge, which the export checks.
-Loading runs the file as tiktoken does (pipeline/tiktoken_model.py): a piece that is a
+Loading runs the file as tiktoken does (tokenizers/imported/ranks.py): a piece that is a
 token is taken whole, else the lowest-rank concatenation merges; a bare file of a
-well-known encoding gets its pattern and special tokens (pipeline/known.py).
+well-known encoding gets its pattern and special tokens (known_encodings.py).
 """
 from __future__ import annotations
 
@@ -23,16 +23,16 @@ import base64
 from pathlib import Path
 from typing import Any, Sequence
 
-from ..base import BaseTokenizer
+from ..tokenizers.base import BaseTokenizer
 from ..display import readable
 from ..errors import ExportError, FormatError, PatternError
-from ..pipeline.known import recognise
-from ..pipeline.tiktoken_model import load_ranks
-from ..pretokenize import Pretokenizer, resolve_pattern
-from ..reading import as_id
-from ._common import (PROBE_TEXT, Snapshot, byte_level_only, json_bytes, need, preset_name,
-                      words_differ)
-from ..reading import read_bytes, read_json
+from .known_encodings import recognise
+from ..tokenizers.imported.ranks import load_ranks
+from ..text.pretokenize import Pretokenizer, resolve_pattern
+from ..io.reading import as_id
+from .snapshot import PROBE_TEXT, Snapshot, byte_level_only, preset_name, words_differ
+from ._json import json_bytes, need
+from ..io.reading import read_bytes, read_json
 
 SUFFIX = ".tiktoken"
 META_SUFFIX = ".tiktoken.json"
@@ -138,7 +138,7 @@ def load(path: str | Path, special_tokens: Sequence[str] | None = None, *,
          pattern: str | None = None, **kwargs) -> BaseTokenizer:
     """Load NAME.tiktoken (+ NAME.tiktoken.json / NAME.json beside it, if present).
 
-    It encodes as ``tiktoken`` does (see pipeline/tiktoken_model.py). Without the JSON,
+    It encodes as ``tiktoken`` does (see tokenizers/imported/ranks.py). Without the JSON,
     a well-known encoding (r50k, p50k, cl100k, o200k, Llama 3) is recognised by its
     content and gets its pattern and special tokens; any other file gets the cl100k
     pattern unless ``pattern`` is given, and ``meta['encoding']`` stays None.

@@ -22,7 +22,7 @@ from typing import Callable, Sequence
 from ...engine.corpus import PretokenTable
 from ...engine.display import human_size
 from ...engine.errors import Cancelled
-from ...engine.files import read_documents, read_head
+from ...engine.corpus import read_documents, read_head
 
 EDIT_BYTES = 1 << 20   # files holding at most this much text are read whole (and the
                        # preview of bigger ones is about this long)

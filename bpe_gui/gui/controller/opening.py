@@ -14,13 +14,14 @@ from typing import Callable, Protocol, Sequence
 
 from PySide6.QtCore import QMetaMethod, QTimer, SignalInstance
 
-from ...engine.count_sets import settings_for_table
+from ...engine.corpus import settings_for_table
 from ...engine.display import human_size
 from ...engine.errors import BPEError, NotUTF8Error
-from ...engine.session import Session, write_atomic
-from ...engine.trainer import TrainSettings
-from ...engine.tokenizer import Tokenizer
-from ...engine.trainer import Trainer
+from ...engine.io import write_atomic
+from ...engine.train import Session
+from ...engine.train import TrainSettings
+from ...engine.tokenizers import Tokenizer
+from ...engine.train import Trainer
 from .corpus_source import (Corpus, FileCorpus, NotUtf8, TableCorpus, TextCorpus,
                             not_a_file, probe_files)
 from .jobs import Job, JobEnd

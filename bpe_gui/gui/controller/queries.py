@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ...engine import stats
+from ...engine import analysis
 from ...engine.corpus import table_from_text
 from ...engine.errors import BPEError
-from ...engine.pretokenize import Pretokenizer
-from ...engine.trainer import Trainer, TrainSettings, n_base_symbols
+from ...engine.text import Pretokenizer
+from ...engine.train import Trainer, TrainSettings, n_base_symbols
 from .corpus_source import Corpus
 
 TINY_CHARS = 20_000            # a text this short is pre-tokenized at once when asked
@@ -104,4 +104,4 @@ class Queries:
         n_bytes = t.table.n_bytes
         if len(text) > 4 * n_bytes + 4 or len(text.encode("utf-8", "surrogatepass")) != n_bytes:
             return None
-        return stats.special_counts(text, specials)
+        return analysis.special_counts(text, specials)

@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ...engine.session import Session
+from ...engine.train import Session
 
 
 @dataclass

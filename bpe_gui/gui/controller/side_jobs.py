@@ -24,15 +24,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
-from ...engine import stats
+from ...engine import analysis
 from ...engine.analysis import classify_tokens
-from ...engine.base import BaseTokenizer as Tokenizer  # any kind: trained or imported
+from ...engine.tokenizers import BaseTokenizer as Tokenizer  # any kind: trained or imported
 from ...engine.errors import BPEError
-from ...engine.files import read_head
+from ...engine.corpus import read_head
 from ...engine.formats import load_tokenizer
-from ...engine.langcost import language_cost
-from ...engine.overlap import vocab_overlap
-from ...engine.trainer import Trainer, TrainSettings
+from ...engine.analysis import language_cost
+from ...engine.analysis import vocab_overlap
+from ...engine.train import Trainer, TrainSettings
 from .corpus_source import TABLE_NAME, Corpus
 from .jobs import Job, JobEnd, Outcome
 
@@ -163,18 +163,18 @@ class SideJobs:
     def prepare_held_out(self, text: str, pattern: str, special_tokens: Sequence[str],
                          on_done: Done, on_end: Ended) -> bool:
         """Pre-tokenize a held-out text with a trainer's pattern and special tokens
-        (result: ``stats.HeldOut``)."""
+        (result: ``analysis.HeldOut``)."""
         specials = tuple(special_tokens)
 
         def job(progress, cancelled):
-            return stats.held_out(text, pattern, specials)
+            return analysis.held_out(text, pattern, specials)
         return self._start(Job("Pre-tokenizing the held-out text", job, on_done, on_end,
                                yields=True))
 
     def measure_language_cost(self, folder: str, tokenizers: Mapping[str, object],
                               reference: str | None, on_done: Done, on_end: Ended) -> bool:
         """Per-language cost of a folder's texts for each tokenizer (a Tokenizer, or a
-        path loaded on the worker thread); result: a ``langcost.CostTable``."""
+        path loaded on the worker thread); result: a ``analysis.CostTable``."""
         builds = {k: v.copy_for_thread() if isinstance(v, Tokenizer) else v
                   for k, v in tokenizers.items()}
 

@@ -1,5 +1,5 @@
 """Training with the SuperBPE setting (``TrainSettings.superbpe_from``): the trainer the
-window steps is then a :class:`~bpe_gui.engine.superbpe_run.SuperBPERun` (stage 1 to
+window steps is then a :class:`~bpe_gui.engine.train.superbpe_run.SuperBPERun` (stage 1 to
 step T, stage 2 after), built from two pre-token tables of the same corpus: stage 1's
 (the settings' pattern) and stage 2's (the reference's split regex, line by line).
 
@@ -14,10 +14,10 @@ from dataclasses import replace
 from typing import Callable
 
 from ...engine.errors import Cancelled, SettingsError
-from ...engine.superbpe import TRAIN_PATTERN
-from ...engine.superbpe_run import SuperBPERun
-from ...engine.table import PretokenTable
-from ...engine.trainer import Trainer, TrainSettings, source_table
+from ...engine.train import TRAIN_PATTERN
+from ...engine.train import SuperBPERun
+from ...engine.corpus import PretokenTable
+from ...engine.train import Trainer, TrainSettings, source_table
 from .corpus_source import TABLE_NAME
 
 TableFn = Callable[..., PretokenTable]   # (progress, cancelled) -> the stage-2 table

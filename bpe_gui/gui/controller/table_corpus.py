@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Sequence
 
-from ...engine.count_sets import read_tables
-from ...engine.counts import is_count_table
+from ...engine.corpus import read_tables
+from ...engine.corpus import is_count_table
 
 # what the views that need the text say when the corpus is a table
 NO_TEXT = ("The corpus is a word-count table: it holds words and their counts, not the "

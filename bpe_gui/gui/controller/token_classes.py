@@ -1,4 +1,4 @@
-"""Token classes (ok / unreachable / undecodable / special, engine/analysis.py) of the
+"""Token classes (ok / unreachable / undecodable / special, engine/analysis/reachability.py) of the
 vocabulary the browser shows, kept by the controller (``controller.classes``).
 
 - The trained tokenizer: a trained tokenizer's tokens keep their class as merges are
@@ -22,7 +22,7 @@ import weakref
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from ...engine.analysis import Reachability, classify_more, classify_tokens
-from ...engine.base import BaseTokenizer as Tokenizer  # any kind: trained or imported
+from ...engine.tokenizers import BaseTokenizer as Tokenizer  # any kind: trained or imported
 from .jobs import Job, JobEnd, Outcome
 
 SYNC_MAX = 2_000     # at most this many tokens are classified at once, on the GUI thread

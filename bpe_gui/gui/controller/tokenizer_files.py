@@ -13,8 +13,8 @@ from PySide6.QtCore import SignalInstance
 
 from ...engine.errors import BPEError
 from ...engine.formats import export_tokenizer, load_tokenizer
-from ...engine.tokenizer import Tokenizer
-from ...engine.trainer import Trainer
+from ...engine.tokenizers import Tokenizer
+from ...engine.train import Trainer
 from ..models.vocab_model import prepare_imported
 from .jobs import Job, JobEnd
 

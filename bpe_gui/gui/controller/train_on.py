@@ -1,4 +1,4 @@
-"""Training on from the imported tokenizer, for the controller (engine/train_on.py).
+"""Training on from the imported tokenizer, for the controller (engine/train/inherited.py).
 
 The imported tokenizer (GPT-2 files, tokenizer.json, .tiktoken, a known encoding) is
 the *source*: its vocabulary, ids and merges are kept, the corpus is cut by its
@@ -26,9 +26,9 @@ from typing import Any, Callable, Protocol
 from PySide6.QtCore import QTimer, SignalInstance
 
 from ...engine.errors import BPEError, Cancelled, NotUTF8Error
-from ...engine.tokenizer import Tokenizer
-from ...engine.train_on import InheritedTrainer, inherited_settings
-from ...engine.trainer import Trainer, TrainSettings, source_table
+from ...engine.tokenizers import Tokenizer
+from ...engine.train import InheritedTrainer, inherited_settings
+from ...engine.train import Trainer, TrainSettings, source_table
 from .origin import FIXED_FIELDS, Origin
 from .corpus_source import TABLE_NAME, Corpus, NotUtf8
 from .jobs import Job, JobEnd

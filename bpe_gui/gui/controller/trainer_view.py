@@ -27,8 +27,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
-from ...engine.tokenizer import Tokenizer
-from ...engine.trainer import MergeStep, PairRow, Trainer, TrainSettings
+from ...engine.tokenizers import Tokenizer
+from ...engine.train import MergeStep, PairRow, Trainer, TrainSettings
 from .superbpe_training import is_superbpe
 
 PART_OF_WORDS = 20_000   # corpus words the pair table's hints look through
@@ -85,7 +85,7 @@ class TrainerView:
     @property
     def n_inherited(self) -> int:
         """Merges taken as they are from another tokenizer (0 unless training on from
-        one: engine/train_on.py)."""
+        one: engine/train/inherited.py)."""
         return self._t.n_inherited
 
     @property

@@ -12,9 +12,9 @@ from typing import Callable, Protocol
 
 from PySide6.QtCore import QObject, QTimer, SignalInstance
 
-from ...engine.count_sets import check_settings
+from ...engine.corpus import check_settings
 from ...engine.errors import BPEError
-from ...engine.trainer import Trainer, TrainSettings
+from ...engine.train import Trainer, TrainSettings
 from ...engine.display import human_size
 from .corpus_source import TABLE_NAME, Corpus, FileCorpus, NotUtf8, TextCorpus
 from .gc_policy import release_freed_memory

@@ -14,9 +14,9 @@ from __future__ import annotations
 from typing import Callable
 
 from ...engine.errors import Cancelled
-from ...engine.table import PretokenTable
+from ...engine.corpus import PretokenTable
 from ...engine.errors import NotUTF8Error
-from ...engine.trainer import Trainer, TrainSettings
+from ...engine.train import Trainer, TrainSettings
 from .corpus_source import Corpus, NotUtf8
 from .superbpe_training import TableFn, new_trainer
 

@@ -1,6 +1,6 @@
 """The per-language cost dialog's table model and chart (see language_cost.py).
 
-:class:`CostModel` is a table over an immutable :class:`~bpe_gui.engine.langcost.CostTable`
+:class:`CostModel` is a table over an immutable :class:`~bpe_gui.engine.analysis.per_language.CostTable`
 (one row per language and tokenizer); :class:`CostChart` is the app's QPainter
 :class:`~bpe_gui.gui.panels.chart_widget.ChartWidget` with languages as groups of bars,
 one bar per tokenizer.
@@ -12,7 +12,7 @@ from typing import Callable
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 
-from ...engine.langcost import CostRow, CostTable
+from ...engine.analysis import CostRow, CostTable
 from ..widgets.chart_data import Series, fmt_value
 from ..widgets.chart_widget import ChartWidget, series_colors
 

@@ -1,23 +1,20 @@
-"""Does a file hold what its name says? A cheap look at its head for the import dialog.
+"""Does a file hold what its name says? The import dialog asks the engine's sniffer.
 
 The engine picks a tokenizer file's format by its name first (``detect_format``), and
 the loader has the last word, with the line or key that is wrong. The dialog says the
 format *before* loading: 5 KB of random bytes named ``tokenizer.json`` showed a green
-"Format: Hugging Face tokenizer.json" (issue 30). So the dialog looks at the first
-64 KiB of the file as the engine reads it (``engine.reading.sniff``: NUL bytes, UTF-16,
-bad UTF-8, JSON that does not start with ``{``) and at what that format's file starts
-with, and says "Not a tokenizer file: ..." otherwise. Nothing is read whole.
-
-Where the engine's content sniffing of the model formats (GGUF, SentencePiece
-``tokenizer.model``, Mistral's tekken, CLIP's merges; being written in
-``engine/formats/``) plugs in: :func:`content_problem` is the one place; once the
-engine recognises a file by its content, this module asks it instead of checking
-heads by the name's format.
+"Format: Hugging Face tokenizer.json" (issue 30). Now the file's head goes to the
+engine's content sniffer (``engine.formats.sniff_file``: GGUF, SentencePiece, tekken,
+CLIP, tokenizer.json, GPT-2 files, tiktoken ranks, bpe-gui JSON, by their bytes, never
+their name), and the dialog shows a green "Format: ..." only when the content is the
+format the name says; otherwise a red line says what the file is instead: no tokenizer
+at all ("Not a tokenizer file: NAME is binary ..."), a model that is not BPE, or another
+format than its name.
 
 Example::
 
     content_problem(Path("tokenizer.json"), "hf")    # 5 KB of random bytes
-    -> 'is binary (a NUL byte at byte offset 17), not a tokenizer file. ...'
+    -> 'Not a tokenizer file: tokenizer.json is binary (a NUL byte at byte offset 17) ...'
 """
 from __future__ import annotations
 
@@ -25,84 +22,76 @@ import re
 from pathlib import Path
 
 from ...engine.errors import BPEError
-from ...engine.reading import HEAD_BYTES, loads, sniff
+from ...engine.formats import FORMATS, Sniffed, sniff_file
+from ...engine.io import read_bytes
 
-# what each format's file starts with, after a UTF-8 BOM and white space
-_JSON_KEYS = re.compile(rb'"(?:version|truncation|padding|added_tokens|normalizer|'
-                        rb'pre_tokenizer|post_processor|decoder|model)"\s*:')
-_VOCAB_ENTRY = re.compile(rb'\{\s*(?:\}|"(?:[^"\\]|\\.)*"\s*:\s*-?\d)')
-_RANKS_LINE = re.compile(rb"[A-Za-z0-9+/]+=*[ ]+[0-9]+\r?")
-_MERGES_LINE = re.compile(rb"(?:#version.*|\S+ \S+)\r?")
-
-
-def _head(path: Path) -> tuple[bytes, bool]:
-    """The first HEAD_BYTES of the file, and whether that is the whole file."""
-    with open(path, "rb") as f:
-        head = f.read(HEAD_BYTES)
-        return head, len(f.read(1)) == 0
-
-
-def _kind(path: Path, fmt: str) -> str:
-    """How the engine reads this file: 'JSON', 'ranks' or 'text'."""
-    name = path.name.lower()
-    if name.endswith(".json"):
-        return "JSON"
-    if fmt == "tiktoken":
-        return "ranks"
-    return "text"
+# what the sniffer finds -> the format key that loads it (detect_format's keys)
+LOADED_AS = {"hf": "hf", "native": "native", "tiktoken-meta": "tiktoken",
+             "tiktoken": "tiktoken", "gpt2-vocab": "gpt2", "gpt2-merges": "gpt2"}
+SMALL = 1 << 20   # files this small are read (bounded) to say why they are no tokenizer
+KNOWN = ("a tokenizer.json, GPT-2 vocab.json + merges.txt, a .tiktoken ranks file, a "
+         "bpe-gui export, a GGUF or SentencePiece model, tekken.json or CLIP merges")
 
 
 def content_problem(path: Path, fmt: str) -> str | None:
-    """Why the file at ``path`` is not a ``fmt`` file, judged from its head (a
-    sentence, the file not named), or None if it may be one (the loader decides)."""
+    """The red line for a file whose content is not the ``fmt`` its name says, or None
+    when it is (the loader then decides)."""
     try:
-        head, whole = _head(path)
-    except OSError as e:
-        return f"cannot be read ({e.strerror or e})."
-    kind = _kind(path, fmt)
+        found = sniff_file(path)
+    except BPEError as e:
+        return f"Not a tokenizer file: {path.name} {why_not(e, path)}"
+    if found is None:
+        return f"Not a tokenizer file: {path.name} {_why_none(path)}"
+    if found.problem:
+        return f"{path.name}: {found.label}; {_strip_is(found.problem)}"
+    loads_as = LOADED_AS.get(found.format)
+    if loads_as is None:   # a model file this window does not import yet
+        return (f"{path.name} is a {found.label}: this window cannot import that yet. "
+                "Import the model's tokenizer.json instead, if it has one.")
+    if loads_as != fmt:
+        return (f"Not a {FORMATS.get(fmt, fmt)} file: {path.name} holds a {found.label}"
+                f"{_rename_hint(found)}.")
+    return None
+
+
+def not_importable(path: Path) -> str | None:
+    """What the sniffer says of a file ``detect_format`` refused by its name (a .gguf, a
+    SentencePiece .model ...), or None if it found nothing."""
     try:
-        sniff(head, path, kind, final=whole)
+        found = sniff_file(path)
+    except BPEError:
+        return None
+    if found is None:
+        return None
+    if found.problem:
+        return f"{path.name}: {found.label}; {_strip_is(found.problem)}"
+    return (f"{path.name} is a {found.label}: this window cannot import that yet. "
+            "Import the model's tokenizer.json instead, if it has one.")
+
+
+def _rename_hint(found: Sniffed) -> str:
+    names = {"hf": "tokenizer.json", "gpt2-vocab": "vocab.json (merges.txt beside it)",
+             "gpt2-merges": "merges.txt (vocab.json beside it)",
+             "tiktoken": "NAME.tiktoken", "native": "NAME.bpe-gui.json"}
+    return f": name it {names[found.format]}" if found.format in names else ""
+
+
+def _why_none(path: Path) -> str:
+    """Why a file the sniffer does not know is no tokenizer: the engine's reading of a
+    small file says what is wrong with it (binary, UTF-16, not UTF-8), else what it is
+    not."""
+    try:
+        if path.stat().st_size <= SMALL:
+            read_bytes(path, "JSON" if path.name.lower().endswith(".json") else "text")
     except BPEError as e:
         return why_not(e, path)
-    body = head.lstrip(b"\xef\xbb\xbf").lstrip()
-    if not body:
-        return "is empty."
-    name = path.name.lower()
-    if kind == "JSON":
-        if whole:   # small: parsed whole, as the loader will
-            try:
-                data = loads(body, path)
-            except BPEError as e:
-                return why_not(e, path)
-            return _json_problem(data, fmt, name)
-        if fmt == "hf" and not _JSON_KEYS.search(body):
-            return ("is JSON, but no key of a Hugging Face tokenizer.json (\"model\", "
-                    "\"added_tokens\", \"pre_tokenizer\" ...) is in its first "
-                    f"{HEAD_BYTES >> 10} KB.")
-        if fmt == "gpt2" and not _VOCAB_ENTRY.match(body):
-            return "is JSON, but not a vocabulary (\"token\": id, ...)."
-        return None
-    first = body.split(b"\n", 1)[0]
-    if fmt == "tiktoken" and not _RANKS_LINE.fullmatch(first):
-        return "is not a tiktoken ranks file (each line 'BASE64 RANK')."
-    if fmt == "gpt2" and not _MERGES_LINE.fullmatch(first):
-        return "is not a merges file (a '#version' line, then one pair per line)."
-    return None
+    except OSError as e:
+        return f"cannot be read ({e.strerror or e})."
+    return f"holds none of the formats this app knows ({KNOWN})."
 
 
-def _json_problem(data, fmt: str, name: str) -> str | None:
-    if not isinstance(data, dict):
-        return "is JSON, but a list or a value, not a tokenizer's object."
-    if fmt == "hf" and "model" not in data:
-        return "is JSON, but has no \"model\": not a Hugging Face tokenizer.json."
-    if fmt == "gpt2" and name.endswith(".json") and not all(
-            isinstance(v, int) and not isinstance(v, bool) for v in data.values()):
-        return "is JSON, but not a vocabulary (\"token\": id, ...)."
-    if fmt == "native" and data.get("format") != "bpe-gui":
-        return "is JSON, but not a bpe-gui export (no \"format\": \"bpe-gui\")."
-    if fmt == "tiktoken" and "pat_str" not in data and name.endswith(".json"):
-        return "is JSON, but has no \"pat_str\": not a tiktoken pattern file."
-    return None
+def _strip_is(problem: str) -> str:
+    return problem[3:] if problem.startswith("is ") else problem
 
 
 def why_not(e: BPEError, path: Path) -> str:

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFileDialog, QHBoxLayo
 from ...engine.errors import BPEError
 from ..theme import colors
 from ..widgets.wheel_guard import guard_wheel
-from .file_sniff import content_problem, why_not
+from .file_sniff import content_problem, not_importable, why_not
 
 BACKGROUND_BYTES = 1 << 20   # bigger files load off the GUI thread, with progress
 TOKENIZER_FILTER = ("Tokenizers (*.json *.txt *.bpe *.tiktoken *.csv *.model);;"
@@ -28,15 +28,18 @@ TOKENIZER_FILTER = ("Tokenizers (*.json *.txt *.bpe *.tiktoken *.csv *.model);;"
 
 def describe_format(path: str) -> tuple[str | None, str]:
     """(format key or None, a line for the user) for a file or folder. The format the
-    name says is checked against the file's content (file_sniff.py): a file that is not
-    that format gets "Not a tokenizer file: ..." instead of a green "Format: ..."."""
+    name says is checked against the file's content by the engine's sniffer
+    (file_sniff.py): a file whose content is not that format gets a red line saying what
+    it is ("Not a tokenizer file: ..."), never a green "Format: ..."."""
     from ...engine.formats import FORMATS, detect_format
     p = Path(path)
     try:
         fmt = detect_format(path)
     except BPEError as e:
-        return None, (f"Not a tokenizer file: {p.name} {why_not(e, p)}" if p.is_file()
-                      else str(e))
+        if not p.is_file():
+            return None, str(e)
+        return None, (not_importable(p)
+                      or f"Not a tokenizer file: {p.name} {why_not(e, p)}")
     except OSError as e:
         return None, f"{path}: cannot be read ({e.strerror})."
     if not fmt:
@@ -45,7 +48,7 @@ def describe_format(path: str) -> tuple[str | None, str]:
     for f in _files_of(p, fmt):
         why = content_problem(f, fmt)
         if why is not None:
-            return None, f"Not a tokenizer file: {f.name} {why}"
+            return None, why
     return fmt, f"Format: {FORMATS.get(fmt, fmt)}{_which_encoding(fmt, path)}"
 
 
@@ -67,9 +70,9 @@ def _files_of(p: Path, fmt: str) -> list[Path]:
 
 def _which_encoding(fmt: str, path: str) -> str:
     """' — recognised: cl100k_base (GPT-4, GPT-3.5)' for a well-known bare ranks file."""
-    from ...engine.reading import read_bytes
-    from ...engine.formats.tiktoken_fmt import meta_beside
-    from ...engine.pipeline.known import recognise
+    from ...engine.io import read_bytes
+    from ...engine.formats import meta_beside
+    from ...engine.formats import recognise
     p = Path(path)
     if fmt != "tiktoken" or not p.is_file() or meta_beside(p) is not None:
         return ""

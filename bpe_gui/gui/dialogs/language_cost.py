@@ -4,7 +4,7 @@ files -- with a table and a chart of bytes per token, tokens per character, pari
 a reference language and Rényi efficiency; exported as CSV.
 
 The work runs on the controller's job runner (status bar progress, Cancel), through
-``Controller.side.measure_language_cost``; the numbers come from ``engine/langcost.py``. Opened from
+``Controller.side.measure_language_cost``; the numbers come from ``engine/analysis/per_language.py``. Opened from
 Analysis › Per-language cost (:func:`show_language_cost`).
 """
 from __future__ import annotations
@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDialog, QFileDialo
                                QVBoxLayout, QWidget)
 
 from ...engine.errors import BPEError
-from ...engine.langcost import CostTable, held_out_files, tokenizer_labels
+from ...engine.analysis import CostTable, held_out_files, tokenizer_labels
 from ..theme import colors, is_dark
 from ..widgets.wheel_guard import guard_wheel
 from ..widgets.last_folder import in_last_folder, last_folder, remember
@@ -346,7 +346,7 @@ class LanguageCostDialog(QDialog):
         if not path:
             return
         remember(path)
-        from ...engine.formats._common import write_files
+        from ...engine.io import write_files
         p = Path(path)
         try:
             write_files(p.parent, {p.name: self.table.to_csv().encode("utf-8")})

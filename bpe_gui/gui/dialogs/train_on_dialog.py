@@ -10,9 +10,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFormLayout, QGroupBox,
                                QLabel, QSpinBox, QVBoxLayout)
 
-from ...engine.presets import PRESET_LABELS
-from ...engine.pretokenize import resolve_pattern
-from ...engine.trainer import TIE_RULE_LABELS
+from ...engine.text import PRESET_LABELS
+from ...engine.text import resolve_pattern
+from ...engine.train import TIE_RULE_LABELS
 from ..controller.train_on import DEFAULT_MERGES, source_label
 
 MAX_MERGES = 10_000_000

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-from ...engine.trainer import MergeStep
+from ...engine.train import MergeStep
 from .roles import (ALIGN, DISPLAY, SORT_ROLE, TOKENS_ROLE, TOOLTIP, Cell, HeaderedTableModel,
                     ReadableCache)
 

@@ -1,6 +1,6 @@
 """The compare view's table: each metric for side A and B, in all and per script.
 
-:class:`CompareTableModel` is a model over two ``stats.encoding_stats`` snapshots (one
+:class:`CompareTableModel` is a model over two ``analysis.encoding_stats`` snapshots (one
 per side), reset whenever the compare view encodes the text again; ``METRICS`` names
 its rows and ``fmt_cell`` formats a value.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 from PySide6.QtGui import QFont
 
-from ...engine import stats
+from ...engine import analysis
 
 
 def fmt_cell(metric: str, v) -> str:
@@ -36,7 +36,7 @@ METRICS = (("tokens", "Tokens", "How many tokens the text is cut into."),
 
 class CompareTableModel(QAbstractTableModel):
     """Rows: each metric for side A then B; columns: metric, side, All, then each script
-    present in the text. Values come from two ``stats.encoding_stats`` snapshots."""
+    present in the text. Values come from two ``analysis.encoding_stats`` snapshots."""
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -51,8 +51,8 @@ class CompareTableModel(QAbstractTableModel):
         present = set()
         for s in (a, b):
             if s is not None:
-                present.update(stats.scripts_present(s))
-        self.columns = ["All"] + [s for s in stats.SCRIPTS if s in present]
+                present.update(analysis.scripts_present(s))
+        self.columns = ["All"] + [s for s in analysis.SCRIPTS if s in present]
         self.endResetModel()
 
     def rowCount(self, parent=QModelIndex()) -> int:

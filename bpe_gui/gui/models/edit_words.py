@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ...engine.errors import BPEError
-from ...engine.explain import safe_end, safe_start, why_it_ends, word_spans
+from ...engine.tokenizers import safe_end, safe_start, why_it_ends, word_spans
 from .encoding import char_index, doc_position, utf16_positions
 
 FULL_LIMIT = 200_000     # custom patterns: the whole text up to this many characters

@@ -10,7 +10,7 @@ from itertools import accumulate
 from typing import Sequence
 
 from ...engine.display import is_partial, readable
-from ...engine.base import Encoding
+from ...engine.tokenizers import Encoding
 from .roles import ReadableCache
 
 

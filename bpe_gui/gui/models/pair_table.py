@@ -15,7 +15,7 @@ from typing import Sequence
 
 from PySide6.QtCore import Qt
 
-from ...engine.trainer import PairRow
+from ...engine.train import PairRow
 from ..controller.trainer_view import PairSnapshot
 from .roles import (ALIGN, BACKGROUND, DISPLAY, FONT, ID_ROLE, SEARCH_ROLE, TOKENS_ROLE,
                     TOOLTIP, Cell, HeaderedTableModel, ReadableCache, TokenColors, plain_text)

@@ -14,7 +14,7 @@ Example (``lowest`` with merges ``l o``, ``lo w``): rows ``start | l o w e s t``
 """
 from __future__ import annotations
 
-from ...engine.explain import Playback
+from ...engine.tokenizers import Playback
 from .inherited import new_color_for
 from .roles import (DISPLAY, TOOLTIP, Cell, HeaderedTableModel, ReadableCache, TokenColors)
 

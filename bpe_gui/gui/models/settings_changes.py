@@ -4,7 +4,7 @@ settings panel, the corpus panel and the training toolbar all read these.
 """
 from __future__ import annotations
 
-from ...engine.trainer import TrainSettings
+from ...engine.train import TrainSettings
 
 # What a file opened after a built-in sample is trained with, when the settings are
 # still the sample's: the tutorial's character mode and 10 merges are for its six-way

@@ -14,7 +14,7 @@ from typing import Sequence
 
 from PySide6.QtCore import QModelIndex
 
-from ...engine.trainer import MergeStep
+from ...engine.train import MergeStep
 from ..controller.origin import Origin
 from .inherited import block_color_for
 from .roles import (ALIGN, BACKGROUND, DISPLAY, FONT, FOREGROUND, ID_ROLE, SEARCH_ROLE,

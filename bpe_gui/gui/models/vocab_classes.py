@@ -1,5 +1,5 @@
 """The vocabulary browser's Class column: words and tooltips for a token's class
-(engine/analysis.py: ok, unreachable, undecodable, special), from a ``Reachability``
+(engine/analysis/reachability.py: ok, unreachable, undecodable, special), from a ``Reachability``
 snapshot the controller hands over (``controller.classes``).
 """
 from __future__ import annotations

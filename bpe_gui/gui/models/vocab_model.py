@@ -22,8 +22,8 @@ from PySide6.QtGui import QFont
 
 from ...engine.analysis import KINDS
 from ...engine.display import gpt2_text, readable
-from ...engine.tokenizer import Tokenizer
-from ...engine.trainer import MergeStep
+from ...engine.tokenizers import Tokenizer
+from ...engine.train import MergeStep
 from .roles import (ALIGN, ALIGN_RIGHT, DISPLAY, FONT, ID_ROLE, PARTIAL_ROLE, SEARCH_ROLE,
                     SPECIAL_ROLE, TOOLTIP, HeaderedTableModel, ReadableCache, plain_text)
 from .vocab_classes import class_text, class_tip, code_of

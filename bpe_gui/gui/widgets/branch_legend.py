@@ -15,8 +15,8 @@ from PySide6.QtGui import QColor, QCursor, QPalette
 from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QScrollArea, QToolButton, QToolTip,
                                QVBoxLayout, QWidget)
 
-from ...engine.branches import Branch
-from ...engine.presets import PRESET_LABELS
+from ...engine.text import Branch
+from ...engine.text import PRESET_LABELS
 from ..models.roles import is_dark
 
 _LIGHT = ("#cfe3ff", "#ffd9a8", "#c9efc4", "#e6d4ff", "#ffcad8", "#bdeeee", "#fff0a0",

@@ -15,9 +15,9 @@ from PySide6.QtGui import (QColor, QFont, QPainter, QPalette, QPen, QSyntaxHighl
                            QTextCharFormat, QTextCursor, QTextOption)
 from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QToolTip, QWidget
 
-from ...engine import stats
+from ...engine import analysis
 from ...engine.display import hex_bytes, is_partial, readable
-from ...engine.base import Encoding
+from ...engine.tokenizers import Encoding
 from ..models.encoding import char_index, doc_position
 from ..models.roles import TokenColors, is_dark
 
@@ -131,7 +131,7 @@ class TokenTextView(QPlainTextEdit):
         self._u16: list[int] | None = None
         self.enc = Encoding([], [], [], [])
         self.text = ""
-        self.marks: list[stats.Cut] = []
+        self.marks: list[analysis.Cut] = []
         self._hover = -1
         self.highlighter = TokenHighlighter(self.document(), self)
         self.viewport().setMouseTracking(True)
@@ -202,7 +202,7 @@ class TokenTextView(QPlainTextEdit):
         if k and char < len(self.text):
             r2 = self._cursor_rect(self.pos_of_char(char + 1))
             if r2.top() == r.top():
-                x += (r2.left() - r.left()) * k / stats.utf8_len(self.text[char])
+                x += (r2.left() - r.left()) * k / analysis.utf8_len(self.text[char])
         top, bottom = self._line_span(pos, r)
         return x, top, bottom
 

@@ -21,7 +21,7 @@ from PySide6.QtGui import QFont, QSyntaxHighlighter, QTextCharFormat, QTextCurso
 from PySide6.QtWidgets import QCheckBox, QPlainTextEdit, QToolTip
 
 from ...engine.errors import BPEError
-from ...engine.explain import matcher_for, show
+from ...engine.tokenizers import matcher_for, show
 from ..models.edit_words import ClickedWord, EditWords  # noqa: F401  (ClickedWord: re-exported)
 from ..models.roles import TokenColors
 from .branch_legend import BranchColors, BranchLegend

@@ -12,8 +12,8 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import QStyle, QToolBar, QToolButton
 
-from ...engine.presets import PRESET_LABELS
-from ...engine.trainer import TrainSettings
+from ...engine.text import PRESET_LABELS
+from ...engine.train import TrainSettings
 from ..models.settings_changes import REAL_CORPUS_SETTINGS, describe_changes, sample_settings
 from ..resources import resources
 from ..theme import colors

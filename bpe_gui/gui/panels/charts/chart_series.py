@@ -9,7 +9,7 @@ ones, so following a step costs O(1) whatever the run's length:
 - the count of the chosen pair;
 - token lengths: a histogram of the vocabulary's token lengths;
 - Rényi efficiency (alpha 2.5, Zouhar et al. 2023) of the corpus's token distribution
-  after each step, over a vocabulary of ``n_initial + k`` ids (``stats.RenyiCurve``:
+  after each step, over a vocabulary of ``n_initial + k`` ids (``analysis.RenyiCurve``:
   each merge moves its ``merged`` occurrences from its two parts to the new token).
 
 Special tokens: their counts in the corpus are given when known (the controller counts
@@ -23,7 +23,7 @@ import math
 from collections import Counter
 from typing import Mapping
 
-from ....engine import stats
+from ....engine import analysis
 
 
 class RunSeries:
@@ -39,12 +39,12 @@ class RunSeries:
         self.n_special = sum(specials.values()) if specials else 0
         self.n_bytes = view.corpus_counts().bytes
         steps = view.steps
-        tokens0 = stats.tokens_at_start(steps, view.corpus_tokens)
+        tokens0 = analysis.tokens_at_start(steps, view.corpus_tokens)
         self.bpt: list[float] = [self._ratio(tokens0)]   # bytes/token at step 0..n
         self.counts: list[int] = []                       # chosen pair's count, steps 1..n
-        self.hist: Counter = Counter(stats.token_length(t, self.mode) for t in view.base)
+        self.hist: Counter = Counter(analysis.token_length(t, self.mode) for t in view.base)
         self._merge_len: list[int] = []                   # length of the token of step k+1
-        self.renyi = stats.RenyiCurve(stats.counts_at_start(steps, view.symbol_counts()),
+        self.renyi = analysis.RenyiCurve(analysis.counts_at_start(steps, view.symbol_counts()),
                                       view.n_initial,
                                       extra=specials.values() if specials else ())
         self.n = 0                                        # steps whose numbers are here
@@ -70,7 +70,7 @@ class RunSeries:
             new = steps[self.n:n]
             self.bpt.extend(self._ratio(s.corpus_tokens) for s in new)
             self.counts.extend(s.count for s in new)
-            lens = [stats.token_length(s.token, self.mode) for s in new]
+            lens = [analysis.token_length(s.token, self.mode) for s in new]
             self._merge_len.extend(lens)
             self.hist.update(lens)
         self.renyi.sync(steps)

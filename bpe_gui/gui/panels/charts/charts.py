@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFileDialog, QGridLayo
                                QLabel, QMessageBox, QPlainTextEdit,
                                QPushButton, QVBoxLayout, QWidget)
 
-from ....engine import stats
+from ....engine import analysis
 from ...controller.side_jobs import HELD_OUT_MAX_CHARS
 from ...widgets.chart_data import (STYLES, Series, decimate, fmt_num, fmt_value, linear_ticks,
                          log_ticks, nice_step)
@@ -63,12 +63,12 @@ class ChartsView(QWidget):
         self.controller = controller
         self.compression = ChartWidget("Compression", "step", "bytes per token",
                                        empty_text="No training yet: load a corpus and step.")
-        self.renyi = ChartWidget(f"Rényi efficiency (α = {stats.RENYI_ALPHA:g})", "step",
+        self.renyi = ChartWidget(f"Rényi efficiency (α = {analysis.RENYI_ALPHA:g})", "step",
                                  "efficiency", empty_text="No training yet: load a corpus "
                                  "and step.")
         self.renyi.setToolTip(
             "How evenly the corpus's tokens use the vocabulary after each merge (Zouhar et "
-            f"al. 2023): H_α of the token distribution, α = {stats.RENYI_ALPHA:g}, divided "
+            f"al. 2023): H_α of the token distribution, α = {analysis.RENYI_ALPHA:g}, divided "
             "by ln |V| (every id of the vocabulary then). 1 is perfectly even.")
         self.pair_count = ChartWidget("Count of the chosen pair", "step", "count", ylog=True)
         self.lengths = ChartWidget("Token lengths in the vocabulary", "length (bytes)",
@@ -118,7 +118,7 @@ class ChartsView(QWidget):
         self._new_run = True                   # make a RunSeries at the next chance
         self._held_text: str | None = None
         self._held_name = ""
-        self._held: stats.HeldOut | None = None
+        self._held: analysis.HeldOut | None = None
         self._held_key = None                  # (text, pattern, specials) of _held
         self._held_asked = None                # the key a running job prepares
         self._held_points: dict[int, float] = {}
@@ -207,7 +207,7 @@ class ChartsView(QWidget):
         self.pair_count.set_series("chosen pair", range(1, n + 1), run.counts, "line", color=1)
         self.lengths.set_series("tokens", *run.lengths(), "bars", color=2)
         if v is not None and not c.peeking:
-            ranks, freqs = stats.zipf(v.symbol_counts())
+            ranks, freqs = analysis.zipf(v.symbol_counts())
             self.zipf.set_series("tokens", ranks, freqs, "points", color=3)
             self.zipf.note = f"step {n}"
         else:
@@ -302,7 +302,7 @@ class ChartsView(QWidget):
 
     def _pending_held(self) -> list[int]:
         n = self.series.n if self.series is not None else 0
-        return [k for k in stats.sample_steps(n) if k not in self._held_points]
+        return [k for k in analysis.sample_steps(n) if k not in self._held_points]
 
     def _held_tick(self) -> None:
         """One slice of held-out encoding (about 20 ms), then back to the event loop."""
@@ -323,7 +323,7 @@ class ChartsView(QWidget):
                     return
                 k = pending[-1] if run.n in pending else pending[0]
                 tok = v.tokenizer(at_step=k)
-                self._held_job = (k, stats.held_out_tokens(tok, self._held, batch=20))
+                self._held_job = (k, analysis.held_out_tokens(tok, self._held, batch=20))
             k, gen = self._held_job
             if k > v.n_steps:  # undone meanwhile
                 self._held_job = None
@@ -341,7 +341,7 @@ class ChartsView(QWidget):
         n = self.series.n if self.series is not None else 0
         pts = sorted((k, v) for k, v in self._held_points.items() if k <= n)
         # only the grid points, plus the current step: stale "current" points drop out
-        grid = set(stats.sample_steps(n))
+        grid = set(analysis.sample_steps(n))
         pts = [(k, v) for k, v in pts if k in grid]
         self.compression.set_series("held-out", [k for k, _ in pts], [v for _, v in pts],
                                     "linepoints", color=1)

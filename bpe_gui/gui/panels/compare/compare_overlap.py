@@ -1,5 +1,5 @@
 """The compare view's Vocabulary overlap tab: how much side A's and side B's vocabularies
-share, compared by the tokens' bytes (engine/overlap.py, special tokens left out).
+share, compared by the tokens' bytes (engine/analysis/overlap.py, special tokens left out).
 
 Numbers: shared, only in A, only in B, the Jaccard index |A ∩ B| / |A ∪ B|, and how
 many of each side's tokens the other side produces as one token (it has those bytes and

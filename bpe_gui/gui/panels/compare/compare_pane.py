@@ -18,10 +18,10 @@ from PySide6.QtWidgets import (QComboBox, QFileDialog, QFrame, QGridLayout, QHBo
                                QLabel, QPushButton, QSizePolicy, QSlider,
                                QSpinBox, QStackedWidget, QVBoxLayout, QWidget)
 
-from ....engine.presets import PRESET_LABELS
-from ....engine.pretokenize import resolve_pattern
-from ....engine.tokenizer import Tokenizer
-from ....engine.trainer import TIE_RULE_LABELS, TrainSettings
+from ....engine.text import PRESET_LABELS
+from ....engine.text import resolve_pattern
+from ....engine.tokenizers import Tokenizer
+from ....engine.train import TIE_RULE_LABELS, TrainSettings
 from ...dialogs.import_dialog import TOKENIZER_FILTER
 from ...controller.jobs import JobEnd, Outcome
 from ...widgets.flow_layout import FlowBar

@@ -22,9 +22,9 @@ from PySide6.QtWidgets import (QCheckBox, QHeaderView, QLabel, QPlainTextEdit,
                                QPushButton, QSplitter, QTableView, QTabWidget, QToolButton,
                                QVBoxLayout, QWidget)
 
-from ....engine import stats
+from ....engine import analysis
 from ....engine.errors import BPEError
-from ....engine.base import Encoding
+from ....engine.tokenizers import Encoding
 from ...controller.table_corpus import NO_TEXT
 from ...models.compare_table import METRICS, CompareTableModel, fmt_cell
 from .compare_overlap import OverlapPanel
@@ -215,14 +215,14 @@ class CompareView(QWidget):
             if tok is not None:
                 try:
                     enc = tok.encode_with_offsets(text)
-                    st = stats.encoding_stats(text, enc, tok.mode)
+                    st = analysis.encoding_stats(text, enc, tok.mode)
                 except BPEError as e:   # e.g. a character a char-level vocabulary lacks
                     pane.error = str(e)
                     enc = None
             self.encodings[i], self.stats[i] = enc, st
         ea, eb = self.encodings
         if ea is not None and eb is not None:
-            self.diff = stats.boundary_diff(ea, eb, text, self.fold.isChecked())
+            self.diff = analysis.boundary_diff(ea, eb, text, self.fold.isChecked())
         else:
             self.diff = (set(), set())
         for i, pane in enumerate(panes):

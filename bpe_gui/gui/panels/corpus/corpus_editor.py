@@ -17,7 +17,7 @@ from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import (QFileDialog, QLabel, QMenu, QPlainTextEdit,
                                QSizePolicy, QToolButton, QVBoxLayout, QWidget)
 
-from ....engine.pretokenize import Pretokenizer
+from ....engine.text import Pretokenizer
 from ...resources import resources
 from ...theme import colors, follow_palette
 from ....engine.display import human_size

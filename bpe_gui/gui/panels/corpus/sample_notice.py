@@ -13,7 +13,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QVBoxLayout
 
-from ....engine.trainer import TrainSettings
+from ....engine.train import TrainSettings
 from ...theme import colors, follow_palette
 
 

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QSizeP
                                QWidget)
 
 from ....engine.errors import BPEError
-from ....engine.base import Encoding
+from ....engine.tokenizers import Encoding
 from ...models.encoding import (TokenTexts, char_index, char_of_byte, doc_position,
                                group_parity, merge_step, split_step, token_kinds, tokens_at,
                                utf16_positions, word_numbers)

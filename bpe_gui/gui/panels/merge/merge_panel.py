@@ -13,7 +13,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QGroupBox, QHBoxLayout, QHeade
                                QLineEdit, QPushButton, QSizePolicy, QSlider, QSpinBox, QSplitter,
                                QStyle, QTabWidget, QToolButton, QVBoxLayout, QWidget)
 
-from ....engine.trainer import TIE_RULE_LABELS, MergeStep
+from ....engine.train import TIE_RULE_LABELS, MergeStep
 from ...models.affected import AffectedModel, affected_rows
 from ...controller.trainer_view import PairSnapshot
 from ...models.pair_table import PairTableModel

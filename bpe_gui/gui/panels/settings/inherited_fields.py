@@ -12,7 +12,7 @@ from dataclasses import replace
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 
-from ....engine.trainer import TrainSettings
+from ....engine.train import TrainSettings
 from ...controller.origin import FIXED_FIELDS
 from ...theme import colors
 

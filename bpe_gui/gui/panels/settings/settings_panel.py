@@ -14,10 +14,10 @@ from PySide6.QtWidgets import (QButtonGroup, QCheckBox, QComboBox, QFormLayout, 
                                QRadioButton, QScrollArea, QVBoxLayout, QWidget)
 
 from ....engine.errors import BPEError
-from ....engine.presets import PRESET_LABELS, PRESETS
-from ....engine.pretokenize import (compile_pattern, resolve_pattern, special_splitter,
-                                   validate_special_tokens)
-from ....engine.trainer import TIE_RULE_LABELS, TrainSettings
+from ....engine.text import PRESET_LABELS, PRESETS
+from ....engine.text import (
+    compile_pattern, resolve_pattern, special_splitter, validate_special_tokens)
+from ....engine.train import TIE_RULE_LABELS, TrainSettings
 from ...models.settings_changes import describe_changes
 from ...theme import colors, follow_palette
 from ...widgets.number_box import INT_MAX, NumberBox

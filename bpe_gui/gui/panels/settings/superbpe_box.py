@@ -3,7 +3,7 @@ step), its default (the step where the vocabulary holds 90% of the target, as th
 paper's transition points are), a line saying what the step means, and its check.
 
 Stage 1 is ordinary BPE up to step T; stage 2 trains on without splitting at spaces,
-so tokens may bridge words (engine/superbpe.py has the rules).
+so tokens may bridge words (engine/train/superbpe.py has the rules).
 """
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QCheckBox, QGroupBox, QHBoxLayout, QLabel, QVBoxLayout
 
 from ....engine.errors import BPEError
-from ....engine.superbpe_run import check_transition
-from ....engine.trainer import TrainSettings
+from ....engine.train import check_transition
+from ....engine.train import TrainSettings
 from ...widgets.number_box import NumberBox
 from ...widgets.text_pane import TextPane
 

@@ -1,0 +1,294 @@
+"""Corpus files and texts -> blocks that can each be pre-tokenized on their own.
+
+A corpus is never held whole: files are read in blocks of a few MB, and each block is cut
+at a *safe boundary*, a place where no word of the pattern can span and nothing after it can
+change the words before it. So counting the words of every block separately gives exactly
+the words of the whole text, and blocks can be counted on any thread in any order.
+
+- The patterns the native scanner runs (gpt2, cl100k, o200k, llama3, qwen2) ask it (``_count.safe_cut``); a
+  cut there is proved safe for every text (see ``csrc/scan.h``).
+- The whitespace preset cuts after a visible ASCII character followed by ASCII
+  whitespace; the CJK preset after a Han character, or an ASCII letter followed by ASCII
+  whitespace. Both are safe by the shape of those patterns.
+- A custom pattern cannot be reasoned about: it is cut at the start of a line that
+  begins with an ASCII letter after a line that ended in a visible character (a pattern
+  that matches across such a line break sees it cut there).
+
+No cut is ever placed inside a special token. Where a block has no safe boundary at all (one
+giant word, a run of spaces), its tail is carried into the next block; under a native
+preset, once that tail passes ``giant.GIANT_TAIL``, the scanner says which of its words are
+final and where the word in progress may be cut at word_limit's piece boundaries
+(``giant.stream_parts``), so memory stays bounded for every stretch those rules cover.
+"""
+from __future__ import annotations
+
+import codecs
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterator, Sequence
+
+import regex
+
+from ..errors import CorpusError, NotUTF8Error
+from .files import BOM, binary_error, inner_suffix, jsonl_text, looks_binary, open_binary
+from .giant import Part, stream_parts
+from ..text.boundaries import outside_specials
+from ..text.pretokenize import Pretokenizer
+from ..text.presets import PRESET_IDS
+
+try:
+    from . import _count
+    from ..text.scanner import install_tables
+    install_tables(_count)  # the (shared) scanner: the classes of the installed regex
+except ImportError:  # pragma: no cover - only without a C compiler at install time
+    _count = None  # type: ignore[assignment]  # optional C extension: None where it was not built
+
+BLOCK_BYTES = 4 << 20        # native presets count ~100+ MB/s: a block is ~30 ms of work
+REGEX_BLOCK_BYTES = 1 << 20  # regex patterns are 10x slower: keep a block near 100 ms
+
+_WS_CUT = regex.compile(rb"(?r)[\x21-\x7e](?=[\t\n\x0b\x0c\r ])")
+# U+4E00-U+9FFF (CJK Unified Ideographs: every one is \p{Han}); ASCII letter + whitespace
+_CJK_CUT = regex.compile(rb"(?r)(?:\xe4[\xb8-\xbf]|[\xe5-\xe9][\x80-\xbf])[\x80-\xbf]"
+                         rb"|[A-Za-z](?=[\t\n\x0b\x0c\r ])")
+_LINE_CUT = regex.compile(rb"(?r)(?<=[\x21-\x7e]\n)(?=[A-Za-z])")
+
+
+@dataclass
+class Block:
+    """One unit of counting work, in corpus order.
+
+    ``data`` is UTF-8 text that can be pre-tokenized on its own; a .jsonl block carries
+    its documents in ``docs`` instead (each one pre-tokenized on its own). ``index`` is
+    the block's number in corpus order, ``done`` how many input bytes were consumed when
+    it was cut. From a giant stretch (native presets only, see ``giant.Part``): ``stop``
+    >= 0 counts only the words of ``data`` that start before it; ``word`` marks ``data``
+    as whole pieces of one word (counted as ``word_limit.pieces(data)``).
+    """
+
+    index: int
+    data: bytes = b""
+    docs: list[str] | None = None
+    done: int = 0
+    source: str = ""
+    stop: int = -1
+    word: bool = False
+
+
+class Boundaries:
+    """Finds safe boundaries in UTF-8 bytes for one pre-tokenizer (pattern + special tokens)."""
+
+    def __init__(self, pre: Pretokenizer):
+        # the native presets, unless the scanner is switched off (BPE_GUI_NATIVE_SCAN=0)
+        self.native = PRESET_IDS.get(pre.kind) \
+            if _count is not None and pre.native is not None and pre.kind is not None else None
+        self.rx = {"whitespace": _WS_CUT, "cjk": _CJK_CUT}.get(pre.preset or "", _LINE_CUT)
+        self.specials = [s.encode("utf-8") for s in pre.special_tokens]
+        self.block_bytes = BLOCK_BYTES if self.native is not None else REGEX_BLOCK_BYTES
+        # a cut must see the whole character after it and any special token around it
+        self.margin = max([4] + [len(s) for s in self.specials])
+
+    def last(self, buf: bytes | bytearray, lo: int, hi: int) -> int:
+        """The last safe boundary p with lo < p <= hi (hi <= len(buf) - margin), or -1.
+
+        Example (GPT-2): ``last(b"one two three", 0, 9) -> 7`` (before " three").
+        """
+        while hi > lo:
+            if self.native is not None:
+                p = _count.safe_cut(self.native, buf, lo, hi)
+            else:
+                m = self.rx.search(buf, lo, hi)  # (its lookahead sees up to hi)
+                p = m.end() if m is not None and m.end() > lo else -1
+            if p <= lo or not self.specials:
+                return p if p > lo else -1
+            q = outside_specials(buf, p, lo, self.specials)
+            if q > lo:
+                return q
+            hi = min(hi, p) - 1  # the fix would go back to the block's start: look before
+        return -1
+
+
+class BlockReader:
+    """Turns corpus sources (file paths, or texts) into :class:`Block` s, in order.
+
+    ``total`` is the input size in bytes (files as they are on disk, so compressed files
+    report progress by how much of the file has been read).
+    """
+
+    def __init__(self, sources: Sequence[str | Path] | None, pre: Pretokenizer,
+                 texts: Sequence[str] | None = None, encoding: str = "utf-8"):
+        self.bounds = Boundaries(pre)
+        self.paths = [Path(p) for p in (sources or [])]
+        self.texts = list(texts or [])
+        self.encoding = encoding
+        self.next_index = 0
+        self.done = 0
+        # texts count in characters, files in bytes on disk: progress only needs a total
+        self.total = sum(_size(p) for p in self.paths) + sum(len(t) for t in self.texts)
+
+    def __iter__(self) -> Iterator[Block]:
+        for text in self.texts:
+            yield from self._text_blocks(text)
+        for path in self.paths:
+            base = self.done
+            if inner_suffix(path) == ".jsonl":
+                yield from self._jsonl_blocks(path, base)
+            else:
+                yield from self._file_blocks(path, base)
+            self.done = base + _size(path)
+
+    # ----- sources ------------------------------------------------------------------
+    def _block(self, data: bytes = b"", docs: list[str] | None = None, source: str = "") -> Block:
+        blk = Block(self.next_index, data, docs, self.done, source)
+        self.next_index += 1
+        return blk
+
+    def _part_block(self, part: Part, source: str) -> Block:
+        blk = self._block(part.data, source=source)
+        blk.stop, blk.word = part.stop, part.word
+        return blk
+
+    def _text_blocks(self, text: str) -> Iterator[Block]:
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError as e:
+            raise CorpusError(f"The text has a lone surrogate (U+{ord(text[e.start]):04X}) at "
+                              f"character {e.start:,}, which UTF-8 cannot hold. Remove it or "
+                              "replace it with the character it was part of.") from None
+        size, base = self.bounds.block_bytes, self.done
+        if len(data) <= size:   # (most texts: no copy)
+            self.done = base + len(text)
+            yield self._block(data, source="text")
+            return
+        chunks = (data[i:i + size] for i in range(0, len(data), size))
+        for part in stream_parts(chunks, self.bounds):
+            end = part.offset + part.counted
+            self.done = base + len(text) * end // len(data)
+            if part.data or part.last:
+                yield self._part_block(part, "text")
+
+    def _file_blocks(self, path: Path, base: int) -> Iterator[Block]:
+        size = self.bounds.block_bytes
+        decoder = None if _is_utf8(self.encoding) else _decoder(self.encoding, path)
+        bom = 0               # bytes skipped at the start (a BOM)
+        with open_binary(path) as (stream, raw):
+            def chunks() -> Iterator[bytes]:
+                nonlocal bom
+                first = True
+                while True:
+                    chunk = stream.read(max(size, 8192) if first else size)  # (8 KB to judge)
+                    eof = not chunk
+                    if first and decoder is None:
+                        if looks_binary(chunk):
+                            raise binary_error(path, chunk)
+                        if chunk.startswith(BOM):
+                            chunk, bom = chunk[3:], 3
+                    if decoder is not None:
+                        chunk = decoder(chunk, eof)
+                        if first and looks_binary(chunk):   # judged as the text it decodes to
+                            raise binary_error(path)
+                    first = False
+                    yield chunk
+                    if eof:
+                        return
+
+            for part in stream_parts(chunks(), self.bounds):
+                if decoder is None:
+                    _check_utf8(part.data if part.stop < 0 else memoryview(part.data)[:part.stop],
+                                path, bom + part.offset)
+                self.done = base + (_size(path) if part.last else raw.tell())
+                if part.data or part.last:
+                    yield self._part_block(part, str(path))
+
+    def _jsonl_blocks(self, path: Path, base: int) -> Iterator[Block]:
+        size = self.bounds.block_bytes
+        docs: list[str] = []
+        held = 0
+        offset = 0
+        with open_binary(path) as (stream, raw):
+            for lineno, line in enumerate(stream, 1):
+                if lineno == 1:
+                    if looks_binary(line[:8192]):
+                        raise binary_error(path, line[:8192])
+                    if line.startswith(BOM):
+                        line, offset = line[3:], 3
+                try:
+                    text = line.decode(self.encoding)
+                except UnicodeDecodeError as e:
+                    if _is_utf8(self.encoding):
+                        raise NotUTF8Error(path, offset + e.start, line[e.start:e.start + 4]) from None
+                    raise CorpusError(f"cannot be decoded as {self.encoding} ({e}).", path) from e
+                except LookupError as e:
+                    raise CorpusError(f"cannot be decoded as {self.encoding} ({e}).", path) from e
+                offset += len(line)
+                doc = jsonl_text(text, lineno, path)
+                if doc is None:
+                    continue
+                if b"\\u" in line and not _encodable(doc):
+                    raise CorpusError(f"line {lineno} holds a lone surrogate escape (\\ud800-"
+                                      "\\udfff without its pair), which UTF-8 cannot hold. "
+                                      "Fix or drop that line.", path)
+                docs.append(doc)
+                held += len(line)
+                if held >= size:
+                    self.done = base + raw.tell()
+                    yield self._block(docs=docs, source=str(path))
+                    docs, held = [], 0
+        self.done = base + _size(path)
+        yield self._block(docs=docs, source=str(path))
+
+
+def _size(p: Path) -> int:
+    try:
+        return p.stat().st_size
+    except OSError:
+        return 0  # reading it will say what is wrong
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _is_utf8(encoding: str) -> bool:
+    return encoding.lower().replace("-", "").replace("_", "") in ("utf8", "utf8sig")
+
+
+def _decoder(encoding: str, path: Path) -> Callable[[bytes, bool], bytes]:
+    """bytes in ``encoding`` -> UTF-8 bytes, incrementally (a file the user said is in it)."""
+    try:
+        dec = codecs.getincrementaldecoder(encoding)()
+    except LookupError as e:
+        raise CorpusError(f"cannot be decoded as {encoding} ({e}).", path) from e
+
+    def convert(chunk: bytes, final: bool) -> bytes:
+        try:
+            return dec.decode(chunk, final).encode("utf-8", "surrogatepass")
+        except UnicodeDecodeError as e:
+            raise CorpusError(f"cannot be decoded as {encoding} ({e}).", path) from e
+    return convert
+
+
+def _check_utf8(data, path: Path, offset: int) -> None:
+    """NotUTF8Error at the first byte of ``data`` (bytes or memoryview) that is not valid
+    UTF-8, with its offset in the file."""
+    if _count is not None:
+        bad = _count.utf8_error(data)
+        if bad >= 0:
+            raise NotUTF8Error(path, offset + bad, bytes(data[bad:bad + 4]))
+        return
+    try:
+        bytes(data).decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise NotUTF8Error(path, offset + e.start, bytes(data[e.start:e.start + 4])) from None
+
+
+def texts_of(blk: Block) -> list[str]:
+    """The texts of a block as str (for patterns that the `regex` module runs, whose
+    blocks never carry ``stop`` or ``word``: those come from the native scanner)."""
+    return blk.docs if blk.docs is not None else [blk.data.decode("utf-8")]
+
+
+__all__ = ["Block", "BlockReader", "Boundaries", "texts_of"]

@@ -1,0 +1,221 @@
+"""Corpus files: opening (.xz/.gz), checking (binary, UTF-8) and reading documents.
+
+Files: .txt/.md (anything UTF-8), .jsonl (the ``text`` field of each line), and any of
+those compressed as .xz or .gz. Training streams files in blocks (``blocks.py``); the
+whole-text readers here serve the window's corpus editor and small inputs.
+"""
+from __future__ import annotations
+
+import codecs
+import gzip
+import io
+import json
+import lzma
+import os
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator, Sequence
+
+from .. import checks
+from ..errors import CorpusError, NotUTF8Error
+
+BOM = b"\xef\xbb\xbf"
+
+
+def decode_utf8(data: bytes, path: str | Path | None = None) -> str:
+    """Decode UTF-8 strictly (a leading BOM is dropped); NotUTF8Error names the byte offset."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        # utf-8-sig counts positions after the BOM; report the offset in the file
+        start = e.start + (3 if data.startswith(BOM) else 0)
+        raise NotUTF8Error(path, start, data[start:start + 4]) from None
+
+
+def utf8_trim(data: bytes) -> bytes:
+    """Drop a UTF-8 character that the end of ``data`` cuts in two.
+
+    Example: ``utf8_trim("a你".encode()[:3]) -> b"a"``; whole characters stay.
+    """
+    for back in range(1, min(4, len(data)) + 1):
+        b = data[-back]
+        if b < 0x80:
+            return data
+        if b >= 0xC0:  # a lead byte: how long its character should be
+            need = 2 if b < 0xE0 else 3 if b < 0xF0 else 4
+            return data if back >= need else data[:-back]
+    return data
+
+
+def looks_binary(data: bytes) -> bool:
+    """A NUL byte, or many control bytes, in the first 8 KB means a binary file."""
+    head = data[:8192]
+    if b"\x00" in head:
+        return True
+    ctrl = sum(1 for b in head if b < 9 or 13 < b < 32)
+    return bool(head) and ctrl / len(head) > 0.1
+
+
+def looks_utf16(head: bytes) -> bool:
+    """A UTF-16 byte-order mark, or (without one) a NUL in every other byte, as Latin
+    and most other text in UTF-16 has, and text once decoded (not control characters):
+    text, but not UTF-8."""
+    head = head[:8192]
+    if head[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        encoding = "utf-16"
+    elif len(head) >= 16:
+        even, odd = head[0::2], head[1::2]
+        zeros = (even.count(0) / len(even), odd.count(0) / len(odd))
+        if max(zeros) <= 0.4 or min(zeros) >= 0.05:
+            return False
+        encoding = "utf-16-be" if zeros[0] > zeros[1] else "utf-16-le"
+    else:
+        return False
+    text = head[:len(head) & ~1].decode(encoding, "replace")
+    ctrl = sum(1 for c in text if c < " " and c not in "\t\n\r\f")
+    return ctrl <= 0.1 * max(1, len(text))
+
+
+def binary_error(path: str | Path, head: bytes = b"") -> CorpusError:
+    """The error for a file whose start ``head`` is not text (or is UTF-16 text)."""
+    if looks_utf16(head):
+        return CorpusError("is UTF-16 text, not UTF-8. Convert it to UTF-8 first, e.g. "
+                           f"iconv -f UTF-16 -t UTF-8 '{Path(path).name}' > "
+                           f"'{Path(path).stem}.utf8{Path(path).suffix}', or open it with "
+                           "the encoding utf-16 (the command line's --encoding utf-16).", path)
+    return CorpusError("looks like a binary file (it has NUL or control bytes), not "
+                       "text. Pick a .txt, .md or .jsonl file.", path)
+
+
+def inner_suffix(p: Path) -> str:
+    """'.txt' for 'a.txt.xz': the suffix that says what is inside a compressed file."""
+    return Path(p.stem).suffix.lower() if p.suffix in (".xz", ".gz") else p.suffix.lower()
+
+
+def _check_path(p: Path) -> None:
+    if not p.exists():
+        raise CorpusError("file not found. Check the path (a typo, or a file that was moved).", p)
+    if p.is_dir():
+        raise CorpusError("is a folder, not a file. Pick the text files inside it.", p)
+
+
+@contextmanager
+def open_binary(path: str | Path) -> Iterator[tuple[io.BufferedIOBase, io.BufferedReader]]:
+    """``(stream, raw)``: the decompressed byte stream and the file under it.
+
+    ``raw.tell()`` says how far into the file on disk reading has got (for progress in
+    bytes, also for compressed files). Errors name the file and the fix.
+    """
+    p = Path(path)
+    _check_path(p)
+    try:
+        raw = open(p, "rb")
+    except OSError as e:
+        raise CorpusError(f"cannot be read ({e.strerror}).", p) from e
+    try:
+        if p.suffix == ".xz":
+            stream: io.BufferedIOBase = lzma.LZMAFile(raw)
+        elif p.suffix == ".gz":
+            stream = gzip.GzipFile(fileobj=raw)
+        else:
+            stream = raw
+        yield stream, raw
+    except (lzma.LZMAError, gzip.BadGzipFile, EOFError) as e:
+        raise CorpusError(f"cannot be decompressed ({e}). The file may be truncated.", p) from e
+    except OSError as e:
+        if isinstance(e, CorpusError):
+            raise
+        raise CorpusError(f"cannot be read ({e.strerror or e}).", p) from e
+    finally:
+        raw.close()
+
+
+def read_bytes(path: str | Path) -> bytes:
+    """Read a whole file, decompressing .xz/.gz; errors name the file and the fix."""
+    with open_binary(path) as (stream, _):
+        return stream.read()
+
+
+def jsonl_text(line: bytes | str, lineno: int, path: str | Path | None) -> str | None:
+    """The ``text`` field of one .jsonl line (None for a blank line)."""
+    if not line.strip():
+        return None
+    try:
+        obj = json.loads(line)
+    except json.JSONDecodeError as e:
+        raise CorpusError(f"line {lineno} is not valid JSON ({e.msg}). Each line of a "
+                          ".jsonl corpus must be an object with a \"text\" field.", path) from e
+    except UnicodeDecodeError:
+        raise  # the caller reports the byte offset
+    if not isinstance(obj, dict) or not isinstance(obj.get("text"), str):
+        raise CorpusError(f"line {lineno} has no \"text\" string field. Each line of a "
+                          ".jsonl corpus must look like {\"text\": \"...\"}.", path)
+    return obj["text"]
+
+
+def read_documents(path: str | Path, encoding: str = "utf-8") -> list[str]:
+    """The documents in one file: the whole text, or one per line of a .jsonl file.
+
+    ``encoding`` other than utf-8 converts a file the user said is in that encoding.
+    """
+    p = Path(checks.path(path, "read_documents(path)"))
+    data = read_bytes(p)
+    utf8 = encoding.lower().replace("-", "") in ("utf8", "utf8sig")
+    if utf8 and looks_binary(data):
+        raise binary_error(p, data)
+    if utf8:
+        text = decode_utf8(data, p)
+    else:
+        try:
+            text = data.decode(encoding)
+        except (UnicodeDecodeError, LookupError) as e:
+            raise CorpusError(f"cannot be decoded as {encoding} ({e}).", p) from e
+        if looks_binary(text[:8192].encode("utf-8", "surrogatepass")):
+            raise binary_error(p)
+    if inner_suffix(p) != ".jsonl":
+        return [text]
+    # split("\n"), not splitlines(): JSON strings may hold a raw U+2028, U+0085, \x1c...
+    docs = (jsonl_text(line, n, p) for n, line in enumerate(text.split("\n"), 1))
+    return [d for d in docs if d is not None]
+
+
+def read_corpus_text(paths: Sequence[str | Path], separator: str = "\n") -> str:
+    """All documents of several files joined into one text (for the corpus editor)."""
+    paths = [paths] if isinstance(paths, (str, os.PathLike)) else checks.paths(
+        paths, "read_corpus_text(paths)", none_ok=False)
+    return separator.join(d for p in paths for d in read_documents(p))
+
+
+def read_head(path: str | Path, n_bytes: int = 1 << 20,
+              encoding: str = "utf-8") -> tuple[str, bool]:
+    """The start of a file as text, for a preview of a corpus too big to hold: ``(text,
+    complete)``. A character or .jsonl line cut by the limit is left out. ``encoding``
+    other than utf-8 decodes a file the user said is in that encoding.
+
+    Example: the 4-byte file "a你" read with n_bytes=3 -> ("a", False).
+    """
+    p = Path(path)
+    with open_binary(p) as (stream, _):
+        data = stream.read(n_bytes + 1)
+    complete = len(data) <= n_bytes
+    data = data[:n_bytes]
+    if encoding.lower().replace("-", "") in ("utf8", "utf8sig") and looks_binary(data):
+        raise binary_error(p, data)
+    jsonl = inner_suffix(p) == ".jsonl"
+    if not complete and jsonl:
+        data = data[:data.rfind(b"\n") + 1]
+    if encoding.lower().replace("-", "") in ("utf8", "utf8sig"):
+        if not complete and not jsonl:
+            data = utf8_trim(data)
+        text = decode_utf8(data, p)   # drops a BOM; errors name the byte offset
+    else:
+        try:   # an incremental decoder leaves a character cut by the limit undecoded
+            text = codecs.getincrementaldecoder(encoding)().decode(data, final=complete)
+        except (UnicodeDecodeError, LookupError) as e:
+            raise CorpusError(f"cannot be decoded as {encoding} ({e}).", p) from e
+        if looks_binary(text[:8192].encode("utf-8", "surrogatepass")):
+            raise binary_error(p)
+    if jsonl:
+        docs = (jsonl_text(line, n, p) for n, line in enumerate(text.split("\n"), 1))
+        text = "\n".join(d for d in docs if d is not None)
+    return text, complete

@@ -1,0 +1,250 @@
+"""Counting one byte range of a corpus file (the work of one Dask task; see ranges.py
+for how ranges and their boundaries are chosen).
+
+A range is read in blocks cut at safe boundaries (as ``blocks.BlockReader`` reads a file) and
+counted by the native counter. First appearance: range k numbers its words with block
+numbers ``k << SUB_BITS`` on (a new block number only when 2^31 words fill one), so
+merging the ranges' partial tables in any order gives the word order of one pass over
+the corpus, as ``count_corpus`` does. Partial tables are plain bytes (picklable).
+"""
+from __future__ import annotations
+
+import gzip
+import lzma
+from array import array
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator, Sequence
+
+from .blocks import Boundaries
+from .counting import _regex_words, count_pieces
+from ..errors import CorpusError, NotUTF8Error
+from .files import BOM, binary_error, jsonl_text, looks_binary
+from .giant import Part, stream_parts
+from ..text.pretokenize import Pretokenizer
+from .ranges import (
+    RANGE_BYTES, Range, _inner_suffix, line_boundary, open_source, plan_ranges, text_boundary)
+from .table import PretokenTable
+
+try:
+    from . import _count
+    from ._count import WordCounter
+except ImportError:  # pragma: no cover - no C compiler at install time
+    _count = None  # type: ignore[assignment]  # optional C extension: None where it was not built
+    WordCounter = None  # type: ignore[misc, assignment]  # (the same)
+
+SUB_BITS = 8                 # block numbers per range: k << SUB_BITS ...
+ORDINAL_LIMIT = 1 << 31      # words numbered in one block before the next number
+
+
+class _Numbering:
+    """First-appearance keys of one range: its block numbers and the next ordinal."""
+
+    def __init__(self, index: int):
+        if index >= 1 << (31 - SUB_BITS):
+            raise CorpusError(f"The corpus is split into more than {1 << (31 - SUB_BITS):,} "
+                              "ranges; use a larger range size.")
+        self.block = index << SUB_BITS
+        self.last = self.block + (1 << SUB_BITS) - 1
+        self.ordinal = 0
+
+    def next(self, ordinal: int) -> None:
+        self.ordinal = ordinal
+        if ordinal >= ORDINAL_LIMIT and self.block < self.last:
+            self.block, self.ordinal = self.block + 1, 0
+
+
+class RangeCounter:
+    """Counts the texts of one range into a native WordCounter, numbered in corpus order."""
+
+    def __init__(self, pre: Pretokenizer, index: int):
+        self.pre = pre
+        self.native = Boundaries(pre).native
+        specials = [s.encode("utf-8") for s in pre.special_tokens]
+        self.counter = WordCounter(self.native, specials) if self.native is not None \
+            else WordCounter()
+        self.num = _Numbering(index)
+
+    def text(self, data: bytes | str, where: str) -> None:
+        n = self.num
+        if self.native is not None:
+            n.next(self.counter.count(data, n.block, n.ordinal))
+            return
+        text = data if isinstance(data, str) else data.decode("utf-8")
+        n.next(self.counter.count_words(_regex_words(self.pre, text, where), n.block,
+                                        n.ordinal))
+        self.counter.add_size(len(text), len(data) if isinstance(data, bytes)
+                              else len(text.encode("utf-8")))
+
+    def part(self, part: Part, where: str) -> None:
+        """A part of a giant stretch (native presets only, see giant.py)."""
+        n = self.num
+        if part.word:
+            n.next(count_pieces(self.counter, part.data, n.block, n.ordinal))
+        elif part.stop >= 0:
+            n.next(self.counter.count(part.data, n.block, n.ordinal, part.stop))
+        else:
+            self.text(part.data, where)
+
+    def export(self) -> tuple:
+        """(blob, starts, counts, firsts, chars, bytes): a partial table, as bytes."""
+        c = self.counter
+        return (*c.export(firsts=True), c.chars, c.bytes)
+
+
+def count_range(rng: Range, pattern: str, specials: Sequence[str] = ()) -> tuple:
+    """Count one range (``pattern``: a preset name, so the native scanner runs, or a
+    regex); returns its partial table (``RangeCounter.export``)."""
+    pre = Pretokenizer(pattern, specials)
+    rc = RangeCounter(pre, rng.index)
+    with open_source(rng.path) as f:
+        if rng.kind == "whole":
+            with _decompressed(f, rng.path) as stream:
+                _read_start(stream, rng.path)
+                _stream(stream, 0, None, rng, pre, rc)
+            return rc.export()
+        head = f.read(8192) if rng.start == 0 else f.read(3)
+        if rng.start == 0 and looks_binary(head):
+            raise binary_error(rng.path, head)
+        floor = 3 if head.startswith(BOM) else 0
+        if rng.kind == "jsonl":
+            start, end = (line_boundary(f, s, rng.size) for s in (rng.start, rng.stop))
+            start = max(start, floor)
+        else:
+            bounds = Boundaries(pre)
+            start, end = (text_boundary(f, s, rng.size, bounds, floor)
+                          for s in (rng.start, rng.stop))
+        if end > start:
+            f.seek(start)
+            _stream(f, start, end - start, rng, pre, rc)
+    return rc.export()
+
+
+@contextmanager
+def _decompressed(f, path: str):
+    try:
+        if path.lower().endswith(".xz"):
+            with lzma.LZMAFile(f) as s:
+                yield s
+        else:
+            with gzip.GzipFile(fileobj=f) as s:
+                yield s
+    except (lzma.LZMAError, gzip.BadGzipFile, EOFError) as e:
+        raise CorpusError(f"cannot be decompressed ({e}). The file may be truncated.",
+                          path) from e
+
+
+def _read_start(stream, path: str) -> None:
+    """Check the start of a decompressed file and step over a BOM."""
+    head = stream.peek(8192)[:8192] if hasattr(stream, "peek") else b""
+    if looks_binary(head):
+        raise binary_error(path, head)
+    if head.startswith(BOM):
+        stream.read(3)
+
+
+def _stream(f, offset: int, limit: int | None, rng: Range, pre: Pretokenizer,
+            rc: RangeCounter) -> None:
+    """Count ``limit`` bytes (None: to the end) read from f, which is at file ``offset``."""
+    if rng.kind == "jsonl" or (rng.kind == "whole" and _inner_suffix(rng.path) == ".jsonl"):
+        _stream_lines(f, offset, limit, rng, rc)
+    else:
+        _stream_text(f, offset, limit, Boundaries(pre), rng.path, rc)
+
+
+def _stream_text(f, offset: int, limit: int | None, bounds: Boundaries, path: str,
+                 rc: RangeCounter) -> None:
+    """Read in blocks cut at safe boundaries (as blocks.BlockReader does) and count them."""
+    def chunks() -> Iterator[bytes]:
+        left = limit
+        while True:
+            want = bounds.block_bytes if left is None else min(bounds.block_bytes, left)
+            chunk = f.read(want) if want else b""
+            if not chunk:
+                return
+            if left is not None:
+                left -= len(chunk)
+            yield chunk
+
+    for part in stream_parts(chunks(), bounds):
+        data = part.data if part.stop < 0 else memoryview(part.data)[:part.stop]
+        bad = _count.utf8_error(data)
+        if bad >= 0:
+            raise NotUTF8Error(path, offset + part.offset + bad, bytes(data[bad:bad + 4]))
+        if part.data:
+            rc.part(part, path)
+
+
+def _stream_lines(f, offset: int, limit: int | None, rng: Range, rc: RangeCounter) -> None:
+    """Count the ``text`` of each .jsonl line in the range (as blocks.BlockReader does)."""
+    read = 0
+    for k, line in enumerate(f, 1):
+        if limit is not None and read >= limit:
+            break
+        read += len(line)
+        try:
+            text = line.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise NotUTF8Error(rng.path, offset + e.start, line[e.start:e.start + 4]) from None
+        try:
+            doc = jsonl_text(text, k, rng.path)
+            if doc is not None and b"\\u" in line:
+                doc.encode("utf-8")
+        except (CorpusError, UnicodeEncodeError) as e:
+            _jsonl_error(e, text, rng, offset, k)
+        offset += len(line)
+        if doc is not None:
+            rc.text(doc, rng.path)
+
+
+def _jsonl_error(e: Exception, text: str, rng: Range, offset: int, k: int):
+    """The message of the whole-file reader, with the line's number in the whole file."""
+    lineno = k if rng.kind == "whole" else _lines_before(rng.path, offset) + 1
+    if isinstance(e, UnicodeEncodeError):
+        raise CorpusError(f"line {lineno} holds a lone surrogate escape (\\ud800-\\udfff "
+                          "without its pair), which UTF-8 cannot hold. Fix or drop that "
+                          "line.", rng.path) from None
+    jsonl_text(text, lineno, rng.path)   # raises with the right line number
+    raise e
+
+
+def _lines_before(path: str, offset: int) -> int:
+    n = 0
+    with open_source(path) as f:
+        while offset > 0:
+            chunk = f.read(min(offset, 1 << 20))
+            if not chunk:
+                break
+            n += chunk.count(b"\n")
+            offset -= len(chunk)
+    return n
+
+
+def merge_partials(*parts: tuple) -> tuple:
+    """Partial tables summed into one (first appearance: the earliest key wins)."""
+    c = WordCounter()
+    chars = nbytes = 0
+    for blob, starts, counts, firsts, ch, nb in parts:
+        c.add_table(blob, starts, counts, firsts)
+        chars, nbytes = chars + ch, nbytes + nb
+    out = c.export(firsts=True)
+    c.clear()
+    return (*out, chars, nbytes)
+
+
+def table_of(part: tuple):
+    """The final partial as a PretokenTable (words in order of first appearance)."""
+
+    blob, starts_b, counts_b, _, chars, nbytes = part
+    starts, counts = array("q"), array("q")
+    starts.frombytes(starts_b)
+    counts.frombytes(counts_b)
+    return PretokenTable(blob, starts, counts, chars, nbytes)
+
+
+def count_ranges_here(paths: Sequence[str | Path], pre: Pretokenizer,
+                      range_bytes: int = RANGE_BYTES) -> "Iterator[tuple]":
+    """Every range counted in this process, one after the other (tests, and the
+    reference for what a cluster computes)."""
+    for rng in plan_ranges(paths, range_bytes):
+        yield count_range(rng, pre.preset or pre.pattern, pre.special_tokens)

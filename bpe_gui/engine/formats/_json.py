@@ -1,0 +1,79 @@
+"""JSON as the format modules write and read it: invisible characters escaped, one entry
+per line, and the checks of a file's keys that name the key and the fix."""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import regex
+
+from ..errors import FormatError
+
+
+# Characters that would be invisible or confusing raw in a JSON file (control, format and
+# private-use characters, line/paragraph separators, spaces other than U+0020).
+_INVISIBLE = regex.compile(r"(?! )[\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]")
+
+
+def _escape(m: "regex.Match[str]") -> str:
+    c = ord(m.group())
+    if c < 0x10000:
+        return f"\\u{c:04x}"
+    c -= 0x10000  # JSON spells characters beyond the BMP as a surrogate pair
+    return f"\\u{0xD800 + (c >> 10):04x}\\u{0xDC00 + (c & 0x3FF):04x}"
+
+
+def escape_invisible(json_text: str) -> str:
+    """JSON text with invisible characters (only ever inside strings) as \\uXXXX escapes."""
+    return json_text if json_text.isascii() else _INVISIBLE.sub(_escape, json_text)
+
+
+def json_str(value: Any) -> str:
+    """``json.dumps`` on one line with readable Unicode, invisible characters escaped.
+
+    Example: json_str("a\u00a0b") -> '"a\\u00a0b"' (a no-break space shows as an escape).
+    """
+    return escape_invisible(json.dumps(value, ensure_ascii=False))
+
+
+def json_bytes(obj: Any, indent: int | None = 2) -> bytes:
+    return (json.dumps(obj, ensure_ascii=False, indent=indent) + "\n").encode("utf-8")
+
+
+def json_object_lines(pairs: list[tuple[str, int]]) -> bytes:
+    """A JSON object with one ``"key": value`` per line (readable, diff-friendly)."""
+    body = ",\n".join(f"  {json_str(k)}: {v}" for k, v in pairs)
+    return ("{\n" + body + "\n}\n").encode("utf-8")
+
+
+def model_kind(node: dict) -> str | None:
+    """The model's type; without "type", guessed from its fields as tokenizers does
+    (it tries each model in turn)."""
+    kind = node.get("type")
+    if kind is not None or "merges" in node:
+        return kind if kind is not None else "BPE"
+    if isinstance(node.get("vocab"), list):
+        return "Unigram"   # [[piece, score], ...]
+    if "max_input_chars_per_word" in node or "continuing_subword_prefix" in node:
+        return "WordPiece"
+    return "WordLevel" if isinstance(node.get("vocab"), dict) else None
+
+
+def not_bpe(kind: Any) -> str:
+    what = f"a {kind} model" if isinstance(kind, str) and kind else "not a BPE model"
+    return (f"is {what}; only BPE tokenizers can be loaded (this app shows how BPE "
+            "works: WordPiece, Unigram and WordLevel tokenizers cut text another way).")
+
+
+def need(obj: dict, key: str, kind: type | tuple, path, what: str, where: str = ""):
+    """``obj[key]`` if it has the right type, else a FormatError naming the key."""
+    full = f"{where}.{key}" if where else key
+    if key not in obj:
+        raise FormatError(path, f"has no {full!r} ({what}).", key=full)
+    value = obj[key]
+    if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
+        raise FormatError(path, f"{full!r} should be {what}, not {type(value).__name__}.",
+                          key=full)
+    return value
+
+

@@ -1,0 +1,418 @@
+"""SentencePiece ``.model`` files (Llama 1/2, Mistral 7B, Gemma, Phi-3, ...): a ModelProto.
+
+A pure parser of protobuf's wire format (no protobuf dependency): bytes in, plain
+dataclasses out. The schema is sentencepiece's ``sentencepiece_model.proto``: a
+ModelProto holds ``pieces`` (field 1: piece, score, type), ``trainer_spec`` (field 2:
+model_type, byte_fallback, split_digits, the special pieces ...), ``normalizer_spec``
+(field 3: name, precompiled_charsmap, add_dummy_prefix, remove_extra_whitespaces,
+escape_whitespaces) and ``denormalizer_spec`` (field 5). Fields this reader does not
+know are skipped, as protobuf does. Every length is checked against the bytes left in
+the message that holds it, so a field that lies about its size is a FormatError naming
+the file and the field (``pieces[12].piece``), never a read past the end.
+
+The file is recognised by its content (:func:`looks_like_model`), not its name:
+mistral-common names them ``tokenizer.model.v1``, ``.model.v3``, ``.model.v7``.
+
+What sentencepiece itself refuses on load (``ModelInterface::InitializePieces``) is
+refused here too, with its reason: an empty piece, a piece defined twice, no ``<unk>``
+or two, a BYTE piece that is not ``<0xNN>`` or appears without ``byte_fallback``, and
+``byte_fallback`` without all 256 byte pieces.
+
+Example::
+
+    >>> m = read_model("tokenizer.model")
+    >>> m.model_type, m.trainer.byte_fallback, m.normalizer.name, m.pieces[3]
+    ('BPE', True, 'identity', Piece(piece='<0x00>', score=0.0, type=6))
+"""
+from __future__ import annotations
+
+import os
+import re
+import struct
+from dataclasses import dataclass, fields as dc_fields
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from ..errors import FormatError
+
+MAX_FILE_BYTES = 256 << 20   # published models are under 10 MB (Gemma's: 4.2 MB)
+
+# ModelProto.SentencePiece.Type
+NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
+PIECE_TYPES = {1: "NORMAL", 2: "UNKNOWN", 3: "CONTROL", 4: "USER_DEFINED", 5: "UNUSED",
+               6: "BYTE"}
+# TrainerSpec.ModelType
+MODEL_TYPES = {1: "UNIGRAM", 2: "BPE", 3: "WORD", 4: "CHAR"}
+_BYTE_PIECE = re.compile(r"<0x[0-9A-F]{2}>")
+
+
+class Piece(NamedTuple):   # a tuple: a 256k-piece model makes 256k of them
+    piece: str          # not UTF-8 bytes (never seen) are kept as surrogate escapes
+    score: float
+    type: int           # NORMAL .. BYTE (an unknown value reads as NORMAL, as protobuf does)
+
+
+@dataclass(frozen=True)
+class TrainerSpec:
+    """The trainer settings kept in the model (defaults as in the .proto). Of these,
+    encoding reads ``model_type``, ``byte_fallback``, ``treat_whitespace_as_suffix``,
+    ``unk_surface`` and the special ids; the others are what training did (``split_digits``
+    and ``split_by_*`` cut the training text; encoding follows from the merged pieces)."""
+
+    model_type: int = 1
+    vocab_size: int = 8000
+    byte_fallback: bool = False
+    split_digits: bool = False
+    split_by_whitespace: bool = True
+    split_by_number: bool = True
+    split_by_unicode_script: bool = True
+    treat_whitespace_as_suffix: bool = False
+    allow_whitespace_only_pieces: bool = False
+    max_sentencepiece_length: int = 16
+    character_coverage: float = 0.9995
+    unk_id: int = 0
+    bos_id: int = 1
+    eos_id: int = 2
+    pad_id: int = -1
+    unk_piece: str = "<unk>"
+    bos_piece: str = "<s>"
+    eos_piece: str = "</s>"
+    pad_piece: str = "<pad>"
+    unk_surface: str = " \u2047 "
+    control_symbols: tuple[str, ...] = ()
+    user_defined_symbols: tuple[str, ...] = ()
+    pretokenization_delimiter: str = ""
+    model_prefix: str = ""
+
+
+@dataclass(frozen=True)
+class NormalizerSpec:
+    """``name``: 'nmt_nfkc', 'nfkc', 'nmt_nfkc_cf', 'nfkc_cf', 'identity' or a user rule;
+    ``precompiled_charsmap``: the compiled rule (a double-array trie of source strings and
+    the normalized strings); empty for 'identity'."""
+
+    name: str | None = None
+    precompiled_charsmap: bytes = b""
+    add_dummy_prefix: bool = True
+    remove_extra_whitespaces: bool = True
+    escape_whitespaces: bool = True
+    normalization_rule_tsv: str | None = None
+
+
+@dataclass(frozen=True)
+class SentencePieceModel:
+    path: str | None
+    pieces: list[Piece]
+    trainer: TrainerSpec
+    normalizer: NormalizerSpec
+    denormalizer: NormalizerSpec | None = None
+    has_trainer_spec: bool = True
+    has_normalizer_spec: bool = True
+
+    @property
+    def model_type(self) -> str:
+        return MODEL_TYPES.get(self.trainer.model_type, f"type {self.trainer.model_type}")
+
+    def ids_of(self, kind: int) -> list[int]:
+        return [i for i, p in enumerate(self.pieces) if p.type == kind]
+
+    def not_bpe(self) -> str | None:
+        """Why this is not a model this app can run (BPE), or None if it is."""
+        if self.trainer.model_type == 2:
+            return None
+        what = {1: "a Unigram SentencePiece model", 3: "a word-level SentencePiece model",
+                4: "a character-level SentencePiece model"}.get(
+            self.trainer.model_type, f"a SentencePiece model of type {self.trainer.model_type}")
+        return (f"is {what} (trainer_spec.model_type = {self.model_type}): not BPE. This app "
+                "opens BPE tokenizers only; Unigram models pick pieces by likelihood, which "
+                "BPE merges cannot reproduce. Use sentencepiece itself for this model.")
+
+
+# ----- protobuf wire format -----------------------------------------------------------
+class _Lie(Exception):
+    def __init__(self, where: str, message: str):
+        self.where = where
+        super().__init__(message)
+
+
+def _varint(buf: bytes, pos: int, end: int, where: str) -> tuple[int, int]:
+    result = shift = 0
+    start = pos
+    while True:
+        if pos >= end:
+            raise _Lie(where, f"a number (varint) at byte offset {start} runs past the end of "
+                       "its message")
+        b = buf[pos]
+        pos += 1
+        result |= (b & 0x7F) << shift
+        if b < 0x80:
+            return result, pos
+        shift += 7
+        if shift >= 70:
+            raise _Lie(where, f"a number (varint) at byte offset {start} is longer than 10 "
+                       "bytes")
+
+
+def _fields(buf: bytes, pos: int, end: int, where: str):
+    """(field number, wire type, value) of the message in buf[pos:end]; a LEN field's value
+    is its (start, end) span, checked to lie inside the message."""
+    while pos < end:
+        tag, pos = _varint(buf, pos, end, where)
+        num, wire = tag >> 3, tag & 7
+        value: Any
+        if num == 0:
+            raise _Lie(where, f"field number 0 at byte offset {pos - 1} (not protobuf)")
+        if wire == 0:
+            value, pos = _varint(buf, pos, end, f"{where}.#{num}")
+        elif wire == 1:
+            if pos + 8 > end:
+                raise _Lie(f"{where}.#{num}", "an 8-byte field runs past the end of its message")
+            value, pos = buf[pos:pos + 8], pos + 8
+        elif wire == 5:
+            if pos + 4 > end:
+                raise _Lie(f"{where}.#{num}", "a 4-byte field runs past the end of its message")
+            value, pos = buf[pos:pos + 4], pos + 4
+        elif wire == 2:
+            n, pos = _varint(buf, pos, end, f"{where}.#{num}")
+            if n > end - pos:
+                raise _Lie(f"{where}.#{num}", f"field {num} claims {n:,} bytes at byte offset "
+                           f"{pos}, but its message has {end - pos:,} left: the field lies "
+                           "about its size (the file is truncated or damaged)")
+            value, pos = (pos, pos + n), pos + n
+        else:
+            raise _Lie(f"{where}.#{num}", f"wire type {wire} at byte offset {pos} is not one "
+                       "a SentencePiece model uses (a group or no protobuf at all)")
+        yield num, wire, value
+
+
+def _int32(v: int) -> int:
+    """An int32 field as protobuf reads it: the varint's low 32 bits, signed."""
+    v &= 0xFFFFFFFF
+    return v - (1 << 32) if v >> 31 else v
+
+
+def _text(buf: bytes, span: tuple[int, int]) -> str:
+    return buf[span[0]:span[1]].decode("utf-8", "surrogateescape")
+
+
+def _float(raw: bytes) -> float:
+    return struct.unpack("<f", raw)[0]
+
+
+# field number -> (attribute, kind) for the two spec messages
+_TRAINER = {3: ("model_type", "int"), 4: ("vocab_size", "int"), 35: ("byte_fallback", "bool"),
+            25: ("split_digits", "bool"), 22: ("split_by_whitespace", "bool"),
+            23: ("split_by_number", "bool"), 21: ("split_by_unicode_script", "bool"),
+            24: ("treat_whitespace_as_suffix", "bool"),
+            26: ("allow_whitespace_only_pieces", "bool"),
+            20: ("max_sentencepiece_length", "int"), 10: ("character_coverage", "float"),
+            40: ("unk_id", "int"), 41: ("bos_id", "int"), 42: ("eos_id", "int"),
+            43: ("pad_id", "int"), 45: ("unk_piece", "str"), 46: ("bos_piece", "str"),
+            47: ("eos_piece", "str"), 48: ("pad_piece", "str"), 44: ("unk_surface", "str"),
+            30: ("control_symbols", "strs"), 31: ("user_defined_symbols", "strs"),
+            53: ("pretokenization_delimiter", "str"), 2: ("model_prefix", "str")}
+_NORMALIZER = {1: ("name", "str"), 2: ("precompiled_charsmap", "bytes"),
+               3: ("add_dummy_prefix", "bool"), 4: ("remove_extra_whitespaces", "bool"),
+               5: ("escape_whitespaces", "bool"), 6: ("normalization_rule_tsv", "str")}
+_WIRE = {"int": 0, "bool": 0, "float": 5, "str": 2, "strs": 2, "bytes": 2}
+
+
+def _message(buf: bytes, span: tuple[int, int], schema: dict, cls, where: str):
+    values: dict[str, Any] = {}
+    lists: dict[str, list] = {}
+    for num, wire, value in _fields(buf, span[0], span[1], where):
+        spec = schema.get(num)
+        if spec is None:
+            continue   # a field this reader does not need: skipped, as protobuf does
+        name, kind = spec
+        if wire != _WIRE[kind]:
+            raise _Lie(f"{where}.{name}", f"{where}.{name} has wire type {wire}, not "
+                       f"{_WIRE[kind]} as the schema says")
+        if kind == "int":
+            values[name] = _int32(value)
+        elif kind == "bool":
+            values[name] = value != 0
+        elif kind == "float":
+            values[name] = _float(value)
+        elif kind == "str":
+            values[name] = _text(buf, value)
+        elif kind == "bytes":
+            values[name] = buf[value[0]:value[1]]
+        else:
+            lists.setdefault(name, []).append(_text(buf, value))
+    values.update({k: tuple(v) for k, v in lists.items()})
+    known = {f.name for f in dc_fields(cls)}
+    return cls(**{k: v for k, v in values.items() if k in known})
+
+
+_SCORE = struct.Struct("<f")
+
+
+def _piece(buf: bytes, span: tuple[int, int], i: int) -> Piece:
+    start, end = span
+    # the shape every writer gives: 0A len piece [15 score] [18 type], lengths < 128
+    if end - start >= 3 and buf[start] == 0x0A and buf[start + 1] < 0x80:
+        k = start + 2 + buf[start + 1]
+        if 0 < buf[start + 1] and k <= end:
+            score, kind, q = 0.0, NORMAL, k
+            if q + 5 <= end and buf[q] == 0x15:
+                score = _SCORE.unpack_from(buf, q + 1)[0]
+                q += 5
+            if q + 2 <= end and buf[q] == 0x18 and buf[q + 1] < 0x80:
+                kind = buf[q + 1] if buf[q + 1] in PIECE_TYPES else NORMAL
+                q += 2
+            if q == end:
+                return Piece(buf[start + 2:k].decode("utf-8", "surrogateescape"), score, kind)
+    text, score, kind = None, 0.0, NORMAL
+    where = f"pieces[{i}]"
+    for num, wire, value in _fields(buf, span[0], span[1], where):
+        if num == 1 and wire == 2:
+            text = _text(buf, value)
+        elif num == 2 and wire == 5:
+            score = _float(value)
+        elif num == 3 and wire == 0:
+            kind = value if value in PIECE_TYPES else NORMAL
+        elif num in (1, 2, 3):
+            raise _Lie(f"{where}.{('piece', 'score', 'type')[num - 1]}",
+                       f"{where} field {num} has wire type {wire}, not the schema's")
+    if not text:
+        raise _Lie(f"{where}.piece", f"{where} has an empty piece; sentencepiece refuses "
+                   "such a model ('piece must not be empty')")
+    return Piece(text, score, kind)
+
+
+def parse_model(data: bytes, path: str | Path | None = None) -> SentencePieceModel:
+    """A ModelProto's bytes -> SentencePieceModel; FormatError names ``path`` and the field."""
+    try:
+        return _check(_parse(data, path), path)
+    except _Lie as e:
+        raise FormatError(path, f"is not a valid SentencePiece model: {e}.", key=e.where) \
+            from None
+
+
+def _parse(data: bytes, path) -> SentencePieceModel:
+    pieces: list[Piece] = []
+    trainer, normalizer, denormalizer = TrainerSpec(), NormalizerSpec(), None
+    seen_trainer = seen_normalizer = False
+    pos, end = 0, len(data)
+    # the pieces first, as every writer orders them: tag 0A and a length under 16 KiB
+    while pos + 2 < end and data[pos] == 0x0A:
+        n, q = data[pos + 1], pos + 2
+        if n >= 0x80:
+            if data[q] >= 0x80:
+                break
+            n, q = (n & 0x7F) | data[q] << 7, q + 1
+        if q + n > end:
+            break   # _fields below says how it lies
+        pieces.append(_piece(data, (q, q + n), len(pieces)))
+        pos = q + n
+    for num, wire, value in _fields(data, pos, end, "ModelProto"):
+        if num in (1, 2, 3, 5) and wire != 2:
+            raise _Lie(f"ModelProto.#{num}", f"field {num} of ModelProto has wire type {wire}, "
+                       "not 2 (a message)")
+        if num == 1:
+            pieces.append(_piece(data, value, len(pieces)))
+        elif num == 2:   # protobuf merges a message given twice; real files give it once
+            trainer = _message(data, value, _TRAINER, TrainerSpec, "trainer_spec")
+            seen_trainer = True
+        elif num == 3:
+            normalizer = _message(data, value, _NORMALIZER, NormalizerSpec, "normalizer_spec")
+            seen_normalizer = True
+        elif num == 5:
+            denormalizer = _message(data, value, _NORMALIZER, NormalizerSpec,
+                                    "denormalizer_spec")
+    return SentencePieceModel(None if path is None else str(path), pieces, trainer,
+                              normalizer, denormalizer, seen_trainer, seen_normalizer)
+
+
+def _check(m: SentencePieceModel, path) -> SentencePieceModel:
+    """What sentencepiece refuses on load (ModelInterface::InitializePieces)."""
+    if not m.pieces:
+        raise FormatError(path, "holds no pieces, so it is not a SentencePiece model (or an "
+                          "empty one).", key="pieces")
+    normal: dict[str, int] = {}
+    reserved: dict[str, int] = {}
+    unk = -1
+    bytes_found = set()
+    for i, p in enumerate(m.pieces):
+        group = normal if p.type in (NORMAL, USER_DEFINED, UNUSED) else reserved
+        if p.piece in group:
+            raise FormatError(path, f"the piece {p.piece!r} is defined twice (ids "
+                              f"{group[p.piece]} and {i}); sentencepiece refuses such a model.",
+                              key=f"pieces[{i}].piece")
+        group[p.piece] = i
+        if p.type == UNKNOWN:
+            if unk >= 0:
+                raise FormatError(path, f"two pieces are <unk> (ids {unk} and {i}); "
+                                  "sentencepiece refuses such a model.", key=f"pieces[{i}].type")
+            unk = i
+        if p.type == BYTE:
+            if not m.trainer.byte_fallback:
+                raise FormatError(path, f"piece {i} ({p.piece!r}) is a byte piece but "
+                                  "trainer_spec.byte_fallback is false; sentencepiece refuses "
+                                  "such a model.", key=f"pieces[{i}].type")
+            if not _BYTE_PIECE.fullmatch(p.piece):
+                raise FormatError(path, f"byte piece {i} ({p.piece!r}) is not of the form "
+                                  "<0xNN>.", key=f"pieces[{i}].piece")
+            bytes_found.add(int(p.piece[3:5], 16))
+    if unk < 0:
+        raise FormatError(path, "has no <unk> piece (type UNKNOWN); sentencepiece refuses such "
+                          "a model.", key="pieces")
+    if m.trainer.byte_fallback and len(bytes_found) != 256:
+        missing = min(set(range(256)) - bytes_found)
+        raise FormatError(path, f"has trainer_spec.byte_fallback but only {len(bytes_found)} "
+                          f"of the 256 byte pieces (<0x{missing:02X}> is missing).",
+                          key="trainer_spec.byte_fallback")
+    return m
+
+
+def read_model(path: str | Path) -> SentencePieceModel:
+    """The SentencePiece model at ``path``."""
+    p = Path(path)
+    try:
+        with open(p, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            if size > MAX_FILE_BYTES:
+                raise FormatError(p, f"is {size / 1e6:,.0f} MB; SentencePiece models are under "
+                                  f"{MAX_FILE_BYTES >> 20} MiB here (published ones under 10 MB). "
+                                  "Check that you picked the right file.")
+            data = f.read(MAX_FILE_BYTES + 1)
+    except FileNotFoundError:
+        raise FormatError(p, "file not found. Check the path, or pick the file again.") \
+            from None
+    except IsADirectoryError:
+        raise FormatError(p, "is a folder; pick a tokenizer.model file inside it.") from None
+    except OSError as e:
+        raise FormatError(p, f"cannot be read ({e.strerror or e}).") from e
+    if not looks_like_model(data[:4096]):
+        raise FormatError(p, "is not a SentencePiece model: it does not start with a protobuf "
+                          "ModelProto piece.")
+    return parse_model(data, p)
+
+
+def looks_like_model(head: bytes) -> bool:
+    """Whether these first bytes start a ModelProto: field 1 (a SentencePiece message)
+    whose own first field is a non-empty UTF-8 piece, then a score or type or its end."""
+    try:
+        tag, pos = _varint(head, 0, len(head), "")
+        if tag != 0x0A:
+            return False
+        n, pos = _varint(head, pos, len(head), "")
+        if not 2 <= n <= 4096:
+            return False
+        end = min(pos + n, len(head))
+        tag, pos = _varint(head, pos, end, "")
+        if tag != 0x0A:
+            return False
+        k, pos = _varint(head, pos, end, "")
+        if k == 0 or pos + k > end:
+            return False
+        head[pos:pos + k].decode("utf-8")
+        after = pos + k
+        return after >= end or head[after] in (0x15, 0x18)   # score, type or the end
+    except (_Lie, UnicodeDecodeError):
+        return False
+
+
+__all__ = ["Piece", "TrainerSpec", "NormalizerSpec", "SentencePieceModel", "parse_model",
+           "read_model", "looks_like_model", "PIECE_TYPES", "MODEL_TYPES"]

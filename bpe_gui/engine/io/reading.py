@@ -1,0 +1,148 @@
+"""Strict, bounded reads of tokenizer files: a FormatError naming the file, never a
+traceback, and never a gigabyte read to find out it is not a tokenizer.
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from ..checks import MAX_ID
+from ..errors import FormatError
+
+# Files are sniffed before they are read whole: a gigabyte of something else (a model's
+# weights, a zip, a video picked by mistake) is refused from its first bytes and its size,
+# in bounded memory, instead of being read, decoded and parsed (6.4 GB for 1 GiB).
+MAX_FILE_BYTES = 512 << 20   # the largest published tokenizer files are under 100 MB
+HEAD_BYTES = 64 << 10
+READ_CHUNK = 16 << 20
+# Hugging Face tokenizers reads tokenizer.json with serde_json, which refuses nesting
+# deeper than 128; real files are a few levels deep. Deeper JSON is refused here too,
+# before code that walks it (pipelines of normalizers, Sequences) runs out of stack.
+MAX_JSON_DEPTH = 128
+
+
+def _utf8_problem(data: bytes, final: bool) -> UnicodeDecodeError | None:
+    try:
+        data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        if final or e.start < len(data) - 3 or e.reason != "unexpected end of data":
+            return e
+    return None
+
+
+def sniff(head: bytes, path, kind: str, final: bool = False) -> None:
+    """Refuse a file whose first bytes show it is not a ``kind`` file ('JSON', 'text' or
+    'ranks'): NUL bytes, UTF-16, bad UTF-8, JSON that does not start with { or [."""
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise FormatError(path, "is UTF-16 text; tokenizer files are UTF-8. Re-save it as "
+                          "UTF-8.")
+    nul = head.find(b"\0")
+    if nul >= 0:
+        raise FormatError(path, f"is binary (a NUL byte at byte offset {nul}), not a tokenizer "
+                          "file. Check that you picked the right file.",
+                          line=head[:nul].count(b"\n") + 1)
+    bad = _utf8_problem(head, final)
+    if bad is not None:
+        raise FormatError(path, f"is not UTF-8 text (bad byte 0x{head[bad.start]:02X} at byte "
+                          f"offset {bad.start}); tokenizer files are UTF-8.",
+                          line=head[:bad.start].count(b"\n") + 1)
+    if kind == "ranks" and not head.isascii():
+        at = next(i for i, b in enumerate(head) if b > 127)
+        raise FormatError(path, f"is not a tiktoken ranks file: byte offset {at} is not ASCII "
+                          "(each line is 'BASE64 RANK').", line=head[:at].count(b"\n") + 1)
+    if kind == "JSON":
+        start = head.lstrip(b"\xef\xbb\xbf").lstrip()
+        if start and start[:1] not in b"{[":
+            shown = start[:20].decode("utf-8", "replace")
+            raise FormatError(path, f"is not JSON: it starts with {shown!r}, not with {{ or [. "
+                              "Check that you picked the right file.", line=1)
+
+
+def read_bytes(path: str | Path, kind: str = "text") -> bytes:
+    """A tokenizer file's bytes, refused early (FormatError) if it is missing, a folder,
+    larger than MAX_FILE_BYTES, or its head shows it is not a ``kind`` file."""
+    p = Path(path)
+    if not p.exists():
+        raise FormatError(p, "file not found. Check the path, or pick the file again.")
+    if p.is_dir():
+        raise FormatError(p, "is a folder; pick a tokenizer file inside it.")
+    try:
+        with open(p, "rb") as f:
+            head = f.read(HEAD_BYTES)
+            sniff(head, p, kind, final=len(head) < HEAD_BYTES)
+            size = os.fstat(f.fileno()).st_size
+            if size > MAX_FILE_BYTES:
+                raise FormatError(p, f"is {size / 1e9:.2f} GB; tokenizer files are at most "
+                                  f"{MAX_FILE_BYTES >> 20} MiB here (published ones are under "
+                                  "100 MB). Check that you picked the right file.")
+            parts, size = [head], len(head)
+            while chunk := f.read(READ_CHUNK):   # a NUL further on stops the read there
+                nul = chunk.find(b"\0")
+                if nul >= 0:
+                    raise FormatError(p, f"is binary (a NUL byte at byte offset {size + nul}), "
+                                      "not a tokenizer file. Check that you picked the right "
+                                      "file.")
+                parts.append(chunk)
+                size += len(chunk)
+                if size > MAX_FILE_BYTES:   # a file still growing stops here
+                    raise FormatError(p, f"is larger than {MAX_FILE_BYTES >> 20} MiB; check "
+                                      "that you picked the right file.")
+    except OSError as e:
+        raise FormatError(p, f"cannot be read ({e.strerror or e}).") from e
+    return b"".join(parts) if len(parts) > 1 else head
+
+
+def read_text(path: str | Path) -> str:
+    """A file's text, strict UTF-8; FormatError names the file and the fix."""
+    data = read_bytes(path, "text")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        line = data[:e.start].count(b"\n") + 1
+        raise FormatError(path, f"is not UTF-8 text (bad byte 0x{data[e.start]:02X} at byte "
+                                f"offset {e.start}); tokenizer files are UTF-8.", line=line) from None
+
+
+def loads(text: str | bytes, path) -> Any:
+    """``json.loads`` whose every failure -- bad JSON, nesting too deep for Python's
+    stack -- is a FormatError naming the file."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise FormatError(path, f"is not valid JSON ({e.msg} at column {e.colno}).",
+                          line=e.lineno) from None
+    except RecursionError:
+        raise FormatError(path, f"nests JSON objects and lists more than {MAX_JSON_DEPTH} levels "
+                          "deep, which no tokenizer file does (Hugging Face tokenizers refuses "
+                          "it too). Check that you picked the right file.") from None
+
+
+def check_depth(node: Any, path, limit: int = MAX_JSON_DEPTH) -> None:
+    """Refuse JSON nested deeper than ``limit`` (walked without recursion)."""
+    stack = [(node, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            raise FormatError(path, f"nests JSON objects and lists more than {limit} levels "
+                              "deep, which no tokenizer file does (Hugging Face tokenizers "
+                              "refuses it too). Check that you picked the right file.")
+        children = node.values() if isinstance(node, dict) else node
+        stack.extend((c, depth + 1) for c in children if isinstance(c, (dict, list)))
+
+
+def read_json(path: str | Path) -> Any:
+    return loads(read_text(path), path)
+
+
+def as_id(value: Any, path, key: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise FormatError(path, f"the id {value!r} is not a whole number.", key=key)
+    if value < 0:
+        raise FormatError(path, f"the id {value} is negative; ids are whole numbers from 0.",
+                          key=key)
+    if value > MAX_ID:
+        raise FormatError(path, f"the id {value} is too large: ids go up to {MAX_ID:,} "
+                          "(token ids are 32-bit).", key=key)
+    return value

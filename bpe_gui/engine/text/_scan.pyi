@@ -1,0 +1,58 @@
+"""Native pre-tokenizer for the GPT-2 (0), cl100k (1), o200k (2), Llama 3 (3) and Qwen2 (4)
+patterns (``presets.KINDS``); ``_C_API`` is the scanner's function table that
+``_count`` and ``_encode`` call (csrc/scan.h).
+
+Use it through :mod:`bpe_gui.engine.text.scanner`, which installs run-time tables when the
+installed ``regex`` differs from the one the built-in tables came from. A ``str`` with
+lone surrogates raises ``UnicodeEncodeError`` (a ``ValueError``).
+"""
+from array import array
+
+from typing_extensions import Buffer
+
+GPT2: int
+CL100K: int
+O200K: int
+LLAMA3: int
+QWEN2: int
+_C_API: object  # a PyCapsule named "bpe_gui.engine.text._scan._C_API"
+TABLES_REGEX_VERSION: str  # the regex release the built-in tables came from
+
+def words(preset: int, text: str) -> list[str]:
+    """Exactly ``regex.findall(pattern, text)`` for the preset's pattern."""
+
+def word_ends(preset: int, text: str) -> array[int]:
+    """``array('q')``: the code-point offset where each word ends."""
+
+def safe_cut(preset: int, text: str, lo: int, hi: int) -> int:
+    """Largest p, lo < p <= hi (hi clamped to len(text) - 1), such that whatever follows
+    text[p], words(x) == words(x[:p]) + words(x[p:]); -1 if none."""
+
+def count_words(preset: int, data: str | Buffer) -> int:
+    """Number of words of a str or of UTF-8 bytes; scans only (benchmarks)."""
+
+def giant_cuts(preset: int, data: Buffer, n: int, limit: int) -> tuple[int, int, int]:
+    """For a block reader that found no safe cut in data[:n] (data[0] starts a word or is
+    a piece cut): (settled, reach, piece_cut). The words that start before ``settled`` are
+    final, and data[:reach] scanned as a whole text gives them; ``piece_cut`` (-1: none)
+    is one of word_limit's piece boundaries (every ``limit`` bytes from ``settled``)
+    inside the word at ``settled``, where the text from it starts with the rest of that
+    word. See csrc/scan_giant.inc."""
+
+def set_tables(blob: Buffer | None) -> None:
+    """Install character tables (``unicode_classes.table_blob()``); None: built-in ones.
+    Raises ValueError for a malformed blob."""
+
+def tables_blob() -> bytes:
+    """The current tables, in ``unicode_classes.table_blob()`` format."""
+
+def builtin_tables_blob() -> bytes:
+    """The built-in tables (csrc/unicode_tables.h) in the same format."""
+
+def tables_version() -> str:
+    """The regex release the current tables came from."""
+
+# the C API on raw UTF-8 bytes (byte offsets; invalid UTF-8 allowed), for tests
+def _words_utf8(preset: int, data: Buffer) -> list[bytes]: ...
+def _word_ends_utf8(preset: int, data: Buffer) -> list[int]: ...
+def _safe_cut_utf8(preset: int, data: Buffer, lo: int, hi: int) -> int: ...

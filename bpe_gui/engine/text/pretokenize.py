@@ -1,0 +1,195 @@
+"""Pre-tokenization: special-token splitting, then a regex cuts each piece into words.
+
+Training and encoding both go through :class:`Pretokenizer`, so the two can never
+disagree about where a word begins.
+
+Example (GPT-2 preset)::
+
+    >>> Pretokenizer("gpt2").words("Hello world's 42!")
+    ['Hello', ' world', "'s", ' 42', '!']
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Iterator, Sequence
+
+import regex
+
+from .. import checks
+from ..errors import PatternError, SettingsError
+from .pattern_kinds import scanner_kind
+from .presets import _PRESET_OF_PATTERN, PRESET_ALIASES, PRESETS
+from .scanner import native_scanner
+
+# Custom patterns are time-limited per call so a runaway pattern stops with a message.
+# BPE_GUI_PATTERN_TIMEOUT (seconds) overrides it, e.g. to keep tests of runaway patterns fast.
+def _timeout_from_env(default: float = 10.0) -> float:
+    try:
+        value = float(os.environ.get("BPE_GUI_PATTERN_TIMEOUT", default))
+    except ValueError:
+        return default
+    return value if value > 0 else default
+
+
+CUSTOM_TIMEOUT_S = _timeout_from_env()
+
+
+def resolve_pattern(preset_or_pattern: str) -> tuple[str, str | None]:
+    """Return ``(pattern, preset_name_or_None)`` for a preset name or a raw pattern.
+
+    A raw pattern that is exactly a preset's (e.g. o200k's, as tiktoken files carry it)
+    counts as that preset, so it runs on the native scanner.
+
+    Example: ``resolve_pattern("gpt4") -> (CL100K_PATTERN, "cl100k")``.
+    """
+    key = PRESET_ALIASES.get(preset_or_pattern.lower(), preset_or_pattern.lower())
+    if key in PRESETS:
+        return PRESETS[key], key
+    return preset_or_pattern, _PRESET_OF_PATTERN.get(preset_or_pattern)
+
+
+def compile_pattern(pattern: str) -> "regex.Pattern[str]":
+    """Compile a pre-tokenizer pattern with the ``regex`` module, or raise PatternError."""
+    if not pattern:
+        raise PatternError("The pre-tokenizer pattern is empty. Pick a preset or type a "
+                           r"pattern such as \S+|\s+.")
+    try:
+        return regex.compile(pattern)
+    except regex.error as e:
+        pos = f" at position {e.pos}" if getattr(e, "pos", None) is not None else ""
+        raise PatternError(
+            f"The pre-tokenizer pattern does not compile: {e.msg}{pos}. Fix the pattern "
+            r"(it uses the `regex` module's syntax, so \p{L}, \p{N}, \p{Han} work)."
+        ) from e
+
+
+def validate_special_tokens(special_tokens: Sequence[str] | None) -> tuple[str, ...]:
+    """Check special tokens: non-empty strings, no duplicates. Returns them as a tuple."""
+    specials = checks.special_tokens(special_tokens, setting=True)   # one str: refused
+    seen: set[str] = set()
+    for i, s in enumerate(specials):
+        if not isinstance(s, str):
+            raise SettingsError(f"Special token #{i + 1} is {s!r}, not text. Give each "
+                                "special token as a string such as <|endoftext|>.")
+        if s == "":
+            raise SettingsError(f"Special token #{i + 1} is empty. Remove it or give it "
+                                "some text, e.g. <|endoftext|>.")
+        if s in seen:
+            raise SettingsError(f"Special token {s!r} is given twice. Remove the duplicate.")
+        seen.add(s)
+    return specials
+
+
+def special_splitter(special_tokens: Sequence[str]) -> "regex.Pattern[str] | None":
+    """A regex that finds special tokens, longest first where they overlap."""
+    if not special_tokens:
+        return None
+    alts = sorted(special_tokens, key=len, reverse=True)
+    return regex.compile("|".join(regex.escape(s) for s in alts))
+
+
+@dataclass(frozen=True)
+class Piece:
+    """A span of the input: either one special token or a run of ordinary text."""
+
+    start: int
+    text: str
+    special: bool
+
+
+class Pretokenizer:
+    """Splits text on special tokens, then into words with a pattern.
+
+    ``pattern`` is a preset name (gpt2, cl100k/gpt4, whitespace, cjk) or a raw regex.
+    """
+
+    def __init__(self, pattern: str = "gpt2", special_tokens: Sequence[str] | None = None):
+        checks.string(pattern, "pattern", "a preset name (gpt2, cl100k, o200k, whitespace, "
+                      "cjk) or a regex", setting=True)
+        self.pattern, self.preset = resolve_pattern(pattern)
+        self.regex = compile_pattern(self.pattern)
+        self.special_tokens = validate_special_tokens(special_tokens)
+        self._special_re = special_splitter(self.special_tokens)
+        # the kind of native scanner that runs this pattern (the gpt2, cl100k and o200k
+        # presets, and the published spellings of those and of Llama 3's and Qwen2's:
+        # pattern_kinds.py), else None
+        self.kind = scanner_kind(self.pattern)
+        self.timeout = None if self.preset or self.kind else CUSTOM_TIMEOUT_S
+        # the C scanner (same words as the regex), else None
+        self.source: str | None = None   # the file (and key) a pattern came from, if any
+        self.native = native_scanner(self.kind)
+
+    def pieces(self, text: str) -> Iterator[Piece]:
+        """Cut text at special tokens. Example: 'a<s>b' -> Piece(0,'a'), Piece(1,'<s>',special), Piece(4,'b')."""
+        if self._special_re is None:
+            if text:
+                yield Piece(0, text, False)
+            return
+        pos = 0
+        for m in self._special_re.finditer(text):
+            if m.start() > pos:
+                yield Piece(pos, text[pos:m.start()], False)
+            yield Piece(m.start(), m.group(), True)
+            pos = m.end()
+        if pos < len(text):
+            yield Piece(pos, text[pos:], False)
+
+    def _run(self, method, text: str, concurrent: bool = False):
+        try:
+            return method(text, timeout=self.timeout, concurrent=concurrent)
+        except TimeoutError as e:
+            raise PatternError(
+                (f"{self.source}: the" if self.source else "The") +
+                f" pre-tokenizer pattern ran for more than {self.timeout:g} s on "
+                f"{len(text):,} characters, so it was stopped. It probably backtracks "
+                "catastrophically (nested quantifiers such as (a+)+); simplify it or pick a preset."
+            ) from e
+
+    def _finditer(self, text: str, **kw) -> list[tuple[int, int]]:
+        return [m.span() for m in self.regex.finditer(text, **kw)]
+
+    def findall(self, text: str, concurrent: bool = False) -> list[str]:
+        """The words of a text that holds no special token: whole matches, in order.
+
+        (Not ``regex.findall``, which returns the groups of a pattern that has capture
+        groups: ``(\\w)\\w*|\\s+`` on 'hello world' must give 'hello', not 'h'.)
+        """
+        if self.native is not None:
+            return self.native.words(text)
+        if self.regex.groups:
+            found = self._run(self._finditer, text, concurrent)
+            return [text[a:b] for a, b in found if b > a]
+        return [w for w in self._run(self.regex.findall, text, concurrent) if w]
+
+    def words(self, text: str, concurrent: bool = False) -> list[str]:
+        """The words of a text without special tokens (they are never split or merged)."""
+        out: list[str] = []
+        for piece in self.pieces(text):
+            if not piece.special:
+                out.extend(self.findall(piece.text, concurrent))
+        return out
+
+    def spans(self, text: str) -> Iterator[tuple[int, int, bool]]:
+        """(start, end, is_special) of every word and special token, in order.
+
+        Text that the pattern does not cover (possible with custom patterns) is skipped.
+        """
+        for piece in self.pieces(text):
+            if piece.special:
+                yield piece.start, piece.start + len(piece.text), True
+                continue
+            if self.native is not None:
+                start = 0
+                for end in self.native.word_ends(piece.text):
+                    yield piece.start + start, piece.start + end, False
+                    start = end
+                continue
+            # finditer is lazy, so it runs (and may time out) inside _run via list()
+            for start, end in self._run(self._finditer, piece.text):
+                if end > start:
+                    yield piece.start + start, piece.start + end, False
+
+    @property
+    def max_special_len(self) -> int:
+        return max((len(s) for s in self.special_tokens), default=0)

@@ -1,0 +1,118 @@
+"""The native scanner for the GPT-2, cl100k, o200k, Llama 3 and Qwen2 patterns, with `regex`
+as fallback.
+
+``native_scanner("gpt2")`` returns a :class:`NativeScanner` whose ``words`` equal
+``regex.findall(GPT2_PATTERN, text)``, or None when the kind is None (whitespace, cjk,
+custom patterns: :func:`.pattern_kinds.scanner_kind` recognises the others however they
+are spelled) or the C extension ``_scan`` was not built. Set
+``BPE_GUI_NATIVE_SCAN=0`` to turn it off (benchmarks, debugging).
+
+Example::
+
+    >>> native_scanner("gpt2").words("Hello world's 42!")   # doctest: +SKIP
+    ['Hello', ' world', "'s", ' 42', '!']
+
+Character classes: ``_scan`` carries tables generated from one ``regex`` release
+(``_scan.TABLES_REGEX_VERSION``). If the installed ``regex`` is another release, the
+first call here computes the tables from it (:mod:`.unicode_classes`, ~0.5 s) and
+installs them, so the scanner keeps agreeing with the ``regex`` in use.
+"""
+from __future__ import annotations
+
+import os
+from array import array
+from functools import lru_cache
+from typing import Sequence
+
+import regex
+
+from .presets import KIND_PATTERNS, PRESET_IDS
+from .unicode_classes import table_blob
+
+try:
+    from . import _scan
+except ImportError:  # no C compiler at install time: Pretokenizer uses regex
+    _scan = None  # type: ignore[assignment]  # optional C extension: None where it was not built
+
+# the scanner's number of each kind (csrc/scan.h)
+# Lone surrogates match exactly the classes U+FFFD matches (none but "other"), and the
+# substitution keeps code-point offsets, so safe boundaries of such texts stay exact.
+_SURROGATES = regex.compile(r"[\ud800-\udfff]")
+
+
+@lru_cache(maxsize=1)
+def runtime_table_blob() -> bytes:
+    """The character tables computed from the installed ``regex`` (cached)."""
+    return table_blob()
+
+
+def install_tables(module) -> bool:
+    """Make the scanner use the tables of the installed regex; True if they are not its
+    built-in ones.
+
+    ``module`` is ``_scan`` or an extension that scans through it (``_count``,
+    ``_encode``: one scanner, one set of tables, see csrc/scan.h); it needs
+    ``TABLES_REGEX_VERSION``, ``tables_version()`` and ``set_tables(blob)``. Tables
+    already installed through another of them are not installed again.
+    """
+    if module.TABLES_REGEX_VERSION == regex.__version__:
+        return False
+    if module.tables_version() != regex.__version__:
+        module.set_tables(runtime_table_blob())
+    return True
+
+
+@lru_cache(maxsize=1)
+def _ready() -> bool:
+    """True once ``_scan`` is there and agrees with the installed regex (checked once)."""
+    if _scan is None or os.environ.get("BPE_GUI_NATIVE_SCAN", "1") == "0":
+        return False
+    install_tables(_scan)
+    return True
+
+
+class NativeScanner:
+    """Words, word ends and safe boundaries of one kind of pattern, computed in C."""
+
+    def __init__(self, kind: str):
+        self.preset = kind
+        self.preset_id = PRESET_IDS[kind]
+        self._regex = regex.compile(KIND_PATTERNS[kind])
+
+    def words(self, text: str) -> list[str]:
+        """``regex.findall(pattern, text)``. Example: 'a  b' -> ['a', ' ', ' b']."""
+        try:
+            return _scan.words(self.preset_id, text)
+        except UnicodeEncodeError:  # lone surrogates have no UTF-8 form
+            return self._regex.findall(text)
+
+    def word_ends(self, text: str) -> Sequence[int]:
+        """Code-point offset of each word's end. Example: 'a  b' -> array('q', [1, 2, 4])."""
+        try:
+            return _scan.word_ends(self.preset_id, text)
+        except UnicodeEncodeError:
+            return array("q", (m.end() for m in self._regex.finditer(text)))
+
+    def safe_cut(self, text: str, lo: int, hi: int) -> int:
+        """The largest p, lo < p <= hi < len(text), where the text can be cut whatever
+        follows text[p] (see csrc/scan.h), or -1. Example: ('ab cd', 0, 4) -> 2."""
+        try:
+            return _scan.safe_cut(self.preset_id, text, lo, hi)
+        except UnicodeEncodeError:
+            return _scan.safe_cut(self.preset_id, _SURROGATES.sub("\ufffd", text), lo, hi)
+
+
+def giant_cuts(preset_id: int, buf: bytearray, n: int, limit: int) -> tuple[int, int, int] | None:
+    """Where a giant stretch of ``buf[:n]`` may be split (csrc/scan_giant.inc): (settled,
+    reach, cut), or None without the C scanner. ``preset_id`` is a native preset's number
+    (``PRESET_IDS``); ``limit`` the piece length of ``corpus.word_limit``."""
+    if _scan is None:
+        return None
+    return _scan.giant_cuts(preset_id, buf, n, limit)
+
+
+def native_scanner(kind: str | None) -> NativeScanner | None:
+    """A NativeScanner for a kind (gpt2, cl100k, o200k, llama3, qwen2), else None."""
+    if kind not in PRESET_IDS or not _ready():
+        return None
+    return NativeScanner(kind)

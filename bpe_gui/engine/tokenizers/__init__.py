@@ -1,0 +1,22 @@
+"""Every tokenizer, whatever it came from, as one kind of object.
+
+- :mod:`.model`: ``WordModel``, the one model interface inside a word (start symbols,
+  merges applied in order, playback).
+- :mod:`.base`: ``BaseTokenizer``, what every tokenizer is (encode with offsets, stream,
+  decode, pieces, playback, explain), and ``Encoding``.
+- :mod:`.merge_model`, :mod:`.trained`: a tokenizer over learned merges (trained here or
+  read from GPT-2 files: :mod:`.gpt2_files`), encoding in C (``_encode``).
+- :mod:`.explain`: encoding step by step (which branch cut each word, which merges).
+- :mod:`.imported`: tokenizers run exactly as their own libraries run them.
+"""
+from __future__ import annotations
+
+from .base import BaseTokenizer, Encoding
+from .explain import (ExplainedWord, Explanation, matcher_for, playback, safe_end,
+                      safe_start, show, why_it_ends, word_spans)
+from .model import MergeApplied, Playback, WordModel
+from .trained import EOW, UNK, Tokenizer
+
+__all__ = ["BaseTokenizer", "EOW", "Encoding", "ExplainedWord", "Explanation", "MergeApplied",
+           "Playback", "Tokenizer", "UNK", "WordModel", "matcher_for", "playback",
+           "safe_end", "safe_start", "show", "why_it_ends", "word_spans"]

@@ -1,0 +1,200 @@
+"""What every tokenizer is, whatever file it came from.
+
+:class:`BaseTokenizer` holds the parts every tokenizer has -- its vocabulary, merges,
+special tokens, pre-tokenizer pattern and its :class:`~.model.WordModel` -- and the
+questions answered the same way for every kind: encode (ids, offsets, a stream), decode,
+the pieces a text is cut into, a word's merge playback, ``explain``. Two kinds implement
+it, each with its own constructor that runs this one:
+:class:`~.tokenizer.Tokenizer` (trained here, as of a step, GPT-2 files) and
+:class:`~.pipeline.bridge.PipelineTokenizer` (``tokenizer.json``, ``.tiktoken``, the
+known encodings).
+
+Text with lone surrogates is encoded as tiktoken encodes it (see :func:`~.model.clean_text`),
+by every kind alike; offsets stay relative to the string given.
+"""
+from __future__ import annotations
+
+import os
+from abc import ABC, abstractmethod
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Iterator
+
+from .. import checks
+from ..errors import EncodeError
+from .explain import Explanation, explain
+from .model import Piece, Playback, WordModel, clean_chunks, clean_text, clean_with_map, joined
+from ..text.pretokenize import Pretokenizer
+
+
+@dataclass(frozen=True)
+class Encoding:
+    """One encoding result: ids, token bytes and character spans, index-aligned.
+
+    ``offsets[i] = (start, end)``: the characters of the text that token i covers. A
+    token holding part of a UTF-8 character covers that whole character, so two
+    neighbouring tokens may share one. ``special[i]`` marks special tokens.
+    """
+
+    ids: list[int]
+    tokens: list[bytes]
+    offsets: list[tuple[int, int]]
+    special: list[bool] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+
+class BaseTokenizer(ABC):
+    """The public face of every tokenizer (see the module docstring)."""
+
+    _meta: dict | Callable[[], dict]   # the meta property's value (a dict, or made when read)
+
+    def __init__(self, model: WordModel, *, vocab: dict[int, bytes],
+                 token_to_id: dict[bytes, int], merges, special_tokens: list[str],
+                 special_ids: dict[str, int], pre: Pretokenizer, mode: str = "byte",
+                 end_of_word: str = "suffix", meta: dict | Callable[[], dict] | None = None):
+        self.model = model
+        self.vocab = vocab                       # id -> token bytes
+        self.token_to_id = token_to_id           # token bytes -> (first) id
+        self.merges = merges                     # (left bytes, right bytes) by rank
+        self.special_tokens = special_tokens
+        self.special_ids = special_ids
+        self.pre = pre
+        self.pattern = pre.pattern
+        self.mode = mode                         # "byte" or "char" (</w>)
+        self.end_of_word = end_of_word
+        self.meta = meta if meta is not None else {}
+
+    @property
+    def meta(self) -> dict:
+        """Settings and per-merge counts recorded in exports (may be computed late)."""
+        if callable(self._meta):
+            self._meta = self._meta()
+        return self._meta
+
+    @meta.setter
+    def meta(self, value) -> None:
+        self._meta = value   # a dict, or a function returning one when first read
+
+    @property
+    def n_merges(self) -> int:
+        return self.model.n_merges
+
+    # ----- encoding: every kind treats text that UTF-8 cannot hold alike --------------
+    def encode(self, text: str) -> list[int]:
+        """Text -> token ids. Special tokens in the text become their ids."""
+        checks.text(text, "Tokenizer.encode(text)")
+        try:
+            return self._encode(text)
+        except UnicodeEncodeError:   # lone surrogates
+            return self._encode(clean_text(text))
+
+    def encode_with_offsets(self, text: str) -> Encoding:
+        """Ids, token bytes and character spans (for colouring text token by token)."""
+        checks.text(text, "Tokenizer.encode_with_offsets(text)")
+        try:
+            return self._encode_offsets(text)
+        except UnicodeEncodeError:
+            cleaned, starts = clean_with_map(text)
+            if starts is None:
+                raise
+            enc = self._encode_offsets(cleaned)
+            offs = [(starts[s], starts[e]) for s, e in enc.offsets]
+            return Encoding(enc.ids, enc.tokens, offs, enc.special)
+
+    def encode_iterable(self, iterable: Iterable[str],
+                        chunk_chars: int = 1 << 16) -> Iterator[int]:
+        """Encode a stream of text (e.g. an open file) lazily, in bounded memory: the ids
+        equal ``encode`` of the whole text."""
+        chunks = checks.texts(iterable, "Tokenizer.encode_iterable(iterable)")
+        checks.whole(chunk_chars, "Tokenizer.encode_iterable(chunk_chars)", 1)
+        return self._encode_stream(clean_chunks(chunks), chunk_chars)
+
+    def encode_batch(self, texts: Iterable[str], threads: int | None = None) -> list[list[int]]:
+        """``[encode(t) for t in texts]`` on ``threads`` threads (default: one per core).
+
+        Encoding is safe from any number of threads on one tokenizer; the native paths
+        scan and merge without the GIL, so the threads use the cores (patterns run by
+        ``regex`` and tokenizer.json normalizers hold the GIL while pre-tokenizing).
+
+        Example: ``tok.encode_batch(["a b", "c"], threads=2) == [tok.encode("a b"),
+        tok.encode("c")]``
+        """
+        texts = [checks.text(t, "Tokenizer.encode_batch(texts) item") for t in
+                 checks.texts(texts, "Tokenizer.encode_batch(texts)")]
+        if threads is None:
+            threads = os.cpu_count() or 1
+        threads = checks.whole(threads, "Tokenizer.encode_batch(threads)", 1)
+        if threads == 1 or len(texts) < 2:
+            return [self.encode(t) for t in texts]
+        with ThreadPoolExecutor(max_workers=min(threads, len(texts))) as pool:
+            return list(pool.map(self.encode, texts))
+
+    def encode_word(self, word: str) -> tuple[int, ...]:
+        """The ids of one word of the tokenizer's pattern (no special tokens in it)."""
+        return self.model.merge(clean_text(word))
+
+    @abstractmethod
+    def _encode(self, text: str) -> list[int]: ...
+
+    @abstractmethod
+    def _encode_offsets(self, text: str) -> Encoding: ...
+
+    @abstractmethod
+    def _encode_stream(self, chunks: Iterable[str], chunk_chars: int) -> Iterator[int]: ...
+
+    # ----- how a text is tokenized, step by step ---------------------------------------------
+    def split(self, text: str) -> list[Piece]:
+        """The pieces the model gets, and special tokens, in order (``explain`` plays
+        each back). Here: the pattern's words."""
+        out = []
+        for s, e, special in self.pre.spans(text):
+            w = text[s:e]
+            out.append(Piece(s, e, w, self.special_ids[w] if special else None))
+        return out
+
+    def playback(self, word: str) -> Playback:
+        """The merges that build a word's tokens, one by one (word playback): its pieces
+        (usually one: a word the pattern cut) played one after another; a special or
+        added token is one fixed symbol. Its last ids are ``encode(word)``'s."""
+        word = clean_text(word)
+        n = self.n_merges
+        parts = [self.model.playback(p.text, word[p.start:p.end]) if p.special_id is None
+                 else Playback(p.text, (self.vocab.get(p.special_id, b""),), (p.special_id,),
+                               (), n)
+                 for p in self.split(word)]
+        return joined(word, parts, n)
+
+    def explain(self, text: str) -> Explanation:
+        """Encoding step by step: each word with the pattern branch that took it, why
+        it ended there, and the merges that built its tokens (see engine/explain.py).
+
+        Example: ``tok.explain("it's").words[1].playback.steps`` -> the merges of "'s".
+        """
+        checks.text(text, "Tokenizer.explain(text)")
+        return explain(self, clean_text(text))
+
+    # ----- decoding ---------------------------------------------------------------
+    def decode_bytes(self, ids: Iterable[int]) -> bytes:
+        ids = checks.ids(ids, "Tokenizer.decode(ids)")
+        vocab = self.vocab
+        try:
+            return b"".join(vocab[i] for i in ids)
+        except KeyError as e:
+            checks.bad_id(e.args[0], "Tokenizer.decode(ids)")
+            raise EncodeError(f"Token id {e.args[0]} is not in the vocabulary "
+                              f"(ids go up to {max(vocab)}).") from None
+
+    @abstractmethod
+    def decode(self, ids: Iterable[int]) -> str:
+        """Ids -> text; a partial UTF-8 character becomes U+FFFD, never an error."""
+
+    # ----- steps and threads ---------------------------------------------------------
+    @abstractmethod
+    def at_step(self, n_merges: int) -> "BaseTokenizer":
+        """The tokenizer with only its first ``n_merges`` merges."""
+
+    @abstractmethod
+    def copy_for_thread(self) -> Callable[[], "BaseTokenizer"]:
+        """A function that builds, on another thread, a tokenizer equal to this one."""

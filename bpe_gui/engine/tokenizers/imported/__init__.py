@@ -1,0 +1,17 @@
+"""Imported tokenizers, run exactly as their own libraries run them: the parts a file
+reader (``engine/formats``) assembles into a :class:`Pipeline`.
+
+- :mod:`.pipeline`: ``Pipeline``: added tokens, normalizer, pre-tokenizer, model, decoder.
+- :mod:`.imported_tokenizer`: ``PipelineTokenizer``, a ``BaseTokenizer`` around a pipeline.
+- :mod:`.hf_parts`, :mod:`.added_tokens`, :mod:`.decoders`, :mod:`.normalized`: a
+  ``tokenizer.json``'s normalizers and pre-tokenizers, added tokens and decoders.
+- :mod:`.word_model`: the ``WordModel`` over the C model (``_pipeline``, or the
+  pure-Python stand-in ``_pymodel``); :mod:`.ranks`: a model over tiktoken-style ranks.
+- :mod:`.file_patterns`: regexes from files, under the custom patterns' time limit.
+"""
+from __future__ import annotations
+
+from .imported_tokenizer import PipelineTokenizer
+from .pipeline import Pipeline
+
+__all__ = ["Pipeline", "PipelineTokenizer"]

@@ -1,0 +1,355 @@
+"""Normalizers and pre-tokenizers of a Hugging Face ``tokenizer.json``, as ``tokenizers``
+runs them, on :class:`NStr` pieces (so offsets point into the original text).
+
+Each part is built from its JSON node by :func:`normalizer` / :func:`pre_tokenizer`;
+anything else raises :class:`Unsupported` naming the JSON path, e.g.
+``pre_tokenizer.pretokenizers[2].type = "Digits" is not supported``.
+
+Example::
+
+    >>> pre = pre_tokenizer({"type": "Metaspace", "replacement": "▁",
+    ...                      "prepend_scheme": "first", "split": True}, "pre_tokenizer")
+    >>> [p.text for p in pre([NStr.of("Hey you")])]
+    ['▁Hey', '▁you']
+"""
+from __future__ import annotations
+
+import json
+from functools import lru_cache, partial
+from typing import Any, Callable
+
+import regex
+
+from ...text.pattern_kinds import scanner_kind
+from ...text.scanner import native_scanner
+from .normalized import Form, NStr
+from .file_patterns import FilePattern
+
+Pieces = list[NStr]
+# The regex ByteLevel(use_regex=True) splits with (GPT-2's, as tokenizers writes it).
+BYTE_LEVEL_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+
+
+class Unsupported(Exception):
+    """A component this app cannot run exactly; ``key`` is its JSON path."""
+
+    def __init__(self, key: str, message: str):
+        self.key = key
+        super().__init__(message)
+
+
+def refuse(node: dict, where: str, supported: str) -> Unsupported:
+    kind = node.get("type") if isinstance(node, dict) else None
+    return Unsupported(f"{where}.type", f'{where}.type = {json.dumps(kind)} is not supported '
+                       f"(supported: {supported})")
+
+
+def need(node: dict, key: str, kind, where: str, default: Any = ...) -> Any:
+    if key not in node:
+        if default is not ...:
+            return default
+        raise Unsupported(f"{where}.{key}", f"{where} has no {key!r}")
+    value = node[key]
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
+        raise Unsupported(f"{where}.{key}", f"{where}.{key} = {json.dumps(value)} should be "
+                          f"{getattr(kind, '__name__', kind)}")
+    return value
+
+
+# ----- patterns -------------------------------------------------------------------------
+def compile_pattern(node: Any, where: str, source: str = "") -> FilePattern:
+    """A Split/Replace pattern: {"Regex": ...} (Oniguruma; read with the `regex` module)
+    or {"String": ...} (literal text). ``source``: the file, named if it runs away."""
+    if isinstance(node, dict) and isinstance(node.get("String"), str):
+        return FilePattern(regex.compile(regex.escape(node["String"])), where, source, True)
+    if isinstance(node, dict) and isinstance(node.get("Regex"), str):
+        try:
+            return FilePattern(regex.compile(node["Regex"]), f"{where}.Regex", source)
+        except regex.error as e:
+            raise Unsupported(f"{where}.Regex", f"{where}.Regex does not compile here ({e})") \
+                from None
+    if isinstance(node, str):   # some writers give the string itself
+        return FilePattern(regex.compile(regex.escape(node)), where, source, True)
+    raise Unsupported(where, f"{where} should be {{\"Regex\": ...}} or {{\"String\": ...}}")
+
+
+def find_matches(pattern, text: str) -> list[tuple[int, int, bool]]:
+    """The whole text as (start, end, is_match) parts, as tokenizers' Pattern does
+    with Oniguruma: an empty match right where the previous match ended is skipped, so
+    the empty regex "" matches between every two characters (each is a part).
+
+    Example: pattern ',' on 'a,b' -> [(0, 1, False), (1, 2, True), (2, 3, False)]
+    """
+    if not text:
+        return [(0, 0, False)]
+    out, prev, last_end = [], 0, -1
+    native = _native(pattern.pattern)
+    if native is not None:   # GPT-2's, cl100k's, Llama 3's... : words that tile the text
+        for e in native.word_ends(text):
+            out.append((prev, e, True))
+            prev = e
+        return out
+    for m in pattern.finditer(text):
+        s, e = m.span()
+        if s == e == last_end:
+            continue
+        last_end = e
+        if prev != s:
+            out.append((prev, s, False))
+        out.append((s, e, True))
+        prev = e
+    if prev != len(text):
+        out.append((prev, len(text), False))
+    return out
+
+
+@lru_cache(maxsize=16)
+def _native(pattern: str):
+    """The native scanner of a pattern it recognises (pattern_kinds.py), else None."""
+    return native_scanner(scanner_kind(pattern))
+
+
+BEHAVIORS = ("Removed", "Isolated", "MergedWithPrevious", "MergedWithNext", "Contiguous")
+
+
+def split_spans(parts: list[tuple[int, int, bool]], behavior: str) -> list[tuple[int, int]]:
+    """Where a Split with ``behavior`` cuts, from find_matches' parts (empty ones dropped).
+
+    Example (parts of 'a,,b' at ','): MergedWithPrevious -> [(0, 2), (2, 3), (3, 4)];
+    Contiguous -> [(0, 1), (1, 3), (3, 4)]; Removed -> [(0, 1), (3, 4)]
+    """
+    if behavior == "Removed":
+        out = [(s, e) for s, e, m in parts if not m]
+    elif behavior == "Isolated":
+        out = [(s, e) for s, e, _ in parts]
+    elif behavior == "Contiguous":
+        out, prev = [], False
+        for s, e, m in parts:
+            if m == prev and out:
+                out[-1] = (out[-1][0], e)
+            else:
+                out.append((s, e))
+            prev = m
+    elif behavior == "MergedWithPrevious":
+        out, prev = [], False
+        for s, e, m in parts:
+            if m and not prev and out:
+                out[-1] = (out[-1][0], e)
+            else:
+                out.append((s, e))
+            prev = m
+    else:  # MergedWithNext: the same from the right
+        out, prev = [], False
+        for s, e, m in reversed(parts):
+            if m and not prev and out:
+                out[-1] = (s, out[-1][1])
+            else:
+                out.append((s, e))
+            prev = m
+        out.reverse()
+    return [(s, e) for s, e in out if e > s]
+
+
+def split_pieces(pieces: Pieces, pattern, behavior: str, invert: bool = False) -> Pieces:
+    out: Pieces = []
+    for p in pieces:
+        parts = find_matches(pattern, p.text)
+        if invert:
+            parts = [(s, e, not m) for s, e, m in parts]
+        out.extend(p.slice(s, e) for s, e in split_spans(parts, behavior))
+    return out
+
+
+# ----- normalizers ----------------------------------------------------------------------
+Normalizer = Callable[[NStr], NStr]
+NORMALIZERS = "NFC, NFKC, NFD, NFKD, Lowercase, Replace, Prepend, Sequence"
+
+
+def normalizer(node: Any, where: str = "normalizer", source: str = "") -> Normalizer | None:
+    """``source``: the file, named if one of its regexes runs away."""
+    if node is None:
+        return None
+    if not isinstance(node, dict):
+        raise Unsupported(where, f"{where} should be an object or null")
+    kind = node.get("type")
+    if kind in ("NFC", "NFKC", "NFD", "NFKD"):
+        form: Form = kind
+        return lambda s: s.normalize(form)
+    if kind == "Lowercase":
+        return lambda s: s if s.text.islower() and s.text.isascii() else s.map_chars(_lower)
+    if kind == "Replace":
+        pat = compile_pattern(node.get("pattern"), f"{where}.pattern", source)
+        content = need(node, "content", str, where)
+        return lambda s: s.replace(_match_spans(pat, s.text), content)
+    if kind == "Prepend":
+        text = need(node, "prepend", str, where)
+        return lambda s: s.prepend(text)
+    if kind == "Sequence":
+        items = need(node, "normalizers", list, where)
+        found = [normalizer(n, f"{where}.normalizers[{i}]", source) for i, n in enumerate(items)]
+        steps = [f for f in found if f is not None]
+
+        def run(s: NStr) -> NStr:
+            for f in steps:
+                s = f(s)
+            return s
+        return run
+    raise refuse(node, where, NORMALIZERS)
+
+
+def _lower(c: str) -> str:
+    # Rust lowercases one character at a time (no final-sigma rule): so does this
+    return c.lower()
+
+
+def _match_spans(pattern, text: str) -> list[tuple[int, int]]:
+    return [(s, e) for s, e, m in find_matches(pattern, text) if m]
+
+
+# ----- pre-tokenizers -------------------------------------------------------------------
+PRE_TOKENIZERS = "Split, ByteLevel, Metaspace, Sequence"
+
+
+class PreTokenizer:
+    """Runs the pre-tokenizer steps; ``byte_level`` if a ByteLevel step ends them."""
+
+    def __init__(self, steps: list[Callable[[Pieces], Pieces]], byte_level: bool,
+                 add_prefix_space: bool, replacement: str | None, tiling=None):
+        self.steps = steps
+        self.byte_level = byte_level
+        self.add_prefix_space = add_prefix_space
+        self.replacement = replacement   # Metaspace's, shown as a space
+        self._tiling = tiling   # (pattern, gaps are pieces too) when its matches are the pieces
+
+    @property
+    def tiling_pattern(self) -> str | None:
+        """The regex whose matches are the pieces (see words), or None."""
+        return self._tiling[0].pattern if self._tiling is not None else None
+
+    def words(self, text: str) -> list[str] | None:
+        """The pieces' texts, without offsets, when one regex's matches are the pieces
+        (Llama 3's Split + ByteLevel, GPT-2's ByteLevel) and they cover the whole text:
+        ``findall`` in C instead of a piece object per word. None: use the steps."""
+        if self._tiling is None:
+            return None
+        pattern, gaps_too = self._tiling
+        native = _native(pattern.pattern)   # a pattern the scanner runs: its words, in C
+        words = native.words(text) if native is not None else pattern.findall(text)
+        if gaps_too and sum(map(len, words)) != len(text):
+            return None   # gaps between matches are pieces too: the steps place them
+        return [w for w in words if w]
+
+    def __call__(self, pieces: Pieces) -> Pieces:
+        for step in self.steps:
+            pieces = step(pieces)
+        return pieces
+
+
+def pre_tokenizer(node: Any, where: str = "pre_tokenizer", source: str = "") -> PreTokenizer:
+    flat: list[tuple[dict, str]] = []
+    _flatten(node, where, flat)
+    steps: list[Callable[[Pieces], Pieces]] = []
+    byte_level, prefix, replacement = False, False, None
+    for k, (n, w) in enumerate(flat):
+        kind = n.get("type")
+        if byte_level:
+            raise Unsupported(f"{w}.type", f'{w}.type = {json.dumps(kind)} after a ByteLevel '
+                              "pre-tokenizer is not supported (it would see GPT-2's byte "
+                              "alphabet); ByteLevel must come last")
+        if kind == "Split":
+            pat = compile_pattern(n.get("pattern"), f"{w}.pattern", source)
+            behavior = need(n, "behavior", str, w)
+            if behavior not in BEHAVIORS:
+                raise Unsupported(f"{w}.behavior", f"{w}.behavior = {json.dumps(behavior)} is "
+                                  f"not one of {', '.join(BEHAVIORS)}")
+            invert = need(n, "invert", bool, w, False)
+            steps.append(partial(split_pieces, pattern=pat, behavior=behavior, invert=invert))
+        elif kind == "ByteLevel":
+            byte_level = True
+            prefix = need(n, "add_prefix_space", bool, w, True)
+            use_regex = need(n, "use_regex", bool, w, True)
+            steps.append(_byte_level(prefix, use_regex))
+        elif kind == "Metaspace":
+            rep = need(n, "replacement", str, w, "▁")
+            if len(rep) != 1:
+                raise Unsupported(f"{w}.replacement", f"{w}.replacement should be one character")
+            scheme = _prepend_scheme(n, w)
+            split = need(n, "split", bool, w, True)
+            replacement = rep
+            steps.append(_metaspace(rep, scheme, split))
+        else:
+            raise refuse(n, w, PRE_TOKENIZERS)
+    return PreTokenizer(steps, byte_level, prefix, replacement, _tiling(flat, source))
+
+
+def _tiling(flat: list[tuple[dict, str]], source: str = ""):
+    """(pattern, gaps are pieces too) for the shapes whose pieces are a regex's matches:
+    one Split then ByteLevel without prefix or regex (Llama 3; the Split Isolated, or
+    Removed and inverted: the gaps dropped), or ByteLevel alone with its regex and no
+    prefix (GPT-2). Else None. ``source``: the file, named if the regex runs away."""
+    kinds = [n.get("type") for n, _ in flat]
+    last = flat[-1][0] if flat else {}
+    plain_bl = kinds[-1:] == ["ByteLevel"] and last.get("add_prefix_space") is False
+    if kinds == ["Split", "ByteLevel"] and plain_bl and last.get("use_regex") is False:
+        split = flat[0][0]
+        shape = (split.get("behavior"), split.get("invert", False))
+        if shape in (("Isolated", False), ("Removed", True)):
+            where = f"{flat[0][1]}.pattern"   # the same step as the Split's own (a runaway names it)
+            return compile_pattern(split.get("pattern"), where, source), shape[0] == "Isolated"
+    if kinds == ["ByteLevel"] and plain_bl and last.get("use_regex", True):
+        return _BYTE_LEVEL_RE, True
+    return None
+
+
+def _flatten(node: Any, where: str, out: list) -> None:
+    if node is None:
+        return
+    if not isinstance(node, dict):
+        raise Unsupported(where, f"{where} should be an object or null")
+    if node.get("type") == "Sequence":
+        items = need(node, "pretokenizers", list, where)
+        for i, child in enumerate(items):
+            _flatten(child, f"{where}.pretokenizers[{i}]", out)
+    else:
+        out.append((node, where))
+
+
+def _prepend_scheme(n: dict, w: str) -> str:
+    if "prepend_scheme" in n:
+        scheme = need(n, "prepend_scheme", str, w)
+        if scheme not in ("always", "never", "first"):
+            raise Unsupported(f"{w}.prepend_scheme", f"{w}.prepend_scheme = {json.dumps(scheme)}"
+                              " is not one of always, never, first")
+        return scheme
+    # files older than prepend_scheme say add_prefix_space
+    return "always" if need(n, "add_prefix_space", bool, w, True) else "never"
+
+
+_BYTE_LEVEL_RE = regex.compile(BYTE_LEVEL_PATTERN)
+
+
+def _byte_level(add_prefix_space: bool, use_regex: bool):
+    def run(pieces: Pieces) -> Pieces:
+        if add_prefix_space:
+            pieces = [p if p.text.startswith(" ") else p.prepend(" ") for p in pieces]
+        if use_regex:
+            pieces = split_pieces(pieces, _BYTE_LEVEL_RE, "Isolated")
+        return pieces
+    return run
+
+
+def _metaspace(rep: str, scheme: str, split: bool):
+    space = regex.compile(" ")
+    mark = regex.compile(regex.escape(rep))
+
+    def run(pieces: Pieces) -> Pieces:
+        out = []
+        for p in pieces:
+            if " " in p.text:
+                p = p.replace(_match_spans(space, p.text), rep)
+            if scheme == "always" or (scheme == "first" and p.original_start == 0):
+                if not p.text.startswith(rep):
+                    p = p.prepend(rep)
+            out.append(p)
+        return split_pieces(out, mark, "MergedWithNext") if split else out
+    return run

@@ -1,0 +1,128 @@
+"""An imported tokenizer: a :class:`~bpe_gui.engine.tokenizers.base.BaseTokenizer` around a :class:`Pipeline`.
+
+Encoding and decoding go to the pipeline (normalizer, pre-tokenizer, added tokens,
+decoder, as the file's library runs them); its word model
+(:class:`~.word_model.PipelineModel`) answers the model questions every tokenizer
+answers (start symbols, pair ranks, word playback). The merge list is only made into
+byte pairs when someone reads it (the vocabulary browser's lineage, an export), one
+merge at a time.
+"""
+from __future__ import annotations
+
+from typing import Callable, Iterable, Sequence
+
+from ... import checks
+from ..base import BaseTokenizer, Encoding
+from ..model import Piece
+from ...errors import BPEError, EncodeError, SettingsError
+from ...text.pretokenize import Pretokenizer
+from .word_model import PipelineModel
+
+
+class LazyMerges(Sequence):
+    """merges[k] -> (left bytes, right bytes), read from the C model when asked."""
+
+    def __init__(self, count: Callable[[], int], merge: Callable[[int], tuple[int, int, int]],
+                 vocab: dict[int, bytes]):
+        self._count = count
+        self._merge = merge
+        self._vocab = vocab
+
+    def __len__(self) -> int:
+        return self._count()
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return [self[i] for i in range(*k.indices(len(self)))]
+        n = len(self)
+        if k < 0:
+            k += n
+        if not 0 <= k < n:
+            raise IndexError("merge index out of range")
+        a, b, _ = self._merge(k)
+        return (self._vocab.get(a, b""), self._vocab.get(b, b""))
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, (list, tuple, LazyMerges)):
+            return len(self) == len(other) and list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def ids(self, k: int) -> tuple[int, int, int]:
+        """(left id, right id, new id) of merge k: exact even when two tokens share bytes."""
+        return self._merge(k)
+
+
+class PipelineTokenizer(BaseTokenizer):
+    """A tokenizer loaded from a published file: every encode and decode goes to its
+    :class:`~bpe_gui.engine.tokenizers.imported.pipeline.Pipeline`; the rest (vocab, merges, special tokens,
+    meta, the model) reads like any tokenizer's. Always shown with all its merges."""
+
+    def __init__(self, pipeline, *, vocab: dict[int, bytes], token_to_id: dict[bytes, int],
+                 merges: LazyMerges, special_ids: dict[str, int], pattern: str, meta: dict):
+        specials = sorted(special_ids, key=special_ids.__getitem__)
+        try:
+            pre = Pretokenizer(pattern, specials)
+        except BPEError:   # a pattern only Oniguruma reads: the pipeline has its own copy
+            pre = Pretokenizer(r"(?s).+", specials)
+        model: PipelineModel = pipeline.model
+        super().__init__(model, vocab=vocab, token_to_id=token_to_id, merges=merges,
+                         special_tokens=specials, special_ids=dict(special_ids), pre=pre,
+                         meta=dict(meta))
+        self.pipeline = pipeline
+
+    @property
+    def n_merges(self) -> int:
+        return len(self.merges)
+
+    def at_step(self, n_merges: int) -> "PipelineTokenizer":
+        """Itself with all its merges; fewer raise SettingsError (an imported file runs
+        exactly as its library runs it, and tiktoken's whole-piece rule has no step)."""
+        if n_merges >= self.n_merges:
+            return self
+        what = "tokenizer.json" if self.pipeline.kind == "hf" else ".tiktoken"
+        raise SettingsError(f"This imported {what} tokenizer runs with "
+                            f"all its {self.n_merges:,} merges and cannot be cut at step "
+                            f"{n_merges:,}. Steps need a tokenizer with a merge list "
+                            "(trained here, GPT-2 or bpe-gui's own files).")
+
+    def copy_for_thread(self):
+        """Itself: the pipeline's C tables never change after loading and are only read
+        with the GIL held, so two threads can use one pipeline."""
+        return lambda: self
+
+    def _encode(self, text: str) -> list[int]:
+        return self.pipeline.encode(text)
+
+    def _encode_offsets(self, text: str) -> Encoding:
+        return self.pipeline.encode_with_offsets(text)
+
+    def _encode_stream(self, chunks: Iterable[str], chunk_chars: int):
+        return self.pipeline.encode_iterable(chunks, chunk_chars)
+
+    def encode_word(self, word: str) -> tuple[int, ...]:
+        """The ids of one word, cut into pieces by the pipeline (no special tokens)."""
+        return tuple(self.encode(word))
+
+    def split(self, text: str) -> list[Piece]:
+        """The pieces the model gets, as the pipeline cuts them (normalized text, '▁'
+        for spaces...), with spans in ``text``; added tokens with their ids."""
+        out = []
+        for piece, tid in self.pipeline.pieces(text):
+            s, e = piece.span(0, len(piece.text))
+            out.append(Piece(s, e, piece.text, tid))
+        return out
+
+    def decode(self, ids: Iterable[int]) -> str:
+        ids = list(checks.ids(ids, "Tokenizer.decode(ids)"))
+        missing = [i for i in ids if i not in self.vocab]
+        if missing:
+            checks.bad_id(missing[0], "Tokenizer.decode(ids)")
+            raise EncodeError(f"Token id {missing[0]} is not in the vocabulary "
+                              f"(ids go up to {max(self.vocab)}).")
+        return self.pipeline.decode(ids)
+
+    def __repr__(self) -> str:
+        return (f"PipelineTokenizer({len(self.vocab)} tokens, {self.pipeline.kind}, "
+                f"specials={len(self.special_tokens)})")

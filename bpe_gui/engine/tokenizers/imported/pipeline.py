@@ -1,0 +1,281 @@
+"""Imported tokenizers run exactly as their own libraries run them.
+
+A :class:`Pipeline` is what :class:`~.bridge.PipelineTokenizer` delegates to
+when a tokenizer was loaded from a published file: Hugging Face ``tokenizer.json`` files (added tokens, normalizer,
+pre-tokenizer, BPE model, post-processor offsets, decoder: the parts of ``tokenizers``,
+in :mod:`.parts`, :mod:`.added`, :mod:`.decoders`) and ``.tiktoken`` files (special
+tokens, the regex, tiktoken's merge rule). The tables live in the C extension
+``_pipeline`` (see its header), built in one pass at load time.
+
+Offsets are character spans of the input text, as ``tokenizers``' Python ``Encoding``
+gives them; ids match ``tokenizers.Tokenizer.encode(text, add_special_tokens=False)``
+(a template's BOS token is the model's input format, not the text's tokens) and
+``tiktoken.Encoding.encode(text, allowed_special="all")``.
+"""
+from __future__ import annotations
+
+from typing import Callable, Iterable, Iterator
+
+from ..base import Encoding
+from ...text.presets import PRESET_IDS
+from ...text.pattern_kinds import scanner_kind
+from ...text.presets import line_break_ends_words
+from ...text.scanner import native_scanner
+from ...text.boundaries import stream_boundary
+from .added_tokens import AddedTokens
+from .normalized import NStr
+from .hf_parts import PreTokenizer
+
+try:  # whole texts of a native-preset pattern: scanned and merged in C, without the GIL
+    from .. import _encode
+    from ...text.scanner import install_tables
+    install_tables(_encode)
+except ImportError:  # pragma: no cover - only without a C compiler at install time
+    _encode = None  # type: ignore[assignment]  # optional C extension: None where it was not built
+
+CACHE_LIMIT = 1 << 18
+NO_LIMIT = 2**31 - 1   # merge with every rank
+
+
+class Pipeline:
+    """Text -> pieces -> model, with offsets; ids -> text through the decoder."""
+
+    def __init__(self, model, *, kind: str, vocab: dict[int, bytes],
+                 added: AddedTokens | None = None, normalize=None,
+                 pre: PreTokenizer | None = None, words=None,
+                 special_map: dict[str, int] | None = None,
+                 trim_offsets: tuple[bool, bool] | None = None,
+                 decode: Callable[[list[str]], str] | None = None,
+                 key_of: Callable[[int], str | None] | None = None,
+                 specials: frozenset[int] = frozenset(), stream_safe: bool = True):
+        self.model = model                # a word_model.PipelineModel
+        self.kind = kind                  # "hf" or "tiktoken"
+        self.vocab = vocab                # id -> the bytes a token stands for
+        self.added = added
+        self.normalize = normalize
+        self.pre = pre
+        self.words = words                # tiktoken: a Pretokenizer (specials + regex)
+        self.special_map = special_map or {}  # tiktoken: special token -> id
+        self.trim_offsets = trim_offsets  # (on, add_prefix_space) of a ByteLevel post-processor
+        self._decode = decode
+        self.key_of = key_of
+        self.specials = specials
+        self.stream_safe = stream_safe
+        self._cache: dict[str, tuple[int, ...]] = {}
+        self._ocache: dict[str, tuple] = {}
+        # tiktoken with a pattern the native scanner runs: the one merge engine of
+        # _encode reads this model's table (Merger.wrap); one word cache per thread
+        self._native = self._merger = None
+        self._wcaches: list = []
+        preset = PRESET_IDS.get(words.kind) \
+            if kind == "tiktoken" and words is not None and words.native is not None else None
+        if kind == "hf" and normalize is None and pre is not None and pre.tiling_pattern:
+            name = scanner_kind(pre.tiling_pattern)   # a byte-level Split the scanner runs
+            preset = PRESET_IDS.get(name) \
+                if name is not None and native_scanner(name) is not None else None
+        native = getattr(model, "native", model)   # the C model under a PipelineModel
+        if preset is not None and _encode is not None and hasattr(native, "merge_table"):
+            try:
+                self._merger = _encode.Merger.wrap(native.merge_table())
+                self._native = preset
+            except ValueError:   # some single bytes have no token: the model's own loop
+                pass
+
+    # ----- pieces ---------------------------------------------------------------------
+    def pieces(self, text: str, start: int = 0) -> Iterator[tuple[NStr, int | None]]:
+        """(piece, None) for text the model tokenizes, (piece, id) for an added token."""
+        if self.kind == "tiktoken":
+            for s, e, special in self.words.spans(text):
+                w = text[s:e]
+                yield NStr.of(w, start + s), (self.special_map[w] if special else None)
+            return
+        assert self.pre is not None   # kind "hf": always a pre-tokenizer (hf_json)
+        whole = NStr.of(text, start)
+        if self.added is not None:
+            parts = self.added.split(whole)
+        else:
+            parts = iter([(self.normalize(whole) if self.normalize else whole, None)])
+        for piece, tid in parts:
+            if tid is not None:
+                yield piece, tid
+            elif piece.text:
+                yield from ((p, None) for p in self.pre([piece]))
+
+    # ----- encoding -------------------------------------------------------------------
+    def encode(self, text: str) -> list[int]:
+        out: list[int] = []
+        words: list[str] = []
+        enc = self.model.encode_words
+        if self.kind == "tiktoken":
+            w = self.words
+            for piece in w.pieces(text):
+                if piece.special:
+                    out.append(self.special_map[piece.text])
+                elif self._native is not None:
+                    out += self._encode_native(piece.text)
+                else:
+                    out += enc(w.findall(piece.text), self._cache, CACHE_LIMIT)
+            return out
+        if self.normalize is None and self.pre is not None:   # ids only: no offsets kept
+            return self._encode_plain(text)
+        for piece, tid in self.pieces(text):
+            if tid is None:
+                words.append(piece.text)
+                continue
+            if words:
+                out += enc(words, self._cache, CACHE_LIMIT)
+                words = []
+            out.append(tid)
+        if words:
+            out += enc(words, self._cache, CACHE_LIMIT)
+        return out
+
+    def _encode_plain(self, text: str) -> list[int]:
+        """encode without a normalizer: the pre-tokenizer's words straight from its regex
+        where it can give them (PreTokenizer.words), else from its steps."""
+        out: list[int] = []
+        enc, pre = self.model.encode_words, self.pre
+        assert pre is not None   # encode() comes here only with a pre-tokenizer
+        parts = self.added.split(NStr.of(text)) if self.added is not None \
+            else [(NStr.of(text), None)]
+        for piece, tid in parts:
+            if tid is not None:
+                out.append(tid)
+            elif self._native is not None:
+                out += self._encode_native(piece.text)
+            elif piece.text:
+                words = pre.words(piece.text)
+                if words is None:
+                    words = [p.text for p in pre([piece])]
+                out += enc(words, self._cache, CACHE_LIMIT)
+        return out
+
+    def _encode_native(self, text: str) -> list[int]:
+        caches = self._wcaches
+        merger, native = self._merger, self._native
+        assert merger is not None and native is not None   # chosen only when __init__ set both
+        cache = caches.pop() if caches else _encode.WordCache(CACHE_LIMIT)  # pop: atomic
+        try:
+            return merger.encode_text(native, text, NO_LIMIT, cache)
+        except UnicodeEncodeError:   # a lone surrogate: UTF-8 cannot hold it
+            if self.kind == "tiktoken":
+                words = self.words.findall(text)
+            else:
+                assert self.pre is not None   # kind "hf": always a pre-tokenizer (hf_json)
+                words = [p.text for p in self.pre([NStr.of(text)])]
+            return self.model.encode_words(words, self._cache, CACHE_LIMIT)
+        finally:
+            caches.append(cache)
+
+    def encode_with_offsets(self, text: str):
+        ids: list[int] = []
+        offs: list[tuple[int, int]] = []
+        special: list[bool] = []
+        for piece, tid in self.pieces(text):
+            if tid is not None:
+                ids.append(tid)
+                offs.append(piece.span(0, len(piece.text)))
+                special.append(tid in self.specials)
+                continue
+            wids, spans = self._word(piece.text)
+            ids += wids
+            offs += [piece.span(s, e) for s, e in spans]
+            special += [False] * len(wids)
+        if self.trim_offsets is not None:
+            offs = self._trim(ids, offs)
+        vocab = self.vocab
+        return Encoding(ids, [vocab.get(i, b"") for i in ids], offs, special)
+
+    def _word(self, word: str) -> tuple[tuple[int, ...], tuple[tuple[int, int], ...]]:
+        """Ids of a piece and each token's character span inside it (cached)."""
+        hit = self._ocache.get(word)
+        if hit is None:
+            ids, starts, ends = self.model.tokenize(word)
+            if word.isascii():
+                spans = tuple(zip(starts, ends))
+            else:
+                cob = [ci for ci, ch in enumerate(word) for _ in range(len(ch.encode("utf-8")))]
+                spans = tuple((cob[s], cob[e - 1] + 1) for s, e in zip(starts, ends))
+            if len(self._ocache) >= CACHE_LIMIT:
+                self._ocache.clear()
+            hit = self._ocache[word] = (ids, spans)
+        return hit
+
+    def _trim(self, ids: list[int], offs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        """tokenizers' ByteLevel post-processor: offsets leave out a token's leading and
+        trailing spaces (but keep the one space add_prefix_space put before the first)."""
+        assert self.trim_offsets is not None and self.key_of is not None   # both from hf_json
+        on, prefix = self.trim_offsets
+        if not on:
+            return offs
+        out = []
+        for k, (i, (s, e)) in enumerate(zip(ids, offs)):
+            t = self.key_of(i) or ""
+            lead = _spaces(t)
+            trail = _spaces(reversed(t))
+            if lead:
+                if (k == 0 or s == 0) and prefix and lead == 1:
+                    lead = 0
+                s = min(s + lead, e)
+            if trail and e >= trail:
+                e = max(e - trail, s)
+            out.append((s, e))
+        return out
+
+    def encode_iterable(self, chunks: Iterable[str], chunk_chars: int = 1 << 16) -> Iterator[int]:
+        """Stream, keeping offsets global: a .tiktoken file's buffer is cut where its
+        pattern allows (text/boundaries.py); a tokenizer.json's after a line break between a
+        non-space and a letter or digit (no published pattern joins across that)."""
+        if not self.stream_safe:
+            yield from self.encode("".join(chunks))
+            return
+        buf, done = "", 0
+        for chunk in chunks:
+            buf += chunk
+            if len(buf) < chunk_chars:
+                continue
+            cut = stream_boundary(self.words, buf, chunk_chars) if self.words is not None \
+                else _safe_cut(buf, max(0, self.added.longest if self.added else 0))
+            if cut:
+                yield from self._encode_at(buf[:cut], done)
+                done += cut
+                buf = buf[cut:]
+        if buf:
+            yield from self._encode_at(buf, done)
+
+    def _encode_at(self, text: str, start: int) -> list[int]:
+        if start == 0:
+            return self.encode(text)
+        out: list[int] = []
+        for piece, tid in self.pieces(text, start):
+            out += [tid] if tid is not None else self._word(piece.text)[0]
+        return out
+
+    # ----- decoding -------------------------------------------------------------------
+    def decode(self, ids: Iterable[int]) -> str:
+        if self._decode is None or self.key_of is None:
+            return b"".join(self.vocab[i] for i in ids).decode("utf-8", errors="replace")
+        return self._decode([self.key_of(i) or "" for i in ids])
+
+
+def _spaces(chars) -> int:
+    """Leading 'Ġ' or whitespace characters (what tokenizers' offset trimming counts)."""
+    n = 0
+    for c in chars:
+        if c != "Ġ" and not c.isspace():
+            break
+        n += 1
+    return n
+
+
+def _safe_cut(buf: str, hold: int) -> int:
+    """The last line start after a break that ends every published pattern's words
+    (``presets.line_break_ends_words``), short of the last ``hold`` characters (an added
+    token could straddle them); 0 if none."""
+    end = len(buf) - hold - 1
+    k = buf.rfind("\n", 0, max(0, end))
+    while k >= 0:
+        if line_break_ends_words(buf, k):
+            return k + 1
+        k = buf.rfind("\n", 0, k)
+    return 0

@@ -1,0 +1,79 @@
+"""A :class:`Pipeline` over a ``.tiktoken`` ranks file, encoding as ``tiktoken`` does.
+
+tiktoken keeps no merge list: in a piece it merges the adjacent pair whose
+*concatenated bytes* have the lowest rank, and a piece that is itself a token becomes
+that token at once (Llama 3's file has 678 tokens no merge of two lower ranks makes,
+which only this whole-piece rule ever produces). Both rules run in the C model; the
+merge list shown in the vocabulary browser is derived from the ranks only when it is
+first read.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from ...errors import FormatError
+from ...text.pretokenize import Pretokenizer
+from .pipeline import Pipeline
+from .imported_tokenizer import LazyMerges, PipelineTokenizer
+from .word_model import PipelineModel, model_class
+
+
+MAX_RANK = (1 << 26) - 1   # the C model's MAX_IDS - 1
+
+
+def rank_problem(text: str | bytes) -> str | None:
+    """What is wrong with the rank field of a ranks line, or None if it is fine.
+
+    Example: '-5' -> 'the rank -5 is negative; ranks are whole numbers from 0'
+    """
+    if isinstance(text, bytes):
+        text = text.rstrip(b"\r").decode("ascii", "replace")
+    shown = text if len(text) <= 24 else text[:21] + "..."
+    if text.startswith("-") and text[1:].isdigit() and text[1:].isascii():
+        return f"the rank {shown} is negative; ranks are whole numbers from 0"
+    if not (text.isdigit() and text.isascii()):
+        return f"the rank {shown!r} is not a whole number"
+    if len(text) > 9 or int(text) > MAX_RANK:
+        return f"the rank {shown} is too large: ranks go up to {MAX_RANK:,}"
+    return None
+
+
+def _line(data: bytes, lineno: int) -> bytes:
+    """Line ``lineno`` (1-based) of ``data``, without reading past it."""
+    start = 0
+    for _ in range(lineno - 1):
+        start = data.index(b"\n", start) + 1
+    end = data.find(b"\n", start)
+    return data[start:end if end >= 0 else len(data)]
+
+
+def load_ranks(path: Path, data: bytes, *, pattern: str, specials: dict[str, int],
+               meta: dict, source: str | None = None) -> PipelineTokenizer:
+    """``data``: the ranks file's bytes; ``specials``: special token -> id; ``source``:
+    where the pattern came from (named if it runs away)."""
+    native, problem = model_class().from_tiktoken(data)
+    if problem is not None:
+        message = problem[2]
+        if message == "the rank is not a whole number":   # say which rank and why
+            message = rank_problem(_line(data, problem[1]).partition(b" ")[2]) or message
+        raise FormatError(path, message + ".", line=problem[1])
+    missing = [b for b in range(256) if native.id_of(bytes([b])) < 0]
+    if missing:
+        raise FormatError(path, f"lacks {len(missing)} of the 256 single bytes (first: 0x"
+                          f"{missing[0]:02X}); a byte-level tokenizer needs all 256.")
+    vocab, t2i = native.tables(None, False)
+    taken = sorted(i for i in specials.values() if i in vocab)
+    if taken:
+        raise FormatError(path, f"special token id {taken[0]} is also a rank in {path.name}; "
+                          "ids must be unique.", key="special_tokens")
+    for s, i in specials.items():
+        vocab[i] = s.encode("utf-8")
+        t2i.setdefault(vocab[i], i)
+    words = Pretokenizer(pattern, sorted(specials, key=specials.__getitem__))
+    model = PipelineModel(native, vocab)
+    words.source = source
+    pipe = Pipeline(model, kind="tiktoken", vocab=vocab, words=words,
+                    special_map=dict(specials), specials=frozenset(specials.values()))
+    merges = LazyMerges(lambda: model.n_merges, model.merge_at, vocab)
+    return PipelineTokenizer(pipe, vocab=vocab, token_to_id=t2i, merges=merges,
+                             special_ids=specials, pattern=words.pattern, meta=meta)

@@ -1,0 +1,149 @@
+"""The :class:`~bpe_gui.engine.tokenizers.model.WordModel` of an imported tokenizer.
+
+It wraps the ``_pipeline`` C model (or its Python stand-in, ``pymodel``) and is the one
+place the pipeline calls it once loaded. Two rules, as their libraries run them:
+
+* ``tokenizer.json`` (kind "hf"): a piece starts from its bytes (ByteLevel) or its
+  characters, a character missing from the vocabulary as ``<0xNN>`` byte tokens
+  (``byte_fallback``) or ``<unk>`` (``fuse_unk`` joins a run of them); the merge list
+  gives each pair's rank; ``ignore_merges`` takes a piece that is a token whole.
+* ``.tiktoken`` and the known encodings (kind "tiktoken"): no merge list; the rank of a
+  pair is the rank of its *concatenated bytes*, if that is a token, and a piece that is
+  a token is taken whole first.
+
+Both merge one place at a time, the leftmost lowest-rank pair (``sequential``).
+"""
+from __future__ import annotations
+
+from ..model import WordModel
+
+TIKTOKEN_WHOLE = ("The whole piece is a token of the vocabulary, so it becomes that one "
+                  "token without any merge (tiktoken's rule).")
+IGNORE_MERGES = ("The whole word is a token of the vocabulary, so it becomes that one token "
+                 "without any merge (ignore_merges).")
+
+
+class PipelineModel(WordModel):
+    sequential = True
+
+    def __init__(self, native, vocab: dict[int, bytes], *, byte_level: bool = True,
+                 ignore_merges: bool = False, byte_fallback: bool = False,
+                 unk_id: int = -1, fuse_unk: bool = False):
+        self.native = native                 # _pipeline.Model (or pymodel.Model)
+        self.kind = native.kind              # "hf" or "tiktoken"
+        self.vocab = vocab                   # id -> the bytes it stands for
+        self.byte_level = byte_level or self.kind == "tiktoken"
+        self.ignore_merges = ignore_merges
+        self.unk_id = unk_id
+        self.fuse_unk = fuse_unk
+        self._derived = self.kind != "tiktoken"
+        self._fallback = [native.id_of(f"<0x{b:02X}>".encode()) if byte_fallback else -1
+                          for b in range(256)]
+        self._pairs: dict[tuple[int, int], tuple[int, int]] | None = None
+
+    @property
+    def n_merges(self) -> int:
+        """tiktoken: the merges are derived from the ranks when first asked for."""
+        self._derive()
+        return self.native.n_merges
+
+    def _derive(self) -> None:
+        if not self._derived:
+            self.native.rebuild()
+            self._derived = True
+
+    # ----- the C model's calls ---------------------------------------------------------
+    def encode_words(self, words: list[str], cache: dict, cache_limit: int) -> list[int]:
+        return self.native.encode_words(words, cache, cache_limit)
+
+    def tokenize(self, piece: str) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+        """(ids, starts, ends): byte offsets in the piece's UTF-8."""
+        return self.native.tokenize(piece)
+
+    def merge(self, piece: str) -> tuple[int, ...]:
+        return tuple(self.native.tokenize(piece)[0])
+
+    def merge_at(self, k: int) -> tuple[int, int, int]:
+        """(left id, right id, new id) of merge k."""
+        self._derive()
+        return self.native.merge(k)
+
+    def key_text(self, i: int) -> str | None:
+        """The token's string as its file writes it."""
+        return self.native.key_text(i)
+
+    # ----- the model interface -----------------------------------------------------------
+    def token(self, i: int) -> bytes:
+        t = self.vocab.get(i)
+        return t if t is not None else (self.native.key(i) or b"")
+
+    def start(self, piece: str) -> list[int]:
+        w = piece.encode("utf-8")
+        ids: list[int] = []
+        id_of = self.native.id_of
+        if self.byte_level:
+            for b in w:
+                self._put(ids, id_of(bytes([b])))
+            return ids
+        for ch in piece:
+            c = ch.encode("utf-8")
+            t = id_of(c)
+            if t >= 0:
+                ids.append(t)
+                continue
+            fb = [self._fallback[b] for b in c]
+            if all(f >= 0 for f in fb):
+                ids += fb
+            else:
+                self._put(ids, -1)
+        return ids
+
+    def _put(self, ids: list[int], t: int) -> None:
+        """Append a symbol; a missing one (-1) as <unk>, fused with one before if asked."""
+        if t >= 0:
+            ids.append(t)
+        elif self.unk_id >= 0:
+            if not (self.fuse_unk and ids and ids[-1] == self.unk_id):
+                ids.append(self.unk_id)
+
+    def rank(self, left: int, right: int) -> tuple[int, int] | None:
+        if self.kind == "tiktoken":
+            t = self.native.id_of(self.token(left) + self.token(right))
+            return (t, t) if t >= 0 else None
+        if self._pairs is None:   # the merge list as a table, built when first asked
+            merge = self.native.merge
+            pairs: dict[tuple[int, int], tuple[int, int]] = {}
+            for k in range(self.native.n_merges):
+                a, b, new = merge(k)
+                pairs[(a, b)] = (k, new)   # a pair listed twice: the later wins, as in C
+            self._pairs = pairs
+        return self._pairs.get((left, right))
+
+    def whole(self, piece: str) -> tuple[int, str] | None:
+        if self.kind != "tiktoken" and not self.ignore_merges:
+            return None
+        t = self.native.id_of(piece.encode("utf-8"))
+        if t < 0:
+            return None
+        return t, TIKTOKEN_WHOLE if self.kind == "tiktoken" else IGNORE_MERGES
+
+
+def model_class():
+    """The class of the native model: ``_pipeline.Model``, or its pure-Python stand-in
+    (``_pymodel.Model``, same interface) where the C extension was not built."""
+    try:
+        from ._pipeline import Model
+    except ImportError:   # no C compiler at install time
+        from ._pymodel import Model  # the pure-Python stand-in, same interface
+    return Model
+
+
+def find_model_tables(raw: bytes):
+    """The spans of a tokenizer.json's ``model.vocab`` and ``model.merges`` in its text, for
+    the C model to read them without json (None where they cannot be found, or without the
+    C extension)."""
+    try:
+        from ._pipeline import find_model_tables as find
+    except ImportError:
+        return None
+    return find(raw)

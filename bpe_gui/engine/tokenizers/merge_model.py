@@ -1,0 +1,214 @@
+"""The model of a tokenizer trained here or read from GPT-2 files: learned merges in rank order.
+
+Merges apply in the order they were learned (lowest rank first) inside each word; the
+lowest-rank pair is merged at every place it occurs, left to right, which is exactly
+what training did. Ids come from the vocabulary, ranks from the merge list (any id
+layout works). The merge table lives in the C extension ``_encode`` (this module is the
+only one that calls it); a Python loop is the fallback without a compiler.
+
+A model grows one merge at a time (:meth:`MergeModel.add`: the trainer's tokenizer) and
+:meth:`MergeModel.at` gives the same tables limited to the first n merges (a tokenizer
+as of a training step).
+"""
+from __future__ import annotations
+
+import copy
+import sys
+from collections.abc import Sequence
+from itertools import repeat
+
+from ..errors import BPEError, EncodeError
+from .model import WordModel
+
+try:  # the hot loop of byte-level encoding, in C; the Python loop below is the fallback
+    from . import _encode
+    from ._encode import Merger as _Merger, WordCache
+    from ..text.scanner import install_tables
+    install_tables(_encode)  # its copy of the scanner: the classes of the installed regex
+except ImportError:  # pragma: no cover - only without a C compiler at install time
+    _Merger = WordCache = None  # type: ignore[misc, assignment]  # optional C extension: None where it was not built
+
+EOW = b"</w>"
+UNK = b"<unk>"
+_NO_MERGE = (sys.maxsize, -1)  # (rank, new id) of a pair that has no merge
+_IDENTITY = list(range(256))
+
+
+class MergeModel(WordModel):
+    """``vocab`` (id -> bytes) and ``token_to_id`` are shared with the tokenizer and grow
+    with :meth:`add`; ``merges`` are (left, right) byte pairs in learned order."""
+
+    def __init__(self, vocab: dict[int, bytes], token_to_id: dict[bytes, int],
+                 merges, *, mode: str = "byte", end_of_word: str = "suffix"):
+        self.vocab = vocab
+        self.token_to_id = token_to_id
+        self.mode = mode
+        self.end_of_word = end_of_word
+        self.merges: list[tuple[bytes, bytes]] = []
+        self.ranks: dict[tuple[int, int], tuple[int, int]] = {}
+        self.merge_ids: list[int] = []   # the id each merge makes, by rank
+        self.limit = 0                   # merges in use (at_step: fewer than all)
+        self.merger = None
+        self.byte_ids: list[int] = _IDENTITY
+        if mode == "byte":
+            missing = [b for b in range(256) if bytes([b]) not in token_to_id]
+            if missing:
+                raise BPEError(f"The vocabulary lacks {len(missing)} single bytes (first: "
+                               f"0x{missing[0]:02X}); a byte-level tokenizer needs all 256.")
+            ids = [token_to_id[bytes([b])] for b in range(256)]
+            self.byte_ids = _IDENTITY if ids == _IDENTITY else ids
+            if _Merger is not None:
+                self.merger = _Merger(self.byte_ids)
+        self.unk = token_to_id.get(UNK)
+        self.eow = token_to_id.get(EOW)
+        for a, b in merges:
+            self.add(a, b)
+
+    @property
+    def native(self) -> bool:
+        """Whether words merge in C (byte level with the extension built)."""
+        return self.merger is not None
+
+    # ----- growing and limiting ------------------------------------------------------
+    def add(self, a: bytes, b: bytes, new_id: int | None = None) -> None:
+        """Append one merge; ``new_id``: the id of a token not yet in the vocabulary."""
+        t2i = self.token_to_id
+        rank = len(self.merges)
+        if new_id is not None and a + b not in t2i:
+            self.vocab[new_id] = a + b
+            t2i[a + b] = new_id
+        try:
+            key = (t2i[a], t2i[b])
+            new = t2i[a + b]
+        except KeyError as e:
+            raise BPEError(f"Merge #{rank + 1} ({a!r} {b!r}) uses a token that is not in "
+                           f"the vocabulary ({e.args[0]!r}). The vocabulary and merges "
+                           "do not belong together.") from None
+        self.merges.append((a, b))
+        self.merge_ids.append(new)
+        if self.ranks.setdefault(key, (rank, new))[0] == rank and self.merger is not None:
+            self.merger.add(key[0], key[1], rank, new)
+        self.limit = len(self.merges)
+
+    def at(self, n: int) -> "MergeModel":
+        """The same tables with only the first ``n`` merges in use (shared, not copied)."""
+        clone = copy.copy(self)
+        clone.limit = max(0, min(n, len(self.merges)))
+        return clone
+
+    @property
+    def n_merges(self) -> int:
+        return self.limit
+
+    # ----- one word ----------------------------------------------------------------------
+    def token(self, i: int) -> bytes:
+        return self.vocab[i]
+
+    def rank(self, left: int, right: int) -> tuple[int, int] | None:
+        got = self.ranks.get((left, right))
+        return got if got is not None and got[0] < self.limit else None
+
+    def start(self, piece: str) -> list[int]:
+        if self.mode == "byte":
+            bid = self.byte_ids
+            if bid is _IDENTITY:  # the usual layout: byte b has id b
+                return list(piece.encode("utf-8"))
+            return [bid[b] for b in piece.encode("utf-8")]
+        core = piece.strip()
+        ids = []
+        for ch in core:
+            i = self.token_to_id.get(ch.encode("utf-8"), self.unk)
+            if i is None:
+                raise EncodeError(f"The character {ch!r} is not in this character-level "
+                                  "vocabulary and it has no <unk> token.")
+            ids.append(i)
+        if self.eow is not None and core:
+            if self.end_of_word == "suffix":
+                ids.append(self.eow)
+            elif piece[:1].isspace():
+                ids.insert(0, self.eow)
+        return ids
+
+    def merge(self, piece: str) -> tuple[int, ...]:
+        return self.merge_symbols(self.start(piece))
+
+    def merge_symbols(self, ids: Sequence[int]) -> tuple[int, ...]:
+        """Apply merges lowest rank first; each pair everywhere, left to right.
+
+        Example (merges 'a b' then 'ab c'): [a, b, c, a, b] -> [abc, ab]
+        """
+        if self.merger is not None:
+            return self.merger.merge(ids, self.limit)
+        ids = list(ids)   # merged in place below: never the caller's list
+        get, limit = self.ranks.get, self.limit
+        if len(ids) < 2:
+            return tuple(ids)
+        # found[i] = (rank, new id) of the pair at i; only neighbours change after a merge
+        found = list(map(get, zip(ids, ids[1:]), repeat(_NO_MERGE)))
+        while True:
+            best = min(found)
+            if best[0] >= limit:
+                break
+            i, new = found.index(best), best[1]
+            if found.count(best) > 1:  # rare: every occurrence, left to right, no overlaps
+                out, j = ids[:i], i
+                while True:
+                    out.append(new)
+                    j += 2
+                    try:
+                        k = found.index(best, j)
+                    except ValueError:
+                        break
+                    out += ids[j:k]
+                    j = k
+                ids = out + ids[j:]
+                if len(ids) < 2:
+                    break
+                found = list(map(get, zip(ids, ids[1:]), repeat(_NO_MERGE)))
+                continue
+            ids[i:i + 2] = (new,)
+            if i + 1 < len(ids):
+                right = get((new, ids[i + 1]), _NO_MERGE)
+                if i:
+                    found[i - 1:i + 2] = (get((ids[i - 1], new), _NO_MERGE), right)
+                else:
+                    found[0:2] = (right,)
+            elif i:
+                found[i - 1:i + 1] = (get((ids[i - 1], new), _NO_MERGE),)
+            else:
+                break
+        return tuple(ids)
+
+    # ----- many words, in C ---------------------------------------------------------------
+    def encode_words(self, words: list[str], cache: dict, cache_limit: int) -> list[int]:
+        """Byte level: the ids of each word, through the C loop and ``cache``."""
+        assert self.merger is not None   # called only when .native
+        return self.merger.encode_words(words, cache, self.limit, cache_limit)
+
+    def joins(self) -> bytes:
+        """65536 flags, ``[x << 8 | y]`` set when a merge in use joins a token ending in
+        byte x to one starting with byte y: between any other two bytes no merge can
+        ever cross, since the token it makes would hold them side by side."""
+        out = bytearray(65536)
+        for a, b in self.merges[:self.limit]:
+            out[a[-1] << 8 | b[0]] = 1
+        return bytes(out)
+
+    def encode_pieces(self, blob: bytes, starts, joins: bytes, cache) -> tuple[bytes, bytes]:
+        """Byte level: many words at once (``blob`` cut at int64 ``starts``), each cut
+        between every two bytes x, y with ``joins[x << 8 | y] == 0`` (no merge joins
+        them: :meth:`joins`) and the segments merged through ``cache``. Returns
+        the ids (int32) and each word's start among them (int64), as bytes."""
+        assert self.merger is not None   # called only when .native
+        return self.merger.encode_pieces(blob, starts, joins, self.limit, cache)
+
+    def encode_text(self, preset: int, text: str, cache) -> list[int]:
+        """Byte level, a native scanner preset: a whole text scanned and merged in C
+        (``cache``: a :func:`word_cache`). Raises UnicodeEncodeError on lone surrogates."""
+        assert self.merger is not None   # called only when .native
+        return self.merger.encode_text(preset, text, self.limit, cache)
+
+
+def word_cache(limit: int):
+    """The C word cache for :meth:`MergeModel.encode_text`."""
+    return WordCache(limit)

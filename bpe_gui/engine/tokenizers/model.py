@@ -1,0 +1,274 @@
+"""The tokenizer model: what every tokenizer does inside one word, whatever its source.
+
+A tokenizer is parts put together (as Hugging Face ``tokenizers`` assembles a
+pre-tokenizer, a model and a decoder): something cuts text into words (pieces), and a
+:class:`WordModel` turns each piece into tokens. Every kind of tokenizer has one --
+trained here (and as of any step), GPT-2 files (:class:`~.merge_model.MergeModel`),
+``tokenizer.json`` and ``.tiktoken`` files and the known encodings
+(:class:`~.pipeline.word_model.PipelineModel`) -- and answers the same four questions:
+
+* ``start(piece)``: the symbols a piece starts from (ids; ``token(i)`` gives their
+  bytes): its bytes, its characters (+ ``</w>``) in character mode, ``<0xNN>`` byte
+  fallback and ``<unk>`` for Hugging Face files;
+* ``rank(left, right)``: the rank of a pair and the id it makes, or None (no merge);
+* ``whole(piece)``: a rule that takes the piece as one token before any merge
+  (tiktoken, Hugging Face ``ignore_merges``), or None;
+* ``merge(piece)``: the piece's ids (the fast path, in C);
+
+and from those :meth:`WordModel.playback` replays the merges one by one (word
+playback, ``encode --explain``). Its last symbols are ``merge``'s ids (tested for every
+kind).
+
+Text with lone surrogates (possible in a Python ``str``) is encoded as tiktoken encodes
+it: surrogate pairs are joined, a lone one becomes U+FFFD (:func:`clean_text`).
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import NamedTuple, Sequence
+
+from ..errors import EncodeError
+
+
+@dataclass(frozen=True)
+class MergeApplied:
+    """One step of a playback: a merge applied in the word (or a rule)."""
+
+    rank: int | None                 # the merge's rank (0 = learned first); None: a rule
+    pair: tuple[bytes, ...]          # (left, right) merged; () for a rule step
+    token: bytes                     # the token it makes
+    token_id: int
+    at: tuple[int, ...]              # where, in the symbols before it, the pair was merged
+    symbols: tuple[bytes, ...]       # the symbols after this step
+    ids: tuple[int, ...]
+    rule: str = ""                   # for a rule step: what the rule did, in words
+
+    def new_positions(self) -> tuple[int, ...]:
+        """Where the new tokens are in ``symbols``. Example: at (0, 3) -> (0, 2)."""
+        return tuple(p - k for k, p in enumerate(self.at))
+
+
+@dataclass(frozen=True)
+class Playback:
+    """One word's symbols at the start, then every step until no learned merge applies."""
+
+    word: str
+    symbols: tuple[bytes, ...]       # at the start: bytes, or characters (+ </w>)
+    ids: tuple[int, ...]
+    steps: tuple[MergeApplied, ...]
+    n_merges: int                    # how many merges the tokenizer had
+
+    def symbols_at(self, k: int) -> tuple[bytes, ...]:
+        """The symbols after ``k`` steps (0: the start)."""
+        return self.steps[k - 1].symbols if k > 0 else self.symbols
+
+    def ids_at(self, k: int) -> tuple[int, ...]:
+        return self.steps[k - 1].ids if k > 0 else self.ids
+
+    @property
+    def final_symbols(self) -> tuple[bytes, ...]:
+        return self.symbols_at(len(self.steps))
+
+    @property
+    def final_ids(self) -> tuple[int, ...]:
+        return self.ids_at(len(self.steps))
+
+
+class Piece(NamedTuple):
+    """A piece of a text as the tokenizer cuts it before its model runs."""
+
+    start: int                 # character offsets in the text
+    end: int
+    text: str                  # what the model gets (normalized, '▁' for spaces, ...)
+    special_id: int | None     # a special (or added) token: its id; None: model input
+
+
+class WordModel(ABC):
+    """Inside one piece: start symbols, pair ranks, the whole-piece rule, merging.
+
+    ``sequential``: False when the lowest-rank pair is merged at every place at once,
+    left to right (training, and so trained tokenizers); True when one place is merged
+    at a time, the leftmost lowest-rank pair (``tokenizers``, ``tiktoken``). The two give
+    the same tokens for merges learned in order; a playback shows the kind's own rule.
+    """
+
+    sequential = False
+
+    @property
+    @abstractmethod
+    def n_merges(self) -> int: ...
+
+    @abstractmethod
+    def start(self, piece: str) -> list[int]:
+        """The ids a piece starts from (before any merge)."""
+
+    @abstractmethod
+    def token(self, i: int) -> bytes:
+        """The bytes id ``i`` stands for."""
+
+    @abstractmethod
+    def rank(self, left: int, right: int) -> tuple[int, int] | None:
+        """(rank, new id) of the merge of this pair, or None if it has none."""
+
+    def whole(self, piece: str) -> tuple[int, str] | None:
+        """(id, why) when the piece becomes one token before any merge; None otherwise."""
+        return None
+
+    @abstractmethod
+    def merge(self, piece: str) -> tuple[int, ...]:
+        """The piece's token ids (what encoding gives)."""
+
+    def merge_symbols(self, ids: Sequence[int]) -> tuple[int, ...]:
+        """Merge given start symbols (not a piece's own: e.g. a character-level token's
+        characters and ``</w>``) by the pair rule. Kinds with a fast loop override it."""
+        ids = list(ids)
+        while len(ids) > 1:
+            found = self._lowest(ids)
+            if found is None:
+                break
+            k, (r, new) = found
+            ids = _merged(ids, [k] if self.sequential else self._places(ids, k, r), new)
+        return tuple(ids)
+
+    def playback(self, piece: str, word: str | None = None) -> Playback:
+        """The merges that turn ``piece`` into its tokens, in the order they apply.
+        ``word``: the text shown for it (default: the piece itself)."""
+        piece = clean_text(piece)
+        ids = list(self.start(piece))
+        tok = self.token
+        first_ids, first = tuple(ids), tuple(tok(i) for i in ids)
+        word = piece if word is None else word
+        rule = self.whole(piece) if len(ids) > 1 else None
+        if rule is not None:
+            tid, why = rule
+            t = tok(tid)
+            step = MergeApplied(None, (), t, tid, (0,), (t,), (tid,), rule=why)
+            return Playback(word, first, first_ids, (step,), self.n_merges)
+        steps: list[MergeApplied] = []
+        while len(ids) > 1:
+            found = self._lowest(ids)
+            if found is None:
+                break
+            k, (r, new) = found
+            pair = (tok(ids[k]), tok(ids[k + 1]))
+            at = [k] if self.sequential else self._places(ids, k, r)
+            prev = steps[-1] if steps else None
+            ids = _merged(ids, at, new)
+            syms = tuple(tok(i) for i in ids)
+            if self.sequential and prev is not None and prev.rank == r and \
+                    prev.pair == pair and k + len(prev.at) >= prev.at[-1] + 2:
+                # the same merge again further right: one step, as a trained word shows it
+                steps[-1] = MergeApplied(r, pair, prev.token, new, prev.at + (k + len(prev.at),),
+                                         syms, tuple(ids))
+                continue
+            steps.append(MergeApplied(r, pair, tok(new), new, tuple(at), syms, tuple(ids)))
+        return Playback(word, first, first_ids, tuple(steps), self.n_merges)
+
+    def _lowest(self, ids: list[int]) -> tuple[int, tuple[int, int]] | None:
+        """(position, (rank, new id)) of the leftmost lowest-rank pair, or None."""
+        rank = self.rank
+        best, at = None, -1
+        for k in range(len(ids) - 1):
+            got = rank(ids[k], ids[k + 1])
+            if got is not None and (best is None or got[0] < best[0]):
+                best, at = got, k
+        return None if best is None else (at, best)
+
+    def _places(self, ids: list[int], k: int, r: int) -> list[int]:
+        """Every place of the rank-``r`` pair from ``k`` on, left to right, no overlaps.
+
+        Example: [a, a, a], pair (a, a) -> [0]
+        """
+        out, i, n = [], k, len(ids)
+        while i < n - 1:
+            got = self.rank(ids[i], ids[i + 1])
+            if got is not None and got[0] == r:
+                out.append(i)
+                i += 2
+            else:
+                i += 1
+        return out
+
+
+def _merged(ids: list[int], at: Sequence[int], new: int) -> list[int]:
+    out, last = [], 0
+    for k in at:
+        out += ids[last:k]
+        out.append(new)
+        last = k + 2
+    return out + ids[last:]
+
+
+def joined(word: str, parts: Sequence[Playback], n_merges: int) -> Playback:
+    """One playback of a word the tokenizer cuts into several pieces: the pieces' steps
+    one piece after another (earlier pieces already merged, later ones at their start)."""
+    if len(parts) == 1:
+        p = parts[0]
+        return Playback(word, p.symbols, p.ids, p.steps, p.n_merges)
+    steps: list[MergeApplied] = []
+    done_s: tuple[bytes, ...] = ()
+    done_i: tuple[int, ...] = ()
+    for n, p in enumerate(parts):
+        rest_s = tuple(s for q in parts[n + 1:] for s in q.symbols)
+        rest_i = tuple(i for q in parts[n + 1:] for i in q.ids)
+        off = len(done_s)
+        for st in p.steps:
+            steps.append(MergeApplied(st.rank, st.pair, st.token, st.token_id,
+                                      tuple(a + off for a in st.at), done_s + st.symbols + rest_s,
+                                      done_i + st.ids + rest_i, st.rule))
+        done_s += p.final_symbols
+        done_i += p.final_ids
+    return Playback(word, tuple(s for p in parts for s in p.symbols),
+                    tuple(i for p in parts for i in p.ids), tuple(steps), n_merges)
+
+
+# ----- text that is not valid Unicode -------------------------------------------------
+def clean_text(text: str) -> str:
+    """``text`` as UTF-8 can hold it, as tiktoken does: a surrogate pair written as two
+    code points becomes its character, a lone surrogate U+FFFD. Example: '\\ud83d' -> '�'."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def clean_with_map(text: str) -> tuple[str, list[int] | None]:
+    """(clean text, where each of its characters starts in ``text``, plus len(text)) or
+    (text, None) when it was clean. Maps offsets of the clean text back to ``text``."""
+    cleaned = clean_text(text)
+    if cleaned is text:
+        return text, None
+    starts: list[int] = []
+    i, n = 0, len(text)
+    while i < n:
+        starts.append(i)
+        hi = text[i]
+        if "\ud800" <= hi <= "\udbff" and i + 1 < n and "\udc00" <= text[i + 1] <= "\udfff":
+            i += 2
+        else:
+            i += 1
+    starts.append(n)
+    if len(starts) != len(cleaned) + 1:   # never: each unit maps to one character
+        raise EncodeError("Could not map the text's lone surrogates to U+FFFD.")
+    return cleaned, starts
+
+
+def clean_chunks(chunks):
+    """A stream of text with lone surrogates replaced as :func:`clean_text` does, a high
+    surrogate at a chunk's end held back so a pair split across chunks is joined."""
+    held = ""
+    for chunk in chunks:
+        if held:
+            chunk, held = held + chunk, ""
+        if not chunk:
+            continue
+        if chunk.isascii():
+            yield chunk
+            continue
+        if "\ud800" <= chunk[-1] <= "\udbff":
+            chunk, held = chunk[:-1], chunk[-1]
+        yield clean_text(chunk)
+    if held:
+        yield clean_text(held)

@@ -1,0 +1,71 @@
+"""Incremental BPE training state in C (see csrc/core.h for the data structures).
+
+Use it through :class:`bpe_gui.engine.train.trainer.Trainer`. Ids are ints below 2**31 - 1.
+While :meth:`Core.run` works on one thread (it releases the GIL), every other method and
+property of the same Core raises RuntimeError("Core is busy ...") on other threads.
+After a failed allocation inside a step the Core is "broken": methods that read or
+change the training state raise RuntimeError.
+"""
+from collections.abc import Sequence
+
+from typing_extensions import Buffer
+
+GREATEST: int     # ties: the greater (bytes(a), bytes(b)) wins; equal bytes: greater ids
+FIRST_SEEN: int   # ties: the pair whose first live occurrence comes first
+LOWEST_IDS: int   # ties: the smaller (a, b) wins (Hugging Face)
+
+Pair = tuple[int, int, int]   # (a, b, count)
+
+class Core:
+    def __new__(cls, symbols: Buffer | Sequence[int], starts: Buffer | Sequence[int],
+                freqs: Buffer | Sequence[int], token_bytes: Sequence[bytes | bytearray],
+                tie_rule: int = ...) -> Core:
+        """symbols: int32 buffer, bytes (each byte a symbol id) or ints; starts: int64,
+        n_words + 1 offsets into symbols (0 first, len(symbols) last); freqs: int64, each
+        >= 1; token_bytes: the bytes of every initial token id. ValueError if any of it
+        is inconsistent."""
+    @property
+    def n_tokens(self) -> int: ...
+    @property
+    def n_steps(self) -> int: ...
+    @property
+    def n_words(self) -> int: ...
+    @property
+    def n_pairs(self) -> int:
+        """Pairs with a count > 0."""
+    @property
+    def tie_rule(self) -> int: ...
+    @property
+    def total_symbols(self) -> int:
+        """Frequency-weighted number of symbols in all words now."""
+    def best(self) -> Pair | None:
+        """The pair the next step merges, or None."""
+    def top(self, k: int, /) -> list[Pair]:
+        """Up to k pairs, best first."""
+    def tied(self, limit: int, /) -> tuple[int, list[Pair]]:
+        """How many pairs share the top count, and the first ``limit`` of them."""
+    def step(self) -> tuple[int, int, int, int] | None:
+        """Merge the best pair: (a, b, new_id, count), or None if no pair is left."""
+    def undo(self) -> tuple[int, int, int]:
+        """Undo the last step: (a, b, new_id). IndexError at step 0."""
+    def run(self, n: int, min_count: int = 1) -> int:
+        """Up to n steps without the GIL, stopping when the best count < min_count;
+        returns the number done."""
+    def history(self, start: int, /) -> list[tuple[int, int, int, int, int, int, int]]:
+        """(a, b, new_id, count, n_tied, merged, gone) of the steps from ``start`` on;
+        gone: bit 0 set if a no longer occurs on its own, bit 1 for b."""
+    def touched(self, limit: int, /) -> tuple[int, list[int]]:
+        """Words the last step changed: how many, and up to ``limit`` word ids by
+        frequency (descending), then id."""
+    def word(self, w: int, /) -> list[int]:
+        """The symbol ids of word w now."""
+    def segmentation(self) -> tuple[bytes, bytes]:
+        """Every word now: its symbol ids (int32) and n_words + 1 starts (int64), as bytes."""
+    def pair_count(self, a: int, b: int, /) -> int: ...
+    def symbol_count(self, t: int, /) -> int:
+        """Frequency-weighted occurrences of token t on its own."""
+    def token(self, t: int, /) -> bytes: ...
+    def _check(self) -> None:
+        """Full consistency check against a recount (AssertionError if broken)."""
+    def _stats(self) -> dict[str, int]:
+        """Sizes of the internal structures (benchmarks)."""

@@ -1,0 +1,130 @@
+"""A session: corpus reference, training settings and current step; saved as JSON.
+
+The corpus is stored as file paths when it came unedited from files (so a session
+file stays small), otherwise inline. Loading re-reads the files, retrains to the
+saved step and lands exactly where the user left off (training is deterministic).
+"""
+from __future__ import annotations
+
+import json
+import stat
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from ..errors import FormatError
+from .session_fields import MAX_STEP, check_settings, is_type, obj, str_list, take, whole
+from .trainer import TrainSettings
+from ..io.atomic import write_atomic
+
+SESSION_FORMAT = "bpe-gui-session"
+SESSION_VERSION = 1
+
+
+@dataclass
+class Session:
+    settings: TrainSettings = field(default_factory=TrainSettings)
+    corpus_text: str | None = None
+    corpus_paths: list[str] = field(default_factory=list)
+    sample: str | None = None
+    step: int = 0
+    encode_text: str = ""
+    # the view: an imported tokenizer (its path) and whether the encode view uses it,
+    # and whether whitespace is drawn visibly (optional keys: older files lack them)
+    imported_path: str | None = None
+    use_imported: bool = False
+    show_whitespace: bool = True
+    # the furthest step trained: steps past ``step`` were undone and the timeline
+    # still offers them (redo); a version-1 file without the key has none
+    furthest_step: int = 0
+    # trained on from this tokenizer file (engine/train_on.py): the step counts its new
+    # merges, and restoring imports it and trains on again (optional key "train_on")
+    train_on_from: str | None = None
+    # what was wrong in the file and left out, one line per field (not saved)
+    problems: tuple[str, ...] = field(default=(), compare=False, repr=False)
+
+    def to_dict(self) -> dict:
+        s = asdict(self.settings)
+        s["special_tokens"] = list(self.settings.special_tokens)
+        corpus: dict = {}
+        if self.corpus_paths:
+            corpus["paths"] = list(self.corpus_paths)
+        if self.sample:
+            corpus["sample"] = self.sample
+        if self.corpus_text is not None:
+            corpus["text"] = self.corpus_text
+        view: dict = {"show_whitespace": self.show_whitespace}
+        if self.imported_path:
+            view["imported"] = {"path": self.imported_path, "in_use": self.use_imported}
+        out = {"format": SESSION_FORMAT, "version": SESSION_VERSION, "corpus": corpus,
+               "settings": s, "step": self.step, "encode_text": self.encode_text,
+               "view": view}
+        if self.furthest_step > self.step:
+            out["furthest_step"] = self.furthest_step
+        if self.train_on_from:
+            out["train_on"] = {"from": self.train_on_from}
+        return out
+
+    @classmethod
+    def from_dict(cls, d: dict, path: str | Path | None = None) -> "Session":
+        """A session from its JSON object. Only a document that is not a session of
+        this version is refused; each other field is checked on its own (type, range)
+        and a bad one is left out, named in ``problems`` (session_fields.py)."""
+        if not isinstance(d, dict) or d.get("format") != SESSION_FORMAT:
+            raise FormatError(path, "not a bpe-gui session file (expected "
+                              f"\"format\": \"{SESSION_FORMAT}\").", key="format")
+        if d.get("version") != SESSION_VERSION:
+            raise FormatError(path, f"session version {d.get('version')!r} is not supported "
+                              f"(this build reads version {SESSION_VERSION}).", key="version")
+        problems: list[str] = []
+        settings = check_settings(d.get("settings"), problems)
+        corpus = obj(d, "corpus", problems)
+        text = take(corpus, "text", is_type(str, "text"), None, problems, "corpus")
+        paths = take(corpus, "paths", str_list, [], problems, "corpus")
+        sample = take(corpus, "sample", is_type(str, "a sample name"), None, problems,
+                      "corpus")
+        step = take(d, "step", whole(0, MAX_STEP), 0, problems)
+        furthest = take(d, "furthest_step", whole(0, MAX_STEP), 0, problems)
+        encode_text = take(d, "encode_text", is_type(str, "text"), "", problems)
+        view = obj(d, "view", problems)
+        show_ws = take(view, "show_whitespace", is_type(bool, "true or false"), True,
+                       problems, "view")
+        imported = obj(view, "imported", problems) if "imported" in view else {}
+        imported_path = take(imported, "path", is_type(str, "a file path"), None, problems,
+                             "view.imported")
+        in_use = take(imported, "in_use", is_type(bool, "true or false"), False, problems,
+                      "view.imported")
+        train_on = obj(d, "train_on", problems)
+        train_on_from = take(train_on, "from", is_type(str, "a tokenizer file path"), None,
+                             problems, "train_on")
+        return cls(settings=settings, corpus_text=text, corpus_paths=list(paths),
+                   sample=sample, step=step, furthest_step=furthest if furthest > step else 0,
+                   encode_text=encode_text, imported_path=imported_path,
+                   use_imported=bool(imported_path and in_use), show_whitespace=show_ws,
+                   train_on_from=train_on_from or None, problems=tuple(problems))
+
+    def save(self, path: str | Path) -> Path:
+        return write_atomic(Path(path), json.dumps(self.to_dict(), ensure_ascii=False,
+                                                   indent=1).encode("utf-8"))
+
+    @classmethod
+    def load(cls, path: str | Path) -> "Session":
+        p = Path(path)
+        try:
+            # stat first: open() of a FIFO waits for a writer (a frozen window)
+            if not p.is_dir() and not stat.S_ISREG(p.stat().st_mode):
+                raise FormatError(p, "a pipe or a device, not a session file. Open the "
+                                  ".bpesession file that File > Save session wrote.")
+            d = json.loads(p.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise FormatError(p, "file not found.") from None
+        except IsADirectoryError:
+            raise FormatError(p, "this is a folder, not a session file. Remove or rename "
+                              "the folder, or pick the session file inside it.") from None
+        except OSError as e:
+            raise FormatError(p, f"cannot be read ({e.strerror or e}).") from None
+        except RecursionError:
+            raise FormatError(p, "nested too deeply to be a session file.") from None
+        except (UnicodeDecodeError, json.JSONDecodeError) as e:
+            line = getattr(e, "lineno", None)
+            raise FormatError(p, f"not valid JSON ({e}).", line=line) from e
+        return cls.from_dict(d, p)

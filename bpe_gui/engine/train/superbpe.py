@@ -1,0 +1,309 @@
+"""SuperBPE (Liu et al. 2025, arXiv 2503.13423): subwords first, then superwords.
+
+Stage 1 is ordinary BPE with the chosen pre-tokenizer, up to merge T (the transition).
+Stage 2 keeps those T merges and trains on with a pre-tokenizer that no longer splits at
+whitespace, so tokens can bridge spaces (" of the", ". The"). The rules are those of the
+reference code (github.com/PythonNut/superbpe, scripts/extend_tokenizer.sh, and its
+``tokenizers`` fork, alisawuffles/tokenizers-superbpe, BpeTrainer::do_train_extend):
+
+- Stage-2 pieces: the reference's ``Split`` regex ``\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]{2,}
+  [\\r\\n/]*| +(?!\\S)`` in "isolated" behaviour: its matches (1-3 digits, runs of two or
+  more punctuation marks, spaces before whitespace) *and the text between them* are the
+  pieces. So letters, single spaces and single punctuation marks join into long pieces.
+- Training reads the corpus line by line (``tokenizers`` trains on lines), so no
+  training piece crosses a newline; a piece may end with one. :data:`TRAIN_PATTERN` says
+  exactly that as one findall pattern; encoding uses the split regex over the whole text,
+  as the reference's ``tokenizer.json`` does (:data:`ENCODE_PATTERN`).
+- A stage-2 merge is skipped (never made) when its token contains ``": "`` or holds more
+  than :data:`MAX_WORDS` space-separated words (the fork's "mw4_colon" rules).
+
+How the skip is made without changing the C core: a skipped pair can never be merged
+later either (a longer token around it has as many words and keeps the colon), so the
+boundary between its two tokens is never crossed. Cutting the word there at the step
+the pair comes up changes no count but the skipped pairs' (at that step only they
+straddle the cut; later, only pairs holding them would). So ``": "`` is cut before
+training, and when a skipped pair reaches the top, every skipped pair among the leading
+candidates is cut wherever it occurs and a new core is built from the words as they are
+(a cut applied from step 0 would not do: overlapping runs such as " . . . ." count pairs
+across it that are never merged). Undo below such a step rebuilds from step 0 through
+the recorded cuts. Step, undo and every tie rule work as in any Trainer.
+"""
+from __future__ import annotations
+
+from array import array
+from dataclasses import replace
+from functools import lru_cache
+from pathlib import Path
+from typing import Callable, Sequence, cast
+
+from ..corpus.counting import count_corpus
+from ..corpus.table_sums import check_settings
+from ..errors import CancelFn, SettingsError
+from ..corpus.table import PretokenTable
+from ..text.pretokenize import Pretokenizer
+from ..text.presets import SUPERBPE_ENCODE_PATTERN, SUPERBPE_SPLIT_REGEX, SUPERBPE_TRAIN_PATTERN
+from .superbpe_skips import OffsetCore, cut_parts, cut_table_words, part_texts, words_holding
+from ..tokenizers.trained import Tokenizer
+from .inherited import InheritedTrainer
+from .trainer import TrainSettings, Trainer, new_core
+
+MAX_WORDS = 4
+SPLIT_REGEX = SUPERBPE_SPLIT_REGEX       # the reference's
+#: the split regex with the text between its matches as pieces too, over the whole text
+ENCODE_PATTERN = SUPERBPE_ENCODE_PATTERN
+#: the same, never across a newline (a line, newline included, is a training sequence);
+#: the native scanner cuts it (kind "superbpe2"), so stage 2 counts like stage 1
+TRAIN_PATTERN = SUPERBPE_TRAIN_PATTERN
+LOOK_AHEAD = 4096   # candidates checked for skipped pairs at each rebuild
+
+
+def skipped(token: bytes) -> bool:
+    """True when stage 2 never makes ``token``: it holds ": " or more than MAX_WORDS
+    space-separated words."""
+    return b": " in token or sum(1 for w in token.split(b" ") if w) > MAX_WORDS
+
+
+def skip_reason(token: bytes) -> str | None:
+    """Why stage 2 never makes ``token``, in a few words, or None if it may.
+
+    Example: skip_reason(b"note: the") -> 'it would hold ": "';
+    skip_reason(b" a b c d e") -> 'it would hold 5 words (at most 4)'
+    """
+    if b": " in token:
+        return 'it would hold ": "'
+    n = sum(1 for w in token.split(b" ") if w)
+    return f"it would hold {n} words (at most {MAX_WORDS})" if n > MAX_WORDS else None
+
+
+class SuperBPETrainer(InheritedTrainer):
+    """Stage 2: trains on from the stage-1 tokenizer (its first T merges) over words cut
+    by :data:`TRAIN_PATTERN`; the tokenizers it gives use :data:`ENCODE_PATTERN`.
+    ``stage1_steps``: stage 1's records when trained here (else empty);
+    ``n_rebuilds``: how often skipped pairs made the core be rebuilt."""
+
+    stage1_steps: tuple = ()
+
+    def __init__(self, stage1: Tokenizer, table: PretokenTable,
+                 settings: TrainSettings | None = None):
+        self._log: list[tuple[int, frozenset]] = []   # (step, pairs cut there)
+        super().__init__(stage1, table, settings, pattern=ENCODE_PATTERN, check=False)
+        self.core = OffsetCore(self.core, 0)
+        self.n_rebuilds = 0
+        self._settle()
+
+    def _initial_state(self, table: PretokenTable, s: TrainSettings) -> tuple:
+        token_bytes, symbols, starts, freqs = super()._initial_state(table, s)
+        self._seg = (symbols, starts, freqs)   # each table word, segmented by stage 1
+        self._origin = (array("q", range(len(freqs))), array("q", bytes(8 * len(freqs))))
+        return (token_bytes, *self._first_parts(token_bytes))
+
+    def _first_parts(self, token_bytes) -> tuple:
+        """The words at step 0, cut wherever a skipped pair of stage-1 tokens meets (in
+        practice ": ", which no later token may bridge either)."""
+        symbols, starts, freqs = self._seg
+        cand = words_holding(self.table, [b": "])
+        if not cand:
+            return symbols, starts, freqs
+        @lru_cache(maxsize=1 << 16)   # the same few pairs recur in every such word
+        def bad(a: int, b: int) -> bool:
+            return skipped(token_bytes[a] + token_bytes[b])
+
+        out = cut_table_words(self._seg, cand, bad, [len(t) for t in token_bytes])
+        self._origin, self._word_texts = out[3], None
+        return out[:3]
+
+    @property
+    def word_texts(self) -> list[str]:
+        """The text of each word the core holds (parts of table words after cuts)."""
+        if self._word_texts is None:
+            self._word_texts = part_texts(self.table, self._origin)
+        return self._word_texts
+
+    # ----- skips (superbpe_skips.py) ------------------------------------------------
+    def _cut(self, cand, bad, lens) -> tuple:
+        """The parts as the core holds them now, those of table words in ``cand`` cut."""
+        symbols, starts = array("i"), array("q")
+        for arr, raw in zip((symbols, starts), self.core.segmentation()):
+            arr.frombytes(raw)
+        symbols, starts, freqs, self._origin = cut_parts(
+            self._origin, (symbols, starts, self._freqs), cand, bad, lens)
+        self._word_texts = None
+        return symbols, starts, freqs
+
+    def _is_skipped(self, a: int, b: int) -> bool:
+        return skipped(self.vocab_bytes[a] + self.vocab_bytes[b])
+
+    def _settle(self) -> None:
+        """Until the best pair is one stage 2 may merge: cut the words between the tokens
+        of every skipped pair among the leading candidates and rebuild the core there."""
+        while True:
+            best = self.core.best()
+            if best is None or not self._is_skipped(best[0], best[1]):
+                return
+            bad = frozenset((a, b) for a, b, _ in self.core.top(LOOK_AHEAD)
+                            if self._is_skipped(a, b))
+            self._log.append((self.n_steps, bad))
+            self._rebuild(bad, self.n_steps)
+
+    def _rebuild(self, bad: frozenset, base: int) -> None:
+        """A new core from the words as they are now, cut at ``bad`` pairs. Exact from
+        here on: at this step only the cut pairs straddle the cuts, and every pair that
+        could later straddle one holds a cut pair's tokens, so it is skipped too."""
+        vb = self.vocab_bytes[:self.n_initial + base]   # the tokens as of step ``base``
+        cand = words_holding(self.table, [vb[a] + vb[b] for a, b in bad])
+        symbols, starts, freqs = self._cut(cand, lambda a, b: (a, b) in bad,
+                                           [len(t) for t in vb])
+        del self.core   # one core at a time: the old one goes before the new one is built
+        self.core = OffsetCore(new_core(symbols, starts, freqs, vb, self.settings.tie_rule),
+                               base)
+        self._freqs = freqs
+        self.n_rebuilds += 1
+
+    def _restart(self, k: int) -> None:
+        """The core as of step k < the current core's first step (for undo): from step
+        0 again, through each rebuild before k, with the merges recorded."""
+        self._log = [(at, bad) for at, bad in self._log if at <= k]
+        n = len(self._seg[2])
+        self._origin = (array("q", range(n)), array("q", bytes(8 * n)))
+        symbols, starts, freqs = self._first_parts(self.vocab_bytes[:self.n_initial])
+        del self.core   # (as in _rebuild)
+        self.core = OffsetCore(new_core(symbols, starts, freqs, self.vocab_bytes[:self.n_initial],
+                                        self.settings.tie_rule), 0)
+        self._freqs = freqs
+        for at, bad in self._log + [(k, None)]:
+            self.core.run(at - self.core.n_steps, 1)
+            if bad is not None:
+                self._rebuild(bad, at)
+
+    def skipped_before(self, k: int) -> frozenset:
+        """The pairs (ids) stage 2 cut because they came up for step k + 1 (stage-2
+        steps; empty when none did). Their tokens are the vocabulary's as of step k."""
+        return frozenset().union(*(bad for at, bad in self._log if at == k))
+
+    def settle(self) -> None:
+        """Cut the skipped pairs that are at the top now (step does it anyway before
+        merging), so ``next_choice`` and ``top_pairs`` show the pair stage 2 takes."""
+        self._settle()
+
+    # ----- stepping -----------------------------------------------------------------
+    def step(self, detail: bool = True):
+        self._settle()
+        return super().step(detail)
+
+    def undo(self):
+        if self.steps and self.core.core.n_steps == 0:   # the core began here: go back
+            self._restart(len(self.steps) - 1)
+            rec = self.steps.pop()
+            self.vocab_bytes.pop()
+            self._live -= 1 - len(rec.removed)
+            return rec
+        return super().undo()
+
+    def _run_in_core(self, goal: int, total: int, progress, cancel) -> None:
+        """Chunks of steps in the core, as Trainer does; a chunk that made a skipped
+        merge is undone back to it, the pair is cut, and the run goes on."""
+        s = self.settings
+        if self.target_steps is not None:
+            goal = min(goal, self.target_steps)
+        chunk = 256
+        while self.n_steps < goal:
+            if cancel is not None and cancel():
+                break
+            self._settle()
+            n = min(chunk, goal - self.n_steps)
+            done = self.core.run(n, s.min_frequency)
+            made = self.core.history(self.n_steps)
+            made_bytes: dict[int, bytes] = {}
+            tok = lambda i: made_bytes.get(i) or self.vocab_bytes[i]   # noqa: E731
+            for k, (a, b, new, *_rest) in enumerate(made):
+                if skipped(tok(a) + tok(b)):
+                    for _ in range(len(made) - k):
+                        self.core.undo()
+                    done = n   # not the end: go on after cutting the pair
+                    break
+                made_bytes[new] = tok(a) + tok(b)
+            self._record_core_steps()
+            if done < n:
+                break   # the core stopped on its own: no pair left at min_frequency
+            if progress is not None:
+                progress(self.n_steps, total)
+        self._settle()
+        if progress is not None:
+            progress(self.n_steps, total)
+
+    def metadata(self, k: int | None = None, counts: list[int] | None = None) -> dict:
+        meta = super().metadata(k, counts)
+        meta["superbpe_from"] = self.n_inherited
+        return meta
+
+
+def stage2_pretokenizer(special_tokens: Sequence[str] = ()) -> Pretokenizer:
+    """What stage 2 counts with (``count_corpus(paths, stage2_pretokenizer())``; a
+    word-count table made so records this pattern)."""
+    return Pretokenizer(TRAIN_PATTERN, list(special_tokens))
+
+
+def stage2(tokenizer: Tokenizer,
+           corpus: "str | Path | Sequence[str | Path] | PretokenTable | None" = None,
+           settings: TrainSettings | None = None, *, text: str | None = None,
+           progress: Callable[[str, int, int], None] | None = None,
+           cancel: CancelFn | None = None, detail: bool = False) -> SuperBPETrainer:
+    """SuperBPE's stage 2 on top of any byte-level tokenizer (all its merges; pass
+    ``tok.at_step(T)`` for the first T): the reference's ``extend_existing_tokenizer``.
+    ``settings``' target counts the stage-2 merges (``num_merges``) or the whole vocab."""
+    specials = tuple(tokenizer.special_tokens)
+    s = replace(settings or TrainSettings(num_merges=1000), pattern=ENCODE_PATTERN,
+                special_tokens=specials, superbpe_from=tokenizer.n_merges).validated()
+    if isinstance(corpus, PretokenTable):
+        check_settings(corpus.meta, replace(s, pattern=TRAIN_PATTERN), "the stage-2 count table")
+        table = corpus
+    else:
+        texts = [text] if text is not None else []
+        paths = [] if corpus is None else [corpus] if isinstance(corpus, (str, Path)) \
+            else list(corpus)
+        if not texts and not paths:
+            raise SettingsError("Give the corpus for stage 2: files, a count table, or text=.")
+        ptok = (lambda d, n: progress("pretokenize", d, n)) if progress else None
+        table = count_corpus(paths, stage2_pretokenizer(specials), texts=texts,
+                             progress=ptok, cancel=cancel)
+    t = SuperBPETrainer(tokenizer, table, s)
+    pmerge = (lambda d, n: progress("merge", d, n)) if progress else None
+    t.run(progress=pmerge, cancel=cancel, detail=detail)
+    return t
+
+
+def train_superbpe(corpus: "str | Path | Sequence[str | Path] | None" = None,
+                   settings: TrainSettings | None = None, *, text: str | None = None,
+                   stage1_table: PretokenTable | None = None,
+                   stage2_table: PretokenTable | None = None,
+                   progress: Callable[[str, int, int], None] | None = None,
+                   cancel: CancelFn | None = None) -> SuperBPETrainer:
+    """Both stages: ordinary BPE to merge ``settings.superbpe_from`` (T), then stage 2 to
+    the target (``vocab_size`` or ``num_merges``, counting both stages). The corpus is
+    files or ``text``; or the two word-count tables (``count_corpus`` with the stage-1
+    pattern, and with :func:`stage2_pretokenizer`). Returns the stage-2 trainer:
+    ``.tokenizer()`` is the SuperBPE tokenizer, ``.n_inherited`` = T."""
+    s = (settings or TrainSettings()).validated()
+    if s.superbpe_from is None:
+        raise SettingsError("Set superbpe_from (the merge where stage 2 starts), e.g. "
+                            "TrainSettings(vocab_size=32000, superbpe_from=28000).")
+    T = s.superbpe_from
+    if s.num_merges is not None and T > s.num_merges:
+        raise SettingsError(f"Stage 2 from merge {T} is after the target of {s.num_merges} "
+                            "merges: choose a transition below it.")
+    s1 = replace(s, num_merges=T, superbpe_from=None)
+    if stage1_table is not None:
+        t1 = Trainer.from_counts(stage1_table, s1)
+    elif text is not None:
+        t1 = Trainer.from_text(text, s1)
+    else:   # (corpus None too: from_files says no corpus files were given)
+        t1 = Trainer.from_files(cast("str | Path | Sequence[str | Path]", corpus), s1)
+    t1.run(detail=False, cancel=cancel,
+           progress=(lambda d, n: progress("stage 1", d, n)) if progress else None)
+    tok1, steps1 = t1.tokenizer(), tuple(t1.steps)
+    del t1   # stage 1's core is not needed any more
+    rest = replace(s, num_merges=None if s.num_merges is None else s.num_merges - T)
+    t2 = stage2(tok1, stage2_table if stage2_table is not None else corpus, rest,
+                text=text if stage2_table is None else None, progress=progress, cancel=cancel)
+    t2.stage1_steps = steps1
+    return t2

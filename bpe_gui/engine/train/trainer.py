@@ -1,0 +1,831 @@
+"""Incremental BPE trainer: step, undo, run; every merge is a frozen MergeStep record.
+
+The heavy lifting (pair counts, occurrence lists, the priority order, undo) lives in
+the C extension ``_core``; this module turns settings and a pre-token table into the
+core's input and the core's answers into records that the GUI, the CLI and the tests
+all read.
+
+Example (the worked example of SPEC.md, byte-level, GPT-2 pattern)::
+
+    >>> t = Trainer.from_text("low low lower newest newest widest widest widest",
+    ...                       TrainSettings(num_merges=4))
+    >>> [t.render_pair(s.pair) for s in t.run()]
+    ['s t', 'e st', 'w i', 'wi d']
+"""
+from __future__ import annotations
+
+import time
+from array import array
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Callable, Iterable, NamedTuple, Sequence, cast
+
+try:
+    from . import _core
+except ImportError:  # no C compiler at install time: slow but correct stand-in
+    from . import _pycore as _core  # type: ignore[no-redef]  # the same API in Python
+from .. import checks
+from ..corpus.counting import table_from_files, table_from_text
+from ..corpus.table_sums import check_settings, read_tables, settings_for_table
+from ..display import readable
+from ..errors import CancelFn, CorpusError, ProgressFn, SettingsError, VocabSizeError
+from ..text.pretokenize import Pretokenizer, validate_special_tokens
+from ..corpus.table import PretokenTable
+from ..tokenizers.trained import EOW, UNK, Tokenizer
+
+# settings that shape training but not the tokenizer it makes: a tokenizer's metadata
+# keeps them, and only the native format writes them (formats/native.py)
+TRAINING_ONLY = ("tie_rule", "min_frequency", "prune")
+TIE_RULES = {"greatest": _core.GREATEST, "first-seen": _core.FIRST_SEEN,
+             "lowest-ids": _core.LOWEST_IDS}
+TIE_RULE_LABELS = {
+    "greatest": "Greatest pair (by bytes)",
+    "first-seen": "First seen in corpus",
+    "lowest-ids": "Lowest token ids",
+}
+MODES = ("byte", "char")
+TIE_LIMIT = 50        # tied pairs kept per record (the total is always kept)
+AFFECTED_LIMIT = 50   # affected words kept per record
+
+
+@dataclass(frozen=True)
+class TrainSettings:
+    """Everything that decides what training produces.
+
+    ``vocab_size`` counts every token (base symbols + special tokens + merges), or only
+    live symbols when ``prune`` is on; ``num_merges``, if given, wins over it.
+    """
+
+    vocab_size: int | None = 1000
+    num_merges: int | None = None
+    mode: str = "byte"
+    end_of_word: str = "suffix"
+    pattern: str = "gpt2"
+    special_tokens: tuple[str, ...] = ()
+    tie_rule: str = "greatest"
+    min_frequency: int = 1
+    prune: bool = False
+    superbpe_from: int | None = None   # SuperBPE: stage 2 after this many merges (superbpe.py)
+
+    def __post_init__(self) -> None:   # types and sizes; what fits together: validated()
+        object.__setattr__(self, "special_tokens", checks.train_settings(self))
+
+    def validated(self, n_base: int | None = None) -> "TrainSettings":
+        """These settings checked (raises SettingsError saying what to change), with the
+        special tokens normalised.
+
+        ``n_base``: the size of the base alphabet when the caller knows it -- in
+        character mode the corpus's characters plus ``</w>`` and ``<unk>`` (byte mode
+        always has 256). A vocabulary size below the base alphabet plus the special
+        tokens is refused here, and only here: the trainer, the command line and the
+        window all ask this method (a character-mode size is checked once the corpus's
+        alphabet is known, i.e. when the caller passes ``n_base``).
+        """
+        if self.mode not in MODES:
+            raise SettingsError(f"Unknown mode {self.mode!r}: use 'byte' or 'char'.")
+        if self.end_of_word not in ("suffix", "prefix"):
+            raise SettingsError(f"Unknown end-of-word position {self.end_of_word!r}: "
+                                "use 'suffix' or 'prefix'.")
+        if self.tie_rule not in TIE_RULES:
+            raise SettingsError(f"Unknown tie rule {self.tie_rule!r}: use one of "
+                                f"{', '.join(TIE_RULES)}.")
+        if self.min_frequency < 1:
+            raise SettingsError(f"Minimum frequency is {self.min_frequency}; it must be at "
+                                "least 1.")
+        if self.num_merges is not None and self.num_merges < 0:
+            raise SettingsError(f"Number of merges is {self.num_merges}; it must be 0 or more.")
+        if self.superbpe_from is not None and (self.superbpe_from < 0 or self.mode != "byte"):
+            raise SettingsError(f"SuperBPE's stage 2 from merge {self.superbpe_from}: it needs "
+                                "byte mode and a merge number of 0 or more.")
+        if self.num_merges is None and self.vocab_size is None:
+            raise SettingsError("Give a target vocabulary size or a number of merges.")
+        specials = validate_special_tokens(self.special_tokens)
+        Pretokenizer(self.pattern, specials)  # raises PatternError on a bad pattern
+        out = replace(self, special_tokens=specials)
+        out._check_vocab_size(256 if self.mode == "byte" else n_base)
+        return out
+
+    def _check_vocab_size(self, n_base: int | None) -> None:
+        """The target vocabulary must hold the base alphabet and the special tokens
+        (unless a number of merges is the target, or pruning makes it count live
+        symbols only)."""
+        if n_base is None or self.num_merges is not None or self.prune:
+            return
+        assert self.vocab_size is not None   # validated() refuses neither size nor merges
+        minimum = n_base + len(self.special_tokens)
+        if self.vocab_size < minimum:
+            what = "256 bytes" if self.mode == "byte" else f"{n_base} base symbols in this corpus"
+            raise VocabSizeError(
+                f"Vocab size {self.vocab_size} is below the base alphabet ({what}) plus "
+                f"{len(self.special_tokens)} special token(s) = {minimum}. Choose a vocab "
+                f"size of at least {minimum}, or set a number of merges.")
+
+
+@dataclass(frozen=True)
+class AffectedWord:
+    """A word (pre-token) that a merge changed: its symbol ids before and after."""
+
+    freq: int
+    before: tuple[int, ...]
+    after: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class MergeStep:
+    """One merge. ``index`` k is 1-based: the state after it is "step k"."""
+
+    index: int
+    pair: tuple[int, int]
+    left: bytes
+    right: bytes
+    new_id: int
+    token: bytes
+    count: int
+    rule: str
+    n_tied: int = 1
+    tied: tuple[tuple[int, int], ...] = ()
+    reason: str = ""
+    n_affected: int = 0
+    affected: tuple[AffectedWord, ...] = ()
+    removed: tuple[int, ...] = ()
+    live_size: int = 0
+    merged: int = 0           # occurrences replaced, weighted (< count when pairs overlap)
+    corpus_tokens: int = 0    # tokens the training corpus has after this merge
+
+
+@dataclass(frozen=True)
+class Stop:
+    """Why training stops: ``kind`` is "target", "no-pair" or "min-frequency"; ``short``
+    a few words for a status line, ``sentence`` the whole reason."""
+
+    kind: str
+    short: str
+    sentence: str
+
+    @property
+    def early(self) -> bool:
+        """Stopped before the target (no pair left, or below the minimum frequency)."""
+        return self.kind != "target"
+
+
+class PairRow(NamedTuple):
+    """A row of the pair table: rank in the tie-rule order, pair ids and count.
+    (A named tuple: the window takes hundreds of them at every step.)"""
+
+    rank: int
+    a: int
+    b: int
+    count: int  # type: ignore[assignment]  # a field named like tuple.count(), which it hides
+
+
+def char_alphabet(words: Iterable[str]) -> list[str]:
+    """Character mode's alphabet: every character a word keeps after ``strip()``, sorted.
+
+    The one home of this rule (the trainer builds its base symbols from it, the window
+    validates a vocabulary size with it). A word may hold inner characters that
+    ``str.isspace()`` calls whitespace (custom patterns, or U+001C-U+001F, which regex's
+    ``\\s`` skips): they stay. Special tokens are not words, so theirs do not count.
+
+    Example: ["low", " low", "a\\x1cb", "  "] -> ['\\x1c', 'a', 'b', 'l', 'o', 'w']
+    """
+    return sorted({c for w in words for c in w.strip()})
+
+
+def base_symbols(table: PretokenTable, settings: TrainSettings) -> list[bytes]:
+    """The starting alphabet: 256 bytes, or the corpus's characters plus </w> and <unk>."""
+    if settings.mode == "byte":
+        return [bytes([i]) for i in range(256)]
+    return [c.encode("utf-8") for c in char_alphabet(table.words)] + [EOW, UNK]
+
+
+def n_base_symbols(table: PretokenTable, mode: str) -> int:
+    """How many base symbols training in ``mode`` starts from on this table: 256 bytes,
+    or character mode's alphabet plus ``</w>`` and ``<unk>``."""
+    return 256 if mode == "byte" else len(char_alphabet(table.words)) + 2
+
+
+def word_symbols(table: PretokenTable, settings: TrainSettings,
+                 token_id: dict[bytes, int]) -> tuple:
+    """Table -> the core's input (symbols, starts, freqs) and the word texts.
+
+    Byte mode hands the table's own buffers to the core (each byte is its symbol id;
+    the word texts are the table's words). Char mode strips whitespace, adds </w>, and
+    re-counts words that become equal.
+    """
+    if settings.mode == "byte":
+        return table.blob, table.starts, table.counts, None
+    eow = token_id[EOW]
+
+    def keyed():
+        for w, f in zip(table.words, table.freqs):
+            core = w.strip()
+            if not core:
+                continue
+            ids = [token_id[c.encode("utf-8")] for c in core]
+            if settings.end_of_word == "suffix":
+                ids.append(eow)
+            elif w[:1].isspace():
+                ids.insert(0, eow)
+            yield tuple(ids), f, w
+    return summed_words(keyed())
+
+
+def summed_words(keyed: Iterable[tuple[tuple[int, ...], int, str]]) -> tuple:
+    """(symbols, count, text) of each word -> the core's input (symbols, starts, freqs)
+    and the word texts; words whose symbols came out equal are counted once, in order of
+    first appearance (the first-seen tie rule depends on it)."""
+    merged: dict[tuple[int, ...], list] = {}
+    for key, f, w in keyed:
+        if key in merged:
+            merged[key][0] += f
+        else:
+            merged[key] = [f, w]
+    symbols, starts, freqs, texts = array("i"), array("q", [0]), array("q"), []
+    for key, (f, w) in merged.items():
+        symbols.extend(key)
+        starts.append(len(symbols))
+        freqs.append(f)
+        texts.append(w)
+    return symbols, starts, freqs, texts
+
+
+def new_core(symbols, starts, freqs, token_bytes, tie_rule: str):
+    """The C core over these words. It counts pairs in 64 bits and refuses word counts
+    whose pairs could pass 2**63 - 1 (they would wrap and a wrong pair would win): said
+    here in words a user can act on."""
+    try:
+        return _core.Core(symbols, starts, freqs, token_bytes, TIE_RULES[tie_rule])
+    except ValueError as e:
+        if "overflow" not in str(e):
+            raise
+        raise CorpusError("The word counts are too large: each count times its word's "
+                          "symbols adds up past 9,223,372,036,854,775,807 (2^63 - 1), the "
+                          "largest count training can hold. Scale the counts down (e.g. "
+                          "divide them all by 1000).") from None
+
+
+class Trainer:
+    """Step-by-step BPE training over a pre-token table."""
+
+    def __init__(self, table: PretokenTable, settings: TrainSettings | None = None):
+        _check_table_settings(table, settings)
+        self.settings = (settings or TrainSettings()).validated()
+        self.table = table
+        s = self.settings
+        token_bytes, symbols, starts, freqs = self._initial_state(table, s)
+        if len(symbols) == 0:
+            raise CorpusError("The corpus has only whitespace, so character mode has no words "
+                              "to train on. Add some text, or use byte mode.")
+        self._freqs = freqs
+        self.core = new_core(symbols, starts, freqs, token_bytes, s.tie_rule)
+        self._tokens0 = self.core.total_symbols
+        self.vocab_bytes: list[bytes] = list(token_bytes)
+        self.steps: list[MergeStep] = []
+        self._live = sum(1 for i in range(self.n_initial) if self.core.symbol_count(i) > 0) \
+            + len(self.special_ids)
+        self._live0 = self._live
+        s.validated(n_base=self.n_base)   # now that the alphabet is known (char mode)
+        self._tok: Tokenizer | None = None
+
+    def _initial_state(self, table: PretokenTable, s: TrainSettings) -> tuple:
+        """The initial tokens and the core's input: (token_bytes, symbols, starts, freqs).
+        Sets base, n_base, special_ids, n_initial and the word texts (a subclass that
+        starts from another tokenizer's vocabulary overrides it: engine/train_on.py)."""
+        if s.superbpe_from is not None:
+            raise SettingsError("SuperBPE trains in two stages with two pre-tokenizers: use "
+                                "bpe_gui.engine.train.superbpe.train_superbpe, not Trainer/train_bpe.")
+        self.base = base_symbols(table, s)
+        self.n_base = len(self.base)
+        token_bytes = self.base + [t.encode("utf-8") for t in s.special_tokens]
+        self.special_ids = list(range(self.n_base, len(token_bytes)))
+        self.n_initial = len(token_bytes)
+        token_id = {t: i for i, t in enumerate(self.base)}
+        symbols, starts, freqs, self._word_texts = word_symbols(table, s, token_id)
+        return token_bytes, symbols, starts, freqs
+
+    # ----- construction -------------------------------------------------------------
+    @classmethod
+    def from_source(cls, source: "str | Path | Sequence[str | Path] | PretokenTable | object",
+                    settings: TrainSettings | None = None, progress: ProgressFn | None = None,
+                    cancel: CancelFn | None = None, *, encoding: str = "utf-8",
+                    where: str | None = None, **kw) -> "Trainer":
+        """The one way from a corpus to a trainer (train_bpe, the command line and the
+        window all come here): a ``str`` is the text itself; a ``Path`` or a list of
+        paths, files (streamed, read with ``encoding``); a :class:`PretokenTable`, its
+        words (``settings`` checked against its metadata, see :meth:`from_counts`);
+        any object with ``paths`` (and ``encoding``), such as the window's file corpus,
+        its files. ``progress(done, total)`` reports the counting; ``kw`` goes to it
+        (``workers``).
+
+        Example: ``Trainer.from_source("low lower lowest", TrainSettings(vocab_size=260))``
+        """
+        if isinstance(source, PretokenTable):
+            return cls.from_counts(source, settings, where=where)
+        settings = (settings or TrainSettings()).validated()
+        return cls(source_table(source, settings, progress, cancel, encoding=encoding, **kw),
+                   settings)
+
+    @classmethod
+    def from_text(cls, text: str, settings: TrainSettings | None = None, **kw) -> "Trainer":
+        _check_settings(checks.text(text, "Trainer.from_text(text)"), settings)
+        return cls.from_source(text, settings, **kw)
+
+    @classmethod
+    def from_files(cls, paths: str | Path | Sequence[str | Path],
+                   settings: TrainSettings | None = None, **kw) -> "Trainer":
+        _check_settings(checks.paths(paths, "Trainer.from_files(paths)"), settings)
+        return cls.from_source([paths] if isinstance(paths, str) else paths, settings, **kw)
+
+    @classmethod
+    def from_counts(cls, counts: "PretokenTable | str | Path | Sequence[str | Path]",
+                    settings: TrainSettings | None = None, where: str | None = None) -> "Trainer":
+        """Train from word counts: table files (``bpe-gui count``; several are summed in
+        the order given) or a table in memory (``count_corpus``). Without ``settings``,
+        the table's pattern and special tokens with the default settings; given settings
+        must use the table's pattern and special tokens (SettingsError says why not;
+        ``where`` names the table in it).
+
+        Example: ``Trainer.from_counts("corpus.counts.tsv", TrainSettings(vocab_size=5000))``
+        """
+        if not isinstance(counts, PretokenTable):
+            _check_settings(checks.paths(counts, "Trainer.from_counts(counts)", False), settings)
+        table = counts if isinstance(counts, PretokenTable) else read_tables(counts)
+        settings = (settings or settings_for_table(TrainSettings(), table.meta)).validated()
+        where = where or _table_name(counts)
+        check_settings(table.meta, settings, where)
+        return cls(table, settings)
+
+    # ----- state --------------------------------------------------------------------
+    @property
+    def word_texts(self) -> list[str]:
+        """The text of each word the core holds (word id -> str)."""
+        return self.table.words if self._word_texts is None else self._word_texts
+
+    @property
+    def n_steps(self) -> int:
+        return len(self.steps)
+
+    @property
+    def target_steps(self) -> int | None:
+        """Merges until the target, or None when it depends on pruning."""
+        s = self.settings
+        if s.num_merges is not None:
+            return s.num_merges
+        if s.prune:
+            return None
+        assert s.vocab_size is not None   # validated settings: a size or a number of merges
+        return max(0, s.vocab_size - self.n_initial)
+
+    @property
+    def corpus_tokens(self) -> int:
+        """How many tokens the training corpus (all words, with frequency) is cut into now."""
+        return self.steps[-1].corpus_tokens if self.steps else self._tokens0
+
+    @property
+    def live_size(self) -> int:
+        """Tokens that still occur on their own (+ specials): the vocab size when pruning."""
+        return self._live
+
+    @property
+    def vocab_size(self) -> int:
+        return self._live if self.settings.prune else len(self.vocab_bytes)
+
+    @property
+    def vocab(self) -> dict[int, bytes]:
+        return dict(enumerate(self.vocab_bytes))
+
+    @property
+    def merges(self) -> list[tuple[bytes, bytes]]:
+        return [(s.left, s.right) for s in self.steps]
+
+    def is_done(self) -> bool:
+        return self.stop() is not None
+
+    def stop(self) -> "Stop | None":
+        """Why training stops at this step (a :class:`Stop`), or None while it goes on.
+
+        The one home of the stopping rule (the target, no pair left, the minimum
+        frequency), for the trainer, the window and the command line alike.
+
+        Example: the worked example with ``num_merges=2``, after two steps ->
+        Stop(kind='target', ..., sentence='Target reached at step 2 (2 merges).')
+        """
+        s, n = self.settings, self.n_steps
+        if s.num_merges is not None:
+            if n >= s.num_merges:
+                return Stop("target", f"{s.num_merges:,} merges",
+                            f"Target reached at step {n} ({s.num_merges:,} merges).")
+        else:
+            assert s.vocab_size is not None   # validated settings: a size or a number of merges
+            if (self._live if s.prune else len(self.vocab_bytes)) >= s.vocab_size:
+                return Stop("target", f"vocabulary {self.vocab_size:,}",
+                            f"Target reached at step {n} (vocabulary size {self.vocab_size:,}).")
+        best = self.best_pair()
+        if best is None:
+            return Stop("no-pair", "no pair left",
+                        f"Training stopped at step {n}, before the target: no pair of "
+                        "symbols is left (every word is one token).")
+        if best[2] < s.min_frequency:
+            return Stop("min-frequency",
+                        f"best pair occurs {best[2]:,}×, below min frequency "
+                        f"{s.min_frequency:,}",
+                        f"Training stopped at step {n}, before the target: the best pair "
+                        f"occurs {best[2]:,} times, below the minimum frequency "
+                        f"{s.min_frequency:,}.")
+        return None
+
+    def stop_reason(self) -> str | None:
+        """:meth:`stop`'s sentence, or None while training goes on."""
+        stop = self.stop()
+        return stop.sentence if stop is not None else None
+
+    def token(self, i: int) -> bytes:
+        return self.vocab_bytes[i]
+
+    def render(self, i: int) -> str:
+        return readable(self.vocab_bytes[i])
+
+    def render_pair(self, pair: tuple[int, int]) -> str:
+        return f"{self.render(pair[0])} {self.render(pair[1])}"
+
+    def word(self, w: int) -> tuple[int, ...]:
+        return tuple(self.core.word(w))
+
+    def best_pair(self) -> tuple[int, int, int] | None:
+        """(a, b, count) of the pair the next step would merge, or None if none is left
+        (the target and minimum frequency are not looked at: see is_done)."""
+        best = self.core.best()
+        return None if best is None else (best[0], best[1], best[2])
+
+    def symbol_count(self, i: int) -> int:
+        return self.core.symbol_count(i) if i < self.core.n_tokens else 0
+
+    def top_pairs(self, k: int = 200) -> list[PairRow]:
+        """The k best candidate pairs now, in the order the tie rule ranks them."""
+        return [PairRow(r, a, b, c) for r, (a, b, c) in enumerate(self.core.top(k), 1)]
+
+    def tied_now(self, limit: int = TIE_LIMIT) -> tuple[int, list[tuple[int, int]]]:
+        n, pairs = self.core.tied(limit)
+        return n, [(p[0], p[1]) for p in pairs]  # the C core adds counts: drop them
+
+    def next_choice(self, limit: int = TIE_LIMIT) -> MergeStep | None:
+        """The merge the next step would make, as a provisional record (no affected
+        words), its ``reason`` explaining the tie the same way :meth:`explain` does for
+        past steps; None when training is done. Changes nothing.
+
+        Example (worked example, after 2 merges): ``next_choice().reason`` ->
+        '6 pairs share the top count 3; w i wins because it is the greatest pair ...'
+        """
+        if self.is_done():
+            return None
+        best = self.core.best()
+        n_tied, tied = self.tied_now(limit)
+        a, b, count = best[0], best[1], best[2]
+        left, right = self.vocab_bytes[a], self.vocab_bytes[b]
+        rec = MergeStep(index=len(self.steps) + 1, pair=(a, b), left=left, right=right,
+                        new_id=len(self.vocab_bytes), token=left + right, count=count,
+                        rule=self.settings.tie_rule, n_tied=n_tied, tied=tuple(tied))
+        return replace(rec, reason=self.explain(rec, rec.tied))
+
+    # ----- stepping -----------------------------------------------------------------
+    def step(self, detail: bool = True) -> MergeStep | None:
+        """Merge the best pair. Returns its record, or None when training is done."""
+        if self.is_done():
+            return None
+        s = self.settings
+        n_tied, tied = self.core.tied(TIE_LIMIT if detail else 1)
+        a, b, new, count = self.core.step()
+        left, right = self.vocab_bytes[a], self.vocab_bytes[b]
+        self.vocab_bytes.append(left + right)
+        removed = tuple(t for t in dict.fromkeys((a, b))
+                        if t not in self.special_ids and self.core.symbol_count(t) == 0)
+        self._live += 1 - len(removed)
+        merged = self.core.symbol_count(new)
+        rec = MergeStep(index=len(self.steps) + 1, pair=(a, b), left=left, right=right,
+                        new_id=new, token=left + right, count=count, rule=s.tie_rule,
+                        n_tied=n_tied, removed=removed, live_size=self._live,
+                        merged=merged, corpus_tokens=self.corpus_tokens - merged)
+        if detail:
+            tied_t = tuple((p[0], p[1]) for p in tied)  # pairs only, as documented
+            n_aff, words = self.core.touched(AFFECTED_LIMIT)
+            affected = tuple(self._affected(w, a, b, new) for w in words)
+            rec = replace(rec, tied=tied_t, n_affected=n_aff, affected=affected,
+                          reason=self.explain(rec, tied_t))
+        self.steps.append(rec)
+        return rec
+
+    def _affected(self, w: int, a: int, b: int, new: int) -> AffectedWord:
+        after = tuple(self.core.word(w))
+        before: list[int] = []
+        for t in after:
+            before.extend((a, b) if t == new else (t,))
+        return AffectedWord(self._freqs[w], tuple(before), after)
+
+    def undo(self) -> MergeStep | None:
+        """Go back one merge exactly. Returns the record undone, or None at step 0."""
+        if not self.steps:
+            return None
+        self.core.undo()
+        rec = self.steps.pop()
+        self.vocab_bytes.pop()
+        self._live -= 1 - len(rec.removed)
+        return rec
+
+    def run(self, until: int | None = None, progress: Callable[[int, int], None] | None = None,
+            cancel: CancelFn | None = None, detail: bool = True) -> list[MergeStep]:
+        """Step until the target (or step ``until``); returns the new records.
+
+        ``progress(done, total)`` is called at most every 50 ms; ``cancel()`` is checked
+        between steps and stops early (the steps made so far stay).
+        """
+        checks.whole(until, "Trainer.run(until)", -checks.MAX_ID, none_ok=True)
+        goal = until if until is not None else self.target_steps
+        total = goal if goal is not None else self.settings.vocab_size
+        assert total is not None   # no goal: pruning to a vocabulary size (validated settings)
+        start = self.n_steps
+        if not detail and goal is not None and not self.settings.prune:
+            self._run_in_core(goal, total, progress, cancel)
+            return self.steps[start:]
+        last = 0.0
+        while goal is None or self.n_steps < goal:
+            if cancel is not None and cancel():
+                break
+            if self.step(detail) is None:
+                break
+            if progress is not None and time.monotonic() - last > 0.05:
+                last = time.monotonic()
+                progress(self.n_steps if goal is not None else self.vocab_size, total)
+        if progress is not None:
+            progress(self.n_steps if goal is not None else self.vocab_size, total)
+        return self.steps[start:]
+
+    def _run_in_core(self, goal: int, total: int, progress, cancel) -> None:
+        """Steps without detail, in the C core without the GIL, in chunks of about
+        20-80 ms so cancel and progress stay prompt; records are made afterwards from
+        the core's history, equal to those step(detail=False) makes."""
+        chunk, last = 64, 0.0
+        s = self.settings
+        if self.target_steps is not None:  # as step() stops at the target
+            goal = min(goal, self.target_steps)
+        while self.n_steps < goal:
+            if cancel is not None and cancel():
+                break
+            n = min(chunk, goal - self.n_steps)
+            t0 = time.monotonic()
+            done = self.core.run(n, s.min_frequency)
+            self._record_core_steps()
+            if done < n:
+                break
+            took = time.monotonic() - t0
+            chunk = min(chunk * 2, 1 << 16) if took < 0.02 else max(16, chunk // 2) \
+                if took > 0.08 else chunk
+            if progress is not None and time.monotonic() - last > 0.05:
+                last = time.monotonic()
+                progress(self.n_steps, total)
+        if progress is not None:
+            progress(self.n_steps, total)
+
+    def _record_core_steps(self) -> None:
+        """MergeStep records for the steps the core made on its own (Core.run)."""
+        rule, specials, vb = self.settings.tie_rule, self.special_ids, self.vocab_bytes
+        tokens = self.corpus_tokens
+        for a, b, new, count, n_tied, merged, gone in self.core.history(len(self.steps)):
+            left, right = vb[a], vb[b]
+            vb.append(left + right)
+            removed = tuple(t for t, bit in dict.fromkeys(((a, 1), (b, 2)) if a != b else
+                                                          ((a, 3),))
+                            if gone & bit and t not in specials)
+            self._live += 1 - len(removed)
+            tokens -= merged
+            self.steps.append(MergeStep(
+                index=len(self.steps) + 1, pair=(a, b), left=left, right=right, new_id=new,
+                token=left + right, count=count, rule=rule, n_tied=n_tied, removed=removed,
+                live_size=self._live, merged=merged, corpus_tokens=tokens))
+
+    def goto(self, k: int, **kw) -> None:
+        """Jump to step k (undo back, or run forward)."""
+        checks.whole(k, "Trainer.goto(k)", -checks.MAX_ID)
+        while self.n_steps > max(k, 0):
+            self.undo()
+        if k > self.n_steps:
+            self.run(until=k, **kw)
+
+    def reset(self) -> None:
+        self.goto(0)
+
+    TARGET_FIELDS = ("vocab_size", "num_merges", "min_frequency")
+
+    def can_retarget(self, settings: TrainSettings) -> bool:
+        """True when ``settings`` differ from this trainer's only in when to stop, so
+        :meth:`retarget` can apply them without pre-tokenizing again."""
+        keep = {f: getattr(self.settings, f) for f in self.TARGET_FIELDS}
+        return replace(settings, **keep) == self.settings
+
+    def stop_step(self, settings: TrainSettings | None = None) -> int | None:
+        """The first step already made at which training under ``settings`` (default:
+        this trainer's) would have stopped, or None if it would go on past the last one.
+
+        Example (worked example, 4 merges made): with ``num_merges=2`` -> 2; with
+        ``min_frequency=4`` -> 2 (the third merge, ``w i``, has count 3 < 4).
+        """
+        s = settings or self.settings
+        for k in range(self.n_steps + 1):
+            nxt = self.steps[k].count if k < self.n_steps else None
+            if s.num_merges is not None:
+                if k >= s.num_merges:
+                    return k
+            else:
+                assert s.vocab_size is not None, "settings need a vocab size or a number of merges"
+                if s.prune:
+                    live = self.steps[k - 1].live_size if k else self._live0
+                    if live >= s.vocab_size:
+                        return k
+                elif self.n_initial + k >= s.vocab_size:
+                    return k
+            if nxt is not None and nxt < s.min_frequency:
+                return k
+        return None
+
+    def retarget(self, settings: TrainSettings) -> int:
+        """Apply a new stopping target (vocab size, number of merges, min frequency) to
+        this trainer: it keeps its merges, goes back to the new target if it is past
+        it, and otherwise can go on from where it is. Returns the step it is at.
+
+        Raises SettingsError when anything else differs (that needs a new Trainer).
+        """
+        settings = settings.validated(n_base=self.n_base)
+        if not self.can_retarget(settings):
+            raise SettingsError("Only the vocab size, number of merges and minimum "
+                                "frequency can change on a live trainer; retrain for the rest.")
+        stop = self.stop_step(settings)
+        self.settings = settings
+        if stop is not None and stop < self.n_steps:
+            self.goto(stop)
+        return self.n_steps
+
+    # ----- explanations -------------------------------------------------------------
+    def explain(self, rec: MergeStep, tied: Sequence[tuple[int, int]]) -> str:
+        """One sentence saying why this pair won. Example:
+        '6 pairs share the top count 3; w i wins because its bytes are the greatest.'"""
+        win = self.render_pair(rec.pair)
+        if rec.n_tied <= 1:
+            return f"{win} is the most frequent pair ({rec.count:,}); no tie to break."
+        others = [p for p in tied if (p[0], p[1]) != tuple(rec.pair)]
+        runner = self.render_pair(others[0]) if others else "the others"
+        head = f"{rec.n_tied:,} pairs share the top count {rec.count:,}; {win} wins"
+        if rec.rule == "greatest":
+            return (f"{head} because it is the greatest pair comparing bytes (first token, "
+                    f"then second): it beats {runner} and every other tied pair.")
+        if rec.rule == "first-seen":
+            return (f"{head} because it occurs first in the corpus (scanning words in order "
+                    f"of first appearance), before {runner}.")
+        return (f"{head} because it has the lowest token ids ({rec.pair[0]}, {rec.pair[1]}), "
+                f"lower than {runner}.")
+
+    # ----- tokenizers ---------------------------------------------------------------
+    @property
+    def furthest_step(self) -> int:
+        """The furthest step reached so far, counting steps undone since (see tokenizer)."""
+        return max(self.n_steps, len(self._tok.merges) - self.n_inherited
+                   if self._tok is not None else 0)
+
+    def tokenizer(self, at_step: int | None = None, redo: bool = False) -> Tokenizer:
+        """The tokenizer as of step k (default: now), with exactly the first k merges.
+
+        Cheap: one tokenizer grows with the steps and each call shares its tables.
+        ``redo=True`` also serves steps up to :attr:`furthest_step` that were undone:
+        training is deterministic, so they are the merges stepping forward would make.
+        """
+        checks.whole(at_step, "Trainer.tokenizer(at_step)", -checks.MAX_ID, none_ok=True)
+        hi = self.furthest_step if redo else self.n_steps
+        k = self.n_steps if at_step is None else max(0, min(at_step, hi))
+        tok = self._tok
+        if tok is None:
+            tok = self._tok = self._first_tokenizer()
+        off = self.n_inherited   # merges the first tokenizer already has
+        # Training is deterministic, so merges past an undo come back the same; check anyway.
+        for rec in self.steps[:len(tok.merges) - off][-1:]:
+            if tok.merges[off + rec.index - 1] != (rec.left, rec.right):
+                self._tok = None
+                return self.tokenizer(at_step)
+        for rec in self.steps[len(tok.merges) - off:]:
+            tok.add_merge(rec.left, rec.right, rec.new_id)
+        out = tok.at_step(off + k)
+        recs = self.steps[:k]   # a cheap copy: the records as of now, for the lazy metadata
+        out.meta = lambda: self.metadata(k, [st.count for st in recs])  # exports read it
+        return out
+
+    n_inherited = 0   # merges taken as they are from another tokenizer (train_on.py)
+
+    def _first_tokenizer(self) -> Tokenizer:
+        """The tokenizer before the first step, which tokenizer() grows step by step."""
+        s = self.settings
+        return Tokenizer(dict(enumerate(self.vocab_bytes[:self.n_initial])), [],
+                         list(s.special_tokens), pattern=s.pattern, mode=s.mode,
+                         end_of_word=s.end_of_word)
+
+    def metadata(self, k: int | None = None, counts: list[int] | None = None) -> dict:
+        s = self.settings
+        k = self.n_steps if k is None else k
+        return {"mode": s.mode, "end_of_word": s.end_of_word, "pattern": s.pattern,
+                **{k: getattr(s, k) for k in TRAINING_ONLY},
+                "special_tokens": list(s.special_tokens),
+                "merge_counts": counts if counts is not None
+                else [st.count for st in self.steps[:k]]}
+
+
+def _table_name(counts) -> str:
+    if isinstance(counts, PretokenTable):
+        return getattr(counts, "source", None) or "the count table"
+    if isinstance(counts, (str, Path)):
+        return str(counts)
+    names = [str(p) for p in counts]
+    return names[0] if len(names) == 1 else f"the count tables ({', '.join(names)})"
+
+
+def train_bpe(input_path: "str | Path | Sequence[str | Path] | PretokenTable | None" = None,
+              vocab_size: int = 1000, special_tokens: Sequence[str] | None = None, *,
+              counts: str | Path | Sequence[str | Path] | None = None,
+              progress: Callable[[str, int, int], None] | None = None,
+              cancel: CancelFn | None = None, return_trainer: bool = False,
+              encoding: str = "utf-8",
+              **options) -> tuple[dict[int, bytes], list[tuple[bytes, bytes]]]:
+    """Train byte-level BPE on one or more files; returns ``(vocab, merges)``.
+
+    ids: 0-255 the bytes, then special tokens in the order given, then merges in order.
+    ``options`` are the other :class:`TrainSettings` fields (mode, pattern, tie_rule,
+    min_frequency, prune, num_merges, end_of_word). ``progress(phase, done, total)``
+    reports "pretokenize" (input bytes read) then "merge" (steps). ``encoding``: the
+    corpus files' (converted as they are read).
+
+    Instead of corpus files: ``input_path`` a table in memory (``count_corpus``), or
+    ``counts`` word-count table files (summed in the order given). A table's own pattern
+    and special tokens are used unless ``pattern``/``special_tokens`` are given, and then
+    they must be the table's (see :meth:`Trainer.from_counts`).
+    """
+    _check_train_bpe(input_path, vocab_size, special_tokens, counts, options)
+    table = input_path if isinstance(input_path, PretokenTable) else None
+    settings = TrainSettings(vocab_size=vocab_size,
+                             special_tokens=tuple(special_tokens or ()), **options)
+    if counts is not None or table is not None:
+        if table is None:
+            assert counts is not None   # (the test above: one of the two is given)
+            table = read_tables(counts)
+        settings = settings_for_table(settings, table.meta, pattern="pattern" in options,
+                                      specials=special_tokens is not None)
+        trainer = Trainer.from_source(table, settings, where=_table_name(counts or table))
+    else:   # a str here is a file's path, not the text
+        paths = [input_path] if isinstance(input_path, (str, Path)) else input_path
+        ptok = (lambda d, t: progress("pretokenize", d, t)) if progress else None
+        trainer = Trainer.from_source(paths, settings, ptok, cancel, encoding=encoding)
+    pmerge = (lambda d, t: progress("merge", d, t)) if progress else None
+    trainer.run(progress=pmerge, cancel=cancel, detail=False)
+    if return_trainer:
+        return trainer  # type: ignore[return-value]
+    return trainer.vocab, trainer.merges
+
+
+def _check_table_settings(table, settings) -> None:
+    checks.instance(table, PretokenTable, "Trainer(table)",
+                    "a PretokenTable (from Trainer.from_text/from_files/from_counts)")
+    _check_settings(table, settings)
+
+
+def _check_settings(_, settings) -> None:
+    checks.instance(settings, TrainSettings, "settings", "a TrainSettings or None",
+                    none_ok=True)
+
+
+def _check_train_bpe(input_path, vocab_size, special_tokens, counts, options) -> None:
+    """train_bpe's arguments (its options are TrainSettings fields, checked there)."""
+    if not isinstance(input_path, PretokenTable):
+        checks.paths(input_path, "train_bpe(input_path)")
+    checks.paths(counts, "train_bpe(counts)")
+    checks.whole(vocab_size, "vocab_size", -checks.MAX_ID, checks.MAX_ID, setting=True,
+                 none_ok=True)
+    checks.special_tokens(special_tokens, setting=True)
+    known = [f for f in TrainSettings.__dataclass_fields__
+             if f not in ("vocab_size", "special_tokens")]
+    unknown = sorted(set(options) - set(known))
+    if unknown:
+        raise checks.ArgumentTypeError(f"train_bpe() got the unknown option(s) "
+                                       f"{', '.join(unknown)}; its options are {', '.join(known)}.")
+
+
+def source_table(source: "str | Path | Sequence[str | Path] | PretokenTable | object",
+                 settings: TrainSettings, progress: ProgressFn | None = None,
+                 cancel: CancelFn | None = None, *, encoding: str = "utf-8",
+                 where: str | None = None, **kw) -> PretokenTable:
+    """The pre-token table of a source as :meth:`Trainer.from_source` reads it (text,
+    files, an object with ``paths``, or a table, checked against ``settings``); for
+    trainers built from a table of their own (``train_on.InheritedTrainer``)."""
+    if isinstance(source, PretokenTable):
+        check_settings(source.meta, settings, where or _table_name(source))
+        return source
+    pre = Pretokenizer(settings.pattern, settings.special_tokens)
+    if isinstance(source, str):
+        return table_from_text(source, pre, progress=progress, cancel=cancel, **kw)
+    paths = cast("str | Path | Sequence[str | Path]", getattr(source, "paths", source))
+    encoding = getattr(source, "encoding", None) or encoding
+    return table_from_files(paths, pre, progress=progress, cancel=cancel,
+                            encoding=encoding, **kw)

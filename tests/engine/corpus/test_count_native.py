@@ -1,0 +1,142 @@
+"""The native word counter (_count): its table against a Counter, its first-appearance
+order across merged counters, its array round trip, and its UTF-8 check against
+Python's decoder."""
+from __future__ import annotations
+
+from array import array
+from collections import Counter
+
+import pytest
+import regex
+from hypothesis import given, settings, strategies as st
+
+from bpe_gui.engine.text.pretokenize import PRESETS
+
+from engine_oracle import split_specials
+
+_count = pytest.importorskip("bpe_gui.engine.corpus._count")
+PRESET_IDS = {"gpt2": 0, "cl100k": 1, "o200k": 2}
+
+
+def words_of(counter) -> list[tuple[str, int]]:
+    blob, starts_b, counts_b = counter.export()
+    st_, ct = array("q"), array("q")
+    st_.frombytes(starts_b)
+    ct.frombytes(counts_b)
+    return [(blob[st_[i]:st_[i + 1]].decode(), ct[i]) for i in range(len(ct))]
+
+
+texts = st.lists(st.sampled_from(list("ab AB'sé你\n\t.!1") + ["<s>", "<s>x", "😀"]),
+                 max_size=60).map("".join)
+
+
+@settings(max_examples=200, deadline=None)
+@given(docs=st.lists(texts, min_size=1, max_size=5), preset=st.sampled_from(list(PRESET_IDS)))
+def test_counts_and_order_equal_a_counter(docs, preset):
+    specials = ["<s>x", "<s>"]
+    c = _count.WordCounter(PRESET_IDS[preset], [s.encode() for s in specials])
+    ref: Counter = Counter()
+    for i, d in enumerate(docs):
+        c.count(d.encode(), i)
+        for piece, special in split_specials(d, specials):
+            if not special:
+                ref.update(regex.findall(PRESETS[preset], piece))
+    assert words_of(c) == list(ref.items())
+    assert c.total == sum(ref.values()) and len(c) == len(ref)
+    assert c.bytes == sum(len(d.encode()) for d in docs)
+    assert c.chars == sum(len(d) for d in docs)
+
+
+@settings(max_examples=100, deadline=None)
+@given(blocks=st.lists(st.lists(st.sampled_from(["a", "b", "cc", "a b", "ddd" * 4, "é"]),
+                                max_size=8), min_size=1, max_size=6),
+       split=st.integers(0, 6))
+def test_merged_counters_keep_corpus_order(blocks, split):
+    """Blocks counted on different counters, merged in any order, give the order a single
+    pass gives."""
+    one = _count.WordCounter()
+    a, b = _count.WordCounter(), _count.WordCounter()
+    for i, words in enumerate(blocks):
+        one.count_words(words, i)
+        (a if i < split else b).count_words(words, i)
+    b.merge(a)
+    assert words_of(b) == words_of(one)
+    assert b.total == one.total
+
+
+def test_add_table_round_trip_with_firsts():
+    c = _count.WordCounter()
+    c.count_words(["x", "yy", "x", "z" * 20], 3)
+    c.count_words(["w", "yy"], 1)
+    blob, starts, counts, firsts = c.export(firsts=True)
+    d = _count.WordCounter()
+    d.add_table(blob, starts, counts, firsts)
+    assert words_of(d) == words_of(c) == [("w", 1), ("yy", 2), ("x", 2), ("z" * 20, 1)]
+    assert d.export(firsts=True) == (blob, starts, counts, firsts)
+    # without firsts, the table's own order at the block given
+    e = _count.WordCounter()
+    e.count_words(["first"], 0)
+    e.add_table(blob, starts, counts, block=1)
+    assert [w for w, _ in words_of(e)] == ["first", "w", "yy", "x", "z" * 20]
+    with pytest.raises(ValueError, match="mismatched"):
+        e.add_table(blob, starts[:-8], counts)
+    bad = array("q", [0, 1, 1])  # second word empty
+    with pytest.raises(ValueError, match="bad entry"):
+        e.add_table(b"ab", bad.tobytes(), array("q", [1, 1]).tobytes())
+
+
+def test_ordinals_continue_within_a_block():
+    """Two texts of one block numbered one after the other order like one pass."""
+    a = _count.WordCounter(0)
+    nxt = a.count("x y", 4)
+    assert nxt == 2
+    assert a.count(" z x", 4, nxt) == 4
+    b = _count.WordCounter(0)
+    b.count(" z", 4, 2)   # seen after "x", " y" of the same block
+    b.count("x", 4, 0)
+    b.merge(a)
+    assert [w for w, _ in words_of(b)] == ["x", " y", " z", " x"]
+    w = _count.WordCounter()
+    assert w.count_words(["p", "q"], 0, 7) == 9
+    with pytest.raises(OverflowError):
+        w.count_words(["p"], 0, 1 << 32)
+
+
+def test_count_words_needs_add_size_for_sizes():
+    c = _count.WordCounter()
+    c.count_words(["ab", " c"], 0)
+    assert (c.chars, c.bytes) == (0, 0)
+    c.add_size(3, 4)
+    assert (c.chars, c.bytes) == (3, 4)
+
+
+def test_wrong_use_is_an_error_not_a_crash():
+    with pytest.raises(ValueError, match="no scanner"):
+        _count.WordCounter().count(b"abc")
+    with pytest.raises(ValueError, match="unknown scanner preset"):
+        _count.WordCounter(7)
+    with pytest.raises(TypeError):
+        _count.WordCounter(0, [b""])
+    with pytest.raises(UnicodeEncodeError):
+        _count.WordCounter(0).count("lone \ud800")
+    c = _count.WordCounter()
+    with pytest.raises(ValueError, match="cannot merge itself"):
+        c.merge(c)
+    with pytest.raises(TypeError):
+        c.merge("not a counter")
+    u = _count.WordCounter.__new__(_count.WordCounter)  # never initialised
+    assert len(u) == 0 and words_of(u) == []
+
+
+@settings(max_examples=500, deadline=None)
+@given(data=st.binary(max_size=40) | texts.map(lambda t: t.encode())
+       | st.lists(st.sampled_from([b"\xed\xa0\x80", b"\xc0\xaf", b"\xf4\x90\x80\x80", b"\xe4\xbd",
+                                   b"a", "你".encode(), b"\xf0\x9f\x98\x80"]), max_size=8)
+       .map(b"".join))
+def test_utf8_error_agrees_with_python(data):
+    try:
+        data.decode("utf-8")
+        expected = -1
+    except UnicodeDecodeError as e:
+        expected = e.start
+    assert _count.utf8_error(data) == expected

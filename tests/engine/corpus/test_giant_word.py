@@ -1,0 +1,83 @@
+"""One giant word is counted from a file without holding it whole (issue 23): the block
+reader cuts a long run of letters at word_limit's piece boundaries, and the table equals
+the one made by scanning the whole text in memory and cutting its words by word_limit."""
+from __future__ import annotations
+
+import hashlib
+import random
+import subprocess
+import sys
+import textwrap
+from collections import Counter
+
+import pytest
+import regex
+
+from bpe_gui.engine.text.presets import KIND_PATTERNS
+from bpe_gui.engine.corpus.word_limit import pieces
+
+pytest.importorskip("bpe_gui.engine.corpus._count")
+resource = pytest.importorskip("resource")
+
+SIZE = 30 << 20
+SAME_SIZE = 64 << 20   # one run of "a": the old reader held it whole (about 2 bytes a byte)
+# 30 MB of random letters are 480 pieces that never repeat: the table itself holds them
+# (as old and new alike), so that case checks only that the cut pieces are the right ones.
+# The child also prints its peak resident set (ru_maxrss); an address-space limit, tried
+# first, also counts thread stacks and malloc arenas, which differ between installs.
+
+CHILD = textwrap.dedent("""
+    import hashlib, resource, sys
+    from bpe_gui.engine.corpus.counting import count_corpus
+    from bpe_gui.engine.text.pretokenize import Pretokenizer
+    t = count_corpus([sys.argv[1]], pre=Pretokenizer(sys.argv[2]))
+    h = hashlib.sha256()
+    rows = sorted((t.blob[t.starts[i]:t.starts[i + 1]], t.counts[i])
+                  for i in range(len(t.counts)))
+    for w, c in rows:
+        h.update(hashlib.sha256(w).digest() + c.to_bytes(8, "little"))
+    print(h.hexdigest())
+    print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)   # bytes (Linux: KB)
+""")
+
+
+def reference_digest(text: str, kind: str) -> str:
+    """The whole text scanned by `regex`, each word cut by word_limit, counted."""
+    counts: Counter[bytes] = Counter()
+    for w in regex.findall(KIND_PATTERNS[kind], text):
+        counts.update(pieces(w.encode("utf-8")))
+    h = hashlib.sha256()
+    for w, c in sorted(counts.items()):
+        h.update(hashlib.sha256(w).digest() + c.to_bytes(8, "little"))
+    return h.hexdigest()
+
+
+def giant(kind: str) -> bytes:
+    if kind == "same":
+        return b"a" * SAME_SIZE
+    rng = random.Random(23)
+    letters = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    return bytes(rng.choice(letters) for _ in range(SIZE)) + b" end\n"
+
+
+def count_in_child(path, preset: str) -> tuple[str, int]:
+    """(digest of the table, peak resident bytes) of counting ``path`` in a fresh process."""
+    r = subprocess.run([sys.executable, "-c", CHILD, str(path), preset],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-2000:]
+    digest, peak = r.stdout.split()
+    return digest, int(peak)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("text", ["same", "random"])
+@pytest.mark.parametrize("preset", ["gpt2", "o200k"])
+def test_a_giant_word_is_counted_in_bounded_memory(tmp_path, text, preset):
+    data = b"one two " + giant(text)
+    path = tmp_path / "giant.txt"
+    path.write_bytes(data)
+    digest, peak = count_in_child(path, preset)
+    assert digest == reference_digest(data.decode("ascii"), preset)
+    # (the peak is printed by the child for the benchmark-style check by hand: 200 MB of
+    # "a" counts in about 122 MB, 645 MB before; a bound asserted here flaked between
+    # installs, so it is measured, not asserted: see the closing note of issue 23)

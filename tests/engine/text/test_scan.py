@@ -1,0 +1,253 @@
+"""The native scanner (bpe_gui.engine.text._scan) against `regex` as the oracle."""
+from __future__ import annotations
+
+import random
+from itertools import accumulate
+
+import pytest
+import regex
+from hypothesis import HealthCheck, given, settings, strategies as st
+from scan_oracle import (PIECES, PRESETS, corpus_files, corpus_prefix, oracle_ends, oracle_words,
+                         oracle_words_utf8, texts)
+
+from bpe_gui.engine.text import scanner, unicode_classes
+from bpe_gui.engine.text.pretokenize import PRESETS as PATTERNS, Pretokenizer
+from bpe_gui.engine.text.scanner import _scan
+
+pytestmark = pytest.mark.skipif(_scan is None, reason="the _scan extension was not built "
+                                "(test_extensions.py says so unless BPE_GUI_ALLOW_PYCORE=1)")
+FAST = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@pytest.fixture(autouse=True)
+def tables_in_use():
+    """Every test starts and ends with the tables the app uses (some install others):
+    the built-in ones, or those of the installed regex if it is another release."""
+    _scan.set_tables(None)
+    scanner.install_tables(_scan)
+    yield
+    _scan.set_tables(None)
+    scanner.install_tables(_scan)
+
+
+# ---------------------------------------------------------------- words
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+@FAST
+@given(text=texts())
+def test_words_and_ends_equal_regex(preset, text):
+    assert _scan.words(preset, text) == oracle_words(preset, text)
+    assert list(_scan.word_ends(preset, text)) == oracle_ends(preset, text)
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+@pytest.mark.parametrize("text", [
+    "", "Hello world's 42!", "\u017f'\u017f 'S 'K '\u212a", "I'LL DON'T we'Re it'\u017f",
+    "HTTPServer CamelCase \u01c5ungla \u02b0A \u0301A !!\u0301a \u0301", "12345 \u0663\u0664\u0665\u0666",
+    "a  b\n\n  c \t\n", "x\r\n\r\ny /\n//  ", "  ", " ", "\n", "'", "\x1c\x1d a\x85b",
+    "\u4e2d\u6587\uff0c\u6d4b\u8bd5\u3002hello", "\U0001f1fa\U0001f1f8 \U0001f44d\U0001f3fd!",
+])
+def test_edge_cases_equal_regex(preset, text):
+    assert _scan.words(preset, text) == oracle_words(preset, text)
+    assert list(_scan.word_ends(preset, text)) == oracle_ends(preset, text)
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_long_text_crosses_chunks(preset):
+    """More words than one chunk (65,536) and long enough to scan without the GIL."""
+    rng = random.Random(preset)
+    text = "".join(rng.choice(PIECES) for _ in range(150_000))
+    words = _scan.words(preset, text)
+    assert words == oracle_words(preset, text)
+    assert list(_scan.word_ends(preset, text)) == list(accumulate(map(len, words)))
+    assert _scan.count_words(preset, text) == len(words)
+    assert _scan.count_words(preset, text.encode()) == len(words)
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_corpora_equal_regex(corpora_dir, preset):
+    for path in corpus_files(corpora_dir):
+        text = corpus_prefix(path, 3_000_000)
+        words = _scan.words(preset, text)
+        assert words == oracle_words(preset, text), path.name
+        assert _scan.count_words(preset, text.encode()) == len(words)
+
+
+def test_lone_surrogates_raise_value_error():
+    with pytest.raises(ValueError):
+        _scan.words(0, "a\ud800b")
+    with pytest.raises(ValueError):
+        _scan.word_ends(1, "a\udfffb")
+    with pytest.raises(ValueError, match="preset"):
+        _scan.words(7, "a")
+
+
+# ---------------------------------------------------------------- invalid UTF-8
+
+mangled_utf8 = st.tuples(texts(12), st.lists(st.tuples(st.integers(0, 200), st.binary(max_size=3)),
+                                              max_size=4)).map(
+    lambda tv: _splice(tv[0].encode(), tv[1]))
+
+
+def _splice(data: bytes, edits) -> bytes:
+    """Overwrite, cut or insert bytes: truncated sequences, stray continuation bytes..."""
+    for at, junk in edits:
+        at = at % (len(data) + 1)
+        data = data[:at] + junk + data[at + (len(junk) % 2):]
+    return data
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+@FAST
+@given(data=st.one_of(st.binary(max_size=40), mangled_utf8))
+def test_invalid_utf8_is_one_other_character_per_byte(preset, data):
+    words = _scan._words_utf8(preset, data)
+    assert b"".join(words) == data and all(words)
+    assert words == oracle_words_utf8(preset, data)
+    assert _scan._word_ends_utf8(preset, data) == list(accumulate(map(len, words)))
+
+
+# ---------------------------------------------------------------- tables
+
+
+def test_the_tables_in_use_are_what_the_installed_regex_says():
+    """The built-in tables are a cache of one `regex` release. With any release installed
+    (a clean install takes the newest), the tables the scanner uses are the ones
+    computed from it: built in when the releases agree, installed at first use if not."""
+    assert scanner.native_scanner("gpt2") is not None
+    assert _scan.tables_blob() == unicode_classes.table_blob()
+    assert _scan.tables_version() == regex.__version__
+
+
+@pytest.mark.skipif(_scan.TABLES_REGEX_VERSION != regex.__version__,
+                    reason="the committed tables come from another regex release; the test "
+                    "above checks the run-time ones (regenerate: python -m "
+                    "bpe_gui.engine.text.unicode_classes)")
+def test_builtin_tables_are_the_header_generated_from_this_regex():
+    assert _scan.builtin_tables_blob() == unicode_classes.table_blob()
+    assert unicode_classes.HEADER.read_text() == unicode_classes.header_text()
+
+
+def test_generator_agrees_with_regex_match_per_code_point():
+    """The vectorised generator against regex.match, one code point at a time (all of
+    U+0000..U+2FFF and a random sample above)."""
+    flags = unicode_classes.code_point_flags()
+    rng = random.Random(0)
+    sample = list(range(0, 0x3000)) + rng.sample(range(0x3000, 0x110000), 20_000)
+    for bit, pattern in unicode_classes.CLASS_PATTERNS.items():
+        rx = regex.compile(pattern)
+        for cp in sample:
+            if 0xD800 <= cp < 0xE000:
+                continue
+            assert bool(flags[cp] & bit) == bool(rx.match(chr(cp))), (pattern, hex(cp))
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_installed_tables_are_used(preset):
+    """Make 'x' whitespace (like a tab) in a copy of the tables: the scanner follows."""
+    blob = bytearray(unicode_classes.table_blob())
+    tables = unicode_classes.compute_tables()
+    block = tables.blocks[tables.stage1[0]]
+    new_block = bytearray(block)
+    new_block[ord("x")] = block[ord("\t")]
+    blob[blob.index(block):blob.index(block) + 256] = new_block
+    text = "ax b xx\nx'sx"
+    _scan.set_tables(bytes(blob))
+    assert _scan.words(preset, text) == [w.replace("\t", "x") for w in
+                                         oracle_words(preset, text.replace("x", "\t"))]
+    _scan.set_tables(None)
+    assert _scan.words(preset, text) == oracle_words(preset, text)
+    assert _scan.tables_blob() == _scan.builtin_tables_blob()
+
+
+def test_runtime_tables_installed_when_regex_differs(monkeypatch):
+    monkeypatch.setattr(_scan, "TABLES_REGEX_VERSION", "0.0-another-release")
+    assert scanner.install_tables(_scan) is True
+    assert _scan.tables_blob() == scanner.runtime_table_blob()
+    assert _scan.tables_version() == regex.__version__
+    rng = random.Random(1)
+    text = "".join(rng.choice(PIECES) for _ in range(5000))
+    for preset in range(3):
+        assert _scan.words(preset, text) == oracle_words(preset, text)
+
+
+def test_extensions_share_the_one_scanner_of_scan():
+    """_count and _encode call _scan's scanner (csrc/scan.h, scan_shared.c): there is one
+    copy of the tables, so tables installed through any of them are every one's."""
+    from bpe_gui.engine.corpus import _count
+    from bpe_gui.engine.tokenizers import _encode
+    blob = bytearray(_scan.builtin_tables_blob())
+    blob[20:52] = b"9.9-shared".ljust(32, b"\0")   # the version field of the header
+    _count.set_tables(bytes(blob))
+    assert _scan.tables_version() == _encode.tables_version() == "9.9-shared"
+    _encode.set_tables(None)
+    assert _scan.tables_version() == _count.tables_version() == _scan.TABLES_REGEX_VERSION
+
+
+def test_install_tables_does_nothing_when_versions_agree():
+    class Module:
+        TABLES_REGEX_VERSION = regex.__version__
+
+        def set_tables(self, blob):
+            raise AssertionError("set_tables must not be called")
+
+    assert scanner.install_tables(Module()) is False
+
+
+@pytest.mark.parametrize("bad", [b"", b"junk" * 20, lambda b: b[:-1], lambda b: b + b"\0",
+                                 lambda b: b[:8] + b"\2" + b[9:]])
+def test_malformed_tables_are_refused(bad):
+    good = unicode_classes.table_blob()
+    blob = bad(good) if callable(bad) else bad
+    before = _scan.tables_blob()
+    with pytest.raises(ValueError, match="scanner tables"):
+        _scan.set_tables(blob)
+    assert _scan.tables_blob() == before
+
+
+# ---------------------------------------------------------------- Pretokenizer
+
+
+specials = ["<|endoftext|>", "<s>"]
+
+
+@pytest.mark.parametrize("name", ["gpt2", "cl100k", "o200k"])
+@FAST
+@given(parts=st.lists(st.one_of(texts(6), st.sampled_from(specials)), max_size=6))
+def test_pretokenizer_uses_native_scanner_with_same_result(name, parts):
+    pre = Pretokenizer(name, specials)
+    assert pre.native is not None
+    text = "".join(parts)
+    expected, spans, pos = [], [], 0
+    for piece in regex.split("(<\\|endoftext\\|>|<s>)", text):
+        if piece in specials:
+            spans.append((pos, pos + len(piece), True))
+        else:
+            for m in regex.finditer(PATTERNS[name], piece):
+                expected.append(m.group())
+                spans.append((pos + m.start(), pos + m.end(), False))
+        pos += len(piece)
+    assert pre.words(text) == expected
+    assert list(pre.spans(text)) == spans
+
+
+def test_pretokenizer_falls_back_to_regex_for_lone_surrogates():
+    text = "it's a\ud800b \udfff 12"
+    for name in ("gpt2", "cl100k", "o200k"):
+        pre = Pretokenizer(name)
+        assert pre.words(text) == regex.findall(PATTERNS[name], text)
+        assert [text[s:e] for s, e, _ in pre.spans(text)] == regex.findall(PATTERNS[name], text)
+
+
+def test_no_native_scanner_for_other_patterns(monkeypatch):
+    for pattern in ("whitespace", "cjk", r"\w+|\W"):
+        assert Pretokenizer(pattern).native is None
+    monkeypatch.setenv("BPE_GUI_NATIVE_SCAN", "0")
+    scanner._ready.cache_clear()
+    try:
+        assert Pretokenizer("gpt2").native is None
+    finally:
+        monkeypatch.delenv("BPE_GUI_NATIVE_SCAN")
+        scanner._ready.cache_clear()
+    assert Pretokenizer("gpt2").native is not None

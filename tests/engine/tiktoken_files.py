@@ -1,0 +1,55 @@
+""".tiktoken ranks files for the tests that import them: written from ranks, trained
+here, and tiktoken's own definitions of the well-known encodings (read without network)."""
+from __future__ import annotations
+
+import base64
+
+from bpe_gui.engine.train.trainer import TrainSettings, Trainer
+
+
+TEXTS = ["Hello, World! It's 3:45pm; we'll see... don't I'M", "Привет, мир! Как дела?",
+         "مرحبا بالعالم", "你好世界，这是一个测试。", "emoji 🙂👍🏽 👨\u200d👩\u200d👧",
+         "def f(x):\n    return x**2  # c\n", "  lead\t\ttrail  \n\n", "hello world hello",
+         "a<|endoftext|>b<|fim_prefix|>", ""]
+CORPUS = " ".join(TEXTS[:8]) * 20
+
+
+def tiktoken_definitions() -> dict[str, dict]:
+    """tiktoken's own r50k/p50k/cl100k/o200k definitions, without downloading ranks."""
+    import tiktoken_ext.openai_public as pub
+    seen = {}
+
+    def fake_load(url, expected_hash=None):
+        seen["hash"] = expected_hash
+        return {}
+    old = pub.load_tiktoken_bpe
+    pub.load_tiktoken_bpe = fake_load
+    try:
+        out = {}
+        for name in ("r50k_base", "p50k_base", "cl100k_base", "o200k_base"):
+            d = getattr(pub, name)()
+            out[name] = {**d, "sha256": seen["hash"]}
+        return out
+    finally:
+        pub.load_tiktoken_bpe = old
+
+
+def ranks_file(tmp_path, ranks: dict[bytes, int], name="x.tiktoken", crlf=False):
+    nl = "\r\n" if crlf else "\n"
+    text = nl.join(f"{base64.b64encode(t).decode()} {r}" for t, r in
+                   sorted(ranks.items(), key=lambda kv: kv[1])) + nl
+    path = tmp_path / name
+    path.write_bytes(text.encode("ascii"))
+    return path
+
+
+def trained_ranks(extra: list[bytes] = ()) -> dict[bytes, int]:
+    t = Trainer.from_text(CORPUS, TrainSettings(vocab_size=420, pattern="cl100k"))
+    t.run()
+    tok = t.tokenizer()
+    ranks = {tok.vocab[i]: i for i in sorted(tok.vocab) if i not in tok.special_ids.values()}
+    for w in extra:   # whole words no merge makes: only tiktoken's whole-piece rule finds them
+        ranks.setdefault(w, len(ranks))
+    return dict(sorted(ranks.items(), key=lambda kv: kv[1]))
+
+

@@ -1,0 +1,194 @@
+"""Sessions: corpus reference + settings + step round-trip; malformed files name the key."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bpe_gui.engine import FormatError, TrainSettings, Trainer
+from bpe_gui.engine.train.session import Session
+
+
+def test_round_trip_inline_text(tmp_path):
+    s = Session(settings=TrainSettings(vocab_size=300, mode="char", pattern="whitespace",
+                                       special_tokens=("<s>",), tie_rule="first-seen"),
+                corpus_text="low lower 你好", step=7, encode_text="héllo")
+    path = s.save(tmp_path / "a.bpesession")
+    back = Session.load(path)
+    assert back == s
+    assert not list(tmp_path.glob(".*")), "no temporary files are left behind"
+
+
+def test_round_trip_paths_and_resume(tmp_path):
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("low low lower newest newest widest widest widest", encoding="utf-8")
+    s = Session(settings=TrainSettings(num_merges=4), corpus_paths=[str(corpus)], step=3)
+    back = Session.load(s.save(tmp_path / "s.json"))
+    assert back.corpus_paths == [str(corpus)] and back.corpus_text is None
+    t = Trainer.from_files(back.corpus_paths, back.settings)
+    t.goto(back.step)
+    ref = Trainer.from_files([corpus], TrainSettings(num_merges=4))
+    ref.run(until=3)
+    assert t.merges == ref.merges and t.n_steps == 3
+
+
+@pytest.mark.parametrize("doc, key", [
+    ({"format": "other"}, "format"),
+    ({"format": "bpe-gui-session", "version": 99}, "version"),
+    ([1, 2], "format"),
+])
+def test_a_file_that_is_not_a_session_is_refused_naming_the_key(tmp_path, doc, key):
+    p = tmp_path / "bad.json"
+    p.write_text(json.dumps(doc), encoding="utf-8")
+    with pytest.raises(FormatError) as e:
+        Session.load(p)
+    assert e.value.key == key and str(p) in str(e.value)
+
+
+GOOD = {"format": "bpe-gui-session", "version": 1,
+        "settings": {"vocab_size": 300, "mode": "char", "special_tokens": ["<s>"]},
+        "corpus": {"text": "low lower"}, "step": 5, "encode_text": "héllo",
+        "view": {"show_whitespace": False}}
+
+
+@pytest.mark.parametrize("where, value, field_name", [
+    (("settings", "vocab_size"), "abc", "settings.vocab_size"),
+    (("settings", "vocab_size"), True, "settings.vocab_size"),
+    (("settings", "vocab_size"), 2 ** 40, "settings.vocab_size"),
+    (("settings", "num_merges"), -3, "settings.num_merges"),
+    (("settings", "special_tokens"), 5, "settings.special_tokens"),
+    (("settings", "special_tokens"), "<s>", "settings.special_tokens"),
+    (("settings", "special_tokens"), ["<s>", ""], "settings.special_tokens"),
+    (("settings", "pattern"), "(", "settings.pattern"),
+    (("settings", "pattern"), None, "settings.pattern"),
+    (("settings", "mode"), "bytes", "settings.mode"),
+    (("settings", "min_frequency"), 10 ** 30, "settings.min_frequency"),
+    (("settings", "prune"), "yes", "settings.prune"),
+    (("settings", "bogus"), 1, "settings.bogus"),
+    (("step",), 2 ** 31, "step"),
+    (("step",), -2, "step"),
+    (("step",), 1.5, "step"),
+    (("encode_text",), ["x"], "encode_text"),
+    (("view", "show_whitespace"), "no", "view.show_whitespace"),
+])
+def test_a_bad_field_is_left_out_named_and_the_rest_kept(tmp_path, where, value, field_name):
+    import copy
+    doc = copy.deepcopy(GOOD)
+    target = doc
+    for k in where[:-1]:
+        target = target[k]
+    target[where[-1]] = value
+    p = tmp_path / "s.bpesession"
+    p.write_text(json.dumps(doc), encoding="utf-8")
+    s = Session.load(p)
+    assert len(s.problems) == 1 and s.problems[0].startswith(field_name + ":"), s.problems
+    ref = Session.from_dict(GOOD)
+    assert not ref.problems
+    default = Session()
+    # every other field is as in the good file; the bad one has its default
+    for name in ("corpus_text", "encode_text", "show_whitespace", "step"):
+        expect = getattr(default if field_name == name.replace("show_whitespace",
+                         "view.show_whitespace") else ref, name)
+        assert getattr(s, name) == expect, name
+    for f in ("vocab_size", "num_merges", "mode", "special_tokens", "pattern",
+              "min_frequency", "prune"):
+        expect = getattr(default.settings if field_name == f"settings.{f}" else ref.settings, f)
+        assert getattr(s.settings, f) == expect, f
+    s.settings.validated()   # what reaches the trainer is always valid
+
+
+@pytest.mark.parametrize("corpus, problem", [
+    ({"text": 123}, "corpus.text"),
+    ({"paths": "a.txt"}, "corpus.paths"),
+    ({"paths": [1]}, "corpus.paths"),
+    ("abc", "corpus"),
+])
+def test_a_bad_corpus_is_left_out_and_the_settings_kept(tmp_path, corpus, problem):
+    doc = dict(GOOD, corpus=corpus)
+    s = Session.from_dict(doc, tmp_path / "s.bpesession")
+    assert s.corpus_text is None and s.corpus_paths == []
+    assert [p.split(":")[0] for p in s.problems] == [problem]
+    assert s.settings.vocab_size == 300 and s.step == 5
+
+
+def test_settings_that_do_not_go_together_fall_back_to_the_defaults():
+    doc = dict(GOOD, settings={"vocab_size": 10})    # below 256 bytes
+    s = Session.from_dict(doc)
+    assert s.settings == TrainSettings() and "settings:" in s.problems[0]
+    assert "below the base alphabet" in s.problems[0]
+
+
+def test_a_folder_or_an_unreadable_file_gets_a_message(tmp_path):
+    folder = tmp_path / "last-session.bpesession"
+    folder.mkdir()
+    with pytest.raises(FormatError, match="folder"):
+        Session.load(folder)
+
+
+def test_deeply_nested_json_is_refused_with_a_message(tmp_path):
+    p = tmp_path / "deep.bpesession"
+    p.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    with pytest.raises(FormatError):
+        Session.load(p)
+
+
+def test_undone_steps_round_trip_and_older_files_have_none(tmp_path):
+    s = Session(corpus_text="a b", step=1500, furthest_step=1744)
+    back = Session.load(s.save(tmp_path / "u.bpesession"))
+    assert (back.step, back.furthest_step) == (1500, 1744)
+    d = s.to_dict()
+    del d["furthest_step"]
+    assert Session.from_dict(d).furthest_step == 0
+
+
+@pytest.mark.parametrize("key, value", [
+    ("vocab_size", "abc"), ("num_merges", -3), ("mode", "bytes"), ("end_of_word", "after"),
+    ("pattern", "("), ("special_tokens", ["<s>", ""]), ("tie_rule", "random"),
+    ("min_frequency", 0), ("prune", "yes"), ("superbpe_from", -1)])
+def test_a_bad_setting_is_named_with_the_engines_own_message(key, value):
+    """One home for the rule: the session asks TrainSettings, and says what it says."""
+    from bpe_gui.engine.errors import BPEError
+    from bpe_gui.engine.train.session_fields import check_settings
+    with pytest.raises(BPEError) as refused:
+        TrainSettings(**{key: value}).validated()
+    problems: list[str] = []
+    assert check_settings({key: value}, problems) == TrainSettings()
+    assert len(problems) == 1 and problems[0].startswith(f"settings.{key}: "), problems
+    assert str(refused.value).rstrip(".") in problems[0]
+
+
+def test_not_json_names_the_line(tmp_path):
+    p = tmp_path / "bad.json"
+    p.write_text('{\n"format": "bpe-gui-session",\n oops\n}', encoding="utf-8")
+    with pytest.raises(FormatError) as e:
+        Session.load(p)
+    assert e.value.line == 3
+
+
+def test_view_state_round_trips_and_older_files_still_load(tmp_path):
+    from bpe_gui.engine.train.session import Session
+    s = Session(corpus_text="a b", imported_path="/x/tokenizer.json", use_imported=True,
+                show_whitespace=False)
+    p = s.save(tmp_path / "v.bpesession")
+    back = Session.load(p)
+    assert (back.imported_path, back.use_imported, back.show_whitespace) == \
+        ("/x/tokenizer.json", True, False)
+    d = Session(corpus_text="a b").to_dict()
+    del d["view"]                       # a version-1 file written before these keys
+    old = Session.from_dict(d)
+    assert old.imported_path is None and not old.use_imported and old.show_whitespace
+
+
+def test_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path):
+    import os
+    import threading
+    fifo = tmp_path / "s.bpesession"
+    os.mkfifo(fifo)
+    # before the fix open() waited for a writer: end the wait after 5 s, so the test fails
+    t = threading.Timer(5, lambda: os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)))
+    t.start()
+    try:
+        with pytest.raises(FormatError, match="pipe"):
+            Session.load(fifo)
+    finally:
+        t.cancel()

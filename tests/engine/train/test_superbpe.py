@@ -1,0 +1,128 @@
+"""SuperBPE against a slow reference stage-2 trainer (continue_oracle.py): stage 1 is
+ordinary BPE to merge T; stage 2 cuts each line with the reference's split regex
+("isolated": matches and the text between them), segments each piece by the first T
+merges and trains on, never making a token that holds ": " or more than 4 words."""
+from __future__ import annotations
+
+import pytest
+import regex
+
+from bpe_gui.engine.corpus.counting import count_corpus
+from bpe_gui.engine.corpus.table_file import read_table, write_table
+from bpe_gui.engine.errors import SettingsError
+from bpe_gui.engine.formats import export_tokenizer, load_tokenizer
+from bpe_gui.engine.text.pretokenize import Pretokenizer
+from bpe_gui.engine.train.superbpe import (
+    ENCODE_PATTERN, TRAIN_PATTERN, SuperBPETrainer, stage2, stage2_pretokenizer, train_superbpe)
+from bpe_gui.engine.train.trainer import TrainSettings, Trainer
+
+from continue_oracle import (SUPERBPE_SPLIT, gpt2_words, isolated_split, ref_train,
+                             sample_text, superbpe_skipped, superbpe_words)
+
+RULES = ("greatest", "first-seen", "lowest-ids")
+EOT = "<|endoftext|>"
+# runs of one token (" . . . . . . .") count overlapping pairs: cuts must not change them
+RUNS = "".join(f"Wait{' .' * (3 + k % 7)}\nand so on and so forth and so{' .' * (k % 9)}\n"
+               for k in range(60))
+TEXT = sample_text(5, 700) + EOT + sample_text(6, 200) + RUNS
+HELD_OUT = sample_text(11, 80) + f"{EOT}Tab\there: 12345 ok...\r\nend  \n\n  x"
+ODD = "a: b  c\n\n1234 -- x!!\n/ ok:: y\r\nz ...\n \n"
+
+
+@pytest.mark.parametrize("text", [TEXT, HELD_OUT, ODD, "x", "\n\n", "  \n a  b\n"])
+def test_pieces_are_the_reference_split(text):
+    """Encoding: the split regex over the whole text; training: the same, line by line."""
+    assert regex.findall(ENCODE_PATTERN, text) == isolated_split(text, SUPERBPE_SPLIT)
+    lines = regex.findall(r"[^\n]*\n|[^\n]+", text)
+    assert regex.findall(TRAIN_PATTERN, text) == [
+        p for line in lines for p in isolated_split(line, SUPERBPE_SPLIT)]
+
+
+def _reference(text, T, n, rule):
+    s1 = ref_train(dict(gpt2_words(text, [EOT])), [], {i: bytes([i]) for i in range(256)}
+                   | {256: EOT.encode()}, T, rule)
+    merges1 = [(a, b) for a, b, _ in s1]
+    vocab1 = {i: bytes([i]) for i in range(256)} | {256: EOT.encode()} | {i: a + b for a, b, i in s1}
+    s2 = ref_train(dict(superbpe_words(text, [EOT])), merges1, vocab1, n, rule,
+                   skip=superbpe_skipped)
+    return s1, s2
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rule", RULES)
+def test_both_stages_equal_the_reference(rule):
+    T, n = 120, 160
+    t = train_superbpe(text=TEXT, settings=TrainSettings(num_merges=T + n, superbpe_from=T,
+                                                         tie_rule=rule, special_tokens=(EOT,)))
+    s1, s2 = _reference(TEXT, T, n, rule)
+    assert [(s.left, s.right, s.new_id) for s in t.stage1_steps] == s1
+    assert [(s.left, s.right, s.new_id) for s in t.steps] == s2
+    assert t.n_inherited == T and t.n_rebuilds > 0   # the skip path was taken
+    tokens = [s.token for s in t.steps]
+    assert any(b" " in tok.strip(b" ") for tok in tokens)     # superwords bridge spaces
+    assert not any(superbpe_skipped(tok) for tok in tokens)
+
+
+@pytest.mark.parametrize("rule", RULES)
+def test_stepping_with_detail_and_undo_equal_the_batch_run(rule):
+    s = TrainSettings(num_merges=100, tie_rule=rule, special_tokens=(EOT,))
+    t1 = Trainer.from_text(TEXT, s)
+    t1.run()
+    tok1 = t1.tokenizer(at_step=60)
+    table = count_corpus(texts=[TEXT], pre=stage2_pretokenizer([EOT]))
+    batch = stage2(tok1, table, TrainSettings(num_merges=120, tie_rule=rule))
+    step = SuperBPETrainer(tok1, table, TrainSettings(num_merges=120, tie_rule=rule,
+                                                      superbpe_from=60))
+    recs = step.run(detail=True)
+    assert [(r.pair, r.new_id) for r in recs] == [(r.pair, r.new_id) for r in batch.steps]
+    assert any(at > 30 for at, _ in step._log)   # goto(30) goes back through rebuilds
+    want = step.tokenizer(at_step=30).encode(HELD_OUT)
+    step.goto(30)
+    assert step.tokenizer().encode(HELD_OUT) == want
+    step.goto(30)
+    again = step.run(detail=False)
+    assert [(r.pair, r.new_id) for r in again] == [(r.pair, r.new_id) for r in batch.steps[30:]]
+    step.reset()
+    assert step.n_steps == 0 and step.tokenizer().n_merges == 60
+
+
+@pytest.mark.parametrize("rule", RULES)
+def test_export_loads_in_plain_tokenizers_and_encodes_identically(rule, tmp_path):
+    tokenizers = pytest.importorskip("tokenizers")
+    t = train_superbpe(text=TEXT, settings=TrainSettings(num_merges=300, superbpe_from=150,
+                                                         tie_rule=rule, special_tokens=(EOT,)))
+    tok = t.tokenizer()
+    assert tok.pattern == ENCODE_PATTERN
+    export_tokenizer(tok, tmp_path, "hf")
+    hf = tokenizers.Tokenizer.from_file(str(tmp_path / "tokenizer.json"))
+    for text in (HELD_OUT, ODD, TEXT[:3000]):
+        want = tok.encode(text)
+        assert hf.encode(text).ids == want
+        assert tok.decode(want) == text
+    assert load_tokenizer(tmp_path / "tokenizer.json").encode(HELD_OUT) == tok.encode(HELD_OUT)
+    assert len(tok.encode(HELD_OUT)) < len(t.tokenizer(at_step=0).encode(HELD_OUT))
+
+
+def test_stage2_count_tables_record_their_pattern(tmp_path):
+    table = count_corpus(texts=[TEXT], pre=stage2_pretokenizer([EOT]))
+    write_table(table, tmp_path / "s2.counts.tsv")
+    back = read_table(tmp_path / "s2.counts.tsv")
+    assert back.meta.pattern == TRAIN_PATTERN
+    s1 = count_corpus(texts=[TEXT], pre=Pretokenizer("gpt2", [EOT]))
+    settings = TrainSettings(num_merges=200, superbpe_from=100, special_tokens=(EOT,))
+    a = train_superbpe(settings=settings, stage1_table=s1, stage2_table=back)
+    b = train_superbpe(text=TEXT, settings=settings)
+    assert a.merges == b.merges
+    with pytest.raises(SettingsError, match="counted with"):
+        train_superbpe(settings=settings, stage1_table=s1, stage2_table=s1)
+
+
+def test_settings_are_checked():
+    with pytest.raises(SettingsError, match="two stages"):
+        Trainer.from_text("a b", TrainSettings(num_merges=5, superbpe_from=2))
+    with pytest.raises(SettingsError, match="byte mode"):
+        TrainSettings(superbpe_from=3, mode="char").validated()
+    with pytest.raises(SettingsError, match="after the target"):
+        train_superbpe(text="a b", settings=TrainSettings(num_merges=5, superbpe_from=9))
+    with pytest.raises(SettingsError, match="superbpe_from"):
+        train_superbpe(text="a b", settings=TrainSettings(num_merges=5))
