@@ -58,7 +58,7 @@ class PairTableModel(HeaderedTableModel):
         self.snapshot = PairSnapshot()
         self.rows: list[PairRow] = []           # snapshot rows in the sorted order
         self.cache = ReadableCache()
-        self.sort_column, self.sort_order = -1, Qt.AscendingOrder
+        self.sort_column, self.sort_order = -1, Qt.SortOrder.AscendingOrder
         self.filter_text = ""
         self.colors = TokenColors.for_palette()
         self.words: Sequence[str] = ()   # the corpus words, for "part of 中" hints

@@ -17,7 +17,7 @@ class SourceSortProxy(QSortFilterProxyModel):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.setFilterRole(SEARCH_ROLE)
-        self.setFilterCaseSensitivity(Qt.CaseInsensitive)
+        self.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
         self.setFilterKeyColumn(0)
 
     def sort(self, column: int, order=Qt.SortOrder.AscendingOrder) -> None:

@@ -271,7 +271,7 @@ class VocabModel(HeaderedTableModel):
         super().__init__(parent)
         self.entries: list[VocabEntry] = []
         self.order: list[int] | None = None    # sorted view: row -> index into entries
-        self.sort_column, self.sort_order = -1, Qt.AscendingOrder
+        self.sort_column, self.sort_order = -1, Qt.SortOrder.AscendingOrder
         self.n_base = 0
         self._by_id: dict[int, int] | None = None   # only when ids are not 0..n-1
         self.unused: frozenset[int] = frozenset()
@@ -287,6 +287,9 @@ class VocabModel(HeaderedTableModel):
         self._ranks: dict[bool, tuple[list[int], list[int]]] = {}
         self._gpt2_search = False
         self.classes = None                          # analysis.Reachability, if known
+        # why an unreachable token is so, in a sentence ('' if nothing to add): set by
+        # the browser (the controller's TokenClasses.context_note)
+        self.class_note: Callable[[int], str] | None = None
         self.class_filter = ""                       # show only this class ("": all)
         self._italic = QFont()
         self._italic.setItalic(True)
@@ -604,6 +607,7 @@ class VocabModel(HeaderedTableModel):
             return ALIGN_RIGHT
         if role == TOOLTIP:
             if col == self.CLASS:
-                return class_tip(self.classes, e.id, self._text_of_id)
+                note = self.class_note(e.id) if self.class_note is not None else ""
+                return class_tip(self.classes, e.id, self._text_of_id, note)
             return f"id {e.id}: {self.cache.text(e.token)}\nbytes {e.token.hex(' ').upper()}"
         return None

@@ -38,7 +38,7 @@ class TokenFlow(QAbstractScrollArea):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.viewport().setMouseTracking(True)
-        self.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.colors = TokenColors.for_palette(self.palette())
         self.tokens: Sequence[bytes] = []
         self.ids: Sequence[int] = []

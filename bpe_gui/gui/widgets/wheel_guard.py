@@ -4,7 +4,7 @@ Every panel sits in a scroll area, and Qt's combo boxes, spin boxes and sliders 
 wheel whenever the pointer is over them: scrolling the training settings turned GPT-2
 into "Custom pattern…" and 32,000 into 31,900 on the way down (issue 21). Qt's own
 convention for scrolled forms is that a control without focus lets the page scroll, so
-:func:`guard_wheel` gives these controls ``Qt.StrongFocus`` (a wheel no longer gives
+:func:`guard_wheel` gives these controls ``Qt.FocusPolicy.StrongFocus`` (a wheel no longer gives
 them focus) and a filter that sends an unfocused control's wheel on to the scroll area
 around it. Clicking or tabbing into a control gives it focus; then the wheel changes it.
 """

@@ -22,7 +22,7 @@ from typing import Callable, Sequence
 
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
-from PySide6.QtWidgets import QInputDialog, QMainWindow, QMessageBox, QStyle
+from PySide6.QtWidgets import QDockWidget, QInputDialog, QMainWindow, QMessageBox, QStyle
 
 from ..controller.controller import Controller
 from ..dialogs.export_dialog import ExportDialog
@@ -103,6 +103,9 @@ ACTIONS = (
     ActionSpec("use_imported", "Encode with &imported tokenizer",
                "controller.tokenizer_files.set_use_imported", (),
                "The encode view uses the imported tokenizer", IMPORTED, checkable=True),
+    ActionSpec("focus", "&Focus on the panel in use", "toggle_focus", ("Ctrl+Shift+F",),
+               "Give the panel you are working in (else the encode view) the whole window; "
+               "again to go back", checkable=True),
     ActionSpec("reset_layout", "Reset &layout", "layout.reset_layout", (),
                "Put every panel back where it started"),
     ActionSpec("about", "&About bpe-gui", "about", (), "About this program"),
@@ -122,7 +125,7 @@ MENUS = (
                "quit")),
     ("&Training", ("step", "back", "play", "run", "goto", "reset", "-", "cancel", "retrain",
                    "-", "train_on", "train_on_leave", "-", "check", "-", "use_imported")),
-    ("&View", ("@docks", "-", "@theme", "reset_layout")),
+    ("&View", ("focus", "-", "@docks", "-", "@theme", "reset_layout")),
     ("&Analysis", ("language_cost",)),
     ("&Help", ("keys", "about")),
 )
@@ -235,17 +238,30 @@ class ActionsAndMenus:
             self.acts[name].setEnabled(not busy)
         self.acts["use_imported"].setChecked(c.use_imported)
 
+    # ----- focus mode (docks.py) ---------------------------------------------------------
+    def toggle_focus(self, _checked: bool = False) -> bool:
+        """Focus mode: the panel in use gets the whole window, or back (docks.py)."""
+        return self.layout.toggle_focus()
+
+    def focus_changed(self, dock: QDockWidget | None) -> None:
+        """Focus mode went on (for ``dock``) or off (None): the action and the panels'
+        Focus buttons follow."""
+        d = self.layout
+        self.acts["focus"].setChecked(dock is not None)
+        d.encode_view.focus_button.setChecked(dock is d.encode_dock)
+        d.compare_view.focus_button.setChecked(dock is d.compare_dock)
+
     # ----- dialogs ----------------------------------------------------------------------
     def export_dialog(self):
         self.editor.flush()
         dlg = ExportDialog(self.controller, self.window)
-        dlg.setAttribute(Qt.WA_DeleteOnClose)
+        dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dlg.open()
         return dlg
 
     def import_dialog(self):
         dlg = ImportDialog(self.controller, self.window)
-        dlg.setAttribute(Qt.WA_DeleteOnClose)
+        dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dlg.open()
         return dlg
 

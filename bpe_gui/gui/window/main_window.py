@@ -34,6 +34,7 @@ from PySide6.QtWidgets import QMainWindow, QWidget
 from ..resources import app_icon
 from ..controller.controller import Controller
 from ..panels.corpus.corpus_editor import RecentFiles
+from ..widgets.status_line import StatusLine
 from .actions import ActionsAndMenus
 from .docks import DockLayout
 from .files import Files
@@ -59,6 +60,7 @@ class MainWindow(QMainWindow):
         self.setDockOptions(QMainWindow.DockOption.AnimatedDocks
                             | QMainWindow.DockOption.AllowTabbedDocks
                             | QMainWindow.DockOption.AllowNestedDocks)
+        self.setStatusBar(StatusLine(self))   # messages cut with "…", never run into labels
         self.dock_layout = d = DockLayout(self, self.controller, self.settings, self.recent,
                                           lambda paths: self.files.open_paths(paths))
         self.files = Files(self, self.controller, d.editor,
@@ -78,6 +80,7 @@ class MainWindow(QMainWindow):
             lambda name: self.themes.set(name), self.train_on_flow)
         self.status = StatusBar(self, self.controller, self.recent, a.update_actions)
         self._connect()
+        d.focus_changed = a.focus_changed
         d.keep_default()
         self.themes = ThemeMenu(self.settings, a.theme_actions,
                                 lambda: self.status.on_stale(self.controller.stale))
@@ -92,9 +95,7 @@ class MainWindow(QMainWindow):
         s = self.status
         c.errorOccurred.connect(s.show_error)
         c.message.connect(lambda text: self.statusBar().showMessage(text, 10_000))
-        # a message cut by the labels beside it can still be read whole
-        sb = self.statusBar()
-        sb.messageChanged.connect(lambda text: sb.setToolTip(text))
+        # (a message cut by the labels beside it is whole in its tooltip: StatusLine)
         c.progress.connect(s.on_progress)
         c.busyChanged.connect(s.show_busy)
         update = self.actions_menus.update_actions
@@ -150,6 +151,8 @@ class MainWindow(QMainWindow):
             event.ignore()
             return
         self.dock_layout.save_layout()
-        self.sessions.autosave()
+        # the running job stopped first: the autosave reads a trainer that holds still
+        # (a run to the target kept stepping on the worker thread while it was read)
         self.controller.shutdown()
+        self.sessions.autosave()
         event.accept()

@@ -39,7 +39,7 @@ class SampleNotice(QFrame):
         self.sample_id: str | None = None
         self.label = QLabel()
         self.label.setWordWrap(True)
-        self.label.setTextFormat(Qt.RichText)
+        self.label.setTextFormat(Qt.TextFormat.RichText)
         self.keep_btn = QToolButton(text="Keep my settings")
         self.keep_btn.setToolTip("Put back the training settings you had before the sample "
                                  "and train again with them")

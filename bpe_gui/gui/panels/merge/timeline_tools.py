@@ -31,7 +31,7 @@ class TimelineTools(QWidget):
     def __init__(self, panel, parent=None):
         super().__init__(parent)
         self.panel = panel
-        self.scrubber = QSlider(Qt.Horizontal)
+        self.scrubber = QSlider(Qt.Orientation.Horizontal)
         self.scrubber.setTracking(False)   # jump when let go, not at every pixel
         self.scrubber.setToolTip("Drag to any step made so far (undone steps included)")
         self.find_edit = QLineEdit()
