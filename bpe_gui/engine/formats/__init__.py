@@ -48,7 +48,7 @@ from ..io.reading import read_json
 from .known_encodings import recognise
 from .tiktoken_fmt import meta_beside
 from .local_models import (LocalModel, ModelRoot, ModelScan, filter_models, find_models,
-                           model_roots, pick_model)
+                           model_matches, model_roots, pick_model)
 
 FORMATS: dict[str, str] = {
     "gpt2": "GPT-2 vocab.json + merges.txt",
@@ -63,9 +63,9 @@ IMPORTABLE = ("gpt2", "hf", "tiktoken", "native")
 
 __all__ = ["FORMATS", "IMPORTABLE", "LocalModel", "ModelRoot", "ModelScan", "detect_format",
            "export_formats", "export_tokenizer", "filter_models", "find_models",
-           "load_tokenizer", "meta_beside", "model_roots", "output_files", "pick_model",
-           "recognise", "render_files", "settings_problem", "supported_formats",
-           "unsupported_reason"]
+           "load_tokenizer", "meta_beside", "model_matches", "model_roots", "output_files",
+           "pick_model", "recognise", "render_files", "settings_problem",
+           "supported_formats", "unsupported_reason"]
 
 
 def _module(fmt: str):

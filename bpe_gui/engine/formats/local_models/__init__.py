@@ -21,9 +21,9 @@ Example::
 from __future__ import annotations
 
 from .found import SOURCES, LocalModel, ModelRoot, ModelScan
-from .names import filter_models, matches, pick_model
+from .names import filter_models, model_matches, pick_model
 from .roots import model_roots
 from .scan import find_models
 
 __all__ = ["LocalModel", "ModelRoot", "ModelScan", "SOURCES", "filter_models",
-           "find_models", "matches", "model_roots", "pick_model"]
+           "find_models", "model_matches", "model_roots", "pick_model"]

@@ -6,8 +6,8 @@ the name or of its last part (``Llama-3.2`` for ``meta-llama/Llama-3.2-1B``). An
 else is an ``ArgumentError`` listing the candidates (an ambiguous prefix), the models
 there are (an unknown name), or the folders searched (none at all).
 
-:func:`matches` is the filter of the window's list and of ``bpe-gui models FILTER``:
-every word of the filter appears in the model's name, format or source, in any case.
+:func:`model_matches` is the filter of the window's list and of ``bpe-gui models
+WORD...``: every word appears in the model's name, format or source, in any case.
 """
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from .found import LocalModel, ModelScan
 SHOWN = 12   # candidates named in a message
 
 
-def matches(model: LocalModel, text: str) -> bool:
+def model_matches(model: LocalModel, text: str) -> bool:
     """Example: a model 'meta-llama/Llama-3.2-1B' (tokenizer.json, Hugging Face) matches
     'llama 3.2', 'hugging' and '', not 'gguf'."""
     hay = f"{model.name} {model.format_label} {model.source}".casefold()
@@ -25,7 +25,7 @@ def matches(model: LocalModel, text: str) -> bool:
 
 
 def filter_models(models, text: str) -> list[LocalModel]:
-    return [m for m in models if matches(m, text)]
+    return [m for m in models if model_matches(m, text)]
 
 
 def _line(m: LocalModel) -> str:
