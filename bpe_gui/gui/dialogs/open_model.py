@@ -14,6 +14,8 @@ the dialog are remembered.
 from __future__ import annotations
 
 import html
+import os
+from pathlib import Path
 
 from PySide6.QtCore import QEvent, QObject, QSettings, Qt
 from PySide6.QtGui import QKeySequence
@@ -42,6 +44,16 @@ HOW_TO_GET = (
     "A tokenizer file anywhere else opens with File › Import tokenizer (Ctrl+I).")
 # keys the filter box hands to the list, so the selection moves while you type
 _LIST_KEYS = (Qt.Key_Up, Qt.Key_Down, Qt.Key_PageUp, Qt.Key_PageDown)
+
+
+def esc(text: str) -> str:
+    return html.escape(text, quote=False)
+
+
+def shown_path(path: Path) -> str:
+    """A path under the home folder as '~/...'."""
+    p, home = str(path), str(Path.home()).rstrip(os.sep)
+    return "~" + p[len(home):] if home and p.startswith(home + os.sep) else p
 
 
 class OpenModelDialog(QDialog):
@@ -94,6 +106,7 @@ class OpenModelDialog(QDialog):
         self.table.setWordWrap(False)
         self.table.setTextElideMode(Qt.ElideMiddle)
         self.table.verticalHeader().hide()
+        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
         self.table.setAlternatingRowColors(True)
         self.table.fit_columns((5, 1.6, 1, 1.4), (160, 90, 60, 90))
         self.table.doubleClicked.connect(lambda _index: self.open_selected())
@@ -138,8 +151,8 @@ class OpenModelDialog(QDialog):
         order = Qt.DescendingOrder if int(s.value(KEY + "sortOrder", 0) or 0) else \
             Qt.AscendingOrder
         self.table.sortByColumn(min(max(column, 0), 3), order)
-        width = int(s.value(KEY + "width", 760) or 760)
-        height = int(s.value(KEY + "height", 480) or 480)
+        width = int(s.value(KEY + "width", 860) or 860)
+        height = int(s.value(KEY + "height", 540) or 540)
         screen = self.screen().availableGeometry() if self.screen() else None
         if screen is not None:
             width, height = min(width, screen.width() - 40), min(height, screen.height() - 60)
@@ -269,13 +282,11 @@ class OpenModelDialog(QDialog):
             self.selected.setText("")
             return
         col = colors(self)
-        text = f"{html.escape(str(m.tokenizer))}"
-        if m.detail:
-            text += f" — {html.escape(m.detail)}"
+        text = esc(shown_path(m.tokenizer)) + (f" — {esc(m.detail)}" if m.detail else "")
         if m.problem:
-            text = f"<span style='color:{col['error']}'>{html.escape(m.tokenizer.name)} " \
-                f"{html.escape(m.problem)}</span><br>" + text
-        self.selected.setText(text)
+            text = f"<span style='color:{col['error']}'>{esc(m.tokenizer.name)} " \
+                f"{esc(m.problem)}</span><br>" + text
+        self.selected.setText(f"<span>{text}</span>")   # rich text, whatever it holds
         self._update_buttons()
 
     def _update_buttons(self) -> None:
