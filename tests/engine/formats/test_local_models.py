@@ -233,6 +233,27 @@ def test_other_tokenizer_files_of_a_snapshot_are_found_in_order(tmp_path):
     assert bert.format_label == "tokenizer.json · WordPiece"
 
 
+def test_a_tiktoken_model_is_found_and_opens_with_tiktoken_s_ids(tmp_path):
+    """A snapshot holding a NAME.tiktoken (as Qwen's first releases did) and its pattern
+    beside it: listed as tiktoken, and the ids are those of a tiktoken Encoding made from
+    the same ranks and pattern."""
+    tiktoken = pytest.importorskip("tiktoken")
+    from tiktoken_files import ranks_file, tiktoken_definitions, trained_ranks
+    ranks = trained_ranks()
+    text = ranks_file(tmp_path, ranks, "qwen.tiktoken").read_bytes()
+    pat = tiktoken_definitions()["cl100k_base"]["pat_str"]   # tiktoken's own, offline
+    s = Stores(tmp_path / "h")
+    hf_repo(s.hf, "Qwen/Qwen-7B", {"qwen.tiktoken": text,
+                                   "qwen.tiktoken.json": json.dumps({"pat_str": pat}).encode(),
+                                   "config.json": b"{}"})
+    (m,) = scan_of(s).models
+    assert (m.name, m.format, m.tokenizer.name) == ("Qwen/Qwen-7B", "tiktoken", "qwen.tiktoken")
+    ref = tiktoken.Encoding("qwen", pat_str=pat, mergeable_ranks=ranks, special_tokens={})
+    ours = load_tokenizer(m.tokenizer)
+    for t in TEXTS:
+        assert ours.encode(t) == ref.encode_ordinary(t), t
+
+
 # ----- hostile stores -----------------------------------------------------------------
 def test_a_broken_link_is_a_note_not_a_crash(tmp_path):
     s = Stores(tmp_path)
@@ -399,6 +420,9 @@ def test_thousands_of_snapshots_in_a_bounded_search(tmp_path):
     cut = scan_of(s, time_limit=0.0)
     assert not cut.complete and len(cut.models) < 2000
     assert any("stopped after 0 s" in n for n in cut.notes)
+    with pytest.raises(ArgumentError) as e:     # a name it did not get to
+        pick_model(cut, "org/m1999")
+    assert "stopped before it looked everywhere" in str(e.value)
 
     calls = []
     stopped = scan_of(s, cancelled=lambda: len(calls) > 10,

@@ -67,15 +67,19 @@ def pick_model(scan: ModelScan, name: str) -> LocalModel:
     if hits:
         raise ArgumentError(f"{query!r} could be {len(hits)} models: {_listing(hits)}. "
                             "Give more of the name.")
+    unfinished = "" if scan.complete else (
+        f" (The search stopped before it looked everywhere: {scan.notes[-1]})"
+        if scan.notes else " (The search stopped before it looked everywhere.)")
     if not models:
         where = "; ".join(scan.looked) or "nowhere"
         raise ArgumentError(
             f"No model named {query!r}: no models were found on this machine (looked in "
             f"{where}). Download one first (hf download ORG/NAME, "
-            "ollama pull NAME, or LM Studio), or give a tokenizer file with --tokenizer PATH.")
+            "ollama pull NAME, or LM Studio), or give a tokenizer file with --tokenizer PATH."
+            + unfinished)
     near = [m for m in models if q in m.name.casefold()]
     raise ArgumentError(
         f"No model named {query!r}"
         + (f"; names holding it: {_listing(near)}." if near else
            f". The models here: {_listing(models)}.")
-        + " 'bpe-gui models' lists them all.")
+        + " 'bpe-gui models' lists them all." + unfinished)
