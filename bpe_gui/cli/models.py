@@ -65,6 +65,22 @@ def table_lines(models) -> list[str]:
     return out
 
 
+def problem_lines(models) -> list[str]:
+    """The models that will not open, one line per reason (a GGUF reader missing, a
+    Unigram model...), naming a few of each."""
+    by_problem: dict[str, list] = {}
+    for m in models:
+        if m.problem:
+            by_problem.setdefault(m.problem, []).append(m)
+    out = []
+    for problem, group in by_problem.items():
+        names = ", ".join(m.name for m in group[:3]) + (
+            f" and {len(group) - 3} more" if len(group) > 3 else "")
+        what = "its tokenizer file" if len(group) == 1 else "each one's tokenizer file"
+        out.append(f"{len(group)} of these will not open ({names}): {what} {problem}")
+    return out
+
+
 def cmd_models(args: argparse.Namespace) -> int:
     scan = find_models()
     words = " ".join(args.filter)
@@ -77,6 +93,8 @@ def cmd_models(args: argparse.Namespace) -> int:
         return 0
     if models:
         print("\n".join(table_lines(models)))
+        for line in problem_lines(models):
+            note(line)
     elif not scan.models:
         note("no models found. Looked in: " + "; ".join(scan.looked) + ". " + HOW_TO_GET)
     else:

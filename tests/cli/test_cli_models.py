@@ -8,7 +8,8 @@ import json
 import pytest
 
 from bpe_gui.engine.formats import find_models, load_tokenizer, model_roots
-from local_model_stores import STANDARD, TEXTS, Stores, hf_repo, standard, tokenizer_json
+from local_model_stores import (STANDARD, TEXTS, Stores, hf_repo, ollama_model, standard,
+                                tokenizer_json, vocab_gguf)
 from test_cli import assert_user_error, err, out, run
 
 CLEARED = ("HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE", "HF_HOME", "XDG_CACHE_HOME",
@@ -77,6 +78,27 @@ def test_models_says_what_it_skipped_when_asked(tmp_path):
     assert "1 thing skipped" in err(p) and "--notes" in err(p)
     p = models(s, "--notes", cwd=tmp_path)
     assert "models--org--config-only: no tokenizer file" in err(p)
+
+
+def test_a_model_that_will_not_open_is_listed_with_why_and_refused_by_name(tmp_path):
+    """A Unigram GGUF in Ollama beside a tokenizer.json: both listed, one stderr line
+    naming the one that will not open and why; --json holds the same problem; --model
+    refuses it with that reason, in one error line."""
+    s = Stores(tmp_path / "h")
+    hf_repo(s.hf, "org/ok", {"tokenizer.json": tokenizer_json()})
+    ollama_model(s.ollama, "t5:small", vocab_gguf("t5", "", "t5"))
+    p = models(s, cwd=tmp_path)
+    assert p.returncode == 0, err(p)
+    assert [line.split()[0] for line in out(p).splitlines()[1:]] == ["org/ok", "t5:small"]
+    (line,) = err(p).splitlines()
+    assert line.startswith("bpe-gui: note: 1 of these will not open (t5:small): its "
+                           "tokenizer file is a GGUF file whose vocabulary is Unigram")
+    assert "not BPE" in line
+    listed = {m["name"]: m for m in json.loads(out(models(s, "--json", cwd=tmp_path)))["models"]}
+    assert listed["org/ok"]["problem"] is None
+    assert "not BPE" in listed["t5:small"]["problem"]
+    p = run("encode", "--model", "t5", "x", cwd=tmp_path, env=env_of(s))
+    assert_user_error(p, "t5:small (Ollama): its tokenizer", "not BPE")
 
 
 def test_encode_model_gives_the_ids_tokenizers_gives(stores, tmp_path):

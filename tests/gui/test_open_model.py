@@ -10,7 +10,8 @@ import pytest
 from PySide6.QtCore import QSettings, Qt
 
 from bpe_gui.gui.dialogs.open_model import OpenModelDialog
-from local_model_stores import STANDARD, TEXTS, Stores, hf_repo, standard, tokenizer_json
+from local_model_stores import (STANDARD, TEXTS, Stores, hf_repo, ollama_model, standard,
+                                tokenizer_json, vocab_gguf)
 
 CLEARED = ("HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE", "HF_HOME", "XDG_CACHE_HOME",
            "TRANSFORMERS_CACHE", "LLAMA_CACHE")
@@ -146,6 +147,34 @@ def test_a_model_that_fails_to_open_keeps_the_dialog_open(window, qtbot, tmp_pat
     assert window.last_error and "tokenizer.json" in window.last_error[1]
     assert window.controller.imported is None
     dlg.reject()
+
+
+def test_a_model_that_will_not_open_is_greyed_and_enter_says_why(window, qtbot, tmp_path,
+                                                                  monkeypatch):
+    """A Unigram GGUF beside a tokenizer.json: its row is greyed, the line under the
+    list says why in the error colour, and Enter on it reports that reason (nothing is
+    loaded, the dialog stays open); the other row still opens."""
+    s = use_home(monkeypatch, Stores(tmp_path / "home"))
+    hf_repo(s.hf, "org/ok", {"tokenizer.json": tokenizer_json()})
+    ollama_model(s.ollama, "t5:small", vocab_gguf("t5", "", "t5"))
+    dlg = open_dialog(window, qtbot)
+    assert names_shown(dlg) == ["org/ok", "t5:small"]
+    assert dlg.proxy.index(0, 0).data(Qt.ForegroundRole) is None
+    assert dlg.proxy.index(1, 0).data(Qt.ForegroundRole) is not None     # greyed
+    assert dlg.proxy.index(1, 1).data() == "GGUF · Unigram"
+    dlg.table.setFocus()
+    qtbot.keyClick(dlg.table, Qt.Key_Down)
+    assert dlg.current_model().name == "t5:small"
+    assert "not BPE" in dlg.selected.text()
+    qtbot.keyClick(dlg.table, Qt.Key_Return)
+    assert dlg.isVisible() and dlg.tokenizer is None and window.controller.imported is None
+    title, message = window.last_error
+    assert title == "Cannot open this model"
+    assert message.startswith("t5:small (Ollama): sha256-") and "not BPE" in message
+    qtbot.keyClick(dlg.table, Qt.Key_Up)
+    qtbot.keyClick(dlg.table, Qt.Key_Return)
+    qtbot.waitUntil(lambda: window.controller.imported is not None, timeout=10_000)
+    assert not dlg.isVisible()
 
 
 def test_with_no_models_it_says_where_it_looked_and_how_to_get_some(window, qtbot, tmp_path,

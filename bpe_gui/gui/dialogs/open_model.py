@@ -7,7 +7,9 @@ status bar shows its progress, Esc cancels it), filtered as you type (every word
 name, format or source, as ``bpe-gui models WORD...``), sorted by any column. Enter or
 a double-click opens the selected model's tokenizer file exactly as the Import dialog
 opens a file: at once, or on the worker thread with progress for a big one, and a
-failure reported by the controller while the dialog stays open. With no models it
+failure reported by the controller while the dialog stays open; a model whose file is
+known not to open (not BPE, a format this version has no reader for) is greyed, and
+Enter says why instead of trying. With no models it
 says where it looked and how models get there. The filter, the sort and the size of
 the dialog are remembered.
 """
@@ -306,6 +308,11 @@ class OpenModelDialog(QDialog):
         if m is None:
             return
         self._remember()
+        if m.problem:   # known from the file's head: say so, as a failed import would
+            self.controller.errorOccurred.emit(
+                "Cannot open this model",
+                f"{m.name} ({m.source}): {m.tokenizer.name} {m.problem}")
+            return
         path = str(m.tokenizer)
         if _size(path) > BACKGROUND_BYTES:
             if self.controller.import_in_background(path):

@@ -13,8 +13,10 @@ from pathlib import Path
 import pytest
 
 from bpe_gui.engine.errors import ArgumentError
-from bpe_gui.engine.formats import (filter_models, find_models, load_tokenizer, model_roots,
-                                    pick_model)
+from bpe_gui.engine import formats
+from bpe_gui.engine.errors import BPEError
+from bpe_gui.engine.formats import (IMPORTABLE, filter_models, find_models, load_tokenizer,
+                                    model_roots, pick_model)
 from local_model_stores import (STANDARD, TEXTS, Stores, hf_repo, llamacpp_model,
                                 lmstudio_model, ollama_model, standard, tokenizer_json,
                                 vocab_gguf, wordpiece_json)
@@ -121,7 +123,8 @@ def test_a_gguf_s_tokenizer_model_is_read_from_its_head_as_gguf_reads_it(stores)
         field = reader.fields["tokenizer.ggml.model"]
         model = bytes(field.parts[field.data[0]]).decode()
         assert f"tokenizer.ggml.model = {model!r}" in m.detail
-        assert m.kind == "BPE" and m.problem is None
+        assert m.kind == "BPE"
+        assert (m.problem is None) == ("gguf" in IMPORTABLE)   # a reader here, or why not
 
 
 def test_sizes_count_every_file_of_the_model(stores):
@@ -252,6 +255,55 @@ def test_a_tiktoken_model_is_found_and_opens_with_tiktoken_s_ids(tmp_path):
     ours = load_tokenizer(m.tokenizer)
     for t in TEXTS:
         assert ours.encode(t) == ref.encode_ordinary(t), t
+
+
+def test_a_model_is_marked_as_not_opening_exactly_when_load_tokenizer_refuses_it(stores):
+    """Oracle: load_tokenizer on each model's file. A model listed without a problem
+    opens; one listed with a problem (a format this version has no reader for, a model
+    that is not BPE) is refused, and the problem says what opens instead."""
+    for m in scan_of(stores).models:
+        try:
+            load_tokenizer(m.tokenizer)
+            opened = True
+        except BPEError:
+            opened = False
+        assert opened == (m.problem is None), (m.name, m.problem)
+        if m.problem and m.kind == "BPE":
+            assert "cannot open yet" in m.problem and "tokenizer.json" in m.problem
+
+
+def test_a_format_without_a_reader_says_so_and_what_opens(tmp_path, monkeypatch):
+    """The registry is asked, not a list of its own: with the tiktoken reader taken
+    out of formats.IMPORTABLE a .tiktoken model is listed as one that will not open,
+    naming its format; with it, the same model has no problem."""
+    from tiktoken_files import ranks_file, trained_ranks
+    s = Stores(tmp_path / "h")
+    text = ranks_file(tmp_path, trained_ranks(), "m.tiktoken").read_bytes()
+    hf_repo(s.hf, "org/ranks", {"m.tiktoken": text})
+    (m,) = scan_of(s).models
+    assert m.format == "tiktoken" and m.problem is None
+    monkeypatch.setattr(formats, "IMPORTABLE", tuple(f for f in IMPORTABLE if f != "tiktoken"))
+    (m,) = scan_of(s).models
+    assert m.format == "tiktoken" and m.kind == "BPE"
+    assert m.problem.startswith("is a tiktoken ranks (.tiktoken), which this version of "
+                                "bpe-gui cannot open yet.")
+    assert "hf download ORG/NAME tokenizer.json" in m.problem
+
+
+def test_a_gguf_of_another_vocabulary_names_its_kind(tmp_path):
+    """A Unigram (t5) and a WordPiece (bert) GGUF: listed with the kind in the format
+    column and why they will not open (the gguf package reads the same model key)."""
+    gguf = pytest.importorskip("gguf")
+    s = Stores(tmp_path / "h")
+    for name, model in (("t5:small", "t5"), ("bert:base", "bert")):
+        ollama_model(s.ollama, name, vocab_gguf(model, "", name))
+    got = by_name(scan_of(s))
+    for name, kind in (("t5:small", "Unigram"), ("bert:base", "WordPiece")):
+        m = got[name]
+        field = gguf.GGUFReader(str(m.tokenizer)).fields["tokenizer.ggml.model"]
+        key = bytes(field.parts[field.data[0]]).decode()
+        assert f"tokenizer.ggml.model = {key!r}" in m.detail
+        assert m.format_label == f"GGUF · {kind}" and "not BPE" in m.problem
 
 
 # ----- hostile stores -----------------------------------------------------------------

@@ -305,5 +305,21 @@ def model_from_file(walk: Walk, name: str, source: str, tokenizer: Path, folder:
     if found.detail:
         detail = "; ".join(x for x in (found.detail, detail) if x)
     fmt = "gpt2-vocab" if found.format == "gpt2-merges" else found.format
-    return LocalModel(name, source, fmt, tokenizer, folder, size, found.kind, found.problem,
-                      detail)
+    problem = found.problem or not_opened_here(found)
+    return LocalModel(name, source, fmt, tokenizer, folder, size, found.kind, problem, detail)
+
+
+# sniff's format keys -> load_tokenizer's (formats.IMPORTABLE)
+_LOADER_KEYS = {"gpt2-vocab": "gpt2", "gpt2-merges": "gpt2", "tiktoken-meta": "tiktoken"}
+
+
+def not_opened_here(found: sniffing.Sniffed) -> str | None:
+    """Why a file of a format this version's ``load_tokenizer`` has no reader for (yet)
+    will not open, and what opens instead; None if it has one. Asked of the registry
+    (formats.IMPORTABLE), so a reader that lands later is used at once."""
+    from .. import IMPORTABLE   # the registry's face (it imports this package: late)
+    if _LOADER_KEYS.get(found.format, found.format) in IMPORTABLE:
+        return None
+    return (f"is a {found.label}, which this version of bpe-gui cannot open yet. The same model's tokenizer.json opens: download it from the model's Hugging "
+            "Face repository (hf download ORG/NAME tokenizer.json) and pick it in Import "
+            "tokenizer, or with --tokenizer PATH.")
