@@ -11,8 +11,10 @@ server of each size (default 1024x700) with a window manager, runs ``bpe-gui`` i
 with that HOME, and presses Ctrl+Shift+I, types a filter, moves with the arrows,
 narrows the filter and presses Enter. OUT_DIR (default docs/screenshots) gets the
 dialog alone, filtered, at the first size (open_model.png); ``--screens DIR`` gets the
-whole screen after each key (open_model-WxH-list.png, -filter.png, -opened.png) and
-with no models at all (-empty.png). ``--home DIR`` keeps the fake HOME there (a folder
+whole screen after each key (open_model-WxH-list.png, -filter.png, -refused.png: Enter
+on a WordPiece GGUF, -opened.png) and with no models at all (-empty.png). The fake HOME
+also holds the bad cases: that GGUF, a download without a tokenizer and an Ollama
+manifest whose blob is gone. ``--home DIR`` keeps the fake HOME there (a folder
 that is not empty is used as it is).
 """
 from __future__ import annotations
@@ -94,6 +96,13 @@ def fake_home(home: Path) -> Path:
         sparse(folder / f"{stem}-Q4_K_M.gguf", S.vocab_gguf("gpt2", "qwen2"), size)
     S.lmstudio_model(s.lmstudio, "mlx-community/Llama-3.2-3B-Instruct-4bit",
                      {"tokenizer.json": S.tokenizer_json(), "config.json": b"{}"})
+    # the bad cases: a WordPiece GGUF (listed greyed, Enter says why), a repo whose
+    # download has no tokenizer yet and an Ollama manifest whose blob is gone (skipped,
+    # each a note behind the status line)
+    blob = S.ollama_model(s.ollama, "all-minilm:22m", S.vocab_gguf("bert", "", "minilm"))
+    sparse(blob, blob.read_bytes(), 0.046)
+    S.hf_repo(s.hf, "org/half-downloaded", {"config.json": b"{}"})
+    S.ollama_model(s.ollama, "gone:7b", S.vocab_gguf("gpt2", "llama-bpe", "gone")).unlink()
     for repo, tag, size in LLAMA_CPP_MODELS:
         path = S.llamacpp_model(s.llamacpp, repo, tag, f"{repo.split('/')[1]}-{tag}.gguf",
                                 S.vocab_gguf("gpt2", "gpt-2"))
@@ -182,7 +191,17 @@ def shots(dialog_png: Path | None, screens: Path | None, size: str, home: Path,
         time.sleep(1)
         screen.shot(whole("filter"))
         screen.shot(dialog_png, dialog)
-        screen.type(" instruct hugging")        # Qwen/Qwen2.5-7B-Instruct's tokenizer.json
+        screen.keys("ctrl+a")
+        screen.type("wordpiece")                # a model that will not open: Enter says why
+        time.sleep(0.5)
+        screen.keys("Return")
+        screen.window("Cannot open this model")
+        time.sleep(1)
+        screen.shot(whole("refused"))
+        screen.keys("Escape")                   # the message box; the dialog stays
+        time.sleep(0.5)
+        screen.keys("ctrl+a")
+        screen.type("qwen instruct hugging")    # Qwen/Qwen2.5-7B-Instruct's tokenizer.json
         time.sleep(0.5)
         screen.keys("Return")
         time.sleep(3)
