@@ -192,7 +192,7 @@ def shots(dialog_png: Path | None, screens: Path | None, size: str, home: Path,
         screen.shot(whole("filter"))
         screen.shot(dialog_png, dialog)
         screen.keys("ctrl+a")
-        screen.type("wordpiece")                # a model that will not open: Enter says why
+        screen.type("wordpiece gguf")           # a model that will not open: Enter says why
         time.sleep(0.5)
         screen.keys("Return")
         screen.window("Cannot open this model")

@@ -4,6 +4,7 @@ the empty state, a failing file, a big file on the worker thread, a cancelled se
 and what the dialog remembers."""
 from __future__ import annotations
 
+import html
 import threading
 
 import pytest
@@ -170,11 +171,45 @@ def test_a_model_that_will_not_open_is_greyed_and_enter_says_why(window, qtbot, 
     assert dlg.isVisible() and dlg.tokenizer is None and window.controller.imported is None
     title, message = window.last_error
     assert title == "Cannot open this model"
-    assert message.startswith("t5:small (Ollama): sha256-") and "not BPE" in message
+    assert message.startswith("t5:small (Ollama): Its model file is a GGUF file whose "
+                              "vocabulary is Unigram") and "not BPE" in message
     qtbot.keyClick(dlg.table, Qt.Key_Up)
     qtbot.keyClick(dlg.table, Qt.Key_Return)
     qtbot.waitUntil(lambda: window.controller.imported is not None, timeout=10_000)
     assert not dlg.isVisible()
+
+
+def test_broken_model_folders_are_skipped_and_hovering_says_why(window, qtbot, tmp_path,
+                                                                 monkeypatch):
+    """A snapshot whose blob is gone (a broken link), a download with no tokenizer yet
+    and an Ollama manifest whose blob is missing, beside a good model: only the good
+    one is listed, the status line counts what was skipped, its tooltip names each
+    folder with the reason (the engine's notes); with only broken ones the empty text
+    shows and the count stays."""
+    s = use_home(monkeypatch, Stores(tmp_path / "home"))
+    snap = hf_repo(s.hf, "org/broken", {"tokenizer.json": tokenizer_json()})
+    for blob in (snap.parents[1] / "blobs").iterdir():
+        blob.unlink()
+    hf_repo(s.hf, "org/config-only", {"config.json": b"{}"})
+    ollama_model(s.ollama, "gone:7b", vocab_gguf("gpt2", "llama-bpe", "gone")).unlink()
+    dlg = open_dialog(window, qtbot)
+    assert names_shown(dlg) == [] and dlg.stack.currentWidget() is dlg.message
+    assert "No models found" in dlg.message.text()
+    assert dlg.status.text().startswith("3 things skipped") and "Hover" in dlg.status.text()
+    tip = dlg.status.toolTip()
+    assert "models--org--broken" in tip and "broken link" in tip
+    assert "models--org--config-only" in tip and "no tokenizer file" in tip
+    assert "gone" in tip and len(dlg.scan.notes) == 3
+    for note in dlg.scan.notes:
+        assert html.escape(note) in tip
+    dlg.reject()
+    hf_repo(s.hf, "org/fine", {"tokenizer.json": tokenizer_json()})
+    dlg = open_dialog(window, qtbot)
+    assert names_shown(dlg) == ["org/fine"]
+    assert dlg.status.text() == ("1 model found. 3 things skipped (downloads not finished, "
+                                 "folders without a tokenizer, unreadable ones). Hover here "
+                                 "to see why.")
+    dlg.reject()
 
 
 def test_with_no_models_it_says_where_it_looked_and_how_to_get_some(window, qtbot, tmp_path,

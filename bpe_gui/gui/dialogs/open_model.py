@@ -58,6 +58,12 @@ def shown_path(path: Path) -> str:
     return "~" + p[len(home):] if home and p.startswith(home + os.sep) else p
 
 
+def file_word(m: LocalModel) -> str:
+    """The tokenizer file as a sentence names it: its name, or 'Its model file' for an
+    Ollama blob (a name of 71 hex digits says nothing)."""
+    return "Its model file" if m.tokenizer.name.startswith("sha256-") else m.tokenizer.name
+
+
 class OpenModelDialog(QDialog):
     """The models found on this machine; Open loads the selected one's tokenizer."""
 
@@ -286,7 +292,7 @@ class OpenModelDialog(QDialog):
         col = colors(self)
         text = esc(shown_path(m.tokenizer)) + (f" — {esc(m.detail)}" if m.detail else "")
         if m.problem:
-            text = f"<span style='color:{col['error']}'>{esc(m.tokenizer.name)} " \
+            text = f"<span style='color:{col['error']}'>{esc(file_word(m))} " \
                 f"{esc(m.problem)}</span><br>" + text
         self.selected.setText(f"<span>{text}</span>")   # rich text, whatever it holds
         self._update_buttons()
@@ -311,7 +317,7 @@ class OpenModelDialog(QDialog):
         if m.problem:   # known from the file's head: say so, as a failed import would
             self.controller.errorOccurred.emit(
                 "Cannot open this model",
-                f"{m.name} ({m.source}): {m.tokenizer.name} {m.problem}")
+                f"{m.name} ({m.source}): {file_word(m)} {m.problem}")
             return
         path = str(m.tokenizer)
         if _size(path) > BACKGROUND_BYTES:
