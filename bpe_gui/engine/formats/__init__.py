@@ -49,6 +49,7 @@ from .known_encodings import recognise
 from .tiktoken_fmt import meta_beside
 from .local_models import (LocalModel, ModelRoot, ModelScan, filter_models, find_models,
                            model_matches, model_roots, pick_model)
+from .sniff import Sniffed, sniff_file
 
 FORMATS: dict[str, str] = {
     "gpt2": "GPT-2 vocab.json + merges.txt",
@@ -61,11 +62,11 @@ _MODULES = {"gpt2": gpt2, "hf": hf, "tiktoken": tiktoken_fmt, "native": native,
             "csv": csv_merges}
 IMPORTABLE = ("gpt2", "hf", "tiktoken", "native")
 
-__all__ = ["FORMATS", "IMPORTABLE", "LocalModel", "ModelRoot", "ModelScan", "detect_format",
-           "export_formats", "export_tokenizer", "filter_models", "find_models",
-           "load_tokenizer", "meta_beside", "model_matches", "model_roots", "output_files",
-           "pick_model", "recognise", "render_files", "settings_problem",
-           "supported_formats", "unsupported_reason"]
+__all__ = ["FORMATS", "IMPORTABLE", "LocalModel", "ModelRoot", "ModelScan", "Sniffed",
+           "detect_format", "export_formats", "export_tokenizer", "filter_models",
+           "find_models", "load_tokenizer", "meta_beside", "model_matches", "model_roots",
+           "output_files", "pick_model", "recognise", "render_files", "settings_problem",
+           "sniff_file", "supported_formats", "unsupported_reason"]
 
 
 def _module(fmt: str):
