@@ -33,7 +33,7 @@ def stores(tmp_path, monkeypatch) -> Stores:
 
 def open_dialog(window, qtbot) -> OpenModelDialog:
     """Through the menu's action, as a user does; returns the dialog once it has looked."""
-    window.act_open_model.trigger()
+    window.actions_menus.acts["open_model"].trigger()
     dlgs = [d for d in window.findChildren(OpenModelDialog) if d.isVisible()]
     assert len(dlgs) == 1
     dlg = dlgs[0]
@@ -47,7 +47,7 @@ def names_shown(dlg) -> list[str]:
 
 
 def test_open_model_is_in_the_file_menu_with_a_shortcut_of_its_own(window):
-    keys = {k.toString() for k in window.act_open_model.shortcuts()}
+    keys = {k.toString() for k in window.actions_menus.acts["open_model"].shortcuts()}
     assert keys == {"Ctrl+Shift+I"}
     file_menu = window.menuBar().actions()[0].menu()
     texts = [a.text().replace("&", "") for a in file_menu.actions()]
@@ -145,7 +145,7 @@ def test_a_model_that_fails_to_open_keeps_the_dialog_open(window, qtbot, tmp_pat
     assert names_shown(dlg) == ["org/cut-short"]
     dlg.open_selected()
     assert dlg.result() == 0 and dlg.isVisible() and dlg.tokenizer is None
-    assert window.last_error and "tokenizer.json" in window.last_error[1]
+    assert window.status.last_error and "tokenizer.json" in window.status.last_error[1]
     assert window.controller.imported is None
     dlg.reject()
 
@@ -169,7 +169,7 @@ def test_a_model_that_will_not_open_is_greyed_and_enter_says_why(window, qtbot, 
     assert "not BPE" in dlg.selected.text()
     qtbot.keyClick(dlg.table, Qt.Key_Return)
     assert dlg.isVisible() and dlg.tokenizer is None and window.controller.imported is None
-    title, message = window.last_error
+    title, message = window.status.last_error
     assert title == "Cannot open this model"
     assert message.startswith("t5:small (Ollama): Its model file is a GGUF file whose "
                               "vocabulary is Unigram") and "not BPE" in message
@@ -261,7 +261,7 @@ def test_a_search_runs_as_a_job_and_cancel_stops_it(window, qtbot, stores, monke
         release.wait(10)
         return real(progress=progress, cancelled=cancelled)
     monkeypatch.setattr(local_models, "find_models", slow)
-    window.act_open_model.trigger()
+    window.actions_menus.acts["open_model"].trigger()
     (dlg,) = [d for d in window.findChildren(OpenModelDialog) if d.isVisible()]
     assert dlg.searching and window.controller.busy
     assert "Looking for models" in dlg.message.text()
