@@ -137,6 +137,7 @@ void pipe_init(PipeModel *m, int kind) {
 }
 
 void pipe_free(PipeModel *m) {
+    spm_free(m);
     free(m->arena);
     free(m->entries);
     free(m->first_entry);
