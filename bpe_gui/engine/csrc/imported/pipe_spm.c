@@ -735,8 +735,8 @@ static int symbols_out(const PipeModel *m, const Scratch *x, const unsigned char
             if (id >= 0) {
                 if (out_put(o, id, base + st, base + st + ln, offsets) < 0) return PIPE_NOMEM;
             } else {
-                for (int32_t j = 0; j < ln; j++)
-                    if (out_put(o, m->fb[w[st + j]], base + st + j, base + st + j + 1,
+                for (int32_t j = 0; j < ln; j++) /* as sentencepiece's byte pieces */
+                    if (out_put(o, m->fb[w[st + j]], base + st, base + st + (j == ln - 1 ? ln : 0),
                                 offsets) < 0)
                         return PIPE_NOMEM;
             }
@@ -782,16 +782,21 @@ int spm_segments(const PipeModel *m, const unsigned char *s, size_t n, size_t **
     *ends = NULL;
     *n_ends = 0;
     uint32_t prev = N_CP;
+    size_t pk = 0; /* where the previous character starts */
     for (size_t i = 0; i < n;) {
         size_t k = cm_char_len(s[i]);
         if (i + k > n) k = n - i;
         uint32_t cp = cm_decode(s + i, k);
-        if (i && !d->has_unused && can_cut(d, prev, cp)) {
+        /* two characters that are no piece stay together: their <unk>s are one token */
+        int unk2 = !d->llama && !d->byte_fallback && i && find_key(m, (const char *)s + i, k) < 0 &&
+                   find_key(m, (const char *)s + pk, i - pk) < 0;
+        if (i && !d->has_unused && !unk2 && can_cut(d, prev, cp)) {
             if (bpe_grow((void **)ends, &cap, *n_ends + 2, sizeof(size_t), 256) < 0)
                 return PIPE_NOMEM;
             (*ends)[(*n_ends)++] = i;
         }
         prev = cp;
+        pk = i;
         i += k;
     }
     if (n) {
