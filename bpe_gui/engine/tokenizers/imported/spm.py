@@ -161,18 +161,16 @@ class SpmModel(PipelineModel):
         spans = [(s, e) for s, e, _ in py.symbols(piece)]
         ids = [py.table.get(piece[s:e], self.unk_id) for s, e in spans]
 
-        def sym(s: int, e: int) -> bytes:
-            return piece[s:e].replace(SPACE, " ").encode("utf-8", "surrogatepass")
-
-        first_syms, first_ids = tuple(sym(s, e) for s, e in spans), tuple(ids)
+        tok = self.token   # a character that is no piece shows as <unk> until the fallback
+        first_syms, first_ids = tuple(tok(i) for i in ids), tuple(ids)
         steps: list[MergeApplied] = []
 
         def merged(pos: int, new: int, rank: int) -> None:
-            pair = (sym(*spans[pos]), sym(*spans[pos + 1]))
+            pair = (tok(ids[pos]), tok(ids[pos + 1]))
             spans[pos:pos + 2] = [(spans[pos][0], spans[pos + 1][1])]
             ids[pos:pos + 2] = [new]
-            steps.append(MergeApplied(rank, pair, self.token(new), new, (pos,),
-                                      tuple(sym(s, e) for s, e in spans), tuple(ids)))
+            steps.append(MergeApplied(rank, pair, tok(new), new, (pos,),
+                                      tuple(tok(i) for i in ids), tuple(ids)))
 
         py.merge_spans(piece, merged)
         final = list(self.merge(piece))
