@@ -203,7 +203,7 @@ static inline uint8_t cls_at(const uint8_t *cls, const unsigned char *s, size_t 
 size_t grapheme_end(const uint8_t *cls, const unsigned char *s, size_t n, size_t i) {
     size_t k = cm_char_len(s[i]);
     if (i + k > n) return n;
-    uint8_t prev = cls_at(cls, s, k), pg = prev & 15;
+    uint8_t prev = cls_at(cls, s + i, k), pg = prev & 15;
     size_t j = i + k;
     int pict = (prev & GCB_PICT) != 0;          /* GB11: ExtPict Extend* (ZWJ) so far */
     int ri = pg == GCB_RI;                      /* GB12/13: regional indicators in a row */
@@ -212,7 +212,7 @@ size_t grapheme_end(const uint8_t *cls, const unsigned char *s, size_t n, size_t
     while (j < n) {
         size_t kk = cm_char_len(s[j]);
         if (j + kk > n) return n;
-        uint8_t cur = cls_at(cls, s, kk), cg = cur & 15;
+        uint8_t cur = cls_at(cls, s + j, kk), cg = cur & 15;
         int join;
         if (pg == GCB_CR && cg == GCB_LF) join = 1;                               /* GB3 */
         else if (pg == GCB_CR || pg == GCB_LF || pg == GCB_CONTROL) join = 0;     /* GB4 */

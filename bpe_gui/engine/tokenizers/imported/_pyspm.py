@@ -405,6 +405,11 @@ class SpmNative:
         return "".join(out), src + [end]
 
     # ----- merging -----------------------------------------------------------------------
+    def candidate(self, text: str) -> int:
+        """The piece a merge making ``text`` gives (sentencepiece: NORMAL, USER_DEFINED
+        or UNUSED only), or -1."""
+        return self._candidate(text)
+
     def _candidate(self, text: str) -> int:
         t = self.table.get(text, -1)
         if t < 0 or self.llama:

@@ -69,7 +69,11 @@ class Pipeline:
         self._wcaches: list = []
         preset = PRESET_IDS.get(words.kind) \
             if kind == "tiktoken" and words is not None and words.native is not None else None
-        if kind == "hf" and normalize is None and pre is not None and pre.tiling_pattern:
+        # ids without offsets: the normalizer on plain text (Normalizer.text), unless a
+        # step needs the piece's place in the original text and it cannot say it
+        self._plain = kind == "hf" and pre is not None and (
+            normalize is None or normalize.keeps_start or not pre.needs_start)
+        if kind == "hf" and pre is not None and pre.tiling_pattern:
             name = scanner_kind(pre.tiling_pattern)   # a byte-level Split the scanner runs
             preset = PRESET_IDS.get(name) \
                 if name is not None and native_scanner(name) is not None else None
@@ -116,7 +120,7 @@ class Pipeline:
                 else:
                     out += enc(w.findall(piece.text), self._cache, CACHE_LIMIT)
             return out
-        if self.normalize is None and self.pre is not None:   # ids only: no offsets kept
+        if self._plain:   # ids only: no offsets kept
             return self._encode_plain(text)
         for piece, tid in self.pieces(text):
             if tid is None:
@@ -131,23 +135,25 @@ class Pipeline:
         return out
 
     def _encode_plain(self, text: str) -> list[int]:
-        """encode without a normalizer: the pre-tokenizer's words straight from its regex
-        where it can give them (PreTokenizer.words), else from its steps."""
+        """encode without offsets: added tokens cut from the plain text, the normalizer on
+        plain text, the pre-tokenizer's words straight from its regex or its Metaspace rule
+        where it can give them (PreTokenizer.words_text), else from its steps."""
         out: list[int] = []
-        enc, pre = self.model.encode_words, self.pre
+        enc, pre, norm = self.model.encode_words, self.pre, self.normalize
         assert pre is not None   # encode() comes here only with a pre-tokenizer
-        parts = self.added.split(NStr.of(text)) if self.added is not None \
-            else [(NStr.of(text), None)]
-        for piece, tid in parts:
+        if self.added is not None:
+            parts = self.added.split_text(text)
+        else:
+            parts = iter([(norm.text(text) if norm is not None else text, None, True)])
+        for piece, tid, at0 in parts:
             if tid is not None:
                 out.append(tid)
+            elif not piece:
+                continue
             elif self._native is not None:
-                out += self._encode_native(piece.text)
-            elif piece.text:
-                words = pre.words(piece.text)
-                if words is None:
-                    words = [p.text for p in pre([piece])]
-                out += enc(words, self._cache, CACHE_LIMIT)
+                out += self._encode_native(piece)
+            else:
+                out += enc(pre.words_text(piece, at0), self._cache, CACHE_LIMIT)
         return out
 
     def _encode_native(self, text: str) -> list[int]:

@@ -145,7 +145,7 @@ class SpmModel(PipelineModel):
         a, b = self.key_text(left), self.key_text(right)
         if a is None or b is None:
             return None
-        p = py._candidate(a + b)
+        p = py.candidate(a + b)
         return None if p < 0 else (py.srank[p], p)
 
     def whole(self, piece: str) -> tuple[int, str] | None:

@@ -138,6 +138,16 @@ def model_class():
     return Model
 
 
+def charsmap_module():
+    """The module with ``Charsmap`` and the grapheme classes: ``_pipeline``, or the
+    pure-Python stand-in."""
+    try:
+        from . import _pipeline as mod
+    except ImportError:   # no C compiler at install time
+        from . import _pymodel as mod  # type: ignore[no-redef]  # the stand-in, same names
+    return mod
+
+
 def find_model_tables(raw: bytes):
     """The spans of a tokenizer.json's ``model.vocab`` and ``model.merges`` in its text, for
     the C model to read them without json (None where they cannot be found, or without the
