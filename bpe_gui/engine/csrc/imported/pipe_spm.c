@@ -53,10 +53,7 @@ typedef struct SpmData {
     size_t *ud_long;      /* lengths >= 64, longest first */
     size_t n_ud_long;
     int n_ud;
-    uint8_t *joins;       /* per code point: 1 is followed, 2 is preceded, inside a piece */
-    uint64_t *pairs;      /* (a << 21 | b) + 1 of characters next to each other in a piece */
-    uint64_t *pair_bits;  /* a filter in front of it: one bit per hash of a pair */
-    size_t pairs_cap, pairs_n;
+    CutPairs cut;         /* the characters next to each other inside pieces */
     /* normalizer */
     Charsmap cm;
     int has_cm, add_dummy_prefix, remove_extra_ws, escape_ws, ws_suffix;
@@ -72,9 +69,7 @@ void spm_free(PipeModel *m) {
     free(d->alt);
     free(d->is_ud);
     free(d->ud_long);
-    free(d->joins);
-    free(d->pairs);
-    free(d->pair_bits);
+    cuts_free(&d->cut);
     charsmap_free(&d->cm);
     free(d);
     m->spm = NULL;
@@ -113,11 +108,11 @@ static inline size_t pair_bit(uint64_t k) {
     return (size_t)((k * 0xD6E8FEB86659FD93ull) >> (64 - PAIR_BITS));
 }
 
-static size_t pair_slot(const SpmData *d, uint64_t k) {
+static size_t pair_slot(const CutPairs *d, uint64_t k) {
     return (size_t)((k * 0x9E3779B97F4A7C15ull) >> 20) & (d->pairs_cap - 1);
 }
 
-static int pair_add(SpmData *d, uint32_t a, uint32_t b) {
+static int pair_add(CutPairs *d, uint32_t a, uint32_t b) {
     if (2 * (d->pairs_n + 1) > d->pairs_cap) {
         size_t cap = d->pairs_cap ? d->pairs_cap * 2 : 1024;
         uint64_t *old = d->pairs;
@@ -149,7 +144,7 @@ static int pair_add(SpmData *d, uint32_t a, uint32_t b) {
     return 0;
 }
 
-static int pair_in(const SpmData *d, uint32_t a, uint32_t b) {
+static int pair_in(const CutPairs *d, uint32_t a, uint32_t b) {
     if (!d->pairs_cap) return 0;
     uint64_t k = pair_key(a, b);
     size_t bit = pair_bit(k);
@@ -163,10 +158,24 @@ static int pair_in(const SpmData *d, uint32_t a, uint32_t b) {
 }
 
 /* No piece holds a next to b: no merge ever crosses between them. */
-static inline int can_cut(const SpmData *d, uint32_t a, uint32_t b) {
+int cuts_can_cut(const CutPairs *d, uint32_t a, uint32_t b) {
     if (a >= N_CP || b >= N_CP) return 0;
     if (!(d->joins[a] & 1) || !(d->joins[b] & 2)) return 1;
     return !pair_in(d, a, b);
+}
+
+int cuts_init(CutPairs *c) {
+    memset(c, 0, sizeof *c);
+    c->joins = calloc(N_CP, 1);
+    c->pair_bits = calloc((1u << PAIR_BITS) / 64, sizeof(uint64_t));
+    return c->joins && c->pair_bits ? 0 : PIPE_NOMEM;
+}
+
+void cuts_free(CutPairs *c) {
+    free(c->joins);
+    free(c->pairs);
+    free(c->pair_bits);
+    memset(c, 0, sizeof *c);
 }
 
 /* ---- loading --------------------------------------------------------------------- */
@@ -191,7 +200,7 @@ static int by_len_desc(const void *a, const void *b) {
 }
 
 /* Record the characters next to each other inside a piece that merges can make. */
-static int note_joins(SpmData *d, const unsigned char *p, size_t n) {
+int cuts_note(CutPairs *d, const unsigned char *p, size_t n) {
     uint32_t prev = N_CP;
     for (size_t i = 0; i < n;) {
         size_t k = cm_char_len(p[i]);
@@ -226,10 +235,9 @@ int spm_load(PipeModel *m, size_t n, const char *const *keys, const size_t *lens
     d->srank = malloc(n * sizeof(int32_t));
     d->alt = malloc(n * sizeof(int32_t));
     d->is_ud = calloc(n, 1);
-    d->joins = calloc(N_CP, 1);
-    d->pair_bits = calloc((1u << PAIR_BITS) / 64, sizeof(uint64_t));
+    int cut_rc = cuts_init(&d->cut);
     Scored *sc = malloc(n * sizeof *sc);
-    if (!d->type || !d->srank || !d->alt || !d->is_ud || !d->joins || !d->pair_bits || !sc) {
+    if (!d->type || !d->srank || !d->alt || !d->is_ud || cut_rc || !sc) {
         free(sc);
         return PIPE_NOMEM;
     }
@@ -295,7 +303,7 @@ int spm_load(PipeModel *m, size_t n, const char *const *keys, const size_t *lens
             }
         }
         if (!llama && t == SPM_UNUSED && lens[i] > cm_char_len(p[0])) d->has_unused = 1;
-        if ((llama || is_normal_group(t)) && (rc = note_joins(d, p, lens[i])) < 0) goto fail;
+        if ((llama || is_normal_group(t)) && (rc = cuts_note(&d->cut, p, lens[i])) < 0) goto fail;
     }
     if (d->n_ud_long) {
         qsort(d->ud_long, d->n_ud_long, sizeof(size_t), by_len_desc);
@@ -790,7 +798,7 @@ int spm_segments(const PipeModel *m, const unsigned char *s, size_t n, size_t **
         /* two characters that are no piece stay together: their <unk>s are one token */
         int unk2 = !d->llama && !d->byte_fallback && i && find_key(m, (const char *)s + i, k) < 0 &&
                    find_key(m, (const char *)s + pk, i - pk) < 0;
-        if (i && !d->has_unused && !unk2 && can_cut(d, prev, cp)) {
+        if (i && !d->has_unused && !unk2 && cuts_can_cut(&d->cut, prev, cp)) {
             if (bpe_grow((void **)ends, &cap, *n_ends + 2, sizeof(size_t), 256) < 0)
                 return PIPE_NOMEM;
             (*ends)[(*n_ends)++] = i;
@@ -898,7 +906,7 @@ int spm_encode(const PipeModel *m, const unsigned char *s, size_t n, int prefix,
             if (i + k > len) k = len - i;
             cp = cm_decode(w + i, k);
         }
-        if (i == len || (i > start && !d->has_unused && can_cut(d, prev, cp))) {
+        if (i == len || (i > start && !d->has_unused && cuts_can_cut(&d->cut, prev, cp))) {
             const unsigned char *p = w + start;
             size_t sl = i - start;
             if (!offsets && sl <= SEG_CACHE_LEN) {
@@ -942,5 +950,97 @@ done:
     scratch_free(&x);
     cache_free(&cache);
     spm_out_free(&seg);
+    return rc;
+}
+
+/* ---- tokenizer.json models without ByteLevel: cut where no merge crosses ------------ */
+
+int pipe_build_cuts(PipeModel *m) {
+    if (m->cut) return 1;
+    if (m->kind != KIND_HF || m->byte_level || m->ignore_merges || !m->n_merges) return 0;
+    /* merges that join byte-fallback or unknown tokens: their text is not their key */
+    uint8_t *odd = calloc((size_t)m->n_ids + 1, 1);
+    if (!odd) return PIPE_NOMEM;
+    for (int b = 0; b < 256; b++)
+        if (m->fb[b] >= 0) odd[m->fb[b]] = 1;
+    if (m->unk_id >= 0) odd[m->unk_id] = 1;
+    for (ptrdiff_t k = 0; k < m->n_merges; k++)
+        if (odd[m->merge_a[k]] || odd[m->merge_b[k]]) {
+            free(odd);
+            return 0;
+        }
+    free(odd);
+    CutPairs *c = malloc(sizeof *c);
+    if (!c || cuts_init(c) < 0) {
+        if (c) cuts_free(c);
+        free(c);
+        return PIPE_NOMEM;
+    }
+    for (ptrdiff_t k = 0; k < m->n_merges; k++) {
+        int32_t e = m->first_entry[m->merge_new[k]];
+        if (e < 0) continue;
+        const Entry *en = &m->entries[e];
+        if (cuts_note(c, (const unsigned char *)m->arena + en->off, (size_t)en->len) < 0) {
+            cuts_free(c);
+            free(c);
+            return PIPE_NOMEM;
+        }
+    }
+    m->cut = c;
+    return 1;
+}
+
+int pipe_encode_cut(const PipeModel *m, const unsigned char *s, size_t n, SpmOut *out) {
+    MergeScratch x = {0};
+    SegCache cache = {0};
+    int rc = 0;
+    size_t start = 0, pk = 0;
+    uint32_t prev = N_CP;
+    for (size_t i = 0; i <= n;) {
+        size_t k = 0;
+        uint32_t cp = N_CP;
+        int cut = i == n;
+        if (i < n) {
+            k = cm_char_len(s[i]);
+            if (i + k > n) k = n - i;
+            cp = cm_decode(s + i, k);
+            /* two characters that are no token stay together (their <unk>s may fuse) */
+            cut = i > start && cuts_can_cut(m->cut, prev, cp) &&
+                  !(find_key(m, (const char *)s + i, k) < 0 &&
+                    find_key(m, (const char *)s + pk, i - pk) < 0);
+        }
+        if (cut) {
+            const unsigned char *p = s + start;
+            size_t sl = i - start;
+            uint64_t h = bpe_hash_bytes(p, sl);
+            const SegEntry *e = sl <= SEG_CACHE_LEN ? cache_get(&cache, p, sl, h) : NULL;
+            const int32_t *ids;
+            size_t ni;
+            if (e) {
+                ids = cache.ids + e->id_off;
+                ni = e->n_ids;
+            } else {
+                int err = 0;
+                ni = pipe_tokenize(m, &x, (const char *)p, sl, &err);
+                if (ni == (size_t)-1) {
+                    rc = err == PIPE_WORD_TOO_LONG ? PIPE_INVALID : PIPE_NOMEM;
+                    goto done;
+                }
+                ids = x.sym;
+                if (sl <= SEG_CACHE_LEN && (rc = cache_put(&cache, p, sl, h, x.sym, ni)) < 0)
+                    goto done;
+            }
+            for (size_t j = 0; j < ni; j++)
+                if ((rc = out_put(out, ids[j], 0, 0, 0)) < 0) goto done;
+            start = i;
+        }
+        if (i == n) break;
+        prev = cp;
+        pk = i;
+        i += k;
+    }
+done:
+    ms_free(&x);
+    cache_free(&cache);
     return rc;
 }

@@ -80,7 +80,17 @@ typedef struct {
     int32_t unit[256];   /* ByteLevel / tiktoken: the id of each single byte, or -1 */
     char error[192];     /* what the last PIPE_INVALID refused */
     struct SpmData *spm; /* KIND_SPM: pieces' scores and types, the normalizer (pipe_spm.c) */
+    struct CutPairs *cut; /* HF without ByteLevel: where no merge crosses (pipe_spm.c) */
 } PipeModel;
+
+/* Characters next to each other inside tokens a merge makes: a text may be cut between
+ * two characters that never are, and its segments merged alone (pipe_spm.c). */
+typedef struct CutPairs {
+    uint8_t *joins;       /* per code point: 1 is followed, 2 is preceded, inside a token */
+    uint64_t *pairs;      /* (a << 21 | b) + 1 */
+    uint64_t *pair_bits;  /* a filter in front of pairs: one bit per hash of a pair */
+    size_t pairs_cap, pairs_n;
+} CutPairs;
 
 /* What a loader found wrong in a file, for the binding to word (it quotes the spans as
  * Python's repr would): where ("merges" or "line"), the merge's or line's number. */
@@ -192,5 +202,14 @@ int spm_segments(const PipeModel *m, const unsigned char *s, size_t n, size_t **
 size_t spm_tokenize(const PipeModel *m, const unsigned char *w, size_t len, SpmOut *out,
                     int *err);
 void spm_free(PipeModel *m);
+int cuts_init(CutPairs *c);
+void cuts_free(CutPairs *c);
+int cuts_note(CutPairs *c, const unsigned char *p, size_t n); /* a token's characters */
+int cuts_can_cut(const CutPairs *c, uint32_t a, uint32_t b);
+/* HF without ByteLevel (and without ignore_merges): the cut tables from the merges' new
+ * tokens (0: none can be made, a merge joins byte-fallback or unknown tokens: the text
+ * is merged whole), then a whole text cut and merged by segments, through a cache. */
+int pipe_build_cuts(PipeModel *m);
+int pipe_encode_cut(const PipeModel *m, const unsigned char *s, size_t n, SpmOut *out);
 
 #endif

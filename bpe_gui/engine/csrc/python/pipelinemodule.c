@@ -34,6 +34,9 @@
  *   m.spm_normalize(text, prefix) -> (normalized, sources)   sources[i]: the character of
  *       text that normalized character i comes from (one more entry: the end)
  *   m.spm_segments(normalized) -> list of segment ends (characters): no merge crosses them
+ *   m.encode_cut(word) -> list[int] | None   a tokenizer.json model without ByteLevel: a
+ *       long word cut where no merge crosses, segments merged through a cache (None:
+ *       the model cannot be cut)
  *   tokenize(word) / encode_words(...) merge already normalized pieces
  *
  * tokenizers' Precompiled normalizer (imported/charsmap.c):
@@ -810,6 +813,26 @@ static PyObject *spm_encode_py(Model *self, PyObject *args, int offsets) {
     return r;
 }
 
+/* encode_cut(text) -> list of ids, or None when the model cannot be cut (see pipeline.h) */
+static PyObject *Model_encode_cut(Model *self, PyObject *args) {
+    PyObject *text;
+    if (!PyArg_ParseTuple(args, "U", &text)) return NULL;
+    int rc = pipe_build_cuts(&self->pm);
+    if (rc < 0) return PyErr_NoMemory();
+    if (rc == 0) Py_RETURN_NONE;
+    Py_ssize_t n;
+    const char *s = PyUnicode_AsUTF8AndSize(text, &n);
+    if (!s) return NULL;
+    SpmOut o = {0};
+    Py_BEGIN_ALLOW_THREADS
+    rc = pipe_encode_cut(&self->pm, (const unsigned char *)s, (size_t)n, &o);
+    Py_END_ALLOW_THREADS
+    PyObject *r = rc == PIPE_INVALID ? tokenize_error(PIPE_WORD_TOO_LONG) :
+                  rc < 0 ? PyErr_NoMemory() : long_list_i32(o.ids, o.n);
+    spm_out_free(&o);
+    return r;
+}
+
 static PyObject *Model_spm_encode(Model *self, PyObject *args) {
     return spm_encode_py(self, args, 0);
 }
@@ -1042,6 +1065,8 @@ static PyMethodDef Model_methods[] = {
      "merge_table() -> capsule of the merge table, for _encode.Merger.wrap"},
     {"from_spm", (PyCFunction)Model_from_spm, METH_VARARGS | METH_CLASS,
      "from_spm(pieces, scores, types, llama, byte_fallback) -> Model"},
+    {"encode_cut", (PyCFunction)Model_encode_cut, METH_VARARGS,
+     "encode_cut(text) -> ids of a long word merged by segments no merge crosses, or None"},
     {"spm_normalizer", (PyCFunction)Model_spm_normalizer, METH_VARARGS,
      "spm_normalizer(charsmap, add_dummy_prefix, remove_extra_whitespaces, "
      "escape_whitespaces, treat_whitespace_as_suffix)"},

@@ -68,8 +68,9 @@ class AddedTokens:
                 yield piece, tid, start == 0
                 continue
             at0 = start == 0
-            if norm is not None:
-                piece = norm.text(piece)   # type: ignore[attr-defined]  # a hf_parts.Normalizer
+            if norm is not None:   # a hf_parts.Normalizer: its plain-text side
+                piece, keeps = norm.text_start(piece)   # type: ignore[attr-defined]
+                at0 = at0 and keeps
             for sub, sid, sub_start in _find_str(piece, self._norm):
                 yield sub, sid, at0 and sub_start == 0
 

@@ -172,18 +172,24 @@ NORMALIZERS = "NFC, NFKC, NFD, NFKD, Lowercase, Replace, Prepend, Precompiled, S
 class Normalizer:
     """A normalizer two ways: on an :class:`NStr` (offsets kept: ``norm(piece)``) and on a
     plain ``str`` (ids only: ``norm.text(s)``, the same text, no per-character table).
-    ``keeps_start``: the first character of a piece still comes from the piece's first
-    character (what Metaspace's ``prepend_scheme: first`` reads), so the plain path can
-    tell it without the table."""
+    ``text_start(s)`` also says whether the result's first character still comes from
+    the piece's first character (what Metaspace's ``prepend_scheme: first`` reads); only
+    a Replace that rewrites the piece's start can move it."""
 
     def __init__(self, on_nstr: Callable[[NStr], NStr], on_text: Callable[[str], str],
-                 keeps_start: bool = True):
+                 moves_start: Callable[[str], bool] | None = None):
         self._nstr = on_nstr
         self.text = on_text
-        self.keeps_start = keeps_start
+        self._moves = moves_start
 
     def __call__(self, s: NStr) -> NStr:
         return self._nstr(s)
+
+    def text_start(self, t: str) -> tuple[str, bool]:
+        """(normalized text, its first character comes from t's first)."""
+        if self._moves is None:
+            return self.text(t), True
+        return self.text(t), not self._moves(t)
 
 
 def normalizer(node: Any, where: str = "normalizer", source: str = "") -> Normalizer | None:
@@ -202,13 +208,9 @@ def normalizer(node: Any, where: str = "normalizer", source: str = "") -> Normal
     if kind == "Replace":
         pat = compile_pattern(node.get("pattern"), f"{where}.pattern", source)
         content = need(node, "content", str, where)
-        literal = node.get("pattern", {}).get("String") if isinstance(node.get("pattern"), dict) \
-            else None
-        # a match at the start keeps its first character's place only when one character
-        # becomes at least one (NStr.replace gives the new text the match's last character)
-        keeps = isinstance(literal, str) and len(literal) == 1 and bool(content)
         return Normalizer(lambda s: s.replace(_match_spans(pat, s.text), content),
-                          partial(_replace_text, pat, content), keeps)
+                          partial(_replace_text, pat, content),
+                          partial(_replace_moves_start, pat, content))
     if kind == "Prepend":
         text = need(node, "prepend", str, where)
         return Normalizer(lambda s: s.prepend(text), lambda t: text + t if t and text else t)
@@ -228,7 +230,17 @@ def normalizer(node: Any, where: str = "normalizer", source: str = "") -> Normal
             for f in steps:
                 t = f.text(t)
             return t
-        return Normalizer(run, run_text, all(f.keeps_start for f in steps))
+
+        if all(f._moves is None for f in steps):
+            return Normalizer(run, run_text)
+
+        def moves(t: str) -> bool:
+            moved = False
+            for f in steps:
+                t, keeps = f.text_start(t)
+                moved = moved or not keeps
+            return moved
+        return Normalizer(run, run_text, moves)
     raise refuse(node, where, NORMALIZERS)
 
 
@@ -255,6 +267,15 @@ def _replace_text(pattern, content: str, t: str) -> str:
         return t
     out.append(t[last:])
     return "".join(out)
+
+
+def _replace_moves_start(pattern, content: str, t: str) -> bool:
+    """Whether a Replace gives the text's first character another source: a match at 0
+    that changes it, when its last character is not the first (NStr.replace gives the
+    new text the match's last character) or nothing replaces it."""
+    for s, e in _match_spans(pattern, t):
+        return s == 0 and t[s:e] != content and (e > 1 or not content)
+    return False
 
 
 def _precompiled(node: dict, where: str) -> Normalizer:

@@ -56,6 +56,12 @@ class PipelineModel(WordModel):
     def encode_words(self, words: list[str], cache: dict, cache_limit: int) -> list[int]:
         return self.native.encode_words(words, cache, cache_limit)
 
+    def encode_cut(self, word: str) -> list[int] | None:
+        """A long word's ids merged by segments where no merge crosses (tokenizer.json
+        models without ByteLevel), or None where the model cannot be cut."""
+        cut = getattr(self.native, "encode_cut", None)   # not in the pure-Python stand-in
+        return cut(word) if cut is not None else None
+
     def tokenize(self, piece: str) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
         """(ids, starts, ends): byte offsets in the piece's UTF-8."""
         return self.native.tokenize(piece)

@@ -1,0 +1,85 @@
+"""tokenizer.json normalizers and Metaspace encode ids without the per-character offset
+table (issue 28/29: a normalizer used to send every text down the NStr path), and a
+Metaspace file that does not split (the whole text one word) is merged by segments where
+no merge crosses; ids stay ``tokenizers``' own on long and odd texts."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+tokenizers = pytest.importorskip("tokenizers")
+
+from bpe_gui.engine.formats import load_tokenizer  # noqa: E402
+from bpe_gui.engine.tokenizers.imported import normalized  # noqa: E402
+
+from hf_files import CASES, CORPUS, SAMPLES  # noqa: E402
+
+PLAIN_CASES = ["nfc", "nfkc-lowercase", "replace-regex", "prepend", "metaspace-first-fallback",
+               "metaspace-always-split", "metaspace-nfkc", "llama2-prepend-replace",
+               "precompiled-nmt-nfkc", "precompiled-nfkc-cf-collapse",
+               "added-tokens-normalized-lowercase", "added-tokens-metaspace"]
+
+
+@pytest.fixture(scope="module", params=PLAIN_CASES)
+def pair(request, tmp_path_factory):
+    tk = CASES[request.param]()
+    path = tmp_path_factory.mktemp(request.param) / "tokenizer.json"
+    tk.save(str(path))
+    return request.param, tk, load_tokenizer(path)
+
+
+def _long_text(seed: int) -> str:
+    rnd = random.Random(seed)
+    parts = SAMPLES + CORPUS + ["ｅ\u0301 ﬁ ① \u00a0 \u3000 \x01 ΣΑΣ İ", "  ", "\n\n"]
+    return " ".join(rnd.choice(parts) for _ in range(400))
+
+
+def test_long_texts_equal_tokenizers(pair):
+    name, tk, ours = pair
+    for seed in range(3):
+        text = _long_text(seed)
+        assert ours.encode(text) == tk.encode(text, add_special_tokens=False).ids
+
+
+def test_ids_need_no_offset_table(pair, monkeypatch):
+    """encode() runs the normalizer on plain text: no NStr transform, replace or prepend."""
+    name, tk, ours = pair
+
+    def refuse(*a, **k):
+        raise AssertionError("the offset table was built for ids")
+
+    for method in ("transform", "replace", "prepend", "map_chars"):
+        monkeypatch.setattr(normalized.NStr, method, refuse)
+    text = _long_text(9)
+    assert ours.encode(text) == tk.encode(text, add_special_tokens=False).ids
+
+
+@pytest.mark.parametrize("unit", ["x", "ab", " ", "你", "e\u0301", "ﬁ"])
+def test_a_100k_character_word(pair, unit):
+    name, tk, ours = pair
+    text = unit * (100_000 // len(unit))
+    assert ours.encode(text) == tk.encode(text, add_special_tokens=False).ids
+
+
+def test_a_metaspace_file_that_does_not_split_is_cut_in_c(tmp_path):
+    tk = CASES["metaspace-first-fallback"]()
+    tk.save(str(tmp_path / "tokenizer.json"))
+    ours = load_tokenizer(tmp_path / "tokenizer.json")
+    text = "▁" + _long_text(4).replace(" ", "▁")
+    cut = ours.pipeline.model.encode_cut(text)
+    if cut is None:
+        pytest.skip("the pure-Python model merges whole words")
+    assert cut == list(ours.pipeline.model.merge(text))
+
+
+def test_a_replace_at_the_start_reads_where_the_piece_starts(tmp_path):
+    """Metaspace 'first' prepends only to a piece that starts the original text; a Replace
+    that removes the first characters moves that start, and the plain-text path says so."""
+    tk = CASES["replace-at-start-metaspace-first"]()
+    tk.save(str(tmp_path / "tokenizer.json"))
+    ours = load_tokenizer(tmp_path / "tokenizer.json")
+    assert ours.pipeline.normalize.text_start("  xxlead") == ("lead", False)
+    assert ours.pipeline.normalize.text_start("lead  x") == ("lead  x", True)
+    for text in ["  xxlead", "xxa xx b", "   ", "lead  x"]:
+        assert ours.encode(text) == tk.encode(text, add_special_tokens=False).ids
