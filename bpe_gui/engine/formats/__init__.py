@@ -36,7 +36,7 @@ from ..errors import ExportError, FormatError
 from ..tokenizers.base import BaseTokenizer
 from ..text.pretokenize import resolve_pattern
 from ..tokenizers.trained import Tokenizer
-from . import csv_merges, gpt2, hf, native, sentencepiece_fmt, tiktoken_fmt
+from . import csv_merges, gguf_fmt, gpt2, hf, native, sentencepiece_fmt, tiktoken_fmt
 from ..io.atomic import check_name, write_files
 from .snapshot import Snapshot, snapshot
 from ..tokenizers import gpt2_files
@@ -52,8 +52,8 @@ FORMATS: dict[str, str] = {
     "csv": "Merges with counts (CSV)",
 }
 _MODULES = {"gpt2": gpt2, "hf": hf, "tiktoken": tiktoken_fmt, "native": native,
-            "csv": csv_merges, "sentencepiece": sentencepiece_fmt}
-IMPORTABLE = ("gpt2", "hf", "tiktoken", "native", "sentencepiece")
+            "csv": csv_merges, "sentencepiece": sentencepiece_fmt, "gguf": gguf_fmt}
+IMPORTABLE = ("gpt2", "hf", "tiktoken", "native", "sentencepiece", "gguf")
 
 __all__ = ["FORMATS", "IMPORTABLE", "detect_format", "export_formats", "export_tokenizer",
            "load_tokenizer", "meta_beside", "output_files", "recognise", "render_files",
@@ -175,7 +175,8 @@ def _pick_in_folder(folder: Path) -> tuple[str, Path]:
 
 
 def detect_format(path: str | Path) -> str:
-    """'gpt2' | 'hf' | 'tiktoken' | 'native' | 'csv' | 'sentencepiece' for a file or a folder.
+    """'gpt2' | 'hf' | 'tiktoken' | 'native' | 'csv' | 'sentencepiece' | 'gguf' for a file
+    or a folder.
 
     Decided by the file name first, then (for other .json files) by the content.
     """
@@ -198,6 +199,8 @@ def detect_format(path: str | Path) -> str:
         return "tiktoken"   # Llama 3's tokenizer.model is a tiktoken ranks file
     if _looks_like_spm(p):   # by content: mistral-common's are tokenizer.model.v3 ...
         return "sentencepiece"
+    if _head(p, 4) == gguf_fmt.MAGIC:
+        return "gguf"
     if name.endswith(".json"):
         data = read_json(p)
         if isinstance(data, dict):
@@ -228,6 +231,14 @@ def _looks_like_ranks(p: Path) -> bool:
     except OSError:
         return False
     return re.fullmatch(rb"[A-Za-z0-9+/]+=*[ ][0-9]+\r?", head) is not None
+
+
+def _head(p: Path, n: int) -> bytes:
+    try:
+        with open(p, "rb") as f:
+            return f.read(n)
+    except OSError:
+        return b""
 
 
 def _looks_like_spm(p: Path) -> bool:

@@ -434,7 +434,7 @@ static int normalize(const PipeModel *m, const unsigned char *s, size_t n, int p
     const SpmData *d = m->spm;
     int64_t consumed = 0;
     if (d->llama) { /* llama.cpp: a space before the text, every space as '▁' */
-        if (prefix && norm_put(z, SPACE_SYM, 3, 0) < 0) return PIPE_NOMEM;
+        if (prefix && n && norm_put(z, SPACE_SYM, 3, 0) < 0) return PIPE_NOMEM;
         size_t last = 0;
         for (size_t i = 0; i <= n; i++)
             if (i == n || s[i] == ' ') {

@@ -363,7 +363,7 @@ class SpmNative:
 
         n = len(text)
         if self.llama:
-            if prefix:
+            if prefix and n:
                 put(" ", 0)
             for i, c in enumerate(text):
                 put(" " if c == " " else c, i)

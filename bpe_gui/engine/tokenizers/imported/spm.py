@@ -199,6 +199,9 @@ class SpmPipeline(Pipeline):
                          stream_safe=False)
         self.spec = model.spec
         self.native = model.native
+        # llama.cpp: the space prefix goes before a text part that starts the text or
+        # follows a special token, when the file asks for it (add_space_prefix)
+        self._prefix = model.spec.add_dummy_prefix
 
     # ----- pieces --------------------------------------------------------------------
     def _fragments(self, text: str):
@@ -218,7 +221,7 @@ class SpmPipeline(Pipeline):
                 continue
             if not part.text:
                 continue
-            norm, src = self.native.spm_normalize(part.text, prev_special)
+            norm, src = self.native.spm_normalize(part.text, prev_special and self._prefix)
             prev_special = False
             base = part.span(0, 0)[0] + start
             a = 0
@@ -232,7 +235,7 @@ class SpmPipeline(Pipeline):
     # ----- encoding ----------------------------------------------------------------
     def encode(self, text: str) -> list[int]:
         if self.added is None:
-            return self.native.spm_encode(text, True)
+            return self.native.spm_encode(text, self._prefix)
         out: list[int] = []
         prev_special = True
         for part, tid in self._fragments(text):
@@ -240,7 +243,7 @@ class SpmPipeline(Pipeline):
                 out.append(tid)
                 prev_special = True
             elif part.text:
-                out += self.native.spm_encode(part.text, prev_special)
+                out += self.native.spm_encode(part.text, prev_special and self._prefix)
                 prev_special = False
         return out
 
@@ -259,7 +262,8 @@ class SpmPipeline(Pipeline):
             if not part.text:
                 continue
             base = part.span(0, 0)[0]
-            got, st, en = self.native.spm_encode_offsets(part.text, prev_special)
+            got, st, en = self.native.spm_encode_offsets(part.text,
+                                                         prev_special and self._prefix)
             prev_special = False
             ids += got
             offs += [(s + base, e + base) for s, e in zip(st, en)]
@@ -333,4 +337,36 @@ def build_spm(spec: SpmSpec, *, added=None, special_ids: dict[str, int] | None =
                              meta=dict(meta or spec.meta))
 
 
-__all__: Sequence[str] = ("SpmSpec", "SpmModel", "SpmPipeline", "build_spm", "native_model")
+def build_llama(tokens: list[str], scores: list[float] | None, types: list[int] | None, *,
+                add_space_prefix: bool = True, parse_special: bool = True,
+                meta: dict | None = None) -> PipelineTokenizer:
+    """A GGUF ``llama`` vocabulary as llama.cpp's ``llama_tokenize`` runs it: tokens of
+    type CONTROL, USER_DEFINED or UNKNOWN cut out of the text first (with
+    ``parse_special``, llama-tokenize's default; without it only USER_DEFINED ones, the
+    setting of llama.cpp's tokenizer tests), then each text part merged by score
+    (llm_tokenizer_spm) with the space prefix before a part that starts the text or
+    follows a special token. ValueError: what cannot be run."""
+    from .added_tokens import AddedToken, AddedTokens
+    n = len(tokens)
+    kinds = [t if t in (NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE) else NORMAL
+             for t in (types or [NORMAL] * n)]
+    index = {t: i for i, t in enumerate(tokens)}   # llama.cpp's map: the last id of a text
+    missing = [b for b in range(256)
+               if f"<0x{b:02X}>" not in index and not (b < 0x80 and chr(b) in index)]
+    if missing:
+        raise ValueError(f"it has no token for the byte 0x{missing[0]:02X} (neither "
+                         f"<0x{missing[0]:02X}> nor the byte itself), which llama.cpp needs "
+                         "for text no token covers")
+    spec = SpmSpec(list(tokens), list(scores) if scores is not None else [0.0] * n,
+                   bytes(kinds), True, add_dummy_prefix=add_space_prefix,
+                   remove_extra_whitespaces=False, llama=True, meta=dict(meta or {}))
+    cut = [AddedToken(i, t, normalized=False, special=True) for i, (t, k) in
+           enumerate(zip(tokens, kinds))
+           if t and (k == USER_DEFINED or (parse_special and k in (CONTROL, UNKNOWN)))]
+    every = {t: i for i, (t, k) in enumerate(zip(tokens, kinds))
+             if t and k in (CONTROL, USER_DEFINED, UNKNOWN)}
+    return build_spm(spec, added=AddedTokens(cut, None) if cut else None, special_ids=every)
+
+
+__all__: Sequence[str] = ("SpmSpec", "SpmModel", "SpmPipeline", "build_spm", "build_llama",
+                          "native_model")
