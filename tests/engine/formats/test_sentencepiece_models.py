@@ -303,3 +303,57 @@ def test_special_tokens_or_a_pattern_are_refused(models):
     with pytest.raises(FormatError) as e:
         load_tokenizer(models["bpe_llama"], special_tokens=["<x>"])
     assert "no special tokens" in str(e.value)
+
+
+# ----- export ----------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def plain_model(train_lines, tmp_path_factory):
+    """Llama 2 style without user-defined symbols: exportable as tokenizer.json."""
+    from conftest import _train_spm
+    return _train_spm(train_lines, tmp_path_factory.mktemp("plain"), "plain.model",
+                      model_type="bpe", vocab_size=1500, byte_fallback=True,
+                      normalization_rule_name="identity", remove_extra_whitespaces=False,
+                      character_coverage=0.99).path
+
+
+def test_export_as_tokenizer_json_gives_sentencepieces_ids(plain_model, tmp_path):
+    tokenizers = pytest.importorskip("tokenizers")
+    from bpe_gui.engine.formats import export_tokenizer, supported_formats
+    tok = load_tokenizer(plain_model)
+    assert supported_formats(tok) == ["hf"]
+    path = export_tokenizer(tok, tmp_path, "hf")[0]
+    hf = tokenizers.Tokenizer.from_file(str(path))
+    back = load_tokenizer(path)
+    sp = spm.SentencePieceProcessor(model_file=str(plain_model))
+    texts = [t for k, t in TEXTS.items() if k != "user_defined"] + [_random_unicode(3, 300)]
+    for text in texts:
+        want = sp.encode(text)
+        assert hf.encode(text, add_special_tokens=False).ids == want, text
+        assert back.encode(text) == want, text
+        assert hf.decode(want) == sp.decode(want)
+
+
+def test_export_is_refused_where_tokenizers_would_differ(models, tmp_path):
+    from bpe_gui.engine.errors import ExportError
+    from bpe_gui.engine.formats import export_tokenizer, supported_formats
+    for kind, why in (("bpe_nfkc", "precompiled charsmap"), ("bpe_llama", "user-defined"),
+                      ("bpe_suffix", "charsmap")):
+        tok = load_tokenizer(models[kind])
+        assert supported_formats(tok) == []
+        with pytest.raises(ExportError) as e:
+            export_tokenizer(tok, tmp_path, "hf")
+        assert why in str(e.value)
+        with pytest.raises(ExportError) as e:
+            export_tokenizer(tok, tmp_path, "gpt2")
+        assert "SentencePiece" in str(e.value) and "tokenizer.json" in str(e.value)
+    assert not list(tmp_path.iterdir())   # nothing half-written
+
+
+def test_a_gguf_llama_vocabulary_exports_to_the_same_ids(gguf_files, tmp_path):
+    tokenizers = pytest.importorskip("tokenizers")
+    from bpe_gui.engine.formats import export_tokenizer
+    tok = load_tokenizer(gguf_files["llama"].path)
+    path = export_tokenizer(tok, tmp_path, "hf")[0]
+    hf = tokenizers.Tokenizer.from_file(str(path))
+    for text in ["Hello world", "  two  spaces\n", "你好世界", "x</s>y 👨\u200d👩", ""]:
+        assert hf.encode(text, add_special_tokens=False).ids == tok.encode(text), text
