@@ -18,7 +18,7 @@ from ..theme import colors
 from ..widgets.wheel_guard import guard_wheel
 
 BACKGROUND_BYTES = 1 << 20   # bigger files load off the GUI thread, with progress
-TOKENIZER_FILTER = ("Tokenizers (*.json *.txt *.bpe *.tiktoken *.csv *.model);;"
+TOKENIZER_FILTER = ("Tokenizers (*.json *.txt *.bpe *.tiktoken *.csv *.model *.model.* *.gguf);;"
                     "Hugging Face tokenizer.json (tokenizer.json *.json);;"
                     "GPT-2 vocab.json / merges.txt, encoder.json / vocab.bpe "
                     "(*.json *.txt *.bpe);;"

@@ -293,10 +293,10 @@ class SpmNative:
         self.pairs: set[tuple[str, str]] = set()
         for i, t in enumerate(texts):
             if len(t) > 1 and (llama or types[i] in _NORMAL_GROUP):
-                for a, b in zip(t, t[1:]):
-                    self.joins[a] = self.joins.get(a, 0) | 1
-                    self.joins[b] = self.joins.get(b, 0) | 2
-                    self.pairs.add((a, b))
+                for c, d in zip(t, t[1:]):
+                    self.joins[c] = self.joins.get(c, 0) | 1
+                    self.joins[d] = self.joins.get(d, 0) | 2
+                    self.pairs.add((c, d))
         self.cm: Charsmap | None = None
         self.add_dummy_prefix = self.escape_ws = True
         self.remove_extra_ws = self.ws_suffix = False

@@ -415,9 +415,9 @@ def pre_tokenizer(node: Any, where: str = "pre_tokenizer", source: str = "") -> 
         else:
             raise refuse(n, w, PRE_TOKENIZERS)
     meta = None
-    if len(flat) == 1 and flat[0][0].get("type") == "Metaspace":
+    if len(flat) == 1 and flat[0][0].get("type") == "Metaspace" and replacement is not None:
         n, w = flat[0]
-        meta = (replacement, _prepend_scheme(n, w), need(n, "split", bool, w, True))
+        meta = (replacement, _prepend_scheme(n, w), bool(need(n, "split", bool, w, True)))
     first = any(n.get("type") == "Metaspace" and _prepend_scheme(n, w) == "first"
                 for n, w in flat)
     return PreTokenizer(steps, byte_level, prefix, replacement, _tiling(flat, source), meta,

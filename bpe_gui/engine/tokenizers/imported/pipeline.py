@@ -139,7 +139,7 @@ class Pipeline:
         plain text, the pre-tokenizer's words straight from its regex or its Metaspace rule
         where it can give them (PreTokenizer.words_text), else from its steps."""
         out: list[int] = []
-        enc, pre, norm = self.model.encode_words, self.pre, self.normalize
+        pre, norm = self.pre, self.normalize
         assert pre is not None   # encode() comes here only with a pre-tokenizer
         if self.added is not None:
             parts = self.added.split_text(text)

@@ -150,7 +150,7 @@ def charsmap_module():
     try:
         from . import _pipeline as mod
     except ImportError:   # no C compiler at install time
-        from . import _pymodel as mod  # type: ignore[no-redef]  # the stand-in, same names
+        from . import _pymodel as mod  # the stand-in, same names
     return mod
 
 
