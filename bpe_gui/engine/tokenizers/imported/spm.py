@@ -38,6 +38,7 @@ from .word_model import PipelineModel, model_class
 NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
 SPACE = "\u2581"
 UNK_SURFACE = " \u2047 "
+WORDS = r"[^ ]+| +"   # the words shown (Tokenizer.pattern): text between spaces, space runs
 
 
 @dataclass(frozen=True)
@@ -332,8 +333,10 @@ def build_spm(spec: SpmSpec, *, added=None, special_ids: dict[str, int] | None =
                        if t in (CONTROL, UNKNOWN)}
     pipe = SpmPipeline(model, vocab, frozenset(special_ids.values()), added)
     merges = LazyMerges(lambda: model.n_merges, model.merge_at, vocab)
+    # the words the window colours and plays back on a click: runs of non-spaces (a
+    # word's playback starts from the '▁' the dummy prefix gives it, as in its text)
     return PipelineTokenizer(pipe, vocab=vocab, token_to_id=t2i, merges=merges,
-                             special_ids=special_ids, pattern=r"(?s).+",
+                             special_ids=special_ids, pattern=WORDS,
                              meta=dict(meta or spec.meta))
 
 
