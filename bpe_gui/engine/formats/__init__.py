@@ -56,8 +56,15 @@ _MODULES = {"gpt2": gpt2, "hf": hf, "tiktoken": tiktoken_fmt, "native": native,
 IMPORTABLE = ("gpt2", "hf", "tiktoken", "native", "sentencepiece", "gguf")
 
 __all__ = ["FORMATS", "IMPORTABLE", "detect_format", "export_formats", "export_tokenizer",
+           "format_label",
            "load_tokenizer", "meta_beside", "output_files", "recognise", "render_files",
            "settings_problem", "supported_formats", "unsupported_reason"]
+
+
+def format_label(fmt: str) -> str:
+    """A format key in words. Example: 'sentencepiece' -> 'SentencePiece model (.model)'."""
+    from .sniff import LABELS
+    return FORMATS.get(fmt) or LABELS.get(fmt) or fmt
 
 
 def _module(fmt: str):

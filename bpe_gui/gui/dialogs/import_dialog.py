@@ -27,7 +27,7 @@ TOKENIZER_FILTER = ("Tokenizers (*.json *.txt *.bpe *.tiktoken *.csv *.model *.m
 
 def describe_format(path: str) -> tuple[str | None, str]:
     """(format key or None, a line for the user) for a file or folder."""
-    from ...engine.formats import FORMATS, detect_format
+    from ...engine.formats import detect_format, format_label
     try:
         fmt = detect_format(path)
     except BPEError as e:
@@ -37,7 +37,7 @@ def describe_format(path: str) -> tuple[str | None, str]:
     if not fmt:
         return None, ("Format not recognised. Pick a tokenizer.json, a GPT-2 vocab.json "
                       "(with merges.txt beside it), a .tiktoken file or a bpe-gui export.")
-    return fmt, f"Format: {FORMATS.get(fmt, fmt)}{_which_encoding(fmt, path)}"
+    return fmt, f"Format: {format_label(fmt)}{_which_encoding(fmt, path)}"
 
 
 def _which_encoding(fmt: str, path: str) -> str:
@@ -68,7 +68,8 @@ class ImportDialog(QDialog):
         self.setWindowTitle("Import tokenizer")
         lay = QVBoxLayout(self)
         intro = QLabel("Load a trained tokenizer (GPT-2 vocab.json + merges.txt, Hugging Face "
-                       "tokenizer.json, tiktoken ranks, or a bpe-gui export). The encode view "
+                       "tokenizer.json, tiktoken ranks, a SentencePiece .model, a GGUF file, "
+                       "or a bpe-gui export). The encode view "
                        "and the vocabulary browser then use it; Training > Encode with "
                        "imported tokenizer switches back and forth.", wordWrap=True)
         lay.addWidget(intro)
