@@ -83,3 +83,29 @@ def test_a_replace_at_the_start_reads_where_the_piece_starts(tmp_path):
     assert ours.pipeline.normalize.text_start("lead  x") == ("lead  x", True)
     for text in ["  xxlead", "xxa xx b", "   ", "lead  x"]:
         assert ours.encode(text) == tk.encode(text, add_special_tokens=False).ids
+
+
+def _with_charsmap(tmp_path, blob: bytes):
+    import base64
+    import json
+    tk = CASES["precompiled-nmt-nfkc"]()
+    data = json.loads(tk.to_str())
+    data["normalizer"]["precompiled_charsmap"] = base64.b64encode(blob).decode()
+    path = tmp_path / "tokenizer.json"
+    path.write_text(json.dumps(data), "utf-8")
+    return path
+
+
+@pytest.mark.parametrize("damage, words", [
+    (lambda b: b[:3], "shorter than its 4-byte header"),
+    (lambda b: (len(b) * 2).to_bytes(4, "little") + b[4:], "longer than the blob"),
+    (lambda b: b[:4] + (0x7FFFFC00).to_bytes(4, "little") + b[8:], "points outside itself"),
+    (lambda b: b[:-40] + b"\xff\xfe" + b[-38:], "not UTF-8"),
+])
+def test_a_damaged_precompiled_charsmap_is_refused_naming_it(tmp_path, damage, words):
+    from bpe_gui.engine.errors import FormatError
+    from hf_files import charsmap
+    path = _with_charsmap(tmp_path, damage(charsmap()))
+    with pytest.raises(FormatError) as e:
+        load_tokenizer(path)
+    assert words in str(e.value) and e.value.key == "normalizer.precompiled_charsmap"
