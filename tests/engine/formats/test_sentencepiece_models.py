@@ -19,7 +19,7 @@ spm = pytest.importorskip("sentencepiece")
 from bpe_gui.engine.errors import FormatError  # noqa: E402
 from bpe_gui.engine.formats import detect_format, load_tokenizer  # noqa: E402
 
-BPE_KINDS = ["bpe_llama", "bpe_nfkc", "bpe_suffix", "bpe_ud"]
+BPE_KINDS = ["bpe_llama", "bpe_nfkc", "bpe_suffix", "bpe_ud", "bpe_suffix_dp"]
 
 
 def _random_unicode(seed: int, n: int) -> str:
@@ -101,6 +101,11 @@ def models(spm_models, train_lines, tmp_path_factory):
                     user_defined_symbols=["<tool>", "</tool>", "foo bar", "▁▁", "ab"],
                     remove_extra_whitespaces=True)
     out["bpe_ud"] = ud.path
+    # whitespace as a suffix with the dummy prefix (a '▁' at the end) and extra-space removal
+    dp = _train_spm(train_lines, tmp_path_factory.mktemp("dp"), "dp.model", model_type="bpe",
+                    vocab_size=1200, byte_fallback=True, character_coverage=0.98,
+                    treat_whitespace_as_suffix=True, normalization_rule_name="nmt_nfkc_cf")
+    out["bpe_suffix_dp"] = dp.path
     return out
 
 
@@ -128,6 +133,22 @@ def test_random_texts(models, kind):
         text = _random_unicode(rnd.randint(0, 10**6), rnd.randint(0, 60))
         text = text[:10] + "  " + text[10:20] + " 12 " + text[20:]
         assert tok.encode(text) == sp.encode(text), text
+
+
+@pytest.mark.parametrize("kind", BPE_KINDS)
+def test_decode_of_any_ids_equals_sentencepieces(models, kind):
+    """Any id sequence, not only an encoding: leading '▁' pieces (dropped while nothing
+    is written, every one when extra spaces are removed), a trailing '▁' (kept), byte
+    pieces that make no character (a U+FFFD each), control and unknown pieces."""
+    sp = spm.SentencePieceProcessor(model_file=str(models[kind]))
+    tok = load_tokenizer(models[kind])
+    n = sp.get_piece_size()
+    spaced = [i for i in range(n) if sp.id_to_piece(i).startswith("\u2581")]
+    rnd = random.Random(kind)
+    for _ in range(2000):
+        ids = [rnd.choice(spaced) if rnd.random() < 0.3 else rnd.randrange(n)
+               for _ in range(rnd.randint(0, 8))]
+        assert tok.decode(ids) == sp.decode(ids), [sp.id_to_piece(i) for i in ids]
 
 
 @pytest.mark.parametrize("kind", ["bpe_llama", "bpe_nfkc"])

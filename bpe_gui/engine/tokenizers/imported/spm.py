@@ -25,6 +25,7 @@ Example::
 from __future__ import annotations
 
 import array
+import codecs
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
@@ -39,6 +40,17 @@ NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
 SPACE = "\u2581"
 UNK_SURFACE = " \u2047 "
 WORDS = r"[^ ]+| +"   # the words shown (Tokenizer.pattern): text between spaces, space runs
+
+
+def _per_byte(e: UnicodeError) -> tuple[str, int]:
+    """sentencepiece's byte pieces: each byte that starts no valid UTF-8 character is one
+    U+FFFD (Python's 'replace' gives one for a whole truncated sequence)."""
+    assert isinstance(e, UnicodeDecodeError)
+    return "\ufffd", e.start + 1
+
+
+_PER_BYTE = "bpe_gui.spm_per_byte"
+codecs.register_error(_PER_BYTE, _per_byte)
 
 
 @dataclass(frozen=True)
@@ -281,34 +293,58 @@ class SpmPipeline(Pipeline):
 
     # ----- decoding ----------------------------------------------------------------
     def decode(self, ids: Iterable[int]) -> str:
-        """As sentencepiece decodes: '▁' as a space, byte pieces joined into UTF-8,
-        control pieces left out, <unk> as ' ⁇ ', the dummy prefix's space dropped."""
+        """As sentencepiece decodes: '▁' as a space, byte pieces joined into UTF-8 (a byte
+        that starts no valid character is one U+FFFD), control pieces left out, <unk> as
+        ' ⁇ ', and the dummy prefix's space dropped: the first piece's leading '▁' while
+        nothing is written yet (with remove_extra_whitespaces, every such leading '▁',
+        as the spaces the normalizer removed). A GGUF llama vocabulary decodes as
+        llama.cpp's pieces do."""
+        if self.spec.llama:
+            return self._decode_llama(ids)
+        spec = self.spec
+        out = bytearray()
+        bos = True    # sentencepiece's is_bos_ws: a leading '▁' may still be dropped
+        seen = False  # a '▁' was dropped from the last piece
+        drop = spec.add_dummy_prefix or spec.remove_extra_whitespaces
+        for i in ids:
+            t = spec.types[i] if 0 <= i < len(spec.types) else NORMAL
+            if t == BYTE:
+                out += self.vocab[i]
+                continue
+            if seen or out:
+                bos = False
+            seen = False
+            if t == CONTROL:
+                continue
+            if t == UNKNOWN:
+                piece = spec.unk_surface
+            else:
+                piece = spec.pieces[i] if 0 <= i < len(spec.pieces) else ""
+                if bos and drop and piece.startswith(SPACE):
+                    piece = piece[1:]
+                    seen = not spec.remove_extra_whitespaces
+                piece = piece.replace(SPACE, " ")
+            out += piece.encode("utf-8", "surrogateescape")
+        return out.decode("utf-8", _PER_BYTE)
+
+    def _decode_llama(self, ids: Iterable[int]) -> str:
         spec = self.spec
         out = bytearray()
         first = True
         for i in ids:
             t = spec.types[i] if 0 <= i < len(spec.types) else NORMAL
-            if t == CONTROL and not spec.llama:
-                continue
-            if t == UNKNOWN and not spec.llama:
-                piece = spec.unk_surface
-            elif t == BYTE or (spec.llama and i in self._byte_ids()):
+            if t == BYTE or i in self._byte_ids():
                 out += self.vocab[i]
                 first = False
                 continue
-            else:
-                piece = spec.pieces[i] if 0 <= i < len(spec.pieces) else ""
+            piece = spec.pieces[i] if 0 <= i < len(spec.pieces) else ""
             if spec.escape_whitespaces:
-                if first and spec.add_dummy_prefix and not spec.treat_whitespace_as_suffix \
-                        and piece.startswith(SPACE):
+                if first and spec.add_dummy_prefix and piece.startswith(SPACE):
                     piece = piece[1:]
                 piece = piece.replace(SPACE, " ")
             first = False
             out += piece.encode("utf-8", "surrogateescape")
-        text = out.decode("utf-8", "replace")
-        if spec.treat_whitespace_as_suffix and spec.add_dummy_prefix and text.endswith(" "):
-            text = text[:-1]
-        return text
+        return out.decode("utf-8", "replace")
 
     def _byte_ids(self) -> set[int]:
         got = getattr(self, "_bytes", None)
