@@ -92,19 +92,18 @@ def spm_offsets(sp, text: str) -> list[tuple[int, int]]:
 
 
 @pytest.fixture(scope="module")
-def models(spm_models, train_lines, tmp_path_factory):
-    from conftest import _train_spm
+def models(spm_models, train_lines, tmp_path_factory, train_spm):
     out = {k: v.path for k, v in spm_models.items()}
-    ud = _train_spm(train_lines, tmp_path_factory.mktemp("ud"), "ud.model", model_type="bpe",
-                    vocab_size=1400, byte_fallback=True, character_coverage=0.995,
-                    split_digits=True,
-                    user_defined_symbols=["<tool>", "</tool>", "foo bar", "▁▁", "ab"],
-                    remove_extra_whitespaces=True)
+    ud = train_spm(train_lines, tmp_path_factory.mktemp("ud"), "ud.model", model_type="bpe",
+                   vocab_size=1400, byte_fallback=True, character_coverage=0.995,
+                   split_digits=True,
+                   user_defined_symbols=["<tool>", "</tool>", "foo bar", "▁▁", "ab"],
+                   remove_extra_whitespaces=True)
     out["bpe_ud"] = ud.path
     # whitespace as a suffix with the dummy prefix (a '▁' at the end) and extra-space removal
-    dp = _train_spm(train_lines, tmp_path_factory.mktemp("dp"), "dp.model", model_type="bpe",
-                    vocab_size=1200, byte_fallback=True, character_coverage=0.98,
-                    treat_whitespace_as_suffix=True, normalization_rule_name="nmt_nfkc_cf")
+    dp = train_spm(train_lines, tmp_path_factory.mktemp("dp"), "dp.model", model_type="bpe",
+                   vocab_size=1200, byte_fallback=True, character_coverage=0.98,
+                   treat_whitespace_as_suffix=True, normalization_rule_name="nmt_nfkc_cf")
     out["bpe_suffix_dp"] = dp.path
     return out
 
@@ -328,10 +327,9 @@ def test_special_tokens_or_a_pattern_are_refused(models):
 
 # ----- export ----------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def plain_model(train_lines, tmp_path_factory):
+def plain_model(train_lines, tmp_path_factory, train_spm):
     """Llama 2 style without user-defined symbols: exportable as tokenizer.json."""
-    from conftest import _train_spm
-    return _train_spm(train_lines, tmp_path_factory.mktemp("plain"), "plain.model",
+    return train_spm(train_lines, tmp_path_factory.mktemp("plain"), "plain.model",
                       model_type="bpe", vocab_size=1500, byte_fallback=True,
                       normalization_rule_name="identity", remove_extra_whitespaces=False,
                       character_coverage=0.99).path

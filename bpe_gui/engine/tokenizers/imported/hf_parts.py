@@ -185,6 +185,11 @@ class Normalizer:
     def __call__(self, s: NStr) -> NStr:
         return self._nstr(s)
 
+    @property
+    def moves_start(self) -> bool:
+        """Whether this step may rewrite a piece's start (a Replace that can)."""
+        return self._moves is not None
+
     def text_start(self, t: str) -> tuple[str, bool]:
         """(normalized text, its first character comes from t's first)."""
         if self._moves is None:
@@ -231,7 +236,7 @@ def normalizer(node: Any, where: str = "normalizer", source: str = "") -> Normal
                 t = f.text(t)
             return t
 
-        if all(f._moves is None for f in steps):
+        if not any(f.moves_start for f in steps):
             return Normalizer(run, run_text)
 
         def moves(t: str) -> bool:
