@@ -35,7 +35,7 @@ WORDCACHE = files("merge/wordcache.c")
 COUNT = files("count/wordtable.c", "count/tsv.c")
 IMPORTED = files("imported/pipe_tables.c", "imported/pipe_load_hf.c",
                  "imported/pipe_load_tiktoken.c", "imported/json_scan.c", "imported/b64.c",
-                 "imported/pipe_encode.c")
+                 "imported/pipe_encode.c", "imported/pipe_spm.c", "imported/charsmap.c")
 
 
 def ext(name: str, sources: list[str], folders: tuple[str, ...]) -> Extension:

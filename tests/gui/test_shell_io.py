@@ -376,6 +376,45 @@ def test_real_tokenizer_files_are_still_recognised(trained, tmp_path):
         dlg.close()
 
 
+def test_sentencepiece_and_gguf_models_are_recognised_by_their_content(trained, tmp_path):
+    """A SentencePiece .model (also named as mistral-common names them) and a GGUF llama
+    vocabulary open now: the content check passes them with a green "Format: ...",
+    and a GGUF of a vocabulary that does not open says why in red."""
+    from bpe_gui.gui.dialogs.import_dialog import ImportDialog
+    from bpe_gui.gui.theme import colors
+    spm = pytest.importorskip("sentencepiece")
+    gguf = pytest.importorskip("gguf")
+    import io
+    out = io.BytesIO()
+    spm.SentencePieceTrainer.train(sentence_iterator=iter([TEXT] * 20), model_writer=out,
+                                   model_type="bpe", vocab_size=300, byte_fallback=True,
+                                   hard_vocab_limit=False, num_threads=1, minloglevel=2)
+    (tmp_path / "tokenizer.model.v3").write_bytes(out.getvalue())
+    sp = spm.SentencePieceProcessor(model_file=str(tmp_path / "tokenizer.model.v3"))
+    for name, model in (("llama.gguf", "llama"), ("t5.gguf", "t5")):
+        w = gguf.GGUFWriter(str(tmp_path / name), "llama")
+        w.add_tokenizer_model(model)
+        n = sp.get_piece_size()
+        w.add_token_list([sp.id_to_piece(i) for i in range(n)])
+        w.add_token_scores([sp.get_score(i) for i in range(n)])
+        w.add_token_types([6 if sp.is_byte(i) else 3 if sp.is_control(i) else
+                           2 if sp.is_unknown(i) else 1 for i in range(n)])
+        w.write_header_to_file()
+        w.write_kv_data_to_file()
+        w.write_tensors_to_file()
+        w.close()
+    for name, want in (("tokenizer.model.v3", "Format: SentencePiece"),
+                       ("llama.gguf", "Format: GGUF")):
+        dlg = ImportDialog(trained.controller, trained, path=str(tmp_path / name))
+        assert dlg.format_label.text().startswith(want), dlg.format_label.text()
+        assert colors(dlg)["ok"] in dlg.format_label.styleSheet()
+        dlg.close()
+    dlg = ImportDialog(trained.controller, trained, path=str(tmp_path / "t5.gguf"))
+    assert "Unigram" in dlg.format_label.text(), dlg.format_label.text()
+    assert colors(dlg)["error"] in dlg.format_label.styleSheet()
+    dlg.close()
+
+
 @pytest.mark.regression
 def test_the_export_dialog_opens_without_writing_any_format(trained, monkeypatch, qtbot):
     """Export (Ctrl+E) rendered every format in full to learn which could hold the

@@ -40,7 +40,7 @@ from ..errors import ExportError, FormatError
 from ..tokenizers.base import BaseTokenizer
 from ..text.pretokenize import resolve_pattern
 from ..tokenizers.trained import Tokenizer
-from . import csv_merges, gpt2, hf, native, tiktoken_fmt
+from . import csv_merges, gguf_fmt, gpt2, hf, native, sentencepiece_fmt, tiktoken_fmt
 from ..io.atomic import check_name, write_files
 from .snapshot import Snapshot, snapshot
 from ..tokenizers import gpt2_files
@@ -59,14 +59,20 @@ FORMATS: dict[str, str] = {
     "csv": "Merges with counts (CSV)",
 }
 _MODULES = {"gpt2": gpt2, "hf": hf, "tiktoken": tiktoken_fmt, "native": native,
-            "csv": csv_merges}
-IMPORTABLE = ("gpt2", "hf", "tiktoken", "native")
+            "csv": csv_merges, "sentencepiece": sentencepiece_fmt, "gguf": gguf_fmt}
+IMPORTABLE = ("gpt2", "hf", "tiktoken", "native", "sentencepiece", "gguf")
 
 __all__ = ["FORMATS", "IMPORTABLE", "LocalModel", "ModelRoot", "ModelScan", "Sniffed",
            "detect_format", "export_formats", "export_tokenizer", "filter_models",
-           "find_models", "load_tokenizer", "meta_beside", "model_matches", "model_roots",
-           "output_files", "pick_model", "recognise", "render_files", "settings_problem",
-           "sniff_file", "supported_formats", "unsupported_reason"]
+           "find_models", "format_label", "load_tokenizer", "meta_beside", "model_matches",
+           "model_roots", "output_files", "pick_model", "recognise", "render_files",
+           "settings_problem", "sniff_file", "supported_formats", "unsupported_reason"]
+
+
+def format_label(fmt: str) -> str:
+    """A format key in words. Example: 'sentencepiece' -> 'SentencePiece model (.model)'."""
+    from .sniff import LABELS
+    return FORMATS.get(fmt) or LABELS.get(fmt) or fmt
 
 
 def _module(fmt: str):
@@ -184,7 +190,8 @@ def _pick_in_folder(folder: Path) -> tuple[str, Path]:
 
 
 def detect_format(path: str | Path) -> str:
-    """'gpt2' | 'hf' | 'tiktoken' | 'native' | 'csv' for a file or a folder.
+    """'gpt2' | 'hf' | 'tiktoken' | 'native' | 'csv' | 'sentencepiece' | 'gguf' for a file
+    or a folder.
 
     Decided by the file name first, then (for other .json files) by the content.
     """
@@ -205,6 +212,10 @@ def detect_format(path: str | Path) -> str:
         return "csv"
     if name.endswith(".model") and _looks_like_ranks(p):
         return "tiktoken"   # Llama 3's tokenizer.model is a tiktoken ranks file
+    if _looks_like_spm(p):   # by content: mistral-common's are tokenizer.model.v3 ...
+        return "sentencepiece"
+    if _head(p, 4) == gguf_fmt.MAGIC:
+        return "gguf"
     if name.endswith(".json"):
         data = read_json(p)
         if isinstance(data, dict):
@@ -220,9 +231,9 @@ def detect_format(path: str | Path) -> str:
     if not p.exists():
         raise FormatError(p, "file not found. Check the path, or pick the file again.")
     if name.endswith(".model"):
-        raise FormatError(p, "is not a tiktoken ranks file (lines 'BASE64 RANK'), so probably a "
-                          "SentencePiece model, which this app cannot load. Load the model's "
-                          "tokenizer.json instead.")
+        raise FormatError(p, "is neither a tiktoken ranks file (lines 'BASE64 RANK') nor a "
+                          "SentencePiece model (a protobuf ModelProto). Check that you picked "
+                          "the right file.")
     raise FormatError(p, "is not a tokenizer file this app knows (vocab.json + merges.txt, "
                       "tokenizer.json, NAME.tiktoken, NAME.bpe-gui.json).")
 
@@ -235,6 +246,22 @@ def _looks_like_ranks(p: Path) -> bool:
     except OSError:
         return False
     return re.fullmatch(rb"[A-Za-z0-9+/]+=*[ ][0-9]+\r?", head) is not None
+
+
+def _head(p: Path, n: int) -> bytes:
+    try:
+        with open(p, "rb") as f:
+            return f.read(n)
+    except OSError:
+        return b""
+
+
+def _looks_like_spm(p: Path) -> bool:
+    try:
+        with open(p, "rb") as f:
+            return sentencepiece_fmt.looks_like_model(f.read(4096))
+    except OSError:
+        return False
 
 
 def load_tokenizer(path: str | Path, special_tokens: Sequence[str] | None = None,

@@ -16,6 +16,7 @@ import io
 
 from ..display import readable
 from .snapshot import Snapshot
+from . import spm_json
 
 COLUMNS = ["rank", "id", "left", "right", "token", "count", "left_hex", "right_hex", "token_hex"]
 
@@ -25,6 +26,7 @@ def file_names(name: str = "tokenizer") -> list[str]:
 
 
 def dump(snap: Snapshot, name: str = "tokenizer") -> dict[str, bytes]:
+    spm_json.refuse(snap.spm, "A merges CSV")
     out = io.StringIO()
     w = csv.writer(out, lineterminator="\n")
     w.writerow(COLUMNS)

@@ -425,3 +425,49 @@ def split_merge(merge: str) -> tuple[str, str]:
     if k < 0:
         return "", ""
     return merge[:k], merge[k + 1:]
+
+
+# ----- loading as a tokenizer -----------------------------------------------------------
+def load(path: str | Path, special_tokens=None, *, parse_special: bool = True, **kwargs):
+    """The tokenizer of a GGUF file, run as llama.cpp runs it. ``llama`` vocabularies
+    (SentencePiece-style: scores, <0xNN> byte tokens): :func:`load_llama`; other
+    vocabularies are refused naming what they are."""
+    p = Path(path)
+    vocab = read_vocab(p)
+    problem = vocab.not_bpe()
+    if problem is not None:
+        raise FormatError(p, problem, key="tokenizer.ggml.model")
+    if vocab.model == "llama":
+        return load_llama(p, vocab, special_tokens, parse_special=parse_special,
+                          meta=kwargs.get("meta"), pattern=kwargs.get("pattern"))
+    raise FormatError(p, f"holds a {vocab.model_description} vocabulary (tokenizer.ggml.model "
+                      f"= {vocab.model!r}), which this app does not run yet; open the model's "
+                      "tokenizer.json if it has one.", key="tokenizer.ggml.model")
+
+
+def load_llama(p: Path, vocab: GGUFVocab, special_tokens=None, *, parse_special: bool = True,
+               meta: dict | None = None, pattern=None):
+    """A ``llama`` vocabulary as llama.cpp's llm_tokenizer_spm runs it
+    (tokenizers/imported/spm.py ``build_llama``)."""
+    from ..tokenizers.imported.spm import build_llama
+    if special_tokens is not None or pattern is not None:
+        raise FormatError(p, "a GGUF file's special tokens and pre-tokenizer are the file's "
+                          "own (its token types); they cannot be replaced. Leave out "
+                          "--special-token / --pattern / --preset.")
+    add_prefix = vocab.flags.get("add_space_prefix", True)
+    info = {"format": "gguf", "source": str(p), "model": "llama",
+            "label": f"GGUF (llama.cpp): llama (SentencePiece-style BPE, {len(vocab.tokens):,} "
+                     "tokens)",
+            "add_space_prefix": add_prefix, "parse_special": parse_special,
+            "add_bos": vocab.flags.get("add_bos_token", True),
+            "add_eos": vocab.flags.get("add_eos_token", False),
+            "special_token_ids": dict(vocab.special_ids), "notes": list(vocab.notes),
+            **(meta or {})}
+    if vocab.scores is None:
+        info["notes"].append("tokenizer.ggml.scores is missing: every token scores 0, as "
+                             "llama.cpp reads it.")
+    try:
+        return build_llama(vocab.tokens, vocab.scores, vocab.token_types,
+                           add_space_prefix=add_prefix, parse_special=parse_special, meta=info)
+    except ValueError as e:
+        raise FormatError(p, f"cannot be run: {e}.", key="tokenizer.ggml.tokens") from None

@@ -28,6 +28,7 @@ from ..tokenizers.trained import Tokenizer
 from .snapshot import Snapshot, build_tokenizer, byte_level_only, prefixed
 from ._json import json_object_lines
 from ..tokenizers.gpt2_files import read_gpt2_files
+from . import spm_json
 
 HEADER = "#version: 0.2"
 
@@ -44,6 +45,7 @@ def settings_problem(mode: str, end_of_word: str, pattern: str) -> str | None:
 
 def dump(snap: Snapshot, name: str = "tokenizer") -> dict[str, bytes]:
     """File name -> content. Raises ExportError for tokenizers this format cannot hold."""
+    spm_json.refuse(snap.spm, "GPT-2 vocab.json + merges.txt")
     why = settings_problem(snap.mode, snap.end_of_word, snap.pattern)
     if why is not None:
         raise ExportError(why)

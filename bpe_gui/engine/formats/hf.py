@@ -45,6 +45,7 @@ from .gpt2 import vocab_keys as gpt2_vocab_keys
 from ..io.reading import check_depth, read_json
 from ..text.pretokenize import Pretokenizer
 from .hf_json import load_hf, read_fast
+from . import spm_json
 
 # Whitespace as Python's str.strip() sees it (char mode strips words with it) and as the
 # `regex` module's \s sees it (the whitespace preset splits with it). They differ in
@@ -81,6 +82,8 @@ def settings_problem(mode: str, end_of_word: str, pattern: str) -> str | None:
 
 def dump(snap: Snapshot, name: str = "tokenizer") -> dict[str, bytes]:
     """File name -> content. Raises ExportError for tokenizers this format cannot hold."""
+    if snap.spm is not None:   # a SentencePiece model: Metaspace-style with byte fallback
+        return spm_json.dump(snap.spm, name)
     check_pattern(snap.pattern)
     model_extra: dict[str, Any] = {}
     aliases: dict[str, int] = {}

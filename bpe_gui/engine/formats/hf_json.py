@@ -116,7 +116,7 @@ def _build(data: dict, path: Path, meta: dict, tables) -> PipelineTokenizer:
                     added=AddedTokens(added, norm) if added else None, normalize=norm,
                     pre=pre, trim_offsets=trim, decode=dec, key_of=key_of,
                     specials=frozenset(specials.values()),
-                    stream_safe=_stream_safe(data, pre))
+                    stream_safe=_stream_safe(data, pre, norm))
     merges = LazyMerges(lambda: model.n_merges, model.merge_at, vocab)
     info = {"format": "hf", "source": str(path), "model": "BPE", **_describe(data, opts),
             **meta}
@@ -229,9 +229,11 @@ def _replacement_of(node: Any) -> str | None:
     return None
 
 
-def _stream_safe(data: dict, pre) -> bool:
+def _stream_safe(data: dict, pre, norm=None) -> bool:
     """Whether text may be encoded in pieces cut after line breaks (see Pipeline)."""
     if "Prepend" in json.dumps(data.get("normalizer")):
+        return False
+    if norm is not None and norm.text("a\nb") != "a\nb":   # nmt_nfkc: a line break is a space
         return False
     for s in _walk(data.get("pre_tokenizer") or {}):   # steps that prepend to each piece
         if s.get("type") == "ByteLevel" and s.get("add_prefix_space", True):

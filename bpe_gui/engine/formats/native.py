@@ -31,6 +31,7 @@ from ._json import json_str, need
 from ..io.reading import read_json
 from ..text.pretokenize import resolve_pattern
 from ..train.trainer import TRAINING_ONLY
+from . import spm_json
 
 FORMAT, VERSION = "bpe-gui", 1
 SUFFIX = ".bpe-gui.json"
@@ -74,6 +75,7 @@ def _jsonable(obj: Any) -> Any:
 
 
 def dump(snap: Snapshot, name: str = "tokenizer") -> dict[str, bytes]:
+    spm_json.refuse(snap.spm, "bpe-gui's own JSON")
     doc = to_dict(snap)
     # one line per setting, vocab entry and merge: readable without indent's bulk
     parts = []

@@ -390,6 +390,50 @@ def read_model(path: str | Path) -> SentencePieceModel:
     return parse_model(data, p)
 
 
+# ----- loading as a tokenizer -----------------------------------------------------------
+def spec_of(m: SentencePieceModel):
+    """The model as :class:`~bpe_gui.engine.tokenizers.imported.spm.SpmSpec` (plain data)."""
+    from ..tokenizers.imported.spm import SpmSpec
+    n, t = m.normalizer, m.trainer
+    label = f"SentencePiece BPE ({len(m.pieces):,} pieces, normalizer {n.name or 'none'!r}" + \
+        (", byte fallback" if t.byte_fallback else "") + ")"
+    meta = {"format": "sentencepiece", "source": m.path, "model": "BPE (SentencePiece)",
+            "normalizer": n.name, "byte_fallback": t.byte_fallback,
+            "add_dummy_prefix": n.add_dummy_prefix,
+            "remove_extra_whitespaces": n.remove_extra_whitespaces,
+            "user_defined_symbols": sum(p.type == USER_DEFINED for p in m.pieces),
+            "add_bos": False, "bos_id": t.bos_id, "eos_id": t.eos_id, "label": label}
+    return SpmSpec([p.piece for p in m.pieces], [p.score for p in m.pieces],
+                   bytes(p.type for p in m.pieces), t.byte_fallback,
+                   n.precompiled_charsmap, n.add_dummy_prefix, n.remove_extra_whitespaces,
+                   n.escape_whitespaces, t.treat_whitespace_as_suffix,
+                   unk_surface=t.unk_surface, meta=meta)
+
+
+def load(path: str | Path, special_tokens=None, **kwargs):
+    """The tokenizer of a SentencePiece BPE ``.model``: ids as
+    ``SentencePieceProcessor.encode`` gives them (no BOS/EOS: the caller's ``add_bos``).
+    Unigram, word and char models are refused naming what they are."""
+    from ..tokenizers.imported.spm import build_spm
+    p = Path(path)
+    m = read_model(p)
+    problem = m.not_bpe()
+    if problem is not None:
+        raise FormatError(p, problem, key="trainer_spec.model_type")
+    if special_tokens is not None or kwargs.get("pattern") is not None:
+        raise FormatError(p, "a SentencePiece model has no pre-tokenizer pattern and matches "
+                          "no special tokens in text (sentencepiece encodes '<s>' as text); "
+                          "leave out --special-token / --pattern / --preset.")
+    spec = spec_of(m)
+    if kwargs.get("meta"):
+        spec.meta.update(kwargs["meta"])
+    try:
+        return build_spm(spec)
+    except ValueError as e:
+        key = "normalizer_spec.precompiled_charsmap" if "charsmap" in str(e) else "pieces"
+        raise FormatError(p, f"cannot be run: {e}.", key=key) from None
+
+
 def looks_like_model(head: bytes) -> bool:
     """Whether these first bytes start a ModelProto: field 1 (a SentencePiece message)
     whose own first field is a non-empty UTF-8 piece, then a score or type or its end."""
@@ -415,4 +459,4 @@ def looks_like_model(head: bytes) -> bool:
 
 
 __all__ = ["Piece", "TrainerSpec", "NormalizerSpec", "SentencePieceModel", "parse_model",
-           "read_model", "looks_like_model", "PIECE_TYPES", "MODEL_TYPES"]
+           "read_model", "looks_like_model", "PIECE_TYPES", "MODEL_TYPES", "load", "spec_of"]

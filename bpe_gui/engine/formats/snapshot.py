@@ -47,6 +47,7 @@ class Snapshot:
     pattern_setting: str         # preset name if it is one, else the regex
     counts: list[int | None]
     meta: dict = field(default_factory=dict)
+    spm: object | None = None    # a SentencePiece model (its SpmModel): formats/spm_json.py
 
     @cached_property
     def eow_id(self) -> int | None:
@@ -84,6 +85,12 @@ class Snapshot:
 
 def snapshot(tok: Tokenizer) -> Snapshot:
     """The exportable view of ``tok`` at the step it shows."""
+    if getattr(tok.model, "kind", None) == "spm":   # merges by score: its own writer
+        return Snapshot(vocab=dict(tok.vocab), merges=[], merge_ids=[],
+                        special_tokens=list(tok.special_tokens),
+                        special_ids=dict(tok.special_ids), mode="spm", end_of_word="",
+                        pattern=tok.pattern, pattern_setting=tok.pattern, counts=[],
+                        meta=dict(tok.meta), spm=tok.model)
     n = tok.n_merges
     merges = [(bytes(a), bytes(b)) for a, b in tok.merges[:n]]
     # at_step() clones already hold only the tokens in use; drop later merges' tokens in

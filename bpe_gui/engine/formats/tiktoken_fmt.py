@@ -33,6 +33,7 @@ from ..io.reading import as_id
 from .snapshot import PROBE_TEXT, Snapshot, byte_level_only, preset_name, words_differ
 from ._json import json_bytes, need
 from ..io.reading import read_bytes, read_json
+from . import spm_json
 
 SUFFIX = ".tiktoken"
 META_SUFFIX = ".tiktoken.json"
@@ -50,6 +51,7 @@ def settings_problem(mode: str, end_of_word: str, pattern: str) -> str | None:
 
 def dump(snap: Snapshot, name: str = "tokenizer") -> dict[str, bytes]:
     """File name -> content. Raises ExportError for tokenizers tiktoken cannot reproduce."""
+    spm_json.refuse(snap.spm, "A .tiktoken file")
     why = settings_problem(snap.mode, snap.end_of_word, snap.pattern)
     if why is not None:
         raise ExportError(why)

@@ -9,6 +9,8 @@ places where a text or a stream may be split without changing its words.
 - :mod:`.pretokenize`: :class:`Pretokenizer`: special tokens first, then the pattern.
 - :mod:`.branches`, :mod:`.branch_words`: which alternative of the pattern cut a word.
 - :mod:`.boundaries`: where a text or stream may be split (safe boundaries).
+- :mod:`.graphemes`: extended grapheme cluster classes of every code point (for the
+  native Precompiled normalizer); ``_grapheme_ranges`` is their committed table.
 """
 from __future__ import annotations
 

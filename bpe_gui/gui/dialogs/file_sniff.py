@@ -27,7 +27,8 @@ from ...engine.io import read_bytes
 
 # what the sniffer finds -> the format key that loads it (detect_format's keys)
 LOADED_AS = {"hf": "hf", "native": "native", "tiktoken-meta": "tiktoken",
-             "tiktoken": "tiktoken", "gpt2-vocab": "gpt2", "gpt2-merges": "gpt2"}
+             "tiktoken": "tiktoken", "gpt2-vocab": "gpt2", "gpt2-merges": "gpt2",
+             "sentencepiece": "sentencepiece", "gguf": "gguf"}
 SMALL = 1 << 20   # files this small are read (bounded) to say why they are no tokenizer
 KNOWN = ("a tokenizer.json, GPT-2 vocab.json + merges.txt, a .tiktoken ranks file, a "
          "bpe-gui export, a GGUF or SentencePiece model, tekken.json or CLIP merges")
@@ -72,7 +73,8 @@ def not_importable(path: Path) -> str | None:
 def _rename_hint(found: Sniffed) -> str:
     names = {"hf": "tokenizer.json", "gpt2-vocab": "vocab.json (merges.txt beside it)",
              "gpt2-merges": "merges.txt (vocab.json beside it)",
-             "tiktoken": "NAME.tiktoken", "native": "NAME.bpe-gui.json"}
+             "tiktoken": "NAME.tiktoken", "native": "NAME.bpe-gui.json",
+             "sentencepiece": "NAME.model", "gguf": "NAME.gguf"}
     return f": name it {names[found.format]}" if found.format in names else ""
 
 

@@ -19,7 +19,7 @@ from ..widgets.wheel_guard import guard_wheel
 from .file_sniff import content_problem, not_importable, why_not
 
 BACKGROUND_BYTES = 1 << 20   # bigger files load off the GUI thread, with progress
-TOKENIZER_FILTER = ("Tokenizers (*.json *.txt *.bpe *.tiktoken *.csv *.model);;"
+TOKENIZER_FILTER = ("Tokenizers (*.json *.txt *.bpe *.tiktoken *.csv *.model *.model.* *.gguf);;"
                     "Hugging Face tokenizer.json (tokenizer.json *.json);;"
                     "GPT-2 vocab.json / merges.txt, encoder.json / vocab.bpe "
                     "(*.json *.txt *.bpe);;"
@@ -31,7 +31,7 @@ def describe_format(path: str) -> tuple[str | None, str]:
     name says is checked against the file's content by the engine's sniffer
     (file_sniff.py): a file whose content is not that format gets a red line saying what
     it is ("Not a tokenizer file: ..."), never a green "Format: ..."."""
-    from ...engine.formats import FORMATS, detect_format
+    from ...engine.formats import detect_format, format_label
     p = Path(path)
     try:
         fmt = detect_format(path)
@@ -44,12 +44,13 @@ def describe_format(path: str) -> tuple[str | None, str]:
         return None, f"{path}: cannot be read ({e.strerror})."
     if not fmt:
         return None, ("Format not recognised. Pick a tokenizer.json, a GPT-2 vocab.json "
-                      "(with merges.txt beside it), a .tiktoken file or a bpe-gui export.")
+                      "(with merges.txt beside it), a .tiktoken file, a SentencePiece "
+                      ".model, a GGUF file or a bpe-gui export.")
     for f in _files_of(p, fmt):
         why = content_problem(f, fmt)
         if why is not None:
             return None, why
-    return fmt, f"Format: {FORMATS.get(fmt, fmt)}{_which_encoding(fmt, path)}"
+    return fmt, f"Format: {format_label(fmt)}{_which_encoding(fmt, path)}"
 
 
 # the files of a folder each format loads (engine/formats: the folder order)
@@ -96,7 +97,8 @@ class ImportDialog(QDialog):
         self.setWindowTitle("Import tokenizer")
         lay = QVBoxLayout(self)
         intro = QLabel("Load a trained tokenizer (GPT-2 vocab.json + merges.txt, Hugging Face "
-                       "tokenizer.json, tiktoken ranks, or a bpe-gui export). The encode view "
+                       "tokenizer.json, tiktoken ranks, a SentencePiece .model, a GGUF file, "
+                       "or a bpe-gui export). The encode view "
                        "and the vocabulary browser then use it; Training > Encode with "
                        "imported tokenizer switches back and forth.", wordWrap=True)
         lay.addWidget(intro)

@@ -137,7 +137,9 @@ def test_random_corpora_match_tiktoken(parts, merges, pattern):
 # ----- tokenizer.json files: Hugging Face tokenizers as the oracle --------------------------
 CONTEXT_CASES = {"metaspace-first-fallback", "metaspace-always-split", "metaspace-nfkc",
                  "llama2-prepend-replace", "prepend", "bytelevel-prefix-space-trim",
-                 "bytelevel-prefix-space-no-trim", "added-tokens-metaspace"}
+                 "bytelevel-prefix-space-no-trim", "added-tokens-metaspace",
+                 "precompiled-nmt-nfkc", "precompiled-nfkc-cf-collapse",
+                 "replace-at-start-metaspace-first"}
 
 
 def hf_bytes(tk, i: int) -> bytes:

@@ -49,6 +49,13 @@ def _train_spm(lines: list[str], folder: Path, name: str, **options) -> SpmModel
     return SpmModel(path, options)
 
 
+@pytest.fixture(scope="session")
+def train_spm():
+    """_train_spm for test modules (``from conftest import`` finds another folder's
+    conftest when the whole suite runs)."""
+    return _train_spm
+
+
 SPM_KINDS = {
     # Llama 2 / Mistral 7B style: BPE, byte fallback, digits split, no normalization
     "bpe_llama": dict(model_type="bpe", vocab_size=1500, byte_fallback=True, split_digits=True,

@@ -137,6 +137,11 @@ void pipe_init(PipeModel *m, int kind) {
 }
 
 void pipe_free(PipeModel *m) {
+    spm_free(m);
+    if (m->cut) {
+        cuts_free(m->cut);
+        free(m->cut);
+    }
     free(m->arena);
     free(m->entries);
     free(m->first_entry);

@@ -17,6 +17,10 @@
  *   TIKTOKEN  no merge list: the adjacent pair whose *concatenated bytes* have the lowest
  *             rank is merged (leftmost on ties), and a word that is a token is taken
  *             whole, as tiktoken's CoreBPE does.
+ *   SPM       SentencePiece BPE (a .model, a GGUF `llama` vocabulary): no merge list; the
+ *             adjacent pair whose concatenation is a piece of the highest *score* is
+ *             merged (leftmost on ties), on the characters of the normalized text
+ *             (pipe_spm.c, with its own normalizer and the charsmap of charsmap.h).
  *
  * Files: pipe_tables.c (keys, ids, GPT-2's byte alphabet, configuration), json_scan.c
  * (a tokenizer.json's tables read from its text), b64.c, pipe_load_hf.c (from the text of
@@ -40,6 +44,7 @@
 
 #define KIND_HF 0
 #define KIND_TIKTOKEN 1
+#define KIND_SPM 2
 #define NONE_ID (-1)
 #define MAX_IDS (1 << 26)
 
@@ -73,8 +78,19 @@ typedef struct {
     int32_t unk_id;
     int32_t fb[256];     /* <0xNN> token ids, or -1 */
     int32_t unit[256];   /* ByteLevel / tiktoken: the id of each single byte, or -1 */
-    char error[96];      /* what the last PIPE_INVALID refused */
+    char error[192];     /* what the last PIPE_INVALID refused */
+    struct SpmData *spm; /* KIND_SPM: pieces' scores and types, the normalizer (pipe_spm.c) */
+    struct CutPairs *cut; /* HF without ByteLevel: where no merge crosses (pipe_spm.c) */
 } PipeModel;
+
+/* Characters next to each other inside tokens a merge makes: a text may be cut between
+ * two characters that never are, and its segments merged alone (pipe_spm.c). */
+typedef struct CutPairs {
+    uint8_t *joins;       /* per code point: 1 is followed, 2 is preceded, inside a token */
+    uint64_t *pairs;      /* (a << 21 | b) + 1 */
+    uint64_t *pair_bits;  /* a filter in front of pairs: one bit per hash of a pair */
+    size_t pairs_cap, pairs_n;
+} CutPairs;
 
 /* What a loader found wrong in a file, for the binding to word (it quotes the spans as
  * Python's repr would): where ("merges" or "line"), the merge's or line's number. */
@@ -151,5 +167,49 @@ size_t pipe_tokenize(const PipeModel *m, MergeScratch *x, const char *w, size_t 
 /* TIKTOKEN: the merge list derived from the ranks; the ids of multi-byte tokens no merge
  * of two lower ranks makes go to *stray (malloc'd, *n_stray of them). 0 or PIPE_NOMEM. */
 int pipe_rebuild(PipeModel *m, int32_t **stray, size_t *n_stray);
+
+/* pipe_spm.c: SentencePiece BPE (KIND_SPM) */
+enum { SPM_NORMAL = 1, SPM_UNKNOWN, SPM_CONTROL, SPM_USER_DEFINED, SPM_UNUSED, SPM_BYTE };
+/* The pieces (keys[i] of lens[i] bytes, their scores and types, id = index). llama: as
+ * llama.cpp runs a GGUF `llama` vocabulary (any token may be merged into, no UNUSED
+ * re-split, a later token of the same text wins, a byte with no <0xNN> token is the
+ * token of the byte itself). 0, PIPE_NOMEM or PIPE_INVALID (m->error). */
+int spm_load(PipeModel *m, size_t n, const char *const *keys, const size_t *lens,
+             const float *scores, const uint8_t *types, int llama, int byte_fallback);
+/* sentencepiece's normalizer: the charsmap blob (NULL/0: identity) and the flags. */
+int spm_set_normalizer(PipeModel *m, const unsigned char *charsmap, size_t len,
+                       int add_dummy_prefix, int remove_extra_ws, int escape_ws, int ws_suffix);
+
+typedef struct {
+    int32_t *ids;
+    int64_t *st, *en;   /* with offsets: each id's span in the input (bytes) */
+    size_t n, cap;
+} SpmOut;
+void spm_out_free(SpmOut *o);
+/* The ids of a whole text s[0..n) (UTF-8): normalized, cut where no piece crosses, each
+ * segment merged (or taken from a cache of segments when !offsets). prefix: llama: put
+ * the space prefix before this text. 0 or PIPE_NOMEM. */
+int spm_encode(const PipeModel *m, const unsigned char *s, size_t n, int prefix, int offsets,
+               SpmOut *out);
+/* The normalized text (into *norm, malloc'd, *norm_len bytes) and where each of its
+ * bytes comes from in s (*n2o: norm_len + 1 entries, malloc'd; NULL not wanted). */
+int spm_normalize_text(const PipeModel *m, const unsigned char *s, size_t n, int prefix,
+                       char **norm, size_t *norm_len, int64_t **n2o);
+/* The segments of a normalized text where no piece crosses (ends, *n of them). */
+int spm_segments(const PipeModel *m, const unsigned char *s, size_t n, size_t **ends,
+                 size_t *n_ends);
+/* The ids of one normalized piece (no normalizer), spans in bytes of it. */
+size_t spm_tokenize(const PipeModel *m, const unsigned char *w, size_t len, SpmOut *out,
+                    int *err);
+void spm_free(PipeModel *m);
+int cuts_init(CutPairs *c);
+void cuts_free(CutPairs *c);
+int cuts_note(CutPairs *c, const unsigned char *p, size_t n); /* a token's characters */
+int cuts_can_cut(const CutPairs *c, uint32_t a, uint32_t b);
+/* HF without ByteLevel (and without ignore_merges): the cut tables from the merges' new
+ * tokens (0: none can be made, a merge joins byte-fallback or unknown tokens: the text
+ * is merged whole), then a whole text cut and merged by segments, through a cache. */
+int pipe_build_cuts(PipeModel *m);
+int pipe_encode_cut(const PipeModel *m, const unsigned char *s, size_t n, SpmOut *out);
 
 #endif

@@ -23,12 +23,33 @@
  *       list is derived on demand, only for the vocabulary browser and exports)
  *   m.merge_table() -> capsule of the merge table (merge.h) for _encode.Merger.wrap
  *   find_model_tables(data) -> ((vocab start, end), (merges start, end)) | None
+ *
+ * SentencePiece BPE (kind "spm", imported/pipe_spm.c):
+ *   Model.from_spm(pieces: list[str | bytes], scores: bytes (float32), types: bytes,
+ *                  llama: bool, byte_fallback: bool) -> Model        (ValueError: why not)
+ *   m.spm_normalizer(charsmap: bytes | None, add_dummy_prefix, remove_extra_whitespaces,
+ *                    escape_whitespaces, treat_whitespace_as_suffix)
+ *   m.spm_encode(text, prefix) -> list[int]       the whole text, normalized and merged
+ *   m.spm_encode_offsets(text, prefix) -> (ids, starts, ends)   character offsets
+ *   m.spm_normalize(text, prefix) -> (normalized, sources)   sources[i]: the character of
+ *       text that normalized character i comes from (one more entry: the end)
+ *   m.spm_segments(normalized) -> list of segment ends (characters): no merge crosses them
+ *   m.encode_cut(word) -> list[int] | None   a tokenizer.json model without ByteLevel: a
+ *       long word cut where no merge crosses, segments merged through a cache (None:
+ *       the model cannot be cut)
+ *   tokenize(word) / encode_words(...) merge already normalized pieces
+ *
+ * tokenizers' Precompiled normalizer (imported/charsmap.c):
+ *   Charsmap(blob: bytes)                          (ValueError: why the blob is refused)
+ *   c.normalize_hf(text, changes: bool) -> str | (str, list[int] alignment changes)
+ *   set_grapheme_classes(table: bytes)    one class byte per code point (charsmap.h)
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
 #include <string.h>
 
+#include "imported/charsmap.h"
 #include "imported/pipeline.h"
 #include "python/cached_words.h"
 
@@ -505,12 +526,22 @@ fail:
     return NULL;
 }
 
+static PyObject *spm_tuple(const SpmOut *o, int spans);
+
 static PyObject *Model_tokenize(Model *self, PyObject *args) {
     PyObject *word;
     if (!PyArg_ParseTuple(args, "U", &word)) return NULL;
     Py_ssize_t len;
     const char *w = PyUnicode_AsUTF8AndSize(word, &len);
     if (!w) return NULL;
+    if (self->pm.kind == KIND_SPM) {
+        SpmOut o = {0};
+        int err;
+        size_t n = spm_tokenize(&self->pm, (const unsigned char *)w, (size_t)len, &o, &err);
+        PyObject *r = n == (size_t)-1 ? PyErr_NoMemory() : spm_tuple(&o, 1);
+        spm_out_free(&o);
+        return r;
+    }
     MergeScratch x = {0};
     int err;
     size_t n = pipe_tokenize(&self->pm, &x, w, (size_t)len, &err);
@@ -528,6 +559,13 @@ typedef struct {
 static PyObject *word_ids(void *ctx, const char *utf8, Py_ssize_t len) {
     WordCtx *c = ctx;
     int err;
+    if (c->m->kind == KIND_SPM) {
+        SpmOut o = {0};
+        size_t n = spm_tokenize(c->m, (const unsigned char *)utf8, (size_t)len, &o, &err);
+        PyObject *r = n == (size_t)-1 ? PyErr_NoMemory() : spm_tuple(&o, 0);
+        spm_out_free(&o);
+        return r;
+    }
     size_t n = pipe_tokenize(c->m, &c->x, utf8, (size_t)len, &err);
     return n == (size_t)-1 ? tokenize_error(err) : ids_tuple(&c->x, n);
 }
@@ -580,6 +618,406 @@ static PyObject *Model_merge_table(Model *m, PyObject *noargs) {
     return cap;
 }
 
+
+/* ---- SentencePiece BPE ---------------------------------------------------------------- */
+
+/* ids (spans: (ids, starts, ends) with the spans' byte offsets) of an SpmOut */
+static PyObject *spm_tuple(const SpmOut *o, int spans) {
+    PyObject *ids = PyTuple_New((Py_ssize_t)o->n), *st = NULL, *en = NULL;
+    if (!ids) return NULL;
+    for (size_t i = 0; i < o->n; i++) {
+        PyObject *v = PyLong_FromLong(o->ids[i]);
+        if (!v) goto fail;
+        PyTuple_SET_ITEM(ids, (Py_ssize_t)i, v);
+    }
+    if (!spans) return ids;
+    st = PyTuple_New((Py_ssize_t)o->n);
+    en = PyTuple_New((Py_ssize_t)o->n);
+    if (!st || !en) goto fail;
+    for (size_t i = 0; i < o->n; i++) {
+        PyObject *a = PyLong_FromLongLong(o->st[i]), *b = PyLong_FromLongLong(o->en[i]);
+        if (!a || !b) {
+            Py_XDECREF(a);
+            Py_XDECREF(b);
+            goto fail;
+        }
+        PyTuple_SET_ITEM(st, (Py_ssize_t)i, a);
+        PyTuple_SET_ITEM(en, (Py_ssize_t)i, b);
+    }
+    return Py_BuildValue("(NNN)", ids, st, en);
+fail:
+    Py_XDECREF(ids);
+    Py_XDECREF(st);
+    Py_XDECREF(en);
+    return NULL;
+}
+
+static PyObject *Model_from_spm(PyObject *cls, PyObject *args) {
+    PyObject *pieces;
+    Py_buffer scores, types;
+    int llama, byte_fallback;
+    (void)cls;
+    if (!PyArg_ParseTuple(args, "O!y*y*pp", &PyList_Type, &pieces, &scores, &types, &llama,
+                          &byte_fallback))
+        return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(pieces);
+    PyObject *r = NULL;
+    const char **keys = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(char *));
+    size_t *lens = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(size_t));
+    Model *m = NULL;
+    if (!keys || !lens) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (scores.len != n * (Py_ssize_t)sizeof(float) || types.len != n) {
+        PyErr_SetString(PyExc_ValueError, "from_spm: one score (float32) and one type a piece");
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *p = PyList_GET_ITEM(pieces, i);
+        Py_ssize_t len;
+        if (PyBytes_Check(p)) {
+            keys[i] = PyBytes_AS_STRING(p);
+            len = PyBytes_GET_SIZE(p);
+        } else if (PyUnicode_Check(p)) {
+            keys[i] = PyUnicode_AsUTF8AndSize(p, &len);
+            if (!keys[i]) goto done;
+        } else {
+            PyErr_Format(PyExc_TypeError, "from_spm: piece %zd is not str or bytes", i);
+            goto done;
+        }
+        lens[i] = (size_t)len;
+    }
+    m = new_model(KIND_SPM);
+    if (!m) goto done;
+    int rc = spm_load(&m->pm, (size_t)n, keys, lens, scores.buf, types.buf, llama,
+                      byte_fallback);
+    if (rc < 0) {
+        pipe_error(&m->pm, rc);
+        Py_CLEAR(m);
+        goto done;
+    }
+    r = (PyObject *)m;
+done:
+    PyMem_Free(keys);
+    PyMem_Free(lens);
+    PyBuffer_Release(&scores);
+    PyBuffer_Release(&types);
+    return r;
+}
+
+static int need_spm(Model *self) {
+    if (self->pm.kind != KIND_SPM) {
+        PyErr_SetString(PyExc_TypeError, "not a SentencePiece (spm) model");
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *Model_spm_normalizer(Model *self, PyObject *args) {
+    PyObject *cm;
+    int adp, rew, esc, suf;
+    if (!PyArg_ParseTuple(args, "Opppp", &cm, &adp, &rew, &esc, &suf)) return NULL;
+    if (need_spm(self) < 0) return NULL;
+    if (cm != Py_None && !PyBytes_Check(cm)) {
+        PyErr_SetString(PyExc_TypeError, "spm_normalizer: charsmap must be bytes or None");
+        return NULL;
+    }
+    const unsigned char *p = cm == Py_None ? NULL : (const unsigned char *)PyBytes_AS_STRING(cm);
+    size_t n = cm == Py_None ? 0 : (size_t)PyBytes_GET_SIZE(cm);
+    int rc = spm_set_normalizer(&self->pm, p, n, adp, rew, esc, suf);
+    if (rc < 0) return pipe_error(&self->pm, rc);
+    Py_RETURN_NONE;
+}
+
+/* Byte offsets in s[0..n) -> character offsets, in place (a cursor that walks either way). */
+static void to_chars(const char *s, size_t n, int64_t *off, size_t k) {
+    size_t byte = 0, ch = 0;
+    for (size_t i = 0; i < k; i++) {
+        size_t want = (size_t)off[i] > n ? n : (size_t)off[i];
+        while (byte < want) {
+            byte++;
+            while (byte < n && ((unsigned char)s[byte] & 0xC0) == 0x80) byte++;
+            ch++;
+        }
+        while (byte > want) {
+            byte--;
+            while (byte > 0 && ((unsigned char)s[byte] & 0xC0) == 0x80) byte--;
+            ch--;
+        }
+        off[i] = (int64_t)ch;
+    }
+}
+
+static PyObject *long_list_i32(const int32_t *v, size_t n) {
+    PyObject *list = PyList_New((Py_ssize_t)n);
+    for (size_t i = 0; list && i < n; i++) {
+        PyObject *x = PyLong_FromLong(v[i]);
+        if (!x) {
+            Py_CLEAR(list);
+            break;
+        }
+        PyList_SET_ITEM(list, (Py_ssize_t)i, x);
+    }
+    return list;
+}
+
+static PyObject *long_list_i64(const int64_t *v, size_t n) {
+    PyObject *list = PyList_New((Py_ssize_t)n);
+    for (size_t i = 0; list && i < n; i++) {
+        PyObject *x = PyLong_FromLongLong(v[i]);
+        if (!x) {
+            Py_CLEAR(list);
+            break;
+        }
+        PyList_SET_ITEM(list, (Py_ssize_t)i, x);
+    }
+    return list;
+}
+
+static PyObject *spm_encode_py(Model *self, PyObject *args, int offsets) {
+    PyObject *text;
+    int prefix = 1;
+    if (!PyArg_ParseTuple(args, "U|p", &text, &prefix)) return NULL;
+    if (need_spm(self) < 0) return NULL;
+    Py_ssize_t n;
+    const char *s = PyUnicode_AsUTF8AndSize(text, &n);
+    if (!s) return NULL;
+    SpmOut o = {0};
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = spm_encode(&self->pm, (const unsigned char *)s, (size_t)n, prefix, offsets, &o);
+    if (!rc && offsets) {
+        to_chars(s, (size_t)n, o.st, o.n);
+        to_chars(s, (size_t)n, o.en, o.n);
+    }
+    Py_END_ALLOW_THREADS
+    if (rc < 0) {
+        spm_out_free(&o);
+        return PyErr_NoMemory();
+    }
+    PyObject *r;
+    if (!offsets) {
+        r = long_list_i32(o.ids, o.n);
+    } else {
+        PyObject *a = long_list_i32(o.ids, o.n), *b = long_list_i64(o.st, o.n),
+                 *c = long_list_i64(o.en, o.n);
+        r = (a && b && c) ? Py_BuildValue("(NNN)", a, b, c) : NULL;
+        if (!r) {
+            Py_XDECREF(a);
+            Py_XDECREF(b);
+            Py_XDECREF(c);
+        }
+    }
+    spm_out_free(&o);
+    return r;
+}
+
+/* encode_cut(text) -> list of ids, or None when the model cannot be cut (see pipeline.h) */
+static PyObject *Model_encode_cut(Model *self, PyObject *args) {
+    PyObject *text;
+    if (!PyArg_ParseTuple(args, "U", &text)) return NULL;
+    int rc = pipe_build_cuts(&self->pm);
+    if (rc < 0) return PyErr_NoMemory();
+    if (rc == 0) Py_RETURN_NONE;
+    Py_ssize_t n;
+    const char *s = PyUnicode_AsUTF8AndSize(text, &n);
+    if (!s) return NULL;
+    SpmOut o = {0};
+    Py_BEGIN_ALLOW_THREADS
+    rc = pipe_encode_cut(&self->pm, (const unsigned char *)s, (size_t)n, &o);
+    Py_END_ALLOW_THREADS
+    PyObject *r = rc == PIPE_INVALID ? tokenize_error(PIPE_WORD_TOO_LONG) :
+                  rc < 0 ? PyErr_NoMemory() : long_list_i32(o.ids, o.n);
+    spm_out_free(&o);
+    return r;
+}
+
+static PyObject *Model_spm_encode(Model *self, PyObject *args) {
+    return spm_encode_py(self, args, 0);
+}
+
+static PyObject *Model_spm_encode_offsets(Model *self, PyObject *args) {
+    return spm_encode_py(self, args, 1);
+}
+
+static PyObject *Model_spm_normalize(Model *self, PyObject *args) {
+    PyObject *text;
+    int prefix = 1;
+    if (!PyArg_ParseTuple(args, "U|p", &text, &prefix)) return NULL;
+    if (need_spm(self) < 0) return NULL;
+    Py_ssize_t n;
+    const char *s = PyUnicode_AsUTF8AndSize(text, &n);
+    if (!s) return NULL;
+    char *norm;
+    size_t nl;
+    int64_t *n2o;
+    if (spm_normalize_text(&self->pm, (const unsigned char *)s, (size_t)n, prefix, &norm, &nl,
+                           &n2o) < 0)
+        return PyErr_NoMemory();
+    /* one source a normalized character (its first byte's), and the end */
+    size_t nc = 0;
+    for (size_t i = 0; i < nl; i++)
+        if (((unsigned char)norm[i] & 0xC0) != 0x80) n2o[nc++] = n2o[i];
+    n2o[nc++] = n2o[nl];
+    to_chars(s, (size_t)n, n2o, nc);
+    PyObject *str = PyUnicode_DecodeUTF8(norm, (Py_ssize_t)nl, "replace");
+    PyObject *src = str ? long_list_i64(n2o, nc) : NULL;
+    free(norm);
+    free(n2o);
+    if (!src) {
+        Py_XDECREF(str);
+        return NULL;
+    }
+    return Py_BuildValue("(NN)", str, src);
+}
+
+static PyObject *Model_spm_segments(Model *self, PyObject *args) {
+    PyObject *text;
+    if (!PyArg_ParseTuple(args, "U", &text)) return NULL;
+    if (need_spm(self) < 0) return NULL;
+    Py_ssize_t n;
+    const char *s = PyUnicode_AsUTF8AndSize(text, &n);
+    if (!s) return NULL;
+    size_t *ends, ne;
+    if (spm_segments(&self->pm, (const unsigned char *)s, (size_t)n, &ends, &ne) < 0)
+        return PyErr_NoMemory();
+    int64_t *e64 = malloc((ne ? ne : 1) * sizeof(int64_t));
+    if (!e64) {
+        free(ends);
+        return PyErr_NoMemory();
+    }
+    for (size_t i = 0; i < ne; i++) e64[i] = (int64_t)ends[i];
+    free(ends);
+    to_chars(s, (size_t)n, e64, ne);
+    PyObject *r = long_list_i64(e64, ne);
+    free(e64);
+    return r;
+}
+
+/* ---- tokenizers' Precompiled normalizer ---------------------------------------------- */
+
+static uint8_t *grapheme_classes; /* 0x110000 bytes, set once by set_grapheme_classes */
+
+typedef struct {
+    PyObject_HEAD
+    Charsmap cm;
+} CharsmapObject;
+
+static PyTypeObject CharsmapType;
+
+static PyObject *Charsmap_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
+    Py_buffer blob;
+    (void)kw;
+    if (!PyArg_ParseTuple(args, "y*", &blob)) return NULL;
+    CharsmapObject *c = (CharsmapObject *)type->tp_alloc(type, 0);
+    if (!c) {
+        PyBuffer_Release(&blob);
+        return NULL;
+    }
+    char why[96];
+    int rc = charsmap_load(&c->cm, blob.buf, (size_t)blob.len, 1, why, sizeof why);
+    PyBuffer_Release(&blob);
+    if (rc < 0) {
+        if (rc == PIPE_INVALID)
+            PyErr_SetString(PyExc_ValueError, why);
+        else
+            PyErr_NoMemory();
+        Py_DECREF(c);
+        return NULL;
+    }
+    return (PyObject *)c;
+}
+
+static void Charsmap_dealloc(CharsmapObject *c) {
+    charsmap_free(&c->cm);
+    Py_TYPE(c)->tp_free((PyObject *)c);
+}
+
+static PyObject *Charsmap_normalize_hf(CharsmapObject *self, PyObject *args) {
+    PyObject *text;
+    int want = 0;
+    if (!PyArg_ParseTuple(args, "U|p", &text, &want)) return NULL;
+    if (!grapheme_classes) {
+        PyErr_SetString(PyExc_RuntimeError, "set_grapheme_classes() was not called");
+        return NULL;
+    }
+    Py_ssize_t n;
+    const char *s = PyUnicode_AsUTF8AndSize(text, &n);
+    if (!s) return NULL;
+    CmBuf out = {0};
+    int32_t *ch = NULL;
+    size_t nch = 0;
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = charsmap_hf(&self->cm, grapheme_classes, (const unsigned char *)s, (size_t)n, &out,
+                     want ? &ch : NULL, &nch);
+    Py_END_ALLOW_THREADS
+    if (rc < 0) {
+        free(out.p);
+        free(ch);
+        return PyErr_NoMemory();
+    }
+    PyObject *str = PyUnicode_DecodeUTF8(out.p ? out.p : "", (Py_ssize_t)out.n, "replace");
+    free(out.p);
+    if (!want || !str) {
+        free(ch);
+        return str;
+    }
+    PyObject *list = long_list_i32(ch, nch);
+    free(ch);
+    if (!list) {
+        Py_DECREF(str);
+        return NULL;
+    }
+    return Py_BuildValue("(NN)", str, list);
+}
+
+static PyObject *py_set_grapheme_classes(PyObject *mod, PyObject *args) {
+    Py_buffer t;
+    (void)mod;
+    if (!PyArg_ParseTuple(args, "y*", &t)) return NULL;
+    if (t.len != 0x110000) {
+        PyBuffer_Release(&t);
+        PyErr_SetString(PyExc_ValueError, "set_grapheme_classes: one byte per code point");
+        return NULL;
+    }
+    uint8_t *copy = malloc(0x110000);
+    if (!copy) {
+        PyBuffer_Release(&t);
+        return PyErr_NoMemory();
+    }
+    memcpy(copy, t.buf, 0x110000);
+    PyBuffer_Release(&t);
+    uint8_t *old = grapheme_classes;
+    grapheme_classes = copy;
+    free(old);
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_has_grapheme_classes(PyObject *mod, PyObject *noargs) {
+    (void)mod;
+    (void)noargs;
+    return PyBool_FromLong(grapheme_classes != NULL);
+}
+
+static PyMethodDef Charsmap_methods[] = {
+    {"normalize_hf", (PyCFunction)Charsmap_normalize_hf, METH_VARARGS,
+     "normalize_hf(text, changes=False) -> str, or (str, alignment changes)"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject CharsmapType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name =
+        "bpe_gui.engine.tokenizers.imported._pipeline.Charsmap",
+    .tp_basicsize = sizeof(CharsmapObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "A SentencePiece precompiled charsmap, checked (see the module docstring).",
+    .tp_dealloc = (destructor)Charsmap_dealloc,
+    .tp_methods = Charsmap_methods,
+    .tp_new = Charsmap_new,
+};
+
 /* ---- the type and the module ----------------------------------------------------------- */
 
 static void Model_dealloc(Model *m) {
@@ -599,7 +1037,8 @@ static PyObject *Model_get_n_merges(Model *m, void *c) {
 
 static PyObject *Model_get_kind(Model *m, void *c) {
     (void)c;
-    return PyUnicode_FromString(m->pm.kind == KIND_HF ? "hf" : "tiktoken");
+    return PyUnicode_FromString(m->pm.kind == KIND_HF ? "hf" :
+                                m->pm.kind == KIND_SPM ? "spm" : "tiktoken");
 }
 
 static PyMethodDef Model_methods[] = {
@@ -624,6 +1063,21 @@ static PyMethodDef Model_methods[] = {
     {"merge", (PyCFunction)Model_merge, METH_VARARGS, "merge(k) -> (left, right, new id)"},
     {"merge_table", (PyCFunction)Model_merge_table, METH_NOARGS,
      "merge_table() -> capsule of the merge table, for _encode.Merger.wrap"},
+    {"from_spm", (PyCFunction)Model_from_spm, METH_VARARGS | METH_CLASS,
+     "from_spm(pieces, scores, types, llama, byte_fallback) -> Model"},
+    {"encode_cut", (PyCFunction)Model_encode_cut, METH_VARARGS,
+     "encode_cut(text) -> ids of a long word merged by segments no merge crosses, or None"},
+    {"spm_normalizer", (PyCFunction)Model_spm_normalizer, METH_VARARGS,
+     "spm_normalizer(charsmap, add_dummy_prefix, remove_extra_whitespaces, "
+     "escape_whitespaces, treat_whitespace_as_suffix)"},
+    {"spm_encode", (PyCFunction)Model_spm_encode, METH_VARARGS,
+     "spm_encode(text, prefix=True) -> list of ids"},
+    {"spm_encode_offsets", (PyCFunction)Model_spm_encode_offsets, METH_VARARGS,
+     "spm_encode_offsets(text, prefix=True) -> (ids, starts, ends)"},
+    {"spm_normalize", (PyCFunction)Model_spm_normalize, METH_VARARGS,
+     "spm_normalize(text, prefix=True) -> (normalized, sources)"},
+    {"spm_segments", (PyCFunction)Model_spm_segments, METH_VARARGS,
+     "spm_segments(normalized) -> segment ends"},
     {"rebuild", (PyCFunction)Model_rebuild, METH_NOARGS,
      "rebuild() -> ids of multi-byte tokens no merge makes (tiktoken models)"},
     {NULL, NULL, 0, NULL},
@@ -632,7 +1086,7 @@ static PyMethodDef Model_methods[] = {
 static PyGetSetDef Model_getset[] = {
     {"n_ids", (getter)Model_get_n_ids, NULL, "1 + the largest id", NULL},
     {"n_merges", (getter)Model_get_n_merges, NULL, "merges known so far", NULL},
-    {"kind", (getter)Model_get_kind, NULL, "'hf' or 'tiktoken'", NULL},
+    {"kind", (getter)Model_get_kind, NULL, "'hf', 'tiktoken' or 'spm'", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -649,6 +1103,10 @@ static PyTypeObject ModelType = {
 static PyMethodDef module_methods[] = {
     {"find_model_tables", (PyCFunction)py_find_model_tables, METH_VARARGS,
      "find_model_tables(data: bytes) -> ((vocab start, end), (merges start, end)) or None"},
+    {"set_grapheme_classes", (PyCFunction)py_set_grapheme_classes, METH_VARARGS,
+     "set_grapheme_classes(table: bytes) -> None"},
+    {"has_grapheme_classes", (PyCFunction)py_has_grapheme_classes, METH_NOARGS,
+     "has_grapheme_classes() -> bool"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -661,12 +1119,18 @@ static struct PyModuleDef pipeline_module = {
 PyMODINIT_FUNC PyInit__pipeline(void) {
     init_alphabet();
     init_b64();
-    if (PyType_Ready(&ModelType) < 0) return NULL;
+    if (PyType_Ready(&ModelType) < 0 || PyType_Ready(&CharsmapType) < 0) return NULL;
     PyObject *mod = PyModule_Create(&pipeline_module);
     if (!mod) return NULL;
     Py_INCREF(&ModelType);
     if (PyModule_AddObject(mod, "Model", (PyObject *)&ModelType) < 0) {
         Py_DECREF(&ModelType);
+        Py_DECREF(mod);
+        return NULL;
+    }
+    Py_INCREF(&CharsmapType);
+    if (PyModule_AddObject(mod, "Charsmap", (PyObject *)&CharsmapType) < 0) {
+        Py_DECREF(&CharsmapType);
         Py_DECREF(mod);
         return NULL;
     }

@@ -8,6 +8,9 @@ reader (``engine/formats``) assembles into a :class:`Pipeline`.
 - :mod:`.word_model`: the ``WordModel`` over the C model (``_pipeline``, or the
   pure-Python stand-in ``_pymodel``); :mod:`.ranks`: a model over tiktoken-style ranks.
 - :mod:`.file_patterns`: regexes from files, under the custom patterns' time limit.
+- :mod:`.spm`: SentencePiece BPE (a ``.model``, a GGUF ``llama`` vocabulary) as
+  sentencepiece / llama.cpp run it, on the C model's kind "spm" (pure-Python stand-in:
+  ``_pyspm``).
 """
 from __future__ import annotations
 

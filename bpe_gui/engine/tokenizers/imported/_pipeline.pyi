@@ -1,10 +1,10 @@
-"""Tables of imported tokenizers (tokenizer.json, .tiktoken), built and run in C.
+"""Tables of imported tokenizers (tokenizer.json, .tiktoken, SentencePiece), built and run in C.
 
 Use it through :mod:`bpe_gui.engine.tokenizers.imported.pipeline` (``pymodel.py`` is the Python stand-in
 with the same API, less ``merge_table``). Models are made only by the ``from_*`` class
 methods. After loading a model is only read: threads can share one.
 """
-from typing import final
+from typing import Literal, final, overload
 
 from typing_extensions import Buffer
 
@@ -23,6 +23,24 @@ class Model:
         """None: the text has something this reader does not take (use json + from_hf)."""
     @classmethod
     def from_tiktoken(cls, data: Buffer, /) -> tuple[Model, Problem | None]: ...
+    @classmethod
+    def from_spm(cls, pieces: list[str | bytes], scores: Buffer, types: Buffer, llama: bool,
+                 byte_fallback: bool, /) -> Model:
+        """A SentencePiece-style model (kind 'spm'); scores as float32; ValueError: why not."""
+    def spm_normalizer(self, charsmap: bytes | None, add_dummy_prefix: bool,
+                       remove_extra_whitespaces: bool, escape_whitespaces: bool,
+                       treat_whitespace_as_suffix: bool, /) -> None:
+        """sentencepiece's normalizer; ValueError: the charsmap is damaged."""
+    def spm_encode(self, text: str, prefix: bool = ..., /) -> list[int]: ...
+    def spm_encode_offsets(self, text: str, prefix: bool = ...,
+                           /) -> tuple[list[int], list[int], list[int]]:
+        """(ids, starts, ends): character offsets in text, as sentencepiece gives them."""
+    def spm_normalize(self, text: str, prefix: bool = ..., /) -> tuple[str, list[int]]:
+        """(normalized text, the source character of each of its characters + the end)."""
+    def spm_segments(self, normalized: str, /) -> list[int]:
+        """Ends (characters) of the segments no merge crosses."""
+    def encode_cut(self, word: str, /) -> list[int] | None:
+        """A long word merged by segments no merge crosses; None: this model cannot be cut."""
     @property
     def n_ids(self) -> int:
         """1 + the largest id."""
@@ -30,7 +48,7 @@ class Model:
     def n_merges(self) -> int: ...
     @property
     def kind(self) -> str:
-        """'hf' or 'tiktoken'."""
+        """'hf', 'tiktoken' or 'spm'."""
     def configure(self, ignore_merges: bool, byte_fallback: bool, unk_id: int,
                   fuse_unk: bool, /) -> None: ...
     def tables(self, replacement: str | None, byte_fallback: bool,
@@ -53,3 +71,20 @@ class Model:
 
 def find_model_tables(data: Buffer, /) -> tuple[tuple[int, int], tuple[int, int]] | None:
     """Byte spans of model.vocab and model.merges in a tokenizer.json, or None."""
+
+
+@final
+class Charsmap:
+    """A SentencePiece precompiled charsmap, checked (ValueError: why it is refused)."""
+    def __init__(self, blob: Buffer, /) -> None: ...
+    @overload
+    def normalize_hf(self, text: str, /) -> str: ...
+    @overload
+    def normalize_hf(self, text: str, changes: Literal[False], /) -> str: ...
+    @overload
+    def normalize_hf(self, text: str, changes: Literal[True], /) -> tuple[str, list[int]]:
+        """tokenizers' Precompiled normalizer; with changes, one alignment change a character."""
+
+def set_grapheme_classes(table: Buffer, /) -> None:
+    """One grapheme class byte per code point (text/graphemes.py)."""
+def has_grapheme_classes() -> bool: ...

@@ -12,6 +12,9 @@ import sys
 
 from ...display import gpt2_bytes
 from ...display import gpt2_text
+from ._pyspm import Charsmap, SpmNative, has_grapheme_classes, set_grapheme_classes
+
+__all__ = ["Model", "Charsmap", "has_grapheme_classes", "set_grapheme_classes"]
 
 _MAX = sys.maxsize
 _HEAP_FROM = 24   # words at least this long merge with a heap (as csrc/merge.c)
@@ -68,6 +71,11 @@ class Model:
             m.pairs[(vocab[a], vocab[b])] = (i, vocab[a + b])
             m.merges.append((vocab[a], vocab[b], vocab[a + b]))
         return m, None
+
+    @classmethod
+    def from_spm(cls, pieces, scores: bytes, types: bytes, llama: bool, byte_fallback: bool):
+        """A SentencePiece-style model (kind "spm": _pyspm.py)."""
+        return SpmNative.from_spm(pieces, scores, types, llama, byte_fallback)
 
     @classmethod
     def from_tiktoken(cls, data: bytes):

@@ -58,6 +58,22 @@ class AddedTokens:
                 piece = self.normalize(piece)
             yield from _find(piece, self._norm)
 
+    def split_text(self, text: str) -> Iterator[tuple[str, int | None, bool]]:
+        """:meth:`split` on a plain ``str`` (ids only, no offsets): (piece, None, whether
+        the piece starts at the text's first character) or (token text, id, ...). The
+        normalizer runs on plain text (``Normalizer.text``)."""
+        norm = self.normalize
+        for piece, tid, start in _find_str(text, self._raw):
+            if tid is not None:
+                yield piece, tid, start == 0
+                continue
+            at0 = start == 0
+            if norm is not None:   # a hf_parts.Normalizer: its plain-text side
+                piece, keeps = norm.text_start(piece)   # type: ignore[attr-defined]
+                at0 = at0 and keeps
+            for sub, sid, sub_start in _find_str(piece, self._norm):
+                yield sub, sid, at0 and sub_start == 0
+
     @property
     def longest(self) -> int:
         return max((len(t.content) for t in self.tokens), default=0)
@@ -68,6 +84,12 @@ def _matcher(by_text: dict[str, AddedToken]):
         return None
     alts = sorted(by_text, key=len, reverse=True)   # longest first = leftmost-longest
     return regex.compile("|".join(regex.escape(a) for a in alts)), by_text
+
+
+def _find_str(text: str, matcher) -> Iterator[tuple[str, int | None, int]]:
+    """:func:`_find` on a plain str: (piece, id or None, where it starts)."""
+    for piece, tid in _find(NStr.of(text), matcher):
+        yield piece.text, tid, piece.original_start
 
 
 def _find(s: NStr, matcher) -> Iterator[tuple[NStr, int | None]]:

@@ -14,16 +14,21 @@ Example::
 """
 from __future__ import annotations
 
+import base64
+import binascii
 import json
+import unicodedata
 from functools import lru_cache, partial
 from typing import Any, Callable
 
 import regex
 
+from ...text.graphemes import grapheme_classes
 from ...text.pattern_kinds import scanner_kind
 from ...text.scanner import native_scanner
 from .normalized import Form, NStr
 from .file_patterns import FilePattern
+from .word_model import charsmap_module
 
 Pieces = list[NStr]
 # The regex ByteLevel(use_regex=True) splits with (GPT-2's, as tokenizers writes it).
@@ -161,8 +166,35 @@ def split_pieces(pieces: Pieces, pattern, behavior: str, invert: bool = False) -
 
 
 # ----- normalizers ----------------------------------------------------------------------
-Normalizer = Callable[[NStr], NStr]
-NORMALIZERS = "NFC, NFKC, NFD, NFKD, Lowercase, Replace, Prepend, Sequence"
+NORMALIZERS = "NFC, NFKC, NFD, NFKD, Lowercase, Replace, Prepend, Precompiled, Sequence"
+
+
+class Normalizer:
+    """A normalizer two ways: on an :class:`NStr` (offsets kept: ``norm(piece)``) and on a
+    plain ``str`` (ids only: ``norm.text(s)``, the same text, no per-character table).
+    ``text_start(s)`` also says whether the result's first character still comes from
+    the piece's first character (what Metaspace's ``prepend_scheme: first`` reads); only
+    a Replace that rewrites the piece's start can move it."""
+
+    def __init__(self, on_nstr: Callable[[NStr], NStr], on_text: Callable[[str], str],
+                 moves_start: Callable[[str], bool] | None = None):
+        self._nstr = on_nstr
+        self.text = on_text
+        self._moves = moves_start
+
+    def __call__(self, s: NStr) -> NStr:
+        return self._nstr(s)
+
+    @property
+    def moves_start(self) -> bool:
+        """Whether this step may rewrite a piece's start (a Replace that can)."""
+        return self._moves is not None
+
+    def text_start(self, t: str) -> tuple[str, bool]:
+        """(normalized text, its first character comes from t's first)."""
+        if self._moves is None:
+            return self.text(t), True
+        return self.text(t), not self._moves(t)
 
 
 def normalizer(node: Any, where: str = "normalizer", source: str = "") -> Normalizer | None:
@@ -174,16 +206,21 @@ def normalizer(node: Any, where: str = "normalizer", source: str = "") -> Normal
     kind = node.get("type")
     if kind in ("NFC", "NFKC", "NFD", "NFKD"):
         form: Form = kind
-        return lambda s: s.normalize(form)
+        return Normalizer(lambda s: s.normalize(form), partial(_unicode_text, form))
     if kind == "Lowercase":
-        return lambda s: s if s.text.islower() and s.text.isascii() else s.map_chars(_lower)
+        return Normalizer(lambda s: s if s.text.islower() and s.text.isascii() else
+                          s.map_chars(_lower), _lower_text)
     if kind == "Replace":
         pat = compile_pattern(node.get("pattern"), f"{where}.pattern", source)
         content = need(node, "content", str, where)
-        return lambda s: s.replace(_match_spans(pat, s.text), content)
+        return Normalizer(lambda s: s.replace(_match_spans(pat, s.text), content),
+                          partial(_replace_text, pat, content),
+                          partial(_replace_moves_start, pat, content))
     if kind == "Prepend":
         text = need(node, "prepend", str, where)
-        return lambda s: s.prepend(text)
+        return Normalizer(lambda s: s.prepend(text), lambda t: text + t if t and text else t)
+    if kind == "Precompiled":
+        return _precompiled(node, where)
     if kind == "Sequence":
         items = need(node, "normalizers", list, where)
         found = [normalizer(n, f"{where}.normalizers[{i}]", source) for i, n in enumerate(items)]
@@ -193,8 +230,87 @@ def normalizer(node: Any, where: str = "normalizer", source: str = "") -> Normal
             for f in steps:
                 s = f(s)
             return s
-        return run
+
+        def run_text(t: str) -> str:
+            for f in steps:
+                t = f.text(t)
+            return t
+
+        if not any(f.moves_start for f in steps):
+            return Normalizer(run, run_text)
+
+        def moves(t: str) -> bool:
+            moved = False
+            for f in steps:
+                t, keeps = f.text_start(t)
+                moved = moved or not keeps
+            return moved
+        return Normalizer(run, run_text, moves)
     raise refuse(node, where, NORMALIZERS)
+
+
+def _unicode_text(form: Form, t: str) -> str:
+    if t.isascii() or unicodedata.is_normalized(form, t):
+        return t
+    return unicodedata.normalize(form, t)
+
+
+def _lower_text(t: str) -> str:
+    # str.lower() applies the final-sigma rule; tokenizers lowercases one character at a time
+    return t.lower() if "\u03a3" not in t else "".join(_lower(c) for c in t)
+
+
+def _replace_text(pattern, content: str, t: str) -> str:
+    out, last = [], 0
+    for s, e in _match_spans(pattern, t):
+        if t[s:e] == content:
+            continue
+        out.append(t[last:s])
+        out.append(content)
+        last = e
+    if not out:
+        return t
+    out.append(t[last:])
+    return "".join(out)
+
+
+def _replace_moves_start(pattern, content: str, t: str) -> bool:
+    """Whether a Replace gives the text's first character another source: a match at 0
+    that changes it, when its last character is not the first (NStr.replace gives the
+    new text the match's last character) or nothing replaces it."""
+    for s, e in _match_spans(pattern, t):
+        return s == 0 and t[s:e] != content and (e > 1 or not content)
+    return False
+
+
+def _precompiled(node: dict, where: str) -> Normalizer:
+    """tokenizers' Precompiled normalizer (a SentencePiece charsmap, in base64): cut into
+    grapheme clusters, a short cluster that starts with a rule's source becomes its
+    normalized text, else each character its own (csrc/imported/charsmap.h)."""
+    raw = need(node, "precompiled_charsmap", str, where)
+    try:
+        blob = base64.b64decode(raw, validate=True)
+    except (binascii.Error, ValueError):
+        raise Unsupported(f"{where}.precompiled_charsmap", f"{where}.precompiled_charsmap is "
+                          "not base64") from None
+    native = charsmap_module()
+    if not native.has_grapheme_classes():
+        native.set_grapheme_classes(grapheme_classes())
+    try:
+        cm = native.Charsmap(blob)
+    except ValueError as e:
+        raise Unsupported(f"{where}.precompiled_charsmap", f"{where}.precompiled_charsmap is "
+                          f"damaged: {e}") from None
+
+    def on_nstr(s: NStr) -> NStr:
+        if not s.text:
+            return s
+        text, changes = cm.normalize_hf(s.text, True)
+        if text == s.text and not any(changes):
+            return s
+        return s.transform(zip(text, changes))
+
+    return Normalizer(on_nstr, lambda t: cm.normalize_hf(t) if t else t)
 
 
 def _lower(c: str) -> str:
@@ -214,12 +330,16 @@ class PreTokenizer:
     """Runs the pre-tokenizer steps; ``byte_level`` if a ByteLevel step ends them."""
 
     def __init__(self, steps: list[Callable[[Pieces], Pieces]], byte_level: bool,
-                 add_prefix_space: bool, replacement: str | None, tiling=None):
+                 add_prefix_space: bool, replacement: str | None, tiling=None,
+                 metaspace: tuple[str, str, bool] | None = None, needs_start: bool = False):
         self.steps = steps
         self.byte_level = byte_level
         self.add_prefix_space = add_prefix_space
         self.replacement = replacement   # Metaspace's, shown as a space
         self._tiling = tiling   # (pattern, gaps are pieces too) when its matches are the pieces
+        self._metaspace = metaspace   # (replacement, scheme, split) when Metaspace is all
+        # a step reads where a piece starts in the original text (Metaspace "first")
+        self.needs_start = needs_start
 
     @property
     def tiling_pattern(self) -> str | None:
@@ -238,6 +358,26 @@ class PreTokenizer:
         if gaps_too and sum(map(len, words)) != len(text):
             return None   # gaps between matches are pieces too: the steps place them
         return [w for w in words if w]
+
+    def words_text(self, text: str, at_start: bool) -> list[str]:
+        """The pieces' texts of a plain ``str`` (ids only): from the tiling regex, from
+        Metaspace's rule on the string, else the steps on a piece without a table.
+        ``at_start``: the text begins at the original text's first character."""
+        if self._metaspace is not None:
+            rep, scheme, split = self._metaspace
+            if " " in text:
+                text = text.replace(" ", rep)
+            if text and (scheme == "always" or (scheme == "first" and at_start)) \
+                    and not text.startswith(rep):
+                text = rep + text
+            if not split or rep not in text:
+                return [text] if text else []
+            parts = text.split(rep)
+            return ([parts[0]] if parts[0] else []) + [rep + p for p in parts[1:]]
+        words = self.words(text)
+        if words is None:
+            words = [p.text for p in self([NStr.of(text, 0 if at_start else 1)])]
+        return words
 
     def __call__(self, pieces: Pieces) -> Pieces:
         for step in self.steps:
@@ -279,7 +419,14 @@ def pre_tokenizer(node: Any, where: str = "pre_tokenizer", source: str = "") -> 
             steps.append(_metaspace(rep, scheme, split))
         else:
             raise refuse(n, w, PRE_TOKENIZERS)
-    return PreTokenizer(steps, byte_level, prefix, replacement, _tiling(flat, source))
+    meta = None
+    if len(flat) == 1 and flat[0][0].get("type") == "Metaspace" and replacement is not None:
+        n, w = flat[0]
+        meta = (replacement, _prepend_scheme(n, w), bool(need(n, "split", bool, w, True)))
+    first = any(n.get("type") == "Metaspace" and _prepend_scheme(n, w) == "first"
+                for n, w in flat)
+    return PreTokenizer(steps, byte_level, prefix, replacement, _tiling(flat, source), meta,
+                        first)
 
 
 def _tiling(flat: list[tuple[dict, str]], source: str = ""):

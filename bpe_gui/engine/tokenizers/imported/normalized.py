@@ -183,6 +183,10 @@ def _unicode_changes(text: str, form: Form) -> list[tuple[str, int]]:
         k = s
         prev = None
         for r, src in zip(out, srcs):
+            if prev is not None and src < prev:
+                # canonical reordering put a mark before one from an earlier character:
+                # an insertion after the last source (sources never go back)
+                src = prev
             if src == prev:
                 pairs.append((r, 1))
                 continue

@@ -35,6 +35,7 @@ except ImportError:  # pragma: no cover - only without a C compiler at install t
 
 CACHE_LIMIT = 1 << 18
 NO_LIMIT = 2**31 - 1   # merge with every rank
+LONG_WORD = 512        # characters: a word this long is merged by segments (encode_cut)
 
 
 class Pipeline:
@@ -67,9 +68,12 @@ class Pipeline:
         # _encode reads this model's table (Merger.wrap); one word cache per thread
         self._native = self._merger = None
         self._wcaches: list = []
+        self._cut: bool | None = None   # False: long words are merged whole
         preset = PRESET_IDS.get(words.kind) \
             if kind == "tiktoken" and words is not None and words.native is not None else None
-        if kind == "hf" and normalize is None and pre is not None and pre.tiling_pattern:
+        # ids without offsets: the normalizer on plain text (hf_parts.Normalizer.text)
+        self._plain = kind == "hf" and pre is not None
+        if kind == "hf" and pre is not None and pre.tiling_pattern:
             name = scanner_kind(pre.tiling_pattern)   # a byte-level Split the scanner runs
             preset = PRESET_IDS.get(name) \
                 if name is not None and native_scanner(name) is not None else None
@@ -116,7 +120,7 @@ class Pipeline:
                 else:
                     out += enc(w.findall(piece.text), self._cache, CACHE_LIMIT)
             return out
-        if self.normalize is None and self.pre is not None:   # ids only: no offsets kept
+        if self._plain:   # ids only: no offsets kept
             return self._encode_plain(text)
         for piece, tid in self.pieces(text):
             if tid is None:
@@ -131,23 +135,51 @@ class Pipeline:
         return out
 
     def _encode_plain(self, text: str) -> list[int]:
-        """encode without a normalizer: the pre-tokenizer's words straight from its regex
-        where it can give them (PreTokenizer.words), else from its steps."""
+        """encode without offsets: added tokens cut from the plain text, the normalizer on
+        plain text, the pre-tokenizer's words straight from its regex or its Metaspace rule
+        where it can give them (PreTokenizer.words_text), else from its steps."""
         out: list[int] = []
-        enc, pre = self.model.encode_words, self.pre
+        pre, norm = self.pre, self.normalize
         assert pre is not None   # encode() comes here only with a pre-tokenizer
-        parts = self.added.split(NStr.of(text)) if self.added is not None \
-            else [(NStr.of(text), None)]
-        for piece, tid in parts:
+        if self.added is not None:
+            parts = self.added.split_text(text)
+        elif norm is not None:
+            normed, keeps = norm.text_start(text)
+            parts = iter([(normed, None, keeps)])
+        else:
+            parts = iter([(text, None, True)])
+        for piece, tid, at0 in parts:
             if tid is not None:
                 out.append(tid)
+            elif not piece:
+                continue
             elif self._native is not None:
-                out += self._encode_native(piece.text)
-            elif piece.text:
-                words = pre.words(piece.text)
-                if words is None:
-                    words = [p.text for p in pre([piece])]
-                out += enc(words, self._cache, CACHE_LIMIT)
+                out += self._encode_native(piece)
+            else:
+                out += self._encode_words(pre.words_text(piece, at0))
+        return out
+
+    def _encode_words(self, words: list[str]) -> list[int]:
+        """The ids of words; a very long one (a Metaspace file that does not split: the
+        whole text) cut where no merge crosses and merged by segments, in C."""
+        enc = self.model.encode_words
+        if self._cut is False or not any(len(w) > LONG_WORD for w in words):
+            return enc(words, self._cache, CACHE_LIMIT)
+        out: list[int] = []
+        run: list[str] = []
+        for w in words:
+            got = self.model.encode_cut(w) if len(w) > LONG_WORD else None
+            if got is None:
+                run.append(w)
+                if len(w) > LONG_WORD:
+                    self._cut = False   # this model cannot be cut
+                continue
+            if run:
+                out += enc(run, self._cache, CACHE_LIMIT)
+                run = []
+            out += got
+        if run:
+            out += enc(run, self._cache, CACHE_LIMIT)
         return out
 
     def _encode_native(self, text: str) -> list[int]:

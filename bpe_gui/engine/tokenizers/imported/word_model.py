@@ -56,6 +56,12 @@ class PipelineModel(WordModel):
     def encode_words(self, words: list[str], cache: dict, cache_limit: int) -> list[int]:
         return self.native.encode_words(words, cache, cache_limit)
 
+    def encode_cut(self, word: str) -> list[int] | None:
+        """A long word's ids merged by segments where no merge crosses (tokenizer.json
+        models without ByteLevel), or None where the model cannot be cut."""
+        cut = getattr(self.native, "encode_cut", None)   # not in the pure-Python stand-in
+        return cut(word) if cut is not None else None
+
     def tokenize(self, piece: str) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
         """(ids, starts, ends): byte offsets in the piece's UTF-8."""
         return self.native.tokenize(piece)
@@ -136,6 +142,16 @@ def model_class():
     except ImportError:   # no C compiler at install time
         from ._pymodel import Model  # the pure-Python stand-in, same interface
     return Model
+
+
+def charsmap_module():
+    """The module with ``Charsmap`` and the grapheme classes: ``_pipeline``, or the
+    pure-Python stand-in."""
+    try:
+        from . import _pipeline as mod
+    except ImportError:   # no C compiler at install time
+        from . import _pymodel as mod  # the stand-in, same names
+    return mod
 
 
 def find_model_tables(raw: bytes):
