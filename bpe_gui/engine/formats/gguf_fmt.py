@@ -425,3 +425,38 @@ def split_merge(merge: str) -> tuple[str, str]:
     if k < 0:
         return "", ""
     return merge[:k], merge[k + 1:]
+
+
+# ----- loading as a tokenizer -----------------------------------------------------------
+def load(path: str | Path, special_tokens=None, *, parse_special: bool = True, **kwargs):
+    """The tokenizer of a GGUF file, run as llama.cpp runs it (``gpt2`` vocabularies:
+    tokenizers/imported/llama_vocab.py); other vocabularies are refused naming what they
+    are. ``parse_special``: special tokens in the text become their ids (llama.cpp's
+    ``llama-tokenize`` default); False: only user-defined ones do (its test setting)."""
+    from ..tokenizers.imported.llama_vocab import LlamaVocab, build_bpe
+    p = Path(path)
+    vocab = read_vocab(p)
+    problem = vocab.not_bpe()
+    if problem is not None:
+        raise FormatError(p, problem, key="tokenizer.ggml.model")
+    if vocab.model == "llama":
+        raise FormatError(p, "holds a SentencePiece-style vocabulary (tokenizer.ggml.model = "
+                          "'llama': scores and byte fallback). SentencePiece BPE support is "
+                          "coming; until then, open the model's tokenizer.json if it has one.",
+                          key="tokenizer.ggml.model")
+    if vocab.model != "gpt2":
+        raise FormatError(p, f"holds a {vocab.model_description} vocabulary "
+                          f"(tokenizer.ggml.model = {vocab.model!r}), which this app does not "
+                          "run yet; open the model's tokenizer.json if it has one.",
+                          key="tokenizer.ggml.model")
+    if special_tokens is not None or kwargs.get("pattern") is not None:
+        raise FormatError(p, "a GGUF file's special tokens and pre-tokenizer are the file's "
+                          "own (its token types and tokenizer.ggml.pre); they cannot be "
+                          "replaced. Leave out --special-token / --pattern / --preset.")
+    if vocab.merges is None:
+        raise FormatError(p, "has no tokenizer.ggml.merges, which a gpt2 vocabulary needs "
+                          "(llama.cpp refuses it too).", key="tokenizer.ggml.merges")
+    lv = LlamaVocab(str(p), vocab.tokens, vocab.token_types, vocab.merges, vocab.pre,
+                    dict(vocab.special_ids), dict(vocab.flags), vocab.name,
+                    vocab.architecture, list(vocab.notes))
+    return build_bpe(lv, parse_special=parse_special, meta=kwargs.get("meta"))

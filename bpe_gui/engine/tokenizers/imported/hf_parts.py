@@ -226,6 +226,11 @@ class PreTokenizer:
         """The regex whose matches are the pieces (see words), or None."""
         return self._tiling[0].pattern if self._tiling is not None else None
 
+    def native_ok(self, text: str) -> bool:
+        """Whether the pipeline's native path (the tiling pattern's scanner and the C
+        merger on the whole text) gives this text's pieces (a subclass may say no)."""
+        return True
+
     def words(self, text: str) -> list[str] | None:
         """The pieces' texts, without offsets, when one regex's matches are the pieces
         (Llama 3's Split + ByteLevel, GPT-2's ByteLevel) and they cover the whole text:

@@ -60,12 +60,18 @@ class PipelineTokenizer(BaseTokenizer):
     meta, the model) reads like any tokenizer's. Always shown with all its merges."""
 
     def __init__(self, pipeline, *, vocab: dict[int, bytes], token_to_id: dict[bytes, int],
-                 merges: LazyMerges, special_ids: dict[str, int], pattern: str, meta: dict):
+                 merges: LazyMerges, special_ids: dict[str, int], pattern: str, meta: dict,
+                 matched_specials: Sequence[str] | None = None):
+        """``matched_specials``: the special tokens found in text (default: all of
+        ``special_ids``); the others (a tekken file's, llama.cpp's control tokens without
+        parse_special) are only ids, their text in the input is ordinary text."""
         specials = sorted(special_ids, key=special_ids.__getitem__)
+        matched = specials if matched_specials is None else \
+            [s for s in specials if s in set(matched_specials)]
         try:
-            pre = Pretokenizer(pattern, specials)
+            pre = Pretokenizer(pattern, matched)
         except BPEError:   # a pattern only Oniguruma reads: the pipeline has its own copy
-            pre = Pretokenizer(r"(?s).+", specials)
+            pre = Pretokenizer(r"(?s).+", matched)
         model: PipelineModel = pipeline.model
         super().__init__(model, vocab=vocab, token_to_id=token_to_id, merges=merges,
                          special_tokens=specials, special_ids=dict(special_ids), pre=pre,

@@ -141,7 +141,7 @@ class Pipeline:
         for piece, tid in parts:
             if tid is not None:
                 out.append(tid)
-            elif self._native is not None:
+            elif self._native is not None and pre.native_ok(piece.text):
                 out += self._encode_native(piece.text)
             elif piece.text:
                 words = pre.words(piece.text)
