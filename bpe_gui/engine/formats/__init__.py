@@ -36,7 +36,8 @@ from ..errors import ExportError, FormatError
 from ..tokenizers.base import BaseTokenizer
 from ..text.pretokenize import resolve_pattern
 from ..tokenizers.trained import Tokenizer
-from . import csv_merges, gpt2, hf, native, tiktoken_fmt
+from . import (clip_fmt, csv_merges, gguf_fmt, gpt2, hf, native, sentencepiece_fmt, sniff,
+               tekken_fmt, tiktoken_fmt)
 from ..io.atomic import check_name, write_files
 from .snapshot import Snapshot, snapshot
 from ..tokenizers import gpt2_files
@@ -53,11 +54,30 @@ FORMATS: dict[str, str] = {
 }
 _MODULES = {"gpt2": gpt2, "hf": hf, "tiktoken": tiktoken_fmt, "native": native,
             "csv": csv_merges}
-IMPORTABLE = ("gpt2", "hf", "tiktoken", "native")
+IMPORTABLE = ("gpt2", "hf", "tiktoken", "native", "gguf", "tekken", "clip", "sentencepiece")
+# what each importable format is, for the import dialog, the status bar and the CLI
+IMPORT_LABELS: dict[str, str] = {
+    "gpt2": "GPT-2 vocab.json + merges.txt", "hf": "Hugging Face tokenizer.json",
+    "tiktoken": "tiktoken ranks (.tiktoken)", "native": "bpe-gui JSON",
+    "gguf": "GGUF model file (llama.cpp, Ollama, LM Studio)",
+    "tekken": "Mistral tekken.json", "clip": "CLIP merges (bpe_simple_vocab_16e6.txt.gz)",
+    "sentencepiece": "SentencePiece model (.model)", "csv": "Merges with counts (CSV)",
+}
+_LOADERS = {"gpt2": gpt2, "hf": hf, "tiktoken": tiktoken_fmt, "native": native,
+            "gguf": gguf_fmt, "tekken": tekken_fmt, "clip": clip_fmt,
+            "sentencepiece": sentencepiece_fmt}
+# sniffed formats whose content says little (any text of two words a line looks like
+# merges): a file name that names another format wins over them
+_WEAK = ("gpt2-merges",)
+# the sniffer's formats (formats/sniff.py) -> the loader's
+_SNIFFED = {"gguf": "gguf", "sentencepiece": "sentencepiece", "tekken": "tekken", "hf": "hf",
+            "native": "native", "tiktoken-meta": "tiktoken", "gpt2-vocab": "gpt2",
+            "gpt2-merges": "gpt2", "clip": "clip", "tiktoken": "tiktoken"}
 
-__all__ = ["FORMATS", "IMPORTABLE", "detect_format", "export_formats", "export_tokenizer",
-           "load_tokenizer", "meta_beside", "output_files", "recognise", "render_files",
-           "settings_problem", "supported_formats", "unsupported_reason"]
+__all__ = ["FORMATS", "IMPORTABLE", "IMPORT_LABELS", "describe_source", "detect_format",
+           "export_formats", "export_tokenizer", "load_tokenizer", "meta_beside",
+           "output_files", "recognise", "render_files", "settings_problem",
+           "supported_formats", "unsupported_reason"]
 
 
 def _module(fmt: str):
@@ -73,7 +93,11 @@ def output_files(fmt: str, name: str = "tokenizer") -> list[str]:
 
 
 def _dump(snap: Snapshot, fmt: str, name: str) -> dict[str, bytes]:
-    return _module(fmt).dump(snap, check_name(name))
+    module = _module(fmt)
+    why = snap.meta.get("export_problem")
+    if why and fmt != "csv":   # an imported file no written format can hold exactly
+        raise ExportError(why)
+    return module.dump(snap, check_name(name))
 
 
 def settings_problem(fmt: str, settings) -> str | None:
@@ -155,7 +179,8 @@ def _check_export(tok, folder, fmt, name) -> None:
 # ----- import ---------------------------------------------------------------------------
 _FOLDER_ORDER = (("native", "*" + native.SUFFIX), ("hf", "*tokenizer.json"),
                  ("gpt2", "*vocab.json"), ("gpt2", gpt2_files.OPENAI_VOCAB),
-                 ("tiktoken", "*" + tiktoken_fmt.SUFFIX))
+                 ("tiktoken", "*" + tiktoken_fmt.SUFFIX), ("tekken", "tekken*.json"),
+                 ("gguf", "*.gguf"), ("clip", "bpe_simple_vocab_*.txt.gz"))
 
 
 def _pick_in_folder(folder: Path) -> tuple[str, Path]:
@@ -167,21 +192,50 @@ def _pick_in_folder(folder: Path) -> tuple[str, Path]:
         if len(found) == 1:
             return fmt, found[0]
         if len(found) > 1:
-            raise FormatError(folder, f"holds several {FORMATS[fmt]} files "
+            raise FormatError(folder, f"holds several {IMPORT_LABELS[fmt]} files "
                               f"({', '.join(p.name for p in found[:4])}); pick one file.")
     raise FormatError(folder, "holds no tokenizer files (vocab.json + merges.txt or "
-                      "encoder.json + vocab.bpe, tokenizer.json, NAME.tiktoken or "
-                      "NAME.bpe-gui.json).")
+                      "encoder.json + vocab.bpe, tokenizer.json, NAME.tiktoken, tekken.json, "
+                      "a .gguf, bpe_simple_vocab_16e6.txt.gz or NAME.bpe-gui.json).")
 
 
 def detect_format(path: str | Path) -> str:
-    """'gpt2' | 'hf' | 'tiktoken' | 'native' | 'csv' for a file or a folder.
+    """'gpt2' | 'hf' | 'tiktoken' | 'native' | 'gguf' | 'tekken' | 'clip' |
+    'sentencepiece' | 'csv' for a file or a folder.
 
-    Decided by the file name first, then (for other .json files) by the content.
+    Decided by the file's content first (formats/sniff.py: a GGUF's magic, a tekken's
+    keys, JSON keys, lines of ranks or merges...), by its name where the content says
+    nothing (a merges CSV). A file of a kind this app cannot run (a Unigram or WordPiece
+    model, a GGUF of another vocabulary) raises FormatError naming it and what to do.
     """
-    p = Path(path)
+    return _detect(Path(path))[0]
+
+
+def _detect(p: Path) -> tuple[str, str | None]:
+    """(format, the sniffer's finer format or None)."""
     if p.is_dir():
-        return _pick_in_folder(p)[0]
+        return _pick_in_folder(p)[0], None
+    if not p.exists():
+        raise FormatError(p, "file not found. Check the path, or pick the file again.")
+    found = sniff.sniff_file(p)
+    if found is not None:
+        fmt = _SNIFFED.get(found.format)
+        # the loaders of tokenizer.json and GGUF refuse other models naming the key
+        if found.problem is not None and fmt not in ("hf", "gguf"):
+            raise FormatError(p, found.problem)
+        if found.format in _WEAK:   # lines of two words: a name that says more wins
+            try:
+                named = _by_name(p)
+            except FormatError:
+                named = fmt
+            if named != fmt:
+                return named, None
+        if fmt is not None:
+            return fmt, found.format
+    return _by_name(p), None
+
+
+def _by_name(p: Path) -> str:
     name = p.name.lower()
     if name.endswith(native.SUFFIX):
         return "native"
@@ -208,14 +262,15 @@ def detect_format(path: str | Path) -> str:
                 return "hf"
             if "pat_str" in data:
                 return "tiktoken"
-    if not p.exists():
-        raise FormatError(p, "file not found. Check the path, or pick the file again.")
+        raise FormatError(p, "is JSON, but of no tokenizer format this app knows (a "
+                          "tokenizer.json has \"model\", a tekken.json \"config\" and "
+                          "\"vocab\", a GPT-2 vocab.json token: id pairs).")
     if name.endswith(".model"):
-        raise FormatError(p, "is not a tiktoken ranks file (lines 'BASE64 RANK'), so probably a "
-                          "SentencePiece model, which this app cannot load. Load the model's "
-                          "tokenizer.json instead.")
-    raise FormatError(p, "is not a tokenizer file this app knows (vocab.json + merges.txt, "
-                      "tokenizer.json, NAME.tiktoken, NAME.bpe-gui.json).")
+        raise FormatError(p, "is neither a tiktoken ranks file (lines 'BASE64 RANK') nor a "
+                          "SentencePiece model. Check that you picked the right file.")
+    raise FormatError(p, "is not a tokenizer file this app knows. It opens tokenizer.json, "
+                      "vocab.json + merges.txt, NAME.tiktoken, tekken.json, GGUF model files "
+                      "(.gguf), CLIP's bpe_simple_vocab_16e6.txt.gz and bpe-gui's .json.")
 
 
 def _looks_like_ranks(p: Path) -> bool:
@@ -245,14 +300,15 @@ def load_tokenizer(path: str | Path, special_tokens: Sequence[str] | None = None
     p = Path(path).expanduser()
     if not p.exists():
         raise FormatError(p, "file or folder not found. Check the path.")
-    fmt = detect_format(p)
+    fmt, fine = _detect(p)
     if p.is_dir():
         p = _pick_in_folder(p)[1]
     if fmt == "gpt2":
-        if p.name.endswith("merges.txt") or p.suffix.lower() == ".bpe":
+        if fine == "gpt2-merges" or p.name.endswith("merges.txt") or p.suffix.lower() == ".bpe":
             return gpt2.load(gpt2_files.vocab_beside(p), p, special_tokens, **kwargs)
         return gpt2.load(p, None, special_tokens, **kwargs)
-    if fmt == "tiktoken" and p.suffix == ".json":  # the metadata: load the ranks beside it
+    if fmt == "tiktoken" and (fine == "tiktoken-meta" or p.suffix == ".json"):
+        # the metadata: load the ranks beside it
         stem = p.name[: -len(tiktoken_fmt.META_SUFFIX)] if p.name.endswith(
             tiktoken_fmt.META_SUFFIX) else p.stem
         p = p.with_name(stem + tiktoken_fmt.SUFFIX)
@@ -260,4 +316,18 @@ def load_tokenizer(path: str | Path, special_tokens: Sequence[str] | None = None
         raise FormatError(p, "a merges CSV holds no vocabulary, so it cannot be loaded as a "
                           "tokenizer. Load the vocab.json, tokenizer.json or .bpe-gui.json "
                           "exported with it.")
-    return _module(fmt).load(p, special_tokens, **kwargs)
+    loader = getattr(_LOADERS[fmt], "load", None)
+    if loader is None:   # a format read here whose tokenizer is not built yet
+        raise FormatError(p, f"is a {IMPORT_LABELS[fmt]}. SentencePiece BPE support is "
+                          "coming; until then, open the model's tokenizer.json if it has one.")
+    return loader(p, special_tokens, **kwargs)
+
+
+def describe_source(tok) -> str:
+    """What a loaded tokenizer was read from, for the status bar, the vocabulary browser
+    and ``bpe-gui encode``: 'GGUF (llama.cpp): gpt2 BPE, pre-tokenizer 'qwen2'',
+    'tiktoken ranks (.tiktoken) — cl100k_base (GPT-4, GPT-3.5)', ... ('' if unknown)."""
+    meta = tok.meta if isinstance(tok.meta, dict) else {}
+    label = meta.get("label") or IMPORT_LABELS.get(str(meta.get("format", "")), "")
+    known = meta.get("encoding_label")
+    return f"{label} — {known}" if label and known else (label or known or "")

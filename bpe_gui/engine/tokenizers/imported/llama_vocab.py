@@ -68,13 +68,11 @@ class LlamaVocab:
     notes: list[str] = field(default_factory=list)
 
 
-def token_attrs(v: LlamaVocab) -> list[int]:
-    """Each token's type after llama.cpp's corrections by name (see the module docstring)."""
+def token_attrs(v: LlamaVocab, index: dict[str, int]) -> list[int]:
+    """Each token's type after llama.cpp's corrections by name (see the module docstring);
+    ``index``: token text -> id."""
     n = len(v.tokens)
     types = list(v.token_types) if v.token_types is not None else [NORMAL] * n
-    types = [t if t in (NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE) else 0
-             for t in types]
-    index = {t: i for i, t in enumerate(v.tokens)}
     control = set(EOG_TEXTS)
     for slot, texts in FIM_TEXTS.items():
         if slot not in v.special_ids:
@@ -99,10 +97,10 @@ def specials_of(v: LlamaVocab, types: list[int], parse_special: bool) -> list[Sp
     name = (v.name or "").lower()
     pre, arch = v.pre or "", v.architecture or ""
     out = []
-    for i, (text, t) in enumerate(zip(v.tokens, types)):
-        if t not in (CONTROL, USER_DEFINED, UNKNOWN) or not text:
-            continue
-        if not parse_special and t in (CONTROL, UNKNOWN):
+    wanted = (CONTROL, USER_DEFINED, UNKNOWN) if parse_special else (USER_DEFINED,)
+    for i in [i for i, t in enumerate(types) if t in wanted]:
+        text = v.tokens[i]
+        if not text:
             continue
         lstrip = rstrip = False
         if any(k in pre for k in ("jina-v2-de", "jina-v2-es", "jina-v2-code")) or \
@@ -119,13 +117,18 @@ def specials_of(v: LlamaVocab, types: list[int], parse_special: bool) -> list[Sp
 def _merges(merges: list[str]) -> list:
     """llama.cpp's merges for the C model: a merge listed twice keeps its first rank
     (``bpe_ranks.emplace``); split at the first space after the first character."""
-    out: list = []
-    for m in dict.fromkeys(merges):
+    if len(set(merges)) != len(merges):
+        merges = list(dict.fromkeys(merges))
+    odd = [i for i, m in enumerate(merges) if m.count(" ") != 1 or m[:1] == " "]
+    if not odd:
+        return merges
+    out: list = list(merges)
+    for i in odd:
+        m = merges[i]
         k = m.find(" ", 1)
-        if k < 0:
-            continue   # llama.cpp keeps ("", ""), which never applies
-        out.append(m if m.count(" ") == 1 else [m[:k], m[k + 1:]])
-    return out
+        # no space: llama.cpp keeps ("", ""), which never applies
+        out[i] = None if k < 0 else [m[:k], m[k + 1:]]
+    return [m for m in out if m is not None]
 
 
 def build_bpe(v: LlamaVocab, *, parse_special: bool = True,
@@ -146,7 +149,7 @@ def build_bpe(v: LlamaVocab, *, parse_special: bool = True,
     native.configure(ignore, False, -1, False)
     table, t2i = native.tables(None, False)
     model = PipelineModel(native, table, byte_level=True, ignore_merges=ignore)
-    types = token_attrs(v)
+    types = token_attrs(v, vocab)
     specials = specials_of(v, types, parse_special)
     every = specials_of(v, types, True)
     pre = LlamaPreTokenizer(t.kind)
