@@ -1,48 +1,62 @@
 """Only here to declare the C extensions; all metadata lives in pyproject.toml."""
+from pathlib import Path
+
 from setuptools import Extension, setup
 
 # hidden visibility: the files of one extension share plain names (grow, sort_i32...);
 # only PyInit_* is exported, so no other library's symbol can stand in for them
 CFLAGS = ["-O2", "-std=c99", "-fvisibility=hidden"]
-SCAN = ["bpe_gui/engine/csrc/scan.c"]   # the native scanner, compiled into _scan only
-# the others call _scan's scanner through the function table it exports (csrc/scan.h)
-SCAN_SHARED = ["bpe_gui/engine/csrc/scan_shared.c"]
-SCAN_DEPS = ["bpe_gui/engine/csrc/" + f for f in
-             ("scan.h", "scan_python.h", "scan_cut.inc", "scan_tables.inc", "scan_giant.inc",
-              "scan_stage2.inc", "unicode_tables.h",
-              "tsv.h", "wordtable.h", "merge.h", "wordcache.h", "cached_words.h")]
-PIPELINE = ["bpe_gui/engine/csrc/" + f for f in
-            ("pipelinemodule.c", "pipe_tables.c", "pipe_load_hf.c", "pipe_load_tiktoken.c",
-             "json_scan.c", "b64.c", "pipe_encode.c", "merge.c", "merge_cut.c")]
-PIPELINE_DEPS = ["bpe_gui/engine/csrc/" + f for f in ("pipeline.h", "json_scan.h", "merge.h")]
-CORE = ["bpe_gui/engine/csrc/" + f for f in
-        ("coremodule.c", "core_build.c", "core_step.c", "core_heap.c", "core_tables.c",
-         "core_lists.c", "core_query.c", "core_check.c")]
+CSRC = "bpe_gui/engine/csrc"    # every #include "folder/file.h" is relative to it
 
 
-def ext(name: str, *sources: str) -> Extension:
+def files(*paths: str) -> list[str]:
+    # paths under csrc/, folder included: tests/test_csrc_layout.py checks that every .c
+    # file there is named here once
+    return [f"{CSRC}/{p}" for p in paths]
+
+
+def headers(*folders: str) -> list[str]:
+    # `depends`: a change to any header or .inc of these folders rebuilds the extension
+    found = [str(p) for f in folders for pat in ("*.h", "*.inc")
+             for p in Path(CSRC, f).glob(pat)]
+    if "scan" in folders:
+        found.append(f"{CSRC}/unicode_tables.h")   # where unicode_classes.py writes it
+    return sorted(found)
+
+
+# csrc/README.md says what each folder holds; python/ is the only one with Python in it
+CORE = files("core/core_build.c", "core/core_step.c", "core/core_heap.c", "core/core_tables.c",
+             "core/core_lists.c", "core/core_query.c", "core/core_check.c")
+SCAN = files("scan/scan.c")   # the native scanner, compiled into _scan only
+# the others call _scan's scanner through the function table it exports (scan/scan.h)
+SCAN_SHARED = files("scan/scan_shared.c")
+MERGE = files("merge/merge.c", "merge/merge_cut.c")   # the merge engine (_encode, _pipeline)
+WORDCACHE = files("merge/wordcache.c")
+COUNT = files("count/wordtable.c", "count/tsv.c")
+IMPORTED = files("imported/pipe_tables.c", "imported/pipe_load_hf.c",
+                 "imported/pipe_load_tiktoken.c", "imported/json_scan.c", "imported/b64.c",
+                 "imported/pipe_encode.c")
+
+
+def ext(name: str, sources: list[str], folders: tuple[str, ...]) -> Extension:
     # optional: without a compiler the package installs anyway and the engine falls back
     # to slower Python code (the test suite refuses that unless BPE_GUI_ALLOW_PYCORE=1)
-    return Extension(f"bpe_gui.engine.{name}", sources=list(sources),
-                     include_dirs=["bpe_gui/engine/csrc"], extra_compile_args=CFLAGS,
-                     depends=(SCAN_DEPS if {SCAN[0], SCAN_SHARED[0]} & set(sources) else [])
-                     + (["bpe_gui/engine/csrc/core.h"] if CORE[0] in sources else [])
-                     + (PIPELINE_DEPS if PIPELINE[0] in sources else []),
+    return Extension(f"bpe_gui.engine.{name}", sources=sources, include_dirs=[CSRC],
+                     extra_compile_args=CFLAGS, depends=headers("python", "util", *folders),
                      optional=True)
 
 
 setup(
     ext_modules=[
-        # the training core: coremodule.c is the Python type, core.h the data structures
-        ext("train._core", *CORE),
-        ext("tokenizers._encode", "bpe_gui/engine/csrc/encodemodule.c", "bpe_gui/engine/csrc/merge.c",
-            "bpe_gui/engine/csrc/merge_cut.c",
-            "bpe_gui/engine/csrc/wordcache.c", "bpe_gui/engine/csrc/wordcache_type.c",
-            *SCAN_SHARED),
-        ext("corpus._count", "bpe_gui/engine/csrc/countmodule.c", "bpe_gui/engine/csrc/wordtable.c",
-            "bpe_gui/engine/csrc/tsv.c", *SCAN_SHARED),
-        ext("text._scan", "bpe_gui/engine/csrc/scanmodule.c", *SCAN),
-        # imported tokenizers (without it they use engine/pipeline/pymodel.py)
-        ext("tokenizers.imported._pipeline", *PIPELINE),
+        # the training core (plain C in core/) and its Python type
+        ext("train._core", files("python/coremodule.c") + CORE, ("core",)),
+        ext("tokenizers._encode", files("python/encodemodule.c") + MERGE + WORDCACHE + SCAN_SHARED,
+            ("merge", "scan")),
+        ext("corpus._count", files("python/countmodule.c") + COUNT + SCAN_SHARED,
+            ("count", "scan")),
+        ext("text._scan", files("python/scanmodule.c") + SCAN, ("scan",)),
+        # imported tokenizers (without it they use engine/tokenizers/imported/_pymodel.py)
+        ext("tokenizers.imported._pipeline", files("python/pipelinemodule.c") + IMPORTED + MERGE,
+            ("imported", "merge")),
     ]
 )

@@ -23,6 +23,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from ...engine.errors import BPEError
 from ...engine.tokenizers import Tokenizer
 from ...engine.train import Trainer, TrainSettings
+from .checking import Checking
 from .corpus_source import Corpus, FileCorpus, TableCorpus, TextCorpus
 from .gc_policy import release_freed_memory
 from .jobs import Job, JobEnd, JobSlot, Outcome
@@ -101,6 +102,7 @@ class Controller(QObject):
         self.opening = Opening(self, fail=self._fail, new_corpus=self.training.new_corpus,
                                hold_retrain=self.training.timer.stop)
         self.tokenizer_files = TokenizerFiles(self, self._fail)
+        self.checking = Checking(self)         # Check my BPE (issue #31)
         self.train_on = TrainOn(               # training on from the imported tokenizer
             self, self.training, fail=self._fail, mark_stale=self._mark_stale,
             not_utf8=self.opening.not_utf8, live=self.live, set_phase=self.jobs.set_phase)

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import QDockWidget, QInputDialog, QMainWindow, QMessageBo
 
 from ..dialogs.export_dialog import ExportDialog
 from ..dialogs.import_dialog import ImportDialog
+from ..dialogs.check_dialog import show_check_dialog       # issue #31
 from ..dialogs.language_cost import show_language_cost   # issue #14
 from ..theme import THEMES
 from .training_flow import TrainingFlow
@@ -91,6 +92,9 @@ ACTIONS = (
     ActionSpec("train_on_leave", "Train from scratch again", "train_on_flow.leave", (),
                "Stop training on from the imported tokenizer: Train learns from bytes again",
                TRAINING_ON),
+    ActionSpec("check", "Check &my BPE…", "check_dialog", ("Ctrl+Shift+B",),
+               "Hold your own trainer's merges (and encoder's ids) against the reference: "
+               "where they part, and why"),
     ActionSpec("use_imported", "Encode with &imported tokenizer",
                "controller.set_use_imported", (),
                "The encode view uses the imported tokenizer", IMPORTED, checkable=True),
@@ -112,7 +116,7 @@ MENUS = (
                "save_session", "save_session_as", "reopen", "-", "import", "export", "-",
                "quit")),
     ("&Training", ("step", "back", "play", "run", "goto", "reset", "-", "cancel", "retrain",
-                   "-", "train_on", "train_on_leave", "-", "use_imported")),
+                   "-", "train_on", "train_on_leave", "-", "check", "-", "use_imported")),
     ("&View", ("@docks", "-", "@theme", "reset_layout")),
     ("&Analysis", ("language_cost",)),
     ("&Help", ("keys", "about")),
@@ -240,6 +244,9 @@ class ActionsAndMenus:
 
     def language_cost_dialog(self):
         return show_language_cost(self.window)
+
+    def check_dialog(self):
+        return show_check_dialog(self.window)
 
     def goto_dialog(self) -> None:
         c = self.controller

@@ -1,0 +1,277 @@
+"""The usual causes of a merge list that parts from the reference, each as a way to
+train the corpus again (a :class:`~.lab.Run`): the cause whose run reproduces the
+learner's merge at the step where they part -- and the furthest beyond it -- is the
+diagnosis.
+
+=================  ==============================================================
+cause              tried by
+=================  ==============================================================
+tie                the engine's other tie rules; the slow trainer's smallest pair
+specials           special tokens read as text; deleted (documents joined); special
+                   tokens found in the corpus (``<|endoftext|>``) when none were given
+boundaries         no pre-tokenization (the text between special tokens one
+                   sequence); each line one sequence
+pattern            the presets and the published patterns (Llama 3, Qwen2, minbpe's
+                   GPT-4), ``str.split()``'s words
+overlap            the slow trainer: runs counted without overlaps, a scan that skips
+                   after a repeated pair, runs merged from the right
+chars              the slow trainer starting words from characters
+=================  ==============================================================
+(not-a-pair and vocab-size need no training: merges.py reads them off the lists.)
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import partial
+from typing import Callable, Iterator, Sequence
+
+import regex
+
+from .. import PRESETS, Pretokenizer, PretokenTable, TrainSettings
+from ..text.presets import LLAMA3_PATTERN, MINBPE_GPT4_PATTERN, PRESET_LABELS, QWEN2_PATTERN
+from ..train.trainer import TIE_RULES
+from .lab import Lab, Run, documents, lines, specials_deleted
+from .report import PRIORITY, Attempt
+from .variants import Pair, Rules
+
+SPLIT_PATTERN = r"\S+"
+# (pattern, label): the presets, then patterns learners copy from elsewhere
+LABELS = {"gpt2": "GPT-2's pattern", "cl100k": "GPT-4's pattern (cl100k)",
+          "o200k": "GPT-4o's pattern (o200k)", "whitespace": r"the whitespace split (\S+|\s+)",
+          "cjk": "the CJK-aware pattern (one Han character per word)"}
+PATTERNS: tuple[tuple[str, str], ...] = tuple(
+    (PRESETS[name], LABELS.get(name, f"the {PRESET_LABELS.get(name, name)} pattern"))
+    for name in PRESETS) + (
+    (LLAMA3_PATTERN, "Llama 3's pattern"),
+    (QWEN2_PATTERN, "Qwen2's pattern"),
+    (MINBPE_GPT4_PATTERN, "minbpe's GPT-4 pattern"),
+    (SPLIT_PATTERN, r"words without their spaces (str.split(), \S+)"),
+)
+RULE_WORDS = {
+    "greatest": "the greatest pair (comparing bytes)",
+    "least": "the smallest pair (comparing bytes)",
+    "first-seen": "the pair seen first in the corpus",
+    "lowest-ids": "the pair with the lowest token ids",
+    "lowest-ids-gpt2": ("the pair with the lowest ids numbered as Hugging Face's trainer numbers "
+                        "them (its alphabet sorted in GPT-2's byte-to-unicode characters)"),
+}
+SPECIAL_LOOKING = regex.compile(r"<\|[^\s|<>]{1,40}\|>")
+
+
+def pattern_label(pattern: str) -> str:
+    """'the GPT-2 pattern', or the pattern itself."""
+    full = PRESETS.get(pattern, pattern)
+    return next((label for p, label in PATTERNS if p == full), f"the pattern {pattern}")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A cause to try: ``run()`` trains it (None: it cannot be tried, ``why`` says)."""
+
+    cause: str
+    label: str
+    run: Callable[[], Run | None]
+    why: str = ""
+
+
+def candidates(lab: Lab, tied: bool) -> Iterator[Candidate]:
+    """Every cause worth trying on this corpus, cheap ones first. ``tied``: the learner's
+    pair is tied with the reference's at the step where they part (else no tie rule
+    can pick it)."""
+    s = lab.settings
+    for rule in TIE_RULES:
+        if rule != s.tie_rule:
+            yield _maybe(tied, _engine(lab, "tie", f"tie rule {rule}", replace(s, tie_rule=rule)))
+    yield from _specials(lab)
+    for pattern, label in PATTERNS:
+        if pattern != PRESETS.get(s.pattern, s.pattern):
+            yield _engine(lab, "pattern", label, replace(s, pattern=pattern))
+    yield from _boundaries(lab)
+    if s.mode != "byte":
+        return   # the slow trainer starts from bytes or characters, never </w>
+    words = lab.table(s).words
+    if any(regex.search(r"(.)\1\1", w) for w in words):
+        yield _slow(lab, "overlap", "a run like aaa counted without overlaps",
+                    Rules(counting="runs-halved", tie=s.tie_rule))
+        yield _slow(lab, "overlap", "a count that skips a symbol after a pair of equal ones",
+                    Rules(counting="skip-after-repeat", tie=s.tie_rule))
+        yield _slow(lab, "overlap", "a run like aaa merged from the right",
+                    Rules(merging="right", tie=s.tie_rule))
+    if not all(w.isascii() for w in words):
+        yield _slow(lab, "chars", "words started from characters, not bytes",
+                    Rules(base="chars", tie=s.tie_rule))
+    yield _maybe(tied, _slow(lab, "tie", "tie rule least (the smallest pair)", Rules(tie="least")))
+    yield _maybe(tied, _slow(lab, "tie", "tie rule lowest-ids, numbered as Hugging Face does",
+                             Rules(tie="lowest-ids", id_order="gpt2")))
+
+
+def cuts(lab: Lab) -> Iterator[tuple[str, Callable[[], PretokenTable | None]]]:
+    """Other ways of cutting the corpus into words, as tables: (what, make the table).
+    A rule of the slow trainer is tried on each when it explains the difference but not
+    every merge after it (a trainer may make two mistakes: Hugging Face's trainer both
+    numbers its ids its own way and reads special tokens as text)."""
+    s = lab.settings
+    if s.special_tokens:
+        yield "special tokens read as text", lambda: lab.table(replace(s, special_tokens=()))
+        yield ("special tokens deleted", lambda: lab.custom_table(
+            "deleted", lambda text: specials_deleted(text, s.special_tokens, s.pattern)))
+    for pattern, label in PATTERNS:
+        if pattern != PRESETS.get(s.pattern, s.pattern):
+            yield label, partial(lab.table, replace(s, pattern=pattern))
+
+
+def also(lab: Lab, best: Run, theirs: Sequence) -> tuple[str, int]:
+    """A second mistake that, with ``best``'s rule, reproduces more of ``theirs``: (what,
+    how far), or ("", 0)."""
+    if best.rules is None:
+        return "", 0
+    found, reach = "", best.reach(theirs)
+    for what, make in cuts(lab):
+        if lab.out_of_time():
+            break
+        table = make()
+        if table is None:
+            continue
+        run = lab.slow_run(f"slow:{best.label}+{what}", best.cause, best.label, best.rules,
+                           table)
+        if run is not None and run.reach(theirs) > reach:
+            found, reach = what, run.reach(theirs)
+            if reach >= len(theirs):
+                break
+    return found, reach
+
+
+def _maybe(tied: bool, cand: Candidate) -> Candidate:
+    """A tie rule is worth trying only when the step is a tie."""
+    if tied:
+        return cand
+    return Candidate(cand.cause, cand.label, lambda: None,
+                     "not a tie: your pair occurs less often than the reference's there")
+
+
+def _engine(lab: Lab, cause: str, label: str, settings: TrainSettings) -> Candidate:
+    return Candidate(cause, label, lambda: lab.engine_run(None, cause, label, settings))
+
+
+def _slow(lab: Lab, cause: str, label: str, rules: Rules) -> Candidate:
+    key = f"slow:{label}"
+    return Candidate(cause, label, lambda: lab.slow_run(key, cause, label, rules))
+
+
+def _custom(lab: Lab, cause: str, label: str, key: str, cut) -> Candidate:
+    def run() -> Run | None:
+        table = lab.custom_table(key, cut)
+        if table is None:
+            return None
+        return lab.engine_run(f"{cause}:{label}", cause, label, lab.settings, table)
+    return Candidate(cause, label, run)
+
+
+def _specials(lab: Lab) -> Iterator[Candidate]:
+    s = lab.settings
+    if s.special_tokens:
+        names = ", ".join(s.special_tokens)
+        yield _engine(lab, "specials", f"special tokens ({names}) read as text",
+                      replace(s, special_tokens=()))
+        yield _custom(lab, "specials", f"special tokens ({names}) deleted, the text on either "
+                      "side joined", "deleted",
+                      lambda text: specials_deleted(text, s.special_tokens, s.pattern))
+        return
+    found = specials_in(lab)
+    if found:
+        yield _engine(lab, "specials", f"{', '.join(found)} as special token(s)",
+                      replace(s, special_tokens=found))
+
+
+def specials_in(lab: Lab) -> tuple[str, ...]:
+    """Special-looking tokens the corpus holds (``<|endoftext|>``), when none were given."""
+    text = lab.corpus.text
+    if lab.settings.special_tokens or text is None:
+        return ()
+    return tuple(sorted(set(SPECIAL_LOOKING.findall(text))))
+
+
+def _boundaries(lab: Lab) -> Iterator[Candidate]:
+    s = lab.settings
+    specials = s.special_tokens
+    if lab.corpus.n_bytes > lab.limits.max_piece_bytes:
+        yield Candidate("boundaries", "no pre-tokenization", lambda: None,
+                        f"the corpus is over {lab.limits.max_piece_bytes >> 20} MB")
+    else:
+        yield _custom(lab, "boundaries", "no pre-tokenization (the text between special "
+                      "tokens counted as one sequence)", "documents",
+                      lambda text: documents(text, specials))
+    yield _custom(lab, "boundaries", "each line counted as one sequence", "lines",
+                  lambda text: lines(text, specials))
+
+
+def likely(theirs: Pair | None, ours: Pair | None, tied: bool,
+           settings: TrainSettings) -> list[str]:
+    """The causes the two pairs point at, most likely first (tried first, so that the
+    one that explains everything usually comes early and the rest are not needed).
+
+    Example: (b"a", b"a") against (b"t", b"h") -> ['overlap']; a pair the pattern cuts
+    into two words -> ['boundaries', 'pattern', 'specials'].
+    """
+    out = ["tie"] if tied else []
+    pairs = [p for p in (theirs, ours) if p is not None]
+    if any(a == b for a, b in pairs):
+        out.append("overlap")
+    if any(_partial(t) or _one_char(t) for p in pairs for t in p):
+        out.append("chars")
+    if theirs is not None:
+        token = (theirs[0] + theirs[1]).decode("utf-8", "replace")
+        if any(s[:2] in token or s[-2:] in token for s in settings.special_tokens):
+            out.append("specials")
+        if len(Pretokenizer(settings.pattern).words(token)) > 1:
+            out += ["boundaries", "pattern", "specials"]
+    return list(dict.fromkeys(out))
+
+
+def _partial(t: bytes) -> bool:
+    try:
+        t.decode("utf-8")
+        return False
+    except UnicodeDecodeError:
+        return True
+
+
+def _one_char(t: bytes) -> bool:
+    return len(t) > 1 and not _partial(t) and len(t.decode("utf-8")) == 1
+
+
+def try_causes(lab: Lab, step: int, theirs: Sequence, tied: bool, first: Sequence[str] = (),
+               progress=None) -> tuple[list[Attempt], Run | None]:
+    """Try every candidate, the causes in ``first`` before the rest; the attempts (how
+    far each reproduces ``theirs``) and the best run that reproduces merge ``step``
+    (1-based), or None. Stops trying once a run reproduces all of ``theirs``, or at the
+    lab's time limit."""
+    attempts: list[Attempt] = []
+    best: Run | None = None
+    best_reach = -1
+    plan = sorted(candidates(lab, tied),
+                  key=lambda c: first.index(c.cause) if c.cause in first else len(first))
+    for n, cand in enumerate(plan):
+        if progress is not None:
+            progress(n, len(plan))
+        if best is not None and best_reach >= len(theirs):
+            attempts.append(Attempt(cand.cause, cand.label, None, "not needed: an earlier "
+                                    "cause reproduces all your merges"))
+            continue
+        if lab.out_of_time():
+            attempts.append(Attempt(cand.cause, cand.label, None, "out of time"))
+            continue
+        run = cand.run()
+        if run is None:
+            attempts.append(Attempt(cand.cause, cand.label, None,
+                                    cand.why or (lab.notes[-1] if lab.notes else "")))
+            continue
+        reach = run.reach(theirs)
+        attempts.append(Attempt(cand.cause, cand.label, reach))
+        if reach >= step and (reach > best_reach or (
+                reach == best_reach and best is not None and
+                PRIORITY.index(run.cause) < PRIORITY.index(best.cause))):
+            best, best_reach = run, reach
+    if progress is not None:
+        progress(len(plan), len(plan))
+    return attempts, best

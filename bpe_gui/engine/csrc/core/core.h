@@ -1,0 +1,381 @@
+/*
+ * The incremental BPE trainer in plain C (no Python here: python/coremodule.c is the
+ * `_core.Core` type around it, and tests/c/core_driver.c runs it without Python): the
+ * data structures, the functions the files of core/ share, and the API at the end.
+ *
+ * Files:
+ *   core.h         the data structures and how they fit (read it first); the API
+ *   core_tables.c  token bytes, the pair table, the count histogram
+ *   core_lists.c   sorting, pairs' position lists
+ *   core_heap.c    the priority heap and the batched count updates of a step
+ *   core_step.c    one merge step and its exact undo; run(n)
+ *   core_build.c   construction from integer arrays, and freeing
+ *   core_query.c   reading: best/top/tied pairs, touched words, a word, the segmentation
+ *   core_check.c   a full consistency check (for tests) and the structures' sizes
+ *
+
+ * Data layout
+ * -----------
+ * Every symbol of every word is a "slot" in global arrays (sym, prv, nxt, wid).
+ * A word is a doubly linked list of slots; a merge of the occurrence (L, R) writes the
+ * new id into L and unlinks R (sym[R] = -1) but leaves R's own links untouched, so an
+ * undo can find L again as prv[R] and relink R ("dancing links").  The undo log of a
+ * step is just the list of removed right slots, in the order they were removed.
+ *
+ * Every pair (a, b) that ever occurred has a Pair record (found through a dense table
+ * for small ids or an open-addressing hash) holding its frequency-weighted count, the
+ * number of live occurrences, and a list of left-slot positions.  The list may hold
+ * stale or duplicate entries; every live occurrence is always in it.  Entries are
+ * validated on use; lists are compacted when they grow past twice the live count.
+ *
+ * Priority: an indexed binary heap holding every pair with count > 0, ordered by count
+ * descending, then by the tie rule.  For FIRST_SEEN the key is the pair's first live
+ * occurrence (smallest left slot); it is kept as a lower bound that is made exact
+ * lazily (a "dirty" pair at the top of the heap is recomputed and sifted down).
+ *
+ * A step or undo touches only the occurrences of the merged pair and their neighbours;
+ * the counts of all pairs touched are updated in a batch at the end (heap, histogram).
+ */
+#ifndef BPE_CORE_H
+#define BPE_CORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/grow.h"
+
+#define TIE_GREATEST 0
+#define TIE_FIRST_SEEN 1
+#define TIE_LOWEST_IDS 2
+
+#define INLINE_CAP 2
+#define DENSE_MAX 1024
+#define HIST_SMALL 65536
+#define HB_EMPTY ((int64_t)-1)
+#define H_EMPTY UINT64_MAX
+#define STAMP_MAX 0x7fffffffu
+
+/* ------------------------------------------------------------------------------ */
+/* types                                                                          */
+/* ------------------------------------------------------------------------------ */
+
+typedef struct {
+    int64_t count;             /* frequency-weighted number of occurrences */
+    union {
+        int32_t *ptr;          /* heap-allocated positions when cap > INLINE_CAP */
+        int32_t inl[INLINE_CAP];
+    } pos;
+    int32_t a, b;
+    int32_t len, cap;          /* positions list */
+    int32_t nocc;              /* live occurrences (unweighted) */
+    int32_t first;             /* FIRST_SEEN: lower bound of the first live occurrence */
+    int32_t hpos;              /* index in the heap, -1 if not in it */
+    unsigned int stamp : 31;   /* batch stamp */
+    unsigned int dirty : 1;    /* FIRST_SEEN: `first` may be below the true first */
+} Pair;
+
+typedef struct {
+    int64_t old_count;
+    int32_t p;
+} Touch;
+
+typedef struct {
+    int32_t sym;               /* token id, -1 once removed by a merge */
+    int32_t prv, nxt;          /* neighbours in the word, -1 at the ends */
+    int32_t wid;               /* word index */
+} Slot;
+
+typedef struct {
+    int64_t count;             /* key snapshot */
+    int32_t p;                 /* pair index */
+    int32_t first;             /* key snapshot (FIRST_SEEN) */
+} HEnt;
+
+typedef struct {
+    int32_t a, b, id;
+    int32_t n_tied;            /* pairs that shared the top count when it was chosen */
+    int64_t count;
+    int64_t rstart;            /* start of this step's removed slots in rlog */
+    int64_t merged;            /* occurrences replaced, frequency-weighted */
+    int32_t gone;              /* bit 0: a no longer occurs alone after it; bit 1: b */
+    int32_t pad;
+} StepRec;
+
+typedef struct BpeCore {
+    int tie;
+    int broken;                /* a failed allocation in a step lost the state */
+
+    /* slots and words */
+    int32_t n_slots, n_words;
+    Slot *sl;
+    int64_t *starts, *freq;
+    int64_t total_syms;        /* frequency-weighted number of live symbols */
+
+    /* tokens */
+    int32_t n_tokens, n_base, tok_cap;
+    int64_t *tok_off;
+    int32_t *tok_len;
+    uint64_t *tok_pfx;         /* first 8 bytes, big endian, zero padded */
+    int64_t *symcount;
+    char *tok_buf;
+    int64_t tok_buf_len;
+    size_t tok_buf_cap;
+    /* per-step neighbour caches, indexed by token id (-1 = unknown) */
+    int32_t *cLo, *cLn, *cRo, *cRn, *usedL, *usedR;
+    int32_t nusedL, nusedR;
+
+    /* pairs */
+    Pair *pairs;
+    int32_t n_pairs, pairs_cap;
+    HEnt *heap;                /* capacity pairs_cap */
+    int32_t heap_n;
+    int32_t dense_n;
+    int32_t *dense;
+    uint64_t *hkeys;
+    int32_t *hvals;
+    int hbits;
+    int64_t hcount;
+
+    /* histogram count -> number of pairs with that count */
+    int32_t *hist_small;
+    int64_t *hb_keys, *hb_vals;
+    int hb_bits;
+    int64_t hb_n;
+
+    /* batch of touched pairs */
+    unsigned int stamp;
+    Touch *touched;
+    int64_t n_touched;
+    size_t touched_cap;
+
+    /* undo */
+    StepRec *steps;
+    int32_t n_steps, steps_cap;
+    int32_t *rlog;
+    int64_t rlog_n;
+    size_t rlog_cap;
+
+    int32_t *scratch;
+    int64_t scratch_cap;
+} BpeCore;
+
+#define ERR_NONE 0
+#define ERR_NOMEM 1     /* nothing changed */
+#define ERR_BROKEN 2    /* state lost */
+
+/* ---- small helpers (inline: they sit on the hot path of every step) ---- */
+
+static inline int32_t *pos_data(const Pair *p)
+{
+    return p->cap > INLINE_CAP ? p->pos.ptr : (int32_t *)p->pos.inl;
+}
+
+static inline void pos_free(Pair *p)
+{
+    if (p->cap > INLINE_CAP)
+        free(p->pos.ptr);
+    p->pos.ptr = NULL;
+    p->cap = INLINE_CAP;
+    p->len = 0;
+}
+
+static inline int occ_ok(const BpeCore *c, int32_t x, int32_t a, int32_t b)
+{
+    const Slot *sl = c->sl;
+    if (sl[x].sym != a)
+        return 0;
+    int32_t r = sl[x].nxt;
+    return r >= 0 && sl[r].sym == b;
+}
+
+static inline int tok_cmp(const BpeCore *c, int32_t x, int32_t y)
+{
+    if (x == y)
+        return 0;
+    uint64_t px = c->tok_pfx[x], py = c->tok_pfx[y];
+    if (px != py)
+        return px < py ? -1 : 1;
+    int32_t lx = c->tok_len[x], ly = c->tok_len[y];
+    int32_t m = lx < ly ? lx : ly;
+    if (m > 8) {
+        int r = memcmp(c->tok_buf + c->tok_off[x] + 8, c->tok_buf + c->tok_off[y] + 8,
+                       (size_t)(m - 8));
+        if (r)
+            return r;
+    }
+    return (lx > ly) - (lx < ly);
+}
+
+static inline uint64_t pkey(int32_t a, int32_t b)
+{
+    return ((uint64_t)(uint32_t)a << 32) | (uint32_t)b;
+}
+
+static inline uint64_t hslot(uint64_t key, int bits)
+{
+    return (key * 0x9E3779B97F4A7C15ULL) >> (64 - bits);
+}
+
+/* Heap entries carry a snapshot of the key (count, FIRST_SEEN position): counts change
+ * during a batch while the heap is only fixed at the end, one pair at a time, and every
+ * fix must see a heap whose other keys are consistent. */
+static inline int better(const BpeCore *c, const HEnt *x, const HEnt *y)
+{
+    if (x->count != y->count)
+        return x->count > y->count;
+    const Pair *p = &c->pairs[x->p], *q = &c->pairs[y->p];
+    if (c->tie == TIE_GREATEST) {
+        int r = tok_cmp(c, p->a, q->a);
+        if (r)
+            return r > 0;
+        r = tok_cmp(c, p->b, q->b);
+        if (r)
+            return r > 0;
+        if (p->a != q->a)
+            return p->a > q->a;
+        return p->b > q->b;
+    }
+    if (c->tie == TIE_FIRST_SEEN && x->first != y->first)
+        return x->first < y->first;
+    if (p->a != q->a)
+        return p->a < q->a;
+    return p->b < q->b;
+}
+
+static inline void heap_setkey(BpeCore *c, HEnt *e, int32_t p)
+{
+    e->p = p;
+    e->count = c->pairs[p].count;
+    e->first = c->pairs[p].first;
+}
+
+static inline void pair_add(BpeCore *c, int32_t pidx, int64_t df, int32_t dn)
+{
+    Pair *p = &c->pairs[pidx];
+    if (p->stamp != c->stamp) {
+        p->stamp = c->stamp;
+        Touch *t = &c->touched[c->n_touched++];
+        t->p = pidx;
+        t->old_count = p->count;
+    }
+    p->count += df;
+    p->nocc += dn;
+    if (dn < 0)
+        p->dirty = 1;
+}
+
+/* Append x to the position list of pair pidx (growing it in core_lists.c when full). */
+int pos_grow(BpeCore *c, int32_t pidx);
+static inline int pos_push(BpeCore *c, int32_t pidx, int32_t x)
+{
+    Pair *p = &c->pairs[pidx];
+    if (p->len == p->cap && pos_grow(c, pidx) < 0)
+        return -1;
+    pos_data(p)[p->len++] = x;
+    if (x < p->first)
+        p->first = x;
+    return 0;
+}
+
+/* ---- core_lists.c: sorting, position lists ---- */
+int ensure_scratch(BpeCore *c, int64_t n);
+void sort_i32(BpeCore *c, int32_t *a, int64_t n);
+void pos_compact(BpeCore *c, int32_t pidx, int dedupe);
+
+/* ---- core_tables.c: tokens, pair table, histogram ---- */
+int ensure_tok_cap(BpeCore *c, int64_t need);
+int ensure_tok_buf(BpeCore *c, int64_t extra);
+void tok_append(BpeCore *c, const char *s, int64_t len);      /* room reserved */
+void tok_append_concat(BpeCore *c, int32_t a, int32_t b);     /* room reserved */
+int32_t pair_find(const BpeCore *c, int32_t a, int32_t b);   /* -1 if absent */
+int hash_resize(BpeCore *c, int bits);
+int ensure_pairs(BpeCore *c, int64_t extra);
+int32_t pair_get(BpeCore *c, int32_t a, int32_t b);          /* room reserved */
+int hb_resize(BpeCore *c, int bits);
+int64_t hist_get(const BpeCore *c, int64_t cnt);
+int hist_add(BpeCore *c, int64_t cnt, int d);
+
+/* ---- core_heap.c: heap and batches ---- */
+void sift_up(BpeCore *c, int32_t i);
+void sift_down(BpeCore *c, int32_t i);
+void heap_insert(BpeCore *c, int32_t p);
+void heap_fix(BpeCore *c, int32_t p);
+void heap_remove(BpeCore *c, int32_t p);
+void batch_begin(BpeCore *c);
+int batch_end(BpeCore *c);
+void fs_resolve_top(BpeCore *c);
+
+/* ------------------------------------------------------------------------------ */
+/* the API: what python/coremodule.c and tests/c/core_driver.c call               */
+/* ------------------------------------------------------------------------------ */
+/* A core is built in three calls -- bpe_core_new, the tokens (reserve, then add each),
+ * bpe_core_build -- then stepped, undone and read. No function here locks anything:
+ * one thread at a time (the Python type refuses calls while run() works unlocked). */
+
+/* A new, empty core with a tie rule (TIE_*); NULL when out of memory. */
+BpeCore *bpe_core_new(int tie);
+/* Frees the core and everything in it (NULL is fine). */
+void bpe_core_free(BpeCore *c);
+
+/* The shape of (symbols, starts, freqs) before anything is read: NULL if it is right,
+ * else what is wrong. starts has n_starts entries (n_words + 1), freqs n_freqs. */
+const char *bpe_core_check_shape(int64_t n_symbols, const int64_t *starts, int64_t n_starts,
+                                 int64_t n_freqs);
+/* Room for n tokens and for `bytes` bytes of them: 0, or -1 when out of memory. */
+int bpe_core_reserve_tokens(BpeCore *c, int64_t n, int64_t bytes);
+/* Append token bytes s[0..len) as the next id (room reserved). */
+void bpe_core_add_token(BpeCore *c, const char *s, int64_t len);
+/* The words: symbols[starts[w]..starts[w + 1]) of word w (n_words + 1 starts, shape
+ * checked) seen freqs[w] times; the tokens added so far are the base tokens. Builds the
+ * pair table, position lists and heap. NULL when done, else what is wrong (*is_mem set
+ * when it is a failed allocation); the core is then only good for bpe_core_free. */
+const char *bpe_core_build(BpeCore *c, const int32_t *symbols, int32_t n_symbols,
+                           const int64_t *starts, const int64_t *freqs, int32_t n_words,
+                           int *is_mem);
+
+/* One merge of the best pair, or the undo of the last one: 1 done (the step in *out if
+ * out is not NULL), 0 nothing to do, -1 error (ERR_* in *err; ERR_BROKEN: c->broken). */
+int bpe_core_step(BpeCore *c, int *err, StepRec *out);
+int bpe_core_undo(BpeCore *c, int *err, StepRec *out);
+/* Up to n steps while the best count is >= min_count: the number done (*res: -1 after
+ * an error, code in *err). */
+int64_t bpe_core_run(BpeCore *c, int64_t n, int64_t min_count, int *res, int *err);
+
+typedef struct {
+    int32_t a, b;
+    int64_t count;
+} BpePairCount;
+
+/* The pair the next step merges: 1 (in *out), or 0 if none has a count. */
+int bpe_core_best(BpeCore *c, BpePairCount *out);
+/* Up to k best pairs, best first, into out[] (room for k; with same_count_only, only
+ * those that share the top count): how many, or -1 when out of memory. */
+int64_t bpe_core_ranked(BpeCore *c, int64_t k, int same_count_only, BpePairCount *out);
+/* How many pairs share the top count (0 when there is no pair). */
+int64_t bpe_core_n_tied(const BpeCore *c);
+/* The words the last step changed: how many (0 before any step), and in *out (malloc'd,
+ * the caller frees it; *n_out of them, at most `limit`) the ids of those with the highest
+ * counts, lower id first on equal counts. -1 when out of memory. */
+int64_t bpe_core_touched(const BpeCore *c, int64_t limit, int32_t **out, int64_t *n_out);
+/* Word w's symbols now into out (room for the word's symbols at the start): how many. */
+int64_t bpe_core_word(const BpeCore *c, int32_t w, int32_t *out);
+/* Every word's symbols now: sym (room n_slots) and st (n_words + 1 starts into sym). */
+void bpe_core_segmentation(const BpeCore *c, int32_t *sym, int64_t *st);
+/* Frequency-weighted count of the pair (a, b) (0 if it never occurred or ids are out of
+ * range). */
+int64_t bpe_core_pair_count(const BpeCore *c, int64_t a, int64_t b);
+
+/* Recounts everything and compares (tests): NULL if consistent, else what differs
+ * (*is_mem set when the check itself had no memory). */
+const char *bpe_core_check(const BpeCore *c, int *is_mem);
+
+typedef struct {
+    int64_t pairs, pairs_cap, live_pairs, hash_cap, pos_entries, pos_alloc_lists, rlog,
+        scratch_cap, approx_bytes;
+} BpeCoreStats;
+/* Sizes of the internal structures (benchmarks). */
+void bpe_core_stats(const BpeCore *c, BpeCoreStats *out);
+
+#endif

@@ -1,0 +1,217 @@
+/*
+ * core: construction -- Core(symbols, starts, freqs, token_bytes, tie_rule): the
+ * arguments read as integer arrays, then the slots, pair table, position lists,
+ * histogram and heap built without the GIL; and freeing it all.
+ */
+#include "core/core.h"
+
+BpeCore *bpe_core_new(int tie)
+{
+    BpeCore *c = (BpeCore *)calloc(1, sizeof(BpeCore));
+    if (c)
+        c->tie = tie;
+    return c;
+}
+
+const char *bpe_core_check_shape(int64_t n_symbols, const int64_t *starts, int64_t n_starts,
+                                 int64_t n_freqs)
+{
+    if (n_starts < 1)
+        return "starts must have n_words + 1 entries";
+    if (n_freqs != n_starts - 1)
+        return "len(starts) must be len(freqs) + 1";
+    if (n_symbols >= INT32_MAX - 1 || n_starts >= INT32_MAX - 1)
+        return "too many symbols or words (max 2**31 - 2)";
+    if (starts[0] != 0 || starts[n_starts - 1] != n_symbols)
+        return "starts must begin with 0 and end with len(symbols)";
+    return NULL;
+}
+
+int bpe_core_reserve_tokens(BpeCore *c, int64_t n, int64_t bytes)
+{
+    return ensure_tok_cap(c, n) < 0 || ensure_tok_buf(c, bytes) < 0 ? -1 : 0;
+}
+
+void bpe_core_add_token(BpeCore *c, const char *s, int64_t len)
+{
+    tok_append(c, s, len);
+}
+
+/* The heavy part of construction (the Python type runs it without the GIL). */
+const char *bpe_core_build(BpeCore *c, const int32_t *symbols, int32_t n_symbols,
+                           const int64_t *starts, const int64_t *freqs, int32_t n_words,
+                           int *is_mem)
+{
+    *is_mem = 0;
+    c->n_base = c->n_tokens;
+    c->n_slots = n_symbols;
+    c->n_words = n_words;
+    int32_t ns = c->n_slots, nwds = c->n_words;
+    /* every count the trainer keeps (a pair's, a symbol's, total_syms) is at most the sum
+     * of freq x symbols over the words: refuse when that passes INT64_MAX, rather than
+     * let a pair count wrap around and a wrong pair win */
+    int64_t sum = 0;
+    for (int32_t w = 0; w < nwds; w++) {
+        int64_t len = starts[w + 1] - starts[w];
+        if (freqs[w] < 1)
+            return "freqs must be >= 1";
+        if (starts[w + 1] < starts[w])
+            return "starts must be non-decreasing";
+        if (len > 0 && freqs[w] > (INT64_MAX - sum) / len)   /* freq * len + sum > MAX */
+            return "counts too large: the word counts times the words' symbols add up past "
+                   "2**63 - 1, so pair counts would overflow";
+        sum += freqs[w] * len;
+    }
+    for (int32_t i = 0; i < ns; i++)
+        if (symbols[i] < 0 || symbols[i] >= c->n_tokens)
+            return "symbol id out of range of token_bytes";
+
+    size_t n = (size_t)(ns > 0 ? ns : 1);
+    c->sl = (Slot *)malloc(n * sizeof(Slot));
+    c->starts = (int64_t *)malloc(((size_t)nwds + 1) * sizeof(int64_t));
+    c->freq = (int64_t *)malloc(((size_t)nwds + 1) * sizeof(int64_t));
+    c->hist_small = (int32_t *)calloc(HIST_SMALL, sizeof(int32_t));
+    if (!c->sl || !c->starts || !c->freq || !c->hist_small)
+        goto nomem;
+    memcpy(c->starts, starts, ((size_t)nwds + 1) * sizeof(int64_t));
+    memcpy(c->freq, freqs, (size_t)nwds * sizeof(int64_t));
+
+    int64_t npairs_est = 0;
+    c->total_syms = 0;
+    Slot *sl = c->sl;
+    int64_t *symcount = c->symcount;
+    for (int32_t w = 0; w < nwds; w++) {
+        int32_t s = (int32_t)starts[w], e = (int32_t)starts[w + 1];
+        int64_t f = freqs[w];
+        for (int32_t i = s; i < e; i++) {
+            int32_t t = symbols[i];
+            sl[i].sym = t;
+            sl[i].prv = i - 1;
+            sl[i].nxt = i + 1;
+            sl[i].wid = w;
+            symcount[t] += f;
+        }
+        if (e > s) {   /* the word's ends */
+            sl[s].prv = -1;
+            sl[e - 1].nxt = -1;
+        }
+        c->total_syms += f * (e - s);
+        if (e - s > 1)
+            npairs_est += e - s - 1;
+    }
+
+    /* dense table for small ids */
+    c->dense_n = c->n_base < DENSE_MAX ? c->n_base : DENSE_MAX;
+    c->dense = (int32_t *)malloc(((size_t)c->dense_n * c->dense_n + 1) * sizeof(int32_t));
+    if (!c->dense)
+        goto nomem;
+    for (int64_t i = 0; i < (int64_t)c->dense_n * c->dense_n; i++)
+        c->dense[i] = -1;
+    if (hash_resize(c, 10) < 0 || hb_resize(c, 6) < 0 || ensure_pairs(c, 16) < 0)
+        goto nomem;
+
+    /* count pairs; remember each slot's pair */
+    int32_t *sp = (int32_t *)malloc(n * sizeof(int32_t));
+    if (!sp)
+        goto nomem;
+    for (int32_t i = 0; i < ns; i++) {
+        if (c->sl[i].nxt < 0)
+            continue;
+        int32_t a = c->sl[i].sym, b = c->sl[i + 1].sym;
+        int32_t idx;
+        if (a < c->dense_n && b < c->dense_n && c->dense[a * c->dense_n + b] >= 0) {
+            idx = c->dense[a * c->dense_n + b];
+        } else {
+            if (ensure_pairs(c, 1) < 0) {
+                free(sp);
+                goto nomem;
+            }
+            idx = pair_get(c, a, b);
+        }
+        Pair *p = &c->pairs[idx];
+        p->count += c->freq[c->sl[i].wid];
+        p->nocc++;
+        sp[i] = idx;
+    }
+    /* allocate exact position lists */
+    for (int32_t j = 0; j < c->n_pairs; j++) {
+        Pair *p = &c->pairs[j];
+        if (p->nocc > INLINE_CAP) {
+            p->pos.ptr = (int32_t *)malloc((size_t)p->nocc * sizeof(int32_t));
+            if (!p->pos.ptr) {
+                for (int32_t q = 0; q < j; q++)
+                    pos_free(&c->pairs[q]);
+                free(sp);
+                goto nomem;
+            }
+            p->cap = p->nocc;
+        }
+    }
+    for (int32_t i = 0; i < ns; i++) {
+        if (c->sl[i].nxt < 0)
+            continue;
+        Pair *p = &c->pairs[sp[i]];
+        if (p->len == 0)
+            p->first = i;
+        pos_data(p)[p->len++] = i;
+    }
+    free(sp);
+    (void)npairs_est;
+
+    /* histogram and heap */
+    c->heap_n = 0;
+    for (int32_t j = 0; j < c->n_pairs; j++) {
+        Pair *p = &c->pairs[j];
+        if (p->count <= 0)
+            continue;
+        if (hist_add(c, p->count, 1) < 0)
+            goto nomem;
+        p->hpos = c->heap_n;
+        heap_setkey(c, &c->heap[c->heap_n++], j);
+    }
+    for (int32_t i = c->heap_n / 2 - 1; i >= 0; i--)
+        sift_down(c, i);
+    return NULL;
+nomem:
+    *is_mem = 1;
+    return "out of memory";
+}
+
+void bpe_core_free(BpeCore *c)
+{
+    if (!c)
+        return;
+    if (c->pairs) {
+        for (int32_t j = 0; j < c->n_pairs; j++)
+            if (c->pairs[j].cap > INLINE_CAP)
+                free(c->pairs[j].pos.ptr);
+    }
+    free(c->pairs);
+    free(c->heap);
+    free(c->dense);
+    free(c->hkeys);
+    free(c->hvals);
+    free(c->hist_small);
+    free(c->hb_keys);
+    free(c->hb_vals);
+    free(c->touched);
+    free(c->steps);
+    free(c->rlog);
+    free(c->scratch);
+    free(c->sl);
+    free(c->starts);
+    free(c->freq);
+    free(c->tok_off);
+    free(c->tok_len);
+    free(c->tok_pfx);
+    free(c->symcount);
+    free(c->tok_buf);
+    free(c->cLo);
+    free(c->cLn);
+    free(c->cRo);
+    free(c->cRn);
+    free(c->usedL);
+    free(c->usedR);
+    free(c);
+}
+

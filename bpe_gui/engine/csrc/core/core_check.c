@@ -1,0 +1,134 @@
+/*
+ * core: a full consistency check of the structures against a recount (Core._check(), which
+ * tests call after every operation; tests/c/core_driver.c after every step), and the
+ * structures' sizes (Core._stats(), for benchmarks).
+ */
+#include "core/core.h"
+
+const char *bpe_core_check(const BpeCore *c, int *is_mem)
+{
+    *is_mem = 0;
+    const char *err = NULL;
+    int64_t live = 0;
+    for (int32_t j = 0; j < c->n_pairs && !err; j++) {
+        const Pair *p = &c->pairs[j];
+        if (p->count < 0 || p->nocc < 0)
+            err = "negative count";
+        else if ((p->count > 0) != (p->hpos >= 0))
+            err = "pair with count > 0 not in heap (or the reverse)";
+        else if (p->hpos >= 0 && (p->hpos >= c->heap_n || c->heap[p->hpos].p != j))
+            err = "bad heap position";
+        else if (p->hpos >= 0 && (c->heap[p->hpos].count != p->count ||
+                                  (c->tie == TIE_FIRST_SEEN && c->heap[p->hpos].first != p->first)))
+            err = "stale heap key";
+        else if (p->len > p->cap)
+            err = "list overflow";
+        live += p->count > 0;
+        if (!err && p->count > 0 && c->tie == TIE_FIRST_SEEN && !p->dirty) {
+            int32_t mn = INT32_MAX, *d = pos_data(p);
+            for (int32_t i = 0; i < p->len; i++)
+                if (d[i] < mn && occ_ok(c, d[i], p->a, p->b))
+                    mn = d[i];
+            if (mn != p->first)
+                err = "clean FIRST_SEEN key is not exact";
+        }
+    }
+    if (!err && live != c->heap_n)
+        err = "heap size";
+    for (int32_t i = 1; i < c->heap_n && !err; i++)
+        if (better(c, &c->heap[i], &c->heap[(i - 1) / 2]))
+            err = "heap order";
+    for (int32_t s = 0; s < c->tok_cap && !err; s++)
+        if (c->cLo[s] != -1 || c->cLn[s] != -1 || c->cRo[s] != -1 || c->cRn[s] != -1)
+            err = "neighbour cache not cleared";
+    /* full recount: counts, live-occurrence numbers, symbol counts, and every live
+     * occurrence present in its pair's position list */
+    if (!err) {
+        unsigned char *seen = (unsigned char *)calloc((size_t)c->n_slots + 1, 1);
+        int64_t *cnt = (int64_t *)calloc((size_t)c->n_pairs + 1, sizeof(int64_t));
+        int64_t *occ = (int64_t *)calloc((size_t)c->n_pairs + 1, sizeof(int64_t));
+        int64_t *sc = (int64_t *)calloc((size_t)c->n_tokens + 1, sizeof(int64_t));
+        if (!seen || !cnt || !occ || !sc) {
+            free(seen);
+            free(cnt);
+            free(occ);
+            free(sc);
+            *is_mem = 1;
+            return "out of memory";
+        }
+        for (int32_t j = 0; j < c->n_pairs; j++) {
+            const Pair *p = &c->pairs[j];
+            int32_t *d = pos_data(p);
+            for (int32_t i = 0; i < p->len; i++)
+                if (occ_ok(c, d[i], p->a, p->b))
+                    seen[d[i]] = 1;
+        }
+        int64_t total = 0;
+        for (int32_t w = 0; w < c->n_words && !err; w++) {
+            if (c->starts[w] == c->starts[w + 1])
+                continue;
+            int64_t f = c->freq[w];
+            for (int32_t i = (int32_t)c->starts[w]; i >= 0 && !err; i = c->sl[i].nxt) {
+                int32_t t = c->sl[i].sym, r = c->sl[i].nxt;
+                if (t < 0 || t >= c->n_tokens || c->sl[i].wid != w) {
+                    err = "bad slot";
+                    break;
+                }
+                sc[t] += f;
+                total += f;
+                if (r < 0)
+                    break;
+                if (c->sl[r].prv != i)
+                    err = "broken links";
+                int32_t pidx = pair_find(c, t, c->sl[r].sym);
+                if (pidx < 0)
+                    err = "live pair missing from the table";
+                else {
+                    cnt[pidx] += f;
+                    occ[pidx]++;
+                    if (!seen[i])
+                        err = "live occurrence missing from its position list";
+                }
+            }
+        }
+        for (int32_t j = 0; j < c->n_pairs && !err; j++)
+            if (cnt[j] != c->pairs[j].count || occ[j] != c->pairs[j].nocc)
+                err = "pair count differs from a recount";
+        for (int32_t t = 0; t < c->n_tokens && !err; t++)
+            if (sc[t] != c->symcount[t])
+                err = "symbol count differs from a recount";
+        if (!err && total != c->total_syms)
+            err = "total_symbols differs from a recount";
+        free(seen);
+        free(cnt);
+        free(occ);
+        free(sc);
+    }
+    return err;
+}
+
+void bpe_core_stats(const BpeCore *c, BpeCoreStats *out)
+{
+    int64_t pos_entries = 0, pos_cap = 0, heap_lists = 0;
+    for (int32_t j = 0; j < c->n_pairs; j++) {
+        pos_entries += c->pairs[j].len;
+        if (c->pairs[j].cap > INLINE_CAP) {
+            pos_cap += c->pairs[j].cap;
+            heap_lists++;
+        }
+    }
+    out->pairs = c->n_pairs;
+    out->pairs_cap = c->pairs_cap;
+    out->live_pairs = c->heap_n;
+    out->hash_cap = (int64_t)1 << c->hbits;
+    out->pos_entries = pos_entries;
+    out->pos_alloc_lists = heap_lists;
+    out->rlog = c->rlog_n;
+    out->scratch_cap = c->scratch_cap;
+    out->approx_bytes = (int64_t)c->n_slots * sizeof(Slot) +
+                        (int64_t)c->pairs_cap * (sizeof(Pair) + sizeof(HEnt)) +
+                        ((int64_t)1 << c->hbits) * 12 + pos_cap * 4 + (int64_t)c->rlog_cap * 4 +
+                        c->scratch_cap * 4 + (int64_t)c->touched_cap * (int64_t)sizeof(Touch) +
+                        (int64_t)c->n_words * 16 + (int64_t)c->tok_buf_cap +
+                        (int64_t)c->tok_cap * 56;
+}

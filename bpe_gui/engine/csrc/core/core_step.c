@@ -1,0 +1,299 @@
+/*
+ * core: one merge step and its exact undo (both touch only the occurrences of the merged
+ * pair and their neighbours: see core.h for the slot layout and the undo log), and
+ * run(n), steps while the best count is high enough.
+ */
+#include "core/core.h"
+
+static void clear_caches(BpeCore *c)
+{
+    for (int32_t i = 0; i < c->nusedL; i++) {
+        int32_t s = c->usedL[i];
+        c->cLo[s] = c->cLn[s] = -1;
+    }
+    for (int32_t i = 0; i < c->nusedR; i++) {
+        int32_t s = c->usedR[i];
+        c->cRo[s] = c->cRn[s] = -1;
+    }
+    c->nusedL = c->nusedR = 0;
+}
+
+/* left neighbour symbol s: pairs (s, a) and (s, new) */
+static inline void left_pairs(BpeCore *c, int32_t s, int32_t a, int32_t nw, int32_t *po,
+                              int32_t *pn)
+{
+    if (c->cLo[s] < 0) {
+        c->cLo[s] = pair_get(c, s, a);
+        c->cLn[s] = pair_get(c, s, nw);
+        c->usedL[c->nusedL++] = s;
+    }
+    *po = c->cLo[s];
+    *pn = c->cLn[s];
+}
+
+/* right neighbour symbol s: pairs (b, s) and (new, s) */
+static inline void right_pairs(BpeCore *c, int32_t s, int32_t b, int32_t nw, int32_t *po,
+                               int32_t *pn)
+{
+    if (c->cRo[s] < 0) {
+        c->cRo[s] = pair_get(c, b, s);
+        c->cRn[s] = pair_get(c, nw, s);
+        c->usedR[c->nusedR++] = s;
+    }
+    *po = c->cRo[s];
+    *pn = c->cRn[s];
+}
+
+/* returns 1 if a step was made, 0 if there is no pair, -1 on error (code in *err) */
+int bpe_core_step(BpeCore *c, int *err, StepRec *out)
+{
+    *err = ERR_NONE;
+    fs_resolve_top(c);
+    if (c->heap_n == 0)
+        return 0;
+    int32_t w = c->heap[0].p;
+    Pair *p = &c->pairs[w];
+    if (p->count <= 0)
+        return 0;
+    int32_t a = p->a, b = p->b;
+    int64_t count = p->count;
+    int64_t k = p->len;
+    int64_t n_tied = hist_get(c, count);
+
+    /* reserve everything that may grow, before changing anything */
+    int64_t newp = 2 * ((int64_t)c->n_tokens + 1);
+    if (2 * k < newp)
+        newp = 2 * k;
+    /* distinct pairs a step touches: (a, b), and (s, a), (s, new), (b, s), (new, s) for
+     * the neighbour symbols s */
+    int64_t nt = 5 * k + 1;
+    if (nt > (int64_t)c->n_pairs + newp)
+        nt = (int64_t)c->n_pairs + newp;
+    if (nt > 4 * ((int64_t)c->n_tokens + 1) + 1)
+        nt = 4 * ((int64_t)c->n_tokens + 1) + 1;
+    if (c->n_tokens >= INT32_MAX - 2 ||
+        ensure_tok_cap(c, (int64_t)c->n_tokens + 1) < 0 ||
+        ensure_tok_buf(c, (int64_t)c->tok_len[a] + c->tok_len[b]) < 0 ||
+        ensure_pairs(c, newp) < 0 ||
+        bpe_grow((void **)&c->touched, &c->touched_cap, (size_t)nt, sizeof(Touch), 16) < 0 ||
+        bpe_grow((void **)&c->rlog, &c->rlog_cap, (size_t)(c->rlog_n + k), sizeof(int32_t),
+                 16) < 0) {
+        *err = ERR_NOMEM;
+        return -1;
+    }
+    if (c->n_steps == c->steps_cap) {
+        size_t cap = (size_t)c->steps_cap;
+        if (bpe_grow((void **)&c->steps, &cap, (size_t)c->n_steps + 1, sizeof(StepRec), 16) < 0) {
+            *err = ERR_NOMEM;
+            return -1;
+        }
+        c->steps_cap = (int32_t)cap;
+    }
+    ensure_scratch(c, k); /* optional: sort falls back to heapsort */
+
+    int32_t nw = c->n_tokens;
+    tok_append_concat(c, a, b);
+
+    /* detach the positions of (a, b) */
+    p = &c->pairs[w];
+    int32_t local[INLINE_CAP];
+    int32_t *pos;
+    int heap_alloc = p->cap > INLINE_CAP;
+    if (heap_alloc) {
+        pos = p->pos.ptr;
+    } else {
+        memcpy(local, p->pos.inl, sizeof(local));
+        pos = local;
+    }
+    p->pos.ptr = NULL;
+    p->cap = INLINE_CAP;
+    p->len = 0;
+    sort_i32(c, pos, k);
+
+    batch_begin(c);
+    int64_t rstart = c->rlog_n;
+    Slot *sl = c->sl;
+    int broken = 0;
+    int64_t removed_w = 0;
+    int32_t lastL = -1;
+    for (int64_t i = 0; i < k; i++) {
+        int32_t L = pos[i];
+#ifdef __GNUC__
+        if (i + 12 < k)
+            __builtin_prefetch(&sl[pos[i + 12]], 1);
+#endif
+        if (L == lastL)
+            continue;
+        lastL = L;
+        if (sl[L].sym != a)
+            continue;
+        int32_t R = sl[L].nxt;
+        if (R < 0 || sl[R].sym != b)
+            continue;
+        int64_t f = c->freq[sl[L].wid];
+        int32_t P = sl[L].prv, N = sl[R].nxt;
+        int32_t sp = P >= 0 ? sl[P].sym : -1;
+        int32_t sn = N >= 0 ? sl[N].sym : -1;
+        /* structure */
+        sl[L].sym = nw;
+        sl[R].sym = -1;
+        sl[L].nxt = N;
+        if (N >= 0)
+            sl[N].prv = L;
+        c->rlog[c->rlog_n++] = R;
+        /* counts */
+        pair_add(c, w, -f, -1);
+        if (P >= 0) {
+            int32_t po, pn;
+            left_pairs(c, sp, a, nw, &po, &pn);
+            pair_add(c, po, -f, -1);
+            pair_add(c, pn, f, 1);
+            if (pos_push(c, pn, P) < 0)
+                broken = 1;
+        }
+        if (N >= 0) {
+            int32_t po, pn;
+            right_pairs(c, sn, b, nw, &po, &pn);
+            pair_add(c, po, -f, -1);
+            pair_add(c, pn, f, 1);
+            if (pos_push(c, pn, L) < 0)
+                broken = 1;
+        }
+        removed_w += f;
+    }
+    if (heap_alloc)
+        free(pos);
+    c->symcount[a] -= removed_w;
+    c->symcount[b] -= removed_w;
+    c->symcount[nw] += removed_w;
+    c->total_syms -= removed_w;
+    if (batch_end(c) < 0)
+        broken = 1;
+    clear_caches(c);
+
+    StepRec *r = &c->steps[c->n_steps++];
+    r->a = a;
+    r->b = b;
+    r->id = nw;
+    r->n_tied = n_tied > INT32_MAX ? INT32_MAX : (int32_t)n_tied;
+    r->count = count;
+    r->rstart = rstart;
+    r->merged = removed_w;
+    r->gone = (c->symcount[a] == 0) | ((c->symcount[b] == 0) << 1);
+    r->pad = 0;
+    if (out)
+        *out = *r;
+    if (broken) {
+        c->broken = 1;
+        *err = ERR_BROKEN;
+        return -1;
+    }
+    return 1;
+}
+
+int bpe_core_undo(BpeCore *c, int *err, StepRec *out)
+{
+    *err = ERR_NONE;
+    if (c->n_steps == 0)
+        return 0;
+    StepRec rec = c->steps[c->n_steps - 1];
+    int64_t k = c->rlog_n - rec.rstart;
+    int64_t nt = 5 * k + 1;
+    if (nt > c->n_pairs)
+        nt = c->n_pairs;
+    if (nt > 4 * (int64_t)c->n_tokens + 1)
+        nt = 4 * (int64_t)c->n_tokens + 1;
+    /* every pair an undo touches exists already; the reserve is only a safety net */
+    int64_t newp = 2 * ((int64_t)c->n_tokens + 1);
+    if (2 * k < newp)
+        newp = 2 * k;
+    if (bpe_grow((void **)&c->touched, &c->touched_cap, (size_t)(nt + newp), sizeof(Touch),
+                 16) < 0 ||
+        ensure_pairs(c, newp) < 0) {
+        *err = ERR_NOMEM;
+        return -1;
+    }
+    int32_t a = rec.a, b = rec.b, nw = rec.id;
+    int32_t w = pair_find(c, a, b);
+    Slot *sl = c->sl;
+    int broken = 0;
+    int64_t removed_w = 0;
+    batch_begin(c);
+    for (int64_t i = c->rlog_n - 1; i >= rec.rstart; i--) {
+        int32_t R = c->rlog[i];
+#ifdef __GNUC__
+        if (i - 12 >= rec.rstart)
+            __builtin_prefetch(&sl[c->rlog[i - 12]], 1);
+#endif
+        int32_t L = sl[R].prv;
+        int32_t N = sl[L].nxt;
+        int32_t P = sl[L].prv;
+        int64_t f = c->freq[sl[L].wid];
+        int32_t sp = P >= 0 ? sl[P].sym : -1;
+        int32_t sn = N >= 0 ? sl[N].sym : -1;
+        sl[L].sym = a;
+        sl[R].sym = b;
+        sl[L].nxt = R;
+        if (N >= 0)
+            sl[N].prv = R;
+        pair_add(c, w, f, 1);
+        if (pos_push(c, w, L) < 0)
+            broken = 1;
+        if (P >= 0) {
+            int32_t po, pn;
+            left_pairs(c, sp, a, nw, &po, &pn);
+            pair_add(c, pn, -f, -1);
+            pair_add(c, po, f, 1);
+            if (pos_push(c, po, P) < 0)
+                broken = 1;
+        }
+        if (N >= 0) {
+            int32_t po, pn;
+            right_pairs(c, sn, b, nw, &po, &pn);
+            pair_add(c, pn, -f, -1);
+            pair_add(c, po, f, 1);
+            if (pos_push(c, po, R) < 0)
+                broken = 1;
+        }
+        removed_w += f;
+    }
+    c->symcount[a] += removed_w;
+    c->symcount[b] += removed_w;
+    c->symcount[nw] -= removed_w;
+    c->total_syms += removed_w;
+    if (batch_end(c) < 0)
+        broken = 1;
+    clear_caches(c);
+    c->rlog_n = rec.rstart;
+    c->n_steps--;
+    c->n_tokens--;
+    c->tok_buf_len = c->tok_off[nw];
+    c->symcount[nw] = 0;
+    if (out)
+        *out = rec;
+    if (broken) {
+        c->broken = 1;
+        *err = ERR_BROKEN;
+        return -1;
+    }
+    return 1;
+}
+
+int64_t bpe_core_run(BpeCore *c, int64_t n, int64_t min_count, int *res, int *err)
+{
+    int64_t done = 0;
+    *res = 0;
+    *err = ERR_NONE;
+    if (min_count < 1)
+        min_count = 1;
+    while (done < n) {
+        fs_resolve_top(c);
+        if (c->heap_n == 0 || c->heap[0].count < min_count)
+            break;
+        *res = bpe_core_step(c, err, NULL);
+        if (*res <= 0)
+            break;
+        done++;
+    }
+    return done;
+}

@@ -1,0 +1,311 @@
+/*
+ * core: the tables -- token bytes (with an 8-byte prefix for fast comparison), the
+ * pair table (a dense matrix for small ids, an open-addressing hash for the rest) and
+ * the histogram count -> number of pairs with that count (how many pairs tie).
+ */
+#include "core/core.h"
+
+/* ---- tokens ---- */
+
+static uint64_t make_pfx(const char *s, int64_t len)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++) {
+        v <<= 8;
+        if (i < len)
+            v |= (unsigned char)s[i];
+    }
+    return v;
+}
+
+int ensure_tok_cap(BpeCore *c, int64_t need)
+{
+    if (need <= c->tok_cap)
+        return 0;
+    if (need > INT32_MAX - 1)
+        return -1;
+    int64_t nc = c->tok_cap < 64 ? 64 : c->tok_cap;
+    while (nc < need)
+        nc *= 2;
+    if (nc > INT32_MAX)
+        nc = INT32_MAX;
+    size_t n = (size_t)nc;
+    void *p;
+#define RE(field, T)                                              \
+    p = realloc(c->field, n * sizeof(T));                         \
+    if (!p)                                                       \
+        return -1;                                                \
+    c->field = (T *)p;
+    RE(tok_off, int64_t)
+    RE(tok_len, int32_t)
+    RE(tok_pfx, uint64_t)
+    RE(symcount, int64_t)
+    RE(cLo, int32_t)
+    RE(cLn, int32_t)
+    RE(cRo, int32_t)
+    RE(cRn, int32_t)
+    RE(usedL, int32_t)
+    RE(usedR, int32_t)
+#undef RE
+    for (int64_t i = c->tok_cap; i < nc; i++) {
+        c->cLo[i] = c->cLn[i] = c->cRo[i] = c->cRn[i] = -1;
+        c->symcount[i] = 0;
+    }
+    c->tok_cap = (int32_t)nc;
+    return 0;
+}
+
+int ensure_tok_buf(BpeCore *c, int64_t extra)
+{
+    return bpe_grow((void **)&c->tok_buf, &c->tok_buf_cap, (size_t)(c->tok_buf_len + extra), 1,
+                    4096);
+}
+
+/* caller reserved tok_cap and tok_buf */
+void tok_append(BpeCore *c, const char *s, int64_t len)
+{
+    int32_t t = c->n_tokens++;
+    c->tok_off[t] = c->tok_buf_len;
+    c->tok_len[t] = (int32_t)len;
+    if (len)
+        memcpy(c->tok_buf + c->tok_buf_len, s, (size_t)len);
+    c->tok_buf_len += len;
+    c->tok_pfx[t] = make_pfx(c->tok_buf + c->tok_off[t], len);
+    c->symcount[t] = 0;
+}
+
+void tok_append_concat(BpeCore *c, int32_t a, int32_t b)
+{
+    int32_t t = c->n_tokens++;
+    int64_t la = c->tok_len[a], lb = c->tok_len[b];
+    int64_t off = c->tok_buf_len;
+    c->tok_off[t] = off;
+    c->tok_len[t] = (int32_t)(la + lb);
+    if (la)
+        memcpy(c->tok_buf + off, c->tok_buf + c->tok_off[a], (size_t)la);
+    if (lb)
+        memcpy(c->tok_buf + off + la, c->tok_buf + c->tok_off[b], (size_t)lb);
+    c->tok_buf_len += la + lb;
+    c->tok_pfx[t] = make_pfx(c->tok_buf + off, la + lb);
+    c->symcount[t] = 0;
+}
+
+/* ---- pair table ---- */
+
+int32_t pair_find(const BpeCore *c, int32_t a, int32_t b)
+{
+    if (a < c->dense_n && b < c->dense_n)
+        return c->dense[(int64_t)a * c->dense_n + b];
+    uint64_t key = pkey(a, b);
+    uint64_t mask = ((uint64_t)1 << c->hbits) - 1;
+    uint64_t i = hslot(key, c->hbits);
+    for (;;) {
+        uint64_t k = c->hkeys[i];
+        if (k == key)
+            return c->hvals[i];
+        if (k == H_EMPTY)
+            return -1;
+        i = (i + 1) & mask;
+    }
+}
+
+int hash_resize(BpeCore *c, int bits)
+{
+    uint64_t n = (uint64_t)1 << bits;
+    uint64_t *nk = (uint64_t *)malloc(n * sizeof(uint64_t));
+    int32_t *nv = (int32_t *)malloc(n * sizeof(int32_t));
+    if (!nk || !nv) {
+        free(nk);
+        free(nv);
+        return -1;
+    }
+    memset(nk, 0xff, n * sizeof(uint64_t));
+    uint64_t mask = n - 1;
+    if (c->hkeys) {
+        uint64_t on = (uint64_t)1 << c->hbits;
+        for (uint64_t j = 0; j < on; j++) {
+            uint64_t k = c->hkeys[j];
+            if (k == H_EMPTY)
+                continue;
+            uint64_t i = hslot(k, bits);
+            while (nk[i] != H_EMPTY)
+                i = (i + 1) & mask;
+            nk[i] = k;
+            nv[i] = c->hvals[j];
+        }
+    }
+    free(c->hkeys);
+    free(c->hvals);
+    c->hkeys = nk;
+    c->hvals = nv;
+    c->hbits = bits;
+    return 0;
+}
+
+/* make room for `extra` new pairs (pair array, heap and hash) */
+int ensure_pairs(BpeCore *c, int64_t extra)
+{
+    int64_t need = (int64_t)c->n_pairs + extra;
+    if (need > INT32_MAX - 16)
+        return -1;
+    if (need > c->pairs_cap) {
+        int64_t nc = c->pairs_cap < 1024 ? 1024 : c->pairs_cap;
+        while (nc < need)
+            nc *= 2;
+        if (nc > INT32_MAX - 16)
+            nc = INT32_MAX - 16;
+        Pair *np = (Pair *)realloc(c->pairs, (size_t)nc * sizeof(Pair));
+        if (!np)
+            return -1;
+        c->pairs = np;
+        HEnt *nh = (HEnt *)realloc(c->heap, (size_t)nc * sizeof(HEnt));
+        if (!nh)
+            return -1;
+        c->heap = nh;
+        c->pairs_cap = (int32_t)nc;
+    }
+    int bits = c->hbits;
+    while ((c->hcount + extra) * 2 > ((int64_t)1 << bits))
+        bits++;
+    if (bits != c->hbits || !c->hkeys)
+        if (hash_resize(c, bits) < 0)
+            return -1;
+    return 0;
+}
+
+/* find or create; the caller must have reserved room with ensure_pairs */
+int32_t pair_get(BpeCore *c, int32_t a, int32_t b)
+{
+    int32_t *slotp;
+    if (a < c->dense_n && b < c->dense_n) {
+        slotp = &c->dense[(int64_t)a * c->dense_n + b];
+        if (*slotp >= 0)
+            return *slotp;
+    } else {
+        uint64_t key = pkey(a, b);
+        uint64_t mask = ((uint64_t)1 << c->hbits) - 1;
+        uint64_t i = hslot(key, c->hbits);
+        for (;;) {
+            uint64_t k = c->hkeys[i];
+            if (k == key)
+                return c->hvals[i];
+            if (k == H_EMPTY)
+                break;
+            i = (i + 1) & mask;
+        }
+        c->hkeys[i] = key;
+        slotp = &c->hvals[i];
+        c->hcount++;
+    }
+    int32_t idx = c->n_pairs++;
+    Pair *p = &c->pairs[idx];
+    p->count = 0;
+    p->pos.ptr = NULL;
+    p->a = a;
+    p->b = b;
+    p->len = 0;
+    p->cap = INLINE_CAP;
+    p->nocc = 0;
+    p->first = INT32_MAX;
+    p->hpos = -1;
+    p->stamp = 0;
+    p->dirty = 0;
+    *slotp = idx;
+    return idx;
+}
+
+/* ---- histogram ---- */
+
+static inline uint64_t hbslot(int64_t k, int bits)
+{
+    return ((uint64_t)k * 0x9E3779B97F4A7C15ULL) >> (64 - bits);
+}
+
+int hb_resize(BpeCore *c, int bits)
+{
+    uint64_t n = (uint64_t)1 << bits, mask = n - 1;
+    int64_t *nk = (int64_t *)malloc(n * sizeof(int64_t));
+    int64_t *nv = (int64_t *)malloc(n * sizeof(int64_t));
+    if (!nk || !nv) {
+        free(nk);
+        free(nv);
+        return -1;
+    }
+    for (uint64_t i = 0; i < n; i++)
+        nk[i] = HB_EMPTY;
+    if (c->hb_keys) {
+        uint64_t on = (uint64_t)1 << c->hb_bits;
+        for (uint64_t j = 0; j < on; j++) {
+            if (c->hb_keys[j] == HB_EMPTY)
+                continue;
+            uint64_t i = hbslot(c->hb_keys[j], bits);
+            while (nk[i] != HB_EMPTY)
+                i = (i + 1) & mask;
+            nk[i] = c->hb_keys[j];
+            nv[i] = c->hb_vals[j];
+        }
+    }
+    free(c->hb_keys);
+    free(c->hb_vals);
+    c->hb_keys = nk;
+    c->hb_vals = nv;
+    c->hb_bits = bits;
+    return 0;
+}
+
+int64_t hist_get(const BpeCore *c, int64_t cnt)
+{
+    if (cnt < HIST_SMALL)
+        return cnt >= 0 ? c->hist_small[cnt] : 0;
+    uint64_t mask = ((uint64_t)1 << c->hb_bits) - 1;
+    uint64_t i = hbslot(cnt, c->hb_bits);
+    while (c->hb_keys[i] != HB_EMPTY) {
+        if (c->hb_keys[i] == cnt)
+            return c->hb_vals[i];
+        i = (i + 1) & mask;
+    }
+    return 0;
+}
+
+int hist_add(BpeCore *c, int64_t cnt, int d)
+{
+    if (cnt < HIST_SMALL) {
+        c->hist_small[cnt] += d;
+        return 0;
+    }
+    if (d > 0 && (c->hb_n + 1) * 2 > ((int64_t)1 << c->hb_bits)) {
+        if (hb_resize(c, c->hb_bits + 1) < 0)
+            return -1;
+    }
+    uint64_t mask = ((uint64_t)1 << c->hb_bits) - 1;
+    uint64_t i = hbslot(cnt, c->hb_bits);
+    while (c->hb_keys[i] != HB_EMPTY && c->hb_keys[i] != cnt)
+        i = (i + 1) & mask;
+    if (c->hb_keys[i] == HB_EMPTY) {
+        if (d < 0)
+            return 0; /* cannot happen */
+        c->hb_keys[i] = cnt;
+        c->hb_vals[i] = 0;
+        c->hb_n++;
+    }
+    c->hb_vals[i] += d;
+    if (c->hb_vals[i] == 0) {
+        /* backward-shift deletion */
+        uint64_t j = i;
+        for (;;) {
+            j = (j + 1) & mask;
+            if (c->hb_keys[j] == HB_EMPTY)
+                break;
+            uint64_t k = hbslot(c->hb_keys[j], c->hb_bits);
+            int move = (j > i) ? (k <= i || k > j) : (k <= i && k > j);
+            if (move) {
+                c->hb_keys[i] = c->hb_keys[j];
+                c->hb_vals[i] = c->hb_vals[j];
+                i = j;
+            }
+        }
+        c->hb_keys[i] = HB_EMPTY;
+        c->hb_n--;
+    }
+    return 0;
+}

@@ -1,0 +1,351 @@
+/*
+ * wordtable.c -- the word counter's table (see wordtable.h): hashing, the open-addressing
+ * slots, the arena of long words, and counting a whole text (special tokens, then the
+ * native scanner, in batches). Plain C: no Python here, so it runs without the GIL.
+ */
+#define _GNU_SOURCE /* memmem */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scan/scan.h"
+#include "count/wordtable.h"
+#include "util/grow.h"
+
+#define ARENA_CHUNK (4u << 20)
+#define BATCH 256
+
+/* ------------------------------------------------------------------------------ */
+/* hashing                                                                        */
+/* ------------------------------------------------------------------------------ */
+
+static inline uint64_t load64(const unsigned char *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+static inline uint64_t mix64(uint64_t h)
+{
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 33;
+    return h;
+}
+
+static const uint64_t LOW_BYTES[9] = {
+    0, 0xffull, 0xffffull, 0xffffffull, 0xffffffffull, 0xffffffffffull, 0xffffffffffffull,
+    0xffffffffffffffull, ~0ull};
+
+/* The word's first 8 bytes, zero-padded. Reads 8 bytes at once when `end` allows it. */
+static inline uint64_t key8_at(const unsigned char *p, size_t n, const unsigned char *end)
+{
+    size_t k = n < 8 ? n : 8;
+    if (p + 8 <= end)
+        return load64(p) & LOW_BYTES[k];
+    uint64_t v = 0;
+    memcpy(&v, p, k);
+    return v;
+}
+
+static inline uint64_t key8_of(const unsigned char *p, size_t n)
+{
+    return key8_at(p, n, p + n);
+}
+
+/* A multiply-rotate hash: the first 8 bytes (already loaded as k8), then 8-byte lanes,
+ * then a final avalanche. Words are short, so the per-word constant cost matters most. */
+static inline uint64_t hash_word(uint64_t k8, const unsigned char *p, size_t n)
+{
+    uint64_t h = (k8 ^ (n * 0x9E3779B97F4A7C15ull)) * 0xbf58476d1ce4e5b9ull;
+    if (n > 8) {
+        p += 8;
+        n -= 8;
+        while (n >= 8) {
+            h = (h ^ load64(p)) * 0x5bd1e9955bd1e995ull;
+            h = (h << 31) | (h >> 33);
+            p += 8;
+            n -= 8;
+        }
+        if (n) {
+            uint64_t t = 0;
+            memcpy(&t, p, n);
+            h = (h ^ t) * 0x5bd1e9955bd1e995ull;
+        }
+    }
+    return mix64(h);
+}
+
+/* ------------------------------------------------------------------------------ */
+/* the table (no Python calls: these run without the GIL)                         */
+/* ------------------------------------------------------------------------------ */
+
+static inline size_t slot_index(uint64_t h, size_t cap)
+{
+    return (size_t)(h ^ (h >> 29)) & (cap - 1);
+}
+
+static int grow_slots(WordTable *c)
+{
+    size_t cap = c->cap ? c->cap * 2 : 4096;
+    WordSlot *slots = (WordSlot *)calloc(cap, sizeof(WordSlot));
+    if (!slots)
+        return -1;
+    for (size_t i = 0; i < c->cap; i++) {
+        WordSlot *o = &c->slots[i];
+        if (!o->len)
+            continue;
+        /* the full hash is not kept: rehash from the word itself */
+        uint64_t h = hash_word(o->key8, o->p, o->len);
+        size_t s = slot_index(h, cap);
+        while (slots[s].len)
+            s = (s + 1) & (cap - 1);
+        slots[s] = *o;
+    }
+    free(c->slots);
+    c->slots = slots;
+    c->cap = cap;
+    return 0;
+}
+
+static const unsigned char *arena_copy(WordTable *c, const unsigned char *p, size_t n)
+{
+    if (c->n_chunks == 0 || c->chunk_used + n > c->chunk_size) {
+        size_t size = n > ARENA_CHUNK ? n : ARENA_CHUNK;
+        if (bpe_grow((void **)&c->chunks, &c->chunks_cap, c->n_chunks + 1, sizeof(*c->chunks),
+                     16) < 0)
+            return NULL;
+        unsigned char *mem = (unsigned char *)malloc(size ? size : 1);
+        if (!mem)
+            return NULL;
+        c->chunks[c->n_chunks++] = mem;
+        c->chunk_used = 0;
+        c->chunk_size = size;
+        c->arena_bytes += size;
+    }
+    unsigned char *dst = c->chunks[c->n_chunks - 1] + c->chunk_used;
+    memcpy(dst, p, n);
+    c->chunk_used += n;
+    return dst;
+}
+
+const unsigned char *wt_word(const WordSlot *e)
+{
+    return e->len <= 8 ? (const unsigned char *)&e->key8 : e->p;
+}
+
+/* Add `count` occurrences of a word with hash h first seen at `first`. Returns 0, or -1
+ * when out of memory (the table is left consistent). */
+static int add_hashed(WordTable *c, const unsigned char *p, size_t n, uint64_t k8, uint64_t h,
+                      int64_t count, uint64_t first)
+{
+    if (n > UINT32_MAX || n == 0)
+        return n == 0 ? 0 : -1;
+    if ((c->n + 1) * 4 >= c->cap * 3) {
+        if (grow_slots(c) < 0)
+            return -1;
+    }
+    uint32_t h32 = (uint32_t)h;
+    size_t s = slot_index(h, c->cap);
+    for (;;) {
+        WordSlot *e = &c->slots[s];
+        if (!e->len)
+            break;
+        if (e->hash32 == h32 && e->len == n && e->key8 == k8 &&
+            (n <= 8 || memcmp(e->p + 8, p + 8, n - 8) == 0)) {
+            e->count += count;
+            if (first < e->first)
+                e->first = first;
+            return 0;
+        }
+        s = (s + 1) & (c->cap - 1);
+    }
+    const unsigned char *copy = NULL;
+    if (n > 8 && !(copy = arena_copy(c, p, n)))
+        return -1;
+    WordSlot *e = &c->slots[s];
+    e->key8 = k8;
+    e->hash32 = h32;
+    e->len = (uint32_t)n;
+    e->count = count;
+    e->first = first;
+    e->p = copy;
+    c->n++;
+    return 0;
+}
+
+int wt_add(WordTable *c, const unsigned char *p, size_t n, int64_t count,
+                           uint64_t first)
+{
+    uint64_t k8 = key8_of(p, n);
+    return add_hashed(c, p, n, k8, hash_word(k8, p, n), count, first);
+}
+
+/* Count the words of s whose ends are ends[0..k) (the first starts at `start`): hash
+ * them all and prefetch their slots first, then look them up. */
+static int add_batch(WordTable *c, const unsigned char *s, size_t start, const size_t *ends,
+                     size_t k, uint64_t *ord)
+{
+    uint64_t hs[BATCH], ks[BATCH];
+    const unsigned char *end = s + ends[k - 1];
+    if (c->cap == 0 || (c->n + k) * 4 >= c->cap * 3) {
+        /* grow before the batch so the prefetched slots stay where they are */
+        while (c->cap == 0 || (c->n + k) * 4 >= c->cap * 3)
+            if (grow_slots(c) < 0)
+                return -1;
+    }
+    size_t p = start;
+    for (size_t j = 0; j < k; j++) {
+        ks[j] = key8_at(s + p, ends[j] - p, end);
+        hs[j] = hash_word(ks[j], s + p, ends[j] - p);
+        __builtin_prefetch(&c->slots[slot_index(hs[j], c->cap)]);
+        p = ends[j];
+    }
+    p = start;
+    for (size_t j = 0; j < k; j++) {
+        if (add_hashed(c, s + p, ends[j] - p, ks[j], hs[j], 1, (*ord)++) < 0)
+            return -1;
+        p = ends[j];
+    }
+    return 0;
+}
+
+void wt_clear(WordTable *c)
+{
+    for (size_t i = 0; i < c->n_chunks; i++)
+        free(c->chunks[i]);
+    free(c->chunks);
+    free(c->slots);
+    c->chunks = NULL;
+    c->slots = NULL;
+    c->n = c->cap = 0;
+    c->n_chunks = c->chunks_cap = c->chunk_used = c->chunk_size = c->arena_bytes = 0;
+}
+
+/* Characters in UTF-8 text: the bytes that are not continuation bytes (10xxxxxx),
+ * eight at a time. */
+int64_t wt_count_chars(const unsigned char *p, size_t n)
+{
+    int64_t cont = 0;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t x = load64(p + i);
+        cont += __builtin_popcountll(x & ~(x << 1) & 0x8080808080808080ull);
+    }
+    for (; i < n; i++)
+        cont += (p[i] & 0xC0) == 0x80;
+    return (int64_t)n - cont;
+}
+
+/* ------------------------------------------------------------------------------ */
+/* counting a text: special tokens, then the scanner                              */
+/* ------------------------------------------------------------------------------ */
+
+/* The first occurrence of needle in hay, or NULL. */
+static const unsigned char *find_bytes(const unsigned char *hay, size_t n,
+                                       const unsigned char *needle, size_t m)
+{
+#if defined(__GLIBC__) || defined(__APPLE__)
+    return (const unsigned char *)memmem(hay, n, needle, m);
+#else
+    const unsigned char *end = hay + n;
+    while (m && (size_t)(end - hay) >= m) {
+        const unsigned char *f = (const unsigned char *)memchr(hay, needle[0],
+                                                               (size_t)(end - hay) - m + 1);
+        if (!f)
+            return NULL;
+        if (memcmp(f, needle, m) == 0)
+            return f;
+        hay = f + 1;
+    }
+    return NULL;
+#endif
+}
+
+/* Next special token at or after pos: its start in *at and its index; -1 if none.
+ * next[k] caches where special k occurs next (SIZE_MAX: nowhere). */
+static ptrdiff_t next_special(WordTable *c, const unsigned char *s, size_t n, size_t pos,
+                               size_t *next, size_t *at)
+{
+    ptrdiff_t best = -1;
+    for (ptrdiff_t k = 0; k < c->n_specials; k++) {
+        if (next[k] != SIZE_MAX && next[k] < pos) {
+            const unsigned char *f = NULL;
+            if (pos + c->sp_len[k] <= n)
+                f = find_bytes(s + pos, n - pos, c->sp[k], c->sp_len[k]);
+            next[k] = f ? (size_t)(f - s) : SIZE_MAX;
+        }
+        if (next[k] == SIZE_MAX)
+            continue;
+        /* leftmost wins; at the same start the longest (specials are sorted longest first) */
+        if (best < 0 || next[k] < *at) {
+            best = k;
+            *at = next[k];
+        }
+    }
+    return best;
+}
+
+/* Count the words of s[0..n), a whole text; the first word gets the first-appearance key
+ * *ord, the next *ord + 1, ... (*ord is left after the last). Returns 0 or -1 (out of
+ * memory). */
+int wt_count_text(WordTable *c, const unsigned char *s, size_t n, uint64_t *ordp)
+{
+    return wt_count_text_until(c, s, n, n, ordp);
+}
+
+/* The number of the k words ending at ends[] (the first starting at p) that start
+ * before lim. */
+static size_t starting_before(size_t p, const size_t *ends, size_t k, size_t lim)
+{
+    while (k > 0 && (k > 1 ? ends[k - 2] : p) >= lim)
+        k--;
+    return k;
+}
+
+int wt_count_text_until(WordTable *c, const unsigned char *s, size_t n, size_t stop,
+                        uint64_t *ordp)
+{
+    uint64_t ord = *ordp;
+    size_t *next = NULL;
+    if (c->n_specials) {
+        next = (size_t *)malloc((size_t)c->n_specials * sizeof(size_t));
+        if (!next)
+            return -1;
+        for (ptrdiff_t k = 0; k < c->n_specials; k++) {
+            const unsigned char *f = c->sp_len[k] <= n
+                ? find_bytes(s, n, c->sp[k], c->sp_len[k]) : NULL;
+            next[k] = f ? (size_t)(f - s) : SIZE_MAX;
+        }
+    }
+    size_t pos = 0;
+    int rc = 0;
+    while (pos < n && pos < stop) {
+        size_t end = n, at = SIZE_MAX;
+        ptrdiff_t k = next ? next_special(c, s, n, pos, next, &at) : -1;
+        if (k >= 0)
+            end = at;
+        /* the piece s[pos..end) is a whole text for the scanner */
+        size_t p = 0, ends[BATCH];
+        while (p < end - pos && pos + p < stop) {
+            size_t got = bpe_scan_words(c->preset, s + pos, p, end - pos, ends, BATCH);
+            if (pos + ends[got - 1] > stop)   /* (the last words may start at or after stop) */
+                got = starting_before(p, ends, got, stop - pos);
+            if (add_batch(c, s + pos, p, ends, got, &ord) < 0) {
+                rc = -1;
+                goto done;
+            }
+            p = ends[got - 1];
+            c->total += (int64_t)got;
+        }
+        pos = k >= 0 ? end + c->sp_len[k] : n;
+    }
+done:
+    free(next);
+    *ordp = ord;
+    return rc;
+}
+

@@ -1,0 +1,288 @@
+/*
+ * pipe_tables.c -- the keys and ids of an imported tokenizer (see pipeline.h): an arena
+ * of key bytes, a hash from key to id, the merge list, GPT-2's byte alphabet; keys as
+ * the file spells them; the configuration.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "imported/pipeline.h"
+#include "util/grow.h"
+#include "util/hash.h"
+
+/* ---- GPT-2's byte <-> unicode alphabet --------------------------------------------- */
+
+int32_t byte_to_cp[256];
+int32_t cp_to_byte[512];
+
+void init_alphabet(void) {
+    int n = 0;
+    for (int i = 0; i < 512; i++) cp_to_byte[i] = -1;
+    for (int b = 0; b < 256; b++) {
+        int printable = (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE);
+        byte_to_cp[b] = printable ? b : 256 + n++;
+        cp_to_byte[byte_to_cp[b]] = b;
+    }
+}
+
+/* ---- storage ---------------------------------------------------------------------- */
+
+static int arena_put(PipeModel *m, const char *p, size_t n, int64_t *off) {
+    if (bpe_grow((void **)&m->arena, &m->arena_cap, m->arena_len + n, 1, 1 << 16) < 0)
+        return PIPE_NOMEM;
+    memcpy(m->arena + m->arena_len, p, n);
+    *off = (int64_t)m->arena_len;
+    m->arena_len += n;
+    return 0;
+}
+
+#define KF_BITS (1u << 21) /* the key filter's bits (256 KB) */
+#define KF_BIT(h) (((h) >> 21) & (KF_BITS - 1))
+
+/* Most lookups while merging are of byte spans that are no token: the filter (in cache)
+   answers those; a slot holds its key's hash tag, so a probe reads an entry only when the
+   tags agree. */
+int32_t find_key(const PipeModel *m, const char *p, size_t n) {
+    if (!m->n_slots) return NONE_ID;
+    uint64_t h = bpe_hash_bytes(p, n), bit = KF_BIT(h);
+    if (!(m->kfilter[bit >> 6] >> (bit & 63) & 1)) return NONE_ID;
+    uint32_t tag = (uint32_t)(h >> 32);
+    size_t s = h & (m->n_slots - 1);
+    for (;;) {
+        uint64_t v = m->slots[s];
+        if (!v) return NONE_ID;
+        if ((uint32_t)(v >> 32) == tag) {
+            const Entry *en = &m->entries[(uint32_t)v - 1];
+            if ((size_t)en->len == n && memcmp(m->arena + en->off, p, n) == 0) return en->id;
+        }
+        s = (s + 1) & (m->n_slots - 1);
+    }
+}
+
+/* Put entry i (a key looked up) into the slots and the filter (room is the caller's). */
+void insert_slot(PipeModel *m, size_t i) {
+    const Entry *en = &m->entries[i];
+    uint64_t h = bpe_hash_bytes(m->arena + en->off, (size_t)en->len), bit = KF_BIT(h);
+    m->kfilter[bit >> 6] |= 1ull << (bit & 63);
+    size_t s = h & (m->n_slots - 1);
+    while (m->slots[s]) s = (s + 1) & (m->n_slots - 1);
+    m->slots[s] = (h >> 32) << 32 | (uint64_t)(i + 1);
+}
+
+/* Add a key for an id. Returns 1 if added, 0 if that key already names an id, or an error. */
+int add_key(PipeModel *m, const char *p, size_t n, int32_t id, int lookup) {
+    if (n > INT32_MAX) { /* Entry.len is int32 */
+        snprintf(m->error, sizeof m->error, "a token of 2 GiB or more");
+        return PIPE_INVALID;
+    }
+    if (lookup && find_key(m, p, n) != NONE_ID) return 0;
+    if (bpe_grow((void **)&m->entries, &m->entries_cap, m->n_entries + 1, sizeof(Entry), 1024) < 0)
+        return PIPE_NOMEM;
+    Entry *en = &m->entries[m->n_entries];
+    if (arena_put(m, p, n, &en->off) < 0) return PIPE_NOMEM;
+    en->len = (int32_t)n;
+    en->id = id;
+    en->lookup = lookup;
+    if (lookup && n > m->max_key) m->max_key = n;
+    if (m->first_entry[id] < 0) m->first_entry[id] = (int32_t)m->n_entries;
+    m->n_entries++;
+    return 1;
+}
+
+int build_slots(PipeModel *m) {
+    size_t n = 1024;
+    while (n < 2 * m->n_entries + 2) n *= 2;
+    free(m->slots);
+    m->slots = calloc(n, sizeof(uint64_t));
+    if (!m->kfilter) m->kfilter = calloc(KF_BITS / 64, sizeof(uint64_t));
+    if (!m->slots || !m->kfilter) return PIPE_NOMEM;
+    m->n_slots = n;
+    for (size_t i = 0; i < m->n_entries; i++)
+        if (m->entries[i].lookup) insert_slot(m, i);
+    return 0;
+}
+
+int set_ids(PipeModel *m, ptrdiff_t n_ids) {
+    m->n_ids = n_ids;
+    m->first_entry = malloc((size_t)(n_ids ? n_ids : 1) * sizeof(int32_t));
+    if (!m->first_entry) return PIPE_NOMEM;
+    for (ptrdiff_t i = 0; i < n_ids; i++) m->first_entry[i] = -1;
+    return 0;
+}
+
+int push_merge(PipeModel *m, int32_t a, int32_t b, int32_t new_id) {
+    if ((size_t)m->n_merges == m->merges_cap) {
+        /* three arrays of one capacity: each grows to the same size */
+        size_t need = m->merges_cap + 1, cap_a = m->merges_cap, cap_b = cap_a, cap_n = cap_a;
+        if (bpe_grow((void **)&m->merge_a, &cap_a, need, sizeof(int32_t), 4096) < 0 ||
+            bpe_grow((void **)&m->merge_b, &cap_b, need, sizeof(int32_t), 4096) < 0 ||
+            bpe_grow((void **)&m->merge_new, &cap_n, need, sizeof(int32_t), 4096) < 0)
+            return PIPE_NOMEM;
+        m->merges_cap = cap_a;
+    }
+    m->merge_a[m->n_merges] = a;
+    m->merge_b[m->n_merges] = b;
+    m->merge_new[m->n_merges] = new_id;
+    m->n_merges++;
+    return 0;
+}
+
+void pipe_init(PipeModel *m, int kind) {
+    memset(m, 0, sizeof *m);
+    m->kind = kind;
+    m->unk_id = NONE_ID;
+    for (int i = 0; i < 256; i++) m->fb[i] = m->unit[i] = NONE_ID;
+}
+
+void pipe_free(PipeModel *m) {
+    free(m->arena);
+    free(m->entries);
+    free(m->first_entry);
+    free(m->slots);
+    free(m->kfilter);
+    mt_free(&m->mt);
+    free(m->merge_a);
+    free(m->merge_b);
+    free(m->merge_new);
+    memset(m, 0, sizeof *m);
+}
+
+static void fill_units(PipeModel *m) {
+    for (int b = 0; b < 256; b++) {
+        char c = (char)b;
+        m->unit[b] = find_key(m, &c, 1);
+    }
+}
+
+/* the merge engine's view of the keys: the id of some bytes, or -1 */
+static int32_t model_key(const void *ctx, const unsigned char *p, size_t n) {
+    return find_key((const PipeModel *)ctx, (const char *)p, n);
+}
+
+/* After the vocabulary, before the merges (HF): the merge table. */
+int start_merges(PipeModel *m) {
+    fill_units(m);
+    if (mt_init(&m->mt, m->unit) < 0) return PIPE_NOMEM;
+    return mt_set_keys(&m->mt, model_key, m, m->max_key, 0, 0) < 0 ? PIPE_NOMEM : 0;
+}
+
+/* HF: merge `rank` makes new_id of (a, b); a later merge of a pair replaces an earlier
+   one (tokenizers builds a map). */
+int add_merge(PipeModel *m, int32_t a, int32_t b, int32_t rank, int32_t new_id) {
+    int rc = mt_add(&m->mt, a, b, rank, new_id, 1);
+    if (rc == -1) return PIPE_NOMEM;
+    if (rc == -2) {
+        snprintf(m->error, sizeof m->error, "more than %d merges", MT_MAX_RANK);
+        return PIPE_INVALID;
+    }
+    return push_merge(m, a, b, new_id);
+}
+
+/* After the ranks (TIKTOKEN): the pair of two symbols is ranked by its bytes together
+   (by_span), a piece that is a token is taken whole (whole_words). */
+int finish_tiktoken(PipeModel *m) {
+    fill_units(m);
+    if (mt_init(&m->mt, m->unit) < 0) return PIPE_NOMEM;
+    if (mt_set_keys(&m->mt, model_key, m, m->max_key, 1, 1) < 0) return PIPE_NOMEM;
+    /* the cut tables: without memory for them words are merged whole, ids the same */
+    for (size_t e = 0; e < m->n_entries; e++)
+        if (mt_add_token(&m->mt, (const unsigned char *)m->arena + m->entries[e].off,
+                         (size_t)m->entries[e].len) < 0)
+            break;
+    return 0;
+}
+
+/* ---- configuration ------------------------------------------------------------------ */
+
+void pipe_configure(PipeModel *m, int ignore_merges, int byte_fallback, int unk_id,
+                    int fuse_unk) {
+    m->ignore_merges = ignore_merges;
+    m->byte_fallback = byte_fallback;
+    m->fuse_unk = fuse_unk;
+    m->unk_id = (unk_id >= 0 && unk_id < m->n_ids) ? unk_id : NONE_ID;
+    if (m->kind == KIND_HF)
+        m->mt.whole_words = ignore_merges;
+    for (int b = 0; b < 256; b++) {
+        char key[8];
+        snprintf(key, sizeof key, "<0x%02X>", b);
+        m->fb[b] = byte_fallback ? find_key(m, key, 6) : NONE_ID;
+    }
+}
+
+/* ---- keys as the file spells them, and as they are shown ------------------------------ */
+
+/* A ByteLevel key's UTF-8 text -> the bytes it stands for (out: room for n), or -1 if a
+   character is not in GPT-2's alphabet. */
+ptrdiff_t utf8_byte_level(const char *p, size_t n, char *out) {
+    ptrdiff_t o = 0;
+    for (size_t i = 0; i < n;) {
+        unsigned char c = (unsigned char)p[i];
+        uint32_t cp;
+        if (c < 0x80) { cp = c; i += 1; }
+        else if (c < 0xE0 && i + 1 < n) { cp = (uint32_t)(c & 31) << 6 | (p[i + 1] & 63); i += 2; }
+        else return -1; /* the alphabet stops at U+0143: two bytes at most */
+        if (cp >= 512 || cp_to_byte[cp] < 0) return -1;
+        out[o++] = (char)cp_to_byte[cp];
+    }
+    return o;
+}
+
+int32_t text_key_id(const PipeModel *m, const char *p, size_t n, char *tmp) {
+    if (m->byte_level) {
+        ptrdiff_t k = utf8_byte_level(p, n, tmp);
+        return k < 0 ? NONE_ID : find_key(m, tmp, (size_t)k);
+    }
+    return find_key(m, p, n);
+}
+
+int32_t text_id(const PipeModel *m, const char *p, size_t n, char *tmp) {
+    int32_t id = text_key_id(m, p, n, tmp);
+    if (id == NONE_ID) /* keys only shown (not ByteLevel text): compare their UTF-8 */
+        for (size_t e = 0; e < m->n_entries; e++)
+            if (!m->entries[e].lookup && (size_t)m->entries[e].len == n &&
+                memcmp(m->arena + m->entries[e].off, p, n) == 0) {
+                id = m->entries[e].id;
+                break;
+            }
+    return id;
+}
+
+ptrdiff_t shown_bytes(const PipeModel *m, const Entry *en, const char *rep, ptrdiff_t rep_len,
+                      int byte_fallback, char *out, ptrdiff_t cap) {
+    const char *p = m->arena + en->off;
+    ptrdiff_t n = en->len;
+    if (m->kind == KIND_HF && !m->byte_level) {
+        if (byte_fallback && n == 6 && memcmp(p, "<0x", 3) == 0 && p[5] == '>') {
+            int hi = p[3], lo = p[4];
+            int h = hi >= '0' && hi <= '9' ? hi - '0' : hi >= 'A' && hi <= 'F' ? hi - 'A' + 10 : -1;
+            int l = lo >= '0' && lo <= '9' ? lo - '0' : lo >= 'A' && lo <= 'F' ? lo - 'A' + 10 : -1;
+            if (h >= 0 && l >= 0) {
+                out[0] = (char)(h * 16 + l);
+                return 1;
+            }
+        }
+        if (rep_len > 0) {
+            ptrdiff_t o = 0;
+            for (ptrdiff_t i = 0; i < n;) {
+                if (i + rep_len <= n && memcmp(p + i, rep, (size_t)rep_len) == 0) {
+                    if (o < cap) out[o++] = ' ';
+                    i += rep_len;
+                } else {
+                    if (o < cap) out[o++] = p[i];
+                    i++;
+                }
+            }
+            return o <= cap ? o : -1;
+        }
+    }
+    if (n > cap) return -1;
+    memcpy(out, p, (size_t)n);
+    return n;
+}
+
+void pipe_problem_free(PipeProblem *pr) {
+    free(pr->owned);
+    pr->owned = NULL;
+}

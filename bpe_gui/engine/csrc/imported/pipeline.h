@@ -1,0 +1,155 @@
+/*
+ * pipeline.h -- the tables of an imported tokenizer (what _pipeline.Model holds), in
+ * plain C: no Python here (python/pipelinemodule.c is the Model type around a PipeModel,
+ * reads Python's dicts and lists for from_hf, and words the loaders' problems).
+ *
+ * A published tokenizer has 100k-260k tokens and up to 300k merges. Loading one must
+ * take no longer than its own library takes (tokenizers, tiktoken), so the work per
+ * entry -- decoding a key, hashing it, resolving a merge to ids, base64 -- happens in C
+ * in one pass, with no Python object per entry until someone asks for one.
+ *
+ * Two kinds of model, as their own libraries run them, on the one merge engine (merge.h):
+ *   HF        merges are (left id, right id) -> (rank, new id); in a word, the pair of
+ *             lowest rank is merged, the leftmost one first. ignore_merges: a word that
+ *             is itself a token becomes that token. Units are bytes (ByteLevel) or UTF-8
+ *             characters, with byte fallback (<0xNN> tokens) and an optional (fused)
+ *             unknown token.
+ *   TIKTOKEN  no merge list: the adjacent pair whose *concatenated bytes* have the lowest
+ *             rank is merged (leftmost on ties), and a word that is a token is taken
+ *             whole, as tiktoken's CoreBPE does.
+ *
+ * Files: pipe_tables.c (keys, ids, GPT-2's byte alphabet, configuration), json_scan.c
+ * (a tokenizer.json's tables read from its text), b64.c, pipe_load_hf.c (from the text of
+ * a tokenizer.json), pipe_load_tiktoken.c, pipe_encode.c (words -> ids, the derived
+ * merge list).
+ *
+ * Errors: functions returning int give 0 (or a count) when done, PIPE_NOMEM when out of
+ * memory, PIPE_INVALID when the input is refused (the message in m->error).
+ *
+ * Threads: after loading (and configure) a model is only read; each call merges in
+ * scratch of its own, so threads can share one.
+ */
+#ifndef BPE_PIPELINE_H
+#define BPE_PIPELINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "merge/merge.h"
+
+#define KIND_HF 0
+#define KIND_TIKTOKEN 1
+#define NONE_ID (-1)
+#define MAX_IDS (1 << 26)
+
+#define PIPE_NOMEM (-1)
+#define PIPE_INVALID (-2)
+
+typedef struct {
+    int64_t off;  /* into arena */
+    int32_t len;
+    int32_t id;
+    int32_t lookup; /* 1: a key the model looks up; 0: only shown (e.g. not ByteLevel text) */
+} Entry;
+
+typedef struct {
+    int kind, byte_level;
+    ptrdiff_t n_ids;
+    char *arena;
+    size_t arena_len, arena_cap;
+    Entry *entries;
+    size_t n_entries, entries_cap;
+    int32_t *first_entry; /* per id: its first entry, or -1 */
+    uint64_t *slots;      /* key hash: (hash tag << 32) | (entry index + 1), or 0 */
+    uint64_t *kfilter;    /* one bit per hash of a key looked up */
+    size_t n_slots;
+    size_t max_key;       /* the longest key looked up, in bytes */
+    MergeTable mt;        /* HF: the merges; TIKTOKEN: ranks by bytes (merge.h) */
+    int32_t *merge_a, *merge_b, *merge_new;
+    ptrdiff_t n_merges;
+    size_t merges_cap;
+    int ignore_merges, fuse_unk, byte_fallback;
+    int32_t unk_id;
+    int32_t fb[256];     /* <0xNN> token ids, or -1 */
+    int32_t unit[256];   /* ByteLevel / tiktoken: the id of each single byte, or -1 */
+    char error[96];      /* what the last PIPE_INVALID refused */
+} PipeModel;
+
+/* What a loader found wrong in a file, for the binding to word (it quotes the spans as
+ * Python's repr would): where ("merges" or "line"), the merge's or line's number. */
+enum {
+    PP_BASE64,          /* spans[0]: the base64 text (its first 40 bytes) */
+    PP_RANK_TAKEN,      /* num: the rank */
+    PP_TOKEN_TAKEN,     /* spans[0]: the token's bytes; num: the rank they have */
+    PP_PARTS,           /* num: the parts of the line */
+    PP_RANK_NOT_NUMBER,
+    PP_NOT_IN_VOCAB,    /* what: "token" or "merged token"; spans: it, left, right */
+    PP_BAD_MERGE,       /* spans[0]: the merge as written */
+};
+
+typedef struct {
+    int kind;           /* PP_* */
+    const char *where;
+    ptrdiff_t index;
+    long num;
+    const char *what;
+    const char *span[3];
+    size_t span_len[3];
+    char *owned;        /* the spans' copies (free with pipe_problem_free) */
+} PipeProblem;
+
+void pipe_problem_free(PipeProblem *pr);
+
+/* pipe_tables.c */
+extern int32_t byte_to_cp[256];
+extern int32_t cp_to_byte[512];
+void init_alphabet(void);
+void pipe_init(PipeModel *m, int kind);
+void pipe_free(PipeModel *m);
+int32_t find_key(const PipeModel *m, const char *p, size_t n);
+/* 1 added, 0 that key already names an id, or an error */
+int add_key(PipeModel *m, const char *p, size_t n, int32_t id, int lookup);
+int build_slots(PipeModel *m);
+void insert_slot(PipeModel *m, size_t i);
+int set_ids(PipeModel *m, ptrdiff_t n_ids);
+int push_merge(PipeModel *m, int32_t a, int32_t b, int32_t new_id);
+int start_merges(PipeModel *m);
+int add_merge(PipeModel *m, int32_t a, int32_t b, int32_t rank, int32_t new_id);
+int finish_tiktoken(PipeModel *m);
+void pipe_configure(PipeModel *m, int ignore_merges, int byte_fallback, int unk_id,
+                    int fuse_unk);
+/* The bytes an entry stands for (see pipelinemodule.c's tables()): their length, or -1
+ * when they pass cap. */
+ptrdiff_t shown_bytes(const PipeModel *m, const Entry *en, const char *rep, ptrdiff_t rep_len,
+                      int byte_fallback, char *out, ptrdiff_t cap);
+ptrdiff_t utf8_byte_level(const char *p, size_t n, char *out);
+/* The id of a key as the file spells it (tmp: room for n bytes), or NONE_ID. */
+int32_t text_key_id(const PipeModel *m, const char *p, size_t n, char *tmp);
+/* The same, also among the keys that are only shown (compared as UTF-8). */
+int32_t text_id(const PipeModel *m, const char *p, size_t n, char *tmp);
+
+/* b64.c */
+void init_b64(void);
+ptrdiff_t b64_decode(const char *s, ptrdiff_t n, char *out);
+
+/* The loaders: 0 loaded, 1 a problem (in *pr, to free with pipe_problem_free), or an
+ * error; pipe_load_hf_text also 2: something its reader does not take (use json). */
+int pipe_load_tiktoken(PipeModel *m, const char *s, size_t len, PipeProblem *pr);
+int pipe_load_hf_text(PipeModel *m, const char *s, ptrdiff_t vs, ptrdiff_t ve, ptrdiff_t ms,
+                      ptrdiff_t me, int byte_level, PipeProblem *pr);
+
+/* json_scan.c: where model.vocab and model.merges are in a tokenizer.json's text:
+ * 1 (spans: vocab start, end, merges start, end) or 0 (not found, or not read). */
+int find_model_tables(const char *s, size_t n, ptrdiff_t spans[4]);
+
+/* pipe_encode.c */
+#define PIPE_WORD_TOO_LONG (-3)
+/* The tokens of one word (its UTF-8) into x->sym (byte spans in x->st, x->en): how
+ * many, or (size_t)-1 with *err PIPE_NOMEM or PIPE_WORD_TOO_LONG. */
+size_t pipe_tokenize(const PipeModel *m, MergeScratch *x, const char *w, size_t len, int *err);
+/* TIKTOKEN: the merge list derived from the ranks; the ids of multi-byte tokens no merge
+ * of two lower ranks makes go to *stray (malloc'd, *n_stray of them). 0 or PIPE_NOMEM. */
+int pipe_rebuild(PipeModel *m, int32_t **stray, size_t *n_stray);
+
+#endif

@@ -1,0 +1,482 @@
+/*
+ * merge.c -- the merge table and the merge loops of every tokenizer (see merge.h).
+ * Plain C: no Python here, so merging runs without the GIL.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "merge/merge.h"
+#include "util/grow.h"
+
+#define HEAP_FROM 24 /* words at least this long merge with a heap */
+#define FILTER_BITS 20
+
+static inline size_t slot_of(uint64_t key, size_t cap)
+{
+    return (size_t)((key * 0x9E3779B97F4A7C15ull) >> 17) & (cap - 1);
+}
+
+static int grow(MergeTable *m)
+{
+    size_t cap = m->cap ? m->cap * 2 : 1024;
+    MergeEntry *tab = calloc(cap, sizeof(MergeEntry));
+    if (!tab)
+        return -1;
+    for (size_t i = 0; i < m->cap; i++) {
+        if (!m->tab[i].key)
+            continue;
+        size_t s = slot_of(m->tab[i].key, cap);
+        while (tab[s].key)
+            s = (s + 1) & (cap - 1);
+        tab[s] = m->tab[i];
+    }
+    free(m->tab);
+    m->tab = tab;
+    m->cap = cap;
+    return 0;
+}
+
+const MergeEntry *mt_find(const MergeTable *m, int32_t a, int32_t b)
+{
+    uint64_t key = (((uint64_t)(uint32_t)a << 32) | (uint32_t)b) + 1;
+    size_t s = slot_of(key, m->cap);
+    for (;;) {
+        const MergeEntry *e = &m->tab[s];
+        if (e->key == key)
+            return e;
+        if (!e->key)
+            return NULL;
+        s = (s + 1) & (m->cap - 1);
+    }
+}
+
+static inline uint64_t filter_bit(int32_t a, int32_t b)
+{
+    uint64_t key = (((uint64_t)(uint32_t)a << 32) | (uint32_t)b) * 0xC2B2AE3D27D4EB4Full;
+    return key >> (64 - FILTER_BITS);
+}
+
+static inline int32_t rank_of(const MergeTable *m, int32_t a, int32_t b, int32_t limit)
+{
+    uint64_t bit = filter_bit(a, b);
+    if (!(m->filter[bit >> 6] >> (bit & 63) & 1))
+        return NO_RANK;
+    const MergeEntry *e = mt_find(m, a, b);
+    return (e && e->rank < limit) ? e->rank : NO_RANK;
+}
+
+int ms_reserve(MergeScratch *x, size_t n)
+{
+    if (n <= x->cap)
+        return 0;
+    if (n > INT32_MAX - 1)
+        return -1; /* positions are int32 (the heap packs rank and position in 64 bits) */
+    size_t cap = x->cap ? x->cap : 64;
+    while (cap < n)
+        cap *= 2;
+    int32_t **arrays[] = {&x->sym, &x->rk, &x->nxt, &x->prv, &x->st, &x->en};
+    for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++) {
+        int32_t *p = realloc(*arrays[k], cap * sizeof(int32_t));
+        if (!p)
+            return -1;
+        *arrays[k] = p;
+    }
+    uint64_t *heap = realloc(x->heap, 3 * cap * sizeof(uint64_t)); /* n + 2 per merge */
+    if (!heap)
+        return -1;
+    x->heap = heap;
+    x->cap = cap;
+    return 0;
+}
+
+void ms_free(MergeScratch *x)
+{
+    free(x->sym);
+    free(x->rk);
+    free(x->nxt);
+    free(x->prv);
+    free(x->st);
+    free(x->en);
+    free(x->heap);
+    free(x->seen);
+    free(x->pieces);
+    memset(x, 0, sizeof(*x));
+}
+
+/* The rank (< limit, else NO_RANK) of the pair of symbols i and j (j follows i). */
+/* 64K pairs (768 KB a scratch): long Han-character words revisit many pairs; 16K missed
+ * often enough that cl100k/o200k Chinese spent ~3% more instructions (callgrind) */
+#define SEEN_BITS 16
+
+/* 0: the bytes p[0..len) (len >= 2) are surely no token, by the cut tables (merge_cut.c);
+ * cheaper than hashing them: most pairs of Han characters are no token. The tables know
+ * the tokens with a byte >= 0x80 only: bytes that end in ASCII at both ends are not
+ * answered (1). */
+static inline int maybe_token(const MergeTable *m, const unsigned char *p, size_t len)
+{
+    if (!m->sub2 || (p[0] < 0x80 && p[len - 1] < 0x80))
+        return 1;
+    if (len == 2) {
+        size_t k = 2 * (size_t)(p[0] | p[1] << 8) + 1;
+        return (int)(m->sub2[k >> 6] >> (k & 63) & 1);
+    }
+    if (len == 3) {
+        size_t k = 2 * (size_t)(p[0] | p[1] << 8 | (uint32_t)p[2] << 16) + 1;
+        return (int)(m->sub3[k >> 6] >> (k & 63) & 1);
+    }
+    if (len == 4) {
+        size_t k = mt_subh_bit(MT_TOK4, load4(p));
+        return (int)(m->subh[k >> 6] >> (k & 63) & 1);
+    }
+    /* every 5 bytes of a token are inside a token: try its first and last 5 */
+    size_t k = mt_subh_bit(MT_IN5, load5(p)), k2 = mt_subh_bit(MT_IN5, load5(p + len - 5));
+    return (int)(m->subh[k >> 6] >> (k & 63) & m->subh[k2 >> 6] >> (k2 & 63) & 1);
+}
+
+static inline int32_t pair_rank(const MergeTable *m, const MergeScratch *x, int32_t i, int32_t j,
+                                const unsigned char *w, int32_t limit)
+{
+    if (m->by_span) { /* tiktoken: the rank of the two symbols' bytes together */
+        int32_t a = x->sym[i], b = x->sym[j], r;
+        int32_t *seen = NULL;
+        if (x->seen && a >= 0 && b >= 0) { /* both tokens: their bytes say the same */
+            uint64_t h = ((uint64_t)(uint32_t)a << 32 | (uint32_t)b) * 0x9E3779B97F4A7C15ull;
+            seen = x->seen[h >> (64 - SEEN_BITS)];
+            if (seen[0] == a && seen[1] == b) {
+                r = seen[2];
+                return (r >= 0 && r < limit) ? r : NO_RANK;
+            }
+        }
+        size_t len = (size_t)(x->en[j] - x->st[i]);
+        r = len > m->max_key || !maybe_token(m, w + x->st[i], len)
+                ? -1 : m->key_id(m->key_ctx, w + x->st[i], len);
+        if (seen) {
+            seen[0] = a;
+            seen[1] = b;
+            seen[2] = r;
+        }
+        return (r >= 0 && r < limit) ? r : NO_RANK;
+    }
+    return rank_of(m, x->sym[i], x->sym[j], limit);
+}
+
+/* The rank of the pair at i while the word is still raw bytes (byte-pair table). */
+static inline int32_t first_rank(const MergeTable *m, const MergeScratch *x,
+                                 const unsigned char *w, int flags, size_t i, int32_t limit)
+{
+    if (flags & MT_RAW) {
+        int32_t r = m->bytepair[w[i] * 256 + w[i + 1]].rank;
+        return r < limit ? r : NO_RANK;
+    }
+    return pair_rank(m, x, (int32_t)i, (int32_t)i + 1, w, limit);
+}
+
+static inline int32_t new_id(const MergeTable *m, int32_t rank)
+{
+    return m->by_span ? rank : m->rank_new[rank];
+}
+
+/* gcc turns the shifting loops below back into memmove calls, each dearer than the few
+ * symbols it moves */
+#if defined(__GNUC__) && !defined(__clang__)
+#define NO_MEMMOVE __attribute__((optimize("no-tree-loop-distribute-patterns")))
+#else
+#define NO_MEMMOVE
+#endif
+
+/* Short words: find the lowest rank by scanning; merge its leftmost occurrence. */
+static NO_MEMMOVE size_t merge_scan(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
+                         const unsigned char *w, int flags)
+{
+    int32_t *s = x->sym, *rk = x->rk, *st = x->st, *en = x->en;
+    int spans = flags & MT_SPANS;
+    for (size_t i = 0; i + 1 < n; i++)
+        rk[i] = first_rank(m, x, w, flags, i, limit);
+    while (n > 1) {
+        int32_t best = NO_RANK;
+        size_t at = 0;
+        for (size_t i = 0; i + 1 < n; i++)
+            if (rk[i] < best) {
+                best = rk[i];
+                at = i;
+            }
+        if (best == NO_RANK)
+            break;
+        s[at] = new_id(m, best);
+        /* a few symbols each: a loop is cheaper than calls to memmove */
+        if (spans) {
+            en[at] = en[at + 1];
+            for (size_t i = at + 1; i + 1 < n; i++) {
+                s[i] = s[i + 1];
+                rk[i] = rk[i + 1];
+                st[i] = st[i + 1];
+                en[i] = en[i + 1];
+            }
+        } else {
+            for (size_t i = at + 1; i + 1 < n; i++) {
+                s[i] = s[i + 1];
+                rk[i] = rk[i + 1];
+            }
+        }
+        n--;
+        if (at + 1 < n)
+            rk[at] = pair_rank(m, x, (int32_t)at, (int32_t)at + 1, w, limit);
+        if (at > 0)
+            rk[at - 1] = pair_rank(m, x, (int32_t)at - 1, (int32_t)at, w, limit);
+    }
+    return n;
+}
+
+/* heap of (rank << 32 | position): the lowest rank first, the leftmost among equals */
+static inline void heap_push(uint64_t *h, size_t *len, uint64_t v)
+{
+    size_t i = (*len)++;
+    while (i > 0) {
+        size_t p = (i - 1) / 2;
+        if (h[p] <= v)
+            break;
+        h[i] = h[p];
+        i = p;
+    }
+    h[i] = v;
+}
+
+static inline uint64_t heap_pop(uint64_t *h, size_t *len)
+{
+    uint64_t top = h[0], v = h[--(*len)];
+    size_t i = 0, n = *len;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && h[c + 1] < h[c])
+            c++;
+        if (v <= h[c])
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    if (n)
+        h[i] = v;
+    return top;
+}
+
+/* Long words: symbols in a linked list, candidate merges in a heap; a popped entry is
+ * stale when its position was merged away or its pair's rank changed since. Symbol
+ * positions keep their original order, so the smallest position is the leftmost. */
+static size_t merge_heap(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
+                         const unsigned char *w, int flags)
+{
+    int32_t *s = x->sym, *rk = x->rk, *nxt = x->nxt, *prv = x->prv, *st = x->st, *en = x->en;
+    uint64_t *h = x->heap;
+    size_t hn = 0;
+    int spans = flags & MT_SPANS;
+    for (size_t i = 0; i < n; i++) {
+        nxt[i] = i + 1 < n ? (int32_t)(i + 1) : -1;
+        prv[i] = (int32_t)i - 1;
+        rk[i] = i + 1 < n ? first_rank(m, x, w, flags, i, limit) : NO_RANK;
+        if (rk[i] != NO_RANK)
+            heap_push(h, &hn, ((uint64_t)rk[i] << 32) | i);
+    }
+    while (hn) {
+        uint64_t top = heap_pop(h, &hn);
+        int32_t r = (int32_t)(top >> 32), i = (int32_t)(uint32_t)top;
+        if (rk[i] != r || s[i] < 0)
+            continue; /* stale */
+        int32_t j = nxt[i];
+        s[i] = new_id(m, r);
+        s[j] = -1; /* merged away */
+        rk[j] = NO_RANK;
+        if (spans)
+            en[i] = en[j];
+        nxt[i] = nxt[j];
+        if (nxt[j] >= 0)
+            prv[nxt[j]] = i;
+        rk[i] = nxt[i] >= 0 ? pair_rank(m, x, i, nxt[i], w, limit) : NO_RANK;
+        if (rk[i] != NO_RANK)
+            heap_push(h, &hn, ((uint64_t)rk[i] << 32) | (uint32_t)i);
+        int32_t p = prv[i];
+        if (p >= 0) {
+            rk[p] = pair_rank(m, x, p, i, w, limit);
+            if (rk[p] != NO_RANK)
+                heap_push(h, &hn, ((uint64_t)rk[p] << 32) | (uint32_t)p);
+        }
+    }
+    size_t k = 0;
+    for (int32_t i = 0; i >= 0; i = nxt[i], k++) {
+        s[k] = s[i];
+        if (spans) {
+            st[k] = st[i];
+            en[k] = en[i];
+        }
+    }
+    return k;
+}
+
+static void want_seen(const MergeTable *m, MergeScratch *x)
+{
+    if (m->by_span && !x->seen) { /* no memory for it: merging goes on without */
+        x->seen = malloc(sizeof(*x->seen) << SEEN_BITS);
+        if (x->seen)
+            memset(x->seen, 0xFF, sizeof(*x->seen) << SEEN_BITS); /* ids -1: empty */
+    }
+}
+
+size_t mt_merge(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
+                const unsigned char *w, int flags)
+{
+    if (n < 2)
+        return n;
+    want_seen(m, x);
+    if (!m->bytepair)
+        flags &= ~MT_RAW;
+    return n < HEAP_FROM ? merge_scan(m, x, n, limit, w, flags)
+                         : merge_heap(m, x, n, limit, w, flags);
+}
+
+size_t mt_encode_bytes(const MergeTable *m, MergeScratch *x, const unsigned char *w, size_t len,
+                       int32_t limit, int spans)
+{
+    if (ms_reserve(x, len) < 0)
+        return (size_t)-1;
+    spans = spans || m->by_span;
+    if (m->whole_words && limit == NO_RANK && len >= 2 && len <= m->max_key &&
+        maybe_token(m, w, len)) {
+        int32_t id = m->key_id(m->key_ctx, w, len);
+        if (id >= 0) {
+            x->sym[0] = id;
+            x->st[0] = 0;
+            x->en[0] = (int32_t)len;
+            return 1;
+        }
+    }
+    if (m->by_span && m->bytes_ok) { /* pieces where no token crosses (merge_cut.c) */
+        want_seen(m, x);
+        size_t k = mt_merge_cut(m, x, w, len, limit);
+        if (k != (size_t)-1)
+            return k;
+    }
+    for (size_t i = 0; i < len; i++)
+        x->sym[i] = m->byte_ids[w[i]];
+    if (spans)
+        for (size_t i = 0; i < len; i++) {
+            x->st[i] = (int32_t)i;
+            x->en[i] = (int32_t)i + 1;
+        }
+    return mt_merge(m, x, len, limit, w, (m->bytes_ok ? MT_RAW : 0) | (spans ? MT_SPANS : 0));
+}
+
+int mt_init(MergeTable *m, const int32_t byte_ids[256])
+{
+    memcpy(m->byte_ids, byte_ids, sizeof(m->byte_ids));
+    m->bytepair = malloc(65536 * sizeof(*m->bytepair));
+    m->filter = calloc((1u << FILTER_BITS) / 64, sizeof(uint64_t));
+    int32_t top = -1;
+    m->bytes_ok = 1;
+    for (int x = 0; x < 256; x++) {
+        if (byte_ids[x] > top)
+            top = byte_ids[x];
+        if (byte_ids[x] < 0)
+            m->bytes_ok = 0;
+    }
+    m->n_byte_of = (size_t)(top + 1);
+    m->byte_of = malloc((m->n_byte_of ? m->n_byte_of : 1) * sizeof(int16_t));
+    if (!m->bytepair || !m->filter || !m->byte_of)
+        return -1;
+    for (size_t i = 0; i < m->n_byte_of; i++)
+        m->byte_of[i] = -1;
+    for (int x = 0; x < 256; x++) {
+        if (byte_ids[x] < 0)
+            continue;
+        if (m->byte_of[byte_ids[x]] >= 0)
+            m->dup_bytes = 1;
+        m->byte_of[byte_ids[x]] = (int16_t)x;
+    }
+    for (int i = 0; i < 65536; i++)
+        m->bytepair[i].rank = NO_RANK;
+    return grow(m);
+}
+
+int mt_set_keys(MergeTable *m, mt_key_fn key_id, const void *ctx, size_t max_key, int by_span,
+                int whole_words)
+{
+    m->key_id = key_id;
+    m->key_ctx = ctx;
+    m->max_key = max_key;
+    m->by_span = by_span;
+    m->whole_words = whole_words;
+    if (by_span) /* the rank of two bytes is that of the two-byte token */
+        for (int i = 0; i < 65536; i++) {
+            unsigned char two[2] = {(unsigned char)(i >> 8), (unsigned char)i};
+            int32_t r = max_key >= 2 ? key_id(ctx, two, 2) : -1;
+            m->bytepair[i].rank = r >= 0 ? r : NO_RANK;
+            m->bytepair[i].new_id = r;
+        }
+    return 0;
+}
+
+void mt_free(MergeTable *m)
+{
+    free(m->bytepair);
+    free(m->filter);
+    free(m->byte_of);
+    free(m->rank_new);
+    free(m->tab);
+    free(m->sub2);
+    free(m->sub3);
+    free(m->subh);
+    memset(m, 0, sizeof(*m));
+}
+
+static void set_bytepair(MergeTable *m, int32_t a, int32_t b, int32_t rank, int32_t new_id)
+{
+    if (!m->dup_bytes) {
+        if ((size_t)a < m->n_byte_of && (size_t)b < m->n_byte_of && m->byte_of[a] >= 0 &&
+            m->byte_of[b] >= 0) {
+            int i = m->byte_of[a] * 256 + m->byte_of[b];
+            m->bytepair[i].rank = rank;
+            m->bytepair[i].new_id = new_id;
+        }
+        return;
+    }
+    /* a layout that gives one id to several bytes: every byte value whose token it is */
+    for (int x = 0; x < 256; x++) {
+        if (m->byte_ids[x] != a)
+            continue;
+        for (int y = 0; y < 256; y++)
+            if (m->byte_ids[y] == b)
+                m->bytepair[x * 256 + y].rank = rank, m->bytepair[x * 256 + y].new_id = new_id;
+    }
+}
+
+int mt_add(MergeTable *m, int32_t a, int32_t b, int32_t rank, int32_t new_id, int replace)
+{
+    if (rank < 0 || rank > MT_MAX_RANK)
+        return -2;
+    MergeEntry *known = (MergeEntry *)mt_find(m, a, b);
+    if (known && !replace)
+        return 0;
+    if (bpe_grow((void **)&m->rank_new, &m->rank_cap, (size_t)rank + 1, sizeof(int32_t), 1024) < 0)
+        return -1;
+    m->rank_new[rank] = new_id;
+    set_bytepair(m, a, b, rank, new_id);
+    if (known) {
+        known->rank = rank;
+        known->new_id = new_id;
+        return 0;
+    }
+    if (2 * (m->n + 1) > m->cap && grow(m) < 0)
+        return -1;
+    uint64_t bit = filter_bit(a, b);
+    m->filter[bit >> 6] |= 1ull << (bit & 63);
+    uint64_t key = (((uint64_t)(uint32_t)a << 32) | (uint32_t)b) + 1;
+    size_t s = slot_of(key, m->cap);
+    while (m->tab[s].key)
+        s = (s + 1) & (m->cap - 1);
+    m->tab[s].key = key;
+    m->tab[s].rank = rank;
+    m->tab[s].new_id = new_id;
+    m->n++;
+    return 1;
+}

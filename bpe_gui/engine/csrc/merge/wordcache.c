@@ -1,0 +1,203 @@
+/*
+ * wordcache.c -- the word cache of byte-level encoding, and encoding a whole text with
+ * it: the native scanner cuts the words, a word seen before takes its ids from the cache,
+ * a new one is merged (merge.c) and stored. Plain C: runs without the GIL.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "merge/merge.h"
+#include "scan/scan.h"
+#include "merge/wordcache.h"
+#include "util/grow.h"
+#include "util/hash.h"
+
+void wc_reset(WordCacheTable *c)
+{
+    if (c->slots)
+        memset(c->slots, 0, c->cap * sizeof(uint32_t));
+    c->n = c->bytes_len = c->id_len = 0;
+}
+
+/* Returns the entry for a word, or NULL; *slot_out is where a new one would go. */
+static CacheEntry *cache_find(WordCacheTable *c, const unsigned char *w, size_t len, uint64_t h,
+                          size_t *slot_out)
+{
+    size_t s = (size_t)h & (c->cap - 1);
+    for (;;) {
+        uint32_t v = c->slots[s];
+        if (!v) {
+            *slot_out = s;
+            return NULL;
+        }
+        CacheEntry *e = &c->ent[v - 1];
+        if (e->hash == h && e->len == len && memcmp(c->bytes + e->word, w, len) == 0)
+            return e;
+        s = (s + 1) & (c->cap - 1);
+    }
+}
+
+/* Store a word's ids (m->sym[0..n)); -1 when out of memory (the cache stays usable). */
+static int cache_store(WordCacheTable *c, const unsigned char *w, size_t len, uint64_t h,
+                       size_t slot, const int32_t *ids, size_t n)
+{
+    if (len > UINT32_MAX || n > UINT32_MAX)
+        return 0; /* not cached */
+    if (bpe_grow((void **)&c->ent, &c->ent_cap, c->n + 1, sizeof(CacheEntry), 1024) < 0 ||
+        bpe_grow((void **)&c->bytes, &c->bytes_cap, c->bytes_len + len, 1, 1024) < 0 ||
+        bpe_grow((void **)&c->idbuf, &c->id_cap, c->id_len + n, sizeof(int32_t), 1024) < 0)
+        return -1;
+    CacheEntry *e = &c->ent[c->n];
+    e->hash = h;
+    e->word = c->bytes_len;
+    e->ids = c->id_len;
+    e->len = (uint32_t)len;
+    e->n = (uint32_t)n;
+    memcpy(c->bytes + c->bytes_len, w, len);
+    c->bytes_len += len;
+    memcpy(c->idbuf + c->id_len, ids, n * sizeof(int32_t));
+    c->id_len += n;
+    c->slots[slot] = (uint32_t)(++c->n);
+    return 0;
+}
+
+int wc_init(WordCacheTable *c, size_t max_words)
+{
+    size_t cap = 1024;
+    while (cap < 2 * max_words)
+        cap *= 2;
+    uint32_t *slots = calloc(cap, sizeof(uint32_t));
+    if (!slots)
+        return -1;
+    free(c->slots);
+    c->slots = slots;
+    c->cap = cap;
+    c->max_words = max_words;
+    c->limit = -1;
+    wc_reset(c);
+    return 0;
+}
+
+void wc_free(WordCacheTable *c)
+{
+    free(c->slots);
+    free(c->ent);
+    free(c->bytes);
+    free(c->idbuf);
+    memset(c, 0, sizeof(*c));
+}
+
+/* Scan and merge s[0..n) into out; no Python calls (runs without the GIL). The table is
+ * only read; the scratch is this call's own. Returns 0, or -1 when out of memory. */
+int wc_encode_utf8(const MergeTable *m, WordCacheTable *c, int preset, const unsigned char *s,
+                   size_t n, int32_t limit, IdList *out)
+{
+    if (c->limit != limit) {
+        wc_reset(c);
+        c->limit = limit;
+    }
+    MergeScratch x = {0};
+    int rc = -1;
+    size_t pos = 0, ends[256], n_ends = 0, k_end = 0;
+    while (pos < n) {
+        if (k_end == n_ends) {
+            n_ends = bpe_scan_words(preset, s, pos, n, ends, 256);
+            k_end = 0;
+        }
+        size_t end = ends[k_end++];
+        const unsigned char *w = s + pos;
+        size_t len = end - pos;
+        pos = end;
+        uint64_t h = bpe_hash_bytes(w, len);
+        size_t slot;
+        CacheEntry *e = cache_find(c, w, len, h, &slot);
+        const int32_t *ids;
+        size_t k;
+        if (e) {
+            ids = c->idbuf + e->ids;
+            k = e->n;
+        } else {
+            k = mt_encode_bytes(m, &x, w, len, limit, 0);
+            if (k == (size_t)-1)
+                goto done;
+            ids = x.sym;
+            if (c->n >= c->max_words)
+                wc_reset(c); /* bounded memory; the slot found is stale now */
+            if (c->n < c->max_words) {
+                cache_find(c, w, len, h, &slot);
+                if (cache_store(c, w, len, h, slot, x.sym, k) < 0)
+                    goto done;
+            }
+        }
+        if (bpe_grow((void **)&out->ids, &out->cap, out->n + k, sizeof(int32_t), 1024) < 0)
+            goto done;
+        memcpy(out->ids + out->n, ids, k * sizeof(int32_t));
+        out->n += k;
+    }
+    rc = 0;
+done:
+    ms_free(&x);
+    return rc;
+}
+
+/* ---- many words cut where no merge can join them (SuperBPE's stage-2 pieces) ---- */
+
+/* The ids of one segment w[0..len) appended to out, from the cache or merged. */
+static int wc_segment(const MergeTable *m, WordCacheTable *c, MergeScratch *x,
+                      const unsigned char *w, size_t len, int32_t limit, IdList *out)
+{
+    uint64_t h = bpe_hash_bytes(w, len);
+    size_t slot, k;
+    const int32_t *ids;
+    CacheEntry *e = cache_find(c, w, len, h, &slot);
+    if (e) {
+        ids = c->idbuf + e->ids;
+        k = e->n;
+    } else {
+        k = mt_encode_bytes(m, x, w, len, limit, 0);
+        if (k == (size_t)-1)
+            return -1;
+        ids = x->sym;
+        if (c->n >= c->max_words)
+            wc_reset(c); /* bounded memory; the slot found is stale now */
+        if (c->n < c->max_words) {
+            cache_find(c, w, len, h, &slot);
+            if (cache_store(c, w, len, h, slot, x->sym, k) < 0)
+                return -1;
+        }
+    }
+    if (bpe_grow((void **)&out->ids, &out->cap, out->n + k, sizeof(int32_t), 1024) < 0)
+        return -1;
+    memcpy(out->ids + out->n, ids, k * sizeof(int32_t));
+    out->n += k;
+    return 0;
+}
+
+int wc_encode_pieces(const MergeTable *m, WordCacheTable *c, const uint8_t *joins,
+                     const unsigned char *blob, const int64_t *starts, size_t n_pieces,
+                     int32_t limit, IdList *out, int64_t *out_starts)
+{
+    if (c->limit != limit) {
+        wc_reset(c);
+        c->limit = limit;
+    }
+    MergeScratch x = {0};
+    int rc = -1;
+    out_starts[0] = 0;
+    for (size_t i = 0; i < n_pieces; i++) {
+        size_t a = (size_t)starts[i], b = (size_t)starts[i + 1], seg = a;
+        for (size_t j = a + 1; j <= b; j++) {
+            if (j < b && joins[((size_t)blob[j - 1] << 8) | blob[j]])
+                continue;
+            if (wc_segment(m, c, &x, blob + seg, j - seg, limit, out) < 0)
+                goto done;
+            seg = j;
+        }
+        out_starts[i + 1] = (int64_t)out->n;
+    }
+    rc = 0;
+done:
+    ms_free(&x);
+    return rc;
+}

@@ -1,0 +1,746 @@
+/*
+ * bpe_gui.engine.corpus._count -- counting pre-tokens (words) in a native hash table.
+ *
+ * Training only ever needs the unique words of a corpus and how often each occurs, so a
+ * corpus of any size is read in blocks and each block is counted here, without the GIL and
+ * without a Python string per word.
+ *
+ * Python API
+ * ----------
+ *   WordCounter(preset=-1, specials=())
+ *       preset: BPE_SCAN_* of scan.h for the native scanner, or -1 when the caller
+ *       cuts words itself (count_words); specials: special tokens as bytes.
+ *   count(text, block=0, ordinal=0, stop=-1) -> next ordinal
+ *                            a whole text (str, or UTF-8 bytes-like that is valid UTF-8):
+ *                            cut at special tokens (longest first where they overlap),
+ *                            then into words by the scanner; each word counted. Word k of
+ *                            the text was seen at (block, ordinal + k): that orders first
+ *                            appearances across counters; pass the returned ordinal on to
+ *                            number the next text of the same block after this one.
+ *                            stop >= 0: only the words that start before byte stop are
+ *                            counted (and the size of text[:stop]); the rest of the text
+ *                            is what follows them (a block reader's lookahead).
+ *   count_words(words, block=0, ordinal=0) -> next ordinal
+ *                            the words of one block, as a list of str (the text's size
+ *                            is not known here: add it with add_size)
+ *   merge(other)             add another counter's words; first appearance is the earlier
+ *   export(firsts=False) -> (blob, starts, freqs[, firsts])   every word in order of
+ *                            first appearance: their UTF-8 bytes concatenated, int64 start
+ *                            offsets (n + 1 of them), int64 frequencies and (optionally)
+ *                            uint64 first-appearance keys, as bytes
+ *   add_table(blob, starts, counts, firsts=None, block=0, ordinal=0) -> next ordinal
+ *                            the reverse: add such arrays (without firsts, word i was
+ *                            first seen at (block, ordinal + i))
+ *   add_size(chars, bytes)   count text the counter did not see (words counted elsewhere)
+ *   len(counter), .total (words counted), .chars, .bytes (of the texts given to count)
+ *   utf8_error(data) -> offset of the first byte that is not valid UTF-8, or -1
+ *   safe_cut(preset, data, lo, hi) -> a byte offset in (lo, hi] where a block can be cut
+ *       without changing any word (see scan.h), or -1
+ *   format_tsv(blob, starts, counts, lo=0, hi=n) -> bytes   rows lo..hi of a table as
+ *       word-count table rows "COUNT<TAB>WORD<LF>" with the word escaped (see tsv.h)
+ *   parse_tsv(data, base=0) -> (blob, ends, counts)   the reverse, for whole rows; ends
+ *       (int64, plus base) and counts (int64) as bytes. A malformed row raises
+ *       ValueError(row, message), row counted from 0 in data.
+ *
+ * First appearance: every counted word gets the key (block << 32) | ordinal-in-block, and
+ * a word keeps the smallest key it was seen with. Blocks counted on different threads or
+ * machines therefore merge into exactly the order a single pass over the corpus gives,
+ * which the first-seen tie rule depends on.
+ *
+ * The table itself (layout, hashing, counting a text) is wordtable.c; this file is the
+ * Python type around it and the module's functions.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scan/scan.h"
+#include "python/scan_python.h"
+#include "count/tsv.h"
+#include "count/wordtable.h"
+
+#ifndef BPE_SCAN_NPRESETS
+#define BPE_SCAN_NPRESETS 3
+#endif
+
+#define NO_PRESET (-1)
+
+typedef struct {
+    PyObject_HEAD
+    WordTable t;
+    int busy;
+    int ready;              /* __init__ ran (WordCounter.__new__ alone leaves preset 0) */
+} Counter;
+
+/* ------------------------------------------------------------------------------ */
+/* Python glue                                                                    */
+/* ------------------------------------------------------------------------------ */
+
+static int check_busy(Counter *c)
+{
+    if (c->busy) {
+        PyErr_SetString(PyExc_RuntimeError, "WordCounter is in use on another thread");
+        return -1;
+    }
+    return 0;
+}
+
+/* first-appearance keys are (block << 32) | ordinal: an ordinal must not reach the
+ * next block's keys */
+#define ORDINAL_OVERFLOW "block or ordinal number too large: a block holds at most 2**32 " \
+                         "words (start a new block)"
+
+static int check_idle(Counter *c)
+{
+    if (c->busy) {
+        PyErr_SetString(PyExc_RuntimeError, "WordCounter is in use on another thread");
+        return -1;
+    }
+    return 0;
+}
+
+static void free_specials(Counter *c)
+{
+    for (Py_ssize_t k = 0; k < c->t.n_specials; k++)
+        free(c->t.sp[k]);
+    free(c->t.sp);
+    free(c->t.sp_len);
+    c->t.sp = NULL;
+    c->t.sp_len = NULL;
+    c->t.n_specials = 0;
+}
+
+static int Counter_init(Counter *c, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"preset", "specials", NULL};
+    int preset = NO_PRESET;
+    PyObject *ospecials = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|iO:WordCounter", kwlist, &preset,
+                                     &ospecials))
+        return -1;
+    if (preset != NO_PRESET && (preset < 0 || preset >= BPE_SCAN_NPRESETS)) {
+        PyErr_Format(PyExc_ValueError, "unknown scanner preset %d", preset);
+        return -1;
+    }
+    if (c->busy || c->t.n) {
+        PyErr_SetString(PyExc_RuntimeError, "WordCounter is already initialised");
+        return -1;
+    }
+    free_specials(c);
+    c->t.preset = preset;
+    c->ready = 1;
+    if (!ospecials || ospecials == Py_None)
+        return 0;
+    PyObject *seq = PySequence_Fast(ospecials, "specials must be a sequence of bytes");
+    if (!seq)
+        return -1;
+    Py_ssize_t m = PySequence_Fast_GET_SIZE(seq);
+    c->t.sp = (unsigned char **)calloc(m ? (size_t)m : 1, sizeof(unsigned char *));
+    c->t.sp_len = (size_t *)calloc(m ? (size_t)m : 1, sizeof(size_t));
+    if (!c->t.sp || !c->t.sp_len) {
+        Py_DECREF(seq);
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t k = 0; k < m; k++) {
+        PyObject *o = PySequence_Fast_GET_ITEM(seq, k);
+        if (!PyBytes_Check(o) || PyBytes_GET_SIZE(o) == 0) {
+            Py_DECREF(seq);
+            PyErr_SetString(PyExc_TypeError, "specials must be non-empty bytes");
+            return -1;
+        }
+        size_t len = (size_t)PyBytes_GET_SIZE(o);
+        c->t.sp[k] = (unsigned char *)malloc(len);
+        if (!c->t.sp[k]) {
+            Py_DECREF(seq);
+            PyErr_NoMemory();
+            return -1;
+        }
+        memcpy(c->t.sp[k], PyBytes_AS_STRING(o), len);
+        c->t.sp_len[k] = len;
+        c->t.n_specials = k + 1;
+    }
+    Py_DECREF(seq);
+    /* longest first, so at one start the longest special token wins (insertion sort:
+     * there are few) */
+    for (Py_ssize_t i = 1; i < c->t.n_specials; i++)
+        for (Py_ssize_t j = i; j > 0 && c->t.sp_len[j] > c->t.sp_len[j - 1]; j--) {
+            unsigned char *tp = c->t.sp[j];
+            size_t tl = c->t.sp_len[j];
+            c->t.sp[j] = c->t.sp[j - 1];
+            c->t.sp_len[j] = c->t.sp_len[j - 1];
+            c->t.sp[j - 1] = tp;
+            c->t.sp_len[j - 1] = tl;
+        }
+    return 0;
+}
+
+static void Counter_dealloc(Counter *c)
+{
+    wt_clear(&c->t);
+    free_specials(c);
+    Py_TYPE(c)->tp_free((PyObject *)c);
+}
+
+/* A text as UTF-8 bytes: a str (its cached UTF-8 form) or a bytes-like object. */
+typedef struct {
+    Py_buffer view;
+    int has_view;
+    const unsigned char *p;
+    Py_ssize_t n;
+} Text;
+
+static int text_get(PyObject *o, Text *t)
+{
+    memset(t, 0, sizeof(*t));
+    if (PyUnicode_Check(o)) {
+        const char *p = PyUnicode_AsUTF8AndSize(o, &t->n);
+        if (!p)
+            return -1; /* lone surrogates: UnicodeEncodeError */
+        t->p = (const unsigned char *)p;
+        return 0;
+    }
+    if (PyObject_GetBuffer(o, &t->view, PyBUF_SIMPLE) < 0)
+        return -1;
+    t->has_view = 1;
+    t->p = (const unsigned char *)t->view.buf;
+    t->n = t->view.len;
+    return 0;
+}
+
+static void text_release(Text *t)
+{
+    if (t->has_view)
+        PyBuffer_Release(&t->view);
+    t->has_view = 0;
+}
+
+static PyObject *Counter_count(Counter *c, PyObject *args)
+{
+    PyObject *o;
+    unsigned long long block = 0, ordinal = 0;
+    Py_ssize_t stop = -1;
+    if (!PyArg_ParseTuple(args, "O|KKn:count", &o, &block, &ordinal, &stop))
+        return NULL;
+    if (check_idle(c) < 0)
+        return NULL;
+    if (!c->ready) { /* its preset would be 0 (GPT-2) and its specials none */
+        PyErr_SetString(PyExc_RuntimeError,
+                        "WordCounter is not initialised (call WordCounter(preset, specials))");
+        return NULL;
+    }
+    if (c->t.preset == NO_PRESET) {
+        PyErr_SetString(PyExc_ValueError, "this WordCounter has no scanner: use count_words");
+        return NULL;
+    }
+    if (block >= (1ull << 31) || ordinal >= (1ull << 32)) {
+        PyErr_SetString(PyExc_OverflowError, "block or ordinal number too large");
+        return NULL;
+    }
+    Text t;
+    if (text_get(o, &t) < 0)
+        return NULL;
+    if (ordinal + (uint64_t)t.n > (1ull << 32)) { /* a word has at least one byte */
+        text_release(&t);
+        PyErr_SetString(PyExc_OverflowError, ORDINAL_OVERFLOW);
+        return NULL;
+    }
+    int rc;
+    uint64_t ord = ((uint64_t)block << 32) | ordinal;
+    c->busy = 1;
+    Py_BEGIN_ALLOW_THREADS
+    size_t until = stop >= 0 && stop < t.n ? (size_t)stop : (size_t)t.n;
+    rc = wt_count_text_until(&c->t, t.p, (size_t)t.n, until, &ord);
+    c->t.chars += wt_count_chars(t.p, until);
+    c->t.bytes += (int64_t)until;
+    Py_END_ALLOW_THREADS
+    c->busy = 0;
+    text_release(&t);
+    if (rc < 0)
+        return PyErr_NoMemory();
+    return PyLong_FromUnsignedLongLong(ord - ((uint64_t)block << 32));
+}
+
+static PyObject *Counter_count_words(Counter *c, PyObject *args)
+{
+    PyObject *owords;
+    unsigned long long block = 0, ordinal = 0;
+    if (!PyArg_ParseTuple(args, "O|KK:count_words", &owords, &block, &ordinal))
+        return NULL;
+    if (check_idle(c) < 0)
+        return NULL;
+    if (block >= (1ull << 31) || ordinal >= (1ull << 32)) {
+        PyErr_SetString(PyExc_OverflowError, "block or ordinal number too large");
+        return NULL;
+    }
+    PyObject *seq = PySequence_Fast(owords, "words must be a sequence of str");
+    if (!seq)
+        return NULL;
+    Py_ssize_t m = PySequence_Fast_GET_SIZE(seq);
+    PyObject **items = PySequence_Fast_ITEMS(seq);
+    if (ordinal + (uint64_t)m > (1ull << 32)) {
+        Py_DECREF(seq);
+        PyErr_SetString(PyExc_OverflowError, ORDINAL_OVERFLOW);
+        return NULL;
+    }
+    uint64_t ord = ((uint64_t)block << 32) | ordinal;
+    for (Py_ssize_t i = 0; i < m; i++) {
+        Py_ssize_t n;
+        const char *p;
+        if (!PyUnicode_Check(items[i])) {
+            Py_DECREF(seq);
+            PyErr_SetString(PyExc_TypeError, "words must be str");
+            return NULL;
+        }
+        p = PyUnicode_AsUTF8AndSize(items[i], &n);
+        if (!p) {
+            Py_DECREF(seq);
+            return NULL;
+        }
+        if (n == 0)
+            continue;
+        if (wt_add(&c->t, (const unsigned char *)p, (size_t)n, 1, ord++) < 0) {
+            Py_DECREF(seq);
+            return PyErr_NoMemory();
+        }
+        c->t.total++;
+    }
+    Py_DECREF(seq);
+    return PyLong_FromUnsignedLongLong(ord - ((uint64_t)block << 32));
+}
+
+static PyTypeObject CounterType;
+
+static PyObject *Counter_merge(Counter *c, PyObject *arg)
+{
+    if (!PyObject_TypeCheck(arg, &CounterType)) {
+        PyErr_SetString(PyExc_TypeError, "merge() takes a WordCounter");
+        return NULL;
+    }
+    Counter *o = (Counter *)arg;
+    if (o == c) {
+        PyErr_SetString(PyExc_ValueError, "a WordCounter cannot merge itself");
+        return NULL;
+    }
+    if (check_idle(c) < 0 || check_idle(o) < 0)
+        return NULL;
+    int rc = 0;
+    c->busy = o->busy = 1;
+    Py_BEGIN_ALLOW_THREADS
+    for (size_t i = 0; i < o->t.cap && rc == 0; i++) {
+        WordSlot *e = &o->t.slots[i];
+        if (e->len)
+            rc = wt_add(&c->t, wt_word(e), e->len, e->count, e->first);
+    }
+    Py_END_ALLOW_THREADS
+    c->busy = o->busy = 0;
+    if (rc < 0)
+        return PyErr_NoMemory();
+    c->t.total += o->t.total;
+    c->t.chars += o->t.chars;
+    c->t.bytes += o->t.bytes;
+    Py_RETURN_NONE;
+}
+
+/* add_table(blob, starts, counts, firsts=None, block=0, ordinal=0) -> next ordinal: add
+ * words given as arrays (as export() makes them); without firsts, word i was first seen at
+ * (block << 32) | (ordinal + i), so a table read in pieces keeps its order. */
+static PyObject *Counter_add_table(Counter *c, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"blob", "starts", "counts", "firsts", "block", "ordinal", NULL};
+    Py_buffer b = {0}, st = {0}, ct = {0}, fi = {0};
+    PyObject *ofirsts = Py_None;
+    unsigned long long block = 0, ordinal = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "y*y*y*|OKK:add_table", kwlist, &b, &st, &ct,
+                                     &ofirsts, &block, &ordinal))
+        return NULL;
+    int has_firsts = ofirsts != Py_None;
+    PyObject *res = NULL;
+    if (has_firsts && PyObject_GetBuffer(ofirsts, &fi, PyBUF_SIMPLE) < 0)
+        goto out;
+    size_t n = (size_t)ct.len / 8;
+    if (ct.len % 8 || st.len != (Py_ssize_t)((n + 1) * 8) ||
+        (has_firsts && fi.len != ct.len)) {
+        PyErr_SetString(PyExc_ValueError, "add_table: arrays of mismatched sizes");
+        goto out;
+    }
+    if (block >= (1ull << 31) || ordinal + n > (1ull << 32)) {
+        PyErr_SetString(PyExc_OverflowError, "block or ordinal number too large");
+        goto out;
+    }
+    const int64_t *sp = (const int64_t *)st.buf, *cp = (const int64_t *)ct.buf;
+    const uint64_t *kp = has_firsts ? (const uint64_t *)fi.buf : NULL;
+    for (size_t i = 0; i < n; i++)
+        if (sp[i] < 0 || sp[i + 1] <= sp[i] || sp[i + 1] > b.len || cp[i] < 1) {
+            PyErr_Format(PyExc_ValueError, "add_table: bad entry %zu", i);
+            goto out;
+        }
+    if (check_idle(c) < 0)
+        goto out;
+    int rc = 0;
+    int64_t total = 0;
+    c->busy = 1;
+    Py_BEGIN_ALLOW_THREADS
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        uint64_t first = kp ? kp[i] : ((uint64_t)block << 32) | (ordinal + i);
+        rc = wt_add(&c->t, (const unsigned char *)b.buf + sp[i], (size_t)(sp[i + 1] - sp[i]),
+                      cp[i], first);
+        total += cp[i];
+    }
+    Py_END_ALLOW_THREADS
+    c->busy = 0;
+    if (rc < 0) {
+        PyErr_NoMemory();
+        goto out;
+    }
+    c->t.total += total;
+    res = PyLong_FromUnsignedLongLong(ordinal + n);
+out:
+    if (b.obj) PyBuffer_Release(&b);
+    if (st.obj) PyBuffer_Release(&st);
+    if (ct.obj) PyBuffer_Release(&ct);
+    if (fi.obj) PyBuffer_Release(&fi);
+    return res;
+}
+
+static PyObject *Counter_add_size(Counter *c, PyObject *args)
+{
+    long long chars, nbytes;
+    if (!PyArg_ParseTuple(args, "LL:add_size", &chars, &nbytes))
+        return NULL;
+    if (check_idle(c) < 0)
+        return NULL;
+    c->t.chars += chars;
+    c->t.bytes += nbytes;
+    Py_RETURN_NONE;
+}
+
+typedef struct {
+    uint64_t first;
+    const WordSlot *slot;
+} Order;
+
+static int cmp_order(const void *a, const void *b)
+{
+    uint64_t x = ((const Order *)a)->first, y = ((const Order *)b)->first;
+    return x < y ? -1 : x > y;
+}
+
+static PyObject *Counter_export(Counter *c, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"firsts", NULL};
+    int with_firsts = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|p:export", kwlist, &with_firsts))
+        return NULL;
+    if (check_idle(c) < 0)
+        return NULL;
+    size_t n = c->t.n, total_len = 0;
+    for (size_t i = 0; i < c->t.cap; i++)
+        total_len += c->t.slots[i].len;
+    PyObject *blob = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)total_len);
+    PyObject *starts = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)((n + 1) * 8));
+    PyObject *freqs = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(n * 8));
+    PyObject *firsts = with_firsts ? PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(n * 8))
+                                   : NULL;
+    Order *ord = (Order *)malloc((n ? n : 1) * sizeof(Order));
+    if (!blob || !starts || !freqs || !ord || (with_firsts && !firsts)) {
+        Py_XDECREF(blob);
+        Py_XDECREF(starts);
+        Py_XDECREF(freqs);
+        Py_XDECREF(firsts);
+        free(ord);
+        return PyErr_NoMemory();
+    }
+    uint64_t *kp = firsts ? (uint64_t *)PyBytes_AS_STRING(firsts) : NULL;
+    unsigned char *bp = (unsigned char *)PyBytes_AS_STRING(blob);
+    int64_t *sp = (int64_t *)PyBytes_AS_STRING(starts);
+    int64_t *fp = (int64_t *)PyBytes_AS_STRING(freqs);
+    c->busy = 1; /* the table is read without the GIL: nobody may grow it meanwhile */
+    Py_BEGIN_ALLOW_THREADS
+    size_t m = 0;
+    for (size_t i = 0; i < c->t.cap; i++)
+        if (c->t.slots[i].len) {
+            ord[m].first = c->t.slots[i].first;
+            ord[m++].slot = &c->t.slots[i];
+        }
+    qsort(ord, m, sizeof(Order), cmp_order); /* order of first appearance */
+    size_t off = 0;
+    sp[0] = 0;
+    for (size_t i = 0; i < m; i++) {
+        const WordSlot *e = ord[i].slot;
+        memcpy(bp + off, wt_word(e), e->len);
+        off += e->len;
+        sp[i + 1] = (int64_t)off;
+        fp[i] = e->count;
+        if (kp)
+            kp[i] = e->first;
+    }
+    Py_END_ALLOW_THREADS
+    c->busy = 0;
+    free(ord);
+    if (firsts)
+        return Py_BuildValue("(NNNN)", blob, starts, freqs, firsts);
+    return Py_BuildValue("(NNN)", blob, starts, freqs);
+}
+
+static PyObject *Counter_clear(Counter *c, PyObject *Py_UNUSED(ignored))
+{
+    if (check_idle(c) < 0)
+        return NULL;
+    wt_clear(&c->t);
+    c->t.total = c->t.chars = c->t.bytes = 0;
+    Py_RETURN_NONE;
+}
+
+static Py_ssize_t Counter_len(Counter *c)
+{
+    return check_busy(c) < 0 ? -1 : (Py_ssize_t)c->t.n;
+}
+
+static PyObject *Counter_get_total(Counter *c, void *closure)
+{
+    return check_busy(c) < 0 ? NULL : PyLong_FromLongLong(c->t.total);
+}
+
+static PyObject *Counter_get_chars(Counter *c, void *closure)
+{
+    return check_busy(c) < 0 ? NULL : PyLong_FromLongLong(c->t.chars);
+}
+
+static PyObject *Counter_get_bytes(Counter *c, void *closure)
+{
+    return check_busy(c) < 0 ? NULL : PyLong_FromLongLong(c->t.bytes);
+}
+
+static PyObject *Counter_get_preset(Counter *c, void *closure)
+{
+    return PyLong_FromLong(c->t.preset);
+}
+
+static PyObject *Counter_get_memory(Counter *c, void *closure)
+{
+    return check_busy(c) < 0 ? NULL : PyLong_FromSize_t(c->t.cap * sizeof(WordSlot) + c->t.arena_bytes);
+}
+
+static PyGetSetDef Counter_getset[] = {
+    {"total", (getter)Counter_get_total, NULL, "words counted (with repeats)", NULL},
+    {"chars", (getter)Counter_get_chars, NULL, "characters of the texts counted", NULL},
+    {"bytes", (getter)Counter_get_bytes, NULL, "UTF-8 bytes of the texts counted", NULL},
+    {"preset", (getter)Counter_get_preset, NULL, "scanner preset, -1 for none", NULL},
+    {"memory", (getter)Counter_get_memory, NULL, "bytes the table holds (about)", NULL},
+    {NULL},
+};
+
+static PyMethodDef Counter_methods[] = {
+    {"count", (PyCFunction)Counter_count, METH_VARARGS,
+     "count(text, block=0, ordinal=0, stop=-1) -> next ordinal: count a whole text's words"},
+    {"count_words", (PyCFunction)Counter_count_words, METH_VARARGS,
+     "count_words(words, block=0, ordinal=0) -> next ordinal: count words given as str"},
+    {"merge", (PyCFunction)Counter_merge, METH_O, "merge(other): add another counter"},
+    {"export", (PyCFunction)(void (*)(void))Counter_export, METH_VARARGS | METH_KEYWORDS,
+     "export(firsts=False) -> (blob, starts, freqs[, firsts]) in order of first appearance"},
+    {"add_table", (PyCFunction)(void (*)(void))Counter_add_table, METH_VARARGS | METH_KEYWORDS,
+     "add_table(blob, starts, counts, firsts=None, block=0, ordinal=0) -> next ordinal: "
+     "add words given as arrays"},
+    {"add_size", (PyCFunction)Counter_add_size, METH_VARARGS,
+     "add_size(chars, bytes): count input text the counter did not see itself"},
+    {"clear", (PyCFunction)Counter_clear, METH_NOARGS, "forget every word"},
+    {NULL},
+};
+
+static PySequenceMethods Counter_as_sequence = {
+    .sq_length = (lenfunc)Counter_len,
+};
+
+static PyTypeObject CounterType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "bpe_gui.engine.corpus._count.WordCounter",
+    .tp_basicsize = sizeof(Counter),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Words of UTF-8 texts counted in a native hash table.",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Counter_init,
+    .tp_dealloc = (destructor)Counter_dealloc,
+    .tp_methods = Counter_methods,
+    .tp_getset = Counter_getset,
+    .tp_as_sequence = &Counter_as_sequence,
+};
+
+/* ------------------------------------------------------------------------------ */
+/* module functions                                                               */
+/* ------------------------------------------------------------------------------ */
+
+static PyObject *mod_utf8_error(PyObject *self, PyObject *arg)
+{
+    Py_buffer v;
+    if (PyObject_GetBuffer(arg, &v, PyBUF_SIMPLE) < 0)
+        return NULL;
+    size_t bad;
+    Py_BEGIN_ALLOW_THREADS
+    bad = bpe_utf8_bad((const unsigned char *)v.buf, (size_t)v.len);
+    Py_END_ALLOW_THREADS
+    Py_ssize_t n = v.len;
+    PyBuffer_Release(&v);
+    return PyLong_FromSsize_t(bad == (size_t)n ? -1 : (Py_ssize_t)bad);
+}
+
+static PyObject *mod_safe_cut(PyObject *self, PyObject *args)
+{
+    int preset;
+    Py_buffer v;
+    Py_ssize_t lo, hi;
+    if (!PyArg_ParseTuple(args, "iy*nn:safe_cut", &preset, &v, &lo, &hi))
+        return NULL;
+    if (preset < 0 || preset >= BPE_SCAN_NPRESETS) {
+        PyBuffer_Release(&v);
+        PyErr_Format(PyExc_ValueError, "unknown scanner preset %d", preset);
+        return NULL;
+    }
+    if (lo < 0)
+        lo = 0;
+    if (hi > v.len - 1)
+        hi = v.len - 1;
+    Py_ssize_t r = -1;
+    if (hi > lo) {
+        size_t cut;
+        Py_BEGIN_ALLOW_THREADS
+        cut = bpe_scan_safe_cut(preset, (const unsigned char *)v.buf, (size_t)lo, (size_t)hi,
+                                (size_t)v.len);
+        Py_END_ALLOW_THREADS
+        r = cut == (size_t)-1 ? -1 : (Py_ssize_t)cut;
+    }
+    PyBuffer_Release(&v);
+    return PyLong_FromSsize_t(r);
+}
+
+
+/* ---- word-count table rows (tsv.c) ---------------------------------------------- */
+
+static PyObject *mod_format_tsv(PyObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"blob", "starts", "counts", "lo", "hi", NULL};
+    Py_buffer b = {0}, st = {0}, ct = {0};
+    Py_ssize_t lo = 0, hi = -1;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "y*y*y*|nn:format_tsv", kwlist, &b, &st, &ct,
+                                     &lo, &hi))
+        return NULL;
+    PyObject *res = NULL;
+    Py_ssize_t n = ct.len / 8;
+    const int64_t *sp = (const int64_t *)st.buf, *cp = (const int64_t *)ct.buf;
+    if (hi < 0 || hi > n)
+        hi = n;
+    if (ct.len % 8 || st.len != (n + 1) * 8 || lo < 0 || lo > hi) {
+        PyErr_SetString(PyExc_ValueError, "format_tsv: arrays of mismatched sizes");
+        goto out;
+    }
+    for (Py_ssize_t i = lo; i < hi; i++)
+        if (sp[i] < 0 || sp[i + 1] < sp[i] || sp[i + 1] > b.len || cp[i] < 0) {
+            PyErr_Format(PyExc_ValueError, "format_tsv: bad entry %zd", i);
+            goto out;
+        }
+    size_t size;
+    Py_BEGIN_ALLOW_THREADS
+    size = bpe_tsv_size((const unsigned char *)b.buf, sp, cp, (size_t)lo, (size_t)hi);
+    Py_END_ALLOW_THREADS
+    res = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)size);
+    if (!res)
+        goto out;
+    Py_BEGIN_ALLOW_THREADS
+    bpe_tsv_write((const unsigned char *)b.buf, sp, cp, (size_t)lo, (size_t)hi,
+                  (unsigned char *)PyBytes_AS_STRING(res));
+    Py_END_ALLOW_THREADS
+out:
+    PyBuffer_Release(&b);
+    PyBuffer_Release(&st);
+    PyBuffer_Release(&ct);
+    return res;
+}
+
+static PyObject *mod_parse_tsv(PyObject *self, PyObject *args)
+{
+    Py_buffer v;
+    long long base = 0;
+    if (!PyArg_ParseTuple(args, "y*|L:parse_tsv", &v, &base))
+        return NULL;
+    const unsigned char *s = (const unsigned char *)v.buf;
+    size_t n = (size_t)v.len, rows;
+    Py_BEGIN_ALLOW_THREADS
+    rows = bpe_tsv_count_rows(s, n);
+    Py_END_ALLOW_THREADS
+    PyObject *blob = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)n);
+    PyObject *ends = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(rows * 8));
+    PyObject *counts = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(rows * 8));
+    if (!blob || !ends || !counts) {
+        Py_XDECREF(blob);
+        Py_XDECREF(ends);
+        Py_XDECREF(counts);
+        PyBuffer_Release(&v);
+        return PyErr_NoMemory();
+    }
+    bpe_tsv_rows r = {(unsigned char *)PyBytes_AS_STRING(blob),
+                      (int64_t *)PyBytes_AS_STRING(ends), (int64_t *)PyBytes_AS_STRING(counts),
+                      0, 0, 0, NULL};
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = bpe_tsv_parse(s, n, (int64_t)base, &r);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&v);
+    if (rc < 0) {
+        Py_DECREF(blob);
+        Py_DECREF(ends);
+        Py_DECREF(counts);
+        PyObject *e = Py_BuildValue("(ns)", (Py_ssize_t)r.err_row, r.err);
+        if (e) {
+            PyErr_SetObject(PyExc_ValueError, e);
+            Py_DECREF(e);
+        }
+        return NULL;
+    }
+    /* shrink to what was read (in place: these bytes objects are not shared yet) */
+    if (_PyBytes_Resize(&blob, (Py_ssize_t)r.blob_len) < 0 ||
+        _PyBytes_Resize(&ends, (Py_ssize_t)(r.rows * 8)) < 0 ||
+        _PyBytes_Resize(&counts, (Py_ssize_t)(r.rows * 8)) < 0) {
+        Py_XDECREF(blob);
+        Py_XDECREF(ends);
+        Py_XDECREF(counts);
+        return NULL;
+    }
+    return Py_BuildValue("(NNN)", blob, ends, counts);
+}
+
+static PyMethodDef module_methods[] = {
+    SCAN_PYTHON_METHODS,
+    {"utf8_error", mod_utf8_error, METH_O,
+     "utf8_error(data) -> offset of the first invalid UTF-8 byte, or -1"},
+    {"safe_cut", mod_safe_cut, METH_VARARGS,
+     "safe_cut(preset, data, lo, hi) -> a byte offset in (lo, hi] to cut a block at, or -1"},
+    {"format_tsv", (PyCFunction)(void (*)(void))mod_format_tsv, METH_VARARGS | METH_KEYWORDS,
+     "format_tsv(blob, starts, counts, lo=0, hi=n) -> rows of a word-count table file"},
+    {"parse_tsv", mod_parse_tsv, METH_VARARGS,
+     "parse_tsv(data, base=0) -> (blob, ends, counts): whole rows of a word-count table"},
+    {NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_count",
+    "Counting pre-tokens in a native hash table (see countmodule.c).", -1, module_methods,
+};
+
+PyMODINIT_FUNC PyInit__count(void)
+{
+    if (PyType_Ready(&CounterType) < 0)
+        return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (!m)
+        return NULL;
+    Py_INCREF(&CounterType);
+    if (scan_python_add_constants(m) < 0 ||
+        PyModule_AddObject(m, "WordCounter", (PyObject *)&CounterType) < 0) {
+        Py_DECREF(&CounterType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

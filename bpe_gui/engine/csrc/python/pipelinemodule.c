@@ -1,0 +1,674 @@
+/*
+ * bpe_gui.engine.tokenizers.imported._pipeline -- the tables of an imported tokenizer, built and run in C
+ * (imported/pipeline.h tells how). This file is the only one of _pipeline that knows
+ * Python: the Model type around a PipeModel, from_hf (which reads the dict and list
+ * json made), the words of the loaders' problems, and every Python object.
+ *
+ * Python API
+ * ----------
+ *   Model.from_hf(vocab: dict[str, int], merges: list, byte_level: bool) -> (Model, problem)
+ *   Model.from_hf_text(data, vocab_span, merges_span, byte_level) -> (Model, problem) | None
+ *   Model.from_tiktoken(data: bytes) -> (Model, problem)
+ *       problem: None, or (where, index, message); where is "vocab", "merges" or "line"
+ *   m.configure(ignore_merges, byte_fallback, unk_id, fuse_unk)
+ *   m.tables(replacement: str | None, byte_fallback: bool) -> (id -> bytes, bytes -> id)
+ *       the bytes each token stands for: ByteLevel keys decoded, <0xNN> as that byte,
+ *       the Metaspace replacement character as a space
+ *   m.id_of(key: bytes) -> int (-1 if absent);  m.key(id) -> bytes | None
+ *   m.key_text(id) -> str | None;  m.text_id(key: str) -> int   (keys as the file spells them)
+ *   m.tokenize(word: str) -> (ids, starts, ends)   byte offsets within the word's UTF-8
+ *   m.encode_words(words: list[str], cache: dict, cache_limit: int) -> list[int]
+ *   m.n_ids, m.n_merges;  m.merge(k) -> (left id, right id, new id)
+ *   m.rebuild() -> list of ids no merge of two lower ranks makes (TIKTOKEN: the merge
+ *       list is derived on demand, only for the vocabulary browser and exports)
+ *   m.merge_table() -> capsule of the merge table (merge.h) for _encode.Merger.wrap
+ *   find_model_tables(data) -> ((vocab start, end), (merges start, end)) | None
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "imported/pipeline.h"
+#include "python/cached_words.h"
+
+typedef struct {
+    PyObject_HEAD
+    PipeModel pm;
+} Model;
+
+static PyTypeObject ModelType;
+
+/* The exception of a PIPE_* error code; NULL. */
+static PyObject *pipe_error(const PipeModel *pm, int rc) {
+    if (rc == PIPE_INVALID)
+        PyErr_SetString(PyExc_ValueError, pm->error);
+    else
+        PyErr_NoMemory();
+    return NULL;
+}
+
+static Model *new_model(int kind) {
+    Model *m = (Model *)ModelType.tp_alloc(&ModelType, 0);
+    if (!m) return NULL;
+    pipe_init(&m->pm, kind);
+    return m;
+}
+
+/* ---- loading ------------------------------------------------------------------------ */
+
+/* (m, (where, index, msg)): the model as far as it was loaded, and what stopped it. */
+static PyObject *problem(Model *m, const char *where, Py_ssize_t index, PyObject *msg) {
+    if (!msg) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return Py_BuildValue("(N(snN))", (PyObject *)m, where, index, msg);
+}
+
+/* A message with one %R: the given bytes. */
+static PyObject *with_bytes(const char *fmt, const char *p, Py_ssize_t n) {
+    PyObject *b = PyBytes_FromStringAndSize(p, n);
+    if (!b) return NULL;
+    PyObject *msg = PyUnicode_FromFormat(fmt, b);
+    Py_DECREF(b);
+    return msg;
+}
+
+/* A span of a file's text as a str (undecodable bytes replaced), for %R. */
+static PyObject *span_text(const PipeProblem *pr, int k) {
+    return PyUnicode_DecodeUTF8(pr->span[k], (Py_ssize_t)pr->span_len[k], "replace");
+}
+
+/* A loader's problem in words (Python's repr of what it quotes), with the model. */
+static PyObject *word_problem(Model *m, PipeProblem *pr) {
+    PyObject *msg = NULL, *s0 = NULL, *s1 = NULL, *s2 = NULL;
+    switch (pr->kind) {
+    case PP_BASE64:
+        msg = with_bytes("%R is not valid base64 (or is empty)", pr->span[0],
+                         (Py_ssize_t)pr->span_len[0]);
+        break;
+    case PP_RANK_TAKEN:
+        msg = PyUnicode_FromFormat("rank %ld was already given to another token", pr->num);
+        break;
+    case PP_TOKEN_TAKEN: {
+        char what[64];
+        snprintf(what, sizeof what, "%%R was already given rank %d", (int)pr->num);
+        msg = with_bytes(what, pr->span[0], (Py_ssize_t)pr->span_len[0]);
+        break;
+    }
+    case PP_PARTS:
+        msg = PyUnicode_FromFormat("each line must be 'BASE64 RANK' (token bytes in base64, "
+                                   "one space, a whole number); this line has %d part(s)",
+                                   (int)pr->num);
+        break;
+    case PP_RANK_NOT_NUMBER:
+        msg = PyUnicode_FromString("the rank is not a whole number");
+        break;
+    case PP_NOT_IN_VOCAB:
+        s0 = span_text(pr, 0);
+        s1 = span_text(pr, 1);
+        s2 = span_text(pr, 2);
+        msg = (s0 && s1 && s2) ?
+            PyUnicode_FromFormat("the %s %R of the merge %R %R is not in the vocabulary",
+                                 pr->what, s0, s1, s2) : NULL;
+        break;
+    case PP_BAD_MERGE:
+        s0 = span_text(pr, 0);
+        msg = s0 ? PyUnicode_FromFormat("the merge %R should be \"left right\" or "
+                                        "[\"left\", \"right\"]", s0) : NULL;
+        break;
+    default:
+        PyErr_SetString(PyExc_SystemError, "unknown problem");
+    }
+    Py_XDECREF(s0);
+    Py_XDECREF(s1);
+    Py_XDECREF(s2);
+    const char *where = pr->where;
+    Py_ssize_t index = pr->index;
+    pipe_problem_free(pr);
+    return problem(m, where, index, msg);
+}
+
+/* The bytes a ByteLevel key stands for; -1 if a character is not in GPT-2's alphabet. */
+static Py_ssize_t byte_level_bytes(PyObject *key, char *out, Py_ssize_t cap) {
+    Py_ssize_t n = PyUnicode_GET_LENGTH(key);
+    if (n > cap) return -1;
+    int kind = PyUnicode_KIND(key);
+    const void *data = PyUnicode_DATA(key);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        if (c >= 512 || cp_to_byte[c] < 0) return -1;
+        out[i] = (char)cp_to_byte[c];
+    }
+    return n;
+}
+
+static PyObject *merge_parts(PyObject *item, PyObject **a, PyObject **b) {
+    /* returns a new list/tuple-free pair of borrowed-or-new refs in *a, *b (new refs) */
+    if (PyUnicode_Check(item)) {
+        /* tokenizers splits on ' ' exactly (str.split() would also cut at other spaces) */
+        PyObject *sep = PyUnicode_FromString(" ");
+        if (!sep) return NULL;
+        PyObject *parts = PyUnicode_Split(item, sep, -1);
+        Py_DECREF(sep);
+        if (!parts) return NULL;
+        if (PyList_GET_SIZE(parts) != 2) {
+            Py_DECREF(parts);
+            return Py_None;
+        }
+        *a = PyList_GET_ITEM(parts, 0);
+        *b = PyList_GET_ITEM(parts, 1);
+        Py_INCREF(*a);
+        Py_INCREF(*b);
+        Py_DECREF(parts);
+    } else if ((PyList_Check(item) || PyTuple_Check(item)) && PySequence_Size(item) == 2) {
+        *a = PySequence_GetItem(item, 0);
+        *b = PySequence_GetItem(item, 1);
+        if (!*a || !*b) {
+            Py_XDECREF(*a);
+            Py_XDECREF(*b);
+            return NULL;
+        }
+        if (!PyUnicode_Check(*a) || !PyUnicode_Check(*b)) {
+            Py_DECREF(*a);
+            Py_DECREF(*b);
+            return Py_None;
+        }
+    } else {
+        return Py_None;
+    }
+    if (PyUnicode_GET_LENGTH(*a) == 0 || PyUnicode_GET_LENGTH(*b) == 0) {
+        Py_DECREF(*a);
+        Py_DECREF(*b);
+        return Py_None;
+    }
+    return item;
+}
+
+/* from_hf(vocab, merges, byte_level): the tables from the dict and list json made. */
+static PyObject *Model_from_hf(PyObject *cls, PyObject *args) {
+    PyObject *vocab, *merges;
+    int byte_level;
+    (void)cls;
+    if (!PyArg_ParseTuple(args, "O!O!p", &PyDict_Type, &vocab, &PyList_Type, &merges,
+                          &byte_level))
+        return NULL;
+    Model *m = new_model(KIND_HF);
+    if (!m) return NULL;
+    PipeModel *pm = &m->pm;
+    int rc;
+    pm->byte_level = byte_level;
+    PyObject *k, *v;
+    Py_ssize_t pos = 0, max_id = -1;
+    while (PyDict_Next(vocab, &pos, &k, &v)) {
+        long id = PyLong_Check(v) && !PyBool_Check(v) ? PyLong_AsLong(v) : -1;
+        if (id == -1 && PyErr_Occurred()) PyErr_Clear();
+        if (!PyUnicode_Check(k) || id < 0 || id >= MAX_IDS)
+            return problem(m, "vocab", pos - 1,
+                           PyUnicode_FromFormat("the id %R of %R is not a whole number from 0 "
+                                                "to %d", v, k, MAX_IDS - 1));
+        if (id > max_id) max_id = id;
+    }
+    if ((rc = set_ids(pm, max_id + 1)) < 0) goto error;
+    char buf[1024];
+    pos = 0;
+    while (PyDict_Next(vocab, &pos, &k, &v)) {
+        int32_t id = (int32_t)PyLong_AsLong(v);
+        Py_ssize_t n = byte_level ? byte_level_bytes(k, buf, sizeof buf) : -1;
+        int lookup = 1;
+        const char *p = buf;
+        if (n < 0) { /* UTF-8 text: a char-level key, or a ByteLevel vocab's added token */
+            lookup = !byte_level;
+            p = PyUnicode_AsUTF8AndSize(k, &n);
+            if (!p) goto fail;
+        }
+        if ((rc = add_key(pm, p, (size_t)n, id, lookup)) < 0) goto error;
+    }
+    if ((rc = build_slots(pm)) < 0 || (rc = start_merges(pm)) < 0) goto error;
+    Py_ssize_t nm = PyList_GET_SIZE(merges);
+    for (Py_ssize_t i = 0; i < nm; i++) {
+        PyObject *a = NULL, *b = NULL;
+        PyObject *ok = merge_parts(PyList_GET_ITEM(merges, i), &a, &b);
+        if (!ok) goto fail;
+        if (ok == Py_None)
+            return problem(m, "merges", i,
+                           PyUnicode_FromFormat("the merge %R should be \"left right\" or "
+                                                "[\"left\", \"right\"]",
+                                                PyList_GET_ITEM(merges, i)));
+        PyObject *ab = PyUnicode_Concat(a, b);
+        if (!ab) {
+            Py_DECREF(a);
+            Py_DECREF(b);
+            goto fail;
+        }
+        PyObject *parts[3] = {a, b, ab};
+        long ids[3];
+        for (int j = 0; j < 3; j++) {
+            PyObject *idv = PyDict_GetItemWithError(vocab, parts[j]);
+            if (!idv) {
+                PyObject *msg = PyErr_Occurred() ? NULL :
+                    PyUnicode_FromFormat("the %s %R of the merge %R %R is not in the vocabulary",
+                                         j == 2 ? "merged token" : "token", parts[j], a, b);
+                Py_DECREF(a);
+                Py_DECREF(b);
+                Py_DECREF(ab);
+                if (!msg) goto fail;
+                return problem(m, "merges", i, msg);
+            }
+            ids[j] = PyLong_AsLong(idv);
+        }
+        Py_DECREF(a);
+        Py_DECREF(b);
+        Py_DECREF(ab);
+        if ((rc = add_merge(pm, (int32_t)ids[0], (int32_t)ids[1], (int32_t)i,
+                            (int32_t)ids[2])) < 0)
+            goto error;
+    }
+    return Py_BuildValue("(NO)", (PyObject *)m, Py_None);
+error:
+    pipe_error(pm, rc);
+fail:
+    Py_DECREF(m);
+    return NULL;
+}
+
+
+/* from_hf_text(data, vocab_span, merges_span, byte_level) -> (Model, problem) or None
+   (None: something this reader does not take; use json and from_hf instead). */
+static PyObject *Model_from_hf_text(PyObject *cls, PyObject *args) {
+    Py_buffer data;
+    Py_ssize_t vs, ve, ms, me;
+    int byte_level;
+    (void)cls;
+    if (!PyArg_ParseTuple(args, "y*(nn)(nn)p", &data, &vs, &ve, &ms, &me, &byte_level))
+        return NULL;
+    Model *m = new_model(KIND_HF);
+    if (!m) {
+        PyBuffer_Release(&data);
+        return NULL;
+    }
+    PipeProblem pr;
+    int rc = pipe_load_hf_text(&m->pm, data.buf, vs, ve, ms, me, byte_level, &pr);
+    PyBuffer_Release(&data); /* (the problem's spans are copies) */
+    if (rc == 1) return word_problem(m, &pr);
+    if (rc == 0) return Py_BuildValue("(NO)", (PyObject *)m, Py_None);
+    if (rc < 0) pipe_error(&m->pm, rc);
+    Py_DECREF(m);
+    if (rc < 0) return NULL;
+    Py_RETURN_NONE;
+}
+
+/* from_tiktoken(data) -> (Model, problem) */
+static PyObject *Model_from_tiktoken(PyObject *cls, PyObject *args) {
+    Py_buffer data;
+    (void)cls;
+    if (!PyArg_ParseTuple(args, "y*", &data)) return NULL;
+    Model *m = new_model(KIND_TIKTOKEN);
+    if (!m) {
+        PyBuffer_Release(&data);
+        return NULL;
+    }
+    PipeProblem pr;
+    int rc = pipe_load_tiktoken(&m->pm, data.buf, (size_t)data.len, &pr);
+    PyObject *r;
+    if (rc == 1) { /* (worded before the buffer goes: a span may point into it) */
+        r = word_problem(m, &pr);
+    } else if (rc == 0) {
+        r = Py_BuildValue("(NO)", (PyObject *)m, Py_None);
+    } else {
+        r = pipe_error(&m->pm, rc);
+        Py_DECREF(m);
+    }
+    PyBuffer_Release(&data);
+    return r;
+}
+
+/* Spans (start, end) of model.vocab and model.merges in a tokenizer.json, or None. */
+static PyObject *py_find_model_tables(PyObject *mod, PyObject *args) {
+    Py_buffer data;
+    (void)mod;
+    if (!PyArg_ParseTuple(args, "y*", &data)) return NULL;
+    ptrdiff_t spans[4];
+    int found = find_model_tables(data.buf, (size_t)data.len, spans);
+    PyBuffer_Release(&data);
+    if (!found) Py_RETURN_NONE;
+    return Py_BuildValue("((nn)(nn))", (Py_ssize_t)spans[0], (Py_ssize_t)spans[1],
+                         (Py_ssize_t)spans[2], (Py_ssize_t)spans[3]);
+}
+
+/* ---- keys ---------------------------------------------------------------------------- */
+
+/* The key of an id as the file spells it (ByteLevel keys in GPT-2's alphabet). */
+static PyObject *Model_key_text(Model *self, PyObject *args) {
+    const PipeModel *m = &self->pm;
+    Py_ssize_t id;
+    if (!PyArg_ParseTuple(args, "n", &id)) return NULL;
+    if (id < 0 || id >= m->n_ids || m->first_entry[id] < 0) Py_RETURN_NONE;
+    const Entry *en = &m->entries[m->first_entry[id]];
+    const char *p = m->arena + en->off;
+    if (!(m->kind == KIND_HF && m->byte_level && en->lookup))
+        return PyUnicode_DecodeUTF8(p, en->len, "replace");
+    PyObject *s = PyUnicode_New(en->len, 511);
+    if (!s) return NULL;
+    for (int32_t i = 0; i < en->len; i++)
+        PyUnicode_WriteChar(s, i, (Py_UCS4)byte_to_cp[(unsigned char)p[i]]);
+    return s;
+}
+
+/* The id of a key given as the file spells it, or -1. */
+static PyObject *Model_text_id(Model *self, PyObject *args) {
+    PyObject *text;
+    if (!PyArg_ParseTuple(args, "U", &text)) return NULL;
+    Py_ssize_t n;
+    const char *p = PyUnicode_AsUTF8AndSize(text, &n);
+    if (!p) return NULL;
+    char *tmp = PyMem_Malloc((size_t)n + 1);
+    if (!tmp) return PyErr_NoMemory();
+    int32_t id = text_id(&self->pm, p, (size_t)n, tmp);
+    PyMem_Free(tmp);
+    return PyLong_FromLong(id);
+}
+
+/* ---- configuration and tables ----------------------------------------------------- */
+
+static PyObject *Model_configure(Model *self, PyObject *args) {
+    int ignore_merges, byte_fallback, fuse_unk, unk_id;
+    if (!PyArg_ParseTuple(args, "ppip", &ignore_merges, &byte_fallback, &unk_id, &fuse_unk))
+        return NULL;
+    pipe_configure(&self->pm, ignore_merges, byte_fallback, unk_id, fuse_unk);
+    Py_RETURN_NONE;
+}
+
+static PyObject *Model_tables(Model *self, PyObject *args) {
+    const PipeModel *m = &self->pm;
+    PyObject *rep;
+    int byte_fallback;
+    if (!PyArg_ParseTuple(args, "Op", &rep, &byte_fallback)) return NULL;
+    Py_ssize_t rep_len = 0;
+    const char *rp = NULL;
+    if (rep != Py_None) {
+        rp = PyUnicode_AsUTF8AndSize(rep, &rep_len);
+        if (!rp) return NULL;
+    }
+    PyObject *vocab = _PyDict_NewPresized(m->n_ids), *t2i = _PyDict_NewPresized(m->n_ids);
+    if (!vocab || !t2i) goto fail;
+    size_t cap = 256;
+    char *buf = PyMem_Malloc(cap);
+    if (!buf) goto fail;
+    for (Py_ssize_t id = 0; id < m->n_ids; id++) {
+        int32_t e = m->first_entry[id];
+        if (e < 0) continue;
+        const Entry *en = &m->entries[e];
+        if ((size_t)en->len > cap) {
+            cap = (size_t)en->len * 2;
+            char *nb = PyMem_Realloc(buf, cap);
+            if (!nb) {
+                PyMem_Free(buf);
+                PyErr_NoMemory();
+                goto fail;
+            }
+            buf = nb;
+        }
+        Py_ssize_t n = shown_bytes(m, en, rp, rep_len, byte_fallback, buf, (Py_ssize_t)cap);
+        PyObject *b = PyBytes_FromStringAndSize(buf, n < 0 ? 0 : n);
+        PyObject *key = PyLong_FromSsize_t(id);
+        if (!b || !key || PyDict_SetItem(vocab, key, b) < 0 ||
+            (PyDict_SetDefault(t2i, b, key) == NULL)) {
+            Py_XDECREF(b);
+            Py_XDECREF(key);
+            PyMem_Free(buf);
+            goto fail;
+        }
+        Py_DECREF(b);
+        Py_DECREF(key);
+    }
+    PyMem_Free(buf);
+    return Py_BuildValue("(NN)", vocab, t2i);
+fail:
+    Py_XDECREF(vocab);
+    Py_XDECREF(t2i);
+    return NULL;
+}
+
+static PyObject *Model_id_of(Model *self, PyObject *args) {
+    const char *p;
+    Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "y#", &p, &n)) return NULL;
+    return PyLong_FromLong(find_key(&self->pm, p, (size_t)n));
+}
+
+static PyObject *Model_key(Model *self, PyObject *args) {
+    const PipeModel *m = &self->pm;
+    Py_ssize_t id;
+    if (!PyArg_ParseTuple(args, "n", &id)) return NULL;
+    if (id < 0 || id >= m->n_ids || m->first_entry[id] < 0) Py_RETURN_NONE;
+    const Entry *en = &m->entries[m->first_entry[id]];
+    return PyBytes_FromStringAndSize(m->arena + en->off, en->len);
+}
+
+static PyObject *Model_merge(Model *self, PyObject *args) {
+    const PipeModel *m = &self->pm;
+    Py_ssize_t k;
+    if (!PyArg_ParseTuple(args, "n", &k)) return NULL;
+    if (k < 0 || k >= m->n_merges) {
+        PyErr_SetString(PyExc_IndexError, "merge index out of range");
+        return NULL;
+    }
+    return Py_BuildValue("(iii)", m->merge_a[k], m->merge_b[k], m->merge_new[k]);
+}
+
+/* ---- encoding ------------------------------------------------------------------------ */
+
+/* The exception of a failed pipe_tokenize; NULL. */
+static PyObject *tokenize_error(int err) {
+    if (err == PIPE_WORD_TOO_LONG)
+        PyErr_SetString(PyExc_ValueError, "a word of 512 MiB or more");
+    else
+        PyErr_NoMemory();
+    return NULL;
+}
+
+static PyObject *ids_tuple(const MergeScratch *x, size_t n) {
+    PyObject *t = PyTuple_New((Py_ssize_t)n);
+    if (!t) return NULL;
+    for (size_t i = 0; i < n; i++) {
+        PyObject *v = PyLong_FromLong(x->sym[i]);
+        if (!v) {
+            Py_DECREF(t);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(t, (Py_ssize_t)i, v);
+    }
+    return t;
+}
+
+static PyObject *spans_of(const MergeScratch *x, size_t n) {
+    PyObject *ids = ids_tuple(x, n), *starts = PyTuple_New((Py_ssize_t)n),
+             *ends = PyTuple_New((Py_ssize_t)n);
+    if (!ids || !starts || !ends) goto fail;
+    for (size_t i = 0; i < n; i++) {
+        PyObject *a = PyLong_FromLong(x->st[i]), *b = PyLong_FromLong(x->en[i]);
+        if (!a || !b) {
+            Py_XDECREF(a);
+            Py_XDECREF(b);
+            goto fail;
+        }
+        PyTuple_SET_ITEM(starts, (Py_ssize_t)i, a);
+        PyTuple_SET_ITEM(ends, (Py_ssize_t)i, b);
+    }
+    return Py_BuildValue("(NNN)", ids, starts, ends);
+fail:
+    Py_XDECREF(ids);
+    Py_XDECREF(starts);
+    Py_XDECREF(ends);
+    return NULL;
+}
+
+static PyObject *Model_tokenize(Model *self, PyObject *args) {
+    PyObject *word;
+    if (!PyArg_ParseTuple(args, "U", &word)) return NULL;
+    Py_ssize_t len;
+    const char *w = PyUnicode_AsUTF8AndSize(word, &len);
+    if (!w) return NULL;
+    MergeScratch x = {0};
+    int err;
+    size_t n = pipe_tokenize(&self->pm, &x, w, (size_t)len, &err);
+    PyObject *r = n == (size_t)-1 ? tokenize_error(err) : spans_of(&x, n);
+    ms_free(&x);
+    return r;
+}
+
+typedef struct {
+    const PipeModel *m;
+    MergeScratch x;
+} WordCtx;
+
+/* one word for encode_words: the model's ids of its bytes */
+static PyObject *word_ids(void *ctx, const char *utf8, Py_ssize_t len) {
+    WordCtx *c = ctx;
+    int err;
+    size_t n = pipe_tokenize(c->m, &c->x, utf8, (size_t)len, &err);
+    return n == (size_t)-1 ? tokenize_error(err) : ids_tuple(&c->x, n);
+}
+
+static PyObject *Model_encode_words(Model *self, PyObject *args) {
+    PyObject *words, *cache;
+    Py_ssize_t cache_limit;
+    if (!PyArg_ParseTuple(args, "O!O!n", &PyList_Type, &words, &PyDict_Type, &cache,
+                          &cache_limit))
+        return NULL;
+    WordCtx ctx = {&self->pm, {0}};
+    PyObject *out = encode_words_cached(words, cache, cache_limit, word_ids, &ctx);
+    ms_free(&ctx.x);
+    return out;
+}
+
+/* TIKTOKEN: derive the merge list (pipe_rebuild); the ids no merge makes. */
+static PyObject *Model_rebuild(Model *self, PyObject *noargs) {
+    (void)noargs;
+    int32_t *stray;
+    size_t n;
+    if (pipe_rebuild(&self->pm, &stray, &n) < 0) return PyErr_NoMemory();
+    PyObject *list = PyList_New((Py_ssize_t)n);
+    for (size_t i = 0; list && i < n; i++) {
+        PyObject *v = PyLong_FromLong(stray[i]);
+        if (!v)
+            Py_CLEAR(list);
+        else
+            PyList_SET_ITEM(list, (Py_ssize_t)i, v);
+    }
+    free(stray);
+    return list;
+}
+
+static void table_capsule_free(PyObject *cap) {
+    Py_XDECREF((PyObject *)PyCapsule_GetContext(cap));
+}
+
+/* The merge table as a capsule for _encode.Merger.wrap (same merge.h on both sides); the
+   capsule keeps the model alive. */
+static PyObject *Model_merge_table(Model *m, PyObject *noargs) {
+    (void)noargs;
+    PyObject *cap = PyCapsule_New(&m->pm.mt, "bpe_gui.merge_table", table_capsule_free);
+    if (!cap) return NULL;
+    if (PyCapsule_SetContext(cap, m) < 0) {
+        Py_DECREF(cap);
+        return NULL;
+    }
+    Py_INCREF(m);
+    return cap;
+}
+
+/* ---- the type and the module ----------------------------------------------------------- */
+
+static void Model_dealloc(Model *m) {
+    pipe_free(&m->pm);
+    Py_TYPE(m)->tp_free((PyObject *)m);
+}
+
+static PyObject *Model_get_n_ids(Model *m, void *c) {
+    (void)c;
+    return PyLong_FromSsize_t(m->pm.n_ids);
+}
+
+static PyObject *Model_get_n_merges(Model *m, void *c) {
+    (void)c;
+    return PyLong_FromSsize_t(m->pm.n_merges);
+}
+
+static PyObject *Model_get_kind(Model *m, void *c) {
+    (void)c;
+    return PyUnicode_FromString(m->pm.kind == KIND_HF ? "hf" : "tiktoken");
+}
+
+static PyMethodDef Model_methods[] = {
+    {"from_hf", (PyCFunction)Model_from_hf, METH_VARARGS | METH_CLASS,
+     "from_hf(vocab, merges, byte_level) -> (Model, problem)"},
+    {"from_hf_text", (PyCFunction)Model_from_hf_text, METH_VARARGS | METH_CLASS,
+     "from_hf_text(data, vocab_span, merges_span, byte_level) -> (Model, problem) or None"},
+    {"key_text", (PyCFunction)Model_key_text, METH_VARARGS, "key_text(id) -> str or None"},
+    {"text_id", (PyCFunction)Model_text_id, METH_VARARGS, "text_id(key: str) -> id or -1"},
+    {"from_tiktoken", (PyCFunction)Model_from_tiktoken, METH_VARARGS | METH_CLASS,
+     "from_tiktoken(data: bytes) -> (Model, problem)"},
+    {"configure", (PyCFunction)Model_configure, METH_VARARGS,
+     "configure(ignore_merges, byte_fallback, unk_id, fuse_unk)"},
+    {"tables", (PyCFunction)Model_tables, METH_VARARGS,
+     "tables(replacement, byte_fallback) -> (id -> bytes, bytes -> first id)"},
+    {"id_of", (PyCFunction)Model_id_of, METH_VARARGS, "id_of(key: bytes) -> id or -1"},
+    {"key", (PyCFunction)Model_key, METH_VARARGS, "key(id) -> bytes or None"},
+    {"tokenize", (PyCFunction)Model_tokenize, METH_VARARGS,
+     "tokenize(word) -> (ids, starts, ends) in bytes of the word's UTF-8"},
+    {"encode_words", (PyCFunction)Model_encode_words, METH_VARARGS,
+     "encode_words(words, cache, cache_limit) -> list of ids"},
+    {"merge", (PyCFunction)Model_merge, METH_VARARGS, "merge(k) -> (left, right, new id)"},
+    {"merge_table", (PyCFunction)Model_merge_table, METH_NOARGS,
+     "merge_table() -> capsule of the merge table, for _encode.Merger.wrap"},
+    {"rebuild", (PyCFunction)Model_rebuild, METH_NOARGS,
+     "rebuild() -> ids of multi-byte tokens no merge makes (tiktoken models)"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef Model_getset[] = {
+    {"n_ids", (getter)Model_get_n_ids, NULL, "1 + the largest id", NULL},
+    {"n_merges", (getter)Model_get_n_merges, NULL, "merges known so far", NULL},
+    {"kind", (getter)Model_get_kind, NULL, "'hf' or 'tiktoken'", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyTypeObject ModelType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "bpe_gui.engine.tokenizers.imported._pipeline.Model",
+    .tp_basicsize = sizeof(Model),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "The tables of an imported BPE tokenizer (see the module docstring).",
+    .tp_dealloc = (destructor)Model_dealloc,
+    .tp_methods = Model_methods,
+    .tp_getset = Model_getset,
+};
+
+static PyMethodDef module_methods[] = {
+    {"find_model_tables", (PyCFunction)py_find_model_tables, METH_VARARGS,
+     "find_model_tables(data: bytes) -> ((vocab start, end), (merges start, end)) or None"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef pipeline_module = {
+    PyModuleDef_HEAD_INIT, "_pipeline",
+    "Tables of imported tokenizers (tokenizer.json, .tiktoken), built and run in C.", -1,
+    module_methods, NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__pipeline(void) {
+    init_alphabet();
+    init_b64();
+    if (PyType_Ready(&ModelType) < 0) return NULL;
+    PyObject *mod = PyModule_Create(&pipeline_module);
+    if (!mod) return NULL;
+    Py_INCREF(&ModelType);
+    if (PyModule_AddObject(mod, "Model", (PyObject *)&ModelType) < 0) {
+        Py_DECREF(&ModelType);
+        Py_DECREF(mod);
+        return NULL;
+    }
+    return mod;
+}

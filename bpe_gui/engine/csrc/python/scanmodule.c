@@ -1,0 +1,464 @@
+/*
+ * bpe_gui.engine.text._scan -- Python binding of scan.c (the preset pre-tokenizer).
+ *
+ *   words(preset, text) -> list[str]          == regex.findall(pattern, text)
+ *   word_ends(preset, text) -> array('q')     code-point offset of each word's end
+ *   safe_cut(preset, text, lo, hi) -> int     code points; -1 if none (see scan.h)
+ *   count_words(preset, data) -> int          scan only (str or bytes), for benchmarks
+ *   set_tables(blob | None), tables_blob(), builtin_tables_blob(), TABLES_REGEX_VERSION
+ *   giant_cuts(preset, data, n, limit) -> (settled, reach, piece_cut): giant stretches
+ *       without a safe cut (scan.h, scan_giant.inc), for the block readers
+ *   _words_utf8 / _word_ends_utf8 / _safe_cut_utf8: the C API on raw bytes (tests)
+ *
+ * A str with lone surrogates has no UTF-8 form: UnicodeEncodeError (a ValueError).
+ * Scanning runs without the GIL in chunks of CHUNK words; the GIL is taken back to
+ * turn each chunk into str objects, so memory stays bounded.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "scan/scan.h"
+#define BPE_SCAN_PROVIDER /* scan.c is compiled in: this module exports it (scan.h) */
+#include "python/scan_python.h"
+
+#define CHUNK 65536
+#define NOGIL_BYTES 65536 /* shorter texts keep the GIL: releasing it costs more */
+
+/* A text as UTF-8: ASCII strs are used in place, others encoded to a temporary bytes. */
+typedef struct {
+    const unsigned char *s;
+    size_t n;
+    int ascii;
+    PyObject *owner; /* the bytes holding s, or NULL */
+} utf8_t;
+
+static int utf8_of(PyObject *text, utf8_t *u) {
+    if (!PyUnicode_Check(text)) {
+        PyErr_Format(PyExc_TypeError, "text must be str, not %.100s", Py_TYPE(text)->tp_name);
+        return -1;
+    }
+#if PY_VERSION_HEX < 0x030C0000
+    if (PyUnicode_READY(text) < 0) return -1; /* legacy strs before 3.12 */
+#endif
+    if (PyUnicode_IS_ASCII(text)) {
+        u->s = PyUnicode_DATA(text);
+        u->n = (size_t)PyUnicode_GET_LENGTH(text);
+        u->ascii = 1;
+        u->owner = NULL;
+        return 0;
+    }
+    u->owner = PyUnicode_AsUTF8String(text);
+    if (!u->owner) return -1;
+    u->s = (const unsigned char *)PyBytes_AS_STRING(u->owner);
+    u->n = (size_t)PyBytes_GET_SIZE(u->owner);
+    u->ascii = 0;
+    return 0;
+}
+
+static int check_preset(int preset) {
+    if (preset < 0 || preset >= BPE_SCAN_NPRESETS) {
+        PyErr_Format(PyExc_ValueError, "unknown scanner preset %d (0 gpt2, 1 cl100k, 2 o200k, 3 llama3, 4 qwen2, 5 superbpe2)",
+                     preset);
+        return -1;
+    }
+    return 0;
+}
+
+/* One chunk: up to cap words from *pos. Byte ends go to ends, code-point ends to
+   cps (the same array for ASCII text); *pos and *cp move to the last end. */
+static size_t scan_chunk(int preset, const utf8_t *u, size_t *pos, size_t *cp, size_t *ends,
+                         size_t *cps, size_t cap) {
+    PyThreadState *ts = u->n >= NOGIL_BYTES ? PyEval_SaveThread() : NULL;
+    size_t k = bpe_scan_words(preset, u->s, *pos, u->n, ends, cap);
+    if (!u->ascii) {
+        size_t b = *pos, c = *cp;
+        for (size_t i = 0; i < k; i++) {
+            for (; b < ends[i]; b++) c += (u->s[b] & 0xC0) != 0x80;
+            cps[i] = c;
+        }
+    }
+    if (k) {
+        *pos = ends[k - 1];
+        *cp = u->ascii ? ends[k - 1] : cps[k - 1];
+    }
+    if (ts) PyEval_RestoreThread(ts);
+    return k;
+}
+
+/* A word: bytes [b0, b1) of the UTF-8 form, code points [c0, c1) of the str. */
+typedef struct {
+    size_t b0, b1, c0, c1;
+} span_t;
+typedef int (*emit_fn)(void *ctx, PyObject *text, const utf8_t *u, span_t w);
+
+/* Scans the whole text, calling emit once per word. */
+static int scan_all(int preset, PyObject *text, emit_fn emit, void *ctx) {
+    utf8_t u;
+    if (check_preset(preset) < 0 || utf8_of(text, &u) < 0) return -1;
+    /* a text of n bytes has at most n words: small texts get small buffers */
+    size_t cap = u.n < CHUNK ? u.n + 1 : CHUNK;
+    size_t *ends = PyMem_RawMalloc((u.ascii ? 1 : 2) * cap * sizeof(size_t));
+    if (!ends) {
+        Py_XDECREF(u.owner);
+        PyErr_NoMemory();
+        return -1;
+    }
+    size_t *cps = u.ascii ? ends : ends + cap;
+    size_t pos = 0, cp = 0;
+    int rc = 0;
+    while (pos < u.n && rc == 0) {
+        span_t w = {pos, pos, cp, cp};
+        size_t k = scan_chunk(preset, &u, &pos, &cp, ends, cps, cap);
+        for (size_t i = 0; i < k && rc == 0; i++) {
+            w.b1 = ends[i];
+            w.c1 = cps[i];
+            rc = emit(ctx, text, &u, w);
+            w.b0 = w.b1;
+            w.c0 = w.c1;
+        }
+    }
+    PyMem_RawFree(ends);
+    Py_XDECREF(u.owner);
+    return rc;
+}
+
+/* Short ASCII words recur all the time (" the", ","): a direct-mapped cache of str
+   objects saves allocating them again (and their hashes stay computed). GIL held. */
+#define WCACHE_SIZE 4096
+#define WCACHE_MAXLEN 24
+static PyObject *wcache[WCACHE_SIZE];
+
+static PyObject *ascii_word(const unsigned char *p, size_t len) {
+    PyObject **slot = NULL, *w;
+    if (len <= WCACHE_MAXLEN) {
+        uint32_t h = 2166136261u; /* FNV-1a */
+        for (size_t i = 0; i < len; i++) h = (h ^ p[i]) * 16777619u;
+        slot = &wcache[(h ^ (h >> 15)) & (WCACHE_SIZE - 1)];
+        w = *slot;
+        if (w && (size_t)PyUnicode_GET_LENGTH(w) == len && !memcmp(PyUnicode_DATA(w), p, len)) {
+            Py_INCREF(w);
+            return w;
+        }
+    }
+    w = PyUnicode_New((Py_ssize_t)len, 127);
+    if (!w) return NULL;
+    memcpy(PyUnicode_DATA(w), p, len);
+    if (slot) {
+        Py_INCREF(w);
+        Py_XSETREF(*slot, w);
+    }
+    return w;
+}
+
+static int emit_word(void *list, PyObject *text, const utf8_t *u, span_t s) {
+    PyObject *w = s.b1 - s.b0 == s.c1 - s.c0 /* all ASCII */
+                      ? ascii_word(u->s + s.b0, s.b1 - s.b0)
+                      : PyUnicode_Substring(text, (Py_ssize_t)s.c0, (Py_ssize_t)s.c1);
+    if (!w) return -1;
+    int rc = PyList_Append((PyObject *)list, w);
+    Py_DECREF(w);
+    return rc;
+}
+
+typedef struct {
+    long long *buf;
+    size_t n, cap;
+} i64vec;
+
+static int emit_end(void *ctx, PyObject *text, const utf8_t *u, span_t s) {
+    (void)text;
+    (void)u;
+    i64vec *v = ctx;
+    if (v->n == v->cap) {
+        size_t cap = v->cap ? 2 * v->cap : 1024;
+        long long *b = PyMem_Realloc(v->buf, cap * sizeof(long long));
+        if (!b) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        v->buf = b;
+        v->cap = cap;
+    }
+    v->buf[v->n++] = (long long)s.c1;
+    return 0;
+}
+
+static PyObject *array_q; /* array.array */
+
+static PyObject *py_words(PyObject *self, PyObject *args) {
+    int preset;
+    PyObject *text;
+    if (!PyArg_ParseTuple(args, "iU:words", &preset, &text)) return NULL;
+    PyObject *list = PyList_New(0);
+    if (!list) return NULL;
+    if (scan_all(preset, text, emit_word, list) < 0) {
+        Py_DECREF(list);
+        return NULL;
+    }
+    return list;
+}
+
+static PyObject *py_word_ends(PyObject *self, PyObject *args) {
+    int preset;
+    PyObject *text;
+    if (!PyArg_ParseTuple(args, "iU:word_ends", &preset, &text)) return NULL;
+    i64vec v = {NULL, 0, 0};
+    if (scan_all(preset, text, emit_end, &v) < 0) {
+        PyMem_Free(v.buf);
+        return NULL;
+    }
+    PyObject *raw = PyBytes_FromStringAndSize((const char *)v.buf, (Py_ssize_t)(v.n * 8));
+    PyMem_Free(v.buf);
+    if (!raw) return NULL;
+    PyObject *arr = PyObject_CallFunction(array_q, "sO", "q", raw);
+    Py_DECREF(raw);
+    return arr;
+}
+
+/* safe_cut in code points: only text[lo - 2 : hi + 1] is encoded (the rules look at two
+   characters before p and one at p). */
+static PyObject *py_safe_cut(PyObject *self, PyObject *args) {
+    int preset;
+    PyObject *text;
+    Py_ssize_t lo, hi;
+    if (!PyArg_ParseTuple(args, "iUnn:safe_cut", &preset, &text, &lo, &hi)) return NULL;
+    if (check_preset(preset) < 0) return NULL;
+#if PY_VERSION_HEX < 0x030C0000
+    if (PyUnicode_READY(text) < 0) return NULL;
+#endif
+    Py_ssize_t len = PyUnicode_GET_LENGTH(text);
+    if (lo < 0) lo = 0;
+    if (hi > len - 1) hi = len - 1;
+    if (hi <= lo) return PyLong_FromLong(-1);
+    Py_ssize_t first = lo >= 2 ? lo - 2 : 0;
+    PyObject *part = PyUnicode_Substring(text, first, hi + 1);
+    if (!part) return NULL;
+    utf8_t u;
+    if (utf8_of(part, &u) < 0) {
+        Py_DECREF(part);
+        return NULL;
+    }
+    /* byte offset of code point lo in the part (valid UTF-8: count lead bytes) */
+    size_t blo = 0;
+    for (Py_ssize_t c = first; c < lo; c++)
+        do blo++; while ((u.s[blo] & 0xC0) == 0x80);
+    size_t p = bpe_scan_safe_cut(preset, u.s, blo, u.n - 1, u.n);
+    long long out = -1;
+    if (p != BPE_SCAN_NONE) {
+        out = (long long)first;
+        for (size_t b = 0; b < p; b++) out += (u.s[b] & 0xC0) != 0x80;
+    }
+    Py_XDECREF(u.owner);
+    Py_DECREF(part);
+    return PyLong_FromLongLong(out);
+}
+
+/* ---- raw UTF-8 bytes: the C API as other extensions see it (tests, benchmarks) */
+
+static int bytes_arg(PyObject *args, const char *fmt, int *preset, Py_buffer *buf,
+                     Py_ssize_t *lo, Py_ssize_t *hi) {
+    int ok = lo ? PyArg_ParseTuple(args, fmt, preset, buf, lo, hi)
+                : PyArg_ParseTuple(args, fmt, preset, buf);
+    if (!ok) return -1;
+    if (check_preset(*preset) < 0) {
+        PyBuffer_Release(buf);
+        return -1;
+    }
+    return 0;
+}
+
+/* the word ends of s[0..n) in a fresh buffer (GIL released); *k words */
+static size_t *all_ends(int preset, const unsigned char *s, size_t n, size_t *k) {
+    size_t cap = 1024, got = 0, pos = 0;
+    size_t *ends = PyMem_RawMalloc(cap * sizeof(size_t));
+    Py_BEGIN_ALLOW_THREADS
+    while (ends && pos < n) {
+        if (got == cap) {
+            size_t *e = PyMem_RawRealloc(ends, 2 * cap * sizeof(size_t));
+            if (!e) {
+                PyMem_RawFree(ends);
+                ends = NULL;
+                break;
+            }
+            ends = e;
+            cap *= 2;
+        }
+        got += bpe_scan_words(preset, s, pos, n, ends + got, cap - got);
+        pos = ends[got - 1];
+    }
+    Py_END_ALLOW_THREADS
+    if (!ends) PyErr_NoMemory();
+    *k = got;
+    return ends;
+}
+
+static PyObject *py_words_utf8(PyObject *self, PyObject *args) {
+    int preset;
+    Py_buffer buf;
+    if (bytes_arg(args, "iy*:_words_utf8", &preset, &buf, NULL, NULL) < 0) return NULL;
+    size_t k, start = 0;
+    const unsigned char *s = buf.buf;
+    size_t *ends = all_ends(preset, s, (size_t)buf.len, &k);
+    PyObject *list = ends ? PyList_New((Py_ssize_t)k) : NULL;
+    for (size_t i = 0; list && i < k; i++) {
+        PyObject *w = PyBytes_FromStringAndSize((const char *)s + start,
+                                                (Py_ssize_t)(ends[i] - start));
+        if (!w) Py_CLEAR(list);
+        else PyList_SET_ITEM(list, (Py_ssize_t)i, w);
+        start = ends[i];
+    }
+    PyMem_RawFree(ends);
+    PyBuffer_Release(&buf);
+    return list;
+}
+
+static PyObject *py_word_ends_utf8(PyObject *self, PyObject *args) {
+    int preset;
+    Py_buffer buf;
+    if (bytes_arg(args, "iy*:_word_ends_utf8", &preset, &buf, NULL, NULL) < 0) return NULL;
+    size_t k;
+    size_t *ends = all_ends(preset, buf.buf, (size_t)buf.len, &k);
+    PyObject *list = ends ? PyList_New((Py_ssize_t)k) : NULL;
+    for (size_t i = 0; list && i < k; i++) {
+        PyObject *e = PyLong_FromSize_t(ends[i]);
+        if (!e) Py_CLEAR(list);
+        else PyList_SET_ITEM(list, (Py_ssize_t)i, e);
+    }
+    PyMem_RawFree(ends);
+    PyBuffer_Release(&buf);
+    return list;
+}
+
+static PyObject *py_safe_cut_utf8(PyObject *self, PyObject *args) {
+    int preset;
+    Py_buffer buf;
+    Py_ssize_t lo, hi;
+    if (bytes_arg(args, "iy*nn:_safe_cut_utf8", &preset, &buf, &lo, &hi) < 0) return NULL;
+    size_t p = BPE_SCAN_NONE;
+    if (lo >= 0 && hi > lo)
+        p = bpe_scan_safe_cut(preset, buf.buf, (size_t)lo, (size_t)hi, (size_t)buf.len);
+    PyBuffer_Release(&buf);
+    return PyLong_FromLongLong(p == BPE_SCAN_NONE ? -1 : (long long)p);
+}
+
+/* giant_cuts(preset, data, n, limit) -> (settled, reach, piece_cut): scan_giant.inc on
+   data[:n] (bpe_scan_settled; bpe_scan_piece_cut on data[settled:n], as an offset in
+   data, or -1), for readers that found no safe cut */
+static PyObject *py_giant_cuts(PyObject *self, PyObject *args) {
+    int preset;
+    Py_buffer buf;
+    Py_ssize_t n, limit;
+    if (bytes_arg(args, "iy*nn:giant_cuts", &preset, &buf, &n, &limit) < 0) return NULL;
+    if (n < 0 || n > buf.len || limit <= 0) {
+        PyBuffer_Release(&buf);
+        PyErr_SetString(PyExc_ValueError, "giant_cuts: need 0 <= n <= len(data), limit > 0");
+        return NULL;
+    }
+    size_t settled, reach, cut;
+    const unsigned char *s = buf.buf;
+    Py_BEGIN_ALLOW_THREADS
+    settled = bpe_scan_settled(preset, s, (size_t)n, &reach);
+    cut = settled < (size_t)n
+              ? bpe_scan_piece_cut(preset, s + settled, (size_t)n - settled, (size_t)limit)
+              : 0;
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&buf);
+    return Py_BuildValue("nnn", (Py_ssize_t)settled, (Py_ssize_t)reach,
+                         cut ? (Py_ssize_t)(settled + cut) : (Py_ssize_t)-1);
+}
+
+/* count_words(preset, data: str | bytes) -> int: boundaries only, no objects */
+static PyObject *py_count_words(PyObject *self, PyObject *args) {
+    int preset;
+    PyObject *data;
+    if (!PyArg_ParseTuple(args, "iO:count_words", &preset, &data)) return NULL;
+    if (check_preset(preset) < 0) return NULL;
+    utf8_t u = {NULL, 0, 0, NULL};
+    Py_buffer buf;
+    int have_buf = 0;
+    if (PyUnicode_Check(data)) {
+        if (utf8_of(data, &u) < 0) return NULL;
+    } else {
+        if (PyObject_GetBuffer(data, &buf, PyBUF_SIMPLE) < 0) return NULL;
+        have_buf = 1;
+        u.s = buf.buf;
+        u.n = (size_t)buf.len;
+    }
+    size_t count = 0, pos = 0, ends[1024];
+    Py_BEGIN_ALLOW_THREADS
+    while (pos < u.n) {
+        size_t k = bpe_scan_words(preset, u.s, pos, u.n, ends, 1024);
+        count += k;
+        pos = ends[k - 1];
+    }
+    Py_END_ALLOW_THREADS
+    if (have_buf) PyBuffer_Release(&buf);
+    Py_XDECREF(u.owner);
+    return PyLong_FromSize_t(count);
+}
+
+/* ---- tables */
+
+static PyObject *blob_of(const bpe_scan_tables *t) {
+    size_t need = bpe_scan_tables_to_blob(t, NULL, 0);
+    PyObject *b = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)need);
+    if (b) bpe_scan_tables_to_blob(t, (unsigned char *)PyBytes_AS_STRING(b), need);
+    return b;
+}
+
+static PyObject *py_tables_blob(PyObject *self, PyObject *noargs) {
+    return blob_of(bpe_scan_current_tables());
+}
+
+static PyObject *py_builtin_tables_blob(PyObject *self, PyObject *noargs) {
+    return blob_of(bpe_scan_builtin_tables());
+}
+
+static PyMethodDef methods[] = {
+    {"words", py_words, METH_VARARGS, "words(preset, text) -> list[str]"},
+    {"word_ends", py_word_ends, METH_VARARGS, "word_ends(preset, text) -> array('q')"},
+    {"safe_cut", py_safe_cut, METH_VARARGS, "safe_cut(preset, text, lo, hi) -> int"},
+    {"count_words", py_count_words, METH_VARARGS, "count_words(preset, str|bytes) -> int"},
+    {"_words_utf8", py_words_utf8, METH_VARARGS, "_words_utf8(preset, data) -> list[bytes]"},
+    {"_word_ends_utf8", py_word_ends_utf8, METH_VARARGS, "_word_ends_utf8(preset, data)"},
+    {"_safe_cut_utf8", py_safe_cut_utf8, METH_VARARGS, "_safe_cut_utf8(preset, data, lo, hi)"},
+    {"giant_cuts", py_giant_cuts, METH_VARARGS,
+     "giant_cuts(preset, data, n, limit) -> (settled, reach, piece_cut)"},
+    {"tables_blob", py_tables_blob, METH_NOARGS, "the current tables as a blob"},
+    {"builtin_tables_blob", py_builtin_tables_blob, METH_NOARGS, "the built-in tables"},
+    SCAN_PYTHON_METHODS,
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef moduledef = {
+    PyModuleDef_HEAD_INIT, "_scan", "Native pre-tokenizer for the GPT-2, cl100k, o200k, Llama 3 and Qwen2 patterns.",
+    -1, methods, NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__scan(void) {
+    PyObject *arr = PyImport_ImportModule("array");
+    if (!arr) return NULL;
+    array_q = PyObject_GetAttrString(arr, "array");
+    Py_DECREF(arr);
+    if (!array_q) return NULL;
+    PyObject *m = PyModule_Create(&moduledef);
+    if (!m) return NULL;
+    if (scan_python_add_constants(m) < 0 ||
+        PyModule_AddIntConstant(m, "GPT2", BPE_SCAN_GPT2) < 0 ||
+        PyModule_AddIntConstant(m, "CL100K", BPE_SCAN_CL100K) < 0 ||
+        PyModule_AddIntConstant(m, "O200K", BPE_SCAN_O200K) < 0 ||
+        PyModule_AddIntConstant(m, "LLAMA3", BPE_SCAN_LLAMA3) < 0 ||
+        PyModule_AddIntConstant(m, "QWEN2", BPE_SCAN_QWEN2) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    /* the scanner's functions for the other extensions (scan.h, scan_shared.c) */
+    PyObject *api = PyCapsule_New((void *)bpe_scan_api_table(), BPE_SCAN_CAPSULE, NULL);
+    if (!api || PyModule_AddObjectRef(m, "_C_API", api) < 0) {
+        Py_XDECREF(api);
+        Py_DECREF(m);
+        return NULL;
+    }
+    Py_DECREF(api);
+    return m;
+}

@@ -1,0 +1,33 @@
+"""Check my BPE's window: a dialog holding the check panel (panels/check/), opened from
+Training › Check my BPE… (:func:`show_check_dialog`). Not modal: the main window stays
+usable beside it (its corpus is the check's default corpus)."""
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QDialog, QVBoxLayout, QWidget
+
+from ..panels.check.check_panel import CheckPanel
+
+
+class CheckDialog(QDialog):
+    def __init__(self, controller, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setWindowTitle("Check my BPE")
+        self.setWindowFlag(Qt.WindowMaximizeButtonHint, True)
+        self.panel = CheckPanel(controller, self)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.panel)
+        screen = (parent.screen() if parent is not None else self.screen()).availableGeometry()
+        self.resize(min(1100, screen.width() - 40), min(760, screen.height() - 60))
+
+
+def show_check_dialog(window) -> CheckDialog:
+    """Open (or bring to the front) the window's one Check my BPE dialog."""
+    dlg = window.findChild(CheckDialog)
+    if dlg is None:
+        dlg = CheckDialog(window.controller, window)
+    dlg.show()
+    dlg.raise_()
+    dlg.activateWindow()
+    return dlg

@@ -1,0 +1,241 @@
+"""Check my BPE: your own trainer's output held against the reference, in the window.
+
+Pick your result (GPT-2 vocab.json + merges.txt, a tokenizer.json, a .tiktoken or the
+CS336 pickle of (vocab, merges), read without running code) and the corpus it was
+trained on (the one in the window, or a file); the settings your files do not record
+can be given. **Check merges** runs on the controller's job runner (progress and Cancel
+in the status bar) and the merges tab shows the first difference explained; the
+encoding tab checks your encoder's ids on a text.
+"""
+from __future__ import annotations
+
+from html import escape
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (QButtonGroup, QComboBox, QFileDialog, QFormLayout, QHBoxLayout,
+                               QLabel, QLineEdit, QPushButton, QRadioButton, QSpinBox,
+                               QTabWidget, QVBoxLayout, QWidget)
+
+from ....engine.text import PRESET_LABELS, PRESETS
+from ....engine.train import TIE_RULE_LABELS
+from ...controller.checking import CheckOptions, MergeCheck
+from ...theme import colors
+from ...widgets.flow_layout import FlowBar
+from ...widgets.last_folder import last_folder, remember
+from .encode_view import EncodeCheckView
+from .merges_view import MergesView
+
+RESULT_FILTER = ("Your trainer's output (*.pkl *.pickle *.json *.txt *.tiktoken *.bpe);;"
+                 "CS336 pickle of (vocab, merges) (*.pkl *.pickle);;"
+                 "GPT-2 vocab.json / merges.txt (*.json *.txt);;"
+                 "Hugging Face tokenizer.json (*.json);;tiktoken ranks (*.tiktoken);;"
+                 "All files (*)")
+CORPUS_FILTER = "Text (*.txt *.md *.jsonl *.xz *.gz);;All files (*)"
+
+
+def parse_specials(text: str) -> tuple[str, ...] | None:
+    """The special tokens typed (separated by commas or spaces); None when the box is
+    empty (the files' own). Example: '<|endoftext|>, <pad>' -> ('<|endoftext|>', '<pad>')."""
+    parts = [p for chunk in text.split(",") for p in chunk.split()]
+    return tuple(dict.fromkeys(parts)) if parts else None
+
+
+class CheckPanel(QWidget):
+    def __init__(self, controller, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.controller = controller
+        self.check: MergeCheck | None = None
+        self._running = False
+        self._build()
+        controller.busyChanged.connect(lambda _: self._update())
+        controller.corpusChanged.connect(self._update_corpus_label)
+        self._update_corpus_label()
+        self._update()
+
+    # ----- layout -------------------------------------------------------------------------
+    def _build(self) -> None:
+        form = QFormLayout()
+        form.setRowWrapPolicy(QFormLayout.WrapLongRows)
+        self.result_edit = QLineEdit()
+        self.result_edit.setPlaceholderText("vocab.json + merges.txt, tokenizer.json, a .tiktoken, "
+                                            "or a pickle of (vocab, merges)")
+        self.result_edit.textChanged.connect(lambda _: self._update())
+        browse = QPushButton("Browse…")
+        browse.clicked.connect(self._pick_result)
+        folder = QPushButton("Folder…")
+        folder.setToolTip("A folder holding vocab.json + merges.txt (or one tokenizer file)")
+        folder.clicked.connect(self._pick_folder)
+        row = QHBoxLayout()
+        row.addWidget(self.result_edit, 1)
+        row.addWidget(browse)
+        row.addWidget(folder)
+        form.addRow("Your result:", row)
+
+        self.use_window = QRadioButton()
+        self.use_file = QRadioButton("A file:")
+        group = QButtonGroup(self)
+        group.addButton(self.use_window)
+        group.addButton(self.use_file)
+        self.use_window.setChecked(True)
+        self.corpus_edit = QLineEdit()
+        self.corpus_edit.setPlaceholderText("the text your trainer was trained on")
+        self.corpus_edit.textEdited.connect(lambda _: self.use_file.setChecked(True))
+        pick_corpus = QPushButton("Browse…")
+        pick_corpus.clicked.connect(self._pick_corpus)
+        row = QHBoxLayout()
+        row.addWidget(self.use_window)
+        row.addSpacing(10)
+        row.addWidget(self.use_file)
+        row.addWidget(self.corpus_edit, 1)
+        row.addWidget(pick_corpus)
+        form.addRow("Corpus:", row)
+
+        self.specials_edit = QLineEdit()
+        self.specials_edit.setPlaceholderText("from your files")
+        self.specials_edit.setToolTip("Special tokens, separated by commas or spaces (empty: "
+                                      "those your files list)")
+        self.pattern_box = QComboBox()
+        self.pattern_box.addItem("From your files (else GPT-2)", None)
+        for name in PRESETS:
+            self.pattern_box.addItem(PRESET_LABELS.get(name, name), name)
+        self.tie_box = QComboBox()
+        for key, text in TIE_RULE_LABELS.items():
+            self.tie_box.addItem(text, key)
+        self.size_spin = QSpinBox(minimum=0, maximum=10_000_000)
+        self.size_spin.setGroupSeparatorShown(True)
+        self.size_spin.setSpecialValueText("as many merges as yours")
+        self.size_spin.setToolTip("The vocabulary size you asked your trainer for (256 bytes + "
+                                  "special tokens + merges); 0: as many merges as yours")
+        self.mode_box = QComboBox()
+        self.mode_box.addItem("byte-level", "byte")
+        self.mode_box.addItem("character-level (</w>)", "char")
+        self.specials_edit.setMinimumWidth(self.fontMetrics().averageCharWidth() * 18)
+        bar = FlowBar()
+        for label, w in (("Special tokens", self.specials_edit), ("Pattern", self.pattern_box),
+                         ("Ties", self.tie_box), ("Vocab size", self.size_spin),
+                         ("Mode", self.mode_box)):
+            pair = QWidget()
+            pl = QHBoxLayout(pair)
+            pl.setContentsMargins(0, 0, 8, 0)
+            pl.addWidget(QLabel(label))
+            pl.addWidget(w)
+            bar.addWidget(pair)
+        form.addRow("Settings:", bar)
+
+        self.check_btn = QPushButton("Check merges")
+        self.check_btn.setDefault(True)
+        self.check_btn.clicked.connect(self.run_check)
+        self.status = QLabel()
+        self.status.setWordWrap(True)
+        self.status.setTextFormat(Qt.RichText)
+        row = QHBoxLayout()
+        row.addWidget(self.check_btn)
+        row.addWidget(self.status, 1)
+
+        self.merges = MergesView()
+        self.encode = EncodeCheckView()
+        self.encode.checkRequested.connect(self.run_ids)
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self.merges, "Merges")
+        self.tabs.addTab(self.encode, "Encoding")
+
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(8, 8, 8, 8)
+        lay.addLayout(form)
+        lay.addLayout(row)
+        lay.addWidget(self.tabs, 1)
+
+    # ----- picking files ------------------------------------------------------------------
+    def _pick_result(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Your trainer's output", last_folder(),
+                                              RESULT_FILTER)
+        if path:
+            remember(path)
+            self.result_edit.setText(path)
+
+    def _pick_folder(self) -> None:
+        path = QFileDialog.getExistingDirectory(self, "Folder of your trainer's output",
+                                                last_folder())
+        if path:
+            remember(path)
+            self.result_edit.setText(path)
+
+    def _pick_corpus(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "The corpus your trainer was trained on",
+                                              last_folder(), CORPUS_FILTER)
+        if path:
+            remember(path)
+            self.corpus_edit.setText(path)
+            self.use_file.setChecked(True)
+
+    def _update_corpus_label(self) -> None:
+        source, name = self.controller.checking.window_corpus()
+        if source is None:
+            self.use_window.setText("The corpus in the window (not usable)")
+            self.use_window.setToolTip(name)
+        else:
+            self.use_window.setText(f"The corpus in the window ({name})")
+            self.use_window.setToolTip("The text in the corpus editor, or the files it streams")
+
+    def _update(self) -> None:
+        busy = self.controller.busy
+        self.check_btn.setEnabled(not busy and bool(self.result_edit.text().strip()))
+        self.encode.set_busy(busy or not self.result_edit.text().strip())
+
+    # ----- running ------------------------------------------------------------------------
+    def options(self) -> CheckOptions:
+        size = self.size_spin.value()
+        return CheckOptions(special_tokens=parse_specials(self.specials_edit.text()),
+                            pattern=self.pattern_box.currentData(),
+                            tie_rule=self.tie_box.currentData(),
+                            vocab_size=size or None, mode=self.mode_box.currentData())
+
+    def set_result(self, path: str, corpus: str | None = None) -> None:
+        """Fill in a result (and a corpus file; None: the corpus in the window)."""
+        self.result_edit.setText(path)
+        if corpus is None:
+            self.use_window.setChecked(True)
+        else:
+            self.corpus_edit.setText(corpus)
+            self.use_file.setChecked(True)
+
+    def run_check(self) -> bool:
+        path = self.result_edit.text().strip()
+        corpus = self.corpus_edit.text().strip() if self.use_file.isChecked() else None
+        if self.use_file.isChecked() and not corpus:
+            self._say("Pick the corpus file, or use the corpus in the window.", error=True)
+            return False
+        self._say("Checking… (the status bar shows the progress; Esc cancels)")
+        self._running = True
+        return self.controller.checking.check_merges(path, corpus, self.options(),
+                                                     self._merges_done, self._ended)
+
+    def _merges_done(self, check: MergeCheck) -> None:
+        self.check = check
+        r = check.report
+        self.merges.show_report(r)
+        self.tabs.setCurrentWidget(self.merges)
+        what = "all merges agree" if r.agree else f"merge {r.difference.step:,} differs"
+        self._say(f"{escape(Path(r.path).name)} ({r.format}, {len(r.theirs):,} merges) against "
+                  f"{escape(check.corpus_name)}: {what}.")
+
+    def _ended(self, end) -> None:
+        self._running = False
+        if end.outcome.value == "failed":
+            self._say(end.message, error=True)
+        elif end.outcome.value in ("cancelled", "dropped"):
+            self._say("Check cancelled.")
+
+    def run_ids(self, text: str, ids: str) -> bool:
+        def ended(end) -> None:
+            if end.outcome.value == "failed":
+                self.encode.show_failure(end.message)
+        return self.controller.checking.check_ids(self.result_edit.text().strip(), text, ids,
+                                                  self.options(), self.encode.show_report,
+                                                  ended)
+
+    def _say(self, text: str, error: bool = False) -> None:
+        if error:
+            text = f"<span style='color:{colors(self)['error']}'>{escape(text)}</span>"
+        self.status.setText(text)

@@ -1,0 +1,197 @@
+"""Check my BPE, merges: each deliberately wrong trainer (bpe_learners.py) is diagnosed
+at the right step with the right cause; a correct trainer, written independently, is
+reported as matching, in every format the check reads.
+
+The expected step comes from the learners themselves: the first merge where the wrong
+trainer's list parts from the correct trainer's (neither uses the engine)."""
+from __future__ import annotations
+
+import pytest
+
+import bpe_learners as L
+from bpe_gui.engine import TrainSettings
+from bpe_gui.engine.check import CheckLimits, check_merges, read_result
+
+N_MERGES = 150
+VOCAB = 256 + 1 + N_MERGES
+EXPECTED_CAUSE = {
+    "tie-first-seen": "tie", "tie-least": "tie", "specials": "specials",
+    "boundaries": "boundaries", "overlap": "overlap", "pattern": "pattern", "chars": "chars",
+    "not-a-pair": "not-a-pair", "vocab-size": "vocab-size",
+}
+
+
+@pytest.fixture(scope="module")
+def text() -> str:
+    return L.tutorial_text()
+
+
+@pytest.fixture(scope="module")
+def correct(text):
+    return L.train(text, VOCAB)
+
+
+def first_difference(a, b) -> int:
+    """1-based step of the first merge where two lists part (lengths count too)."""
+    for k, (x, y) in enumerate(zip(a, b), 1):
+        if x != y:
+            return k
+    return min(len(a), len(b)) + 1
+
+
+def check(tmp_path, text, vocab, merges, **kw):
+    return check_merges(read_result(L.write_pickle(tmp_path, vocab, merges)), text,
+                        special_tokens=[L.EOT], **kw)
+
+
+@pytest.mark.parametrize("writer", ["write_pickle", "write_gpt2", "write_hf", "write_tiktoken"])
+def test_a_correct_trainer_matches_in_every_format(tmp_path, text, correct, writer):
+    vocab, merges = correct
+    result = read_result(getattr(L, writer)(tmp_path, vocab, merges))
+    assert result.special_tokens == (L.EOT,)   # found in the file, not given
+    report = check_merges(result, text)
+    assert report.agree, report.difference
+    assert report.n_agree == N_MERGES and report.ours == tuple(merges)
+    assert report.headline() == f"All {N_MERGES} merges agree with the reference."
+
+
+@pytest.mark.parametrize("writer", ["write_gpt2", "write_hf", "write_tiktoken"])
+def test_a_wrong_trainer_is_diagnosed_from_every_format(tmp_path, text, correct, writer):
+    vocab, merges = L.train(text, VOCAB, pick=L.first_seen)
+    report = check_merges(read_result(getattr(L, writer)(tmp_path, vocab, merges)), text)
+    d = report.difference
+    assert (d.step, d.cause) == (first_difference(merges, correct[1]), "tie")
+    assert report.found.settings.tie_rule == "first-seen"
+
+
+def test_steps_after_a_tie_are_mostly_the_same_merges_elsewhere(tmp_path, text, correct):
+    vocab, merges = L.train(text, VOCAB, pick=L.first_seen)
+    report = check(tmp_path, text, vocab, merges)
+    k = report.difference.step
+    statuses = report.statuses()
+    assert statuses[:k - 1] == ["same"] * (k - 1) and statuses[k - 1] == "part"
+    moved = [i for i, st in enumerate(statuses, 1) if st == "moved"]
+    assert moved and all(report.ours[report.our_step_of(report.theirs[i - 1]) - 1]
+                         == report.theirs[i - 1] for i in moved)
+
+
+def test_a_tiktoken_file_without_its_metadata_takes_the_given_special_token(tmp_path, text,
+                                                                           correct):
+    vocab, merges = correct
+    path = L.write_tiktoken(tmp_path, vocab, merges, with_meta=False)
+    report = check_merges(read_result(path, special_tokens=[L.EOT]), text, pattern="gpt2")
+    assert report.agree
+
+
+@pytest.mark.parametrize("name", list(L.WRONG_TRAINERS))
+def test_each_wrong_trainer_is_diagnosed_at_the_right_step_with_the_right_cause(
+        tmp_path, text, correct, name):
+    vocab, merges = L.train(text, VOCAB, **L.WRONG_TRAINERS[name])
+    step = first_difference(merges, correct[1])
+    assert step <= N_MERGES + 1, "the wrong trainer must differ on this corpus"
+    report = check(tmp_path, text, vocab, merges,
+                   vocab_size=VOCAB if name == "vocab-size" else None)
+    d = report.difference
+    assert d is not None and (d.step, d.cause) == (step, EXPECTED_CAUSE[name]), d
+    assert d.theirs == (merges[step - 1] if step <= len(merges) else None)
+    assert d.ours == (correct[1][step - 1] if step <= len(correct[1]) else None)
+    assert d.sentence and d.sentence.endswith(".")
+    assert report.seconds < 10
+
+
+@pytest.mark.parametrize("name", ["tie-first-seen", "tie-least", "specials", "boundaries",
+                                  "overlap", "pattern", "chars"])
+def test_the_cause_found_reproduces_every_merge(tmp_path, text, name):
+    vocab, merges = L.train(text, VOCAB, **L.WRONG_TRAINERS[name])
+    d = check(tmp_path, text, vocab, merges).difference
+    assert d.reach == len(merges)
+    assert f"all {len(merges)} of your merges agree" in d.sentence
+
+
+def test_a_tie_says_both_counts_and_which_rule_picks_theirs(tmp_path, text):
+    vocab, merges = L.train(text, VOCAB, pick=L.first_seen)
+    d = check(tmp_path, text, vocab, merges).difference
+    assert d.their_count == d.our_count and d.n_tied >= 2
+    assert "the pair seen first in the corpus" in d.sentence
+    assert "the greatest pair" in d.sentence
+
+
+def test_hugging_face_tokenizers_trainer_as_a_learner(tmp_path, text):
+    """tokenizers' BpeTrainer numbers its alphabet in GPT-2's characters, breaks ties by
+    the lowest ids and, fed raw text, reads special tokens as text: the check says both."""
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.train_from_iterator([text], trainers.BpeTrainer(
+        vocab_size=VOCAB, special_tokens=[L.EOT], show_progress=False,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+    tok.save(str(tmp_path / "tokenizer.json"))
+    d = check_merges(read_result(tmp_path / "tokenizer.json"), text).difference
+    assert d.cause == "tie" and "Hugging Face" in d.sentence
+    assert d.also.startswith("With special tokens read as text as well")
+    assert d.also.endswith(f"all {N_MERGES} of your merges agree.")
+
+
+def test_settings_found_when_a_setting_reproduces_every_merge(tmp_path, text):
+    vocab, merges = L.train(text, VOCAB, pick=L.first_seen)
+    report = check(tmp_path, text, vocab, merges)
+    assert report.found is not None
+    assert report.found.settings.tie_rule == "first-seen"
+    assert report.found.changes == ("tie rule first-seen (not greatest)",)
+    vocab, merges = L.train(text, VOCAB, words_of=L.by_whitespace)
+    found = check(tmp_path, text, vocab, merges).found
+    assert found is not None and found.settings.pattern == r"\S+|\s+"
+
+
+def test_settings_found_needing_two_changes(tmp_path, text):
+    vocab, merges = L.train(text, VOCAB, pick=L.first_seen, words_of=L.by_whitespace)
+    found = check(tmp_path, text, vocab, merges).found
+    assert found is not None
+    assert (found.settings.tie_rule, found.settings.pattern) == ("first-seen", r"\S+|\s+")
+
+
+def test_no_settings_are_claimed_for_a_way_of_counting(tmp_path, text):
+    vocab, merges = L.train(text, VOCAB, count=L.count_runs_halved)
+    assert check(tmp_path, text, vocab, merges).found is None
+
+
+def test_the_vocabulary_size_cause_names_the_size_that_reproduces_theirs(tmp_path, text):
+    vocab, merges = L.train(text, VOCAB, n_merges=L.ignore_specials_in_size)
+    report = check(tmp_path, text, vocab, merges, vocab_size=VOCAB)
+    assert report.difference.ours is None and len(report.theirs) == len(report.ours) + 1
+    assert report.found.settings.vocab_size == VOCAB + 1
+
+
+def test_the_words_where_both_pairs_occur_are_listed(tmp_path, text):
+    vocab, merges = L.train(text, VOCAB, count=L.count_runs_halved)
+    d = check(tmp_path, text, vocab, merges).difference
+    assert d.our_words and d.their_words
+    for words, pair in ((d.our_words, d.ours), (d.their_words, d.theirs)):
+        assert all(pair in zip(w.symbols, w.symbols[1:]) for w in words)
+        assert all((w.symbols[i], w.symbols[i + 1]) == pair for w in words for i in w.at)
+        assert [w.freq for w in words] == sorted((w.freq for w in words), reverse=True)
+    assert sum(w.freq * len(w.at) for w in d.our_words) == d.our_count
+
+
+def test_the_worked_example_tie_in_character_mode(tmp_path):
+    """SPEC's worked example: the tutorial's own text merges o w at step 3, where the
+    greatest pair w i wins a six-way tie."""
+    text = "low low lower newest newest widest widest widest"
+    from bpe_gui.engine import Trainer
+    t = Trainer.from_text(text, TrainSettings(num_merges=4, mode="char", end_of_word="prefix"))
+    t.run()
+    merges = [(s.left, s.right) for s in t.steps]
+    merges[2] = (b"o", b"w")
+    vocab = dict(t.vocab)
+    report = check_merges(read_result(L.write_pickle(tmp_path, vocab, merges)), text,
+                          mode="char", end_of_word="prefix", special_tokens=[])
+    assert report.difference.step == 3
+    assert report.difference.cause == "tie" and report.difference.n_tied == 6
+
+
+def test_a_check_stays_inside_its_limits(tmp_path, text):
+    vocab, merges = L.train(text, VOCAB, count=L.count_runs_halved)
+    report = check(tmp_path, text, vocab, merges, limits=CheckLimits(max_slow_words=10))
+    assert report.difference.cause != "overlap"   # not tried: over the limit, and said so
+    assert any("slow trainer takes" in n for n in report.notes)
+    assert any(a.reach is None and a.cause == "overlap" for a in report.attempts)
