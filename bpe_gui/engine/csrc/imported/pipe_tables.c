@@ -188,7 +188,8 @@ int finish_tiktoken(PipeModel *m) {
     if (mt_set_keys(&m->mt, model_key, m, m->max_key, 1, 1) < 0) return PIPE_NOMEM;
     /* the cut tables: without memory for them words are merged whole, ids the same */
     for (size_t e = 0; e < m->n_entries; e++)
-        if (mt_add_token(&m->mt, (const unsigned char *)m->arena + m->entries[e].off,
+        if (m->entries[e].lookup &&
+            mt_add_token(&m->mt, (const unsigned char *)m->arena + m->entries[e].off,
                          (size_t)m->entries[e].len) < 0)
             break;
     return 0;
