@@ -8,7 +8,7 @@ import sys
 from typing import Iterable, Iterator
 
 from .common import UsageError, isatty
-from .loading import add_tokenizer_overrides, load_with_overrides
+from .loading import add_tokenizer_overrides, load_with_overrides, source_line
 from .explain import format_explanation
 from .paths import refuse_stdout_is_stdin
 from .render import RESET, render_tokens
@@ -18,7 +18,8 @@ def add_parser(sub) -> None:
     e = sub.add_parser("encode", help="encode text with a trained or imported tokenizer",
                        description="Print the tokens and ids of a text. The tokenizer is a "
                        "folder of exported files, vocab.json (with merges.txt beside it), "
-                       "tokenizer.json, NAME.tiktoken or a bpe-gui .json.")
+                       "tokenizer.json, NAME.tiktoken, tekken.json, a GGUF model file, CLIP's "
+                       "bpe_simple_vocab_16e6.txt.gz or a bpe-gui .json, recognised by content.")
     e.add_argument("--tokenizer", required=True, metavar="PATH", help="tokenizer file or folder")
     e.add_argument("text", nargs="?", default="-", metavar="TEXT",
                    help="text to encode; '-' or nothing reads standard input")
@@ -107,5 +108,7 @@ def cmd_encode(args: argparse.Namespace) -> int:
     if color:
         n_bytes = len(text.encode("utf-8"))
         per = f", {n_bytes / len(enc.ids):.2f} bytes per token" if enc.ids else ""
-        print(f"\x1b[2m{len(enc.ids)} tokens, {len(text)} characters{per}{RESET}")
+        what = source_line(tok)
+        print(f"\x1b[2m{len(enc.ids)} tokens, {len(text)} characters{per}"
+              f"{' · ' + what if what else ''}{RESET}")
     return 0
