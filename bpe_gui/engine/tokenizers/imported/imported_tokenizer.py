@@ -117,7 +117,7 @@ class PipelineTokenizer(BaseTokenizer):
         out = []
         for piece, tid in self.pipeline.pieces(text):
             s, e = piece.span(0, len(piece.text))
-            out.append(Piece(s, e, piece.text, tid))
+            out.append(Piece(s, e, self.pipeline.model_word(piece.text), tid))
         return out
 
     def decode(self, ids: Iterable[int]) -> str:

@@ -24,7 +24,7 @@ from ...text.scanner import native_scanner
 from ...text.boundaries import stream_boundary
 from .added_tokens import AddedTokens
 from .normalized import NStr
-from .hf_parts import PreTokenizer
+from .hf_parts import PreTokenizer, model_word
 
 try:  # whole texts of a native-preset pattern: scanned and merged in C, without the GIL
     from .. import _encode
@@ -118,9 +118,10 @@ class Pipeline:
             return out
         if self.normalize is None and self.pre is not None:   # ids only: no offsets kept
             return self._encode_plain(text)
+        alpha = self.pre is not None and self.pre.alphabet
         for piece, tid in self.pieces(text):
             if tid is None:
-                words.append(piece.text)
+                words.append(model_word(piece.text) if alpha else piece.text)
                 continue
             if words:
                 out += enc(words, self._cache, CACHE_LIMIT)
@@ -146,7 +147,8 @@ class Pipeline:
             elif piece.text:
                 words = pre.words(piece.text)
                 if words is None:
-                    words = [p.text for p in pre([piece])]
+                    words = [model_word(p.text) if pre.alphabet else p.text
+                             for p in pre([piece])]
                 out += enc(words, self._cache, CACHE_LIMIT)
         return out
 
@@ -187,11 +189,13 @@ class Pipeline:
         return Encoding(ids, [vocab.get(i, b"") for i in ids], offs, special)
 
     def _word(self, word: str) -> tuple[tuple[int, ...], tuple[tuple[int, int], ...]]:
-        """Ids of a piece and each token's character span inside it (cached)."""
+        """Ids of a piece and each token's character span inside it (cached). A piece in
+        GPT-2's alphabet (after a ByteLevel step) has one character per byte."""
         hit = self._ocache.get(word)
         if hit is None:
-            ids, starts, ends = self.model.tokenize(word)
-            if word.isascii():
+            alpha = self.pre is not None and self.pre.alphabet
+            ids, starts, ends = self.model.tokenize(model_word(word) if alpha else word)
+            if word.isascii() or alpha:
                 spans = tuple(zip(starts, ends))
             else:
                 cob = [ci for ci, ch in enumerate(word) for _ in range(len(ch.encode("utf-8")))]
@@ -252,6 +256,10 @@ class Pipeline:
         return out
 
     # ----- decoding -------------------------------------------------------------------
+    def model_word(self, text: str) -> str:
+        """What the model encodes for a piece's text (see hf_parts.model_word)."""
+        return model_word(text) if self.pre is not None and self.pre.alphabet else text
+
     def decode(self, ids: Iterable[int]) -> str:
         if self._decode is None or self.key_of is None:
             return b"".join(self.vocab[i] for i in ids).decode("utf-8", errors="replace")
