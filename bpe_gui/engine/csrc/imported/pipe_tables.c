@@ -212,6 +212,22 @@ void pipe_configure(PipeModel *m, int ignore_merges, int byte_fallback, int unk_
     }
 }
 
+int pipe_set_suffix(PipeModel *m, const char *p, size_t n) {
+    if (n > 60) {
+        snprintf(m->error, sizeof m->error, "an end_of_word_suffix of more than 60 bytes");
+        return PIPE_INVALID;
+    }
+    memcpy(m->eow, p, n);
+    m->eow_len = n;
+    for (int b = 0; b < 256; b++) {
+        char key[64 + 1];
+        key[0] = (char)b;
+        memcpy(key + 1, p, n);
+        m->eow_unit[b] = n ? find_key(m, key, n + 1) : m->unit[b];
+    }
+    return 0;
+}
+
 /* ---- keys as the file spells them, and as they are shown ------------------------------ */
 
 /* A ByteLevel key's UTF-8 text -> the bytes it stands for (out: room for n), or -1 if a

@@ -30,6 +30,7 @@ class Model:
         self.unk_id = -1
         self.fb: list[int] = [-1] * 256
         self.text_only: set[int] = set()       # ByteLevel ids whose key is not in its alphabet
+        self.eow = b""                          # end_of_word_suffix (key bytes)
 
     # ----- loading ----------------------------------------------------------------------
     @classmethod
@@ -113,6 +114,11 @@ class Model:
         self.fb = [self.keys.get(f"<0x{b:02X}>".encode(), -1) if byte_fallback else -1
                    for b in range(256)]
 
+    def set_end_of_word_suffix(self, suffix: bytes) -> None:
+        if len(suffix) > 60:
+            raise ValueError("an end_of_word_suffix of more than 60 bytes")
+        self.eow = bytes(suffix)
+
     # ----- tables -----------------------------------------------------------------------
     def tables(self, replacement: str | None, byte_fallback: bool):
         vocab: dict[int, bytes] = {}
@@ -194,7 +200,7 @@ class Model:
         syms: list[list[int]] = []
         if self.kind == "tiktoken" or self.byte_level:
             for i in range(len(w)):
-                t = self.keys.get(w[i:i + 1], -1)
+                t = self.keys.get(w[i:i + 1] + (self.eow if i == len(w) - 1 else b""), -1)
                 if t >= 0:
                     syms.append([t, i, i + 1])
                 elif self.unk_id >= 0:
@@ -208,6 +214,8 @@ class Model:
         for ch in w.decode("utf-8"):
             c = ch.encode("utf-8")
             j = i + len(c)
+            if self.eow and j == len(w):   # the last character with the suffix
+                c += self.eow
             t = self.keys.get(c, -1)
             if t >= 0:
                 if unk:
@@ -215,7 +223,8 @@ class Model:
                     unk = None
                 syms.append([t, i, j])
             elif self.byte_fallback and all(self.fb[b] >= 0 for b in c):
-                syms += [[self.fb[b], i + k, i + k + 1] for k, b in enumerate(c)]
+                syms += [[self.fb[b], min(i + k, j - 1), min(i + k, j - 1) + 1]
+                         for k, b in enumerate(c)]
             elif self.unk_id >= 0:
                 if unk and self.fuse_unk:
                     unk[2] = j

@@ -74,6 +74,8 @@ class Pipeline:
             preset = PRESET_IDS.get(name) \
                 if name is not None and native_scanner(name) is not None else None
         native = getattr(model, "native", model)   # the C model under a PipelineModel
+        if getattr(model, "end_of_word", b""):   # the merger knows no end-of-word suffix
+            preset = None
         if preset is not None and _encode is not None and hasattr(native, "merge_table"):
             try:
                 self._merger = _encode.Merger.wrap(native.merge_table())

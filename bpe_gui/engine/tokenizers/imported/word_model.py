@@ -32,7 +32,7 @@ class PipelineModel(WordModel):
 
     def __init__(self, native, vocab: dict[int, bytes], *, byte_level: bool = True,
                  ignore_merges: bool = False, byte_fallback: bool = False,
-                 unk_id: int = -1, fuse_unk: bool = False):
+                 unk_id: int = -1, fuse_unk: bool = False, end_of_word: bytes = b""):
         self.native = native                 # _pipeline.Model (or pymodel.Model)
         self.kind = native.kind              # "hf" or "tiktoken"
         self.vocab = vocab                   # id -> the bytes it stands for
@@ -40,6 +40,7 @@ class PipelineModel(WordModel):
         self.ignore_merges = ignore_merges
         self.unk_id = unk_id
         self.fuse_unk = fuse_unk
+        self.end_of_word = end_of_word       # HF end_of_word_suffix (key bytes), or b""
         self._derived = self.kind != "tiktoken"
         self._fallback = [native.id_of(f"<0x{b:02X}>".encode()) if byte_fallback else -1
                           for b in range(256)]
@@ -139,12 +140,13 @@ class PipelineModel(WordModel):
         w = _raw(piece) if piece[:1] == MARK else piece.encode("utf-8")
         ids: list[int] = []
         id_of = self.native.id_of
+        eow = self.end_of_word
         if self.byte_level:
-            for b in w:
-                self._put(ids, id_of(bytes([b])))
+            for k, b in enumerate(w):
+                self._put(ids, id_of(bytes([b]) + (eow if k == len(w) - 1 else b"")))
             return ids
-        for ch in piece:
-            c = ch.encode("utf-8")
+        for k, ch in enumerate(piece):
+            c = ch.encode("utf-8") + (eow if k == len(piece) - 1 else b"")
             t = id_of(c)
             if t >= 0:
                 ids.append(t)
