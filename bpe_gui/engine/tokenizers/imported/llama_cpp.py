@@ -220,7 +220,7 @@ _ASCII_OF = {"N": "0-9", "L": "A-Za-z", "P": r"!-#%-*,-/:-;?-@\[-\]_\{\}", "M": 
 _PLACEHOLDER = {"N": P_NUMBER, "L": P_LETTER, "P": P_PUNCT, "M": P_MARK, "S": P_SYMBOL}
 _CLASSES = {r"\p{N}": "N", r"\p{L}": "L", r"\p{P}": "P", r"\p{M}": "M", r"\p{S}": "S",
             r"\p{Lu}": "L", r"\p{Ll}": "L", r"\p{Lt}": "L", r"\p{Lm}": "L", r"\p{Lo}": "L"}
-_WS_NON_ASCII = regex.compile(r"[^\x00-\x7f]&&\s", regex.V1)
+_WS_NON_ASCII = regex.compile(r"[[^\x00-\x7f]&&\s]", regex.V1)
 _STEPS = [
     (regex.compile("[\U0010fff0-\U0010fff5]"), P_OTHER),
     (_WS_NON_ASCII, "\x0b"),
