@@ -266,10 +266,13 @@ class _Alpha(NStr):
 # punctuation (is_ascii_punctuation: !"#$%&'()*+,-./:;<=>?@[\]^_`{|}~) or Unicode P*
 _DIGIT = regex.compile(r"\p{N}")
 _PUNCT = regex.compile(r"[\p{P}!-/:-@\[-`{-~]")
+_WORDS = regex.compile(r"\w+|[^\w\s]+")
+_SPACE_RUN = regex.compile(r"\s+")
 
 
 # ----- pre-tokenizers -------------------------------------------------------------------
-PRE_TOKENIZERS = "Split, ByteLevel, Metaspace, Digits, Punctuation, Sequence"
+PRE_TOKENIZERS = ("Split, ByteLevel, Metaspace, Digits, Punctuation, Whitespace, "
+                  "WhitespaceSplit, Sequence")
 
 
 class PreTokenizer:
@@ -322,7 +325,8 @@ def pre_tokenizer(node: Any, where: str = "pre_tokenizer", source: str = "") -> 
     alphabet = False
     for k, (n, w) in enumerate(flat):
         kind = n.get("type")
-        if byte_level and kind not in ("Split", "Digits", "Punctuation"):
+        if byte_level and kind not in ("Split", "Digits", "Punctuation", "Whitespace",
+                                       "WhitespaceSplit"):
             raise Unsupported(f"{w}.type", f'{w}.type = {json.dumps(kind)} after a ByteLevel '
                               "pre-tokenizer is not supported (only Split, Digits and "
                               "Punctuation may follow it)")
@@ -363,6 +367,10 @@ def _splitter(n: dict, w: str, kind, source: str):
         single = need(n, "individual_digits", bool, w, False)
         return partial(split_pieces, pattern=_DIGIT,
                        behavior="Isolated" if single else "Contiguous")
+    if kind == "Whitespace":     # tokenizers: the matches of \w+|[^\w\s]+
+        return partial(split_pieces, pattern=_WORDS, behavior="Removed", invert=True)
+    if kind == "WhitespaceSplit":
+        return partial(split_pieces, pattern=_SPACE_RUN, behavior="Removed")
     if kind == "Punctuation":
         behavior = need(n, "behavior", str, w, "Isolated")
         if behavior not in BEHAVIORS:
