@@ -74,7 +74,8 @@ _SNIFFED = {"gguf": "gguf", "sentencepiece": "sentencepiece", "tekken": "tekken"
             "native": "native", "tiktoken-meta": "tiktoken", "gpt2-vocab": "gpt2",
             "gpt2-merges": "gpt2", "clip": "clip", "tiktoken": "tiktoken"}
 
-__all__ = ["FORMATS", "IMPORTABLE", "IMPORT_LABELS", "describe_source", "detect_format",
+__all__ = ["FORMATS", "IMPORTABLE", "IMPORT_LABELS", "describe_file", "describe_source",
+           "detect_format", "looks_like_tokenizer",
            "export_formats", "export_tokenizer", "load_tokenizer", "meta_beside",
            "output_files", "recognise", "render_files", "settings_problem",
            "supported_formats", "unsupported_reason"]
@@ -94,8 +95,8 @@ def output_files(fmt: str, name: str = "tokenizer") -> list[str]:
 
 def _dump(snap: Snapshot, fmt: str, name: str) -> dict[str, bytes]:
     module = _module(fmt)
-    why = snap.meta.get("export_problem")
-    if why and fmt != "csv":   # an imported file no written format can hold exactly
+    why = snap.meta.get("export_problem") or (snap.meta.get("export_problems") or {}).get(fmt)
+    if why and fmt != "csv":   # an imported file this format cannot hold exactly
         raise ExportError(why)
     return module.dump(snap, check_name(name))
 
@@ -331,3 +332,39 @@ def describe_source(tok) -> str:
     label = meta.get("label") or IMPORT_LABELS.get(str(meta.get("format", "")), "")
     known = meta.get("encoding_label")
     return f"{label} — {known}" if label and known else (label or known or "")
+
+
+# content-sniffed kinds that say a file is a tokenizer whatever its name (dropped files)
+_TOKENIZER_KINDS = ("gguf", "sentencepiece", "tekken", "hf", "native", "tiktoken-meta",
+                    "gpt2-vocab", "clip", "tiktoken")
+
+
+def looks_like_tokenizer(path: str | Path) -> bool:
+    """Whether a file's content is a tokenizer file (of any kind, runnable here or not),
+    from its first bytes: a dropped ``tokenizer.model.v3`` or ``model.gguf`` is a
+    tokenizer, a dropped ``notes.txt`` is a corpus."""
+    p = Path(path)
+    if not p.is_file():
+        return False
+    try:
+        found = sniff.sniff(open(p, "rb").read(sniff.HEAD_BYTES), p.stat().st_size)
+    except (OSError, FormatError):
+        return False
+    return found is not None and found.format in _TOKENIZER_KINDS
+
+
+def describe_file(path: str | Path) -> tuple[str | None, str]:
+    """(format or None, one line saying what the file is) before loading it, for the
+    import dialog: 'GGUF model file (llama.cpp, Ollama, LM Studio): tokenizer.ggml.model =
+    'gpt2', pre = 'qwen2'', or why it cannot open ('is a Unigram SentencePiece model: not
+    BPE ...'). The loader has the last word."""
+    p = Path(path)
+    try:
+        fmt = detect_format(p)
+        found = None if p.is_dir() else sniff.sniff_file(p)
+    except FormatError as e:
+        return None, str(e)
+    if found is not None and found.problem is not None:
+        return None, f"{p}: {found.problem}"
+    detail = f" ({found.detail})" if found is not None and found.detail else ""
+    return fmt, f"{IMPORT_LABELS.get(fmt, fmt)}{detail}"

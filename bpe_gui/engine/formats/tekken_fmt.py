@@ -263,7 +263,10 @@ def load(path: str | Path, special_tokens=None, *, pattern: str | None = None, *
             "num_special_tokens": n, "vocab_entries_used": t.vocab_size,
             "vocab_entries_in_file": t.file_entries,
             "label": f"Mistral tekken.json ({t.version}, {n:,} special tokens on ids "
-                     f"0-{n - 1:,}{mm})", **kwargs.get("meta", {})}
+                     f"0-{n - 1:,}{mm})",
+            # exports: tiktoken's rule takes a piece that is a token whole; the special
+            # tokens are ids only, left out of written files (engine/formats/snapshot.py)
+            "ignore_merges": True, "special_text_is_text": True, **kwargs.get("meta", {})}
     return load_ranks(p, data, pattern=pattern or t.pattern, specials=specials, meta=meta,
                       source=None if pattern else f"{p}, key 'config.pattern'",
                       match_specials=False)

@@ -18,26 +18,29 @@ from ..theme import colors
 from ..widgets.wheel_guard import guard_wheel
 
 BACKGROUND_BYTES = 1 << 20   # bigger files load off the GUI thread, with progress
-TOKENIZER_FILTER = ("Tokenizers (*.json *.txt *.bpe *.tiktoken *.csv *.model);;"
+TOKENIZER_FILTER = ("Tokenizers (*.json *.txt *.bpe *.tiktoken *.csv *.model *.model.* *.gguf "
+                    "*.txt.gz);;"
                     "Hugging Face tokenizer.json (tokenizer.json *.json);;"
                     "GPT-2 vocab.json / merges.txt, encoder.json / vocab.bpe "
                     "(*.json *.txt *.bpe);;"
-                    "tiktoken ranks (*.tiktoken);;All files (*)")
+                    "tiktoken ranks (*.tiktoken);;GGUF model files (*.gguf);;"
+                    "Mistral tekken.json (tekken*.json);;"
+                    "CLIP merges (bpe_simple_vocab_16e6.txt.gz *.txt.gz);;All files (*)")
 
 
 def describe_format(path: str) -> tuple[str | None, str]:
-    """(format key or None, a line for the user) for a file or folder."""
-    from ...engine.formats import FORMATS, detect_format
+    """(format key or None, a line for the user) for a file or folder, recognised by its
+    content (the engine's sniffer): its format, or why it cannot open."""
+    from ...engine.formats import describe_file
     try:
-        fmt = detect_format(path)
+        fmt, what = describe_file(path)
     except BPEError as e:
         return None, str(e)
     except OSError as e:
         return None, f"{path}: cannot be read ({e.strerror})."
     if not fmt:
-        return None, ("Format not recognised. Pick a tokenizer.json, a GPT-2 vocab.json "
-                      "(with merges.txt beside it), a .tiktoken file or a bpe-gui export.")
-    return fmt, f"Format: {FORMATS.get(fmt, fmt)}{_which_encoding(fmt, path)}"
+        return None, what
+    return fmt, f"Format: {what}{_which_encoding(fmt, path)}"
 
 
 def _which_encoding(fmt: str, path: str) -> str:
@@ -68,7 +71,8 @@ class ImportDialog(QDialog):
         self.setWindowTitle("Import tokenizer")
         lay = QVBoxLayout(self)
         intro = QLabel("Load a trained tokenizer (GPT-2 vocab.json + merges.txt, Hugging Face "
-                       "tokenizer.json, tiktoken ranks, or a bpe-gui export). The encode view "
+                       "tokenizer.json, tiktoken ranks, Mistral's tekken.json, a GGUF model "
+                       "file, CLIP's merges, or a bpe-gui export). The encode view "
                        "and the vocabulary browser then use it; Training > Encode with "
                        "imported tokenizer switches back and forth.", wordWrap=True)
         lay.addWidget(intro)

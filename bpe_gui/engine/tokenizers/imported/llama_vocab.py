@@ -24,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ...errors import FormatError
+from ...text.presets import KIND_PATTERNS
 from .imported_tokenizer import LazyMerges, PipelineTokenizer
 from .llama_cpp import LlamaPreTokenizer, LlamaSpecials, Special, main_regex, pre_type
 from .pipeline import Pipeline
@@ -131,6 +132,10 @@ def _merges(merges: list[str]) -> list:
     return [m for m in out if m is not None]
 
 
+# .pre types whose split is one of the native presets exactly: their files export
+EXPORTABLE = {"gpt2": "gpt2", "llama3": "llama3", "qwen2": "qwen2"}
+
+
 def build_bpe(v: LlamaVocab, *, parse_special: bool = True,
               meta: dict | None = None) -> PipelineTokenizer:
     """The tokenizer of a ``gpt2`` GGUF vocabulary (see the module docstring)."""
@@ -167,7 +172,22 @@ def build_bpe(v: LlamaVocab, *, parse_special: bool = True,
     if v.pre is None:
         info["notes"].append("tokenizer.ggml.pre is missing: llama.cpp uses its 'default' "
                              "pre-tokenizer and warns that the file predates it.")
+    preset = EXPORTABLE.get(t.kind)
+    if preset is None:
+        info["export_problem"] = (
+            f"llama.cpp cuts this vocabulary's text with its {v.pre or 'default'!r} "
+            f"pre-tokenizer: {len(pre.sequence)} regex(es) read its own way (Unicode classes "
+            "collapsed to one character each), which tokenizer.json, GPT-2 files and tiktoken "
+            "cannot write exactly. Only GGUF files whose split is GPT-2's, Llama 3's or "
+            "Qwen2's export.")
+    elif preset != "gpt2":
+        info["export_problems"] = {"gpt2": (
+            "GPT-2 files record no pre-tokenizer, and whatever reads them splits with "
+            f"GPT-2's pattern; this vocabulary splits with {preset}'s. Export tokenizer.json "
+            "or .tiktoken instead.")}
     merges = LazyMerges(lambda: model.n_merges, model.merge_at, table)
     return PipelineTokenizer(pipe, vocab=table, token_to_id=t2i, merges=merges,
-                             special_ids=special_ids, pattern=main_regex(t.kind), meta=info,
+                             special_ids=special_ids,
+                             pattern=KIND_PATTERNS[preset] if preset else main_regex(t.kind),
+                             meta=info,
                              matched_specials=[s.text for s in specials])
