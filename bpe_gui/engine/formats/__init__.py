@@ -1,4 +1,5 @@
-"""Export and import tokenizers: GPT-2, Hugging Face, tiktoken, bpe-gui JSON, merges CSV.
+"""Export and import tokenizers: GPT-2, Hugging Face, tiktoken, bpe-gui JSON, merges CSV;
+import GGUF files, Mistral's tekken.json and CLIP's merges, recognised by content.
 
 Example::
 
@@ -20,6 +21,13 @@ tiktoken   tokenizer.tiktoken, tokenizer.tiktoken.json      byte
 native     tokenizer.bpe-gui.json                           byte, char
 csv        tokenizer.merges.csv (export only)               byte, char
 =========  ===============================================  ==========================
+
+Imports (``load_tokenizer``) also read, by content (sniff.py): ``gguf_fmt`` (GGUF model
+files, their tokenizer as llama.cpp runs it), ``tekken_fmt`` (Mistral's tekken.json, as
+mistral-common), ``clip_fmt`` (CLIP's bpe_simple_vocab_16e6.txt.gz, as CLIP's
+SimpleTokenizer); ``sentencepiece_fmt`` reads .model files (BPE ones refused until their
+tokenizer lands, Unigram ones named). ``describe_file`` says what a file is before
+loading it; ``describe_source`` what a loaded tokenizer was read from.
 
 Exports write every file to a temporary file in the folder and rename it into place,
 so a failure leaves the folder as it was. A tokenizer shown at an earlier training
@@ -226,10 +234,10 @@ def _detect(p: Path) -> tuple[str, str | None]:
             raise FormatError(p, found.problem)
         if found.format in _WEAK:   # lines of two words: a name that says more wins
             try:
-                named = _by_name(p)
+                named: str | None = _by_name(p)
             except FormatError:
                 named = fmt
-            if named != fmt:
+            if named is not None and named != fmt:
                 return named, None
         if fmt is not None:
             return fmt, found.format

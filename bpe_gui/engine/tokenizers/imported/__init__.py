@@ -8,6 +8,10 @@ reader (``engine/formats``) assembles into a :class:`Pipeline`.
 - :mod:`.word_model`: the ``WordModel`` over the C model (``_pipeline``, or the
   pure-Python stand-in ``_pymodel``); :mod:`.ranks`: a model over tiktoken-style ranks.
 - :mod:`.file_patterns`: regexes from files, under the custom patterns' time limit.
+- :mod:`.llama_cpp`: how llama.cpp cuts text for a GGUF ``gpt2`` vocabulary (each ``.pre``
+  name's regex sequence, read with collapsed Unicode classes; special tokens cut out
+  longest first); :mod:`.llama_vocab`: such a vocabulary assembled into a tokenizer.
+- :mod:`.clip`: CLIP's cleaning and split (the merges file's tokenizer).
 """
 from __future__ import annotations
 

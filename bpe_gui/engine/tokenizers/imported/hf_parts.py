@@ -242,7 +242,8 @@ def model_word(alpha: str) -> str:
 def _after_byte_level(split):
     """A Split/Digits/Punctuation step after ByteLevel: on the pieces in the alphabet."""
     def run(pieces: Pieces) -> Pieces:
-        return split([p if getattr(p, "alphabet", False) else _Alpha.of(p) for p in pieces])
+        return split([p if getattr(p, "alphabet", False) else _Alpha.from_piece(p)
+                      for p in pieces])
     return run
 
 
@@ -252,7 +253,7 @@ class _Alpha(NStr):
     alphabet = True
 
     @classmethod
-    def of(cls, p: NStr) -> "_Alpha":
+    def from_piece(cls, p: NStr) -> "_Alpha":
         a = to_alphabet(p)
         return cls(a.text, a.align)
 

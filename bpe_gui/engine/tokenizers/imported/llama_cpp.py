@@ -443,7 +443,7 @@ class LlamaSpecials:
     def __init__(self, tokens: Sequence[Special]):
         # llama.cpp sorts by length, longest first (ties: here by id)
         self.tokens = sorted((t for t in tokens if t.text), key=lambda t: (-len(t.text), t.id))
-        self.by_text = {}
+        self.by_text: dict[str, Special] = {}
         for t in self.tokens:
             self.by_text.setdefault(t.text, t)
         self.order = {t.text: k for k, t in enumerate(self.tokens)}

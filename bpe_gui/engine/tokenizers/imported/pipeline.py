@@ -14,7 +14,7 @@ gives them; ids match ``tokenizers.Tokenizer.encode(text, add_special_tokens=Fal
 """
 from __future__ import annotations
 
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Iterable, Iterator, Protocol
 
 from ..base import Encoding
 from ...text.presets import PRESET_IDS
@@ -22,7 +22,6 @@ from ...text.pattern_kinds import scanner_kind
 from ...text.presets import line_break_ends_words
 from ...text.scanner import native_scanner
 from ...text.boundaries import stream_boundary
-from .added_tokens import AddedTokens
 from .normalized import NStr
 from .hf_parts import PreTokenizer, model_word
 
@@ -33,6 +32,17 @@ try:  # whole texts of a native-preset pattern: scanned and merged in C, without
 except ImportError:  # pragma: no cover - only without a C compiler at install time
     _encode = None  # type: ignore[assignment]  # optional C extension: None where it was not built
 
+class Splitter(Protocol):
+    """What cuts special (added) tokens out of a text before the pre-tokenizer:
+    tokenizer.json's AddedTokens, llama.cpp's special tokens (llama_cpp.LlamaSpecials),
+    CLIP's cleaning and split (clip.ClipSplit)."""
+
+    def split(self, text: NStr) -> Iterator[tuple[NStr, int | None]]: ...
+
+    @property
+    def longest(self) -> int: ...
+
+
 CACHE_LIMIT = 1 << 18
 NO_LIMIT = 2**31 - 1   # merge with every rank
 
@@ -41,7 +51,7 @@ class Pipeline:
     """Text -> pieces -> model, with offsets; ids -> text through the decoder."""
 
     def __init__(self, model, *, kind: str, vocab: dict[int, bytes],
-                 added: AddedTokens | None = None, normalize=None,
+                 added: Splitter | None = None, normalize=None,
                  pre: PreTokenizer | None = None, words=None,
                  special_map: dict[str, int] | None = None,
                  trim_offsets: tuple[bool, bool] | None = None,
