@@ -163,11 +163,15 @@ def build_bpe(v: LlamaVocab, *, parse_special: bool = True,
                     specials=frozenset(s.id for s in every))
     special_ids = {s.text: s.id for s in every}
     add_bos = v.flags.get("add_bos_token", t.add_bos)
+    adds = [f"{what} {v.special_ids[key]}" for what, key, on in (
+        ("BOS", "bos", add_bos), ("EOS", "eos", v.flags.get("add_eos_token", False)))
+        if on and key in v.special_ids]
     info = {"format": "gguf", "source": str(v.path), "model": "gpt2", "pre": v.pre,
             "pre_type": t.kind, "ignore_merges": ignore, "parse_special": parse_special,
             "add_bos": add_bos, "add_eos": v.flags.get("add_eos_token", False),
             "special_token_ids": dict(v.special_ids), "notes": list(v.notes),
-            "label": f"GGUF (llama.cpp): gpt2 BPE, pre-tokenizer {v.pre or 'default'!r}",
+            "label": f"GGUF (llama.cpp): gpt2 BPE, pre-tokenizer {v.pre or 'default'!r}"
+                     + (f"; llama.cpp adds {' and '.join(adds)} around a prompt" if adds else ""),
             **(meta or {})}
     if v.pre is None:
         info["notes"].append("tokenizer.ggml.pre is missing: llama.cpp uses its 'default' "
