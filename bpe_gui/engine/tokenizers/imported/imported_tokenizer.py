@@ -87,7 +87,9 @@ class PipelineTokenizer(BaseTokenizer):
         exactly as its library runs it, and tiktoken's whole-piece rule has no step)."""
         if n_merges >= self.n_merges:
             return self
-        what = "tokenizer.json" if self.pipeline.kind == "hf" else ".tiktoken"
+        fmt = self.meta.get("format") if isinstance(self.meta, dict) else None
+        what = {"gguf": "GGUF", "tekken": "tekken.json", "clip": "CLIP"}.get(
+            str(fmt), "tokenizer.json" if self.pipeline.kind == "hf" else ".tiktoken")
         raise SettingsError(f"This imported {what} tokenizer runs with "
                             f"all its {self.n_merges:,} merges and cannot be cut at step "
                             f"{n_merges:,}. Steps need a tokenizer with a merge list "
