@@ -355,7 +355,8 @@ def looks_like_tokenizer(path: str | Path) -> bool:
     if not p.is_file():
         return False
     try:
-        found = sniff.sniff(open(p, "rb").read(sniff.HEAD_BYTES), p.stat().st_size)
+        with open(p, "rb") as f:
+            found = sniff.sniff(f.read(sniff.HEAD_BYTES), p.stat().st_size)
     except (OSError, FormatError):
         return False
     return found is not None and found.format in _TOKENIZER_KINDS
