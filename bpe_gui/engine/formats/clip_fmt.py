@@ -154,6 +154,14 @@ def looks_like_clip_merges(text_head: bytes) -> bool:
 
 
 # ----- loading as a tokenizer -----------------------------------------------------------
+EXPORT_PROBLEM = (
+    "CLIP cleans the text before splitting it (HTML entities unescaped twice, whitespace "
+    "runs to one space, lowercase) and ends each word's last token with '</w>': GPT-2 "
+    "files, .tiktoken and bpe-gui's JSON hold neither, and a tokenizer.json written here "
+    "would not do the cleaning. Share CLIP's merges file itself (or the model's own "
+    "tokenizer.json).")
+
+
 def load(path: str | Path, special_tokens=None, **kwargs):
     """The tokenizer of a CLIP merges file, as CLIP's SimpleTokenizer encodes (cleaning
     without ftfy's repairs; tokenizers/imported/clip.py)."""
@@ -191,6 +199,7 @@ def load(path: str | Path, special_tokens=None, **kwargs):
             "merges_in_file": cm.file_merges,
             "label": f"CLIP merges ({len(cm.merges):,} merges; cleaning: NFC, HTML entities, "
                      "whitespace, lowercase; ftfy's other repairs are not applied)",
+            "export_problem": EXPORT_PROBLEM,
             **kwargs.get("meta", {})}
     merges = LazyMerges(lambda: model.n_merges, model.merge_at, table)
     return PipelineTokenizer(pipe, vocab=table, token_to_id=t2i, merges=merges,

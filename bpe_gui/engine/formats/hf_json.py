@@ -124,6 +124,12 @@ def _build(data: dict, path: Path, meta: dict, tables) -> PipelineTokenizer:
     merges = LazyMerges(lambda: model.n_merges, model.merge_at, vocab)
     info = {"format": "hf", "source": str(path), "model": "BPE", **_describe(data, opts),
             **meta}
+    if opts["end_of_word_suffix"]:   # CLIP's '</w>': no written format here keeps it
+        info["export_problem"] = (
+            f"This tokenizer.json ends each word's last token with "
+            f"{opts['end_of_word_suffix']!r} (model.end_of_word_suffix), which the files "
+            "written here (tokenizer.json, GPT-2 files, .tiktoken, bpe-gui JSON) do not "
+            "hold. Share the tokenizer.json itself.")
     return PipelineTokenizer(pipe, vocab=vocab, token_to_id=t2i, merges=merges,
                              special_ids=specials, pattern=_pattern_of(data, pre), meta=info)
 

@@ -207,8 +207,9 @@ def check_merge_list(source: Tokenizer, merged: Tokenizer, table: PretokenTable)
     if source.pattern != merged.pattern:
         return   # a new pre-tokenizer (SuperBPE's stage 2): the merge list is the rule
     why = (source.meta or {}).get("export_problem") if isinstance(source.meta, dict) else None
-    if why:   # an imported file whose split no one pattern is (a GGUF's regex sequence)
-        raise SettingsError(f"Training on needs the tokenizer's split as one pattern: {why}")
+    if why:   # an imported file no pattern + merge list holds (a GGUF's regex sequence, CLIP)
+        raise SettingsError("Training on needs a tokenizer that one pattern and a merge list "
+                            f"describe, as the trained result is: {why}")
     sample = "".join(_each_word(table, PROBE_WORDS))
     want, got = source.encode(sample), merged.encode(sample)
     if want == got:

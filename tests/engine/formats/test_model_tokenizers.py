@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from bpe_gui.engine.errors import FormatError
-from bpe_gui.engine.formats import describe_source, detect_format, load_tokenizer
+from bpe_gui.engine.errors import ExportError, FormatError
+from bpe_gui.engine.formats import (describe_source, detect_format, export_tokenizer,
+                                    load_tokenizer, supported_formats)
 from bpe_gui.engine.formats.clip_fmt import read_clip_merges
 
 from clip_reference import clip_reference
@@ -108,9 +109,9 @@ def test_clip_merges_equal_clips_rules(clip_file):
     assert tok.decode(tok.encode("a photo of a cat")) == "a photo of a cat "
 
 
-def test_clip_tokenizer_json_equals_tokenizers(clip_file, tmp_path):
+def _clip_tokenizer_json(clip_file, tmp_path) -> Path:
     """CLIP's tokenizer.json (end_of_word_suffix '</w>', as transformers converts it),
-    built here from the same merges, against tokenizers: ids and offsets."""
+    built with tokenizers from the same merges."""
     tk = pytest.importorskip("tokenizers")
     from tokenizers import Regex, decoders, models, normalizers, pre_tokenizers
     cm = read_clip_merges(clip_file.gz)
@@ -131,6 +132,13 @@ def test_clip_tokenizer_json_equals_tokenizers(clip_file, tmp_path):
     data["model"]["continuing_subword_prefix"] = None
     p = tmp_path / "tokenizer.json"
     p.write_text(json.dumps(data))
+    return p
+
+
+def test_clip_tokenizer_json_equals_tokenizers(clip_file, tmp_path):
+    """CLIP's tokenizer.json against tokenizers: ids and offsets."""
+    tk = pytest.importorskip("tokenizers")
+    p = _clip_tokenizer_json(clip_file, tmp_path)
     hf = tk.Tokenizer.from_file(str(p))
     tok = load_tokenizer(p)
     for name, text in TEXTS.items():
@@ -140,6 +148,28 @@ def test_clip_tokenizer_json_equals_tokenizers(clip_file, tmp_path):
         assert tok.encode(text) == want.ids, name
         if name != "long":
             assert tok.encode_with_offsets(text).offsets == [tuple(o) for o in want.offsets]
+
+
+def test_clip_files_refuse_exports_with_the_reason(clip_file, tmp_path):
+    """CLIP's cleaning and '</w>' are held by no written format: every export but the
+    merges CSV says why (they wrote files that encode otherwise, or that do not load)."""
+    for tok, what in ((load_tokenizer(clip_file.gz), "CLIP cleans the text"),
+                      (load_tokenizer(_clip_tokenizer_json(clip_file, tmp_path)),
+                       "end_of_word_suffix")):
+        assert supported_formats(tok) == ["csv"]
+        for fmt in ("hf", "gpt2", "tiktoken", "native"):
+            with pytest.raises(ExportError, match=what):
+                export_tokenizer(tok, tmp_path / fmt, fmt)
+            assert not (tmp_path / fmt).exists() or not any((tmp_path / fmt).iterdir())
+
+
+def test_training_on_a_clip_file_is_refused_with_the_reason(clip_file, tmp_path):
+    from bpe_gui.engine.errors import SettingsError
+    from bpe_gui.engine.train import TrainSettings, train_on
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("A Photo of a CAT &amp; a dog\n" * 50, "utf-8")
+    with pytest.raises(SettingsError, match="CLIP cleans the text"):
+        train_on(load_tokenizer(clip_file.gz), str(corpus), TrainSettings(num_merges=5))
 
 
 # ----- Whisper's multilingual.tiktoken ------------------------------------------------------------
