@@ -52,6 +52,7 @@ from ..tokenizers import gpt2_files
 from ..io.reading import read_json
 from .known_encodings import recognise
 from .tiktoken_fmt import meta_beside
+from .sniff import Sniffed, sniff_file
 
 FORMATS: dict[str, str] = {
     "gpt2": "GPT-2 vocab.json + merges.txt",
@@ -85,8 +86,8 @@ _SNIFFED = {"gguf": "gguf", "sentencepiece": "sentencepiece", "tekken": "tekken"
 __all__ = ["FORMATS", "IMPORTABLE", "IMPORT_LABELS", "describe_file", "describe_source",
            "detect_format", "looks_like_tokenizer",
            "export_formats", "export_tokenizer", "load_tokenizer", "meta_beside",
-           "output_files", "recognise", "render_files", "settings_problem",
-           "supported_formats", "unsupported_reason"]
+           "output_files", "recognise", "render_files", "settings_problem", "sniff_file",
+           "Sniffed", "supported_formats", "unsupported_reason"]
 
 
 def _module(fmt: str):

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFileDialog, QHBoxLayo
 from ...engine.errors import BPEError
 from ..theme import colors
 from ..widgets.wheel_guard import guard_wheel
+from .file_sniff import content_problem, not_importable, unknown_content, why_not
 
 BACKGROUND_BYTES = 1 << 20   # bigger files load off the GUI thread, with progress
 TOKENIZER_FILTER = ("Tokenizers (*.json *.txt *.bpe *.tiktoken *.csv *.model *.model.* *.gguf "
@@ -30,17 +31,45 @@ TOKENIZER_FILTER = ("Tokenizers (*.json *.txt *.bpe *.tiktoken *.csv *.model *.m
 
 def describe_format(path: str) -> tuple[str | None, str]:
     """(format key or None, a line for the user) for a file or folder, recognised by its
-    content (the engine's sniffer): its format, or why it cannot open."""
+    content (the engine's sniffer, engine.formats.describe_file): its format, or why it
+    cannot open. A format picked by the name alone is checked against the file's content
+    (file_sniff.py): a file whose content is not that format gets a red line saying what
+    it is ("Not a tokenizer file: ..."), never a green "Format: ..."."""
     from ...engine.formats import describe_file
+    p = Path(path)
     try:
         fmt, what = describe_file(path)
     except BPEError as e:
-        return None, str(e)
+        if not p.is_file():
+            return None, str(e)
+        return None, (not_importable(p)
+                      or f"Not a tokenizer file: {p.name} {why_not(e, p)}")
     except OSError as e:
         return None, f"{path}: cannot be read ({e.strerror})."
     if not fmt:
-        return None, what
+        return None, (unknown_content(p) if p.is_file() else None) or what
+    for f in _files_of(p, fmt):
+        why = content_problem(f, fmt)
+        if why is not None:
+            return None, why
     return fmt, f"Format: {what}{_which_encoding(fmt, path)}"
+
+
+# the files of a folder each format loads (engine/formats: the folder order)
+_FOLDER_FILES = {"gpt2": ("vocab.json", "merges.txt", "encoder.json", "vocab.bpe"),
+                 "hf": ("tokenizer.json",), "tiktoken": ("*.tiktoken",),
+                 "native": ("*.bpe-gui.json",), "tekken": ("tekken*.json",),
+                 "gguf": ("*.gguf",), "clip": ("bpe_simple_vocab_*.txt.gz",)}
+
+
+def _files_of(p: Path, fmt: str) -> list[Path]:
+    """The file itself, or the files of a folder the format reads (those present)."""
+    if p.is_file():
+        return [p]
+    if not p.is_dir():
+        return []
+    return [f for glob in _FOLDER_FILES.get(fmt, ()) for f in sorted(p.glob(glob))
+            if f.is_file()]
 
 
 def _which_encoding(fmt: str, path: str) -> str:
