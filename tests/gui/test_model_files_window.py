@@ -80,7 +80,7 @@ def test_dropped_model_files_import_and_name_their_format(window, qtbot, tmp_pat
                                   + "\n".join(merges) + "\n").encode()))
     assert window.files.open_paths([str(gz)])
     assert c.imported.meta["format"] == "clip"
-    browser = window.vocab_browser
-    window.vocab_dock.show()
-    window.vocab_dock.raise_()
+    browser = window.dock_layout.vocab_browser
+    window.dock_layout.vocab_dock.show()
+    window.dock_layout.vocab_dock.raise_()
     qtbot.waitUntil(lambda: "CLIP merges" in browser.summary.text(), timeout=10_000)
