@@ -428,6 +428,20 @@ def split_merge(merge: str) -> tuple[str, str]:
 
 
 # ----- loading as a tokenizer -----------------------------------------------------------
+def not_run_yet(model: str, pre: str | None) -> str | None:
+    """Why a BPE vocabulary (``model`` in BPE_MODELS) of this ``pre`` does not open in this
+    version (a SentencePiece-style or Gemma 4 vocabulary, a pre-tokenizer llama.cpp runs
+    with code of its own), or None if it opens: what ``load`` refuses, known from the
+    two keys alone (the sniffer and the local model list ask it)."""
+    if model == "llama":
+        return "a SentencePiece-style vocabulary (tokenizer.ggml.model = 'llama')"
+    if model != "gpt2":
+        return f"{MODELS.get(model, model)} (tokenizer.ggml.model = {model!r})"
+    from ..tokenizers.imported.llama_cpp import pre_type
+    t = pre_type(pre)
+    return t.why if t.kind is None else None
+
+
 def load(path: str | Path, special_tokens=None, *, parse_special: bool = True, **kwargs):
     """The tokenizer of a GGUF file, run as llama.cpp runs it (``gpt2`` vocabularies:
     tokenizers/imported/llama_vocab.py); other vocabularies are refused naming what they

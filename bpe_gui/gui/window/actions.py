@@ -29,6 +29,7 @@ from ..dialogs.export_dialog import ExportDialog
 from ..dialogs.import_dialog import ImportDialog
 from ..dialogs.check_dialog import show_check_dialog       # issue #31
 from ..dialogs.language_cost import show_language_cost   # issue #14
+from ..dialogs.open_model import show_open_model         # issue #28
 from ..theme import THEMES
 from .docks import DockLayout
 from .train_on_flow import TrainOnFlow
@@ -75,6 +76,9 @@ ACTIONS = (
                "Start where you left off instead of the sample", checkable=True),
     ActionSpec("import", "&Import tokenizer…", "import_dialog", ("Ctrl+I",),
                "Load vocab.json + merges.txt, tokenizer.json, .tiktoken ...", IDLE),
+    ActionSpec("open_model", "Open &model…", "open_model_dialog", ("Ctrl+Shift+I",),
+               "Open the tokenizer of a model already on this machine, by name (Hugging "
+               "Face cache, Ollama, LM Studio, llama.cpp)", IDLE),
     ActionSpec("export", "&Export…", "export_dialog", ("Ctrl+E",),
                "Write the tokenizer as of this step in one or more formats", IDLE),
     ActionSpec("quit", "&Quit", "close", ("Ctrl+Q",), "Quit bpe-gui"),
@@ -121,8 +125,8 @@ IDLE_TOO = ("run", "retrain")   # the training toolbar's actions: off while a jo
 # "-" a separator; "@samples", "@recent", "@docks", "@theme": submenus built here
 MENUS = (
     ("&File", ("new", "open", "@samples", "@recent", "save_corpus", "-", "open_session",
-               "save_session", "save_session_as", "reopen", "-", "import", "export", "-",
-               "quit")),
+               "save_session", "save_session_as", "reopen", "-", "import", "open_model",
+               "export", "-", "quit")),
     ("&Training", ("step", "back", "play", "run", "goto", "reset", "-", "cancel", "retrain",
                    "-", "train_on", "train_on_leave", "-", "check", "-", "use_imported")),
     ("&View", ("focus", "-", "@docks", "-", "@theme", "reset_layout")),
@@ -264,6 +268,9 @@ class ActionsAndMenus:
         dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dlg.open()
         return dlg
+
+    def open_model_dialog(self):
+        return show_open_model(self.controller, self.window)
 
     def language_cost_dialog(self):
         return show_language_cost(self.window)
