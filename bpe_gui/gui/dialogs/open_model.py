@@ -20,7 +20,7 @@ import os
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QObject, QSettings, Qt
-from PySide6.QtGui import QKeySequence
+from PySide6.QtGui import QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (QAbstractItemView, QDialog, QDialogButtonBox, QHBoxLayout,
                                QLabel, QLineEdit, QProgressBar, QPushButton, QStackedWidget,
                                QVBoxLayout, QWidget)
@@ -45,7 +45,7 @@ HOW_TO_GET = (
     "OLLAMA_MODELS and LLAMA_CACHE as those tools do. bpe-gui downloads nothing.<br><br>"
     "A tokenizer file anywhere else opens with File › Import tokenizer (Ctrl+I).")
 # keys the filter box hands to the list, so the selection moves while you type
-_LIST_KEYS = (Qt.Key_Up, Qt.Key_Down, Qt.Key_PageUp, Qt.Key_PageDown)
+_LIST_KEYS = (Qt.Key.Key_Up, Qt.Key.Key_Down, Qt.Key.Key_PageUp, Qt.Key.Key_PageDown)
 
 
 def esc(text: str) -> str:
@@ -63,6 +63,14 @@ def file_word(m: LocalModel) -> str:
     Ollama blob (a name of 71 hex digits says nothing)."""
     return "Its model file" if m.tokenizer.name.startswith("sha256-") else m.tokenizer.name
 
+
+
+def _int(value: object, default: int) -> int:
+    """A number kept in QSettings (a str or an int depending on the backend), or default."""
+    try:
+        return int(str(value)) if value not in (None, "") else default
+    except ValueError:
+        return default
 
 class OpenModelDialog(QDialog):
     """The models found on this machine; Open loads the selected one's tokenizer."""
@@ -107,21 +115,21 @@ class OpenModelDialog(QDialog):
         self.proxy.setSourceModel(self.model)
         self.table = FittedTableView()
         self.table.setModel(self.proxy)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SingleSelection)
-        self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSortingEnabled(True)
         self.table.setWordWrap(False)
-        self.table.setTextElideMode(Qt.ElideMiddle)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.table.verticalHeader().hide()
         self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
         self.table.setAlternatingRowColors(True)
         self.table.fit_columns((5, 1.6, 1, 1.4), (160, 90, 60, 90))
         self.table.doubleClicked.connect(lambda _index: self.open_selected())
         self.table.selectionModel().currentRowChanged.connect(lambda *_: self._show_selected())
-        self.message = QLabel(wordWrap=True, textFormat=Qt.RichText)
-        self.message.setAlignment(Qt.AlignTop | Qt.AlignLeft)
-        self.message.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.message = QLabel(wordWrap=True, textFormat=Qt.TextFormat.RichText)
+        self.message.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.message.setMargin(8)
         self.stack = QStackedWidget()
         self.stack.addWidget(self.table)
@@ -129,7 +137,7 @@ class OpenModelDialog(QDialog):
         lay.addWidget(self.stack, 1)
 
         self.status = QLabel(wordWrap=True)
-        self.status.setTextFormat(Qt.PlainText)
+        self.status.setTextFormat(Qt.TextFormat.PlainText)
         lay.addWidget(self.status)
         self.selected = TextPane(lines=2)
         lay.addWidget(self.selected)
@@ -138,15 +146,16 @@ class OpenModelDialog(QDialog):
         self.progress.setFormat("%p%")
         self.progress.hide()
         lay.addWidget(self.progress)
-        self.buttons = QDialogButtonBox(QDialogButtonBox.Cancel)
-        self.open_button = self.buttons.addButton("Open", QDialogButtonBox.AcceptRole)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
+        self.open_button = self.buttons.addButton("Open", QDialogButtonBox.ButtonRole.AcceptRole)
         self.open_button.setDefault(True)
         self.open_button.setToolTip("Open the selected model's tokenizer (Enter, or a "
                                     "double-click)")
         # Enter opens (keyPressEvent), wherever the focus is: an auto-default Cancel
         # became the default button while Open was off during the search, and took it
         for button in self.buttons.buttons():
-            button.setAutoDefault(False)
+            if isinstance(button, QPushButton):
+                button.setAutoDefault(False)
         self.buttons.accepted.connect(self.open_selected)
         self.buttons.rejected.connect(self.reject)
         lay.addWidget(self.buttons)
@@ -155,12 +164,12 @@ class OpenModelDialog(QDialog):
     def _restore(self) -> None:
         s = QSettings()
         self.filter_edit.setText(str(s.value(KEY + "filter", "") or ""))
-        column = int(s.value(KEY + "sortColumn", 0) or 0)
-        order = Qt.DescendingOrder if int(s.value(KEY + "sortOrder", 0) or 0) else \
-            Qt.AscendingOrder
+        column = _int(s.value(KEY + "sortColumn", 0), 0)
+        order = Qt.SortOrder.DescendingOrder if _int(s.value(KEY + "sortOrder", 0), 0) else \
+            Qt.SortOrder.AscendingOrder
         self.table.sortByColumn(min(max(column, 0), 3), order)
-        width = int(s.value(KEY + "width", 860) or 860)
-        height = int(s.value(KEY + "height", 540) or 540)
+        width = _int(s.value(KEY + "width", 860), 860)
+        height = _int(s.value(KEY + "height", 540), 540)
         screen = self.screen().availableGeometry() if self.screen() else None
         if screen is not None:
             width, height = min(width, screen.width() - 40), min(height, screen.height() - 60)
@@ -171,7 +180,7 @@ class OpenModelDialog(QDialog):
         s.setValue(KEY + "filter", self.filter_edit.text())
         header = self.table.horizontalHeader()
         s.setValue(KEY + "sortColumn", header.sortIndicatorSection())
-        s.setValue(KEY + "sortOrder", int(header.sortIndicatorOrder() == Qt.DescendingOrder))
+        s.setValue(KEY + "sortOrder", int(header.sortIndicatorOrder() == Qt.SortOrder.DescendingOrder))
         s.setValue(KEY + "width", self.width())
         s.setValue(KEY + "height", self.height())
 
@@ -360,8 +369,8 @@ class OpenModelDialog(QDialog):
 
     # ----- keys and closing -------------------------------------------------------------
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:
-        if obj is self.filter_edit and event.type() == QEvent.KeyPress \
-                and event.key() in _LIST_KEYS and self.proxy.rowCount():
+        if obj is self.filter_edit and isinstance(event, QKeyEvent) \
+                and event.type() == QEvent.Type.KeyPress and event.key() in _LIST_KEYS and self.proxy.rowCount():
             self.table.setFocus()
             self.table.keyPressEvent(event)
             self.filter_edit.setFocus()
@@ -369,10 +378,10 @@ class OpenModelDialog(QDialog):
         return super().eventFilter(obj, event)
 
     def keyPressEvent(self, event) -> None:
-        if event.key() in (Qt.Key_Return, Qt.Key_Enter) and not event.modifiers() & ~Qt.KeypadModifier:
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and not event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier:
             self.open_selected()   # from the filter box or the list (they pass Enter on)
             return
-        if event.matches(QKeySequence.Find):
+        if event.matches(QKeySequence.StandardKey.Find):
             self.filter_edit.setFocus()
             self.filter_edit.selectAll()
             return
@@ -395,7 +404,7 @@ class OpenModelDialog(QDialog):
 
 def show_open_model(controller, parent: QWidget) -> OpenModelDialog:
     dlg = OpenModelDialog(controller, parent)
-    dlg.setAttribute(Qt.WA_DeleteOnClose)
+    dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     dlg.open()
     return dlg
 

@@ -13,14 +13,14 @@ from __future__ import annotations
 import html
 from typing import Sequence
 
-from PySide6.QtCore import QModelIndex, QSortFilterProxyModel, Qt
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QGuiApplication, QPalette
 
 from ...engine.display import human_size
 from ...engine.formats import LocalModel, model_matches
 from .roles import DISPLAY, FOREGROUND, SORT_ROLE, TOOLTIP, Cell, HeaderedTableModel
 
-MODEL_ROLE = Qt.UserRole + 20     # the row's LocalModel
+MODEL_ROLE = Qt.ItemDataRole.UserRole + 20     # the row's LocalModel
 NAME, FORMAT, SIZE, SOURCE = range(4)
 
 
@@ -45,12 +45,12 @@ class LocalModelsModel(HeaderedTableModel):
 
     def cell(self, row: int, col: int) -> Cell:
         m = self.models[row]
-        fg = QGuiApplication.palette().color(QPalette.Disabled, QPalette.Text) \
+        fg = QGuiApplication.palette().color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text) \
             if m.problem else None
         text = (m.name, m.format_label, human_size(m.size), m.source)[col]
         return Cell(text, right=col == SIZE, fg=fg)
 
-    def data(self, index: QModelIndex, role: int = DISPLAY):
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = DISPLAY):
         if not index.isValid():
             return None
         row, col = index.row(), index.column()
@@ -99,7 +99,7 @@ class ModelFilter(QSortFilterProxyModel):
             self._words = text
             self.invalidateFilter()
 
-    def filterAcceptsRow(self, row: int, parent: QModelIndex) -> bool:
+    def filterAcceptsRow(self, row: int, parent: QModelIndex | QPersistentModelIndex) -> bool:
         src = self.sourceModel()
         if not self._words or not isinstance(src, LocalModelsModel):
             return True
