@@ -9,7 +9,7 @@ from typing import Iterable, Iterator
 
 from .common import UsageError, isatty
 from .loading import add_tokenizer_overrides, add_tokenizer_source, load_with_overrides, \
-    tokenizer_path
+    source_line, tokenizer_path
 from .explain import format_explanation
 from .paths import refuse_stdout_is_stdin
 from .render import RESET, render_tokens
@@ -19,8 +19,10 @@ def add_parser(sub) -> None:
     e = sub.add_parser("encode", help="encode text with a trained or imported tokenizer",
                        description="Print the tokens and ids of a text. The tokenizer is a "
                        "folder of exported files, vocab.json (with merges.txt beside it), "
-                       "tokenizer.json, NAME.tiktoken or a bpe-gui .json, or a model already "
-                       "on this machine by name (--model; 'bpe-gui models' lists them).")
+                       "tokenizer.json, NAME.tiktoken, tekken.json, a GGUF model file, CLIP's "
+                       "bpe_simple_vocab_16e6.txt.gz or a bpe-gui .json, recognised by content, "
+                       "or a model already on this machine by name (--model; 'bpe-gui models' "
+                       "lists them).")
     add_tokenizer_source(e)
     e.add_argument("text", nargs="?", default="-", metavar="TEXT",
                    help="text to encode; '-' or nothing reads standard input")
@@ -109,5 +111,7 @@ def cmd_encode(args: argparse.Namespace) -> int:
     if color:
         n_bytes = len(text.encode("utf-8"))
         per = f", {n_bytes / len(enc.ids):.2f} bytes per token" if enc.ids else ""
-        print(f"\x1b[2m{len(enc.ids)} tokens, {len(text)} characters{per}{RESET}")
+        what = source_line(tok)
+        print(f"\x1b[2m{len(enc.ids)} tokens, {len(text)} characters{per}"
+              f"{' · ' + what if what else ''}{RESET}")
     return 0

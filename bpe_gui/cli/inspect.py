@@ -18,7 +18,7 @@ from ..engine.display import readable
 from ..engine.errors import SettingsError
 from .common import non_negative
 from .loading import add_tokenizer_overrides, add_tokenizer_source, load_with_overrides, \
-    tokenizer_name, tokenizer_path
+    source_line, tokenizer_name, tokenizer_path
 
 
 def add_parser(sub) -> None:
@@ -61,8 +61,11 @@ def inspect_lines(tok, reach, name: str, limit: int | None = None,
     """The text report: counts, then each class's tokens (id, readable bytes)."""
     counts = reach.counts()
     vocab = tok.vocab
-    lines = [f"tokenizer:    {name} ({len(vocab):,} tokens)",
-             f"re-encoded:   {reach.describe()}"]
+    lines = [f"tokenizer:    {name} ({len(vocab):,} tokens)"]
+    what = source_line(tok)
+    if what:
+        lines.append(f"{what.replace('format: ', 'format:       ', 1)}")
+    lines.append(f"re-encoded:   {reach.describe()}")
     lines += [f"{k + ':':<13} {counts[k]:,}" for k in KINDS]
     for kind in KINDS:
         if kind == "ok" and not with_ok:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 
 from ..engine.errors import ArgumentError
-from ..engine.formats import LocalModel, find_models, load_tokenizer, pick_model
+from ..engine.formats import LocalModel, describe_source, find_models, load_tokenizer, pick_model
 from .common import note
 from .paths import refuse_special_files
 
@@ -65,4 +65,24 @@ def load_with_overrides(path: str, args: argparse.Namespace):
     if override is None:
         override = getattr(args, "preset", None)
     kwargs = {"pattern": override} if override is not None else {}
-    return load_tokenizer(path, special_tokens=getattr(args, "special_token", None), **kwargs)
+    tok = load_tokenizer(path, special_tokens=getattr(args, "special_token", None), **kwargs)
+    warn_if_guessed(tok, path)
+    return tok
+
+
+def warn_if_guessed(tok, path: str) -> None:
+    """A note on stderr when nothing said which pattern the tokenizer splits with (a bare
+    .tiktoken file of no well-known encoding): the command never guesses silently."""
+    meta = tok.meta if isinstance(tok.meta, dict) else {}
+    guessed = meta.get("pattern_guessed")
+    if guessed:
+        preset, why = guessed
+        note(f"{path}: {why}, so its pattern was assumed to be the {preset} preset "
+             "(GPT-4's); ids differ from the file's own library if it splits otherwise. "
+             "Say which with --preset NAME or --pattern REGEX.")
+
+
+def source_line(tok) -> str:
+    """'format: ...' for the command's report (empty if the format is not known)."""
+    what = describe_source(tok)
+    return f"format: {what}" if what else ""

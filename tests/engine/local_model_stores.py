@@ -95,9 +95,13 @@ def vocab_gguf(model: str = "gpt2", pre: str = "llama-bpe", name: str = "test") 
         w.add_tokenizer_model(model)
         if pre:
             w.add_tokenizer_pre(pre)
+        types = [gguf.TokenType.CONTROL if t == "<|endoftext|>" else gguf.TokenType.NORMAL
+                 for t in tokens]
+        if model == "llama":   # SentencePiece-style: a <0xNN> token for every byte
+            tokens = [f"<0x{b:02X}>" for b in range(256)] + tokens
+            types = [gguf.TokenType.BYTE] * 256 + types
         w.add_token_list(tokens)
-        w.add_token_types([gguf.TokenType.CONTROL if t == "<|endoftext|>" else
-                           gguf.TokenType.NORMAL for t in tokens])
+        w.add_token_types(types)
         if model == "gpt2":
             w.add_token_merges(merges)
         else:

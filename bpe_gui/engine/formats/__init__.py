@@ -1,4 +1,5 @@
-"""Export and import tokenizers: GPT-2, Hugging Face, tiktoken, bpe-gui JSON, merges CSV.
+"""Export and import tokenizers: GPT-2, Hugging Face, tiktoken, bpe-gui JSON, merges CSV;
+import GGUF files, Mistral's tekken.json and CLIP's merges, recognised by content.
 
 Example::
 
@@ -21,6 +22,13 @@ native     tokenizer.bpe-gui.json                           byte, char
 csv        tokenizer.merges.csv (export only)               byte, char
 =========  ===============================================  ==========================
 
+Imports (``load_tokenizer``) also read, by content (sniff.py): ``gguf_fmt`` (GGUF model
+files, their tokenizer as llama.cpp runs it), ``tekken_fmt`` (Mistral's tekken.json, as
+mistral-common), ``clip_fmt`` (CLIP's bpe_simple_vocab_16e6.txt.gz, as CLIP's
+SimpleTokenizer); ``sentencepiece_fmt`` reads .model files (BPE ones refused until their
+tokenizer lands, Unigram ones named). ``describe_file`` says what a file is before
+loading it; ``describe_source`` what a loaded tokenizer was read from.
+
 Exports write every file to a temporary file in the folder and rename it into place,
 so a failure leaves the folder as it was. A tokenizer shown at an earlier training
 step (``Tokenizer.at_step``) exports as of that step.
@@ -40,7 +48,8 @@ from ..errors import ExportError, FormatError
 from ..tokenizers.base import BaseTokenizer
 from ..text.pretokenize import resolve_pattern
 from ..tokenizers.trained import Tokenizer
-from . import csv_merges, gguf_fmt, gpt2, hf, native, sentencepiece_fmt, tiktoken_fmt
+from . import (clip_fmt, csv_merges, gguf_fmt, gpt2, hf, native, sentencepiece_fmt, sniff,
+               tekken_fmt, tiktoken_fmt)
 from ..io.atomic import check_name, write_files
 from .snapshot import Snapshot, snapshot
 from ..tokenizers import gpt2_files
@@ -59,20 +68,42 @@ FORMATS: dict[str, str] = {
     "csv": "Merges with counts (CSV)",
 }
 _MODULES = {"gpt2": gpt2, "hf": hf, "tiktoken": tiktoken_fmt, "native": native,
-            "csv": csv_merges, "sentencepiece": sentencepiece_fmt, "gguf": gguf_fmt}
-IMPORTABLE = ("gpt2", "hf", "tiktoken", "native", "sentencepiece", "gguf")
+            "csv": csv_merges}
+IMPORTABLE = ("gpt2", "hf", "tiktoken", "native", "gguf", "tekken", "clip", "sentencepiece")
+# what each importable format is, for the import dialog, the status bar and the CLI
+IMPORT_LABELS: dict[str, str] = {
+    "gpt2": "GPT-2 vocab.json + merges.txt", "hf": "Hugging Face tokenizer.json",
+    "tiktoken": "tiktoken ranks (.tiktoken)", "native": "bpe-gui JSON",
+    "gguf": "GGUF model file (llama.cpp, Ollama, LM Studio)",
+    "tekken": "Mistral tekken.json", "clip": "CLIP merges (bpe_simple_vocab_16e6.txt.gz)",
+    "sentencepiece": "SentencePiece model (.model)", "csv": "Merges with counts (CSV)",
+}
+_LOADERS = {"gpt2": gpt2, "hf": hf, "tiktoken": tiktoken_fmt, "native": native,
+            "gguf": gguf_fmt, "tekken": tekken_fmt, "clip": clip_fmt,
+            "sentencepiece": sentencepiece_fmt}
+# importable formats that are recognised and named but whose files do not run yet (the
+# loader refuses each with the reason; the local model list says they will not open)
+NOT_RUN_YET: tuple[str, ...] = ()
+# sniffed formats whose content says little (any text of two words a line looks like
+# merges): a file name that names another format wins over them
+_WEAK = ("gpt2-merges",)
+# the sniffer's formats (formats/sniff.py) -> the loader's
+_SNIFFED = {"gguf": "gguf", "sentencepiece": "sentencepiece", "tekken": "tekken", "hf": "hf",
+            "native": "native", "tiktoken-meta": "tiktoken", "gpt2-vocab": "gpt2",
+            "gpt2-merges": "gpt2", "clip": "clip", "tiktoken": "tiktoken"}
 
-__all__ = ["FORMATS", "IMPORTABLE", "LocalModel", "ModelRoot", "ModelScan", "Sniffed",
-           "detect_format", "export_formats", "export_tokenizer", "filter_models",
-           "find_models", "format_label", "load_tokenizer", "meta_beside", "model_matches",
-           "model_roots", "output_files", "pick_model", "recognise", "render_files",
-           "settings_problem", "sniff_file", "supported_formats", "unsupported_reason"]
+__all__ = ["FORMATS", "IMPORTABLE", "IMPORT_LABELS", "LocalModel", "NOT_RUN_YET", "ModelRoot",
+           "ModelScan", "Sniffed", "describe_file", "describe_source", "detect_format",
+           "export_formats", "export_tokenizer", "filter_models", "find_models",
+           "format_label", "load_tokenizer", "looks_like_tokenizer", "meta_beside",
+           "model_matches", "model_roots", "output_files", "pick_model", "recognise",
+           "render_files", "settings_problem", "sniff_file", "supported_formats",
+           "unsupported_reason"]
 
 
 def format_label(fmt: str) -> str:
     """A format key in words. Example: 'sentencepiece' -> 'SentencePiece model (.model)'."""
-    from .sniff import LABELS
-    return FORMATS.get(fmt) or LABELS.get(fmt) or fmt
+    return IMPORT_LABELS.get(fmt) or FORMATS.get(fmt) or sniff.LABELS.get(fmt) or fmt
 
 
 def _module(fmt: str):
@@ -88,7 +119,11 @@ def output_files(fmt: str, name: str = "tokenizer") -> list[str]:
 
 
 def _dump(snap: Snapshot, fmt: str, name: str) -> dict[str, bytes]:
-    return _module(fmt).dump(snap, check_name(name))
+    module = _module(fmt)
+    why = snap.meta.get("export_problem") or (snap.meta.get("export_problems") or {}).get(fmt)
+    if why and fmt != "csv":   # an imported file this format cannot hold exactly
+        raise ExportError(why)
+    return module.dump(snap, check_name(name))
 
 
 def settings_problem(fmt: str, settings) -> str | None:
@@ -170,7 +205,8 @@ def _check_export(tok, folder, fmt, name) -> None:
 # ----- import ---------------------------------------------------------------------------
 _FOLDER_ORDER = (("native", "*" + native.SUFFIX), ("hf", "*tokenizer.json"),
                  ("gpt2", "*vocab.json"), ("gpt2", gpt2_files.OPENAI_VOCAB),
-                 ("tiktoken", "*" + tiktoken_fmt.SUFFIX))
+                 ("tiktoken", "*" + tiktoken_fmt.SUFFIX), ("tekken", "tekken*.json"),
+                 ("gguf", "*.gguf"), ("clip", "bpe_simple_vocab_*.txt.gz"))
 
 
 def _pick_in_folder(folder: Path) -> tuple[str, Path]:
@@ -182,22 +218,51 @@ def _pick_in_folder(folder: Path) -> tuple[str, Path]:
         if len(found) == 1:
             return fmt, found[0]
         if len(found) > 1:
-            raise FormatError(folder, f"holds several {FORMATS[fmt]} files "
+            raise FormatError(folder, f"holds several {IMPORT_LABELS[fmt]} files "
                               f"({', '.join(p.name for p in found[:4])}); pick one file.")
     raise FormatError(folder, "holds no tokenizer files (vocab.json + merges.txt or "
-                      "encoder.json + vocab.bpe, tokenizer.json, NAME.tiktoken or "
-                      "NAME.bpe-gui.json).")
+                      "encoder.json + vocab.bpe, tokenizer.json, NAME.tiktoken, tekken.json, "
+                      "a .gguf, bpe_simple_vocab_16e6.txt.gz or NAME.bpe-gui.json).")
 
 
 def detect_format(path: str | Path) -> str:
-    """'gpt2' | 'hf' | 'tiktoken' | 'native' | 'csv' | 'sentencepiece' | 'gguf' for a file
-    or a folder.
+    """'gpt2' | 'hf' | 'tiktoken' | 'native' | 'gguf' | 'tekken' | 'clip' |
+    'sentencepiece' | 'csv' for a file or a folder.
 
-    Decided by the file name first, then (for other .json files) by the content.
+    Decided by the file's content first (formats/sniff.py: a GGUF's magic, a tekken's
+    keys, JSON keys, lines of ranks or merges...), by its name where the content says
+    nothing (a merges CSV). A file of a kind this app cannot run (a Unigram or WordPiece
+    model, a GGUF of another vocabulary) raises FormatError naming it and what to do.
     """
-    p = Path(path)
+    return _detect(Path(path))[0]
+
+
+def _detect(p: Path) -> tuple[str, str | None]:
+    """(format, the sniffer's finer format or None)."""
     if p.is_dir():
-        return _pick_in_folder(p)[0]
+        return _pick_in_folder(p)[0], None
+    if not p.exists():
+        raise FormatError(p, "file not found. Check the path, or pick the file again.")
+    found = sniff.sniff_file(p)
+    if found is not None:
+        fmt = _SNIFFED.get(found.format)
+        # the loaders of tokenizer.json, GGUF and SentencePiece refuse other models
+        # naming the key
+        if found.problem is not None and fmt not in ("hf", "gguf", "sentencepiece"):
+            raise FormatError(p, found.problem)
+        if found.format in _WEAK:   # lines of two words: a name that says more wins
+            try:
+                named: str | None = _by_name(p)
+            except FormatError:
+                named = fmt
+            if named is not None and named != fmt:
+                return named, None
+        if fmt is not None:
+            return fmt, found.format
+    return _by_name(p), None
+
+
+def _by_name(p: Path) -> str:
     name = p.name.lower()
     if name.endswith(native.SUFFIX):
         return "native"
@@ -228,14 +293,17 @@ def detect_format(path: str | Path) -> str:
                 return "hf"
             if "pat_str" in data:
                 return "tiktoken"
-    if not p.exists():
-        raise FormatError(p, "file not found. Check the path, or pick the file again.")
+        raise FormatError(p, "is JSON, but of no tokenizer format this app knows (a "
+                          "tokenizer.json has \"model\", a tekken.json \"config\" and "
+                          "\"vocab\", a GPT-2 vocab.json token: id pairs).")
     if name.endswith(".model"):
         raise FormatError(p, "is neither a tiktoken ranks file (lines 'BASE64 RANK') nor a "
                           "SentencePiece model (a protobuf ModelProto). Check that you picked "
                           "the right file.")
-    raise FormatError(p, "is not a tokenizer file this app knows (vocab.json + merges.txt, "
-                      "tokenizer.json, NAME.tiktoken, NAME.bpe-gui.json).")
+    raise FormatError(p, "is not a tokenizer file this app knows. It opens tokenizer.json, "
+                      "vocab.json + merges.txt, NAME.tiktoken, tekken.json, SentencePiece "
+                      ".model files, GGUF model files (.gguf), CLIP's "
+                      "bpe_simple_vocab_16e6.txt.gz and bpe-gui's .json.")
 
 
 def _looks_like_ranks(p: Path) -> bool:
@@ -281,14 +349,15 @@ def load_tokenizer(path: str | Path, special_tokens: Sequence[str] | None = None
     p = Path(path).expanduser()
     if not p.exists():
         raise FormatError(p, "file or folder not found. Check the path.")
-    fmt = detect_format(p)
+    fmt, fine = _detect(p)
     if p.is_dir():
         p = _pick_in_folder(p)[1]
     if fmt == "gpt2":
-        if p.name.endswith("merges.txt") or p.suffix.lower() == ".bpe":
+        if fine == "gpt2-merges" or p.name.endswith("merges.txt") or p.suffix.lower() == ".bpe":
             return gpt2.load(gpt2_files.vocab_beside(p), p, special_tokens, **kwargs)
         return gpt2.load(p, None, special_tokens, **kwargs)
-    if fmt == "tiktoken" and p.suffix == ".json":  # the metadata: load the ranks beside it
+    if fmt == "tiktoken" and (fine == "tiktoken-meta" or p.suffix == ".json"):
+        # the metadata: load the ranks beside it
         stem = p.name[: -len(tiktoken_fmt.META_SUFFIX)] if p.name.endswith(
             tiktoken_fmt.META_SUFFIX) else p.stem
         p = p.with_name(stem + tiktoken_fmt.SUFFIX)
@@ -296,4 +365,55 @@ def load_tokenizer(path: str | Path, special_tokens: Sequence[str] | None = None
         raise FormatError(p, "a merges CSV holds no vocabulary, so it cannot be loaded as a "
                           "tokenizer. Load the vocab.json, tokenizer.json or .bpe-gui.json "
                           "exported with it.")
-    return _module(fmt).load(p, special_tokens, **kwargs)
+    loader = getattr(_LOADERS[fmt], "load", None)
+    if loader is None:   # a format read here whose tokenizer is not built yet
+        raise FormatError(p, f"is a {IMPORT_LABELS[fmt]}, which this version reads but "
+                          "does not run; open the model's tokenizer.json if it has one.")
+    return loader(p, special_tokens, **kwargs)
+
+
+def describe_source(tok) -> str:
+    """What a loaded tokenizer was read from, for the status bar, the vocabulary browser
+    and ``bpe-gui encode``: 'GGUF (llama.cpp): gpt2 BPE, pre-tokenizer 'qwen2'',
+    'tiktoken ranks (.tiktoken) — cl100k_base (GPT-4, GPT-3.5)', ... ('' if unknown)."""
+    meta = tok.meta if isinstance(tok.meta, dict) else {}
+    label = meta.get("label") or IMPORT_LABELS.get(str(meta.get("format", "")), "")
+    known = meta.get("encoding_label")
+    return f"{label} — {known}" if label and known else (label or known or "")
+
+
+# content-sniffed kinds that say a file is a tokenizer whatever its name (dropped files)
+_TOKENIZER_KINDS = ("gguf", "sentencepiece", "tekken", "hf", "native", "tiktoken-meta",
+                    "gpt2-vocab", "clip", "tiktoken")
+
+
+def looks_like_tokenizer(path: str | Path) -> bool:
+    """Whether a file's content is a tokenizer file (of any kind, runnable here or not),
+    from its first bytes: a dropped ``tokenizer.model.v3`` or ``model.gguf`` is a
+    tokenizer, a dropped ``notes.txt`` is a corpus."""
+    p = Path(path)
+    if not p.is_file():
+        return False
+    try:
+        with open(p, "rb") as f:
+            found = sniff.sniff(f.read(sniff.HEAD_BYTES), p.stat().st_size)
+    except (OSError, FormatError):
+        return False
+    return found is not None and found.format in _TOKENIZER_KINDS
+
+
+def describe_file(path: str | Path) -> tuple[str | None, str]:
+    """(format or None, one line saying what the file is) before loading it, for the
+    import dialog: 'GGUF model file (llama.cpp, Ollama, LM Studio): tokenizer.ggml.model =
+    'gpt2', pre = 'qwen2'', or why it cannot open ('is a Unigram SentencePiece model: not
+    BPE ...'). The loader has the last word."""
+    p = Path(path)
+    try:
+        fmt = detect_format(p)
+        found = None if p.is_dir() else sniff.sniff_file(p)
+    except FormatError as e:
+        return None, str(e)
+    if found is not None and found.problem is not None:
+        return None, f"{p}: {found.problem}"
+    detail = f" ({found.detail})" if found is not None and found.detail else ""
+    return fmt, f"{IMPORT_LABELS.get(fmt, fmt)}{detail}"

@@ -151,3 +151,56 @@ def looks_like_clip_merges(text_head: bytes) -> bool:
     if not all(len(x.split()) == 2 for x in lines):
         return False
     return any(x.endswith(b"</w>") for x in lines)
+
+
+# ----- loading as a tokenizer -----------------------------------------------------------
+EXPORT_PROBLEM = (
+    "CLIP cleans the text before splitting it (HTML entities unescaped twice, whitespace "
+    "runs to one space, lowercase) and ends each word's last token with '</w>': GPT-2 "
+    "files, .tiktoken and bpe-gui's JSON hold neither, and a tokenizer.json written here "
+    "would not do the cleaning. Share CLIP's merges file itself (or the model's own "
+    "tokenizer.json).")
+
+
+def load(path: str | Path, special_tokens=None, **kwargs):
+    """The tokenizer of a CLIP merges file, as CLIP's SimpleTokenizer encodes (cleaning
+    without ftfy's repairs; tokenizers/imported/clip.py)."""
+    from ..display import gpt2_bytes
+    from ..tokenizers.imported import clip
+    from ..tokenizers.imported.imported_tokenizer import LazyMerges, PipelineTokenizer
+    from ..tokenizers.imported.pipeline import Pipeline
+    from ..tokenizers.imported.word_model import PipelineModel, model_class
+    p = Path(path)
+    if special_tokens is not None or kwargs.get("pattern") is not None:
+        raise FormatError(p, "CLIP's special tokens and pattern are its own; they cannot be "
+                          "replaced. Leave out --special-token / --pattern / --preset.")
+    cm = read_clip_merges(p)
+    tokens = cm.vocab()
+    vocab = {t: i for i, t in enumerate(tokens)}
+    native, problem = model_class().from_hf(vocab, [[a, b] for a, b in cm.merges], True)
+    if problem is not None:
+        raise FormatError(p, problem[2] + ".", line=problem[1] + 2 if problem[0] == "merges"
+                          else None)
+    native.configure(False, False, -1, False)
+    eow = EOW.encode("ascii")
+    native.set_end_of_word_suffix(eow)
+    table, t2i = native.tables(None, False)
+    model = PipelineModel(native, table, byte_level=True, end_of_word=eow)
+    specials = {s: vocab[s] for s in SPECIAL_TOKENS}
+
+    def decode(keys: list[str]) -> str:   # SimpleTokenizer.decode
+        return gpt2_bytes("".join(keys)).decode("utf-8", "replace").replace(EOW, " ")
+
+    pipe = Pipeline(model, kind="hf", vocab=table, added=clip.ClipSplit(specials),
+                    pre=clip.pre_tokenizer(), decode=decode,
+                    key_of=lambda i: tokens[i] if 0 <= i < len(tokens) else None,
+                    specials=frozenset(specials.values()), stream_safe=False)
+    meta = {"format": "clip", "source": str(p), "merges_used": len(cm.merges),
+            "merges_in_file": cm.file_merges,
+            "label": f"CLIP merges ({len(cm.merges):,} merges; cleaning: NFC, HTML entities, "
+                     "whitespace, lowercase; ftfy's other repairs are not applied)",
+            "export_problem": EXPORT_PROBLEM,
+            **kwargs.get("meta", {})}
+    merges = LazyMerges(lambda: model.n_merges, model.merge_at, table)
+    return PipelineTokenizer(pipe, vocab=table, token_to_id=t2i, merges=merges,
+                             special_ids=specials, pattern="(?i)" + clip.PATTERN, meta=meta)

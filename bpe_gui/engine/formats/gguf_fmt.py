@@ -428,10 +428,28 @@ def split_merge(merge: str) -> tuple[str, str]:
 
 
 # ----- loading as a tokenizer -----------------------------------------------------------
+def not_run_yet(model: str, pre: str | None) -> str | None:
+    """Why a BPE vocabulary (``model`` in BPE_MODELS) of this ``pre`` does not open in this
+    version (a Gemma 4 vocabulary, a pre-tokenizer llama.cpp runs with code of its own), or
+    None if it opens: what ``load`` refuses, known from the two keys alone (the sniffer and
+    the local model list ask it)."""
+    if model == "llama":
+        return None
+    if model != "gpt2":
+        return f"{MODELS.get(model, model)} (tokenizer.ggml.model = {model!r})"
+    from ..tokenizers.imported.llama_cpp import pre_type
+    t = pre_type(pre)
+    return t.why if t.kind is None else None
+
+
 def load(path: str | Path, special_tokens=None, *, parse_special: bool = True, **kwargs):
-    """The tokenizer of a GGUF file, run as llama.cpp runs it. ``llama`` vocabularies
-    (SentencePiece-style: scores, <0xNN> byte tokens): :func:`load_llama`; other
-    vocabularies are refused naming what they are."""
+    """The tokenizer of a GGUF file, run as llama.cpp runs it: ``llama`` vocabularies
+    (SentencePiece-style: scores, <0xNN> byte tokens): :func:`load_llama`; ``gpt2``
+    vocabularies: tokenizers/imported/llama_vocab.py; other vocabularies are refused naming
+    what they are. ``parse_special``: special tokens in the text become their ids
+    (llama.cpp's ``llama-tokenize`` default); False: only user-defined ones do (its test
+    setting)."""
+    from ..tokenizers.imported.llama_vocab import LlamaVocab, build_bpe
     p = Path(path)
     vocab = read_vocab(p)
     problem = vocab.not_bpe()
@@ -440,9 +458,22 @@ def load(path: str | Path, special_tokens=None, *, parse_special: bool = True, *
     if vocab.model == "llama":
         return load_llama(p, vocab, special_tokens, parse_special=parse_special,
                           meta=kwargs.get("meta"), pattern=kwargs.get("pattern"))
-    raise FormatError(p, f"holds a {vocab.model_description} vocabulary (tokenizer.ggml.model "
-                      f"= {vocab.model!r}), which this app does not run yet; open the model's "
-                      "tokenizer.json if it has one.", key="tokenizer.ggml.model")
+    if vocab.model != "gpt2":
+        raise FormatError(p, f"holds a {vocab.model_description} vocabulary "
+                          f"(tokenizer.ggml.model = {vocab.model!r}), which this app does not "
+                          "run yet; open the model's tokenizer.json if it has one.",
+                          key="tokenizer.ggml.model")
+    if special_tokens is not None or kwargs.get("pattern") is not None:
+        raise FormatError(p, "a GGUF file's special tokens and pre-tokenizer are the file's "
+                          "own (its token types and tokenizer.ggml.pre); they cannot be "
+                          "replaced. Leave out --special-token / --pattern / --preset.")
+    if vocab.merges is None:
+        raise FormatError(p, "has no tokenizer.ggml.merges, which a gpt2 vocabulary needs "
+                          "(llama.cpp refuses it too).", key="tokenizer.ggml.merges")
+    lv = LlamaVocab(str(p), vocab.tokens, vocab.token_types, vocab.merges, vocab.pre,
+                    dict(vocab.special_ids), dict(vocab.flags), vocab.name,
+                    vocab.architecture, list(vocab.notes))
+    return build_bpe(lv, parse_special=parse_special, meta=kwargs.get("meta"))
 
 
 def load_llama(p: Path, vocab: GGUFVocab, special_tokens=None, *, parse_special: bool = True,

@@ -49,6 +49,11 @@ def dump(snap: Snapshot, name: str = "tokenizer") -> dict[str, bytes]:
     why = settings_problem(snap.mode, snap.end_of_word, snap.pattern)
     if why is not None:
         raise ExportError(why)
+    if snap.meta.get("ignore_merges"):
+        raise ExportError("This tokenizer takes a word that is itself a token whole before "
+                          "any merge (llama.cpp's and tokenizers' ignore_merges, tiktoken's "
+                          "rule), which GPT-2 files cannot say. Export tokenizer.json or "
+                          ".tiktoken instead.")
     keys = vocab_keys(snap)
     vocab_name, merges_name = file_names(name)
     lines = [HEADER] + [f"{gpt2_text(a)} {gpt2_text(b)}" for a, b in snap.merges]

@@ -102,6 +102,8 @@ def dump(snap: Snapshot, name: str = "tokenizer") -> dict[str, bytes]:
     by_id = {i: s for s, i in snap.special_ids.items()}
     added = [{"id": i, "content": by_id[i], "single_word": False, "lstrip": False,
               "rstrip": False, "normalized": False, "special": True} for i in sorted(by_id)]
+    if snap.meta.get("ignore_merges"):   # an imported file whose words that are tokens stay whole
+        model_extra["ignore_merges"] = True
     model = {"type": "BPE", "dropout": None, "unk_token": None,
              "continuing_subword_prefix": None, "end_of_word_suffix": None,
              "fuse_unk": False, "byte_fallback": False, "ignore_merges": False, **model_extra,

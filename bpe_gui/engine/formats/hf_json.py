@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..checks import MAX_ID
+from ..display import gpt2_bytes
 from ..errors import FormatError
 from ._json import model_kind, not_bpe
 from ..io.reading import read_bytes, read_json
@@ -93,13 +94,16 @@ def _build(data: dict, path: Path, meta: dict, tables) -> PipelineTokenizer:
     unk = opts["unk_token"]
     unk_id = native.text_id(unk) if isinstance(unk, str) else -1
     native.configure(opts["ignore_merges"], opts["byte_fallback"], unk_id, opts["fuse_unk"])
+    suffix = _suffix_key(opts["end_of_word_suffix"], pre.byte_level)
+    if suffix:
+        native.set_end_of_word_suffix(suffix)
     replacement = pre.replacement or _replacement_of(data.get("normalizer"))
     vocab, t2i = native.tables(replacement, opts["byte_fallback"])
     added = hf_added_ids(added, native.text_id, len(vocab))
     model = PipelineModel(native, vocab, byte_level=pre.byte_level,
                           ignore_merges=opts["ignore_merges"],
                           byte_fallback=opts["byte_fallback"], unk_id=unk_id,
-                          fuse_unk=opts["fuse_unk"])
+                          fuse_unk=opts["fuse_unk"], end_of_word=suffix)
     for t in added:
         if not (t.id in vocab and opts["byte_fallback"] and _FALLBACK.fullmatch(t.content)):
             vocab[t.id] = t.content.encode("utf-8")   # a <0xNN> token still shows its byte
@@ -120,8 +124,27 @@ def _build(data: dict, path: Path, meta: dict, tables) -> PipelineTokenizer:
     merges = LazyMerges(lambda: model.n_merges, model.merge_at, vocab)
     info = {"format": "hf", "source": str(path), "model": "BPE", **_describe(data, opts),
             **meta}
+    if opts["end_of_word_suffix"]:   # CLIP's '</w>': no written format here keeps it
+        info["export_problem"] = (
+            f"This tokenizer.json ends each word's last token with "
+            f"{opts['end_of_word_suffix']!r} (model.end_of_word_suffix), which the files "
+            "written here (tokenizer.json, GPT-2 files, .tiktoken, bpe-gui JSON) do not "
+            "hold. Share the tokenizer.json itself.")
     return PipelineTokenizer(pipe, vocab=vocab, token_to_id=t2i, merges=merges,
                              special_ids=specials, pattern=_pattern_of(data, pre), meta=info)
+
+
+def _suffix_key(suffix: str, byte_level: bool) -> bytes:
+    """end_of_word_suffix as the model's keys hold it: GPT-2 alphabet text decoded to
+    bytes under ByteLevel ('</w>' -> b'</w>'), else UTF-8."""
+    if not byte_level:
+        return suffix.encode("utf-8")
+    try:
+        return gpt2_bytes(suffix)
+    except KeyError:
+        raise Unsupported("model.end_of_word_suffix", "model.end_of_word_suffix = "
+                          f"{json.dumps(suffix)} is not written in GPT-2's byte alphabet, "
+                          "though the tokenizer is byte-level") from None
 
 
 class Refused(Unsupported):
@@ -137,11 +160,16 @@ def _model_options(node: dict) -> dict:
     if dropout not in (None, 0, 0.0):
         raise Unsupported("model.dropout", f"model.dropout = {dropout} is not supported "
                           "(BPE dropout makes encoding random)")
-    for opt in ("continuing_subword_prefix", "end_of_word_suffix"):
-        if node.get(opt):
-            raise Unsupported(f"model.{opt}", f"model.{opt} = {json.dumps(node[opt])} is not "
-                              "supported")
-    return {"ignore_merges": bool(node.get("ignore_merges", False)),
+    opt = "continuing_subword_prefix"
+    if node.get(opt):
+        raise Unsupported(f"model.{opt}", f"model.{opt} = {json.dumps(node[opt])} is not "
+                          "supported")
+    suffix = node.get("end_of_word_suffix") or ""
+    if not isinstance(suffix, str):
+        raise Unsupported("model.end_of_word_suffix", "model.end_of_word_suffix should be a "
+                          "string")
+    return {"end_of_word_suffix": suffix,
+            "ignore_merges": bool(node.get("ignore_merges", False)),
             "byte_fallback": bool(node.get("byte_fallback", False)),
             "fuse_unk": bool(node.get("fuse_unk", False)), "unk_token": node.get("unk_token")}
 
@@ -270,6 +298,8 @@ def _walk(node: Any):
 def _describe(data: dict, opts: dict) -> dict:
     """A few facts for the window ('ignore_merges, byte_fallback; Metaspace')."""
     flags = [k for k in ("ignore_merges", "byte_fallback") if opts[k]]
+    if opts["end_of_word_suffix"]:
+        flags.append(f"end_of_word_suffix {opts['end_of_word_suffix']!r}")
     kinds = [s.get("type") for s in _walk(data.get("pre_tokenizer") or {})
              if s.get("type") != "Sequence"]
     return {"model_flags": flags, "pre_tokenizers": kinds,

@@ -98,6 +98,12 @@ def snapshot(tok: Tokenizer) -> Snapshot:
     later = {tok.token_to_id.get(a + b) for a, b in tok.merges[n:]}
     later -= {tok.token_to_id[a + b] for a, b in merges}
     vocab = {i: bytes(t) for i, t in tok.vocab.items() if i not in later}
+    specials, special_ids = list(tok.special_tokens), dict(tok.special_ids)
+    if tok.meta.get("special_text_is_text"):
+        # special tokens that are ids only (a tekken's: their text in the input is
+        # ordinary text): left out, so no written format matches them in text
+        vocab = {i: t for i, t in vocab.items() if i not in set(special_ids.values())}
+        specials, special_ids = [], {}
     t2i = tok.token_to_id
     merge_ids = [t2i[a + b] for a, b in merges]
     meta = dict(tok.meta)
@@ -109,7 +115,7 @@ def snapshot(tok: Tokenizer) -> Snapshot:
         preset = preset_name(tok.pattern)
     setting = preset or tok.pattern  # a preset by its canonical name ('gpt4' -> 'cl100k')
     return Snapshot(vocab=vocab, merges=merges, merge_ids=merge_ids,
-                    special_tokens=list(tok.special_tokens), special_ids=dict(tok.special_ids),
+                    special_tokens=specials, special_ids=special_ids,
                     mode=tok.mode, end_of_word=tok.end_of_word, pattern=tok.pattern,
                     pattern_setting=setting, counts=counts, meta=meta)
 

@@ -241,3 +241,32 @@ def read_tekken(path: str | Path) -> TekkenFile:
         raise FormatError(p, "is not a tekken.json (no config.num_vocab_tokens or "
                           "vocab[].token_bytes near its start).")
     return parse_tekken(data, p)
+
+
+# ----- loading as a tokenizer -----------------------------------------------------------
+def load(path: str | Path, special_tokens=None, *, pattern: str | None = None, **kwargs):
+    """The tokenizer of a tekken.json, encoding as mistral-common's Tekkenizer: tiktoken
+    over the ranks in use, the special tokens on the first ids (their text in the input
+    is ordinary text), the token of rank r at id r + number of special tokens."""
+    from ..tokenizers.imported.ranks import load_ranks
+    p = Path(path)
+    if special_tokens is not None:
+        raise FormatError(p, "a tekken.json's special tokens are its own (the first ids); "
+                          "they cannot be replaced. Leave out --special-token.")
+    t = read_tekken(p)
+    n = t.num_special_tokens
+    lines = [f"{base64.b64encode(b).decode('ascii')} {r + n}" for r, b in enumerate(t.ranks)]
+    data = ("\n".join(lines) + "\n").encode("ascii")
+    specials = {s.token_str: s.rank for s in t.special_tokens}
+    mm = f", {' and '.join(t.multimodal)} sections not used" if t.multimodal else ""
+    meta = {"format": "tekken", "source": str(p), "name": p.stem, "version": t.version,
+            "num_special_tokens": n, "vocab_entries_used": t.vocab_size,
+            "vocab_entries_in_file": t.file_entries,
+            "label": f"Mistral tekken.json ({t.version}, {n:,} special tokens on ids "
+                     f"0-{n - 1:,}{mm})",
+            # exports: tiktoken's rule takes a piece that is a token whole; the special
+            # tokens are ids only, left out of written files (engine/formats/snapshot.py)
+            "ignore_merges": True, "special_text_is_text": True, **kwargs.get("meta", {})}
+    return load_ranks(p, data, pattern=pattern or t.pattern, specials=specials, meta=meta,
+                      source=None if pattern else f"{p}, key 'config.pattern'",
+                      match_specials=False)

@@ -177,6 +177,7 @@ def load(path: str | Path, special_tokens: Sequence[str] | None = None, *,
             specials_map = dict(known.special_tokens)
             pattern = pattern or known.pat_str
             name = known.name
+    guessed = pattern is None
     pattern = pattern or "cl100k"
     if special_tokens is not None:   # the caller's list: known ids kept, new ones appended
         given, specials_map = specials_map, {}
@@ -187,6 +188,9 @@ def load(path: str | Path, special_tokens: Sequence[str] | None = None, *,
     meta_out = {"format": "tiktoken", "source": str(path), "name": name,
                 "encoding": known.name if known else None,
                 "encoding_label": known.label if known else None, **kwargs.pop("meta", {})}
+    if guessed:   # nothing says which pattern: the caller should say it was assumed
+        meta_out["pattern_guessed"] = ("cl100k", "no NAME.tiktoken.json beside it and not a "
+                                       "well-known encoding")
     try:
         tok = load_ranks(path, data, pattern=pattern, specials=specials_map, meta=meta_out,
                          source=f"{pattern_from}, key 'pat_str'" if pattern_from else None)

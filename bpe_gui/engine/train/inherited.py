@@ -206,6 +206,10 @@ def check_merge_list(source: Tokenizer, merged: Tokenizer, table: PretokenTable)
     a segmentation the source never gives."""
     if source.pattern != merged.pattern:
         return   # a new pre-tokenizer (SuperBPE's stage 2): the merge list is the rule
+    why = (source.meta or {}).get("export_problem") if isinstance(source.meta, dict) else None
+    if why:   # an imported file no pattern + merge list holds (a GGUF's regex sequence, CLIP)
+        raise SettingsError("Training on needs a tokenizer that one pattern and a merge list "
+                            f"describe, as the trained result is: {why}")
     sample = "".join(_each_word(table, PROBE_WORDS))
     want, got = source.encode(sample), merged.encode(sample)
     if want == got:

@@ -12,7 +12,7 @@ from typing import Callable, Protocol
 from PySide6.QtCore import SignalInstance
 
 from ...engine.errors import BPEError
-from ...engine.formats import export_tokenizer, load_tokenizer
+from ...engine.formats import describe_source, export_tokenizer, load_tokenizer
 from ...engine.tokenizers import Tokenizer
 from ...engine.train import TrainerProtocol
 from ..models.vocab_model import prepare_imported
@@ -20,8 +20,9 @@ from .jobs import Job, JobEnd
 
 
 def imported_what(tok: Tokenizer) -> str:
-    """' (cl100k_base (GPT-4, GPT-3.5))' for a recognised encoding, else ''."""
-    label = (tok.meta or {}).get("encoding_label")
+    """' (GGUF (llama.cpp): gpt2 BPE, pre-tokenizer 'qwen2')', ' (tiktoken ranks
+    (.tiktoken) — cl100k_base (GPT-4, GPT-3.5))': the format it was read from, else ''."""
+    label = describe_source(tok)
     return f" ({label})" if label else ""
 
 

@@ -1,7 +1,8 @@
 """Does a file hold what its name says? The import dialog asks the engine's sniffer.
 
-The engine picks a tokenizer file's format by its name first (``detect_format``), and
-the loader has the last word, with the line or key that is wrong. The dialog says the
+The engine picks a tokenizer file's format by its content, by its name only where the
+content says nothing it knows (``detect_format``), and the loader has the last word,
+with the line or key that is wrong. The dialog says the
 format *before* loading: 5 KB of random bytes named ``tokenizer.json`` showed a green
 "Format: Hugging Face tokenizer.json" (issue 30). Now the file's head goes to the
 engine's content sniffer (``engine.formats.sniff_file``: GGUF, SentencePiece, tekken,
@@ -28,7 +29,8 @@ from ...engine.io import read_bytes
 # what the sniffer finds -> the format key that loads it (detect_format's keys)
 LOADED_AS = {"hf": "hf", "native": "native", "tiktoken-meta": "tiktoken",
              "tiktoken": "tiktoken", "gpt2-vocab": "gpt2", "gpt2-merges": "gpt2",
-             "sentencepiece": "sentencepiece", "gguf": "gguf"}
+             "gguf": "gguf", "tekken": "tekken", "clip": "clip",
+             "sentencepiece": "sentencepiece"}
 SMALL = 1 << 20   # files this small are read (bounded) to say why they are no tokenizer
 KNOWN = ("a tokenizer.json, GPT-2 vocab.json + merges.txt, a .tiktoken ranks file, a "
          "bpe-gui export, a GGUF or SentencePiece model, tekken.json or CLIP merges")
@@ -53,6 +55,16 @@ def content_problem(path: Path, fmt: str) -> str | None:
         return (f"Not a {FORMATS.get(fmt, fmt)} file: {path.name} holds a {found.label}"
                 f"{_rename_hint(found)}.")
     return None
+
+
+def unknown_content(path: Path) -> str | None:
+    """The red "Not a tokenizer file: ..." line for a file whose content the sniffer does
+    not know, or None if it knows it (its own message then says more)."""
+    try:
+        found = sniff_file(path)
+    except BPEError as e:
+        return f"Not a tokenizer file: {path.name} {why_not(e, path)}"
+    return f"Not a tokenizer file: {path.name} {_why_none(path)}" if found is None else None
 
 
 def not_importable(path: Path) -> str | None:

@@ -16,25 +16,29 @@ from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFileDialog, QHBoxLayo
 from ...engine.errors import BPEError
 from ..theme import colors
 from ..widgets.wheel_guard import guard_wheel
-from .file_sniff import content_problem, not_importable, why_not
+from .file_sniff import content_problem, not_importable, unknown_content, why_not
 
 BACKGROUND_BYTES = 1 << 20   # bigger files load off the GUI thread, with progress
-TOKENIZER_FILTER = ("Tokenizers (*.json *.txt *.bpe *.tiktoken *.csv *.model *.model.* *.gguf);;"
+TOKENIZER_FILTER = ("Tokenizers (*.json *.txt *.bpe *.tiktoken *.csv *.model *.model.* *.gguf "
+                    "*.txt.gz);;"
                     "Hugging Face tokenizer.json (tokenizer.json *.json);;"
                     "GPT-2 vocab.json / merges.txt, encoder.json / vocab.bpe "
                     "(*.json *.txt *.bpe);;"
-                    "tiktoken ranks (*.tiktoken);;All files (*)")
+                    "tiktoken ranks (*.tiktoken);;GGUF model files (*.gguf);;"
+                    "Mistral tekken.json (tekken*.json);;"
+                    "CLIP merges (bpe_simple_vocab_16e6.txt.gz *.txt.gz);;All files (*)")
 
 
 def describe_format(path: str) -> tuple[str | None, str]:
-    """(format key or None, a line for the user) for a file or folder. The format the
-    name says is checked against the file's content by the engine's sniffer
+    """(format key or None, a line for the user) for a file or folder, recognised by its
+    content (the engine's sniffer, engine.formats.describe_file): its format, or why it
+    cannot open. A format picked by the name alone is checked against the file's content
     (file_sniff.py): a file whose content is not that format gets a red line saying what
     it is ("Not a tokenizer file: ..."), never a green "Format: ..."."""
-    from ...engine.formats import detect_format, format_label
+    from ...engine.formats import describe_file
     p = Path(path)
     try:
-        fmt = detect_format(path)
+        fmt, what = describe_file(path)
     except BPEError as e:
         if not p.is_file():
             return None, str(e)
@@ -43,20 +47,19 @@ def describe_format(path: str) -> tuple[str | None, str]:
     except OSError as e:
         return None, f"{path}: cannot be read ({e.strerror})."
     if not fmt:
-        return None, ("Format not recognised. Pick a tokenizer.json, a GPT-2 vocab.json "
-                      "(with merges.txt beside it), a .tiktoken file, a SentencePiece "
-                      ".model, a GGUF file or a bpe-gui export.")
+        return None, (unknown_content(p) if p.is_file() else None) or what
     for f in _files_of(p, fmt):
         why = content_problem(f, fmt)
         if why is not None:
             return None, why
-    return fmt, f"Format: {format_label(fmt)}{_which_encoding(fmt, path)}"
+    return fmt, f"Format: {what}{_which_encoding(fmt, path)}"
 
 
 # the files of a folder each format loads (engine/formats: the folder order)
 _FOLDER_FILES = {"gpt2": ("vocab.json", "merges.txt", "encoder.json", "vocab.bpe"),
                  "hf": ("tokenizer.json",), "tiktoken": ("*.tiktoken",),
-                 "native": ("*.bpe-gui.json",)}
+                 "native": ("*.bpe-gui.json",), "tekken": ("tekken*.json",),
+                 "gguf": ("*.gguf",), "clip": ("bpe_simple_vocab_*.txt.gz",)}
 
 
 def _files_of(p: Path, fmt: str) -> list[Path]:
@@ -97,8 +100,9 @@ class ImportDialog(QDialog):
         self.setWindowTitle("Import tokenizer")
         lay = QVBoxLayout(self)
         intro = QLabel("Load a trained tokenizer (GPT-2 vocab.json + merges.txt, Hugging Face "
-                       "tokenizer.json, tiktoken ranks, a SentencePiece .model, a GGUF file, "
-                       "or a bpe-gui export). The encode view "
+                       "tokenizer.json, tiktoken ranks, a SentencePiece .model, Mistral's "
+                       "tekken.json, a GGUF model file, CLIP's merges, or a bpe-gui export). "
+                       "The encode view "
                        "and the vocabulary browser then use it; Training > Encode with "
                        "imported tokenizer switches back and forth.", wordWrap=True)
         lay.addWidget(intro)

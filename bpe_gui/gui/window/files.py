@@ -14,12 +14,13 @@ from typing import Callable, Sequence
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QMainWindow, QMessageBox
 
+from ...engine.formats import looks_like_tokenizer
 from ..controller.corpus_source import not_a_file
 from ..dialogs.encoding_dialog import EncodingDialog
 from ..dialogs.import_dialog import BACKGROUND_BYTES, _size
 from ..panels.corpus.corpus_editor import SESSION_SUFFIX
 
-TOKENIZER_SUFFIXES = {".json", ".tiktoken", ".model"}
+TOKENIZER_SUFFIXES = {".json", ".tiktoken", ".model", ".gguf"}
 
 
 class Files:
@@ -52,7 +53,8 @@ class Files:
             return self.open_session(sessions[0])
         tokenizers = [p for p in paths if Path(p).is_dir()
                       or Path(p).suffix.lower() in TOKENIZER_SUFFIXES
-                      or Path(p).name.lower().endswith("merges.txt")]
+                      or Path(p).name.lower().endswith("merges.txt")
+                      or looks_like_tokenizer(p)]   # by content: tokenizer.model.v3, CLIP's .gz
         if tokenizers:
             # a pipe or a device named like a tokenizer file would block open() here
             why = not_a_file([p for p in tokenizers[:1] if not Path(p).is_dir()])

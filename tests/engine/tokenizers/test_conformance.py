@@ -4,10 +4,13 @@ Kinds: trained here, as of a step, GPT-2 files (our export, and files ``tokenize
 trained), ``tokenizer.json`` (byte level, and Metaspace + byte_fallback, built with
 ``tokenizers``), ``.tiktoken`` (our export, and ranks tiktoken runs with whole-piece
 tokens and a shuffled tail), and a known encoding (a stand-in recognised by its content
-hash, as the published ones are: their files are not here offline). Each kind's oracle
-is its own library: ``tiktoken.Encoding`` over the same ranks, or the
-``tokenizers.Tokenizer`` that wrote the file (for trained tokenizers, tiktoken over
-their ranks: merges learned in order are tiktoken's rank rule).
+hash, as the published ones are: their files are not here offline), and the model files
+of issue 28: a GGUF (written with the ``gguf`` package, Qwen2's split: tokenizers running
+the same vocabulary and regex is its oracle; llama.cpp's own ids are checked in
+tests/engine/formats/test_gguf_tokenizer.py) and a tekken.json (mistral-common's
+Tekkenizer). Each kind's oracle is its own library: ``tiktoken.Encoding`` over the same
+ranks, or the ``tokenizers.Tokenizer`` that wrote the file (for trained tokenizers,
+tiktoken over their ranks: merges learned in order are tiktoken's rank rule).
 """
 from __future__ import annotations
 
@@ -127,6 +130,12 @@ def build(name: str, d: Path, monkeypatch) -> Kind:
                                                     special_tokens=tok.special_ids))
     if name == "tiktoken-built":
         return tt_kind(name, *odd_ranks(d))
+    if name == "gguf":
+        return gguf_kind(d)
+    if name == "tekken":
+        return tekken_kind(d)
+    if name == "clip":
+        return clip_kind(d)
     if name == "known":
         base = trained("cl100k").tokenizer()
         ranks = {t: i for i, t in base.vocab.items() if i not in base.special_ids.values()}
@@ -187,11 +196,88 @@ def odd_ranks(d: Path):
     return load_tokenizer(path), enc
 
 
+def gguf_kind(d: Path) -> Kind:
+    """A GGUF written by the gguf package from a byte-level BPE tokenizers trained, with
+    Qwen2's split and <|endoftext|> a CONTROL token (cut out of text: parse_special)."""
+    gguf = pytest.importorskip("gguf")
+    from tokenizers import Regex, decoders, models, pre_tokenizers, trainers
+    regex_ = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}"
+              r"| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+")
+    hf = tokenizers.Tokenizer(models.BPE())
+    hf.pre_tokenizer = pre_tokenizers.Sequence([
+        pre_tokenizers.Split(Regex(regex_), behavior="isolated"),
+        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
+    hf.decoder = decoders.ByteLevel()
+    hf.train_from_iterator([CORPUS], trainers.BpeTrainer(
+        vocab_size=600, special_tokens=[EOT], show_progress=False,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+    data = json.loads(hf.to_str())
+    vocab = data["model"]["vocab"]
+    tokens = sorted(vocab, key=vocab.__getitem__)
+    w = gguf.GGUFWriter(str(d / "model.gguf"), "qwen2")
+    w.add_tokenizer_model("gpt2")
+    w.add_tokenizer_pre("qwen2")
+    w.add_token_list(tokens)
+    w.add_token_types([gguf.TokenType.CONTROL if t == EOT else gguf.TokenType.NORMAL
+                       for t in tokens])
+    w.add_token_merges([m if isinstance(m, str) else " ".join(m)
+                        for m in data["model"]["merges"]])
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    return hf_kind("gguf", load_tokenizer(d / "model.gguf"), hf)
+
+
+def tekken_kind(d: Path) -> Kind:
+    """A tekken.json of trained ranks; its special tokens' text is ordinary text."""
+    tekken = pytest.importorskip("mistral_common.tokens.tokenizers.tekken")
+    base = trained("o200k").tokenizer()
+    ranks = [bytes([b]) for b in range(256)] + sorted(
+        (t for i, t in base.vocab.items() if len(t) > 1 and i not in base.special_ids.values()),
+        key=base.token_to_id.__getitem__)
+    data = {"config": {"pattern": O200K_PATTERN, "num_vocab_tokens": len(ranks),
+                       "default_vocab_size": len(ranks) + 30,
+                       "default_num_special_tokens": 30, "version": "v7"},
+            "vocab": [{"rank": r, "token_bytes": base64.b64encode(b).decode(),
+                       "token_str": None} for r, b in enumerate(ranks)],
+            "special_tokens": [{"rank": i, "token_str": s, "is_control": True}
+                               for i, s in enumerate(["<unk>", "<s>", "</s>", EOT])]}
+    (d / "tekken.json").write_text(json.dumps(data))
+    mc = tekken.Tekkenizer.from_file(str(d / "tekken.json"))
+    return Kind("tekken", load_tokenizer(d / "tekken.json"),
+                lambda s: mc.encode(s, bos=False, eos=False), mc.decode)
+
+
+def clip_kind(d: Path) -> Kind:
+    """CLIP's merges file (a header, merges with </w>), of a BPE trained on the corpus;
+    CLIP's SimpleTokenizer, written out slowly, is the oracle (tests/engine/clip_reference.py)."""
+    from tokenizers import models, pre_tokenizers, trainers
+    from bpe_gui.engine.formats.clip_fmt import byte_alphabet
+    from clip_reference import clip_reference
+    hf = tokenizers.Tokenizer(models.BPE(end_of_word_suffix="</w>"))
+    hf.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.Whitespace(),
+                                                pre_tokenizers.ByteLevel(use_regex=False)])
+    hf.train_from_iterator([CORPUS.lower()], trainers.BpeTrainer(
+        vocab_size=700, end_of_word_suffix="</w>", initial_alphabet=byte_alphabet(),
+        show_progress=False))
+    merges = [m.split(" ") if isinstance(m, str) else m
+              for m in json.loads(hf.to_str())["model"]["merges"]]
+    path = d / "bpe_simple_vocab_16e6.txt.gz"
+    import gzip
+    path.write_bytes(gzip.compress(("#version: 0.2\n" + "".join(
+        f"{a} {b}\n" for a, b in merges)).encode("utf-8")))
+    tok = load_tokenizer(path)
+    return Kind("clip", tok, clip_reference(path), tok.decode, surrogates=False)
+
+
 KINDS = ["trained", "at-step", "gpt2-ours", "gpt2-tokenizers", "hf-bytelevel",
-         "hf-metaspace", "tiktoken-ours", "tiktoken-built", "known", "spm-bpe", "spm-nfkc"]
+         "hf-metaspace", "tiktoken-ours", "tiktoken-built", "known", "spm-bpe", "spm-nfkc",
+         "gguf", "tekken", "clip"]
 # kinds whose decode is not the text back: Metaspace's decoder drops the first space,
-# sentencepiece's normalizer changes text (NFKC, extra spaces, <unk>)
-NOT_ROUND_TRIP = ("hf-metaspace", "spm-bpe", "spm-nfkc")
+# sentencepiece's normalizer changes text (NFKC, extra spaces, <unk>), CLIP lowercases and
+# drops whitespace
+NOT_ROUND_TRIP = ("hf-metaspace", "spm-bpe", "spm-nfkc", "clip")
 
 
 @pytest.fixture(scope="module", params=KINDS)
@@ -225,7 +311,8 @@ def test_offsets_cover_the_text(kind, text):
     # every character but the spaces a Metaspace tokenizer folds into '▁' is in a token
     missing = [text[i] for i in range(len(text)) if i not in covered]
     assert not missing or (kind.name == "hf-metaspace" and set(missing) <= {" "}) or \
-        (kind.name == "spm-nfkc" and set(missing) <= set(" \t\n"))   # extra spaces removed
+        (kind.name == "spm-nfkc" and set(missing) <= set(" \t\n")) or \
+        (kind.name == "clip" and "".join(missing).isspace())   # extra spaces removed
     assert [s for s, _ in enc.offsets] == sorted(s for s, _ in enc.offsets)
 
 

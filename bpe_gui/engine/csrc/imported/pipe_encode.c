@@ -26,7 +26,8 @@ static size_t initial_syms(const PipeModel *m, MergeScratch *x, const char *w, p
     size_t n = 0;
     if (m->kind == KIND_TIKTOKEN || m->byte_level) {
         for (ptrdiff_t i = 0; i < len; i++) {
-            int32_t id = m->unit[(unsigned char)w[i]];
+            int32_t id = (m->eow_len && i == len - 1) ? m->eow_unit[(unsigned char)w[i]]
+                                                      : m->unit[(unsigned char)w[i]];
             if (id != NONE_ID)
                 add_sym(x, &n, id, i, i + 1);
             else if (m->unk_id != NONE_ID) {
@@ -43,7 +44,17 @@ static size_t initial_syms(const PipeModel *m, MergeScratch *x, const char *w, p
         unsigned char c = (unsigned char)w[i];
         ptrdiff_t cl = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
         if (i + cl > len) cl = len - i;
-        int32_t id = find_key(m, w + i, (size_t)cl);
+        int last = m->eow_len && i + cl == len;
+        char key[4 + 64];
+        const char *k = w + i;
+        ptrdiff_t kl = cl;
+        if (last) { /* the last character with the suffix: tokenizers' merge_word */
+            memcpy(key, w + i, (size_t)cl);
+            memcpy(key + cl, m->eow, m->eow_len);
+            k = key;
+            kl = cl + (ptrdiff_t)m->eow_len;
+        }
+        int32_t id = find_key(m, k, (size_t)kl);
         if (id != NONE_ID) {
             if (unk_start >= 0) {
                 add_sym(x, &n, m->unk_id, unk_start, unk_end);
@@ -52,13 +63,15 @@ static size_t initial_syms(const PipeModel *m, MergeScratch *x, const char *w, p
             add_sym(x, &n, id, i, i + cl);
         } else {
             int fell_back = 0;
-            if (m->byte_fallback) {
+            if (m->byte_fallback) { /* every byte of the key (suffix too) as <0xNN> */
                 fell_back = 1;
-                for (ptrdiff_t j = 0; j < cl; j++)
-                    if (m->fb[(unsigned char)w[i + j]] == NONE_ID) fell_back = 0;
+                for (ptrdiff_t j = 0; j < kl; j++)
+                    if (m->fb[(unsigned char)k[j]] == NONE_ID) fell_back = 0;
                 if (fell_back)  /* tokenizers adds these before a pending unknown token */
-                    for (ptrdiff_t j = 0; j < cl; j++)
-                        add_sym(x, &n, m->fb[(unsigned char)w[i + j]], i + j, i + j + 1);
+                    for (ptrdiff_t j = 0; j < kl; j++) {
+                        ptrdiff_t at = j < cl ? i + j : i + cl - 1;
+                        add_sym(x, &n, m->fb[(unsigned char)k[j]], at, at + 1);
+                    }
             }
             if (!fell_back && m->unk_id != NONE_ID) {
                 if (unk_start >= 0 && m->fuse_unk) {
@@ -88,7 +101,7 @@ size_t pipe_tokenize(const PipeModel *m, MergeScratch *x, const char *w, size_t 
     }
     const unsigned char *u = (const unsigned char *)w;
     int bytes = m->kind == KIND_TIKTOKEN || m->byte_level;
-    if (bytes && m->mt.bytes_ok) /* every byte has a token: the engine's byte path */
+    if (bytes && m->mt.bytes_ok && !m->eow_len) /* every byte a token: the byte path */
         return mt_encode_bytes(&m->mt, x, u, len, NO_RANK, 1);
     if (m->mt.whole_words && len <= m->max_key) {
         int32_t id = find_key(m, w, len);

@@ -54,7 +54,12 @@ int pipe_load_tiktoken(PipeModel *m, const char *s, size_t len, PipeProblem *pr)
         }
         ptrdiff_t n = (sp - line) <= (ptrdiff_t)(sizeof buf / 4 * 3) ?
                       b64_decode(line, sp - line, buf) : -1;
-        if (n <= 0) {
+        /* only padding ('=', as Whisper's multilingual.tiktoken has at rank 50256): the
+           empty token, which tiktoken and Whisper accept; it is never a piece's token */
+        int empty = sp > line && sp - line < 4;
+        for (const char *q = line; empty && q < sp; q++) empty = *q == '=';
+        if (empty) n = 0;
+        if (n < 0 || (n == 0 && !empty)) {
             line_problem(pr, PP_BASE64, lineno, 0);
             pr->span[0] = line;
             pr->span_len[0] = (size_t)(sp - line > 40 ? 40 : sp - line);
@@ -70,6 +75,10 @@ int pipe_load_tiktoken(PipeModel *m, const char *s, size_t len, PipeProblem *pr)
         }
         if (r > max_rank) return line_problem(pr, PP_RANK_NOT_NUMBER, lineno, 0);
         if (m->first_entry[r] >= 0) return line_problem(pr, PP_RANK_TAKEN, lineno, r);
+        if (empty) { /* an id with no key to look up: shown (as nothing), never found */
+            if ((rc = add_key(m, buf, 0, (int32_t)r, 0)) < 0) return rc;
+            continue;
+        }
         /* lookups while loading need the hash: insert entries into a growing table */
         if (2 * (m->n_entries + 1) > m->n_slots && (rc = build_slots(m)) < 0) return rc;
         int added = add_key(m, buf, (size_t)n, (int32_t)r, 1);

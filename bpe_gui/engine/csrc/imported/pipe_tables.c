@@ -193,7 +193,8 @@ int finish_tiktoken(PipeModel *m) {
     if (mt_set_keys(&m->mt, model_key, m, m->max_key, 1, 1) < 0) return PIPE_NOMEM;
     /* the cut tables: without memory for them words are merged whole, ids the same */
     for (size_t e = 0; e < m->n_entries; e++)
-        if (mt_add_token(&m->mt, (const unsigned char *)m->arena + m->entries[e].off,
+        if (m->entries[e].lookup &&
+            mt_add_token(&m->mt, (const unsigned char *)m->arena + m->entries[e].off,
                          (size_t)m->entries[e].len) < 0)
             break;
     return 0;
@@ -214,6 +215,22 @@ void pipe_configure(PipeModel *m, int ignore_merges, int byte_fallback, int unk_
         snprintf(key, sizeof key, "<0x%02X>", b);
         m->fb[b] = byte_fallback ? find_key(m, key, 6) : NONE_ID;
     }
+}
+
+int pipe_set_suffix(PipeModel *m, const char *p, size_t n) {
+    if (n > 60) {
+        snprintf(m->error, sizeof m->error, "an end_of_word_suffix of more than 60 bytes");
+        return PIPE_INVALID;
+    }
+    memcpy(m->eow, p, n);
+    m->eow_len = n;
+    for (int b = 0; b < 256; b++) {
+        char key[64 + 1];
+        key[0] = (char)b;
+        memcpy(key + 1, p, n);
+        m->eow_unit[b] = n ? find_key(m, key, n + 1) : m->unit[b];
+    }
+    return 0;
 }
 
 /* ---- keys as the file spells them, and as they are shown ------------------------------ */

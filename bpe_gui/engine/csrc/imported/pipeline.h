@@ -78,6 +78,9 @@ typedef struct {
     int32_t unk_id;
     int32_t fb[256];     /* <0xNN> token ids, or -1 */
     int32_t unit[256];   /* ByteLevel / tiktoken: the id of each single byte, or -1 */
+    char eow[64];        /* HF end_of_word_suffix ("</w>": CLIP): the last symbol of a word */
+    size_t eow_len;      /* is its character (byte) followed by the suffix */
+    int32_t eow_unit[256]; /* ByteLevel: the id of each byte + suffix */
     char error[192];     /* what the last PIPE_INVALID refused */
     struct SpmData *spm; /* KIND_SPM: pieces' scores and types, the normalizer (pipe_spm.c) */
     struct CutPairs *cut; /* HF without ByteLevel: where no merge crosses (pipe_spm.c) */
@@ -135,6 +138,8 @@ int add_merge(PipeModel *m, int32_t a, int32_t b, int32_t rank, int32_t new_id);
 int finish_tiktoken(PipeModel *m);
 void pipe_configure(PipeModel *m, int ignore_merges, int byte_fallback, int unk_id,
                     int fuse_unk);
+/* end_of_word_suffix as key bytes (empty: none); PIPE_INVALID past 60 bytes */
+int pipe_set_suffix(PipeModel *m, const char *p, size_t n);
 /* The bytes an entry stands for (see pipelinemodule.c's tables()): their length, or -1
  * when they pass cap. */
 ptrdiff_t shown_bytes(const PipeModel *m, const Entry *en, const char *rep, ptrdiff_t rep_len,

@@ -401,6 +401,18 @@ static PyObject *Model_configure(Model *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+static PyObject *Model_set_end_of_word_suffix(Model *self, PyObject *args) {
+    Py_buffer b;
+    if (!PyArg_ParseTuple(args, "y*", &b)) return NULL;
+    int rc = pipe_set_suffix(&self->pm, b.buf, (size_t)b.len);
+    PyBuffer_Release(&b);
+    if (rc < 0) {
+        PyErr_SetString(PyExc_ValueError, self->pm.error);
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
 static PyObject *Model_tables(Model *self, PyObject *args) {
     const PipeModel *m = &self->pm;
     PyObject *rep;
@@ -1052,6 +1064,9 @@ static PyMethodDef Model_methods[] = {
      "from_tiktoken(data: bytes) -> (Model, problem)"},
     {"configure", (PyCFunction)Model_configure, METH_VARARGS,
      "configure(ignore_merges, byte_fallback, unk_id, fuse_unk)"},
+    {"set_end_of_word_suffix", (PyCFunction)Model_set_end_of_word_suffix, METH_VARARGS,
+     "set_end_of_word_suffix(key bytes): the last symbol of a word gets it (HF's "
+     "end_of_word_suffix); b'' for none"},
     {"tables", (PyCFunction)Model_tables, METH_VARARGS,
      "tables(replacement, byte_fallback) -> (id -> bytes, bytes -> first id)"},
     {"id_of", (PyCFunction)Model_id_of, METH_VARARGS, "id_of(key: bytes) -> id or -1"},

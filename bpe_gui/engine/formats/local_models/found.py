@@ -305,7 +305,7 @@ def model_from_file(walk: Walk, name: str, source: str, tokenizer: Path, folder:
     if found.detail:
         detail = "; ".join(x for x in (found.detail, detail) if x)
     fmt = "gpt2-vocab" if found.format == "gpt2-merges" else found.format
-    problem = found.problem or not_opened_here(found)
+    problem = found.problem or not_opened_here(found) or _gguf_not_run(found, head, file_size)
     return LocalModel(name, source, fmt, tokenizer, folder, size, found.kind, problem, detail)
 
 
@@ -313,12 +313,30 @@ def model_from_file(walk: Walk, name: str, source: str, tokenizer: Path, folder:
 _LOADER_KEYS = {"gpt2-vocab": "gpt2", "gpt2-merges": "gpt2", "tiktoken-meta": "tiktoken"}
 
 
+def _gguf_not_run(found: sniffing.Sniffed, head: bytes, size: int) -> str | None:
+    """Why a GGUF of a BPE vocabulary will not open in this version (a SentencePiece-style
+    or Gemma 4 vocabulary, a pre-tokenizer not run yet), from its head's two keys; None if
+    it opens (or is no GGUF)."""
+    if found.format != "gguf" or found.kind != "BPE":
+        return None
+    from .. import gguf_fmt
+    model, pre = sniffing.peek_gguf_tokenizer(head, size)
+    why = None if model is None else gguf_fmt.not_run_yet(model, pre)
+    if why is None:
+        return None
+    return (f"is a GGUF model file whose tokenizer this version of bpe-gui cannot open yet: "
+            f"{why}. The same model's tokenizer.json opens: download it from the model's "
+            "Hugging Face repository (hf download ORG/NAME tokenizer.json) and pick it in "
+            "Import tokenizer, or with --tokenizer PATH.")
+
+
 def not_opened_here(found: sniffing.Sniffed) -> str | None:
     """Why a file of a format this version's ``load_tokenizer`` has no reader for (yet)
     will not open, and what opens instead; None if it has one. Asked of the registry
     (formats.IMPORTABLE), so a reader that lands later is used at once."""
-    from .. import IMPORTABLE   # the registry's face (it imports this package: late)
-    if _LOADER_KEYS.get(found.format, found.format) in IMPORTABLE:
+    from .. import IMPORTABLE, NOT_RUN_YET   # the registry's face (imported late)
+    key = _LOADER_KEYS.get(found.format, found.format)
+    if key in IMPORTABLE and key not in NOT_RUN_YET:
         return None
     return (f"is a {found.label}, which this version of bpe-gui cannot open yet. The same model's tokenizer.json opens: download it from the model's Hugging "
             "Face repository (hf download ORG/NAME tokenizer.json) and pick it in Import "

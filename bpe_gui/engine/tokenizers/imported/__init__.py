@@ -11,6 +11,10 @@ reader (``engine/formats``) assembles into a :class:`Pipeline`.
 - :mod:`.spm`: SentencePiece BPE (a ``.model``, a GGUF ``llama`` vocabulary) as
   sentencepiece / llama.cpp run it, on the C model's kind "spm" (pure-Python stand-in:
   ``_pyspm``).
+- :mod:`.llama_cpp`: how llama.cpp cuts text for a GGUF ``gpt2`` vocabulary (each ``.pre``
+  name's regex sequence, read with collapsed Unicode classes; special tokens cut out
+  longest first); :mod:`.llama_vocab`: such a vocabulary assembled into a tokenizer.
+- :mod:`.clip`: CLIP's cleaning and split (the merges file's tokenizer).
 """
 from __future__ import annotations
 

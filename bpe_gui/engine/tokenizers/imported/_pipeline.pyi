@@ -51,6 +51,9 @@ class Model:
         """'hf', 'tiktoken' or 'spm'."""
     def configure(self, ignore_merges: bool, byte_fallback: bool, unk_id: int,
                   fuse_unk: bool, /) -> None: ...
+    def set_end_of_word_suffix(self, suffix: Buffer, /) -> None:
+        """The last symbol of a word is its character (byte) + this key suffix (HF's
+        end_of_word_suffix; b'' for none). Call after configure."""
     def tables(self, replacement: str | None, byte_fallback: bool,
                /) -> tuple[dict[int, bytes], dict[bytes, int]]:
         """(id -> the bytes it stands for, bytes -> first id)."""

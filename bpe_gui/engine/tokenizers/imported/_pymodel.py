@@ -33,6 +33,7 @@ class Model:
         self.unk_id = -1
         self.fb: list[int] = [-1] * 256
         self.text_only: set[int] = set()       # ByteLevel ids whose key is not in its alphabet
+        self.eow = b""                          # end_of_word_suffix (key bytes)
 
     # ----- loading ----------------------------------------------------------------------
     @classmethod
@@ -90,17 +91,22 @@ class Model:
                 return m, ("line", lineno, "each line must be 'BASE64 RANK' (token bytes in "
                                            "base64, one space, a whole number); this line has "
                                            f"{len(parts)} part(s)")
+            # only padding: the empty token (Whisper's multilingual.tiktoken, rank 50256)
+            empty = 0 < len(parts[0]) < 4 and set(parts[0]) == {ord("=")}
             try:
-                token = base64.b64decode(parts[0], validate=True)
+                token = b"" if empty else base64.b64decode(parts[0], validate=True)
             except (binascii.Error, ValueError):
                 token = b""
-            if not token:
+            if not token and not empty:
                 return m, ("line", lineno, f"{parts[0][:40]!r} is not valid base64 (or is empty)")
             if not parts[1].isdigit():
                 return m, ("line", lineno, "the rank is not a whole number")
             r = int(parts[1])
             if r in ranks:
                 return m, ("line", lineno, f"rank {r} was already given to another token")
+            if empty:   # an id with no key to look up: shown (as nothing), never found
+                ranks[r] = token
+                continue
             if token in m.keys:
                 return m, ("line", lineno, f"{token!r} was already given rank {m.keys[token]}")
             ranks[r] = token
@@ -115,6 +121,11 @@ class Model:
         self.unk_id = unk_id if 0 <= unk_id < self.n_ids else -1
         self.fb = [self.keys.get(f"<0x{b:02X}>".encode(), -1) if byte_fallback else -1
                    for b in range(256)]
+
+    def set_end_of_word_suffix(self, suffix: bytes) -> None:
+        if len(suffix) > 60:
+            raise ValueError("an end_of_word_suffix of more than 60 bytes")
+        self.eow = bytes(suffix)
 
     # ----- tables -----------------------------------------------------------------------
     def tables(self, replacement: str | None, byte_fallback: bool):
@@ -197,7 +208,7 @@ class Model:
         syms: list[list[int]] = []
         if self.kind == "tiktoken" or self.byte_level:
             for i in range(len(w)):
-                t = self.keys.get(w[i:i + 1], -1)
+                t = self.keys.get(w[i:i + 1] + (self.eow if i == len(w) - 1 else b""), -1)
                 if t >= 0:
                     syms.append([t, i, i + 1])
                 elif self.unk_id >= 0:
@@ -211,6 +222,8 @@ class Model:
         for ch in w.decode("utf-8"):
             c = ch.encode("utf-8")
             j = i + len(c)
+            if self.eow and j == len(w):   # the last character with the suffix
+                c += self.eow
             t = self.keys.get(c, -1)
             if t >= 0:
                 if unk:
@@ -218,7 +231,8 @@ class Model:
                     unk = None
                 syms.append([t, i, j])
             elif self.byte_fallback and all(self.fb[b] >= 0 for b in c):
-                syms += [[self.fb[b], i + k, i + k + 1] for k, b in enumerate(c)]
+                syms += [[self.fb[b], min(i + k, j - 1), min(i + k, j - 1) + 1]
+                         for k, b in enumerate(c)]
             elif self.unk_id >= 0:
                 if unk and self.fuse_unk:
                     unk[2] = j

@@ -24,11 +24,12 @@ from typing import Any, Callable
 import regex
 
 from ...text.graphemes import grapheme_classes
+from ...display import gpt2_text, unicode_to_bytes
 from ...text.pattern_kinds import scanner_kind
 from ...text.scanner import native_scanner
 from .normalized import Form, NStr
 from .file_patterns import FilePattern
-from .word_model import charsmap_module
+from .word_model import MARK, charsmap_module
 
 Pieces = list[NStr]
 # The regex ByteLevel(use_regex=True) splits with (GPT-2's, as tokenizers writes it).
@@ -322,8 +323,72 @@ def _match_spans(pattern, text: str) -> list[tuple[int, int]]:
     return [(s, e) for s, e, m in find_matches(pattern, text) if m]
 
 
+# ----- pieces after a ByteLevel step: GPT-2's alphabet ----------------------------------
+# A Split, Digits or Punctuation after ByteLevel sees each byte as one character of GPT-2's
+# alphabet (tokenizers transforms the text there), so it may cut inside a character's
+# UTF-8 ('你' is 'ä½ł': Digits isolates '½'). Such pieces are NStr over that alphabet
+# (each character aligned to the original character its byte belongs to); the model gets
+# :func:`model_word` of them.
+
+
+def to_alphabet(p: NStr) -> NStr:
+    """The piece in GPT-2's alphabet, one character per byte, offsets kept."""
+    text = p.text
+    alpha = gpt2_text(text.encode("utf-8"))
+    if isinstance(p.align, int) and len(alpha) == len(text):
+        return NStr(alpha, p.align)
+    spans = p.spans()
+    align = [sp for ch, sp in zip(text, spans) for _ in range(len(ch.encode("utf-8")))]
+    return NStr(alpha, align)
+
+
+def model_word(alpha: str) -> str:
+    """What the model encodes for a piece in GPT-2's alphabet: its text, when its bytes
+    are UTF-8 (and it does not start with MARK); else MARK + the alphabet text."""
+    table = unicode_to_bytes()
+    raw = bytes(table[c] for c in alpha)
+    try:
+        word = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return MARK + alpha
+    return MARK + alpha if word[:1] == MARK else word
+
+
+def _after_byte_level(split):
+    """A Split/Digits/Punctuation step after ByteLevel: on the pieces in the alphabet."""
+    def run(pieces: Pieces) -> Pieces:
+        return split([p if getattr(p, "alphabet", False) else _Alpha.from_piece(p)
+                      for p in pieces])
+    return run
+
+
+class _Alpha(NStr):
+    """An NStr in GPT-2's alphabet (its slices are too)."""
+    __slots__ = ()
+    alphabet = True
+
+    @classmethod
+    def from_piece(cls, p: NStr) -> "_Alpha":
+        a = to_alphabet(p)
+        return cls(a.text, a.align)
+
+    def slice(self, i: int, j: int) -> "_Alpha":
+        s = super().slice(i, j)
+        return _Alpha(s.text, s.align)
+
+
+# ----- Digits and Punctuation -------------------------------------------------------------
+# tokenizers' Digits splits on char::is_numeric (Nd, Nl, No); Punctuation on ASCII
+# punctuation (is_ascii_punctuation: !"#$%&'()*+,-./:;<=>?@[\]^_`{|}~) or Unicode P*
+_DIGIT = regex.compile(r"\p{N}")
+_PUNCT = regex.compile(r"[\p{P}!-/:-@\[-`{-~]")
+_WORDS = regex.compile(r"\w+|[^\w\s]+")
+_SPACE_RUN = regex.compile(r"\s+")
+
+
 # ----- pre-tokenizers -------------------------------------------------------------------
-PRE_TOKENIZERS = "Split, ByteLevel, Metaspace, Sequence"
+PRE_TOKENIZERS = ("Split, ByteLevel, Metaspace, Digits, Punctuation, Whitespace, "
+                  "WhitespaceSplit, Sequence")
 
 
 class PreTokenizer:
@@ -331,8 +396,10 @@ class PreTokenizer:
 
     def __init__(self, steps: list[Callable[[Pieces], Pieces]], byte_level: bool,
                  add_prefix_space: bool, replacement: str | None, tiling=None,
-                 metaspace: tuple[str, str, bool] | None = None, needs_start: bool = False):
+                 metaspace: tuple[str, str, bool] | None = None, needs_start: bool = False,
+                 alphabet: bool = False):
         self.steps = steps
+        self.alphabet = alphabet   # pieces come out in GPT-2's alphabet (see model_word)
         self.byte_level = byte_level
         self.add_prefix_space = add_prefix_space
         self.replacement = replacement   # Metaspace's, shown as a space
@@ -345,6 +412,11 @@ class PreTokenizer:
     def tiling_pattern(self) -> str | None:
         """The regex whose matches are the pieces (see words), or None."""
         return self._tiling[0].pattern if self._tiling is not None else None
+
+    def native_ok(self, text: str) -> bool:
+        """Whether the pipeline's native path (the tiling pattern's scanner and the C
+        merger on the whole text) gives this text's pieces (a subclass may say no)."""
+        return True
 
     def words(self, text: str) -> list[str] | None:
         """The pieces' texts, without offsets, when one regex's matches are the pieces
@@ -376,7 +448,8 @@ class PreTokenizer:
             return ([parts[0]] if parts[0] else []) + [rep + p for p in parts[1:]]
         words = self.words(text)
         if words is None:
-            words = [p.text for p in self([NStr.of(text, 0 if at_start else 1)])]
+            words = [model_word(p.text) if self.alphabet else p.text
+                     for p in self([NStr.of(text, 0 if at_start else 1)])]
         return words
 
     def __call__(self, pieces: Pieces) -> Pieces:
@@ -390,20 +463,19 @@ def pre_tokenizer(node: Any, where: str = "pre_tokenizer", source: str = "") -> 
     _flatten(node, where, flat)
     steps: list[Callable[[Pieces], Pieces]] = []
     byte_level, prefix, replacement = False, False, None
+    alphabet = False
     for k, (n, w) in enumerate(flat):
         kind = n.get("type")
-        if byte_level:
+        if byte_level and kind not in ("Split", "Digits", "Punctuation", "Whitespace",
+                                       "WhitespaceSplit"):
             raise Unsupported(f"{w}.type", f'{w}.type = {json.dumps(kind)} after a ByteLevel '
-                              "pre-tokenizer is not supported (it would see GPT-2's byte "
-                              "alphabet); ByteLevel must come last")
-        if kind == "Split":
-            pat = compile_pattern(n.get("pattern"), f"{w}.pattern", source)
-            behavior = need(n, "behavior", str, w)
-            if behavior not in BEHAVIORS:
-                raise Unsupported(f"{w}.behavior", f"{w}.behavior = {json.dumps(behavior)} is "
-                                  f"not one of {', '.join(BEHAVIORS)}")
-            invert = need(n, "invert", bool, w, False)
-            steps.append(partial(split_pieces, pattern=pat, behavior=behavior, invert=invert))
+                              "pre-tokenizer is not supported (only Split, Digits and "
+                              "Punctuation may follow it)")
+        step = _splitter(n, w, kind, source)
+        if step is not None:
+            if byte_level:   # it sees GPT-2's alphabet, as in tokenizers
+                step, alphabet = _after_byte_level(step), True
+            steps.append(step)
         elif kind == "ByteLevel":
             byte_level = True
             prefix = need(n, "add_prefix_space", bool, w, True)
@@ -426,7 +498,34 @@ def pre_tokenizer(node: Any, where: str = "pre_tokenizer", source: str = "") -> 
     first = any(n.get("type") == "Metaspace" and _prepend_scheme(n, w) == "first"
                 for n, w in flat)
     return PreTokenizer(steps, byte_level, prefix, replacement, _tiling(flat, source), meta,
-                        first)
+                        first, alphabet)
+
+
+def _splitter(n: dict, w: str, kind, source: str):
+    """The step of a Split, Digits or Punctuation node (None for other kinds)."""
+    if kind == "Split":
+        pat = compile_pattern(n.get("pattern"), f"{w}.pattern", source)
+        behavior = need(n, "behavior", str, w)
+        if behavior not in BEHAVIORS:
+            raise Unsupported(f"{w}.behavior", f"{w}.behavior = {json.dumps(behavior)} is "
+                              f"not one of {', '.join(BEHAVIORS)}")
+        invert = need(n, "invert", bool, w, False)
+        return partial(split_pieces, pattern=pat, behavior=behavior, invert=invert)
+    if kind == "Digits":
+        single = need(n, "individual_digits", bool, w, False)
+        return partial(split_pieces, pattern=_DIGIT,
+                       behavior="Isolated" if single else "Contiguous")
+    if kind == "Whitespace":     # tokenizers: the matches of \w+|[^\w\s]+
+        return partial(split_pieces, pattern=_WORDS, behavior="Removed", invert=True)
+    if kind == "WhitespaceSplit":
+        return partial(split_pieces, pattern=_SPACE_RUN, behavior="Removed")
+    if kind == "Punctuation":
+        behavior = need(n, "behavior", str, w, "Isolated")
+        if behavior not in BEHAVIORS:
+            raise Unsupported(f"{w}.behavior", f"{w}.behavior = {json.dumps(behavior)} is "
+                              f"not one of {', '.join(BEHAVIORS)}")
+        return partial(split_pieces, pattern=_PUNCT, behavior=behavior)
+    return None
 
 
 def _tiling(flat: list[tuple[dict, str]], source: str = ""):

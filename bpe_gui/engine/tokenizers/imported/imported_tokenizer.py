@@ -60,12 +60,18 @@ class PipelineTokenizer(BaseTokenizer):
     meta, the model) reads like any tokenizer's. Always shown with all its merges."""
 
     def __init__(self, pipeline, *, vocab: dict[int, bytes], token_to_id: dict[bytes, int],
-                 merges: LazyMerges, special_ids: dict[str, int], pattern: str, meta: dict):
+                 merges: LazyMerges, special_ids: dict[str, int], pattern: str, meta: dict,
+                 matched_specials: Sequence[str] | None = None):
+        """``matched_specials``: the special tokens found in text (default: all of
+        ``special_ids``); the others (a tekken file's, llama.cpp's control tokens without
+        parse_special) are only ids, their text in the input is ordinary text."""
         specials = sorted(special_ids, key=special_ids.__getitem__)
+        matched = specials if matched_specials is None else \
+            [s for s in specials if s in set(matched_specials)]
         try:
-            pre = Pretokenizer(pattern, specials)
+            pre = Pretokenizer(pattern, matched)
         except BPEError:   # a pattern only Oniguruma reads: the pipeline has its own copy
-            pre = Pretokenizer(r"(?s).+", specials)
+            pre = Pretokenizer(r"(?s).+", matched)
         model: PipelineModel = pipeline.model
         super().__init__(model, vocab=vocab, token_to_id=token_to_id, merges=merges,
                          special_tokens=specials, special_ids=dict(special_ids), pre=pre,
@@ -81,7 +87,9 @@ class PipelineTokenizer(BaseTokenizer):
         exactly as its library runs it, and tiktoken's whole-piece rule has no step)."""
         if n_merges >= self.n_merges:
             return self
-        what = "tokenizer.json" if self.pipeline.kind == "hf" else ".tiktoken"
+        fmt = self.meta.get("format") if isinstance(self.meta, dict) else None
+        what = {"gguf": "GGUF", "tekken": "tekken.json", "clip": "CLIP"}.get(
+            str(fmt), "tokenizer.json" if self.pipeline.kind == "hf" else ".tiktoken")
         raise SettingsError(f"This imported {what} tokenizer runs with "
                             f"all its {self.n_merges:,} merges and cannot be cut at step "
                             f"{n_merges:,}. Steps need a tokenizer with a merge list "
@@ -111,7 +119,7 @@ class PipelineTokenizer(BaseTokenizer):
         out = []
         for piece, tid in self.pipeline.pieces(text):
             s, e = piece.span(0, len(piece.text))
-            out.append(Piece(s, e, piece.text, tid))
+            out.append(Piece(s, e, self.pipeline.model_word(piece.text), tid))
         return out
 
     def decode(self, ids: Iterable[int]) -> str:

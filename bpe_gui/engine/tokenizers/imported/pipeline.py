@@ -14,7 +14,7 @@ gives them; ids match ``tokenizers.Tokenizer.encode(text, add_special_tokens=Fal
 """
 from __future__ import annotations
 
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Iterable, Iterator, Protocol
 
 from ..base import Encoding
 from ...text.presets import PRESET_IDS
@@ -22,9 +22,8 @@ from ...text.pattern_kinds import scanner_kind
 from ...text.presets import line_break_ends_words
 from ...text.scanner import native_scanner
 from ...text.boundaries import stream_boundary
-from .added_tokens import AddedTokens
 from .normalized import NStr
-from .hf_parts import PreTokenizer
+from .hf_parts import PreTokenizer, model_word
 
 try:  # whole texts of a native-preset pattern: scanned and merged in C, without the GIL
     from .. import _encode
@@ -32,6 +31,17 @@ try:  # whole texts of a native-preset pattern: scanned and merged in C, without
     install_tables(_encode)
 except ImportError:  # pragma: no cover - only without a C compiler at install time
     _encode = None  # type: ignore[assignment]  # optional C extension: None where it was not built
+
+class Splitter(Protocol):
+    """What cuts special (added) tokens out of a text before the pre-tokenizer:
+    tokenizer.json's AddedTokens, llama.cpp's special tokens (llama_cpp.LlamaSpecials),
+    CLIP's cleaning and split (clip.ClipSplit)."""
+
+    def split(self, text: NStr) -> Iterator[tuple[NStr, int | None]]: ...
+
+    @property
+    def longest(self) -> int: ...
+
 
 CACHE_LIMIT = 1 << 18
 NO_LIMIT = 2**31 - 1   # merge with every rank
@@ -42,7 +52,7 @@ class Pipeline:
     """Text -> pieces -> model, with offsets; ids -> text through the decoder."""
 
     def __init__(self, model, *, kind: str, vocab: dict[int, bytes],
-                 added: AddedTokens | None = None, normalize=None,
+                 added: Splitter | None = None, normalize=None,
                  pre: PreTokenizer | None = None, words=None,
                  special_map: dict[str, int] | None = None,
                  trim_offsets: tuple[bool, bool] | None = None,
@@ -69,15 +79,22 @@ class Pipeline:
         self._native = self._merger = None
         self._wcaches: list = []
         self._cut: bool | None = None   # False: long words are merged whole
+        if getattr(model, "end_of_word", b""):   # a word's last symbol carries the suffix:
+            self._cut = False                    # its segments cannot be merged alone
         preset = PRESET_IDS.get(words.kind) \
             if kind == "tiktoken" and words is not None and words.native is not None else None
         # ids without offsets: the normalizer on plain text (hf_parts.Normalizer.text)
-        self._plain = kind == "hf" and pre is not None
+        # (a splitter of added tokens without a plain-text side, llama.cpp's or CLIP's,
+        # cuts an NStr: fine without a normalizer)
+        self._plain = kind == "hf" and pre is not None and (
+            added is None or hasattr(added, "split_text") or normalize is None)
         if kind == "hf" and pre is not None and pre.tiling_pattern:
             name = scanner_kind(pre.tiling_pattern)   # a byte-level Split the scanner runs
             preset = PRESET_IDS.get(name) \
                 if name is not None and native_scanner(name) is not None else None
         native = getattr(model, "native", model)   # the C model under a PipelineModel
+        if getattr(model, "end_of_word", b""):   # the merger knows no end-of-word suffix
+            preset = None
         if preset is not None and _encode is not None and hasattr(native, "merge_table"):
             try:
                 self._merger = _encode.Merger.wrap(native.merge_table())
@@ -122,9 +139,10 @@ class Pipeline:
             return out
         if self._plain:   # ids only: no offsets kept
             return self._encode_plain(text)
+        alpha = self.pre is not None and self.pre.alphabet
         for piece, tid in self.pieces(text):
             if tid is None:
-                words.append(piece.text)
+                words.append(model_word(piece.text) if alpha else piece.text)
                 continue
             if words:
                 out += enc(words, self._cache, CACHE_LIMIT)
@@ -141,8 +159,11 @@ class Pipeline:
         out: list[int] = []
         pre, norm = self.pre, self.normalize
         assert pre is not None   # encode() comes here only with a pre-tokenizer
-        if self.added is not None:
+        if self.added is not None and hasattr(self.added, "split_text"):
             parts = self.added.split_text(text)
+        elif self.added is not None:
+            parts = ((p.text, tid, i == 0)
+                     for i, (p, tid) in enumerate(self.added.split(NStr.of(text))))
         elif norm is not None:
             normed, keeps = norm.text_start(text)
             parts = iter([(normed, None, keeps)])
@@ -153,7 +174,7 @@ class Pipeline:
                 out.append(tid)
             elif not piece:
                 continue
-            elif self._native is not None:
+            elif self._native is not None and pre.native_ok(piece):
                 out += self._encode_native(piece)
             else:
                 out += self._encode_words(pre.words_text(piece, at0))
@@ -219,11 +240,13 @@ class Pipeline:
         return Encoding(ids, [vocab.get(i, b"") for i in ids], offs, special)
 
     def _word(self, word: str) -> tuple[tuple[int, ...], tuple[tuple[int, int], ...]]:
-        """Ids of a piece and each token's character span inside it (cached)."""
+        """Ids of a piece and each token's character span inside it (cached). A piece in
+        GPT-2's alphabet (after a ByteLevel step) has one character per byte."""
         hit = self._ocache.get(word)
         if hit is None:
-            ids, starts, ends = self.model.tokenize(word)
-            if word.isascii():
+            alpha = self.pre is not None and self.pre.alphabet
+            ids, starts, ends = self.model.tokenize(model_word(word) if alpha else word)
+            if word.isascii() or alpha:
                 spans = tuple(zip(starts, ends))
             else:
                 cob = [ci for ci, ch in enumerate(word) for _ in range(len(ch.encode("utf-8")))]
@@ -284,6 +307,10 @@ class Pipeline:
         return out
 
     # ----- decoding -------------------------------------------------------------------
+    def model_word(self, text: str) -> str:
+        """What the model encodes for a piece's text (see hf_parts.model_word)."""
+        return model_word(text) if self.pre is not None and self.pre.alphabet else text
+
     def decode(self, ids: Iterable[int]) -> str:
         if self._decode is None or self.key_of is None:
             return b"".join(self.vocab[i] for i in ids).decode("utf-8", errors="replace")

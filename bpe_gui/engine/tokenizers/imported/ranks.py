@@ -48,9 +48,12 @@ def _line(data: bytes, lineno: int) -> bytes:
 
 
 def load_ranks(path: Path, data: bytes, *, pattern: str, specials: dict[str, int],
-               meta: dict, source: str | None = None) -> PipelineTokenizer:
+               meta: dict, source: str | None = None,
+               match_specials: bool = True) -> PipelineTokenizer:
     """``data``: the ranks file's bytes; ``specials``: special token -> id; ``source``:
-    where the pattern came from (named if it runs away)."""
+    where the pattern came from (named if it runs away); ``match_specials``: False when
+    the special tokens' text in the input is ordinary text (mistral-common's tekken:
+    tiktoken with no special tokens, the specials ids of their own)."""
     native, problem = model_class().from_tiktoken(data)
     if problem is not None:
         message = problem[2]
@@ -69,11 +72,14 @@ def load_ranks(path: Path, data: bytes, *, pattern: str, specials: dict[str, int
     for s, i in specials.items():
         vocab[i] = s.encode("utf-8")
         t2i.setdefault(vocab[i], i)
-    words = Pretokenizer(pattern, sorted(specials, key=specials.__getitem__))
+    matched = sorted(specials, key=specials.__getitem__) if match_specials else []
+    words = Pretokenizer(pattern, matched)
     model = PipelineModel(native, vocab)
     words.source = source
     pipe = Pipeline(model, kind="tiktoken", vocab=vocab, words=words,
-                    special_map=dict(specials), specials=frozenset(specials.values()))
+                    special_map={s: specials[s] for s in matched},
+                    specials=frozenset(specials.values()))
     merges = LazyMerges(lambda: model.n_merges, model.merge_at, vocab)
     return PipelineTokenizer(pipe, vocab=vocab, token_to_id=t2i, merges=merges,
-                             special_ids=specials, pattern=words.pattern, meta=meta)
+                             special_ids=specials, pattern=words.pattern, meta=meta,
+                             matched_specials=matched)

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QHBoxLay
                                QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
 from ....engine.display import hex_bytes
+from ....engine.formats import describe_source
 from ...models.proxy import SourceSortProxy
 from ...models.roles import TokenColors
 from ...models.vocab_classes import FILTER_LABELS, class_counts, counts_text, filter_label
@@ -276,7 +277,7 @@ class VocabBrowser(QWidget):
         n = len(m.entries)
         if m.source == "imported":
             name = (c.imported_path or "imported").replace("\\", "/").rsplit("/", 1)[-1]
-            label = (c.imported.meta or {}).get("encoding_label") if c.imported else None
+            label = describe_source(c.imported) if c.imported else None
             what = f" — {label}" if label else ""
             # the trained vocabulary is one click away: the button beside (issue 30)
             self.summary.setText(f"Showing the imported {name}{what}: {n:,} tokens")

@@ -96,14 +96,15 @@ def _set(doc: dict, dotted: str, value) -> dict:
 
 SPLIT = {"type": "Split", "pattern": {"Regex": r"\s+"}, "behavior": "Isolated", "invert": False}
 REFUSALS = [
-    ("pre_tokenizer.pretokenizers", [SPLIT, SPLIT, {"type": "Digits", "individual_digits": True},
+    ("pre_tokenizer.pretokenizers", [SPLIT, SPLIT, {"type": "CharDelimiterSplit",
+                                                    "delimiter": "x"},
                                      {"type": "ByteLevel", "add_prefix_space": False,
                                       "trim_offsets": True, "use_regex": False}],
-     "pre_tokenizer.pretokenizers[2].type", 'pre_tokenizer.pretokenizers[2].type = "Digits" is '
-                                            "not supported"),
-    ("pre_tokenizer", {"type": "Whitespace"}, "pre_tokenizer.type",
-     'pre_tokenizer.type = "Whitespace" is not supported'),
-    ("pre_tokenizer.pretokenizers", [{"type": "ByteLevel"}, SPLIT],
+     "pre_tokenizer.pretokenizers[2].type", 'pre_tokenizer.pretokenizers[2].type = '
+                                            '"CharDelimiterSplit" is not supported'),
+    ("pre_tokenizer", {"type": "UnicodeScripts"}, "pre_tokenizer.type",
+     'pre_tokenizer.type = "UnicodeScripts" is not supported'),
+    ("pre_tokenizer.pretokenizers", [{"type": "ByteLevel"}, {"type": "Metaspace"}],
      "pre_tokenizer.pretokenizers[1].type", "after a ByteLevel"),
     ("pre_tokenizer.pretokenizers[0].behavior", "Sideways",
      "pre_tokenizer.pretokenizers[0].behavior", '"Sideways" is not one of'),
@@ -114,7 +115,8 @@ REFUSALS = [
     ("normalizer", {"type": "StripAccents"}, "normalizer.type", '"StripAccents" is not supported'),
     ("model.type", "WordPiece", "model.type", "is a WordPiece model; only BPE tokenizers"),
     ("model.dropout", 0.1, "model.dropout", "model.dropout = 0.1 is not supported"),
-    ("model.end_of_word_suffix", "</w>", "model.end_of_word_suffix", "end_of_word_suffix"),
+    ("model.continuing_subword_prefix", "##", "model.continuing_subword_prefix",
+     "continuing_subword_prefix"),
     ("model.merges[3]", "Ġ zzzq", "model.merges[3]", "not in the vocabulary"),
     ("model.merges[1]", "one", "model.merges[1]", "should be"),
     ("post_processor", {"type": "Mystery"}, "post_processor.type",

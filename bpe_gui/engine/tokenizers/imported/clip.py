@@ -1,0 +1,124 @@
+"""CLIP's tokenizer (OpenAI CLIP, open_clip, every Stable Diffusion text encoder) from its
+merges file, run as its ``SimpleTokenizer`` runs it.
+
+The text is cleaned, then split, then each piece merged with ``</w>`` on its last
+symbol (HF's ``end_of_word_suffix``; the C model does that part):
+
+1. cleaning, as ``basic_clean`` + ``whitespace_clean`` + ``lower()``: NFC (the one part
+   of ``ftfy.fix_text`` done here), HTML entities unescaped twice (``html.unescape``),
+   whitespace runs (``str.isspace``) to one space, stripped, lowercased (Python's
+   ``str.lower``, final sigma included). **Not done**: ftfy's other repairs (mojibake,
+   curly quotes to straight ones, ligatures, full-width characters, control characters,
+   ...); text that ftfy would change otherwise is tokenized as written.
+2. the pieces are the matches of ``<start_of_text>|<end_of_text>|'s|'t|'re|'ve|'m|'ll|'d
+   |[\\p{L}]+|[\\p{N}]|[^\\s\\p{L}\\p{N}]+`` (case-insensitive); everything else is dropped.
+   A piece that is ``<start_of_text>`` or ``<end_of_text>`` is that special token (only
+   where the regex cuts it out whole, as in CLIP).
+3. each piece, byte-encoded in GPT-2's alphabet, is merged by rank.
+
+Offsets point into the text as given (NFC, entities and case mapped back).
+
+Example::
+
+    >>> cleaned(NStr.of("  A &amp;  B ")).text
+    'a & b'
+"""
+from __future__ import annotations
+
+import html
+import unicodedata
+from typing import Iterator
+
+import regex
+
+from .hf_parts import PreTokenizer
+from .normalized import NStr
+
+PATTERN = (r"""<start_of_text>|<end_of_text>|'s|'t|'re|'ve|'m|'ll|'d|[\p{L}]+|[\p{N}]"""
+           r"""|[^\s\p{L}\p{N}]+""")
+_SPLIT = regex.compile(PATTERN, regex.IGNORECASE)
+_ENTITY = regex.compile(r"&(#[0-9]+;?|#[xX][0-9a-fA-F]+;?|[^\t\n\f <&#;]{1,32};?)")
+_SPACES = regex.compile(r"[\s\x1c-\x1f]+")   # Python's re \s: str.isspace
+
+
+def _sub(s: NStr, pattern, repl) -> NStr:
+    """Each match replaced by ``repl(match text)``; new characters take the span of the
+    whole match (the characters they stand for)."""
+    old = None
+    text: list[str] = []
+    align: list[tuple[int, int]] = []
+    last = 0
+    for m in pattern.finditer(s.text):
+        a, b = m.span()
+        r = repl(m.group())
+        if r == m.group():
+            continue
+        if old is None:
+            old = s.spans()
+        text.append(s.text[last:a])
+        align.extend(old[last:a])
+        span = (old[a][0], old[b - 1][1])
+        text.append(r)
+        align.extend([span] * len(r))
+        last = b
+    if old is None:
+        return s
+    text.append(s.text[last:])
+    align.extend(old[last:])
+    return NStr("".join(text), align)
+
+
+def _lower(s: NStr) -> NStr:
+    low = s.text.lower()
+    if low == s.text:
+        return s
+    if len(low) == len(s.text):   # one character each (final sigma is one too)
+        return NStr(low, s.align if isinstance(s.align, int) else list(s.align))
+    # some characters lower to several (İ -> i̇): each one's share of the whole string's
+    # lowercase (which alone knows final sigma), by the length of its own
+    parts, k = [], 0
+    for c in s.text:
+        n = len(c.lower())
+        parts.append(low[k:k + n])
+        k += n
+    it = iter(parts)
+    return s.map_chars(lambda _c: next(it))
+
+
+def cleaned(s: NStr) -> NStr:
+    """CLIP's cleaning (see the module docstring), offsets kept."""
+    if not unicodedata.is_normalized("NFC", s.text):
+        s = s.normalize("NFC")
+    if "&" in s.text:
+        s = _sub(s, _ENTITY, html.unescape)
+        if "&" in s.text:
+            s = _sub(s, _ENTITY, html.unescape)
+    s = _sub(s, _SPACES, lambda w: " ")
+    t = s.text
+    a, b = len(t) - len(t.lstrip()), len(t.rstrip())
+    if (a, b) != (0, len(t)):
+        s = s.slice(a, max(a, b))
+    return _lower(s)
+
+
+class ClipSplit:
+    """The pipeline's splitter for CLIP: clean, cut by the regex, find the two specials
+    (the ``added`` part of a Pipeline: ``split`` yields (piece, None) or (piece, id))."""
+
+    def __init__(self, specials: dict[str, int]):
+        self.specials = specials
+
+    @property
+    def longest(self) -> int:
+        return max(map(len, self.specials), default=0)
+
+    def split(self, s: NStr) -> Iterator[tuple[NStr, int | None]]:
+        c = cleaned(s)
+        for m in _SPLIT.finditer(c.text):
+            a, b = m.span()
+            yield c.slice(a, b), self.specials.get(m.group())
+
+
+def pre_tokenizer() -> PreTokenizer:
+    """The pieces are already cut (ClipSplit): a byte-level pre-tokenizer that keeps them."""
+    return PreTokenizer([lambda pieces: pieces], True, False, None)

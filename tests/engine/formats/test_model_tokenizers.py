@@ -1,0 +1,228 @@
+"""tekken.json, CLIP's merges file and Whisper's multilingual.tiktoken open as their own
+libraries encode: mistral-common's Tekkenizer, CLIP's SimpleTokenizer (a slow reference
+of its rules, ftfy aside) and tokenizers loading CLIP's tokenizer.json, and tiktoken."""
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+
+import pytest
+
+from bpe_gui.engine.errors import ExportError, FormatError
+from bpe_gui.engine.formats import (describe_source, detect_format, export_tokenizer,
+                                    load_tokenizer, supported_formats)
+from bpe_gui.engine.formats.clip_fmt import read_clip_merges
+
+from clip_reference import clip_reference
+from model_files import tekken_json
+
+TEXTS = {
+    "english": "Hello, World! It's 3:45pm; we'll see... DON'T I'M x2 12345 3.14",
+    "chinese": "你好世界，这是一个测试。我们在学习字节对编码的分词方法。",
+    "japanese": "日本語のテキストとカタカナ、ひらがな。東京都",
+    "russian": "Привет, мир! Съешь же ещё этих мягких французских булок.",
+    "arabic": "مرحبا بالعالم، هذا اختبار ١٢٣ للمقسم.",
+    "emoji": "emoji 🙂👍🏽 👨\u200d👩\u200d👧 🇨🇳 done",
+    "code": "def f(x):\n    return x**2  # comment\n\tif y:  pass\r\n",
+    "whitespace": "  lead\t\ttrail  \n\n\n a\u00a0b \u3000x   \n",
+    "digits": "1 12 123 1234 12345 123456 ١٢٣٤ ½ ²",
+    "random": "".join(chr(c) for c in (0x1F600, 0x0915, 0x094D, 0x0937, 0x10400, 0xFF21,
+                                         0x2167, 0x0301, 0x00B5, 0x0130, 0x017F, 0x212A)),
+    "specials": "<s>[INST] hi [/INST]</s><unk><SPECIAL_20>",
+    "long": "x" * 100_000,
+}
+
+
+# ----- tekken.json ----------------------------------------------------------------------------
+def _tekkenizer(path: Path):
+    tekken = pytest.importorskip("mistral_common.tokens.tokenizers.tekken")
+    return tekken.Tekkenizer.from_file(str(path))
+
+
+def _mistral_data() -> list[Path]:
+    mc = pytest.importorskip("mistral_common")
+    return sorted((Path(mc.__file__).parent / "data").glob("tekken_*.json"))
+
+
+@pytest.mark.parametrize("which", ["v3", "v7"])
+def test_tekken_equals_mistral_common(tekken_files, which):
+    """Special tokens take the first ids, the token of rank r is id r + n_special, and a
+    special token's text in the input is ordinary text (ids of its pieces)."""
+    path = tekken_files[which]
+    tok, mc = load_tokenizer(path), _tekkenizer(path)
+    assert detect_format(path) == "tekken"
+    for name, text in TEXTS.items():
+        assert tok.encode(text) == mc.encode(text, bos=False, eos=False), name
+    n = mc.num_special_tokens
+    assert all(tok.vocab[i] == mc.id_to_piece(i).encode() for i in range(n))
+    assert set(tok.special_ids.values()) == set(range(n))
+    ids = tok.encode(TEXTS["english"])
+    assert tok.decode(ids) == mc.decode(ids)
+    enc = tok.encode_with_offsets(TEXTS["chinese"])
+    assert enc.ids == tok.encode(TEXTS["chinese"])
+    assert "Mistral tekken.json" in describe_source(tok)
+
+
+@pytest.mark.slow
+def test_the_published_tekken_files(tmp_path):
+    for path in _mistral_data():
+        tok, mc = load_tokenizer(path), _tekkenizer(path)
+        for name, text in TEXTS.items():
+            assert tok.encode(text) == mc.encode(text, bos=False, eos=False), (path.name, name)
+
+
+def test_tekken_ranks_that_repeat_are_refused_through_load(tekken_ranks, tmp_path):
+    data = tekken_json(tekken_ranks, n_special=100)
+    data["vocab"][300]["rank"] = 299
+    p = tmp_path / "tekken.json"
+    p.write_text(json.dumps(data))
+    with pytest.raises(FormatError) as e:
+        load_tokenizer(p)
+    assert str(p) in str(e.value) and "repeats" in str(e.value)
+    assert e.value.key == "vocab[300].rank"
+
+
+def test_tekken_special_tokens_cannot_be_replaced(tekken_files):
+    with pytest.raises(FormatError, match="special tokens are its own"):
+        load_tokenizer(tekken_files["v7"], special_tokens=["<x>"])
+
+
+# ----- CLIP -----------------------------------------------------------------------------------
+CLIP_TEXTS = {**{k: v for k, v in TEXTS.items() if k != "specials"},
+              "entities": "fish &amp; chips &lt;b&gt; &amp;amp; caf&eacute;",
+              "case": "A PHOTO of ΣΑΣ and İstanbul",
+              "clip_specials": "<start_of_text>a photo<end_of_text> x'<start_of_text>",
+              "nfd": "e\u0301 cafe\u0301"}
+
+
+def test_clip_merges_equal_clips_rules(clip_file):
+    for path in (clip_file.gz, clip_file.plain):
+        tok, ref = load_tokenizer(path), clip_reference(path)
+        assert detect_format(path) == "clip"
+        for name, text in CLIP_TEXTS.items():
+            assert tok.encode(text) == ref(text), (path.name, name)
+            enc = tok.encode_with_offsets(text)
+            assert enc.ids == tok.encode(text)
+            assert all(0 <= a <= b <= len(text) for a, b in enc.offsets)
+        assert "ftfy" in describe_source(tok)
+    assert tok.decode(tok.encode("a photo of a cat")) == "a photo of a cat "
+
+
+def _clip_tokenizer_json(clip_file, tmp_path) -> Path:
+    """CLIP's tokenizer.json (end_of_word_suffix '</w>', as transformers converts it),
+    built with tokenizers from the same merges."""
+    tk = pytest.importorskip("tokenizers")
+    from tokenizers import Regex, decoders, models, normalizers, pre_tokenizers
+    cm = read_clip_merges(clip_file.gz)
+    vocab = {t: i for i, t in enumerate(cm.vocab())}
+    vocab = {("<|startoftext|>" if t == "<start_of_text>" else
+              "<|endoftext|>" if t == "<end_of_text>" else t): i for t, i in vocab.items()}
+    hf = tk.Tokenizer(models.BPE(vocab, list(cm.merges), end_of_word_suffix="</w>",
+                                 continuing_subword_prefix="", unk_token="<|endoftext|>"))
+    hf.normalizer = normalizers.Sequence([normalizers.NFC(), normalizers.Replace(
+        Regex(r"\s+"), " "), normalizers.Lowercase()])
+    hf.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.Split(Regex(
+        r"""<\|startoftext\|>|<\|endoftext\|>|'s|'t|'re|'ve|'m|'ll|'d|[\p{L}]+|[\p{N}]"""
+        r"""|[^\s\p{L}\p{N}]+"""), behavior="removed", invert=True),
+        pre_tokenizers.ByteLevel(add_prefix_space=False)])
+    hf.decoder = decoders.ByteLevel()
+    hf.add_special_tokens(["<|startoftext|>", "<|endoftext|>"])
+    data = json.loads(hf.to_str())
+    data["model"]["continuing_subword_prefix"] = None
+    p = tmp_path / "tokenizer.json"
+    p.write_text(json.dumps(data))
+    return p
+
+
+def test_clip_tokenizer_json_equals_tokenizers(clip_file, tmp_path):
+    """CLIP's tokenizer.json against tokenizers: ids and offsets."""
+    tk = pytest.importorskip("tokenizers")
+    p = _clip_tokenizer_json(clip_file, tmp_path)
+    hf = tk.Tokenizer.from_file(str(p))
+    tok = load_tokenizer(p)
+    for name, text in TEXTS.items():
+        if name == "specials":
+            continue
+        want = hf.encode(text, add_special_tokens=False)
+        assert tok.encode(text) == want.ids, name
+        if name != "long":
+            assert tok.encode_with_offsets(text).offsets == [tuple(o) for o in want.offsets]
+
+
+def test_clip_files_refuse_exports_with_the_reason(clip_file, tmp_path):
+    """CLIP's cleaning and '</w>' are held by no written format: every export but the
+    merges CSV says why (they wrote files that encode otherwise, or that do not load)."""
+    for tok, what in ((load_tokenizer(clip_file.gz), "CLIP cleans the text"),
+                      (load_tokenizer(_clip_tokenizer_json(clip_file, tmp_path)),
+                       "end_of_word_suffix")):
+        assert supported_formats(tok) == ["csv"]
+        for fmt in ("hf", "gpt2", "tiktoken", "native"):
+            with pytest.raises(ExportError, match=what):
+                export_tokenizer(tok, tmp_path / fmt, fmt)
+            assert not (tmp_path / fmt).exists() or not any((tmp_path / fmt).iterdir())
+
+
+def test_training_on_a_clip_file_is_refused_with_the_reason(clip_file, tmp_path):
+    from bpe_gui.engine.errors import SettingsError
+    from bpe_gui.engine.train import TrainSettings, train_on
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("A Photo of a CAT &amp; a dog\n" * 50, "utf-8")
+    with pytest.raises(SettingsError, match="CLIP cleans the text"):
+        train_on(load_tokenizer(clip_file.gz), str(corpus), TrainSettings(num_merges=5))
+
+
+# ----- Whisper's multilingual.tiktoken ------------------------------------------------------------
+def test_an_empty_token_is_read_as_tiktoken_reads_it(tmp_path):
+    """Whisper's multilingual.tiktoken has '= 50256': the empty token, which tiktoken and
+    Whisper accept (it was refused: 'b'=' is not valid base64')."""
+    tiktoken = pytest.importorskip("tiktoken")
+    from tiktoken.load import load_tiktoken_bpe
+    ranks = {bytes([b]): b for b in range(256)}
+    for w in (b"th", b"the", b" the", b"in", b"ing", b" a"):
+        ranks[w] = len(ranks)
+    lines = [f"{base64.b64encode(t).decode()} {r}" for t, r in ranks.items()]
+    empty = len(ranks)
+    lines.append(f"= {empty}")
+    lines.append(f"{base64.b64encode(b'er').decode()} {empty + 1}")
+    p = tmp_path / "multilingual.tiktoken"
+    p.write_text("\n".join(lines) + "\n")
+    (tmp_path / "multilingual.tiktoken.json").write_text(json.dumps(
+        {"pat_str": r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+""",
+         "special_tokens": {"<|endoftext|>": empty + 2}}))
+    meta = json.loads((tmp_path / "multilingual.tiktoken.json").read_text())
+    enc = tiktoken.Encoding("w", pat_str=meta["pat_str"], mergeable_ranks=load_tiktoken_bpe(str(p)),
+                            special_tokens=meta["special_tokens"])
+    tok = load_tokenizer(p)
+    assert tok.vocab[empty] == b""
+    for text in ("the thing in the inner", "singer  the<|endoftext|>x"):
+        assert tok.encode(text) == enc.encode(text, allowed_special="all")
+    assert tok.decode([empty, ranks[b"the"]]) == "the"
+
+
+def test_a_line_of_only_padding_twice_is_two_empty_ids(tmp_path):
+    p = tmp_path / "t.tiktoken"
+    lines = [f"{base64.b64encode(bytes([b])).decode()} {b}" for b in range(256)]
+    p.write_text("\n".join(lines + ["= 256", "== 257"]) + "\n")
+    tok = load_tokenizer(p, pattern="gpt2")
+    assert tok.vocab[256] == tok.vocab[257] == b""
+
+
+# ----- unsupported kinds are named ---------------------------------------------------------------
+def test_unsupported_files_name_their_format(tmp_path, spm_models):
+    bad = tmp_path / "tokenizer.json"
+    bad.write_bytes(bytes(range(256)) * 20)
+    with pytest.raises(FormatError, match="binary"):
+        load_tokenizer(bad)
+    junk = tmp_path / "junk.json"
+    junk.write_text('{"hello": "world", "n": [1, 2]}')
+    with pytest.raises(FormatError, match="of no tokenizer format"):
+        load_tokenizer(junk)
+    with pytest.raises(FormatError, match="Unigram"):
+        load_tokenizer(spm_models["unigram"].path)
+    assert load_tokenizer(spm_models["bpe_llama"].path).encode("a b")   # BPE ones open
+    vocab = tmp_path / "vocab.txt"
+    vocab.write_text("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] +
+                               [f"w{i}" for i in range(50)]))
+    with pytest.raises(FormatError, match="WordPiece"):
+        load_tokenizer(vocab)
