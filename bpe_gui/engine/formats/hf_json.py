@@ -28,6 +28,7 @@ from ..tokenizers.imported.imported_tokenizer import LazyMerges, PipelineTokeniz
 from ..tokenizers.imported.decoders import decoder
 from ..tokenizers.imported.normalized import NStr
 from ..tokenizers.imported.word_model import PipelineModel, find_model_tables, model_class
+from ..text.dialects import DialectError, translate
 from ..tokenizers.imported.hf_parts import (
     BYTE_LEVEL_PATTERN, Unsupported, need, normalizer, pre_tokenizer)
 
@@ -121,7 +122,8 @@ def _build(data: dict, path: Path, meta: dict, tables) -> PipelineTokenizer:
     info = {"format": "hf", "source": str(path), "model": "BPE", **_describe(data, opts),
             **meta}
     return PipelineTokenizer(pipe, vocab=vocab, token_to_id=t2i, merges=merges,
-                             special_ids=specials, pattern=_pattern_of(data, pre), meta=info)
+                             special_ids=specials, pattern=_pattern_of(data, pre), meta=info,
+                             classes=pre.classes)
 
 
 class Refused(Unsupported):
@@ -247,12 +249,17 @@ def _prepends_always(node: dict) -> bool:
 
 
 def _pattern_of(data: dict, pre) -> str:
+    """The words' regex for the explain view, in ``regex`` syntax (the file's Split
+    regex translated from Oniguruma's)."""
     node = data.get("pre_tokenizer") or {}
     text = json.dumps(node)
     if '"Split"' in text:
         for s in _walk(node):
             if s.get("type") == "Split" and isinstance((s.get("pattern") or {}).get("Regex"), str):
-                return s["pattern"]["Regex"]
+                try:
+                    return translate(s["pattern"]["Regex"], "oniguruma", "regex")
+                except DialectError:
+                    return r"(?s).+"
     if pre.byte_level and '"use_regex": false' not in text:
         return BYTE_LEVEL_PATTERN
     return r"(?s).+"

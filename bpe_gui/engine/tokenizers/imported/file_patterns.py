@@ -19,9 +19,10 @@ class FilePattern:
     ``'s|\\p{L}+|\\s+(?!\\S)``) run without it."""
 
     def __init__(self, compiled: "regex.Pattern[str]", where: str, source: str,
-                 literal: bool = False):
+                 literal: bool = False, classes=None):
         self.regex = compiled
-        self.pattern = compiled.pattern
+        self.pattern = compiled.pattern   # regex syntax (a file's Oniguruma one translated)
+        self.classes = classes            # the Unicode tables of its classes (None: regex's)
         self.where = where
         self.source = source
         self.timed = not literal and may_run_away(compiled.pattern)

@@ -1,6 +1,11 @@
 """Normalizers and pre-tokenizers of a Hugging Face ``tokenizer.json``, as ``tokenizers``
 runs them, on :class:`NStr` pieces (so offsets point into the original text).
 
+Regexes are read as Oniguruma reads them (``text.dialects``: ``X{1,3}+`` repeats, ``$``
+ends a line...) and their classes are those of tokenizers' Unicode version
+(``unicode_versions.TOKENIZERS``); a pattern Oniguruma reads in a way this app cannot
+reproduce is refused, naming it.
+
 Each part is built from its JSON node by :func:`normalizer` / :func:`pre_tokenizer`;
 anything else raises :class:`Unsupported` naming the JSON path, e.g.
 ``pre_tokenizer.pretokenizers[2].type = "Digits" is not supported``.
@@ -20,8 +25,10 @@ from typing import Any, Callable
 
 import regex
 
+from ...text.dialects import DialectError, pinned, translate
 from ...text.pattern_kinds import scanner_kind
 from ...text.scanner import native_scanner
+from ...text.unicode_versions import TOKENIZERS, Classes
 from .normalized import Form, NStr
 from .file_patterns import FilePattern
 
@@ -57,17 +64,24 @@ def need(node: dict, key: str, kind, where: str, default: Any = ...) -> Any:
 
 
 # ----- patterns -------------------------------------------------------------------------
-def compile_pattern(node: Any, where: str, source: str = "") -> FilePattern:
-    """A Split/Replace pattern: {"Regex": ...} (Oniguruma; read with the `regex` module)
+def compile_pattern(node: Any, where: str, source: str = "",
+                    classes: Classes | None = TOKENIZERS) -> FilePattern:
+    """A Split/Replace pattern: {"Regex": ...} (Oniguruma's syntax, translated to the
+    `regex` module's with the same meaning and pinned to ``classes``' Unicode version)
     or {"String": ...} (literal text). ``source``: the file, named if it runs away."""
     if isinstance(node, dict) and isinstance(node.get("String"), str):
         return FilePattern(regex.compile(regex.escape(node["String"])), where, source, True)
     if isinstance(node, dict) and isinstance(node.get("Regex"), str):
         try:
-            return FilePattern(regex.compile(node["Regex"]), f"{where}.Regex", source)
+            text = translate(node["Regex"], "oniguruma", "regex")
+            compiled = pinned(text, classes)
+        except DialectError as e:
+            what = "does not compile" if e.malformed else "cannot be run as tokenizers runs it"
+            raise Unsupported(f"{where}.Regex", f"{where}.Regex {what}: {e}") from None
         except regex.error as e:
             raise Unsupported(f"{where}.Regex", f"{where}.Regex does not compile here ({e})") \
                 from None
+        return FilePattern(compiled, f"{where}.Regex", source, classes=classes)
     if isinstance(node, str):   # some writers give the string itself
         return FilePattern(regex.compile(regex.escape(node)), where, source, True)
     raise Unsupported(where, f"{where} should be {{\"Regex\": ...}} or {{\"String\": ...}}")
@@ -83,7 +97,7 @@ def find_matches(pattern, text: str) -> list[tuple[int, int, bool]]:
     if not text:
         return [(0, 0, False)]
     out, prev, last_end = [], 0, -1
-    native = _native(pattern.pattern)
+    native = _native(pattern.pattern, getattr(pattern, "classes", None))
     if native is not None:   # GPT-2's, cl100k's, Llama 3's... : words that tile the text
         for e in native.word_ends(text):
             out.append((prev, e, True))
@@ -104,9 +118,10 @@ def find_matches(pattern, text: str) -> list[tuple[int, int, bool]]:
 
 
 @lru_cache(maxsize=16)
-def _native(pattern: str):
-    """The native scanner of a pattern it recognises (pattern_kinds.py), else None."""
-    return native_scanner(scanner_kind(pattern))
+def _native(pattern: str, classes: Classes | None):
+    """The native scanner of a pattern it recognises (pattern_kinds.py), with the
+    classes of ``classes``' Unicode version, else None."""
+    return native_scanner(scanner_kind(pattern), classes)
 
 
 BEHAVIORS = ("Removed", "Isolated", "MergedWithPrevious", "MergedWithNext", "Contiguous")
@@ -214,7 +229,9 @@ class PreTokenizer:
     """Runs the pre-tokenizer steps; ``byte_level`` if a ByteLevel step ends them."""
 
     def __init__(self, steps: list[Callable[[Pieces], Pieces]], byte_level: bool,
-                 add_prefix_space: bool, replacement: str | None, tiling=None):
+                 add_prefix_space: bool, replacement: str | None, tiling=None,
+                 classes: Classes | None = TOKENIZERS):
+        self.classes = classes    # the Unicode tables of its patterns' classes
         self.steps = steps
         self.byte_level = byte_level
         self.add_prefix_space = add_prefix_space
@@ -233,7 +250,7 @@ class PreTokenizer:
         if self._tiling is None:
             return None
         pattern, gaps_too = self._tiling
-        native = _native(pattern.pattern)   # a pattern the scanner runs: its words, in C
+        native = _native(pattern.pattern, self.classes)   # a pattern the scanner runs: in C
         words = native.words(text) if native is not None else pattern.findall(text)
         if gaps_too and sum(map(len, words)) != len(text):
             return None   # gaps between matches are pieces too: the steps place them
@@ -268,7 +285,7 @@ def pre_tokenizer(node: Any, where: str = "pre_tokenizer", source: str = "") -> 
             byte_level = True
             prefix = need(n, "add_prefix_space", bool, w, True)
             use_regex = need(n, "use_regex", bool, w, True)
-            steps.append(_byte_level(prefix, use_regex))
+            steps.append(_byte_level(prefix, use_regex, TOKENIZERS))
         elif kind == "Metaspace":
             rep = need(n, "replacement", str, w, "▁")
             if len(rep) != 1:
@@ -297,7 +314,7 @@ def _tiling(flat: list[tuple[dict, str]], source: str = ""):
             where = f"{flat[0][1]}.pattern"   # the same step as the Split's own (a runaway names it)
             return compile_pattern(split.get("pattern"), where, source), shape[0] == "Isolated"
     if kinds == ["ByteLevel"] and plain_bl and last.get("use_regex", True):
-        return _BYTE_LEVEL_RE, True
+        return byte_level_regex(TOKENIZERS), True
     return None
 
 
@@ -325,15 +342,21 @@ def _prepend_scheme(n: dict, w: str) -> str:
     return "always" if need(n, "add_prefix_space", bool, w, True) else "never"
 
 
-_BYTE_LEVEL_RE = regex.compile(BYTE_LEVEL_PATTERN)
+@lru_cache(maxsize=4)
+def byte_level_regex(classes: Classes | None) -> FilePattern:
+    """ByteLevel's own regex (GPT-2's) with the classes of ``classes``' version."""
+    return FilePattern(pinned(BYTE_LEVEL_PATTERN, classes), "ByteLevel", "", True,
+                       classes=classes)
 
 
-def _byte_level(add_prefix_space: bool, use_regex: bool):
+def _byte_level(add_prefix_space: bool, use_regex: bool, classes: Classes | None):
+    pattern = byte_level_regex(classes)
+
     def run(pieces: Pieces) -> Pieces:
         if add_prefix_space:
             pieces = [p if p.text.startswith(" ") else p.prepend(" ") for p in pieces]
         if use_regex:
-            pieces = split_pieces(pieces, _BYTE_LEVEL_RE, "Isolated")
+            pieces = split_pieces(pieces, pattern, "Isolated")
         return pieces
     return run
 

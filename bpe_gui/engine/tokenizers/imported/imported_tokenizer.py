@@ -16,6 +16,7 @@ from ..base import BaseTokenizer, Encoding
 from ..model import Piece
 from ...errors import BPEError, EncodeError, SettingsError
 from ...text.pretokenize import Pretokenizer
+from ...text.unicode_versions import Classes
 from .word_model import PipelineModel
 
 
@@ -60,11 +61,14 @@ class PipelineTokenizer(BaseTokenizer):
     meta, the model) reads like any tokenizer's. Always shown with all its merges."""
 
     def __init__(self, pipeline, *, vocab: dict[int, bytes], token_to_id: dict[bytes, int],
-                 merges: LazyMerges, special_ids: dict[str, int], pattern: str, meta: dict):
+                 merges: LazyMerges, special_ids: dict[str, int], pattern: str, meta: dict,
+                 classes: Classes | None = None):
+        """``pattern``: the words' regex in ``regex`` syntax (a file's own translated),
+        whose classes are ``classes``' (the file's library's Unicode tables)."""
         specials = sorted(special_ids, key=special_ids.__getitem__)
         try:
-            pre = Pretokenizer(pattern, specials)
-        except BPEError:   # a pattern only Oniguruma reads: the pipeline has its own copy
+            pre = Pretokenizer(pattern, specials, classes=classes)
+        except BPEError:   # a pattern this app cannot run: the pipeline has its own parts
             pre = Pretokenizer(r"(?s).+", specials)
         model: PipelineModel = pipeline.model
         super().__init__(model, vocab=vocab, token_to_id=token_to_id, merges=merges,

@@ -17,7 +17,6 @@ from __future__ import annotations
 from typing import Callable, Iterable, Iterator
 
 from ..base import Encoding
-from ...text.presets import PRESET_IDS
 from ...text.pattern_kinds import scanner_kind
 from ...text.presets import line_break_ends_words
 from ...text.scanner import native_scanner
@@ -67,12 +66,12 @@ class Pipeline:
         # _encode reads this model's table (Merger.wrap); one word cache per thread
         self._native = self._merger = None
         self._wcaches: list = []
-        preset = PRESET_IDS.get(words.kind) \
+        # the scanner id: the pattern's kind with the Unicode tables of the file's library
+        preset = words.native.preset_id \
             if kind == "tiktoken" and words is not None and words.native is not None else None
         if kind == "hf" and normalize is None and pre is not None and pre.tiling_pattern:
-            name = scanner_kind(pre.tiling_pattern)   # a byte-level Split the scanner runs
-            preset = PRESET_IDS.get(name) \
-                if name is not None and native_scanner(name) is not None else None
+            scanner = native_scanner(scanner_kind(pre.tiling_pattern), pre.classes)
+            preset = scanner.preset_id if scanner is not None else None
         native = getattr(model, "native", model)   # the C model under a PipelineModel
         if preset is not None and _encode is not None and hasattr(native, "merge_table"):
             try:
