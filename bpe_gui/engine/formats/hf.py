@@ -45,7 +45,8 @@ from .gpt2 import vocab_keys as gpt2_vocab_keys
 from ..io.reading import check_depth, read_json
 from ..text.pretokenize import Pretokenizer
 from .hf_json import load_hf, read_fast
-from ..text.dialects import DialectError, translate
+from ..text.dialects import DialectError, file_pattern, translate
+from ..text.unicode_versions import TOKENIZERS
 
 # Whitespace as Python's str.strip() sees it (char mode strips words with it) and as the
 # `regex` module's \s sees it (the whitespace preset splits with it). They differ in
@@ -123,9 +124,10 @@ def dump(snap: Snapshot, name: str = "tokenizer") -> dict[str, bytes]:
 def onig_pattern(pattern: str) -> str:
     """Our pattern (``regex`` syntax) as Oniguruma must read it to mean the same (text
     .dialects): e.g. tiktoken's ``\\p{N}{1,3}+`` becomes ``\\p{N}{1,3}`` (in Oniguruma the
-    trailing ``+`` repeats the group, so every digit run would be one word)."""
+    trailing ``+`` repeats the group, so every digit run would be one word), and each
+    class gets the code points it lacks in tokenizers' Unicode version written out."""
     try:
-        return translate(pattern, "regex", "oniguruma")
+        return translate(pattern, "regex", "oniguruma", widen=TOKENIZERS)
     except DialectError as e:
         raise ExportError(f"The pre-tokenizer pattern cannot be written for Hugging Face "
                           f"tokenizers' regex engine (Oniguruma) with the same meaning: {e}. "
@@ -382,13 +384,15 @@ def _own_prefix(norm: Any, steps: list[dict], regexes: list) -> bool:
 
 
 def _from_onig(text: Any) -> Any:
-    """A file's Oniguruma pattern in ``regex`` syntax (itself if it cannot be read)."""
+    """A file's Oniguruma pattern in ``regex`` syntax, the classes :func:`onig_pattern`
+    wrote out read back (itself if it cannot be read)."""
     if not isinstance(text, str):
         return text
     try:
-        return translate(text, "oniguruma", "regex")
+        ours = translate(text, "oniguruma", "regex")
     except DialectError:
         return text
+    return file_pattern(ours, TOKENIZERS)[0]
 
 
 def _load_own(path, data, model, special_tokens, kwargs) -> Tokenizer:
@@ -454,10 +458,11 @@ def _pattern_of(split: dict, path) -> str:
     pat = split.get("pattern") or {}
     if "Regex" in pat:
         try:
-            regex_text = translate(pat["Regex"], "oniguruma", "regex")
+            translate(pat["Regex"], "oniguruma", "regex")
         except DialectError as e:
             raise FormatError(path, f"the Split pattern cannot be read as Oniguruma reads "
                               f"it: {e}.", key="pre_tokenizer") from None
+        regex_text = _from_onig(pat["Regex"])
     elif "String" in pat:
         regex_text = regex.escape(pat["String"])
     else:

@@ -28,7 +28,8 @@ from ..tokenizers.imported.imported_tokenizer import LazyMerges, PipelineTokeniz
 from ..tokenizers.imported.decoders import decoder
 from ..tokenizers.imported.normalized import NStr
 from ..tokenizers.imported.word_model import PipelineModel, find_model_tables, model_class
-from ..text.dialects import DialectError, translate
+from ..text.dialects import DialectError, file_pattern, translate
+from ..text.unicode_versions import Classes
 from ..tokenizers.imported.hf_parts import (
     BYTE_LEVEL_PATTERN, Unsupported, need, normalizer, pre_tokenizer)
 
@@ -121,9 +122,9 @@ def _build(data: dict, path: Path, meta: dict, tables) -> PipelineTokenizer:
     merges = LazyMerges(lambda: model.n_merges, model.merge_at, vocab)
     info = {"format": "hf", "source": str(path), "model": "BPE", **_describe(data, opts),
             **meta}
+    pattern, classes = _pattern_of(data, pre)
     return PipelineTokenizer(pipe, vocab=vocab, token_to_id=t2i, merges=merges,
-                             special_ids=specials, pattern=_pattern_of(data, pre), meta=info,
-                             classes=pre.classes)
+                             special_ids=specials, pattern=pattern, meta=info, classes=classes)
 
 
 class Refused(Unsupported):
@@ -248,21 +249,22 @@ def _prepends_always(node: dict) -> bool:
     return scheme == "always" or (scheme is None and node.get("add_prefix_space", True))
 
 
-def _pattern_of(data: dict, pre) -> str:
+def _pattern_of(data: dict, pre) -> tuple[str, Classes | None]:
     """The words' regex for the explain view, in ``regex`` syntax (the file's Split
-    regex translated from Oniguruma's)."""
+    regex translated from Oniguruma's), and the Unicode tables of its classes."""
     node = data.get("pre_tokenizer") or {}
     text = json.dumps(node)
     if '"Split"' in text:
         for s in _walk(node):
             if s.get("type") == "Split" and isinstance((s.get("pattern") or {}).get("Regex"), str):
                 try:
-                    return translate(s["pattern"]["Regex"], "oniguruma", "regex")
+                    found = translate(s["pattern"]["Regex"], "oniguruma", "regex")
                 except DialectError:
-                    return r"(?s).+"
+                    return r"(?s).+", None
+                return file_pattern(found, pre.classes) if pre.classes else (found, None)
     if pre.byte_level and '"use_regex": false' not in text:
-        return BYTE_LEVEL_PATTERN
-    return r"(?s).+"
+        return BYTE_LEVEL_PATTERN, pre.classes
+    return r"(?s).+", None
 
 
 def _walk(node: Any):

@@ -29,6 +29,7 @@ from ..errors import ExportError, FormatError, PatternError
 from .known_encodings import recognise
 from ..tokenizers.imported.ranks import load_ranks
 from ..text.dialects import DialectError, translate
+from ..text.unicode_versions import TIKTOKEN
 from ..text.pretokenize import Pretokenizer, resolve_pattern
 from ..io.reading import as_id
 from .snapshot import PROBE_TEXT, Snapshot, byte_level_only, preset_name, words_differ
@@ -95,10 +96,11 @@ def dump(snap: Snapshot, name: str = "tokenizer") -> dict[str, bytes]:
 
 def fancy_pattern(pattern: str) -> str:
     """Our pattern (``regex`` syntax) as fancy-regex must read it to mean the same
-    (text.dialects): the presets are written as they are (tiktoken's own); e.g. a ``$``
-    becomes ``\\Z`` (fancy-regex's ``$`` is only the end of the text)."""
+    (text.dialects): the presets are written as they are (tiktoken's own) but for the
+    classes, which get the code points they lack in tiktoken's Unicode version written
+    out; a ``$`` becomes ``(?=\\n?\\z)`` (fancy-regex's ``$`` is only the end of the text)."""
     try:
-        return translate(pattern, "regex", "fancy")
+        return translate(pattern, "regex", "fancy", widen=TIKTOKEN)
     except DialectError as e:
         raise ExportError(f"The pre-tokenizer pattern cannot be written for tiktoken's regex "
                           f"engine (fancy-regex) with the same meaning: {e}. Use a preset, or "

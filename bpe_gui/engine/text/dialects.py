@@ -39,6 +39,7 @@ from typing import Union
 
 import regex
 
+from .pattern_kinds import scanner_kind
 from .unicode_versions import Classes, class_delta, general_category
 
 DIALECTS = ("regex", "oniguruma", "fancy")
@@ -838,22 +839,34 @@ def _class_has(node: Cls, cp: int) -> bool:
 
 
 # ----- writing -------------------------------------------------------------------------------
-def translate(pattern: str, source: str, target: str) -> str:
+def translate(pattern: str, source: str, target: str, widen: Classes | None = None) -> str:
     """``pattern`` as ``source`` reads it, written for ``target``; the pattern itself when
     both read it alike. Raises DialectError for a part either cannot hold.
 
+    ``widen`` (an export of a pattern whose classes are the installed regex's): the
+    target library's Unicode tables; each class that means something else there gets
+    the code points it lacks (``[\\p{L}\\x{88F}...]``) or has too many
+    (``&&[^...]``) written out, so the file means exactly our classes in that library
+    (and in its later releases, whose classes only grow toward ours). :func:`unwiden`
+    reads such a pattern back.
+
     Example: ``translate(r"\\s+$", "oniguruma", "regex")`` -> ``'\\\\s+(?m:$)'``.
     """
-    return _translate(pattern, source, target)
+    return _translate(pattern, source, target, widen)
 
 
 @lru_cache(maxsize=512)
-def _translate(pattern: str, source: str, target: str) -> str:
+def _translate(pattern: str, source: str, target: str, widen: Classes | None = None) -> str:
     tree = parse(pattern, source)
-    if source == target:
-        return pattern
     if (source == "oniguruma") != (target == "oniguruma"):
         _check_folds(tree)   # Oniguruma folds case by several characters too
+    if widen is not None:
+        w = _Writer(target, None, widen)
+        out = w.node(tree, ci=False, last=True)
+        if w.widened:
+            return ("(?V1)" if w.v1 else "") + out
+    if source == target:
+        return pattern
     try:
         if parse(pattern, target) == tree:
             return pattern
@@ -890,9 +903,11 @@ class _Writer:
     what it is in that Unicode version (then ``v1`` is set where version-1 set syntax
     was needed: the caller adds ``(?V1)``)."""
 
-    def __init__(self, dialect: str, pin: Classes | None):
+    def __init__(self, dialect: str, pin: Classes | None, widen: Classes | None = None):
         self.d = dialect
         self.pin = pin
+        self.widen = widen
+        self.widened = False     # a class was written out for widen's version
         self.v1 = False
         self.composite = False   # a class or \b written as set operations or lookarounds
 
@@ -1023,6 +1038,10 @@ class _Writer:
 
     def cls(self, n: Cls, top: bool) -> str:
         """A class: as a shorthand (\\p{L}, \\s) when it is one such item, else [...]."""
+        if self.widen is not None:
+            extra = self._widening(n)
+            if extra is not None:
+                return extra
         if top and not n.neg and not n.ands and len(n.items) == 1 and \
                 not isinstance(n.items[0], Cls):
             x = n.items[0]
@@ -1037,6 +1056,32 @@ class _Writer:
             if self.d == "regex":
                 self.v1 = True
         return "[" + ("^" if n.neg else "") + body + "]"
+
+    def _widening(self, n: Cls) -> str | None:
+        """The class with what it lacks in widen's version added and what it has too
+        much taken out (None if it means the same there)."""
+        assert self.widen is not None
+        body = Cls(n.items, False, n.ands)
+        ours = class_mask(body, None)
+        theirs = class_mask(body, self.widen.version)
+        add, rem = ours & ~theirs, theirs & ~ours
+        if not add and not rem:
+            return None
+        self.widened = True
+        saved, self.widen = self.widen, None   # the body itself as it is
+        inner = "".join(self.item(x) for x in n.items)
+        for a in n.ands:
+            inner += "&&" + (self.cls(a, top=False) if a.neg or a.ands else
+                             "".join(self.item(x) for x in a.items))
+        self.widen = saved
+        if n.ands:
+            inner = f"[{inner}]"
+        inner += _ranges_text(_mask_points(add), self)
+        if rem:
+            inner = f"[{inner}]&&[^{_ranges_text(_mask_points(rem), self)}]"
+            if self.d == "regex":
+                self.v1 = True
+        return "[" + ("^" if n.neg else "") + inner + "]"
 
     def item(self, x) -> str:
         if isinstance(x, Range):
@@ -1137,6 +1182,139 @@ def _atom_text_regex(x) -> str:
         inner = r"\w--[\u200c\u200d]"
         return f"[^{inner}]" if neg else f"[{inner}]"
     return f"[[:{'^' if neg else ''}{k[len('posix_'):]}:]]"
+
+
+# ----- what a class holds, as a bit set (one byte per code point: 0 or 1) ------------------------
+def _int_mask(m: bytes) -> int:
+    return int.from_bytes(m, "little")
+
+
+@lru_cache(maxsize=1)
+def _all_ones() -> int:
+    m = bytearray(b"\x01" * 0x110000)
+    m[0xD800:0xE000] = bytes(0x800)
+    return int.from_bytes(m, "little")
+
+
+def _mask_points(x: int) -> frozenset[int]:
+    from .unicode_versions import _ones
+    return _ones(x.to_bytes(0x110000, "little"))
+
+
+@lru_cache(maxsize=1024)
+def _atom_mask(x, version: str | None) -> int:
+    """One class item's code points, as the installed regex reads it (``version`` None)
+    or in that Unicode version (general categories exactly; other properties as regex
+    has them, less what the version has not assigned)."""
+    from .unicode_versions import mask, regex_mask
+    if isinstance(x, Range):
+        m = bytearray(0x110000)
+        m[x.lo:x.hi + 1] = b"\x01" * (x.hi - x.lo + 1)
+        return _int_mask(bytes(m)) & _all_ones()
+    pos = replace(x, neg=False)
+    if isinstance(x, Gc) and version is not None:
+        out = _int_mask(mask(version, x.cats))
+    else:
+        text = _gc_text(x.cats) if isinstance(x, Gc) else _atom_text_regex(pos)
+        out = _int_mask(regex_mask(text))
+        if version is not None:
+            out &= _all_ones() & ~_int_mask(mask(version, ("Cn",)))
+    return _all_ones() & ~out if x.neg else out
+
+
+def class_mask(c: Cls, version: str | None) -> int:
+    """A class's code points (case-insensitivity aside) as a bit set, one byte each."""
+    out = 0
+    for x in c.items:
+        out |= class_mask(x, version) if isinstance(x, Cls) else _atom_mask(x, version)
+    for a in c.ands:
+        out &= class_mask(a, version)
+    return _all_ones() & ~out if c.neg else out
+
+
+def unwiden(pattern: str, classes: Classes) -> tuple[str, Classes] | None:
+    """A pattern (regex syntax, read with ``classes``' tables) whose classes carry the code
+    points of a later Unicode version written out (an export of :func:`translate` with
+    ``widen``), as the plain pattern with that version's tables: (pattern, classes), or
+    None if it is not one. So an exported tokenizer reads back onto the native scanner.
+
+    Example: ``unwiden('[\\p{L}\\u088f...]+', TOKENIZERS)`` -> ``('\\\\p{L}+', Classes(..., '17.0.0'))``.
+    """
+    from .unicode_versions import VERSIONS
+    try:
+        tree = parse(pattern, "regex")
+    except DialectError:
+        return None
+    later = [v for v in VERSIONS if _version_key(v) > _version_key(classes.version)]
+    for v in later:
+        changed = [False]
+
+        def strip(c: Cls) -> Cls | None:
+            core = c
+            # [[body]&&[^code points]] (what the body had too much there): the body
+            if len(c.ands) == 1 and c.ands[0].neg and not c.ands[0].ands and \
+                    all(isinstance(x, Range) for x in c.ands[0].items):
+                body = c.items[0] if len(c.items) == 1 and isinstance(c.items[0], Cls) \
+                    and not c.items[0].neg else Cls(c.items)
+                core = Cls(body.items, c.neg, body.ands, c.ci)
+            # [body + code points] (what it lacked there): the body
+            atoms = [x for x in core.items if not isinstance(x, (Range, Cls))]
+            if atoms and any(isinstance(x, Range) and x.hi >= 0x80 for x in core.items):
+                moved = 0
+                for x in atoms:
+                    pos = replace(x, neg=False)
+                    moved |= _atom_mask(pos, v) ^ _atom_mask(pos, classes.version)
+                keep = [x for x in core.items if not (
+                    isinstance(x, Range) and x.hi >= 0x80 and _atom_mask(x, None) & ~moved == 0)]
+                core = Cls(tuple(keep), core.neg, core.ands, core.ci)
+            if core == c:
+                return c
+            if class_mask(core, v) != class_mask(c, classes.version):
+                return None
+            changed[0] = True
+            return core
+
+        out = _map_classes(tree, strip)
+        if out is not None and changed[0]:
+            w = _Writer("regex", None)
+            text = w.node(out, ci=False, last=True)
+            text = ("(?V1)" if w.v1 else "") + text
+            known = _known_spellings().get(normalize(out))
+            return known or text, Classes(classes.library, v, classes.long_s)
+    return None
+
+
+def file_pattern(text: str, classes: Classes) -> tuple[str, Classes]:
+    """A pattern read from a file (already in regex syntax) and its classes, as this app
+    runs it: bpe-gui's own exports of a later version's classes (:func:`unwiden`) become
+    the published pattern they are, with that version's tables, when it is one."""
+    if scanner_kind(text) is not None or text in _known_spellings().values():
+        return text, classes
+    plain = unwiden(text, classes)
+    if plain is not None and (scanner_kind(plain[0]) is not None or
+                              plain[0] in _known_spellings().values()):
+        return plain
+    return text, classes
+
+
+def _version_key(v: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in v.split("."))
+
+
+def _map_classes(n: Node, f) -> Node | None:
+    """The tree with f applied to each outermost class (None if f refuses one)."""
+    if isinstance(n, Cls):
+        return f(n)
+    if isinstance(n, Seq):
+        items = [_map_classes(x, f) for x in n.items]
+        return None if any(x is None for x in items) else Seq(tuple(items))
+    if isinstance(n, Alt):
+        bs = [_map_classes(x, f) for x in n.branches]
+        return None if any(x is None for x in bs) else Alt(tuple(bs))
+    if isinstance(n, (Group, Rep)):
+        child = _map_classes(n.child, f)
+        return None if child is None else replace(n, child=child)
+    return n
 
 
 @lru_cache(maxsize=1)

@@ -25,7 +25,7 @@ from typing import Any, Callable
 
 import regex
 
-from ...text.dialects import DialectError, pinned, translate
+from ...text.dialects import DialectError, file_pattern, pinned, translate
 from ...text.pattern_kinds import scanner_kind
 from ...text.scanner import native_scanner
 from ...text.unicode_versions import TOKENIZERS, Classes
@@ -74,6 +74,8 @@ def compile_pattern(node: Any, where: str, source: str = "",
     if isinstance(node, dict) and isinstance(node.get("Regex"), str):
         try:
             text = translate(node["Regex"], "oniguruma", "regex")
+            if classes is not None:   # (bpe-gui's exports write later versions' classes out)
+                text, classes = file_pattern(text, classes)
             compiled = pinned(text, classes)
         except DialectError as e:
             what = "does not compile" if e.malformed else "cannot be run as tokenizers runs it"

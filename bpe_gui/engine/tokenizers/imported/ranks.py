@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...errors import FormatError, PatternError
-from ...text.dialects import DialectError, translate
+from ...text.dialects import DialectError, file_pattern, translate
 from ...text.pretokenize import Pretokenizer, resolve_pattern
 from ...text.unicode_versions import TIKTOKEN
 from .pipeline import Pipeline
@@ -73,12 +73,14 @@ def load_ranks(path: Path, data: bytes, *, pattern: str, specials: dict[str, int
         t2i.setdefault(vocab[i], i)
     # tiktoken reads the pattern with fancy-regex and tiktoken's Unicode tables
     text, _ = resolve_pattern(pattern)
+    classes = TIKTOKEN
     try:
         text = translate(text, "fancy", "regex")
     except DialectError as e:
         what = "does not compile" if e.malformed else "cannot be run as tiktoken runs it"
         raise PatternError(f"the pattern {what}: {e}.") from None
-    words = Pretokenizer(text, sorted(specials, key=specials.__getitem__), classes=TIKTOKEN)
+    text, classes = file_pattern(text, classes)   # bpe-gui's exports: later versions' classes
+    words = Pretokenizer(text, sorted(specials, key=specials.__getitem__), classes=classes)
     model = PipelineModel(native, vocab)
     words.source = source
     pipe = Pipeline(model, kind="tiktoken", vocab=vocab, words=words,
@@ -86,4 +88,4 @@ def load_ranks(path: Path, data: bytes, *, pattern: str, specials: dict[str, int
     merges = LazyMerges(lambda: model.n_merges, model.merge_at, vocab)
     return PipelineTokenizer(pipe, vocab=vocab, token_to_id=t2i, merges=merges,
                              special_ids=specials, pattern=words.pattern, meta=meta,
-                             classes=TIKTOKEN)
+                             classes=classes)
