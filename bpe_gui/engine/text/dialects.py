@@ -210,8 +210,6 @@ class _Parser:
         self.p = pattern
         self.d = dialect
         self.i = 0
-        self.ngroups = 0
-        self.names: set[str] = set()
         # regex's version 1 (a pattern this module wrote with pinned classes): nested
         # sets and set operations in classes, inline flags scoped like fancy-regex's
         self.v1 = dialect == "regex" and pattern.startswith("(?V1)")
@@ -244,7 +242,7 @@ class _Parser:
                 if self.p[:m.start()].count("\\") % 2 == 0:
                     for c in m.group(1):
                         self._set_flag(flags, c, True, m.start())
-        node = self.alternation(flags, top=True)
+        node = self.alternation(flags)
         if self.i < len(self.p):
             raise self.fail("an unbalanced ')'", malformed=True)
         return node
@@ -261,15 +259,14 @@ class _Parser:
                 flags.m = on
         elif c == "s" and self.d != "oniguruma":
             flags.s = on
-        elif c in "uaL" and self.d == "regex" or c == "u" and self.d == "fancy":
-            if c in "aL":
-                raise self.fail(f"the flag {c!r}", at)
+        elif c == "u" and self.d != "oniguruma":
+            pass   # Unicode: what a str pattern is anyway
         elif c in "V01" and self.d == "regex":
             raise self.fail("a version flag (V0/V1) after the start", at)
         else:
             raise self.fail(f"the flag {c!r} is not supported", at)
 
-    def alternation(self, flags: _Flags, top: bool = False) -> Node:
+    def alternation(self, flags: _Flags) -> Node:
         branches = []
         while True:
             branches.append(self.sequence(flags))
@@ -433,7 +430,6 @@ class _Parser:
                 if not regex.fullmatch(r"[A-Za-z_]\w*", name):
                     raise self.fail(f"the group name {name!r}", start)
                 self.i = end + 1
-                self.names.add(name)
             elif self.peek() == "P" and self.peek(1) == "=":
                 end = self.p.find(")", self.i)
                 if self.d != "regex" or end < 0:
@@ -452,8 +448,6 @@ class _Parser:
                     self._set_flag(inner, c, False, start)
                 self.i += m.end()
                 kind = "nocap"
-        if kind == "cap":
-            self.ngroups += 1
         child = self.alternation(inner)
         if not self.eat(")"):
             raise self.fail("an unclosed '('", start, malformed=True)
