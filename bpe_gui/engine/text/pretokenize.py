@@ -59,7 +59,7 @@ def compile_pattern(pattern: str, classes: Classes | None = None) -> "regex.Patt
         raise PatternError("The pre-tokenizer pattern is empty. Pick a preset or type a "
                            r"pattern such as \S+|\s+.")
     try:
-        return pinned(pattern, classes)  # type: ignore[return-value]  # regex-like
+        return pinned(pattern, classes)  # regex-like (a PinnedPattern)
     except DialectError as e:
         raise PatternError(f"The pre-tokenizer pattern cannot be given the Unicode classes "
                            f"of {classes.label if classes else 'regex'}: {e}.") from e

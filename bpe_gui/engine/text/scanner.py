@@ -134,10 +134,15 @@ def giant_cuts(preset_id: int, buf: bytearray, n: int, limit: int) -> tuple[int,
     return _scan.giant_cuts(preset_id, buf, n, limit)
 
 
-@lru_cache(maxsize=64)
 def native_scanner(kind: str | None, classes: Classes | None = None) -> NativeScanner | None:
     """A NativeScanner for a kind (gpt2, cl100k, o200k, llama3, qwen2) with the classes
-    of the installed regex (None) or of a library (unicode_versions.LIBRARIES), else None."""
+    of the installed regex (None) or of a library (unicode_versions.LIBRARIES), else None
+    (also when BPE_GUI_NATIVE_SCAN=0: checked before the cache of scanners)."""
     if kind not in PRESET_IDS or not _ready():
         return None
+    return _scanner(kind, classes)
+
+
+@lru_cache(maxsize=64)
+def _scanner(kind: str, classes: Classes | None) -> NativeScanner:
     return NativeScanner(kind, classes)

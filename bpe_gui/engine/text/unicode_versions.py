@@ -133,7 +133,8 @@ def members(version: str, prefixes: tuple[str, ...]) -> frozenset[int]:
 
 
 def _ones(m: bytes) -> frozenset[int]:
-    out, start = [], m.find(1)
+    out: list[int] = []
+    start = m.find(1)
     while start >= 0:
         end = m.find(0, start)
         end = N_CODE_POINTS if end < 0 else end
