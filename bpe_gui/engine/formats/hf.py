@@ -45,7 +45,7 @@ from .gpt2 import vocab_keys as gpt2_vocab_keys
 from ..io.reading import check_depth, read_json
 from ..text.pretokenize import Pretokenizer
 from .hf_json import load_hf, read_fast
-from ..text.dialects import DialectError, file_pattern, translate
+from ..text.dialects import DialectError, file_pattern, matches_empty, translate
 from ..text.unicode_versions import TOKENIZERS
 
 # Whitespace as Python's str.strip() sees it (char mode strips words with it) and as the
@@ -127,6 +127,11 @@ def onig_pattern(pattern: str) -> str:
     trailing ``+`` repeats the group, so every digit run would be one word), and each
     class gets the code points it lacks in tokenizers' Unicode version written out."""
     try:
+        if matches_empty(pattern):
+            raise DialectError("it can match empty text (an alternative such as \\w* or a "
+                               "lone anchor; make each match a character at least, \\w+), "
+                               "and Oniguruma goes on from an empty match otherwise than "
+                               "this app")
         return translate(pattern, "regex", "oniguruma", widen=TOKENIZERS)
     except DialectError as e:
         raise ExportError(f"The pre-tokenizer pattern cannot be written for Hugging Face "

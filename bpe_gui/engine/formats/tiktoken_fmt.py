@@ -28,7 +28,7 @@ from ..display import readable
 from ..errors import ExportError, FormatError, PatternError
 from .known_encodings import recognise
 from ..tokenizers.imported.ranks import load_ranks
-from ..text.dialects import DialectError, translate
+from ..text.dialects import DialectError, matches_empty, translate
 from ..text.unicode_versions import TIKTOKEN
 from ..text.pretokenize import Pretokenizer, resolve_pattern
 from ..io.reading import as_id
@@ -100,6 +100,10 @@ def fancy_pattern(pattern: str) -> str:
     classes, which get the code points they lack in tiktoken's Unicode version written
     out; a ``$`` becomes ``(?=\\n?\\z)`` (fancy-regex's ``$`` is only the end of the text)."""
     try:
+        if matches_empty(pattern):
+            raise DialectError("it can match empty text (an alternative such as \\w* or a "
+                               "lone anchor; make each match a character at least, "
+                               "\\w+), which tiktoken cannot encode")
         return translate(pattern, "regex", "fancy", widen=TIKTOKEN)
     except DialectError as e:
         raise ExportError(f"The pre-tokenizer pattern cannot be written for tiktoken's regex "

@@ -115,7 +115,8 @@ class Dot:
 @dataclass(frozen=True)
 class Anchor:
     """``A`` start of text, ``z`` end, ``Z`` end or before a final newline, ``Zn`` the end
-    after any newlines (fancy-regex's ``\\Z``), ``bol`` and
+    after any newlines (fancy-regex's ``\\Z``), ``onig_bol`` Oniguruma's ``^`` (a line
+    start, but not after a newline that ends the text), ``bol`` and
     ``eol`` start and end of a line, ``G``, and word boundaries ``b``/``B`` by ``word``
     (a Named kind: which \\w the dialect's \\b uses)."""
     kind: str
@@ -236,13 +237,7 @@ class _Parser:
 
     # -- entry
     def parse(self) -> Node:
-        flags = _Flags()
-        if self.d == "regex" and not self.v1:   # version-0 inline flags: the whole pattern
-            for m in regex.finditer(r"\(\?([a-zA-Z]+)\)", self.p):
-                if self.p[:m.start()].count("\\") % 2 == 0:
-                    for c in m.group(1):
-                        self._set_flag(flags, c, True, m.start())
-        node = self.alternation(flags)
+        node = self.alternation(_Flags())
         if self.i < len(self.p):
             raise self.fail("an unbalanced ')'", malformed=True)
         return node
@@ -290,9 +285,8 @@ class _Parser:
             if c == "(" and self._inline_flags(flags):
                 # (?i) without ':' holds to the end of its group: in Oniguruma the rest
                 # of the group is one item of this branch (its later alternatives
-                # included: a(?i)b|c is a(?i:b|c)); in fancy-regex (and regex's version
-                # 1) the flags change for the rest of the group, alternatives included;
-                # in regex's version 0 they hold for the whole pattern (set in parse)
+                # included: a(?i)b|c is a(?i:b|c)); in fancy-regex and regex the flags
+                # change for the rest of the group, its later alternatives included
                 if self.d == "oniguruma":
                     rest = self.alternation(flags)
                     items.append(Group("nocap", rest) if isinstance(rest, Alt) else rest)
@@ -311,8 +305,6 @@ class _Parser:
             return False
         at = self.i
         self.i += m.end()
-        if self.d == "regex" and not self.v1:
-            return True    # applied to the whole pattern already
         for c in m.group(1):
             self._set_flag(flags, c, True, at)
         for c in m.group(2) or "":
@@ -343,8 +335,12 @@ class _Parser:
             else:
                 return atom
             self.i += 1
-            if isinstance(atom, Anchor):
-                raise self.fail("a repeated anchor", start)
+            # Oniguruma refuses any repeated assertion, fancy-regex a repeated lookaround
+            if (self.d == "oniguruma" and isinstance(atom, Anchor)
+                    or self.d != "regex" and isinstance(atom, Group)
+                    and atom.kind in ("la", "nla", "lb", "nlb")):
+                raise self.fail("a repeated assertion (the library refuses it)", start,
+                                malformed=True)
             mode = "greedy"
             if self.peek() == "?":
                 self.i += 1
@@ -376,9 +372,9 @@ class _Parser:
         if c == ".":
             self.i += 1
             return Dot(flags.s)
-        if c == "^":
+        if c == "^":   # Oniguruma's ^: not after a newline that ends the text
             self.i += 1
-            return Anchor("bol" if self.d == "oniguruma" or flags.m else "A")
+            return Anchor("onig_bol" if self.d == "oniguruma" else "bol" if flags.m else "A")
         if c == "$":
             self.i += 1
             if self.d == "oniguruma" or flags.m:
@@ -691,6 +687,9 @@ class _Parser:
             items.append(lo)
         if not items and not ands:
             raise self.fail("an empty class", start, malformed=True)
+        if flags.i and self.d == "oniguruma" and _nested_negation(items, ands):
+            raise self.fail("a case-insensitive class with a negated class inside "
+                            "(Oniguruma folds its complement: (?i)[[^b]] matches b)", start)
         if any(isinstance(x, Cls) and x.ci for x in items):
             items = [Cls(x.items, x.neg, x.ands) if isinstance(x, Cls) else x for x in items]
         return Cls(tuple(items), neg, tuple(ands), flags.i)
@@ -723,7 +722,7 @@ class _Parser:
             if isinstance(lo, Range) and self.peek() == "-" and self.peek(1) not in ("]", ""):
                 self.i += 1
                 hi = self._class_char(flags)
-                items.append(Range(lo.lo, hi.lo))   # type: ignore[union-attr]
+                items.append(Range(lo.lo, hi.lo))
                 continue
             items.append(lo)
         if not items:
@@ -743,6 +742,7 @@ class _Parser:
         return Range(ord(c), ord(c))
 
     def _posix(self, name: str, neg: bool, start: int) -> tuple:
+        body: tuple
         if self.d == "fancy":
             if name not in _ASCII_POSIX:
                 raise self.fail(f"the class [:{name}:]", start)
@@ -759,6 +759,15 @@ class _Parser:
         if not neg:
             return body
         return (Cls(tuple(body), neg=True),)
+
+
+def _nested_negation(items, ands) -> bool:
+    """Whether a class holds a negated class (or negated property) below its top."""
+    for x in list(items) + [a for a in ands]:
+        if isinstance(x, Cls):
+            if x.neg or _nested_negation(x.items, x.ands):
+                return True
+    return any(a.neg for a in ands)
 
 
 def parse(pattern: str, dialect: str) -> Node:
@@ -794,6 +803,10 @@ def _norm(node: Node, last: bool) -> Node:
         return Seq(tuple(items)) if len(items) != 1 else items[0]
     if isinstance(node, Rep):
         child = _norm(node.child, False)
+        if _zero_width(child):
+            # a repeated assertion asserts once (Oniguruma refuses the repetition): at
+            # least once is the assertion, possibly none is nothing
+            return child if node.lo > 0 else Seq(())
         mode = node.mode
         if mode == "lazy" and node.lo == node.hi:
             mode = "greedy"
@@ -818,6 +831,43 @@ def _norm_cls(c: Cls) -> Cls:
         inner = items[0]
         return Cls(inner.items, inner.neg, inner.ands, c.ci)
     return Cls(items, c.neg, ands, c.ci)
+
+
+def matches_empty(pattern: str, dialect: str = "regex") -> bool:
+    """Whether a pattern can match empty text somewhere. The libraries iterate such
+    matches otherwise than `regex` (after an empty match Oniguruma and fancy-regex move
+    on a character, `regex` looks for a longer match at the same place), so exports
+    refuse them. Example: r'\\A|\\w+' -> True; r'\\w+|\\s' -> False."""
+    return _nullable(parse(pattern, dialect))
+
+
+def _nullable(n: Node) -> bool:
+    if isinstance(n, (Lit, Cls, Dot, Backref)):
+        return isinstance(n, Backref)
+    if isinstance(n, Anchor):
+        return True
+    if isinstance(n, Group):
+        return n.kind in ("la", "nla", "lb", "nlb") or _nullable(n.child)
+    if isinstance(n, Rep):
+        return n.lo == 0 or _nullable(n.child)
+    if isinstance(n, Seq):
+        return all(_nullable(x) for x in n.items)
+    if isinstance(n, Alt):
+        return any(_nullable(x) for x in n.branches)
+    return True
+
+
+def _zero_width(node: Node) -> bool:
+    """A node that never consumes text (assertions, and groups of them)."""
+    if isinstance(node, Anchor):
+        return True
+    if isinstance(node, Group):
+        return node.kind in ("la", "nla", "lb", "nlb") or _zero_width(node.child)
+    if isinstance(node, Seq):
+        return all(_zero_width(x) for x in node.items)
+    if isinstance(node, Alt):
+        return all(_zero_width(x) for x in node.branches)
+    return False
 
 
 def _simple(node: Node) -> bool:
@@ -996,7 +1046,15 @@ class _Writer:
             self.composite = True
             return r"(?=\n*\Z)" if d == "regex" else r"(?=\n*\z)"
         if k == "bol":
-            return "^" if d == "oniguruma" else "(?m:^)"
+            if d == "oniguruma":
+                self.composite = True
+                return r"(?:\A|(?<=\n))"
+            return "(?m:^)"
+        if k == "onig_bol":
+            if d == "oniguruma":
+                return "^"
+            self.composite = True
+            return r"(?:\A|(?<=\n)(?=[\s\S]))"
         if k == "eol":
             return "$" if d == "oniguruma" else "(?m:$)"
         native = "onig_word" if d == "oniguruma" else "word"
@@ -1367,7 +1425,7 @@ def _single(n: Node) -> bool:
 
 def _uniform_ci(n: Node) -> bool | None:
     """True/False when every case-sensitive leaf under n agrees; None if mixed or none."""
-    seen = set()
+    seen: set[bool] = set()
     _ci_leaves(n, seen)
     return seen.pop() if len(seen) == 1 else None
 
@@ -1423,6 +1481,7 @@ class PinnedPattern:
     pattern: str
     plain: "regex.Pattern[str]"
     wide: "regex.Pattern[str]"
+    classes: Classes | None = None
     groups: int = field(init=False)
 
     def __post_init__(self) -> None:
@@ -1461,7 +1520,7 @@ def pinned(pattern: str, classes: Classes | None) -> "regex.Pattern[str] | Pinne
     text = pinned_text(pattern, classes)
     if text == pattern:
         return plain
-    return PinnedPattern(pattern, plain, regex.compile(text))
+    return PinnedPattern(pattern, plain, regex.compile(text), classes)
 
 
 @lru_cache(maxsize=256)

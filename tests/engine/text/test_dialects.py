@@ -9,7 +9,8 @@ import pytest
 import regex
 
 from bpe_gui.engine.text import dialects, unicode_versions as uv
-from bpe_gui.engine.text.dialects import DialectError, pinned, translate
+from bpe_gui.engine.text.dialects import DialectError, matches_empty, pinned, translate
+from bpe_gui.engine.tokenizers.imported.hf_parts import find_matches
 from bpe_gui.engine.text.pattern_kinds import scanner_kind
 from bpe_gui.engine.text.presets import (CJK_PATTERN, CL100K_PATTERN, GPT2_PATTERN,
                                          KIND_PATTERNS, LLAMA3_PATTERN, MINBPE_GPT4_PATTERN,
@@ -47,6 +48,12 @@ def pieces(compiled, text: str) -> list[str]:
     return out
 
 
+def onig_pieces(compiled, text: str) -> list[str]:
+    """The text cut as tokenizers' Split cuts it with our translation: the app's own
+    find_matches (Oniguruma's iteration of matches)."""
+    return [text[s:e] for s, e, _ in find_matches(compiled, text) if e > s]
+
+
 def hf_pieces(pattern: str, text: str) -> list[str]:
     split = tokenizers.pre_tokenizers.Split(tokenizers.Regex(pattern), "isolated")
     return [w for w, _ in split.pre_tokenize_str(text)]
@@ -81,7 +88,7 @@ ONIGURUMA = [
 def test_oniguruma_patterns_mean_what_tokenizers_makes_of_them(pattern):
     ours = regex.compile(translate(pattern, "oniguruma", "regex"))
     for t in texts():
-        assert pieces(ours, t) == hf_pieces(pattern, t), (pattern, t)
+        assert onig_pieces(ours, t) == hf_pieces(pattern, t), (pattern, t)
 
 
 FANCY = [
@@ -89,7 +96,7 @@ FANCY = [
     r"x(?i)y(z)|w", r"a(?i)b|c", r"[a-z&&[^aeiou]]+", r"[a[bc]]+", r"[[:alpha:]]+",
     r"[[:space:]]+", r"[[:punct:]]+", r"\x{61}+", r"\u0061+", r"\w+", r"\bab\b",
     r"(?i:'s|'t|'re|'ve|'m|'ll|'d)", r"\p{N}{1,3}+", r"\p{L}++", r"(?<n>a)\k<n>",
-    r"[\p{L}--\p{Lu}]+", r"\d{2}(?!\d)",
+    r"[\p{L}--\p{Lu}]+", r"\d{2}(?!\d)", r"\b+\w", r"^+a|\A*\w|\s", r"(?i)[[^b]]+",
 ] + PRESETS
 
 
@@ -189,7 +196,7 @@ def test_pinned_classes_are_tokenizers_own(pattern):
     ours = pinned(pattern, uv.TOKENIZERS)
     onig = translate(pattern, "regex", "oniguruma")
     for t in version_texts(uv.TOKENIZERS.version, "17.0.0"):
-        assert pieces(ours, t) == hf_pieces(onig, t), (pattern, t)
+        assert onig_pieces(ours, t) == hf_pieces(onig, t), (pattern, t)
 
 
 def test_pinned_is_plain_where_nothing_differs():
@@ -199,3 +206,91 @@ def test_pinned_is_plain_where_nothing_differs():
     if uv.regex_version() == "17.0.0":
         text = dialects.pinned_text(r"\p{L}+", uv.TOKENIZERS)
         assert text.startswith("(?V1)") and "--" in text
+
+
+# ----- random patterns: the translation against the library ------------------------------------
+ATOMS = ["a", "b", "1", " ", r"\n", "[ab]", "[^a ]", r"\s", r"\S", r"\w", r"\W", r"\d",
+         r"\p{L}", r"\P{N}", ".", r"[\w&&[^b]]", r"\h", "ß", "'s"]
+ANCHORS = ["$", "^", r"\Z", r"\z", r"\A", r"\b"]
+QUANTS = ["", "", "?", "*", "+", "{1,2}", "{2}", "{,2}", "{2,}"]
+SUFFIX = ["", "", "?", "+"]
+
+
+def random_pattern(rng: random.Random, depth: int = 0) -> str:
+    parts = []
+    for _ in range(rng.randint(1, 3)):
+        r = rng.random()
+        if r < 0.1:
+            parts.append(rng.choice(ANCHORS))
+            continue
+        if r < 0.25 and depth < 2:
+            inner = random_pattern(rng, depth + 1)
+            atom = rng.choice(["(?:{})", "(?i:{})", "({})", "(?={})", "(?>{})"]).format(inner)
+        else:
+            atom = rng.choice(ATOMS)
+        q = rng.choice(QUANTS)
+        parts.append(atom + q + (rng.choice(SUFFIX) if q else ""))
+    alts = ["".join(parts)]
+    if rng.random() < 0.4:
+        alts.append(random_pattern(rng, depth + 1) if depth < 2 else rng.choice(ATOMS))
+    if rng.random() < 0.1 and depth == 0:
+        alts[0] = "(?i)" + alts[0] if rng.random() < 0.5 else alts[0] + "(?i)b"
+    return "|".join(alts)
+
+
+RANDOM_TEXTS = ["ab a1  b\n", "aab\nba \n", "1 2 ab\n\n", "ss ß Ab\tb", "'s 'S x", "ſ ab²",
+                "abba", " \n a", "", "b1a"]
+
+
+@pytest.mark.slow
+def test_random_oniguruma_patterns_mean_what_tokenizers_makes_of_them():
+    rng = random.Random(2026)
+    checked = refused = 0
+    for _ in range(600):
+        pattern = random_pattern(rng)
+        try:
+            tokenizers.Regex(pattern)
+        except Exception:
+            continue   # Oniguruma itself refuses it
+        try:
+            ours = regex.compile(translate(pattern, "oniguruma", "regex"))
+        except DialectError:
+            refused += 1
+            continue
+        for t in RANDOM_TEXTS:
+            assert onig_pieces(ours, t) == hf_pieces(pattern, t), (pattern, t)
+        checked += 1
+    assert checked > 300 and refused < checked / 4, (checked, refused)
+
+
+@pytest.mark.slow
+def test_random_patterns_export_to_oniguruma_and_fancy_regex():
+    rng = random.Random(29)
+    checked = rejected = 0
+    for _ in range(300):
+        pattern = random_pattern(rng).replace(r"\h", "h").replace(r"\z", r"\Z")
+        try:
+            ours = regex.compile(pattern)
+            if matches_empty(pattern):
+                continue   # exports refuse those (the libraries iterate them otherwise)
+            onig = translate(pattern, "regex", "oniguruma")
+            fancy = translate(pattern, "regex", "fancy")
+        except (regex.error, DialectError):
+            continue
+        try:   # Oniguruma refuses some repetitions regex takes ((?:\A|x*){2}): the
+            tokenizers.Regex(onig)   # export says so (hf.check_pattern compiles it there)
+        except Exception:
+            rejected += 1
+            continue
+        for t in RANDOM_TEXTS:
+            assert hf_pieces(onig, t) == pieces(ours, t), (pattern, onig, t)
+            assert tiktoken_matches(fancy, t) == [m.group() for m in ours.finditer(t)], \
+                (pattern, fancy, t)
+        checked += 1
+    assert checked > 100 and rejected < checked / 10, (checked, rejected)
+
+
+def test_exports_refuse_patterns_that_match_empty_text():
+    assert matches_empty(r"\A|\w+") and matches_empty(r"a*") and matches_empty(r"(?=a)")
+    assert not any(matches_empty(p) for p in PRESETS)
+    assert not matches_empty(r"\w+|\s|.")

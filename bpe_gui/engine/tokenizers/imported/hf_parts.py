@@ -30,7 +30,7 @@ from ...text.pattern_kinds import scanner_kind
 from ...text.scanner import native_scanner
 from ...text.unicode_versions import TOKENIZERS, Classes
 from .normalized import Form, NStr
-from .file_patterns import FilePattern
+from .file_patterns import FilePattern, onig_spans
 
 Pieces = list[NStr]
 # The regex ByteLevel(use_regex=True) splits with (GPT-2's, as tokenizers writes it).
@@ -91,25 +91,24 @@ def compile_pattern(node: Any, where: str, source: str = "",
 
 def find_matches(pattern, text: str) -> list[tuple[int, int, bool]]:
     """The whole text as (start, end, is_match) parts, as tokenizers' Pattern does
-    with Oniguruma: an empty match right where the previous match ended is skipped, so
-    the empty regex "" matches between every two characters (each is a part).
+    with Oniguruma: each search starts where the previous match ended, and an empty
+    match right there is skipped by moving on one character (so the empty regex ""
+    matches between every two characters, each a part, and after an empty match the
+    next search does not look for a longer one at the same place, as `regex`'s finditer
+    would).
 
     Example: pattern ',' on 'a,b' -> [(0, 1, False), (1, 2, True), (2, 3, False)]
     """
     if not text:
         return [(0, 0, False)]
-    out, prev, last_end = [], 0, -1
+    out, prev = [], 0
     native = _native(pattern.pattern, getattr(pattern, "classes", None))
     if native is not None:   # GPT-2's, cl100k's, Llama 3's... : words that tile the text
         for e in native.word_ends(text):
             out.append((prev, e, True))
             prev = e
         return out
-    for m in pattern.finditer(text):
-        s, e = m.span()
-        if s == e == last_end:
-            continue
-        last_end = e
+    for s, e in _onig_spans(pattern, text):
         if prev != s:
             out.append((prev, s, False))
         out.append((s, e, True))
@@ -117,6 +116,13 @@ def find_matches(pattern, text: str) -> list[tuple[int, int, bool]]:
     if prev != len(text):
         out.append((prev, len(text), False))
     return out
+
+
+def _onig_spans(pattern, text: str) -> list[tuple[int, int]]:
+    """Oniguruma's iteration of matches (onig's find_iter, as tokenizers runs it)."""
+    if isinstance(pattern, FilePattern):
+        return pattern.onig_spans(text)
+    return onig_spans(pattern, text)
 
 
 @lru_cache(maxsize=16)

@@ -11,6 +11,7 @@ import pytest
 from hf_files import CORPUS, byte_level_llama3, gpt2_style, splits
 from tiktoken_files import ranks_file, trained_ranks
 
+from bpe_gui.engine.errors import ExportError
 from bpe_gui.engine.formats import export_tokenizer, load_tokenizer
 from bpe_gui.engine.text import unicode_versions as uv
 from bpe_gui.engine.text.presets import (CL100K_PATTERN, GPT2_PATTERN, LLAMA3_PATTERN,
@@ -78,6 +79,10 @@ HF = {
     "deepseek-coder": deepseek_coder,
     "possessive-interval": lambda: byte_level_llama3(False, r"\p{N}{1,3}+|\p{L}+|\s+|."),
     "line-anchors": lambda: byte_level_llama3(False, r"\s+$|\S+|\s+"),
+    # Oniguruma's ^ (every line start, not after a final newline) and its iteration of
+    # empty matches (the next search moves on a character; regex's finditer does not)
+    "line-starts": lambda: byte_level_llama3(False, r"^\p{L}+|\p{L}|\s+|."),
+    "empty-matches": lambda: byte_level_llama3(False, r"\A|\p{L}*|\s"),
 }
 
 
@@ -93,7 +98,8 @@ def test_tokenizer_json_encodes_as_tokenizers_on_every_code_point(hf_pair):
     """DeepSeek-Coder's `"  \\U00010ee6"` case, and Oniguruma's reading of the pattern
     (``\\p{N}{1,3}+`` repeats, ``$`` ends every line)."""
     tk, ours = hf_pair
-    for text in version_texts(uv.TOKENIZERS.version) + ["0000", "x = 1000000", "a  \nb  \n"]:
+    for text in version_texts(uv.TOKENIZERS.version) + [
+            "0000", "x = 1000000", "a  \nb  \n", " ab\n cd\n\n", "ab\ncd\n", "ab  c"]:
         assert ours.encode(text) == tk.encode(text, add_special_tokens=False).ids, text
 
 
@@ -169,3 +175,16 @@ def test_llama3_tokenizer_json_runs_on_the_native_scanner(tmp_path):
     ours = load_tokenizer(path)
     assert ours.pipeline._native is not None
     assert ours.pattern == LLAMA3_PATTERN
+
+
+@pytest.mark.parametrize("fmt, library", [("hf", "Oniguruma"), ("tiktoken", "fancy-regex")])
+def test_exports_refuse_a_pattern_that_matches_empty_text(tmp_path, fmt, library):
+    """tokenizers goes on from an empty match otherwise than `regex` (and tiktoken cannot
+    encode one): such a pattern is refused, naming the part and the fix, and no file is
+    written."""
+    t = Trainer.from_text("ab cd ab cd " * 20, TrainSettings(vocab_size=270,
+                                                             pattern=r"\w*|\s"))
+    t.run()
+    with pytest.raises(ExportError, match=rf"{library}.*match empty text.*\\w\+"):
+        export_tokenizer(t.tokenizer(), tmp_path / fmt, fmt)
+    assert not any((tmp_path / fmt).glob("*")) if (tmp_path / fmt).exists() else True
