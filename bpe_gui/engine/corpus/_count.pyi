@@ -13,6 +13,7 @@ import builtins
 from collections.abc import Sequence
 from typing_extensions import Buffer
 
+MAX_TABLE_SLOTS: int
 TABLES_REGEX_VERSION: str
 
 class WordCounter:
@@ -70,3 +71,5 @@ def parse_tsv(data: Buffer, base: int = 0) -> tuple[bytes, bytes, bytes]:
 
 def set_tables(blob: Buffer | None, /) -> None: ...
 def tables_version() -> str: ...
+def register_tables(blob: Buffer, /) -> int: ...
+def slot_version(slot: int, /) -> str: ...

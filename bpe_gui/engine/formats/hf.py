@@ -46,6 +46,8 @@ from ..io.reading import check_depth, read_json
 from ..text.pretokenize import Pretokenizer
 from .hf_json import load_hf, read_fast
 from . import spm_json
+from ..text.dialects import DialectError, file_pattern, matches_empty, translate
+from ..text.unicode_versions import TOKENIZERS
 
 # Whitespace as Python's str.strip() sees it (char mode strips words with it) and as the
 # `regex` module's \s sees it (the whitespace preset splits with it). They differ in
@@ -124,14 +126,34 @@ def dump(snap: Snapshot, name: str = "tokenizer") -> dict[str, bytes]:
     return {file_names(name)[0]: (text + "\n").encode("utf-8")}
 
 
+def onig_pattern(pattern: str) -> str:
+    """Our pattern (``regex`` syntax) as Oniguruma must read it to mean the same (text
+    .dialects): e.g. tiktoken's ``\\p{N}{1,3}+`` becomes ``\\p{N}{1,3}`` (in Oniguruma the
+    trailing ``+`` repeats the group, so every digit run would be one word), and each
+    class gets the code points it lacks in tokenizers' Unicode version written out."""
+    try:
+        if matches_empty(pattern):
+            raise DialectError("it can match empty text (an alternative such as \\w* or a "
+                               "lone anchor; make each match a character at least, \\w+), "
+                               "and Oniguruma goes on from an empty match otherwise than "
+                               "this app")
+        return translate(pattern, "regex", "oniguruma", widen=TOKENIZERS)
+    except DialectError as e:
+        raise ExportError(f"The pre-tokenizer pattern cannot be written for Hugging Face "
+                          f"tokenizers' regex engine (Oniguruma) with the same meaning: {e}. "
+                          "Use a preset, or leave that part out of the pattern.") from e
+
+
 def check_pattern(pattern: str) -> None:
-    """The pattern must compile in Oniguruma (the regex engine of ``tokenizers``)."""
+    """The pattern, written for Oniguruma (the regex engine of ``tokenizers``), must
+    compile there and cut a test text as ours does."""
+    onig = onig_pattern(pattern)
     try:
         from tokenizers import Regex
     except ImportError:  # nothing to check against; the pattern is written as it is
         return
     try:
-        Regex(pattern)
+        Regex(onig)
     except Exception as e:
         raise ExportError(f"The pre-tokenizer pattern cannot be used by Hugging Face "
                           f"tokenizers, whose regex engine (Oniguruma) rejects it: {e}. Use a "
@@ -139,7 +161,7 @@ def check_pattern(pattern: str) -> None:
     if preset_name(pattern):
         return  # the presets are tested to cut identically
     from tokenizers import pre_tokenizers
-    split = pre_tokenizers.Split(Regex(pattern), behavior="removed", invert=True)
+    split = pre_tokenizers.Split(Regex(onig), behavior="removed", invert=True)
     diff = words_differ(pattern, [w for w, _ in split.pre_tokenize_str(PROBE_TEXT)])
     if diff:
         raise ExportError("The pre-tokenizer pattern means something else in Hugging Face "
@@ -150,10 +172,11 @@ def check_pattern(pattern: str) -> None:
 def _split(pattern: str) -> dict:
     """Our words exactly: presets cover all text (Isolated); a custom pattern may skip
     text, which our tokenizer drops, so keep only its matches (invert + Removed)."""
+    onig = onig_pattern(pattern)
     if preset_name(pattern):
-        return {"type": "Split", "pattern": {"Regex": pattern}, "behavior": "Isolated",
+        return {"type": "Split", "pattern": {"Regex": onig}, "behavior": "Isolated",
                 "invert": False}
-    return {"type": "Split", "pattern": {"Regex": pattern}, "behavior": "Removed",
+    return {"type": "Split", "pattern": {"Regex": onig}, "behavior": "Removed",
             "invert": True}
 
 
@@ -367,7 +390,19 @@ def _own_prefix(norm: Any, steps: list[dict], regexes: list) -> bool:
     if norm is None:
         return True
     return isinstance(norm, dict) and norm.get("type") == "Replace" and \
-        (norm.get("pattern") or {}).get("Regex") == SEPARATOR_LEAD.get(regexes[0])
+        (norm.get("pattern") or {}).get("Regex") == SEPARATOR_LEAD.get(_from_onig(regexes[0]))
+
+
+def _from_onig(text: Any) -> Any:
+    """A file's Oniguruma pattern in ``regex`` syntax, the classes :func:`onig_pattern`
+    wrote out read back (itself if it cannot be read)."""
+    if not isinstance(text, str):
+        return text
+    try:
+        ours = translate(text, "oniguruma", "regex")
+    except DialectError:
+        return text
+    return file_pattern(ours, TOKENIZERS)[0]
 
 
 def _load_own(path, data, model, special_tokens, kwargs) -> Tokenizer:
@@ -432,7 +467,12 @@ def _flatten(node: Any, child_key: str) -> list[dict]:
 def _pattern_of(split: dict, path) -> str:
     pat = split.get("pattern") or {}
     if "Regex" in pat:
-        regex_text = pat["Regex"]
+        try:
+            translate(pat["Regex"], "oniguruma", "regex")
+        except DialectError as e:
+            raise FormatError(path, f"the Split pattern cannot be read as Oniguruma reads "
+                              f"it: {e}.", key="pre_tokenizer") from None
+        regex_text = _from_onig(pat["Regex"])
     elif "String" in pat:
         regex_text = regex.escape(pat["String"])
     else:

@@ -29,6 +29,8 @@ from ..tokenizers.imported.imported_tokenizer import LazyMerges, PipelineTokeniz
 from ..tokenizers.imported.decoders import decoder
 from ..tokenizers.imported.normalized import NStr
 from ..tokenizers.imported.word_model import PipelineModel, find_model_tables, model_class
+from ..text.dialects import DialectError, file_pattern, translate
+from ..text.unicode_versions import Classes
 from ..tokenizers.imported.hf_parts import (
     BYTE_LEVEL_PATTERN, Unsupported, need, normalizer, pre_tokenizer)
 
@@ -130,8 +132,9 @@ def _build(data: dict, path: Path, meta: dict, tables) -> PipelineTokenizer:
             f"{opts['end_of_word_suffix']!r} (model.end_of_word_suffix), which the files "
             "written here (tokenizer.json, GPT-2 files, .tiktoken, bpe-gui JSON) do not "
             "hold. Share the tokenizer.json itself.")
+    pattern, classes = _pattern_of(data, pre)
     return PipelineTokenizer(pipe, vocab=vocab, token_to_id=t2i, merges=merges,
-                             special_ids=specials, pattern=_pattern_of(data, pre), meta=info)
+                             special_ids=specials, pattern=pattern, meta=info, classes=classes)
 
 
 def _suffix_key(suffix: str, byte_level: bool) -> bytes:
@@ -276,16 +279,22 @@ def _prepends_always(node: dict) -> bool:
     return scheme == "always" or (scheme is None and node.get("add_prefix_space", True))
 
 
-def _pattern_of(data: dict, pre) -> str:
+def _pattern_of(data: dict, pre) -> tuple[str, Classes | None]:
+    """The words' regex for the explain view, in ``regex`` syntax (the file's Split
+    regex translated from Oniguruma's), and the Unicode tables of its classes."""
     node = data.get("pre_tokenizer") or {}
     text = json.dumps(node)
     if '"Split"' in text:
         for s in _walk(node):
             if s.get("type") == "Split" and isinstance((s.get("pattern") or {}).get("Regex"), str):
-                return s["pattern"]["Regex"]
+                try:
+                    found = translate(s["pattern"]["Regex"], "oniguruma", "regex")
+                except DialectError:
+                    return r"(?s).+", None
+                return file_pattern(found, pre.classes) if pre.classes else (found, None)
     if pre.byte_level and '"use_regex": false' not in text:
-        return BYTE_LEVEL_PATTERN
-    return r"(?s).+"
+        return BYTE_LEVEL_PATTERN, pre.classes
+    return r"(?s).+", None
 
 
 def _walk(node: Any):

@@ -28,6 +28,8 @@ from ..display import readable
 from ..errors import ExportError, FormatError, PatternError
 from .known_encodings import recognise
 from ..tokenizers.imported.ranks import load_ranks
+from ..text.dialects import DialectError, matches_empty, translate
+from ..text.unicode_versions import TIKTOKEN
 from ..text.pretokenize import Pretokenizer, resolve_pattern
 from ..io.reading import as_id
 from .snapshot import PROBE_TEXT, Snapshot, byte_level_only, preset_name, words_differ
@@ -84,7 +86,8 @@ def dump(snap: Snapshot, name: str = "tokenizer") -> dict[str, bytes]:
         last = i
     lines = [f"{base64.b64encode(t).decode('ascii')} {i}" for i, t in sorted(ranks.items())]
     meta: dict[str, Any]
-    meta = {"name": name, "pat_str": snap.pattern, "special_tokens": dict(snap.special_ids),
+    meta = {"name": name, "pat_str": fancy_pattern(snap.pattern),
+            "special_tokens": dict(snap.special_ids),
             "format": "bpe-gui tiktoken", "pattern": snap.pattern_setting}
     ids = sorted([*ranks, *specials])
     if ids == list(range(len(ids))):
@@ -93,15 +96,34 @@ def dump(snap: Snapshot, name: str = "tokenizer") -> dict[str, bytes]:
     return {ranks_name: ("\n".join(lines) + "\n").encode("ascii"), meta_name: json_bytes(meta)}
 
 
+def fancy_pattern(pattern: str) -> str:
+    """Our pattern (``regex`` syntax) as fancy-regex must read it to mean the same
+    (text.dialects): the presets are written as they are (tiktoken's own) but for the
+    classes, which get the code points they lack in tiktoken's Unicode version written
+    out; a ``$`` becomes ``(?=\\n?\\z)`` (fancy-regex's ``$`` is only the end of the text)."""
+    try:
+        if matches_empty(pattern):
+            raise DialectError("it can match empty text (an alternative such as \\w* or a "
+                               "lone anchor; make each match a character at least, "
+                               "\\w+), which tiktoken cannot encode")
+        return translate(pattern, "regex", "fancy", widen=TIKTOKEN)
+    except DialectError as e:
+        raise ExportError(f"The pre-tokenizer pattern cannot be written for tiktoken's regex "
+                          f"engine (fancy-regex) with the same meaning: {e}. Use a preset, or "
+                          "leave that part out of the pattern.") from e
+
+
 def check_pattern(pattern: str) -> None:
-    """The pattern must compile in fancy-regex (the regex engine inside tiktoken)."""
+    """The pattern, written for fancy-regex (the regex engine inside tiktoken), must
+    compile there and cut a test text as ours does."""
+    fancy = fancy_pattern(pattern)
     try:
         import tiktoken
     except ImportError:  # nothing to check against; the pattern is written as it is
         return
     ranks = {bytes([b]): b for b in range(256)}
     try:
-        tiktoken.Encoding("bpe-gui-check", pat_str=pattern, mergeable_ranks=ranks,
+        tiktoken.Encoding("bpe-gui-check", pat_str=fancy, mergeable_ranks=ranks,
                           special_tokens={})
     except Exception as e:
         raise ExportError(f"The pre-tokenizer pattern cannot be used by tiktoken, whose regex "
@@ -114,7 +136,7 @@ def check_pattern(pattern: str) -> None:
     ours = Pretokenizer(pattern).words(PROBE_TEXT)
     for w in ours:
         ranks.setdefault(w.encode("utf-8"), len(ranks))
-    enc = tiktoken.Encoding("bpe-gui-check", pat_str=pattern, mergeable_ranks=ranks,
+    enc = tiktoken.Encoding("bpe-gui-check", pat_str=fancy, mergeable_ranks=ranks,
                             special_tokens={})
     got = enc.encode_ordinary(PROBE_TEXT)
     if got != [ranks[w.encode("utf-8")] for w in ours]:

@@ -5,7 +5,13 @@ places where a text or a stream may be split without changing its words.
 - :mod:`.presets`: the presets' patterns, names and labels (imports nothing of ours).
 - :mod:`.pattern_kinds`: the patterns the C scanner runs, recognised however spelled.
 - :mod:`.unicode_classes`: the presets' character classes, taken from ``regex``.
-- :mod:`.scanner`: the native scanner (``_scan``, private to this package).
+- :mod:`.unicode_versions`: which Unicode tables each library's files use (tiktoken,
+  tokenizers, llama.cpp), those tables (from ``_unicode_data``, generated), and what a
+  class means in a version against the installed ``regex``.
+- :mod:`.dialects`: patterns as Oniguruma (tokenizer.json) and fancy-regex (.tiktoken)
+  read them, to and from ``regex`` syntax; classes pinned to a Unicode version.
+- :mod:`.scanner`: the native scanner (``_scan``, private to this package), with the
+  installed regex's tables or a library's.
 - :mod:`.pretokenize`: :class:`Pretokenizer`: special tokens first, then the pattern.
 - :mod:`.branches`, :mod:`.branch_words`: which alternative of the pattern cut a word.
 - :mod:`.boundaries`: where a text or stream may be split (safe boundaries).

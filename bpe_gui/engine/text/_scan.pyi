@@ -3,8 +3,10 @@ patterns (``presets.KINDS``); ``_C_API`` is the scanner's function table that
 ``_count`` and ``_encode`` call (csrc/scan.h).
 
 Use it through :mod:`bpe_gui.engine.text.scanner`, which installs run-time tables when the
-installed ``regex`` differs from the one the built-in tables came from. A ``str`` with
-lone surrogates raises ``UnicodeEncodeError`` (a ``ValueError``).
+installed ``regex`` differs from the one the built-in tables came from, and registers
+the tables of other Unicode versions (``unicode_versions``). ``preset`` everywhere is a
+scanner id: a kind, plus a registered tables slot << 8 (kind alone: the current tables).
+A ``str`` with lone surrogates raises ``UnicodeEncodeError`` (a ``ValueError``).
 """
 from array import array
 
@@ -17,6 +19,7 @@ LLAMA3: int
 QWEN2: int
 _C_API: object  # a PyCapsule named "bpe_gui.engine.text._scan._C_API"
 TABLES_REGEX_VERSION: str  # the regex release the built-in tables came from
+MAX_TABLE_SLOTS: int  # slots 1 .. MAX_TABLE_SLOTS - 1 hold registered tables
 
 def words(preset: int, text: str) -> list[str]:
     """Exactly ``regex.findall(pattern, text)`` for the preset's pattern."""
@@ -51,6 +54,14 @@ def builtin_tables_blob() -> bytes:
 
 def tables_version() -> str:
     """The regex release the current tables came from."""
+
+def register_tables(blob: Buffer) -> int:
+    """Tables of another Unicode version into a slot of their own, kept for the life of
+    the process: the slot (scanner ids ``kind | slot << 8``). ValueError for a malformed
+    blob or when every slot is taken."""
+
+def slot_version(slot: int) -> str:
+    """The version named in a slot's tables (0: the current tables)."""
 
 # the C API on raw UTF-8 bytes (byte offsets; invalid UTF-8 allowed), for tests
 def _words_utf8(preset: int, data: Buffer) -> list[bytes]: ...

@@ -28,7 +28,8 @@ whole pattern matches what the kind's pattern matches:
   cannot start (`` ?\\p{L}``, ``[^\\r\\n\\p{L}\\p{N}]?\\p{L}``: without the prefix the
   next class fails on that same character); ``[^\\s...]+`` before ``[\\r\\n]*``, which
   always matches; ``\\s+$``, where giving back cannot help (``$`` holds only at the end
-  or before a final newline, both after the whole run). ``\\s*`` before ``[\\r\\n]`` and
+  or before a final newline, both after the whole run; ``\\Z``, only at the end, is the
+  same there: fancy-regex's ``$`` translated, see dialects.py). ``\\s*`` before ``[\\r\\n]`` and
   ``\\s+(?!\\S)`` are never possessive (they must give back).
 - ``\\s*[\\r\\n]`` and ``\\s*[\\r\\n]+`` end at the run's last CR/LF alike (\\s* gives back
   to it and no CR/LF follows it in the run).
@@ -64,7 +65,7 @@ def _spellings(*templates: str) -> frozenset[str]:
     return frozenset(out)
 
 
-_END_RUN = _spellings(r"\s+~$")
+_END_RUN = _spellings(r"\s+~$", r"\s+~\Z")
 _LAST_WS = _spellings(r"\s+~", r"\s")
 _CRLF_WS = _spellings(r"\s*[\r\n]", r"\s*[\r\n]+~")
 _PREFIX_LETTERS = _spellings(r"[^\r\n\p{L}\p{N}]?~\p{L}+~")

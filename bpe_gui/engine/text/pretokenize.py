@@ -18,9 +18,11 @@ import regex
 
 from .. import checks
 from ..errors import PatternError, SettingsError
+from .dialects import DialectError, pinned
 from .pattern_kinds import scanner_kind
 from .presets import _PRESET_OF_PATTERN, PRESET_ALIASES, PRESETS
 from .scanner import native_scanner
+from .unicode_versions import Classes
 
 # Custom patterns are time-limited per call so a runaway pattern stops with a message.
 # BPE_GUI_PATTERN_TIMEOUT (seconds) overrides it, e.g. to keep tests of runaway patterns fast.
@@ -49,13 +51,18 @@ def resolve_pattern(preset_or_pattern: str) -> tuple[str, str | None]:
     return preset_or_pattern, _PRESET_OF_PATTERN.get(preset_or_pattern)
 
 
-def compile_pattern(pattern: str) -> "regex.Pattern[str]":
-    """Compile a pre-tokenizer pattern with the ``regex`` module, or raise PatternError."""
+def compile_pattern(pattern: str, classes: Classes | None = None) -> "regex.Pattern[str]":
+    """Compile a pre-tokenizer pattern with the ``regex`` module, or raise PatternError.
+    ``classes``: a library's Unicode tables for its classes (unicode_versions; None: the
+    installed regex's), see dialects.pinned."""
     if not pattern:
         raise PatternError("The pre-tokenizer pattern is empty. Pick a preset or type a "
                            r"pattern such as \S+|\s+.")
     try:
-        return regex.compile(pattern)
+        return pinned(pattern, classes)  # regex-like (a PinnedPattern)
+    except DialectError as e:
+        raise PatternError(f"The pre-tokenizer pattern cannot be given the Unicode classes "
+                           f"of {classes.label if classes else 'regex'}: {e}.") from e
     except regex.error as e:
         pos = f" at position {e.pos}" if getattr(e, "pos", None) is not None else ""
         raise PatternError(
@@ -101,14 +108,19 @@ class Piece:
 class Pretokenizer:
     """Splits text on special tokens, then into words with a pattern.
 
-    ``pattern`` is a preset name (gpt2, cl100k/gpt4, whitespace, cjk) or a raw regex.
+    ``pattern`` is a preset name (gpt2, cl100k/gpt4, whitespace, cjk) or a raw regex
+    (``regex`` syntax). ``classes``: the Unicode tables its classes mean, those of the
+    library a tokenizer file belongs to (``unicode_versions.TIKTOKEN``...), or None for
+    the installed ``regex``'s (trained tokenizers).
     """
 
-    def __init__(self, pattern: str = "gpt2", special_tokens: Sequence[str] | None = None):
+    def __init__(self, pattern: str = "gpt2", special_tokens: Sequence[str] | None = None,
+                 classes: Classes | None = None):
         checks.string(pattern, "pattern", "a preset name (gpt2, cl100k, o200k, whitespace, "
                       "cjk) or a regex", setting=True)
         self.pattern, self.preset = resolve_pattern(pattern)
-        self.regex = compile_pattern(self.pattern)
+        self.classes = classes
+        self.regex = compile_pattern(self.pattern, classes)
         self.special_tokens = validate_special_tokens(special_tokens)
         self._special_re = special_splitter(self.special_tokens)
         # the kind of native scanner that runs this pattern (the gpt2, cl100k and o200k
@@ -118,7 +130,7 @@ class Pretokenizer:
         self.timeout = None if self.preset or self.kind else CUSTOM_TIMEOUT_S
         # the C scanner (same words as the regex), else None
         self.source: str | None = None   # the file (and key) a pattern came from, if any
-        self.native = native_scanner(self.kind)
+        self.native = native_scanner(self.kind, classes)
 
     def pieces(self, text: str) -> Iterator[Piece]:
         """Cut text at special tokens. Example: 'a<s>b' -> Piece(0,'a'), Piece(1,'<s>',special), Piece(4,'b')."""

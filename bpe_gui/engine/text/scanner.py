@@ -15,7 +15,11 @@ Example::
 Character classes: ``_scan`` carries tables generated from one ``regex`` release
 (``_scan.TABLES_REGEX_VERSION``). If the installed ``regex`` is another release, the
 first call here computes the tables from it (:mod:`.unicode_classes`, ~0.5 s) and
-installs them, so the scanner keeps agreeing with the ``regex`` in use.
+installs them, so the scanner keeps agreeing with the ``regex`` in use. A scanner for
+another library's Unicode tables (``native_scanner("cl100k", unicode_versions.TIKTOKEN)``)
+registers that version's tables in a slot of their own once (:func:`scan_id`), and
+scans with ids ``kind | slot << 8``: the words ``regex`` would give if its classes were
+that version's.
 """
 from __future__ import annotations
 
@@ -27,7 +31,9 @@ from typing import Sequence
 import regex
 
 from .presets import KIND_PATTERNS, PRESET_IDS
+from .dialects import pinned
 from .unicode_classes import table_blob
+from .unicode_versions import Classes, scanner_blob
 
 try:
     from . import _scan
@@ -71,13 +77,30 @@ def _ready() -> bool:
     return True
 
 
-class NativeScanner:
-    """Words, word ends and safe boundaries of one kind of pattern, computed in C."""
+_SLOTS: dict[Classes, int] = {}
 
-    def __init__(self, kind: str):
+
+def scan_id(kind: str, classes: Classes | None = None) -> int:
+    """The scanner id of a kind with a library's Unicode tables (None: the installed
+    regex's), registering those tables at the first use. Example: ('gpt2', None) -> 0."""
+    if classes is None:
+        return PRESET_IDS[kind]
+    slot = _SLOTS.get(classes)
+    if slot is None:
+        slot = _SLOTS[classes] = _scan.register_tables(scanner_blob(classes))
+    return PRESET_IDS[kind] | slot << 8
+
+
+class NativeScanner:
+    """Words, word ends and safe boundaries of one kind of pattern, computed in C, with
+    the classes of the installed ``regex`` or of a library's Unicode version (``classes``;
+    then the fallback for lone surrogates runs the pattern pinned to that version)."""
+
+    def __init__(self, kind: str, classes: Classes | None = None):
         self.preset = kind
-        self.preset_id = PRESET_IDS[kind]
-        self._regex = regex.compile(KIND_PATTERNS[kind])
+        self.classes = classes
+        self.preset_id = scan_id(kind, classes)
+        self._regex = pinned(KIND_PATTERNS[kind], classes)
 
     def words(self, text: str) -> list[str]:
         """``regex.findall(pattern, text)``. Example: 'a  b' -> ['a', ' ', ' b']."""
@@ -111,8 +134,15 @@ def giant_cuts(preset_id: int, buf: bytearray, n: int, limit: int) -> tuple[int,
     return _scan.giant_cuts(preset_id, buf, n, limit)
 
 
-def native_scanner(kind: str | None) -> NativeScanner | None:
-    """A NativeScanner for a kind (gpt2, cl100k, o200k, llama3, qwen2), else None."""
+def native_scanner(kind: str | None, classes: Classes | None = None) -> NativeScanner | None:
+    """A NativeScanner for a kind (gpt2, cl100k, o200k, llama3, qwen2) with the classes
+    of the installed regex (None) or of a library (unicode_versions.LIBRARIES), else None
+    (also when BPE_GUI_NATIVE_SCAN=0: checked before the cache of scanners)."""
     if kind not in PRESET_IDS or not _ready():
         return None
-    return NativeScanner(kind)
+    return _scanner(kind, classes)
+
+
+@lru_cache(maxsize=64)
+def _scanner(kind: str, classes: Classes | None) -> NativeScanner:
+    return NativeScanner(kind, classes)

@@ -20,7 +20,9 @@ from __future__ import annotations
 import argparse
 import struct
 import sys
+from array import array
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 import regex
@@ -52,7 +54,7 @@ BLOCK_SHIFT = 8
 BLOCK = 1 << BLOCK_SHIFT
 MAGIC = b"BPESCAN\0"
 FORMAT_VERSION = 1
-HEADER = Path(__file__).resolve().parent / "csrc" / "unicode_tables.h"
+HEADER = Path(__file__).resolve().parents[1] / "csrc" / "unicode_tables.h"
 
 
 @dataclass(frozen=True)
@@ -66,10 +68,14 @@ class Tables:
     folds: tuple[tuple[int, int], ...]  # (code point >= 128, fold mask), sorted
 
 
-def _all_code_points() -> str:
-    # Surrogates are included so that index == code point; they never occur in UTF-8
-    # text and are cleared below.
-    return "".join(map(chr, range(N_CODE_POINTS)))
+@lru_cache(maxsize=1)
+def all_code_points() -> str:
+    """Every code point in order, so that index == code point (surrogates included: they
+    never occur in UTF-8 text, and the tables clear them)."""
+    return array("I", range(N_CODE_POINTS)).tobytes().decode("utf-32-le", "surrogatepass")
+
+
+_all_code_points = all_code_points
 
 
 def code_point_flags(text: str | None = None) -> bytes:
@@ -88,12 +94,18 @@ def code_point_flags(text: str | None = None) -> bytes:
     return bytes(flags)
 
 
+@lru_cache(maxsize=1)
+def _fold_masks_all() -> tuple[tuple[int, int], ...]:
+    return tuple(sorted(fold_masks(all_code_points()).items()))
+
+
 def fold_masks(text: str | None = None) -> dict[int, int]:
     """Code point -> mask of the contraction letters it matches case-insensitively.
 
     Example: ``fold_masks()[ord("S")] == 1`` (bit 0 is "s").
     """
-    text = _all_code_points() if text is None else text
+    if text is None:
+        return dict(_fold_masks_all())
     masks: dict[int, int] = {}
     for i, letter in enumerate(CONTRACTION_LETTERS):
         # The patterns use the letters both in a class ([sdmt]) and as literals (ll).
@@ -110,8 +122,13 @@ def fold_masks(text: str | None = None) -> dict[int, int]:
 def compute_tables() -> Tables:
     """Ask the installed ``regex`` for every class; about half a second."""
     text = _all_code_points()
-    flags = code_point_flags(text)
-    masks = fold_masks(text)
+    return pack_tables(code_point_flags(text), fold_masks(text), regex.__version__)
+
+
+def pack_tables(flags: bytes, masks: dict[int, int], version: str) -> Tables:
+    """The two-level tables of per-code-point ``flags`` and fold ``masks``, checked for
+    what the scanner assumes; ``version`` names where they came from (at most 31 bytes:
+    a `regex` release, or e.g. 'unicode-16.0.0' for unicode_versions' tables)."""
     for cp in masks:
         if not flags[cp] & FLAG_L:
             raise RuntimeError(f"U+{cp:04X} matches a contraction letter but is not \\p{{L}}; "
@@ -125,7 +142,7 @@ def compute_tables() -> Tables:
     for start in range(0, N_CODE_POINTS, BLOCK):
         stage1.append(index.setdefault(flags[start:start + BLOCK], len(index)))
     return Tables(
-        regex_version=regex.__version__,
+        regex_version=version,
         stage1=tuple(stage1),
         blocks=tuple(index),
         ascii_fold=bytes(masks.get(cp, 0) for cp in range(128)),

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 from typing_extensions import Buffer
 
+MAX_TABLE_SLOTS: int
 TABLES_REGEX_VERSION: str   # the regex release of the scanner's built-in tables
 
 class WordCache:
@@ -50,3 +51,5 @@ def set_tables(blob: Buffer | None, /) -> None:
     The scanner is ``_scan``'s (shared, csrc/scan.h): so are its tables."""
 
 def tables_version() -> str: ...
+def register_tables(blob: Buffer, /) -> int: ...
+def slot_version(slot: int, /) -> str: ...

@@ -120,10 +120,8 @@ static int Counter_init(Counter *c, PyObject *args, PyObject *kwds)
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "|iO:WordCounter", kwlist, &preset,
                                      &ospecials))
         return -1;
-    if (preset != NO_PRESET && (preset < 0 || preset >= BPE_SCAN_NPRESETS)) {
-        PyErr_Format(PyExc_ValueError, "unknown scanner preset %d", preset);
+    if (preset != NO_PRESET && scan_py_check_id(preset) < 0)
         return -1;
-    }
     if (c->busy || c->t.n) {
         PyErr_SetString(PyExc_RuntimeError, "WordCounter is already initialised");
         return -1;
@@ -593,9 +591,8 @@ static PyObject *mod_safe_cut(PyObject *self, PyObject *args)
     Py_ssize_t lo, hi;
     if (!PyArg_ParseTuple(args, "iy*nn:safe_cut", &preset, &v, &lo, &hi))
         return NULL;
-    if (preset < 0 || preset >= BPE_SCAN_NPRESETS) {
+    if (scan_py_check_id(preset) < 0) {
         PyBuffer_Release(&v);
-        PyErr_Format(PyExc_ValueError, "unknown scanner preset %d", preset);
         return NULL;
     }
     if (lo < 0)

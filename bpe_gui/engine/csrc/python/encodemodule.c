@@ -211,10 +211,8 @@ static PyObject *Merger_encode_text(Merger *m, PyObject *args)
         return NULL;
     if (check_ready(m) < 0)
         return NULL;
-    if (preset < 0 || preset >= BPE_SCAN_NPRESETS) {
-        PyErr_Format(PyExc_ValueError, "unknown scanner preset %d", preset);
+    if (scan_py_check_id(preset) < 0)
         return NULL;
-    }
     if (!c->wc.slots || c->busy) {
         PyErr_SetString(PyExc_RuntimeError, "WordCache is not initialised or in use");
         return NULL;

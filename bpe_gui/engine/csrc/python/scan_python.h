@@ -1,7 +1,9 @@
 /*
  * scan_python.h -- the Python glue of every extension that scans (see scan.h):
- * set_tables(blob | None), tables_version(), and the module constant
- * TABLES_REGEX_VERSION, all about the one scanner of `_scan`. Include it after Python.h
+ * set_tables(blob | None), tables_version(), register_tables(blob) -> slot,
+ * slot_version(slot), the module constants TABLES_REGEX_VERSION and MAX_TABLE_SLOTS, all
+ * about the one scanner of `_scan`, and scan_py_check_id(id) for the scanner ids the
+ * module's functions take. Include it after Python.h
  * and scan.h, list SCAN_PYTHON_METHODS in the module's method table and call
  * scan_python_add_constants(module) in PyInit: in an extension built with
  * scan/scan_shared.c it first imports `_scan`'s function table (the capsule). `_scan`
@@ -39,11 +41,57 @@ static PyObject *scan_py_tables_version(PyObject *self, PyObject *noargs)
     return PyUnicode_FromString(bpe_scan_tables_version(bpe_scan_current_tables()));
 }
 
+/* Tables of another Unicode version, into a slot of their own (scan.h, "Tables"). */
+static PyObject *scan_py_register_tables(PyObject *self, PyObject *arg)
+{
+    const char *err = NULL;
+    Py_buffer v;
+    (void)self;
+    if (PyObject_GetBuffer(arg, &v, PyBUF_SIMPLE) < 0)
+        return NULL;
+    int slot = bpe_scan_register_blob((const unsigned char *)v.buf, (size_t)v.len, &err);
+    PyBuffer_Release(&v);
+    if (slot < 0) {
+        PyErr_SetString(PyExc_ValueError, err ? err : "bad tables");
+        return NULL;
+    }
+    return PyLong_FromLong(slot);
+}
+
+static PyObject *scan_py_slot_version(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    long slot = PyLong_AsLong(arg);
+    if (slot == -1 && PyErr_Occurred())
+        return NULL;
+    const bpe_scan_tables *t = bpe_scan_slot_tables((int)slot);
+    if (!t) {
+        PyErr_Format(PyExc_ValueError, "no scanner tables in slot %ld", slot);
+        return NULL;
+    }
+    return PyUnicode_FromString(bpe_scan_tables_version(t));
+}
+
+/* 0 if `id` is a scanner id this process can scan with, else -1 with ValueError */
+static int scan_py_check_id(int id)
+{
+    if (bpe_scan_id_ok(id))
+        return 0;
+    PyErr_Format(PyExc_ValueError, "unknown scanner preset %d (kinds: 0 gpt2, 1 cl100k, "
+                 "2 o200k, 3 llama3, 4 qwen2, 5 superbpe2; plus a registered tables slot "
+                 "<< 8)", id);
+    return -1;
+}
+
 #define SCAN_PYTHON_METHODS                                                              \
     {"set_tables", scan_py_set_tables, METH_O,                                          \
      "set_tables(blob or None): the scanner's character tables (see scan.h)"},          \
     {"tables_version", scan_py_tables_version, METH_NOARGS,                             \
-     "tables_version() -> the `regex` version of the current tables"}
+     "tables_version() -> the `regex` version of the current tables"},                  \
+    {"register_tables", scan_py_register_tables, METH_O,                                \
+     "register_tables(blob) -> slot: tables kept for scanner ids kind | slot << 8"},    \
+    {"slot_version", scan_py_slot_version, METH_O,                                      \
+     "slot_version(slot) -> the version named in a slot's tables (0: the current)"}
 
 static int scan_python_add_constants(PyObject *m)
 {
@@ -68,6 +116,8 @@ static int scan_python_add_constants(PyObject *m)
         bpe_scan_shared = api;
     }
 #endif
+    if (PyModule_AddIntConstant(m, "MAX_TABLE_SLOTS", BPE_SCAN_MAX_SLOTS) < 0)
+        return -1;
     return PyModule_AddStringConstant(m, "TABLES_REGEX_VERSION",
                                       bpe_scan_tables_version(bpe_scan_builtin_tables()));
 }

@@ -5,7 +5,9 @@
  *   word_ends(preset, text) -> array('q')     code-point offset of each word's end
  *   safe_cut(preset, text, lo, hi) -> int     code points; -1 if none (see scan.h)
  *   count_words(preset, data) -> int          scan only (str or bytes), for benchmarks
- *   set_tables(blob | None), tables_blob(), builtin_tables_blob(), TABLES_REGEX_VERSION
+ *   set_tables(blob | None), tables_blob(), builtin_tables_blob(), TABLES_REGEX_VERSION,
+ *   register_tables(blob) -> slot, slot_version(slot), MAX_TABLE_SLOTS
+ * `preset` everywhere is a scanner id: a kind | a registered tables slot << 8 (scan.h).
  *   giant_cuts(preset, data, n, limit) -> (settled, reach, piece_cut): giant stretches
  *       without a safe cut (scan.h, scan_giant.inc), for the block readers
  *   _words_utf8 / _word_ends_utf8 / _safe_cut_utf8: the C API on raw bytes (tests)
@@ -55,14 +57,7 @@ static int utf8_of(PyObject *text, utf8_t *u) {
     return 0;
 }
 
-static int check_preset(int preset) {
-    if (preset < 0 || preset >= BPE_SCAN_NPRESETS) {
-        PyErr_Format(PyExc_ValueError, "unknown scanner preset %d (0 gpt2, 1 cl100k, 2 o200k, 3 llama3, 4 qwen2, 5 superbpe2)",
-                     preset);
-        return -1;
-    }
-    return 0;
-}
+static int check_preset(int preset) { return scan_py_check_id(preset); }
 
 /* One chunk: up to cap words from *pos. Byte ends go to ends, code-point ends to
    cps (the same array for ASCII text); *pos and *cp move to the last end. */

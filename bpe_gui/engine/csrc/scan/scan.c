@@ -42,6 +42,8 @@ static const bpe_scan_tables builtin = {
     BPE_SCAN_BUILTIN_NBLOCKS, BPE_SCAN_BUILTIN_NFOLDS, BPE_SCAN_TABLES_REGEX_VERSION,
     NULL};
 static const bpe_scan_tables *current = &builtin;
+/* registered tables (scan.h, "Tables"); slots[0] stays NULL: slot 0 is `current` */
+static const bpe_scan_tables *slots[BPE_SCAN_MAX_SLOTS];
 
 typedef const bpe_scan_tables T;
 
@@ -435,20 +437,33 @@ size_t bpe_scan_words_t(T *t, int preset, const unsigned char *s, size_t pos, si
     return k;
 }
 
-size_t bpe_scan_word(int preset, const unsigned char *s, size_t pos, size_t n) {
-    return bpe_scan_word_t(current, preset, s, pos, n);
+/* the tables of a scanner id: its slot's, or the current ones */
+static inline T *tables_of(int id) {
+    T *t = slots[BPE_SCAN_SLOT(id)];
+    return t ? t : current;
 }
 
-size_t bpe_scan_words(int preset, const unsigned char *s, size_t pos, size_t n, size_t *ends,
+int bpe_scan_id_ok(int id) {
+    int slot = BPE_SCAN_SLOT(id);
+    return id >= 0 && id <= 0xFFFF && BPE_SCAN_KIND(id) < BPE_SCAN_NPRESETS &&
+           (slot == 0 || slots[slot] != NULL);
+}
+
+size_t bpe_scan_word(int id, const unsigned char *s, size_t pos, size_t n) {
+    return bpe_scan_word_t(tables_of(id), BPE_SCAN_KIND(id), s, pos, n);
+}
+
+size_t bpe_scan_words(int id, const unsigned char *s, size_t pos, size_t n, size_t *ends,
                       size_t cap) {
-    return bpe_scan_words_t(current, preset, s, pos, n, ends, cap);
+    return bpe_scan_words_t(tables_of(id), BPE_SCAN_KIND(id), s, pos, n, ends, cap);
 }
 
 const bpe_scan_api *bpe_scan_api_table(void) {
     static const bpe_scan_api api = {
         BPE_SCAN_API_VERSION,     BPE_SCAN_NPRESETS,       bpe_scan_word,
         bpe_scan_words,           bpe_scan_safe_cut,       bpe_scan_builtin_tables,
-        bpe_scan_current_tables,  bpe_scan_tables_version, bpe_scan_install_blob};
+        bpe_scan_current_tables,  bpe_scan_tables_version, bpe_scan_install_blob,
+        bpe_scan_register_blob,   bpe_scan_id_ok,          bpe_scan_slot_tables};
     return &api;
 }
 

@@ -32,3 +32,13 @@ const char *bpe_scan_tables_version(const bpe_scan_tables *t) {
 int bpe_scan_install_blob(const unsigned char *blob, size_t len, const char **error) {
     return bpe_scan_shared->install_blob(blob, len, error);
 }
+
+int bpe_scan_register_blob(const unsigned char *blob, size_t len, const char **error) {
+    return bpe_scan_shared->register_blob(blob, len, error);
+}
+
+int bpe_scan_id_ok(int id) { return bpe_scan_shared->id_ok(id); }
+
+const bpe_scan_tables *bpe_scan_slot_tables(int slot) {
+    return bpe_scan_shared->slot_tables(slot);
+}

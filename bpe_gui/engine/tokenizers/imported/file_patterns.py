@@ -3,6 +3,8 @@ their shape lets them run away.
 """
 from __future__ import annotations
 
+import time
+
 import regex
 
 from ...text import pretokenize
@@ -19,9 +21,10 @@ class FilePattern:
     ``'s|\\p{L}+|\\s+(?!\\S)``) run without it."""
 
     def __init__(self, compiled: "regex.Pattern[str]", where: str, source: str,
-                 literal: bool = False):
+                 literal: bool = False, classes=None):
         self.regex = compiled
-        self.pattern = compiled.pattern
+        self.pattern = compiled.pattern   # regex syntax (a file's Oniguruma one translated)
+        self.classes = classes            # the Unicode tables of its classes (None: regex's)
         self.where = where
         self.source = source
         self.timed = not literal and may_run_away(compiled.pattern)
@@ -33,6 +36,10 @@ class FilePattern:
     def findall(self, text: str) -> list:
         """regex's findall, time-limited like finditer."""
         return self._timed(lambda t, limit: self.regex.findall(t, timeout=limit), text)
+
+    def onig_spans(self, text: str) -> list[tuple[int, int]]:
+        """The matches as Oniguruma iterates them (:func:`onig_spans`), time-limited."""
+        return self._timed(lambda t, limit: onig_spans(self.regex, t, limit), text)
 
     def sub(self, repl, text: str) -> str:
         return self._timed(lambda t, limit: self.regex.sub(repl, t, timeout=limit), text)
@@ -47,6 +54,46 @@ class FilePattern:
                 f"{timeout:g} s on {len(text):,} characters, so it was stopped. It backtracks "
                 "catastrophically (nested quantifiers such as (a|aa)+); fix it in the file."
             ) from e
+
+
+def onig_spans(compiled, text: str, timeout: float | None = None) -> list[tuple[int, int]]:
+    """The (start, end) of each match as tokenizers iterates Oniguruma's matches: each
+    search starts where the previous match ended; an empty match right where the
+    previous one ended is skipped and the search moves on one character. (`regex`'s
+    finditer instead looks for a non-empty match at the place of an empty one: for
+    ``\\A|\\w+`` on 'ab' it finds '' and 'ab', Oniguruma '' then 'b'.)
+
+    Example: ('a|', 'ab') -> [(0, 1), (2, 2)]
+
+    Up to the first empty match both iterate alike, so `regex`'s finditer runs until
+    then; ``timeout`` bounds the whole call.
+    """
+    deadline = None if timeout is None else time.monotonic() + timeout
+    out: list[tuple[int, int]] = []
+    pos, last, n = 0, -1, len(text)
+    for m in compiled.finditer(text, timeout=timeout):
+        s, e = m.span()
+        if s == e:
+            break
+        out.append((s, e))
+        pos = last = e
+    else:
+        return out
+    search = compiled.search
+    while pos <= n:
+        left = None if deadline is None else deadline - time.monotonic()
+        if left is not None and left <= 0:
+            raise TimeoutError("regex timed out")
+        m = search(text, pos, timeout=left)
+        if m is None:
+            break
+        s, e = m.span()
+        if s == e and e == last:
+            pos = e + 1
+            continue
+        out.append((s, e))
+        pos = last = e
+    return out
 
 
 _REPEATED = regex.compile(r"[*+{]")   # a group repeated (even {1,50}: many ways to split)

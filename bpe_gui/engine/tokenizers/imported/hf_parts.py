@@ -1,6 +1,11 @@
 """Normalizers and pre-tokenizers of a Hugging Face ``tokenizer.json``, as ``tokenizers``
 runs them, on :class:`NStr` pieces (so offsets point into the original text).
 
+Regexes are read as Oniguruma reads them (``text.dialects``: ``X{1,3}+`` repeats, ``$``
+ends a line...) and their classes are those of tokenizers' Unicode version
+(``unicode_versions.TOKENIZERS``); a pattern Oniguruma reads in a way this app cannot
+reproduce is refused, naming it.
+
 Each part is built from its JSON node by :func:`normalizer` / :func:`pre_tokenizer`;
 anything else raises :class:`Unsupported` naming the JSON path, e.g.
 ``pre_tokenizer.pretokenizers[2].type = "Digits" is not supported``.
@@ -23,12 +28,14 @@ from typing import Any, Callable
 
 import regex
 
-from ...text.graphemes import grapheme_classes
 from ...display import gpt2_text, unicode_to_bytes
+from ...text.dialects import DialectError, file_pattern, pinned, translate
+from ...text.graphemes import grapheme_classes
 from ...text.pattern_kinds import scanner_kind
 from ...text.scanner import native_scanner
+from ...text.unicode_versions import TOKENIZERS, Classes
 from .normalized import Form, NStr
-from .file_patterns import FilePattern
+from .file_patterns import FilePattern, onig_spans
 from .word_model import MARK, charsmap_module
 
 Pieces = list[NStr]
@@ -63,17 +70,26 @@ def need(node: dict, key: str, kind, where: str, default: Any = ...) -> Any:
 
 
 # ----- patterns -------------------------------------------------------------------------
-def compile_pattern(node: Any, where: str, source: str = "") -> FilePattern:
-    """A Split/Replace pattern: {"Regex": ...} (Oniguruma; read with the `regex` module)
+def compile_pattern(node: Any, where: str, source: str = "",
+                    classes: Classes | None = TOKENIZERS) -> FilePattern:
+    """A Split/Replace pattern: {"Regex": ...} (Oniguruma's syntax, translated to the
+    `regex` module's with the same meaning and pinned to ``classes``' Unicode version)
     or {"String": ...} (literal text). ``source``: the file, named if it runs away."""
     if isinstance(node, dict) and isinstance(node.get("String"), str):
         return FilePattern(regex.compile(regex.escape(node["String"])), where, source, True)
     if isinstance(node, dict) and isinstance(node.get("Regex"), str):
         try:
-            return FilePattern(regex.compile(node["Regex"]), f"{where}.Regex", source)
+            text = translate(node["Regex"], "oniguruma", "regex")
+            if classes is not None:   # (bpe-gui's exports write later versions' classes out)
+                text, classes = file_pattern(text, classes)
+            compiled = pinned(text, classes)
+        except DialectError as e:
+            what = "does not compile" if e.malformed else "cannot be run as tokenizers runs it"
+            raise Unsupported(f"{where}.Regex", f"{where}.Regex {what}: {e}") from None
         except regex.error as e:
             raise Unsupported(f"{where}.Regex", f"{where}.Regex does not compile here ({e})") \
                 from None
+        return FilePattern(compiled, f"{where}.Regex", source, classes=classes)
     if isinstance(node, str):   # some writers give the string itself
         return FilePattern(regex.compile(regex.escape(node)), where, source, True)
     raise Unsupported(where, f"{where} should be {{\"Regex\": ...}} or {{\"String\": ...}}")
@@ -81,25 +97,24 @@ def compile_pattern(node: Any, where: str, source: str = "") -> FilePattern:
 
 def find_matches(pattern, text: str) -> list[tuple[int, int, bool]]:
     """The whole text as (start, end, is_match) parts, as tokenizers' Pattern does
-    with Oniguruma: an empty match right where the previous match ended is skipped, so
-    the empty regex "" matches between every two characters (each is a part).
+    with Oniguruma: each search starts where the previous match ended, and an empty
+    match right there is skipped by moving on one character (so the empty regex ""
+    matches between every two characters, each a part, and after an empty match the
+    next search does not look for a longer one at the same place, as `regex`'s finditer
+    would).
 
     Example: pattern ',' on 'a,b' -> [(0, 1, False), (1, 2, True), (2, 3, False)]
     """
     if not text:
         return [(0, 0, False)]
-    out, prev, last_end = [], 0, -1
-    native = _native(pattern.pattern)
+    out, prev = [], 0
+    native = _native(pattern.pattern, getattr(pattern, "classes", None))
     if native is not None:   # GPT-2's, cl100k's, Llama 3's... : words that tile the text
         for e in native.word_ends(text):
             out.append((prev, e, True))
             prev = e
         return out
-    for m in pattern.finditer(text):
-        s, e = m.span()
-        if s == e == last_end:
-            continue
-        last_end = e
+    for s, e in _onig_spans(pattern, text):
         if prev != s:
             out.append((prev, s, False))
         out.append((s, e, True))
@@ -109,10 +124,18 @@ def find_matches(pattern, text: str) -> list[tuple[int, int, bool]]:
     return out
 
 
+def _onig_spans(pattern, text: str) -> list[tuple[int, int]]:
+    """Oniguruma's iteration of matches (onig's find_iter, as tokenizers runs it)."""
+    if isinstance(pattern, FilePattern):
+        return pattern.onig_spans(text)
+    return onig_spans(pattern, text)
+
+
 @lru_cache(maxsize=16)
-def _native(pattern: str):
-    """The native scanner of a pattern it recognises (pattern_kinds.py), else None."""
-    return native_scanner(scanner_kind(pattern))
+def _native(pattern: str, classes: Classes | None):
+    """The native scanner of a pattern it recognises (pattern_kinds.py), with the
+    classes of ``classes``' Unicode version, else None."""
+    return native_scanner(scanner_kind(pattern), classes)
 
 
 BEHAVIORS = ("Removed", "Isolated", "MergedWithPrevious", "MergedWithNext", "Contiguous")
@@ -397,7 +420,8 @@ class PreTokenizer:
     def __init__(self, steps: list[Callable[[Pieces], Pieces]], byte_level: bool,
                  add_prefix_space: bool, replacement: str | None, tiling=None,
                  metaspace: tuple[str, str, bool] | None = None, needs_start: bool = False,
-                 alphabet: bool = False):
+                 alphabet: bool = False, classes: Classes | None = TOKENIZERS):
+        self.classes = classes    # the Unicode tables of its patterns' classes
         self.steps = steps
         self.alphabet = alphabet   # pieces come out in GPT-2's alphabet (see model_word)
         self.byte_level = byte_level
@@ -425,7 +449,7 @@ class PreTokenizer:
         if self._tiling is None:
             return None
         pattern, gaps_too = self._tiling
-        native = _native(pattern.pattern)   # a pattern the scanner runs: its words, in C
+        native = _native(pattern.pattern, self.classes)   # a pattern the scanner runs: in C
         words = native.words(text) if native is not None else pattern.findall(text)
         if gaps_too and sum(map(len, words)) != len(text):
             return None   # gaps between matches are pieces too: the steps place them
@@ -480,7 +504,7 @@ def pre_tokenizer(node: Any, where: str = "pre_tokenizer", source: str = "") -> 
             byte_level = True
             prefix = need(n, "add_prefix_space", bool, w, True)
             use_regex = need(n, "use_regex", bool, w, True)
-            steps.append(_byte_level(prefix, use_regex))
+            steps.append(_byte_level(prefix, use_regex, TOKENIZERS))
         elif kind == "Metaspace":
             rep = need(n, "replacement", str, w, "▁")
             if len(rep) != 1:
@@ -543,7 +567,7 @@ def _tiling(flat: list[tuple[dict, str]], source: str = ""):
             where = f"{flat[0][1]}.pattern"   # the same step as the Split's own (a runaway names it)
             return compile_pattern(split.get("pattern"), where, source), shape[0] == "Isolated"
     if kinds == ["ByteLevel"] and plain_bl and last.get("use_regex", True):
-        return _BYTE_LEVEL_RE, True
+        return byte_level_regex(TOKENIZERS), True
     return None
 
 
@@ -571,15 +595,21 @@ def _prepend_scheme(n: dict, w: str) -> str:
     return "always" if need(n, "add_prefix_space", bool, w, True) else "never"
 
 
-_BYTE_LEVEL_RE = regex.compile(BYTE_LEVEL_PATTERN)
+@lru_cache(maxsize=4)
+def byte_level_regex(classes: Classes | None) -> FilePattern:
+    """ByteLevel's own regex (GPT-2's) with the classes of ``classes``' version."""
+    return FilePattern(pinned(BYTE_LEVEL_PATTERN, classes), "ByteLevel", "", True,
+                       classes=classes)
 
 
-def _byte_level(add_prefix_space: bool, use_regex: bool):
+def _byte_level(add_prefix_space: bool, use_regex: bool, classes: Classes | None):
+    pattern = byte_level_regex(classes)
+
     def run(pieces: Pieces) -> Pieces:
         if add_prefix_space:
             pieces = [p if p.text.startswith(" ") else p.prepend(" ") for p in pieces]
         if use_regex:
-            pieces = split_pieces(pieces, _BYTE_LEVEL_RE, "Isolated")
+            pieces = split_pieces(pieces, pattern, "Isolated")
         return pieces
     return run
 

@@ -16,6 +16,7 @@ from ..base import BaseTokenizer, Encoding
 from ..model import Piece
 from ...errors import BPEError, EncodeError, SettingsError
 from ...text.pretokenize import Pretokenizer
+from ...text.unicode_versions import Classes
 from .word_model import PipelineModel
 
 
@@ -61,16 +62,18 @@ class PipelineTokenizer(BaseTokenizer):
 
     def __init__(self, pipeline, *, vocab: dict[int, bytes], token_to_id: dict[bytes, int],
                  merges: LazyMerges, special_ids: dict[str, int], pattern: str, meta: dict,
-                 matched_specials: Sequence[str] | None = None):
-        """``matched_specials``: the special tokens found in text (default: all of
+                 matched_specials: Sequence[str] | None = None, classes: Classes | None = None):
+        """``pattern``: the words' regex in ``regex`` syntax (a file's own translated),
+        whose classes are ``classes``' (the file's library's Unicode tables).
+        ``matched_specials``: the special tokens found in text (default: all of
         ``special_ids``); the others (a tekken file's, llama.cpp's control tokens without
         parse_special) are only ids, their text in the input is ordinary text."""
         specials = sorted(special_ids, key=special_ids.__getitem__)
         matched = specials if matched_specials is None else \
             [s for s in specials if s in set(matched_specials)]
         try:
-            pre = Pretokenizer(pattern, matched)
-        except BPEError:   # a pattern only Oniguruma reads: the pipeline has its own copy
+            pre = Pretokenizer(pattern, matched, classes=classes)
+        except BPEError:   # a pattern this app cannot run: the pipeline has its own parts
             pre = Pretokenizer(r"(?s).+", matched)
         model: PipelineModel = pipeline.model
         super().__init__(model, vocab=vocab, token_to_id=token_to_id, merges=merges,

@@ -17,7 +17,6 @@ from __future__ import annotations
 from typing import Callable, Iterable, Iterator, Protocol
 
 from ..base import Encoding
-from ...text.presets import PRESET_IDS
 from ...text.pattern_kinds import scanner_kind
 from ...text.presets import line_break_ends_words
 from ...text.scanner import native_scanner
@@ -81,7 +80,8 @@ class Pipeline:
         self._cut: bool | None = None   # False: long words are merged whole
         if getattr(model, "end_of_word", b""):   # a word's last symbol carries the suffix:
             self._cut = False                    # its segments cannot be merged alone
-        preset = PRESET_IDS.get(words.kind) \
+        # the scanner id: the pattern's kind with the Unicode tables of the file's library
+        preset = words.native.preset_id \
             if kind == "tiktoken" and words is not None and words.native is not None else None
         # ids without offsets: the normalizer on plain text (hf_parts.Normalizer.text)
         # (a splitter of added tokens without a plain-text side, llama.cpp's or CLIP's,
@@ -89,9 +89,8 @@ class Pipeline:
         self._plain = kind == "hf" and pre is not None and (
             added is None or hasattr(added, "split_text") or normalize is None)
         if kind == "hf" and pre is not None and pre.tiling_pattern:
-            name = scanner_kind(pre.tiling_pattern)   # a byte-level Split the scanner runs
-            preset = PRESET_IDS.get(name) \
-                if name is not None and native_scanner(name) is not None else None
+            scanner = native_scanner(scanner_kind(pre.tiling_pattern), pre.classes)
+            preset = scanner.preset_id if scanner is not None else None
         native = getattr(model, "native", model)   # the C model under a PipelineModel
         if getattr(model, "end_of_word", b""):   # the merger knows no end-of-word suffix
             preset = None

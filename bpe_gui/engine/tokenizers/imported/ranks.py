@@ -11,8 +11,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ...errors import FormatError
-from ...text.pretokenize import Pretokenizer
+from ...errors import FormatError, PatternError
+from ...text.dialects import DialectError, file_pattern, translate
+from ...text.pretokenize import Pretokenizer, resolve_pattern
+from ...text.unicode_versions import TIKTOKEN
 from .pipeline import Pipeline
 from .imported_tokenizer import LazyMerges, PipelineTokenizer
 from .word_model import PipelineModel, model_class
@@ -72,8 +74,17 @@ def load_ranks(path: Path, data: bytes, *, pattern: str, specials: dict[str, int
     for s, i in specials.items():
         vocab[i] = s.encode("utf-8")
         t2i.setdefault(vocab[i], i)
+    # tiktoken reads the pattern with fancy-regex and tiktoken's Unicode tables
+    text, _ = resolve_pattern(pattern)
+    classes = TIKTOKEN
+    try:
+        text = translate(text, "fancy", "regex")
+    except DialectError as e:
+        what = "does not compile" if e.malformed else "cannot be run as tiktoken runs it"
+        raise PatternError(f"the pattern {what}: {e}.") from None
+    text, classes = file_pattern(text, classes)   # bpe-gui's exports: later versions' classes
     matched = sorted(specials, key=specials.__getitem__) if match_specials else []
-    words = Pretokenizer(pattern, matched)
+    words = Pretokenizer(text, matched, classes=classes)
     model = PipelineModel(native, vocab)
     words.source = source
     pipe = Pipeline(model, kind="tiktoken", vocab=vocab, words=words,
@@ -82,4 +93,4 @@ def load_ranks(path: Path, data: bytes, *, pattern: str, specials: dict[str, int
     merges = LazyMerges(lambda: model.n_merges, model.merge_at, vocab)
     return PipelineTokenizer(pipe, vocab=vocab, token_to_id=t2i, merges=merges,
                              special_ids=specials, pattern=words.pattern, meta=meta,
-                             matched_specials=matched)
+                             matched_specials=matched, classes=classes)
