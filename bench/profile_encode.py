@@ -33,6 +33,8 @@ import corpora  # noqa: E402
 from bench_encode_peers import FILES, TEXTS, prepare_files, prepare_texts  # noqa: E402
 
 CSRC = ROOT / "bpe_gui" / "engine" / "csrc"
+# our C sources by file name (csrc/ is in folders: merge/, scan/, imported/...)
+SOURCES = {p.name: p for p in CSRC.rglob("*") if p.suffix in (".c", ".h", ".inc")}
 PYTHON_PATH_FILES = ("qwen2", "spm")   # the per-word Python pipeline (see the README)
 
 HARNESS = r"""
@@ -127,7 +129,7 @@ def c_function(path: str, line: int) -> str:
     base = os.path.basename(path)
     if base not in _starts:
         found = []
-        src = (CSRC / base).read_text("utf-8").splitlines() if (CSRC / base).exists() else []
+        src = SOURCES[base].read_text("utf-8").splitlines() if base in SOURCES else []
         for i, text in enumerate(src, 1):
             m = re.match(r"^(?:static\s+|inline\s+|NO_MEMMOVE\s+|HOT\s+|COLD\s+|"
                          r"__attribute__\(\([^)]*\)\)\s+)*[A-Za-z_][\w\s*]*?\b(\w+)\s*\(", text)
@@ -147,7 +149,7 @@ def stage(ob: str | None, fl: str | None, line: int, fn: str | None) -> str:
     ob, fn, base = ob or "", fn or "", os.path.basename(fl or "")
     if base in SCAN_FILES:
         return "scan"
-    if (CSRC / base).exists() and base:
+    if base in SOURCES:
         f = c_function(fl or "", line)
         if base == "wordcache.c":
             return "word cache" if f in ("hash_bytes", "cache_find", "cache_store", "wc_reset",
