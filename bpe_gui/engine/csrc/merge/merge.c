@@ -134,6 +134,91 @@ static inline int maybe_token(const MergeTable *m, const unsigned char *p, size_
     return (int)(m->subh[k >> 6] >> (k & 63) & m->subh[k2 >> 6] >> (k2 & 63) & 1);
 }
 
+/* ---- keys of 2..8 bytes: an open-addressing table keyed by the bytes as a number ---- */
+
+struct MergeShortKey {
+    uint64_t key; /* the bytes, little-endian, zero-padded */
+    int32_t id;
+    int32_t len;  /* 0: empty */
+};
+
+/* p[0..len) (2 <= len <= 8) as a little-endian number, reading no byte past p + len */
+static inline uint64_t short_bytes(const unsigned char *p, size_t len)
+{
+    if (len >= 4)
+        return load4(p) | load4(p + len - 4) << (8 * (len - 4));
+    return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (len == 3 ? (uint64_t)p[2] << 16 : 0);
+}
+
+static inline size_t short_slot(uint64_t key, size_t len, size_t cap)
+{
+    return (size_t)(((key ^ len) * 0x9E3779B97F4A7C15ull) >> 20) & (cap - 1);
+}
+
+/* The id of the 2..8 bytes key (short_bytes) of length len, or -1. */
+static inline int32_t short_key(const MergeTable *m, uint64_t key, size_t len)
+{
+    size_t cap = m->short_cap;
+    for (size_t s = short_slot(key, len, cap);; s = (s + 1) & (cap - 1)) {
+        const struct MergeShortKey *e = &m->short_keys[s];
+        if (e->key == key && (size_t)e->len == len)
+            return e->id;
+        if (!e->len)
+            return -1;
+    }
+}
+
+/* The id of the token p[0..len) (len >= 2), or -1. */
+static inline int32_t key_of(const MergeTable *m, const unsigned char *p, size_t len)
+{
+    if (len <= 8 && m->short_keys)
+        return short_key(m, short_bytes(p, len), len);
+    if (len > m->max_key || !maybe_token(m, p, len))
+        return -1;
+    return m->key_id(m->key_ctx, p, len);
+}
+
+int mt_add_short_key(MergeTable *m, const unsigned char *p, size_t len, int32_t id)
+{
+    if (len < 2 || len > 8)
+        return 0;
+    if (2 * (m->short_n + 1) > m->short_cap) {
+        size_t cap = m->short_cap ? 2 * m->short_cap : 1 << 16;
+        struct MergeShortKey *t = calloc(cap, sizeof(*t)), *old = m->short_keys;
+        if (!t) { /* a partial table would miss keys: none at all (key_id answers) */
+            free(old);
+            m->short_keys = NULL;
+            m->short_cap = m->short_n = 0;
+            return -1;
+        }
+        for (size_t i = 0; i < m->short_cap; i++) {
+            if (!old[i].len)
+                continue;
+            size_t s = short_slot(old[i].key, (size_t)old[i].len, cap);
+            while (t[s].len)
+                s = (s + 1) & (cap - 1);
+            t[s] = old[i];
+        }
+        free(old);
+        m->short_keys = t;
+        m->short_cap = cap;
+    }
+    uint64_t key = short_bytes(p, len);
+    size_t s = short_slot(key, len, m->short_cap);
+    for (;; s = (s + 1) & (m->short_cap - 1)) {
+        struct MergeShortKey *e = &m->short_keys[s];
+        if (!e->len)
+            break;
+        if (e->key == key && (size_t)e->len == len)
+            return 0; /* the first id stays */
+    }
+    m->short_keys[s].key = key;
+    m->short_keys[s].len = (int32_t)len;
+    m->short_keys[s].id = id;
+    m->short_n++;
+    return 0;
+}
+
 static inline int32_t pair_rank(const MergeTable *m, const MergeScratch *x, int32_t i, int32_t j,
                                 const unsigned char *w, int32_t limit)
 {
@@ -148,9 +233,7 @@ static inline int32_t pair_rank(const MergeTable *m, const MergeScratch *x, int3
                 return (r >= 0 && r < limit) ? r : NO_RANK;
             }
         }
-        size_t len = (size_t)(x->en[j] - x->st[i]);
-        r = len > m->max_key || !maybe_token(m, w + x->st[i], len)
-                ? -1 : m->key_id(m->key_ctx, w + x->st[i], len);
+        r = key_of(m, w + x->st[i], (size_t)(x->en[j] - x->st[i]));
         if (seen) {
             seen[0] = a;
             seen[1] = b;
@@ -341,9 +424,8 @@ size_t mt_encode_bytes(const MergeTable *m, MergeScratch *x, const unsigned char
     if (ms_reserve(x, len) < 0)
         return (size_t)-1;
     spans = spans || m->by_span;
-    if (m->whole_words && limit == NO_RANK && len >= 2 && len <= m->max_key &&
-        maybe_token(m, w, len)) {
-        int32_t id = m->key_id(m->key_ctx, w, len);
+    if (m->whole_words && limit == NO_RANK && len >= 2) {
+        int32_t id = key_of(m, w, len);
         if (id >= 0) {
             x->sym[0] = id;
             x->st[0] = 0;
@@ -351,7 +433,7 @@ size_t mt_encode_bytes(const MergeTable *m, MergeScratch *x, const unsigned char
             return 1;
         }
     }
-    if (m->by_span && m->bytes_ok) { /* pieces where no token crosses (merge_cut.c) */
+    if (m->sub2 && m->bytes_ok) { /* pieces where no token crosses (merge_cut.c) */
         want_seen(m, x);
         size_t k = mt_merge_cut(m, x, w, len, limit);
         if (k != (size_t)-1)
@@ -426,6 +508,7 @@ void mt_free(MergeTable *m)
     free(m->sub2);
     free(m->sub3);
     free(m->subh);
+    free(m->short_keys);
     memset(m, 0, sizeof(*m));
 }
 

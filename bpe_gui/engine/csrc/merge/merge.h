@@ -16,9 +16,12 @@
  * word of n symbols costs O(n log n) rather than O(n^2) (1,000,000 spaces, "x" * 10**6).
  *
  * Lookups: pairs of two raw bytes come from a 256 x 256 table; other pairs from an
- * open-addressing hash behind a 128 KB bit filter; a merge's new id comes from its rank.
- * Rank-based long words of non-ASCII letters (Chinese clauses) are first cut where no
- * token can cross, and the pieces merged alone (merge_cut.c).
+ * open-addressing hash behind a 128 KB bit filter; a merge's new id comes from its rank;
+ * rank-based spans of 2..8 bytes from a table keyed by the bytes as one number (no
+ * hashing of a byte string). Long words of non-ASCII letters (Chinese clauses) are first
+ * cut where no token can cross, and the pieces merged alone (merge_cut.c): for rank-based
+ * tables and for merge-based ones whose every merge makes the token of its two parts'
+ * bytes (byte-level tokenizer.json files).
  *
  * Threads: a MergeTable is only read while merging, so any number of threads can merge
  * with one table at once, each with its own MergeScratch. Adding merges must wait until
@@ -72,6 +75,10 @@ typedef struct {
     uint64_t *sub2; /* 2 bits per 2 bytes: inside a token, is a token */
     uint64_t *sub3; /* 2 bits per 3 bytes: inside a token, is a token */
     uint64_t *subh; /* hashed bits: 4 and 5 bytes inside a token, 4 bytes a token */
+    /* keys of 2..8 bytes -> id (mt_add_short_key): one probe by their bytes as a number,
+     * no hashing of a byte string; NULL: key_id answers them too */
+    struct MergeShortKey *short_keys;
+    size_t short_cap, short_n;
 } MergeTable;
 
 /* Per-thread scratch: one word's symbols, ranks, list links, byte spans, heap; and, for
@@ -94,10 +101,17 @@ void mt_free(MergeTable *m);
 int mt_set_keys(MergeTable *m, mt_key_fn key_id, const void *ctx, size_t max_key, int by_span,
                 int whole_words);
 
-/* Rank-based: tell the engine one token's bytes (every token, after mt_set_keys), so that
- * long words can be cut where no token can cross (0, or -1 when out of memory: then words
- * are merged whole, as before). */
+/* Tell the engine one token's bytes (every token, after mt_set_keys), so that long words
+ * can be cut where no token can cross (0, or -1 when out of memory: then words are merged
+ * whole, as before). Rank-based tables, and merge-based ones whose merges each make the
+ * token of their parts' bytes together. */
 int mt_add_token(MergeTable *m, const unsigned char *p, size_t len);
+
+/* Rank-based models and whole words: the token of the 2..8 bytes p[0..len) is `id`
+ * (the first id given for a key stays). 0, or -1 when out of memory (then key_id
+ * answers, as without the table). */
+int mt_add_short_key(MergeTable *m, const unsigned char *p, size_t len, int32_t id);
+/* (out of memory: the table is dropped whole; call no more) */
 
 /* Register a merge: 1 added, 0 the pair is known (kept unless `replace`: then the later
  * rank wins, as tokenizers' map does), -1 out of memory, -2 rank above MT_MAX_RANK. */
@@ -131,9 +145,9 @@ static inline size_t mt_subh_bit(int kind, uint64_t v) /* v: <= 7 bytes, little-
     return (size_t)(((v | (uint64_t)kind << 56) * 0x9E3779B97F4A7C15ull) >> (64 - MT_SUBH_BITS));
 }
 
-/* Rank-based, a byte-level word w[0..len) (every byte has a token): cut where no token
- * crosses, each piece merged (merge_cut.c); (size_t)-1 when the word is to be merged
- * whole instead (short, or no cut tables). */
+/* A byte-level word w[0..len) (every byte has a token): cut where no token crosses, each
+ * piece merged (merge_cut.c); (size_t)-1 when the word is to be merged whole instead
+ * (short, or no cut tables). */
 size_t mt_merge_cut(const MergeTable *m, MergeScratch *x, const unsigned char *w, size_t len,
                     int32_t limit);
 

@@ -1,6 +1,8 @@
 /*
- * merge_cut.c -- rank-based models (tiktoken): a long word cut where no token can cross,
- * each piece merged on its own.
+ * merge_cut.c -- a long word cut where no token can cross, each piece merged on its own:
+ * rank-based models (tiktoken), and merge-based ones whose every merge makes the token of
+ * its two parts' bytes (byte-level tokenizer.json files: the loader checks each merge's
+ * token is in the vocabulary).
  *
  * Why: under cl100k's and o200k's patterns a Chinese clause is one word of 30-100 bytes,
  * new to the word cache; merging it whole costs a heap and a pair lookup per merge. But
@@ -8,7 +10,8 @@
  * of the vocabulary spans a position p (w[a..b) with a < p < b is never a token), no
  * merge ever joins the two sides of p: merging each side alone gives the same symbols
  * (the lowest-rank-leftmost order restricted to one side is that side's own order, since
- * no pair across p has a rank). Between most Han characters no token crosses; the pieces
+ * no pair across p has a rank). The same holds for a merge list whose merges each make a
+ * token of the vocabulary from their parts' bytes. Between most Han characters no token crosses; the pieces
  * are one to three characters, merged by the short-word scan once per call and then
  * taken from a cache of pieces (Han text repeats its characters).
  *
