@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -42,10 +43,16 @@ def err(p: subprocess.CompletedProcess) -> str:
     return p.stderr.decode("utf-8")
 
 
+# a progress line, printed without a terminal once a phase has taken over half a second
+# (cli/progress.py): on a loaded machine a failing run may print some before its error
+PROGRESS_LINE = re.compile(r"bpe-gui: [\w -]+ \d+% \([^)]*\)")
+
+
 def assert_user_error(p: subprocess.CompletedProcess, *needles: str) -> str:
-    """Exit 2, one stderr line 'bpe-gui: error: ...', no traceback."""
+    """Exit 2, one stderr line 'bpe-gui: error: ...' (after progress lines, if the run was
+    slow enough to print them), no traceback."""
     assert p.returncode == 2, (p.returncode, err(p))
-    lines = err(p).splitlines()
+    lines = [ln for ln in err(p).splitlines() if not PROGRESS_LINE.fullmatch(ln)]
     assert len(lines) == 1, err(p)
     assert lines[0].startswith("bpe-gui: error: ")
     assert "Traceback" not in err(p)
