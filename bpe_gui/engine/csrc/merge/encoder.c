@@ -358,6 +358,7 @@ static int word_miss(const MergeTable *m, EncCache *c, EncSet *st, EncScratch *s
         sc->n += k;
         return 0;
     }
+    sc->x.kept = 1;
     k = mt_encode_bytes(m, &sc->x, w, len, limit, 0);
     if (k == (size_t)-1 || room(sc, k + ENC_IDS_MAX * words_left + 8) < 0)
         return -1;

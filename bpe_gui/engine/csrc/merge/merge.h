@@ -35,7 +35,7 @@
 #include <string.h>
 
 #define NO_RANK INT32_MAX
-#define MT_MAX_RANK (1 << 26)   /* ranks are positions in a merge list, or token ids */
+#define MT_MAX_RANK (1 << 26)   /* ranks (positions in a merge list, or token ids) are below */
 
 typedef struct {
     uint64_t key; /* ((a << 32) | b) + 1; 0 marks an empty slot */
@@ -81,14 +81,16 @@ typedef struct {
     size_t short_cap, short_n;
 } MergeTable;
 
-/* Per-thread scratch: one word's symbols, ranks, list links, byte spans, heap; and, for
- * rank-based tables, the ranks of recently seen pairs (a pair of tokens has one rank, so
- * hashing their bytes again can be skipped). */
+/* Per-thread scratch: one word's symbols, ranks, list links, byte spans, heap; and the
+ * ranks of recently seen pairs (a pair of tokens has one rank, so hashing their bytes or
+ * probing the merge table again can be skipped): for rank-based tables, and for
+ * merge-based ones in a scratch that is `kept`. */
 typedef struct {
     int32_t *sym, *rk, *nxt, *prv, *st, *en;
     uint64_t *heap;
     size_t cap;
     int32_t (*seen)[3]; /* (left id, right id, rank or -1), direct-mapped; NULL: none yet */
+    int kept;           /* kept between calls (the encoder's): merge-based tables memoise too */
     struct MergePiece *pieces; /* merge_cut.c: short pieces' tokens; NULL: none yet */
 } MergeScratch;
 
@@ -114,7 +116,7 @@ int mt_add_short_key(MergeTable *m, const unsigned char *p, size_t len, int32_t 
 /* (out of memory: the table is dropped whole; call no more) */
 
 /* Register a merge: 1 added, 0 the pair is known (kept unless `replace`: then the later
- * rank wins, as tokenizers' map does), -1 out of memory, -2 rank above MT_MAX_RANK. */
+ * rank wins, as tokenizers' map does), -1 out of memory, -2 rank MT_MAX_RANK or more. */
 int mt_add(MergeTable *m, int32_t a, int32_t b, int32_t rank, int32_t new_id, int replace);
 
 const MergeEntry *mt_find(const MergeTable *m, int32_t a, int32_t b);

@@ -395,7 +395,7 @@ static PyObject *Merger_add(Merger *m, PyObject *args)
     case 0:
         Py_RETURN_FALSE;
     case -2:
-        PyErr_Format(PyExc_ValueError, "merge rank %d is too large (at most 2**26)", rank);
+        PyErr_Format(PyExc_ValueError, "merge rank %d is too large (below 2**26)", rank);
         return NULL;
     default:
         return PyErr_NoMemory();

@@ -111,6 +111,8 @@ FAST_COLD size_t cl100k_other(uint64_t v, uint64_t l, int num3);
 
 FAST_INLINE size_t fast_word_cl100k(uint64_t v, int num3)
 {
+    if (v & 0x8080) /* a byte >= 0x80 first or second: its class needs the tables */
+        return 0;
     uint64_t l = swar_letters(v);
     unsigned b0 = (unsigned)v & 0xFF;
     if (b0 == ' ') { /* the most common word: a space and letters */
@@ -187,6 +189,8 @@ FAST_COLD size_t o200k_other(uint64_t v, uint64_t l);
 
 FAST_INLINE size_t fast_word_o200k(uint64_t v)
 {
+    if (v & 0x8080) /* a byte >= 0x80 first or second: its class needs the tables */
+        return 0;
     uint64_t up = swar_upper(v), lo = swar_lower(v), l = up | lo;
     unsigned b0 = (unsigned)v & 0xFF;
     uint64_t run = up;

@@ -86,10 +86,25 @@ static inline size_t bpe_utf8_from_ucs(int kind, const void *data, size_t n, uns
                 }
 #endif
             }
-            uint32_t c = p[i++];
-            if (c >= 0xD800 && c < 0xE000)
-                return (size_t)-1;
-            o = bpe_utf8_put(o, c);
+            /* not all ASCII: the next 8 one by one (a run of Cyrillic or Han costs no
+             * ASCII check per character) */
+            for (size_t e = i + 8 < n ? i + 8 : n; i < e; i++) {
+                uint32_t c = p[i];
+                if (c < 0x80) {
+                    *o++ = (unsigned char)c;
+                } else if (c < 0x800) {
+                    o[0] = (unsigned char)(0xC0 | c >> 6);
+                    o[1] = (unsigned char)(0x80 | (c & 0x3F));
+                    o += 2;
+                } else {
+                    if (c >= 0xD800 && c < 0xE000)
+                        return (size_t)-1;
+                    o[0] = (unsigned char)(0xE0 | c >> 12);
+                    o[1] = (unsigned char)(0x80 | (c >> 6 & 0x3F));
+                    o[2] = (unsigned char)(0x80 | (c & 0x3F));
+                    o += 3;
+                }
+            }
         }
     } else {
         const uint32_t *p = (const uint32_t *)data;
