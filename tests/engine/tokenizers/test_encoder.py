@@ -9,9 +9,12 @@ model) for trained tokenizers.
 """
 from __future__ import annotations
 
+import importlib.util
+import lzma
 import random
 import threading
 from array import array
+from pathlib import Path
 
 import pytest
 import regex
@@ -172,3 +175,111 @@ def test_one_cache_for_every_thread_bounded(tmp_path_factory):
     small.clear()
     assert small.cached_words == 0
     assert small.encode_batch(texts, 3) == want
+
+
+# ----- corner texts and real corpora: ids as the libraries', from one thread and many ----------
+def _bench_corpora():
+    """bench/corpora.py, the generator of the corner texts the benchmark times."""
+    path = Path(__file__).resolve().parents[3] / "bench" / "corpora.py"
+    spec = importlib.util.spec_from_file_location("bench_corpora_for_tests", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _real_texts(corpora_dir: Path, chars: int) -> dict[str, str]:
+    out = {}
+    for path in sorted(corpora_dir.iterdir()):
+        if path.name.endswith(".txt.xz"):
+            with lzma.open(path, "rt", encoding="utf-8") as f:
+                out[path.name] = f.read(chars)
+        elif path.suffix == ".txt":
+            out[path.name] = path.read_text("utf-8")[:chars]
+    return out
+
+
+@pytest.fixture(scope="module")
+def hard_texts(corpora_dir) -> dict[str, str]:
+    """Every corner of bench/corpora.py (long words, whitespace runs, digits, emoji, random
+    Unicode, decomposed accents; 40 KB each) and the start of every corpus."""
+    real = _real_texts(corpora_dir, 120_000)
+    corpora = _bench_corpora()
+    english = real["en-tinyshakespeare.txt.xz"]
+    corners = {name: corpora.corner_text(name, 40_000, english) for name in corpora.CORNERS}
+    assert set(corners) >= {"long-words", "whitespace", "digits", "emoji", "unicode", "decomposed"}
+    return {**corners, **real}
+
+
+def _three_kinds(tmp_path_factory):
+    """(name, our tokenizer, the library's encode) for cl100k's and o200k's patterns over a
+    .tiktoken file, and a Llama-3-style byte-level tokenizer.json."""
+    out = []
+    for name, pattern in (("cl100k", known.CL100K_PATTERN), ("o200k", known.O200K_PATTERN)):
+        ours, enc = _tiktoken_pair(tmp_path_factory, pattern, {"<|endoftext|>": 1000})
+        out.append((name, ours, lambda t, enc=enc: enc.encode(t, allowed_special="all")))
+    tk = hfp.byte_level_llama3(ignore_merges=False)
+    d = tmp_path_factory.mktemp("hf3")
+    tk.save(str(d / "tokenizer.json"))
+    out.append(("llama3-json", load_tokenizer(d / "tokenizer.json"),
+                lambda t: tk.encode(t, add_special_tokens=False).ids))
+    return out
+
+
+@pytest.mark.slow
+def test_corners_and_corpora_as_the_libraries(tmp_path_factory, hard_texts):
+    """ids equal tiktoken's / tokenizers' on every corner and corpus; encode_to_array
+    holds the same ids; encode_batch over the lines equals encode line by line."""
+    for name, ours, want_of in _three_kinds(tmp_path_factory):
+        assert ours.pipeline.whole_text_encoder is not None, name
+        for label, text in hard_texts.items():
+            got = ours.encode(text)
+            assert got == want_of(text), (name, label)
+            assert ours.encode_to_array(text).tolist() == got, (name, label)
+            lines = text.splitlines(keepends=True)[:300]
+            assert ours.encode_batch(lines, threads=2) == [want_of(t) for t in lines], (name, label)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("cache_words", [16, 4096])
+def test_shared_cache_under_threads_equals_one_thread(tmp_path_factory, hard_texts, cache_words):
+    """Six threads encode different texts (every script, every corner) at once through one
+    encoder whose shared cache is tiny (each set overwritten by other threads' words all
+    the time) or roomy; each gets the ids a fresh encoder gives on one thread, which are
+    tiktoken's."""
+    ours, enc = _tiktoken_pair(tmp_path_factory, known.O200K_PATTERN, {"<|endoftext|>": 1000})
+    merger = ours.pipeline._merger
+    pieces = [text[i:i + 3000] + ("<|endoftext|>" if i % 2 else "")
+              for text in hard_texts.values() for i in range(0, min(len(text), 30_000), 3000)]
+    oracle = _encode.Encoder(merger, PRESET_IDS["o200k"], specials={"<|endoftext|>": 1000})
+    want = [oracle.encode(t) for t in pieces]
+    assert want == [enc.encode(t, allowed_special="all") for t in pieces]
+
+    shared = _encode.Encoder(merger, PRESET_IDS["o200k"], specials={"<|endoftext|>": 1000},
+                             cache_words=cache_words)
+    n = 6
+    start = threading.Barrier(n)
+    wrong: list = []
+
+    def work(k: int) -> None:
+        start.wait()
+        for rnd in range(2):
+            for i in range(k, len(pieces), n):
+                try:
+                    got = shared.encode(pieces[i]) if (i + rnd) % 2 else \
+                        shared.encode_to_array(pieces[i]).tolist()
+                except BaseException as e:  # noqa: BLE001 - reported on the main thread
+                    wrong.append((i, repr(e)))
+                    continue
+                if got != want[i]:
+                    wrong.append((i, len(got), len(want[i])))
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert wrong == []
+    assert 0 < shared.cached_words <= cache_words
+    # and the native batch, its threads sharing the same cache
+    assert shared.encode_batch(pieces, 4) == want
+    assert [a.tolist() for a in shared.encode_batch(pieces, 3, as_array=True)] == want

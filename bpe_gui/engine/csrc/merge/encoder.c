@@ -153,7 +153,7 @@ struct EncSet {
 
 int enc_cache_init(EncCache *c, size_t words, int32_t limit)
 {
-    size_t bits = 9; /* sets of two words */
+    size_t bits = 1; /* sets of two words: words rounded up to a power of two, at least 4 */
     while (((size_t)2 << bits) < words && bits < 30)
         bits++;
     size_t bytes = ((size_t)1 << bits) * sizeof(EncSet);
