@@ -63,7 +63,7 @@ STAGES = [
                    "per-thread table of long words (wordcache.c), memcmp of keys"),
     ("merge loop", "merge.c merge_scan / merge_heap / mt_encode_bytes"),
     ("pair ranks", "merge.c pair_rank / rank_of / short keys / maybe_token; pipe_tables.c find_key"),
-    ("cut", "merge_cut.c: long non-ASCII words cut where no token crosses"),
+    ("cut", "token_boundaries.c: long non-ASCII words split where no token crosses"),
     ("ids out", "encoder.c's stores of a new word's ids, the array's growth, memcpy"),
     ("Python list", "ids_list (the int objects into a list; PyList_New zeroes it), array"),
     ("Python pipeline", "interpreter, str/NStr/tuple/int objects, dict word cache"),
@@ -71,7 +71,7 @@ STAGES = [
     ("normalizer", "unicodedata"),
     ("other", ""),
 ]
-SCAN_FILES = {"scan.c", "scan_cut.inc", "scan_giant.inc", "scan_stage2.inc", "scan_tables.inc",
+SCAN_FILES = {"scan.c", "scan_safe_boundaries.inc", "scan_giant.inc", "scan_stage2.inc", "scan_tables.inc",
               "scan.h", "scan_shared.c", "unicode_tables.h", "scan_fast.h"}
 CACHE_FUNCS = {"hash_bytes", "cache_find", "cache_store", "wc_reset", "wc_segment", "wc_find",
                "wc_put", "cache_get", "cache_put", "set_of", "set_hash", "same_key", "load_key",
@@ -169,10 +169,10 @@ def stage(ob: str | None, fl: str | None, line: int, fn: str | None) -> str:
             if f in ("special_at", "next_special"):
                 return "specials"
             return "word cache" if f in CACHE_FUNCS else "ids out"
-        if base == "merge_cut.c":
+        if base == "token_boundaries.c":
             return "cut"
-        if base == "merge.h" and re.search(r"enc_encode|encode_piece|word_slow|merge_cut", fn):
-            return "cut" if "merge_cut" in fn else "word cache"   # its loads, inlined
+        if base == "merge.h" and re.search(r"enc_encode|encode_piece|word_slow|merge_at_boundaries", fn):
+            return "cut" if "merge_at_boundaries" in fn else "word cache"   # its loads, inlined
         if base in ("merge.c", "merge.h"):
             return "pair ranks" if f in ("pair_rank", "rank_of", "maybe_token", "mt_find",
                                          "first_rank", "filter_bit", "slot_of", "load4", "load5",

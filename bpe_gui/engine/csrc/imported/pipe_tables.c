@@ -162,7 +162,7 @@ static int32_t model_key(const void *ctx, const unsigned char *p, size_t n) {
 }
 
 /* After the vocabulary, before the merges (HF): the merge table. A ByteLevel model also
-   gets the cut tables (merge_cut.c): every merge makes a token of the vocabulary whose
+   gets the cut tables (token_boundaries.c): every merge makes a token of the vocabulary whose
    bytes are its two parts' (the loader checks it), so no merge joins two sides of a
    place no token crosses, and long non-ASCII words (Chinese clauses) are cut there. */
 int start_merges(PipeModel *m) {

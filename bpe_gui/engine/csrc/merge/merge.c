@@ -114,7 +114,7 @@ void ms_free(MergeScratch *x)
  * often enough that cl100k/o200k Chinese spent ~3% more instructions (callgrind) */
 #define SEEN_BITS 16
 
-/* 0: the bytes p[0..len) (len >= 2) are surely no token, by the cut tables (merge_cut.c);
+/* 0: the bytes p[0..len) (len >= 2) are surely no token, by the cut tables (token_boundaries.c);
  * cheaper than hashing them: most pairs of Han characters are no token. The tables know
  * the tokens with a byte >= 0x80 only: bytes that end in ASCII at both ends are not
  * answered (1). */
@@ -466,9 +466,9 @@ size_t mt_encode_bytes(const MergeTable *m, MergeScratch *x, const unsigned char
             return 1;
         }
     }
-    if (m->sub2 && m->bytes_ok) { /* pieces where no token crosses (merge_cut.c) */
+    if (m->sub2 && m->bytes_ok) { /* pieces where no token crosses (token_boundaries.c) */
         want_seen(m, x);
-        size_t k = mt_merge_cut(m, x, w, len, limit);
+        size_t k = mt_merge_at_boundaries(m, x, w, len, limit);
         if (k != (size_t)-1)
             return k;
     }

@@ -19,7 +19,7 @@
  * open-addressing hash behind a 128 KB bit filter; a merge's new id comes from its rank;
  * rank-based spans of 2..8 bytes from a table keyed by the bytes as one number (no
  * hashing of a byte string). Long words of non-ASCII letters (Chinese clauses) are first
- * cut where no token can cross, and the pieces merged alone (merge_cut.c): for rank-based
+ * cut where no token can cross, and the pieces merged alone (token_boundaries.c): for rank-based
  * tables and for merge-based ones whose every merge makes the token of its two parts'
  * bytes (byte-level tokenizer.json files).
  *
@@ -91,7 +91,7 @@ typedef struct {
     size_t cap;
     int32_t (*seen)[3]; /* (left id, right id, rank or -1), direct-mapped; NULL: none yet */
     int kept;           /* kept between calls (the encoder's): merge-based tables memoise too */
-    struct MergePiece *pieces; /* merge_cut.c: short pieces' tokens; NULL: none yet */
+    struct MergePiece *pieces; /* token_boundaries.c: short pieces' tokens; NULL: none yet */
 } MergeScratch;
 
 /* byte_ids: the token id of each single byte (-1: none). 0, or -1 when out of memory. */
@@ -139,7 +139,7 @@ size_t mt_merge(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
 size_t mt_encode_bytes(const MergeTable *m, MergeScratch *x, const unsigned char *w, size_t len,
                        int32_t limit, int spans);
 
-/* The cut tables' hashed bits (merge_cut.c, and merge.c's quick "no token" answer). */
+/* The cut tables' hashed bits (token_boundaries.c, and merge.c's quick "no token" answer). */
 #define MT_SUBH_BITS 25 /* 4 MB; o200k puts ~2M short strings in it */
 enum { MT_IN4 = 1, MT_TOK4 = 2, MT_IN5 = 3 };
 static inline size_t mt_subh_bit(int kind, uint64_t v) /* v: <= 7 bytes, little-endian */
@@ -147,13 +147,13 @@ static inline size_t mt_subh_bit(int kind, uint64_t v) /* v: <= 7 bytes, little-
     return (size_t)(((v | (uint64_t)kind << 56) * 0x9E3779B97F4A7C15ull) >> (64 - MT_SUBH_BITS));
 }
 
-/* A byte-level word w[0..len) (every byte has a token): cut where no token crosses, each
- * piece merged (merge_cut.c); (size_t)-1 when the word is to be merged whole instead
- * (short, or no cut tables). */
-size_t mt_merge_cut(const MergeTable *m, MergeScratch *x, const unsigned char *w, size_t len,
-                    int32_t limit);
+/* A byte-level word w[0..len) (every byte has a token): split at the boundaries no token
+ * crosses, each piece merged (token_boundaries.c); (size_t)-1 when the word is to be merged
+ * whole instead (short, or no boundary tables). */
+size_t mt_merge_at_boundaries(const MergeTable *m, MergeScratch *x, const unsigned char *w,
+                              size_t len, int32_t limit);
 
-/* Little-endian loads of a few bytes (merge.c's pair keys, merge_cut.c's windows). */
+/* Little-endian loads of a few bytes (merge.c's pair keys, token_boundaries.c's windows). */
 /* p[0..4) and p[0..5), the first in the lowest bits, on any host */
 static inline uint64_t load4(const unsigned char *p)
 {

@@ -1,5 +1,6 @@
 /*
- * merge_cut.c -- a long word cut where no token can cross, each piece merged on its own:
+ * token_boundaries.c -- a long word split at token boundaries (points no token of the
+ * vocabulary crosses), each piece merged on its own:
  * rank-based models (tiktoken), and merge-based ones whose every merge makes the token of
  * its two parts' bytes (byte-level tokenizer.json files: the loader checks each merge's
  * token is in the vocabulary).
@@ -222,8 +223,8 @@ static size_t merge_piece(const MergeTable *m, MergeScratch *x, const unsigned c
     return mt_merge(m, &y, k, limit, w + a, MT_RAW | MT_SPANS);
 }
 
-size_t mt_merge_cut(const MergeTable *m, MergeScratch *x, const unsigned char *w, size_t len,
-                    int32_t limit)
+size_t mt_merge_at_boundaries(const MergeTable *m, MergeScratch *x, const unsigned char *w,
+                              size_t len, int32_t limit)
 {
     /* words of letters outside ASCII (Han, kana...) are where tokens seldom cross
      * characters (ASCII words rarely have a cut); the tables know only the tokens with

@@ -1,4 +1,4 @@
-"""Rank-based long words cut where no token can cross (csrc/merge_cut.c) give tiktoken's ids.
+"""Rank-based long words cut where no token can cross (csrc/merge/token_boundaries.c) give tiktoken's ids.
 
 The engine cuts a word of non-ASCII letters (a Chinese clause) at the positions no token
 of the vocabulary spans and merges each piece alone; whether a token spans a position is
