@@ -48,7 +48,11 @@ def wait_idle(app: QApplication, win, timeout: float = 120.0) -> None:
 
 
 def float_dock(app: QApplication, dock, w: int, h: int):
-    """Float a dock at w x h so its panel is grabbed at a readable size."""
+    """Float a dock at w x h so its panel is grabbed at a readable size. Raised first:
+    a panel behind another tab catches up when its tab comes to the front, and offscreen
+    a dock floated from behind a tab never counts as seen (it drew empty charts)."""
+    dock.raise_()
+    pump(app, 0.5)
     dock.setFloating(True)
     dock.resize(w, h)
     dock.show()

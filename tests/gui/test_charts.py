@@ -353,3 +353,40 @@ def test_a_chart_of_step_0_alone_does_not_run_its_x_axis_below_zero(qtbot):
     chart.set_series("corpus", [0], [1.0])
     x0, x1, _, _ = chart._ranges()
     assert x0 == 0 and x1 > 0
+
+
+@pytest.mark.regression
+@pytest.mark.parametrize("width", [180, 240, 320, 600])
+def test_a_charts_title_and_its_step_note_never_overlap(qtbot, width):
+    """The Zipf chart's title ran into its "step N" note at 800x600 (issue 30 item 7)."""
+    from PySide6.QtGui import QFont, QFontMetrics
+    from bpe_gui.gui.widgets.chart_widget import ChartWidget, title_row
+    chart = ChartWidget("Token frequency on the corpus (Zipf)", "rank", "frequency")
+    qtbot.addWidget(chart)
+    fm = QFontMetrics(chart.font())
+    bold = QFont(chart.font())
+    bold.setBold(True)
+    bfm = QFontMetrics(bold)
+    title, note = title_row(chart.title, "step 12,345", bfm, fm, width)
+    used = bfm.horizontalAdvance(title) + (fm.horizontalAdvance(note) + 12 if note else 0)
+    assert used <= width
+    assert title == chart.title or title.endswith("…")
+    assert note in ("", "step 12,345") or note.endswith("…")
+
+
+@pytest.mark.regression
+def test_log_axis_labels_are_thinned_where_decades_are_close(qtbot):
+    """1G, 100M, 10M and 1M were drawn into each other on a short log axis (issue 30)."""
+    from bpe_gui.gui.widgets.chart_widget import ChartWidget, thin_labels
+    ticks = [(float(d), f"1e{d}") for d in range(10)]
+    drawn = thin_labels(ticks, lambda v: 200 - 12 * v, need=16)   # 12 px per decade
+    ys = [200 - 12 * v for v, _ in drawn]
+    assert all(a - b >= 16 for a, b in zip(ys, ys[1:]))
+    assert drawn[0] == ticks[0] and len(drawn) >= 4
+    assert thin_labels(ticks, lambda v: 400 - 40 * v, need=16) == ticks   # room: all
+    chart = ChartWidget("Count of the chosen pair", "step", "count", ylog=True)
+    qtbot.addWidget(chart)
+    chart.set_series("count", list(range(1, 50)), [10.0 ** (9 * (1 - k / 49)) for k in
+                                                   range(49)])
+    chart.resize(300, 120)
+    chart.grab()   # paints without error at a size where every decade has no room

@@ -25,9 +25,15 @@ class Sent:
 
     def __init__(self):
         self.sent: list[tuple] = []
+        self.slots: list = []
 
     def emit(self, *args) -> None:
         self.sent.append(args)
+        for slot in self.slots:
+            slot(*args)
+
+    def connect(self, slot) -> None:
+        self.slots.append(slot)
 
 
 class NotTrainingOn:
@@ -42,7 +48,7 @@ class Host:
     __slots__ = ("corpus", "settings", "trainer", "stale", "use_imported", "busy",
                  "imported", "imported_path", "last_export_error", "saved",
                  "message", "trainerChanged", "trainerStale", "stepChanged",
-                 "tokenizerChanged", "livePeek", "importFinished", "train_on")
+                 "tokenizerChanged", "livePeek", "importFinished", "train_on", "busyChanged")
 
     def __init__(self, text: str, settings: TrainSettings):
         self.corpus, self.settings = TextCorpus(text), settings
@@ -52,7 +58,7 @@ class Host:
         self.train_on = NotTrainingOn()
         self.saved: list = []
         for name in ("message", "trainerChanged", "trainerStale", "stepChanged",
-                     "tokenizerChanged", "livePeek", "importFinished"):
+                     "tokenizerChanged", "livePeek", "importFinished", "busyChanged"):
             setattr(self, name, Sent())
 
     def set_playing(self, on: bool) -> None:

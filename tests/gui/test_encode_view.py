@@ -327,3 +327,59 @@ def test_a_burst_of_keys_is_all_typed_and_encoded_once_after(qtbot, controller,
     qtbot.waitUntil(lambda: view.edit.toPlainText() == keys)
     qtbot.waitUntil(lambda: view._shown_text == keys)
     assert encodes == [keys]          # once, after every key; none lost
+
+
+def _long_text(n_chars: int) -> str:
+    lines, n = [], 0
+    while n < n_chars:
+        lines.append(f"{len(lines)} low lower newest widest 分词器 tokenizers, step by step.\n")
+        n += len(lines[-1])
+    return "".join(lines)[:n_chars]
+
+
+@pytest.mark.regression
+def test_a_long_text_is_shown_and_encoded_a_page_at_a_time(qtbot, view, controller):
+    """A 30 MB encode text was laid out whole in the text box (10 s, and the window
+    could not quit on SIGTERM meanwhile): it is shown a page at a time (issue 30 item 10)."""
+    from bpe_gui.gui.panels.encode.pages import PAGE_CHARS
+    text = _long_text(3 * PAGE_CHARS + 12_345)
+    view.set_text(text)
+    doc = view.edit.document()
+    assert doc.characterCount() - 1 <= PAGE_CHARS      # never more than a page laid out
+    assert view.text() == text                          # the whole text is kept
+    assert view.page_bar.isVisibleTo(view) and "Page 1 of 4" in view.page_bar.label.text()
+    assert not view.page_bar.prev_button.isEnabled()
+    tok = controller.tokenizer()
+    page = view.edit.toPlainText()
+    assert list(view.encoding.ids) == tok.encode(page)   # the page, encoded whole
+    qtbot.mouseClick(view.page_bar.next_button, Qt.LeftButton)
+    assert "Page 2 of 4" in view.page_bar.label.text()
+    second = view.edit.toPlainText()
+    assert second != page and text.index(second) > 0
+    assert list(view.encoding.ids) == tok.encode(second)
+    view.edit.moveCursor(view.edit.textCursor().MoveOperation.Start)
+    qtbot.keyClicks(view.edit, "EDIT ")                 # typed on page 2
+    qtbot.mouseClick(view.page_bar.prev_button, Qt.LeftButton)
+    assert "Page 1 of 4" in view.page_bar.label.text()
+    start = text.index(second)
+    assert view.text() == text[:start] + "EDIT " + text[start:]
+    view.set_text("short")                              # a short text: no pages
+    assert not view.page_bar.isVisibleTo(view) and view.text() == "short"
+
+
+@pytest.mark.regression
+def test_pasting_a_long_text_pages_it(qtbot, view, controller):
+    """30 MB pasted into the encode view went into the text box whole (issue 30 item 10)."""
+    from PySide6.QtCore import QMimeData
+    from bpe_gui.gui.panels.encode.pages import PAGE_CHARS
+    view.set_text("before after")
+    cur = view.edit.textCursor()
+    cur.setPosition(len("before "))
+    view.edit.setTextCursor(cur)
+    pasted = _long_text(2 * PAGE_CHARS + 7)
+    mime = QMimeData()
+    mime.setText(pasted)
+    view.edit.insertFromMimeData(mime)
+    assert view.text() == "before " + pasted + "after"
+    assert view.edit.document().characterCount() - 1 <= PAGE_CHARS
+    assert "Page 1 of 3" in view.page_bar.label.text()

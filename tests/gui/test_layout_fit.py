@@ -3,7 +3,7 @@ dark, also after View > Reset layout (geometry checked offscreen)."""
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QPoint, QRect
+from PySide6.QtCore import QPoint, QRect, Qt
 from PySide6.QtWidgets import QAbstractButton, QScrollArea, QToolBar
 
 from bpe_gui.gui.widgets.visibility import on_screen
@@ -129,3 +129,114 @@ def test_compare_tabs_fit_the_window(window, qtbot, size, theme, tab):
     if size[1] >= 1000:   # a tall window shows the results without scrolling the dock
         assert not area.verticalScrollBar().isVisible(), (size, tab)
         assert inside_window(window, view.lower) and view.lower.height() >= 120
+
+
+# ----- room to read at every size (issue 30 item 7) --------------------------------------
+@pytest.mark.regression
+def test_focus_gives_the_encode_view_the_window_and_gives_it_back(window, qtbot):
+    """At 800x600 the Encode dock opened as a sliver: Focus (Ctrl+Shift+F, View menu, the
+    view's button) gives the panel in use the whole window; again, all is as it was."""
+    settle(qtbot, window, (800, 600))
+    ev = window.encode_view
+    merge_area = window.centralWidget()
+    before = [(d.objectName(), d.isVisible()) for d in window.docks()]
+    ev.edit.setFocus()
+    window.act_focus.trigger()
+    quiet(qtbot, window, window.controller)
+    assert window.act_focus.isChecked() and ev.focus_button.isChecked()
+    assert window.centralWidget().isAncestorOf(ev) and not any(
+        d.isVisible() for d in window.docks())
+    assert ev.height() > 0.7 * window.height()
+    assert window.flow.toolbar.isVisible()                 # Step and Train still there
+    window.controller.step()                               # and the view follows a step
+    qtbot.waitUntil(lambda: "step 1" in ev.source.currentText())
+    window.save_layout()                                    # (the layout around it)
+    qtbot.mouseClick(ev.focus_button, Qt.LeftButton)       # its own button: back
+    quiet(qtbot, window, window.controller)
+    assert window.centralWidget() is merge_area and window.encode_dock.isAncestorOf(ev)
+    assert [(d.objectName(), d.isVisible()) for d in window.docks()] == before
+    assert not window.act_focus.isChecked() and not ev.focus_button.isChecked()
+    state = window.settings.value(f"layouts/{window.dock_layout._screen_size()}/windowState")
+    assert window.restoreState(state, 1) and window.encode_dock.isVisible()
+
+
+@pytest.mark.regression
+def test_a_short_screen_leaves_the_encode_view_room_to_read(make_window, qtbot,
+                                                            monkeypatch):
+    """At 800x600 the Encode dock opened as a sliver, at 1024x700 the docks below showed
+    about 4 rows: on a short screen the merge panel is compact (last merge and timeline
+    as tabs) and the docks below start with room (issue 30 item 7)."""
+    from bpe_gui.gui.window.docks import DockLayout
+    monkeypatch.setattr(DockLayout, "_screen_height", staticmethod(lambda: 600))
+    win = make_window()
+    assert win.merge_panel.compact
+    settle(qtbot, win, (800, 600))
+    ev = win.encode_view
+    line = ev.edit.fontMetrics().lineSpacing()
+    assert ev.edit.viewport().height() >= 2 * line, ev.edit.viewport().height()
+    tabs = win.merge_panel.right_tabs
+    assert tabs.isVisible() and [tabs.tabText(i) for i in range(2)] == [
+        "Last merge", "Timeline"]
+    area = win.centralWidget()
+    qtbot.waitUntil(lambda: not area.verticalScrollBar().isVisible())   # the panel fits
+
+
+@pytest.mark.regression
+@pytest.mark.parametrize("size", [(800, 600), (1024, 700)])
+def test_pairs_show_both_chips_and_the_timeline_its_ties(window, qtbot, size, ready):
+    """The pair table hid the second chip and the timeline its Ties column (issue 30)."""
+    assert window.editor.load_sample("zh-en")
+    ready(window.controller)
+    window.controller.goto(60)
+    settle(qtbot, window, size)
+    panel = window.merge_panel
+    pv, tv = panel.pair_view, panel.timeline_view
+    for view in (pv, tv):
+        assert not view.horizontalScrollBar().isVisible(), view.objectName()
+    fonts = pv.cells.fonts_for(pv.font())
+    widest = max(pv.cells.cell_width(panel.pair_model.cell(r, 1), fonts)
+                 for r in range(min(12, panel.pair_model.n_rows())))
+    assert pv.columnWidth(1) >= min(widest, pv.viewport().width() // 2)
+    ties = tv.model().HEADERS.index("Ties")
+    assert not tv.isColumnHidden(ties)
+    assert tv.columnViewportPosition(ties) + tv.columnWidth(ties) <= tv.viewport().width()
+
+
+@pytest.mark.regression
+def test_status_bar_texts_never_run_into_each_other(window, qtbot):
+    """At 1024 wide the status bar's message ran into "No training yet" and the progress
+    text (issue 30 item 7): the message is cut with "…" before the labels beside it."""
+    settle(qtbot, window, (1024, 700))
+    sb = window.statusBar()
+    long = ("Restored where you left off. (File > Reopen last session at startup turns "
+            "this off.) " * 3)
+    sb.showMessage(long)
+    window.status.show_busy(True)           # the progress label and bar, as when restoring
+    window.progress_label.setText("Reading and pre-tokenizing big.txt (1.05 GB)… 60%")
+    quiet(qtbot, window, window.controller)
+    pane = sb.message_pane
+    labels = [w for w in (window.stale_label, window.step_label, window.progress_label,
+                          window.progress_bar, window.cancel_button) if w.isVisible()]
+    right_edge = pane.mapTo(sb, QPoint(pane.width(), 0)).x()
+    assert all(right_edge <= w.mapTo(sb, QPoint(0, 0)).x() for w in labels)
+    assert sb.currentMessage() == long and pane.toolTip() == long   # whole in the tooltip
+    window.status.show_busy(False)
+
+
+@pytest.mark.regression
+def test_a_combo_box_too_narrow_for_its_text_ends_it_with_an_ellipsis(window, qtbot,
+                                                                      tmp_path):
+    """Combo boxes cut their text mid-letter ("Imported: gpt2_vocab.jsc") with no sign
+    of more (issue 30 item 7): "…" and the whole text in the tooltip."""
+    c = window.controller
+    files = c.export("hf", str(tmp_path), "a_tokenizer_with_a_rather_long_file_name")
+    assert c.import_tokenizer(str(files[0])) is not None
+    combo = window.encode_view.source
+    combo.setMinimumWidth(0)
+    combo.setMinimumContentsLength(4)
+    combo.resize(140, combo.height())
+    combo.setFixedWidth(140)
+    qtbot.waitUntil(lambda: combo.width() == 140)
+    combo.grab()   # painted: the tooltip follows what is shown
+    assert combo.is_elided()
+    assert combo.currentText() in combo.toolTip()

@@ -100,3 +100,120 @@ def test_a_word_count_table_corpus_comes_back(make_window, ready, tmp_path):
     assert second.controller.corpus_table is not None
     assert second.controller.corpus_paths == [str(path)]
     assert second.controller.step_index == 5
+
+
+# ----- sessions are written from a complete state, never a half-restored one (issue 30) -----
+import json        # noqa: E402
+import random      # noqa: E402
+import threading   # noqa: E402
+
+import pytest      # noqa: E402
+
+RESTORE_STEP, RESTORE_FURTHEST = 40, 70
+
+
+@pytest.fixture
+def held_restore(tmp_path, monkeypatch):
+    """An autosaved session (step 40 of 70 on a corpus file too big to train on the GUI
+    thread) whose training job, once started, waits at its start until ``release()``:
+    the window is caught mid-restore, as a 1 GiB corpus keeps it for a minute."""
+    from bpe_gui.engine.errors import Cancelled
+    from bpe_gui.engine.train import Session
+    from bpe_gui.engine.train import TrainSettings
+    from bpe_gui.gui.controller import training as training_mod
+
+    rng = random.Random(30)
+    syll = ["lo", "w", "er", "ne", "st", "wi", "de", "ka", "ri", "to"]
+    words = [" ".join("".join(rng.choice(syll) for _ in range(rng.randint(1, 4)))
+                      for _ in range(12)) for _ in range(4_000)]
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("\n".join(words) + "\n", encoding="utf-8")   # > SYNC_CHARS: a job
+    settings = TrainSettings(vocab_size=400)
+    Session(settings=settings, corpus_paths=[str(corpus)], step=RESTORE_STEP,
+            furthest_step=RESTORE_FURTHEST, encode_text="lower").save(
+                tmp_path / "autosave.bpesession")
+    gate = threading.Event()
+    real = training_mod.retrain_job
+
+    def gated(*args, **kwargs):
+        run = real(*args, **kwargs)
+
+        def job(progress, cancelled):
+            while not gate.wait(0.01):
+                if cancelled():
+                    raise Cancelled()
+            return run(progress, cancelled)
+        return job
+    monkeypatch.setattr(training_mod, "retrain_job", gated)
+
+    class Held:
+        auto = tmp_path / "autosave.bpesession"
+        release = gate.set
+
+        @staticmethod
+        def saved() -> dict:
+            return json.loads(Held.auto.read_text(encoding="utf-8"))
+    return Held
+
+
+def start_restore(make_window, qtbot):
+    win = make_window(load=False)
+    win.load_initial([])
+    c = win.controller
+    qtbot.waitUntil(lambda: c.training_job, timeout=10_000)   # read; training held
+    assert c.step_index == 0
+    return win
+
+
+@pytest.mark.regression
+def test_quitting_while_the_last_session_is_restored_keeps_its_step(
+        make_window, qtbot, held_restore):
+    """Quit (Ctrl+Q) while the last session was still being read and pre-tokenized
+    overwrote it with "step": 0 and no furthest_step (issue 30 item 1)."""
+    win = start_restore(make_window, qtbot)
+    win.encode_view.set_text("typed during the restore")
+    assert win.close()
+    saved = held_restore.saved()
+    assert saved["step"] == RESTORE_STEP and saved["furthest_step"] == RESTORE_FURTHEST
+    assert saved["settings"]["vocab_size"] == 400
+    assert saved["encode_text"] == "typed during the restore"   # the view's part: as it is
+
+
+@pytest.mark.regression
+def test_saving_a_session_while_it_is_restored_writes_that_session(
+        make_window, qtbot, tmp_path, held_restore):
+    """Save session during a restore wrote step 0 (issue 30 item 1)."""
+    win = start_restore(make_window, qtbot)
+    out = tmp_path / "mine.bpesession"
+    assert win.controller.save_session(str(out), "x")
+    saved = json.loads(out.read_text(encoding="utf-8"))
+    assert saved["step"] == RESTORE_STEP and saved["furthest_step"] == RESTORE_FURTHEST
+
+
+def test_a_cancelled_restore_keeps_the_session_until_the_user_moves_on(
+        make_window, qtbot, held_restore, ready):
+    win = start_restore(make_window, qtbot)
+    c = win.controller
+    c.cancel()                                     # Esc while reading: dropped
+    qtbot.waitUntil(lambda: not c.busy, timeout=10_000)
+    assert win.sessions.autosave() is None
+    assert held_restore.saved()["step"] == RESTORE_STEP   # nothing of it was lost
+    held_restore.release()
+    assert win.editor.load_sample("english")       # another corpus: the live state counts
+    ready(c)
+    assert win.sessions.autosave() is None
+    saved = held_restore.saved()
+    assert saved["corpus"].get("sample") == "english" and saved["step"] == c.step_index
+
+
+def test_once_restored_the_session_saved_is_the_live_one(make_window, qtbot, held_restore,
+                                                         ready):
+    win = start_restore(make_window, qtbot)
+    c = win.controller
+    held_restore.release()
+    qtbot.waitUntil(lambda: not c.busy and c.step_index == RESTORE_STEP, timeout=30_000)
+    assert c.trainer.furthest_step == RESTORE_FURTHEST
+    assert c.step()                                # the user goes on from there
+    win.close()
+    saved = held_restore.saved()
+    assert saved["step"] == RESTORE_STEP + 1

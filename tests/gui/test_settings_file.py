@@ -2,6 +2,7 @@
 word and a kept copy; 20,000 recent files from elsewhere do not make a 20,000-item menu."""
 from __future__ import annotations
 
+import pytest
 from PySide6.QtCore import QSettings
 
 
@@ -52,8 +53,38 @@ def test_a_size_saved_on_another_screen_gives_this_screens_default(make_window, 
     win.resize(640, 480)
     win.save_layout()
     s = QSettings(settings_file, QSettings.IniFormat)
-    s.setValue("geometryScreen", "3840x2160")
+    here = f"layouts/{win.dock_layout._screen_size()}"
+    for key in ("geometry", "windowState"):   # as if saved on a 4K monitor
+        s.setValue(f"layouts/3840x2160/{key}", s.value(f"{here}/{key}"))
+    s.remove(here)
     s.sync()
     again = make_window(load=False)
     assert (again.width(), again.height()) != (640, 480)
     assert again.fill_screen == again.dock_layout._short_screen()
+
+
+@pytest.mark.regression
+def test_each_screen_size_keeps_its_own_layout(make_window, settings_file, monkeypatch):
+    """A layout arranged at 800x600 (a dock made tall for reading) replaced the one of a
+    1920x1080 monitor, and back: one layout for every size (issue 30 item 7)."""
+    from bpe_gui.gui.window.docks import DockLayout
+    screen = ["800x600"]
+    monkeypatch.setattr(DockLayout, "_screen_size", staticmethod(lambda: screen[0]))
+    small = make_window(load=False)
+    small.showNormal()
+    small.resize(700, 500)
+    small.encode_dock.setFloating(True)          # this screen's own arrangement
+    small.save_layout()
+    screen[0] = "1920x1080"
+    big = make_window(load=False)
+    assert not big.encode_dock.isFloating() and (big.width(), big.height()) != (700, 500)
+    big.showNormal()
+    big.resize(600, 400)    # (offscreen the screen is small: sizes below it)
+    big.save_layout()
+    screen[0] = "800x600"
+    again = make_window(load=False)
+    assert again.encode_dock.isFloating() and (again.width(), again.height()) == (700, 500)
+    again.encode_dock.setFloating(False)
+    screen[0] = "1920x1080"
+    last = make_window(load=False)
+    assert not last.encode_dock.isFloating() and (last.width(), last.height()) == (600, 400)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 
 
@@ -219,3 +220,58 @@ def test_an_empty_file_is_refused_like_a_binary_one(window, qtbot, tmp_path, idl
     idle(c)
     assert c.corpus_text == before and c.corpus_sample == "tutorial"
     assert errors and "kept" in errors[0]
+
+
+def _type_into(qtbot, box, text: str) -> None:
+    box.setFocus()
+    box.selectAll()
+    qtbot.keyClick(box, Qt.Key_Delete)
+    if text:
+        qtbot.keyClicks(box, text)
+
+
+@pytest.mark.regression
+@pytest.mark.parametrize("typed, said", [
+    ("0", "Vocab size 0 is below the base alphabet"),
+    ("1000000000000", "vocab_size = 1000000000000 is too large"),
+    ("", "Type a vocabulary size"),
+])
+def test_a_vocab_size_that_cannot_work_stays_as_typed_and_says_why(
+        window, ready, qtbot, typed, said):
+    """Vocabulary size 0 showed no error and Train (F5) quietly put the last value back;
+    10**12 was capped at 10,000,000 while typing, without a word (issue 30 item 5)."""
+    from bpe_gui.engine.errors import BPEError
+    from bpe_gui.engine.train import TrainSettings
+    panel, c = window.settings_panel, window.controller
+    assert window.editor.load_sample("english")
+    ready(c)
+    panel.vocab_radio.setChecked(True)
+    assert panel.check() and panel.apply()
+    ready(c)
+    before = c.settings
+    _type_into(qtbot, panel.vocab_spin, typed)
+    window.merge_panel.setFocus()                        # the field loses focus
+    qtbot.waitUntil(lambda: panel.target_error.isVisible())
+    assert said in panel.target_error.text()
+    assert panel.vocab_spin.number() == (int(typed) if typed else None)
+    assert panel.vocab_spin.text().replace(",", "") == typed  # as typed, not replaced
+    assert not window.flow.train()                        # F5: refused, says what to fix
+    assert c.settings == before
+    assert panel.vocab_spin.text().replace(",", "") == typed
+    if typed:
+        with pytest.raises(BPEError) as ei:   # the engine's own rule and words
+            TrainSettings(vocab_size=int(typed)).validated()
+        assert panel.target_error.text() == str(ei.value)
+
+
+@pytest.mark.regression
+def test_a_minimum_frequency_of_0_says_why(window, ready, qtbot):
+    """A minimum frequency of 0 went back to 1 silently (issue 30 item 5)."""
+    panel = window.settings_panel
+    assert window.editor.load_sample("english")
+    ready(window.controller)
+    _type_into(qtbot, panel.minfreq_spin, "0")
+    window.merge_panel.setFocus()
+    qtbot.waitUntil(lambda: panel.target_error.isVisible())
+    assert "Minimum frequency is 0" in panel.target_error.text()
+    assert panel.minfreq_spin.text() == "0"

@@ -331,3 +331,66 @@ def test_open_save_png_and_sessions_start_in_one_last_folder(window, tmp_path, m
     from pathlib import Path
     assert [str(Path(s) if Path(s).is_dir() else Path(s).parent) for s in starts[1:]] \
         == [str(folder)] * 3
+
+
+@pytest.mark.regression
+@pytest.mark.parametrize("name, content", [
+    ("tokenizer.json", None),                               # 5 KB of random bytes
+    ("random.json", None),
+    ("tokenizer.json", b'{"not": "a tokenizer", "list": [1, 2, 3]}'),
+    ("vocab.json", b'{"a": "b"}'),
+    ("cl100k_base.tiktoken", b"hello world\n"),
+    ("merges.txt", b"\xef\xbb\xbf" + "一二三\n".encode("utf-8") * 3),
+])
+def test_the_import_dialog_checks_the_content_not_only_the_name(window, tmp_path, name,
+                                                                 content):
+    """5 KB of random bytes named .json showed a green "Format: Hugging Face
+    tokenizer.json" before the import failed (issue 30 item 6)."""
+    import random
+    from bpe_gui.gui.dialogs.import_dialog import ImportDialog
+    from bpe_gui.gui.theme import colors
+    path = tmp_path / name
+    path.write_bytes(content if content is not None
+                     else bytes(random.Random(30).randrange(256) for _ in range(5000)))
+    dlg = ImportDialog(window.controller, window, path=str(path))
+    text = dlg.format_label.text()
+    assert text.startswith(f"Not a tokenizer file: {name} "), text
+    assert "Format:" not in text
+    assert colors(dlg)["error"] in dlg.format_label.styleSheet()
+    dlg.close()
+
+
+def test_real_tokenizer_files_are_still_recognised(trained, tmp_path):
+    """Files written by the libraries themselves keep their green "Format: ..."."""
+    from bpe_gui.gui.dialogs.import_dialog import ImportDialog
+    tokenizers = pytest.importorskip("tokenizers")
+    bpe = tokenizers.ByteLevelBPETokenizer()
+    bpe.train_from_iterator([TEXT * 20], vocab_size=300, show_progress=False)
+    bpe.save_model(str(tmp_path))
+    bpe.save(str(tmp_path / "tokenizer.json"))
+    for path, want in ((tmp_path / "vocab.json", "GPT-2"), (tmp_path / "merges.txt", "GPT-2"),
+                       (tmp_path / "tokenizer.json", "Hugging Face")):
+        dlg = ImportDialog(trained.controller, trained, path=str(path))
+        assert dlg.format_label.text().startswith(f"Format: {want}"), dlg.format_label.text()
+        dlg.close()
+
+
+@pytest.mark.regression
+def test_the_export_dialog_opens_without_writing_any_format(trained, monkeypatch, qtbot):
+    """Export (Ctrl+E) rendered every format in full to learn which could hold the
+    tokenizer: over 1.5 s with 50,757 tokens before it appeared, and the next click was
+    lost (issue 30 item 8)."""
+    from bpe_gui.engine import formats
+    from bpe_gui.gui.dialogs.export_dialog import ExportDialog
+    rendered = []
+    real = formats._dump
+    monkeypatch.setattr(formats, "_dump", lambda *a, **k: rendered.append(a[1]) or real(*a, **k))
+
+    def shown():
+        return [w for w in trained.findChildren(ExportDialog) if w.isVisible()]
+    trained.act_export.trigger()
+    qtbot.waitUntil(lambda: bool(shown()))
+    assert rendered == []
+    dlg = shown()[0]
+    assert all(cb.isEnabled() for cb in dlg.checks.values())   # byte level: every format
+    dlg.close()

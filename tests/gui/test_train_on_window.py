@@ -316,14 +316,16 @@ def test_session_restores_training_on(make_window, qtbot, gpt2_dir, tmp_path):
 
 def test_train_from_scratch_again(make_window, qtbot, gpt2_dir):
     win, c = _window_with(make_window, qtbot, gpt2_dir)
+    before = c.settings
     c = _train_on(win, qtbot, 20)
     assert win.act_train_on_leave.isEnabled()
     win.act_train_on_leave.trigger()
     assert not c.train_on.active and win.settings_panel.preset_combo.isEnabled()
+    assert c.settings == before   # the corpus's own (here the first start's tutorial's)
     win.act_run.trigger()
     qtbot.waitUntil(lambda: not c.busy and not c.stale, timeout=20_000)
     v = c.view()
-    assert v.n_inherited == 0 and v.n_initial == 256 + 1
+    assert v.n_inherited == 0 and v.settings == before
     assert win.merge_panel.timeline.index(0, 1).data() == "start"
 
 
@@ -346,3 +348,35 @@ def test_session_whose_source_is_gone_says_so_and_trains_from_scratch(make_windo
     assert str(src) in win2.last_error[1]
     assert c2.corpus_text == NEW_TEXT and not c2.train_on.active
     assert c2.view().n_inherited == 0 and c2.train_on.origin() is None
+
+
+@pytest.mark.regression
+def test_train_from_scratch_again_gives_the_corpus_its_own_settings_back(
+        make_window, qtbot, gpt2_dir, tmp_path):
+    """After training on and Train from scratch again, the corpus trained and saved with
+    the source's settings ("Number of merges 500", <|endoftext|> added), silently
+    (issue 30 item 3)."""
+    from bpe_gui.engine.train import TrainSettings
+    win, c = _window_with(make_window, qtbot, gpt2_dir)
+    own = TrainSettings(vocab_size=500, special_tokens=())
+    assert c.set_settings(own)
+    wait_idle(qtbot, c)
+    c = _train_on(win, qtbot, 20)
+    assert c.settings.num_merges == 20 and EOT in c.settings.special_tokens
+    said = []
+    c.message.connect(said.append)
+    win.act_train_on_leave.trigger()
+    assert c.settings == own
+    assert "settings you had before are back" in said[-1] and "no special tokens" in said[-1]
+    assert "vocabulary size 500" in said[-1]
+    panel = win.settings_panel
+    assert panel.vocab_radio.isChecked() and panel.vocab_spin.value() == 500
+    assert panel.special_tokens() == [] and not panel.is_pending()
+    path = tmp_path / "after.bpesession"
+    assert c.save_session(str(path))
+    saved = json.loads(path.read_text(encoding="utf-8"))["settings"]
+    assert saved["vocab_size"] == 500 and saved["num_merges"] is None
+    assert saved["special_tokens"] == []
+    win.act_run.trigger()
+    qtbot.waitUntil(lambda: not c.busy and not c.stale, timeout=20_000)
+    assert c.view().n_initial == 256 and c.view().vocab_size == 500

@@ -187,7 +187,7 @@ def test_training_shows_the_trained_tokenizer_after_an_import(window, ready, qtb
     assert c.use_imported
     window.vocab_dock.raise_()   # a panel behind another tab catches up when shown
     qtbot.waitUntil(lambda: window.vocab_browser.model.source == "imported")
-    assert "Tokenizer box" in window.vocab_browser.summary.text()
+    assert window.vocab_browser.show_trained.isVisibleTo(window.vocab_browser)
     assert window.encode_view.source.currentIndex() == 1
     messages = []
     c.message.connect(messages.append)

@@ -177,10 +177,30 @@ def test_imported_vocabulary(qtbot, browser, controller):
     assert cell(browser, 259, VocabModel.STEP) == "4"
     assert browser.select_id(259)
     assert browser.lineage()[0][2][0][:2] == ("wi", 258)
-    assert "Imported vocab.json: 261 tokens" in browser.summary.text()
+    assert "Showing the imported vocab.json: 261 tokens" in browser.summary.text()
     controller.set_use_imported(False)
     assert browser.model.source == "trained"
     assert browser.proxy.rowCount() == 260
+
+
+@pytest.mark.regression
+def test_an_imported_vocabulary_says_plainly_how_to_see_the_trained_one(
+        qtbot, browser, controller):
+    """The line "Imported gpt2_vocab.json: 50,257 tokens (the trained one: the encode
+    view's Tokenizer box)" read as a puzzle (issue 30 item 11)."""
+    t = controller.trainer
+    tok = Tokenizer(t.vocab, t.merges, pattern="gpt2")
+    controller.imported, controller.imported_path = tok, "/x/gpt2_vocab.json"
+    controller.set_use_imported(True)
+    text = browser.summary.text()
+    assert text.startswith("Showing the imported gpt2_vocab.json: 256 tokens")
+    assert "the trained one:" not in text and "Tokenizer box" not in text
+    button = browser.show_trained
+    assert button.isVisibleTo(browser) and "trained" in button.text()
+    qtbot.mouseClick(button, Qt.LeftButton)
+    assert not controller.use_imported and browser.model.source == "trained"
+    assert not button.isVisibleTo(browser)
+    assert browser.summary.text().startswith("Step 0:")
 
 
 def test_search_pattern_helpers():

@@ -81,7 +81,7 @@ def test_click_a_word_plays_back_its_merges(qtbot, pair, controller, words_mode)
     for k, symbols in enumerate(steps):
         assert panel.model.index(k, after).data() == " ".join(readable(t) for t in symbols)
         ranks = [panel.model.index(r, panel.model.RANK).data() for r in range(1, len(steps))]
-    assert ranks == [f"{s.rank:,}" for s in panel.playback.steps]
+    assert ranks == [f"#{s.rank + 1:,}" for s in panel.playback.steps]
 
 
 def test_slider_buttons_and_keys_step_through_the_merges(qtbot, pair, controller):
@@ -178,3 +178,26 @@ def test_main_window_click_brings_up_the_playback_dock(qtbot, window):
     assert not window.playback_dock.visibleRegion().isEmpty()
     assert not view.visibleRegion().isEmpty()     # the text stays in view
     assert isinstance(window.playback_view.word, ClickedWord)
+
+
+@pytest.mark.regression
+def test_playback_numbers_a_merge_as_the_timeline_and_the_vocabulary_do(
+        qtbot, pair, controller):
+    """Word playback said "rank 105: u + r -> ur" for the merge the timeline and the
+    vocabulary browser call step 106 (issue 30 item 4)."""
+    from bpe_gui.gui.models.vocab_model import VocabModel
+    view, panel = pair
+    click_char(qtbot, view, TEXT.index("slowest") + 2)
+    t = controller.view()
+    vocab = VocabModel()
+    vocab.reset_trained(t)
+    step_of = {vocab.index(r, vocab.ID).data(): vocab.index(r, vocab.STEP).data()
+               for r in range(vocab.rowCount())}
+    for row, st in enumerate(panel.playback.steps, 1):
+        rec = next(r for r in t.steps if r.new_id == st.token_id)   # the timeline's record
+        assert panel.model.index(row, panel.model.RANK).data() == f"#{rec.index:,}"
+        assert step_of[str(st.token_id)] == str(rec.index)
+        panel.set_step(row)
+        said = panel.step_label.text()
+        assert f"merge #{rec.index:,}" in said and f"learned at step {rec.index:,}" in said
+        assert "rank" not in said

@@ -43,6 +43,7 @@ from ..tokenizers import gpt2_files
 from ..io.reading import read_json
 from .known_encodings import recognise
 from .tiktoken_fmt import meta_beside
+from .sniff import Sniffed, sniff_file
 
 FORMATS: dict[str, str] = {
     "gpt2": "GPT-2 vocab.json + merges.txt",
@@ -57,7 +58,8 @@ IMPORTABLE = ("gpt2", "hf", "tiktoken", "native")
 
 __all__ = ["FORMATS", "IMPORTABLE", "detect_format", "export_formats", "export_tokenizer",
            "load_tokenizer", "meta_beside", "output_files", "recognise", "render_files",
-           "settings_problem", "supported_formats", "unsupported_reason"]
+           "settings_problem", "sniff_file", "Sniffed", "supported_formats",
+           "unsupported_reason"]
 
 
 def _module(fmt: str):

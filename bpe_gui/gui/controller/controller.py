@@ -31,6 +31,7 @@ from .live import LiveView
 from .opening import Opening
 from .queries import Queries
 from .side_jobs import SideJobs
+from .superbpe_training import stop_sentence
 from .token_classes import TokenClasses
 from .tokenizer_files import TokenizerFiles
 from .train_on import TrainOn
@@ -309,7 +310,7 @@ class Controller(QObject):
 
     def _done_reason(self) -> str:
         t = self.trainer
-        return t.stop_reason() or f"Training can go on from step {t.n_steps}."
+        return stop_sentence(t) or f"Training can go on from step {t.n_steps}."
 
     def goto(self, k: int) -> bool:
         """Jump to step k: undo back or run forward (on the worker thread if far)."""

@@ -12,7 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Protocol, Sequence
 
-from PySide6.QtCore import QMetaMethod, SignalInstance
+from PySide6.QtCore import QMetaMethod, QTimer, SignalInstance
 
 from ...engine.corpus import settings_for_table
 from ...engine.display import human_size
@@ -25,6 +25,7 @@ from ...engine.train import Trainer
 from .corpus_source import (Corpus, FileCorpus, NotUtf8, TableCorpus, TextCorpus,
                             not_a_file, probe_files)
 from .jobs import Job, JobEnd
+from .restoring import Restoring
 from .table_corpus import read_job, table_paths
 from .training import SYNC_CHARS
 
@@ -46,7 +47,11 @@ class OpeningHost(Protocol):
     settingsChanged: SignalInstance
     corpusChanged: SignalInstance
     trainerStale: SignalInstance
+    busyChanged: SignalInstance
+    stepChanged: SignalInstance
 
+    @property
+    def busy(self) -> bool: ...
     @property
     def step_index(self) -> int: ...
     def isSignalConnected(self, signal: QMetaMethod) -> bool: ...
@@ -73,6 +78,10 @@ class Opening:
                  new_corpus: Callable[[], None], hold_retrain: Callable[[], None]):
         self.c = host
         self._fail, self._new_corpus, self._hold_retrain = fail, new_corpus, hold_retrain
+        # a session being restored: what saves write until it has landed (restoring.py)
+        self.restoring: Restoring | None = None
+        host.busyChanged.connect(self._busy_changed)
+        host.stepChanged.connect(self._on_step)
 
     def _job(self, label: str, run, on_done, abandon: bool = False) -> bool:
         c = self.c
@@ -200,13 +209,56 @@ class Opening:
         c = self.c
         inline = c.corpus.dirty or not c.corpus.paths
         furthest = max(furthest_step, c.trainer.furthest_step if c.trainer else 0)
-        return Session(settings=c.settings, corpus_text=c.corpus.text if inline else None,
+        live = Session(settings=c.settings, corpus_text=c.corpus.text if inline else None,
                        corpus_paths=[] if inline else list(c.corpus.paths),
                        sample=c.corpus.sample, step=c.step_index, encode_text=encode_text,
                        imported_path=c.imported_path if c.imported is not None else None,
                        use_imported=c.use_imported, show_whitespace=show_whitespace,
                        furthest_step=furthest if furthest > c.step_index else 0,
                        train_on_from=c.train_on.session_source())
+        r = self._restoring()
+        if r is None:
+            return live
+        # a session still being restored: its corpus, settings and steps, not the half
+        # state of the window (restoring.py); the view's parts as they are now
+        s = r.session
+        if s.corpus_text is None and not s.corpus_paths:   # it restores on the corpus in use
+            s = replace(s, corpus_text=live.corpus_text, corpus_paths=live.corpus_paths,
+                        sample=live.sample)
+        return replace(s, encode_text=encode_text, show_whitespace=show_whitespace,
+                       imported_path=live.imported_path, use_imported=live.use_imported,
+                       problems=())
+
+    def _restoring(self) -> Restoring | None:
+        """The session being restored, if saves must still write it (restoring.py)."""
+        r, c = self.restoring, self.c
+        if r is None:
+            return None
+        if r.superseded(c.corpus, c.settings, c.trainer) or (
+                r.left is None and not c.busy and r.landed(c.trainer)):
+            self.restoring = None
+        return self.restoring
+
+    def _on_step(self, _k: object = None) -> None:
+        """A trainer installed (or stepped): the restore's, on its step, ends it at once
+        (the user may step on before the end of its job is looked at)."""
+        r, c = self.restoring, self.c
+        if r is not None and r.left is None and not c.busy and r.landed(c.trainer):
+            self.restoring = None
+
+    def _busy_changed(self, busy: bool) -> None:
+        if not busy and self.restoring is not None:
+            # after every callback of the job's end (the trainer installed, or the
+            # merges of a cancelled run kept), or the next job of the restore started
+            QTimer.singleShot(0, self._restore_job_ended)
+
+    def _restore_job_ended(self) -> None:
+        c = self.c
+        r = self._restoring()
+        if r is None or c.busy or r.left is not None:   # (busy: the restore goes on)
+            return
+        if r.job_ended(c.trainer):
+            self.restoring = None   # landed: the window holds the session whole
 
     def save_session(self, path: str, encode_text: str = "", show_whitespace: bool = True,
                      furthest_step: int = 0) -> bool:
@@ -248,15 +300,22 @@ class Opening:
         if not paths:   # no usable corpus in the file: settings and step on the one we have
             self._apply_session(s, path, None, [], dirty=c.corpus.dirty)
             return s
+        ok = self._read_session_corpus(s, path, paths)
+        return s if ok else None
+
+    def _read_session_corpus(self, s: Session, path: str, paths: list[str]) -> bool:
+        """The session's corpus files (or word-count tables), read on the worker thread;
+        then the session is applied. Until it has landed, saves write it (restoring)."""
         why = not_a_file(paths)
         if why is not None:
             self._fail("Open session failed", f"{path}: its corpus {why}")
-            return None
+            return False
         try:
             tables = table_paths(paths)
         except ValueError as e:
             self._fail("Open session failed", e)
-            return None
+            return False
+        before, self.restoring = self.restoring, Restoring(s, before=self.c.trainer)
         if tables:
             def opened_table(table) -> None:
                 self.set_corpus_table(table, tables, adopt=False)
@@ -267,7 +326,9 @@ class Opening:
                            lambda p, cancelled: probe_files(paths, cancelled=cancelled),
                            lambda source: self._apply_session(s, path, source, paths,
                                                               dirty=False))
-        return s if ok else None
+        if not ok:   # (another job runs) nothing of this session was applied
+            self.restoring = before
+        return ok
 
     def _apply_session(self, s: Session, path: str, source: str | FileCorpus | None,
                        paths: list[str], dirty: bool, table: bool = False) -> None:
@@ -282,6 +343,10 @@ class Opening:
         else:
             c.set_corpus_text(source, paths=paths, sample=s.sample, dirty=dirty)
         c.session_path = path
+        r = self.restoring if self.restoring is not None and self.restoring.session is s \
+            else Restoring(s, before=c.trainer)
+        r.corpus = c.corpus   # the restore's corpus: another one means the user moved on
+        self.restoring = r
         failed = None   # a tokenizer file the session names that is already reported
         if s.train_on_from:   # trained on from a tokenizer: import it, train on again
             if not c.train_on.restore(s.train_on_from):
@@ -292,6 +357,8 @@ class Opening:
         # are there to redo, as they were (training is deterministic)
         c.retrain(to_step=max(s.step, s.furthest_step),
                   land_at=s.step if s.furthest_step > s.step else None)
+        if not c.busy:   # trained at once (a small corpus), or refused: over already
+            self._restore_job_ended()
         if s.imported_path and s.imported_path not in (c.imported_path, failed):
             if c.import_tokenizer(s.imported_path) is None:
                 return

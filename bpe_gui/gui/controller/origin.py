@@ -44,12 +44,16 @@ class Origin:
     def rank_is_new(self, rank: int | None) -> bool:
         return rank is not None and rank >= self.n_inherited
 
+    def step_of_rank(self, rank: int) -> int:
+        """The step that learned the merge of rank ``rank`` (the engine's, from 0)."""
+        return rank - self.n_inherited + 1
+
     def rank_tip(self, rank: int | None) -> str:
         if rank is None:
             return ""
         if rank >= self.n_inherited:
-            return f"learned at step {rank - self.n_inherited + 1:,} (new merge)"
-        return f"inherited from {self.label} (its merge {rank + 1:,})"
+            return f"learned at step {self.step_of_rank(rank):,} (new merge)"
+        return f"inherited from {self.label} (its merge #{rank + 1:,})"
 
     def block_text(self) -> str:
         """The timeline's collapsed first row."""

@@ -70,3 +70,24 @@ def new_trainer(source, settings: TrainSettings, table2: TableFn,
 
 def is_superbpe(trainer) -> bool:
     return isinstance(trainer, SuperBPERun)
+
+
+def stop_sentence(trainer) -> str | None:
+    """Why training stops at this step, in words, or None while it goes on. A SuperBPE
+    run reaching a number of merges counts both stages: its stage-2 trainer states its
+    own target (the merges after T), so the engine's sentence read "Target reached at
+    step 500 (50 merges)" for 500 merges with stage 2 from step 450 (issue 30).
+
+    Example: num_merges=500, stage 2 from 450, at step 500 -> 'Target reached at step
+    500 (500 merges: 450 in stage 1, 50 in stage 2).'
+    """
+    # (when the engine's SuperBPERun.stop says so itself, this is its sentence only)
+    stop = trainer.stop()
+    if stop is None:
+        return None
+    s = trainer.settings
+    if stop.kind == "target" and is_superbpe(trainer) and s.num_merges is not None:
+        n, T = trainer.n_steps, trainer.transition
+        return (f"Target reached at step {n:,} ({s.num_merges:,} merges: {T:,} in stage 1, "
+                f"{n - T:,} in stage 2).")
+    return stop.sentence

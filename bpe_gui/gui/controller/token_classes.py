@@ -94,6 +94,51 @@ class TokenClasses(QObject):
         self._ask("imported", force)
         return None
 
+    def context_note(self, which: str, tid: int) -> str:
+        """For an unreachable token of the shown vocabulary (``which``: "trained" or
+        "imported") whose text ends in spaces that a pattern sets apart at the end of a
+        text: that the token is still made before a word, in one sentence ('' if not).
+
+        SuperBPE's stage 2 encodes with `` +(?!\\S)``: spaces before whitespace or the
+        end of the text are a piece of their own. So ". " alone is cut "." + " " (the
+        class test encodes a token's text alone, as "Fishing for Magikarp" does) while
+        ". The" is cut ". " + "The": text does produce the token (step 464 of the
+        tiny Shakespeare SuperBPE run; issue 30). Under GPT-2's pattern "ing " is not
+        made before a word either ("ing" + " a"), and gets no note.
+        """
+        c = self._c
+        if which == "imported":
+            tok, reach = c.imported, self._imported.get(c.imported) if c.imported else None
+        else:
+            v = c.view()
+            tok = v.tokenizer() if v is not None and not c.peeking else None
+            reach = self._trained[1] if self._trained is not None else None
+        if tok is None or reach is None or reach.kind(tid) != "unreachable":
+            return ""
+        try:
+            text = tok.vocab[tid].decode("utf-8")
+        except (KeyError, UnicodeDecodeError):
+            return ""
+        body = text.rstrip()
+        if not body or body == text:
+            return ""
+        got = reach.reencoded.get(tid, ())
+        if b"".join(tok.vocab[i] for i in got) != tok.vocab[tid] or \
+                not tok.vocab[got[-1]].decode("utf-8", "replace").isspace():
+            return ""   # not a trailing space set apart: another reason
+        for after in ("The", "a", "I"):
+            try:
+                ids = tok.encode(text + after)
+            except Exception:   # noqa: BLE001  (a note, never an error)
+                return ""
+            if ids[:1] == [tid]:
+                shown = (text + after).replace(" ", "·")
+                return (f"Alone, its trailing space is cut off: this tokenizer's pattern sets "
+                        f"spaces at the end of a text apart. Before a word (“{shown}”) it is "
+                        "this one token, so text does produce it; the class tests a token's "
+                        "text alone (as the Magikarp paper does).")
+        return ""
+
     def known_for(self, tok: Tokenizer) -> Reachability | None:
         """Classes already known for this tokenizer object (an imported one), else None."""
         return self._imported.get(tok)

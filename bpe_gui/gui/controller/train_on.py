@@ -111,6 +111,9 @@ class TrainOn:
         self._before: tuple = (None, "", None)  # the mode before a job that may fail
         self.source_path: str | None = None    # the source's file (sessions keep it)
         self._table_of = None                  # the corpus the last job's words came from
+        # the settings in use before training on started (the corpus's own): leave()
+        # gives them back (None: unknown, e.g. a session that was training on)
+        self.scratch_settings: TrainSettings | None = None
 
     # ----- state ----------------------------------------------------------------------
     @property
@@ -176,7 +179,10 @@ class TrainOn:
             self._fail("Cannot train on from this tokenizer", e)
             return False
         self.training.land_at = None
+        scratch = c.settings if not self.active else self.scratch_settings
         started = self._start(src, source_label(src, c.imported_path), settings, to_target=True)
+        if started:
+            self.scratch_settings = scratch
         if started and c.use_imported:   # what was trained is what the views show next
             c.set_use_imported(False)
         return started
@@ -202,8 +208,18 @@ class TrainOn:
         if self.source is None:
             return
         was = self.label
-        self.source, self.label = None, ""
-        c.message.emit(f"No longer training on from {was}: Train (F5) trains from scratch.")
+        back = self.scratch_settings if self.fits(c.settings) else None
+        self.source, self.label, self.scratch_settings = None, "", None
+        if back is not None and back != c.settings:
+            # the corpus's own settings: the source's (its special tokens, pattern, the
+            # number of new merges) stayed behind, silently, for the next training and
+            # the saved session (issue 30)
+            c.settings = back
+            c.message.emit(f"No longer training on from {was}: the settings you had before "
+                           f"are back ({_in_words(back)}). Train (F5) trains from scratch.")
+        else:   # (settings chosen since, e.g. a sample's: they stay)
+            c.message.emit(f"No longer training on from {was}: Train (F5) trains from "
+                           "scratch.")
         self._mark_stale()
         c.settingsChanged.emit(c.settings)   # the panel frees the fields the source decided
 
@@ -297,3 +313,16 @@ class TrainOn:
             self.source, self.label, self.source_path = self._before
         self.training.live_box = None
         c.trainer_job_ended(end)
+
+
+def _in_words(s: TrainSettings) -> str:
+    """The settings a source decides, and the target, in a few words.
+
+    Example: TrainSettings(vocab_size=500) -> 'vocabulary size 500, byte-level, pattern
+    gpt2, no special tokens'"""
+    target = f"{s.num_merges:,} merges" if s.num_merges is not None else \
+        f"vocabulary size {s.vocab_size:,}"
+    specials = ", ".join(s.special_tokens) if s.special_tokens else "no special tokens"
+    mode = "byte-level" if s.mode == "byte" else "character-level"
+    pattern = s.pattern if len(s.pattern) <= 12 else "a custom pattern"
+    return f"{target}, {mode}, pattern {pattern}, {specials}"

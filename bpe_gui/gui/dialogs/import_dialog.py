@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFileDialog, QHBoxLayo
 from ...engine.errors import BPEError
 from ..theme import colors
 from ..widgets.wheel_guard import guard_wheel
+from .file_sniff import content_problem, not_importable, why_not
 
 BACKGROUND_BYTES = 1 << 20   # bigger files load off the GUI thread, with progress
 TOKENIZER_FILTER = ("Tokenizers (*.json *.txt *.bpe *.tiktoken *.csv *.model);;"
@@ -26,18 +27,45 @@ TOKENIZER_FILTER = ("Tokenizers (*.json *.txt *.bpe *.tiktoken *.csv *.model);;"
 
 
 def describe_format(path: str) -> tuple[str | None, str]:
-    """(format key or None, a line for the user) for a file or folder."""
+    """(format key or None, a line for the user) for a file or folder. The format the
+    name says is checked against the file's content by the engine's sniffer
+    (file_sniff.py): a file whose content is not that format gets a red line saying what
+    it is ("Not a tokenizer file: ..."), never a green "Format: ..."."""
     from ...engine.formats import FORMATS, detect_format
+    p = Path(path)
     try:
         fmt = detect_format(path)
     except BPEError as e:
-        return None, str(e)
+        if not p.is_file():
+            return None, str(e)
+        return None, (not_importable(p)
+                      or f"Not a tokenizer file: {p.name} {why_not(e, p)}")
     except OSError as e:
         return None, f"{path}: cannot be read ({e.strerror})."
     if not fmt:
         return None, ("Format not recognised. Pick a tokenizer.json, a GPT-2 vocab.json "
                       "(with merges.txt beside it), a .tiktoken file or a bpe-gui export.")
+    for f in _files_of(p, fmt):
+        why = content_problem(f, fmt)
+        if why is not None:
+            return None, why
     return fmt, f"Format: {FORMATS.get(fmt, fmt)}{_which_encoding(fmt, path)}"
+
+
+# the files of a folder each format loads (engine/formats: the folder order)
+_FOLDER_FILES = {"gpt2": ("vocab.json", "merges.txt", "encoder.json", "vocab.bpe"),
+                 "hf": ("tokenizer.json",), "tiktoken": ("*.tiktoken",),
+                 "native": ("*.bpe-gui.json",)}
+
+
+def _files_of(p: Path, fmt: str) -> list[Path]:
+    """The file itself, or the files of a folder the format reads (those present)."""
+    if p.is_file():
+        return [p]
+    if not p.is_dir():
+        return []
+    return [f for glob in _FOLDER_FILES.get(fmt, ()) for f in sorted(p.glob(glob))
+            if f.is_file()]
 
 
 def _which_encoding(fmt: str, path: str) -> str:

@@ -1,11 +1,16 @@
 """The steps of one word's merge playback as a table: row 0 the start, row k merge k.
 
-Columns: step, the merge's rank, the pair merged, and the symbols after it (chips;
+Columns: step, the merge's number, the pair merged, and the symbols after it (chips;
 the new tokens emphasised). Rows after the current step are greyed,
 the current one is bold, as in the merge timeline.
 
+One numbering in the whole window: merge #k is the k-th merge learned, the training
+step that made it (the timeline's and the vocabulary browser's step), counted from 1.
+The engine's ``rank`` counts from 0 (merges.txt's order, the merge table): #k is rank
+k - 1. Playback said "rank 105" for the merge the timeline calls step 106 (issue 30).
+
 Example (``lowest`` with merges ``l o``, ``lo w``): rows ``start | l o w e s t``,
-``1 | 0 | l o | lo w e s t``, ``2 | 1 | lo w | low e s t``.
+``1 | #1 | l o | lo w e s t``, ``2 | #2 | lo w | low e s t``.
 """
 from __future__ import annotations
 
@@ -16,9 +21,13 @@ from .roles import (DISPLAY, TOOLTIP, Cell, HeaderedTableModel, ReadableCache, T
 
 class PlaybackModel(HeaderedTableModel):
     STEP, RANK, MERGE, AFTER = range(4)
-    HEADERS = ("Step", "Rank", "Merge", "Symbols after")
+    HEADERS = ("Step", "Merge #", "Merge", "Symbols after")
     TIPS = ("0 is the word's symbols before any merge",
-            "The merge's rank: 0 was learned first; lower ranks apply first",
+            "The merge's number: #1 was learned first, and lower numbers apply first. "
+            "For a trained tokenizer it is the training step that learned it (the "
+            "timeline's and the vocabulary browser's step); for an imported one, its place "
+            "in the file's merge list counted from 1 (the vocabulary browser's step). "
+            "Files and the engine count ranks from 0: rank = number − 1",
             "The pair merged, at every place it occurs in the word, left to right",
             "The word's symbols after this step; the new tokens are outlined")
 
@@ -71,9 +80,11 @@ class PlaybackModel(HeaderedTableModel):
             return Cell(str(row), True, bold, fg)
         if col == self.RANK:
             if self.origin is not None and self.origin.rank_is_new(st.rank):
-                # a merge learned here: marked "new" in the mark colour (inherited: plain)
-                return Cell(f"new {st.rank:,}", True, bold, new_color_for(self.colors))
-            return Cell("rule" if st.rank is None else f"{st.rank:,}", True, bold, fg)
+                # a merge learned here: marked "new" in the mark colour (inherited: plain);
+                # its number is the step that learned it, as in the timeline
+                return Cell(f"new #{self.origin.step_of_rank(st.rank):,}", True, bold,
+                            new_color_for(self.colors))
+            return Cell("rule" if st.rank is None else merge_number(st.rank), True, bold, fg)
         if col == self.MERGE:
             if st.rank is None:
                 return Cell("whole word", False, bold, fg)
@@ -93,10 +104,17 @@ class PlaybackModel(HeaderedTableModel):
                 return st.rule
             where = f"\n{_first_up(self.origin.rank_tip(st.rank))}." \
                 if self.origin is not None else ""
-            return (f"Merge of rank {st.rank:,}: every “{self.cache.text(st.pair[0])} "
-                    f"{self.cache.text(st.pair[1])}” becomes “{self.cache.text(st.token)}” "
-                    f"(id {st.token_id}); no pair left in the word has a lower rank.{where}")
+            return (f"Merge {merge_number(st.rank)} (rank {st.rank:,} counting from 0): every "
+                    f"“{self.cache.text(st.pair[0])} {self.cache.text(st.pair[1])}” becomes "
+                    f"“{self.cache.text(st.token)}” (id {st.token_id}); no pair left in the "
+                    f"word has a lower number.{where}")
         return self.visual_data(row, col, role)
+
+
+def merge_number(rank: int) -> str:
+    """The window's number of the merge of engine rank ``rank`` (counted from 0): the
+    training step that learned it. Example: 105 -> '#106'."""
+    return f"#{rank + 1:,}"
 
 
 def _first_up(s: str) -> str:

@@ -37,10 +37,12 @@ def class_text(reach: Reachability | None, tid: int) -> str:
     return KINDS[c] if c < len(KINDS) else UNKNOWN
 
 
-def class_tip(reach: Reachability | None, tid: int, text_of: Callable[[int], str]) -> str:
+def class_tip(reach: Reachability | None, tid: int, text_of: Callable[[int], str],
+              note: str = "") -> str:
     """What the class means for this token; for an unreachable one, what its text
-    encodes to instead (``text_of(id)``: a token's readable text). Rich text, in lines
-    of about TIP_WIDTH characters (see :func:`tip_html`).
+    encodes to instead (``text_of(id)``: a token's readable text) and ``note`` (why, when
+    the controller can say: TokenClasses.context_note). Rich text, in lines of about
+    TIP_WIDTH characters (see :func:`tip_html`).
 
     Example: unreachable id 500 re-encoded to (262, 84) -> the lines
     'unreachable: ...', 'Its text encodes to: ·the + T (ids 262, 84)'
@@ -56,6 +58,9 @@ def class_tip(reach: Reachability | None, tid: int, text_of: Callable[[int], str
                        f"(ids {', '.join(map(str, got))})")
         else:
             tip.append("Its text cannot be encoded on its own.")
+        if note:   # made in context: "no text produces this one" would be untrue
+            tip[0] = "unreachable: its text, encoded alone, gives other tokens"
+            tip.append(note)
     if reach.method != "text":
         tip.append(f"(Re-encoded as: {reach.describe()}.)")
     return tip_html(tip)

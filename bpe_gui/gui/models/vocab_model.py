@@ -286,6 +286,9 @@ class VocabModel(HeaderedTableModel):
         self._ranks: dict[bool, tuple[list[int], list[int]]] = {}
         self._gpt2_search = False
         self.classes = None                          # analysis.Reachability, if known
+        # why an unreachable token is so, in a sentence ('' if nothing to add): set by
+        # the browser (the controller's TokenClasses.context_note)
+        self.class_note: Callable[[int], str] | None = None
         self.class_filter = ""                       # show only this class ("": all)
         self._italic = QFont()
         self._italic.setItalic(True)
@@ -603,6 +606,7 @@ class VocabModel(HeaderedTableModel):
             return ALIGN_RIGHT
         if role == TOOLTIP:
             if col == self.CLASS:
-                return class_tip(self.classes, e.id, self._text_of_id)
+                note = self.class_note(e.id) if self.class_note is not None else ""
+                return class_tip(self.classes, e.id, self._text_of_id, note)
             return f"id {e.id}: {self.cache.text(e.token)}\nbytes {e.token.hex(' ').upper()}"
         return None

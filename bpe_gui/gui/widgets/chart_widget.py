@@ -32,6 +32,39 @@ class _Drawn:
     pts: list[QPointF] = field(default_factory=list)
 
 
+def title_row(title: str, right_text: str, title_fm: QFontMetrics, fm: QFontMetrics,
+              room: int) -> tuple[str, str]:
+    """The title and the text on the right of a chart's title row (the markers' caption,
+    else a note such as "step 40"), each cut with "…" to share ``room`` pixels with a
+    12-pixel gap: the title keeps up to 60% of it. The note was drawn over a long title
+    at 800x600 (issue 30); a right text cut to nothing but "…" is left out.
+
+    Example: a 300-pixel row, "Token frequency on the corpus (Zipf)" and "step 40" ->
+    the title cut to what "step 40" and the gap leave, both whole if they fit."""
+    title_w = min(title_fm.horizontalAdvance(title), int(room * 0.6))
+    right = fm.elidedText(right_text, Qt.ElideRight, max(0, room - title_w - 12)) \
+        if right_text else ""
+    if right == "…" or len(right) < min(4, len(right_text)):
+        right = ""
+    right_w = fm.horizontalAdvance(right) + 12 if right else 0
+    # a narrow chart ends its title in "…" rather than cutting it mid-letter
+    return title_fm.elidedText(title, Qt.ElideRight, max(0, room - right_w)), right
+
+
+def thin_labels(ticks, to_y, need: float) -> list[tuple[float, str]]:
+    """The y-axis labels to draw: every k-th tick when ticks lie closer than ``need``
+    pixels (1G, 100M, 10M and 1M were drawn into each other in a short chart of many
+    decades; issue 30), keeping the lowest one; the grid keeps every tick.
+
+    Example: ticks 12 px apart with need 16 -> every 2nd label
+    """
+    if len(ticks) < 2:
+        return list(ticks)
+    gap = min(abs(to_y(b[0]) - to_y(a[0])) for a, b in zip(ticks, ticks[1:]))
+    every = max(1, math.ceil(need / gap)) if gap > 0 else len(ticks)
+    return [t for i, t in enumerate(ticks) if i % every == 0]
+
+
 def series_colors(dark: bool) -> list[QColor]:
     if dark:
         return [QColor(c) for c in ("#74b3ff", "#ffa45c", "#6fdc8c", "#e599f7", "#ffd43b")]
@@ -267,26 +300,20 @@ class ChartWidget(QWidget):
         p.setPen(fg)
         # the markers' caption in the title row (over the plot it hid data); the title
         # keeps most of the row in a narrow chart, the caption gets what is left
-        room = self.width() - 16
-        title_w = min(QFontMetrics(bold).horizontalAdvance(self.title), int(room * 0.6))
-        caption = fm.elidedText(self._marker_caption(), Qt.ElideRight, room - title_w - 12)
-        caption = "" if len(caption) < 4 else caption   # only "┆ …": leave it out
-        cap_w = fm.horizontalAdvance(caption) + 12 if caption else 0
-        # a narrow chart ends its title in "…" rather than cutting it mid-letter
-        title = QFontMetrics(bold).elidedText(self.title, Qt.ElideRight, room - cap_w)
+        title, right = title_row(self.title, self._marker_caption() or self.note,
+                                 QFontMetrics(bold), fm, self.width() - 16)
         p.drawText(QRectF(8, 6, self.width() - 16, fm.height() + 2),
                    Qt.AlignLeft | Qt.AlignVCenter, title)
         p.setFont(self.font())
-        if caption:
-            p.setPen(self._marker_color(bg))
+        if right:
+            if self._marker_caption():
+                p.setPen(self._marker_color(bg))
+            else:
+                faint = QColor(fg)
+                faint.setAlpha(150)
+                p.setPen(faint)
             p.drawText(QRectF(8, 6, self.width() - 16, fm.height() + 2),
-                       Qt.AlignRight | Qt.AlignVCenter, caption)
-        elif self.note:
-            faint = QColor(fg)
-            faint.setAlpha(150)
-            p.setPen(faint)
-            p.drawText(QRectF(8, 6, self.width() - 16, fm.height() + 2),
-                       Qt.AlignRight | Qt.AlignVCenter, self.note)
+                       Qt.AlignRight | Qt.AlignVCenter, right)
         lay = self._prepare()
         if lay is None:
             faint = QColor(fg)
@@ -312,7 +339,7 @@ class ChartWidget(QWidget):
         for v, _ in xt:
             p.drawLine(QPointF(X(v), plot.top()), QPointF(X(v), plot.bottom()))
         p.setPen(fg)
-        for v, label in yt:
+        for v, label in thin_labels(yt, Y, fm.height() + 2):
             r = QRectF(0, Y(v) - fm.height() / 2, plot.left() - 6, fm.height())
             p.drawText(r, Qt.AlignRight | Qt.AlignVCenter, label)
         last_right = -1e9

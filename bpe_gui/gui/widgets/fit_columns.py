@@ -3,9 +3,12 @@ columns' minimum widths fit (a narrow dock used to cut "After", "Count" and
 "New token" off, with a horizontal scroll bar under a few rows).
 
 Each column gets at least its minimum width (never less than its header's text), and
-the width left over is shared out by weight. Below the sum of the minimums the table
-scrolls sideways as a last resort. A column the user drags keeps the width it was
-given until the view changes width again.
+the width left over is shared out by weight. Below the sum of the minimums, columns
+that say the least (``drop``: e.g. "Merges into", whose token the pair's chips already
+spell) give way first, one at a time, and come back when there is room again; only then
+does the table scroll sideways, as a last resort (at 800x600 the pair table cut its
+second chip and the timeline its Ties column: issue 30). A column the user drags keeps
+the width it was given until the view changes width again.
 
 Example: weights (1, 2, 1), minimums (40, 80, 40) in 400 pixels -> 100, 200, 100;
 in 170 pixels -> 42, 86, 42 (the spare 10 pixels by weight; what rounding leaves
@@ -48,10 +51,16 @@ class FittedTableView(QTableView):
     _fit_weights: list[float] = []
     _fit_minimums: list[int] = []
     _fit_width = -1
+    _fit_drop: tuple[int, ...] = ()
+    _dropped: frozenset[int] = frozenset()
 
-    def fit_columns(self, weights: Sequence[float], minimums: Sequence[int] = ()) -> None:
+    def fit_columns(self, weights: Sequence[float], minimums: Sequence[int] = (),
+                    drop: Sequence[int] = ()) -> None:
+        """``drop``: the columns that give way, first first, when the minimums do not
+        fit the width."""
         self._fit_weights = list(weights)
         self._fit_minimums = list(minimums) + [0] * (len(weights) - len(minimums))
+        self._fit_drop = tuple(drop)
         header = self.horizontalHeader()
         header.setStretchLastSection(False)
         header.setSectionResizeMode(QHeaderView.Interactive)
@@ -62,6 +71,11 @@ class FittedTableView(QTableView):
         if self._fit_minimums and self._fit_minimums[col] != width:
             self._fit_minimums[col] = width
             self.refit()
+
+    @property
+    def dropped(self) -> frozenset[int]:
+        """The columns given way for lack of width now."""
+        return self._dropped
 
     def header_minimums(self) -> list[int]:
         fm = self.horizontalHeader().fontMetrics()
@@ -81,9 +95,23 @@ class FittedTableView(QTableView):
         self._fit_width = avail
         if avail <= 0 or n == 0:
             return
-        shown = [not self.isColumnHidden(c) for c in range(n)]
+        mins = self.header_minimums()
+        # hidden by the view's owner (not by dropping): never shown here
+        shown = [not self.isColumnHidden(c) or c in self._dropped for c in range(n)]
+        dropped = set()
+        for col in self._fit_drop:
+            if sum(m for c, (m, on) in enumerate(zip(mins, shown))
+                   if on and c not in dropped) <= avail:
+                break
+            if col < n and shown[col]:
+                dropped.add(col)
+        for col in self._dropped | dropped:
+            if col < n:
+                self.setColumnHidden(col, col in dropped)
+        self._dropped = frozenset(dropped)
+        shown = [on and c not in dropped for c, on in enumerate(shown)]
         widths = share_widths(avail, [w if on else 0 for w, on in zip(self._fit_weights, shown)],
-                              [m if on else 0 for m, on in zip(self.header_minimums(), shown)])
+                              [m if on else 0 for m, on in zip(mins, shown)])
         header = self.horizontalHeader()
         for col, w in enumerate(widths):
             if shown[col] and header.sectionSize(col) != w:

@@ -20,6 +20,7 @@ class TitleFitter(QObject):
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
         self._titles: dict[QGroupBox, tuple[str, str]] = {}
+        self._hidden: set[QGroupBox] = set()
 
     def add(self, box: QGroupBox, long: str, short: str) -> None:
         self._titles[box] = (long, short)
@@ -28,6 +29,14 @@ class TitleFitter(QObject):
         box.setMinimumWidth(max(contents, box.fontMetrics().horizontalAdvance(short)
                                 + TITLE_MARGIN))
         box.installEventFilter(self)
+        self.fit(box)
+
+    def set_hidden(self, box: QGroupBox, hidden: bool) -> None:
+        """No title at all while ``hidden`` (e.g. under a tab that names the box)."""
+        if hidden:
+            self._hidden.add(box)
+        else:
+            self._hidden.discard(box)
         self.fit(box)
 
     def set_long(self, box: QGroupBox, long: str) -> None:
@@ -41,7 +50,8 @@ class TitleFitter(QObject):
         bold.setBold(True)   # some styles draw titles bold: measure the wider one
         box_fm = box.fontMetrics()
         need = max(box_fm.horizontalAdvance(long), type(box_fm)(bold).horizontalAdvance(long))
-        title = long if box.width() >= need + TITLE_MARGIN else short
+        title = "" if box in self._hidden else \
+            long if box.width() >= need + TITLE_MARGIN else short
         if box.title() != title:
             box.setTitle(title)
         return title

@@ -98,6 +98,9 @@ ACTIONS = (
     ActionSpec("use_imported", "Encode with &imported tokenizer",
                "controller.set_use_imported", (),
                "The encode view uses the imported tokenizer", IMPORTED, checkable=True),
+    ActionSpec("focus", "&Focus on the panel in use", "toggle_focus", ("Ctrl+Shift+F",),
+               "Give the panel you are working in (else the encode view) the whole window; "
+               "again to go back", checkable=True),
     ActionSpec("reset_layout", "Reset &layout", "reset_layout", (),
                "Put every panel back where it started"),
     ActionSpec("about", "&About bpe-gui", "about", (), "About this program"),
@@ -117,7 +120,7 @@ MENUS = (
                "quit")),
     ("&Training", ("step", "back", "play", "run", "goto", "reset", "-", "cancel", "retrain",
                    "-", "train_on", "train_on_leave", "-", "check", "-", "use_imported")),
-    ("&View", ("@docks", "-", "@theme", "reset_layout")),
+    ("&View", ("focus", "-", "@docks", "-", "@theme", "reset_layout")),
     ("&Analysis", ("language_cost",)),
     ("&Help", ("keys", "about")),
 )

@@ -27,6 +27,7 @@ from ..panels.settings.settings_panel import SettingsPanel
 from ..widgets.wheel_guard import guard_wheel
 
 STATE_VERSION = 1
+COMPACT_BELOW = 720   # screens shorter than this: the merge panel is compact
 
 
 class DockLayout:
@@ -39,8 +40,12 @@ class DockLayout:
         self._shown_once = False
         self._state_restored = False
         self._default_state = QByteArray()
+        self._focus: tuple | None = None   # focus mode: (dock, its area, central, state)
         c, w = controller, window
         self.merge_panel = MergePanel(c, w)
+        # a short screen: the last merge and the timeline as tabs, the docks below get
+        # the height (issue 30: a sliver of an encode view at 800x600)
+        self.merge_panel.set_compact(self._screen_height() < COMPACT_BELOW)
         w.setCentralWidget(self._scrollable(self.merge_panel))
         self.editor = CorpusEditor(c, w, recent=recent)
         self.settings_panel = SettingsPanel(c, w)
@@ -78,6 +83,8 @@ class DockLayout:
         w.setCorner(Qt.BottomLeftCorner, Qt.LeftDockWidgetArea)
         w.setCorner(Qt.BottomRightCorner, Qt.RightDockWidgetArea)
         self.editor.pathsRequested.connect(open_paths)
+        self.encode_view.focusRequested.connect(lambda: self.toggle_focus(self.encode_dock))
+        self.compare_view.focusRequested.connect(lambda: self.toggle_focus(self.compare_dock))
         guard_wheel(w)   # the wheel scrolls the docks; it changes only a focused control
 
     def _add_playback_dock(self) -> None:
@@ -120,9 +127,13 @@ class DockLayout:
         return w, min(940, int(avail.height() * 0.92))
 
     @staticmethod
-    def _short_screen() -> bool:
+    def _screen_height() -> int:
         screen = QApplication.primaryScreen()
-        return screen is not None and screen.availableGeometry().height() < 900
+        return screen.availableGeometry().height() if screen is not None else 10_000
+
+    @classmethod
+    def _short_screen(cls) -> bool:
+        return cls._screen_height() < 900
 
     def _room_for_encode_on_right(self) -> bool:
         """Encode view beside the merge panel when the default window is wide enough for
@@ -145,8 +156,11 @@ class DockLayout:
                             Qt.Horizontal)
         win.resizeDocks([self.corpus_dock, self.settings_dock], [int(h * 0.42), int(h * 0.58)],
                         Qt.Vertical)
-        # 0.4 on the right too: at 0.33 Compare's results were below the fold at 1920x1080
-        below = 0.4 if self.encode_on_right or not self._short_screen() else 0.3
+        # 0.45 on the right too: at 0.33 Compare's results were below the fold at 1920x1080
+        # and at 0.4 its two texts showed about two lines (issue 30);
+        # a short screen's compact merge panel leaves 0.45 to the docks below (the encode
+        # view first), of which the panel takes back what its minimum needs
+        below = 0.45 if not self._short_screen() or self.merge_panel.compact else 0.3
         # Qt sizes a tab group through the dock in front of it
         bottom = self.vocab_dock if self.encode_on_right else self.encode_dock
         win.resizeDocks([bottom], [int(h * below)], Qt.Vertical)
@@ -200,11 +214,71 @@ class DockLayout:
         self._default_state = self.window.saveState(STATE_VERSION)
 
     def reset_layout(self) -> None:
+        self.unfocus()
         for dock in self.docks():
             dock.setFloating(False)
             dock.show()
         self.window.restoreState(self._default_state, STATE_VERSION)
         self._default_dock_sizes()
+
+    # ----- focus: the panel in use gets the whole window -----------------------------------
+    @property
+    def focused(self) -> QDockWidget | None:
+        """The dock whose panel has the window (focus mode), or None."""
+        return self._focus[0] if self._focus is not None else None
+
+    def dock_in_use(self) -> QDockWidget:
+        """The dock holding the keyboard focus (a floating one counts), else the encode
+        view's."""
+        w = QApplication.focusWidget()
+        for dock in self.docks():
+            if w is not None and dock.isAncestorOf(w) and not dock.isFloating():
+                return dock
+        return self.encode_dock
+
+    def toggle_focus(self, dock: QDockWidget | None = None) -> bool:
+        """Focus mode on (for ``dock``, default the dock in use) or off again; True if on.
+
+        The panel takes the merge panel's place and every dock is hidden (the toolbar
+        stays: Step, Train and the step keys work as before, and the panel follows); off,
+        the window is as it was. At 800x600 the Encode dock opened as a sliver and at
+        1024x700 the docks below showed about 4 rows (issue 30): one key gives the panel
+        being read the whole window."""
+        if self._focus is not None:
+            self.unfocus()
+            return False
+        win = self.window
+        dock = dock or self.dock_in_use()
+        state = win.saveState(STATE_VERSION)
+        area = dock.widget()
+        central = win.takeCentralWidget()
+        self._focus = (dock, area, central, state)
+        win.setCentralWidget(area)   # (the dock gives its scroll area up)
+        for d in self.docks():
+            d.hide()
+        self.focusChanged(dock)
+        return True
+
+    def unfocus(self) -> None:
+        """Focus mode off: the panel back in its dock, the window as it was."""
+        if self._focus is None:
+            return
+        win = self.window
+        dock, area, central, state = self._focus
+        self._focus = None
+        win.takeCentralWidget()
+        dock.setWidget(area)
+        win.setCentralWidget(central)
+        win.restoreState(state, STATE_VERSION)
+        # again once the merge panel is laid out in its place: the sizes restored with
+        # it missing were the docks' alone (the merge panel came back squeezed)
+        QTimer.singleShot(0, win, lambda: self._focus is None and win.restoreState(
+            state, STATE_VERSION))
+        self.focusChanged(None)
+
+    def focusChanged(self, dock: QDockWidget | None) -> None:
+        """Told when focus mode goes on (the dock) or off (None): the window's action
+        and the panels' buttons follow (set by the window)."""
 
     @staticmethod
     def _screen_size() -> str:
@@ -216,25 +290,36 @@ class DockLayout:
         return f"{avail.width()}x{avail.height()}"
 
     def restore_layout(self) -> None:
+        """The layout kept for this screen's size (save_layout); another screen's (a
+        laptop taken off its monitor) would restore a window that does not fit or a small
+        one, and docks sized for it: this screen's default layout instead. A layout saved
+        before layouts were kept per size restores as before (its geometry only on the
+        screen it was saved on)."""
         win = self.window
-        geom = self.settings.value("geometry")
-        # a geometry saved on a screen of another size (a laptop taken off its monitor)
-        # restores as a window that does not fit, or a small one: the default layout of
-        # this screen instead (the docks' arrangement is still restored below)
-        saved_on = str(self.settings.value("geometryScreen", ""))   # '': saved before this rule
-        same_screen = saved_on in ("", self._screen_size())
-        if isinstance(geom, QByteArray) and not geom.isEmpty() and same_screen:
+        s = self.settings
+        key = f"layouts/{self._screen_size() or 'any'}"
+        geom, state = s.value(f"{key}/geometry"), s.value(f"{key}/windowState")
+        if geom is None and state is None:   # an older settings file
+            saved_on = str(s.value("geometryScreen", ""))   # '': saved before that rule
+            geom = s.value("geometry") if saved_on in ("", self._screen_size()) else None
+            state = s.value("windowState")
+        if isinstance(geom, QByteArray) and not geom.isEmpty():
             win.restoreGeometry(geom)
         else:
             win.resize(*self._default_size())
             self.fill_screen = self._short_screen()   # app.main shows it maximized
-        state = self.settings.value("windowState")
         if isinstance(state, QByteArray) and not state.isEmpty():
             self._state_restored = win.restoreState(state, STATE_VERSION)
 
     def save_layout(self) -> None:
+        """The window's geometry and docks, kept for this screen's size: a layout made
+        at 800x600 does not replace the one of a 1920x1080 monitor, and back (in focus
+        mode, the layout around it)."""
         win = self.window
-        self.settings.setValue("geometry", win.saveGeometry())
-        self.settings.setValue("geometryScreen", self._screen_size())
-        self.settings.setValue("windowState", win.saveState(STATE_VERSION))
+        state = self._focus[3] if self._focus is not None else win.saveState(STATE_VERSION)
+        key = f"layouts/{self._screen_size() or 'any'}"
+        self.settings.setValue(f"{key}/geometry", win.saveGeometry())
+        self.settings.setValue(f"{key}/windowState", state)
+        for old in ("geometry", "geometryScreen", "windowState"):   # before per-size keys
+            self.settings.remove(old)
         self.settings.sync()

@@ -34,6 +34,7 @@ from PySide6.QtWidgets import QMainWindow, QWidget
 from ..resources import app_icon
 from ..controller.controller import Controller
 from ..panels.corpus.corpus_editor import RecentFiles
+from ..widgets.status_line import StatusLine
 from .actions import ActionsAndMenus, add_action
 from .docks import DockLayout
 from .files import Files
@@ -56,6 +57,7 @@ class MainWindow(QMainWindow):
         self.setAcceptDrops(True)
         self.setDockOptions(QMainWindow.AnimatedDocks | QMainWindow.AllowTabbedDocks
                             | QMainWindow.AllowNestedDocks)
+        self.setStatusBar(StatusLine(self))   # messages cut with "…", never run into labels
         self.dock_layout = d = DockLayout(self, self.controller, self.settings, self.recent,
                                           self.open_paths)
         self.merge_panel, self.editor, self.settings_panel = (d.merge_panel, d.editor,
@@ -91,6 +93,7 @@ class MainWindow(QMainWindow):
         self.progress_label, self.progress_bar = s.progress_label, s.progress_bar
         self.cancel_button, self.show_error = s.cancel_button, s.show_error
         self._connect()
+        d.focusChanged = self._focus_changed
         d.keep_default()
         self.themes = ThemeMenu(self.settings, self.theme_actions,
                                 lambda: self.status.on_stale(self.controller.stale))
@@ -105,9 +108,7 @@ class MainWindow(QMainWindow):
         s = self.status
         c.errorOccurred.connect(s.show_error)
         c.message.connect(lambda text: self.statusBar().showMessage(text, 10_000))
-        # a message cut by the labels beside it can still be read whole
-        sb = self.statusBar()
-        sb.messageChanged.connect(lambda text: sb.setToolTip(text))
+        # (a message cut by the labels beside it is whole in its tooltip: StatusLine)
         c.progress.connect(s.on_progress)
         c.busyChanged.connect(s.show_busy)
         c.busyChanged.connect(lambda _: self._update_actions())
@@ -136,6 +137,15 @@ class MainWindow(QMainWindow):
 
     def reset_layout(self) -> None:
         self.dock_layout.reset_layout()
+
+    def toggle_focus(self, *_checked) -> bool:
+        """Focus mode: the panel in use gets the whole window, or back (docks.py)."""
+        return self.dock_layout.toggle_focus()
+
+    def _focus_changed(self, dock) -> None:
+        self.act_focus.setChecked(dock is not None)
+        self.encode_view.focus_button.setChecked(dock is self.encode_dock)
+        self.compare_view.focus_button.setChecked(dock is self.compare_dock)
 
     def save_layout(self) -> None:
         self.dock_layout.save_layout()
@@ -232,6 +242,8 @@ class MainWindow(QMainWindow):
             event.ignore()
             return
         self.save_layout()
-        self.sessions.autosave()
+        # the running job stopped first: the autosave reads a trainer that holds still
+        # (a run to the target kept stepping on the worker thread while it was read)
         self.controller.shutdown()
+        self.sessions.autosave()
         event.accept()

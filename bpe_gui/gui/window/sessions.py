@@ -133,17 +133,19 @@ class Sessions:
         the next start says so too (``load_initial``)."""
         c = self.controller
         try:
-            text = c.corpus_text if isinstance(c.corpus_text, str) else ""
-            inline = c.corpus_dirty or not c.corpus_paths
             path = self.autosave_path()
             if path.is_dir():
                 return autosave_is_folder(path)
-            if inline and (not text or len(text) > AUTOSAVE_MAX_INLINE):
+            # the session as the controller would save it: while one is being restored,
+            # that one (never the half-restored state: no trainer yet is step 0)
+            session = c.session(self.encode_text(), self._show_ws(), self._timeline_end())
+            text = session.corpus_text or ""
+            if not session.corpus_paths and (not text or len(text) > AUTOSAVE_MAX_INLINE):
                 # nothing this session could be saved with: an older autosave must not
                 # come back in its place at the next start
                 path.unlink(missing_ok=True)
                 return None
-            c.session(self.encode_text(), self._show_ws(), self._timeline_end()).save(path)
+            session.save(path)   # atomic: a temporary file renamed into place
         except Exception as e:  # noqa: BLE001  (never block quitting on the autosave)
             why = f"The session could not be autosaved to {self.autosave_path()}: {e}"
             sys.stderr.write(why + "\n")
@@ -173,6 +175,12 @@ class Sessions:
                         "The window was closed by a signal with unsaved corpus edits: "
                         "they are back, from the autosaved session. Save them with File > "
                         "Save corpus as.")
+                elif self.controller.busy:   # its corpus is read and trained back
+                    step = self.controller.session().step
+                    self.controller.message.emit(
+                        f"Restoring where you left off (step {step:,}): reading and "
+                        "training the corpus again. (File > Reopen last session at "
+                        "startup turns this off.)")
                 else:
                     self.controller.message.emit(
                         "Restored where you left off. (File > Reopen last session at "

@@ -28,6 +28,7 @@ from ...widgets.flow_layout import FlowBar
 from ...widgets.text_pane import TextPane
 from ...widgets.token_text import TokenTextView, cut_color
 from ...widgets.visibility import CatchUp
+from ...widgets.elided_combo import ElidedComboBox
 
 DEBOUNCE_MS = 150
 KINDS = (("current", "Current step"), ("step", "Another step of this run"),
@@ -74,7 +75,7 @@ class ComparePane(QFrame):
         self.error = ""
         self.setFrameShape(QFrame.StyledPanel)
 
-        self.kind = QComboBox()
+        self.kind = ElidedComboBox()
         for key, label in KINDS:
             self.kind.addItem(label, key)
         self.kind.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
@@ -122,7 +123,9 @@ class ComparePane(QFrame):
     # ----- pages ------------------------------------------------------------------------------
     def _page_current(self) -> QWidget:
         w = QWidget()
-        self.current_label = TextPane(lines=2)
+        # one line (the whole in its tooltip): two lines of it were taken from the
+        # coloured texts below, which showed about two lines at 1920x1080 (issue 30)
+        self.current_label = TextPane(lines=1)
         lay = QVBoxLayout(w)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.current_label)
@@ -154,17 +157,17 @@ class ComparePane(QFrame):
 
     def _page_trained(self) -> QWidget:
         w = QWidget()
-        self.t_mode = QComboBox()
+        self.t_mode = ElidedComboBox()
         for key, label in MODE_LABELS.items():
             self.t_mode.addItem(label, key)
-        self.t_pattern = QComboBox()
+        self.t_pattern = ElidedComboBox()
         for key, label in PRESET_LABELS.items():
             self.t_pattern.addItem(label, key)
         self.t_vocab = QSpinBox()
         self.t_vocab.setRange(1, 10_000_000)
         self.t_vocab.setSingleStep(100)
         self.t_vocab.setGroupSeparatorShown(True)
-        self.t_tie = QComboBox()
+        self.t_tie = ElidedComboBox()
         for key, label in TIE_RULE_LABELS.items():
             self.t_tie.addItem(label, key)
         self.train_btn = QPushButton("Train")

@@ -19,8 +19,8 @@ import time
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (QCheckBox, QHeaderView, QLabel, QPlainTextEdit,
-                               QPushButton, QSplitter, QTableView, QTabWidget, QVBoxLayout,
-                               QWidget)
+                               QPushButton, QSplitter, QTableView, QTabWidget, QToolButton,
+                               QVBoxLayout, QWidget)
 
 from ....engine import analysis
 from ....engine.errors import BPEError
@@ -51,14 +51,16 @@ class CompareView(QWidget):
     """Two tokenizers on one text: coloured side by side, differing cuts marked, a table."""
 
     compared = Signal()      # after each re-encode of both sides (tests wait on it)
+    focusRequested = Signal()   # the Focus button: the window gives the view all its room
 
     def __init__(self, controller, parent: QWidget | None = None):
         super().__init__(parent)
         self.controller = controller
         self.edit = QPlainTextEdit()
         self.edit.setPlaceholderText("Text to compare: type or paste it here.")
-        self.edit.setMaximumHeight(110)
-        self.edit.setMinimumHeight(2 * self.edit.fontMetrics().lineSpacing() + 14)   # 2 lines
+        line = self.edit.fontMetrics().lineSpacing()
+        self.edit.setMinimumHeight(2 * line + 14)   # 2 lines, up to 6 (see the layout)
+        self.edit.setMaximumHeight(6 * line + 14)
         sample = QPushButton("Sample text")
         sample.setToolTip("English, Chinese, Russian and Japanese in a few lines")
         sample.clicked.connect(lambda: self.set_text(SAMPLE_TEXT))
@@ -108,17 +110,28 @@ class CompareView(QWidget):
         split = QSplitter(Qt.Vertical)
         split.addWidget(sides)
         split.addWidget(self.lower)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 2)
+        split.setStretchFactor(0, 2)   # the sides get two thirds over the results
+        split.setStretchFactor(1, 1)
         split.setChildrenCollapsible(False)
 
+        # focus mode (View > Focus, Ctrl+Shift+F): the whole window for the comparison
+        self.focus_button = QToolButton()
+        self.focus_button.setText("Focus")
+        self.focus_button.setCheckable(True)
+        self.focus_button.setToolTip("Give the comparison the whole window (Ctrl+Shift+F); "
+                                     "again to put it back")
+        self.focus_button.clicked.connect(lambda _c: self.focusRequested.emit())
         top = FlowBar(spacing=6)   # wraps in a narrow dock instead of widening it
-        for w in (QLabel("Text:"), sample, from_corpus, self.fold, self.show_ws):
+        for w in (QLabel("Text:"), sample, from_corpus, self.fold, self.show_ws,
+                  self.focus_button):
             top.addWidget(w)
+        # the text typed shares the height with the two sides (a fifth of it, two to six
+        # lines): under a fixed 110-pixel box the sides' coloured texts showed about two
+        # lines at 1920x1080 (issue 30)
         lay = QVBoxLayout(self)
         lay.addWidget(top)
-        lay.addWidget(self.edit)
-        lay.addWidget(split, 1)
+        lay.addWidget(self.edit, 1)
+        lay.addWidget(split, 4)
         self.split = split
 
         self.encodings: list[Encoding | None] = [None, None]

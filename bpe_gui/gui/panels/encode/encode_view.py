@@ -17,11 +17,11 @@ import time
 from bisect import bisect_left
 from operator import itemgetter
 
-from PySide6.QtCore import QEvent, QPoint, QSize, Qt, QTimer
+from PySide6.QtCore import QEvent, QPoint, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import (QColor, QTextCharFormat, QTextCursor,
                            QTextOption)
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QPlainTextEdit,
-                               QSizePolicy, QSplitter, QTextEdit, QToolTip, QVBoxLayout,
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QSizePolicy,
+                               QSplitter, QTextEdit, QToolButton, QToolTip, QVBoxLayout,
                                QWidget)
 
 from ....engine.errors import BPEError
@@ -37,6 +37,8 @@ from ...widgets.text_pane import TextPane
 from ...widgets.token_flow import TokenFlow
 from ...widgets.visibility import CatchUp
 from ...widgets.word_branches import WordColouring
+from ...widgets.elided_combo import ElidedComboBox
+from .pages import PAGE_CHARS, PageBar, PagedEdit, TextPages
 
 SYNC_CHARS = 20_000        # re-encode right after the keys below this size, else after a pause
 DEBOUNCE_MS = 50
@@ -55,6 +57,8 @@ def _tokens_in(offsets, starts, c0: int, c1: int) -> tuple[int, int]:
 
 
 class EncodeView(QWidget):
+    focusRequested = Signal()   # the Focus button: the window gives the view all its room
+
     def __init__(self, controller, parent=None):
         super().__init__(parent)
         self.catchup = CatchUp(self, self._on_tokenizer_changed)
@@ -112,7 +116,7 @@ class EncodeView(QWidget):
 
     # ----- layout -------------------------------------------------------------------------
     def _build(self) -> None:
-        self.source = QComboBox()
+        self.source = ElidedComboBox()
         self.source.setToolTip("Which tokenizer encodes the text: the one being trained (as of "
                                "the current step) or an imported one")
         self.source.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
@@ -132,12 +136,32 @@ class EncodeView(QWidget):
         sl.setContentsMargins(0, 0, 0, 0)
         sl.addWidget(QLabel("Tokenizer:"))
         sl.addWidget(self.source)
+        # focus mode (the window's View > Focus, Ctrl+Shift+F): the whole window for the
+        # text and its tokens, again to go back (a sliver at 800x600: issue 30)
+        self.focus_button = QToolButton()
+        self.focus_button.setText("Focus")
+        self.focus_button.setCheckable(True)
+        self.focus_button.setToolTip("Give the encode view the whole window (Ctrl+Shift+F); "
+                                     "again to put it back. Step and Train keep working.")
+        self.focus_button.clicked.connect(lambda _c: self.focusRequested.emit())
         top = self.top_bar = FlowBar(spacing=8)
         top.addWidget(source)
         top.addWidget(self.show_ws)
-        top.addWidget(self.counts)
+        counts_row = QWidget()   # the counts and Focus: one piece, Focus at its end
+        cl = QHBoxLayout(counts_row)
+        cl.setContentsMargins(0, 0, 0, 0)
+        cl.addWidget(self.counts, 1)
+        cl.addWidget(self.focus_button)
+        counts_row.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Fixed)
+        top.addWidget(counts_row)
 
-        self.edit = QPlainTextEdit()
+        # a long text is shown a page at a time (pages.py): a 30 MB paste or session
+        # text laid out whole held the window for many seconds, past a SIGTERM (issue 30)
+        self.pages = TextPages()
+        self.page_bar = PageBar()
+        self.page_bar.moved.connect(self.show_page)
+        self.edit = PagedEdit()
+        self.edit.long_insert = self._long_insert
         self.edit.setPlaceholderText("Type or paste text to see how the tokenizer cuts it.")
         f = self.edit.font()
         f.setPointSizeF(f.pointSizeF() * 1.25)
@@ -177,6 +201,7 @@ class EncodeView(QWidget):
         outer = QVBoxLayout(self)
         outer.setContentsMargins(4, 4, 4, 4)
         outer.addWidget(top)
+        outer.addWidget(self.page_bar)
         outer.addWidget(split, 1)
 
         self._timer = QTimer(self, singleShot=True)
@@ -197,11 +222,41 @@ class EncodeView(QWidget):
         return char_index(self._u16, p)
 
     def text(self) -> str:
-        return self.edit.toPlainText()
+        """The whole text (a long one: every page, as edited)."""
+        return self.pages.whole(self.edit.toPlainText())
 
     def set_text(self, text: str) -> None:
-        self.edit.setPlainText(text)
+        """Show ``text``: a long one a page at a time (pages.py)."""
+        if len(text) > PAGE_CHARS:
+            self._show_page_text(self.pages.load(text))
+        else:
+            self.pages.clear()
+            self._show_page_text(text)
+
+    def show_page(self, index: int) -> None:
+        """Page ``index`` of a long text (its edits on the page shown are kept)."""
+        if self.pages.active:
+            self._show_page_text(self.pages.go(index, self.edit.toPlainText()))
+
+    def _show_page_text(self, page: str, cursor_at: int | None = None) -> None:
+        self.page_bar.show_pages(self.pages)
+        self.edit.setPlainText(page)
+        if cursor_at is not None:
+            cur = self.edit.textCursor()
+            cur.setPosition(len(page[:cursor_at].encode("utf-16-le")) // 2)
+            self.edit.setTextCursor(cur)
+            self.edit.ensureCursorVisible()
         self.encode_now()
+
+    def _long_insert(self, text: str, a: int, b: int) -> None:
+        """A paste or drop longer than a page, replacing characters a..b of the page on
+        show: the whole text is paged again, showing the page where the paste begins."""
+        start = self.pages.span()[0] if self.pages.active else 0
+        whole = self.text()
+        new = whole[:start + a] + text + whole[start + b:]
+        page = self.pages.load(new, at=start + a)
+        end = start + a + len(text) - self.pages.span()[0]
+        self._show_page_text(page, min(end, len(page)))
 
     # ----- controller -------------------------------------------------------------------------
     def _on_tokenizer_changed(self) -> None:

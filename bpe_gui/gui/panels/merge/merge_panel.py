@@ -7,11 +7,11 @@ engine. Hidden panels defer their refresh until shown.
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QItemSelectionModel, Qt, Signal
+from PySide6.QtCore import QEvent, QItemSelectionModel, Qt, QTimer, Signal
 from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import (QAbstractItemView, QGroupBox, QHBoxLayout, QHeaderView, QLabel,
                                QLineEdit, QPushButton, QSizePolicy, QSlider, QSpinBox, QSplitter,
-                               QStyle, QToolButton, QVBoxLayout, QWidget)
+                               QStyle, QTabWidget, QToolButton, QVBoxLayout, QWidget)
 
 from ....engine.train import TIE_RULE_LABELS, MergeStep
 from ...models.affected import AffectedModel, affected_rows
@@ -192,7 +192,9 @@ class MergePanel(QWidget):
         bold = self.pair_view.font()
         bold.setBold(True)
         tie_w = QFontMetrics(bold).horizontalAdvance("next") + 2 * TEXT_MARGIN + 2
-        self.pair_view.fit_columns((0, 3, 2, 0, 1), (0, 72, 60, 0, tie_w))
+        # narrow: "Merges into" (the chips spell it) gives way first, then "Tie" (tied
+        # rows are tinted): the pair's two chips keep their room
+        self.pair_view.fit_columns((0, 3, 2, 0, 1), (0, 72, 60, 0, tie_w), drop=(2, 4))
         self.pairs_footer = _label()
         left = QVBoxLayout(self.pairs_box)
         left.setContentsMargins(6, 4, 6, 4)   # height for the docks below
@@ -233,7 +235,9 @@ class MergePanel(QWidget):
         self.timeline_view.setObjectName("timelineView")
         self.timeline_view.marks = StageMarks()
         self.timeline_view.setModel(self.timeline)
-        self.timeline_view.fit_columns((0, 3, 3, 0, 0), (0, 72, 72, 0, 0))
+        # narrow: "New token" (the chips of Merge spell it) gives way, then Count (the
+        # last merge says it, and each row's tooltip): Ties stays in view
+        self.timeline_view.fit_columns((0, 3, 3, 0, 0), (0, 72, 72, 0, 0), drop=(2, 3))
         rb = QVBoxLayout(self.timeline_box)
         rb.setContentsMargins(6, 4, 6, 4)   # height for the docks below
         self.timeline_tools = TimelineTools(self)
@@ -245,6 +249,13 @@ class MergePanel(QWidget):
         right.addWidget(self.timeline_box)
         right.setStretchFactor(0, 1)
         right.setStretchFactor(1, 1)
+        self.right = right
+        # compact (a short window): the last merge and the timeline as two tabs, so the
+        # panel needs less height and the docks below get it (set_compact)
+        self.right_tabs = QTabWidget()
+        self.right_tabs.setDocumentMode(True)
+        self.right_tabs.hide()
+        self.compact = False
         split = QSplitter(Qt.Horizontal)
         split.addWidget(self.pairs_box)
         split.addWidget(right)
@@ -416,6 +427,49 @@ class MergePanel(QWidget):
         self._refresh_last()
         self._refresh_status()
 
+    def set_compact(self, on: bool) -> None:
+        """Compact: the last merge and the timeline share the right column as tabs
+        ("Last merge", "Timeline"), so the panel is about 80 pixels shorter; at 800x600
+        and 1024x700 the docks below had a few rows left (issue 30). The window turns it
+        on for a short screen (docks.py)."""
+        if on == self.compact:
+            return
+        self.compact = on
+        # the next merge in three lines, not four (the rest "…", whole in its tooltip)
+        lines = 3 if on else 4
+        self.next_label.setFixedHeight(lines * self.next_label.fontMetrics().lineSpacing() + 4)
+        boxes = ((self.last_box, "Last merge"), (self.timeline_box, "Timeline"))
+        if on:
+            current = self.right
+            for box, title in boxes:
+                self.titles.set_hidden(box, True)   # the tab names it
+                self.right_tabs.addTab(box, title)
+            self.splitter.replaceWidget(1, self.right_tabs)
+            self.right_tabs.show()
+            current.hide()
+            self.right_tabs.setCurrentIndex(1)   # the timeline: where the steps are
+            self._halve = True   # halves, as the two columns were, once laid out
+        else:
+            for box, _title in boxes:
+                self.titles.set_hidden(box, False)
+                self.right.addWidget(box)
+            self.splitter.replaceWidget(1, self.right)
+            self.right.show()
+            self.right_tabs.hide()
+            for box, _title in boxes:
+                box.show()
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        if getattr(self, "_halve", False):   # once the splitter has the new width
+            QTimer.singleShot(0, self, self._halve_columns)
+
+    def _halve_columns(self) -> None:
+        w = self.splitter.width()
+        if getattr(self, "_halve", False) and w > 200 and self.isVisible():
+            self._halve = False
+            self.splitter.setSizes([w * 9 // 20, w - w * 9 // 20])   # the timeline: 4 columns
+
     def _fit_numbers(self, t) -> None:
         """Room for the largest count and step this trainer can show: the best pair's
         count never grows as training goes on, so the first one is the largest."""
@@ -431,6 +485,23 @@ class MergePanel(QWidget):
         self.affected_view.set_column_minimum(0, count_w)
         self.timeline_view.set_column_minimum(3, count_w)
         self.timeline_view.set_column_minimum(0, step_w)
+        # ties: as many as the pairs of one count, a thousand and more on a big corpus
+        self.timeline_view.set_column_minimum(4, fm.horizontalAdvance("8,888") + 2 * TEXT_MARGIN + 2)
+
+    def _pair_width(self) -> int:
+        """Room for both chips of the pairs: the widest of the first rows, at least 72
+        pixels, at most half the table and what Rank and Count leave (a longer chip is
+        cut with …; the table does not scroll sideways for it)."""
+        view, model = self.pair_view, self.pair_model
+        cells = view.cells
+        n = min(model.n_rows(), 12)
+        if cells is None or n == 0:
+            return 72
+        fonts = cells.fonts_for(view.font())
+        widest = max(cells.cell_width(model.cell(r, 1), fonts) for r in range(n))
+        mins = view.header_minimums()   # Rank and Count stay: what they leave, at most
+        room = view.viewport().width() - mins[0] - mins[3] - 2
+        return max(72, min(widest + 2, max(72, view.viewport().width() // 2), room))
 
     def _refresh_pairs(self) -> None:
         if not self.controller.readable:
@@ -441,6 +512,7 @@ class MergePanel(QWidget):
             self._words_of = t
             self.pair_model.words = t.first_words() if t is not None else []
         self.pair_model.set_snapshot(snap)
+        self.pair_view.set_column_minimum(1, self._pair_width())
         if self.pair_view.selectionModel().hasSelection():   # rows now hold other pairs
             self.pair_view.clearSelection()
         self.next_rec = t.next_choice() if t is not None else None

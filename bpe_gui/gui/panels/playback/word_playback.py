@@ -22,7 +22,7 @@ from ....engine.tokenizers import Playback, playback, show
 from ...models.edit_words import ClickedWord
 from ...models.encoding import TokenTexts
 from ...models.inherited import new_color
-from ...models.playback import PlaybackModel
+from ...models.playback import PlaybackModel, merge_number
 from ...models.roles import TokenColors
 from ...widgets.table_cells import CellTableView
 from ...widgets.text_pane import TextPane
@@ -95,7 +95,7 @@ class WordPlayback(QWidget):
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.Interactive)
         em = self.fontMetrics().horizontalAdvance("M")
-        for col, w in ((0, 5), (1, 6), (2, 9)):
+        for col, w in ((0, 5), (1, 7), (2, 9)):   # (1: room for "#24,223")
             self.table.setColumnWidth(col, w * em)
         lay = QVBoxLayout(self)
         lay.addWidget(self.title)
@@ -185,7 +185,7 @@ class WordPlayback(QWidget):
         if (self.origin is not None) != self._wide_rank:   # room for "new 50,123"
             self._wide_rank = self.origin is not None
             em = self.fontMetrics().horizontalAdvance("M")
-            self.table.setColumnWidth(1, (9 if self._wide_rank else 6) * em)
+            self.table.setColumnWidth(1, (10 if self._wide_rank else 7) * em)
         # characters, not bytes, for a tokenizer.json whose model starts from characters
         unit = "byte" if tok.mode == "byte" and all(len(t) == 1 for t in pb.symbols) \
             else "symbol"
@@ -253,10 +253,14 @@ class WordPlayback(QWidget):
             did = did[:1].lower() + did[1:]
         else:
             places = "once" if len(st.at) == 1 else f"at {len(st.at)} places"
-            did = (f"rank {st.rank:,}: {t(st.pair[0])} + {t(st.pair[1])} → {t(st.token)}, "
-                   f"{places}")
+            # the merge's number is the step that learned it, as the timeline and the
+            # vocabulary browser say (the engine's rank counts from 0)
+            did = (f"merge {merge_number(st.rank)}: {t(st.pair[0])} + {t(st.pair[1])} → "
+                   f"{t(st.token)}, {places}")
             if self.origin is not None:   # training on: the source's merge, or a new one
                 did += f" ({self.origin.rank_tip(st.rank)})"
+            elif not self.controller.use_imported:
+                did += f" (learned at step {st.rank + 1:,})"
         end = "; no learned merge applies to what is left" if k == n else ""
         return f"Step {k} of {n}: {did}{end}."
 

@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (QButtonGroup, QCheckBox, QComboBox, QFormLayout, QGroupBox,
                                QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QPushButton,
-                               QRadioButton, QScrollArea, QSpinBox, QVBoxLayout, QWidget)
+                               QRadioButton, QScrollArea, QVBoxLayout, QWidget)
 
 from ....engine.errors import BPEError
 from ....engine.text import PRESET_LABELS, PRESETS
@@ -20,6 +20,8 @@ from ....engine.text import (
 from ....engine.train import TIE_RULE_LABELS, TrainSettings
 from ...models.settings_changes import describe_changes
 from ...theme import colors, follow_palette
+from ...widgets.number_box import INT_MAX, NumberBox
+from ...widgets.elided_combo import ElidedComboBox
 from .inherited_fields import InheritedFields
 from .superbpe_box import SuperBPEBox, transition_problem
 
@@ -27,7 +29,7 @@ CUSTOM = "custom"
 PREVIEW_TIMEOUT_S = 0.25
 PREVIEW_CHARS = 160
 PREVIEW_FALLBACK = "Hello world's 42 tokens! 你好，世界。"
-MAX_SPIN = 10_000_000
+MAX_SPIN = INT_MAX   # what the arrows reach; typed numbers are checked by the rules
 
 TIE_RULE_HELP = {
     "greatest": "When pairs share the top count, the pair whose bytes compare greatest wins "
@@ -87,7 +89,7 @@ class SettingsPanel(QWidget):
         self.tie_box.setToolTip("Which pair wins when several pairs share the top count")
         self.tie_box.setObjectName("tieRuleBox")
         tl = QVBoxLayout(self.tie_box)
-        self.tie_combo = QComboBox()
+        self.tie_combo = ElidedComboBox()
         for key, label in TIE_RULE_LABELS.items():
             self.tie_combo.addItem(label, key)
         self.tie_combo.setToolTip("Recorded in every export")
@@ -112,7 +114,7 @@ class SettingsPanel(QWidget):
         row.addSpacing(22)
         self.eow_label = QLabel("</w>:")
         self.eow_label.setToolTip("Where the end-of-word marker goes")
-        self.eow_combo = QComboBox()
+        self.eow_combo = ElidedComboBox()
         self.eow_combo.addItem("Suffix: low</w> (Sennrich)", "suffix")
         self.eow_combo.addItem("Prefix: </w>low (space before)", "prefix")
         row.addWidget(self.eow_label)
@@ -128,13 +130,15 @@ class SettingsPanel(QWidget):
         self.target_group = QButtonGroup(self)
         self.target_group.addButton(self.vocab_radio)
         self.target_group.addButton(self.merges_radio)
-        self.vocab_spin = QSpinBox(minimum=1, maximum=MAX_SPIN, singleStep=100, value=1000)
+        # number boxes keep what is typed (0, 10**12, nothing) so the rules below can say
+        # what is wrong in red, instead of a spin box replacing it silently (issue 30)
+        self.vocab_spin = NumberBox(maximum=MAX_SPIN, singleStep=100, value=1000)
         self.vocab_spin.setGroupSeparatorShown(True)
-        self.merges_spin = QSpinBox(minimum=0, maximum=MAX_SPIN, singleStep=10, value=100)
+        self.merges_spin = NumberBox(maximum=MAX_SPIN, singleStep=10, value=100)
         self.merges_spin.setGroupSeparatorShown(True)
         form.addRow(self.vocab_radio, self.vocab_spin)
         form.addRow(self.merges_radio, self.merges_spin)
-        self.minfreq_spin = QSpinBox(minimum=1, maximum=1_000_000_000, value=1)
+        self.minfreq_spin = NumberBox(maximum=MAX_SPIN, value=1)
         self.minfreq_spin.setToolTip("Stop when the best pair occurs fewer times than this")
         form.addRow("Minimum pair frequency", self.minfreq_spin)
         self.prune_check = QCheckBox("Prune tokens no longer used alone")
@@ -152,7 +156,7 @@ class SettingsPanel(QWidget):
 
         pre_box = QGroupBox("Pre-tokenizer")
         pl = QVBoxLayout(pre_box)
-        self.preset_combo = QComboBox()
+        self.preset_combo = ElidedComboBox()
         for key in PRESETS:
             self.preset_combo.addItem(PRESET_LABELS.get(key, key), key)
         self.preset_combo.addItem("Custom pattern…", CUSTOM)
@@ -202,8 +206,8 @@ class SettingsPanel(QWidget):
 
         for sig in (self.tie_combo.currentIndexChanged, self.eow_combo.currentIndexChanged,
                     self.mode_group.buttonToggled, self.target_group.buttonToggled,
-                    self.vocab_spin.valueChanged, self.merges_spin.valueChanged,
-                    self.minfreq_spin.valueChanged, self.prune_check.toggled,
+                    self.vocab_spin.numberChanged, self.merges_spin.numberChanged,
+                    self.minfreq_spin.numberChanged, self.prune_check.toggled,
                     self.pattern_edit.textEdited, self.specials_edit.textChanged):
             sig.connect(self._schedule_check)
         self.preset_combo.currentIndexChanged.connect(self._on_preset)
@@ -329,17 +333,28 @@ class SettingsPanel(QWidget):
                                  f"{PREVIEW_CHARS} characters: it backtracks catastrophically "
                                  "(nested quantifiers such as (a+)+). Simplify it or pick a preset.")
             self.preview_label.clear()
-        vocab = self.vocab_spin.value()
+        vocab, merges = self.vocab_spin.number(), self.merges_spin.number()
+        minfreq = self.minfreq_spin.number()
+        if (merges if use_merges else vocab) is None:
+            errors["target"] = ("Type a number of merges." if use_merges else
+                                "Type a vocabulary size (the number of tokens to reach).")
+        elif minfreq is None:
+            errors["target"] = "Type a minimum pair frequency (1: every pair counts)."
+        if self.superbpe.check.isChecked() and self.superbpe.spin.number() is None:
+            errors["superbpe"] = "Type the step where stage 2 starts (its stage-1 merges)."
         if errors:
             return None, errors
         if use_merges:   # the vocab size is not used then: do not count it as a change
             vocab = self.controller.settings.vocab_size
-        s = TrainSettings(vocab_size=vocab, num_merges=self.merges_spin.value() if use_merges else None,
-                          mode=mode, end_of_word=self.eow_combo.currentData(), pattern=pattern,
-                          special_tokens=specials, tie_rule=self.tie_combo.currentData(),
-                          min_frequency=self.minfreq_spin.value(),
-                          prune=self.prune_check.isChecked(),
-                          superbpe_from=self.superbpe.value())
+        try:   # a number past what ids hold is refused here, with its words
+            s = TrainSettings(vocab_size=vocab, num_merges=merges if use_merges else None,
+                              mode=mode, end_of_word=self.eow_combo.currentData(),
+                              pattern=pattern, special_tokens=specials,
+                              tie_rule=self.tie_combo.currentData(), min_frequency=minfreq,
+                              prune=self.prune_check.isChecked(),
+                              superbpe_from=self.superbpe.value())
+        except BPEError as e:
+            return None, {"superbpe" if "superbpe_from" in str(e) else "target": str(e)}
         s = self.inherited.fixed(s)   # training on: what the tokenizer decides is its own
         self.superbpe.follow(s, mode == "byte")
         if mode != "byte" and s.superbpe_from is not None:   # said in the SuperBPE box

@@ -10,11 +10,12 @@ from __future__ import annotations
 from dataclasses import replace
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QCheckBox, QGroupBox, QHBoxLayout, QLabel, QSpinBox, QVBoxLayout
+from PySide6.QtWidgets import QCheckBox, QGroupBox, QHBoxLayout, QLabel, QVBoxLayout
 
 from ....engine.errors import BPEError
 from ....engine.train import check_transition
 from ....engine.train import TrainSettings
+from ...widgets.number_box import NumberBox
 from ...widgets.text_pane import TextPane
 
 SHARE = 0.9   # the default transition: 90% of the target vocabulary (the paper's choice)
@@ -61,7 +62,7 @@ class SuperBPEBox(QGroupBox):
             "Stage 1 is ordinary BPE up to this step; stage 2 goes on without splitting at "
             "spaces, so tokens can bridge words (“·of·the”). Stage 2 never makes a token "
             "holding “: ” or more than 4 words (Liu et al. 2025, SuperBPE).")
-        self.spin = QSpinBox(minimum=0, maximum=max_step, singleStep=100)
+        self.spin = NumberBox(maximum=max_step, singleStep=100)
         self.spin.setGroupSeparatorShown(True)
         self.spin.setToolTip("The last step of stage 1 (T); stage 2 starts after it")
         # two fixed lines: a hint that grows or shrinks as the settings change would
@@ -80,7 +81,7 @@ class SuperBPEBox(QGroupBox):
         lay.addWidget(self.hint)
         lay.addWidget(self.error)
         self.check.toggled.connect(self._toggled)
-        self.spin.valueChanged.connect(lambda _: self.changed.emit())
+        self.spin.numberChanged.connect(self.changed.emit)
         self._toggled(False)
 
     def _toggled(self, on: bool) -> None:
@@ -89,7 +90,7 @@ class SuperBPEBox(QGroupBox):
 
     def value(self) -> int | None:
         """The transition step, or None when SuperBPE is off."""
-        return self.spin.value() if self.check.isChecked() else None
+        return self.spin.number() if self.check.isChecked() else None
 
     def set_value(self, T: int | None) -> None:
         """Show a transition (from the controller); None: off."""
@@ -105,7 +106,7 @@ class SuperBPEBox(QGroupBox):
             self.spin.blockSignals(True)
             self.spin.setValue(default_transition(s))
             self.spin.blockSignals(False)
-        T = self.spin.value()
+        T = self.spin.number() or 0
         if not byte_mode:
             self.hint.setText("Byte-level only.")
             return

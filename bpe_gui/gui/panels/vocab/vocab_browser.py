@@ -12,8 +12,8 @@ from __future__ import annotations
 from PySide6.QtCore import QEvent, QItemSelectionModel, Qt, QTimer
 from PySide6.QtGui import QBrush, QFont
 from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QHBoxLayout,
-                               QHeaderView, QLabel, QLineEdit, QSplitter, QTreeWidget,
-                               QTreeWidgetItem, QVBoxLayout, QWidget)
+                               QHeaderView, QLabel, QLineEdit, QPushButton, QSplitter,
+                               QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
 from ....engine.display import hex_bytes
 from ...models.proxy import SourceSortProxy
@@ -23,6 +23,7 @@ from ...models.vocab_model import MERGE, SPECIAL, VocabEntry, VocabModel
 from ...widgets.fit_columns import FittedTableView
 from ...widgets.text_pane import TextPane
 from ...widgets.visibility import CatchUp
+from ...widgets.elided_combo import ElidedComboBox
 
 SEARCH_DEBOUNCE_MS = 120
 LINEAGE_NODE_LIMIT = 2000
@@ -54,7 +55,7 @@ class VocabBrowser(QWidget):
         self.gpt2 = QCheckBox("GPT-2 alphabet (Ġ)")
         self.gpt2.setToolTip("Show tokens as in GPT-2's vocab.json: each byte as a printable "
                              "character, a space as Ġ")
-        self.class_filter = QComboBox()
+        self.class_filter = ElidedComboBox()
         for key, label in FILTER_LABELS:
             self.class_filter.addItem(label, key)
         self.class_filter.setToolTip(
@@ -67,12 +68,23 @@ class VocabBrowser(QWidget):
         self.class_filter.setMinimumContentsLength(len("undecodable (888,888)"))
         self._counted: tuple | None = None   # (classes, rows) the counts shown are of
         self.summary = TextPane(lines=1)   # on a row of its own; cut with … if narrow
+        # showing an imported vocabulary: one click back to the trained one (the line
+        # "(the trained one: the encode view's Tokenizer box)" read as a puzzle, issue 30)
+        self.show_trained = QPushButton("Show the trained vocabulary")
+        self.show_trained.setToolTip("The encode view and this browser show the tokenizer "
+                                     "being trained again (the encode view's Tokenizer box "
+                                     "switches between the two)")
+        self.show_trained.clicked.connect(
+            lambda: self.controller.set_use_imported(False))
+        self.show_trained.hide()
         top = QHBoxLayout()
         top.addWidget(self.search, 1)
         top.addWidget(self.class_filter)
         top.addWidget(self.gpt2)
 
         self.model = VocabModel(self)
+        self.model.class_note = lambda tid: self.controller.classes.context_note(
+            self.model.source, tid)
         self.proxy = SourceSortProxy(self)
         self.proxy.setSourceModel(self.model)
         self.view = FittedTableView()
@@ -90,7 +102,9 @@ class VocabBrowser(QWidget):
         self.view.setColumnHidden(VocabModel.STATUS, True)
         fm = self.view.fontMetrics()
         num = fm.horizontalAdvance("888,888,888") + 12
-        self.view.fit_columns((0, 1, 0, 0, 0, 0, 0), (
+        # narrow: Count, then Bytes give way (the lineage and the tooltip say them), so
+        # the Class column stays in view without scrolling sideways (issue 30)
+        self.view.fit_columns((0, 1, 0, 0, 0, 0, 0), drop=(4, 2), minimums=(
             fm.horizontalAdvance("200,000") + 12, 80, 0, num * 2 // 3, num,
             fm.horizontalAdvance("pruned at step 88,888") + 12,
             fm.horizontalAdvance("undecodable") + 16))
@@ -125,7 +139,10 @@ class VocabBrowser(QWidget):
         self.splitter = split
         outer = QVBoxLayout(self)
         outer.addLayout(top)
-        outer.addWidget(self.summary)
+        line = QHBoxLayout()
+        line.addWidget(self.summary, 1)
+        line.addWidget(self.show_trained)
+        outer.addLayout(line)
         outer.addWidget(split, 1)
 
         self._throttle = QTimer(self, singleShot=True, interval=THROTTLE_MS)
@@ -260,15 +277,15 @@ class VocabBrowser(QWidget):
             name = (c.imported_path or "imported").replace("\\", "/").rsplit("/", 1)[-1]
             label = (c.imported.meta or {}).get("encoding_label") if c.imported else None
             what = f" — {label}" if label else ""
-            # say that the trained vocabulary is one switch away (issue 21)
-            self.summary.setText(f"Imported {name}{what}: {n:,} tokens (the trained one: "
-                                 "the encode view's Tokenizer box)")
+            # the trained vocabulary is one click away: the button beside (issue 30)
+            self.summary.setText(f"Showing the imported {name}{what}: {n:,} tokens")
         elif not c.has_trainer:
             self.summary.setText("No vocabulary yet")
         else:
             kept = "inherited" if m.inherited else "base/special"   # (training on)
             self.summary.setText(f"Step {c.step_index:,}: {n:,} tokens "
                                  f"({m.n_base:,} {kept} + {n - m.n_base:,} merged)")
+        self.show_trained.setVisible(m.source == "imported" and c.has_trainer)
         self.summary.setText(self.summary.text() + f" · {self.classes_text()}")
         shown = self.proxy.rowCount()
         if (self.search.text() or self.class_filter.currentData()) and shown != n:
