@@ -84,11 +84,11 @@ class Pipeline:
                 self._native = preset
             except ValueError:   # some single bytes have no token: the model's own loop
                 pass
-        if self._merger is not None:
-            specials = self._specials_in_c()
-            self._whole = specials is not None
-            self._encoder = _encode.Encoder(self._merger, self._native, NO_LIMIT,
-                                            specials=specials or None,
+        if self._merger is not None and preset is not None:
+            in_c = self._specials_in_c()
+            self._whole = in_c is not None
+            self._encoder = _encode.Encoder(self._merger, preset, NO_LIMIT,
+                                            specials=in_c or None,
                                             cache_words=ENCODER_WORDS)
 
     def _specials_in_c(self) -> dict[str, int] | None:
@@ -139,7 +139,7 @@ class Pipeline:
         out: list[int] = []
         words: list[str] = []
         enc = self.model.encode_words
-        if self._whole:
+        if self._whole and self._encoder is not None:
             try:
                 return self._encoder.encode(text)
             except UnicodeEncodeError:   # lone surrogates: the pieces below, in Python
