@@ -20,6 +20,9 @@ import corpora  # noqa: E402
 
 
 def texts(data: Path) -> dict[str, str]:
+    if not corpora.SHARED.is_dir():
+        sys.exit(f"check_encode_ids: {corpora.SHARED} is missing; set BPE_GUI_CORPORA_DIR to "
+                 "the folder of ../shared/corpora")
     out = {}
     for p in sorted(corpora.SHARED.iterdir()):
         if p.name.endswith(".txt.xz"):
