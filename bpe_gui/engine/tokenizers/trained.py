@@ -166,7 +166,7 @@ class Tokenizer(BaseTokenizer):
     def _native_encoder(self):
         """The C encoder of whole texts (the presets with a native scanner), shared by
         every thread; None when words are merged another way."""
-        if self._native is None:
+        if self._native is None or not self.model.native:   # (merges in Python: no C)
             return None
         enc = self._encoder
         if enc is None:   # two threads may both make one: either serves
