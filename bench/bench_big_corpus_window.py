@@ -73,13 +73,13 @@ def child(path: str, vocab_size: int, cancel_at: str | None) -> None:
 
     def cancel_now() -> float:
         t = time.perf_counter()
-        win.act_cancel.trigger()
+        win.actions_menus.acts["cancel"].trigger()
         pump(lambda: not c.busy, 30)
         return time.perf_counter() - t
 
     t0 = time.perf_counter()
     c.set_settings(TrainSettings(vocab_size=vocab_size))
-    win.editor.open_files([path])
+    win.dock_layout.editor.open_files([path])
     pump(lambda: c.streamed)
     out["preview_s"] = time.perf_counter() - t0
     if cancel_at == "reading":
@@ -94,7 +94,7 @@ def child(path: str, vocab_size: int, cancel_at: str | None) -> None:
     out["pretokenized_s"] = time.perf_counter() - t0
     out["unique_words"] = len(c.trainer.table)
     t1 = time.perf_counter()
-    win.act_run.trigger()
+    win.actions_menus.acts["run"].trigger()
     if cancel_at == "merging":
         pump(lambda: c.trainer.n_steps > 2000 or not c.busy)
         out["cancel_merging_at_step"] = c.trainer.n_steps
@@ -125,13 +125,13 @@ def walkthrough(app, win, path: str, vocab_size: int) -> None:
         while not until() and time.perf_counter() < end:
             app.processEvents()
             time.sleep(0.002)
-    win.load_initial([])
+    win.sessions.load_initial([])
     pump(lambda: not c.busy and c.trainer is not None)
     out["start_mb"] = rss_mb()
-    win.editor.open_files([path])
+    win.dock_layout.editor.open_files([path])
     pump(lambda: c.streamed and not c.busy)
     c.set_settings(TrainSettings(vocab_size=vocab_size))
-    win.act_run.trigger()
+    win.actions_menus.acts["run"].trigger()
     pump(lambda: not c.busy and c.trainer is not None and c.trainer.is_done())
     pump(lambda: False, 1.0)
     out["trained_steps"] = c.step_index
@@ -140,7 +140,8 @@ def walkthrough(app, win, path: str, vocab_size: int) -> None:
         c.goto(k)
         pump(lambda: not c.busy)
         pump(lambda: False, 0.3)
-    for dock in (win.vocab_dock, win.charts_dock, win.compare_dock, win.vocab_dock):
+    d = win.dock_layout
+    for dock in (d.vocab_dock, d.charts_dock, d.compare_dock, d.vocab_dock):
         dock.raise_()
         pump(lambda: False, 1.0)
         pump(lambda: not c.busy, 120)

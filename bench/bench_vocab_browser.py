@@ -39,7 +39,7 @@ def main(path: str) -> None:
     print(f"worker thread: merges, rows and search texts {time.perf_counter() - t:.2f} s")
     t = time.perf_counter()
     c.imported, c.imported_path = tok, path
-    c.set_use_imported(True)
+    c.tokenizer_files.set_use_imported(True)
     app.processEvents()
     print(f"show {b.proxy.rowCount():,} tokens: {ms(t)}")
     for q in ("the", "ing", "Ġ", "e4 bd", "12345", "你"):

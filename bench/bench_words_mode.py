@@ -35,7 +35,7 @@ def main() -> None:
     c = Controller()
     c.set_settings(TrainSettings(vocab_size=1000))
     c.set_corpus_text(text[:150_000])
-    c.retrain()
+    c.training.retrain()
     c.goto(300)
 
     def timed(action, n: int = 1) -> str:

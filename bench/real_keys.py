@@ -38,8 +38,8 @@ def main() -> int:
     from bpe_gui.gui.window.main_window import MainWindow
     win = MainWindow(settings=QSettings(tempfile.mkdtemp() + "/s.ini", QSettings.IniFormat))
     win.show()
-    win.load_initial([])
-    edit = win.encode_view.edit
+    win.sessions.load_initial([])
+    edit = win.dock_layout.encode_view.edit
     text = burst(a.keys)
     result = {}
 

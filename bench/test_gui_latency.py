@@ -47,7 +47,7 @@ def _controller(text: str, **settings):
     c = Controller()
     c.set_settings(TrainSettings(**{"vocab_size": 1000, **settings}))
     c.set_corpus_text(text)
-    assert c.retrain()
+    assert c.training.retrain()
     return c
 
 

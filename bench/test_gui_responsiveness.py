@@ -50,11 +50,12 @@ class Heartbeat:
 def test_20mb_corpus_keeps_the_gui_responsive(qtbot, corpora_dir, tmp_path, monkeypatch):
     from bpe_gui.engine.train.trainer import TrainSettings
     from bpe_gui.gui.window.main_window import MainWindow
+    from bpe_gui.gui.window.sessions import Sessions
 
     big = corpora_dir / "en-gutenberg-20mb.txt.xz"
     if not big.exists():
         pytest.skip(f"{big} not found")
-    monkeypatch.setattr(MainWindow, "autosave_path", lambda self: tmp_path / "auto.bpesession")
+    monkeypatch.setattr(Sessions, "autosave_path", lambda self: tmp_path / "auto.bpesession")
     win = MainWindow(settings=QSettings(str(tmp_path / "s.ini"), QSettings.IniFormat))
     win.show()
     qtbot.waitExposed(win)
@@ -65,7 +66,7 @@ def test_20mb_corpus_keeps_the_gui_responsive(qtbot, corpora_dir, tmp_path, monk
     times = {}
     t0 = time.perf_counter()
     beat.phase = "load"
-    assert win.editor.open_files([str(big)])
+    assert win.dock_layout.editor.open_files([str(big)])
     # a file over 1 MiB is streamed: the window holds its preview, training reads the file
     qtbot.waitUntil(lambda: c.streamed, timeout=120_000)
     times["load"] = time.perf_counter() - t0
@@ -108,18 +109,19 @@ def test_window_step_and_reencode_latency(qtbot, corpora_dir, tmp_path, monkeypa
 
     from bpe_gui.engine.train.trainer import TrainSettings
     from bpe_gui.gui.window.main_window import MainWindow
+    from bpe_gui.gui.window.sessions import Sessions
 
     big = corpora_dir / "en-gutenberg-20mb.txt.xz"
     if not big.exists():
         pytest.skip(f"{big} not found")
-    monkeypatch.setattr(MainWindow, "autosave_path", lambda self: tmp_path / "auto.bpesession")
+    monkeypatch.setattr(Sessions, "autosave_path", lambda self: tmp_path / "auto.bpesession")
     win = MainWindow(settings=QSettings(str(tmp_path / "s.ini"), QSettings.IniFormat))
     win.resize(1600, 1000)
     win.show()
     qtbot.waitExposed(win)
     c = win.controller
     assert c.set_settings(TrainSettings(vocab_size=12_000))
-    assert win.editor.open_files([str(big)])
+    assert win.dock_layout.editor.open_files([str(big)])
     qtbot.waitUntil(lambda: c.trainer is not None and not c.busy and not c.stale
                     and c.streamed, timeout=300_000)
     app = QApplication.instance()
@@ -149,7 +151,7 @@ def test_window_step_and_reencode_latency(qtbot, corpora_dir, tmp_path, monkeypa
     for i in range(40):
         text = ten_kb[: 10_240 - i] + "x" * i
         t = time.perf_counter()
-        win.encode_view.edit.setPlainText(text)
+        win.dock_layout.encode_view.edit.setPlainText(text)
         app.processEvents()
         edits.append(time.perf_counter() - t)
     print("\none step in the window (20 MB corpus, all panels shown), ms:")

@@ -60,11 +60,11 @@ def main(out: Path, size: tuple[int, int], root: bool) -> None:
     result = L.write_pickle(tmp, vocab, merges)
 
     win = MainWindow(settings=QSettings(str(tmp / "settings.ini"), QSettings.IniFormat))
-    win.set_theme("light", save=False)
+    win.themes.set("light", save=False)
     win.resize(*size)
     win.show()
     pump(app)
-    win.open_paths([str(corpus)])
+    win.files.open_paths([str(corpus)])
     wait_idle(app, win)
     dlg = show_check_dialog(win)
     w, h = size

@@ -66,8 +66,8 @@ def panel_shots(app: QApplication, win, out: Path) -> None:
     c = win.controller
     c.goto(300)
     wait_idle(app, win)
-    float_dock(app, win.vocab_dock, 1100, 680)
-    vb = win.vocab_browser
+    float_dock(app, win.dock_layout.vocab_dock, 1100, 680)
+    vb = win.dock_layout.vocab_browser
     wait_idle(app, win)
     vb.set_class_filter("undecodable")
     pump(app, 0.5)
@@ -75,20 +75,20 @@ def panel_shots(app: QApplication, win, out: Path) -> None:
     if merged:
         vb.select_id(merged[min(3, len(merged) - 1)])
     pump(app, 0.5)
-    win.vocab_dock.widget().grab().save(str(out / "vocab_browser.png"))
+    win.dock_layout.vocab_dock.widget().grab().save(str(out / "vocab_browser.png"))
     vb.set_class_filter("")
-    win.vocab_dock.setFloating(False)
+    win.dock_layout.vocab_dock.setFloating(False)
 
-    float_dock(app, win.charts_dock, 1200, 780)
-    charts = win.charts_view
+    float_dock(app, win.dock_layout.charts_dock, 1200, 780)
+    charts = win.dock_layout.charts_view
     charts.set_held_out_text(ENCODE_TEXT * 20, "a held-out paragraph")
     wait_idle(app, win)
     pump(app, 1.5)
-    win.charts_dock.widget().grab().save(str(out / "charts.png"))
-    win.charts_dock.setFloating(False)
+    win.dock_layout.charts_dock.widget().grab().save(str(out / "charts.png"))
+    win.dock_layout.charts_dock.setFloating(False)
 
-    float_dock(app, win.compare_dock, 1200, 780)
-    cv = win.compare_view
+    float_dock(app, win.dock_layout.compare_dock, 1200, 780)
+    cv = win.dock_layout.compare_view
     cv.pane_a.set_kind("current")
     cv.pane_b.set_kind("step")
     cv.pane_b.set_step(100)
@@ -96,8 +96,8 @@ def panel_shots(app: QApplication, win, out: Path) -> None:
     cv.show_overlap()
     wait_idle(app, win)
     pump(app, 1.0)
-    win.compare_dock.widget().grab().save(str(out / "compare_view.png"))
-    win.compare_dock.setFloating(False)
+    win.dock_layout.compare_dock.widget().grab().save(str(out / "compare_view.png"))
+    win.dock_layout.compare_dock.setFloating(False)
     c.goto(40)
     wait_idle(app, win)
 
@@ -112,44 +112,44 @@ def main(out: Path) -> None:
     from bpe_gui.gui.window.main_window import MainWindow
 
     win = MainWindow(settings=QSettings(str(tmp / "settings.ini"), QSettings.IniFormat))
-    win.set_theme("light", save=False)
+    win.themes.set("light", save=False)
     win.resize(*SIZE)
     win.show()
     pump(app)
     c = win.controller
 
-    win.editor.load_sample("zh-en")
+    win.dock_layout.editor.load_sample("zh-en")
     wait_idle(app, win)
     c.goto(40)
     wait_idle(app, win)
-    win.encode_view.set_text(ENCODE_TEXT)
+    win.dock_layout.encode_view.set_text(ENCODE_TEXT)
     pump(app, 0.8)
     win.grab().save(str(out / "main-zh-en.png"))
-    win.editor.grab().save(str(out / "corpus-editor.png"))
+    win.dock_layout.editor.grab().save(str(out / "corpus-editor.png"))
 
-    win.set_theme("dark", save=False)
+    win.themes.set("dark", save=False)
     pump(app, 0.8)
     win.grab().save(str(out / "main-dark.png"))
     # the settings whole (on a short screen their dock is a tab behind the corpus)
-    float_dock(app, win.settings_dock, 400, 880)
-    win.settings_panel.grab().save(str(out / "settings-dark.png"))
-    win.set_theme("light", save=False)
+    float_dock(app, win.dock_layout.settings_dock, 400, 880)
+    win.dock_layout.settings_panel.grab().save(str(out / "settings-dark.png"))
+    win.themes.set("light", save=False)
     pump(app, 0.8)
-    win.settings_panel.grab().save(str(out / "settings.png"))
-    win.settings_dock.setFloating(False)
+    win.dock_layout.settings_panel.grab().save(str(out / "settings.png"))
+    win.dock_layout.settings_dock.setFloating(False)
 
-    win.set_theme("light", save=False)
+    win.themes.set("light", save=False)
     panel_shots(app, win, out)
 
-    win.editor.load_sample("tutorial")
+    win.dock_layout.editor.load_sample("tutorial")
     wait_idle(app, win)
     c.goto(2)
-    win.encode_view.set_text("low lower newest widest")
+    win.dock_layout.encode_view.set_text("low lower newest widest")
     pump(app, 0.8)
     win.grab().save(str(out / "main-tutorial.png"))
 
     if BIG.exists() and "--big" in sys.argv:
-        win.editor.open_files([str(BIG)])
+        win.dock_layout.editor.open_files([str(BIG)])
         pump(app, 1.5)
         win.grab().save(str(out / "big-corpus-loading.png"))
         wait_idle(app, win, 300)

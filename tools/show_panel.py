@@ -94,10 +94,10 @@ def main(argv=None) -> int:
     c.set_settings(TrainSettings(vocab_size=a.vocab_size, mode=a.mode, pattern=a.pattern,
                                  prune=a.prune))
     c.set_corpus_text(corpus_text(a.corpus))
-    c.retrain()
+    c.training.retrain()
     if a.import_tokenizer:
-        c.import_tokenizer(a.import_tokenizer)
-        c.set_use_imported(True)
+        c.tokenizer_files.import_tokenizer(a.import_tokenizer)
+        c.tokenizer_files.set_use_imported(True)
     if a.panel == "merge":
         from bpe_gui.gui.panels.merge.merge_panel import MergePanel
         w = MergePanel(c)

@@ -8,7 +8,8 @@ import sys
 from typing import Iterable, Iterator
 
 from .common import UsageError, isatty
-from .loading import add_tokenizer_overrides, load_with_overrides
+from .loading import add_tokenizer_overrides, add_tokenizer_source, load_with_overrides, \
+    tokenizer_path
 from .explain import format_explanation
 from .paths import refuse_stdout_is_stdin
 from .render import RESET, render_tokens
@@ -18,8 +19,9 @@ def add_parser(sub) -> None:
     e = sub.add_parser("encode", help="encode text with a trained or imported tokenizer",
                        description="Print the tokens and ids of a text. The tokenizer is a "
                        "folder of exported files, vocab.json (with merges.txt beside it), "
-                       "tokenizer.json, NAME.tiktoken or a bpe-gui .json.")
-    e.add_argument("--tokenizer", required=True, metavar="PATH", help="tokenizer file or folder")
+                       "tokenizer.json, NAME.tiktoken or a bpe-gui .json, or a model already "
+                       "on this machine by name (--model; 'bpe-gui models' lists them).")
+    add_tokenizer_source(e)
     e.add_argument("text", nargs="?", default="-", metavar="TEXT",
                    help="text to encode; '-' or nothing reads standard input")
     e.add_argument("--ids-only", action="store_true", help="print only the ids")
@@ -84,7 +86,7 @@ def write_ids(ids: Iterable[int], out, batch: int = 1 << 14) -> None:
 def cmd_encode(args: argparse.Namespace) -> int:
     if args.text == "-":
         refuse_stdout_is_stdin()
-    tok = load_with_overrides(args.tokenizer, args)
+    tok = load_with_overrides(tokenizer_path(args), args)
     if args.ids_only and not args.explain and args.text == "-":
         # a stream of any size: ids written as they come, never the whole text held
         write_ids(tok.encode_iterable(stdin_text()), sys.stdout)

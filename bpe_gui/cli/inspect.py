@@ -5,6 +5,7 @@ Examples::
 
     bpe-gui inspect --tokenizer cl100k_base.tiktoken
     bpe-gui inspect --tokenizer out/ --merges 500 --json > classes.json
+    bpe-gui inspect --model meta-llama/Llama-3.2-1B
 """
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ from ..engine.analysis import KINDS, UNREACHABLE, classify_tokens
 from ..engine.display import readable
 from ..engine.errors import SettingsError
 from .common import non_negative
-from .loading import add_tokenizer_overrides, load_with_overrides
+from .loading import add_tokenizer_overrides, add_tokenizer_source, load_with_overrides, \
+    tokenizer_name, tokenizer_path
 
 
 def add_parser(sub) -> None:
@@ -26,7 +28,7 @@ def add_parser(sub) -> None:
                        "2024). ok: it encodes to itself; unreachable: to other tokens; "
                        "undecodable: its bytes are part of a UTF-8 character; special: a "
                        "special token.")
-    i.add_argument("--tokenizer", required=True, metavar="PATH", help="tokenizer file or folder")
+    add_tokenizer_source(i)
     i.add_argument("--json", action="store_true", help='print {"ok": [...], "unreachable": '
                    '[...], "undecodable": [...], "special": [...]} (ids) instead')
     i.add_argument("--merges", type=non_negative, metavar="N", help="only the first N merges "
@@ -39,7 +41,7 @@ def add_parser(sub) -> None:
 
 
 def cmd_inspect(args: argparse.Namespace) -> int:
-    tok = load_with_overrides(args.tokenizer, args)
+    tok = load_with_overrides(tokenizer_path(args), args)
     if args.merges is not None:
         try:
             tok = tok.at_step(args.merges)
@@ -50,7 +52,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         json.dump(reach.as_json(), sys.stdout)
         print()
         return 0
-    print("\n".join(inspect_lines(tok, reach, args.tokenizer, args.limit, args.ok)))
+    print("\n".join(inspect_lines(tok, reach, tokenizer_name(args), args.limit, args.ok)))
     return 0
 
 

@@ -1,11 +1,50 @@
-"""Tokenizers named on the command line (encode, inspect, cost): loaded with the
-command's --special-token/--preset/--pattern overrides."""
+"""Tokenizers named on the command line (encode, inspect, cost): a file or folder
+(``--tokenizer PATH``) or a model already on this machine (``--model NAME``), loaded with
+the command's --special-token/--preset/--pattern overrides."""
 from __future__ import annotations
 
 import argparse
 
-from ..engine.formats import load_tokenizer
+from ..engine.errors import ArgumentError
+from ..engine.formats import LocalModel, find_models, load_tokenizer, pick_model
+from .common import note
 from .paths import refuse_special_files
+
+MODEL_HELP = ("a model already on this machine, by name (as 'bpe-gui models' lists it: "
+              "meta-llama/Llama-3.2-1B, llama3.2:1b ...; a unique start of the name will do): "
+              "its tokenizer file. Nothing is downloaded")
+
+
+def add_tokenizer_source(p: argparse.ArgumentParser) -> None:
+    """--tokenizer PATH | --model NAME, one of them required."""
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--tokenizer", metavar="PATH", help="tokenizer file or folder")
+    src.add_argument("--model", metavar="NAME", help=MODEL_HELP)
+
+
+def local_model(name: str) -> LocalModel:
+    """The model ``name`` picks among those found here (ArgumentError, listing the
+    candidates, if none or several); says on stderr which file that is."""
+    model = pick_model(find_models(), name)
+    if model.problem:
+        raise ArgumentError(f"{model.name} ({model.source}): its tokenizer {model.tokenizer} "
+                            f"{model.problem}")
+    note(f"{model.name} ({model.source}): {model.tokenizer}")
+    return model
+
+
+def tokenizer_path(args: argparse.Namespace) -> str:
+    """The file or folder of --tokenizer, or of --model's tokenizer."""
+    if getattr(args, "model", None) is not None:
+        model = local_model(args.model)
+        args.model = model.name     # the whole name, for what the command prints
+        return str(model.tokenizer)
+    return args.tokenizer
+
+
+def tokenizer_name(args: argparse.Namespace) -> str:
+    """--model's name (whole, once tokenizer_path has picked it) or --tokenizer's path."""
+    return args.model if getattr(args, "model", None) is not None else args.tokenizer
 
 
 def add_tokenizer_overrides(p: argparse.ArgumentParser) -> None:

@@ -26,6 +26,7 @@ from ..engine.train import merge_list_tokenizer, train_on
 from ..engine.train import TrainSettings
 from . import train
 from .common import UsageError, check_encoding, non_negative, resolve_preset_arg
+from .loading import tokenizer_path
 from .paths import check_out_folder, refuse_overwriting_inputs, refuse_special_files, \
     refuse_tables_as_corpus
 from .progress import Progress
@@ -38,11 +39,15 @@ def add_parser(sub) -> None:
     # None = not given: with --from the source decides; plain training fills the defaults
     t.set_defaults(mode=None, end_of_word=None, func=cmd)
     g = t.add_argument_group("training on, and SuperBPE")
-    g.add_argument("--from", dest="source", metavar="TOKENIZER",
-                   help="train on from this tokenizer (any file or folder `encode "
-                   "--tokenizer` takes): its merges and ids are kept, and --num-merges N "
-                   "more are learned (or up to --vocab-size, counting its tokens). Its mode, "
-                   "pattern and special tokens are used")
+    src = g.add_mutually_exclusive_group()
+    src.add_argument("--from", dest="source", metavar="TOKENIZER",
+                     help="train on from this tokenizer (any file or folder `encode "
+                     "--tokenizer` takes): its merges and ids are kept, and --num-merges N "
+                     "more are learned (or up to --vocab-size, counting its tokens). Its "
+                     "mode, pattern and special tokens are used")
+    src.add_argument("--from-model", dest="source_model", metavar="NAME",
+                     help="train on from the tokenizer of a model already on this machine, "
+                     "by name ('bpe-gui models' lists them), as --from does")
     g.add_argument("--superbpe-from", type=non_negative, metavar="T",
                    help="SuperBPE: ordinary BPE to merge T, then stage 2 (tokens across "
                    "spaces) to the target (--num-merges counts both stages); with --from, "
@@ -52,6 +57,8 @@ def add_parser(sub) -> None:
 
 
 def cmd(args: argparse.Namespace) -> int:
+    if args.source_model is not None:
+        args.source = tokenizer_path(argparse.Namespace(model=args.source_model))
     if args.source is None and args.superbpe_from is None and not args.superbpe:
         args.mode = args.mode or "byte"
         args.end_of_word = args.end_of_word or "suffix"

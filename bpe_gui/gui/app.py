@@ -42,17 +42,19 @@ def _excepthook(exc_type, exc, tb) -> None:
     app = QApplication.instance()
     if app is None:
         return
-    box = QMessageBox(QMessageBox.Critical, "Unexpected error",
+    box = QMessageBox(QMessageBox.Icon.Critical, "Unexpected error",
                       f"Something went wrong inside bpe-gui: {exc_type.__name__}: {exc}\n\n"
                       "Your corpus and settings are kept. Please report this with the "
-                      "details below.", QMessageBox.Ok, app.activeWindow())
+                      "details below.", QMessageBox.StandardButton.Ok,
+                      QApplication.activeWindow())
     box.setDetailedText(trace)
-    box.setAttribute(Qt.WA_DeleteOnClose)
+    box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     box.open()
 
 
 def create_application(argv: list[str]) -> QApplication:
-    app = QApplication.instance() or QApplication(argv)
+    existing = QApplication.instance()
+    app = existing if isinstance(existing, QApplication) else QApplication(argv)
     app.setOrganizationName(ORGANIZATION)
     app.setApplicationName(APPLICATION)
     app.setApplicationDisplayName("bpe-gui")
@@ -99,14 +101,14 @@ def main(argv: list[str] | None = None) -> int:
 
     win = MainWindow()
     # a small screen: maximized, so the window manager fits its frame on the screen too
-    win.showMaximized() if win.fill_screen else win.show()
+    win.showMaximized() if win.dock_layout.fill_screen else win.show()
     probe = os.environ.get("BPE_GUI_STARTUP_PROBE")
 
     def after_shown() -> None:
         if probe:
             print(f"first window shown after {seconds_since_process_start():.2f} s "
                   "(since the process started)", flush=True)
-        win.load_initial([a for a in args if not a.startswith("-")])
+        win.sessions.load_initial([a for a in args if not a.startswith("-")])
         if probe == "quit":
             QTimer.singleShot(0, win.close)
 
@@ -134,7 +136,7 @@ def quit_on_signals(app: QApplication, quit_) -> None:
     rsock.setblocking(False)
     wsock.setblocking(False)
     signal.set_wakeup_fd(wsock.fileno(), warn_on_full_buffer=False)
-    notifier = QSocketNotifier(rsock.fileno(), QSocketNotifier.Read, app)
+    notifier = QSocketNotifier(rsock.fileno(), QSocketNotifier.Type.Read, app)
 
     def drain() -> None:
         try:
@@ -147,7 +149,7 @@ def quit_on_signals(app: QApplication, quit_) -> None:
         QTimer.singleShot(0, quit_)
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, handler)
-    app._signal_wakeup = (rsock, wsock, notifier)   # alive as long as the app
+    setattr(app, "_signal_wakeup", (rsock, wsock, notifier))   # alive as long as the app
 
 
 if __name__ == "__main__":

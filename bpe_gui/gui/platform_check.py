@@ -52,7 +52,8 @@ DLOPEN_MISSING = re.compile(r"^(\S+?\.so[.\d]*): cannot open shared object file"
 
 def xcb_plugin() -> Path | None:
     from PySide6.QtCore import QLibraryInfo
-    path = Path(QLibraryInfo.path(QLibraryInfo.PluginsPath)) / "platforms" / "libqxcb.so"
+    plugins = QLibraryInfo.path(QLibraryInfo.LibraryPath.PluginsPath)
+    path = Path(plugins) / "platforms" / "libqxcb.so"
     return path if path.exists() else None
 
 

@@ -20,21 +20,22 @@ def dark_palette() -> QPalette:
     p = QPalette()
     window, base, text = QColor(45, 45, 48), QColor(30, 30, 32), QColor(230, 230, 230)
     disabled = QColor(130, 130, 130)
+    R = QPalette.ColorRole
     for role, color in [
-        (QPalette.Window, window), (QPalette.WindowText, text), (QPalette.Base, base),
-        (QPalette.AlternateBase, QColor(40, 40, 44)), (QPalette.ToolTipBase, QColor(60, 60, 64)),
-        (QPalette.ToolTipText, text), (QPalette.PlaceholderText, QColor(150, 150, 150)),
-        (QPalette.Text, text), (QPalette.Button, QColor(55, 55, 58)),
-        (QPalette.ButtonText, text), (QPalette.BrightText, QColor(255, 110, 110)),
-        (QPalette.Link, QColor(110, 170, 255)), (QPalette.LinkVisited, QColor(170, 140, 255)),
-        (QPalette.Highlight, QColor(42, 110, 190)), (QPalette.HighlightedText, QColor(255, 255, 255)),
-        (QPalette.Light, QColor(75, 75, 78)), (QPalette.Midlight, QColor(62, 62, 65)),
-        (QPalette.Mid, QColor(40, 40, 42)), (QPalette.Dark, QColor(25, 25, 27)),
-        (QPalette.Shadow, QColor(10, 10, 10)),
+        (R.Window, window), (R.WindowText, text), (R.Base, base),
+        (R.AlternateBase, QColor(40, 40, 44)), (R.ToolTipBase, QColor(60, 60, 64)),
+        (R.ToolTipText, text), (R.PlaceholderText, QColor(150, 150, 150)),
+        (R.Text, text), (R.Button, QColor(55, 55, 58)),
+        (R.ButtonText, text), (R.BrightText, QColor(255, 110, 110)),
+        (R.Link, QColor(110, 170, 255)), (R.LinkVisited, QColor(170, 140, 255)),
+        (R.Highlight, QColor(42, 110, 190)), (R.HighlightedText, QColor(255, 255, 255)),
+        (R.Light, QColor(75, 75, 78)), (R.Midlight, QColor(62, 62, 65)),
+        (R.Mid, QColor(40, 40, 42)), (R.Dark, QColor(25, 25, 27)),
+        (R.Shadow, QColor(10, 10, 10)),
     ]:
         p.setColor(role, color)
-    for role in (QPalette.WindowText, QPalette.Text, QPalette.ButtonText, QPalette.HighlightedText):
-        p.setColor(QPalette.Disabled, role, disabled)
+    for role in (R.WindowText, R.Text, R.ButtonText, R.HighlightedText):
+        p.setColor(QPalette.ColorGroup.Disabled, role, disabled)
     return p
 
 
@@ -48,7 +49,10 @@ def system_prefers_dark() -> bool:
 
 def apply_theme(name: str, app: QApplication | None = None) -> str:
     """Apply "light", "dark" or "system"; returns the palette actually used."""
-    app = app or QApplication.instance()
+    found = app or QApplication.instance()
+    if not isinstance(found, QApplication):
+        raise RuntimeError("apply_theme needs the QApplication: create it first.")
+    app = found
     if name not in THEMES:
         name = "system"
     dark = name == "dark" or (name == "system" and system_prefers_dark())
@@ -66,7 +70,7 @@ def apply_theme(name: str, app: QApplication | None = None) -> str:
 
 def is_dark(widget=None) -> bool:
     pal = widget.palette() if widget is not None else QApplication.palette()
-    return pal.color(QPalette.Window).lightness() < 128
+    return pal.color(QPalette.ColorRole.Window).lightness() < 128
 
 
 def colors(widget=None) -> dict[str, str]:
@@ -88,7 +92,7 @@ class _PaletteFollower(QObject):
         widget.installEventFilter(self)
 
     def eventFilter(self, _obj, event) -> bool:
-        if event.type() == QEvent.PaletteChange:
+        if event.type() == QEvent.Type.PaletteChange:
             self._restyle()   # before the widget's own changeEvent, as panels did it
         return False
 

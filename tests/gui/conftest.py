@@ -88,8 +88,9 @@ def settings_file(tmp_path):
 def make_window(qtbot, tmp_path, settings_file, monkeypatch):
     """Build main windows on one settings file; each is closed (no prompts) at teardown."""
     from bpe_gui.gui.window.main_window import MainWindow
+    from bpe_gui.gui.window.sessions import Sessions
 
-    monkeypatch.setattr(MainWindow, "autosave_path",
+    monkeypatch.setattr(Sessions, "autosave_path",
                         lambda self: tmp_path / "autosave.bpesession")
     windows = []
 
@@ -100,15 +101,15 @@ def make_window(qtbot, tmp_path, settings_file, monkeypatch):
         win.show()
         qtbot.waitExposed(win)
         if load:
-            win.load_initial([])
+            win.sessions.load_initial([])
             wait_ready(qtbot, win.controller)
         windows.append(win)
         return win
 
     yield make
     for win in windows:
-        win.editor._edited = False
-        win.editor._edit_timer.stop()
+        win.dock_layout.editor._edited = False
+        win.dock_layout.editor._edit_timer.stop()
         win.controller.mark_corpus_saved()
         win.close()
         win.controller.shutdown()

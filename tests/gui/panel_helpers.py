@@ -11,5 +11,5 @@ def make_controller(text: str = WORKED, **settings) -> Controller:
     c = Controller()
     c.set_settings(TrainSettings(**{"vocab_size": 1000, **settings}))
     c.set_corpus_text(text)
-    assert c.retrain()
+    assert c.training.retrain()
     return c

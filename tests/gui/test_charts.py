@@ -247,7 +247,7 @@ def test_renyi_starts_again_for_a_new_trainer(charts, controller, qtbot):
     charts.refresh()
     controller.set_settings(TrainSettings(vocab_size=2000, special_tokens=(EOT,),
                                           tie_rule="first-seen"))
-    assert controller.retrain(to_step=25)
+    assert controller.training.retrain(to_step=25)
     charts.refresh()
     xs, ys = charts.renyi.data("corpus")
     assert xs[-1] == 25
@@ -265,7 +265,7 @@ def test_renyi_follows_a_long_run_while_it_runs(qtbot, corpora_dir):
     c.live.interval = 0.0        # a look at every progress report of the run
     c.set_settings(TrainSettings(vocab_size=4000))
     c.set_corpus_text(text)
-    assert c.retrain()                       # a pre-tokenizing job (a big text)
+    assert c.training.retrain()                       # a pre-tokenizing job (a big text)
     qtbot.waitUntil(lambda: not c.busy and c.trainer is not None, timeout=60_000)
     v = ChartsView(c)
     qtbot.addWidget(v)

@@ -103,7 +103,7 @@ def test_an_encoders_ids(qtbot, dialog, tmp_path):
 
 
 def test_opened_from_the_training_menu(qtbot, window):
-    action = window.act_check
+    action = window.actions_menus.acts["check"]
     assert action.shortcut().toString() == "Ctrl+Shift+B"
     titles = [a.text() for m in window.menuBar().actions() if "Training" in m.text()
               for a in m.menu().actions()]

@@ -46,7 +46,7 @@ class Host:
     TokenizerFilesHost, and nothing else."""
 
     __slots__ = ("corpus", "settings", "trainer", "stale", "use_imported", "busy",
-                 "imported", "imported_path", "last_export_error", "saved",
+                 "imported", "imported_path", "saved",
                  "message", "trainerChanged", "trainerStale", "stepChanged",
                  "tokenizerChanged", "livePeek", "importFinished", "train_on", "busyChanged")
 
@@ -54,7 +54,6 @@ class Host:
         self.corpus, self.settings = TextCorpus(text), settings
         self.trainer, self.stale, self.use_imported, self.busy = None, True, False, False
         self.imported = self.imported_path = None
-        self.last_export_error = ""
         self.train_on = NotTrainingOn()
         self.saved: list = []
         for name in ("message", "trainerChanged", "trainerStale", "stepChanged",
@@ -133,25 +132,33 @@ def test_opening_saves_the_host_corpus(qtbot, tmp_path):
     assert out.read_text(encoding="utf-8") == TEXT and host.saved == [str(out)]
 
 
+class ImportedAlready:
+    """The host's tokenizer-files part, as TrainOn uses it: the source is imported."""
+
+    def __init__(self, host: Host):
+        self.host = host
+
+    def set_use_imported(self, on: bool) -> None:
+        self.host.use_imported = on
+
+    def import_tokenizer(self, path: str):
+        raise AssertionError("the source is imported already")
+
+
 class TrainOnStandIn(Host):
     """Host plus the members TrainOnHost names beyond it; jobs run at once."""
 
-    __slots__ = ("settingsChanged",)
+    __slots__ = ("settingsChanged", "tokenizer_files")
 
     def __init__(self, text: str, settings: TrainSettings):
         super().__init__(text, settings)
         self.settingsChanged = Sent()
+        self.tokenizer_files = ImportedAlready(self)
 
     corpus_text = property(lambda self: self.corpus.text)
 
     def is_table(self) -> bool:
         return False
-
-    def set_use_imported(self, on: bool) -> None:
-        self.use_imported = on
-
-    def import_tokenizer(self, path: str):
-        raise AssertionError("the source is imported already")
 
     def start(self, job) -> bool:
         job.on_done(job.run(lambda done, total: None, lambda: False))

@@ -220,7 +220,7 @@ def test_imported_tokenizer_toggle(qtbot, view, controller):
     imported = Tokenizer(t.vocab, t.merges[:2], pattern="gpt2")
     controller.imported, controller.imported_path = imported, "/tmp/mine/vocab.json"
     assert not view.source.isEnabled() or view.source.count() == 1
-    controller.set_use_imported(True)
+    controller.tokenizer_files.set_use_imported(True)
     assert view.source.count() == 2
     assert view.source.currentText() == "Imported: vocab.json"
     view.set_text("lowest")

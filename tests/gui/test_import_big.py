@@ -59,9 +59,9 @@ def test_big_file_loads_in_background_with_progress(window, qtbot, big_file, mon
     assert c.imported is tok and c.use_imported
     assert tok.meta["encoding"] == "big_base"
     assert tok.special_ids == {"<|endoftext|>": 200_000}
-    browser = window.vocab_browser
-    window.vocab_dock.show()
-    window.vocab_dock.raise_()   # a dock tab behind another catches up when raised
+    browser = window.dock_layout.vocab_browser
+    window.dock_layout.vocab_dock.show()
+    window.dock_layout.vocab_dock.raise_()   # a dock tab behind another catches up when raised
     qtbot.waitUntil(lambda: "Big test encoding" in browser.summary.text(), timeout=10_000)
     assert browser.model.n_rows() == len(tok.vocab)
 
@@ -74,7 +74,7 @@ def test_failed_background_load_reopens_the_dialog(window, qtbot, tmp_path):
     with qtbot.waitSignal(window.controller.importFinished, timeout=30_000) as sig:
         dlg.do_import()
     assert sig.args[0] is None and dlg.result() == 0 and dlg.import_button.isEnabled()
-    assert window.last_error and "line 2" in window.last_error[1]
+    assert window.status.last_error and "line 2" in window.status.last_error[1]
     assert window.controller.imported is None
 
 
@@ -120,7 +120,7 @@ def test_a_second_import_replaces_the_first_in_the_encode_view(window, qtbot, tm
         files = export_tokenizer(t.tokenizer(), tmp_path / name, "hf")
         ids[name] = t.tokenizer().encode("hello " + name * 4)
         with qtbot.waitSignal(c.tokenizerChanged, timeout=5_000):
-            assert c.import_tokenizer(str(files[0])) is not None
+            assert c.tokenizer_files.import_tokenizer(str(files[0])) is not None
         assert c.tokenizer().encode("hello " + name * 4) == ids[name]
     assert c.tokenizer() is c.imported and c.imported_path.endswith("tokenizer.json")
 

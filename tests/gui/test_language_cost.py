@@ -238,7 +238,7 @@ def test_parity_says_it_needs_parallel_texts(dialog):
 def test_the_analysis_action_has_a_free_shortcut_listed_in_help(window, monkeypatch):
     from PySide6.QtGui import QKeySequence
     from PySide6.QtWidgets import QMessageBox
-    act = window.act_language_cost
+    act = window.actions_menus.acts["language_cost"]
     assert act.shortcut() == QKeySequence("Ctrl+Shift+L")
     menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "&Analysis")
     assert act in menu.actions()
@@ -250,6 +250,6 @@ def test_the_analysis_action_has_a_free_shortcut_listed_in_help(window, monkeypa
             seen[key] = a.text()
     shown = []
     monkeypatch.setattr(QMessageBox, "information", lambda *a: shown.append(a[2]))
-    window.act_keys.trigger()
+    window.actions_menus.acts["keys"].trigger()
     key = QKeySequence("Ctrl+Shift+L").toString(QKeySequence.NativeText)
     assert f"<td>Per-language cost…</td><td><b>{key}</b></td>" in shown[0]

@@ -20,23 +20,23 @@ def inside_window(win, w) -> bool:
 def settle(qtbot, win, size):
     win.resize(*size)
     qtbot.waitUntil(lambda: win.size().width() == size[0])
-    win.reset_layout()
+    win.dock_layout.reset_layout()
     quiet(qtbot, win, win.controller)   # the layout requests it posted are delivered
 
 
 @pytest.mark.parametrize("theme", ["light", "dark"])
 @pytest.mark.parametrize("size", SIZES)
 def test_step_controls_and_toolbar_are_inside_the_window(window, qtbot, size, theme):
-    window.set_theme(theme, save=False)
+    window.themes.set(theme, save=False)
     settle(qtbot, window, size)
-    bar = window.flow.toolbar
+    bar = window.actions_menus.flow.toolbar
     assert bar.isVisible() and inside_window(window, bar)
-    for act in (window.act_run, window.act_retrain, window.act_back, window.act_step,
-                window.act_cancel):
+    acts = window.actions_menus.acts
+    for act in (acts["run"], acts["retrain"], acts["back"], acts["step"], acts["cancel"]):
         button = bar.widgetForAction(act)
         assert button is not None and button.isVisible(), act.text()
         assert button.width() > 0 and button.height() > 0 and inside_window(window, button)
-    panel = window.merge_panel
+    panel = window.dock_layout.merge_panel
     for b in panel.findChildren(QAbstractButton):
         if b.isVisibleTo(panel) and b.isVisible():
             assert b.width() > 0 and b.height() > 0, b.text()
@@ -49,7 +49,7 @@ def test_step_controls_and_toolbar_are_inside_the_window(window, qtbot, size, th
 def test_no_dock_scrolls_sideways(window, qtbot, size):
     settle(qtbot, window, size)
     central = window.centralWidget()
-    for dock in [*window.docks(), None]:
+    for dock in [*window.dock_layout.docks(), None]:
         area = central if dock is None else dock.widget()
         if dock is not None:
             dock.raise_()
@@ -58,13 +58,13 @@ def test_no_dock_scrolls_sideways(window, qtbot, size):
         assert isinstance(area, QScrollArea)
         name = "merge panel" if dock is None else dock.objectName()
         assert not area.horizontalScrollBar().isVisible(), (name, size)
-    inner = window.settings_panel.findChild(QScrollArea)
+    inner = window.dock_layout.settings_panel.findChild(QScrollArea)
     assert not inner.horizontalScrollBar().isVisible()
 
 
 def test_toolbar_is_a_real_toolbar_that_can_be_hidden(window):
-    assert isinstance(window.flow.toolbar, QToolBar)
-    assert window.flow.toolbar.objectName()   # saved with the layout
+    assert isinstance(window.actions_menus.flow.toolbar, QToolBar)
+    assert window.actions_menus.flow.toolbar.objectName()   # saved with the layout
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -74,7 +74,7 @@ def test_merge_panel_fits_its_area_without_scrolling(window, qtbot, size):
     timeline sat partly below the fold."""
     settle(qtbot, window, size)
     area = window.centralWidget()
-    panel = window.merge_panel
+    panel = window.dock_layout.merge_panel
     qtbot.waitUntil(lambda: not area.verticalScrollBar().isVisible())
     assert panel.height() <= area.viewport().height()
     for view in (panel.pair_view, panel.affected_view, panel.timeline_view):
@@ -114,21 +114,21 @@ def test_flow_bar_grows_a_row_when_narrow(qtbot):
 def test_compare_tabs_fit_the_window(window, qtbot, size, theme, tab):
     """Issue 21: the Vocabulary overlap tab widened the dock past a 1024-wide window,
     and even at 1920x1080 the results table was below the fold."""
-    window.set_theme(theme, save=False)
+    window.themes.set(theme, save=False)
     settle(qtbot, window, size)
-    dock, view = window.compare_dock, window.compare_view
+    dock, view = window.dock_layout.compare_dock, window.dock_layout.compare_view
     dock.raise_()
     qtbot.waitUntil(lambda: on_screen(view), timeout=3000)
-    view.lower.setCurrentIndex(tab)
+    view.lower_tabs.setCurrentIndex(tab)
     quiet(qtbot, window, window.controller)
     area = dock.widget()
     assert not area.horizontalScrollBar().isVisible(), (size, tab)
     assert window.width() == size[0] and inside_window(window, dock)
-    shown = view.lower.currentWidget()
+    shown = view.lower_tabs.currentWidget()
     assert shown.width() <= area.viewport().width()
     if size[1] >= 1000:   # a tall window shows the results without scrolling the dock
         assert not area.verticalScrollBar().isVisible(), (size, tab)
-        assert inside_window(window, view.lower) and view.lower.height() >= 120
+        assert inside_window(window, view.lower_tabs) and view.lower_tabs.height() >= 120
 
 
 # ----- room to read at every size (issue 30 item 7) --------------------------------------
@@ -137,27 +137,27 @@ def test_focus_gives_the_encode_view_the_window_and_gives_it_back(window, qtbot)
     """At 800x600 the Encode dock opened as a sliver: Focus (Ctrl+Shift+F, View menu, the
     view's button) gives the panel in use the whole window; again, all is as it was."""
     settle(qtbot, window, (800, 600))
-    ev = window.encode_view
+    ev = window.dock_layout.encode_view
     merge_area = window.centralWidget()
-    before = [(d.objectName(), d.isVisible()) for d in window.docks()]
+    before = [(d.objectName(), d.isVisible()) for d in window.dock_layout.docks()]
     ev.edit.setFocus()
-    window.act_focus.trigger()
+    window.actions_menus.acts["focus"].trigger()
     quiet(qtbot, window, window.controller)
-    assert window.act_focus.isChecked() and ev.focus_button.isChecked()
+    assert window.actions_menus.acts["focus"].isChecked() and ev.focus_button.isChecked()
     assert window.centralWidget().isAncestorOf(ev) and not any(
-        d.isVisible() for d in window.docks())
+        d.isVisible() for d in window.dock_layout.docks())
     assert ev.height() > 0.7 * window.height()
-    assert window.flow.toolbar.isVisible()                 # Step and Train still there
+    assert window.actions_menus.flow.toolbar.isVisible()   # Step and Train still there
     window.controller.step()                               # and the view follows a step
     qtbot.waitUntil(lambda: "step 1" in ev.source.currentText())
-    window.save_layout()                                    # (the layout around it)
+    window.dock_layout.save_layout()                       # (the layout around it)
     qtbot.mouseClick(ev.focus_button, Qt.LeftButton)       # its own button: back
     quiet(qtbot, window, window.controller)
-    assert window.centralWidget() is merge_area and window.encode_dock.isAncestorOf(ev)
-    assert [(d.objectName(), d.isVisible()) for d in window.docks()] == before
-    assert not window.act_focus.isChecked() and not ev.focus_button.isChecked()
+    assert window.centralWidget() is merge_area and window.dock_layout.encode_dock.isAncestorOf(ev)
+    assert [(d.objectName(), d.isVisible()) for d in window.dock_layout.docks()] == before
+    assert not window.actions_menus.acts["focus"].isChecked() and not ev.focus_button.isChecked()
     state = window.settings.value(f"layouts/{window.dock_layout._screen_size()}/windowState")
-    assert window.restoreState(state, 1) and window.encode_dock.isVisible()
+    assert window.restoreState(state, 1) and window.dock_layout.encode_dock.isVisible()
 
 
 @pytest.mark.regression
@@ -169,12 +169,12 @@ def test_a_short_screen_leaves_the_encode_view_room_to_read(make_window, qtbot,
     from bpe_gui.gui.window.docks import DockLayout
     monkeypatch.setattr(DockLayout, "_screen_height", staticmethod(lambda: 600))
     win = make_window()
-    assert win.merge_panel.compact
+    assert win.dock_layout.merge_panel.compact
     settle(qtbot, win, (800, 600))
-    ev = win.encode_view
+    ev = win.dock_layout.encode_view
     line = ev.edit.fontMetrics().lineSpacing()
     assert ev.edit.viewport().height() >= 2 * line, ev.edit.viewport().height()
-    tabs = win.merge_panel.right_tabs
+    tabs = win.dock_layout.merge_panel.right_tabs
     assert tabs.isVisible() and [tabs.tabText(i) for i in range(2)] == [
         "Last merge", "Timeline"]
     area = win.centralWidget()
@@ -185,11 +185,11 @@ def test_a_short_screen_leaves_the_encode_view_room_to_read(make_window, qtbot,
 @pytest.mark.parametrize("size", [(800, 600), (1024, 700)])
 def test_pairs_show_both_chips_and_the_timeline_its_ties(window, qtbot, size, ready):
     """The pair table hid the second chip and the timeline its Ties column (issue 30)."""
-    assert window.editor.load_sample("zh-en")
+    assert window.dock_layout.editor.load_sample("zh-en")
     ready(window.controller)
     window.controller.goto(60)
     settle(qtbot, window, size)
-    panel = window.merge_panel
+    panel = window.dock_layout.merge_panel
     pv, tv = panel.pair_view, panel.timeline_view
     for view in (pv, tv):
         assert not view.horizontalScrollBar().isVisible(), view.objectName()
@@ -212,11 +212,12 @@ def test_status_bar_texts_never_run_into_each_other(window, qtbot):
             "this off.) " * 3)
     sb.showMessage(long)
     window.status.show_busy(True)           # the progress label and bar, as when restoring
-    window.progress_label.setText("Reading and pre-tokenizing big.txt (1.05 GB)… 60%")
+    window.status.progress_label.setText("Reading and pre-tokenizing big.txt (1.05 GB)… 60%")
     quiet(qtbot, window, window.controller)
     pane = sb.message_pane
-    labels = [w for w in (window.stale_label, window.step_label, window.progress_label,
-                          window.progress_bar, window.cancel_button) if w.isVisible()]
+    st = window.status
+    labels = [w for w in (st.stale_label, st.step_label, st.progress_label,
+                          st.progress_bar, st.cancel_button) if w.isVisible()]
     right_edge = pane.mapTo(sb, QPoint(pane.width(), 0)).x()
     assert all(right_edge <= w.mapTo(sb, QPoint(0, 0)).x() for w in labels)
     assert sb.currentMessage() == long and pane.toolTip() == long   # whole in the tooltip
@@ -229,9 +230,10 @@ def test_a_combo_box_too_narrow_for_its_text_ends_it_with_an_ellipsis(window, qt
     """Combo boxes cut their text mid-letter ("Imported: gpt2_vocab.jsc") with no sign
     of more (issue 30 item 7): "…" and the whole text in the tooltip."""
     c = window.controller
-    files = c.export("hf", str(tmp_path), "a_tokenizer_with_a_rather_long_file_name")
-    assert c.import_tokenizer(str(files[0])) is not None
-    combo = window.encode_view.source
+    files = c.tokenizer_files.export("hf", str(tmp_path),
+                                     "a_tokenizer_with_a_rather_long_file_name")
+    assert c.tokenizer_files.import_tokenizer(str(files[0])) is not None
+    combo = window.dock_layout.encode_view.source
     combo.setMinimumWidth(0)
     combo.setMinimumContentsLength(4)
     combo.resize(140, combo.height())

@@ -158,7 +158,7 @@ def test_goto_reset_and_new_trainer(qtbot, panel, controller):
     assert panel.timeline.rowCount() == 6
     # New settings: a new trainer, the timeline starts over.
     controller.set_settings(TrainSettings(vocab_size=1000, tie_rule="lowest-ids"))
-    controller.retrain()
+    controller.training.retrain()
     assert panel.timeline.rowCount() == 1
     assert "Lowest token ids" in panel.status.text()
 
@@ -249,7 +249,7 @@ def test_many_steps_with_every_panel_shown_stay_consistent(qtbot, corpora_dir):
     c = Controller()
     c.set_settings(TrainSettings(vocab_size=5000))
     c.set_corpus_text(text)
-    c.retrain()
+    c.training.retrain()
     qtbot.waitUntil(lambda: c.trainer is not None and not c.busy, timeout=60000)
     panel, view, browser = MergePanel(c), EncodeView(c), VocabBrowser(c)
     for w in (panel, view, browser):
@@ -276,7 +276,7 @@ def test_many_steps_with_every_panel_shown_stay_consistent(qtbot, corpora_dir):
 @pytest.mark.regression
 def test_enter_in_the_step_box_goes_to_that_step(window, qtbot):
     """Enter in the Step box did nothing (issue 10)."""
-    panel = window.merge_panel
+    panel = window.dock_layout.merge_panel
     box = panel.goto_spin
     box.setFocus()
     box.lineEdit().selectAll()
@@ -292,13 +292,13 @@ def test_timeline_page_down_and_the_first_click_after_a_scroll_drag_move_the_ste
     click after dragging the scroll bar was ignored (issue 10)."""
     from PySide6.QtCore import QPoint
     c = window.controller
-    assert window.editor.load_sample("english")
+    assert window.dock_layout.editor.load_sample("english")
     ready(c)
-    window.settings_panel.merges_spin.setValue(300)
-    window.settings_panel.merges_radio.setChecked(True)
-    assert window.flow.train()
+    window.dock_layout.settings_panel.merges_spin.setValue(300)
+    window.dock_layout.settings_panel.merges_radio.setChecked(True)
+    assert window.actions_menus.flow.train()
     qtbot.waitUntil(lambda: not c.busy and c.step_index == 300, timeout=20_000)
-    view = window.merge_panel.timeline_view
+    view = window.dock_layout.merge_panel.timeline_view
     window.resize(1366, 768)
     c.goto(0)
     view.setFocus()
@@ -319,20 +319,20 @@ def test_timeline_page_down_and_the_first_click_after_a_scroll_drag_move_the_ste
 
 def test_timeline_scrubber_and_find_the_step_that_made_a_token(window, qtbot, ready):
     c = window.controller
-    window.act_run.trigger()
+    window.actions_menus.acts["run"].trigger()
     qtbot.waitUntil(lambda: not c.busy and c.trainer.is_done(), timeout=10_000)
     steps = list(c.trainer.steps)
-    tools = window.merge_panel.timeline_tools
+    tools = window.dock_layout.merge_panel.timeline_tools
     assert tools.scrubber.maximum() == len(steps) and tools.scrubber.value() == len(steps)
     tools.scrubber.setValue(3)                 # as a drag ends
     assert c.step_index == 3
     target = steps[6]                          # a token made at step 7
-    tools.find_edit.setText(window.merge_panel.timeline.cache.text(target.token))
-    assert tools.find()
+    tools.find_edit.setText(window.dock_layout.merge_panel.timeline.cache.text(target.token))
+    assert tools.search()
     expected = next(r.index for r in steps if r.token == target.token)
     assert c.step_index == expected and tools.scrubber.value() == expected
     tools.find_edit.setText("no such token anywhere")
-    assert not tools.find() and c.step_index == expected
+    assert not tools.search() and c.step_index == expected
 
 
 def test_partial_character_pairs_say_which_character_they_belong_to(qtbot):

@@ -39,7 +39,7 @@ def reads(controller) -> list[str]:
 @pytest.mark.slow
 def test_pending_settings_are_applied_when_a_big_file_opens_and_it_is_read_once(
         window, ready, qtbot, tmp_path):
-    c, panel, flow = window.controller, window.settings_panel, window.flow
+    c, panel, flow = window.controller, window.dock_layout.settings_panel, window.actions_menus.flow
     assert c.settings.mode == "char"               # the tutorial sample at start-up
     panel.byte_radio.setChecked(True)
     panel.vocab_radio.setChecked(True)
@@ -49,7 +49,7 @@ def test_pending_settings_are_applied_when_a_big_file_opens_and_it_is_read_once(
     path = tmp_path / "big.txt"
     path.write_text(text_of(1_300_000), encoding="utf-8")   # streamed: over 1 MiB
     started = reads(c)
-    assert window.editor.open_files([str(path)])
+    assert window.dock_layout.editor.open_files([str(path)])
     ready(c, timeout=60_000)
     assert isinstance(c.corpus_files, FileCorpus)
     assert (c.settings.mode, c.settings.vocab_size, c.settings.num_merges) == \
@@ -69,11 +69,11 @@ def test_a_samples_settings_give_way_to_real_corpus_defaults_with_a_way_back(
     path = tmp_path / "mine.txt"
     path.write_text(text_of(SYNC_CHARS + 10_000), encoding="utf-8")
     started = reads(c)
-    assert window.editor.open_files([str(path)])
+    assert window.dock_layout.editor.open_files([str(path)])
     ready(c, timeout=60_000)
     assert c.settings == REAL_CORPUS_SETTINGS == TrainSettings()
     assert c.trainer.settings == REAL_CORPUS_SETTINGS and len(started) == 1
-    notice = window.editor.notice
+    notice = window.dock_layout.editor.notice
     assert notice.isVisible() and "defaults for a real corpus" in notice.label.text()
     assert "byte-level" in notice.label.text() and "1,000" in notice.label.text()
     notice.keep_btn.click()
@@ -82,21 +82,21 @@ def test_a_samples_settings_give_way_to_real_corpus_defaults_with_a_way_back(
 
 
 def test_settings_the_user_tuned_on_a_sample_are_kept(window, ready, tmp_path):
-    c, panel = window.controller, window.settings_panel
+    c, panel = window.controller, window.dock_layout.settings_panel
     panel.merges_spin.setValue(25)                 # still character mode: the user's choice
     assert panel.apply()
     ready(c)
     path = tmp_path / "small.txt"
     path.write_text(text_of(5_000), encoding="utf-8")
-    assert window.editor.open_files([str(path)])
+    assert window.dock_layout.editor.open_files([str(path)])
     ready(c, timeout=60_000)
     assert (c.settings.mode, c.settings.num_merges) == ("char", 25)
-    assert not window.editor.notice.isVisible()
+    assert not window.dock_layout.editor.notice.isVisible()
 
 
 def test_settings_with_errors_leave_the_new_corpus_untrained_until_fixed(
         window, ready, qtbot, tmp_path):
-    c, panel, flow = window.controller, window.settings_panel, window.flow
+    c, panel, flow = window.controller, window.dock_layout.settings_panel, window.actions_menus.flow
     messages: list[str] = []
     c.message.connect(messages.append)
     panel.preset_combo.setCurrentIndex(panel.preset_combo.findData("custom"))
@@ -106,7 +106,7 @@ def test_settings_with_errors_leave_the_new_corpus_untrained_until_fixed(
     path = tmp_path / "big.txt"
     path.write_text(text_of(SYNC_CHARS + 10_000), encoding="utf-8")
     started = reads(c)
-    assert window.editor.open_files([str(path)])
+    assert window.dock_layout.editor.open_files([str(path)])
     qtbot.waitUntil(lambda: c.corpus_paths == [str(path)] and not c.busy, timeout=30_000)
     assert c.stale and started == []
     assert "fix the training settings" in messages[-1]

@@ -62,8 +62,8 @@ def pair(qtbot, controller):
 @pytest.mark.parametrize("make", [tiktoken_file, tokenizer_json], ids=["tiktoken", "json"])
 def test_click_a_word_of_an_imported_tokenizer(qtbot, tmp_path, pair, controller, make):
     path, library = make(tmp_path)
-    assert controller.import_tokenizer(str(path)) is not None
-    controller.set_use_imported(True)
+    assert controller.tokenizer_files.import_tokenizer(str(path)) is not None
+    controller.tokenizer_files.set_use_imported(True)
     view, panel = pair
     view.set_text(TEXT)
     tok = controller.tokenizer()
@@ -100,8 +100,8 @@ def test_click_in_a_metaspace_tokenizer_json(qtbot, tmp_path, pair, controller):
         show_progress=False))
     path = tmp_path / "tokenizer.json"
     hf.save(str(path))
-    assert controller.import_tokenizer(str(path)) is not None
-    controller.set_use_imported(True)
+    assert controller.tokenizer_files.import_tokenizer(str(path)) is not None
+    controller.tokenizer_files.set_use_imported(True)
     view, panel = pair
     text = "the slowest 你好 ☃"   # ☃ is not in the vocabulary: three <0xNN> bytes
     view.set_text(text)

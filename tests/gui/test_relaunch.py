@@ -10,15 +10,15 @@ TEXT = "the encode text: low lower 你好"
 def test_relaunch_restores_encode_text_step_undone_steps_settings(make_window, ready, qtbot):
     first = make_window()
     c = first.controller
-    assert first.editor.load_sample("english")
+    assert first.dock_layout.editor.load_sample("english")
     ready(c)
-    first.settings_panel.merges_radio.setChecked(True)
-    first.settings_panel.merges_spin.setValue(60)
-    assert first.settings_panel.apply()
+    first.dock_layout.settings_panel.merges_radio.setChecked(True)
+    first.dock_layout.settings_panel.merges_spin.setValue(60)
+    assert first.dock_layout.settings_panel.apply()
     ready(c)
     assert c.goto(60)
     assert c.goto(45)     # 15 steps undone: the timeline's redo tail
-    first.encode_view.set_text(TEXT)
+    first.dock_layout.encode_view.set_text(TEXT)
     saved = (c.corpus_text, c.settings, [s.pair for s in c.trainer.steps])
     first.close()
 
@@ -27,11 +27,11 @@ def test_relaunch_restores_encode_text_step_undone_steps_settings(make_window, r
     ready(c2)
     qtbot.waitUntil(lambda: c2.step_index == 45, timeout=10_000)
     assert (c2.corpus_text, c2.settings, [s.pair for s in c2.trainer.steps]) == saved
-    assert second.settings_panel.merges_spin.value() == 60
-    assert second.settings_panel.merges_radio.isChecked()
-    assert second.encode_view.text() == TEXT
+    assert second.dock_layout.settings_panel.merges_spin.value() == 60
+    assert second.dock_layout.settings_panel.merges_radio.isChecked()
+    assert second.dock_layout.encode_view.text() == TEXT
     assert c2.trainer.furthest_step == 60
-    assert len(second.merge_panel.timeline.records) == 60
+    assert len(second.dock_layout.merge_panel.timeline.records) == 60
 
 
 def test_relaunch_restores_the_first_start_tutorial_and_an_imported_tokenizer(
@@ -40,9 +40,9 @@ def test_relaunch_restores_the_first_start_tutorial_and_an_imported_tokenizer(
     c = first.controller
     assert c.settings.num_merges == 10
     assert c.goto(7)
-    files = c.export("hf", str(tmp_path), "tok")
-    assert first.open_paths([str(files[0])]) and c.use_imported
-    first.encode_view.set_text("newest widest")
+    files = c.tokenizer_files.export("hf", str(tmp_path), "tok")
+    assert first.files.open_paths([str(files[0])]) and c.use_imported
+    first.dock_layout.encode_view.set_text("newest widest")
     first.close()
 
     second = make_window()
@@ -50,27 +50,27 @@ def test_relaunch_restores_the_first_start_tutorial_and_an_imported_tokenizer(
     ready(c2)
     assert c2.settings.num_merges == 10 and c2.settings.mode == "char"
     assert c2.corpus_sample == "tutorial" and not c2.corpus_dirty   # not "unsaved"
-    assert second.settings_panel.merges_spin.value() == 10
+    assert second.dock_layout.settings_panel.merges_spin.value() == 10
     assert c2.step_index == 7
     assert c2.imported_path == str(files[0]) and c2.use_imported
-    assert second.encode_view.text() == "newest widest"
+    assert second.dock_layout.encode_view.text() == "newest widest"
 
 
 def test_reopen_can_be_turned_off(make_window, ready):
     first = make_window()
-    assert first.act_reopen.isChecked()     # on by default
-    first.act_reopen.trigger()
-    assert first.editor.load_sample("english")
+    assert first.actions_menus.acts["reopen"].isChecked()     # on by default
+    first.actions_menus.acts["reopen"].trigger()
+    assert first.dock_layout.editor.load_sample("english")
     ready(first.controller)
     first.close()
     second = make_window()
-    assert not second.act_reopen.isChecked()
+    assert not second.actions_menus.acts["reopen"].isChecked()
     assert second.controller.corpus_sample == "tutorial"
 
 
 def test_an_emptied_corpus_does_not_bring_back_an_older_session(make_window, ready):
     first = make_window()
-    assert first.editor.load_sample("english")
+    assert first.dock_layout.editor.load_sample("english")
     ready(first.controller)
     first.close()
     second = make_window()
@@ -90,7 +90,7 @@ def test_a_word_count_table_corpus_comes_back(make_window, ready, tmp_path):
     path = tmp_path / "words.tsv"
     write_table(table, path)
     first = make_window()
-    assert first.editor.open_files([str(path)])
+    assert first.dock_layout.editor.open_files([str(path)])
     ready(first.controller)
     assert first.controller.corpus_table is not None
     first.controller.goto(5)
@@ -158,7 +158,7 @@ def held_restore(tmp_path, monkeypatch):
 
 def start_restore(make_window, qtbot):
     win = make_window(load=False)
-    win.load_initial([])
+    win.sessions.load_initial([])
     c = win.controller
     qtbot.waitUntil(lambda: c.training_job, timeout=10_000)   # read; training held
     assert c.step_index == 0
@@ -171,7 +171,7 @@ def test_quitting_while_the_last_session_is_restored_keeps_its_step(
     """Quit (Ctrl+Q) while the last session was still being read and pre-tokenized
     overwrote it with "step": 0 and no furthest_step (issue 30 item 1)."""
     win = start_restore(make_window, qtbot)
-    win.encode_view.set_text("typed during the restore")
+    win.dock_layout.encode_view.set_text("typed during the restore")
     assert win.close()
     saved = held_restore.saved()
     assert saved["step"] == RESTORE_STEP and saved["furthest_step"] == RESTORE_FURTHEST
@@ -185,7 +185,7 @@ def test_saving_a_session_while_it_is_restored_writes_that_session(
     """Save session during a restore wrote step 0 (issue 30 item 1)."""
     win = start_restore(make_window, qtbot)
     out = tmp_path / "mine.bpesession"
-    assert win.controller.save_session(str(out), "x")
+    assert win.controller.opening.save_session(str(out), "x")
     saved = json.loads(out.read_text(encoding="utf-8"))
     assert saved["step"] == RESTORE_STEP and saved["furthest_step"] == RESTORE_FURTHEST
 
@@ -199,7 +199,7 @@ def test_a_cancelled_restore_keeps_the_session_until_the_user_moves_on(
     assert win.sessions.autosave() is None
     assert held_restore.saved()["step"] == RESTORE_STEP   # nothing of it was lost
     held_restore.release()
-    assert win.editor.load_sample("english")       # another corpus: the live state counts
+    assert win.dock_layout.editor.load_sample("english")   # another corpus: the live state counts
     ready(c)
     assert win.sessions.autosave() is None
     saved = held_restore.saved()

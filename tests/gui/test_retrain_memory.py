@@ -33,14 +33,14 @@ def test_a_mode_change_reuses_the_pre_token_table(window, ready, qtbot):
     char = TrainSettings(mode="char", vocab_size=None, num_merges=40)
     assert c.set_settings(char)
     c.set_corpus_text(text, dirty=True)
-    assert c.retrain()
+    assert c.training.retrain()
     ready(c)
     table = c.trainer.table
     byte = TrainSettings(vocab_size=400)
     assert c.set_settings(byte)
     labels = []
     c.jobs.started.connect(labels.append)
-    assert c.train()
+    assert c.training.train()
     ready(c)
     assert labels == ["Preparing the word counts"]    # not "Pre-tokenizing corpus"
     assert c.trainer.table is table
@@ -54,16 +54,16 @@ def test_a_new_pattern_or_corpus_reads_again(window, ready):
     c = window.controller
     text = corpus(SYNC_CHARS + 50_000)
     c.set_corpus_text(text, dirty=True)
-    assert c.retrain()
+    assert c.training.retrain()
     ready(c)
     table = c.trainer.table
     assert c.set_settings(TrainSettings(pattern="whitespace"))
-    assert c.train()
+    assert c.training.train()
     ready(c)
     assert c.trainer.table is not table
     table = c.trainer.table
     c.set_corpus_text(text + " more words", dirty=True)
-    assert c.train()
+    assert c.training.train()
     ready(c)
     assert c.trainer.table is not table
     ref = Trainer.from_text(text + " more words", TrainSettings(pattern="whitespace"))
@@ -77,14 +77,14 @@ def test_a_big_stale_trainer_is_let_go_before_the_new_one_is_built(window, ready
     c = window.controller
     text = corpus(training_module.SYNC_CHARS + 50_000)
     c.set_corpus_text(text, dirty=True)
-    assert c.retrain()
+    assert c.training.retrain()
     ready(c)
     monkeypatch.setattr(training_module, "SYNC_TABLE_WORDS", 100)   # this one is "big"
     old = weakref.ref(c.trainer)
     assert c.set_settings(TrainSettings(mode="char", vocab_size=None, num_merges=30))
     seen = []
     c.busyChanged.connect(lambda busy: seen.append((busy, old() is None or None)))
-    assert c.train()
+    assert c.training.train()
     gc.collect()
     assert old() is None, "the stale trainer is still held while the new one is built"
     ready(c)

@@ -12,9 +12,9 @@ from bpe_gui.gui.models.settings_changes import sample_settings
 
 
 def test_no_notice_at_start_up_or_between_untouched_samples(window, ready):
-    notice = window.editor.notice
+    notice = window.dock_layout.editor.notice
     assert window.controller.corpus_sample == "tutorial" and notice.isHidden()
-    assert window.editor.load_sample("tutorial-bytes")
+    assert window.dock_layout.editor.load_sample("tutorial-bytes")
     ready(window.controller)
     assert notice.isHidden()       # the tutorial's own settings were replaced, not the user's
 
@@ -24,11 +24,11 @@ def test_keep_my_settings_puts_the_users_settings_back(window, ready, qtbot):
     mine = TrainSettings(vocab_size=700, tie_rule="first-seen", min_frequency=2)
     assert c.set_settings(mine)
     ready(c)
-    assert window.editor.load_sample("zh-en")
+    assert window.dock_layout.editor.load_sample("zh-en")
     ready(c)
     zh = sample_settings(resources().sample("zh-en").settings)
     assert c.settings == zh.validated()
-    notice = window.editor.notice
+    notice = window.dock_layout.editor.notice
     assert notice.isVisible()
     text = notice.label.text()
     for change in ("vocab size 700 → 600", "pre-tokenizer", "tie rule", "min frequency"):
@@ -45,13 +45,13 @@ def test_ok_keeps_the_samples_settings_and_another_corpus_hides_the_notice(windo
     c = window.controller
     assert c.set_settings(replace(c.settings, num_merges=30))
     ready(c)
-    assert window.editor.load_sample("tutorial-sennrich")
-    notice = window.editor.notice
+    assert window.dock_layout.editor.load_sample("tutorial-sennrich")
+    notice = window.dock_layout.editor.notice
     assert notice.isVisible()
     qtbot.mouseClick(notice.ok_btn, Qt.LeftButton)
     assert notice.isHidden() and c.settings.pattern == "whitespace"
     assert c.set_settings(replace(c.settings, num_merges=40))
-    assert window.editor.load_sample("zh-en")
+    assert window.dock_layout.editor.load_sample("zh-en")
     assert notice.isVisible()
     c.set_corpus_text("my own text now")
     assert notice.isHidden()
@@ -60,5 +60,5 @@ def test_ok_keeps_the_samples_settings_and_another_corpus_hides_the_notice(windo
 def test_loading_a_sample_says_which_settings_it_changed(window, qtbot, ready):
     messages = []
     window.controller.message.connect(messages.append)
-    assert window.editor.load_sample("tutorial-bytes")
+    assert window.dock_layout.editor.load_sample("tutorial-bytes")
     assert any("settings changed: mode" in m for m in messages)

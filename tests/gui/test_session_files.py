@@ -35,16 +35,16 @@ def write(tmp_path, doc, name="s.bpesession"):
 ])
 def test_a_bad_field_is_named_and_the_rest_restored(window, tmp_path, ready, over, field):
     c = window.controller
-    assert window.open_session(write(tmp_path, session_doc(**over)))
+    assert window.sessions.open_session(write(tmp_path, session_doc(**over)))
     ready(c)
-    title, message = window.last_error
+    title, message = window.status.last_error
     assert field in message and "left out" in message and "rest" in message
     good = session_doc()
     assert c.corpus_text == good["corpus"]["text"]
     if field != "step":
         assert c.step_index == 4
     if field != "encode_text":
-        assert window.encode_view.text() == "hugs and puns"
+        assert window.dock_layout.encode_view.text() == "hugs and puns"
     expect = {"settings.vocab_size": (1000, ("<s>",)),
               "settings.special_tokens": (300, ())}.get(field, (300, ("<s>",)))
     assert (c.settings.vocab_size, c.settings.special_tokens) == expect
@@ -55,9 +55,9 @@ def test_a_corpus_that_is_not_text_keeps_the_corpus_and_quitting_works(make_wind
     win = make_window()
     c = win.controller
     before = c.corpus_text
-    assert win.open_session(write(tmp_path, session_doc(corpus={"text": 123})))
+    assert win.sessions.open_session(write(tmp_path, session_doc(corpus={"text": 123})))
     ready(c)
-    assert "corpus.text" in win.last_error[1]
+    assert "corpus.text" in win.status.last_error[1]
     assert c.corpus_text == before and c.settings.vocab_size == 300
     assert win.close()     # the autosave of this state: no TypeError out of closeEvent
     assert (tmp_path / "autosave.bpesession").exists()
@@ -66,7 +66,7 @@ def test_a_corpus_that_is_not_text_keeps_the_corpus_and_quitting_works(make_wind
 def test_a_huge_step_trains_to_the_target_without_breaking_qt(window, tmp_path, ready):
     c = window.controller
     doc = session_doc(step=2147483647, settings={"num_merges": 2147483647})
-    assert window.open_session(write(tmp_path, doc))
+    assert window.sessions.open_session(write(tmp_path, doc))
     ready(c, 60_000)
     assert c.trainer is not None and c.trainer.is_done()
     assert c.goto(2)             # the window still works
@@ -76,7 +76,8 @@ def test_a_huge_step_trains_to_the_target_without_breaking_qt(window, tmp_path, 
 def test_an_autosave_path_that_is_a_folder_gets_a_message(make_window, tmp_path):
     (tmp_path / "autosave.bpesession").mkdir()
     win = make_window()
-    assert "is a folder" in win.last_error[1] and "autosave.bpesession" in win.last_error[1]
+    why = win.status.last_error[1]
+    assert "is a folder" in why and "autosave.bpesession" in why
     assert win.controller.corpus_sample == "tutorial"     # started as usual
     assert "is a folder" in (win.sessions.autosave() or "")        # quitting does not fail either
     assert win.close()

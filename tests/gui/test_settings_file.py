@@ -11,7 +11,7 @@ def test_a_damaged_settings_file_is_reported_and_kept(make_window, settings_file
     damaged = b"[General]\ntheme=dark\n\xff\xfe [[[ garbage\n[x\n=\n"
     Path(settings_file).write_bytes(damaged)
     win = make_window()
-    title, message = win.last_error
+    title, message = win.status.last_error
     assert title == "Settings reset" and "damaged" in message
     copy = Path(str(settings_file) + ".corrupt")
     assert copy.read_bytes() == damaged and str(copy) in message
@@ -19,7 +19,7 @@ def test_a_damaged_settings_file_is_reported_and_kept(make_window, settings_file
 
 def test_a_sound_settings_file_gets_no_word(make_window):
     win = make_window()
-    assert win.last_error is None
+    assert win.status.last_error is None
 
 
 def test_twenty_thousand_recent_files_are_cut_to_the_menu(make_window, settings_file):
@@ -29,8 +29,8 @@ def test_twenty_thousand_recent_files_are_cut_to_the_menu(make_window, settings_
     s.sync()
     del s
     win = make_window()
-    win.recent_menu.aboutToShow.emit()
-    files = [a for a in win.recent_menu.actions() if a.toolTip().startswith("/data/")]
+    win.actions_menus.recent_menu.aboutToShow.emit()
+    files = [a for a in win.actions_menus.recent_menu.actions() if a.toolTip().startswith("/data/")]
     assert len(files) == RECENT_MAX and files[0].toolTip() == "/data/corpus-00000.txt"
     assert len(win.recent.paths()) == RECENT_MAX
     win.settings.sync()
@@ -41,7 +41,7 @@ def test_the_window_size_comes_back_on_the_same_screen(make_window, settings_fil
     win = make_window(load=False)
     win.showNormal()
     win.resize(640, 480)
-    win.save_layout()
+    win.dock_layout.save_layout()
     again = make_window(load=False)
     assert (again.width(), again.height()) == (640, 480)
 
@@ -51,7 +51,7 @@ def test_a_size_saved_on_another_screen_gives_this_screens_default(make_window, 
     win = make_window(load=False)
     win.showNormal()
     win.resize(640, 480)
-    win.save_layout()
+    win.dock_layout.save_layout()
     s = QSettings(settings_file, QSettings.IniFormat)
     here = f"layouts/{win.dock_layout._screen_size()}"
     for key in ("geometry", "windowState"):   # as if saved on a 4K monitor
@@ -60,7 +60,7 @@ def test_a_size_saved_on_another_screen_gives_this_screens_default(make_window, 
     s.sync()
     again = make_window(load=False)
     assert (again.width(), again.height()) != (640, 480)
-    assert again.fill_screen == again.dock_layout._short_screen()
+    assert again.dock_layout.fill_screen == again.dock_layout._short_screen()
 
 
 @pytest.mark.regression
@@ -73,18 +73,21 @@ def test_each_screen_size_keeps_its_own_layout(make_window, settings_file, monke
     small = make_window(load=False)
     small.showNormal()
     small.resize(700, 500)
-    small.encode_dock.setFloating(True)          # this screen's own arrangement
-    small.save_layout()
+    small.dock_layout.encode_dock.setFloating(True)   # this screen's own arrangement
+    small.dock_layout.save_layout()
     screen[0] = "1920x1080"
     big = make_window(load=False)
-    assert not big.encode_dock.isFloating() and (big.width(), big.height()) != (700, 500)
+    assert not big.dock_layout.encode_dock.isFloating()
+    assert (big.width(), big.height()) != (700, 500)
     big.showNormal()
     big.resize(600, 400)    # (offscreen the screen is small: sizes below it)
-    big.save_layout()
+    big.dock_layout.save_layout()
     screen[0] = "800x600"
     again = make_window(load=False)
-    assert again.encode_dock.isFloating() and (again.width(), again.height()) == (700, 500)
-    again.encode_dock.setFloating(False)
+    assert again.dock_layout.encode_dock.isFloating()
+    assert (again.width(), again.height()) == (700, 500)
+    again.dock_layout.encode_dock.setFloating(False)
     screen[0] = "1920x1080"
     last = make_window(load=False)
-    assert not last.encode_dock.isFloating() and (last.width(), last.height()) == (600, 400)
+    assert not last.dock_layout.encode_dock.isFloating()
+    assert (last.width(), last.height()) == (600, 400)

@@ -47,10 +47,10 @@ CASES = {"vocab": vocab_10, "pattern": bad_pattern, "specials": empty_special,
 def show_settings(qtbot, window, size):
     window.resize(*size)
     qtbot.waitUntil(lambda: window.width() == size[0])
-    window.reset_layout()
+    window.dock_layout.reset_layout()
     quiet(qtbot, window, window.controller)
-    window.settings_dock.raise_()
-    panel = window.settings_panel
+    window.dock_layout.settings_dock.raise_()
+    panel = window.dock_layout.settings_panel
     qtbot.waitUntil(lambda: on_screen(panel), timeout=3000)
     quiet(qtbot, window, window.controller)
     return panel, panel.findChild(QScrollArea)
@@ -73,13 +73,13 @@ def test_every_validation_message_fits_the_default_dock(window, qtbot, size, cas
     assert label.isVisible() and label.wordWrap() and len(text) > 40
     vp = area.viewport()
     assert area.widget().width() <= vp.width(), "the fields are wider than the dock"
-    assert label.width() <= window.settings_dock.width()
+    assert label.width() <= window.dock_layout.settings_dock.width()
     assert inside_horizontally(label, vp), (case, size)
     # the whole text shows: the label is as tall as its wrapped text needs
     assert label.height() >= label.heightForWidth(label.width()) > 0
     for w in (panel.apply_button, panel.revert_button, panel.state_label):
         assert inside_horizontally(w, vp), w
-    assert not window.settings_dock.widget().horizontalScrollBar().isVisible()
+    assert not window.dock_layout.settings_dock.widget().horizontalScrollBar().isVisible()
 
 
 @pytest.mark.parametrize("size", [(800, 600), (1024, 700)])
@@ -97,7 +97,7 @@ def test_clicking_a_field_does_not_move_the_layout_under_the_pointer(window, qtb
 
 
 def test_a_presets_pattern_is_shown_read_only_without_a_clear_button(window, qtbot):
-    panel = window.settings_panel
+    panel = window.dock_layout.settings_panel
     edit = panel.pattern_edit
     panel.preset_combo.setCurrentIndex(panel.preset_combo.findData("gpt2"))
     panel.check()

@@ -19,20 +19,20 @@ def merges(controller) -> list[str]:
 def test_window_opens_with_the_sample_ready_to_step(window, qtbot):
     c = window.controller
     assert c.corpus_sample == "tutorial"
-    assert "low low lower" in window.editor.edit.toPlainText()
+    assert "low low lower" in window.dock_layout.editor.edit.toPlainText()
     assert c.trainer is not None and c.step_index == 0 and not c.corpus_dirty
     assert "tutorial" in window.windowTitle()
-    window.act_step.trigger()
-    window.act_step.trigger()
-    window.act_step.trigger()
+    window.actions_menus.acts["step"].trigger()
+    window.actions_menus.acts["step"].trigger()
+    window.actions_menus.acts["step"].trigger()
     assert merges(c) == ["s t", "e st", "w i"]
-    assert "Step 3 / 10" in window.step_label.text()
-    assert "tie rule: greatest" in window.step_label.toolTip()   # the label stays short
-    window.act_back.trigger()
+    assert "Step 3 / 10" in window.status.step_label.text()
+    assert "tie rule: greatest" in window.status.step_label.toolTip()   # the label stays short
+    window.actions_menus.acts["back"].trigger()
     assert c.step_index == 2
-    window.act_reset.trigger()
+    window.actions_menus.acts["reset"].trigger()
     assert c.step_index == 0
-    window.act_run.trigger()
+    window.actions_menus.acts["run"].trigger()
     qtbot.waitUntil(lambda: not c.busy and c.step_index > 0, timeout=10_000)
     assert c.trainer.is_done()
 
@@ -40,7 +40,7 @@ def test_window_opens_with_the_sample_ready_to_step(window, qtbot):
 def test_stepping_keys_leave_text_editing_keys_alone(window, qtbot):
     """Ctrl+arrows move the cursor by words in a text box; Alt+arrows step anywhere."""
     c = window.controller
-    edit = window.merge_panel.filter_edit
+    edit = window.dock_layout.merge_panel.filter_edit
     edit.setText("one two three")
     edit.setFocus()
     qtbot.waitUntil(edit.hasFocus)
@@ -56,33 +56,33 @@ def test_stepping_keys_leave_text_editing_keys_alone(window, qtbot):
 def test_training_shortcuts_follow_the_brief(window):
     def keys(act):
         return {k.toString() for k in act.shortcuts()}
-    assert keys(window.act_step) == {"Alt+Right", "F10"}
-    assert keys(window.act_back) == {"Alt+Left", "Shift+F10"}
-    assert keys(window.act_play) == {"Ctrl+P"}
-    assert {"Ctrl+Return", "F5"} <= keys(window.act_run)
-    assert keys(window.act_goto) == {"Ctrl+G"}
-    assert keys(window.act_reset) == {"Alt+Home"}
-    assert keys(window.act_cancel) == {"Esc"}
-    assert keys(window.act_retrain) == {"Ctrl+R"}
-    assert window.act_open.shortcut() == QKeySequence(QKeySequence.Open)
-    assert keys(window.act_save_corpus) == {"Ctrl+Shift+S"}
-    assert keys(window.act_import) == {"Ctrl+I"}
-    assert keys(window.act_export) == {"Ctrl+E"}
-    assert keys(window.act_quit) == {"Ctrl+Q"}
+    assert keys(window.actions_menus.acts["step"]) == {"Alt+Right", "F10"}
+    assert keys(window.actions_menus.acts["back"]) == {"Alt+Left", "Shift+F10"}
+    assert keys(window.actions_menus.acts["play"]) == {"Ctrl+P"}
+    assert {"Ctrl+Return", "F5"} <= keys(window.actions_menus.acts["run"])
+    assert keys(window.actions_menus.acts["goto"]) == {"Ctrl+G"}
+    assert keys(window.actions_menus.acts["reset"]) == {"Alt+Home"}
+    assert keys(window.actions_menus.acts["cancel"]) == {"Esc"}
+    assert keys(window.actions_menus.acts["retrain"]) == {"Ctrl+R"}
+    assert window.actions_menus.acts["open"].shortcut() == QKeySequence(QKeySequence.Open)
+    assert keys(window.actions_menus.acts["save_corpus"]) == {"Ctrl+Shift+S"}
+    assert keys(window.actions_menus.acts["import"]) == {"Ctrl+I"}
+    assert keys(window.actions_menus.acts["export"]) == {"Ctrl+E"}
+    assert keys(window.actions_menus.acts["quit"]) == {"Ctrl+Q"}
 
 
 def test_keyboard_steps_and_play(window, qtbot):
     c = window.controller
     window.activateWindow()
-    window.merge_panel.setFocus()
-    qtbot.keyClick(window.merge_panel, Qt.Key_F10)
+    window.dock_layout.merge_panel.setFocus()
+    qtbot.keyClick(window.dock_layout.merge_panel, Qt.Key_F10)
     assert c.step_index == 1
-    qtbot.keyClick(window.merge_panel, Qt.Key_Left, Qt.AltModifier)
+    qtbot.keyClick(window.dock_layout.merge_panel, Qt.Key_Left, Qt.AltModifier)
     assert c.step_index == 0
-    qtbot.keyClick(window.merge_panel, Qt.Key_P, Qt.ControlModifier)
-    assert c.playing and window.act_play.isChecked()
+    qtbot.keyClick(window.dock_layout.merge_panel, Qt.Key_P, Qt.ControlModifier)
+    assert c.playing and window.actions_menus.acts["play"].isChecked()
     qtbot.waitUntil(lambda: c.step_index >= 2, timeout=5_000)
-    qtbot.keyClick(window.merge_panel, Qt.Key_P, Qt.ControlModifier)
+    qtbot.keyClick(window.dock_layout.merge_panel, Qt.Key_P, Qt.ControlModifier)
     assert not c.playing
 
 
@@ -111,17 +111,17 @@ def corpus_files(tmp_path):
 
 def test_open_several_files_of_every_kind(window, corpus_files, ready):
     c = window.controller
-    assert window.editor.open_files([str(p) for p in corpus_files])
+    assert window.dock_layout.editor.open_files([str(p) for p in corpus_files])
     ready(c)
     text = c.corpus_text
     for piece in ("plain text file", "# markdown heading", "first json doc", "second json doc",
                   "xz compressed words", "gzipped jsonl doc"):
         assert piece in text
     assert '"text"' not in text  # the jsonl field, not the raw line
-    assert window.editor.edit.toPlainText() == text
-    assert window.editor.source_label.text().startswith("5 files:")
-    assert not c.corpus_dirty and window.editor.unsaved_label.text() == ""
-    counts = window.editor.counts()
+    assert window.dock_layout.editor.edit.toPlainText() == text
+    assert window.dock_layout.editor.source_label.text().startswith("5 files:")
+    assert not c.corpus_dirty and window.dock_layout.editor.unsaved_label.text() == ""
+    counts = window.dock_layout.editor.counts()
     assert counts["chars"] == len(text) and counts["bytes"] == len(text.encode())
     assert counts["pretokens"] and counts["unique_pretokens"]
     assert window.recent.paths()[0].endswith("a.txt")
@@ -150,21 +150,21 @@ def test_drop_on_the_editor_opens_files_instead_of_pasting_paths(window, corpus_
     c = window.controller
     mime = QMimeData()
     mime.setUrls([QUrl.fromLocalFile(str(corpus_files[1]))])
-    window.editor.edit.insertFromMimeData(mime)
+    window.dock_layout.editor.edit.insertFromMimeData(mime)
     qtbot.waitUntil(lambda: "markdown heading" in c.corpus_text, timeout=10_000)
-    assert str(corpus_files[1]) not in window.editor.edit.toPlainText()
+    assert str(corpus_files[1]) not in window.dock_layout.editor.edit.toPlainText()
 
 
 def test_typing_retrains_and_marks_unsaved(window, qtbot, ready):
     c = window.controller
-    window.editor.edit.selectAll()
-    qtbot.keyClicks(window.editor.edit, "aaa bbb aaa")
-    assert window.editor.unsaved_label.text() == "● unsaved"
+    window.dock_layout.editor.edit.selectAll()
+    qtbot.keyClicks(window.dock_layout.editor.edit, "aaa bbb aaa")
+    assert window.dock_layout.editor.unsaved_label.text() == "● unsaved"
     qtbot.waitUntil(lambda: c.corpus_text == "aaa bbb aaa", timeout=5_000)
     ready(c)
     assert c.corpus_dirty and window.isWindowModified()
     assert c.trainer.table.total == 3
-    assert "Typed" in window.editor.source_label.text()
+    assert "Typed" in window.dock_layout.editor.source_label.text()
 
 
 @pytest.mark.parametrize("answer", ["cancel", "discard", "save"])
@@ -172,8 +172,8 @@ def test_close_with_unsaved_edits_asks(make_window, qtbot, monkeypatch, tmp_path
     from PySide6.QtWidgets import QFileDialog
     window = make_window()
     c = window.controller
-    window.editor.edit.selectAll()
-    qtbot.keyClicks(window.editor.edit, "my precious corpus")
+    window.dock_layout.editor.edit.selectAll()
+    qtbot.keyClicks(window.dock_layout.editor.edit, "my precious corpus")
     asked = []
     buttons = {"cancel": QMessageBox.Cancel, "discard": QMessageBox.Discard,
                "save": QMessageBox.Save}
@@ -201,11 +201,27 @@ def test_close_with_unsaved_edits_asks(make_window, qtbot, monkeypatch, tmp_path
 
 def test_loading_a_sample_over_edits_asks_first(window, qtbot, monkeypatch):
     c = window.controller
-    window.editor.edit.selectAll()
-    qtbot.keyClicks(window.editor.edit, "unsaved words")
+    window.dock_layout.editor.edit.selectAll()
+    qtbot.keyClicks(window.dock_layout.editor.edit, "unsaved words")
     monkeypatch.setattr(QMessageBox, "question", staticmethod(lambda *a, **k: QMessageBox.Cancel))
-    assert not window.editor.load_sample("english")
+    assert not window.dock_layout.editor.load_sample("english")
     assert c.corpus_text == "unsaved words"
+
+
+@pytest.mark.regression
+def test_a_floating_corpus_dock_still_asks_before_its_edits_go(window, qtbot, monkeypatch):
+    """The corpus editor looked for the window's maybe_save_corpus through self.window(),
+    which is the dock itself once floated: loading a sample dropped the edits unasked."""
+    c, editor = window.controller, window.dock_layout.editor
+    window.dock_layout.corpus_dock.setFloating(True)
+    qtbot.waitUntil(lambda: editor.window() is window.dock_layout.corpus_dock)
+    editor.edit.selectAll()
+    qtbot.keyClicks(editor.edit, "unsaved words")
+    asked = []
+    monkeypatch.setattr(QMessageBox, "question",
+                        staticmethod(lambda *a, **k: asked.append(a[1]) or QMessageBox.Cancel))
+    assert not editor.load_sample("english")
+    assert asked == ["Unsaved corpus"] and c.corpus_text == "unsaved words"
 
 
 def test_samples_load_with_their_settings(window, ready):
@@ -213,52 +229,52 @@ def test_samples_load_with_their_settings(window, ready):
     expected = {"tutorial-bytes": ["s t", "e st", "w i", "wi d"],
                 "tutorial-sennrich": ["t </w>", "s t</w>", "e st</w>", "w i"]}
     for sid, first in expected.items():
-        assert window.editor.load_sample(sid)
+        assert window.dock_layout.editor.load_sample(sid)
         ready(c)
         c.goto(4)
         assert merges(c) == first
-    assert window.editor.load_sample("zh-en")
+    assert window.dock_layout.editor.load_sample("zh-en")
     ready(c)
     assert c.settings.pattern == "cjk" and "分词器" in c.corpus_text
-    assert window.settings_panel.preset_combo.currentData() == "cjk"
-    titles = [a.text() for a in window.samples_menu.actions()]
+    assert window.dock_layout.settings_panel.preset_combo.currentData() == "cjk"
+    titles = [a.text() for a in window.actions_menus.samples_menu.actions()]
     assert len(titles) == 5 and any("中文" in t for t in titles)
 
 
 @pytest.mark.slow
 def test_layout_recent_files_and_theme_are_remembered(make_window, corpus_files, ready):
     first = make_window()
-    first.editor.open_files([str(corpus_files[0])])
+    first.dock_layout.editor.open_files([str(corpus_files[0])])
     ready(first.controller)
-    first.vocab_dock.hide()
-    first.set_theme("dark")
+    first.dock_layout.vocab_dock.hide()
+    first.themes.set("dark")
     first.resize(1300, 900)
     first.close()
     second = make_window(load=False)
-    assert not second.vocab_dock.isVisible()
-    assert second.theme == "dark" and second.theme_actions["dark"].isChecked()
+    assert not second.dock_layout.vocab_dock.isVisible()
+    assert second.themes.name == "dark" and second.actions_menus.theme_actions["dark"].isChecked()
     assert second.recent.paths()[0] == str(corpus_files[0].resolve())
-    second.recent_menu.aboutToShow.emit()
-    assert any("a.txt" in a.text() for a in second.recent_menu.actions())
-    second.set_theme("light")
-    second.reset_layout()
-    assert second.vocab_dock.isVisible()
+    second.actions_menus.recent_menu.aboutToShow.emit()
+    assert any("a.txt" in a.text() for a in second.actions_menus.recent_menu.actions())
+    second.themes.set("light")
+    second.dock_layout.reset_layout()
+    assert second.dock_layout.vocab_dock.isVisible()
 
 
 def test_dark_palette_is_dark_and_light_is_light(window, qtbot):
     from bpe_gui.gui.theme import is_dark
-    window.set_theme("dark", save=False)
+    window.themes.set("dark", save=False)
     qtbot.wait(1)
-    assert is_dark() and is_dark(window) and is_dark(window.settings_panel)
-    window.set_theme("light", save=False)
+    assert is_dark() and is_dark(window) and is_dark(window.dock_layout.settings_panel)
+    window.themes.set("light", save=False)
     qtbot.wait(1)
-    assert not is_dark() and not is_dark(window.editor)
+    assert not is_dark() and not is_dark(window.dock_layout.editor)
 
 
 def test_status_bar_progress_and_cancel_follow_jobs(window, qtbot, idle):
     c = window.controller
-    assert window.progress_bar.isHidden() and window.cancel_button.isHidden()
-    assert not window.act_cancel.isEnabled()
+    assert window.status.progress_bar.isHidden() and window.status.cancel_button.isHidden()
+    assert not window.actions_menus.acts["cancel"].isEnabled()
     # a job that waits for cancel
     import time
 
@@ -272,14 +288,15 @@ def test_status_bar_progress_and_cancel_follow_jobs(window, qtbot, idle):
 
     from bpe_gui.gui.controller.jobs import Job
     assert c.start(Job("Slow job", job))
-    qtbot.waitUntil(lambda: window.progress_bar.isVisible(), timeout=2_000)
-    assert window.cancel_button.isVisible() and window.act_cancel.isEnabled()
-    assert not window.act_step.isEnabled()
-    qtbot.waitUntil(lambda: window.progress_bar.value() > 0, timeout=3_000)
-    assert "Slow job" in window.progress_label.text()
-    window.cancel_button.click()
+    qtbot.waitUntil(lambda: window.status.progress_bar.isVisible(), timeout=2_000)
+    assert window.status.cancel_button.isVisible()
+    assert window.actions_menus.acts["cancel"].isEnabled()
+    assert not window.actions_menus.acts["step"].isEnabled()
+    qtbot.waitUntil(lambda: window.status.progress_bar.value() > 0, timeout=3_000)
+    assert "Slow job" in window.status.progress_label.text()
+    window.status.cancel_button.click()
     idle(c)
-    assert window.progress_bar.isHidden() and window.act_step.isEnabled()
+    assert window.status.progress_bar.isHidden() and window.actions_menus.acts["step"].isEnabled()
     assert "cancelled" in window.statusBar().currentMessage()
 
 
@@ -287,8 +304,9 @@ def test_status_bar_progress_and_cancel_follow_jobs(window, qtbot, idle):
 def test_last_session_reopens_unless_turned_off(make_window, tmp_path, ready, qtbot):
     first = make_window()
     c = first.controller
-    assert first.act_reopen.isChecked()   # on by default: work comes back after a quit
-    first.editor.load_sample("english")
+    # on by default: work comes back after a quit
+    assert first.actions_menus.acts["reopen"].isChecked()
+    first.dock_layout.editor.load_sample("english")
     ready(c)
     c.goto(7)
     first.close()
@@ -297,8 +315,8 @@ def test_last_session_reopens_unless_turned_off(make_window, tmp_path, ready, qt
     assert second.controller.corpus_sample == "english"
     assert second.controller.step_index == 7
     assert "Restored where you left off" in second.statusBar().currentMessage()
-    second.act_reopen.trigger()   # File > Reopen last session at startup: off
-    assert not second.act_reopen.isChecked()
+    second.actions_menus.acts["reopen"].trigger()   # File > Reopen last session at startup: off
+    assert not second.actions_menus.acts["reopen"].isChecked()
     third = make_window()
     assert third.controller.corpus_sample == "tutorial"  # back to the built-in sample
 
@@ -306,9 +324,9 @@ def test_last_session_reopens_unless_turned_off(make_window, tmp_path, ready, qt
 def test_window_fits_a_small_screen(window):
     hint = window.minimumSizeHint()
     assert hint.width() <= 1280 and hint.height() <= 720
-    for dock in window.docks():
+    for dock in window.dock_layout.docks():
         assert dock.objectName()  # needed for saveState
-    names = {d.windowTitle() for d in window.docks()}
+    names = {d.windowTitle() for d in window.dock_layout.docks()}
     assert {"Corpus", "Training settings", "Encode", "Vocabulary"} <= names
 
 
@@ -329,9 +347,9 @@ def test_unexpected_error_in_a_slot_shows_a_dialog(window, qtbot, monkeypatch):
 def test_sample_fills_the_encode_view_but_keeps_user_text(window, qtbot):
     from bpe_gui import resources
     win = window
-    win.editor.load_sample("zh-en")
+    win.dock_layout.editor.load_sample("zh-en")
     expected = resources.sample("zh-en").encode_text
     qtbot.waitUntil(lambda: win.sessions.encode_text() == expected, timeout=3000)
     win.sessions.set_encode_text("my own text")
-    win.editor.load_sample("tutorial")
+    win.dock_layout.editor.load_sample("tutorial")
     assert win.sessions.encode_text() == "my own text"

@@ -62,27 +62,28 @@ def test_big_file_loads_and_trains_while_the_gui_keeps_ticking(window, tmp_path,
     c = window.controller
     big = make_big_corpus(tmp_path / "big.txt")
     with Heartbeat(c) as beat:
-        assert window.editor.open_files([str(big)])
-        qtbot.waitUntil(lambda: window.progress_bar.isVisible(), timeout=5_000)
+        assert window.dock_layout.editor.open_files([str(big)])
+        qtbot.waitUntil(lambda: window.status.progress_bar.isVisible(), timeout=5_000)
         qtbot.waitUntil(lambda: c.streamed, timeout=30_000)
         # never read whole: the window holds the first MiB as a read-only preview
         assert 0 < len(c.corpus_text.encode()) <= 1 << 20
         assert big.read_text(encoding="utf-8").startswith(c.corpus_text)
-        assert window.editor.is_preview and not window.editor.banner.isHidden()
-        assert "read-only" in window.editor.banner.text()
-        assert "whole corpus" in window.editor.banner.text()
-        assert window.editor.edit.isReadOnly()
-        assert len(window.editor.edit.toPlainText()) <= 1_000_000
+        editor = window.dock_layout.editor
+        assert editor.is_preview and not editor.banner.isHidden()
+        assert "read-only" in editor.banner.text()
+        assert "whole corpus" in editor.banner.text()
+        assert editor.edit.isReadOnly()
+        assert len(window.dock_layout.editor.edit.toPlainText()) <= 1_000_000
         ready(c, 60_000)
         load_ticks = beat.ticks_while_busy
         c.set_settings(c.settings.__class__(vocab_size=600))
-        assert c.retrain()
+        assert c.training.retrain()
         ready(c, 60_000)
         assert c.run_to_target()
         qtbot.waitUntil(lambda: not c.busy, timeout=60_000)
     assert c.trainer.vocab_size == 600
-    qtbot.waitUntil(lambda: window.editor.counts()["bytes"] is not None, timeout=5_000)
-    counts = window.editor.counts()
+    qtbot.waitUntil(lambda: window.dock_layout.editor.counts()["bytes"] is not None, timeout=5_000)
+    counts = window.dock_layout.editor.counts()
     assert counts["bytes"] == big.stat().st_size and counts["pretokens"] > 500_000
     # the GUI thread kept running while the reading and the training went on
     assert load_ticks > 0 and beat.ticks_while_busy > load_ticks
@@ -93,10 +94,10 @@ def test_big_paste_goes_to_the_preview_not_the_editor(window, qtbot):
     c = window.controller
     mime = QMimeData()
     mime.setText("word " * 300_000)
-    window.editor.edit.selectAll()
-    window.editor.edit.insertFromMimeData(mime)
+    window.dock_layout.editor.edit.selectAll()
+    window.dock_layout.editor.edit.insertFromMimeData(mime)
     assert len(c.corpus_text) == 1_500_000 and c.corpus_dirty
-    assert window.editor.is_preview
+    assert window.dock_layout.editor.is_preview
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="uses a POSIX environment")
@@ -148,21 +149,22 @@ def test_quit_for_a_signal_asks_nothing_and_keeps_unsaved_edits(make_window, rea
     win = make_window()
     c = win.controller
     ready(c)
-    win.act_reopen.trigger()    # "Reopen last session at startup" off (it is on by default)
-    assert not win.act_reopen.isChecked()
-    win.editor.edit.setPlainText("unsaved words, typed just now")
-    win.editor.flush()
+    # "Reopen last session at startup" off (it is on by default)
+    win.actions_menus.acts["reopen"].trigger()
+    assert not win.actions_menus.acts["reopen"].isChecked()
+    win.dock_layout.editor.edit.setPlainText("unsaved words, typed just now")
+    win.dock_layout.editor.flush()
     assert c.corpus_dirty
     win.quit_for_signal()
     qtbot.waitUntil(lambda: not win.isVisible())
-    auto = win.autosave_path()
+    auto = win.sessions.autosave_path()
     assert auto.exists() and "unsaved words, typed just now" in auto.read_text(encoding="utf-8")
     # the next start opens them again, although "Reopen last session" is off
     messages = []
     again = make_window(load=False)
-    assert not again.act_reopen.isChecked()
+    assert not again.actions_menus.acts["reopen"].isChecked()
     again.controller.message.connect(messages.append)
-    again.load_initial([])
+    again.sessions.load_initial([])
     ready(again.controller)
     assert again.controller.corpus_text == "unsaved words, typed just now"
     assert any("closed by a signal" in m for m in messages)

@@ -7,7 +7,7 @@ from PySide6.QtWidgets import QMessageBox
 
 
 def test_bad_pattern_is_shown_inline_as_you_type(window, qtbot):
-    panel, c = window.settings_panel, window.controller
+    panel, c = window.dock_layout.settings_panel, window.controller
     before = c.settings
     panel.preset_combo.setCurrentIndex(panel.preset_combo.findData("custom"))
     panel.pattern_edit.clear()
@@ -26,7 +26,7 @@ def test_bad_pattern_is_shown_inline_as_you_type(window, qtbot):
 
 
 def test_runaway_pattern_is_caught_by_the_preview(window, qtbot):
-    panel, c = window.settings_panel, window.controller
+    panel, c = window.dock_layout.settings_panel, window.controller
     c.set_corpus_text("a" * 40 + "!", dirty=False)
     panel.preset_combo.setCurrentIndex(panel.preset_combo.findData("custom"))
     panel.pattern_edit.setText(r"(a|aa)+$")
@@ -36,7 +36,7 @@ def test_runaway_pattern_is_caught_by_the_preview(window, qtbot):
 
 
 def test_special_token_errors_inline(window, qtbot):
-    panel = window.settings_panel
+    panel = window.dock_layout.settings_panel
     panel.specials_edit.setPlainText("<|endoftext|>\n\n<pad>")
     panel.check()
     assert panel.specials_error.isVisible() and "#2 is empty" in panel.specials_error.text()
@@ -52,8 +52,8 @@ def test_special_token_errors_inline(window, qtbot):
 
 
 def test_vocab_size_below_the_base_alphabet(window, ready):
-    panel, c = window.settings_panel, window.controller
-    assert window.editor.load_sample("english")
+    panel, c = window.dock_layout.settings_panel, window.controller
+    assert window.dock_layout.editor.load_sample("english")
     ready(c)
     panel.vocab_radio.setChecked(True)
     panel.vocab_spin.setValue(200)
@@ -76,8 +76,8 @@ def test_vocab_size_below_the_base_alphabet(window, ready):
 
 
 def test_settings_follow_the_controller(window):
-    panel, c = window.settings_panel, window.controller
-    window.editor.load_sample("tutorial-sennrich")
+    panel, c = window.dock_layout.settings_panel, window.controller
+    window.dock_layout.editor.load_sample("tutorial-sennrich")
     assert panel.char_radio.isChecked()
     assert panel.eow_combo.currentData() == "suffix"
     assert panel.preset_combo.currentData() == "whitespace"
@@ -93,12 +93,12 @@ def test_not_utf8_file_offers_another_encoding(window, tmp_path, qtbot, ready):
     c = window.controller
     bad = tmp_path / "latin1.txt"
     bad.write_bytes("café crème brûlée".encode("latin-1"))
-    window.editor.open_files([str(bad)])
-    qtbot.waitUntil(lambda: getattr(window, "encoding_dialog", None) is not None
-                    and window.encoding_dialog.isVisible(), timeout=10_000)
-    dlg = window.encoding_dialog
+    window.dock_layout.editor.open_files([str(bad)])
+    qtbot.waitUntil(lambda: getattr(window.files, "encoding_dialog", None) is not None
+                    and window.files.encoding_dialog.isVisible(), timeout=10_000)
+    dlg = window.files.encoding_dialog
     assert dlg.offset == 3
-    assert "byte offset 3" in window.last_error[1]
+    assert "byte offset 3" in window.status.last_error[1]
     assert c.corpus_sample == "tutorial"  # nothing replaced
     dlg.combo.setCurrentIndex(dlg.combo.findData("latin-1"))
     assert "café" in dlg.preview.toPlainText()
@@ -114,7 +114,7 @@ def test_not_utf8_without_a_listener_is_a_message(tmp_path, qtbot, qapp):
     bad = tmp_path / "gbk.txt"
     bad.write_bytes("分词器".encode("gbk"))
     with qtbot.waitSignal(c.errorOccurred, timeout=10_000) as sig:
-        c.open_files([str(bad)])
+        c.opening.open_files([str(bad)])
     assert "byte offset 0" in sig.args[1]
     c.shutdown()
 
@@ -123,10 +123,11 @@ def test_binary_file_is_refused(window, tmp_path, qtbot, idle):
     c = window.controller
     blob = tmp_path / "image.png"
     blob.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)))
-    window.editor.open_files([str(blob)])
-    qtbot.waitUntil(lambda: window.last_error is not None, timeout=10_000)
+    window.dock_layout.editor.open_files([str(blob)])
+    qtbot.waitUntil(lambda: window.status.last_error is not None, timeout=10_000)
     idle(c)
-    assert "binary" in window.last_error[1] and "Traceback" not in window.last_error[1]
+    why = window.status.last_error[1]
+    assert "binary" in why and "Traceback" not in why
     assert c.corpus_sample == "tutorial"
 
 
@@ -134,32 +135,33 @@ def test_empty_corpus(window, tmp_path, qtbot, idle):
     c = window.controller
     empty = tmp_path / "empty.txt"
     empty.write_text("", encoding="utf-8")
-    window.editor.open_files([str(empty)])
-    qtbot.waitUntil(lambda: window.last_error is not None, timeout=10_000)
-    assert window.last_error[0] == "Empty corpus" and "empty.txt" in window.last_error[1]
+    window.dock_layout.editor.open_files([str(empty)])
+    qtbot.waitUntil(lambda: window.status.last_error is not None, timeout=10_000)
+    title, why = window.status.last_error
+    assert title == "Empty corpus" and "empty.txt" in why
     idle(c)
     assert c.corpus_sample == "tutorial" and c.trainer is not None   # the corpus is kept
-    window.editor.new_corpus()          # an empty corpus on purpose: Step says what to do
-    window.last_error = None
-    window.act_step.trigger()
-    assert window.last_error and window.last_error[0] == "Empty corpus"
+    window.dock_layout.editor.new_corpus()   # an empty corpus on purpose: Step says what to do
+    window.status.last_error = None
+    window.actions_menus.acts["step"].trigger()
+    assert window.status.last_error and window.status.last_error[0] == "Empty corpus"
     assert c.trainer is None
-    assert "0 characters" in window.editor.stats_label.text()
+    assert "0 characters" in window.dock_layout.editor.stats_label.text()
 
 
 def test_missing_recent_file_is_a_message(window, tmp_path, qtbot):
-    window.open_paths([str(tmp_path / "gone.txt")])
-    qtbot.waitUntil(lambda: window.last_error is not None, timeout=10_000)
-    assert "not found" in window.last_error[1]
+    window.files.open_paths([str(tmp_path / "gone.txt")])
+    qtbot.waitUntil(lambda: window.status.last_error is not None, timeout=10_000)
+    assert "not found" in window.status.last_error[1]
 
 
 def test_unexpected_error_shows_the_trace_in_details(window):
     trace = "Traceback (most recent call last):\n  File \"x.py\", line 1\nValueError: boom"
-    box = window.show_error("Training: unexpected error (please report it)", trace)
+    box = window.status.show_error("Training: unexpected error (please report it)", trace)
     assert "ValueError: boom" in box.text() and "report" in box.text()
     assert box.detailedText() == trace
     box.close()
-    plain = window.show_error("Export failed", "Cannot write into /x. Pick a folder.")
+    plain = window.status.show_error("Export failed", "Cannot write into /x. Pick a folder.")
     assert plain.text() == "Cannot write into /x. Pick a folder." and not plain.detailedText()
     assert plain.icon() == QMessageBox.Warning
     plain.close()
@@ -170,8 +172,8 @@ def test_the_panel_says_what_train_settings_say(window, ready):
     TrainSettings.validated gives (issue #12: one rule, one place)."""
     from bpe_gui.engine.errors import VocabSizeError
     from bpe_gui.engine.train.trainer import TrainSettings
-    panel = window.settings_panel
-    assert window.editor.load_sample("english")
+    panel = window.dock_layout.settings_panel
+    assert window.dock_layout.editor.load_sample("english")
     ready(window.controller)
     panel.vocab_radio.setChecked(True)
     panel.vocab_spin.setValue(250)
@@ -189,7 +191,7 @@ def test_a_pattern_that_matches_nothing_says_so_inline_without_popups(
     c = window.controller
     popups = []
     c.errorOccurred.connect(lambda t, m: popups.append(m))
-    panel = window.settings_panel
+    panel = window.dock_layout.settings_panel
     panel.preset_combo.setCurrentIndex(panel.preset_combo.findData("custom"))
     panel.pattern_edit.setText("zzz+")
     panel.check()
@@ -199,8 +201,8 @@ def test_a_pattern_that_matches_nothing_says_so_inline_without_popups(
     from dataclasses import replace
     c.set_settings(replace(c.settings, pattern="zzz+"))
     qtbot.waitUntil(lambda: not c.retrain_pending, timeout=3_000)
-    window.editor.edit.appendPlainText(" more text")
-    window.editor.flush()
+    window.dock_layout.editor.edit.appendPlainText(" more text")
+    window.dock_layout.editor.flush()
     qtbot.waitUntil(lambda: not c.retrain_pending, timeout=3_000)
     assert popups == []
     assert "finds no words" in window.statusBar().currentMessage()
@@ -216,7 +218,7 @@ def test_an_empty_file_is_refused_like_a_binary_one(window, qtbot, tmp_path, idl
     empty.write_text("  \n", encoding="utf-8")
     errors = []
     c.errorOccurred.connect(lambda t, m: errors.append(m))
-    window.open_paths([str(empty)])
+    window.files.open_paths([str(empty)])
     idle(c)
     assert c.corpus_text == before and c.corpus_sample == "tutorial"
     assert errors and "kept" in errors[0]
@@ -242,20 +244,20 @@ def test_a_vocab_size_that_cannot_work_stays_as_typed_and_says_why(
     10**12 was capped at 10,000,000 while typing, without a word (issue 30 item 5)."""
     from bpe_gui.engine.errors import BPEError
     from bpe_gui.engine.train import TrainSettings
-    panel, c = window.settings_panel, window.controller
-    assert window.editor.load_sample("english")
+    panel, c = window.dock_layout.settings_panel, window.controller
+    assert window.dock_layout.editor.load_sample("english")
     ready(c)
     panel.vocab_radio.setChecked(True)
     assert panel.check() and panel.apply()
     ready(c)
     before = c.settings
     _type_into(qtbot, panel.vocab_spin, typed)
-    window.merge_panel.setFocus()                        # the field loses focus
+    window.dock_layout.merge_panel.setFocus()   # the field loses focus
     qtbot.waitUntil(lambda: panel.target_error.isVisible())
     assert said in panel.target_error.text()
     assert panel.vocab_spin.number() == (int(typed) if typed else None)
     assert panel.vocab_spin.text().replace(",", "") == typed  # as typed, not replaced
-    assert not window.flow.train()                        # F5: refused, says what to fix
+    assert not window.actions_menus.flow.train()   # F5: refused, says what to fix
     assert c.settings == before
     assert panel.vocab_spin.text().replace(",", "") == typed
     if typed:
@@ -267,11 +269,11 @@ def test_a_vocab_size_that_cannot_work_stays_as_typed_and_says_why(
 @pytest.mark.regression
 def test_a_minimum_frequency_of_0_says_why(window, ready, qtbot):
     """A minimum frequency of 0 went back to 1 silently (issue 30 item 5)."""
-    panel = window.settings_panel
-    assert window.editor.load_sample("english")
+    panel = window.dock_layout.settings_panel
+    assert window.dock_layout.editor.load_sample("english")
     ready(window.controller)
     _type_into(qtbot, panel.minfreq_spin, "0")
-    window.merge_panel.setFocus()
+    window.dock_layout.merge_panel.setFocus()
     qtbot.waitUntil(lambda: panel.target_error.isVisible())
     assert "Minimum frequency is 0" in panel.target_error.text()
     assert panel.minfreq_spin.text() == "0"

@@ -13,7 +13,7 @@ TEXT = "分词器 tokenizers: low lower newest widest 2024！"
 def trained(window, ready):
     """The English sample, 30 merges in."""
     c = window.controller
-    assert window.editor.load_sample("english")
+    assert window.dock_layout.editor.load_sample("english")
     ready(c)
     assert c.goto(30)
     return window
@@ -46,17 +46,17 @@ def test_export_every_format_then_import_round_trips(trained, tmp_path, qtbot):
         imp = ImportDialog(c, trained, path=str(path))
         assert "Format:" in imp.format_label.text(), imp.format_label.text()
         imp.do_import()
-        assert imp.tokenizer is not None, trained.last_error
-        assert c.use_imported and trained.act_use_imported.isChecked()
+        assert imp.tokenizer is not None, trained.status.last_error
+        assert c.use_imported and trained.actions_menus.acts["use_imported"].isChecked()
         assert c.tokenizer().encode(TEXT) == expected, path.name
-    trained.act_use_imported.trigger()
+    trained.actions_menus.acts["use_imported"].trigger()
     assert not c.use_imported
 
 
 def test_char_mode_disables_formats_that_cannot_hold_it(window, ready):
     from bpe_gui.gui.dialogs.export_dialog import ExportDialog
     c = window.controller
-    window.editor.load_sample("tutorial-sennrich")
+    window.dock_layout.editor.load_sample("tutorial-sennrich")
     ready(c)
     c.goto(3)
     dlg = ExportDialog(c, window)
@@ -75,7 +75,7 @@ def test_export_to_unwritable_folder_leaves_no_files(trained, tmp_path):
     dlg.folder_edit.setText(str(blocker / "sub"))
     assert dlg.export() == []
     assert set(dlg.failed) == set(dlg.selected_formats())
-    assert trained.last_error and "Traceback" not in trained.last_error[1]
+    assert trained.status.last_error and "Traceback" not in trained.status.last_error[1]
     assert "Not written" in dlg.status.text()
     assert sorted(p.name for p in tmp_path.iterdir() if p.name != "qsettings") \
         == sorted(["not-a-folder", "window.ini"]) or not (blocker / "sub").exists()
@@ -90,15 +90,15 @@ def test_import_malformed_file_keeps_the_dialog_open(window, tmp_path):
     dlg = ImportDialog(window.controller, window, path=str(bad))
     dlg.do_import()
     assert dlg.tokenizer is None and dlg.result() == 0
-    assert window.last_error and "tokenizer.json" in window.last_error[1]
+    assert window.status.last_error and "tokenizer.json" in window.status.last_error[1]
     assert window.controller.imported is None
     dlg.close()
 
 
 def test_dropping_a_tokenizer_imports_it(trained, tmp_path):
     c = trained.controller
-    files = c.export("hf", str(tmp_path), "tokenizer")
-    assert trained.open_paths([str(files[0])])
+    files = c.tokenizer_files.export("hf", str(tmp_path), "tokenizer")
+    assert trained.files.open_paths([str(files[0])])
     assert c.imported is not None and c.use_imported
 
 
@@ -106,45 +106,45 @@ def test_session_save_and_open_restores_corpus_settings_and_step(make_window, re
                                                                  tmp_path, monkeypatch):
     first = make_window()
     c = first.controller
-    first.editor.load_sample("zh-en")
+    first.dock_layout.editor.load_sample("zh-en")
     ready(c)
-    first.settings_panel.minfreq_spin.setValue(2)
-    assert first.settings_panel.apply()
+    first.dock_layout.settings_panel.minfreq_spin.setValue(2)
+    assert first.dock_layout.settings_panel.apply()
     ready(c)
     c.goto(12)
-    first.encode_view.set_text(TEXT)
+    first.dock_layout.encode_view.set_text(TEXT)
     path = tmp_path / "work.bpesession"
     monkeypatch.setattr(QFileDialog, "getSaveFileName",
                         staticmethod(lambda *a, **k: (str(path), "")))
-    assert first.save_session()
+    assert first.sessions.save()
     assert path.exists()
     assert first.recent.paths()[0] == str(path.resolve())
     saved = (c.corpus_text, c.settings, [s.pair for s in c.trainer.steps])
 
     second = make_window(load=False)
-    second.open_paths([str(path)])  # the way a drop or a recent entry opens it
+    second.files.open_paths([str(path)])  # the way a drop or a recent entry opens it
     ready(second.controller)
     c2 = second.controller
     assert (c2.corpus_text, c2.settings, [s.pair for s in c2.trainer.steps]) == saved
     assert c2.step_index == 12
-    assert second.settings_panel.minfreq_spin.value() == 2
-    assert second.encode_view.text() == TEXT
+    assert second.dock_layout.settings_panel.minfreq_spin.value() == 2
+    assert second.dock_layout.encode_view.text() == TEXT
 
 
 def test_session_with_file_corpus_refers_to_the_files(window, tmp_path, ready):
     c = window.controller
     corpus = tmp_path / "corpus.txt"
     corpus.write_text("hug pug pun bun hugs " * 20, encoding="utf-8")
-    window.editor.open_files([str(corpus)])
+    window.dock_layout.editor.open_files([str(corpus)])
     ready(c)
     c.goto(3)
     path = tmp_path / "s.bpesession"
-    assert c.save_session(str(path))
+    assert c.opening.save_session(str(path))
     text = path.read_text(encoding="utf-8")
     assert str(corpus) in text and "hug pug" not in text
-    window.editor.load_sample("tutorial")
+    window.dock_layout.editor.load_sample("tutorial")
     ready(c)
-    assert window.open_session(str(path))
+    assert window.sessions.open_session(str(path))
     ready(c)
     assert c.corpus_paths == [str(corpus)] and c.step_index == 3
 
@@ -154,22 +154,22 @@ def test_malformed_session_changes_nothing(window, tmp_path):
     bad = tmp_path / "bad.bpesession"
     bad.write_text('{"format": "bpe-gui-session", "version": 7}', encoding="utf-8")
     before = (c.corpus_text, c.settings, c.step_index)
-    assert not window.open_session(str(bad))
-    assert "version 7 is not supported" in window.last_error[1]
+    assert not window.sessions.open_session(str(bad))
+    assert "version 7 is not supported" in window.status.last_error[1]
     assert (c.corpus_text, c.settings, c.step_index) == before
 
 
 def test_save_corpus_as(window, qtbot, tmp_path, monkeypatch):
     c = window.controller
-    window.editor.edit.selectAll()
-    qtbot.keyClicks(window.editor.edit, "edited words ")
-    window.editor.edit.insertPlainText("你好")  # QTest types ASCII only
+    window.dock_layout.editor.edit.selectAll()
+    qtbot.keyClicks(window.dock_layout.editor.edit, "edited words ")
+    window.dock_layout.editor.edit.insertPlainText("你好")  # QTest types ASCII only
     target = tmp_path / "mine.txt"
     monkeypatch.setattr(QFileDialog, "getSaveFileName",
                         staticmethod(lambda *a, **k: (str(target), "")))
-    window.act_save_corpus.trigger()
+    window.actions_menus.acts["save_corpus"].trigger()
     assert target.read_text(encoding="utf-8") == "edited words 你好"
-    assert not c.corpus_dirty and window.editor.unsaved_label.text() == ""
+    assert not c.corpus_dirty and window.dock_layout.editor.unsaved_label.text() == ""
     assert window.recent.paths()[0] == str(target.resolve())
     assert Path(c.corpus_paths[0]) == target
 
@@ -178,17 +178,18 @@ def test_session_whose_corpus_file_is_gone_changes_nothing(window, tmp_path, rea
     c = window.controller
     corpus = tmp_path / "gone.txt"
     corpus.write_text("hug pug pun bun hugs " * 20, encoding="utf-8")
-    window.editor.open_files([str(corpus)])
+    window.dock_layout.editor.open_files([str(corpus)])
     ready(c)
     path = tmp_path / "s.bpesession"
-    assert c.save_session(str(path))
-    window.editor.load_sample("tutorial")
+    assert c.opening.save_session(str(path))
+    window.dock_layout.editor.load_sample("tutorial")
     ready(c)
     corpus.unlink()
     before = (c.corpus_text, c.settings, c.step_index)
-    window.open_session(str(path))
+    window.sessions.open_session(str(path))
     qtbot.waitUntil(lambda: not c.busy, timeout=5000)
-    assert "file not found" in window.last_error[1] and "gone.txt" in window.last_error[1]
+    why = window.status.last_error[1]
+    assert "file not found" in why and "gone.txt" in why
     assert (c.corpus_text, c.settings, c.step_index) == before
 
 
@@ -197,7 +198,7 @@ def test_enter_in_the_import_path_imports_it(trained, tmp_path, qtbot, monkeypat
     from PySide6.QtCore import Qt
     from bpe_gui.gui.dialogs.import_dialog import ImportDialog
     c = trained.controller
-    files = c.export("hf", str(tmp_path), name="enter")
+    files = c.tokenizer_files.export("hf", str(tmp_path), name="enter")
     browsed = []
     monkeypatch.setattr(QFileDialog, "getOpenFileName",
                         lambda *a, **k: browsed.append(a) or ("", ""))
@@ -239,7 +240,7 @@ def test_an_export_error_is_said_once_and_its_folder_not_remembered(
     from bpe_gui.gui.dialogs.export_dialog import ExportDialog
     from bpe_gui.gui.widgets.last_folder import last_folder, remember
     c = window.controller
-    assert window.editor.load_sample("english")
+    assert window.dock_layout.editor.load_sample("english")
     ready(c)
     c.goto(20)
     shown = []
@@ -269,15 +270,15 @@ def test_saving_a_corpus_opened_from_a_file_asks_where_before_writing(window, qt
     src = tmp_path / "mine.txt"
     src.write_text("original words here", encoding="utf-8")
     c = window.controller
-    window.open_paths([str(src)])
+    window.files.open_paths([str(src)])
     idle(c)
-    window.editor.edit.appendPlainText(" edited")
-    window.editor.flush()
+    window.dock_layout.editor.edit.appendPlainText(" edited")
+    window.dock_layout.editor.flush()
     asked = []
     monkeypatch.setattr(QMessageBox, "question", staticmethod(lambda *a, **k: QMessageBox.Save))
     monkeypatch.setattr(QFileDialog, "getSaveFileName",
                         staticmethod(lambda *a, **k: (asked.append(a), ("", ""))[1]))
-    assert not window.maybe_save_corpus()       # the dialog was cancelled: nothing written
+    assert not window.files.maybe_save_corpus()       # the dialog was cancelled: nothing written
     assert asked and src.read_text(encoding="utf-8") == "original words here"
     c.mark_corpus_saved()
 
@@ -290,20 +291,20 @@ def test_sessions_restore_the_imported_tokenizer_and_the_whitespace_toggle(
     first = make_window()
     c = first.controller
     c.goto(5)
-    files = c.export("hf", str(tmp_path), "tok")
-    assert c.import_tokenizer(str(files[0])) is not None and c.use_imported
-    first.encode_view.show_ws.setChecked(False)
+    files = c.tokenizer_files.export("hf", str(tmp_path), "tok")
+    assert c.tokenizer_files.import_tokenizer(str(files[0])) is not None and c.use_imported
+    first.dock_layout.encode_view.show_ws.setChecked(False)
     path = tmp_path / "s.bpesession"
     monkeypatch.setattr(QFileDialog, "getSaveFileName",
                         staticmethod(lambda *a, **k: (str(path), "")))
-    assert first.save_session()
+    assert first.sessions.save()
     second = make_window(load=False)
-    assert second.open_session(str(path))
+    assert second.sessions.open_session(str(path))
     ready(second.controller)
     c2 = second.controller
     assert c2.imported is not None and c2.use_imported
     assert c2.imported_path == str(files[0])
-    assert not second.encode_view.show_ws.isChecked()
+    assert not second.dock_layout.encode_view.show_ws.isChecked()
 
 
 def test_open_save_png_and_sessions_start_in_one_last_folder(window, tmp_path, monkeypatch,
@@ -323,11 +324,11 @@ def test_open_save_png_and_sessions_start_in_one_last_folder(window, tmp_path, m
                         staticmethod(lambda *a, **k: (starts.append(a[2]), ("", ""))[1]))
     monkeypatch.setattr(QFileDialog, "getOpenFileName",
                         staticmethod(lambda *a, **k: (starts.append(a[2]), ("", ""))[1]))
-    window.editor.open_dialog()
+    window.dock_layout.editor.open_dialog()
     idle(window.controller)
-    window.charts_view._ask_png()
-    window.save_session_as()
-    window.open_session_dialog()
+    window.dock_layout.charts_view._ask_png()
+    window.sessions.save_as()
+    window.sessions.open_dialog()
     from pathlib import Path
     assert [str(Path(s) if Path(s).is_dir() else Path(s).parent) for s in starts[1:]] \
         == [str(folder)] * 3
@@ -388,7 +389,7 @@ def test_the_export_dialog_opens_without_writing_any_format(trained, monkeypatch
 
     def shown():
         return [w for w in trained.findChildren(ExportDialog) if w.isVisible()]
-    trained.act_export.trigger()
+    trained.actions_menus.acts["export"].trigger()
     qtbot.waitUntil(lambda: bool(shown()))
     assert rendered == []
     dlg = shown()[0]

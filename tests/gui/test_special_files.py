@@ -36,12 +36,12 @@ def refused_at_once(window, open_it, word):
     assert not open_it()
     assert time.monotonic() - t0 < 2, "it was opened and waited"
     assert not c.busy
-    assert word in window.last_error[1]
+    assert word in window.status.last_error[1]
     assert (c.corpus_text, c.corpus_paths) == before
 
 
 def test_a_fifo_is_refused_as_a_corpus(window, fifo):
-    refused_at_once(window, lambda: window.editor.open_files([str(fifo)]), "a pipe")
+    refused_at_once(window, lambda: window.dock_layout.editor.open_files([str(fifo)]), "a pipe")
 
 
 def test_a_fifo_named_like_a_tokenizer_is_refused(window, tmp_path):
@@ -50,17 +50,18 @@ def test_a_fifo_named_like_a_tokenizer_is_refused(window, tmp_path):
     t = threading.Timer(5, lambda: os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK)))
     t.start()
     try:
-        refused_at_once(window, lambda: window.open_paths([str(path)]), "a pipe")
+        refused_at_once(window, lambda: window.files.open_paths([str(path)]), "a pipe")
     finally:
         t.cancel()
 
 
 def test_a_device_is_refused_as_a_corpus(window):
-    refused_at_once(window, lambda: window.editor.open_files(["/dev/zero"]), "a device")
+    refused_at_once(window, lambda: window.dock_layout.editor.open_files(["/dev/zero"]), "a device")
 
 
 def test_a_folder_is_refused_as_a_corpus(window, tmp_path):
-    refused_at_once(window, lambda: window.editor.open_files([str(tmp_path)]), "a folder")
+    editor = window.dock_layout.editor
+    refused_at_once(window, lambda: editor.open_files([str(tmp_path)]), "a folder")
 
 
 def test_a_session_whose_corpus_is_a_fifo_is_refused(window, fifo, tmp_path):
@@ -68,4 +69,4 @@ def test_a_session_whose_corpus_is_a_fifo_is_refused(window, fifo, tmp_path):
     s = tmp_path / "s.bpesession"
     s.write_text(json.dumps({"format": "bpe-gui-session", "version": 1, "settings": {},
                              "corpus": {"paths": [str(fifo)]}}), encoding="utf-8")
-    refused_at_once(window, lambda: window.open_session(str(s)), "a pipe")
+    refused_at_once(window, lambda: window.sessions.open_session(str(s)), "a pipe")

@@ -51,7 +51,7 @@ def never_whole(monkeypatch):
 
 def open_streamed(window, path, qtbot, ready):
     c = window.controller
-    assert window.editor.open_files([str(path)])
+    assert window.dock_layout.editor.open_files([str(path)])
     qtbot.waitUntil(lambda: c.streamed, timeout=10_000)
     ready(c, 60_000)
     return c
@@ -66,7 +66,7 @@ def test_a_big_file_is_streamed_with_a_preview_and_trains_like_the_engine(
     c = open_streamed(window, path, qtbot, ready)
     # the preview: the start of the text, read-only, with a banner saying what it is
     assert text.startswith(c.corpus_text) and 0 < len(c.corpus_text) < len(text)
-    editor = window.editor
+    editor = window.dock_layout.editor
     assert editor.is_preview and editor.edit.isReadOnly()
     assert "Streamed corpus" in editor.banner.text() and "read-only" in editor.banner.text()
     assert not editor.save_button.isEnabled()
@@ -78,14 +78,14 @@ def test_a_big_file_is_streamed_with_a_preview_and_trains_like_the_engine(
     assert (c.trainer.table.total, len(c.trainer.table)) == (oracle.table.total,
                                                              len(oracle.table))
     c.set_settings(TrainSettings(vocab_size=600))
-    window.act_run.trigger()
+    window.actions_menus.acts["run"].trigger()
     qtbot.waitUntil(lambda: not c.busy and c.trainer.is_done(), timeout=30_000)
     oracle = Trainer.from_files([str(path)], c.settings)
     oracle.run()                           # with detail on every step
     assert c.trainer.merges == oracle.merges
     # the step shown has its detail (the run itself stepped without)
     assert c.trainer.steps[-1] == oracle.steps[-1]
-    assert window.merge_panel.last_reason.text() == oracle.steps[-1].reason
+    assert window.dock_layout.merge_panel.last_reason.text() == oracle.steps[-1].reason
     counts = editor.counts()
     assert counts["chars"] == len(text) and counts["pretokens"] == oracle.table.total
 
@@ -95,10 +95,10 @@ def test_small_files_are_read_whole_and_stay_editable(window, tmp_path, qtbot, r
     path, text = corpus_file(tmp_path / "small.txt", n_words=500)
     assert len(text.encode()) < EDIT
     c = window.controller
-    assert window.editor.open_files([str(path)])
+    assert window.dock_layout.editor.open_files([str(path)])
     qtbot.waitUntil(lambda: c.corpus_text == text.rstrip("\n") or c.corpus_text == text,
                     timeout=10_000)
-    assert not c.streamed and not window.editor.edit.isReadOnly()
+    assert not c.streamed and not window.dock_layout.editor.edit.isReadOnly()
 
 
 def test_stepping_back_after_a_fast_run_shows_each_steps_detail(window, tmp_path, qtbot,
@@ -106,14 +106,15 @@ def test_stepping_back_after_a_fast_run_shows_each_steps_detail(window, tmp_path
     path, _ = corpus_file(tmp_path / "big.txt")
     c = open_streamed(window, path, qtbot, ready)
     c.set_settings(TrainSettings(vocab_size=400))
-    assert c.train()
+    assert c.training.train()
     qtbot.waitUntil(lambda: not c.busy and c.trainer.is_done(), timeout=30_000)
     oracle = Trainer.from_files([str(path)], c.settings)
     oracle.run()
     for k in (c.step_index - 1, 70, 3):
         assert c.goto(k)
         assert c.trainer.steps[-1] == oracle.steps[k - 1]       # tie, reason, words
-        assert window.merge_panel.timeline.record(k).reason == oracle.steps[k - 1].reason
+        timeline = window.dock_layout.merge_panel.timeline
+        assert timeline.record(k).reason == oracle.steps[k - 1].reason
 
 
 def test_cancel_while_reading_frees_the_window_at_once(window, tmp_path, qtbot, ready,
@@ -130,9 +131,9 @@ def test_cancel_while_reading_frees_the_window_at_once(window, tmp_path, qtbot, 
         release.wait(10)
         return real(*a, **kw)
     monkeypatch.setattr(engine_corpus, "count_corpus", slow)
-    assert window.editor.open_files([str(path)])
+    assert window.dock_layout.editor.open_files([str(path)])
     qtbot.waitUntil(entered.is_set, timeout=10_000)
-    window.act_cancel.trigger()
+    window.actions_menus.acts["cancel"].trigger()
     assert not c.busy              # dropped at once, the job ends by itself later
     assert "Reading" in window.statusBar().currentMessage()
     assert c.trainer is before
@@ -144,13 +145,13 @@ def test_a_streamed_corpus_reopens_from_its_session_streamed(window, tmp_path, q
     path, _ = corpus_file(tmp_path / "big.txt")
     c = open_streamed(window, path, qtbot, ready)
     c.set_settings(TrainSettings(vocab_size=300))
-    assert c.train()
+    assert c.training.train()
     qtbot.waitUntil(lambda: not c.busy and c.trainer.is_done(), timeout=30_000)
     session = tmp_path / "s.bpesession"
-    assert c.save_session(str(session))
+    assert c.opening.save_session(str(session))
     assert str(path) in session.read_text(encoding="utf-8")
     c.set_corpus_text("something else entirely", dirty=False)
-    assert c.open_session(str(session)) is not None
+    assert c.opening.open_session(str(session)) is not None
     qtbot.waitUntil(lambda: c.streamed and not c.busy and c.step_index == 300 - 256,
                     timeout=30_000)
     assert c.corpus_paths == [str(path)]
@@ -161,16 +162,17 @@ def test_saving_a_streamed_corpus_is_refused_with_the_reason(window, tmp_path, q
     path, _ = corpus_file(tmp_path / "big.txt")
     c = open_streamed(window, path, qtbot, ready)
     out = tmp_path / "copy.txt"
-    assert not c.save_corpus(str(out))
+    assert not c.opening.save_corpus(str(out))
     assert not out.exists()
-    assert "streamed" in window.last_error[1] and "Copy the files" in window.last_error[1]
+    why = window.status.last_error[1]
+    assert "streamed" in why and "Copy the files" in why
 
 
 def test_compare_trains_its_other_configuration_from_the_files(window, tmp_path, qtbot, ready,
                                                                small_threshold, never_whole):
     path, _ = corpus_file(tmp_path / "big.txt")
     open_streamed(window, path, qtbot, ready)
-    pane = window.compare_view.pane_b
+    pane = window.dock_layout.compare_view.pane_b
     pane.set_kind("trained")
     pane.t_vocab.setValue(300)
     assert pane.train()
@@ -188,12 +190,13 @@ def test_the_corpus_dock_shows_banner_preview_and_counts_without_scrolling(
     five-line banner made the corpus dock scroll at the default 1920x1080 layout."""
     window.resize(1760, 480)   # the corpus dock about as high as at 1920x1080 (370 px)
     qtbot.waitUntil(lambda: window.height() == 480)
-    window.corpus_dock.raise_()
+    window.dock_layout.corpus_dock.raise_()
     path, _ = corpus_file(tmp_path / "four-classic-novels-of-chinese-literature.txt.gz",
                           gz=True)   # a long name: a five-line banner
     open_streamed(window, path, qtbot, ready)
-    area = window.corpus_dock.widget()
-    qtbot.waitUntil(lambda: window.corpus_dock.height() < 400)
+    area = window.dock_layout.corpus_dock.widget()
+    qtbot.waitUntil(lambda: window.dock_layout.corpus_dock.height() < 400)
     qtbot.wait(100)
     assert not area.verticalScrollBar().isVisible()
-    assert window.editor.stats_label.isVisible() and window.editor.banner.isVisible()
+    editor = window.dock_layout.editor
+    assert editor.stats_label.isVisible() and editor.banner.isVisible()

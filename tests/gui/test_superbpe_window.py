@@ -37,7 +37,7 @@ def _train(qtbot, window, ready, *, job=True, monkeypatch=None, T=T, vocab=VOCAB
     c.set_corpus_text(TEXT)
     if not job:
         ready(c, timeout=60_000)
-    panel = window.settings_panel
+    panel = window.dock_layout.settings_panel
     panel.byte_radio.setChecked(True)   # (the window opens on the tutorial's char mode)
     panel.vocab_radio.setChecked(True)
     panel.vocab_spin.setValue(vocab)
@@ -46,7 +46,7 @@ def _train(qtbot, window, ready, *, job=True, monkeypatch=None, T=T, vocab=VOCAB
     assert panel.check(), panel.errors
     labels = []   # the job's progress reports (a job ran, on the worker thread)
     c.progress.connect(lambda label, *_: labels.append(label))
-    assert window.flow.train()
+    assert window.actions_menus.flow.train()
     qtbot.waitUntil(lambda: not c.busy and c.trainer is not None and c.view().is_done(),
                     timeout=120_000)
     return c, labels
@@ -57,7 +57,7 @@ def _engine(T=T, vocab=VOCAB):
 
 
 def test_the_control_checks_the_transition(window):
-    panel, c = window.settings_panel, window.controller
+    panel, c = window.dock_layout.settings_panel, window.controller
     panel.vocab_radio.setChecked(True)
     panel.vocab_spin.setValue(4000)
     panel.byte_radio.setChecked(True)
@@ -131,7 +131,7 @@ def test_a_superbpe_training_can_be_cancelled(qtbot, window, monkeypatch):
     c.progress.connect(cancel)
     said = []
     c.message.connect(said.append)
-    assert c.train()
+    assert c.training.train()
     qtbot.waitUntil(lambda: not c.busy, timeout=60_000)
     v = c.view()
     assert v is not None and 0 < v.n_steps < VOCAB - 256   # stopped, merges kept
@@ -142,7 +142,7 @@ def test_the_transition_is_marked_on_the_timeline_and_in_the_charts(qtbot, windo
                                                                       monkeypatch):
     c, _ = _train(qtbot, window, ready, monkeypatch=monkeypatch)
     assert c.goto(T + 5)
-    panel = window.merge_panel
+    panel = window.dock_layout.merge_panel
     view = panel.timeline_view
     view.scrollTo(panel.timeline.index(T + 1, 0))
     view.viewport().repaint()
@@ -175,7 +175,7 @@ def test_superwords_show_their_spaces(qtbot, window, ready, monkeypatch):
     k, rec = next((s.index, s) for s in v.steps[T:] if b" " in s.token.strip(b" "))
     c.goto(k)
     shown = rec.token.decode().replace(" ", "·")
-    panel = window.merge_panel
+    panel = window.dock_layout.merge_panel
     assert shown in panel.timeline.data(panel.timeline.index(k, panel.timeline.TOKEN))
     assert shown in panel.last_title.text()
     vocab = VocabBrowser(c)   # in front (in the window a dock tab may hide it)
@@ -184,7 +184,7 @@ def test_superwords_show_their_spaces(qtbot, window, ready, monkeypatch):
     qtbot.waitUntil(lambda: vocab.model.rowCount() == 256 + k, timeout=10_000)
     row = vocab.model.row_of_id(rec.new_id)
     assert vocab.model.data(vocab.model.index(row, 1)) == shown
-    enc = window.encode_view
+    enc = window.dock_layout.encode_view
     enc.show_ws.setChecked(True)
     enc.set_text(rec.token.decode() * 3)
     enc.encode_now()
@@ -202,7 +202,7 @@ def test_skipped_pairs_are_explained(qtbot, window, ready, monkeypatch):
     assert notes, "the fixture makes stage 2 skip pairs holding ': '"
     k, reason = notes[0]
     c.goto(k - 1)
-    panel = window.merge_panel
+    panel = window.dock_layout.merge_panel
     assert "Stage 2 skipped" in panel.next_label.text() and ": " in reason
     c.goto(k)
     assert panel.last_reason.text() == reason
@@ -216,11 +216,11 @@ def test_pairs_stage_2_would_skip_are_marked_in_the_pair_table(qtbot, window, re
         f"p{k} q{k}\n" for k in range(10) for _ in range(30)))
     assert c.set_settings(TrainSettings(num_merges=80, superbpe_from=5))
     ready(c)
-    model = window.merge_panel.pair_model
+    model = window.dock_layout.merge_panel.pair_model
     c.goto(5)
     seen = 0
     while c.step():
-        window.merge_panel._refresh_pairs()
+        window.dock_layout.merge_panel._refresh_pairs()
         vb = c.view().vocab_bytes
         marked = [r for r in model.rows if model.tie_label(r) == "skipped"]
         assert [r for r in model.rows if skipped(vb[r.a] + vb[r.b])] == marked
@@ -239,13 +239,13 @@ def test_the_setting_survives_a_session(qtbot, make_window, ready, tmp_path):
     assert c.set_settings(TrainSettings(vocab_size=VOCAB, superbpe_from=T))
     ready(c, timeout=60_000)
     path = str(tmp_path / "s.bpesession")
-    assert c.save_session(path)
+    assert c.opening.save_session(path)
     win2 = make_window()
-    assert win2.open_session(path)
+    assert win2.sessions.open_session(path)
     ready(win2.controller, timeout=60_000)
     assert win2.controller.settings.superbpe_from == T
-    assert win2.settings_panel.superbpe.check.isChecked()
-    assert win2.settings_panel.superbpe.spin.value() == T
+    assert win2.dock_layout.settings_panel.superbpe.check.isChecked()
+    assert win2.dock_layout.settings_panel.superbpe.spin.value() == T
     assert win2.controller.view().transition == T
 
 
@@ -253,7 +253,7 @@ def test_the_export_loads_in_plain_tokenizers_with_the_same_ids(qtbot, window, r
                                                                 monkeypatch, tmp_path):
     tokenizers = pytest.importorskip("tokenizers")
     c, _ = _train(qtbot, window, ready, monkeypatch=monkeypatch)
-    files = c.export("hf", str(tmp_path))
+    files = c.tokenizer_files.export("hf", str(tmp_path))
     assert files
     hf = tokenizers.Tokenizer.from_file(str(tmp_path / "tokenizer.json"))
     tok = c.tokenizer()
@@ -291,7 +291,7 @@ def test_the_encode_view_follows_steps_across_the_transition(qtbot, window, read
     c, _ = _train(qtbot, window, ready, job=False, monkeypatch=monkeypatch)
     # the superwords of the first stage-2 steps, and text around them
     text = " ".join(s.token.decode() for s in c.view().steps[T:T + 4]) + " " + HELD_OUT
-    enc = window.encode_view
+    enc = window.dock_layout.encode_view
     enc.set_text(text)
     enc.encode_now()
     for k in (T - 2, T - 1, T, T + 1, T + 2, T + 1, T, T - 1, T + 3):
@@ -310,11 +310,11 @@ def test_the_done_message_counts_the_merges_of_both_stages(qtbot, window, ready)
     ready(c, timeout=60_000)
     said = []
     c.message.connect(said.append)
-    assert window.flow.train()
+    assert window.actions_menus.flow.train()
     qtbot.waitUntil(lambda: not c.busy and c.view().is_done(), timeout=60_000)
     want = "Target reached at step 60 (60 merges: 50 in stage 1, 10 in stage 2)."
     assert c.done_reason() == want
-    assert want in window.merge_panel.next_label.text()
+    assert want in window.dock_layout.merge_panel.next_label.text()
     assert not c.step() and said[-1] == want
 
 
@@ -331,8 +331,8 @@ def test_a_superword_ending_in_a_space_says_why_it_is_unreachable(qtbot, window,
     ready(c, timeout=60_000)
     assert c.goto(200)
     qtbot.waitUntil(lambda: not c.busy)
-    window.vocab_dock.raise_()
-    b = window.vocab_browser
+    window.dock_layout.vocab_dock.raise_()
+    b = window.dock_layout.vocab_browser
     b.set_class_filter("unreachable")
     qtbot.waitUntil(lambda: b.model.classes is not None and b.proxy.rowCount() > 0,
                     timeout=20_000)
@@ -357,7 +357,7 @@ def test_an_unreachable_token_of_gpt2s_pattern_gets_no_such_note(qtbot):
     vocab.update({256 + k: a + b for k, (a, b) in enumerate(merges)})
     c = Controller()
     c.imported, c.imported_path = Tokenizer(vocab, merges, pattern="gpt2"), "/x/t.json"
-    c.set_use_imported(True)
+    c.tokenizer_files.set_use_imported(True)
     assert c.classes.of_imported(c.imported).kind(258) == "unreachable"
     assert c.classes.context_note("imported", 258) == ""
     c.shutdown()

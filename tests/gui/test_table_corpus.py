@@ -26,8 +26,8 @@ def table_file(tmp_path):
 
 
 def test_open_a_table_and_step_as_with_its_text(window, table_file, ready):
-    c, ed = window.controller, window.editor
-    assert window.open_paths([str(table_file)])
+    c, ed = window.controller, window.dock_layout.editor
+    assert window.files.open_paths([str(table_file)])
     ready(c)
     assert c.corpus_table is not None and c.corpus_text == ""
     # the settings took the table's pattern and special tokens
@@ -55,27 +55,27 @@ def test_open_a_table_and_step_as_with_its_text(window, table_file, ready):
 def test_settings_that_do_not_fit_the_table_are_refused_with_the_reason(window, table_file,
                                                                          ready, qtbot):
     c = window.controller
-    window.open_paths([str(table_file)])
+    window.files.open_paths([str(table_file)])
     ready(c)
     errors = []
     c.errorOccurred.connect(lambda title, msg: errors.append(msg))
     c.set_settings(TrainSettings(pattern="gpt2", special_tokens=("<|endoftext|>",)))
-    c.retrain()
+    c.training.retrain()
     assert errors and "counted with the GPT-4 (cl100k) preset" in errors[-1]
     assert "GPT-2" in errors[-1]
 
 
 def test_session_with_a_table_corpus_reopens_it(window, table_file, ready, tmp_path):
     c = window.controller
-    window.open_paths([str(table_file)])
+    window.files.open_paths([str(table_file)])
     ready(c)
     assert c.goto(7)
     path = tmp_path / "s.bpesession"
-    assert c.save_session(str(path))
+    assert c.opening.save_session(str(path))
     c.set_corpus_text("something else entirely", dirty=False)
     ready(c)
     assert c.corpus_table is None
-    assert window.open_session(str(path))
+    assert window.sessions.open_session(str(path))
     ready(c)
     assert c.corpus_table is not None and c.trainer.n_steps == 7
     assert c.corpus_paths == [str(table_file)]
@@ -84,14 +84,14 @@ def test_session_with_a_table_corpus_reopens_it(window, table_file, ready, tmp_p
 def test_views_that_need_text_say_so(window, table_file, ready):
     from bpe_gui.gui.controller.table_corpus import NO_TEXT, table_paths
     c = window.controller
-    window.open_paths([str(table_file)])
+    window.files.open_paths([str(table_file)])
     ready(c)
     from bpe_gui.gui.panels.compare.compare_view import CompareView
     cv = CompareView(c)
     cv.from_corpus()
     assert NO_TEXT in cv.summary.text()
     cv.deleteLater()
-    assert not window.editor.save_as_dialog()       # no text to save
+    assert not window.dock_layout.editor.save_as_dialog()       # no text to save
     # opening tables and text files together is refused, naming the text file
     with pytest.raises(ValueError, match="corpus.txt: not word-count tables"):
         table_paths([str(table_file), str(table_file.with_name("corpus.txt"))])
@@ -101,7 +101,7 @@ def test_compare_view_trains_another_configuration_from_the_table(window, table_
                                                                   qtbot):
     from bpe_gui.gui.panels.compare.compare_view import CompareView
     c = window.controller
-    window.open_paths([str(table_file)])
+    window.files.open_paths([str(table_file)])
     ready(c)
     cv = CompareView(c)
     pane = cv.pane_b
@@ -121,14 +121,14 @@ def test_charts_of_a_table_leave_special_tokens_out_and_say_so(window, table_fil
     with the special tokens cut out), and the status line says so."""
     import math
     from collections import Counter
-    c, charts = window.controller, window.charts_view
-    assert window.open_paths([str(table_file)])
+    c, charts = window.controller, window.dock_layout.charts_view
+    assert window.files.open_paths([str(table_file)])
     ready(c)
     c.set_settings(replace(c.settings, mode="byte", vocab_size=1000, num_merges=None))
     ready(c)
     c.goto(25)
     assert c.trainer.n_steps == 25
-    window.charts_dock.raise_()
+    window.dock_layout.charts_dock.raise_()
     qtbot.waitUntil(lambda: "corpus" in charts.renyi.series
                     and charts.renyi.data("corpus")[0][-1:] == [25], timeout=5000)
     assert "word-count table" in charts.status.text() and "leave the special" in \

@@ -31,17 +31,17 @@ def test_the_panels_take_the_new_theme_colours(window):
     """The sample notice kept the first theme's colours: it read the theme from its own
     palette, which its style sheet sets."""
     w = window
-    w.set_theme("dark", save=False)
+    w.themes.set("dark", save=False)
     try:
         dark = colors(w)
-        assert dark["accent"] in w.editor.unsaved_label.styleSheet()
-        assert dark["error"] in w.settings_panel.target_error.styleSheet()
-        assert dark["info_bg"] in w.editor.notice.styleSheet()
-        w.set_theme("light", save=False)
+        assert dark["accent"] in w.dock_layout.editor.unsaved_label.styleSheet()
+        assert dark["error"] in w.dock_layout.settings_panel.target_error.styleSheet()
+        assert dark["info_bg"] in w.dock_layout.editor.notice.styleSheet()
+        w.themes.set("light", save=False)
         light = colors(w)
         assert light != dark
-        assert light["accent"] in w.editor.unsaved_label.styleSheet()
-        assert light["error"] in w.settings_panel.target_error.styleSheet()
-        assert light["info_bg"] in w.editor.notice.styleSheet()
+        assert light["accent"] in w.dock_layout.editor.unsaved_label.styleSheet()
+        assert light["error"] in w.dock_layout.settings_panel.target_error.styleSheet()
+        assert light["info_bg"] in w.dock_layout.editor.notice.styleSheet()
     finally:
-        w.set_theme("light", save=False)
+        w.themes.set("light", save=False)

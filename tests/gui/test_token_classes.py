@@ -101,7 +101,7 @@ def test_an_imported_vocabulary_is_classified_by_a_job(browser, controller, qtbo
     assert len(tok.vocab) > SYNC_MAX
     labels = []
     controller.progress.connect(lambda label, *_: labels.append(label))
-    assert controller.import_tokenizer(str(path)) is not None
+    assert controller.tokenizer_files.import_tokenizer(str(path)) is not None
     qtbot.waitUntil(lambda: browser.model.classes is not None, timeout=30_000)
     assert any(label.startswith("Classifying") for label in labels)  # in the status bar
     want = oracle(tok, GPT2)
@@ -139,7 +139,7 @@ def test_cancel_stops_classifying_and_a_class_asks_again(browser, controller, qt
             controller.busyChanged.disconnect(cancel_at_once)
             controller.cancel()
     controller.busyChanged.connect(cancel_at_once)
-    tok = controller.import_tokenizer(path)
+    tok = controller.tokenizer_files.import_tokenizer(path)
     qtbot.waitUntil(lambda: not controller.busy, timeout=30_000)
     assert browser.model.classes is None and seen == []   # no classes delivered
     assert "cancelled" in browser.classes_text()
@@ -158,7 +158,7 @@ def test_a_step_drops_a_classification_that_is_running(qtbot, tmp_path):
     c = Controller()
     c.set_settings(TrainSettings(vocab_size=SYNC_MAX + 1500))
     c.set_corpus_text(text)
-    assert c.retrain()
+    assert c.training.retrain()
     qtbot.waitUntil(lambda: not c.busy and c.trainer is not None, timeout=30_000)
     b = VocabBrowser(c)
     qtbot.addWidget(b)
@@ -191,7 +191,7 @@ def test_the_filter_counts_each_class_as_the_steps_go(browser, controller, qtbot
 def test_the_class_tooltip_wraps_into_readable_lines(browser, controller, qtbot, tmp_path):
     """A class tooltip is shown in lines of a readable width (not one line across the
     screen, nor a narrow column), with every word and id of the plain sentence."""
-    tok = controller.import_tokenizer(str(crossing_tiktoken(tmp_path, 900)))
+    tok = controller.tokenizer_files.import_tokenizer(str(crossing_tiktoken(tmp_path, 900)))
     qtbot.waitUntil(lambda: browser.model.classes is not None, timeout=30_000)
     want = oracle(tok, GPT2)
     m = browser.model

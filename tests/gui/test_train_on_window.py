@@ -67,18 +67,18 @@ def _window_with(make_window, qtbot, source, text=NEW_TEXT):
     win = make_window()
     c = win.controller
     c.set_corpus_text(text, dirty=False)
-    assert c.import_tokenizer(str(source)) is not None
+    assert c.tokenizer_files.import_tokenizer(str(source)) is not None
     wait_idle(qtbot, c)
     return win, c
 
 
 def _train_on(win, qtbot, n: int, rule: str = "greatest"):
     c = win.controller
-    assert win.act_train_on.isEnabled()
-    win.act_train_on.trigger()
+    assert win.actions_menus.acts["train_on"].isEnabled()
+    win.actions_menus.acts["train_on"].trigger()
     dlg = win.train_on_flow.dialog
     assert dlg is not None and dlg.isVisible()
-    win.act_train_on.trigger()                  # again: the same dialog, not a second
+    win.actions_menus.acts["train_on"].trigger()   # again: the same dialog, not a second
     assert win.train_on_flow.dialog is dlg
     dlg.merges_spin.setValue(n)
     dlg.tie_combo.setCurrentIndex(dlg.tie_combo.findData(rule))
@@ -103,7 +103,7 @@ def test_train_on_gpt2_files_from_the_window(make_window, qtbot, gpt2_dir, rule)
     assert got == _reference(src, 40, rule)
     assert v.n_inherited == src.n_merges and v.n_steps == 40
     # the timeline: one collapsed row for the inherited merges, then the 40 new ones
-    tl = win.merge_panel.timeline
+    tl = win.dock_layout.merge_panel.timeline
     assert tl.rowCount() == 41
     first = tl.index(0, tl.MERGE).data()
     assert f"{src.n_merges:,} inherited merges" in first and "(GPT-2 files)" in first
@@ -111,13 +111,13 @@ def test_train_on_gpt2_files_from_the_window(make_window, qtbot, gpt2_dir, rule)
     assert "inherited from" in tl.cell(0, tl.TOKEN).content
     assert tl.index(1, tl.TOKEN).data().endswith(f"({max(src.vocab) + 1})")
     # options the source decides are shown fixed in the settings panel
-    panel = win.settings_panel
+    panel = win.dock_layout.settings_panel
     assert panel.inherited.notice.isVisible() or not panel.isVisible()
     assert not panel.preset_combo.isEnabled() and not panel.specials_edit.isEnabled()
     assert not panel.is_pending()
     # the vocabulary browser: the source's tokens inherited, the new ones by their step
-    win.vocab_dock.raise_()
-    m = win.vocab_browser.model
+    win.dock_layout.vocab_dock.raise_()
+    m = win.dock_layout.vocab_browser.model
     qtbot.waitUntil(lambda: m.source == "trained" and m.rowCount() == v.n_initial + 40)
     steps = {m.index(r, m.ID).data(): m.index(r, m.STEP).data() for r in range(m.rowCount())}
     assert steps[str(src.token_to_id[b"e"])] == "inherited"
@@ -125,7 +125,7 @@ def test_train_on_gpt2_files_from_the_window(make_window, qtbot, gpt2_dir, rule)
     # step 0 is the source as it was: the encode view's ids are the library's own
     hf = tokenizers.ByteLevelBPETokenizer(str(gpt2_dir / "vocab.json"),
                                           str(gpt2_dir / "merges.txt"))
-    ev = win.encode_view
+    ev = win.dock_layout.encode_view
     ev.set_text(PROBE)
     c.goto(0)
     qtbot.waitUntil(lambda: c.step_index == 0 and not c.busy)
@@ -139,7 +139,7 @@ def test_encode_view_and_playback_tell_new_tokens_from_inherited(make_window, qt
     src_vocab = json.loads((gpt2_dir / "vocab.json").read_text())   # the file itself
     inherited_ids = set(src_vocab.values())
     c = _train_on(win, qtbot, 60)
-    ev = win.encode_view
+    ev = win.dock_layout.encode_view
     ev.set_text(PROBE)
     ev.encode_now()
     ids = list(ev.encoding.ids)
@@ -164,7 +164,7 @@ def test_encode_view_and_playback_tell_new_tokens_from_inherited(make_window, qt
     for s, new in whole:
         assert (fmt[ev.pos_of_char(s)] >= 5) == new
     # word playback: the merges of rank >= n_inherited are the new ones
-    pb = win.playback_view
+    pb = win.dock_layout.playback_view
     s, e = ev.encoding.offsets[ev.news.index(True)]   # a word with a new token
     pb.show_word(PROBE[s:e])
     n_inh = c.view().n_inherited
@@ -176,7 +176,7 @@ def test_encode_view_and_playback_tell_new_tokens_from_inherited(make_window, qt
         assert text.startswith("new") == (r >= n_inh)
     assert pb.legend.isVisibleTo(pb)
     # the imported tokenizer in the encode view: no marks, no legend
-    c.set_use_imported(True)
+    c.tokenizer_files.set_use_imported(True)
     ev.encode_now()
     assert ev.news is None and not ev.origin_legend.isVisibleTo(ev)
 
@@ -187,15 +187,15 @@ def test_train_on_a_tiktoken_file_and_export(make_window, qtbot, tiktoken_file, 
     c = _train_on(win, qtbot, 50, "lowest-ids")
     got = [(s.left, s.right, s.new_id) for s in c.view().steps]
     assert got == _reference(src, 50, "lowest-ids")
-    tl = win.merge_panel.timeline
+    tl = win.dock_layout.merge_panel.timeline
     assert "small.tiktoken" in tl.index(0, tl.MERGE).data()
     want = c.tokenizer().encode(PROBE + EOT)
     assert any(i >= c.view().n_initial for i in want)
     # exports from the window: inherited ids unchanged, new ones the same, in the libraries
-    assert c.export("hf", str(tmp_path / "hf")) is not None
+    assert c.tokenizer_files.export("hf", str(tmp_path / "hf")) is not None
     hf = tokenizers.Tokenizer.from_file(str(tmp_path / "hf" / "tokenizer.json"))
     assert hf.encode(PROBE + EOT).ids == want
-    assert c.export("tiktoken", str(tmp_path / "tt")) is not None
+    assert c.tokenizer_files.export("tiktoken", str(tmp_path / "tt")) is not None
     meta = json.loads((tmp_path / "tt" / "tokenizer.tiktoken.json").read_text())
     ranks = read_ranks(tmp_path / "tt" / "tokenizer.tiktoken")
     enc = tiktoken.Encoding("t", pat_str=meta["pat_str"], mergeable_ranks=ranks,
@@ -224,10 +224,10 @@ def test_a_refused_source_says_why_and_keeps_the_trainer(make_window, qtbot, tmp
     qtbot.waitUntil(lambda: c.trainer is not None and not c.stale and not c.busy,
                     timeout=20_000)
     before, text = c.view(), c.corpus_text
-    win.act_train_on.trigger()
+    win.actions_menus.acts["train_on"].trigger()
     win.train_on_flow.dialog.accept()
-    qtbot.waitUntil(lambda: not c.busy and win.last_error is not None, timeout=20_000)
-    title, message = win.last_error
+    qtbot.waitUntil(lambda: not c.busy and win.status.last_error is not None, timeout=20_000)
+    title, message = win.status.last_error
     assert "Cannot train on" in title and "merge list" in message
     assert c.view() is before and c.corpus_text == text
     assert not c.train_on.active and c.train_on.origin() is None
@@ -236,14 +236,14 @@ def test_a_refused_source_says_why_and_keeps_the_trainer(make_window, qtbot, tmp
 def test_no_corpus_or_no_tokenizer_disables_the_action(make_window, qtbot, gpt2_dir):
     win = make_window()
     c = win.controller
-    assert c.imported is None and not win.act_train_on.isEnabled()
+    assert c.imported is None and not win.actions_menus.acts["train_on"].isEnabled()
     win.train_on_flow.ask()
-    assert "Import a tokenizer first" in win.last_error[1]
-    c.import_tokenizer(str(gpt2_dir))
-    assert win.act_train_on.isEnabled()
+    assert "Import a tokenizer first" in win.status.last_error[1]
+    c.tokenizer_files.import_tokenizer(str(gpt2_dir))
+    assert win.actions_menus.acts["train_on"].isEnabled()
     c.set_corpus_text("", dirty=False)
-    assert not win.act_train_on.isEnabled()
-    assert win.train_on_flow.ask() is None and "corpus is empty" in win.last_error[1]
+    assert not win.actions_menus.acts["train_on"].isEnabled()
+    assert win.train_on_flow.ask() is None and "corpus is empty" in win.status.last_error[1]
 
 
 def test_cancel_while_merging_keeps_the_merges_made(make_window, qtbot, gpt2_dir,
@@ -259,15 +259,15 @@ def test_cancel_while_merging_keeps_the_merges_made(make_window, qtbot, gpt2_dir
     c.live.interval = 0.05
     kept = c.view()
     assert c.train_on.start(num_merges=2_000)
-    qtbot.waitUntil(lambda: len(win.merge_panel.timeline.records) >= 16 and c.busy,
+    qtbot.waitUntil(lambda: len(win.dock_layout.merge_panel.timeline.records) >= 16 and c.busy,
                     timeout=20_000)
     qtbot.keyClick(win, Qt.Key_Escape)
     wait_idle(qtbot, c)
     v = c.view()
     assert v is not kept and 16 <= v.n_steps < 2_000 and v.n_inherited > 0
     assert c.train_on.active and c.train_on.origin() is not None
-    assert win.merge_panel.timeline.rowCount() == v.n_steps + 1
-    assert "inherited merges" in win.merge_panel.timeline.index(0, 1).data()
+    assert win.dock_layout.merge_panel.timeline.rowCount() == v.n_steps + 1
+    assert "inherited merges" in win.dock_layout.merge_panel.timeline.index(0, 1).data()
 
 
 def test_cancel_while_segmenting_keeps_the_trainer_before(make_window, qtbot, gpt2_dir,
@@ -301,32 +301,32 @@ def test_session_restores_training_on(make_window, qtbot, gpt2_dir, tmp_path):
     c.goto(25)
     steps = [(s.left, s.right, s.new_id) for s in c.view().steps]
     path = str(tmp_path / "on.bpesession")
-    assert c.save_session(path, "", True, 30)
+    assert c.opening.save_session(path, "", True, 30)
     saved = json.loads(open(path, encoding="utf-8").read())
     assert saved["train_on"]["from"] == str(gpt2_dir)
     win2 = make_window(load=False)
     c2 = win2.controller
-    assert win2.open_session(path)
+    assert win2.sessions.open_session(path)
     qtbot.waitUntil(lambda: not c2.busy and c2.train_on.origin() is not None, timeout=30_000)
     v = c2.view()
     assert isinstance(c2.trainer, InheritedTrainer) and v.n_steps == 25
     assert [(s.left, s.right, s.new_id) for s in v.steps] == steps
-    assert "inherited merges" in win2.merge_panel.timeline.index(0, 1).data()
+    assert "inherited merges" in win2.dock_layout.merge_panel.timeline.index(0, 1).data()
 
 
 def test_train_from_scratch_again(make_window, qtbot, gpt2_dir):
     win, c = _window_with(make_window, qtbot, gpt2_dir)
     before = c.settings
     c = _train_on(win, qtbot, 20)
-    assert win.act_train_on_leave.isEnabled()
-    win.act_train_on_leave.trigger()
-    assert not c.train_on.active and win.settings_panel.preset_combo.isEnabled()
+    assert win.actions_menus.acts["train_on_leave"].isEnabled()
+    win.actions_menus.acts["train_on_leave"].trigger()
+    assert not c.train_on.active and win.dock_layout.settings_panel.preset_combo.isEnabled()
     assert c.settings == before   # the corpus's own (here the first start's tutorial's)
-    win.act_run.trigger()
+    win.actions_menus.acts["run"].trigger()
     qtbot.waitUntil(lambda: not c.busy and not c.stale, timeout=20_000)
     v = c.view()
     assert v.n_inherited == 0 and v.settings == before
-    assert win.merge_panel.timeline.index(0, 1).data() == "start"
+    assert win.dock_layout.merge_panel.timeline.index(0, 1).data() == "start"
 
 
 def test_session_whose_source_is_gone_says_so_and_trains_from_scratch(make_window, qtbot,
@@ -337,15 +337,15 @@ def test_session_whose_source_is_gone_says_so_and_trains_from_scratch(make_windo
     win, c = _window_with(make_window, qtbot, src)
     c = _train_on(win, qtbot, 15)
     path = str(tmp_path / "gone.bpesession")
-    assert c.save_session(path)
+    assert c.opening.save_session(path)
     shutil.rmtree(src)
     win2 = make_window(load=False)
     c2 = win2.controller
-    assert win2.open_session(path)
+    assert win2.sessions.open_session(path)
     qtbot.waitUntil(lambda: not c2.busy and c2.trainer is not None and not c2.stale,
                     timeout=30_000)
-    assert win2.last_error[0] == "Session: training on not restored"
-    assert str(src) in win2.last_error[1]
+    assert win2.status.last_error[0] == "Session: training on not restored"
+    assert str(src) in win2.status.last_error[1]
     assert c2.corpus_text == NEW_TEXT and not c2.train_on.active
     assert c2.view().n_inherited == 0 and c2.train_on.origin() is None
 
@@ -365,18 +365,18 @@ def test_train_from_scratch_again_gives_the_corpus_its_own_settings_back(
     assert c.settings.num_merges == 20 and EOT in c.settings.special_tokens
     said = []
     c.message.connect(said.append)
-    win.act_train_on_leave.trigger()
+    win.actions_menus.acts["train_on_leave"].trigger()
     assert c.settings == own
     assert "settings you had before are back" in said[-1] and "no special tokens" in said[-1]
     assert "vocabulary size 500" in said[-1]
-    panel = win.settings_panel
+    panel = win.dock_layout.settings_panel
     assert panel.vocab_radio.isChecked() and panel.vocab_spin.value() == 500
     assert panel.special_tokens() == [] and not panel.is_pending()
     path = tmp_path / "after.bpesession"
-    assert c.save_session(str(path))
+    assert c.opening.save_session(str(path))
     saved = json.loads(path.read_text(encoding="utf-8"))["settings"]
     assert saved["vocab_size"] == 500 and saved["num_merges"] is None
     assert saved["special_tokens"] == []
-    win.act_run.trigger()
+    win.actions_menus.acts["run"].trigger()
     qtbot.waitUntil(lambda: not c.busy and not c.stale, timeout=20_000)
     assert c.view().n_initial == 256 and c.view().vocab_size == 500

@@ -29,20 +29,20 @@ def use_corpus(window, ready, text=TEXT, **settings):
     c = window.controller
     c.set_settings(TrainSettings(**settings))
     c.set_corpus_text(text)
-    c.retrain()
+    c.training.retrain()
     ready(c)
     return c
 
 
 def test_pending_settings_show_in_the_toolbar_and_train_applies_them(window, ready, qtbot):
     c = use_corpus(window, ready, vocab_size=300)
-    flow, panel = window.flow, window.settings_panel
+    flow, panel = window.actions_menus.flow, window.dock_layout.settings_panel
     assert not flow.badge_action.isVisible() and not flow.badge.text()
     panel.vocab_spin.setValue(320)
     qtbot.waitUntil(lambda: flow.badge.text() != "")
     assert "1 setting not applied" in flow.badge.text()
     assert "vocab size 300 → 320" in flow.badge.toolTip()
-    window.act_run.trigger()               # one action: apply and run to the target
+    window.actions_menus.acts["run"].trigger()   # one action: apply and run to the target
     qtbot.waitUntil(lambda: not c.busy and c.trainer.is_done(), timeout=10_000)
     assert c.settings.vocab_size == 320 and c.trainer.vocab_size == 320
     qtbot.waitUntil(lambda: flow.badge.text() == "")
@@ -50,9 +50,9 @@ def test_pending_settings_show_in_the_toolbar_and_train_applies_them(window, rea
 
 def test_train_with_settings_that_need_a_new_trainer_trains_to_the_target(window, ready, qtbot):
     c = use_corpus(window, ready, vocab_size=300)
-    window.settings_panel.tie_combo.setCurrentIndex(
-        window.settings_panel.tie_combo.findData("first-seen"))
-    window.act_run.trigger()
+    window.dock_layout.settings_panel.tie_combo.setCurrentIndex(
+        window.dock_layout.settings_panel.tie_combo.findData("first-seen"))
+    window.actions_menus.acts["run"].trigger()
     qtbot.waitUntil(lambda: not c.busy and c.trainer.is_done(), timeout=10_000)
     assert c.trainer.settings.tie_rule == "first-seen" and not c.stale
     fresh = Trainer.from_text(TEXT, c.settings)
@@ -63,11 +63,11 @@ def test_train_with_settings_that_need_a_new_trainer_trains_to_the_target(window
 @pytest.mark.parametrize("second", [330, 270])
 def test_a_new_target_goes_on_or_back_without_retokenizing(window, ready, qtbot, second):
     c = use_corpus(window, ready, vocab_size=300)
-    window.act_run.trigger()
+    window.actions_menus.acts["run"].trigger()
     qtbot.waitUntil(lambda: not c.busy and c.trainer.is_done(), timeout=10_000)
     trainer, table = c.trainer, c.trainer.table
-    window.settings_panel.vocab_spin.setValue(second)
-    window.act_run.trigger()
+    window.dock_layout.settings_panel.vocab_spin.setValue(second)
+    window.actions_menus.acts["run"].trigger()
     qtbot.waitUntil(lambda: not c.busy and c.trainer.is_done(), timeout=10_000)
     assert c.trainer is trainer and c.trainer.table is table and not c.stale
     fresh = Trainer.from_text(TEXT, TrainSettings(vocab_size=second))
@@ -75,15 +75,15 @@ def test_a_new_target_goes_on_or_back_without_retokenizing(window, ready, qtbot,
     assert c.trainer.merges == fresh.merges
     # the header and the status bar follow the new target
     target = second - trainer.n_initial
-    assert f"/ {target:,}" in window.step_label.text()
-    assert f"of {target:,}" in window.merge_panel.status.text()
+    assert f"/ {target:,}" in window.status.step_label.text()
+    assert f"of {target:,}" in window.dock_layout.merge_panel.status.text()
 
 
 def test_retrain_applies_pending_settings(window, ready, qtbot):
     c = use_corpus(window, ready, vocab_size=300)
-    window.settings_panel.minfreq_spin.setValue(3)
-    window.settings_panel.prune_check.setChecked(True)
-    window.act_retrain.trigger()
+    window.dock_layout.settings_panel.minfreq_spin.setValue(3)
+    window.dock_layout.settings_panel.prune_check.setChecked(True)
+    window.actions_menus.acts["retrain"].trigger()
     ready(c)
     assert c.settings.min_frequency == 3 and c.settings.prune
     # it trains to the target (it used to stop at step 0: issue 21)
@@ -92,14 +92,29 @@ def test_retrain_applies_pending_settings(window, ready, qtbot):
 
 def test_settings_with_errors_are_not_trained_and_say_so(window, ready, qtbot):
     c = use_corpus(window, ready, vocab_size=300)
-    panel = window.settings_panel
+    panel = window.dock_layout.settings_panel
     panel.preset_combo.setCurrentIndex(panel.preset_combo.findData("custom"))
     panel.pattern_edit.setText("(unclosed")
     panel.check()
     trainer = c.trainer
-    assert not window.flow.train()
+    assert not window.actions_menus.flow.train()
     assert c.trainer is trainer and c.step_index == 0
-    assert "error" in window.flow.badge.text()
+    assert "error" in window.actions_menus.flow.badge.text()
+
+
+@pytest.mark.regression
+def test_step_on_an_edited_big_corpus_waits_for_its_retrain(window, ready, qtbot):
+    """Step (F10) on an edited corpus too big to retrain at once started the retraining
+    job, then stepped the stale trainer the job replaces (or, with none yet, raised
+    AttributeError: an "Unexpected error" box). It now starts the job and steps nothing."""
+    c = window.controller
+    c.set_settings(TrainSettings(vocab_size=300))
+    c.set_corpus_text(big_text())
+    assert c.trainer is None or c.stale
+    assert not c.step() and c.busy       # the retrain job runs; nothing was stepped
+    ready(c)
+    assert c.trainer is not None and not c.stale and c.step_index == 0
+    assert c.step() and c.step_index == 1
 
 
 @pytest.fixture
@@ -123,8 +138,8 @@ def slow_steps(monkeypatch):
 def test_merge_panel_and_timeline_follow_a_running_training(window, ready, qtbot, slow_steps):
     c = use_corpus(window, ready, num_merges=2_000)
     c.live.interval = 0.05
-    panel = window.merge_panel
-    window.act_run.trigger()
+    panel = window.dock_layout.merge_panel
+    window.actions_menus.acts["run"].trigger()
     assert c.busy
     qtbot.waitUntil(lambda: len(panel.timeline.records) >= 20 and c.busy, timeout=10_000)
     assert "Step 0 " not in panel.status.text()
@@ -153,14 +168,14 @@ def test_cancel_while_pretokenizing_frees_the_window_at_once(window, ready, qtbo
     c.set_corpus_text(big_text())
     feedback = []
     c.cancelling.connect(feedback.append)
-    window.act_run.trigger()
+    window.actions_menus.acts["run"].trigger()
     qtbot.waitUntil(entered.is_set)
-    assert c.busy and window.act_cancel.isEnabled()
-    window.encode_view.setFocus()            # Esc works wherever the focus is
+    assert c.busy and window.actions_menus.acts["cancel"].isEnabled()
+    window.dock_layout.encode_view.setFocus()            # Esc works wherever the focus is
     qtbot.keyClick(window.focusWidget() or window, Qt.Key_Escape)
     assert not c.busy                        # at once, not when the engine notices
-    assert feedback and "cancelling" in window.progress_label.text()
-    assert c.trainer is old and window.act_step.isEnabled()
+    assert feedback and "cancelling" in window.status.progress_label.text()
+    assert c.trainer is old and window.actions_menus.acts["step"].isEnabled()
     release.set()                            # the late result is dropped, safely
     qtbot.waitUntil(lambda: not c.jobs.ending, timeout=20_000)
     assert c.trainer is old and not c.busy
@@ -168,7 +183,7 @@ def test_cancel_while_pretokenizing_frees_the_window_at_once(window, ready, qtbo
 
 def test_cancel_while_running_keeps_the_merges_made(window, ready, qtbot, slow_steps):
     c = use_corpus(window, ready, num_merges=2_000)
-    window.act_run.trigger()
+    window.actions_menus.acts["run"].trigger()
     qtbot.waitUntil(lambda: c.busy)
     qtbot.keyClick(window, Qt.Key_Escape)
     qtbot.waitUntil(lambda: not c.busy, timeout=2_000)
@@ -180,33 +195,34 @@ def test_training_shows_the_trained_tokenizer_after_an_import(window, ready, qtb
     """Issue 21: after importing a tokenizer and training, the encode view and the
     vocabulary browser still showed the import, with no hint how to switch back."""
     c = use_corpus(window, ready, vocab_size=300)
-    window.act_run.trigger()
+    window.actions_menus.acts["run"].trigger()
     ready(c)
-    files = c.export("hf", str(tmp_path), name="mine")
-    assert c.import_tokenizer(str(files[0])) is not None
+    files = c.tokenizer_files.export("hf", str(tmp_path), name="mine")
+    assert c.tokenizer_files.import_tokenizer(str(files[0])) is not None
     assert c.use_imported
-    window.vocab_dock.raise_()   # a panel behind another tab catches up when shown
-    qtbot.waitUntil(lambda: window.vocab_browser.model.source == "imported")
-    assert window.vocab_browser.show_trained.isVisibleTo(window.vocab_browser)
-    assert window.encode_view.source.currentIndex() == 1
+    window.dock_layout.vocab_dock.raise_()   # a panel behind another tab catches up when shown
+    qtbot.waitUntil(lambda: window.dock_layout.vocab_browser.model.source == "imported")
+    browser = window.dock_layout.vocab_browser
+    assert browser.show_trained.isVisibleTo(browser)
+    assert window.dock_layout.encode_view.source.currentIndex() == 1
     messages = []
     c.message.connect(messages.append)
-    window.settings_panel.vocab_spin.setValue(320)
-    window.act_run.trigger()
+    window.dock_layout.settings_panel.vocab_spin.setValue(320)
+    window.actions_menus.acts["run"].trigger()
     ready(c)
     assert not c.use_imported and c.imported is not None
-    assert window.encode_view.source.currentIndex() == 0
-    assert window.encode_view.source.isEnabled()          # the import is one click away
-    qtbot.waitUntil(lambda: window.vocab_browser.model.source == "trained")
+    assert window.dock_layout.encode_view.source.currentIndex() == 0
+    assert window.dock_layout.encode_view.source.isEnabled()          # the import is one click away
+    qtbot.waitUntil(lambda: window.dock_layout.vocab_browser.model.source == "trained")
     assert any("trained tokenizer" in m for m in messages)
 
 
 def test_the_request_to_fix_settings_goes_once_they_are_fixed(window, ready, qtbot):
     use_corpus(window, ready, vocab_size=300)
-    panel = window.settings_panel
+    panel = window.dock_layout.settings_panel
     panel.preset_combo.setCurrentIndex(panel.preset_combo.findData("custom"))
     panel.pattern_edit.setText("(unclosed")
-    assert not window.flow.train()
+    assert not window.actions_menus.flow.train()
     bar = window.statusBar()
     assert "marked in red" in bar.currentMessage()
     panel.pattern_edit.setText(r"\S+|\s+")
@@ -218,17 +234,17 @@ def test_the_request_to_fix_settings_goes_once_they_are_fixed(window, ready, qtb
 def test_training_that_stops_early_says_why(window, ready, qtbot):
     """Issue 21: "Step 15 of 18 · vocabulary 27 / 30" when no pair was left."""
     c = use_corpus(window, ready, text="ab ab ab cd", vocab_size=280)
-    window.act_run.trigger()
+    window.actions_menus.acts["run"].trigger()
     ready(c)
     t = c.trainer
     assert t.is_done() and t.n_steps < t.target_steps
-    status = window.merge_panel.status.full_text()
+    status = window.dock_layout.merge_panel.status.full_text()
     assert status.startswith(f"Done at step {t.n_steps}") and "no pair left" in status
-    assert "no pair left" in window.step_label.text()
+    assert "no pair left" in window.status.step_label.text()
     c.set_settings(TrainSettings(vocab_size=300, min_frequency=3))
-    window.act_run.trigger()
+    window.actions_menus.acts["run"].trigger()
     ready(c)
-    assert "below min frequency 3" in window.merge_panel.status.full_text()
+    assert "below min frequency 3" in window.dock_layout.merge_panel.status.full_text()
 
 
 def test_a_status_message_reads_whole_in_the_tooltip(window):
@@ -246,17 +262,18 @@ def test_no_stale_text_after_a_mode_change_a_reset_or_a_new_target(window, qtbot
     status bar "Step 10." after Reset, the header "/ 60,000" after applying 10,000 (issue 10)."""
     c = window.controller
     assert c.corpus_sample == "tutorial"
-    panel = window.settings_panel
+    panel = window.dock_layout.settings_panel
     panel.byte_radio.setChecked(True)
-    assert window.flow.train()
+    assert window.actions_menus.flow.train()
     qtbot.waitUntil(lambda: not c.busy and c.trainer.is_done(), timeout=10_000)
     assert c.settings.mode == "byte"
-    assert "character mode" not in window.editor.source_label.text()
-    window.act_reset.trigger()
+    assert "character mode" not in window.dock_layout.editor.source_label.text()
+    window.actions_menus.acts["reset"].trigger()
     assert c.step_index == 0
     assert "Step 10" not in window.statusBar().currentMessage()
     assert "Target reached" not in window.statusBar().currentMessage()
     panel.merges_spin.setValue(4)
     assert panel.apply()
-    assert "/ 4 " in window.step_label.text() and "/ 10" not in window.step_label.text()
-    assert "of 4 " in window.merge_panel.status.text()
+    label = window.status.step_label.text()
+    assert "/ 4 " in label and "/ 10" not in label
+    assert "of 4 " in window.dock_layout.merge_panel.status.text()

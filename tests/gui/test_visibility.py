@@ -29,7 +29,7 @@ def fresh_ids(controller, text: str) -> list[int]:
 @pytest.fixture
 def win(make_window, qtbot):
     w = make_window()
-    if w.encode_on_right:
+    if w.dock_layout.encode_on_right:
         pytest.skip("the screen is wide enough for the encode view beside the merge panel; "
                     "these tests need the bottom tab layout (encode in front)")
     # the panels' debounced first updates (compare, charts) run before the test steps
@@ -49,26 +49,27 @@ def raise_tab(qtbot, dock, widget) -> None:
 
 
 def vb_rows(win) -> int:
-    return win.vocab_browser.model.rowCount()
+    return win.dock_layout.vocab_browser.model.rowCount()
 
 
 def test_only_the_front_tab_is_on_screen(win):
-    assert win.encode_dock.isVisible() and win.vocab_dock.isVisible()
-    for behind in (win.vocab_browser, win.charts_view, win.compare_view,
-                   win.compare_view.pane_a, win.compare_view.pane_b):
+    assert win.dock_layout.encode_dock.isVisible() and win.dock_layout.vocab_dock.isVisible()
+    d = win.dock_layout
+    for behind in (d.vocab_browser, d.charts_view, d.compare_view, d.compare_view.pane_a,
+                   d.compare_view.pane_b):
         assert behind.isVisible(), type(behind).__name__       # not hidden by Qt ...
         assert not on_screen(behind), type(behind).__name__    # ... but not on screen
-    assert on_screen(win.encode_view)
-    assert on_screen(win.merge_panel)
+    assert on_screen(win.dock_layout.encode_view)
+    assert on_screen(win.dock_layout.merge_panel)
 
 
 def test_vocab_browser_skips_steps_behind_and_catches_up_when_raised(qtbot, win):
-    c, vb = win.controller, win.vocab_browser
+    c, vb = win.controller, win.dock_layout.vocab_browser
     t = c.trainer
     # Look at the vocabulary once (step 0), then go back to the encode tab.
-    raise_tab(qtbot, win.vocab_dock, vb)
+    raise_tab(qtbot, win.dock_layout.vocab_dock, vb)
     assert vb.model.rowCount() == t.n_initial > 0
-    raise_tab(qtbot, win.encode_dock, win.encode_view)
+    raise_tab(qtbot, win.dock_layout.encode_dock, win.dock_layout.encode_view)
     assert not on_screen(vb)
     rows_before = vb.model.rowCount()
     shown_before = vb.proxy.rowCount()
@@ -84,7 +85,7 @@ def test_vocab_browser_skips_steps_behind_and_catches_up_when_raised(qtbot, win)
     assert vb.summary.text() == summary_before
     assert vb.catchup.behind
 
-    raise_tab(qtbot, win.vocab_dock, vb)
+    raise_tab(qtbot, win.dock_layout.vocab_dock, vb)
     assert not t.settings.prune               # every token is a row (none pruned away)
     n_tokens = len(t.base) + len(t.settings.special_tokens) + STEPS
     qtbot.waitUntil(lambda: vb.model.rowCount() == n_tokens, timeout=3000)
@@ -96,15 +97,15 @@ def test_vocab_browser_skips_steps_behind_and_catches_up_when_raised(qtbot, win)
     assert made == [rec.token for rec in t.steps]
     assert f"Step {STEPS}:" in vb.summary.text()
     # The encode tab is behind now.
-    assert not on_screen(win.encode_view)
+    assert not on_screen(win.dock_layout.encode_view)
     assert on_screen(vb)
 
 
 def test_encode_view_skips_steps_behind_and_catches_up_when_raised(qtbot, win):
-    c, ev = win.controller, win.encode_view
+    c, ev = win.controller, win.dock_layout.encode_view
     text = ev.text()
     assert text                                   # the sample text is in the view
-    raise_tab(qtbot, win.vocab_dock, win.vocab_browser)
+    raise_tab(qtbot, win.dock_layout.vocab_dock, win.dock_layout.vocab_browser)
     assert not on_screen(ev)
     ids_before = list(ev.encoding.ids)
     source_before = ev.source.currentText()
@@ -117,12 +118,12 @@ def test_encode_view_skips_steps_behind_and_catches_up_when_raised(qtbot, win):
     # While the vocabulary tab is in front it follows every step.
     assert vb_rows(win) == c.trainer.vocab_size
 
-    raise_tab(qtbot, win.encode_dock, ev)
+    raise_tab(qtbot, win.dock_layout.encode_dock, ev)
     qtbot.waitUntil(lambda: not ev.catchup.behind, timeout=3000)
     assert ev.source.currentText() == f"Trained, as of step {STEPS}"
     assert ev.encoding.ids == fresh_ids(c, text)
     assert ev.encoding.ids != ids_before
-    assert not on_screen(win.vocab_browser)
+    assert not on_screen(win.dock_layout.vocab_browser)
 
 
 def charted_steps(charts) -> int:
@@ -132,7 +133,7 @@ def charted_steps(charts) -> int:
 
 
 def test_charts_skip_steps_behind_and_catch_up_when_raised(qtbot, win):
-    c, charts = win.controller, win.charts_view
+    c, charts = win.controller, win.dock_layout.charts_view
     n_before = charted_steps(charts)
     for _ in range(STEPS):
         assert c.step()
@@ -140,7 +141,7 @@ def test_charts_skip_steps_behind_and_catch_up_when_raised(qtbot, win):
     assert charted_steps(charts) == n_before      # no work while behind
     assert charts.catchup.behind
 
-    raise_tab(qtbot, win.charts_dock, charts)
+    raise_tab(qtbot, win.dock_layout.charts_dock, charts)
     qtbot.waitUntil(lambda: charted_steps(charts) == STEPS, timeout=3000)
     assert not charts.catchup.behind
     assert charts.status.text().startswith(f"Step {STEPS}:")
@@ -158,7 +159,7 @@ def test_charts_skip_steps_behind_and_catch_up_when_raised(qtbot, win):
 # scrolled out of the dock's QScrollArea counted as off screen with nothing to call
 # catch_up() when scrolled back. Fixed in 82f3152.
 def test_compare_view_catches_up_when_raised(qtbot, win):
-    c, cv = win.controller, win.compare_view
+    c, cv = win.controller, win.dock_layout.compare_view
     a = cv.pane_a
     assert a.kind_key() == "current"
     assert a.caption.text().startswith("A: step 0 (current)")
@@ -168,7 +169,7 @@ def test_compare_view_catches_up_when_raised(qtbot, win):
     assert a.catchup.behind                              # no work while behind
     assert a.caption.text().startswith("A: step 0 (current)")
 
-    raise_tab(qtbot, win.compare_dock, cv)
+    raise_tab(qtbot, win.dock_layout.compare_dock, cv)
     assert on_screen(a)
     qtbot.waitUntil(lambda: a.caption.text().startswith(f"A: step {STEPS} (current)"),
                     timeout=1000)
@@ -178,10 +179,10 @@ def test_compare_view_catches_up_when_raised(qtbot, win):
 
 
 def test_compare_side_scrolled_into_view_is_up_to_date(qtbot, win):
-    c, cv = win.controller, win.compare_view
+    c, cv = win.controller, win.dock_layout.compare_view
     b = cv.pane_b
-    raise_tab(qtbot, win.compare_dock, cv)
-    area = win.compare_dock.widget()              # the dock's scroll area
+    raise_tab(qtbot, win.dock_layout.compare_dock, cv)
+    area = win.dock_layout.compare_dock.widget()              # the dock's scroll area
     bar = area.horizontalScrollBar()
     bar.setValue(0)
     for _ in range(STEPS):                        # side B may be scrolled out of view

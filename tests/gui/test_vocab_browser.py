@@ -170,7 +170,7 @@ def test_imported_vocabulary(qtbot, browser, controller):
     t = controller.trainer
     tok = Tokenizer(t.vocab, t.merges, ["<|endoftext|>"], pattern="gpt2")
     controller.imported, controller.imported_path = tok, "/x/vocab.json"
-    controller.set_use_imported(True)
+    controller.tokenizer_files.set_use_imported(True)
     assert browser.model.source == "imported"
     assert browser.proxy.rowCount() == 261
     assert cell(browser, 260, VocabModel.STEP) == "special"
@@ -178,7 +178,7 @@ def test_imported_vocabulary(qtbot, browser, controller):
     assert browser.select_id(259)
     assert browser.lineage()[0][2][0][:2] == ("wi", 258)
     assert "Showing the imported vocab.json: 261 tokens" in browser.summary.text()
-    controller.set_use_imported(False)
+    controller.tokenizer_files.set_use_imported(False)
     assert browser.model.source == "trained"
     assert browser.proxy.rowCount() == 260
 
@@ -191,7 +191,7 @@ def test_an_imported_vocabulary_says_plainly_how_to_see_the_trained_one(
     t = controller.trainer
     tok = Tokenizer(t.vocab, t.merges, pattern="gpt2")
     controller.imported, controller.imported_path = tok, "/x/gpt2_vocab.json"
-    controller.set_use_imported(True)
+    controller.tokenizer_files.set_use_imported(True)
     text = browser.summary.text()
     assert text.startswith("Showing the imported gpt2_vocab.json: 256 tokens")
     assert "the trained one:" not in text and "Tokenizer box" not in text

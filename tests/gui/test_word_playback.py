@@ -153,8 +153,8 @@ def test_imported_gpt2_files_play_back_unbelievable(qtbot, tmp_path, pair, contr
     (tmp_path / "vocab.json").write_text(json.dumps(vocab), "utf-8")
     (tmp_path / "merges.txt").write_text("#version: 0.2\n" + "".join(
         f"{gpt2_text(a)} {gpt2_text(b)}\n" for a, b in chain), "utf-8")
-    assert controller.import_tokenizer(str(tmp_path / "vocab.json")) is not None
-    controller.set_use_imported(True)
+    assert controller.tokenizer_files.import_tokenizer(str(tmp_path / "vocab.json")) is not None
+    controller.tokenizer_files.set_use_imported(True)
     view, panel = pair
     view.set_text("It is unbelievable.")
     click_char(qtbot, view, 9)
@@ -167,17 +167,17 @@ def test_imported_gpt2_files_play_back_unbelievable(qtbot, tmp_path, pair, contr
 
 
 def test_main_window_click_brings_up_the_playback_dock(qtbot, window):
-    view = window.encode_view
-    window.playback_dock.close()
+    view = window.dock_layout.encode_view
+    window.dock_layout.playback_dock.close()
     view.set_text("lowest newest")
     qtbot.waitUntil(lambda: view.tok is not None)
     click_char(qtbot, view, 8)
-    assert window.playback_dock.isVisible()
-    assert window.playback_view.word == view.words.found.word_at(8)
-    assert window.playback_view.word.text == " newest"
-    assert not window.playback_dock.visibleRegion().isEmpty()
+    assert window.dock_layout.playback_dock.isVisible()
+    assert window.dock_layout.playback_view.word == view.words.found.word_at(8)
+    assert window.dock_layout.playback_view.word.text == " newest"
+    assert not window.dock_layout.playback_dock.visibleRegion().isEmpty()
     assert not view.visibleRegion().isEmpty()     # the text stays in view
-    assert isinstance(window.playback_view.word, ClickedWord)
+    assert isinstance(window.dock_layout.playback_view.word, ClickedWord)
 
 
 @pytest.mark.regression

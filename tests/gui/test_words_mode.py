@@ -84,7 +84,7 @@ def check_branch_colours(words, text: str, tok) -> None:
 def test_words_mode_colours_each_word_by_its_rule(qtbot, controller, view, preset):
     controller.set_settings(TrainSettings(vocab_size=1000, pattern=preset,
                                           special_tokens=("<|endoftext|>",)))
-    controller.retrain()
+    controller.training.retrain()
     qtbot.mouseClick(view.words.toggle, Qt.LeftButton)
     assert view.words.enabled and view.words.legend.isVisible()
     wait_coloured(qtbot, view.words)
@@ -100,7 +100,7 @@ def test_words_mode_colours_each_word_by_its_rule(qtbot, controller, view, prese
 def test_legend_explains_a_custom_patterns_rules(qtbot, controller, view):
     pattern = r"(?:a(?:b|c)|d)+|[|x]+|\p{L}+|\s+|."
     controller.set_settings(TrainSettings(vocab_size=1000, pattern=pattern))
-    controller.retrain()
+    controller.training.retrain()
     view.words.set_enabled(True)
     legend = view.words.legend
     assert legend.chip_texts()[0].startswith("1 ") and len(legend.chip_texts()) == 5
@@ -152,7 +152,7 @@ def test_corpus_editor_words_mode_follows_the_training_pattern(qtbot, controller
     check_branch_colours(editor.words, CORPUS, tok)
     controller.set_settings(TrainSettings(vocab_size=1000, pattern="cjk"))
     assert editor.words.legend.chip_texts()[1] == "2 one Han character"
-    controller.retrain()
+    controller.training.retrain()
     wait_coloured(qtbot, editor.words)
     check_branch_colours(editor.words, CORPUS, controller.tokenizer())
 
@@ -212,9 +212,9 @@ def test_the_settings_words_preview_keeps_an_applied_special_token_whole(window,
     """The settings' Words: preview split <|endoftext|> after it was applied as a special
     token (issue 10)."""
     c = window.controller
-    window.editor.edit.setPlainText("hello world<|endoftext|>next doc")
-    window.editor.flush()
-    panel = window.settings_panel
+    window.dock_layout.editor.edit.setPlainText("hello world<|endoftext|>next doc")
+    window.dock_layout.editor.flush()
+    panel = window.dock_layout.settings_panel
     panel.specials_edit.setPlainText("<|endoftext|>")
     assert panel.apply()
     ready(c)

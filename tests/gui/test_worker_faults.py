@@ -21,7 +21,7 @@ def test_progress_past_2_gib_reaches_the_status_bar(window, qtbot, ready):
         return "read"
     assert c.start(Job("Reading big.txt", job, unit="bytes"))
     qtbot.waitUntil(lambda: bool(seen), timeout=5000)
-    label = window.progress_label.text()
+    label = window.status.progress_label.text()
     release.set()
     qtbot.waitUntil(lambda: not c.busy, timeout=5000)
     assert seen[0] == (3_000_000_000, 6_000_000_000)
@@ -44,7 +44,7 @@ def test_a_job_that_raises_ends_with_a_message_and_the_window_stays_usable(
     assert not c.busy
     end, = ended
     assert end.outcome is Outcome.FAILED and type(exc).__name__ in end.message
-    title, message = window.last_error
+    title, message = window.status.last_error
     assert "A job with a bug" in title and type(exc).__name__ in message
     # the window goes on: step, train on the worker thread, another job
     assert c.goto(3) and c.step_index == 3

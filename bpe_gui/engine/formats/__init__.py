@@ -24,6 +24,10 @@ csv        tokenizer.merges.csv (export only)               byte, char
 Exports write every file to a temporary file in the folder and rename it into place,
 so a failure leaves the folder as it was. A tokenizer shown at an earlier training
 step (``Tokenizer.at_step``) exports as of that step.
+
+:mod:`.local_models` finds the models already on this machine (Hugging Face cache,
+Ollama, LM Studio, llama.cpp) and the tokenizer file of each, by name:
+``load_tokenizer(pick_model(find_models(), "llama3.2:1b").tokenizer)``.
 """
 from __future__ import annotations
 
@@ -43,6 +47,8 @@ from ..tokenizers import gpt2_files
 from ..io.reading import read_json
 from .known_encodings import recognise
 from .tiktoken_fmt import meta_beside
+from .local_models import (LocalModel, ModelRoot, ModelScan, filter_models, find_models,
+                           model_matches, model_roots, pick_model)
 from .sniff import Sniffed, sniff_file
 
 FORMATS: dict[str, str] = {
@@ -56,10 +62,11 @@ _MODULES = {"gpt2": gpt2, "hf": hf, "tiktoken": tiktoken_fmt, "native": native,
             "csv": csv_merges}
 IMPORTABLE = ("gpt2", "hf", "tiktoken", "native")
 
-__all__ = ["FORMATS", "IMPORTABLE", "detect_format", "export_formats", "export_tokenizer",
-           "load_tokenizer", "meta_beside", "output_files", "recognise", "render_files",
-           "settings_problem", "sniff_file", "Sniffed", "supported_formats",
-           "unsupported_reason"]
+__all__ = ["FORMATS", "IMPORTABLE", "LocalModel", "ModelRoot", "ModelScan", "Sniffed",
+           "detect_format", "export_formats", "export_tokenizer", "filter_models",
+           "find_models", "load_tokenizer", "meta_beside", "model_matches", "model_roots",
+           "output_files", "pick_model", "recognise", "render_files", "settings_problem",
+           "sniff_file", "supported_formats", "unsupported_reason"]
 
 
 def _module(fmt: str):

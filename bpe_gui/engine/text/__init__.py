@@ -13,11 +13,11 @@ places where a text or a stream may be split without changing its words.
 from __future__ import annotations
 
 from .boundaries import stream_boundary
-from .branches import Branch
+from .branches import Branch, BranchMatcher
 from .presets import PRESET_ALIASES, PRESET_LABELS, PRESETS
 from .pretokenize import (Pretokenizer, compile_pattern, resolve_pattern, special_splitter,
                           validate_special_tokens)
 
-__all__ = ["Branch", "PRESETS", "PRESET_ALIASES", "PRESET_LABELS", "Pretokenizer",
+__all__ = ["Branch", "BranchMatcher", "PRESETS", "PRESET_ALIASES", "PRESET_LABELS", "Pretokenizer",
            "compile_pattern", "resolve_pattern", "special_splitter", "stream_boundary",
            "validate_special_tokens"]

@@ -1,6 +1,9 @@
 """Training: the incremental trainer, training on from any tokenizer, SuperBPE, and a
 saved session. Every trainer yields frozen ``MergeStep`` records.
 
+- :mod:`.protocol`: ``TrainerProtocol``, what every trainer below offers the window and
+  the command line (step, undo, goto, retarget, the tokenizer at a step, what tells
+  them apart as data: ``n_inherited``, ``transition``).
 - :mod:`.trainer`: ``Trainer`` (step, undo, run, top pairs, retarget), ``TrainSettings``,
   ``train_bpe``; the C core (``_core``, or the pure-Python ``_pycore``).
 - :mod:`.inherited`: ``InheritedTrainer``, ``train_on``: new merges on top of a tokenizer.
@@ -14,11 +17,12 @@ from .session import Session
 from .superbpe import TRAIN_PATTERN, stage2, stage2_pretokenizer, train_superbpe
 from .superbpe_run import SuperBPERun, check_transition
 from .inherited import InheritedTrainer, inherited_settings, merge_list_tokenizer, train_on
+from .protocol import TrainerProtocol
 from .trainer import (TIE_RULE_LABELS, TIE_RULES, AffectedWord, MergeStep, PairRow, Trainer,
                       TrainSettings, n_base_symbols, source_table, train_bpe)
 
 __all__ = ["AffectedWord", "InheritedTrainer", "MergeStep", "PairRow", "Session",
            "SuperBPERun", "TIE_RULES", "TIE_RULE_LABELS", "TRAIN_PATTERN", "TrainSettings",
-           "Trainer", "check_transition", "inherited_settings", "merge_list_tokenizer",
+           "Trainer", "TrainerProtocol", "check_transition", "inherited_settings", "merge_list_tokenizer",
            "n_base_symbols", "source_table", "stage2", "stage2_pretokenizer", "train_bpe",
            "train_on", "train_superbpe"]

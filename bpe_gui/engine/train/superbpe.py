@@ -133,6 +133,10 @@ class SuperBPETrainer(InheritedTrainer):
     def _is_skipped(self, a: int, b: int) -> bool:
         return skipped(self.vocab_bytes[a] + self.vocab_bytes[b])
 
+    def skip_reason(self, a: int, b: int) -> str | None:
+        """Why stage 2 never merges the pair (a, b) of the current tokens, or None."""
+        return skip_reason(self.vocab_bytes[a] + self.vocab_bytes[b])
+
     def _settle(self) -> None:
         """Until the best pair is one stage 2 may merge: cut the words between the tokens
         of every skipped pair among the leading candidates and rebuild the core there."""

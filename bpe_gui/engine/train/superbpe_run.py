@@ -19,7 +19,7 @@ Example::
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Callable
+from typing import Callable, Sequence
 
 from ..corpus.counting import table_from_text
 from ..errors import CancelFn, SettingsError
@@ -51,7 +51,8 @@ def check_transition(s: TrainSettings, n_initial: int | None = None) -> None:
 
 
 class SuperBPERun:
-    """Both SuperBPE stages as one Trainer-like sequence of steps (module docstring)."""
+    """Both SuperBPE stages as one run of steps (module docstring); a
+    :class:`~.protocol.TrainerProtocol`, as every trainer."""
 
     n_inherited = 0   # nothing collapsed: stage 1 is trained here, step by step
 
@@ -174,19 +175,36 @@ class SuperBPERun:
     def skip_reason(self, a: int, b: int) -> str | None:
         """Why stage 2 would not merge the pair (a, b) of the current tokens, or None
         (always None in stage 1)."""
-        if not self._two:
-            return None
-        vb = self._s2.vocab_bytes
-        return skip_reason(vb[a] + vb[b])
+        return self._t.skip_reason(a, b)
 
     # ----- state (the active stage's) ---------------------------------------------------
-    n_steps = property(lambda self: len(self.steps))
-    vocab_bytes = property(lambda self: self._t.vocab_bytes)
-    corpus_tokens = property(lambda self: self._t.corpus_tokens)
-    word_texts = property(lambda self: self._t.word_texts)
-    vocab = property(lambda self: self._t.vocab)
-    merges = property(lambda self: self._t.merges)
-    live_size = property(lambda self: self._t.live_size)
+    @property
+    def n_steps(self) -> int:
+        return len(self.steps)
+
+    @property
+    def vocab_bytes(self) -> list[bytes]:
+        return self._t.vocab_bytes
+
+    @property
+    def corpus_tokens(self) -> int:
+        return self._t.corpus_tokens
+
+    @property
+    def word_texts(self) -> list[str]:
+        return self._t.word_texts
+
+    @property
+    def vocab(self) -> dict[int, bytes]:
+        return self._t.vocab
+
+    @property
+    def merges(self) -> list[tuple[bytes, bytes]]:
+        return self._t.merges
+
+    @property
+    def live_size(self) -> int:
+        return self._t.live_size
 
     @property
     def vocab_size(self) -> int:
@@ -211,7 +229,7 @@ class SuperBPERun:
     def word(self, w: int) -> tuple[int, ...]:
         return self._t.word(w)
 
-    def best_pair(self):
+    def best_pair(self) -> tuple[int, int, int] | None:
         return self._t.best_pair()
 
     def symbol_count(self, i: int) -> int:
@@ -220,7 +238,7 @@ class SuperBPERun:
     def top_pairs(self, k: int = 200) -> list[PairRow]:
         return self._t.top_pairs(k)
 
-    def tied_now(self, limit: int = 50):
+    def tied_now(self, limit: int = 50) -> tuple[int, list[tuple[int, int]]]:
         return self._t.tied_now(limit)
 
     def next_choice(self, limit: int = 50) -> MergeStep | None:
@@ -229,7 +247,7 @@ class SuperBPERun:
         rec = self._s2.next_choice(limit)
         return None if rec is None else self._shift(rec)
 
-    def explain(self, rec: MergeStep, tied) -> str:
+    def explain(self, rec: MergeStep, tied: Sequence[tuple[int, int]]) -> str:
         return self._t.explain(rec, tied)
 
     def stop(self) -> Stop | None:

@@ -356,6 +356,18 @@ class Trainer:
         return cls(table, settings)
 
     # ----- state --------------------------------------------------------------------
+    # What tells trainers apart, as data (protocol.py): merges taken as they are from
+    # another tokenizer (inherited.py), SuperBPE's last stage-1 step and stage-2 table
+    # (superbpe_run.py); a plain trainer has none.
+    n_inherited = 0
+    transition: int | None = None
+    table2: PretokenTable | None = None
+
+    def skip_reason(self, a: int, b: int) -> str | None:
+        """Why the next steps would never merge the pair (a, b): never, here (SuperBPE's
+        stage 2 skips some)."""
+        return None
+
     @property
     def word_texts(self) -> list[str]:
         """The text of each word the core holds (word id -> str)."""
@@ -714,8 +726,6 @@ class Trainer:
         recs = self.steps[:k]   # a cheap copy: the records as of now, for the lazy metadata
         out.meta = lambda: self.metadata(k, [st.count for st in recs])  # exports read it
         return out
-
-    n_inherited = 0   # merges taken as they are from another tokenizer (train_on.py)
 
     def _first_tokenizer(self) -> Tokenizer:
         """The tokenizer before the first step, which tokenizer() grows step by step."""

@@ -8,10 +8,12 @@ step/undo are refused until it ends.
 
 The controller is composed of parts, each given what it needs (callables, objects, or
 a Protocol naming what it uses of the controller): ``slot`` (the running job, jobs.py),
-``training`` (building trainers, training.py), ``opening`` (files and sessions,
-opening.py), ``tokenizer_files`` (import/export), ``side`` (side jobs for widgets),
-``queries`` (corpus questions), ``classes`` (token classes), ``live`` (looks at a
-running trainer).
+``training`` (building trainers, a new target, training.py), ``opening`` (files and
+sessions, opening.py), ``tokenizer_files`` (import/export), ``train_on`` (training on
+from the imported tokenizer), ``side`` (side jobs for widgets), ``queries`` (corpus
+questions), ``classes`` (token classes), ``live`` (looks at a running trainer). Widgets
+call a part's verbs through it (``controller.training.train()``,
+``controller.opening.open_files(paths)``); the controller's own verbs step the trainer.
 """
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from ...engine.errors import BPEError
 from ...engine.tokenizers import Tokenizer
-from ...engine.train import Trainer, TrainSettings
+from ...engine.train import TrainerProtocol, TrainSettings
 from .checking import Checking
 from .corpus_source import Corpus, FileCorpus, TableCorpus, TextCorpus
 from .gc_policy import release_freed_memory
@@ -41,6 +43,8 @@ from .training_jobs import detail_current, run_job
 
 
 class Controller(QObject):
+    opening: Opening                    # (a part named before it is built: see not_utf8)
+
     corpusChanged = Signal()            # text, source or dirty flag changed
     settingsChanged = Signal(object)    # TrainSettings
     trainerChanged = Signal()           # a new trainer (corpus/settings applied), at step 0
@@ -67,7 +71,7 @@ class Controller(QObject):
         super().__init__(parent)
         self.corpus: Corpus = TextCorpus()
         self.settings = TrainSettings()
-        self.trainer: Trainer | None = None
+        self.trainer: TrainerProtocol | None = None
         self.stale = False
         self.imported: Tokenizer | None = None
         self.imported_path: str | None = None
@@ -107,15 +111,6 @@ class Controller(QObject):
         self.train_on = TrainOn(               # training on from the imported tokenizer
             self, self.training, fail=self._fail, mark_stale=self._mark_stale,
             not_utf8=self.opening.not_utf8, live=self.live, set_phase=self.jobs.set_phase)
-        # the controller's verbs that its parts serve
-        self.retrain, self.train = self.training.retrain, self.training.train
-        self.open_files, self.save_corpus = self.opening.open_files, self.opening.save_corpus
-        self.session, self.save_session = self.opening.session, self.opening.save_session
-        self.open_session = self.opening.open_session
-        self.set_corpus_table = self.opening.set_corpus_table
-        tf = self.tokenizer_files
-        self.export, self.import_tokenizer = tf.export, tf.import_tokenizer
-        self.import_in_background, self.set_use_imported = tf.import_in_background, tf.set_use_imported
 
     # ----- state ----------------------------------------------------------------------
     @property
@@ -181,7 +176,7 @@ class Controller(QObject):
             return None
         return self.trainer.tokenizer()
 
-    def _fail(self, title: str, err: BaseException | str) -> None:
+    def _fail(self, title: str, err: object) -> None:
         self.errorOccurred.emit(title, str(err))
 
     # ----- the corpus: one value (corpus_source.py) ---------------------------------------
@@ -243,62 +238,46 @@ class Controller(QObject):
             return True
         t = self.trainer
         if t is not None and not self.stale and not self.busy and t.can_retarget(settings):
-            return self._retarget(settings)
+            return self.training.retarget(settings)
         self.settings = settings
         self.settingsChanged.emit(settings)
         self._mark_stale()
         return True
 
-    def _retarget(self, settings: TrainSettings) -> bool:
-        """Only when to stop changed: the trainer goes on or back, no re-tokenizing."""
-        t = self.trainer
-        before = t.n_steps
-        try:
-            t.retarget(settings)
-        except BPEError as e:
-            self._fail("Training settings", e)
-            return False
-        self.settings = t.settings
-        self.settingsChanged.emit(self.settings)
-        self.targetChanged.emit()
-        if t.n_steps != before:
-            self._stepped()
-            self.message.emit(f"New target: back to step {t.n_steps:,}.")
-        else:
-            self.message.emit("New target applied; Train (F5) goes on from step "
-                              f"{t.n_steps:,}.")
-        return True
-
     # ----- stepping ---------------------------------------------------------------------
-    def _ready(self) -> bool:
+    def _ready(self) -> TrainerProtocol | None:
+        """The trainer to step, up to date with the corpus and settings (a small corpus
+        retrains here); None while a job runs, or once one was started to build it."""
         self.slot.make_room()
         if self.busy:
             self.message.emit("Busy: wait for the running job or cancel it (Esc).")
-            return False
-        if self.trainer is None or self.stale:
-            return self.retrain()
-        return True
+            return None
+        if (self.trainer is None or self.stale) and not self.training.retrain():
+            return None
+        return None if self.busy else self.trainer
 
     def _stepped(self) -> None:
         detail_current(self.trainer)   # a fast run's last record: with its detail now
-        self.stepChanged.emit(self.trainer.n_steps)
+        self.stepChanged.emit(self.step_index)
         if not self.use_imported:
             self.tokenizerChanged.emit()
 
     def step(self) -> bool:
-        if not self._ready():
+        t = self._ready()
+        if t is None:
             return False
-        if self.trainer.step() is None:
+        if t.step() is None:
             self.set_playing(False)
-            self.message.emit(self._done_reason())
+            self.message.emit(self._done_reason(t))
             return False
         self._stepped()
         return True
 
     def undo(self) -> bool:
-        if not self._ready():
+        t = self._ready()
+        if t is None:
             return False
-        if self.trainer.undo() is None:
+        if t.undo() is None:
             self.message.emit("Already at step 0.")
             return False
         self._stepped()
@@ -306,17 +285,18 @@ class Controller(QObject):
 
     def done_reason(self) -> str:
         """Why training stops here (target reached, no pair left, below min frequency)."""
-        return self._done_reason() if self.trainer is not None else "No trainer yet."
-
-    def _done_reason(self) -> str:
         t = self.trainer
+        return self._done_reason(t) if t is not None else "No trainer yet."
+
+    @staticmethod
+    def _done_reason(t: TrainerProtocol) -> str:
         return stop_sentence(t) or f"Training can go on from step {t.n_steps}."
 
     def goto(self, k: int) -> bool:
         """Jump to step k: undo back or run forward (on the worker thread if far)."""
-        if not self._ready():
+        t = self._ready()
+        if t is None:
             return False
-        t = self.trainer
         k = max(0, k)
         if k <= t.n_steps or k - t.n_steps <= SYNC_STEPS:
             far = abs(k - t.n_steps) > SYNC_STEPS
@@ -328,11 +308,11 @@ class Controller(QObject):
         return self.run_trainer_job(f"Running to step {k:,}", run_job(t, k, self.live))
 
     def run_to_target(self) -> bool:
-        if not self._ready():
+        t = self._ready()
+        if t is None:
             return False
-        t = self.trainer
         if t.is_done():
-            self.message.emit(self._done_reason())
+            self.message.emit(self._done_reason(t))
             return False
         return self.run_trainer_job("Training to target", run_job(t, None, self.live))
 
@@ -347,10 +327,12 @@ class Controller(QObject):
     def ran(self, label: str) -> None:
         """A job ran the trainer (or built it): say where it stopped."""
         t = self.trainer
+        if t is None:
+            return
         if self._cancel_asked:
             self.message.emit(f"{label}: cancelled at step {t.n_steps:,}.")
         elif t.is_done():
-            self.message.emit(self._done_reason())
+            self.message.emit(self._done_reason(t))
 
     def trainer_job_ended(self, end: JobEnd) -> None:
         """A job that ran or built the trainer ended otherwise than done: the views

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import Callable, Protocol, Sequence
+from typing import Callable, Literal, Protocol, Sequence
 
 from PySide6.QtCore import QMetaMethod, QTimer, SignalInstance
 
@@ -21,13 +21,15 @@ from ...engine.io import write_atomic
 from ...engine.train import Session
 from ...engine.train import TrainSettings
 from ...engine.tokenizers import Tokenizer
-from ...engine.train import Trainer
+from ...engine.train import TrainerProtocol
 from .corpus_source import (Corpus, FileCorpus, NotUtf8, TableCorpus, TextCorpus,
                             not_a_file, probe_files)
 from .jobs import Job, JobEnd
 from .restoring import Restoring
 from .table_corpus import read_job, table_paths
-from .training import SYNC_CHARS
+from .tokenizer_files import TokenizerFiles
+from .train_on import TrainOn
+from .training import SYNC_CHARS, Training
 
 
 class OpeningHost(Protocol):
@@ -36,12 +38,15 @@ class OpeningHost(Protocol):
     corpus: Corpus                    # a table corpus is set here
     settings: TrainSettings           # set here (a table's or a session's)
     stale: bool
-    trainer: Trainer | None
+    trainer: TrainerProtocol | None
     imported: Tokenizer | None
     imported_path: str | None
     use_imported: bool
     session_path: str | None          # set here
     settings_for_new_corpus: Callable[[], TrainSettings | None] | None
+    training: Training                # retrains a new corpus, a session
+    train_on: TrainOn                 # a session trained on from a tokenizer
+    tokenizer_files: TokenizerFiles   # a session's imported tokenizer
     message: SignalInstance
     notUtf8: SignalInstance
     settingsChanged: SignalInstance
@@ -57,15 +62,11 @@ class OpeningHost(Protocol):
     def isSignalConnected(self, signal: QMetaMethod) -> bool: ...
     def start(self, job: Job) -> bool: ...
     def trainer_job_ended(self, end: JobEnd) -> None: ...
-    def retrain(self, quiet: bool = False, to_step: int | None = None,
-                to_target: bool = False, land_at: int | None = None) -> bool: ...
     def set_settings(self, settings: TrainSettings) -> bool: ...
     def set_corpus_files(self, fc: FileCorpus) -> None: ...
     def set_corpus_text(self, text: str, paths: Sequence[str] = (), sample: str | None = None,
                         dirty: bool = True) -> None: ...
     def mark_corpus_saved(self, path: str | None = None) -> None: ...
-    def import_tokenizer(self, path: str) -> Tokenizer | None: ...
-    def set_use_imported(self, on: bool) -> None: ...
 
 
 class Opening:
@@ -105,7 +106,7 @@ class Opening:
         if tables:
             def opened_table(table) -> None:
                 self.set_corpus_table(table, tables)
-                c.retrain()
+                c.training.retrain()
             return self._job("Reading word-count tables", read_job(tables), opened_table,
                              abandon=True)
 
@@ -126,7 +127,7 @@ class Opening:
             if self._adopt_settings(chosen, f"Opened {result.names} "
                                     f"({human_size(result.disk_bytes)}): streamed from "
                                     "disk when training, never read whole."):
-                c.retrain()
+                c.training.retrain()
         elif not result or result.isspace():   # like a binary file: refused, corpus kept
             names = ", ".join(Path(p).name for p in paths)
             self._fail("Empty corpus", f"{names}: no text in the file(s), so the corpus "
@@ -137,7 +138,7 @@ class Opening:
             c.set_corpus_text(result, paths=paths, dirty=False)
             if self._adopt_settings(chosen, f"Opened {len(paths)} file(s): {len(result):,} "
                                     "characters.") and len(result) > SYNC_CHARS:
-                c.retrain()
+                c.training.retrain()
 
     def not_utf8(self, e: NotUtf8) -> None:
         """Offer another encoding (a listener of notUtf8), else say what is wrong."""
@@ -147,12 +148,13 @@ class Opening:
         else:
             self._fail("Reading files", e.message)
 
-    def _settings_for_new_corpus(self) -> TrainSettings | None | bool:
+    def _settings_for_new_corpus(self) -> TrainSettings | None | Literal[False]:
         """What ``settings_for_new_corpus`` says (False: nobody asked, keep them)."""
         ask = self.c.settings_for_new_corpus
         return False if ask is None else ask()
 
-    def _adopt_settings(self, chosen: TrainSettings | None | bool, opened: str) -> bool:
+    def _adopt_settings(self, chosen: TrainSettings | None | Literal[False],
+                        opened: str) -> bool:
         """The new corpus (already set, so stale) gets the settings chosen for it, so it
         is read once, with them. False: do not train it (the settings have errors)."""
         c = self.c
@@ -185,7 +187,7 @@ class Opening:
     def save_corpus(self, path: str) -> bool:
         """Write the corpus text to a UTF-8 file (atomically) and mark it saved."""
         c = self.c
-        if c.corpus.streamed:
+        if isinstance(c.corpus, FileCorpus):   # (streamed)
             self._fail("Save corpus", "This corpus is streamed from its files "
                     f"({c.corpus.names}): they are the corpus, and only their "
                     "start is in the window. Copy the files to keep a copy.")
@@ -355,11 +357,11 @@ class Opening:
             c.train_on.leave()
         # trained as far as the timeline went, then back to the step: the undone steps
         # are there to redo, as they were (training is deterministic)
-        c.retrain(to_step=max(s.step, s.furthest_step),
-                  land_at=s.step if s.furthest_step > s.step else None)
+        c.training.retrain(to_step=max(s.step, s.furthest_step),
+                           land_at=s.step if s.furthest_step > s.step else None)
         if not c.busy:   # trained at once (a small corpus), or refused: over already
             self._restore_job_ended()
         if s.imported_path and s.imported_path not in (c.imported_path, failed):
-            if c.import_tokenizer(s.imported_path) is None:
+            if c.tokenizer_files.import_tokenizer(s.imported_path) is None:
                 return
-        c.set_use_imported(s.use_imported and c.imported is not None)
+        c.tokenizer_files.set_use_imported(s.use_imported and c.imported is not None)

@@ -15,8 +15,9 @@ from ...engine import analysis
 from ...engine.corpus import table_from_text
 from ...engine.errors import BPEError
 from ...engine.text import Pretokenizer
-from ...engine.train import Trainer, TrainSettings, n_base_symbols
+from ...engine.train import TrainerProtocol, TrainSettings, n_base_symbols
 from .corpus_source import Corpus
+from .trainer_view import TrainerView
 
 TINY_CHARS = 20_000            # a text this short is pre-tokenized at once when asked
 CHAR_BASE_LIMIT = 5_000_000    # a longer text's character alphabet is not counted here
@@ -25,23 +26,28 @@ CHAR_BASE_LIMIT = 5_000_000    # a longer text's character alphabet is not count
 class Queries:
     """Corpus and run queries of the controller (see the module docstring)."""
 
-    def __init__(self, trainer: Callable[[], Trainer | None], view: Callable[[], object],
-                 stale: Callable[[], bool], corpus: Callable[[], Corpus],
+    def __init__(self, trainer: Callable[[], TrainerProtocol | None],
+                 view: Callable[[], TrainerView | None], stale: Callable[[], bool],
+                 corpus: Callable[[], Corpus],
                  settings: Callable[[], TrainSettings]):
         self._trainer, self.view, self._stale = trainer, view, stale
         self._corpus, self._settings = corpus, settings
         self._char_base_cache: tuple | None = None
 
-    def _trainer_matches_corpus(self) -> bool:
-        # view() is None while a job runs the trainer (and it may not be read)
-        return self._trainer() is not None and not self._stale() and self.view() is not None
+    def _view_of_corpus(self) -> TrainerView | None:
+        """The trainer's view if it was built from this corpus and these settings (and
+        may be read: view() is None while a job runs the trainer)."""
+        if self._trainer() is None or self._stale():
+            return None
+        return self.view()
 
     def corpus_pretokens(self) -> tuple[int, int] | None:
         """(pre-tokens, unique pre-tokens) of the corpus: the trainer's counts when it
         was built from this corpus and these settings, a word-count table's, or
         counted now for a tiny text; else None."""
-        if self._trainer_matches_corpus():
-            counts = self.view().corpus_counts()
+        v = self._view_of_corpus()
+        if v is not None:
+            counts = v.corpus_counts()
             return counts.words, counts.unique
         corpus, settings = self._corpus(), self._settings()
         table = corpus.table
@@ -59,8 +65,9 @@ class Queries:
     def corpus_text_counts(self) -> tuple[int, int] | None:
         """(characters, bytes) of the text of the corpus as training read it (a
         streamed corpus is only counted by training), or None before that."""
-        if self._trainer_matches_corpus():
-            counts = self.view().corpus_counts()
+        v = self._view_of_corpus()
+        if v is not None:
+            counts = v.corpus_counts()
             return counts.chars, counts.bytes
         return None
 

@@ -17,7 +17,7 @@ from ...engine.errors import Cancelled, SettingsError
 from ...engine.train import TRAIN_PATTERN
 from ...engine.train import SuperBPERun
 from ...engine.corpus import PretokenTable
-from ...engine.train import Trainer, TrainSettings, source_table
+from ...engine.train import Trainer, TrainerProtocol, TrainSettings, source_table
 from .corpus_source import TABLE_NAME
 
 TableFn = Callable[..., PretokenTable]   # (progress, cancelled) -> the stage-2 table
@@ -32,13 +32,14 @@ def stage2_settings(settings: TrainSettings) -> TrainSettings:
     return replace(settings, pattern=TRAIN_PATTERN, superbpe_from=None, prune=False)
 
 
-def stage2_table(corpus, settings: TrainSettings, old=None,
+def stage2_table(corpus, settings: TrainSettings, old: TrainerProtocol | None = None,
                  reuse: bool = False) -> TableFn:
-    """How to get the stage-2 table: ``old``'s (a SuperBPERun of the same corpus and
+    """How to get the stage-2 table: ``old``'s (a SuperBPE run of the same corpus and
     special tokens, when ``reuse``) or the corpus read again with the stage-2 pattern."""
-    if reuse and isinstance(old, SuperBPERun) and \
+    table2 = old.table2 if reuse and old is not None else None   # None: one stage
+    if table2 is not None and old is not None and \
             tuple(old.settings.special_tokens) == tuple(settings.special_tokens):
-        return lambda progress=None, cancelled=None: old.table2
+        return lambda progress=None, cancelled=None: table2
     if corpus.table is not None:
         def refuse(progress=None, cancelled=None):
             raise SettingsError(NO_TABLES)
@@ -50,7 +51,7 @@ def stage2_table(corpus, settings: TrainSettings, old=None,
 
 def new_trainer(source, settings: TrainSettings, table2: TableFn,
                 progress=None, cancelled=None,
-                phase: Callable[[str, str], None] | None = None) -> Trainer | SuperBPERun:
+                phase: Callable[[str, str], None] | None = None) -> TrainerProtocol:
     """The trainer for ``settings`` from a corpus's ``source`` (its text, its files, or a
     table; see ``Trainer.from_source``): a plain Trainer, or a SuperBPERun when stage 2
     is set (its stage-2 table read here: on the worker thread in a job)."""
@@ -68,11 +69,7 @@ def new_trainer(source, settings: TrainSettings, table2: TableFn,
     return run
 
 
-def is_superbpe(trainer) -> bool:
-    return isinstance(trainer, SuperBPERun)
-
-
-def stop_sentence(trainer) -> str | None:
+def stop_sentence(trainer: TrainerProtocol) -> str | None:
     """Why training stops at this step, in words, or None while it goes on. A SuperBPE
     run reaching a number of merges counts both stages: its stage-2 trainer states its
     own target (the merges after T), so the engine's sentence read "Target reached at
@@ -85,9 +82,9 @@ def stop_sentence(trainer) -> str | None:
     stop = trainer.stop()
     if stop is None:
         return None
-    s = trainer.settings
-    if stop.kind == "target" and is_superbpe(trainer) and s.num_merges is not None:
-        n, T = trainer.n_steps, trainer.transition
+    s, T = trainer.settings, trainer.transition   # T: None unless SuperBPE (two stages)
+    if stop.kind == "target" and T is not None and s.num_merges is not None:
+        n = trainer.n_steps
         return (f"Target reached at step {n:,} ({s.num_merges:,} merges: {T:,} in stage 1, "
                 f"{n - T:,} in stage 2).")
     return stop.sentence

@@ -14,7 +14,7 @@ from PySide6.QtCore import SignalInstance
 from ...engine.errors import BPEError
 from ...engine.formats import export_tokenizer, load_tokenizer
 from ...engine.tokenizers import Tokenizer
-from ...engine.train import Trainer
+from ...engine.train import TrainerProtocol
 from ..models.vocab_model import prepare_imported
 from .jobs import Job, JobEnd
 
@@ -28,11 +28,10 @@ def imported_what(tok: Tokenizer) -> str:
 class TokenizerFilesHost(Protocol):
     """What :class:`TokenizerFiles` uses of the controller it serves."""
 
-    trainer: Trainer | None
+    trainer: TrainerProtocol | None
     imported: Tokenizer | None        # these three are set here
     imported_path: str | None
     use_imported: bool
-    last_export_error: str            # set by a quiet export that failed
     message: SignalInstance
     tokenizerChanged: SignalInstance
     importFinished: SignalInstance
@@ -48,13 +47,14 @@ class TokenizerFiles:
 
     def __init__(self, host: TokenizerFilesHost, fail: Callable[[str, object], None]):
         self.c, self._fail = host, fail
+        self.last_export_error = ""   # the message of the last quiet export that failed
 
     def export(self, fmt: str, folder: str, name: str = "tokenizer",
                quiet: bool = False) -> list[Path] | None:
         """Write one format; on failure report it (or, ``quiet``, only keep the message
         in ``last_export_error`` for a caller that reports several formats at once)."""
         c = self.c
-        fail = (lambda t, e: setattr(c, "last_export_error", str(e))) if quiet else self._fail
+        fail = self._export_failed if quiet else self._fail
         if c.trainer is None or c.busy:
             fail("Export", "Nothing to export yet: train first (Step or Run).")
             return None
@@ -65,6 +65,9 @@ class TokenizerFiles:
             return None
         c.message.emit(f"Exported {', '.join(p.name for p in files)} to {folder}.")
         return files
+
+    def _export_failed(self, _title: str, e: object) -> None:
+        self.last_export_error = str(e)
 
     def import_tokenizer(self, path: str) -> Tokenizer | None:
         """Load a tokenizer file on this thread (small files; see import_in_background)."""

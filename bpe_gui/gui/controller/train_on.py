@@ -28,11 +28,12 @@ from PySide6.QtCore import QTimer, SignalInstance
 from ...engine.errors import BPEError, Cancelled, NotUTF8Error
 from ...engine.tokenizers import Tokenizer
 from ...engine.train import InheritedTrainer, inherited_settings
-from ...engine.train import Trainer, TrainSettings, source_table
+from ...engine.train import TrainerProtocol, TrainSettings, source_table
 from .origin import FIXED_FIELDS, Origin
 from .corpus_source import TABLE_NAME, Corpus, NotUtf8
 from .jobs import Job, JobEnd
 from .live import LiveView
+from .tokenizer_files import TokenizerFiles
 from .training_jobs import detail_current
 
 FORMAT_NAMES = {"gpt2": "GPT-2 files", "hf": "tokenizer.json", "tiktoken": ".tiktoken",
@@ -60,7 +61,7 @@ class TrainingPart(Protocol):
     live_box: Any                     # the running job's trainer, for Cancel
     timer: QTimer                     # the retrain-after-an-edit timer
 
-    def install(self, trainer: Trainer) -> None: ...
+    def install(self, trainer: TrainerProtocol) -> None: ...
 
 
 class TrainOnHost(Protocol):
@@ -68,10 +69,11 @@ class TrainOnHost(Protocol):
 
     corpus: Corpus
     settings: TrainSettings
-    trainer: Trainer | None
+    trainer: TrainerProtocol | None
     imported: Tokenizer | None
     imported_path: str | None
     use_imported: bool
+    tokenizer_files: TokenizerFiles   # imports a session's source
     message: SignalInstance
     settingsChanged: SignalInstance
 
@@ -81,8 +83,6 @@ class TrainOnHost(Protocol):
     def corpus_text(self) -> str: ...
     def is_table(self) -> bool: ...
     def set_playing(self, on: bool) -> None: ...
-    def set_use_imported(self, on: bool) -> None: ...
-    def import_tokenizer(self, path: str) -> Tokenizer | None: ...
     def start(self, job: Job) -> bool: ...
     def trainer_job_ended(self, end: JobEnd) -> None: ...
     def ran(self, label: str) -> None: ...
@@ -110,7 +110,7 @@ class TrainOn:
         self._made: tuple = (None, None)       # (trainer, Origin) of the last one installed
         self._before: tuple = (None, "", None)  # the mode before a job that may fail
         self.source_path: str | None = None    # the source's file (sessions keep it)
-        self._table_of = None                  # the corpus the last job's words came from
+        self._table_of: Corpus | None = None   # the corpus the last job's words came from
         # the settings in use before training on started (the corpus's own): leave()
         # gives them back (None: unknown, e.g. a session that was training on)
         self.scratch_settings: TrainSettings | None = None
@@ -166,11 +166,12 @@ class TrainOn:
         """Train on from the imported tokenizer: ``num_merges`` new merges (default: the
         settings' number, else DEFAULT_MERGES) with ``tie_rule`` (default: the settings')."""
         c = self.c
-        why = self.why_not()
+        why, src = self.why_not(), c.imported
         if why is not None:
             self._fail("Train on from the imported tokenizer", why)
             return False
-        src = c.imported
+        if src is None:   # (why_not said so)
+            return False
         n = num_merges if num_merges is not None else c.settings.num_merges or DEFAULT_MERGES
         base = replace(c.settings, num_merges=n, tie_rule=tie_rule or c.settings.tie_rule)
         try:
@@ -184,7 +185,7 @@ class TrainOn:
         if started:
             self.scratch_settings = scratch
         if started and c.use_imported:   # what was trained is what the views show next
-            c.set_use_imported(False)
+            c.tokenizer_files.set_use_imported(False)
         return started
 
     def retrain(self, quiet: bool = False, to_step: int | None = None,
@@ -193,11 +194,11 @@ class TrainOn:
         source with the settings in use. A retrain that would run by itself after an
         edit (``quiet``) waits for Train or Step instead. Returns True only when the
         caller may go on (to a step or the target); stepping waits for the job."""
-        if quiet:
+        src = self.source
+        if quiet or src is None:   # (only called while the mode is on: a source)
             return False
         self.training.land_at = land_at
-        started = self._start(self.source, self.label, self.settings_for(self.source,
-                                                                         self.c.settings),
+        started = self._start(src, self.label, self.settings_for(src, self.c.settings),
                               to_step=to_step, to_target=to_target)
         return started and bool(to_step or to_target)
 
@@ -229,7 +230,7 @@ class TrainOn:
         c = self.c
         if c.imported is None or c.imported_path != path:
             gone = not Path(path).expanduser().exists()
-            if gone or c.import_tokenizer(path) is None:   # (which says why it failed)
+            if gone or c.tokenizer_files.import_tokenizer(path) is None:   # (says why)
                 if self.active:
                     self.leave()
                 why = "is not there any more" if gone else "could not be loaded (see the " \
@@ -239,7 +240,10 @@ class TrainOn:
                         "settings are restored and train from scratch; import the tokenizer "
                         "again and use Training › Train on from the imported tokenizer.")
                 return False
-        self.source, self.label = c.imported, source_label(c.imported, path)
+        src = c.imported
+        if src is None:   # (imported just above, or it returned)
+            return False
+        self.source, self.label = src, source_label(src, path)
         self.source_path = path
         return True
 
@@ -250,9 +254,11 @@ class TrainOn:
         c.set_playing(False)
         self.training.timer.stop()
         corpus = c.corpus
-        # the trainer's own words, when only the tie rule or the target changed
+        # the trainer's own words (one this part made), when only the tie rule or the
+        # target changed
         old = self.c.trainer
-        table = old.table if (isinstance(old, InheritedTrainer) and self._table_of is corpus
+        table = old.table if (old is not None and self.origin() is not None
+                              and self._table_of is corpus
                               and old.settings.pattern == settings.pattern
                               and old.settings.special_tokens == settings.special_tokens) \
             else None
@@ -303,7 +309,7 @@ class TrainOn:
     def _ended(self, end: JobEnd) -> None:
         c = self.c
         t = self._box.get("trainer")
-        if t is not None and c.trainer is t:   # done, or cancelled with its merges kept
+        if c.trainer is t and t is not None:   # done, or cancelled with its merges kept
             self._made = (t, self._box.get("origin"))
             if c.settings != t.settings:
                 c.settings = t.settings

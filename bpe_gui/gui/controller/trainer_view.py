@@ -25,11 +25,10 @@ Example::
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
+from typing import Container, Mapping, Sequence
 
 from ...engine.tokenizers import Tokenizer
-from ...engine.train import MergeStep, PairRow, Trainer, TrainSettings
-from .superbpe_training import is_superbpe
+from ...engine.train import MergeStep, PairRow, TrainerProtocol, TrainSettings
 
 PART_OF_WORDS = 20_000   # corpus words the pair table's hints look through
 
@@ -69,7 +68,7 @@ class TrainerView:
 
     __slots__ = ("_t",)
 
-    def __init__(self, trainer: Trainer):
+    def __init__(self, trainer: TrainerProtocol):
         self._t = trainer
 
     # ----- facts fixed for this trainer --------------------------------------------------
@@ -163,7 +162,7 @@ class TrainerView:
         t = self._t
         return [t.symbol_count(i) for i in range(len(t.vocab_bytes))]
 
-    def unused_base(self, pruned: set[int] | dict[int, int] = frozenset()) -> frozenset[int]:
+    def unused_base(self, pruned: Container[int] = frozenset()) -> frozenset[int]:
         """Base symbols that never occur in the corpus (and were not pruned)."""
         t = self._t
         return frozenset(i for i in range(t.n_base)
@@ -176,9 +175,7 @@ class TrainerView:
         rows = tuple(t.top_pairs(limit))
         top = rows[0].count if rows else 0
         n_tied = t.tied_now(1)[0] if rows else 0
-        skipped = {}
-        if is_superbpe(t):
-            skipped = {(r.a, r.b): why for r in rows if (why := t.skip_reason(r.a, r.b))}
+        skipped = {(r.a, r.b): why for r in rows if (why := t.skip_reason(r.a, r.b))}
         return PairSnapshot(rows, tuple(t.vocab_bytes), t.n_steps, top, n_tied, limit,
                             t.is_done(), skipped)
 
@@ -187,7 +184,7 @@ class TrainerView:
     def transition(self) -> int | None:
         """SuperBPE: the last step of stage 1 (stage 2's superwords come after it);
         None for ordinary training."""
-        return self._t.transition if is_superbpe(self._t) else None
+        return self._t.transition
 
     def same_pretokenizer(self, j: int, k: int) -> bool:
         """Steps j and k cut text with the same pattern (not across SuperBPE's

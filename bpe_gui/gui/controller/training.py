@@ -1,6 +1,7 @@
 """Building trainers for the controller: from the corpus and the settings, at once for
 a small corpus, else by a job (training_jobs.retrain_job); keeping the pre-token table
-when only the mode or the target changed; installing the new trainer.
+when only the mode or the target changed; installing the new trainer; a new target for
+the trainer in use (no re-tokenizing).
 
 :class:`Training` is a part of the controller, given what it uses of it: the state it
 reads and replaces and the signals it sends (:class:`TrainingHost`), and the callables
@@ -14,7 +15,7 @@ from PySide6.QtCore import QObject, QTimer, SignalInstance
 
 from ...engine.corpus import check_settings
 from ...engine.errors import BPEError
-from ...engine.train import Trainer, TrainSettings
+from ...engine.train import TrainerProtocol, TrainSettings
 from ...engine.display import human_size
 from .corpus_source import TABLE_NAME, Corpus, FileCorpus, NotUtf8, TextCorpus
 from .gc_policy import release_freed_memory
@@ -38,11 +39,13 @@ class TrainingHost(Protocol):
 
     corpus: Corpus
     settings: TrainSettings
-    trainer: Trainer | None           # replaced here
+    trainer: TrainerProtocol | None   # replaced here
     stale: bool                       # set here
     use_imported: bool
     train_on: TrainOn                 # training on from the imported tokenizer
     message: SignalInstance
+    settingsChanged: SignalInstance
+    targetChanged: SignalInstance
     trainerChanged: SignalInstance
     trainerStale: SignalInstance
     stepChanged: SignalInstance
@@ -102,7 +105,7 @@ class Training:
         if c.stale and not c.busy and self.small():
             self.retrain(quiet=True)
 
-    def running_trainer(self) -> Trainer | None:
+    def running_trainer(self) -> TrainerProtocol | None:
         """The new trainer a running retrain job is merging with, if any."""
         return (self.live_box or {}).get("trainer")
 
@@ -168,6 +171,29 @@ class Training:
         self.install(trainer)
         return c.run_to_target() if to_target else True
 
+    def retarget(self, settings: TrainSettings) -> bool:
+        """Only when to stop changed (``can_retarget``): the trainer goes on or back, no
+        re-tokenizing. False (and reported) if the trainer refuses the target."""
+        c = self.c
+        t = c.trainer
+        if t is None:
+            return False
+        before = t.n_steps
+        try:
+            t.retarget(settings)
+        except BPEError as e:
+            self._fail("Training settings", e)
+            return False
+        c.settings = t.settings
+        c.settingsChanged.emit(c.settings)
+        c.targetChanged.emit()
+        if t.n_steps != before:
+            self._stepped()
+            c.message.emit(f"New target: back to step {t.n_steps:,}.")
+        else:
+            c.message.emit(f"New target applied; Train (F5) goes on from step {t.n_steps:,}.")
+        return True
+
     def _keeps_training_on(self) -> bool:
         """Settings that change what the source decides (a sample's, a session's) end
         training on: the corpus is trained from scratch with them."""
@@ -207,7 +233,7 @@ class Training:
                            abandon=True, owns_trainer=True,
                            title="Cannot train on this corpus"))
 
-    def _built(self, result: Trainer | NotUtf8, label: str) -> None:
+    def _built(self, result: TrainerProtocol | NotUtf8, label: str) -> None:
         if isinstance(result, NotUtf8):
             self.live_box = None
             self._not_utf8(result)
@@ -270,7 +296,7 @@ class Training:
             c.trainerChanged.emit()
         c.livePeek.emit(t.n_steps)
 
-    def install(self, trainer: Trainer) -> None:
+    def install(self, trainer: TrainerProtocol) -> None:
         c = self.c
         self.live_box = None
         self._trainer_gen = self._building_gen

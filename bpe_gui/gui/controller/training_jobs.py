@@ -16,7 +16,7 @@ from typing import Callable
 from ...engine.errors import Cancelled
 from ...engine.corpus import PretokenTable
 from ...engine.errors import NotUTF8Error
-from ...engine.train import Trainer, TrainSettings
+from ...engine.train import TrainerProtocol, TrainSettings
 from .corpus_source import Corpus, NotUtf8
 from .superbpe_training import TableFn, new_trainer
 
@@ -26,7 +26,7 @@ def has_detail(rec) -> bool:
     return bool(rec.reason)
 
 
-def detail_current(t: Trainer | None) -> bool:
+def detail_current(t: TrainerProtocol | None) -> bool:
     """Give the current step's record its detail if it was made without; True if it
     changed. One undo and one step: well under a millisecond."""
     if t is None or not t.steps or has_detail(t.steps[-1]):
@@ -39,7 +39,7 @@ def detail_current(t: Trainer | None) -> bool:
     return True
 
 
-def run_job(t: Trainer, until: int | None, live) -> Callable:
+def run_job(t: TrainerProtocol, until: int | None, live) -> Callable:
     """Run ``t`` on to step ``until`` (None: the target), letting the window look at it
     a few times a second."""
     def job(progress, cancelled):

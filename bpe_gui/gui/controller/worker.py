@@ -99,7 +99,7 @@ class JobRunner(QObject):
         self._runner: _Runner | None = None
         self._cancel = threading.Event()
         self._abandonable = False
-        self._dropped: list[tuple[QThread, _Runner]] = []   # abandoned, still ending
+        self._dropped: list[tuple[QThread, _Runner | None]] = []   # abandoned, still ending
         GuiThreadCollector.install()   # no collection in the middle of a paint
         self.label = ""
         self.unit = ""      # what progress counts: "bytes", "merges" or "" (a share)

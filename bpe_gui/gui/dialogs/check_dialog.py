@@ -13,7 +13,7 @@ class CheckDialog(QDialog):
     def __init__(self, controller, parent: QWidget | None = None):
         super().__init__(parent)
         self.setWindowTitle("Check my BPE")
-        self.setWindowFlag(Qt.WindowMaximizeButtonHint, True)
+        self.setWindowFlag(Qt.WindowType.WindowMaximizeButtonHint, True)
         self.panel = CheckPanel(controller, self)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)

@@ -16,7 +16,7 @@ from ...engine.analysis import CostRow, CostTable
 from ..widgets.chart_data import Series, fmt_value
 from ..widgets.chart_widget import ChartWidget, series_colors
 
-SORT_ROLE = Qt.UserRole + 1
+SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 
 # (header, tooltip, value of a row, format)
 Column = tuple[str, str, Callable[[CostRow], object], str]
@@ -61,32 +61,32 @@ class CostModel(QAbstractTableModel):
     def columnCount(self, parent=QModelIndex()) -> int:
         return 0 if parent.isValid() else len(COLUMNS)
 
-    def headerData(self, section, orientation, role=Qt.DisplayRole):
-        if orientation != Qt.Horizontal:
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
+        if orientation != Qt.Orientation.Horizontal:
             return None
         head, tip, _, _ = COLUMNS[section]
-        if role == Qt.DisplayRole:
+        if role == Qt.ItemDataRole.DisplayRole:
             if head == "Parity" and self.table is not None:
                 return f"Parity ({self.table.reference})"
             return head
-        if role == Qt.ToolTipRole:   # rich text, so Qt wraps the longer ones
+        if role == Qt.ItemDataRole.ToolTipRole:   # rich text, so Qt wraps the longer ones
             return f"<p>{html.escape(tip, quote=False)}</p>" if tip else None
         return None
 
-    def data(self, index, role=Qt.DisplayRole):
+    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
         if not index.isValid() or self.table is None:
             return None
         row = self.table.rows[index.row()]
         _, _, get, fmt = COLUMNS[index.column()]
         value = get(row)
-        if role == Qt.DisplayRole:
+        if role == Qt.ItemDataRole.DisplayRole:
             if value is None:
                 return "–"
             return format(value, fmt) if fmt else str(value)
         if role == SORT_ROLE:
             return value if value is not None else float("-inf")
-        if role == Qt.TextAlignmentRole and fmt:
-            return int(Qt.AlignRight | Qt.AlignVCenter)
+        if role == Qt.ItemDataRole.TextAlignmentRole and fmt:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
 
 
@@ -108,7 +108,8 @@ class CostChart(ChartWidget):
             for g, lang in enumerate(table.languages):
                 self._groups.append((g * (n + 1) + (n - 1) / 2, lang))
             for k, name in enumerate(table.tokenizers):
-                xs, ys = [], []
+                xs: list[float] = []
+                ys: list[float] = []
                 for g, lang in enumerate(table.languages):
                     v = get(table.row(lang, name))
                     if v is not None:

@@ -2,7 +2,7 @@
 
 The preview decodes a few hundred bytes around the failing offset, so the user can see
 which encoding turns the text readable before the whole file is read again (through
-``controller.open_files(paths, encoding=...)``, on the worker thread).
+``controller.opening.open_files(paths, encoding=...)``, on the worker thread).
 """
 from __future__ import annotations
 
@@ -55,8 +55,8 @@ class EncodingDialog(QDialog):
         lay.addWidget(head)
         # the engine's message ends with the same advice as the line below: say it once
         detail = QLabel(message.split(" Re-save")[0].strip(), wordWrap=True)
-        detail.setTextFormat(Qt.PlainText)
-        detail.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        detail.setTextFormat(Qt.TextFormat.PlainText)
+        detail.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         lay.addWidget(detail)
         lay.addWidget(QLabel("Re-save the file as UTF-8, or open it with the encoding it was "
                              "written in (the text is converted as it is read):", wordWrap=True))
@@ -71,9 +71,9 @@ class EncodingDialog(QDialog):
         self.preview.setMaximumBlockCount(200)
         lay.addWidget(QLabel("Preview around the bad byte:"))
         lay.addWidget(self.preview, 1)
-        self.buttons = QDialogButtonBox(QDialogButtonBox.Cancel)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
         self.retry_button = self.buttons.addButton("Open with this encoding",
-                                                   QDialogButtonBox.AcceptRole)
+                                                   QDialogButtonBox.ButtonRole.AcceptRole)
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
         lay.addWidget(self.buttons)

@@ -1,6 +1,6 @@
 """Export dialog: pick formats, a folder and a name; list the files written.
 
-Each format goes through ``controller.export``; the engine writes every file to a
+Each format goes through ``controller.tokenizer_files.export``; the engine writes every file to a
 temporary name and renames it, so a folder that cannot be written gets no files.
 """
 from __future__ import annotations
@@ -42,9 +42,10 @@ class ExportDialog(QDialog):
 
         box = QGroupBox("Formats")
         bl = QVBoxLayout(box)
-        chosen = settings.value("export/formats", list(DEFAULT_FORMATS))
-        if isinstance(chosen, str):
-            chosen = [chosen]
+        value = settings.value("export/formats", list(DEFAULT_FORMATS))
+        # (QSettings gives a lone string for a one-item list)
+        chosen = [value] if isinstance(value, str) else value if isinstance(value, list) \
+            else list(DEFAULT_FORMATS)
         self.checks: dict[str, QCheckBox] = {}
         reasons = self._unsupported()
         for fmt, label in export_formats().items():
@@ -77,14 +78,15 @@ class ExportDialog(QDialog):
         lay.addLayout(form)
 
         self.status = QLabel(wordWrap=True)
-        self.status.setTextFormat(Qt.PlainText)
+        self.status.setTextFormat(Qt.TextFormat.PlainText)
         lay.addWidget(self.status)
         self.files = QListWidget()
         self.files.setVisible(False)
         lay.addWidget(self.files)
 
-        self.buttons = QDialogButtonBox(QDialogButtonBox.Close)
-        self.export_button = self.buttons.addButton("Export", QDialogButtonBox.AcceptRole)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        self.export_button = self.buttons.addButton("Export",
+                                                    QDialogButtonBox.ButtonRole.AcceptRole)
         self.export_button.setDefault(True)
         self.buttons.accepted.connect(self.export)
         self.buttons.rejected.connect(self.reject)
@@ -148,10 +150,10 @@ class ExportDialog(QDialog):
         self.written, self.failed = [], []
         errors: dict[str, str] = {}   # message -> formats: one folder problem, said once
         for fmt in self.selected_formats():
-            files = self.controller.export(fmt, folder, name, quiet=True)
+            files = self.controller.tokenizer_files.export(fmt, folder, name, quiet=True)
             if files is None:
                 self.failed.append(fmt)
-                msg = getattr(self.controller, "last_export_error", "")
+                msg = self.controller.tokenizer_files.last_export_error
                 errors[msg] = f"{errors[msg]}, {fmt}" if msg in errors else fmt
             else:
                 self.written.extend(files)

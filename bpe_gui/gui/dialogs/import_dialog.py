@@ -116,7 +116,7 @@ class ImportDialog(QDialog):
         row.addWidget(folder_button)
         lay.addLayout(row)
         self.format_label = QLabel(wordWrap=True)
-        self.format_label.setTextFormat(Qt.PlainText)
+        self.format_label.setTextFormat(Qt.TextFormat.PlainText)
         lay.addWidget(self.format_label)
         self.progress = QProgressBar()
         self.progress.setRange(0, 3)
@@ -126,8 +126,9 @@ class ImportDialog(QDialog):
         controller.importFinished.connect(self._on_loaded)
         controller.progress.connect(self._on_progress)
         self.loading = False
-        self.buttons = QDialogButtonBox(QDialogButtonBox.Cancel)
-        self.import_button = self.buttons.addButton("Import", QDialogButtonBox.AcceptRole)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
+        self.import_button = self.buttons.addButton("Import",
+                                                    QDialogButtonBox.ButtonRole.AcceptRole)
         self.import_button.setDefault(True)
         self.buttons.accepted.connect(self.do_import)
         self.buttons.rejected.connect(self.reject)
@@ -172,7 +173,7 @@ class ImportDialog(QDialog):
     def do_import(self) -> None:
         path = self.path_edit.text().strip()
         if _size(path) > BACKGROUND_BYTES:
-            if self.controller.import_in_background(path):
+            if self.controller.tokenizer_files.import_in_background(path):
                 self.loading = True
                 self.path_edit.setEnabled(False)
                 self.import_button.setEnabled(False)
@@ -180,7 +181,7 @@ class ImportDialog(QDialog):
                 self.progress.show()
                 self.format_label.setText(f"Loading {Path(path).name}…")
             return
-        tok = self.controller.import_tokenizer(path)
+        tok = self.controller.tokenizer_files.import_tokenizer(path)
         if tok is None:
             return  # the controller showed why; keep the dialog open to pick another
         self._done(path, tok)

@@ -121,11 +121,12 @@ class LanguageCostDialog(QDialog):
         proxy.setSortRole(SORT_ROLE)
         self.view = QTableView()
         self.view.setModel(proxy)
-        self.view.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.view.verticalHeader().hide()
-        self.view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
+        self.view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.view.setSortingEnabled(True)
-        self.view.sortByColumn(-1, Qt.AscendingOrder)   # the engine's order until clicked
+        # the engine's order until clicked
+        self.view.sortByColumn(-1, Qt.SortOrder.AscendingOrder)
         self.chart = CostChart()
         self.metric_box = QComboBox()
         self.metric_box.addItems(list(METRICS))
@@ -143,7 +144,8 @@ class LanguageCostDialog(QDialog):
         # side by side on a wide screen; table above chart on a small one
         screen = self.screen().availableGeometry() if self.screen() else None
         wide = screen is None or screen.width() >= 1400
-        self.split = split = QSplitter(Qt.Horizontal if wide else Qt.Vertical)
+        self.split = split = QSplitter(Qt.Orientation.Horizontal if wide
+                                       else Qt.Orientation.Vertical)
         split.addWidget(self.view)
         split.addWidget(right)
         split.setStretchFactor(0, 3 if wide else 2)
@@ -170,7 +172,7 @@ class LanguageCostDialog(QDialog):
 
     def changeEvent(self, event) -> None:
         super().changeEvent(event)
-        if event.type() == QEvent.PaletteChange and hasattr(self, "legend"):
+        if event.type() == QEvent.Type.PaletteChange and hasattr(self, "legend"):
             self._show_chart()   # the legend's colours follow the theme
 
     def _show_chart(self) -> None:
@@ -322,7 +324,8 @@ class LanguageCostDialog(QDialog):
 
     def _fit_table(self) -> None:
         """Side by side, give the table the width its columns need (up to 65%), once."""
-        if self.split.orientation() != Qt.Horizontal or getattr(self, "_fitted", False):
+        if self.split.orientation() != Qt.Orientation.Horizontal or \
+                getattr(self, "_fitted", False):
             return
         self._fitted = True
         v = self.view

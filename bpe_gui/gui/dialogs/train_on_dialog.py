@@ -29,10 +29,10 @@ def pattern_text(pattern: str) -> str:
 
 def _fixed(text: str, tip: str = "") -> QLabel:
     lab = QLabel(text)
-    lab.setTextFormat(Qt.PlainText)
+    lab.setTextFormat(Qt.TextFormat.PlainText)
     lab.setWordWrap(True)
     lab.setToolTip(tip or "Decided by the tokenizer: training on keeps it")
-    lab.setTextInteractionFlags(Qt.TextSelectableByMouse)
+    lab.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
     return lab
 
 
@@ -52,7 +52,7 @@ class TrainOnDialog(QDialog):
 
         fixed = QGroupBox("Decided by the tokenizer (fixed)")
         ff = QFormLayout(fixed)
-        ff.setRowWrapPolicy(QFormLayout.WrapLongRows)
+        ff.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         mode = "Byte-level (256 bytes)" if tok.mode == "byte" else \
             f"Character-level ({tok.end_of_word} </w>)"
         ff.addRow("Base symbols:", _fixed(mode))
@@ -78,8 +78,8 @@ class TrainOnDialog(QDialog):
         cf.addRow("Corpus:", _fixed(corpus, "The corpus in use (File › Open corpus… "
                                             "changes it)"))
 
-        buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
-        buttons.button(QDialogButtonBox.Ok).setText("Train on")
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Train on")
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         lay = QVBoxLayout(self)

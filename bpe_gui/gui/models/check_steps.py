@@ -10,15 +10,15 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QGuiApplication, QPalette
 
 from ...engine.check import CheckReport, PairWord
 from ...engine.display import readable
 
-DISPLAY, TOOLTIP = int(Qt.DisplayRole), int(Qt.ToolTipRole)
-BACKGROUND, FONT = int(Qt.BackgroundRole), int(Qt.FontRole)
-ALIGN = int(Qt.TextAlignmentRole)
+DISPLAY, TOOLTIP = int(Qt.ItemDataRole.DisplayRole), int(Qt.ItemDataRole.ToolTipRole)
+BACKGROUND, FONT = int(Qt.ItemDataRole.BackgroundRole), int(Qt.ItemDataRole.FontRole)
+ALIGN = int(Qt.ItemDataRole.TextAlignmentRole)
 STATUS_WORDS = {"same": "same", "moved": "at another step", "part": "part",
                 "theirs-only": "yours only", "ours-only": "reference only"}
 
@@ -26,7 +26,7 @@ STATUS_WORDS = {"same": "same", "moved": "at another step", "part": "part",
 def status_colors(palette: QPalette | None = None) -> dict[str, QColor]:
     """Row tints for each status (light or dark palette)."""
     palette = palette or QGuiApplication.palette()
-    if palette.color(QPalette.Window).lightness() < 128:
+    if palette.color(QPalette.ColorRole.Window).lightness() < 128:
         return {"same": QColor("#1f4a2c"), "moved": QColor("#5c4a12"), "part": QColor("#6b2420"),
                 "theirs-only": QColor("#4a4a4a"), "ours-only": QColor("#4a4a4a")}
     return {"same": QColor("#dff3e1"), "moved": QColor("#ffe9b0"), "part": QColor("#ffc9c2"),
@@ -74,14 +74,14 @@ class CheckStepsModel(QAbstractTableModel):
         return 0 if parent.isValid() else len(self.HEADERS)
 
     def headerData(self, section: int, orientation, role: int = DISPLAY):
-        if orientation == Qt.Horizontal:
+        if orientation == Qt.Orientation.Horizontal:
             if role == DISPLAY:
                 return self.HEADERS[section]
             if role == TOOLTIP:
                 return self.TIPS[section]
         return None
 
-    def data(self, index: QModelIndex, role: int = DISPLAY):
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = DISPLAY):
         r = self.report
         if r is None or not index.isValid():
             return None
@@ -93,7 +93,7 @@ class CheckStepsModel(QAbstractTableModel):
         if role == FONT and status != "same" and col in (self.THEIRS, self.OURS):
             return self._bold
         if role == ALIGN and col in (self.STEP, self.COUNT):
-            return int(Qt.AlignRight | Qt.AlignVCenter)
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role not in (DISPLAY, TOOLTIP):
             return None
         if col == self.STEP:
@@ -133,17 +133,17 @@ class PairWordsModel(QAbstractTableModel):
         return 0 if parent.isValid() else 2
 
     def headerData(self, section: int, orientation, role: int = DISPLAY):
-        if orientation == Qt.Horizontal and role == DISPLAY:
+        if orientation == Qt.Orientation.Horizontal and role == DISPLAY:
             return self.HEADERS[section]
         return None
 
-    def data(self, index: QModelIndex, role: int = DISPLAY):
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = DISPLAY):
         if not index.isValid() or role not in (DISPLAY, TOOLTIP, ALIGN):
             return None
         w = self.words[index.row()]
         if index.column() == 0:
             if role == ALIGN:
-                return int(Qt.AlignRight | Qt.AlignVCenter)
+                return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             return f"{w.freq:,}×"
         if role == ALIGN:
             return None

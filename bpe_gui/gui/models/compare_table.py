@@ -6,7 +6,7 @@ its rows and ``fmt_cell`` formats a value.
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QFont
 
 from ...engine import analysis
@@ -71,33 +71,34 @@ class CompareTableModel(QAbstractTableModel):
         return {"tokens": st.tokens, "bpt": st.bytes_per_token, "tpw": st.tokens_per_word,
                 "partial": st.partial_share}[key]
 
-    def data(self, index: QModelIndex, role=Qt.DisplayRole):
+    def data(self, index: QModelIndex | QPersistentModelIndex,
+             role=Qt.ItemDataRole.DisplayRole):
         if not index.isValid():
             return None
         r, c = index.row(), index.column()
         key, label, tip = METRICS[r // 2]
-        if role == Qt.DisplayRole:
+        if role == Qt.ItemDataRole.DisplayRole:
             if c == 0:
                 return label if r % 2 == 0 else ""
             if c == 1:
                 return self.names[r % 2]
             return fmt_cell(key, self.value(r, self.columns[c - 2]))
-        if role == Qt.UserRole and c >= 2:
+        if role == Qt.ItemDataRole.UserRole and c >= 2:
             return self.value(r, self.columns[c - 2])
-        if role == Qt.ToolTipRole:
+        if role == Qt.ItemDataRole.ToolTipRole:
             return tip
-        if role == Qt.TextAlignmentRole and c >= 2:
-            return int(Qt.AlignRight | Qt.AlignVCenter)
-        if role == Qt.FontRole and c == 0:
+        if role == Qt.ItemDataRole.TextAlignmentRole and c >= 2:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.FontRole and c == 0:
             f = QFont()
             f.setBold(True)
             return f
         return None
 
-    def headerData(self, section: int, orientation, role=Qt.DisplayRole):
-        if orientation != Qt.Horizontal:
+    def headerData(self, section: int, orientation, role=Qt.ItemDataRole.DisplayRole):
+        if orientation != Qt.Orientation.Horizontal:
             return None
-        if role == Qt.DisplayRole:
+        if role == Qt.ItemDataRole.DisplayRole:
             if section == 0:
                 return ""
             if section == 1:
@@ -105,7 +106,7 @@ class CompareTableModel(QAbstractTableModel):
             col = self.columns[section - 2]
             chars = next((s[col].chars for s in self.stats if s is not None), 0)
             return f"{col} ({chars:,} chars)"
-        if role == Qt.ToolTipRole and section >= 2:
+        if role == Qt.ItemDataRole.ToolTipRole and section >= 2:
             return ("Per script: a token counts for the script of the letters it covers; "
                     "tokens of only spaces, digits or punctuation, mixed tokens and special "
                     "tokens count as Other." if section > 2 else "The whole text")

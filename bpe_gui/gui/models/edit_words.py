@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ...engine.errors import BPEError
+from ...engine.text import BranchMatcher, Pretokenizer
 from ...engine.tokenizers import safe_end, safe_start, why_it_ends, word_spans
 from .encoding import char_index, doc_position, utf16_positions
 
@@ -37,8 +38,8 @@ class ClickedWord:
 
 
 class EditWords:
-    pre = None               # Pretokenizer (special tokens, pattern)
-    matcher = None           # BranchMatcher of the pattern
+    pre: Pretokenizer | None = None          # special tokens, pattern
+    matcher: BranchMatcher | None = None     # the pattern's alternatives
     error = ""
     text: str | None = None  # None: the text changed since it was last read
     lo = hi = 0              # the characters the spans cover
@@ -70,7 +71,8 @@ class EditWords:
 
     def ensure(self, c0: int, c1: int) -> bool:
         """Find the words of characters c0..c1 (and around) if not found yet."""
-        if self.matcher is None:
+        pre, matcher = self.pre, self.matcher
+        if matcher is None or pre is None:
             return False
         text = self.text if self.text is not None else self.read()
         if not text:
@@ -78,12 +80,12 @@ class EditWords:
         if self.hi > self.lo and self.covers(c0, c1):
             return True
         n = len(text)
-        if n <= 2 * MARGIN or (self.pre.preset is None and n <= FULL_LIMIT):
+        if n <= 2 * MARGIN or (pre.preset is None and n <= FULL_LIMIT):
             lo, hi = 0, n
         else:
             lo, hi = safe_start(text, max(0, c0 - MARGIN)), safe_end(text, min(n, c1 + MARGIN))
         try:
-            spans = word_spans(self.pre, self.matcher, text, lo, hi)
+            spans = word_spans(pre, matcher, text, lo, hi)
         except BPEError as e:     # a custom pattern that runs away
             self.matcher, self.error = None, str(e)
             self.pattern_failed(self.error)
@@ -98,16 +100,18 @@ class EditWords:
         """The word (or special token) covering character ``ch``, with why it ended."""
         if not self.ensure(ch, ch + 1):
             return None
+        text, pre, matcher = self.text, self.pre, self.matcher
+        if text is None or pre is None or matcher is None:   # (ensure found them)
+            return None
         i = bisect_right(self.starts, ch) - 1
         if i < 0 or self.spans[i][1] <= ch:
             return None
         s, e, k = self.spans[i]
-        text = self.text
         nxt = self.spans[i + 1] if i + 1 < len(self.spans) else None
         if nxt is None and e < len(text):
-            after = word_spans(self.pre, self.matcher, text, e, e + 1)
+            after = word_spans(pre, matcher, text, e, e + 1)
             nxt = after[0] if after else None
-        branches = self.matcher.branches
+        branches = matcher.branches
         label = "special token" if k < 0 else branches[k].label
         return ClickedWord(text[s:e], s, e, k, label, why_it_ends(branches, text, (s, e, k), nxt))
 
@@ -118,7 +122,8 @@ def shades(text: str, spans: list[tuple[int, int, int]]) -> list[int]:
 
     Example: 'a b' with gpt2 -> spans (0,1,1), (1,3,1) -> [0, 1]
     """
-    out, prev = [], None
+    out: list[int] = []
+    prev = None
     for s, e, k in spans:
         joined = (prev is not None and prev[1] == s and prev[2] == k
                   and s > 0 and text[s - 1] != "\n")

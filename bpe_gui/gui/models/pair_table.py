@@ -58,7 +58,7 @@ class PairTableModel(HeaderedTableModel):
         self.snapshot = PairSnapshot()
         self.rows: list[PairRow] = []           # snapshot rows in the sorted order
         self.cache = ReadableCache()
-        self.sort_column, self.sort_order = -1, Qt.AscendingOrder
+        self.sort_column, self.sort_order = -1, Qt.SortOrder.AscendingOrder
         self.filter_text = ""
         self.colors = TokenColors.for_palette()
         self.words: Sequence[str] = ()   # the corpus words, for "part of 中" hints
@@ -91,14 +91,14 @@ class PairTableModel(HeaderedTableModel):
         f = self.filter_text
         if f:
             rows = [r for r in rows if f in self.search_text(r).casefold()]
-        if col < 0 or col == self.RANK and self.sort_order == Qt.AscendingOrder:
+        if col < 0 or col == self.RANK and self.sort_order == Qt.SortOrder.AscendingOrder:
             return list(rows)
         key = {self.RANK: lambda r: r.rank, self.PAIR: self.pair_text,
                self.MERGED: lambda r: self.texts(r)[2], self.COUNT: lambda r: r.count,
                self.TIE: lambda r: self._tie_key(r)}[col]
-        return sorted(rows, key=key, reverse=self.sort_order == Qt.DescendingOrder)
+        return sorted(rows, key=key, reverse=self.sort_order == Qt.SortOrder.DescendingOrder)
 
-    def sort(self, column: int, order=Qt.AscendingOrder) -> None:
+    def sort(self, column: int, order=Qt.SortOrder.AscendingOrder) -> None:
         """Sort the rows (stable: equal keys keep the rank order)."""
         self.sort_column, self.sort_order = column, order
         self.layoutAboutToBeChanged.emit()

@@ -24,13 +24,13 @@ ALIGN = int(Qt.ItemDataRole.TextAlignmentRole)
 ALIGN_RIGHT = int((Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter).value)
 HORIZONTAL = Qt.Orientation.Horizontal
 
-SORT_ROLE = Qt.UserRole + 1      # numbers/strings the proxy sorts by
-SEARCH_ROLE = Qt.UserRole + 2    # text the filter line edit matches
-TOKENS_ROLE = Qt.UserRole + 3    # list[(text, partial)] drawn as chips
-ID_ROLE = Qt.UserRole + 4        # token id of the row (or step index)
-PARTIAL_ROLE = Qt.UserRole + 5   # the token holds part of a UTF-8 character
-HOVER_ROLE = Qt.UserRole + 6     # the row is linked to what the mouse hovers
-SPECIAL_ROLE = Qt.UserRole + 7   # a special token (never split or merged)
+SORT_ROLE = Qt.ItemDataRole.UserRole + 1      # numbers/strings the proxy sorts by
+SEARCH_ROLE = Qt.ItemDataRole.UserRole + 2    # text the filter line edit matches
+TOKENS_ROLE = Qt.ItemDataRole.UserRole + 3    # list[(text, partial)] drawn as chips
+ID_ROLE = Qt.ItemDataRole.UserRole + 4        # token id of the row (or step index)
+PARTIAL_ROLE = Qt.ItemDataRole.UserRole + 5   # the token holds part of a UTF-8 character
+HOVER_ROLE = Qt.ItemDataRole.UserRole + 6     # the row is linked to what the mouse hovers
+SPECIAL_ROLE = Qt.ItemDataRole.UserRole + 7   # a special token (never split or merged)
 
 Chip = tuple  # (text, partial[, emphasised]): one token drawn as a block
 
@@ -153,7 +153,7 @@ def plain_text(token: bytes) -> str:
 
 def is_dark(palette: QPalette | None = None) -> bool:
     palette = palette or QGuiApplication.palette()
-    return palette.color(QPalette.Base).lightness() < 128
+    return palette.color(QPalette.ColorRole.Base).lightness() < 128
 
 
 @dataclass(frozen=True)
@@ -175,8 +175,8 @@ class TokenColors:
     @classmethod
     def for_palette(cls, palette: QPalette | None = None) -> "TokenColors":
         palette = palette or QGuiApplication.palette()
-        text = palette.color(QPalette.Text)
-        future = palette.color(QPalette.Disabled, QPalette.Text)
+        text = palette.color(QPalette.ColorRole.Text)
+        future = palette.color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text)
         if future == text:
             future = QColor(text)
             future.setAlpha(110)

@@ -112,7 +112,7 @@ class TimelineModel(HeaderedTableModel):
         bg = self.colors.tied if now else None
         rec = self.record(k)
         if rec is None and self.origin is not None:   # row 0: the inherited block
-            return self._block_cell(col, now, fg)
+            return self._block_cell(self.origin, col, now, fg)
         if rec is None:   # row 0: the start
             return Cell("0" if col == self.STEP else "start"   # (tooltip: before any merge)
                         if col == self.MERGE else "", col == self.STEP, now, fg, bg)
@@ -154,8 +154,7 @@ class TimelineModel(HeaderedTableModel):
             return f"{self.cache.text(rec.left)} {self.cache.text(rec.right)}"
         return self.visual_data(k, col, role)
 
-    def _block_cell(self, col: int, now: bool, fg) -> Cell:
-        o = self.origin
+    def _block_cell(self, o: Origin, col: int, now: bool, fg) -> Cell:
         bg = self.colors.tied if now else block_color_for(self.colors)
         # read across the Merge and New token columns: "▸ 50,000 merges | inherited
         # from gpt2 (GPT-2 files)" (the table paints no spans: table_cells.py)

@@ -48,7 +48,7 @@ def class_tip(reach: Reachability | None, tid: int, text_of: Callable[[int], str
     'unreachable: ...', 'Its text encodes to: ·the + T (ids 262, 84)'
     """
     kind = class_text(reach, tid)
-    if kind == UNKNOWN:
+    if kind == UNKNOWN or reach is None:   # (no classes: unknown)
         return tip_html(["Not classified yet: the classes are being worked out."])
     tip = [KIND_TIPS[kind]]
     if kind == "unreachable":

@@ -42,13 +42,14 @@ class VocabEntry(NamedTuple):
     token: bytes
     kind: str                          # base / special / merge
     step: int = 0                      # the merge that created it (1-based), 0 otherwise
-    count: int | None = None           # the pair's count when merged (if known)
+    # the pair's count when merged, if known (a field named like tuple.count(), which it hides)
+    count: int | None = None  # type: ignore[assignment]
     parts: tuple[int, int] | None = None
     removed: tuple[int, ...] = ()      # ids that stopped occurring on their own at this step
 
 
 def entry_of_step(rec: MergeStep) -> VocabEntry:
-    return VocabEntry(rec.new_id, rec.token, MERGE, rec.index, rec.count, tuple(rec.pair),
+    return VocabEntry(rec.new_id, rec.token, MERGE, rec.index, rec.count, rec.pair,
                       tuple(rec.removed))
 
 
@@ -270,7 +271,7 @@ class VocabModel(HeaderedTableModel):
         super().__init__(parent)
         self.entries: list[VocabEntry] = []
         self.order: list[int] | None = None    # sorted view: row -> index into entries
-        self.sort_column, self.sort_order = -1, Qt.AscendingOrder
+        self.sort_column, self.sort_order = -1, Qt.SortOrder.AscendingOrder
         self.n_base = 0
         self._by_id: dict[int, int] | None = None   # only when ids are not 0..n-1
         self.unused: frozenset[int] = frozenset()
@@ -371,7 +372,7 @@ class VocabModel(HeaderedTableModel):
     def _matching(self) -> list[int]:
         """Indices of the entries the search and the class filter let through, in entry
         order."""
-        rows = range(len(self.entries))
+        rows: Sequence[int] = range(len(self.entries))
         if self.search:
             if self._index is None:
                 self._index = search_index(self.entries)[0]
@@ -482,16 +483,16 @@ class VocabModel(HeaderedTableModel):
         col = self.sort_column
         filtered = self._filtered()
         rows = self._matching() if filtered else range(len(self.entries))
-        if col < 0 or (col == self.ID and self.sort_order == Qt.AscendingOrder
+        if col < 0 or (col == self.ID and self.sort_order == Qt.SortOrder.AscendingOrder
                        and self._by_id is None):
             return list(rows) if filtered else None
-        down = self.sort_order == Qt.DescendingOrder
+        down = self.sort_order == Qt.SortOrder.DescendingOrder
         ranks = self._ranks.get(self.gpt2) if col == self.TOKEN else None
         if ranks is not None and not filtered:   # every row, in an order made already
             return ranks[1][::-1] if down else list(ranks[1])
         return sorted(rows, key=self._key(col), reverse=down)
 
-    def sort(self, column: int, order=Qt.AscendingOrder) -> None:
+    def sort(self, column: int, order=Qt.SortOrder.AscendingOrder) -> None:
         self.sort_column, self.sort_order = column, order
         self.layoutAboutToBeChanged.emit()
         old = self.persistentIndexList()

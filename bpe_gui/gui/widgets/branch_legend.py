@@ -36,7 +36,7 @@ class BranchColors:
         dark = is_dark(palette)
         self.base = [QColor(c) for c in (_DARK if dark else _LIGHT)]
         self.shade = [c.lighter(140) if dark else c.darker(118) for c in self.base]
-        self.text = (palette or QPalette()).color(QPalette.Text)
+        self.text = (palette or QPalette()).color(QPalette.ColorRole.Text)
 
     def of(self, branch: int, shade: int = 0) -> QColor:
         k = branch % len(self.base)
@@ -60,21 +60,22 @@ class BranchLegend(QWidget):
         self.preset: str | None = None
         self.title = QLabel()
         self.title.setWordWrap(True)
-        self.explain = QToolButton(text="Explain rules", checkable=True)
+        # (ignore[call-arg]: PySide6 takes Qt properties as keywords; its stubs omit them)
+        self.explain = QToolButton(text="Explain rules", checkable=True)  # type: ignore[call-arg]
         self.explain.setToolTip("Show what each rule of the pattern takes, in plain words")
         self.chips = QLabel()
         self.chips.setWordWrap(True)
-        self.chips.setTextFormat(Qt.RichText)
+        self.chips.setTextFormat(Qt.TextFormat.RichText)
         self.chips.linkHovered.connect(self._on_link_hovered)
         self.details = QLabel()
         self.details.setWordWrap(True)
-        self.details.setTextFormat(Qt.RichText)
-        self.details.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.details.setTextFormat(Qt.TextFormat.RichText)
+        self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         # scrolls on its own, so the text below stays in view in a small dock
         self.details_area = QScrollArea()
         self.details_area.setWidget(self.details)
         self.details_area.setWidgetResizable(True)
-        self.details_area.setFrameShape(QFrame.NoFrame)
+        self.details_area.setFrameShape(QFrame.Shape.NoFrame)
         self.details_area.setMaximumHeight(11 * self.fontMetrics().lineSpacing())
         self.details_area.setVisible(False)
         self.explain.toggled.connect(self.details_area.setVisible)

@@ -51,7 +51,7 @@ def log_ticks(lo: float, hi: float) -> tuple[list[float], list[float]]:
     d0, d1 = math.floor(lo + 1e-9), math.ceil(hi - 1e-9)
     every = max(1, math.ceil((d1 - d0) / 8))
     major = [10.0 ** d for d in range(d0, d1 + 1) if d % every == 0]
-    minor = []
+    minor: list[float] = []
     if d1 - d0 <= 6:
         for d in range(d0, d1 + 1):
             minor.extend(m * 10.0 ** d for m in range(2, 10))

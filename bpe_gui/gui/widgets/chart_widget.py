@@ -42,13 +42,13 @@ def title_row(title: str, right_text: str, title_fm: QFontMetrics, fm: QFontMetr
     Example: a 300-pixel row, "Token frequency on the corpus (Zipf)" and "step 40" ->
     the title cut to what "step 40" and the gap leave, both whole if they fit."""
     title_w = min(title_fm.horizontalAdvance(title), int(room * 0.6))
-    right = fm.elidedText(right_text, Qt.ElideRight, max(0, room - title_w - 12)) \
+    right = fm.elidedText(right_text, Qt.TextElideMode.ElideRight, max(0, room - title_w - 12)) \
         if right_text else ""
     if right == "…" or len(right) < min(4, len(right_text)):
         right = ""
     right_w = fm.horizontalAdvance(right) + 12 if right else 0
     # a narrow chart ends its title in "…" rather than cutting it mid-letter
-    return title_fm.elidedText(title, Qt.ElideRight, max(0, room - right_w)), right
+    return title_fm.elidedText(title, Qt.TextElideMode.ElideRight, max(0, room - right_w)), right
 
 
 def thin_labels(ticks, to_y, need: float) -> list[tuple[float, str]]:
@@ -96,8 +96,8 @@ class ChartWidget(QWidget):
         self.setMouseTracking(True)
         # three in a row fit the bottom dock of an 800x600 window (issue 21)
         self.setMinimumSize(140, 150)
-        self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Expanding)
-        self.setContextMenuPolicy(Qt.DefaultContextMenu)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        self.setContextMenuPolicy(Qt.ContextMenuPolicy.DefaultContextMenu)
 
     # ----- data -----------------------------------------------------------------------
     def set_series(self, name: str, xs, ys, style: str = "line", color: int | None = None) -> None:
@@ -280,9 +280,9 @@ class ChartWidget(QWidget):
     # ----- painting -----------------------------------------------------------------------
     def _colors(self):
         pal = self.palette()
-        bg = pal.color(QPalette.Base)
+        bg = pal.color(QPalette.ColorRole.Base)
         dark = bg.lightness() < 128
-        fg = pal.color(QPalette.Text)
+        fg = pal.color(QPalette.ColorRole.Text)
         grid = QColor(fg)
         grid.setAlpha(40)
         minor = QColor(fg)
@@ -303,7 +303,7 @@ class ChartWidget(QWidget):
         title, right = title_row(self.title, self._marker_caption() or self.note,
                                  QFontMetrics(bold), fm, self.width() - 16)
         p.drawText(QRectF(8, 6, self.width() - 16, fm.height() + 2),
-                   Qt.AlignLeft | Qt.AlignVCenter, title)
+                   Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, title)
         p.setFont(self.font())
         if right:
             if self._marker_caption():
@@ -313,13 +313,14 @@ class ChartWidget(QWidget):
                 faint.setAlpha(150)
                 p.setPen(faint)
             p.drawText(QRectF(8, 6, self.width() - 16, fm.height() + 2),
-                       Qt.AlignRight | Qt.AlignVCenter, right)
+                       Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, right)
         lay = self._prepare()
         if lay is None:
             faint = QColor(fg)
             faint.setAlpha(150)
             p.setPen(faint)
-            p.drawText(self.rect(), Qt.AlignCenter | Qt.TextWordWrap, self.empty_text)
+            p.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap,
+                       self.empty_text)
             return
         plot, (x0, x1, y0, y1), (yt, yminor) = lay
         sx = plot.width() / (x1 - x0)
@@ -341,7 +342,7 @@ class ChartWidget(QWidget):
         p.setPen(fg)
         for v, label in thin_labels(yt, Y, fm.height() + 2):
             r = QRectF(0, Y(v) - fm.height() / 2, plot.left() - 6, fm.height())
-            p.drawText(r, Qt.AlignRight | Qt.AlignVCenter, label)
+            p.drawText(r, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, label)
         last_right = -1e9
         for v, label in xt:
             w = fm.horizontalAdvance(label)
@@ -349,25 +350,26 @@ class ChartWidget(QWidget):
             if cx - w / 2 < last_right + 6:
                 continue  # would overlap the previous label
             r = QRectF(cx - w / 2 - 2, plot.bottom() + 4, w + 4, fm.height())
-            p.drawText(r, Qt.AlignCenter, label)
+            p.drawText(r, Qt.AlignmentFlag.AlignCenter, label)
             last_right = cx + w / 2
         p.drawText(QRectF(plot.left(), self.height() - fm.height() - 6, plot.width(),
-                          fm.height()), Qt.AlignCenter, self.xlabel + (" (log)" if self.xlog else ""))
+                          fm.height()), Qt.AlignmentFlag.AlignCenter,
+                   self.xlabel + (" (log)" if self.xlog else ""))
         p.save()
         p.translate(8, plot.center().y())
         p.rotate(-90)
         ylabel = self.ylabel + (" (log)" if self.ylog else "")
         if fm.horizontalAdvance(ylabel) > plot.height():   # a short chart: cut it with …
-            ylabel = fm.elidedText(ylabel, Qt.ElideRight, int(plot.height()))
-        p.drawText(QRectF(-plot.height() / 2, 0, plot.height(), fm.height()), Qt.AlignCenter,
-                   ylabel)
+            ylabel = fm.elidedText(ylabel, Qt.TextElideMode.ElideRight, int(plot.height()))
+        p.drawText(QRectF(-plot.height() / 2, 0, plot.height(), fm.height()),
+                   Qt.AlignmentFlag.AlignCenter, ylabel)
         p.restore()
         p.setPen(QPen(fg, 1))
         p.drawLine(plot.bottomLeft(), plot.bottomRight())
         p.drawLine(plot.bottomLeft(), plot.topLeft())
         # series (antialiased; the axis-aligned grid above is drawn faster without)
         p.save()
-        p.setRenderHint(QPainter.Antialiasing, True)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         p.setClipRect(plot.adjusted(-4, -4, 4, 4))
         for d in self._drawn:
             col = colors[d.series.color % len(colors)]
@@ -377,7 +379,7 @@ class ChartWidget(QWidget):
                 w = max(1.0, 0.8 * sx)
                 fill = QColor(col)
                 fill.setAlpha(200)
-                p.setPen(Qt.NoPen)
+                p.setPen(Qt.PenStyle.NoPen)
                 p.setBrush(fill)
                 for pt in d.pts:
                     p.drawRect(QRectF(pt.x() - w / 2, pt.y(), w, base_y - pt.y()))
@@ -387,17 +389,17 @@ class ChartWidget(QWidget):
                 for pt in d.pts[1:]:
                     path.lineTo(pt)
                 p.setPen(QPen(col, 1.8))
-                p.setBrush(Qt.NoBrush)
+                p.setBrush(Qt.BrushStyle.NoBrush)
                 p.drawPath(path)
             if style in ("points", "linepoints") or len(d.pts) == 1:
-                p.setPen(Qt.NoPen)
+                p.setPen(Qt.PenStyle.NoPen)
                 p.setBrush(col)
-                r = 2.0 if style == "points" else 3.0
+                radius = 2.0 if style == "points" else 3.0
                 for pt in d.pts:
-                    p.drawEllipse(pt, r, r)
+                    p.drawEllipse(pt, radius, radius)
         p.restore()
         self._paint_markers(p, plot, X, x0, x1, fm, bg)
-        p.setRenderHint(QPainter.Antialiasing, True)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         self._paint_legend(p, plot, fg, bg, colors, fm)
         self._paint_hover(p, plot, fg, bg, colors, fm)
 
@@ -431,7 +433,7 @@ class ChartWidget(QWidget):
         col = self._marker_color(bg)
         for ax, label in self._markers_in_range():
             px = X(ax)
-            p.setPen(QPen(col, 1.5, Qt.DashLine))
+            p.setPen(QPen(col, 1.5, Qt.PenStyle.DashLine))
             p.drawLine(QPointF(px, plot.top()), QPointF(px, plot.bottom()))
             self.drawn_markers.append((px, label))
 
@@ -454,7 +456,7 @@ class ChartWidget(QWidget):
             p.drawLine(QPointF(box.left() + 6, y), QPointF(box.left() + 20, y))
             p.setPen(fg)
             p.drawText(QRectF(box.left() + 24, y - fm.height() / 2, w - 26, fm.height()),
-                       Qt.AlignLeft | Qt.AlignVCenter, s.name)
+                       Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, s.name)
 
     def _legend_box(self, plot: QRectF, w: float, h: float) -> QRectF:
         """The plot corner whose legend box would hide the fewest points."""
@@ -474,7 +476,7 @@ class ChartWidget(QWidget):
         pt = d.pts[j]
         i = d.idx[j]
         col = colors[d.series.color % len(colors)]
-        p.setPen(QPen(fg, 1, Qt.DotLine))
+        p.setPen(QPen(fg, 1, Qt.PenStyle.DotLine))
         p.drawLine(QPointF(pt.x(), plot.top()), QPointF(pt.x(), plot.bottom()))
         p.setPen(QPen(fg, 1.5))
         p.setBrush(col)
@@ -486,7 +488,7 @@ class ChartWidget(QWidget):
         p.setPen(QPen(col, 1))
         p.drawRoundedRect(box, 4, 4)
         p.setPen(fg)
-        p.drawText(box, Qt.AlignCenter, "\n".join(lines))
+        p.drawText(box, Qt.AlignmentFlag.AlignCenter, "\n".join(lines))
 
     def hover_box(self, text: str, fm, plot: QRectF, pt: QPointF) -> tuple[QRectF, list[str]]:
         """Where the hover readout goes, and its lines: one line beside the point if it
@@ -497,7 +499,7 @@ class ChartWidget(QWidget):
         if fm.horizontalAdvance(text) + 12 > room:
             name, _, rest = text.rpartition(": ")
             lines = ([f"{name}:"] if name else []) + [part.strip() for part in rest.split(", ")]
-        lines = [fm.elidedText(ln, Qt.ElideRight, room - 12) for ln in lines]
+        lines = [fm.elidedText(ln, Qt.TextElideMode.ElideRight, room - 12) for ln in lines]
         w = max(fm.horizontalAdvance(ln) for ln in lines) + 12
         h = fm.height() * len(lines) + 6
         x = min(max(plot.left() + 4, pt.x() + 10), plot.right() - w - 2)

@@ -30,15 +30,15 @@ class ElidedComboBox(QComboBox):
         painter = QStylePainter(self)
         opt = QStyleOptionComboBox()
         self.initStyleOption(opt)
-        painter.drawComplexControl(QStyle.CC_ComboBox, opt)
-        field = self.style().subControlRect(QStyle.CC_ComboBox, opt,
-                                            QStyle.SC_ComboBoxEditField, self)
+        painter.drawComplexControl(QStyle.ComplexControl.CC_ComboBox, opt)
+        field = self.style().subControlRect(QStyle.ComplexControl.CC_ComboBox, opt,
+                                            QStyle.SubControl.SC_ComboBoxEditField, self)
         room = field.width() - (opt.iconSize.width() + 4 if not opt.currentIcon.isNull()
                                 else 0)
         full = opt.currentText
-        shown = self.fontMetrics().elidedText(full, Qt.ElideRight, max(0, room))
+        shown = self.fontMetrics().elidedText(full, Qt.TextElideMode.ElideRight, max(0, room))
         opt.currentText = shown
-        painter.drawControl(QStyle.CE_ComboBoxLabel, opt)
+        painter.drawControl(QStyle.ControlElement.CE_ComboBoxLabel, opt)
         tip = (f"{full}\n{self._own_tip}" if self._own_tip else full) if shown != full \
             else self._own_tip
         if tip != self._shown_tip:   # (not from within paint: a tooltip does not repaint)
@@ -49,6 +49,6 @@ class ElidedComboBox(QComboBox):
         """The current text does not fit (tests; the tooltip then holds it whole)."""
         opt = QStyleOptionComboBox()
         self.initStyleOption(opt)
-        field = self.style().subControlRect(QStyle.CC_ComboBox, opt,
-                                            QStyle.SC_ComboBoxEditField, self)
+        field = self.style().subControlRect(QStyle.ComplexControl.CC_ComboBox, opt,
+                                            QStyle.SubControl.SC_ComboBoxEditField, self)
         return self.fontMetrics().horizontalAdvance(opt.currentText) > field.width()

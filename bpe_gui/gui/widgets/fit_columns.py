@@ -63,7 +63,7 @@ class FittedTableView(QTableView):
         self._fit_drop = tuple(drop)
         header = self.horizontalHeader()
         header.setStretchLastSection(False)
-        header.setSectionResizeMode(QHeaderView.Interactive)
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.refit()
 
     def set_column_minimum(self, col: int, width: int) -> None:
@@ -82,7 +82,7 @@ class FittedTableView(QTableView):
         model = self.model()
         out = []
         for col, floor in enumerate(self._fit_minimums):
-            text = model.headerData(col, Qt.Horizontal) if model is not None else ""
+            text = model.headerData(col, Qt.Orientation.Horizontal) if model is not None else ""
             out.append(max(floor, fm.horizontalAdvance(str(text or "")) + HEADER_PAD))
         return out
 

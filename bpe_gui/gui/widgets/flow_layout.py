@@ -67,7 +67,7 @@ class FlowLayout(QLayout):
         m = self.contentsMargins()
         r = rect.adjusted(m.left(), m.top(), -m.right(), -m.bottom())
         x, y, row_h = r.x(), r.y(), 0
-        placed = []   # (item, x, y, hint) of the row being laid out
+        placed: list[tuple] = []   # (item, x, y, hint) of the row being laid out
         for item in self._items:
             hint = item.sizeHint()
             if x > r.x() and x + hint.width() > r.right() + 1:
@@ -86,7 +86,7 @@ class FlowLayout(QLayout):
         for k, (item, x, y, hint) in enumerate(placed):
             room = r.right() + 1 - x
             last = k == len(placed) - 1
-            grows = last and bool(item.expandingDirections() & Qt.Horizontal)
+            grows = last and bool(item.expandingDirections() & Qt.Orientation.Horizontal)
             width = room if grows else min(hint.width(), room)
             width = max(item.minimumSize().width(), width)
             item.setGeometry(QRect(QPoint(x, y), QSize(width, hint.height())))
@@ -105,7 +105,7 @@ class FlowBar(QWidget):
     def __init__(self, parent: QWidget | None = None, spacing: int = 6):
         super().__init__(parent)
         self.flow = FlowLayout(self, spacing)
-        self.setSizePolicy(QSizePolicy.Preferred, QSizePolicy.Fixed)
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
 
     def addWidget(self, widget: QWidget) -> None:
         self.flow.addWidget(widget)
@@ -142,6 +142,6 @@ class FlowBar(QWidget):
 
     def event(self, event) -> bool:
         # a control shown, hidden or resized (a label's new text) may change the rows
-        if event.type() == QEvent.LayoutRequest:
+        if event.type() == QEvent.Type.LayoutRequest:
             self._fit()
         return super().event(event)

@@ -25,7 +25,8 @@ class TitleFitter(QObject):
     def add(self, box: QGroupBox, long: str, short: str) -> None:
         self._titles[box] = (long, short)
         box.setTitle(short)
-        contents = box.layout().minimumSize().width() if box.layout() is not None else 0
+        layout = box.layout()
+        contents = layout.minimumSize().width() if layout is not None else 0
         box.setMinimumWidth(max(contents, box.fontMetrics().horizontalAdvance(short)
                                 + TITLE_MARGIN))
         box.installEventFilter(self)
@@ -57,7 +58,7 @@ class TitleFitter(QObject):
         return title
 
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:
-        if event.type() == QEvent.Resize and obj in self._titles:
+        if event.type() == QEvent.Type.Resize and obj in self._titles:
             self.fit(obj)
         return False
 

@@ -39,7 +39,7 @@ class NumberBox(QSpinBox):
         self.setRange(minimum, min(maximum, INT_MAX))
         self.setSingleStep(singleStep)
         self.setValue(value)
-        self.setCorrectionMode(QAbstractSpinBox.CorrectToPreviousValue)
+        self.setCorrectionMode(QAbstractSpinBox.CorrectionMode.CorrectToPreviousValue)
         self.lineEdit().textEdited.connect(self._edited)
         self.valueChanged.connect(lambda _v: self.numberChanged.emit())
 
@@ -71,8 +71,8 @@ class NumberBox(QSpinBox):
     def validate(self, text: str, pos: int):
         digits = self._digits(text)
         if digits == "" or digits.isdigit():
-            return QValidator.Acceptable, text, pos
-        return QValidator.Invalid, text, pos
+            return QValidator.State.Acceptable, text, pos
+        return QValidator.State.Invalid, text, pos
 
     def valueFromText(self, text: str) -> int:
         digits = self._digits(text)

@@ -30,9 +30,9 @@ class StatusLine(QStatusBar):
         self.setSizeGripEnabled(False)   # the window's frame resizes it; a grip took room
 
     # ----- QStatusBar's message API ------------------------------------------------------
-    def showMessage(self, text: str, timeout: int = 0) -> None:
+    def showMessage(self, text: str, timeout: int | None = 0) -> None:
         self._clear.stop()
-        if timeout > 0:
+        if timeout is not None and timeout > 0:
             self._clear.start(timeout)
         if text != self._message:
             self._message = text
@@ -52,7 +52,7 @@ class StatusLine(QStatusBar):
         return self._message
 
     # ----- permanent widgets, apart from each other --------------------------------------
-    def addPermanentWidget(self, widget: QWidget, stretch: int = 0) -> None:
+    def addPermanentWidget(self, widget: QWidget, stretch: int | None = 0) -> None:
         """A permanent widget, a gap before it (texts side by side read as one)."""
         widget.setContentsMargins(GAP, 0, 0, 0)
         super().addPermanentWidget(widget, stretch)

@@ -17,10 +17,13 @@ else (header, scrolling, selection, keyboard, tooltips, sorting) is QTableView's
 """
 from __future__ import annotations
 
+from typing import Protocol, Sequence, cast
+
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPalette, QStaticText
 from PySide6.QtWidgets import QStyle, QStyleOptionViewItem
 
+from ..models.roles import Cell
 from .fit_columns import FittedTableView
 from .token_chips import ChipPainter
 
@@ -56,10 +59,11 @@ class CellPainter(ChipPainter):
         """(text, disabled text, highlight, highlighted text) of the view (cached)."""
         pal = self._pal
         if pal is None:
-            pal = self._pal = (p.color(QPalette.Active, QPalette.Text),
-                               p.color(QPalette.Disabled, QPalette.Text),
-                               p.brush(QPalette.Active, QPalette.Highlight),
-                               p.color(QPalette.Active, QPalette.HighlightedText))
+            group, role = QPalette.ColorGroup, QPalette.ColorRole
+            pal = self._pal = (p.color(group.Active, role.Text),
+                               p.color(group.Disabled, role.Text),
+                               p.brush(group.Active, role.Highlight),
+                               p.color(group.Active, role.HighlightedText))
         return pal
 
     def _static(self, text: str, bold: bool, fonts) -> tuple[QStaticText, float, float]:
@@ -110,7 +114,8 @@ class CellPainter(ChipPainter):
         painter.setFont(fonts[2] if bold else fonts[0])
         painter.setPen(pal[3] if selected else pal[1] if not enabled
                        else fg if fg is not None else pal[0])
-        painter.drawStaticText(tx, y + (h - th) / 2, st)
+        # whole pixels: the bindings took the int overload for floats too
+        painter.drawStaticText(int(tx), int(y + (h - th) / 2), st)
 
     def cell_width(self, cell, fonts) -> int:
         """The width a cell needs to show its content whole."""
@@ -118,6 +123,15 @@ class CellPainter(ChipPainter):
         if not isinstance(content, str):
             return self.chips_width(content, fonts)
         return round(self._static(content, bold, fonts)[1]) + 2 * TEXT_MARGIN + 1
+
+
+class CellModel(Protocol):
+    """What a model painted by cells offers (pair table, affected words, playback)."""
+
+    HEADERS: Sequence[str]
+
+    def n_rows(self) -> int: ...
+    def cell(self, row: int, col: int) -> Cell: ...
 
 
 class CellTableView(FittedTableView):
@@ -167,7 +181,7 @@ class CellTableView(FittedTableView):
     def sizeHintForColumn(self, column: int) -> int:
         """What double-clicking a header divider sizes the column to: its widest
         cell among the rows in view."""
-        model, cells = self.model(), self.cells
+        model, cells = self._cell_model(), self.cells
         first = self.rowAt(0)
         if cells is None or first < 0:
             return super().sizeHintForColumn(column)
@@ -177,8 +191,12 @@ class CellTableView(FittedTableView):
         return max(cells.cell_width(model.cell(r, column), fonts)
                    for r in range(first, last + 1))
 
+    def _cell_model(self) -> CellModel:
+        """The model, when ``cells`` is set (a model with ``cell``: setModel)."""
+        return cast(CellModel, self.model())
+
     def paintEvent(self, event) -> None:
-        model, cells = self.model(), self.cells
+        model, cells = self._cell_model(), self.cells
         if cells is None:
             return super().paintEvent(event)
         n_rows, n_cols = model.n_rows(), len(model.HEADERS)

@@ -16,14 +16,15 @@ whole of it in the tooltip; ``set_variants`` picks the longest of a few forms th
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QPoint, QSize, QTimer
-from PySide6.QtGui import (QAbstractTextDocumentLayout, QPainter, QPalette, QPixmap, QRegion,
-                           QTextCursor, QTextDocument, QTextOption,
+from PySide6.QtGui import (QAbstractTextDocumentLayout, QFont, QPainter, QPalette, QPixmap,
+                           QRegion, QTextCursor, QTextDocument, QTextOption,
                            Qt)  # QtGui.Qt has mightBeRichText
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 _OPAQUE = Qt.WidgetAttribute.WA_OpaquePaintEvent
-_CHANGES = frozenset({QEvent.Resize, QEvent.Move, QEvent.PaletteChange, QEvent.EnabledChange,
-                      QEvent.StyleChange, QEvent.FontChange, QEvent.Show, QEvent.ParentChange})
+_CHANGES = frozenset({QEvent.Type.Resize, QEvent.Type.Move, QEvent.Type.PaletteChange,
+                      QEvent.Type.EnabledChange, QEvent.Type.StyleChange,
+                      QEvent.Type.FontChange, QEvent.Type.Show, QEvent.Type.ParentChange})
 
 
 class TextPane(QWidget):
@@ -41,15 +42,16 @@ class TextPane(QWidget):
         self._auto_tip = ""
         self._doc = QTextDocument(self)
         self._doc.setDocumentMargin(1)
-        self._doc_font = None
+        self._doc_font: QFont | None = None
         opt = QTextOption()
-        opt.setWrapMode(QTextOption.WordWrap if lines > 1 else QTextOption.NoWrap)
+        opt.setWrapMode(QTextOption.WrapMode.WordWrap if lines > 1
+                        else QTextOption.WrapMode.NoWrap)
         if align is not None:
             opt.setAlignment(align)
         self._doc.setDefaultTextOption(opt)
         self._bg: QPixmap | None = None       # the parent's pixels behind the pane
         self._bg_pending = False
-        self.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Fixed)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         self.setFixedHeight(lines * self.fontMetrics().lineSpacing() + 4)
         self.setText(text)
 
@@ -76,7 +78,7 @@ class TextPane(QWidget):
         fm, room = self.fontMetrics(), max(0, self.width() - 4)
         shown = next((t for t in self._variants if fm.horizontalAdvance(t) <= room), None)
         if shown is None:
-            shown = fm.elidedText(self._variants[-1], Qt.ElideRight, room)
+            shown = fm.elidedText(self._variants[-1], Qt.TextElideMode.ElideRight, room)
         self.setToolTip("" if shown == self._variants[0] else self._variants[0])
         self._set(shown)
 
@@ -126,7 +128,7 @@ class TextPane(QWidget):
         dpr = self.devicePixelRatioF()
         pm = QPixmap(round(self.width() * dpr), round(self.height() * dpr))
         pm.setDevicePixelRatio(dpr)
-        pm.fill(self.palette().color(QPalette.Window))
+        pm.fill(self.palette().color(QPalette.ColorRole.Window))
         # The parent alone (not its children), where the pane sits.
         parent.render(pm, QPoint(), QRegion(self.geometry()),
                       QWidget.RenderFlag.DrawWindowBackground)
@@ -146,7 +148,7 @@ class TextPane(QWidget):
         """The document to draw: the text, or, if it does not fit the pane, the text cut
         short with "…" (then the whole text is the tooltip, unless one was set)."""
         key = (self._text, self.width(), self.height(), self._doc_font)
-        if self._fit_key == key:
+        if self._fit_key == key and self._fit_doc is not None:
             return self._fit_doc
         doc = self._doc
         doc.setTextWidth(max(1, self.width()))
@@ -181,7 +183,7 @@ class TextPane(QWidget):
         cut = doc.clone()
         cursor = QTextCursor(cut)
         cursor.setPosition(keep)
-        cursor.movePosition(QTextCursor.End, QTextCursor.KeepAnchor)
+        cursor.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
         cursor.insertText("…")
         cut.setTextWidth(doc.textWidth())
         return cut
@@ -190,7 +192,7 @@ class TextPane(QWidget):
         doc = self._shown_doc()
         ctx = QAbstractTextDocumentLayout.PaintContext()
         ctx.palette = self.palette()
-        ctx.palette.setColor(QPalette.Text, self.palette().color(self.foregroundRole()))
+        ctx.palette.setColor(QPalette.ColorRole.Text, self.palette().color(self.foregroundRole()))
         painter = QPainter(self)
         if self._bg is not None:
             painter.drawPixmap(0, 0, self._bg)

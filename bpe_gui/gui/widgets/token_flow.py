@@ -8,7 +8,7 @@ painted, each from a cached pixmap.
 from __future__ import annotations
 
 from bisect import bisect_right
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Iterable, Sequence, cast
 
 from PySide6.QtCore import QEvent, QPoint, QRect, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPen, QPixmap
@@ -38,13 +38,13 @@ class TokenFlow(QAbstractScrollArea):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.viewport().setMouseTracking(True)
-        self.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.colors = TokenColors.for_palette(self.palette())
-        self.tokens: list[bytes] = []
-        self.ids: list[int] = []
+        self.tokens: Sequence[bytes] = []
+        self.ids: Sequence[int] = []
         self.text_of: Callable[[bytes], str] = lambda t: t.decode("utf-8", "replace")
         self._text_key = None
-        self.kinds: list[int] = []
+        self.kinds: Sequence[int] = []
         # chips outlined in ``mark_color`` (training on: tokens learned here, not inherited)
         self.marks: list[bool] | None = None
         self.mark_color = QColor("#17803d")
@@ -152,10 +152,11 @@ class TokenFlow(QAbstractScrollArea):
         xs, firsts = self._x[:start], self._row_first[:row + 1]
         keys = list(zip(self.tokens[start:], self.ids[start:], self.kinds[start:]))
         get = self._widths.get
-        new_ws = list(map(get, keys))
-        if None in new_ws:
+        known = list(map(get, keys))
+        if None in known:
             width = self._width
-            new_ws = [w if w is not None else width(*k) for w, k in zip(new_ws, keys)]
+            known = [w if w is not None else width(*k) for w, k in zip(known, keys)]
+        new_ws = cast("list[int]", known)   # every width is known now
         x = MARGIN
         append = xs.append
         for i, w in enumerate(new_ws, start):
@@ -228,10 +229,10 @@ class TokenFlow(QAbstractScrollArea):
     def changeEvent(self, event) -> None:
         super().changeEvent(event)
         from PySide6.QtCore import QEvent
-        if event.type() == QEvent.FontChange:
+        if event.type() == QEvent.Type.FontChange:
             self._setup_fonts()
             self._relayout()
-        elif event.type() == QEvent.PaletteChange:
+        elif event.type() == QEvent.Type.PaletteChange:
             self.set_colors(TokenColors.for_palette(self.palette()))
 
     def scrollContentsBy(self, dx: int, dy: int) -> None:
@@ -251,7 +252,7 @@ class TokenFlow(QAbstractScrollArea):
         super().leaveEvent(event)
 
     def viewportEvent(self, event) -> bool:
-        if event.type() == QEvent.ToolTip and self.tip_of is not None:
+        if event.type() == QEvent.Type.ToolTip and self.tip_of is not None:
             i = self.index_at(event.pos())
             tip = self.tip_of(i) if i >= 0 else ""
             if tip:

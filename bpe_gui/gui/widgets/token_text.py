@@ -52,9 +52,9 @@ class TokenHighlighter(QSyntaxHighlighter):
             f.setForeground(c.text)
         for f in (pa, pb):
             # dotted, not wavy: a wavy red line reads as a spelling error (legend below)
-            f.setUnderlineStyle(QTextCharFormat.DotLine)
+            f.setUnderlineStyle(QTextCharFormat.UnderlineStyle.DotLine)
             f.setUnderlineColor(c.partial_border)
-        s.setFontWeight(QFont.Bold)
+        s.setFontWeight(QFont.Weight.Bold)
         # 5-8: tokens the view marks new (training on: learned here, not inherited), a
         # solid underline in its mark colour (dotted for part of a character)
         mark = QColor(getattr(self.view, "mark_color", None) or "#17803d")
@@ -62,7 +62,7 @@ class TokenHighlighter(QSyntaxHighlighter):
         for f in (a, b, pa, pb):
             n = QTextCharFormat(f)
             if f not in (pa, pb):
-                n.setUnderlineStyle(QTextCharFormat.SingleUnderline)
+                n.setUnderlineStyle(QTextCharFormat.UnderlineStyle.SingleUnderline)
             n.setUnderlineColor(mark)
             news.append(n)
         self.formats = (a, b, pa, pb, s, *news)
@@ -182,7 +182,8 @@ class TokenTextView(QPlainTextEdit):
         doc = self.document()
         opt = doc.defaultTextOption()
         flags = opt.flags()
-        flags = flags | QTextOption.ShowTabsAndSpaces if on else flags & ~QTextOption.ShowTabsAndSpaces
+        shown = QTextOption.Flag.ShowTabsAndSpaces
+        flags = flags | shown if on else flags & ~shown
         opt.setFlags(flags)
         doc.setDefaultTextOption(opt)
 
@@ -230,7 +231,7 @@ class TokenTextView(QPlainTextEdit):
         lo = bisect_right(self.marks, (first, -1))
         hi = bisect_right(self.marks, (last + 1, 99))
         p = QPainter(vp)
-        p.setRenderHint(QPainter.Antialiasing, True)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         p.setPen(QPen(cut_color(self.palette()), 1.8))
         for c, k in self.marks[lo:hi]:
             x, y0, y1 = self.mark_line(c, k)
@@ -266,7 +267,7 @@ class TokenTextView(QPlainTextEdit):
 
     def viewportEvent(self, event) -> bool:
         et = event.type()
-        if et == QEvent.MouseMove:
+        if et == QEvent.Type.MouseMove:
             i = self.token_at(event.position().toPoint())
             if i != self._hover:
                 self._set_hover(i)
@@ -275,7 +276,7 @@ class TokenTextView(QPlainTextEdit):
                                   self.viewport())
             else:
                 QToolTip.hideText()
-        elif et == QEvent.Leave:
+        elif et == QEvent.Type.Leave:
             self._set_hover(-1)
         return super().viewportEvent(event)
 
@@ -288,7 +289,7 @@ class TokenTextView(QPlainTextEdit):
             cur = QTextCursor(self.document())
             s, e = self.offsets[i]
             cur.setPosition(self.pos_of_char(s))
-            cur.setPosition(self.pos_of_char(e), QTextCursor.KeepAnchor)
+            cur.setPosition(self.pos_of_char(e), QTextCursor.MoveMode.KeepAnchor)
             sel.cursor = cur
             sel.format.setBackground(self.colors.hover)
             sel.format.setForeground(QColor("white") if is_dark(self.palette()) else QColor("black"))
@@ -297,7 +298,7 @@ class TokenTextView(QPlainTextEdit):
 
     def changeEvent(self, event) -> None:
         super().changeEvent(event)
-        if event.type() == QEvent.PaletteChange:
+        if event.type() == QEvent.Type.PaletteChange:
             self.colors = TokenColors.for_palette(self.palette())
             self.highlighter.set_colors(self.colors)
             self.highlighter.rehighlight()

@@ -19,7 +19,7 @@ def on_screen(widget: QWidget) -> bool:
     inside its dock still counts as shown: nothing would tell it to catch up.)"""
     if not widget.isVisible():
         return False
-    w = widget
+    w: QWidget | None = widget
     while w is not None and not isinstance(w, QDockWidget):
         w = w.parentWidget()
     return w is None or not w.visibleRegion().isEmpty()
@@ -40,7 +40,7 @@ class CatchUp(QObject):
         widget.installEventFilter(self)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if watched is self.widget and event.type() == QEvent.Show:
+        if watched is self.widget and event.type() == QEvent.Type.Show:
             self.catch_up()
         return False
 

@@ -4,7 +4,7 @@ Every panel sits in a scroll area, and Qt's combo boxes, spin boxes and sliders 
 wheel whenever the pointer is over them: scrolling the training settings turned GPT-2
 into "Custom pattern…" and 32,000 into 31,900 on the way down (issue 21). Qt's own
 convention for scrolled forms is that a control without focus lets the page scroll, so
-:func:`guard_wheel` gives these controls ``Qt.StrongFocus`` (a wheel no longer gives
+:func:`guard_wheel` gives these controls ``Qt.FocusPolicy.StrongFocus`` (a wheel no longer gives
 them focus) and a filter that sends an unfocused control's wheel on to the scroll area
 around it. Clicking or tabbing into a control gives it focus; then the wheel changes it.
 """
@@ -33,7 +33,7 @@ class WheelGuard(QObject):
     """Event filter: an unfocused control's wheel scrolls the nearest scroll area."""
 
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:
-        if event.type() != QEvent.Wheel or not isinstance(obj, QWidget) or obj.hasFocus():
+        if not isinstance(event, QWheelEvent) or not isinstance(obj, QWidget) or obj.hasFocus():
             return False
         area = scroll_ancestor(obj)
         if area is not None:
@@ -51,7 +51,7 @@ class WheelGuard(QObject):
 def guard_wheel(root: QWidget) -> int:
     """Guard every wheel-sensitive control under ``root`` (call again after adding
     controls; a control is guarded once). Returns how many controls are guarded."""
-    guard = root.findChild(WheelGuard, "wheelGuard", Qt.FindDirectChildrenOnly)
+    guard = root.findChild(WheelGuard, "wheelGuard", Qt.FindChildOption.FindDirectChildrenOnly)
     if guard is None:
         guard = WheelGuard(root)
         guard.setObjectName("wheelGuard")
@@ -62,8 +62,8 @@ def guard_wheel(root: QWidget) -> int:
         n += 1
         if w.property("wheelGuarded"):
             continue
-        if w.focusPolicy() == Qt.WheelFocus:
-            w.setFocusPolicy(Qt.StrongFocus)
+        if w.focusPolicy() == Qt.FocusPolicy.WheelFocus:
+            w.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         w.installEventFilter(guard)
         w.setProperty("wheelGuarded", True)
     return n

@@ -21,6 +21,7 @@ from PySide6.QtGui import QFont, QSyntaxHighlighter, QTextCharFormat, QTextCurso
 from PySide6.QtWidgets import QCheckBox, QPlainTextEdit, QToolTip
 
 from ...engine.errors import BPEError
+from ...engine.text import Pretokenizer
 from ...engine.tokenizers import matcher_for, show
 from ..models.edit_words import ClickedWord, EditWords  # noqa: F401  (ClickedWord: re-exported)
 from ..models.roles import TokenColors
@@ -63,7 +64,7 @@ class WordColouring(QObject):
     wordClicked = Signal(object)      # ClickedWord
     modeChanged = Signal(bool)
 
-    def __init__(self, edit: QPlainTextEdit, source: Callable[[], object],
+    def __init__(self, edit: QPlainTextEdit, source: Callable[[], Pretokenizer | None],
                  displaced: QSyntaxHighlighter | None = None):
         super().__init__(edit)
         # the words around what the edit shows (the model, no Qt)
@@ -125,10 +126,11 @@ class WordColouring(QObject):
         if key == self._key:
             return
         self._key, self.found.pre = key, pre
-        self.found.matcher = None if pre is None else matcher_for(pre.pattern, pre.timeout)
-        if self.found.matcher is not None:
+        matcher = None if pre is None else matcher_for(pre.pattern, pre.timeout)
+        self.found.matcher = matcher
+        if matcher is not None and pre is not None:
             self.found.error = ""
-            self.legend.set_branches(self.found.matcher.branches, pre.preset)
+            self.legend.set_branches(matcher.branches, pre.preset)
         else:
             self.legend.set_branches([], None)
             self.legend.title.setText(self.found.error or "No tokenizer yet: train (Step) "
@@ -180,7 +182,7 @@ class WordColouring(QObject):
             fmt.setForeground(self.colors.text)
             if key[0] < 0:
                 fmt.setBackground(self._special)
-                fmt.setFontWeight(QFont.Bold)
+                fmt.setFontWeight(QFont.Weight.Bold)
             else:
                 fmt.setBackground(self.colors.of(*key))
             self._formats[key] = fmt
@@ -237,12 +239,13 @@ class WordColouring(QObject):
         """What hovering a viewport point says ('' off any word)."""
         ch = self.char_at(pos)
         w = None if ch is None else self.found.word_at(ch)
-        if w is None:
+        matcher = self.found.matcher
+        if w is None or matcher is None:   # (a word was found with the matcher)
             return ""
         if w.branch < 0:
             about = "Never split or merged."
         else:
-            about = escape(self.found.matcher.branches[w.branch].about)
+            about = escape(matcher.branches[w.branch].about)
         return (f"<table width=360><tr><td><b>“{escape(show(w.text, 40))}”</b>: "
                 f"{escape(w.label)}<br>{about}<br><i>{escape(w.reason)}</i><br>"
                 "Click it to play back its merges.</td></tr></table>")
@@ -250,20 +253,20 @@ class WordColouring(QObject):
     def eventFilter(self, obj, event) -> bool:
         et = event.type()
         if obj is self.edit:
-            if et == QEvent.PaletteChange:
+            if et == QEvent.Type.PaletteChange:
                 self._set_palette()
                 self._invalidate()
             return False
-        if et == QEvent.ToolTip and self.enabled:
+        if et == QEvent.Type.ToolTip and self.enabled:
             text = self.tooltip_at(event.pos())
             if text:
                 QToolTip.showText(event.globalPos(), text, self.edit.viewport())
             else:
                 QToolTip.hideText()
             return True
-        if et == QEvent.MouseButtonPress and event.button() == Qt.LeftButton:
+        if et == QEvent.Type.MouseButtonPress and event.button() == Qt.MouseButton.LeftButton:
             self._press = event.position().toPoint()
-        elif et == QEvent.MouseButtonRelease and self._press is not None:
+        elif et == QEvent.Type.MouseButtonRelease and self._press is not None:
             pos, press, self._press = event.position().toPoint(), self._press, None
             moved = (pos - press).manhattanLength()
             if moved <= CLICK_SLOP and not self.edit.textCursor().hasSelection():

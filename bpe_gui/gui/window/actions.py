@@ -3,31 +3,36 @@ open (export, import, run to step N, about, the shortcut list).
 
 The actions are declared as data: :data:`ACTIONS` (name, text, handler, shortcuts,
 tip, when it is enabled, icon), :data:`MENUS` and :data:`TOOLBAR`; the window's
-``act_<name>`` actions, its menus, the training toolbar's extra buttons and which are
+actions (``acts[name]``), its menus, the training toolbar's extra buttons and which are
 enabled while a job runs are all built from them. Help > Keyboard shortcuts lists the
 window's actions, so it follows too. Every action is made by :func:`add_action`, which
 also adds it to the window so its shortcut works while the menu bar is hidden.
 
 :class:`ActionsAndMenus` is a part of :class:`~bpe_gui.gui.window.main_window.MainWindow`,
 composed, not mixed in: it is given the window (the actions' parent, its menu bar and
-toolbar, the dialogs' parent, and the handlers that are the window's), the controller,
-the settings, the corpus editor, the merge panel, the recent-files list, the docks (View
-menu), how to open paths and how to set the theme.
+toolbar, the dialogs' parent, and the handlers that are the window's parts), the
+controller, the settings, the dock layout (its corpus editor, merge panel, settings and
+docks), the recent-files list, how to open paths and how to set the theme.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import Callable, Sequence
 
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QInputDialog, QMainWindow, QMessageBox, QStyle
 
+from ..controller.controller import Controller
 from ..dialogs.export_dialog import ExportDialog
 from ..dialogs.import_dialog import ImportDialog
 from ..dialogs.check_dialog import show_check_dialog       # issue #31
 from ..dialogs.language_cost import show_language_cost   # issue #14
+from ..dialogs.open_model import show_open_model         # issue #28
 from ..theme import THEMES
+from .docks import DockLayout
+from .train_on_flow import TrainOnFlow
 from .training_flow import TrainingFlow
 
 IDLE, BUSY, IMPORTED = "idle", "busy", "imported"   # enabled: no job runs / a job runs /
@@ -38,9 +43,10 @@ TRAIN_ON, TRAINING_ON = "train_on", "training_on"   # it can train on / the mode
 
 @dataclass(frozen=True)
 class ActionSpec:
-    """One action of the window: ``act_<name>``; ``handler`` names a method of
-    :class:`ActionsAndMenus` (the dialogs), else of the window or one of its parts
-    ("controller.step", "editor.open_dialog")."""
+    """One action of the window: ``acts[name]``; ``handler`` names a method of
+    :class:`ActionsAndMenus` (the dialogs) or of one of its parts ("controller.step",
+    "editor.open_dialog"), else of the window or one of the window's parts
+    ("sessions.save", "close")."""
 
     name: str
     text: str
@@ -49,43 +55,46 @@ class ActionSpec:
     tip: str = ""
     when: str = ""          # IDLE, BUSY, IMPORTED, or "" (always enabled)
     checkable: bool = False
-    icon: object = None     # a QStyle.StandardPixmap
+    icon: QStyle.StandardPixmap | None = None
 
 
 # Alt+arrows and F-keys for stepping: text boxes use Ctrl+arrows and Ctrl+Home for editing.
 ACTIONS = (
-    ActionSpec("open", "&Open corpus…", "editor.open_dialog", (QKeySequence.Open,),
+    ActionSpec("open", "&Open corpus…", "editor.open_dialog", (QKeySequence.StandardKey.Open,),
                "Open one or more corpus files", IDLE),
-    ActionSpec("new", "&New empty corpus", "editor.new_corpus", (QKeySequence.New,),
+    ActionSpec("new", "&New empty corpus", "editor.new_corpus", (QKeySequence.StandardKey.New,),
                "Start an empty corpus to type or paste into", IDLE),
     ActionSpec("save_corpus", "Save corpus &as…", "editor.save_as_dialog", ("Ctrl+Shift+S",),
                "Save the corpus text to a UTF-8 file"),
-    ActionSpec("open_session", "Open &session…", "open_session_dialog", ("Ctrl+Shift+O",),
+    ActionSpec("open_session", "Open &session…", "sessions.open_dialog", ("Ctrl+Shift+O",),
                "Resume a saved session: corpus, settings and step", IDLE),
-    ActionSpec("save_session", "Save session", "save_session", (QKeySequence.Save,),
-               "Save corpus reference, settings and step"),
-    ActionSpec("save_session_as", "Save session as…", "save_session_as", (),
+    ActionSpec("save_session", "Save session", "sessions.save",
+               (QKeySequence.StandardKey.Save,), "Save corpus reference, settings and step"),
+    ActionSpec("save_session_as", "Save session as…", "sessions.save_as", (),
                "Save the session under a new name"),
     ActionSpec("reopen", "Reopen last session at startup", "sessions.set_reopen", (),
                "Start where you left off instead of the sample", checkable=True),
     ActionSpec("import", "&Import tokenizer…", "import_dialog", ("Ctrl+I",),
                "Load vocab.json + merges.txt, tokenizer.json, .tiktoken ...", IDLE),
+    ActionSpec("open_model", "Open &model…", "open_model_dialog", ("Ctrl+Shift+I",),
+               "Open the tokenizer of a model already on this machine, by name (Hugging "
+               "Face cache, Ollama, LM Studio, llama.cpp)", IDLE),
     ActionSpec("export", "&Export…", "export_dialog", ("Ctrl+E",),
                "Write the tokenizer as of this step in one or more formats", IDLE),
     ActionSpec("quit", "&Quit", "close", ("Ctrl+Q",), "Quit bpe-gui"),
     ActionSpec("step", "&Step", "controller.step", ("Alt+Right", "F10"),
-               "Merge the best pair", IDLE, icon=QStyle.SP_MediaSeekForward),
+               "Merge the best pair", IDLE, icon=QStyle.StandardPixmap.SP_MediaSeekForward),
     ActionSpec("back", "Step &back", "controller.undo", ("Alt+Left", "Shift+F10"),
-               "Undo the last merge", IDLE, icon=QStyle.SP_MediaSeekBackward),
+               "Undo the last merge", IDLE, icon=QStyle.StandardPixmap.SP_MediaSeekBackward),
     ActionSpec("play", "&Play / Pause", "toggle_play", ("Ctrl+P",), "Step repeatedly",
                checkable=True),
-    # (here the training toolbar adds Train (act_run) and Retrain: training_flow.py)
+    # (here the training toolbar adds Train (acts["run"]) and Retrain: training_flow.py)
     ActionSpec("goto", "Run to step &N…", "goto_dialog", ("Ctrl+G",),
                "Run forward or back to a given step", IDLE),
     ActionSpec("reset", "&Reset to step 0", "controller.reset", ("Alt+Home",),
                "Undo every merge", IDLE),
     ActionSpec("cancel", "&Cancel", "controller.cancel", ("Esc",), "Stop the running job",
-               BUSY, icon=QStyle.SP_BrowserStop),
+               BUSY, icon=QStyle.StandardPixmap.SP_BrowserStop),
     ActionSpec("train_on", "Train o&n from the imported tokenizer…", "train_on_flow.ask",
                ("Ctrl+Shift+T",), "Keep the imported tokenizer's merges and ids and learn "
                "new merges on the corpus", TRAIN_ON),
@@ -96,19 +105,19 @@ ACTIONS = (
                "Hold your own trainer's merges (and encoder's ids) against the reference: "
                "where they part, and why"),
     ActionSpec("use_imported", "Encode with &imported tokenizer",
-               "controller.set_use_imported", (),
+               "controller.tokenizer_files.set_use_imported", (),
                "The encode view uses the imported tokenizer", IMPORTED, checkable=True),
     ActionSpec("focus", "&Focus on the panel in use", "toggle_focus", ("Ctrl+Shift+F",),
                "Give the panel you are working in (else the encode view) the whole window; "
                "again to go back", checkable=True),
-    ActionSpec("reset_layout", "Reset &layout", "reset_layout", (),
+    ActionSpec("reset_layout", "Reset &layout", "layout.reset_layout", (),
                "Put every panel back where it started"),
     ActionSpec("about", "&About bpe-gui", "about", (), "About this program"),
     ActionSpec("language_cost", "Per-language &cost…", "language_cost_dialog",
                ("Ctrl+Shift+L",),
                "Tokens per text of several languages, for up to four tokenizers"),
-    ActionSpec("keys", "&Keyboard shortcuts", "show_shortcuts", (QKeySequence.HelpContents,),
-               "List the keyboard shortcuts"),
+    ActionSpec("keys", "&Keyboard shortcuts", "show_shortcuts",
+               (QKeySequence.StandardKey.HelpContents,), "List the keyboard shortcuts"),
 )
 FLOW_AFTER = "play"   # the training toolbar's own actions are made after this one
 IDLE_TOO = ("run", "retrain")   # the training toolbar's actions: off while a job runs
@@ -116,8 +125,8 @@ IDLE_TOO = ("run", "retrain")   # the training toolbar's actions: off while a jo
 # "-" a separator; "@samples", "@recent", "@docks", "@theme": submenus built here
 MENUS = (
     ("&File", ("new", "open", "@samples", "@recent", "save_corpus", "-", "open_session",
-               "save_session", "save_session_as", "reopen", "-", "import", "export", "-",
-               "quit")),
+               "save_session", "save_session_as", "reopen", "-", "import", "open_model",
+               "export", "-", "quit")),
     ("&Training", ("step", "back", "play", "run", "goto", "reset", "-", "cancel", "retrain",
                    "-", "train_on", "train_on_leave", "-", "check", "-", "use_imported")),
     ("&View", ("focus", "-", "@docks", "-", "@theme", "reset_layout")),
@@ -134,9 +143,9 @@ def add_action(window: QMainWindow, text: str, slot, shortcuts: Sequence = (), t
     keys = [QKeySequence(k) for k in shortcuts]
     if keys:
         act.setShortcuts(keys)
-        act.setShortcutContext(Qt.WindowShortcut)
+        act.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
     if tip:
-        shown = ", ".join(k.toString(QKeySequence.NativeText) for k in keys)
+        shown = ", ".join(k.toString(QKeySequence.SequenceFormat.NativeText) for k in keys)
         act.setToolTip(f"{tip} ({shown})" if shown else tip)
         act.setStatusTip(tip)
     act.setCheckable(checkable)
@@ -147,16 +156,16 @@ def add_action(window: QMainWindow, text: str, slot, shortcuts: Sequence = (), t
 
 class ActionsAndMenus:
     """Actions (with shortcuts), menus, and the dialogs they open. ``acts`` holds each
-    action by name (the window shows them as ``act_<name>``)."""
+    action by name; ``flow`` is the training toolbar (training_flow.py)."""
 
-    def __init__(self, window: QMainWindow, controller, settings: QSettings, editor,
-                 merge_panel, recent, docks: Sequence[QDockWidget],
-                 open_paths: Callable[[Sequence[str]], object],
-                 set_theme: Callable[[str], None], train_on_flow):
+    def __init__(self, window: QMainWindow, controller: Controller, settings: QSettings,
+                 layout: DockLayout, recent, open_paths: Callable[[Sequence[str]], object],
+                 set_theme: Callable[[str], None], train_on_flow: TrainOnFlow):
         self.window, self.controller, self.settings = window, controller, settings
         self.train_on_flow = train_on_flow     # whether training on can start / is on
-        self.editor, self.merge_panel, self.recent = editor, merge_panel, recent
-        self._docks, self._open_paths, self._set_theme = list(docks), open_paths, set_theme
+        self.layout, self.recent = layout, recent
+        self.editor, self.merge_panel = layout.editor, layout.merge_panel
+        self._docks, self._open_paths, self._set_theme = layout.docks(), open_paths, set_theme
         self.acts: dict[str, QAction] = {}
         self._build_actions()
         self._build_menus()
@@ -179,14 +188,16 @@ class ActionsAndMenus:
                 act.setIcon(sp(spec.icon))
             acts[spec.name] = act
             if spec.name == FLOW_AFTER:
-                self.flow = TrainingFlow(w)
+                self.flow = TrainingFlow(w, self.controller, self.layout,
+                                         partial(add_action, w))
                 acts["run"], acts["retrain"] = self.flow.act_train, self.flow.act_retrain
-        acts["reopen"].setChecked(self.settings.value("reopenLastSession", True, type=bool))
-        acts["quit"].setMenuRole(QAction.QuitRole)
-        acts["about"].setMenuRole(QAction.AboutRole)
-        acts["cancel"].setShortcutContext(Qt.ApplicationShortcut)   # also over dialogs/docks
+        acts["reopen"].setChecked(bool(self.settings.value("reopenLastSession", True, type=bool)))
+        acts["quit"].setMenuRole(QAction.MenuRole.QuitRole)
+        acts["about"].setMenuRole(QAction.MenuRole.AboutRole)
+        # also over dialogs and docks
+        acts["cancel"].setShortcutContext(Qt.ShortcutContext.ApplicationShortcut)
         self.flow.add_to_toolbar(*(acts[n] for n in TOOLBAR))
-        w.addToolBar(Qt.TopToolBarArea, self.flow.toolbar)
+        w.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.flow.toolbar)
         self.theme_group = QActionGroup(w)
         self.theme_actions: dict[str, QAction] = {}
         for name in THEMES:
@@ -231,19 +242,35 @@ class ActionsAndMenus:
             self.acts[name].setEnabled(not busy)
         self.acts["use_imported"].setChecked(c.use_imported)
 
+    # ----- focus mode (docks.py) ---------------------------------------------------------
+    def toggle_focus(self, _checked: bool = False) -> bool:
+        """Focus mode: the panel in use gets the whole window, or back (docks.py)."""
+        return self.layout.toggle_focus()
+
+    def focus_changed(self, dock: QDockWidget | None) -> None:
+        """Focus mode went on (for ``dock``) or off (None): the action and the panels'
+        Focus buttons follow."""
+        d = self.layout
+        self.acts["focus"].setChecked(dock is not None)
+        d.encode_view.focus_button.setChecked(dock is d.encode_dock)
+        d.compare_view.focus_button.setChecked(dock is d.compare_dock)
+
     # ----- dialogs ----------------------------------------------------------------------
     def export_dialog(self):
         self.editor.flush()
         dlg = ExportDialog(self.controller, self.window)
-        dlg.setAttribute(Qt.WA_DeleteOnClose)
+        dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dlg.open()
         return dlg
 
     def import_dialog(self):
         dlg = ImportDialog(self.controller, self.window)
-        dlg.setAttribute(Qt.WA_DeleteOnClose)
+        dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dlg.open()
         return dlg
+
+    def open_model_dialog(self):
+        return show_open_model(self.controller, self.window)
 
     def language_cost_dialog(self):
         return show_language_cost(self.window)
@@ -275,7 +302,8 @@ class ActionsAndMenus:
     def show_shortcuts(self) -> None:
         rows = []
         for act in self.window.actions():
-            keys = ", ".join(k.toString(QKeySequence.NativeText) for k in act.shortcuts())
+            keys = ", ".join(k.toString(QKeySequence.SequenceFormat.NativeText)
+                             for k in act.shortcuts())
             if keys:
                 rows.append(f"<tr><td>{act.text().replace('&', '')}</td><td><b>{keys}</b></td></tr>")
         QMessageBox.information(self.window, "Keyboard shortcuts", "<table cellspacing=4>"

@@ -41,6 +41,9 @@ class DockLayout:
         self._state_restored = False
         self._default_state = QByteArray()
         self._focus: tuple | None = None   # focus mode: (dock, its area, central, state)
+        # told when focus mode goes on (the dock) or off (None): the window's action and
+        # the panels' buttons follow (ActionsAndMenus.focus_changed, set by the window)
+        self.focus_changed: Callable[[QDockWidget | None], None] = lambda _dock: None
         c, w = controller, window
         self.merge_panel = MergePanel(c, w)
         # a short screen: the last merge and the timeline as tabs, the docks below get
@@ -53,19 +56,20 @@ class DockLayout:
         self.vocab_browser = VocabBrowser(c, w)
         self.charts_view = ChartsView(c, w)
         self.compare_view = CompareView(c, w)
-        self.corpus_dock = self._dock("Corpus", "corpusDock", self.editor, Qt.LeftDockWidgetArea)
+        self.corpus_dock = self._dock("Corpus", "corpusDock", self.editor,
+                                      Qt.DockWidgetArea.LeftDockWidgetArea)
         self.settings_dock = self._dock("Training settings", "settingsDock", self.settings_panel,
-                                        Qt.LeftDockWidgetArea)
+                                        Qt.DockWidgetArea.LeftDockWidgetArea)
         self.encode_on_right = self._room_for_encode_on_right()
         self.encode_dock = self._dock("Encode", "encodeDock", self.encode_view,
-                                      Qt.RightDockWidgetArea if self.encode_on_right
-                                      else Qt.BottomDockWidgetArea)
+                                      Qt.DockWidgetArea.RightDockWidgetArea if self.encode_on_right
+                                      else Qt.DockWidgetArea.BottomDockWidgetArea)
         self.vocab_dock = self._dock("Vocabulary", "vocabDock", self.vocab_browser,
-                                     Qt.BottomDockWidgetArea)
+                                     Qt.DockWidgetArea.BottomDockWidgetArea)
         self.charts_dock = self._dock("Charts", "chartsDock", self.charts_view,
-                                      Qt.BottomDockWidgetArea)
+                                      Qt.DockWidgetArea.BottomDockWidgetArea)
         self.compare_dock = self._dock("Compare", "compareDock", self.compare_view,
-                                       Qt.BottomDockWidgetArea)
+                                       Qt.DockWidgetArea.BottomDockWidgetArea)
         if not self.encode_on_right:
             w.tabifyDockWidget(self.encode_dock, self.vocab_dock)
         w.tabifyDockWidget(self.vocab_dock, self.charts_dock)
@@ -80,8 +84,8 @@ class DockLayout:
             self.corpus_dock.raise_()
         if hasattr(self.merge_panel, "use_window_toolbar"):
             self.merge_panel.use_window_toolbar()   # Step, Train, Cancel are in the toolbar
-        w.setCorner(Qt.BottomLeftCorner, Qt.LeftDockWidgetArea)
-        w.setCorner(Qt.BottomRightCorner, Qt.RightDockWidgetArea)
+        w.setCorner(Qt.Corner.BottomLeftCorner, Qt.DockWidgetArea.LeftDockWidgetArea)
+        w.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
         self.editor.pathsRequested.connect(open_paths)
         self.encode_view.focusRequested.connect(lambda: self.toggle_focus(self.encode_dock))
         self.compare_view.focusRequested.connect(lambda: self.toggle_focus(self.compare_dock))
@@ -95,19 +99,25 @@ class DockLayout:
         self.playback_view = WordPlayback(self.controller, self.window)
         beside = self._default_size()[0] - 440 >= (self.encode_view.minimumSizeHint().width()
                                                    + self.playback_view.sizeHint().width())
-        area = Qt.RightDockWidgetArea if self.encode_on_right else \
-            Qt.BottomDockWidgetArea if beside else Qt.LeftDockWidgetArea
+        areas = Qt.DockWidgetArea
+        area = areas.RightDockWidgetArea if self.encode_on_right else \
+            areas.BottomDockWidgetArea if beside else areas.LeftDockWidgetArea
         self.playback_dock = self._dock("Word playback", "playbackDock", self.playback_view, area)
         if self.encode_on_right:
-            self.window.splitDockWidget(self.encode_dock, self.playback_dock, Qt.Vertical)
+            self.window.splitDockWidget(self.encode_dock, self.playback_dock,
+                                        Qt.Orientation.Vertical)
         elif not beside:
             self.window.tabifyDockWidget(self.settings_dock, self.playback_dock)
             self.settings_dock.raise_()
         words = getattr(self.encode_view, "words", None)
         if words is not None and hasattr(self.playback_view, "show_word"):
             words.wordClicked.connect(self.playback_view.show_word)
-            words.wordClicked.connect(lambda _w: (self.playback_dock.show(),
-                                                  self.playback_dock.raise_()))
+            words.wordClicked.connect(lambda _w: self._bring_up(self.playback_dock))
+
+    @staticmethod
+    def _bring_up(dock: QDockWidget) -> None:
+        dock.show()
+        dock.raise_()
 
     def _width_for_encode_on_right(self) -> int:
         # the docks below the merge panel share its width: the widest of them counts
@@ -150,12 +160,13 @@ class DockLayout:
             right = max(side, self.encode_view.minimumSizeHint().width())
             spare = w - right - self.merge_panel.minimumSizeHint().width() - 40
             side = max(self.editor.minimumSizeHint().width(), min(side, spare))
-            win.resizeDocks([self.corpus_dock, self.encode_dock], [side, right], Qt.Horizontal)
+            win.resizeDocks([self.corpus_dock, self.encode_dock], [side, right],
+                            Qt.Orientation.Horizontal)
         else:
             win.resizeDocks([self.corpus_dock], [left_column_width(win, side, w)],
-                            Qt.Horizontal)
+                            Qt.Orientation.Horizontal)
         win.resizeDocks([self.corpus_dock, self.settings_dock], [int(h * 0.42), int(h * 0.58)],
-                        Qt.Vertical)
+                        Qt.Orientation.Vertical)
         # 0.45 on the right too: at 0.33 Compare's results were below the fold at 1920x1080
         # and at 0.4 its two texts showed about two lines (issue 30);
         # a short screen's compact merge panel leaves 0.45 to the docks below (the encode
@@ -163,8 +174,8 @@ class DockLayout:
         below = 0.45 if not self._short_screen() or self.merge_panel.compact else 0.3
         # Qt sizes a tab group through the dock in front of it
         bottom = self.vocab_dock if self.encode_on_right else self.encode_dock
-        win.resizeDocks([bottom], [int(h * below)], Qt.Vertical)
-        QTimer.singleShot(0, lambda: give_central_its_minimum(win, bottom))
+        win.resizeDocks([bottom], [int(h * below)], Qt.Orientation.Vertical)
+        QTimer.singleShot(0, lambda: give_central_its_minimum(win, self.merge_panel, bottom))
 
     def shown(self) -> None:
         """The window's showEvent: the default sizes once it is first laid out."""
@@ -187,7 +198,7 @@ class DockLayout:
         window always fits the screen however the docks are arranged."""
         area = QScrollArea()
         area.setWidgetResizable(True)
-        area.setFrameShape(QFrame.NoFrame)
+        area.setFrameShape(QFrame.Shape.NoFrame)
         area.setWidget(widget)
         return area
 
@@ -199,8 +210,9 @@ class DockLayout:
         dock = QDockWidget(title, self.window)
         dock.setObjectName(name)
         dock.setWidget(self._scrollable(widget))
-        dock.setFeatures(QDockWidget.DockWidgetMovable | QDockWidget.DockWidgetFloatable
-                         | QDockWidget.DockWidgetClosable)
+        feature = QDockWidget.DockWidgetFeature
+        dock.setFeatures(feature.DockWidgetMovable | feature.DockWidgetFloatable
+                         | feature.DockWidgetClosable)
         self.window.addDockWidget(area, dock)
         if hasattr(widget, "catch_up"):
             # A dock tab coming to the front was never hidden (see widgets/visibility.py):
@@ -256,7 +268,7 @@ class DockLayout:
         win.setCentralWidget(area)   # (the dock gives its scroll area up)
         for d in self.docks():
             d.hide()
-        self.focusChanged(dock)
+        self.focus_changed(dock)
         return True
 
     def unfocus(self) -> None:
@@ -274,11 +286,7 @@ class DockLayout:
         # it missing were the docks' alone (the merge panel came back squeezed)
         QTimer.singleShot(0, win, lambda: self._focus is None and win.restoreState(
             state, STATE_VERSION))
-        self.focusChanged(None)
-
-    def focusChanged(self, dock: QDockWidget | None) -> None:
-        """Told when focus mode goes on (the dock) or off (None): the window's action
-        and the panels' buttons follow (set by the window)."""
+        self.focus_changed(None)
 
     @staticmethod
     def _screen_size() -> str:

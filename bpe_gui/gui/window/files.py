@@ -4,7 +4,7 @@ is not UTF-8 (the encoding dialog).
 
 :class:`Files` is a part of :class:`~bpe_gui.gui.window.main_window.MainWindow`,
 given the window (the parent of its dialogs), the controller, the corpus editor, how to
-open a session and how to show an error.
+open a session, how to show an error and how to note one a dialog of its own shows.
 """
 from __future__ import annotations
 
@@ -26,17 +26,18 @@ class Files:
     """Opening what the user picks or drops."""
 
     def __init__(self, window: QMainWindow, controller, editor,
-                 open_session: Callable[[str], object], show_error: Callable[[str, str], object]):
+                 open_session: Callable[[str], bool], show_error: Callable[[str, str], object],
+                 note_error: Callable[[str, str], object]):
         self.window, self.controller, self.editor = window, controller, editor
-        self.open_session, self.show_error = open_session, show_error
+        self.open_session, self.show_error, self.note_error = open_session, show_error, note_error
         self.encoding_dialog: EncodingDialog | None = None
 
     def on_not_utf8(self, paths: list, bad: str, offset: int, message: str) -> None:
-        self.window.last_error = ("Not UTF-8", message)
+        self.note_error("Not UTF-8", message)
         dlg = EncodingDialog(list(paths), bad, offset, message, self.window)
-        dlg.setAttribute(Qt.WA_DeleteOnClose)
-        dlg.accepted.connect(lambda: self.controller.open_files(list(paths),
-                                                                encoding=dlg.encoding()))
+        dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dlg.accepted.connect(lambda: self.controller.opening.open_files(
+            list(paths), encoding=dlg.encoding()))
         self.encoding_dialog = dlg
         dlg.open()
 
@@ -59,8 +60,8 @@ class Files:
                 self.show_error("Import failed", why)
                 return False
             if _size(tokenizers[0]) > BACKGROUND_BYTES:   # progress in the status bar
-                return self.controller.import_in_background(tokenizers[0])
-            return self.controller.import_tokenizer(tokenizers[0]) is not None
+                return self.controller.tokenizer_files.import_in_background(tokenizers[0])
+            return self.controller.tokenizer_files.import_tokenizer(tokenizers[0]) is not None
         return self.editor.open_files(paths)
 
     # the window's drag and drop events: True when taken here
@@ -97,7 +98,9 @@ class Files:
         ans = QMessageBox.question(
             self.window, "Unsaved corpus",
             "The corpus has edits that are not saved to a file. Save them first?",
-            QMessageBox.Save | QMessageBox.Discard | QMessageBox.Cancel, QMessageBox.Save)
-        if ans == QMessageBox.Save:   # always through the dialog: it asks before overwriting
+            QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
+            | QMessageBox.StandardButton.Cancel, QMessageBox.StandardButton.Save)
+        # always through the dialog: it asks before overwriting
+        if ans == QMessageBox.StandardButton.Save:
             return self.editor.save_as_dialog()
-        return ans == QMessageBox.Discard
+        return ans == QMessageBox.StandardButton.Discard

@@ -4,7 +4,7 @@ sizes; no state of its own)."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QDockWidget, QMainWindow, QTabBar
+from PySide6.QtWidgets import QDockWidget, QMainWindow, QScrollArea, QTabBar, QWidget
 
 
 def left_column_width(window: QMainWindow, side: int, window_width: int) -> int:
@@ -15,11 +15,14 @@ def left_column_width(window: QMainWindow, side: int, window_width: int) -> int:
     return max([side] + [min(t + 8, int(window_width * 0.36)) for t in tabs])
 
 
-def give_central_its_minimum(window: QMainWindow, bottom: QDockWidget) -> None:
-    """Take height from the docks below until the merge panel gets its minimum height,
-    so it does not scroll (the docks below scroll first)."""
-    need = window.merge_panel.minimumSizeHint().height() \
-        - window.centralWidget().viewport().height()
-    if need > 0 and window.dockWidgetArea(bottom) == Qt.BottomDockWidgetArea:
+def give_central_its_minimum(window: QMainWindow, central: QWidget,
+                             bottom: QDockWidget) -> None:
+    """Take height from the docks below until the ``central`` panel (the merge panel)
+    gets its minimum height, so it does not scroll (the docks below scroll first)."""
+    scroll = window.centralWidget()
+    if not isinstance(scroll, QScrollArea):   # (docks.py puts it in a scroll area)
+        return
+    need = central.minimumSizeHint().height() - scroll.viewport().height()
+    if need > 0 and window.dockWidgetArea(bottom) == Qt.DockWidgetArea.BottomDockWidgetArea:
         window.resizeDocks([bottom], [max(bottom.minimumSizeHint().height(),
-                                          bottom.height() - need)], Qt.Vertical)
+                                          bottom.height() - need)], Qt.Orientation.Vertical)

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Callable, Sequence
 
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QSettings, QStandardPaths
 from PySide6.QtWidgets import QFileDialog, QMainWindow
 
 from ..resources import resources
@@ -85,7 +85,7 @@ class Sessions:
     def _restore(self, path: str) -> bool:
         """The session's corpus, settings and steps (controller), and the view's part:
         the encode text and visible whitespace."""
-        s = self.controller.open_session(path)
+        s = self.controller.opening.open_session(path)
         if s is None:
             return False
         self.set_encode_text(s.encode_text)
@@ -103,8 +103,8 @@ class Sessions:
         path = self.controller.session_path
         if not path or path.endswith(AUTOSAVE_NAME):
             return self.save_as()
-        return self.controller.save_session(path, self.encode_text(), self._show_ws(),
-                                            self._timeline_end())
+        return self.controller.opening.save_session(path, self.encode_text(), self._show_ws(),
+                                                    self._timeline_end())
 
     def save_as(self) -> bool:
         path, _ = QFileDialog.getSaveFileName(self.window, "Save session",
@@ -114,8 +114,8 @@ class Sessions:
             return False
         if not path.endswith(SESSION_SUFFIX) and not path.endswith(".json"):
             path += SESSION_SUFFIX
-        ok = self.controller.save_session(path, self.encode_text(), self._show_ws(),
-                                          self._timeline_end())
+        ok = self.controller.opening.save_session(path, self.encode_text(), self._show_ws(),
+                                                  self._timeline_end())
         if ok:
             remember(path)
             self.recent.add([path])
@@ -125,7 +125,9 @@ class Sessions:
         return last_folder()
 
     def autosave_path(self) -> Path:
-        return self.window.autosave_path()   # the window's: tests put it in a temporary folder
+        """Where the session is saved for the next start (tests put it elsewhere)."""
+        base = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppDataLocation)
+        return Path(base or Path.home() / ".bpe-gui") / AUTOSAVE_NAME
 
     def autosave(self) -> str | None:
         """Save the session for the next start (on close). Never raises: quitting must
@@ -138,7 +140,8 @@ class Sessions:
                 return autosave_is_folder(path)
             # the session as the controller would save it: while one is being restored,
             # that one (never the half-restored state: no trainer yet is step 0)
-            session = c.session(self.encode_text(), self._show_ws(), self._timeline_end())
+            session = c.opening.session(self.encode_text(), self._show_ws(),
+                                       self._timeline_end())
             text = session.corpus_text or ""
             if not session.corpus_paths and (not text or len(text) > AUTOSAVE_MAX_INLINE):
                 # nothing this session could be saved with: an older autosave must not
@@ -176,7 +179,7 @@ class Sessions:
                         "they are back, from the autosaved session. Save them with File > "
                         "Save corpus as.")
                 elif self.controller.busy:   # its corpus is read and trained back
-                    step = self.controller.session().step
+                    step = self.controller.opening.session().step
                     self.controller.message.emit(
                         f"Restoring where you left off (step {step:,}): reading and "
                         "training the corpus again. (File > Reopen last session at "
@@ -196,7 +199,7 @@ def settings_file_notice(settings: QSettings) -> str | None:
     """If the settings file could not be read in full, keep a copy of it (Qt rewrites it
     with only what it could read, on its next save) and say so; None if it was fine.
     Called before the window writes any setting (app.main) and again when it shows."""
-    if settings.status() != QSettings.FormatError:
+    if settings.status() != QSettings.Status.FormatError:
         return None
     path = Path(settings.fileName())
     copy = path.with_name(path.name + ".corrupt")

@@ -109,21 +109,25 @@ class StatusBar:
                                                       self.controller.job_unit))
 
     # ----- errors -----------------------------------------------------------------------
+    def note_error(self, title: str, message: str) -> None:
+        """An error shown by a dialog of its own (``last_error``, without a box)."""
+        self.last_error = (title, message)
+
     def show_error(self, title: str, message: str) -> QMessageBox:
         """A message box; unexpected errors (a traceback) go to the details section."""
-        self.last_error = (title, message)
+        self.note_error(title, message)
         box = QMessageBox(self.window)
         box.setWindowTitle(title)
         if "Traceback (most recent call last)" in message:
-            box.setIcon(QMessageBox.Critical)
+            box.setIcon(QMessageBox.Icon.Critical)
             last = message.strip().splitlines()[-1]
             box.setText(f"Something went wrong inside bpe-gui ({last}). Your corpus and settings "
                         "are kept. Please report this with the details below.")
             box.setDetailedText(message)
         else:
-            box.setIcon(QMessageBox.Warning)
+            box.setIcon(QMessageBox.Icon.Warning)
             box.setText(message)
-        box.setStandardButtons(QMessageBox.Ok)
-        box.setAttribute(Qt.WA_DeleteOnClose)
+        box.setStandardButtons(QMessageBox.StandardButton.Ok)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         box.open()  # not exec(): jobs and timers keep running behind it
         return box

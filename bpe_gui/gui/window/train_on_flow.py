@@ -7,15 +7,25 @@ are enabled follows the controller (a tokenizer imported, a corpus, no job runni
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, Qt
+from typing import Callable
 
+from PySide6.QtCore import QObject, Qt
+from PySide6.QtWidgets import QMainWindow
+
+from ..controller.controller import Controller
 from ..dialogs.train_on_dialog import TrainOnDialog
+from ..panels.corpus.corpus_editor import CorpusEditor
 
 
 class TrainOnFlow(QObject):
-    def __init__(self, window, controller):
+    """Given the window (the dialog's parent), the controller, the corpus editor (its
+    text is flushed to the corpus first) and how to show an error."""
+
+    def __init__(self, window: QMainWindow, controller: Controller, editor: CorpusEditor,
+                 show_error: Callable[[str, str], object]):
         super().__init__(window)
-        self.window, self.controller = window, controller
+        self.window, self.controller, self.editor = window, controller, editor
+        self.show_error = show_error
         self.dialog: TrainOnDialog | None = None
 
     def can_start(self) -> bool:
@@ -31,15 +41,15 @@ class TrainOnFlow(QObject):
         c = self.controller
         why = c.train_on.why_not()
         if why is not None:
-            self.window.show_error("Train on from the imported tokenizer", why)
+            self.show_error("Train on from the imported tokenizer", why)
             return None
         if self.dialog is not None and self.dialog.isVisible():   # open: bring it up
             self.dialog.raise_()
             self.dialog.activateWindow()
             return self.dialog
-        self.window.editor.flush()   # the corpus as typed
+        self.editor.flush()   # the corpus as typed
         dlg = TrainOnDialog(c, self.window)
-        dlg.setAttribute(Qt.WA_DeleteOnClose)
+        dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dlg.destroyed.connect(lambda *_: setattr(self, "dialog", None))
         self.dialog = dlg
         dlg.open()

@@ -9,25 +9,35 @@ the eye is when training, and says what is pending; clicking it shows the settin
 """
 from __future__ import annotations
 
+from typing import Callable
+
 from PySide6.QtCore import QObject, Qt
-from PySide6.QtWidgets import QStyle, QToolBar, QToolButton
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QMainWindow, QStyle, QToolBar, QToolButton
 
 from ...engine.text import PRESET_LABELS
 from ...engine.train import TrainSettings
 from ..models.settings_changes import REAL_CORPUS_SETTINGS, describe_changes, sample_settings
+from ..controller.controller import Controller
 from ..resources import resources
 from ..theme import colors
+from .docks import DockLayout
 
 FIX_FIRST = "Fix the training settings marked in red first."
 
 
 class TrainingFlow(QObject):
-    def __init__(self, window):
+    """The training toolbar, given the window (its parent, style and status bar), the
+    controller, the dock layout (the settings panel and dock, the corpus editor's
+    notice) and how to make an action of the window (actions.add_action)."""
+
+    def __init__(self, window: QMainWindow, controller: Controller, layout: DockLayout,
+                 add_action: Callable[..., QAction]):
         super().__init__(window)
-        self.window = window
-        self.controller = c = window.controller
-        self.panel = window.settings_panel
-        A = window.add_action
+        self.window, self.layout = window, layout
+        self.controller = c = controller
+        self.panel = layout.settings_panel
+        A = add_action
         self.act_train = A("&Train", self.train, ["F5", "Ctrl+Return", "Ctrl+Enter"],
                            "Apply the settings and train to the target (a new target goes "
                            "on from the current step)")
@@ -35,16 +45,16 @@ class TrainingFlow(QObject):
                              "Apply the settings, read the corpus again and train from "
                              "step 0 to the target (Reset, Alt+Home, only goes back)")
         sp = window.style().standardIcon
-        self.act_train.setIcon(sp(QStyle.SP_MediaSkipForward))
-        self.act_retrain.setIcon(sp(QStyle.SP_BrowserReload))
+        self.act_train.setIcon(sp(QStyle.StandardPixmap.SP_MediaSkipForward))
+        self.act_retrain.setIcon(sp(QStyle.StandardPixmap.SP_BrowserReload))
         self.badge = QToolButton()
         self.badge.setObjectName("pendingBadge")
-        self.badge.setToolButtonStyle(Qt.ToolButtonTextOnly)
+        self.badge.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
         self.badge.setAutoRaise(True)
         self.badge.clicked.connect(self.show_settings)
         self.toolbar = QToolBar("Training")
         self.toolbar.setObjectName("trainingToolbar")
-        self.toolbar.setToolButtonStyle(Qt.ToolButtonTextBesideIcon)
+        self.toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.toolbar.addAction(self.act_train)
         self.badge_action = self.toolbar.addWidget(self.badge)
         self.toolbar.addAction(self.act_retrain)
@@ -74,7 +84,7 @@ class TrainingFlow(QObject):
         if not self.apply_pending():
             return False
         self._show_trained()
-        return self.controller.train()
+        return self.controller.training.train()
 
     def _show_trained(self) -> None:
         """Training is about the trained tokenizer: an imported one on show in the
@@ -82,7 +92,7 @@ class TrainingFlow(QObject):
         and training, both still showed GPT-2 with no hint why)."""
         c = self.controller
         if c.use_imported:
-            c.set_use_imported(False)
+            c.tokenizer_files.set_use_imported(False)
             c.message.emit("Showing the trained tokenizer; the imported one is a choice of "
                            "the encode view's Tokenizer box (or Training › Encode with "
                            "imported tokenizer).")
@@ -93,7 +103,7 @@ class TrainingFlow(QObject):
         if not self.apply_pending():
             return False
         self._show_trained()
-        return self.controller.retrain(to_target=True)
+        return self.controller.training.retrain(to_target=True)
 
     def settings_for_new_corpus(self) -> TrainSettings | None:
         """The settings a newly opened corpus is read with (asked by the controller
@@ -118,7 +128,7 @@ class TrainingFlow(QObject):
         what = (f"{'byte' if d.mode == 'byte' else 'character'}-level, the "
                 f"{PRESET_LABELS.get(d.pattern, d.pattern)} pattern, a vocabulary of "
                 f"{d.vocab_size:,}")
-        self.window.editor.notice.show_change(
+        self.layout.editor.notice.show_change(
             None, title, changes, c.settings,
             text=(f"The settings of <b>{_esc(title)}</b> were for the sample: this corpus "
                   f"is trained with the defaults for a real corpus ({_esc(what)})."),
@@ -142,7 +152,7 @@ class TrainingFlow(QObject):
             return sid
 
     def show_settings(self) -> None:
-        dock = self.window.settings_dock
+        dock = self.layout.settings_dock
         dock.show()
         dock.raise_()
         self.panel.setFocus()

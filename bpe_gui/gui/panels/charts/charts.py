@@ -24,6 +24,7 @@ import io
 import math
 import time
 from pathlib import Path
+from typing import Iterator
 
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFileDialog, QGridLayout,
@@ -119,10 +120,10 @@ class ChartsView(QWidget):
         self._held_text: str | None = None
         self._held_name = ""
         self._held: analysis.HeldOut | None = None
-        self._held_key = None                  # (text, pattern, specials) of _held
-        self._held_asked = None                # the key a running job prepares
+        self._held_key: tuple | None = None    # (text, pattern, specials) of _held
+        self._held_asked: tuple | None = None  # the key a running job prepares
         self._held_points: dict[int, float] = {}
-        self._held_job = None                  # (step, generator)
+        self._held_job: tuple[int, Iterator[int | None]] | None = None   # (step, generator)
         self.last_update_ms = 0.0
 
         self._redraw = QTimer(self, singleShot=True, interval=REDRAW_MS)
@@ -374,7 +375,8 @@ class ChartsView(QWidget):
         dlg.setWindowTitle("Held-out text")
         edit = QPlainTextEdit(self._held_text or "")
         edit.setPlaceholderText("Paste text the tokenizer was not trained on.")
-        buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
+                                   | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(dlg.accept)
         buttons.rejected.connect(dlg.reject)
         lay = QVBoxLayout(dlg)
@@ -382,7 +384,7 @@ class ChartsView(QWidget):
         lay.addWidget(edit)
         lay.addWidget(buttons)
         dlg.resize(560, 360)
-        if dlg.exec() == QDialog.Accepted:
+        if dlg.exec() == QDialog.DialogCode.Accepted:
             self.set_held_out_text(edit.toPlainText(), "pasted text")
 
     # ----- saving -------------------------------------------------------------------------------

@@ -25,7 +25,7 @@ class AgreementStrip(QWidget):
         self.current = 0
         self.colors = status_colors(self.palette())
         self.setMinimumHeight(22)
-        self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Fixed)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.setMouseTracking(True)
         self.setToolTip("Each step: green where your merge and the reference's are the same, "
                         "amber where yours is the reference's at another step, red where the "
@@ -57,11 +57,11 @@ class AgreementStrip(QWidget):
         return max(1, min(n, int(x / max(1, self.width()) * n) + 1))
 
     def mousePressEvent(self, event) -> None:
-        if event.button() == Qt.LeftButton and self.statuses:
+        if event.button() == Qt.MouseButton.LeftButton and self.statuses:
             self.stepClicked.emit(self._step_at(int(event.position().x())))
 
     def mouseMoveEvent(self, event) -> None:
-        if event.buttons() & Qt.LeftButton and self.statuses:
+        if event.buttons() & Qt.MouseButton.LeftButton and self.statuses:
             self.stepClicked.emit(self._step_at(int(event.position().x())))
         elif self.statuses:
             k = self._step_at(int(event.position().x()))

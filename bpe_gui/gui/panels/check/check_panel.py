@@ -56,7 +56,7 @@ class CheckPanel(QWidget):
     # ----- layout -------------------------------------------------------------------------
     def _build(self) -> None:
         form = QFormLayout()
-        form.setRowWrapPolicy(QFormLayout.WrapLongRows)
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         self.result_edit = QLineEdit()
         self.result_edit.setPlaceholderText("vocab.json + merges.txt, tokenizer.json, a .tiktoken, "
                                             "or a pickle of (vocab, merges)")
@@ -128,7 +128,7 @@ class CheckPanel(QWidget):
         self.check_btn.clicked.connect(self.run_check)
         self.status = QLabel()
         self.status.setWordWrap(True)
-        self.status.setTextFormat(Qt.RichText)
+        self.status.setTextFormat(Qt.TextFormat.RichText)
         row = QHBoxLayout()
         row.addWidget(self.check_btn)
         row.addWidget(self.status, 1)
@@ -216,7 +216,8 @@ class CheckPanel(QWidget):
         r = check.report
         self.merges.show_report(r)
         self.tabs.setCurrentWidget(self.merges)
-        what = "all merges agree" if r.agree else f"merge {r.difference.step:,} differs"
+        d = r.difference   # (None: they agree)
+        what = "all merges agree" if d is None else f"merge {d.step:,} differs"
         self._say(f"{escape(Path(r.path).name)} ({r.format}, {len(r.theirs):,} merges) against "
                   f"{escape(check.corpus_name)}: {what}.")
 

@@ -65,7 +65,7 @@ class EncodeCheckView(QWidget):
 
         self.sentence = QLabel()
         self.sentence.setWordWrap(True)
-        self.sentence.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.sentence.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.theirs_flow, self.ours_flow = TokenFlow(), TokenFlow()
         for flow in (self.theirs_flow, self.ours_flow):
             flow.setMinimumHeight(56)
@@ -90,7 +90,7 @@ class EncodeCheckView(QWidget):
             box.addWidget(lst, 1)
             plays.addLayout(box, 1)
         bl.addLayout(plays, 1)
-        split = QSplitter(Qt.Vertical)
+        split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(top)
         split.addWidget(bottom)
         split.setStretchFactor(1, 3)
@@ -157,10 +157,10 @@ class EncodeCheckView(QWidget):
             self.theirs_title.setText(f"Your encoder on “{shown}” ({escape(w.their_rule)}):")
             start = w.playback.symbols if w.playback is not None else ()
             self.playback_theirs.addItem("start      " + " ".join(map(_text, start)))
-            for s in w.their_steps:
-                head = f"rank {s.rank}: " + " + ".join(map(_text, s.pair)) if s.pair \
+            for st in w.their_steps:
+                head = f"rank {st.rank}: " + " + ".join(map(_text, st.pair)) if st.pair \
                     else "longest match"
-                self.playback_theirs.addItem(f"{head}  →  " + " ".join(map(_text, s.symbols)))
+                self.playback_theirs.addItem(f"{head}  →  " + " ".join(map(_text, st.symbols)))
         else:
             self.theirs_title.setText(f"Your tokens for “{shown}”:")
             self.playback_theirs.addItem(" ".join(map(_text, w.theirs)))

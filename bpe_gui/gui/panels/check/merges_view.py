@@ -24,19 +24,19 @@ from ...theme import colors, follow_palette
 def _label(text: str = "", rich: bool = True) -> QLabel:
     lab = QLabel(text)
     lab.setWordWrap(True)
-    lab.setTextFormat(Qt.RichText if rich else Qt.PlainText)
-    lab.setTextInteractionFlags(Qt.TextSelectableByMouse)
+    lab.setTextFormat(Qt.TextFormat.RichText if rich else Qt.TextFormat.PlainText)
+    lab.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
     return lab
 
 
 def _table(model) -> QTableView:
     view = QTableView()
     view.setModel(model)
-    view.setSelectionBehavior(QAbstractItemView.SelectRows)
-    view.setSelectionMode(QAbstractItemView.SingleSelection)
+    view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
     view.verticalHeader().hide()
     view.verticalHeader().setDefaultSectionSize(view.fontMetrics().height() + 6)
-    view.setEditTriggers(QAbstractItemView.NoEditTriggers)
+    view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
     view.setWordWrap(False)
     return view
 
@@ -62,7 +62,7 @@ class MergesView(QWidget):
         for row, side in enumerate(("yours", "reference")):
             cells = (QLabel(), QLabel(), QLabel())
             for col, c in enumerate(cells):
-                c.setTextInteractionFlags(Qt.TextSelectableByMouse)
+                c.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
                 self.pairs.addWidget(c, row, col)
             self.pair_labels[side] = cells
         self.pairs.setColumnStretch(3, 1)
@@ -70,19 +70,21 @@ class MergesView(QWidget):
         self.words_button.setToolTip("Go to the step where they part and list the words "
                                      "holding each pair there")
         self.words_button.clicked.connect(self.jump_to_words)
-        self.pairs.addWidget(self.words_button, 0, 4, 2, 1, Qt.AlignRight | Qt.AlignVCenter)
+        self.pairs.addWidget(self.words_button, 0, 4, 2, 1,
+                             Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 
         from .agreement_strip import AgreementStrip
         self.strip = AgreementStrip()
         self.strip.stepClicked.connect(self.go)
         sp = self.style().standardIcon
-        self.first_btn = self._tool(sp(QStyle.SP_MediaSkipBackward), "First step (Home)",
+        px = QStyle.StandardPixmap
+        self.first_btn = self._tool(sp(px.SP_MediaSkipBackward), "First step (Home)",
                                     lambda: self.go(1))
-        self.prev_btn = self._tool(sp(QStyle.SP_MediaSeekBackward), "Step back (←)",
+        self.prev_btn = self._tool(sp(px.SP_MediaSeekBackward), "Step back (←)",
                                    lambda: self.go(self.step - 1))
-        self.next_btn = self._tool(sp(QStyle.SP_MediaSeekForward), "Step forward (→)",
+        self.next_btn = self._tool(sp(px.SP_MediaSeekForward), "Step forward (→)",
                                    lambda: self.go(self.step + 1))
-        self.last_btn = self._tool(sp(QStyle.SP_MediaSkipForward), "Last step (End)",
+        self.last_btn = self._tool(sp(px.SP_MediaSkipForward), "Last step (End)",
                                    lambda: self.go(self.n_steps))
         self.step_spin = QSpinBox(minimum=1, maximum=1)
         self.step_spin.setGroupSeparatorShown(True)
@@ -107,13 +109,13 @@ class MergesView(QWidget):
         self.steps_model = CheckStepsModel(self)
         self.steps_view = _table(self.steps_model)
         hh = self.steps_view.horizontalHeader()
-        hh.setSectionResizeMode(QHeaderView.Interactive)
+        hh.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         hh.setStretchLastSection(True)
         ch = self.fontMetrics().averageCharWidth()
         for col, chars in ((0, 7), (1, 22), (2, 22), (3, 9)):
             hh.resizeSection(col, chars * ch)
         self.steps_view.selectionModel().currentRowChanged.connect(
-            lambda cur, _prev: cur.isValid() and self.go(cur.row() + 1))
+            lambda cur, _prev: self.go(cur.row() + 1) if cur.isValid() else None)
 
         self.bottom = QTabWidget()
         words = QWidget()
@@ -126,7 +128,8 @@ class MergesView(QWidget):
             model = PairWordsModel(self)
             view = _table(model)
             view.horizontalHeader().setStretchLastSection(True)
-            view.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeToContents)
+            view.horizontalHeader().setSectionResizeMode(
+                0, QHeaderView.ResizeMode.ResizeToContents)
             box.addWidget(title)
             box.addWidget(view, 1)
             wl.addLayout(box, 1)
@@ -135,14 +138,14 @@ class MergesView(QWidget):
         self.causes = QTableWidget(0, 3)
         self.causes.setHorizontalHeaderLabels(("Cause", "What was tried", "Reproduces"))
         self.causes.verticalHeader().hide()
-        self.causes.setEditTriggers(QAbstractItemView.NoEditTriggers)
-        self.causes.horizontalHeader().setSectionResizeMode(1, QHeaderView.Stretch)
+        self.causes.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.causes.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         self.bottom.addTab(self.causes, "Causes tried")
         self.notes = _label(rich=False)
-        self.notes.setAlignment(Qt.AlignTop | Qt.AlignLeft)
+        self.notes.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self.bottom.addTab(self.notes, "Settings and notes")
 
-        split = QSplitter(Qt.Vertical)
+        split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.steps_view)
         split.addWidget(self.bottom)
         split.setStretchFactor(0, 1)
@@ -159,13 +162,13 @@ class MergesView(QWidget):
         lay.addLayout(controls)
         lay.addWidget(self.at_step)
         lay.addWidget(split, 1)
-        for keys, slot in ((QKeySequence(Qt.Key_Left), lambda: self.go(self.step - 1)),
-                           (QKeySequence(Qt.Key_Right), lambda: self.go(self.step + 1)),
-                           (QKeySequence(Qt.Key_Home), lambda: self.go(1)),
-                           (QKeySequence(Qt.Key_End), lambda: self.go(self.n_steps)),
-                           (QKeySequence(Qt.Key_F3), self.go_next_difference)):
+        for keys, slot in ((QKeySequence(Qt.Key.Key_Left), lambda: self.go(self.step - 1)),
+                           (QKeySequence(Qt.Key.Key_Right), lambda: self.go(self.step + 1)),
+                           (QKeySequence(Qt.Key.Key_Home), lambda: self.go(1)),
+                           (QKeySequence(Qt.Key.Key_End), lambda: self.go(self.n_steps)),
+                           (QKeySequence(Qt.Key.Key_F3), self.go_next_difference)):
             sc = QShortcut(keys, self)
-            sc.setContext(Qt.WidgetWithChildrenShortcut)
+            sc.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
             sc.activated.connect(slot)
         follow_palette(self, self._restyle)
 
@@ -306,7 +309,7 @@ class MergesView(QWidget):
         row = self.steps_model.index(step - 1, 0)
         if self.steps_view.currentIndex().row() != step - 1:
             self.steps_view.setCurrentIndex(row)
-        self.steps_view.scrollTo(row, QAbstractItemView.PositionAtCenter)
+        self.steps_view.scrollTo(row, QAbstractItemView.ScrollHint.PositionAtCenter)
         self._show_step(step)
         self.stepChanged.emit(step)
 

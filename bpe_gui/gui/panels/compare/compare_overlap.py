@@ -32,16 +32,16 @@ class OverlapPanel(QWidget):
         self.overlap = None              # engine.overlap.Overlap, when known
         self.names = ("A", "B")
         self._key = None                 # what ``overlap`` was computed for
-        self._asked = None               # what is being computed
-        self._want = None                # (a, b, key, names): what the view shows now
+        self._asked: tuple | None = None  # what is being computed
+        self._want: tuple | None = None  # (a, b, key, names): what the view shows now
         self.numbers = QLabel()
-        self.numbers.setTextFormat(Qt.RichText)
-        self.numbers.setTextInteractionFlags(Qt.TextSelectableByMouse)
-        self.numbers.setAlignment(Qt.AlignTop | Qt.AlignLeft)
+        self.numbers.setTextFormat(Qt.TextFormat.RichText)
+        self.numbers.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.numbers.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self.numbers.setWordWrap(True)
         self.models = {k: TokenListModel(self) for k in ("shared", "only_a", "only_b")}
         self.titles: dict[str, QLabel] = {}
-        split = QSplitter(Qt.Horizontal)
+        split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(self._numbers_area())
         for key in ("shared", "only_a", "only_b"):
             col = QWidget()
@@ -51,7 +51,7 @@ class OverlapPanel(QWidget):
             view = QListView()
             view.setModel(self.models[key])
             view.setUniformItemSizes(True)   # 100k rows: no size asked row by row
-            view.setEditTriggers(QListView.NoEditTriggers)
+            view.setEditTriggers(QListView.EditTrigger.NoEditTriggers)
             lay.addWidget(title)
             lay.addWidget(view, 1)
             split.addWidget(col)
@@ -73,8 +73,8 @@ class OverlapPanel(QWidget):
         width would break each row name into a column of single words."""
         area = QScrollArea()
         area.setWidgetResizable(True)
-        area.setFrameShape(QFrame.NoFrame)
-        area.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        area.setFrameShape(QFrame.Shape.NoFrame)
+        area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         area.setWidget(self.numbers)
         fm = self.numbers.fontMetrics()
         row = fm.horizontalAdvance("Jaccard index |A ∩ B| / |A ∪ B|") \

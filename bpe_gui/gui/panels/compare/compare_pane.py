@@ -73,19 +73,20 @@ class ComparePane(QFrame):
         self._file_tok: Tokenizer | None = None
         self._file_name = ""
         self.error = ""
-        self.setFrameShape(QFrame.StyledPanel)
+        self.setFrameShape(QFrame.Shape.StyledPanel)
 
         self.kind = ElidedComboBox()
         for key, label in KINDS:
             self.kind.addItem(label, key)
-        self.kind.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+        self.kind.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.kind.setMinimumContentsLength(10)
         self.stack = _CurrentPageStack()
         self.stack.addWidget(self._page_current())
         self.stack.addWidget(self._page_step())
         self.stack.addWidget(self._page_trained())
         self.stack.addWidget(self._page_imported())
-        self.stack.setSizePolicy(QSizePolicy.Preferred, QSizePolicy.Maximum)
+        self.stack.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
         # TextPanes: fixed heights (both sides' texts line up), long text cut with …
         self.caption = TextPane(lines=1)
         bold = QFont(self.caption.font())
@@ -136,7 +137,7 @@ class ComparePane(QFrame):
         w = QWidget()
         self.step_spin = QSpinBox()
         self.step_spin.setKeyboardTracking(False)
-        self.step_slider = QSlider(Qt.Horizontal)
+        self.step_slider = QSlider(Qt.Orientation.Horizontal)
         self.step_max = QLabel()
         self.step_spin.valueChanged.connect(self._step_value)
         self.step_slider.valueChanged.connect(self.step_spin.setValue)
@@ -195,7 +196,8 @@ class ComparePane(QFrame):
         buttons.addWidget(self.cancel_btn)
         buttons.addWidget(copy_btn)
         for combo in (self.t_mode, self.t_pattern, self.t_tie):   # shrink, never scroll
-            combo.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+            combo.setSizeAdjustPolicy(
+                QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             combo.setMinimumContentsLength(6)
         lay = QVBoxLayout(w)
         lay.setContentsMargins(0, 0, 0, 0)
@@ -240,8 +242,10 @@ class ComparePane(QFrame):
     def _kind_changed(self) -> None:
         cur = self.kind.currentIndex()
         for i in range(self.stack.count()):  # the stack takes the height of the shown page
-            self.stack.widget(i).setSizePolicy(
-                QSizePolicy.Preferred, QSizePolicy.Preferred if i == cur else QSizePolicy.Ignored)
+            page = self.stack.widget(i)
+            if page is not None:
+                page.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred
+                                   if i == cur else QSizePolicy.Policy.Ignored)
         self.stack.setCurrentIndex(cur)
         self.stack.updateGeometry()
         if self.kind_key() == "imported" and self._file_tok is None:

@@ -76,12 +76,12 @@ class CompareView(QWidget):
         self.show_ws.setChecked(True)
         self.summary = QLabel()
         self.summary.setWordWrap(True)
-        self.summary.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
 
         self.pane_a = ComparePane(controller, "A", "current")
         self.pane_b = ComparePane(controller, "B", "step")
         self.pane_b.step_spin.setValue(max(0, controller.step_index // 2))
-        sides = QSplitter(Qt.Horizontal)
+        sides = QSplitter(Qt.Orientation.Horizontal)
         sides.addWidget(self.pane_a)
         sides.addWidget(self.pane_b)
         sides.setChildrenCollapsible(False)
@@ -90,26 +90,26 @@ class CompareView(QWidget):
         self.table = QTableView()
         self.table.setModel(self.model)
         self.table.verticalHeader().setVisible(False)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setStretchLastSection(False)
         self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
         self.table.setAlternatingRowColors(True)
-        self.table.setSelectionMode(QTableView.NoSelection)
-        self.table.setFocusPolicy(Qt.NoFocus)
+        self.table.setSelectionMode(QTableView.SelectionMode.NoSelection)
+        self.table.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         per_script = QWidget()
         lv = QVBoxLayout(per_script)
         lv.setContentsMargins(0, 0, 0, 0)
         lv.addWidget(self.summary)
         lv.addWidget(self.table, 1)
         self.overlap = OverlapPanel(controller)
-        self.lower = QTabWidget()
-        self.lower.setDocumentMode(True)
-        self.lower.addTab(per_script, "Cuts and counts per script")
-        self.lower.addTab(self.overlap, "Vocabulary overlap")
-        self.lower.currentChanged.connect(lambda _i: self._want_overlap())
-        split = QSplitter(Qt.Vertical)
+        self.lower_tabs = QTabWidget()
+        self.lower_tabs.setDocumentMode(True)
+        self.lower_tabs.addTab(per_script, "Cuts and counts per script")
+        self.lower_tabs.addTab(self.overlap, "Vocabulary overlap")
+        self.lower_tabs.currentChanged.connect(lambda _i: self._want_overlap())
+        split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(sides)
-        split.addWidget(self.lower)
+        split.addWidget(self.lower_tabs)
         split.setStretchFactor(0, 2)   # the sides get two thirds over the results
         split.setStretchFactor(1, 1)
         split.setChildrenCollapsible(False)
@@ -166,11 +166,13 @@ class CompareView(QWidget):
     def _align_tops(self, *_) -> None:
         """Give both sides' controls one height, so the two texts' lines line up."""
         tops = [self.pane_a.top, self.pane_b.top]
+        layouts = [lay for t in tops if (lay := t.layout()) is not None]
         for t in tops:
             t.setMinimumHeight(0)
             t.setMaximumHeight(16777215)
-            t.layout().invalidate()   # its shown page may have changed
-        h = max(t.layout().sizeHint().height() for t in tops)
+        for lay in layouts:
+            lay.invalidate()   # its shown page may have changed
+        h = max(lay.sizeHint().height() for lay in layouts)
         for t in tops:   # fixed: the coloured texts below get the height to spare
             t.setFixedHeight(h)
 
@@ -193,10 +195,11 @@ class CompareView(QWidget):
         """Wide and short (a bottom dock of a big window): the results beside the two
         sides, not under them, where they were below the fold even at 1920x1080."""
         super().resizeEvent(event)
-        want = Qt.Horizontal if self.width() >= WIDE_COMPARE else Qt.Vertical
+        want = Qt.Orientation.Horizontal if self.width() >= WIDE_COMPARE \
+            else Qt.Orientation.Vertical
         if self.split.orientation() != want:
             self.split.setOrientation(want)
-            if want == Qt.Horizontal:   # the results (four columns of them) get more
+            if want == Qt.Orientation.Horizontal:   # the results (four columns of them) get more
                 self.split.setSizes([self.width() * 2 // 5, self.width() * 3 // 5])
 
     def set_text(self, text: str) -> None:
@@ -246,11 +249,11 @@ class CompareView(QWidget):
 
     def show_overlap(self) -> None:
         """Bring the Vocabulary overlap tab to the front (it compares the sides)."""
-        self.lower.setCurrentWidget(self.overlap)
+        self.lower_tabs.setCurrentWidget(self.overlap)
 
     def _want_overlap(self) -> None:
         """The overlap tab compares the sides' vocabularies only while it is shown."""
-        if self.lower.currentWidget() is not self.overlap:
+        if self.lower_tabs.currentWidget() is not self.overlap:
             return
         a, b = self.tokenizers
         key = tuple(self._side_key(p, t) for p, t in zip((self.pane_a, self.pane_b), (a, b)))

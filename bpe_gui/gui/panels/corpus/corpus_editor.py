@@ -10,7 +10,7 @@ Counts of big texts are made in slices from a timer so the window stays responsi
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 from PySide6.QtCore import QObject, QSettings, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QTextCursor
@@ -127,6 +127,9 @@ class CorpusEditor(QWidget):
         super().__init__(parent)
         self.controller = controller
         self.recent = recent
+        # asks Save / Discard / Cancel for unsaved edits (True: go ahead); the main
+        # window gives its own (window/files.py); alone, the editor replaces them
+        self.ask_to_save: Callable[[], bool] | None = None
         self._shown_text: str | None = None   # the corpus text the widget now represents
         self._preview = False
         self._syncing = False
@@ -150,7 +153,7 @@ class CorpusEditor(QWidget):
         self.words = WordColouring(self.edit, lambda: Pretokenizer(c.settings.pattern,
                                                                    c.settings.special_tokens))
         self._bar.insertWidget(self._bar.indexOf(self.unsaved_label), self.words.toggle)
-        self.layout().insertWidget(self.layout().indexOf(self.edit), self.words.legend)
+        self._lay.insertWidget(self._lay.indexOf(self.edit), self.words.legend)
         c.settingsChanged.connect(lambda _: self.words.refresh())
         if recent is not None:
             recent.changed.connect(self._fill_recent)
@@ -159,26 +162,29 @@ class CorpusEditor(QWidget):
 
     # ----- layout ---------------------------------------------------------------------
     def _build(self) -> None:
-        lay = QVBoxLayout(self)
+        self._lay = lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
         lay.setSpacing(4)
         bar = FlowBar(spacing=4)   # wraps in a narrow dock instead of scrolling sideways
-        self.open_button = QToolButton(text="Open…")
+        # (ignore[call-arg]: PySide6 takes Qt properties as keywords; its stubs omit them)
+        self.open_button = QToolButton(text="Open…")  # type: ignore[call-arg]
         self.open_button.setToolTip("Open one or more corpus files (.txt .md .jsonl, "
                                     "also .xz/.gz compressed)")
         self.open_button.clicked.connect(self.open_dialog)
-        self.samples_button = QToolButton(text="Samples", popupMode=QToolButton.InstantPopup)
+        self.samples_button = QToolButton(  # type: ignore[call-arg]
+            text="Samples", popupMode=QToolButton.ToolButtonPopupMode.InstantPopup)
         self.samples_menu = QMenu(self)
         self.populate_samples_menu(self.samples_menu)
         self.samples_button.setMenu(self.samples_menu)
-        self.recent_button = QToolButton(text="Recent", popupMode=QToolButton.InstantPopup)
+        self.recent_button = QToolButton(  # type: ignore[call-arg]
+            text="Recent", popupMode=QToolButton.ToolButtonPopupMode.InstantPopup)
         self.recent_menu = QMenu(self)
         self.recent_button.setMenu(self.recent_menu)
         self.recent_button.setVisible(self.recent is not None)
-        self.save_button = QToolButton(text="Save as…")
+        self.save_button = QToolButton(text="Save as…")  # type: ignore[call-arg]
         self.save_button.setToolTip("Save the corpus text to a UTF-8 file")
         self.save_button.clicked.connect(self.save_as_dialog)
-        self.new_button = QToolButton(text="Clear")
+        self.new_button = QToolButton(text="Clear")  # type: ignore[call-arg]
         self.new_button.setToolTip("Start an empty corpus to type or paste into")
         self.new_button.clicked.connect(self.new_corpus)
         for w in (self.open_button, self.samples_button, self.recent_button, self.save_button,
@@ -192,7 +198,7 @@ class CorpusEditor(QWidget):
 
         self.source_label = QLabel()
         self.source_label.setWordWrap(True)
-        self.source_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.source_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         lay.addWidget(self.source_label)
         self.notice = SampleNotice(self.controller)
         lay.addWidget(self.notice)
@@ -205,11 +211,11 @@ class CorpusEditor(QWidget):
         self.edit = _TextEdit()
         self.edit.setPlaceholderText("Type or paste a corpus here, open files (Ctrl+O), drop "
                                      "files on the window, or pick a sample.")
-        self.edit.setLineWrapMode(QPlainTextEdit.WidgetWidth)
+        self.edit.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.edit.textChanged.connect(self._on_text_edited)
         self.edit.filesDropped.connect(self.pathsRequested)
         self.edit.bigPaste.connect(self._on_big_paste)
-        self.edit.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Expanding)
+        self.edit.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         lay.addWidget(self.edit, 1)
         self.table_view = TableCorpusView()   # in place of the editor for a count table
         self.table_view.setVisible(False)
@@ -217,7 +223,7 @@ class CorpusEditor(QWidget):
 
         self.stats_label = QLabel()
         self.stats_label.setWordWrap(True)
-        self.stats_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.stats_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         lay.addWidget(self.stats_label)
         follow_palette(self, self._restyle)
 
@@ -280,16 +286,15 @@ class CorpusEditor(QWidget):
         if changed and theirs:
             self.notice.show_change(sample_id, sample.title.split(" (")[0], changed, previous)
         if retrain and not self.controller.busy:
-            self.controller.retrain(quiet=True)
+            self.controller.training.retrain(quiet=True)
         self.sampleLoaded.emit(sample)
         return True
 
     def confirm_discard(self) -> bool:
-        """Before replacing an edited corpus: ask the window (if it offers to)."""
+        """Before replacing an edited corpus: ask (``ask_to_save``), if someone does."""
         self.flush()
-        window = self.window()
-        ask = getattr(window, "maybe_save_corpus", None)
-        return ask() if callable(ask) else True
+        ask = self.ask_to_save
+        return ask() if ask is not None else True
 
     def open_dialog(self) -> None:
         paths, _ = QFileDialog.getOpenFileNames(self, "Open corpus files", last_folder(),
@@ -303,7 +308,7 @@ class CorpusEditor(QWidget):
         if not paths or not self.confirm_discard():
             return False
         self._edit_timer.stop()
-        return self.controller.open_files(list(paths), encoding=encoding)
+        return self.controller.opening.open_files(list(paths), encoding=encoding)
 
     def new_corpus(self) -> None:
         if not self.confirm_discard():
@@ -329,7 +334,7 @@ class CorpusEditor(QWidget):
 
     def save_to(self, path: str) -> bool:
         self.flush()
-        ok = self.controller.save_corpus(path)
+        ok = self.controller.opening.save_corpus(path)
         if ok and self.recent is not None:
             self.recent.add([path])
         return ok
@@ -425,7 +430,7 @@ class CorpusEditor(QWidget):
             self._fill_timer.stop()
             return
         cursor = QTextCursor(self.edit.document())
-        cursor.movePosition(QTextCursor.End)
+        cursor.movePosition(QTextCursor.MoveOperation.End)
         self._syncing = True
         try:
             cursor.insertText(self._fill.pop())

@@ -39,7 +39,7 @@ class SampleNotice(QFrame):
         self.sample_id: str | None = None
         self.label = QLabel()
         self.label.setWordWrap(True)
-        self.label.setTextFormat(Qt.RichText)
+        self.label.setTextFormat(Qt.TextFormat.RichText)
         self.keep_btn = QToolButton(text="Keep my settings")
         self.keep_btn.setToolTip("Put back the training settings you had before the sample "
                                  "and train again with them")
@@ -90,7 +90,7 @@ class SampleNotice(QFrame):
             return False
         c.message.emit("Your training settings are back; training again with them.")
         if not c.busy:
-            c.retrain(quiet=True)
+            c.training.retrain(quiet=True)
         return True
 
     def _on_corpus_changed(self) -> None:

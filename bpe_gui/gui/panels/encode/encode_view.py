@@ -106,7 +106,7 @@ class EncodeView(QWidget):
         # training on: in the id list's title line (a row of its own pushed the ids out
         # of a short dock), one line, the whole legend in its tooltip
         self.origin_legend = TextPane()
-        self.origin_legend.setTextFormat(Qt.RichText)
+        self.origin_legend.setTextFormat(Qt.TextFormat.RichText)
         self.origin_legend.hide()
         self.list_label.parentWidget().layout().insertWidget(1, self.origin_legend)
         self.flow.tip_of = self._chip_tip
@@ -119,7 +119,8 @@ class EncodeView(QWidget):
         self.source = ElidedComboBox()
         self.source.setToolTip("Which tokenizer encodes the text: the one being trained (as of "
                                "the current step) or an imported one")
-        self.source.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+        self.source.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.source.setMinimumContentsLength(16)   # room for the counts in a narrow dock
         self.source.addItem("Trained")
         self.show_ws = QCheckBox("Show whitespace")
@@ -130,7 +131,7 @@ class EncodeView(QWidget):
         self.counts = TextPane(hint_width=self.fontMetrics().horizontalAdvance(
             "12,345 tokens · 12,345 characters · 12,345 bytes · 1.23 bytes/token") + 8)
         # its hint counts in a FlowBar, and at the end of a row it takes the rest of it
-        self.counts.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Fixed)
+        self.counts.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         source = QWidget()
         sl = QHBoxLayout(source)
         sl.setContentsMargins(0, 0, 0, 0)
@@ -152,7 +153,7 @@ class EncodeView(QWidget):
         cl.setContentsMargins(0, 0, 0, 0)
         cl.addWidget(self.counts, 1)
         cl.addWidget(self.focus_button)
-        counts_row.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Fixed)
+        counts_row.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         top.addWidget(counts_row)
 
         # a long text is shown a page at a time (pages.py): a 30 MB paste or session
@@ -188,7 +189,7 @@ class EncodeView(QWidget):
         lv.setContentsMargins(0, 0, 0, 0)
         lv.addWidget(self.list_label)
         lv.addWidget(self.flow, 1)
-        split = QSplitter(Qt.Vertical)
+        split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.edit)
         split.addWidget(lower)
         split.setStretchFactor(0, 1)
@@ -292,7 +293,7 @@ class EncodeView(QWidget):
         self.source.blockSignals(False)
 
     def _on_source(self, i: int) -> None:
-        self.controller.set_use_imported(i == 1)
+        self.controller.tokenizer_files.set_use_imported(i == 1)
 
     # ----- encoding ----------------------------------------------------------------------------
     def _raw_text(self, raw: str | None = None) -> str:
@@ -558,9 +559,9 @@ class EncodeView(QWidget):
     def eventFilter(self, obj, event) -> bool:
         if obj is self.edit.viewport():
             et = event.type()
-            if et == QEvent.MouseMove:
+            if et == QEvent.Type.MouseMove:
                 self.hover_text_at(event.position().toPoint())
-            elif et == QEvent.ToolTip and self.origin is not None:
+            elif et == QEvent.Type.ToolTip and self.origin is not None:
                 ch = self.char_at(event.pos())
                 tips = [self.token_tip(i) for i in (self.tokens_at(ch) if ch is not None
                                                     else [])]
@@ -569,7 +570,7 @@ class EncodeView(QWidget):
                 else:
                     QToolTip.hideText()
                 return True
-            elif et == QEvent.Leave:
+            elif et == QEvent.Type.Leave:
                 self.clear_hover()
         return super().eventFilter(obj, event)
 
@@ -656,7 +657,7 @@ class EncodeView(QWidget):
             sel = QTextEdit.ExtraSelection()
             cur = QTextCursor(self.edit.document())
             cur.setPosition(self.pos_of_char(s))
-            cur.setPosition(self.pos_of_char(e), QTextCursor.KeepAnchor)
+            cur.setPosition(self.pos_of_char(e), QTextCursor.MoveMode.KeepAnchor)
             sel.cursor = cur
             sel.format = fmt
             sels.append(sel)
@@ -673,9 +674,9 @@ class EncodeView(QWidget):
         opt = doc.defaultTextOption()
         flags = opt.flags()
         if on:
-            flags |= QTextOption.ShowTabsAndSpaces
+            flags |= QTextOption.Flag.ShowTabsAndSpaces
         else:
-            flags &= ~QTextOption.ShowTabsAndSpaces
+            flags &= ~QTextOption.Flag.ShowTabsAndSpaces
         opt.setFlags(flags)
         doc.setDefaultTextOption(opt)
         if self.encoding.ids:
@@ -683,7 +684,7 @@ class EncodeView(QWidget):
 
     def changeEvent(self, event) -> None:
         super().changeEvent(event)
-        if event.type() == QEvent.PaletteChange:
+        if event.type() == QEvent.Type.PaletteChange:
             self.colors = TokenColors.for_palette(self.palette())
             self.mark_color = new_color(self.palette())
             self.flow.set_colors(self.colors)

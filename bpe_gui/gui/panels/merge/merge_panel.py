@@ -7,6 +7,8 @@ engine. Hidden panels defer their refresh until shown.
 """
 from __future__ import annotations
 
+from typing import TypeVar
+
 from PySide6.QtCore import QEvent, QItemSelectionModel, Qt, QTimer, Signal
 from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import (QAbstractItemView, QGroupBox, QHBoxLayout, QHeaderView, QLabel,
@@ -28,6 +30,7 @@ from .timeline_tools import TimelineTools
 from ...controller.training_jobs import has_detail
 from ...widgets.visibility import CatchUp
 
+V = TypeVar("V", bound=CellTableView)
 PAGE = 200            # candidate pairs fetched per "Show more" (taken again at every step)
 SPEEDS = (1, 2, 3, 5, 8, 12, 20, 30, 60)   # steps per second for Play
 
@@ -60,16 +63,16 @@ class TimelineView(CellTableView):
             self.keyMoved.emit()
 
 
-def _table(parent=None, cls=CellTableView) -> CellTableView:
-    view = cls(parent)
-    view.setSelectionBehavior(QAbstractItemView.SelectRows)
-    view.setSelectionMode(QAbstractItemView.SingleSelection)
-    view.setEditTriggers(QAbstractItemView.NoEditTriggers)
+def _table(view: V) -> V:
+    """``view`` set up as the panel's tables are."""
+    view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
     view.setWordWrap(False)
     view.setAlternatingRowColors(False)
     view.verticalHeader().hide()
     vh = view.verticalHeader()
-    vh.setSectionResizeMode(QHeaderView.Fixed)
+    vh.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
     vh.setDefaultSectionSize(view.fontMetrics().height() + 12)
     # never shorter than its header and two rows (the layout gives the rest to others)
     # (the header's own hint is not known before it has a model: measure its font)
@@ -90,10 +93,10 @@ def _fixed_label(text: str = "", lines: int = 1) -> QLabel:
     """A label of a fixed height (for text that changes rarely and needs a colour)."""
     lab = QLabel(text)
     lab.setWordWrap(lines > 1)
-    lab.setTextInteractionFlags(Qt.TextSelectableByMouse)
+    lab.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
     lab.setFixedHeight(lines * lab.fontMetrics().lineSpacing() + 4)
-    lab.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Fixed)
-    lab.setAlignment(Qt.AlignLeft | Qt.AlignTop)
+    lab.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+    lab.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
     return lab
 
 
@@ -126,16 +129,16 @@ class MergePanel(QWidget):
     # ----- layout ---------------------------------------------------------------------
     def _build(self) -> None:
         sp = self.style().standardIcon
-        self.reset_btn = QPushButton(sp(QStyle.SP_MediaSkipBackward), "Reset")
+        self.reset_btn = QPushButton(sp(QStyle.StandardPixmap.SP_MediaSkipBackward), "Reset")
         self.reset_btn.setToolTip("Back to step 0 (no merges)")
-        self.back_btn = QPushButton(sp(QStyle.SP_MediaSeekBackward), "Step back")
+        self.back_btn = QPushButton(sp(QStyle.StandardPixmap.SP_MediaSeekBackward), "Step back")
         self.back_btn.setToolTip("Undo the last merge exactly")
-        self.step_btn = QPushButton(sp(QStyle.SP_MediaSeekForward), "Step")
+        self.step_btn = QPushButton(sp(QStyle.StandardPixmap.SP_MediaSeekForward), "Step")
         self.step_btn.setToolTip("Merge the pair ranked 1 (highlighted in the table)")
-        self.play_btn = QPushButton(sp(QStyle.SP_MediaPlay), "Play")
+        self.play_btn = QPushButton(sp(QStyle.StandardPixmap.SP_MediaPlay), "Play")
         self.play_btn.setCheckable(True)
         self.play_btn.setToolTip("Step repeatedly at the speed of the slider")
-        self.speed = QSlider(Qt.Horizontal)
+        self.speed = QSlider(Qt.Orientation.Horizontal)
         self.speed.setRange(0, len(SPEEDS) - 1)
         self.speed.setValue(3)
         self.speed.setFixedWidth(80)   # with the rest, one row at 800x600 (issue 21)
@@ -147,10 +150,10 @@ class MergePanel(QWidget):
         self.goto_spin.setKeyboardTracking(False)
         self.goto_btn = QPushButton("Go")
         self.goto_btn.setToolTip("Run forward (or undo back) to this step")
-        self.target_btn = QPushButton(sp(QStyle.SP_MediaSkipForward), "Train")
+        self.target_btn = QPushButton(sp(QStyle.StandardPixmap.SP_MediaSkipForward), "Train")
         self.target_btn.setToolTip("Apply the settings and train until the target vocabulary "
                                    "size or merge count (F5; progress in the status bar)")
-        self.cancel_btn = QPushButton(sp(QStyle.SP_BrowserStop), "Cancel")
+        self.cancel_btn = QPushButton(sp(QStyle.StandardPixmap.SP_BrowserStop), "Cancel")
         self.cancel_btn.setToolTip("Stop the running job; the merges made so far stay")
 
         # A flow layout: at a narrow width the controls wrap onto a second row instead
@@ -176,7 +179,7 @@ class MergePanel(QWidget):
         # Left: candidate pairs for the next step.
         self.pairs_box = QGroupBox("Candidate pairs for the next merge")
         self.next_label = _label(lines=4)
-        self.next_label.setTextFormat(Qt.RichText)
+        self.next_label.setTextFormat(Qt.TextFormat.RichText)
         self.filter_edit = QLineEdit()
         self.filter_edit.setPlaceholderText("Filter pairs: e.g. e s, st, ·t (· is a space)")
         self.filter_edit.setClearButtonEnabled(True)
@@ -184,10 +187,10 @@ class MergePanel(QWidget):
         self.more_btn.setText(f"Show {PAGE} more")
         self.pair_model = PairTableModel(self)
         self.pair_model.cache = self.cache
-        self.pair_view = _table()
+        self.pair_view = _table(CellTableView())
         self.pair_view.setObjectName("pairView")
         self.pair_view.setModel(self.pair_model)
-        self.pair_view.horizontalHeader().setSortIndicator(-1, Qt.AscendingOrder)
+        self.pair_view.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
         self.pair_view.setSortingEnabled(True)
         bold = self.pair_view.font()
         bold.setBold(True)
@@ -209,12 +212,12 @@ class MergePanel(QWidget):
         # Right top: the last merge and the words it changed.
         self.last_box = QGroupBox("Last merge")
         self.last_title = _label(lines=1)
-        self.last_title.setTextFormat(Qt.RichText)
+        self.last_title.setTextFormat(Qt.TextFormat.RichText)
         self.last_box.setTitle("Last merge and the words it changed")
         self.last_reason = _label(lines=2)   # full sentence in the next-pair box and tooltip
         self.affected_label = _label(lines=1)
         self.affected_model = AffectedModel(self)
-        self.affected_view = _table()
+        self.affected_view = _table(CellTableView())
         self.affected_view.setObjectName("affectedView")
         self.affected_view.setModel(self.affected_model)
         self.affected_view.fit_columns((0, 1, 1), (0, 60, 60))
@@ -231,7 +234,7 @@ class MergePanel(QWidget):
         # Right bottom: the timeline.
         self.timeline_box = QGroupBox("Timeline (click a step to jump there)")
         self.timeline = TimelineModel(self)
-        self.timeline_view = _table(cls=TimelineView)
+        self.timeline_view = _table(TimelineView())
         self.timeline_view.setObjectName("timelineView")
         self.timeline_view.marks = StageMarks()
         self.timeline_view.setModel(self.timeline)
@@ -244,7 +247,7 @@ class MergePanel(QWidget):
         rb.addWidget(self.timeline_tools)
         rb.addWidget(self.timeline_view)
 
-        right = QSplitter(Qt.Vertical)
+        right = QSplitter(Qt.Orientation.Vertical)
         right.addWidget(self.last_box)
         right.addWidget(self.timeline_box)
         right.setStretchFactor(0, 1)
@@ -256,7 +259,7 @@ class MergePanel(QWidget):
         self.right_tabs.setDocumentMode(True)
         self.right_tabs.hide()
         self.compact = False
-        split = QSplitter(Qt.Horizontal)
+        split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(self.pairs_box)
         split.addWidget(right)
         split.setStretchFactor(0, 1)
@@ -318,8 +321,8 @@ class MergePanel(QWidget):
         self.play_btn.blockSignals(True)
         self.play_btn.setChecked(on)
         self.play_btn.setText("Pause" if on else "Play")
-        self.play_btn.setIcon(self.style().standardIcon(QStyle.SP_MediaPause if on
-                                                        else QStyle.SP_MediaPlay))
+        self.play_btn.setIcon(self.style().standardIcon(QStyle.StandardPixmap.SP_MediaPause if on
+                                                        else QStyle.StandardPixmap.SP_MediaPlay))
         self.play_btn.blockSignals(False)
 
     def _on_play_toggled(self, on: bool) -> None:
@@ -350,7 +353,7 @@ class MergePanel(QWidget):
                 self.metaObject().indexOfSignal("trainRequested()"))):
             self.trainRequested.emit()
         else:
-            self.controller.train()
+            self.controller.training.train()
 
     def _on_target_changed(self) -> None:
         t = self.controller.view()
@@ -376,7 +379,7 @@ class MergePanel(QWidget):
     # ----- refresh ------------------------------------------------------------------------
     def changeEvent(self, event) -> None:
         super().changeEvent(event)
-        if event.type() == QEvent.PaletteChange:
+        if event.type() == QEvent.Type.PaletteChange:
             self.colors = TokenColors.for_palette(self.palette())
             for view in (self.pair_view, self.affected_view, self.timeline_view):
                 view.set_colors(self.colors)
@@ -420,8 +423,9 @@ class MergePanel(QWidget):
                 self.goto_spin.setMaximum(10_000_000)
         elif t is not None:
             self.timeline.sync(t.steps)
-        self.timeline_view.marks.sync(self.timeline_view,   # SuperBPE's stage line
-                                      t.transition if t is not None else None)
+        marks = self.timeline_view.marks   # SuperBPE's stage line
+        if marks is not None:
+            marks.sync(self.timeline_view, t.transition if t is not None else None)
         self._sync_timeline_selection()
         self._refresh_pairs()
         self._refresh_last()
@@ -607,7 +611,8 @@ class MergePanel(QWidget):
         k = self.timeline.current
         idx = self.timeline.index(k, 0)
         sel = self.timeline_view.selectionModel()
-        sel.setCurrentIndex(idx, QItemSelectionModel.ClearAndSelect | QItemSelectionModel.Rows)
+        sel.setCurrentIndex(idx, QItemSelectionModel.SelectionFlag.ClearAndSelect
+                            | QItemSelectionModel.SelectionFlag.Rows)
         self.timeline_view.scrollTo(idx)
 
     # ----- for tests and the status bar ------------------------------------------------------

@@ -62,10 +62,10 @@ class StageMarks:
             return
         self.drawn_y = float(y)
         pal = vp.palette()
-        dark = pal.color(QPalette.Base).lightness() < 128
+        dark = pal.color(QPalette.ColorRole.Base).lightness() < 128
         col = accent(dark)
         p = QPainter(vp)
-        p.fillRect(0, y, vp.width(), H, pal.color(QPalette.Base))
+        p.fillRect(0, y, vp.width(), H, pal.color(QPalette.ColorRole.Base))
         tint = QColor(col)
         tint.setAlpha(45)
         p.fillRect(0, y, vp.width(), band, tint)
@@ -75,9 +75,10 @@ class StageMarks:
         font.setBold(True)
         p.setFont(font)
         p.setPen(QColor("#ffc9de" if dark else "#a61e4d"))
-        text = QFontMetrics(font).elidedText(stage_label(T), Qt.ElideRight, vp.width() - 16)
-        p.drawText(QRectF(8, y + 2, vp.width() - 16, band - 2), Qt.AlignVCenter | Qt.AlignLeft,
-                   text)
+        text = QFontMetrics(font).elidedText(stage_label(T), Qt.TextElideMode.ElideRight,
+                                             vp.width() - 16)
+        p.drawText(QRectF(8, y + 2, vp.width() - 16, band - 2),
+                   Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, text)
         self._paint_cells(view, p, row, y + band, base)
         p.end()
 
@@ -91,7 +92,7 @@ class StageMarks:
         pal = cells.palette_for(view.palette())
         sel = any(ix.row() == row for ix in view.selectionModel().selectedIndexes())
         grid = 1 if view.showGrid() else 0
-        line = view.palette().color(QPalette.Mid)
+        line = view.palette().color(QPalette.ColorRole.Mid)
         for c in range(len(model.HEADERS)):
             if view.isColumnHidden(c):
                 continue

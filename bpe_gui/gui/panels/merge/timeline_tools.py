@@ -31,7 +31,7 @@ class TimelineTools(QWidget):
     def __init__(self, panel, parent=None):
         super().__init__(parent)
         self.panel = panel
-        self.scrubber = QSlider(Qt.Horizontal)
+        self.scrubber = QSlider(Qt.Orientation.Horizontal)
         self.scrubber.setTracking(False)   # jump when let go, not at every pixel
         self.scrubber.setToolTip("Drag to any step made so far (undone steps included)")
         self.find_edit = QLineEdit()
@@ -43,7 +43,7 @@ class TimelineTools(QWidget):
         lay.addWidget(self.scrubber, 3)
         lay.addWidget(self.find_edit, 2)
         self.scrubber.valueChanged.connect(self._scrubbed)
-        self.find_edit.returnPressed.connect(self.find)
+        self.find_edit.returnPressed.connect(self.search)
 
     def sync(self) -> None:
         """Follow the timeline: its length and the current step."""
@@ -58,7 +58,7 @@ class TimelineTools(QWidget):
         if k != self.panel.controller.step_index:
             self.panel.controller.goto(k)
 
-    def find(self) -> bool:
+    def search(self) -> bool:
         tl = self.panel.timeline
         k = find_step(tl.records, self.find_edit.text(), tl.cache.text)
         if k is None:

@@ -51,10 +51,10 @@ class WordPlayback(QWidget):
 
     # ----- layout -------------------------------------------------------------------------
     def _build(self) -> None:
-        self.setFocusPolicy(Qt.StrongFocus)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.title = QLabel()
         self.title.setWordWrap(True)
-        self.title.setTextFormat(Qt.RichText)
+        self.title.setTextFormat(Qt.TextFormat.RichText)
         self.reason = QLabel()
         self.reason.setWordWrap(True)
         self.flow = TokenFlow()
@@ -63,21 +63,26 @@ class WordPlayback(QWidget):
         self.flow.tip_of = self._chip_tip
         self.legend = QLabel()
         self.legend.setWordWrap(True)
-        self.legend.setTextFormat(Qt.RichText)
+        self.legend.setTextFormat(Qt.TextFormat.RichText)
         self.legend.hide()
         icon = self.style().standardIcon
-        self.first_button = QToolButton(icon=icon(QStyle.SP_MediaSkipBackward))
-        self.back_button = QToolButton(text="Back", icon=icon(QStyle.SP_MediaSeekBackward))
-        self.step_button = QToolButton(text="Step", icon=icon(QStyle.SP_MediaSeekForward))
-        self.last_button = QToolButton(icon=icon(QStyle.SP_MediaSkipForward))
+        # (ignore[call-arg]: PySide6 takes Qt properties as keywords; its stubs omit them)
+        self.first_button = QToolButton(  # type: ignore[call-arg]
+            icon=icon(QStyle.StandardPixmap.SP_MediaSkipBackward))
+        self.back_button = QToolButton(text="Back",  # type: ignore[call-arg]
+                                       icon=icon(QStyle.StandardPixmap.SP_MediaSeekBackward))
+        self.step_button = QToolButton(text="Step",  # type: ignore[call-arg]
+                                       icon=icon(QStyle.StandardPixmap.SP_MediaSeekForward))
+        self.last_button = QToolButton(  # type: ignore[call-arg]
+            icon=icon(QStyle.StandardPixmap.SP_MediaSkipForward))
         for b in (self.back_button, self.step_button):
-            b.setToolButtonStyle(Qt.ToolButtonTextBesideIcon)
+            b.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         for b, tip in ((self.first_button, "The start: no merge yet (Home)"),
                        (self.back_button, "One merge back (←)"),
                        (self.step_button, "Apply the next merge (→)"),
                        (self.last_button, "All merges: the word's tokens (End)")):
             b.setToolTip(tip)
-        self.slider = QSlider(Qt.Horizontal)
+        self.slider = QSlider(Qt.Orientation.Horizontal)
         self.slider.setToolTip("Steps of this word: 0 is the start, the last is its tokens")
         self.slider.setPageStep(1)
         self.step_label = TextPane()
@@ -89,14 +94,14 @@ class WordPlayback(QWidget):
         self.table = CellTableView()
         self.table.setObjectName("playbackTable")
         self.table.setModel(self.model)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SingleSelection)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.verticalHeader().setVisible(False)
         self.table.horizontalHeader().setStretchLastSection(True)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.Interactive)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         em = self.fontMetrics().horizontalAdvance("M")
-        for col, w in ((0, 5), (1, 7), (2, 9)):   # (1: room for "#24,223")
-            self.table.setColumnWidth(col, w * em)
+        for col, ems in ((0, 5), (1, 7), (2, 9)):   # (1: room for "#24,223")
+            self.table.setColumnWidth(col, ems * em)
         lay = QVBoxLayout(self)
         lay.addWidget(self.title)
         lay.addWidget(self.reason)
@@ -112,11 +117,11 @@ class WordPlayback(QWidget):
         self.last_button.clicked.connect(lambda: self.set_step(self.slider.maximum()))
         self.slider.valueChanged.connect(self._on_slider)
         self.table.selectionModel().currentRowChanged.connect(self._on_row)
-        for key, slot in ((Qt.Key_Right, self.step), (Qt.Key_Left, self.back),
-                          (Qt.Key_Home, lambda: self.set_step(0)),
-                          (Qt.Key_End, lambda: self.set_step(self.slider.maximum()))):
+        for key, slot in ((Qt.Key.Key_Right, self.step), (Qt.Key.Key_Left, self.back),
+                          (Qt.Key.Key_Home, lambda: self.set_step(0)),
+                          (Qt.Key.Key_End, lambda: self.set_step(self.slider.maximum()))):
             sc = QShortcut(QKeySequence(key), self)
-            sc.setContext(Qt.WidgetWithChildrenShortcut)
+            sc.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
             sc.activated.connect(slot)
 
     # ----- public API -----------------------------------------------------------------------

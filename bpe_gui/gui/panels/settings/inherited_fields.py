@@ -22,7 +22,7 @@ class InheritedFields:
         self.panel, self.controller = panel, controller
         self.notice = QLabel(wordWrap=True)
         self.notice.setObjectName("inheritedNotice")
-        self.notice.setTextFormat(Qt.RichText)
+        self.notice.setTextFormat(Qt.TextFormat.RichText)
         self.notice.hide()
         panel.tie_box.parentWidget().layout().insertWidget(0, self.notice)
         controller.settingsChanged.connect(lambda _: self.update())

@@ -72,12 +72,12 @@ class SettingsPanel(QWidget):
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         scroll = QScrollArea(widgetResizable=True)
-        scroll.setFrameShape(QScrollArea.NoFrame)
+        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
         # Fields shrink to the dock's width (labels wrap) instead of scrolling sideways.
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         # A scroll bar that comes and goes as an inline error shows or hides changes the
         # width, re-wraps every label, and moves the field under the pointer: keep it.
-        scroll.setVerticalScrollBarPolicy(Qt.ScrollBarAlwaysOn)
+        scroll.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
         outer.addWidget(scroll)
         body = QWidget()
         scroll.setWidget(body)
@@ -124,7 +124,7 @@ class SettingsPanel(QWidget):
 
         target_box = QGroupBox("When to stop")
         form = QFormLayout(target_box)
-        form.setRowWrapPolicy(QFormLayout.WrapLongRows)
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         self.vocab_radio = QRadioButton("Vocabulary size")
         self.merges_radio = QRadioButton("Number of merges")
         self.target_group = QButtonGroup(self)
@@ -161,11 +161,11 @@ class SettingsPanel(QWidget):
             self.preset_combo.addItem(PRESET_LABELS.get(key, key), key)
         self.preset_combo.addItem("Custom pattern…", CUSTOM)
         self.pattern_edit = QLineEdit()
-        self.pattern_edit.setFont(QFontDatabase.systemFont(QFontDatabase.FixedFont))
+        self.pattern_edit.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.pattern_edit.setPlaceholderText(r"a regex, e.g. \S+|\s+  (\p{L}, \p{N}, \p{Han} work)")
         self.pattern_error = self._error_label()
         self.preview_label = QLabel(wordWrap=True)
-        self.preview_label.setTextFormat(Qt.PlainText)
+        self.preview_label.setTextFormat(Qt.TextFormat.PlainText)
         self.preview_label.setToolTip("How the pattern cuts the start of the corpus into words")
         pl.addWidget(self.preset_combo)
         pl.addWidget(self.pattern_edit)
@@ -212,7 +212,8 @@ class SettingsPanel(QWidget):
             sig.connect(self._schedule_check)
         self.preset_combo.currentIndexChanged.connect(self._on_preset)
         for combo in (self.tie_combo, self.eow_combo, self.preset_combo):
-            combo.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+            combo.setSizeAdjustPolicy(
+                QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             combo.setMinimumContentsLength(14)
         for radio in (self.byte_radio, self.char_radio):
             radio.setMinimumWidth(40)
@@ -221,7 +222,7 @@ class SettingsPanel(QWidget):
     def _error_label(self) -> QLabel:
         lab = QLabel(wordWrap=True)
         lab.setObjectName("inlineError")
-        lab.setTextFormat(Qt.PlainText)
+        lab.setTextFormat(Qt.TextFormat.PlainText)
         lab.setVisible(False)
         return lab
 
@@ -342,7 +343,7 @@ class SettingsPanel(QWidget):
             errors["target"] = "Type a minimum pair frequency (1: every pair counts)."
         if self.superbpe.check.isChecked() and self.superbpe.spin.number() is None:
             errors["superbpe"] = "Type the step where stage 2 starts (its stage-1 merges)."
-        if errors:
+        if errors or minfreq is None:   # (minfreq None is an error above; mypy narrows here)
             return None, errors
         if use_merges:   # the vocab size is not used then: do not count it as a change
             vocab = self.controller.settings.vocab_size
@@ -358,7 +359,7 @@ class SettingsPanel(QWidget):
         s = self.inherited.fixed(s)   # training on: what the tokenizer decides is its own
         self.superbpe.follow(s, mode == "byte")
         if mode != "byte" and s.superbpe_from is not None:   # said in the SuperBPE box
-            return None, {"superbpe": transition_problem(s)}
+            return None, {"superbpe": transition_problem(s) or ""}   # (a str: not byte)
         try:   # the vocab size rule is TrainSettings'; char mode: this corpus's alphabet
             s = s.validated(n_base=self.controller.queries.char_alphabet_size()
                             if mode == "char" else None)

@@ -70,7 +70,7 @@ class SuperBPEBox(QGroupBox):
         self.hint = TextPane(lines=2)
         self.error = QLabel(wordWrap=True)
         self.error.setObjectName("inlineError")
-        self.error.setTextFormat(Qt.PlainText)
+        self.error.setTextFormat(Qt.TextFormat.PlainText)
         self.error.setVisible(False)
         row = QHBoxLayout()
         row.addWidget(self.check)

@@ -64,7 +64,8 @@ class VocabBrowser(QWidget):
             "tokens), undecodable (not valid UTF-8: part of a character), special.")
         self.class_filter.currentIndexChanged.connect(self._on_class_filter)
         # room for the counts from the start: the box does not grow as they come
-        self.class_filter.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+        self.class_filter.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.class_filter.setMinimumContentsLength(len("undecodable (888,888)"))
         self._counted: tuple | None = None   # (classes, rows) the counts shown are of
         self.summary = TextPane(lines=1)   # on a row of its own; cut with … if narrow
@@ -75,7 +76,7 @@ class VocabBrowser(QWidget):
                                      "being trained again (the encode view's Tokenizer box "
                                      "switches between the two)")
         self.show_trained.clicked.connect(
-            lambda: self.controller.set_use_imported(False))
+            lambda: self.controller.tokenizer_files.set_use_imported(False))
         self.show_trained.hide()
         top = QHBoxLayout()
         top.addWidget(self.search, 1)
@@ -89,15 +90,15 @@ class VocabBrowser(QWidget):
         self.proxy.setSourceModel(self.model)
         self.view = FittedTableView()
         self.view.setModel(self.proxy)
-        self.view.setSelectionBehavior(QAbstractItemView.SelectRows)
-        self.view.setSelectionMode(QAbstractItemView.SingleSelection)
-        self.view.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.view.setWordWrap(False)
         self.view.verticalHeader().hide()
         vh = self.view.verticalHeader()
-        vh.setSectionResizeMode(QHeaderView.Fixed)
+        vh.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         vh.setDefaultSectionSize(self.view.fontMetrics().height() + 8)
-        self.view.horizontalHeader().setSortIndicator(-1, Qt.AscendingOrder)
+        self.view.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
         self.view.setSortingEnabled(True)
         self.view.setColumnHidden(VocabModel.STATUS, True)
         fm = self.view.fontMetrics()
@@ -111,8 +112,8 @@ class VocabBrowser(QWidget):
 
         self.details = QLabel()
         self.details.setWordWrap(True)
-        self.details.setTextInteractionFlags(Qt.TextSelectableByMouse)
-        self.details.setTextFormat(Qt.RichText)
+        self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.details.setTextFormat(Qt.TextFormat.RichText)
         self.tree = QTreeWidget()
         self.tree.setHeaderLabels(["Token", "Id", "Made at", "Count"])
         self.tree.setUniformRowHeights(True)
@@ -130,7 +131,7 @@ class VocabBrowser(QWidget):
         rv.addWidget(self.details)
         rv.addWidget(self.tree, 1)
 
-        split = QSplitter(Qt.Horizontal)
+        split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(self.view)
         split.addWidget(right)
         split.setStretchFactor(0, 3)
@@ -183,7 +184,7 @@ class VocabBrowser(QWidget):
 
     def changeEvent(self, event) -> None:
         super().changeEvent(event)
-        if event.type() == QEvent.PaletteChange:
+        if event.type() == QEvent.Type.PaletteChange:
             self.colors = TokenColors.for_palette(self.palette())
 
     def _refresh(self) -> None:
@@ -333,7 +334,8 @@ class VocabBrowser(QWidget):
             return False
         ix = self.proxy.mapFromSource(self.model.index(row, 0))
         self.view.selectionModel().setCurrentIndex(
-            ix, QItemSelectionModel.ClearAndSelect | QItemSelectionModel.Rows)
+            ix, QItemSelectionModel.SelectionFlag.ClearAndSelect
+            | QItemSelectionModel.SelectionFlag.Rows)
         self.view.scrollTo(ix)
         return True
 
@@ -341,7 +343,7 @@ class VocabBrowser(QWidget):
         self._show_lineage(self.selected_id())
 
     def _on_tree_activated(self, item: QTreeWidgetItem, _col: int) -> None:
-        tid = item.data(1, Qt.UserRole)
+        tid = item.data(1, Qt.ItemDataRole.UserRole)
         if tid is not None:
             self.select_id(int(tid))
 
@@ -375,7 +377,7 @@ class VocabBrowser(QWidget):
             e.kind, self.model.kind_text(e))
         item = QTreeWidgetItem([self.model.token_text(e), str(e.id), made,
                                 f"{e.count:,}" if e.count is not None else ""])
-        item.setData(1, Qt.UserRole, e.id)
+        item.setData(1, Qt.ItemDataRole.UserRole, e.id)
         item.setToolTip(0, f"{hex_bytes(e.token)} · double-click to select this token")
         if self.model.cache(e.token)[1]:
             f = QFont(item.font(0))
