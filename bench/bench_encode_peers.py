@@ -4,7 +4,8 @@ sentencepiece, each on the files it can read.
 
     python bench/bench_encode_peers.py [--data DIR] [--wheels DIR] [--quick]
                                        [--only single|threads] [--libs a,b] [--files a,b]
-                                       [--texts a,b] [--markdown FILE] [--timeout S]
+                                       [--texts a,b] [--corners] [--markdown FILE]
+                                       [--timeout S]
 
 Files (written into DIR/files once; nothing is written into the repository):
   cl100k, o200k   the published .tiktoken files: tiktoken's own download cache if it holds
@@ -27,7 +28,9 @@ Files (written into DIR/files once; nothing is written into the repository):
   would otherwise build an empty vocabulary silently).
 Texts: en (20 MB, en-gutenberg-20mb), zh (8.9 MB, zh-four-classic-novels) from
 ../shared/corpora; c (20 MB of C headers from /usr/include) and ru (5 MB of Russian:
-Debian's fortunes-ru and gimp-help-ru), built by bench/corpora.py into DIR.
+Debian's fortunes-ru and gimp-help-ru), built by bench/corpora.py into DIR. --corners adds
+corpora.CORNERS, 2 MB each (300 KB with --quick): long words, whitespace runs, digits, emoji,
+random Unicode, decomposed accents (issue 29's "no slow corner").
 
 Single thread: each (library, file, text) in a fresh process pinned to one core
 (RAYON_NUM_THREADS=1): import, load (timed), read the text, one whole-text encode (timed:
@@ -375,6 +378,13 @@ def prepare_texts(data: Path, quick: bool) -> dict[str, Path]:
     return out
 
 
+def _quick_corner(name: str, data: Path) -> Path:
+    q = data / "corners" / f"quick-{name}.txt"
+    if not q.exists():
+        q.write_text(corpora.corner(name, data).read_text("utf-8")[:300_000], "utf-8")
+    return q
+
+
 # ----- running -----------------------------------------------------------------------------
 def run(script: str, args: list[str], env: dict, timeout: float) -> tuple[dict | str, float]:
     """(the child's JSON, or why it has none; peak MB of its process tree)."""
@@ -545,6 +555,8 @@ def main() -> None:
     ap.add_argument("--files", help="default: all (--quick: cl100k, llama3, spm, which "
                     "exercise every library's loader)")
     ap.add_argument("--texts", default=",".join(TEXTS))
+    ap.add_argument("--corners", action="store_true",
+                    help="also the corner texts of corpora.CORNERS (long words, whitespace, ...)")
     ap.add_argument("--threads-chars", type=int, default=5_000_000)
     ap.add_argument("--timeout", type=float, default=600, help="seconds per child process")
     ap.add_argument("--markdown", type=Path, help="also write the tables to this file")
@@ -560,6 +572,11 @@ def main() -> None:
              if f in chosen}
     texts = {t: p for t, p in prepare_texts(args.data, args.quick).items()
              if t in args.texts.split(",")}
+    if args.corners:
+        for name in corpora.CORNERS:
+            TEXTS[name] = name
+            texts[name] = _quick_corner(name, args.data) if args.quick else \
+                corpora.corner(name, args.data)
     versions = []
     for lib in READS:
         try:

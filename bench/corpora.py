@@ -20,6 +20,10 @@ All are made once into a data folder outside the repository (``--data DIR``, def
   of ``gimp-help-ru``'s HTML pages (the GIMP manual in Russian; tags dropped, and the
   lines whose letters are mostly not Cyrillic: pages left in English) until 5 MB, cut at
   a line end.
+- ``corners/NAME.txt``: 2 MB texts that stress one part of an encoder (``CORNERS``: long
+  words, whitespace runs, digits, emoji sequences, random Unicode, decomposed accents),
+  generated from a fixed seed (``bench_encode_peers.py --corners`` times them; the encoder's
+  tests check ids on smaller ones).
 
     python bench/corpora.py            # builds whatever is missing, prints the paths
 """
@@ -193,6 +197,98 @@ def russian(data: Path, size: int = 5 * MB) -> Path:
         tmp = out.with_suffix(".part")
         tmp.write_bytes(text)
         tmp.rename(out)
+    return out
+
+
+# ----- corners: texts that stress one part of an encoder (bench_encode_peers.py --corners) -----
+CORNERS = {
+    "long-words": "random letters in words of 20-300 (no word comes twice)",
+    "whitespace": "runs of 20-3000 spaces, tabs and newlines between short words",
+    "digits": "runs of 1-2000 digits, with and without spaces",
+    "emoji": "emoji: ZWJ families, skin tones, flags, keycaps, in runs of 1-40",
+    "unicode": "random characters of every script and plane (no surrogates), in words of 1-12",
+    "decomposed": "English, French and German text with every accent decomposed (NFD)",
+}
+
+
+def _emoji(rng) -> str:
+    base = [chr(c) for c in list(range(0x1F600, 0x1F650)) + list(range(0x1F680, 0x1F6C0))
+            + list(range(0x1F900, 0x1F9A0))]
+    kind = rng.randrange(5)
+    if kind == 0:   # a family joined by ZWJ
+        return "\u200d".join(rng.choice("👨👩👧👦") for _ in range(rng.randint(2, 4)))
+    if kind == 1:   # a skin tone
+        return rng.choice("👍👋🙏💪👏") + chr(0x1F3FB + rng.randrange(5))
+    if kind == 2:   # a flag: two regional indicators
+        return chr(0x1F1E6 + rng.randrange(26)) + chr(0x1F1E6 + rng.randrange(26))
+    if kind == 3:   # a keycap
+        return rng.choice("0123456789#*") + "\ufe0f\u20e3"
+    return rng.choice(base)
+
+
+def _unicode_chars(rng) -> list[str]:
+    import unicodedata
+    out = []
+    while len(out) < 60_000:
+        c = rng.randrange(0x20, 0x323AF)
+        if 0xD800 <= c < 0xE000 or 0xE000 <= c < 0xF900:
+            continue
+        ch = chr(c)
+        if unicodedata.category(ch) not in ("Cn", "Co", "Cs"):
+            out.append(ch)
+    return out
+
+
+def corner_text(name: str, size: int, english: str = "") -> str:
+    """One corner text (CORNERS) of about `size` UTF-8 bytes from a fixed seed; "decomposed"
+    takes its English from `english` (4x `size` characters are enough)."""
+    import random
+    import unicodedata
+    if name not in CORNERS:
+        raise SystemExit(f"corpora: no corner named {name!r} (known: {', '.join(CORNERS)})")
+    rng = random.Random(name)
+    parts: list[str] = []
+    n = 0
+    chars = _unicode_chars(rng) if name == "unicode" else []
+    while n < size:
+        if name == "long-words":
+            w = "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(20, 300)))
+            piece = (" " if rng.random() < 0.8 else "\n") + w
+        elif name == "whitespace":
+            ws = "".join(rng.choice(" \t\n") if rng.random() < 0.3 else " "
+                         for _ in range(rng.randint(20, 3000)))
+            piece = ws + rng.choice(["x", "word", "if", "}", "42"])
+        elif name == "digits":
+            d = "".join(rng.choice("0123456789") for _ in range(rng.randint(1, 2000)))
+            piece = d + rng.choice([" ", "\n", ".", ""])
+        elif name == "emoji":
+            piece = "".join(_emoji(rng) for _ in range(rng.randint(1, 40))) + \
+                rng.choice([" ", " ", "\n", "", " and "])
+        elif name == "unicode":
+            piece = "".join(rng.choice(chars) for _ in range(rng.randint(1, 12))) + \
+                rng.choice([" ", " ", "\n", ""])
+        else:   # decomposed
+            start = rng.randrange(max(1, len(english) - 2000))
+            text = english[start:start + 2000]
+            for a, b in (("e", "é"), ("a", "à"), ("o", "ö"), ("u", "ü"), ("c", "ç")):
+                text = text.replace(" " + a, " " + b, 3)
+            piece = unicodedata.normalize("NFD", text)
+        parts.append(piece)
+        n += len(piece.encode("utf-8"))
+    return "".join(parts)
+
+
+def corner(name: str, data: Path, size: int = 2 * MB) -> Path:
+    """One corner text of about `size` bytes (CORNERS), made once into the data folder."""
+    out = data / "corners" / f"{name}.txt"
+    if out.exists():
+        return out
+    out.parent.mkdir(parents=True, exist_ok=True)
+    english = decompressed("en-gutenberg-20mb.txt.xz", data).read_text("utf-8")[:4 * size] \
+        if name == "decomposed" else ""
+    tmp = out.with_suffix(".part")
+    tmp.write_text(corner_text(name, size, english), "utf-8")
+    tmp.rename(out)
     return out
 
 

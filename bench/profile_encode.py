@@ -33,6 +33,8 @@ import corpora  # noqa: E402
 from bench_encode_peers import FILES, TEXTS, prepare_files, prepare_texts  # noqa: E402
 
 CSRC = ROOT / "bpe_gui" / "engine" / "csrc"
+# our C sources by file name (csrc/ is in folders: merge/, scan/, imported/...)
+SOURCES = {p.name: p for p in CSRC.rglob("*") if p.suffix in (".c", ".h", ".inc")}
 PYTHON_PATH_FILES = ("qwen2", "spm")   # the per-word Python pipeline (see the README)
 
 HARNESS = r"""
@@ -54,22 +56,26 @@ print("BYTES", len(t.encode("utf-8")), len(ids), file=sys.stderr)
 
 # stage -> (label, test on (object, source file, C function or symbol))
 STAGES = [
-    ("str→UTF-8", "PyUnicode_AsUTF8AndSize: the text's UTF-8 (kept in the str)"),
-    ("regex", "the `regex` module: special/added tokens, Metaspace's spaces"),
-    ("scan", "the pre-tokenizer (scan.c and its .inc files)"),
-    ("word cache", "wordcache.c hash_bytes, cache_find, cache_store; memcmp of keys"),
+    ("str→UTF-8", "the text's UTF-8: util/utf8.h (ours), or PyUnicode_AsUTF8AndSize"),
+    ("specials", "special/added tokens: encoder.c's memchr search, or the `regex` module"),
+    ("scan", "the pre-tokenizer: scan.c and its .inc files, scan_fast.h's one-load words"),
+    ("word cache", "encoder.c's loop over the words with its inline lookups, word_slow, the "
+                   "per-thread table of long words (wordcache.c), memcmp of keys"),
     ("merge loop", "merge.c merge_scan / merge_heap / mt_encode_bytes"),
-    ("pair ranks", "merge.c pair_rank / rank_of / maybe_token; pipe_tables.c find_key"),
-    ("cut", "merge_cut.c: long non-ASCII words cut where no token crosses"),
-    ("ids out", "wc_encode_utf8's loop, the memcpy of each word's ids, the array's growth"),
-    ("Python list", "Merger_encode_text's list (PyList_New zeroes it), `out +=` in Pipeline"),
+    ("pair ranks", "merge.c pair_rank / rank_of / short keys / maybe_token; pipe_tables.c find_key"),
+    ("cut", "token_boundaries.c: long non-ASCII words split where no token crosses"),
+    ("ids out", "encoder.c's stores of a new word's ids, the array's growth, memcpy"),
+    ("Python list", "ids_list (the int objects into a list; PyList_New zeroes it), array"),
     ("Python pipeline", "interpreter, str/NStr/tuple/int objects, dict word cache"),
     ("word setup", "pipe_encode.c: a word's first symbols on the Python path"),
     ("normalizer", "unicodedata"),
     ("other", ""),
 ]
-SCAN_FILES = {"scan.c", "scan_cut.inc", "scan_giant.inc", "scan_stage2.inc", "scan_tables.inc",
-              "scan.h", "scan_shared.c", "unicode_tables.h"}
+SCAN_FILES = {"scan.c", "scan_safe_boundaries.inc", "scan_giant.inc", "scan_stage2.inc", "scan_tables.inc",
+              "scan.h", "scan_shared.c", "unicode_tables.h", "scan_fast.h"}
+CACHE_FUNCS = {"hash_bytes", "cache_find", "cache_store", "wc_reset", "wc_segment", "wc_find",
+               "wc_put", "cache_get", "cache_put", "set_of", "set_hash", "same_key", "load_key",
+               "two_ids", "encode_piece_k", "encode_piece", "word_slow", "enc_encode"}
 
 
 def parse(path: Path) -> collections.Counter:
@@ -127,7 +133,7 @@ def c_function(path: str, line: int) -> str:
     base = os.path.basename(path)
     if base not in _starts:
         found = []
-        src = (CSRC / base).read_text("utf-8").splitlines() if (CSRC / base).exists() else []
+        src = SOURCES[base].read_text("utf-8").splitlines() if base in SOURCES else []
         for i, text in enumerate(src, 1):
             m = re.match(r"^(?:static\s+|inline\s+|NO_MEMMOVE\s+|HOT\s+|COLD\s+|"
                          r"__attribute__\(\([^)]*\)\)\s+)*[A-Za-z_][\w\s*]*?\b(\w+)\s*\(", text)
@@ -147,23 +153,37 @@ def stage(ob: str | None, fl: str | None, line: int, fn: str | None) -> str:
     ob, fn, base = ob or "", fn or "", os.path.basename(fl or "")
     if base in SCAN_FILES:
         return "scan"
-    if (CSRC / base).exists() and base:
+    if base == "utf8.h":
+        return "str→UTF-8"
+    if base in ("emmintrin.h", "xmmintrin.h"):   # SSE2 intrinsics: the function around them
+        if "encode_ref" in fn:
+            return "str→UTF-8"
+        return "merge loop" if re.search(r"merge_scan|mt_merge", fn) else "other"
+    if base in ("hash.h", "grow.h"):   # inlined: the function around them says whose
+        if re.search(r"find_key|model_key", fn):
+            return "pair ranks"
+        return "word cache" if re.search(r"wc_|cache|word_slow|enc_encode", fn) else "ids out"
+    if base in SOURCES:
         f = c_function(fl or "", line)
-        if base == "wordcache.c":
-            return "word cache" if f in ("hash_bytes", "cache_find", "cache_store", "wc_reset",
-                                         "wc_segment") else "ids out"
-        if base == "merge_cut.c":
+        if base in ("wordcache.c", "encoder.c"):
+            if f in ("special_at", "next_special"):
+                return "specials"
+            return "word cache" if f in CACHE_FUNCS else "ids out"
+        if base == "token_boundaries.c":
             return "cut"
+        if base == "merge.h" and re.search(r"enc_encode|encode_piece|word_slow|merge_at_boundaries", fn):
+            return "cut" if "merge_at_boundaries" in fn else "word cache"   # its loads, inlined
         if base in ("merge.c", "merge.h"):
             return "pair ranks" if f in ("pair_rank", "rank_of", "maybe_token", "mt_find",
                                          "first_rank", "filter_bit", "slot_of", "load4", "load5",
-                                         "load8", "mt_subh_bit") else "merge loop"
+                                         "load8", "mt_subh_bit", "short_key", "key_of",
+                                         "short_bytes", "short_slot") else "merge loop"
         if base == "pipe_tables.c":
             return "pair ranks"
         if base == "pipe_encode.c":
             return "Python pipeline" if f in ("ids_tuple", "spans_of") else "word setup"
         if base == "encodemodule.c":
-            return "Python list"
+            return "str→UTF-8" if f == "encode_ref" else "Python list"
         if base == "cached_words.h":
             return "Python pipeline"
         return "other"
@@ -176,10 +196,12 @@ def stage(ob: str | None, fl: str | None, line: int, fn: str | None) -> str:
     if "unicodedata" in ob:
         return "normalizer"
     if "_regex" in ob:
-        return "regex"
+        return "specials"
     if "libc" in ob:
         if re.search(r"memcmp|bcmp", fn):
             return "word cache"
+        if "memchr" in fn:
+            return "specials"
         if re.search(r"mem(cpy|move)", fn):
             return "ids out"
         if "memset" in fn:

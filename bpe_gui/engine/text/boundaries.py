@@ -7,7 +7,7 @@ buffer, ``words(text) == words(buf[:p]) + words(text[p:])``, and never fall insi
 special token, even one whose end has not arrived yet.
 
 - A pattern the native scanner runs: the scanner's safe boundaries (proved for every
-  continuation: csrc/scan_cut.inc), moved out of special tokens.
+  continuation: csrc/scan/scan_safe_boundaries.inc), moved out of special tokens.
 - A pattern run by ``regex`` (cjk, whitespace, custom): a heuristic, as nothing can be
   proved of any regex. Text from ``len(buf) - hold`` on may still change (a special token
   can start there and end a piece), and the last word before that may be cut short by it:

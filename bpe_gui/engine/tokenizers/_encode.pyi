@@ -1,10 +1,13 @@
-"""The hot loop of byte-level encoding in C: a merge table and a word cache.
+"""The hot loop of byte-level encoding in C: a merge table, word caches, the one-pass
+encoder of whole texts.
 
-Use it through :class:`bpe_gui.engine.tokenizers.trained.Tokenizer`. Any number of threads can
-encode with one Merger at once (``encode_text`` runs without the GIL; ``add`` waits until
-no thread is in it). A WordCache serves one thread at a time: while ``encode_text`` uses
-it, its methods raise RuntimeError on other threads. Ids are ints from 0 to 2**31 - 2.
+Use it through :class:`bpe_gui.engine.tokenizers.trained.Tokenizer` and the imported
+tokenizers' pipeline. Any number of threads can encode with one Merger and one Encoder at
+once (encoding runs without the GIL; ``add`` waits until no thread is in it). A WordCache
+serves one thread at a time: while ``encode_text`` uses it, its methods raise RuntimeError
+on other threads. Ids are ints from 0 to 2**31 - 2.
 """
+from array import array
 from collections.abc import Sequence
 
 from typing_extensions import Buffer
@@ -45,6 +48,39 @@ class Merger:
     def encode_text(self, preset: int, text: str, limit: int, cache: WordCache, /) -> list[int]:
         """A whole text without special tokens, cut by the native scanner (preset as in
         ``_scan``) and merged, without the GIL. UnicodeEncodeError for lone surrogates."""
+
+class Encoder:
+    """Whole texts to ids in one pass (csrc/merge/encoder.h): the special tokens found in
+    C (leftmost, the longest at a place), the words cut by the native scanner (``preset``
+    as in ``_scan``; the common ASCII words decided from one 8-byte load), each word's ids
+    from a word cache every thread shares (``cache_words`` words, fixed memory: 64 bytes
+    a word) or merged with the merges of rank < ``limit`` on a miss. Raises
+    UnicodeEncodeError for a text with lone surrogates (UTF-8 cannot hold them)."""
+    def __init__(self, merger: Merger, preset: int, limit: int = 2**31 - 1,
+                 specials: dict[str, int] | None = None, cache_words: int = 131072) -> None: ...
+    def encode(self, text: str, /) -> list[int]:
+        """The ids of a text, special tokens found."""
+    def encode_ordinary(self, text: str, /) -> list[int]:
+        """The ids of a text whose special tokens are plain text."""
+    def encode_to_array(self, text: str, /) -> array[int]:
+        """``encode`` as an ``array('I')`` (4 bytes an id; no int object per id)."""
+    def encode_ordinary_to_array(self, text: str, /) -> array[int]: ...
+    def encode_batch(self, texts: list[str], threads: int = 1, as_array: bool = False,
+                     ordinary: bool = False) -> list[list[int]] | list[array[int]]:
+        """``[encode(t) for t in texts]`` on ``threads`` native threads that share the
+        cache (the lists are made at the end, with the GIL)."""
+    def clear(self) -> None:
+        """Forget every cached word (RuntimeError while another thread encodes)."""
+    @property
+    def cached_words(self) -> int: ...
+    @property
+    def idle_scratches(self) -> int:
+        """Per-thread scratch kept between calls: one per thread that encoded at once."""
+
+def _fast_word(preset: int, data: bytes, /) -> int:
+    """The one-load word scanner (csrc/scan/scan_fast.h) at the 8 bytes data[:8]: the word's
+    length 1..7, 8 when a letter run fills them, 0 undecided; with 16 bytes and 8, -1 or
+    8 + the run's end in data[8:16]. For the tests against ``regex``."""
 
 def set_tables(blob: Buffer | None, /) -> None:
     """The scanner's character tables (``unicode_classes.table_blob()``); None: built-in.

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 from abc import ABC, abstractmethod
+from array import array
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator
@@ -90,6 +91,19 @@ class BaseTokenizer(ABC):
         except UnicodeEncodeError:   # lone surrogates
             return self._encode(clean_text(text))
 
+    def encode_to_array(self, text: str) -> array:
+        """``encode(text)`` as an ``array('I')`` of 4-byte ids: no int object per id, and
+        ``numpy.frombuffer(a, numpy.uint32)`` or ``memoryview(a)`` read it without a copy
+        (as tiktoken's ``encode_to_numpy``)."""
+        checks.text(text, "Tokenizer.encode_to_array(text)")
+        enc = self._native_encoder()
+        if enc is not None:
+            try:
+                return enc.encode_to_array(text)
+            except UnicodeEncodeError:   # lone surrogates: encode() cleans the text
+                pass
+        return array("I", self.encode(text))
+
     def encode_with_offsets(self, text: str) -> Encoding:
         """Ids, token bytes and character spans (for colouring text token by token)."""
         checks.text(text, "Tokenizer.encode_with_offsets(text)")
@@ -114,9 +128,11 @@ class BaseTokenizer(ABC):
     def encode_batch(self, texts: Iterable[str], threads: int | None = None) -> list[list[int]]:
         """``[encode(t) for t in texts]`` on ``threads`` threads (default: one per core).
 
-        Encoding is safe from any number of threads on one tokenizer; the native paths
-        scan and merge without the GIL, so the threads use the cores (patterns run by
-        ``regex`` and tokenizer.json normalizers hold the GIL while pre-tokenizing).
+        Encoding is safe from any number of threads on one tokenizer. Where the whole
+        text encodes in C (a native scanner preset on byte-level tables), the batch runs
+        on native threads sharing one word cache, without the GIL until the lists are
+        made; elsewhere on a thread pool (patterns run by ``regex`` and tokenizer.json
+        normalizers hold the GIL while pre-tokenizing).
 
         Example: ``tok.encode_batch(["a b", "c"], threads=2) == [tok.encode("a b"),
         tok.encode("c")]``
@@ -126,10 +142,22 @@ class BaseTokenizer(ABC):
         if threads is None:
             threads = os.cpu_count() or 1
         threads = checks.whole(threads, "Tokenizer.encode_batch(threads)", 1)
+        enc = self._native_encoder()
+        if enc is not None:
+            try:
+                return enc.encode_batch(texts, threads)
+            except UnicodeEncodeError:   # a text with lone surrogates: one by one below
+                pass
         if threads == 1 or len(texts) < 2:
             return [self.encode(t) for t in texts]
         with ThreadPoolExecutor(max_workers=min(threads, len(texts))) as pool:
             return list(pool.map(self.encode, texts))
+
+    def _native_encoder(self):
+        """The C encoder (``_encode.Encoder``) whose ``encode(text)`` is ``_encode(text)``
+        for every text UTF-8 can hold, or None (then encode_batch and encode_to_array go
+        through ``encode``)."""
+        return None
 
     def encode_word(self, word: str) -> tuple[int, ...]:
         """The ids of one word of the tokenizer's pattern (no special tokens in it)."""

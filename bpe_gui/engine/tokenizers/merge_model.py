@@ -22,11 +22,11 @@ from .model import WordModel
 
 try:  # the hot loop of byte-level encoding, in C; the Python loop below is the fallback
     from . import _encode
-    from ._encode import Merger as _Merger, WordCache
+    from ._encode import Encoder as _Encoder, Merger as _Merger, WordCache
     from ..text.scanner import install_tables
     install_tables(_encode)  # its copy of the scanner: the classes of the installed regex
 except ImportError:  # pragma: no cover - only without a C compiler at install time
-    _Merger = WordCache = None  # type: ignore[misc, assignment]  # optional C extension: None where it was not built
+    _Encoder = _Merger = WordCache = None  # type: ignore[misc, assignment]  # optional C extension: None where it was not built
 
 EOW = b"</w>"
 UNK = b"<unk>"
@@ -207,6 +207,14 @@ class MergeModel(WordModel):
         (``cache``: a :func:`word_cache`). Raises UnicodeEncodeError on lone surrogates."""
         assert self.merger is not None   # called only when .native
         return self.merger.encode_text(preset, text, self.limit, cache)
+
+
+    def encoder(self, preset: int, specials: dict[str, int], cache_words: int = 1 << 16):
+        """The one-pass C encoder of whole texts (``_encode.Encoder``) over this model's
+        merges in use, for a native scanner preset; ``specials``: text -> id."""
+        assert self.merger is not None   # called only when .native
+        return _Encoder(self.merger, preset, self.limit, specials=specials or None,
+                        cache_words=cache_words)
 
 
 def word_cache(limit: int):

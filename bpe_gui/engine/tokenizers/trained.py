@@ -21,7 +21,7 @@ from .. import checks
 from .base import BaseTokenizer, Encoding
 from ..errors import ArgumentError, BPEError, FormatError
 from .gpt2_files import read_gpt2_files
-from .merge_model import EOW, UNK, MergeModel, word_cache
+from .merge_model import EOW, UNK, MergeModel
 from ..text.presets import PRESET_IDS
 from ..text.pretokenize import Pretokenizer
 from ..text.boundaries import stream_boundary
@@ -81,7 +81,9 @@ class Tokenizer(BaseTokenizer):
         self._cache: dict[str, tuple[int, ...]] = {}
         # word -> (ids, token bytes, character spans inside the word), for offsets
         self._ocache: dict[str, tuple[tuple[int, ...], tuple[bytes, ...], tuple]] = {}
-        self._wcaches: list = []  # native word caches, one per thread encoding at once
+        # the one-pass C encoder of whole texts (made when first used; every thread shares
+        # it and its word cache)
+        self._encoder = None
         # a scanner preset whose whole texts encode in C (None: BPE_GUI_NATIVE_SCAN=0)
         self._native: int | None = None
         if self.model.native and self.pre.native is not None and self.pre.kind is not None:
@@ -93,7 +95,7 @@ class Tokenizer(BaseTokenizer):
         self.model.add(left, right, new_id)
         self._cache.clear()
         self._ocache.clear()
-        self._wcaches = []   # (a cache made for another limit would empty itself anyway)
+        self._encoder = None   # its cache was made with fewer merges
 
     # ----- as of a training step -------------------------------------------------
     def at_step(self, n_merges: int) -> "Tokenizer":
@@ -138,10 +140,10 @@ class Tokenizer(BaseTokenizer):
         return cached
 
     def _encode(self, text: str) -> list[int]:
-        if not self.model.native:
-            plain = self._encode_words
-        else:
-            plain = self._encode_c if self._native is None else self._encode_native
+        enc = self._native_encoder()
+        if enc is not None:   # special tokens, words and merges in one pass, in C
+            return enc.encode(text)   # (lone surrogates: UnicodeEncodeError, see encode)
+        plain = self._encode_c if self.model.native else self._encode_words
         if not self.special_tokens:
             return plain(text)
         out: list[int] = []
@@ -161,15 +163,15 @@ class Tokenizer(BaseTokenizer):
         """Byte-level words through the C merge loop and the word cache."""
         return self.model.encode_words(self.pre.findall(text), self._cache, _CACHE_LIMIT)
 
-    def _encode_native(self, text: str) -> list[int]:
-        """A whole text scanned, merged and cached in C (the presets with a native scanner)."""
-        caches, native = self._wcaches, self._native
-        assert native is not None   # chosen only for a native preset
-        cache = caches.pop() if caches else word_cache(_CACHE_LIMIT)  # pop: atomic
-        try:
-            return self.model.encode_text(native, text, cache)
-        finally:
-            caches.append(cache)
+    def _native_encoder(self):
+        """The C encoder of whole texts (the presets with a native scanner), shared by
+        every thread; None when words are merged another way."""
+        if self._native is None or not self.model.native:   # (merges in Python: no C)
+            return None
+        enc = self._encoder
+        if enc is None:   # two threads may both make one: either serves
+            enc = self._encoder = self.model.encoder(self._native, self.special_ids)
+        return enc
 
     def _encode_offsets(self, text: str) -> Encoding:
         ids: list[int] = []

@@ -166,11 +166,21 @@ static int32_t model_key(const void *ctx, const unsigned char *p, size_t n) {
     return find_key((const PipeModel *)ctx, (const char *)p, n);
 }
 
-/* After the vocabulary, before the merges (HF): the merge table. */
+/* After the vocabulary, before the merges (HF): the merge table. A ByteLevel model also
+   gets the cut tables (token_boundaries.c): every merge makes a token of the vocabulary whose
+   bytes are its two parts' (the loader checks it), so no merge joins two sides of a
+   place no token crosses, and long non-ASCII words (Chinese clauses) are cut there. */
 int start_merges(PipeModel *m) {
     fill_units(m);
     if (mt_init(&m->mt, m->unit) < 0) return PIPE_NOMEM;
-    return mt_set_keys(&m->mt, model_key, m, m->max_key, 0, 0) < 0 ? PIPE_NOMEM : 0;
+    if (mt_set_keys(&m->mt, model_key, m, m->max_key, 0, 0) < 0) return PIPE_NOMEM;
+    if (m->byte_level)
+        for (size_t e = 0; e < m->n_entries; e++)
+            if (m->entries[e].lookup &&
+                mt_add_token(&m->mt, (const unsigned char *)m->arena + m->entries[e].off,
+                             (size_t)m->entries[e].len) < 0)
+                break; /* no memory for them: words are merged whole, ids the same */
+    return 0;
 }
 
 /* HF: merge `rank` makes new_id of (a, b); a later merge of a pair replaces an earlier
@@ -191,12 +201,20 @@ int finish_tiktoken(PipeModel *m) {
     fill_units(m);
     if (mt_init(&m->mt, m->unit) < 0) return PIPE_NOMEM;
     if (mt_set_keys(&m->mt, model_key, m, m->max_key, 1, 1) < 0) return PIPE_NOMEM;
-    /* the cut tables: without memory for them words are merged whole, ids the same */
-    for (size_t e = 0; e < m->n_entries; e++)
-        if (m->entries[e].lookup &&
-            mt_add_token(&m->mt, (const unsigned char *)m->arena + m->entries[e].off,
-                         (size_t)m->entries[e].len) < 0)
-            break;
+    /* the cut tables and the short keys: without memory for them words are merged
+       whole and keys found by hashing their bytes, ids the same (an entry never looked
+       up, Whisper's empty token, is in neither) */
+    int cut = 1, shorts = 1;
+    for (size_t e = 0; e < m->n_entries && (cut || shorts); e++) {
+        if (!m->entries[e].lookup)
+            continue;
+        const unsigned char *p = (const unsigned char *)m->arena + m->entries[e].off;
+        size_t len = (size_t)m->entries[e].len;
+        if (cut && mt_add_token(&m->mt, p, len) < 0)
+            cut = 0;
+        if (shorts && mt_add_short_key(&m->mt, p, len, m->entries[e].id) < 0)
+            shorts = 0;
+    }
     return 0;
 }
 

@@ -9,6 +9,10 @@
 #include "merge/merge.h"
 #include "util/grow.h"
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 #define HEAP_FROM 24 /* words at least this long merge with a heap */
 #define FILTER_BITS 20
 
@@ -57,13 +61,14 @@ static inline uint64_t filter_bit(int32_t a, int32_t b)
     return key >> (64 - FILTER_BITS);
 }
 
-static inline int32_t rank_of(const MergeTable *m, int32_t a, int32_t b, int32_t limit)
+/* the rank of the merge of (a, b), or -1 */
+static inline int32_t merge_rank(const MergeTable *m, int32_t a, int32_t b)
 {
     uint64_t bit = filter_bit(a, b);
     if (!(m->filter[bit >> 6] >> (bit & 63) & 1))
-        return NO_RANK;
+        return -1;
     const MergeEntry *e = mt_find(m, a, b);
-    return (e && e->rank < limit) ? e->rank : NO_RANK;
+    return e ? e->rank : -1;
 }
 
 int ms_reserve(MergeScratch *x, size_t n)
@@ -109,7 +114,7 @@ void ms_free(MergeScratch *x)
  * often enough that cl100k/o200k Chinese spent ~3% more instructions (callgrind) */
 #define SEEN_BITS 16
 
-/* 0: the bytes p[0..len) (len >= 2) are surely no token, by the cut tables (merge_cut.c);
+/* 0: the bytes p[0..len) (len >= 2) are surely no token, by the cut tables (token_boundaries.c);
  * cheaper than hashing them: most pairs of Han characters are no token. The tables know
  * the tokens with a byte >= 0x80 only: bytes that end in ASCII at both ends are not
  * answered (1). */
@@ -134,31 +139,116 @@ static inline int maybe_token(const MergeTable *m, const unsigned char *p, size_
     return (int)(m->subh[k >> 6] >> (k & 63) & m->subh[k2 >> 6] >> (k2 & 63) & 1);
 }
 
+/* ---- keys of 2..8 bytes: an open-addressing table keyed by the bytes as a number ---- */
+
+struct MergeShortKey {
+    uint64_t key; /* the bytes, little-endian, zero-padded */
+    int32_t id;
+    int32_t len;  /* 0: empty */
+};
+
+/* p[0..len) (2 <= len <= 8) as a little-endian number, reading no byte past p + len */
+static inline uint64_t short_bytes(const unsigned char *p, size_t len)
+{
+    if (len >= 4)
+        return load4(p) | load4(p + len - 4) << (8 * (len - 4));
+    return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (len == 3 ? (uint64_t)p[2] << 16 : 0);
+}
+
+static inline size_t short_slot(uint64_t key, size_t len, size_t cap)
+{
+    return (size_t)(((key ^ len) * 0x9E3779B97F4A7C15ull) >> 20) & (cap - 1);
+}
+
+/* The id of the 2..8 bytes key (short_bytes) of length len, or -1. */
+static inline int32_t short_key(const MergeTable *m, uint64_t key, size_t len)
+{
+    size_t cap = m->short_cap;
+    for (size_t s = short_slot(key, len, cap);; s = (s + 1) & (cap - 1)) {
+        const struct MergeShortKey *e = &m->short_keys[s];
+        if (e->key == key && (size_t)e->len == len)
+            return e->id;
+        if (!e->len)
+            return -1;
+    }
+}
+
+/* The id of the token p[0..len) (len >= 2), or -1. */
+static inline int32_t key_of(const MergeTable *m, const unsigned char *p, size_t len)
+{
+    if (len <= 8 && m->short_keys)
+        return short_key(m, short_bytes(p, len), len);
+    if (len > m->max_key || !maybe_token(m, p, len))
+        return -1;
+    return m->key_id(m->key_ctx, p, len);
+}
+
+int mt_add_short_key(MergeTable *m, const unsigned char *p, size_t len, int32_t id)
+{
+    if (len < 2 || len > 8)
+        return 0;
+    if (2 * (m->short_n + 1) > m->short_cap) {
+        size_t cap = m->short_cap ? 2 * m->short_cap : 1 << 16;
+        struct MergeShortKey *t = calloc(cap, sizeof(*t)), *old = m->short_keys;
+        if (!t) { /* a partial table would miss keys: none at all (key_id answers) */
+            free(old);
+            m->short_keys = NULL;
+            m->short_cap = m->short_n = 0;
+            return -1;
+        }
+        for (size_t i = 0; i < m->short_cap; i++) {
+            if (!old[i].len)
+                continue;
+            size_t s = short_slot(old[i].key, (size_t)old[i].len, cap);
+            while (t[s].len)
+                s = (s + 1) & (cap - 1);
+            t[s] = old[i];
+        }
+        free(old);
+        m->short_keys = t;
+        m->short_cap = cap;
+    }
+    uint64_t key = short_bytes(p, len);
+    size_t s = short_slot(key, len, m->short_cap);
+    for (;; s = (s + 1) & (m->short_cap - 1)) {
+        struct MergeShortKey *e = &m->short_keys[s];
+        if (!e->len)
+            break;
+        if (e->key == key && (size_t)e->len == len)
+            return 0; /* the first id stays */
+    }
+    m->short_keys[s].key = key;
+    m->short_keys[s].len = (int32_t)len;
+    m->short_keys[s].id = id;
+    m->short_n++;
+    return 0;
+}
+
 static inline int32_t pair_rank(const MergeTable *m, const MergeScratch *x, int32_t i, int32_t j,
                                 const unsigned char *w, int32_t limit)
 {
-    if (m->by_span) { /* tiktoken: the rank of the two symbols' bytes together */
-        int32_t a = x->sym[i], b = x->sym[j], r;
-        int32_t *seen = NULL;
-        if (x->seen && a >= 0 && b >= 0) { /* both tokens: their bytes say the same */
-            uint64_t h = ((uint64_t)(uint32_t)a << 32 | (uint32_t)b) * 0x9E3779B97F4A7C15ull;
-            seen = x->seen[h >> (64 - SEEN_BITS)];
-            if (seen[0] == a && seen[1] == b) {
-                r = seen[2];
-                return (r >= 0 && r < limit) ? r : NO_RANK;
-            }
+    /* a pair of tokens has one rank, whatever bytes it came from: recently seen pairs
+     * are remembered (direct-mapped) */
+    int32_t a = x->sym[i], b = x->sym[j], r;
+    int32_t *seen = NULL;
+    if (x->seen && a >= 0 && b >= 0) {
+        uint64_t h = ((uint64_t)(uint32_t)a << 32 | (uint32_t)b) * 0x9E3779B97F4A7C15ull;
+        seen = x->seen[h >> (64 - SEEN_BITS)];
+        if (seen[0] == a && seen[1] == b) {
+            r = seen[2];
+            return (r >= 0 && r < limit) ? r : NO_RANK;
         }
-        size_t len = (size_t)(x->en[j] - x->st[i]);
-        r = len > m->max_key || !maybe_token(m, w + x->st[i], len)
-                ? -1 : m->key_id(m->key_ctx, w + x->st[i], len);
-        if (seen) {
-            seen[0] = a;
-            seen[1] = b;
-            seen[2] = r;
-        }
-        return (r >= 0 && r < limit) ? r : NO_RANK;
     }
-    return rank_of(m, x->sym[i], x->sym[j], limit);
+    if (m->by_span) /* tiktoken: the rank of the two symbols' bytes together */
+        r = key_of(m, w + x->st[i], (size_t)(x->en[j] - x->st[i]));
+    else
+        r = merge_rank(m, a, b);
+    if (seen) {
+        seen[0] = a;
+        seen[1] = b;
+        seen[2] = r;
+    }
+    return (r >= 0 && r < limit) ? r : NO_RANK;
 }
 
 /* The rank of the pair at i while the word is still raw bytes (byte-pair table). */
@@ -177,55 +267,78 @@ static inline int32_t new_id(const MergeTable *m, int32_t rank)
     return m->by_span ? rank : m->rank_new[rank];
 }
 
-/* gcc turns the shifting loops below back into memmove calls, each dearer than the few
- * symbols it moves */
-#if defined(__GNUC__) && !defined(__clang__)
-#define NO_MEMMOVE __attribute__((optimize("no-tree-loop-distribute-patterns")))
-#else
-#define NO_MEMMOVE
-#endif
+/* Short words (n < HEAP_FROM <= 32): each symbol keeps its place; key[i] = (rank of the
+ * pair at i) << 5 | i, or KEY_NONE (no pair, or i merged away), so the smallest key is the
+ * lowest rank, leftmost (ranks < 2**26: the keys fit 31 bits); a scan finds it (four at a
+ * time with SSE2), the pair's neighbours are relinked, two ranks looked up again. No
+ * shifting of arrays per merge. */
+#define KEY_NONE 0x7FFFFFFF
 
-/* Short words: find the lowest rank by scanning; merge its leftmost occurrence. */
-static NO_MEMMOVE size_t merge_scan(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
+static inline int32_t min_key(const int32_t *key, size_t n)
+{
+#ifdef __SSE2__
+    __m128i best = _mm_loadu_si128((const __m128i *)key);
+    for (size_t i = 4; i < n; i += 4) { /* key is padded with KEY_NONE to a multiple of 4 */
+        __m128i v = _mm_loadu_si128((const __m128i *)(key + i)), lt = _mm_cmplt_epi32(v, best);
+        best = _mm_or_si128(_mm_and_si128(lt, v), _mm_andnot_si128(lt, best));
+    }
+    __m128i sh = _mm_shuffle_epi32(best, _MM_SHUFFLE(1, 0, 3, 2)), lt = _mm_cmplt_epi32(sh, best);
+    best = _mm_or_si128(_mm_and_si128(lt, sh), _mm_andnot_si128(lt, best));
+    sh = _mm_shuffle_epi32(best, _MM_SHUFFLE(2, 3, 0, 1));
+    lt = _mm_cmplt_epi32(sh, best);
+    best = _mm_or_si128(_mm_and_si128(lt, sh), _mm_andnot_si128(lt, best));
+    return _mm_cvtsi128_si32(best);
+#else
+    int32_t best = key[0];
+    for (size_t i = 1; i < n; i++)
+        best = key[i] < best ? key[i] : best;
+    return best;
+#endif
+}
+
+static size_t merge_scan(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
                          const unsigned char *w, int flags)
 {
-    int32_t *s = x->sym, *rk = x->rk, *st = x->st, *en = x->en;
+    int32_t *s = x->sym, *nxt = x->nxt, *prv = x->prv, *st = x->st, *en = x->en;
+    int32_t *key = (int32_t *)x->heap; /* room: 6 * cap int32 */
     int spans = flags & MT_SPANS;
-    for (size_t i = 0; i + 1 < n; i++)
-        rk[i] = first_rank(m, x, w, flags, i, limit);
-    while (n > 1) {
-        int32_t best = NO_RANK;
-        size_t at = 0;
-        for (size_t i = 0; i + 1 < n; i++)
-            if (rk[i] < best) {
-                best = rk[i];
-                at = i;
-            }
-        if (best == NO_RANK)
-            break;
-        s[at] = new_id(m, best);
-        /* a few symbols each: a loop is cheaper than calls to memmove */
-        if (spans) {
-            en[at] = en[at + 1];
-            for (size_t i = at + 1; i + 1 < n; i++) {
-                s[i] = s[i + 1];
-                rk[i] = rk[i + 1];
-                st[i] = st[i + 1];
-                en[i] = en[i + 1];
-            }
-        } else {
-            for (size_t i = at + 1; i + 1 < n; i++) {
-                s[i] = s[i + 1];
-                rk[i] = rk[i + 1];
-            }
-        }
-        n--;
-        if (at + 1 < n)
-            rk[at] = pair_rank(m, x, (int32_t)at, (int32_t)at + 1, w, limit);
-        if (at > 0)
-            rk[at - 1] = pair_rank(m, x, (int32_t)at - 1, (int32_t)at, w, limit);
+    for (size_t i = 0; i < n; i++) {
+        nxt[i] = (int32_t)i + 1;
+        prv[i] = (int32_t)i - 1;
+        int32_t r = i + 1 < n ? first_rank(m, x, w, flags, i, limit) : NO_RANK;
+        key[i] = r == NO_RANK ? KEY_NONE : r << 5 | (int32_t)i;
     }
-    return n;
+    for (size_t i = n; i < ((n + 3) & ~(size_t)3); i++)
+        key[i] = KEY_NONE;
+    for (;;) {
+        int32_t best = min_key(key, n);
+        if (best == KEY_NONE)
+            break;
+        int32_t i = best & 31, j = nxt[i], r;
+        s[i] = new_id(m, best >> 5);
+        key[j] = KEY_NONE; /* merged away */
+        if (spans)
+            en[i] = en[j];
+        nxt[i] = nxt[j];
+        if ((size_t)nxt[j] < n)
+            prv[nxt[j]] = i;
+        r = (size_t)nxt[i] < n ? pair_rank(m, x, i, nxt[i], w, limit) : NO_RANK;
+        key[i] = r == NO_RANK ? KEY_NONE : r << 5 | i;
+        int32_t p = prv[i];
+        if (p >= 0) {
+            r = pair_rank(m, x, p, i, w, limit);
+            key[p] = r == NO_RANK ? KEY_NONE : r << 5 | p;
+        }
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < n; i = (size_t)nxt[i], k++) {
+        s[k] = s[i];
+        if (spans) {
+            st[k] = st[i];
+            en[k] = en[i];
+        }
+    }
+    return k;
 }
 
 /* heap of (rank << 32 | position): the lowest rank first, the leftmost among equals */
@@ -316,7 +429,10 @@ static size_t merge_heap(const MergeTable *m, MergeScratch *x, size_t n, int32_t
 
 static void want_seen(const MergeTable *m, MergeScratch *x)
 {
-    if (m->by_span && !x->seen) { /* no memory for it: merging goes on without */
+    /* rank-based: always (hashing bytes costs more than the table's setup); merge-based:
+     * in a scratch kept between calls (a table probe is cheaper, the memo pays when the
+     * same pairs come back word after word) */
+    if (!x->seen && (m->by_span || x->kept)) { /* no memory: merging goes on without */
         x->seen = malloc(sizeof(*x->seen) << SEEN_BITS);
         if (x->seen)
             memset(x->seen, 0xFF, sizeof(*x->seen) << SEEN_BITS); /* ids -1: empty */
@@ -341,9 +457,8 @@ size_t mt_encode_bytes(const MergeTable *m, MergeScratch *x, const unsigned char
     if (ms_reserve(x, len) < 0)
         return (size_t)-1;
     spans = spans || m->by_span;
-    if (m->whole_words && limit == NO_RANK && len >= 2 && len <= m->max_key &&
-        maybe_token(m, w, len)) {
-        int32_t id = m->key_id(m->key_ctx, w, len);
+    if (m->whole_words && limit == NO_RANK && len >= 2) {
+        int32_t id = key_of(m, w, len);
         if (id >= 0) {
             x->sym[0] = id;
             x->st[0] = 0;
@@ -351,9 +466,9 @@ size_t mt_encode_bytes(const MergeTable *m, MergeScratch *x, const unsigned char
             return 1;
         }
     }
-    if (m->by_span && m->bytes_ok) { /* pieces where no token crosses (merge_cut.c) */
+    if (m->sub2 && m->bytes_ok) { /* pieces where no token crosses (token_boundaries.c) */
         want_seen(m, x);
-        size_t k = mt_merge_cut(m, x, w, len, limit);
+        size_t k = mt_merge_at_boundaries(m, x, w, len, limit);
         if (k != (size_t)-1)
             return k;
     }
@@ -426,6 +541,7 @@ void mt_free(MergeTable *m)
     free(m->sub2);
     free(m->sub3);
     free(m->subh);
+    free(m->short_keys);
     memset(m, 0, sizeof(*m));
 }
 
@@ -452,7 +568,7 @@ static void set_bytepair(MergeTable *m, int32_t a, int32_t b, int32_t rank, int3
 
 int mt_add(MergeTable *m, int32_t a, int32_t b, int32_t rank, int32_t new_id, int replace)
 {
-    if (rank < 0 || rank > MT_MAX_RANK)
+    if (rank < 0 || rank >= MT_MAX_RANK) /* merge_scan packs a rank in 26 bits */
         return -2;
     MergeEntry *known = (MergeEntry *)mt_find(m, a, b);
     if (known && !replace)

@@ -16,9 +16,12 @@
  * word of n symbols costs O(n log n) rather than O(n^2) (1,000,000 spaces, "x" * 10**6).
  *
  * Lookups: pairs of two raw bytes come from a 256 x 256 table; other pairs from an
- * open-addressing hash behind a 128 KB bit filter; a merge's new id comes from its rank.
- * Rank-based long words of non-ASCII letters (Chinese clauses) are first cut where no
- * token can cross, and the pieces merged alone (merge_cut.c).
+ * open-addressing hash behind a 128 KB bit filter; a merge's new id comes from its rank;
+ * rank-based spans of 2..8 bytes from a table keyed by the bytes as one number (no
+ * hashing of a byte string). Long words of non-ASCII letters (Chinese clauses) are first
+ * cut where no token can cross, and the pieces merged alone (token_boundaries.c): for rank-based
+ * tables and for merge-based ones whose every merge makes the token of its two parts'
+ * bytes (byte-level tokenizer.json files).
  *
  * Threads: a MergeTable is only read while merging, so any number of threads can merge
  * with one table at once, each with its own MergeScratch. Adding merges must wait until
@@ -32,7 +35,7 @@
 #include <string.h>
 
 #define NO_RANK INT32_MAX
-#define MT_MAX_RANK (1 << 26)   /* ranks are positions in a merge list, or token ids */
+#define MT_MAX_RANK (1 << 26)   /* ranks (positions in a merge list, or token ids) are below */
 
 typedef struct {
     uint64_t key; /* ((a << 32) | b) + 1; 0 marks an empty slot */
@@ -72,17 +75,23 @@ typedef struct {
     uint64_t *sub2; /* 2 bits per 2 bytes: inside a token, is a token */
     uint64_t *sub3; /* 2 bits per 3 bytes: inside a token, is a token */
     uint64_t *subh; /* hashed bits: 4 and 5 bytes inside a token, 4 bytes a token */
+    /* keys of 2..8 bytes -> id (mt_add_short_key): one probe by their bytes as a number,
+     * no hashing of a byte string; NULL: key_id answers them too */
+    struct MergeShortKey *short_keys;
+    size_t short_cap, short_n;
 } MergeTable;
 
-/* Per-thread scratch: one word's symbols, ranks, list links, byte spans, heap; and, for
- * rank-based tables, the ranks of recently seen pairs (a pair of tokens has one rank, so
- * hashing their bytes again can be skipped). */
+/* Per-thread scratch: one word's symbols, ranks, list links, byte spans, heap; and the
+ * ranks of recently seen pairs (a pair of tokens has one rank, so hashing their bytes or
+ * probing the merge table again can be skipped): for rank-based tables, and for
+ * merge-based ones in a scratch that is `kept`. */
 typedef struct {
     int32_t *sym, *rk, *nxt, *prv, *st, *en;
     uint64_t *heap;
     size_t cap;
     int32_t (*seen)[3]; /* (left id, right id, rank or -1), direct-mapped; NULL: none yet */
-    struct MergePiece *pieces; /* merge_cut.c: short pieces' tokens; NULL: none yet */
+    int kept;           /* kept between calls (the encoder's): merge-based tables memoise too */
+    struct MergePiece *pieces; /* token_boundaries.c: short pieces' tokens; NULL: none yet */
 } MergeScratch;
 
 /* byte_ids: the token id of each single byte (-1: none). 0, or -1 when out of memory. */
@@ -94,13 +103,20 @@ void mt_free(MergeTable *m);
 int mt_set_keys(MergeTable *m, mt_key_fn key_id, const void *ctx, size_t max_key, int by_span,
                 int whole_words);
 
-/* Rank-based: tell the engine one token's bytes (every token, after mt_set_keys), so that
- * long words can be cut where no token can cross (0, or -1 when out of memory: then words
- * are merged whole, as before). */
+/* Tell the engine one token's bytes (every token, after mt_set_keys), so that long words
+ * can be cut where no token can cross (0, or -1 when out of memory: then words are merged
+ * whole, as before). Rank-based tables, and merge-based ones whose merges each make the
+ * token of their parts' bytes together. */
 int mt_add_token(MergeTable *m, const unsigned char *p, size_t len);
 
+/* Rank-based models and whole words: the token of the 2..8 bytes p[0..len) is `id`
+ * (the first id given for a key stays). 0, or -1 when out of memory (then key_id
+ * answers, as without the table). */
+int mt_add_short_key(MergeTable *m, const unsigned char *p, size_t len, int32_t id);
+/* (out of memory: the table is dropped whole; call no more) */
+
 /* Register a merge: 1 added, 0 the pair is known (kept unless `replace`: then the later
- * rank wins, as tokenizers' map does), -1 out of memory, -2 rank above MT_MAX_RANK. */
+ * rank wins, as tokenizers' map does), -1 out of memory, -2 rank MT_MAX_RANK or more. */
 int mt_add(MergeTable *m, int32_t a, int32_t b, int32_t rank, int32_t new_id, int replace);
 
 const MergeEntry *mt_find(const MergeTable *m, int32_t a, int32_t b);
@@ -123,7 +139,7 @@ size_t mt_merge(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
 size_t mt_encode_bytes(const MergeTable *m, MergeScratch *x, const unsigned char *w, size_t len,
                        int32_t limit, int spans);
 
-/* The cut tables' hashed bits (merge_cut.c, and merge.c's quick "no token" answer). */
+/* The cut tables' hashed bits (token_boundaries.c, and merge.c's quick "no token" answer). */
 #define MT_SUBH_BITS 25 /* 4 MB; o200k puts ~2M short strings in it */
 enum { MT_IN4 = 1, MT_TOK4 = 2, MT_IN5 = 3 };
 static inline size_t mt_subh_bit(int kind, uint64_t v) /* v: <= 7 bytes, little-endian */
@@ -131,13 +147,13 @@ static inline size_t mt_subh_bit(int kind, uint64_t v) /* v: <= 7 bytes, little-
     return (size_t)(((v | (uint64_t)kind << 56) * 0x9E3779B97F4A7C15ull) >> (64 - MT_SUBH_BITS));
 }
 
-/* Rank-based, a byte-level word w[0..len) (every byte has a token): cut where no token
- * crosses, each piece merged (merge_cut.c); (size_t)-1 when the word is to be merged
- * whole instead (short, or no cut tables). */
-size_t mt_merge_cut(const MergeTable *m, MergeScratch *x, const unsigned char *w, size_t len,
-                    int32_t limit);
+/* A byte-level word w[0..len) (every byte has a token): split at the boundaries no token
+ * crosses, each piece merged (token_boundaries.c); (size_t)-1 when the word is to be merged
+ * whole instead (short, or no boundary tables). */
+size_t mt_merge_at_boundaries(const MergeTable *m, MergeScratch *x, const unsigned char *w,
+                              size_t len, int32_t limit);
 
-/* Little-endian loads of a few bytes (merge.c's pair keys, merge_cut.c's windows). */
+/* Little-endian loads of a few bytes (merge.c's pair keys, token_boundaries.c's windows). */
 /* p[0..4) and p[0..5), the first in the lowest bits, on any host */
 static inline uint64_t load4(const unsigned char *p)
 {

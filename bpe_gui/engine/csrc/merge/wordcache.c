@@ -79,6 +79,27 @@ int wc_init(WordCacheTable *c, size_t max_words)
     return 0;
 }
 
+const int32_t *wc_find(WordCacheTable *c, const unsigned char *w, size_t len, size_t *n)
+{
+    size_t slot;
+    CacheEntry *e = cache_find(c, w, len, bpe_hash_bytes(w, len), &slot);
+    if (!e)
+        return NULL;
+    *n = e->n;
+    return c->idbuf + e->ids;
+}
+
+int wc_put(WordCacheTable *c, const unsigned char *w, size_t len, const int32_t *ids, size_t n)
+{
+    uint64_t h = bpe_hash_bytes(w, len);
+    size_t slot;
+    if (c->n >= c->max_words)
+        wc_reset(c); /* bounded memory */
+    if (cache_find(c, w, len, h, &slot))
+        return 0;
+    return cache_store(c, w, len, h, slot, ids, n);
+}
+
 void wc_free(WordCacheTable *c)
 {
     free(c->slots);

@@ -45,6 +45,12 @@ int wc_init(WordCacheTable *c, size_t max_words);   /* 0, or -1 when out of memo
 void wc_free(WordCacheTable *c);
 void wc_reset(WordCacheTable *c);                    /* forget every word */
 
+/* One word's ids (NULL: not there; *n their number). */
+const int32_t *wc_find(WordCacheTable *c, const unsigned char *w, size_t len, size_t *n);
+/* Remember a word's ids (a full table forgets every word first). 0, or -1 when out of
+ * memory (the table stays usable). */
+int wc_put(WordCacheTable *c, const unsigned char *w, size_t len, const int32_t *ids, size_t n);
+
 /* Scan s[0..n) (a whole text, no special tokens) with the scanner `preset`, merge each
  * word with the merges of rank < limit, append the ids to out. 0, or -1 when out of
  * memory. */

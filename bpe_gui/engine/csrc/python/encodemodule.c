@@ -36,6 +36,10 @@
 #include "scan/scan.h"
 #include "python/scan_python.h"
 #include "merge/wordcache.h"
+#include "merge/encoder.h"
+#include "util/grow.h"
+#include "util/utf8.h"
+#include "scan/scan_fast.h"
 
 #ifdef _WIN32
 #include <windows.h>
@@ -389,7 +393,7 @@ static PyObject *Merger_add(Merger *m, PyObject *args)
     case 0:
         Py_RETURN_FALSE;
     case -2:
-        PyErr_Format(PyExc_ValueError, "merge rank %d is too large (at most 2**26)", rank);
+        PyErr_Format(PyExc_ValueError, "merge rank %d is too large (below 2**26)", rank);
         return NULL;
     default:
         return PyErr_NoMemory();
@@ -530,8 +534,539 @@ static PyTypeObject MergerType = {
 };
 
 
+/* ---- Encoder: whole texts to ids in one pass (merge/encoder.h): a Merger's table, a
+ * scanner preset, a merge limit, special tokens, and a word cache every thread shares;
+ * lists, arrays, batches on native threads ------------------------------------------ */
+
+typedef struct {
+    PyObject_HEAD
+    Merger *merger;       /* a reference: its table, its id objects, its reader count */
+    int preset;
+    int32_t limit;
+    EncSpecials sp;
+    EncCache cache;
+    EncScratch **pool;    /* idle scratch: one per thread that encoded at once */
+    size_t n_pool, cap_pool;
+    Py_ssize_t active;    /* calls under way (changed with the GIL held) */
+} Encoder;
+
+#define SCRATCH_KEEP ((size_t)8 << 20) /* a scratch keeps at most this much per buffer */
+#define POOL_MAX 256
+
+/* One idle scratch (with the GIL held); NULL when out of memory. */
+static EncScratch *take_scratch(Encoder *e)
+{
+    if (e->n_pool)
+        return e->pool[--e->n_pool];
+    EncScratch *sc = PyMem_RawCalloc(1, sizeof(EncScratch));
+    if (!sc)
+        PyErr_NoMemory();
+    return sc;
+}
+
+static void give_scratch(Encoder *e, EncScratch *sc)
+{
+    sc->n = 0;
+    enc_scratch_trim(sc, SCRATCH_KEEP);
+    if (e->n_pool < POOL_MAX && bpe_grow((void **)&e->pool, &e->cap_pool, e->n_pool + 1,
+                                         sizeof(EncScratch *), 8) == 0) {
+        e->pool[e->n_pool++] = sc;
+        return;
+    }
+    enc_scratch_free(sc);
+    PyMem_RawFree(sc);
+}
+
+/* A str's characters, read with the GIL held (the str is immutable and kept alive, so
+ * they can be read without it). */
+typedef struct {
+    const void *data;
+    Py_ssize_t len;
+    int kind, ascii;
+} TextRef;
+
+static int text_ref(PyObject *text, TextRef *t)
+{
+    if (!PyUnicode_Check(text)) {
+        PyErr_Format(PyExc_TypeError, "expected str, got %.80s", Py_TYPE(text)->tp_name);
+        return -1;
+    }
+#if PY_VERSION_HEX < 0x030C0000
+    if (PyUnicode_READY(text) < 0)
+        return -1;
+#endif
+    t->data = PyUnicode_DATA(text);
+    t->len = PyUnicode_GET_LENGTH(text);
+    t->kind = PyUnicode_KIND(text);
+    t->ascii = PyUnicode_IS_ASCII(text);
+    return 0;
+}
+
+/* Without the GIL: the text's ids appended to sc->ids. 0; -1 out of memory; -2 a lone
+ * surrogate (UTF-8 cannot hold it). */
+static int encode_ref(const Encoder *e, EncScratch *sc, const TextRef *t, int specials)
+{
+    const unsigned char *s;
+    size_t n, readable;
+    if (t->ascii) { /* a compact ASCII str holds its UTF-8 */
+        s = t->data;
+        n = readable = (size_t)t->len;
+    } else {
+        size_t need = bpe_utf8_room(t->kind, (size_t)t->len) + ENC_KEY_MAX;
+        if (need > sc->buf_cap) {
+            free(sc->buf);
+            sc->buf_cap = 0;
+            if (!(sc->buf = malloc(need)))
+                return -1;
+            sc->buf_cap = need;
+        }
+        n = bpe_utf8_from_ucs(t->kind, t->data, (size_t)t->len, sc->buf);
+        if (n == (size_t)-1)
+            return -2;
+        memset(sc->buf + n, 0, ENC_KEY_MAX);
+        s = sc->buf;
+        readable = n + ENC_KEY_MAX;
+    }
+    return enc_encode(e->merger->t, e->preset, (EncCache *)&e->cache, sc,
+                      specials ? &e->sp : NULL, s, n, readable, e->limit);
+}
+
+/* The error of encode_ref's code (with the GIL held); NULL. */
+static PyObject *encode_error(int rc, PyObject *text)
+{
+    if (rc == -2 && !PyUnicode_AsUTF8AndSize(text, NULL))
+        return NULL; /* UnicodeEncodeError, as str.encode words it */
+    if (rc == -2)
+        PyErr_SetString(PyExc_UnicodeEncodeError, "lone surrogate");
+    else
+        PyErr_NoMemory();
+    return NULL;
+}
+
+static PyObject *ids_list(Merger *m, const uint32_t *ids, size_t n)
+{
+    PyObject *list = PyList_New((Py_ssize_t)n);
+    if (!list)
+        return NULL;
+    PyObject **items = ((PyListObject *)list)->ob_item;
+    PyObject **objs = m->id_objs;
+    size_t n_objs = m->n_id_objs;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t id = ids[i];
+        PyObject *v;
+        if (id >= n_objs || !(v = objs[id])) {
+            if (!(v = id_obj(m, (int32_t)id))) {
+                Py_DECREF(list);
+                return NULL;
+            }
+            objs = m->id_objs;
+            n_objs = m->n_id_objs;
+        }
+        Py_INCREF(v);
+        items[i] = v;
+    }
+    return list;
+}
+
+static PyObject *array_type; /* array.array, imported when first needed */
+
+static PyObject *ids_array(const uint32_t *ids, size_t n)
+{
+    if (!array_type) {
+        PyObject *mod = PyImport_ImportModule("array");
+        if (!mod)
+            return NULL;
+        array_type = PyObject_GetAttrString(mod, "array");
+        Py_DECREF(mod);
+        if (!array_type)
+            return NULL;
+    }
+    return PyObject_CallFunction(array_type, "sy#", "I", n ? (const char *)ids : "",
+                                 (Py_ssize_t)(n * sizeof(uint32_t))); /* (NULL: None) */
+}
+
+static int Encoder_init(Encoder *e, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"merger", "preset", "limit", "specials", "cache_words", NULL};
+    PyObject *merger, *specials = Py_None;
+    int preset, limit = INT32_MAX;
+    Py_ssize_t cache_words = 1 << 17;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!i|iOn:Encoder", kwlist, &MergerType, &merger,
+                                     &preset, &limit, &specials, &cache_words))
+        return -1;
+    if (e->merger) {
+        PyErr_SetString(PyExc_RuntimeError, "Encoder is already initialised");
+        return -1;
+    }
+    if (check_ready((Merger *)merger) < 0)
+        return -1;
+    if (!((Merger *)merger)->t->bytes_ok) {
+        PyErr_SetString(PyExc_ValueError, "the model lacks tokens for some single bytes");
+        return -1;
+    }
+    if (scan_py_check_id(preset) < 0)   /* a kind, with a tables slot or not */
+        return -1;
+    if (limit < 0) {
+        PyErr_SetString(PyExc_ValueError, "limit must be >= 0");
+        return -1;
+    }
+    if (cache_words < 1 || cache_words > (1 << 26)) {
+        PyErr_SetString(PyExc_ValueError, "cache_words must be between 1 and 2**26");
+        return -1;
+    }
+    if (specials != Py_None) {
+        if (!PyDict_Check(specials)) {
+            PyErr_SetString(PyExc_TypeError, "specials must be a dict of str -> id");
+            return -1;
+        }
+        Py_ssize_t n = PyDict_Size(specials), pos = 0, i = 0;
+        const unsigned char **toks = PyMem_Calloc((size_t)n + 1, sizeof(char *));
+        size_t *lens = PyMem_Calloc((size_t)n + 1, sizeof(size_t));
+        int32_t *ids = PyMem_Calloc((size_t)n + 1, sizeof(int32_t));
+        PyObject *k, *v;
+        int bad = !toks || !lens || !ids;
+        if (bad)
+            PyErr_NoMemory();
+        while (!bad && PyDict_Next(specials, &pos, &k, &v)) {
+            Py_ssize_t len;
+            const char *u = PyUnicode_Check(k) ? PyUnicode_AsUTF8AndSize(k, &len) : NULL;
+            if (!u) {
+                if (!PyErr_Occurred())
+                    PyErr_SetString(PyExc_TypeError, "special tokens must be str");
+                bad = 1;
+            } else if (len == 0) {
+                PyErr_SetString(PyExc_ValueError, "a special token is empty");
+                bad = 1;
+            } else if (as_id(v, &ids[i]) < 0) {
+                bad = 1;
+            } else {
+                toks[i] = (const unsigned char *)u;
+                lens[i++] = (size_t)len;
+            }
+        }
+        if (!bad && enc_specials_init(&e->sp, toks, lens, ids, (size_t)i) < 0) {
+            PyErr_NoMemory();
+            bad = 1;
+        }
+        PyMem_Free(toks);
+        PyMem_Free(lens);
+        PyMem_Free(ids);
+        if (bad)
+            return -1;
+    }
+    if (enc_cache_init(&e->cache, (size_t)cache_words, limit) < 0) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    Py_INCREF(merger);
+    e->merger = (Merger *)merger;
+    e->preset = preset;
+    e->limit = limit;
+    return 0;
+}
+
+static void Encoder_dealloc(Encoder *e)
+{
+    for (size_t i = 0; i < e->n_pool; i++) {
+        enc_scratch_free(e->pool[i]);
+        PyMem_RawFree(e->pool[i]);
+    }
+    free(e->pool);
+    enc_cache_free(&e->cache);
+    enc_specials_free(&e->sp);
+    Py_XDECREF(e->merger);
+    Py_TYPE(e)->tp_free((PyObject *)e);
+}
+
+static int encoder_ready(Encoder *e)
+{
+    if (!e->merger) {
+        PyErr_SetString(PyExc_RuntimeError, "Encoder is not initialised");
+        return -1;
+    }
+    return 0;
+}
+
+/* encode(text) -> list, or an array('I') when as_array; special tokens found unless
+ * `ordinary` */
+static PyObject *encode_one(Encoder *e, PyObject *text, int as_array, int ordinary)
+{
+    TextRef t;
+    if (encoder_ready(e) < 0 || text_ref(text, &t) < 0)
+        return NULL;
+    EncScratch *sc = take_scratch(e);
+    if (!sc)
+        return NULL;
+    int rc;
+    Merger *m = e->merger;
+    m->readers++;
+    e->active++;
+    Py_BEGIN_ALLOW_THREADS
+    rc = encode_ref(e, sc, &t, !ordinary);
+    Py_END_ALLOW_THREADS
+    m->readers--;
+    e->active--;
+    PyObject *res = rc < 0 ? encode_error(rc, text)
+                           : as_array ? ids_array(sc->ids, sc->n) : ids_list(m, sc->ids, sc->n);
+    give_scratch(e, sc);
+    return res;
+}
+
+static PyObject *Encoder_encode(Encoder *e, PyObject *text)
+{
+    return encode_one(e, text, 0, 0);
+}
+
+static PyObject *Encoder_encode_ordinary(Encoder *e, PyObject *text)
+{
+    return encode_one(e, text, 0, 1);
+}
+
+static PyObject *Encoder_encode_to_array(Encoder *e, PyObject *text)
+{
+    return encode_one(e, text, 1, 0);
+}
+
+static PyObject *Encoder_encode_ordinary_to_array(Encoder *e, PyObject *text)
+{
+    return encode_one(e, text, 1, 1);
+}
+
+/* ---- batches: texts shared out to native threads, lists made at the end ---- */
+
+typedef struct {
+    const Encoder *e;
+    const TextRef *texts;
+    size_t n_texts;
+    uint32_t **out;
+    size_t *n_out;
+    int *err;
+    int specials;
+    size_t next; /* the next text to take (atomic) */
+} Batch;
+
+typedef struct {
+    Batch *b;
+    EncScratch *sc;
+    PyThread_type_lock done; /* released when this worker ends */
+} BatchWorker;
+
+static void batch_run(BatchWorker *w)
+{
+    Batch *b = w->b;
+    for (;;) {
+        size_t i = __atomic_fetch_add(&b->next, 1, __ATOMIC_RELAXED);
+        if (i >= b->n_texts)
+            break;
+        w->sc->n = 0;
+        int rc = encode_ref(b->e, w->sc, &b->texts[i], b->specials);
+        if (rc == 0 && w->sc->n) {
+            b->out[i] = malloc(w->sc->n * sizeof(uint32_t));
+            if (!b->out[i])
+                rc = -1;
+            else
+                memcpy(b->out[i], w->sc->ids, w->sc->n * sizeof(uint32_t));
+        }
+        b->n_out[i] = w->sc->n;
+        b->err[i] = rc;
+    }
+    w->sc->n = 0;
+}
+
+static void batch_thread(void *arg)
+{
+    BatchWorker *w = arg;
+    batch_run(w);
+    PyThread_release_lock(w->done);
+}
+
+/* encode_batch(texts, threads, as_array=False, ordinary=False) -> list of lists (or
+ * arrays) */
+static PyObject *Encoder_encode_batch(Encoder *e, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"texts", "threads", "as_array", "ordinary", NULL};
+    PyObject *texts;
+    Py_ssize_t threads = 1;
+    int as_array = 0, ordinary = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!|npp:encode_batch", kwlist, &PyList_Type,
+                                     &texts, &threads, &as_array, &ordinary))
+        return NULL;
+    if (encoder_ready(e) < 0)
+        return NULL;
+    if (threads < 1) {
+        PyErr_SetString(PyExc_ValueError, "threads must be >= 1");
+        return NULL;
+    }
+    texts = PySequence_List(texts); /* our own list: the caller's may change meanwhile */
+    if (!texts)
+        return NULL;
+    size_t n = (size_t)PyList_GET_SIZE(texts);
+    size_t k = (size_t)threads < n ? (size_t)threads : n;
+    PyObject *res = NULL;
+    Batch b = {e, NULL, n, NULL, NULL, NULL, !ordinary, 0};
+    BatchWorker *w = PyMem_Calloc(k ? k : 1, sizeof(BatchWorker));
+    TextRef *refs = PyMem_Calloc(n ? n : 1, sizeof(TextRef));
+    b.out = PyMem_Calloc(n ? n : 1, sizeof(uint32_t *));
+    b.n_out = PyMem_Calloc(n ? n : 1, sizeof(size_t));
+    b.err = PyMem_Calloc(n ? n : 1, sizeof(int));
+    b.texts = refs;
+    size_t started = 0, taken = 0;
+    if (!w || !refs || !b.out || !b.n_out || !b.err) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (text_ref(PyList_GET_ITEM(texts, (Py_ssize_t)i), &refs[i]) < 0)
+            goto done;
+    for (; taken < k; taken++) {
+        w[taken].b = &b;
+        if (!(w[taken].sc = take_scratch(e)))
+            goto done;
+        if (taken && !(w[taken].done = PyThread_allocate_lock())) {
+            PyErr_NoMemory();
+            taken++;
+            goto done;
+        }
+    }
+    Merger *m = e->merger;
+    m->readers++;
+    e->active++;
+    Py_BEGIN_ALLOW_THREADS
+    for (started = 1; started < k; started++) { /* workers 1..k-1; this thread is 0 */
+        PyThread_acquire_lock(w[started].done, WAIT_LOCK);
+        if (PyThread_start_new_thread(batch_thread, &w[started]) == PYTHREAD_INVALID_THREAD_ID) {
+            PyThread_release_lock(w[started].done);
+            break; /* fewer threads: the others take the rest */
+        }
+    }
+    batch_run(&w[0]);
+    for (size_t j = 1; j < started; j++) {
+        PyThread_acquire_lock(w[j].done, WAIT_LOCK); /* until worker j ends */
+        PyThread_release_lock(w[j].done);
+    }
+    Py_END_ALLOW_THREADS
+    m->readers--;
+    e->active--;
+    res = PyList_New((Py_ssize_t)n);
+    for (size_t i = 0; res && i < n; i++) {
+        PyObject *item = b.err[i] < 0 ? encode_error(b.err[i], PyList_GET_ITEM(texts, (Py_ssize_t)i))
+                         : as_array ? ids_array(b.out[i], b.n_out[i])
+                                    : ids_list(m, b.out[i], b.n_out[i]);
+        if (!item)
+            Py_CLEAR(res);
+        else
+            PyList_SET_ITEM(res, (Py_ssize_t)i, item);
+    }
+done:
+    for (size_t j = 0; w && j < taken; j++) {
+        if (w[j].sc)
+            give_scratch(e, w[j].sc);
+        if (w[j].done)
+            PyThread_free_lock(w[j].done);
+    }
+    for (size_t i = 0; b.out && i < n; i++)
+        free(b.out[i]);
+    PyMem_Free(w);
+    PyMem_Free(refs);
+    PyMem_Free(b.out);
+    PyMem_Free(b.n_out);
+    PyMem_Free(b.err);
+    Py_DECREF(texts);
+    return res;
+}
+
+static PyObject *Encoder_clear(Encoder *e, PyObject *Py_UNUSED(ignored))
+{
+    if (encoder_ready(e) < 0)
+        return NULL;
+    if (e->active) {
+        PyErr_SetString(PyExc_RuntimeError, "Encoder.clear(): another thread is encoding");
+        return NULL;
+    }
+    enc_cache_clear(&e->cache);
+    Py_RETURN_NONE;
+}
+
+static PyObject *Encoder_cached(Encoder *e, void *closure)
+{
+    (void)closure;
+    return PyLong_FromSize_t(e->merger ? enc_cache_count(&e->cache) : 0);
+}
+
+static PyObject *Encoder_scratches(Encoder *e, void *closure)
+{
+    (void)closure;
+    return PyLong_FromSize_t(e->n_pool);
+}
+
+static PyMethodDef Encoder_methods[] = {
+    {"encode", (PyCFunction)Encoder_encode, METH_O,
+     "encode(text) -> list of ids (special tokens found)"},
+    {"encode_ordinary", (PyCFunction)Encoder_encode_ordinary, METH_O,
+     "encode_ordinary(text) -> list of ids (no special tokens looked for)"},
+    {"encode_to_array", (PyCFunction)Encoder_encode_to_array, METH_O,
+     "encode_to_array(text) -> array('I') of ids (special tokens found)"},
+    {"encode_ordinary_to_array", (PyCFunction)Encoder_encode_ordinary_to_array, METH_O,
+     "encode_ordinary_to_array(text) -> array('I') of ids"},
+    {"encode_batch", (PyCFunction)(void (*)(void))Encoder_encode_batch,
+     METH_VARARGS | METH_KEYWORDS,
+     "encode_batch(texts, threads=1, as_array=False, ordinary=False) -> a list of ids (or "
+     "array) per text, encoded on `threads` native threads"},
+    {"clear", (PyCFunction)Encoder_clear, METH_NOARGS, "forget every cached word"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef Encoder_getset[] = {
+    {"cached_words", (getter)Encoder_cached, NULL, "words in the shared cache", NULL},
+    {"idle_scratches", (getter)Encoder_scratches, NULL,
+     "per-thread scratch kept between calls (one per thread that encoded at once)", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyTypeObject EncoderType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "bpe_gui.engine.tokenizers._encode.Encoder",
+    .tp_basicsize = sizeof(Encoder),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Encoder(merger, preset, limit=2**31-1, specials=None, cache_words=131072): "
+              "whole texts to ids in one pass, special tokens included, with a word cache "
+              "every thread shares.",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Encoder_init,
+    .tp_dealloc = (destructor)Encoder_dealloc,
+    .tp_methods = Encoder_methods,
+    .tp_getset = Encoder_getset,
+};
+
+
+/* _fast_word(preset, data) -> int: scan_fast.h's answer for the 8 bytes data[0..8)
+ * at a word start (1..7 the word's length, 8 FAST_MORE, 0 undecided); with 16 bytes and
+ * FAST_MORE, -1 or 8 + the run's end in data[8..16). For the tests against `regex`. */
+static PyObject *fast_word_py(PyObject *mod, PyObject *args)
+{
+    (void)mod;
+    int preset;
+    Py_buffer b;
+    if (!PyArg_ParseTuple(args, "iy*:_fast_word", &preset, &b))
+        return NULL;
+    if (b.len < 8) {
+        PyBuffer_Release(&b);
+        PyErr_SetString(PyExc_ValueError, "_fast_word needs at least 8 bytes");
+        return NULL;
+    }
+    const unsigned char *p = b.buf;
+    long r = (long)enc_fast_word(preset, load8(p));
+    if (r == FAST_MORE && b.len >= 16) {
+        int e = enc_fast_more(preset, load8(p + 8));
+        r = e < 0 ? -1 : 8 + e;
+    }
+    PyBuffer_Release(&b);
+    return PyLong_FromLong(r);
+}
+
 static PyMethodDef encode_functions[] = {
     SCAN_PYTHON_METHODS,
+    {"_fast_word", fast_word_py, METH_VARARGS,
+     "_fast_word(preset, data) -> int: the one-load word scanner's answer (tests)"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -542,16 +1077,19 @@ static struct PyModuleDef encode_module = {
 
 PyMODINIT_FUNC PyInit__encode(void)
 {
-    if (PyType_Ready(&MergerType) < 0 || PyType_Ready(&WordCacheType) < 0)
+    if (PyType_Ready(&MergerType) < 0 || PyType_Ready(&WordCacheType) < 0 ||
+        PyType_Ready(&EncoderType) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&encode_module);
     if (!m)
         return NULL;
     Py_INCREF(&MergerType);
     Py_INCREF(&WordCacheType);
+    Py_INCREF(&EncoderType);
     if (scan_python_add_constants(m) < 0 ||
         PyModule_AddObject(m, "Merger", (PyObject *)&MergerType) < 0 ||
-        PyModule_AddObject(m, "WordCache", (PyObject *)&WordCacheType) < 0) {
+        PyModule_AddObject(m, "WordCache", (PyObject *)&WordCacheType) < 0 ||
+        PyModule_AddObject(m, "Encoder", (PyObject *)&EncoderType) < 0) {
         Py_DECREF(m);
         return NULL;
     }

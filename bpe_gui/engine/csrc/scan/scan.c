@@ -468,6 +468,6 @@ const bpe_scan_api *bpe_scan_api_table(void) {
 }
 
 /* safe cuts and table installation: separate files, compiled as part of this one */
-#include "scan_cut.inc"
+#include "scan_safe_boundaries.inc"
 #include "scan_tables.inc"
 #include "scan_giant.inc"

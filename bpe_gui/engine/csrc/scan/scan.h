@@ -87,7 +87,7 @@ size_t bpe_scan_words(int preset, const unsigned char *s, size_t pos, size_t n,
    Each candidate p is judged from the character at p, the one before it and, for some
    rules, the one before that: bytes [p - 8, p + 4) at most. The character at p must be
    valid UTF-8 and complete within n (so a block that ends inside a character has no
-   cut there). The rules, and why they are safe, are in scan_cut.inc. Real text has a
+   cut there). The rules, and why they are safe, are in scan_safe_boundaries.inc. Real text has a
    cut every few characters (after a letter before a space, at a \n between a
    non-space and a letter...); a run of spaces, of one letter class or of digits may
    have none. */

@@ -45,6 +45,8 @@ class Splitter(Protocol):
 CACHE_LIMIT = 1 << 18
 NO_LIMIT = 2**31 - 1   # merge with every rank
 LONG_WORD = 512        # characters: a word this long is merged by segments (encode_cut)
+# words in the C encoder's cache, shared by every thread (64 bytes each: 16 MB)
+ENCODER_WORDS = 1 << 18
 
 
 class Pipeline:
@@ -73,9 +75,12 @@ class Pipeline:
         self.stream_safe = stream_safe
         self._cache: dict[str, tuple[int, ...]] = {}
         self._ocache: dict[str, tuple] = {}
-        # tiktoken with a pattern the native scanner runs: the one merge engine of
-        # _encode reads this model's table (Merger.wrap); one word cache per thread
-        self._native = self._merger = None
+        # a pattern the native scanner runs, on byte-level tables: whole texts go to the
+        # one-pass C encoder of _encode (Encoder), which reads this model's table
+        # (Merger.wrap), finds the special tokens it is given and keeps a word cache every
+        # thread shares. _encode_native: a text without special or added tokens.
+        self._native = self._merger = self._encoder = None
+        self._whole = False   # encode(text) is _encoder.encode(text) (specials in C)
         self._wcaches: list = []
         self._cut: bool | None = None   # False: long words are merged whole
         if getattr(model, "end_of_word", b""):   # a word's last symbol carries the suffix:
@@ -100,6 +105,39 @@ class Pipeline:
                 self._native = preset
             except ValueError:   # some single bytes have no token: the model's own loop
                 pass
+        if self._merger is not None and preset is not None:
+            in_c = self._specials_in_c()
+            self._whole = in_c is not None
+            self._encoder = _encode.Encoder(self._merger, preset, NO_LIMIT,
+                                            specials=in_c or None,
+                                            cache_words=ENCODER_WORDS)
+
+    def _specials_in_c(self) -> dict[str, int] | None:
+        """The special/added tokens the C encoder finds itself (leftmost, longest) when
+        that is how this file's library finds them: tiktoken's specials (all allowed);
+        a tokenizer.json's added tokens when none strips, needs a whole word or is
+        matched after a normalizer. None: they are split here, in Python."""
+        if self.kind == "tiktoken":
+            return dict(self.special_map)
+        if self.normalize is not None:
+            return None
+        if self.pre is not None and type(self.pre).native_ok is not PreTokenizer.native_ok:
+            return None   # the pre-tokenizer decides text by text (llama.cpp's)
+        if self.added is None:
+            return {}
+        toks = getattr(self.added, "tokens", None)
+        if toks is None:
+            return None   # llama.cpp's or CLIP's splitter: run here, in Python
+        if any(t.lstrip or t.rstrip or t.single_word for t in toks) or \
+                len({t.normalized for t in toks}) > 1:
+            return None   # two passes (raw, then normalized) or whitespace rules
+        return {t.content: t.id for t in toks}
+
+    @property
+    def whole_text_encoder(self):
+        """The C encoder when ``encode(text)`` is ``encoder.encode(text)`` for every text
+        UTF-8 can hold (it raises UnicodeEncodeError on the others), else None."""
+        return self._encoder if self._whole else None
 
     # ----- pieces ---------------------------------------------------------------------
     def pieces(self, text: str, start: int = 0) -> Iterator[tuple[NStr, int | None]]:
@@ -126,6 +164,11 @@ class Pipeline:
         out: list[int] = []
         words: list[str] = []
         enc = self.model.encode_words
+        if self._whole and self._encoder is not None:
+            try:
+                return self._encoder.encode(text)
+            except UnicodeEncodeError:   # lone surrogates: the pieces below, in Python
+                pass
         if self.kind == "tiktoken":
             w = self.words
             for piece in w.pieces(text):
@@ -203,12 +246,9 @@ class Pipeline:
         return out
 
     def _encode_native(self, text: str) -> list[int]:
-        caches = self._wcaches
-        merger, native = self._merger, self._native
-        assert merger is not None and native is not None   # chosen only when __init__ set both
-        cache = caches.pop() if caches else _encode.WordCache(CACHE_LIMIT)  # pop: atomic
+        assert self._encoder is not None   # chosen only when __init__ made it
         try:
-            return merger.encode_text(native, text, NO_LIMIT, cache)
+            return self._encoder.encode_ordinary(text)
         except UnicodeEncodeError:   # a lone surrogate: UTF-8 cannot hold it
             if self.kind == "tiktoken":
                 words = self.words.findall(text)
@@ -216,8 +256,6 @@ class Pipeline:
                 assert self.pre is not None   # kind "hf": always a pre-tokenizer (hf_json)
                 words = [p.text for p in self.pre([NStr.of(text)])]
             return self.model.encode_words(words, self._cache, CACHE_LIMIT)
-        finally:
-            caches.append(cache)
 
     def encode_with_offsets(self, text: str):
         ids: list[int] = []

@@ -1,6 +1,9 @@
 /*
- * merge_cut.c -- rank-based models (tiktoken): a long word cut where no token can cross,
- * each piece merged on its own.
+ * token_boundaries.c -- a long word split at token boundaries (points no token of the
+ * vocabulary crosses), each piece merged on its own:
+ * rank-based models (tiktoken), and merge-based ones whose every merge makes the token of
+ * its two parts' bytes (byte-level tokenizer.json files: the loader checks each merge's
+ * token is in the vocabulary).
  *
  * Why: under cl100k's and o200k's patterns a Chinese clause is one word of 30-100 bytes,
  * new to the word cache; merging it whole costs a heap and a pair lookup per merge. But
@@ -8,7 +11,8 @@
  * of the vocabulary spans a position p (w[a..b) with a < p < b is never a token), no
  * merge ever joins the two sides of p: merging each side alone gives the same symbols
  * (the lowest-rank-leftmost order restricted to one side is that side's own order, since
- * no pair across p has a rank). Between most Han characters no token crosses; the pieces
+ * no pair across p has a rank). The same holds for a merge list whose merges each make a
+ * token of the vocabulary from their parts' bytes. Between most Han characters no token crosses; the pieces
  * are one to three characters, merged by the short-word scan once per call and then
  * taken from a cache of pieces (Han text repeats its characters).
  *
@@ -219,14 +223,19 @@ static size_t merge_piece(const MergeTable *m, MergeScratch *x, const unsigned c
     return mt_merge(m, &y, k, limit, w + a, MT_RAW | MT_SPANS);
 }
 
-size_t mt_merge_cut(const MergeTable *m, MergeScratch *x, const unsigned char *w, size_t len,
-                    int32_t limit)
+size_t mt_merge_at_boundaries(const MergeTable *m, MergeScratch *x, const unsigned char *w,
+                              size_t len, int32_t limit)
 {
     /* words of letters outside ASCII (Han, kana...) are where tokens seldom cross
      * characters (ASCII words rarely have a cut); the tables know only the tokens with
      * a byte >= 0x80, so every byte but the first must be one */
     if (!m->sub2 || len < CUT_FROM || w[len - 1] < 0x80 || !high_bytes(w + 1, len - 1))
         return (size_t)-1; /* the caller merges the word whole */
+    /* letters of 3 or 4 bytes (Han, kana, Thai...), where tokens seldom cross characters;
+     * a word of 2-byte letters (Cyrillic, Greek, Arabic) is short and its tokens often
+     * cross them: looking for cuts there cost more than it saved (callgrind, Russian) */
+    if ((w[0] < 0x80 ? w[1] : w[0]) < 0xE0)
+        return (size_t)-1;
     if (!x->pieces && limit == NO_RANK) /* calloc: fresh pages come zeroed (empty) */
         x->pieces = calloc((size_t)1 << PIECE_BITS, sizeof(struct MergePiece));
     size_t out = 0;

@@ -1,4 +1,4 @@
-"""Rank-based long words cut where no token can cross (csrc/merge_cut.c) give tiktoken's ids.
+"""Rank-based long words cut where no token can cross (csrc/merge/token_boundaries.c) give tiktoken's ids.
 
 The engine cuts a word of non-ASCII letters (a Chinese clause) at the positions no token
 of the vocabulary spans and merges each piece alone; whether a token spans a position is
@@ -78,3 +78,46 @@ def test_random_words(pair):
     assert [ours.encode(w) for w in words] == [enc.encode_ordinary(w) for w in words]
     text = " ".join(words)
     assert ours.encode(text) == enc.encode_ordinary(text)
+
+
+# ----- tokenizer.json: merge-based files get the same cut (every merge makes a token) -----
+tokenizers = pytest.importorskip("tokenizers")
+from tokenizers import Regex, decoders, models, pre_tokenizers, trainers  # noqa: E402
+
+
+def _hf_file(d: Path, text: str, shuffle_ids: bool) -> Path:
+    """A ByteLevel BPE trained by tokenizers on the text; shuffle_ids: the same merges
+    with the token ids permuted, so merge order no longer follows the ids (the file is
+    not rank-consistent: only the merge list says what merges first)."""
+    tk = tokenizers.Tokenizer(models.BPE(ignore_merges=False))
+    tk.pre_tokenizer = pre_tokenizers.Sequence([
+        pre_tokenizers.Split(Regex(known.LLAMA3_PATTERN), behavior="isolated"),
+        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
+    tk.decoder = decoders.ByteLevel()
+    tk.train_from_iterator([text], trainers.BpeTrainer(
+        vocab_size=1500, show_progress=False,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+    path = d / ("shuffled.json" if shuffle_ids else "tokenizer.json")
+    tk.save(str(path))
+    if shuffle_ids:
+        data = json.loads(path.read_text("utf-8"))
+        vocab = data["model"]["vocab"]
+        ids = list(vocab.values())
+        random.Random(5).shuffle(ids)
+        data["model"]["vocab"] = dict(zip(vocab, ids))
+        path.write_text(json.dumps(data), "utf-8")
+    return path
+
+
+@pytest.mark.parametrize("shuffle_ids", [False, True], ids=["trained", "ids-shuffled"])
+def test_tokenizer_json_cut(tmp_path, shuffle_ids):
+    zh, demo = _texts()
+    path = _hf_file(tmp_path, zh[:20_000] + demo, shuffle_ids)
+    ours, hf = load_tokenizer(path), tokenizers.Tokenizer.from_file(str(path))
+    letters = sorted({c for c in zh + demo if c.isalpha() and ord(c) > 127})
+    rng = random.Random(11)
+    words = ["".join(rng.choice(letters) for _ in range(rng.randint(3, 60))) for _ in range(2000)]
+    for text in (zh, demo, " ".join(words)):
+        assert ours.encode(text) == hf.encode(text, add_special_tokens=False).ids
+    assert [ours.encode(w) for w in words[:500]] == \
+        [e.ids for e in hf.encode_batch(words[:500], add_special_tokens=False)]

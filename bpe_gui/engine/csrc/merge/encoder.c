@@ -1,0 +1,567 @@
+/*
+ * encoder.c -- a whole text in one pass: special tokens, words, the shared word cache,
+ * ids out (see encoder.h). Plain C: runs without the GIL.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "merge/encoder.h"
+#include "merge/merge.h"
+#include "merge/wordcache.h"
+#include "scan/scan.h"
+#include "scan/scan_fast.h"
+#include "util/grow.h"
+
+/* ---- atomics for the seqlock (gcc's and clang's builtins: setup.py's flags are theirs) */
+#if defined(__GNUC__) || defined(__clang__)
+#define LOAD_ACQ(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define LOAD_RLX(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+#define STORE_RLX(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+#define STORE_REL(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#define FENCE_ACQ() __atomic_thread_fence(__ATOMIC_ACQUIRE)
+#define FENCE_REL() __atomic_thread_fence(__ATOMIC_RELEASE)
+static inline int cas_u32(uint32_t *p, uint32_t expected, uint32_t desired)
+{
+    return __atomic_compare_exchange_n(p, &expected, desired, 0, __ATOMIC_ACQUIRE,
+                                       __ATOMIC_RELAXED);
+}
+#define LIKELY(x) __builtin_expect(!!(x), 1)
+#define UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#error "encoder.c needs gcc or clang (their __atomic builtins)"
+#endif
+
+/* ---------------------------------------------------------------- special tokens */
+
+int enc_specials_init(EncSpecials *sp, const unsigned char *const *tokens, const size_t *len,
+                      const int32_t *ids, size_t n)
+{
+    memset(sp, 0, sizeof(*sp));
+    if (!n)
+        return 0;
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++)
+        total += len[i];
+    sp->arena = malloc(total ? total : 1);
+    sp->off = malloc(n * sizeof(size_t));
+    sp->len = malloc(n * sizeof(size_t));
+    sp->id = malloc(n * sizeof(int32_t));
+    size_t *order = malloc(n * sizeof(size_t));
+    if (!sp->arena || !sp->off || !sp->len || !sp->id || !order) {
+        free(order);
+        enc_specials_free(sp);
+        return -1;
+    }
+    /* by first byte, then longest first (insertion sort: a few hundred tokens at most) */
+    for (size_t i = 0; i < n; i++) {
+        size_t j = i;
+        while (j > 0) {
+            size_t o = order[j - 1];
+            if (tokens[o][0] < tokens[i][0] || (tokens[o][0] == tokens[i][0] && len[o] >= len[i]))
+                break;
+            order[j] = o;
+            j--;
+        }
+        order[j] = i;
+    }
+    size_t at = 0;
+    for (size_t k = 0; k < n; k++) {
+        size_t i = order[k];
+        memcpy(sp->arena + at, tokens[i], len[i]);
+        sp->off[k] = at;
+        sp->len[k] = len[i];
+        sp->id[k] = ids[i];
+        at += len[i];
+        if (len[i] > sp->max_len)
+            sp->max_len = len[i];
+    }
+    free(order);
+    sp->n = n;
+    size_t k = 0;
+    for (int b = 0; b < 256; b++) {
+        sp->start[b] = (uint32_t)k;
+        size_t k0 = k;
+        while (k < n && sp->arena[sp->off[k]] == b)
+            k++;
+        if (k > k0) {
+            sp->n_first++;
+            sp->first = (unsigned char)b;
+        }
+    }
+    sp->start[256] = (uint32_t)n;
+    return 0;
+}
+
+void enc_specials_free(EncSpecials *sp)
+{
+    free(sp->arena);
+    free(sp->off);
+    free(sp->len);
+    free(sp->id);
+    memset(sp, 0, sizeof(*sp));
+}
+
+/* The longest special token at s[q..end), or -1; its length in *len. */
+static inline ptrdiff_t special_at(const EncSpecials *sp, const unsigned char *s, size_t q,
+                                   size_t end, size_t *len)
+{
+    for (uint32_t k = sp->start[s[q]]; k < sp->start[s[q] + 1]; k++) {
+        size_t l = sp->len[k];
+        if (l <= end - q && memcmp(s + q, sp->arena + sp->off[k], l) == 0) {
+            *len = l;
+            return (ptrdiff_t)k;
+        }
+    }
+    return -1;
+}
+
+/* The leftmost special token in s[pos..end): its start (end if none), index and length. */
+static size_t next_special(const EncSpecials *sp, const unsigned char *s, size_t pos,
+                           size_t end, ptrdiff_t *which, size_t *len)
+{
+    if (!sp || !sp->n)
+        return end;
+    if (sp->n_first == 1) {
+        while (pos < end) {
+            const unsigned char *p = memchr(s + pos, sp->first, end - pos);
+            if (!p)
+                return end;
+            size_t q = (size_t)(p - s);
+            if ((*which = special_at(sp, s, q, end, len)) >= 0)
+                return q;
+            pos = q + 1;
+        }
+        return end;
+    }
+    for (size_t q = pos; q < end; q++)
+        if (sp->start[s[q]] != sp->start[s[q] + 1] && (*which = special_at(sp, s, q, end, len)) >= 0)
+            return q;
+    return end;
+}
+
+/* ---------------------------------------------------------------- the shared cache */
+
+struct EncSet {
+    uint32_t seq;                /* even: stable; odd: a writer is at work */
+    uint32_t meta;               /* way 0 (the newer word): length | ids << 8; way 1:
+                                    the same << 16; length 0: empty */
+    uint64_t key0[4], ids0[3];   /* bytes zero-padded; ids two to a word, the first low */
+    uint64_t key1[4], ids1[3];
+    uint64_t pad;
+};
+
+int enc_cache_init(EncCache *c, size_t words, int32_t limit)
+{
+    size_t bits = 1; /* sets of two words: words rounded up to a power of two, at least 4 */
+    while (((size_t)2 << bits) < words && bits < 30)
+        bits++;
+    size_t bytes = ((size_t)1 << bits) * sizeof(EncSet);
+    void *block = calloc(1, bytes + 64);
+    if (!block)
+        return -1;
+    c->block = block;
+    c->sets = (EncSet *)(((uintptr_t)block + 63) & ~(uintptr_t)63);
+    c->bits = bits;
+    c->limit = limit;
+    return 0;
+}
+
+void enc_cache_free(EncCache *c)
+{
+    free(c->block);
+    memset(c, 0, sizeof(*c));
+}
+
+void enc_cache_clear(EncCache *c)
+{
+    if (c->sets)
+        memset(c->sets, 0, ((size_t)1 << c->bits) * sizeof(EncSet));
+}
+
+size_t enc_cache_count(const EncCache *c)
+{
+    size_t k = 0;
+    for (size_t i = 0; c->sets && i < ((size_t)1 << c->bits); i++)
+        k += ((c->sets[i].meta & 0xFF) != 0) + ((c->sets[i].meta >> 16 & 0xFF) != 0);
+    return k;
+}
+
+/* the low `bytes` bytes of a word (0..8) */
+static const uint64_t low_bytes[9] = {0, 0xFF, 0xFFFF, 0xFFFFFF, 0xFFFFFFFF, 0xFFFFFFFFFF,
+                                      0xFFFFFFFFFFFF, 0xFFFFFFFFFFFFFF, ~0ull};
+
+/* The word's bytes in key[0..4), zero-padded (1 <= len <= 32); `readable`: bytes that
+ * may be read from w. */
+static inline __attribute__((always_inline)) void load_key(const unsigned char *w, size_t len,
+                                                           size_t readable, uint64_t key[4])
+{
+    if (UNLIKELY(readable < 32)) {
+        unsigned char tmp[32] = {0};
+        memcpy(tmp, w, len);
+        for (int j = 0; j < 4; j++)
+            key[j] = load8(tmp + 8 * j);
+        return;
+    }
+    if (LIKELY(len <= 8)) {
+        key[0] = load8(w) & low_bytes[len];
+        key[1] = key[2] = key[3] = 0;
+    } else if (len <= 16) {
+        key[0] = load8(w);
+        key[1] = load8(w + 8) & low_bytes[len - 8];
+        key[2] = key[3] = 0;
+    } else {
+        key[0] = load8(w);
+        key[1] = load8(w + 8);
+        key[2] = load8(w + 16) & low_bytes[len < 24 ? len - 16 : 8];
+        key[3] = len > 24 ? load8(w + 24) & low_bytes[len - 24] : 0;
+    }
+}
+
+/* the set of a word: the top bits of a product of its bytes (Fibonacci hashing); for
+ * words of up to 16 bytes (key[2] = key[3] = 0) the encoder's loop computes the same */
+static inline size_t set_hash(uint64_t k0, uint64_t k1, uint64_t k2, uint64_t k3, size_t bits)
+{
+    return (size_t)(((k0 ^ k1 * 0xC2B2AE3D27D4EB4Full ^ k2 * 0x165667B19E3779F9ull ^
+                      k3 * 0xD6E8FEB86659FD93ull) * 0x9E3779B97F4A7C15ull) >> (64 - bits));
+}
+
+static inline size_t set_of(const uint64_t key[4], size_t len, size_t bits)
+{
+    (void)len;
+    return set_hash(key[0], key[1], key[2], key[3], bits);
+}
+
+static inline int same_key(const uint64_t *a, const uint64_t key[4], size_t len)
+{
+    if (LOAD_RLX(&a[0]) != key[0])
+        return 0;
+    if (LIKELY(len <= 8))
+        return 1;
+    if (LOAD_RLX(&a[1]) != key[1])
+        return 0;
+    if (len <= 16)
+        return 1;
+    return LOAD_RLX(&a[2]) == key[2] && LOAD_RLX(&a[3]) == key[3];
+}
+
+/* A hit writes the word's ids at out (room for ENC_IDS_MAX) and returns their number;
+ * 0: a miss (or a set being written). */
+static inline __attribute__((always_inline)) size_t cache_get(EncSet *st, const uint64_t key[4],
+                                                              size_t len, uint32_t *out)
+{
+    uint32_t s0 = LOAD_ACQ(&st->seq);
+    uint32_t meta = LOAD_RLX(&st->meta);
+    const uint64_t *ids;
+    if ((meta & 0xFF) == len && same_key(st->key0, key, len)) {
+        ids = st->ids0;
+    } else if ((meta >> 16 & 0xFF) == len && same_key(st->key1, key, len)) {
+        ids = st->ids1;
+        meta >>= 16;
+    } else {
+        return 0;
+    }
+    uint64_t a = LOAD_RLX(&ids[0]), b = LOAD_RLX(&ids[1]), d = LOAD_RLX(&ids[2]);
+    FENCE_ACQ();
+    if (UNLIKELY((LOAD_RLX(&st->seq) != s0) | (s0 & 1)))
+        return 0;
+    memcpy(out, &a, 8);
+    memcpy(out + 2, &b, 8);
+    memcpy(out + 4, &d, 8);
+    return meta >> 8 & 0xFF;
+}
+
+static inline uint64_t two_ids(const int32_t *ids, size_t n, size_t i)
+{
+    uint64_t lo = i < n ? (uint32_t)ids[i] : 0, hi = i + 1 < n ? (uint32_t)ids[i + 1] : 0;
+    return lo | hi << 32;
+}
+
+/* Store a word (1 <= n <= ENC_IDS_MAX ids) as the newer word of its set; nothing when
+ * another thread is writing the set. */
+static void cache_put(EncSet *st, const uint64_t key[4], size_t len, const int32_t *ids,
+                      size_t n)
+{
+    uint32_t s0 = LOAD_RLX(&st->seq);
+    if ((s0 & 1) || !cas_u32(&st->seq, s0, s0 + 1))
+        return;
+    FENCE_REL();
+    uint32_t meta = LOAD_RLX(&st->meta);
+    for (int j = 0; j < 4; j++)
+        STORE_RLX(&st->key1[j], LOAD_RLX(&st->key0[j]));
+    for (int j = 0; j < 3; j++)
+        STORE_RLX(&st->ids1[j], LOAD_RLX(&st->ids0[j]));
+    for (int j = 0; j < 4; j++)
+        STORE_RLX(&st->key0[j], key[j]);
+    for (size_t j = 0; j < 3; j++)
+        STORE_RLX(&st->ids0[j], two_ids(ids, n, 2 * j));
+    STORE_RLX(&st->meta, (meta << 16) | (uint32_t)len | (uint32_t)n << 8);
+    STORE_REL(&st->seq, s0 + 2);
+}
+
+/* ---------------------------------------------------------------- scratch */
+
+void enc_scratch_free(EncScratch *sc)
+{
+    ms_free(&sc->x);
+    wc_free(&sc->longs);
+    free(sc->ids);
+    free(sc->buf);
+    memset(sc, 0, sizeof(*sc));
+}
+
+void enc_scratch_trim(EncScratch *sc, size_t keep)
+{
+    if (sc->x.cap * 7 * sizeof(int32_t) > keep) { /* keep the seen memo and piece cache */
+        MergeScratch y = sc->x;
+        y.seen = NULL;
+        y.pieces = NULL;
+        ms_free(&y);
+        sc->x.sym = sc->x.rk = sc->x.nxt = sc->x.prv = sc->x.st = sc->x.en = NULL;
+        sc->x.heap = NULL;
+        sc->x.cap = 0;
+    }
+    if (sc->cap * sizeof(uint32_t) > keep) {
+        free(sc->ids);
+        sc->ids = NULL;
+        sc->cap = 0;
+    }
+    if (sc->buf_cap > keep) {
+        free(sc->buf);
+        sc->buf = NULL;
+        sc->buf_cap = 0;
+    }
+}
+
+static inline int room(EncScratch *sc, size_t more)
+{
+    return bpe_grow((void **)&sc->ids, &sc->cap, sc->n + more, sizeof(uint32_t), 4096);
+}
+
+#define LONG_WORDS 16384 /* the per-thread table of long words */
+
+/* ---------------------------------------------------------------- encoding */
+
+/* A word the shared cache does not hold: merged (or from the per-thread table of long
+ * words), written out, stored. */
+static int word_miss(const MergeTable *m, EncCache *c, EncSet *st, EncScratch *sc,
+                     const unsigned char *w, size_t len, const uint64_t key[4], int32_t limit,
+                     size_t words_left)
+{
+    const int32_t *ids;
+    size_t k;
+    int is_long = len > ENC_KEY_MAX;
+    if (is_long && sc->longs.slots && (ids = wc_find(&sc->longs, w, len, &k)) != NULL) {
+        if (room(sc, k + ENC_IDS_MAX * words_left + 8) < 0)
+            return -1;
+        memcpy(sc->ids + sc->n, ids, k * sizeof(uint32_t));
+        sc->n += k;
+        return 0;
+    }
+    sc->x.kept = 1;
+    k = mt_encode_bytes(m, &sc->x, w, len, limit, 0);
+    if (k == (size_t)-1 || room(sc, k + ENC_IDS_MAX * words_left + 8) < 0)
+        return -1;
+    memcpy(sc->ids + sc->n, sc->x.sym, k * sizeof(uint32_t));
+    sc->n += k;
+    if (!is_long && k <= ENC_IDS_MAX) {
+        if (st)
+            cache_put(st, key, len, sc->x.sym, k);
+    } else {
+        if (!sc->longs.slots && wc_init(&sc->longs, LONG_WORDS) < 0)
+            return 0; /* not remembered */
+        sc->longs.limit = limit;
+        if (wc_put(&sc->longs, w, len, sc->x.sym, k) < 0)
+            return -1;
+    }
+    (void)c;
+    return 0;
+}
+
+/* A word of up to 32 bytes, or longer, through the shared cache (when sets is not NULL),
+ * the per-thread table of long words or merging: its ids appended to sc->ids. */
+static __attribute__((noinline)) int word_slow(const MergeTable *m, EncSet *sets, size_t bits,
+                                               EncScratch *sc, const unsigned char *w,
+                                               size_t len, size_t readable, int32_t limit,
+                                               size_t words_left)
+{
+    uint64_t key[4] = {0, 0, 0, 0};
+    EncSet *st = NULL;
+    if (room(sc, ENC_IDS_MAX + 8) < 0)
+        return -1;
+    if (len <= ENC_KEY_MAX) {
+        load_key(w, len, readable, key);
+        if (sets) {
+            st = &sets[set_of(key, len, bits)];
+            size_t got = cache_get(st, key, len, sc->ids + sc->n);
+            if (got) {
+                sc->n += got;
+                return 0;
+            }
+        }
+    }
+    return word_miss(m, NULL, st, sc, w, len, key, limit, words_left);
+}
+
+/* The preset's one-load words (scan_fast.h). */
+enum { FAST_NONE, FAST_GPT2, FAST_CL100K, FAST_QWEN2, FAST_O200K };
+
+static int fast_kind(int preset)
+{
+    /* ASCII is classed alike in every Unicode version: the kind alone decides */
+    switch (BPE_SCAN_KIND(preset)) {
+    case BPE_SCAN_GPT2: return FAST_GPT2;
+    case BPE_SCAN_CL100K: case BPE_SCAN_LLAMA3: return FAST_CL100K;
+    case BPE_SCAN_QWEN2: return FAST_QWEN2;
+    case BPE_SCAN_O200K: return FAST_O200K;
+    default: return FAST_NONE;
+    }
+}
+
+static inline __attribute__((always_inline)) size_t fast_word(int kind, uint64_t v)
+{
+    switch (kind) {
+    case FAST_GPT2: return fast_word_gpt2(v);
+    case FAST_CL100K: return fast_word_cl100k(v, 1);
+    case FAST_QWEN2: return fast_word_cl100k(v, 0);
+    case FAST_O200K: return fast_word_o200k(v);
+    default: return 0;
+    }
+}
+
+size_t enc_fast_word(int preset, uint64_t v)
+{
+    return fast_word(fast_kind(preset), v);
+}
+
+int enc_fast_more(int preset, uint64_t v)
+{
+    return fast_more(v, fast_kind(preset) == FAST_O200K);
+}
+
+/* s[pos..end): text without special tokens, scanned as a whole text. One pass: where
+ * 8 (or 16) bytes settle the word (scan_fast.h: most words), the same bytes are its
+ * cache key; otherwise the scanner cuts one word. Words of up to 16 bytes are looked up
+ * inline; the rest call word_slow. `kind` is a constant in each copy of this loop. */
+static inline __attribute__((always_inline)) int encode_piece_k(
+    int kind, const MergeTable *m, int preset, EncCache *c, EncScratch *sc,
+    const unsigned char *s, size_t pos, size_t end, size_t readable, int32_t limit)
+{
+    EncSet *sets = c && c->limit == limit ? c->sets : NULL;
+    size_t bits = c ? c->bits : 0, shift = 64 - bits;
+    if (!sets)
+        kind = FAST_NONE, readable = 0; /* no inline lookups */
+    /* words starting at or before these can be read 16 bytes at a time: from the text,
+     * from the piece */
+    const unsigned char *fast_end = readable >= 16 ? s + readable - 16 : NULL;
+    const unsigned char *piece_end8 = end >= 8 ? s + end - 8 : NULL;
+    const unsigned char *piece_end16 = end >= 16 ? s + end - 16 : NULL;
+    if (sc->longs.slots && sc->longs.limit != limit)
+        wc_reset(&sc->longs), sc->longs.limit = limit;
+    if (room(sc, 4 * ENC_IDS_MAX) < 0)
+        return -1;
+    uint32_t *out = sc->ids + sc->n, *out_end = sc->ids + sc->cap - ENC_IDS_MAX;
+    while (pos < end) {
+        const unsigned char *w = s + pos;
+        size_t len = 0;
+        uint64_t v = 0, v1 = 0;
+        if (kind != FAST_NONE && w <= piece_end8) {
+            v = load8(w);
+            len = fast_word(kind, v);
+            if (len == FAST_MORE) {
+                len = 0;
+                if (w <= piece_end16) {
+                    v1 = load8(w + 8);
+                    int e = fast_more(v1, kind == FAST_O200K);
+                    if (e >= 0 && e < 8)
+                        len = 8 + (size_t)e;
+                }
+            }
+        }
+        if (!len) {
+            len = bpe_scan_word(preset, s, pos, end) - pos;
+            if (len > 16 || w > fast_end) {
+                pos += len;
+                goto slow;
+            }
+            v = load8(w);
+            v1 = load8(w + 8);
+        }
+        pos += len;
+        if (UNLIKELY(out > out_end))
+            goto slow;
+        {
+            uint64_t k0 = len >= 8 ? v : v & low_bytes[len];
+            uint64_t k1 = len > 8 ? v1 & low_bytes[len - 8] : 0;
+            EncSet *st = &sets[((k0 ^ k1 * 0xC2B2AE3D27D4EB4Full) * 0x9E3779B97F4A7C15ull) >> shift];
+            uint32_t s0 = LOAD_ACQ(&st->seq), meta = LOAD_RLX(&st->meta);
+            const uint64_t *ids = NULL;
+            if ((meta & 0xFF) == len && LOAD_RLX(&st->key0[0]) == k0 &&
+                LOAD_RLX(&st->key0[1]) == k1) {
+                ids = st->ids0;
+            } else if ((meta >> 16 & 0xFF) == len && LOAD_RLX(&st->key1[0]) == k0 &&
+                       LOAD_RLX(&st->key1[1]) == k1) {
+                ids = st->ids1;
+                meta >>= 16;
+            }
+            if (LIKELY(ids != NULL)) {
+                uint64_t a = LOAD_RLX(&ids[0]), b = LOAD_RLX(&ids[1]), d = LOAD_RLX(&ids[2]);
+                FENCE_ACQ();
+                if (LIKELY((LOAD_RLX(&st->seq) == s0) & !(s0 & 1))) {
+                    memcpy(out, &a, 8);
+                    memcpy(out + 2, &b, 8);
+                    memcpy(out + 4, &d, 8);
+                    out += meta >> 8 & 0xFF;
+                    continue;
+                }
+            }
+        }
+    slow:
+        sc->n = (size_t)(out - sc->ids);
+        if (word_slow(m, sets, bits, sc, w, len,
+                      readable > (size_t)(w - s) ? readable - (size_t)(w - s) : 0, limit, 4) < 0)
+            return -1;
+        out = sc->ids + sc->n;
+        out_end = sc->ids + sc->cap - ENC_IDS_MAX;
+    }
+    sc->n = (size_t)(out - sc->ids);
+    return 0;
+}
+
+static int encode_piece(const MergeTable *m, int preset, EncCache *c, EncScratch *sc,
+                        const unsigned char *s, size_t pos, size_t end, size_t readable,
+                        int32_t limit)
+{
+    switch (fast_kind(preset)) {
+    case FAST_GPT2:
+        return encode_piece_k(FAST_GPT2, m, preset, c, sc, s, pos, end, readable, limit);
+    case FAST_CL100K:
+        return encode_piece_k(FAST_CL100K, m, preset, c, sc, s, pos, end, readable, limit);
+    case FAST_QWEN2:
+        return encode_piece_k(FAST_QWEN2, m, preset, c, sc, s, pos, end, readable, limit);
+    case FAST_O200K:
+        return encode_piece_k(FAST_O200K, m, preset, c, sc, s, pos, end, readable, limit);
+    default:
+        return encode_piece_k(FAST_NONE, m, preset, c, sc, s, pos, end, readable, limit);
+    }
+}
+
+int enc_encode(const MergeTable *m, int preset, EncCache *c, EncScratch *sc,
+               const EncSpecials *sp, const unsigned char *s, size_t n, size_t readable,
+               int32_t limit)
+{
+    size_t pos = 0;
+    while (pos < n) {
+        ptrdiff_t which = -1;
+        size_t len = 0, q = next_special(sp, s, pos, n, &which, &len);
+        if (q > pos && encode_piece(m, preset, c, sc, s, pos, q, readable, limit) < 0)
+            return -1;
+        if (q == n)
+            break;
+        if (room(sc, 1) < 0)
+            return -1;
+        sc->ids[sc->n++] = (uint32_t)sp->id[which];
+        pos = q + len;
+    }
+    return 0;
+}

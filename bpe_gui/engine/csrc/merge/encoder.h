@@ -1,0 +1,98 @@
+/*
+ * encoder.h -- encoding a whole text in one pass over its UTF-8: special tokens found,
+ * the words between them cut by the native scanner (scan.h), each word's ids taken from
+ * a word cache shared by every thread of one tokenizer or merged (merge.h) on a miss, the
+ * ids written into one growing uint32 array. Plain C: runs without the GIL.
+ *
+ * The shared cache (EncCache) is a table of 2-way sets of flat slots: a word of up to
+ * 32 bytes with up to 6 ids sits in one 64-byte slot (its bytes, zero-padded, compared
+ * 8 at a time; its ids copied out with three 8-byte moves), so a hit reads one cache line
+ * and calls nothing. Longer words (C's long comment lines, Chinese clauses) go to a
+ * per-thread table (wordcache.h's WordCacheTable, in the thread's EncScratch). The
+ * memory is fixed when the cache is made: a full set forgets its older word.
+ *
+ * Threads: any number of threads encode with one EncCache at once, each with its own
+ * EncScratch. Each set has a sequence number (a seqlock): a writer makes it odd while it
+ * writes (a writer that finds it odd or loses the race just does not store its word), a
+ * reader compares it before and after reading and treats a change as a miss. So readers
+ * never wait and never see a half-written word, and a word merged by one thread serves
+ * every other thread from then on.
+ *
+ * The entries are valid for one merge limit (EncCache.limit); a call with another limit
+ * neither reads nor fills the shared cache.
+ */
+#ifndef BPE_ENCODER_H
+#define BPE_ENCODER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "merge/merge.h"
+#include "merge/wordcache.h"
+
+/* ---- special tokens: found leftmost, the longest at a place (tiktoken's and
+ * tokenizers' rule for them); the text between them is encoded as separate texts ---- */
+typedef struct {
+    size_t n, max_len;
+    unsigned char *arena;  /* every token's bytes */
+    size_t *off, *len;     /* token i: arena[off[i] .. off[i] + len[i]) */
+    int32_t *id;
+    uint32_t start[257];   /* tokens whose first byte is b: start[b] .. start[b + 1],
+                              longest first */
+    int n_first;           /* distinct first bytes; one: memchr finds the candidates */
+    unsigned char first;   /* that byte */
+} EncSpecials;
+
+/* tokens[i] (len[i] bytes, > 0) is special token ids[i]. 0, or -1 out of memory. */
+int enc_specials_init(EncSpecials *sp, const unsigned char *const *tokens, const size_t *len,
+                      const int32_t *ids, size_t n);
+void enc_specials_free(EncSpecials *sp);
+
+/* ---- the shared word cache ---- */
+#define ENC_KEY_MAX 32 /* bytes of a word in a slot */
+#define ENC_IDS_MAX 6  /* ids of a word in a slot */
+
+typedef struct EncSet EncSet;
+
+typedef struct {
+    EncSet *sets;
+    void *block;   /* the allocation sets lies in (aligned to 64 bytes) */
+    size_t bits;   /* 2**bits sets */
+    int32_t limit; /* the merge limit of its entries */
+} EncCache;
+
+/* Room for about `words` words (rounded up to a power of two, at least 1024). */
+int enc_cache_init(EncCache *c, size_t words, int32_t limit);
+void enc_cache_free(EncCache *c);
+/* Forget every word (only while no thread encodes with it). */
+void enc_cache_clear(EncCache *c);
+/* Words held (counts the slots in use: for tests and statistics). */
+size_t enc_cache_count(const EncCache *c);
+
+/* ---- one thread's scratch ---- */
+typedef struct {
+    MergeScratch x;          /* merging a new word */
+    WordCacheTable longs;    /* words too long for the shared cache; NULL slots: none yet */
+    uint32_t *ids;           /* the result: ids[0 .. n) */
+    size_t n, cap;
+    unsigned char *buf;      /* a text's UTF-8, when it is not ASCII */
+    size_t buf_cap;
+} EncScratch;
+
+void enc_scratch_free(EncScratch *sc);
+/* After a call: give back what one giant word or text made grow past `keep` bytes. */
+void enc_scratch_trim(EncScratch *sc, size_t keep);
+
+/* Encode s[0..n) (UTF-8) with the scanner `preset`, the merges of rank < limit, the
+ * special tokens sp (NULL: none) and the cache c (NULL: none), appending the ids to
+ * sc->ids. `readable` >= n: bytes from s that may be read (loads of 8 bytes past a
+ * word's end, never used). 0, or -1 when out of memory. */
+int enc_encode(const MergeTable *m, int preset, EncCache *c, EncScratch *sc,
+               const EncSpecials *sp, const unsigned char *s, size_t n, size_t readable,
+               int32_t limit);
+
+/* The one-load word of a preset (scan/scan_fast.h) at the 8 bytes v: for tests. */
+size_t enc_fast_word(int preset, uint64_t v);
+int enc_fast_more(int preset, uint64_t v);
+
+#endif

@@ -1,0 +1,285 @@
+"""The one-pass C encoder of whole texts (csrc/merge/encoder.c, ``_encode.Encoder``):
+its words, its special tokens, its shared cache, its array and batch APIs.
+
+The encoder decides the common ASCII words of each published pattern from one 8-byte
+load (csrc/scan/scan_fast.h, a hand-compiled scanner) and finds special tokens itself;
+here ``regex`` running the pattern is the oracle for the words, tiktoken and HF
+``tokenizers`` for the ids, and the Python path (the pattern's words through the word
+model) for trained tokenizers.
+"""
+from __future__ import annotations
+
+import importlib.util
+import lzma
+import random
+import threading
+from array import array
+from pathlib import Path
+
+import pytest
+import regex
+
+tiktoken = pytest.importorskip("tiktoken")
+tokenizers = pytest.importorskip("tokenizers")
+
+import hf_files as hfp  # noqa: E402
+import tiktoken_files as tti  # noqa: E402
+
+from bpe_gui.engine.formats import load_tokenizer  # noqa: E402
+from bpe_gui.engine.formats import known_encodings as known  # noqa: E402
+from bpe_gui.engine.text.presets import KIND_PATTERNS, PRESET_IDS  # noqa: E402
+from bpe_gui.engine.tokenizers import _encode  # noqa: E402
+from bpe_gui.engine.train.trainer import TrainSettings, Trainer  # noqa: E402
+
+# characters of every class the one-load scanner tells apart, and some it leaves to the
+# scanner (\v \f, controls, DEL, letters, marks, digits and spaces outside ASCII)
+ASCII_PARTS = (["a", "b", "z", "A", "Q", "Z", "e", "l", "s", "t", "m", "d", "r", "v"] * 3 +
+               ["0", "5", "9"] * 3 + [" "] * 8 + ["\n", "\r", "\t"] * 2 +
+               list(".,;:!?\"#$%&()*+-/<=>@[\\]^_`{|}~'") + ["'s", "'ll", "'VE", "'Re", "'t"] +
+               ["\v", "\f", "\x00", "\x1c", "\x7f", "é", "ß", "Ж", "ж", "\u0301", "٣",
+                "\u00a0", "\u3000", "中", "🙂", "ſ", "\u212a"])
+
+
+def _random_texts(n: int, seed: int, length=(1, 40)) -> list[str]:
+    rng = random.Random(seed)
+    return ["".join(rng.choice(ASCII_PARTS) for _ in range(rng.randint(*length)))
+            for _ in range(n)]
+
+
+@pytest.mark.parametrize("kind", ["gpt2", "cl100k", "o200k", "llama3", "qwen2"])
+def test_one_load_words_agree_with_regex(kind):
+    """Wherever the one-load scanner answers, its word is the pattern's first match."""
+    pattern = regex.compile(KIND_PATTERNS[kind])
+    preset = PRESET_IDS[kind]
+    answered = 0
+    for text in _random_texts(40_000, seed=len(kind), length=(4, 24)):
+        data = text.encode("utf-8")
+        if len(data) < 8:
+            continue
+        got = _encode._fast_word(preset, data)
+        if got == 0:
+            continue
+        answered += 1
+        want = len(pattern.match(text).group().encode("utf-8"))
+        if got == 8:   # a letter run fills the 8 bytes: the word is longer
+            assert want >= 8, (kind, text)
+        elif got > 8:  # 16 bytes given: the run's end in the second 8
+            assert want == got, (kind, text, got, want)
+        elif got > 0:
+            assert want == got, (kind, text, got, want)
+    assert answered > 10_000   # it does answer most of these
+
+
+def _tiktoken_pair(tmp_path_factory, pattern, specials):
+    d = tmp_path_factory.mktemp("enc")
+    ranks = tti.trained_ranks()
+    path = tti.ranks_file(d, ranks, "t.tiktoken")
+    import json
+    (d / "t.tiktoken.json").write_text(json.dumps({"pat_str": pattern, "special_tokens": specials}))
+    enc = tiktoken.Encoding("t", pat_str=pattern, mergeable_ranks=ranks, special_tokens=specials)
+    return load_tokenizer(path), enc
+
+
+@pytest.mark.parametrize("pattern", [known.CL100K_PATTERN, known.O200K_PATTERN],
+                         ids=["cl100k", "o200k"])
+def test_random_texts_as_tiktoken(tmp_path_factory, pattern):
+    n = 1000
+    ours, enc = _tiktoken_pair(tmp_path_factory, pattern,
+                               {"<|endoftext|>": n, "<|end|>": n + 1, "<|endoftext|>x": n + 2})
+    assert ours.pipeline.whole_text_encoder is not None
+    texts = _random_texts(3000, seed=3, length=(1, 200))
+    texts += [t + "<|endoftext|>" + u + "<|end|><|endoftext|>x<|endof" for t, u in
+              zip(texts[:200], texts[200:400])]
+    for t in texts:
+        assert ours.encode(t) == enc.encode(t, allowed_special="all"), t
+    joined = "".join(texts)
+    assert ours.encode(joined) == enc.encode(joined, allowed_special="all")
+
+
+def test_random_texts_as_tokenizers(tmp_path_factory):
+    tk = hfp.byte_level_llama3(ignore_merges=False)   # added tokens as Llama 3's: special,
+    tk.add_special_tokens(["<|begin|>", "<|begin|>x"])   # not normalized, no stripping
+    d = tmp_path_factory.mktemp("hf")
+    tk.save(str(d / "tokenizer.json"))
+    ours = load_tokenizer(d / "tokenizer.json")
+    assert ours.pipeline.whole_text_encoder is not None   # added tokens found in C
+    texts = _random_texts(2000, seed=4, length=(1, 200))
+    texts += [t + "<|begin|>x" + u + "<|eot_id|><|begin|>" for t, u in zip(texts[:100], texts[100:200])]
+    for t in texts:
+        assert ours.encode(t) == tk.encode(t, add_special_tokens=False).ids, t
+
+
+@pytest.mark.parametrize("kind", ["gpt2", "cl100k", "o200k", "llama3", "qwen2"])
+def test_trained_native_equals_python_path(kind):
+    t = Trainer.from_text(tti.CORPUS, TrainSettings(vocab_size=400, pattern=KIND_PATTERNS[kind],
+                                                    special_tokens=["<|x|>", "<|x|>y"]))
+    t.run()
+    tok = t.tokenizer()
+    assert tok._native_encoder() is not None
+    for text in _random_texts(1500, seed=5, length=(1, 120)) + ["a<|x|>yb<|x|>"]:
+        want = [i for p in tok.pre.pieces(text) for i in
+                ([tok.special_ids[p.text]] if p.special else tok._encode_words(p.text))]
+        assert tok.encode(text) == want, text
+
+
+def test_encode_to_array(tmp_path_factory):
+    ours, enc = _tiktoken_pair(tmp_path_factory, known.CL100K_PATTERN, {"<|endoftext|>": 1000})
+    for text in ["", "hello world<|endoftext|>", "x\ud800y", " Привет 你好 " * 50]:
+        a = ours.encode_to_array(text)
+        assert isinstance(a, array) and a.typecode == "I" and a.itemsize == 4
+        assert a.tolist() == ours.encode(text)
+    t = Trainer.from_text(tti.CORPUS, TrainSettings(vocab_size=300, pattern=r"\s+|\S+"))
+    t.run()
+    regex_tok = t.tokenizer()   # no C encoder: the list made into an array
+    assert regex_tok._native_encoder() is None
+    assert regex_tok.encode_to_array("a b  c").tolist() == regex_tok.encode("a b  c")
+
+
+@pytest.mark.parametrize("threads", [1, 2, 4])
+def test_encode_batch_native_threads(tmp_path_factory, threads):
+    ours, enc = _tiktoken_pair(tmp_path_factory, known.O200K_PATTERN, {"<|endoftext|>": 1000})
+    texts = _random_texts(300, seed=6, length=(0, 400)) + ["", "x\udc00<|endoftext|>y"]
+    got = ours.encode_batch(texts, threads=threads)
+    assert got == [ours.encode(t) for t in texts]
+    assert got[:-1] == [enc.encode(t, allowed_special="all") for t in texts[:-1]]
+    arrays = ours.pipeline.whole_text_encoder.encode_batch(texts[:-1], threads, as_array=True)
+    assert [a.tolist() for a in arrays] == got[:-1]
+
+
+def test_one_cache_for_every_thread_bounded(tmp_path_factory):
+    """Threads share the encoder's cache (a word merged by one serves all), its memory is
+    fixed, and each thread that encoded at once keeps one scratch."""
+    ours, enc = _tiktoken_pair(tmp_path_factory, known.CL100K_PATTERN, {})
+    merger = ours.pipeline._merger
+    small = _encode.Encoder(merger, PRESET_IDS["cl100k"], cache_words=1024)
+    texts = _random_texts(400, seed=8, length=(50, 300))
+    want = [enc.encode_ordinary(t) for t in texts]
+    errors: list = []
+
+    def work(k):
+        try:
+            for _ in range(3):
+                for i in range(k, len(texts), 4):
+                    assert small.encode(texts[i]) == want[i]
+        except AssertionError as e:   # reported on the main thread
+            errors.append(e)
+
+    ts = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert not errors
+    assert 0 < small.cached_words <= 1024
+    assert 1 <= small.idle_scratches <= 4
+    small.clear()
+    assert small.cached_words == 0
+    assert small.encode_batch(texts, 3) == want
+
+
+# ----- corner texts and real corpora: ids as the libraries', from one thread and many ----------
+def _bench_corpora():
+    """bench/corpora.py, the generator of the corner texts the benchmark times."""
+    path = Path(__file__).resolve().parents[3] / "bench" / "corpora.py"
+    spec = importlib.util.spec_from_file_location("bench_corpora_for_tests", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _real_texts(corpora_dir: Path, chars: int) -> dict[str, str]:
+    out = {}
+    for path in sorted(corpora_dir.iterdir()):
+        if path.name.endswith(".txt.xz"):
+            with lzma.open(path, "rt", encoding="utf-8") as f:
+                out[path.name] = f.read(chars)
+        elif path.suffix == ".txt":
+            out[path.name] = path.read_text("utf-8")[:chars]
+    return out
+
+
+@pytest.fixture(scope="module")
+def hard_texts(corpora_dir) -> dict[str, str]:
+    """Every corner of bench/corpora.py (long words, whitespace runs, digits, emoji, random
+    Unicode, decomposed accents; 40 KB each) and the start of every corpus."""
+    real = _real_texts(corpora_dir, 120_000)
+    corpora = _bench_corpora()
+    english = real["en-tinyshakespeare.txt.xz"]
+    corners = {name: corpora.corner_text(name, 40_000, english) for name in corpora.CORNERS}
+    assert set(corners) >= {"long-words", "whitespace", "digits", "emoji", "unicode", "decomposed"}
+    return {**corners, **real}
+
+
+def _three_kinds(tmp_path_factory):
+    """(name, our tokenizer, the library's encode) for cl100k's and o200k's patterns over a
+    .tiktoken file, and a Llama-3-style byte-level tokenizer.json."""
+    out = []
+    for name, pattern in (("cl100k", known.CL100K_PATTERN), ("o200k", known.O200K_PATTERN)):
+        ours, enc = _tiktoken_pair(tmp_path_factory, pattern, {"<|endoftext|>": 1000})
+        out.append((name, ours, lambda t, enc=enc: enc.encode(t, allowed_special="all")))
+    tk = hfp.byte_level_llama3(ignore_merges=False)
+    d = tmp_path_factory.mktemp("hf3")
+    tk.save(str(d / "tokenizer.json"))
+    out.append(("llama3-json", load_tokenizer(d / "tokenizer.json"),
+                lambda t: tk.encode(t, add_special_tokens=False).ids))
+    return out
+
+
+@pytest.mark.slow
+def test_corners_and_corpora_as_the_libraries(tmp_path_factory, hard_texts):
+    """ids equal tiktoken's / tokenizers' on every corner and corpus; encode_to_array
+    holds the same ids; encode_batch over the lines equals encode line by line."""
+    for name, ours, want_of in _three_kinds(tmp_path_factory):
+        assert ours.pipeline.whole_text_encoder is not None, name
+        for label, text in hard_texts.items():
+            got = ours.encode(text)
+            assert got == want_of(text), (name, label)
+            assert ours.encode_to_array(text).tolist() == got, (name, label)
+            lines = text.splitlines(keepends=True)[:300]
+            assert ours.encode_batch(lines, threads=2) == [want_of(t) for t in lines], (name, label)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("cache_words", [16, 4096])
+def test_shared_cache_under_threads_equals_one_thread(tmp_path_factory, hard_texts, cache_words):
+    """Six threads encode different texts (every script, every corner) at once through one
+    encoder whose shared cache is tiny (each set overwritten by other threads' words all
+    the time) or roomy; each gets the ids a fresh encoder gives on one thread, which are
+    tiktoken's."""
+    ours, enc = _tiktoken_pair(tmp_path_factory, known.O200K_PATTERN, {"<|endoftext|>": 1000})
+    merger = ours.pipeline._merger
+    pieces = [text[i:i + 3000] + ("<|endoftext|>" if i % 2 else "")
+              for text in hard_texts.values() for i in range(0, min(len(text), 30_000), 3000)]
+    oracle = _encode.Encoder(merger, PRESET_IDS["o200k"], specials={"<|endoftext|>": 1000})
+    want = [oracle.encode(t) for t in pieces]
+    assert want == [enc.encode(t, allowed_special="all") for t in pieces]
+
+    shared = _encode.Encoder(merger, PRESET_IDS["o200k"], specials={"<|endoftext|>": 1000},
+                             cache_words=cache_words)
+    n = 6
+    start = threading.Barrier(n)
+    wrong: list = []
+
+    def work(k: int) -> None:
+        start.wait()
+        for rnd in range(2):
+            for i in range(k, len(pieces), n):
+                try:
+                    got = shared.encode(pieces[i]) if (i + rnd) % 2 else \
+                        shared.encode_to_array(pieces[i]).tolist()
+                except BaseException as e:  # noqa: BLE001 - reported on the main thread
+                    wrong.append((i, repr(e)))
+                    continue
+                if got != want[i]:
+                    wrong.append((i, len(got), len(want[i])))
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert wrong == []
+    assert 0 < shared.cached_words <= cache_words
+    # and the native batch, its threads sharing the same cache
+    assert shared.encode_batch(pieces, 4) == want
+    assert [a.tolist() for a in shared.encode_batch(pieces, 3, as_array=True)] == want
