@@ -56,6 +56,7 @@ def pair(qtbot, controller):
         w.show()
         qtbot.waitExposed(w)
     view.words.wordClicked.connect(panel.show_word)
+    view.words.wordRecut.connect(panel.show_word)
     view.set_text(TEXT)
     return view, panel
 
@@ -164,6 +165,31 @@ def test_imported_gpt2_files_play_back_unbelievable(qtbot, tmp_path, pair, contr
     assert "imported tokenizer vocab.json" in panel.title.text()
     qtbot.keyClick(panel, Qt.Key_Home)
     assert panel.shown_symbols() == [bytes([b]) for b in b" unbelievable"]
+
+
+@pytest.mark.regression
+def test_a_new_tokenizer_plays_back_the_word_as_it_cuts_it(qtbot, tmp_path, pair, controller):
+    """Switching to a tokenizer whose pattern cuts the clicked word otherwise plays back
+    the word the view now shows, not the old word's text under the new tokenizer (seen:
+    ' world' from the trained tokenizer stayed 'world' after importing Qwen2's GGUF)."""
+    tokenizers = pytest.importorskip("tokenizers")
+    from tokenizers import Regex, models, pre_tokenizers, trainers
+    hf = tokenizers.Tokenizer(models.BPE(unk_token="[UNK]"))
+    hf.pre_tokenizer = pre_tokenizers.Split(     # words without their space
+        Regex(r"\p{L}+|\p{N}+|[^\s\p{L}\p{N}]+|\s+"), "isolated")
+    hf.train_from_iterator([CORPUS], trainers.BpeTrainer(
+        vocab_size=120, special_tokens=["[UNK]"], show_progress=False))
+    hf.save(str(tmp_path / "tokenizer.json"))
+    view, panel = pair
+    click_char(qtbot, view, TEXT.index("slowest") + 2)
+    assert panel.word.text == " slowest"
+    assert controller.tokenizer_files.import_tokenizer(str(tmp_path / "tokenizer.json")) \
+        is not None
+    controller.tokenizer_files.set_use_imported(True)
+    qtbot.waitUntil(lambda: panel.word.text == "slowest")
+    tok = controller.tokenizer()
+    assert panel.shown_symbols() == [tok.vocab[i] for i in hf.encode("slowest").ids]
+    assert "imported tokenizer tokenizer.json" in panel.title.text()
 
 
 def test_main_window_click_brings_up_the_playback_dock(qtbot, window):

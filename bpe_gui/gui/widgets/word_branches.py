@@ -62,6 +62,8 @@ class WordColouring(QObject):
     """The words mode of one text edit: toggle, legend, colours, hover text, clicks."""
 
     wordClicked = Signal(object)      # ClickedWord
+    # the last clicked word as a new pattern cuts it (a new tokenizer): its span changed
+    wordRecut = Signal(object)        # ClickedWord
     modeChanged = Signal(bool)
 
     def __init__(self, edit: QPlainTextEdit, source: Callable[[], Pretokenizer | None],
@@ -79,6 +81,7 @@ class WordColouring(QObject):
         self.highlighter = BranchHighlighter(self)
         self._key: tuple | None = ()           # () : never looked; None: no pattern
         self._press: QPoint | None = None
+        self._last: tuple[int, ClickedWord] | None = None   # (character, word) last clicked
         self._set_palette()
         self._timer = QTimer(self, singleShot=True, interval=0)
         self._timer.timeout.connect(self.colour_visible)
@@ -136,6 +139,20 @@ class WordColouring(QObject):
             self.legend.title.setText(self.found.error or "No tokenizer yet: train (Step) "
                                       "or import one to see its pattern's rules.")
         self._invalidate()
+        self._recut()
+
+    def _recut(self) -> None:
+        """Tell whoever plays back the last clicked word that the new pattern cuts it
+        otherwise (" world" under one tokenizer is "world" under another), so it never
+        shows a word this view no longer has."""
+        if self._last is None or self.found.matcher is None:
+            return
+        ch, last = self._last
+        word = self.found.word_at(ch)
+        if word is not None and (word.start, word.end, word.text) != \
+                (last.start, last.end, last.text):
+            self._last = ch, word
+            self.wordRecut.emit(word)
 
     def _invalidate(self) -> None:
         self.found.text, self.found.fresh = None, set()
@@ -144,6 +161,7 @@ class WordColouring(QObject):
 
     def _on_change(self, _pos: int, removed: int, added: int) -> None:
         if removed or added:      # not a re-colouring
+            self._last = None     # the clicked character may now be another word's
             self._invalidate()
 
     # ----- words (models/edit_words.py finds them) --------------------------------------------
@@ -278,7 +296,8 @@ class WordColouring(QObject):
             self.refresh()
         ch = self.char_at(pos)
         word = None if ch is None else self.found.word_at(ch)
-        if word is not None:
+        if word is not None and ch is not None:
+            self._last = ch, word
             self.wordClicked.emit(word)
 
 

@@ -112,6 +112,7 @@ class DockLayout:
         words = getattr(self.encode_view, "words", None)
         if words is not None and hasattr(self.playback_view, "show_word"):
             words.wordClicked.connect(self.playback_view.show_word)
+            words.wordRecut.connect(self.playback_view.show_word)
             words.wordClicked.connect(lambda _w: self._bring_up(self.playback_dock))
 
     @staticmethod
