@@ -16,31 +16,15 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, QStandardPaths
-from PySide6.QtWidgets import QApplication
 
 from bpe_gui.gui.app import create_application
+from tools.screenshots import pump, wait_idle
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "engine" / "check"))
-
-
-def pump(app: QApplication, seconds: float = 0.3) -> None:
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        app.processEvents()
-        time.sleep(0.01)
-
-
-def wait_idle(app: QApplication, win, timeout: float = 120.0) -> None:
-    end = time.monotonic() + timeout
-    while (win.controller.busy or win.controller.stale) and time.monotonic() < end:
-        app.processEvents()
-        time.sleep(0.02)
-    pump(app, 0.3)
 
 
 def main(out: Path, size: tuple[int, int], root: bool) -> None:

@@ -81,9 +81,6 @@ IMPORT_LABELS: dict[str, str] = {
 _LOADERS = {"gpt2": gpt2, "hf": hf, "tiktoken": tiktoken_fmt, "native": native,
             "gguf": gguf_fmt, "tekken": tekken_fmt, "clip": clip_fmt,
             "sentencepiece": sentencepiece_fmt}
-# importable formats that are recognised and named but whose files do not run yet (the
-# loader refuses each with the reason; the local model list says they will not open)
-NOT_RUN_YET: tuple[str, ...] = ()
 # sniffed formats whose content says little (any text of two words a line looks like
 # merges): a file name that names another format wins over them
 _WEAK = ("gpt2-merges",)
@@ -92,18 +89,14 @@ _SNIFFED = {"gguf": "gguf", "sentencepiece": "sentencepiece", "tekken": "tekken"
             "native": "native", "tiktoken-meta": "tiktoken", "gpt2-vocab": "gpt2",
             "gpt2-merges": "gpt2", "clip": "clip", "tiktoken": "tiktoken"}
 
-__all__ = ["FORMATS", "IMPORTABLE", "IMPORT_LABELS", "LocalModel", "NOT_RUN_YET", "ModelRoot",
+__all__ = ["FORMATS", "IMPORTABLE", "IMPORT_LABELS", "LocalModel", "ModelRoot",
            "ModelScan", "Sniffed", "describe_file", "describe_source", "detect_format",
            "export_formats", "export_tokenizer", "filter_models", "find_models",
-           "format_label", "load_tokenizer", "looks_like_tokenizer", "meta_beside",
+           "load_tokenizer", "looks_like_tokenizer", "meta_beside",
            "model_matches", "model_roots", "output_files", "pick_model", "recognise",
            "render_files", "settings_problem", "sniff_file", "supported_formats",
            "unsupported_reason"]
 
-
-def format_label(fmt: str) -> str:
-    """A format key in words. Example: 'sentencepiece' -> 'SentencePiece model (.model)'."""
-    return IMPORT_LABELS.get(fmt) or FORMATS.get(fmt) or sniff.LABELS.get(fmt) or fmt
 
 
 def _module(fmt: str):

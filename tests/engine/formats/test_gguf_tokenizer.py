@@ -18,6 +18,7 @@ from bpe_gui.engine.formats import detect_format, describe_source, load_tokenize
 from bpe_gui.engine.tokenizers.imported import llama_cpp
 
 from llama_cpp_files import cases, models_dir
+from model_files import TEXTS as MODEL_TEXTS
 
 gguf = pytest.importorskip("gguf")
 tokenizers = pytest.importorskip("tokenizers")
@@ -73,20 +74,7 @@ def test_other_vocabularies_are_named_and_refused(llama_models, name, words):
 
 
 # ----- files built with the gguf writer ----------------------------------------------------------
-TEXTS = {
-    "english": "Hello, World! It's 3:45pm; we'll see... DON'T I'M x2 12345 3.14",
-    "chinese": "你好世界，这是一个测试。我们在学习字节对编码的分词方法。",
-    "japanese": "日本語のテキストとカタカナ、ひらがな。東京都",
-    "russian": "Привет, мир! Съешь же ещё этих мягких французских булок.",
-    "arabic": "مرحبا بالعالم، هذا اختبار ١٢٣ للمقسم.",
-    "emoji": "emoji 🙂👍🏽 👨\u200d👩\u200d👧 🇨🇳 done",
-    "code": "def f(x):\n    return x**2  # comment\n\tif y:  pass\r\n",
-    "whitespace": "  lead\t\ttrail  \n\n\n a\u00a0b \u3000x\u2028y   \n",
-    "digits": "1 12 123 1234 12345 123456 ١٢٣٤ ½ ²",
-    "random": "".join(chr(c) for c in (0x1F600, 0x0915, 0x094D, 0x0937, 0x10400, 0xFF21,
-                                         0x2167, 0x0301, 0x00B5, 0x0130, 0x017F, 0x212A)),
-    "long": "x" * 100_000,
-}
+TEXTS = MODEL_TEXTS
 # the HF regex that each .pre type's hand-written C++ code runs
 HF_REGEX = {
     "gpt-2": r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+""",

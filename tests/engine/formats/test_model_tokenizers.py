@@ -15,23 +15,9 @@ from bpe_gui.engine.formats import (describe_source, detect_format, export_token
 from bpe_gui.engine.formats.clip_fmt import read_clip_merges
 
 from clip_reference import clip_reference
-from model_files import tekken_json
+from model_files import TEXTS as MODEL_TEXTS, tekken_json
 
-TEXTS = {
-    "english": "Hello, World! It's 3:45pm; we'll see... DON'T I'M x2 12345 3.14",
-    "chinese": "你好世界，这是一个测试。我们在学习字节对编码的分词方法。",
-    "japanese": "日本語のテキストとカタカナ、ひらがな。東京都",
-    "russian": "Привет, мир! Съешь же ещё этих мягких французских булок.",
-    "arabic": "مرحبا بالعالم، هذا اختبار ١٢٣ للمقسم.",
-    "emoji": "emoji 🙂👍🏽 👨\u200d👩\u200d👧 🇨🇳 done",
-    "code": "def f(x):\n    return x**2  # comment\n\tif y:  pass\r\n",
-    "whitespace": "  lead\t\ttrail  \n\n\n a\u00a0b \u3000x   \n",
-    "digits": "1 12 123 1234 12345 123456 ١٢٣٤ ½ ²",
-    "random": "".join(chr(c) for c in (0x1F600, 0x0915, 0x094D, 0x0937, 0x10400, 0xFF21,
-                                         0x2167, 0x0301, 0x00B5, 0x0130, 0x017F, 0x212A)),
-    "specials": "<s>[INST] hi [/INST]</s><unk><SPECIAL_20>",
-    "long": "x" * 100_000,
-}
+TEXTS = {**MODEL_TEXTS, "specials": "<s>[INST] hi [/INST]</s><unk><SPECIAL_20>"}
 
 
 # ----- tekken.json ----------------------------------------------------------------------------

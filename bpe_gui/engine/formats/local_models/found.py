@@ -334,9 +334,8 @@ def not_opened_here(found: sniffing.Sniffed) -> str | None:
     """Why a file of a format this version's ``load_tokenizer`` has no reader for (yet)
     will not open, and what opens instead; None if it has one. Asked of the registry
     (formats.IMPORTABLE), so a reader that lands later is used at once."""
-    from .. import IMPORTABLE, NOT_RUN_YET   # the registry's face (imported late)
-    key = _LOADER_KEYS.get(found.format, found.format)
-    if key in IMPORTABLE and key not in NOT_RUN_YET:
+    from .. import IMPORTABLE   # the registry's face (imported late)
+    if _LOADER_KEYS.get(found.format, found.format) in IMPORTABLE:
         return None
     return (f"is a {found.label}, which this version of bpe-gui cannot open yet. The same model's tokenizer.json opens: download it from the model's Hugging "
             "Face repository (hf download ORG/NAME tokenizer.json) and pick it in Import "

@@ -417,6 +417,10 @@ PRE_TOKENIZERS = ("Split, ByteLevel, Metaspace, Digits, Punctuation, Whitespace,
 class PreTokenizer:
     """Runs the pre-tokenizer steps; ``byte_level`` if a ByteLevel step ends them."""
 
+    # native_ok answers text by text (a subclass that says no for some texts): whole
+    # texts cannot go to the one-pass C encoder
+    native_by_text = False
+
     def __init__(self, steps: list[Callable[[Pieces], Pieces]], byte_level: bool,
                  add_prefix_space: bool, replacement: str | None, tiling=None,
                  metaspace: tuple[str, str, bool] | None = None, needs_start: bool = False,
@@ -439,7 +443,8 @@ class PreTokenizer:
 
     def native_ok(self, text: str) -> bool:
         """Whether the pipeline's native path (the tiling pattern's scanner and the C
-        merger on the whole text) gives this text's pieces (a subclass may say no)."""
+        merger on the whole text) gives this text's pieces (a subclass may say no, and
+        then sets ``native_by_text``)."""
         return True
 
     def words(self, text: str) -> list[str] | None:

@@ -371,6 +371,8 @@ class LlamaPreTokenizer(PreTokenizer):
             tiling = (regex.compile(KIND_PATTERNS[_NATIVE[only.source]]), True)
         super().__init__([self._run], True, False, None, tiling)
 
+    native_by_text = True
+
     def native_ok(self, text: str) -> bool:
         return _LONG_S not in text
 

@@ -81,7 +81,6 @@ class Pipeline:
         # thread shares. _encode_native: a text without special or added tokens.
         self._native = self._merger = self._encoder = None
         self._whole = False   # encode(text) is _encoder.encode(text) (specials in C)
-        self._wcaches: list = []
         self._cut: bool | None = None   # False: long words are merged whole
         if getattr(model, "end_of_word", b""):   # a word's last symbol carries the suffix:
             self._cut = False                    # its segments cannot be merged alone
@@ -121,7 +120,7 @@ class Pipeline:
             return dict(self.special_map)
         if self.normalize is not None:
             return None
-        if self.pre is not None and type(self.pre).native_ok is not PreTokenizer.native_ok:
+        if self.pre is not None and self.pre.native_by_text:
             return None   # the pre-tokenizer decides text by text (llama.cpp's)
         if self.added is None:
             return {}
