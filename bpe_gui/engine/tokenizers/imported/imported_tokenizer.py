@@ -128,6 +128,14 @@ class PipelineTokenizer(BaseTokenizer):
             out.append(Piece(s, e, self.pipeline.model_word(piece.text), tid))
         return out
 
+    def played_split(self, text: str) -> list[Piece]:
+        """The pieces word playback replays (the pipeline's :meth:`played_pieces`)."""
+        out = []
+        for piece, tid in self.pipeline.played_pieces(text):
+            s, e = piece.span(0, len(piece.text))
+            out.append(Piece(s, e, self.pipeline.model_word(piece.text), tid))
+        return out
+
     def decode(self, ids: Iterable[int]) -> str:
         ids = list(checks.ids(ids, "Tokenizer.decode(ids)"))
         missing = [i for i in ids if i not in self.vocab]
