@@ -69,7 +69,9 @@ class VocabBrowser(QWidget):
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.class_filter.setMinimumContentsLength(len("undecodable (888,888)"))
         self._counted: tuple | None = None   # (classes, rows) the counts shown are of
-        self.summary = TextPane(lines=1)   # on a row of its own; cut with … if narrow
+        # on a row of its own, two lines: an imported file's name and format read whole
+        # (one line cut them with … even at 1920 pixels); the tooltip says it all
+        self.summary = TextPane(lines=2)
         # showing an imported vocabulary: one click back to the trained one (the line
         # "(the trained one: the encode view's Tokenizer box)" read as a puzzle, issue 30)
         self.show_trained = QPushButton("Show the trained vocabulary")
@@ -83,6 +85,7 @@ class VocabBrowser(QWidget):
         top.addWidget(self.search, 1)
         top.addWidget(self.class_filter)
         top.addWidget(self.gpt2)
+        top.addWidget(self.show_trained)   # beside the search: the summary has the width
 
         self.model = VocabModel(self)
         self.model.class_note = lambda tid: self.controller.classes.context_note(
@@ -141,10 +144,7 @@ class VocabBrowser(QWidget):
         self.splitter = split
         outer = QVBoxLayout(self)
         outer.addLayout(top)
-        line = QHBoxLayout()
-        line.addWidget(self.summary, 1)
-        line.addWidget(self.show_trained)
-        outer.addLayout(line)
+        outer.addWidget(self.summary)
         outer.addWidget(split, 1)
 
         self._throttle = QTimer(self, singleShot=True, interval=THROTTLE_MS)
@@ -293,6 +293,7 @@ class VocabBrowser(QWidget):
         if (self.search.text() or self.class_filter.currentData()) and shown != n:
             self.summary.setText(self.summary.text() + f" · {shown:,} match"
                                  f"{'' if shown == 1 else 'es'}")
+        self.summary.setToolTip(self.summary.text())
 
     # ----- search -------------------------------------------------------------------------
     def _on_search_edited(self, _text: str) -> None:
