@@ -221,7 +221,8 @@ def _rough(source: str) -> tuple[str, str]:
         name = takes[0]
     elif buts and buts[0]:
         but = buts[0]
-        name = "punctuation" if "letters" in but and "digits" in but else \
+        name = "punctuation" if ("letters" in but and "digits" in but) or \
+            "word characters" in but else \
             "anything but " + ", ".join(but)
     if regex.search(r"[A-Za-z]{3}", _NEGATED.sub("", regex.sub(
             r"\[(?:\\.|[^\]\\])*\]|\\[pP]\{\w+\}|\\.", "", plain_body))):

@@ -231,7 +231,7 @@ def explain(tok: Explainable, text: str) -> Explanation:
     does not cut (a tokenizer.json pre-tokenizer step, a normalizer) gets the extra
     branch :data:`PIECE`.
     """
-    matcher = matcher_for(tok.pattern, tok.pre.timeout)
+    matcher = tok.pre.matcher or matcher_for(tok.pattern, tok.pre.timeout)
     spans = word_spans(tok.pre, matcher, text)
     where = {(s, e): n for n, (s, e, _) in enumerate(spans)}
     branches = list(matcher.branches)

@@ -435,6 +435,14 @@ class PreTokenizer:
         self._metaspace = metaspace   # (replacement, scheme, split) when Metaspace is all
         # a step reads where a piece starts in the original text (Metaspace "first")
         self.needs_start = needs_start
+        self.kinds: tuple[str, ...] = ()   # its steps' types, in order (Sequence flattened)
+
+    @property
+    def rules_pattern(self) -> str | None:
+        """A regex whose alternatives name the kinds of piece a lone Whitespace,
+        WhitespaceSplit, Digits or Punctuation step makes (for the words view's rule
+        names; the pieces themselves come from the steps), else None."""
+        return _RULES.get(self.kinds) if len(self.kinds) == 1 else None
 
     @property
     def tiling_pattern(self) -> str | None:
@@ -487,6 +495,12 @@ class PreTokenizer:
         return pieces
 
 
+# the kinds of piece of a lone step, as alternatives of a regex (names only: see
+# PreTokenizer.rules_pattern)
+_RULES = {("Whitespace",): r"\w+|[^\w\s]+", ("WhitespaceSplit",): r"\S+",
+          ("Digits",): r"\p{N}+|\P{N}+", ("Punctuation",): r"\p{P}+|\P{P}+"}
+
+
 def pre_tokenizer(node: Any, where: str = "pre_tokenizer", source: str = "") -> PreTokenizer:
     flat: list[tuple[dict, str]] = []
     _flatten(node, where, flat)
@@ -526,8 +540,10 @@ def pre_tokenizer(node: Any, where: str = "pre_tokenizer", source: str = "") -> 
         meta = (replacement, _prepend_scheme(n, w), bool(need(n, "split", bool, w, True)))
     first = any(n.get("type") == "Metaspace" and _prepend_scheme(n, w) == "first"
                 for n, w in flat)
-    return PreTokenizer(steps, byte_level, prefix, replacement, _tiling(flat, source), meta,
+    made = PreTokenizer(steps, byte_level, prefix, replacement, _tiling(flat, source), meta,
                         first, alphabet)
+    made.kinds = tuple(str(n.get("type")) for n, _ in flat)
+    return made
 
 
 def _splitter(n: dict, w: str, kind, source: str):
