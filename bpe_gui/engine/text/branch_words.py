@@ -227,7 +227,7 @@ def _rough(source: str) -> tuple[str, str]:
     if regex.search(r"[A-Za-z]{3}", _NEGATED.sub("", regex.sub(
             r"\[(?:\\.|[^\]\\])*\]|\\[pP]\{\w+\}|\\.", "", plain_body))):
         name = f"“{source}”" if len(source) <= 24 else None   # literal text: a tag, a marker
-    if name is None and _CLASS.fullmatch(plain_body):
+    if name is None and _CLASS.fullmatch(plain_body) and not plain_body.startswith("[^"):
         name = _class_name(plain_body[:plain_body.rindex("]") + 1])
         if name:
             parts.append(name)
