@@ -168,10 +168,15 @@ class ExportDialog(QDialog):
         self.written, self.failed = [], []
         fmts = self.selected_formats()
         if self._big():
+            def shown(results) -> None:
+                if not self._closed:
+                    self._show(folder, name, results)
+
+            def ended(finished: bool) -> None:
+                if not self._closed:
+                    self._ended(finished)
             started = self.controller.tokenizer_files.export_in_background(
-                fmts, folder, name,
-                lambda results: self._closed or self._show(folder, name, results),
-                lambda finished: self._closed or self._ended(finished))
+                fmts, folder, name, shown, ended)
             if started:
                 self._set_writing(True, len(fmts))
             return []
