@@ -75,3 +75,65 @@ def test_words_view_shows_the_pre_tokenizer_pieces(qtbot, tmp_path, controller, 
     qtbot.waitUntil(lambda: panel.word is not None and (panel.word.start, panel.word.end)
                     == (s, e))
     assert panel.word.text == TEXT[s:e]
+
+
+def gguf_file(tmp_path, pre: str):
+    """A GGUF gpt2-style vocabulary (trained here with tokenizers) whose .pre is ``pre``."""
+    gguf = pytest.importorskip("gguf")
+    import json
+    hf = tokenizers.Tokenizer(models.BPE())
+    hf.pre_tokenizer = pt.ByteLevel(add_prefix_space=False)
+    hf.train_from_iterator([CORPUS], trainers.BpeTrainer(
+        vocab_size=400, special_tokens=["<|endoftext|>"], initial_alphabet=pt.ByteLevel.alphabet(),
+        show_progress=False))
+    data = json.loads(hf.to_str())
+    vocab = data["model"]["vocab"]
+    tokens = sorted(vocab, key=vocab.__getitem__)
+    merges = [m if isinstance(m, str) else " ".join(m) for m in data["model"]["merges"]]
+    path = tmp_path / f"{pre}.gguf"
+    w = gguf.GGUFWriter(str(path), "llama")
+    w.add_context_length(512)
+    w.add_embedding_length(64)
+    w.add_block_count(1)
+    w.add_feed_forward_length(64)
+    w.add_head_count(1)
+    w.add_tokenizer_model("gpt2")
+    w.add_tokenizer_pre(pre)
+    w.add_token_list(tokens)
+    w.add_token_types([gguf.TokenType.CONTROL if t == "<|endoftext|>" else gguf.TokenType.NORMAL
+                       for t in tokens])
+    w.add_token_merges(merges)
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    return path
+
+
+@pytest.mark.controller(CORPUS, step=10)
+@pytest.mark.parametrize("pre", ["deepseek-coder", "falcon", "starcoder", "deepseek-llm"])
+def test_words_view_of_a_gguf_shows_llama_cpp_pieces(qtbot, tmp_path, controller, pre):
+    """A GGUF whose .pre is several regexes (llama.cpp applies them one after another):
+    the words tile the text, and encoding them one by one gives llama.cpp's own ids of
+    the whole text (llama-cpp-python as the oracle: a merge never crosses a piece)."""
+    llama_cpp = pytest.importorskip("llama_cpp")
+    path = gguf_file(tmp_path, pre)
+    lib = llama_cpp.Llama(model_path=str(path), vocab_only=True, verbose=False)
+    assert controller.tokenizer_files.import_tokenizer(str(path)) is not None
+    controller.tokenizer_files.set_use_imported(True)
+    view = EncodeView(controller)
+    qtbot.addWidget(view)
+    view.resize(900, 500)
+    view.show()
+    qtbot.waitExposed(view)
+    view.words.set_enabled(True)
+    view.set_text(TEXT)
+    found = view.words.found
+    qtbot.waitUntil(lambda: found.text == TEXT and found.ensure(0, len(TEXT)))
+    spans = [(s, e) for s, e, _k in found.spans]
+    assert [s for s, _e in spans] == [0] + [e for _s, e in spans[:-1]]   # they tile it
+    assert spans[-1][1] == len(TEXT)
+    tok = controller.tokenizer()
+    ids = [i for s, e in spans for i in tok.encode(TEXT[s:e])]
+    assert ids == lib.tokenize(TEXT.encode(), add_bos=False, special=False)
+    assert len(spans) > 10

@@ -370,6 +370,13 @@ class LlamaPreTokenizer(PreTokenizer):
         if only is not None and only.native is not None:
             tiling = (regex.compile(KIND_PATTERNS[_NATIVE[only.source]]), True)
         super().__init__([self._run], True, False, None, tiling)
+        self.kinds = (f"llama.cpp {kind!r}",)
+
+    @property
+    def rules_pattern(self) -> str | None:
+        """Its regexes as one pattern's alternatives: the words view names a piece by
+        the first that takes it whole (the pieces come from the sequence itself)."""
+        return "|".join(TYPES[self.kind]) if len(TYPES[self.kind]) > 1 else None
 
     native_by_text = True
 
