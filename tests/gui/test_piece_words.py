@@ -68,6 +68,7 @@ def test_words_view_shows_the_pre_tokenizer_pieces(qtbot, tmp_path, controller, 
     assert [(s, e) for s, e, _k in found.spans] == want
     names = {found.matcher.branches[k].name for _s, _e, k in found.spans}
     assert "(?s).+" not in " ".join(names)
+    assert "pre-tokenizer's pieces" in view.words.legend.title.text()
     # a click plays back the clicked piece, ending at the ids tokenizers gives it
     s, e = want[len(want) // 2]
     qtbot.mouseClick(view.edit.viewport(), Qt.LeftButton,

@@ -134,7 +134,8 @@ class WordColouring(QObject):
         self.found.matcher = matcher
         if matcher is not None and pre is not None:
             self.found.error = ""
-            self.legend.set_branches(matcher.branches, pre.preset)
+            self.legend.set_branches(matcher.branches, pre.preset,
+                                     getattr(matcher, "title", None))
         else:
             self.legend.set_branches([], None)
             self.legend.title.setText(self.found.error or "No tokenizer yet: train (Step) "

@@ -87,6 +87,8 @@ class PieceWords:
                        f"a piece as the tokenizer.json pre-tokenizer ({steps}) cuts the text")
         known = list(self._rules.branches) if self._rules is not None else []
         self.branches = known + [Branch(len(known), piece.source, piece.name, piece.about)]
+        n = len(self.branches)
+        self.title = f"The {steps} pre-tokenizer's pieces: {n} kind{'s' if n != 1 else ''}"
 
     def branch_at(self, text: str, start: int) -> int:
         got = self.words(text, start, start + 1)
