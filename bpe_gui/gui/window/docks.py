@@ -179,8 +179,9 @@ class DockLayout:
         if self.encode_on_right:
             right = max(side, self.encode_view.minimumSizeHint().width())
             spare = w - right - self.merge_panel.minimumSizeHint().width() - 40
-            if self.settings_beside:
+            if self.settings_beside:   # two columns on the left: narrower ones
                 spare -= self._settings_width()
+                side = min(side, max(300, int(w * 0.18)))
             side = max(self.editor.minimumSizeHint().width(), min(side, spare))
             docks, sizes = [self.corpus_dock, self.encode_dock], [side, right]
             if self.settings_beside:
