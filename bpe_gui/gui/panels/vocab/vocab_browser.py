@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QItemSelectionModel, Qt, QTimer
 from PySide6.QtGui import QBrush, QFont
-from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QHBoxLayout,
+from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox,
                                QHeaderView, QLabel, QLineEdit, QPushButton, QSplitter,
                                QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
@@ -22,6 +22,7 @@ from ...models.roles import TokenColors
 from ...models.vocab_classes import FILTER_LABELS, class_counts, counts_text, filter_label
 from ...models.vocab_model import MERGE, SPECIAL, VocabEntry, VocabModel
 from ...widgets.fit_columns import FittedTableView
+from ...widgets.flow_layout import FlowBar
 from ...widgets.text_pane import TextPane
 from ...widgets.visibility import CatchUp
 from ...widgets.elided_combo import ElidedComboBox
@@ -81,11 +82,12 @@ class VocabBrowser(QWidget):
         self.show_trained.clicked.connect(
             lambda: self.controller.tokenizer_files.set_use_imported(False))
         self.show_trained.hide()
-        top = QHBoxLayout()
-        top.addWidget(self.search, 1)
-        top.addWidget(self.class_filter)
-        top.addWidget(self.gpt2)
-        top.addWidget(self.show_trained)   # beside the search: the summary has the width
+        # the controls wrap onto a second row when narrow (the button beside them: the
+        # summary below has the whole width)
+        top = FlowBar(spacing=6)
+        self.search.setMinimumWidth(self.search.fontMetrics().horizontalAdvance("x" * 30))
+        for w in (self.search, self.class_filter, self.gpt2, self.show_trained):
+            top.addWidget(w)
 
         self.model = VocabModel(self)
         self.model.class_note = lambda tid: self.controller.classes.context_note(
@@ -143,7 +145,7 @@ class VocabBrowser(QWidget):
         split.setChildrenCollapsible(False)
         self.splitter = split
         outer = QVBoxLayout(self)
-        outer.addLayout(top)
+        outer.addWidget(top)
         outer.addWidget(self.summary)
         outer.addWidget(split, 1)
 
