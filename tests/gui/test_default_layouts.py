@@ -72,6 +72,18 @@ def test_1920x1080_settings_beside_the_corpus_whole(make_window, qtbot, monkeypa
         assert not dock_scroll(dock).horizontalScrollBar().isVisible(), dock.windowTitle()
 
 
+def test_1440x900_keeps_the_settings_below_the_corpus(make_window, qtbot, monkeypatch):
+    """Beside the corpus only when the middle keeps its width (at 1440 it would be left
+    with its minimum)."""
+    monkeypatch.setattr(DockLayout, "_screen_height", staticmethod(lambda: 900))
+    monkeypatch.setattr(DockLayout, "_default_size", lambda self: (1440, 870))
+    win = make_window()
+    settle(qtbot, win, (1440, 870))
+    dl = win.dock_layout
+    assert not dl.settings_beside
+    assert dl.settings_dock.y() > dl.corpus_dock.y() and dl.settings_dock.x() == dl.corpus_dock.x()
+
+
 def test_screens_up_to_1200_high_open_maximized(monkeypatch):
     class Avail:
         def __init__(self, w, h):

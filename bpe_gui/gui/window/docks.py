@@ -33,6 +33,8 @@ TIGHT_BELOW = 650     # and shorter than this (800x600): only its minimum height
 # a window of 1760x940 on 1920x1080 left a border of unused screen and gave the Training
 # settings dock a scroll bar
 FILL_BELOW = 1300
+BESIDE_FROM = 1800   # windows this wide: the settings beside the corpus (the middle keeps
+                     # about 700 pixels; at 1440 it would have been squeezed to its minimum)
 
 
 class DockLayout:
@@ -168,8 +170,8 @@ class DockLayout:
     def _room_for_settings_beside(self) -> bool:
         """Corpus and training settings side by side when the screen is tall and the
         default window has the width for them beside the encode view's column."""
-        return self.encode_on_right and \
-            self._default_size()[0] >= self._width_for_encode_on_right() + self._settings_width()
+        need = self._width_for_encode_on_right() + self._settings_width()
+        return self.encode_on_right and self._default_size()[0] >= max(BESIDE_FROM, need)
 
     def _default_dock_sizes(self) -> None:
         """Sizes of the default layout, relative to the window (needs it laid out)."""
