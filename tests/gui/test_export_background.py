@@ -59,6 +59,7 @@ def test_big_export_runs_off_the_gui_thread_with_progress(trained, qtbot, tmp_pa
     # the GUI thread is free while the worker writes: the dialog shows it is writing
     qtbot.waitUntil(lambda: gate["entered"].is_set())
     assert dlg.writing and dlg.progress.isVisible() and not dlg.export_button.isEnabled()
+    assert not dlg.browse_button.isEnabled() and not dlg.folder_edit.isEnabled()
     assert dlg.progress.maximum() == 3
     gate["open"].set()
     qtbot.waitUntil(lambda: not dlg.writing, timeout=20_000)

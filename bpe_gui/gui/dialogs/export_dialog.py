@@ -68,10 +68,10 @@ class ExportDialog(QDialog):
         row = QHBoxLayout()
         self.folder_edit = QLineEdit(last_folder())   # the one remembered folder (last_folder.py)
         self.folder_edit.textChanged.connect(self._update)
-        browse = QPushButton("Browse…", autoDefault=False)
-        browse.clicked.connect(self._browse)
+        self.browse_button = QPushButton("Browse…", autoDefault=False)
+        self.browse_button.clicked.connect(self._browse)
         row.addWidget(self.folder_edit, 1)
-        row.addWidget(browse)
+        row.addWidget(self.browse_button)
         form.addRow("Folder", row)
         self.name_edit = QLineEdit(str(settings.value("export/name", "tokenizer") or "tokenizer"))
         self.name_edit.setToolTip("File name stem, e.g. tokenizer -> tokenizer.json, "
@@ -190,7 +190,7 @@ class ExportDialog(QDialog):
 
     def _set_writing(self, on: bool, n: int = 0) -> None:
         self.writing = on
-        for w in (*self.checks.values(), self.folder_edit, self.name_edit):
+        for w in (*self.checks.values(), self.folder_edit, self.name_edit, self.browse_button):
             w.setEnabled(not on if not isinstance(w, QCheckBox) else
                          not on and not w.toolTip())
         self.export_button.setEnabled(not on)
