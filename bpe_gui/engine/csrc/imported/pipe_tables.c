@@ -3,12 +3,16 @@
  * of key bytes, a hash from key to id, the merge list, GPT-2's byte alphabet; keys as
  * the file spells them; the configuration.
  */
+#if defined(__linux__) && !defined(_DEFAULT_SOURCE)
+#define _DEFAULT_SOURCE /* madvise, posix_memalign under -std=c99 (util/huge.h) */
+#endif
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "imported/pipeline.h"
+#include "util/huge.h"
 #include "util/grow.h"
 #include "util/hash.h"
 
@@ -95,7 +99,7 @@ int build_slots(PipeModel *m) {
     size_t n = 1024;
     while (n < 2 * m->n_entries + 2) n *= 2;
     free(m->slots);
-    m->slots = calloc(n, sizeof(uint64_t));
+    m->slots = bpe_calloc_huge(n, sizeof(uint64_t));
     if (!m->kfilter) m->kfilter = calloc(KF_BITS / 64, sizeof(uint64_t));
     if (!m->slots || !m->kfilter) return PIPE_NOMEM;
     m->n_slots = n;
