@@ -26,11 +26,11 @@ Example::
 from __future__ import annotations
 
 import html
-import unicodedata
 from typing import Iterator
 
 import regex
 
+from ...text.normal_forms import is_normalized
 from .hf_parts import PreTokenizer
 from .normalized import NStr
 
@@ -87,7 +87,7 @@ def _lower(s: NStr) -> NStr:
 
 def cleaned(s: NStr) -> NStr:
     """CLIP's cleaning (see the module docstring), offsets kept."""
-    if not unicodedata.is_normalized("NFC", s.text):
+    if not is_normalized("NFC", s.text):
         s = s.normalize("NFC")
     if "&" in s.text:
         s = _sub(s, _ENTITY, html.unescape)

@@ -31,6 +31,7 @@ import regex
 from ...display import gpt2_text, unicode_to_bytes
 from ...text.dialects import DialectError, file_pattern, pinned, translate
 from ...text.graphemes import grapheme_classes
+from ...text.normal_forms import is_normalized
 from ...text.pattern_kinds import scanner_kind
 from ...text.scanner import native_scanner
 from ...text.unicode_versions import TOKENIZERS, Classes
@@ -274,7 +275,7 @@ def normalizer(node: Any, where: str = "normalizer", source: str = "") -> Normal
 
 
 def _unicode_text(form: Form, t: str) -> str:
-    if t.isascii() or unicodedata.is_normalized(form, t):
+    if is_normalized(form, t):
         return t
     return unicodedata.normalize(form, t)
 
