@@ -164,10 +164,20 @@ static inline size_t short_slot(uint64_t key, size_t len, size_t cap)
     return (size_t)(((key ^ len) * 0x9E3779B97F4A7C15ull) >> 20) & (cap - 1);
 }
 
+static inline uint64_t short_filter_bit(uint64_t key, size_t len)
+{
+    return ((key ^ len) * 0xC2B2AE3D27D4EB4Full) >> (64 - FILTER_BITS);
+}
+
 /* The id of the 2..8 bytes key (short_bytes) of length len, or -1. */
 static inline int32_t short_key(const MergeTable *m, uint64_t key, size_t len)
 {
     size_t cap = m->short_cap;
+    if (m->short_filter) {
+        uint64_t bit = short_filter_bit(key, len);
+        if (!(m->short_filter[bit >> 6] >> (bit & 63) & 1))
+            return -1;
+    }
     for (size_t s = short_slot(key, len, cap);; s = (s + 1) & (cap - 1)) {
         const struct MergeShortKey *e = &m->short_keys[s];
         if (e->key == key && (size_t)e->len == len)
@@ -213,6 +223,14 @@ int mt_add_short_key(MergeTable *m, const unsigned char *p, size_t len, int32_t 
         m->short_cap = cap;
     }
     uint64_t key = short_bytes(p, len);
+    if (!m->short_filter && !(m->short_filter = calloc((1u << FILTER_BITS) / 64, sizeof(uint64_t)))) {
+        free(m->short_keys); /* no filter: no table (key_id answers) */
+        m->short_keys = NULL;
+        m->short_cap = m->short_n = 0;
+        return -1;
+    }
+    uint64_t bit = short_filter_bit(key, len);
+    m->short_filter[bit >> 6] |= 1ull << (bit & 63);
     size_t s = short_slot(key, len, m->short_cap);
     for (;; s = (s + 1) & (m->short_cap - 1)) {
         struct MergeShortKey *e = &m->short_keys[s];
@@ -235,6 +253,11 @@ static inline int32_t pair_rank(const MergeTable *m, const MergeScratch *x, int3
      * are remembered (direct-mapped) */
     int32_t a = x->sym[i], b = x->sym[j], r;
     int32_t *seen = NULL;
+    if (!m->by_span && a >= 0 && b >= 0) { /* the filter (128 KB) before the memo (768 KB) */
+        uint64_t bit = filter_bit(a, b);
+        if (!(m->filter[bit >> 6] >> (bit & 63) & 1))
+            return NO_RANK;
+    }
     if (x->seen && a >= 0 && b >= 0) {
         uint64_t h = ((uint64_t)(uint32_t)a << 32 | (uint32_t)b) * 0x9E3779B97F4A7C15ull;
         seen = x->seen[h >> (64 - SEEN_BITS)];
@@ -546,6 +569,7 @@ void mt_free(MergeTable *m)
     free(m->sub3);
     free(m->subh);
     free(m->short_keys);
+    free(m->short_filter);
     memset(m, 0, sizeof(*m));
 }
 
