@@ -162,7 +162,7 @@ int enc_cache_init(EncCache *c, size_t words, int32_t limit)
         bits++;
     size_t bytes = ((size_t)1 << bits) * sizeof(EncSet);
     /* read at random, a set per word: in huge pages (util/huge.h); 64-byte aligned */
-    void *block = bpe_calloc_huge(1, bytes >= BPE_HUGE_PAGE / 2 ? bytes : bytes + 64);
+    void *block = bpe_calloc_huge(1, bytes + 64);
     if (!block)
         return -1;
     c->block = block;

@@ -164,10 +164,20 @@ static inline size_t short_slot(uint64_t key, size_t len, size_t cap)
     return (size_t)(((key ^ len) * 0x9E3779B97F4A7C15ull) >> 20) & (cap - 1);
 }
 
+static inline uint64_t short_filter_bit(uint64_t key, size_t len)
+{
+    return ((key ^ len) * 0xC2B2AE3D27D4EB4Full) >> (64 - FILTER_BITS);
+}
+
 /* The id of the 2..8 bytes key (short_bytes) of length len, or -1. */
 static inline int32_t short_key(const MergeTable *m, uint64_t key, size_t len)
 {
     size_t cap = m->short_cap;
+    if (m->short_filter) {
+        uint64_t bit = short_filter_bit(key, len);
+        if (!(m->short_filter[bit >> 6] >> (bit & 63) & 1))
+            return -1;
+    }
     for (size_t s = short_slot(key, len, cap);; s = (s + 1) & (cap - 1)) {
         const struct MergeShortKey *e = &m->short_keys[s];
         if (e->key == key && (size_t)e->len == len)
@@ -213,6 +223,14 @@ int mt_add_short_key(MergeTable *m, const unsigned char *p, size_t len, int32_t 
         m->short_cap = cap;
     }
     uint64_t key = short_bytes(p, len);
+    if (!m->short_filter && !(m->short_filter = calloc((1u << FILTER_BITS) / 64, sizeof(uint64_t)))) {
+        free(m->short_keys); /* no filter: no table (key_id answers) */
+        m->short_keys = NULL;
+        m->short_cap = m->short_n = 0;
+        return -1;
+    }
+    uint64_t bit = short_filter_bit(key, len);
+    m->short_filter[bit >> 6] |= 1ull << (bit & 63);
     size_t s = short_slot(key, len, m->short_cap);
     for (;; s = (s + 1) & (m->short_cap - 1)) {
         struct MergeShortKey *e = &m->short_keys[s];
@@ -235,6 +253,11 @@ static inline int32_t pair_rank(const MergeTable *m, const MergeScratch *x, int3
      * are remembered (direct-mapped) */
     int32_t a = x->sym[i], b = x->sym[j], r;
     int32_t *seen = NULL;
+    if (!m->by_span && a >= 0 && b >= 0) { /* the filter (128 KB) before the memo (768 KB) */
+        uint64_t bit = filter_bit(a, b);
+        if (!(m->filter[bit >> 6] >> (bit & 63) & 1))
+            return NO_RANK;
+    }
     if (x->seen && a >= 0 && b >= 0) {
         uint64_t h = ((uint64_t)(uint32_t)a << 32 | (uint32_t)b) * 0x9E3779B97F4A7C15ull;
         seen = x->seen[h >> (64 - SEEN_BITS)];
@@ -431,6 +454,86 @@ static size_t merge_heap(const MergeTable *m, MergeScratch *x, size_t n, int32_t
     return k;
 }
 
+/* Long words (HEAP_FROM <= n <= TREE_MAX): merge_scan's keys (rank << 5 | position in
+ * its block of 32) under two levels of block minima, each the same packing one level up
+ * (rank << 5 | block index in its group of 32), so the lowest rank, leftmost, is three
+ * SIMD minima of 32 away, and a merge rewrites at most three keys and their blocks. No
+ * stale entries, no branchy sift-downs: a whitespace run of thousands of symbols spent
+ * 80% of its time in the binary heap. */
+#define TREE_MAX (32 * 32 * 32)
+
+static inline int32_t block_min(const int32_t *k, int32_t index)
+{
+    int32_t v = min_key(k, 32);
+    return v == KEY_NONE ? KEY_NONE : (v & ~31) | (index & 31);
+}
+
+static size_t merge_tree(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
+                         const unsigned char *w, int flags)
+{
+    int32_t *s = x->sym, *nxt = x->nxt, *prv = x->prv, *st = x->st, *en = x->en;
+    size_t n1 = (n + 31) / 32, n2 = (n1 + 31) / 32; /* blocks, groups (n2 <= 32) */
+    int32_t *key = (int32_t *)x->heap;              /* room: 6 * cap int32 */
+    int32_t *l1 = key + 32 * n1, *l2 = l1 + 32 * n2;
+    int spans = flags & MT_SPANS;
+    for (size_t i = 0; i < n; i++) {
+        nxt[i] = (int32_t)i + 1;
+        prv[i] = (int32_t)i - 1;
+        int32_t r = i + 1 < n ? first_rank(m, x, w, flags, i, limit) : NO_RANK;
+        key[i] = r == NO_RANK ? KEY_NONE : r << 5 | (int32_t)(i & 31);
+    }
+    for (size_t i = n; i < 32 * n1; i++)
+        key[i] = KEY_NONE;
+    for (size_t b = 0; b < 32 * n2; b++)
+        l1[b] = b < n1 ? block_min(key + 32 * b, (int32_t)b) : KEY_NONE;
+    for (size_t c = 0; c < 32; c++)
+        l2[c] = c < n2 ? block_min(l1 + 32 * c, (int32_t)c) : KEY_NONE;
+    for (;;) {
+        int32_t top = min_key(l2, 32);
+        if (top == KEY_NONE)
+            break;
+        int32_t c = top & 31, b = 32 * c + (min_key(l1 + 32 * c, 32) & 31);
+        int32_t best = min_key(key + 32 * b, 32);
+        int32_t i = 32 * b + (best & 31), j = nxt[i], r;
+        s[i] = new_id(m, best >> 5);
+        key[j] = KEY_NONE; /* merged away */
+        if (spans)
+            en[i] = en[j];
+        nxt[i] = nxt[j];
+        if ((size_t)nxt[j] < n)
+            prv[nxt[j]] = i;
+        r = (size_t)nxt[i] < n ? pair_rank(m, x, i, nxt[i], w, limit) : NO_RANK;
+        key[i] = r == NO_RANK ? KEY_NONE : r << 5 | (i & 31);
+        int32_t p = prv[i];
+        if (p >= 0) {
+            r = pair_rank(m, x, p, i, w, limit);
+            key[p] = r == NO_RANK ? KEY_NONE : r << 5 | (p & 31);
+        }
+        /* the blocks of p, i and j (p <= i < j), and their groups */
+        int32_t bs[3] = {p >= 0 ? p >> 5 : i >> 5, i >> 5, j >> 5};
+        for (int k = 0; k < 3; k++) {
+            if (k && bs[k] == bs[k - 1])
+                continue;
+            l1[bs[k]] = block_min(key + 32 * bs[k], bs[k]);
+        }
+        for (int k = 0; k < 3; k++) {
+            int32_t g = bs[k] >> 5;
+            if (k && g == bs[k - 1] >> 5)
+                continue;
+            l2[g] = block_min(l1 + 32 * g, g);
+        }
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < n; i = (size_t)nxt[i], k++) {
+        s[k] = s[i];
+        if (spans) {
+            st[k] = st[i];
+            en[k] = en[i];
+        }
+    }
+    return k;
+}
+
 static void want_seen(const MergeTable *m, MergeScratch *x)
 {
     /* rank-based: always (hashing bytes costs more than the table's setup); merge-based:
@@ -451,7 +554,9 @@ size_t mt_merge(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
     want_seen(m, x);
     if (!m->bytepair)
         flags &= ~MT_RAW;
-    return n < HEAP_FROM ? merge_scan(m, x, n, limit, w, flags)
+    if (n < HEAP_FROM)
+        return merge_scan(m, x, n, limit, w, flags);
+    return n <= TREE_MAX ? merge_tree(m, x, n, limit, w, flags)
                          : merge_heap(m, x, n, limit, w, flags);
 }
 
@@ -546,6 +651,7 @@ void mt_free(MergeTable *m)
     free(m->sub3);
     free(m->subh);
     free(m->short_keys);
+    free(m->short_filter);
     memset(m, 0, sizeof(*m));
 }
 

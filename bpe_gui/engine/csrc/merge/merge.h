@@ -79,6 +79,9 @@ typedef struct {
      * no hashing of a byte string; NULL: key_id answers them too */
     struct MergeShortKey *short_keys;
     size_t short_cap, short_n;
+    uint64_t *short_filter; /* one bit per hash of a short key (128 KB, mostly in the core's
+                               cache): most spans tried while merging are no token, and
+                               the table itself is megabytes read at random */
 } MergeTable;
 
 /* Per-thread scratch: one word's symbols, ranks, list links, byte spans, heap; and the

@@ -7,7 +7,7 @@
  * the TLB as well as the cache (perf: the first load of a word-cache set, of a boundary
  * bit, took most of the encoder's cycles; in a virtual machine a page walk is dearer
  * still). In 2 MB pages a table of 16 MB needs 8 TLB entries. Elsewhere (or when the
- * system says no) this is calloc. Free with free().
+ * system says no) this is plain calloc. Free with free().
  */
 #ifndef BPE_UTIL_HUGE_H
 #define BPE_UTIL_HUGE_H
@@ -23,24 +23,26 @@
 
 #define BPE_HUGE_PAGE ((size_t)2 << 20)
 
-/* n items of `item` bytes, zeroed; NULL when out of memory */
+/* n items of `item` bytes, zeroed; NULL when out of memory. calloc's block (fresh pages
+ * come zeroed as they are touched: no memset), with the whole huge pages inside it
+ * marked for huge pages. */
 static inline void *bpe_calloc_huge(size_t n, size_t item)
 {
     if (item && n > SIZE_MAX / item)
         return NULL;
     size_t bytes = n * item;
+    void *p = calloc(n ? n : 1, item ? item : 1);
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
-    if (bytes >= BPE_HUGE_PAGE / 2) {
-        size_t whole = (bytes + BPE_HUGE_PAGE - 1) & ~(BPE_HUGE_PAGE - 1);
-        void *p = NULL;
-        if (posix_memalign(&p, BPE_HUGE_PAGE, whole) == 0) {
-            (void)madvise(p, whole, MADV_HUGEPAGE); /* a hint: no huge pages is fine */
-            memset(p, 0, bytes);
-            return p;
-        }
+    if (p && bytes >= 2 * BPE_HUGE_PAGE) {
+        uintptr_t lo = ((uintptr_t)p + BPE_HUGE_PAGE - 1) & ~(uintptr_t)(BPE_HUGE_PAGE - 1);
+        uintptr_t hi = ((uintptr_t)p + bytes) & ~(uintptr_t)(BPE_HUGE_PAGE - 1);
+        if (hi > lo)
+            (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE); /* a hint: no huge pages is fine */
     }
+#else
+    (void)bytes;
 #endif
-    return calloc(n ? n : 1, item ? item : 1);
+    return p;
 }
 
 #endif
