@@ -21,6 +21,8 @@ text's tokens only (as with tokenizer.json), and ``meta`` reports ``add_bos``/``
 """
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ...errors import FormatError
@@ -51,6 +53,8 @@ FIM_TEXTS = {
     "fim_sep": ("<|file_sep|>",),
 }
 _GPT_OSS = ("<|channel|>", "<|message|>", "<|start|>", "<|constrain|>")
+# every text token_attrs asks the index about
+NAMED_TEXTS = sorted(EOG_TEXTS | {t for ts in FIM_TEXTS.values() for t in ts} | set(_GPT_OSS))
 
 
 @dataclass
@@ -58,9 +62,9 @@ class LlamaVocab:
     """What a GGUF file's ``tokenizer.ggml.*`` keys hold, as plain data."""
 
     path: str | None
-    tokens: list[str]
+    tokens: Sequence[str]     # a list, or formats.gguf_fmt.GGUFStrings (bytes read in place)
     token_types: list[int] | None
-    merges: list[str]
+    merges: Sequence[str]
     pre: str | None
     special_ids: dict[str, int] = field(default_factory=dict)
     flags: dict[str, bool] = field(default_factory=dict)
@@ -71,7 +75,7 @@ class LlamaVocab:
 
 def token_attrs(v: LlamaVocab, index: dict[str, int]) -> list[int]:
     """Each token's type after llama.cpp's corrections by name (see the module docstring);
-    ``index``: token text -> id."""
+    ``index``: token text -> id (at least for the NAMED_TEXTS)."""
     n = len(v.tokens)
     types = list(v.token_types) if v.token_types is not None else [NORMAL] * n
     control = set(EOG_TEXTS)
@@ -99,7 +103,7 @@ def specials_of(v: LlamaVocab, types: list[int], parse_special: bool) -> list[Sp
     pre, arch = v.pre or "", v.architecture or ""
     out = []
     wanted = (CONTROL, USER_DEFINED, UNKNOWN) if parse_special else (USER_DEFINED,)
-    for i in [i for i, t in enumerate(types) if t in wanted]:
+    for i in _ids_of_types(types, wanted):
         text = v.tokens[i]
         if not text:
             continue
@@ -115,7 +119,17 @@ def specials_of(v: LlamaVocab, types: list[int], parse_special: bool) -> list[Sp
     return out
 
 
-def _merges(merges: list[str]) -> list:
+def _ids_of_types(types: list[int], wanted: tuple[int, ...]) -> list[int]:
+    """The ids whose type is in ``wanted``, in order (a byte regex over the types: a
+    vocabulary has 100k-260k tokens and a few dozen special ones)."""
+    if not all(0 <= t < 256 for t in wanted) or min(types, default=0) < 0 or \
+            max(types, default=0) > 255:
+        return [i for i, t in enumerate(types) if t in wanted]
+    cls = re.compile(b"[" + b"".join(re.escape(bytes([t])) for t in wanted) + b"]")
+    return [m.start() for m in cls.finditer(bytes(types))]
+
+
+def _merges(merges: Sequence[str]) -> list:
     """llama.cpp's merges for the C model: a merge listed twice keeps its first rank
     (``bpe_ranks.emplace``); split at the first space after the first character."""
     if len(set(merges)) != len(merges):
@@ -132,6 +146,14 @@ def _merges(merges: list[str]) -> list:
     return [m for m in out if m is not None]
 
 
+def _is_utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 # .pre types whose split is one of the native presets exactly: their files export
 EXPORTABLE = {"gpt2": "gpt2", "llama3": "llama3", "qwen2": "qwen2"}
 
@@ -143,9 +165,22 @@ def build_bpe(v: LlamaVocab, *, parse_special: bool = True,
     if t.kind is None:
         raise FormatError(v.path, f"{t.why}. Pre-tokenizers this app runs: see "
                           "docs/FORMATS.md.", key="tokenizer.ggml.pre")
-    tokens = [tok if tok else f"[EMPTY_{i}]" for i, tok in enumerate(v.tokens)]
-    vocab = {tok: i for i, tok in enumerate(tokens)}
-    native, problem = model_class().from_hf(vocab, _merges(v.merges), True)
+    Model = model_class()
+    span, mspan = getattr(v.tokens, "span", None), getattr(v.merges, "span", None)
+    if span is not None and mspan is not None and span[0] is mspan[0] and \
+            hasattr(Model, "from_gguf"):
+        # read in place (pipe_load_gguf.c): no Python object per token or merge
+        native, problem, vocab = Model.from_gguf(span[0], span[1:3], mspan[1:3], span[3],
+                                                 NAMED_TEXTS)
+    else:
+        tokens = [tok if tok else f"[EMPTY_{i}]" for i, tok in enumerate(v.tokens)]
+        vocab = {tok: i for i, tok in enumerate(tokens)}
+        try:
+            native, problem = Model.from_hf(vocab, _merges(v.merges), True)
+        except UnicodeEncodeError:
+            bad = next(i for i, t in enumerate(tokens) if not _is_utf8(t))
+            problem = ("vocab", bad, f"token {bad} is not UTF-8 text (it starts "
+                       f"{tokens[bad].encode('utf-8', 'surrogateescape')[:60]!r})")
     if problem is not None:
         where, index, msg = problem
         key = "tokenizer.ggml.tokens" if where == "vocab" else "tokenizer.ggml.merges"

@@ -1,0 +1,258 @@
+/*
+ * pipe_load_gguf.c -- a GGUF file's string arrays (tokenizer.ggml.tokens, .merges) read
+ * in place, and a `gpt2` vocabulary's model built from them with no Python object per
+ * token or merge (formats/gguf_fmt.py reads the metadata scalars and words the errors;
+ * python/pipelinemodule.c's from_gguf joins the two).
+ *
+ * A GGUF string array is `count` times (uint64 length, that many bytes), little- or
+ * big-endian as the file is. Every length is checked against the bytes there are before
+ * it is used: a hostile file is an answer (where it stops), never a read past the buffer.
+ *
+ * The model is the one llama.cpp builds (llama-vocab.cpp) and the one
+ * tokenizers/imported/llama_vocab.py built from Python lists before this file:
+ *   - a token's text names its id, a later token of the same text wins (token_to_id is
+ *     assigned in order); an empty token is named "[EMPTY_<id>]" (it is shown, never
+ *     matched); a ByteLevel text (GPT-2's alphabet) is looked up by its bytes, another
+ *     text (a special token with a space in it) is only shown;
+ *   - a merge listed twice keeps its first rank (bpe_ranks.emplace); a merge is cut at the
+ *     first space after its first byte (a space inside a UTF-8 character is impossible,
+ *     so that is its first character); one with no such space is dropped (llama.cpp keeps
+ *     ("", ""), which never applies); ranks count the merges kept.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "imported/pipeline.h"
+#include "util/hash.h"
+
+static uint64_t rd64(const unsigned char *p, int big) {
+    uint64_t v = 0;
+    if (big)
+        for (int k = 0; k < 8; k++) v = v << 8 | p[k];
+    else
+        for (int k = 7; k >= 0; k--) v = v << 8 | p[k];
+    return v;
+}
+
+int gguf_walk_strings(const unsigned char *buf, size_t len, size_t *pos, uint64_t *i,
+                      uint64_t count, int big, uint64_t *claim) {
+    size_t p = *pos;
+    uint64_t k = *i;
+    int rc = 0;
+    for (; k < count; k++) {
+        if (p > len || len - p < 8) { rc = 1; break; }
+        uint64_t n = rd64(buf + p, big);
+        if (n > len - p - 8) { rc = 2; *claim = n; break; }
+        p += 8 + (size_t)n;
+    }
+    *pos = p;
+    *i = k;
+    return rc;
+}
+
+ptrdiff_t gguf_string_spans(const unsigned char *buf, size_t len, size_t start, size_t count,
+                            int big, const char **out, size_t *out_len) {
+    size_t p = start;
+    for (size_t k = 0; k < count; k++) {
+        if (p > len || len - p < 8) return (ptrdiff_t)k;
+        uint64_t n = rd64(buf + p, big);
+        if (n > len - p - 8) return (ptrdiff_t)k;
+        out[k] = (const char *)buf + p + 8;
+        out_len[k] = (size_t)n;
+        p += 8 + (size_t)n;
+    }
+    return -1;
+}
+
+/* Python's strict UTF-8: no overlong forms, no surrogates, nothing past U+10FFFF. */
+int utf8_valid(const unsigned char *s, size_t n) {
+    size_t i = 0;
+    while (i < n) {
+        unsigned char c = s[i];
+        if (c < 0x80) { i++; continue; }
+        size_t k;
+        uint32_t cp, min;
+        if (c >= 0xC2 && c <= 0xDF) { k = 1; cp = c & 0x1F; min = 0x80; }
+        else if (c >= 0xE0 && c <= 0xEF) { k = 2; cp = c & 0x0F; min = 0x800; }
+        else if (c >= 0xF0 && c <= 0xF4) { k = 3; cp = c & 0x07; min = 0x10000; }
+        else return 0;
+        if (n - i <= k) return 0;
+        for (size_t j = 1; j <= k; j++) {
+            if ((s[i + j] & 0xC0) != 0x80) return 0;
+            cp = cp << 6 | (s[i + j] & 0x3F);
+        }
+        if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+        i += k + 1;
+    }
+    return 1;
+}
+
+/* Texts -> index (open addressing, uint32 index + 1 per slot, 0 empty). */
+typedef struct {
+    uint32_t *slots;
+    size_t mask;
+    const char *const *p;
+    const size_t *n;
+} TextIndex;
+
+static int ti_init(TextIndex *t, size_t count, const char *const *p, const size_t *n) {
+    size_t cap = 1024;
+    while (cap < 2 * count + 2) cap *= 2;
+    t->slots = calloc(cap, sizeof(uint32_t));
+    t->mask = cap - 1;
+    t->p = p;
+    t->n = n;
+    return t->slots ? 0 : PIPE_NOMEM;
+}
+
+/* The slot of text s[0..n): the one holding it, or the empty one it would go in. */
+static size_t ti_slot(const TextIndex *t, const char *s, size_t n) {
+    size_t h = (size_t)bpe_hash_bytes(s, n) & t->mask;
+    for (;;) {
+        uint32_t v = t->slots[h];
+        if (!v) return h;
+        if (t->n[v - 1] == n && (n == 0 || memcmp(t->p[v - 1], s, n) == 0)) return h;
+        h = (h + 1) & t->mask;
+    }
+}
+
+static int32_t ti_get(const TextIndex *t, const char *s, size_t n) {
+    uint32_t v = t->slots[ti_slot(t, s, n)];
+    return v ? (int32_t)(v - 1) : NONE_ID;
+}
+
+/* A problem quoting up to three spans (copied). */
+static int gguf_problem(PipeProblem *pr, int kind, const char *where, ptrdiff_t i,
+                        const char *what, const char *s0, size_t n0, const char *s1, size_t n1,
+                        const char *s2, size_t n2) {
+    memset(pr, 0, sizeof *pr);
+    pr->kind = kind;
+    pr->where = where;
+    pr->index = i;
+    pr->what = what;
+    pr->owned = malloc(n0 + n1 + n2 + 1);
+    if (!pr->owned) return PIPE_NOMEM;
+    const char *src[3] = {s0, s1, s2};
+    size_t len[3] = {n0, n1, n2}, off = 0;
+    for (int k = 0; k < 3; k++) {
+        if (len[k]) memcpy(pr->owned + off, src[k], len[k]);
+        pr->span[k] = pr->owned + off;
+        pr->span_len[k] = len[k];
+        off += len[k];
+    }
+    return 1;
+}
+
+int pipe_load_gguf(PipeModel *m, const char *const *tok, const size_t *tok_len, size_t n_tok,
+                   const char *const *mer, const size_t *mer_len, size_t n_mer,
+                   const char *const *want, const size_t *want_len, size_t n_want,
+                   int32_t *want_id, PipeProblem *pr) {
+    int rc = 0;
+    TextIndex ti = {0}, mi = {0};
+    const char **tp = malloc((n_tok ? n_tok : 1) * sizeof *tp);
+    size_t *tl = malloc((n_tok ? n_tok : 1) * sizeof *tl);
+    char *empty = NULL, *tmp = NULL;
+    size_t n_empty = 0, longest = 0;
+    if (!tp || !tl) goto nomem;
+    if (n_tok >= (size_t)MAX_IDS) {
+        snprintf(m->error, sizeof m->error, "%zu tokens; at most %d are allowed", n_tok,
+                 MAX_IDS - 1);
+        rc = PIPE_INVALID;
+        goto done;
+    }
+    for (size_t i = 0; i < n_tok; i++) {
+        if (!tok_len[i]) n_empty++;
+        if (tok_len[i] > longest) longest = tok_len[i];
+    }
+    /* "[EMPTY_<id>]": 8 + at most 8 digits + 1 */
+    if (n_empty && !(empty = malloc(n_empty * 20))) goto nomem;
+    size_t e = 0;
+    for (size_t i = 0; i < n_tok; i++) {
+        if (tok_len[i]) {
+            tp[i] = tok[i];
+            tl[i] = tok_len[i];
+            continue;
+        }
+        char *s = empty + 20 * e++;
+        tl[i] = (size_t)snprintf(s, 20, "[EMPTY_%zu]", i);
+        tp[i] = s;
+        if (tl[i] > longest) longest = tl[i];
+    }
+    for (size_t i = 0; i < n_tok; i++)
+        if (!utf8_valid((const unsigned char *)tp[i], tl[i])) {
+            rc = gguf_problem(pr, PP_NOT_UTF8, "vocab", (ptrdiff_t)i, NULL, tp[i],
+                              tl[i] > 60 ? 60 : tl[i], NULL, 0, NULL, 0);
+            goto done;
+        }
+    /* each text names its last token */
+    if ((rc = ti_init(&ti, n_tok, tp, tl)) < 0) goto done;
+    for (size_t i = 0; i < n_tok; i++) ti.slots[ti_slot(&ti, tp[i], tl[i])] = (uint32_t)i + 1;
+    m->byte_level = 1;
+    if ((rc = set_ids(m, (ptrdiff_t)n_tok)) < 0) goto done;
+    if (!(tmp = malloc(longest + 1))) goto nomem;
+    for (size_t i = 0; i < n_tok; i++) {
+        if (ti_get(&ti, tp[i], tl[i]) != (int32_t)i) continue; /* a later token has its text */
+        ptrdiff_t k = utf8_byte_level(tp[i], tl[i], tmp);
+        rc = k >= 0 ? add_key(m, tmp, (size_t)k, (int32_t)i, 1)
+                    : add_key(m, tp[i], tl[i], (int32_t)i, 0);
+        if (rc < 0) goto done;
+    }
+    if ((rc = build_slots(m)) < 0 || (rc = start_merges(m)) < 0) goto done;
+    /* the merges: the first of equal ones kept */
+    if (n_mer && (rc = ti_init(&mi, n_mer, mer, mer_len)) < 0) goto done;
+    char *ab = NULL;
+    size_t ab_cap = 0;
+    int32_t rank = 0;
+    for (size_t i = 0; i < n_mer; i++) {
+        size_t slot = ti_slot(&mi, mer[i], mer_len[i]);
+        if (mi.slots[slot]) continue;
+        mi.slots[slot] = (uint32_t)i + 1;
+        const char *s = mer[i];
+        size_t n = mer_len[i];
+        const char *sp = n > 1 ? memchr(s + 1, ' ', n - 1) : NULL;
+        if (!sp) continue;
+        size_t na = (size_t)(sp - s), nb = n - na - 1;
+        if (!nb) {
+            rc = gguf_problem(pr, PP_BAD_MERGE, "merges", rank, NULL, s, n, NULL, 0, NULL, 0);
+            goto merged;
+        }
+        if (n > ab_cap) {
+            char *t = realloc(ab, n);
+            if (!t) { rc = PIPE_NOMEM; goto merged; }
+            ab = t;
+            ab_cap = n;
+        }
+        memcpy(ab, s, na);
+        memcpy(ab + na, sp + 1, nb);
+        int32_t ia = ti_get(&ti, s, na), ib = ti_get(&ti, sp + 1, nb),
+                iab = ti_get(&ti, ab, na + nb);
+        if (ia == NONE_ID || ib == NONE_ID || iab == NONE_ID) {
+            const char *what = ia == NONE_ID || ib == NONE_ID ? "token" : "merged token";
+            const char *part = ia == NONE_ID ? s : ib == NONE_ID ? sp + 1 : ab;
+            size_t part_n = ia == NONE_ID ? na : ib == NONE_ID ? nb : na + nb;
+            rc = gguf_problem(pr, PP_NOT_IN_VOCAB, "merges", rank, what, part, part_n, s, na,
+                              sp + 1, nb);
+            goto merged;
+        }
+        if ((rc = add_merge(m, ia, ib, rank++, iab)) < 0) goto merged;
+    }
+    rc = 0;
+merged:
+    free(ab);
+    if (rc) goto done;
+    for (size_t w = 0; w < n_want; w++)
+        want_id[w] = n_tok ? ti_get(&ti, want[w], want_len[w]) : NONE_ID;
+    goto done;
+nomem:
+    rc = PIPE_NOMEM;
+done:
+    free(ti.slots);
+    free(mi.slots);
+    free(tp);
+    free(tl);
+    free(empty);
+    free(tmp);
+    return rc;
+}
