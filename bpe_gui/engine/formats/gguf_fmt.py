@@ -596,7 +596,7 @@ def load_llama(p: Path, vocab: GGUFVocab, special_tokens=None, *, parse_special:
         info["notes"].append("tokenizer.ggml.scores is missing: every token scores 0, as "
                              "llama.cpp reads it.")
     try:
-        return build_llama(vocab.tokens, vocab.scores, vocab.token_types,
+        return build_llama(list(vocab.tokens), vocab.scores, vocab.token_types,
                            add_space_prefix=add_prefix, parse_special=parse_special, meta=info)
     except ValueError as e:
         raise FormatError(p, f"cannot be run: {e}.", key="tokenizer.ggml.tokens") from None

@@ -89,9 +89,10 @@ int utf8_valid(const unsigned char *s, size_t n) {
     return 1;
 }
 
-/* Texts -> index (open addressing, uint32 index + 1 per slot, 0 empty). */
+/* Texts -> index (open addressing; a slot: the hash's high 32 bits, index + 1; 0 empty).
+ * The tag spares most probes a look at the text (which is elsewhere in memory). */
 typedef struct {
-    uint32_t *slots;
+    uint64_t *slots;
     size_t mask;
     const char *const *p;
     const size_t *n;
@@ -100,27 +101,83 @@ typedef struct {
 static int ti_init(TextIndex *t, size_t count, const char *const *p, const size_t *n) {
     size_t cap = 1024;
     while (cap < 2 * count + 2) cap *= 2;
-    t->slots = calloc(cap, sizeof(uint32_t));
+    t->slots = calloc(cap, sizeof(uint64_t));
     t->mask = cap - 1;
     t->p = p;
     t->n = n;
     return t->slots ? 0 : PIPE_NOMEM;
 }
 
-/* The slot of text s[0..n): the one holding it, or the empty one it would go in. */
-static size_t ti_slot(const TextIndex *t, const char *s, size_t n) {
-    size_t h = (size_t)bpe_hash_bytes(s, n) & t->mask;
+/* The slot of text s[0..n) (hash h): the one holding it, or the empty one it would go in. */
+static size_t ti_slot(const TextIndex *t, const char *s, size_t n, uint64_t h) {
+    size_t i = (size_t)h & t->mask;
+    uint64_t tag = h >> 32 << 32;
     for (;;) {
-        uint32_t v = t->slots[h];
-        if (!v) return h;
-        if (t->n[v - 1] == n && (n == 0 || memcmp(t->p[v - 1], s, n) == 0)) return h;
-        h = (h + 1) & t->mask;
+        uint64_t v = t->slots[i];
+        if (!v) return i;
+        if ((v & 0xFFFFFFFF00000000ull) == tag) {
+            uint32_t k = (uint32_t)v - 1;
+            if (t->n[k] == n && (n == 0 || memcmp(t->p[k], s, n) == 0)) return i;
+        }
+        i = (i + 1) & t->mask;
     }
 }
 
+static int32_t ti_get_h(const TextIndex *t, const char *s, size_t n, uint64_t h) {
+    uint64_t v = t->slots[ti_slot(t, s, n, h)];
+    return v ? (int32_t)((uint32_t)v - 1) : NONE_ID;
+}
+
 static int32_t ti_get(const TextIndex *t, const char *s, size_t n) {
-    uint32_t v = t->slots[ti_slot(t, s, n)];
-    return v ? (int32_t)(v - 1) : NONE_ID;
+    return ti_get_h(t, s, n, bpe_hash_bytes(s, n));
+}
+
+static void ti_prefetch(const TextIndex *t, uint64_t h) {
+#if defined(__GNUC__)
+    __builtin_prefetch(&t->slots[(size_t)h & t->mask]);
+#else
+    (void)t;
+    (void)h;
+#endif
+}
+
+/* Put index k (its text, hash h) in the table unless a text equal to it is there: 1 put,
+ * 0 not. */
+static int ti_put_h(TextIndex *t, uint32_t k, uint64_t h) {
+    size_t i = ti_slot(t, t->p[k], t->n[k], h);
+    if (t->slots[i]) return 0;
+    t->slots[i] = (h >> 32 << 32) | ((uint64_t)k + 1);
+    return 1;
+}
+
+/* A merge's split and hashes, worked out AHEAD merges before it is added, so that the
+ * table slots it will probe are fetched into the cache meanwhile (the tables are
+ * megabytes; a probe is a cache miss otherwise). */
+#define AHEAD 8
+typedef struct {
+    uint64_t hm, ha, hb, hab;
+    size_t na;     /* the left part's length; (size_t)-1: no space after the first byte */
+} Ahead;
+
+static void look_ahead(Ahead *a, const TextIndex *mi, const TextIndex *ti, const char *s,
+                       size_t n, char *ab) {
+    a->hm = bpe_hash_bytes(s, n);
+    ti_prefetch(mi, a->hm);
+    const char *sp = n > 1 ? memchr(s + 1, ' ', n - 1) : NULL;
+    if (!sp) {
+        a->na = (size_t)-1;
+        return;
+    }
+    size_t na = (size_t)(sp - s), nb = n - na - 1;
+    a->na = na;
+    a->ha = bpe_hash_bytes(s, na);
+    a->hb = bpe_hash_bytes(sp + 1, nb);
+    memcpy(ab, s, na);
+    memcpy(ab + na, sp + 1, nb);
+    a->hab = bpe_hash_bytes(ab, na + nb);
+    ti_prefetch(ti, a->ha);
+    ti_prefetch(ti, a->hb);
+    ti_prefetch(ti, a->hab);
 }
 
 /* A problem quoting up to three spans (copied). */
@@ -153,7 +210,7 @@ int pipe_load_gguf(PipeModel *m, const char *const *tok, const size_t *tok_len, 
     TextIndex ti = {0}, mi = {0};
     const char **tp = malloc((n_tok ? n_tok : 1) * sizeof *tp);
     size_t *tl = malloc((n_tok ? n_tok : 1) * sizeof *tl);
-    char *empty = NULL, *tmp = NULL;
+    char *empty = NULL, *tmp = NULL, *named = NULL;
     size_t n_empty = 0, longest = 0;
     if (!tp || !tl) goto nomem;
     if (n_tok >= (size_t)MAX_IDS) {
@@ -186,14 +243,31 @@ int pipe_load_gguf(PipeModel *m, const char *const *tok, const size_t *tok_len, 
                               tl[i] > 60 ? 60 : tl[i], NULL, 0, NULL, 0);
             goto done;
         }
-    /* each text names its last token */
+    /* each text names its last token: put from the end, the first put of a text wins */
     if ((rc = ti_init(&ti, n_tok, tp, tl)) < 0) goto done;
-    for (size_t i = 0; i < n_tok; i++) ti.slots[ti_slot(&ti, tp[i], tl[i])] = (uint32_t)i + 1;
+    if (!(named = malloc(n_tok ? n_tok : 1))) goto nomem;
+    {
+        uint64_t hs[AHEAD];
+        for (size_t k = 0; k < AHEAD && k < n_tok; k++) {
+            hs[k] = bpe_hash_bytes(tp[n_tok - 1 - k], tl[n_tok - 1 - k]);
+            ti_prefetch(&ti, hs[k]);
+        }
+        for (size_t k = 0; k < n_tok; k++) {   /* token i = n_tok - 1 - k */
+            size_t i = n_tok - 1 - k;
+            uint64_t h = hs[k % AHEAD];
+            if (k + AHEAD < n_tok) {
+                size_t j = i - AHEAD;
+                hs[k % AHEAD] = bpe_hash_bytes(tp[j], tl[j]);
+                ti_prefetch(&ti, hs[k % AHEAD]);
+            }
+            named[i] = (char)ti_put_h(&ti, (uint32_t)i, h);
+        }
+    }
     m->byte_level = 1;
     if ((rc = set_ids(m, (ptrdiff_t)n_tok)) < 0) goto done;
     if (!(tmp = malloc(longest + 1))) goto nomem;
     for (size_t i = 0; i < n_tok; i++) {
-        if (ti_get(&ti, tp[i], tl[i]) != (int32_t)i) continue; /* a later token has its text */
+        if (!named[i]) continue; /* a later token has its text */
         ptrdiff_t k = utf8_byte_level(tp[i], tl[i], tmp);
         rc = k >= 0 ? add_key(m, tmp, (size_t)k, (int32_t)i, 1)
                     : add_key(m, tp[i], tl[i], (int32_t)i, 0);
@@ -202,32 +276,33 @@ int pipe_load_gguf(PipeModel *m, const char *const *tok, const size_t *tok_len, 
     if ((rc = build_slots(m)) < 0 || (rc = start_merges(m)) < 0) goto done;
     /* the merges: the first of equal ones kept */
     if (n_mer && (rc = ti_init(&mi, n_mer, mer, mer_len)) < 0) goto done;
-    char *ab = NULL;
-    size_t ab_cap = 0;
+    size_t longest_merge = 1;
+    for (size_t i = 0; i < n_mer; i++)
+        if (mer_len[i] > longest_merge) longest_merge = mer_len[i];
+    char *ab = malloc(longest_merge);
+    Ahead ring[AHEAD];
     int32_t rank = 0;
+    if (!ab) { rc = PIPE_NOMEM; goto merged; }
+    for (size_t i = 0; i < n_mer && i < AHEAD; i++)
+        look_ahead(&ring[i], &mi, &ti, mer[i], mer_len[i], ab);
     for (size_t i = 0; i < n_mer; i++) {
-        size_t slot = ti_slot(&mi, mer[i], mer_len[i]);
-        if (mi.slots[slot]) continue;
-        mi.slots[slot] = (uint32_t)i + 1;
+        Ahead a = ring[i % AHEAD];
+        if (i + AHEAD < n_mer)
+            look_ahead(&ring[i % AHEAD], &mi, &ti, mer[i + AHEAD], mer_len[i + AHEAD], ab);
+        if (!ti_put_h(&mi, (uint32_t)i, a.hm)) continue; /* listed before */
         const char *s = mer[i];
         size_t n = mer_len[i];
-        const char *sp = n > 1 ? memchr(s + 1, ' ', n - 1) : NULL;
-        if (!sp) continue;
-        size_t na = (size_t)(sp - s), nb = n - na - 1;
+        if (a.na == (size_t)-1) continue;
+        size_t na = a.na, nb = n - na - 1;
+        const char *sp = s + na;
         if (!nb) {
             rc = gguf_problem(pr, PP_BAD_MERGE, "merges", rank, NULL, s, n, NULL, 0, NULL, 0);
             goto merged;
         }
-        if (n > ab_cap) {
-            char *t = realloc(ab, n);
-            if (!t) { rc = PIPE_NOMEM; goto merged; }
-            ab = t;
-            ab_cap = n;
-        }
         memcpy(ab, s, na);
         memcpy(ab + na, sp + 1, nb);
-        int32_t ia = ti_get(&ti, s, na), ib = ti_get(&ti, sp + 1, nb),
-                iab = ti_get(&ti, ab, na + nb);
+        int32_t ia = ti_get_h(&ti, s, na, a.ha), ib = ti_get_h(&ti, sp + 1, nb, a.hb),
+                iab = ti_get_h(&ti, ab, na + nb, a.hab);
         if (ia == NONE_ID || ib == NONE_ID || iab == NONE_ID) {
             const char *what = ia == NONE_ID || ib == NONE_ID ? "token" : "merged token";
             const char *part = ia == NONE_ID ? s : ib == NONE_ID ? sp + 1 : ab;
@@ -254,5 +329,6 @@ done:
     free(tl);
     free(empty);
     free(tmp);
+    free(named);
     return rc;
 }

@@ -24,9 +24,18 @@
  *   m.merge_table() -> capsule of the merge table (merge.h) for _encode.Merger.wrap
  *   find_model_tables(data) -> ((vocab start, end), (merges start, end)) | None
  *
+ * GGUF string arrays read in place (imported/pipe_load_gguf.c; formats/gguf_fmt.py):
+ *   Model.gguf_walk(buf, pos, i, count, big) -> (status, pos, i, claim)   how far the
+ *       strings fit in buf (status 0 all, 1 a length does not fit, 2 a string: claim)
+ *   Model.gguf_strings(buf, start, count, big) -> list[str]   (surrogateescape)
+ *   Model.gguf_offsets(buf, start, count, big) -> bytes   count + 1 native uint64
+ *   Model.from_gguf(buf, (start, count), (start, count) | None, big, want: list[str])
+ *       -> (Model, problem, {text: id})   a `gpt2` vocabulary and its merges
+ *
  * SentencePiece BPE (kind "spm", imported/pipe_spm.c):
- *   Model.from_spm(pieces: list[str | bytes], scores: bytes (float32), types: bytes,
- *                  llama: bool, byte_fallback: bool) -> Model        (ValueError: why not)
+ *   Model.from_spm(pieces: list[str | bytes] | (buf, start, count, big), scores: bytes
+ *                  (float32), types: bytes, llama: bool, byte_fallback: bool) -> Model
+ *       (ValueError: why not; pieces as a GGUF string array: read in place)
  *   m.spm_normalizer(charsmap: bytes | None, add_dummy_prefix, remove_extra_whitespaces,
  *                    escape_whitespaces, treat_whitespace_as_suffix)
  *   m.spm_encode(text, prefix) -> list[int]       the whole text, normalized and merged
