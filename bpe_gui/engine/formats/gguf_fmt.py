@@ -531,7 +531,7 @@ def not_run_yet(model: str, pre: str | None) -> str | None:
     version (a Gemma 4 vocabulary, a pre-tokenizer llama.cpp runs with code of its own), or
     None if it opens: what ``load`` refuses, known from the two keys alone (the sniffer and
     the local model list ask it)."""
-    if model == "llama":
+    if model in ("llama", "gemma4"):
         return None
     if model != "gpt2":
         return f"{MODELS.get(model, model)} (tokenizer.ggml.model = {model!r})"
@@ -547,7 +547,7 @@ def load(path: str | Path, special_tokens=None, *, parse_special: bool = True, *
     what they are. ``parse_special``: special tokens in the text become their ids
     (llama.cpp's ``llama-tokenize`` default); False: only user-defined ones do (its test
     setting)."""
-    from ..tokenizers.imported.llama_vocab import LlamaVocab, build_bpe
+    from ..tokenizers.imported.llama_vocab import LlamaVocab, build_bpe, build_gemma4
     p = Path(path)
     vocab = read_vocab(p)
     problem = vocab.not_bpe()
@@ -556,7 +556,7 @@ def load(path: str | Path, special_tokens=None, *, parse_special: bool = True, *
     if vocab.model == "llama":
         return load_llama(p, vocab, special_tokens, parse_special=parse_special,
                           meta=kwargs.get("meta"), pattern=kwargs.get("pattern"))
-    if vocab.model != "gpt2":
+    if vocab.model not in ("gpt2", "gemma4"):
         raise FormatError(p, f"holds a {vocab.model_description} vocabulary "
                           f"(tokenizer.ggml.model = {vocab.model!r}), which this app does not "
                           "run yet; open the model's tokenizer.json if it has one.",
@@ -566,11 +566,13 @@ def load(path: str | Path, special_tokens=None, *, parse_special: bool = True, *
                           "own (its token types and tokenizer.ggml.pre); they cannot be "
                           "replaced. Leave out --special-token / --pattern / --preset.")
     if vocab.merges is None:
-        raise FormatError(p, "has no tokenizer.ggml.merges, which a gpt2 vocabulary needs "
-                          "(llama.cpp refuses it too).", key="tokenizer.ggml.merges")
+        raise FormatError(p, f"has no tokenizer.ggml.merges, which a {vocab.model} vocabulary "
+                          "needs (llama.cpp refuses it too).", key="tokenizer.ggml.merges")
     lv = LlamaVocab(str(p), vocab.tokens, vocab.token_types, vocab.merges, vocab.pre,
                     dict(vocab.special_ids), dict(vocab.flags), vocab.name,
                     vocab.architecture, list(vocab.notes))
+    if vocab.model == "gemma4":
+        return build_gemma4(lv, parse_special=parse_special, meta=kwargs.get("meta"))
     return build_bpe(lv, parse_special=parse_special, meta=kwargs.get("meta"))
 
 
@@ -578,6 +580,7 @@ def load_llama(p: Path, vocab: GGUFVocab, special_tokens=None, *, parse_special:
                meta: dict | None = None, pattern=None):
     """A ``llama`` vocabulary as llama.cpp's llm_tokenizer_spm runs it
     (tokenizers/imported/spm.py ``build_llama``)."""
+    from ..tokenizers.imported.llama_vocab import LlamaVocab, specials_of, token_attrs
     from ..tokenizers.imported.spm import build_llama
     if special_tokens is not None or pattern is not None:
         raise FormatError(p, "a GGUF file's special tokens and pre-tokenizer are the file's "
@@ -595,8 +598,14 @@ def load_llama(p: Path, vocab: GGUFVocab, special_tokens=None, *, parse_special:
     if vocab.scores is None:
         info["notes"].append("tokenizer.ggml.scores is missing: every token scores 0, as "
                              "llama.cpp reads it.")
+    tokens = list(vocab.tokens)
+    # llama.cpp's corrections by name (end-of-generation texts are CONTROL too...)
+    lv = LlamaVocab(str(p), tokens, vocab.token_types, [], vocab.pre, dict(vocab.special_ids),
+                    dict(vocab.flags), vocab.name, vocab.architecture)
+    attrs = token_attrs(lv, {t: i for i, t in enumerate(tokens)})
     try:
-        return build_llama(list(vocab.tokens), vocab.scores, vocab.token_types,
-                           add_space_prefix=add_prefix, parse_special=parse_special, meta=info)
+        return build_llama(tokens, vocab.scores, vocab.token_types,
+                           add_space_prefix=add_prefix, parse_special=parse_special, meta=info,
+                           attrs=attrs, specials=specials_of(lv, attrs, parse_special))
     except ValueError as e:
         raise FormatError(p, f"cannot be run: {e}.", key="tokenizer.ggml.tokens") from None

@@ -13,7 +13,8 @@
  *   - a token's text names its id, a later token of the same text wins (token_to_id is
  *     assigned in order); an empty token is named "[EMPTY_<id>]" (it is shown, never
  *     matched); a ByteLevel text (GPT-2's alphabet) is looked up by its bytes, another
- *     text (a special token with a space in it) is only shown;
+ *     text (a special token with a space in it) is only shown; without ByteLevel (Gemma
+ *     4: raw UTF-8 tokens, "▁" for a space) every text is looked up as it is;
  *   - a merge listed twice keeps its first rank (bpe_ranks.emplace); a merge is cut at the
  *     first space after its first byte (a space inside a UTF-8 character is impossible,
  *     so that is its first character); one with no such space is dropped (llama.cpp keeps
@@ -203,7 +204,7 @@ static int gguf_problem(PipeProblem *pr, int kind, const char *where, ptrdiff_t 
 }
 
 int pipe_load_gguf(PipeModel *m, const char *const *tok, const size_t *tok_len, size_t n_tok,
-                   const char *const *mer, const size_t *mer_len, size_t n_mer,
+                   const char *const *mer, const size_t *mer_len, size_t n_mer, int byte_level,
                    const char *const *want, const size_t *want_len, size_t n_want,
                    int32_t *want_id, PipeProblem *pr) {
     int rc = 0;
@@ -263,14 +264,14 @@ int pipe_load_gguf(PipeModel *m, const char *const *tok, const size_t *tok_len, 
             named[i] = (char)ti_put_h(&ti, (uint32_t)i, h);
         }
     }
-    m->byte_level = 1;
+    m->byte_level = byte_level;
     if ((rc = set_ids(m, (ptrdiff_t)n_tok)) < 0) goto done;
     if (!(tmp = malloc(longest + 1))) goto nomem;
     for (size_t i = 0; i < n_tok; i++) {
         if (!named[i]) continue; /* a later token has its text */
-        ptrdiff_t k = utf8_byte_level(tp[i], tl[i], tmp);
+        ptrdiff_t k = byte_level ? utf8_byte_level(tp[i], tl[i], tmp) : -1;
         rc = k >= 0 ? add_key(m, tmp, (size_t)k, (int32_t)i, 1)
-                    : add_key(m, tp[i], tl[i], (int32_t)i, 0);
+                    : add_key(m, tp[i], tl[i], (int32_t)i, !byte_level);
         if (rc < 0) goto done;
     }
     if ((rc = build_slots(m)) < 0 || (rc = start_merges(m)) < 0) goto done;

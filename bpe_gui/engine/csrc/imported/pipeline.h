@@ -173,11 +173,12 @@ int gguf_walk_strings(const unsigned char *buf, size_t len, size_t *pos, uint64_
 ptrdiff_t gguf_string_spans(const unsigned char *buf, size_t len, size_t start, size_t count,
                             int big, const char **out, size_t *out_len);
 int utf8_valid(const unsigned char *s, size_t n);
-/* A GGUF `gpt2` vocabulary (ByteLevel keys) and its merges ("left right" strings), as
- * llama.cpp reads them (the file's header says how); want[k]: texts whose ids go to
- * want_id[k] (NONE_ID: no token). 0, 1 (a problem in *pr) or an error. */
+/* A GGUF BPE vocabulary (`gpt2`: byte_level, ByteLevel keys; `gemma4`: UTF-8 keys) and
+ * its merges ("left right" strings), as llama.cpp reads them (the file's header says
+ * how); want[k]: texts whose ids go to want_id[k] (NONE_ID: no token). 0, 1 (a problem
+ * in *pr) or an error. */
 int pipe_load_gguf(PipeModel *m, const char *const *tok, const size_t *tok_len, size_t n_tok,
-                   const char *const *mer, const size_t *mer_len, size_t n_mer,
+                   const char *const *mer, const size_t *mer_len, size_t n_mer, int byte_level,
                    const char *const *want, const size_t *want_len, size_t n_want,
                    int32_t *want_id, PipeProblem *pr);
 

@@ -29,8 +29,9 @@
  *       strings fit in buf (status 0 all, 1 a length does not fit, 2 a string: claim)
  *   Model.gguf_strings(buf, start, count, big) -> list[str]   (surrogateescape)
  *   Model.gguf_offsets(buf, start, count, big) -> bytes   count + 1 native uint64
- *   Model.from_gguf(buf, (start, count), (start, count) | None, big, want: list[str])
- *       -> (Model, problem, {text: id})   a `gpt2` vocabulary and its merges
+ *   Model.from_gguf(buf, (start, count), (start, count) | None, big, want: list[str],
+ *                   byte_level=True) -> (Model, problem, {text: id})   a `gpt2` (or,
+ *       not byte_level, `gemma4`) vocabulary and its merges
  *
  * SentencePiece BPE (kind "spm", imported/pipe_spm.c):
  *   Model.from_spm(pieces: list[str | bytes] | (buf, start, count, big), scores: bytes
@@ -435,15 +436,16 @@ done:
     return out;
 }
 
-/* from_gguf(buf, (tokens start, count), (merges start, count) | None, big, want)
-   -> (Model, problem, {text: id} of the texts in want that are tokens) */
+/* from_gguf(buf, (tokens start, count), (merges start, count) | None, big, want,
+   byte_level=True) -> (Model, problem, {text: id} of the texts in want that are tokens) */
 static PyObject *Model_from_gguf(PyObject *cls, PyObject *args) {
     Py_buffer b;
     Py_ssize_t ts, tn, ms = 0, mn = 0;
     PyObject *mspan, *want;
-    int big;
+    int big, byte_level = 1;
     (void)cls;
-    if (!PyArg_ParseTuple(args, "y*(nn)OpO!", &b, &ts, &tn, &mspan, &big, &PyList_Type, &want))
+    if (!PyArg_ParseTuple(args, "y*(nn)OpO!|p", &b, &ts, &tn, &mspan, &big, &PyList_Type,
+                          &want, &byte_level))
         return NULL;
     PyObject *r = NULL, *found = NULL;
     const char **tp = NULL, **mp = NULL, **wp = NULL;
@@ -474,8 +476,8 @@ static PyObject *Model_from_gguf(PyObject *cls, PyObject *args) {
     m = new_model(KIND_HF);
     if (!m) goto done;
     PipeProblem pr;
-    int rc = pipe_load_gguf(&m->pm, tp, tl, (size_t)tn, mp, ml, (size_t)mn, wp, wl,
-                            (size_t)nw, wid, &pr);
+    int rc = pipe_load_gguf(&m->pm, tp, tl, (size_t)tn, mp, ml, (size_t)mn, byte_level, wp,
+                            wl, (size_t)nw, wid, &pr);
     if (rc < 0) {
         pipe_error(&m->pm, rc);
         goto done;
