@@ -53,7 +53,7 @@ import corpora  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 MODELS = Path.home() / ".cache" / "bpe-gui-tests" / "llama-cpp-python-0.3.36-models"
-GGUF_NAMES = ("qwen2", "llama-bpe", "command-r", "llama-spm")
+GGUF_NAMES = ("qwen2", "llama-bpe", "command-r", "gemma-4", "llama-spm")
 
 CHILD = r"""
 import hashlib, json, os, sys, time
@@ -92,7 +92,8 @@ elif lib == "tokenizers":
     enc = lambda s: tk.encode(s, add_special_tokens=False).ids
 elif lib == "llama.cpp":
     import llama_cpp as L
-    L.llama_log_set(L.llama_log_callback(lambda *a: None), None)
+    log = L.llama_log_callback(lambda *a: None)   # (kept: llama.cpp calls it later)
+    L.llama_log_set(log, None)
     L.llama_backend_init()
     imp = time.process_time() - c
     c = time.process_time()
