@@ -673,4 +673,12 @@ def _metaspace(rep: str, scheme: str, split: bool):
                     p = p.prepend(rep)
             out.append(p)
         return split_pieces(out, mark, "MergedWithNext") if split else out
+
+    def plain(texts: list[str]) -> list[str]:   # ("first" needs where a piece starts)
+        out = [t.replace(" ", rep) if " " in t else t for t in texts]
+        if scheme == "always":
+            out = [t if t.startswith(rep) else rep + t for t in out]
+        return split_texts(out, mark, "MergedWithNext") if split else out
+    if scheme != "first":
+        run.plain = plain   # type: ignore[attr-defined]
     return run

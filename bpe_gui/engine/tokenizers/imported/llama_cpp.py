@@ -378,7 +378,10 @@ class LlamaPreTokenizer(PreTokenizer):
         only = self.sequence[0] if len(self.sequence) == 1 else None
         if only is not None and only.native is not None:
             tiling = (pinned(KIND_PATTERNS[_NATIVE[only.source]], LLAMA_CPP), True)
-        super().__init__([self._run], True, False, None, tiling, classes=LLAMA_CPP)
+        def run(pieces: Pieces) -> Pieces:
+            return self._run(pieces)
+        run.plain = self._run_plain   # type: ignore[attr-defined]   (ids only: strings)
+        super().__init__([run], True, False, None, tiling, classes=LLAMA_CPP)
 
     native_by_text = True
 
@@ -390,25 +393,34 @@ class LlamaPreTokenizer(PreTokenizer):
             return None
         return super().words(text)
 
+    def _spans(self, text: str) -> list[tuple[int, int]]:
+        """Where the sequence cuts a text."""
+        views = {"c": collapse(text) if self.needs_collapse else text, "w": wide(text),
+                 "t": text}
+        spans = [(0, len(text))]
+        for step in self.sequence:
+            view = views["t" if step.unicode else "c" if step.collapsed else "w"]
+            nxt = []
+            for s, e in spans:
+                prev = s
+                for end in step.ends(text[s:e], view[s:e]):
+                    nxt.append((prev, s + end))
+                    prev = s + end
+            spans = nxt
+        return spans
+
     def _run(self, pieces: Pieces) -> Pieces:
         out: Pieces = []
         for p in pieces:
-            text = p.text
-            if not text:
-                continue
-            views = {"c": collapse(text) if self.needs_collapse else text, "w": wide(text),
-                     "t": text}
-            spans = [(0, len(text))]
-            for step in self.sequence:
-                view = views["t" if step.unicode else "c" if step.collapsed else "w"]
-                nxt = []
-                for s, e in spans:
-                    prev = s
-                    for end in step.ends(text[s:e], view[s:e]):
-                        nxt.append((prev, s + end))
-                        prev = s + end
-                spans = nxt
-            out.extend(p.slice(s, e) for s, e in spans if e > s)
+            if p.text:
+                out.extend(p.slice(s, e) for s, e in self._spans(p.text) if e > s)
+        return out
+
+    def _run_plain(self, texts: list[str]) -> list[str]:
+        out: list[str] = []
+        for t in texts:
+            if t:
+                out.extend(t[s:e] for s, e in self._spans(t) if e > s)
         return out
 
     def cut(self, text: str) -> list[str]:
