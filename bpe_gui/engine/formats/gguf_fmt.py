@@ -112,22 +112,22 @@ class GGUFStrings(Sequence[str]):
     from the bytes (``span``); an item is decoded when asked for (surrogate escapes for
     bytes that are not UTF-8, as the Python reader gives), a list only on iteration."""
 
-    __slots__ = ("buf", "start", "count", "big", "_offsets")
+    __slots__ = ("buf", "start", "length", "big", "_offsets")
 
     def __init__(self, buf: bytearray, start: int, count: int, big: bool):
-        self.buf, self.start, self.count, self.big = buf, start, count, big
+        self.buf, self.start, self.length, self.big = buf, start, count, big
         self._offsets: array | None = None
 
     @property
     def span(self) -> tuple[bytearray, int, int, bool]:
         """(buffer, start, count, big-endian): what the C loaders take."""
-        return self.buf, self.start, self.count, self.big
+        return self.buf, self.start, self.length, self.big
 
     def __len__(self) -> int:
-        return self.count
+        return self.length
 
     def tolist(self) -> list[str]:
-        return _c_model().gguf_strings(self.buf, self.start, self.count, self.big)
+        return _c_model().gguf_strings(self.buf, self.start, self.length, self.big)
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.tolist())
@@ -141,12 +141,12 @@ class GGUFStrings(Sequence[str]):
         if isinstance(i, slice):
             return self.tolist()[i]
         if i < 0:
-            i += self.count
-        if not 0 <= i < self.count:
+            i += self.length
+        if not 0 <= i < self.length:
             raise IndexError("GGUF string array index out of range")
         if self._offsets is None:
             offsets = array("Q")
-            offsets.frombytes(_c_model().gguf_offsets(self.buf, self.start, self.count, self.big))
+            offsets.frombytes(_c_model().gguf_offsets(self.buf, self.start, self.length, self.big))
             self._offsets = offsets
         a, b = self._offsets[i] + 8, self._offsets[i + 1]
         return bytes(self.buf[a:b]).decode("utf-8", "surrogateescape")
@@ -159,7 +159,7 @@ class GGUFStrings(Sequence[str]):
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        return f"GGUFStrings({self.count:,} strings at byte {self.start:,})"
+        return f"GGUFStrings({self.length:,} strings at byte {self.start:,})"
 
 
 @dataclass(frozen=True)

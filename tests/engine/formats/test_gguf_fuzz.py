@@ -63,8 +63,8 @@ def _mutants(data: bytes, tokens: gguf_fmt.GGUFStrings, merges: gguf_fmt.GGUFStr
     Model = model_class()
     spans = []
     for arr in (tokens, merges):
-        raw = Model.gguf_offsets(arr.buf, arr.start, arr.count, arr.big)
-        spans.append(struct.unpack(f"{arr.count + 1}Q", raw))
+        raw = Model.gguf_offsets(arr.buf, arr.start, arr.length, arr.big)
+        spans.append(struct.unpack(f"{arr.length + 1}Q", raw))
     key = b"tokenizer.ggml.token_type"
     types_at = data.index(key) + len(key) + 16   # value type, item type, count
     for k in range(n):
@@ -102,7 +102,7 @@ def _mutants(data: bytes, tokens: gguf_fmt.GGUFStrings, merges: gguf_fmt.GGUFStr
             b[start - 8:start] = struct.pack("<Q", lie)
             yield f"count at {start - 8} says {lie}", bytes(b)
         elif kind == 5:   # token types (special tokens appear and go)
-            ids = [rng.randrange(tokens.count) for _ in range(rng.randint(1, 8))]
+            ids = [rng.randrange(tokens.length) for _ in range(rng.randint(1, 8))]
             for t in ids:
                 struct.pack_into("<i", b, types_at + 4 * t, rng.choice([1, 2, 3, 4, 5, 6]))
             yield f"types of {ids}", bytes(b)
@@ -172,7 +172,7 @@ def test_a_token_that_is_not_utf8_is_named(gguf_files, tmp_path):
     target = next(i for i in range(len(tokens)) if len(tokens[i].encode()) >= 2)
     from bpe_gui.engine.tokenizers.imported.word_model import model_class
     offs = struct.unpack(f"{len(tokens) + 1}Q", model_class().gguf_offsets(
-        tokens.buf, tokens.start, tokens.count, tokens.big))
+        tokens.buf, tokens.start, tokens.length, tokens.big))
     data[offs[target] + 8] = 0xFF
     path = tmp_path / "bad-utf8.gguf"
     path.write_bytes(bytes(data))

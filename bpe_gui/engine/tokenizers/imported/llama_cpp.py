@@ -380,7 +380,8 @@ class LlamaPreTokenizer(PreTokenizer):
             tiling = (pinned(KIND_PATTERNS[_NATIVE[only.source]], LLAMA_CPP), True)
         def run(pieces: Pieces) -> Pieces:
             return self._run(pieces)
-        run.plain = self._run_plain   # type: ignore[attr-defined]   (ids only: strings)
+        # ids only: the same cuts on plain strings (hf_parts.PreTokenizer.words_text)
+        run.plain = self._run_plain   # type: ignore[attr-defined]
         super().__init__([run], True, False, None, tiling, classes=LLAMA_CPP)
 
     native_by_text = True

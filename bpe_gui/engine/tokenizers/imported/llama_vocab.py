@@ -135,6 +135,8 @@ def _ids_of_types(types: list[int], wanted: tuple[int, ...]) -> list[int]:
 def _merges(merges: Sequence[str]) -> list:
     """llama.cpp's merges for the C model: a merge listed twice keeps its first rank
     (``bpe_ranks.emplace``); split at the first space after the first character."""
+    if not isinstance(merges, list):
+        merges = list(merges)
     if len(set(merges)) != len(merges):
         merges = list(dict.fromkeys(merges))
     odd = [i for i, m in enumerate(merges) if m.count(" ") != 1 or m[:1] == " "]
