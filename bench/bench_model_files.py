@@ -11,6 +11,7 @@ csrc/unicode_tables.h was made from.
 
     python bench/bench_model_files.py [--data DIR] [--models DIR] [--quick]
                                       [--only spm,tekken,clip,gguf] [--texts en,zh,c]
+                                      [--gguf qwen2,llama-bpe,...]
                                       [--markdown FILE] [--timeout S]
 
 Formats and references:
@@ -213,7 +214,8 @@ def has(module: str) -> bool:
     return True
 
 
-def jobs(data: Path, models: Path, only: set[str]) -> list[tuple[str, str, str, Path]]:
+def jobs(data: Path, models: Path, only: set[str],
+         gguf_names: tuple[str, ...] = GGUF_NAMES) -> list[tuple[str, str, str, Path]]:
     """(format, file label, library, path)."""
     out = []
     files = peers.prepare_files(data, data / "wheels")
@@ -239,7 +241,7 @@ def jobs(data: Path, models: Path, only: set[str]) -> list[tuple[str, str, str, 
         llama = has("llama_cpp")
         if not llama:
             print("gguf: llama-cpp-python is not installed; llama.cpp itself is not run")
-        for name in GGUF_NAMES:
+        for name in gguf_names:
             g = models / f"ggml-vocab-{name}.gguf"
             if not g.is_file():
                 print(f"{g} missing: run tests/engine/formats once (they cache it)")
@@ -261,6 +263,8 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--only", default="spm,tekken,clip,gguf")
     ap.add_argument("--texts", default="en,zh,c")
+    ap.add_argument("--gguf", default=",".join(GGUF_NAMES),
+                    help="the GGUF vocabularies (names of ggml-vocab-NAME.gguf)")
     ap.add_argument("--markdown", type=Path)
     ap.add_argument("--timeout", type=float, default=900)
     args = ap.parse_args()
@@ -272,7 +276,8 @@ def main() -> None:
     cpu = str(max(os.sched_getaffinity(0)))
     rows = []
     digests: dict[tuple[str, str], dict[str, str]] = {}
-    for fmt, label, lib, path in jobs(args.data, args.models, set(args.only.split(","))):
+    for fmt, label, lib, path in jobs(args.data, args.models, set(args.only.split(",")),
+                                      tuple(args.gguf.split(","))):
         res, peak = peers.run(CHILD, [lib, str(path), json.dumps({k: str(v) for k, v in
                                                                    texts.items()}), cpu],
                               env, args.timeout)

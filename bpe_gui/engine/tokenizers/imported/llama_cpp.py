@@ -40,6 +40,7 @@ Example::
 """
 from __future__ import annotations
 
+from array import array
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Iterator, Sequence
@@ -394,21 +395,23 @@ class LlamaPreTokenizer(PreTokenizer):
             return None
         return super().words(text)
 
-    def _spans(self, text: str) -> list[tuple[int, int]]:
-        """Where the sequence cuts a text."""
+    def _spans(self, text: str) -> Iterator[tuple[int, int]]:
+        """Where the sequence cuts a text: (start, end) of each piece (kept as two
+        arrays between the steps: a whole text has millions of pieces)."""
         views = {"c": collapse(text) if self.needs_collapse else text, "w": wide(text),
                  "t": text}
-        spans = [(0, len(text))]
+        starts, ends = array("q", [0]), array("q", [len(text)])
         for step in self.sequence:
             view = views["t" if step.unicode else "c" if step.collapsed else "w"]
-            nxt = []
-            for s, e in spans:
+            ns, ne = array("q"), array("q")
+            for s, e in zip(starts, ends):
                 prev = s
                 for end in step.ends(text[s:e], view[s:e]):
-                    nxt.append((prev, s + end))
+                    ns.append(prev)
+                    ne.append(s + end)
                     prev = s + end
-            spans = nxt
-        return spans
+            starts, ends = ns, ne
+        return zip(starts, ends)
 
     def _run(self, pieces: Pieces) -> Pieces:
         out: Pieces = []
