@@ -34,9 +34,8 @@
  *       not byte_level, `gemma4`) vocabulary and its merges
  *
  * SentencePiece BPE (kind "spm", imported/pipe_spm.c):
- *   Model.from_spm(pieces: list[str | bytes] | (buf, start, count, big), scores: bytes
- *                  (float32), types: bytes, llama: bool, byte_fallback: bool) -> Model
- *       (ValueError: why not; pieces as a GGUF string array: read in place)
+ *   Model.from_spm(pieces: list[str | bytes], scores: bytes (float32), types: bytes,
+ *                  llama: bool, byte_fallback: bool) -> Model        (ValueError: why not)
  *   m.spm_normalizer(charsmap: bytes | None, add_dummy_prefix, remove_extra_whitespaces,
  *                    escape_whitespaces, treat_whitespace_as_suffix)
  *   m.spm_encode(text, prefix) -> list[int]       the whole text, normalized and merged
@@ -861,62 +860,41 @@ fail:
     return NULL;
 }
 
-/* from_spm(pieces, scores, types, llama, byte_fallback): pieces a list of str or bytes,
-   or (buf, start, count, big): a GGUF string array read in place. */
 static PyObject *Model_from_spm(PyObject *cls, PyObject *args) {
     PyObject *pieces;
-    Py_buffer scores, types, gbuf = {0};
-    int llama, byte_fallback, gguf = 0;
+    Py_buffer scores, types;
+    int llama, byte_fallback;
     (void)cls;
-    if (!PyArg_ParseTuple(args, "Oy*y*pp", &pieces, &scores, &types, &llama, &byte_fallback))
+    if (!PyArg_ParseTuple(args, "O!y*y*pp", &PyList_Type, &pieces, &scores, &types, &llama,
+                          &byte_fallback))
         return NULL;
-    Py_ssize_t n = 0, gstart = 0;
-    int big = 0;
+    Py_ssize_t n = PyList_GET_SIZE(pieces);
     PyObject *r = NULL;
-    const char **keys = NULL;
-    size_t *lens = NULL;
+    const char **keys = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(char *));
+    size_t *lens = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(size_t));
     Model *m = NULL;
-    if (PyTuple_Check(pieces)) {
-        if (!PyArg_ParseTuple(pieces, "y*nnp", &gbuf, &gstart, &n, &big)) goto done;
-        gguf = 1;
-        if (n < 0 || n > gbuf.len / 8 + 1) {
-            PyErr_SetString(PyExc_ValueError, "from_spm: the count does not fit the buffer");
-            goto done;
-        }
-    } else if (PyList_Check(pieces)) {
-        n = PyList_GET_SIZE(pieces);
-    } else {
-        PyErr_SetString(PyExc_TypeError, "from_spm: pieces is a list or a GGUF array span");
+    if (!keys || !lens) {
+        PyErr_NoMemory();
         goto done;
     }
     if (scores.len != n * (Py_ssize_t)sizeof(float) || types.len != n) {
         PyErr_SetString(PyExc_ValueError, "from_spm: one score (float32) and one type a piece");
         goto done;
     }
-    if (gguf) {
-        if (string_spans(&gbuf, gstart, n, big, &keys, &lens) < 0) goto done;
-    } else {
-        keys = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(char *));
-        lens = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(size_t));
-        if (!keys || !lens) {
-            PyErr_NoMemory();
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *p = PyList_GET_ITEM(pieces, i);
+        Py_ssize_t len;
+        if (PyBytes_Check(p)) {
+            keys[i] = PyBytes_AS_STRING(p);
+            len = PyBytes_GET_SIZE(p);
+        } else if (PyUnicode_Check(p)) {
+            keys[i] = PyUnicode_AsUTF8AndSize(p, &len);
+            if (!keys[i]) goto done;
+        } else {
+            PyErr_Format(PyExc_TypeError, "from_spm: piece %zd is not str or bytes", i);
             goto done;
         }
-        for (Py_ssize_t i = 0; i < n; i++) {
-            PyObject *p = PyList_GET_ITEM(pieces, i);
-            Py_ssize_t len;
-            if (PyBytes_Check(p)) {
-                keys[i] = PyBytes_AS_STRING(p);
-                len = PyBytes_GET_SIZE(p);
-            } else if (PyUnicode_Check(p)) {
-                keys[i] = PyUnicode_AsUTF8AndSize(p, &len);
-                if (!keys[i]) goto done;
-            } else {
-                PyErr_Format(PyExc_TypeError, "from_spm: piece %zd is not str or bytes", i);
-                goto done;
-            }
-            lens[i] = (size_t)len;
-        }
+        lens[i] = (size_t)len;
     }
     m = new_model(KIND_SPM);
     if (!m) goto done;
@@ -933,7 +911,6 @@ done:
     PyMem_Free(lens);
     PyBuffer_Release(&scores);
     PyBuffer_Release(&types);
-    if (gguf) PyBuffer_Release(&gbuf);
     return r;
 }
 
