@@ -27,11 +27,12 @@ Formats and references:
   gguf    llama.cpp's vocabulary files (the llama-cpp-python 0.3.36 sdist's
           ``vendor/llama.cpp/models``, as tests/engine/formats/llama_cpp_files.py caches
           them; ``--models``): qwen2, llama-bpe (Llama 3), command-r (256k tokens),
-          llama-spm (a ``llama`` SentencePiece-style vocabulary) -- llama.cpp itself
-          through llama-cpp-python's C API when it is installed (``llama_model_load_from_file``
-          with ``vocab_only``, ``llama_tokenize`` with add_special off and parse_special on,
-          bpe-gui's default), and tokenizers on the same vocabulary exported as
-          tokenizer.json (gpt2 vocabularies whose split tokenizer.json can hold)
+          gemma-4 (262k tokens, 515k merges), llama-spm (a ``llama`` SentencePiece-style
+          vocabulary) -- llama.cpp itself through llama-cpp-python's C API when it is
+          installed (``llama_model_load_from_file`` with ``vocab_only``,
+          ``llama_tokenize`` with add_special off and parse_special on, bpe-gui's
+          default), and tokenizers on the same vocabulary exported as tokenizer.json
+          (gpt2 vocabularies whose split tokenizer.json can hold)
 Texts (bench_encode_peers.prepare_texts): en (20 MB), zh (8.9 MB), c (20 MB of C
 headers); ``--quick``: their first 300 KB.
 """
