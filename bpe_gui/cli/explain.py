@@ -34,7 +34,8 @@ def format_explanation(ex: Explanation, color: bool = False) -> str:
     label = PRESET_LABELS.get(ex.preset or "", "custom pattern")
     dim, bold, reset = (DIM, BOLD, RESET) if color else ("", "", "")
     n = len(ex.branches)
-    lines = [f"Pre-tokenizer: {label}, {n} rule{'s' if n != 1 else ''}, tried in order "
+    lines = [f"Pre-tokenizer: {ex.title}" if ex.title else
+             f"Pre-tokenizer: {label}, {n} rule{'s' if n != 1 else ''}, tried in order "
              "at each position"]
     width = max(len(b.name) for b in ex.branches)
     for b in ex.branches:

@@ -90,3 +90,23 @@ def test_explain_works_with_imported_tiktoken_and_tokenizer_json(tmp_path):
         assert p.returncode == 0, err(p)
         assert "Traceback" not in err(p)
         assert _explained_ids(out(p)) == want, name
+
+
+def test_explain_of_a_whitespace_tokenizer_json_names_its_pieces(tmp_path):
+    """A tokenizer.json whose pre-tokenizer is no one pattern (Whitespace): the words
+    are the pieces it makes (tokenizers' pre_tokenize_str), and the header says so."""
+    tk = pytest.importorskip("tokenizers")
+    from tokenizers import models, pre_tokenizers, trainers
+    hf = tk.Tokenizer(models.BPE(unk_token="[UNK]"))
+    hf.pre_tokenizer = pre_tokenizers.Whitespace()
+    hf.train_from_iterator([CORPUS], trainers.BpeTrainer(vocab_size=300, special_tokens=["[UNK]"],
+                                                         show_progress=False))
+    path = tmp_path / "tokenizer.json"
+    hf.save(str(path))
+    text = "It's the newest  12345 words!"
+    p = run("encode", "--tokenizer", str(path), "--explain", text, cwd=tmp_path)
+    assert p.returncode == 0, err(p)
+    shown = out(p)
+    assert shown.startswith("Pre-tokenizer: The Whitespace pre-tokenizer's pieces")
+    words = re.findall(r"^word \d+  “(.*?)”", shown, re.M)
+    assert words == [w for w, _ in hf.pre_tokenizer.pre_tokenize_str(text)]

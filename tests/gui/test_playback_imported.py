@@ -127,7 +127,10 @@ def test_click_in_a_metaspace_tokenizer_json(qtbot, tmp_path, pair, controller):
     view, panel = pair
     text = "the slowest 你好 ☃"   # ☃ is not in the vocabulary: three <0xNN> bytes
     view.set_text(text)
-    qtbot.mouseClick(view.edit.viewport(), Qt.LeftButton, pos=view.char_rect(6).center())
+    # the words are the pre-tokenizer's pieces ('▁你好': characters of several bytes)
+    qtbot.mouseClick(view.edit.viewport(), Qt.LeftButton,
+                     pos=view.char_rect(text.index("你好")).center())
+    assert panel.word.text == " 你好"
     pb = panel.playback
     assert pb is not None, panel.title.text()
     assert list(pb.final_ids) == controller.tokenizer().encode(panel.word.text) == \

@@ -15,6 +15,8 @@ places where a text or a stream may be split without changing its words.
 - :mod:`.pretokenize`: :class:`Pretokenizer`: special tokens first, then the pattern.
 - :mod:`.branches`, :mod:`.branch_words`: which alternative of the pattern cut a word.
 - :mod:`.boundaries`: where a text or stream may be split (safe boundaries).
+- :mod:`.normal_forms`: whether a text is already in a Unicode normal form (a bit per
+  character for long texts, ``unicodedata`` for the rest).
 - :mod:`.graphemes`: extended grapheme cluster classes of every code point (for the
   native Precompiled normalizer); ``_grapheme_ranges`` is their committed table.
 """
@@ -22,10 +24,11 @@ from __future__ import annotations
 
 from .boundaries import stream_boundary
 from .branches import Branch, BranchMatcher
+from .normal_forms import is_normalized
 from .presets import PRESET_ALIASES, PRESET_LABELS, PRESETS
 from .pretokenize import (Pretokenizer, compile_pattern, resolve_pattern, special_splitter,
                           validate_special_tokens)
 
 __all__ = ["Branch", "BranchMatcher", "PRESETS", "PRESET_ALIASES", "PRESET_LABELS", "Pretokenizer",
-           "compile_pattern", "resolve_pattern", "special_splitter", "stream_boundary",
+           "compile_pattern", "is_normalized", "resolve_pattern", "special_splitter", "stream_boundary",
            "validate_special_tokens"]

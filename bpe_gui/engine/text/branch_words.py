@@ -11,6 +11,7 @@ Example::
 from __future__ import annotations
 
 import unicodedata
+from functools import lru_cache
 
 import regex
 
@@ -118,16 +119,47 @@ _SUPERBPE = [
     (r"(?:(?!\p{N}| ?[^\s\p{L}\p{N}]{2}| +(?!\S))[^\n])+\n?", _SB_TEXT[0],
      _SB_TEXT[1] + ", within one line (training reads line by line)", _SB_TEXT[2]),
 ]
+# EXAONE's (llama.cpp exaone-moe): words with the single spaces between them
+_SPELLINGS.append((r"[^\r\n\p{L}\p{N}]?(?:\p{L}\p{M}*(?: \p{L}\p{M}*)*)+",
+                   "letters and single spaces", "one optional character that is not a "
+                   "letter, digit or line break, then letters and the single spaces between "
+                   "them: several words in one piece", ""))
+# tekken.json (Mistral) and llama.cpp's spellings of o200k's two letter rules: o200k's
+# without the contraction, and llama.cpp's (?=[\p{L}])([^a-z]) for "a letter, not a-z"
+_O200K_LOWER, _O200K_UPPER = PRESET_WORDS["o200k"][0][1:], PRESET_WORDS["o200k"][1][1:]
+_UL, _LL = r"[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]", r"[\p{Ll}\p{Lm}\p{Lo}\p{M}]"
+_LC = r"(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])"
+_PRE = r"[^\r\n\p{L}\p{N}]?"
+for _m in ("", r"\p{M}"):
+    _up, _lo = rf"((?=[\p{{L}}{_m}])([^a-z]))", rf"((?=[\p{{L}}{_m}])([^A-Z]))"
+    for _c in ("", _LC + "?"):
+        _SPELLINGS += [(_PRE + _up + "*" + _lo + "+" + _c, *_O200K_LOWER),
+                       (_PRE + _up + "+" + _lo + "*" + _c, *_O200K_UPPER)]
+for _c in ("", _LC + "?"):
+    _SPELLINGS += [(_PRE + _UL + "*" + _LL + "+" + _c, *_O200K_LOWER),
+                   (_PRE + _UL + "+" + _LL + "*" + _c, *_O200K_UPPER)]
 # Any preset alternative, by its text: a custom pattern built from them reads the same.
 _KNOWN: dict[str, tuple[str, str, str]] = {}
 for _rows in [*PRESET_WORDS.values(), _SPELLINGS, _SUPERBPE]:
     for _src, *_words in _rows:
         _KNOWN.setdefault(_src, tuple(_words))  # type: ignore[arg-type]
 
-_ATOMS = [(r"\p{Han}", "Han characters"), (r"\p{L}", "letters"), (r"\p{N}", "digits"),
-          (r"\p{P}", "punctuation"), (r"\d", "digits"), (r"\w", "word characters"),
-          (r"\S", "non-whitespace"), (r"\s", "whitespace"), ("(?!", "a look-ahead"),
+_ATOMS = [(r"\p{Han}", "Han characters"), (r"\p{Lu}", "capitals"),
+          (r"\p{Ll}", "lower-case letters"), (r"\p{Lt}", "capitals"), (r"\p{Lm}", "letters"),
+          (r"\p{Lo}", "letters"), (r"\p{L}", "letters"), ("A-Z", "letters"),
+          ("a-z", "letters"), (r"\p{M}", "marks"), (r"\p{N}", "digits"), ("0-9", "digits"),
+          (r"\d", "digits"), (r"\p{P}", "punctuation"), (r"\p{S}", "symbols"),
+          (r"\w", "word characters"), (r"\S", "non-whitespace"), (r"\r", "line breaks"),
+          (r"\n", "line breaks"), (r"\s", "whitespace"), ("(?!", "a look-ahead"),
           ("(?=", "a look-ahead"), ("(?<", "a look-behind")]
+_WHITE = {"whitespace", "line breaks"}
+_ONE = {"digits": "one digit", "letters": "one letter", "whitespace": "one whitespace character",
+        "line breaks": "line break", "Han characters": "one Han character",
+        "punctuation": "one punctuation mark"}
+# an optional first character before what the rule takes: " ?", "\s?", "[^\r\n\p{L}\p{N}]?"
+_OPTIONAL = regex.compile(r"^(?: |\\s|\[\^?(?:\\.|[^\]\\])*\])\?\+?")
+_LOOKS = regex.compile(r"\(\?<?[=!](?:\\.|\[(?:\\.|[^\]\\])*\]|[^()\\])*\)")
+_CONTRACTIONS = regex.compile(r"^(?:\(\?[:i]+)?'")
 
 
 def describe_branch(pattern: str, preset: str | None, index: int,
@@ -154,25 +186,100 @@ def _mentions(text: str) -> list[str]:
 
 
 def _rough(source: str) -> tuple[str, str]:
-    """A custom alternative in rough words: what it takes and what it excludes.
+    """A custom alternative in rough words: what it takes and what it excludes. An
+    optional first character (" ?", "[^\\r\\n\\p{L}\\p{N}]?") and look-arounds do not
+    name it; a class of everything but letters and digits is punctuation.
     Example: '[^\\w\\s]+' -> ('anything but word characters, whitespace', 'your rule
     “[^\\w\\s]+”: anything but word characters, whitespace')."""
-    negated = _NEGATED.findall(source)
-    takes = _mentions(_NEGATED.sub("", source))
-    if source.startswith(" ?"):
-        takes.insert(0, "an optional space")
-    parts = [", ".join(takes)] if takes else []
-    for body in negated:
-        but = _mentions(body)
+    about = f"your rule “{source}”"
+    if _CONTRACTIONS.match(source) and len(source) < 80:
+        return (_CONTRACTION[0], f"{about}: an apostrophe and the end of an English "
+                "contraction (it's, I'm, we'll...)")
+    body, lead = source, ""
+    opt = _OPTIONAL.match(body)
+    if opt and opt.end() < len(body):
+        first = opt.group(0)
+        lead = "an optional space" if first.startswith(" ") else \
+            "an optional whitespace character" if first.startswith("\\s") else \
+            "an optional first character"
+        body = body[opt.end():]
+    before_word = "(?!\\S)" in body
+    plain_body = _LOOKS.sub("", body)
+    negated = _NEGATED.findall(plain_body)
+    takes = [w for w in _mentions(_NEGATED.sub("", plain_body)) if w not in _NOT_NAMES]
+    buts = [_mentions(n) for n in negated]
+    parts = ([lead] if lead else []) + ([", ".join(takes)] if takes else [])
+    for but in buts:
         if but:
             parts.append("anything but " + ", ".join(but))
-    plain = [p for p in parts if p]
-    name = next((w for w in takes if w not in _NOT_NAMES), None)
+    name: str | None = None
+    if takes and set(takes) <= _WHITE and not negated:
+        name = ("spaces before a word" if before_word else
+                "whitespace at the end" if plain_body.endswith("$") else
+                "line breaks" if "line breaks" in takes else "whitespace")
+    elif takes and not (negated and plain_body.startswith("[^")):
+        name = takes[0]
+    elif buts and buts[0]:
+        but = buts[0]
+        name = "punctuation" if ("letters" in but and "digits" in but) or \
+            "word characters" in but else \
+            "anything but " + ", ".join(but)
+    if regex.search(r"[A-Za-z]{3}", _NEGATED.sub("", regex.sub(
+            r"\[(?:\\.|[^\]\\])*\]|\\[pP]\{\w+\}|\\.", "", plain_body))):
+        name = f"“{source}”" if len(source) <= 24 else None   # literal text: a tag, a marker
+    if name is None and _CLASS.fullmatch(plain_body) and not plain_body.startswith("[^"):
+        name = _class_name(plain_body[:plain_body.rindex("]") + 1])
+        if name:
+            parts.append(name)
+    repeated = _REPEATED.fullmatch(plain_body)
     if name is None:
-        name = plain[-1] if plain and plain[-1].startswith("anything") else \
-            f"“{source}”" if len(source) <= 16 else "custom"
-    about = f"your rule “{source}”" + (f": {'; '.join(plain)}" if plain else "")
-    return name, about
+        name = f"“{source}”" if len(source) <= 16 else "custom"
+    elif repeated and name in _ONE:
+        name = f"{len(plain_body) // len(repeated.group(1))} {name}"
+    elif name in _ONE and not regex.search(r"[+*]|\{\d*,", plain_body) and \
+            name != "spaces before a word":
+        name = _ONE[name]
+    else:
+        limit = regex.search(r"\{(?:0|1)?,(\d+)\}", plain_body)
+        if limit:
+            name = f"{name}, up to {limit.group(1)}"
+    return name, about + (f": {'; '.join(p for p in parts if p)}" if parts else "")
+
+
+_CLASS = regex.compile(r"\[(?:\\.|[^\]\\])*\][+*]?\+?")
+_REPEATED = regex.compile(r"(\[(?:\\.|[^\]\\])*\]|\\p\{\w+\})\1+")
+_SCRIPTS = (("CJK UNIFIED", "Han"), ("HIRAGANA", "kana"), ("KATAKANA", "kana"),
+            ("HANGUL", "Hangul"), ("BOPOMOFO", "Bopomofo"))
+
+
+@lru_cache(maxsize=64)
+def _class_name(cls: str) -> str | None:
+    """Rough words for a character class spelled as ranges ('[一-龥぀-ゟ]' -> 'Han, kana
+    characters'), from the characters of the Basic Multilingual Plane it takes."""
+    try:
+        rx = regex.compile(cls)
+    except regex.error:
+        return None
+    scripts: list[str] = []
+    kinds = {"L": 0, "N": 0, "P": 0, "Z": 0}
+    for cp in range(0x10000):
+        c = chr(cp)
+        if not rx.match(c):
+            continue
+        cat = unicodedata.category(c)[0]
+        kinds["P" if cat == "S" else cat] = kinds.get("P" if cat == "S" else cat, 0) + 1
+        if cat == "L":
+            name = unicodedata.name(c, "")
+            script = next((sc for prefix, sc in _SCRIPTS if name.startswith(prefix)), "")
+            if script not in scripts:
+                scripts.append(script)
+    words = {"L": f"{', '.join(scripts)} characters" if "" not in scripts else "letters",
+             "N": "digits", "P": "punctuation", "Z": "whitespace"}
+    got = [words[k] for k, n in sorted(kinds.items(), key=lambda kv: -kv[1])
+           if k in words and n]
+    if len(got) > 1:
+        return ", ".join(got[:-1]) + " and " + got[-1]
+    return got[0] if got else None
 
 
 _NEGATED = regex.compile(r"\[\^((?:\\.|[^\]\\])*)\]")

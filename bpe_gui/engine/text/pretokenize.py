@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Iterator, Sequence
+from typing import Any, Iterator, Sequence
 
 import regex
 
@@ -130,6 +130,9 @@ class Pretokenizer:
         self.timeout = None if self.preset or self.kind else CUSTOM_TIMEOUT_S
         # the C scanner (same words as the regex), else None
         self.source: str | None = None   # the file (and key) a pattern came from, if any
+        # what finds the words when the pattern alone does not (an imported
+        # tokenizer.json's pre-tokenizer steps): a BranchMatcher's methods, else None
+        self.matcher: Any = None
         self.native = native_scanner(self.kind, classes)
 
     def pieces(self, text: str) -> Iterator[Piece]:

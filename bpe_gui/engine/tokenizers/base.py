@@ -191,8 +191,14 @@ class BaseTokenizer(ABC):
         parts = [self.model.playback(p.text, word[p.start:p.end]) if p.special_id is None
                  else Playback(p.text, (self.vocab.get(p.special_id, b""),), (p.special_id,),
                                (), n)
-                 for p in self.split(word)]
+                 for p in self.played_split(word)]
         return joined(word, parts, n)
+
+    def played_split(self, text: str) -> list[Piece]:
+        """The pieces :meth:`playback` replays one after another: :meth:`split`'s,
+        unless the model merges across them (a SentencePiece model merges a whole text
+        part by score)."""
+        return self.split(text)
 
     def explain(self, text: str) -> Explanation:
         """Encoding step by step: each word with the pattern branch that took it, why

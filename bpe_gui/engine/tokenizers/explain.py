@@ -113,6 +113,9 @@ class Explanation:
     branches: tuple[Branch, ...]
     words: tuple[ExplainedWord, ...]
     n_merges: int
+    # what cut the words when no pattern alone does (an imported pre-tokenizer's pieces:
+    # "The Whitespace pre-tokenizer's pieces: 3 kinds"), else ""
+    title: str = ""
 
     @property
     def ids(self) -> list[int]:
@@ -231,7 +234,7 @@ def explain(tok: Explainable, text: str) -> Explanation:
     does not cut (a tokenizer.json pre-tokenizer step, a normalizer) gets the extra
     branch :data:`PIECE`.
     """
-    matcher = matcher_for(tok.pattern, tok.pre.timeout)
+    matcher = tok.pre.matcher or matcher_for(tok.pattern, tok.pre.timeout)
     spans = word_spans(tok.pre, matcher, text)
     where = {(s, e): n for n, (s, e, _) in enumerate(spans)}
     branches = list(matcher.branches)
@@ -262,4 +265,4 @@ def explain(tok: Explainable, text: str) -> Explanation:
             pb = Playback(w, pb.symbols, pb.ids, pb.steps, pb.n_merges)
         words.append(ExplainedWord(w, s, e, k, reason, pb))
     return Explanation(text, matcher.pattern, tok.pre.preset, tuple(branches),
-                       tuple(words), tok.n_merges)
+                       tuple(words), tok.n_merges, getattr(matcher, "title", ""))

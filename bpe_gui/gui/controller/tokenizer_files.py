@@ -67,6 +67,46 @@ class TokenizerFiles:
         c.message.emit(f"Exported {', '.join(p.name for p in files)} to {folder}.")
         return files
 
+    def export_in_background(self, fmts: list[str], folder: str, name: str,
+                             on_done: Callable[[list[tuple[str, list[Path] | None, str]]], None],
+                             on_end: Callable[[bool], None]) -> bool:
+        """Write each format on the worker thread, with progress (a big vocabulary froze
+        the window while it was written): ``on_done`` gets (format, files or None, why
+        not) for each format tried, ``on_end(finished)`` comes in every case (cancelled:
+        the formats written so far stay, each file whole: the engine writes a temporary
+        file and renames it). False if nothing to export or another job runs."""
+        c = self.c
+        if c.trainer is None or c.busy:
+            self._fail("Export", "Nothing to export yet: train first (Step or Run).")
+            return False
+        tok = c.trainer.tokenizer()   # as of this step, before the worker starts
+        out: list[tuple[str, list[Path] | None, str]] = []   # read once the job ended
+
+        def job(progress, cancelled):
+            for k, fmt in enumerate(fmts):
+                if cancelled():
+                    break
+                progress(k, len(fmts))
+                try:
+                    out.append((fmt, export_tokenizer(tok, folder, fmt, name=name), ""))
+                except BPEError as e:   # the others are still written
+                    out.append((fmt, None, str(e)))
+            progress(len(fmts), len(fmts))
+            return out
+
+        def done(results) -> None:
+            files = [p.name for _fmt, got, _why in results if got for p in got]
+            if files:
+                c.message.emit(f"Exported {', '.join(files)} to {folder}.")
+            on_done(results)
+
+        def ended(end: JobEnd) -> None:
+            if not end.done and out:   # cancelled: still say what was written
+                done(list(out))
+            on_end(end.done)
+
+        return c.start(Job(f"Exporting {len(tok.vocab):,} tokens", job, done, ended))
+
     def _export_failed(self, _title: str, e: object) -> None:
         self.last_export_error = str(e)
 

@@ -1,7 +1,9 @@
 """Export dialog: pick formats, a folder and a name; list the files written.
 
 Each format goes through ``controller.tokenizer_files.export``; the engine writes every file to a
-temporary name and renames it, so a folder that cannot be written gets no files.
+temporary name and renames it, so a folder that cannot be written gets no files. A big
+vocabulary (over BACKGROUND_TOKENS) is written on the worker thread while the dialog
+shows progress (Close cancels between formats; what was written stays whole).
 """
 from __future__ import annotations
 
@@ -11,13 +13,14 @@ from types import SimpleNamespace
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout,
                                QGroupBox, QHBoxLayout, QLabel, QLineEdit, QListWidget,
-                               QPushButton, QVBoxLayout, QWidget)
+                               QProgressBar, QPushButton, QVBoxLayout, QWidget)
 
 from ..theme import colors
 from ..widgets.last_folder import last_folder, remember
 from ..widgets.wheel_guard import guard_wheel
 
 DEFAULT_FORMATS = ("gpt2", "hf")
+BACKGROUND_TOKENS = 20_000   # bigger vocabularies are written off the GUI thread
 
 
 def export_formats() -> dict[str, str]:
@@ -65,10 +68,10 @@ class ExportDialog(QDialog):
         row = QHBoxLayout()
         self.folder_edit = QLineEdit(last_folder())   # the one remembered folder (last_folder.py)
         self.folder_edit.textChanged.connect(self._update)
-        browse = QPushButton("Browse…", autoDefault=False)
-        browse.clicked.connect(self._browse)
+        self.browse_button = QPushButton("Browse…", autoDefault=False)
+        self.browse_button.clicked.connect(self._browse)
         row.addWidget(self.folder_edit, 1)
-        row.addWidget(browse)
+        row.addWidget(self.browse_button)
         form.addRow("Folder", row)
         self.name_edit = QLineEdit(str(settings.value("export/name", "tokenizer") or "tokenizer"))
         self.name_edit.setToolTip("File name stem, e.g. tokenizer -> tokenizer.json, "
@@ -80,6 +83,13 @@ class ExportDialog(QDialog):
         self.status = QLabel(wordWrap=True)
         self.status.setTextFormat(Qt.TextFormat.PlainText)
         lay.addWidget(self.status)
+        self.progress = QProgressBar()
+        self.progress.setFormat("%v of %m formats")
+        self.progress.hide()
+        lay.addWidget(self.progress)
+        self.writing = False   # a background export runs
+        self._closed = False   # (its callbacks then leave the closed dialog alone)
+        controller.progress.connect(self._on_progress)
         self.files = QListWidget()
         self.files.setVisible(False)
         lay.addWidget(self.files)
@@ -144,17 +154,79 @@ class ExportDialog(QDialog):
                   and self.name_edit.text().strip() and self.controller.has_trainer)
         self.export_button.setEnabled(ok)
 
+    def _big(self) -> bool:
+        t = self.controller.view()
+        return t is not None and len(t.vocab_bytes) > BACKGROUND_TOKENS
+
     def export(self) -> list[Path]:
-        """Write every chosen format; show what was written and what failed."""
+        """Write every chosen format; show what was written and what failed. A big
+        vocabulary is written on the worker thread: this returns [] at once and the
+        dialog shows the result when it is done (``writing`` until then)."""
+        if self.writing:
+            return []
         folder, name = self.folder_edit.text().strip(), self.name_edit.text().strip()
         self.written, self.failed = [], []
-        errors: dict[str, str] = {}   # message -> formats: one folder problem, said once
-        for fmt in self.selected_formats():
+        fmts = self.selected_formats()
+        if self._big():
+            def shown(results) -> None:
+                if not self._closed:
+                    self._show(folder, name, results)
+
+            def ended(finished: bool) -> None:
+                if not self._closed:
+                    self._ended(finished)
+            started = self.controller.tokenizer_files.export_in_background(
+                fmts, folder, name, shown, ended)
+            if started:
+                self._set_writing(True, len(fmts))
+            return []
+        results = []
+        for fmt in fmts:
             files = self.controller.tokenizer_files.export(fmt, folder, name, quiet=True)
+            results.append((fmt, files, "" if files is not None
+                            else self.controller.tokenizer_files.last_export_error))
+        self._show(folder, name, results)
+        return self.written
+
+    def _set_writing(self, on: bool, n: int = 0) -> None:
+        self.writing = on
+        for w in (*self.checks.values(), self.folder_edit, self.name_edit, self.browse_button):
+            w.setEnabled(not on if not isinstance(w, QCheckBox) else
+                         not on and not w.toolTip())
+        self.export_button.setEnabled(not on)
+        if on:
+            self.progress.setRange(0, n)
+            self.progress.setValue(0)
+            self.status.setStyleSheet("")
+            self.status.setText("Writing… (Close cancels after the format being written)")
+        self.progress.setVisible(on)
+
+    def _on_progress(self, _label: str, done, total) -> None:
+        if self.writing and total:
+            self.progress.setValue(int(done))
+
+    def _ended(self, finished: bool) -> None:
+        if not self.writing:
+            return
+        self._set_writing(False)
+        self._update()
+        if not finished and not self.written:
+            self.status.setStyleSheet(f"color: {colors(self)['error']};")
+            self.status.setText("Export cancelled: nothing was written.")
+
+    def reject(self) -> None:
+        if self.writing:   # the status bar says what the export wrote before it stopped
+            self._closed = True
+            self.controller.cancel()
+        super().reject()
+
+    def _show(self, folder: str, name: str, results) -> None:
+        """Say what was written and what failed (one message per distinct error)."""
+        errors: dict[str, str] = {}   # message -> formats: one folder problem, said once
+        for fmt, files, why in results:
             if files is None:
                 self.failed.append(fmt)
-                msg = self.controller.tokenizer_files.last_export_error
-                errors[msg] = f"{errors[msg]}, {fmt}" if msg in errors else fmt
+                errors[why] = f"{errors[why]}, {fmt}" if why in errors else fmt
             else:
                 self.written.extend(files)
         settings = QSettings()
@@ -177,4 +249,3 @@ class ExportDialog(QDialog):
         else:
             self.status.setStyleSheet(f"color: {col['ok']};")
             self.status.setText(f"Wrote {len(self.written)} file(s) to {folder}:")
-        return self.written

@@ -58,6 +58,7 @@ class BranchLegend(QWidget):
         self.branches: list[Branch] = []
         self.colors = BranchColors(self.palette())
         self.preset: str | None = None
+        self._title: str | None = None   # set_branches' title, if any
         self.title = QLabel()
         self.title.setWordWrap(True)
         # (ignore[call-arg]: PySide6 takes Qt properties as keywords; its stubs omit them)
@@ -90,8 +91,11 @@ class BranchLegend(QWidget):
         lay.addWidget(self.chips)
         lay.addWidget(self.details_area)
 
-    def set_branches(self, branches: Sequence[Branch], preset: str | None) -> None:
-        self.branches, self.preset = list(branches), preset
+    def set_branches(self, branches: Sequence[Branch], preset: str | None,
+                     title: str | None = None) -> None:
+        """``title``: what finds the words when no pattern alone does (an imported
+        pre-tokenizer's pieces), instead of the pattern's title."""
+        self.branches, self.preset, self._title = list(branches), preset, title
         self._render()
 
     def chip_texts(self) -> list[str]:
@@ -101,7 +105,7 @@ class BranchLegend(QWidget):
     def _render(self) -> None:
         c = self.colors
         fg = c.text.name()
-        self.title.setText(pattern_title(self.preset, len(self.branches)))
+        self.title.setText(self._title or pattern_title(self.preset, len(self.branches)))
         chips = []
         for b in self.branches:
             chips.append(f"<a href='{b.index}' style='text-decoration:none; color:{fg}'>"

@@ -125,15 +125,17 @@ class WordColouring(QObject):
             pre = self.source()
         except BPEError as e:
             pre, self.found.error = None, str(e)
-        key = None if pre is None else (pre.pattern, pre.special_tokens, pre.timeout)
+        own = None if pre is None else pre.matcher   # an imported pre-tokenizer's pieces
+        key = None if pre is None else (pre.pattern, pre.special_tokens, pre.timeout, id(own))
         if key == self._key:
             return
         self._key, self.found.pre = key, pre
-        matcher = None if pre is None else matcher_for(pre.pattern, pre.timeout)
+        matcher = None if pre is None else own or matcher_for(pre.pattern, pre.timeout)
         self.found.matcher = matcher
         if matcher is not None and pre is not None:
             self.found.error = ""
-            self.legend.set_branches(matcher.branches, pre.preset)
+            self.legend.set_branches(matcher.branches, pre.preset,
+                                     getattr(matcher, "title", None))
         else:
             self.legend.set_branches([], None)
             self.legend.title.setText(self.found.error or "No tokenizer yet: train (Step) "

@@ -28,6 +28,13 @@ from ..widgets.wheel_guard import guard_wheel
 
 STATE_VERSION = 1
 COMPACT_BELOW = 720   # screens shorter than this: the merge panel is compact
+TIGHT_BELOW = 650     # and shorter than this (800x600): only its minimum height
+# screens up to this height (1920x1080, 1920x1200 and smaller) open the window maximized:
+# a window of 1760x940 on 1920x1080 left a border of unused screen and gave the Training
+# settings dock a scroll bar
+FILL_BELOW = 1300
+BESIDE_FROM = 1800   # windows this wide: the settings beside the corpus (the middle keeps
+                     # about 700 pixels; at 1440 it would have been squeezed to its minimum)
 
 
 class DockLayout:
@@ -75,6 +82,11 @@ class DockLayout:
         w.tabifyDockWidget(self.vocab_dock, self.charts_dock)
         w.tabifyDockWidget(self.charts_dock, self.compare_dock)
         (self.vocab_dock if self.encode_on_right else self.encode_dock).raise_()
+        # a wide screen: the training settings beside the corpus, each the whole height
+        # (one above the other, the settings needed a scroll bar at 1920x1080)
+        self.settings_beside = self._room_for_settings_beside()
+        if self.settings_beside:
+            w.splitDockWidget(self.corpus_dock, self.settings_dock, Qt.Orientation.Horizontal)
         if self._short_screen():
             # Not enough height for corpus and settings one above the other: tabs (before
             # the playback dock joins them, or Qt splits the group).
@@ -132,10 +144,10 @@ class DockLayout:
         avail = screen.availableGeometry() if screen is not None else None
         if avail is None:
             return 1500, 940
-        if avail.height() < 900:   # a small screen: every pixel counts
+        if avail.height() < FILL_BELOW:   # every pixel counts: the window is maximized
             return avail.width(), avail.height()
-        w = min(int(avail.width() * 0.95), max(1760, self._width_for_encode_on_right()))
-        return w, min(940, int(avail.height() * 0.92))
+        w = min(int(avail.width() * 0.9), max(1760, self._width_for_encode_on_right()))
+        return w, int(avail.height() * 0.9)
 
     @staticmethod
     def _screen_height() -> int:
@@ -152,6 +164,15 @@ class DockLayout:
         return not self._short_screen() and \
             self._default_size()[0] >= self._width_for_encode_on_right()
 
+    def _settings_width(self) -> int:
+        return max(340, self.settings_panel.minimumSizeHint().width())
+
+    def _room_for_settings_beside(self) -> bool:
+        """Corpus and training settings side by side when the screen is tall and the
+        default window has the width for them beside the encode view's column."""
+        need = self._width_for_encode_on_right() + self._settings_width()
+        return self.encode_on_right and self._default_size()[0] >= max(BESIDE_FROM, need)
+
     def _default_dock_sizes(self) -> None:
         """Sizes of the default layout, relative to the window (needs it laid out)."""
         win = self.window
@@ -160,14 +181,26 @@ class DockLayout:
         if self.encode_on_right:
             right = max(side, self.encode_view.minimumSizeHint().width())
             spare = w - right - self.merge_panel.minimumSizeHint().width() - 40
+            if self.settings_beside:   # two columns on the left: narrower ones
+                spare -= self._settings_width()
+                side = min(side, max(300, int(w * 0.18)))
             side = max(self.editor.minimumSizeHint().width(), min(side, spare))
-            win.resizeDocks([self.corpus_dock, self.encode_dock], [side, right],
-                            Qt.Orientation.Horizontal)
+            docks, sizes = [self.corpus_dock, self.encode_dock], [side, right]
+            if self.settings_beside:
+                docks.insert(1, self.settings_dock)
+                sizes.insert(1, self._settings_width())
+            win.resizeDocks(docks, sizes, Qt.Orientation.Horizontal)
         else:
             win.resizeDocks([self.corpus_dock], [left_column_width(win, side, w)],
                             Qt.Orientation.Horizontal)
-        win.resizeDocks([self.corpus_dock, self.settings_dock], [int(h * 0.42), int(h * 0.58)],
-                        Qt.Orientation.Vertical)
+        # the training settings whole when the corpus keeps room for a dozen lines
+        # (at 1920x1080, 58% of the height left the settings a scroll bar)
+        if not self.settings_beside:
+            settings = max(int(h * 0.58), self.settings_panel.sizeHint().height() + 40)
+            corpus = max(h - settings, self.editor.minimumSizeHint().height()
+                         + 12 * self.editor.fontMetrics().lineSpacing())
+            win.resizeDocks([self.corpus_dock, self.settings_dock], [corpus, h - corpus],
+                            Qt.Orientation.Vertical)
         # 0.45 on the right too: at 0.33 Compare's results were below the fold at 1920x1080
         # and at 0.4 its two texts showed about two lines (issue 30);
         # a short screen's compact merge panel leaves 0.45 to the docks below (the encode
@@ -176,7 +209,12 @@ class DockLayout:
         # Qt sizes a tab group through the dock in front of it
         bottom = self.vocab_dock if self.encode_on_right else self.encode_dock
         win.resizeDocks([bottom], [int(h * below)], Qt.Orientation.Vertical)
-        QTimer.singleShot(0, lambda: give_central_its_minimum(win, self.merge_panel, bottom))
+        def fit(passes: int) -> None:
+            if give_central_its_minimum(win, self.merge_panel, bottom,
+                                        exactly=self._screen_height() < TIGHT_BELOW) \
+                    and passes > 1:
+                QTimer.singleShot(0, win, lambda: fit(passes - 1))
+        QTimer.singleShot(0, win, lambda: fit(3))
 
     def shown(self) -> None:
         """The window's showEvent: the default sizes once it is first laid out."""
@@ -316,7 +354,7 @@ class DockLayout:
             win.restoreGeometry(geom)
         else:
             win.resize(*self._default_size())
-            self.fill_screen = self._short_screen()   # app.main shows it maximized
+            self.fill_screen = self._screen_height() < FILL_BELOW   # app.main maximizes it
         if isinstance(state, QByteArray) and not state.isEmpty():
             self._state_restored = win.restoreState(state, STATE_VERSION)
 

@@ -16,13 +16,25 @@ def left_column_width(window: QMainWindow, side: int, window_width: int) -> int:
 
 
 def give_central_its_minimum(window: QMainWindow, central: QWidget,
-                             bottom: QDockWidget) -> None:
+                             bottom: QDockWidget, exactly: bool = False) -> bool:
     """Take height from the docks below until the ``central`` panel (the merge panel)
-    gets its minimum height, so it does not scroll (the docks below scroll first)."""
+    gets its minimum height, so it does not scroll (the docks below scroll first).
+    ``exactly``: also give the docks below what the panel has over its minimum (a short
+    screen, where the encode view below needs every pixel). True if it moved the docks
+    (the docks' tab bar is outside the dock, so a second pass may be needed)."""
     scroll = window.centralWidget()
     if not isinstance(scroll, QScrollArea):   # (docks.py puts it in a scroll area)
-        return
+        return False
     need = central.minimumSizeHint().height() - scroll.viewport().height()
-    if need > 0 and window.dockWidgetArea(bottom) == Qt.DockWidgetArea.BottomDockWidgetArea:
-        window.resizeDocks([bottom], [max(bottom.minimumSizeHint().height(),
-                                          bottom.height() - need)], Qt.Orientation.Vertical)
+    if exactly and need < 0:
+        need += 2   # (a pixel's rounding must not bring the scroll bar)
+    if (need > 0 or (exactly and need < -1)) and \
+            window.dockWidgetArea(bottom) == Qt.DockWidgetArea.BottomDockWidgetArea:
+        # resizeDocks sizes a tab group with its tab bar, which is outside the dock
+        bar = next((t.height() for t in window.findChildren(QTabBar) if t.isVisible() and
+                    any(t.tabText(i) == bottom.windowTitle() for i in range(t.count()))), 0)
+        size = max(bottom.minimumSizeHint().height(), bottom.height() - need) + bar
+        if size != bottom.height() + bar:
+            window.resizeDocks([bottom], [size], Qt.Orientation.Vertical)
+            return True
+    return False

@@ -3,12 +3,16 @@
  * of key bytes, a hash from key to id, the merge list, GPT-2's byte alphabet; keys as
  * the file spells them; the configuration.
  */
+#if defined(__linux__) && !defined(_DEFAULT_SOURCE)
+#define _DEFAULT_SOURCE /* madvise, posix_memalign under -std=c99 (util/huge.h) */
+#endif
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "imported/pipeline.h"
+#include "util/huge.h"
 #include "util/grow.h"
 #include "util/hash.h"
 
@@ -80,6 +84,13 @@ int add_key(PipeModel *m, const char *p, size_t n, int32_t id, int lookup) {
     if (lookup && find_key(m, p, n) != NONE_ID) return 0;
     if (bpe_grow((void **)&m->entries, &m->entries_cap, m->n_entries + 1, sizeof(Entry), 1024) < 0)
         return PIPE_NOMEM;
+    /* the few keys only shown, listed: text_id's fallback reads them instead of every
+     * entry (257 calls over Llama 3's 128k entries took 30-70 ms of its load) */
+    if (!lookup) {
+        if (bpe_grow((void **)&m->shown, &m->shown_cap, m->n_shown + 1, sizeof(size_t), 16) < 0)
+            return PIPE_NOMEM;
+        m->shown[m->n_shown++] = m->n_entries;
+    }
     Entry *en = &m->entries[m->n_entries];
     if (arena_put(m, p, n, &en->off) < 0) return PIPE_NOMEM;
     en->len = (int32_t)n;
@@ -95,7 +106,7 @@ int build_slots(PipeModel *m) {
     size_t n = 1024;
     while (n < 2 * m->n_entries + 2) n *= 2;
     free(m->slots);
-    m->slots = calloc(n, sizeof(uint64_t));
+    m->slots = bpe_calloc_huge(n, sizeof(uint64_t));
     if (!m->kfilter) m->kfilter = calloc(KF_BITS / 64, sizeof(uint64_t));
     if (!m->slots || !m->kfilter) return PIPE_NOMEM;
     m->n_slots = n;
@@ -146,6 +157,7 @@ void pipe_free(PipeModel *m) {
     free(m->entries);
     free(m->first_entry);
     free(m->slots);
+    free(m->shown);
     free(m->kfilter);
     mt_free(&m->mt);
     free(m->merge_a);
@@ -280,12 +292,13 @@ int32_t text_key_id(const PipeModel *m, const char *p, size_t n, char *tmp) {
 int32_t text_id(const PipeModel *m, const char *p, size_t n, char *tmp) {
     int32_t id = text_key_id(m, p, n, tmp);
     if (id == NONE_ID) /* keys only shown (not ByteLevel text): compare their UTF-8 */
-        for (size_t e = 0; e < m->n_entries; e++)
-            if (!m->entries[e].lookup && (size_t)m->entries[e].len == n &&
-                memcmp(m->arena + m->entries[e].off, p, n) == 0) {
-                id = m->entries[e].id;
+        for (size_t k = 0; k < m->n_shown; k++) {
+            const Entry *en = &m->entries[m->shown[k]];
+            if ((size_t)en->len == n && memcmp(m->arena + en->off, p, n) == 0) {
+                id = en->id;
                 break;
             }
+        }
     return id;
 }
 

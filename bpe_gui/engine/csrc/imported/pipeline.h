@@ -70,6 +70,8 @@ typedef struct {
     uint64_t *slots;      /* key hash: (hash tag << 32) | (entry index + 1), or 0 */
     uint64_t *kfilter;    /* one bit per hash of a key looked up */
     size_t n_slots;
+    size_t *shown;        /* the entries not looked up (keys only shown: added tokens) */
+    size_t n_shown, shown_cap;
     size_t max_key;       /* the longest key looked up, in bytes */
     MergeTable mt;        /* HF: the merges; TIKTOKEN: ranks by bytes (merge.h) */
     int32_t *merge_a, *merge_b, *merge_new;

@@ -2,6 +2,9 @@
  * encoder.c -- a whole text in one pass: special tokens, words, the shared word cache,
  * ids out (see encoder.h). Plain C: runs without the GIL.
  */
+#if defined(__linux__) && !defined(_DEFAULT_SOURCE)
+#define _DEFAULT_SOURCE /* madvise, posix_memalign under -std=c99 (util/huge.h) */
+#endif
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +15,7 @@
 #include "scan/scan.h"
 #include "scan/scan_fast.h"
 #include "util/grow.h"
+#include "util/huge.h"
 
 /* ---- atomics for the seqlock (gcc's and clang's builtins: setup.py's flags are theirs) */
 #if defined(__GNUC__) || defined(__clang__)
@@ -157,7 +161,8 @@ int enc_cache_init(EncCache *c, size_t words, int32_t limit)
     while (((size_t)2 << bits) < words && bits < 30)
         bits++;
     size_t bytes = ((size_t)1 << bits) * sizeof(EncSet);
-    void *block = calloc(1, bytes + 64);
+    /* read at random, a set per word: in huge pages (util/huge.h); 64-byte aligned */
+    void *block = bpe_calloc_huge(1, bytes >= BPE_HUGE_PAGE / 2 ? bytes : bytes + 64);
     if (!block)
         return -1;
     c->block = block;
@@ -338,6 +343,10 @@ static inline int room(EncScratch *sc, size_t more)
     return bpe_grow((void **)&sc->ids, &sc->cap, sc->n + more, sizeof(uint32_t), 4096);
 }
 
+#ifndef ENC_AHEAD
+#define ENC_AHEAD 4 /* words scanned ahead of their lookup (a power of two) */
+#endif
+
 #define LONG_WORDS 16384 /* the per-thread table of long words */
 
 /* ---------------------------------------------------------------- encoding */
@@ -461,53 +470,86 @@ static inline __attribute__((always_inline)) int encode_piece_k(
     if (room(sc, 4 * ENC_IDS_MAX) < 0)
         return -1;
     uint32_t *out = sc->ids + sc->n, *out_end = sc->ids + sc->cap - ENC_IDS_MAX;
-    while (pos < end) {
-        const unsigned char *w = s + pos;
-        size_t len = 0;
-        uint64_t v = 0, v1 = 0;
-        if (kind != FAST_NONE && w <= piece_end8) {
-            v = load8(w);
-            len = fast_word(kind, v);
-            if (len == FAST_MORE) {
-                len = 0;
-                if (w <= piece_end16) {
-                    v1 = load8(w + 8);
-                    int e = fast_more(v1, kind == FAST_O200K);
-                    if (e >= 0 && e < 8)
-                        len = 8 + (size_t)e;
+    /* Software pipelining: words are scanned and their sets prefetched ENC_AHEAD words
+     * before they are looked up. The set's first load stalled most of the loop's cycles
+     * (perf: the sets are megabytes, read at random); the scans of the next words now run
+     * under it. */
+    struct {
+        const unsigned char *w;
+        size_t len;
+        uint64_t k0, k1;
+        EncSet *st; /* NULL: the word goes to word_slow */
+    } ring[ENC_AHEAD];
+    size_t head = 0, pending = 0;
+    for (;;) {
+        if (pos < end) {
+            const unsigned char *w = s + pos;
+            size_t len = 0;
+            uint64_t v = 0, v1 = 0;
+            int inl = 1;
+            if (kind != FAST_NONE && w <= piece_end8) {
+                v = load8(w);
+                len = fast_word(kind, v);
+                if (len == FAST_MORE) {
+                    len = 0;
+                    if (w <= piece_end16) {
+                        v1 = load8(w + 8);
+                        int e = fast_more(v1, kind == FAST_O200K);
+                        if (e >= 0 && e < 8)
+                            len = 8 + (size_t)e;
+                    }
                 }
             }
-        }
-        if (!len) {
-            len = bpe_scan_word(preset, s, pos, end) - pos;
-            if (len > 16 || w > fast_end) {
-                pos += len;
-                goto slow;
+            if (!len) {
+                len = bpe_scan_word(preset, s, pos, end) - pos;
+                if (len > 16 || w > fast_end) {
+                    inl = 0;
+                } else {
+                    v = load8(w);
+                    v1 = load8(w + 8);
+                }
             }
-            v = load8(w);
-            v1 = load8(w + 8);
+            pos += len;
+            size_t slot = (head + pending) & (ENC_AHEAD - 1);
+            ring[slot].w = w;
+            ring[slot].len = len;
+            ring[slot].st = NULL;
+            if (inl) {
+                uint64_t k0 = len >= 8 ? v : v & low_bytes[len];
+                uint64_t k1 = len > 8 ? v1 & low_bytes[len - 8] : 0;
+                ring[slot].k0 = k0;
+                ring[slot].k1 = k1;
+                EncSet *st = &sets[((k0 ^ k1 * 0xC2B2AE3D27D4EB4Full) * 0x9E3779B97F4A7C15ull) >> shift];
+                __builtin_prefetch(st);
+                ring[slot].st = st;
+            }
+            if (++pending < ENC_AHEAD)
+                continue;
+        } else if (!pending) {
+            break;
         }
-        pos += len;
-        if (UNLIKELY(out > out_end))
-            goto slow;
-        {
-            uint64_t k0 = len >= 8 ? v : v & low_bytes[len];
-            uint64_t k1 = len > 8 ? v1 & low_bytes[len - 8] : 0;
-            EncSet *st = &sets[((k0 ^ k1 * 0xC2B2AE3D27D4EB4Full) * 0x9E3779B97F4A7C15ull) >> shift];
-            uint32_t s0 = LOAD_ACQ(&st->seq), meta = LOAD_RLX(&st->meta);
+        /* the oldest pending word */
+        const unsigned char *pw = ring[head].w;
+        size_t plen = ring[head].len;
+        EncSet *pst = ring[head].st;
+        uint64_t pk0 = ring[head].k0, pk1 = ring[head].k1;
+        head = (head + 1) & (ENC_AHEAD - 1);
+        pending--;
+        if (LIKELY(pst != NULL) && LIKELY(out <= out_end)) {
+            uint32_t s0 = LOAD_ACQ(&pst->seq), meta = LOAD_RLX(&pst->meta);
             const uint64_t *ids = NULL;
-            if ((meta & 0xFF) == len && LOAD_RLX(&st->key0[0]) == k0 &&
-                LOAD_RLX(&st->key0[1]) == k1) {
-                ids = st->ids0;
-            } else if ((meta >> 16 & 0xFF) == len && LOAD_RLX(&st->key1[0]) == k0 &&
-                       LOAD_RLX(&st->key1[1]) == k1) {
-                ids = st->ids1;
+            if ((meta & 0xFF) == plen && LOAD_RLX(&pst->key0[0]) == pk0 &&
+                LOAD_RLX(&pst->key0[1]) == pk1) {
+                ids = pst->ids0;
+            } else if ((meta >> 16 & 0xFF) == plen && LOAD_RLX(&pst->key1[0]) == pk0 &&
+                       LOAD_RLX(&pst->key1[1]) == pk1) {
+                ids = pst->ids1;
                 meta >>= 16;
             }
             if (LIKELY(ids != NULL)) {
                 uint64_t a = LOAD_RLX(&ids[0]), b = LOAD_RLX(&ids[1]), d = LOAD_RLX(&ids[2]);
                 FENCE_ACQ();
-                if (LIKELY((LOAD_RLX(&st->seq) == s0) & !(s0 & 1))) {
+                if (LIKELY((LOAD_RLX(&pst->seq) == s0) & !(s0 & 1))) {
                     memcpy(out, &a, 8);
                     memcpy(out + 2, &b, 8);
                     memcpy(out + 4, &d, 8);
@@ -516,10 +558,10 @@ static inline __attribute__((always_inline)) int encode_piece_k(
                 }
             }
         }
-    slow:
         sc->n = (size_t)(out - sc->ids);
-        if (word_slow(m, sets, bits, sc, w, len,
-                      readable > (size_t)(w - s) ? readable - (size_t)(w - s) : 0, limit, 4) < 0)
+        if (word_slow(m, sets, bits, sc, pw, plen,
+                      readable > (size_t)(pw - s) ? readable - (size_t)(pw - s) : 0, limit,
+                      4) < 0)
             return -1;
         out = sc->ids + sc->n;
         out_end = sc->ids + sc->cap - ENC_IDS_MAX;

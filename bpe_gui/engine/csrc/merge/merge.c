@@ -2,11 +2,15 @@
  * merge.c -- the merge table and the merge loops of every tokenizer (see merge.h).
  * Plain C: no Python here, so merging runs without the GIL.
  */
+#if defined(__linux__) && !defined(_DEFAULT_SOURCE)
+#define _DEFAULT_SOURCE /* madvise, posix_memalign under -std=c99 (util/huge.h) */
+#endif
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "merge/merge.h"
+#include "util/huge.h"
 #include "util/grow.h"
 
 #ifdef __SSE2__
@@ -24,7 +28,7 @@ static inline size_t slot_of(uint64_t key, size_t cap)
 static int grow(MergeTable *m)
 {
     size_t cap = m->cap ? m->cap * 2 : 1024;
-    MergeEntry *tab = calloc(cap, sizeof(MergeEntry));
+    MergeEntry *tab = bpe_calloc_huge(cap, sizeof(MergeEntry));
     if (!tab)
         return -1;
     for (size_t i = 0; i < m->cap; i++) {
@@ -189,7 +193,7 @@ int mt_add_short_key(MergeTable *m, const unsigned char *p, size_t len, int32_t 
         return 0;
     if (2 * (m->short_n + 1) > m->short_cap) {
         size_t cap = m->short_cap ? 2 * m->short_cap : 1 << 16;
-        struct MergeShortKey *t = calloc(cap, sizeof(*t)), *old = m->short_keys;
+        struct MergeShortKey *t = bpe_calloc_huge(cap, sizeof(*t)), *old = m->short_keys;
         if (!t) { /* a partial table would miss keys: none at all (key_id answers) */
             free(old);
             m->short_keys = NULL;

@@ -392,6 +392,49 @@ static PyObject *py_count_words(PyObject *self, PyObject *args) {
     return PyLong_FromSize_t(count);
 }
 
+/* ---- characters in a set */
+
+/* all_in(text, bits): 1 when every character of text is a code point below U+10000 whose
+ * bit is set in bits (65536 bits, little-endian within each byte). For the normal-form
+ * quick check (text/normal_forms.py): unicodedata.is_normalized looks every character
+ * up in its record tables, ~10x the cost of one bit here. */
+static PyObject *py_all_in(PyObject *self, PyObject *args) {
+    PyObject *text;
+    Py_buffer bits;
+    if (!PyArg_ParseTuple(args, "Uy*:all_in", &text, &bits))
+        return NULL;
+    if (bits.len < 8192) {
+        PyBuffer_Release(&bits);
+        PyErr_SetString(PyExc_ValueError, "all_in needs a bitmap of 8192 bytes (65536 bits)");
+        return NULL;
+    }
+#if PY_VERSION_HEX < 0x030C0000
+    if (PyUnicode_READY(text) < 0) {
+        PyBuffer_Release(&bits);
+        return NULL;
+    }
+#endif
+    const unsigned char *b = bits.buf;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    int kind = PyUnicode_KIND(text), ok = 1;
+    const void *data = PyUnicode_DATA(text);
+    if (kind == PyUnicode_1BYTE_KIND) {
+        const Py_UCS1 *p = data;
+        for (Py_ssize_t i = 0; i < n && ok; i++)
+            ok = b[p[i] >> 3] >> (p[i] & 7) & 1;
+    } else if (kind == PyUnicode_2BYTE_KIND) {
+        const Py_UCS2 *p = data;
+        for (Py_ssize_t i = 0; i < n && ok; i++)
+            ok = b[p[i] >> 3] >> (p[i] & 7) & 1;
+    } else {
+        const Py_UCS4 *p = data;
+        for (Py_ssize_t i = 0; i < n && ok; i++)
+            ok = p[i] < 0x10000 && (b[p[i] >> 3] >> (p[i] & 7) & 1);
+    }
+    PyBuffer_Release(&bits);
+    return PyBool_FromLong(ok);
+}
+
 /* ---- tables */
 
 static PyObject *blob_of(const bpe_scan_tables *t) {
@@ -419,6 +462,7 @@ static PyMethodDef methods[] = {
     {"_safe_cut_utf8", py_safe_cut_utf8, METH_VARARGS, "_safe_cut_utf8(preset, data, lo, hi)"},
     {"giant_cuts", py_giant_cuts, METH_VARARGS,
      "giant_cuts(preset, data, n, limit) -> (settled, reach, piece_cut)"},
+    {"all_in", py_all_in, METH_VARARGS, "all_in(text, bits) -> bool"},
     {"tables_blob", py_tables_blob, METH_NOARGS, "the current tables as a blob"},
     {"builtin_tables_blob", py_builtin_tables_blob, METH_NOARGS, "the built-in tables"},
     SCAN_PYTHON_METHODS,

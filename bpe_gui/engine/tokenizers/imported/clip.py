@@ -31,6 +31,7 @@ from typing import Iterator
 
 import regex
 
+from ...text.normal_forms import is_normalized
 from .hf_parts import PreTokenizer
 from .normalized import NStr
 
@@ -87,7 +88,7 @@ def _lower(s: NStr) -> NStr:
 
 def cleaned_text(text: str) -> str:
     """:func:`cleaned` on a plain ``str`` (ids only: no offsets kept)."""
-    if not unicodedata.is_normalized("NFC", text):
+    if not is_normalized("NFC", text):
         text = unicodedata.normalize("NFC", text)
     for _ in range(2):
         if "&" in text:
@@ -97,7 +98,7 @@ def cleaned_text(text: str) -> str:
 
 def cleaned(s: NStr) -> NStr:
     """CLIP's cleaning (see the module docstring), offsets kept."""
-    if not unicodedata.is_normalized("NFC", s.text):
+    if not is_normalized("NFC", s.text):
         s = s.normalize("NFC")
     if "&" in s.text:
         s = _sub(s, _ENTITY, html.unescape)

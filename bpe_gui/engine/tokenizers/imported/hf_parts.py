@@ -31,6 +31,7 @@ import regex
 from ...display import gpt2_text, unicode_to_bytes
 from ...text.dialects import DialectError, file_pattern, pinned, translate
 from ...text.graphemes import grapheme_classes
+from ...text.normal_forms import is_normalized
 from ...text.pattern_kinds import scanner_kind
 from ...text.scanner import native_scanner
 from ...text.unicode_versions import TOKENIZERS, Classes
@@ -304,7 +305,7 @@ def normalizer(node: Any, where: str = "normalizer", source: str = "") -> Normal
 
 
 def _unicode_text(form: Form, t: str) -> str:
-    if t.isascii() or unicodedata.is_normalized(form, t):
+    if is_normalized(form, t):
         return t
     return unicodedata.normalize(form, t)
 
@@ -465,6 +466,14 @@ class PreTokenizer:
         self._metaspace = metaspace   # (replacement, scheme, split) when Metaspace is all
         # a step reads where a piece starts in the original text (Metaspace "first")
         self.needs_start = needs_start
+        self.kinds: tuple[str, ...] = ()   # its steps' types, in order (Sequence flattened)
+
+    @property
+    def rules_pattern(self) -> str | None:
+        """A regex whose alternatives name the kinds of piece a lone Whitespace,
+        WhitespaceSplit, Digits or Punctuation step makes (for the words view's rule
+        names; the pieces themselves come from the steps), else None."""
+        return _RULES.get(self.kinds) if len(self.kinds) == 1 else None
 
     @property
     def tiling_pattern(self) -> str | None:
@@ -522,6 +531,12 @@ class PreTokenizer:
         return pieces
 
 
+# the kinds of piece of a lone step, as alternatives of a regex (names only: see
+# PreTokenizer.rules_pattern)
+_RULES = {("Whitespace",): r"\w+|[^\w\s]+", ("WhitespaceSplit",): r"\S+",
+          ("Digits",): r"\p{N}+|\P{N}+", ("Punctuation",): r"\p{P}+|\P{P}+"}
+
+
 def pre_tokenizer(node: Any, where: str = "pre_tokenizer", source: str = "") -> PreTokenizer:
     flat: list[tuple[dict, str]] = []
     _flatten(node, where, flat)
@@ -561,8 +576,10 @@ def pre_tokenizer(node: Any, where: str = "pre_tokenizer", source: str = "") -> 
         meta = (replacement, _prepend_scheme(n, w), bool(need(n, "split", bool, w, True)))
     first = any(n.get("type") == "Metaspace" and _prepend_scheme(n, w) == "first"
                 for n, w in flat)
-    return PreTokenizer(steps, byte_level, prefix, replacement, _tiling(flat, source), meta,
+    made = PreTokenizer(steps, byte_level, prefix, replacement, _tiling(flat, source), meta,
                         first, alphabet)
+    made.kinds = tuple(str(n.get("type")) for n, _ in flat)
+    return made
 
 
 def _splitter(n: dict, w: str, kind, source: str):

@@ -15,6 +15,7 @@ from ... import checks
 from ..base import BaseTokenizer, Encoding
 from ..model import Piece
 from ...errors import BPEError, EncodeError, SettingsError
+from ...text.branches import Branch, BranchMatcher
 from ...text.pretokenize import Pretokenizer
 from ...text.unicode_versions import Classes
 from .word_model import PipelineModel
@@ -55,6 +56,70 @@ class LazyMerges(Sequence):
         return self._merge(k)
 
 
+WHOLE = r"(?s).+"
+
+
+class PieceWords:
+    """The words of an imported tokenizer whose pre-tokenizer is not one regex's matches
+    (a tokenizer.json's Whitespace, WhitespaceSplit, Digits, Punctuation, Metaspace, a
+    Split that removes or merges its matches, a Sequence): the pieces the pipeline
+    itself makes, at the spans of the text they come from. Same methods as
+    :class:`~bpe_gui.engine.text.branches.BranchMatcher`, so the window's words view
+    and ``explain`` read them like a pattern's words. Rule names come from the file's
+    Split regex or the lone step's kind of piece (``rules``), a piece no rule takes
+    whole is "pre-tokenizer piece"."""
+
+    WINDOW = 4096   # characters read past ``stop``: a piece longer than this is cut there
+
+    def __init__(self, pipeline, pattern: str, rules: str | None, kinds: Sequence[str],
+                 timeout: float | None):
+        self.pipeline = pipeline
+        self.pattern, self.preset, self.timeout = pattern, None, timeout
+        self._rules: BranchMatcher | None = None
+        source = rules or (pattern if pattern != WHOLE else None)
+        if source is not None:
+            try:
+                self._rules = BranchMatcher(source, timeout)
+            except BPEError:
+                self._rules = None
+        steps = " + ".join(kinds) or "pre-tokenizer"
+        piece = Branch(0, "", f"{steps} piece",
+                       f"a piece as the tokenizer.json pre-tokenizer ({steps}) cuts the text")
+        known = list(self._rules.branches) if self._rules is not None else []
+        self.branches = known + [Branch(len(known), piece.source, piece.name, piece.about)]
+        n = len(self.branches)
+        self.title = f"The {steps} pre-tokenizer's pieces: {n} kind{'s' if n != 1 else ''}"
+
+    def branch_at(self, text: str, start: int) -> int:
+        got = self.words(text, start, start + 1)
+        return got[0][2] if got and got[0][0] == start else len(self.branches) - 1
+
+    def _branch(self, word: str) -> int:
+        if self._rules is not None:
+            found = self._rules.words(word)
+            if len(found) == 1 and found[0][:2] == (0, len(word)):
+                return found[0][2]
+        return len(self.branches) - 1
+
+    def words(self, text: str, pos: int = 0, stop: int | None = None) -> list[tuple[int, int, int]]:
+        """``(start, end, branch)`` of the pieces of ``text`` (a text without special
+        tokens) that start in ``pos..stop-1``; ``pos`` must be where a piece starts."""
+        stop = len(text) if stop is None else stop
+        end = len(text) if stop >= len(text) else min(len(text), stop + self.WINDOW)
+        out: list[tuple[int, int, int]] = []
+        last = pos
+        for piece, _tid in self.pipeline.pieces(text[pos:end], pos):
+            s, e = piece.span(0, len(piece.text))
+            s = max(s, last)        # a normalizer's inserted characters: no overlaps
+            if e <= s:
+                continue
+            if s >= stop:
+                break
+            out.append((s, e, self._branch(text[s:e])))
+            last = e
+        return out
+
+
 class PipelineTokenizer(BaseTokenizer):
     """A tokenizer loaded from a published file: every encode and decode goes to its
     :class:`~bpe_gui.engine.tokenizers.imported.pipeline.Pipeline`; the rest (vocab, merges, special tokens,
@@ -74,7 +139,14 @@ class PipelineTokenizer(BaseTokenizer):
         try:
             pre = Pretokenizer(pattern, matched, classes=classes)
         except BPEError:   # a pattern this app cannot run: the pipeline has its own parts
-            pre = Pretokenizer(r"(?s).+", matched)
+            pattern = WHOLE
+            pre = Pretokenizer(pattern, matched)
+        steps = getattr(pipeline, "pre", None)
+        if pipeline.kind == "hf" and steps is not None and steps.kinds and \
+                steps.tiling_pattern is None:
+            # the words are the pre-tokenizer's pieces, which no one regex finds
+            pre.matcher = PieceWords(pipeline, pattern, steps.rules_pattern, steps.kinds,
+                                     pre.timeout)
         model: PipelineModel = pipeline.model
         super().__init__(model, vocab=vocab, token_to_id=token_to_id, merges=merges,
                          special_tokens=specials, special_ids=dict(special_ids), pre=pre,
@@ -124,6 +196,14 @@ class PipelineTokenizer(BaseTokenizer):
         for spaces...), with spans in ``text``; added tokens with their ids."""
         out = []
         for piece, tid in self.pipeline.pieces(text):
+            s, e = piece.span(0, len(piece.text))
+            out.append(Piece(s, e, self.pipeline.model_word(piece.text), tid))
+        return out
+
+    def played_split(self, text: str) -> list[Piece]:
+        """The pieces word playback replays (the pipeline's :meth:`played_pieces`)."""
+        out = []
+        for piece, tid in self.pipeline.played_pieces(text):
             s, e = piece.span(0, len(piece.text))
             out.append(Piece(s, e, self.pipeline.model_word(piece.text), tid))
         return out

@@ -379,11 +379,19 @@ class LlamaPreTokenizer(PreTokenizer):
         only = self.sequence[0] if len(self.sequence) == 1 else None
         if only is not None and only.native is not None:
             tiling = (pinned(KIND_PATTERNS[_NATIVE[only.source]], LLAMA_CPP), True)
+
         def run(pieces: Pieces) -> Pieces:
             return self._run(pieces)
         # ids only: the same cuts on plain strings (hf_parts.PreTokenizer.words_text)
         run.plain = self._run_plain   # type: ignore[attr-defined]
         super().__init__([run], True, False, None, tiling, classes=LLAMA_CPP)
+        self.kinds = (f"llama.cpp {kind!r}",)
+
+    @property
+    def rules_pattern(self) -> str | None:
+        """Its regexes as one pattern's alternatives: the words view names a piece by
+        the first that takes it whole (the pieces come from the sequence itself)."""
+        return "|".join(TYPES[self.kind]) if len(TYPES[self.kind]) > 1 else None
 
     native_by_text = True
 

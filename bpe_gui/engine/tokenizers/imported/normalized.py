@@ -26,6 +26,8 @@ from __future__ import annotations
 import unicodedata
 from typing import Callable, Iterable, Literal
 
+from ...text.normal_forms import is_normalized
+
 Span = tuple[int, int]
 Form = Literal["NFC", "NFD", "NFKC", "NFKD"]   # unicodedata's normal forms
 
@@ -135,7 +137,7 @@ class NStr:
     def normalize(self, form: Form) -> "NStr":
         """Unicode normalization (NFC, NFKC, NFD, NFKD) with tokenizers' alignments."""
         t = self.text
-        if t.isascii() or unicodedata.is_normalized(form, t):
+        if is_normalized(form, t):
             return self
         return self.transform(_unicode_changes(t, form))
 

@@ -342,6 +342,11 @@ class Pipeline:
             out += [tid] if tid is not None else self._word(piece.text)[0]
         return out
 
+    def played_pieces(self, text: str) -> Iterator[tuple[NStr, int | None]]:
+        """The pieces word playback replays, one model run each: the pieces the model
+        gets (a SentencePiece model merges a whole text part at once: see spm.py)."""
+        return self.pieces(text)
+
     # ----- decoding -------------------------------------------------------------------
     def model_word(self, text: str) -> str:
         """What the model encodes for a piece's text (see hf_parts.model_word)."""

@@ -245,6 +245,27 @@ class SpmPipeline(Pipeline):
                 yield NStr(norm[a:b], spans), None
                 a = b
 
+    def played_pieces(self, text: str):
+        """The text parts between special tokens, each whole: sentencepiece (and
+        llama.cpp) merge a whole normalized text by score, so a word's merges interleave
+        across the segments :meth:`pieces` cuts for speed (no piece crosses a cut, so the
+        tokens are the same, not the order the merges happen in)."""
+        run: list[NStr] = []
+
+        def whole() -> NStr:
+            return NStr("".join(p.text for p in run), [s for p in run for s in p.spans()])
+
+        for part, tid in self.pieces(text):
+            if tid is None:
+                run.append(part)
+                continue
+            if run:
+                yield whole(), None
+                run = []
+            yield part, tid
+        if run:
+            yield whole(), None
+
     # ----- encoding ----------------------------------------------------------------
     def encode(self, text: str) -> list[int]:
         if self.added is None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import time
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import (QCheckBox, QHeaderView, QLabel, QPlainTextEdit,
+from PySide6.QtWidgets import (QCheckBox, QHeaderView, QLabel,
                                QPushButton, QSplitter, QTableView, QTabWidget, QToolButton,
                                QVBoxLayout, QWidget)
 
@@ -27,6 +27,7 @@ from ....engine.errors import BPEError
 from ....engine.tokenizers import Encoding
 from ...controller.table_corpus import NO_TEXT
 from ...models.compare_table import METRICS, CompareTableModel, fmt_cell
+from ..encode.pages import PAGE_CHARS, PageBar, PagedEdit, TextPages
 from .compare_overlap import OverlapPanel
 from .compare_pane import DEBOUNCE_MS, ComparePane
 from ...widgets.flow_layout import FlowBar
@@ -56,7 +57,13 @@ class CompareView(QWidget):
     def __init__(self, controller, parent: QWidget | None = None):
         super().__init__(parent)
         self.controller = controller
-        self.edit = QPlainTextEdit()
+        # a long text is compared a page at a time, as the encode view shows it (a
+        # text box holding megabytes lays it all out on the GUI thread; pages.py)
+        self.edit = PagedEdit()
+        self.edit.long_insert = self._long_insert
+        self.pages = TextPages()
+        self.page_bar = PageBar()
+        self.page_bar.moved.connect(self.show_page)
         self.edit.setPlaceholderText("Text to compare: type or paste it here.")
         line = self.edit.fontMetrics().lineSpacing()
         self.edit.setMinimumHeight(2 * line + 14)   # 2 lines, up to 6 (see the layout)
@@ -130,6 +137,7 @@ class CompareView(QWidget):
         # lines at 1920x1080 (issue 30)
         lay = QVBoxLayout(self)
         lay.addWidget(top)
+        lay.addWidget(self.page_bar)
         lay.addWidget(self.edit, 1)
         lay.addWidget(split, 4)
         self.split = split
@@ -182,6 +190,11 @@ class CompareView(QWidget):
 
     # ----- public API -----------------------------------------------------------------------------
     def text(self) -> str:
+        """The whole text (a long one: every page, as edited)."""
+        return self.pages.whole(self.edit.toPlainText())
+
+    def shown_text(self) -> str:
+        """What is compared: the text, or of a long one the page on show."""
         return self.edit.toPlainText()
 
     def from_corpus(self) -> None:
@@ -203,14 +216,43 @@ class CompareView(QWidget):
                 self.split.setSizes([self.width() * 2 // 5, self.width() * 3 // 5])
 
     def set_text(self, text: str) -> None:
-        self.edit.setPlainText(text)
+        """Compare ``text``: a long one a page at a time (pages.py)."""
+        if len(text) > PAGE_CHARS:
+            self._show_page_text(self.pages.load(text))
+        else:
+            self.pages.clear()
+            self._show_page_text(text)
+
+    def show_page(self, index: int) -> None:
+        """Page ``index`` of a long text (its edits on the page shown are kept)."""
+        if self.pages.active:
+            self._show_page_text(self.pages.go(index, self.edit.toPlainText()))
+
+    def _show_page_text(self, page: str, cursor_at: int | None = None) -> None:
+        self.page_bar.show_pages(self.pages)
+        self.edit.setPlainText(page)
+        if cursor_at is not None:
+            cur = self.edit.textCursor()
+            cur.setPosition(len(page[:cursor_at].encode("utf-16-le")) // 2)
+            self.edit.setTextCursor(cur)
+            self.edit.ensureCursorVisible()
         self.compare_now()
+
+    def _long_insert(self, text: str, a: int, b: int) -> None:
+        """A paste or drop longer than a page, replacing characters a..b of the page on
+        show: the whole text is paged again, showing the page where the paste begins."""
+        start = self.pages.span()[0] if self.pages.active else 0
+        whole = self.text()
+        new = whole[:start + a] + text + whole[start + b:]
+        page = self.pages.load(new, at=start + a)
+        end = start + a + len(text) - self.pages.span()[0]
+        self._show_page_text(page, min(end, len(page)))
 
     def compare_now(self) -> None:
         """Encode the text on both sides, mark differing cuts, fill the table."""
         t0 = time.perf_counter()
         self._timer.stop()
-        text = self.text()
+        text = self.shown_text()
         panes = (self.pane_a, self.pane_b)
         for i, pane in enumerate(panes):
             tok = self.tokenizers[i] = pane.tokenizer()

@@ -439,9 +439,12 @@ class MergePanel(QWidget):
         if on == self.compact:
             return
         self.compact = on
-        # the next merge in three lines, not four (the rest "…", whole in its tooltip)
-        lines = 3 if on else 4
+        # the next merge in two lines, not four (the rest "…", whole in its tooltip), and
+        # no footer line under the pairs (the "Show more" button and its tooltip say it):
+        # at 800x600 the encode view below had a sliver for its tokens
+        lines = 2 if on else 4
         self.next_label.setFixedHeight(lines * self.next_label.fontMetrics().lineSpacing() + 4)
+        self.pairs_footer.setVisible(not on)
         boxes = ((self.last_box, "Last merge"), (self.timeline_box, "Timeline"))
         if on:
             current = self.right
@@ -528,6 +531,8 @@ class MergePanel(QWidget):
             tied = (f" · {snap.n_tied:,} tied at count {snap.top_count:,}"
                     if snap.n_tied > 1 else "")
             self.pairs_footer.setText(f"{len(snap.rows):,} best pairs{more}{tied}")
+        # compact, the footer is hidden: the table says it where it is read
+        self.pair_view.setToolTip(self.pairs_footer.text())
         self.more_btn.setEnabled(snap.maybe_more and not self.controller.busy)
 
     def _next_text(self, snap: PairSnapshot) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QItemSelectionModel, Qt, QTimer
 from PySide6.QtGui import QBrush, QFont
-from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QHBoxLayout,
+from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox,
                                QHeaderView, QLabel, QLineEdit, QPushButton, QSplitter,
                                QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
@@ -22,6 +22,7 @@ from ...models.roles import TokenColors
 from ...models.vocab_classes import FILTER_LABELS, class_counts, counts_text, filter_label
 from ...models.vocab_model import MERGE, SPECIAL, VocabEntry, VocabModel
 from ...widgets.fit_columns import FittedTableView
+from ...widgets.flow_layout import FlowBar
 from ...widgets.text_pane import TextPane
 from ...widgets.visibility import CatchUp
 from ...widgets.elided_combo import ElidedComboBox
@@ -69,7 +70,9 @@ class VocabBrowser(QWidget):
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.class_filter.setMinimumContentsLength(len("undecodable (888,888)"))
         self._counted: tuple | None = None   # (classes, rows) the counts shown are of
-        self.summary = TextPane(lines=1)   # on a row of its own; cut with … if narrow
+        # on a row of its own, two lines: an imported file's name and format read whole
+        # (one line cut them with … even at 1920 pixels); the tooltip says it all
+        self.summary = TextPane(lines=2)
         # showing an imported vocabulary: one click back to the trained one (the line
         # "(the trained one: the encode view's Tokenizer box)" read as a puzzle, issue 30)
         self.show_trained = QPushButton("Show the trained vocabulary")
@@ -79,10 +82,12 @@ class VocabBrowser(QWidget):
         self.show_trained.clicked.connect(
             lambda: self.controller.tokenizer_files.set_use_imported(False))
         self.show_trained.hide()
-        top = QHBoxLayout()
-        top.addWidget(self.search, 1)
-        top.addWidget(self.class_filter)
-        top.addWidget(self.gpt2)
+        # the controls wrap onto a second row when narrow (the button beside them: the
+        # summary below has the whole width)
+        top = FlowBar(spacing=6)
+        self.search.setMinimumWidth(self.search.fontMetrics().horizontalAdvance("x" * 30))
+        for w in (self.search, self.class_filter, self.gpt2, self.show_trained):
+            top.addWidget(w)
 
         self.model = VocabModel(self)
         self.model.class_note = lambda tid: self.controller.classes.context_note(
@@ -140,11 +145,8 @@ class VocabBrowser(QWidget):
         split.setChildrenCollapsible(False)
         self.splitter = split
         outer = QVBoxLayout(self)
-        outer.addLayout(top)
-        line = QHBoxLayout()
-        line.addWidget(self.summary, 1)
-        line.addWidget(self.show_trained)
-        outer.addLayout(line)
+        outer.addWidget(top)
+        outer.addWidget(self.summary)
         outer.addWidget(split, 1)
 
         self._throttle = QTimer(self, singleShot=True, interval=THROTTLE_MS)
@@ -293,6 +295,7 @@ class VocabBrowser(QWidget):
         if (self.search.text() or self.class_filter.currentData()) and shown != n:
             self.summary.setText(self.summary.text() + f" · {shown:,} match"
                                  f"{'' if shown == 1 else 'es'}")
+        self.summary.setToolTip(self.summary.text())
 
     # ----- search -------------------------------------------------------------------------
     def _on_search_edited(self, _text: str) -> None:
