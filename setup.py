@@ -34,8 +34,9 @@ MERGE = files("merge/merge.c", "merge/token_boundaries.c")   # the merge engine 
 WORDCACHE = files("merge/wordcache.c", "merge/encoder.c")
 COUNT = files("count/wordtable.c", "count/tsv.c")
 IMPORTED = files("imported/pipe_tables.c", "imported/pipe_load_hf.c",
-                 "imported/pipe_load_tiktoken.c", "imported/json_scan.c", "imported/b64.c",
-                 "imported/pipe_encode.c", "imported/pipe_spm.c", "imported/charsmap.c")
+                 "imported/pipe_load_tiktoken.c", "imported/pipe_load_gguf.c",
+                 "imported/json_scan.c", "imported/b64.c", "imported/pipe_encode.c",
+                 "imported/pipe_spm.c", "imported/charsmap.c")
 
 
 def ext(name: str, sources: list[str], folders: tuple[str, ...]) -> Extension:

@@ -39,8 +39,9 @@ import struct
 import sys
 from array import array
 from dataclasses import dataclass, field
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, overload
 
 from ..errors import FormatError
 
@@ -90,12 +91,84 @@ _FLAG_KEYS = ("add_bos_token", "add_eos_token", "add_sep_token", "add_space_pref
               "remove_extra_whitespaces")
 
 
+def _c_model():
+    from ..tokenizers.imported.word_model import model_class
+    return model_class()
+
+
+def _native_model():
+    """The C model class when it has the GGUF readers (None: the pure-Python stand-in, or
+    ``BPE_GUI_GGUF_PYTHON=1``, which the tests use to compare the two readers)."""
+    if os.environ.get("BPE_GUI_GGUF_PYTHON") == "1":
+        return None
+    model = _c_model()
+    return model if hasattr(model, "gguf_walk") else None
+
+
+class GGUFStrings(Sequence[str]):
+    """A GGUF string array read in place: ``count`` strings (uint64 length + bytes each)
+    from byte ``start`` of ``buf`` (the metadata as read; already checked to hold them
+    all), in the file's byte order. No Python object per string: the C model is built
+    from the bytes (``span``); an item is decoded when asked for (surrogate escapes for
+    bytes that are not UTF-8, as the Python reader gives), a list only on iteration."""
+
+    __slots__ = ("buf", "start", "length", "big", "_offsets")
+
+    def __init__(self, buf: bytearray, start: int, count: int, big: bool):
+        self.buf, self.start, self.length, self.big = buf, start, count, big
+        self._offsets: array | None = None
+
+    @property
+    def span(self) -> tuple[bytearray, int, int, bool]:
+        """(buffer, start, count, big-endian): what the C loaders take."""
+        return self.buf, self.start, self.length, self.big
+
+    def __len__(self) -> int:
+        return self.length
+
+    def tolist(self) -> list[str]:
+        return _c_model().gguf_strings(self.buf, self.start, self.length, self.big)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.tolist())
+
+    @overload
+    def __getitem__(self, i: int) -> str: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[str]: ...
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return self.tolist()[i]
+        if i < 0:
+            i += self.length
+        if not 0 <= i < self.length:
+            raise IndexError("GGUF string array index out of range")
+        if self._offsets is None:
+            offsets = array("Q")
+            offsets.frombytes(_c_model().gguf_offsets(self.buf, self.start, self.length, self.big))
+            self._offsets = offsets
+        a, b = self._offsets[i] + 8, self._offsets[i + 1]
+        return bytes(self.buf[a:b]).decode("utf-8", "surrogateescape")
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (GGUFStrings, list, tuple)):
+            return len(self) == len(other) and self.tolist() == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"GGUFStrings({self.length:,} strings at byte {self.start:,})"
+
+
 @dataclass(frozen=True)
 class GGUFMetadata:
     """The metadata section of a GGUF file.
 
-    ``values``: key -> value (int, float, bool, str, or for an array a list of str or an
-    ``array.array`` of numbers; BOOL arrays as 0/1 bytes). Strings that are not UTF-8
+    ``values``: key -> value (int, float, bool, str, or for an array a list of str (a
+    :class:`GGUFStrings` when the C reader read it) or an ``array.array`` of numbers; BOOL
+    arrays as 0/1 bytes). Strings that are not UTF-8
     keep their bytes as surrogate escapes (``s.encode('utf-8', 'surrogateescape')``).
     ``types``: key -> ggml's type name ('UINT32', 'ARRAY[STRING]').
     ``end``: the byte offset where the metadata ends (the tensor infos start there).
@@ -128,10 +201,10 @@ class GGUFVocab:
     path: str | None
     model: str
     pre: str | None
-    tokens: list[str]
+    tokens: Sequence[str]          # a list, or a GGUFStrings read in place
     token_types: list[int] | None
     scores: list[float] | None
-    merges: list[str] | None
+    merges: Sequence[str] | None
     special_ids: dict[str, int] = field(default_factory=dict)
     flags: dict[str, bool] = field(default_factory=dict)
     precompiled_charsmap: bytes | None = None
@@ -161,7 +234,8 @@ class _Cursor:
     """Reads a file's metadata section front to back, holding what it has read in one
     buffer, refusing any length that would run past the end of the file or the cap."""
 
-    def __init__(self, f: IO[bytes], size: int, path, cap: int):
+    def __init__(self, f: IO[bytes], size: int, path, cap: int, native=None):
+        self.native = native   # the C model class with gguf_walk, or None
         self.f = f
         self.size = size
         self.path = path
@@ -215,8 +289,11 @@ class _Cursor:
         self.pos += n
         return s
 
-    def strings(self, count: int, what: str) -> list[str]:
-        """``count`` strings: the fast loop of vocabularies and merges."""
+    def strings(self, count: int, what: str) -> Sequence[str]:
+        """``count`` strings: the fast loop of vocabularies and merges (with the C
+        reader, the array is checked in C and kept as bytes: a GGUFStrings)."""
+        if self.native is not None:
+            return self._strings_native(count, what)
         out: list[str] = []
         unpack = struct.Struct(self.order + "Q").unpack_from
         buf, pos = self.buf, self.pos
@@ -238,6 +315,27 @@ class _Cursor:
             pos += n
         self.pos = pos
         return out
+
+    def _strings_native(self, count: int, what: str) -> GGUFStrings:
+        walk = self.native.gguf_walk
+        start, pos, i, big = self.pos, self.pos, 0, self.order == ">"
+        while True:
+            status, pos, i, claim = walk(self.buf, pos, i, count, big)
+            if status == 0:
+                break
+            if status == 1:   # the length of string i is past the bytes read
+                self.pos = pos
+                self.need(8, f"the length of {what}[{i}]")
+                continue
+            pos += 8           # string i (its length read) is past the bytes read
+            if claim > self.size - pos:
+                raise self.fail(f"{what}[{i}] claims {claim:,} bytes, past the end of the "
+                                f"file ({self.size - pos:,} bytes left).")
+            self.pos = pos
+            self.need(claim, f"{what}[{i}]")
+            pos -= 8
+        self.pos = pos
+        return GGUFStrings(self.buf, start, count, big)
 
 
 def _value(cur: _Cursor, vtype: int, what: str) -> tuple[Any, str]:
@@ -283,7 +381,7 @@ def parse_metadata(f: IO[bytes], size: int, path: str | Path | None = None,
     bytes long. Reads at most ``cap`` bytes; raises FormatError naming ``path`` and the
     key at fault. ``into``: a dict that receives the values as they are read (so a
     caller that reads only a file's head keeps the keys before the cut)."""
-    cur = _Cursor(f, size, path, cap)
+    cur = _Cursor(f, size, path, cap, _native_model())
     if size < 4:
         raise FormatError(path, f"is {size} bytes long, too short for a GGUF file.")
     cur.need(4, "the magic")
@@ -433,7 +531,7 @@ def not_run_yet(model: str, pre: str | None) -> str | None:
     version (a Gemma 4 vocabulary, a pre-tokenizer llama.cpp runs with code of its own), or
     None if it opens: what ``load`` refuses, known from the two keys alone (the sniffer and
     the local model list ask it)."""
-    if model == "llama":
+    if model in ("llama", "gemma4"):
         return None
     if model != "gpt2":
         return f"{MODELS.get(model, model)} (tokenizer.ggml.model = {model!r})"
@@ -449,7 +547,7 @@ def load(path: str | Path, special_tokens=None, *, parse_special: bool = True, *
     what they are. ``parse_special``: special tokens in the text become their ids
     (llama.cpp's ``llama-tokenize`` default); False: only user-defined ones do (its test
     setting)."""
-    from ..tokenizers.imported.llama_vocab import LlamaVocab, build_bpe
+    from ..tokenizers.imported.llama_vocab import LlamaVocab, build_bpe, build_gemma4
     p = Path(path)
     vocab = read_vocab(p)
     problem = vocab.not_bpe()
@@ -458,7 +556,7 @@ def load(path: str | Path, special_tokens=None, *, parse_special: bool = True, *
     if vocab.model == "llama":
         return load_llama(p, vocab, special_tokens, parse_special=parse_special,
                           meta=kwargs.get("meta"), pattern=kwargs.get("pattern"))
-    if vocab.model != "gpt2":
+    if vocab.model not in ("gpt2", "gemma4"):
         raise FormatError(p, f"holds a {vocab.model_description} vocabulary "
                           f"(tokenizer.ggml.model = {vocab.model!r}), which this app does not "
                           "run yet; open the model's tokenizer.json if it has one.",
@@ -468,11 +566,13 @@ def load(path: str | Path, special_tokens=None, *, parse_special: bool = True, *
                           "own (its token types and tokenizer.ggml.pre); they cannot be "
                           "replaced. Leave out --special-token / --pattern / --preset.")
     if vocab.merges is None:
-        raise FormatError(p, "has no tokenizer.ggml.merges, which a gpt2 vocabulary needs "
-                          "(llama.cpp refuses it too).", key="tokenizer.ggml.merges")
+        raise FormatError(p, f"has no tokenizer.ggml.merges, which a {vocab.model} vocabulary "
+                          "needs (llama.cpp refuses it too).", key="tokenizer.ggml.merges")
     lv = LlamaVocab(str(p), vocab.tokens, vocab.token_types, vocab.merges, vocab.pre,
                     dict(vocab.special_ids), dict(vocab.flags), vocab.name,
                     vocab.architecture, list(vocab.notes))
+    if vocab.model == "gemma4":
+        return build_gemma4(lv, parse_special=parse_special, meta=kwargs.get("meta"))
     return build_bpe(lv, parse_special=parse_special, meta=kwargs.get("meta"))
 
 
@@ -480,6 +580,7 @@ def load_llama(p: Path, vocab: GGUFVocab, special_tokens=None, *, parse_special:
                meta: dict | None = None, pattern=None):
     """A ``llama`` vocabulary as llama.cpp's llm_tokenizer_spm runs it
     (tokenizers/imported/spm.py ``build_llama``)."""
+    from ..tokenizers.imported.llama_vocab import LlamaVocab, specials_of, token_attrs
     from ..tokenizers.imported.spm import build_llama
     if special_tokens is not None or pattern is not None:
         raise FormatError(p, "a GGUF file's special tokens and pre-tokenizer are the file's "
@@ -497,8 +598,14 @@ def load_llama(p: Path, vocab: GGUFVocab, special_tokens=None, *, parse_special:
     if vocab.scores is None:
         info["notes"].append("tokenizer.ggml.scores is missing: every token scores 0, as "
                              "llama.cpp reads it.")
+    tokens = list(vocab.tokens)
+    # llama.cpp's corrections by name (end-of-generation texts are CONTROL too...)
+    lv = LlamaVocab(str(p), tokens, vocab.token_types, [], vocab.pre, dict(vocab.special_ids),
+                    dict(vocab.flags), vocab.name, vocab.architecture)
+    attrs = token_attrs(lv, {t: i for i, t in enumerate(tokens)})
     try:
-        return build_llama(vocab.tokens, vocab.scores, vocab.token_types,
-                           add_space_prefix=add_prefix, parse_special=parse_special, meta=info)
+        return build_llama(tokens, vocab.scores, vocab.token_types,
+                           add_space_prefix=add_prefix, parse_special=parse_special, meta=info,
+                           attrs=attrs, specials=specials_of(lv, attrs, parse_special))
     except ValueError as e:
         raise FormatError(p, f"cannot be run: {e}.", key="tokenizer.ggml.tokens") from None

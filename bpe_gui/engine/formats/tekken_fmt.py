@@ -244,6 +244,14 @@ def read_tekken(path: str | Path) -> TekkenFile:
 
 
 # ----- loading as a tokenizer -----------------------------------------------------------
+# The split every published tekken.json gives (mistral-common's tekken_240718 and _240911,
+# NeMo, Pixtral, Ministral): tiktoken runs it with no time limit, and so do we (a pattern
+# of any other file runs with the limit that stops catastrophic backtracking, which costs
+# the `regex` module ~3x on every call).
+PUBLISHED_PATTERN = '[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+|[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]+[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]*|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+'
+
+
+
 def load(path: str | Path, special_tokens=None, *, pattern: str | None = None, **kwargs):
     """The tokenizer of a tekken.json, encoding as mistral-common's Tekkenizer: tiktoken
     over the ranks in use, the special tokens on the first ids (their text in the input
@@ -269,4 +277,5 @@ def load(path: str | Path, special_tokens=None, *, pattern: str | None = None, *
             "ignore_merges": True, "special_text_is_text": True, **kwargs.get("meta", {})}
     return load_ranks(p, data, pattern=pattern or t.pattern, specials=specials, meta=meta,
                       source=None if pattern else f"{p}, key 'config.pattern'",
-                      match_specials=False)
+                      match_specials=False,
+                      trusted=pattern is None and t.pattern == PUBLISHED_PATTERN)

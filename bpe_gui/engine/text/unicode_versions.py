@@ -264,9 +264,8 @@ def scanner_blob(classes: Classes) -> bytes:
         flags[cp] |= uc.FLAG_S
     for cp in (0x0A, 0x0D):
         flags[cp] |= uc.FLAG_CRLF
-    masks = uc.fold_masks()
-    if not classes.long_s:
-        masks = {cp: m for cp, m in masks.items() if cp < 128}
+    # (ASCII folds only: from the 128 ASCII characters, not every code point)
+    masks = uc.fold_masks() if classes.long_s else uc.fold_masks("".join(map(chr, range(128))))
     tables = uc.pack_tables(bytes(flags), masks, f"unicode-{classes.version}"
                             + ("" if classes.long_s else "-ascii-folds"))
     return uc.table_blob(tables)

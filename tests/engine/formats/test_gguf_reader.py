@@ -19,6 +19,17 @@ from bpe_gui.engine.formats.gguf_fmt import read_metadata, read_vocab, split_mer
 gguf = pytest.importorskip("gguf")
 
 
+@pytest.fixture(autouse=True, params=["c", "python"])
+def reader(request, monkeypatch):
+    """Every test here runs over both readers of string arrays: the C one (the arrays
+    checked and kept as bytes, formats/gguf_fmt.GGUFStrings) and the Python one."""
+    if request.param == "python":
+        monkeypatch.setenv("BPE_GUI_GGUF_PYTHON", "1")
+    else:
+        monkeypatch.delenv("BPE_GUI_GGUF_PYTHON", raising=False)
+    return request.param
+
+
 def _oracle(path: Path) -> dict:
     """Every key's value as the gguf package reads it (its own header fields left out)."""
     reader = gguf.GGUFReader(str(path))

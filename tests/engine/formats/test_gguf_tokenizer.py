@@ -1,5 +1,6 @@
 """GGUF files open as llama.cpp runs them: llama.cpp's own expected ids (the .inp/.out
-pairs of the llama-cpp-python sdist), files the tests build with the ``gguf`` writer
+pairs of the llama-cpp-python sdist), llama.cpp itself where llama-cpp-python is
+installed, files the tests build with the ``gguf`` writer
 checked against ``tokenizers`` running the same vocabulary and split rules, and hostile
 files through the whole import path (detect, load), in bounded time and memory."""
 from __future__ import annotations
@@ -17,7 +18,7 @@ from bpe_gui.engine.errors import FormatError
 from bpe_gui.engine.formats import detect_format, describe_source, load_tokenizer
 from bpe_gui.engine.tokenizers.imported import llama_cpp
 
-from llama_cpp_files import cases, models_dir
+from llama_cpp_files import LlamaCpp, cases, models_dir
 from model_files import TEXTS as MODEL_TEXTS
 
 gguf = pytest.importorskip("gguf")
@@ -36,7 +37,7 @@ def llama_models() -> Path:
 
 
 # ----- llama.cpp's own expected ids --------------------------------------------------------
-@pytest.mark.parametrize("name", ["gpt-2", "deepseek-coder"])
+@pytest.mark.parametrize("name", ["gpt-2", "deepseek-coder", "gemma-4"])
 def test_llama_cpp_expected_ids(llama_models, name):
     _check_expected(llama_models / f"ggml-vocab-{name}.gguf")
 
@@ -59,10 +60,51 @@ def _check_expected(path: Path):
             or "\ufffd" in tok.decode(want) or text != text.strip("\x00")
 
 
+SPECIAL_TEXTS = ["<|im_start|>user\nhi<|im_end|>", "<turn|> x <|tool_response> <eos>",
+                 "<|endoftext|>a<|endoftext|>", "<s> </s> <unk> [INST]", "<start_of_turn>x"]
+
+
+def _same_as_llama_cpp(path: Path) -> None:
+    ref = LlamaCpp(path)
+    try:
+        for parse_special in (False, True):
+            tok = load_tokenizer(path, parse_special=parse_special)
+            # (not the 100,000-character word: llama.cpp's std::regex overflows the stack
+            # on it with deepseek's pre-tokenizers, a crash; 10,000 characters instead)
+            texts = [(k, v) for k, v in MODEL_TEXTS.items() if k != "long"] + \
+                [("long", "x" * 10_000)] + [(t, t) for t in SPECIAL_TEXTS]
+            for name, text in texts:
+                assert tok.encode(text) == ref.tokenize(text, parse_special), \
+                    (path.name, parse_special, name)
+    finally:
+        ref.close()
+
+
+@pytest.fixture(scope="session")
+def llama_cpp_itself(llama_models) -> Path:
+    if not LlamaCpp.available():
+        pytest.skip("llama-cpp-python is not installed (pip install llama-cpp-python: a "
+                    "source build)")
+    return llama_models
+
+
+@pytest.mark.parametrize("name", ["qwen2", "gemma-4"])
+def test_llama_cpp_itself(llama_cpp_itself, name):
+    """ids of the model-file texts (and special tokens, parsed or not) equal llama.cpp's
+    own ``llama_tokenize`` on the same file."""
+    _same_as_llama_cpp(llama_cpp_itself / f"ggml-vocab-{name}.gguf")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", [n for n in BPE_FILES if n != "qwen2"] +
+                         ["llama-spm", "phi-3"])
+def test_llama_cpp_itself_on_every_vocabulary(llama_cpp_itself, name):
+    _same_as_llama_cpp(llama_cpp_itself / f"ggml-vocab-{name}.gguf")
+
+
 @pytest.mark.parametrize("name, words", [
     ("bert-bge", ["WordPiece", "tokenizer.ggml.model"]),
     ("nomic-bert-moe", ["Unigram", "tokenizer.ggml.model"]),
-    ("gemma-4", ["tokenizer.ggml.model", "gemma4"]),
 ])
 def test_other_vocabularies_are_named_and_refused(llama_models, name, words):
     p = llama_models / f"ggml-vocab-{name}.gguf"
@@ -184,7 +226,9 @@ def test_phi3_special_tokens_swallow_the_whitespace_after_them(tmp_path, byte_bp
 
 
 def test_collapsed_classes_follow_the_categories():
-    """llama.cpp's collapsed text: every non-ASCII character stands for its class."""
+    """llama.cpp's collapsed text: every non-ASCII character stands for its class, in
+    llama.cpp's Unicode version (15.1: unicode-data.cpp), not the installed regex's."""
+    from bpe_gui.engine.text.unicode_versions import LLAMA_CPP, category
     chars = [chr(c) for c in range(0x80, 0x30000) if not 0xD800 <= c < 0xE000]
     got = llama_cpp.collapse("".join(chars))
     assert len(got) == len(chars)
@@ -193,20 +237,13 @@ def test_collapsed_classes_follow_the_categories():
         if regex.match(r"\s", c):
             want = "\x0b"
         else:
-            cat = unicodedata.category(c)[0] if regex.match(r"\p{Any}", c) else "C"
             want = {"L": llama_cpp.P_LETTER, "N": llama_cpp.P_NUMBER, "P": llama_cpp.P_PUNCT,
-                    "M": llama_cpp.P_MARK, "S": llama_cpp.P_SYMBOL}.get(cat, llama_cpp.P_OTHER)
-            if regex.match(r"\p{L}", c):
-                want = llama_cpp.P_LETTER
-            elif regex.match(r"\p{N}", c):
-                want = llama_cpp.P_NUMBER
-            elif regex.match(r"\p{P}", c):
-                want = llama_cpp.P_PUNCT
-            elif regex.match(r"\p{M}", c):
-                want = llama_cpp.P_MARK
-            elif regex.match(r"\p{S}", c):
-                want = llama_cpp.P_SYMBOL
+                    "M": llama_cpp.P_MARK, "S": llama_cpp.P_SYMBOL}.get(
+                        category(c, LLAMA_CPP.version)[0], llama_cpp.P_OTHER)
         assert g == want, hex(ord(c))
+    # a letter of Unicode 16 / 17 that 15.1 does not assign is "other"
+    assert regex.match(r"\p{L}", "\u088f") and category("\u088f", "15.1.0") == "Cn"
+    assert llama_cpp.collapse("\u088f") == llama_cpp.P_OTHER
 
 
 @pytest.mark.parametrize("expr, text, pieces", [

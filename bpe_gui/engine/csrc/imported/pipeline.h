@@ -24,7 +24,8 @@
  *
  * Files: pipe_tables.c (keys, ids, GPT-2's byte alphabet, configuration), json_scan.c
  * (a tokenizer.json's tables read from its text), b64.c, pipe_load_hf.c (from the text of
- * a tokenizer.json), pipe_load_tiktoken.c, pipe_encode.c (words -> ids, the derived
+ * a tokenizer.json), pipe_load_gguf.c (a GGUF file's string arrays, read in place),
+ * pipe_load_tiktoken.c, pipe_encode.c (words -> ids, the derived
  * merge list).
  *
  * Errors: functions returning int give 0 (or a count) when done, PIPE_NOMEM when out of
@@ -107,6 +108,7 @@ enum {
     PP_RANK_NOT_NUMBER,
     PP_NOT_IN_VOCAB,    /* what: "token" or "merged token"; spans: it, left, right */
     PP_BAD_MERGE,       /* spans[0]: the merge as written */
+    PP_NOT_UTF8,        /* spans[0]: the token's bytes (its first 60) */
 };
 
 typedef struct {
@@ -161,6 +163,26 @@ ptrdiff_t b64_decode(const char *s, ptrdiff_t n, char *out);
 int pipe_load_tiktoken(PipeModel *m, const char *s, size_t len, PipeProblem *pr);
 int pipe_load_hf_text(PipeModel *m, const char *s, ptrdiff_t vs, ptrdiff_t ve, ptrdiff_t ms,
                       ptrdiff_t me, int byte_level, PipeProblem *pr);
+
+/* pipe_load_gguf.c: GGUF string arrays read in place, a `gpt2` vocabulary's model.
+ * gguf_walk_strings: from string *i at byte *pos, step over strings while each fits in
+ * buf[0..len): 0 all `count` read; 1 the length at *pos does not fit; 2 the string whose
+ * length is at *pos does not fit (*claim: its length). *pos, *i: where it stopped. */
+int gguf_walk_strings(const unsigned char *buf, size_t len, size_t *pos, uint64_t *i,
+                      uint64_t count, int big, uint64_t *claim);
+/* Pointers into buf and lengths of `count` strings from start: -1, or the index of the
+ * first that does not fit. */
+ptrdiff_t gguf_string_spans(const unsigned char *buf, size_t len, size_t start, size_t count,
+                            int big, const char **out, size_t *out_len);
+int utf8_valid(const unsigned char *s, size_t n);
+/* A GGUF BPE vocabulary (`gpt2`: byte_level, ByteLevel keys; `gemma4`: UTF-8 keys) and
+ * its merges ("left right" strings), as llama.cpp reads them (the file's header says
+ * how); want[k]: texts whose ids go to want_id[k] (NONE_ID: no token). 0, 1 (a problem
+ * in *pr) or an error. */
+int pipe_load_gguf(PipeModel *m, const char *const *tok, const size_t *tok_len, size_t n_tok,
+                   const char *const *mer, const size_t *mer_len, size_t n_mer, int byte_level,
+                   const char *const *want, const size_t *want_len, size_t n_want,
+                   int32_t *want_id, PipeProblem *pr);
 
 /* json_scan.c: where model.vocab and model.merges are in a tokenizer.json's text:
  * 1 (spans: vocab start, end, merges start, end) or 0 (not found, or not read). */

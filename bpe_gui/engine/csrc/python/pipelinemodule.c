@@ -24,6 +24,15 @@
  *   m.merge_table() -> capsule of the merge table (merge.h) for _encode.Merger.wrap
  *   find_model_tables(data) -> ((vocab start, end), (merges start, end)) | None
  *
+ * GGUF string arrays read in place (imported/pipe_load_gguf.c; formats/gguf_fmt.py):
+ *   Model.gguf_walk(buf, pos, i, count, big) -> (status, pos, i, claim)   how far the
+ *       strings fit in buf (status 0 all, 1 a length does not fit, 2 a string: claim)
+ *   Model.gguf_strings(buf, start, count, big) -> list[str]   (surrogateescape)
+ *   Model.gguf_offsets(buf, start, count, big) -> bytes   count + 1 native uint64
+ *   Model.from_gguf(buf, (start, count), (start, count) | None, big, want: list[str],
+ *                   byte_level=True) -> (Model, problem, {text: id})   a `gpt2` (or,
+ *       not byte_level, `gemma4`) vocabulary and its merges
+ *
  * SentencePiece BPE (kind "spm", imported/pipe_spm.c):
  *   Model.from_spm(pieces: list[str | bytes], scores: bytes (float32), types: bytes,
  *                  llama: bool, byte_fallback: bool) -> Model        (ValueError: why not)
@@ -138,6 +147,11 @@ static PyObject *word_problem(Model *m, PipeProblem *pr) {
         s0 = span_text(pr, 0);
         msg = s0 ? PyUnicode_FromFormat("the merge %R should be \"left right\" or "
                                         "[\"left\", \"right\"]", s0) : NULL;
+        break;
+    case PP_NOT_UTF8:
+        s0 = PyBytes_FromStringAndSize(pr->span[0], (Py_ssize_t)pr->span_len[0]);
+        msg = s0 ? PyUnicode_FromFormat("token %zd is not UTF-8 text (it starts %R)",
+                                        pr->index, s0) : NULL;
         break;
     default:
         PyErr_SetString(PyExc_SystemError, "unknown problem");
@@ -318,6 +332,188 @@ static PyObject *Model_from_hf_text(PyObject *cls, PyObject *args) {
     Py_DECREF(m);
     if (rc < 0) return NULL;
     Py_RETURN_NONE;
+}
+
+/* ---- GGUF string arrays (imported/pipe_load_gguf.c) ------------------------------- */
+
+/* gguf_walk(buf, pos, i, count, big) -> (status, pos, i, claim): see gguf_walk_strings. */
+static PyObject *Model_gguf_walk(PyObject *cls, PyObject *args) {
+    Py_buffer b;
+    Py_ssize_t pos;
+    unsigned long long i, count;
+    int big;
+    (void)cls;
+    if (!PyArg_ParseTuple(args, "y*nKKp", &b, &pos, &i, &count, &big)) return NULL;
+    size_t p = pos < 0 ? 0 : (size_t)pos;
+    uint64_t k = i, claim = 0;
+    int st = gguf_walk_strings(b.buf, (size_t)b.len, &p, &k, count, big, &claim);
+    PyBuffer_Release(&b);
+    return Py_BuildValue("(inKK)", st, (Py_ssize_t)p, (unsigned long long)k,
+                         (unsigned long long)claim);
+}
+
+/* The spans of `count` strings at start in buf (a Py_buffer the caller keeps): PyMem
+   arrays, or NULL with an exception (ValueError: the array does not fit). */
+static int string_spans(Py_buffer *b, Py_ssize_t start, Py_ssize_t count, int big,
+                        const char ***p, size_t **n) {
+    *p = PyMem_Malloc((size_t)(count ? count : 1) * sizeof(char *));
+    *n = PyMem_Malloc((size_t)(count ? count : 1) * sizeof(size_t));
+    if (!*p || !*n) {
+        PyMem_Free(*p);
+        PyMem_Free(*n);
+        PyErr_NoMemory();
+        return -1;
+    }
+    ptrdiff_t bad = start < 0 || start > b->len ? 0 :
+        gguf_string_spans(b->buf, (size_t)b->len, (size_t)start, (size_t)count, big, *p, *n);
+    if (bad >= 0) {
+        PyMem_Free(*p);
+        PyMem_Free(*n);
+        PyErr_Format(PyExc_ValueError, "string %zd of the array runs past the buffer",
+                     (Py_ssize_t)bad);
+        return -1;
+    }
+    return 0;
+}
+
+/* gguf_strings(buf, start, count, big) -> list[str] (bytes not UTF-8: surrogateescape) */
+static PyObject *Model_gguf_strings(PyObject *cls, PyObject *args) {
+    Py_buffer b;
+    Py_ssize_t start, count;
+    int big;
+    (void)cls;
+    if (!PyArg_ParseTuple(args, "y*nnp", &b, &start, &count, &big)) return NULL;
+    const char **p;
+    size_t *n;
+    PyObject *out = NULL;
+    if (count < 0 || count > b.len / 8 + 1) {
+        PyErr_SetString(PyExc_ValueError, "gguf_strings: count does not fit the buffer");
+        goto done;
+    }
+    if (string_spans(&b, start, count, big, &p, &n) < 0) goto done;
+    out = PyList_New(count);
+    for (Py_ssize_t k = 0; out && k < count; k++) {
+        PyObject *s = PyUnicode_DecodeUTF8(p[k], (Py_ssize_t)n[k], "surrogateescape");
+        if (!s) Py_CLEAR(out);
+        else PyList_SET_ITEM(out, k, s);
+    }
+    PyMem_Free(p);
+    PyMem_Free(n);
+done:
+    PyBuffer_Release(&b);
+    return out;
+}
+
+/* gguf_offsets(buf, start, count, big) -> bytes: count + 1 native uint64 offsets, each
+   string's length field (the last: the array's end) */
+static PyObject *Model_gguf_offsets(PyObject *cls, PyObject *args) {
+    Py_buffer b;
+    Py_ssize_t start, count;
+    int big;
+    (void)cls;
+    if (!PyArg_ParseTuple(args, "y*nnp", &b, &start, &count, &big)) return NULL;
+    PyObject *out = NULL;
+    const char **p;
+    size_t *n;
+    if (count < 0 || count > b.len / 8 + 1) {
+        PyErr_SetString(PyExc_ValueError, "gguf_offsets: count does not fit the buffer");
+        goto done;
+    }
+    if (string_spans(&b, start, count, big, &p, &n) < 0) goto done;
+    out = PyBytes_FromStringAndSize(NULL, (count + 1) * 8);
+    if (out) {
+        uint64_t *o = (uint64_t *)PyBytes_AS_STRING(out);
+        for (Py_ssize_t k = 0; k < count; k++)
+            o[k] = (uint64_t)(p[k] - (const char *)b.buf) - 8;
+        o[count] = count ? (uint64_t)(p[count - 1] - (const char *)b.buf) + n[count - 1]
+                         : (uint64_t)start;
+    }
+    PyMem_Free(p);
+    PyMem_Free(n);
+done:
+    PyBuffer_Release(&b);
+    return out;
+}
+
+/* from_gguf(buf, (tokens start, count), (merges start, count) | None, big, want,
+   byte_level=True) -> (Model, problem, {text: id} of the texts in want that are tokens) */
+static PyObject *Model_from_gguf(PyObject *cls, PyObject *args) {
+    Py_buffer b;
+    Py_ssize_t ts, tn, ms = 0, mn = 0;
+    PyObject *mspan, *want;
+    int big, byte_level = 1;
+    (void)cls;
+    if (!PyArg_ParseTuple(args, "y*(nn)OpO!|p", &b, &ts, &tn, &mspan, &big, &PyList_Type,
+                          &want, &byte_level))
+        return NULL;
+    PyObject *r = NULL, *found = NULL;
+    const char **tp = NULL, **mp = NULL, **wp = NULL;
+    size_t *tl = NULL, *ml = NULL, *wl = NULL;
+    int32_t *wid = NULL;
+    Model *m = NULL;
+    Py_ssize_t nw = PyList_GET_SIZE(want);
+    if (mspan != Py_None && !PyArg_ParseTuple(mspan, "nn", &ms, &mn)) goto done;
+    if (tn < 0 || tn > b.len / 8 + 1 || mn < 0 || mn > b.len / 8 + 1) {
+        PyErr_SetString(PyExc_ValueError, "from_gguf: a count does not fit the buffer");
+        goto done;
+    }
+    if (string_spans(&b, ts, tn, big, &tp, &tl) < 0) goto done;
+    if (string_spans(&b, ms, mn, big, &mp, &ml) < 0) goto done;
+    wp = PyMem_Malloc((size_t)(nw ? nw : 1) * sizeof(char *));
+    wl = PyMem_Malloc((size_t)(nw ? nw : 1) * sizeof(size_t));
+    wid = PyMem_Malloc((size_t)(nw ? nw : 1) * sizeof(int32_t));
+    if (!wp || !wl || !wid) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t k = 0; k < nw; k++) {
+        Py_ssize_t len;
+        wp[k] = PyUnicode_AsUTF8AndSize(PyList_GET_ITEM(want, k), &len);
+        if (!wp[k]) goto done;
+        wl[k] = (size_t)len;
+    }
+    m = new_model(KIND_HF);
+    if (!m) goto done;
+    PipeProblem pr;
+    int rc = pipe_load_gguf(&m->pm, tp, tl, (size_t)tn, mp, ml, (size_t)mn, byte_level, wp,
+                            wl, (size_t)nw, wid, &pr);
+    if (rc < 0) {
+        pipe_error(&m->pm, rc);
+        goto done;
+    }
+    if (rc == 1) {
+        r = word_problem(m, &pr);   /* (takes m) */
+        m = NULL;
+        if (r) {
+            PyObject *t = Py_BuildValue("(OO{})", PyTuple_GET_ITEM(r, 0), PyTuple_GET_ITEM(r, 1));
+            Py_SETREF(r, t);
+        }
+        goto done;
+    }
+    found = PyDict_New();
+    if (!found) goto done;
+    for (Py_ssize_t k = 0; k < nw; k++) {
+        if (wid[k] == NONE_ID) continue;
+        PyObject *id = PyLong_FromLong(wid[k]);
+        if (!id || PyDict_SetItem(found, PyList_GET_ITEM(want, k), id) < 0) {
+            Py_XDECREF(id);
+            goto done;
+        }
+        Py_DECREF(id);
+    }
+    r = Py_BuildValue("(OOO)", (PyObject *)m, Py_None, found);
+done:
+    Py_XDECREF(found);
+    Py_XDECREF((PyObject *)m);
+    PyMem_Free(tp);
+    PyMem_Free(tl);
+    PyMem_Free(mp);
+    PyMem_Free(ml);
+    PyMem_Free(wp);
+    PyMem_Free(wl);
+    PyMem_Free(wid);
+    PyBuffer_Release(&b);
+    return r;
 }
 
 /* from_tiktoken(data) -> (Model, problem) */
@@ -1056,6 +1252,14 @@ static PyObject *Model_get_kind(Model *m, void *c) {
 static PyMethodDef Model_methods[] = {
     {"from_hf", (PyCFunction)Model_from_hf, METH_VARARGS | METH_CLASS,
      "from_hf(vocab, merges, byte_level) -> (Model, problem)"},
+    {"from_gguf", (PyCFunction)Model_from_gguf, METH_VARARGS | METH_CLASS,
+     "from_gguf(buf, tokens_span, merges_span, big_endian, want) -> (Model, problem, ids)"},
+    {"gguf_walk", (PyCFunction)Model_gguf_walk, METH_VARARGS | METH_CLASS,
+     "gguf_walk(buf, pos, i, count, big_endian) -> (status, pos, i, claim)"},
+    {"gguf_strings", (PyCFunction)Model_gguf_strings, METH_VARARGS | METH_CLASS,
+     "gguf_strings(buf, start, count, big_endian) -> list[str]"},
+    {"gguf_offsets", (PyCFunction)Model_gguf_offsets, METH_VARARGS | METH_CLASS,
+     "gguf_offsets(buf, start, count, big_endian) -> bytes (count + 1 uint64)"},
     {"from_hf_text", (PyCFunction)Model_from_hf_text, METH_VARARGS | METH_CLASS,
      "from_hf_text(data, vocab_span, merges_span, byte_level) -> (Model, problem) or None"},
     {"key_text", (PyCFunction)Model_key_text, METH_VARARGS, "key_text(id) -> str or None"},

@@ -24,6 +24,24 @@ class Model:
     @classmethod
     def from_tiktoken(cls, data: Buffer, /) -> tuple[Model, Problem | None]: ...
     @classmethod
+    def from_gguf(cls, buf: Buffer, tokens: tuple[int, int], merges: tuple[int, int] | None,
+                  big_endian: bool, want: list[str], byte_level: bool = ...,
+                  /) -> tuple[Model, Problem | None, dict[str, int]]:
+        """A GGUF BPE vocabulary read in place: the (start, count) of its token and merge
+        string arrays in buf; ``want``: texts whose ids come back (those that are tokens)."""
+    @classmethod
+    def gguf_walk(cls, buf: Buffer, pos: int, i: int, count: int, big_endian: bool,
+                  /) -> tuple[int, int, int, int]:
+        """(status, pos, i, claim): how far ``count`` strings fit in buf (0 all; 1 a length
+        does not fit; 2 a string does not: claim is its length)."""
+    @classmethod
+    def gguf_strings(cls, buf: Buffer, start: int, count: int, big_endian: bool,
+                     /) -> list[str]: ...
+    @classmethod
+    def gguf_offsets(cls, buf: Buffer, start: int, count: int, big_endian: bool,
+                     /) -> bytes:
+        """count + 1 native uint64: each string's length field, then the array's end."""
+    @classmethod
     def from_spm(cls, pieces: list[str | bytes], scores: Buffer, types: Buffer, llama: bool,
                  byte_fallback: bool, /) -> Model:
         """A SentencePiece-style model (kind 'spm'); scores as float32; ValueError: why not."""

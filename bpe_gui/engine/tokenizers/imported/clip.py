@@ -26,6 +26,7 @@ Example::
 from __future__ import annotations
 
 import html
+import unicodedata
 from typing import Iterator
 
 import regex
@@ -85,6 +86,16 @@ def _lower(s: NStr) -> NStr:
     return s.map_chars(lambda _c: next(it))
 
 
+def cleaned_text(text: str) -> str:
+    """:func:`cleaned` on a plain ``str`` (ids only: no offsets kept)."""
+    if not is_normalized("NFC", text):
+        text = unicodedata.normalize("NFC", text)
+    for _ in range(2):
+        if "&" in text:
+            text = _ENTITY.sub(lambda m: html.unescape(m.group()), text)
+    return _SPACES.sub(" ", text).strip().lower()
+
+
 def cleaned(s: NStr) -> NStr:
     """CLIP's cleaning (see the module docstring), offsets kept."""
     if not is_normalized("NFC", s.text):
@@ -118,7 +129,29 @@ class ClipSplit:
             a, b = m.span()
             yield c.slice(a, b), self.specials.get(m.group())
 
+    def split_text(self, text: str) -> Iterator[tuple[str, int | None, bool]]:
+        """:meth:`split` on a plain ``str`` (ids only): the words between two special
+        tokens come as one string, joined by spaces (no word holds one: the cleaning
+        made every whitespace run one space, which no piece of the regex takes), which
+        the pre-tokenizer's plain step splits again."""
+        words: list[str] = []
+        for w in _SPLIT.findall(cleaned_text(text)):
+            sid = self.specials.get(w)
+            if sid is None:
+                words.append(w)
+                continue
+            if words:
+                yield " ".join(words), None, False
+                words = []
+            yield w, sid, False
+        if words:
+            yield " ".join(words), None, False
+
 
 def pre_tokenizer() -> PreTokenizer:
-    """The pieces are already cut (ClipSplit): a byte-level pre-tokenizer that keeps them."""
-    return PreTokenizer([lambda pieces: pieces], True, False, None)
+    """The pieces are already cut (ClipSplit): a byte-level pre-tokenizer that keeps them
+    (ids only: the words ClipSplit.split_text joined with spaces, split again)."""
+    def keep(pieces):
+        return pieces
+    keep.plain = lambda texts: [w for t in texts for w in t.split(" ") if w]  # type: ignore
+    return PreTokenizer([keep], True, False, None)

@@ -190,6 +190,36 @@ def split_pieces(pieces: Pieces, pattern, behavior: str, invert: bool = False) -
     return out
 
 
+def split_texts(texts: list[str], pattern, behavior: str, invert: bool = False) -> list[str]:
+    """split_pieces on plain strings (ids only: no offsets, no piece objects)."""
+    out: list[str] = []
+    native = _native(pattern.pattern, getattr(pattern, "classes", None)) \
+        if behavior == "Isolated" and not invert else None
+    if native is not None:   # its words tile each text: they are the pieces, found in C
+        for t in texts:
+            out += native.words(t)
+        return out
+    if behavior == "Removed" and invert and \
+            _native(pattern.pattern, getattr(pattern, "classes", None)) is None:
+        for t in texts:   # the matches are the pieces (the gaps removed)
+            out += [t[a:b] for a, b in _onig_spans(pattern, t) if b > a]
+        return out
+    for t in texts:
+        parts = find_matches(pattern, t)
+        if invert:
+            parts = [(s, e, not m) for s, e, m in parts]
+        out.extend(t[s:e] for s, e in split_spans(parts, behavior))
+    return out
+
+
+def _split_step(pattern, behavior: str, invert: bool = False):
+    """A Split step (pieces -> pieces), with ``plain`` (strings -> strings) beside it."""
+    step = partial(split_pieces, pattern=pattern, behavior=behavior, invert=invert)
+    step.plain = partial(split_texts, pattern=pattern, behavior=behavior,  # type: ignore
+                         invert=invert)
+    return step
+
+
 # ----- normalizers ----------------------------------------------------------------------
 NORMALIZERS = "NFC, NFKC, NFD, NFKD, Lowercase, Replace, Prepend, Precompiled, Sequence"
 
@@ -485,6 +515,11 @@ class PreTokenizer:
             parts = text.split(rep)
             return ([parts[0]] if parts[0] else []) + [rep + p for p in parts[1:]]
         words = self.words(text)
+        if words is None and not self.alphabet and \
+                all(hasattr(step, "plain") for step in self.steps):
+            words = [text]   # every step has a plain-string form: no piece objects
+            for step in self.steps:
+                words = step.plain(words)   # type: ignore[attr-defined]
         if words is None:
             words = [model_word(p.text) if self.alphabet else p.text
                      for p in self([NStr.of(text, 0 if at_start else 1)])]
@@ -556,21 +591,20 @@ def _splitter(n: dict, w: str, kind, source: str):
             raise Unsupported(f"{w}.behavior", f"{w}.behavior = {json.dumps(behavior)} is "
                               f"not one of {', '.join(BEHAVIORS)}")
         invert = need(n, "invert", bool, w, False)
-        return partial(split_pieces, pattern=pat, behavior=behavior, invert=invert)
+        return _split_step(pat, behavior, invert)
     if kind == "Digits":
         single = need(n, "individual_digits", bool, w, False)
-        return partial(split_pieces, pattern=_DIGIT,
-                       behavior="Isolated" if single else "Contiguous")
+        return _split_step(_DIGIT, "Isolated" if single else "Contiguous")
     if kind == "Whitespace":     # tokenizers: the matches of \w+|[^\w\s]+
-        return partial(split_pieces, pattern=_WORDS, behavior="Removed", invert=True)
+        return _split_step(_WORDS, "Removed", invert=True)
     if kind == "WhitespaceSplit":
-        return partial(split_pieces, pattern=_SPACE_RUN, behavior="Removed")
+        return _split_step(_SPACE_RUN, "Removed")
     if kind == "Punctuation":
         behavior = need(n, "behavior", str, w, "Isolated")
         if behavior not in BEHAVIORS:
             raise Unsupported(f"{w}.behavior", f"{w}.behavior = {json.dumps(behavior)} is "
                               f"not one of {', '.join(BEHAVIORS)}")
-        return partial(split_pieces, pattern=_PUNCT, behavior=behavior)
+        return _split_step(_PUNCT, behavior)
     return None
 
 
@@ -633,6 +667,12 @@ def _byte_level(add_prefix_space: bool, use_regex: bool, classes: Classes | None
         if use_regex:
             pieces = split_pieces(pieces, pattern, "Isolated")
         return pieces
+
+    def plain(texts: list[str]) -> list[str]:
+        if add_prefix_space:
+            texts = [t if t.startswith(" ") else " " + t for t in texts]
+        return split_texts(texts, pattern, "Isolated") if use_regex else texts
+    run.plain = plain   # type: ignore[attr-defined]
     return run
 
 
@@ -650,4 +690,12 @@ def _metaspace(rep: str, scheme: str, split: bool):
                     p = p.prepend(rep)
             out.append(p)
         return split_pieces(out, mark, "MergedWithNext") if split else out
+
+    def plain(texts: list[str]) -> list[str]:   # ("first" needs where a piece starts)
+        out = [t.replace(" ", rep) if " " in t else t for t in texts]
+        if scheme == "always":
+            out = [t if t.startswith(rep) else rep + t for t in out]
+        return split_texts(out, mark, "MergedWithNext") if split else out
+    if scheme != "first":
+        run.plain = plain   # type: ignore[attr-defined]
     return run

@@ -26,9 +26,11 @@ How a regex reads the text, as llama.cpp runs it (``unicode_regex_split``):
 - ECMAScript's ``$`` is the end of the piece, ``\\s`` ``\\d`` ``\\w`` are ASCII (plus
   ``\\v`` for the whitespace placeholder).
 
-The classes are those of the installed ``regex`` (:func:`collapse`); llama.cpp's own
-tables are of an older Unicode release (docs/MODEL_FILES.md), which the Unicode-tables
-work replaces here in one place.
+The classes are llama.cpp's own (``unicode-data.cpp``: Unicode 15.1,
+``text.unicode_versions.LLAMA_CPP``), everywhere a class is read: the native scanner's
+tables slot, the regexes pinned to that version (``text.dialects.pinned``) and the
+placeholders of :func:`collapse`. A code point that is a letter in the installed
+``regex`` (Unicode 17) and unassigned in 15.1 (U+088F) is "other" here, as in llama.cpp.
 
 Example::
 
@@ -38,14 +40,17 @@ Example::
 """
 from __future__ import annotations
 
+from array import array
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Iterator, Sequence
 
 import regex
 
+from ...text.dialects import PinnedPattern, pinned
 from ...text.presets import KIND_PATTERNS
 from ...text.scanner import native_scanner
+from ...text.unicode_versions import LLAMA_CPP
 from .hf_parts import Pieces, PreTokenizer
 from .normalized import NStr
 
@@ -220,17 +225,20 @@ _ASCII_OF = {"N": "0-9", "L": "A-Za-z", "P": r"!-#%-*,-/:-;?-@\[-\]_\{\}", "M": 
 _PLACEHOLDER = {"N": P_NUMBER, "L": P_LETTER, "P": P_PUNCT, "M": P_MARK, "S": P_SYMBOL}
 _CLASSES = {r"\p{N}": "N", r"\p{L}": "L", r"\p{P}": "P", r"\p{M}": "M", r"\p{S}": "S",
             r"\p{Lu}": "L", r"\p{Ll}": "L", r"\p{Lt}": "L", r"\p{Lm}": "L", r"\p{Lo}": "L"}
-_WS_NON_ASCII = regex.compile(r"[[^\x00-\x7f]&&\s]", regex.V1)
-_STEPS = [
-    (regex.compile("[\U0010fff0-\U0010fff5]"), P_OTHER),
-    (_WS_NON_ASCII, "\x0b"),
-    (regex.compile(r"[\p{L}--[\x00-\x7f]]", regex.V1), P_LETTER),
-    (regex.compile(r"[\p{N}--[\x00-\x7f]]", regex.V1), P_NUMBER),
-    (regex.compile(r"[\p{P}--[\x00-\x7f]]", regex.V1), P_PUNCT),
-    (regex.compile(r"[\p{M}--[\x00-\x7f]]", regex.V1), P_MARK),
-    (regex.compile(r"[\p{S}--[\x00-\x7f]]", regex.V1), P_SYMBOL),
-    (regex.compile("[^\x00-\x7f\U0010fff0-\U0010fff5\x0b]"), P_OTHER),
-]
+_WS_NON_ASCII = regex.compile(r"[[^\x00-\x7f]&&\s]", regex.V1)   # (White_Space: stable)
+
+
+@lru_cache(maxsize=1)
+def _collapse_steps() -> list:
+    """The substitutions of :func:`collapse`, each class pinned to llama.cpp's Unicode
+    version (built at the first non-ASCII text that needs them)."""
+    def cls(name: str):
+        return pinned(r"(?![\x00-\x7f])\p{" + name + "}", LLAMA_CPP)
+    return [(regex.compile("[\U0010fff0-\U0010fff5]"), P_OTHER), (_WS_NON_ASCII, "\x0b"),
+            (cls("L"), P_LETTER), (cls("N"), P_NUMBER), (cls("P"), P_PUNCT),
+            (cls("M"), P_MARK), (cls("S"), P_SYMBOL),
+            (regex.compile("[^\x00-\x7f\U0010fff0-\U0010fff5\x0b]"), P_OTHER)]
+
 _ASCII_WS = r"\t\n\x0b\x0c\r "
 
 
@@ -242,7 +250,7 @@ def collapse(text: str) -> str:
     """
     if text.isascii():
         return text
-    for pattern, repl in _STEPS:
+    for pattern, repl in _collapse_steps():
         text = pattern.sub(repl, text)
     return text
 
@@ -314,7 +322,7 @@ class Step:
     """One regex of the sequence: ``cut(text)`` -> the ends of its pieces."""
 
     source: str                          # the regex as llama.cpp writes it
-    compiled: "regex.Pattern[str]"
+    compiled: "regex.Pattern[str] | PinnedPattern"
     collapsed: bool                       # runs on collapse(text) (else on wide(text))
     unicode: bool = False                 # hand-written C++: real classes, on the text
     native: object | None = field(default=None, repr=False)
@@ -342,10 +350,12 @@ class Step:
 def step_of(expr: str) -> Step:
     if expr in _NATIVE:
         kind = _NATIVE[expr]
-        # the C++ code reads real Unicode classes: the regex with them, on the text
-        return Step(expr, regex.compile(_unicode(expr)), False, True, native_scanner(kind))
+        # the C++ code reads real Unicode classes (llama.cpp's): the regex with them, on
+        # the text; the native scanner with llama.cpp's tables
+        return Step(expr, pinned(_unicode(expr), LLAMA_CPP), False, True,
+                    native_scanner(kind, LLAMA_CPP))
     if expr in (QWEN35, NEWLINES):
-        return Step(expr, regex.compile(_unicode(expr)), False, True)
+        return Step(expr, pinned(_unicode(expr), LLAMA_CPP), False, True)
     text, collapsed = translate(expr)
     return Step(expr, regex.compile(text), collapsed)
 
@@ -368,8 +378,13 @@ class LlamaPreTokenizer(PreTokenizer):
         tiling = None
         only = self.sequence[0] if len(self.sequence) == 1 else None
         if only is not None and only.native is not None:
-            tiling = (regex.compile(KIND_PATTERNS[_NATIVE[only.source]]), True)
-        super().__init__([self._run], True, False, None, tiling)
+            tiling = (pinned(KIND_PATTERNS[_NATIVE[only.source]], LLAMA_CPP), True)
+
+        def run(pieces: Pieces) -> Pieces:
+            return self._run(pieces)
+        # ids only: the same cuts on plain strings (hf_parts.PreTokenizer.words_text)
+        run.plain = self._run_plain   # type: ignore[attr-defined]
+        super().__init__([run], True, False, None, tiling, classes=LLAMA_CPP)
         self.kinds = (f"llama.cpp {kind!r}",)
 
     @property
@@ -388,25 +403,36 @@ class LlamaPreTokenizer(PreTokenizer):
             return None
         return super().words(text)
 
+    def _spans(self, text: str) -> Iterator[tuple[int, int]]:
+        """Where the sequence cuts a text: (start, end) of each piece (kept as two
+        arrays between the steps: a whole text has millions of pieces)."""
+        views = {"c": collapse(text) if self.needs_collapse else text, "w": wide(text),
+                 "t": text}
+        starts, ends = array("q", [0]), array("q", [len(text)])
+        for step in self.sequence:
+            view = views["t" if step.unicode else "c" if step.collapsed else "w"]
+            ns, ne = array("q"), array("q")
+            for s, e in zip(starts, ends):
+                prev = s
+                for end in step.ends(text[s:e], view[s:e]):
+                    ns.append(prev)
+                    ne.append(s + end)
+                    prev = s + end
+            starts, ends = ns, ne
+        return zip(starts, ends)
+
     def _run(self, pieces: Pieces) -> Pieces:
         out: Pieces = []
         for p in pieces:
-            text = p.text
-            if not text:
-                continue
-            views = {"c": collapse(text) if self.needs_collapse else text, "w": wide(text),
-                     "t": text}
-            spans = [(0, len(text))]
-            for step in self.sequence:
-                view = views["t" if step.unicode else "c" if step.collapsed else "w"]
-                nxt = []
-                for s, e in spans:
-                    prev = s
-                    for end in step.ends(text[s:e], view[s:e]):
-                        nxt.append((prev, s + end))
-                        prev = s + end
-                spans = nxt
-            out.extend(p.slice(s, e) for s, e in spans if e > s)
+            if p.text:
+                out.extend(p.slice(s, e) for s, e in self._spans(p.text) if e > s)
+        return out
+
+    def _run_plain(self, texts: list[str]) -> list[str]:
+        out: list[str] = []
+        for t in texts:
+            if t:
+                out.extend(t[s:e] for s, e in self._spans(t) if e > s)
         return out
 
     def cut(self, text: str) -> list[str]:

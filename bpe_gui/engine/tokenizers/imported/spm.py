@@ -399,13 +399,19 @@ def build_spm(spec: SpmSpec, *, added=None, special_ids: dict[str, int] | None =
 
 def build_llama(tokens: list[str], scores: list[float] | None, types: list[int] | None, *,
                 add_space_prefix: bool = True, parse_special: bool = True,
-                meta: dict | None = None) -> PipelineTokenizer:
+                meta: dict | None = None, attrs: list[int] | None = None,
+                specials: list | None = None) -> PipelineTokenizer:
     """A GGUF ``llama`` vocabulary as llama.cpp's ``llama_tokenize`` runs it: tokens of
     type CONTROL, USER_DEFINED or UNKNOWN cut out of the text first (with
     ``parse_special``, llama-tokenize's default; without it only USER_DEFINED ones, the
     setting of llama.cpp's tokenizer tests), then each text part merged by score
     (llm_tokenizer_spm) with the space prefix before a part that starts the text or
-    follows a special token. ValueError: what cannot be run."""
+    follows a special token. ``attrs``: the types that decide which tokens are cut out,
+    after llama.cpp's corrections by name (llama_vocab.token_attrs: ``</s>`` of type
+    USER_DEFINED is also CONTROL, so it is cut only with ``parse_special``); default the
+    types. ``specials``: the tokens cut out as llama.cpp cuts them (``llama_cpp.Special``
+    with LSTRIP / RSTRIP, llama_vocab.specials_of), in place of those ``attrs`` names.
+    ValueError: what cannot be run."""
     from .added_tokens import AddedToken, AddedTokens
     n = len(tokens)
     kinds = [t if t in (NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE) else NORMAL
@@ -420,11 +426,16 @@ def build_llama(tokens: list[str], scores: list[float] | None, types: list[int] 
     spec = SpmSpec(list(tokens), list(scores) if scores is not None else [0.0] * n,
                    bytes(kinds), True, add_dummy_prefix=add_space_prefix,
                    remove_extra_whitespaces=False, llama=True, meta=dict(meta or {}))
+    cutting = kinds if attrs is None else attrs
     cut = [AddedToken(i, t, normalized=False, special=True) for i, (t, k) in
-           enumerate(zip(tokens, kinds))
+           enumerate(zip(tokens, cutting))
            if t and (k == USER_DEFINED or (parse_special and k in (CONTROL, UNKNOWN)))]
-    every = {t: i for i, (t, k) in enumerate(zip(tokens, kinds))
+    every = {t: i for i, (t, k) in enumerate(zip(tokens, cutting))
              if t and k in (CONTROL, USER_DEFINED, UNKNOWN)}
+    if specials is not None:
+        from .llama_cpp import LlamaSpecials
+        return build_spm(spec, added=LlamaSpecials(specials) if specials else None,
+                         special_ids=every)
     return build_spm(spec, added=AddedTokens(cut, None) if cut else None, special_ids=every)
 
 

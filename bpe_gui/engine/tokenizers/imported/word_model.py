@@ -61,7 +61,8 @@ class PipelineModel(WordModel):
 
     # ----- the C model's calls ---------------------------------------------------------
     def encode_words(self, words: list[str], cache: dict, cache_limit: int) -> list[int]:
-        if not any(w[:1] == MARK for w in words):
+        # (MARK nowhere in the words, the common case, is one C search of their text)
+        if MARK not in "".join(words) or not any(w[:1] == MARK for w in words):
             return self.native.encode_words(words, cache, cache_limit)
         out: list[int] = []
         for w in words:   # bytes that are not UTF-8 (hf_parts.model_word): merged here
