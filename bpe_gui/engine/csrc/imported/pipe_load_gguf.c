@@ -181,28 +181,6 @@ static void look_ahead(Ahead *a, const TextIndex *mi, const TextIndex *ti, const
     ti_prefetch(ti, a->hab);
 }
 
-/* A problem quoting up to three spans (copied). */
-static int gguf_problem(PipeProblem *pr, int kind, const char *where, ptrdiff_t i,
-                        const char *what, const char *s0, size_t n0, const char *s1, size_t n1,
-                        const char *s2, size_t n2) {
-    memset(pr, 0, sizeof *pr);
-    pr->kind = kind;
-    pr->where = where;
-    pr->index = i;
-    pr->what = what;
-    pr->owned = malloc(n0 + n1 + n2 + 1);
-    if (!pr->owned) return PIPE_NOMEM;
-    const char *src[3] = {s0, s1, s2};
-    size_t len[3] = {n0, n1, n2}, off = 0;
-    for (int k = 0; k < 3; k++) {
-        if (len[k]) memcpy(pr->owned + off, src[k], len[k]);
-        pr->span[k] = pr->owned + off;
-        pr->span_len[k] = len[k];
-        off += len[k];
-    }
-    return 1;
-}
-
 int pipe_load_gguf(PipeModel *m, const char *const *tok, const size_t *tok_len, size_t n_tok,
                    const char *const *mer, const size_t *mer_len, size_t n_mer, int byte_level,
                    const char *const *want, const size_t *want_len, size_t n_want,
@@ -240,7 +218,7 @@ int pipe_load_gguf(PipeModel *m, const char *const *tok, const size_t *tok_len, 
     }
     for (size_t i = 0; i < n_tok; i++)
         if (!utf8_valid((const unsigned char *)tp[i], tl[i])) {
-            rc = gguf_problem(pr, PP_NOT_UTF8, "vocab", (ptrdiff_t)i, NULL, tp[i],
+            rc = pipe_problem(pr, PP_NOT_UTF8, "vocab", (ptrdiff_t)i, NULL, tp[i],
                               tl[i] > 60 ? 60 : tl[i], NULL, 0, NULL, 0);
             goto done;
         }
@@ -297,7 +275,7 @@ int pipe_load_gguf(PipeModel *m, const char *const *tok, const size_t *tok_len, 
         size_t na = a.na, nb = n - na - 1;
         const char *sp = s + na;
         if (!nb) {
-            rc = gguf_problem(pr, PP_BAD_MERGE, "merges", rank, NULL, s, n, NULL, 0, NULL, 0);
+            rc = pipe_problem(pr, PP_BAD_MERGE, "merges", rank, NULL, s, n, NULL, 0, NULL, 0);
             goto merged;
         }
         memcpy(ab, s, na);
@@ -308,7 +286,7 @@ int pipe_load_gguf(PipeModel *m, const char *const *tok, const size_t *tok_len, 
             const char *what = ia == NONE_ID || ib == NONE_ID ? "token" : "merged token";
             const char *part = ia == NONE_ID ? s : ib == NONE_ID ? sp + 1 : ab;
             size_t part_n = ia == NONE_ID ? na : ib == NONE_ID ? nb : na + nb;
-            rc = gguf_problem(pr, PP_NOT_IN_VOCAB, "merges", rank, what, part, part_n, s, na,
+            rc = pipe_problem(pr, PP_NOT_IN_VOCAB, "merges", rank, what, part, part_n, s, na,
                               sp + 1, nb);
             goto merged;
         }

@@ -11,28 +11,6 @@
 #include "imported/json_scan.h"
 #include "imported/pipeline.h"
 
-/* A problem with merge i that quotes up to three spans (copied: the buffers go). */
-static int merge_problem(PipeProblem *pr, int kind, ptrdiff_t i, const char *what,
-                         const char *s0, size_t n0, const char *s1, size_t n1,
-                         const char *s2, size_t n2) {
-    memset(pr, 0, sizeof *pr);
-    pr->kind = kind;
-    pr->where = "merges";
-    pr->index = i;
-    pr->what = what;
-    pr->owned = malloc(n0 + n1 + n2 + 1);
-    if (!pr->owned) return PIPE_NOMEM;
-    const char *src[3] = {s0, s1, s2};
-    size_t len[3] = {n0, n1, n2}, off = 0;
-    for (int k = 0; k < 3; k++) {
-        if (len[k]) memcpy(pr->owned + off, src[k], len[k]);
-        pr->span[k] = pr->owned + off;
-        pr->span_len[k] = len[k];
-        off += len[k];
-    }
-    return 1;
-}
-
 /* See pipeline.h; the spans are model.vocab's and model.merges' in s. */
 int pipe_load_hf_text(PipeModel *m, const char *s, ptrdiff_t vs, ptrdiff_t ve, ptrdiff_t ms,
                       ptrdiff_t me, int byte_level, PipeProblem *pr) {
@@ -120,7 +98,8 @@ int pipe_load_hf_text(PipeModel *m, const char *s, ptrdiff_t vs, ptrdiff_t ve, p
             const char *what = ia == NONE_ID || ib == NONE_ID ? "token" : "merged token";
             const char *part = ia == NONE_ID ? a.p : ib == NONE_ID ? b.p : key.p;
             size_t part_n = ia == NONE_ID ? a.n : ib == NONE_ID ? b.n : key.n;
-            rc = merge_problem(pr, PP_NOT_IN_VOCAB, i, what, part, part_n, a.p, a.n, b.p, b.n);
+            rc = pipe_problem(pr, PP_NOT_IN_VOCAB, "merges", i, what, part, part_n, a.p, a.n,
+                              b.p, b.n);
             goto done;
         }
         if ((rc = add_merge(m, ia, ib, (int32_t)i, iab)) < 0) goto done;
@@ -131,7 +110,7 @@ int pipe_load_hf_text(PipeModel *m, const char *s, ptrdiff_t vs, ptrdiff_t ve, p
     goto done;
 bad_merge:
     /* (the merge as read into key: for a [left, right] pair, the key read before it) */
-    rc = merge_problem(pr, PP_BAD_MERGE, i, NULL, key.p, key.n, NULL, 0, NULL, 0);
+    rc = pipe_problem(pr, PP_BAD_MERGE, "merges", i, NULL, key.p, key.n, NULL, 0, NULL, 0);
     goto done;
 fallback: /* a string that read_string does not take, or no memory for it */
     rc = key.oom || a.oom || b.oom ? PIPE_NOMEM : 2;

@@ -335,6 +335,26 @@ ptrdiff_t shown_bytes(const PipeModel *m, const Entry *en, const char *rep, ptrd
     return n;
 }
 
+int pipe_problem(PipeProblem *pr, int kind, const char *where, ptrdiff_t i, const char *what,
+                 const char *s0, size_t n0, const char *s1, size_t n1, const char *s2, size_t n2) {
+    memset(pr, 0, sizeof *pr);
+    pr->kind = kind;
+    pr->where = where;
+    pr->index = i;
+    pr->what = what;
+    pr->owned = malloc(n0 + n1 + n2 + 1);
+    if (!pr->owned) return PIPE_NOMEM;
+    const char *src[3] = {s0, s1, s2};
+    size_t len[3] = {n0, n1, n2}, off = 0;
+    for (int k = 0; k < 3; k++) {
+        if (len[k]) memcpy(pr->owned + off, src[k], len[k]);
+        pr->span[k] = pr->owned + off;
+        pr->span_len[k] = len[k];
+        off += len[k];
+    }
+    return 1;
+}
+
 void pipe_problem_free(PipeProblem *pr) {
     free(pr->owned);
     pr->owned = NULL;

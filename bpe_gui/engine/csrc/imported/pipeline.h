@@ -123,6 +123,10 @@ typedef struct {
 } PipeProblem;
 
 void pipe_problem_free(PipeProblem *pr);
+/* Fill *pr (kind, where, index i, what) with copies of up to three spans of the input
+ * (the loaders' "token X, merge Y" messages). 1, or PIPE_NOMEM. */
+int pipe_problem(PipeProblem *pr, int kind, const char *where, ptrdiff_t i, const char *what,
+                 const char *s0, size_t n0, const char *s1, size_t n1, const char *s2, size_t n2);
 
 /* pipe_tables.c */
 extern int32_t byte_to_cp[256];

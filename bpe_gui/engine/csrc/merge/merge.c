@@ -323,49 +323,74 @@ static inline int32_t min_key(const int32_t *key, size_t n)
 #endif
 }
 
+/* merge_scan's and merge_tree's keys: the rank of the pair at i and i's place in its
+ * block of 32 */
+static inline int32_t pair_key(int32_t r, int32_t i)
+{
+    return r == NO_RANK ? KEY_NONE : r << 5 | (i & 31);
+}
+
+/* The word's symbols linked in a list, each pair's key; key padded with KEY_NONE to `pad`. */
+static inline void keys_start(const MergeTable *m, MergeScratch *x, int32_t *key, size_t n,
+                              size_t pad, int32_t limit, const unsigned char *w, int flags)
+{
+    for (size_t i = 0; i < n; i++) {
+        x->nxt[i] = (int32_t)i + 1;
+        x->prv[i] = (int32_t)i - 1;
+        key[i] = pair_key(i + 1 < n ? first_rank(m, x, w, flags, i, limit) : NO_RANK, (int32_t)i);
+    }
+    for (size_t i = n; i < pad; i++)
+        key[i] = KEY_NONE;
+}
+
+/* Merge the pair at i (its key `best`) with the next symbol j: j leaves the list, the
+ * pairs at i and at its left neighbour get their new keys. Returns that neighbour (-1:
+ * none); j is nxt[i] before the call. */
+static inline int32_t keys_merge(const MergeTable *m, MergeScratch *x, int32_t *key, size_t n,
+                                 int32_t limit, const unsigned char *w, int spans, int32_t i,
+                                 int32_t best)
+{
+    int32_t *nxt = x->nxt, *prv = x->prv, j = nxt[i];
+    x->sym[i] = new_id(m, best >> 5);
+    key[j] = KEY_NONE; /* merged away */
+    if (spans)
+        x->en[i] = x->en[j];
+    nxt[i] = nxt[j];
+    if ((size_t)nxt[j] < n)
+        prv[nxt[j]] = i;
+    key[i] = pair_key((size_t)nxt[i] < n ? pair_rank(m, x, i, nxt[i], w, limit) : NO_RANK, i);
+    int32_t p = prv[i];
+    if (p >= 0)
+        key[p] = pair_key(pair_rank(m, x, p, i, w, limit), p);
+    return p;
+}
+
+/* The symbols left in the list (it ends at n), moved to the front: their count. */
+static inline size_t keys_finish(MergeScratch *x, size_t n, int spans)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i = (size_t)x->nxt[i], k++) {
+        x->sym[k] = x->sym[i];
+        if (spans) {
+            x->st[k] = x->st[i];
+            x->en[k] = x->en[i];
+        }
+    }
+    return k;
+}
+
 static size_t merge_scan(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
                          const unsigned char *w, int flags)
 {
-    int32_t *s = x->sym, *nxt = x->nxt, *prv = x->prv, *st = x->st, *en = x->en;
     int32_t *key = (int32_t *)x->heap; /* room: 6 * cap int32 */
-    int spans = flags & MT_SPANS;
-    for (size_t i = 0; i < n; i++) {
-        nxt[i] = (int32_t)i + 1;
-        prv[i] = (int32_t)i - 1;
-        int32_t r = i + 1 < n ? first_rank(m, x, w, flags, i, limit) : NO_RANK;
-        key[i] = r == NO_RANK ? KEY_NONE : r << 5 | (int32_t)i;
-    }
-    for (size_t i = n; i < ((n + 3) & ~(size_t)3); i++)
-        key[i] = KEY_NONE;
+    keys_start(m, x, key, n, (n + 3) & ~(size_t)3, limit, w, flags);
     for (;;) {
         int32_t best = min_key(key, n);
         if (best == KEY_NONE)
             break;
-        int32_t i = best & 31, j = nxt[i], r;
-        s[i] = new_id(m, best >> 5);
-        key[j] = KEY_NONE; /* merged away */
-        if (spans)
-            en[i] = en[j];
-        nxt[i] = nxt[j];
-        if ((size_t)nxt[j] < n)
-            prv[nxt[j]] = i;
-        r = (size_t)nxt[i] < n ? pair_rank(m, x, i, nxt[i], w, limit) : NO_RANK;
-        key[i] = r == NO_RANK ? KEY_NONE : r << 5 | i;
-        int32_t p = prv[i];
-        if (p >= 0) {
-            r = pair_rank(m, x, p, i, w, limit);
-            key[p] = r == NO_RANK ? KEY_NONE : r << 5 | p;
-        }
+        keys_merge(m, x, key, n, limit, w, flags & MT_SPANS, best & 31, best);
     }
-    size_t k = 0;
-    for (size_t i = 0; i < n; i = (size_t)nxt[i], k++) {
-        s[k] = s[i];
-        if (spans) {
-            st[k] = st[i];
-            en[k] = en[i];
-        }
-    }
-    return k;
+    return keys_finish(x, n, flags & MT_SPANS);
 }
 
 /* heap of (rank << 32 | position): the lowest rank first, the leftmost among equals */
@@ -471,19 +496,10 @@ static inline int32_t block_min(const int32_t *k, int32_t index)
 static size_t merge_tree(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
                          const unsigned char *w, int flags)
 {
-    int32_t *s = x->sym, *nxt = x->nxt, *prv = x->prv, *st = x->st, *en = x->en;
     size_t n1 = (n + 31) / 32, n2 = (n1 + 31) / 32; /* blocks, groups (n2 <= 32) */
     int32_t *key = (int32_t *)x->heap;              /* room: 6 * cap int32 */
     int32_t *l1 = key + 32 * n1, *l2 = l1 + 32 * n2;
-    int spans = flags & MT_SPANS;
-    for (size_t i = 0; i < n; i++) {
-        nxt[i] = (int32_t)i + 1;
-        prv[i] = (int32_t)i - 1;
-        int32_t r = i + 1 < n ? first_rank(m, x, w, flags, i, limit) : NO_RANK;
-        key[i] = r == NO_RANK ? KEY_NONE : r << 5 | (int32_t)(i & 31);
-    }
-    for (size_t i = n; i < 32 * n1; i++)
-        key[i] = KEY_NONE;
+    keys_start(m, x, key, n, 32 * n1, limit, w, flags);
     for (size_t b = 0; b < 32 * n2; b++)
         l1[b] = b < n1 ? block_min(key + 32 * b, (int32_t)b) : KEY_NONE;
     for (size_t c = 0; c < 32; c++)
@@ -494,21 +510,8 @@ static size_t merge_tree(const MergeTable *m, MergeScratch *x, size_t n, int32_t
             break;
         int32_t c = top & 31, b = 32 * c + (min_key(l1 + 32 * c, 32) & 31);
         int32_t best = min_key(key + 32 * b, 32);
-        int32_t i = 32 * b + (best & 31), j = nxt[i], r;
-        s[i] = new_id(m, best >> 5);
-        key[j] = KEY_NONE; /* merged away */
-        if (spans)
-            en[i] = en[j];
-        nxt[i] = nxt[j];
-        if ((size_t)nxt[j] < n)
-            prv[nxt[j]] = i;
-        r = (size_t)nxt[i] < n ? pair_rank(m, x, i, nxt[i], w, limit) : NO_RANK;
-        key[i] = r == NO_RANK ? KEY_NONE : r << 5 | (i & 31);
-        int32_t p = prv[i];
-        if (p >= 0) {
-            r = pair_rank(m, x, p, i, w, limit);
-            key[p] = r == NO_RANK ? KEY_NONE : r << 5 | (p & 31);
-        }
+        int32_t i = 32 * b + (best & 31), j = x->nxt[i];
+        int32_t p = keys_merge(m, x, key, n, limit, w, flags & MT_SPANS, i, best);
         /* the blocks of p, i and j (p <= i < j), and their groups */
         int32_t bs[3] = {p >= 0 ? p >> 5 : i >> 5, i >> 5, j >> 5};
         for (int k = 0; k < 3; k++) {
@@ -523,15 +526,7 @@ static size_t merge_tree(const MergeTable *m, MergeScratch *x, size_t n, int32_t
             l2[g] = block_min(l1 + 32 * g, g);
         }
     }
-    size_t k = 0;
-    for (size_t i = 0; i < n; i = (size_t)nxt[i], k++) {
-        s[k] = s[i];
-        if (spans) {
-            st[k] = st[i];
-            en[k] = en[i];
-        }
-    }
-    return k;
+    return keys_finish(x, n, flags & MT_SPANS);
 }
 
 static void want_seen(const MergeTable *m, MergeScratch *x)

@@ -160,3 +160,52 @@ class PagedEdit(QPlainTextEdit):
         b = chars_before(page, cur.selectionEnd())
         self.long_insert(text.replace("\r\n", "\n"), a, b)
 
+
+class PagedTextView:
+    """The paging side of a view with a text box (the encode view, Compare): set_text,
+    show_page, text and a long paste, over the view's ``pages`` (TextPages), ``page_bar``
+    (PageBar) and ``edit`` (PagedEdit); ``_page_shown()`` re-reads the page shown."""
+
+    pages: TextPages
+    page_bar: PageBar
+    edit: QPlainTextEdit
+
+    def _page_shown(self) -> None:
+        raise NotImplementedError
+
+    def text(self) -> str:
+        """The whole text (a long one: every page, as edited)."""
+        return self.pages.whole(self.edit.toPlainText())
+
+    def set_text(self, text: str) -> None:
+        """Show ``text``: a long one a page at a time."""
+        if len(text) > PAGE_CHARS:
+            self._show_page_text(self.pages.load(text))
+        else:
+            self.pages.clear()
+            self._show_page_text(text)
+
+    def show_page(self, index: int) -> None:
+        """Page ``index`` of a long text (its edits on the page shown are kept)."""
+        if self.pages.active:
+            self._show_page_text(self.pages.go(index, self.edit.toPlainText()))
+
+    def _show_page_text(self, page: str, cursor_at: int | None = None) -> None:
+        self.page_bar.show_pages(self.pages)
+        self.edit.setPlainText(page)
+        if cursor_at is not None:
+            cur = self.edit.textCursor()
+            cur.setPosition(len(page[:cursor_at].encode("utf-16-le")) // 2)
+            self.edit.setTextCursor(cur)
+            self.edit.ensureCursorVisible()
+        self._page_shown()
+
+    def _long_insert(self, text: str, a: int, b: int) -> None:
+        """A paste or drop longer than a page, replacing characters a..b of the page on
+        show: the whole text is paged again, showing the page where the paste begins."""
+        start = self.pages.span()[0] if self.pages.active else 0
+        whole = self.text()
+        new = whole[:start + a] + text + whole[start + b:]
+        page = self.pages.load(new, at=start + a)
+        end = start + a + len(text) - self.pages.span()[0]
+        self._show_page_text(page, min(end, len(page)))
