@@ -27,7 +27,7 @@ from ....engine.errors import BPEError
 from ....engine.tokenizers import Encoding
 from ...controller.table_corpus import NO_TEXT
 from ...models.compare_table import METRICS, CompareTableModel, fmt_cell
-from ..encode.pages import PageBar, PagedEdit, PagedTextView, TextPages
+from ..encode.pages import PAGE_CHARS, PageBar, PagedEdit, TextPages
 from .compare_overlap import OverlapPanel
 from .compare_pane import DEBOUNCE_MS, ComparePane
 from ...widgets.flow_layout import FlowBar
@@ -48,7 +48,7 @@ SAMPLE_TEXT = (
 
 
 # ----- the view -----------------------------------------------------------------------------
-class CompareView(QWidget, PagedTextView):
+class CompareView(QWidget):
     """Two tokenizers on one text: coloured side by side, differing cuts marked, a table."""
 
     compared = Signal()      # after each re-encode of both sides (tests wait on it)
@@ -189,6 +189,10 @@ class CompareView(QWidget, PagedTextView):
             pane.view.set_show_whitespace(on)
 
     # ----- public API -----------------------------------------------------------------------------
+    def text(self) -> str:
+        """The whole text (a long one: every page, as edited)."""
+        return self.pages.whole(self.edit.toPlainText())
+
     def shown_text(self) -> str:
         """What is compared: the text, or of a long one the page on show."""
         return self.edit.toPlainText()
@@ -211,8 +215,38 @@ class CompareView(QWidget, PagedTextView):
             if want == Qt.Orientation.Horizontal:   # the results (four columns of them) get more
                 self.split.setSizes([self.width() * 2 // 5, self.width() * 3 // 5])
 
-    def _page_shown(self) -> None:
+    def set_text(self, text: str) -> None:
+        """Compare ``text``: a long one a page at a time (pages.py)."""
+        if len(text) > PAGE_CHARS:
+            self._show_page_text(self.pages.load(text))
+        else:
+            self.pages.clear()
+            self._show_page_text(text)
+
+    def show_page(self, index: int) -> None:
+        """Page ``index`` of a long text (its edits on the page shown are kept)."""
+        if self.pages.active:
+            self._show_page_text(self.pages.go(index, self.edit.toPlainText()))
+
+    def _show_page_text(self, page: str, cursor_at: int | None = None) -> None:
+        self.page_bar.show_pages(self.pages)
+        self.edit.setPlainText(page)
+        if cursor_at is not None:
+            cur = self.edit.textCursor()
+            cur.setPosition(len(page[:cursor_at].encode("utf-16-le")) // 2)
+            self.edit.setTextCursor(cur)
+            self.edit.ensureCursorVisible()
         self.compare_now()
+
+    def _long_insert(self, text: str, a: int, b: int) -> None:
+        """A paste or drop longer than a page, replacing characters a..b of the page on
+        show: the whole text is paged again, showing the page where the paste begins."""
+        start = self.pages.span()[0] if self.pages.active else 0
+        whole = self.text()
+        new = whole[:start + a] + text + whole[start + b:]
+        page = self.pages.load(new, at=start + a)
+        end = start + a + len(text) - self.pages.span()[0]
+        self._show_page_text(page, min(end, len(page)))
 
     def compare_now(self) -> None:
         """Encode the text on both sides, mark differing cuts, fill the table."""

@@ -38,7 +38,7 @@ from ...widgets.token_flow import TokenFlow
 from ...widgets.visibility import CatchUp
 from ...widgets.word_branches import WordColouring
 from ...widgets.elided_combo import ElidedComboBox
-from .pages import PageBar, PagedEdit, PagedTextView, TextPages
+from .pages import PAGE_CHARS, PageBar, PagedEdit, TextPages
 
 SYNC_CHARS = 20_000        # re-encode right after the keys below this size, else after a pause
 DEBOUNCE_MS = 50
@@ -56,7 +56,7 @@ def _tokens_in(offsets, starts, c0: int, c1: int) -> tuple[int, int]:
     return a, z
 
 
-class EncodeView(QWidget, PagedTextView):
+class EncodeView(QWidget):
     focusRequested = Signal()   # the Focus button: the window gives the view all its room
 
     def __init__(self, controller, parent=None):
@@ -222,8 +222,42 @@ class EncodeView(QWidget, PagedTextView):
     def char_of_pos(self, p: int) -> int:
         return char_index(self._u16, p)
 
-    def _page_shown(self) -> None:
+    def text(self) -> str:
+        """The whole text (a long one: every page, as edited)."""
+        return self.pages.whole(self.edit.toPlainText())
+
+    def set_text(self, text: str) -> None:
+        """Show ``text``: a long one a page at a time (pages.py)."""
+        if len(text) > PAGE_CHARS:
+            self._show_page_text(self.pages.load(text))
+        else:
+            self.pages.clear()
+            self._show_page_text(text)
+
+    def show_page(self, index: int) -> None:
+        """Page ``index`` of a long text (its edits on the page shown are kept)."""
+        if self.pages.active:
+            self._show_page_text(self.pages.go(index, self.edit.toPlainText()))
+
+    def _show_page_text(self, page: str, cursor_at: int | None = None) -> None:
+        self.page_bar.show_pages(self.pages)
+        self.edit.setPlainText(page)
+        if cursor_at is not None:
+            cur = self.edit.textCursor()
+            cur.setPosition(len(page[:cursor_at].encode("utf-16-le")) // 2)
+            self.edit.setTextCursor(cur)
+            self.edit.ensureCursorVisible()
         self.encode_now()
+
+    def _long_insert(self, text: str, a: int, b: int) -> None:
+        """A paste or drop longer than a page, replacing characters a..b of the page on
+        show: the whole text is paged again, showing the page where the paste begins."""
+        start = self.pages.span()[0] if self.pages.active else 0
+        whole = self.text()
+        new = whole[:start + a] + text + whole[start + b:]
+        page = self.pages.load(new, at=start + a)
+        end = start + a + len(text) - self.pages.span()[0]
+        self._show_page_text(page, min(end, len(page)))
 
     # ----- controller -------------------------------------------------------------------------
     def _on_tokenizer_changed(self) -> None:
