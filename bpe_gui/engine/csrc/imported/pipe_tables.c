@@ -190,7 +190,7 @@ int start_merges(PipeModel *m) {
         for (size_t e = 0; e < m->n_entries; e++)
             if (m->entries[e].lookup &&
                 mt_add_token(&m->mt, (const unsigned char *)m->arena + m->entries[e].off,
-                             (size_t)m->entries[e].len) < 0)
+                             (size_t)m->entries[e].len, -1) < 0)
                 break; /* no memory for them: words are merged whole, ids the same */
     return 0;
 }
@@ -222,7 +222,7 @@ int finish_tiktoken(PipeModel *m) {
             continue;
         const unsigned char *p = (const unsigned char *)m->arena + m->entries[e].off;
         size_t len = (size_t)m->entries[e].len;
-        if (cut && mt_add_token(&m->mt, p, len) < 0)
+        if (cut && mt_add_token(&m->mt, p, len, m->entries[e].id) < 0)
             cut = 0;
         if (shorts && mt_add_short_key(&m->mt, p, len, m->entries[e].id) < 0)
             shorts = 0;

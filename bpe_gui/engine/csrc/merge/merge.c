@@ -555,6 +555,18 @@ size_t mt_merge(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
                          : merge_heap(m, x, n, limit, w, flags);
 }
 
+int32_t mt_pair(const MergeTable *m, int32_t a, int32_t b, const unsigned char *ab, size_t len,
+                int32_t *new_id)
+{
+    if (m->by_span) /* the rank of the bytes together; that token is the new one */
+        return *new_id = key_of(m, ab, len);
+    const MergeEntry *e = mt_find(m, a, b);
+    if (!e)
+        return -1;
+    *new_id = e->new_id;
+    return e->rank;
+}
+
 size_t mt_encode_bytes(const MergeTable *m, MergeScratch *x, const unsigned char *w, size_t len,
                        int32_t limit, int spans)
 {
@@ -645,6 +657,11 @@ void mt_free(MergeTable *m)
     free(m->sub2);
     free(m->sub3);
     free(m->subh);
+    free(m->part);
+    free(m->pairs);
+    free(m->longmin);
+    free(m->chars);
+    free(m->minop);
     free(m->short_keys);
     free(m->short_filter);
     memset(m, 0, sizeof(*m));
@@ -678,6 +695,20 @@ int mt_add(MergeTable *m, int32_t a, int32_t b, int32_t rank, int32_t new_id, in
     MergeEntry *known = (MergeEntry *)mt_find(m, a, b);
     if (known && !replace)
         return 0;
+    free(m->chars); /* filled in from the merges known then (no thread merges while adding) */
+    m->chars = NULL;
+    for (int k = 0; k < 2; k++) { /* the lowest rank of a merge with each part */
+        int32_t t = k ? b : a;
+        size_t had = m->minop_cap;
+        if (t < 0 || bpe_grow((void **)&m->minop, &m->minop_cap, (size_t)t + 1, sizeof(int32_t), 1024) < 0) {
+            m->minop_lost = 1; /* characters are not merged first: ids the same */
+            continue;
+        }
+        for (size_t i = had; i < m->minop_cap; i++)
+            m->minop[i] = INT32_MAX;
+        if (rank < m->minop[t])
+            m->minop[t] = rank;
+    }
     if (bpe_grow((void **)&m->rank_new, &m->rank_cap, (size_t)rank + 1, sizeof(int32_t), 1024) < 0)
         return -1;
     m->rank_new[rank] = new_id;

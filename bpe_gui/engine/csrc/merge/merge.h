@@ -75,6 +75,18 @@ typedef struct {
     uint64_t *sub2; /* 2 bits per 2 bytes: inside a token, is a token */
     uint64_t *sub3; /* 2 bits per 3 bytes: inside a token, is a token */
     uint64_t *subh; /* hashed bits: 4 and 5 bytes inside a token, 4 bytes a token */
+    /* whole characters of 3 bytes (token_boundaries.c, "Han text"): which tokens start
+     * with the last bytes of a character or end with its first ones, and which two
+     * characters stand side by side inside a token (hashed) */
+    uint64_t *part;
+    uint64_t *pairs;
+    int32_t *longmin; /* rank-based: per character, the lowest rank of a longer token that
+                         starts or ends with it (NULL: no ranks were given) */
+    int32_t *minop;   /* merge-based: per token, the lowest rank of a merge with it as a part */
+    size_t minop_cap;
+    int minop_lost;   /* no memory for it once: no character is merged first */
+    uint64_t *chars;  /* per character: its tokens alone, and whether it merges first; each
+                         filled in when first seen (atomically: threads may race) */
     /* keys of 2..8 bytes -> id (mt_add_short_key): one probe by their bytes as a number,
      * no hashing of a byte string; NULL: key_id answers them too */
     struct MergeShortKey *short_keys;
@@ -110,7 +122,13 @@ int mt_set_keys(MergeTable *m, mt_key_fn key_id, const void *ctx, size_t max_key
  * can be cut where no token can cross (0, or -1 when out of memory: then words are merged
  * whole, as before). Rank-based tables, and merge-based ones whose merges each make the
  * token of their parts' bytes together. */
-int mt_add_token(MergeTable *m, const unsigned char *p, size_t len);
+int mt_add_token(MergeTable *m, const unsigned char *p, size_t len, int32_t rank);
+/* (rank: the token's rank in a rank-based table, its id; -1 in a merge-based one) */
+
+/* The rank of merging the tokens a and b, whose bytes together are ab[0..len), and the
+ * token it makes (*new_id); -1: they do not merge. */
+int32_t mt_pair(const MergeTable *m, int32_t a, int32_t b, const unsigned char *ab, size_t len,
+                int32_t *new_id);
 
 /* Rank-based models and whole words: the token of the 2..8 bytes p[0..len) is `id`
  * (the first id given for a key stays). 0, or -1 when out of memory (then key_id

@@ -16,9 +16,15 @@
  * are one to three characters, merged by the short-word scan once per call and then
  * taken from a cache of pieces (Han text repeats its characters).
  *
- * Deciding "no token crosses p" exactly would need every token crossing p; instead a few
- * bit tables over short byte strings (filled from every token at load) answer "surely
- * none" or "maybe" -- a "maybe" only leaves p uncut, so ids never change:
+ * Two ways to find the boundaries. Words of whole 3-byte characters (Han, kana, Hangul:
+ * nearly every such word) are cut between characters, by what crosses between those two
+ * characters (see "whole characters" below: one look-up in a small table per boundary),
+ * and a character whose token can stand for its three bytes starts its piece as that
+ * token; a piece of one character is taken from a table of characters. Otherwise (a
+ * merge limit: a tokenizer as of a training step; no memory for the tables) the byte
+ * windows: deciding "no token crosses p" exactly would need every token crossing p;
+ * instead a few bit tables over short byte strings (filled from every token at load)
+ * answer "surely none" or "maybe" -- a "maybe" only leaves p uncut, so ids never change:
  *   level L = 2..5: if no L-byte window of the word across p lies inside any token, no
  *   token of L bytes or more crosses p; tokens shorter than L crossing p are exactly the
  *   shorter windows across p, each already checked against "is a token" at its level.
@@ -69,7 +75,132 @@ static inline void set(uint64_t *bits, size_t i)
     bits[i >> 6] |= 1ull << (i & 63);
 }
 
-int mt_add_token(MergeTable *m, const unsigned char *p, size_t len)
+/* ---- whole characters of 3 bytes ("Han text") ----
+ * Most words cut here are characters of 3 bytes each (Han, kana, Hangul, Thai). What
+ * crosses the boundary between two such characters c1 c2 (or an ASCII first character
+ * and c2) is read from the vocabulary at load, by character rather than by byte window:
+ *   full: a token holds c1 and c2 whole, side by side (the `pairs` bits, hashed);
+ *   c1 cut: a token starts with c1's last 1-2 bytes and goes on into c2 (L: c2 whole
+ *     in it; D: only c2's first bytes, the token is those two parts);
+ *   c2 cut: a token ends with c2's first 1-2 bytes after c1 whole (R) or after c1's last
+ *     bytes (D). (The `part` bits, hashed; a few hundred tokens, so the table is small.)
+ * A token across the boundary is one of these (the text is UTF-8, so a token that starts
+ * or ends on a character boundary in itself does so in the word): where none is, the word
+ * is cut, exactly (a hash collision only keeps a cut out).
+ *
+ * Merged first: a character c whose bytes alone merge into one token t, where every
+ * merge with t as a part ranks above the merges inside c (the character table, built at
+ * the first such word), and which no token cuts at either of its boundaries in this
+ * word. Then merging with c's bytes or with t in their place gives the same tokens:
+ * before c is whole no merge touches its bytes but its own, those rank below every merge
+ * that uses t, and the merges elsewhere do not depend on how far c has got. So a piece
+ * starts with one symbol per such character instead of three, and a piece of one such
+ * character is its token, with no lookup. Next to a character of 2 or 4 bytes nothing is
+ * cut and nothing merged first. */
+#define CH_FIRST 0x800
+#define CH_N (0x10000 - CH_FIRST)
+#define PAIR_BITS 22 /* 512 KB: Qwen2 has ~19k pairs of Han characters inside tokens, 229 after 的 */
+#define PART_BITS 16 /* 8 KB */
+enum { PART_L = 1, PART_R = 2, PART_D = 3 };
+
+static inline int is_cont(unsigned char b)
+{
+    return (b & 0xC0) == 0x80;
+}
+
+/* the code point of a 3-byte character at p (p[0..3) readable), or 0 */
+static inline uint32_t char3(const unsigned char *p)
+{
+    if ((p[0] & 0xF0) != 0xE0 || !is_cont(p[1]) || !is_cont(p[2]))
+        return 0;
+    uint32_t cp = (uint32_t)(p[0] & 0x0F) << 12 | (uint32_t)(p[1] & 0x3F) << 6 | (p[2] & 0x3F);
+    return cp >= CH_FIRST && (cp < 0xD800 || cp >= 0xE000) ? cp : 0;
+}
+
+/* the pair bits are megabytes read at random: first two bits per character (8 KB each,
+ * in the first level cache), on the left of some pair, on the right of some */
+#define PAIR_LEFT ((size_t)1 << PAIR_BITS)
+#define PAIR_RIGHT (PAIR_LEFT + 0x10000)
+#define PAIR_WORDS ((PAIR_RIGHT + 0x10000) / 64)
+
+/* a pair's bit: in a block of 1024 bits (two cache lines) chosen by the left character,
+ * so the pairs of a frequent character stay in the cache */
+static inline size_t pair_bit(uint32_t c1, uint32_t c2)
+{
+    size_t block = (size_t)(((uint64_t)c1 * 0x9E3779B97F4A7C15ull) >> (64 - (PAIR_BITS - 10)));
+    return block << 10 | (size_t)(((uint64_t)c2 * 0xC2B2AE3D27D4EB4Full) >> 54);
+}
+
+/* kind; n1 bytes of the left side (a character's code, or its last 1-2 bytes); n2 of the
+ * right (a code, or its first 1-2 bytes) */
+static inline size_t part_bit(int kind, size_t n1, uint64_t left, size_t n2, uint64_t right)
+{
+    uint64_t key = (uint64_t)kind << 60 | (uint64_t)n1 << 57 | (uint64_t)n2 << 54 | left << 24 | right;
+    return (size_t)((key * 0xC2B2AE3D27D4EB4Full) >> (64 - PART_BITS));
+}
+
+/* the bytes p[0..n) (n <= 2) as a number */
+static inline uint64_t few(const unsigned char *p, size_t n)
+{
+    return n == 1 ? p[0] : (uint64_t)p[0] | (uint64_t)p[1] << 8;
+}
+
+/* the character facts of one token (see above) */
+static void add_whole_chars(MergeTable *m, const unsigned char *p, size_t len, int32_t rank)
+{
+    size_t k = 0; /* continuation bytes it starts with: the end of a character */
+    while (k < len && k < 3 && is_cont(p[k]))
+        k++;
+    size_t e = len, j = 0; /* it ends with the first j bytes of a 3-byte character at e */
+    while (e > 0 && len - e < 3 && is_cont(p[e - 1]))
+        e--;
+    if (e > 0 && (p[e - 1] & 0xF0) == 0xE0 && len - (e - 1) < 3)
+        j = len - --e;
+    else
+        e = len;
+    if (k == 3)
+        return; /* the end of a 4-byte character: never beside a cut or a character merged first */
+    if (k && j && k == e) /* D: the end of one character, the start of the next */
+        set(m->part, part_bit(PART_D, k, few(p, k), j, few(p + e, j)));
+    uint32_t c;
+    if (k && e >= k + 3 && (c = char3(p + k)) != 0) /* L */
+        set(m->part, part_bit(PART_L, k, few(p, k), 3, c));
+    if (j && e > k) { /* R: after a whole character */
+        if (p[e - 1] < 0x80)
+            set(m->part, part_bit(PART_R, 1, p[e - 1], j, few(p + e, j)));
+        else if (e >= k + 3 && (c = char3(p + e - 3)) != 0)
+            set(m->part, part_bit(PART_R, 3, c, j, few(p + e, j)));
+    }
+    /* characters side by side: an ASCII or 3-byte one, then a 3-byte one */
+    uint32_t prev = 0;
+    int have = 0;
+    for (size_t i = k; i < e;) {
+        uint32_t cp;
+        size_t n;
+        if (p[i] < 0x80) {
+            cp = p[i], n = 1;
+        } else if (i + 3 <= e && (cp = char3(p + i)) != 0) {
+            n = 3;
+        } else { /* another character: the chain breaks */
+            have = 0, i++;
+            continue;
+        }
+        if (have && n == 3) {
+            set(m->pairs, pair_bit(prev, cp));
+            set(m->pairs, PAIR_LEFT + prev);
+            set(m->pairs, PAIR_RIGHT + cp);
+        }
+        prev = cp, have = 1, i += n;
+    }
+    if (rank >= 0 && m->longmin && len > 3) {
+        if ((c = char3(p)) != 0 && rank < m->longmin[c - CH_FIRST])
+            m->longmin[c - CH_FIRST] = rank;
+        if ((c = char3(p + len - 3)) != 0 && rank < m->longmin[c - CH_FIRST])
+            m->longmin[c - CH_FIRST] = rank;
+    }
+}
+
+int mt_add_token(MergeTable *m, const unsigned char *p, size_t len, int32_t rank)
 {
     /* Only tokens with a byte >= 0x80 (5% of cl100k's, 36% of o200k's: loading stays
      * quick): words are cut only when all their bytes but the first are >= 0x80, and
@@ -83,12 +214,21 @@ int mt_add_token(MergeTable *m, const unsigned char *p, size_t len)
         m->sub2 = calloc((2u << 16) / 64, sizeof(uint64_t));
         m->sub3 = bpe_calloc_huge((2u << 24) / 64, sizeof(uint64_t));
         m->subh = bpe_calloc_huge(((size_t)1 << MT_SUBH_BITS) / 64, sizeof(uint64_t));
-        if (!m->sub2 || !m->sub3 || !m->subh) {
-            free(m->sub2), free(m->sub3), free(m->subh);
-            m->sub2 = m->sub3 = m->subh = NULL;
+        m->part = calloc(((size_t)1 << PART_BITS) / 64, sizeof(uint64_t));
+        m->pairs = calloc(PAIR_WORDS, sizeof(uint64_t));
+        if (rank >= 0 && (m->longmin = malloc(CH_N * sizeof(int32_t))) != NULL)
+            for (size_t i = 0; i < CH_N; i++)
+                m->longmin[i] = INT32_MAX;
+        if (!m->sub2 || !m->sub3 || !m->subh || !m->part || !m->pairs ||
+            (rank >= 0 && !m->longmin)) {
+            free(m->sub2), free(m->sub3), free(m->subh), free(m->part), free(m->pairs);
+            free(m->longmin);
+            m->sub2 = m->sub3 = m->subh = m->part = m->pairs = NULL;
+            m->longmin = NULL;
             return -1;
         }
     }
+    add_whole_chars(m, p, len, rank);
     /* every string of 2..5 bytes inside the token; the token itself also as a token */
     for (size_t i = 0; i + 2 <= len; i++)
         set(m->sub2, 2 * bytes_le(p + i, 2));
@@ -229,6 +369,225 @@ static size_t merge_piece(const MergeTable *m, MergeScratch *x, const unsigned c
     return mt_merge(m, &y, k, limit, w + a, MT_RAW | MT_SPANS);
 }
 
+/* ---- the table of characters: each filled in when first seen ----
+ * An entry: 0 unknown; bits 0-1 the number of tokens of the character's bytes merged
+ * alone (1-3; 0: ids too large to keep), bit 2 it merges first (see "whole characters"),
+ * bit 3 the first of two tokens has 2 bytes, bits 4-27 and 28-51 the first two ids (three
+ * tokens are its three bytes). */
+#define CH_KNOWN (1ull << 63)
+#define CH_FIRST_OK 4u
+
+static inline int32_t ch_id(uint64_t e, int k)
+{
+    return (int32_t)(e >> (4 + 24 * k) & 0xFFFFFF);
+}
+
+static uint64_t char_entry(const MergeTable *m, uint32_t cp)
+{
+    unsigned char c[3] = {(unsigned char)(0xE0 | cp >> 12), (unsigned char)(0x80 | (cp >> 6 & 0x3F)),
+                          (unsigned char)(0x80 | (cp & 0x3F))};
+    /* its bytes alone: the lower of the two byte pairs first (the left on a tie) */
+    int32_t r12 = m->bytepair[c[0] * 256 + c[1]].rank, r23 = m->bytepair[c[1] * 256 + c[2]].rank;
+    if (r12 == NO_RANK && r23 == NO_RANK)
+        return CH_KNOWN | 3;
+    int left = r12 <= r23;
+    int32_t first = left ? r12 : r23, made, last, pair = m->bytepair[left ? c[0] * 256 + c[1] : c[1] * 256 + c[2]].new_id;
+    if (left)
+        last = mt_pair(m, pair, m->byte_ids[c[2]], c, 3, &made);
+    else
+        last = mt_pair(m, m->byte_ids[c[0]], pair, c, 3, &made);
+    if (last < 0 || made < 0) { /* two tokens */
+        int32_t a = left ? pair : m->byte_ids[c[0]], b = left ? m->byte_ids[c[2]] : pair;
+        if (a < 0 || b < 0 || a > 0xFFFFFF || b > 0xFFFFFF)
+            return CH_KNOWN;
+        return CH_KNOWN | 2 | (left ? 8u : 0u) | (uint64_t)a << 4 | (uint64_t)b << 28;
+    }
+    if (made > 0xFFFFFF)
+        return CH_KNOWN;
+    /* merged first: no merge with its token as a part at or below the merges inside it
+     * (rank-based: a longer token that starts or ends with it, mt_add_token; merge-based:
+     * from the merges, mt_add) */
+    int32_t low = m->by_span ? m->longmin[cp - CH_FIRST]
+                             : (size_t)made < m->minop_cap ? m->minop[made] : INT32_MAX;
+    return CH_KNOWN | 1 | (low > last && low > first ? CH_FIRST_OK : 0) | (uint64_t)made << 4;
+}
+
+/* the table (all unknown), made once; NULL: characters are not taken whole */
+static uint64_t *chars_of(const MergeTable *m)
+{
+    uint64_t **slot = &((MergeTable *)m)->chars, *t = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+    if (t)
+        return t;
+    if (!m->part || !m->pairs || m->dup_bytes || (m->by_span ? !m->longmin : m->minop_lost) ||
+        !(t = calloc(CH_N, sizeof(uint64_t))))
+        return NULL;
+    uint64_t *none = NULL;
+    if (!__atomic_compare_exchange_n(slot, &none, t, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        free(t); /* another thread made it first */
+        t = none;
+    }
+    return t;
+}
+
+/* the table's entry for cp, filled in on the first sight (every thread computes the same) */
+static inline uint64_t char_of(const MergeTable *m, uint64_t *ch, uint32_t cp)
+{
+    uint64_t e = __atomic_load_n(&ch[cp - CH_FIRST], __ATOMIC_RELAXED);
+    if (!e) {
+        e = char_entry(m, cp);
+        __atomic_store_n(&ch[cp - CH_FIRST], e, __ATOMIC_RELAXED);
+    }
+    return e;
+}
+
+/* Merge the piece w[a..a+k) of whole characters: first[i] >= 0 at a character merged
+ * first (its token). Returns its token count, spans relative to a. */
+static size_t merge_chars(const MergeTable *m, MergeScratch *x, const int32_t *first,
+                          const unsigned char *w, size_t a, size_t k, int32_t limit)
+{
+    MergeScratch y = *x;
+    y.sym += a, y.st += a, y.en += a;
+    size_t n = 0;
+    for (size_t i = 0; i < k;) {
+        int32_t t = i + 3 <= k && char3(w + a + i) ? first[a + i] : -1;
+        size_t step = t >= 0 ? 3 : 1;
+        y.sym[n] = t >= 0 ? t : m->byte_ids[w[a + i]];
+        y.st[n] = (int32_t)i;
+        y.en[n++] = (int32_t)(i + step);
+        i += step;
+    }
+    return mt_merge(m, &y, n, limit, w + a, MT_SPANS);
+}
+
+/* the piece's tokens: merged, by characters (first: see merge_chars) or from its bytes */
+static size_t merge_any(const MergeTable *m, MergeScratch *x, const int32_t *first,
+                        const unsigned char *w, size_t a, size_t k, int32_t limit)
+{
+    return first ? merge_chars(m, x, first, w, a, k, limit) : merge_piece(m, x, w, a, k, limit);
+}
+
+/* The tokens of the piece w[a..a+k), written at out (<= a: moving left, in order);
+ * short pieces through the cache of pieces. */
+static size_t put_piece(const MergeTable *m, MergeScratch *x, uint64_t *ch, const int32_t *first,
+                        const unsigned char *w, size_t len, size_t a, size_t k, int32_t limit,
+                        size_t out)
+{
+    if (k == 1) {
+        x->sym[out] = m->byte_ids[w[a]];
+        x->st[out] = (int32_t)a;
+        x->en[out++] = (int32_t)(a + 1);
+        return out;
+    }
+    uint32_t cp;
+    uint64_t e;
+    if (k == 3 && ch && (cp = char3(w + a)) != 0 && ((e = char_of(m, ch, cp)) & 3)) {
+        /* one character: its bytes merged alone, from the table */
+        size_t n = e & 3, end = n == 2 ? (e & 8 ? 2 : 1) : 1;
+        for (size_t i = 0, st = 0; i < n; i++, out++) {
+            x->sym[out] = n == 3 ? m->byte_ids[w[a + i]] : ch_id(e, (int)i);
+            x->st[out] = (int32_t)(a + st);
+            x->en[out] = (int32_t)(a + (st = n == 1 ? 3 : i == 0 ? end : n == 2 ? 3 : i + 1));
+        }
+        return out;
+    }
+    size_t n;
+    if (k <= PIECE_MAX && x->pieces && limit == NO_RANK) {
+        uint64_t k0 = in_word(w, len, a, k < 8 ? k : 8),
+                 k1 = (k > 8 ? in_word(w, len, a + 8, k - 8) : 0) | (uint64_t)k << 56;
+        struct MergePiece *e = &x->pieces[((k0 ^ k1 * 0xC2B2AE3D27D4EB4Full) *
+                                           0x9E3779B97F4A7C15ull) >> (64 - PIECE_BITS)];
+        if (e->key[0] != k0 || e->key[1] != k1) {
+            n = merge_any(m, x, first, w, a, k, limit);
+            if (n > PIECE_IDS) /* too many tokens to remember */
+                goto merged;
+            for (size_t i = 0; i < n; i++) {
+                e->ids[i] = x->sym[a + i];
+                e->ends[i] = (uint8_t)x->en[a + i];
+            }
+            e->n = (uint8_t)n;
+            e->key[0] = k0;
+            e->key[1] = k1;
+        }
+        for (size_t i = 0, st = 0; i < e->n; i++) {
+            x->sym[out] = e->ids[i];
+            x->st[out] = (int32_t)(a + st);
+            x->en[out++] = (int32_t)(a + (st = e->ends[i]));
+        }
+        return out;
+    }
+    n = merge_any(m, x, first, w, a, k, limit);
+merged:
+    for (size_t i = 0; i < n; i++, out++) {
+        x->sym[out] = x->sym[a + i];
+        x->st[out] = x->st[a + i] + (int32_t)a;
+        x->en[out] = x->en[a + i] + (int32_t)a;
+    }
+    return out;
+}
+
+/* the character's token if it merges first, else -1 */
+static inline int32_t merged_first(const MergeTable *m, uint64_t *ch, uint32_t cp)
+{
+    uint64_t e = char_of(m, ch, cp);
+    return (e & 3) == 1 && (e & CH_FIRST_OK) ? ch_id(e, 0) : -1;
+}
+
+/* What crosses the boundary between the character before (code c1, 1 or 3 bytes ending
+ * at w + i) and the 3-byte character c2 at w + i: bit 0 a token holds both whole, bit 1
+ * one cuts c1, bit 2 one cuts c2 (see "whole characters" above). */
+static inline int crossing(const MergeTable *m, const unsigned char *w, size_t i, uint32_t c1,
+                           size_t n1, uint32_t c2)
+{
+    int x = has(m->pairs, PAIR_LEFT + c1) && has(m->pairs, PAIR_RIGHT + c2) &&
+            has(m->pairs, pair_bit(c1, c2));
+    const unsigned char *q = w + i;
+    for (size_t j = 1; j <= 2; j++)
+        if (has(m->part, part_bit(PART_R, n1, c1, j, few(q, j))))
+            x |= 4;
+    if (n1 == 3)
+        for (size_t k = 1; k <= 2; k++) {
+            if (has(m->part, part_bit(PART_L, k, few(q - k, k), 3, c2)))
+                x |= 2;
+            for (size_t j = 1; j <= 2; j++)
+                if (has(m->part, part_bit(PART_D, k, few(q - k, k), j, few(q, j))))
+                    x |= 6;
+        }
+    return x;
+}
+
+/* A word of whole characters: cut where nothing crosses; the characters merged first are
+ * marked in x->rk (at their first byte: their token, else -1), free until pieces merge:
+ * a piece is merged once its characters and its end are known, over its own places. */
+static size_t merge_han(const MergeTable *m, MergeScratch *x, uint64_t *ch,
+                        const unsigned char *w, size_t len, int32_t limit)
+{
+    int32_t *first = x->rk;
+    size_t out = 0, a = 0, at = 0; /* the piece starts at a; the character before i at at */
+    uint32_t c1 = 0;
+    size_t n1 = 0;   /* its bytes; 0: not ASCII nor 3 bytes (nothing cut or merged first) */
+    int cut_in = 1;  /* a token cuts it at its left boundary */
+    for (size_t i = 0; i < len;) {
+        uint32_t c2 = i + 3 <= len ? char3(w + i) : 0;
+        size_t n2 = c2 ? 3 : w[i] < 0x80 ? 1 : 0, step = n2;
+        if (!n2)
+            for (step = 1; i + step < len && is_cont(w[i + step]); step++)
+                ;
+        int x2 = i == 0 ? 0 : (n1 && n2 == 3) ? crossing(m, w, i, c1, n1, c2) : 7;
+        if (n1 == 3) /* the character before is merged first unless a token cuts it */
+            first[at] = !cut_in && !(x2 & 2) ? merged_first(m, ch, c1) : -1;
+        if (i > a && !x2) {
+            out = put_piece(m, x, ch, first, w, len, a, i - a, limit, out);
+            a = i;
+        }
+        if (n2 == 1)
+            c2 = w[i];
+        cut_in = (x2 & 4) != 0, c1 = c2, n1 = n2, at = i, i += step;
+    }
+    if (n1 == 3)
+        first[at] = !cut_in ? merged_first(m, ch, c1) : -1;
+    return put_piece(m, x, ch, first, w, len, a, len - a, limit, out);
+}
+
 size_t mt_merge_at_boundaries(const MergeTable *m, MergeScratch *x, const unsigned char *w,
                               size_t len, int32_t limit)
 {
@@ -244,51 +603,15 @@ size_t mt_merge_at_boundaries(const MergeTable *m, MergeScratch *x, const unsign
         return (size_t)-1;
     if (!x->pieces && limit == NO_RANK) /* zeroed: empty */
         x->pieces = bpe_calloc_huge((size_t)1 << PIECE_BITS, sizeof(struct MergePiece));
+    if (limit == NO_RANK) {
+        uint64_t *ch = chars_of(m);
+        if (ch)
+            return merge_han(m, x, ch, w, len, limit);
+    }
     size_t out = 0;
     for (size_t a = 0, p; a < len; a = p) {
         p = next_cut(m, w, len, a + 1);
-        size_t k = p - a;
-        if (k == 1) {
-            x->sym[out] = m->byte_ids[w[a]];
-            x->st[out] = (int32_t)a;
-            x->en[out++] = (int32_t)p;
-        } else if (k <= PIECE_MAX && x->pieces && limit == NO_RANK) {
-            uint64_t k0 = in_word(w, len, a, k < 8 ? k : 8),
-                     k1 = (k > 8 ? in_word(w, len, a + 8, k - 8) : 0) | (uint64_t)k << 56;
-            struct MergePiece *e =
-                &x->pieces[((k0 ^ k1 * 0xC2B2AE3D27D4EB4Full) * 0x9E3779B97F4A7C15ull) >>
-                           (64 - PIECE_BITS)];
-            if (e->key[0] != k0 || e->key[1] != k1) {
-                size_t n = merge_piece(m, x, w, a, k, limit);
-                if (n > PIECE_IDS) { /* too many tokens to remember */
-                    for (size_t i = 0; i < n; i++, out++) {
-                        x->sym[out] = x->sym[a + i];
-                        x->st[out] = x->st[a + i] + (int32_t)a;
-                        x->en[out] = x->en[a + i] + (int32_t)a;
-                    }
-                    continue;
-                }
-                for (size_t i = 0; i < n; i++) {
-                    e->ids[i] = x->sym[a + i];
-                    e->ends[i] = (uint8_t)x->en[a + i];
-                }
-                e->n = (uint8_t)n;
-                e->key[0] = k0;
-                e->key[1] = k1;
-            }
-            for (size_t i = 0, st = 0; i < e->n; i++) { /* out <= a: moving left */
-                x->sym[out] = e->ids[i];
-                x->st[out] = (int32_t)(a + st);
-                x->en[out++] = (int32_t)(a + (st = e->ends[i]));
-            }
-        } else {
-            k = merge_piece(m, x, w, a, k, limit);
-            for (size_t i = 0; i < k; i++, out++) { /* out <= a + i: moving left, in order */
-                x->sym[out] = x->sym[a + i];
-                x->st[out] = x->st[a + i] + (int32_t)a;
-                x->en[out] = x->en[a + i] + (int32_t)a;
-            }
-        }
+        out = put_piece(m, x, NULL, NULL, w, len, a, p - a, limit, out);
     }
     return out;
 }
