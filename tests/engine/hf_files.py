@@ -113,6 +113,13 @@ def precompiled(name: str = "nmt_nfkc", *extra):
     return metaspace_fallback("first", True, norm)
 
 
+def normalized_split(norm, pattern=LLAMA3_PATTERN.replace(r"\p{N}{1,3}", r"\p{N}")):
+    """Qwen2's shape: a normalizer, a Split run by the native scanner, ByteLevel."""
+    tk = byte_level_llama3(False, pattern)
+    tk.normalizer = norm
+    return tk
+
+
 def with_added(tk, tokens):
     tk.add_tokens(tokens)
     return tk
@@ -162,12 +169,21 @@ CASES = {
     "added-tokens-normalized-lowercase": lambda: with_added(
         normalized(normalizers.Lowercase()), [AT("World", normalized=True),
                                               AT("Fox", normalized=False)]),
+    # Qwen2's file: NFC, its Split and added tokens (the C encoder takes a text NFC leaves
+    # as it is; others, and tokens matched after the normalizer, go the normalizer's way)
+    "nfc-split-added": lambda: with_added(normalized_split(normalizers.NFC()), [
+        AT("<|im_start|>", special=True, normalized=False), AT("<|im_end|>", special=True,
+                                                               normalized=False)]),
+    "nfkc-nfc-split-added-normalized": lambda: with_added(normalized_split(
+        normalizers.Sequence([normalizers.NFKC(), normalizers.NFC()])), [
+        AT("ﬁne", normalized=True), AT("café", normalized=True)]),
     "added-tokens-metaspace": lambda: with_added(metaspace_fallback(), [
         AT("<tool>", special=True, normalized=False), AT("дела", single_word=True)]),
 }
 EXTRA = ["  xxlead", "xxa xx b", "\x01\x7f ctrl\u200b zero\ufeff", "ｅ\u0301 ｶﾞ ㌔ ¼",
          "say hello, hellothere hello", "a <mask>  b<mask>c", "tab\t\t x ABC abc",
          "Hello World fox FOX Fox", "x<s>y </s> z <tool>дела дела!", "<|eot_id|>Hi<|begin_of_text|>",
-         "1234 56", "a.b,c!!d", "мир миру"]
+         "1234 56", "a.b,c!!d", "мир миру", "<|im_start|>cafe\u0301<|im_end|> ﬁne fine",
+         "café cafe\u0301 ﬁne<|im_end|>"]
 
 

@@ -19,7 +19,7 @@ from abc import ABC, abstractmethod
 from array import array
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Iterable, Iterator, Sequence
 
 from .. import checks
 from ..errors import EncodeError
@@ -96,7 +96,7 @@ class BaseTokenizer(ABC):
         ``numpy.frombuffer(a, numpy.uint32)`` or ``memoryview(a)`` read it without a copy
         (as tiktoken's ``encode_to_numpy``)."""
         checks.text(text, "Tokenizer.encode_to_array(text)")
-        enc = self._native_encoder()
+        enc = self._native_encoder((text,))
         if enc is not None:
             try:
                 return enc.encode_to_array(text)
@@ -142,7 +142,7 @@ class BaseTokenizer(ABC):
         if threads is None:
             threads = os.cpu_count() or 1
         threads = checks.whole(threads, "Tokenizer.encode_batch(threads)", 1)
-        enc = self._native_encoder()
+        enc = self._native_encoder(texts)
         if enc is not None:
             try:
                 return enc.encode_batch(texts, threads)
@@ -153,10 +153,11 @@ class BaseTokenizer(ABC):
         with ThreadPoolExecutor(max_workers=min(threads, len(texts))) as pool:
             return list(pool.map(self.encode, texts))
 
-    def _native_encoder(self):
+    def _native_encoder(self, texts: Sequence[str] = ()):
         """The C encoder (``_encode.Encoder``) whose ``encode(text)`` is ``_encode(text)``
-        for every text UTF-8 can hold, or None (then encode_batch and encode_to_array go
-        through ``encode``)."""
+        for every text UTF-8 can hold among ``texts`` (a normalizer may leave some
+        unchanged), or None (then encode_batch and encode_to_array go through
+        ``encode``)."""
         return None
 
     def encode_word(self, word: str) -> tuple[int, ...]:

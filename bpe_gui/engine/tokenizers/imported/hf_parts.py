@@ -232,10 +232,14 @@ class Normalizer:
     a Replace that rewrites the piece's start can move it."""
 
     def __init__(self, on_nstr: Callable[[NStr], NStr], on_text: Callable[[str], str],
-                 moves_start: Callable[[str], bool] | None = None):
+                 moves_start: Callable[[str], bool] | None = None,
+                 unchanged: Callable[[str], bool] | None = None):
         self._nstr = on_nstr
         self.text = on_text
         self._moves = moves_start
+        # unchanged(t): the normalizer leaves t, and every part of t, as it is (the
+        # Unicode forms, and sequences of them; None: not known cheaply)
+        self.unchanged = unchanged
 
     def __call__(self, s: NStr) -> NStr:
         return self._nstr(s)
@@ -261,7 +265,8 @@ def normalizer(node: Any, where: str = "normalizer", source: str = "") -> Normal
     kind = node.get("type")
     if kind in ("NFC", "NFKC", "NFD", "NFKD"):
         form: Form = kind
-        return Normalizer(lambda s: s.normalize(form), partial(_unicode_text, form))
+        return Normalizer(lambda s: s.normalize(form), partial(_unicode_text, form),
+                          unchanged=partial(is_normalized, form))
     if kind == "Lowercase":
         return Normalizer(lambda s: s if s.text.islower() and s.text.isascii() else
                           s.map_chars(_lower), _lower_text)
@@ -292,7 +297,10 @@ def normalizer(node: Any, where: str = "normalizer", source: str = "") -> Normal
             return t
 
         if not any(f.moves_start for f in steps):
-            return Normalizer(run, run_text)
+            checks = [f.unchanged for f in steps]
+            unchanged = None if any(c is None for c in checks) else \
+                (lambda t: all(c(t) for c in checks))   # type: ignore[misc]
+            return Normalizer(run, run_text, unchanged=unchanged)
 
         def moves(t: str) -> bool:
             moved = False

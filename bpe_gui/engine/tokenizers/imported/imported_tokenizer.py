@@ -178,8 +178,8 @@ class PipelineTokenizer(BaseTokenizer):
     def _encode(self, text: str) -> list[int]:
         return self.pipeline.encode(text)
 
-    def _native_encoder(self):
-        return self.pipeline.whole_text_encoder
+    def _native_encoder(self, texts: Sequence[str] = ()):
+        return self.pipeline.encoder_for(texts)
 
     def _encode_offsets(self, text: str) -> Encoding:
         return self.pipeline.encode_with_offsets(text)

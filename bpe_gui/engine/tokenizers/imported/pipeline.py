@@ -14,7 +14,7 @@ gives them; ids match ``tokenizers.Tokenizer.encode(text, add_special_tokens=Fal
 """
 from __future__ import annotations
 
-from typing import Callable, Iterable, Iterator, Protocol
+from typing import Callable, Iterable, Iterator, Protocol, Sequence
 
 from ..base import Encoding
 from ...text.pattern_kinds import scanner_kind
@@ -81,6 +81,7 @@ class Pipeline:
         # thread shares. _encode_native: a text without special or added tokens.
         self._native = self._merger = self._encoder = None
         self._whole = False   # encode(text) is _encoder.encode(text) (specials in C)
+        self._whole_if = False  # the same for a text the normalizer leaves as it is
         self._cut: bool | None = None   # False: long words are merged whole
         if getattr(model, "end_of_word", b""):   # a word's last symbol carries the suffix:
             self._cut = False                    # its segments cannot be merged alone
@@ -107,18 +108,23 @@ class Pipeline:
         if self._merger is not None and preset is not None:
             in_c = self._specials_in_c()
             self._whole = in_c is not None
+            if in_c is None and getattr(normalize, "unchanged", None) is not None:
+                in_c = self._specials_in_c(unchanged=True)
+                self._whole_if = in_c is not None
             self._encoder = _encode.Encoder(self._merger, preset, NO_LIMIT,
                                             specials=in_c or None,
                                             cache_words=ENCODER_WORDS)
 
-    def _specials_in_c(self) -> dict[str, int] | None:
+    def _specials_in_c(self, unchanged: bool = False) -> dict[str, int] | None:
         """The special/added tokens the C encoder finds itself (leftmost, longest) when
         that is how this file's library finds them: tiktoken's specials (all allowed);
         a tokenizer.json's added tokens when none strips, needs a whole word or is
-        matched after a normalizer. None: they are split here, in Python."""
+        matched after a normalizer (unchanged: on texts the normalizer leaves as they
+        are, where matching before or after it is the same). None: they are split here,
+        in Python."""
         if self.kind == "tiktoken":
             return dict(self.special_map)
-        if self.normalize is not None:
+        if self.normalize is not None and not unchanged:
             return None
         if self.pre is not None and self.pre.native_by_text:
             return None   # the pre-tokenizer decides text by text (llama.cpp's)
@@ -132,11 +138,16 @@ class Pipeline:
             return None   # two passes (raw, then normalized) or whitespace rules
         return {t.content: t.id for t in toks}
 
-    @property
-    def whole_text_encoder(self):
-        """The C encoder when ``encode(text)`` is ``encoder.encode(text)`` for every text
-        UTF-8 can hold (it raises UnicodeEncodeError on the others), else None."""
-        return self._encoder if self._whole else None
+    def encoder_for(self, texts: Sequence[str]):
+        """The C encoder when ``encode(text)`` is ``encoder.encode(text)`` for each of the
+        texts UTF-8 can hold (it raises UnicodeEncodeError on the others), else None."""
+        if self._whole or (self._whole_if and all(map(self._unchanged, texts))):
+            return self._encoder
+        return None
+
+    def _unchanged(self, text: str) -> bool:
+        """The normalizer leaves the text as it is (NFC on text already in NFC)."""
+        return self.normalize.unchanged(text)   # (_whole_if: a normalizer that can tell)
 
     # ----- pieces ---------------------------------------------------------------------
     def pieces(self, text: str, start: int = 0) -> Iterator[tuple[NStr, int | None]]:
@@ -163,7 +174,7 @@ class Pipeline:
         out: list[int] = []
         words: list[str] = []
         enc = self.model.encode_words
-        if self._whole and self._encoder is not None:
+        if self._encoder is not None and (self._whole or (self._whole_if and self._unchanged(text))):
             try:
                 return self._encoder.encode(text)
             except UnicodeEncodeError:   # lone surrogates: the pieces below, in Python

@@ -46,6 +46,18 @@ def test_ids_offsets_and_decode_match_tokenizers(pair, text):
     same(tk, ours, text)
 
 
+def test_batch_and_array_match_tokenizers(pair):
+    """encode_batch and encode_to_array take the C encoder only where it gives encode's
+    ids (a normalizer that leaves some texts as they are: per text, per batch)."""
+    tk, ours = pair
+    texts = SAMPLES + EXTRA
+    want = [e.ids for e in tk.encode_batch(texts, add_special_tokens=False)]
+    assert ours.encode_batch(texts, threads=2) == want
+    assert ours.encode_batch([t for t, w in zip(texts, want) if t.isascii()], threads=2) == \
+        [w for t, w in zip(texts, want) if t.isascii()]
+    assert [list(ours.encode_to_array(t)) for t in texts] == want
+
+
 ALPHABET = st.sampled_from(list("ab xyz.,!?\n\t") + ["  ", "ﬁ", "é", "e\u0301", "Ж", "ж",
                                                       "م", "你", "🙂", "👍🏽", "▁", "1", "23",
                                                       "<0x41>", "hello", "<mask>", "ABC", "\u00a0"])
