@@ -344,7 +344,9 @@ static inline int room(EncScratch *sc, size_t more)
 }
 
 #ifndef ENC_AHEAD
-#define ENC_AHEAD 4 /* words scanned ahead of their lookup (a power of two) */
+/* words scanned ahead of their lookup (a power of two): 8 ran C source 8-14% faster
+ * than 4 (in-process A/B, min of 3), 16 no faster */
+#define ENC_AHEAD 8
 #endif
 
 #define LONG_WORDS 16384 /* the per-thread table of long words */

@@ -138,6 +138,12 @@ class Pipeline:
             return None   # two passes (raw, then normalized) or whitespace rules
         return {t.content: t.id for t in toks}
 
+    @property
+    def whole_text_encoder(self):
+        """The C encoder when ``encode(text)`` is ``encoder.encode(text)`` for every text
+        UTF-8 can hold (it raises UnicodeEncodeError on the others), else None."""
+        return self._encoder if self._whole else None
+
     def encoder_for(self, texts: Sequence[str]):
         """The C encoder when ``encode(text)`` is ``encoder.encode(text)`` for each of the
         texts UTF-8 can hold (it raises UnicodeEncodeError on the others), else None."""
