@@ -65,14 +65,17 @@ static inline uint64_t filter_bit(int32_t a, int32_t b)
     return key >> (64 - FILTER_BITS);
 }
 
-/* the rank of the merge of (a, b), or -1 */
-static inline int32_t merge_rank(const MergeTable *m, int32_t a, int32_t b)
+/* the rank of the merge of (a, b), or -1; its new token in *made */
+static inline int32_t merge_rank(const MergeTable *m, int32_t a, int32_t b, int32_t *made)
 {
     uint64_t bit = filter_bit(a, b);
     if (!(m->filter[bit >> 6] >> (bit & 63) & 1))
         return -1;
     const MergeEntry *e = mt_find(m, a, b);
-    return e ? e->rank : -1;
+    if (!e)
+        return -1;
+    *made = e->new_id;
+    return e->rank;
 }
 
 int ms_reserve(MergeScratch *x, size_t n)
@@ -113,8 +116,7 @@ void ms_free(MergeScratch *x)
     memset(x, 0, sizeof(*x));
 }
 
-/* The rank (< limit, else NO_RANK) of the pair of symbols i and j (j follows i). */
-/* 64K pairs (768 KB a scratch): long Han-character words revisit many pairs; 16K missed
+/* 64K pairs (1 MB a scratch): long Han-character words revisit many pairs; 16K missed
  * often enough that cl100k/o200k Chinese spent ~3% more instructions (callgrind) */
 #define SEEN_BITS 16
 
@@ -246,8 +248,11 @@ int mt_add_short_key(MergeTable *m, const unsigned char *p, size_t len, int32_t 
     return 0;
 }
 
+/* The rank (< limit, else NO_RANK) of the pair of symbols i and j (j follows i); the
+ * token it makes in *made (kept beside the rank, so a merge needs no rank -> token look-up
+ * in a table of megabytes). */
 static inline int32_t pair_rank(const MergeTable *m, const MergeScratch *x, int32_t i, int32_t j,
-                                const unsigned char *w, int32_t limit)
+                                const unsigned char *w, int32_t limit, int32_t *made)
 {
     /* a pair of tokens has one rank, whatever bytes it came from: recently seen pairs
      * are remembered (direct-mapped) */
@@ -263,30 +268,34 @@ static inline int32_t pair_rank(const MergeTable *m, const MergeScratch *x, int3
         seen = x->seen[h >> (64 - SEEN_BITS)];
         if (seen[0] == a && seen[1] == b) {
             r = seen[2];
+            *made = seen[3];
             return (r >= 0 && r < limit) ? r : NO_RANK;
         }
     }
     if (m->by_span) /* tiktoken: the rank of the two symbols' bytes together */
-        r = key_of(m, w + x->st[i], (size_t)(x->en[j] - x->st[i]));
+        r = *made = key_of(m, w + x->st[i], (size_t)(x->en[j] - x->st[i]));
     else
-        r = merge_rank(m, a, b);
+        r = merge_rank(m, a, b, made);
     if (seen) {
         seen[0] = a;
         seen[1] = b;
         seen[2] = r;
+        seen[3] = r >= 0 ? *made : -1;
     }
     return (r >= 0 && r < limit) ? r : NO_RANK;
 }
 
 /* The rank of the pair at i while the word is still raw bytes (byte-pair table). */
 static inline int32_t first_rank(const MergeTable *m, const MergeScratch *x,
-                                 const unsigned char *w, int flags, size_t i, int32_t limit)
+                                 const unsigned char *w, int flags, size_t i, int32_t limit,
+                                 int32_t *made)
 {
     if (flags & MT_RAW) {
         int32_t r = m->bytepair[w[i] * 256 + w[i + 1]].rank;
+        *made = m->bytepair[w[i] * 256 + w[i + 1]].new_id;
         return r < limit ? r : NO_RANK;
     }
-    return pair_rank(m, x, (int32_t)i, (int32_t)i + 1, w, limit);
+    return pair_rank(m, x, (int32_t)i, (int32_t)i + 1, w, limit, made);
 }
 
 static inline int32_t new_id(const MergeTable *m, int32_t rank)
@@ -337,31 +346,32 @@ static inline void keys_start(const MergeTable *m, MergeScratch *x, int32_t *key
     for (size_t i = 0; i < n; i++) {
         x->nxt[i] = (int32_t)i + 1;
         x->prv[i] = (int32_t)i - 1;
-        key[i] = pair_key(i + 1 < n ? first_rank(m, x, w, flags, i, limit) : NO_RANK, (int32_t)i);
+        key[i] = pair_key(i + 1 < n ? first_rank(m, x, w, flags, i, limit, &x->rk[i]) : NO_RANK,
+                          (int32_t)i);
     }
     for (size_t i = n; i < pad; i++)
         key[i] = KEY_NONE;
 }
 
-/* Merge the pair at i (its key `best`) with the next symbol j: j leaves the list, the
+/* Merge the pair at i with the next symbol j: j leaves the list, the
  * pairs at i and at its left neighbour get their new keys. Returns that neighbour (-1:
  * none); j is nxt[i] before the call. */
 static inline int32_t keys_merge(const MergeTable *m, MergeScratch *x, int32_t *key, size_t n,
-                                 int32_t limit, const unsigned char *w, int spans, int32_t i,
-                                 int32_t best)
+                                 int32_t limit, const unsigned char *w, int spans, int32_t i)
 {
     int32_t *nxt = x->nxt, *prv = x->prv, j = nxt[i];
-    x->sym[i] = new_id(m, best >> 5);
+    x->sym[i] = x->rk[i]; /* the token the pair at i makes (x->rk: beside its key) */
     key[j] = KEY_NONE; /* merged away */
     if (spans)
         x->en[i] = x->en[j];
     nxt[i] = nxt[j];
     if ((size_t)nxt[j] < n)
         prv[nxt[j]] = i;
-    key[i] = pair_key((size_t)nxt[i] < n ? pair_rank(m, x, i, nxt[i], w, limit) : NO_RANK, i);
+    key[i] = pair_key((size_t)nxt[i] < n ? pair_rank(m, x, i, nxt[i], w, limit, &x->rk[i]) : NO_RANK,
+                      i);
     int32_t p = prv[i];
     if (p >= 0)
-        key[p] = pair_key(pair_rank(m, x, p, i, w, limit), p);
+        key[p] = pair_key(pair_rank(m, x, p, i, w, limit, &x->rk[p]), p);
     return p;
 }
 
@@ -388,7 +398,7 @@ static size_t merge_scan(const MergeTable *m, MergeScratch *x, size_t n, int32_t
         int32_t best = min_key(key, n);
         if (best == KEY_NONE)
             break;
-        keys_merge(m, x, key, n, limit, w, flags & MT_SPANS, best & 31, best);
+        keys_merge(m, x, key, n, limit, w, flags & MT_SPANS, best & 31);
     }
     return keys_finish(x, n, flags & MT_SPANS);
 }
@@ -436,11 +446,12 @@ static size_t merge_heap(const MergeTable *m, MergeScratch *x, size_t n, int32_t
     int32_t *s = x->sym, *rk = x->rk, *nxt = x->nxt, *prv = x->prv, *st = x->st, *en = x->en;
     uint64_t *h = x->heap;
     size_t hn = 0;
+    int32_t made; /* (the heap keeps ranks in rk: a merge's token from its rank) */
     int spans = flags & MT_SPANS;
     for (size_t i = 0; i < n; i++) {
         nxt[i] = i + 1 < n ? (int32_t)(i + 1) : -1;
         prv[i] = (int32_t)i - 1;
-        rk[i] = i + 1 < n ? first_rank(m, x, w, flags, i, limit) : NO_RANK;
+        rk[i] = i + 1 < n ? first_rank(m, x, w, flags, i, limit, &made) : NO_RANK;
         if (rk[i] != NO_RANK)
             heap_push(h, &hn, ((uint64_t)rk[i] << 32) | i);
     }
@@ -458,12 +469,12 @@ static size_t merge_heap(const MergeTable *m, MergeScratch *x, size_t n, int32_t
         nxt[i] = nxt[j];
         if (nxt[j] >= 0)
             prv[nxt[j]] = i;
-        rk[i] = nxt[i] >= 0 ? pair_rank(m, x, i, nxt[i], w, limit) : NO_RANK;
+        rk[i] = nxt[i] >= 0 ? pair_rank(m, x, i, nxt[i], w, limit, &made) : NO_RANK;
         if (rk[i] != NO_RANK)
             heap_push(h, &hn, ((uint64_t)rk[i] << 32) | (uint32_t)i);
         int32_t p = prv[i];
         if (p >= 0) {
-            rk[p] = pair_rank(m, x, p, i, w, limit);
+            rk[p] = pair_rank(m, x, p, i, w, limit, &made);
             if (rk[p] != NO_RANK)
                 heap_push(h, &hn, ((uint64_t)rk[p] << 32) | (uint32_t)p);
         }
@@ -511,7 +522,7 @@ static size_t merge_tree(const MergeTable *m, MergeScratch *x, size_t n, int32_t
         int32_t c = top & 31, b = 32 * c + (min_key(l1 + 32 * c, 32) & 31);
         int32_t best = min_key(key + 32 * b, 32);
         int32_t i = 32 * b + (best & 31), j = x->nxt[i];
-        int32_t p = keys_merge(m, x, key, n, limit, w, flags & MT_SPANS, i, best);
+        int32_t p = keys_merge(m, x, key, n, limit, w, flags & MT_SPANS, i);
         /* the blocks of p, i and j (p <= i < j), and their groups */
         int32_t bs[3] = {p >= 0 ? p >> 5 : i >> 5, i >> 5, j >> 5};
         for (int k = 0; k < 3; k++) {

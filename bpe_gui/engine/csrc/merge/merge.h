@@ -104,7 +104,7 @@ typedef struct {
     int32_t *sym, *rk, *nxt, *prv, *st, *en;
     uint64_t *heap;
     size_t cap;
-    int32_t (*seen)[3]; /* (left id, right id, rank or -1), direct-mapped; NULL: none yet */
+    int32_t (*seen)[4]; /* (left id, right id, rank or -1, new id), direct-mapped; NULL: none yet */
     int kept;           /* kept between calls (the encoder's): merge-based tables memoise too */
     struct MergePiece *pieces; /* token_boundaries.c: short pieces' tokens; NULL: none yet */
 } MergeScratch;

@@ -360,7 +360,7 @@ static size_t merge_piece(const MergeTable *m, MergeScratch *x, const unsigned c
                           size_t a, size_t k, int32_t limit)
 {
     MergeScratch y = *x;
-    y.sym += a, y.st += a, y.en += a;
+    y.sym += a, y.st += a, y.en += a, y.rk += a; /* (rk: merge_han's marks, before a: done) */
     for (size_t i = 0; i < k; i++) {
         y.sym[i] = m->byte_ids[w[a + i]];
         y.st[i] = (int32_t)i;
@@ -446,7 +446,7 @@ static size_t merge_chars(const MergeTable *m, MergeScratch *x, const int32_t *f
                           const unsigned char *w, size_t a, size_t k, int32_t limit)
 {
     MergeScratch y = *x;
-    y.sym += a, y.st += a, y.en += a;
+    y.sym += a, y.st += a, y.en += a, y.rk += a; /* (rk: merge_han's marks, before a: done) */
     size_t n = 0;
     for (size_t i = 0; i < k;) {
         int32_t t = i + 3 <= k && char3(w + a + i) ? first[a + i] : -1;
