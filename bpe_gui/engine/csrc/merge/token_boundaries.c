@@ -100,7 +100,12 @@ static inline void set(uint64_t *bits, size_t i)
 #define CH_FIRST 0x800
 #define CH_N (0x10000 - CH_FIRST)
 #define PAIR_BITS 22 /* 512 KB: Qwen2 has ~19k pairs of Han characters inside tokens, 229 after 的 */
-#define PART_BITS 16 /* 8 KB */
+#define PART_BITS 16 /* 8 KB, then two filters of 8 KB by the second character's first two
+                      * bytes: some token cuts here after a 3-byte character (PART_F3),
+                      * after an ASCII one (PART_FA); most boundaries need no more */
+#define PART_F3 ((size_t)1 << PART_BITS)
+#define PART_FA (PART_F3 + 0x10000)
+#define PART_WORDS ((PART_FA + 0x10000) / 64)
 enum { PART_L = 1, PART_R = 2, PART_D = 3 };
 
 static inline int is_cont(unsigned char b)
@@ -145,6 +150,14 @@ static inline uint64_t few(const unsigned char *p, size_t n)
     return n == 1 ? p[0] : (uint64_t)p[0] | (uint64_t)p[1] << 8;
 }
 
+/* a filter's bits for the characters whose first n bytes (1 or 2) are p[0..n) */
+static void filter_prefix(MergeTable *m, size_t filter, const unsigned char *p, size_t n)
+{
+    for (unsigned b = 0x80; b < 0xC0; b++)
+        if (n == 1 || b == p[1])
+            set(m->part, filter + ((size_t)p[0] << 8 | b));
+}
+
 /* the character facts of one token (see above) */
 static void add_whole_chars(MergeTable *m, const unsigned char *p, size_t len, int32_t rank)
 {
@@ -160,16 +173,23 @@ static void add_whole_chars(MergeTable *m, const unsigned char *p, size_t len, i
         e = len;
     if (k == 3)
         return; /* the end of a 4-byte character: never beside a cut or a character merged first */
-    if (k && j && k == e) /* D: the end of one character, the start of the next */
+    if (k && j && k == e) { /* D: the end of one character, the start of the next */
         set(m->part, part_bit(PART_D, k, few(p, k), j, few(p + e, j)));
+        filter_prefix(m, PART_F3, p + e, j);
+    }
     uint32_t c;
-    if (k && e >= k + 3 && (c = char3(p + k)) != 0) /* L */
+    if (k && e >= k + 3 && (c = char3(p + k)) != 0) { /* L */
         set(m->part, part_bit(PART_L, k, few(p, k), 3, c));
+        filter_prefix(m, PART_F3, p + k, 2);
+    }
     if (j && e > k) { /* R: after a whole character */
-        if (p[e - 1] < 0x80)
+        if (p[e - 1] < 0x80) {
             set(m->part, part_bit(PART_R, 1, p[e - 1], j, few(p + e, j)));
-        else if (e >= k + 3 && (c = char3(p + e - 3)) != 0)
+            filter_prefix(m, PART_FA, p + e, j);
+        } else if (e >= k + 3 && (c = char3(p + e - 3)) != 0) {
             set(m->part, part_bit(PART_R, 3, c, j, few(p + e, j)));
+            filter_prefix(m, PART_F3, p + e, j);
+        }
     }
     /* characters side by side: an ASCII or 3-byte one, then a 3-byte one */
     uint32_t prev = 0;
@@ -214,7 +234,7 @@ int mt_add_token(MergeTable *m, const unsigned char *p, size_t len, int32_t rank
         m->sub2 = calloc((2u << 16) / 64, sizeof(uint64_t));
         m->sub3 = bpe_calloc_huge((2u << 24) / 64, sizeof(uint64_t));
         m->subh = bpe_calloc_huge(((size_t)1 << MT_SUBH_BITS) / 64, sizeof(uint64_t));
-        m->part = calloc(((size_t)1 << PART_BITS) / 64, sizeof(uint64_t));
+        m->part = calloc(PART_WORDS, sizeof(uint64_t));
         m->pairs = calloc(PAIR_WORDS, sizeof(uint64_t));
         if (rank >= 0 && (m->longmin = malloc(CH_N * sizeof(int32_t))) != NULL)
             for (size_t i = 0; i < CH_N; i++)
@@ -541,6 +561,8 @@ static inline int crossing(const MergeTable *m, const unsigned char *w, size_t i
     int x = has(m->pairs, PAIR_LEFT + c1) && has(m->pairs, PAIR_RIGHT + c2) &&
             has(m->pairs, pair_bit(c1, c2));
     const unsigned char *q = w + i;
+    if (!has(m->part, (n1 == 3 ? PART_F3 : PART_FA) + ((size_t)q[0] << 8 | q[1])))
+        return x; /* no token ends in c2's first bytes or starts in c1's last ones */
     for (size_t j = 1; j <= 2; j++)
         if (has(m->part, part_bit(PART_R, n1, c1, j, few(q, j))))
             x |= 4;
