@@ -470,7 +470,8 @@ static PyMethodDef methods[] = {
 };
 
 static struct PyModuleDef moduledef = {
-    PyModuleDef_HEAD_INIT, "_scan", "Native pre-tokenizer for the GPT-2, cl100k, o200k, Llama 3 and Qwen2 patterns.",
+    PyModuleDef_HEAD_INIT, "_scan",
+    "Native pre-tokenizer for the GPT-2, cl100k, o200k, Llama 3, Qwen2 and tekken patterns.",
     -1, methods, NULL, NULL, NULL, NULL,
 };
 

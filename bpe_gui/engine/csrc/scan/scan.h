@@ -98,8 +98,7 @@ size_t bpe_scan_words(int preset, const unsigned char *s, size_t pos, size_t n,
 size_t bpe_scan_safe_cut(int preset, const unsigned char *s, size_t lo, size_t hi, size_t n);
 
 /* Giant stretches (scan_giant.inc): for a reader that finds no safe cut in s[0..n),
-   where s[0] starts a word (or is a piece cut, below). Only for the five kinds above and
-   tekken.
+   where s[0] starts a word (or is a piece cut, below). Every kind but superbpe2.
    bpe_scan_settled: the start of the first word that may still change with the text after
    n (every word before it is final: the same in every text that begins with s[0..n));
    *reach: a length >= that start within which those words scan the same (s[0..*reach)
