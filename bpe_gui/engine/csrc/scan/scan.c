@@ -5,8 +5,9 @@
  * order at a word start and takes the first that matches (with backtracking inside
  * it). The functions gpt2_word, cl100k_word and o200k_word are that alternation written
  * out by hand (cl100k_family_word serves cl100k, Llama 3 and Qwen2; o200k_family_word
- * o200k and Mistral's tekken), in the same order, with each backtracking step resolved by reasoning
- * (comments say how). Classes per code point come from `regex` (unicode_tables.h).
+ * o200k and Mistral's tekken), in the same order, with each backtracking step resolved
+ * by reasoning (comments say how). Classes per code point come from `regex`
+ * (unicode_tables.h).
  */
 #include "scan/scan.h"
 
