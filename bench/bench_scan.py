@@ -27,7 +27,7 @@ from bpe_gui.engine.text.scanner import _scan
 CORPORA = Path(__file__).resolve().parents[1].parent / "shared" / "corpora"
 FILES = {"English": "en-gutenberg-20mb.txt.xz", "Chinese": "zh-four-classic-novels.txt.xz",
          "code": "code-python-stdlib.py.txt.xz"}
-# every kind of pattern the scanner runs (gpt2, cl100k, o200k, llama3, qwen2)
+# every kind of pattern the scanner runs (presets.KINDS)
 PRESETS = [(kind, i, KIND_PATTERNS[kind]) for i, kind in enumerate(KINDS)]
 
 

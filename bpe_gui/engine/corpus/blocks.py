@@ -5,8 +5,9 @@ at a *safe boundary*, a place where no word of the pattern can span and nothing 
 change the words before it. So counting the words of every block separately gives exactly
 the words of the whole text, and blocks can be counted on any thread in any order.
 
-- The patterns the native scanner runs (gpt2, cl100k, o200k, llama3, qwen2) ask it (``_count.safe_cut``); a
-  cut there is proved safe for every text (see ``csrc/scan.h``).
+- The patterns the native scanner runs (gpt2, cl100k, o200k, llama3, qwen2, tekken;
+  presets.KINDS) ask it (``_count.safe_cut``); a cut there is proved safe for every text
+  (see ``csrc/scan.h``).
 - The whitespace preset cuts after a visible ASCII character followed by ASCII
   whitespace; the CJK preset after a Han character, or an ASCII letter followed by ASCII
   whitespace. Both are safe by the shape of those patterns.

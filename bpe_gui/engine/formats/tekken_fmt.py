@@ -42,6 +42,7 @@ from typing import Any, NamedTuple
 
 from ..errors import FormatError
 from ..io.reading import loads, read_bytes
+from ..text.presets import TEKKEN_PATTERN
 
 # mistral-common's TokenizerVersion members (a file of another version is refused by it)
 KNOWN_VERSIONS = ("v1", "v2", "v3", "v7", "v11", "v13", "v15")
@@ -245,10 +246,11 @@ def read_tekken(path: str | Path) -> TekkenFile:
 
 # ----- loading as a tokenizer -----------------------------------------------------------
 # The split every published tekken.json gives (mistral-common's tekken_240718 and _240911,
-# NeMo, Pixtral, Ministral): tiktoken runs it with no time limit, and so do we (a pattern
-# of any other file runs with the limit that stops catastrophic backtracking, which costs
-# the `regex` module ~3x on every call).
-PUBLISHED_PATTERN = '[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+|[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]+[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]*|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+'
+# NeMo, Pixtral, Ministral): the native scanner's kind "tekken" (text/pattern_kinds.py),
+# so its words never come from `regex` but for texts with lone surrogates, which run it
+# with no time limit, as tiktoken does (a pattern of any other file runs with the limit
+# that stops catastrophic backtracking, which costs the `regex` module ~3x on every call).
+PUBLISHED_PATTERN = TEKKEN_PATTERN
 
 
 

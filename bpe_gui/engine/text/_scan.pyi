@@ -17,6 +17,7 @@ CL100K: int
 O200K: int
 LLAMA3: int
 QWEN2: int
+TEKKEN: int
 _C_API: object  # a PyCapsule named "bpe_gui.engine.text._scan._C_API"
 TABLES_REGEX_VERSION: str  # the regex release the built-in tables came from
 MAX_TABLE_SLOTS: int  # slots 1 .. MAX_TABLE_SLOTS - 1 hold registered tables

@@ -1,7 +1,7 @@
 """The patterns the native scanner runs, and how a pattern is recognised as one of them.
 
-The scanner (csrc/scan.c) knows five *kinds* of pattern, each the words of one
-published pattern (``regex.findall``), and a sixth, ``superbpe2`` (SuperBPE's stage-2
+The scanner (csrc/scan.c) knows six *kinds* of pattern, each the words of one
+published pattern (``regex.findall``), and a seventh, ``superbpe2`` (SuperBPE's stage-2
 training pieces, presets.SUPERBPE_TRAIN_PATTERN, recognised as this app spells it):
 
 ==========  ====================================================================
@@ -14,6 +14,9 @@ llama3      Llama 3's (Meta's tokenizer.py, its tokenizer.json), which is also m
             GPT-4 pattern and js-tiktoken's cl100k: cl100k without ``\\s++$``
             (``"a\\n "`` -> ``a``, ``\\n``, `` ``)
 qwen2       Qwen2's tokenizer.json: llama3 with single digits (``\\p{N}``)
+tekken      Mistral's tekken.json (``config.pattern``; also the Split of Mistral
+            NeMo's tokenizer.json and llama.cpp's "tekken"): o200k without the
+            contraction suffix after the letter words, with single digits
 ==========  ====================================================================
 
 A pattern is recognised by its spelling, never by trying it on text: the leading
@@ -37,6 +40,15 @@ whole pattern matches what the kind's pattern matches:
   before a non-space, where both take that one character.
 - GPT-2's optional ``\\s++$`` before ``\\s+(?!\\S)``: both take a run that reaches the end.
 - ``[\\p{L}]`` is ``\\p{L}``, ``[\\p{N}]`` is ``\\p{N}`` (openai_public.py's comment).
+- o200k's and tekken's letter alternatives are accepted only as published, character
+  for character: their optional prefix must not be possessive (a mark taken as the
+  prefix is given back to start the letters, see csrc/scan.c) and ``[U]*`` must give
+  back to its last character of both classes. tekken's are o200k's less the trailing
+  ``(?i:'s|...)?``; its other places are o200k's spellings, with ``\\p{N}`` (a single
+  digit, nothing to give back) for ``\\p{N}{1,3}``. The published spelling is one:
+  mistral-common's tekken_240718 and tekken_240911 (v3) carry presets.TEKKEN_PATTERN
+  character for character, as do Mistral NeMo's tokenizer.json Split and the pattern
+  HF transformers writes back into Mistral files (``fix_mistral_regex``).
 
 tests/engine/test_scan.py checks every kind against ``regex`` on the published spellings.
 """
@@ -89,6 +101,12 @@ _SHAPES: dict[str, list[list[frozenset[str]]]] = {
                           r"[\p{Ll}\p{Lm}\p{Lo}\p{M}]*" + _O200K_SUFFIX}),
                _spellings(r"\p{N}{1,3}~"), _spellings(r" ?~[^\s\p{L}\p{N}]+~[\r\n/]*~"),
                _spellings(r"\s*[\r\n]+~"), frozenset({r"\s+(?!\S)"}), _LAST_WS]],
+    "tekken": [[frozenset({r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*"
+                           r"[\p{Ll}\p{Lm}\p{Lo}\p{M}]+"}),
+                frozenset({r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+"
+                           r"[\p{Ll}\p{Lm}\p{Lo}\p{M}]*"}),
+                frozenset({r"\p{N}"}), _spellings(r" ?~[^\s\p{L}\p{N}]+~[\r\n/]*~"),
+                _spellings(r"\s*[\r\n]+~"), frozenset({r"\s+(?!\S)"}), _LAST_WS]],
 }
 
 

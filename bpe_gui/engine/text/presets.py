@@ -29,6 +29,18 @@ MINBPE_GPT4_PATTERN = (r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}+|\p{N}
 # Qwen2's (and Qwen2.5's, Qwen3's) tokenizer.json
 QWEN2_PATTERN = (r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}"""
                  r"""| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+""")
+# Mistral's tekken.json (config.pattern of mistral-common's tekken_240718 and _240911,
+# and of the NeMo, Pixtral, Ministral files): o200k's letter classes without the
+# contraction suffix, with single digits
+TEKKEN_PATTERN = "|".join([
+    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+""",
+    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*""",
+    r"""\p{N}""",
+    r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+    r"""\s*[\r\n]+""",
+    r"""\s+(?!\S)""",
+    r"""\s+""",
+])
 
 # SuperBPE's stage 2 (superbpe.py says why): the reference's Split regex, whose matches
 # and the text between them ("isolated") are the pieces
@@ -42,10 +54,10 @@ SUPERBPE_TRAIN_PATTERN = (r"\p{N}{1,3}| ?[^\s\p{L}\p{N}]{2,}[\r/]*\n?| +(?!\S)"
                           r"|(?:(?!" + _SUPERBPE_STARTS + r")[^\n])+\n?|\n")
 
 # index = the scanner's kind number (csrc/scan.h)
-KINDS = ("gpt2", "cl100k", "o200k", "llama3", "qwen2", "superbpe2")
+KINDS = ("gpt2", "cl100k", "o200k", "llama3", "qwen2", "superbpe2", "tekken")
 KIND_PATTERNS = {"gpt2": GPT2_PATTERN, "cl100k": CL100K_PATTERN, "o200k": O200K_PATTERN,
                  "llama3": LLAMA3_PATTERN, "qwen2": QWEN2_PATTERN,
-                 "superbpe2": SUPERBPE_TRAIN_PATTERN}
+                 "superbpe2": SUPERBPE_TRAIN_PATTERN, "tekken": TEKKEN_PATTERN}
 # a preset (or a recognised pattern's kind) -> the native scanner's number (csrc/scan.h)
 PRESET_IDS = {kind: i for i, kind in enumerate(KINDS)}
 

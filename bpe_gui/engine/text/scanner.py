@@ -1,5 +1,5 @@
-"""The native scanner for the GPT-2, cl100k, o200k, Llama 3 and Qwen2 patterns, with `regex`
-as fallback.
+"""The native scanner for the GPT-2, cl100k, o200k, Llama 3, Qwen2 and Mistral tekken
+patterns (and SuperBPE's stage 2), with `regex` as fallback.
 
 ``native_scanner("gpt2")`` returns a :class:`NativeScanner` whose ``words`` equal
 ``regex.findall(GPT2_PATTERN, text)``, or None when the kind is None (whitespace, cjk,
@@ -135,9 +135,10 @@ def giant_cuts(preset_id: int, buf: bytearray, n: int, limit: int) -> tuple[int,
 
 
 def native_scanner(kind: str | None, classes: Classes | None = None) -> NativeScanner | None:
-    """A NativeScanner for a kind (gpt2, cl100k, o200k, llama3, qwen2) with the classes
-    of the installed regex (None) or of a library (unicode_versions.LIBRARIES), else None
-    (also when BPE_GUI_NATIVE_SCAN=0: checked before the cache of scanners)."""
+    """A NativeScanner for a kind (presets.KINDS: gpt2, cl100k, o200k, llama3, qwen2,
+    superbpe2, tekken) with the classes of the installed regex (None) or of a library
+    (unicode_versions.LIBRARIES), else None (also when BPE_GUI_NATIVE_SCAN=0: checked
+    before the cache of scanners)."""
     if kind not in PRESET_IDS or not _ready():
         return None
     return _scanner(kind, classes)

@@ -50,6 +50,58 @@ def test_tekken_equals_mistral_common(tekken_files, which):
     assert "Mistral tekken.json" in describe_source(tok)
 
 
+def _version_letters() -> str:
+    """Code points whose general category differs between tiktoken's Unicode tables and
+    the installed regex's (U+0295 is Ll in 16.0 and Lo in 17.0: lower class or upper
+    and lower), each between letters, digits and punctuation."""
+    from bpe_gui.engine.text import unicode_versions as uv
+    ours = uv.regex_version()
+    if ours is None or ours == uv.TIKTOKEN.version:
+        return ""
+    a, b = uv.categories(uv.TIKTOKEN.version), uv.categories(ours)
+    diff = [chr(c) for c in range(0x110000) if a[c] != b[c] and not 0xD800 <= c < 0xE000]
+    return " ".join(f"a{c}b {c}{c}X !{c} 1{c}" for c in diff[:: max(1, len(diff) // 60)])
+
+
+# where the tekken pattern differs from o200k's (the nearest native kind)
+TEKKEN_EDGES = {
+    "digit runs": "0123456789 2024/11/23 \u0660\u0661\u0662 \uff11\uff12\uff13 1,000,000.5",
+    "slash runs": "a//b !//\n//c ///\r\n/ x/ /y https://x.org/a/b //\n",
+    "crlf": "line one\r\nline two\r\n\r\n  indented\r\n\t\r\n",
+    "apostrophes": "don't DON'T it's We'LL I'M o'clock '' 's",
+    "long word": "\u00e9" * 100_000 + " " + "Ab" * 30_000,
+}
+
+
+@pytest.fixture(scope="module")
+def tekken_pattern_file(tekken_ranks, tmp_path_factory) -> Path:
+    """A v7 tekken.json of trained ranks with the pattern every published one has."""
+    from bpe_gui.engine.text.presets import TEKKEN_PATTERN
+    path = tmp_path_factory.mktemp("tekken-pattern") / "tekken.json"
+    path.write_text(json.dumps(tekken_json(tekken_ranks, version="v7", n_special=50,
+                                           specials=["<unk>", "<s>", "</s>", "[INST]"],
+                                           pattern=TEKKEN_PATTERN)), "utf-8")
+    return path
+
+
+def test_tekken_pattern_runs_natively_with_mistral_commons_ids(tekken_pattern_file):
+    """The published pattern takes the native path end to end (the tekken scanner kind
+    with tiktoken's Unicode tables, the C encoder) and gives mistral-common's ids on its
+    edges: digit runs, '/' runs, CRLF, apostrophes, a 100k-character word, and letters
+    whose class differs between Unicode versions."""
+    tok, mc = load_tokenizer(tekken_pattern_file), _tekkenizer(tekken_pattern_file)
+    pipe = tok.pipeline
+    assert pipe.words.kind == "tekken" and pipe.words.classes.library == "tiktoken"
+    assert pipe.words.native is not None and pipe.whole_text_encoder is not None
+    texts = {**TEXTS, **TEKKEN_EDGES, "unicode versions": _version_letters()}
+    for name, text in texts.items():
+        assert tok.encode(text) == mc.encode(text, bos=False, eos=False), name
+    text = texts["unicode versions"] + texts["slash runs"]
+    assert tok.encode_with_offsets(text).ids == tok.encode(text)
+    assert list(tok.encode_iterable([text[:7], text[7:50], text[50:]], chunk_chars=5)) == \
+        tok.encode(text)
+
+
 @pytest.mark.slow
 def test_the_published_tekken_files(tmp_path):
     for path in _mistral_data():

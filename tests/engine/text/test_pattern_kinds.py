@@ -2,7 +2,9 @@
 with exactly `regex`'s words; the cl100k and o200k presets are tiktoken's own patterns."""
 from __future__ import annotations
 
+import json
 import random
+from pathlib import Path
 
 import pytest
 import regex
@@ -19,7 +21,8 @@ from bpe_gui.engine.text.scanner import _scan
 pytestmark = pytest.mark.skipif(_scan is None, reason="the _scan extension was not built")
 FAST = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 EDGES = ["a\n ", "a\n\n  b", "\r\n \t", "x \n", "x\n \n", "a\n\n", "  ", "\n 1", "it's 12345 I'LL",
-         "a!\n/x", "\u017f'\u017f 9\u0663\u0664\u0665 \u00bd", " !\n\n ", "\t\n x"]
+         "a!\n/x", "\u017f'\u017f 9\u0663\u0664\u0665 \u00bd", " !\n\n ", "\t\n x",
+         "a//b\r\n//c", "don't 2024/11/23", "\u0301a !\u0301B"]
 
 
 def tiktoken_patterns() -> dict[str, str]:
@@ -48,6 +51,7 @@ PUBLISHED = [
      r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+"""
      r"""[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+""", "llama3"),
     ("Qwen2 tokenizer.json", presets.QWEN2_PATTERN, "qwen2"),
+    ("Mistral tekken.json (config.pattern)", presets.TEKKEN_PATTERN, "tekken"),
 ]
 
 
@@ -55,6 +59,20 @@ def test_presets_are_tiktokens_patterns():
     published = tiktoken_patterns()
     assert PRESETS["cl100k"] == published["cl100k_base"]
     assert PRESETS["o200k"] == published["o200k_base"]
+
+
+def test_mistral_commons_tekken_patterns_run_natively():
+    """Every tekken.json mistral-common ships: its config.pattern is the tekken kind."""
+    mc = pytest.importorskip("mistral_common")
+    files = sorted((Path(mc.__file__).parent / "data").glob("tekken_*.json"))
+    assert files
+    for path in files:
+        pattern = json.loads(path.read_bytes())["config"]["pattern"]
+        assert pk.scanner_kind(pattern) == "tekken", path.name
+        pre = Pretokenizer(pattern)
+        assert pre.native is not None and pre.kind == "tekken"
+        for text in EDGES:
+            assert pre.words(text) == regex.findall(pattern, text), (path.name, text)
 
 
 def test_every_tiktoken_pattern_runs_natively():
@@ -132,6 +150,9 @@ def test_every_accepted_spelling_matches_like_the_kind(kind):
     presets.LLAMA3_PATTERN.replace(r"(?i:", "(?:"),                 # case-sensitive contractions
     presets.GPT2_PATTERN.replace(r" ?\p{L}+| ?\p{N}+", r" ?\p{N}+| ?\p{L}+"),
     presets.O200K_PATTERN.replace(r"\p{Lo}", r"\p{Lu}", 1),
+    presets.TEKKEN_PATTERN.replace(r"\p{N}|", r"\p{N}{1,3}|"),     # tekken's letters, o200k's digits
+    presets.TEKKEN_PATTERN.replace(r"[\r\n/]*", r"[\r\n]*"),
+    presets.TEKKEN_PATTERN.replace(r"[^\r\n\p{L}\p{N}]?", r"[^\r\n\p{L}\p{N}]?+", 1),  # no retry
     presets.GPT2_PATTERN + "|x", presets.GPT2_PATTERN[:-4], r"\S+|\s+", "(" + presets.GPT2_PATTERN + ")",
 ])
 def test_near_misses_are_not_recognised(pattern):

@@ -1,8 +1,10 @@
 """The native scanner (bpe_gui.engine.text._scan) against `regex` as the oracle."""
 from __future__ import annotations
 
+import json
 import random
 from itertools import accumulate
+from pathlib import Path
 
 import pytest
 import regex
@@ -11,6 +13,7 @@ from scan_oracle import (PIECES, PRESETS, corpus_files, corpus_prefix, oracle_en
                          oracle_words_utf8, texts)
 
 from bpe_gui.engine.text import scanner, unicode_classes
+from bpe_gui.engine.text.presets import KINDS, TEKKEN_PATTERN
 from bpe_gui.engine.text.pretokenize import PRESETS as PATTERNS, Pretokenizer
 from bpe_gui.engine.text.scanner import _scan
 
@@ -51,6 +54,38 @@ def test_words_and_ends_equal_regex(preset, text):
 def test_edge_cases_equal_regex(preset, text):
     assert _scan.words(preset, text) == oracle_words(preset, text)
     assert list(_scan.word_ends(preset, text)) == oracle_ends(preset, text)
+
+
+# Mistral's tekken (kind 6): what sets it apart from o200k, its nearest kind: single
+# digits, no contraction after a letter word, o200k's `[\r\n/]*` after punctuation
+TEKKEN_TEXTS = [
+    "0123456789 \u0660\u0661\u0662\u0663 \uff11\uff12 \u00b2\u00bd\u216b 3.14159 1,000,000",
+    "a//b !//\n//c ///\r\n/ x/ /y //  \n/ ", "x\r\n\r\ny\r\r\n \r\n\tz\r",
+    "don't DON'T it's We'LL I'M o'clock '' 'S ''s a'\u017f", "HTTPServer CamelCase \u01c5ungla",
+    "\u0295\u0294ab \u0301A \u0301a !\u0301b \u4e2d\u6587\u3002hello",
+    "\U0001f1fa\U0001f1f8 \U0001f44d\U0001f3fd! \u200d\ufe0f x", " \n  \n\n   a  \u3000b",
+]
+
+
+@pytest.mark.parametrize("text", TEKKEN_TEXTS + ["a" * 100_000 + "B" * 100_000 + "7" * 1000,
+                                                "\u00e9" * 50_000, "/" * 100_000 + "\n" * 10])
+def test_tekken_words_equal_regex(text):
+    """The tekken kind against `regex` with the pattern of mistral-common's tekken files:
+    digit runs (one word per digit), `/` after punctuation and line breaks, CRLF,
+    apostrophes (a new word, not a suffix), 100k-character words."""
+    tekken = KINDS.index("tekken")
+    assert _scan.words(tekken, text) == regex.findall(TEKKEN_PATTERN, text)
+    assert list(_scan.word_ends(tekken, text)) == oracle_ends(tekken, text)
+
+
+def test_tekken_kind_is_mistral_commons_pattern():
+    """The oracle of kind 6 is the pattern of the tekken files mistral-common ships."""
+    mc = pytest.importorskip("mistral_common")
+    files = sorted((Path(mc.__file__).parent / "data").glob("tekken_*.json"))
+    assert files
+    for path in files:
+        assert json.loads(path.read_bytes())["config"]["pattern"] == TEKKEN_PATTERN, path.name
+    assert _scan.TEKKEN == KINDS.index("tekken")
 
 
 @pytest.mark.parametrize("preset", PRESETS)

@@ -14,7 +14,7 @@ from bpe_gui.engine.text.presets import KIND_PATTERNS, PRESET_IDS
 from bpe_gui.engine.text.scanner import _scan, native_scanner, scan_id
 
 pytestmark = pytest.mark.skipif(_scan is None, reason="the _scan extension was not built")
-KINDS = ["gpt2", "cl100k", "o200k", "llama3", "qwen2"]
+KINDS = ["gpt2", "cl100k", "o200k", "llama3", "qwen2", "tekken"]
 
 
 def version_texts(version: str, n: int = 300, seed: int = 5) -> list[str]:

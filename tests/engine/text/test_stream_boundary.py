@@ -24,7 +24,7 @@ CORPUS = ("Hello, World! It's 3:45pm; we'll see... don't I'M a!\n/x a\n\nb  c\n 
           "你好世界，这是一个测试。 Привет  мир\r\n\t 12345 <|endoftext|> ") * 8 + \
     ("a  <|endoftext|>x \n\n  y!\n/z\n\nw\n ") * 30
 NATIVE = {"gpt2": "gpt2", "cl100k": "cl100k", "o200k": "o200k",
-          "llama3": pk.LLAMA3_PATTERN, "qwen2": pk.QWEN2_PATTERN}
+          "llama3": pk.LLAMA3_PATTERN, "qwen2": pk.QWEN2_PATTERN, "tekken": pk.TEKKEN_PATTERN}
 REGEX_RUN = {"cjk": "cjk", "whitespace": "whitespace",
              "custom": r"\w+|[^\w\s]+|\s+(?!\S)|\s+",
              "custom-groups": r"(\p{L})\p{L}*|\p{N}|\s+|[^\s\p{L}\p{N}]"}
@@ -87,7 +87,7 @@ def imported(tmp_path_factory, tokenizers):
     """Each native pattern's trained ranks as a .tiktoken file with its pattern beside it."""
     d = tmp_path_factory.mktemp("tiktoken")
     out = {}
-    for name in ("gpt2", "cl100k", "o200k"):
+    for name in ("gpt2", "cl100k", "o200k", "tekken"):
         tok = tokenizers[name]
         ranks = {tok.vocab[i]: i for i in sorted(tok.vocab) if i not in tok.special_ids.values()}
         path = d / f"{name}.tiktoken"
@@ -103,13 +103,14 @@ def imported(tmp_path_factory, tokenizers):
     ("o200k", "a!\n/x", 4),      # o200k joins a line break and a following '/'
     ("gpt2", "a\n\nb", 3),       # GPT-2 cuts "\n\n" before a letter in two, at the end not
     ("cl100k", "a\n b", 2),
+    ("tekken", "a!\n/x 12345 it's", 3),   # tekken: o200k's '/', single digits, no suffix
 ])
 def test_imported_stream_cases(imported, name, text, chunk_chars):
     tok = imported[name]
     assert list(tok.encode_iterable([text], chunk_chars=chunk_chars)) == tok.encode(text)
 
 
-@pytest.mark.parametrize("name", ["gpt2", "cl100k", "o200k"])
+@pytest.mark.parametrize("name", ["gpt2", "cl100k", "o200k", "tekken"])
 @SETTINGS
 @given(parts=st.lists(pieces, max_size=12), cuts=st.lists(st.integers(0, 10_000), max_size=6),
        chunk_chars=st.integers(1, 12))

@@ -34,7 +34,7 @@ from bpe_gui.engine.tokenizers.base import BaseTokenizer  # noqa: E402
 from bpe_gui.engine.formats import export_tokenizer, load_tokenizer  # noqa: E402
 from bpe_gui.engine.tokenizers.model import clean_text  # noqa: E402
 from bpe_gui.engine.formats import known_encodings as known  # noqa: E402
-from bpe_gui.engine.text.presets import O200K_PATTERN  # noqa: E402
+from bpe_gui.engine.text.presets import O200K_PATTERN, TEKKEN_PATTERN  # noqa: E402
 from bpe_gui.engine.train.trainer import TrainSettings, Trainer  # noqa: E402
 
 from hf_files import CASES  # noqa: E402
@@ -230,13 +230,14 @@ def gguf_kind(d: Path) -> Kind:
 
 
 def tekken_kind(d: Path) -> Kind:
-    """A tekken.json of trained ranks; its special tokens' text is ordinary text."""
+    """A tekken.json of trained ranks with the published pattern (the native scanner's
+    tekken kind); its special tokens' text is ordinary text."""
     tekken = pytest.importorskip("mistral_common.tokens.tokenizers.tekken")
     base = trained("o200k").tokenizer()
     ranks = [bytes([b]) for b in range(256)] + sorted(
         (t for i, t in base.vocab.items() if len(t) > 1 and i not in base.special_ids.values()),
         key=base.token_to_id.__getitem__)
-    data = {"config": {"pattern": O200K_PATTERN, "num_vocab_tokens": len(ranks),
+    data = {"config": {"pattern": TEKKEN_PATTERN, "num_vocab_tokens": len(ranks),
                        "default_vocab_size": len(ranks) + 30,
                        "default_num_special_tokens": 30, "version": "v7"},
             "vocab": [{"rank": r, "token_bytes": base64.b64encode(b).decode(),

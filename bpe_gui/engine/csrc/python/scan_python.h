@@ -78,8 +78,8 @@ static int scan_py_check_id(int id)
     if (bpe_scan_id_ok(id))
         return 0;
     PyErr_Format(PyExc_ValueError, "unknown scanner preset %d (kinds: 0 gpt2, 1 cl100k, "
-                 "2 o200k, 3 llama3, 4 qwen2, 5 superbpe2; plus a registered tables slot "
-                 "<< 8)", id);
+                 "2 o200k, 3 llama3, 4 qwen2, 5 superbpe2, 6 tekken; plus a registered "
+                 "tables slot << 8)", id);
     return -1;
 }
 

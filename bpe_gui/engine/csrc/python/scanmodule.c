@@ -470,7 +470,8 @@ static PyMethodDef methods[] = {
 };
 
 static struct PyModuleDef moduledef = {
-    PyModuleDef_HEAD_INIT, "_scan", "Native pre-tokenizer for the GPT-2, cl100k, o200k, Llama 3 and Qwen2 patterns.",
+    PyModuleDef_HEAD_INIT, "_scan",
+    "Native pre-tokenizer for the GPT-2, cl100k, o200k, Llama 3, Qwen2 and tekken patterns.",
     -1, methods, NULL, NULL, NULL, NULL,
 };
 
@@ -487,7 +488,8 @@ PyMODINIT_FUNC PyInit__scan(void) {
         PyModule_AddIntConstant(m, "CL100K", BPE_SCAN_CL100K) < 0 ||
         PyModule_AddIntConstant(m, "O200K", BPE_SCAN_O200K) < 0 ||
         PyModule_AddIntConstant(m, "LLAMA3", BPE_SCAN_LLAMA3) < 0 ||
-        PyModule_AddIntConstant(m, "QWEN2", BPE_SCAN_QWEN2) < 0) {
+        PyModule_AddIntConstant(m, "QWEN2", BPE_SCAN_QWEN2) < 0 ||
+        PyModule_AddIntConstant(m, "TEKKEN", BPE_SCAN_TEKKEN) < 0) {
         Py_DECREF(m);
         return NULL;
     }

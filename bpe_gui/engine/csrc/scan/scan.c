@@ -4,8 +4,10 @@
  * Each preset's pattern is an ordered alternation; regex tries the alternatives in
  * order at a word start and takes the first that matches (with backtracking inside
  * it). The functions gpt2_word, cl100k_word and o200k_word are that alternation written
- * out by hand (cl100k_family_word serves cl100k, Llama 3 and Qwen2), in the same order, with each backtracking step resolved by reasoning
- * (comments say how). Classes per code point come from `regex` (unicode_tables.h).
+ * out by hand (cl100k_family_word serves cl100k, Llama 3 and Qwen2; o200k_family_word
+ * o200k and Mistral's tekken), in the same order, with each backtracking step resolved
+ * by reasoning (comments say how). Classes per code point come from `regex`
+ * (unicode_tables.h).
  */
 #include "scan/scan.h"
 
@@ -353,23 +355,33 @@ static size_t o200k_punct(T *t, const uint8_t *s, size_t i, size_t n) {
     return i;
 }
 
-COLD size_t o200k_rest(T *t, const uint8_t *s, size_t pos, size_t n) {
+/* The o200k family: o200k itself, and Mistral's tekken (tekken.json's config.pattern,
+   mistral-common's and every published file's): o200k's letter classes and alternatives
+   in the same order, without the contraction suffix after the letter words and with
+   single digits (\p{N} for \p{N}{1,3}):
+     [^\r\n\p{L}\p{N}]?[U]*[L]+ | [^\r\n\p{L}\p{N}]?[U]+[L]* | \p{N} |
+      ?[^\s\p{L}\p{N}]+[\r\n/]* | \s*[\r\n]+ | \s+(?!\S) | \s+
+   The suffix is optional and last in its alternative, so it never makes a letter word
+   fail or backtrack: leaving it out changes only where a letter word ends (never after
+   `'s` ...). `tekken` is a constant at each call (the fast path is inlined per kind). */
+#define O200K_END(e) (tekken ? (e) : o200k_suffix(t, s, (e), n))
+
+static size_t o200k_family_rest(T *t, const uint8_t *s, size_t pos, size_t n, int tekken) {
     ch_t c = get(t, s, pos, n);
     size_t i = pos + c.len, e;
     if (!(c.f & (F_L | F_N | F_CRLF))) {
         /* [^\r\n\p{L}\p{N}]? is taken first; alternative 1 then retries without it,
            which can only work if c is a mark (upper and lower). Alternative 2 without
            the prefix needs c upper, i.e. a mark, and then alternative 1 already won. */
-        if ((e = o200k_upper_lower(t, s, i, n)) != FAIL) return o200k_suffix(t, s, e, n);
-        if ((c.f & F_U) && (e = o200k_upper_lower(t, s, pos, n)) != FAIL)
-            return o200k_suffix(t, s, e, n);
-        if ((e = o200k_upper_plus(t, s, i, n)) != FAIL) return o200k_suffix(t, s, e, n);
+        if ((e = o200k_upper_lower(t, s, i, n)) != FAIL) return O200K_END(e);
+        if ((c.f & F_U) && (e = o200k_upper_lower(t, s, pos, n)) != FAIL) return O200K_END(e);
+        if ((e = o200k_upper_plus(t, s, i, n)) != FAIL) return O200K_END(e);
     } else if (c.f & F_L) {
-        if ((e = o200k_upper_lower(t, s, pos, n)) != FAIL) return o200k_suffix(t, s, e, n);
-        if ((e = o200k_upper_plus(t, s, pos, n)) != FAIL) return o200k_suffix(t, s, e, n);
+        if ((e = o200k_upper_lower(t, s, pos, n)) != FAIL) return O200K_END(e);
+        if ((e = o200k_upper_plus(t, s, pos, n)) != FAIL) return O200K_END(e);
         return i; /* unreachable: every letter is upper or lower (the generator checks) */
     }
-    if (c.f & F_N) return numbers3(t, s, pos, n);
+    if (c.f & F_N) return tekken ? i : numbers3(t, s, pos, n);
     if (c.cp == ' ' && i < n) {
         ch_t d = get(t, s, i, n);
         if (OTHER(d.f)) return o200k_punct(t, s, i + d.len, n);
@@ -378,25 +390,40 @@ COLD size_t o200k_rest(T *t, const uint8_t *s, size_t pos, size_t n) {
     return whitespace_word(t, s, pos, n, 1, 0);
 }
 
+COLD size_t o200k_rest(T *t, const uint8_t *s, size_t pos, size_t n) {
+    return o200k_family_rest(t, s, pos, n, 0);
+}
+COLD size_t tekken_rest(T *t, const uint8_t *s, size_t pos, size_t n) {
+    return o200k_family_rest(t, s, pos, n, 1);
+}
+
 /* fast path, inlined into the scan loop: with or without a space before, an ASCII
    lower-case letter (the upper run is empty, so Upper*Lower+ is the lower run from
    there) or an ASCII capital and a lower-case letter (the upper run is the capital) */
-HOT size_t o200k_word(T *t, const uint8_t *s, size_t pos, size_t n) {
+HOT size_t o200k_family_word(T *t, const uint8_t *s, size_t pos, size_t n, int tekken) {
     size_t p = pos + (s[pos] == ' ');
     if (p + 1 < n) {
         uint8_t f = t->bytes[s[p]], g = t->bytes[s[p + 1]];
         if ((f & (F_U | F_W)) == F_U) {
             if ((g & (F_U | F_W)) == F_W) /* Capital, then lower case */
-                return o200k_suffix(t, s, run_any(t, s, p + 2, n, F_W), n);
+                return O200K_END(run_any(t, s, p + 2, n, F_W));
             if (!(g & (F_U | F_W | F_HI))) /* one capital: Upper+ */
-                return o200k_suffix(t, s, p + 1, n);
+                return O200K_END(p + 1);
         }
-        if ((f & (F_U | F_W)) == F_W) return o200k_suffix(t, s, run_any(t, s, p + 1, n, F_W), n);
+        if ((f & (F_U | F_W)) == F_W) return O200K_END(run_any(t, s, p + 1, n, F_W));
         /* punctuation, with or without a space, before an ASCII non-letter: no letter
            word can start (ASCII has no marks), so an other+[\r\n/]* run */
         if (ASCII_OTHER(f) && !(g & (F_U | F_W | F_HI))) return o200k_punct(t, s, p + 1, n);
     }
-    return o200k_rest(t, s, pos, n);
+    return tekken ? tekken_rest(t, s, pos, n) : o200k_rest(t, s, pos, n);
+}
+#undef O200K_END
+
+HOT size_t o200k_word(T *t, const uint8_t *s, size_t pos, size_t n) {
+    return o200k_family_word(t, s, pos, n, 0);
+}
+HOT size_t tekken_word(T *t, const uint8_t *s, size_t pos, size_t n) {
+    return o200k_family_word(t, s, pos, n, 1);
 }
 
 /* SuperBPE's stage 2: its own file */
@@ -413,6 +440,7 @@ size_t bpe_scan_word_t(T *t, int preset, const unsigned char *s, size_t pos, siz
     case BPE_SCAN_LLAMA3: return llama3_word(t, s, pos, n);
     case BPE_SCAN_QWEN2: return qwen2_word(t, s, pos, n);
     case BPE_SCAN_SUPERBPE2: return stage2_word(t, s, pos, n);
+    case BPE_SCAN_TEKKEN: return tekken_word(t, s, pos, n);
     default: return n;
     }
 }
@@ -430,6 +458,7 @@ size_t bpe_scan_words_t(T *t, int preset, const unsigned char *s, size_t pos, si
     case BPE_SCAN_LLAMA3: LOOP(llama3_word)
     case BPE_SCAN_QWEN2: LOOP(qwen2_word)
     case BPE_SCAN_SUPERBPE2: LOOP(stage2_word)
+    case BPE_SCAN_TEKKEN: LOOP(tekken_word)
     default:
         if (cap && pos < n) ends[k++] = n;
     }

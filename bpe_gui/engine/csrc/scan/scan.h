@@ -1,5 +1,6 @@
 /*
- * scan.h -- a native pre-tokenizer for the GPT-2, cl100k, o200k, Llama 3 and Qwen2 patterns.
+ * scan.h -- a native pre-tokenizer for the GPT-2, cl100k, o200k, Llama 3, Qwen2 and Mistral
+ * tekken patterns.
  *
  * Plain C99, no Python: any extension can compile scan.c into itself. The scanner yields
  * exactly the words `regex.findall(pattern, text)` yields for the patterns of
@@ -54,7 +55,10 @@ enum { BPE_SCAN_GPT2 = 0, BPE_SCAN_CL100K = 1, BPE_SCAN_O200K = 2, BPE_SCAN_LLAM
 /* SuperBPE's stage-2 training pieces (presets.SUPERBPE_TRAIN_PATTERN, scan_stage2.inc):
    the reference's split regex, isolated, line by line */
 enum { BPE_SCAN_SUPERBPE2 = 5 };
-#define BPE_SCAN_NPRESETS 6
+/* Mistral's tekken.json (config.pattern): o200k's letter classes without the contraction
+   suffix, with single digits (\p{N}) */
+enum { BPE_SCAN_TEKKEN = 6 };
+#define BPE_SCAN_NPRESETS 7
 #define BPE_SCAN_NONE ((size_t)-1)
 /* scanner ids: kind | slot << 8 (see "Tables") */
 #define BPE_SCAN_KIND(id) ((id) & 0xFF)
@@ -94,7 +98,7 @@ size_t bpe_scan_words(int preset, const unsigned char *s, size_t pos, size_t n,
 size_t bpe_scan_safe_cut(int preset, const unsigned char *s, size_t lo, size_t hi, size_t n);
 
 /* Giant stretches (scan_giant.inc): for a reader that finds no safe cut in s[0..n),
-   where s[0] starts a word (or is a piece cut, below). Only for the five kinds above.
+   where s[0] starts a word (or is a piece cut, below). Every kind but superbpe2.
    bpe_scan_settled: the start of the first word that may still change with the text after
    n (every word before it is final: the same in every text that begins with s[0..n));
    *reach: a length >= that start within which those words scan the same (s[0..*reach)

@@ -15,7 +15,8 @@ from bpe_gui.engine.errors import ExportError
 from bpe_gui.engine.formats import export_tokenizer, load_tokenizer
 from bpe_gui.engine.text import unicode_versions as uv
 from bpe_gui.engine.text.presets import (CL100K_PATTERN, GPT2_PATTERN, LLAMA3_PATTERN,
-                                         O200K_PATTERN, QWEN2_PATTERN)
+                                         O200K_PATTERN, PRESET_IDS, QWEN2_PATTERN,
+                                         TEKKEN_PATTERN)
 from bpe_gui.engine.train import TrainSettings, Trainer
 
 tokenizers = pytest.importorskip("tokenizers")
@@ -48,7 +49,7 @@ def ranks():
     return trained_ranks()
 
 
-@pytest.mark.parametrize("pattern", [GPT2_PATTERN, CL100K_PATTERN, O200K_PATTERN,
+@pytest.mark.parametrize("pattern", [GPT2_PATTERN, CL100K_PATTERN, O200K_PATTERN, TEKKEN_PATTERN,
                                      r"\s?\p{L}+|\s?\p{P}+|\p{N}|\s+|.",
                                      r"[^\s\p{L}]+|\p{L}+(?=\s)|\s+|."])
 def test_tiktoken_files_encode_as_tiktoken_on_every_code_point(tmp_path, ranks, pattern):
@@ -76,6 +77,8 @@ HF = {
     "gpt2-bytelevel": gpt2_style,
     "cl100k-as-tiktoken-writes-it": lambda: byte_level_llama3(False, CL100K_PATTERN),
     "o200k": lambda: byte_level_llama3(False, O200K_PATTERN),
+    # Mistral NeMo's tokenizer.json: tekken's pattern as a Split
+    "tekken": lambda: byte_level_llama3(False, TEKKEN_PATTERN),
     "deepseek-coder": deepseek_coder,
     "possessive-interval": lambda: byte_level_llama3(False, r"\p{N}{1,3}+|\p{L}+|\s+|."),
     "line-anchors": lambda: byte_level_llama3(False, r"\s+$|\S+|\s+"),
@@ -103,11 +106,13 @@ def test_tokenizer_json_encodes_as_tokenizers_on_every_code_point(hf_pair):
         assert ours.encode(text) == tk.encode(text, add_special_tokens=False).ids, text
 
 
-def test_tokenizer_json_uses_the_native_scanner_with_its_tables(hf_pair):
+def test_tokenizer_json_uses_the_native_scanner_with_its_tables(hf_pair, request):
     tk, ours = hf_pair
     pipe = ours.pipeline
     if pipe._native is not None:   # the scanner id names tokenizers' tables (a slot)
         assert pipe._native >> 8 != 0
+    if request.node.callspec.params["hf_pair"] == "tekken":   # Mistral NeMo's Split
+        assert pipe._native is not None and pipe._native & 0xFF == PRESET_IDS["tekken"]
 
 
 # ----- our exports, in their libraries ---------------------------------------------------------
