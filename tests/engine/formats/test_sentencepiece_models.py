@@ -160,6 +160,37 @@ def test_a_100k_character_word(models, kind, unit):
     assert tok.encode(text) == sp.encode(text)
 
 
+def cjk_heavy(seed: int, n: int = 6000) -> str:
+    """A long text (well over 8 KB of UTF-8, where the C encoder keeps its table of short
+    segments) of Chinese the models know, runs of rare CJK characters no piece holds
+    (<unk>s that fuse, or byte pieces), emoji (4 bytes: 4 byte pieces) and the usual
+    texts."""
+    rnd = random.Random(seed)
+    known = TEXTS["chinese"] + TEXTS["japanese"]
+    out = []
+    while len(out) < n:
+        r = rnd.random()
+        if r < 0.6:
+            out.append(rnd.choice(known))
+        elif r < 0.8:
+            out += [chr(rnd.randint(0x9000, 0x9FA5)) for _ in range(rnd.randint(1, 3))]
+        elif r < 0.85:
+            out.append(chr(rnd.randint(0x1F600, 0x1F64F)))
+        else:
+            out.append(rnd.choice(list(TEXTS.values())))
+    return "".join(out)
+
+
+@pytest.mark.parametrize("kind", BPE_KINDS)
+def test_long_cjk_texts(models, kind):
+    sp = spm.SentencePieceProcessor(model_file=str(models[kind]))
+    tok = load_tokenizer(models[kind])
+    for seed in range(3):
+        text = cjk_heavy(seed)
+        assert len(text.encode("utf-8")) > 16384
+        assert tok.encode(text) == sp.encode(text)
+
+
 def test_real_text_in_several_scripts(models, train_lines):
     text = "\n".join(train_lines)
     for kind in BPE_KINDS:

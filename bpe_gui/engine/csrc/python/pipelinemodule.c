@@ -957,15 +957,35 @@ static void to_chars(const char *s, size_t n, int64_t *off, size_t k) {
     }
 }
 
+/* A list of ids. A long one shares one int object per id (a text's millions of ids are
+   a few thousand distinct ones): no allocation per item, here or when it is freed. */
+#define SHARED_IDS_MIN 4096
 static PyObject *long_list_i32(const int32_t *v, size_t n) {
     PyObject *list = PyList_New((Py_ssize_t)n);
-    for (size_t i = 0; list && i < n; i++) {
-        PyObject *x = PyLong_FromLong(v[i]);
-        if (!x) {
+    if (!list) return NULL;
+    int32_t hi = -1;
+    if (n >= SHARED_IDS_MIN)
+        for (size_t i = 0; i < n; i++)
+            if (v[i] > hi) hi = v[i];
+    PyObject **one = (hi >= 0 && (size_t)hi < 4 * n) ? calloc((size_t)hi + 1, sizeof *one) : NULL;
+    for (size_t i = 0; i < n; i++) {
+        PyObject *x;
+        if (one && v[i] >= 0) {
+            x = one[v[i]];
+            if (!x && !(x = one[v[i]] = PyLong_FromLong(v[i]))) {
+                Py_CLEAR(list);
+                break;
+            }
+            Py_INCREF(x);
+        } else if (!(x = PyLong_FromLong(v[i]))) {
             Py_CLEAR(list);
             break;
         }
         PyList_SET_ITEM(list, (Py_ssize_t)i, x);
+    }
+    if (one) {
+        for (int32_t k = 0; k <= hi; k++) Py_XDECREF(one[k]);
+        free(one);
     }
     return list;
 }
