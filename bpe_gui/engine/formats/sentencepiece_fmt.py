@@ -43,6 +43,8 @@ from pathlib import Path
 from typing import Any, NamedTuple, overload
 
 from ..errors import FormatError
+from ..tokenizers.imported.spm import SpmSpec, build_spm
+from ..tokenizers.imported.word_model import model_class
 
 MAX_FILE_BYTES = 256 << 20   # published models are under 10 MB (Gemma's: 4.2 MB)
 
@@ -86,7 +88,6 @@ class PieceList(Sequence[Piece]):
     def texts(self) -> list[str]:
         """Every piece's text (bytes not UTF-8 as surrogate escapes), decoded once."""
         if self._texts is None:
-            from ..tokenizers.imported.word_model import model_class
             self._texts = model_class().spm_proto_texts(self.data, self.starts, self.lens)
         return self._texts
 
@@ -412,7 +413,6 @@ def _native_reader():
     or ``BPE_GUI_SPM_PYTHON=1``, which the tests use to compare the two readers)."""
     if os.environ.get("BPE_GUI_SPM_PYTHON") == "1":
         return None
-    from ..tokenizers.imported.word_model import model_class
     model = model_class()
     return model if hasattr(model, "spm_proto") else None
 
@@ -537,7 +537,9 @@ def read_model(path: str | Path) -> SentencePieceModel:
                 raise FormatError(p, f"is {size / 1e6:,.0f} MB; SentencePiece models are under "
                                   f"{MAX_FILE_BYTES >> 20} MiB here (published ones under 10 MB). "
                                   "Check that you picked the right file.")
-            data = f.read(MAX_FILE_BYTES + 1)
+            data = f.read(size + 1)   # (a read of MAX_FILE_BYTES allocates that much)
+            if len(data) > size:      # it grew since: as much as the limit lets in
+                data += f.read(MAX_FILE_BYTES + 1 - len(data))
     except FileNotFoundError:
         raise FormatError(p, "file not found. Check the path, or pick the file again.") \
             from None
@@ -556,7 +558,6 @@ def read_model(path: str | Path) -> SentencePieceModel:
 # ----- loading as a tokenizer -----------------------------------------------------------
 def spec_of(m: SentencePieceModel):
     """The model as :class:`~bpe_gui.engine.tokenizers.imported.spm.SpmSpec` (plain data)."""
-    from ..tokenizers.imported.spm import SpmSpec
     n, t = m.normalizer, m.trainer
     label = f"SentencePiece BPE ({len(m.pieces):,} pieces, normalizer {n.name or 'none'!r}" + \
         (", byte fallback" if t.byte_fallback else "") + ")"
@@ -584,7 +585,6 @@ def load(path: str | Path, special_tokens=None, **kwargs):
     """The tokenizer of a SentencePiece BPE ``.model``: ids as
     ``SentencePieceProcessor.encode`` gives them (no BOS/EOS: the caller's ``add_bos``).
     Unigram, word and char models are refused naming what they are."""
-    from ..tokenizers.imported.spm import build_spm
     p = Path(path)
     m = read_model(p)
     problem = m.not_bpe()
