@@ -19,7 +19,7 @@ spm = pytest.importorskip("sentencepiece")
 from bpe_gui.engine.errors import FormatError  # noqa: E402
 from bpe_gui.engine.formats import detect_format, load_tokenizer  # noqa: E402
 
-BPE_KINDS = ["bpe_llama", "bpe_nfkc", "bpe_suffix", "bpe_ud", "bpe_suffix_dp"]
+BPE_KINDS = ["bpe_llama", "bpe_nfkc", "bpe_suffix", "bpe_ud", "bpe_suffix_dp", "bpe_id_suffix"]
 
 
 def _random_unicode(seed: int, n: int) -> str:
@@ -105,6 +105,13 @@ def models(spm_models, train_lines, tmp_path_factory, train_spm):
                    vocab_size=1200, byte_fallback=True, character_coverage=0.98,
                    treat_whitespace_as_suffix=True, normalization_rule_name="nmt_nfkc_cf")
     out["bpe_suffix_dp"] = dp.path
+    # identity, spaces kept, whitespace as a suffix: the C normalizer's run-at-a-time path
+    # (no charsmap, no user-defined symbol, nothing removed) with the '▁' after the text
+    ids = train_spm(train_lines, tmp_path_factory.mktemp("ids"), "ids.model", model_type="bpe",
+                    vocab_size=1200, byte_fallback=True, character_coverage=0.99,
+                    treat_whitespace_as_suffix=True, normalization_rule_name="identity",
+                    remove_extra_whitespaces=False)
+    out["bpe_id_suffix"] = ids.path
     return out
 
 

@@ -444,6 +444,26 @@ static int normalize(const PipeModel *m, const unsigned char *s, size_t n, int p
             }
         goto end;
     }
+    if (!z->want_n2o && !d->has_cm && !d->n_ud && !d->remove_extra_ws) {
+        /* nothing replaced, nothing removed (Llama 2's and Mistral's identity): the text
+           with each space written as '▁', in runs, instead of a character at a time */
+        if (!n) goto end;
+        if (!d->ws_suffix && d->add_dummy_prefix && add_ws(d, z, 0) < 0) return PIPE_NOMEM;
+        if (!d->escape_ws) {
+            if (cm_put(&z->out, s, n) < 0) return PIPE_NOMEM;
+        } else {
+            for (size_t last = 0;;) {
+                const unsigned char *sp = memchr(s + last, ' ', n - last);
+                size_t at = sp ? (size_t)(sp - s) : n;
+                if (cm_put(&z->out, s + last, at - last) < 0) return PIPE_NOMEM;
+                if (at == n) break;
+                if (cm_put(&z->out, SPACE_SYM, 3) < 0) return PIPE_NOMEM;
+                last = at + 1;
+            }
+        }
+        if (d->ws_suffix && d->add_dummy_prefix && add_ws(d, z, 0) < 0) return PIPE_NOMEM;
+        return 0;
+    }
     const unsigned char *txt;
     size_t tl, k;
     if (d->remove_extra_ws)
@@ -897,10 +917,14 @@ typedef struct {
     int32_t n, ids[MEMO_IDS];
 } MemoEntry;
 
+/* (len 1 to 4) */
 static inline uint64_t memo_key(const unsigned char *p, size_t len) {
-    uint32_t v = 0;
-    memcpy(&v, p, len);
-    return (uint64_t)len << 32 | v;
+    uint64_t v = (uint64_t)len << 32 | p[0]; /* (byte by byte: a memcpy of len bytes
+                                                 read back at once stalls the store) */
+    if (len > 1) v |= (uint64_t)p[1] << 8;
+    if (len > 2) v |= (uint64_t)p[2] << 16;
+    if (len > 3) v |= (uint64_t)p[3] << 24;
+    return v;
 }
 
 static inline MemoEntry *memo_slot(MemoEntry *memo, uint64_t key) {
@@ -948,7 +972,7 @@ int spm_encode(const PipeModel *m, const unsigned char *s, size_t n, int prefix,
                 size_t ni, from = 0;
                 MemoEntry *me = NULL;
                 uint64_t mk = 0;
-                if (memo && sl <= 4) {
+                if (memo && sl && sl <= 4) {
                     mk = memo_key(p, sl);
                     me = memo_slot(memo, mk);
                 }
@@ -1074,7 +1098,7 @@ int pipe_encode_cut(const PipeModel *m, const unsigned char *s, size_t n, SpmOut
             size_t ni;
             MemoEntry *me = NULL;
             uint64_t mk = 0;
-            if (memo && sl <= 4) {
+            if (memo && sl && sl <= 4) {
                 mk = memo_key(p, sl);
                 me = memo_slot(memo, mk);
             }
