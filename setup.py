@@ -35,6 +35,7 @@ WORDCACHE = files("merge/wordcache.c", "merge/encoder.c")
 COUNT = files("count/wordtable.c", "count/tsv.c")
 IMPORTED = files("imported/pipe_tables.c", "imported/pipe_load_hf.c",
                  "imported/pipe_load_tiktoken.c", "imported/pipe_load_gguf.c",
+                 "imported/pipe_load_spm.c",
                  "imported/json_scan.c", "imported/b64.c", "imported/pipe_encode.c",
                  "imported/pipe_spm.c", "imported/charsmap.c")
 

@@ -10,6 +10,13 @@ know are skipped, as protobuf does. Every length is checked against the bytes le
 the message that holds it, so a field that lies about its size is a FormatError naming
 the file and the field (``pieces[12].piece``), never a read past the end.
 
+The pieces are read in C where the extension is built (csrc/imported/pipe_load_spm.c):
+their texts stay where they lie in the file's bytes (:class:`PieceList`: a ``Piece`` is
+made when one is read), the spec messages are read here. The C reader only accepts or
+refuses: a file it refuses is read again by the Python reader below, which names the
+field and what is wrong, so a damaged file gets the same message either way
+(``BPE_GUI_SPM_PYTHON=1``: the Python reader always, as the tests compare them).
+
 The file is recognised by its content (:func:`looks_like_model`), not its name:
 mistral-common names them ``tokenizer.model.v1``, ``.model.v3``, ``.model.v7``.
 
@@ -29,11 +36,15 @@ from __future__ import annotations
 import os
 import re
 import struct
+from array import array
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, fields as dc_fields
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, overload
 
 from ..errors import FormatError
+from ..tokenizers.imported.spm import SpmSpec, build_spm
+from ..tokenizers.imported.word_model import model_class
 
 MAX_FILE_BYTES = 256 << 20   # published models are under 10 MB (Gemma's: 4.2 MB)
 
@@ -50,6 +61,108 @@ class Piece(NamedTuple):   # a tuple: a 256k-piece model makes 256k of them
     piece: str          # not UTF-8 bytes (never seen) are kept as surrogate escapes
     score: float
     type: int           # NORMAL .. BYTE (an unknown value reads as NORMAL, as protobuf does)
+
+
+class PieceList(Sequence[Piece]):
+    """The pieces as the C reader left them: each text (start, length) in the file's bytes,
+    the scores (float32) and types (a byte each). ``pieces[i]`` is made when read; the
+    texts are decoded together the first time they are all wanted (:meth:`texts`)."""
+
+    __slots__ = ("data", "starts", "lens", "scores", "types", "_texts")
+
+    def __init__(self, data: bytes, starts: bytes, lens: bytes, scores: bytes, types: bytes):
+        self.data, self.types = data, types
+        self.starts, self.lens = array("I"), array("I")
+        self.starts.frombytes(starts)
+        self.lens.frombytes(lens)
+        self.scores = array("f")
+        self.scores.frombytes(scores)
+        self._texts: list[str] | None = None
+
+    @property
+    def raw(self) -> tuple[bytes, bytes, bytes, bytes, bytes]:
+        """(data, starts, lens, scores, types): what the C model is built from."""
+        return (self.data, self.starts.tobytes(), self.lens.tobytes(), self.scores.tobytes(),
+                self.types)
+
+    def texts(self) -> list[str]:
+        """Every piece's text (bytes not UTF-8 as surrogate escapes), decoded once."""
+        if self._texts is None:
+            self._texts = model_class().spm_proto_texts(self.data, self.starts, self.lens)
+        return self._texts
+
+    def text(self, i: int) -> str:
+        if self._texts is not None:
+            return self._texts[i]
+        a = self.starts[i]
+        return self.data[a:a + self.lens[i]].decode("utf-8", "surrogateescape")
+
+    def __len__(self) -> int:
+        return len(self.types)
+
+    @overload
+    def __getitem__(self, i: int) -> Piece: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[Piece]: ...
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError("piece index out of range")
+        return Piece(self.text(i), self.scores[i], self.types[i])
+
+    def __iter__(self) -> Iterator[Piece]:
+        return map(Piece, self.texts(), self.scores, self.types)
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, (list, tuple, PieceList)):
+            return len(self) == len(other) and list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"PieceList({len(self)} pieces)"
+
+
+class PieceTexts(Sequence[str]):
+    """The pieces' texts of a :class:`PieceList`, as a tokenizer's spec reads them: one is
+    decoded alone until something wants them all (iteration, a slice), then all at once."""
+
+    __slots__ = ("pieces",)
+
+    def __init__(self, pieces: PieceList):
+        self.pieces = pieces
+
+    def __len__(self) -> int:
+        return len(self.pieces)
+
+    @overload
+    def __getitem__(self, i: int) -> str: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[str]: ...
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return self.pieces.texts()[i]
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError("piece index out of range")
+        return self.pieces.text(i)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.pieces.texts())
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, (list, tuple, PieceTexts)):
+            return len(self) == len(other) and list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 @dataclass(frozen=True)
@@ -102,7 +215,7 @@ class NormalizerSpec:
 @dataclass(frozen=True)
 class SentencePieceModel:
     path: str | None
-    pieces: list[Piece]
+    pieces: list[Piece] | PieceList   # a PieceList where the C reader read them
     trainer: TrainerSpec
     normalizer: NormalizerSpec
     denormalizer: NormalizerSpec | None = None
@@ -114,6 +227,8 @@ class SentencePieceModel:
         return MODEL_TYPES.get(self.trainer.model_type, f"type {self.trainer.model_type}")
 
     def ids_of(self, kind: int) -> list[int]:
+        if isinstance(self.pieces, PieceList):
+            return [m.start() for m in re.finditer(re.escape(bytes([kind])), self.pieces.types)]
         return [i for i, p in enumerate(self.pieces) if p.type == kind]
 
     def not_bpe(self) -> str | None:
@@ -283,11 +398,47 @@ def _piece(buf: bytes, span: tuple[int, int], i: int) -> Piece:
 
 def parse_model(data: bytes, path: str | Path | None = None) -> SentencePieceModel:
     """A ModelProto's bytes -> SentencePieceModel; FormatError names ``path`` and the field."""
+    fast = _parse_native(data, path)
+    if fast is not None:
+        return fast
     try:
         return _check(_parse(data, path), path)
     except _Lie as e:
         raise FormatError(path, f"is not a valid SentencePiece model: {e}.", key=e.where) \
             from None
+
+
+def _native_reader():
+    """The C model class when it has the .model reader (None: the pure-Python stand-in,
+    or ``BPE_GUI_SPM_PYTHON=1``, which the tests use to compare the two readers)."""
+    if os.environ.get("BPE_GUI_SPM_PYTHON") == "1":
+        return None
+    model = model_class()
+    return model if hasattr(model, "spm_proto") else None
+
+
+def _parse_native(data: bytes, path) -> SentencePieceModel | None:
+    """The model read in C, or None where the C reader refuses it (or is not built): then
+    the Python reader reads it, and says what is wrong."""
+    reader = _native_reader()
+    got = reader.spm_proto(data) if reader is not None else None
+    if got is None:
+        return None
+    starts, lens, scores, types, (t_span, n_span, d_span) = got
+    try:
+        trainer = TrainerSpec() if t_span is None else \
+            _message(data, t_span, _TRAINER, TrainerSpec, "trainer_spec")
+        normalizer = NormalizerSpec() if n_span is None else \
+            _message(data, n_span, _NORMALIZER, NormalizerSpec, "normalizer_spec")
+        denormalizer = None if d_span is None else \
+            _message(data, d_span, _NORMALIZER, NormalizerSpec, "denormalizer_spec")
+    except _Lie:
+        return None
+    if not reader.spm_proto_ok(data, starts, lens, types, trainer.byte_fallback):
+        return None
+    return SentencePieceModel(None if path is None else str(path),
+                              PieceList(bytes(data), starts, lens, scores, types), trainer,
+                              normalizer, denormalizer, t_span is not None, n_span is not None)
 
 
 def _parse(data: bytes, path) -> SentencePieceModel:
@@ -367,7 +518,8 @@ def _check(m: SentencePieceModel, path) -> SentencePieceModel:
 
 
 # The last model read, by (path, size, mtime): opening a file reads it twice, once to name
-# its kind (sniff_file) and once to load it; a 32k-piece model takes ~0.1 s to parse.
+# its kind (sniff_file) and once to load it (a 32k-piece model: ~2 ms in C, ~0.1 s in
+# Python).
 _LAST: list = [None, None]
 
 
@@ -385,7 +537,9 @@ def read_model(path: str | Path) -> SentencePieceModel:
                 raise FormatError(p, f"is {size / 1e6:,.0f} MB; SentencePiece models are under "
                                   f"{MAX_FILE_BYTES >> 20} MiB here (published ones under 10 MB). "
                                   "Check that you picked the right file.")
-            data = f.read(MAX_FILE_BYTES + 1)
+            data = f.read(size + 1)   # (a read of MAX_FILE_BYTES allocates that much)
+            if len(data) > size:      # it grew since: as much as the limit lets in
+                data += f.read(MAX_FILE_BYTES + 1 - len(data))
     except FileNotFoundError:
         raise FormatError(p, "file not found. Check the path, or pick the file again.") \
             from None
@@ -404,28 +558,33 @@ def read_model(path: str | Path) -> SentencePieceModel:
 # ----- loading as a tokenizer -----------------------------------------------------------
 def spec_of(m: SentencePieceModel):
     """The model as :class:`~bpe_gui.engine.tokenizers.imported.spm.SpmSpec` (plain data)."""
-    from ..tokenizers.imported.spm import SpmSpec
     n, t = m.normalizer, m.trainer
     label = f"SentencePiece BPE ({len(m.pieces):,} pieces, normalizer {n.name or 'none'!r}" + \
         (", byte fallback" if t.byte_fallback else "") + ")"
+    ps = m.pieces
+    if isinstance(ps, PieceList):   # read in C: the arrays as they are, texts when asked
+        texts: Sequence[str] = PieceTexts(ps)
+        scores: Sequence[float] = ps.scores
+        types, raw = ps.types, ps.raw
+    else:
+        texts, scores = [p.piece for p in ps], [p.score for p in ps]
+        types, raw = bytes(p.type for p in ps), None
     meta = {"format": "sentencepiece", "source": m.path, "model": "BPE (SentencePiece)",
             "normalizer": n.name, "byte_fallback": t.byte_fallback,
             "add_dummy_prefix": n.add_dummy_prefix,
             "remove_extra_whitespaces": n.remove_extra_whitespaces,
-            "user_defined_symbols": sum(p.type == USER_DEFINED for p in m.pieces),
+            "user_defined_symbols": types.count(USER_DEFINED),
             "add_bos": False, "bos_id": t.bos_id, "eos_id": t.eos_id, "label": label}
-    return SpmSpec([p.piece for p in m.pieces], [p.score for p in m.pieces],
-                   bytes(p.type for p in m.pieces), t.byte_fallback,
+    return SpmSpec(texts, scores, types, t.byte_fallback,
                    n.precompiled_charsmap, n.add_dummy_prefix, n.remove_extra_whitespaces,
                    n.escape_whitespaces, t.treat_whitespace_as_suffix,
-                   unk_surface=t.unk_surface, meta=meta)
+                   unk_surface=t.unk_surface, meta=meta, raw=raw)
 
 
 def load(path: str | Path, special_tokens=None, **kwargs):
     """The tokenizer of a SentencePiece BPE ``.model``: ids as
     ``SentencePieceProcessor.encode`` gives them (no BOS/EOS: the caller's ``add_bos``).
     Unigram, word and char models are refused naming what they are."""
-    from ..tokenizers.imported.spm import build_spm
     p = Path(path)
     m = read_model(p)
     problem = m.not_bpe()
@@ -469,5 +628,5 @@ def looks_like_model(head: bytes) -> bool:
         return False
 
 
-__all__ = ["Piece", "TrainerSpec", "NormalizerSpec", "SentencePieceModel", "parse_model",
+__all__ = ["Piece", "PieceList", "TrainerSpec", "NormalizerSpec", "SentencePieceModel", "parse_model",
            "read_model", "looks_like_model", "PIECE_TYPES", "MODEL_TYPES", "load", "spec_of"]

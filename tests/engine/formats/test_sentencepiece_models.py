@@ -19,7 +19,7 @@ spm = pytest.importorskip("sentencepiece")
 from bpe_gui.engine.errors import FormatError  # noqa: E402
 from bpe_gui.engine.formats import detect_format, load_tokenizer  # noqa: E402
 
-BPE_KINDS = ["bpe_llama", "bpe_nfkc", "bpe_suffix", "bpe_ud", "bpe_suffix_dp"]
+BPE_KINDS = ["bpe_llama", "bpe_nfkc", "bpe_suffix", "bpe_ud", "bpe_suffix_dp", "bpe_id_suffix"]
 
 
 def _random_unicode(seed: int, n: int) -> str:
@@ -105,6 +105,13 @@ def models(spm_models, train_lines, tmp_path_factory, train_spm):
                    vocab_size=1200, byte_fallback=True, character_coverage=0.98,
                    treat_whitespace_as_suffix=True, normalization_rule_name="nmt_nfkc_cf")
     out["bpe_suffix_dp"] = dp.path
+    # identity, spaces kept, whitespace as a suffix: the C normalizer's run-at-a-time path
+    # (no charsmap, no user-defined symbol, nothing removed) with the '▁' after the text
+    ids = train_spm(train_lines, tmp_path_factory.mktemp("ids"), "ids.model", model_type="bpe",
+                    vocab_size=1200, byte_fallback=True, character_coverage=0.99,
+                    treat_whitespace_as_suffix=True, normalization_rule_name="identity",
+                    remove_extra_whitespaces=False)
+    out["bpe_id_suffix"] = ids.path
     return out
 
 
@@ -158,6 +165,37 @@ def test_a_100k_character_word(models, kind, unit):
     tok = load_tokenizer(models[kind])
     text = unit * (100_000 // len(unit))
     assert tok.encode(text) == sp.encode(text)
+
+
+def cjk_heavy(seed: int, n: int = 6000) -> str:
+    """A long text (well over 8 KB of UTF-8, where the C encoder keeps its table of short
+    segments) of Chinese the models know, runs of rare CJK characters no piece holds
+    (<unk>s that fuse, or byte pieces), emoji (4 bytes: 4 byte pieces) and the usual
+    texts."""
+    rnd = random.Random(seed)
+    known = TEXTS["chinese"] + TEXTS["japanese"]
+    out = []
+    while len(out) < n:
+        r = rnd.random()
+        if r < 0.6:
+            out.append(rnd.choice(known))
+        elif r < 0.8:
+            out += [chr(rnd.randint(0x9000, 0x9FA5)) for _ in range(rnd.randint(1, 3))]
+        elif r < 0.85:
+            out.append(chr(rnd.randint(0x1F600, 0x1F64F)))
+        else:
+            out.append(rnd.choice(list(TEXTS.values())))
+    return "".join(out)
+
+
+@pytest.mark.parametrize("kind", BPE_KINDS)
+def test_long_cjk_texts(models, kind):
+    sp = spm.SentencePieceProcessor(model_file=str(models[kind]))
+    tok = load_tokenizer(models[kind])
+    for seed in range(3):
+        text = cjk_heavy(seed)
+        assert len(text.encode("utf-8")) > 16384
+        assert tok.encode(text) == sp.encode(text)
 
 
 def test_real_text_in_several_scripts(models, train_lines):

@@ -444,6 +444,26 @@ static int normalize(const PipeModel *m, const unsigned char *s, size_t n, int p
             }
         goto end;
     }
+    if (!z->want_n2o && !d->has_cm && !d->n_ud && !d->remove_extra_ws) {
+        /* nothing replaced, nothing removed (Llama 2's and Mistral's identity): the text
+           with each space written as '▁', in runs, instead of a character at a time */
+        if (!n) goto end;
+        if (!d->ws_suffix && d->add_dummy_prefix && add_ws(d, z, 0) < 0) return PIPE_NOMEM;
+        if (!d->escape_ws) {
+            if (cm_put(&z->out, s, n) < 0) return PIPE_NOMEM;
+        } else {
+            for (size_t last = 0;;) {
+                const unsigned char *sp = memchr(s + last, ' ', n - last);
+                size_t at = sp ? (size_t)(sp - s) : n;
+                if (cm_put(&z->out, s + last, at - last) < 0) return PIPE_NOMEM;
+                if (at == n) break;
+                if (cm_put(&z->out, SPACE_SYM, 3) < 0) return PIPE_NOMEM;
+                last = at + 1;
+            }
+        }
+        if (d->ws_suffix && d->add_dummy_prefix && add_ws(d, z, 0) < 0) return PIPE_NOMEM;
+        return 0;
+    }
     const unsigned char *txt;
     size_t tl, k;
     if (d->remove_extra_ws)
@@ -885,6 +905,43 @@ static int cache_put(SegCache *c, const unsigned char *w, size_t len, uint64_t h
     return 0;
 }
 
+/* Short segments (up to 4 bytes: one character, the usual segment of CJK text) by their
+   bytes in a direct-mapped table of a few hundred KB: no hash of the bytes, and no trip
+   into the segment cache's megabytes. Exact: a key is the segment's bytes and length. */
+#define MEMO_BITS 12
+#define MEMO_IDS 4
+#define MEMO_MIN_TEXT 8192   /* shorter texts go without (the table costs its zeroing) */
+
+typedef struct {
+    uint64_t key;   /* 0: empty; else len << 32 | the bytes */
+    int32_t n, ids[MEMO_IDS];
+} MemoEntry;
+
+/* (len 1 to 4) */
+static inline uint64_t memo_key(const unsigned char *p, size_t len) {
+    uint64_t v = (uint64_t)len << 32 | p[0]; /* (byte by byte: a memcpy of len bytes
+                                                 read back at once stalls the store) */
+    if (len > 1) v |= (uint64_t)p[1] << 8;
+    if (len > 2) v |= (uint64_t)p[2] << 16;
+    if (len > 3) v |= (uint64_t)p[3] << 24;
+    return v;
+}
+
+static inline MemoEntry *memo_slot(MemoEntry *memo, uint64_t key) {
+    return &memo[(key * 0x9E3779B97F4A7C15ull) >> (64 - MEMO_BITS)];
+}
+
+static inline void memo_put(MemoEntry *e, uint64_t key, const int32_t *ids, size_t n) {
+    if (n > MEMO_IDS) return;
+    e->key = key;
+    e->n = (int32_t)n;
+    memcpy(e->ids, ids, n * sizeof(int32_t));
+}
+
+static MemoEntry *memo_new(size_t text_len) {
+    return text_len >= MEMO_MIN_TEXT ? calloc((size_t)1 << MEMO_BITS, sizeof(MemoEntry)) : NULL;
+}
+
 int spm_encode(const PipeModel *m, const unsigned char *s, size_t n, int prefix, int offsets,
                SpmOut *out) {
     const SpmData *d = m->spm;
@@ -892,6 +949,7 @@ int spm_encode(const PipeModel *m, const unsigned char *s, size_t n, int prefix,
     Scratch x = {0};
     SegCache cache = {0};
     SpmOut seg = {0};
+    MemoEntry *memo = offsets ? NULL : memo_new(n);
     int rc = normalize(m, s, n, prefix, &z);
     if (rc < 0) goto done;
     const unsigned char *w = (const unsigned char *)z.out.p;
@@ -910,19 +968,33 @@ int spm_encode(const PipeModel *m, const unsigned char *s, size_t n, int prefix,
             const unsigned char *p = w + start;
             size_t sl = i - start;
             if (!offsets && sl <= SEG_CACHE_LEN) {
-                uint64_t h = bpe_hash_bytes(p, sl);
-                const SegEntry *e = cache_get(&cache, p, sl, h);
-                if (!e) {
-                    seg.n = 0;
-                    int pu = 0;
-                    if ((rc = merge_word(m, &x, p, sl)) < 0 ||
-                        (rc = symbols_out(m, &x, p, &seg, 0, 0, &pu)) < 0 ||
-                        (rc = cache_put(&cache, p, sl, h, seg.ids, seg.n)) < 0)
-                        goto done;
-                    e = &cache.ent[cache.n - 1];
+                const int32_t *ids;
+                size_t ni, from = 0;
+                MemoEntry *me = NULL;
+                uint64_t mk = 0;
+                if (memo && sl && sl <= 4) {
+                    mk = memo_key(p, sl);
+                    me = memo_slot(memo, mk);
                 }
-                const int32_t *ids = cache.ids + e->id_off;
-                size_t ni = e->n_ids, from = 0;
+                if (me && me->key == mk) {
+                    ids = me->ids;
+                    ni = (size_t)me->n;
+                } else {
+                    uint64_t h = bpe_hash_bytes(p, sl);
+                    const SegEntry *e = cache_get(&cache, p, sl, h);
+                    if (!e) {
+                        seg.n = 0;
+                        int pu = 0;
+                        if ((rc = merge_word(m, &x, p, sl)) < 0 ||
+                            (rc = symbols_out(m, &x, p, &seg, 0, 0, &pu)) < 0 ||
+                            (rc = cache_put(&cache, p, sl, h, seg.ids, seg.n)) < 0)
+                            goto done;
+                        e = &cache.ent[cache.n - 1];
+                    }
+                    ids = cache.ids + e->id_off;
+                    ni = e->n_ids;
+                    if (me) memo_put(me, mk, ids, ni);
+                }
                 if (ni && prev_unk && !d->llama && !d->byte_fallback && ids[0] == m->unk_id)
                     from = 1;   /* consecutive <unk>s are one */
                 for (size_t j = from; j < ni; j++)
@@ -950,6 +1022,7 @@ done:
     scratch_free(&x);
     cache_free(&cache);
     spm_out_free(&seg);
+    free(memo);
     return rc;
 }
 
@@ -993,9 +1066,18 @@ int pipe_build_cuts(PipeModel *m) {
 int pipe_encode_cut(const PipeModel *m, const unsigned char *s, size_t n, SpmOut *out) {
     MergeScratch x = {0};
     SegCache cache = {0};
+    MemoEntry *memo = memo_new(n);
     int rc = 0;
     size_t start = 0, pk = 0;
     uint32_t prev = N_CP;
+    /* a character that is no token becomes <unk> only when it has no byte-fallback
+       tokens; only then may two such characters fuse into one <unk> across a cut */
+    int fuse = m->unk_id != NONE_ID && m->fuse_unk;
+    if (fuse && m->byte_fallback) {
+        fuse = 0;
+        for (int b = 0; b < 256; b++)
+            if (m->fb[b] == NONE_ID) fuse = 1;
+    }
     for (size_t i = 0; i <= n;) {
         size_t k = 0;
         uint32_t cp = N_CP;
@@ -1006,29 +1088,41 @@ int pipe_encode_cut(const PipeModel *m, const unsigned char *s, size_t n, SpmOut
             cp = cm_decode(s + i, k);
             /* two characters that are no token stay together (their <unk>s may fuse) */
             cut = i > start && cuts_can_cut(m->cut, prev, cp) &&
-                  !(find_key(m, (const char *)s + i, k) < 0 &&
+                  !(fuse && find_key(m, (const char *)s + i, k) < 0 &&
                     find_key(m, (const char *)s + pk, i - pk) < 0);
         }
         if (cut) {
             const unsigned char *p = s + start;
             size_t sl = i - start;
-            uint64_t h = bpe_hash_bytes(p, sl);
-            const SegEntry *e = sl <= SEG_CACHE_LEN ? cache_get(&cache, p, sl, h) : NULL;
             const int32_t *ids;
             size_t ni;
-            if (e) {
-                ids = cache.ids + e->id_off;
-                ni = e->n_ids;
+            MemoEntry *me = NULL;
+            uint64_t mk = 0;
+            if (memo && sl && sl <= 4) {
+                mk = memo_key(p, sl);
+                me = memo_slot(memo, mk);
+            }
+            if (me && me->key == mk) {
+                ids = me->ids;
+                ni = (size_t)me->n;
             } else {
-                int err = 0;
-                ni = pipe_tokenize(m, &x, (const char *)p, sl, &err);
-                if (ni == (size_t)-1) {
-                    rc = err == PIPE_WORD_TOO_LONG ? PIPE_INVALID : PIPE_NOMEM;
-                    goto done;
+                uint64_t h = bpe_hash_bytes(p, sl);
+                const SegEntry *e = sl <= SEG_CACHE_LEN ? cache_get(&cache, p, sl, h) : NULL;
+                if (e) {
+                    ids = cache.ids + e->id_off;
+                    ni = e->n_ids;
+                } else {
+                    int err = 0;
+                    ni = pipe_tokenize(m, &x, (const char *)p, sl, &err);
+                    if (ni == (size_t)-1) {
+                        rc = err == PIPE_WORD_TOO_LONG ? PIPE_INVALID : PIPE_NOMEM;
+                        goto done;
+                    }
+                    ids = x.sym;
+                    if (sl <= SEG_CACHE_LEN && (rc = cache_put(&cache, p, sl, h, x.sym, ni)) < 0)
+                        goto done;
                 }
-                ids = x.sym;
-                if (sl <= SEG_CACHE_LEN && (rc = cache_put(&cache, p, sl, h, x.sym, ni)) < 0)
-                    goto done;
+                if (me) memo_put(me, mk, ids, ni);
             }
             for (size_t j = 0; j < ni; j++)
                 if ((rc = out_put(out, ids[j], 0, 0, 0)) < 0) goto done;
@@ -1042,5 +1136,6 @@ int pipe_encode_cut(const PipeModel *m, const unsigned char *s, size_t n, SpmOut
 done:
     ms_free(&x);
     cache_free(&cache);
+    free(memo);
     return rc;
 }

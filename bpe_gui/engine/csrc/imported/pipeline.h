@@ -25,8 +25,8 @@
  * Files: pipe_tables.c (keys, ids, GPT-2's byte alphabet, configuration), json_scan.c
  * (a tokenizer.json's tables read from its text), b64.c, pipe_load_hf.c (from the text of
  * a tokenizer.json), pipe_load_gguf.c (a GGUF file's string arrays, read in place),
- * pipe_load_tiktoken.c, pipe_encode.c (words -> ids, the derived
- * merge list).
+ * pipe_load_spm.c (a SentencePiece .model's pieces, read in place), pipe_load_tiktoken.c,
+ * pipe_encode.c (words -> ids, the derived merge list).
  *
  * Errors: functions returning int give 0 (or a count) when done, PIPE_NOMEM when out of
  * memory, PIPE_INVALID when the input is refused (the message in m->error).
@@ -187,6 +187,23 @@ int pipe_load_gguf(PipeModel *m, const char *const *tok, const size_t *tok_len, 
                    const char *const *mer, const size_t *mer_len, size_t n_mer, int byte_level,
                    const char *const *want, const size_t *want_len, size_t n_want,
                    int32_t *want_id, PipeProblem *pr);
+
+/* pipe_load_spm.c: a SentencePiece .model (ModelProto) read in place: the pieces' texts
+ * (start, len in the file's bytes), scores, types; the spans of trainer_spec,
+ * normalizer_spec and denormalizer_spec (-1: absent). spm_proto_read: 0 read, 1 refused
+ * (the Python reader says why), PIPE_NOMEM. spm_proto_check: what sentencepiece refuses
+ * on load (a piece defined twice, no <unk> or two, byte pieces): 0 fine, 1 refused,
+ * PIPE_NOMEM. */
+typedef struct {
+    size_t n;
+    uint32_t *start, *len;
+    float *score;
+    uint8_t *type;
+    int64_t spec[3][2];
+} SpmProto;
+int spm_proto_read(const unsigned char *buf, size_t len, SpmProto *p);
+int spm_proto_check(const unsigned char *buf, const SpmProto *p, int byte_fallback);
+void spm_proto_free(SpmProto *p);
 
 /* json_scan.c: where model.vocab and model.merges are in a tokenizer.json's text:
  * 1 (spans: vocab start, end, merges start, end) or 0 (not found, or not read). */

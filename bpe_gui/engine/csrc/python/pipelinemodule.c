@@ -36,6 +36,15 @@
  * SentencePiece BPE (kind "spm", imported/pipe_spm.c):
  *   Model.from_spm(pieces: list[str | bytes], scores: bytes (float32), types: bytes,
  *                  llama: bool, byte_fallback: bool) -> Model        (ValueError: why not)
+ *   Model.spm_proto(data) -> (starts, lens, scores, types, spec spans) | None   a .model
+ *       (ModelProto) read in place (imported/pipe_load_spm.c): native uint32 starts and
+ *       lengths of the pieces' texts, float32 scores, type bytes; (start, end) | None of
+ *       trainer_spec, normalizer_spec, denormalizer_spec. None: refused (the Python
+ *       reader, formats/sentencepiece_fmt.py, says why)
+ *   Model.spm_proto_ok(data, starts, lens, types, byte_fallback) -> bool   nothing
+ *       sentencepiece refuses on load
+ *   Model.spm_proto_texts(data, starts, lens) -> list[str]   (surrogateescape)
+ *   Model.from_spm_proto(data, starts, lens, scores, types, llama, byte_fallback) -> Model
  *   m.spm_normalizer(charsmap: bytes | None, add_dummy_prefix, remove_extra_whitespaces,
  *                    escape_whitespaces, treat_whitespace_as_suffix)
  *   m.spm_encode(text, prefix) -> list[int]       the whole text, normalized and merged
@@ -914,6 +923,166 @@ done:
     return r;
 }
 
+/* ---- a SentencePiece .model read in place (imported/pipe_load_spm.c) ------------------ */
+
+/* spm_proto(data) -> (starts, lens, scores, types, (trainer, normalizer, denormalizer))
+   | None: native uint32 starts and lengths of the pieces' texts in data, float32 scores,
+   a type byte each; each spec message's (start, end) or None. None: refused (the Python
+   reader says why). */
+static PyObject *Model_spm_proto(PyObject *cls, PyObject *args) {
+    Py_buffer b;
+    (void)cls;
+    if (!PyArg_ParseTuple(args, "y*", &b)) return NULL;
+    SpmProto p;
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = spm_proto_read(b.buf, (size_t)b.len, &p);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&b);
+    if (rc < 0) return PyErr_NoMemory();
+    if (rc > 0) Py_RETURN_NONE;
+    PyObject *specs = PyTuple_New(3);
+    for (int k = 0; specs && k < 3; k++) {
+        PyObject *v = p.spec[k][0] < 0 ? Py_NewRef(Py_None)
+                                       : Py_BuildValue("(LL)", (long long)p.spec[k][0],
+                                                       (long long)p.spec[k][1]);
+        if (!v) Py_CLEAR(specs);
+        else PyTuple_SET_ITEM(specs, k, v);
+    }
+    PyObject *r = specs ? Py_BuildValue("(y#y#y#y#N)", (const char *)p.start,
+                                        (Py_ssize_t)(p.n * 4), (const char *)p.len,
+                                        (Py_ssize_t)(p.n * 4), (const char *)p.score,
+                                        (Py_ssize_t)(p.n * 4), (const char *)p.type,
+                                        (Py_ssize_t)p.n, specs)
+                        : NULL;
+    spm_proto_free(&p);
+    return r;
+}
+
+/* The buffers of spm_proto's arrays as an SpmProto (pointers into them, n pieces): 0, or
+   -1 with ValueError when they do not fit data. */
+static int proto_view(Py_buffer *data, Py_buffer *starts, Py_buffer *lens, Py_buffer *types,
+                      SpmProto *p) {
+    memset(p, 0, sizeof *p);
+    size_t n = (size_t)types->len;
+    if ((size_t)starts->len != 4 * n || (size_t)lens->len != 4 * n) {
+        PyErr_SetString(PyExc_ValueError, "spm_proto: starts and lens: one uint32 a piece");
+        return -1;
+    }
+    const uint32_t *st = starts->buf, *ln = lens->buf;
+    for (size_t i = 0; i < n; i++)
+        if (st[i] > (size_t)data->len || ln[i] > (size_t)data->len - st[i]) {
+            PyErr_Format(PyExc_ValueError, "spm_proto: piece %zu lies outside the data", i);
+            return -1;
+        }
+    p->n = n;
+    p->start = (uint32_t *)starts->buf;
+    p->len = (uint32_t *)lens->buf;
+    p->type = (uint8_t *)types->buf;
+    return 0;
+}
+
+/* spm_proto_ok(data, starts, lens, types, byte_fallback) -> bool: nothing sentencepiece
+   refuses on load (False: the Python reader says what) */
+static PyObject *Model_spm_proto_ok(PyObject *cls, PyObject *args) {
+    Py_buffer d, st, ln, ty;
+    int fb;
+    (void)cls;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*p", &d, &st, &ln, &ty, &fb)) return NULL;
+    SpmProto p;
+    PyObject *r = NULL;
+    if (proto_view(&d, &st, &ln, &ty, &p) == 0) {
+        int rc = spm_proto_check(d.buf, &p, fb);
+        r = rc < 0 ? PyErr_NoMemory() : PyBool_FromLong(rc == 0);
+    }
+    PyBuffer_Release(&d);
+    PyBuffer_Release(&st);
+    PyBuffer_Release(&ln);
+    PyBuffer_Release(&ty);
+    return r;
+}
+
+/* spm_proto_texts(data, starts, lens) -> list[str] (bytes not UTF-8: surrogateescape) */
+static PyObject *Model_spm_proto_texts(PyObject *cls, PyObject *args) {
+    Py_buffer d, st, ln;
+    (void)cls;
+    if (!PyArg_ParseTuple(args, "y*y*y*", &d, &st, &ln)) return NULL;
+    PyObject *list = NULL;
+    size_t n = (size_t)st.len / 4;
+    const uint32_t *s = st.buf, *l = ln.buf;
+    if ((size_t)ln.len != 4 * n) {
+        PyErr_SetString(PyExc_ValueError, "spm_proto_texts: one start and one length a piece");
+        goto done;
+    }
+    list = PyList_New((Py_ssize_t)n);
+    for (size_t i = 0; list && i < n; i++) {
+        PyObject *t = NULL;
+        if (s[i] <= (size_t)d.len && l[i] <= (size_t)d.len - s[i])
+            t = PyUnicode_DecodeUTF8((const char *)d.buf + s[i], (Py_ssize_t)l[i],
+                                     "surrogateescape");
+        else
+            PyErr_Format(PyExc_ValueError, "spm_proto_texts: piece %zu lies outside the data",
+                         i);
+        if (!t) Py_CLEAR(list);
+        else PyList_SET_ITEM(list, (Py_ssize_t)i, t);
+    }
+done:
+    PyBuffer_Release(&d);
+    PyBuffer_Release(&st);
+    PyBuffer_Release(&ln);
+    return list;
+}
+
+/* from_spm_proto(data, starts, lens, scores, types, llama, byte_fallback) -> Model: as
+   from_spm, the pieces' texts read where spm_proto found them */
+static PyObject *Model_from_spm_proto(PyObject *cls, PyObject *args) {
+    Py_buffer d, st, ln, sc, ty;
+    int llama, fb;
+    (void)cls;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*pp", &d, &st, &ln, &sc, &ty, &llama, &fb))
+        return NULL;
+    PyObject *r = NULL;
+    const char **keys = NULL;
+    size_t *lens = NULL;
+    SpmProto p;
+    if (proto_view(&d, &st, &ln, &ty, &p) < 0) goto done;
+    if ((size_t)sc.len != 4 * p.n) {
+        PyErr_SetString(PyExc_ValueError, "from_spm_proto: one score (float32) a piece");
+        goto done;
+    }
+    keys = PyMem_Malloc((p.n ? p.n : 1) * sizeof(char *));
+    lens = PyMem_Malloc((p.n ? p.n : 1) * sizeof(size_t));
+    if (!keys || !lens) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (size_t i = 0; i < p.n; i++) {
+        keys[i] = (const char *)d.buf + p.start[i];
+        lens[i] = p.len[i];
+    }
+    Model *m = new_model(KIND_SPM);
+    if (!m) goto done;
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = spm_load(&m->pm, p.n, keys, lens, sc.buf, ty.buf, llama, fb);
+    Py_END_ALLOW_THREADS
+    if (rc < 0) {
+        pipe_error(&m->pm, rc);
+        Py_CLEAR(m);
+        goto done;
+    }
+    r = (PyObject *)m;
+done:
+    PyMem_Free(keys);
+    PyMem_Free(lens);
+    PyBuffer_Release(&d);
+    PyBuffer_Release(&st);
+    PyBuffer_Release(&ln);
+    PyBuffer_Release(&sc);
+    PyBuffer_Release(&ty);
+    return r;
+}
+
 static int need_spm(Model *self) {
     if (self->pm.kind != KIND_SPM) {
         PyErr_SetString(PyExc_TypeError, "not a SentencePiece (spm) model");
@@ -957,15 +1126,35 @@ static void to_chars(const char *s, size_t n, int64_t *off, size_t k) {
     }
 }
 
+/* A list of ids. A long one shares one int object per id (a text's millions of ids are
+   a few thousand distinct ones): no allocation per item, here or when it is freed. */
+#define SHARED_IDS_MIN 4096
 static PyObject *long_list_i32(const int32_t *v, size_t n) {
     PyObject *list = PyList_New((Py_ssize_t)n);
-    for (size_t i = 0; list && i < n; i++) {
-        PyObject *x = PyLong_FromLong(v[i]);
-        if (!x) {
+    if (!list) return NULL;
+    int32_t hi = -1;
+    if (n >= SHARED_IDS_MIN)
+        for (size_t i = 0; i < n; i++)
+            if (v[i] > hi) hi = v[i];
+    PyObject **one = (hi >= 0 && (size_t)hi < 4 * n) ? calloc((size_t)hi + 1, sizeof *one) : NULL;
+    for (size_t i = 0; i < n; i++) {
+        PyObject *x;
+        if (one && v[i] >= 0) {
+            x = one[v[i]];
+            if (!x && !(x = one[v[i]] = PyLong_FromLong(v[i]))) {
+                Py_CLEAR(list);
+                break;
+            }
+            Py_INCREF(x);
+        } else if (!(x = PyLong_FromLong(v[i]))) {
             Py_CLEAR(list);
             break;
         }
         PyList_SET_ITEM(list, (Py_ssize_t)i, x);
+    }
+    if (one) {
+        for (int32_t k = 0; k <= hi; k++) Py_XDECREF(one[k]);
+        free(one);
     }
     return list;
 }
@@ -1284,6 +1473,14 @@ static PyMethodDef Model_methods[] = {
      "merge_table() -> capsule of the merge table, for _encode.Merger.wrap"},
     {"from_spm", (PyCFunction)Model_from_spm, METH_VARARGS | METH_CLASS,
      "from_spm(pieces, scores, types, llama, byte_fallback) -> Model"},
+    {"spm_proto", (PyCFunction)Model_spm_proto, METH_VARARGS | METH_CLASS,
+     "spm_proto(data) -> (starts, lens, scores, types, spec spans) | None (refused)"},
+    {"spm_proto_ok", (PyCFunction)Model_spm_proto_ok, METH_VARARGS | METH_CLASS,
+     "spm_proto_ok(data, starts, lens, types, byte_fallback) -> bool"},
+    {"spm_proto_texts", (PyCFunction)Model_spm_proto_texts, METH_VARARGS | METH_CLASS,
+     "spm_proto_texts(data, starts, lens) -> list[str]"},
+    {"from_spm_proto", (PyCFunction)Model_from_spm_proto, METH_VARARGS | METH_CLASS,
+     "from_spm_proto(data, starts, lens, scores, types, llama, byte_fallback) -> Model"},
     {"encode_cut", (PyCFunction)Model_encode_cut, METH_VARARGS,
      "encode_cut(text) -> ids of a long word merged by segments no merge crosses, or None"},
     {"spm_normalizer", (PyCFunction)Model_spm_normalizer, METH_VARARGS,

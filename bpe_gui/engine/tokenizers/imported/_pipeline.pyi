@@ -45,6 +45,22 @@ class Model:
     def from_spm(cls, pieces: list[str | bytes], scores: Buffer, types: Buffer, llama: bool,
                  byte_fallback: bool, /) -> Model:
         """A SentencePiece-style model (kind 'spm'); scores as float32; ValueError: why not."""
+    @classmethod
+    def spm_proto(cls, data: Buffer, /) -> tuple[bytes, bytes, bytes, bytes, tuple[
+            tuple[int, int] | None, tuple[int, int] | None, tuple[int, int] | None]] | None:
+        """A .model (ModelProto) read in place: (starts, lens) of the pieces' texts (native
+        uint32), scores (float32), types; the spans of trainer_spec, normalizer_spec and
+        denormalizer_spec. None: refused (the Python reader says why)."""
+    @classmethod
+    def spm_proto_ok(cls, data: Buffer, starts: Buffer, lens: Buffer, types: Buffer,
+                     byte_fallback: bool, /) -> bool:
+        """Nothing sentencepiece refuses on load (a piece twice, no <unk> or two, bytes)."""
+    @classmethod
+    def spm_proto_texts(cls, data: Buffer, starts: Buffer, lens: Buffer, /) -> list[str]: ...
+    @classmethod
+    def from_spm_proto(cls, data: Buffer, starts: Buffer, lens: Buffer, scores: Buffer,
+                       types: Buffer, llama: bool, byte_fallback: bool, /) -> Model:
+        """from_spm on the pieces spm_proto found; ValueError: why not."""
     def spm_normalizer(self, charsmap: bytes | None, add_dummy_prefix: bool,
                        remove_extra_whitespaces: bool, escape_whitespaces: bool,
                        treat_whitespace_as_suffix: bool, /) -> None:

@@ -9,7 +9,7 @@ merge at a time.
 """
 from __future__ import annotations
 
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Generic, Iterable, Sequence, TypeVar, overload
 
 from ... import checks
 from ..base import BaseTokenizer, Encoding
@@ -21,11 +21,53 @@ from ...text.unicode_versions import Classes
 from .word_model import PipelineModel
 
 
+T = TypeVar("T")
+
+
+class Later(Generic[T]):
+    """A value made when first asked for (``later()``), then kept: one table several
+    objects share (a SentencePiece model's id -> bytes, which encoding never reads)."""
+
+    __slots__ = ("_make", "_value")
+
+    def __init__(self, make: Callable[[], T]):
+        self._make: Callable[[], T] | None = make
+        self._value: T | None = None
+
+    def __call__(self) -> T:
+        if self._make is not None:
+            self._value, self._make = self._make(), None
+        return self._value  # type: ignore[return-value]
+
+
+class Lazy(Generic[T]):
+    """An attribute that may be set to a :class:`Later`: made when first read."""
+
+    def __set_name__(self, owner, name: str) -> None:
+        self._slot = "_lazy_" + name
+
+    @overload
+    def __get__(self, obj: None, cls=None) -> "Lazy[T]": ...
+    @overload
+    def __get__(self, obj: object, cls=None) -> T: ...
+
+    def __get__(self, obj, cls=None):
+        if obj is None:
+            return self
+        value = obj.__dict__[self._slot]
+        if isinstance(value, Later):
+            value = obj.__dict__[self._slot] = value()
+        return value
+
+    def __set__(self, obj, value: "T | Later[T]") -> None:
+        obj.__dict__[self._slot] = value
+
+
 class LazyMerges(Sequence):
     """merges[k] -> (left bytes, right bytes), read from the C model when asked."""
 
     def __init__(self, count: Callable[[], int], merge: Callable[[int], tuple[int, int, int]],
-                 vocab: dict[int, bytes]):
+                 vocab: dict[int, bytes] | Later[dict[int, bytes]]):
         self._count = count
         self._merge = merge
         self._vocab = vocab
@@ -42,6 +84,8 @@ class LazyMerges(Sequence):
         if not 0 <= k < n:
             raise IndexError("merge index out of range")
         a, b, _ = self._merge(k)
+        if isinstance(self._vocab, Later):
+            self._vocab = self._vocab()
         return (self._vocab.get(a, b""), self._vocab.get(b, b""))
 
     def __eq__(self, other) -> bool:
@@ -129,7 +173,9 @@ class PipelineTokenizer(BaseTokenizer):
                  merges: LazyMerges, special_ids: dict[str, int], pattern: str, meta: dict,
                  matched_specials: Sequence[str] | None = None, classes: Classes | None = None):
         """``pattern``: the words' regex in ``regex`` syntax (a file's own translated),
-        whose classes are ``classes``' (the file's library's Unicode tables).
+        whose classes are ``classes``' (the file's library's Unicode tables). (A subclass
+        may make ``vocab`` and ``token_to_id`` :class:`Lazy` and give them as
+        :class:`Later`: spm.SpmTokenizer.)
         ``matched_specials``: the special tokens found in text (default: all of
         ``special_ids``); the others (a tekken file's, llama.cpp's control tokens without
         parse_special) are only ids, their text in the input is ordinary text."""

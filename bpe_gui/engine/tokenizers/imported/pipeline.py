@@ -230,12 +230,17 @@ class Pipeline:
         for piece, tid, at0 in parts:
             if tid is not None:
                 out.append(tid)
+                continue
             elif not piece:
                 continue
             elif self._native is not None and pre.native_ok(piece):
-                out += self._encode_native(piece)
+                got = self._encode_native(piece)
             else:
-                out += self._encode_words(pre.words_text(piece, at0))
+                got = self._encode_words(pre.words_text(piece, at0))
+            if out:
+                out += got
+            else:   # (a whole text's millions of ids: not copied)
+                out = got
         return out
 
     def _encode_words(self, words: list[str]) -> list[int]:
@@ -256,7 +261,10 @@ class Pipeline:
             if run:
                 out += enc(run, self._cache, CACHE_LIMIT)
                 run = []
-            out += got
+            if out:
+                out += got
+            else:
+                out = got
         if run:
             out += enc(run, self._cache, CACHE_LIMIT)
         return out

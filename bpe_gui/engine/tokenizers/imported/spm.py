@@ -26,12 +26,13 @@ from __future__ import annotations
 
 import array
 import codecs
+import re
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
 from ..base import Encoding
 from ..model import MergeApplied, Playback, clean_text
-from .imported_tokenizer import LazyMerges, PipelineTokenizer
+from .imported_tokenizer import Later, Lazy, LazyMerges, PipelineTokenizer
 from .normalized import NStr
 from .pipeline import Pipeline
 from .word_model import PipelineModel, model_class
@@ -55,10 +56,13 @@ codecs.register_error(_PER_BYTE, _per_byte)
 
 @dataclass(frozen=True)
 class SpmSpec:
-    """What a SentencePiece-style model holds, as plain data (ids are list positions)."""
+    """What a SentencePiece-style model holds, as plain data (ids are list positions).
+    ``raw``: (file bytes, starts, lens, scores, types) when a reader kept the pieces where
+    they lie in the file (sentencepiece_fmt's C reader): the C model is built from those,
+    and ``pieces`` is a sequence that decodes a text when one is read."""
 
-    pieces: list[str]
-    scores: list[float]
+    pieces: Sequence[str]
+    scores: Sequence[float]
     types: bytes                       # NORMAL .. BYTE per piece
     byte_fallback: bool
     charsmap: bytes = b""              # precompiled_charsmap (empty: identity)
@@ -69,13 +73,18 @@ class SpmSpec:
     llama: bool = False                # llama.cpp's rules (a GGUF `llama` vocabulary)
     unk_surface: str = UNK_SURFACE
     meta: dict = field(default_factory=dict)
+    raw: tuple[bytes, bytes, bytes, bytes, bytes] | None = None
 
 
 def native_model(spec: SpmSpec):
     """The C model (or its stand-in) of a spec; ValueError says why it cannot be built."""
-    scores = array.array("f", spec.scores).tobytes()
-    native = model_class().from_spm(list(spec.pieces), scores, bytes(spec.types), spec.llama,
-                                    spec.byte_fallback)
+    cls = model_class()
+    if spec.raw is not None and hasattr(cls, "from_spm_proto"):
+        native = cls.from_spm_proto(*spec.raw, spec.llama, spec.byte_fallback)
+    else:
+        scores = array.array("f", spec.scores).tobytes()
+        native = cls.from_spm(list(spec.pieces), scores, bytes(spec.types), spec.llama,
+                              spec.byte_fallback)
     native.spm_normalizer(spec.charsmap or None, spec.add_dummy_prefix,
                           spec.remove_extra_whitespaces, spec.escape_whitespaces,
                           spec.treat_whitespace_as_suffix)
@@ -99,10 +108,13 @@ def shown_bytes(spec: SpmSpec) -> dict[int, bytes]:
 class SpmModel(PipelineModel):
     """The model interface over a SentencePiece-style C model (see the module docstring)."""
 
-    def __init__(self, native, vocab: dict[int, bytes], spec: SpmSpec):
-        unk = -1 if spec.llama else next((i for i, t in enumerate(spec.types) if t == UNKNOWN), -1)
-        super().__init__(native, vocab, byte_level=False, byte_fallback=spec.byte_fallback,
-                         unk_id=unk)
+    vocab = Lazy[dict[int, bytes]]()   # id -> bytes, made when first read (shown_bytes)
+
+    def __init__(self, native, vocab: dict[int, bytes] | Later[dict[int, bytes]],
+                 spec: SpmSpec):
+        unk = -1 if spec.llama else bytes(spec.types).find(bytes([UNKNOWN]))
+        super().__init__(native, vocab, byte_level=False,  # type: ignore[arg-type]
+                         byte_fallback=spec.byte_fallback, unk_id=unk)
         self.kind = "spm"
         self.spec = spec
         self._derived = True
@@ -206,10 +218,12 @@ class SpmModel(PipelineModel):
 class SpmPipeline(Pipeline):
     """The text as the SentencePiece-style model takes it: no pre-tokenizer, one C call."""
 
-    def __init__(self, model: SpmModel, vocab: dict[int, bytes], specials: frozenset[int],
-                 added=None):
-        super().__init__(model, kind="spm", vocab=vocab, added=added, specials=specials,
-                         stream_safe=False)
+    vocab = Lazy[dict[int, bytes]]()
+
+    def __init__(self, model: SpmModel, vocab: dict[int, bytes] | Later[dict[int, bytes]],
+                 specials: frozenset[int], added=None):
+        super().__init__(model, kind="spm", vocab=vocab,  # type: ignore[arg-type]
+                         added=added, specials=specials, stream_safe=False)
         self.spec = model.spec
         self.native = model.native
         # llama.cpp: the space prefix goes before a text part that starts the text or
@@ -376,25 +390,42 @@ class SpmPipeline(Pipeline):
         return got
 
 
+class SpmTokenizer(PipelineTokenizer):
+    """A SentencePiece-style tokenizer: its id -> bytes and bytes -> id tables are made
+    when first read (encoding needs only the C model; a 32k-piece model loads in a few
+    milliseconds without them)."""
+
+    vocab = Lazy[dict[int, bytes]]()
+    token_to_id = Lazy[dict[bytes, int]]()
+
+
+def _token_ids(vocab: Later[dict[int, bytes]]) -> dict[bytes, int]:
+    t2i: dict[bytes, int] = {}
+    for i, b in vocab().items():
+        t2i.setdefault(b, i)
+    return t2i
+
+
 def build_spm(spec: SpmSpec, *, added=None, special_ids: dict[str, int] | None = None,
               meta: dict | None = None) -> PipelineTokenizer:
-    """The tokenizer of a SentencePiece-style model (ValueError: the model is refused)."""
+    """The tokenizer of a SentencePiece-style model (ValueError: the model is refused).
+    The C model is all encoding needs; the tables for the window (id -> bytes, bytes ->
+    id) are made when first read."""
     native = native_model(spec)
-    vocab = shown_bytes(spec)
-    t2i: dict[bytes, int] = {}
-    for i, b in vocab.items():
-        t2i.setdefault(b, i)
+    vocab = Later(lambda: shown_bytes(spec))
     model = SpmModel(native, vocab, spec)
     if special_ids is None:
-        special_ids = {p: i for i, (p, t) in enumerate(zip(spec.pieces, spec.types))
-                       if t in (CONTROL, UNKNOWN)}
+        types = bytes(spec.types)
+        special_ids = {spec.pieces[m.start()]: m.start()
+                       for m in re.finditer(rb"[\x02\x03]", types)}   # CONTROL, UNKNOWN
     pipe = SpmPipeline(model, vocab, frozenset(special_ids.values()), added)
     merges = LazyMerges(lambda: model.n_merges, model.merge_at, vocab)
     # the words the window colours and plays back on a click: runs of non-spaces (a
     # word's playback starts from the '▁' the dummy prefix gives it, as in its text)
-    return PipelineTokenizer(pipe, vocab=vocab, token_to_id=t2i, merges=merges,
-                             special_ids=special_ids, pattern=WORDS,
-                             meta=dict(meta or spec.meta))
+    return SpmTokenizer(pipe, vocab=vocab,  # type: ignore[arg-type]  # (Lazy: made when read)
+                        token_to_id=Later(lambda: _token_ids(vocab)),  # type: ignore[arg-type]
+                        merges=merges, special_ids=special_ids, pattern=WORDS,
+                        meta=dict(meta or spec.meta))
 
 
 def build_llama(tokens: list[str], scores: list[float] | None, types: list[int] | None, *,
@@ -439,5 +470,5 @@ def build_llama(tokens: list[str], scores: list[float] | None, types: list[int] 
     return build_spm(spec, added=AddedTokens(cut, None) if cut else None, special_ids=every)
 
 
-__all__: Sequence[str] = ("SpmSpec", "SpmModel", "SpmPipeline", "build_spm", "build_llama",
-                          "native_model")
+__all__: Sequence[str] = ("SpmSpec", "SpmModel", "SpmPipeline", "SpmTokenizer", "build_spm",
+                          "build_llama", "native_model")

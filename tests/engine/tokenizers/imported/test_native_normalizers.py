@@ -73,6 +73,55 @@ def test_a_metaspace_file_that_does_not_split_is_cut_in_c(tmp_path):
     assert cut == list(ours.pipeline.model.merge(text))
 
 
+def _metaspace_whole(byte_fallback: bool, fuse_unk: bool, drop_bytes: range = range(0)):
+    """A Metaspace file that does not split (Mistral 7B's kind), with or without byte
+    fallback and fused <unk>s, some byte tokens left out."""
+    from hf_files import BYTES, train
+    from tokenizers import models, pre_tokenizers
+    tk = tokenizers.Tokenizer(models.BPE(byte_fallback=byte_fallback, unk_token="<unk>",
+                                         fuse_unk=fuse_unk))
+    tk.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="first",
+                                                split=False)
+    kept = [t for b, t in enumerate(BYTES) if b not in drop_bytes]
+    return train(tk, 700, ["<unk>", "<s>", "</s>", *kept])
+
+
+def _cjk_heavy(seed: int) -> str:
+    """~60 KB of UTF-8: Chinese the file knows, runs of rare CJK characters that are no
+    token (byte tokens, or <unk>s that may fuse), emoji and the samples."""
+    rnd = random.Random(seed)
+    known = "".join(s for s in SAMPLES + CORPUS if any("\u4e00" <= c <= "\u9fff" for c in s))
+    out: list[str] = []
+    while len(out) < 10_000:
+        r = rnd.random()
+        if r < 0.6:
+            out.append(rnd.choice(known))
+        elif r < 0.85:
+            out += [chr(rnd.randint(0x9000, 0x9FA5)) for _ in range(rnd.randint(1, 3))]
+        elif r < 0.9:
+            out.append(chr(rnd.randint(0x1F600, 0x1F64F)))
+        else:
+            out.append(" " + rnd.choice(SAMPLES))
+    return "".join(out).replace("<", "")   # no added token: the text is one word
+
+
+@pytest.mark.parametrize("byte_fallback, fuse_unk, drop", [
+    (True, True, range(0)),            # Mistral 7B's: every character has its bytes
+    (True, True, range(0xE4, 0xEA)),   # Chinese lead bytes missing: <unk>s, fused
+    (False, True, range(0)),           # no byte fallback: runs of <unk> fused
+    (False, False, range(0)),          # one <unk> per character
+], ids=["all-bytes", "some-bytes-missing", "unk-fused", "unk-per-character"])
+def test_long_cjk_text_through_the_c_cuts(byte_fallback, fuse_unk, drop, tmp_path):
+    """The whole text one word, cut in C where no merge crosses, short segments from the
+    encoder's table: ids as tokenizers gives them, whatever becomes of unknown characters."""
+    tk = _metaspace_whole(byte_fallback, fuse_unk, drop)
+    tk.save(str(tmp_path / "tokenizer.json"))
+    ours = load_tokenizer(tmp_path / "tokenizer.json")
+    for seed in range(2):
+        text = _cjk_heavy(seed)
+        assert ours.encode(text) == tk.encode(text, add_special_tokens=False).ids
+
+
 def test_a_replace_at_the_start_reads_where_the_piece_starts(tmp_path):
     """Metaspace 'first' prepends only to a piece that starts the original text; a Replace
     that removes the first characters moves that start, and the plain-text path says so."""
