@@ -50,7 +50,7 @@ whole pattern matches what the kind's pattern matches:
   character for character, as do Mistral NeMo's tokenizer.json Split and the pattern
   HF transformers writes back into Mistral files (``fix_mistral_regex``).
 
-tests/engine/test_scan.py checks every kind against ``regex`` on the published spellings.
+tests/engine/text/test_scan.py checks every kind against ``regex`` on the published spellings.
 """
 from __future__ import annotations
 
