@@ -356,6 +356,17 @@ static size_t next_cut(const MergeTable *m, const unsigned char *w, size_t len, 
     return len;
 }
 
+/* 1: no first byte of a 2- or 4-byte character in p[0..n) (n >= 8, every byte >= 0x80):
+ * a word of 3-byte characters, cut by character (merge_han); others (emoji, mixed
+ * scripts) by byte windows, which can cut beside their characters too */
+static int only_3byte(const unsigned char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if ((p[i] & 0xE0) == 0xC0 || p[i] >= 0xF0)
+            return 0;
+    return 1;
+}
+
 /* 1: every byte of p[0..n) (n >= 8) is >= 0x80 */
 static int high_bytes(const unsigned char *p, size_t n)
 {
@@ -625,7 +636,7 @@ size_t mt_merge_at_boundaries(const MergeTable *m, MergeScratch *x, const unsign
         return (size_t)-1;
     if (!x->pieces && limit == NO_RANK) /* zeroed: empty */
         x->pieces = bpe_calloc_huge((size_t)1 << PIECE_BITS, sizeof(struct MergePiece));
-    if (limit == NO_RANK) {
+    if (limit == NO_RANK && only_3byte(w + 1, len - 1)) {
         uint64_t *ch = chars_of(m);
         if (ch)
             return merge_han(m, x, ch, w, len, limit);
