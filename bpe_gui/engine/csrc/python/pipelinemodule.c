@@ -869,6 +869,26 @@ fail:
     return NULL;
 }
 
+/* A SentencePiece model of n pieces (their texts keys[i] of lens[i] bytes, scores, types);
+   nogil: the texts lie in a buffer no other thread can change, so the tables are built
+   without the GIL (not when they are inside str objects of a list). NULL: the error set. */
+static PyObject *spm_model(const char *const *keys, const size_t *lens, size_t n,
+                           const void *scores, const void *types, int llama, int fb,
+                           int nogil) {
+    Model *m = new_model(KIND_SPM);
+    if (!m) return NULL;
+    int rc;
+    PyThreadState *ts = nogil ? PyEval_SaveThread() : NULL;
+    rc = spm_load(&m->pm, n, keys, lens, (const float *)scores, (const uint8_t *)types, llama, fb);
+    if (ts) PyEval_RestoreThread(ts);
+    if (rc < 0) {
+        pipe_error(&m->pm, rc);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return (PyObject *)m;
+}
+
 static PyObject *Model_from_spm(PyObject *cls, PyObject *args) {
     PyObject *pieces;
     Py_buffer scores, types;
@@ -881,7 +901,6 @@ static PyObject *Model_from_spm(PyObject *cls, PyObject *args) {
     PyObject *r = NULL;
     const char **keys = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(char *));
     size_t *lens = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(size_t));
-    Model *m = NULL;
     if (!keys || !lens) {
         PyErr_NoMemory();
         goto done;
@@ -905,16 +924,7 @@ static PyObject *Model_from_spm(PyObject *cls, PyObject *args) {
         }
         lens[i] = (size_t)len;
     }
-    m = new_model(KIND_SPM);
-    if (!m) goto done;
-    int rc = spm_load(&m->pm, (size_t)n, keys, lens, scores.buf, types.buf, llama,
-                      byte_fallback);
-    if (rc < 0) {
-        pipe_error(&m->pm, rc);
-        Py_CLEAR(m);
-        goto done;
-    }
-    r = (PyObject *)m;
+    r = spm_model(keys, lens, (size_t)n, scores.buf, types.buf, llama, byte_fallback, 0);
 done:
     PyMem_Free(keys);
     PyMem_Free(lens);
@@ -1060,18 +1070,7 @@ static PyObject *Model_from_spm_proto(PyObject *cls, PyObject *args) {
         keys[i] = (const char *)d.buf + p.start[i];
         lens[i] = p.len[i];
     }
-    Model *m = new_model(KIND_SPM);
-    if (!m) goto done;
-    int rc;
-    Py_BEGIN_ALLOW_THREADS
-    rc = spm_load(&m->pm, p.n, keys, lens, sc.buf, ty.buf, llama, fb);
-    Py_END_ALLOW_THREADS
-    if (rc < 0) {
-        pipe_error(&m->pm, rc);
-        Py_CLEAR(m);
-        goto done;
-    }
-    r = (PyObject *)m;
+    r = spm_model(keys, lens, p.n, sc.buf, ty.buf, llama, fb, 1);
 done:
     PyMem_Free(keys);
     PyMem_Free(lens);

@@ -28,7 +28,7 @@ from typing import Any, Callable
 
 import regex
 
-from ...display import gpt2_text, unicode_to_bytes
+from ...display import bytes_to_unicode, gpt2_text, unicode_to_bytes
 from ...text.dialects import DialectError, file_pattern, pinned, translate
 from ...text.graphemes import grapheme_classes
 from ...text.normal_forms import is_normalized
@@ -402,6 +402,16 @@ def to_alphabet(p: NStr) -> NStr:
     spans = p.spans()
     align = [sp for ch, sp in zip(text, spans) for _ in range(len(ch.encode("utf-8")))]
     return NStr(alpha, align)
+
+
+def text_word(text: str) -> str:
+    """What the model encodes for a piece of plain text (no GPT-2 alphabet): the text, or
+    MARK + its bytes in the alphabet when it starts with MARK itself (U+FFFF), which would
+    otherwise read as the mark."""
+    if text[:1] != MARK:
+        return text
+    table = bytes_to_unicode()
+    return MARK + "".join(table[b] for b in text.encode("utf-8", "surrogatepass"))
 
 
 def model_word(alpha: str) -> str:

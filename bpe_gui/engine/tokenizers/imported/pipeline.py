@@ -22,7 +22,7 @@ from ...text.presets import line_break_ends_words
 from ...text.scanner import native_scanner
 from ...text.boundaries import stream_boundary
 from .normalized import NStr
-from .hf_parts import PreTokenizer, model_word
+from .hf_parts import PreTokenizer, model_word, text_word
 
 try:  # whole texts of a native-preset pattern: scanned and merged in C, without the GIL
     from .. import _encode
@@ -200,7 +200,7 @@ class Pipeline:
         alpha = self.pre is not None and self.pre.alphabet
         for piece, tid in self.pieces(text):
             if tid is None:
-                words.append(model_word(piece.text) if alpha else piece.text)
+                words.append(model_word(piece.text) if alpha else text_word(piece.text))
                 continue
             if words:
                 out += enc(words, self._cache, CACHE_LIMIT)
@@ -306,7 +306,7 @@ class Pipeline:
         hit = self._ocache.get(word)
         if hit is None:
             alpha = self.pre is not None and self.pre.alphabet
-            ids, starts, ends = self.model.tokenize(model_word(word) if alpha else word)
+            ids, starts, ends = self.model.tokenize(model_word(word) if alpha else text_word(word))
             if word.isascii() or alpha:
                 spans = tuple(zip(starts, ends))
             else:
@@ -375,7 +375,7 @@ class Pipeline:
     # ----- decoding -------------------------------------------------------------------
     def model_word(self, text: str) -> str:
         """What the model encodes for a piece's text (see hf_parts.model_word)."""
-        return model_word(text) if self.pre is not None and self.pre.alphabet else text
+        return model_word(text) if self.pre is not None and self.pre.alphabet else text_word(text)
 
     def decode(self, ids: Iterable[int]) -> str:
         if self._decode is None or self.key_of is None:
