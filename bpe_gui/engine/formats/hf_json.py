@@ -26,6 +26,7 @@ from ..io.reading import read_bytes, read_json
 from ..tokenizers.imported.pipeline import Pipeline
 from ..tokenizers.imported.added_tokens import AddedToken, AddedTokens
 from ..tokenizers.imported.imported_tokenizer import LazyMerges, PipelineTokenizer
+from ..tokenizers.imported.lazy import lazy_tables
 from ..tokenizers.imported.decoders import decoder
 from ..tokenizers.imported.normalized import NStr
 from ..tokenizers.imported.word_model import PipelineModel, find_model_tables, model_class
@@ -100,16 +101,21 @@ def _build(data: dict, path: Path, meta: dict, tables) -> PipelineTokenizer:
     if suffix:
         native.set_end_of_word_suffix(suffix)
     replacement = pre.replacement or _replacement_of(data.get("normalizer"))
-    vocab, t2i = native.tables(replacement, opts["byte_fallback"])
-    added = hf_added_ids(added, native.text_id, len(vocab))
+    added = hf_added_ids(added, native.text_id, native.n_tokens)
+
+    def tables() -> tuple[dict[int, bytes], dict[bytes, int]]:
+        vocab, t2i = native.tables(replacement, opts["byte_fallback"])
+        for t in added:
+            if not (t.id in vocab and opts["byte_fallback"] and _FALLBACK.fullmatch(t.content)):
+                vocab[t.id] = t.content.encode("utf-8")   # a <0xNN> token still shows its byte
+            t2i.setdefault(vocab[t.id], t.id)
+        return vocab, t2i
+
+    vocab, t2i = lazy_tables(tables)   # made when first read: encoding needs neither
     model = PipelineModel(native, vocab, byte_level=pre.byte_level,
                           ignore_merges=opts["ignore_merges"],
                           byte_fallback=opts["byte_fallback"], unk_id=unk_id,
                           fuse_unk=opts["fuse_unk"], end_of_word=suffix)
-    for t in added:
-        if not (t.id in vocab and opts["byte_fallback"] and _FALLBACK.fullmatch(t.content)):
-            vocab[t.id] = t.content.encode("utf-8")   # a <0xNN> token still shows its byte
-        t2i.setdefault(vocab[t.id], t.id)
     specials = {t.content: t.id for t in added if t.special}
     # tokenizers decodes a normalized added token as its normalized text
     added_ids = {t.id: (norm(NStr.of(t.content)).text if t.normalized and norm else t.content)

@@ -18,7 +18,7 @@
  *   m.key_text(id) -> str | None;  m.text_id(key: str) -> int   (keys as the file spells them)
  *   m.tokenize(word: str) -> (ids, starts, ends)   byte offsets within the word's UTF-8
  *   m.encode_words(words: list[str], cache: dict, cache_limit: int) -> list[int]
- *   m.n_ids, m.n_merges;  m.merge(k) -> (left id, right id, new id)
+ *   m.n_ids, m.n_tokens (ids that have a token), m.n_merges;  m.merge(k) -> (left, right, new)
  *   m.rebuild() -> list of ids no merge of two lower ranks makes (TIKTOKEN: the merge
  *       list is derived on demand, only for the vocabulary browser and exports)
  *   m.merge_table() -> capsule of the merge table (merge.h) for _encode.Merger.wrap
@@ -1426,6 +1426,14 @@ static PyObject *Model_get_n_ids(Model *m, void *c) {
     return PyLong_FromSsize_t(m->pm.n_ids);
 }
 
+static PyObject *Model_get_n_tokens(Model *m, void *c) {
+    (void)c;
+    Py_ssize_t k = 0;
+    for (Py_ssize_t id = 0; id < m->pm.n_ids; id++)
+        k += m->pm.first_entry[id] >= 0;
+    return PyLong_FromSsize_t(k);
+}
+
 static PyObject *Model_get_n_merges(Model *m, void *c) {
     (void)c;
     return PyLong_FromSsize_t(m->pm.n_merges);
@@ -1500,6 +1508,7 @@ static PyMethodDef Model_methods[] = {
 
 static PyGetSetDef Model_getset[] = {
     {"n_ids", (getter)Model_get_n_ids, NULL, "1 + the largest id", NULL},
+    {"n_tokens", (getter)Model_get_n_tokens, NULL, "how many ids have a token", NULL},
     {"n_merges", (getter)Model_get_n_merges, NULL, "merges known so far", NULL},
     {"kind", (getter)Model_get_kind, NULL, "'hf', 'tiktoken' or 'spm'", NULL},
     {NULL, NULL, NULL, NULL, NULL},

@@ -79,6 +79,9 @@ class Model:
     def n_ids(self) -> int:
         """1 + the largest id."""
     @property
+    def n_tokens(self) -> int:
+        """How many ids have a token (len(tables()[0]))."""
+    @property
     def n_merges(self) -> int: ...
     @property
     def kind(self) -> str:

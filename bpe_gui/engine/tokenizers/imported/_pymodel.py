@@ -147,6 +147,10 @@ class Model:
     def id_of(self, key: bytes) -> int:
         return self.keys.get(bytes(key), -1)
 
+    @property
+    def n_tokens(self) -> int:
+        return len(self.first)
+
     def key(self, i: int) -> bytes | None:
         return self.first.get(i)
 

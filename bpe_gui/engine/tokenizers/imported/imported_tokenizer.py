@@ -9,7 +9,7 @@ merge at a time.
 """
 from __future__ import annotations
 
-from typing import Callable, Generic, Iterable, Sequence, TypeVar, overload
+from typing import Callable, Iterable, Sequence
 
 from ... import checks
 from ..base import BaseTokenizer, Encoding
@@ -18,49 +18,8 @@ from ...errors import BPEError, EncodeError, SettingsError
 from ...text.branches import Branch, BranchMatcher
 from ...text.pretokenize import Pretokenizer
 from ...text.unicode_versions import Classes
+from .lazy import Later, Lazy
 from .word_model import PipelineModel
-
-
-T = TypeVar("T")
-
-
-class Later(Generic[T]):
-    """A value made when first asked for (``later()``), then kept: one table several
-    objects share (a SentencePiece model's id -> bytes, which encoding never reads)."""
-
-    __slots__ = ("_make", "_value")
-
-    def __init__(self, make: Callable[[], T]):
-        self._make: Callable[[], T] | None = make
-        self._value: T | None = None
-
-    def __call__(self) -> T:
-        if self._make is not None:
-            self._value, self._make = self._make(), None
-        return self._value  # type: ignore[return-value]
-
-
-class Lazy(Generic[T]):
-    """An attribute that may be set to a :class:`Later`: made when first read."""
-
-    def __set_name__(self, owner, name: str) -> None:
-        self._slot = "_lazy_" + name
-
-    @overload
-    def __get__(self, obj: None, cls=None) -> "Lazy[T]": ...
-    @overload
-    def __get__(self, obj: object, cls=None) -> T: ...
-
-    def __get__(self, obj, cls=None):
-        if obj is None:
-            return self
-        value = obj.__dict__[self._slot]
-        if isinstance(value, Later):
-            value = obj.__dict__[self._slot] = value()
-        return value
-
-    def __set__(self, obj, value: "T | Later[T]") -> None:
-        obj.__dict__[self._slot] = value
 
 
 class LazyMerges(Sequence):
@@ -169,13 +128,17 @@ class PipelineTokenizer(BaseTokenizer):
     :class:`~bpe_gui.engine.tokenizers.imported.pipeline.Pipeline`; the rest (vocab, merges, special tokens,
     meta, the model) reads like any tokenizer's. Always shown with all its merges."""
 
-    def __init__(self, pipeline, *, vocab: dict[int, bytes], token_to_id: dict[bytes, int],
+    vocab = Lazy[dict[int, bytes]]()          # each a dict, or a Later made when first read
+    token_to_id = Lazy[dict[bytes, int]]()
+
+    def __init__(self, pipeline, *, vocab: dict[int, bytes] | Later[dict[int, bytes]],
+                 token_to_id: dict[bytes, int] | Later[dict[bytes, int]],
                  merges: LazyMerges, special_ids: dict[str, int], pattern: str, meta: dict,
                  matched_specials: Sequence[str] | None = None, classes: Classes | None = None):
         """``pattern``: the words' regex in ``regex`` syntax (a file's own translated),
-        whose classes are ``classes``' (the file's library's Unicode tables). (A subclass
-        may make ``vocab`` and ``token_to_id`` :class:`Lazy` and give them as
-        :class:`Later`: spm.SpmTokenizer.)
+        whose classes are ``classes``' (the file's library's Unicode tables). ``vocab``
+        and ``token_to_id`` may be :class:`Later`: made when first read (encoding needs
+        only the C model).
         ``matched_specials``: the special tokens found in text (default: all of
         ``special_ids``); the others (a tekken file's, llama.cpp's control tokens without
         parse_special) are only ids, their text in the input is ordinary text."""
@@ -194,7 +157,8 @@ class PipelineTokenizer(BaseTokenizer):
             pre.matcher = PieceWords(pipeline, pattern, steps.rules_pattern, steps.kinds,
                                      pre.timeout)
         model: PipelineModel = pipeline.model
-        super().__init__(model, vocab=vocab, token_to_id=token_to_id, merges=merges,
+        super().__init__(model, vocab=vocab, token_to_id=token_to_id,  # type: ignore[arg-type]
+                         merges=merges,
                          special_tokens=specials, special_ids=dict(special_ids), pre=pre,
                          meta=dict(meta))
         self.pipeline = pipeline

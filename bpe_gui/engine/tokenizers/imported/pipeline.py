@@ -21,6 +21,7 @@ from ...text.pattern_kinds import scanner_kind
 from ...text.presets import line_break_ends_words
 from ...text.scanner import native_scanner
 from ...text.boundaries import stream_boundary
+from .lazy import Later, Lazy
 from .normalized import NStr
 from .hf_parts import PreTokenizer, model_word, text_word
 
@@ -52,7 +53,9 @@ ENCODER_WORDS = 1 << 18
 class Pipeline:
     """Text -> pieces -> model, with offsets; ids -> text through the decoder."""
 
-    def __init__(self, model, *, kind: str, vocab: dict[int, bytes],
+    vocab = Lazy[dict[int, bytes]]()   # a dict, or a Later made when first read
+
+    def __init__(self, model, *, kind: str, vocab: dict[int, bytes] | Later[dict[int, bytes]],
                  added: Splitter | None = None, normalize=None,
                  pre: PreTokenizer | None = None, words=None,
                  special_map: dict[str, int] | None = None,

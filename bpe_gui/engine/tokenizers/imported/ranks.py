@@ -17,6 +17,7 @@ from ...text.pretokenize import Pretokenizer, resolve_pattern
 from ...text.unicode_versions import TIKTOKEN
 from .pipeline import Pipeline
 from .imported_tokenizer import LazyMerges, PipelineTokenizer
+from .lazy import lazy_tables
 from .word_model import PipelineModel, model_class
 
 
@@ -68,14 +69,19 @@ def load_ranks(path: Path, data: bytes, *, pattern: str, specials: dict[str, int
     if missing:
         raise FormatError(path, f"lacks {len(missing)} of the 256 single bytes (first: 0x"
                           f"{missing[0]:02X}); a byte-level tokenizer needs all 256.")
-    vocab, t2i = native.tables(None, False)
-    taken = sorted(i for i in specials.values() if i in vocab)
+    taken = sorted(i for i in specials.values() if native.key(i) is not None)
     if taken:
         raise FormatError(path, f"special token id {taken[0]} is also a rank in {path.name}; "
                           "ids must be unique.", key="special_tokens")
-    for s, i in specials.items():
-        vocab[i] = s.encode("utf-8")
-        t2i.setdefault(vocab[i], i)
+
+    def tables() -> tuple[dict[int, bytes], dict[bytes, int]]:
+        vocab, t2i = native.tables(None, False)
+        for s, i in specials.items():
+            vocab[i] = s.encode("utf-8")
+            t2i.setdefault(vocab[i], i)
+        return vocab, t2i
+
+    vocab, t2i = lazy_tables(tables)   # made when first read: encoding needs neither
     # tiktoken reads the pattern with fancy-regex and tiktoken's Unicode tables
     text, _ = resolve_pattern(pattern)
     classes = TIKTOKEN

@@ -32,7 +32,8 @@ from typing import Iterable, Sequence
 
 from ..base import Encoding
 from ..model import MergeApplied, Playback, clean_text
-from .imported_tokenizer import Later, Lazy, LazyMerges, PipelineTokenizer
+from .imported_tokenizer import LazyMerges, PipelineTokenizer
+from .lazy import Later, Lazy
 from .normalized import NStr
 from .pipeline import Pipeline
 from .word_model import PipelineModel, model_class

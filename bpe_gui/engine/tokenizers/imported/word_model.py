@@ -19,6 +19,7 @@ import heapq
 
 from ...display import unicode_to_bytes
 from ..model import WordModel
+from .lazy import Later, Lazy
 
 # starts a model word given as GPT-2 alphabet text (bytes that are not UTF-8; hf_parts)
 MARK = "\uffff"
@@ -31,8 +32,9 @@ IGNORE_MERGES = ("The whole word is a token of the vocabulary, so it becomes tha
 
 class PipelineModel(WordModel):
     sequential = True
+    vocab = Lazy[dict[int, bytes]]()   # id -> bytes: a dict, or a Later made when first read
 
-    def __init__(self, native, vocab: dict[int, bytes], *, byte_level: bool = True,
+    def __init__(self, native, vocab: dict[int, bytes] | Later[dict[int, bytes]], *, byte_level: bool = True,
                  ignore_merges: bool = False, byte_fallback: bool = False,
                  unk_id: int = -1, fuse_unk: bool = False, end_of_word: bytes = b""):
         self.native = native                 # _pipeline.Model (or pymodel.Model)
