@@ -3,6 +3,8 @@ reader (``engine/formats``) assembles into a :class:`Pipeline`.
 
 - :mod:`.pipeline`: ``Pipeline``: added tokens, normalizer, pre-tokenizer, model, decoder.
 - :mod:`.imported_tokenizer`: ``PipelineTokenizer``, a ``BaseTokenizer`` around a pipeline.
+- :mod:`.lazy`: ``Later`` / ``Lazy``: the id -> bytes and bytes -> id tables, made when
+  first read (encoding needs only the C model).
 - :mod:`.hf_parts`, :mod:`.added_tokens`, :mod:`.decoders`, :mod:`.normalized`: a
   ``tokenizer.json``'s normalizers and pre-tokenizers, added tokens and decoders.
 - :mod:`.word_model`: the ``WordModel`` over the C model (``_pipeline``, or the
