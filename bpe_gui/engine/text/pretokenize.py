@@ -122,12 +122,13 @@ class Pretokenizer:
                       "cjk) or a regex", setting=True)
         self.pattern, self.preset = resolve_pattern(pattern)
         self.classes = classes
-        self.regex = compile_pattern(self.pattern, classes)
-        self.special_tokens = validate_special_tokens(special_tokens)
         # the kind of native scanner that runs this pattern (the gpt2, cl100k and o200k
         # presets, and the published spellings of those and of Llama 3's and Qwen2's:
         # pattern_kinds.py), else None
         self.kind = scanner_kind(self.pattern)
+        if self.kind is None:   # (else the C scanner finds the words: `regex` made when read)
+            self.regex = compile_pattern(self.pattern, classes)
+        self.special_tokens = validate_special_tokens(special_tokens)
         self.timeout = None if self.preset or self.kind else CUSTOM_TIMEOUT_S
         # the C scanner (same words as the regex), else None
         self.source: str | None = None   # the file (and key) a pattern came from, if any
@@ -135,6 +136,13 @@ class Pretokenizer:
         # tokenizer.json's pre-tokenizer steps): a BranchMatcher's methods, else None
         self.matcher: Any = None
         self.native = native_scanner(self.kind, classes)
+
+    @functools.cached_property
+    def regex(self) -> "regex.Pattern[str]":
+        """The pattern compiled with ``classes``' tables (pinning a published pattern to a
+        library's Unicode version takes ~60 ms and ~8 MB of class tables): for a pattern
+        the native scanner runs, made when first read (lone surrogates, playback)."""
+        return compile_pattern(self.pattern, self.classes)
 
     @functools.cached_property
     def _special_re(self) -> "regex.Pattern[str] | None":

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import os
 from array import array
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Sequence
 
 import regex
@@ -100,7 +100,11 @@ class NativeScanner:
         self.preset = kind
         self.classes = classes
         self.preset_id = scan_id(kind, classes)
-        self._regex = pinned(KIND_PATTERNS[kind], classes)
+
+    @cached_property
+    def _regex(self):
+        """The pattern for texts UTF-8 cannot hold, pinned when first needed."""
+        return pinned(KIND_PATTERNS[self.preset], self.classes)
 
     def words(self, text: str) -> list[str]:
         """``regex.findall(pattern, text)``. Example: 'a  b' -> ['a', ' ', ' b']."""
