@@ -4,6 +4,8 @@ their shape lets them run away.
 from __future__ import annotations
 
 import time
+from functools import cached_property
+from typing import Any, Callable
 
 import regex
 
@@ -20,14 +22,27 @@ class FilePattern:
     literal text and patterns without such repetition (those of published tokenizers,
     ``'s|\\p{L}+|\\s+(?!\\S)``) run without it."""
 
-    def __init__(self, compiled: "regex.Pattern[str]", where: str, source: str,
-                 literal: bool = False, classes=None):
-        self.regex = compiled
-        self.pattern = compiled.pattern   # regex syntax (a file's Oniguruma one translated)
+    def __init__(self, compiled: "regex.Pattern[str] | Callable[[], Any]", where: str,
+                 source: str, literal: bool = False, classes=None, text: str | None = None):
+        """``compiled``: the regex, or, with its ``text``, a function that compiles it when
+        it first runs (a pattern the native scanner runs: pinning it to a library's
+        Unicode version takes ~60 ms and megabytes of class tables that are then
+        seldom needed)."""
+        if text is None:
+            self.regex = compiled
+            text = compiled.pattern  # type: ignore[union-attr]
+        else:
+            self._compile = compiled
+        self.pattern = text               # regex syntax (a file's Oniguruma one translated)
         self.classes = classes            # the Unicode tables of its classes (None: regex's)
         self.where = where
         self.source = source
-        self.timed = not literal and may_run_away(compiled.pattern)
+        self.timed = not literal and may_run_away(text)
+
+    @cached_property
+    def regex(self):
+        """The compiled pattern (given, or made when first read)."""
+        return self._compile()
 
     def finditer(self, text: str) -> list:
         # a list: finditer is lazy and would time out outside the try

@@ -83,6 +83,8 @@ def compile_pattern(node: Any, where: str, source: str = "",
             text = translate(node["Regex"], "oniguruma", "regex")
             if classes is not None:   # (bpe-gui's exports write later versions' classes out)
                 text, classes = file_pattern(text, classes)
+            if scanner_kind(text) is not None:   # a published pattern the scanner runs
+                return _lazy_pinned(text, f"{where}.Regex", source, classes)
             compiled = pinned(text, classes)
         except DialectError as e:
             what = "does not compile" if e.malformed else "cannot be run as tokenizers runs it"
@@ -672,8 +674,15 @@ def _prepend_scheme(n: dict, w: str) -> str:
 @lru_cache(maxsize=4)
 def byte_level_regex(classes: Classes | None) -> FilePattern:
     """ByteLevel's own regex (GPT-2's) with the classes of ``classes``' version."""
-    return FilePattern(pinned(BYTE_LEVEL_PATTERN, classes), "ByteLevel", "", True,
-                       classes=classes)
+    return _lazy_pinned(BYTE_LEVEL_PATTERN, "ByteLevel", "", classes, literal=True)
+
+
+def _lazy_pinned(text: str, where: str, source: str, classes: Classes | None,
+                 literal: bool = False) -> FilePattern:
+    """A published pattern (one pattern_kinds recognises: it compiles and pins in every
+    version, tests/engine/text/test_scan_versions.py), pinned when it first runs: the
+    native scanner finds its words."""
+    return FilePattern(lambda: pinned(text, classes), where, source, literal, classes, text=text)
 
 
 def _byte_level(add_prefix_space: bool, use_regex: bool, classes: Classes | None):
