@@ -550,8 +550,44 @@ typedef struct {
     Py_ssize_t active;    /* calls under way (changed with the GIL held) */
 } Encoder;
 
-#define SCRATCH_KEEP ((size_t)8 << 20) /* a scratch keeps at most this much per buffer */
+#define SCRATCH_KEEP ((size_t)1 << 20) /* a scratch keeps at most this much per buffer */
 #define POOL_MAX 256
+
+/* A whole text's ids as a list, the scratch's memory handed back as the list fills (a
+ * long text's peak): the UTF-8 copy is dropped first, then the list is filled from the
+ * end a SCRATCH_KEEP of ids at a time and the ids' buffer shrunk behind, so the ids and
+ * their list (twice their size) are never both whole. */
+static int fill_items(Merger *m, PyObject **items, const uint32_t *ids, size_t lo, size_t hi);
+static PyObject *ids_list(Merger *m, const uint32_t *ids, size_t n);
+
+static PyObject *scratch_list(Merger *m, EncScratch *sc)
+{
+    if (sc->buf_cap > SCRATCH_KEEP) {
+        free(sc->buf);
+        sc->buf = NULL;
+        sc->buf_cap = 0;
+    }
+    size_t n = sc->n, step = SCRATCH_KEEP / sizeof(uint32_t);
+    if (n <= step)
+        return ids_list(m, sc->ids, n);
+    PyObject *list = PyList_New((Py_ssize_t)n);
+    if (!list)
+        return NULL;
+    for (size_t hi = n; hi;) {
+        size_t lo = hi > step ? hi - step : 0;
+        if (fill_items(m, ((PyListObject *)list)->ob_item, sc->ids, lo, hi) < 0) {
+            Py_DECREF(list); /* (unfilled items are NULL) */
+            return NULL;
+        }
+        hi = lo;
+        uint32_t *p = hi ? realloc(sc->ids, hi * sizeof(uint32_t)) : NULL;
+        if (p) { /* (a failed shrink keeps the larger block) */
+            sc->ids = p;
+            sc->cap = hi;
+        }
+    }
+    return list;
+}
 
 /* One idle scratch (with the GIL held); NULL when out of memory. */
 static EncScratch *take_scratch(Encoder *e)
@@ -643,28 +679,31 @@ static PyObject *encode_error(int rc, PyObject *text)
     return NULL;
 }
 
-static PyObject *ids_list(Merger *m, const uint32_t *ids, size_t n)
+/* items[lo .. hi) = the int objects of ids[lo .. hi); -1 when out of memory. */
+static int fill_items(Merger *m, PyObject **items, const uint32_t *ids, size_t lo, size_t hi)
 {
-    PyObject *list = PyList_New((Py_ssize_t)n);
-    if (!list)
-        return NULL;
-    PyObject **items = ((PyListObject *)list)->ob_item;
     PyObject **objs = m->id_objs;
     size_t n_objs = m->n_id_objs;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = lo; i < hi; i++) {
         uint32_t id = ids[i];
         PyObject *v;
         if (id >= n_objs || !(v = objs[id])) {
-            if (!(v = id_obj(m, (int32_t)id))) {
-                Py_DECREF(list);
-                return NULL;
-            }
+            if (!(v = id_obj(m, (int32_t)id)))
+                return -1;
             objs = m->id_objs;
             n_objs = m->n_id_objs;
         }
         Py_INCREF(v);
         items[i] = v;
     }
+    return 0;
+}
+
+static PyObject *ids_list(Merger *m, const uint32_t *ids, size_t n)
+{
+    PyObject *list = PyList_New((Py_ssize_t)n);
+    if (list && fill_items(m, ((PyListObject *)list)->ob_item, ids, 0, n) < 0)
+        Py_CLEAR(list);
     return list;
 }
 
@@ -807,7 +846,7 @@ static PyObject *encode_one(Encoder *e, PyObject *text, int as_array, int ordina
     m->readers--;
     e->active--;
     PyObject *res = rc < 0 ? encode_error(rc, text)
-                           : as_array ? ids_array(sc->ids, sc->n) : ids_list(m, sc->ids, sc->n);
+                           : as_array ? ids_array(sc->ids, sc->n) : scratch_list(m, sc);
     give_scratch(e, sc);
     return res;
 }
