@@ -26,6 +26,11 @@ def library_members(library: str, expr: str) -> frozenset[int]:
     return frozenset(map(ord, kept))
 
 
+def test_all_code_points_is_every_code_point_in_order():
+    assert ALL == "".join(map(chr, range(0x110000)))   # surrogates included
+    assert all_code_points() == ALL and all_code_points() is not ALL   # made anew, not kept
+
+
 def test_data_decodes_every_code_point():
     for v in uv.VERSIONS:
         cats = uv.categories(v)

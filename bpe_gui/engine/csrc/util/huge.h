@@ -36,8 +36,13 @@ static inline void *bpe_calloc_huge(size_t n, size_t item)
     if (p && bytes >= 2 * BPE_HUGE_PAGE) {
         uintptr_t lo = ((uintptr_t)p + BPE_HUGE_PAGE - 1) & ~(uintptr_t)(BPE_HUGE_PAGE - 1);
         uintptr_t hi = ((uintptr_t)p + bytes) & ~(uintptr_t)(BPE_HUGE_PAGE - 1);
-        if (hi > lo)
+        if (hi > lo) {
+            /* calloc may hand back memory freed earlier (the heap), already in small pages
+             * (and zeroed by it): those pages go back, so the range faults in afresh, in
+             * huge pages, reading as zeros */
+            (void)madvise((void *)lo, hi - lo, MADV_DONTNEED);
             (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE); /* a hint: no huge pages is fine */
+        }
     }
 #else
     (void)bytes;
