@@ -14,7 +14,6 @@ thread each, on the loopback interface, no dashboard) or a scheduler's
 """
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 from contextlib import contextmanager
@@ -203,6 +202,7 @@ def _count_ranges(client, distributed, paths, pre, range_bytes, fan_in, progress
 
 def _is_cluster_failure(e: Exception, distributed) -> bool:
     """Workers that died, a scheduler that went away, a connection that broke."""
+    import asyncio   # (dask's own: imported here, where dask already has it, not at start)
     return isinstance(e, (distributed.KilledWorker, OSError, TimeoutError,
                           asyncio.CancelledError)) or \
         type(e).__module__.split(".")[0] in ("distributed", "tornado")
