@@ -553,20 +553,25 @@ typedef struct {
 #define SCRATCH_KEEP ((size_t)1 << 20) /* a scratch keeps at most this much per buffer */
 #define POOL_MAX 256
 
-/* A whole text's ids as a list, the scratch's memory handed back as the list fills (a
- * long text's peak): the UTF-8 copy is dropped first, then the list is filled from the
- * end a SCRATCH_KEEP of ids at a time and the ids' buffer shrunk behind, so the ids and
- * their list (twice their size) are never both whole. */
-static int fill_items(Merger *m, PyObject **items, const uint32_t *ids, size_t lo, size_t hi);
-static PyObject *ids_list(Merger *m, const uint32_t *ids, size_t n);
-
-static PyObject *scratch_list(Merger *m, EncScratch *sc)
+/* A long text's UTF-8 copy, dropped once its ids are found (before they become a list
+ * or an array: a long text's peak). */
+static void drop_text_copy(EncScratch *sc)
 {
     if (sc->buf_cap > SCRATCH_KEEP) {
         free(sc->buf);
         sc->buf = NULL;
         sc->buf_cap = 0;
     }
+}
+
+/* A whole text's ids as a list, the scratch's memory handed back as the list fills: the
+ * list is filled from the end a SCRATCH_KEEP of ids at a time and the ids' buffer shrunk
+ * behind, so the ids and their list (twice their size) are never both whole. */
+static int fill_items(Merger *m, PyObject **items, const uint32_t *ids, size_t lo, size_t hi);
+static PyObject *ids_list(Merger *m, const uint32_t *ids, size_t n);
+
+static PyObject *scratch_list(Merger *m, EncScratch *sc)
+{
     size_t n = sc->n, step = SCRATCH_KEEP / sizeof(uint32_t);
     if (n <= step)
         return ids_list(m, sc->ids, n);
@@ -845,6 +850,7 @@ static PyObject *encode_one(Encoder *e, PyObject *text, int as_array, int ordina
     Py_END_ALLOW_THREADS
     m->readers--;
     e->active--;
+    drop_text_copy(sc);
     PyObject *res = rc < 0 ? encode_error(rc, text)
                            : as_array ? ids_array(sc->ids, sc->n) : scratch_list(m, sc);
     give_scratch(e, sc);
