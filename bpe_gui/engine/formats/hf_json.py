@@ -103,7 +103,7 @@ def _build(data: dict, path: Path, meta: dict, tables) -> PipelineTokenizer:
     replacement = pre.replacement or _replacement_of(data.get("normalizer"))
     added = hf_added_ids(added, native.text_id, native.n_tokens)
 
-    def tables() -> tuple[dict[int, bytes], dict[bytes, int]]:
+    def make_tables() -> tuple[dict[int, bytes], dict[bytes, int]]:
         vocab, t2i = native.tables(replacement, opts["byte_fallback"])
         for t in added:
             if not (t.id in vocab and opts["byte_fallback"] and _FALLBACK.fullmatch(t.content)):
@@ -111,7 +111,7 @@ def _build(data: dict, path: Path, meta: dict, tables) -> PipelineTokenizer:
             t2i.setdefault(vocab[t.id], t.id)
         return vocab, t2i
 
-    vocab, t2i = lazy_tables(tables)   # made when first read: encoding needs neither
+    vocab, t2i = lazy_tables(make_tables)   # made when first read: encoding needs neither
     model = PipelineModel(native, vocab, byte_level=pre.byte_level,
                           ignore_merges=opts["ignore_merges"],
                           byte_fallback=opts["byte_fallback"], unk_id=unk_id,

@@ -14,7 +14,7 @@ import functools
 
 import os
 from dataclasses import dataclass
-from typing import Any, Iterator, Sequence
+from typing import Any, Iterator, Sequence, TypeAlias
 
 import regex
 
@@ -25,6 +25,8 @@ from .pattern_kinds import scanner_kind
 from .presets import _PRESET_OF_PATTERN, PRESET_ALIASES, PRESETS
 from .scanner import native_scanner
 from .unicode_versions import Classes
+
+_Pattern: TypeAlias = regex.Pattern   # (inside Pretokenizer, `regex` is its compiled pattern)
 
 # Custom patterns are time-limited per call so a runaway pattern stops with a message.
 # BPE_GUI_PATTERN_TIMEOUT (seconds) overrides it, e.g. to keep tests of runaway patterns fast.
@@ -138,14 +140,14 @@ class Pretokenizer:
         self.native = native_scanner(self.kind, classes)
 
     @functools.cached_property
-    def regex(self) -> "regex.Pattern[str]":
+    def regex(self) -> "_Pattern":
         """The pattern compiled with ``classes``' tables (pinning a published pattern to a
         library's Unicode version takes ~60 ms and ~8 MB of class tables): for a pattern
         the native scanner runs, made when first read (lone surrogates, playback)."""
         return compile_pattern(self.pattern, self.classes)
 
     @functools.cached_property
-    def _special_re(self) -> "regex.Pattern[str] | None":
+    def _special_re(self) -> "_Pattern | None":
         """special_splitter of the special tokens, compiled when first used (a file whose
         whole texts go to the C encoder never needs it: Llama 3's 256 took 0.06 s)."""
         return special_splitter(self.special_tokens)

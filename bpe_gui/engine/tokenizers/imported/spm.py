@@ -114,7 +114,7 @@ class SpmModel(PipelineModel):
     def __init__(self, native, vocab: dict[int, bytes] | Later[dict[int, bytes]],
                  spec: SpmSpec):
         unk = -1 if spec.llama else bytes(spec.types).find(bytes([UNKNOWN]))
-        super().__init__(native, vocab, byte_level=False,  # type: ignore[arg-type]
+        super().__init__(native, vocab, byte_level=False,
                          byte_fallback=spec.byte_fallback, unk_id=unk)
         self.kind = "spm"
         self.spec = spec
@@ -223,7 +223,7 @@ class SpmPipeline(Pipeline):
 
     def __init__(self, model: SpmModel, vocab: dict[int, bytes] | Later[dict[int, bytes]],
                  specials: frozenset[int], added=None):
-        super().__init__(model, kind="spm", vocab=vocab,  # type: ignore[arg-type]
+        super().__init__(model, kind="spm", vocab=vocab,
                          added=added, specials=specials, stream_safe=False)
         self.spec = model.spec
         self.native = model.native
@@ -423,8 +423,8 @@ def build_spm(spec: SpmSpec, *, added=None, special_ids: dict[str, int] | None =
     merges = LazyMerges(lambda: model.n_merges, model.merge_at, vocab)
     # the words the window colours and plays back on a click: runs of non-spaces (a
     # word's playback starts from the '▁' the dummy prefix gives it, as in its text)
-    return SpmTokenizer(pipe, vocab=vocab,  # type: ignore[arg-type]  # (Lazy: made when read)
-                        token_to_id=Later(lambda: _token_ids(vocab)),  # type: ignore[arg-type]
+    return SpmTokenizer(pipe, vocab=vocab,  # (Lazy: made when read)
+                        token_to_id=Later(lambda: _token_ids(vocab)),
                         merges=merges, special_ids=special_ids, pattern=WORDS,
                         meta=dict(meta or spec.meta))
 
