@@ -19,6 +19,8 @@ import tiktoken_files as tti  # noqa: E402
 
 from bpe_gui.engine.formats import load_tokenizer  # noqa: E402
 from bpe_gui.engine.formats import known_encodings as known  # noqa: E402
+from bpe_gui.engine.text.scanner import NativeScanner  # noqa: E402
+from bpe_gui.engine.text.unicode_versions import TIKTOKEN  # noqa: E402
 from bpe_gui.engine.tokenizers.imported.lazy import Later  # noqa: E402
 
 SPECIALS = {"<|endoftext|>": 1000, "<|end|>": 1001}
@@ -102,7 +104,10 @@ def test_published_pattern_is_pinned_when_it_first_runs(tiktoken_pair, json_pair
     """The native scanner finds the words; the regex (the file library's Unicode tables)
     is compiled when it first runs (lone surrogates), and then gives the library's ids."""
     ours, enc, _ = tiktoken_pair
-    assert "regex" not in ours.pre.__dict__ and "_regex" not in ours.pre.native.__dict__
+    assert "regex" not in ours.pre.__dict__
+    fresh = NativeScanner("o200k", TIKTOKEN)   # (native_scanner's are shared by the process)
+    assert "_regex" not in fresh.__dict__
+    assert fresh.words("a\udc00b") == regex.findall(known.O200K_PATTERN, "a\udc00b")
     lone = "ab\ud800cd Ωmega \udfff it's"
     assert ours.encode(lone) == enc.encode(lone, allowed_special="all")
     text = "Hello world's 42,  x\n"
