@@ -1,7 +1,7 @@
 """Issue 29's "no slow corner": bpe-gui's speed on each corner text against its English
 speed, for every published file kind, in one run.
 
-    python bench/bench_corners.py [--data DIR] [--files cl100k,llama3] [--repeat 2]
+    python bench/bench_corners.py [--data DIR] [--files cl100k,llama3] [--repeat 2] [--peers]
 
 Files and texts as bench_encode_peers.py prepares them (the same --data folder; run that
 script or bench/corpora.py once to fetch and build them): cl100k, o200k, Llama 3.2, Qwen2
@@ -11,6 +11,11 @@ decomposed accents). Each (file, text): a freshly loaded tokenizer, one whole-te
 CPU seconds, best of --repeat; the table gives MB/s and how many times slower than English
 (the issue's bound: 2x). Ids are checked elsewhere (bench/check_encode_ids.py covers the
 same corners against tiktoken / HF tokenizers).
+
+--peers adds a table per peer (fastokens on every file it reads, tiktoken on cl100k and
+o200k), timed the same way in the same process, each against its own English speed: do
+the peers have the same slow corners? A peer whose ids differ from bpe-gui's on a text
+gets "(ids differ)" in that cell.
 """
 from __future__ import annotations
 
@@ -24,9 +29,36 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 import corpora  # noqa: E402
-from bench_encode_peers import prepare_files, prepare_texts  # noqa: E402
+from bench_encode_peers import FILES, LOADERS, READS, prepare_files, prepare_texts  # noqa: E402
 
 KINDS = ("cl100k", "o200k", "llama3", "qwen2", "spm")
+PEERS = ("fastokens", "tiktoken")
+
+
+def speeds(make, texts: dict[str, str], repeat: int, want: dict | None = None) -> dict:
+    """MB/s per text (best of `repeat`, a fresh tokenizer each time, CPU time), and whether
+    the ids equal want's."""
+    out = {}
+    for name, text in texts.items():
+        size, best, ids = len(text.encode("utf-8")), float("inf"), None
+        for _ in range(repeat):
+            enc = make()
+            enc("a")
+            gc.collect()
+            t = time.process_time()
+            ids = enc(text)
+            best = min(best, time.process_time() - t)
+        out[name] = (size / best / 1e6, want is None or list(ids) == want[name])
+    return out
+
+
+def row(label: str, sp: dict) -> str:
+    en = sp["English"][0]
+    cells = [f"{en:.0f} MB/s"] + [
+        f"{v:.0f} MB/s, " + (f"**{en / v:.1f}x slower**" if en / v > 2 else f"{en / v:.1f}x")
+        + ("" if same else " (ids differ)")
+        for name, (v, same) in sp.items() if name != "English"]
+    return f"| {label} | " + " | ".join(cells) + " |"
 
 
 def main() -> int:
@@ -34,6 +66,8 @@ def main() -> int:
     ap.add_argument("--data", type=Path, default=corpora.DEFAULT_DATA)
     ap.add_argument("--files", default=",".join(KINDS))
     ap.add_argument("--repeat", type=int, default=2)
+    ap.add_argument("--peers", action="store_true",
+                    help="also time fastokens and tiktoken on the same texts")
     args = ap.parse_args()
     from bpe_gui.engine.formats import load_tokenizer
 
@@ -42,25 +76,34 @@ def main() -> int:
     texts = {"English": english[:english.rfind("\n") + 1]}
     for name in corpora.CORNERS:
         texts[name] = corpora.corner(name, args.data).read_text("utf-8")
-    print("| file | " + " | ".join(texts) + " |")
-    print("|---" * (len(texts) + 1) + "|")
+    header = "| file | " + " | ".join(texts) + " |\n" + "|---" * (len(texts) + 1) + "|"
+    print(header)
+    ours = {}
     for kind in args.files.split(","):
-        speeds = {}
-        for name, text in texts.items():
-            size, best = len(text.encode("utf-8")), float("inf")
-            for _ in range(args.repeat):
-                tok = load_tokenizer(files[kind])
-                tok.encode("a")
-                gc.collect()
-                t = time.process_time()
-                tok.encode(text)
-                best = min(best, time.process_time() - t)
-            speeds[name] = size / best / 1e6
-        en = speeds["English"]
-        cells = [f"{en:.0f} MB/s"] + [
-            f"{v:.0f} MB/s, " + (f"**{en / v:.1f}x slower**" if en / v > 2 else f"{en / v:.1f}x")
-            for name, v in speeds.items() if name != "English"]
-        print(f"| {kind} | " + " | ".join(cells) + " |", flush=True)
+        def make(kind=kind):
+            return load_tokenizer(files[kind]).encode
+        print(row(kind, speeds(make, texts, args.repeat)), flush=True)
+        if args.peers:
+            tok = load_tokenizer(files[kind])
+            ours[kind] = {name: tok.encode(text) for name, text in texts.items()}
+    for lib in PEERS if args.peers else ():
+        namespace: dict = {}
+        exec(LOADERS, namespace)
+        print(f"\n{lib} (each against its own English speed):\n\n{header}")
+        for kind in args.files.split(","):
+            if kind not in READS[lib]:
+                continue
+            try:
+                make = namespace["prepare"](lib, FILES[kind][0], str(files[kind]), FILES[kind][1])
+            except ImportError as e:
+                print(f"| {kind} | {lib} is not installed ({e}) |")
+                break
+            try:
+                make()
+            except Exception as e:  # noqa: BLE001 (a file the peer cannot read: said, not fatal)
+                print(f"| {kind} | {lib} cannot read it: {str(e)[:80]} |")
+                continue
+            print(row(kind, speeds(make, texts, args.repeat, ours[kind])), flush=True)
     return 0
 
 

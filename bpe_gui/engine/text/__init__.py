@@ -15,8 +15,9 @@ places where a text or a stream may be split without changing its words.
 - :mod:`.pretokenize`: :class:`Pretokenizer`: special tokens first, then the pattern.
 - :mod:`.branches`, :mod:`.branch_words`: which alternative of the pattern cut a word.
 - :mod:`.boundaries`: where a text or stream may be split (safe boundaries).
-- :mod:`.normal_forms`: whether a text is already in a Unicode normal form (a bit per
-  character for long texts, ``unicodedata`` for the rest).
+- :mod:`.normal_forms`: whether a text is already in a Unicode normal form, and its form
+  (a bit per character for long texts: ``unicodedata`` only for the stretches a form may
+  change, and for short texts).
 - :mod:`.graphemes`: extended grapheme cluster classes of every code point (for the
   native Precompiled normalizer); ``_grapheme_ranges`` is their committed table.
 """

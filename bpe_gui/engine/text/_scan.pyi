@@ -70,4 +70,9 @@ def _word_ends_utf8(preset: int, data: Buffer) -> list[int]: ...
 def _safe_cut_utf8(preset: int, data: Buffer, lo: int, hi: int) -> int: ...
 
 def all_in(text: str, bits: Buffer) -> bool:
-    """Every character of text is below U+10000 with its bit set in bits (65536 bits)."""
+    """Every character of text has its bit set in bits (65536 bits or more; characters
+    past the bitmap are not in it)."""
+
+def unsafe_spans(text: str, bits: Buffer, gap: int) -> list[int]:
+    """[start, end, ...]: the stretches from the last character in bits before one not in
+    it to the next character in bits; stretches fewer than gap characters apart joined."""

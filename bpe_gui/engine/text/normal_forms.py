@@ -1,4 +1,4 @@
-"""Whether a text is already in a Unicode normal form, quickly.
+"""Whether a text is already in a Unicode normal form, and the form of a text, quickly.
 
 ``unicodedata.is_normalized`` looks each character up in its record tables (about a
 quarter of Qwen2's encoding time on English, whose NFC normalizer asks it of the whole
@@ -7,10 +7,20 @@ long: a character is *safe* for a form when it has canonical combining class 0, 
 leaves it unchanged, and (NFC, NFKC) it can never be the second half of a canonical
 composition (Hangul vowel and trailing jamo included). A text of safe characters is in
 the form (the standard's quick check says YES: no character is NO or MAYBE and no mark
-is out of order); any other text, and any character beyond the BMP, goes to
-``unicodedata`` as before, so the answer is always unicodedata's.
+is out of order).
 
-The bitmaps come from ``unicodedata`` itself when first needed (about 0.05 s, once a
+A safe character is also a boundary the form never crosses (nothing before it reorders
+past it or composes with it), so the form of a long text is the text with each stretch
+around its unsafe characters (from the safe character before to the safe one after)
+replaced by that stretch's form: :func:`normalize` hands ``unicodedata`` only those
+stretches (``_scan.unsafe_spans`` finds them), and :func:`is_normalized` asks whether
+they are unchanged. ``unicodedata.is_normalized`` says MAYBE at a combining mark and then
+normalizes the whole text to compare; Qwen2's NFC on decomposed text did that and then
+normalized it again. Short texts, and the stretches, go to ``unicodedata``, so the
+answers are always unicodedata's.
+
+The bitmaps (U+0000-U+2FFFF; characters above are unsafe, none there composes or
+decomposes today) come from ``unicodedata`` itself when first needed (about 0.1 s, once a
 process), so they follow the Python's Unicode version like the normalizer does.
 """
 from __future__ import annotations
@@ -26,6 +36,8 @@ except ImportError:  # no C compiler at install time: unicodedata alone
 
 Form = Literal["NFC", "NFD", "NFKC", "NFKD"]
 LONG = 1 << 18   # characters: shorter texts go straight to unicodedata (no bitmap to build)
+TOP = 0x30000    # the bitmaps' code points (characters above them are unsafe)
+GAP = 32         # unsafe stretches fewer characters apart are normalized as one
 
 
 @functools.cache
@@ -41,22 +53,61 @@ def _composition_seconds() -> frozenset[int]:
 
 @functools.cache
 def safe_bits(form: Form) -> bytes:
-    """65536 bits: bit c set when U+c is safe for ``form`` (see the module's docstring)."""
-    bits = bytearray(8192)
+    """TOP bits: bit c set when U+c is safe for ``form`` (see the module's docstring)."""
+    bits = bytearray(TOP // 8)
     seconds = _composition_seconds() if form in ("NFC", "NFKC") else frozenset()
-    chars = [chr(cp) for cp in range(0x10000)]
+    chars = [chr(cp) for cp in range(TOP)]
     comb = list(map(unicodedata.combining, chars))
-    same = list(map(functools.partial(unicodedata.normalize, form), chars))
+    # a character without a decomposition is its own form (Hangul syllables decompose
+    # by rule, not by the table)
+    dec = list(map(unicodedata.decomposition, chars))
+    normalize = unicodedata.normalize
     for cp, c in enumerate(chars):
-        if not comb[cp] and same[cp] == c and cp not in seconds and not 0xD800 <= cp < 0xE000:
-            bits[cp >> 3] |= 1 << (cp & 7)
+        if comb[cp] or cp in seconds or 0xD800 <= cp < 0xE000:
+            continue
+        if (dec[cp] or 0xAC00 <= cp <= 0xD7A3) and normalize(form, c) != c:
+            continue
+        bits[cp >> 3] |= 1 << (cp & 7)
     return bytes(bits)
 
 
 def is_normalized(form: Form, text: str) -> bool:
-    """``unicodedata.is_normalized(form, text)``, sooner for long texts of safe characters."""
+    """``unicodedata.is_normalized(form, text)``, sooner for long texts."""
     if text.isascii():
         return True
-    if _scan is not None and len(text) >= LONG and _scan.all_in(text, safe_bits(form)):
+    if _scan is None or len(text) < LONG:
+        return unicodedata.is_normalized(form, text)
+    if _scan.all_in(text, safe_bits(form)):
         return True
-    return unicodedata.is_normalized(form, text)
+    if form in ("NFD", "NFKD"):   # their quick check never says MAYBE: it is the answer
+        return unicodedata.is_normalized(form, text)
+    return normalize(form, text) is text
+
+
+def normalize(form: Form, text: str) -> str:
+    """``unicodedata.normalize(form, text)``; ``text`` itself when it is in the form.
+    Long texts in NFC or NFKC: only the stretches around unsafe characters go to
+    unicodedata (when there are few: else the whole text)."""
+    if text.isascii():
+        return text
+    if _scan is None or len(text) < LONG or form in ("NFD", "NFKD"):
+        return text if unicodedata.is_normalized(form, text) else unicodedata.normalize(form, text)
+    spans = _scan.unsafe_spans(text, safe_bits(form), GAP)
+    if len(spans) > len(text) // 32:   # many short stretches: one call is quicker
+        n = unicodedata.normalize(form, text)
+        return text if n == text else n
+    out: list[str] = []
+    last, changed = 0, False
+    for k in range(0, len(spans), 2):
+        s, e = spans[k], spans[k + 1]
+        part = text[s:e]
+        n = unicodedata.normalize(form, part)
+        if n != part:
+            changed = True
+        out.append(text[last:s])
+        out.append(n)
+        last = e
+    if not changed:
+        return text
+    out.append(text[last:])
+    return "".join(out)

@@ -71,3 +71,64 @@ def test_all_in_reads_every_string_kind_and_refuses_a_short_bitmap():
     assert _scan.all_in("", bytes(bits))
     with pytest.raises(ValueError, match="8192"):
         _scan.all_in("a", b"\xff" * 100)
+    with pytest.raises(ValueError, match="8192"):
+        _scan.unsafe_spans("a", b"\xff" * 100, 1)
+
+
+def test_unsafe_spans_run_from_the_safe_character_before_to_the_next():
+    _scan = pytest.importorskip("bpe_gui.engine.text._scan")
+    bits = bytearray(8192)
+    for c in "abc ":
+        bits[ord(c) >> 3] |= 1 << (ord(c) & 7)
+    assert _scan.unsafe_spans("abc", bytes(bits), 1) == []
+    assert _scan.unsafe_spans("ab\u0301\u0301c a\u0301", bytes(bits), 1) == [1, 4, 6, 8]
+    assert _scan.unsafe_spans("ab\u0301\u0301c a\u0301", bytes(bits), 4) == [1, 8]   # joined
+    assert _scan.unsafe_spans("\u0301ab", bytes(bits), 1) == [0, 1]
+    assert _scan.unsafe_spans("a\U0001f600", bytes(bits), 1) == [0, 2]   # past the bitmap
+
+
+def _accented(rng, n: int) -> str:
+    words = ["the", "café", "naïve", "Ωhm", "über", "ﬁne", "①", "한국어", "Å", "中文", "🙂"]
+    out: list[str] = []
+    size = 0
+    while size < n:
+        out.append(unicodedata.normalize(rng.choice(["NFC", "NFD"]), rng.choice(words))
+                   + rng.choice([" ", "\n", ", "]))
+        size += len(out[-1])
+    return "".join(out)
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_normalize_is_unicodedatas(form, monkeypatch):
+    """normal_forms.normalize with the stretch path forced on short texts (LONG 0) and
+    every gap: mixtures of safe and unsafe characters, marks out of order, composing
+    pairs split across stretches, astral characters (above the bitmaps too)."""
+    monkeypatch.setattr(normal_forms, "LONG", 0)
+    rng = random.Random(11)
+    pool = [*"abcé", "e\u0301", "\u0301", "\u0327\u0301", "\u0301\u0327", "\u1100\u1161",
+            "\u1161", "\u11a8", "\uac00\u11a8", "\u212b", "\ufb01", "\u2460", "\u0958", "中",
+            "\U0001f600", "\U0002f800", "\u00a0", "\u1e9b\u0323", "\u0cd5", "\u0b3e",
+            "\U0001d15e", "\U000e0100", "\U000f0000", "\u0344", "\u0f73", " "]
+    for gap in (1, 4, 32):
+        monkeypatch.setattr(normal_forms, "GAP", gap)
+        for _ in range(1500):
+            t = "".join(rng.choice(pool) for _ in range(rng.randint(0, 30)))
+            want = unicodedata.normalize(form, t)
+            got = normal_forms.normalize(form, t)
+            assert got == want, (gap, ascii(t))
+            assert (got is t) == (want == t), (gap, ascii(t))
+            assert normal_forms.is_normalized(form, t) == unicodedata.is_normalized(form, t)
+
+
+def test_a_long_text_is_normalized_by_stretches(monkeypatch):
+    """Only short stretches reach unicodedata.normalize, and the result is the whole
+    text's form."""
+    rng = random.Random(5)
+    text = _accented(rng, normal_forms.LONG + 5000)
+    want = unicodedata.normalize("NFC", text)
+    seen: list[int] = []
+    real = unicodedata.normalize
+    monkeypatch.setattr(unicodedata, "normalize", lambda f, t: seen.append(len(t)) or real(f, t))
+    assert normal_forms.normalize("NFC", text) == want
+    assert seen and max(seen) < len(text) // 20
+

@@ -17,7 +17,9 @@
 #include <emmintrin.h>
 #endif
 
-#define HEAP_FROM 24 /* words at least this long merge with a heap */
+#define HEAP_FROM 33 /* words at least this long merge in a tree or a heap (a scan of 32
+                        keys per merge is no slower than the tree at 24-32: whitespace
+                        pieces 22-23 -> 25-26 MB/s, noisy) */
 #define FILTER_BITS 20
 
 static inline size_t slot_of(uint64_t key, size_t cap)
@@ -201,6 +203,7 @@ static inline int32_t key_of(const MergeTable *m, const unsigned char *p, size_t
 
 int mt_add_short_key(MergeTable *m, const unsigned char *p, size_t len, int32_t id)
 {
+    mt_ws_note_token(m, p, len); /* whitespace_runs.c's filter */
     if (len < 2 || len > 8)
         return 0;
     if (2 * (m->short_n + 1) > m->short_cap) {
@@ -303,7 +306,7 @@ static inline int32_t new_id(const MergeTable *m, int32_t rank)
     return m->by_span ? rank : m->rank_new[rank];
 }
 
-/* Short words (n < HEAP_FROM <= 32): each symbol keeps its place; key[i] = (rank of the
+/* Short words (n < HEAP_FROM <= 33): each symbol keeps its place; key[i] = (rank of the
  * pair at i) << 5 | i, or KEY_NONE (no pair, or i merged away), so the smallest key is the
  * lowest rank, leftmost (ranks < 2**26: the keys fit 31 bits); a scan finds it (four at a
  * time with SSE2), the pair's neighbours are relinked, two ranks looked up again. No
@@ -491,17 +494,41 @@ static size_t merge_heap(const MergeTable *m, MergeScratch *x, size_t n, int32_t
 }
 
 /* Long words (HEAP_FROM <= n <= TREE_MAX): merge_scan's keys (rank << 5 | position in
- * its block of 32) under two levels of block minima, each the same packing one level up
- * (rank << 5 | block index in its group of 32), so the lowest rank, leftmost, is three
- * SIMD minima of 32 away, and a merge rewrites at most three keys and their blocks. No
- * stale entries, no branchy sift-downs: a whitespace run of thousands of symbols spent
- * 80% of its time in the binary heap. */
+ * its block of 32) under two levels of block minima: l1[b], block b's lowest key with the
+ * block's index in its group of 32 in place of the position (rank << 5 | b % 32), and
+ * that position kept in p1[b]; l2[g] and p2[g] the same one level up. The lowest rank,
+ * leftmost, is one SIMD minimum over the groups away; a merge changes three keys, and
+ * a block (group) is scanned again only when its lowest key is one that grew: most
+ * merges scan the merged pair's block and group, 32 + n1 keys, where scanning all three
+ * levels after every merge cost ~7 scans of 32 (perf: 65% of a whitespace run's time).
+ * No stale entries, no branchy sift-downs: a whitespace run of thousands of symbols
+ * spent 80% of its time in the binary heap. */
 #define TREE_MAX (32 * 32 * 32)
 
-static inline int32_t block_min(const int32_t *k, int32_t index)
+/* The lowest of key[0..width) (width: 4..32, a multiple of 4; the rest of the block of
+ * 32 holds KEY_NONE) as (rank << 5 | index % 32) and its place in *pos. */
+static inline int32_t block_min(const int32_t *k, size_t width, int32_t index, uint8_t *pos)
 {
-    int32_t v = min_key(k, 32);
+    int32_t v = min_key(k, width);
+    *pos = (uint8_t)(v & 31);
     return v == KEY_NONE ? KEY_NONE : (v & ~31) | (index & 31);
+}
+
+/* Entry c of a level below (child c's key is `key`, packed as rank << 5 | c % 32)
+ * changed: the minimum `up` of its block of 32 (u = c / 32) and its place `pos` follow:
+ * the new key is the lowest, or the old lowest grew (scan the block again), or nothing
+ * changes. */
+static inline void tree_fix(const int32_t *below, size_t width, int32_t *up, uint8_t *pos,
+                            int32_t c)
+{
+    int32_t u = c >> 5, key = below[c], cur = up[u];
+    int32_t held = cur == KEY_NONE ? KEY_NONE : (cur & ~31) | pos[u]; /* as a key below */
+    if (key != KEY_NONE && (cur == KEY_NONE || key < held)) {
+        up[u] = (key & ~31) | (u & 31);
+        pos[u] = (uint8_t)(c & 31);
+    } else if (cur != KEY_NONE && pos[u] == (c & 31)) {
+        up[u] = block_min(below + 32 * u, width, u, &pos[u]);
+    }
 }
 
 static size_t merge_tree(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
@@ -510,32 +537,40 @@ static size_t merge_tree(const MergeTable *m, MergeScratch *x, size_t n, int32_t
     size_t n1 = (n + 31) / 32, n2 = (n1 + 31) / 32; /* blocks, groups (n2 <= 32) */
     int32_t *key = (int32_t *)x->heap;              /* room: 6 * cap int32 */
     int32_t *l1 = key + 32 * n1, *l2 = l1 + 32 * n2;
+    uint8_t *p1 = (uint8_t *)(l2 + 32), *p2 = p1 + 32 * n2;
+    size_t top_n = (n2 + 3) & ~(size_t)3;
+    size_t w1 = n2 == 1 ? (n1 + 3) & ~(size_t)3 : 32; /* one group: only its blocks */
     keys_start(m, x, key, n, 32 * n1, limit, w, flags);
-    for (size_t b = 0; b < 32 * n2; b++)
-        l1[b] = b < n1 ? block_min(key + 32 * b, (int32_t)b) : KEY_NONE;
-    for (size_t c = 0; c < 32; c++)
-        l2[c] = c < n2 ? block_min(l1 + 32 * c, (int32_t)c) : KEY_NONE;
+    for (size_t b = 0; b < 32 * n2; b++) {
+        l1[b] = KEY_NONE;
+        p1[b] = 0;
+        if (b < n1)
+            l1[b] = block_min(key + 32 * b, 32, (int32_t)b, &p1[b]);
+    }
+    for (size_t c = 0; c < 32; c++) {
+        l2[c] = KEY_NONE;
+        p2[c] = 0;
+        if (c < n2)
+            l2[c] = block_min(l1 + 32 * c, w1, (int32_t)c, &p2[c]);
+    }
     for (;;) {
-        int32_t top = min_key(l2, 32);
+        int32_t top = min_key(l2, top_n);
         if (top == KEY_NONE)
             break;
-        int32_t c = top & 31, b = 32 * c + (min_key(l1 + 32 * c, 32) & 31);
-        int32_t best = min_key(key + 32 * b, 32);
-        int32_t i = 32 * b + (best & 31), j = x->nxt[i];
+        int32_t c = top & 31, b = 32 * c + p2[c];
+        int32_t i = 32 * b + p1[b], j = x->nxt[i];
         int32_t p = keys_merge(m, x, key, n, limit, w, flags & MT_SPANS, i);
-        /* the blocks of p, i and j (p <= i < j), and their groups */
-        int32_t bs[3] = {p >= 0 ? p >> 5 : i >> 5, i >> 5, j >> 5};
-        for (int k = 0; k < 3; k++) {
-            if (k && bs[k] == bs[k - 1])
-                continue;
-            l1[bs[k]] = block_min(key + 32 * bs[k], bs[k]);
-        }
-        for (int k = 0; k < 3; k++) {
-            int32_t g = bs[k] >> 5;
-            if (k && g == bs[k - 1] >> 5)
-                continue;
-            l2[g] = block_min(l1 + 32 * g, g);
-        }
+        /* keys changed at j, i and p (p < i < j): their blocks, then those blocks' groups */
+        tree_fix(key, 32, l1, p1, j);
+        tree_fix(key, 32, l1, p1, i);
+        if (p >= 0)
+            tree_fix(key, 32, l1, p1, p);
+        int32_t bj = j >> 5, bi = i >> 5, bp = p >= 0 ? p >> 5 : bi;
+        tree_fix(l1, w1, l2, p2, bj);
+        if (bi != bj)
+            tree_fix(l1, w1, l2, p2, bi);
+        if (bp != bi)
+            tree_fix(l1, w1, l2, p2, bp);
     }
     return keys_finish(x, n, flags & MT_SPANS);
 }
@@ -566,6 +601,12 @@ size_t mt_merge(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
                          : merge_heap(m, x, n, limit, w, flags);
 }
 
+int mt_may_merge(const MergeTable *m, int32_t a, int32_t b)
+{
+    uint64_t bit = filter_bit(a, b);
+    return (int)(m->filter[bit >> 6] >> (bit & 63) & 1);
+}
+
 int32_t mt_pair(const MergeTable *m, int32_t a, int32_t b, const unsigned char *ab, size_t len,
                 int32_t *new_id)
 {
@@ -592,6 +633,12 @@ size_t mt_encode_bytes(const MergeTable *m, MergeScratch *x, const unsigned char
             x->en[0] = (int32_t)len;
             return 1;
         }
+    }
+    if (m->bytes_ok && mt_is_ws_run(w, len)) { /* whitespace_runs.c */
+        want_seen(m, x);
+        size_t k = mt_merge_whitespace(m, x, w, len, limit);
+        if (k != (size_t)-1)
+            return k;
     }
     if (m->sub2 && m->bytes_ok) { /* pieces where no token crosses (token_boundaries.c) */
         want_seen(m, x);
@@ -675,6 +722,8 @@ void mt_free(MergeTable *m)
     free(m->minop);
     free(m->short_keys);
     free(m->short_filter);
+    free(m->ws_tok);
+    mt_ws_forget(m);
     memset(m, 0, sizeof(*m));
 }
 
@@ -708,6 +757,8 @@ int mt_add(MergeTable *m, int32_t a, int32_t b, int32_t rank, int32_t new_id, in
         return 0;
     free(m->chars); /* filled in from the merges known then (no thread merges while adding) */
     m->chars = NULL;
+    mt_ws_forget(m); /* new merges may make new symbols of whitespace */
+    m->ws_failed = 0;
     for (int k = 0; k < 2; k++) { /* the lowest rank of a merge with each part */
         int32_t t = k ? b : a;
         size_t had = m->minop_cap;

@@ -12,8 +12,9 @@
  * whole_words: a word that is itself a token is taken whole (tiktoken always; HF with
  * ignore_merges). For merges learned by training -- a token is only ever merged further
  * at a later rank -- lowest-rank-leftmost equals training's "replace every occurrence
- * left to right" rule. Short words scan for the lowest rank; long words use a heap, so a
- * word of n symbols costs O(n log n) rather than O(n^2) (1,000,000 spaces, "x" * 10**6).
+ * left to right" rule. Short words scan for the lowest rank; long words keep block minima
+ * (a tree of three levels of 32) or, past 32768 symbols, a heap, so a word of n symbols
+ * costs O(n log n) rather than O(n^2) (1,000,000 spaces, "x" * 10**6).
  *
  * Lookups: pairs of two raw bytes come from a 256 x 256 table; other pairs from an
  * open-addressing hash behind a 128 KB bit filter; a merge's new id comes from its rank;
@@ -22,6 +23,8 @@
  * cut where no token can cross, and the pieces merged alone (token_boundaries.c): for rank-based
  * tables and for merge-based ones whose every merge makes the token of its two parts'
  * bytes (byte-level tokenizer.json files).
+ * Long runs of ASCII whitespace are cut where none of the whitespace symbols merging can
+ * make crosses (whitespace_runs.c), on every table.
  *
  * Threads: a MergeTable is only read while merging, so any number of threads can merge
  * with one table at once, each with its own MergeScratch. Adding merges must wait until
@@ -94,6 +97,14 @@ typedef struct {
     uint64_t *short_filter; /* one bit per hash of a short key (128 KB, mostly in the core's
                                cache): most spans tried while merging are no token, and
                                the table itself is megabytes read at random */
+    struct MergeWs *ws; /* whitespace_runs.c: the symbols a whitespace run can hold; NULL:
+                           not made yet (made at the first long run) */
+    int ws_failed;      /* no memory for it, or no token for a whitespace byte */
+    uint64_t *ws_tok;   /* rank-based: hashed bits of the tokens of 2+ whitespace bytes given
+                           to mt_add_short_key, their first and last parts (whitespace_runs.c
+                           skips the pairs that miss them); trusted while short_keys is
+                           (every token was given) */
+    int ws_tok_lost;    /* no memory for ws_tok */
 } MergeTable;
 
 /* Per-thread scratch: one word's symbols, ranks, list links, byte spans, heap; and the
@@ -107,6 +118,7 @@ typedef struct {
     int32_t (*seen)[4]; /* (left id, right id, rank or -1, new id), direct-mapped; NULL: none yet */
     int kept;           /* kept between calls (the encoder's): merge-based tables memoise too */
     struct MergePiece *pieces; /* token_boundaries.c: short pieces' tokens; NULL: none yet */
+    uint32_t ws_whole;  /* whitespace runs merged whole before whitespace_runs.c's table */
 } MergeScratch;
 
 /* byte_ids: the token id of each single byte (-1: none). 0, or -1 when out of memory. */
@@ -139,6 +151,9 @@ int mt_add_short_key(MergeTable *m, const unsigned char *p, size_t len, int32_t 
 /* Register a merge: 1 added, 0 the pair is known (kept unless `replace`: then the later
  * rank wins, as tokenizers' map does), -1 out of memory, -2 rank MT_MAX_RANK or more. */
 int mt_add(MergeTable *m, int32_t a, int32_t b, int32_t rank, int32_t new_id, int replace);
+
+/* Merge-based: 0 when the tokens a and b surely have no merge (a bit filter). */
+int mt_may_merge(const MergeTable *m, int32_t a, int32_t b);
 
 const MergeEntry *mt_find(const MergeTable *m, int32_t a, int32_t b);
 
@@ -173,6 +188,24 @@ static inline size_t mt_subh_bit(int kind, uint64_t v) /* v: <= 7 bytes, little-
  * whole instead (short, or no boundary tables). */
 size_t mt_merge_at_boundaries(const MergeTable *m, MergeScratch *x, const unsigned char *w,
                               size_t len, int32_t limit);
+
+/* Pieces of a word (token_boundaries.c's cache of pieces, for whitespace_runs.c): the
+ * cache made when limit is NO_RANK; the piece w[a..a+k) merged (or from the cache), its
+ * tokens written at x->sym[out..] (spans in x->st / x->en); returns the new out. */
+void mt_pieces_ready(MergeScratch *x, int32_t limit);
+size_t mt_put_piece(const MergeTable *m, MergeScratch *x, const unsigned char *w, size_t len,
+                    size_t a, size_t k, int32_t limit, size_t out);
+
+/* whitespace_runs.c: a word of 24 or more ASCII whitespace bytes (1) is split where no
+ * symbol a whitespace run can hold crosses, each piece merged alone; (size_t)-1 when
+ * the word is to be merged whole instead. mt_ws_forget: after new merges. */
+int mt_is_ws_run(const unsigned char *w, size_t len);
+int mt_is_ws(const unsigned char *w, size_t len); /* every byte ASCII whitespace */
+size_t mt_merge_whitespace(const MergeTable *m, MergeScratch *x, const unsigned char *w,
+                           size_t len, int32_t limit);
+void mt_ws_forget(MergeTable *m);
+/* rank-based, from mt_add_short_key: every token, for ws_tok */
+void mt_ws_note_token(MergeTable *m, const unsigned char *p, size_t len);
 
 /* Little-endian loads of a few bytes (merge.c's pair keys, token_boundaries.c's windows). */
 /* p[0..4) and p[0..5), the first in the lowest bits, on any host */

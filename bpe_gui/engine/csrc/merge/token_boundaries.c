@@ -648,3 +648,15 @@ size_t mt_merge_at_boundaries(const MergeTable *m, MergeScratch *x, const unsign
     }
     return out;
 }
+
+void mt_pieces_ready(MergeScratch *x, int32_t limit)
+{
+    if (!x->pieces && limit == NO_RANK) /* zeroed: empty; none: pieces are merged each time */
+        x->pieces = bpe_calloc_huge((size_t)1 << PIECE_BITS, sizeof(struct MergePiece));
+}
+
+size_t mt_put_piece(const MergeTable *m, MergeScratch *x, const unsigned char *w, size_t len,
+                    size_t a, size_t k, int32_t limit, size_t out)
+{
+    return put_piece(m, x, NULL, NULL, w, len, a, k, limit, out);
+}

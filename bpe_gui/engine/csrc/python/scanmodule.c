@@ -394,10 +394,11 @@ static PyObject *py_count_words(PyObject *self, PyObject *args) {
 
 /* ---- characters in a set */
 
-/* all_in(text, bits): 1 when every character of text is a code point below U+10000 whose
- * bit is set in bits (65536 bits, little-endian within each byte). For the normal-form
- * quick check (text/normal_forms.py): unicodedata.is_normalized looks every character
- * up in its record tables, ~10x the cost of one bit here. */
+/* all_in(text, bits): 1 when every character of text is a code point whose bit is set in
+ * bits (8192 bytes or more: 8 code points a byte, little-endian within each byte; code
+ * points past the bitmap are not in it). For the normal-form quick check
+ * (text/normal_forms.py): unicodedata.is_normalized looks every character up in its
+ * record tables, ~10x the cost of one bit here. */
 static PyObject *py_all_in(PyObject *self, PyObject *args) {
     PyObject *text;
     Py_buffer bits;
@@ -405,7 +406,7 @@ static PyObject *py_all_in(PyObject *self, PyObject *args) {
         return NULL;
     if (bits.len < 8192) {
         PyBuffer_Release(&bits);
-        PyErr_SetString(PyExc_ValueError, "all_in needs a bitmap of 8192 bytes (65536 bits)");
+        PyErr_SetString(PyExc_ValueError, "all_in needs a bitmap of 8192 bytes (65536 bits) or more");
         return NULL;
     }
 #if PY_VERSION_HEX < 0x030C0000
@@ -415,6 +416,7 @@ static PyObject *py_all_in(PyObject *self, PyObject *args) {
     }
 #endif
     const unsigned char *b = bits.buf;
+    Py_UCS4 top = (Py_UCS4)(bits.len * 8 > 0x110000 ? 0x110000 : bits.len * 8);
     Py_ssize_t n = PyUnicode_GET_LENGTH(text);
     int kind = PyUnicode_KIND(text), ok = 1;
     const void *data = PyUnicode_DATA(text);
@@ -429,10 +431,81 @@ static PyObject *py_all_in(PyObject *self, PyObject *args) {
     } else {
         const Py_UCS4 *p = data;
         for (Py_ssize_t i = 0; i < n && ok; i++)
-            ok = p[i] < 0x10000 && (b[p[i] >> 3] >> (p[i] & 7) & 1);
+            ok = p[i] < top && (b[p[i] >> 3] >> (p[i] & 7) & 1);
     }
     PyBuffer_Release(&bits);
     return PyBool_FromLong(ok);
+}
+
+/* unsafe_spans(text, bits, gap) -> [start0, end0, start1, end1, ...]: the stretches of
+ * text a normal form may change, each from the last character in bits (a "safe" one:
+ * see all_in, and text/normal_forms.py) before a character not in it, to the next safe
+ * character after (exclusive); stretches fewer than gap characters apart are joined.
+ * Outside them every character is safe, and a boundary before a safe character is one
+ * the form never crosses: the form of the text is the text with each stretch replaced by
+ * its form. */
+static PyObject *py_unsafe_spans(PyObject *self, PyObject *args) {
+    PyObject *text;
+    Py_buffer bits;
+    Py_ssize_t gap;
+    if (!PyArg_ParseTuple(args, "Uy*n:unsafe_spans", &text, &bits, &gap))
+        return NULL;
+    if (bits.len < 8192) {
+        PyBuffer_Release(&bits);
+        PyErr_SetString(PyExc_ValueError, "unsafe_spans needs a bitmap of 8192 bytes (65536 bits) or more");
+        return NULL;
+    }
+#if PY_VERSION_HEX < 0x030C0000
+    if (PyUnicode_READY(text) < 0) {
+        PyBuffer_Release(&bits);
+        return NULL;
+    }
+#endif
+    const unsigned char *b = bits.buf;
+    Py_UCS4 top = (Py_UCS4)(bits.len * 8 > 0x110000 ? 0x110000 : bits.len * 8);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    PyObject *out = PyList_New(0);
+    Py_ssize_t last_safe = 0, start = -1, end = -1;
+    for (Py_ssize_t i = 0; out && i < n; i++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        if (c < top && (b[c >> 3] >> (c & 7) & 1)) {
+            last_safe = i;
+            continue;
+        }
+        Py_ssize_t s = last_safe, j = i + 1;
+        while (j < n) {
+            Py_UCS4 d = PyUnicode_READ(kind, data, j);
+            if (d < top && (b[d >> 3] >> (d & 7) & 1))
+                break;
+            j++;
+        }
+        if (start >= 0 && s - end < gap) {
+            end = j; /* join */
+        } else {
+            if (start >= 0) {
+                PyObject *a = PyLong_FromSsize_t(start), *z = PyLong_FromSsize_t(end);
+                if (!a || !z || PyList_Append(out, a) < 0 || PyList_Append(out, z) < 0)
+                    Py_CLEAR(out);
+                Py_XDECREF(a);
+                Py_XDECREF(z);
+            }
+            start = s;
+            end = j;
+        }
+        i = j - 1;
+        last_safe = j; /* (j < n: the safe character at j) */
+    }
+    if (out && start >= 0) {
+        PyObject *a = PyLong_FromSsize_t(start), *z = PyLong_FromSsize_t(end);
+        if (!a || !z || PyList_Append(out, a) < 0 || PyList_Append(out, z) < 0)
+            Py_CLEAR(out);
+        Py_XDECREF(a);
+        Py_XDECREF(z);
+    }
+    PyBuffer_Release(&bits);
+    return out;
 }
 
 /* ---- tables */
@@ -463,6 +536,8 @@ static PyMethodDef methods[] = {
     {"giant_cuts", py_giant_cuts, METH_VARARGS,
      "giant_cuts(preset, data, n, limit) -> (settled, reach, piece_cut)"},
     {"all_in", py_all_in, METH_VARARGS, "all_in(text, bits) -> bool"},
+    {"unsafe_spans", py_unsafe_spans, METH_VARARGS,
+     "unsafe_spans(text, bits, gap) -> [start, end, ...]"},
     {"tables_blob", py_tables_blob, METH_NOARGS, "the current tables as a blob"},
     {"builtin_tables_blob", py_builtin_tables_blob, METH_NOARGS, "the built-in tables"},
     SCAN_PYTHON_METHODS,

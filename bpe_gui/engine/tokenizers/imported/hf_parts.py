@@ -22,7 +22,6 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-import unicodedata
 from functools import lru_cache, partial
 from typing import Any, Callable
 
@@ -32,6 +31,7 @@ from ...display import bytes_to_unicode, gpt2_text, unicode_to_bytes
 from ...text.dialects import DialectError, file_pattern, pinned, translate
 from ...text.graphemes import grapheme_classes
 from ...text.normal_forms import is_normalized
+from ...text.normal_forms import normalize as normal_form
 from ...text.pattern_kinds import scanner_kind
 from ...text.scanner import native_scanner
 from ...text.unicode_versions import TOKENIZERS, Classes
@@ -315,9 +315,7 @@ def normalizer(node: Any, where: str = "normalizer", source: str = "") -> Normal
 
 
 def _unicode_text(form: Form, t: str) -> str:
-    if is_normalized(form, t):
-        return t
-    return unicodedata.normalize(form, t)
+    return normal_form(form, t)   # (t itself when it is in the form)
 
 
 def _lower_text(t: str) -> str:

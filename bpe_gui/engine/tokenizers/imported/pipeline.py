@@ -85,6 +85,10 @@ class Pipeline:
         self._native = self._merger = self._encoder = None
         self._whole = False   # encode(text) is _encoder.encode(text) (specials in C)
         self._whole_if = False  # the same for a text the normalizer leaves as it is
+        # _whole_if, on a text the normalizer changes: "specials" the C encoder takes its
+        # normal form (it finds the added tokens there, as tokenizers does), "plain" it
+        # takes it without added tokens when none is in the text, None neither
+        self._normed_in_c: str | None = None
         self._cut: bool | None = None   # False: long words are merged whole
         if getattr(model, "end_of_word", b""):   # a word's last symbol carries the suffix:
             self._cut = False                    # its segments cannot be merged alone
@@ -114,6 +118,8 @@ class Pipeline:
             if in_c is None and getattr(normalize, "unchanged", None) is not None:
                 in_c = self._specials_in_c(unchanged=True)
                 self._whole_if = in_c is not None
+                if self._whole_if:
+                    self._normed_in_c = self._after_normalizer()
             self._encoder = _encode.Encoder(self._merger, preset, NO_LIMIT,
                                             specials=in_c or None,
                                             cache_words=ENCODER_WORDS)
@@ -139,7 +145,43 @@ class Pipeline:
         if any(t.lstrip or t.rstrip or t.single_word for t in toks) or \
                 len({t.normalized for t in toks}) > 1:
             return None   # two passes (raw, then normalized) or whitespace rules
+        if unchanged and any(t.normalized and not self.normalize.unchanged(t.content)
+                             for t in toks):
+            return None   # looked for by its normal form, which the C encoder is not given
         return {t.content: t.id for t in toks}
+
+    def _after_normalizer(self) -> str | None:
+        """How the C encoder can take a normalized text (see _normed_in_c). tokenizers
+        looks for tokens with ``normalized: true`` in the normalized text, by their
+        normalized content (the C encoder's are their content: the same when the
+        normalizer leaves it), and for the others in the raw text, before normalizing."""
+        toks = getattr(self.added, "tokens", None) or []
+        text = self.normalize.text   # (_whole_if: a normalizer that can tell)
+        if all(t.normalized and text(t.content) == t.content for t in toks):
+            return "specials"
+        if not any(t.normalized for t in toks):
+            return "plain"
+        return None
+
+    def _normed_encode(self, text: str) -> list[int] | None:
+        """_whole_if: the ids of a text through the C encoder, normalized once (None: the
+        pieces, in Python)."""
+        assert self._encoder is not None and self.normalize is not None
+        normed = self.normalize.text(text)
+        if normed is text or normed == text:
+            return self._encoder.encode(text)
+        if self._normed_in_c == "specials":
+            return self._encoder.encode(normed)
+        if self._normed_in_c == "plain" and not self._has_added(text):
+            return self._encoder.encode_ordinary(normed)
+        return None
+
+    def _has_added(self, text: str) -> bool:
+        """Some added token is in the text (their first characters first: Qwen2's all
+        start with "<")."""
+        toks = getattr(self.added, "tokens", None) or []
+        firsts = {t.content[0] for t in toks}
+        return any(c in text for c in firsts) and any(t.content in text for t in toks)
 
     @property
     def whole_text_encoder(self):
@@ -183,9 +225,13 @@ class Pipeline:
         out: list[int] = []
         words: list[str] = []
         enc = self.model.encode_words
-        if self._encoder is not None and (self._whole or (self._whole_if and self._unchanged(text))):
+        if self._encoder is not None and (self._whole or self._whole_if):
             try:
-                return self._encoder.encode(text)
+                if self._whole:
+                    return self._encoder.encode(text)
+                got = self._normed_encode(text)
+                if got is not None:
+                    return got
             except UnicodeEncodeError:   # lone surrogates: the pieces below, in Python
                 pass
         if self.kind == "tiktoken":

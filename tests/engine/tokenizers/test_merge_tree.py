@@ -1,0 +1,62 @@
+"""Words of 24 to 32768 symbols merge in a tree of block minima (csrc/merge/merge.c,
+merge_tree) that rescans a block only when its lowest key grew: ids equal tiktoken's and
+tokenizers' on words of random letters (every rank once), on repeats (many equal ranks:
+the leftmost must win) and on words long enough for several groups of blocks.
+"""
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+tiktoken = pytest.importorskip("tiktoken")
+tokenizers = pytest.importorskip("tokenizers")
+
+import hf_files as hfp  # noqa: E402  (the tokenizer.json builders)
+import tiktoken_files as tti  # noqa: E402  (the .tiktoken writer)
+
+from bpe_gui.engine.formats import load_tokenizer  # noqa: E402
+from bpe_gui.engine.formats import known_encodings as known  # noqa: E402
+from bpe_gui.engine.train.trainer import TrainSettings, Trainer  # noqa: E402
+
+
+def _words(seed: int) -> list[str]:
+    rng = random.Random(seed)
+    out = []
+    for k in [24, 31, 32, 33, 63, 64, 65, 200, 1023, 1024, 1025, 1100, 3000, 20000]:
+        out.append("".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(k)))
+        out.append("".join(rng.choice("ab") for _ in range(k)))       # few pairs, many ties
+        out.append(("the" * k)[:k])
+        out.append("".join(rng.choice(["th", "e", "qu", "ick", "x"]) for _ in range(k))[:k])
+    return out
+
+
+@pytest.fixture(scope="module")
+def tiktoken_pair(tmp_path_factory):
+    text = " ".join(_words(1)[:40]) + tti.CORPUS
+    t = Trainer.from_text(text, TrainSettings(vocab_size=900, pattern="cl100k"))
+    t.run()
+    tok = t.tokenizer()
+    ranks = {tok.vocab[i]: i for i in sorted(tok.vocab) if i not in tok.special_ids.values()}
+    d = tmp_path_factory.mktemp("tree")
+    path = tti.ranks_file(d, ranks, "tree.tiktoken")
+    (d / "tree.tiktoken.json").write_text(json.dumps({"pat_str": known.CL100K_PATTERN,
+                                                      "special_tokens": {}}))
+    enc = tiktoken.Encoding("tree", pat_str=known.CL100K_PATTERN, mergeable_ranks=ranks,
+                            special_tokens={})
+    return load_tokenizer(path), enc
+
+
+def test_tiktoken_words(tiktoken_pair):
+    ours, enc = tiktoken_pair
+    for w in _words(2):
+        assert ours.encode(w) == enc.encode_ordinary(w), len(w)
+
+
+def test_tokenizer_json_words(tmp_path):
+    tk = hfp.byte_level_llama3(False)
+    tk.save(str(tmp_path / "tokenizer.json"))
+    ours = load_tokenizer(tmp_path / "tokenizer.json")
+    for w in _words(3):
+        assert ours.encode(w) == tk.encode(w, add_special_tokens=False).ids, len(w)

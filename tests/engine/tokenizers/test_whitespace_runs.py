@@ -1,0 +1,155 @@
+"""Long runs of ASCII whitespace, cut where no whitespace symbol can cross
+(csrc/merge/whitespace_runs.c), give the reference libraries' ids.
+
+The engine merges a run of 24 or more whitespace bytes (spaces, tabs, newlines, \\r, \\v,
+\\f) in pieces: it works out every symbol merging can ever make of whitespace (the
+closure of the merges over the six bytes' tokens) and cuts where none of them spans. A
+symbol missed there, or a cut one byte off, would cut through a token and change the
+ids. The vocabularies here hold many mixed whitespace tokens (trained on runs, plus
+random whitespace strings that no merge makes, as tiktoken allows), and the texts are
+runs of every mix and length, compared with ``tiktoken`` / ``tokenizers`` building the
+same tokenizer.
+"""
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+tiktoken = pytest.importorskip("tiktoken")
+tokenizers = pytest.importorskip("tokenizers")
+
+import tiktoken_files as tti  # noqa: E402  (the .tiktoken writer)
+from tokenizers import Regex, decoders, models, pre_tokenizers, trainers  # noqa: E402
+
+from bpe_gui.engine.formats import load_tokenizer  # noqa: E402
+from bpe_gui.engine.formats import known_encodings as known  # noqa: E402
+from bpe_gui.engine.train.trainer import TrainSettings, Trainer  # noqa: E402
+
+WS = " \t\n\r\x0b\x0c"
+
+
+def _run(rng: random.Random, k: int) -> str:
+    mode = rng.randrange(5)
+    if mode == 0:   # mostly spaces (the bench's corner)
+        return "".join(rng.choice(" \t\n") if rng.random() < 0.3 else " " for _ in range(k))
+    if mode == 1:   # every whitespace byte
+        return "".join(rng.choice(WS) for _ in range(k))
+    if mode == 2:   # indentation: newline, then spaces or tabs
+        return "".join("\n" + rng.choice(" \t") * rng.randint(0, 16) for _ in range(k // 8 + 1))[:k]
+    if mode == 3:   # one byte repeated, once broken
+        s = [rng.choice(WS)] * k
+        s[rng.randrange(k)] = rng.choice(WS)
+        return "".join(s)
+    return "\r\n" * (k // 2)
+
+
+def _text(seed: int, n: int, hi: int = 700) -> str:
+    rng = random.Random(seed)
+    return "".join(_run(rng, rng.randint(1, hi)) + rng.choice(["x", "word", "if", "}", "42", "été", ""])
+                   for _ in range(n))
+
+
+def _runs(seed: int, n: int) -> list[str]:
+    rng = random.Random(seed)
+    return [_run(rng, rng.randint(24, 400)) for _ in range(n)]
+
+
+def _ranks(seed: int) -> dict[bytes, int]:
+    t = Trainer.from_text(_text(seed, 300, 80) + tti.CORPUS,
+                          TrainSettings(vocab_size=700, pattern="cl100k"))
+    t.run()
+    tok = t.tokenizer()
+    ranks = {tok.vocab[i]: i for i in sorted(tok.vocab) if i not in tok.special_ids.values()}
+    rng = random.Random(seed)
+    for _ in range(400):   # whitespace strings of 2-40 bytes: some no merge makes
+        k = rng.randint(2, 40)
+        ranks.setdefault("".join(rng.choice(WS) for _ in range(k)).encode(), len(ranks))
+    for k in range(2, 65):   # runs of one byte, as the published files have
+        for c in " \t\n":
+            ranks.setdefault((c * k).encode(), len(ranks))
+    return ranks
+
+
+@pytest.fixture(scope="module", params=["cl100k", "o200k"])
+def tiktoken_pair(request, tmp_path_factory):
+    pattern = known.CL100K_PATTERN if request.param == "cl100k" else known.O200K_PATTERN
+    ranks = _ranks(seed=len(request.param))
+    d = tmp_path_factory.mktemp("ws")
+    path = tti.ranks_file(d, ranks, "ws.tiktoken")
+    (d / "ws.tiktoken.json").write_text(json.dumps({"pat_str": pattern, "special_tokens": {}}))
+    enc = tiktoken.Encoding("ws", pat_str=pattern, mergeable_ranks=ranks, special_tokens={})
+    return load_tokenizer(path), enc
+
+
+def test_tiktoken_texts(tiktoken_pair):
+    ours, enc = tiktoken_pair
+    for seed in range(3):
+        text = _text(100 + seed, 300)
+        assert ours.encode(text) == enc.encode_ordinary(text)
+
+
+def test_tiktoken_runs_alone(tiktoken_pair):
+    """Each run a text of its own: one word (the pattern's \\s+ and \\s*[\\r\\n]+ cut
+    it at most once), its first and last bytes where the cuts begin and end."""
+    ours, enc = tiktoken_pair
+    runs = _runs(5, 1500)
+    assert [ours.encode(r) for r in runs] == [enc.encode_ordinary(r) for r in runs]
+
+
+def test_tiktoken_giant_run(tiktoken_pair):
+    ours, enc = tiktoken_pair
+    rng = random.Random(9)
+    text = "a" + "".join(_run(rng, 5000) for _ in range(4)) + "b"
+    assert ours.encode(text) == enc.encode_ordinary(text)
+
+
+def _hf_file(d: Path, seed: int) -> Path:
+    """A ByteLevel BPE trained by tokenizers on whitespace runs (Llama 3's pattern)."""
+    tk = tokenizers.Tokenizer(models.BPE(ignore_merges=False))
+    tk.pre_tokenizer = pre_tokenizers.Sequence([
+        pre_tokenizers.Split(Regex(known.LLAMA3_PATTERN), behavior="isolated"),
+        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
+    tk.decoder = decoders.ByteLevel()
+    tk.train_from_iterator([_text(seed, 400, 90), tti.CORPUS], trainers.BpeTrainer(
+        vocab_size=1200, show_progress=False, initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+    path = d / "tokenizer.json"
+    tk.save(str(path))
+    return path
+
+
+def test_tokenizer_json(tmp_path):
+    path = _hf_file(tmp_path, 3)
+    ours, hf = load_tokenizer(path), tokenizers.Tokenizer.from_file(str(path))
+    for text in (_text(200, 300), _text(201, 40, 5000)):
+        assert ours.encode(text) == hf.encode(text, add_special_tokens=False).ids
+    runs = _runs(6, 1000)
+    assert [ours.encode(r) for r in runs] == \
+        [e.ids for e in hf.encode_batch(runs, add_special_tokens=False)]
+
+
+def test_trained_tokenizer_and_its_steps():
+    """A tokenizer trained here, whose merge table grows with the steps: encoded early
+    (the symbols of whitespace then are few; enough runs that the engine works them out),
+    after more steps (new merges make new symbols: what was worked out before must be
+    forgotten) and as of an earlier step (a merge limit: fewer merges than the table
+    holds)."""
+    t = Trainer.from_text(_text(7, 300, 90) + tti.CORPUS,
+                          TrainSettings(vocab_size=600, pattern="cl100k"))
+    early, text = _text(301, 1000), _text(300, 200)
+
+    def check(tok, size, texts):
+        ranks = {tok.vocab[i]: i for i in sorted(tok.vocab)
+                 if i not in tok.special_ids.values() and i < size}
+        enc = tiktoken.Encoding("t", pat_str=known.CL100K_PATTERN, mergeable_ranks=ranks,
+                                special_tokens={})
+        for x in texts:
+            assert tok.encode(x) == enc.encode_ordinary(x), size
+
+    t.run(until=60)
+    check(t.tokenizer(), 256 + 60, [early])
+    t.run()
+    check(t.tokenizer(), 10**9, [text, early])
+    check(t.tokenizer(at_step=150), 256 + 150, [text])
