@@ -79,6 +79,12 @@ int enc_specials_init(EncSpecials *sp, const unsigned char *const *tokens, const
         at += len[i];
         if (len[i] > sp->max_len)
             sp->max_len = len[i];
+        if (len[i] == 1)
+            sp->one[tokens[i][0] >> 6] |= 1ull << (tokens[i][0] & 63);
+        else {
+            size_t b = (size_t)tokens[i][0] | (size_t)tokens[i][1] << 8;
+            sp->two[b >> 6] |= 1ull << (b & 63);
+        }
     }
     free(order);
     sp->n = n;
@@ -110,6 +116,11 @@ void enc_specials_free(EncSpecials *sp)
 static inline ptrdiff_t special_at(const EncSpecials *sp, const unsigned char *s, size_t q,
                                    size_t end, size_t *len)
 {
+    /* most places that start like a token go no further: C source is full of '<', and
+     * Llama 3's 256 added tokens all begin "<|" (each compared in turn, 8% of its time) */
+    size_t b = q + 1 < end ? (size_t)s[q] | (size_t)s[q + 1] << 8 : 0;
+    if (!(q + 1 < end && sp->two[b >> 6] >> (b & 63) & 1) && !(sp->one[s[q] >> 6] >> (s[q] & 63) & 1))
+        return -1;
     for (uint32_t k = sp->start[s[q]]; k < sp->start[s[q] + 1]; k++) {
         size_t l = sp->len[k];
         if (l <= end - q && memcmp(s + q, sp->arena + sp->off[k], l) == 0) {

@@ -41,6 +41,8 @@ typedef struct {
                               longest first */
     int n_first;           /* distinct first bytes; one: memchr finds the candidates */
     unsigned char first;   /* that byte */
+    uint64_t two[1024];    /* bit b0 | b1 << 8: some token of 2+ bytes starts with b0 b1 */
+    uint64_t one[4];       /* bit b: some token is the byte b alone */
 } EncSpecials;
 
 /* tokens[i] (len[i] bytes, > 0) is special token ids[i]. 0, or -1 out of memory. */
