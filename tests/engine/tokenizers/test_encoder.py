@@ -283,3 +283,21 @@ def test_shared_cache_under_threads_equals_one_thread(tmp_path_factory, hard_tex
     # and the native batch, its threads sharing the same cache
     assert shared.encode_batch(pieces, 4) == want
     assert [a.tolist() for a in shared.encode_batch(pieces, 3, as_array=True)] == want
+
+
+def test_special_tokens_of_one_and_two_bytes_at_every_place(tmp_path_factory):
+    """The encoder looks a place up among the special tokens only when its first two bytes
+    begin one (or its byte is a one-byte token): one- and two-byte tokens, tokens at a
+    text's last byte, and near misses ("<", "<|", "@") against tiktoken."""
+    n = 1000
+    specials = {"~": n, "@@": n + 1, "<|end|>": n + 2, "\u00e9\u00e9": n + 3}
+    ours, enc = _tiktoken_pair(tmp_path_factory, known.CL100K_PATTERN, specials)
+    assert ours.pipeline.whole_text_encoder is not None
+    bits = ["~", "§", "@@", "@", "<|end|>", "<|end", "<|", "<", "éé", "é", " x", "int a<b;", "\n"]
+    rng = random.Random(7)
+    texts = ["".join(rng.choice(bits) for _ in range(rng.randint(1, 12))) for _ in range(3000)]
+    texts += bits
+    for t in texts:
+        assert ours.encode(t) == enc.encode(t, allowed_special="all"), t
+    joined = "".join(texts)
+    assert ours.encode(joined) == enc.encode(joined, allowed_special="all")
