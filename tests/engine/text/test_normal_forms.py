@@ -132,3 +132,15 @@ def test_a_long_text_is_normalized_by_stretches(monkeypatch):
     assert normal_forms.normalize("NFC", text) == want
     assert seen and max(seen) < len(text) // 20
 
+
+
+@pytest.mark.skipif(normal_forms._scan is None, reason="the C scanner was not built")
+@pytest.mark.parametrize("call", ["all_in", "unsafe_spans"])
+def test_a_short_bitmap_is_refused_with_its_size(call):
+    """Both bitmap readers refuse a bitmap of fewer than 65536 bits, naming themselves and
+    the size they need (they would read past it)."""
+    fn = getattr(normal_forms._scan, call)
+    args = ("abc", b"\xff" * 8191) + ((4,) if call == "unsafe_spans" else ())
+    with pytest.raises(ValueError, match=f"{call} needs a bitmap of 8192 bytes"):
+        fn(*args)
+    assert fn("abc", b"\xff" * 8192, *args[2:]) in (True, [])

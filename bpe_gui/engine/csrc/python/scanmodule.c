@@ -394,6 +394,24 @@ static PyObject *py_count_words(PyObject *self, PyObject *args) {
 
 /* ---- characters in a set */
 
+/* all_in's and unsafe_spans' arguments checked: the bitmap has at least 65536 bits (its
+ * code points in *top); -1 with the bitmap released and an error set. */
+static int bitmap_args(PyObject *text, Py_buffer *bits, const char *who, Py_UCS4 *top) {
+    if (bits->len < 8192) {
+        PyBuffer_Release(bits);
+        PyErr_Format(PyExc_ValueError, "%s needs a bitmap of 8192 bytes (65536 bits) or more", who);
+        return -1;
+    }
+#if PY_VERSION_HEX < 0x030C0000
+    if (PyUnicode_READY(text) < 0) {
+        PyBuffer_Release(bits);
+        return -1;
+    }
+#endif
+    *top = (Py_UCS4)(bits->len * 8 > 0x110000 ? 0x110000 : bits->len * 8);
+    return 0;
+}
+
 /* all_in(text, bits): 1 when every character of text is a code point whose bit is set in
  * bits (8192 bytes or more: 8 code points a byte, little-endian within each byte; code
  * points past the bitmap are not in it). For the normal-form quick check
@@ -404,19 +422,10 @@ static PyObject *py_all_in(PyObject *self, PyObject *args) {
     Py_buffer bits;
     if (!PyArg_ParseTuple(args, "Uy*:all_in", &text, &bits))
         return NULL;
-    if (bits.len < 8192) {
-        PyBuffer_Release(&bits);
-        PyErr_SetString(PyExc_ValueError, "all_in needs a bitmap of 8192 bytes (65536 bits) or more");
+    Py_UCS4 top;
+    if (bitmap_args(text, &bits, "all_in", &top) < 0)
         return NULL;
-    }
-#if PY_VERSION_HEX < 0x030C0000
-    if (PyUnicode_READY(text) < 0) {
-        PyBuffer_Release(&bits);
-        return NULL;
-    }
-#endif
     const unsigned char *b = bits.buf;
-    Py_UCS4 top = (Py_UCS4)(bits.len * 8 > 0x110000 ? 0x110000 : bits.len * 8);
     Py_ssize_t n = PyUnicode_GET_LENGTH(text);
     int kind = PyUnicode_KIND(text), ok = 1;
     const void *data = PyUnicode_DATA(text);
@@ -450,19 +459,10 @@ static PyObject *py_unsafe_spans(PyObject *self, PyObject *args) {
     Py_ssize_t gap;
     if (!PyArg_ParseTuple(args, "Uy*n:unsafe_spans", &text, &bits, &gap))
         return NULL;
-    if (bits.len < 8192) {
-        PyBuffer_Release(&bits);
-        PyErr_SetString(PyExc_ValueError, "unsafe_spans needs a bitmap of 8192 bytes (65536 bits) or more");
+    Py_UCS4 top;
+    if (bitmap_args(text, &bits, "unsafe_spans", &top) < 0)
         return NULL;
-    }
-#if PY_VERSION_HEX < 0x030C0000
-    if (PyUnicode_READY(text) < 0) {
-        PyBuffer_Release(&bits);
-        return NULL;
-    }
-#endif
     const unsigned char *b = bits.buf;
-    Py_UCS4 top = (Py_UCS4)(bits.len * 8 > 0x110000 ? 0x110000 : bits.len * 8);
     Py_ssize_t n = PyUnicode_GET_LENGTH(text);
     int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
