@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 CSRC = ROOT / "bpe_gui" / "engine" / "csrc"
 SOURCES = ("*.c", "*.h", "*.inc")
@@ -62,3 +64,18 @@ def test_no_c_file_directly_in_engine():
     engine = ROOT / "bpe_gui" / "engine"
     assert sorted(p.relative_to(engine).as_posix() for p in engine.rglob("*.c")
                   if "csrc" not in p.relative_to(engine).parts) == []
+
+
+PREFETCH_HELPER = re.compile(r"static\s+([^;{}]*?)\b(\w*prefetch\w*)\s*\(([^;{}]*)\)\s*\{", re.S)
+
+
+@pytest.mark.regression
+def test_prefetch_helpers_are_always_inlined():
+    """A prefetch helper (a static function named *prefetch*) is always_inline: gcc counts
+    __builtin_prefetch as no side effect, so a function of prefetches alone is "pure"
+    to it and its calls are dropped (merge.c's pair_prefetch left no instruction in the
+    build until it was always_inline)."""
+    helpers = [(p.relative_to(CSRC).as_posix(), m.group(2), m.group(1))
+               for p in _c_files() for m in PREFETCH_HELPER.finditer(_code_only(p))]
+    assert helpers, "no prefetch helper found: the pattern no longer matches the sources"
+    assert [(f, name) for f, name, head in helpers if "always_inline" not in head] == []

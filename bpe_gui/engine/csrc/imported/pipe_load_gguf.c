@@ -133,7 +133,8 @@ static int32_t ti_get(const TextIndex *t, const char *s, size_t n) {
     return ti_get_h(t, s, n, bpe_hash_bytes(s, n));
 }
 
-static void ti_prefetch(const TextIndex *t, uint64_t h) {
+/* always inlined: a function of a prefetch alone is "pure" to gcc, its calls dropped */
+static inline __attribute__((always_inline)) void ti_prefetch(const TextIndex *t, uint64_t h) {
 #if defined(__GNUC__)
     __builtin_prefetch(&t->slots[(size_t)h & t->mask]);
 #else

@@ -291,9 +291,13 @@ static inline int32_t pair_rank(const MergeTable *m, const MergeScratch *x, int3
 /* Start the loads pair_rank(i, j) will wait for: the filter word, the memo's slot and the
  * merge table's first slot (merge-based), or the short-key table's (rank-based): a merge
  * asks for two new pairs at once, and each asked in turn waited for up to three misses
- * one after another (perf: most of pair_rank's time). */
-static inline void pair_prefetch(const MergeTable *m, const MergeScratch *x, int32_t i,
-                                 int32_t j, const unsigned char *w)
+ * one after another (perf: most of pair_rank's time). Always inlined: gcc takes a
+ * prefetch for no side effect, so a function of prefetches alone is "pure" to it and
+ * its calls, their result unused, are dropped (the build had none of them until this
+ * was said: cold C words, cl100k, 0.123 -> 0.106 s, median of 6). */
+static inline __attribute__((always_inline)) void
+pair_prefetch(const MergeTable *m, const MergeScratch *x, int32_t i, int32_t j,
+              const unsigned char *w)
 {
     int32_t a = x->sym[i], b = x->sym[j];
     if (a < 0 || b < 0)
@@ -386,8 +390,9 @@ static inline void keys_start(const MergeTable *m, MergeScratch *x, int32_t *key
 /* Merge the pair at i with the next symbol j: j leaves the list, the
  * pairs at i and at its left neighbour get their new keys. Returns that neighbour (-1:
  * none); j is nxt[i] before the call. */
-static inline int32_t keys_merge(const MergeTable *m, MergeScratch *x, int32_t *key, size_t n,
-                                 int32_t limit, const unsigned char *w, int spans, int32_t i)
+static inline __attribute__((always_inline)) int32_t
+keys_merge(const MergeTable *m, MergeScratch *x, int32_t *key, size_t n, int32_t limit,
+           const unsigned char *w, int spans, int32_t i)
 {
     int32_t *nxt = x->nxt, *prv = x->prv, j = nxt[i];
     x->sym[i] = x->rk[i]; /* the token the pair at i makes (x->rk: beside its key) */
