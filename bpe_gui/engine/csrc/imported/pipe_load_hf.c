@@ -23,18 +23,6 @@
 #define BATCH 32 /* merges looked up together */
 #define AHEAD 16 /* merges added while a later one's slot is on its way */
 
-/* A JSON string's text from q (just past its opening quote) when it holds no escape and
-   no control character: its closing quote; else NULL (read_string takes it). */
-static inline const char *plain_end(const char *q, const char *end) {
-    while (q < end) {
-        unsigned char c = (unsigned char)*q;
-        if (c == '"') return q;
-        if (c == '\\' || c < 0x20) return NULL;
-        q++;
-    }
-    return NULL;
-}
-
 typedef struct {
     Buf key, a, b; /* read_string's buffers (strings with escapes, the slow path) */
     char *tmp;     /* room for a merge's key bytes */

@@ -264,6 +264,38 @@ def test_text_reader_names_a_missing_merge_token_as_json(pair, at, spelling):
     assert fast[1] == at and "zzzq" in fast[2]
 
 
+@pytest.mark.parametrize("indent", [0, 1, 6, 8, 9, 17])
+def test_text_reader_strings_at_every_offset(indent):
+    """Strings read eight bytes at a time: a quote, an escape or a control character at
+    every offset of a word, after indentation of any width, found as json finds them
+    (the tables' spans; the vocabulary's keys and ids)."""
+    import json
+
+    from bpe_gui.engine.tokenizers.imported import _pipeline
+    keys = [f"{'x' * k}{c}{'y' * j}" for k in range(11) for j in (0, 1, 9)
+            for c in ('"', "\\", "\t", "\u00e9", "\U0001F642", "z")]
+    vocab = {k: i for i, k in enumerate(dict.fromkeys(keys))}
+    pad = "\n" + " " * indent
+    head = "{" + pad + '"notes": ' + json.dumps(keys, ensure_ascii=False) + "," + pad + \
+        '"model": {' + pad + '"type": "BPE",' + pad + '"vocab": '
+    vocab_text = "{" + ",".join(pad + json.dumps(k, ensure_ascii=False) + ": " + str(i)
+                                for k, i in vocab.items()) + pad + "}"
+    mid = "," + pad + '"merges": '
+    merges_text = "[" + pad + '"x y"' + pad + "]"
+    raw = (head + vocab_text + mid + merges_text + pad + "}" + pad + "}").encode("utf-8")
+    vs = len(head.encode("utf-8"))
+    ve = vs + len(vocab_text.encode("utf-8"))
+    ms = ve + len(mid.encode("utf-8"))
+    assert _pipeline.find_model_tables(raw) == ((vs, ve), (ms, ms + len(merges_text)))
+    vocab.update({"x": len(vocab), "y": len(vocab) + 1, "xy": len(vocab) + 2})
+    raw = raw.replace(vocab_text.encode("utf-8"), json.dumps(
+        vocab, ensure_ascii=False).encode("utf-8"))
+    fast, problem = _pipeline.Model.from_hf_text(raw, *_pipeline.find_model_tables(raw), False)
+    slow, _ = _pipeline.Model.from_hf(vocab, ["x y"], False)
+    assert problem is None and _tables(fast) == _tables(slow)
+    assert all(fast.text_id(k) == i for k, i in vocab.items())
+
+
 @pytest.mark.regression
 def test_text_reader_quotes_a_pair_with_an_empty_part():
     """A [left, right] merge with an empty part was reported quoting the merge before it
