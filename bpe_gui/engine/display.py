@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import unicodedata
 from functools import lru_cache
-from importlib.metadata import PackageNotFoundError, version
 
 # Visible stand-ins for whitespace in the encode view and vocabulary browser.
 VISIBLE_WS = {" ": "·", "\n": "↵", "\t": "→", "\r": "\\r", "\u3000": "□"}
@@ -177,6 +176,7 @@ def human_size(n: int, *, binary: bool = False) -> str:
 def bpe_gui_version() -> str | None:
     """The installed bpe-gui's release, or None when running from a source tree that was
     never installed (callers say so in their own words)."""
+    from importlib.metadata import PackageNotFoundError, version   # (14 ms to import)
     try:
         return version("bpe-gui")
     except PackageNotFoundError:

@@ -235,19 +235,22 @@ def hf_added_ids(added: list[AddedToken], text_id, n_model: int) -> list[AddedTo
     ``n_model`` and the added tokens so far. A token with empty text is ignored, and so
     is one given twice with the same flags. ``text_id(text)``: the model's id, or -1."""
     ids: dict[str, int] = {}
+    top = None   # max(ids.values()): ids are never lowered
     by_id: dict[int, AddedToken] = {}
+    by_text: dict[str, list[AddedToken]] = {}   # (some since replaced in by_id)
     for t in added:
-        if not t.content or any(replace(o, id=t.id) == t for o in by_id.values()
-                                if o.content == t.content):
+        if not t.content or any(by_id.get(o.id) is o and replace(o, id=t.id) == t
+                                for o in by_text.get(t.content, ())):
             continue
         i = ids.get(t.content)
         if i is None:
             i = text_id(t.content)
         if i is None or i < 0:
-            top = max(ids.values(), default=None)
             i = n_model if top is None or (top < n_model and n_model) else top + 1
         ids[t.content] = i
-        by_id[i] = replace(t, id=i)
+        top = i if top is None else max(top, i)
+        by_id[i] = made = replace(t, id=i)
+        by_text.setdefault(t.content, []).append(made)
     return list(by_id.values())
 
 

@@ -72,26 +72,39 @@ def read_bytes(path: str | Path, kind: str = "text") -> bytes:
         with open(p, "rb") as f:
             head = f.read(HEAD_BYTES)
             sniff(head, p, kind, final=len(head) < HEAD_BYTES)
-            size = os.fstat(f.fileno()).st_size
-            if size > MAX_FILE_BYTES:
-                raise FormatError(p, f"is {size / 1e9:.2f} GB; tokenizer files are at most "
-                                  f"{MAX_FILE_BYTES >> 20} MiB here (published ones are under "
-                                  "100 MB). Check that you picked the right file.")
+            stat_size = os.fstat(f.fileno()).st_size
+            if stat_size > MAX_FILE_BYTES:
+                raise FormatError(p, f"is {stat_size / 1e9:.2f} GB; tokenizer files are at "
+                                  f"most {MAX_FILE_BYTES >> 20} MiB here (published ones are "
+                                  "under 100 MB). Check that you picked the right file.")
             parts, size = [head], len(head)
-            while chunk := f.read(READ_CHUNK):   # a NUL further on stops the read there
-                nul = chunk.find(b"\0")
-                if nul >= 0:
-                    raise FormatError(p, f"is binary (a NUL byte at byte offset {size + nul}), "
-                                      "not a tokenizer file. Check that you picked the right "
-                                      "file.")
+            if size < stat_size <= READ_CHUNK:   # one read, no chunks joined (a copy);
+                # (bigger files by chunks: a NUL in the first stops the read there)
+                f.seek(0)
+                whole = f.read(stat_size)
+                if len(whole) > size and whole.startswith(head):
+                    _no_nul(p, whole, size, 0)
+                    parts, size = [whole], len(whole)
+                else:   # it changed since: read on after the head, as below
+                    f.seek(size)
+            while chunk := f.read(READ_CHUNK):   # a file still growing
+                _no_nul(p, chunk, 0, size)
                 parts.append(chunk)
                 size += len(chunk)
-                if size > MAX_FILE_BYTES:   # a file still growing stops here
+                if size > MAX_FILE_BYTES:   # stops here
                     raise FormatError(p, f"is larger than {MAX_FILE_BYTES >> 20} MiB; check "
                                       "that you picked the right file.")
     except OSError as e:
         raise FormatError(p, f"cannot be read ({e.strerror or e}).") from e
-    return b"".join(parts) if len(parts) > 1 else head
+    return b"".join(parts) if len(parts) > 1 else parts[0]
+
+
+def _no_nul(path: Path, data: bytes, start: int, offset: int) -> None:
+    """A NUL in data[start:] stops the read there (``offset``: data's place in the file)."""
+    nul = data.find(b"\0", start)
+    if nul >= 0:
+        raise FormatError(path, f"is binary (a NUL byte at byte offset {offset + nul}), not a "
+                          "tokenizer file. Check that you picked the right file.")
 
 
 def read_text(path: str | Path) -> str:

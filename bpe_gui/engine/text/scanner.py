@@ -32,7 +32,7 @@ import regex
 
 from .presets import KIND_PATTERNS, PRESET_IDS
 from .dialects import pinned
-from .unicode_classes import table_blob
+from .unicode_classes import note_fold_masks, table_blob
 from .unicode_versions import Classes, scanner_blob
 
 try:
@@ -73,7 +73,8 @@ def _ready() -> bool:
     """True once ``_scan`` is there and agrees with the installed regex (checked once)."""
     if _scan is None or os.environ.get("BPE_GUI_NATIVE_SCAN", "1") == "0":
         return False
-    install_tables(_scan)
+    if not install_tables(_scan):   # the built-in tables are the installed regex's
+        note_fold_masks(_scan.builtin_tables_blob())
     return True
 
 

@@ -735,3 +735,13 @@ def test_tokenizer_from_files_reads_gpt2_files_as_the_format_does(tmp_path):
     (tmp_path / "merges.txt").write_text("#version: 0.2\nq z\n")
     with pytest.raises(FormatError, match="merges.txt"):
         Tokenizer.from_files(tmp_path / "vocab.json")
+
+
+def test_strip_whitespace_is_what_str_isspace_says():
+    """formats.hf.STRIP_WS (found with re's \\s over every code point) is every character
+    str.isspace() takes, in order."""
+    import sys
+
+    from bpe_gui.engine.formats.hf import REGEX_WS, STRIP_WS
+    assert STRIP_WS == "".join(chr(c) for c in range(sys.maxunicode + 1) if chr(c).isspace())
+    assert "\x1c" in STRIP_WS and "\x1c" not in REGEX_WS

@@ -336,3 +336,17 @@ def test_only_patterns_that_can_run_away_pay_for_the_time_limit():
         assert may_run_away(p), p
     for p in (r"[)]+", r"\)+", "x(?:y)?", r"[^)]*", r"\p{N}{1,3}"):
         assert not may_run_away(p), p
+
+
+@pytest.mark.parametrize("size", [70_000, 3 << 20, (16 << 20) + 5000])
+def test_a_nul_past_the_head_is_refused_at_its_offset(tmp_path, size):
+    """A file read in one piece (up to 16 MiB) or by chunks names the first NUL's offset
+    and otherwise comes back whole."""
+    from bpe_gui.engine.io.reading import read_bytes
+    body = b'{"model": {"vocab": {' + b'"a": 1, ' * (size // 8) + b'"b": 2}}}'
+    p = tmp_path / "tokenizer.json"
+    p.write_bytes(body)
+    assert read_bytes(p, "JSON") == body
+    at = len(body) - 100
+    p.write_bytes(body[:at] + b"\0" + body[at + 1:] + b"\0")
+    refused(lambda: load_tokenizer(p), p, f"a NUL byte at byte offset {at}")

@@ -135,3 +135,32 @@ def test_scanner_blobs_of_each_library():
         assert blob.startswith(b"BPESCAN\0")
         assert classes.version.encode() in blob[20:52]
     assert len(table_blob()) > 0
+
+
+def test_multi_folds_are_every_character_that_folds_to_several():
+    """dialects._multi_folds (casefolded by blocks of one string of every code point) is
+    what folding each code point alone gives."""
+    from bpe_gui.engine.text.dialects import _multi_folds
+    want = {f for f in map(str.casefold, ALL) if len(f) > 1}
+    assert _multi_folds() == tuple(sorted(want))
+    assert "ss" in want and "\u0069\u0307" in want
+
+
+def test_fold_masks_kept_are_the_installed_regexs():
+    """fold_masks() from the tables the scanner took (built in for the regex release they
+    came from, or computed at import from another release) equals asking regex itself."""
+    from bpe_gui.engine.text import _scan, unicode_classes as uc
+    from bpe_gui.engine.text.scanner import native_scanner
+    native_scanner("gpt2")   # tables installed, their fold masks kept
+    want = uc.fold_masks(ALL)
+    assert uc.fold_masks() == want and want[ord("S")] == 1
+    for blob in (_scan.tables_blob(), _scan.builtin_tables_blob()):
+        saved = dict(uc._FOLDS)
+        try:
+            uc._FOLDS.clear()
+            uc.note_fold_masks(blob)   # kept only if the blob is the installed release's
+            assert uc._FOLDS.get(regex.__version__, tuple(sorted(want.items()))) == \
+                tuple(sorted(want.items()))
+        finally:
+            uc._FOLDS.clear()
+            uc._FOLDS.update(saved)

@@ -4,7 +4,6 @@
  * objects of a 128k-token file's vocab and merges (a third of a second); these are read
  * from the text instead, into the tables (pipe_load_hf.c).
  */
-#include <ctype.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,10 +23,6 @@ int buf_put(Buf *b, const char *p, size_t n) {
     return 0;
 }
 
-const char *skip_ws(const char *p, const char *end) {
-    while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) p++;
-    return p;
-}
 
 static int hex4(const char *p, const char *end, uint32_t *v) {
     if (end - p < 4) return -1;
@@ -102,10 +97,22 @@ const char *read_string(const char *p, const char *end, Buf *b) {
     }
 }
 
+/* Past a JSON string at p (the opening quote), as read_string takes it, without copying
+   it when it has no escape (most keys); NULL where read_string gives NULL. */
+static inline const char *skip_string(const char *p, const char *end, Buf *scratch) {
+    const char *q = plain_end(p + 1, end);
+    return q ? q + 1 : read_string(p, end, scratch);
+}
+
+static inline int value_char(unsigned char c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+           c == '-' || c == '+' || c == '.';
+}
+
 static const char *skip_value(const char *p, const char *end, Buf *scratch) {
     p = skip_ws(p, end);
     if (p >= end) return NULL;
-    if (*p == '"') return read_string(p, end, scratch);
+    if (*p == '"') return skip_string(p, end, scratch);
     if (*p == '{' || *p == '[') {
         char close = *p == '{' ? '}' : ']';
         int obj = *p == '{';
@@ -113,7 +120,9 @@ static const char *skip_value(const char *p, const char *end, Buf *scratch) {
         if (p < end && *p == close) return p + 1;
         for (;;) {
             if (obj) {
-                p = read_string(skip_ws(p, end), end, scratch);
+                p = skip_ws(p, end);
+                if (p >= end || *p != '"') return NULL;
+                p = skip_string(p, end, scratch);
                 if (!p) return NULL;
                 p = skip_ws(p, end);
                 if (p >= end || *p != ':') return NULL;
@@ -128,7 +137,7 @@ static const char *skip_value(const char *p, const char *end, Buf *scratch) {
         }
     }
     const char *q = p;
-    while (q < end && (isalnum((unsigned char)*q) || *q == '-' || *q == '+' || *q == '.')) q++;
+    while (q < end && value_char((unsigned char)*q)) q++;
     return q > p ? q : NULL;
 }
 

@@ -48,10 +48,7 @@ static int arena_put(PipeModel *m, const char *p, size_t n, int64_t *off) {
 /* Most lookups while merging are of byte spans that are no token: the filter (in cache)
    answers those; a slot holds its key's hash tag, so a probe reads an entry only when the
    tags agree. */
-int32_t find_key(const PipeModel *m, const char *p, size_t n) {
-    if (!m->n_slots) return NONE_ID;
-    uint64_t h = bpe_hash_bytes(p, n), bit = KF_BIT(h);
-    if (!(m->kfilter[bit >> 6] >> (bit & 63) & 1)) return NONE_ID;
+static inline int32_t find_hashed(const PipeModel *m, const char *p, size_t n, uint64_t h) {
     uint32_t tag = (uint32_t)(h >> 32);
     size_t s = h & (m->n_slots - 1);
     for (;;) {
@@ -63,6 +60,52 @@ int32_t find_key(const PipeModel *m, const char *p, size_t n) {
         }
         s = (s + 1) & (m->n_slots - 1);
     }
+}
+
+int32_t find_key(const PipeModel *m, const char *p, size_t n) {
+    if (!m->n_slots) return NONE_ID;
+    uint64_t h = bpe_hash_bytes(p, n), bit = KF_BIT(h);
+    if (!(m->kfilter[bit >> 6] >> (bit & 63) & 1)) return NONE_ID;
+    return find_hashed(m, p, n, h);
+}
+
+#ifdef __GNUC__
+#define PREFETCH(a) __builtin_prefetch(a)
+#else
+#define PREFETCH(a) ((void)0)
+#endif
+#define FIND_MAX 128
+
+/* Each key's slot, then its entry, then its bytes are asked of memory for all the keys
+   before the first is read (one at a time, each lookup waits for the three in turn);
+   then each is found as find_key finds it (without the filter: a loader's keys are
+   mostly there). */
+void find_keys(const PipeModel *m, size_t k, const char *const *p, const size_t *n,
+               int32_t *out) {
+    if (k > FIND_MAX) {
+        find_keys(m, FIND_MAX, p, n, out);
+        find_keys(m, k - FIND_MAX, p + FIND_MAX, n + FIND_MAX, out + FIND_MAX);
+        return;
+    }
+    uint64_t h[FIND_MAX];
+    const Entry *en[FIND_MAX];
+    if (!m->n_slots) {
+        for (size_t j = 0; j < k; j++) out[j] = NONE_ID;
+        return;
+    }
+    for (size_t j = 0; j < k; j++) {
+        h[j] = bpe_hash_bytes(p[j], n[j]);
+        PREFETCH(&m->slots[h[j] & (m->n_slots - 1)]);
+    }
+    for (size_t j = 0; j < k; j++) {
+        uint64_t v = m->slots[h[j] & (m->n_slots - 1)];
+        en[j] = v && (uint32_t)(v >> 32) == (uint32_t)(h[j] >> 32) ?
+                &m->entries[(uint32_t)v - 1] : NULL;
+        if (en[j]) PREFETCH(en[j]);
+    }
+    for (size_t j = 0; j < k; j++)
+        if (en[j]) PREFETCH(m->arena + en[j]->off);
+    for (size_t j = 0; j < k; j++) out[j] = find_hashed(m, p[j], n[j], h[j]);
 }
 
 /* Put entry i (a key looked up) into the slots and the filter (room is the caller's). */
@@ -100,6 +143,43 @@ int add_key(PipeModel *m, const char *p, size_t n, int32_t id, int lookup) {
     if (m->first_entry[id] < 0) m->first_entry[id] = (int32_t)m->n_entries;
     m->n_entries++;
     return 1;
+}
+
+int add_key_at_end(PipeModel *m, size_t n, int32_t id, int lookup) {
+    if (n > INT32_MAX) { /* Entry.len is int32 */
+        snprintf(m->error, sizeof m->error, "a token of 2 GiB or more");
+        return PIPE_INVALID;
+    }
+    if (bpe_grow((void **)&m->entries, &m->entries_cap, m->n_entries + 1, sizeof(Entry), 1024) < 0)
+        return PIPE_NOMEM;
+    if (!lookup) {
+        if (bpe_grow((void **)&m->shown, &m->shown_cap, m->n_shown + 1, sizeof(size_t), 16) < 0)
+            return PIPE_NOMEM;
+        m->shown[m->n_shown++] = m->n_entries;
+    }
+    Entry *en = &m->entries[m->n_entries++];
+    en->off = (int64_t)m->arena_len;
+    en->len = (int32_t)n;
+    en->id = id;
+    en->lookup = lookup;
+    m->arena_len += n;
+    if (lookup && n > m->max_key) m->max_key = n;
+    return 1;
+}
+
+int set_ids_from_entries(PipeModel *m, ptrdiff_t n_ids) {
+    if (m->arena_cap > m->arena_len + (1 << 16)) { /* give back what was reserved ahead */
+        char *a = realloc(m->arena, m->arena_len ? m->arena_len : 1);
+        if (a) {
+            m->arena = a;
+            m->arena_cap = m->arena_len ? m->arena_len : 1;
+        }
+    }
+    int rc = set_ids(m, n_ids);
+    if (rc < 0) return rc;
+    for (size_t e = 0; e < m->n_entries; e++)
+        if (m->first_entry[m->entries[e].id] < 0) m->first_entry[m->entries[e].id] = (int32_t)e;
+    return 0;
 }
 
 int build_slots(PipeModel *m) {
@@ -197,14 +277,19 @@ int start_merges(PipeModel *m) {
 
 /* HF: merge `rank` makes new_id of (a, b); a later merge of a pair replaces an earlier
    one (tokenizers builds a map). */
-int add_merge(PipeModel *m, int32_t a, int32_t b, int32_t rank, int32_t new_id) {
+int add_merge_only(PipeModel *m, int32_t a, int32_t b, int32_t rank, int32_t new_id) {
     int rc = mt_add(&m->mt, a, b, rank, new_id, 1);
     if (rc == -1) return PIPE_NOMEM;
     if (rc == -2) {
         snprintf(m->error, sizeof m->error, "more than %d merges", MT_MAX_RANK);
         return PIPE_INVALID;
     }
-    return push_merge(m, a, b, new_id);
+    return 0;
+}
+
+int add_merge(PipeModel *m, int32_t a, int32_t b, int32_t rank, int32_t new_id) {
+    int rc = add_merge_only(m, a, b, rank, new_id);
+    return rc < 0 ? rc : push_merge(m, a, b, new_id);
 }
 
 /* After the ranks (TIKTOKEN): the pair of two symbols is ranked by its bytes together

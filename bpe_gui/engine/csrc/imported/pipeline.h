@@ -135,14 +135,26 @@ void init_alphabet(void);
 void pipe_init(PipeModel *m, int kind);
 void pipe_free(PipeModel *m);
 int32_t find_key(const PipeModel *m, const char *p, size_t n);
+/* k keys at once (p[j], n[j]; out[j] = find_key's answer), their loads overlapped */
+void find_keys(const PipeModel *m, size_t k, const char *const *p, const size_t *n,
+               int32_t *out);
 /* 1 added, 0 that key already names an id, or an error */
 int add_key(PipeModel *m, const char *p, size_t n, int32_t id, int lookup);
+/* A key whose n bytes the caller wrote at the arena's end (room is the caller's): 1 or
+ * an error. No lookup of it, and no first entry of its id: set_ids_from_entries makes
+ * those once all are in. */
+int add_key_at_end(PipeModel *m, size_t n, int32_t id, int lookup);
+/* ids 0..n_ids-1 (above every entry's id), each one's first entry; the arena's room left
+ * over given back. 0 or PIPE_NOMEM. */
+int set_ids_from_entries(PipeModel *m, ptrdiff_t n_ids);
 int build_slots(PipeModel *m);
 void insert_slot(PipeModel *m, size_t i);
 int set_ids(PipeModel *m, ptrdiff_t n_ids);
 int push_merge(PipeModel *m, int32_t a, int32_t b, int32_t new_id);
 int start_merges(PipeModel *m);
 int add_merge(PipeModel *m, int32_t a, int32_t b, int32_t rank, int32_t new_id);
+/* add_merge without the merge list (merge_a, merge_b, merge_new: the caller's) */
+int add_merge_only(PipeModel *m, int32_t a, int32_t b, int32_t rank, int32_t new_id);
 int finish_tiktoken(PipeModel *m);
 void pipe_configure(PipeModel *m, int ignore_merges, int byte_fallback, int unk_id,
                     int fuse_unk);

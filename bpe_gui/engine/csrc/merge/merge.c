@@ -22,14 +22,17 @@
                         pieces 22-23 -> 25-26 MB/s, noisy) */
 #define FILTER_BITS 20
 
+/* The low bits of the product hold only b's (the key's low half): folded with the high
+   ones, so pairs with one right token spread over the whole table (taking bits 17.. gave
+   Llama 3's 280k merges probes of 14 slots on average, 1.2 now). */
 static inline size_t slot_of(uint64_t key, size_t cap)
 {
-    return (size_t)((key * 0x9E3779B97F4A7C15ull) >> 17) & (cap - 1);
+    uint64_t h = key * 0x9E3779B97F4A7C15ull;
+    return (size_t)(h ^ h >> 32) & (cap - 1);
 }
 
-static int grow(MergeTable *m)
+static int grow_to(MergeTable *m, size_t cap)
 {
-    size_t cap = m->cap ? m->cap * 2 : 1024;
     MergeEntry *tab = bpe_calloc_huge(cap, sizeof(MergeEntry));
     if (!tab)
         return -1;
@@ -45,6 +48,32 @@ static int grow(MergeTable *m)
     m->tab = tab;
     m->cap = cap;
     return 0;
+}
+
+static int grow(MergeTable *m)
+{
+    return grow_to(m, m->cap ? m->cap * 2 : 1024);
+}
+
+void mt_prefetch(const MergeTable *m, int32_t a, int32_t b)
+{
+#ifdef __GNUC__
+    uint64_t key = (((uint64_t)(uint32_t)a << 32) | (uint32_t)b) + 1;
+    __builtin_prefetch(&m->tab[slot_of(key, m->cap)]);
+#else
+    (void)m, (void)a, (void)b;
+#endif
+}
+
+int mt_reserve(MergeTable *m, size_t n)
+{
+    size_t cap = m->cap ? m->cap : 1024;
+    while (2 * (n + 1) > cap) {
+        if (cap > SIZE_MAX / 4 / sizeof(MergeEntry))
+            return -1;
+        cap *= 2;
+    }
+    return cap > m->cap ? grow_to(m, cap) : 0;
 }
 
 const MergeEntry *mt_find(const MergeTable *m, int32_t a, int32_t b)

@@ -151,6 +151,12 @@ int mt_add_short_key(MergeTable *m, const unsigned char *p, size_t len, int32_t 
 /* Register a merge: 1 added, 0 the pair is known (kept unless `replace`: then the later
  * rank wins, as tokenizers' map does), -1 out of memory, -2 rank MT_MAX_RANK or more. */
 int mt_add(MergeTable *m, int32_t a, int32_t b, int32_t rank, int32_t new_id, int replace);
+/* Room for n merges in all, so that adding them moves no entry (a loader that knows how
+   many it will add). 0, or -1 when out of memory (the table is as it was). */
+int mt_reserve(MergeTable *m, size_t n);
+/* Ask memory for the slot of the pair (a, b) ahead of mt_add or mt_find (a loader adding
+   many merges: each one's slot is a cache miss). */
+void mt_prefetch(const MergeTable *m, int32_t a, int32_t b);
 
 /* Merge-based: 0 when the tokens a and b surely have no merge (a bit filter). */
 int mt_may_merge(const MergeTable *m, int32_t a, int32_t b);

@@ -196,6 +196,120 @@ def test_text_reader_equals_json(pair, tmp_path, ascii_only):
     assert fast.text_id(key) == slow.text_id(key) == doc["model"]["vocab"][key]
 
 
+def _escaped(text: str) -> str:
+    """Every character of a JSON string's text as a \\u escape (surrogate pairs too)."""
+    import json
+    return "".join(f"\\u{ord(c):04x}" if ord(c) < 0x10000 else json.dumps(c)[1:-1]
+                   for c in text)
+
+
+def _merges_text(merges: list, odd=None) -> str:
+    """The merges as JSON text in turn: "a b" strings and ["a", "b"] pairs, plain and
+    \\u-escaped (the C reader reads plain ones in batches, escaped ones one by one);
+    ``odd``: index -> the text of that merge instead."""
+    import json
+    out = []
+    for k, m in enumerate(merges):
+        a, b = m.split(" ") if isinstance(m, str) else m
+        if odd and k in odd:
+            out.append(odd[k])
+        elif k % 7 == 3:
+            out.append(f'"{_escaped(a)} {_escaped(b)}"')
+        elif k % 7 == 5:
+            out.append(f'[ "{_escaped(a)}" ,\n {json.dumps(b, ensure_ascii=False)} ]')
+        else:
+            out.append(json.dumps(f"{a} {b}" if k % 2 else [a, b], ensure_ascii=False))
+    return "[" + ",\n".join(out) + "]"
+
+
+def _text_and_json(pair, odd=None):
+    """(the C reader's model and problem, from_hf's) of the pair's file with its merges
+    spelled as _merges_text spells them."""
+    import json
+
+    from bpe_gui.engine.tokenizers.imported import _pipeline
+    tk, ours = pair
+    doc = json.loads(tk.to_str())
+    merges = doc["model"]["merges"]
+    doc["model"]["merges"] = "MERGES"
+    raw = json.dumps(doc, ensure_ascii=False).replace('"MERGES"', _merges_text(merges, odd))
+    raw_b = raw.encode("utf-8")
+    spans = _pipeline.find_model_tables(raw_b)
+    byte_level = bool(ours.pipeline.pre.byte_level)
+    as_json = json.loads(raw)["model"]
+    return (_pipeline.Model.from_hf_text(raw_b, *spans, byte_level),
+            _pipeline.Model.from_hf(as_json["vocab"], as_json["merges"], byte_level))
+
+
+def test_text_reader_mixed_spellings_equal_json(pair):
+    """Merges plain and escaped, strings and pairs, in one file (batches cut by the
+    escaped ones): the same tables as json + from_hf."""
+    (fast, problem), (slow, _) = _text_and_json(pair)
+    assert problem is None
+    assert fast.n_merges > 64   # (more than two batches of 32)
+    assert _tables(fast) == _tables(slow)
+
+
+@pytest.mark.parametrize("at", [0, 31, 32, 40, -1])
+@pytest.mark.parametrize("spelling", ["string", "pair", "escaped"])
+def test_text_reader_names_a_missing_merge_token_as_json(pair, at, spelling):
+    """A merge whose token is not in the vocabulary, anywhere in a batch of merges: the
+    same problem (merge index, message) as from json."""
+    n = _text_and_json(pair)[0][0].n_merges
+    at = at % n
+    text = {"string": '"a zzzq"', "pair": '["zzzq", "a"]',
+            "escaped": f'"{_escaped("a zzzq")}"'}[spelling]
+    (_, fast), (_, slow) = _text_and_json(pair, {at: text})
+    assert fast is not None and fast == slow
+    assert fast[1] == at and "zzzq" in fast[2]
+
+
+@pytest.mark.parametrize("indent", [0, 1, 6, 8, 9, 17])
+def test_text_reader_strings_at_every_offset(indent):
+    """Strings read eight bytes at a time: a quote, an escape or a control character at
+    every offset of a word, after indentation of any width, found as json finds them
+    (the tables' spans; the vocabulary's keys and ids)."""
+    import json
+
+    from bpe_gui.engine.tokenizers.imported import _pipeline
+    keys = [f"{'x' * k}{c}{'y' * j}" for k in range(11) for j in (0, 1, 9)
+            for c in ('"', "\\", "\t", "\u00e9", "\U0001F642", "z")]
+    vocab = {k: i for i, k in enumerate(dict.fromkeys(keys))}
+    pad = "\n" + " " * indent
+    head = "{" + pad + '"notes": ' + json.dumps(keys, ensure_ascii=False) + "," + pad + \
+        '"model": {' + pad + '"type": "BPE",' + pad + '"vocab": '
+    vocab_text = "{" + ",".join(pad + json.dumps(k, ensure_ascii=False) + ": " + str(i)
+                                for k, i in vocab.items()) + pad + "}"
+    mid = "," + pad + '"merges": '
+    merges_text = "[" + pad + '"x y"' + pad + "]"
+    raw = (head + vocab_text + mid + merges_text + pad + "}" + pad + "}").encode("utf-8")
+    vs = len(head.encode("utf-8"))
+    ve = vs + len(vocab_text.encode("utf-8"))
+    ms = ve + len(mid.encode("utf-8"))
+    assert _pipeline.find_model_tables(raw) == ((vs, ve), (ms, ms + len(merges_text)))
+    vocab.update({"x": len(vocab), "y": len(vocab) + 1, "xy": len(vocab) + 2})
+    raw = raw.replace(vocab_text.encode("utf-8"), json.dumps(
+        vocab, ensure_ascii=False).encode("utf-8"))
+    fast, problem = _pipeline.Model.from_hf_text(raw, *_pipeline.find_model_tables(raw), False)
+    slow, _ = _pipeline.Model.from_hf(vocab, ["x y"], False)
+    assert problem is None and _tables(fast) == _tables(slow)
+    assert all(fast.text_id(k) == i for k, i in vocab.items())
+
+
+@pytest.mark.regression
+def test_text_reader_quotes_a_pair_with_an_empty_part():
+    """A [left, right] merge with an empty part was reported quoting the merge before it
+    (or the vocabulary's last key): it is quoted as its "left right" text."""
+    import json
+
+    from bpe_gui.engine.tokenizers.imported import _pipeline
+    raw = json.dumps({"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2, "zz": 3},
+                                "merges": [["a", "b"], ["", "b"]]}}).encode()
+    _, problem = _pipeline.Model.from_hf_text(raw, *_pipeline.find_model_tables(raw), False)
+    assert problem is not None and problem[:2] == ("merges", 1)
+    assert "the merge ' b' should be" in problem[2]
+
+
 def test_byte_fallback_tokens_stand_for_their_byte(tmp_path):
     """<0xNN> tokens are that byte (shown as partial characters), even when the file
     also lists them as added tokens; ▁ stands for a space."""
