@@ -240,6 +240,20 @@ def test_corners_and_corpora_as_the_libraries(tmp_path_factory, hard_texts):
 
 
 @pytest.mark.slow
+def test_a_text_of_megabytes_as_the_libraries(tmp_path_factory, hard_texts):
+    """A text of over 1 MiB (every corner and corpus, twice) takes the long-text path: its
+    ids in one block made at once, in huge pages: ids, array and the list built from the
+    end as the libraries' (and encode_batch of two such texts)."""
+    text = "".join(hard_texts.values()) * 2
+    assert len(text.encode("utf-8")) > 1 << 20
+    for name, ours, want_of in _three_kinds(tmp_path_factory):
+        want = want_of(text)
+        assert ours.encode(text) == want, name
+        assert ours.encode_to_array(text).tolist() == want, name
+        assert ours.encode_batch([text, text[1:]], threads=2) == [want, want_of(text[1:])], name
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("cache_words", [16, 4096])
 def test_shared_cache_under_threads_equals_one_thread(tmp_path_factory, hard_texts, cache_words):
     """Six threads encode different texts (every script, every corner) at once through one

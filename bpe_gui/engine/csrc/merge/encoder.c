@@ -351,7 +351,12 @@ void enc_scratch_trim(EncScratch *sc, size_t keep)
 
 static inline int room(EncScratch *sc, size_t more)
 {
-    return bpe_grow((void **)&sc->ids, &sc->cap, sc->n + more, sizeof(uint32_t), 4096);
+    if (sc->n + more <= sc->cap)
+        return 0;
+    if (bpe_grow((void **)&sc->ids, &sc->cap, sc->n + more, sizeof(uint32_t), 4096) < 0)
+        return -1;
+    bpe_huge_hint(sc->ids, sc->cap * sizeof(uint32_t)); /* the ids of a long text */
+    return 0;
 }
 
 #ifndef ENC_AHEAD
@@ -606,6 +611,11 @@ int enc_encode(const MergeTable *m, int preset, EncCache *c, EncScratch *sc,
                int32_t limit)
 {
     size_t pos = 0;
+    /* a long text's ids in one block made at once (a token holds 1.5-4.5 bytes of text:
+     * n / 2 is room for nearly all; only the pages written are used): grown by doubling
+     * from 16 KB, each copy faulted its pages in anew (perf: most of the page faults left) */
+    if (n >= ((size_t)1 << 20) && room(sc, n / 2) < 0)
+        return -1;
     while (pos < n) {
         ptrdiff_t which = -1;
         size_t len = 0, q = next_special(sp, s, pos, n, &which, &len);

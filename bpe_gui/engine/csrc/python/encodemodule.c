@@ -38,6 +38,7 @@
 #include "merge/wordcache.h"
 #include "merge/encoder.h"
 #include "util/grow.h"
+#include "util/huge.h"
 #include "util/utf8.h"
 #include "scan/scan_fast.h"
 
@@ -578,6 +579,8 @@ static PyObject *scratch_list(Merger *m, EncScratch *sc)
     PyObject *list = PyList_New((Py_ssize_t)n);
     if (!list)
         return NULL;
+    /* its items (calloc'd: fresh pages, untouched) fault in 2 MB at a time */
+    bpe_huge_hint(((PyListObject *)list)->ob_item, n * sizeof(PyObject *));
     for (size_t hi = n; hi;) {
         size_t lo = hi > step ? hi - step : 0;
         if (fill_items(m, ((PyListObject *)list)->ob_item, sc->ids, lo, hi) < 0) {
@@ -660,6 +663,7 @@ static int encode_ref(const Encoder *e, EncScratch *sc, const TextRef *t, int sp
             if (!(sc->buf = malloc(need)))
                 return -1;
             sc->buf_cap = need;
+            bpe_huge_hint(sc->buf, need);
         }
         n = bpe_utf8_from_ucs(t->kind, t->data, (size_t)t->len, sc->buf);
         if (n == (size_t)-1)
