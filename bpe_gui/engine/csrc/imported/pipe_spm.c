@@ -109,7 +109,9 @@ static inline size_t pair_bit(uint64_t k) {
 }
 
 static size_t pair_slot(const CutPairs *d, uint64_t k) {
-    return (size_t)((k * 0x9E3779B97F4A7C15ull) >> 20) & (d->pairs_cap - 1);
+    /* the product's high half folded in: its bits 20.. held little but b's */
+    uint64_t h = k * 0x9E3779B97F4A7C15ull;
+    return (size_t)(h ^ h >> 32) & (d->pairs_cap - 1);
 }
 
 static int pair_add(CutPairs *d, uint32_t a, uint32_t b) {

@@ -194,7 +194,11 @@ static inline uint64_t short_bytes(const unsigned char *p, size_t len)
 
 static inline size_t short_slot(uint64_t key, size_t len, size_t cap)
 {
-    return (size_t)(((key ^ len) * 0x9E3779B97F4A7C15ull) >> 20) & (cap - 1);
+    /* the product's high half folded into its low bits, as slot_of: bits 20.. of it held
+     * little but the key's first five bytes, so tokens sharing them crowded one run of
+     * slots (o200k: 1.93 probes to find a key, 1.23 now) */
+    uint64_t h = (key ^ len) * 0x9E3779B97F4A7C15ull;
+    return (size_t)(h ^ h >> 32) & (cap - 1);
 }
 
 static inline uint64_t short_filter_bit(uint64_t key, size_t len)
