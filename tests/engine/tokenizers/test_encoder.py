@@ -80,6 +80,36 @@ def _tiktoken_pair(tmp_path_factory, pattern, specials):
     return load_tokenizer(path), enc
 
 
+def test_texts_of_two_and_three_byte_characters_as_tiktoken(tmp_path_factory):
+    """A str of 2-byte characters goes to UTF-8 8 characters at a time when all 8 take
+    2 bytes (Cyrillic, Greek) or all take 3 (Han, kana; no surrogate): runs of each of
+    every length around 8, at every offset after ASCII, mixed with the other kinds and
+    with characters at the edges of the ranges (U+0080, U+07FF, U+0800, U+D7FF, U+E000,
+    U+FFFF), as tiktoken; a lone surrogate inside such a run is still refused."""
+    ours, enc = _tiktoken_pair(tmp_path_factory, known.CL100K_PATTERN, {})
+    rng = random.Random(7)
+    kinds = {"cyrillic": "абвгдежзийклмнопрстуфхцчшщъыьэюя", "greek": "αβγδεζηθικλμνξοπρστυφχψω",
+             "han": "的一是不了人我在有他这中大来上国个到说们为子和你地出道也时年",
+             "kana": "あいうえおかきくけこさしすせそたちつてとアイウエオカキクケコ",
+             "edges": "\u0080\u07ff\u0800\ud7ff\ue000\uffff\u00e9\u4e00"}
+    texts = []
+    for lead in range(0, 10):
+        for name, chars in kinds.items():
+            for k in (1, 7, 8, 9, 15, 16, 17, 23, 24, 25, 40):
+                run = "".join(rng.choice(chars) for _ in range(k))
+                other = rng.choice([c for c in kinds if c != name])
+                tail = "".join(rng.choice(kinds[other]) for _ in range(rng.randint(0, 9)))
+                texts.append("a" * lead + run + tail + " b" + run[::-1])
+    for text in texts:
+        assert text.encode("utf-16-le").decode("utf-16-le") == text  # 2-byte str
+        assert ours.encode(text) == enc.encode(text), text
+    assert ours.encode_batch(texts, threads=2) == [enc.encode(t) for t in texts]
+    bad = "a" * 3 + "中" * 12 + "\ud800" + "中" * 12
+    with pytest.raises(UnicodeEncodeError):   # the C encoder refuses it ...
+        ours.pipeline.whole_text_encoder.encode(bad)
+    assert ours.encode(bad) == enc.encode(bad)   # ... and encode() cleans it as tiktoken
+
+
 @pytest.mark.parametrize("pattern", [known.CL100K_PATTERN, known.O200K_PATTERN],
                          ids=["cl100k", "o200k"])
 def test_random_texts_as_tiktoken(tmp_path_factory, pattern):

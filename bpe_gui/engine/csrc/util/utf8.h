@@ -86,8 +86,39 @@ static inline size_t bpe_utf8_from_ucs(int kind, const void *data, size_t n, uns
                 }
 #endif
             }
-            /* not all ASCII: the next 8 one by one (a run of Cyrillic or Han costs no
-             * ASCII check per character) */
+#ifdef BPE_UTF8_SSE2
+            if (i + 8 < n) { /* (not the last 8: a store below writes a byte past them) */
+                /* 8 characters of one length, Han and kana (3 bytes, no surrogate) or
+                 * Cyrillic, Greek, Arabic (2 bytes): without a branch per character;
+                 * CPython's str keeps such text as 2-byte characters */
+                __m128i v = _mm_loadu_si128((const __m128i *)(p + i));
+                __m128i hi = _mm_and_si128(v, _mm_set1_epi16((short)0xF800)), zero = _mm_setzero_si128();
+                int short_ = _mm_movemask_epi8(_mm_cmpeq_epi16(hi, zero)); /* < 0x800 */
+                int ascii = _mm_movemask_epi8(_mm_cmpeq_epi16(
+                    _mm_and_si128(v, _mm_set1_epi16((short)0xFF80)), zero));
+                int surr = _mm_movemask_epi8(_mm_cmpeq_epi16(hi, _mm_set1_epi16((short)0xD800)));
+                if (!short_ && !surr) {
+                    for (int k = 0; k < 8; k++) {
+                        uint32_t c = p[i + k];
+                        uint32_t b = (0xE0 | c >> 12) | (0x80 | (c >> 6 & 0x3F)) << 8 |
+                                     (0x80 | (c & 0x3F)) << 16;
+                        memcpy(o + 3 * k, &b, 4); /* the 4th byte: the next one's first */
+                    }
+                    o += 24, i += 8;
+                    continue;
+                }
+                if (short_ == 0xFFFF && !ascii) {
+                    for (int k = 0; k < 8; k++) {
+                        uint32_t c = p[i + k];
+                        uint16_t b = (uint16_t)((0xC0 | c >> 6) | (0x80 | (c & 0x3F)) << 8);
+                        memcpy(o + 2 * k, &b, 2);
+                    }
+                    o += 16, i += 8;
+                    continue;
+                }
+            }
+#endif
+            /* mixed: the next 8 one by one */
             for (size_t e = i + 8 < n ? i + 8 : n; i < e; i++) {
                 uint32_t c = p[i];
                 if (c < 0x80) {
