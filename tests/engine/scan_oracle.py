@@ -1,6 +1,8 @@
 """The `regex` oracle and adversarial text strategies for the native scanner's tests."""
 from __future__ import annotations
 
+import random
+
 import lzma
 from pathlib import Path
 
@@ -83,3 +85,24 @@ def corpus_files(corpora_dir: Path) -> list[Path]:
     if not files:
         pytest.skip(f"no corpora in {corpora_dir}")
     return files
+
+
+def ideograph_texts(n: int, seed: int) -> list[str]:
+    """Runs of CJK ideographs from the whole of U+4E00..U+9FA5 (the scanner reads two at a
+    time there), its neighbours outside it (U+4DFF, U+9FA6.. and extension A: not letters
+    in every version), other 3-byte letters and non-letters, ASCII, digits, spaces, at
+    every offset and near a text's end (the 8-byte reads stop short of it)."""
+    rng = random.Random(seed)
+    cjk = [chr(c) for c in (0x4E00, 0x4E01, 0x9FA5, 0x9FA4, 0x6587, 0x4E2D)] + [
+        chr(rng.randint(0x4E00, 0x9FA5)) for _ in range(40)]
+    near = ["\u4dff", "\u9fa6", "\u9fbb", "\u9fcc", "\u9fff", "\u3400", "\u4db5", "\u3002",
+            "\uff0c", "\u3042", "\u30ab", "\uac00", "\u0915", "\u2028", "\u3000"]
+    other = ["a", "Z", " ", "\n", "7", "42", "!", "'s", "\u00e9", "\u0416", "\U0001f600"]
+    out = []
+    for _ in range(n):
+        parts = []
+        for _ in range(rng.randint(1, 8)):
+            pool = rng.choice([cjk, cjk, near, other])
+            parts.append("".join(rng.choice(pool) for _ in range(rng.randint(1, 12))))
+        out.append("".join(parts))
+    return out

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 import regex
 from hypothesis import HealthCheck, given, settings, strategies as st
-from scan_oracle import (PIECES, PRESETS, corpus_files, corpus_prefix, oracle_ends, oracle_words,
-                         oracle_words_utf8, texts)
+from scan_oracle import (PIECES, PRESETS, corpus_files, corpus_prefix, ideograph_texts,
+                         oracle_ends, oracle_words, oracle_words_utf8, texts)
 
 from bpe_gui.engine.text import scanner, unicode_classes
 from bpe_gui.engine.text.presets import KINDS, TEKKEN_PATTERN
@@ -54,6 +54,22 @@ def test_words_and_ends_equal_regex(preset, text):
 def test_edge_cases_equal_regex(preset, text):
     assert _scan.words(preset, text) == oracle_words(preset, text)
     assert list(_scan.word_ends(preset, text)) == oracle_ends(preset, text)
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_ideograph_runs_equal_regex(preset):
+    rng = random.Random(preset)
+    for text in ideograph_texts(600, seed=preset + 11):
+        for cut in (text, text[:-1], text[1:], text[:3], text[-4:]):
+            assert _scan.words(preset, cut) == oracle_words(preset, cut), cut
+            assert list(_scan.word_ends(preset, cut)) == oracle_ends(preset, cut), cut
+        # as bytes with one sequence broken: a continuation byte dropped or replaced, a
+        # lead cut off (each invalid byte is one "other" character)
+        data = text.encode("utf-8")
+        at = rng.randrange(len(data))
+        for bad in (data[:at] + data[at + 1:], data[:at] + b"A" + data[at + 1:],
+                    data[:at] + b"\xe5" + data[at:], data[:at] + b"\xe5\x80" + data[at:]):
+            assert _scan._words_utf8(preset, bad) == oracle_words_utf8(preset, bad), bad
 
 
 # Mistral's tekken (kind 6): what sets it apart from o200k, its nearest kind: single

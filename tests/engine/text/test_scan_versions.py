@@ -7,6 +7,7 @@ import random
 
 import pytest
 import regex
+from scan_oracle import ideograph_texts
 
 from bpe_gui.engine.text import scanner, unicode_versions as uv
 from bpe_gui.engine.text.dialects import pinned
@@ -44,6 +45,19 @@ def test_words_equal_regex_pinned_to_the_version(kind, classes):
         assert sc.words(t) == oracle.findall(t), t
         ends = list(sc.word_ends(t))
         assert ends == [m.end() for m in oracle.finditer(t)]
+
+
+@pytest.mark.parametrize("classes", list(uv.LIBRARIES.values()), ids=list(uv.LIBRARIES))
+@pytest.mark.parametrize("kind", KINDS)
+def test_ideograph_runs_with_every_versions_tables(kind, classes):
+    """The scanner reads U+4E00..U+9FA5 two at a time with the flags of U+4E00 for all: in
+    every version's tables they are one class (letters since Unicode 1.1), and the code
+    points after U+9FA5, assigned later, still go one by one."""
+    sc = native_scanner(kind, classes)
+    oracle = pinned(KIND_PATTERNS[kind], classes)
+    for t in ideograph_texts(200, seed=len(kind)):
+        t = t if classes.long_s or kind == "gpt2" else t.replace("ſ", "s")
+        assert sc.words(t) == oracle.findall(t), t
 
 
 @pytest.mark.parametrize("kind", KINDS)
