@@ -316,3 +316,26 @@ def test_random_merges_by_pairs(tmp_path, seed):
     for r in _short_runs(30 + seed, 2000):
         want = tuple(t.id for t in hf.model.tokenize("".join(_byte_char(b) for b in r.encode())))
         assert m._whitespace_run(r.encode()) == want, repr(r)
+
+
+def test_limit_at_each_whitespace_merge():
+    """As of each step whose merge makes a whitespace token, and the step after: a merge
+    limit equal to a whitespace merge's rank (the pieces' table renumbers the ranks; the
+    limit must fall between the same two of them)."""
+    t = Trainer.from_text(_text(8, 300, 90) + tti.CORPUS,
+                          TrainSettings(vocab_size=500, pattern="cl100k"))
+    t.run()
+    full = t.tokenizer()
+    text = _text(302, 150)
+    full.encode(_text(11, 200))   # enough long runs that the symbols of whitespace are made
+    steps = [k for k, (a, b) in enumerate(full.merges)
+             if (a + b).isspace()]
+    assert len(steps) > 20
+    for k in steps[::3]:
+        for at in (k, k + 1):
+            tok = t.tokenizer(at_step=at)
+            ranks = {tok.vocab[i]: i for i in sorted(tok.vocab)
+                     if i not in tok.special_ids.values() and i < 256 + at}
+            enc = tiktoken.Encoding("t", pat_str=known.CL100K_PATTERN, mergeable_ranks=ranks,
+                                    special_tokens={})
+            assert tok.encode(text) == enc.encode_ordinary(text), at
