@@ -654,7 +654,7 @@ static void ws_dp_ready(struct MergeWs *t, const Syms *s)
  * last symbols), and merging them together takes the next step of one or the other until
  * the pair across (a's last symbol now, b's first) is the lowest: lower than a's next
  * step (a's pairs are to its left, and win a tie) and no higher than b's. */
-static int ws_pair_ok(const struct MergeWs *t, int32_t a, int32_t b)
+static __attribute__((noinline)) int ws_pair_ok(const struct MergeWs *t, int32_t a, int32_t b)
 {
     if (!t->self[a] || !t->self[b])
         return 0;
@@ -685,23 +685,29 @@ static int ws_pair_ok(const struct MergeWs *t, int32_t a, int32_t b)
 static size_t ws_by_pairs(const struct MergeWs *t, MergeScratch *x, const unsigned char *w,
                           size_t len)
 {
+    /* (the tables in locals: stores to last[] would have them read again each time) */
+    const int32_t(*next)[6] = t->next;
+    const int32_t *cand = t->cand, *next_cand = t->next_cand, *slen = t->len;
+    const uint8_t *self = t->self;
+    uint64_t *memo = t->memo;
+    size_t n_sym = t->n_sym;
     int32_t *last = x->rk, v = 0;
     for (size_t b = 0; b < len; b++) {
-        v = t->next[v][ws_sym(w[b])];
-        int32_t s = t->cand[v];
-        for (; s >= 0; s = t->next_cand[s]) {
-            size_t st = b + 1 - (size_t)t->len[s];
+        v = next[v][ws_sym(w[b])];
+        int32_t s = cand[v];
+        for (; s >= 0; s = next_cand[s]) {
+            size_t st = b + 1 - (size_t)slen[s];
             if (!st) {
-                if (t->self[s])
+                if (self[s])
                     break;
                 continue;
             }
             int32_t a = last[st - 1];
-            size_t bit = 2 * ((size_t)a * t->n_sym + (size_t)s);
-            uint64_t known = __atomic_load_n(&t->memo[bit >> 6], __ATOMIC_RELAXED) >> (bit & 63);
-            if (!(known & 1)) {
+            size_t bit = 2 * ((size_t)a * n_sym + (size_t)s);
+            uint64_t known = __atomic_load_n(&memo[bit >> 6], __ATOMIC_RELAXED) >> (bit & 63);
+            if (__builtin_expect(!(known & 1), 0)) {
                 known = 1 | (uint64_t)ws_pair_ok(t, a, s) << 1;
-                __atomic_fetch_or(&t->memo[bit >> 6], known << (bit & 63), __ATOMIC_RELAXED);
+                __atomic_fetch_or(&memo[bit >> 6], known << (bit & 63), __ATOMIC_RELAXED);
             }
             if (known & 2)
                 break;
@@ -711,14 +717,14 @@ static size_t ws_by_pairs(const struct MergeWs *t, MergeScratch *x, const unsign
         last[b] = s;
     }
     size_t k = 0;
-    for (size_t e = len; e; e -= (size_t)t->len[last[e - 1]])
+    for (size_t e = len; e; e -= (size_t)slen[last[e - 1]])
         k++;
     for (size_t e = len, out = k; e;) {
         int32_t s = last[e - 1];
         out--;
         x->sym[out] = t->id[s];
         x->en[out] = (int32_t)e;
-        e -= (size_t)t->len[s];
+        e -= (size_t)slen[s];
         x->st[out] = (int32_t)e;
     }
     return k;
