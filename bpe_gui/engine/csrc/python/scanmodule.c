@@ -521,15 +521,15 @@ static PyObject *py_astral_blocks(PyObject *self, PyObject *arg) {
     if (PyUnicode_READY(arg) < 0)
         return NULL;
 #endif
-    unsigned char blocks[0x110000 >> 11] = {0};
+    unsigned char seen[0x110000 >> 8] = {0}, blocks[0x110000 >> 11] = {0};
     if (PyUnicode_KIND(arg) == PyUnicode_4BYTE_KIND) {
+        /* a byte a block (a plain store: setting bits would wait on the last store) */
         const Py_UCS4 *p = PyUnicode_DATA(arg);
         Py_ssize_t n = PyUnicode_GET_LENGTH(arg);
-        for (Py_ssize_t i = 0; i < n; i++) {
-            Py_UCS4 b = p[i] >> 8;
-            if (p[i] >= 0x10000 && p[i] < 0x110000)
-                blocks[b >> 3] |= (unsigned char)(1u << (b & 7));
-        }
+        for (Py_ssize_t i = 0; i < n; i++)
+            seen[(p[i] < 0x110000 ? p[i] : 0) >> 8] = 1;
+        for (size_t b = 0x100; b < sizeof seen; b++)
+            blocks[b >> 3] |= (unsigned char)(seen[b] << (b & 7));
     }
     return PyBytes_FromStringAndSize((const char *)blocks, sizeof blocks);
 }
