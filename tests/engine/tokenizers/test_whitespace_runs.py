@@ -339,3 +339,16 @@ def test_limit_at_each_whitespace_merge():
             enc = tiktoken.Encoding("t", pat_str=known.CL100K_PATTERN, mergeable_ranks=ranks,
                                     special_tokens={})
             assert tok.encode(text) == enc.encode_ordinary(text), at
+
+
+def test_threads_racing_to_make_the_symbols_and_fill_the_memo(shuffled_pair, tmp_path):
+    """A fresh tokenizer whose first texts are long runs encoded on four native threads at
+    once: the symbols are made by whichever thread gets there (the others drop theirs) and
+    the pairs' memo is filled by all of them."""
+    _, enc, ranks = shuffled_pair
+    path = tti.ranks_file(tmp_path, ranks, "t.tiktoken")
+    (tmp_path / "t.tiktoken.json").write_text(json.dumps({"pat_str": known.CL100K_PATTERN,
+                                                          "special_tokens": {}}))
+    fresh = load_tokenizer(path)
+    texts = [_text(600 + k, 120, 1500) for k in range(16)]
+    assert fresh.encode_batch(texts, threads=4) == [enc.encode_ordinary(t) for t in texts]
