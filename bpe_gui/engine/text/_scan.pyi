@@ -76,3 +76,7 @@ def all_in(text: str, bits: Buffer) -> bool:
 def unsafe_spans(text: str, bits: Buffer, gap: int) -> list[int]:
     """[start, end, ...]: the stretches from the last character in bits before one not in
     it to the next character in bits; stretches fewer than gap characters apart joined."""
+
+def astral_blocks(text: str) -> bytes:
+    """544 bytes: bit b set when text holds a character above U+FFFF in the block of 256
+    code points b (none, without a pass, for a text of 1- or 2-byte characters)."""

@@ -19,13 +19,18 @@ normalizes the whole text to compare; Qwen2's NFC on decomposed text did that an
 normalized it again. Short texts, and the stretches, go to ``unicodedata``, so the
 answers are always unicodedata's.
 
-The bitmaps (the BMP; characters above it are unsafe: their stretches go to
-``unicodedata``) come from ``unicodedata`` itself when first needed (about 0.05 s, once a
-process), so they follow the Python's Unicode version like the normalizer does.
+The bitmaps come from ``unicodedata`` itself, so they follow the Python's Unicode version
+like the normalizer does: the BMP's when first needed (about 0.05 s, once a process), and
+above it a block of 256 code points at a time, for the blocks a long text uses
+(``_scan.astral_blocks`` lists them; about 0.05 ms a block), so that a text of emoji or
+CJK extension characters is not one long unsafe stretch (random text of every plane:
+Qwen2's NFC check went from unicodedata on the whole text to a few thousand stretches).
 """
 from __future__ import annotations
 
 import functools
+import itertools
+import threading
 import unicodedata
 from typing import Literal
 
@@ -39,7 +44,9 @@ LONG = 1 << 18   # characters: shorter texts go straight to unicodedata (no bitm
 TOP = 0x10000    # the bitmaps' code points (characters above them are unsafe): the BMP
 # (0x30000 took 0.13 s to make, charged to the first long text a process normalizes: Qwen2's
 # 20 MB English 0.25 -> 0.29 s in a fresh process; supplementary characters are rare)
-GAP = 32         # unsafe stretches fewer characters apart are normalized as one
+GAP = 16         # unsafe stretches fewer characters apart are normalized as one (at 32 the
+#                  2 MB random-Unicode corner took 16 ms, 12.6 at 16; decomposed text level)
+ALL = 0x110000   # every code point: the bitmaps with the blocks above TOP
 
 
 @functools.cache
@@ -73,6 +80,59 @@ def safe_bits(form: Form) -> bytes:
     return bytes(bits)
 
 
+@functools.cache
+def _seconds_by_block() -> dict[int, list[int]]:
+    """The composition seconds above TOP, by block of 256."""
+    out: dict[int, list[int]] = {}
+    for cp in _composition_seconds():
+        if cp >= TOP:
+            out.setdefault(cp >> 8, []).append(cp)
+    return out
+
+
+_LOCK = threading.Lock()
+_FULL: dict[str, tuple[bytearray, bytearray]] = {}   # form -> (ALL bits, known blocks)
+
+
+def _block_bits(form: Form, block: int) -> bytes:
+    """The 32 bytes of safe bits of the 256 code points of a block above the BMP (as
+    safe_bits: combining class 0, its own form, never a composition's second half)."""
+    base = block << 8
+    chars = [chr(cp) for cp in range(base, base + 256)]
+    unsafe = set(itertools.compress(range(256), map(unicodedata.combining, chars)))
+    for i in itertools.compress(range(256), map(unicodedata.decomposition, chars)):
+        if unicodedata.normalize(form, chars[i]) != chars[i]:
+            unsafe.add(i)
+    if form in ("NFC", "NFKC"):
+        unsafe.update(cp - base for cp in _seconds_by_block().get(block, ()))
+    bits = bytearray(b"\xff" * 32)
+    for i in unsafe:
+        bits[i >> 3] &= ~(1 << (i & 7)) & 0xFF
+    return bytes(bits)
+
+
+def _bits_of(form: Form, text: str) -> bytes | bytearray:
+    """The bitmap to read ``text`` with: the BMP's, and when text holds characters above
+    it, every code point's, with the blocks it uses worked out (once a process)."""
+    assert _scan is not None
+    blocks = _scan.astral_blocks(text)
+    if not any(blocks):
+        return safe_bits(form)
+    with _LOCK:
+        full, known = _FULL.get(form) or (bytearray(ALL // 8), bytearray(len(blocks)))
+        if form not in _FULL:
+            full[:TOP // 8] = safe_bits(form)
+            _FULL[form] = (full, known)
+        for i, byte in enumerate(blocks):
+            new = byte & ~known[i]
+            for j in range(8) if new else ():
+                if new >> j & 1:
+                    b = i << 3 | j
+                    full[b << 5:(b + 1) << 5] = _block_bits(form, b)
+            known[i] |= byte
+    return full
+
+
 def is_normalized(form: Form, text: str) -> bool:
     """``unicodedata.is_normalized(form, text)``, sooner for long texts."""
     if text.isascii():
@@ -94,11 +154,13 @@ def normalize(form: Form, text: str) -> str:
         return text
     if _scan is None or len(text) < LONG or form in ("NFD", "NFKD"):
         return text if unicodedata.is_normalized(form, text) else unicodedata.normalize(form, text)
-    bits = safe_bits(form)
-    if _scan.all_in(text, bits):   # (the usual answer: quicker than listing no stretch)
+    if _scan.all_in(text, safe_bits(form)):   # (the usual answer: quicker than listing no stretch)
+        return text
+    bits = _bits_of(form, text)
+    if len(bits) > TOP // 8 and _scan.all_in(text, bits):
         return text
     spans = _scan.unsafe_spans(text, bits, GAP)
-    if len(spans) > len(text) // 32:   # many short stretches: one call is quicker
+    if len(spans) > len(text) // 16:   # a stretch every 32 characters: one call is quicker
         n = unicodedata.normalize(form, text)
         return text if n == text else n
     out: list[str] = []

@@ -144,3 +144,80 @@ def test_a_short_bitmap_is_refused_with_its_size(call):
     with pytest.raises(ValueError, match=f"{call} needs a bitmap of 8192 bytes"):
         fn(*args)
     assert fn("abc", b"\xff" * 8192, *args[2:]) in (True, [])
+
+
+# ---- above the BMP: the bitmaps a block of 256 at a time (normal_forms._bits_of) ----
+
+ASTRAL_POOL = ["\U00011099\U000110ba", "\U00011099", "\U000110ba", "\U0001109a",   # Kaithi: composes
+               "\U0001d15e", "\U0001d157\U0001d165", "\U0001d16d\U0001d165",       # musical: decompose, reorder
+               "\U0001d165\U0001d16d", "\U00011133", "\U0002f800", "\U0002fa1d",   # virama; CJK compat
+               "\U0001f600", "\U0001f3fb", "\U000e0100", "\U00020000", "\U00031350",
+               "\U0001d400", "\U0001f130", "\U000f0000", "\U0001e000", "e", "\u0301", " ",
+               "\U00011131\U00011127", "\U0001134b", "\U00011347\U0001133e"]
+
+
+def _astral_text(rng, n):
+    out = []
+    for _ in range(n):
+        if rng.random() < 0.5:
+            out.append(rng.choice(ASTRAL_POOL))
+        else:   # any character of planes 1-3, as the bench's random-Unicode corner
+            out.append(chr(rng.randrange(0x10000, 0x32400)))
+    return "".join(out)
+
+
+@pytest.mark.skipif(normal_forms._scan is None, reason="the C scanner was not built")
+def test_astral_blocks_lists_the_blocks_above_the_bmp():
+    _scan = normal_forms._scan
+    assert _scan.astral_blocks("abc\u4e2d") == bytes(544)   # 2-byte kind: no pass
+    assert _scan.astral_blocks("") == bytes(544)
+    got = _scan.astral_blocks("a\U0001f600\u4e2d\U00020001\U0010ffff\U0001f6ff")
+    want = {0x1f6, 0x200, 0x10ff}
+    assert {b for b in range(544 * 8) if got[b >> 3] >> (b & 7) & 1} == want
+
+
+@pytest.mark.parametrize("form", ["NFC", "NFKC", "NFD", "NFKD"])
+def test_block_bits_are_safe_bits(form):
+    """Each block's bits, as safe_bits would have them for the same code points: blocks
+    with combining marks, composition seconds, canonical and compatibility mappings."""
+    seconds = normal_forms._composition_seconds() if form in ("NFC", "NFKC") else set()
+    for block in (0x110, 0x111, 0x113, 0x1d1, 0x1d4, 0x1f1, 0x1f3, 0x1f6, 0x200, 0x2f8, 0x2fa,
+                  0xe01, 0x313):
+        bits = normal_forms._block_bits(form, block)
+        for i in range(256):
+            c = chr(block << 8 | i)
+            safe = not unicodedata.combining(c) and ord(c) not in seconds and \
+                unicodedata.normalize(form, c) == c
+            assert bool(bits[i >> 3] >> (i & 7) & 1) == safe, (form, hex(ord(c)))
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_normalize_astral_texts_is_unicodedatas(form, monkeypatch):
+    """Texts above the BMP through the blocks' bitmaps (LONG lowered, every gap): marks
+    that reorder or compose, mappings, and random characters of planes 1-3."""
+    monkeypatch.setattr(normal_forms, "LONG", 0)
+    rng = random.Random(17)
+    for gap in (1, 4, 32):
+        monkeypatch.setattr(normal_forms, "GAP", gap)
+        for _ in range(800):
+            t = _astral_text(rng, rng.randint(0, 30))
+            want = unicodedata.normalize(form, t)
+            got = normal_forms.normalize(form, t)
+            assert got == want, (gap, ascii(t))
+            assert (got is t) == (want == t), (gap, ascii(t))
+            assert normal_forms.is_normalized(form, t) == unicodedata.is_normalized(form, t)
+
+
+def test_a_long_astral_text_is_normalized_by_stretches(monkeypatch):
+    """A long text of characters of every plane: only short stretches reach unicodedata
+    (characters above the BMP no longer make it one long unsafe stretch)."""
+    rng = random.Random(23)
+    text = "".join(chr(rng.randrange(0x20, 0x32400)) if rng.random() < 0.97 else rng.choice(ASTRAL_POOL)
+                   for _ in range(normal_forms.LONG + 5000))
+    text = "".join(c for c in text if not 0xD800 <= ord(c) < 0xE000)
+    want = unicodedata.normalize("NFC", text)
+    seen: list[int] = []
+    real = unicodedata.normalize
+    monkeypatch.setattr(unicodedata, "normalize", lambda f, t: seen.append(len(t)) or real(f, t))
+    assert normal_forms.normalize("NFC", text) == want
+    assert seen and max(seen) < len(text) // 20

@@ -121,3 +121,68 @@ def test_tokenizer_json_cut(tmp_path, shuffle_ids):
         assert ours.encode(text) == hf.encode(text, add_special_tokens=False).ids
     assert [ours.encode(w) for w in words[:500]] == \
         [e.ids for e in hf.encode_batch(words[:500], add_special_tokens=False)]
+
+
+# ----- random Unicode: words of 4-byte characters, cut by the byte windows -----
+# (the bench's random-Unicode corner: most bytes of such characters are in no token but
+# their own byte, so nearly every piece is one byte, taken without merging; pieces of two
+# bytes take their one pair from the byte-pair table)
+
+def _unicode_text(seed: int, n: int) -> str:
+    import unicodedata
+    rng = random.Random(seed)
+    chars: list[str] = []
+    while len(chars) < 4000:
+        c = rng.randrange(0x20, 0x32400)
+        if 0xD800 <= c < 0xF900:
+            continue
+        if unicodedata.category(chr(c)) not in ("Cn", "Co", "Cs"):
+            chars.append(chr(c))
+    return "".join("".join(rng.choice(chars) for _ in range(rng.randint(1, 12)))
+                   + rng.choice([" ", " ", "\n", ""]) for _ in range(n))
+
+
+def _unicode_ranks(text: str, seed: int, early: bool) -> dict[bytes, int]:
+    """Single bytes, then strings cut from the text at random byte offsets (2-6 bytes:
+    parts of characters, across them, whole ones), in random order; `early` puts a few
+    before some single bytes' neighbours in rank (ranks need not follow lengths)."""
+    data = text.encode("utf-8")
+    rng = random.Random(seed)
+    extra = list(dict.fromkeys(data[a:a + rng.randint(2, 6)]
+                               for a in (rng.randrange(len(data) - 6) for _ in range(6000))))
+    rng.shuffle(extra)
+    order = [bytes([i]) for i in range(256)]
+    if early:
+        order = order[:128] + extra[:300] + order[128:] + extra[300:]
+    else:
+        order += extra
+    return {t: r for r, t in enumerate(dict.fromkeys(order))}
+
+
+@pytest.mark.parametrize("early", [False, True], ids=["late", "early"])
+@pytest.mark.parametrize("pattern", ["cl100k", "o200k"])
+def test_random_unicode_tiktoken(tmp_path, pattern, early):
+    text = _unicode_text(3, 3000)
+    ranks = _unicode_ranks(text, 4, early)
+    pat = known.CL100K_PATTERN if pattern == "cl100k" else known.O200K_PATTERN
+    path = tti.ranks_file(tmp_path, ranks, "uni.tiktoken")
+    (tmp_path / "uni.tiktoken.json").write_text(json.dumps({"pat_str": pat, "special_tokens": {}}))
+    enc = tiktoken.Encoding("uni", pat_str=pat, mergeable_ranks=ranks, special_tokens={})
+    ours = load_tokenizer(path)
+    other = _unicode_text(5, 3000)   # the same characters' bytes, other words
+    for t in (text, other):
+        assert ours.encode(t) == enc.encode_ordinary(t)
+    words = other.split()
+    assert [ours.encode(w) for w in words[:1500]] == [enc.encode_ordinary(w) for w in words[:1500]]
+
+
+def test_random_unicode_tokenizer_json(tmp_path):
+    text = _unicode_text(6, 4000)
+    path = _hf_file(tmp_path, text, False)
+    ours, hf = load_tokenizer(path), tokenizers.Tokenizer.from_file(str(path))
+    other = _unicode_text(7, 3000)
+    for t in (text, other):
+        assert ours.encode(t) == hf.encode(t, add_special_tokens=False).ids
+    words = other.split()[:1000]
+    assert [ours.encode(w) for w in words] == \
+        [e.ids for e in hf.encode_batch(words, add_special_tokens=False)]

@@ -23,8 +23,8 @@
  * cut where no token can cross, and the pieces merged alone (token_boundaries.c): for rank-based
  * tables and for merge-based ones whose every merge makes the token of its two parts'
  * bytes (byte-level tokenizer.json files).
- * Long runs of ASCII whitespace are cut where none of the whitespace symbols merging can
- * make crosses (whitespace_runs.c), on every table.
+ * Long runs of ASCII whitespace go on the few symbols whitespace can make (whitespace_runs.c,
+ * on every table): read off pairs of them without a limit, else cut where none crosses.
  *
  * Threads: a MergeTable is only read while merging, so any number of threads can merge
  * with one table at once, each with its own MergeScratch. Adding merges must wait until
@@ -118,7 +118,7 @@ typedef struct {
     int32_t (*seen)[4]; /* (left id, right id, rank or -1, new id), direct-mapped; NULL: none yet */
     int kept;           /* kept between calls (the encoder's): merge-based tables memoise too */
     struct MergePiece *pieces; /* token_boundaries.c: short pieces' tokens; NULL: none yet */
-    uint32_t ws_whole;  /* whitespace runs merged whole before whitespace_runs.c's table */
+    uint32_t ws_whole;  /* bytes of whitespace runs merged whole before whitespace_runs.c's table */
 } MergeScratch;
 
 /* byte_ids: the token id of each single byte (-1: none). 0, or -1 when out of memory. */
@@ -202,14 +202,18 @@ void mt_pieces_ready(MergeScratch *x, int32_t limit);
 size_t mt_put_piece(const MergeTable *m, MergeScratch *x, const unsigned char *w, size_t len,
                     size_t a, size_t k, int32_t limit, size_t out);
 
-/* whitespace_runs.c: a word of 24 or more ASCII whitespace bytes (1) is split where no
- * symbol a whitespace run can hold crosses, each piece merged alone; (size_t)-1 when
- * the word is to be merged whole instead. mt_ws_forget: after new merges. */
+/* whitespace_runs.c: a word of 24 or more ASCII whitespace bytes (1) goes on the symbols
+ * a whitespace run can hold (read off their pairs without a limit; else split where none
+ * crosses, each piece merged alone); (size_t)-1 when the word is to be merged whole
+ * instead. mt_ws_forget: after new merges. */
 int mt_is_ws_run(const unsigned char *w, size_t len);
 int mt_is_ws(const unsigned char *w, size_t len); /* every byte ASCII whitespace */
 size_t mt_merge_whitespace(const MergeTable *m, MergeScratch *x, const unsigned char *w,
                            size_t len, int32_t limit);
 void mt_ws_forget(MergeTable *m);
+/* The whole run w[0..len) by its tokens' pairs, without a merge limit (the symbols made at
+ * once); (size_t)-1 when that way is not open (no table, too many symbols) or gives up. */
+size_t mt_ws_by_pairs(const MergeTable *m, MergeScratch *x, const unsigned char *w, size_t len);
 /* rank-based, from mt_add_short_key: every token, for ws_tok */
 void mt_ws_note_token(MergeTable *m, const unsigned char *p, size_t len);
 

@@ -278,7 +278,14 @@ static inline __attribute__((always_inline)) int no_token_across(const MergeTabl
                                                                  uint64_t v, size_t lo,
                                                                  size_t hi)
 {
-    /* first the 3-byte tokens across (inside a character of 3 bytes, the character is
+    /* level 2 first: the window of bytes 3..5 inside no token, no token crosses (16 KB,
+     * in the first level cache: between the bytes of characters no token holds -- random
+     * text of 4-byte characters -- most places are settled here) */
+    size_t k2 = 2 * (size_t)(v >> 24 & 0xFFFF);
+    uint64_t two2 = m->sub2[k2 >> 6] >> (k2 & 63);
+    if (!(two2 & 1))
+        return 1;
+    /* then the 3-byte tokens across (inside a character of 3 bytes, the character is
      * mostly a token: one lookup), keeping the words read for level 3 */
     uint64_t in3 = 0; /* bit s: the window of 3 bytes at s lies inside a token */
     for (size_t s = 2; s <= 3; s++) {
@@ -290,12 +297,7 @@ static inline __attribute__((always_inline)) int no_token_across(const MergeTabl
             return 0;
         in3 |= (two & 1) << s;
     }
-    /* level 2: the window of bytes 3..5 */
-    size_t k = 2 * (size_t)(v >> 24 & 0xFFFF);
-    uint64_t two = m->sub2[k >> 6] >> (k & 63);
-    if (!(two & 1))
-        return 1;
-    if (two & 2)
+    if (two2 & 2) /* level 2: the window is a token */
         return 0;
     /* level 3 (no 3-byte token crosses, checked above) */
     if (!in3)
@@ -509,6 +511,21 @@ static size_t put_piece(const MergeTable *m, MergeScratch *x, uint64_t *ch, cons
         x->en[out++] = (int32_t)(a + 1);
         return out;
     }
+    if (k == 2) { /* two bytes: their one pair (the byte-pair table), as mt_merge would */
+        size_t i = (size_t)w[a] << 8 | w[a + 1];
+        if (m->bytepair[i].rank < limit) {
+            x->sym[out] = m->bytepair[i].new_id;
+            x->st[out] = (int32_t)a;
+            x->en[out++] = (int32_t)(a + 2);
+            return out;
+        }
+        for (size_t j = 0; j < 2; j++, out++) {
+            x->sym[out] = m->byte_ids[w[a + j]];
+            x->st[out] = (int32_t)(a + j);
+            x->en[out] = (int32_t)(a + j + 1);
+        }
+        return out;
+    }
     uint32_t cp;
     uint64_t e;
     if (k == 3 && ch && (cp = char3(w + a)) != 0 && ((e = char_of(m, ch, cp)) & 3)) {
@@ -644,7 +661,13 @@ size_t mt_merge_at_boundaries(const MergeTable *m, MergeScratch *x, const unsign
     size_t out = 0;
     for (size_t a = 0, p; a < len; a = p) {
         p = next_cut(m, w, len, a + 1);
-        out = put_piece(m, x, NULL, NULL, w, len, a, p - a, limit, out);
+        if (p == a + 1) { /* a byte alone (most of random 4-byte characters): its token */
+            x->sym[out] = m->byte_ids[w[a]];
+            x->st[out] = (int32_t)a;
+            x->en[out++] = (int32_t)p;
+        } else {
+            out = put_piece(m, x, NULL, NULL, w, len, a, p - a, limit, out);
+        }
     }
     return out;
 }

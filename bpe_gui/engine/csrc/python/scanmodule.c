@@ -508,6 +508,32 @@ static PyObject *py_unsafe_spans(PyObject *self, PyObject *args) {
     return out;
 }
 
+/* astral_blocks(text) -> bytes: 544 bytes, bit b set when text holds a character above
+ * U+FFFF of the block b (code points b * 256 .. b * 256 + 255). A text of 1- or 2-byte
+ * characters has none (no pass). For text/normal_forms.py: the bitmaps of characters
+ * above the BMP are worked out a block at a time, for the blocks a text uses. */
+static PyObject *py_astral_blocks(PyObject *self, PyObject *arg) {
+    if (!PyUnicode_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "astral_blocks() needs a str");
+        return NULL;
+    }
+#if PY_VERSION_HEX < 0x030C0000
+    if (PyUnicode_READY(arg) < 0)
+        return NULL;
+#endif
+    unsigned char seen[0x110000 >> 8] = {0}, blocks[0x110000 >> 11] = {0};
+    if (PyUnicode_KIND(arg) == PyUnicode_4BYTE_KIND) {
+        /* a byte a block (a plain store: setting bits would wait on the last store) */
+        const Py_UCS4 *p = PyUnicode_DATA(arg);
+        Py_ssize_t n = PyUnicode_GET_LENGTH(arg);
+        for (Py_ssize_t i = 0; i < n; i++)
+            seen[(p[i] < 0x110000 ? p[i] : 0) >> 8] = 1;
+        for (size_t b = 0x100; b < sizeof seen; b++)
+            blocks[b >> 3] |= (unsigned char)(seen[b] << (b & 7));
+    }
+    return PyBytes_FromStringAndSize((const char *)blocks, sizeof blocks);
+}
+
 /* ---- tables */
 
 static PyObject *blob_of(const bpe_scan_tables *t) {
@@ -538,6 +564,8 @@ static PyMethodDef methods[] = {
     {"all_in", py_all_in, METH_VARARGS, "all_in(text, bits) -> bool"},
     {"unsafe_spans", py_unsafe_spans, METH_VARARGS,
      "unsafe_spans(text, bits, gap) -> [start, end, ...]"},
+    {"astral_blocks", py_astral_blocks, METH_O,
+     "astral_blocks(text) -> bytes: the blocks of 256 of its characters above U+FFFF"},
     {"tables_blob", py_tables_blob, METH_NOARGS, "the current tables as a blob"},
     {"builtin_tables_blob", py_builtin_tables_blob, METH_NOARGS, "the built-in tables"},
     SCAN_PYTHON_METHODS,
