@@ -171,7 +171,13 @@ static inline int maybe_token(const MergeTable *m, const unsigned char *p, size_
         size_t k = mt_subh_bit(MT_TOK4, load4(p));
         return (int)(m->subh[k >> 6] >> (k & 63) & 1);
     }
-    /* every 5 bytes of a token are inside a token: try its first and last 5 */
+    /* every 2 bytes of a token are inside a token: its first, middle and last two in the
+     * 16 KB table first (random non-ASCII words are mostly settled there), then every
+     * 5 bytes: its first and last 5 */
+    size_t a = 2 * (size_t)(p[0] | p[1] << 8), b = 2 * (size_t)(p[len / 2 - 1] | p[len / 2] << 8),
+           c = 2 * (size_t)(p[len - 2] | p[len - 1] << 8);
+    if (!(m->sub2[a >> 6] >> (a & 63) & m->sub2[b >> 6] >> (b & 63) & m->sub2[c >> 6] >> (c & 63) & 1))
+        return 0;
     size_t k = mt_subh_bit(MT_IN5, load5(p)), k2 = mt_subh_bit(MT_IN5, load5(p + len - 5));
     return (int)(m->subh[k >> 6] >> (k & 63) & m->subh[k2 >> 6] >> (k2 & 63) & 1);
 }
