@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing_extensions import Buffer
 
 MAX_TABLE_SLOTS: int
+ENC_CHUNK: int   # characters of a long str turned into UTF-8 at a time
 TABLES_REGEX_VERSION: str   # the regex release of the scanner's built-in tables
 
 class WordCache:

@@ -269,6 +269,40 @@ def test_corners_and_corpora_as_the_libraries(tmp_path_factory, hard_texts):
             assert ours.encode_batch(lines, threads=2) == [want_of(t) for t in lines], (name, label)
 
 
+def test_long_texts_by_chunks_as_tiktoken(tmp_path_factory, corpora_dir):
+    """A long str that is not ASCII goes to UTF-8 65,536 characters at a time, each chunk
+    encoded up to a safe cut and the rest carried on: special tokens across the chunks'
+    edges, a word longer than a chunk (no cut in it), runs of spaces, 1-, 2- and 4-byte
+    strs, and a lone surrogate far in, as tiktoken."""
+    from bpe_gui.engine.tokenizers._encode import ENC_CHUNK
+    specials = {"<|endoftext|>": 1000, "<|x|>": 1001}
+    ours, enc = _tiktoken_pair(tmp_path_factory, known.CL100K_PATTERN, specials)
+    real = _real_texts(corpora_dir, 200_000)
+    english = real["en-tinyshakespeare.txt.xz"]
+    chinese = next(t for name, t in real.items() if name.startswith("zh"))
+    bases = {"latin-1": english.replace("e", "\u00e9", 500), "ucs-2": chinese,
+             "ucs-4": english.replace(" ", " \U0001f600 ", 300)}
+    for name, base in bases.items():
+        text = (base * (4 * ENC_CHUNK // len(base) + 2))[:4 * ENC_CHUNK + 77]
+        # special tokens around each chunk's end, and one split by it
+        for k in (1, 2, 3):
+            at = k * ENC_CHUNK - 5 - k
+            text = text[:at] + "<|endoftext|>" + text[at:]
+        cases = [text, text.replace("<|x|>", ""), text[:ENC_CHUNK * 2 + 1],
+                 text[:ENC_CHUNK] + "a" * (ENC_CHUNK + 999) + text[ENC_CHUNK:],
+                 text[:ENC_CHUNK - 100] + " " * (3 * ENC_CHUNK) + text[ENC_CHUNK:],
+                 text[:ENC_CHUNK * 2] + "<|x|>" * 30 + text[ENC_CHUNK * 2:]]
+        for t in cases:
+            assert not t.isascii()
+            want = enc.encode(t, allowed_special="all")
+            assert ours.encode(t) == want, name
+            assert ours.encode_to_array(t).tolist() == want, name
+    bad = text[:3 * ENC_CHUNK + 5] + "\ud800" + text[3 * ENC_CHUNK + 5:]
+    with pytest.raises(UnicodeEncodeError):
+        ours.pipeline.whole_text_encoder.encode(bad)
+    assert ours.encode(bad) == enc.encode(bad, allowed_special="all")
+
+
 @pytest.mark.slow
 def test_a_text_of_megabytes_as_the_libraries(tmp_path_factory, hard_texts):
     """A text of over 1 MiB (every corner and corpus, twice) takes the long-text path: its

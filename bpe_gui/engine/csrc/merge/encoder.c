@@ -16,6 +16,7 @@
 #include "scan/scan_fast.h"
 #include "util/grow.h"
 #include "util/huge.h"
+#include "util/utf8.h"
 
 /* ---- atomics for the seqlock (gcc's and clang's builtins: setup.py's flags are theirs) */
 #if defined(__GNUC__) || defined(__clang__)
@@ -606,6 +607,41 @@ static int encode_piece(const MergeTable *m, int preset, EncCache *c, EncScratch
     }
 }
 
+/* s[0..n) encoded as enc_encode does, but only up to about `stop` (< n): the pieces
+ * between special tokens before it, and of the piece that holds it, the words before its
+ * last safe cut at or before stop (scan.h bpe_scan_safe_cut: whatever follows, the words
+ * before the cut are those of the whole text). Every special token that starts before
+ * stop must end inside s[0..n). Returns how many bytes were encoded (the rest starts a
+ * word or a special token; 0 when the piece has no cut), or (size_t)-1 out of memory. */
+#define CUT_WINDOW 4096 /* bytes before stop searched for a safe cut */
+
+static size_t encode_upto(const MergeTable *m, int preset, EncCache *c, EncScratch *sc,
+                          const EncSpecials *sp, const unsigned char *s, size_t n,
+                          size_t readable, int32_t limit, size_t stop)
+{
+    size_t pos = 0;
+    while (pos < stop) {
+        ptrdiff_t which = -1;
+        size_t len = 0, q = next_special(sp, s, pos, n, &which, &len);
+        if (q >= stop) { /* the piece [pos, q) holds stop */
+            size_t lo = stop - pos > CUT_WINDOW ? stop - pos - CUT_WINDOW : 0;
+            size_t p = bpe_scan_safe_cut(preset, s + pos, lo, stop - pos, q - pos);
+            if (p == BPE_SCAN_NONE)
+                return pos;
+            if (encode_piece(m, preset, c, sc, s, pos, pos + p, readable, limit) < 0)
+                return (size_t)-1;
+            return pos + p;
+        }
+        if (q > pos && encode_piece(m, preset, c, sc, s, pos, q, readable, limit) < 0)
+            return (size_t)-1;
+        if (room(sc, 1) < 0)
+            return (size_t)-1;
+        sc->ids[sc->n++] = (uint32_t)sp->id[which];
+        pos = q + len;
+    }
+    return pos;
+}
+
 int enc_encode(const MergeTable *m, int preset, EncCache *c, EncScratch *sc,
                const EncSpecials *sp, const unsigned char *s, size_t n, size_t readable,
                int32_t limit)
@@ -629,4 +665,68 @@ int enc_encode(const MergeTable *m, int preset, EncCache *c, EncScratch *sc,
         pos = q + len;
     }
     return 0;
+}
+
+/* The UTF-8 of sc->buf: room for `need` bytes, the first `keep` kept. 0 or -1. */
+static int buf_room(EncScratch *sc, size_t need, size_t keep)
+{
+    if (need <= sc->buf_cap)
+        return 0;
+    size_t cap = sc->buf_cap ? sc->buf_cap : 4096;
+    while (cap < need)
+        cap *= 2;
+    unsigned char *b = malloc(cap);
+    if (!b)
+        return -1;
+    if (keep)
+        memcpy(b, sc->buf, keep);
+    free(sc->buf);
+    sc->buf = b;
+    sc->buf_cap = cap;
+    bpe_huge_hint(b, cap);
+    return 0;
+}
+
+int enc_encode_ucs(const MergeTable *m, int preset, EncCache *c, EncScratch *sc,
+                   const EncSpecials *sp, int kind, const void *data, size_t chars,
+                   int32_t limit)
+{
+    const unsigned char *p = data;
+    if (chars <= 2 * ENC_CHUNK) { /* the whole text at once */
+        if (buf_room(sc, bpe_utf8_room(kind, chars) + ENC_KEY_MAX, 0) < 0)
+            return -1;
+        size_t n = bpe_utf8_from_ucs(kind, data, chars, sc->buf);
+        if (n == (size_t)-1)
+            return -2;
+        memset(sc->buf + n, 0, ENC_KEY_MAX);
+        return enc_encode(m, preset, c, sc, sp, sc->buf, n, n + ENC_KEY_MAX, limit);
+    }
+    /* a long text a chunk of characters at a time into one small buffer, kept in the
+     * core's cache, instead of a copy of the whole (20 MB of UTF-8 for 20 MB of English,
+     * written once and read once, each page of it fresh memory): each chunk is encoded
+     * up to a safe cut, the bytes after it carried to the next */
+    size_t keep = (sp ? sp->max_len : 0) + ENC_KEY_MAX; /* specials stay whole */
+    size_t carry = 0, done = 0;
+    if (room(sc, bpe_utf8_room(kind, chars) / 2) < 0) /* as enc_encode: ids <= n / 2 */
+        return -1;
+    for (;;) {
+        size_t take = chars - done < ENC_CHUNK ? chars - done : ENC_CHUNK;
+        if (buf_room(sc, carry + bpe_utf8_room(kind, take) + ENC_KEY_MAX, carry) < 0)
+            return -1;
+        size_t w = bpe_utf8_from_ucs(kind, p + done * (size_t)kind, take, sc->buf + carry);
+        if (w == (size_t)-1)
+            return -2;
+        done += take;
+        size_t total = carry + w;
+        memset(sc->buf + total, 0, ENC_KEY_MAX);
+        if (done == chars)
+            return enc_encode(m, preset, c, sc, sp, sc->buf, total, total + ENC_KEY_MAX, limit);
+        size_t used = total > keep ? encode_upto(m, preset, c, sc, sp, sc->buf, total,
+                                                 total + ENC_KEY_MAX, limit, total - keep)
+                                   : 0;
+        if (used == (size_t)-1)
+            return -1;
+        carry = total - used;
+        memmove(sc->buf, sc->buf + used, carry);
+    }
 }

@@ -93,6 +93,15 @@ int enc_encode(const MergeTable *m, int preset, EncCache *c, EncScratch *sc,
                const EncSpecials *sp, const unsigned char *s, size_t n, size_t readable,
                int32_t limit);
 
+/* The same for a text of `chars` characters of `kind` bytes each (1, 2, 4: Python's
+ * str), turned into UTF-8 in sc->buf a chunk of ENC_CHUNK characters at a time for a long
+ * text. 0, -1 out of memory, -2 a lone surrogate (no UTF-8 for it; ids may have been
+ * appended). */
+#define ENC_CHUNK 65536
+int enc_encode_ucs(const MergeTable *m, int preset, EncCache *c, EncScratch *sc,
+                   const EncSpecials *sp, int kind, const void *data, size_t chars,
+                   int32_t limit);
+
 /* The one-load word of a preset (scan/scan_fast.h) at the 8 bytes v: for tests. */
 size_t enc_fast_word(int preset, uint64_t v);
 int enc_fast_more(int preset, uint64_t v);

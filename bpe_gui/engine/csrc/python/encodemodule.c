@@ -677,22 +677,10 @@ static int encode_ref(const Encoder *e, EncScratch *sc, const TextRef *t, int sp
     if (t->ascii) { /* a compact ASCII str holds its UTF-8 */
         s = t->data;
         n = readable = (size_t)t->len;
-    } else {
-        size_t need = bpe_utf8_room(t->kind, (size_t)t->len) + ENC_KEY_MAX;
-        if (need > sc->buf_cap) {
-            free(sc->buf);
-            sc->buf_cap = 0;
-            if (!(sc->buf = malloc(need)))
-                return -1;
-            sc->buf_cap = need;
-            bpe_huge_hint(sc->buf, need);
-        }
-        n = bpe_utf8_from_ucs(t->kind, t->data, (size_t)t->len, sc->buf);
-        if (n == (size_t)-1)
-            return -2;
-        memset(sc->buf + n, 0, ENC_KEY_MAX);
-        s = sc->buf;
-        readable = n + ENC_KEY_MAX;
+    } else { /* to UTF-8 first (a long text a chunk at a time) */
+        return enc_encode_ucs(e->merger->t, e->preset, (EncCache *)&e->cache, sc,
+                              specials ? &e->sp : NULL, t->kind, t->data, (size_t)t->len,
+                              e->limit);
     }
     return enc_encode(e->merger->t, e->preset, (EncCache *)&e->cache, sc,
                       specials ? &e->sp : NULL, s, n, readable, e->limit);
@@ -1158,6 +1146,7 @@ PyMODINIT_FUNC PyInit__encode(void)
     Py_INCREF(&WordCacheType);
     Py_INCREF(&EncoderType);
     if (scan_python_add_constants(m) < 0 ||
+        PyModule_AddIntConstant(m, "ENC_CHUNK", ENC_CHUNK) < 0 ||
         PyModule_AddObject(m, "Merger", (PyObject *)&MergerType) < 0 ||
         PyModule_AddObject(m, "WordCache", (PyObject *)&WordCacheType) < 0 ||
         PyModule_AddObject(m, "Encoder", (PyObject *)&EncoderType) < 0) {
