@@ -727,6 +727,7 @@ int enc_encode_ucs(const MergeTable *m, int preset, EncCache *c, EncScratch *sc,
         if (used == (size_t)-1)
             return -1;
         carry = total - used;
-        memmove(sc->buf, sc->buf + used, carry);
+        if (used) /* (none: a word longer than the chunks so far, kept where it is) */
+            memmove(sc->buf, sc->buf + used, carry);
     }
 }
