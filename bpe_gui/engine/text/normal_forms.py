@@ -20,11 +20,16 @@ normalized it again. Short texts, and the stretches, go to ``unicodedata``, so t
 answers are always unicodedata's.
 
 The bitmaps come from ``unicodedata`` itself, so they follow the Python's Unicode version
-like the normalizer does: the BMP's when first needed (about 0.05 s, once a process), and
-above it a block of 256 code points at a time, for the blocks a long text uses
-(``_scan.astral_blocks`` lists them; about 0.05 ms a block), so that a text of emoji or
-CJK extension characters is not one long unsafe stretch (random text of every plane:
-Qwen2's NFC check went from unicodedata on the whole text to a few thousand stretches).
+like the normalizer does: the BMP's when first needed, and above it a block of 256 code
+points at a time, for the blocks a long text uses (``_scan.astral_blocks`` lists them;
+about 0.05 ms a block), so that a text of emoji or CJK extension characters is not one
+long unsafe stretch (random text of every plane: Qwen2's NFC check went from unicodedata
+on the whole text to a few thousand stretches). Making the BMP's bitmap and the
+composition seconds took 0.06-0.1 s, charged to the first long text of a process (a
+third of Qwen2's encode of 8.9 MB of Chinese): for the Unicode versions of the Pythons
+at hand they are read from ``_normal_form_tables.py`` instead (~0.1 ms), which
+``python -m bpe_gui.engine.text.normal_forms`` writes and the tests check against
+``unicodedata``; another version's are made as before.
 """
 from __future__ import annotations
 
@@ -49,28 +54,34 @@ GAP = 16         # unsafe stretches fewer characters apart are normalized as one
 ALL = 0x110000   # every code point: the bitmaps with the blocks above TOP
 
 
-@functools.cache
-def _composition_seconds() -> frozenset[int]:
-    """Code points that may be the second half of a canonical composition."""
+FORMS: tuple[Form, ...] = ("NFC", "NFD", "NFKC", "NFKD")
+
+
+def make_composition_seconds(ud=unicodedata) -> frozenset[int]:
+    """Code points that may be the second half of a canonical composition, from the
+    Unicode data module ``ud`` (``unicodedata``, or ``unicodedata2`` of another version)."""
     seconds = {*range(0x1161, 0x1176), *range(0x11A8, 0x11C3)}   # Hangul V and T jamo
     # every canonical pair lies below plane 3 (map: a third of a loop's time)
-    for d in map(unicodedata.decomposition, map(chr, range(0x30000))):
+    for d in map(ud.decomposition, map(chr, range(0x30000))):
         if d and d[0] != "<" and " " in d:
             seconds.add(int(d.split()[1], 16))
     return frozenset(seconds)
 
 
-@functools.cache
-def safe_bits(form: Form) -> bytes:
-    """TOP bits: bit c set when U+c is safe for ``form`` (see the module's docstring)."""
+def make_safe_bits(form: Form, ud=unicodedata, seconds: frozenset[int] | None = None) -> bytes:
+    """TOP bits: bit c set when U+c is safe for ``form`` (see the module's docstring),
+    from the Unicode data module ``ud``."""
     bits = bytearray(TOP // 8)
-    seconds = _composition_seconds() if form in ("NFC", "NFKC") else frozenset()
+    if form not in ("NFC", "NFKC"):
+        seconds = frozenset()
+    elif seconds is None:
+        seconds = make_composition_seconds(ud)
     chars = [chr(cp) for cp in range(TOP)]
-    comb = list(map(unicodedata.combining, chars))
+    comb = list(map(ud.combining, chars))
     # a character without a decomposition is its own form (Hangul syllables decompose
     # by rule, not by the table)
-    dec = list(map(unicodedata.decomposition, chars))
-    normalize = unicodedata.normalize
+    dec = list(map(ud.decomposition, chars))
+    normalize = ud.normalize
     for cp, c in enumerate(chars):
         if comb[cp] or cp in seconds or 0xD800 <= cp < 0xE000:
             continue
@@ -78,6 +89,32 @@ def safe_bits(form: Form) -> bytes:
             continue
         bits[cp >> 3] |= 1 << (cp & 7)
     return bytes(bits)
+
+
+def _committed() -> dict | None:
+    """The written tables of this Python's Unicode version, or None."""
+    try:
+        from . import _normal_form_tables as t
+    except ImportError:
+        return None
+    return t.TABLES.get(unicodedata.unidata_version)
+
+
+@functools.cache
+def _composition_seconds() -> frozenset[int]:
+    """Code points that may be the second half of a canonical composition."""
+    done = _committed()
+    return frozenset(done["seconds"]) if done else make_composition_seconds()
+
+
+@functools.cache
+def safe_bits(form: Form) -> bytes:
+    """TOP bits: bit c set when U+c is safe for ``form`` (see the module's docstring)."""
+    done = _committed()
+    if done:
+        import zlib
+        return zlib.decompress(done[form])
+    return make_safe_bits(form, seconds=_composition_seconds())
 
 
 @functools.cache
@@ -178,3 +215,50 @@ def normalize(form: Form, text: str) -> str:
         return text
     out.append(text[last:])
     return "".join(out)
+
+
+# ----- the written tables (python -m bpe_gui.engine.text.normal_forms) --------------------
+def write_tables(path=None) -> str:
+    """Write ``_normal_form_tables.py``: the BMP's safe bits of each form and the
+    composition seconds, for this Python's Unicode version and, when ``unicodedata2`` is
+    installed, for its version too (another Python's). Returns the path."""
+    import base64
+    import pathlib
+    import zlib
+    mods = [unicodedata]
+    try:
+        import unicodedata2
+        if unicodedata2.unidata_version != unicodedata.unidata_version:
+            mods.append(unicodedata2)
+    except ImportError:
+        pass
+    lines = ['"""Generated by `python -m bpe_gui.engine.text.normal_forms`; do not edit.',
+             "",
+             "For each Unicode version: the safe bits of the BMP for each normal form",
+             "(zlib, base64) and the code points that may be the second half of a canonical",
+             "composition: normal_forms.py reads them instead of asking unicodedata about",
+             'every code point (tests/engine/text/test_normal_forms.py checks them)."""',
+             "from base64 import b64decode as _d", "", "TABLES = {"]
+    for ud in sorted(mods, key=lambda m: m.unidata_version):
+        seconds = make_composition_seconds(ud)
+        lines.append(f"    {ud.unidata_version!r}: {{")
+        for form in FORMS:
+            data = base64.b64encode(zlib.compress(make_safe_bits(form, ud, seconds), 9)).decode()
+            chunks = [data[i:i + 80] for i in range(0, len(data), 80)]
+            lines.append(f"        {form!r}: _d(")
+            lines += [f"            {c!r}" for c in chunks]
+            lines.append("        ),")
+        nums = sorted(seconds)
+        lines.append('        "seconds": (')
+        for i in range(0, len(nums), 10):
+            lines.append("            " + ", ".join(f"0x{c:X}" for c in nums[i:i + 10]) + ",")
+        lines.append("        ),")
+        lines.append("    },")
+    lines.append("}")
+    out = pathlib.Path(path) if path else pathlib.Path(__file__).with_name("_normal_form_tables.py")
+    out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return str(out)
+
+
+if __name__ == "__main__":
+    print(write_tables())

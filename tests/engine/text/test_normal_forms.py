@@ -221,3 +221,51 @@ def test_a_long_astral_text_is_normalized_by_stretches(monkeypatch):
     monkeypatch.setattr(unicodedata, "normalize", lambda f, t: seen.append(len(t)) or real(f, t))
     assert normal_forms.normalize("NFC", text) == want
     assert seen and max(seen) < len(text) // 20
+
+
+# ---- the written tables (_normal_form_tables.py) ---------------------------------------
+@pytest.mark.parametrize("form", normal_forms.FORMS)
+def test_written_tables_are_unicodedatas(form):
+    """This Python's Unicode version is written (a Python whose version is not made its
+    tables at first use, as before): the bits read equal those made from unicodedata,
+    and so do the composition seconds."""
+    from bpe_gui.engine.text import _normal_form_tables as t
+    assert unicodedata.unidata_version in t.TABLES
+    seconds = normal_forms.make_composition_seconds()
+    assert normal_forms._composition_seconds() == seconds
+    assert normal_forms.safe_bits(form) == normal_forms.make_safe_bits(form, seconds=seconds)
+
+
+def test_written_tables_of_another_version_are_its_unicodedatas():
+    """The tables of unicodedata2's version (another Python's) are its own data's."""
+    ud2 = pytest.importorskip("unicodedata2")
+    from bpe_gui.engine.text import _normal_form_tables as t
+    if ud2.unidata_version == unicodedata.unidata_version:
+        pytest.skip("unicodedata2 has this Python's version")
+    import zlib
+    done = t.TABLES[ud2.unidata_version]
+    seconds = normal_forms.make_composition_seconds(ud2)
+    assert frozenset(done["seconds"]) == seconds
+    for form in normal_forms.FORMS:
+        assert zlib.decompress(done[form]) == normal_forms.make_safe_bits(form, ud2, seconds)
+
+
+def test_written_tables_are_up_to_date(tmp_path):
+    """`python -m bpe_gui.engine.text.normal_forms` writes the committed file again."""
+    pytest.importorskip("unicodedata2")
+    from pathlib import Path
+    out = normal_forms.write_tables(tmp_path / "tables.py")
+    committed = Path(normal_forms.__file__).with_name("_normal_form_tables.py")
+    assert Path(out).read_text("utf-8") == committed.read_text("utf-8")
+
+
+def test_a_version_not_written_makes_its_tables(monkeypatch):
+    """Without written tables for the version the bits are made from unicodedata."""
+    monkeypatch.setattr(normal_forms, "_committed", lambda: None)
+    normal_forms.safe_bits.cache_clear()
+    normal_forms._composition_seconds.cache_clear()
+    try:
+        assert normal_forms.safe_bits("NFC") == normal_forms.make_safe_bits("NFC")
+    finally:
+        normal_forms.safe_bits.cache_clear()
+        normal_forms._composition_seconds.cache_clear()
