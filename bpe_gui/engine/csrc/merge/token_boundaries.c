@@ -116,9 +116,11 @@ static inline int is_cont(unsigned char b)
 /* the code point of a 3-byte character at p (p[0..3) readable), or 0 */
 static inline uint32_t char3(const unsigned char *p)
 {
-    if ((p[0] & 0xF0) != 0xE0 || !is_cont(p[1]) || !is_cont(p[2]))
+    /* the three bytes as one number: a lead 1110xxxx and two 10xxxxxx in one test */
+    uint32_t v = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16;
+    if ((v & 0xC0C0F0u) != 0x8080E0u)
         return 0;
-    uint32_t cp = (uint32_t)(p[0] & 0x0F) << 12 | (uint32_t)(p[1] & 0x3F) << 6 | (p[2] & 0x3F);
+    uint32_t cp = (v & 0x0F) << 12 | (v >> 2 & 0x0FC0) | (v >> 16 & 0x3F);
     return cp >= CH_FIRST && (cp < 0xD800 || cp >= 0xE000) ? cp : 0;
 }
 
@@ -363,7 +365,16 @@ static size_t next_cut(const MergeTable *m, const unsigned char *w, size_t len, 
  * scripts) by byte windows, which can cut beside their characters too */
 static int only_3byte(const unsigned char *p, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
+    /* (every byte is >= 0x80: high_bytes) a byte 110xxxxx or 1111xxxx: bit 6 set, and
+     * bit 5 clear or bit 4 set; 8 bytes at a time, each bit moved up to bit 7 */
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t v;
+        memcpy(&v, p + i, 8);
+        if ((v << 1) & (~(v << 2) | (v << 3)) & 0x8080808080808080ull)
+            return 0;
+    }
+    for (; i < n; i++)
         if ((p[i] & 0xE0) == 0xC0 || p[i] >= 0xF0)
             return 0;
     return 1;
