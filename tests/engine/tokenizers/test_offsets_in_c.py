@@ -239,7 +239,12 @@ def test_lengths_that_do_not_tile_the_text_give_none(tiktoken_pair):
     lengths, tokens = pipe._tables
     enc = pipe._encoder
     text = "你好世界 hello <|endoftext|> 🙂"
-    assert enc.encode_offsets(text, lengths, tokens) is not None
+    good = enc.encode_offsets(text, lengths, tokens)
+    assert good is not None and good[3] == [good[0].index(tok.special_ids["<|endoftext|>"])]
+    # a special token found is as long as the text it matched, whatever its id's length
+    odd = array("i", lengths)
+    odd[tok.special_ids["<|endoftext|>"]] = 1
+    assert enc.encode_offsets(text, odd, tokens) == good
     for bad in (array("i", [n + 1 for n in lengths]), array("i", [max(0, n - 1) for n in lengths]),
                 array("i", lengths[:10])):
         assert enc.encode_offsets(text, bad, tokens) is None
