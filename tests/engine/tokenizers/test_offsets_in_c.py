@@ -269,3 +269,29 @@ def test_model_tokenize_kept_scratch_gives_what_a_fresh_model_gives(tmp_path):
         if len(w) > 1000:
             assert got == load_tokenizer(path).pipeline.model.native.tokenize(w)
         assert list(got[0]) == a.encode_words([w], {}, 1 << 10)
+
+
+# ----- normal forms' alignment from their changed stretches -----------------------------
+@pytest.mark.parametrize("form", ["NFC", "NFKC", "NFD", "NFKD"])
+def test_form_alignment_equals_the_whole_texts_changes(form):
+    """NStr.normalize and form_alignment work on the stretches around the characters a
+    form may change; the reference is every character's change worked out on the whole
+    text (_unicode_changes), as before."""
+    from bpe_gui.engine.tokenizers.imported.normalized import (
+        NStr, _unicode_changes, form_alignment)
+    import unicodedata
+    rnd = random.Random(form)
+    frag = ["e\u0301", "A\u030a", "\u1100\u1161\u11a8", "\u1100", "\u1161", "x\u0301\u0302",
+            "\u0302", "ﬁ", "Å", "ｶﾞ", "ｶ", "ﾞ", " ", "中", "한", "\u0327\u0301c", "🙂",
+            "\U0001d15e", "½", "\u0344", "q\u0323\u0307", "\u0f73", "abc"]
+    for _ in range(300):
+        t = "".join(rnd.choice(frag) for _ in range(rnd.randint(1, 60)))
+        whole = NStr.of(t) if unicodedata.is_normalized(form, t) else \
+            NStr.of(t).transform(_unicode_changes(t, form))
+        fast = NStr.of(t).normalize(form)
+        assert (fast.text, fast.spans()) == (whole.text, whole.spans()), t
+        made = form_alignment(form, t)
+        if made is None:
+            assert whole.text == t
+        else:
+            assert made[0] == whole.text and list(zip(made[1], made[2])) == whole.spans(), t

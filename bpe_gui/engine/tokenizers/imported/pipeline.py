@@ -365,16 +365,22 @@ class Pipeline:
                 got = enc.encode_offsets(text, lengths, tokens, trim=trim)
             elif self._normed_in_c == "specials" or (
                     self._normed_in_c == "plain" and not self._has_added(text)):
-                ns = self.normalize(NStr.of(text))
-                if ns.text != normed:
-                    return None
-                a = ns.align
-                if isinstance(a, int):
-                    starts = array("q", range(a, a + len(normed)))
-                    ends = array("q", range(a + 1, a + len(normed) + 1))
+                made = self.normalize.alignment(text) if self.normalize.alignment else None
+                if made is not None:   # a Unicode form: its changed stretches only
+                    if made[0] != normed:
+                        return None
+                    starts, ends = made[1], made[2]
                 else:
-                    starts = array("q", [s for s, _ in a])
-                    ends = array("q", [e for _, e in a])
+                    ns = self.normalize(NStr.of(text))
+                    if ns.text != normed:
+                        return None
+                    a = ns.align
+                    if isinstance(a, int):
+                        starts = array("q", range(a, a + len(normed)))
+                        ends = array("q", range(a + 1, a + len(normed) + 1))
+                    else:
+                        starts = array("q", [s for s, _ in a])
+                        ends = array("q", [e for _, e in a])
                 got = enc.encode_offsets(normed, lengths, tokens,
                                          self._normed_in_c == "plain", (starts, ends), trim)
             else:
