@@ -74,6 +74,19 @@ class Encoder:
                      ordinary: bool = False) -> list[list[int]] | list[array[int]]:
         """``[encode(t) for t in texts]`` on ``threads`` native threads that share the
         cache (the lists are made at the end, with the GIL)."""
+    def encode_offsets(self, text: str, lengths: Buffer, tokens: list[bytes],
+                       ordinary: bool = False,
+                       align: tuple[Buffer, Buffer] | None = None,
+                       trim: tuple[Buffer, Buffer, bool] | None = None
+                       ) -> tuple[list[int], list[bytes], list[tuple[int, int]], list[int]] | None:
+        """``encode`` (``encode_ordinary`` when ``ordinary``) with each token's character
+        span, read off its id's byte length: ``lengths`` int32 by id, a special token found
+        the bytes it matched; a token holding part of a character covers all of it.
+        ``align``: (starts, ends), int64 by character of ``text``, a normal form: the
+        original span each of its characters stands for. ``trim``: (lead, trail, prefix),
+        int32 by id: tokenizers' ByteLevel offset trimming. -> (ids, ``tokens[id]`` of
+        each, spans, indices of the special tokens found), or None when the lengths do not
+        tile the text's UTF-8 or an id has no token (the caller's slow path then runs)."""
     def clear(self) -> None:
         """Forget every cached word (RuntimeError while another thread encodes)."""
     @property

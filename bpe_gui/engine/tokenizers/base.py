@@ -46,6 +46,17 @@ class Encoding:
         return len(self.ids)
 
 
+def token_tables(vocab: dict[int, bytes]) -> tuple[array, list[bytes]]:
+    """(the byte length of each id's token as an ``array('i')``, each id's token bytes as
+    a list), indexed by id up to the largest: what the C encoder's ``encode_offsets``
+    reads to place each token in the text from its id alone (an id without a token has
+    length 0 there, and the C side then gives up: the caller's slow path runs)."""
+    top = max(vocab, default=-1) + 1
+    get = vocab.get
+    tokens = [get(i, b"") for i in range(top)]
+    return array("i", map(len, tokens)), tokens
+
+
 class BaseTokenizer(ABC):
     """The public face of every tokenizer (see the module docstring)."""
 

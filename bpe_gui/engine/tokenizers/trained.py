@@ -14,11 +14,12 @@ Example::
 from __future__ import annotations
 
 import copy
+from array import array
 from itertools import accumulate
 from typing import Callable, Iterable, Iterator, Sequence
 
 from .. import checks
-from .base import BaseTokenizer, Encoding
+from .base import BaseTokenizer, Encoding, token_tables
 from ..errors import ArgumentError, BPEError, FormatError
 from .gpt2_files import read_gpt2_files
 from .merge_model import EOW, UNK, MergeModel
@@ -46,6 +47,7 @@ class Tokenizer(BaseTokenizer):
     _vocab: dict[int, bytes] | None
     # (the full vocabulary, the merges' new ids, how many merges are in use): at_step's clone
     _vocab_of: tuple[dict[int, bytes], Sequence[int], int] | None
+    _tables: tuple[array, list[bytes]] | None   # by id: token lengths, token bytes
 
     def __init__(self, vocab: dict[int, bytes], merges: Sequence[tuple[bytes, bytes]],
                  special_tokens: Sequence[str] | None = None, *, pattern: str = "gpt2",
@@ -84,6 +86,8 @@ class Tokenizer(BaseTokenizer):
         # the one-pass C encoder of whole texts (made when first used; every thread shares
         # it and its word cache)
         self._encoder = None
+        # (token lengths, token bytes) by id: encode_with_offsets through the C encoder
+        self._tables = None
         # a scanner preset whose whole texts encode in C (None: BPE_GUI_NATIVE_SCAN=0)
         self._native: int | None = None
         if self.model.native and self.pre.native is not None and self.pre.kind is not None:
@@ -96,6 +100,7 @@ class Tokenizer(BaseTokenizer):
         self._cache.clear()
         self._ocache.clear()
         self._encoder = None   # its cache was made with fewer merges
+        self._tables = None
 
     # ----- as of a training step -------------------------------------------------
     def at_step(self, n_merges: int) -> "Tokenizer":
@@ -124,6 +129,7 @@ class Tokenizer(BaseTokenizer):
     @vocab.setter
     def vocab(self, value: dict[int, bytes]) -> None:
         self._vocab = value
+        self._tables = None   # (encode_with_offsets' lengths and tokens: made again)
 
     # ----- encoding ---------------------------------------------------------------
     def encode_word(self, word: str) -> tuple[int, ...]:
@@ -174,6 +180,22 @@ class Tokenizer(BaseTokenizer):
         return enc
 
     def _encode_offsets(self, text: str) -> Encoding:
+        enc = self._native_encoder() if self.mode == "byte" else None
+        if enc is not None:   # the C encoder's ids, each token placed by its byte length
+            if self._tables is None:
+                self._tables = token_tables(self.vocab)
+            got = enc.encode_offsets(text, *self._tables)
+            if got is not None:
+                ids, toks, offs, marks = got
+                special = [False] * len(ids)
+                for k in marks:
+                    special[k] = True
+                return Encoding(ids, toks, offs, special)
+        return self._offsets_by_word(text)
+
+    def _offsets_by_word(self, text: str) -> Encoding:
+        """encode_with_offsets word by word, through the offsets cache (any pattern and
+        mode; the reference the C path is tested against)."""
         ids: list[int] = []
         toks: list[bytes] = []
         offs: list[tuple[int, int]] = []

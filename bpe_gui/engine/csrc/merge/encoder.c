@@ -324,6 +324,7 @@ void enc_scratch_free(EncScratch *sc)
     wc_free(&sc->longs);
     free(sc->ids);
     free(sc->buf);
+    free(sc->marks);
     memset(sc, 0, sizeof(*sc));
 }
 
@@ -348,6 +349,12 @@ void enc_scratch_trim(EncScratch *sc, size_t keep)
         sc->buf = NULL;
         sc->buf_cap = 0;
     }
+    if (sc->cap_marks * 2 * sizeof(uint32_t) > keep) {
+        free(sc->marks);
+        sc->marks = NULL;
+        sc->cap_marks = 0;
+    }
+    sc->n_marks = 0;
 }
 
 static inline int room(EncScratch *sc, size_t more)
@@ -357,6 +364,21 @@ static inline int room(EncScratch *sc, size_t more)
     if (bpe_grow((void **)&sc->ids, &sc->cap, sc->n + more, sizeof(uint32_t), 4096) < 0)
         return -1;
     bpe_huge_hint(sc->ids, sc->cap * sizeof(uint32_t)); /* the ids of a long text */
+    return 0;
+}
+
+/* A special token just appended (sc->ids[sc->n - 1], `len` bytes), marked when asked. */
+static int mark_special(EncScratch *sc, size_t len)
+{
+    if (!sc->mark)
+        return 0;
+    if (sc->n_marks + 1 > sc->cap_marks &&
+        bpe_grow((void **)&sc->marks, &sc->cap_marks, sc->n_marks + 1, 2 * sizeof(uint32_t),
+                 64) < 0)
+        return -1;
+    sc->marks[2 * sc->n_marks] = (uint32_t)(sc->n - 1);
+    sc->marks[2 * sc->n_marks + 1] = (uint32_t)len;
+    sc->n_marks++;
     return 0;
 }
 
@@ -637,6 +659,8 @@ static size_t encode_upto(const MergeTable *m, int preset, EncCache *c, EncScrat
         if (room(sc, 1) < 0)
             return (size_t)-1;
         sc->ids[sc->n++] = (uint32_t)sp->id[which];
+        if (mark_special(sc, len) < 0)
+            return (size_t)-1;
         pos = q + len;
     }
     return pos;
@@ -662,6 +686,8 @@ int enc_encode(const MergeTable *m, int preset, EncCache *c, EncScratch *sc,
         if (room(sc, 1) < 0)
             return -1;
         sc->ids[sc->n++] = (uint32_t)sp->id[which];
+        if (mark_special(sc, len) < 0)
+            return -1;
         pos = q + len;
     }
     return 0;
@@ -730,4 +756,57 @@ int enc_encode_ucs(const MergeTable *m, int preset, EncCache *c, EncScratch *sc,
         if (used) /* (none: a word longer than the chunks so far, kept where it is) */
             memmove(sc->buf, sc->buf + used, carry);
     }
+}
+
+/* ---- offsets ---- */
+
+/* The UTF-8 length of character i of a str of `kind` bytes a character. */
+static inline int char_bytes(int kind, const void *data, size_t i)
+{
+    uint32_t c = kind == 1 ? ((const uint8_t *)data)[i]
+                 : kind == 2 ? ((const uint16_t *)data)[i] : ((const uint32_t *)data)[i];
+    return c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
+}
+
+int enc_char_spans(int kind, const void *data, size_t chars, const uint32_t *ids, size_t n,
+                   const int32_t *len_of, size_t n_len, const uint32_t *marks,
+                   size_t n_marks, int64_t *start, int64_t *end)
+{
+    size_t ci = 0;         /* the character holding the next byte */
+    int used = 0;          /* bytes of it in tokens before */
+    int clen = chars ? char_bytes(kind, data, 0) : 0;
+    size_t mk = 0;
+    for (size_t i = 0; i < n; i++) {
+        int64_t len;
+        if (mk < n_marks && marks[2 * mk] == i) {
+            len = marks[2 * mk + 1];
+            mk++;
+        } else {
+            uint32_t id = ids[i];
+            if (id >= n_len || len_of[id] <= 0)
+                return -1;
+            len = len_of[id];
+        }
+        start[i] = (int64_t)ci;
+        if (used == 0 && clen == 1) { /* a run of ASCII characters: one byte each */
+            while (len > 0 && ci < chars && char_bytes(kind, data, ci) == 1)
+                ci++, len--;
+            clen = ci < chars ? char_bytes(kind, data, ci) : 0;
+        }
+        while (len > 0) {
+            if (ci >= chars)
+                return -1; /* more bytes than the text */
+            int64_t r = clen - used;
+            if (len < r) {
+                used += (int)len;
+                break;
+            }
+            len -= r;
+            ci++;
+            used = 0;
+            clen = ci < chars ? char_bytes(kind, data, ci) : 0;
+        }
+        end[i] = (int64_t)(used ? ci + 1 : ci);
+    }
+    return mk == n_marks && ci == chars && used == 0 ? 0 : -1;
 }

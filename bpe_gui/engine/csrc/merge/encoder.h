@@ -79,6 +79,11 @@ typedef struct {
     size_t n, cap;
     unsigned char *buf;      /* a text's UTF-8, when it is not ASCII */
     size_t buf_cap;
+    /* when `mark` is set: each special token found, as (its index in ids, its bytes),
+     * marks[2k], marks[2k + 1] for k < n_marks (encode_with_offsets' spans) */
+    int mark;
+    uint32_t *marks;
+    size_t n_marks, cap_marks;
 } EncScratch;
 
 void enc_scratch_free(EncScratch *sc);
@@ -101,6 +106,19 @@ int enc_encode(const MergeTable *m, int preset, EncCache *c, EncScratch *sc,
 int enc_encode_ucs(const MergeTable *m, int preset, EncCache *c, EncScratch *sc,
                    const EncSpecials *sp, int kind, const void *data, size_t chars,
                    int32_t limit);
+
+/* ---- offsets: where each token lies in the text ---- */
+
+/* The character span [start[i], end[i]) of each of the n tokens ids[] of a text of
+ * `chars` characters of `kind` bytes each (Python's str: 1, 2, 4), whose UTF-8 the
+ * tokens cover one after another: token i holds len_of[ids[i]] bytes (ids below n_len),
+ * a marked token (the marks of EncScratch: index, bytes; by index) its mark's. A token
+ * holding part of a character's UTF-8 covers the whole character (two neighbours may
+ * share it). 0, or -1 when the lengths do not tile the text's UTF-8 (an id without a
+ * length, too few or too many bytes): then nothing is promised about the spans. */
+int enc_char_spans(int kind, const void *data, size_t chars, const uint32_t *ids, size_t n,
+                   const int32_t *len_of, size_t n_len, const uint32_t *marks,
+                   size_t n_marks, int64_t *start, int64_t *end);
 
 /* The one-load word of a preset (scan/scan_fast.h) at the 8 bytes v: for tests. */
 size_t enc_fast_word(int preset, uint64_t v);

@@ -74,6 +74,11 @@
 typedef struct {
     PyObject_HEAD
     PipeModel pm;
+    /* tokenize's scratch, kept between calls (tokenize holds the GIL: one caller at a
+       time): a fresh one per word made merging's tables again each call (token_boundaries.c's
+       4 MB piece cache, a rank-based model's 1 MB memo: ~100 us a word, most of
+       encode_with_offsets on Chinese); dropped when the model's configuration changes */
+    MergeScratch x;
 } Model;
 
 static PyTypeObject ModelType;
@@ -603,6 +608,7 @@ static PyObject *Model_configure(Model *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "ppip", &ignore_merges, &byte_fallback, &unk_id, &fuse_unk))
         return NULL;
     pipe_configure(&self->pm, ignore_merges, byte_fallback, unk_id, fuse_unk);
+    ms_free(&self->x);
     Py_RETURN_NONE;
 }
 
@@ -611,6 +617,7 @@ static PyObject *Model_set_end_of_word_suffix(Model *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "y*", &b)) return NULL;
     int rc = pipe_set_suffix(&self->pm, b.buf, (size_t)b.len);
     PyBuffer_Release(&b);
+    ms_free(&self->x);
     if (rc < 0) {
         PyErr_SetString(PyExc_ValueError, self->pm.error);
         return NULL;
@@ -745,6 +752,8 @@ fail:
 
 static PyObject *spm_tuple(const SpmOut *o, int spans);
 
+#define TOKENIZE_KEEP ((size_t)1 << 16) /* symbols whose arrays tokenize keeps */
+
 static PyObject *Model_tokenize(Model *self, PyObject *args) {
     PyObject *word;
     if (!PyArg_ParseTuple(args, "U", &word)) return NULL;
@@ -759,11 +768,19 @@ static PyObject *Model_tokenize(Model *self, PyObject *args) {
         spm_out_free(&o);
         return r;
     }
-    MergeScratch x = {0};
     int err;
-    size_t n = pipe_tokenize(&self->pm, &x, w, (size_t)len, &err);
-    PyObject *r = n == (size_t)-1 ? tokenize_error(err) : spans_of(&x, n);
-    ms_free(&x);
+    MergeScratch *x = &self->x;
+    size_t n = pipe_tokenize(&self->pm, x, w, (size_t)len, &err);
+    PyObject *r = n == (size_t)-1 ? tokenize_error(err) : spans_of(x, n);
+    if (x->cap > TOKENIZE_KEEP) { /* a giant word's arrays: given back (the caches stay) */
+        MergeScratch y = *x;
+        y.seen = NULL;
+        y.pieces = NULL;
+        ms_free(&y);
+        x->sym = x->rk = x->nxt = x->prv = x->st = x->en = NULL;
+        x->heap = NULL;
+        x->cap = 0;
+    }
     return r;
 }
 
@@ -804,6 +821,7 @@ static PyObject *Model_rebuild(Model *self, PyObject *noargs) {
     (void)noargs;
     int32_t *stray;
     size_t n;
+    ms_free(&self->x);
     if (pipe_rebuild(&self->pm, &stray, &n) < 0) return PyErr_NoMemory();
     PyObject *list = PyList_New((Py_ssize_t)n);
     for (size_t i = 0; list && i < n; i++) {
@@ -1417,6 +1435,7 @@ static PyTypeObject CharsmapType = {
 /* ---- the type and the module ----------------------------------------------------------- */
 
 static void Model_dealloc(Model *m) {
+    ms_free(&m->x);
     pipe_free(&m->pm);
     Py_TYPE(m)->tp_free((PyObject *)m);
 }

@@ -22,6 +22,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+from array import array
 from functools import lru_cache, partial
 from typing import Any, Callable
 
@@ -35,7 +36,7 @@ from ...text.normal_forms import normalize as normal_form
 from ...text.pattern_kinds import scanner_kind
 from ...text.scanner import native_scanner
 from ...text.unicode_versions import TOKENIZERS, Classes
-from .normalized import Form, NStr
+from .normalized import Form, NStr, form_alignment
 from .file_patterns import FilePattern, onig_spans
 from .word_model import MARK, charsmap_module
 
@@ -239,6 +240,10 @@ class Normalizer:
         self._nstr = on_nstr
         self.text = on_text
         self._moves = moves_start
+        # alignment(t): (normal form, starts, ends by character as array('q')) as
+        # ``self(NStr.of(t))`` gives them, quickly, or None when t is unchanged (the lone
+        # Unicode forms; None: use an NStr)
+        self.alignment: Callable[[str], tuple[str, array, array] | None] | None = None
         # unchanged(t): the normalizer leaves t, and every part of t, as it is (the
         # Unicode forms, and sequences of them; None: not known cheaply)
         self.unchanged = unchanged
@@ -267,8 +272,10 @@ def normalizer(node: Any, where: str = "normalizer", source: str = "") -> Normal
     kind = node.get("type")
     if kind in ("NFC", "NFKC", "NFD", "NFKD"):
         form: Form = kind
-        return Normalizer(lambda s: s.normalize(form), partial(_unicode_text, form),
+        made = Normalizer(lambda s: s.normalize(form), partial(_unicode_text, form),
                           unchanged=partial(is_normalized, form))
+        made.alignment = partial(form_alignment, form)
+        return made
     if kind == "Lowercase":
         return Normalizer(lambda s: s if s.text.islower() and s.text.isascii() else
                           s.map_chars(_lower), _lower_text)

@@ -23,9 +23,13 @@ Example::
 """
 from __future__ import annotations
 
+import itertools
 import unicodedata
 from typing import Callable, Iterable, Literal
 
+from array import array
+
+from ...text import normal_forms
 from ...text.normal_forms import is_normalized
 
 Span = tuple[int, int]
@@ -139,7 +143,73 @@ class NStr:
         t = self.text
         if is_normalized(form, t):
             return self
-        return self.transform(_unicode_changes(t, form))
+        stretches = _changed_stretches(t, form)
+        if stretches is None:
+            return self.transform(_unicode_changes(t, form))
+        changes: list[tuple[str, int]] = []
+        last = 0
+        for s, e, part in stretches:   # (the characters between them are kept as they are)
+            changes.extend(zip(t[last:s], itertools.repeat(0)))
+            changes.extend(part)
+            last = e
+        changes.extend(zip(t[last:], itertools.repeat(0)))
+        return self.transform(changes)
+
+
+def form_alignment(form: Form, text: str) -> tuple[str, array, array] | None:
+    """``NStr.of(text).normalize(form)`` as (its text, the start and the end of the span of
+    the original each of its characters stands for, as ``array('q')``), made from the
+    stretches around the characters the form may change (the rest maps one to one):
+    what the C encoder's encode_offsets reads. None: the text is in the form."""
+    if is_normalized(form, text):
+        return None
+    stretches = _changed_stretches(text, form)
+    if stretches is None:
+        n = NStr.of(text).normalize(form)
+        a = n.spans()
+        return n.text, array("q", [x for x, _ in a]), array("q", [y for _, y in a])
+    out: list[str] = []
+    starts, ends = array("q"), array("q")
+    last = k = 0   # k: the original's character next in line, as in NStr.transform
+    for s, e, part in stretches:
+        out.append(text[last:s])
+        starts.extend(range(k, k + s - last))
+        ends.extend(range(k + 1, k + s - last + 1))
+        k += s - last
+        for c, change in part:
+            if change > 0:   # inserted: the span of the character before
+                sp = (k - 1, k) if k else (0, 0)
+            else:
+                sp = (k, k + 1)
+                k += 1 - change
+            out.append(c)
+            starts.append(sp[0])
+            ends.append(sp[1])
+        last = e
+    out.append(text[last:])
+    starts.extend(range(k, k + len(text) - last))
+    ends.extend(range(k + 1, k + len(text) - last + 1))
+    return "".join(out), starts, ends
+
+
+def _changed_stretches(text: str, form: Form) -> list[tuple[int, int, list[tuple[str, int]]]] | None:
+    """The stretches of ``text`` its normal form changes, each with its (char, change)
+    pairs (``_unicode_changes`` of the stretch alone), in order; the characters between
+    them are their own normal form and boundaries the form never crosses (see
+    text/normal_forms.py: a *safe* character). None: without the scanner's tables."""
+    scan = normal_forms._scan
+    if scan is None:
+        return None
+    bits = normal_forms._bits_of(form, text)
+    spans = scan.unsafe_spans(text, bits, normal_forms.GAP)
+    out = []
+    for k in range(0, len(spans), 2):
+        s, e = spans[k], spans[k + 1]
+        part = text[s:e]
+        if unicodedata.is_normalized(form, part):
+            continue
+        out.append((s, e, _unicode_changes(part, form)))
+    return out
 
 
 def _segments(text: str, form: Form) -> list[tuple[int, int]]:

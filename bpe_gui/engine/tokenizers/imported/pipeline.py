@@ -14,9 +14,10 @@ gives them; ids match ``tokenizers.Tokenizer.encode(text, add_special_tokens=Fal
 """
 from __future__ import annotations
 
-from typing import Callable, Iterable, Iterator, Protocol, Sequence
+from array import array
+from typing import Callable, Iterable, Iterator, Literal, Protocol, Sequence
 
-from ..base import Encoding
+from ..base import Encoding, token_tables
 from ...text.pattern_kinds import scanner_kind
 from ...text.presets import line_break_ends_words
 from ...text.scanner import native_scanner
@@ -78,6 +79,11 @@ class Pipeline:
         self.stream_safe = stream_safe
         self._cache: dict[str, tuple[int, ...]] = {}
         self._ocache: dict[str, tuple] = {}
+        # encode_with_offsets in C: (token lengths, token bytes) by id; the trimming
+        # table (False: trimming that C cannot do); made when first needed
+        self._tables: tuple[array, list[bytes]] | None = None
+        self._trims: tuple[array, array, bool] | None | Literal[False] = False
+        self._trims_made = False
         # a pattern the native scanner runs, on byte-level tables: whole texts go to the
         # one-pass C encoder of _encode (Encoder), which reads this model's table
         # (Merger.wrap), finds the special tokens it is given and keeps a word cache every
@@ -331,6 +337,88 @@ class Pipeline:
             return self.model.encode_words(words, self._cache, CACHE_LIMIT)
 
     def encode_with_offsets(self, text: str):
+        got = self._offsets_in_c(text)
+        if got is not None:
+            return got
+        return self._offsets_by_piece(text)
+
+    def _offsets_in_c(self, text: str) -> Encoding | None:
+        """encode_with_offsets from the C encoder, where ``encode`` takes it: the ids of
+        the whole text and each token's span read off its id's byte length (the tokens
+        tile the text's UTF-8, or its normal form's, mapped back through the alignment),
+        trimmed as tokenizers trims; None: the pieces, in Python."""
+        enc = self._encoder
+        if enc is None or not (self._whole or self._whole_if):
+            return None
+        trim = self._trim_tables()
+        if trim is False:
+            return None
+        if self._tables is None:
+            self._tables = token_tables(self.vocab)
+        lengths, tokens = self._tables
+        if self._whole:
+            got = enc.encode_offsets(text, lengths, tokens, trim=trim)
+        else:
+            assert self.normalize is not None   # (_whole_if: a normalizer that can tell)
+            normed = self.normalize.text(text)
+            if normed is text or normed == text:
+                got = enc.encode_offsets(text, lengths, tokens, trim=trim)
+            elif self._normed_in_c == "specials" or (
+                    self._normed_in_c == "plain" and not self._has_added(text)):
+                made = self.normalize.alignment(text) if self.normalize.alignment else None
+                if made is not None:   # a Unicode form: its changed stretches only
+                    if made[0] != normed:
+                        return None
+                    starts, ends = made[1], made[2]
+                else:
+                    ns = self.normalize(NStr.of(text))
+                    if ns.text != normed:
+                        return None
+                    a = ns.align
+                    if isinstance(a, int):
+                        starts = array("q", range(a, a + len(normed)))
+                        ends = array("q", range(a + 1, a + len(normed) + 1))
+                    else:
+                        starts = array("q", [s for s, _ in a])
+                        ends = array("q", [e for _, e in a])
+                got = enc.encode_offsets(normed, lengths, tokens,
+                                         self._normed_in_c == "plain", (starts, ends), trim)
+            else:
+                return None
+        if got is None:
+            return None
+        ids, toks, offs, marks = got
+        special = [False] * len(ids)
+        for k in marks:
+            special[k] = ids[k] in self.specials
+        return Encoding(ids, toks, offs, special)
+
+    def _trim_tables(self) -> tuple[array, array, bool] | None | Literal[False]:
+        """(leading, trailing spaces of each id's token, add_prefix_space) for _trim in C;
+        None: no trimming; False: trimming C cannot do (a model not in GPT-2's alphabet)."""
+        if self._trims_made:
+            return self._trims
+        self._trims_made = True
+        if self.trim_offsets is None or not self.trim_offsets[0]:
+            self._trims = None
+        elif self.key_of is not None and getattr(self.model, "byte_level", False):
+            if self._tables is None:
+                self._tables = token_tables(self.vocab)
+            n = len(self._tables[0])
+            lead, trail = array("i", bytes(4 * n)), array("i", bytes(4 * n))
+            key_of = self.key_of
+            for i in range(n):
+                k = key_of(i)
+                if k and (k[0] in _SPACE_ENDS or k[0].isspace() or
+                          k[-1] in _SPACE_ENDS or k[-1].isspace()):
+                    lead[i] = _spaces(k)
+                    trail[i] = _spaces(reversed(k))
+            self._trims = (lead, trail, self.trim_offsets[1])
+        return self._trims
+
+    def _offsets_by_piece(self, text: str) -> Encoding:
+        """encode_with_offsets piece by piece (every kind of pipeline; the reference the
+        C path is tested against)."""
         ids: list[int] = []
         offs: list[tuple[int, int]] = []
         special: list[bool] = []
@@ -430,6 +518,9 @@ class Pipeline:
         if self._decode is None or self.key_of is None:
             return b"".join(self.vocab[i] for i in ids).decode("utf-8", errors="replace")
         return self._decode([self.key_of(i) or "" for i in ids])
+
+
+_SPACE_ENDS = frozenset("Ġ")
 
 
 def _spaces(chars) -> int:
