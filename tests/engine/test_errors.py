@@ -147,6 +147,19 @@ def test_jsonl_with_bad_json(tmp_path):
         read_documents(p)
 
 
+@pytest.mark.regression
+def test_jsonl_bad_json_names_the_column(tmp_path):
+    """A bad .jsonl line said "(Invalid control character at)": json's message ends in
+    "at", and the column was left out."""
+    p = tmp_path / "docs.jsonl"
+    p.write_text('{"text": "a"}\n{"text": "b\x01"}\n', encoding="utf-8")
+    with pytest.raises(CorpusError) as ei:
+        train_bpe(p, vocab_size=300)
+    assert "line 2 is not valid JSON (Invalid control character at column 12)" \
+        in str(ei.value)
+
+
+
 def test_jsonl_documents_are_kept_apart(tmp_path):
     p = tmp_path / "docs.jsonl"
     p.write_text('{"text": "ab"}\n\n{"text": "ab"}\n', encoding="utf-8")

@@ -134,3 +134,26 @@ def test_cancel_drops_a_running_check(qtbot, dialog, tmp_path):
     qtbot.waitUntil(lambda: "cancelled" in panel.status.text(), timeout=10_000)
     qtbot.waitUntil(lambda: not panel.controller.busy, timeout=10_000)
     assert panel.check is None and panel.check_btn.isEnabled()
+
+
+@pytest.mark.regression
+def test_enter_after_browse_checks(qtbot, dialog, tmp_path, monkeypatch):
+    """Enter after Browse… opened the file dialog again instead of checking: Browse…, not
+    Check merges, was the dialog's default button."""
+    from PySide6.QtWidgets import QFileDialog, QPushButton
+    vocab, merges = L.train(TEXT, VOCAB, pick=L.first_seen)
+    path = str(L.write_pickle(tmp_path, vocab, merges))
+    picked = []
+    monkeypatch.setattr(QFileDialog, "getOpenFileName",
+                        lambda *a, **k: picked.append(a) or (path, ""))
+    qtbot.waitExposed(dialog)
+    panel = dialog.panel
+    browse = next(b for b in dialog.findChildren(QPushButton) if b.text() == "Browse…")
+    target = browse
+    qtbot.mouseClick(browse, Qt.MouseButton.LeftButton)
+    assert len(picked) == 1 and panel.check_btn.isEnabled()
+    with qtbot.waitSignal(panel.controller.jobs.finished, timeout=30_000):
+        assert dialog.focusWidget() is target
+        qtbot.keyClick(target, Qt.Key.Key_Return)
+    assert len(picked) == 1
+    qtbot.waitUntil(lambda: panel.check is not None and not panel.controller.busy)

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QApplication
 from bpe_gui.engine.tokenizers.trained import Tokenizer
 from bpe_gui.gui.controller.controller import Controller
 from bpe_gui.gui.panels.encode.encode_view import EncodeView
+from bpe_gui.gui.panels.encode.pages import PAGE_CHARS
 from panel_helpers import WORKED, make_controller
 from settle import settle
 
@@ -383,3 +384,109 @@ def test_pasting_a_long_text_pages_it(qtbot, view, controller):
     assert view.text() == "before " + pasted + "after"
     assert view.edit.document().characterCount() - 1 <= PAGE_CHARS
     assert "Page 1 of 3" in view.page_bar.label.text()
+
+
+def bar_says(view) -> str:
+    """The page bar's label, the longest of its forms."""
+    label = view.page_bar.label
+    return getattr(label, "full_text", label.text)()
+
+
+def _settled(qtbot, view) -> None:
+    """Until the edits are encoded (and the bar says what the page holds)."""
+    qtbot.waitUntil(lambda: not view._timer.isActive()
+                    and not getattr(view, "encoding_pending", False), timeout=20_000)
+
+
+@pytest.mark.regression
+def test_the_page_bar_follows_an_edit_of_the_page(qtbot, view, controller):
+    """After a page was replaced by 19 characters the bar still said "Page 1 of 4:
+    characters 1–99,962 of 300,000", and an emptied page 3 still "Page 3 of 4"; a page
+    change then re-cut every page from the start, so Next skipped text."""
+    text = _long_text(3 * PAGE_CHARS + 12_345)
+    view.set_text(text)
+    _settled(qtbot, view)
+    pages = list(view.pages.starts) + [len(text)]
+    second, third, fourth = (text[a:b] for a, b in zip(pages[1:], pages[2:]))
+    cur = view.edit.textCursor()
+    cur.select(cur.SelectionType.Document)           # the page, as a mouse drag selects it
+    view.edit.setTextCursor(cur)
+    view.edit.insertPlainText("nineteen characters")
+    _settled(qtbot, view)
+    n = len(text) - pages[1] + 19
+    assert bar_says(view) == f"Page 1 of 4: characters 1–19 of {n:,}"
+    qtbot.mouseClick(view.page_bar.next_button, Qt.MouseButton.LeftButton)
+    assert view.edit.toPlainText() == second          # the next page as it was
+    assert bar_says(view).startswith(
+        f"Page 2 of 4: characters 20–{19 + len(second):,} ")
+    qtbot.mouseClick(view.page_bar.next_button, Qt.MouseButton.LeftButton)
+    assert view.edit.toPlainText() == third
+    cur = view.edit.textCursor()
+    cur.select(cur.SelectionType.Document)
+    view.edit.setTextCursor(cur)
+    qtbot.keyClick(view.edit, Qt.Key.Key_Delete)       # page 3 emptied
+    _settled(qtbot, view)
+    assert view.edit.toPlainText() == "" and len(view.encoding) == 0
+    assert bar_says(view).startswith("Page 3 of 4: empty")
+    qtbot.mouseClick(view.page_bar.next_button, Qt.MouseButton.LeftButton)
+    assert view.edit.toPlainText() == fourth          # the empty page is dropped
+    assert bar_says(view).startswith("Page 3 of 3:")
+    assert view.text() == "nineteen characters" + second + fourth
+
+
+@pytest.mark.regression
+def test_select_all_replaces_the_whole_text(qtbot, view, controller):
+    """Ctrl+A selected one page of a long text, so pasting or typing over it left the
+    other pages in: the user meaning to replace the text got a mix. Ctrl+A selects every
+    page; typing, pasting or Delete replaces the whole text; Ctrl+Z brings it back."""
+    from PySide6.QtCore import QMimeData
+    from PySide6.QtWidgets import QApplication
+    text = _long_text(3 * PAGE_CHARS + 12_345)
+    view.set_text(text)
+    _settled(qtbot, view)
+    view.edit.setFocus()
+    qtbot.keyClick(view.edit, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    assert bar_says(view).startswith(f"All {len(text):,} characters selected")
+    qtbot.keyClick(view.edit, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier)
+    assert QApplication.clipboard().text() == text      # every page copied
+    qtbot.keyClicks(view.edit, "xy")
+    _settled(qtbot, view)
+    assert view.text() == "xy" and view.page_bar.isHidden()
+    assert list(view.encoding.ids) == controller.tokenizer().encode("xy")
+    qtbot.keyClick(view.edit, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)   # "y"
+    qtbot.keyClick(view.edit, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)   # all back
+    _settled(qtbot, view)
+    assert view.text() == text and not view.page_bar.isHidden()
+    qtbot.keyClick(view.edit, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    mime = QMimeData()
+    mime.setText("nineteen characters")
+    view.edit.insertFromMimeData(mime)                  # Ctrl+V
+    _settled(qtbot, view)
+    assert view.text() == "nineteen characters" and view.page_bar.isHidden()
+    view.set_text(text)
+    qtbot.keyClick(view.edit, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClick(view.edit, Qt.Key.Key_Delete)
+    _settled(qtbot, view)
+    assert view.text() == "" and len(view.encoding) == 0 and view.page_bar.isHidden()
+    view.set_text(text)                                  # a click ends "everything selected"
+    qtbot.keyClick(view.edit, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClick(view.edit, Qt.Key.Key_End, Qt.KeyboardModifier.ControlModifier)
+    assert bar_says(view).startswith("Page 1 of 4")
+
+
+@pytest.mark.regression
+def test_a_long_paste_shows_where_it_begins(qtbot, view, controller):
+    """After a long paste the box showed the end of its first page, an empty line: the
+    text looked gone. The cursor is where the paste begins, in sight."""
+    from PySide6.QtCore import QMimeData
+    view.set_text("before after")
+    cur = view.edit.textCursor()
+    cur.setPosition(len("before "))
+    view.edit.setTextCursor(cur)
+    pasted = _long_text(2 * PAGE_CHARS + 7)
+    mime = QMimeData()
+    mime.setText(pasted)
+    view.edit.insertFromMimeData(mime)
+    _settled(qtbot, view)
+    assert view.edit.textCursor().position() == len("before ")
+    assert view.edit.firstVisibleBlock().blockNumber() == 0

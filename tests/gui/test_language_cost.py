@@ -253,3 +253,30 @@ def test_the_analysis_action_has_a_free_shortcut_listed_in_help(window, monkeypa
     window.actions_menus.acts["keys"].trigger()
     key = QKeySequence("Ctrl+Shift+L").toString(QKeySequence.NativeText)
     assert f"<td>Per-language cost…</td><td><b>{key}</b></td>" in shown[0]
+
+
+@pytest.mark.regression
+@pytest.mark.parametrize("button", ["browse", "add_file"])
+def test_enter_after_a_file_button_measures(qtbot, dialog, controller, held, tmp_path,
+                                            monkeypatch, button):
+    """Enter after Browse… or Add file… opened that file dialog again instead of measuring:
+    the clicked button, not Measure, was the dialog's default."""
+    from PySide6.QtWidgets import QFileDialog, QPushButton
+    export_tokenizer(controller.trainer.tokenizer(at_step=40), tmp_path / "early", "tiktoken")
+    picked = []
+    monkeypatch.setattr(QFileDialog, "getExistingDirectory",
+                        lambda *a, **k: picked.append("folder") or str(held))
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: picked.append("file")
+                        or (str(tmp_path / "early" / "tokenizer.tiktoken"), ""))
+    qtbot.waitExposed(dialog)
+    dialog.set_folder(str(held))
+    dialog.add_step.click()
+    target = dialog.add_file if button == "add_file" else next(
+        b for b in dialog.findChildren(QPushButton) if b.text() == "Browse…")
+    qtbot.mouseClick(target, Qt.MouseButton.LeftButton)
+    assert len(picked) == 1 and dialog.measure.isEnabled()
+    with qtbot.waitSignal(controller.jobs.finished, timeout=20_000):
+        assert dialog.focusWidget() is target
+        qtbot.keyClick(target, Qt.Key.Key_Return)
+    assert len(picked) == 1
+    qtbot.waitUntil(lambda: dialog.table is not None)

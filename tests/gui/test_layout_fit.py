@@ -242,3 +242,67 @@ def test_a_combo_box_too_narrow_for_its_text_ends_it_with_an_ellipsis(window, qt
     combo.grab()   # painted: the tooltip follows what is shown
     assert combo.is_elided()
     assert combo.currentText() in combo.toolTip()
+
+
+# ----- a long text, paged, in the encode view (issue 37) ------------------------------------
+def _paged_text(n_chars: int) -> str:
+    lines, n = [], 0
+    while n < n_chars:
+        lines.append(f"第{len(lines)}回 贾宝玉 low lower newest widest 分词器 tokenizers.\n")
+        n += len(lines[-1])
+    return "".join(lines)[:n_chars]
+
+
+def _in_view(w, area) -> bool:
+    """``w`` is shown whole inside the scroll area's viewport."""
+    vp = area.viewport()
+    return w.isVisible() and QRect(QPoint(0, 0), vp.size()).contains(
+        QRect(w.mapTo(vp, QPoint(0, 0)), w.size()))
+
+
+@pytest.mark.regression
+@pytest.mark.parametrize("size", [(800, 600), (1024, 700), (1920, 1050)])
+def test_a_paged_text_keeps_the_encode_view_inside_its_dock(make_window, qtbot, monkeypatch,
+                                                            size):
+    """Once a pasted text was paged, the encode view grew wider than its dock at 800x600
+    and 1920x1080: scroll bars, Focus, Next page and Words cut off, the counts' first
+    digits scrolled away, and the page buttons moved from page to page (Next clicked
+    three times in one spot went to pages 2, 1, 2)."""
+    from PySide6.QtCore import QMimeData
+    from bpe_gui.gui.window.docks import DockLayout
+    monkeypatch.setattr(DockLayout, "_screen_height",
+                        staticmethod(lambda: 1080 if size[0] == 1920 else size[1]))
+    if size[0] == 1920:
+        monkeypatch.setattr(DockLayout, "_default_size", lambda self: size)
+    win = make_window()
+    settle(qtbot, win, size)
+    dl = win.dock_layout
+    dl.encode_dock.raise_()
+    ev = dl.encode_view
+    ev.edit.setFocus()
+    ev.edit.selectAll()
+    mime = QMimeData()
+    mime.setText(_paged_text(300_000))
+    ev.edit.insertFromMimeData(mime)
+    qtbot.waitUntil(lambda: not getattr(ev, "encoding_pending", False) and len(ev.encoding) > 1000,
+                    timeout=20_000)
+    quiet(qtbot, win, win.controller)
+    area = dl.encode_dock.widget()
+    assert not area.horizontalScrollBar().isVisible(), size
+    bar = ev.page_bar
+    for w in (ev.source, ev.show_ws, ev.words.toggle, ev.counts, ev.focus_button,
+              bar.label, bar.prev_button, bar.next_button):
+        assert _in_view(w, area), (size, type(w).__name__, getattr(w, "text", str)())
+    assert ev.counts.text().split()[0][0].isdigit()       # "95,839 tokens", not ",839"
+    assert ev.edit.viewport().height() >= 2 * ev.edit.fontMetrics().lineSpacing()
+    assert ev.edit.firstVisibleBlock().text()             # the paste's first line, in sight
+
+    def spot():
+        return bar.next_button.mapTo(win, QPoint(0, 0)), bar.next_button.size()
+    where = spot()
+    for k in (1, 2, 3):
+        qtbot.mouseClick(bar.next_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: not getattr(ev, "encoding_pending", False), timeout=20_000)
+        quiet(qtbot, win, win.controller)
+        assert ev.pages.index == k and spot() == where, (size, k)
+        assert not area.horizontalScrollBar().isVisible()

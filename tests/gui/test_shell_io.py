@@ -434,3 +434,73 @@ def test_the_export_dialog_opens_without_writing_any_format(trained, monkeypatch
     dlg = shown()[0]
     assert all(cb.isEnabled() for cb in dlg.checks.values())   # byte level: every format
     dlg.close()
+
+
+def _enter_after(qtbot, dlg, button) -> None:
+    """Click a dialog's browse button (its file dialog stubbed), then press Enter where
+    the focus is, as a user does after picking a file."""
+    from PySide6.QtCore import Qt
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    assert dlg.focusWidget() is button    # where the focus stays after the file dialog
+    qtbot.keyClick(button, Qt.Key.Key_Return)
+
+
+@pytest.mark.regression
+@pytest.mark.parametrize("prefilled", [False, True])
+def test_enter_after_file_button_imports(trained, tmp_path, qtbot, monkeypatch, prefilled):
+    """Enter after File… in the Import dialog cancelled it: Cancel, not Import, was the
+    dialog's default button."""
+    from bpe_gui.gui.dialogs.import_dialog import ImportDialog
+    c = trained.controller
+    files = c.tokenizer_files.export("hf", str(tmp_path), name="picked")
+    monkeypatch.setattr(QFileDialog, "getOpenFileName",
+                        lambda *a, **k: (str(files[0]), ""))
+    dlg = ImportDialog(c, trained, path=str(files[0]) if prefilled else "")
+    qtbot.addWidget(dlg)
+    dlg.show()
+    qtbot.waitExposed(dlg)
+    assert dlg.import_button.isDefault()
+    file_button = next(b for b in dlg.findChildren(type(dlg.import_button))
+                       if b.text() == "File…")
+    _enter_after(qtbot, dlg, file_button)
+    assert dlg.result() == dlg.DialogCode.Accepted and dlg.tokenizer is not None
+    assert c.use_imported and c.imported_path == str(files[0])
+
+
+@pytest.mark.regression
+def test_enter_on_a_bad_path_says_why_once(trained, tmp_path, qtbot, monkeypatch):
+    """(With Import the default, Enter in the path must not import twice.)"""
+    from PySide6.QtCore import Qt
+    from bpe_gui.gui.dialogs.import_dialog import ImportDialog
+    c = trained.controller
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"model": "', "utf-8")
+    tried = []
+    real = c.tokenizer_files.import_tokenizer
+    monkeypatch.setattr(c.tokenizer_files, "import_tokenizer",
+                        lambda path: tried.append(path) or real(path))
+    dlg = ImportDialog(c, trained, path=str(bad))
+    qtbot.addWidget(dlg)
+    dlg.show()
+    qtbot.waitExposed(dlg)
+    dlg.path_edit.setFocus()
+    qtbot.keyClick(dlg.path_edit, Qt.Key.Key_Return)
+    assert tried == [str(bad)]
+    assert dlg.isVisible() and dlg.tokenizer is None
+
+
+@pytest.mark.regression
+def test_enter_after_browse_exports(trained, tmp_path, qtbot, monkeypatch):
+    """Enter after Browse… in the Export dialog closed it: Close was the default button."""
+    from bpe_gui.gui.dialogs.export_dialog import ExportDialog
+    out = tmp_path / "picked"
+    out.mkdir()
+    monkeypatch.setattr(QFileDialog, "getExistingDirectory", lambda *a, **k: str(out))
+    dlg = ExportDialog(trained.controller, trained)
+    qtbot.addWidget(dlg)
+    dlg.show()
+    qtbot.waitExposed(dlg)
+    assert dlg.export_button.isDefault()
+    _enter_after(qtbot, dlg, dlg.browse_button)
+    qtbot.waitUntil(lambda: any(out.iterdir()), timeout=10_000)
+    assert dlg.isVisible() and dlg.written    # still open, listing the files

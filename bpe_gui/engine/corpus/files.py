@@ -18,6 +18,7 @@ from typing import Iterator, Sequence
 
 from .. import checks
 from ..errors import CorpusError, NotUTF8Error
+from ..io import json_problem
 
 BOM = b"\xef\xbb\xbf"
 
@@ -143,7 +144,7 @@ def jsonl_text(line: bytes | str, lineno: int, path: str | Path | None) -> str |
     try:
         obj = json.loads(line)
     except json.JSONDecodeError as e:
-        raise CorpusError(f"line {lineno} is not valid JSON ({e.msg}). Each line of a "
+        raise CorpusError(f"line {lineno} is not valid JSON ({json_problem(e)}). Each line of a "
                           ".jsonl corpus must be an object with a \"text\" field.", path) from e
     except UnicodeDecodeError:
         raise  # the caller reports the byte offset

@@ -15,6 +15,7 @@ import regex
 
 from ..display import bpe_gui_version
 from ..errors import FormatError, PatternError, SettingsError
+from ..io import json_problem
 from ..text.presets import PRESET_LABELS, PRESETS
 from ..text.pretokenize import compile_pattern, validate_special_tokens
 
@@ -151,7 +152,7 @@ class CountMeta:
             d = json.loads(text)
         except json.JSONDecodeError as e:
             raise FormatError(path, f"the metadata after {MAGIC.decode()} is not valid JSON "
-                              f"({e.msg}).", line=1) from None
+                              f"({json_problem(e)}).", line=1) from None
         if not isinstance(d, dict):
             raise FormatError(path, "the metadata must be a JSON object.", line=1)
         if d.get("version") != FORMAT_VERSION:

@@ -3,12 +3,13 @@
 - :mod:`.atomic`: a set of files replaced all or none (exports, sessions, tables), the
   export folder checked and created, one file written through a temporary file.
 - :mod:`.reading`: bounded, strict reads of tokenizer files (size, UTF-8, JSON depth), a
-  ``FormatError`` naming the file and the place, never a traceback.
+  ``FormatError`` naming the file and the place, never a traceback; ``json_problem``, a
+  JSON error's message and column.
 """
 from __future__ import annotations
 
 from .atomic import check_name, ensure_folder, replace_set, write_atomic, write_files
-from .reading import as_id, read_bytes, read_json, read_text
+from .reading import as_id, json_problem, read_bytes, read_json, read_text
 
-__all__ = ["as_id", "check_name", "ensure_folder", "read_bytes", "read_json", "read_text",
-           "replace_set", "write_atomic", "write_files"]
+__all__ = ["as_id", "check_name", "ensure_folder", "json_problem", "read_bytes", "read_json",
+           "read_text", "replace_set", "write_atomic", "write_files"]

@@ -118,13 +118,20 @@ def read_text(path: str | Path) -> str:
                                 f"offset {e.start}); tokenizer files are UTF-8.", line=line) from None
 
 
+def json_problem(e: json.JSONDecodeError) -> str:
+    """What is wrong and where on its line: "Expecting value at column 11",
+    "Unterminated string starting at column 7" (some of json's messages end in "at")."""
+    msg = e.msg[:-3] if e.msg.endswith(" at") else e.msg
+    return f"{msg} at column {e.colno}"
+
+
 def loads(text: str | bytes, path) -> Any:
     """``json.loads`` whose every failure -- bad JSON, nesting too deep for Python's
     stack -- is a FormatError naming the file."""
     try:
         return json.loads(text)
     except json.JSONDecodeError as e:
-        raise FormatError(path, f"is not valid JSON ({e.msg} at column {e.colno}).",
+        raise FormatError(path, f"is not valid JSON ({json_problem(e)}).",
                           line=e.lineno) from None
     except RecursionError:
         raise FormatError(path, f"nests JSON objects and lists more than {MAX_JSON_DEPTH} levels "

@@ -7,6 +7,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QVBoxLayout, QWidget
 
 from ..panels.check.check_panel import CheckPanel
+from ..widgets.default_button import make_default
 
 
 class CheckDialog(QDialog):
@@ -18,6 +19,7 @@ class CheckDialog(QDialog):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.panel)
+        make_default(self.panel.check_btn)   # Enter checks, also after Browse…
         screen = (parent.screen() if parent is not None else self.screen()).availableGeometry()
         self.resize(min(1100, screen.width() - 40), min(760, screen.height() - 60))
 

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QFileDialog
                                QProgressBar, QPushButton, QVBoxLayout, QWidget)
 
 from ..theme import colors
+from ..widgets.default_button import make_default
 from ..widgets.last_folder import last_folder, remember
 from ..widgets.wheel_guard import guard_wheel
 
@@ -97,10 +98,10 @@ class ExportDialog(QDialog):
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         self.export_button = self.buttons.addButton("Export",
                                                     QDialogButtonBox.ButtonRole.AcceptRole)
-        self.export_button.setDefault(True)
         self.buttons.accepted.connect(self.export)
         self.buttons.rejected.connect(self.reject)
         lay.addWidget(self.buttons)
+        make_default(self.export_button)    # once in the dialog, or Close took Enter
         self._describe()
         self._update()
         self.resize(520, 420)

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFileDialog, QHBoxLayo
 
 from ...engine.errors import BPEError
 from ..theme import colors
+from ..widgets.default_button import make_default
 from ..widgets.wheel_guard import guard_wheel
 from .file_sniff import content_problem, not_importable, unknown_content, why_not
 
@@ -110,9 +111,8 @@ class ImportDialog(QDialog):
         last = QSettings().value("import/last", "") or ""
         self.path_edit = QLineEdit(path or str(last))
         self.path_edit.textChanged.connect(self._detect)
-        # Enter in the path imports it; it used to press "File…" (a dialog's push
-        # buttons are auto-default, and the first one took the Enter)
-        self.path_edit.returnPressed.connect(self._enter)
+        # Enter in the path imports it: the line edit passes Enter on to the dialog, whose
+        # default is Import (make_default below); File… and Folder… never take it
         file_button = QPushButton("File…", autoDefault=False)
         file_button.clicked.connect(self._pick_file)
         folder_button = QPushButton("Folder…", autoDefault=False)
@@ -135,17 +135,13 @@ class ImportDialog(QDialog):
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
         self.import_button = self.buttons.addButton("Import",
                                                     QDialogButtonBox.ButtonRole.AcceptRole)
-        self.import_button.setDefault(True)
         self.buttons.accepted.connect(self.do_import)
         self.buttons.rejected.connect(self.reject)
         lay.addWidget(self.buttons)
+        make_default(self.import_button)    # once in the dialog, or Cancel took Enter
         self._detect()
         self.resize(560, 200)
         guard_wheel(self)
-
-    def _enter(self) -> None:
-        if self.import_button.isEnabled() and not self.loading:
-            self.do_import()
 
     def _pick_file(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Import tokenizer", self.path_edit.text(),

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDialog, QFileDialo
 from ...engine.errors import BPEError
 from ...engine.analysis import CostTable, held_out_files, tokenizer_labels
 from ..theme import colors, is_dark
+from ..widgets.default_button import make_default, not_auto_default
 from ..widgets.wheel_guard import guard_wheel
 from ..widgets.last_folder import in_last_folder, last_folder, remember
 from .cost_parts import METRICS, SORT_ROLE, CostChart, CostModel
@@ -106,7 +107,6 @@ class LanguageCostDialog(QDialog):
                                   "document)")
         self.reference.currentTextChanged.connect(lambda _: self._not_measured())
         self.measure = QPushButton("Measure")
-        self.measure.setDefault(True)
         self.measure.clicked.connect(self.run)
         self.status = QLabel()
         self.status.setWordWrap(True)
@@ -164,6 +164,10 @@ class LanguageCostDialog(QDialog):
         lay.addLayout(form)
         lay.addWidget(split, 1)
         lay.addLayout(bottom)
+        # Enter measures, also after Browse…, Add file… or Export CSV… was clicked
+        not_auto_default(browse, self.add_step, self.add_imported, self.add_file,
+                         self.remove, self.export)
+        make_default(self.measure)
         self._show_chart()
         self._not_measured()
         guard_wheel(self)

@@ -154,8 +154,12 @@ class TokenFlow(QAbstractScrollArea):
         get = self._widths.get
         known = list(map(get, keys))
         if None in known:
+            # each new chip measured once: a page of Chinese is ~95k tokens but ~3k
+            # distinct chips, and measuring every token took 0.7 s on the GUI thread
             width = self._width
-            known = [w if w is not None else width(*k) for w, k in zip(known, keys)]
+            for k in {k for w, k in zip(known, keys) if w is None}:
+                width(*k)
+            known = list(map(get, keys))
         new_ws = cast("list[int]", known)   # every width is known now
         x = MARGIN
         append = xs.append

@@ -581,6 +581,23 @@ def test_tokenizer_json_not_json(tmp_path):
     assert e.value.line == 3
 
 
+@pytest.mark.regression
+@pytest.mark.parametrize("content,says", [
+    ('{"model": "BPE', "Unterminated string starting at column 11"),
+    ('{"model": "B\x01"}', "Invalid control character at column 13"),
+    ('{"model": }', "Expecting value at column 11"),
+])
+def test_a_json_error_names_its_column_once(tmp_path, content, says):
+    """Bad JSON said "Unterminated string starting at at column 7" (json's message
+    already ends in "at")."""
+    path = tmp_path / "tokenizer.json"
+    path.write_text(content, "utf-8")
+    with pytest.raises(FormatError) as e:
+        load_tokenizer(path)
+    assert f"({says})" in str(e.value) and " at at " not in str(e.value)
+    assert e.value.line == 1
+
+
 @pytest.mark.parametrize("line,expect", [
     ("not-base64!! 5", "base64"),
     ("YWJj", "part"),

@@ -61,9 +61,9 @@ class CheckPanel(QWidget):
         self.result_edit.setPlaceholderText("vocab.json + merges.txt, tokenizer.json, a .tiktoken, "
                                             "or a pickle of (vocab, merges)")
         self.result_edit.textChanged.connect(lambda _: self._update())
-        browse = QPushButton("Browse…")
+        browse = QPushButton("Browse…", autoDefault=False)   # Enter: Check merges
         browse.clicked.connect(self._pick_result)
-        folder = QPushButton("Folder…")
+        folder = QPushButton("Folder…", autoDefault=False)
         folder.setToolTip("A folder holding vocab.json + merges.txt (or one tokenizer file)")
         folder.clicked.connect(self._pick_folder)
         row = QHBoxLayout()
@@ -81,7 +81,7 @@ class CheckPanel(QWidget):
         self.corpus_edit = QLineEdit()
         self.corpus_edit.setPlaceholderText("the text your trainer was trained on")
         self.corpus_edit.textEdited.connect(lambda _: self.use_file.setChecked(True))
-        pick_corpus = QPushButton("Browse…")
+        pick_corpus = QPushButton("Browse…", autoDefault=False)
         pick_corpus.clicked.connect(self._pick_corpus)
         row = QHBoxLayout()
         row.addWidget(self.use_window)
@@ -123,8 +123,7 @@ class CheckPanel(QWidget):
             bar.addWidget(pair)
         form.addRow("Settings:", bar)
 
-        self.check_btn = QPushButton("Check merges")
-        self.check_btn.setDefault(True)
+        self.check_btn = QPushButton("Check merges")   # the dialog's default (check_dialog)
         self.check_btn.clicked.connect(self.run_check)
         self.status = QLabel()
         self.status.setWordWrap(True)

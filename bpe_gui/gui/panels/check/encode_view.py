@@ -40,7 +40,7 @@ class EncodeCheckView(QWidget):
         self.ids_edit.setPlaceholderText("The ids it produced: 464, 1110, 318 … or a JSON list")
         for edit in (self.text_edit, self.ids_edit):
             edit.setMinimumHeight(edit.fontMetrics().lineSpacing() * 3)
-        load = QPushButton("Load ids…")
+        load = QPushButton("Load ids…", autoDefault=False)
         load.clicked.connect(self._load_ids)
         self.check_btn = QPushButton("Check ids")
         self.check_btn.setDefault(False)

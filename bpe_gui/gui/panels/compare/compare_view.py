@@ -27,7 +27,7 @@ from ....engine.errors import BPEError
 from ....engine.tokenizers import Encoding
 from ...controller.table_corpus import NO_TEXT
 from ...models.compare_table import METRICS, CompareTableModel, fmt_cell
-from ..encode.pages import PAGE_CHARS, PageBar, PagedEdit, TextPages
+from ..encode.pages import PageBar, PagedEdit, PagedText
 from .compare_overlap import OverlapPanel
 from .compare_pane import DEBOUNCE_MS, ComparePane
 from ...widgets.flow_layout import FlowBar
@@ -60,10 +60,9 @@ class CompareView(QWidget):
         # a long text is compared a page at a time, as the encode view shows it (a
         # text box holding megabytes lays it all out on the GUI thread; pages.py)
         self.edit = PagedEdit()
-        self.edit.long_insert = self._long_insert
-        self.pages = TextPages()
         self.page_bar = PageBar()
-        self.page_bar.moved.connect(self.show_page)
+        self.paging = PagedText(self.edit, self.page_bar, self.compare_now)
+        self.pages = self.paging.pages
         self.edit.setPlaceholderText("Text to compare: type or paste it here.")
         line = self.edit.fontMetrics().lineSpacing()
         self.edit.setMinimumHeight(2 * line + 14)   # 2 lines, up to 6 (see the layout)
@@ -191,7 +190,7 @@ class CompareView(QWidget):
     # ----- public API -----------------------------------------------------------------------------
     def text(self) -> str:
         """The whole text (a long one: every page, as edited)."""
-        return self.pages.whole(self.edit.toPlainText())
+        return self.paging.text()
 
     def shown_text(self) -> str:
         """What is compared: the text, or of a long one the page on show."""
@@ -217,42 +216,18 @@ class CompareView(QWidget):
 
     def set_text(self, text: str) -> None:
         """Compare ``text``: a long one a page at a time (pages.py)."""
-        if len(text) > PAGE_CHARS:
-            self._show_page_text(self.pages.load(text))
-        else:
-            self.pages.clear()
-            self._show_page_text(text)
+        self.paging.set_text(text)
 
     def show_page(self, index: int) -> None:
         """Page ``index`` of a long text (its edits on the page shown are kept)."""
-        if self.pages.active:
-            self._show_page_text(self.pages.go(index, self.edit.toPlainText()))
-
-    def _show_page_text(self, page: str, cursor_at: int | None = None) -> None:
-        self.page_bar.show_pages(self.pages)
-        self.edit.setPlainText(page)
-        if cursor_at is not None:
-            cur = self.edit.textCursor()
-            cur.setPosition(len(page[:cursor_at].encode("utf-16-le")) // 2)
-            self.edit.setTextCursor(cur)
-            self.edit.ensureCursorVisible()
-        self.compare_now()
-
-    def _long_insert(self, text: str, a: int, b: int) -> None:
-        """A paste or drop longer than a page, replacing characters a..b of the page on
-        show: the whole text is paged again, showing the page where the paste begins."""
-        start = self.pages.span()[0] if self.pages.active else 0
-        whole = self.text()
-        new = whole[:start + a] + text + whole[start + b:]
-        page = self.pages.load(new, at=start + a)
-        end = start + a + len(text) - self.pages.span()[0]
-        self._show_page_text(page, min(end, len(page)))
+        self.paging.show_page(index)
 
     def compare_now(self) -> None:
         """Encode the text on both sides, mark differing cuts, fill the table."""
         t0 = time.perf_counter()
         self._timer.stop()
         text = self.shown_text()
+        self.paging.page_edited(text)   # the bar says what the page holds now
         panes = (self.pane_a, self.pane_b)
         for i, pane in enumerate(panes):
             tok = self.tokenizers[i] = pane.tokenizer()

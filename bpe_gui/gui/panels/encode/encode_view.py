@@ -38,7 +38,7 @@ from ...widgets.token_flow import TokenFlow
 from ...widgets.visibility import CatchUp
 from ...widgets.word_branches import WordColouring
 from ...widgets.elided_combo import ElidedComboBox
-from .pages import PAGE_CHARS, PageBar, PagedEdit, TextPages
+from .pages import PageBar, PagedEdit, PagedText
 
 SYNC_CHARS = 20_000        # re-encode right after the keys below this size, else after a pause
 DEBOUNCE_MS = 50
@@ -158,11 +158,10 @@ class EncodeView(QWidget):
 
         # a long text is shown a page at a time (pages.py): a 30 MB paste or session
         # text laid out whole held the window for many seconds, past a SIGTERM (issue 30)
-        self.pages = TextPages()
         self.page_bar = PageBar()
-        self.page_bar.moved.connect(self.show_page)
         self.edit = PagedEdit()
-        self.edit.long_insert = self._long_insert
+        self.paging = PagedText(self.edit, self.page_bar, self.encode_now)
+        self.pages = self.paging.pages
         self.edit.setPlaceholderText("Type or paste text to see how the tokenizer cuts it.")
         f = self.edit.font()
         f.setPointSizeF(f.pointSizeF() * 1.25)
@@ -224,40 +223,15 @@ class EncodeView(QWidget):
 
     def text(self) -> str:
         """The whole text (a long one: every page, as edited)."""
-        return self.pages.whole(self.edit.toPlainText())
+        return self.paging.text()
 
     def set_text(self, text: str) -> None:
         """Show ``text``: a long one a page at a time (pages.py)."""
-        if len(text) > PAGE_CHARS:
-            self._show_page_text(self.pages.load(text))
-        else:
-            self.pages.clear()
-            self._show_page_text(text)
+        self.paging.set_text(text)
 
     def show_page(self, index: int) -> None:
         """Page ``index`` of a long text (its edits on the page shown are kept)."""
-        if self.pages.active:
-            self._show_page_text(self.pages.go(index, self.edit.toPlainText()))
-
-    def _show_page_text(self, page: str, cursor_at: int | None = None) -> None:
-        self.page_bar.show_pages(self.pages)
-        self.edit.setPlainText(page)
-        if cursor_at is not None:
-            cur = self.edit.textCursor()
-            cur.setPosition(len(page[:cursor_at].encode("utf-16-le")) // 2)
-            self.edit.setTextCursor(cur)
-            self.edit.ensureCursorVisible()
-        self.encode_now()
-
-    def _long_insert(self, text: str, a: int, b: int) -> None:
-        """A paste or drop longer than a page, replacing characters a..b of the page on
-        show: the whole text is paged again, showing the page where the paste begins."""
-        start = self.pages.span()[0] if self.pages.active else 0
-        whole = self.text()
-        new = whole[:start + a] + text + whole[start + b:]
-        page = self.pages.load(new, at=start + a)
-        end = start + a + len(text) - self.pages.span()[0]
-        self._show_page_text(page, min(end, len(page)))
+        self.paging.show_page(index)
 
     # ----- controller -------------------------------------------------------------------------
     def _on_tokenizer_changed(self) -> None:
@@ -331,6 +305,7 @@ class EncodeView(QWidget):
         text = self._raw_text(raw)
         self._text = text
         self._note_blocks(raw)
+        self.paging.page_edited(text)   # the bar says what the page holds now
         tok = self.tok
         enc = Encoding([], [], [], [])
         error = None

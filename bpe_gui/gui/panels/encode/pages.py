@@ -1,4 +1,4 @@
-"""A long text in the encode view, shown and encoded one page at a time.
+"""A long text in the encode (and compare) view, shown and encoded one page at a time.
 
 A text box holding 30 MB lays it all out on the GUI thread: setting it took 10 s, each
 re-encode copied it twice more, and the window could not even quit on SIGTERM meanwhile
@@ -8,7 +8,13 @@ and a bar under the controls moves between pages. Edits of the page are part of 
 text (``whole``); a paste that would make the page long pages the text again.
 
 Pages end after a line break when there is one in a page's last tenth, so lines are not
-cut in two; else at PAGE_CHARS characters.
+cut in two; else at PAGE_CHARS characters. An edited page keeps its place: the pages
+after it move with the edit (a page emptied is dropped, one that outgrew a page is
+split, when the user leaves it), and the bar says what the page holds now (issue 37:
+it still said "characters 1–99,962" of a page replaced by 19 characters). Ctrl+A selects
+the whole text, every page (the bar says so): typing, pasting or deleting then replaces
+the whole text, Ctrl+C copies it, and Ctrl+Z brings it back (:class:`PagedEdit`).
+:class:`PagedText` is the part a view holds for all this.
 
 Example::
 
@@ -21,8 +27,12 @@ from __future__ import annotations
 
 from typing import Callable
 
-from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QWidget
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QKeySequence
+from PySide6.QtWidgets import (QApplication, QHBoxLayout, QPlainTextEdit, QPushButton,
+                               QSizePolicy, QWidget)
+
+from ...widgets.text_pane import TextPane
 
 PAGE_CHARS = 100_000   # characters a page holds: what the view encodes and colours
 
@@ -90,66 +100,262 @@ class TextPages:
         return self.full[:a] + page + self.full[b:]
 
     def go(self, index: int, page: str) -> str:
-        """Keep the edits of the page on show, then show page ``index``."""
-        text = self.whole(page)
-        self.full = text
-        self.starts = page_starts(text)
-        self.index = max(0, min(index, len(self.starts) - 1))
+        """Keep the edits of the page on show, then show page ``index`` (numbered as the
+        bar numbered them). The other pages keep their text: those after the edited
+        page move by what it gained or lost; an emptied page is dropped, one that grew
+        past PAGE_CHARS is split."""
+        i = self.index
+        a, b = self.span()
+        full = self.full or ""
+        text = full[:a] + page + full[b:]
+        delta = len(page) - (b - a)
+        inner = [a + s for s in page_starts(page)] if page else []
+        starts = self.starts[:i] + inner + [s + delta for s in self.starts[i + 1:]]
+        if not starts:                     # (the only page, emptied)
+            starts = [0]
+        target = index if index <= i else index + len(inner) - 1
+        self.full, self.starts = text, starts
+        self.index = max(0, min(target, len(starts) - 1))
         a, b = self.span()
         return text[a:b]
 
-    def describe(self) -> str:
+    def variants(self, page_len: int | None = None) -> list[str]:
+        """What the bar says of the page on show, longest first (the bar shows the
+        longest that fits); ``page_len``: the characters the page holds now, as edited."""
         a, b = self.span()
-        n = len(self.full or "")
-        return (f"Page {self.index + 1:,} of {self.count:,}: characters {a + 1:,}–{b:,} "
-                f"of {n:,}")
+        n = b - a if page_len is None else page_len
+        total = len(self.full or "") - (b - a) + n
+        i, count = self.index + 1, self.count
+        head = f"Page {i:,} of {count:,}"
+        if n == 0:
+            return [f"{head}: empty (dropped when you leave it) · {total:,} characters "
+                    "in all", f"{head}: empty · {total:,} characters", f"{head}: empty",
+                    f"{i:,}/{count:,}"]
+        return [f"{head}: characters {a + 1:,}–{a + n:,} of {total:,}",
+                f"{head}: {a + 1:,}–{a + n:,} of {total:,}", head, f"{i:,}/{count:,}"]
+
+    def describe(self, page_len: int | None = None) -> str:
+        return self.variants(page_len)[0]
+
+    def all_variants(self, page_len: int | None = None) -> list[str]:
+        """What the bar says while the whole text is selected (Ctrl+A)."""
+        a, b = self.span()
+        n = b - a if page_len is None else page_len
+        total = len(self.full or "") - (b - a) + n
+        count = self.count
+        return [f"All {total:,} characters selected, every page: typing, pasting or "
+                "Delete replaces them all (Ctrl+Z brings them back)",
+                f"All {total:,} characters selected ({count:,} pages)",
+                f"All {count:,} pages selected", "All selected"]
 
 
 class PageBar(QWidget):
-    """"Page 2 of 299 ..." and the buttons to the previous and next page."""
+    """"Page 2 of 299 ..." and the buttons to the previous and next page.
+
+    The buttons have a fixed width at the bar's right end, so they stay put from page to
+    page (a label that grew with the numbers pushed them about: Next clicked three times
+    in one spot went to pages 2, 1, 2); the label says the longest of its forms that fits
+    and never widens the bar; a narrow bar gets "◀" and "▶" (issue 37)."""
 
     moved = Signal(int)   # the page to show
 
+    WIDE = ("◀ Previous page", "Next page ▶")
+    NARROW = ("◀", "▶")
+
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self.label = QLabel()
+        self.label = TextPane(hint_width=self.fontMetrics().horizontalAdvance(
+            "Page 88 of 88: characters 8,888,888–8,888,888 of 88,888,888"))
         self.label.setToolTip("A long text is shown, encoded and coloured a page at a time "
                               f"({PAGE_CHARS:,} characters), so the window stays quick; "
                               "the whole text is kept (sessions save it)")
-        self.prev_button = QPushButton("◀ Previous page")
-        self.next_button = QPushButton("Next page ▶")
+        self.prev_button = QPushButton()
+        self.next_button = QPushButton()
+        self.prev_button.setToolTip("The previous page (the edits of this one are kept)")
+        self.next_button.setToolTip("The next page (the edits of this one are kept)")
+        self._widths = {}
+        for texts in (self.WIDE, self.NARROW):
+            self._set_texts(texts)
+            self._widths[texts] = max(b.sizeHint().width()
+                                      for b in (self.prev_button, self.next_button))
+        self._texts = self.NARROW
+        for b in (self.prev_button, self.next_button):
+            b.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
+        self._fit_buttons(self.WIDE)
         lay = QHBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.label, 1)
         lay.addWidget(self.prev_button)
         lay.addWidget(self.next_button)
         self._index = 0
+        self._variants: list[str] = []
         self.prev_button.clicked.connect(lambda: self.moved.emit(self._index - 1))
         self.next_button.clicked.connect(lambda: self.moved.emit(self._index + 1))
         self.hide()
 
-    def show_pages(self, pages: TextPages) -> None:
+    def _set_texts(self, texts: tuple[str, str]) -> None:
+        self.prev_button.setText(texts[0])
+        self.next_button.setText(texts[1])
+
+    def _fit_buttons(self, texts: tuple[str, str]) -> None:
+        if texts == self._texts:
+            return
+        self._texts = texts
+        self._set_texts(texts)
+        for b in (self.prev_button, self.next_button):
+            b.setFixedWidth(self._widths[texts])
+
+    def minimumSizeHint(self):
+        hint = super().minimumSizeHint()
+        spacing = max(0, self.layout().spacing()) if self.layout() is not None else 6
+        hint.setWidth(2 * self._widths[self.NARROW] + 2 * spacing
+                      + self.fontMetrics().horizontalAdvance("88/88"))
+        return hint
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        # the long buttons while the label keeps room for "Page 12 of 34" beside them
+        room = self.width() - 2 * self._widths[self.WIDE] - 12
+        self._fit_buttons(self.WIDE if room >= self.fontMetrics().horizontalAdvance(
+            "Page 888 of 888") else self.NARROW)
+
+    def show_pages(self, pages: TextPages, page_len: int | None = None,
+                   all_selected: bool = False) -> None:
+        """The page on show (``page_len``: its characters now, as edited)."""
         if not pages.active:
             self.hide()
             return
         self._index = pages.index
-        self.label.setText(pages.describe())
+        self.label.set_variants(pages.all_variants(page_len) if all_selected
+                                else pages.variants(page_len))
         self.prev_button.setEnabled(pages.index > 0)
         self.next_button.setEnabled(pages.index + 1 < pages.count)
         self.show()
 
 
+_TYPED_OK = frozenset("\t\r\n")
+_DELETE_KEYS = (Qt.Key.Key_Backspace, Qt.Key.Key_Delete)
+
+
 class PagedEdit(QPlainTextEdit):
-    """The encode view's text box: a paste or a drop that would make its text longer
-    than a page goes to ``long_insert(text, start, end)`` (the characters of the page it
-    replaces) instead of into the box, which would lay it all out at once."""
+    """The view's text box: a paste or a drop that would make its text longer than a page
+    goes to ``long_insert(text, start, end)`` (the characters of the page it replaces)
+    instead of into the box, which would lay it all out at once.
+
+    With a long text (``pages`` active), Select All (Ctrl+A, the context menu) selects
+    the whole text, every page (``allSelectedChanged``); then typing, pasting or
+    deleting goes to ``replace_all(text)``, copying copies the whole text, and Ctrl+Z
+    (once the box has nothing left to undo) brings the replaced text back."""
+
+    allSelectedChanged = Signal(bool)
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.long_insert: Callable[[str, int, int], None] | None = None
+        self.replace_all: Callable[[str], None] | None = None
+        self.pages: TextPages | None = None
+        self.all_selected = False
+        self._replaced: str | None = None   # the whole text before replace_all (Ctrl+Z)
+        self.selectionChanged.connect(self._selection_changed)
+
+    # ----- the whole text selected ----------------------------------------------------------
+    def _paged(self) -> bool:
+        return self.pages is not None and self.pages.active and self.replace_all is not None
+
+    def whole_text(self) -> str:
+        page = self.toPlainText()
+        return self.pages.whole(page) if self.pages is not None else page
+
+    def select_everything(self) -> None:
+        """Select All: the page in the box, and with a long text every page."""
+        self.selectAll()
+        self._set_all(self._paged())
+
+    def _set_all(self, on: bool) -> None:
+        if on != self.all_selected:
+            self.all_selected = on
+            self.allSelectedChanged.emit(on)
+
+    def _selection_changed(self) -> None:
+        if self.all_selected:
+            cur = self.textCursor()
+            if cur.selectionStart() != 0 or \
+                    cur.selectionEnd() != self.document().characterCount() - 1:
+                self._set_all(False)
+
+    def _replace(self, text: str) -> None:
+        """Replace the whole text (every page) with ``text``; Ctrl+Z brings it back."""
+        before = self.whole_text()
+        self._set_all(False)
+        if self.replace_all is not None:
+            self.replace_all(text)      # (the view forgets any older replaced text)
+        self._replaced = before
+
+    def forget_replaced(self) -> None:
+        """A new text came from elsewhere (a file, a session): Ctrl+Z no longer brings
+        back a text replaced before it."""
+        self._replaced = None
+
+    def _copy_whole(self) -> None:
+        cb = QApplication.clipboard()
+        if cb is not None:
+            cb.setText(self.whole_text())
+
+    def keyPressEvent(self, e) -> None:
+        if e.matches(QKeySequence.StandardKey.SelectAll):
+            self.select_everything()
+            return
+        if self.all_selected and not self.isReadOnly():
+            if e.matches(QKeySequence.StandardKey.Copy):
+                self._copy_whole()
+                return
+            if e.matches(QKeySequence.StandardKey.Cut):
+                self._copy_whole()
+                self._replace("")
+                return
+            if e.key() in _DELETE_KEYS:
+                self._replace("")
+                return
+            typed = e.text()
+            ctrl = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.MetaModifier
+            if typed and not e.modifiers() & ctrl and \
+                    all(c.isprintable() or c in _TYPED_OK for c in typed):
+                self._replace(typed.replace("\r", "\n"))
+                return
+        if e.matches(QKeySequence.StandardKey.Undo) and self._replaced is not None \
+                and not self.document().isUndoAvailable() and self.replace_all is not None:
+            text, self._replaced = self._replaced, None
+            self.replace_all(text)
+            return
+        super().keyPressEvent(e)
+
+    def inputMethodEvent(self, e) -> None:
+        if self.all_selected and e.commitString():
+            self._replace(e.commitString())
+            return
+        super().inputMethodEvent(e)
+
+    def contextMenuEvent(self, e) -> None:
+        menu = self.createStandardContextMenu(e.pos())
+        if self._paged():
+            whole = {"select-all": self.select_everything}
+            if self.all_selected:
+                whole.update({"edit-copy": self._copy_whole,
+                              "edit-cut": lambda: (self._copy_whole(), self._replace("")),
+                              "edit-delete": lambda: self._replace("")})
+            for act in menu.actions():
+                slot = whole.get(act.objectName())
+                if slot is not None:
+                    act.triggered.disconnect()
+                    act.triggered.connect(lambda _checked=False, f=slot: f())
+        menu.exec(e.globalPos())
+        menu.deleteLater()
 
     def insertFromMimeData(self, source) -> None:
         text = source.text() if source is not None and source.hasText() else ""
+        if self.all_selected and text:
+            self._replace(text.replace("\r\n", "\n"))
+            return
         doc_chars = self.document().characterCount()
         if self.long_insert is None or not text or len(text) + doc_chars <= PAGE_CHARS:
             super().insertFromMimeData(source)
@@ -160,3 +366,84 @@ class PagedEdit(QPlainTextEdit):
         b = chars_before(page, cur.selectionEnd())
         self.long_insert(text.replace("\r\n", "\n"), a, b)
 
+
+class PagedText:
+    """What a view with a long text does with its text box, its pages and its bar: show
+    a text (a long one a page at a time), move between pages, take a long paste, select
+    and replace the whole text, and keep the bar saying what the page holds.
+
+    ``shown()`` is the view's: encode what the box holds now (the page)."""
+
+    def __init__(self, edit: PagedEdit, bar: PageBar, shown: Callable[[], None]):
+        self.edit, self.bar, self.pages = edit, bar, TextPages()
+        self._shown = shown
+        edit.pages = self.pages
+        edit.long_insert = self._long_insert
+        edit.replace_all = self.replace_all
+        edit.allSelectedChanged.connect(lambda _on: self.page_edited())
+        bar.moved.connect(self.show_page)
+
+    def text(self) -> str:
+        """The whole text (a long one: every page, as edited)."""
+        return self.pages.whole(self.edit.toPlainText())
+
+    def set_text(self, text: str) -> None:
+        """Show ``text``: a long one a page at a time."""
+        self.edit.forget_replaced()
+        self._set(text)
+
+    def _set(self, text: str, cursor_at: int | None = None) -> None:
+        if len(text) > PAGE_CHARS:
+            self._show(self.pages.load(text), cursor_at)
+        else:
+            self.pages.clear()
+            self._show(text, cursor_at)
+
+    def replace_all(self, text: str) -> None:
+        """The whole text replaced (Ctrl+A, then typing, pasting, deleting; Ctrl+Z): the
+        cursor after a short text, at the start of a long one."""
+        self._set(text, len(text) if len(text) <= PAGE_CHARS else 0)
+
+    def show_page(self, index: int) -> None:
+        """Page ``index`` of a long text (its edits on the page shown are kept); a text
+        edited down to a page is shown whole again."""
+        if not self.pages.active:
+            return
+        page = self.pages.go(index, self.edit.toPlainText())
+        full = self.pages.full or ""
+        if len(full) <= PAGE_CHARS:
+            at = self.pages.span()[0]
+            self.pages.clear()
+            self._show(full, at)
+        else:
+            self._show(page)
+
+    def page_edited(self, page: str | None = None) -> None:
+        """The bar says what the page holds now (``page``: its text, if at hand)."""
+        if not self.pages.active:
+            return
+        n = len(page if page is not None else self.edit.toPlainText())
+        self.bar.show_pages(self.pages, n, self.edit.all_selected)
+
+    def _show(self, page: str, cursor_at: int | None = None) -> None:
+        self.bar.show_pages(self.pages)
+        self.edit.setPlainText(page)
+        if cursor_at is not None:
+            cur = self.edit.textCursor()
+            cur.setPosition(len(page[:cursor_at].encode("utf-16-le")) // 2)
+            self.edit.setTextCursor(cur)
+            self.edit.ensureCursorVisible()
+        self._shown()
+
+    def _long_insert(self, text: str, a: int, b: int) -> None:
+        """A paste or drop longer than a page, replacing characters a..b of the page on
+        show: the whole text is paged again, showing the page where the paste begins,
+        with the cursor after the paste if it ends on that page, else where it begins
+        (the end of the page was an empty line: the box looked empty, issue 37)."""
+        start = self.pages.span()[0] if self.pages.active else 0
+        whole = self.text()
+        new = whole[:start + a] + text + whole[start + b:]
+        page = self.pages.load(new, at=start + a)
+        first = self.pages.span()[0]
+        end = start + a + len(text) - first
+        self._show(page, end if end <= len(page) else start + a - first)
