@@ -453,10 +453,25 @@ def test_select_all_replaces_the_whole_text(qtbot, view, controller):
     _settled(qtbot, view)
     assert view.text() == "xy" and view.page_bar.isHidden()
     assert list(view.encoding.ids) == controller.tokenizer().encode("xy")
-    qtbot.keyClick(view.edit, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)   # "y"
-    qtbot.keyClick(view.edit, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)   # all back
+    # one Ctrl+Z brings it back (it took two: the "y" typed after the replacing "x" first)
+    qtbot.keyClick(view.edit, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     _settled(qtbot, view)
     assert view.text() == text and not view.page_bar.isHidden()
+    qtbot.keyClick(view.edit, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClicks(view.edit, "ab")
+    qtbot.keyClick(view.edit, Qt.Key.Key_Return)        # (a key that is not a character:
+    qtbot.keyClicks(view.edit, "c")                     # the box's own undo first)
+    _settled(qtbot, view)
+    assert view.text() == "ab\nc"
+    qtbot.keyClick(view.edit, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    _settled(qtbot, view)
+    assert view.text() != text and view.text().startswith("ab")
+    for _ in range(3):
+        if view.text() == text:
+            break
+        qtbot.keyClick(view.edit, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+        _settled(qtbot, view)
+    assert view.text() == text
     qtbot.keyClick(view.edit, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
     mime = QMimeData()
     mime.setText("nineteen characters")
@@ -490,3 +505,24 @@ def test_a_long_paste_shows_where_it_begins(qtbot, view, controller):
     _settled(qtbot, view)
     assert view.edit.textCursor().position() == len("before ")
     assert view.edit.firstVisibleBlock().blockNumber() == 0
+
+
+@pytest.mark.regression
+def test_the_page_bar_fits_a_narrow_dock(qtbot):
+    """At 800x600 the encode dock is about 190 px wide, but the bar's narrow "◀" and "▶"
+    buttons were 80 px each (a push button's least size hint): the bar needed 207 px and
+    the view scrolled sideways. Narrow, the bar fits in 170 px, its buttons inside it."""
+    from bpe_gui.gui.panels.encode.pages import PageBar, TextPages
+    pages = TextPages()
+    pages.load(_long_text(3 * PAGE_CHARS))
+    bar = PageBar()
+    qtbot.addWidget(bar)
+    bar.show_pages(pages)
+    assert bar.minimumSizeHint().width() <= 170
+    bar.resize(170, bar.sizeHint().height())
+    bar.show()
+    qtbot.waitUntil(lambda: bar.next_button.text() == "▶")
+    for b in (bar.prev_button, bar.next_button):
+        assert b.geometry().right() < bar.width() and b.width() >= b.fontMetrics().horizontalAdvance(b.text())
+    bar.resize(900, bar.height())
+    qtbot.waitUntil(lambda: bar.next_button.text() == "Next page ▶")

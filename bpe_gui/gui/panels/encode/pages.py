@@ -178,6 +178,11 @@ class PageBar(QWidget):
             self._set_texts(texts)
             self._widths[texts] = max(b.sizeHint().width()
                                       for b in (self.prev_button, self.next_button))
+        # a button's size hint is at least the style's 80 px: the arrows alone need a
+        # third of it (80 px each kept the bar 207 px wide, past a narrow dock)
+        fm = self.fontMetrics()
+        self._widths[self.NARROW] = min(self._widths[self.NARROW], max(
+            fm.horizontalAdvance(t) for t in self.NARROW) + 2 * fm.height())
         self._texts = self.NARROW
         for b in (self.prev_button, self.next_button):
             b.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
@@ -235,6 +240,8 @@ class PageBar(QWidget):
 
 _TYPED_OK = frozenset("\t\r\n")
 _DELETE_KEYS = (Qt.Key.Key_Backspace, Qt.Key.Key_Delete)
+_MODIFIER_KEYS = (Qt.Key.Key_Control, Qt.Key.Key_Shift, Qt.Key.Key_Alt, Qt.Key.Key_Meta,
+                  Qt.Key.Key_AltGr, Qt.Key.Key_Super_L, Qt.Key.Key_Super_R)
 
 
 class PagedEdit(QPlainTextEdit):
@@ -256,6 +263,8 @@ class PagedEdit(QPlainTextEdit):
         self.pages: TextPages | None = None
         self.all_selected = False
         self._replaced: str | None = None   # the whole text before replace_all (Ctrl+Z)
+        # typing went on from the replacing key (Ctrl+A, "hello": one Ctrl+Z undoes it all)
+        self._typing_on = False
         self.selectionChanged.connect(self._selection_changed)
 
     # ----- the whole text selected ----------------------------------------------------------
@@ -321,13 +330,25 @@ class PagedEdit(QPlainTextEdit):
             if typed and not e.modifiers() & ctrl and \
                     all(c.isprintable() or c in _TYPED_OK for c in typed):
                 self._replace(typed.replace("\r", "\n"))
+                self._typing_on = True
                 return
         if e.matches(QKeySequence.StandardKey.Undo) and self._replaced is not None \
-                and not self.document().isUndoAvailable() and self.replace_all is not None:
+                and (self._typing_on or not self.document().isUndoAvailable()) \
+                and self.replace_all is not None:
             text, self._replaced = self._replaced, None
+            self._typing_on = False
             self.replace_all(text)
             return
+        typed = e.text()
+        ctrl = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.MetaModifier
+        if e.key() not in _MODIFIER_KEYS and not (
+                typed and not e.modifiers() & ctrl and typed.isprintable()):
+            self._typing_on = False     # (a key other than a character ends the run)
         super().keyPressEvent(e)
+
+    def mousePressEvent(self, e) -> None:
+        self._typing_on = False
+        super().mousePressEvent(e)
 
     def inputMethodEvent(self, e) -> None:
         if self.all_selected and e.commitString():
@@ -352,6 +373,7 @@ class PagedEdit(QPlainTextEdit):
         menu.deleteLater()
 
     def insertFromMimeData(self, source) -> None:
+        self._typing_on = False
         text = source.text() if source is not None and source.hasText() else ""
         if self.all_selected and text:
             self._replace(text.replace("\r\n", "\n"))
