@@ -183,6 +183,16 @@ def is_normalized(form: Form, text: str) -> bool:
     return normalize(form, text) is text
 
 
+def unsafe_stretches(form: Form, text: str) -> list[int] | None:
+    """The stretches of ``text`` the form may change, as [start, end, start, end, ...]
+    (characters; stretches fewer than GAP characters apart joined): outside them every
+    character is its own normal form and a boundary the form does not cross. None
+    without the C scanner."""
+    if _scan is None:
+        return None
+    return _scan.unsafe_spans(text, _bits_of(form, text), GAP)
+
+
 def normalize(form: Form, text: str) -> str:
     """``unicodedata.normalize(form, text)``; ``text`` itself when it is in the form.
     Long texts in NFC or NFKC: only the stretches around unsafe characters go to

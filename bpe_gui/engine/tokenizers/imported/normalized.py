@@ -197,11 +197,9 @@ def _changed_stretches(text: str, form: Form) -> list[tuple[int, int, list[tuple
     pairs (``_unicode_changes`` of the stretch alone), in order; the characters between
     them are their own normal form and boundaries the form never crosses (see
     text/normal_forms.py: a *safe* character). None: without the scanner's tables."""
-    scan = normal_forms._scan
-    if scan is None:
+    spans = normal_forms.unsafe_stretches(form, text)
+    if spans is None:
         return None
-    bits = normal_forms._bits_of(form, text)
-    spans = scan.unsafe_spans(text, bits, normal_forms.GAP)
     out = []
     for k in range(0, len(spans), 2):
         s, e = spans[k], spans[k + 1]

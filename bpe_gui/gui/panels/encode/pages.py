@@ -310,6 +310,10 @@ class PagedEdit(QPlainTextEdit):
         if cb is not None:
             cb.setText(self.whole_text())
 
+    def _cut_whole(self) -> None:
+        self._copy_whole()
+        self._replace("")
+
     def keyPressEvent(self, e) -> None:
         if e.matches(QKeySequence.StandardKey.SelectAll):
             self.select_everything()
@@ -319,8 +323,7 @@ class PagedEdit(QPlainTextEdit):
                 self._copy_whole()
                 return
             if e.matches(QKeySequence.StandardKey.Cut):
-                self._copy_whole()
-                self._replace("")
+                self._cut_whole()
                 return
             if e.key() in _DELETE_KEYS:
                 self._replace("")
@@ -362,7 +365,7 @@ class PagedEdit(QPlainTextEdit):
             whole = {"select-all": self.select_everything}
             if self.all_selected:
                 whole.update({"edit-copy": self._copy_whole,
-                              "edit-cut": lambda: (self._copy_whole(), self._replace("")),
+                              "edit-cut": self._cut_whole,
                               "edit-delete": lambda: self._replace("")})
             for act in menu.actions():
                 slot = whole.get(act.objectName())
