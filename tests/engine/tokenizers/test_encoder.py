@@ -176,6 +176,27 @@ def test_encode_batch_native_threads(tmp_path_factory, threads):
     assert [a.tolist() for a in arrays] == got[:-1]
 
 
+@pytest.mark.parametrize("threads", [2, 3])
+def test_encode_batch_lists_made_while_others_encode(tmp_path_factory, threads):
+    """The calling thread makes the lists of the texts done so far between its own texts
+    once 65,536 ids wait (encodemodule.c BATCH_LISTS): a batch that crosses that many
+    times, long and short texts mixed so the threads finish out of order, and one of
+    20,000 tiny texts, each item as encode gives it, as lists and as arrays."""
+    ours, enc = _tiktoken_pair(tmp_path_factory, known.CL100K_PATTERN, {"<|endoftext|>": 1000})
+    big = _random_texts(40, seed=11, length=(20_000, 60_000))
+    small = _random_texts(400, seed=12, length=(0, 300))
+    texts = [t for pair in zip(big, small) for t in pair] + small[40:] + big[:3]
+    want = [enc.encode(t, allowed_special="all") for t in texts]
+    assert sum(map(len, want)) > 4 * 65_536
+    native = ours.pipeline.whole_text_encoder
+    for _ in range(2):
+        assert ours.encode_batch(texts, threads=threads) == want
+        assert [a.tolist() for a in native.encode_batch(texts, threads, as_array=True)] == want
+    tiny = _random_texts(20_000, seed=13, length=(0, 12))
+    assert ours.encode_batch(tiny, threads=threads) == [enc.encode(t, allowed_special="all")
+                                                        for t in tiny]
+
+
 def test_one_cache_for_every_thread_bounded(tmp_path_factory):
     """Threads share the encoder's cache (a word merged by one serves all), its memory is
     fixed, and each thread that encoded at once keeps one scratch."""
