@@ -457,6 +457,18 @@ def test_select_all_replaces_the_whole_text(qtbot, view, controller):
     qtbot.keyClick(view.edit, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     _settled(qtbot, view)
     assert view.text() == text and not view.page_bar.isHidden()
+    view.show_page(2)                                    # back on the page it was on
+    _settled(qtbot, view)
+    cur = view.edit.textCursor()
+    cur.setPosition(500)
+    view.edit.setTextCursor(cur)
+    where = view.pages.span()[0] + 500
+    qtbot.keyClick(view.edit, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClicks(view.edit, "q")
+    qtbot.keyClick(view.edit, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    _settled(qtbot, view)
+    assert view.text() == text and view.pages.index == 2
+    assert view.pages.span()[0] + view.edit.textCursor().position() == where
     qtbot.keyClick(view.edit, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
     qtbot.keyClicks(view.edit, "ab")
     qtbot.keyClick(view.edit, Qt.Key.Key_Return)        # (a key that is not a character:
@@ -505,6 +517,11 @@ def test_a_long_paste_shows_where_it_begins(qtbot, view, controller):
     _settled(qtbot, view)
     assert view.edit.textCursor().position() == len("before ")
     assert view.edit.firstVisibleBlock().blockNumber() == 0
+    # Ctrl+Z takes the long paste back (it did nothing: the box cannot undo it)
+    qtbot.keyClick(view.edit, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    _settled(qtbot, view)
+    assert view.text() == "before after" and view.page_bar.isHidden()
+    assert view.edit.textCursor().position() == len("before ")
 
 
 @pytest.mark.regression

@@ -259,12 +259,15 @@ class PagedEdit(QPlainTextEdit):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.long_insert: Callable[[str, int, int], None] | None = None
-        self.replace_all: Callable[[str], None] | None = None
+        self.replace_all: Callable[[str, int | None], None] | None = None
         self.pages: TextPages | None = None
         self.all_selected = False
-        self._replaced: str | None = None   # the whole text before replace_all (Ctrl+Z)
+        # the whole text before replace_all or a long paste, and where its cursor was
+        # (Ctrl+Z brings it back there)
+        self._replaced: tuple[str, int] | None = None
         # typing went on from the replacing key (Ctrl+A, "hello": one Ctrl+Z undoes it all)
         self._typing_on = False
+        self._cursor_before_all = 0
         self.selectionChanged.connect(self._selection_changed)
 
     # ----- the whole text selected ----------------------------------------------------------
@@ -277,6 +280,8 @@ class PagedEdit(QPlainTextEdit):
 
     def select_everything(self) -> None:
         """Select All: the page in the box, and with a long text every page."""
+        if not self.all_selected:
+            self._cursor_before_all = self.whole_cursor()   # (where Ctrl+Z comes back to)
         self.selectAll()
         self._set_all(self._paged())
 
@@ -292,13 +297,25 @@ class PagedEdit(QPlainTextEdit):
                     cur.selectionEnd() != self.document().characterCount() - 1:
                 self._set_all(False)
 
+    def whole_cursor(self) -> int:
+        """The cursor's place in the whole text (characters)."""
+        page = self.toPlainText()
+        at = chars_before(page, self.textCursor().position())
+        return at + (self.pages.span()[0] if self.pages is not None and self.pages.active else 0)
+
     def _replace(self, text: str) -> None:
         """Replace the whole text (every page) with ``text``; Ctrl+Z brings it back."""
-        before = self.whole_text()
+        before = (self.whole_text(),
+                  self._cursor_before_all if self.all_selected else self.whole_cursor())
         self._set_all(False)
         if self.replace_all is not None:
-            self.replace_all(text)      # (the view forgets any older replaced text)
+            self.replace_all(text, None)   # (the view forgets any older replaced text)
         self._replaced = before
+
+    def remember_replaced(self, text: str, cursor: int) -> None:
+        """``text`` was the whole text before a change the box cannot undo (a long
+        paste): Ctrl+Z, once the box has nothing left to undo, brings it back."""
+        self._replaced = (text, cursor)
 
     def forget_replaced(self) -> None:
         """A new text came from elsewhere (a file, a session): Ctrl+Z no longer brings
@@ -338,9 +355,9 @@ class PagedEdit(QPlainTextEdit):
         if e.matches(QKeySequence.StandardKey.Undo) and self._replaced is not None \
                 and (self._typing_on or not self.document().isUndoAvailable()) \
                 and self.replace_all is not None:
-            text, self._replaced = self._replaced, None
+            (text, at), self._replaced = self._replaced, None
             self._typing_on = False
-            self.replace_all(text)
+            self.replace_all(text, at)
             return
         typed = e.text()
         ctrl = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.MetaModifier
@@ -418,16 +435,22 @@ class PagedText:
         self._set(text)
 
     def _set(self, text: str, cursor_at: int | None = None) -> None:
+        """Show ``text`` (a long one: the page holding character ``cursor_at``) with
+        the cursor at that character."""
         if len(text) > PAGE_CHARS:
-            self._show(self.pages.load(text), cursor_at)
+            page = self.pages.load(text, at=cursor_at or 0)
+            self._show(page, None if cursor_at is None else cursor_at - self.pages.span()[0])
         else:
             self.pages.clear()
             self._show(text, cursor_at)
 
-    def replace_all(self, text: str) -> None:
+    def replace_all(self, text: str, cursor_at: int | None = None) -> None:
         """The whole text replaced (Ctrl+A, then typing, pasting, deleting; Ctrl+Z): the
-        cursor after a short text, at the start of a long one."""
-        self._set(text, len(text) if len(text) <= PAGE_CHARS else 0)
+        cursor at ``cursor_at`` (Ctrl+Z: where it was), else after a short text and at
+        the start of a long one."""
+        if cursor_at is None:
+            cursor_at = len(text) if len(text) <= PAGE_CHARS else 0
+        self._set(text, min(cursor_at, len(text)))
 
     def show_page(self, index: int) -> None:
         """Page ``index`` of a long text (its edits on the page shown are kept); a text
@@ -472,3 +495,4 @@ class PagedText:
         first = self.pages.span()[0]
         end = start + a + len(text) - first
         self._show(page, end if end <= len(page) else start + a - first)
+        self.edit.remember_replaced(whole, start + a)   # (Ctrl+Z takes the paste back)
