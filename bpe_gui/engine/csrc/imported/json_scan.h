@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "util/load.h" /* load8 */
+
 /* a growing byte buffer (malloc'd: free p when done) */
 typedef struct {
     char *p;
@@ -19,15 +21,6 @@ typedef struct {
 /* Append; 0, or -1 when out of memory (b->oom set). */
 int buf_put(Buf *b, const char *p, size_t n);
 
-/* 8 bytes at p, the first in the lowest bits */
-static inline uint64_t json_load8(const char *p) {
-    uint64_t v;
-    memcpy(&v, p, 8);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    v = __builtin_bswap64(v);
-#endif
-    return v;
-}
 
 #define JSON_ONES 0x0101010101010101ull
 #define JSON_HIGH 0x8080808080808080ull
@@ -38,7 +31,7 @@ static inline const char *skip_ws(const char *p, const char *end) {
         char c = *p;
         if (c == ' ') {
             p++;
-            while (end - p >= 8 && json_load8(p) == 0x20 * JSON_ONES) p += 8;
+            while (end - p >= 8 && load8((const unsigned char *)p) == 0x20 * JSON_ONES) p += 8;
             while (p < end && *p == ' ') p++;
         } else if (c == '\n' || c == '\r' || c == '\t') {
             p++;
@@ -54,7 +47,7 @@ static inline const char *skip_ws(const char *p, const char *end) {
    at a time: the lowest byte flagged by these tests is the first such byte. */
 static inline const char *plain_end(const char *q, const char *end) {
     while (end - q >= 8) {
-        uint64_t v = json_load8(q), quote = v ^ ('"' * JSON_ONES), bs = v ^ ('\\' * JSON_ONES);
+        uint64_t v = load8((const unsigned char *)q), quote = v ^ ('"' * JSON_ONES), bs = v ^ ('\\' * JSON_ONES);
         uint64_t hit = ((quote - JSON_ONES) & ~quote) | ((bs - JSON_ONES) & ~bs) |
                        ((v - 0x20 * JSON_ONES) & ~v);
         hit &= JSON_HIGH;

@@ -13,9 +13,6 @@
 #include "util/huge.h"
 #include "util/grow.h"
 
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 
 #define HEAP_FROM 33 /* words at least this long merge in a tree or a heap (a scan of 32
                         keys per merge is no slower than the tree at 24-32: whitespace
@@ -383,27 +380,6 @@ static inline int32_t new_id(const MergeTable *m, int32_t rank)
  * shifting of arrays per merge. */
 #define KEY_NONE 0x7FFFFFFF
 
-static inline int32_t min_key(const int32_t *key, size_t n)
-{
-#ifdef __SSE2__
-    __m128i best = _mm_loadu_si128((const __m128i *)key);
-    for (size_t i = 4; i < n; i += 4) { /* key is padded with KEY_NONE to a multiple of 4 */
-        __m128i v = _mm_loadu_si128((const __m128i *)(key + i)), lt = _mm_cmplt_epi32(v, best);
-        best = _mm_or_si128(_mm_and_si128(lt, v), _mm_andnot_si128(lt, best));
-    }
-    __m128i sh = _mm_shuffle_epi32(best, _MM_SHUFFLE(1, 0, 3, 2)), lt = _mm_cmplt_epi32(sh, best);
-    best = _mm_or_si128(_mm_and_si128(lt, sh), _mm_andnot_si128(lt, best));
-    sh = _mm_shuffle_epi32(best, _MM_SHUFFLE(2, 3, 0, 1));
-    lt = _mm_cmplt_epi32(sh, best);
-    best = _mm_or_si128(_mm_and_si128(lt, sh), _mm_andnot_si128(lt, best));
-    return _mm_cvtsi128_si32(best);
-#else
-    int32_t best = key[0];
-    for (size_t i = 1; i < n; i++)
-        best = key[i] < best ? key[i] : best;
-    return best;
-#endif
-}
 
 /* merge_scan's and merge_tree's keys: the rank of the pair at i and i's place in its
  * block of 32 */
@@ -473,7 +449,7 @@ static size_t merge_scan(const MergeTable *m, MergeScratch *x, size_t n, int32_t
     int32_t *key = (int32_t *)x->heap; /* room: 6 * cap int32 */
     keys_start(m, x, key, n, (n + 3) & ~(size_t)3, limit, w, flags);
     for (;;) {
-        int32_t best = min_key(key, n);
+        int32_t best = mt_min_key(key, n);
         if (best == KEY_NONE)
             break;
         keys_merge(m, x, key, n, limit, w, flags & MT_SPANS, best & 31);
@@ -584,7 +560,7 @@ static size_t merge_heap(const MergeTable *m, MergeScratch *x, size_t n, int32_t
  * 32 holds KEY_NONE) as (rank << 5 | index % 32) and its place in *pos. */
 static inline int32_t block_min(const int32_t *k, size_t width, int32_t index, uint8_t *pos)
 {
-    int32_t v = min_key(k, width);
+    int32_t v = mt_min_key(k, width);
     *pos = (uint8_t)(v & 31);
     return v == KEY_NONE ? KEY_NONE : (v & ~31) | (index & 31);
 }
@@ -629,7 +605,7 @@ static size_t merge_tree(const MergeTable *m, MergeScratch *x, size_t n, int32_t
             l2[c] = block_min(l1 + 32 * c, w1, (int32_t)c, &p2[c]);
     }
     for (;;) {
-        int32_t top = min_key(l2, top_n);
+        int32_t top = mt_min_key(l2, top_n);
         if (top == KEY_NONE)
             break;
         int32_t c = top & 31, b = 32 * c + p2[c];

@@ -37,6 +37,12 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "util/load.h" /* load4, load5, load8 */
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 #define NO_RANK INT32_MAX
 #define MT_MAX_RANK (1 << 26)   /* ranks (positions in a merge list, or token ids) are below */
 
@@ -217,32 +223,28 @@ size_t mt_ws_by_pairs(const MergeTable *m, MergeScratch *x, const unsigned char 
 /* rank-based, from mt_add_short_key: every token, for ws_tok */
 void mt_ws_note_token(MergeTable *m, const unsigned char *p, size_t len);
 
-/* Little-endian loads of a few bytes (merge.c's pair keys, token_boundaries.c's windows). */
-/* p[0..4) and p[0..5), the first in the lowest bits, on any host */
-static inline uint64_t load4(const unsigned char *p)
+/* The lowest of key[0..n), n a multiple of 4 and at least 4 (merge.c's and
+ * whitespace_runs.c's blocks of pair keys, padded with a key above every other). */
+static inline int32_t mt_min_key(const int32_t *key, size_t n)
 {
-    uint32_t v;
-    memcpy(&v, p, 4);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    v = __builtin_bswap32(v);
+#ifdef __SSE2__
+    __m128i best = _mm_loadu_si128((const __m128i *)key);
+    for (size_t i = 4; i < n; i += 4) { /* (n a multiple of 4, at least 4) */
+        __m128i v = _mm_loadu_si128((const __m128i *)(key + i)), lt = _mm_cmplt_epi32(v, best);
+        best = _mm_or_si128(_mm_and_si128(lt, v), _mm_andnot_si128(lt, best));
+    }
+    __m128i sh = _mm_shuffle_epi32(best, _MM_SHUFFLE(1, 0, 3, 2)), lt = _mm_cmplt_epi32(sh, best);
+    best = _mm_or_si128(_mm_and_si128(lt, sh), _mm_andnot_si128(lt, best));
+    sh = _mm_shuffle_epi32(best, _MM_SHUFFLE(2, 3, 0, 1));
+    lt = _mm_cmplt_epi32(sh, best);
+    best = _mm_or_si128(_mm_and_si128(lt, sh), _mm_andnot_si128(lt, best));
+    return _mm_cvtsi128_si32(best);
+#else
+    int32_t best = key[0];
+    for (size_t i = 1; i < n; i++)
+        best = key[i] < best ? key[i] : best;
+    return best;
 #endif
-    return v;
-}
-
-static inline uint64_t load5(const unsigned char *p)
-{
-    return load4(p) | (uint64_t)p[4] << 32;
-}
-
-/* 8 bytes at p, the first in the lowest bits, on any host */
-static inline uint64_t load8(const unsigned char *p)
-{
-    uint64_t v;
-    memcpy(&v, p, 8);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    v = __builtin_bswap64(v);
-#endif
-    return v;
 }
 
 #endif

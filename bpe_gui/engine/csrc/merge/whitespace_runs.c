@@ -36,9 +36,6 @@
 
 #include "merge/merge.h"
 
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 
 #define WS_FROM 24        /* shorter runs are merged whole (the short-word scan is quick) */
 #define WS_BUILD_AFTER 32768 /* bytes of runs merged whole (in one scratch) before the
@@ -489,28 +486,6 @@ int mt_is_ws(const unsigned char *w, size_t len)
  * keep their lowest key (bmin), and a merge scans again only the blocks it changed. */
 #define WS_NONE 0x7FFFFFFF
 
-/* the lowest of k[0..n) (n a multiple of 4, at least 4) */
-static inline int32_t ws_min(const int32_t *k, size_t n)
-{
-#ifdef __SSE2__
-    __m128i best = _mm_loadu_si128((const __m128i *)k);
-    for (size_t i = 4; i < n; i += 4) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(k + i)), lt = _mm_cmplt_epi32(v, best);
-        best = _mm_or_si128(_mm_and_si128(lt, v), _mm_andnot_si128(lt, best));
-    }
-    __m128i sh = _mm_shuffle_epi32(best, _MM_SHUFFLE(1, 0, 3, 2)), lt = _mm_cmplt_epi32(sh, best);
-    best = _mm_or_si128(_mm_and_si128(lt, sh), _mm_andnot_si128(lt, best));
-    sh = _mm_shuffle_epi32(best, _MM_SHUFFLE(2, 3, 0, 1));
-    lt = _mm_cmplt_epi32(sh, best);
-    best = _mm_or_si128(_mm_and_si128(lt, sh), _mm_andnot_si128(lt, best));
-    return _mm_cvtsi128_si32(best);
-#else
-    int32_t best = k[0];
-    for (size_t i = 1; i < n; i++)
-        best = k[i] < best ? k[i] : best;
-    return best;
-#endif
-}
 
 /* the key of the pair at i (entry e of its two symbols), the symbol it makes in made[i] */
 static inline int32_t ws_key(uint64_t e, uint32_t lim, size_t i, uint16_t *made)
@@ -543,9 +518,9 @@ static size_t ws_merge(const struct MergeWs *t, MergeScratch *x, const unsigned 
         key[i] = WS_NONE;
     size_t top = (nb + 3) & ~(size_t)3;
     for (size_t b = 0; b < top; b++)
-        bmin[b] = b < nb ? ws_min(key + 32 * b, wide) : WS_NONE;
+        bmin[b] = b < nb ? mt_min_key(key + 32 * b, wide) : WS_NONE;
     for (;;) {
-        int32_t best = nb == 1 ? bmin[0] : ws_min(bmin, top);
+        int32_t best = nb == 1 ? bmin[0] : mt_min_key(bmin, top);
         if (best == WS_NONE)
             break;
         int32_t i = best & 1023, j = nxt[i], q = nxt[j], h = prv[i];
@@ -566,11 +541,11 @@ static size_t ws_merge(const struct MergeWs *t, MergeScratch *x, const unsigned 
         }
         /* blocks changed: i's, j's, h's */
         int32_t bi = i >> 5, bj = j >> 5, bh = h >= 0 ? h >> 5 : bi;
-        bmin[bi] = ws_min(key + 32 * bi, wide);
+        bmin[bi] = mt_min_key(key + 32 * bi, wide);
         if (bj != bi)
-            bmin[bj] = ws_min(key + 32 * bj, wide);
+            bmin[bj] = mt_min_key(key + 32 * bj, wide);
         if (bh != bi)
-            bmin[bh] = ws_min(key + 32 * bh, wide);
+            bmin[bh] = mt_min_key(key + 32 * bh, wide);
     }
     for (size_t i = 0; i < k; i = (size_t)nxt[i], out++) {
         x->sym[out] = t->id[sym[i]];
