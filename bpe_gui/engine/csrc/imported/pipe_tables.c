@@ -119,12 +119,13 @@ void insert_slot(PipeModel *m, size_t i) {
 }
 
 /* Add a key for an id. Returns 1 if added, 0 if that key already names an id, or an error. */
-int add_key(PipeModel *m, const char *p, size_t n, int32_t id, int lookup) {
+/* Room for one more entry of n bytes (m->n_entries is its index), listed among the
+ * shown keys if it is not looked up; 0, or an error. */
+static int entry_room(PipeModel *m, size_t n, int lookup) {
     if (n > INT32_MAX) { /* Entry.len is int32 */
         snprintf(m->error, sizeof m->error, "a token of 2 GiB or more");
         return PIPE_INVALID;
     }
-    if (lookup && find_key(m, p, n) != NONE_ID) return 0;
     if (bpe_grow((void **)&m->entries, &m->entries_cap, m->n_entries + 1, sizeof(Entry), 1024) < 0)
         return PIPE_NOMEM;
     /* the few keys only shown, listed: text_id's fallback reads them instead of every
@@ -134,6 +135,13 @@ int add_key(PipeModel *m, const char *p, size_t n, int32_t id, int lookup) {
             return PIPE_NOMEM;
         m->shown[m->n_shown++] = m->n_entries;
     }
+    return 0;
+}
+
+int add_key(PipeModel *m, const char *p, size_t n, int32_t id, int lookup) {
+    if (n <= INT32_MAX && lookup && find_key(m, p, n) != NONE_ID) return 0;
+    int rc = entry_room(m, n, lookup);
+    if (rc < 0) return rc;
     Entry *en = &m->entries[m->n_entries];
     if (arena_put(m, p, n, &en->off) < 0) return PIPE_NOMEM;
     en->len = (int32_t)n;
@@ -146,17 +154,8 @@ int add_key(PipeModel *m, const char *p, size_t n, int32_t id, int lookup) {
 }
 
 int add_key_at_end(PipeModel *m, size_t n, int32_t id, int lookup) {
-    if (n > INT32_MAX) { /* Entry.len is int32 */
-        snprintf(m->error, sizeof m->error, "a token of 2 GiB or more");
-        return PIPE_INVALID;
-    }
-    if (bpe_grow((void **)&m->entries, &m->entries_cap, m->n_entries + 1, sizeof(Entry), 1024) < 0)
-        return PIPE_NOMEM;
-    if (!lookup) {
-        if (bpe_grow((void **)&m->shown, &m->shown_cap, m->n_shown + 1, sizeof(size_t), 16) < 0)
-            return PIPE_NOMEM;
-        m->shown[m->n_shown++] = m->n_entries;
-    }
+    int rc = entry_room(m, n, lookup);
+    if (rc < 0) return rc;
     Entry *en = &m->entries[m->n_entries++];
     en->off = (int64_t)m->arena_len;
     en->len = (int32_t)n;

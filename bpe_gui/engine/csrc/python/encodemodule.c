@@ -845,6 +845,23 @@ static int encoder_ready(Encoder *e)
     return 0;
 }
 
+/* Encode t into sc without the GIL (the merger counted as read, the encoder as busy
+ * meanwhile); encode_ref's result. */
+static int encode_released(Encoder *e, EncScratch *sc, const TextRef *t, int specials)
+{
+    int rc;
+    Merger *m = e->merger;
+    m->readers++;
+    e->active++;
+    Py_BEGIN_ALLOW_THREADS
+    rc = encode_ref(e, sc, t, specials);
+    Py_END_ALLOW_THREADS
+    m->readers--;
+    e->active--;
+    drop_text_copy(sc);
+    return rc;
+}
+
 /* encode(text) -> list, or an array('I') when as_array; special tokens found unless
  * `ordinary` */
 static PyObject *encode_one(Encoder *e, PyObject *text, int as_array, int ordinary)
@@ -855,16 +872,8 @@ static PyObject *encode_one(Encoder *e, PyObject *text, int as_array, int ordina
     EncScratch *sc = take_scratch(e);
     if (!sc)
         return NULL;
-    int rc;
+    int rc = encode_released(e, sc, &t, !ordinary);
     Merger *m = e->merger;
-    m->readers++;
-    e->active++;
-    Py_BEGIN_ALLOW_THREADS
-    rc = encode_ref(e, sc, &t, !ordinary);
-    Py_END_ALLOW_THREADS
-    m->readers--;
-    e->active--;
-    drop_text_copy(sc);
     PyObject *res = rc < 0 ? encode_error(rc, text)
                            : as_array ? ids_array(sc->ids, sc->n) : scratch_list(m, sc);
     give_scratch(e, sc);
@@ -964,16 +973,8 @@ static PyObject *Encoder_encode_offsets(Encoder *e, PyObject *args, PyObject *kw
         goto out;
     sc->mark = 1;
     sc->n_marks = 0;
-    int rc;
+    int rc = encode_released(e, sc, &t, !ordinary);
     Merger *m = e->merger;
-    m->readers++;
-    e->active++;
-    Py_BEGIN_ALLOW_THREADS
-    rc = encode_ref(e, sc, &t, !ordinary);
-    Py_END_ALLOW_THREADS
-    m->readers--;
-    e->active--;
-    drop_text_copy(sc);
     if (rc < 0) {
         encode_error(rc, text);
         sc->mark = 0;
