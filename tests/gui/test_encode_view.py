@@ -98,6 +98,8 @@ def test_colours_follow_offsets_and_ids_listed(qtbot, view, controller):
     assert f"{len(text)} characters" in view.counts.full_text()
     assert f"{n_bytes} bytes" in view.counts.full_text()
     assert f"{n_bytes / len(enc.ids):.2f} bytes/token" in view.counts.full_text()
+    view.set_text("a")                  # one of each: "1 token · 1 character · 1 byte"
+    assert view.counts.full_text().startswith("1 token · 1 character · 1 byte · ")
 
 
 def test_colouring_changes_with_the_step_and_matches_a_fresh_encode(qtbot, view, controller):
@@ -368,11 +370,10 @@ def test_a_long_text_is_shown_and_encoded_a_page_at_a_time(qtbot, view, controll
     assert not view.page_bar.isVisibleTo(view) and view.text() == "short"
 
 
-@pytest.mark.regression
-def test_pasting_a_long_text_pages_it(qtbot, view, controller):
-    """30 MB pasted into the encode view went into the text box whole (issue 30 item 10)."""
+def _paste_long_in_the_middle(view) -> str:
+    """"before after", then a text of two pages and more pasted after "before " (as
+    Ctrl+V gives it to the box); returns the pasted text."""
     from PySide6.QtCore import QMimeData
-    from bpe_gui.gui.panels.encode.pages import PAGE_CHARS
     view.set_text("before after")
     cur = view.edit.textCursor()
     cur.setPosition(len("before "))
@@ -381,6 +382,13 @@ def test_pasting_a_long_text_pages_it(qtbot, view, controller):
     mime = QMimeData()
     mime.setText(pasted)
     view.edit.insertFromMimeData(mime)
+    return pasted
+
+
+@pytest.mark.regression
+def test_pasting_a_long_text_pages_it(qtbot, view, controller):
+    """30 MB pasted into the encode view went into the text box whole (issue 30 item 10)."""
+    pasted = _paste_long_in_the_middle(view)
     assert view.text() == "before " + pasted + "after"
     assert view.edit.document().characterCount() - 1 <= PAGE_CHARS
     assert "Page 1 of 3" in view.page_bar.label.text()
@@ -505,15 +513,7 @@ def test_select_all_replaces_the_whole_text(qtbot, view, controller):
 def test_a_long_paste_shows_where_it_begins(qtbot, view, controller):
     """After a long paste the box showed the end of its first page, an empty line: the
     text looked gone. The cursor is where the paste begins, in sight."""
-    from PySide6.QtCore import QMimeData
-    view.set_text("before after")
-    cur = view.edit.textCursor()
-    cur.setPosition(len("before "))
-    view.edit.setTextCursor(cur)
-    pasted = _long_text(2 * PAGE_CHARS + 7)
-    mime = QMimeData()
-    mime.setText(pasted)
-    view.edit.insertFromMimeData(mime)
+    _paste_long_in_the_middle(view)
     _settled(qtbot, view)
     assert view.edit.textCursor().position() == len("before ")
     assert view.edit.firstVisibleBlock().blockNumber() == 0

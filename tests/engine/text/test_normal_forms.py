@@ -98,6 +98,16 @@ def _accented(rng, n: int) -> str:
     return "".join(out)
 
 
+def _check_like_unicodedata(form, t: str, gap: int) -> None:
+    """normalize and is_normalized give unicodedata's answers for t; normalize returns t
+    itself when it is in the form."""
+    want = unicodedata.normalize(form, t)
+    got = normal_forms.normalize(form, t)
+    assert got == want, (gap, ascii(t))
+    assert (got is t) == (want == t), (gap, ascii(t))
+    assert normal_forms.is_normalized(form, t) == unicodedata.is_normalized(form, t)
+
+
 @pytest.mark.parametrize("form", FORMS)
 def test_normalize_is_unicodedatas(form, monkeypatch):
     """normal_forms.normalize with the stretch path forced on short texts (LONG 0) and
@@ -113,11 +123,7 @@ def test_normalize_is_unicodedatas(form, monkeypatch):
         monkeypatch.setattr(normal_forms, "GAP", gap)
         for _ in range(1500):
             t = "".join(rng.choice(pool) for _ in range(rng.randint(0, 30)))
-            want = unicodedata.normalize(form, t)
-            got = normal_forms.normalize(form, t)
-            assert got == want, (gap, ascii(t))
-            assert (got is t) == (want == t), (gap, ascii(t))
-            assert normal_forms.is_normalized(form, t) == unicodedata.is_normalized(form, t)
+            _check_like_unicodedata(form, t, gap)
 
 
 def test_a_long_text_is_normalized_by_stretches(monkeypatch):
@@ -201,11 +207,7 @@ def test_normalize_astral_texts_is_unicodedatas(form, monkeypatch):
         monkeypatch.setattr(normal_forms, "GAP", gap)
         for _ in range(800):
             t = _astral_text(rng, rng.randint(0, 30))
-            want = unicodedata.normalize(form, t)
-            got = normal_forms.normalize(form, t)
-            assert got == want, (gap, ascii(t))
-            assert (got is t) == (want == t), (gap, ascii(t))
-            assert normal_forms.is_normalized(form, t) == unicodedata.is_normalized(form, t)
+            _check_like_unicodedata(form, t, gap)
 
 
 def test_a_long_astral_text_is_normalized_by_stretches(monkeypatch):

@@ -119,12 +119,17 @@ class TextPages:
         a, b = self.span()
         return text[a:b]
 
+    def _now(self, page_len: int | None) -> tuple[int, int, int]:
+        """(the page's first character, its characters, the whole text's) with the page
+        holding ``page_len`` characters now, as edited (None: as paged)."""
+        a, b = self.span()
+        n = b - a if page_len is None else page_len
+        return a, n, len(self.full or "") - (b - a) + n
+
     def variants(self, page_len: int | None = None) -> list[str]:
         """What the bar says of the page on show, longest first (the bar shows the
         longest that fits); ``page_len``: the characters the page holds now, as edited."""
-        a, b = self.span()
-        n = b - a if page_len is None else page_len
-        total = len(self.full or "") - (b - a) + n
+        a, n, total = self._now(page_len)
         i, count = self.index + 1, self.count
         head = f"Page {i:,} of {count:,}"
         if n == 0:
@@ -134,14 +139,9 @@ class TextPages:
         return [f"{head}: characters {a + 1:,}–{a + n:,} of {total:,}",
                 f"{head}: {a + 1:,}–{a + n:,} of {total:,}", head, f"{i:,}/{count:,}"]
 
-    def describe(self, page_len: int | None = None) -> str:
-        return self.variants(page_len)[0]
-
     def all_variants(self, page_len: int | None = None) -> list[str]:
         """What the bar says while the whole text is selected (Ctrl+A)."""
-        a, b = self.span()
-        n = b - a if page_len is None else page_len
-        total = len(self.full or "") - (b - a) + n
+        total = self._now(page_len)[2]
         count = self.count
         return [f"All {total:,} characters selected, every page: typing, pasting or "
                 "Delete replaces them all (Ctrl+Z brings them back)",
@@ -193,7 +193,6 @@ class PageBar(QWidget):
         lay.addWidget(self.prev_button)
         lay.addWidget(self.next_button)
         self._index = 0
-        self._variants: list[str] = []
         self.prev_button.clicked.connect(lambda: self.moved.emit(self._index - 1))
         self.next_button.clicked.connect(lambda: self.moved.emit(self._index + 1))
         self.hide()
@@ -240,6 +239,7 @@ class PageBar(QWidget):
 
 _TYPED_OK = frozenset("\t\r\n")
 _DELETE_KEYS = (Qt.Key.Key_Backspace, Qt.Key.Key_Delete)
+_CTRL = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.MetaModifier
 _MODIFIER_KEYS = (Qt.Key.Key_Control, Qt.Key.Key_Shift, Qt.Key.Key_Alt, Qt.Key.Key_Meta,
                   Qt.Key.Key_AltGr, Qt.Key.Key_Super_L, Qt.Key.Key_Super_R)
 
@@ -332,6 +332,9 @@ class PagedEdit(QPlainTextEdit):
         self._replace("")
 
     def keyPressEvent(self, e) -> None:
+        typed = e.text()   # a character typed: no Ctrl or Meta, printable (or a line break)
+        typed_char = bool(typed) and not e.modifiers() & _CTRL and \
+            all(c.isprintable() or c in _TYPED_OK for c in typed)
         if e.matches(QKeySequence.StandardKey.SelectAll):
             self.select_everything()
             return
@@ -345,10 +348,7 @@ class PagedEdit(QPlainTextEdit):
             if e.key() in _DELETE_KEYS:
                 self._replace("")
                 return
-            typed = e.text()
-            ctrl = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.MetaModifier
-            if typed and not e.modifiers() & ctrl and \
-                    all(c.isprintable() or c in _TYPED_OK for c in typed):
+            if typed_char:
                 self._replace(typed.replace("\r", "\n"))
                 self._typing_on = True
                 return
@@ -359,10 +359,7 @@ class PagedEdit(QPlainTextEdit):
             self._typing_on = False
             self.replace_all(text, at)
             return
-        typed = e.text()
-        ctrl = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.MetaModifier
-        if e.key() not in _MODIFIER_KEYS and not (
-                typed and not e.modifiers() & ctrl and typed.isprintable()):
+        if e.key() not in _MODIFIER_KEYS and not (typed_char and typed.isprintable()):
             self._typing_on = False     # (a key other than a character ends the run)
         super().keyPressEvent(e)
 
@@ -427,7 +424,7 @@ class PagedText:
 
     def text(self) -> str:
         """The whole text (a long one: every page, as edited)."""
-        return self.pages.whole(self.edit.toPlainText())
+        return self.edit.whole_text()
 
     def set_text(self, text: str) -> None:
         """Show ``text``: a long one a page at a time."""
