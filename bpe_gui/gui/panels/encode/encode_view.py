@@ -453,11 +453,13 @@ class EncodeView(QWidget):
         if chars < len(self._text):
             extra += f" (first {ENCODE_LIMIT:,} characters only)"
         # the first that fits the width: the counts are never cut off mid-number
+        toks = f"{n:,} token{'' if n == 1 else 's'}"   # ("1 tokens" after a typed word)
+        chs = f"{chars:,} character{'' if chars == 1 else 's'}"
+        nb = f"{nbytes:,} byte{'' if nbytes == 1 else 's'}"
         self.counts.set_variants([
-            f"{n:,} tokens · {chars:,} characters · {nbytes:,} bytes · {ratio} bytes/token"
-            f"{extra}",
-            f"{n:,} tokens · {chars:,} chars · {nbytes:,} bytes · {ratio} bytes/token",
-            f"{n:,} tokens · {ratio} bytes/token", f"{n:,} tokens"])
+            f"{toks} · {chs} · {nb} · {ratio} bytes/token{extra}",
+            f"{toks} · {chars:,} chars · {nb} · {ratio} bytes/token",
+            f"{toks} · {ratio} bytes/token", toks])
 
     # ----- colouring ---------------------------------------------------------------------------
     def _colour_visible(self, *_args) -> None:
