@@ -1,5 +1,6 @@
-"""Words of 24 to 32768 symbols merge in a tree of block minima (csrc/merge/merge.c,
-merge_tree) that rescans a block only when its lowest key grew: ids equal tiktoken's and
+"""Words of 33 to 1024 symbols merge in a bucket queue over ranks (csrc/merge/merge.c,
+merge_buckets), longer ones up to 32768 in a tree of block minima (merge_tree) that
+rescans a block only when its lowest key grew: ids equal tiktoken's and
 tokenizers' on words of random letters (every rank once), on repeats (many equal ranks:
 the leftmost must win) and on words long enough for several groups of blocks.
 """
@@ -60,3 +61,33 @@ def test_tokenizer_json_words(tmp_path):
     ours = load_tokenizer(tmp_path / "tokenizer.json")
     for w in _words(3):
         assert ours.encode(w) == tk.encode(w, add_special_tokens=False).ids, len(w)
+
+
+def _naive(word: bytes, ranks: dict[tuple[bytes, bytes], int]) -> list[bytes]:
+    """Merge the lowest-ranked pair, leftmost first, until none is left: the rule itself,
+    quadratic and obviously right."""
+    parts = [bytes([b]) for b in word]
+    while True:
+        found = [(ranks[p], i) for i, p in enumerate(zip(parts, parts[1:])) if p in ranks]
+        if not found:
+            return parts
+        _, i = min(found)
+        parts[i:i + 2] = [parts[i] + parts[i + 1]]
+
+
+@pytest.mark.parametrize("steps", [0, 1, 37, 400, None])
+def test_trained_as_of_a_step(steps):
+    """Words of 33..1024 symbols merge in a bucket queue over ranks (merge_buckets), longer
+    ones in the tree: a trained tokenizer as of several steps (the merge limit) gives the
+    naive rule's tokens, on words either side of both lengths."""
+    text = " ".join(_words(4)[:44]) + " " + tti.CORPUS
+    t = Trainer.from_text(text, TrainSettings(vocab_size=700, pattern="cl100k"))
+    t.run()
+    tok = t.tokenizer() if steps is None else t.tokenizer().at_step(steps)
+    ranks = {pair: r for r, pair in enumerate(tok.merges)}
+    by_bytes = {b: i for i, b in tok.vocab.items()}
+    rng = random.Random(5)
+    for k in [32, 33, 34, 100, 500, 1023, 1024, 1025, 1500]:
+        for alphabet in ("abcdefghijklmnopqrstuvwxyz", "ab", "thequick"):
+            w = "".join(rng.choice(alphabet) for _ in range(k))
+            assert tok.encode(w) == [by_bytes[p] for p in _naive(w.encode(), ranks)], (k, alphabet)

@@ -330,15 +330,8 @@ void enc_scratch_free(EncScratch *sc)
 
 void enc_scratch_trim(EncScratch *sc, size_t keep)
 {
-    if (sc->x.cap * 7 * sizeof(int32_t) > keep) { /* keep the seen memo and piece cache */
-        MergeScratch y = sc->x;
-        y.seen = NULL;
-        y.pieces = NULL;
-        ms_free(&y);
-        sc->x.sym = sc->x.rk = sc->x.nxt = sc->x.prv = sc->x.st = sc->x.en = NULL;
-        sc->x.heap = NULL;
-        sc->x.cap = 0;
-    }
+    if (sc->x.cap * 7 * sizeof(int32_t) > keep)
+        ms_trim(&sc->x);
     if (sc->cap * sizeof(uint32_t) > keep) {
         free(sc->ids);
         sc->ids = NULL;

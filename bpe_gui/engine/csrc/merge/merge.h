@@ -12,12 +12,15 @@
  * whole_words: a word that is itself a token is taken whole (tiktoken always; HF with
  * ignore_merges). For merges learned by training -- a token is only ever merged further
  * at a later rank -- lowest-rank-leftmost equals training's "replace every occurrence
- * left to right" rule. Short words scan for the lowest rank; long words keep block minima
- * (a tree of three levels of 32) or, past 32768 symbols, a heap, so a word of n symbols
- * costs O(n log n) rather than O(n^2) (1,000,000 spaces, "x" * 10**6).
+ * left to right" rule. Short words scan for the lowest rank; words of 33..1024 symbols
+ * keep a bucket queue over ranks (a bitmap of the ranks present, chains of the pairs of
+ * each); longer ones keep block minima (a tree of three levels of 32) or, past 32768
+ * symbols, a heap, so a word of n symbols costs O(n log n) rather than O(n^2) (1,000,000
+ * spaces, "x" * 10**6).
  *
  * Lookups: pairs of two raw bytes come from a 256 x 256 table; other pairs from an
- * open-addressing hash behind a 128 KB bit filter; a merge's new id comes from its rank;
+ * open-addressing hash behind a 512 KB filter (two bits of one word a pair); a merge's
+ * new id comes from its rank;
  * rank-based spans of 2..8 bytes from a table keyed by the bytes as one number (no
  * hashing of a byte string). Long words of non-ASCII letters (Chinese clauses) are first
  * cut where no token can cross, and the pieces merged alone (token_boundaries.c): for rank-based
@@ -100,9 +103,9 @@ typedef struct {
      * no hashing of a byte string; NULL: key_id answers them too */
     struct MergeShortKey *short_keys;
     size_t short_cap, short_n;
-    uint64_t *short_filter; /* one bit per hash of a short key (128 KB, mostly in the core's
-                               cache): most spans tried while merging are no token, and
-                               the table itself is megabytes read at random */
+    uint64_t *short_filter; /* two bits per hash of a short key (512 KB, merge.c): most
+                               spans tried while merging are no token, and the table
+                               itself is megabytes read at random */
     struct MergeWs *ws; /* whitespace_runs.c: the symbols a whitespace run can hold; NULL:
                            not made yet (made at the first long run) */
     int ws_failed;      /* no memory for it, or no token for a whitespace byte */
@@ -125,6 +128,8 @@ typedef struct {
     int kept;           /* kept between calls (the encoder's): merge-based tables memoise too */
     struct MergePiece *pieces; /* token_boundaries.c: short pieces' tokens; NULL: none yet */
     uint32_t ws_whole;  /* bytes of whitespace runs merged whole before whitespace_runs.c's table */
+    struct MergeBuckets *bq; /* merge.c's bucket queue of long words; NULL: none yet */
+    int bq_failed;           /* no memory for it once: long words merge in the tree */
 } MergeScratch;
 
 /* byte_ids: the token id of each single byte (-1: none). 0, or -1 when out of memory. */
@@ -172,6 +177,8 @@ const MergeEntry *mt_find(const MergeTable *m, int32_t a, int32_t b);
 /* Room in x for a word of n symbols: 0 or -1. */
 int ms_reserve(MergeScratch *x, size_t n);
 void ms_free(MergeScratch *x);
+/* Give back the word arrays (a giant word's), keeping the memo and the caches. */
+void ms_trim(MergeScratch *x);
 
 #define MT_RAW 1   /* x->sym holds exactly the byte tokens of w[0..n) */
 #define MT_SPANS 2 /* x->st / x->en hold each symbol's byte span in w; keep them */

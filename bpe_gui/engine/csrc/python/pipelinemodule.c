@@ -772,15 +772,8 @@ static PyObject *Model_tokenize(Model *self, PyObject *args) {
     MergeScratch *x = &self->x;
     size_t n = pipe_tokenize(&self->pm, x, w, (size_t)len, &err);
     PyObject *r = n == (size_t)-1 ? tokenize_error(err) : spans_of(x, n);
-    if (x->cap > TOKENIZE_KEEP) { /* a giant word's arrays: given back (the caches stay) */
-        MergeScratch y = *x;
-        y.seen = NULL;
-        y.pieces = NULL;
-        ms_free(&y);
-        x->sym = x->rk = x->nxt = x->prv = x->st = x->en = NULL;
-        x->heap = NULL;
-        x->cap = 0;
-    }
+    if (x->cap > TOKENIZE_KEEP) /* a giant word's arrays: given back (the caches stay) */
+        ms_trim(x);
     return r;
 }
 
