@@ -1298,6 +1298,10 @@ def unwiden(pattern: str, classes: Classes) -> tuple[str, Classes] | None:
     except DialectError:
         return None
     later = [v for v in VERSIONS if _version_key(v) > _version_key(classes.version)]
+    # the plainest reading wins: a file widened to Unicode 18 also reads as a version-17
+    # pattern with 17..18's code points still written out (the classes mean the same),
+    # so the first version that fits is not enough
+    found: list[tuple[str, Classes]] = []
     for v in later:
         changed = [False]
 
@@ -1332,8 +1336,8 @@ def unwiden(pattern: str, classes: Classes) -> tuple[str, Classes] | None:
             text = w.node(out, ci=False, last=True)
             text = ("(?V1)" if w.v1 else "") + text
             known = _known_spellings().get(normalize(out))
-            return known or text, Classes(classes.library, v, classes.long_s)
-    return None
+            found.append((known or text, Classes(classes.library, v, classes.long_s)))
+    return min(found, key=lambda f: len(f[0])) if found else None
 
 
 def file_pattern(text: str, classes: Classes) -> tuple[str, Classes]:

@@ -164,3 +164,23 @@ def test_fold_masks_kept_are_the_installed_regexs():
         finally:
             uc._FOLDS.clear()
             uc._FOLDS.update(saved)
+
+
+@pytest.mark.parametrize("later", [v for v in uv.VERSIONS if v > "16.0.0"])
+def test_unwiden_takes_the_version_the_file_was_widened_to(later):
+    """A tokenizer.json exported where regex has Unicode `later` carries \\p{L} with the
+    letters tokenizers' 16.0 lacks written out. It reads back as plain \\p{L} with
+    `later`'s tables, not as an intermediate version with some code points still written
+    out (both mean the same classes; the first fitting version used to win, so a file
+    widened to 18.0 read back as 17.0 plus a list, off the native scanner)."""
+    from bpe_gui.engine.text.dialects import unwiden
+    extra = sorted(uv.members(later, ("L",)) - uv.members("16.0.0", ("L",)))
+    assert extra
+    ranges, start = [], extra[0]
+    for a, b in zip(extra, extra[1:] + [-1]):
+        if b != a + 1:
+            ranges.append(f"\\U{start:08x}" + ("" if a == start else f"-\\U{a:08x}"))
+            start = b
+    got = unwiden(" ?[\\p{L}" + "".join(ranges) + "]+", uv.TOKENIZERS)
+    assert got is not None
+    assert got[0] == " ?\\p{L}+" and got[1].version == later
