@@ -509,6 +509,85 @@ def test_select_all_replaces_the_whole_text(qtbot, view, controller):
     assert bar_says(view).startswith("Page 1 of 4")
 
 
+def _holds(view, text: str) -> str:
+    """'' when the view holds ``text``, else a short account (pytest's diff of two
+    texts of 200,000 characters takes minutes)."""
+    got = view.text()
+    if got == text:
+        return ""
+    at = next((i for i, (a, b) in enumerate(zip(got, text)) if a != b), min(len(got), len(text)))
+    return f"{len(got)} characters, not {len(text)}; first difference at {at}: {got[at:at + 30]!r}"
+
+
+@pytest.mark.regression
+def test_a_whole_text_undo_is_redone_and_works_from_the_page_bar(qtbot, view, controller):
+    """After Ctrl+A, typing and Ctrl+Z, Ctrl+Shift+Z (or Ctrl+Y) did nothing: the typed text
+    was gone for good. And Ctrl+Z did nothing while a page button had the focus (just
+    clicked). Redo puts the replacement back; both keys act from the page bar too."""
+    text = _long_text(2 * PAGE_CHARS + 777)
+    view.set_text(text)
+    _settled(qtbot, view)
+    view.edit.setFocus()
+    ctrl, shift = Qt.KeyboardModifier.ControlModifier, Qt.KeyboardModifier.ShiftModifier
+    qtbot.keyClick(view.edit, Qt.Key.Key_A, ctrl)
+    qtbot.keyClicks(view.edit, "hello")
+    _settled(qtbot, view)
+    assert view.text() == "hello"
+    qtbot.keyClick(view.edit, Qt.Key.Key_Z, ctrl)
+    _settled(qtbot, view)
+    assert _holds(view, text) == ""
+    qtbot.keyClick(view.edit, Qt.Key.Key_Z, ctrl | shift)
+    _settled(qtbot, view)
+    assert view.text() == "hello"
+    assert list(view.encoding.ids) == controller.tokenizer().encode("hello")
+    qtbot.keyClick(view.edit, Qt.Key.Key_Z, ctrl)
+    _settled(qtbot, view)
+    assert _holds(view, text) == ""
+    qtbot.keyClick(view.edit, Qt.Key.Key_Y, ctrl)
+    _settled(qtbot, view)
+    assert view.text() == "hello"
+    qtbot.keyClick(view.edit, Qt.Key.Key_Z, ctrl)
+    _settled(qtbot, view)
+    # an edit after the undo: what was undone stays undone
+    qtbot.keyClick(view.edit, Qt.Key.Key_End, ctrl)
+    qtbot.keyClicks(view.edit, "!")
+    qtbot.keyClick(view.edit, Qt.Key.Key_Z, ctrl | shift)
+    _settled(qtbot, view)
+    assert len(view.text()) == len(text) + 1 and "hello" not in view.text()
+    # from the page bar: replace, click the next-page button, then the keys
+    view.set_text(text)
+    _settled(qtbot, view)
+    view.edit.setFocus()
+    qtbot.keyClick(view.edit, Qt.Key.Key_A, ctrl)
+    qtbot.keyClicks(view.edit, "x")
+    _settled(qtbot, view)
+    qtbot.keyClick(view.edit, Qt.Key.Key_Z, ctrl)
+    _settled(qtbot, view)
+    assert _holds(view, text) == "" and not view.page_bar.isHidden()
+    button = view.page_bar.next_button
+    view.activateWindow()                               # (shortcuts need the active window)
+    qtbot.waitUntil(view.isActiveWindow)
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    button.setFocus()
+    qtbot.waitUntil(button.hasFocus)
+    qtbot.keyClick(button, Qt.Key.Key_Z, ctrl | shift)
+    _settled(qtbot, view)
+    assert view.text() == "x"
+    assert QApplication.focusWidget() is view.edit      # the keys go on in the box
+    qtbot.keyClick(view.edit, Qt.Key.Key_Z, ctrl)
+    _settled(qtbot, view)
+    assert _holds(view, text) == ""
+    # Ctrl+Z from the page bar: a long paste taken back with the Next button focused
+    _paste_long_in_the_middle(view)
+    _settled(qtbot, view)
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    button.setFocus()
+    qtbot.waitUntil(button.hasFocus)
+    qtbot.keyClick(button, Qt.Key.Key_Z, ctrl)
+    _settled(qtbot, view)
+    assert view.text() == "before after"
+
+
 @pytest.mark.regression
 def test_a_long_paste_shows_where_it_begins(qtbot, view, controller):
     """After a long paste the box showed the end of its first page, an empty line: the

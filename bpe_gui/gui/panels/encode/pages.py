@@ -28,7 +28,7 @@ from __future__ import annotations
 from typing import Callable
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QKeySequence
+from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (QApplication, QHBoxLayout, QPlainTextEdit, QPushButton,
                                QSizePolicy, QWidget)
 
@@ -252,7 +252,8 @@ class PagedEdit(QPlainTextEdit):
     With a long text (``pages`` active), Select All (Ctrl+A, the context menu) selects
     the whole text, every page (``allSelectedChanged``); then typing, pasting or
     deleting goes to ``replace_all(text)``, copying copies the whole text, and Ctrl+Z
-    (once the box has nothing left to undo) brings the replaced text back."""
+    (once the box has nothing left to undo) brings the replaced text back; Ctrl+Shift+Z
+    or Ctrl+Y then puts the replacement back (:meth:`undo_step`, :meth:`redo_step`)."""
 
     allSelectedChanged = Signal(bool)
 
@@ -265,6 +266,9 @@ class PagedEdit(QPlainTextEdit):
         # the whole text before replace_all or a long paste, and where its cursor was
         # (Ctrl+Z brings it back there)
         self._replaced: tuple[str, int] | None = None
+        # the whole text a whole-text Ctrl+Z took away, and its cursor (Ctrl+Shift+Z / Ctrl+Y
+        # puts it back while nothing was edited since)
+        self._redo: tuple[str, int] | None = None
         # typing went on from the replacing key (Ctrl+A, "hello": one Ctrl+Z undoes it all)
         self._typing_on = False
         self._cursor_before_all = 0
@@ -311,16 +315,48 @@ class PagedEdit(QPlainTextEdit):
         if self.replace_all is not None:
             self.replace_all(text, None)   # (the view forgets any older replaced text)
         self._replaced = before
+        self._redo = None
+
+    def undo_step(self) -> None:
+        """Ctrl+Z: the box's own undo; once it has nothing left (or right after a
+        whole-text replacement, typing included), the replaced whole text comes back."""
+        if self._replaced is not None and self.replace_all is not None and \
+                (self._typing_on or not self.document().isUndoAvailable()):
+            taken = (self.whole_text(), self.whole_cursor())
+            (text, at), self._replaced = self._replaced, None
+            self._typing_on = False
+            self.replace_all(text, at)
+            self._redo = taken
+            return
+        self._typing_on = False
+        if not self.isReadOnly():
+            self.undo()
+
+    def redo_step(self) -> None:
+        """Ctrl+Shift+Z / Ctrl+Y: the box's own redo, or the whole text a whole-text
+        undo took away (while nothing was edited since)."""
+        if self._redo is not None and self.replace_all is not None and \
+                not self.document().isRedoAvailable():
+            before = (self.whole_text(), self.whole_cursor())
+            (text, at), self._redo = self._redo, None
+            self.replace_all(text, at)
+            self._replaced = before
+            return
+        self._typing_on = False
+        if not self.isReadOnly():
+            self.redo()
 
     def remember_replaced(self, text: str, cursor: int) -> None:
         """``text`` was the whole text before a change the box cannot undo (a long
         paste): Ctrl+Z, once the box has nothing left to undo, brings it back."""
         self._replaced = (text, cursor)
+        self._redo = None
 
     def forget_replaced(self) -> None:
         """A new text came from elsewhere (a file, a session): Ctrl+Z no longer brings
         back a text replaced before it."""
         self._replaced = None
+        self._redo = None
 
     def _copy_whole(self) -> None:
         cb = QApplication.clipboard()
@@ -352,13 +388,15 @@ class PagedEdit(QPlainTextEdit):
                 self._replace(typed.replace("\r", "\n"))
                 self._typing_on = True
                 return
-        if e.matches(QKeySequence.StandardKey.Undo) and self._replaced is not None \
-                and (self._typing_on or not self.document().isUndoAvailable()) \
-                and self.replace_all is not None:
-            (text, at), self._replaced = self._replaced, None
-            self._typing_on = False
-            self.replace_all(text, at)
+        if e.matches(QKeySequence.StandardKey.Undo):
+            self.undo_step()
             return
+        if e.matches(QKeySequence.StandardKey.Redo) or (
+                e.key() == Qt.Key.Key_Y and e.modifiers() == Qt.KeyboardModifier.ControlModifier):
+            self.redo_step()
+            return
+        if typed_char or e.key() in _DELETE_KEYS:
+            self._redo = None   # an edit: what was undone stays undone
         if e.key() not in _MODIFIER_KEYS and not (typed_char and typed.isprintable()):
             self._typing_on = False     # (a key other than a character ends the run)
         super().keyPressEvent(e)
@@ -391,6 +429,7 @@ class PagedEdit(QPlainTextEdit):
 
     def insertFromMimeData(self, source) -> None:
         self._typing_on = False
+        self._redo = None
         text = source.text() if source is not None and source.hasText() else ""
         if self.all_selected and text:
             self._replace(text.replace("\r\n", "\n"))
@@ -421,6 +460,18 @@ class PagedText:
         edit.replace_all = self.replace_all
         edit.allSelectedChanged.connect(lambda _on: self.page_edited())
         bar.moved.connect(self.show_page)
+        # Ctrl+Z / Ctrl+Shift+Z with a page button focused (just clicked) act on the text
+        # as in the box, and the box takes the focus (the bar may go: a short text); the
+        # box, when focused, takes them itself
+        redo = QKeySequence.keyBindings(QKeySequence.StandardKey.Redo)
+        for keys, step in ((QKeySequence.keyBindings(QKeySequence.StandardKey.Undo),
+                            edit.undo_step),
+                           (redo + [QKeySequence("Ctrl+Y")] * (QKeySequence("Ctrl+Y") not in redo),
+                            edit.redo_step)):
+            sc = QShortcut(bar)
+            sc.setKeys(keys)
+            sc.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            sc.activated.connect(lambda step=step: (step(), edit.setFocus()))
 
     def text(self) -> str:
         """The whole text (a long one: every page, as edited)."""
