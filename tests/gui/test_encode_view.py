@@ -151,6 +151,28 @@ def test_hover_text_lights_up_its_id(qtbot, view, controller):
     assert view.hovered_text_ranges() == []
 
 
+@pytest.mark.regression
+def test_the_token_lit_follows_a_wheel_scroll(qtbot, view, controller):
+    """With the pointer still over the text, the wheel scrolled another line under it but
+    the token lit (and the strip scrolled to it) stayed the old one, out of sight."""
+    controller.goto(10)
+    view.set_text("\n".join(f"line{k} lowest widest newer" for k in range(400)))
+    enc = view.encoding
+    rect = view.char_rect(0)
+    point = rect.center()
+    send_move(view.edit.viewport(), point)
+    assert view.flow.highlight == frozenset(view.tokens_at(0))
+    bar = view.edit.verticalScrollBar()
+    bar.setValue(bar.value() + 40)                      # (as the wheel does it)
+    now = view.char_at(point)
+    assert now is not None and now > 0
+    assert view.flow.highlight == frozenset(view.tokens_at(now))
+    assert view.hovered_text_ranges() == [enc.offsets[i] for i in sorted(view.tokens_at(now))]
+    QApplication.sendEvent(view.edit.viewport(), QEvent(QEvent.Leave))
+    bar.setValue(0)                                     # the pointer gone: nothing lit again
+    assert view.flow.highlight == frozenset()
+
+
 def test_hover_id_lights_up_its_text(qtbot, view, controller):
     controller.goto(10)
     view.set_text("lowest widest newer")
@@ -622,3 +644,27 @@ def test_the_page_bar_fits_a_narrow_dock(qtbot):
         assert b.geometry().right() < bar.width() and b.width() >= b.fontMetrics().horizontalAdvance(b.text())
     bar.resize(900, bar.height())
     qtbot.waitUntil(lambda: bar.next_button.text() == "Next page ▶")
+
+
+@pytest.mark.regression
+def test_a_narrow_page_bar_still_says_the_range(qtbot):
+    """At 800x600 page 1's bar said "Page 1 of 4: 1–99,970 of 300,022" and page 2's only
+    "Page 2 of 4": its longer numbers did not fit with the total. Between the two forms
+    there is the range without the total."""
+    from bpe_gui.gui.panels.encode.pages import PageBar, TextPages
+    pages = TextPages()
+    text = _long_text(3 * PAGE_CHARS + 22)
+    pages.load(text)
+    pages.go(1, pages.load(text))
+    a, b = pages.span()
+    bar = PageBar()
+    qtbot.addWidget(bar)
+    bar.show_pages(pages)
+    short = f"Page 2 of 4: {a + 1:,}–{b:,}"
+    assert short in pages.variants()
+    fm = bar.label.fontMetrics()
+    buttons = bar.width() - bar.label.width()
+    bar.resize(fm.horizontalAdvance(short + " ") + max(buttons, 0) + 60, bar.sizeHint().height())
+    bar.show()
+    qtbot.waitUntil(lambda: bar.label.text() in (short, f"Page 2 of 4: {a + 1:,}–{b:,} of "
+                                                        f"{len(text):,}"))

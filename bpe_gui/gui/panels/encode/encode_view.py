@@ -168,6 +168,11 @@ class EncodeView(QWidget):
         self.edit.setFont(f)
         self.edit.viewport().setMouseTracking(True)
         self.edit.viewport().installEventFilter(self)
+        # the pointer's place over the text (None: not over it): the wheel scrolls the text
+        # under a still pointer, and the token lit must follow it
+        self._pointer: QPoint | None = None
+        self.edit.verticalScrollBar().valueChanged.connect(self._hover_after_scroll)
+        self.edit.horizontalScrollBar().valueChanged.connect(self._hover_after_scroll)
         # Connected before the highlighter's own slot, so that an edit drops the old
         # spans before the highlighter re-colours the edited line with them.
         self.edit.document().contentsChange.connect(self._on_contents_change)
@@ -537,7 +542,8 @@ class EncodeView(QWidget):
         if obj is self.edit.viewport():
             et = event.type()
             if et == QEvent.Type.MouseMove:
-                self.hover_text_at(event.position().toPoint())
+                self._pointer = event.position().toPoint()
+                self.hover_text_at(self._pointer)
             elif et == QEvent.Type.ToolTip and self.origin is not None:
                 ch = self.char_at(event.pos())
                 tips = [self.token_tip(i) for i in (self.tokens_at(ch) if ch is not None
@@ -548,8 +554,15 @@ class EncodeView(QWidget):
                     QToolTip.hideText()
                 return True
             elif et == QEvent.Type.Leave:
+                self._pointer = None
                 self.clear_hover()
         return super().eventFilter(obj, event)
+
+    def _hover_after_scroll(self, _value: int = 0) -> None:
+        """The text scrolled under the pointer (the wheel, the keys, the scroll bar): light
+        the token under it now (the one lit before stayed lit, out of sight)."""
+        if self._pointer is not None and self.hovered:
+            self.hover_text_at(self._pointer)
 
     def char_at(self, pos: QPoint) -> int | None:
         """The character (code-point index) under a viewport point, or None."""

@@ -136,8 +136,11 @@ class TextPages:
             return [f"{head}: empty (dropped when you leave it) · {total:,} characters "
                     "in all", f"{head}: empty · {total:,} characters", f"{head}: empty",
                     f"{i:,}/{count:,}"]
+        # (the range alone before the bare head: at 800x600 page 1 said its range and
+        # page 2, whose numbers are longer, said nothing but "Page 2 of 4")
         return [f"{head}: characters {a + 1:,}–{a + n:,} of {total:,}",
-                f"{head}: {a + 1:,}–{a + n:,} of {total:,}", head, f"{i:,}/{count:,}"]
+                f"{head}: {a + 1:,}–{a + n:,} of {total:,}", f"{head}: {a + 1:,}–{a + n:,}",
+                head, f"{i:,}/{count:,}"]
 
     def all_variants(self, page_len: int | None = None) -> list[str]:
         """What the bar says while the whole text is selected (Ctrl+A)."""
