@@ -242,15 +242,18 @@ static inline size_t short_filter_word(uint64_t key, size_t len, uint64_t *mask)
     return (size_t)(h >> (64 - PAIR_FILTER_WORDS_LOG));
 }
 
-/* The id of the 2..8 bytes key (short_bytes) of length len, or -1. */
-static inline int32_t short_key(const MergeTable *m, uint64_t key, size_t len)
+/* 0: the 2..8 bytes key (short_bytes) of length len is surely no token */
+static inline int short_filter_has(const MergeTable *m, uint64_t key, size_t len)
+{
+    uint64_t mask;
+    return !m->short_filter ||
+           (m->short_filter[short_filter_word(key, len, &mask)] & mask) == mask;
+}
+
+/* The id of the 2..8 bytes key of length len from the table itself, or -1. */
+static inline int32_t short_probe(const MergeTable *m, uint64_t key, size_t len)
 {
     size_t cap = m->short_cap;
-    if (m->short_filter) {
-        uint64_t mask;
-        if ((m->short_filter[short_filter_word(key, len, &mask)] & mask) != mask)
-            return -1;
-    }
     for (size_t s = short_slot(key, len, cap);; s = (s + 1) & (cap - 1)) {
         const struct MergeShortKey *e = &m->short_keys[s];
         if (e->key == key && (size_t)e->len == len)
@@ -258,6 +261,12 @@ static inline int32_t short_key(const MergeTable *m, uint64_t key, size_t len)
         if (!e->len)
             return -1;
     }
+}
+
+/* The id of the 2..8 bytes key (short_bytes) of length len, or -1. */
+static inline int32_t short_key(const MergeTable *m, uint64_t key, size_t len)
+{
+    return short_filter_has(m, key, len) ? short_probe(m, key, len) : -1;
 }
 
 /* The id of the token p[0..len) (len >= 2), or -1. */
@@ -330,17 +339,20 @@ static inline int32_t pair_rank(const MergeTable *m, const MergeScratch *x, int3
      * are remembered (direct-mapped) */
     int32_t a = x->sym[i], b = x->sym[j], r;
     int32_t *seen = NULL;
+    size_t len = 0;   /* rank-based: the pair's bytes, */
+    uint64_t key = 0; /* as a number when they are 2..8 */
     /* the filter (512 KB) before the memo (1 MB): most pairs of a new word have no
      * rank, and those need neither the memo's slot nor a place in it */
     if (!m->by_span) {
         if (a >= 0 && b >= 0 && !filter_has(m, a, b))
             return NO_RANK;
-    } else if (m->short_keys) {
-        size_t len = (size_t)(x->en[j] - x->st[i]);
-        uint64_t mask;
-        if (len <= 8 && (m->short_filter[short_filter_word(short_bytes(w + x->st[i], len), len,
-                                                           &mask)] & mask) != mask)
-            return NO_RANK;
+    } else {
+        len = (size_t)(x->en[j] - x->st[i]);
+        if (m->short_keys && len <= 8) {
+            key = short_bytes(w + x->st[i], len);
+            if (!short_filter_has(m, key, len))
+                return NO_RANK;
+        }
     }
     if (x->seen && a >= 0 && b >= 0) {
         uint64_t h = ((uint64_t)(uint32_t)a << 32 | (uint32_t)b) * 0x9E3779B97F4A7C15ull;
@@ -351,8 +363,10 @@ static inline int32_t pair_rank(const MergeTable *m, const MergeScratch *x, int3
             return (r >= 0 && r < limit) ? r : NO_RANK;
         }
     }
-    if (m->by_span) /* tiktoken: the rank of the two symbols' bytes together */
-        r = *made = key_of(m, w + x->st[i], (size_t)(x->en[j] - x->st[i]));
+    if (m->by_span) /* tiktoken: the rank of the two symbols' bytes together (a short key:
+                       past the filter already) */
+        r = *made = m->short_keys && len <= 8 ? short_probe(m, key, len)
+                                              : key_of(m, w + x->st[i], len);
     else
         r = merge_rank(m, a, b, made);
     if (seen) {
@@ -441,16 +455,16 @@ static inline void keys_start(const MergeTable *m, MergeScratch *x, int32_t *key
         key[i] = KEY_NONE;
 }
 
-/* Merge the pair at i with the next symbol j: j leaves the list, the
- * pairs at i and at its left neighbour get their new keys. Returns that neighbour (-1:
- * none); j is nxt[i] before the call. */
+/* The pair at i merges: i becomes the token it makes (x->rk[i]), the next symbol j
+ * leaves the list, and the two pairs that change (i with its new next, its left
+ * neighbour with i) are asked for from memory. Returns that neighbour (-1: none).
+ * merge_scan's and merge_tree's step (keys_merge) and merge_buckets' share it. */
 static inline __attribute__((always_inline)) int32_t
-keys_merge(const MergeTable *m, MergeScratch *x, int32_t *key, size_t n, int32_t limit,
-           const unsigned char *w, int spans, int32_t i)
+join_next(const MergeTable *m, MergeScratch *x, size_t n, const unsigned char *w, int spans,
+          int32_t i, int32_t j)
 {
-    int32_t *nxt = x->nxt, *prv = x->prv, j = nxt[i];
+    int32_t *nxt = x->nxt, *prv = x->prv;
     x->sym[i] = x->rk[i]; /* the token the pair at i makes (x->rk: beside its key) */
-    key[j] = KEY_NONE; /* merged away */
     if (spans)
         x->en[i] = x->en[j];
     nxt[i] = nxt[j];
@@ -461,8 +475,21 @@ keys_merge(const MergeTable *m, MergeScratch *x, int32_t *key, size_t n, int32_t
         pair_prefetch(m, x, i, nxt[i], w);
     if (p >= 0)
         pair_prefetch(m, x, p, i, w);
-    key[i] = pair_key((size_t)nxt[i] < n ? pair_rank(m, x, i, nxt[i], w, limit, &x->rk[i]) : NO_RANK,
-                      i);
+    return p;
+}
+
+/* Merge the pair at i with the next symbol j: j leaves the list, the
+ * pairs at i and at its left neighbour get their new keys. Returns that neighbour (-1:
+ * none); j is nxt[i] before the call. */
+static inline __attribute__((always_inline)) int32_t
+keys_merge(const MergeTable *m, MergeScratch *x, int32_t *key, size_t n, int32_t limit,
+           const unsigned char *w, int spans, int32_t i)
+{
+    int32_t j = x->nxt[i];
+    key[j] = KEY_NONE; /* merged away */
+    int32_t p = join_next(m, x, n, w, spans, i, j);
+    key[i] = pair_key((size_t)x->nxt[i] < n ? pair_rank(m, x, i, x->nxt[i], w, limit, &x->rk[i])
+                                            : NO_RANK, i);
     if (p >= 0)
         key[p] = pair_key(pair_rank(m, x, p, i, w, limit, &x->rk[p]), p);
     return p;
@@ -817,20 +844,10 @@ static size_t merge_buckets(const MergeTable *m, MergeScratch *x, struct MergeBu
         }
         bq_take(q, i, count > 1);
         int32_t j = nxt[i];
-        x->sym[i] = x->rk[i];
         bq_take(q, j, -1); /* j is merged away */
-        if (spans)
-            x->en[i] = x->en[j];
-        nxt[i] = nxt[j];
-        if ((size_t)nxt[j] < n)
-            prv[nxt[j]] = i;
-        int32_t p = prv[i];
-        if ((size_t)nxt[i] < n)
-            pair_prefetch(m, x, i, nxt[i], w);
-        if (p >= 0) {
-            pair_prefetch(m, x, p, i, w);
+        int32_t p = join_next(m, x, n, w, spans, i, j);
+        if (p >= 0)
             bq_take(q, p, -1);
-        }
         bq_put(q, i, (size_t)nxt[i] < n ? pair_rank(m, x, i, nxt[i], w, limit, &x->rk[i])
                                         : NO_RANK);
         if (p >= 0)

@@ -561,7 +561,7 @@ class EncodeView(QWidget):
     def _hover_after_scroll(self, _value: int = 0) -> None:
         """The text scrolled under the pointer (the wheel, the keys, the scroll bar): light
         the token under it now (the one lit before stayed lit, out of sight)."""
-        if self._pointer is not None and self.hovered:
+        if self._pointer is not None:
             self.hover_text_at(self._pointer)
 
     def char_at(self, pos: QPoint) -> int | None:

@@ -325,11 +325,8 @@ class PagedEdit(QPlainTextEdit):
         whole-text replacement, typing included), the replaced whole text comes back."""
         if self._replaced is not None and self.replace_all is not None and \
                 (self._typing_on or not self.document().isUndoAvailable()):
-            taken = (self.whole_text(), self.whole_cursor())
-            (text, at), self._replaced = self._replaced, None
-            self._typing_on = False
-            self.replace_all(text, at)
-            self._redo = taken
+            saved, self._replaced = self._replaced, None
+            self._redo = self._bring_back(saved)
             return
         self._typing_on = False
         if not self.isReadOnly():
@@ -340,14 +337,20 @@ class PagedEdit(QPlainTextEdit):
         undo took away (while nothing was edited since)."""
         if self._redo is not None and self.replace_all is not None and \
                 not self.document().isRedoAvailable():
-            before = (self.whole_text(), self.whole_cursor())
-            (text, at), self._redo = self._redo, None
-            self.replace_all(text, at)
-            self._replaced = before
+            saved, self._redo = self._redo, None
+            self._replaced = self._bring_back(saved)
             return
         self._typing_on = False
         if not self.isReadOnly():
             self.redo()
+
+    def _bring_back(self, saved: tuple[str, int]) -> tuple[str, int]:
+        """Show the whole text ``saved`` (text, cursor); returns the one it replaced."""
+        now = (self.whole_text(), self.whole_cursor())
+        self._typing_on = False
+        assert self.replace_all is not None
+        self.replace_all(*saved)
+        return now
 
     def remember_replaced(self, text: str, cursor: int) -> None:
         """``text`` was the whole text before a change the box cannot undo (a long
