@@ -11,8 +11,9 @@ the text once, as bench_corners.py times it; with --warm one tokenizer encodes i
 untimed and then --repeat variants of it (a run number in front: its words are in the
 cache, the text is new), as the warm batches of bench_encode_peers.py do.
 
-`perf record` is attached to this process once the tokenizers are loaded and detached
-after the last encode, so the report has the encode only. It needs `perf` (Debian:
+`perf record` is attached to this process once the tokenizers are loaded, its events
+switched on through its control fifo just before the first encode and off after the
+last (perf 5.9+), so the report has the encodes only. It needs `perf` (Debian:
 linux-perf) and perf_event_paranoid <= 1 or root. In a virtual machine without a PMU
 perf samples on a timer: the cycles of a stalled load land on the instruction after
 it. `--keep PATH` keeps perf.data for `perf annotate -i PATH -s SYMBOL`.
@@ -68,18 +69,29 @@ def main() -> int:
             tok = load_tokenizer(files[args.file])
             tok.encode("a")
             jobs.append((tok, text))
-    out = args.keep or Path(tempfile.mkdtemp()) / "perf.data"
-    perf = subprocess.Popen(["perf", "record", "-q", "-F", "4000", "-o", str(out),
-                             "-p", str(os.getpid())], stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 10
-    while not out.exists() and perf.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.02)   # perf makes its file once it is attached
-    if not out.exists():
-        sys.exit("perf_encode: perf did not start (perf_event_paranoid?)")
-    for tok, t in jobs:
-        c = time.process_time()
-        tok.encode(t)
-        print(f"{size / (time.process_time() - c) / 1e6:.1f} MB/s", flush=True)
+    tmp = Path(tempfile.mkdtemp())
+    out = args.keep or tmp / "perf.data"
+    ctl, ack = tmp / "ctl", tmp / "ack"
+    os.mkfifo(ctl)
+    os.mkfifo(ack)
+    # started with its events off and switched on and off through the fifos: the samples
+    # are of the encodes alone, and perf has surely attached before the first one
+    perf = subprocess.Popen(["perf", "record", "-q", "-F", "4000", "-o", str(out), "-D", "-1",
+                             "--control", f"fifo:{ctl},{ack}", "-p", str(os.getpid())],
+                            stderr=subprocess.DEVNULL)
+    with open(ctl, "w") as c_out, open(ack) as a_in:
+        def say(what: str) -> None:
+            c_out.write(what + "\n")
+            c_out.flush()
+            # perf answers "ack\n" with the string's NUL after it: the next line starts with it
+            if a_in.readline().strip("\x00\n ") != "ack":
+                sys.exit(f"perf_encode: perf did not take {what!r}")
+        say("enable")
+        for tok, t in jobs:
+            c = time.process_time()
+            tok.encode(t)
+            print(f"{size / (time.process_time() - c) / 1e6:.1f} MB/s", flush=True)
+        say("disable")
     perf.send_signal(signal.SIGINT)
     perf.wait()
     report = subprocess.run(["perf", "report", "-i", str(out), "--no-children", "--sort",
