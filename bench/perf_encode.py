@@ -16,7 +16,8 @@ switched on through its control fifo just before the first encode and off after 
 last (perf 5.9+), so the report has the encodes only. It needs `perf` (Debian:
 linux-perf) and perf_event_paranoid <= 1 or root. In a virtual machine without a PMU
 perf samples on a timer: the cycles of a stalled load land on the instruction after
-it. `--keep PATH` keeps perf.data for `perf annotate -i PATH -s SYMBOL`.
+it. `--callers` records call chains (whose first writes the kernel's page zeroing was for).
+`--keep PATH` keeps perf.data for `perf annotate -i PATH -s SYMBOL`.
 """
 from __future__ import annotations
 
@@ -45,6 +46,8 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--top", type=int, default=25)
     ap.add_argument("--keep", type=Path)
+    ap.add_argument("--callers", action="store_true",
+                    help="record call chains: who the kernel's page faults were for")
     ap.add_argument("--data", type=Path, default=corpora.DEFAULT_DATA)
     args = ap.parse_args()
     if not shutil.which("perf"):
@@ -77,6 +80,7 @@ def main() -> int:
     # started with its events off and switched on and off through the fifos: the samples
     # are of the encodes alone, and perf has surely attached before the first one
     perf = subprocess.Popen(["perf", "record", "-q", "-F", "4000", "-o", str(out), "-D", "-1",
+                             *(["-g"] if args.callers else []),
                              "--control", f"fifo:{ctl},{ack}", "-p", str(os.getpid())],
                             stderr=subprocess.DEVNULL)
     with open(ctl, "w") as c_out, open(ack) as a_in:
@@ -95,7 +99,8 @@ def main() -> int:
     perf.send_signal(signal.SIGINT)
     perf.wait()
     report = subprocess.run(["perf", "report", "-i", str(out), "--no-children", "--sort",
-                             "symbol", "--stdio"], capture_output=True, text=True).stdout
+                             "symbol", "--stdio", *(["-G"] if args.callers else [])],
+                            capture_output=True, text=True).stdout
     rows = [line for line in report.splitlines() if line.strip() and not line.startswith("#")]
     print("\n".join(rows[:args.top]))
     return 0
