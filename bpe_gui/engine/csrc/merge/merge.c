@@ -703,8 +703,8 @@ static size_t merge_tree(const MergeTable *m, MergeScratch *x, size_t n, int32_t
  * every bit clear between words. */
 #define BQ_MAX 1024
 #define BQ_HBITS 10
-#define BQ_W0 (MT_MAX_RANK / 64) /* 2**20 words: 8 MB of address space, calloc'd; only the
-                                    pages holding the table's ranks are ever touched */
+#define BQ_W0 (MT_MAX_RANK / 64) /* 2**20 words: 8 MB of address space (bpe_map_zero);
+                                    only the pages holding the table's ranks are touched */
 #define BQ_W1 (BQ_W0 / 64)
 #define BQ_W2 (BQ_W1 / 64)
 #define BQ_W3 (BQ_W2 / 64)
@@ -721,7 +721,7 @@ static struct MergeBuckets *want_buckets(MergeScratch *x)
 {
     if (!x->bq && !x->bq_failed) {
         struct MergeBuckets *q = calloc(1, sizeof(*q));
-        if (q && !(q->l0 = calloc(BQ_W0, sizeof(uint64_t)))) {
+        if (q && !(q->l0 = bpe_map_zero(BQ_W0 * sizeof(uint64_t)))) {
             free(q);
             q = NULL;
         }
@@ -734,7 +734,7 @@ static struct MergeBuckets *want_buckets(MergeScratch *x)
 static void free_buckets(MergeScratch *x)
 {
     if (x->bq)
-        free(x->bq->l0);
+        bpe_unmap_zero(x->bq->l0, BQ_W0 * sizeof(uint64_t));
     free(x->bq);
     x->bq = NULL;
 }
