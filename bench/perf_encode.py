@@ -5,8 +5,9 @@ cache misses, page faults and the kernel's zeroing of fresh pages show).
     python bench/perf_encode.py FILE TEXT [--warm] [--repeat 3] [--top 25] [--data DIR]
 
 FILE is one of bench_corners.py's kinds (cl100k, o200k, llama3, qwen2, spm); TEXT is
-"English" (4 MB of it, as bench_corners.py times) or a corner of corpora.CORNERS
-(long-words, unicode, emoji, ...). Each of --repeat freshly loaded tokenizers encodes
+"English" (4 MB of it, as bench_corners.py times), a corner of corpora.CORNERS
+(long-words, unicode, emoji, ...) or a whole text of bench_encode_peers.py (en, zh, c,
+ru). Each of --repeat freshly loaded tokenizers encodes
 the text once, as bench_corners.py times it; with --warm one tokenizer encodes it once
 untimed and then --repeat variants of it (a run number in front: its words are in the
 cache, the text is new), as the warm batches of bench_encode_peers.py do.
@@ -57,8 +58,11 @@ def main() -> int:
     files = prepare_files(args.data, args.data / "wheels")
     if args.file not in files:
         sys.exit(f"perf_encode: no file {args.file!r} (known: {', '.join(files)})")
+    main_texts = prepare_texts(args.data, quick=False)
     if args.text == "English":
-        text = prepare_texts(args.data, quick=False)["en"].read_text("utf-8")[:4_000_000]
+        text = main_texts["en"].read_text("utf-8")[:4_000_000]
+    elif args.text in main_texts:   # en, zh, c, ru: the main measure's whole texts
+        text = main_texts[args.text].read_text("utf-8")
     else:
         text = corpora.corner(args.text, args.data).read_text("utf-8")
     size = len(text.encode("utf-8"))

@@ -398,6 +398,17 @@ static inline uint64_t in_word(const unsigned char *w, size_t len, size_t a, siz
     return n == 8 ? v : v & MASK(n);
 }
 
+/* What merging through a copy of x (y, its arrays moved to a piece) set up for good --
+ * the memo of pairs, the bucket queue -- stays with x: made in the copy alone it was
+ * lost (and made again for the next piece) while x had none yet. Returns r. */
+static inline size_t keep_setup(MergeScratch *x, const MergeScratch *y, size_t r)
+{
+    x->seen = y->seen;
+    x->bq = y->bq;
+    x->bq_failed = y->bq_failed;
+    return r;
+}
+
 /* Merge the piece w[a..a+k) whose byte tokens are at sym[a..): returns its token count,
  * spans relative to a. */
 static size_t merge_piece(const MergeTable *m, MergeScratch *x, const unsigned char *w,
@@ -410,7 +421,7 @@ static size_t merge_piece(const MergeTable *m, MergeScratch *x, const unsigned c
         y.st[i] = (int32_t)i;
         y.en[i] = (int32_t)i + 1;
     }
-    return mt_merge(m, &y, k, limit, w + a, MT_RAW | MT_SPANS);
+    return keep_setup(x, &y, mt_merge(m, &y, k, limit, w + a, MT_RAW | MT_SPANS));
 }
 
 /* ---- the table of characters: each filled in when first seen ----
@@ -500,7 +511,7 @@ static size_t merge_chars(const MergeTable *m, MergeScratch *x, const int32_t *f
         y.en[n++] = (int32_t)(i + step);
         i += step;
     }
-    return mt_merge(m, &y, n, limit, w + a, MT_SPANS);
+    return keep_setup(x, &y, mt_merge(m, &y, n, limit, w + a, MT_SPANS));
 }
 
 /* the piece's tokens: merged, by characters (first: see merge_chars) or from its bytes */
