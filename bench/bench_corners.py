@@ -15,7 +15,10 @@ same corners against tiktoken / HF tokenizers).
 --peers adds a table per peer (fastokens on every file it reads, tiktoken on cl100k and
 o200k), timed the same way in the same process, each against its own English speed: do
 the peers have the same slow corners? A peer whose ids differ from bpe-gui's on a text
-gets "(ids differ)" in that cell.
+gets "(ids differ)" in that cell. The peers run after ours in the same process, on pages
+already faulted in: where fresh memory is slow to fault in (this virtual machine: ~0.75
+ms a megabyte), that flatters their English column against ours (bench/README.md,
+round 8).
 """
 from __future__ import annotations
 
