@@ -89,6 +89,9 @@ class Encoder:
         tile the text's UTF-8 or an id has no token (the caller's slow path then runs)."""
     def clear(self) -> None:
         """Forget every cached word (RuntimeError while another thread encodes)."""
+    def holds(self, word: bytes, /) -> bool:
+        """Whether the shared cache holds the word (its UTF-8 as the pattern cut it, up to
+        32 bytes), in its set or its victim set: for tests."""
     @property
     def cached_words(self) -> int: ...
     @property

@@ -338,6 +338,40 @@ def test_a_text_of_megabytes_as_the_libraries(tmp_path_factory, hard_texts):
         assert ours.encode_batch([text, text[1:]], threads=2) == [want, want_of(text[1:])], name
 
 
+def test_a_texts_first_words_stay_cached_while_newer_ones_come_and_go(tmp_path_factory):
+    """A full set of the shared cache keeps the word it got first and lets newcomers take
+    turns in its other slot (a text's frequent words come early); a word pushed out goes
+    to a victim set. Before, each newcomer pushed the older of the two out, and frequent
+    words sharing a set pushed each other out over and over. Here: 60 words, then 6,000
+    others in a cache of 4,096 slots (three newcomers a set): most of the 60 are still
+    there, where the old rule kept about one in five. One newcomer in 32 does move to the
+    front, the cache's way back from words no longer in use: after 50,000 more, most of
+    the 60 have gone. The ids stay exact throughout."""
+    ours, enc = _tiktoken_pair(tmp_path_factory, known.CL100K_PATTERN, {})
+    cache = _encode.Encoder(ours.pipeline._merger, PRESET_IDS["cl100k"], cache_words=4096)
+    rng = random.Random(29)
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    # (words of up to 6 bytes: at most 6 ids, the most a slot holds)
+    words = list(dict.fromkeys(" " + "".join(rng.choice(letters) for _ in range(rng.randint(3, 5)))
+                               for _ in range(60_000)))
+    first, later = words[:60], words[60:6060]
+    for w in first:
+        assert cache.encode(w) == enc.encode_ordinary(w)
+    assert all(cache.holds(w.encode()) for w in first)
+    text = "".join(later)
+    assert cache.encode(text) == enc.encode_ordinary(text)
+    kept = sum(cache.holds(w.encode()) for w in first)
+    assert kept >= 50, f"only {kept} of the first 60 words are still cached"
+    assert not cache.holds(b" not a word of the texts at all")
+    again = "".join(first + later[:500])
+    assert cache.encode(again) == enc.encode_ordinary(again)
+    # nor do they hold their sets for ever: ~24 newcomers a set later, most have gone
+    rest = "".join(words[6060:])
+    assert cache.encode(rest) == enc.encode_ordinary(rest)
+    left = sum(cache.holds(w.encode()) for w in first)
+    assert left <= 30, f"{left} of the first 60 words still cached after {len(words) - 6060} others"
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("cache_words", [16, 4096])
 def test_shared_cache_under_threads_equals_one_thread(tmp_path_factory, hard_texts, cache_words):

@@ -9,7 +9,9 @@
  * 8 at a time; its ids copied out with three 8-byte moves), so a hit reads one cache line
  * and calls nothing. Longer words (C's long comment lines, Chinese clauses) go to a
  * per-thread table (wordcache.h's WordCacheTable, in the thread's EncScratch). The
- * memory is fixed when the cache is made: a full set forgets its older word.
+ * memory is fixed when the cache is made: a full set keeps the word it got first and
+ * lets newcomers take turns in its other slot (encoder.c, cache_put); the word pushed out
+ * goes to a victim set, 1/64 as many, looked at before a word is merged again.
  *
  * Threads: any number of threads encode with one EncCache at once, each with its own
  * EncScratch. Each set has a sequence number (a seqlock): a writer makes it odd while it
@@ -58,9 +60,11 @@ typedef struct EncSet EncSet;
 
 typedef struct {
     EncSet *sets;
-    void *block;   /* the allocation sets lies in (aligned to 64 bytes) */
-    size_t bits;   /* 2**bits sets */
-    int32_t limit; /* the merge limit of its entries */
+    void *block;      /* the allocation sets and victims lie in (aligned to 64 bytes) */
+    size_t bits;      /* 2**bits sets */
+    EncSet *victims;  /* 2**victim_bits sets of the words pushed out of full sets */
+    size_t victim_bits;
+    int32_t limit;    /* the merge limit of its entries */
 } EncCache;
 
 /* Room for about `words` words (rounded up to a power of two, at least 1024). */
@@ -68,8 +72,11 @@ int enc_cache_init(EncCache *c, size_t words, int32_t limit);
 void enc_cache_free(EncCache *c);
 /* Forget every word (only while no thread encodes with it). */
 void enc_cache_clear(EncCache *c);
-/* Words held (counts the slots in use: for tests and statistics). */
+/* Words held in the sets (counts the slots in use, not the victim sets': for tests and
+ * statistics). */
 size_t enc_cache_count(const EncCache *c);
+/* 1: the word w[0..len) (1..ENC_KEY_MAX bytes) is in the sets or the victim sets (tests). */
+int enc_cache_holds(const EncCache *c, const unsigned char *w, size_t len);
 
 /* ---- one thread's scratch ---- */
 typedef struct {

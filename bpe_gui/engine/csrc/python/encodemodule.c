@@ -1324,6 +1324,19 @@ static PyObject *Encoder_cached(Encoder *e, void *closure)
     return PyLong_FromSize_t(e->merger ? enc_cache_count(&e->cache) : 0);
 }
 
+static PyObject *Encoder_holds(Encoder *e, PyObject *word)
+{
+    if (encoder_ready(e) < 0)
+        return NULL;
+    if (!PyBytes_Check(word)) {
+        PyErr_Format(PyExc_TypeError, "Encoder.holds(word): expected bytes, got %.80s",
+                     Py_TYPE(word)->tp_name);
+        return NULL;
+    }
+    return PyBool_FromLong(enc_cache_holds(&e->cache, (const unsigned char *)PyBytes_AS_STRING(word),
+                                           (size_t)PyBytes_GET_SIZE(word)));
+}
+
 static PyObject *Encoder_scratches(Encoder *e, void *closure)
 {
     (void)closure;
@@ -1349,6 +1362,9 @@ static PyMethodDef Encoder_methods[] = {
      "(ids, tokens, spans, special indices), the spans from the ids' byte lengths; None "
      "when the lengths do not tile the text"},
     {"clear", (PyCFunction)Encoder_clear, METH_NOARGS, "forget every cached word"},
+    {"holds", (PyCFunction)Encoder_holds, METH_O,
+     "holds(word: bytes) -> whether the shared cache holds the word (its UTF-8, as the "
+     "pattern cut it): for tests"},
     {NULL, NULL, 0, NULL},
 };
 
