@@ -363,6 +363,8 @@ def test_a_texts_first_words_stay_cached_while_newer_ones_come_and_go(tmp_path_f
     kept = sum(cache.holds(w.encode()) for w in first)
     assert kept >= 50, f"only {kept} of the first 60 words are still cached"
     assert not cache.holds(b" not a word of the texts at all")
+    with pytest.raises(TypeError, match="expected bytes, got str"):
+        cache.holds(first[0])
     again = "".join(first + later[:500])
     assert cache.encode(again) == enc.encode_ordinary(again)
     # nor do they hold their sets for ever: ~24 newcomers a set later, most have gone
