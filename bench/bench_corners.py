@@ -5,9 +5,11 @@ speed, for every published file kind, in one run.
 
 Files and texts as bench_encode_peers.py prepares them (the same --data folder; run that
 script or bench/corpora.py once to fetch and build them): cl100k, o200k, Llama 3.2, Qwen2
-and the SentencePiece-style tokenizer.json; 4 MB of the English text and the 2 MB corner
-texts of corpora.CORNERS (long words, whitespace runs, digits, emoji, random Unicode,
-decomposed accents). Each (file, text): a freshly loaded tokenizer, one whole-text encode,
+and the SentencePiece-style tokenizer.json; the 2 MB corner texts of corpora.CORNERS (long
+words, whitespace runs, digits, emoji, random Unicode, decomposed accents) and as many bytes
+of the English text (--english-bytes to change it: a fresh tokenizer's first touch of its
+tables, ~12 ms here, is a cost per encode, so a text twice the size pays half of it per
+byte; until round 9 the English was 4 MB against the corners' 2). Each (file, text): a freshly loaded tokenizer, one whole-text encode,
 CPU seconds, best of --repeat; the table gives MB/s and how many times slower than English
 (the issue's bound: 2x). Ids are checked elsewhere (bench/check_encode_ids.py covers the
 same corners against tiktoken / HF tokenizers).
@@ -69,16 +71,22 @@ def main() -> int:
     ap.add_argument("--data", type=Path, default=corpora.DEFAULT_DATA)
     ap.add_argument("--files", default=",".join(KINDS))
     ap.add_argument("--repeat", type=int, default=2)
+    ap.add_argument("--english-bytes", type=int, default=0,
+                    help="bytes of English to compare with (default: the corners' mean size)")
     ap.add_argument("--peers", action="store_true",
                     help="also time fastokens and tiktoken on the same texts")
     args = ap.parse_args()
     from bpe_gui.engine.formats import load_tokenizer
 
     files = prepare_files(args.data, args.data / "wheels")
-    english = prepare_texts(args.data, quick=False)["en"].read_text("utf-8")[:4_000_000]
-    texts = {"English": english[:english.rfind("\n") + 1]}
-    for name in corpora.CORNERS:
-        texts[name] = corpora.corner(name, args.data).read_text("utf-8")
+    corners = {name: corpora.corner(name, args.data).read_text("utf-8")
+               for name in corpora.CORNERS}
+    size = args.english_bytes or sum(len(t.encode("utf-8")) for t in corners.values()) // len(corners)
+    english = prepare_texts(args.data, quick=False)["en"].read_bytes()[:size]
+    english = english[:english.rfind(b"\n") + 1].decode("utf-8")
+    print(f"English: {len(english.encode('utf-8')):,} bytes; the corners: "
+          + ", ".join(f"{n} {len(t.encode('utf-8')):,}" for n, t in corners.items()) + "\n")
+    texts = {"English": english, **corners}
     header = "| file | " + " | ".join(texts) + " |\n" + "|---" * (len(texts) + 1) + "|"
     print(header)
     ours = {}
