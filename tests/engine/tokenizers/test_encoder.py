@@ -436,3 +436,58 @@ def test_special_tokens_of_one_and_two_bytes_at_every_place(tmp_path_factory):
         assert ours.encode(t) == enc.encode(t, allowed_special="all"), t
     joined = "".join(texts)
     assert ours.encode(joined) == enc.encode(joined, allowed_special="all")
+
+
+def test_a_long_texts_list_is_made_where_its_ids_were_written(tmp_path_factory):
+    """A text of 256 KB or more gets its list in the block its ids were written to (the
+    ids become their objects in place, from the last): ASCII, 1-, 2- and 4-byte strs, with
+    special tokens, as tiktoken; the list is a list like any other (it grows, shrinks,
+    outlives the tokenizer); a lone surrogate far in raises and leaves the encoder as it
+    was; threads each get their own block."""
+    import gc
+    import sys
+    specials = {"<|endoftext|>": 1000}
+    ours, enc = _tiktoken_pair(tmp_path_factory, known.CL100K_PATTERN, specials)
+    native = ours.pipeline.whole_text_encoder
+    rng = random.Random(11)
+    words = ["the", " cat", " 42", "\n\n", " é", " Привет", " 你好", " \U0001f600", "<|endoftext|>",
+             "    ", " x" * 3]
+    base = "".join(rng.choice(words) for _ in range(120_000))
+    ucs2 = base.replace("\U0001f600", "")
+    texts = {"ascii": base.encode("ascii", "ignore").decode(),
+             "latin-1": ucs2.replace("Привет", "").replace("你好", ""),
+             "ucs-2": ucs2, "ucs-4": base}
+    for name, text in texts.items():
+        assert len(text.encode("utf-8")) >= 1 << 18, name
+        want = enc.encode(text, allowed_special="all")
+        got = native.encode(text)
+        assert type(got) is list and got == want, name
+        assert ours.encode_to_array(text).tolist() == want, name
+        got.append(7)
+        got.extend(range(1000))
+        del got[:500]
+        got.sort()
+        assert len(got) == len(want) + 1001 - 500 and sys.getsizeof(got) > 8 * len(got)
+    bad = texts["ucs-4"][:200_000] + "\ud800" + texts["ucs-4"][200_000:]
+    with pytest.raises(UnicodeEncodeError):
+        native.encode(bad)
+    assert native.encode(" hello world") == enc.encode(" hello world")
+    assert native.encode(texts["ascii"]) == enc.encode(texts["ascii"], allowed_special="all")
+    results: dict[int, list] = {}
+    names = list(texts)
+
+    def work(encode, k: int) -> None:
+        results[k] = encode(texts[names[k % 4]])
+
+    threads = [threading.Thread(target=work, args=(native.encode, k)) for k in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for k, got in results.items():
+        assert got == enc.encode(texts[names[k % 4]], allowed_special="all"), k
+    kept = native.encode(texts["ucs-2"])
+    del ours, native
+    results.clear()
+    gc.collect()
+    assert kept == enc.encode(texts["ucs-2"], allowed_special="all")
