@@ -869,9 +869,9 @@ static int encode_released(Encoder *e, EncScratch *sc, const TextRef *t, int spe
  * which only the pages written are faulted in; the ids then become their objects in
  * place, from the last (item i, 8 bytes at 8i, covers ids 2i and 2i + 1, read before
  * it when going down), and the list takes the block. Before, the ids had a block of
- * their own beside the list's: a third more fresh memory per id, which this virtual
- * machine zeroes at ~0.75 ms a megabyte (perf, issue 29 round 9: the list's and the ids'
- * first writes were ~20% of an encode of 20 MB of English). */
+ * their own beside the list's: half as much fresh memory again per id, which this
+ * virtual machine zeroes at ~0.75 ms a megabyte (perf, issue 29 round 9: the list's first
+ * writes alone were 17% of an encode of 20 MB of English). */
 #define INPLACE_FROM ((size_t)1 << 18) /* bytes of UTF-8 at most: shorter texts use the
                                           scratch's ids (kept between calls, warm) */
 #define INPLACE_MAX ((size_t)1 << 32)  /* bytes of the block at most (address space only) */
@@ -880,6 +880,10 @@ static int encode_released(Encoder *e, EncScratch *sc, const TextRef *t, int spe
  * its ids (saved in *ids, *cap); NULL: use the scratch's ids (short text, no memory). */
 static PyObject **inplace_begin(EncScratch *sc, size_t bound, uint32_t **ids, size_t *cap)
 {
+#ifdef Py_GIL_DISABLED
+    (void)sc, (void)bound, (void)ids, (void)cap;
+    return NULL; /* a free-threaded build's list owns its items differently */
+#else
     bound += 64; /* (room for room()'s asks beyond the ids themselves: see below) */
     if (bound < INPLACE_FROM || bound > INPLACE_MAX / sizeof(PyObject *))
         return NULL;
@@ -894,6 +898,7 @@ static PyObject **inplace_begin(EncScratch *sc, size_t bound, uint32_t **ids, si
     sc->cap = 2 * bound;
     sc->n = 0;
     return items;
+#endif
 }
 
 /* The list of the ids in `items` (sc's), the scratch's own ids given back; NULL on an
