@@ -367,11 +367,49 @@ def test_a_texts_first_words_stay_cached_while_newer_ones_come_and_go(tmp_path_f
         cache.holds(first[0])
     again = "".join(first + later[:500])
     assert cache.encode(again) == enc.encode_ordinary(again)
-    # nor do they hold their sets for ever: ~24 newcomers a set later, most have gone
-    rest = "".join(words[6060:])
+    # nor do they hold their sets for ever: ~24 newcomers a set later, most have gone.
+    # (Words of a text that come back: each run of 300 new words said three times. Words
+    # that never come back are mostly not stored at all, and leave the cache as it was:
+    # see the next test.)
+    newer = words[6060:]
+    rest = "".join("".join(newer[i:i + 300]) * 3 for i in range(0, len(newer), 300))
     assert cache.encode(rest) == enc.encode_ordinary(rest)
     left = sum(cache.holds(w.encode()) for w in first)
-    assert left <= 30, f"{left} of the first 60 words still cached after {len(words) - 6060} others"
+    assert left <= 30, f"{left} of the first 60 words still cached after {len(newer)} others"
+
+
+def test_words_that_never_come_back_mostly_stay_out_of_the_cache(tmp_path_factory):
+    """A text whose words do not repeat (random letters, random Unicode) gains nothing
+    from the shared cache and paid for every word it stored (the stores, the pages they
+    first touch, a word pushed out for each). After a window of 1,024 merged words of
+    which few were found, a merged word is stored only when it comes back, and one in 8
+    besides; a text whose words do repeat is stored in full again. The ids stay exact
+    throughout, and every thread's scratch keeps its own count."""
+    ours, enc = _tiktoken_pair(tmp_path_factory, known.CL100K_PATTERN, {})
+    cache = _encode.Encoder(ours.pipeline._merger, PRESET_IDS["cl100k"], cache_words=1 << 16)
+    rng = random.Random(41)
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    words = list(dict.fromkeys(" " + "".join(rng.choice(letters) for _ in range(rng.randint(3, 5)))
+                               for _ in range(40_000)))
+    once, twice = words[:20_000], words[20_000:26_000]
+    text = "".join(once)
+    assert cache.encode(text) == enc.encode_ordinary(text)
+    stored = cache.cached_words
+    # all of the first window, then about one in 8 (a set's second word may be pushed
+    # out to a victim set, which cached_words does not count: never more than stored)
+    assert stored <= 1024 + len(once) // 6, f"{stored} of {len(once)} words that never came back were stored"
+    assert stored >= 1024 // 2
+    assert cache.encode(text) == enc.encode_ordinary(text)   # (some found now, the rest merged)
+    # words said again soon after are stored, and the rate that turned storing down turns
+    # it up again: runs of 300 new words, each run three times
+    again = "".join("".join(twice[i:i + 300]) * 3 for i in range(0, len(twice), 300))
+    assert cache.encode(again) == enc.encode_ordinary(again)
+    held = sum(cache.holds(w.encode()) for w in twice)
+    assert held >= 0.9 * len(twice), f"only {held} of {len(twice)} words that came back are cached"
+    # a fresh encoder stores a text of words that repeat in full from its first word
+    fresh = _encode.Encoder(ours.pipeline._merger, PRESET_IDS["cl100k"], cache_words=1 << 16)
+    assert fresh.encode(again) == enc.encode_ordinary(again)
+    assert sum(fresh.holds(w.encode()) for w in twice) >= 0.9 * len(twice)
 
 
 @pytest.mark.slow
