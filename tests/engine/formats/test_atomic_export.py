@@ -124,8 +124,11 @@ def test_a_signal_mid_export_leaves_one_whole_set_and_no_temporaries(tmp_path, s
     corpus = tmp_path / "new.txt"
     corpus.write_text(NEW_TEXT, "utf-8")
     env = dict(os.environ, PYTHONPATH=str(REPO))
+    # (SIGINT as a terminal gives it: a test run started in the background, `pytest &`,
+    # passes SIGINT on ignored, and Python then installs no KeyboardInterrupt for it)
     p = subprocess.run([sys.executable, "-c", DRIVER, what, sig, str(at),
-                        *_train_args(corpus, out)], capture_output=True, env=env, timeout=120)
+                        *_train_args(corpus, out)], capture_output=True, env=env, timeout=120,
+                       preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     assert p.returncode == (130 if sig == "SIGINT" else 128 + signal.SIGTERM), p.stderr
     assert b"Traceback" not in p.stderr
     got = contents(out)
