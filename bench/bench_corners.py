@@ -9,10 +9,13 @@ and the SentencePiece-style tokenizer.json; the 2 MB corner texts of corpora.COR
 words, whitespace runs, digits, emoji, random Unicode, decomposed accents) and as many bytes
 of the English text (--english-bytes to change it: a fresh tokenizer's first touch of its
 tables, ~12 ms here, is a cost per encode, so a text twice the size pays half of it per
-byte; until round 9 the English was 4 MB against the corners' 2). Each (file, text): a freshly loaded tokenizer, one whole-text encode,
-CPU seconds, best of --repeat; the table gives MB/s and how many times slower than English
-(the issue's bound: 2x). Ids are checked elsewhere (bench/check_encode_ids.py covers the
-same corners against tiktoken / HF tokenizers).
+byte; until round 9 the English was 4 MB against the corners' 2). Each (file, text): a
+freshly loaded tokenizer, one whole-text encode, CPU seconds, best of --repeat; the table
+gives MB/s and how many times slower than English (the issue's bound: 2x). Ids are
+checked elsewhere (bench/check_encode_ids.py covers the same corners against tiktoken /
+HF tokenizers). Before the timed encodes one tokenizer encodes every text once, untimed,
+so that every file's encodes run on a heap earlier encodes have grown (without it the
+first file's English ran on fresh pages alone and read about 2x slower).
 
 --peers adds a table per peer (fastokens on every file it reads, tiktoken on cl100k and
 o200k), timed the same way in the same process, each against its own English speed: do
@@ -89,6 +92,15 @@ def main() -> int:
     texts = {"English": english, **corners}
     header = "| file | " + " | ".join(texts) + " |\n" + "|---" * (len(texts) + 1) + "|"
     print(header)
+    # Untimed, once: a tokenizer encodes every text and is dropped, so the first file's
+    # encodes run on the same heap as the others' (in a process's first encodes every
+    # list and table is fresh memory; later ones reuse what earlier ones freed: cl100k,
+    # the first file, had its English at 41-45 MB/s without this, the others 76-84).
+    warm = load_tokenizer(files[args.files.split(",")[0]]).encode
+    for text in texts.values():
+        warm(text)
+    del warm
+    gc.collect()
     ours = {}
     for kind in args.files.split(","):
         def make(kind=kind):
