@@ -7,6 +7,7 @@ screen opens maximized with the settings beside the corpus, each the whole heigh
 from __future__ import annotations
 
 import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QScrollArea
 
 from bpe_gui.gui.window.docks import DockLayout
@@ -110,3 +111,80 @@ def test_screens_up_to_1200_high_open_maximized(monkeypatch):
         assert layout._default_size() == (w, h)
     monkeypatch.setattr(QApplication, "primaryScreen", staticmethod(lambda: Screen(2560, 1440)))
     assert layout._default_size() == (1760, 1296)   # not wider than the panels need
+
+
+@pytest.mark.regression
+def test_a_window_made_narrow_tabs_the_settings_and_gets_its_docks_back_when_wide(
+        make_window, qtbot, monkeypatch):
+    """Driving the window at 1920x1080 and resizing it: at 1024x700 the settings beside the
+    corpus were cut off and the merge panel squeezed; made wide again, the side docks
+    stayed clipped (Qt gave the new width to the middle) until View > Reset layout."""
+    from bpe_gui.gui.window.layout_fit import side_by_side
+    monkeypatch.setattr(DockLayout, "_screen_height", staticmethod(lambda: 1080))
+    monkeypatch.setattr(DockLayout, "_default_size", lambda self: (1920, 1050))
+    win = make_window()
+    settle(qtbot, win, (1920, 1050))
+    dl = win.dock_layout
+    dl.fill_screen = False   # (the window manager's maximizing, which app.main asks for)
+    corpus, settings = dl.corpus_dock, dl.settings_dock
+    assert dl.settings_beside and side_by_side(win, corpus, settings)
+    default = dict(zip(*dl._default_widths(1920)))
+
+    win.resize(1024, 700)
+    qtbot.waitUntil(lambda: settings in win.tabifiedDockWidgets(corpus))
+    quiet(qtbot, win, win.controller)
+    # one column of tabs: the middle keeps at least its minimum width
+    area = win.centralWidget()
+    assert area.width() >= dl.merge_panel.minimumSizeHint().width() - 30, area.width()
+    # both still one click away
+    settings.raise_()
+    qtbot.waitUntil(settings.isVisible)
+
+    win.resize(1920, 1050)
+    qtbot.waitUntil(lambda: settings not in win.tabifiedDockWidgets(corpus))
+    qtbot.waitUntil(lambda: side_by_side(win, corpus, settings))
+    side = [d for d in dl.docks() if d.isVisible() and win.dockWidgetArea(d) in (
+        Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea)]
+    assert settings in side and dl.encode_dock in side
+    # each as wide as the default layout makes it at this width (the corpus had stayed
+    # at 83 pixels, the encode view at 300 of its 440)
+    qtbot.waitUntil(lambda: all(d.width() >= default[d] - 8 for d in default), timeout=3000)
+
+
+def test_docks_the_user_tabbed_stay_tabbed_when_the_window_grows(make_window, qtbot,
+                                                                 monkeypatch):
+    """Only tabs made by narrowing the window are undone by widening it."""
+    monkeypatch.setattr(DockLayout, "_screen_height", staticmethod(lambda: 1080))
+    monkeypatch.setattr(DockLayout, "_default_size", lambda self: (1920, 1050))
+    win = make_window()
+    settle(qtbot, win, (1920, 1050))
+    dl = win.dock_layout
+    dl.fill_screen = False
+    win.tabifyDockWidget(dl.corpus_dock, dl.settings_dock)   # the user's choice
+    win.resize(1900, 1040)
+    qtbot.waitUntil(lambda: win.width() == 1900)
+    dl.fit_to_size()
+    quiet(qtbot, win, win.controller)
+    assert dl.settings_dock in win.tabifiedDockWidgets(dl.corpus_dock)
+
+
+def test_tabs_made_for_a_narrow_window_are_remembered_as_such(make_window, qtbot, monkeypatch):
+    """Quit while narrow, start again, widen: the corpus and settings go back beside each
+    other (the tabs were the window's doing, not the user's)."""
+    from bpe_gui.gui.window.layout_fit import side_by_side
+    monkeypatch.setattr(DockLayout, "_screen_height", staticmethod(lambda: 1080))
+    monkeypatch.setattr(DockLayout, "_default_size", lambda self: (1920, 1050))
+    win = make_window()
+    settle(qtbot, win, (1920, 1050))
+    win.dock_layout.fill_screen = False
+    win.resize(1024, 700)
+    qtbot.waitUntil(lambda: win.dock_layout.settings_dock in
+                    win.tabifiedDockWidgets(win.dock_layout.corpus_dock))
+    win.dock_layout.save_layout()
+
+    again = make_window()
+    dl = again.dock_layout
+    assert dl.settings_dock in again.tabifiedDockWidgets(dl.corpus_dock)
+    dl.fill_screen = False
+    again.resize(1920, 1050)
+    qtbot.waitUntil(lambda: side_by_side(again, dl.corpus_dock, dl.settings_dock))

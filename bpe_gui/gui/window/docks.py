@@ -15,7 +15,7 @@ from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer
 from PySide6.QtWidgets import (QApplication, QDockWidget, QFrame, QMainWindow, QScrollArea,
                                QWidget)
 
-from .layout_fit import give_central_its_minimum, left_column_width
+from .layout_fit import SIDES, give_central_its_minimum, left_column_width, side_by_side
 from ..panels.charts.charts import ChartsView
 from ..panels.compare.compare_view import CompareView
 from ..panels.corpus.corpus_editor import CorpusEditor
@@ -35,6 +35,7 @@ TIGHT_BELOW = 650     # and shorter than this (800x600): only its minimum height
 FILL_BELOW = 1300
 BESIDE_FROM = 1800   # windows this wide: the settings beside the corpus (the middle keeps
                      # about 700 pixels; at 1440 it would have been squeezed to its minimum)
+REFIT_AFTER_MS = 150  # a window being resized: the docks are refitted once it rests
 
 
 class DockLayout:
@@ -48,6 +49,15 @@ class DockLayout:
         self._state_restored = False
         self._default_state = QByteArray()
         self._focus: tuple | None = None   # focus mode: (dock, its area, central, state)
+        # the window made narrower than the corpus and the settings side by side need:
+        # they were put in tabs (and go back beside each other when it is wide again)
+        self._auto_tabbed = False
+        self._fitted_width = self._fitted_height = 0   # the window's size when the docks
+        #                                                 were last fitted to it
+        self._refit = QTimer(window)
+        self._refit.setSingleShot(True)
+        self._refit.setInterval(REFIT_AFTER_MS)
+        self._refit.timeout.connect(self.fit_to_size)
         # told when focus mode goes on (the dock) or off (None): the window's action and
         # the panels' buttons follow (ActionsAndMenus.focus_changed, set by the window)
         self.focus_changed: Callable[[QDockWidget | None], None] = lambda _dock: None
@@ -173,26 +183,34 @@ class DockLayout:
         need = self._width_for_encode_on_right() + self._settings_width()
         return self.encode_on_right and self._default_size()[0] >= max(BESIDE_FROM, need)
 
+    def _default_widths(self, w: int, beside: bool | None = None
+                        ) -> tuple[list[QDockWidget], list[int]]:
+        """The docks at the sides and their widths in the default layout of a window
+        ``w`` pixels wide (``beside``: with the settings beside the corpus or not; default
+        as the layout was built)."""
+        win = self.window
+        beside = self.settings_beside if beside is None else beside
+        side = max(300, min(440, int(w * 0.24)))
+        if not self.encode_on_right:
+            return [self.corpus_dock], [left_column_width(win, side, w)]
+        right = max(side, self.encode_view.minimumSizeHint().width())
+        spare = w - right - self.merge_panel.minimumSizeHint().width() - 40
+        if beside:   # two columns on the left: narrower ones
+            spare -= self._settings_width()
+            side = min(side, max(300, int(w * 0.18)))
+        side = max(self.editor.minimumSizeHint().width(), min(side, spare))
+        docks, sizes = [self.corpus_dock, self.encode_dock], [side, right]
+        if beside:
+            docks.insert(1, self.settings_dock)
+            sizes.insert(1, self._settings_width())
+        return docks, sizes
+
     def _default_dock_sizes(self) -> None:
         """Sizes of the default layout, relative to the window (needs it laid out)."""
         win = self.window
         w, h = max(win.width(), 900), max(win.height(), 600)
-        side = max(300, min(440, int(w * 0.24)))
-        if self.encode_on_right:
-            right = max(side, self.encode_view.minimumSizeHint().width())
-            spare = w - right - self.merge_panel.minimumSizeHint().width() - 40
-            if self.settings_beside:   # two columns on the left: narrower ones
-                spare -= self._settings_width()
-                side = min(side, max(300, int(w * 0.18)))
-            side = max(self.editor.minimumSizeHint().width(), min(side, spare))
-            docks, sizes = [self.corpus_dock, self.encode_dock], [side, right]
-            if self.settings_beside:
-                docks.insert(1, self.settings_dock)
-                sizes.insert(1, self._settings_width())
-            win.resizeDocks(docks, sizes, Qt.Orientation.Horizontal)
-        else:
-            win.resizeDocks([self.corpus_dock], [left_column_width(win, side, w)],
-                            Qt.Orientation.Horizontal)
+        win.resizeDocks(*self._default_widths(w), Qt.Orientation.Horizontal)
+        self._fitted_width, self._fitted_height = win.width(), win.height()
         # the training settings whole when the corpus keeps room for a dozen lines
         # (at 1920x1080, 58% of the height left the settings a scroll bar)
         if not self.settings_beside:
@@ -205,21 +223,33 @@ class DockLayout:
         # and at 0.4 its two texts showed about two lines (issue 30);
         # a short screen's compact merge panel leaves 0.45 to the docks below (the encode
         # view first), of which the panel takes back what its minimum needs
-        below = 0.45 if not self._short_screen() or self.merge_panel.compact else 0.3
-        # Qt sizes a tab group through the dock in front of it
-        bottom = self.vocab_dock if self.encode_on_right else self.encode_dock
-        win.resizeDocks([bottom], [int(h * below)], Qt.Orientation.Vertical)
-        def fit(passes: int) -> None:
-            if give_central_its_minimum(win, self.merge_panel, bottom,
-                                        exactly=self._screen_height() < TIGHT_BELOW) \
-                    and passes > 1:
-                QTimer.singleShot(0, win, lambda: fit(passes - 1))
-        QTimer.singleShot(0, win, lambda: fit(3))
+        win.resizeDocks([self._bottom()], [int(h * self._below_share())], Qt.Orientation.Vertical)
+        QTimer.singleShot(0, win, self._fit_central)
+
+    def _below_share(self) -> float:
+        """The share of the window's height the docks below the merge panel get."""
+        return 0.45 if not self._short_screen() or self.merge_panel.compact else 0.3
+
+    def _bottom(self) -> QDockWidget:
+        """The dock below the merge panel that sizes its tab group (Qt sizes a group
+        through the dock in front of it)."""
+        return self.vocab_dock if self.encode_on_right else self.encode_dock
+
+    def _fit_central(self, passes: int = 3) -> None:
+        """The merge panel at least its minimum height, from the docks below (a pass
+        more while they moved: their tab bar is outside them)."""
+        win = self.window
+        if give_central_its_minimum(win, self.merge_panel, self._bottom(),
+                                    exactly=self._screen_height() < TIGHT_BELOW) \
+                and passes > 1:
+            QTimer.singleShot(0, win, lambda: self._fit_central(passes - 1))
 
     def shown(self) -> None:
         """The window's showEvent: the default sizes once it is first laid out."""
         if not self._shown_once:
             self._shown_once = True
+            # (a remembered layout: as it was)
+            self._fitted_width, self._fitted_height = self.window.width(), self.window.height()
             if not self._state_restored:
                 self._default_dock_sizes()
 
@@ -230,6 +260,81 @@ class DockLayout:
             # dock sizes are relative to the window, so set them again (once)
             self.fill_screen = False
             self._default_dock_sizes()
+        elif self._shown_once and self._focus is None:
+            self._refit.start()   # (again at each step of a drag: once it rests)
+
+    def fit_to_size(self) -> None:
+        """The docks after the window changed size (a window of 1920x1080 made 1024x700,
+        or back): the corpus and the training settings in tabs when the window is
+        narrower than the two side by side need (at 1024 the corpus was squeezed to 83
+        pixels and the settings cut off), beside each other again when it is wide enough
+        (if they were put in tabs here); when the window grew, the docks at the sides get
+        back the width the default layout gives them (Qt gives all of it to the middle:
+        they stayed squeezed until View > Reset layout); and the merge panel its minimum
+        height, as in the default layout."""
+        win = self.window
+        if self._focus is not None or not self._shown_once:
+            return
+        corpus, settings = self.corpus_dock, self.settings_dock
+        left = Qt.DockWidgetArea.LeftDockWidgetArea
+        docked = all(d.isVisible() and not d.isFloating() and win.dockWidgetArea(d) == left
+                     for d in (corpus, settings))
+        tabbed = settings in win.tabifiedDockWidgets(corpus)
+        need = self._width_for_encode_on_right() + self._settings_width()
+        if docked and not tabbed and win.width() < need and side_by_side(win, corpus, settings):
+            focus = QApplication.focusWidget()
+            front = settings if focus is not None and settings.isAncestorOf(focus) else corpus
+            win.tabifyDockWidget(corpus, settings)
+            front.raise_()
+            self._auto_tabbed = True
+            # one column now: as wide as the default layout's left column at this width
+            QTimer.singleShot(0, win, lambda: self._resize_sides(narrow_only=False))
+        elif self._auto_tabbed and tabbed and win.width() >= max(BESIDE_FROM, need):
+            # (splitDockWidget on a dock in a tab group only adds another tab)
+            win.removeDockWidget(settings)
+            win.addDockWidget(left, settings)
+            win.splitDockWidget(corpus, settings, Qt.Orientation.Horizontal)
+            corpus.show()
+            settings.show()
+            self._auto_tabbed = False
+            QTimer.singleShot(0, win, lambda: self._resize_sides(narrow_only=False))
+        else:
+            if self._auto_tabbed and not tabbed:
+                self._auto_tabbed = False   # the user moved them: theirs now
+            if win.width() > self._fitted_width:
+                QTimer.singleShot(0, win, self._resize_sides)
+        self._fitted_width = win.width()
+        if win.height() > self._fitted_height:
+            QTimer.singleShot(0, win, self._resize_bottom)
+        else:   # (a lower window: the docks below give the merge panel its minimum)
+            QTimer.singleShot(0, win, self._fit_central)
+        self._fitted_height = win.height()
+
+    def _resize_bottom(self) -> None:
+        """The window grew taller: the docks below the merge panel get back their share
+        of the height when they have less (at 800x600 they gave the merge panel its
+        minimum, and Qt gave a taller window's height to the merge panel alone); then the
+        merge panel its minimum again."""
+        win, bottom = self.window, self._bottom()
+        want = int(max(win.height(), 600) * self._below_share())
+        if bottom.isVisible() and not bottom.isFloating() and bottom.height() < want and \
+                win.dockWidgetArea(bottom) == Qt.DockWidgetArea.BottomDockWidgetArea:
+            win.resizeDocks([bottom], [want], Qt.Orientation.Vertical)
+        QTimer.singleShot(0, win, self._fit_central)
+
+    def _resize_sides(self, narrow_only: bool = True) -> None:
+        """The docks at the sides as wide as the default layout makes them at the window's
+        width (``narrow_only``: only those narrower; wider ones stay as the user made
+        them), taking the width from or giving it to the middle."""
+        win = self.window
+        beside = side_by_side(win, self.corpus_dock, self.settings_dock)
+        docks, sizes = self._default_widths(win.width(), beside)
+        grow = [(d, size) for d, size in zip(docks, sizes) if d.isVisible() and
+                not d.isFloating() and win.dockWidgetArea(d) in SIDES and
+                (d.width() < size or not narrow_only)]
+        if grow:
+            win.resizeDocks([d for d, _ in grow], [size for _, size in grow],
+                            Qt.Orientation.Horizontal)
 
     @staticmethod
     def _scrollable(widget: QWidget) -> QScrollArea:
@@ -270,6 +375,7 @@ class DockLayout:
             dock.setFloating(False)
             dock.show()
         self.window.restoreState(self._default_state, STATE_VERSION)
+        self._auto_tabbed = False
         self._default_dock_sizes()
 
     # ----- focus: the panel in use gets the whole window -----------------------------------
@@ -357,6 +463,10 @@ class DockLayout:
             self.fill_screen = self._screen_height() < FILL_BELOW   # app.main maximizes it
         if isinstance(state, QByteArray) and not state.isEmpty():
             self._state_restored = win.restoreState(state, STATE_VERSION)
+            # tabs made for a narrow window go back beside each other in a wide one, after
+            # a restart too
+            self._auto_tabbed = self._state_restored and \
+                str(s.value(f"{key}/autoTabbed", "false")).lower() == "true"
 
     def save_layout(self) -> None:
         """The window's geometry and docks, kept for this screen's size: a layout made
@@ -367,6 +477,7 @@ class DockLayout:
         key = f"layouts/{self._screen_size() or 'any'}"
         self.settings.setValue(f"{key}/geometry", win.saveGeometry())
         self.settings.setValue(f"{key}/windowState", state)
+        self.settings.setValue(f"{key}/autoTabbed", self._auto_tabbed)
         for old in ("geometry", "geometryScreen", "windowState"):   # before per-size keys
             self.settings.remove(old)
         self.settings.sync()

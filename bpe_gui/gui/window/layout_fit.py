@@ -1,10 +1,19 @@
-"""Fitting the default layout to the window: the merge panel at its full minimum height,
-and a left column wide enough for its tab titles (used by main_window's default dock
-sizes; no state of its own)."""
+"""Fitting the layout to the window: the merge panel at its full minimum height, a left
+column wide enough for its tab titles (used by docks.py's default dock sizes), and
+whether two docks stand side by side (docks.py's fit_to_size). No state of its own."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QScrollArea, QTabBar, QWidget
+
+SIDES = (Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea)
+
+
+def side_by_side(window: QMainWindow, a: QDockWidget, b: QDockWidget) -> bool:
+    """Both docks of ``window`` in sight, one to the right of the other (not one above
+    the other, nor tabs of one group: a tab behind keeps isVisible(), moved out of sight)."""
+    return a.isVisible() and b.isVisible() and b not in window.tabifiedDockWidgets(a) and \
+        (b.x() >= a.x() + a.width() or a.x() >= b.x() + b.width())
 
 
 def left_column_width(window: QMainWindow, side: int, window_width: int) -> int:
