@@ -12,9 +12,11 @@
  * whole_words: a word that is itself a token is taken whole (tiktoken always; HF with
  * ignore_merges). For merges learned by training -- a token is only ever merged further
  * at a later rank -- lowest-rank-leftmost equals training's "replace every occurrence
- * left to right" rule. Short words scan for the lowest rank; words of 33..1024 symbols
- * keep a bucket queue over ranks (a bitmap of the ranks present, chains of the pairs of
- * each); longer ones keep block minima (a tree of three levels of 32) or, past 32768
+ * left to right" rule. Short words scan for the lowest rank; words of 33..1024 raw bytes
+ * scan one flat array of keys with an AVX-512 or AVX2 minimum where the CPU has one, else
+ * (and other words of 33..1024 symbols) keep a bucket queue over ranks (a bitmap of the
+ * ranks present, chains of the pairs of each); longer ones keep block minima (a tree of
+ * three levels of 32) or, past 32768
  * symbols, a heap, so a word of n symbols costs O(n log n) rather than O(n^2) (1,000,000
  * spaces, "x" * 10**6).
  *
