@@ -455,11 +455,12 @@ def test_tokenizer_without_merges_encodes():
 
 
 @pytest.mark.skipif(merge_module._Merger is None, reason="C encoder not built")
-@pytest.mark.parametrize("big", [0, 1 << 21, (1 << 26) - 8])
+@pytest.mark.parametrize("big", [0, (1 << 21) - 4, 1 << 21, (1 << 26) - 8])
 def test_long_words_with_ranks_past_the_flat_keys_equal_the_reference_rule(big):
     """Words of 33-1024 bytes merge in one flat array of keys (rank << 10 | position) on a
     CPU with AVX2; a rank of 2**21 or more does not fit in a key and the word goes to the
-    bucket queue, also when such a rank turns up only after some merges."""
+    bucket queue, also when such a rank turns up only after some merges (ranks just under
+    the bound, and a word of 1024 bytes, the longest the keys hold, stay in the array)."""
     m = merge_module._Merger(list(range(256)))
     ranks: dict[tuple[int, int], tuple[int, int]] = {}
     for a, b, rank, new in [(ord("a"), ord("b"), 0, 256),        # the first merges fit
@@ -469,7 +470,7 @@ def test_long_words_with_ranks_past_the_flat_keys_equal_the_reference_rule(big):
         m.add(a, b, rank, new)
         ranks[(a, b)] = (rank, new)
     for word in ["ab" * 20, "ab" * 16 + "cab" * 30, "abc" * 200, ("ab" * 7 + "c") * 40,
-                 "cab" * 341 + "a"]:
+                 "cab" * 341 + "a", "c" * 1022 + "ab"]:
         ids = list(word.encode())
         want = lowest_rank_leftmost(ids, ranks, 1 << 30)
         assert len(want) < len(ids)
