@@ -177,11 +177,16 @@ class DockLayout:
     def _settings_width(self) -> int:
         return max(340, self.settings_panel.minimumSizeHint().width())
 
+    def _beside_needs(self) -> int:
+        """The window width the corpus and the settings side by side need, beside the
+        merge panel and the encode view's column at their minimum widths."""
+        return self._width_for_encode_on_right() + self._settings_width()
+
     def _room_for_settings_beside(self) -> bool:
         """Corpus and training settings side by side when the screen is tall and the
         default window has the width for them beside the encode view's column."""
-        need = self._width_for_encode_on_right() + self._settings_width()
-        return self.encode_on_right and self._default_size()[0] >= max(BESIDE_FROM, need)
+        return self.encode_on_right and \
+            self._default_size()[0] >= max(BESIDE_FROM, self._beside_needs())
 
     def _default_widths(self, w: int, beside: bool | None = None
                         ) -> tuple[list[QDockWidget], list[int]]:
@@ -280,7 +285,7 @@ class DockLayout:
         docked = all(d.isVisible() and not d.isFloating() and win.dockWidgetArea(d) == left
                      for d in (corpus, settings))
         tabbed = settings in win.tabifiedDockWidgets(corpus)
-        need = self._width_for_encode_on_right() + self._settings_width()
+        need = self._beside_needs()
         if docked and not tabbed and win.width() < need and side_by_side(win, corpus, settings):
             focus = QApplication.focusWidget()
             front = settings if focus is not None and settings.isAncestorOf(focus) else corpus

@@ -475,3 +475,6 @@ def test_long_words_with_ranks_past_the_flat_keys_equal_the_reference_rule(big):
         want = lowest_rank_leftmost(ids, ranks, 1 << 30)
         assert len(want) < len(ids)
         assert m.encode_words([word], {}, 1 << 30, 0) == want, (big, word[:20])
+        for limit in (1, 6, big + 2, big + 3):   # as of a training step
+            assert m.encode_words([word], {}, limit, 0) == \
+                lowest_rank_leftmost(ids, ranks, limit), (big, limit, word[:20])
