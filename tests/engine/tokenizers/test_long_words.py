@@ -200,3 +200,62 @@ def test_pure_python_model_merges_long_words_the_same(tiktoken_file, hf_pair, tm
     for text in SHORTER:
         assert slow_hf.encode(text) == tk.encode(text, add_special_tokens=False).ids
         assert slow_tt.encode(text) == enc.encode(text, disallowed_special=())
+
+
+# ------------------------------------------------------ long words one after another
+# Two long words in a row are merged side by side (merge.c, mt_encode_bytes2: one step of
+# each in turn); words that do not go whole to the flat loop are merged alone. A text of
+# such words next to one another, next to words that must not be paired: shorter ones,
+# longer than the flat loop takes, whitespace runs, words ending outside ASCII (cut where
+# no token crosses), a word that comes back (from the per-thread table), a word that is
+# one token (tiktoken's whole words).
+
+
+def _row_text() -> str:
+    import random
+    rng = random.Random(29)
+    words = []
+    for k in range(260):
+        w = "".join(rng.choice("abdehilnorstx") for _ in range(rng.randint(20, 300)))
+        if k % 37 == 5:
+            w = w + "你好" * 3                  # ends outside ASCII
+        if k % 41 == 7:
+            w = "x" * 1100                      # longer than the flat loop takes
+        if k % 43 == 11:
+            w = words[-2].strip()               # comes back
+        if k % 47 == 13:
+            w = "xx" * 18                       # one token of the files below (x * 2**k)
+        words.append(w)
+        if k % 31 == 3:
+            words.append("\n" + " " * 40)        # a whitespace run
+    return " ".join(words)
+
+
+ROW = _row_text()
+
+
+def test_long_words_in_a_row_trained(trained_cl100k):
+    tok, enc = trained_cl100k
+    assert tok.encode(ROW) == enc.encode(ROW, disallowed_special=())
+    ranks = _ranks(tok)
+    for step in (0, 7, 60, tok.n_merges // 2):   # as of a training step (a merge limit)
+        cut = {b: r for b, r in ranks.items() if r < 256 + step}
+        at = tiktoken.Encoding("t", pat_str=tok.pattern, mergeable_ranks=cut, special_tokens={})
+        assert tok.at_step(step).encode(ROW) == at.encode(ROW, disallowed_special=()), step
+
+
+def test_long_words_in_a_row_gpt2_files(gpt2_files):
+    ours, hf = gpt2_files
+    assert ours.encode(ROW) == hf.encode(ROW, add_special_tokens=False).ids
+
+
+def test_long_words_in_a_row_tiktoken_file(tiktoken_file):
+    ours, enc = tiktoken_file
+    assert ours.encode(ROW) == enc.encode(ROW, disallowed_special=())
+    assert ours.encode_batch([ROW, ROW[1000:]], threads=2) == \
+        [enc.encode(t, disallowed_special=()) for t in (ROW, ROW[1000:])]
+
+
+def test_long_words_in_a_row_tokenizer_json(hf_pair):
+    tk, ours = hf_pair
+    assert ours.encode(ROW) == tk.encode(ROW, add_special_tokens=False).ids

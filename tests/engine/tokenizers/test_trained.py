@@ -478,3 +478,28 @@ def test_long_words_with_ranks_past_the_flat_keys_equal_the_reference_rule(big):
         for limit in (1, 6, big + 2, big + 3):   # as of a training step
             assert m.encode_words([word], {}, limit, 0) == \
                 lowest_rank_leftmost(ids, ranks, limit), (big, limit, word[:20])
+
+
+@pytest.mark.skipif(merge_module._Encoder is None, reason="C encoder not built")
+@pytest.mark.parametrize("big", [0, (1 << 21) - 4, 1 << 21, (1 << 26) - 8])
+def test_long_words_in_a_row_with_ranks_past_the_flat_keys(big):
+    """Two long words in a row are merged side by side in the flat loop (one step of each
+    in turn); a word whose ranks do not fit the keys leaves it alone, its neighbour goes
+    on. Words of each kind one after another, in a text through the whole-text encoder:
+    each word as the reference rule merges it, in the text's order."""
+    from bpe_gui.engine.text.presets import PRESET_IDS
+    m = merge_module._Merger(list(range(256)))
+    ranks: dict[tuple[int, int], tuple[int, int]] = {}
+    for a, b, rank, new in [(ord("a"), ord("b"), 0, 256), (ord("c"), ord("a"), big + 1, 258),
+                            (257, 258, big + 2, 259), (256, 256, big + 3, 257),
+                            (ord("b"), ord("c"), 5, 260)]:
+        m.add(a, b, rank, new)
+        ranks[(a, b)] = (rank, new)
+    fits, past = "ab" * 20, "ab" * 16 + "cab" * 30   # past: its later merges are big
+    words = [fits, past, past + "ab", fits + "ab", "abc" * 200, "c" * 1022 + "ab",
+             ("ab" * 7 + "c") * 40, "ab" * 10, fits * 3, past, "cab" * 341 + "a"]
+    pieces = [words[0]] + [" " + w for w in words[1:]]
+    for limit in (1 << 30, 6, big + 2, big + 3):
+        enc = merge_module._Encoder(m, PRESET_IDS["cl100k"], limit)
+        want = [i for p in pieces for i in lowest_rank_leftmost(list(p.encode()), ranks, limit)]
+        assert enc.encode(" ".join(words)) == want, (big, limit)

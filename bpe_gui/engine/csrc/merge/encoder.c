@@ -390,6 +390,7 @@ int enc_cache_holds(const EncCache *c, const unsigned char *w, size_t len)
 void enc_scratch_free(EncScratch *sc)
 {
     ms_free(&sc->x);
+    ms_free(&sc->y);
     wc_free(&sc->longs);
     free(sc->ids);
     free(sc->buf);
@@ -401,6 +402,8 @@ void enc_scratch_trim(EncScratch *sc, size_t keep)
 {
     if (sc->x.cap * 7 * sizeof(int32_t) > keep)
         ms_trim(&sc->x);
+    if (sc->y.cap * 7 * sizeof(int32_t) > keep)
+        ms_trim(&sc->y);
     if (sc->cap * sizeof(uint32_t) > keep) {
         free(sc->ids);
         sc->ids = NULL;
@@ -493,6 +496,17 @@ static inline uint64_t long_hash(const unsigned char *w, size_t len)
             load8(w + len - 8) * 0x165667B19E3779F9ull ^ len) * 0x9E3779B97F4A7C15ull;
 }
 
+/* A long word's ids into the per-thread table (0; -1 out of memory; without room for the
+ * table the word is just not remembered). */
+static int long_put(EncScratch *sc, const unsigned char *w, size_t len, const int32_t *ids,
+                    size_t k, int32_t limit)
+{
+    if (!sc->longs.slots && wc_init(&sc->longs, LONG_WORDS) < 0)
+        return 0; /* not remembered */
+    sc->longs.limit = limit;
+    return wc_put(&sc->longs, w, len, ids, k) < 0 ? -1 : 0;
+}
+
 /* A word the shared cache does not hold: merged (or from the per-thread table of long
  * words), written out, stored. */
 static int word_miss(const MergeTable *m, const EncCache *c, EncSet *st, EncScratch *sc,
@@ -521,14 +535,38 @@ static int word_miss(const MergeTable *m, const EncCache *c, EncSet *st, EncScra
     if (!is_long && k <= ENC_IDS_MAX) {
         if (st)
             cache_put(c, st, key, len, sc->x.sym, k);
-    } else {
-        if (!sc->longs.slots && wc_init(&sc->longs, LONG_WORDS) < 0)
-            return 0; /* not remembered */
-        sc->longs.limit = limit;
-        if (wc_put(&sc->longs, w, len, sc->x.sym, k) < 0)
-            return -1;
+        return 0;
     }
-    return 0;
+    return long_put(sc, w, len, sc->x.sym, k, limit);
+}
+
+/* Two long words one after the other (each over ENC_KEY_MAX bytes, the oldest pending
+ * word and the next), merged side by side (merge.h, mt_encode_bytes2) when neither is in
+ * the per-thread table and both go whole to the flat loop: their ids appended, each
+ * stored as word_miss stores it. 1: done; 0: nothing done (word_slow takes the first
+ * alone); -1: out of memory. */
+static int word_pair(const MergeTable *m, EncScratch *sc, const unsigned char *w1,
+                     size_t len1, const unsigned char *w2, size_t len2, int32_t limit,
+                     size_t words_left)
+{
+    size_t k1, k2;
+    if (sc->longs.slots &&
+        (wc_find(&sc->longs, w1, len1, &k1) != NULL || wc_find(&sc->longs, w2, len2, &k2) != NULL))
+        return 0;
+    sc->x.kept = sc->y.kept = 1;
+    int r = mt_encode_bytes2(m, &sc->x, &sc->y, w1, len1, w2, len2, limit, &k1, &k2);
+    if (r <= 0)
+        return r;
+    if (room(sc, k1 + k2 + ENC_IDS_MAX * words_left + 8) < 0)
+        return -1;
+    memcpy(sc->ids + sc->n, sc->x.sym, k1 * sizeof(uint32_t));
+    memcpy(sc->ids + sc->n + k1, sc->y.sym, k2 * sizeof(uint32_t));
+    sc->n += k1 + k2;
+    if (admit(sc, long_hash(w1, len1)) && long_put(sc, w1, len1, sc->x.sym, k1, limit) < 0)
+        return -1;
+    if (admit(sc, long_hash(w2, len2)) && long_put(sc, w2, len2, sc->y.sym, k2, limit) < 0)
+        return -1;
+    return 1;
 }
 
 /* A word of up to 32 bytes, or longer, through the shared cache (when c is not NULL: its
@@ -722,9 +760,20 @@ static inline __attribute__((always_inline)) int encode_piece_k(
         sc->n = (size_t)(out - sc->ids);
         sc->win_hits += hits;
         hits = 0;
-        if (word_slow(m, cc, sc, pw, plen,
-                      readable > (size_t)(pw - s) ? readable - (size_t)(pw - s) : 0, limit,
-                      4) < 0)
+        /* two long words in a row: merged side by side (word_pair) */
+        int paired = 0;
+        if (plen > ENC_KEY_MAX && pending && ring[head].len > ENC_KEY_MAX) {
+            paired = word_pair(m, sc, pw, plen, ring[head].w, ring[head].len, limit, 4);
+            if (paired < 0)
+                return -1;
+            if (paired) {
+                head = (head + 1) & (ENC_AHEAD - 1);
+                pending--;
+            }
+        }
+        if (!paired && word_slow(m, cc, sc, pw, plen,
+                                 readable > (size_t)(pw - s) ? readable - (size_t)(pw - s) : 0,
+                                 limit, 4) < 0)
             return -1;
         out = sc->ids + sc->n;
         out_end = sc->ids + sc->cap - ENC_IDS_MAX;

@@ -83,6 +83,7 @@ int enc_cache_holds(const EncCache *c, const unsigned char *w, size_t len);
 /* ---- one thread's scratch ---- */
 typedef struct {
     MergeScratch x;          /* merging a new word */
+    MergeScratch y;          /* the second of two long words merged side by side */
     WordCacheTable longs;    /* words too long for the shared cache; NULL slots: none yet */
     uint32_t *ids;           /* the result: ids[0 .. n) */
     size_t n, cap;

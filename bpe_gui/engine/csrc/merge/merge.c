@@ -883,46 +883,92 @@ static inline int32_t flat_key(int32_t r, int32_t i)
 #include <immintrin.h>
 #define HAVE_FLAT 1
 
-/* the lowest of k[0..n), n a multiple of 16 */
+/* the lowest of k[0..n), n a multiple of 64: four minima side by side (a word of 160
+ * bytes is three steps, each four loads folded into their minimum, with one count and
+ * one branch) */
 __attribute__((target("avx512f"))) static inline int32_t flat_min16(const int32_t *k, size_t n)
 {
-    __m512i best = _mm512_loadu_si512((const void *)k);
-    for (size_t i = 16; i < n; i += 16)
-        best = _mm512_min_epi32(best, _mm512_loadu_si512((const void *)(k + i)));
-    return _mm512_reduce_min_epi32(best);
+    __m512i a = _mm512_loadu_si512((const void *)k), b = _mm512_loadu_si512((const void *)(k + 16)),
+            c = _mm512_loadu_si512((const void *)(k + 32)), d = _mm512_loadu_si512((const void *)(k + 48));
+    for (size_t i = 64; i < n; i += 64) {
+        a = _mm512_min_epi32(a, _mm512_loadu_si512((const void *)(k + i)));
+        b = _mm512_min_epi32(b, _mm512_loadu_si512((const void *)(k + i + 16)));
+        c = _mm512_min_epi32(c, _mm512_loadu_si512((const void *)(k + i + 32)));
+        d = _mm512_min_epi32(d, _mm512_loadu_si512((const void *)(k + i + 48)));
+    }
+    return _mm512_reduce_min_epi32(_mm512_min_epi32(_mm512_min_epi32(a, b), _mm512_min_epi32(c, d)));
 }
 
-/* the lowest of k[0..n), n a multiple of 8 */
+/* the lowest of k[0..n), n a multiple of 32 */
 __attribute__((target("avx2"))) static inline int32_t flat_min8(const int32_t *k, size_t n)
 {
-    __m256i best = _mm256_loadu_si256((const __m256i *)k);
-    for (size_t i = 8; i < n; i += 8)
-        best = _mm256_min_epi32(best, _mm256_loadu_si256((const __m256i *)(k + i)));
+    __m256i a = _mm256_loadu_si256((const __m256i *)k), b = _mm256_loadu_si256((const __m256i *)(k + 8)),
+            c = _mm256_loadu_si256((const __m256i *)(k + 16)), d = _mm256_loadu_si256((const __m256i *)(k + 24));
+    for (size_t i = 32; i < n; i += 32) {
+        a = _mm256_min_epi32(a, _mm256_loadu_si256((const __m256i *)(k + i)));
+        b = _mm256_min_epi32(b, _mm256_loadu_si256((const __m256i *)(k + i + 8)));
+        c = _mm256_min_epi32(c, _mm256_loadu_si256((const __m256i *)(k + i + 16)));
+        d = _mm256_min_epi32(d, _mm256_loadu_si256((const __m256i *)(k + i + 24)));
+    }
+    __m256i best = _mm256_min_epi32(_mm256_min_epi32(a, b), _mm256_min_epi32(c, d));
     __m128i v = _mm_min_epi32(_mm256_castsi256_si128(best), _mm256_extracti128_si256(best, 1));
     v = _mm_min_epi32(v, _mm_shuffle_epi32(v, _MM_SHUFFLE(1, 0, 3, 2)));
     v = _mm_min_epi32(v, _mm_shuffle_epi32(v, _MM_SHUFFLE(2, 3, 0, 1)));
     return _mm_cvtsi128_si32(v);
 }
 
+/* pair_rank past its filter (the memo, then the table), out of line: in a long word of
+ * letters most new pairs are no token (cl100k, 2 MB of random letters: 86% of 1.8M), and
+ * those are settled by the filter inlined in the loop (flat_rank) without a call */
+__attribute__((noinline)) static int32_t pair_rank_past_filter(const MergeTable *m,
+                                                              const MergeScratch *x, int32_t i,
+                                                              int32_t j, const unsigned char *w,
+                                                              int32_t limit, int32_t *made)
+{
+    return pair_rank(m, x, i, j, w, limit, made);
+}
+
+/* pair_rank for merge_flat: the filter's "surely none" inlined, for one kind of table
+ * (by_span constant where it is inlined) */
+static inline __attribute__((always_inline)) int32_t
+flat_rank(const MergeTable *m, const MergeScratch *x, int32_t i, int32_t j,
+          const unsigned char *w, int32_t limit, int32_t *made, int by_span)
+{
+    if (by_span) {
+        size_t len = (size_t)(x->en[j] - x->st[i]);
+        if (len <= 8 && m->short_keys && !short_filter_has(m, short_bytes(w + x->st[i], len), len))
+            return NO_RANK;
+    } else if (!filter_has(m, x->sym[i], x->sym[j])) { /* (every symbol a token: MT_RAW) */
+        return NO_RANK;
+    }
+    return pair_rank_past_filter(m, x, i, j, w, limit, made);
+}
+
 /* (size_t)-1: a rank too large for the keys (x->sym and spans are then to be set again).
  * merge_scan's loop with wider keys; written out rather than through keys_start and
  * keys_merge with a key width: that version ran 2.5% more instructions and cl100k's long
  * words 7% slower (28 -> 26 MB/s, ab_builds, 5 rounds), gcc inlining the prefetches
- * differently. */
-#define FLAT_MERGE(NAME, TARGET, MIN, LANES)                                                    \
+ * differently. No prefetches here: the loop runs at over three instructions a cycle
+ * and asking for the two new pairs' lines cost more instructions than the waits they
+ * saved (cl100k long words 28 -> 29 MB/s, Llama 3.2 29 -> 31 without them). One copy
+ * for each kind of table (BY_SPAN: rank-based), so that the pair lookups test it once,
+ * at the call. */
+#define FLAT_MERGE(NAME, TARGET, MIN, LANES, BY_SPAN)                                           \
     __attribute__((target(TARGET))) static size_t NAME(const MergeTable *m, MergeScratch *x,   \
                                                        size_t n, int32_t limit,                \
                                                        const unsigned char *w, int flags)      \
     {                                                                                          \
         int32_t *key = (int32_t *)x->heap, *nxt = x->nxt, *prv = x->prv; /* 6 * cap int32 */   \
-        int spans = flags & MT_SPANS;                                                          \
+        int spans = flags & MT_SPANS;                                                         \
         size_t pad = (n + LANES - 1) & ~(size_t)(LANES - 1);                                   \
         for (size_t i = 0; i < n; i++) {                                                       \
             nxt[i] = (int32_t)i + 1;                                                           \
             prv[i] = (int32_t)i - 1;                                                           \
         }                                                                                      \
         for (size_t i = 0; i + 1 < n; i++) {                                                   \
-            int32_t r = first_rank(m, x, w, flags, i, limit, &x->rk[i]);                       \
+            int32_t r = m->bytepair[w[i] * 256 + w[i + 1]].rank;                               \
+            x->rk[i] = m->bytepair[w[i] * 256 + w[i + 1]].new_id;                              \
+            r = r < limit ? r : NO_RANK;                                                       \
             if (flat_overflow(r))                                                              \
                 return (size_t)-1;                                                             \
             key[i] = flat_key(r, (int32_t)i);                                                  \
@@ -933,12 +979,18 @@ __attribute__((target("avx2"))) static inline int32_t flat_min8(const int32_t *k
             int32_t best = MIN(key, pad);                                                      \
             if (best == KEY_NONE)                                                              \
                 break;                                                                         \
-            int32_t i = best & (FLAT_MAX - 1), j = nxt[i];                                     \
+            int32_t i = best & (FLAT_MAX - 1), j = nxt[i], p = prv[i], q = nxt[j];             \
             key[j] = KEY_NONE; /* merged away */                                               \
-            int32_t p = join_next(m, x, n, w, spans, i, j);                                    \
-            int32_t r = (size_t)nxt[i] < n ? pair_rank(m, x, i, nxt[i], w, limit, &x->rk[i])   \
-                                           : NO_RANK;                                          \
-            int32_t rp = p >= 0 ? pair_rank(m, x, p, i, w, limit, &x->rk[p]) : NO_RANK;        \
+            x->sym[i] = x->rk[i];                                                              \
+            if (spans)                                                                         \
+                x->en[i] = x->en[j];                                                           \
+            nxt[i] = q;                                                                        \
+            if ((size_t)q < n)                                                                 \
+                prv[q] = i;                                                                    \
+            int32_t r = (size_t)q < n ? flat_rank(m, x, i, q, w, limit, &x->rk[i], BY_SPAN)    \
+                                      : NO_RANK;                                               \
+            int32_t rp = p >= 0 ? flat_rank(m, x, p, i, w, limit, &x->rk[p], BY_SPAN)          \
+                                : NO_RANK;                                                     \
             if (flat_overflow(r) || flat_overflow(rp))                                         \
                 return (size_t)-1;                                                             \
             key[i] = flat_key(r, i);                                                           \
@@ -948,8 +1000,97 @@ __attribute__((target("avx2"))) static inline int32_t flat_min8(const int32_t *k
         return keys_finish(x, n, spans);                                                       \
     }
 
-FLAT_MERGE(merge_flat16, "avx512f", flat_min16, 16)
-FLAT_MERGE(merge_flat8, "avx2", flat_min8, 8)
+FLAT_MERGE(merge_flat16, "avx512f", flat_min16, 64, 0)
+FLAT_MERGE(merge_flat8, "avx2", flat_min8, 32, 0)
+FLAT_MERGE(merge_flat16_spans, "avx512f", flat_min16, 64, 1)
+FLAT_MERGE(merge_flat8_spans, "avx2", flat_min8, 32, 1)
+
+/* ---- two long words side by side ----
+ * Each merge of a word waits for the filter words (or memo slots) of the two pairs it
+ * made before the next minimum can be known: perf put a quarter of the flat loop's
+ * samples on those two loads, in a loop whose instructions, cut by a third, made it only
+ * 8-12% faster. Two words of a text do not wait on each other: merged a step each in
+ * turn, one word's step runs while the other's loads are out. */
+struct FlatWord {
+    MergeScratch *x;
+    const unsigned char *w;
+    size_t n, pad;
+    int state; /* 1: merging, 0: done, -1: a rank too large for the keys */
+};
+
+#define FLAT_TWO(NAME, TARGET, MIN, LANES, BY_SPAN)                                             \
+    __attribute__((target(TARGET))) static inline __attribute__((always_inline)) int           \
+    NAME##_start(const MergeTable *m, struct FlatWord *f, int32_t limit)                       \
+    {                                                                                          \
+        MergeScratch *x = f->x;                                                                \
+        int32_t *key = (int32_t *)x->heap, *nxt = x->nxt, *prv = x->prv;                       \
+        const unsigned char *w = f->w;                                                         \
+        size_t n = f->n;                                                                       \
+        f->pad = (n + LANES - 1) & ~(size_t)(LANES - 1);                                       \
+        for (size_t i = 0; i < n; i++) {                                                       \
+            nxt[i] = (int32_t)i + 1;                                                           \
+            prv[i] = (int32_t)i - 1;                                                           \
+        }                                                                                      \
+        for (size_t i = 0; i + 1 < n; i++) {                                                   \
+            int32_t r = m->bytepair[w[i] * 256 + w[i + 1]].rank;                               \
+            x->rk[i] = m->bytepair[w[i] * 256 + w[i + 1]].new_id;                              \
+            r = r < limit ? r : NO_RANK;                                                       \
+            if (flat_overflow(r))                                                              \
+                return -1;                                                                     \
+            key[i] = flat_key(r, (int32_t)i);                                                  \
+        }                                                                                      \
+        for (size_t i = n - 1; i < f->pad; i++)                                                \
+            key[i] = KEY_NONE;                                                                 \
+        return 1;                                                                              \
+    }                                                                                          \
+    __attribute__((target(TARGET))) static inline __attribute__((always_inline)) int           \
+    NAME##_step(const MergeTable *m, struct FlatWord *f, int32_t limit, int spans)             \
+    {                                                                                          \
+        MergeScratch *x = f->x;                                                                \
+        int32_t *key = (int32_t *)x->heap, *nxt = x->nxt, *prv = x->prv;                       \
+        const unsigned char *w = f->w;                                                         \
+        size_t n = f->n;                                                                       \
+        int32_t best = MIN(key, f->pad);                                                       \
+        if (best == KEY_NONE)                                                                  \
+            return 0;                                                                          \
+        int32_t i = best & (FLAT_MAX - 1), j = nxt[i], p = prv[i], q = nxt[j];                 \
+        key[j] = KEY_NONE;                                                                     \
+        x->sym[i] = x->rk[i];                                                                  \
+        if (spans)                                                                             \
+            x->en[i] = x->en[j];                                                               \
+        nxt[i] = q;                                                                            \
+        if ((size_t)q < n)                                                                     \
+            prv[q] = i;                                                                        \
+        int32_t r = (size_t)q < n ? flat_rank(m, x, i, q, w, limit, &x->rk[i], BY_SPAN)        \
+                                  : NO_RANK;                                                   \
+        int32_t rp = p >= 0 ? flat_rank(m, x, p, i, w, limit, &x->rk[p], BY_SPAN) : NO_RANK;   \
+        if (flat_overflow(r) || flat_overflow(rp))                                             \
+            return -1;                                                                         \
+        key[i] = flat_key(r, i);                                                               \
+        if (p >= 0)                                                                            \
+            key[p] = flat_key(rp, p);                                                          \
+        return 1;                                                                              \
+    }                                                                                          \
+    __attribute__((target(TARGET))) static void NAME(const MergeTable *m, struct FlatWord *a,  \
+                                                     struct FlatWord *b, int32_t limit,        \
+                                                     int spans)                                \
+    {                                                                                          \
+        a->state = NAME##_start(m, a, limit);                                                  \
+        b->state = NAME##_start(m, b, limit);                                                  \
+        while (a->state > 0 && b->state > 0) {                                                 \
+            a->state = NAME##_step(m, a, limit, spans);                                        \
+            b->state = NAME##_step(m, b, limit, spans);                                        \
+        }                                                                                      \
+        while (a->state > 0)                                                                   \
+            a->state = NAME##_step(m, a, limit, spans);                                        \
+        while (b->state > 0)                                                                   \
+            b->state = NAME##_step(m, b, limit, spans);                                        \
+    }
+
+FLAT_TWO(flat_two16, "avx512f", flat_min16, 64, 0)
+FLAT_TWO(flat_two8, "avx2", flat_min8, 32, 0)
+FLAT_TWO(flat_two16_spans, "avx512f", flat_min16, 64, 1)
+FLAT_TWO(flat_two8_spans, "avx2", flat_min8, 32, 1)
 
 /* 2: AVX-512, 1: AVX2, 0: neither (asked of the CPU once; threads racing write the same) */
 static int flat_level(void)
@@ -977,6 +1118,18 @@ static void want_seen(const MergeTable *m, MergeScratch *x)
     }
 }
 
+/* Words of HEAP_FROM symbols or more, past the flat loop: the bucket queue, the tree
+ * or the heap. */
+static size_t merge_rest(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
+                         const unsigned char *w, int flags)
+{
+    struct MergeBuckets *q;
+    if (n <= BQ_MAX && (q = want_buckets(x)) != NULL)
+        return merge_buckets(m, x, q, n, limit, w, flags);
+    return n <= TREE_MAX ? merge_tree(m, x, n, limit, w, flags)
+                         : merge_heap(m, x, n, limit, w, flags);
+}
+
 size_t mt_merge(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
                 const unsigned char *w, int flags)
 {
@@ -990,8 +1143,10 @@ size_t mt_merge(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
 #ifdef HAVE_FLAT
     int level;
     if (n <= FLAT_MAX && (flags & MT_RAW) && (level = flat_level()) > 0) {
-        size_t k = level == 2 ? merge_flat16(m, x, n, limit, w, flags)
-                              : merge_flat8(m, x, n, limit, w, flags);
+        size_t k = m->by_span ? (level == 2 ? merge_flat16_spans(m, x, n, limit, w, flags)
+                                            : merge_flat8_spans(m, x, n, limit, w, flags))
+                              : (level == 2 ? merge_flat16(m, x, n, limit, w, flags)
+                                            : merge_flat8(m, x, n, limit, w, flags));
         if (k != (size_t)-1)
             return k;
         for (size_t i = 0; i < n; i++) { /* the word as it came (MT_RAW: its bytes' tokens) */
@@ -1001,11 +1156,7 @@ size_t mt_merge(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
         }
     }
 #endif
-    struct MergeBuckets *q;
-    if (n <= BQ_MAX && (q = want_buckets(x)) != NULL)
-        return merge_buckets(m, x, q, n, limit, w, flags);
-    return n <= TREE_MAX ? merge_tree(m, x, n, limit, w, flags)
-                         : merge_heap(m, x, n, limit, w, flags);
+    return merge_rest(m, x, n, limit, w, flags);
 }
 
 int mt_may_merge(const MergeTable *m, int32_t a, int32_t b)
@@ -1060,6 +1211,75 @@ size_t mt_encode_bytes(const MergeTable *m, MergeScratch *x, const unsigned char
             x->en[i] = (int32_t)i + 1;
         }
     return mt_merge(m, x, len, limit, w, (m->bytes_ok ? MT_RAW : 0) | (spans ? MT_SPANS : 0));
+}
+
+#ifdef HAVE_FLAT
+/* 1: mt_encode_bytes merges the word whole in the flat loop (no whole-word token, no
+ * whitespace run, no cuts: mt_merge_at_boundaries takes only words ending outside ASCII) */
+static int goes_flat(const MergeTable *m, const unsigned char *w, size_t len, int32_t limit)
+{
+    if (len < HEAP_FROM || len > FLAT_MAX || !m->bytes_ok || !m->bytepair)
+        return 0;
+    if (m->whole_words && limit == NO_RANK && key_of(m, w, len) >= 0)
+        return 0;
+    if (mt_is_ws_run(w, len) || (m->sub2 && w[len - 1] >= 0x80))
+        return 0;
+    return 1;
+}
+
+/* the word's symbols as it came: its bytes' tokens (and their spans) */
+static void raw_symbols(const MergeTable *m, MergeScratch *x, const unsigned char *w,
+                        size_t len, int spans)
+{
+    for (size_t i = 0; i < len; i++)
+        x->sym[i] = m->byte_ids[w[i]];
+    if (spans)
+        for (size_t i = 0; i < len; i++) {
+            x->st[i] = (int32_t)i;
+            x->en[i] = (int32_t)i + 1;
+        }
+}
+
+/* a word of the pair once the flat loop is done with it: its symbols moved to the front,
+ * or (a rank too large for the keys) merged again past the flat loop */
+static size_t flat_done(const MergeTable *m, const struct FlatWord *f, int32_t limit, int spans)
+{
+    if (f->state == 0)
+        return keys_finish(f->x, f->n, spans);
+    raw_symbols(m, f->x, f->w, f->n, spans);
+    return merge_rest(m, f->x, f->n, limit, f->w, MT_RAW | (spans ? MT_SPANS : 0));
+}
+#endif
+
+int mt_encode_bytes2(const MergeTable *m, MergeScratch *x, MergeScratch *y,
+                     const unsigned char *w1, size_t len1, const unsigned char *w2, size_t len2,
+                     int32_t limit, size_t *k1, size_t *k2)
+{
+#ifdef HAVE_FLAT
+    int level = flat_level();
+    if (!level || !goes_flat(m, w1, len1, limit) || !goes_flat(m, w2, len2, limit))
+        return 0;
+    if (ms_reserve(x, len1) < 0 || ms_reserve(y, len2) < 0)
+        return -1;
+    int spans = m->by_span; /* (mt_encode_bytes' spans, asked for none) */
+    want_seen(m, x);
+    y->seen = x->seen; /* one memo: the same thread, one word's step at a time */
+    raw_symbols(m, x, w1, len1, spans);
+    raw_symbols(m, y, w2, len2, spans);
+    struct FlatWord a = {x, w1, len1, 0, 1}, b = {y, w2, len2, 0, 1};
+    if (m->by_span)
+        (level == 2 ? flat_two16_spans : flat_two8_spans)(m, &a, &b, limit, spans);
+    else
+        (level == 2 ? flat_two16 : flat_two8)(m, &a, &b, limit, spans);
+    *k1 = flat_done(m, &a, limit, spans);
+    *k2 = flat_done(m, &b, limit, spans);
+    y->seen = NULL; /* x's */
+    return 1;
+#else
+    (void)m, (void)x, (void)y, (void)w1, (void)len1, (void)w2, (void)len2, (void)limit;
+    (void)k1, (void)k2;
+    return 0;
+#endif
 }
 
 int mt_init(MergeTable *m, const int32_t byte_ids[256])

@@ -196,6 +196,15 @@ size_t mt_merge(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
 size_t mt_encode_bytes(const MergeTable *m, MergeScratch *x, const unsigned char *w, size_t len,
                        int32_t limit, int spans);
 
+/* Two byte-level words w1, w2 (every byte has a token), each as mt_encode_bytes(.., spans
+ * 0) would give them, merged side by side (x for w1, y for w2: one thread's two
+ * scratches; y borrows x's memo) when both go whole to the flat loop of long words:
+ * 1 (their ids in x->sym[0..*k1) and y->sym[0..*k2)); 0: they do not (nothing done:
+ * merge them one by one); -1: out of memory. */
+int mt_encode_bytes2(const MergeTable *m, MergeScratch *x, MergeScratch *y,
+                     const unsigned char *w1, size_t len1, const unsigned char *w2, size_t len2,
+                     int32_t limit, size_t *k1, size_t *k2);
+
 /* The cut tables' hashed bits (token_boundaries.c, and merge.c's quick "no token" answer). */
 #define MT_SUBH_BITS 25 /* 4 MB; o200k puts ~2M short strings in it */
 enum { MT_IN4 = 1, MT_TOK4 = 2, MT_IN5 = 3 };
