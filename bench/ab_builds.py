@@ -3,10 +3,11 @@ before and after in one run, where the machine's drift (±15% here) would swamp 
 separate runs.
 
     python bench/ab_builds.py BEFORE AFTER [--files cl100k,llama3] [--rounds 5] [--data DIR]
+                              [--texts long-words]
 
 BEFORE and AFTER are checkouts with their C extensions built (`git worktree add /tmp/old
-<commit>` and `python setup.py build_ext --inplace` there). Each round runs each
-checkout's own bench/bench_corners.py (a freshly loaded tokenizer per text, best of 3,
+<commit>` and `python setup.py build_ext --inplace` there). Each round runs this
+checkout's bench/bench_corners.py on each build (its --root) (a freshly loaded tokenizer per text, best of 3,
 CPU time) in a process of its own, BEFORE and AFTER in turn; the table gives each text's
 median and best MB/s over the rounds, and AFTER / BEFORE of the medians.
 """
@@ -27,10 +28,11 @@ import corpora  # noqa: E402
 ROW = re.compile(r"^\| (\w+) \| (.*) \|$")
 
 
-def one_run(checkout: Path, files: str, data: Path) -> dict[tuple[str, str], float]:
-    """(file, text) -> MB/s from one bench_corners run of `checkout`."""
-    out = subprocess.run([sys.executable, str(checkout / "bench" / "bench_corners.py"),
-                          "--files", files, "--repeat", "3", "--data", str(data)],
+def one_run(checkout: Path, files: str, data: Path, texts: str) -> dict[tuple[str, str], float]:
+    """(file, text) -> MB/s from one bench_corners run of `checkout`'s build."""
+    out = subprocess.run([sys.executable, str(ROOT / "bench" / "bench_corners.py"),
+                          "--files", files, "--repeat", "3", "--data", str(data),
+                          "--texts", texts, "--root", str(checkout)],
                          capture_output=True, text=True, check=True, cwd=checkout,
                          env={**os.environ, "PYTHONPATH": str(checkout)}).stdout
     texts: list[str] = []
@@ -56,11 +58,14 @@ def main() -> int:
     ap.add_argument("--files", default="cl100k,o200k,llama3,qwen2")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--data", type=Path, default=corpora.DEFAULT_DATA)
+    ap.add_argument("--texts", default=",".join(corpora.CORNERS),
+                    help="the corners to time (English always)")
     args = ap.parse_args()
     runs: dict[str, list[dict]] = {"before": [], "after": []}
     for r in range(args.rounds):
         for name in ("before", "after"):
-            runs[name].append(one_run(getattr(args, name).resolve(), args.files, args.data))
+            runs[name].append(one_run(getattr(args, name).resolve(), args.files, args.data,
+                                      args.texts))
         print(f"round {r + 1} of {args.rounds} done", file=sys.stderr, flush=True)
     keys = [k for k in runs["before"][0] if all(k in x for x in runs["before"] + runs["after"])]
     print("| file | text | before: median, best MB/s | after: median, best MB/s | after / before |")

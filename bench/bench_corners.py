@@ -2,6 +2,7 @@
 speed, for every published file kind, in one run.
 
     python bench/bench_corners.py [--data DIR] [--files cl100k,llama3] [--repeat 2] [--peers]
+                                  [--texts long-words,unicode] [--root CHECKOUT]
 
 Files and texts as bench_encode_peers.py prepares them (the same --data folder; run that
 script or bench/corpora.py once to fetch and build them): cl100k, o200k, Llama 3.2, Qwen2
@@ -16,6 +17,10 @@ checked elsewhere (bench/check_encode_ids.py covers the same corners against tik
 HF tokenizers). Before the timed encodes one tokenizer encodes every text once, untimed,
 so that every file's encodes run on a heap earlier encodes have grown (without it the
 first file's English ran on fresh pages alone and read about 2x slower).
+
+--texts keeps some corners only (English is always timed: the bound is against it);
+--root times another checkout's build of bpe-gui with this script (bench/ab_builds.py:
+a change's before and after by one harness).
 
 --peers adds a table per peer (fastokens on every file it reads, tiktoken on cl100k and
 o200k), timed the same way in the same process, each against its own English speed: do
@@ -78,12 +83,24 @@ def main() -> int:
                     help="bytes of English to compare with (default: the corners' mean size)")
     ap.add_argument("--peers", action="store_true",
                     help="also time fastokens and tiktoken on the same texts")
+    ap.add_argument("--texts", default=",".join(corpora.CORNERS),
+                    help="the corners to time (English always)")
+    ap.add_argument("--root", type=Path, default=ROOT,
+                    help="the checkout whose bpe-gui to time (its extensions built)")
     args = ap.parse_args()
+    sys.path.insert(0, str(args.root.resolve()))
     from bpe_gui.engine.formats import load_tokenizer
+    if not Path(sys.modules["bpe_gui"].__file__).resolve().is_relative_to(args.root.resolve()):
+        sys.exit(f"bench_corners: bpe_gui came from {sys.modules['bpe_gui'].__file__}, "
+                 f"not from {args.root}")
 
     files = prepare_files(args.data, args.data / "wheels")
+    unknown = set(args.texts.split(",")) - set(corpora.CORNERS)
+    if unknown:
+        sys.exit(f"bench_corners: no corner {', '.join(sorted(unknown))} "
+                 f"(known: {', '.join(corpora.CORNERS)})")
     corners = {name: corpora.corner(name, args.data).read_text("utf-8")
-               for name in corpora.CORNERS}
+               for name in corpora.CORNERS if name in args.texts.split(",")}
     size = args.english_bytes or sum(len(t.encode("utf-8")) for t in corners.values()) // len(corners)
     english = prepare_texts(args.data, quick=False)["en"].read_bytes()[:size]
     english = english[:english.rfind(b"\n") + 1].decode("utf-8")
