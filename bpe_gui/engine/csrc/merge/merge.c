@@ -928,7 +928,7 @@ __attribute__((noinline)) static int32_t pair_rank_past_filter(const MergeTable 
     return pair_rank(m, x, i, j, w, limit, made);
 }
 
-/* pair_rank for merge_flat: the filter's "surely none" inlined, for one kind of table
+/* pair_rank for the flat loop: the filter's "surely none" inlined, for one kind of table
  * (by_span constant where it is inlined) */
 static inline __attribute__((always_inline)) int32_t
 flat_rank(const MergeTable *m, const MergeScratch *x, int32_t i, int32_t j,
@@ -944,75 +944,11 @@ flat_rank(const MergeTable *m, const MergeScratch *x, int32_t i, int32_t j,
     return pair_rank_past_filter(m, x, i, j, w, limit, made);
 }
 
-/* (size_t)-1: a rank too large for the keys (x->sym and spans are then to be set again).
- * merge_scan's loop with wider keys; written out rather than through keys_start and
- * keys_merge with a key width: that version ran 2.5% more instructions and cl100k's long
- * words 7% slower (28 -> 26 MB/s, ab_builds, 5 rounds), gcc inlining the prefetches
- * differently. No prefetches here: the loop runs at over three instructions a cycle
- * and asking for the two new pairs' lines cost more instructions than the waits they
- * saved (cl100k long words 28 -> 29 MB/s, Llama 3.2 29 -> 31 without them). One copy
- * for each kind of table (BY_SPAN: rank-based), so that the pair lookups test it once,
- * at the call. */
-#define FLAT_MERGE(NAME, TARGET, MIN, LANES, BY_SPAN)                                           \
-    __attribute__((target(TARGET))) static size_t NAME(const MergeTable *m, MergeScratch *x,   \
-                                                       size_t n, int32_t limit,                \
-                                                       const unsigned char *w, int flags)      \
-    {                                                                                          \
-        int32_t *key = (int32_t *)x->heap, *nxt = x->nxt, *prv = x->prv; /* 6 * cap int32 */   \
-        int spans = flags & MT_SPANS;                                                         \
-        size_t pad = (n + LANES - 1) & ~(size_t)(LANES - 1);                                   \
-        for (size_t i = 0; i < n; i++) {                                                       \
-            nxt[i] = (int32_t)i + 1;                                                           \
-            prv[i] = (int32_t)i - 1;                                                           \
-        }                                                                                      \
-        for (size_t i = 0; i + 1 < n; i++) {                                                   \
-            int32_t r = m->bytepair[w[i] * 256 + w[i + 1]].rank;                               \
-            x->rk[i] = m->bytepair[w[i] * 256 + w[i + 1]].new_id;                              \
-            r = r < limit ? r : NO_RANK;                                                       \
-            if (flat_overflow(r))                                                              \
-                return (size_t)-1;                                                             \
-            key[i] = flat_key(r, (int32_t)i);                                                  \
-        }                                                                                      \
-        for (size_t i = n - 1; i < pad; i++)                                                   \
-            key[i] = KEY_NONE;                                                                 \
-        for (;;) {                                                                             \
-            int32_t best = MIN(key, pad);                                                      \
-            if (best == KEY_NONE)                                                              \
-                break;                                                                         \
-            int32_t i = best & (FLAT_MAX - 1), j = nxt[i], p = prv[i], q = nxt[j];             \
-            key[j] = KEY_NONE; /* merged away */                                               \
-            x->sym[i] = x->rk[i];                                                              \
-            if (spans)                                                                         \
-                x->en[i] = x->en[j];                                                           \
-            nxt[i] = q;                                                                        \
-            if ((size_t)q < n)                                                                 \
-                prv[q] = i;                                                                    \
-            int32_t r = (size_t)q < n ? flat_rank(m, x, i, q, w, limit, &x->rk[i], BY_SPAN)    \
-                                      : NO_RANK;                                               \
-            int32_t rp = p >= 0 ? flat_rank(m, x, p, i, w, limit, &x->rk[p], BY_SPAN)          \
-                                : NO_RANK;                                                     \
-            if (flat_overflow(r) || flat_overflow(rp))                                         \
-                return (size_t)-1;                                                             \
-            key[i] = flat_key(r, i);                                                           \
-            if (p >= 0)                                                                        \
-                key[p] = flat_key(rp, p);                                                      \
-        }                                                                                      \
-        return keys_finish(x, n, spans);                                                       \
-    }
-
-FLAT_MERGE(merge_flat16, "avx512f", flat_min16, 64, 0)
-FLAT_MERGE(merge_flat8, "avx2", flat_min8, 32, 0)
-FLAT_MERGE(merge_flat16_spans, "avx512f", flat_min16, 64, 1)
-FLAT_MERGE(merge_flat8_spans, "avx2", flat_min8, 32, 1)
-
-/* ---- two long words side by side ----
- * Each merge of a word waits for the filter words (or memo slots) of the two pairs it
- * made before the next minimum can be known: perf put a quarter of the flat loop's
- * samples on those two loads, in a loop whose instructions, cut by a third, made it only
- * 8-12% faster. Two words of a text do not wait on each other: merged a step each in
- * turn, one word's step runs while the other's loads are out. FLAT_MERGE's start and
- * step written again over a struct (not measured yet: the single loop through these
- * would share them, but round 10 found such sharing 7% slower once). */
+/* One word in the flat loop: merge_scan's keys, wider (rank << 10 | position). The loop
+ * is a start and steps over this struct, so that one word (NAME##_one) or two side by
+ * side (NAME##_two) run the same code, inlined whole into each copy (round 10 had found
+ * a loop shared with merge_scan through a key width 7% slower: gcc inlined the
+ * prefetches differently). */
 struct FlatWord {
     MergeScratch *x;
     const unsigned char *w;
@@ -1020,12 +956,23 @@ struct FlatWord {
     int state; /* 1: merging, 0: done, -1: a rank too large for the keys */
 };
 
-#define FLAT_TWO(NAME, TARGET, MIN, LANES, BY_SPAN)                                             \
+/* Each merge of a word waits for the filter words (or memo slots) of the two pairs it
+ * made before the next minimum can be known: perf put a quarter of the flat loop's
+ * samples on those two loads, in a loop whose instructions, cut by a third, made it only
+ * 8-12% faster. Two words of a text do not wait on each other: merged a step each in
+ * turn (NAME##_two), one word's step runs while the other's loads are out.
+ * No prefetches here: the loop runs at over three instructions a cycle and asking for
+ * the two new pairs' lines cost more instructions than the waits they saved (cl100k long
+ * words 28 -> 29 MB/s, Llama 3.2 29 -> 31 without them). One copy for each kind of table
+ * (BY_SPAN: rank-based), so that the pair lookups test it once, at the call. */
+#define FLAT_LOOP(NAME, TARGET, MIN, LANES, BY_SPAN)                                            \
+    /* the word's symbols linked, each pair's key from the byte-pair table; -1: a rank   */    \
+    /* too large for the keys */                                                               \
     __attribute__((target(TARGET))) static inline __attribute__((always_inline)) int           \
     NAME##_start(const MergeTable *m, struct FlatWord *f, int32_t limit)                       \
     {                                                                                          \
         MergeScratch *x = f->x;                                                                \
-        int32_t *key = (int32_t *)x->heap, *nxt = x->nxt, *prv = x->prv;                       \
+        int32_t *key = (int32_t *)x->heap, *nxt = x->nxt, *prv = x->prv; /* 6 * cap int32 */   \
         const unsigned char *w = f->w;                                                         \
         size_t n = f->n;                                                                       \
         f->pad = (n + LANES - 1) & ~(size_t)(LANES - 1);                                       \
@@ -1045,6 +992,7 @@ struct FlatWord {
             key[i] = KEY_NONE;                                                                 \
         return 1;                                                                              \
     }                                                                                          \
+    /* one merge, the lowest rank, leftmost: 1; 0: none left; -1: a rank too large */         \
     __attribute__((target(TARGET))) static inline __attribute__((always_inline)) int           \
     NAME##_step(const MergeTable *m, struct FlatWord *f, int32_t limit, int spans)             \
     {                                                                                          \
@@ -1056,7 +1004,7 @@ struct FlatWord {
         if (best == KEY_NONE)                                                                  \
             return 0;                                                                          \
         int32_t i = best & (FLAT_MAX - 1), j = nxt[i], p = prv[i], q = nxt[j];                 \
-        key[j] = KEY_NONE;                                                                     \
+        key[j] = KEY_NONE; /* merged away */                                                   \
         x->sym[i] = x->rk[i];                                                                  \
         if (spans)                                                                             \
             x->en[i] = x->en[j];                                                               \
@@ -1073,26 +1021,42 @@ struct FlatWord {
             key[p] = flat_key(rp, p);                                                          \
         return 1;                                                                              \
     }                                                                                          \
-    __attribute__((target(TARGET))) static void NAME(const MergeTable *m, struct FlatWord *a,  \
-                                                     struct FlatWord *b, int32_t limit,        \
-                                                     int spans)                                \
+    /* one word: f->state 0 (merged) or -1 (a rank too large) */                              \
+    __attribute__((target(TARGET))) static void NAME##_one(const MergeTable *m,               \
+                                                           struct FlatWord *f, int32_t limit,  \
+                                                           int spans)                          \
     {                                                                                          \
-        a->state = NAME##_start(m, a, limit);                                                  \
-        b->state = NAME##_start(m, b, limit);                                                  \
-        while (a->state > 0 && b->state > 0) {                                                 \
-            a->state = NAME##_step(m, a, limit, spans);                                        \
-            b->state = NAME##_step(m, b, limit, spans);                                        \
+        struct FlatWord g = *f; /* a local: its fields stay in registers */                    \
+        g.state = NAME##_start(m, &g, limit);                                                  \
+        while (g.state > 0)                                                                    \
+            g.state = NAME##_step(m, &g, limit, spans);                                        \
+        f->state = g.state;                                                                    \
+    }                                                                                          \
+    /* two words, a step of each in turn while both merge */                                  \
+    __attribute__((target(TARGET))) static void NAME##_two(const MergeTable *m,               \
+                                                           struct FlatWord *a,                 \
+                                                           struct FlatWord *b, int32_t limit,  \
+                                                           int spans)                          \
+    {                                                                                          \
+        struct FlatWord g = *a, h = *b;                                                        \
+        g.state = NAME##_start(m, &g, limit);                                                  \
+        h.state = NAME##_start(m, &h, limit);                                                  \
+        while (g.state > 0 && h.state > 0) {                                                   \
+            g.state = NAME##_step(m, &g, limit, spans);                                        \
+            h.state = NAME##_step(m, &h, limit, spans);                                        \
         }                                                                                      \
-        while (a->state > 0)                                                                   \
-            a->state = NAME##_step(m, a, limit, spans);                                        \
-        while (b->state > 0)                                                                   \
-            b->state = NAME##_step(m, b, limit, spans);                                        \
+        while (g.state > 0)                                                                    \
+            g.state = NAME##_step(m, &g, limit, spans);                                        \
+        while (h.state > 0)                                                                    \
+            h.state = NAME##_step(m, &h, limit, spans);                                        \
+        a->state = g.state;                                                                    \
+        b->state = h.state;                                                                    \
     }
 
-FLAT_TWO(flat_two16, "avx512f", flat_min16, 64, 0)
-FLAT_TWO(flat_two8, "avx2", flat_min8, 32, 0)
-FLAT_TWO(flat_two16_spans, "avx512f", flat_min16, 64, 1)
-FLAT_TWO(flat_two8_spans, "avx2", flat_min8, 32, 1)
+FLAT_LOOP(flat16, "avx512f", flat_min16, 64, 0)
+FLAT_LOOP(flat8, "avx2", flat_min8, 32, 0)
+FLAT_LOOP(flat16_spans, "avx512f", flat_min16, 64, 1)
+FLAT_LOOP(flat8_spans, "avx2", flat_min8, 32, 1)
 
 /* 2: AVX-512, 1: AVX2, 0: neither (asked of the CPU once; threads racing write the same) */
 static int flat_level(void)
@@ -1120,6 +1084,20 @@ static void want_seen(const MergeTable *m, MergeScratch *x)
     }
 }
 
+/* the word's symbols as it came: its bytes' tokens (and their spans) (every byte has a
+ * token: MT_RAW) */
+static void raw_symbols(const MergeTable *m, MergeScratch *x, const unsigned char *w,
+                        size_t len, int spans)
+{
+    for (size_t i = 0; i < len; i++)
+        x->sym[i] = m->byte_ids[w[i]];
+    if (spans)
+        for (size_t i = 0; i < len; i++) {
+            x->st[i] = (int32_t)i;
+            x->en[i] = (int32_t)i + 1;
+        }
+}
+
 /* Words of HEAP_FROM symbols or more, past the flat loop: the bucket queue, the tree
  * or the heap. */
 static size_t merge_rest(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
@@ -1145,17 +1123,15 @@ size_t mt_merge(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
 #ifdef HAVE_FLAT
     int level;
     if (n <= FLAT_MAX && (flags & MT_RAW) && (level = flat_level()) > 0) {
-        size_t k = m->by_span ? (level == 2 ? merge_flat16_spans(m, x, n, limit, w, flags)
-                                            : merge_flat8_spans(m, x, n, limit, w, flags))
-                              : (level == 2 ? merge_flat16(m, x, n, limit, w, flags)
-                                            : merge_flat8(m, x, n, limit, w, flags));
-        if (k != (size_t)-1)
-            return k;
-        for (size_t i = 0; i < n; i++) { /* the word as it came (MT_RAW: its bytes' tokens) */
-            x->sym[i] = m->byte_ids[w[i]];
-            if (flags & MT_SPANS)
-                x->en[i] = (int32_t)i + 1;
-        }
+        int spans = flags & MT_SPANS;
+        struct FlatWord f = {x, w, n, 0, 1};
+        if (m->by_span)
+            (level == 2 ? flat16_spans_one : flat8_spans_one)(m, &f, limit, spans);
+        else
+            (level == 2 ? flat16_one : flat8_one)(m, &f, limit, spans);
+        if (f.state == 0)
+            return keys_finish(x, n, spans);
+        raw_symbols(m, x, w, n, spans); /* the word as it came: past the flat loop */
     }
 #endif
     return merge_rest(m, x, n, limit, w, flags);
@@ -1205,13 +1181,7 @@ size_t mt_encode_bytes(const MergeTable *m, MergeScratch *x, const unsigned char
         if (k != (size_t)-1)
             return k;
     }
-    for (size_t i = 0; i < len; i++)
-        x->sym[i] = m->byte_ids[w[i]];
-    if (spans)
-        for (size_t i = 0; i < len; i++) {
-            x->st[i] = (int32_t)i;
-            x->en[i] = (int32_t)i + 1;
-        }
+    raw_symbols(m, x, w, len, spans);
     return mt_merge(m, x, len, limit, w, (m->bytes_ok ? MT_RAW : 0) | (spans ? MT_SPANS : 0));
 }
 
@@ -1227,19 +1197,6 @@ static int goes_flat(const MergeTable *m, const unsigned char *w, size_t len, in
     if (mt_is_ws_run(w, len) || (m->sub2 && w[len - 1] >= 0x80))
         return 0;
     return 1;
-}
-
-/* the word's symbols as it came: its bytes' tokens (and their spans) */
-static void raw_symbols(const MergeTable *m, MergeScratch *x, const unsigned char *w,
-                        size_t len, int spans)
-{
-    for (size_t i = 0; i < len; i++)
-        x->sym[i] = m->byte_ids[w[i]];
-    if (spans)
-        for (size_t i = 0; i < len; i++) {
-            x->st[i] = (int32_t)i;
-            x->en[i] = (int32_t)i + 1;
-        }
 }
 
 /* a word of the pair once the flat loop is done with it: its symbols moved to the front,
@@ -1270,9 +1227,9 @@ int mt_encode_bytes2(const MergeTable *m, MergeScratch *x, MergeScratch *y,
     raw_symbols(m, y, w2, len2, spans);
     struct FlatWord a = {x, w1, len1, 0, 1}, b = {y, w2, len2, 0, 1};
     if (m->by_span)
-        (level == 2 ? flat_two16_spans : flat_two8_spans)(m, &a, &b, limit, spans);
+        (level == 2 ? flat16_spans_two : flat8_spans_two)(m, &a, &b, limit, spans);
     else
-        (level == 2 ? flat_two16 : flat_two8)(m, &a, &b, limit, spans);
+        (level == 2 ? flat16_two : flat8_two)(m, &a, &b, limit, spans);
     *k1 = flat_done(m, &a, limit, spans);
     *k2 = flat_done(m, &b, limit, spans);
     y->seen = NULL; /* x's */
