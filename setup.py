@@ -56,7 +56,8 @@ setup(
             ("merge", "scan")),
         ext("corpus._count", files("python/countmodule.c") + COUNT + SCAN_SHARED,
             ("count", "scan")),
-        ext("text._scan", files("python/scanmodule.c") + SCAN, ("scan",)),
+        ext("text._scan", files("python/scanmodule.c", "text/normal_form.c") + SCAN,
+            ("scan", "text")),
         # imported tokenizers (without it they use engine/tokenizers/imported/_pymodel.py)
         ext("tokenizers.imported._pipeline", files("python/pipelinemodule.c") + IMPORTED + MERGE,
             ("imported", "merge")),

@@ -77,6 +77,10 @@ def unsafe_spans(text: str, bits: Buffer, gap: int) -> list[int]:
     """[start, end, ...]: the stretches from the last character in bits before one not in
     it to the next character in bits; stretches fewer than gap characters apart joined."""
 
+def normal_form(text: str, spans: list[int], tables: Buffer) -> str:
+    """text with each stretch of spans ([start, end, ...], unsafe_spans') put in NFC or
+    NFKC by tables (normal_forms.make_compose_tables); text itself when none changes."""
+
 def astral_blocks(text: str) -> bytes:
     """544 bytes: bit b set when text holds a character above U+FFFF in the block of 256
     code points b (none, without a pass, for a text of 1- or 2-byte characters)."""

@@ -136,7 +136,7 @@ def test_a_long_text_is_normalized_by_stretches(monkeypatch):
     real = unicodedata.normalize
     monkeypatch.setattr(unicodedata, "normalize", lambda f, t: seen.append(len(t)) or real(f, t))
     assert normal_forms.normalize("NFC", text) == want
-    assert seen and max(seen) < len(text) // 20
+    assert max(seen, default=0) < 3   # (the stretches' form is made in C; the tables' characters)
 
 
 
@@ -222,7 +222,7 @@ def test_a_long_astral_text_is_normalized_by_stretches(monkeypatch):
     real = unicodedata.normalize
     monkeypatch.setattr(unicodedata, "normalize", lambda f, t: seen.append(len(t)) or real(f, t))
     assert normal_forms.normalize("NFC", text) == want
-    assert seen and max(seen) < len(text) // 20
+    assert max(seen, default=0) < 3   # (the stretches' form is made in C; the tables' characters)
 
 
 # ---- the written tables (_normal_form_tables.py) ---------------------------------------
@@ -271,3 +271,96 @@ def test_a_version_not_written_makes_its_tables(monkeypatch):
     finally:
         normal_forms.safe_bits.cache_clear()
         normal_forms._composition_seconds.cache_clear()
+
+
+# ---- the C normal form (csrc/text/normal_form.c) -----------------------------------------
+needs_c_form = pytest.mark.skipif(normal_forms._scan is None, reason="the C scanner was not built")
+
+
+def _interesting() -> list[str]:
+    """Characters with a combining class, a decomposition, or a part in a composition."""
+    out = [chr(cp) for cp in range(normal_forms.DECOMPOSED_TOP)
+           if not 0xD800 <= cp < 0xE000 and (unicodedata.combining(chr(cp)) or
+                                             unicodedata.decomposition(chr(cp)))]
+    parts = {int(x, 16) for c in out for x in unicodedata.decomposition(c).split()
+             if not x.startswith("<")}
+    return out + [chr(p) for p in sorted(parts)] + [chr(h) for h in HANGUL_EDGES] * 20
+
+
+# Hangul: the jamo and syllables at each end of the ranges composed by rule, and past them
+HANGUL_EDGES = [0x10FF, 0x1100, 0x1112, 0x1113, 0x1160, 0x1161, 0x1175, 0x1176, 0x11A7, 0x11A8,
+                0x11C2, 0x11C3, 0xABFF, 0xAC00, 0xAC01, 0xAC1C, 0xD7A3, 0xD7A4]
+
+
+@needs_c_form
+@pytest.mark.parametrize("form", ["NFC", "NFKC"])
+def test_the_c_form_of_every_character_is_unicodedatas(form):
+    """Every code point below DECOMPOSED_TOP, alone (as one stretch per character) and
+    after a starter and before a mark: as unicodedata.normalize has them."""
+    tables = normal_forms.compose_tables(form)
+    chars = [chr(cp) for cp in range(normal_forms.DECOMPOSED_TOP) if not 0xD800 <= cp < 0xE000]
+    text = "".join(chars)
+    spans = [x for i in range(len(text)) for x in (i, i + 1)]
+    assert normal_forms._scan.normal_form(text, spans, tables) == \
+        "".join(unicodedata.normalize(form, c) for c in chars)
+    framed = "".join("a" + c + "\u0301" for c in chars)
+    assert normal_forms._scan.normal_form(framed, [0, len(framed)], tables) == \
+        unicodedata.normalize(form, framed)
+
+
+@needs_c_form
+@pytest.mark.parametrize("form", ["NFC", "NFKC"])
+def test_the_c_form_of_hangul_is_unicodedatas(form):
+    """Every sequence of three of the jamo and syllables at the ends of the ranges Hangul
+    composes by rule (and just past them), as one stretch."""
+    tables = normal_forms.compose_tables(form)
+    edges = [chr(h) for h in HANGUL_EDGES]
+    for a in edges:
+        for b in edges:
+            for c in edges:
+                t = a + b + c
+                assert normal_forms._scan.normal_form(t, [0, 3], tables) == \
+                    unicodedata.normalize(form, t), ascii(t)
+
+
+@needs_c_form
+@pytest.mark.parametrize("form", ["NFC", "NFKC"])
+def test_the_c_form_of_random_mixtures_is_unicodedatas(form):
+    """Random strings of the characters that decompose, reorder or compose (Hangul jamo
+    and syllables among them), each one stretch: unicodedata's form, and the text itself
+    (the same object) when it is already in the form."""
+    tables = normal_forms.compose_tables(form)
+    pool = _interesting() + list("ae ")
+    rng = random.Random(29)
+    for _ in range(4000):
+        t = "".join(rng.choice(pool) for _ in range(rng.randint(0, 12)))
+        got = normal_forms._scan.normal_form(t, [0, len(t)], tables)
+        want = unicodedata.normalize(form, t)
+        assert got == want, ascii(t)
+        assert (got is t) == (want == t)
+        n = unicodedata.normalize(form, t)   # in the form already: unchanged, itself
+        assert normal_forms._scan.normal_form(n, [0, len(n)], tables) is n
+
+
+def test_no_character_above_the_tables_decomposes_or_has_a_class():
+    """make_compose_tables reads code points below DECOMPOSED_TOP only: none above has a
+    combining class or a decomposition in this Python's Unicode."""
+    above = map(chr, range(normal_forms.DECOMPOSED_TOP, 0x110000))
+    assert not any(map(unicodedata.combining, above))
+    assert not any(map(unicodedata.decomposition,
+                       map(chr, range(normal_forms.DECOMPOSED_TOP, 0x110000))))
+
+
+@needs_c_form
+def test_the_c_form_refuses_bad_tables_and_spans():
+    tables = normal_forms.compose_tables("NFC")
+    n = normal_forms._scan.normal_form
+    for bad in (tables[:-1], b"x" + tables[1:], tables[:20], b""):
+        with pytest.raises(ValueError, match="tables are malformed"):
+            n("e\u0301", [0, 2], bad)
+    with pytest.raises(ValueError, match="in pairs"):
+        n("e\u0301", [0], tables)
+    for spans in ([1, 0], [0, 3], [1, 2, 0, 1], [-1, 1]):
+        with pytest.raises(ValueError, match="out of order or range"):
+            n("e\u0301", spans, tables)
+    assert n("e\u0301", [], tables) == "e\u0301"

@@ -22,6 +22,7 @@
 #include "scan/scan.h"
 #define BPE_SCAN_PROVIDER /* scan.c is compiled in: this module exports it (scan.h) */
 #include "python/scan_python.h"
+#include "text/normal_form.h"
 
 #define CHUNK 65536
 #define NOGIL_BYTES 65536 /* shorter texts keep the GIL: releasing it costs more */
@@ -508,6 +509,98 @@ static PyObject *py_unsafe_spans(PyObject *self, PyObject *args) {
     return out;
 }
 
+/* normal_form(text, spans, tables) -> str: text with each stretch spans[2i]..spans[2i+1]
+ * (characters; in order, apart, each bounded by characters the form leaves alone:
+ * unsafe_spans') replaced by its NFC or NFKC, by the tables text/normal_forms.py builds
+ * (text/normal_form.h); text itself when no stretch changes. In place of unicodedata
+ * called on each stretch (Qwen2's NFC of 2 MB of random text: ~6,000 stretches, 9 ms). */
+static PyObject *py_normal_form(PyObject *self, PyObject *args) {
+    PyObject *text, *spans;
+    Py_buffer blob;
+    if (!PyArg_ParseTuple(args, "UO!y*:normal_form", &text, &PyList_Type, &spans, &blob))
+        return NULL;
+    NfTables t;
+    PyObject *res = NULL;
+    uint32_t *buf = NULL, *in = NULL, *work = NULL;
+    if (nf_tables(&t, blob.buf, (size_t)blob.len) < 0) {
+        PyErr_SetString(PyExc_ValueError, "normal_form: the tables are malformed");
+        goto done;
+    }
+#if PY_VERSION_HEX < 0x030C0000
+    if (PyUnicode_READY(text) < 0)
+        goto done;
+#endif
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text), ns = PyList_GET_SIZE(spans);
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    if (ns % 2) {
+        PyErr_SetString(PyExc_ValueError, "normal_form: spans come in pairs");
+        goto done;
+    }
+    size_t cap = (size_t)n + 64, len = 0, room = 0;
+    int changed = 0;
+    if (!(buf = PyMem_Malloc(cap * sizeof(uint32_t))))
+        goto nomem;
+    Py_ssize_t last = 0;
+    for (Py_ssize_t k = 0; k < ns; k += 2) {
+        Py_ssize_t s = PyLong_AsSsize_t(PyList_GET_ITEM(spans, k)),
+                   e = PyLong_AsSsize_t(PyList_GET_ITEM(spans, k + 1));
+        if ((s == -1 || e == -1) && PyErr_Occurred())
+            goto done;
+        if (s < last || e < s || e > n) {
+            PyErr_SetString(PyExc_ValueError, "normal_form: spans out of order or range");
+            goto done;
+        }
+        size_t want = 18 * (size_t)(e - s) + 4; /* (a character decomposes to 18 at most) */
+        if (want > room) {
+            PyMem_Free(in), PyMem_Free(work);
+            work = NULL;
+            if (!(in = PyMem_Malloc(2 * want * sizeof(uint32_t))) ||
+                !(work = PyMem_Malloc(want * sizeof(uint32_t))))
+                goto nomem;
+            room = want;
+        }
+        for (Py_ssize_t i = s; i < e; i++)
+            in[i - s] = PyUnicode_READ(kind, data, i);
+        uint32_t *out = in + room;
+        size_t m = nf_compose(&t, in, (size_t)(e - s), out, work, room);
+        if (m == (size_t)-1) {
+            PyErr_SetString(PyExc_SystemError, "normal_form: a stretch grew past its room");
+            goto done;
+        }
+        if (m != (size_t)(e - s) || memcmp(in, out, m * sizeof(uint32_t)))
+            changed = 1;
+        size_t need = len + (size_t)(s - last) + m + (size_t)(n - e);
+        if (need > cap) {
+            size_t c2 = need + need / 2;
+            uint32_t *b2 = PyMem_Realloc(buf, c2 * sizeof(uint32_t));
+            if (!b2)
+                goto nomem;
+            buf = b2, cap = c2;
+        }
+        for (Py_ssize_t i = last; i < s; i++)
+            buf[len++] = PyUnicode_READ(kind, data, i);
+        memcpy(buf + len, out, m * sizeof(uint32_t));
+        len += m;
+        last = e;
+    }
+    if (!changed) {
+        Py_INCREF(text);
+        res = text;
+        goto done;
+    }
+    for (Py_ssize_t i = last; i < n; i++) /* (room: see need above) */
+        buf[len++] = PyUnicode_READ(kind, data, i);
+    res = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, buf, (Py_ssize_t)len);
+    goto done;
+nomem:
+    PyErr_NoMemory();
+done:
+    PyMem_Free(buf), PyMem_Free(in), PyMem_Free(work);
+    PyBuffer_Release(&blob);
+    return res;
+}
+
 /* astral_blocks(text) -> bytes: 544 bytes, bit b set when text holds a character above
  * U+FFFF of the block b (code points b * 256 .. b * 256 + 255). A text of 1- or 2-byte
  * characters has none (no pass). For text/normal_forms.py: the bitmaps of characters
@@ -564,6 +657,8 @@ static PyMethodDef methods[] = {
     {"all_in", py_all_in, METH_VARARGS, "all_in(text, bits) -> bool"},
     {"unsafe_spans", py_unsafe_spans, METH_VARARGS,
      "unsafe_spans(text, bits, gap) -> [start, end, ...]"},
+    {"normal_form", py_normal_form, METH_VARARGS,
+     "normal_form(text, spans, tables) -> str: each stretch in its NFC or NFKC"},
     {"astral_blocks", py_astral_blocks, METH_O,
      "astral_blocks(text) -> bytes: the blocks of 256 of its characters above U+FFFF"},
     {"tables_blob", py_tables_blob, METH_NOARGS, "the current tables as a blob"},

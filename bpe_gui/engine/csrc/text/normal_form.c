@@ -1,0 +1,143 @@
+/*
+ * normal_form.c -- NFC and NFKC of short stretches (see normal_form.h): decompose each
+ * character (by the tables; Hangul syllables by rule), put each run of combining marks in
+ * canonical order (a stable sort by class), compose (the standard's algorithm: a mark
+ * joins the last starter unless a mark of its class or higher, or a starter, stands
+ * between them; Hangul by rule, the rest by the table of primary composites).
+ */
+#include "text/normal_form.h"
+
+#include <string.h>
+
+enum { S_BASE = 0xAC00, L_BASE = 0x1100, V_BASE = 0x1161, T_BASE = 0x11A7,
+       L_COUNT = 19, V_COUNT = 21, T_COUNT = 28, N_COUNT = V_COUNT * T_COUNT,
+       S_COUNT = L_COUNT * N_COUNT };
+
+int nf_tables(NfTables *t, const void *blob, size_t size)
+{
+    const unsigned char *p = blob;
+    uint32_t head[5];
+    if (size < sizeof(head))
+        return -1;
+    memcpy(head, p, sizeof(head));
+    if (head[0] != NF_MAGIC || head[1] == 0)
+        return -1;
+    t->n_blocks = head[1], t->n_recs = head[2], t->n_decomp = head[3], t->n_pairs = head[4];
+    size_t at = sizeof(head);
+    size_t need = at + 2 * (NF_STAGE1 + t->n_blocks * 256);
+    need = (need + 3) & ~(size_t)3;
+    size_t recs_at = need;
+    need += 4 * (t->n_recs + t->n_decomp);
+    need = (need + 7) & ~(size_t)7;
+    size_t keys_at = need;
+    need += 12 * t->n_pairs;
+    if (need != size || ((uintptr_t)p & 7))
+        return -1;
+    t->stage1 = (const uint16_t *)(p + at);
+    t->stage2 = t->stage1 + NF_STAGE1;
+    t->recs = (const uint32_t *)(p + recs_at);
+    t->decomp = t->recs + t->n_recs;
+    t->keys = (const uint64_t *)(p + keys_at);
+    t->composites = (const uint32_t *)(t->keys + t->n_pairs);
+    for (size_t i = 0; i < NF_STAGE1; i++)
+        if (t->stage1[i] >= t->n_blocks)
+            return -1;
+    for (size_t i = 0; i < t->n_blocks * 256; i++)
+        if (t->stage2[i] > t->n_recs || (i < 256 && t->stage2[i]))
+            return -1; /* (block 0 is the empty one) */
+    for (size_t i = 0; i < t->n_recs; i++)
+        if ((t->recs[i] >> 13) + (t->recs[i] >> 8 & 31) > t->n_decomp)
+            return -1;
+    for (size_t i = 1; i < t->n_pairs; i++)
+        if (t->keys[i - 1] >= t->keys[i])
+            return -1;
+    return 0;
+}
+
+static inline uint32_t rec_of(const NfTables *t, uint32_t cp)
+{
+    if (cp >= 0x110000)
+        return 0;
+    size_t r = t->stage2[(size_t)t->stage1[cp >> 8] * 256 + (cp & 255)];
+    return r ? t->recs[r - 1] : 0;
+}
+
+static inline int ccc(const NfTables *t, uint32_t cp)
+{
+    return (int)(rec_of(t, cp) & 0xFF);
+}
+
+/* the primary composite of a and b, or 0 */
+static uint32_t compose(const NfTables *t, uint32_t a, uint32_t b)
+{
+    if (a - L_BASE < L_COUNT && b - V_BASE < V_COUNT)
+        return S_BASE + ((a - L_BASE) * V_COUNT + (b - V_BASE)) * T_COUNT;
+    if (a - S_BASE < S_COUNT && (a - S_BASE) % T_COUNT == 0 && b - T_BASE - 1 < T_COUNT - 1)
+        return a + (b - T_BASE);
+    uint64_t key = (uint64_t)a << 21 | b;
+    size_t lo = 0, hi = t->n_pairs;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (t->keys[mid] < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < t->n_pairs && t->keys[lo] == key ? t->composites[lo] : 0;
+}
+
+size_t nf_compose(const NfTables *t, const uint32_t *in, size_t n, uint32_t *out,
+                  uint32_t *work, size_t room)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) { /* decompose */
+        uint32_t cp = in[i];
+        if (cp - S_BASE < S_COUNT) {
+            uint32_t s = cp - S_BASE;
+            if (m + 3 > room)
+                return (size_t)-1;
+            work[m++] = L_BASE + s / N_COUNT;
+            work[m++] = V_BASE + s % N_COUNT / T_COUNT;
+            if (s % T_COUNT)
+                work[m++] = T_BASE + s % T_COUNT;
+            continue;
+        }
+        uint32_t r = rec_of(t, cp), len = r >> 8 & 31;
+        if (m + (len ? len : 1) > room)
+            return (size_t)-1;
+        if (len) {
+            memcpy(work + m, t->decomp + (r >> 13), len * sizeof(uint32_t));
+            m += len;
+        } else {
+            work[m++] = cp;
+        }
+    }
+    for (size_t i = 1; i < m; i++) { /* canonical order: marks sorted by class, stably */
+        uint32_t c = work[i];
+        int cc = ccc(t, c);
+        size_t j = i;
+        while (cc && j > 0 && ccc(t, work[j - 1]) > cc) {
+            work[j] = work[j - 1];
+            j--;
+        }
+        work[j] = c;
+    }
+    if (!m)
+        return 0;
+    size_t k = 1, sp = 0; /* the last starter at out[sp] */
+    out[0] = work[0];
+    int last = ccc(t, work[0]) ? 256 : 0; /* (a mark first: nothing composes with it) */
+    for (size_t i = 1; i < m; i++) {
+        uint32_t c = work[i], made;
+        int cc = ccc(t, c);
+        if ((last < cc || last == 0) && (made = compose(t, out[sp], c)) != 0) {
+            out[sp] = made;
+            continue;
+        }
+        if (cc == 0)
+            sp = k;
+        last = cc;
+        out[k++] = c;
+    }
+    return k;
+}

@@ -1,0 +1,50 @@
+/*
+ * normal_form.h -- NFC and NFKC of the stretches of a text that the form may change
+ * (text/normal_forms.py finds them: outside them every character is its own form and a
+ * boundary the form never crosses). Plain C: the tables come as one blob that
+ * text/normal_forms.py builds from Python's own unicodedata (so the answers follow its
+ * Unicode version), the characters as 32-bit code points.
+ *
+ * The blob, little-endian, in this order:
+ *   uint32 magic NF_MAGIC, n_blocks, n_recs, n_decomp, n_pairs
+ *   uint16 stage1[NF_STAGE1]  block of each 256 code points (0: the empty block)
+ *   uint16 stage2[n_blocks * 256]  record of each code point, 1-based (0: none)
+ *   (padding to 4 bytes)
+ *   uint32 recs[n_recs]  a code point with a canonical combining class or a
+ *       decomposition under the form (canonical for NFC, compatibility for NFKC; full,
+ *       as NFD/NFKD of the character alone): bits 0-7 the class, 8-12 the length of its
+ *       decomposition (0: none), 13-31 where it starts in decomp
+ *   uint32 decomp[n_decomp]
+ *   (padding to 8 bytes)
+ *   uint64 keys[n_pairs]  the primary composites' two parts, first << 21 | second, sorted
+ *   uint32 composites[n_pairs]
+ * Hangul syllables are decomposed and composed by rule, not by the tables.
+ */
+#ifndef BPE_NORMAL_FORM_H
+#define BPE_NORMAL_FORM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define NF_MAGIC 0x4E46424Du /* "MBFN" */
+#define NF_STAGE1 0x1100     /* blocks of 256 up to U+10FFFF */
+
+typedef struct {
+    const uint16_t *stage1, *stage2;
+    const uint32_t *recs, *decomp, *composites;
+    const uint64_t *keys;
+    size_t n_blocks, n_recs, n_decomp, n_pairs;
+} NfTables;
+
+/* Read a blob into t: 0, or -1 when it is malformed (short, bad magic, an index out of
+ * range). */
+int nf_tables(NfTables *t, const void *blob, size_t size);
+
+/* The form of in[0..n) (a stretch bounded by characters the form leaves alone), written
+ * to out (room for at most `room` code points): its length, or (size_t)-1 when out is too
+ * small (a character decomposes to at most 18, so 18 * n always suffices). work has room
+ * for `room` code points too. */
+size_t nf_compose(const NfTables *t, const uint32_t *in, size_t n, uint32_t *out,
+                  uint32_t *work, size_t room);
+
+#endif
