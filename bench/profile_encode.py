@@ -230,7 +230,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=corpora.DEFAULT_DATA)
     ap.add_argument("--files", default=",".join(FILES))
-    ap.add_argument("--texts", default=",".join(TEXTS))
+    ap.add_argument("--texts", default=",".join(TEXTS),
+                    help="texts of bench_encode_peers.py, or corners of corpora.CORNERS")
     ap.add_argument("--bytes", type=int, default=5_000_000)
     ap.add_argument("--python-bytes", type=int, default=1_000_000)
     ap.add_argument("--keep", type=Path, help="keep the callgrind files here")
@@ -248,7 +249,8 @@ def main() -> None:
     for f in args.files.split(","):
         for t in args.texts.split(","):
             n = args.python_bytes if f in PYTHON_PATH_FILES else args.bytes
-            size, by = run_case(files[f], texts[t], n, keep / f"{f}-{t}.callgrind")
+            path = corpora.corner(t, args.data) if t in corpora.CORNERS else texts[t]
+            size, by = run_case(files[f], path, n, keep / f"{f}-{t}.callgrind")
             cells = [by.get(s, 0) / size for s in labels]
             print(f"| {f} {t} ({size / 1e6:.0f} MB) | " +
                   " | ".join(f"{v:.0f}" if v >= 0.5 else "·" for v in cells) +
