@@ -75,6 +75,29 @@ def test_all_in_reads_every_string_kind_and_refuses_a_short_bitmap():
         _scan.unsafe_spans("a", b"\xff" * 100, 1)
 
 
+def test_all_in_skips_ascii_runs_only_when_ascii_is_in_the_set():
+    """Runs of ASCII are skipped 8 bytes at a time when every ASCII character is in the
+    set: one character out of it is found wherever it stands (each string kind, each
+    place in and after the 8-byte steps); with an ASCII character out of the set, that
+    character is found too."""
+    _scan = pytest.importorskip("bpe_gui.engine.text._scan")
+    bits = bytearray(b"\xff" * 8192)
+    for c in "\u00e9\u4e2d":   # out of the set
+        bits[ord(c) >> 3] &= ~(1 << (ord(c) & 7)) & 0xFF
+    for lead in ("", "\u00fc", "\u4e00", "\U0001f600"):   # kinds 1, 1, 2, 4
+        ok = lead if lead != "\U0001f600" else ""   # (past the BMP bitmap: never in it)
+        for n in range(0, 40):
+            for at in range(n + 1):
+                text = ok + "a" * at + "\u00e9" + "b" * (n - at)
+                assert not _scan.all_in(text, bytes(bits)), (lead, n, at)
+            assert _scan.all_in(ok + "a" * n, bytes(bits))
+    no_q = bytearray(b"\xff" * 8192)
+    no_q[ord("q") >> 3] &= ~(1 << (ord("q") & 7)) & 0xFF
+    for n in range(0, 20):
+        assert not _scan.all_in("a" * n + "q" + "\u4e00", bytes(no_q))
+        assert _scan.all_in("a" * n + "\u4e00", bytes(no_q))
+
+
 def test_unsafe_spans_run_from_the_safe_character_before_to_the_next():
     _scan = pytest.importorskip("bpe_gui.engine.text._scan")
     bits = bytearray(8192)
