@@ -110,6 +110,35 @@ def test_texts_of_two_and_three_byte_characters_as_tiktoken(tmp_path_factory):
     assert ours.encode(bad) == enc.encode(bad)   # ... and encode() cleans it as tiktoken
 
 
+def test_characters_of_every_length_in_no_order_as_tiktoken(tmp_path_factory):
+    """A str of 2- or 4-byte characters whose characters take 1, 2, 3 and 4 bytes of UTF-8
+    in no order (random text of every plane) goes to UTF-8 right (util/utf8.h: ASCII 4 or 8
+    at a time, the rest one by one): every length of text around the steps of 4 and 8, the
+    edges of each length's range, as tiktoken; the ids' bytes are the text's UTF-8; a lone
+    surrogate at any place is refused."""
+    ours, enc = _tiktoken_pair(tmp_path_factory, known.CL100K_PATTERN, {})
+    rng = random.Random(41)
+    edges = ["a", " ", "\u007f", "\u0080", "\u07ff", "\u0800", "\ud7ff", "\ue000", "\uffff",
+             "é", "ж", "中", "ア"]
+    astral = ["\U00010000", "\U0001f642", "\U00020000", "\U0010ffff", "\U000e0001"]
+    texts = []
+    for pool in (edges, edges + astral):   # a 2-byte str, then a 4-byte one
+        for n in range(0, 42):
+            for _ in range(6):
+                t = "".join(rng.choice(pool) for _ in range(n))
+                texts.append(t + (astral[0] if pool is not edges and t.isascii() else ""))
+    for text in texts:
+        ids = ours.encode(text)
+        assert ids == enc.encode(text), ascii(text)
+        assert b"".join(ours.vocab[i] for i in ids) == text.encode("utf-8")
+    w = ours.pipeline.whole_text_encoder
+    for pool in (edges, edges + astral):
+        t = "".join(rng.choice(pool) for _ in range(20))
+        for at in range(len(t) + 1):
+            with pytest.raises(UnicodeEncodeError):
+                w.encode(t[:at] + "\udc80" + t[at:])
+
+
 @pytest.mark.parametrize("pattern", [known.CL100K_PATTERN, known.O200K_PATTERN],
                          ids=["cl100k", "o200k"])
 def test_random_texts_as_tiktoken(tmp_path_factory, pattern):
