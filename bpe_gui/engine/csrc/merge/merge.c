@@ -8,6 +8,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h> /* raw_symbols */
+#endif
 
 #include "merge/merge.h"
 #include "util/huge.h"
@@ -1089,13 +1092,33 @@ static void want_seen(const MergeTable *m, MergeScratch *x)
 static void raw_symbols(const MergeTable *m, MergeScratch *x, const unsigned char *w,
                         size_t len, int spans)
 {
-    for (size_t i = 0; i < len; i++)
+    size_t i = 0;
+    for (; i + 4 <= len; i += 4) { /* (four at a time: one loop test for four) */
         x->sym[i] = m->byte_ids[w[i]];
-    if (spans)
-        for (size_t i = 0; i < len; i++) {
-            x->st[i] = (int32_t)i;
-            x->en[i] = (int32_t)i + 1;
-        }
+        x->sym[i + 1] = m->byte_ids[w[i + 1]];
+        x->sym[i + 2] = m->byte_ids[w[i + 2]];
+        x->sym[i + 3] = m->byte_ids[w[i + 3]];
+    }
+    for (; i < len; i++)
+        x->sym[i] = m->byte_ids[w[i]];
+    if (!spans)
+        return;
+    i = 0;
+#ifdef __SSE2__
+    /* each byte its own span, four at a time (a long word's bytes: callgrind, o200k on
+     * random letters, 14 -> 7 instructions a byte for this function) */
+    __m128i at = _mm_setr_epi32(0, 1, 2, 3);
+    const __m128i one = _mm_set1_epi32(1), four = _mm_set1_epi32(4);
+    for (; i + 4 <= len; i += 4) {
+        _mm_storeu_si128((__m128i *)(x->st + i), at);
+        _mm_storeu_si128((__m128i *)(x->en + i), _mm_add_epi32(at, one));
+        at = _mm_add_epi32(at, four);
+    }
+#endif
+    for (; i < len; i++) {
+        x->st[i] = (int32_t)i;
+        x->en[i] = (int32_t)i + 1;
+    }
 }
 
 /* Words of HEAP_FROM symbols or more, past the flat loop: the bucket queue, the tree
