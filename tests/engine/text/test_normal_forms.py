@@ -3,6 +3,7 @@ unicodedata's, with the bitmap path forced on short texts and taken on long ones
 from __future__ import annotations
 
 import random
+import sys
 import unicodedata
 
 import pytest
@@ -372,6 +373,28 @@ def test_no_character_above_the_tables_decomposes_or_has_a_class():
     assert not any(map(unicodedata.combining, above))
     assert not any(map(unicodedata.decomposition,
                        map(chr, range(normal_forms.DECOMPOSED_TOP, 0x110000))))
+
+
+@needs_c_form
+@pytest.mark.parametrize("text,form", [
+    ("\uff46\uff55\uff4c\uff4c x", "NFKC"),          # 2-byte str -> ASCII
+    ("caf\u00e9 \u00bd", "NFKC"),                       # Latin-1 -> 2 bytes (U+2044)
+    ("\U0001d400\U0001d401 \u4e2d", "NFKC"),            # 4-byte str -> 2 bytes
+    ("\U0001d400 ab", "NFKC"),                           # 4-byte str -> ASCII
+    ("\U0001d400 \U0001f642", "NFKC"),                  # stays 4 bytes (the kept part)
+    ("e\u0301 \u00e9", "NFC"),                          # 2-byte str -> Latin-1
+    ("\u212b \U0002f800x", "NFC"),                      # 4-byte str -> 2 bytes
+    ("\u00c5 a\u030a\u00ff", "NFC"),                   # Latin-1 kept, marks composed
+])
+def test_the_c_form_is_of_the_narrowest_kind(text, form):
+    """The result's kind is the narrowest its characters need, as unicodedata's (CPython's
+    str equality compares kinds first): forms that narrow a str (fullwidth or mathematical
+    letters to ASCII, a composed accent out of a 2-byte str) and widen one (½ to 1⁄2)."""
+    spans = normal_forms._scan.unsafe_spans(text, normal_forms._bits_of(form, text), 1)
+    got = normal_forms._scan.normal_form(text, spans, normal_forms.compose_tables(form))
+    want = unicodedata.normalize(form, text)
+    assert got == want and sys.getsizeof(got) == sys.getsizeof(want)
+    assert got.isascii() == want.isascii()
 
 
 @needs_c_form

@@ -535,11 +535,30 @@ static PyObject *py_unsafe_spans(PyObject *self, PyObject *args) {
     return out;
 }
 
+/* The class of code point c: 0 ASCII, 1 Latin-1, 2 the BMP, 3 above (as a str's kind) */
+static inline int char_class(Py_UCS4 c) {
+    return c < 0x80 ? 0 : c < 0x100 ? 1 : c < 0x10000 ? 2 : 3;
+}
+
+/* The highest class of text[a..b) (of `kind`), at least `at_least`, found with an early
+ * stop at `top` (the highest its kind can hold) */
+static int class_of_part(int kind, const void *data, Py_ssize_t a, Py_ssize_t b, int at_least,
+                         int top) {
+    for (Py_ssize_t i = a; i < b && at_least < top; i++) {
+        int c = char_class(PyUnicode_READ(kind, data, i));
+        if (c > at_least)
+            at_least = c;
+    }
+    return at_least;
+}
+
 /* normal_form(text, spans, tables) -> str: text with each stretch spans[2i]..spans[2i+1]
  * (characters; in order, apart, each bounded by characters the form leaves alone:
  * unsafe_spans') replaced by its NFC or NFKC, by the tables text/normal_forms.py builds
  * (text/normal_form.h); text itself when no stretch changes. In place of unicodedata
- * called on each stretch (Qwen2's NFC of 2 MB of random text: ~6,000 stretches, 9 ms). */
+ * called on each stretch (Qwen2's NFC of 2 MB of random text: ~6,000 stretches, 9 ms).
+ * The stretches' forms are made first (one buffer); then the str, of the narrowest kind
+ * its characters need, the parts between them copied whole when the kind is the text's. */
 static PyObject *py_normal_form(PyObject *self, PyObject *args) {
     PyObject *text, *spans;
     Py_buffer blob;
@@ -547,7 +566,8 @@ static PyObject *py_normal_form(PyObject *self, PyObject *args) {
         return NULL;
     NfTables t;
     PyObject *res = NULL;
-    uint32_t *buf = NULL, *in = NULL, *work = NULL;
+    uint32_t *outs = NULL, *in = NULL, *work = NULL;
+    size_t *made = NULL; /* each stretch's form: its length in outs */
     if (nf_tables(&t, blob.buf, (size_t)blob.len) < 0) {
         PyErr_SetString(PyExc_ValueError, "normal_form: the tables are malformed");
         goto done;
@@ -563,9 +583,10 @@ static PyObject *py_normal_form(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "normal_form: spans come in pairs");
         goto done;
     }
-    size_t cap = (size_t)n + 64, len = 0, room = 0;
-    int changed = 0;
-    if (!(buf = PyMem_Malloc(cap * sizeof(uint32_t))))
+    size_t cap = 64, used = 0, room = 0, kept = (size_t)n; /* kept: characters outside */
+    int changed = 0, cls = 0; /* cls: the highest class of the stretches' forms */
+    if (!(outs = PyMem_Malloc(cap * sizeof(uint32_t))) ||
+        !(made = PyMem_Malloc((size_t)(ns / 2 + 1) * sizeof(size_t))))
         goto nomem;
     Py_ssize_t last = 0;
     for (Py_ssize_t k = 0; k < ns; k += 2) {
@@ -581,33 +602,33 @@ static PyObject *py_normal_form(PyObject *self, PyObject *args) {
         if (want > room) {
             PyMem_Free(in), PyMem_Free(work);
             work = NULL;
-            if (!(in = PyMem_Malloc(2 * want * sizeof(uint32_t))) ||
+            if (!(in = PyMem_Malloc(want * sizeof(uint32_t))) ||
                 !(work = PyMem_Malloc(want * sizeof(uint32_t))))
                 goto nomem;
             room = want;
         }
+        if (used + want > cap) {
+            size_t c2 = (used + want) * 2;
+            uint32_t *b2 = PyMem_Realloc(outs, c2 * sizeof(uint32_t));
+            if (!b2)
+                goto nomem;
+            outs = b2, cap = c2;
+        }
         for (Py_ssize_t i = s; i < e; i++)
             in[i - s] = PyUnicode_READ(kind, data, i);
-        uint32_t *out = in + room;
-        size_t m = nf_compose(&t, in, (size_t)(e - s), out, work, room);
+        size_t m = nf_compose(&t, in, (size_t)(e - s), outs + used, work, room);
         if (m == (size_t)-1) {
             PyErr_SetString(PyExc_SystemError, "normal_form: a stretch grew past its room");
             goto done;
         }
-        if (m != (size_t)(e - s) || memcmp(in, out, m * sizeof(uint32_t)))
+        if (m != (size_t)(e - s) || memcmp(in, outs + used, m * sizeof(uint32_t)))
             changed = 1;
-        size_t need = len + (size_t)(s - last) + m + (size_t)(n - e);
-        if (need > cap) {
-            size_t c2 = need + need / 2;
-            uint32_t *b2 = PyMem_Realloc(buf, c2 * sizeof(uint32_t));
-            if (!b2)
-                goto nomem;
-            buf = b2, cap = c2;
-        }
-        for (Py_ssize_t i = last; i < s; i++)
-            buf[len++] = PyUnicode_READ(kind, data, i);
-        memcpy(buf + len, out, m * sizeof(uint32_t));
-        len += m;
+        for (size_t i = 0; i < m; i++)
+            if (char_class(outs[used + i]) > cls)
+                cls = char_class(outs[used + i]);
+        made[k / 2] = m;
+        used += m;
+        kept -= (size_t)(e - s);
         last = e;
     }
     if (!changed) {
@@ -615,14 +636,48 @@ static PyObject *py_normal_form(PyObject *self, PyObject *args) {
         res = text;
         goto done;
     }
-    for (Py_ssize_t i = last; i < n; i++) /* (room: see need above) */
-        buf[len++] = PyUnicode_READ(kind, data, i);
-    res = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, buf, (Py_ssize_t)len);
+    /* the kind of the result: the highest class among the forms and the parts kept (a
+     * pass over those that stops once it finds the text's own highest class) */
+    int top = kind == PyUnicode_1BYTE_KIND ? (PyUnicode_IS_ASCII(text) ? 0 : 1)
+              : kind == PyUnicode_2BYTE_KIND ? 2 : 3;
+    last = 0;
+    for (Py_ssize_t k = 0; k <= ns && cls < top; k += 2) {
+        Py_ssize_t s = k < ns ? PyLong_AsSsize_t(PyList_GET_ITEM(spans, k)) : n;
+        cls = class_of_part(kind, data, last, s, cls, top);
+        if (k < ns)
+            last = PyLong_AsSsize_t(PyList_GET_ITEM(spans, k + 1));
+    }
+    static const Py_UCS4 most[4] = {0x7F, 0xFF, 0xFFFF, 0x10FFFF};
+    res = PyUnicode_New((Py_ssize_t)(kept + used), most[cls]);
+    if (!res)
+        goto done;
+    int rkind = PyUnicode_KIND(res);
+    void *rdata = PyUnicode_DATA(res);
+    Py_ssize_t j = 0;
+    size_t at = 0;
+    last = 0;
+    for (Py_ssize_t k = 0; k <= ns; k += 2) {
+        Py_ssize_t s = k < ns ? PyLong_AsSsize_t(PyList_GET_ITEM(spans, k)) : n;
+        if (rkind == kind) { /* the part kept, whole */
+            memcpy((char *)rdata + (size_t)j * (size_t)kind, (const char *)data + (size_t)last * (size_t)kind,
+                   (size_t)(s - last) * (size_t)kind);
+            j += s - last;
+        } else {
+            for (Py_ssize_t i = last; i < s; i++)
+                PyUnicode_WRITE(rkind, rdata, j++, PyUnicode_READ(kind, data, i));
+        }
+        if (k == ns)
+            break;
+        for (size_t i = 0; i < made[k / 2]; i++)
+            PyUnicode_WRITE(rkind, rdata, j++, outs[at + i]);
+        at += made[k / 2];
+        last = PyLong_AsSsize_t(PyList_GET_ITEM(spans, k + 1));
+    }
     goto done;
 nomem:
     PyErr_NoMemory();
 done:
-    PyMem_Free(buf), PyMem_Free(in), PyMem_Free(work);
+    PyMem_Free(outs), PyMem_Free(in), PyMem_Free(work), PyMem_Free(made);
     PyBuffer_Release(&blob);
     return res;
 }
