@@ -40,11 +40,20 @@ static size_t initial_syms(const PipeModel *m, MergeScratch *x, const char *w, p
         return n;
     }
     int32_t unk_start = -1, unk_end = -1;
+    /* an ASCII character's id from the table of single bytes (filled after the keys:
+       while no key has come since), not hashed (SentencePiece-style files on long words
+       of letters: find_key per character was a third of the encode) */
+    int ascii_known = m->unit_entries == m->n_entries && m->unit_entries;
     for (ptrdiff_t i = 0; i < len;) {
         unsigned char c = (unsigned char)w[i];
         ptrdiff_t cl = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
         if (i + cl > len) cl = len - i;
         int last = m->eow_len && i + cl == len;
+        if (c < 0x80 && !last && ascii_known && m->unit[c] != NONE_ID && unk_start < 0) {
+            add_sym(x, &n, m->unit[c], i, i + 1);
+            i++;
+            continue;
+        }
         char key[4 + 64];
         const char *k = w + i;
         ptrdiff_t kl = cl;

@@ -250,6 +250,7 @@ static void fill_units(PipeModel *m) {
         char c = (char)b;
         m->unit[b] = find_key(m, &c, 1);
     }
+    m->unit_entries = m->n_entries;
 }
 
 /* the merge engine's view of the keys: the id of some bytes, or -1 */

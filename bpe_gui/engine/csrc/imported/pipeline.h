@@ -81,6 +81,8 @@ typedef struct {
     int32_t unk_id;
     int32_t fb[256];     /* <0xNN> token ids, or -1 */
     int32_t unit[256];   /* ByteLevel / tiktoken: the id of each single byte, or -1 */
+    size_t unit_entries; /* n_entries when unit[] was filled: the ASCII characters' ids of a
+                            model of characters come from it while no key has come since */
     char eow[64];        /* HF end_of_word_suffix ("</w>": CLIP): the last symbol of a word */
     size_t eow_len;      /* is its character (byte) followed by the suffix */
     int32_t eow_unit[256]; /* ByteLevel: the id of each byte + suffix */

@@ -1,0 +1,61 @@
+"""A model of characters (a tokenizer.json without ByteLevel: SentencePiece-style files)
+makes a word's first symbols as tokenizers does, for characters of its vocabulary and not.
+
+An ASCII character's symbol comes from the model's table of single keys (not hashed:
+pipe_encode.c's initial_syms) while no key was added after it was filled; characters the
+vocabulary lacks become the unknown token (fused or not) or byte-fallback tokens, and a
+word's last character takes the end-of-word suffix when the model has one. Each model is
+trained with ``tokenizers`` on text that lacks some ASCII letters, and compared with it.
+"""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+tokenizers = pytest.importorskip("tokenizers")
+from tokenizers import decoders, models, pre_tokenizers, trainers  # noqa: E402
+
+from bpe_gui.engine.formats import load_tokenizer  # noqa: E402
+
+CORPUS = ["the cat sat on the mat with a hat", "a bad dog ran at the man",
+          "them that then this thin think", "привет мир тест", "中文 测试"] * 20
+MISSING = "qzxjQZXJ"   # ASCII letters the vocabulary never saw
+BYTES = [f"<0x{b:02X}>" for b in range(256)]
+
+
+def _model(byte_fallback: bool, fuse_unk: bool, suffix: str | None):
+    kw = {"end_of_word_suffix": suffix} if suffix else {}
+    tk = tokenizers.Tokenizer(models.BPE(unk_token="<unk>", fuse_unk=fuse_unk,
+                                         byte_fallback=byte_fallback, **kw))
+    tk.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="first")
+    tk.decoder = decoders.Metaspace(replacement="▁", prepend_scheme="first")
+    tk.train_from_iterator(CORPUS, trainers.BpeTrainer(
+        vocab_size=400, special_tokens=["<unk>", *(BYTES if byte_fallback else [])],
+        show_progress=False, **kw))
+    return tk
+
+
+def _texts() -> list[str]:
+    rng = random.Random(3)
+    pool = list("thecatsmonwbdrigk") + list(MISSING) + ["п", "中", "é", " ", "🙂", "!"]
+    out = ["the quiz", "zzz cat", "xq", "a" * 60 + "z" * 5 + "t" * 40, "qhat", "thaz",
+           "ZzZ the", "cat q", "q", "z!", "mat\u00e9q", "привет q мир", ""]
+    for _ in range(300):
+        out.append("".join(rng.choice(pool) for _ in range(rng.randint(1, 50))))
+    return out
+
+
+@pytest.mark.parametrize("byte_fallback,fuse_unk,suffix", [
+    (False, True, None), (False, False, None), (True, True, None), (False, True, "</w>"),
+    (True, False, "</w>")])
+def test_first_symbols_of_a_character_model_are_tokenizers(tmp_path, byte_fallback,
+                                                           fuse_unk, suffix):
+    tk = _model(byte_fallback, fuse_unk, suffix)
+    vocab = tk.get_vocab()
+    assert not any(c in vocab for c in MISSING)   # (the letters the texts test for)
+    path = tmp_path / "tokenizer.json"
+    tk.save(str(path))
+    ours = load_tokenizer(path)
+    for text in _texts():
+        assert ours.encode(text) == tk.encode(text, add_special_tokens=False).ids, text
