@@ -98,6 +98,8 @@ typedef struct CutPairs {
     uint64_t *pairs;      /* (a << 21 | b) + 1 */
     uint64_t *pair_bits;  /* a filter in front of pairs: one bit per hash of a pair */
     size_t pairs_cap, pairs_n;
+    uint64_t ascii[256];  /* the pairs of two ASCII characters, bit a * 128 + b: one load
+                             (long words of letters ask for every pair) */
 } CutPairs;
 
 /* What a loader found wrong in a file, for the binding to word (it quotes the spans as
@@ -269,7 +271,6 @@ void spm_free(PipeModel *m);
 int cuts_init(CutPairs *c);
 void cuts_free(CutPairs *c);
 int cuts_note(CutPairs *c, const unsigned char *p, size_t n); /* a token's characters */
-int cuts_can_cut(const CutPairs *c, uint32_t a, uint32_t b);
 /* HF without ByteLevel (and without ignore_merges): the cut tables from the merges' new
  * tokens (0: none can be made, a merge joins byte-fallback or unknown tokens: the text
  * is merged whole), then a whole text cut and merged by segments, through a cache. */
