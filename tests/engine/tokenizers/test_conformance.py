@@ -38,6 +38,7 @@ from bpe_gui.engine.text.presets import O200K_PATTERN, TEKKEN_PATTERN  # noqa: E
 from bpe_gui.engine.train.trainer import TrainSettings, Trainer  # noqa: E402
 
 from hf_files import CASES  # noqa: E402
+from long_texts import ROW  # noqa: E402
 
 EOT = "<|endoftext|>"
 TEXTS = {
@@ -399,6 +400,12 @@ LONG = 20_000
 def test_long_repetitive_words(kind, unit):
     text = unit * (LONG // len(unit))
     assert kind.tok.encode(text) == kind.oracle(text)
+
+
+def test_long_words_in_a_row(kind):
+    """Long words one after another (two merged side by side where the flat loop takes
+    them) next to words that must not be paired, as each kind's own library."""
+    assert kind.tok.encode(ROW) == kind.oracle(ROW)
 
 
 # ----- bugs of issue 19, for every kind ------------------------------------------------------

@@ -205,33 +205,9 @@ def test_pure_python_model_merges_long_words_the_same(tiktoken_file, hf_pair, tm
 # ------------------------------------------------------ long words one after another
 # Two long words in a row are merged side by side (merge.c, mt_encode_bytes2: one step of
 # each in turn); words that do not go whole to the flat loop are merged alone. A text of
-# such words next to one another, next to words that must not be paired: shorter ones,
-# longer than the flat loop takes, whitespace runs, words ending outside ASCII (cut where
-# no token crosses), a word that comes back (from the per-thread table), a word that is
-# one token (tiktoken's whole words).
-
-
-def _row_text() -> str:
-    import random
-    rng = random.Random(29)
-    words = []
-    for k in range(260):
-        w = "".join(rng.choice("abdehilnorstx") for _ in range(rng.randint(20, 300)))
-        if k % 37 == 5:
-            w = w + "你好" * 3                  # ends outside ASCII
-        if k % 41 == 7:
-            w = "x" * 1100                      # longer than the flat loop takes
-        if k % 43 == 11:
-            w = words[-2].strip()               # comes back
-        if k % 47 == 13:
-            w = "xx" * 18                       # one token of the files below (x * 2**k)
-        words.append(w)
-        if k % 31 == 3:
-            words.append("\n" + " " * 40)        # a whitespace run
-    return " ".join(words)
-
-
-ROW = _row_text()
+# such words next to words that must not be paired (long_texts.ROW, which the
+# conformance suite runs over every kind too).
+from long_texts import ROW  # noqa: E402
 
 
 def test_long_words_in_a_row_trained(trained_cl100k):
