@@ -55,8 +55,10 @@ LONG = 1 << 18   # characters: shorter texts go straight to unicodedata (no bitm
 TOP = 0x10000    # the bitmaps' code points (characters above them are unsafe): the BMP
 # (0x30000 took 0.13 s to make, charged to the first long text a process normalizes: Qwen2's
 # 20 MB English 0.25 -> 0.29 s in a fresh process; supplementary characters are rare)
-GAP = 16         # unsafe stretches fewer characters apart are normalized as one (at 32 the
-#                  2 MB random-Unicode corner took 16 ms, 12.6 at 16; decomposed text level)
+GAP = 16         # unsafe stretches fewer characters apart are normalized as one (set when
+#                  each stretch was a call to unicodedata: at 32 the 2 MB random-Unicode
+#                  corner took 16 ms, 12.6 at 16, as the offsets' stretches still are; the
+#                  C form takes 1.9-2.3 ms at any gap of 1-16)
 ALL = 0x110000   # every code point: the bitmaps with the blocks above TOP
 
 

@@ -984,9 +984,7 @@ struct FlatWord {
             prv[i] = (int32_t)i - 1;                                                           \
         }                                                                                      \
         for (size_t i = 0; i + 1 < n; i++) {                                                   \
-            int32_t r = m->bytepair[w[i] * 256 + w[i + 1]].rank;                               \
-            x->rk[i] = m->bytepair[w[i] * 256 + w[i + 1]].new_id;                              \
-            r = r < limit ? r : NO_RANK;                                                       \
+            int32_t r = first_rank(m, x, w, MT_RAW, i, limit, &x->rk[i]);                      \
             if (flat_overflow(r))                                                              \
                 return -1;                                                                     \
             key[i] = flat_key(r, (int32_t)i);                                                  \

@@ -567,7 +567,7 @@ static PyObject *py_normal_form(PyObject *self, PyObject *args) {
     NfTables t;
     PyObject *res = NULL;
     uint32_t *outs = NULL, *in = NULL, *work = NULL;
-    size_t *made = NULL; /* each stretch's form: its length in outs */
+    struct { Py_ssize_t s, e; size_t m; } *part = NULL; /* each stretch, its form's length */
     if (nf_tables(&t, blob.buf, (size_t)blob.len) < 0) {
         PyErr_SetString(PyExc_ValueError, "normal_form: the tables are malformed");
         goto done;
@@ -586,7 +586,7 @@ static PyObject *py_normal_form(PyObject *self, PyObject *args) {
     size_t cap = 64, used = 0, room = 0, kept = (size_t)n; /* kept: characters outside */
     int changed = 0, cls = 0; /* cls: the highest class of the stretches' forms */
     if (!(outs = PyMem_Malloc(cap * sizeof(uint32_t))) ||
-        !(made = PyMem_Malloc((size_t)(ns / 2 + 1) * sizeof(size_t))))
+        !(part = PyMem_Malloc((size_t)(ns / 2 + 1) * sizeof(*part))))
         goto nomem;
     Py_ssize_t last = 0;
     for (Py_ssize_t k = 0; k < ns; k += 2) {
@@ -626,7 +626,7 @@ static PyObject *py_normal_form(PyObject *self, PyObject *args) {
         for (size_t i = 0; i < m; i++)
             if (char_class(outs[used + i]) > cls)
                 cls = char_class(outs[used + i]);
-        made[k / 2] = m;
+        part[k / 2].s = s, part[k / 2].e = e, part[k / 2].m = m;
         used += m;
         kept -= (size_t)(e - s);
         last = e;
@@ -640,13 +640,9 @@ static PyObject *py_normal_form(PyObject *self, PyObject *args) {
      * pass over those that stops once it finds the text's own highest class) */
     int top = kind == PyUnicode_1BYTE_KIND ? (PyUnicode_IS_ASCII(text) ? 0 : 1)
               : kind == PyUnicode_2BYTE_KIND ? 2 : 3;
-    last = 0;
-    for (Py_ssize_t k = 0; k <= ns && cls < top; k += 2) {
-        Py_ssize_t s = k < ns ? PyLong_AsSsize_t(PyList_GET_ITEM(spans, k)) : n;
-        cls = class_of_part(kind, data, last, s, cls, top);
-        if (k < ns)
-            last = PyLong_AsSsize_t(PyList_GET_ITEM(spans, k + 1));
-    }
+    Py_ssize_t np = ns / 2;
+    for (Py_ssize_t k = 0; k <= np && cls < top; k++) /* the part before stretch k */
+        cls = class_of_part(kind, data, k ? part[k - 1].e : 0, k < np ? part[k].s : n, cls, top);
     static const Py_UCS4 most[4] = {0x7F, 0xFF, 0xFFFF, 0x10FFFF};
     res = PyUnicode_New((Py_ssize_t)(kept + used), most[cls]);
     if (!res)
@@ -655,9 +651,9 @@ static PyObject *py_normal_form(PyObject *self, PyObject *args) {
     void *rdata = PyUnicode_DATA(res);
     Py_ssize_t j = 0;
     size_t at = 0;
-    last = 0;
-    for (Py_ssize_t k = 0; k <= ns; k += 2) {
-        Py_ssize_t s = k < ns ? PyLong_AsSsize_t(PyList_GET_ITEM(spans, k)) : n;
+    for (Py_ssize_t k = 0; k <= np; k++) {
+        Py_ssize_t s = k < np ? part[k].s : n;
+        last = k ? part[k - 1].e : 0;
         if (rkind == kind) { /* the part kept, whole */
             memcpy((char *)rdata + (size_t)j * (size_t)kind, (const char *)data + (size_t)last * (size_t)kind,
                    (size_t)(s - last) * (size_t)kind);
@@ -666,18 +662,17 @@ static PyObject *py_normal_form(PyObject *self, PyObject *args) {
             for (Py_ssize_t i = last; i < s; i++)
                 PyUnicode_WRITE(rkind, rdata, j++, PyUnicode_READ(kind, data, i));
         }
-        if (k == ns)
+        if (k == np)
             break;
-        for (size_t i = 0; i < made[k / 2]; i++)
+        for (size_t i = 0; i < part[k].m; i++)
             PyUnicode_WRITE(rkind, rdata, j++, outs[at + i]);
-        at += made[k / 2];
-        last = PyLong_AsSsize_t(PyList_GET_ITEM(spans, k + 1));
+        at += part[k].m;
     }
     goto done;
 nomem:
     PyErr_NoMemory();
 done:
-    PyMem_Free(outs), PyMem_Free(in), PyMem_Free(work), PyMem_Free(made);
+    PyMem_Free(outs), PyMem_Free(in), PyMem_Free(work), PyMem_Free(part);
     PyBuffer_Release(&blob);
     return res;
 }
