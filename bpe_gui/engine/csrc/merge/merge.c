@@ -859,15 +859,18 @@ static size_t merge_buckets(const MergeTable *m, MergeScratch *x, struct MergeBu
     return keys_finish(x, n, spans);
 }
 
-/* Words of HEAP_FROM..FLAT_MAX raw bytes (MT_RAW) on a CPU with AVX2 or AVX-512: every
- * pair's key (rank << 10 | position) in one flat array, the lowest found by a SIMD minimum
- * over the whole word after each merge (a word of 160 bytes: 10 steps of 16 keys), the
+/* Words of HEAP_FROM..FLAT_MAX raw bytes (MT_RAW) on a CPU with AVX2: every pair's key
+ * (rank << 10 | position) in one flat array, the lowest found by a SIMD minimum over the
+ * whole word after each merge (a word of 160 bytes: five steps of 32 keys), the
  * pair's neighbours relinked and two ranks looked up again, as merge_scan does for short
  * words. No queue to keep in order: the bucket queue spent ~330 instructions a merge on its
  * chains and four levels of bitmaps, besides the two pair lookups (callgrind, cl100k on
  * random letters; an SSE2 scan of the same keys, whose minimum takes four instructions a
  * step, saved only 7%). A rank of 2**21 or more does not fit the key: the word goes to the
- * bucket queue. */
+ * bucket queue. A CPU with AVX-512 runs the AVX2 loop too: a copy with 512-bit minima
+ * (64 keys a step) was 3-12% slower on long words on this project's benchmark machine (an
+ * AMD EPYC; bench/README.md, round 13), as its words of 20-300 bytes were padded to 64
+ * keys and each 512-bit minimum costs two 256-bit ones there. */
 #define FLAT_MAX 1024
 #define FLAT_POS 10
 #define FLAT_RANKS (1 << (31 - FLAT_POS))
@@ -885,22 +888,6 @@ static inline int32_t flat_key(int32_t r, int32_t i)
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(BPE_NO_FLAT)
 #include <immintrin.h>
 #define HAVE_FLAT 1
-
-/* the lowest of k[0..n), n a multiple of 64: four minima side by side (a word of 160
- * bytes is three steps, each four loads folded into their minimum, with one count and
- * one branch) */
-__attribute__((target("avx512f"))) static inline int32_t flat_min16(const int32_t *k, size_t n)
-{
-    __m512i a = _mm512_loadu_si512((const void *)k), b = _mm512_loadu_si512((const void *)(k + 16)),
-            c = _mm512_loadu_si512((const void *)(k + 32)), d = _mm512_loadu_si512((const void *)(k + 48));
-    for (size_t i = 64; i < n; i += 64) {
-        a = _mm512_min_epi32(a, _mm512_loadu_si512((const void *)(k + i)));
-        b = _mm512_min_epi32(b, _mm512_loadu_si512((const void *)(k + i + 16)));
-        c = _mm512_min_epi32(c, _mm512_loadu_si512((const void *)(k + i + 32)));
-        d = _mm512_min_epi32(d, _mm512_loadu_si512((const void *)(k + i + 48)));
-    }
-    return _mm512_reduce_min_epi32(_mm512_min_epi32(_mm512_min_epi32(a, b), _mm512_min_epi32(c, d)));
-}
 
 /* the lowest of k[0..n), n a multiple of 32 */
 __attribute__((target("avx2"))) static inline int32_t flat_min8(const int32_t *k, size_t n)
@@ -1054,19 +1041,17 @@ struct FlatWord {
         b->state = h.state;                                                                    \
     }
 
-FLAT_LOOP(flat16, "avx512f", flat_min16, 64, 0)
 FLAT_LOOP(flat8, "avx2", flat_min8, 32, 0)
-FLAT_LOOP(flat16_spans, "avx512f", flat_min16, 64, 1)
 FLAT_LOOP(flat8_spans, "avx2", flat_min8, 32, 1)
 
-/* 2: AVX-512, 1: AVX2, 0: neither (asked of the CPU once; threads racing write the same) */
+/* 1: the CPU has AVX2 (asked once; threads racing write the same) */
 static int flat_level(void)
 {
     static int level = -1;
     int v = __atomic_load_n(&level, __ATOMIC_RELAXED);
     if (v < 0) {
         __builtin_cpu_init();
-        v = __builtin_cpu_supports("avx512f") ? 2 : __builtin_cpu_supports("avx2") ? 1 : 0;
+        v = __builtin_cpu_supports("avx2") ? 1 : 0;
         __atomic_store_n(&level, v, __ATOMIC_RELAXED);
     }
     return v;
@@ -1142,14 +1127,13 @@ size_t mt_merge(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
     if (n < HEAP_FROM)
         return merge_scan(m, x, n, limit, w, flags);
 #ifdef HAVE_FLAT
-    int level;
-    if (n <= FLAT_MAX && (flags & MT_RAW) && (level = flat_level()) > 0) {
+    if (n <= FLAT_MAX && (flags & MT_RAW) && flat_level()) {
         int spans = flags & MT_SPANS;
         struct FlatWord f = {x, w, n, 0, 1};
         if (m->by_span)
-            (level == 2 ? flat16_spans_one : flat8_spans_one)(m, &f, limit, spans);
+            flat8_spans_one(m, &f, limit, spans);
         else
-            (level == 2 ? flat16_one : flat8_one)(m, &f, limit, spans);
+            flat8_one(m, &f, limit, spans);
         if (f.state == 0)
             return keys_finish(x, n, spans);
         raw_symbols(m, x, w, n, spans); /* the word as it came: past the flat loop */
@@ -1236,8 +1220,7 @@ int mt_encode_bytes2(const MergeTable *m, MergeScratch *x, MergeScratch *y,
                      int32_t limit, size_t *k1, size_t *k2)
 {
 #ifdef HAVE_FLAT
-    int level = flat_level();
-    if (!level || !goes_flat(m, w1, len1, limit) || !goes_flat(m, w2, len2, limit))
+    if (!flat_level() || !goes_flat(m, w1, len1, limit) || !goes_flat(m, w2, len2, limit))
         return 0;
     if (ms_reserve(x, len1) < 0 || ms_reserve(y, len2) < 0)
         return -1;
@@ -1248,9 +1231,9 @@ int mt_encode_bytes2(const MergeTable *m, MergeScratch *x, MergeScratch *y,
     raw_symbols(m, y, w2, len2, spans);
     struct FlatWord a = {x, w1, len1, 0, 1}, b = {y, w2, len2, 0, 1};
     if (m->by_span)
-        (level == 2 ? flat16_spans_two : flat8_spans_two)(m, &a, &b, limit, spans);
+        flat8_spans_two(m, &a, &b, limit, spans);
     else
-        (level == 2 ? flat16_two : flat8_two)(m, &a, &b, limit, spans);
+        flat8_two(m, &a, &b, limit, spans);
     *k1 = flat_done(m, &a, limit, spans);
     *k2 = flat_done(m, &b, limit, spans);
     y->seen = NULL; /* x's */

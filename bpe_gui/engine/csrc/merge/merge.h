@@ -13,7 +13,7 @@
  * ignore_merges). For merges learned by training -- a token is only ever merged further
  * at a later rank -- lowest-rank-leftmost equals training's "replace every occurrence
  * left to right" rule. Short words scan for the lowest rank; words of 33..1024 raw bytes
- * scan one flat array of keys with an AVX-512 or AVX2 minimum where the CPU has one (two
+ * scan one flat array of keys with an AVX2 minimum where the CPU has one (two
  * such words in a row merge side by side, a step of each in turn: mt_encode_bytes2), else
  * (and other words of 33..1024 symbols) keep a bucket queue over ranks (a bitmap of the
  * ranks present, chains of the pairs of each); longer ones keep block minima (a tree of
