@@ -1072,6 +1072,7 @@ int pipe_build_cuts(PipeModel *m) {
 
 int pipe_encode_cut(const PipeModel *m, const unsigned char *s, size_t n, SpmOut *out) {
     MergeScratch x = {0};
+    x.kept = n >= (1u << 16); /* a long text: the 1 MB memo of pair ranks pays */
     SegCache cache = {0};
     MemoEntry *memo = memo_new(n);
     int rc = 0;

@@ -332,20 +332,61 @@ int mt_add_short_key(MergeTable *m, const unsigned char *p, size_t len, int32_t 
     return 0;
 }
 
+/* The memo's slot for the pair (a, b) (the scratch has a memo, both are tokens), or NULL */
+static inline int32_t *memo_slot(const MergeScratch *x, int32_t a, int32_t b)
+{
+    if (!x->seen || a < 0 || b < 0)
+        return NULL;
+    uint64_t h = ((uint64_t)(uint32_t)a << 32 | (uint32_t)b) * 0x9E3779B97F4A7C15ull;
+    return x->seen[h >> (64 - SEEN_BITS)];
+}
+
+/* pair_rank past its filter and the memo (seen: the pair's slot there, or NULL): the table,
+ * its answer kept in the memo (len, key: a rank-based pair's bytes, and as a number when
+ * they are 2..8). Out of line: most pairs are settled before (the SentencePiece-style
+ * file's long words: pair_rank was a call per pair, a third of the encode). */
+__attribute__((noinline)) static int32_t pair_rank_slow(const MergeTable *m,
+                                                        const MergeScratch *x, int32_t i,
+                                                        int32_t j, const unsigned char *w,
+                                                        int32_t limit, int32_t *made,
+                                                        size_t len, uint64_t key, int32_t *seen)
+{
+    int32_t a = x->sym[i], b = x->sym[j], r;
+    if (m->by_span) { /* tiktoken: the rank of the two symbols' bytes together (a short
+                         key: past the filter already) */
+        r = *made = m->short_keys && len <= 8 ? short_probe(m, key, len)
+                                              : key_of(m, w + x->st[i], len);
+    } else if (a >= 0 && b >= 0) { /* past the filter already */
+        const MergeEntry *e = mt_find(m, a, b);
+        r = e ? e->rank : -1;
+        if (e)
+            *made = e->new_id;
+    } else {
+        r = merge_rank(m, a, b, made);
+    }
+    if (seen) {
+        seen[0] = a;
+        seen[1] = b;
+        seen[2] = r;
+        seen[3] = r >= 0 ? *made : -1;
+    }
+    return (r >= 0 && r < limit) ? r : NO_RANK;
+}
+
 /* The rank (< limit, else NO_RANK) of the pair of symbols i and j (j follows i); the
  * token it makes in *made (kept beside the rank, so a merge needs no rank -> token look-up
- * in a table of megabytes). */
-static inline int32_t pair_rank(const MergeTable *m, const MergeScratch *x, int32_t i, int32_t j,
-                                const unsigned char *w, int32_t limit, int32_t *made)
+ * in a table of megabytes). Inlined: the filter (512 KB), then the memo of recently seen
+ * pairs (1 MB, direct-mapped: a pair of tokens has one rank, whatever bytes it came from)
+ * -- most pairs of a new word have no rank, and those need neither the memo's slot nor a
+ * place in it; of those that have, most were seen before (character models: nearly every
+ * pair of letters merges) -- then the table, out of line. */
+static inline __attribute__((always_inline)) int32_t
+pair_rank(const MergeTable *m, const MergeScratch *x, int32_t i, int32_t j,
+          const unsigned char *w, int32_t limit, int32_t *made)
 {
-    /* a pair of tokens has one rank, whatever bytes it came from: recently seen pairs
-     * are remembered (direct-mapped) */
-    int32_t a = x->sym[i], b = x->sym[j], r;
-    int32_t *seen = NULL;
     size_t len = 0;   /* rank-based: the pair's bytes, */
     uint64_t key = 0; /* as a number when they are 2..8 */
-    /* the filter (512 KB) before the memo (1 MB): most pairs of a new word have no
-     * rank, and those need neither the memo's slot nor a place in it */
+    int32_t a = x->sym[i], b = x->sym[j];
     if (!m->by_span) {
         if (a >= 0 && b >= 0 && !filter_has(m, a, b))
             return NO_RANK;
@@ -357,28 +398,13 @@ static inline int32_t pair_rank(const MergeTable *m, const MergeScratch *x, int3
                 return NO_RANK;
         }
     }
-    if (x->seen && a >= 0 && b >= 0) {
-        uint64_t h = ((uint64_t)(uint32_t)a << 32 | (uint32_t)b) * 0x9E3779B97F4A7C15ull;
-        seen = x->seen[h >> (64 - SEEN_BITS)];
-        if (seen[0] == a && seen[1] == b) {
-            r = seen[2];
-            *made = seen[3];
-            return (r >= 0 && r < limit) ? r : NO_RANK;
-        }
+    int32_t *seen = memo_slot(x, a, b);
+    if (seen && seen[0] == a && seen[1] == b) {
+        int32_t r = seen[2];
+        *made = seen[3];
+        return (r >= 0 && r < limit) ? r : NO_RANK;
     }
-    if (m->by_span) /* tiktoken: the rank of the two symbols' bytes together (a short key:
-                       past the filter already) */
-        r = *made = m->short_keys && len <= 8 ? short_probe(m, key, len)
-                                              : key_of(m, w + x->st[i], len);
-    else
-        r = merge_rank(m, a, b, made);
-    if (seen) {
-        seen[0] = a;
-        seen[1] = b;
-        seen[2] = r;
-        seen[3] = r >= 0 ? *made : -1;
-    }
-    return (r >= 0 && r < limit) ? r : NO_RANK;
+    return pair_rank_slow(m, x, i, j, w, limit, made, len, key, seen);
 }
 
 /* Start the loads pair_rank(i, j) will wait for: the filter word, the memo's slot and the
@@ -907,31 +933,33 @@ __attribute__((target("avx2"))) static inline int32_t flat_min8(const int32_t *k
     return _mm_cvtsi128_si32(v);
 }
 
-/* pair_rank past its filter (the memo, then the table), out of line: in a long word of
- * letters most new pairs are no token (cl100k, 2 MB of random letters: 86% of 1.8M), and
- * those are settled by the filter inlined in the loop (flat_rank) without a call */
-__attribute__((noinline)) static int32_t pair_rank_past_filter(const MergeTable *m,
-                                                              const MergeScratch *x, int32_t i,
-                                                              int32_t j, const unsigned char *w,
-                                                              int32_t limit, int32_t *made)
-{
-    return pair_rank(m, x, i, j, w, limit, made);
-}
-
-/* pair_rank for the flat loop: the filter's "surely none" inlined, for one kind of table
- * (by_span constant where it is inlined) */
+/* pair_rank for the flat loop, for one kind of table (by_span constant where it is
+ * inlined) and symbols that are all tokens (MT_RAW). Its own copy: pair_rank_as(.., by_span)
+ * shared by both cost the flat loop 2-4 instructions a byte more and the character
+ * models' long words 4% (callgrind: gcc inlined them otherwise). */
 static inline __attribute__((always_inline)) int32_t
 flat_rank(const MergeTable *m, const MergeScratch *x, int32_t i, int32_t j,
           const unsigned char *w, int32_t limit, int32_t *made, int by_span)
 {
+    size_t len = 0;
+    uint64_t key = 0;
     if (by_span) {
-        size_t len = (size_t)(x->en[j] - x->st[i]);
-        if (len <= 8 && m->short_keys && !short_filter_has(m, short_bytes(w + x->st[i], len), len))
-            return NO_RANK;
+        len = (size_t)(x->en[j] - x->st[i]);
+        if (len <= 8 && m->short_keys) {
+            key = short_bytes(w + x->st[i], len);
+            if (!short_filter_has(m, key, len))
+                return NO_RANK;
+        }
     } else if (!filter_has(m, x->sym[i], x->sym[j])) { /* (every symbol a token: MT_RAW) */
         return NO_RANK;
     }
-    return pair_rank_past_filter(m, x, i, j, w, limit, made);
+    int32_t *seen = memo_slot(x, x->sym[i], x->sym[j]);
+    if (seen && seen[0] == x->sym[i] && seen[1] == x->sym[j]) {
+        int32_t r = seen[2];
+        *made = seen[3];
+        return (r >= 0 && r < limit) ? r : NO_RANK;
+    }
+    return pair_rank_slow(m, x, i, j, w, limit, made, len, key, seen);
 }
 
 /* One word in the flat loop: merge_scan's keys, wider (rank << 10 | position). The loop

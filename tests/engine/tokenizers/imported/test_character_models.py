@@ -24,11 +24,12 @@ MISSING = "qzxjQZXJ"   # ASCII letters the vocabulary never saw
 BYTES = [f"<0x{b:02X}>" for b in range(256)]
 
 
-def _model(byte_fallback: bool, fuse_unk: bool, suffix: str | None):
+def _model(byte_fallback: bool, fuse_unk: bool, suffix: str | None, split: bool = True):
     kw = {"end_of_word_suffix": suffix} if suffix else {}
     tk = tokenizers.Tokenizer(models.BPE(unk_token="<unk>", fuse_unk=fuse_unk,
                                          byte_fallback=byte_fallback, **kw))
-    tk.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="first")
+    tk.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="first",
+                                                split=split)
     tk.decoder = decoders.Metaspace(replacement="▁", prepend_scheme="first")
     tk.train_from_iterator(CORPUS, trainers.BpeTrainer(
         vocab_size=400, special_tokens=["<unk>", *(BYTES if byte_fallback else [])],
@@ -59,3 +60,21 @@ def test_first_symbols_of_a_character_model_are_tokenizers(tmp_path, byte_fallba
     ours = load_tokenizer(path)
     for text in _texts():
         assert ours.encode(text) == tk.encode(text, add_special_tokens=False).ids, text
+
+
+@pytest.mark.parametrize("byte_fallback,fuse_unk,suffix", [
+    (True, False, None), (False, True, "</w>")])
+def test_a_long_text_of_a_character_model_is_tokenizers(tmp_path, byte_fallback, fuse_unk,
+                                                        suffix):
+    """A text of 64 KB or more that the pre-tokenizer leaves whole (Metaspace without
+    split, as Llama 2-style files have it) is cut where no merge crosses and the pieces
+    merged with a memo of pair ranks kept for the whole text (pipe_spm.c's
+    pipe_encode_cut): its pairs come back piece after piece, each answered from the memo
+    after its first time; the ids stay tokenizers'."""
+    tk = _model(byte_fallback, fuse_unk, suffix, split=False)
+    path = tmp_path / "tokenizer.json"
+    tk.save(str(path))
+    ours = load_tokenizer(path)
+    text = " ".join(_texts() * 12)
+    assert len(text.encode("utf-8")) >= 1 << 16
+    assert ours.encode(text) == tk.encode(text, add_special_tokens=False).ids
