@@ -186,3 +186,32 @@ def test_random_unicode_tokenizer_json(tmp_path):
     words = other.split()[:1000]
     assert [ours.encode(w) for w in words] == \
         [e.ids for e in hf.encode_batch(words, add_special_tokens=False)]
+
+
+def test_words_read_in_a_frame(tmp_path):
+    """A word of up to 248 bytes is searched for cuts in a copy framed by bytes 0xFF, so
+    that its first and last places are read as inner ones (token_boundaries.c,
+    next_cut_padded). A window over the frame must settle nothing the word's own do not:
+    here the vocabulary even has tokens with 0xFF beside the text's bytes (no UTF-8 text
+    holds them; a file may), and words of 1-80 characters, some longer than the frame,
+    are encoded alone and in a text, as tiktoken does."""
+    text = _unicode_text(11, 3000)
+    ranks = _unicode_ranks(text, 12, False)
+    rng = random.Random(13)
+    data = text.encode("utf-8")
+    for _ in range(300):   # tokens of a frame byte and the text's bytes, either side
+        a = rng.randrange(len(data) - 3)
+        piece = data[a:a + rng.randint(1, 3)]
+        for t in (b"\xff" + piece, piece + b"\xff", b"\xff" + piece + b"\xff"):
+            ranks.setdefault(t, len(ranks))
+    pat = known.CL100K_PATTERN
+    path = tti.ranks_file(tmp_path, ranks, "framed.tiktoken")
+    (tmp_path / "framed.tiktoken.json").write_text(json.dumps({"pat_str": pat, "special_tokens": {}}))
+    enc = tiktoken.Encoding("framed", pat_str=pat, mergeable_ranks=ranks, special_tokens={})
+    ours = load_tokenizer(path)
+    letters = [c for c in _unicode_text(14, 2000) if c.isalpha() and ord(c) > 0x7FF]
+    words = ["".join(rng.choice(letters) for _ in range(rng.randint(1, 80))) for _ in range(1500)]
+    assert any(len(w.encode("utf-8")) > 248 for w in words)
+    assert [ours.encode(w) for w in words] == [enc.encode_ordinary(w) for w in words]
+    joined = " ".join(words)
+    assert ours.encode(joined) == enc.encode_ordinary(joined)

@@ -360,6 +360,31 @@ static size_t next_cut(const MergeTable *m, const unsigned char *w, size_t len, 
     return len;
 }
 
+/* next_cut over a copy of the word framed by PAD bytes 0xFF on each side (pw: the copy's
+ * first byte of the word): every position is read as one inside the word. A window that
+ * takes in a 0xFF lies inside no token of UTF-8 text (no such byte there), so it never
+ * settles anything the word's own windows would not; and a file with such a token only
+ * loses cuts, never ids ("maybe" leaves a place uncut). Random text of every plane: a
+ * third of its places were near a word's end, each read by the shifting cut_near_end. */
+#define PAD 8
+#define PADDED_MAX 248
+static size_t next_cut_padded(const MergeTable *m, const unsigned char *pw, size_t len, size_t p)
+{
+    for (; p < len; p++) {
+        uint64_t v = load8(pw + p - 4);
+        if ((pw[p - 1] & 0xF0) == 0xE0) {
+            size_t k = 2 * (size_t)(v >> 24 & MASK(3)) + 1; /* pw[p-1..p+2) */
+            if (has(m->sub3, k)) {
+                p++; /* p and p + 1 are inside that token */
+                continue;
+            }
+        }
+        if (no_token_across(m, v, 0, 8))
+            return p;
+    }
+    return len;
+}
+
 /* 1: no first byte of a 2- or 4-byte character in p[0..n) (n >= 8, every byte >= 0x80):
  * a word of 3-byte characters, cut by character (merge_han); others (emoji, mixed
  * scripts) by byte windows, which can cut beside their characters too */
@@ -681,8 +706,16 @@ size_t mt_merge_at_boundaries(const MergeTable *m, MergeScratch *x, const unsign
             return merge_han(m, x, ch, w, len, limit);
     }
     size_t out = 0;
+    unsigned char framed[PAD + PADDED_MAX + PAD];
+    const unsigned char *pw = NULL;
+    if (len <= PADDED_MAX) {
+        memset(framed, 0xFF, PAD);
+        memcpy(framed + PAD, w, len);
+        memset(framed + PAD + len, 0xFF, PAD);
+        pw = framed + PAD;
+    }
     for (size_t a = 0, p; a < len; a = p) {
-        p = next_cut(m, w, len, a + 1);
+        p = pw ? next_cut_padded(m, pw, len, a + 1) : next_cut(m, w, len, a + 1);
         if (p == a + 1) { /* a byte alone (most of random 4-byte characters): its token */
             x->sym[out] = m->byte_ids[w[a]];
             x->st[out] = (int32_t)a;
