@@ -335,9 +335,24 @@ static int cut_near_end(const MergeTable *m, const unsigned char *w, size_t len,
     return no_token_across(m, load8(w + len - 8) >> (8 * (p + 4 - len)), 0, 4 + (len - p));
 }
 
-/* The first cut at or after p, or len. Inside the word the 8 bytes w[p-4..p+4) are read
- * at once (constant bounds: the checks fold); a 3-byte token starting at p-1 (a Han
- * character, mostly) settles p and p+1 with one lookup. */
+/* 1: a cut at the place *p inside the word (its 8 bytes w[*p-4..*p+4) read at once:
+ * constant bounds, the checks fold). A 3-byte token starting at *p-1 (a Han character,
+ * mostly) settles *p and *p+1 with one lookup: *p moves on by one. */
+static inline __attribute__((always_inline)) int cut_inside(const MergeTable *m,
+                                                            const unsigned char *w, size_t *p)
+{
+    uint64_t v = load8(w + *p - 4);
+    if ((w[*p - 1] & 0xF0) == 0xE0) {
+        size_t k = 2 * (size_t)(v >> 24 & MASK(3)) + 1; /* w[p-1..p+2) */
+        if (has(m->sub3, k)) {
+            ++*p; /* p and p + 1 are inside that token */
+            return 0;
+        }
+    }
+    return no_token_across(m, v, 0, 8);
+}
+
+/* The first cut at or after p, or len. */
 static size_t next_cut(const MergeTable *m, const unsigned char *w, size_t len, size_t p)
 {
     for (; p < len; p++) {
@@ -346,15 +361,7 @@ static size_t next_cut(const MergeTable *m, const unsigned char *w, size_t len, 
                 return p;
             continue;
         }
-        uint64_t v = load8(w + p - 4); /* inside the word: p + 4 <= len */
-        if ((w[p - 1] & 0xF0) == 0xE0) {
-            size_t k = 2 * (size_t)(v >> 24 & MASK(3)) + 1; /* w[p-1..p+2) */
-            if (has(m->sub3, k)) {
-                p++; /* p and p + 1 are inside that token */
-                continue;
-            }
-        }
-        if (no_token_across(m, v, 0, 8))
+        if (cut_inside(m, w, &p)) /* inside the word: p + 4 <= len */
             return p;
     }
     return len;
@@ -371,15 +378,7 @@ static size_t next_cut(const MergeTable *m, const unsigned char *w, size_t len, 
 static size_t next_cut_padded(const MergeTable *m, const unsigned char *pw, size_t len, size_t p)
 {
     for (; p < len; p++) {
-        uint64_t v = load8(pw + p - 4);
-        if ((pw[p - 1] & 0xF0) == 0xE0) {
-            size_t k = 2 * (size_t)(v >> 24 & MASK(3)) + 1; /* pw[p-1..p+2) */
-            if (has(m->sub3, k)) {
-                p++; /* p and p + 1 are inside that token */
-                continue;
-            }
-        }
-        if (no_token_across(m, v, 0, 8))
+        if (cut_inside(m, pw, &p))
             return p;
     }
     return len;
