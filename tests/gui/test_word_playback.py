@@ -227,3 +227,37 @@ def test_playback_numbers_a_merge_as_the_timeline_and_the_vocabulary_do(
         said = panel.step_label.text()
         assert f"merge #{rec.index:,}" in said and f"learned at step {rec.index:,}" in said
         assert "rank" not in said
+
+
+@pytest.mark.regression
+def test_a_word_too_long_to_play_back_says_so(qtbot, tmp_path, pair, controller):
+    """A pre-tokenizer that keeps the whole text as one piece (Metaspace without split,
+    as Llama 2-style tokenizer.json files have it) makes a long paste one word; playing it
+    back ran on the window's thread for minutes (seen: 100 KB pasted into the encode view
+    with Mistral's SentencePiece-style file, one click, the window frozen). A word longer
+    than PLAYBACK_MAX gets a message instead, and a short one still plays back."""
+    tokenizers = pytest.importorskip("tokenizers")
+    from tokenizers import models, pre_tokenizers, trainers
+    from bpe_gui.gui.panels.playback.word_playback import PLAYBACK_MAX
+    hf = tokenizers.Tokenizer(models.BPE(unk_token="<unk>"))
+    hf.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="first",
+                                                split=False)
+    hf.train_from_iterator([CORPUS], trainers.BpeTrainer(
+        vocab_size=150, special_tokens=["<unk>"], show_progress=False))
+    hf.save(str(tmp_path / "tokenizer.json"))
+    assert controller.tokenizer_files.import_tokenizer(str(tmp_path / "tokenizer.json")) \
+        is not None
+    controller.tokenizer_files.set_use_imported(True)
+    view, panel = pair
+    long_text = ("lowest newest widest " * (PLAYBACK_MAX // 10))[:3 * PLAYBACK_MAX]
+    view.set_text(long_text)
+    click_char(qtbot, view, 5)
+    assert len(panel.word.text) > PLAYBACK_MAX   # (the whole text: one piece)
+    assert panel.playback is None and not panel.slider.isEnabled()
+    assert f"{len(panel.word.text):,} characters" in panel.title.text()
+    assert "encode view" in panel.title.text()
+    view.set_text("lowest newest")
+    click_char(qtbot, view, 3)
+    assert panel.playback is not None and panel.playback.steps
+    assert panel.shown_symbols() == [controller.tokenizer().vocab[i]
+                                     for i in hf.encode("lowest newest").ids]

@@ -31,6 +31,11 @@ from ...widgets.visibility import CatchUp
 
 HINT = ("Click a word in the encode view to see how its tokens are built: the symbols "
         "it starts from, then each learned merge, lowest rank first.")
+# Longer words are not played back: the replay runs on the window's thread in Python and
+# slows with the square of the length (1,000 characters: 0.2-0.5 s; a whole pasted text
+# that a pre-tokenizer leaves as one piece, 41,000 characters: over a minute, the window
+# frozen).
+PLAYBACK_MAX = 1000
 
 
 class WordPlayback(QWidget):
@@ -173,6 +178,13 @@ class WordPlayback(QWidget):
             return
         if tok is None:
             self._show_empty("", f"{head}: no tokenizer yet (train or import one).")
+            return
+        if len(w.text) > PLAYBACK_MAX:
+            self._show_empty("", f"{head}: {len(w.text):,} characters, longer than the "
+                             f"{PLAYBACK_MAX:,} a merge-by-merge playback shows. Its tokens "
+                             "are in the encode view. (A pre-tokenizer that keeps the whole "
+                             "text as one piece, as Metaspace without split does, makes a "
+                             "long paste one word: click into a shorter text.)")
             return
         try:
             pb = playback(tok, w.text)
