@@ -8,7 +8,10 @@ and a bar under the controls moves between pages. Edits of the page are part of 
 text (``whole``); a paste that would make the page long pages the text again.
 
 Pages end after a line break when there is one in a page's last tenth, so lines are not
-cut in two; else at PAGE_CHARS characters. An edited page keeps its place: the pages
+cut in two; else before a space there (a word of the published patterns starts with its
+space, so the words on either side, and their tokens, stay what the whole text has:
+pages cut inside a word showed a count one token off the whole text's); else at
+PAGE_CHARS characters. An edited page keeps its place: the pages
 after it move with the edit (a page emptied is dropped, one that outgrew a page is
 split, when the user leaves it), and the bar says what the page holds now (issue 37:
 it still said "characters 1–99,962" of a page replaced by 19 characters). Ctrl+A selects
@@ -38,15 +41,21 @@ PAGE_CHARS = 100_000   # characters a page holds: what the view encodes and colo
 
 
 def page_starts(text: str, size: int = PAGE_CHARS) -> list[int]:
-    """Where each page of ``text`` begins.
+    """Where each page of ``text`` begins: after a line break, else at a space, in the
+    last tenth of a page.
 
-    Example: page_starts("ab\\ncd\\nef", size=4) -> [0, 3, 6]
+    Examples: page_starts("aaaaaaaaa\\nbbbbbbbbb\\ncc", size=10) -> [0, 10, 20];
+    page_starts("aaaaaaaaa bbbbbbbbb cc", size=10) -> [0, 9, 19]
     """
     starts, pos, n = [0], 0, len(text)
     while n - pos > size:
         end = pos + size
         nl = text.rfind("\n", pos + size * 9 // 10, end)
-        pos = nl + 1 if nl >= 0 else end
+        if nl >= 0:
+            pos = nl + 1
+        else:
+            sp = text.rfind(" ", pos + size * 9 // 10, end + 1)
+            pos = sp if sp > pos else end
         starts.append(pos)
     return starts
 
