@@ -180,7 +180,10 @@ class WordPlayback(QWidget):
             self._show_empty("", f"{head}: no tokenizer yet (train or import one).")
             return
         if len(w.text) > PLAYBACK_MAX:
-            self._show_empty("", f"{head}: {len(w.text):,} characters, longer than the "
+            # (a short quote: a word of letters has no place to wrap, and 60 of them in
+            # bold widened the label past the dock, the message cut off on the right)
+            short = f"<b>“{escape(show(w.text, 24))}”</b>{label}"
+            self._show_empty("", f"{short}: {len(w.text):,} characters, longer than the "
                              f"{PLAYBACK_MAX:,} a merge-by-merge playback shows. Its tokens "
                              "are in the encode view. (A pre-tokenizer that keeps the whole "
                              "text as one piece, as Metaspace without split does, makes a "
