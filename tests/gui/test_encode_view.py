@@ -668,3 +668,31 @@ def test_a_narrow_page_bar_still_says_the_range(qtbot):
     bar.show()
     qtbot.waitUntil(lambda: bar.label.text() in (short, f"Page 2 of 4: {a + 1:,}–{b:,} of "
                                                         f"{len(text):,}"))
+
+
+@pytest.mark.regression
+def test_the_ids_follow_a_new_page_to_the_cursor(qtbot, view, controller):
+    """The ids strip kept the previous page's scroll on a new page (its first row showed
+    ids cut off), and after a long paste the box showed the paste's end while the strip
+    showed the page's start (seen under Xvfb): a new page or text brings the strip to
+    the tokens at the cursor."""
+    from bpe_gui.gui.panels.encode.pages import PAGE_CHARS
+    view.set_text(_long_text(2 * PAGE_CHARS + 500))
+    sb = view.flow.verticalScrollBar()
+    qtbot.waitUntil(lambda: sb.maximum() > 0)
+    sb.setValue(sb.maximum())                         # the strip scrolled down on page 1
+    qtbot.mouseClick(view.page_bar.next_button, Qt.LeftButton)
+    assert "Page 2 of 3" in view.page_bar.label.text()
+    assert sb.value() == 0                            # page 2 starts at its first ids
+    view.set_text("short")
+    pasted = _paste_long_in_the_middle(view)
+    assert len(pasted) > PAGE_CHARS
+    at = view.tokens_at(char_index_of_cursor(view))
+    assert at, "the cursor sits on a token"
+    rect = view.flow.item_rect(at[-1])
+    assert 0 <= rect.top() and rect.bottom() <= view.flow.viewport().height()
+
+
+def char_index_of_cursor(view) -> int:
+    from bpe_gui.gui.models.encoding import char_index
+    return char_index(view._u16, view.edit.textCursor().position())

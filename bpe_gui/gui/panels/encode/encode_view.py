@@ -160,7 +160,7 @@ class EncodeView(QWidget):
         # text laid out whole held the window for many seconds, past a SIGTERM (issue 30)
         self.page_bar = PageBar()
         self.edit = PagedEdit()
-        self.paging = PagedText(self.edit, self.page_bar, self.encode_now)
+        self.paging = PagedText(self.edit, self.page_bar, self._page_shown)
         self.pages = self.paging.pages
         self.edit.setPlaceholderText("Type or paste text to see how the tokenizer cuts it.")
         f = self.edit.font()
@@ -301,6 +301,16 @@ class EncodeView(QWidget):
         # keys all reach the text box first and the text is encoded once after them.
         small = self.edit.document().characterCount() < SYNC_CHARS
         self._timer.start(AFTER_KEYS_MS if small else DEBOUNCE_MS)
+
+    def _page_shown(self) -> None:
+        """A new text or page in the box: encoded, and the ids brought to the tokens at
+        the cursor (the strip kept the last page's scroll: its first row showed ids cut
+        off; after a long paste the box showed its end and the strip its start)."""
+        self.encode_now()
+        self.flow.verticalScrollBar().setValue(0)
+        rows = self.tokens_at(char_index(self._u16, self.edit.textCursor().position()))
+        if rows:
+            self.flow.ensure_visible(rows[-1])
 
     def encode_now(self) -> None:
         """Encode the text with the current tokenizer and re-colour everything."""
