@@ -341,6 +341,18 @@ static inline int32_t *memo_slot(const MergeScratch *x, int32_t a, int32_t b)
     return x->seen[h >> (64 - SEEN_BITS)];
 }
 
+/* 1: the memo's slot holds the pair (a, b): its rank (< limit, else NO_RANK) in *r, the
+ * token it makes in *made */
+static inline int memo_hit(const int32_t *seen, int32_t a, int32_t b, int32_t limit,
+                           int32_t *r, int32_t *made)
+{
+    if (!seen || seen[0] != a || seen[1] != b)
+        return 0;
+    *r = seen[2] >= 0 && seen[2] < limit ? seen[2] : NO_RANK;
+    *made = seen[3];
+    return 1;
+}
+
 /* pair_rank past its filter and the memo (seen: the pair's slot there, or NULL): the table,
  * its answer kept in the memo (len, key: a rank-based pair's bytes, and as a number when
  * they are 2..8). Out of line: most pairs are settled before (the SentencePiece-style
@@ -398,12 +410,9 @@ pair_rank(const MergeTable *m, const MergeScratch *x, int32_t i, int32_t j,
                 return NO_RANK;
         }
     }
-    int32_t *seen = memo_slot(x, a, b);
-    if (seen && seen[0] == a && seen[1] == b) {
-        int32_t r = seen[2];
-        *made = seen[3];
-        return (r >= 0 && r < limit) ? r : NO_RANK;
-    }
+    int32_t *seen = memo_slot(x, a, b), r;
+    if (memo_hit(seen, a, b, limit, &r, made))
+        return r;
     return pair_rank_slow(m, x, i, j, w, limit, made, len, key, seen);
 }
 
@@ -934,9 +943,9 @@ __attribute__((target("avx2"))) static inline int32_t flat_min8(const int32_t *k
 }
 
 /* pair_rank for the flat loop, for one kind of table (by_span constant where it is
- * inlined) and symbols that are all tokens (MT_RAW). Its own copy: pair_rank_as(.., by_span)
- * shared by both cost the flat loop 2-4 instructions a byte more and the character
- * models' long words 4% (callgrind: gcc inlined them otherwise). */
+ * inlined) and symbols that are all tokens (MT_RAW). A copy of its filter part: one
+ * function for both, by_span a parameter, cost the flat loop 2-4 instructions a byte
+ * and the character models' long words 4% (callgrind: gcc inlined it otherwise). */
 static inline __attribute__((always_inline)) int32_t
 flat_rank(const MergeTable *m, const MergeScratch *x, int32_t i, int32_t j,
           const unsigned char *w, int32_t limit, int32_t *made, int by_span)
@@ -953,12 +962,9 @@ flat_rank(const MergeTable *m, const MergeScratch *x, int32_t i, int32_t j,
     } else if (!filter_has(m, x->sym[i], x->sym[j])) { /* (every symbol a token: MT_RAW) */
         return NO_RANK;
     }
-    int32_t *seen = memo_slot(x, x->sym[i], x->sym[j]);
-    if (seen && seen[0] == x->sym[i] && seen[1] == x->sym[j]) {
-        int32_t r = seen[2];
-        *made = seen[3];
-        return (r >= 0 && r < limit) ? r : NO_RANK;
-    }
+    int32_t a = x->sym[i], b = x->sym[j], *seen = memo_slot(x, a, b), r;
+    if (memo_hit(seen, a, b, limit, &r, made))
+        return r;
     return pair_rank_slow(m, x, i, j, w, limit, made, len, key, seen);
 }
 
@@ -1073,14 +1079,14 @@ FLAT_LOOP(flat8, "avx2", flat_min8, 32, 0)
 FLAT_LOOP(flat8_spans, "avx2", flat_min8, 32, 1)
 
 /* 1: the CPU has AVX2 (asked once; threads racing write the same) */
-static int flat_level(void)
+static int have_avx2(void)
 {
-    static int level = -1;
-    int v = __atomic_load_n(&level, __ATOMIC_RELAXED);
+    static int known = -1;
+    int v = __atomic_load_n(&known, __ATOMIC_RELAXED);
     if (v < 0) {
         __builtin_cpu_init();
         v = __builtin_cpu_supports("avx2") ? 1 : 0;
-        __atomic_store_n(&level, v, __ATOMIC_RELAXED);
+        __atomic_store_n(&known, v, __ATOMIC_RELAXED);
     }
     return v;
 }
@@ -1155,7 +1161,7 @@ size_t mt_merge(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
     if (n < HEAP_FROM)
         return merge_scan(m, x, n, limit, w, flags);
 #ifdef HAVE_FLAT
-    if (n <= FLAT_MAX && (flags & MT_RAW) && flat_level()) {
+    if (n <= FLAT_MAX && (flags & MT_RAW) && have_avx2()) {
         int spans = flags & MT_SPANS;
         struct FlatWord f = {x, w, n, 0, 1};
         if (m->by_span)
@@ -1248,7 +1254,7 @@ int mt_encode_bytes2(const MergeTable *m, MergeScratch *x, MergeScratch *y,
                      int32_t limit, size_t *k1, size_t *k2)
 {
 #ifdef HAVE_FLAT
-    if (!flat_level() || !goes_flat(m, w1, len1, limit) || !goes_flat(m, w2, len2, limit))
+    if (!have_avx2() || !goes_flat(m, w1, len1, limit) || !goes_flat(m, w2, len2, limit))
         return 0;
     if (ms_reserve(x, len1) < 0 || ms_reserve(y, len2) < 0)
         return -1;
