@@ -332,6 +332,33 @@ int mt_add_short_key(MergeTable *m, const unsigned char *p, size_t len, int32_t 
     return 0;
 }
 
+/* short_bytes of w[i..i+len) (2 <= len <= 8) in a word w[0..n) of 8 bytes or more,
+ * without a branch on len: one load of the 8 bytes from i, or, near the word's end, of
+ * the 8 that end with the key's, shifted (short_bytes' branches on len, which varies
+ * at random in a long word, were mispredicted about once a merge) */
+static inline uint64_t word_bytes(const unsigned char *w, size_t n, size_t i, size_t len)
+{
+    unsigned s = (unsigned)(64 - 8 * len);
+    int inside = i + 8 <= n;
+    uint64_t v = load8(w + (inside ? i : i + len - 8));
+    return (v << (inside ? s : 0)) >> s;
+}
+
+/* the bytes of the word whose n symbols x holds (their spans, in order: the last one's
+ * end), or 0: no spans */
+static inline size_t word_len(const MergeScratch *x, size_t n, int flags)
+{
+    return (flags & MT_SPANS) && n ? (size_t)x->en[n - 1] : 0;
+}
+
+/* short_bytes of the pair's bytes w[at..at+len) in the word x merges (x->wlen bytes):
+ * without a branch on len when the word has 8 bytes or more */
+static inline uint64_t pair_bytes(const MergeScratch *x, const unsigned char *w, size_t at,
+                                  size_t len)
+{
+    return x->wlen >= 8 ? word_bytes(w, x->wlen, at, len) : short_bytes(w + at, len);
+}
+
 /* The memo's slot for the pair (a, b) (the scratch has a memo, both are tokens), or NULL */
 static inline int32_t *memo_slot(const MergeScratch *x, int32_t a, int32_t b)
 {
@@ -361,13 +388,14 @@ __attribute__((noinline)) static int32_t pair_rank_slow(const MergeTable *m,
                                                         const MergeScratch *x, int32_t i,
                                                         int32_t j, const unsigned char *w,
                                                         int32_t limit, int32_t *made,
-                                                        size_t len, uint64_t key, int32_t *seen)
+                                                        size_t at, size_t len, uint64_t key,
+                                                        int32_t *seen)
 {
     int32_t a = x->sym[i], b = x->sym[j], r;
-    if (m->by_span) { /* tiktoken: the rank of the two symbols' bytes together (a short
-                         key: past the filter already) */
+    if (m->by_span) { /* tiktoken: the rank of the two symbols' bytes w[at..at+len)
+                         together (a short key: past the filter already) */
         r = *made = m->short_keys && len <= 8 ? short_probe(m, key, len)
-                                              : key_of(m, w + x->st[i], len);
+                                              : key_of(m, w + at, len);
     } else if (a >= 0 && b >= 0) { /* past the filter already */
         const MergeEntry *e = mt_find(m, a, b);
         r = e ? e->rank : -1;
@@ -405,7 +433,7 @@ pair_rank(const MergeTable *m, const MergeScratch *x, int32_t i, int32_t j,
     } else {
         len = (size_t)(x->en[j] - x->st[i]);
         if (m->short_keys && len <= 8) {
-            key = short_bytes(w + x->st[i], len);
+            key = pair_bytes(x, w, (size_t)x->st[i], len);
             if (!short_filter_has(m, key, len))
                 return NO_RANK;
         }
@@ -413,7 +441,8 @@ pair_rank(const MergeTable *m, const MergeScratch *x, int32_t i, int32_t j,
     int32_t *seen = memo_slot(x, a, b), r;
     if (memo_hit(seen, a, b, limit, &r, made))
         return r;
-    return pair_rank_slow(m, x, i, j, w, limit, made, len, key, seen);
+    return pair_rank_slow(m, x, i, j, w, limit, made, m->by_span ? (size_t)x->st[i] : 0, len,
+                          key, seen);
 }
 
 /* Start the loads pair_rank(i, j) will wait for: the filter word, the memo's slot and the
@@ -439,7 +468,7 @@ pair_prefetch(const MergeTable *m, const MergeScratch *x, int32_t i, int32_t j,
     } else if (m->short_keys) {
         size_t len = (size_t)(x->en[j] - x->st[i]);
         if (len <= 8) {
-            uint64_t key = short_bytes(w + x->st[i], len);
+            uint64_t key = pair_bytes(x, w, (size_t)x->st[i], len);
             __builtin_prefetch(&m->short_filter[short_filter_word(key, len, &mask)]);
             __builtin_prefetch(&m->short_keys[short_slot(key, len, m->short_cap)]);
         }
@@ -943,19 +972,21 @@ __attribute__((target("avx2"))) static inline int32_t flat_min8(const int32_t *k
 }
 
 /* pair_rank for the flat loop, for one kind of table (by_span constant where it is
- * inlined) and symbols that are all tokens (MT_RAW). A copy of its filter part: one
- * function for both, by_span a parameter, cost the flat loop 2-4 instructions a byte
+ * inlined) and symbols that are all tokens (MT_RAW). In the flat loop a symbol's place is
+ * the place of its first byte, so the pair of symbols i and j is the bytes w[i..end),
+ * end the place of the symbol after j (no spans kept). A copy of pair_rank's filter part:
+ * one function for both, by_span a parameter, cost the flat loop 2-4 instructions a byte
  * and the character models' long words 4% (callgrind: gcc inlined it otherwise). */
 static inline __attribute__((always_inline)) int32_t
-flat_rank(const MergeTable *m, const MergeScratch *x, int32_t i, int32_t j,
-          const unsigned char *w, int32_t limit, int32_t *made, int by_span)
+flat_rank(const MergeTable *m, const MergeScratch *x, int32_t i, int32_t j, int32_t end,
+          const unsigned char *w, size_t n, int32_t limit, int32_t *made, int by_span)
 {
     size_t len = 0;
     uint64_t key = 0;
     if (by_span) {
-        len = (size_t)(x->en[j] - x->st[i]);
+        len = (size_t)(end - i);
         if (len <= 8 && m->short_keys) {
-            key = short_bytes(w + x->st[i], len);
+            key = word_bytes(w, n, i, len);
             if (!short_filter_has(m, key, len))
                 return NO_RANK;
         }
@@ -965,7 +996,7 @@ flat_rank(const MergeTable *m, const MergeScratch *x, int32_t i, int32_t j,
     int32_t a = x->sym[i], b = x->sym[j], *seen = memo_slot(x, a, b), r;
     if (memo_hit(seen, a, b, limit, &r, made))
         return r;
-    return pair_rank_slow(m, x, i, j, w, limit, made, len, key, seen);
+    return pair_rank_slow(m, x, i, j, w, limit, made, (size_t)i, len, key, seen);
 }
 
 /* One word in the flat loop: merge_scan's keys, wider (rank << 10 | position). The loop
@@ -987,8 +1018,16 @@ struct FlatWord {
  * turn (NAME##_two), one word's step runs while the other's loads are out.
  * No prefetches here: the loop runs at over three instructions a cycle and asking for
  * the two new pairs' lines cost more instructions than the waits they saved (cl100k long
- * words 28 -> 29 MB/s, Llama 3.2 29 -> 31 without them). One copy for each kind of table
- * (BY_SPAN: rank-based), so that the pair lookups test it once, at the call. */
+ * words 28 -> 29 MB/s, Llama 3.2 29 -> 31 without them); nor did asking at one step and
+ * answering at the word's next help (bench/README.md, round 14). What the loop loses
+ * most time on is branches it mispredicts, more than loads or instructions: the key of
+ * a pair's bytes branched on their length, which varies at random in a long word (one
+ * miss about every merge); word_bytes takes it without a branch (cl100k long words
+ * 1.11-1.16x), where fewer instructions (the spans no longer kept) had changed
+ * nothing. A symbol's place is its first byte's (the start makes the symbols from the
+ * bytes), so the loop keeps no spans: flat_finish makes them from the places. One copy
+ * for each kind of table (BY_SPAN: rank-based), so that the pair lookups test it once,
+ * at the call. */
 #define FLAT_LOOP(NAME, TARGET, MIN, LANES, BY_SPAN)                                            \
     /* the word's symbols linked, each pair's key from the byte-pair table; -1: a rank   */    \
     /* too large for the keys */                                                               \
@@ -1001,6 +1040,7 @@ struct FlatWord {
         size_t n = f->n;                                                                       \
         f->pad = (n + LANES - 1) & ~(size_t)(LANES - 1);                                       \
         for (size_t i = 0; i < n; i++) {                                                       \
+            x->sym[i] = m->byte_ids[w[i]];                                                     \
             nxt[i] = (int32_t)i + 1;                                                           \
             prv[i] = (int32_t)i - 1;                                                           \
         }                                                                                      \
@@ -1016,7 +1056,7 @@ struct FlatWord {
     }                                                                                          \
     /* one merge, the lowest rank, leftmost: 1; 0: none left; -1: a rank too large */         \
     __attribute__((target(TARGET))) static inline __attribute__((always_inline)) int           \
-    NAME##_step(const MergeTable *m, struct FlatWord *f, int32_t limit, int spans)             \
+    NAME##_step(const MergeTable *m, struct FlatWord *f, int32_t limit)                        \
     {                                                                                          \
         MergeScratch *x = f->x;                                                                \
         int32_t *key = (int32_t *)x->heap, *nxt = x->nxt, *prv = x->prv;                       \
@@ -1026,16 +1066,17 @@ struct FlatWord {
         if (best == KEY_NONE)                                                                  \
             return 0;                                                                          \
         int32_t i = best & (FLAT_MAX - 1), j = nxt[i], p = prv[i], q = nxt[j];                 \
-        key[j] = KEY_NONE; /* merged away */                                                   \
+        key[j] = KEY_NONE; /* merged away (flat_finish skips a symbol -1) */                   \
+        x->sym[j] = -1;                                                                        \
         x->sym[i] = x->rk[i];                                                                  \
-        if (spans)                                                                             \
-            x->en[i] = x->en[j];                                                               \
         nxt[i] = q;                                                                            \
-        if ((size_t)q < n)                                                                     \
+        int32_t r = NO_RANK, rp = NO_RANK;                                                     \
+        if ((size_t)q < n) {                                                                   \
             prv[q] = i;                                                                        \
-        int32_t r = (size_t)q < n ? flat_rank(m, x, i, q, w, limit, &x->rk[i], BY_SPAN)        \
-                                  : NO_RANK;                                                   \
-        int32_t rp = p >= 0 ? flat_rank(m, x, p, i, w, limit, &x->rk[p], BY_SPAN) : NO_RANK;   \
+            r = flat_rank(m, x, i, q, nxt[q], w, n, limit, &x->rk[i], BY_SPAN);                \
+        }                                                                                      \
+        if (p >= 0)                                                                            \
+            rp = flat_rank(m, x, p, i, q, w, n, limit, &x->rk[p], BY_SPAN);                    \
         if (flat_overflow(r) || flat_overflow(rp))                                             \
             return -1;                                                                         \
         key[i] = flat_key(r, i);                                                               \
@@ -1045,35 +1086,55 @@ struct FlatWord {
     }                                                                                          \
     /* one word: f->state 0 (merged) or -1 (a rank too large) */                              \
     __attribute__((target(TARGET))) static void NAME##_one(const MergeTable *m,               \
-                                                           struct FlatWord *f, int32_t limit,  \
-                                                           int spans)                          \
+                                                           struct FlatWord *f, int32_t limit)  \
     {                                                                                          \
         struct FlatWord g = *f; /* a local: its fields stay in registers */                    \
         g.state = NAME##_start(m, &g, limit);                                                  \
         while (g.state > 0)                                                                    \
-            g.state = NAME##_step(m, &g, limit, spans);                                        \
+            g.state = NAME##_step(m, &g, limit);                                        \
         f->state = g.state;                                                                    \
     }                                                                                          \
     /* two words, a step of each in turn while both merge */                                  \
     __attribute__((target(TARGET))) static void NAME##_two(const MergeTable *m,               \
                                                            struct FlatWord *a,                 \
-                                                           struct FlatWord *b, int32_t limit,  \
-                                                           int spans)                          \
+                                                           struct FlatWord *b, int32_t limit)  \
     {                                                                                          \
         struct FlatWord g = *a, h = *b;                                                        \
         g.state = NAME##_start(m, &g, limit);                                                  \
         h.state = NAME##_start(m, &h, limit);                                                  \
         while (g.state > 0 && h.state > 0) {                                                   \
-            g.state = NAME##_step(m, &g, limit, spans);                                        \
-            h.state = NAME##_step(m, &h, limit, spans);                                        \
+            g.state = NAME##_step(m, &g, limit);                                        \
+            h.state = NAME##_step(m, &h, limit);                                        \
         }                                                                                      \
         while (g.state > 0)                                                                    \
-            g.state = NAME##_step(m, &g, limit, spans);                                        \
+            g.state = NAME##_step(m, &g, limit);                                        \
         while (h.state > 0)                                                                    \
-            h.state = NAME##_step(m, &h, limit, spans);                                        \
+            h.state = NAME##_step(m, &h, limit);                                        \
         a->state = g.state;                                                                    \
         b->state = h.state;                                                                    \
     }
+
+/* the flat loop's symbols moved to the front; their spans from their places (a symbol
+ * starts at its place and ends where the next starts) */
+static size_t flat_finish(MergeScratch *x, size_t n, int spans)
+{
+    size_t k = 0;
+    if (!spans) {
+        for (size_t i = 0; i < n; i++) {
+            x->sym[k] = x->sym[i];
+            k += x->sym[i] >= 0;
+        }
+        return k;
+    }
+    for (size_t i = 0; i < n; i++) {
+        int32_t s = x->sym[i];
+        x->sym[k] = s;
+        x->st[k] = (int32_t)i;
+        x->en[k] = x->nxt[i];
+        k += s >= 0;
+    }
+    return k;
+}
 
 FLAT_LOOP(flat8, "avx2", flat_min8, 32, 0)
 FLAT_LOOP(flat8_spans, "avx2", flat_min8, 32, 1)
@@ -1143,6 +1204,7 @@ static void raw_symbols(const MergeTable *m, MergeScratch *x, const unsigned cha
 static size_t merge_rest(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
                          const unsigned char *w, int flags)
 {
+    x->wlen = word_len(x, n, flags); /* (flat_done comes here past mt_merge) */
     struct MergeBuckets *q;
     if (n <= BQ_MAX && (q = want_buckets(x)) != NULL)
         return merge_buckets(m, x, q, n, limit, w, flags);
@@ -1155,6 +1217,7 @@ size_t mt_merge(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
 {
     if (n < 2)
         return n;
+    x->wlen = word_len(x, n, flags);
     want_seen(m, x);
     if (!m->bytepair)
         flags &= ~MT_RAW;
@@ -1165,11 +1228,11 @@ size_t mt_merge(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
         int spans = flags & MT_SPANS;
         struct FlatWord f = {x, w, n, 0, 1};
         if (m->by_span)
-            flat8_spans_one(m, &f, limit, spans);
+            flat8_spans_one(m, &f, limit);
         else
-            flat8_one(m, &f, limit, spans);
+            flat8_one(m, &f, limit);
         if (f.state == 0)
-            return keys_finish(x, n, spans);
+            return flat_finish(x, n, spans);
         raw_symbols(m, x, w, n, spans); /* the word as it came: past the flat loop */
     }
 #endif
@@ -1243,7 +1306,7 @@ static int goes_flat(const MergeTable *m, const unsigned char *w, size_t len, in
 static size_t flat_done(const MergeTable *m, const struct FlatWord *f, int32_t limit, int spans)
 {
     if (f->state == 0)
-        return keys_finish(f->x, f->n, spans);
+        return flat_finish(f->x, f->n, spans);
     raw_symbols(m, f->x, f->w, f->n, spans);
     return merge_rest(m, f->x, f->n, limit, f->w, MT_RAW | (spans ? MT_SPANS : 0));
 }
@@ -1261,13 +1324,11 @@ int mt_encode_bytes2(const MergeTable *m, MergeScratch *x, MergeScratch *y,
     int spans = m->by_span; /* (mt_encode_bytes' spans, asked for none) */
     want_seen(m, x);
     y->seen = x->seen; /* one memo: the same thread, one word's step at a time */
-    raw_symbols(m, x, w1, len1, spans);
-    raw_symbols(m, y, w2, len2, spans);
     struct FlatWord a = {x, w1, len1, 0, 1}, b = {y, w2, len2, 0, 1};
     if (m->by_span)
-        flat8_spans_two(m, &a, &b, limit, spans);
+        flat8_spans_two(m, &a, &b, limit);
     else
-        flat8_two(m, &a, &b, limit, spans);
+        flat8_two(m, &a, &b, limit);
     *k1 = flat_done(m, &a, limit, spans);
     *k2 = flat_done(m, &b, limit, spans);
     y->seen = NULL; /* x's */

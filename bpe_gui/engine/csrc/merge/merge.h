@@ -133,6 +133,7 @@ typedef struct {
     uint32_t ws_whole;  /* bytes of whitespace runs merged whole before whitespace_runs.c's table */
     struct MergeBuckets *bq; /* merge.c's bucket queue of long words; NULL: none yet */
     int bq_failed;           /* no memory for it once: long words merge in the tree */
+    size_t wlen;             /* mt_merge: the word's bytes (its last symbol's end) */
 } MergeScratch;
 
 /* byte_ids: the token id of each single byte (-1: none). 0, or -1 when out of memory. */
