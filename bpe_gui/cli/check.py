@@ -20,7 +20,6 @@ from ..engine.check import (CheckReport, EncodeReport, check_ids, check_merges, 
                             read_result, show_pair)
 from ..engine.display import readable
 from ..engine.train import TIE_RULES
-from ..engine.text import PRESET_ALIASES, PRESETS
 from .common import UsageError, positive, preset_names
 from .paths import refuse_special_files, refuse_tables_as_corpus
 
@@ -71,7 +70,7 @@ def _pattern(args: argparse.Namespace) -> str | None:
     if args.pattern is not None:
         return args.pattern
     if args.preset is not None:
-        if args.preset.lower() not in PRESETS and args.preset.lower() not in PRESET_ALIASES:
+        if args.preset.lower() not in preset_names():
             raise UsageError(f"unknown preset {args.preset!r}; use one of "
                              f"{', '.join(preset_names())}")
         return args.preset

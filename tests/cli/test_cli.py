@@ -344,3 +344,26 @@ def test_malformed_tokenizer_files(tmp_path, trained_dir):
 def test_stdin_not_utf8(tmp_path, trained_dir):
     assert_user_error(run("encode", "--tokenizer", str(trained_dir), cwd=tmp_path,
                           stdin=b"ok \xff\xfe"), "utf-8", "offset 3")
+
+
+@pytest.mark.parametrize("name", ["llama3", "qwen2"])
+def test_train_with_a_published_patterns_name(tmp_path, corpus, name):
+    """--preset llama3 / qwen2 (names of published patterns, not in the window's list):
+    the files written carry the pattern itself, and tokenizers reads them to the same ids."""
+    from tokenizers import Tokenizer as HFTokenizer
+
+    from bpe_gui.engine.text.presets import NAMED_PATTERNS
+    p = run("train", str(corpus), "--vocab-size", "300", "--out", "out", "--preset", name,
+            cwd=tmp_path)
+    assert p.returncode == 0, err(p)
+    raw = run("train", str(corpus), "--vocab-size", "300", "--out", "raw", "--pattern",
+              NAMED_PATTERNS[name], cwd=tmp_path)
+    assert raw.returncode == 0, err(raw)
+    for f in ("tokenizer.json", "merges.txt", "tokenizer.tiktoken.json"):   # as the pattern gives
+        assert (tmp_path / "out" / f).read_bytes() == (tmp_path / "raw" / f).read_bytes(), f
+    hf = HFTokenizer.from_file(str(tmp_path / "out" / "tokenizer.json"))
+    text = CORPUS + " 12345 67 it's"
+    assert load_tokenizer(tmp_path / "out").encode(text) == hf.encode(text).ids
+    bad = run("train", str(corpus), "--vocab-size", "300", "--out", "o2", "--preset", "llama4",
+              cwd=tmp_path)
+    assert bad.returncode != 0 and "unknown preset 'llama4'" in err(bad) and "qwen2" in err(bad)

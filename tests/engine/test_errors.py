@@ -233,3 +233,38 @@ def test_trainer_and_retarget_say_what_validated_says():
     t = Trainer.from_text("abc abc", TrainSettings(num_merges=1))
     assert message(lambda: t.retarget(TrainSettings(vocab_size=200))) == \
         message(TrainSettings(vocab_size=200).validated)
+
+
+# A published pattern's name where a pattern is asked for: it was taken for a regex that
+# matched only itself, so training said "The corpus is empty".
+NAMED_CORPUS = ("Llama 3 counts 12345 and 2024; Qwen2 counts 1 2 3 one digit at a time.\n"
+                "it's 'em, don't you see? 满纸荒唐言 \r\n  ") * 20
+
+
+@pytest.mark.parametrize("name, key", [("llama3", "LLAMA3_PATTERN"), ("Llama-3", "LLAMA3_PATTERN"),
+                                       ("qwen2", "QWEN2_PATTERN"), ("tekken", "TEKKEN_PATTERN")])
+def test_a_published_patterns_name_trains_with_that_pattern(name, key):
+    from bpe_gui.engine.text import presets
+    pattern = getattr(presets, key)
+
+    def merges(p):
+        t = Trainer.from_text(NAMED_CORPUS, TrainSettings(vocab_size=300, pattern=p))
+        t.run()
+        return t.merges
+
+    by_name = merges(name)
+    assert by_name == merges(pattern)
+    assert by_name != merges("gpt2")   # the corpus tells the patterns apart
+
+
+@pytest.mark.parametrize("word", ["llama4", "gpt5", "my_pattern"])
+def test_a_plain_word_that_names_no_pattern_is_refused(word, tmp_path):
+    path = tmp_path / "c.txt"
+    path.write_text(NAMED_CORPUS, encoding="utf-8")
+    for call in (lambda: Trainer.from_text(NAMED_CORPUS, TrainSettings(pattern=word)),
+                 lambda: train_bpe(str(path), vocab_size=300, pattern=word)):
+        with pytest.raises(PatternError) as ei:
+            call()
+        msg = str(ei.value)
+        assert repr(word) in msg and "matches only" in msg
+        assert "llama3" in msg and "cl100k" in msg and "regular expression" in msg

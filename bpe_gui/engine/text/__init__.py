@@ -27,9 +27,9 @@ from .boundaries import stream_boundary
 from .branches import Branch, BranchMatcher
 from .normal_forms import is_normalized
 from .presets import PRESET_ALIASES, PRESET_LABELS, PRESETS
-from .pretokenize import (Pretokenizer, compile_pattern, resolve_pattern, special_splitter,
-                          validate_special_tokens)
+from .pretokenize import (Pretokenizer, compile_pattern, pattern_names, refuse_bare_name,
+                          resolve_pattern, special_splitter, validate_special_tokens)
 
 __all__ = ["Branch", "BranchMatcher", "PRESETS", "PRESET_ALIASES", "PRESET_LABELS", "Pretokenizer",
-           "compile_pattern", "is_normalized", "resolve_pattern", "special_splitter", "stream_boundary",
-           "validate_special_tokens"]
+           "compile_pattern", "is_normalized", "pattern_names", "refuse_bare_name",
+           "resolve_pattern", "special_splitter", "stream_boundary", "validate_special_tokens"]

@@ -79,6 +79,13 @@ PRESETS: dict[str, str] = {
 _PRESET_OF_PATTERN = {v: k for k, v in PRESETS.items()}
 PRESET_ALIASES = {"gpt4": "cl100k", "gpt-2": "gpt2", "gpt-4": "cl100k", "ws": "whitespace",
                   "gpt4o": "o200k", "gpt-4o": "o200k"}
+#: published patterns that are not in the window's list of presets, by name: where a
+#: pattern is asked for (TrainSettings, --preset, a custom pattern typed in the window), the
+#: name stands for the pattern; a name was taken for a regex that matched only itself, so
+#: every word was dropped and training said the corpus was empty
+NAMED_PATTERNS = {"llama3": LLAMA3_PATTERN, "qwen2": QWEN2_PATTERN, "tekken": TEKKEN_PATTERN}
+NAMED_ALIASES = {"llama-3": "llama3", "llama": "llama3", "qwen": "qwen2", "qwen-2": "qwen2",
+                 "mistral": "tekken"}
 PRESET_LABELS = {
     "gpt2": "GPT-2",
     "cl100k": "GPT-4 (cl100k)",

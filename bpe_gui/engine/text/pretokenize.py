@@ -22,7 +22,7 @@ from .. import checks
 from ..errors import PatternError, SettingsError
 from .dialects import DialectError, pinned
 from .pattern_kinds import scanner_kind
-from .presets import _PRESET_OF_PATTERN, PRESET_ALIASES, PRESETS
+from .presets import _PRESET_OF_PATTERN, NAMED_ALIASES, NAMED_PATTERNS, PRESET_ALIASES, PRESETS
 from .scanner import native_scanner
 from .unicode_versions import Classes
 
@@ -45,14 +45,37 @@ def resolve_pattern(preset_or_pattern: str) -> tuple[str, str | None]:
     """Return ``(pattern, preset_name_or_None)`` for a preset name or a raw pattern.
 
     A raw pattern that is exactly a preset's (e.g. o200k's, as tiktoken files carry it)
-    counts as that preset, so it runs on the native scanner.
+    counts as that preset, so it runs on the native scanner. A published pattern's name
+    (``llama3``, ``qwen2``, ``tekken``: presets.NAMED_PATTERNS) gives that pattern, with
+    no preset name (the window's list and the table format know only PRESETS).
 
     Example: ``resolve_pattern("gpt4") -> (CL100K_PATTERN, "cl100k")``.
     """
-    key = PRESET_ALIASES.get(preset_or_pattern.lower(), preset_or_pattern.lower())
+    low = preset_or_pattern.lower()
+    key = PRESET_ALIASES.get(low, low)
     if key in PRESETS:
         return PRESETS[key], key
+    key = NAMED_ALIASES.get(low, low)
+    if key in NAMED_PATTERNS:   # a published pattern's name (llama3, qwen2, tekken)
+        return NAMED_PATTERNS[key], None
     return preset_or_pattern, _PRESET_OF_PATTERN.get(preset_or_pattern)
+
+
+def pattern_names() -> list[str]:
+    """Every name a pattern can be given by: the presets, the published patterns, and
+    their other spellings."""
+    return sorted({*PRESETS, *PRESET_ALIASES, *NAMED_PATTERNS, *NAMED_ALIASES})
+
+
+def refuse_bare_name(pattern: str) -> None:
+    """Raise PatternError for a pattern that is a plain word (letters, digits, - and _)
+    but no pattern's name: as a regex it matches only that word, so a corpus would give
+    no words and a text no tokens."""
+    if regex.fullmatch(r"[A-Za-z][A-Za-z0-9_-]*", pattern) and pattern.lower() not in pattern_names():
+        raise PatternError(
+            f"{pattern!r} is not the name of a pattern, and as a regular expression it matches "
+            f"only the text {pattern!r} itself, so every other word would be left out. Give a "
+            f"name ({', '.join(pattern_names())}) or a regular expression such as \\S+|\\s+.")
 
 
 def compile_pattern(pattern: str, classes: Classes | None = None) -> "regex.Pattern[str]":

@@ -29,7 +29,7 @@ from ..corpus.counting import table_from_files, table_from_text
 from ..corpus.table_sums import check_settings, read_tables, settings_for_table
 from ..display import readable
 from ..errors import CancelFn, CorpusError, ProgressFn, SettingsError, VocabSizeError
-from ..text.pretokenize import Pretokenizer, validate_special_tokens
+from ..text.pretokenize import Pretokenizer, refuse_bare_name, resolve_pattern, validate_special_tokens
 from ..corpus.table import PretokenTable
 from ..tokenizers.trained import EOW, UNK, Tokenizer
 
@@ -100,6 +100,7 @@ class TrainSettings:
         if self.num_merges is None and self.vocab_size is None:
             raise SettingsError("Give a target vocabulary size or a number of merges.")
         specials = validate_special_tokens(self.special_tokens)
+        refuse_bare_name(resolve_pattern(self.pattern)[0])  # "llama4": matches only itself
         Pretokenizer(self.pattern, specials)  # raises PatternError on a bad pattern
         out = replace(self, special_tokens=specials)
         out._check_vocab_size(256 if self.mode == "byte" else n_base)
