@@ -261,3 +261,28 @@ def test_a_word_too_long_to_play_back_says_so(qtbot, tmp_path, pair, controller)
     assert panel.playback is not None and panel.playback.steps
     assert panel.shown_symbols() == [controller.tokenizer().vocab[i]
                                      for i in hf.encode("lowest newest").ids]
+
+
+def test_a_word_at_a_pages_end_ends_with_the_page_not_the_text(qtbot, pair, controller):
+    """A long text is shown a page at a time and each page is cut on its own: the last
+    word of a page that is not the last was said to end "where the text ends"."""
+    from bpe_gui.gui.panels.encode.pages import PAGE_CHARS
+    from PySide6.QtGui import QTextCursor
+    view, panel = pair
+    view.set_text("lowest newest widest " * (2 * PAGE_CHARS // 21 + 500))
+    pages = view.paging.pages
+    assert pages.active and pages.count == 3 and pages.index == 0
+    page = view.edit.toPlainText()
+    view.edit.moveCursor(QTextCursor.MoveOperation.End)   # a click on the page's last word
+    view.edit.ensureCursorVisible()
+    click_char(qtbot, view, len(page) - 1)
+    word = panel.word
+    assert word is not None and word.end == len(page) and panel.reason.text() == word.reason
+    assert "this page ends" in word.reason and "page 2" in word.reason
+    assert "where the text ends" not in word.reason
+    view.paging.show_page(1)                              # page 2 goes on to page 3
+    page = view.edit.toPlainText()
+    assert "page 3" in view.words.found.word_at(len(page) - 1).reason
+    view.paging.show_page(2)                              # the last page ends the text
+    page = view.edit.toPlainText()
+    assert view.words.found.word_at(len(page) - 1).reason == "It ends where the text ends."

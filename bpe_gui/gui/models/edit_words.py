@@ -48,6 +48,9 @@ class EditWords:
     def __init__(self, read_text: Callable[[], str],
                  pattern_failed: Callable[[str], None] = lambda _message: None):
         self.read_text, self.pattern_failed = read_text, pattern_failed
+        # the number of the page after the text read, when that text is a page of a longer
+        # one (the encode view's pages), else None: a word at its end ends with the page
+        self.next_page: Callable[[], int | None] = lambda: None
         self.spans: list[tuple[int, int, int]] = []
         self.starts: list[int] = []
         self.shades: list[int] = []
@@ -113,7 +116,12 @@ class EditWords:
             nxt = after[0] if after else None
         branches = matcher.branches
         label = "special token" if k < 0 else branches[k].label
-        return ClickedWord(text[s:e], s, e, k, label, why_it_ends(branches, text, (s, e, k), nxt))
+        page = self.next_page() if e >= len(text) and k >= 0 else None
+        reason = (why_it_ends(branches, text, (s, e, k), nxt) if page is None else
+                  f"It ends where this page ends; the text goes on on page {page:,}. A long "
+                  "text is shown a page at a time, and each page is cut into words and "
+                  "encoded on its own.")
+        return ClickedWord(text[s:e], s, e, k, label, reason)
 
 
 def shades(text: str, spans: list[tuple[int, int, int]]) -> list[int]:

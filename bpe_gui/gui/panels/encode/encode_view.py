@@ -101,6 +101,7 @@ class EncodeView(QWidget):
         # Words mode (issue 15): colour by pattern rule; a click hands the word on.
         self.words = WordColouring(self.edit, lambda: self.tok and self.tok.pre,
                                    displaced=self.highlighter)
+        self.words.found.next_page = self._next_page   # a page's last word
         self.top_bar.insertWidget(2, self.words.toggle)
         self.layout().insertWidget(1, self.words.legend)
         # training on: in the id list's title line (a row of its own pushed the ids out
@@ -301,6 +302,12 @@ class EncodeView(QWidget):
         # keys all reach the text box first and the text is encoded once after them.
         small = self.edit.document().characterCount() < SYNC_CHARS
         self._timer.start(AFTER_KEYS_MS if small else DEBOUNCE_MS)
+
+    def _next_page(self) -> int | None:
+        """The number of the page after the one on show, or None (the last page, or a
+        text shown whole): a word at the page's end ends with the page."""
+        pages = self.paging.pages
+        return pages.index + 2 if pages.active and pages.index + 1 < pages.count else None
 
     def _page_shown(self) -> None:
         """A new text or page in the box: encoded, and the ids brought to the tokens at
