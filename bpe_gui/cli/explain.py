@@ -19,10 +19,12 @@ from __future__ import annotations
 
 from ..engine.display import readable
 from ..engine.tokenizers import Explanation, ExplainedWord, show
+from ..engine.tokenizers.explain import PLAYBACK_MAX
 from ..engine.text import PRESET_LABELS
 from .render import render_tokens
 
 DIM, BOLD, RESET = "\x1b[2m", "\x1b[1m", "\x1b[0m"
+PREVIEW_IDS = 40   # the ids shown of a word too long to play back
 
 
 def symbols_text(symbols, color: bool) -> str:
@@ -56,6 +58,11 @@ def _word_lines(ex: Explanation, k: int, w: ExplainedWord, color: bool, bold: st
     b = ex.branches[w.branch]
     out = [f"word {k}  {bold}“{show(w.text, 60)}”{reset}  {b.label}", f"  {w.reason}"]
     pb = w.playback
+    if pb is None and w.token_ids is not None:
+        ids = " ".join(map(str, w.token_ids[:PREVIEW_IDS]))
+        more = f" … ({len(w.token_ids):,} in all)" if len(w.token_ids) > PREVIEW_IDS else ""
+        return out + [f"  {len(w.text):,} characters: longer than the {PLAYBACK_MAX:,} a "
+                      "merge-by-merge playback shows", f"  {'tokens':<9} ids {ids}{more}"]
     if pb is None:
         return out
     if not pb.symbols:

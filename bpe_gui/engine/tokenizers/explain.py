@@ -70,9 +70,14 @@ class Explainable(Protocol):
     def split(self, text: str) -> Iterable[Piece]: ...
 
 
-__all__ = ["Explanation", "ExplainedWord", "MergeApplied", "Playback", "explain", "playback"]
+__all__ = ["PLAYBACK_MAX", "Explanation", "ExplainedWord", "MergeApplied", "Playback", "explain",
+           "playback"]
 
 Span = tuple[int, int, int]   # (start, end, branch); branch -1: a special token
+# Longer words get their ids and no merge playback: the replay is Python and slows with the
+# square of the length (1,000 characters: 0.2-0.5 s; a text a pre-tokenizer keeps as one
+# piece, 41,000 characters: over a minute). The window's playback dock keeps the same limit.
+PLAYBACK_MAX = 1000
 # The branch of a piece that a tokenizer.json pre-tokenizer or normalizer cut, not the
 # pattern alone (its ``source`` is empty: no regex describes it)
 PIECE = Branch(0, "", "pre-tokenizer piece", "a piece as the tokenizer.json pre-tokenizer "
@@ -91,8 +96,10 @@ class ExplainedWord:
     end: int
     branch: int                      # index into Explanation.branches; -1: special token
     reason: str                      # why the word ended where it did
-    playback: Playback | None        # None for a special token
+    playback: Playback | None        # None for a special token, or a word too long to play
     special_id: int | None = None
+    # a word longer than PLAYBACK_MAX characters: its ids, not played back (None otherwise)
+    token_ids: tuple[int, ...] | None = None
 
     @property
     def special(self) -> bool:
@@ -101,6 +108,8 @@ class ExplainedWord:
     @property
     def ids(self) -> tuple[int, ...]:
         if self.playback is None:
+            if self.token_ids is not None:
+                return self.token_ids
             return () if self.special_id is None else (self.special_id,)
         return self.playback.final_ids
 
@@ -257,6 +266,10 @@ def explain(tok: Explainable, text: str) -> Explanation:
             k, reason = len(branches) - 1, PIECE_REASON
         if piece.special_id is not None:
             words.append(ExplainedWord(w, s, e, -1, reason, None, piece.special_id))
+            continue
+        if len(piece.text) > PLAYBACK_MAX:
+            words.append(ExplainedWord(w, s, e, k, reason, None,
+                                       token_ids=tuple(tok.model.merge(piece.text))))
             continue
         pb = plays.get(piece.text)
         if pb is None:

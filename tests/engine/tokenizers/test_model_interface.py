@@ -87,3 +87,37 @@ def test_engine_modules_read_no_private_attributes_of_others():
     found = [r for p in sorted((ROOT / "bpe_gui" / "engine").rglob("*.py"))
              for r in _private_reads(p) if r.split(" ")[1] not in allowed]
     assert found == []
+
+
+@pytest.mark.parametrize("name", ["trained", "at-step", "tiktoken", "tokenizer.json",
+                                  "one-piece"])
+def test_a_word_too_long_to_play_back_keeps_its_ids_on_every_kind(kinds, name, tmp_path):
+    """explain() replayed every word merge by merge, in Python, slowing with the square of
+    its length: a text a pre-tokenizer keeps as one piece (Metaspace without split) took
+    minutes. A word over PLAYBACK_MAX characters now gets its ids and no playback."""
+    from bpe_gui.cli.explain import format_explanation
+    from bpe_gui.engine.tokenizers.explain import PLAYBACK_MAX
+    if name == "one-piece":
+        from tokenizers import models, pre_tokenizers, trainers
+        hf = tokenizers.Tokenizer(models.BPE(unk_token="<unk>"))
+        hf.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="first",
+                                                    split=False)
+        hf.train_from_iterator([TEXT * 30], trainers.BpeTrainer(
+            vocab_size=150, special_tokens=["<unk>"], show_progress=False))
+        hf.save(str(tmp_path / "tokenizer.json"))
+        tok = load_tokenizer(tmp_path / "tokenizer.json")
+    else:
+        tok = kinds[name]
+    long_word = "lowestnewest" * (PLAYBACK_MAX // 12 + 40)
+    text = f"it's {long_word} the newest"
+    ex = tok.explain(text)
+    assert ex.ids == tok.encode(text)
+    long = [w for w in ex.words if len(w.text) > PLAYBACK_MAX]
+    assert len(long) == 1 and long[0].playback is None and long[0].token_ids
+    short = [w for w in ex.words if len(w.text) <= PLAYBACK_MAX and not w.special]
+    if name != "one-piece":   # (there the whole text is the one piece)
+        assert short and all(w.playback is not None for w in short)
+        assert list(long[0].ids) == tok.encode(long[0].text)
+    shown = format_explanation(ex)
+    assert f"{len(long[0].text):,} characters: longer than the {PLAYBACK_MAX:,}" in shown
+    assert " ".join(map(str, long[0].token_ids[:5])) in shown

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLab
 from ....engine.display import is_partial
 from ....engine.errors import BPEError
 from ....engine.tokenizers import Playback, playback, show
+from ....engine.tokenizers.explain import PLAYBACK_MAX
 from ...models.edit_words import ClickedWord
 from ...models.encoding import TokenTexts
 from ...models.inherited import new_color
@@ -31,11 +32,9 @@ from ...widgets.visibility import CatchUp
 
 HINT = ("Click a word in the encode view to see how its tokens are built: the symbols "
         "it starts from, then each learned merge, lowest rank first.")
-# Longer words are not played back: the replay runs on the window's thread in Python and
-# slows with the square of the length (1,000 characters: 0.2-0.5 s; a whole pasted text
-# that a pre-tokenizer leaves as one piece, 41,000 characters: over a minute, the window
-# frozen).
-PLAYBACK_MAX = 1000
+# Longer words are not played back (engine: explain.PLAYBACK_MAX): the replay runs on the
+# window's thread in Python and slows with the square of the length (a whole pasted text
+# that a pre-tokenizer leaves as one piece: over a minute, the window frozen).
 
 
 class WordPlayback(QWidget):
