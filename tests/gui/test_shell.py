@@ -165,6 +165,15 @@ def test_typing_retrains_and_marks_unsaved(window, qtbot, ready):
     assert c.corpus_dirty and window.isWindowModified()
     assert c.trainer.table.total == 3
     assert "Typed" in window.dock_layout.editor.source_label.text()
+    # counts of one in the singular ("1 lines" was shown for a one-line corpus)
+    stats = window.dock_layout.editor.stats_label.text().replace("\u00a0", " ")
+    assert stats == "11 characters · 11 bytes · 1 line · 3 pre\u2011tokens (3 unique)"
+    qtbot.keyClick(window.dock_layout.editor.edit, Qt.Key_Return)
+    qtbot.keyClicks(window.dock_layout.editor.edit, "b")
+    qtbot.waitUntil(lambda: c.corpus_text == "aaa bbb aaa\nb", timeout=5_000)
+    ready(c)
+    stats = window.dock_layout.editor.stats_label.text().replace("\u00a0", " ")
+    assert stats.startswith("13 characters · 13 bytes · 2 lines · ")
 
 
 @pytest.mark.parametrize("answer", ["cancel", "discard", "save"])

@@ -41,6 +41,11 @@ SESSION_SUFFIX = ".bpesession"
 RECENT_MAX = 10
 
 
+
+def _n(count: int, noun: str) -> str:
+    """``count`` and ``noun``, plural unless one: "1 line", "1,061 pre-tokens"."""
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
+
 class RecentFiles(QObject):
     """Most-recently-used paths (corpus files and sessions), kept in QSettings."""
 
@@ -533,8 +538,9 @@ class CorpusEditor(QWidget):
         n = self._counts
         if c.corpus_table is not None:
             t = c.corpus_table
-            self.stats_label.setText(f"{t.total:,} words ({len(t):,} unique) · "
-                                     f"{t.n_chars:,} characters · {t.n_bytes:,} bytes of text")
+            self.stats_label.setText(f"{_n(t.total, 'word')} ({len(t):,} unique) · "
+                                     f"{_n(t.n_chars, 'character')} · "
+                                     f"{_n(t.n_bytes, 'byte')} of text")
             return
         if not c.corpus_text:
             self.stats_label.setText("0 characters")
@@ -546,20 +552,20 @@ class CorpusEditor(QWidget):
                 parts.append("characters: counted when training reads the files" if not c.busy
                              else "characters: counting…")
             else:
-                parts.append(f"{n['chars']:,} characters")
+                parts.append(_n(n['chars'], "character"))
         else:
-            parts = [f"{n['chars']:,} characters"]
+            parts = [_n(n['chars'], "character")]
         if n["bytes"] is None:
             parts.append("" if c.streamed else "bytes: counting…")
         elif n["bytes"] < 1000:
-            parts.append(f"{n['bytes']:,} bytes")
+            parts.append(_n(n['bytes'], "byte"))
         else:
             parts.append(f"{n['bytes']:,} bytes ({human_size(n['bytes'])})")
         if n["lines"] is not None:
-            parts.append(f"{n['lines']:,} lines")
+            parts.append(_n(n['lines'], "line"))   # ("1 lines" for a one-line corpus)
         pre = self.pretoken_counts()
         if pre is not None:
-            parts.append(f"{pre[0]:,} pre-tokens ({pre[1]:,} unique)")
+            parts.append(f"{_n(pre[0], 'pre-token')} ({pre[1]:,} unique)")
         elif c.busy:
             parts.append("pre-tokens: counting…")
         else:
