@@ -277,3 +277,23 @@ def test_a_minimum_frequency_of_0_says_why(window, ready, qtbot):
     qtbot.waitUntil(lambda: panel.target_error.isVisible())
     assert "Minimum frequency is 0" in panel.target_error.text()
     assert panel.minfreq_spin.text() == "0"
+
+
+def test_a_pattern_typed_by_name(window, qtbot, ready):
+    """A published pattern's name typed as the pattern stands for it (it was a regex that
+    matched only itself); a plain word that names no pattern says so inline."""
+    from bpe_gui.engine.text.presets import QWEN2_PATTERN
+    panel, c = window.dock_layout.settings_panel, window.controller
+    panel.preset_combo.setCurrentIndex(panel.preset_combo.findData("custom"))
+    panel.pattern_edit.clear()
+    qtbot.keyClicks(panel.pattern_edit, "llama4")
+    qtbot.waitUntil(lambda: "not the name of a pattern" in panel.pattern_error.text(),
+                    timeout=2_000)
+    assert "qwen2" in panel.pattern_error.text() and not panel.apply_button.isEnabled()
+    panel.pattern_edit.clear()
+    qtbot.keyClicks(panel.pattern_edit, "qwen2")
+    qtbot.waitUntil(lambda: not panel.pattern_error.isVisible(), timeout=2_000)
+    assert "[low]" in panel.preview_label.text()
+    assert panel.apply()
+    ready(c)
+    assert c.settings.pattern == "qwen2" and c.tokenizer().pre.pattern == QWEN2_PATTERN

@@ -16,7 +16,8 @@ from PySide6.QtWidgets import (QButtonGroup, QCheckBox, QComboBox, QFormLayout, 
 from ....engine.errors import BPEError
 from ....engine.text import PRESET_LABELS, PRESETS
 from ....engine.text import (
-    compile_pattern, resolve_pattern, special_splitter, validate_special_tokens)
+    compile_pattern, refuse_bare_name, resolve_pattern, special_splitter,
+    validate_special_tokens)
 from ....engine.train import TIE_RULE_LABELS, TrainSettings
 from ...models.settings_changes import describe_changes
 from ...theme import colors, follow_palette
@@ -321,7 +322,9 @@ class SettingsPanel(QWidget):
             errors["specials"] = str(e)
         pattern = self.pattern()
         try:
-            rx = compile_pattern(resolve_pattern(pattern)[0])
+            resolved = resolve_pattern(pattern)[0]   # (a name: llama3, qwen2 ... its pattern)
+            refuse_bare_name(resolved)
+            rx = compile_pattern(resolved)
             if not self._preview(rx, specials):
                 errors["pattern"] = ("This pattern finds no words in the start of the corpus, "
                                      "so there would be nothing to train on. Pick a preset or "
