@@ -296,4 +296,6 @@ def test_a_pattern_typed_by_name(window, qtbot, ready):
     assert "[low]" in panel.preview_label.text()
     assert panel.apply()
     ready(c)
-    assert c.settings.pattern == "qwen2" and c.tokenizer().pre.pattern == QWEN2_PATTERN
+    assert c.settings.pattern == QWEN2_PATTERN == c.tokenizer().pre.pattern
+    assert panel.pattern_edit.text() == QWEN2_PATTERN       # the field shows the pattern
+    assert not panel.apply_button.isEnabled()                # and it reads as applied

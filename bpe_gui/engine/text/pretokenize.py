@@ -75,7 +75,8 @@ def refuse_bare_name(pattern: str) -> None:
         raise PatternError(
             f"{pattern!r} is not the name of a pattern, and as a regular expression it matches "
             f"only the text {pattern!r} itself, so every other word would be left out. Give a "
-            f"name ({', '.join(pattern_names())}) or a regular expression such as \\S+|\\s+.")
+            f"name ({', '.join([*PRESETS, *NAMED_PATTERNS])}) or a regular expression such as "
+            "\\S+|\\s+.")
 
 
 def compile_pattern(pattern: str, classes: Classes | None = None) -> "regex.Pattern[str]":

@@ -308,7 +308,13 @@ class SettingsPanel(QWidget):
 
     def pattern(self) -> str:
         key = self.preset_combo.currentData()
-        return key if key != CUSTOM else self.pattern_edit.text()
+        if key != CUSTOM:
+            return key
+        text = self.pattern_edit.text()
+        resolved, preset = resolve_pattern(text)
+        # a published pattern typed by name (qwen2): the pattern itself, as the field shows
+        # it once applied (the name kept read as a change not applied)
+        return resolved if preset is None and resolved != text else text
 
     def collect(self) -> tuple[TrainSettings | None, dict[str, str]]:
         """The settings in the fields, or None with an error per field."""
