@@ -252,6 +252,7 @@ def test_a_published_patterns_name_trains_with_that_pattern(name, key):
         t.run()
         return t.merges
 
+    assert TrainSettings(pattern=name).pattern == pattern   # saved and shown as the pattern
     by_name = merges(name)
     assert by_name == merges(pattern)
     assert by_name != merges("gpt2")   # the corpus tells the patterns apart
