@@ -696,3 +696,23 @@ def test_the_ids_follow_a_new_page_to_the_cursor(qtbot, view, controller):
 def char_index_of_cursor(view) -> int:
     from bpe_gui.gui.models.encoding import char_index
     return char_index(view._u16, view.edit.textCursor().position())
+
+
+def test_a_chip_brought_into_view_leaves_no_row_cut_at_the_top(qtbot, view, controller):
+    """Bringing a token's chip into view scrolled the strip by pixels, so the row above
+    showed only its ids, their labels cut off (seen under Xvfb at 1024x700, where the
+    strip holds under two rows): it scrolls by whole rows."""
+    view.set_text(_long_text(20_000))
+    flow = view.flow
+    sb = flow.verticalScrollBar()
+    qtbot.waitUntil(lambda: sb.maximum() > 0)
+    for height in (flow.row_h * 3 // 2, flow.row_h * 2 + flow.row_h // 3, flow.row_h * 4):
+        flow.setFixedHeight(height + 2 * flow.frameWidth())
+        qtbot.waitUntil(lambda: flow.viewport().height() == height)
+        sb.setValue(0)
+        for i in (len(flow.tokens) // 7, len(flow.tokens) // 3, len(flow.tokens) - 1):
+            flow.ensure_visible(i)
+            rect = flow.item_rect(i)
+            assert 0 <= rect.top() and rect.bottom() <= flow.viewport().height(), (height, i)
+            if sb.value() < sb.maximum():            # (the end shows the last row whole)
+                assert sb.value() % flow.row_h == 0, (height, i, sb.value())

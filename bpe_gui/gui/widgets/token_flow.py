@@ -204,12 +204,17 @@ class TokenFlow(QAbstractScrollArea):
         return QRect(self._x[i], y, self._w[i], self.chip_h)
 
     def ensure_visible(self, i: int) -> None:
+        """Scroll token i's chip into view, by whole rows: the top row shown is whole (a
+        scroll by pixels left the row above it as a strip of ids with their labels cut off,
+        seen at 1024x700, where the strip holds under two rows)."""
         r = self.item_rect(i)
         sb = self.verticalScrollBar()
         if r.top() < 0:
-            sb.setValue(sb.value() + r.top() - MARGIN)
+            sb.setValue(sb.value() + r.top() - MARGIN)   # its row at the top
         elif r.bottom() > self.viewport().height():
-            sb.setValue(sb.value() + r.bottom() - self.viewport().height() + MARGIN)
+            least = sb.value() + r.bottom() - self.viewport().height() + MARGIN
+            rows = -(-least // self.row_h)               # whole rows scrolled past, enough
+            sb.setValue(min(rows, self._row_of(i)) * self.row_h)   # (its own top kept)
 
     def index_at(self, pos: QPoint) -> int:
         y = pos.y() + self.verticalScrollBar().value() - MARGIN
