@@ -714,5 +714,8 @@ def test_a_chip_brought_into_view_leaves_no_row_cut_at_the_top(qtbot, view, cont
             flow.ensure_visible(i)
             rect = flow.item_rect(i)
             assert 0 <= rect.top() and rect.bottom() <= flow.viewport().height(), (height, i)
-            if sb.value() < sb.maximum():            # (the end shows the last row whole)
-                assert sb.value() % flow.row_h == 0, (height, i, sb.value())
+            assert sb.value() % flow.row_h == 0, (height, i, sb.value())
+        sb.setValue(sb.maximum())                    # the end: its top row whole too
+        assert sb.value() % flow.row_h == 0
+        last = flow.item_rect(len(flow.tokens) - 1)
+        assert 0 <= last.top() and last.bottom() <= flow.viewport().height()

@@ -173,7 +173,10 @@ class TokenFlow(QAbstractScrollArea):
         total = len(firsts) * self.row_h + MARGIN
         sb = self.verticalScrollBar()
         sb.setPageStep(self.viewport().height())
-        sb.setRange(0, max(0, total - self.viewport().height()))
+        # scrolled to the end, the top row shown is whole too: the end is rounded up to a
+        # row (a little room under the last row) rather than the last row's bottom
+        rest = max(0, total - self.viewport().height())
+        sb.setRange(0, -(-rest // self.row_h) * self.row_h)
 
     def _visible_range(self) -> tuple[int, int, int]:
         """(first row, first chip, end chip) of what the viewport shows."""
