@@ -18,6 +18,7 @@ from ..models.roles import TokenColors
 from .token_chips import chip_pen
 
 PAD, GAP, MARGIN = 5, 3, 4
+ROW_SHIFT = MARGIN - GAP   # a row scrolled to the top stands GAP below the edge
 PLAIN, PARTIAL, SPECIAL = 0, 2, 3          # token kinds (as the encode view computes them)
 CENTER = Qt.AlignmentFlag.AlignCenter
 ANTIALIAS = QPainter.RenderHint.Antialiasing
@@ -176,7 +177,7 @@ class TokenFlow(QAbstractScrollArea):
         # scrolled to the end, the top row shown is whole too: the end is rounded up to a
         # row (a little room under the last row) rather than the last row's bottom
         rest = max(0, total - self.viewport().height())
-        sb.setRange(0, -(-rest // self.row_h) * self.row_h)
+        sb.setRange(0, self.row_top(-(-(rest - ROW_SHIFT) // self.row_h)) if rest else 0)
 
     def _visible_range(self) -> tuple[int, int, int]:
         """(first row, first chip, end chip) of what the viewport shows."""
@@ -213,11 +214,16 @@ class TokenFlow(QAbstractScrollArea):
         r = self.item_rect(i)
         sb = self.verticalScrollBar()
         if r.top() < 0:
-            sb.setValue(sb.value() + r.top() - MARGIN)   # its row at the top
+            sb.setValue(self.row_top(self._row_of(i)))   # its row at the top
         elif r.bottom() > self.viewport().height():
             least = sb.value() + r.bottom() - self.viewport().height() + MARGIN
-            rows = -(-least // self.row_h)               # whole rows scrolled past, enough
-            sb.setValue(min(rows, self._row_of(i)) * self.row_h)   # (its own top kept)
+            rows = -(-(least - ROW_SHIFT) // self.row_h)   # whole rows scrolled past, enough
+            sb.setValue(self.row_top(min(rows, self._row_of(i))))   # (its own top kept)
+
+    def row_top(self, row: int) -> int:
+        """The scroll value that shows ``row`` first, whole, and nothing of the row above
+        (its chips' last pixel row too: GAP above it, not MARGIN)."""
+        return row * self.row_h + ROW_SHIFT if row > 0 else 0
 
     def index_at(self, pos: QPoint) -> int:
         y = pos.y() + self.verticalScrollBar().value() - MARGIN
