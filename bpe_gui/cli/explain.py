@@ -18,8 +18,7 @@ Example (GPT-2 pattern, a tokenizer with the merges ``s t`` and ``e st``)::
 from __future__ import annotations
 
 from ..engine.display import readable
-from ..engine.tokenizers import Explanation, ExplainedWord, show
-from ..engine.tokenizers.explain import PLAYBACK_MAX
+from ..engine.tokenizers import PLAYBACK_MAX, Explanation, ExplainedWord, show
 from ..engine.text import PRESET_LABELS
 from .render import render_tokens
 

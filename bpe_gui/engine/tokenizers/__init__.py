@@ -12,11 +12,11 @@
 from __future__ import annotations
 
 from .base import BaseTokenizer, Encoding
-from .explain import (ExplainedWord, Explanation, matcher_for, playback, safe_end,
-                      safe_start, show, why_it_ends, word_spans)
+from .explain import (PLAYBACK_MAX, ExplainedWord, Explanation, matcher_for, playback,
+                      safe_end, safe_start, show, why_it_ends, word_spans)
 from .model import MergeApplied, Playback, WordModel
 from .trained import EOW, UNK, Tokenizer
 
 __all__ = ["BaseTokenizer", "EOW", "Encoding", "ExplainedWord", "Explanation", "MergeApplied",
-           "Playback", "Tokenizer", "UNK", "WordModel", "matcher_for", "playback",
+           "PLAYBACK_MAX", "Playback", "Tokenizer", "UNK", "WordModel", "matcher_for", "playback",
            "safe_end", "safe_start", "show", "why_it_ends", "word_spans"]

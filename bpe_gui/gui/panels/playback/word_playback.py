@@ -18,8 +18,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLab
 
 from ....engine.display import is_partial
 from ....engine.errors import BPEError
-from ....engine.tokenizers import Playback, playback, show
-from ....engine.tokenizers.explain import PLAYBACK_MAX
+from ....engine.tokenizers import PLAYBACK_MAX, Playback, playback, show
 from ...models.edit_words import ClickedWord
 from ...models.encoding import TokenTexts
 from ...models.inherited import new_color
