@@ -14,6 +14,7 @@ from typing_extensions import Buffer
 
 MAX_TABLE_SLOTS: int
 ENC_CHUNK: int   # characters of a long str turned into UTF-8 at a time
+LANES_CPU: bool  # long words merge sixteen at a time in AVX-512 lanes here (merge/lanes.c)
 TABLES_REGEX_VERSION: str   # the regex release of the scanner's built-in tables
 
 class WordCache:
@@ -97,6 +98,10 @@ class Encoder:
     @property
     def idle_scratches(self) -> int:
         """Per-thread scratch kept between calls: one per thread that encoded at once."""
+
+def _use_lanes(on: bool, /) -> bool:
+    """Long words in the lanes (True) or in the flat loop, for every encoder of this
+    process (tests); returns the setting before."""
 
 def _fast_word(preset: int, data: bytes, /) -> int:
     """The one-load word scanner (csrc/scan/scan_fast.h) at the 8 bytes data[:8]: the word's

@@ -454,13 +454,10 @@ def test_tokenizer_without_merges_encodes():
     assert tok.encode("ab") == [97, 98] and tok.n_merges == 0
 
 
-@pytest.mark.skipif(merge_module._Merger is None, reason="C encoder not built")
-@pytest.mark.parametrize("big", [0, (1 << 21) - 4, 1 << 21, (1 << 26) - 8])
-def test_long_words_with_ranks_past_the_flat_keys_equal_the_reference_rule(big):
-    """Words of 33-1024 bytes merge in one flat array of keys (rank << 10 | position) on a
-    CPU with AVX2; a rank of 2**21 or more does not fit in a key and the word goes to the
-    bucket queue, also when such a rank turns up only after some merges (ranks just under
-    the bound, and a word of 1024 bytes, the longest the keys hold, stay in the array)."""
+def merger_past_the_keys(big: int):
+    """A merger of a, b, c whose first merges fit the long words' keys (rank << 10 |
+    position: ranks below 2**21) and whose later ones are `big` + 1..3; and its merges as
+    (a, b) -> (rank, new id) for lowest_rank_leftmost."""
     m = merge_module._Merger(list(range(256)))
     ranks: dict[tuple[int, int], tuple[int, int]] = {}
     for a, b, rank, new in [(ord("a"), ord("b"), 0, 256),        # the first merges fit
@@ -469,6 +466,17 @@ def test_long_words_with_ranks_past_the_flat_keys_equal_the_reference_rule(big):
                             (ord("b"), ord("c"), 5, 260)]:
         m.add(a, b, rank, new)
         ranks[(a, b)] = (rank, new)
+    return m, ranks
+
+
+@pytest.mark.skipif(merge_module._Merger is None, reason="C encoder not built")
+@pytest.mark.parametrize("big", [0, (1 << 21) - 4, 1 << 21, (1 << 26) - 8])
+def test_long_words_with_ranks_past_the_flat_keys_equal_the_reference_rule(big):
+    """Words of 33-1024 bytes merge in one flat array of keys (rank << 10 | position) on a
+    CPU with AVX2; a rank of 2**21 or more does not fit in a key and the word goes to the
+    bucket queue, also when such a rank turns up only after some merges (ranks just under
+    the bound, and a word of 1024 bytes, the longest the keys hold, stay in the array)."""
+    m, ranks = merger_past_the_keys(big)
     for word in ["ab" * 20, "ab" * 16 + "cab" * 30, "abc" * 200, ("ab" * 7 + "c") * 40,
                  "cab" * 341 + "a", "c" * 1022 + "ab"]:
         ids = list(word.encode())
@@ -488,13 +496,7 @@ def test_long_words_in_a_row_with_ranks_past_the_flat_keys(big):
     on. Words of each kind one after another, in a text through the whole-text encoder:
     each word as the reference rule merges it, in the text's order."""
     from bpe_gui.engine.text.presets import PRESET_IDS
-    m = merge_module._Merger(list(range(256)))
-    ranks: dict[tuple[int, int], tuple[int, int]] = {}
-    for a, b, rank, new in [(ord("a"), ord("b"), 0, 256), (ord("c"), ord("a"), big + 1, 258),
-                            (257, 258, big + 2, 259), (256, 256, big + 3, 257),
-                            (ord("b"), ord("c"), 5, 260)]:
-        m.add(a, b, rank, new)
-        ranks[(a, b)] = (rank, new)
+    m, ranks = merger_past_the_keys(big)
     fits, past = "ab" * 20, "ab" * 16 + "cab" * 30   # past: its later merges are big
     words = [fits, past, past + "ab", fits + "ab", "abc" * 200, "c" * 1022 + "ab",
              ("ab" * 7 + "c") * 40, "ab" * 10, fits * 3, past, "cab" * 341 + "a"]

@@ -12,6 +12,7 @@
 #include <emmintrin.h> /* raw_symbols */
 #endif
 
+#include "merge/filters.h"
 #include "merge/merge.h"
 #include "util/huge.h"
 #include "util/grow.h"
@@ -94,13 +95,10 @@ const MergeEntry *mt_find(const MergeTable *m, int32_t a, int32_t b)
  * (Llama 3.2's 280k merges on random letters: 142k of the 168k probes found nothing, each
  * a miss in a table of megabytes); two in one word of a table four times larger pass ~2%,
  * still one load. */
-#define PAIR_FILTER_WORDS_LOG 16
+#define PAIR_FILTER_WORDS_LOG MT_FILTER_WORDS_LOG
 static inline size_t filter_word(int32_t a, int32_t b, uint64_t *mask)
 {
-    uint64_t h = (((uint64_t)(uint32_t)a << 32) | (uint32_t)b) * 0xC2B2AE3D27D4EB4Full;
-    uint64_t g = h * 0x9E3779B97F4A7C15ull;
-    *mask = 1ull << (g >> 58) | 1ull << (g >> 52 & 63);
-    return (size_t)(h >> (64 - PAIR_FILTER_WORDS_LOG));
+    return mt_filter_word((uint64_t)(uint32_t)a << 32 | (uint32_t)b, mask);
 }
 
 static inline int filter_has(const MergeTable *m, int32_t a, int32_t b)
@@ -163,6 +161,7 @@ void ms_trim(MergeScratch *x)
 void ms_free(MergeScratch *x)
 {
     free_buckets(x);
+    mt_lanes_free(x);
     free(x->sym);
     free(x->rk);
     free(x->nxt);
@@ -239,10 +238,7 @@ static inline size_t short_slot(uint64_t key, size_t len, size_t cap)
  * in 128 KB, half the probes of cl100k's table on random letters found nothing */
 static inline size_t short_filter_word(uint64_t key, size_t len, uint64_t *mask)
 {
-    uint64_t h = (key ^ len) * 0xC2B2AE3D27D4EB4Full;
-    uint64_t g = h * 0x9E3779B97F4A7C15ull;
-    *mask = 1ull << (g >> 58) | 1ull << (g >> 52 & 63);
-    return (size_t)(h >> (64 - PAIR_FILTER_WORDS_LOG));
+    return mt_filter_word(key ^ len, mask);
 }
 
 /* 0: the 2..8 bytes key (short_bytes) of length len is surely no token */
@@ -384,14 +380,13 @@ static inline int memo_hit(const int32_t *seen, int32_t a, int32_t b, int32_t li
  * its answer kept in the memo (len, key: a rank-based pair's bytes, and as a number when
  * they are 2..8). Out of line: most pairs are settled before (the SentencePiece-style
  * file's long words: pair_rank was a call per pair, a third of the encode). */
-__attribute__((noinline)) static int32_t pair_rank_slow(const MergeTable *m,
-                                                        const MergeScratch *x, int32_t i,
-                                                        int32_t j, const unsigned char *w,
+__attribute__((noinline)) static int32_t pair_rank_slow(const MergeTable *m, int32_t a,
+                                                        int32_t b, const unsigned char *w,
                                                         int32_t limit, int32_t *made,
                                                         size_t at, size_t len, uint64_t key,
                                                         int32_t *seen)
 {
-    int32_t a = x->sym[i], b = x->sym[j], r;
+    int32_t r;
     if (m->by_span) { /* tiktoken: the rank of the two symbols' bytes w[at..at+len)
                          together (a short key: past the filter already) */
         r = *made = m->short_keys && len <= 8 ? short_probe(m, key, len)
@@ -441,8 +436,18 @@ pair_rank(const MergeTable *m, const MergeScratch *x, int32_t i, int32_t j,
     int32_t *seen = memo_slot(x, a, b), r;
     if (memo_hit(seen, a, b, limit, &r, made))
         return r;
-    return pair_rank_slow(m, x, i, j, w, limit, made, m->by_span ? (size_t)x->st[i] : 0, len,
-                          key, seen);
+    return pair_rank_slow(m, a, b, w, limit, made, m->by_span ? (size_t)x->st[i] : 0, len, key,
+                          seen);
+}
+
+int32_t mt_rank_past_filter(const MergeTable *m, const MergeScratch *x, int32_t a, int32_t b,
+                            const unsigned char *w, size_t at, size_t len, uint64_t key,
+                            int32_t limit, int32_t *made)
+{
+    int32_t *seen = memo_slot(x, a, b), r;
+    if (memo_hit(seen, a, b, limit, &r, made))
+        return r;
+    return pair_rank_slow(m, a, b, w, limit, made, at, len, key, seen);
 }
 
 /* Start the loads pair_rank(i, j) will wait for: the filter word, the memo's slot and the
@@ -935,7 +940,7 @@ static size_t merge_buckets(const MergeTable *m, MergeScratch *x, struct MergeBu
  * (64 keys a step) was 3-12% slower on long words on this project's benchmark machine (an
  * AMD EPYC; bench/README.md, round 13), as its words of 20-300 bytes were padded to 64
  * keys and each 512-bit minimum costs two 256-bit ones there. */
-#define FLAT_MAX 1024
+#define FLAT_MAX MT_FLAT_MAX
 #define FLAT_POS 10
 #define FLAT_RANKS (1 << (31 - FLAT_POS))
 
@@ -996,7 +1001,7 @@ flat_rank(const MergeTable *m, const MergeScratch *x, int32_t i, int32_t j, int3
     int32_t a = x->sym[i], b = x->sym[j], *seen = memo_slot(x, a, b), r;
     if (memo_hit(seen, a, b, limit, &r, made))
         return r;
-    return pair_rank_slow(m, x, i, j, w, limit, made, (size_t)i, len, key, seen);
+    return pair_rank_slow(m, a, b, w, limit, made, (size_t)i, len, key, seen);
 }
 
 /* One word in the flat loop: merge_scan's keys, wider (rank << 10 | position). The loop
@@ -1153,7 +1158,7 @@ static int have_avx2(void)
 }
 #endif
 
-static void want_seen(const MergeTable *m, MergeScratch *x)
+void mt_want_memo(const MergeTable *m, MergeScratch *x)
 {
     /* rank-based: always (hashing bytes costs more than the table's setup); merge-based:
      * in a scratch kept between calls (a table probe is cheaper, the memo pays when the
@@ -1218,7 +1223,7 @@ size_t mt_merge(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
     if (n < 2)
         return n;
     x->wlen = word_len(x, n, flags);
-    want_seen(m, x);
+    mt_want_memo(m, x);
     if (!m->bytepair)
         flags &= ~MT_RAW;
     if (n < HEAP_FROM)
@@ -1272,13 +1277,13 @@ size_t mt_encode_bytes(const MergeTable *m, MergeScratch *x, const unsigned char
         }
     }
     if (m->bytes_ok && mt_is_ws_run(w, len)) { /* whitespace_runs.c */
-        want_seen(m, x);
+        mt_want_memo(m, x);
         size_t k = mt_merge_whitespace(m, x, w, len, limit);
         if (k != (size_t)-1)
             return k;
     }
     if (m->sub2 && m->bytes_ok) { /* pieces where no token crosses (token_boundaries.c) */
-        want_seen(m, x);
+        mt_want_memo(m, x);
         size_t k = mt_merge_at_boundaries(m, x, w, len, limit);
         if (k != (size_t)-1)
             return k;
@@ -1287,10 +1292,9 @@ size_t mt_encode_bytes(const MergeTable *m, MergeScratch *x, const unsigned char
     return mt_merge(m, x, len, limit, w, (m->bytes_ok ? MT_RAW : 0) | (spans ? MT_SPANS : 0));
 }
 
-#ifdef HAVE_FLAT
 /* 1: mt_encode_bytes merges the word whole in the flat loop (no whole-word token, no
  * whitespace run, no cuts: mt_merge_at_boundaries takes only words ending outside ASCII) */
-static int goes_flat(const MergeTable *m, const unsigned char *w, size_t len, int32_t limit)
+int mt_goes_flat(const MergeTable *m, const unsigned char *w, size_t len, int32_t limit)
 {
     if (len < HEAP_FROM || len > FLAT_MAX || !m->bytes_ok || !m->bytepair)
         return 0;
@@ -1301,6 +1305,7 @@ static int goes_flat(const MergeTable *m, const unsigned char *w, size_t len, in
     return 1;
 }
 
+#ifdef HAVE_FLAT
 /* a word of the pair once the flat loop is done with it: its symbols moved to the front,
  * or (a rank too large for the keys) merged again past the flat loop */
 static size_t flat_done(const MergeTable *m, const struct FlatWord *f, int32_t limit, int spans)
@@ -1317,12 +1322,12 @@ int mt_encode_bytes2(const MergeTable *m, MergeScratch *x, MergeScratch *y,
                      int32_t limit, size_t *k1, size_t *k2)
 {
 #ifdef HAVE_FLAT
-    if (!have_avx2() || !goes_flat(m, w1, len1, limit) || !goes_flat(m, w2, len2, limit))
+    if (!have_avx2() || !mt_goes_flat(m, w1, len1, limit) || !mt_goes_flat(m, w2, len2, limit))
         return 0;
     if (ms_reserve(x, len1) < 0 || ms_reserve(y, len2) < 0)
         return -1;
     int spans = m->by_span; /* (mt_encode_bytes' spans, asked for none) */
-    want_seen(m, x);
+    mt_want_memo(m, x);
     y->seen = x->seen; /* one memo: the same thread, one word's step at a time */
     struct FlatWord a = {x, w1, len1, 0, 1}, b = {y, w2, len2, 0, 1};
     if (m->by_span)

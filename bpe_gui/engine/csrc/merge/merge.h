@@ -134,6 +134,7 @@ typedef struct {
     struct MergeBuckets *bq; /* merge.c's bucket queue of long words; NULL: none yet */
     int bq_failed;           /* no memory for it once: long words merge in the tree */
     size_t wlen;             /* mt_merge: the word's bytes (its last symbol's end) */
+    struct MergeLanes *lanes; /* lanes.c's sixteen words at once; NULL: none yet */
 } MergeScratch;
 
 /* byte_ids: the token id of each single byte (-1: none). 0, or -1 when out of memory. */
@@ -206,6 +207,49 @@ size_t mt_encode_bytes(const MergeTable *m, MergeScratch *x, const unsigned char
 int mt_encode_bytes2(const MergeTable *m, MergeScratch *x, MergeScratch *y,
                      const unsigned char *w1, size_t len1, const unsigned char *w2, size_t len2,
                      int32_t limit, size_t *k1, size_t *k2);
+
+/* ---- long words in the flat loop, or sixteen at a time in the lanes (lanes.c) ---- */
+#define MT_FLAT_MAX 1024 /* bytes of a word the flat loop and the lanes take at most */
+
+/* 1: mt_encode_bytes would merge the byte-level word w[0..len) whole in the flat loop
+ * (33..MT_FLAT_MAX bytes, no whole-word token, no whitespace run, not cut) */
+int mt_goes_flat(const MergeTable *m, const unsigned char *w, size_t len, int32_t limit);
+
+/* The rank (< limit, else NO_RANK) of merging the tokens a and b, past the filters: from
+ * x's memo or the table (rank-based: their bytes w[at..at+len), as a number `key` when
+ * len <= 8); the token it makes in *made. */
+int32_t mt_rank_past_filter(const MergeTable *m, const MergeScratch *x, int32_t a, int32_t b,
+                            const unsigned char *w, size_t at, size_t len, uint64_t key,
+                            int32_t limit, int32_t *made);
+
+/* Words for mt_merge_lanes: each one that mt_goes_flat takes; its ids are written at
+ * `out` (at most len of them), their number in k, or k = MT_LANE_ALONE: a rank too large
+ * for the lanes' keys, to be merged alone (mt_encode_bytes). */
+typedef struct {
+    const unsigned char *w;
+    uint32_t len;
+    uint32_t k;
+    uint32_t *out;
+} MergeLaneWord;
+#define MT_LANE_ALONE UINT32_MAX
+
+/* 1: this CPU and table merge words in lanes (AVX-512, a byte-pair table; not switched
+ * off by mt_lanes_use) */
+int mt_lanes_ok(const MergeTable *m);
+/* 1: this build and CPU have the lanes (whatever the table) */
+int mt_lanes_cpu(void);
+/* Merge the n words, as mt_encode_bytes(.., spans 0) would give each: sixteen at a time,
+ * a word in each lane of AVX-512 vectors, shortest first. x: the thread's scratch (its
+ * memo; the lanes' arrays kept there). 0, or -1 when out of memory (nothing written). */
+int mt_merge_lanes(const MergeTable *m, MergeScratch *x, MergeLaneWord *words, size_t n,
+                   int32_t limit);
+/* x's memo of pair ranks, made if the table wants one (rank-based; merge-based in a
+ * kept scratch) and there is memory */
+void mt_want_memo(const MergeTable *m, MergeScratch *x);
+/* Lanes on (1) or off (0) for every table of this process (tests compare both); returns
+ * the previous setting. */
+int mt_lanes_use(int on);
+void mt_lanes_free(MergeScratch *x);
 
 /* The cut tables' hashed bits (token_boundaries.c, and merge.c's quick "no token" answer). */
 #define MT_SUBH_BITS 25 /* 4 MB; o200k puts ~2M short strings in it */
