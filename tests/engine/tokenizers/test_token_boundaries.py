@@ -126,7 +126,11 @@ def test_tokenizer_json_cut(tmp_path, shuffle_ids):
 # ----- random Unicode: words of 4-byte characters, cut by the byte windows -----
 # (the bench's random-Unicode corner: most bytes of such characters are in no token but
 # their own byte, so nearly every piece is one byte, taken without merging; pieces of two
-# bytes take their one pair from the byte-pair table)
+# bytes take their one pair from the byte-pair table. Most characters go one at a time:
+# the place after each settled by the tables of windows across a lead byte, its last byte
+# alone by its prefix's joins. The random tokens below hold such windows of 2-6 bytes,
+# whole characters, their ends with a space before: leaving out any one kind of them from
+# those tables fails these tests.)
 
 def _unicode_text(seed: int, n: int) -> str:
     import unicodedata

@@ -1298,11 +1298,9 @@ int mt_goes_flat(const MergeTable *m, const unsigned char *w, size_t len, int32_
 {
     if (len < HEAP_FROM || len > FLAT_MAX || !m->bytes_ok || !m->bytepair)
         return 0;
-    if (m->whole_words && limit == NO_RANK && key_of(m, w, len) >= 0)
+    if ((m->sub2 && w[len - 1] >= 0x80) || mt_is_ws_run(w, len)) /* (the quick tests first) */
         return 0;
-    if (mt_is_ws_run(w, len) || (m->sub2 && w[len - 1] >= 0x80))
-        return 0;
-    return 1;
+    return !(m->whole_words && limit == NO_RANK && key_of(m, w, len) >= 0);
 }
 
 #ifdef HAVE_FLAT
@@ -1408,6 +1406,9 @@ void mt_free(MergeTable *m)
     free(m->pairs);
     free(m->longmin);
     free(m->chars);
+    free(m->prefix4);
+    free(m->joins);
+    free(m->edge);
     free(m->minop);
     free(m->short_keys);
     free(m->short_filter);
@@ -1445,7 +1446,8 @@ int mt_add(MergeTable *m, int32_t a, int32_t b, int32_t rank, int32_t new_id, in
     if (known && !replace)
         return 0;
     free(m->chars); /* filled in from the merges known then (no thread merges while adding) */
-    m->chars = NULL;
+    free(m->prefix4);
+    m->chars = m->prefix4 = NULL;
     mt_ws_forget(m); /* new merges may make new symbols of whitespace */
     m->ws_failed = 0;
     for (int k = 0; k < 2; k++) { /* the lowest rank of a merge with each part */

@@ -102,6 +102,12 @@ typedef struct {
     int minop_lost;   /* no memory for it once: no character is merged first */
     uint64_t *chars;  /* per character: its tokens alone, and whether it merges first; each
                          filled in when first seen (atomically: threads may race) */
+    uint64_t *prefix4; /* per first three bytes of a 4-byte character: their tokens alone
+                          (token_boundaries.c, as `chars`) */
+    uint64_t *joins;   /* per prefix of a 3- or 4-byte character: the last bytes that make a
+                          token with it (token_boundaries.c, set at load) */
+    uint64_t *edge;    /* bits of the 3-byte windows y z L and z L b inside tokens (L a lead
+                          byte: token_boundaries.c, set at load) */
     /* keys of 2..8 bytes -> id (mt_add_short_key): one probe by their bytes as a number,
      * no hashing of a byte string; NULL: key_id answers them too */
     struct MergeShortKey *short_keys;

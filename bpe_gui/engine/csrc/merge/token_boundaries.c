@@ -30,6 +30,11 @@
  *   shorter windows across p, each already checked against "is a token" at its level.
  * 2 and 3 bytes are exact tables; 4 and 5 bytes share one hashed table (a collision only
  * says "maybe").
+ * A third way, for words of characters of every plane (random text): character by
+ * character, where the place after a character is a sure cut by small tables of the
+ * windows across a lead byte ("the place before a character's lead byte", `edge`) and its
+ * last byte stands alone by its prefix (`joins`): then its tokens are its prefix's and
+ * its last byte's, with no byte window looked up inside it.
  */
 #if defined(__linux__) && !defined(_DEFAULT_SOURCE)
 #define _DEFAULT_SOURCE /* madvise, posix_memalign under -std=c99 (util/huge.h) */
@@ -222,6 +227,167 @@ static void add_whole_chars(MergeTable *m, const unsigned char *p, size_t len, i
     }
 }
 
+/* ---- characters of 3 and 4 bytes between cuts: their last byte alone ----
+ * In words of characters of every plane (random text, rare scripts) most places between
+ * characters are cuts, but places inside a character are not settled by the two bytes
+ * across them (every pair of continuation bytes lies inside some token), and the byte
+ * windows of three and more bytes were looked up in tables of 4 MB, place by place (a
+ * third of Qwen2's random text, whose tokens hold the first two bytes of many 4-byte
+ * characters). Per character instead: a token that crosses the place before its last
+ * byte z, inside it, is z with the byte before it, the two before it or the three (a
+ * 4-byte character's whole bytes). Which z make one of these a token depends only on the
+ * bytes before z, the character's prefix: a mask of 64 bits over z's six bits (`joins`,
+ * set at load from the tokens of 2-4 bytes of that shape: mt_add_token). Where z stands
+ * alone, the character's tokens are its prefix's and z's: a 3-byte prefix's from a table
+ * filled in when first seen (three_bytes, as the character table), a 2-byte one's from the
+ * byte-pair table. A text's characters share few prefixes (a plane's ideographs: a few
+ * hundred), so these lookups stay in the cache. */
+#define PREFIX4 ((size_t)5 << 12) /* F0..F4 and two continuation bytes */
+#define PREFIX3 ((size_t)16 << 6) /* E0..EF and a continuation byte */
+#define JOINS_N (PREFIX4 + PREFIX3)
+#define PREFIX_SEEN (1ull << 62)  /* (three_bytes' entries use bits 0-51 and 63) */
+
+static inline size_t prefix4_at(const unsigned char *p)
+{
+    return (size_t)(p[0] - 0xF0) << 12 | (size_t)(p[1] & 0x3F) << 6 | (size_t)(p[2] & 0x3F);
+}
+
+static inline size_t prefix3_at(const unsigned char *p)
+{
+    return PREFIX4 + ((size_t)(p[0] - 0xE0) << 6 | (size_t)(p[1] & 0x3F));
+}
+
+/* the joins of a token of 2-4 bytes (mt_add_token): the prefixes it ends the character of */
+static void add_joins(uint64_t *joins, const unsigned char *p, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        if (i ? !is_cont(p[i]) : p[i] < 0x80)
+            return;
+    uint64_t z = 1ull << (p[len - 1] & 63);
+    if (len == 4 && p[0] >= 0xF0 && p[0] <= 0xF4) { /* a whole 4-byte character */
+        joins[prefix4_at(p)] |= z;
+    } else if (len == 3 && p[0] >= 0xE0 && p[0] <= 0xEF) { /* a whole 3-byte character */
+        joins[prefix3_at(p)] |= z;
+    } else if (len == 3 && is_cont(p[0])) { /* the last three bytes of a 4-byte one */
+        for (unsigned b0 = 0xF0; b0 <= 0xF4; b0++)
+            joins[prefix4_at((const unsigned char[]){(unsigned char)b0, p[0], p[1]})] |= z;
+    } else if (len == 2 && is_cont(p[0])) { /* the last two of a 3- or 4-byte one */
+        for (unsigned b0 = 0xF0; b0 <= 0xF4; b0++)
+            for (unsigned b1 = 0x80; b1 < 0xC0; b1++)
+                joins[prefix4_at((const unsigned char[]){(unsigned char)b0, (unsigned char)b1,
+                                                          p[0]})] |= z;
+        for (unsigned b0 = 0xE0; b0 <= 0xEF; b0++)
+            joins[prefix3_at((const unsigned char[]){(unsigned char)b0, p[0]})] |= z;
+    }
+}
+
+/* ---- the place before a character's lead byte ----
+ * A token across it holds the two bytes there (z, the last of the character before, and
+ * the lead L: the 16 KB table of two bytes settles most places), and if it has three
+ * bytes or more, z L b (b: the next) or y z L; four or more, one of x y z L, y z L b,
+ * z L b c. Windows of those shapes (every byte but the first >= 0x80, a lead after the
+ * first; z is ASCII only as a word's first byte: a space before letters) are few (Qwen2:
+ * 42,565 of four bytes of a word's letters), so they get tables of their own, made at
+ * load (`edge`): the three-byte ones exact (160 KB), the four-byte ones and the three-byte
+ * tokens hashed
+ * (64 KB, two bits of one word each: a collision only leaves the place to the 4 MB
+ * tables). Random text: the two-byte table settled 72% of the places between two
+ * characters, the three-byte windows 18% more, the four-byte ones 9%. */
+#define EDGE_L ((size_t)0)        /* y z L: (y - 0x80) << 12 | z << 6 | L, 64 KB */
+#define EDGE_R ((size_t)1 << 19)  /* z L b: z << 12 | L << 6 | b, 32 KB */
+#define EDGE_A (EDGE_R + ((size_t)1 << 18)) /* z L b, z ASCII (a word's first byte): 64 KB */
+#define EDGE_H (EDGE_A + ((size_t)1 << 19)) /* hashed: 4-byte windows, 3-byte tokens */
+#define EDGE_H_LOG 13                       /* words of 64 bits: 64 KB */
+#define EDGE_N (EDGE_H + ((size_t)64 << EDGE_H_LOG))
+
+/* the hashed part's word (an index of bits) and two bits for the n bytes v */
+static inline size_t edge_word(uint64_t v, size_t n, uint64_t *bits)
+{
+    uint64_t h = (v | (uint64_t)n << 56) * 0x9E3779B97F4A7C15ull;
+    *bits = 1ull << (h >> 20 & 63) | 1ull << (h >> 26 & 63);
+    return EDGE_H + ((size_t)(h >> (64 - EDGE_H_LOG)) << 6);
+}
+
+static inline int edge_has(const uint64_t *edge, uint64_t v, size_t n)
+{
+    uint64_t bits;
+    size_t at = edge_word(v, n, &bits);
+    return (edge[at >> 6] & bits) == bits;
+}
+
+/* every byte of p[0..n) but the first >= 0x80, and a lead after the first */
+static inline int edge_shape(const unsigned char *p, size_t n)
+{
+    int lead = 0;
+    for (size_t i = 1; i < n; i++) {
+        if (p[i] < 0x80)
+            return 0;
+        lead |= p[i] >= 0xC0;
+    }
+    return lead;
+}
+
+static void add_edges(uint64_t *edge, const unsigned char *p, size_t len)
+{
+    uint64_t bits;
+    for (size_t i = 0; i + 4 <= len; i++)
+        if (edge_shape(p + i, 4))
+            edge[edge_word(bytes_le(p + i, 4), 4, &bits) >> 6] |= bits;
+    if (len == 3 && edge_shape(p, 3))
+        edge[edge_word(bytes_le(p, 3), 3, &bits) >> 6] |= bits;
+    for (size_t i = 0; i + 3 <= len; i++) {
+        const unsigned char *q = p + i;
+        if (q[0] >= 0x80 && is_cont(q[1]) && q[2] >= 0xC0)
+            set(edge, EDGE_L + ((size_t)(q[0] - 0x80) << 12 | (size_t)(q[1] & 0x3F) << 6 |
+                                (size_t)(q[2] & 0x3F)));
+        if (is_cont(q[0]) && q[1] >= 0xC0 && is_cont(q[2]))
+            set(edge, EDGE_R + ((size_t)(q[0] & 0x3F) << 12 | (size_t)(q[1] & 0x3F) << 6 |
+                                (size_t)(q[2] & 0x3F)));
+        if (q[0] < 0x80 && q[1] >= 0xC0 && is_cont(q[2]))
+            set(edge, EDGE_A + ((size_t)q[0] << 12 | (size_t)(q[1] & 0x3F) << 6 |
+                                (size_t)(q[2] & 0x3F)));
+    }
+}
+
+/* 1: surely no token crosses the place p before the lead byte w[p] of a word of len
+ * bytes (1 <= p, p + 2 <= len); 0: not known here */
+static inline int edge_cut(const MergeTable *m, const unsigned char *w, size_t len, size_t p)
+{
+    size_t k2 = 2 * (size_t)(w[p - 1] | w[p] << 8);
+    uint64_t two = m->sub2[k2 >> 6] >> (k2 & 63);
+    if (!(two & 1))
+        return 1;
+    const uint64_t *e = m->edge;
+    unsigned z = w[p - 1];
+    if ((two & 2) || !e || !is_cont(w[p + 1]))
+        return 0;
+    int yzl, zlb;
+    if (z < 0x80) { /* an ASCII first byte: no y */
+        if (p != 1)
+            return 0;
+        yzl = 0;
+        zlb = has(e, EDGE_A + ((size_t)z << 12 | (size_t)(w[p] & 0x3F) << 6 |
+                               (size_t)(w[p + 1] & 0x3F)));
+    } else {
+        if (p < 2 || w[p - 2] < 0x80 || !is_cont(z))
+            return 0;
+        yzl = has(e, EDGE_L + ((size_t)(w[p - 2] - 0x80) << 12 | (size_t)(z & 0x3F) << 6 |
+                               (size_t)(w[p] & 0x3F)));
+        zlb = has(e, EDGE_R + ((size_t)(z & 0x3F) << 12 | (size_t)(w[p] & 0x3F) << 6 |
+                               (size_t)(w[p + 1] & 0x3F)));
+    }
+    if (!yzl && !zlb)
+        return 1; /* no window of three bytes across p inside a token */
+    /* three-byte tokens across p, then the four-byte windows inside the word */
+    if ((yzl && edge_has(e, bytes_le(w + p - 2, 3), 3)) ||
+        (zlb && edge_has(e, bytes_le(w + p - 1, 3), 3)))
+        return 0;
+    for (size_t s = p >= 3 ? p - 3 : 0; s < p && s + 4 <= len; s++)
+        if (!edge_shape(w + s, 4) || edge_has(e, bytes_le(w + s, 4), 4))
+            return 0;
+    return 1;
+}
+
 int mt_add_token(MergeTable *m, const unsigned char *p, size_t len, int32_t rank)
 {
     /* Only tokens with a byte >= 0x80 (5% of cl100k's, 36% of o200k's: loading stays
@@ -238,6 +404,8 @@ int mt_add_token(MergeTable *m, const unsigned char *p, size_t len, int32_t rank
         m->subh = bpe_calloc_huge(((size_t)1 << MT_SUBH_BITS) / 64, sizeof(uint64_t));
         m->part = calloc(PART_WORDS, sizeof(uint64_t));
         m->pairs = calloc(PAIR_WORDS, sizeof(uint64_t));
+        m->joins = calloc(JOINS_N, sizeof(uint64_t)); /* (none: no character taken whole) */
+        m->edge = calloc(EDGE_N / 64, sizeof(uint64_t)); /* (none: the 4 MB tables answer) */
         if (rank >= 0 && (m->longmin = malloc(CH_N * sizeof(int32_t))) != NULL)
             for (size_t i = 0; i < CH_N; i++)
                 m->longmin[i] = INT32_MAX;
@@ -251,6 +419,10 @@ int mt_add_token(MergeTable *m, const unsigned char *p, size_t len, int32_t rank
         }
     }
     add_whole_chars(m, p, len, rank);
+    if (m->joins && len >= 2 && len <= 4)
+        add_joins(m->joins, p, len);
+    if (m->edge)
+        add_edges(m->edge, p, len);
     /* every string of 2..5 bytes inside the token; the token itself also as a token */
     for (size_t i = 0; i + 2 <= len; i++)
         set(m->sub2, 2 * bytes_le(p + i, 2));
@@ -384,6 +556,13 @@ static size_t next_cut_padded(const MergeTable *m, const unsigned char *pw, size
     return len;
 }
 
+/* 1: a sure cut at q (0 < q <= len) of the framed word pw (next_cut_padded's copy) */
+static inline int sure_cut(const MergeTable *m, const unsigned char *pw, size_t len, size_t q)
+{
+    size_t p = q;
+    return q == len || (cut_inside(m, pw, &p) && p == q);
+}
+
 /* 1: no first byte of a 2- or 4-byte character in p[0..n) (n >= 8, every byte >= 0x80):
  * a word of 3-byte characters, cut by character (merge_han); others (emoji, mixed
  * scripts) by byte windows, which can cut beside their characters too */
@@ -461,21 +640,24 @@ static inline int32_t ch_id(uint64_t e, int k)
     return (int32_t)(e >> (4 + 24 * k) & 0xFFFFFF);
 }
 
-static uint64_t char_entry(const MergeTable *m, uint32_t cp)
+/* The tokens of three bytes c merged alone, as an entry of the table (without
+ * CH_FIRST_OK); *first, *last: the ranks of its first and last merges (NO_RANK: none) */
+static uint64_t three_bytes(const MergeTable *m, const unsigned char c[3], int32_t *first,
+                            int32_t *last)
 {
-    unsigned char c[3] = {(unsigned char)(0xE0 | cp >> 12), (unsigned char)(0x80 | (cp >> 6 & 0x3F)),
-                          (unsigned char)(0x80 | (cp & 0x3F))};
     /* its bytes alone: the lower of the two byte pairs first (the left on a tie) */
     int32_t r12 = m->bytepair[c[0] * 256 + c[1]].rank, r23 = m->bytepair[c[1] * 256 + c[2]].rank;
+    *first = *last = NO_RANK;
     if (r12 == NO_RANK && r23 == NO_RANK)
         return CH_KNOWN | 3;
     int left = r12 <= r23;
-    int32_t first = left ? r12 : r23, made, last, pair = m->bytepair[left ? c[0] * 256 + c[1] : c[1] * 256 + c[2]].new_id;
+    int32_t made, pair = m->bytepair[left ? c[0] * 256 + c[1] : c[1] * 256 + c[2]].new_id;
+    *first = left ? r12 : r23;
     if (left)
-        last = mt_pair(m, pair, m->byte_ids[c[2]], c, 3, &made);
+        *last = mt_pair(m, pair, m->byte_ids[c[2]], c, 3, &made);
     else
-        last = mt_pair(m, m->byte_ids[c[0]], pair, c, 3, &made);
-    if (last < 0 || made < 0) { /* two tokens */
+        *last = mt_pair(m, m->byte_ids[c[0]], pair, c, 3, &made);
+    if (*last < 0 || made < 0) { /* two tokens */
         int32_t a = left ? pair : m->byte_ids[c[0]], b = left ? m->byte_ids[c[2]] : pair;
         if (a < 0 || b < 0 || a > 0xFFFFFF || b > 0xFFFFFF)
             return CH_KNOWN;
@@ -483,29 +665,46 @@ static uint64_t char_entry(const MergeTable *m, uint32_t cp)
     }
     if (made > 0xFFFFFF)
         return CH_KNOWN;
+    return CH_KNOWN | 1 | (uint64_t)made << 4;
+}
+
+static uint64_t char_entry(const MergeTable *m, uint32_t cp)
+{
+    unsigned char c[3] = {(unsigned char)(0xE0 | cp >> 12), (unsigned char)(0x80 | (cp >> 6 & 0x3F)),
+                          (unsigned char)(0x80 | (cp & 0x3F))};
+    int32_t first, last;
+    uint64_t e = three_bytes(m, c, &first, &last);
+    if ((e & 3) != 1)
+        return e;
     /* merged first: no merge with its token as a part at or below the merges inside it
      * (rank-based: a longer token that starts or ends with it, mt_add_token; merge-based:
      * from the merges, mt_add) */
+    int32_t made = ch_id(e, 0);
     int32_t low = m->by_span ? m->longmin[cp - CH_FIRST]
                              : (size_t)made < m->minop_cap ? m->minop[made] : INT32_MAX;
-    return CH_KNOWN | 1 | (low > last && low > first ? CH_FIRST_OK : 0) | (uint64_t)made << 4;
+    return e | (low > last && low > first ? CH_FIRST_OK : 0);
 }
 
-/* the table (all unknown), made once; NULL: characters are not taken whole */
-static uint64_t *chars_of(const MergeTable *m)
+/* *slot's table of n entries (all 0: unknown), made by the first thread that asks when
+ * `ok`; NULL: none (not ok, no memory) */
+static uint64_t *table_once(uint64_t **slot, int ok, size_t n)
 {
-    uint64_t **slot = &((MergeTable *)m)->chars, *t = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
-    if (t)
+    uint64_t *t = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+    if (t || !ok || !(t = calloc(n, sizeof(uint64_t))))
         return t;
-    if (!m->part || !m->pairs || m->dup_bytes || (m->by_span ? !m->longmin : m->minop_lost) ||
-        !(t = calloc(CH_N, sizeof(uint64_t))))
-        return NULL;
     uint64_t *none = NULL;
     if (!__atomic_compare_exchange_n(slot, &none, t, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
         free(t); /* another thread made it first */
         t = none;
     }
     return t;
+}
+
+/* the table (all unknown), made once; NULL: characters are not taken whole */
+static uint64_t *chars_of(const MergeTable *m)
+{
+    int ok = m->part && m->pairs && !m->dup_bytes && (m->by_span ? m->longmin != NULL : !m->minop_lost);
+    return table_once(&((MergeTable *)m)->chars, ok, CH_N);
 }
 
 /* the table's entry for cp, filled in on the first sight (every thread computes the same) */
@@ -517,6 +716,53 @@ static inline uint64_t char_of(const MergeTable *m, uint64_t *ch, uint32_t cp)
         __atomic_store_n(&ch[cp - CH_FIRST], e, __ATOMIC_RELAXED);
     }
     return e;
+}
+
+/* The tokens of the three bytes w[a..a+3) from their entry e (1-3 tokens: three_bytes),
+ * written at out; the new out. */
+static inline size_t put_three(const MergeTable *m, MergeScratch *x, uint64_t e,
+                               const unsigned char *w, size_t a, size_t out)
+{
+    size_t n = e & 3, end = n == 2 ? (e & 8 ? 2 : 1) : 1;
+    for (size_t i = 0, st = 0; i < n; i++, out++) {
+        x->sym[out] = n == 3 ? m->byte_ids[w[a + i]] : ch_id(e, (int)i);
+        x->st[out] = (int32_t)(a + st);
+        x->en[out] = (int32_t)(a + (st = n == 1 ? 3 : i == 0 ? end : n == 2 ? 3 : i + 1));
+    }
+    return out;
+}
+
+/* the tokens of a 4-byte character's prefix (three_bytes, PREFIX_SEEN set), made once;
+ * NULL: none (no memory, an odd byte layout) */
+static uint64_t *prefixes_of(const MergeTable *m)
+{
+    return table_once(&((MergeTable *)m)->prefix4, m->joins && !m->dup_bytes && m->bytepair,
+                      PREFIX4);
+}
+
+/* the prefix's tokens of the 4-byte character at p, filled in on the first sight (every
+ * thread computes the same) */
+static inline uint64_t prefix_tokens(const MergeTable *m, uint64_t *t, const unsigned char *p)
+{
+    uint64_t *e = &t[prefix4_at(p)], v = __atomic_load_n(e, __ATOMIC_RELAXED);
+    if (!v) {
+        int32_t first, last;
+        v = three_bytes(m, p, &first, &last) | PREFIX_SEEN;
+        __atomic_store_n(e, v, __ATOMIC_RELAXED);
+    }
+    return v;
+}
+
+/* The bytes of a well-formed 3- or 4-byte character at w[a], or 0. */
+static inline size_t char_at(const unsigned char *w, size_t len, size_t a)
+{
+    size_t k = w[a] >= 0xF0 ? 4 : w[a] >= 0xE0 ? 3 : 0;
+    if (!k || a + k > len || w[a] > 0xF4)
+        return 0;
+    for (size_t i = a + 1; i < a + k; i++)
+        if (!is_cont(w[i]))
+            return 0;
+    return k;
 }
 
 /* Merge the piece w[a..a+k) of whole characters: first[i] >= 0 at a character merged
@@ -574,16 +820,8 @@ static size_t put_piece(const MergeTable *m, MergeScratch *x, uint64_t *ch, cons
     }
     uint32_t cp;
     uint64_t e;
-    if (k == 3 && ch && (cp = char3(w + a)) != 0 && ((e = char_of(m, ch, cp)) & 3)) {
-        /* one character: its bytes merged alone, from the table */
-        size_t n = e & 3, end = n == 2 ? (e & 8 ? 2 : 1) : 1;
-        for (size_t i = 0, st = 0; i < n; i++, out++) {
-            x->sym[out] = n == 3 ? m->byte_ids[w[a + i]] : ch_id(e, (int)i);
-            x->st[out] = (int32_t)(a + st);
-            x->en[out] = (int32_t)(a + (st = n == 1 ? 3 : i == 0 ? end : n == 2 ? 3 : i + 1));
-        }
-        return out;
-    }
+    if (k == 3 && ch && (cp = char3(w + a)) != 0 && ((e = char_of(m, ch, cp)) & 3))
+        return put_three(m, x, e, w, a, out); /* one character: from the table */
     size_t n;
     if (k <= PIECE_MAX && x->pieces && limit == NO_RANK) {
         uint64_t k0 = in_word(w, len, a, k < 8 ? k : 8),
@@ -617,6 +855,23 @@ merged:
         x->en[out] = x->en[a + i] + (int32_t)a;
     }
     return out;
+}
+
+/* The tokens of the character w[a..a+k) (char_at) between two cuts: where its last byte
+ * stands alone (its prefix's joins), the prefix's tokens (three bytes: the table; two:
+ * the byte-pair table) and the last byte's; else the character as one piece (the
+ * character table for 3 bytes, the cache of pieces). */
+static size_t put_char(const MergeTable *m, MergeScratch *x, uint64_t *pre, uint64_t *ch,
+                       const unsigned char *w, size_t len, size_t a, size_t k, int32_t limit,
+                       size_t out)
+{
+    uint64_t joins = m->joins[k == 4 ? prefix4_at(w + a) : prefix3_at(w + a)], tokens = 0;
+    if (joins >> (w[a + k - 1] & 63) & 1 ||
+        (k == 4 && !((tokens = prefix_tokens(m, pre, w + a)) & 3)))
+        return put_piece(m, x, ch, NULL, w, len, a, k, limit, out);
+    out = k == 4 ? put_three(m, x, tokens, w, a, out)
+                 : put_piece(m, x, NULL, NULL, w, len, a, 2, limit, out);
+    return put_piece(m, x, NULL, NULL, w, len, a + k - 1, 1, limit, out);
 }
 
 /* the character's token if it merges first, else -1 */
@@ -713,7 +968,22 @@ size_t mt_merge_at_boundaries(const MergeTable *m, MergeScratch *x, const unsign
         memset(framed + PAD + len, 0xFF, PAD);
         pw = framed + PAD;
     }
+    /* (no merge limit: the prefixes' tokens are merged without one) */
+    uint64_t *pre = limit == NO_RANK ? prefixes_of(m) : NULL;
+    uint64_t *ch = pre ? chars_of(m) : NULL;
     for (size_t a = 0, p; a < len; a = p) {
+        if (a == 0 && pre && w[0] < 0x80 && len >= 3 && w[1] >= 0xC0 && edge_cut(m, w, len, 1)) {
+            out = put_piece(m, x, NULL, NULL, w, len, 0, 1, limit, out); /* a space before */
+            p = 1;
+            continue;
+        }
+        size_t k = pre ? char_at(w, len, a) : 0, e = a + k;
+        if (k && (e == len || (e + 1 < len && w[e] >= 0xC0 && edge_cut(m, w, len, e)) ||
+                  (pw && sure_cut(m, pw, len, e)))) {
+            out = put_char(m, x, pre, ch, w, len, a, k, limit, out);
+            p = e;
+            continue;
+        }
         p = pw ? next_cut_padded(m, pw, len, a + 1) : next_cut(m, w, len, a + 1);
         if (p == a + 1) { /* a byte alone (most of random 4-byte characters): its token */
             x->sym[out] = m->byte_ids[w[a]];
