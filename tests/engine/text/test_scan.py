@@ -159,6 +159,30 @@ def test_invalid_utf8_is_one_other_character_per_byte(preset, data):
     assert _scan._word_ends_utf8(preset, data) == list(accumulate(map(len, words)))
 
 
+def _edge_sequences() -> list[bytes]:
+    """Every lead byte (and every other byte >= 0x80) with continuation bytes at the edges
+    of each lead's range, cut short and with a stray byte after, for every length."""
+    edges = [0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC2, 0xE0, 0xF0, 0xFF]
+    out = []
+    for lead in range(0x80, 0x100):
+        for b1 in edges:
+            out.append(bytes([lead, b1]))
+            for b2 in (0x80, 0xBF, 0x41, 0xC3):
+                out.append(bytes([lead, b1, b2]))
+                out += [bytes([lead, b1, b2, b3]) for b3 in (0x80, 0xBF, 0x20, 0xE4)]
+    return out
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_every_lead_byte_decodes_as_regex_reads_it(preset):
+    """Each lead byte with continuation bytes at the edges of its range (overlongs,
+    surrogates, past U+10FFFF, cut short), with bytes after and at the very end of the
+    text, reads as the oracle reads the same bytes (scan.c's decode)."""
+    for seq in _edge_sequences():
+        for data in (b"x" + seq + b"abcd", seq, b"\xe4\xb8\xad" + seq):
+            assert _scan._words_utf8(preset, data) == oracle_words_utf8(preset, data), data
+
+
 # ---------------------------------------------------------------- tables
 
 

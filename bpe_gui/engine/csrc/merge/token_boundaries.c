@@ -791,6 +791,18 @@ static size_t merge_any(const MergeTable *m, MergeScratch *x, const int32_t *fir
     return first ? merge_chars(m, x, first, w, a, k, limit) : merge_piece(m, x, w, a, k, limit);
 }
 
+/* The n tokens of a piece at a just merged (merge_any: at x->sym[a..], spans relative to
+ * a), moved to out (<= a); the new out. */
+static inline size_t put_merged(MergeScratch *x, size_t a, size_t n, size_t out)
+{
+    for (size_t i = 0; i < n; i++, out++) {
+        x->sym[out] = x->sym[a + i];
+        x->st[out] = x->st[a + i] + (int32_t)a;
+        x->en[out] = x->en[a + i] + (int32_t)a;
+    }
+    return out;
+}
+
 /* The tokens of the piece w[a..a+k), written at out (<= a: moving left, in order);
  * short pieces through the cache of pieces. */
 static size_t put_piece(const MergeTable *m, MergeScratch *x, uint64_t *ch, const int32_t *first,
@@ -823,7 +835,9 @@ static size_t put_piece(const MergeTable *m, MergeScratch *x, uint64_t *ch, cons
     if (k == 3 && ch && (cp = char3(w + a)) != 0 && ((e = char_of(m, ch, cp)) & 3))
         return put_three(m, x, e, w, a, out); /* one character: from the table */
     size_t n;
-    if (k <= PIECE_MAX && x->pieces && limit == NO_RANK) {
+    if (k <= PIECE_MAX && limit == NO_RANK &&
+        (x->pieces || (x->pieces = bpe_calloc_huge((size_t)1 << PIECE_BITS,
+                                                   sizeof(struct MergePiece))) != NULL)) {
         uint64_t k0 = in_word(w, len, a, k < 8 ? k : 8),
                  k1 = (k > 8 ? in_word(w, len, a + 8, k - 8) : 0) | (uint64_t)k << 56;
         struct MergePiece *e = &x->pieces[((k0 ^ k1 * 0xC2B2AE3D27D4EB4Full) *
@@ -831,7 +845,7 @@ static size_t put_piece(const MergeTable *m, MergeScratch *x, uint64_t *ch, cons
         if (e->key[0] != k0 || e->key[1] != k1) {
             n = merge_any(m, x, first, w, a, k, limit);
             if (n > PIECE_IDS) /* too many tokens to remember */
-                goto merged;
+                return put_merged(x, a, n, out);
             for (size_t i = 0; i < n; i++) {
                 e->ids[i] = x->sym[a + i];
                 e->ends[i] = (uint8_t)x->en[a + i];
@@ -847,14 +861,7 @@ static size_t put_piece(const MergeTable *m, MergeScratch *x, uint64_t *ch, cons
         }
         return out;
     }
-    n = merge_any(m, x, first, w, a, k, limit);
-merged:
-    for (size_t i = 0; i < n; i++, out++) {
-        x->sym[out] = x->sym[a + i];
-        x->st[out] = x->st[a + i] + (int32_t)a;
-        x->en[out] = x->en[a + i] + (int32_t)a;
-    }
-    return out;
+    return put_merged(x, a, merge_any(m, x, first, w, a, k, limit), out);
 }
 
 /* The tokens of the character w[a..a+k) (char_at) between two cuts: where its last byte
@@ -868,7 +875,8 @@ static size_t put_char(const MergeTable *m, MergeScratch *x, uint64_t *pre, uint
     uint64_t joins = m->joins[k == 4 ? prefix4_at(w + a) : prefix3_at(w + a)], tokens = 0;
     if (joins >> (w[a + k - 1] & 63) & 1 ||
         (k == 4 && !((tokens = prefix_tokens(m, pre, w + a)) & 3)))
-        return put_piece(m, x, ch, NULL, w, len, a, k, limit, out);
+        return k == 3 ? put_piece(m, x, ch, NULL, w, len, a, k, limit, out)
+                      : put_merged(x, a, merge_piece(m, x, w, a, k, limit), out);
     out = k == 4 ? put_three(m, x, tokens, w, a, out)
                  : put_piece(m, x, NULL, NULL, w, len, a, 2, limit, out);
     return put_piece(m, x, NULL, NULL, w, len, a + k - 1, 1, limit, out);
@@ -952,8 +960,6 @@ size_t mt_merge_at_boundaries(const MergeTable *m, MergeScratch *x, const unsign
      * cross them: looking for cuts there cost more than it saved (callgrind, Russian) */
     if ((w[0] < 0x80 ? w[1] : w[0]) < 0xE0)
         return (size_t)-1;
-    if (!x->pieces && limit == NO_RANK) /* zeroed: empty */
-        x->pieces = bpe_calloc_huge((size_t)1 << PIECE_BITS, sizeof(struct MergePiece));
     if (limit == NO_RANK && only_3byte(w + 1, len - 1)) {
         uint64_t *ch = chars_of(m);
         if (ch)
