@@ -732,25 +732,28 @@ static inline size_t put_three(const MergeTable *m, MergeScratch *x, uint64_t e,
     return out;
 }
 
-/* the tokens of a 4-byte character's prefix (three_bytes, PREFIX_SEEN set), made once;
+/* per 4-byte character's prefix, in one line of the cache: its joins (copied from
+ * m->joins) and its tokens (three_bytes, PREFIX_SEEN set; 0: not seen yet), made once;
  * NULL: none (no memory, an odd byte layout) */
 static uint64_t *prefixes_of(const MergeTable *m)
 {
     return table_once(&((MergeTable *)m)->prefix4, m->joins && !m->dup_bytes && m->bytepair,
-                      PREFIX4);
+                      2 * PREFIX4);
 }
 
-/* the prefix's tokens of the 4-byte character at p, filled in on the first sight (every
- * thread computes the same) */
-static inline uint64_t prefix_tokens(const MergeTable *m, uint64_t *t, const unsigned char *p)
+/* the entry {joins, tokens} of the prefix of the 4-byte character at p, filled in on the
+ * first sight (every thread computes the same) */
+static inline const uint64_t *prefix_entry(const MergeTable *m, uint64_t *t,
+                                           const unsigned char *p)
 {
-    uint64_t *e = &t[prefix4_at(p)], v = __atomic_load_n(e, __ATOMIC_RELAXED);
-    if (!v) {
+    size_t i = prefix4_at(p);
+    uint64_t *e = &t[2 * i];
+    if (!__atomic_load_n(&e[1], __ATOMIC_ACQUIRE)) {
         int32_t first, last;
-        v = three_bytes(m, p, &first, &last) | PREFIX_SEEN;
-        __atomic_store_n(e, v, __ATOMIC_RELAXED);
+        __atomic_store_n(&e[0], m->joins[i], __ATOMIC_RELAXED);
+        __atomic_store_n(&e[1], three_bytes(m, p, &first, &last) | PREFIX_SEEN, __ATOMIC_RELEASE);
     }
-    return v;
+    return e;
 }
 
 /* The bytes of a well-formed 3- or 4-byte character at w[a], or 0. */
@@ -864,22 +867,43 @@ static size_t put_piece(const MergeTable *m, MergeScratch *x, uint64_t *ch, cons
     return put_merged(x, a, merge_any(m, x, first, w, a, k, limit), out);
 }
 
+/* the token of the byte w[a] written at out */
+static inline void put_byte(const MergeTable *m, MergeScratch *x, const unsigned char *w,
+                            size_t a, size_t out)
+{
+    x->sym[out] = m->byte_ids[w[a]];
+    x->st[out] = (int32_t)a;
+    x->en[out] = (int32_t)(a + 1);
+}
+
 /* The tokens of the character w[a..a+k) (char_at) between two cuts: where its last byte
  * stands alone (its prefix's joins), the prefix's tokens (three bytes: the table; two:
  * the byte-pair table) and the last byte's; else the character as one piece (the
- * character table for 3 bytes, the cache of pieces). */
-static size_t put_char(const MergeTable *m, MergeScratch *x, uint64_t *pre, uint64_t *ch,
-                       const unsigned char *w, size_t len, size_t a, size_t k, int32_t limit,
-                       size_t out)
+ * character table for 3 bytes, merged for 4). No merge limit. */
+static inline size_t put_char(const MergeTable *m, MergeScratch *x, uint64_t *pre, uint64_t *ch,
+                              const unsigned char *w, size_t len, size_t a, size_t k,
+                              size_t out)
 {
-    uint64_t joins = m->joins[k == 4 ? prefix4_at(w + a) : prefix3_at(w + a)], tokens = 0;
-    if (joins >> (w[a + k - 1] & 63) & 1 ||
-        (k == 4 && !((tokens = prefix_tokens(m, pre, w + a)) & 3)))
-        return k == 3 ? put_piece(m, x, ch, NULL, w, len, a, k, limit, out)
-                      : put_merged(x, a, merge_piece(m, x, w, a, k, limit), out);
-    out = k == 4 ? put_three(m, x, tokens, w, a, out)
-                 : put_piece(m, x, NULL, NULL, w, len, a, 2, limit, out);
-    return put_piece(m, x, NULL, NULL, w, len, a + k - 1, 1, limit, out);
+    if (k == 4) {
+        const uint64_t *e = prefix_entry(m, pre, w + a);
+        if (e[0] >> (w[a + 3] & 63) & 1 || !(e[1] & 3))
+            return put_merged(x, a, merge_piece(m, x, w, a, 4, NO_RANK), out);
+        out = put_three(m, x, e[1], w, a, out);
+    } else {
+        if (m->joins[prefix3_at(w + a)] >> (w[a + 2] & 63) & 1)
+            return put_piece(m, x, ch, NULL, w, len, a, 3, NO_RANK, out);
+        size_t i = (size_t)w[a] << 8 | w[a + 1];
+        if (m->bytepair[i].rank != NO_RANK) { /* (no limit) */
+            x->sym[out] = m->bytepair[i].new_id;
+            x->st[out] = (int32_t)a;
+            x->en[out++] = (int32_t)(a + 2);
+        } else {
+            put_byte(m, x, w, a, out++);
+            put_byte(m, x, w, a + 1, out++);
+        }
+    }
+    put_byte(m, x, w, a + k - 1, out);
+    return out + 1;
 }
 
 /* the character's token if it merges first, else -1 */
@@ -979,14 +1003,14 @@ size_t mt_merge_at_boundaries(const MergeTable *m, MergeScratch *x, const unsign
     uint64_t *ch = pre ? chars_of(m) : NULL;
     for (size_t a = 0, p; a < len; a = p) {
         if (a == 0 && pre && w[0] < 0x80 && len >= 3 && w[1] >= 0xC0 && edge_cut(m, w, len, 1)) {
-            out = put_piece(m, x, NULL, NULL, w, len, 0, 1, limit, out); /* a space before */
+            put_byte(m, x, w, 0, out++); /* a space before */
             p = 1;
             continue;
         }
         size_t k = pre ? char_at(w, len, a) : 0, e = a + k;
         if (k && (e == len || (e + 1 < len && w[e] >= 0xC0 && edge_cut(m, w, len, e)) ||
                   (pw && sure_cut(m, pw, len, e)))) {
-            out = put_char(m, x, pre, ch, w, len, a, k, limit, out);
+            out = put_char(m, x, pre, ch, w, len, a, k, out);
             p = e;
             continue;
         }
