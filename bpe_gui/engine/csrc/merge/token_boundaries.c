@@ -991,13 +991,12 @@ size_t mt_merge_at_boundaries(const MergeTable *m, MergeScratch *x, const unsign
     }
     size_t out = 0;
     unsigned char framed[PAD + PADDED_MAX + PAD];
-    const unsigned char *pw = NULL;
-    if (len <= PADDED_MAX) {
-        memset(framed, 0xFF, PAD);
-        memcpy(framed + PAD, w, len);
-        memset(framed + PAD + len, 0xFF, PAD);
-        pw = framed + PAD;
-    }
+    const unsigned char *pw = NULL; /* the framed copy, made when first needed */
+#define FRAMED()                                                                               \
+    (pw || len > PADDED_MAX                                                                    \
+         ? pw                                                                                  \
+         : (memset(framed, 0xFF, PAD), memcpy(framed + PAD, w, len),                           \
+            memset(framed + PAD + len, 0xFF, PAD), pw = framed + PAD))
     /* (no merge limit: the prefixes' tokens are merged without one) */
     uint64_t *pre = limit == NO_RANK ? prefixes_of(m) : NULL;
     uint64_t *ch = pre ? chars_of(m) : NULL;
@@ -1009,12 +1008,12 @@ size_t mt_merge_at_boundaries(const MergeTable *m, MergeScratch *x, const unsign
         }
         size_t k = pre ? char_at(w, len, a) : 0, e = a + k;
         if (k && (e == len || (e + 1 < len && w[e] >= 0xC0 && edge_cut(m, w, len, e)) ||
-                  (pw && sure_cut(m, pw, len, e)))) {
+                  (FRAMED() && sure_cut(m, pw, len, e)))) {
             out = put_char(m, x, pre, ch, w, len, a, k, out);
             p = e;
             continue;
         }
-        p = pw ? next_cut_padded(m, pw, len, a + 1) : next_cut(m, w, len, a + 1);
+        p = FRAMED() ? next_cut_padded(m, pw, len, a + 1) : next_cut(m, w, len, a + 1);
         if (p == a + 1) { /* a byte alone (most of random 4-byte characters): its token */
             x->sym[out] = m->byte_ids[w[a]];
             x->st[out] = (int32_t)a;
@@ -1023,6 +1022,7 @@ size_t mt_merge_at_boundaries(const MergeTable *m, MergeScratch *x, const unsign
             out = put_piece(m, x, NULL, NULL, w, len, a, p - a, limit, out);
         }
     }
+#undef FRAMED
     return out;
 }
 
