@@ -80,6 +80,20 @@ def test_random_words(pair):
     assert ours.encode(text) == enc.encode_ordinary(text)
 
 
+def test_the_cache_of_pieces_grows(pair):
+    """A scratch's cache of pieces starts small and takes the large table once 16,384
+    pieces went in (token_boundaries.c, PIECE_GROW): words of random Han characters, each
+    piece new, enough for several thousand pieces past the switch (counted once in a
+    build that printed them), then words that come back, as tiktoken encodes them."""
+    ours, enc, zh, demo = pair
+    letters = sorted({c for c in zh if "\u4e00" <= c <= "\u9fff"})
+    rng = random.Random(19)
+    words = ["".join(rng.choice(letters) for _ in range(rng.randint(2, 40)))
+             for _ in range(8000)]
+    text = " ".join(words + words[:2000])
+    assert ours.encode(text) == enc.encode_ordinary(text)
+
+
 # ----- tokenizer.json: merge-based files get the same cut (every merge makes a token) -----
 tokenizers = pytest.importorskip("tokenizers")
 from tokenizers import Regex, decoders, models, pre_tokenizers, trainers  # noqa: E402

@@ -136,6 +136,8 @@ typedef struct {
     int32_t (*seen)[4]; /* (left id, right id, rank or -1, new id), direct-mapped; NULL: none yet */
     int kept;           /* kept between calls (the encoder's): merge-based tables memoise too */
     struct MergePiece *pieces; /* token_boundaries.c: short pieces' tokens; NULL: none yet */
+    uint32_t piece_bits;       /* 2**piece_bits of them */
+    uint32_t piece_fills;      /* pieces put in so far */
     uint32_t ws_whole;  /* bytes of whitespace runs merged whole before whitespace_runs.c's table */
     struct MergeBuckets *bq; /* merge.c's bucket queue of long words; NULL: none yet */
     int bq_failed;           /* no memory for it once: long words merge in the tree */

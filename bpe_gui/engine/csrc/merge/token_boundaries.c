@@ -50,8 +50,13 @@
 #define PIECE_MAX 15 /* pieces up to 15 bytes of at most 8 tokens are remembered */
 #define PIECE_IDS 8
 /* 65536 pieces of 64 bytes: 4 MB, in huge pages (util/huge.h); with 32768, Qwen2's Chinese
- * missed 19% more pieces, Llama 3's 40% more */
+ * missed 19% more pieces, Llama 3's 40% more. A scratch starts with 4096 (256 KB, small
+ * pages) and takes the large table once PIECE_GROW pieces went in: a text cut character
+ * by character puts ~9,000 pieces in per 2 MB, and each fresh scratch had 4 MB of huge
+ * pages zeroed for them; Chinese puts that many in within its first ~100 KB. */
 #define PIECE_BITS 16
+#define PIECE_BITS_FIRST 12
+#define PIECE_GROW 16384
 
 /* a piece's tokens: key = its bytes (little-endian, 8 and 7 of them) | length << 56 in
  * the second; 0: empty */
@@ -794,6 +799,29 @@ static size_t merge_any(const MergeTable *m, MergeScratch *x, const int32_t *fir
     return first ? merge_chars(m, x, first, w, a, k, limit) : merge_piece(m, x, w, a, k, limit);
 }
 
+/* the scratch's cache of pieces, made (the small one) when first asked for; NULL: no memory */
+static inline struct MergePiece *pieces_of(MergeScratch *x)
+{
+    if (!x->pieces && (x->pieces = calloc((size_t)1 << PIECE_BITS_FIRST,
+                                          sizeof(struct MergePiece))) != NULL)
+        x->piece_bits = PIECE_BITS_FIRST;
+    return x->pieces;
+}
+
+/* the large table in place of the small one (empty: the small one's pieces are dropped);
+ * the slot of the key k0, k1 in whichever table the scratch has then */
+static struct MergePiece *grow_pieces(MergeScratch *x, uint64_t k0, uint64_t k1)
+{
+    struct MergePiece *big = bpe_calloc_huge((size_t)1 << PIECE_BITS, sizeof(struct MergePiece));
+    if (big) { /* (no memory: the small one stays) */
+        free(x->pieces);
+        x->pieces = big;
+        x->piece_bits = PIECE_BITS;
+    }
+    return &x->pieces[((k0 ^ k1 * 0xC2B2AE3D27D4EB4Full) * 0x9E3779B97F4A7C15ull) >>
+                      (64 - x->piece_bits)];
+}
+
 /* The n tokens of a piece at a just merged (merge_any: at x->sym[a..], spans relative to
  * a), moved to out (<= a); the new out. */
 static inline size_t put_merged(MergeScratch *x, size_t a, size_t n, size_t out)
@@ -838,14 +866,14 @@ static size_t put_piece(const MergeTable *m, MergeScratch *x, uint64_t *ch, cons
     if (k == 3 && ch && (cp = char3(w + a)) != 0 && ((e = char_of(m, ch, cp)) & 3))
         return put_three(m, x, e, w, a, out); /* one character: from the table */
     size_t n;
-    if (k <= PIECE_MAX && limit == NO_RANK &&
-        (x->pieces || (x->pieces = bpe_calloc_huge((size_t)1 << PIECE_BITS,
-                                                   sizeof(struct MergePiece))) != NULL)) {
+    if (k <= PIECE_MAX && limit == NO_RANK && pieces_of(x)) {
         uint64_t k0 = in_word(w, len, a, k < 8 ? k : 8),
                  k1 = (k > 8 ? in_word(w, len, a + 8, k - 8) : 0) | (uint64_t)k << 56;
         struct MergePiece *e = &x->pieces[((k0 ^ k1 * 0xC2B2AE3D27D4EB4Full) *
-                                           0x9E3779B97F4A7C15ull) >> (64 - PIECE_BITS)];
+                                           0x9E3779B97F4A7C15ull) >> (64 - x->piece_bits)];
         if (e->key[0] != k0 || e->key[1] != k1) {
+            if (++x->piece_fills == PIECE_GROW) /* a text whose pieces come back: */
+                e = grow_pieces(x, k0, k1);     /* the large table */
             n = merge_any(m, x, first, w, a, k, limit);
             if (n > PIECE_IDS) /* too many tokens to remember */
                 return put_merged(x, a, n, out);
@@ -1028,8 +1056,8 @@ size_t mt_merge_at_boundaries(const MergeTable *m, MergeScratch *x, const unsign
 
 void mt_pieces_ready(MergeScratch *x, int32_t limit)
 {
-    if (!x->pieces && limit == NO_RANK) /* zeroed: empty; none: pieces are merged each time */
-        x->pieces = bpe_calloc_huge((size_t)1 << PIECE_BITS, sizeof(struct MergePiece));
+    if (limit == NO_RANK) /* (none: pieces are merged each time) */
+        pieces_of(x);
 }
 
 size_t mt_put_piece(const MergeTable *m, MergeScratch *x, const unsigned char *w, size_t len,
