@@ -14,7 +14,8 @@
  * at a later rank -- lowest-rank-leftmost equals training's "replace every occurrence
  * left to right" rule. Short words scan for the lowest rank; words of 33..1024 raw bytes
  * scan one flat array of keys with an AVX2 minimum where the CPU has one (two
- * such words in a row merge side by side, a step of each in turn: mt_encode_bytes2), else
+ * such words in a row merge side by side, a step of each in turn: mt_encode_bytes2; with
+ * AVX-512 the encoder merges them sixteen at a time, a word in each lane: lanes.c), else
  * (and other words of 33..1024 symbols) keep a bucket queue over ranks (a bitmap of the
  * ranks present, chains of the pairs of each); longer ones keep block minima (a tree of
  * three levels of 32) or, past 32768
