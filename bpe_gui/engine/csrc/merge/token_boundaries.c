@@ -907,7 +907,8 @@ static inline void put_byte(const MergeTable *m, MergeScratch *x, const unsigned
 /* The tokens of the character w[a..a+k) (char_at) between two cuts: where its last byte
  * stands alone (its prefix's joins), the prefix's tokens (three bytes: the table; two:
  * the byte-pair table) and the last byte's; else the character as one piece (the
- * character table for 3 bytes, merged for 4). No merge limit. */
+ * character table for 3 bytes, the cache of pieces for 4: emoji, whole tokens). No merge
+ * limit. */
 static inline size_t put_char(const MergeTable *m, MergeScratch *x, uint64_t *pre, uint64_t *ch,
                               const unsigned char *w, size_t len, size_t a, size_t k,
                               size_t out)
@@ -915,7 +916,7 @@ static inline size_t put_char(const MergeTable *m, MergeScratch *x, uint64_t *pr
     if (k == 4) {
         const uint64_t *e = prefix_entry(m, pre, w + a);
         if (e[0] >> (w[a + 3] & 63) & 1 || !(e[1] & 3))
-            return put_merged(x, a, merge_piece(m, x, w, a, 4, NO_RANK), out);
+            return put_piece(m, x, ch, NULL, w, len, a, 4, NO_RANK, out);
         out = put_three(m, x, e[1], w, a, out);
     } else {
         if (m->joins[prefix3_at(w + a)] >> (w[a + 2] & 63) & 1)
