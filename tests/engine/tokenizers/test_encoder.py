@@ -112,8 +112,9 @@ def test_texts_of_two_and_three_byte_characters_as_tiktoken(tmp_path_factory):
 
 def test_characters_of_every_length_in_no_order_as_tiktoken(tmp_path_factory):
     """A str of 2- or 4-byte characters whose characters take 1, 2, 3 and 4 bytes of UTF-8
-    in no order (random text of every plane) goes to UTF-8 right (util/utf8.h: ASCII 4 or 8
-    at a time, the rest one by one): every length of text around the steps of 4 and 8, the
+    in no order (random text of every plane) goes to UTF-8 right (util/utf8.h: 16 at a time
+    with AVX-512, ASCII 4 or 8 at a time, the rest one by one): every length of text around
+    the steps of 4, 8 and 16, the
     edges of each length's range, as tiktoken; the ids' bytes are the text's UTF-8; a lone
     surrogate at any place is refused."""
     ours, enc = _tiktoken_pair(tmp_path_factory, known.CL100K_PATTERN, {})
