@@ -258,6 +258,17 @@ def test_a_published_patterns_name_trains_with_that_pattern(name, key):
     assert by_name != merges("gpt2")   # the corpus tells the patterns apart
 
 
+@pytest.mark.regression
+@pytest.mark.parametrize("name, key", [("gpt4", "cl100k"), ("GPT-4", "cl100k"), ("gpt-2", "gpt2"),
+                                       ("GPT2", "gpt2"), ("ws", "whitespace"),
+                                       ("gpt4o", "o200k"), ("gpt-4o", "o200k")])
+def test_a_presets_other_spelling_becomes_its_name(name, key):
+    """A preset's other spelling (gpt4) was kept as typed, so the window, which shows the
+    preset (cl100k), read it as a change not applied."""
+    assert TrainSettings(pattern=name).pattern == key
+    assert TrainSettings(pattern=key).pattern == key
+
+
 @pytest.mark.parametrize("word", ["llama4", "gpt5", "my_pattern"])
 def test_a_plain_word_that_names_no_pattern_is_refused(word, tmp_path):
     path = tmp_path / "c.txt"

@@ -5,6 +5,8 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 
+from bpe_gui.engine.text import PRESETS
+
 
 def test_bad_pattern_is_shown_inline_as_you_type(window, qtbot):
     panel, c = window.dock_layout.settings_panel, window.controller
@@ -299,3 +301,27 @@ def test_a_pattern_typed_by_name(window, qtbot, ready):
     assert c.settings.pattern == QWEN2_PATTERN == c.tokenizer().pre.pattern
     assert panel.pattern_edit.text() == QWEN2_PATTERN       # the field shows the pattern
     assert not panel.apply_button.isEnabled()                # and it reads as applied
+
+
+@pytest.mark.regression
+@pytest.mark.parametrize("typed, key", [("gpt4", "cl100k"), ("gpt-4", "cl100k"),
+                                        ("gpt-2", "gpt2"), ("GPT2", "gpt2"),
+                                        ("ws", "whitespace"), ("gpt4o", "o200k"),
+                                        ("gpt-4o", "o200k"), (PRESETS["o200k"], "o200k")])
+def test_a_presets_other_spelling_typed_as_the_pattern(window, qtbot, ready, typed, key):
+    """A preset's other spelling typed as the pattern (gpt4), or its pattern, trained as the
+    preset, then read as a change not applied ("gpt4" kept, the field giving "cl100k")."""
+    panel, c = window.dock_layout.settings_panel, window.controller
+    panel.preset_combo.setCurrentIndex(panel.preset_combo.findData("cjk"))
+    assert panel.apply()   # from another preset, so that every spelling is a change
+    ready(c)
+    panel.preset_combo.setCurrentIndex(panel.preset_combo.findData("custom"))
+    panel.pattern_edit.clear()
+    qtbot.keyClicks(panel.pattern_edit, typed)
+    qtbot.waitUntil(lambda: "[low]" in panel.preview_label.text(), timeout=2_000)
+    assert not panel.pattern_error.isVisible()
+    assert panel.apply()
+    ready(c)
+    assert c.settings.pattern == key and panel.preset_combo.currentData() == key
+    assert not panel.apply_button.isEnabled() and not panel.is_pending()
+    assert "In use." in panel.state_label.text()

@@ -69,11 +69,12 @@ class TrainSettings:
 
     def __post_init__(self) -> None:   # types and sizes; what fits together: validated()
         object.__setattr__(self, "special_tokens", checks.train_settings(self))
-        # a published pattern's name (qwen2) is that pattern from here on: saved, exported,
-        # compared with the window's field (presets keep their names)
+        # a published pattern's name (qwen2) is that pattern from here on, and a preset's
+        # other spelling (gpt4, GPT2) that preset's name: saved, exported, compared with
+        # the window's field (presets keep their names)
         pattern, preset = resolve_pattern(self.pattern)
-        if preset is None and pattern != self.pattern:
-            object.__setattr__(self, "pattern", pattern)
+        if pattern != self.pattern:
+            object.__setattr__(self, "pattern", preset or pattern)
 
     def validated(self, n_base: int | None = None) -> "TrainSettings":
         """These settings checked (raises SettingsError saying what to change), with the

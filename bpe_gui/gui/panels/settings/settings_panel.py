@@ -312,9 +312,10 @@ class SettingsPanel(QWidget):
             return key
         text = self.pattern_edit.text()
         resolved, preset = resolve_pattern(text)
-        # a published pattern typed by name (qwen2): the pattern itself, as the field shows
-        # it once applied (the name kept read as a change not applied)
-        return resolved if preset is None and resolved != text else text
+        # a published pattern's name (qwen2) is the pattern itself, a preset's other
+        # spelling (gpt4) or its own pattern the preset, as the fields show them once
+        # applied (the name or the pattern kept read as a change not applied)
+        return preset or resolved
 
     def collect(self) -> tuple[TrainSettings | None, dict[str, str]]:
         """The settings in the fields, or None with an error per field."""
