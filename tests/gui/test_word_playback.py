@@ -255,12 +255,32 @@ def test_a_word_too_long_to_play_back_says_so(qtbot, tmp_path, pair, controller)
     assert len(panel.word.text) > PLAYBACK_MAX   # (the whole text: one piece)
     assert panel.playback is None and not panel.slider.isEnabled()
     assert f"{len(panel.word.text):,} characters" in panel.title.text()
-    assert "encode view" in panel.title.text()
+    assert list(panel.flow.ids) == hf.encode(long_text).ids   # its tokens, not played back
     view.set_text("lowest newest")
     click_char(qtbot, view, 3)
     assert panel.playback is not None and panel.playback.steps
     assert panel.shown_symbols() == [controller.tokenizer().vocab[i]
                                      for i in hf.encode("lowest newest").ids]
+
+
+@pytest.mark.regression
+def test_a_word_too_long_to_play_back_shows_its_ids(qtbot, pair, controller):
+    """A word over PLAYBACK_MAX characters showed only the note, not its ids and tokens
+    (explain() gives them for such a word; the dock showed no chip)."""
+    from bpe_gui.gui.panels.playback.word_playback import PLAYBACK_MAX
+    view, panel = pair
+    word = "lowest" * (PLAYBACK_MAX // 3)    # one word of the pattern, 2,000 letters
+    view.set_text(f"a {word} b")
+    click_char(qtbot, view, 10)
+    assert panel.word is not None and panel.word.text == " " + word
+    tok = controller.tokenizer()
+    ids = tok.encode(panel.word.text)      # the word alone is one word of the pattern
+    assert panel.playback is None and not panel.slider.isEnabled()
+    assert list(panel.flow.ids) == ids and len(ids) > 1
+    assert panel.shown_symbols() == [tok.vocab[i] for i in ids]
+    assert f"{len(panel.word.text):,} characters" in panel.title.text()
+    assert f"{len(ids):,} tokens" in panel.title.text()
+    assert "playback" in panel.title.text()
 
 
 def test_a_word_at_a_pages_end_ends_with_the_page_not_the_text(qtbot, pair, controller):

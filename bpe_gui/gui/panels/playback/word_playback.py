@@ -10,6 +10,7 @@ the trained one as of the current step, or an imported one.
 from __future__ import annotations
 
 from html import escape
+from typing import Sequence
 
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QKeySequence, QShortcut
@@ -178,14 +179,22 @@ class WordPlayback(QWidget):
             self._show_empty("", f"{head}: no tokenizer yet (train or import one).")
             return
         if len(w.text) > PLAYBACK_MAX:
+            # its ids only, as explain() gives them (merged in one call, not replayed)
+            try:
+                ids = tok.encode_word(w.text)
+            except BPEError as e:
+                self._show_empty("", f"{head}: {escape(str(e))}")
+                return
             # (a short quote: a word of letters has no place to wrap, and 60 of them in
             # bold widened the label past the dock, the message cut off on the right)
             short = f"<b>“{escape(show(w.text, 24))}”</b>{label}"
-            self._show_empty("", f"{short}: {len(w.text):,} characters, longer than the "
-                             f"{PLAYBACK_MAX:,} a merge-by-merge playback shows. Its tokens "
-                             "are in the encode view. (A pre-tokenizer that keeps the whole "
-                             "text as one piece, as Metaspace without split does, makes a "
-                             "long paste one word: click into a shorter text.)")
+            self._show_empty("", f"{short}: {len(w.text):,} characters → {len(ids):,} "
+                             f"token{'s' if len(ids) != 1 else ''} · {self._source()}. "
+                             f"Longer than the {PLAYBACK_MAX:,} characters a merge-by-merge "
+                             "playback shows: its tokens only. (A pre-tokenizer that keeps "
+                             "the whole text as one piece, as Metaspace without split does, "
+                             "makes a long paste one word: click into a shorter text.)",
+                             [(tok.vocab.get(i, b""), i) for i in ids])
             return
         try:
             pb = playback(tok, w.text)
@@ -221,13 +230,19 @@ class WordPlayback(QWidget):
         self.slider.blockSignals(False)
         self._on_slider(k)
 
-    def _show_empty(self, reason: str, title: str = "") -> None:
+    def _show_empty(self, reason: str, title: str = "",
+                    tokens: Sequence[tuple[bytes, int]] = ()) -> None:
+        """No playback: the hint, or ``title`` saying why; ``tokens`` (bytes, id): a
+        word's tokens shown without their merges (a word too long to play back)."""
         self.playback = None
         self.title.setText(title or HINT)
         if reason or not title:
             self.reason.setText(reason)
         self.model.set_playback(None, 0)
-        self.flow.set_tokens([], [], [])
+        texts = self.texts
+        self.flow.set_tokens([t for t, _ in tokens], [i for _, i in tokens],
+                             [PARTIAL if is_partial(t) else PLAIN for t, _ in tokens],
+                             lambda t: texts(t, True), True)
         self.step_label.setText("")
         self.slider.setRange(0, 0)
         for b in (self.first_button, self.back_button, self.step_button, self.last_button,
