@@ -726,3 +726,49 @@ def cut_at_top(flow) -> bool:
     rows = range(len(flow._row_first))
     tops = [flow.item_rect(flow._row_first[r]).top() for r in rows]
     return any(t < 0 < t + flow.chip_h for t in tops)
+
+
+def _wheel(widget, notches: int) -> None:
+    """``notches`` clicks of a mouse wheel over ``widget`` (negative: down)."""
+    from PySide6.QtCore import QPoint
+    from PySide6.QtGui import QWheelEvent
+    at = QPointF(widget.width() / 2, widget.height() / 2)
+    QApplication.sendEvent(widget, QWheelEvent(
+        at, widget.mapToGlobal(at), QPoint(), QPoint(0, 120 * notches), Qt.NoButton,
+        Qt.NoModifier, Qt.NoScrollPhase, False))
+
+
+@pytest.mark.regression
+def test_every_scroll_of_the_ids_strip_lands_on_a_whole_row(qtbot, view, controller):
+    """The wheel, paging and dragging the scroll bar scrolled the ids strip by pixels:
+    one notch left the row above's bottom half (its labels cut) at the top at 1024x700,
+    its last pixel line at 1920x1080. Each lands where a chip brought into view does."""
+    from PySide6.QtWidgets import QAbstractSlider
+    view.set_text(_long_text(20_000))
+    flow = view.flow
+    sb = flow.verticalScrollBar()
+    qtbot.waitUntil(lambda: sb.maximum() > 0)
+    tops = {flow.row_top(r) for r in range(len(flow._row_first))}
+    for height in (flow.row_h * 3 // 2, flow.row_h * 2 + flow.row_h // 3, flow.row_h * 4,
+                   flow.row_h * 7 + 5):
+        flow.setFixedHeight(height + 2 * flow.frameWidth())
+        qtbot.waitUntil(lambda: flow.viewport().height() == height)
+        sb.setValue(0)
+        seen = [0]
+        for notches in (-1, -1, -2, 1, -3, 2, 1):
+            _wheel(flow.viewport(), notches)
+            seen.append(sb.value())
+        for action in (QAbstractSlider.SliderPageStepAdd, QAbstractSlider.SliderPageStepAdd,
+                       QAbstractSlider.SliderSingleStepAdd, QAbstractSlider.SliderPageStepSub):
+            sb.triggerAction(action)
+            seen.append(sb.value())
+        sb.setSliderDown(True)                       # the handle dragged, pixel by pixel
+        for y in range(sb.maximum() // 3, sb.maximum() // 3 + 2 * flow.row_h, 7):
+            sb.setSliderPosition(y)
+            seen.append(sb.value())
+        sb.setSliderDown(False)
+        assert len(set(seen)) > 5, height            # it did scroll
+        for value in seen:
+            assert value in tops or value == sb.maximum(), (height, value)
+            sb.setValue(value)
+            assert not cut_at_top(flow), (height, value)   # (not a pixel line of it)

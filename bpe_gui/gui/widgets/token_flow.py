@@ -59,6 +59,7 @@ class TokenFlow(QAbstractScrollArea):
         self._pixmaps: dict[tuple, QPixmap] = {}
         self._laid_out_width = -1
         self._setup_fonts()
+        self.verticalScrollBar().actionTriggered.connect(self._scroll_by_rows)
 
     # ----- content ------------------------------------------------------------------------
     def set_tokens(self, tokens: Sequence[bytes], ids: Sequence[int], kinds: Sequence[int],
@@ -224,6 +225,23 @@ class TokenFlow(QAbstractScrollArea):
         """The scroll value that shows ``row`` first, whole, and nothing of the row above
         (its chips' last pixel row too: GAP above it, not MARGIN)."""
         return row * self.row_h + ROW_SHIFT if row > 0 else 0
+
+    def _scroll_by_rows(self, _action: int) -> None:
+        """The wheel, paging and the dragged handle land where ensure_visible puts a row
+        (row_top): scrolled by pixels they left the row above cut at the top, its labels
+        at 1024x700, its last pixel line at 1920x1080. (Qt calls this before the new
+        position is taken, so the strip never shows the one between.)"""
+        sb = self.verticalScrollBar()
+        pos, now = sb.sliderPosition(), sb.value()
+        if pos == now:
+            return
+        row = round(pos / self.row_h)
+        if not sb.isSliderDown():   # the wheel, a step, a page: a row that way at least
+            at = round(now / self.row_h)
+            row = max(row, at + 1) if pos > now else min(row, at - 1)
+        top = min(self.row_top(max(0, row)), sb.maximum())
+        if top != pos:
+            sb.setSliderPosition(top)
 
     def index_at(self, pos: QPoint) -> int:
         y = pos.y() + self.verticalScrollBar().value() - MARGIN
