@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QApplication
 from bpe_gui.engine.tokenizers.trained import Tokenizer
 from bpe_gui.gui.controller.controller import Controller
 from bpe_gui.gui.panels.encode.encode_view import EncodeView
+from bpe_gui.gui.widgets.token_flow import GAP
 from bpe_gui.gui.panels.encode.pages import PAGE_CHARS
 from panel_helpers import WORKED, make_controller
 from settle import settle
@@ -772,3 +773,42 @@ def test_every_scroll_of_the_ids_strip_lands_on_a_whole_row(qtbot, view, control
             assert value in tops or value == sb.maximum(), (height, value)
             sb.setValue(value)
             assert not cut_at_top(flow), (height, value)   # (not a pixel line of it)
+
+
+def cut_at_bottom(flow) -> bool:
+    """Whether some row of chips is cut by the bottom of what the strip draws."""
+    image = flow.viewport().grab().toImage()
+    h = flow.viewport().height()
+    for r in range(len(flow._row_first)):
+        rect = flow.item_rect(flow._row_first[r])
+        if rect.top() < h <= rect.bottom():          # crosses the bottom: drawn at all?
+            x = rect.center().x()
+            below = {image.pixel(x, y) for y in range(max(0, rect.top()), h)}
+            return len(below) > 1
+    return False
+
+
+@pytest.mark.regression
+def test_the_ids_strip_shows_no_row_cut_at_the_bottom(qtbot, view, controller):
+    """The ids strip was about 1.7 rows high at 1024x700, its bottom row always cut
+    through its labels (a sliver of one at 800x600): it is whole rows high, the rest
+    given to the text or taken from it, and a row that would cross its bottom is not
+    drawn."""
+    view.set_text(_long_text(20_000))
+    flow = view.flow
+    sb = flow.verticalScrollBar()
+    qtbot.waitUntil(lambda: sb.maximum() > 0)
+    for height in (300, 331, 420, 517, 700, 1000):
+        view.resize(900, height)
+        qtbot.waitUntil(lambda: view.height() == height)
+        qtbot.waitUntil(lambda: (flow.viewport().height() - GAP) % flow.row_h == 0)
+        rows = flow.viewport().height() // flow.row_h
+        assert rows >= height // 3 // flow.row_h, height   # its share of the view, kept
+        for value in (0, flow.row_top(1), flow.row_top(5), sb.maximum()):
+            sb.setValue(value)
+            assert not cut_at_bottom(flow) and not cut_at_top(flow), (height, value)
+    flow.setFixedHeight(flow.row_h * 8 // 3 + 2 * flow.frameWidth())   # 2 rows and more
+    qtbot.waitUntil(lambda: flow.viewport().height() == flow.row_h * 8 // 3)
+    for value in (0, flow.row_top(1), flow.row_top(5), sb.maximum()):
+        sb.setValue(value)
+        assert not cut_at_bottom(flow), value   # drawn whole or not at all

@@ -174,18 +174,18 @@ class TokenFlow(QAbstractScrollArea):
         self._x, self._w, self._row_first = xs, self._w[:start] + new_ws, firsts
         total = len(firsts) * self.row_h + MARGIN
         sb = self.verticalScrollBar()
-        sb.setPageStep(self.viewport().height())
+        sb.setPageStep(self.rows_shown() * self.row_h)
         # scrolled to the end, the top row shown is whole too: the end is rounded up to a
         # row (a little room under the last row) rather than the last row's bottom
-        rest = max(0, total - self.viewport().height())
+        rest = max(0, total - self.shown_height())
         sb.setRange(0, self.row_top(-(-(rest - ROW_SHIFT) // self.row_h)) if rest else 0)
 
     def _visible_range(self) -> tuple[int, int, int]:
         """(first row, first chip, end chip) of what the viewport shows."""
         top = self.verticalScrollBar().value()
-        h = self.viewport().height()
+        h = self.shown_height()
         first_row = max(0, (top - MARGIN) // self.row_h)
-        last_row = min(len(self._row_first) - 1, (top + h - MARGIN) // self.row_h)
+        last_row = min(len(self._row_first) - 1, (top + h - 1 - MARGIN) // self.row_h)
         if first_row >= len(self._row_first) or not self.tokens:
             return first_row, 0, 0
         start = self._row_first[first_row]
@@ -216,10 +216,24 @@ class TokenFlow(QAbstractScrollArea):
         sb = self.verticalScrollBar()
         if r.top() < 0:
             sb.setValue(self.row_top(self._row_of(i)))   # its row at the top
-        elif r.bottom() > self.viewport().height():
-            least = sb.value() + r.bottom() - self.viewport().height() + MARGIN
+        elif r.bottom() > self.shown_height():
+            least = sb.value() + r.bottom() - self.shown_height() + MARGIN
             rows = -(-(least - ROW_SHIFT) // self.row_h)   # whole rows scrolled past, enough
             sb.setValue(self.row_top(min(rows, self._row_of(i))))   # (its own top kept)
+
+    def rows_shown(self) -> int:
+        """The whole rows the viewport holds (one at least)."""
+        return max(1, (self.viewport().height() - GAP) // self.row_h)
+
+    def shown_height(self) -> int:
+        """The height of the viewport that shows chips: whole rows, scrolled anywhere
+        row_top puts them; a row that would cross its bottom is not drawn (the strip
+        showed its bottom row cut through its labels, 1.7 rows of it at 1024x700)."""
+        return self.rows_shown() * self.row_h + GAP
+
+    def height_for_rows(self, rows: int) -> int:
+        """The widget's height that shows ``rows`` whole rows and nothing more."""
+        return rows * self.row_h + GAP + 2 * self.frameWidth()
 
     def row_top(self, row: int) -> int:
         """The scroll value that shows ``row`` first, whole, and nothing of the row above
@@ -245,7 +259,7 @@ class TokenFlow(QAbstractScrollArea):
 
     def index_at(self, pos: QPoint) -> int:
         y = pos.y() + self.verticalScrollBar().value() - MARGIN
-        if y < 0 or not self.tokens:
+        if y < 0 or pos.y() >= self.shown_height() or not self.tokens:
             return -1
         row = y // self.row_h
         if row >= len(self._row_first) or y - row * self.row_h > self.chip_h:
@@ -348,6 +362,7 @@ class TokenFlow(QAbstractScrollArea):
         if start >= end:
             return
         p = QPainter(self.viewport())
+        p.setClipRect(0, 0, self.viewport().width(), self.shown_height())   # whole rows
         dpr = self.viewport().devicePixelRatioF()
         top = self.verticalScrollBar().value()
         row = first_row

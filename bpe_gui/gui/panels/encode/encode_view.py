@@ -203,7 +203,15 @@ class EncodeView(QWidget):
         self.splitter = split
 
         self.edit.setMinimumHeight(2 * self.edit.fontMetrics().lineSpacing() + 12)
-        self.flow.setMinimumHeight(self.flow.row_h + 8)   # a row of ids at least
+        self.flow.setMinimumHeight(self.flow.height_for_rows(1))   # a row of ids at least
+        # the strip is whole rows high: what a row does not fill goes to the text, or the
+        # text gives what a row lacks when over half of it is there (the strip's last row
+        # showed cut through its labels: 1.7 rows at 1024x700, a sliver at 800x600)
+        self._fit_timer = QTimer(self, singleShot=True, interval=0)
+        self._fit_timer.timeout.connect(self._fit_strip)
+        self._strip_moved = 0   # (a handle dragged: where it was let go is the height given)
+        split.splitterMoved.connect(lambda *_: setattr(self, "_strip_moved", 0))
+        self.flow.installEventFilter(self)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(4, 4, 4, 4)
         outer.addWidget(top)
@@ -556,7 +564,9 @@ class EncodeView(QWidget):
 
     # ----- hover linking ---------------------------------------------------------------------
     def eventFilter(self, obj, event) -> bool:
-        if obj is self.edit.viewport():
+        if obj is self.flow and event.type() == QEvent.Type.Resize:
+            self._fit_timer.start()   # (after the splitter has laid its parts out)
+        elif obj is self.edit.viewport():
             et = event.type()
             if et == QEvent.Type.MouseMove:
                 self._pointer = event.position().toPoint()
@@ -574,6 +584,21 @@ class EncodeView(QWidget):
                 self._pointer = None
                 self.clear_hover()
         return super().eventFilter(obj, event)
+
+    def _fit_strip(self) -> None:
+        """Move the splitter so that the ids strip is whole rows high: the number of rows
+        nearest to the height the splitter gave it (``_strip_moved``: how far this moved
+        it last time, so that a dock grown a pixel at a time grows the strip too)."""
+        flow = self.flow
+        if not flow.isVisible():
+            return
+        given = flow.height() - self._strip_moved
+        rows = max(1, int((given - flow.height_for_rows(0)) / flow.row_h + 0.5))
+        more = flow.height_for_rows(rows) - flow.height()
+        if more:
+            sizes = self.splitter.sizes()
+            self.splitter.setSizes([sizes[0] - more, sizes[1] + more])
+        self._strip_moved = flow.height() - given
 
     def _hover_after_scroll(self, _value: int = 0) -> None:
         """The text scrolled under the pointer (the wheel, the keys, the scroll bar): light

@@ -62,7 +62,7 @@ class WordPlayback(QWidget):
         self.reason = QLabel()
         self.reason.setWordWrap(True)
         self.flow = TokenFlow()
-        self.flow.setFixedHeight(2 * self.flow.row_h + 14)
+        self.flow.setFixedHeight(self.flow.height_for_rows(2))
         self.flow.set_mark_color(new_color(self.palette()))
         self.flow.tip_of = self._chip_tip
         self.legend = QLabel()
