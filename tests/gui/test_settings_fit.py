@@ -111,3 +111,39 @@ def test_a_presets_pattern_is_shown_read_only_without_a_clear_button(window, qtb
     # it looks different from a field to type in (the background above the text)
     at = QPoint(edit.width() // 2, 3)
     assert shown.pixelColor(at) != edit.grab().toImage().pixelColor(at)
+
+
+@pytest.mark.regression
+def test_the_panel_fits_a_narrow_dock_and_scrolls_sideways_in_a_narrower_one(window, qtbot):
+    """At 800x600 the dock was about 190 pixels wide and the panel wider: cut on the
+    right with no scroll bar, Apply out of sight, the tie rule's help, "Byte-level (256
+    bytes, G…" and the refusal of a pattern name (its list of names) cut off."""
+    panel, area = show_settings(qtbot, window, (800, 600))
+    dock = window.dock_layout.settings_dock
+    vp = area.viewport()
+    bad_pattern(panel)
+    panel.pattern_edit.setText("foo")                  # refused, the names listed
+    panel.check()
+    assert "not the name of a pattern" in panel.pattern_error.text()
+    window.resizeDocks([dock], [190], Qt.Orientation.Horizontal)
+    qtbot.waitUntil(lambda: dock.width() <= 195)
+    quiet(qtbot, window, window.controller)
+    assert area.widget().width() <= vp.width(), "the fields are wider than the dock"
+    assert not area.horizontalScrollBar().isVisible()
+    texts = [panel.tie_help, panel.pattern_error, panel.state_label]
+    for w in (*texts, panel.byte_radio.parentWidget(), panel.char_radio.parentWidget(),
+              panel.prune_check.parentWidget(), panel.apply_button, panel.revert_button,
+              panel.tie_combo, panel.preset_combo, panel.vocab_spin):
+        assert w.isVisible() and inside_horizontally(w, vp), w
+    for label in texts:                                # wrapped, shown whole
+        assert label.height() >= label.heightForWidth(label.width()) > 0
+    byte = panel.byte_radio.parentWidget()             # its text wraps beside it
+    assert "GPT-2" in byte.label.text() and not panel.byte_radio.isChecked()
+    qtbot.mouseClick(byte.label, Qt.MouseButton.LeftButton)
+    assert panel.byte_radio.isChecked()                # a click on the text chooses it
+    # narrower than the narrowest fields: it scrolls sideways, and Apply can be reached
+    window.resizeDocks([dock], [110], Qt.Orientation.Horizontal)
+    bar = area.horizontalScrollBar()
+    qtbot.waitUntil(lambda: bar.isVisible() and bar.maximum() > 0)
+    bar.setValue(bar.maximum())
+    assert inside_horizontally(panel.apply_button, vp)

@@ -23,6 +23,8 @@ from ...models.settings_changes import describe_changes
 from ...theme import colors, follow_palette
 from ...widgets.number_box import INT_MAX, NumberBox
 from ...widgets.elided_combo import ElidedComboBox
+from ...widgets.group_titles import fit_titles
+from ...widgets.wrapped_choice import WrappedChoice
 from .inherited_fields import InheritedFields
 from .superbpe_box import SuperBPEBox, transition_problem
 
@@ -74,8 +76,10 @@ class SettingsPanel(QWidget):
         outer.setContentsMargins(0, 0, 0, 0)
         scroll = QScrollArea(widgetResizable=True)
         scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-        # Fields shrink to the dock's width (labels wrap) instead of scrolling sideways.
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # Fields shrink to the dock's width (labels wrap) instead of scrolling sideways; a
+        # dock narrower than the narrowest fields scrolls (they were cut off, Apply with
+        # them, at 800x600)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         # A scroll bar that comes and goes as an inline error shows or hides changes the
         # width, re-wraps every label, and moves the field under the pointer: keep it.
         scroll.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
@@ -109,8 +113,8 @@ class SettingsPanel(QWidget):
         self.mode_group = QButtonGroup(self)
         self.mode_group.addButton(self.byte_radio)
         self.mode_group.addButton(self.char_radio)
-        ml.addWidget(self.byte_radio)
-        ml.addWidget(self.char_radio)
+        ml.addWidget(WrappedChoice(self.byte_radio))   # (texts that wrap in a narrow dock)
+        ml.addWidget(WrappedChoice(self.char_radio))
         row = QHBoxLayout()
         row.addSpacing(22)
         self.eow_label = QLabel("</w>:")
@@ -137,16 +141,18 @@ class SettingsPanel(QWidget):
         self.vocab_spin.setGroupSeparatorShown(True)
         self.merges_spin = NumberBox(maximum=MAX_SPIN, singleStep=10, value=100)
         self.merges_spin.setGroupSeparatorShown(True)
-        form.addRow(self.vocab_radio, self.vocab_spin)
-        form.addRow(self.merges_radio, self.merges_spin)
+        form.addRow(WrappedChoice(self.vocab_radio), self.vocab_spin)
+        form.addRow(WrappedChoice(self.merges_radio), self.merges_spin)
         self.minfreq_spin = NumberBox(maximum=MAX_SPIN, value=1)
         self.minfreq_spin.setToolTip("Stop when the best pair occurs fewer times than this")
-        form.addRow("Minimum pair frequency", self.minfreq_spin)
+        form.addRow(QLabel("Minimum pair frequency", wordWrap=True), self.minfreq_spin)
+        for box in (self.vocab_spin, self.merges_spin, self.minfreq_spin):
+            box.setMinimumWidth(60)   # a narrow dock: the rows must not widen it
         self.prune_check = QCheckBox("Prune tokens no longer used alone")
         self.prune_check.setToolTip("Classic tutorial variant: after a merge, a token that "
                                     "never appears alone any more leaves the vocabulary, so "
                                     "the vocabulary size counts live symbols.")
-        form.addRow(self.prune_check)
+        form.addRow(WrappedChoice(self.prune_check))
         self.target_error = self._error_label()
         form.addRow(self.target_error)
         lay.addWidget(target_box)
@@ -200,8 +206,10 @@ class SettingsPanel(QWidget):
         self.apply_button.clicked.connect(self.apply)
         self.revert_button.clicked.connect(lambda: self.set_settings(self.controller.settings))
         buttons.addStretch(1)
-        buttons.addWidget(self.revert_button)
-        buttons.addWidget(self.apply_button)
+        for b in (self.revert_button, self.apply_button):
+            # (the style's least width for a button, 80, made the row wider than the dock)
+            b.setMinimumWidth(b.fontMetrics().horizontalAdvance(b.text()) + 20)
+            buttons.addWidget(b)
         lay.addLayout(buttons)
         lay.addStretch(1)
 
@@ -215,9 +223,13 @@ class SettingsPanel(QWidget):
         for combo in (self.tie_combo, self.eow_combo, self.preset_combo):
             combo.setSizeAdjustPolicy(
                 QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-            combo.setMinimumContentsLength(14)
-        for radio in (self.byte_radio, self.char_radio):
-            radio.setMinimumWidth(40)
+            combo.setMinimumContentsLength(8)   # (elided, whole in the tooltip)
+        self.eow_combo.setMinimumContentsLength(2)   # (beside its label, indented)
+        # a narrow dock (800x600): a box is not kept wider than it by its title
+        self.titles = fit_titles(self, (
+            (self.tie_box, "Tie rule (equal counts)", "Tie rule"),
+            (self.superbpe, "SuperBPE: superwords", "SuperBPE"),
+            (sp_box, "Special tokens (one per line)", "Special tokens")))
         follow_palette(self, self._restyle)
 
     def _error_label(self) -> QLabel:

@@ -17,6 +17,7 @@ from ....engine.train import check_transition
 from ....engine.train import TrainSettings
 from ...widgets.number_box import NumberBox
 from ...widgets.text_pane import TextPane
+from ...widgets.wrapped_choice import WrappedChoice
 
 SHARE = 0.9   # the default transition: 90% of the target vocabulary (the paper's choice)
 
@@ -73,7 +74,7 @@ class SuperBPEBox(QGroupBox):
         self.error.setTextFormat(Qt.TextFormat.PlainText)
         self.error.setVisible(False)
         row = QHBoxLayout()
-        row.addWidget(self.check)
+        row.addWidget(WrappedChoice(self.check))
         row.addWidget(self.spin, 1)
         self.spin.setMinimumWidth(60)   # a narrow dock: the row must not widen it
         lay = QVBoxLayout(self)
