@@ -18,7 +18,7 @@ from pathlib import Path
 
 from ..engine.corpus import count_corpus
 from ..engine.corpus import write_table
-from ..engine.display import human_size
+from ..engine.display import counted, human_size
 from ..engine.corpus import count_on_dask, local_workers, parse_address
 from ..engine.text import Pretokenizer
 from ..engine.corpus import RANGE_BYTES
@@ -99,11 +99,11 @@ def cmd_count(args: argparse.Namespace) -> int:
             table = count_corpus(args.corpus, pre, progress=report, encoding=encoding)
     finally:
         progress.end_line()
-    counted = time.perf_counter() - t0
+    took = time.perf_counter() - t0
     write_table(table, out)
     where = f"on Dask ({args.dask})" if args.dask else "here"
-    print(f"counted:     {table.total:,} words, {len(table):,} unique, from "
-          f"{human_size(table.n_bytes, binary=True)} of text in {counted:.2f} s ({where})")
+    print(f"counted:     {counted(table.total, 'word')}, {len(table):,} unique, from "
+          f"{human_size(table.n_bytes, binary=True)} of text in {took:.2f} s ({where})")
     print(f"wrote:       {out} ({human_size(out.stat().st_size, binary=True)}, "
-          f"{time.perf_counter() - t0 - counted:.2f} s)")
+          f"{time.perf_counter() - t0 - took:.2f} s)")
     return 0

@@ -159,18 +159,26 @@ def human_size(n: int, *, binary: bool = False) -> str:
     of 1024 (the command line).
 
     Example: 20_287_673 -> '20.3 MB'; 312_000_000 -> '312 MB'; 1_073_741_824 -> '1.07 GB';
-    with ``binary``: 1_048_576 -> '1.0 MiB'; 512 -> '512 bytes'.
+    with ``binary``: 1_048_576 -> '1.0 MiB'; 512 -> '512 bytes'; 1 -> '1 byte'.
     """
     if binary:
         for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
             if n >= size:
                 return f"{n / size:.1f} {unit}"
-        return f"{n} bytes"
+        return f"{n} byte{'' if n == 1 else 's'}"
     for unit, scale in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
         if n >= scale:
             digits = 2 if unit == "GB" else 0 if n >= 100 * scale else 1
             return f"{n / scale:.{digits}f} {unit}"
-    return f"{n} bytes"
+    return f"{n} byte{'' if n == 1 else 's'}"
+
+
+def counted(n: int, noun: str) -> str:
+    """``n`` and ``noun``, plural unless one (the window and the command line).
+
+    Example: (1, "word") -> '1 word'; (1061, "pre-token") -> '1,061 pre-tokens'.
+    """
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
 
 def bpe_gui_version() -> str | None:

@@ -72,3 +72,13 @@ def test_dask_without_dask_installed_says_how_to_install(tmp_path, corpus, monke
     err = capsys.readouterr().err
     assert 'pip install "bpe-gui[dask]"' in err and err.count("\n") == 1
     assert not (tmp_path / "t.tsv").exists()
+
+
+@pytest.mark.regression
+def test_a_count_of_one_is_said_in_the_singular(tmp_path, capsys):
+    """A one-word corpus was "counted: 1 words, 1 unique, from 1 bytes of text"."""
+    one = tmp_path / "one.txt"
+    one.write_text("a", encoding="utf-8")
+    assert main(["count", str(one), "--out", str(tmp_path / "t.tsv"), "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "counted:     1 word, 1 unique, from 1 byte of text in " in out

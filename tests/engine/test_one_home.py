@@ -54,7 +54,8 @@ def test_a_file_corpus_brings_its_encoding(tmp_path: Path):
 @pytest.mark.parametrize("n, binary, text", [
     (512, False, "512 bytes"), (20_287_673, False, "20.3 MB"), (312_000_000, False, "312 MB"),
     (1_073_741_824, False, "1.07 GB"), (1536, True, "1.5 KiB"), (1 << 20, True, "1.0 MiB"),
-    (3 << 30, True, "3.0 GiB"), (1023, True, "1023 bytes")])
+    (3 << 30, True, "3.0 GiB"), (1023, True, "1023 bytes"), (1, False, "1 byte"),
+    (1, True, "1 byte"), (0, False, "0 bytes")])
 def test_human_size(n: int, binary: bool, text: str):
     assert human_size(n, binary=binary) == text
 

@@ -52,6 +52,22 @@ def test_open_a_table_and_step_as_with_its_text(window, table_file, ready):
     assert c.undo() and c.trainer.n_steps == 11
 
 
+@pytest.mark.regression
+def test_a_table_of_one_word_is_described_in_the_singular(window, tmp_path, ready):
+    """A table of one word read "1 unique words, 1 words from 1 bytes of text" and
+    "Sources: one.txt (1 bytes)"."""
+    src = tmp_path / "one.txt"
+    src.write_text("a", encoding="utf-8")
+    out = tmp_path / "one.counts.tsv"
+    count_corpus(src, Pretokenizer("gpt2"), out=out)
+    c = window.controller
+    assert window.files.open_paths([str(out)])
+    ready(c)
+    info = window.dock_layout.editor.table_view.info.text()
+    assert "1 unique word, 1 word from 1 byte of text." in info
+    assert "one.txt (1 byte)." in info and "words" not in info.split("<br>")[0]
+
+
 def test_settings_that_do_not_fit_the_table_are_refused_with_the_reason(window, table_file,
                                                                          ready, qtbot):
     c = window.controller

@@ -15,7 +15,7 @@ from typing import Callable, Literal, Protocol, Sequence
 from PySide6.QtCore import QMetaMethod, QTimer, SignalInstance
 
 from ...engine.corpus import settings_for_table
-from ...engine.display import human_size
+from ...engine.display import counted, human_size
 from ...engine.errors import BPEError, NotUTF8Error
 from ...engine.io import write_atomic
 from ...engine.train import Session
@@ -181,8 +181,8 @@ class Opening:
         c.corpusChanged.emit()
         c.stale = True
         c.trainerStale.emit(True)
-        c.message.emit(f"Opened a word-count table: {len(table):,} unique words, "
-                       f"{table.total:,} words.")
+        c.message.emit(f"Opened a word-count table: {counted(len(table), 'unique word')}, "
+                       f"{counted(table.total, 'word')}.")
 
     def save_corpus(self, path: str) -> bool:
         """Write the corpus text to a UTF-8 file (atomically) and mark it saved."""

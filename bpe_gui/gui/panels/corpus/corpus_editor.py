@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (QFileDialog, QLabel, QMenu, QPlainTextEdit,
 from ....engine.text import Pretokenizer
 from ...resources import resources
 from ...theme import colors, follow_palette
-from ....engine.display import human_size
+from ....engine.display import counted, human_size
 from ...models.settings_changes import describe_changes, sample_settings
 from ...widgets.last_folder import in_last_folder, last_folder, remember
 from ...controller.table_corpus import NO_TEXT
@@ -40,11 +40,6 @@ CORPUS_FILTER = ("Text corpora (*.txt *.md *.jsonl *.txt.xz *.md.xz *.jsonl.xz *
 SESSION_SUFFIX = ".bpesession"
 RECENT_MAX = 10
 
-
-
-def _n(count: int, noun: str) -> str:
-    """``count`` and ``noun``, plural unless one: "1 line", "1,061 pre-tokens"."""
-    return f"{count:,} {noun}{'' if count == 1 else 's'}"
 
 class RecentFiles(QObject):
     """Most-recently-used paths (corpus files and sessions), kept in QSettings."""
@@ -538,9 +533,9 @@ class CorpusEditor(QWidget):
         n = self._counts
         if c.corpus_table is not None:
             t = c.corpus_table
-            self.stats_label.setText(f"{_n(t.total, 'word')} ({len(t):,} unique) · "
-                                     f"{_n(t.n_chars, 'character')} · "
-                                     f"{_n(t.n_bytes, 'byte')} of text")
+            self.stats_label.setText(f"{counted(t.total, 'word')} ({len(t):,} unique) · "
+                                     f"{counted(t.n_chars, 'character')} · "
+                                     f"{counted(t.n_bytes, 'byte')} of text")
             return
         if not c.corpus_text:
             self.stats_label.setText("0 characters")
@@ -552,20 +547,20 @@ class CorpusEditor(QWidget):
                 parts.append("characters: counted when training reads the files" if not c.busy
                              else "characters: counting…")
             else:
-                parts.append(_n(n['chars'], "character"))
+                parts.append(counted(n['chars'], "character"))
         else:
-            parts = [_n(n['chars'], "character")]
+            parts = [counted(n['chars'], "character")]
         if n["bytes"] is None:
             parts.append("" if c.streamed else "bytes: counting…")
         elif n["bytes"] < 1000:
-            parts.append(_n(n['bytes'], "byte"))
+            parts.append(counted(n['bytes'], "byte"))
         else:
             parts.append(f"{n['bytes']:,} bytes ({human_size(n['bytes'])})")
         if n["lines"] is not None:
-            parts.append(_n(n['lines'], "line"))   # ("1 lines" for a one-line corpus)
+            parts.append(counted(n['lines'], "line"))   # ("1 lines" for a one-line corpus)
         pre = self.pretoken_counts()
         if pre is not None:
-            parts.append(f"{_n(pre[0], 'pre-token')} ({pre[1]:,} unique)")
+            parts.append(f"{counted(pre[0], 'pre-token')} ({pre[1]:,} unique)")
         elif c.busy:
             parts.append("pre-tokens: counting…")
         else:

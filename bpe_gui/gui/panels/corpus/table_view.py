@@ -14,7 +14,7 @@ from typing import Sequence
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QPlainTextEdit, QVBoxLayout, QWidget
 
-from ....engine.display import human_size, readable
+from ....engine.display import counted, human_size, readable
 
 PREVIEW_ROWS = 2000
 
@@ -24,8 +24,8 @@ def describe(table, paths: Sequence[str] = ()) -> str:
     from html import escape
     meta = table.meta
     names = ", ".join(escape(Path(p).name) for p in paths) or "the table"
-    lines = [f"<b>Word-count table</b> ({names}): {len(table):,} unique words, "
-             f"{table.total:,} words"
+    lines = [f"<b>Word-count table</b> ({names}): {counted(len(table), 'unique word')}, "
+             f"{counted(table.total, 'word')}"
              + (f" from {human_size(table.n_bytes)} of text." if table.n_bytes else ".")]
     if meta is None:
         lines.append("It records no pattern (no metadata line): the training settings' "
