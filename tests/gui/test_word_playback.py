@@ -207,6 +207,29 @@ def test_main_window_click_brings_up_the_playback_dock(qtbot, window):
 
 
 @pytest.mark.regression
+def test_the_clicked_word_is_let_go_when_the_text_changes_at_it(qtbot, window):
+    """Replacing the encode view's text left the playback dock describing the word
+    clicked in the old text; a change after the word leaves it be."""
+    from PySide6.QtGui import QTextCursor
+    view, panel = window.dock_layout.encode_view, window.dock_layout.playback_view
+    view.set_text("lowest newest")
+    qtbot.waitUntil(lambda: view.tok is not None)
+    click_char(qtbot, view, 3)
+    assert panel.word is not None and panel.word.text == "lowest"
+    cursor = view.edit.textCursor()
+    cursor.movePosition(QTextCursor.MoveOperation.End)
+    cursor.insertText(" and more")                 # after the word: it is still there
+    assert panel.word is not None and panel.flow.tokens
+    view.set_text("something else entirely")       # the text replaced
+    qtbot.waitUntil(lambda: panel.word is None)
+    assert not panel.flow.tokens and panel.playback is None
+    assert "lowest" in panel.title.text() and "changed" in panel.title.text()
+    assert "Click a word" in panel.title.text()
+    click_char(qtbot, view, 3)                     # a word of the new text plays back
+    assert panel.word is not None and panel.word.text == "something"
+
+
+@pytest.mark.regression
 def test_playback_numbers_a_merge_as_the_timeline_and_the_vocabulary_do(
         qtbot, pair, controller):
     """Word playback said "rank 105: u + r -> ur" for the merge the timeline and the

@@ -64,6 +64,8 @@ class WordColouring(QObject):
     wordClicked = Signal(object)      # ClickedWord
     # the last clicked word as a new pattern cuts it (a new tokenizer): its span changed
     wordRecut = Signal(object)        # ClickedWord
+    # the text changed at the last clicked word or before it: it may be another word now
+    wordGone = Signal()
     modeChanged = Signal(bool)
 
     def __init__(self, edit: QPlainTextEdit, source: Callable[[], Pretokenizer | None],
@@ -161,9 +163,13 @@ class WordColouring(QObject):
         if self.enabled:
             self._timer.start()
 
-    def _on_change(self, _pos: int, removed: int, added: int) -> None:
+    def _on_change(self, pos: int, removed: int, added: int) -> None:
         if removed or added:      # not a re-colouring
-            self._last = None     # the clicked character may now be another word's
+            # the clicked character may now be another word's (a change after the word
+            # leaves it and its place as they were)
+            if self._last is not None and pos <= self.found.pos_of_char(self._last[1].end):
+                self._last = None
+                self.wordGone.emit()
             self._invalidate()
 
     # ----- words (models/edit_words.py finds them) --------------------------------------------

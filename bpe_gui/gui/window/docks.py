@@ -135,6 +135,7 @@ class DockLayout:
         if words is not None and hasattr(self.playback_view, "show_word"):
             words.wordClicked.connect(self.playback_view.show_word)
             words.wordRecut.connect(self.playback_view.show_word)
+            words.wordGone.connect(self.playback_view.let_go)
             words.wordClicked.connect(lambda _w: self._bring_up(self.playback_dock))
 
     @staticmethod

@@ -136,6 +136,15 @@ class WordPlayback(QWidget):
         self.word = word
         self._recompute(at_end=True)
 
+    def let_go(self) -> None:
+        """The text changed where the word was clicked: its playback is no longer of
+        the text shown (it stayed after the text was replaced)."""
+        w, self.word = self.word, None
+        if w is not None:
+            self._show_empty("", f"The text changed since <b>“{escape(show(w.text, 24))}”"
+                             f"</b> was clicked. {HINT}")
+            self.reason.setText("")
+
     def current_step(self) -> int:
         return self.slider.value()
 
