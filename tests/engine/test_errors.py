@@ -10,7 +10,7 @@ import pytest
 from bpe_gui.engine import (
     CorpusError, NotUTF8Error, PatternError, Pretokenizer, SettingsError, TrainSettings, Trainer,
     train_bpe)
-from bpe_gui.engine.text import pretokenize
+from bpe_gui.engine.text import PRESETS, pretokenize
 from bpe_gui.engine.corpus.files import read_documents
 from bpe_gui.engine.errors import VocabSizeError
 
@@ -267,6 +267,16 @@ def test_a_presets_other_spelling_becomes_its_name(name, key):
     preset (cl100k), read it as a change not applied."""
     assert TrainSettings(pattern=name).pattern == key
     assert TrainSettings(pattern=key).pattern == key
+
+
+@pytest.mark.regression
+@pytest.mark.parametrize("key", sorted(PRESETS))
+def test_a_presets_written_out_pattern_becomes_its_name(key):
+    """A preset's pattern written out (as sessions saved before the spelling fix hold it)
+    stayed as it was, and the window, which shows the preset, read it as not applied."""
+    assert TrainSettings(pattern=PRESETS[key]).pattern == key
+    custom = PRESETS[key] + "|x"   # (not a preset's: kept as written)
+    assert TrainSettings(pattern=custom).pattern == custom
 
 
 @pytest.mark.parametrize("word", ["llama4", "gpt5", "my_pattern"])

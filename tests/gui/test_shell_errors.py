@@ -1,6 +1,8 @@
 """Bad input gets a clear message (inline or in a box), never a traceback, and nothing is lost."""
 from __future__ import annotations
 
+import json
+
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
@@ -323,5 +325,30 @@ def test_a_presets_other_spelling_typed_as_the_pattern(window, qtbot, ready, typ
     assert panel.apply()
     ready(c)
     assert c.settings.pattern == key and panel.preset_combo.currentData() == key
+    assert not panel.apply_button.isEnabled() and not panel.is_pending()
+    assert "In use." in panel.state_label.text()
+
+
+@pytest.mark.regression
+def test_a_session_holding_a_presets_written_out_pattern_opens_as_applied(make_window, ready,
+                                                                          tmp_path):
+    """A session saved with a preset's pattern written out (as sessions held it before a
+    preset's spellings became its name) opened reading "1 setting not applied": the
+    window showed the preset, the settings held the regex."""
+    first = make_window()
+    first.dock_layout.editor.load_sample("zh-en")
+    ready(first.controller)
+    path = tmp_path / "old.bpesession"
+    assert first.controller.opening.save_session(str(path))
+    d = json.loads(path.read_text(encoding="utf-8"))
+    d["settings"]["pattern"] = PRESETS["o200k"]
+    path.write_text(json.dumps(d), encoding="utf-8")
+
+    second = make_window(load=False)
+    assert second.files.open_paths([str(path)])
+    ready(second.controller)
+    panel = second.dock_layout.settings_panel
+    assert second.controller.settings.pattern == "o200k"
+    assert panel.preset_combo.currentData() == "o200k"
     assert not panel.apply_button.isEnabled() and not panel.is_pending()
     assert "In use." in panel.state_label.text()

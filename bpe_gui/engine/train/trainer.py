@@ -70,10 +70,11 @@ class TrainSettings:
     def __post_init__(self) -> None:   # types and sizes; what fits together: validated()
         object.__setattr__(self, "special_tokens", checks.train_settings(self))
         # a published pattern's name (qwen2) is that pattern from here on, and a preset's
-        # other spelling (gpt4, GPT2) that preset's name: saved, exported, compared with
-        # the window's field (presets keep their names)
+        # other spelling (gpt4, GPT2) or its written-out pattern (a session saved before
+        # the spelling was turned into the name) that preset's name: saved, exported,
+        # compared with the window's field (presets keep their names)
         pattern, preset = resolve_pattern(self.pattern)
-        if pattern != self.pattern:
+        if (preset or pattern) != self.pattern:
             object.__setattr__(self, "pattern", preset or pattern)
 
     def validated(self, n_base: int | None = None) -> "TrainSettings":
