@@ -32,6 +32,7 @@
 
 #include "merge/filters.h"
 #include "merge/merge.h"
+#include "util/cpu.h"
 
 static int lanes_wanted = 1;
 
@@ -62,15 +63,7 @@ struct MergeLanes {
 
 static int cpu_ok(void)
 {
-    static int known = -1;
-    int v = __atomic_load_n(&known, __ATOMIC_RELAXED);
-    if (v < 0) {
-        __builtin_cpu_init();
-        v = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-            __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
-        __atomic_store_n(&known, v, __ATOMIC_RELAXED);
-    }
-    return v;
+    return (bpe_cpu() & BPE_CPU_AVX512) != 0;
 }
 
 int mt_lanes_cpu(void)

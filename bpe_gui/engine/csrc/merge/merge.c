@@ -14,6 +14,7 @@
 
 #include "merge/filters.h"
 #include "merge/merge.h"
+#include "util/cpu.h"
 #include "util/huge.h"
 #include "util/grow.h"
 
@@ -1147,14 +1148,7 @@ FLAT_LOOP(flat8_spans, "avx2", flat_min8, 32, 1)
 /* 1: the CPU has AVX2 (asked once; threads racing write the same) */
 static int have_avx2(void)
 {
-    static int known = -1;
-    int v = __atomic_load_n(&known, __ATOMIC_RELAXED);
-    if (v < 0) {
-        __builtin_cpu_init();
-        v = __builtin_cpu_supports("avx2") ? 1 : 0;
-        __atomic_store_n(&known, v, __ATOMIC_RELAXED);
-    }
-    return v;
+    return (bpe_cpu() & BPE_CPU_AVX2) != 0;
 }
 #endif
 

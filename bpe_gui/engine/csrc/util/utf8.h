@@ -44,20 +44,15 @@ static inline unsigned char *bpe_utf8_put(unsigned char *o, uint32_t c)
 
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(BPE_NO_AVX512)
 #include <immintrin.h>
+
+#include "util/cpu.h"
 #define BPE_UTF8_AVX512 1
 #define BPE_UTF8_TARGET __attribute__((target("avx512f,avx512bw,avx512vbmi2")))
 
 /* 1: this CPU can take 16 characters at a time (AVX-512 with byte compression) */
 static inline int bpe_utf8_wide(void)
 {
-    static int known = -1;
-    int v = __atomic_load_n(&known, __ATOMIC_RELAXED);
-    if (v < 0) {
-        __builtin_cpu_init();
-        v = __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi2");
-        __atomic_store_n(&known, v, __ATOMIC_RELAXED);
-    }
-    return v;
+    return (bpe_cpu() & BPE_CPU_AVX512_VBMI2) != 0;
 }
 
 /* 16 code points (none a surrogate) as UTF-8 at o, whatever their lengths: each one's 1-4
