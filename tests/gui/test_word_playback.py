@@ -329,3 +329,30 @@ def test_a_word_at_a_pages_end_ends_with_the_page_not_the_text(qtbot, pair, cont
     view.paging.show_page(2)                              # the last page ends the text
     page = view.edit.toPlainText()
     assert view.words.found.word_at(len(page) - 1).reason == "It ends where the text ends."
+
+
+@pytest.mark.regression
+@pytest.mark.parametrize("trained", [True, False])
+def test_a_long_word_is_quoted_short_so_the_dock_keeps_its_width(qtbot, pair, controller,
+                                                                  trained):
+    """The title quoted 60 characters of the clicked word in bold: a word of letters has
+    no place to wrap, so with no tokenizer ("no tokenizer yet") or in a playback the
+    label grew past a narrow dock and its end was cut off. It quotes QUOTE now, as the
+    note of a word too long to play back did."""
+    from bpe_gui.engine.tokenizers import show
+    from bpe_gui.gui.panels.playback.word_playback import QUOTE
+    view, panel = pair
+    if not trained:
+        controller.tokenizer = lambda: None
+    widths = {}
+    for n in (QUOTE, 3 * QUOTE):
+        word = ("lowest" * n)[:n]
+        view.set_text(f"a {word} b")
+        click_char(qtbot, view, 4)
+        assert panel.word is not None and panel.word.text == " " + word
+        assert ("no tokenizer yet" in panel.title.text()) == (not trained)
+        quoted = show(panel.word.text, QUOTE)
+        assert f"“{quoted}”" in panel.title.text() and len(quoted) <= QUOTE
+        assert (word[:QUOTE] in panel.title.text()) == (n < QUOTE)
+        widths[n] = panel.title.minimumSizeHint().width()
+    assert widths[3 * QUOTE] <= widths[QUOTE] + panel.fontMetrics().horizontalAdvance("…") + 2

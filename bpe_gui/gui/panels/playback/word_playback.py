@@ -17,7 +17,7 @@ from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QSlider,
                                QStyle, QToolButton, QVBoxLayout, QWidget)
 
-from ....engine.display import is_partial
+from ....engine.display import counted, is_partial
 from ....engine.errors import BPEError
 from ....engine.tokenizers import PLAYBACK_MAX, Playback, playback, show
 from ...models.edit_words import ClickedWord
@@ -29,6 +29,8 @@ from ...widgets.table_cells import CellTableView
 from ...widgets.text_pane import TextPane
 from ...widgets.token_flow import PARTIAL, PLAIN, TokenFlow
 from ...widgets.visibility import CatchUp
+
+QUOTE = 24   # characters of the clicked word quoted in the title (show(): an ellipsis past them)
 
 HINT = ("Click a word in the encode view to see how its tokens are built: the symbols "
         "it starts from, then each learned merge, lowest rank first.")
@@ -141,7 +143,7 @@ class WordPlayback(QWidget):
         the text shown (it stayed after the text was replaced)."""
         w, self.word = self.word, None
         if w is not None:
-            self._show_empty("", f"The text changed since <b>“{escape(show(w.text, 24))}”"
+            self._show_empty("", f"The text changed since <b>“{escape(show(w.text, QUOTE))}”"
                              f"</b> was clicked. {HINT}")
             self.reason.setText("")
 
@@ -179,7 +181,9 @@ class WordPlayback(QWidget):
         if w is None:
             return
         label = f" · {escape(w.label)}" if w.label else ""
-        head = f"<b>“{escape(show(w.text, 60))}”</b>{label}"
+        # (a short quote: a word of letters has no place to wrap, and 60 of them in bold
+        # widened the label past the dock, the message cut off on the right)
+        head = f"<b>“{escape(show(w.text, QUOTE))}”</b>{label}"
         self.reason.setText(w.reason)
         if w.branch < 0:
             self._show_empty("", f"{head}: a special token, one id, never split or merged.")
@@ -194,11 +198,8 @@ class WordPlayback(QWidget):
             except BPEError as e:
                 self._show_empty("", f"{head}: {escape(str(e))}")
                 return
-            # (a short quote: a word of letters has no place to wrap, and 60 of them in
-            # bold widened the label past the dock, the message cut off on the right)
-            short = f"<b>“{escape(show(w.text, 24))}”</b>{label}"
-            self._show_empty("", f"{short}: {len(w.text):,} characters → {len(ids):,} "
-                             f"token{'s' if len(ids) != 1 else ''} · {self._source()}. "
+            self._show_empty("", f"{head}: {len(w.text):,} characters → "
+                             f"{counted(len(ids), 'token')} · {self._source()}. "
                              f"Longer than the {PLAYBACK_MAX:,} characters a merge-by-merge "
                              "playback shows: its tokens only. (A pre-tokenizer that keeps "
                              "the whole text as one piece, as Metaspace without split does, "
@@ -226,9 +227,8 @@ class WordPlayback(QWidget):
         unit = "byte" if tok.mode == "byte" and all(len(t) == 1 for t in pb.symbols) \
             else "symbol"
         n0, n1 = len(pb.symbols), len(pb.final_symbols)
-        self.title.setText(f"{head} · {n0} {unit}{'s' if n0 != 1 else ''} → {n1} "
-                           f"token{'s' if n1 != 1 else ''} in {len(pb.steps)} "
-                           f"step{'s' if len(pb.steps) != 1 else ''} · {self._source()}")
+        self.title.setText(f"{head} · {counted(n0, unit)} → {counted(n1, 'token')} in "
+                           f"{counted(len(pb.steps), 'step')} · {self._source()}")
         self.model.set_playback(pb, k)
         for b in (self.first_button, self.back_button, self.step_button, self.last_button,
                   self.slider):
