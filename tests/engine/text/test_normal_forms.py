@@ -276,6 +276,22 @@ def test_written_tables_of_another_version_are_its_unicodedatas():
         assert zlib.decompress(done[form]) == normal_forms.make_safe_bits(form, ud2, seconds)
 
 
+@pytest.mark.parametrize("form", ["NFC", "NFKC"])
+def test_written_compose_tables_are_unicodedatas(form):
+    """The C normal form's tables are read from the written file (no 30 ms to make them
+    at a process's first long text), equal to those made from unicodedata, and of
+    unicodedata2's version from its data."""
+    from bpe_gui.engine.text import _normal_form_tables as t
+    import zlib
+    assert normal_forms.compose_tables(form) == normal_forms.make_compose_tables(form)
+    assert zlib.decompress(t.TABLES[unicodedata.unidata_version][f"compose {form}"]) == \
+        normal_forms.make_compose_tables(form)
+    ud2 = pytest.importorskip("unicodedata2")
+    if ud2.unidata_version != unicodedata.unidata_version:
+        assert zlib.decompress(t.TABLES[ud2.unidata_version][f"compose {form}"]) == \
+            normal_forms.make_compose_tables(form, ud2)
+
+
 def test_written_tables_are_up_to_date(tmp_path):
     """`python -m bpe_gui.engine.text.normal_forms` writes the committed file again."""
     pytest.importorskip("unicodedata2")
@@ -292,9 +308,12 @@ def test_a_version_not_written_makes_its_tables(monkeypatch):
     normal_forms._composition_seconds.cache_clear()
     try:
         assert normal_forms.safe_bits("NFC") == normal_forms.make_safe_bits("NFC")
+        normal_forms.compose_tables.cache_clear()
+        assert normal_forms.compose_tables("NFKC") == normal_forms.make_compose_tables("NFKC")
     finally:
         normal_forms.safe_bits.cache_clear()
         normal_forms._composition_seconds.cache_clear()
+        normal_forms.compose_tables.cache_clear()
 
 
 # ---- the C normal form (csrc/text/normal_form.c) -----------------------------------------
