@@ -2,7 +2,7 @@
 speed, for every published file kind, in one run.
 
     python bench/bench_corners.py [--data DIR] [--files cl100k,llama3] [--repeat 2] [--peers]
-                                  [--texts long-words,unicode] [--root CHECKOUT]
+                                  [--texts long-words,unicode] [--root CHECKOUT] [--bytes N]
 
 Files and texts as bench_encode_peers.py prepares them (the same --data folder; run that
 script or bench/corpora.py once to fetch and build them): cl100k, o200k, Llama 3.2, Qwen2
@@ -17,6 +17,9 @@ checked elsewhere (bench/check_encode_ids.py covers the same corners against tik
 HF tokenizers). Before the timed encodes one tokenizer encodes every text once, untimed,
 so that every file's encodes run on a heap earlier encodes have grown (without it the
 first file's English ran on fresh pages alone and read about 2x slower).
+
+--bytes N times the first ~N bytes of each corner (and as many of English): the
+corners at the size of a pasted text.
 
 --texts keeps some corners only (English is always timed: the bound is against it);
 --root times another checkout's build of bpe-gui with this script (bench/ab_builds.py:
@@ -74,6 +77,14 @@ def row(label: str, sp: dict) -> str:
     return f"| {label} | " + " | ".join(cells) + " |"
 
 
+def cut(text: str, size: int) -> str:
+    """The text's first whole lines within `size` bytes of UTF-8 (its first `size` bytes'
+    characters when its first line is longer)."""
+    head = text.encode("utf-8")[:size]
+    end = head.rfind(b"\n") + 1
+    return (head[:end] if end else head).decode("utf-8", "ignore")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=corpora.DEFAULT_DATA)
@@ -81,6 +92,11 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=2)
     ap.add_argument("--english-bytes", type=int, default=0,
                     help="bytes of English to compare with (default: the corners' mean size)")
+    ap.add_argument("--bytes", type=int, default=0,
+                    help="cut each corner to about this many bytes (whole lines; English too): "
+                         "the corners of a text a user pastes, where a process's fixed costs "
+                         "and the size thresholds (the normal forms' C path from 2,048 "
+                         "characters) weigh more")
     ap.add_argument("--peers", action="store_true",
                     help="also time fastokens and tiktoken on the same texts")
     ap.add_argument("--texts", default=",".join(corpora.CORNERS),
@@ -101,6 +117,8 @@ def main() -> int:
                  f"(known: {', '.join(corpora.CORNERS)})")
     corners = {name: corpora.corner(name, args.data).read_text("utf-8")
                for name in corpora.CORNERS if name in args.texts.split(",")}
+    if args.bytes:
+        corners = {name: cut(text, args.bytes) for name, text in corners.items()}
     size = args.english_bytes or sum(len(t.encode("utf-8")) for t in corners.values()) // len(corners)
     english = prepare_texts(args.data, quick=False)["en"].read_bytes()[:size]
     english = english[:english.rfind(b"\n") + 1].decode("utf-8")
