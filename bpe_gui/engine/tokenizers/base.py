@@ -107,10 +107,11 @@ class BaseTokenizer(ABC):
         ``numpy.frombuffer(a, numpy.uint32)`` or ``memoryview(a)`` read it without a copy
         (as tiktoken's ``encode_to_numpy``)."""
         checks.text(text, "Tokenizer.encode_to_array(text)")
-        enc = self._native_encoder((text,))
-        if enc is not None:
+        plan = self._native_plan((text,))
+        if plan is not None:
+            enc, (given,), ordinary = plan
             try:
-                return enc.encode_to_array(text)
+                return (enc.encode_ordinary_to_array if ordinary else enc.encode_to_array)(given)
             except UnicodeEncodeError:   # lone surrogates: encode() cleans the text
                 pass
         return array("I", self.encode(text))
@@ -153,10 +154,11 @@ class BaseTokenizer(ABC):
         if threads is None:
             threads = os.cpu_count() or 1
         threads = checks.whole(threads, "Tokenizer.encode_batch(threads)", 1)
-        enc = self._native_encoder(texts)
-        if enc is not None:
+        plan = self._native_plan(texts)
+        if plan is not None:
+            enc, given, ordinary = plan
             try:
-                return enc.encode_batch(texts, threads)
+                return enc.encode_batch(given, threads, ordinary=ordinary)
             except UnicodeEncodeError:   # a text with lone surrogates: one by one below
                 pass
         if threads == 1 or len(texts) < 2:
@@ -170,6 +172,14 @@ class BaseTokenizer(ABC):
         unchanged), or None (then encode_batch and encode_to_array go through
         ``encode``)."""
         return None
+
+    def _native_plan(self, texts: Sequence[str]):
+        """(encoder, the texts to give it, ordinary): ``encoder.encode_batch(given,
+        ordinary=ordinary)`` is ``[_encode(t) for t in texts]`` for texts UTF-8 can hold
+        (a normalizer's kinds give the normalized texts), or None. Here: the texts as they
+        are to ``_native_encoder``."""
+        enc = self._native_encoder(texts)
+        return None if enc is None else (enc, list(texts), False)
 
     def encode_word(self, word: str) -> tuple[int, ...]:
         """The ids of one word of the tokenizer's pattern (no special tokens in it)."""

@@ -191,6 +191,9 @@ class PipelineTokenizer(BaseTokenizer):
     def _native_encoder(self, texts: Sequence[str] = ()):
         return self.pipeline.encoder_for(texts)
 
+    def _native_plan(self, texts: Sequence[str]):
+        return self.pipeline.encoder_plan(texts)
+
     def _encode_offsets(self, text: str) -> Encoding:
         return self.pipeline.encode_with_offsets(text)
 

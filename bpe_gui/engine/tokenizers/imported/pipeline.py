@@ -202,6 +202,29 @@ class Pipeline:
             return self._encoder
         return None
 
+    def encoder_plan(self, texts: Sequence[str]):
+        """(encoder, the texts to give it, ordinary): ``encoder.encode_batch(given,
+        ordinary=ordinary)`` gives ``encode(text)`` for each of the texts UTF-8 can hold
+        (UnicodeEncodeError on the others); None when some text needs the pieces, in
+        Python. Texts the normalizer changes are normalized here, once, as
+        :meth:`_normed_encode` does for one (a batch of decomposed text, or of random
+        text of every plane under Qwen2's NFC, went to a pool of Python threads, an array
+        through a list)."""
+        if self._encoder is None:
+            return None
+        if self._whole:
+            return self._encoder, list(texts), False
+        if not self._whole_if:
+            return None
+        normed = [self.normalize.text(t) for t in texts]
+        if all(n is t or n == t for n, t in zip(normed, texts)):
+            return self._encoder, list(texts), False
+        if self._normed_in_c == "specials":
+            return self._encoder, normed, False
+        if self._normed_in_c == "plain" and not any(map(self._has_added, texts)):
+            return self._encoder, normed, True
+        return None
+
     def _unchanged(self, text: str) -> bool:
         """The normalizer leaves the text as it is (NFC on text already in NFC)."""
         return self.normalize.unchanged(text)   # (_whole_if: a normalizer that can tell)

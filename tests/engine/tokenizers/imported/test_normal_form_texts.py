@@ -130,3 +130,34 @@ def _check(name, texts, tmp_path):
         if name == "nfc-no-tokens":   # the same Unicode data on both sides
             assert tk.normalizer.normalize_str(text) == unicodedata.normalize("NFC", text)
         assert ours.encode(text) == tk.encode(text, add_special_tokens=False).ids, label
+    _check_batch_and_array(name, tk, ours, texts)
+
+
+def _check_batch_and_array(name, tk, ours, texts):
+    """encode_batch and encode_to_array give the same ids, through the C encoder for the
+    texts encode gives it (normalized here once; before, a batch with one text NFC
+    changed went to a pool of Python threads, an array through a list): every text of a
+    file whose added tokens are matched after the normalizer, those without a raw added
+    token in them otherwise."""
+    want = {label: tk.encode(text, add_special_tokens=False).ids for label, text in texts.items()}
+    assert ours.encode_batch(list(texts.values()), threads=2) == list(want.values())
+    for label, text in texts.items():
+        assert list(ours.encode_to_array(text)) == want[label], label
+        plan = ours._native_plan([text])
+        raw_token = "<|im_start|>" in text or "café" in text
+        changed = tk.normalizer.normalize_str(text) != text
+        if WAY[name] == "pieces":
+            assert plan is None
+        elif WAY[name] == "plain" and raw_token and changed:
+            assert plan is None, label
+        else:
+            assert plan is not None, label
+            enc, given, ordinary = plan
+            assert ordinary == (WAY[name] == "plain" and changed)
+            assert list(enc.encode_batch(given, 2, ordinary=ordinary)[0]) == want[label], label
+    if WAY[name] != "pieces":   # a batch of texts the normalizer changes, in C
+        changed = [t for label, t in texts.items() if label in ("decomposed", "random-unicode")]
+        raw_token = any("<|im_start|>" in t or "café" in t for t in changed)
+        assert (ours._native_plan(changed) is None) == (WAY[name] == "plain" and raw_token)
+        assert ours.encode_batch(changed, threads=2) == \
+            [want["decomposed"], want["random-unicode"]]
