@@ -81,6 +81,12 @@ def normal_form(text: str, spans: list[int], tables: Buffer) -> str:
     """text with each stretch of spans ([start, end, ...], unsafe_spans') put in NFC or
     NFKC by tables (normal_forms.make_compose_tables); text itself when none changes."""
 
+def normal_form_of(text: str, bits: Buffer, gap: int, tables: Buffer,
+                   known: Buffer) -> tuple[str, None] | tuple[None, bytes]:
+    """unsafe_spans then normal_form in one call: (the form, None); or (None, missing)
+    when text has characters above U+FFFF in blocks not set in known (544 bytes, as
+    astral_blocks): missing names them (the bitmap must learn them first)."""
+
 def astral_blocks(text: str) -> bytes:
     """544 bytes: bit b set when text holds a character above U+FFFF in the block of 256
     code points b (none, without a pass, for a text of 1- or 2-byte characters)."""

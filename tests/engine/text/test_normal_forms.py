@@ -165,15 +165,17 @@ def test_a_long_text_is_normalized_by_stretches(monkeypatch):
 
 
 @pytest.mark.skipif(normal_forms._scan is None, reason="the C scanner was not built")
-@pytest.mark.parametrize("call", ["all_in", "unsafe_spans"])
+@pytest.mark.parametrize("call", ["all_in", "unsafe_spans", "normal_form_of"])
 def test_a_short_bitmap_is_refused_with_its_size(call):
     """Both bitmap readers refuse a bitmap of fewer than 65536 bits, naming themselves and
     the size they need (they would read past it)."""
     fn = getattr(normal_forms._scan, call)
-    args = ("abc", b"\xff" * 8191) + ((4,) if call == "unsafe_spans" else ())
+    more = {"unsafe_spans": (4,),
+            "normal_form_of": (4, normal_forms.compose_tables("NFC"), bytes(544))}.get(call, ())
+    args = ("abc", b"\xff" * 8191) + more
     with pytest.raises(ValueError, match=f"{call} needs a bitmap of 8192 bytes"):
         fn(*args)
-    assert fn("abc", b"\xff" * 8192, *args[2:]) in (True, [])
+    assert fn("abc", b"\xff" * 8192, *args[2:]) in (True, [], ("abc", None))
 
 
 # ---- above the BMP: the bitmaps a block of 256 at a time (normal_forms._bits_of) ----
@@ -247,6 +249,38 @@ def test_a_long_astral_text_is_normalized_by_stretches(monkeypatch):
     monkeypatch.setattr(unicodedata, "normalize", lambda f, t: seen.append(len(t)) or real(f, t))
     assert normal_forms.normalize("NFC", text) == want
     assert max(seen, default=0) < 3   # (the stretches' form is made in C; the tables' characters)
+
+
+@pytest.mark.skipif(normal_forms._scan is None, reason="the C scanner was not built")
+@pytest.mark.parametrize("form", ["NFC", "NFKC"])
+def test_normal_form_of_asks_for_the_blocks_it_does_not_know(form, monkeypatch):
+    """normal_form_of finds the stretches and makes their form in one call; in a process
+    that has not seen a text's blocks above the BMP it makes nothing and names them (as
+    astral_blocks would), and once they are learnt it gives unicodedata's form."""
+    monkeypatch.setattr(normal_forms, "_FULL", {})
+    rng = random.Random(29)
+    text = _astral_text(rng, 3000) + "e\u0301 \u212b"
+    tables = normal_forms.compose_tables(form)
+    full, known = normal_forms._learn_blocks(form, bytes(544))
+    out, missing = normal_forms._scan.normal_form_of(text, full, 16, tables, known)
+    assert out is None and missing == normal_forms._scan.astral_blocks(text)
+    full, known = normal_forms._learn_blocks(form, missing)
+    out, missing = normal_forms._scan.normal_form_of(text, full, 16, tables, known)
+    assert missing is None and out == unicodedata.normalize(form, text)
+    bmp = "caf\u00e9 e\u0301 \uac00\u11a8 \u4e2d"   # no block above the BMP: none asked
+    assert normal_forms._scan.normal_form_of(bmp, full, 16, tables, bytes(544)) == \
+        (unicodedata.normalize(form, bmp), None)
+    assert normal_forms.normalize(form, text * 2) == unicodedata.normalize(form, text * 2)
+
+
+@pytest.mark.skipif(normal_forms._scan is None, reason="the C scanner was not built")
+def test_normal_form_of_refuses_bad_known_blocks_and_tables():
+    tables = normal_forms.compose_tables("NFC")
+    bits = normal_forms.safe_bits("NFC")
+    with pytest.raises(ValueError, match="544 bytes of known blocks"):
+        normal_forms._scan.normal_form_of("e\u0301", bits, 4, tables, bytes(543))
+    with pytest.raises(ValueError, match="tables are malformed"):
+        normal_forms._scan.normal_form_of("e\u0301", bits, 4, tables[:-1], bytes(544))
 
 
 # ---- the written tables (_normal_form_tables.py) ---------------------------------------

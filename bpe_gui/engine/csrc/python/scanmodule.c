@@ -473,6 +473,78 @@ static PyObject *py_all_in(PyObject *self, PyObject *args) {
     return PyBool_FromLong(ok);
 }
 
+/* The stretches of text a normal form may change (see unsafe_spans below), as pairs of
+ * character offsets in a growing C array. */
+typedef struct {
+    Py_ssize_t *v; /* start0, end0, start1, end1, ... */
+    size_t n, cap; /* offsets held (twice the stretches), room */
+} Stretches;
+
+static int stretch_add(Stretches *s, Py_ssize_t a, Py_ssize_t z) {
+    if (s->n + 2 > s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 256;
+        Py_ssize_t *v = PyMem_Realloc(s->v, cap * sizeof(Py_ssize_t));
+        if (!v) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        s->v = v, s->cap = cap;
+    }
+    s->v[s->n++] = a;
+    s->v[s->n++] = z;
+    return 0;
+}
+
+/* The loop over characters of type T: a character in the bitmap is safe; a run of
+ * others, from the safe one before to the safe one after, is a stretch (joined to the
+ * one before when fewer than gap characters apart). With `known` (544 bytes: the blocks
+ * of 256 code points above the BMP whose bits the bitmap holds), a character above the
+ * BMP of a block not known sets its block's bit in `missing`. */
+#define STRETCH_LOOP(T)                                                                   \
+    do {                                                                                  \
+        const T *q = data;                                                                \
+        for (Py_ssize_t i = 0; i < n; i++) {                                              \
+            Py_UCS4 c = q[i];                                                             \
+            if (IN_SET(c)) {                                                              \
+                last_safe = i;                                                            \
+                continue;                                                                 \
+            }                                                                             \
+            Py_ssize_t s0 = last_safe, j = i;                                             \
+            for (;;) {                                                                    \
+                if (known && c > 0xFFFF && !(known[c >> 11] >> (c >> 8 & 7) & 1))         \
+                    missing[c >> 11] |= (unsigned char)(1u << (c >> 8 & 7));              \
+                if (++j == n)                                                             \
+                    break;                                                                \
+                c = q[j];                                                                 \
+                if (IN_SET(c))                                                            \
+                    break;                                                                \
+            }                                                                             \
+            if (zs >= 0 && s0 - ze < gap) {                                               \
+                ze = j; /* join */                                                        \
+            } else {                                                                      \
+                if (zs >= 0 && stretch_add(out, zs, ze) < 0)                              \
+                    return -1;                                                            \
+                zs = s0, ze = j;                                                          \
+            }                                                                             \
+            i = j - 1;                                                                    \
+            last_safe = j; /* (j < n: the safe character at j) */                         \
+        }                                                                                 \
+    } while (0)
+
+static int find_stretches(PyObject *text, const unsigned char *b, Py_UCS4 top, Py_ssize_t gap,
+                          const unsigned char *known, unsigned char *missing, Stretches *out) {
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text), last_safe = 0, zs = -1, ze = -1;
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    if (kind == PyUnicode_1BYTE_KIND)
+        STRETCH_LOOP(Py_UCS1);
+    else if (kind == PyUnicode_2BYTE_KIND)
+        STRETCH_LOOP(Py_UCS2);
+    else
+        STRETCH_LOOP(Py_UCS4);
+    return zs >= 0 ? stretch_add(out, zs, ze) : 0;
+}
+
 /* unsafe_spans(text, bits, gap) -> [start0, end0, start1, end1, ...]: the stretches of
  * text a normal form may change, each from the last character in bits (a "safe" one:
  * see all_in, and text/normal_forms.py) before a character not in it, to the next safe
@@ -489,48 +561,19 @@ static PyObject *py_unsafe_spans(PyObject *self, PyObject *args) {
     Py_UCS4 top;
     if (bitmap_args(text, &bits, "unsafe_spans", &top) < 0)
         return NULL;
-    const unsigned char *b = bits.buf;
-    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
-    int kind = PyUnicode_KIND(text);
-    const void *data = PyUnicode_DATA(text);
-    PyObject *out = PyList_New(0);
-    Py_ssize_t last_safe = 0, start = -1, end = -1;
-    for (Py_ssize_t i = 0; out && i < n; i++) {
-        Py_UCS4 c = PyUnicode_READ(kind, data, i);
-        if (c < top && (b[c >> 3] >> (c & 7) & 1)) {
-            last_safe = i;
-            continue;
-        }
-        Py_ssize_t s = last_safe, j = i + 1;
-        while (j < n) {
-            Py_UCS4 d = PyUnicode_READ(kind, data, j);
-            if (d < top && (b[d >> 3] >> (d & 7) & 1))
+    Stretches st = {NULL, 0, 0};
+    PyObject *out = NULL;
+    if (find_stretches(text, bits.buf, top, gap, NULL, NULL, &st) == 0 &&
+        (out = PyList_New((Py_ssize_t)st.n)) != NULL)
+        for (size_t k = 0; k < st.n; k++) {
+            PyObject *v = PyLong_FromSsize_t(st.v[k]);
+            if (!v) {
+                Py_CLEAR(out);
                 break;
-            j++;
-        }
-        if (start >= 0 && s - end < gap) {
-            end = j; /* join */
-        } else {
-            if (start >= 0) {
-                PyObject *a = PyLong_FromSsize_t(start), *z = PyLong_FromSsize_t(end);
-                if (!a || !z || PyList_Append(out, a) < 0 || PyList_Append(out, z) < 0)
-                    Py_CLEAR(out);
-                Py_XDECREF(a);
-                Py_XDECREF(z);
             }
-            start = s;
-            end = j;
+            PyList_SET_ITEM(out, (Py_ssize_t)k, v);
         }
-        i = j - 1;
-        last_safe = j; /* (j < n: the safe character at j) */
-    }
-    if (out && start >= 0) {
-        PyObject *a = PyLong_FromSsize_t(start), *z = PyLong_FromSsize_t(end);
-        if (!a || !z || PyList_Append(out, a) < 0 || PyList_Append(out, z) < 0)
-            Py_CLEAR(out);
-        Py_XDECREF(a);
-        Py_XDECREF(z);
-    }
+    PyMem_Free(st.v);
     PyBuffer_Release(&bits);
     return out;
 }
@@ -559,24 +602,11 @@ static int class_of_part(int kind, const void *data, Py_ssize_t a, Py_ssize_t b,
  * called on each stretch (Qwen2's NFC of 2 MB of random text: ~6,000 stretches, 9 ms).
  * The stretches' forms are made first (one buffer); then the str, of the narrowest kind
  * its characters need, the parts between them copied whole when the kind is the text's. */
-static PyObject *py_normal_form(PyObject *self, PyObject *args) {
-    PyObject *text, *spans;
-    Py_buffer blob;
-    if (!PyArg_ParseTuple(args, "UO!y*:normal_form", &text, &PyList_Type, &spans, &blob))
-        return NULL;
-    NfTables t;
+static PyObject *form_of(PyObject *text, const Py_ssize_t *sp, Py_ssize_t ns, const NfTables *t) {
     PyObject *res = NULL;
     uint32_t *outs = NULL, *in = NULL, *work = NULL;
     struct { Py_ssize_t s, e; size_t m; } *part = NULL; /* each stretch, its form's length */
-    if (nf_tables(&t, blob.buf, (size_t)blob.len) < 0) {
-        PyErr_SetString(PyExc_ValueError, "normal_form: the tables are malformed");
-        goto done;
-    }
-#if PY_VERSION_HEX < 0x030C0000
-    if (PyUnicode_READY(text) < 0)
-        goto done;
-#endif
-    Py_ssize_t n = PyUnicode_GET_LENGTH(text), ns = PyList_GET_SIZE(spans);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
     int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
     if (ns % 2) {
@@ -590,10 +620,7 @@ static PyObject *py_normal_form(PyObject *self, PyObject *args) {
         goto nomem;
     Py_ssize_t last = 0;
     for (Py_ssize_t k = 0; k < ns; k += 2) {
-        Py_ssize_t s = PyLong_AsSsize_t(PyList_GET_ITEM(spans, k)),
-                   e = PyLong_AsSsize_t(PyList_GET_ITEM(spans, k + 1));
-        if ((s == -1 || e == -1) && PyErr_Occurred())
-            goto done;
+        Py_ssize_t s = sp[k], e = sp[k + 1];
         if (s < last || e < s || e > n) {
             PyErr_SetString(PyExc_ValueError, "normal_form: spans out of order or range");
             goto done;
@@ -616,7 +643,7 @@ static PyObject *py_normal_form(PyObject *self, PyObject *args) {
         }
         for (Py_ssize_t i = s; i < e; i++)
             in[i - s] = PyUnicode_READ(kind, data, i);
-        size_t m = nf_compose(&t, in, (size_t)(e - s), outs + used, work, room);
+        size_t m = nf_compose(t, in, (size_t)(e - s), outs + used, work, room);
         if (m == (size_t)-1) {
             PyErr_SetString(PyExc_SystemError, "normal_form: a stretch grew past its room");
             goto done;
@@ -673,7 +700,87 @@ nomem:
     PyErr_NoMemory();
 done:
     PyMem_Free(outs), PyMem_Free(in), PyMem_Free(work), PyMem_Free(part);
+    return res;
+}
+
+
+static PyObject *py_normal_form(PyObject *self, PyObject *args) {
+    PyObject *text, *spans, *res = NULL;
+    Py_buffer blob;
+    if (!PyArg_ParseTuple(args, "UO!y*:normal_form", &text, &PyList_Type, &spans, &blob))
+        return NULL;
+    NfTables t;
+    Py_ssize_t ns = PyList_GET_SIZE(spans);
+    Py_ssize_t *sp = PyMem_Malloc((size_t)(ns ? ns : 1) * sizeof(Py_ssize_t));
+    if (!sp) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (nf_tables(&t, blob.buf, (size_t)blob.len) < 0) {
+        PyErr_SetString(PyExc_ValueError, "normal_form: the tables are malformed");
+        goto done;
+    }
+#if PY_VERSION_HEX < 0x030C0000
+    if (PyUnicode_READY(text) < 0)
+        goto done;
+#endif
+    for (Py_ssize_t k = 0; k < ns; k++)
+        if ((sp[k] = PyLong_AsSsize_t(PyList_GET_ITEM(spans, k))) == -1 && PyErr_Occurred())
+            goto done;
+    res = form_of(text, sp, ns, &t);
+done:
+    PyMem_Free(sp);
     PyBuffer_Release(&blob);
+    return res;
+}
+
+/* normal_form_of(text, bits, gap, tables, known) -> (str, None) or (None, missing):
+ * unsafe_spans and normal_form in one call (no list of offsets: Qwen2's NFC of 2 MB of
+ * random text of every plane listed 12,000 of them), with astral_blocks' question asked
+ * on the way: `known` (544 bytes) says which blocks of 256 code points above the BMP the
+ * bitmap holds; when the text has characters of others, nothing is made and `missing`
+ * (544 bytes) names their blocks, for text/normal_forms.py to work out before it asks
+ * again (once a process for each block). */
+static PyObject *py_normal_form_of(PyObject *self, PyObject *args) {
+    PyObject *text, *res = NULL, *missing_obj = NULL;
+    Py_buffer bits, blob, known;
+    Py_ssize_t gap;
+    if (!PyArg_ParseTuple(args, "Uy*ny*y*:normal_form_of", &text, &bits, &gap, &blob, &known))
+        return NULL;
+    Py_UCS4 top;
+    Stretches st = {NULL, 0, 0};
+    unsigned char missing[0x110000 >> 11] = {0};
+    NfTables t;
+    if (bitmap_args(text, &bits, "normal_form_of", &top) < 0) {
+        PyBuffer_Release(&blob), PyBuffer_Release(&known);
+        return NULL;
+    }
+    if (known.len != (Py_ssize_t)sizeof missing) {
+        PyErr_Format(PyExc_ValueError, "normal_form_of needs %d bytes of known blocks",
+                     (int)sizeof missing);
+        goto done;
+    }
+    if (nf_tables(&t, blob.buf, (size_t)blob.len) < 0) {
+        PyErr_SetString(PyExc_ValueError, "normal_form_of: the tables are malformed");
+        goto done;
+    }
+    if (find_stretches(text, bits.buf, top, gap, known.buf, missing, &st) < 0)
+        goto done;
+    int any = 0;
+    for (size_t i = 0; i < sizeof missing; i++)
+        any |= missing[i];
+    if (any) {
+        missing_obj = PyBytes_FromStringAndSize((const char *)missing, sizeof missing);
+        res = missing_obj ? PyTuple_Pack(2, Py_None, missing_obj) : NULL;
+    } else {
+        PyObject *form = form_of(text, st.v, (Py_ssize_t)st.n, &t);
+        res = form ? PyTuple_Pack(2, form, Py_None) : NULL;
+        Py_XDECREF(form);
+    }
+done:
+    Py_XDECREF(missing_obj);
+    PyMem_Free(st.v);
+    PyBuffer_Release(&bits), PyBuffer_Release(&blob), PyBuffer_Release(&known);
     return res;
 }
 
@@ -733,6 +840,8 @@ static PyMethodDef methods[] = {
     {"all_in", py_all_in, METH_VARARGS, "all_in(text, bits) -> bool"},
     {"unsafe_spans", py_unsafe_spans, METH_VARARGS,
      "unsafe_spans(text, bits, gap) -> [start, end, ...]"},
+    {"normal_form_of", py_normal_form_of, METH_VARARGS,
+     "normal_form_of(text, bits, gap, tables, known) -> (str, missing blocks or None)"},
     {"normal_form", py_normal_form, METH_VARARGS,
      "normal_form(text, spans, tables) -> str: each stretch in its NFC or NFKC"},
     {"astral_blocks", py_astral_blocks, METH_O,
