@@ -367,12 +367,14 @@ static inline int edge_cut(const MergeTable *m, const unsigned char *w, size_t l
     if ((two & 2) || !e || !is_cont(w[p + 1]))
         return 0;
     int yzl, zlb;
+    uint64_t yzlb = 0; /* y z L b, from one load (y: 0 after an ASCII first byte) */
     if (z < 0x80) { /* an ASCII first byte: no y */
         if (p != 1)
             return 0;
         yzl = 0;
         zlb = has(e, EDGE_A + ((size_t)z << 12 | (size_t)(w[p] & 0x3F) << 6 |
                                (size_t)(w[p + 1] & 0x3F)));
+        yzlb = bytes_le(w, 3) << 8;
     } else {
         if (p < 2 || w[p - 2] < 0x80 || !is_cont(z))
             return 0;
@@ -380,16 +382,20 @@ static inline int edge_cut(const MergeTable *m, const unsigned char *w, size_t l
                                (size_t)(w[p] & 0x3F)));
         zlb = has(e, EDGE_R + ((size_t)(z & 0x3F) << 12 | (size_t)(w[p] & 0x3F) << 6 |
                                (size_t)(w[p + 1] & 0x3F)));
+        yzlb = load4(w + p - 2); /* (p + 2 <= len) */
     }
     if (!yzl && !zlb)
         return 1; /* no window of three bytes across p inside a token */
-    /* three-byte tokens across p, then the four-byte windows inside the word */
-    if ((yzl && edge_has(e, bytes_le(w + p - 2, 3), 3)) ||
-        (zlb && edge_has(e, bytes_le(w + p - 1, 3), 3)))
+    /* three-byte tokens across p, then the four-byte windows inside the word (each one
+     * load; the shape tests of edge_shape on its 32 bits: bytes 1-3 >= 0x80, one a lead) */
+    if ((yzl && edge_has(e, yzlb & 0xFFFFFF, 3)) || (zlb && edge_has(e, yzlb >> 8, 3)))
         return 0;
-    for (size_t s = p >= 3 ? p - 3 : 0; s < p && s + 4 <= len; s++)
-        if (!edge_shape(w + s, 4) || edge_has(e, bytes_le(w + s, 4), 4))
+    for (size_t s = p >= 3 ? p - 3 : 0; s < p && s + 4 <= len; s++) {
+        uint64_t v = load4(w + s);
+        if ((v & 0x80808000u) != 0x80808000u || !(v & v << 1 & 0x80808000u) ||
+            edge_has(e, v, 4))
             return 0;
+    }
     return 1;
 }
 
@@ -728,13 +734,24 @@ static inline uint64_t char_of(const MergeTable *m, uint64_t *ch, uint32_t cp)
 static inline size_t put_three(const MergeTable *m, MergeScratch *x, uint64_t e,
                                const unsigned char *w, size_t a, size_t out)
 {
-    size_t n = e & 3, end = n == 2 ? (e & 8 ? 2 : 1) : 1;
-    for (size_t i = 0, st = 0; i < n; i++, out++) {
-        x->sym[out] = n == 3 ? m->byte_ids[w[a + i]] : ch_id(e, (int)i);
-        x->st[out] = (int32_t)(a + st);
-        x->en[out] = (int32_t)(a + (st = n == 1 ? 3 : i == 0 ? end : n == 2 ? 3 : i + 1));
+    int32_t *sym = x->sym + out, *st = x->st + out, *en = x->en + out, at = (int32_t)a;
+    switch (e & 3) {
+    case 1: /* one token */
+        sym[0] = ch_id(e, 0), st[0] = at, en[0] = at + 3;
+        return out + 1;
+    case 2: { /* two: the first of 2 bytes (bit 3) or 1 */
+        int32_t cut = at + (e & 8 ? 2 : 1);
+        sym[0] = ch_id(e, 0), st[0] = at, en[0] = cut;
+        sym[1] = ch_id(e, 1), st[1] = cut, en[1] = at + 3;
+        return out + 2;
     }
-    return out;
+    case 3: /* its three bytes */
+        for (int32_t i = 0; i < 3; i++)
+            sym[i] = m->byte_ids[w[a + (size_t)i]], st[i] = at + i, en[i] = at + i + 1;
+        return out + 3;
+    default:
+        return out;
+    }
 }
 
 /* per 4-byte character's prefix, in one line of the cache: its joins (copied from
@@ -767,6 +784,10 @@ static inline size_t char_at(const unsigned char *w, size_t len, size_t a)
     size_t k = w[a] >= 0xF0 ? 4 : w[a] >= 0xE0 ? 3 : 0;
     if (!k || a + k > len || w[a] > 0xF4)
         return 0;
+    if (a + 4 <= len) { /* its continuation bytes, from one load */
+        uint64_t v = load4(w + a), cont = k == 4 ? 0xC0C0C000u : 0xC0C000u;
+        return (v & cont) == (0x80808000u & cont) ? k : 0;
+    }
     for (size_t i = a + 1; i < a + k; i++)
         if (!is_cont(w[i]))
             return 0;
