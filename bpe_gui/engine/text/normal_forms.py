@@ -302,6 +302,7 @@ def normalize(form: Form, text: str) -> str:
     full, known = _learn_blocks(form, _NO_BLOCKS)
     out, missing = _scan.normal_form_of(text, full, GAP, compose_tables(form), known)
     if out is None:
+        assert missing is not None
         full, known = _learn_blocks(form, missing)
         out, missing = _scan.normal_form_of(text, full, GAP, compose_tables(form), known)
         assert out is not None   # (every block the text uses is known now)
@@ -334,7 +335,8 @@ def write_tables(path=None) -> str:
     for ud in sorted(mods, key=lambda m: m.unidata_version):
         seconds = make_composition_seconds(ud)
         lines.append(f"    {ud.unidata_version!r}: {{")
-        blobs = [(form, make_safe_bits(form, ud, seconds)) for form in FORMS]
+        blobs: list[tuple[str, bytes]] = [(form, make_safe_bits(form, ud, seconds))
+                                          for form in FORMS]
         blobs += [(f"compose {form}", make_compose_tables(form, ud)) for form in ("NFC", "NFKC")]
         for key, blob in blobs:
             data = base64.b64encode(zlib.compress(blob, 9)).decode()
