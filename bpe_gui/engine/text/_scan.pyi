@@ -79,7 +79,9 @@ def unsafe_spans(text: str, bits: Buffer, gap: int) -> list[int]:
 
 def normal_form(text: str, spans: list[int], tables: Buffer) -> str:
     """text with each stretch of spans ([start, end, ...], unsafe_spans') put in NFC or
-    NFKC by tables (normal_forms.make_compose_tables); text itself when none changes."""
+    NFKC by tables (normal_forms.make_compose_tables); text itself when none changes.
+    (normal_forms.normalize uses normal_form_of; the tests give stretches of their own
+    here.)"""
 
 def normal_form_of(text: str, bits: Buffer, gap: int, tables: Buffer,
                    known: Buffer) -> tuple[str, None] | tuple[None, bytes]:

@@ -17,7 +17,9 @@ replaced by that stretch's form: :func:`normalize` puts only those stretches
 they are unchanged. ``unicodedata.is_normalized`` says MAYBE at a combining mark and then
 normalizes the whole text to compare; Qwen2's NFC on decomposed text did that and then
 normalized it again. Short texts go to ``unicodedata``; the stretches of NFC and NFKC to
-``_scan.normal_form`` (csrc/text/normal_form.c), whose tables :func:`make_compose_tables`
+``_scan.normal_form_of`` (found and put in the form in one call, csrc/text/normal_form.c;
+``_scan.normal_form`` puts stretches given to it in the form: the tests' way into the
+same C, every character as a stretch of its own), whose tables :func:`make_compose_tables`
 makes from ``unicodedata`` (each character's combining class and full decomposition, the
 primary composites), so the answers are still unicodedata's. Handing each stretch to
 ``unicodedata.normalize`` from Python cost 9.3 ms on 2 MB of random text of every plane
@@ -181,8 +183,8 @@ def _learn_blocks(form: Form, blocks: bytes) -> tuple[bytearray, bytearray]:
         if form not in _FULL:
             full[:TOP // 8] = safe_bits(form)
             _FULL[form] = (full, known)
-        for i, byte in enumerate(blocks):
-            new = byte & ~known[i]
+        for i, byte in enumerate(blocks) if any(blocks) else ():   # (normalize's every
+            new = byte & ~known[i]                                  # call: none to learn)
             for j in range(8) if new else ():
                 if new >> j & 1:
                     b = i << 3 | j

@@ -166,19 +166,18 @@ class BaseTokenizer(ABC):
         with ThreadPoolExecutor(max_workers=min(threads, len(texts))) as pool:
             return list(pool.map(self.encode, texts))
 
-    def _native_encoder(self, texts: Sequence[str] = ()):
+    def _native_encoder(self):
         """The C encoder (``_encode.Encoder``) whose ``encode(text)`` is ``_encode(text)``
-        for every text UTF-8 can hold among ``texts`` (a normalizer may leave some
-        unchanged), or None (then encode_batch and encode_to_array go through
-        ``encode``)."""
+        for every text UTF-8 can hold, or None."""
         return None
 
     def _native_plan(self, texts: Sequence[str]):
         """(encoder, the texts to give it, ordinary): ``encoder.encode_batch(given,
         ordinary=ordinary)`` is ``[_encode(t) for t in texts]`` for texts UTF-8 can hold
-        (a normalizer's kinds give the normalized texts), or None. Here: the texts as they
-        are to ``_native_encoder``."""
-        enc = self._native_encoder(texts)
+        (a tokenizer.json's normalizer gives the normalized texts: Pipeline.encoder_plan),
+        or None (then encode_batch and encode_to_array go through ``encode``). Here: the
+        texts as they are to ``_native_encoder``."""
+        enc = self._native_encoder()
         return None if enc is None else (enc, list(texts), False)
 
     def encode_word(self, word: str) -> tuple[int, ...]:

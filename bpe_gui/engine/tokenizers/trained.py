@@ -169,7 +169,7 @@ class Tokenizer(BaseTokenizer):
         """Byte-level words through the C merge loop and the word cache."""
         return self.model.encode_words(self.pre.findall(text), self._cache, _CACHE_LIMIT)
 
-    def _native_encoder(self, texts: Sequence[str] = ()):
+    def _native_encoder(self):
         """The C encoder of whole texts (the presets with a native scanner), shared by
         every thread; None when words are merged another way."""
         if self._native is None or not self.model.native:   # (merges in Python: no C)

@@ -188,9 +188,6 @@ class PipelineTokenizer(BaseTokenizer):
     def _encode(self, text: str) -> list[int]:
         return self.pipeline.encode(text)
 
-    def _native_encoder(self, texts: Sequence[str] = ()):
-        return self.pipeline.encoder_for(texts)
-
     def _native_plan(self, texts: Sequence[str]):
         return self.pipeline.encoder_plan(texts)
 

@@ -170,17 +170,13 @@ class Pipeline:
         return None
 
     def _normed_encode(self, text: str) -> list[int] | None:
-        """_whole_if: the ids of a text through the C encoder, normalized once (None: the
-        pieces, in Python)."""
-        assert self._encoder is not None and self.normalize is not None
-        normed = self.normalize.text(text)
-        if normed is text or normed == text:
-            return self._encoder.encode(text)
-        if self._normed_in_c == "specials":
-            return self._encoder.encode(normed)
-        if self._normed_in_c == "plain" and not self._has_added(text):
-            return self._encoder.encode_ordinary(normed)
-        return None
+        """_whole_if: the ids of a text through the C encoder, normalized once
+        (:meth:`encoder_plan`; None: the pieces, in Python)."""
+        plan = self.encoder_plan((text,))
+        if plan is None:
+            return None
+        enc, (given,), ordinary = plan
+        return enc.encode_ordinary(given) if ordinary else enc.encode(given)
 
     def _has_added(self, text: str) -> bool:
         """Some added token is in the text (their first characters first: Qwen2's all
@@ -195,21 +191,16 @@ class Pipeline:
         UTF-8 can hold (it raises UnicodeEncodeError on the others), else None."""
         return self._encoder if self._whole else None
 
-    def encoder_for(self, texts: Sequence[str]):
-        """The C encoder when ``encode(text)`` is ``encoder.encode(text)`` for each of the
-        texts UTF-8 can hold (it raises UnicodeEncodeError on the others), else None."""
-        if self._whole or (self._whole_if and all(map(self._unchanged, texts))):
-            return self._encoder
-        return None
-
     def encoder_plan(self, texts: Sequence[str]):
         """(encoder, the texts to give it, ordinary): ``encoder.encode_batch(given,
         ordinary=ordinary)`` gives ``encode(text)`` for each of the texts UTF-8 can hold
         (UnicodeEncodeError on the others); None when some text needs the pieces, in
-        Python. Texts the normalizer changes are normalized here, once, as
-        :meth:`_normed_encode` does for one (a batch of decomposed text, or of random
-        text of every plane under Qwen2's NFC, went to a pool of Python threads, an array
-        through a list)."""
+        Python. Texts the normalizer changes are normalized here, once: the texts it
+        leaves go as they are (their added tokens found in C); changed ones normalized,
+        with their added tokens when tokenizers looks for them after the normalizer, as
+        plain text when it looks in the raw text and none is there (``_normed_in_c``).
+        (Before, a batch with one text NFC changed went to a pool of Python threads and
+        an array through a list.)"""
         if self._encoder is None:
             return None
         if self._whole:
@@ -224,10 +215,6 @@ class Pipeline:
         if self._normed_in_c == "plain" and not any(map(self._has_added, texts)):
             return self._encoder, normed, True
         return None
-
-    def _unchanged(self, text: str) -> bool:
-        """The normalizer leaves the text as it is (NFC on text already in NFC)."""
-        return self.normalize.unchanged(text)   # (_whole_if: a normalizer that can tell)
 
     # ----- pieces ---------------------------------------------------------------------
     def pieces(self, text: str, start: int = 0) -> Iterator[tuple[NStr, int | None]]:
