@@ -812,3 +812,33 @@ def test_the_ids_strip_shows_no_row_cut_at_the_bottom(qtbot, view, controller):
     for value in (0, flow.row_top(1), flow.row_top(5), sb.maximum()):
         sb.setValue(value)
         assert not cut_at_bottom(flow), value   # drawn whole or not at all
+
+
+@pytest.mark.regression
+def test_a_lit_token_takes_the_marks_of_its_last_letter(qtbot, view, controller, tmp_path):
+    """Qwen2's NFC on decomposed text ("cafe" + U+0301): tokenizers' offsets end the token
+    of "café" before the mark, so a token lit up to its offset drew the "e" in the
+    highlight's colours and lost its accent (seen under Xvfb). The lit range now ends
+    where the letter's cluster does, and only there."""
+    tokenizers = pytest.importorskip("tokenizers")
+    from tokenizers import normalizers
+    hf = tokenizers.ByteLevelBPETokenizer()
+    hf.normalizer = normalizers.NFC()
+    hf.train_from_iterator(["café naïve cafe résumé " * 50], vocab_size=300,
+                           show_progress=False)
+    path = tmp_path / "tokenizer.json"
+    hf.save(str(path))
+    assert controller.tokenizer_files.import_tokenizer(str(path)) is not None
+    controller.tokenizer_files.set_use_imported(True)
+    text = "cafe\u0301 nai\u0308ve x re\u0301sume\u0301"
+    view.set_text(text)
+    enc = view.encoding
+    assert enc.ids == hf.encode(text).ids
+    assert enc.offsets == [tuple(o) for o in hf.encode(text).offsets]
+    marks = {i for i, c in enumerate(text) if c in "\u0301\u0308"}
+    assert any(e in marks for _, e in enc.offsets)   # (a token that ends before a mark)
+    for i, (s, e) in enumerate(enc.offsets):
+        send_move(view.flow.viewport(), view.flow.item_rect(i).center())
+        (lo, hi), = view.hovered_text_ranges()
+        want = e + 1 if e in marks else e       # the mark after its letter, no further
+        assert (lo, hi) == (view.pos_of_char(s), view.pos_of_char(want)), (i, s, e)
