@@ -233,3 +233,56 @@ def test_words_read_in_a_frame(tmp_path):
     assert [ours.encode(w) for w in words] == [enc.encode_ordinary(w) for w in words]
     joined = " ".join(words)
     assert ours.encode(joined) == enc.encode_ordinary(joined)
+
+
+def _short_words(seed: int, n: int) -> list[str]:
+    """Words of one or two characters of 3 and 4 bytes, alone or after an ASCII byte
+    (" 𠀀", "-中", "𠀀𠀁", " 中𠀀": token_boundaries.c's short_word), and words that start
+    with a letter of 2 bytes before ones of 3 and 4 (cut when the last character has 3
+    or 4 bytes), from the random text's characters."""
+    chars = sorted(set(_unicode_text(seed, 2000)))
+    wide = [c for c in chars if ord(c) > 0x7FF]
+    two = [c for c in chars if 0x80 <= ord(c) <= 0x7FF]
+    rng = random.Random(seed)
+    words = []
+    for _ in range(n):
+        kind = rng.randrange(4)
+        if kind == 0:
+            w = "".join(rng.choice(wide) for _ in range(rng.randint(1, 2)))
+        elif kind == 1:
+            w = rng.choice(" -'(") + "".join(rng.choice(wide) for _ in range(rng.randint(1, 2)))
+        elif kind == 2:
+            w = rng.choice(two) + "".join(rng.choice(wide) for _ in range(rng.randint(2, 8)))
+        else:
+            w = "".join(rng.choice(wide) for _ in range(rng.randint(2, 8))) + rng.choice(two)
+        words.append(w)
+    return words
+
+
+@pytest.mark.parametrize("early", [False, True], ids=["late", "early"])
+def test_short_words_tiktoken(tmp_path, early):
+    """Each word alone and in a text, against tiktoken, with tokens cut from those very
+    words (whole characters, a character's last bytes with the ASCII byte before it,
+    windows across two characters), so that the cuts and lone last bytes the short path
+    relies on are often not there."""
+    words = _short_words(21, 3000)
+    text = _unicode_text(21, 2000) + "".join(words[:1000])
+    ranks = _unicode_ranks(text, 22, early)
+    pat = known.CL100K_PATTERN
+    path = tti.ranks_file(tmp_path, ranks, "short.tiktoken")
+    (tmp_path / "short.tiktoken.json").write_text(json.dumps({"pat_str": pat, "special_tokens": {}}))
+    enc = tiktoken.Encoding("short", pat_str=pat, mergeable_ranks=ranks, special_tokens={})
+    ours = load_tokenizer(path)
+    assert [ours.encode(w) for w in words] == [enc.encode_ordinary(w) for w in words]
+    joined = "\n".join(words)
+    assert ours.encode(joined) == enc.encode_ordinary(joined)
+
+
+def test_short_words_tokenizer_json(tmp_path):
+    words = _short_words(23, 3000)
+    path = _hf_file(tmp_path, _unicode_text(23, 3000) + "".join(words[:1500]), False)
+    ours, hf = load_tokenizer(path), tokenizers.Tokenizer.from_file(str(path))
+    assert [ours.encode(w) for w in words] == \
+        [e.ids for e in hf.encode_batch(words, add_special_tokens=False)]
+    joined = "\n".join(words)
+    assert ours.encode(joined) == hf.encode(joined, add_special_tokens=False).ids

@@ -356,7 +356,9 @@ static void add_edges(uint64_t *edge, const unsigned char *p, size_t len)
 
 /* 1: surely no token crosses the place p before the lead byte w[p] of a word of len
  * bytes (1 <= p, p + 2 <= len); 0: not known here */
-static inline int edge_cut(const MergeTable *m, const unsigned char *w, size_t len, size_t p)
+static inline __attribute__((always_inline)) int edge_cut(const MergeTable *m,
+                                                          const unsigned char *w, size_t len,
+                                                          size_t p)
 {
     size_t k2 = 2 * (size_t)(w[p - 1] | w[p] << 8);
     uint64_t two = m->sub2[k2 >> 6] >> (k2 & 63);
@@ -1021,18 +1023,61 @@ static size_t merge_han(const MergeTable *m, MergeScratch *x, uint64_t *ch,
     return put_piece(m, x, ch, first, w, len, a, len - a, limit, out);
 }
 
+/* A short word of characters of 3 and 4 bytes, perhaps after an ASCII byte (" 𠀀",
+ * "-中", "𠀀𠀁": random text of every plane has ~30,000 such words in 2 MB, each merged
+ * whole in ~450-800 instructions): its tokens character by character, as the long
+ * words' characters get them, where each place between them is a sure cut (edge_cut)
+ * and a 4-byte character's last byte stands alone. Returns the token count, or
+ * (size_t)-1: merge it whole. No merge limit. */
+static size_t short_word(const MergeTable *m, MergeScratch *x, const unsigned char *w,
+                         size_t len)
+{
+    size_t a = w[0] < 0x80, out = 0;
+    uint64_t *pre = NULL, *ch = NULL;
+    if (a) {
+        if (len < 4 || w[1] < 0xE0 || !edge_cut(m, w, len, 1))
+            return (size_t)-1;
+        put_byte(m, x, w, 0, out++);
+    }
+    while (a < len) {
+        size_t k = char_at(w, len, a), e = a + k;
+        if (!k || (e < len && (w[e] < 0xE0 || !edge_cut(m, w, len, e))))
+            return (size_t)-1; /* (a lead at e: its character has 3 bytes or more) */
+        if (k == 4) {
+            const uint64_t *t;
+            if ((!pre && !(pre = prefixes_of(m))) || (t = prefix_entry(m, pre, w + a),
+                                                      t[0] >> (w[a + 3] & 63) & 1 || !(t[1] & 3)))
+                return (size_t)-1;
+            out = put_three(m, x, t[1], w, a, out);
+            put_byte(m, x, w, a + 3, out++);
+        } else {
+            uint32_t cp = char3(w + a);
+            uint64_t c;
+            if ((!ch && !(ch = chars_of(m))) || !cp || !((c = char_of(m, ch, cp)) & 3))
+                return (size_t)-1;
+            out = put_three(m, x, c, w, a, out);
+        }
+        a = e;
+    }
+    return out;
+}
+
 size_t mt_merge_at_boundaries(const MergeTable *m, MergeScratch *x, const unsigned char *w,
                               size_t len, int32_t limit)
 {
     /* words of letters outside ASCII (Han, kana...) are where tokens seldom cross
      * characters (ASCII words rarely have a cut); the tables know only the tokens with
      * a byte >= 0x80, so every byte but the first must be one */
+    if (m->sub2 && len >= 3 && len < CUT_FROM && limit == NO_RANK && w[len - 1] >= 0x80)
+        return short_word(m, x, w, len);
     if (!m->sub2 || len < CUT_FROM || w[len - 1] < 0x80 || !high_bytes(w + 1, len - 1))
         return (size_t)-1; /* the caller merges the word whole */
     /* letters of 3 or 4 bytes (Han, kana, Thai...), where tokens seldom cross characters;
      * a word of 2-byte letters (Cyrillic, Greek, Arabic) is short and its tokens often
-     * cross them: looking for cuts there cost more than it saved (callgrind, Russian) */
-    if ((w[0] < 0x80 ? w[1] : w[0]) < 0xE0)
+     * cross them: looking for cuts there cost more than it saved (callgrind, Russian).
+     * Its first character or its last tells (random text: a word that starts with a
+     * letter of 2 bytes is mostly of 3 and 4) */
+    if ((w[0] < 0x80 ? w[1] : w[0]) < 0xE0 && w[len - 3] < 0xE0 && w[len - 4] < 0xF0)
         return (size_t)-1;
     if (limit == NO_RANK && only_3byte(w + 1, len - 1)) {
         uint64_t *ch = chars_of(m);
