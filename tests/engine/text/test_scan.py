@@ -57,6 +57,22 @@ def test_edge_cases_equal_regex(preset, text):
 
 
 @pytest.mark.parametrize("preset", PRESETS)
+def test_long_whitespace_runs_equal_regex(preset):
+    """Runs of 1-80 whitespace characters, where the scanner takes ASCII whitespace 16
+    bytes at a time (util/ascii_ws.h) and looks for the run's last \\r or \\n from its
+    end: \\r and \\n at every place, whitespace outside ASCII (U+0085, U+00A0, U+2028,
+    U+3000) between the ASCII stretches, other characters and the text's end after."""
+    rng = random.Random(17)
+    spaces = [" "] * 8 + ["\t", "\n", "\r", "\v", "\f", "\x85", "\xa0", "\u2028", "\u3000"]
+    runs = ["".join(rng.choice(spaces) for _ in range(rng.randint(1, 80))) for _ in range(400)]
+    after = ["a", "Word", "7", "!", "\u4e2d", "\U0001f44d", "'s", ""]
+    text = "".join(run + rng.choice(after) for run in runs)
+    for t in (text, text + runs[0], "x" + runs[1]):
+        assert _scan.words(preset, t) == oracle_words(preset, t)
+        assert list(_scan.word_ends(preset, t)) == oracle_ends(preset, t)
+
+
+@pytest.mark.parametrize("preset", PRESETS)
 def test_ideograph_runs_equal_regex(preset):
     rng = random.Random(preset)
     for text in ideograph_texts(600, seed=preset + 11):

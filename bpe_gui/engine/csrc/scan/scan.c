@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "unicode_tables.h"
+#include "util/ascii_ws.h"
 
 /* flags of a code point; the same bits as bpe_gui/engine/text/unicode_classes.py */
 enum { F_S = 0x01, F_L = 0x02, F_N = 0x04, F_M = 0x08, F_U = 0x10, F_W = 0x20, F_CRLF = 0x40 };
@@ -240,6 +241,19 @@ static size_t whitespace_word(T *t, const uint8_t *s, size_t pos, size_t n, int 
                               int end_whole) {
     size_t i = pos, last = pos, crlf_end = 0;
     while (i < n) {
+        /* ASCII whitespace 16 bytes at a time (every Unicode version's \s holds it), the
+           last \r or \n of the stretch looked for from its end */
+        size_t j = i + bpe_ascii_ws_run(s + i, n - i);
+        if (j > i) {
+            last = j - 1;
+            for (size_t q = j; q > i; q--)
+                if (s[q - 1] == '\n' || s[q - 1] == '\r') {
+                    crlf_end = q;
+                    break;
+                }
+            if ((i = j) >= n)
+                break;
+        }
         ch_t c = get(t, s, i, n);
         if (!(c.f & F_S)) break;
         last = i;
