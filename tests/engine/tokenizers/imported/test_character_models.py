@@ -108,3 +108,33 @@ def test_segments_that_never_come_back_skip_the_cache_and_the_ids_stay(tmp_path)
     again = words(300)
     text = " ".join([words(6000), again, again, words(6000), again, again, again])
     assert ours.encode(text) == tk.encode(text, add_special_tokens=False).ids
+
+
+@pytest.mark.parametrize("byte_fallback,fuse_unk,suffix", [
+    (True, False, None), (False, True, None), (False, False, "</w>")])
+def test_long_words_of_a_character_model_are_tokenizers(tmp_path, byte_fallback, fuse_unk,
+                                                        suffix):
+    """Words of 33 to 1,024 symbols that no cut splits (the training text's words glued
+    together: every pair of their letters merges) merge in the flat loop over their given
+    symbols (merge.c's flat8_syms_one; the bucket queue before): ids and offsets are
+    tokenizers', with byte-fallback symbols (four for one character, their spans inside
+    it), unknown tokens fused or not and the end-of-word suffix among them. Longer words
+    go past the flat loop; they are here too."""
+    tk = _model(byte_fallback, fuse_unk, suffix, split=True)
+    path = tmp_path / "tokenizer.json"
+    tk.save(str(path))
+    ours = load_tokenizer(path)
+    rng = random.Random(5)
+    parts = [w for line in CORPUS[:5] for w in line.split()] + ["q", "zz", "🙂", "é"]
+    words = []
+    for size in (9, 12, 40, 120, 300, 700):
+        for _ in range(6):
+            words.append("".join(rng.choice(parts) for _ in range(size)))
+    for word in words:
+        theirs = tk.encode(word, add_special_tokens=False)
+        enc = ours.encode_with_offsets(word)
+        assert ours.encode(word) == theirs.ids, word
+        assert enc.ids == theirs.ids, word
+        assert enc.offsets == [tuple(o) for o in theirs.offsets], word
+    text = " ".join(words * 40)   # one call of 64 KB or more: the memo kept for the text
+    assert ours.encode(text) == tk.encode(text, add_special_tokens=False).ids
