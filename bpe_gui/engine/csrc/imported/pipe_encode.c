@@ -21,7 +21,13 @@ static inline void add_sym(MergeScratch *x, size_t *n, int32_t id, ptrdiff_t sta
 }
 
 /* Symbols of a word before merging: HF's merge_word (unknown characters become byte
-   fallback tokens, else the unknown token, fused if asked, else nothing). */
+   fallback tokens, else the unknown token, fused if asked, else nothing). *raw: they are
+   the word's bytes' own tokens, one each (ASCII letters of the model's single keys, no
+   suffix), so the merge engine may read the first pairs' ranks off its table of byte
+   pairs by the bytes (mt_init filled it from the merges of two single keys), as for a
+   byte-level model: the pieces between cuts inside words of letters are such (random
+   letters with the SentencePiece-style file: first_rank's lookups by id were an eighth of
+   the encode). */
 static size_t initial_syms(const PipeModel *m, MergeScratch *x, const char *w, ptrdiff_t len,
                            int *raw) {
     size_t n = 0;
@@ -58,7 +64,7 @@ static size_t initial_syms(const PipeModel *m, MergeScratch *x, const char *w, p
             x->en[i] = (int32_t)i + 1;
         }
         n = (size_t)i;
-        *raw = i == len && n >= 2;
+        *raw = i == len;
     }
     while (i < len) {
         unsigned char c = (unsigned char)w[i];
@@ -138,7 +144,7 @@ size_t pipe_tokenize(const PipeModel *m, MergeScratch *x, const char *w, size_t 
     }
     int raw;
     size_t n = initial_syms(m, x, w, (ptrdiff_t)len, &raw);
-    return mt_merge(&m->mt, x, n, NO_RANK, u, MT_SPANS | (raw && m->mt.bytepair ? MT_RAW : 0));
+    return mt_merge(&m->mt, x, n, NO_RANK, u, MT_SPANS | (raw ? MT_RAW : 0));
 }
 
 /* TIKTOKEN: the merge that makes each multi-byte token, in rank order -- tiktoken's own
