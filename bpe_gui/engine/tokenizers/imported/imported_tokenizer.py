@@ -9,6 +9,8 @@ merge at a time.
 """
 from __future__ import annotations
 
+import unicodedata
+
 from typing import Callable, Iterable, Sequence
 
 from ... import checks
@@ -106,10 +108,12 @@ class PieceWords:
 
     def words(self, text: str, pos: int = 0, stop: int | None = None) -> list[tuple[int, int, int]]:
         """``(start, end, branch)`` of the pieces of ``text`` (a text without special
-        tokens) that start in ``pos..stop-1``; ``pos`` must be where a piece starts."""
+        tokens) that start in ``pos..stop-1``; ``pos`` must be where a piece starts.
+        A piece's span takes the marks a normalizer folded into its last letter
+        (:func:`with_marks`)."""
         stop = len(text) if stop is None else stop
         end = len(text) if stop >= len(text) else min(len(text), stop + self.WINDOW)
-        out: list[tuple[int, int, int]] = []
+        spans: list[tuple[int, int]] = []
         last = pos
         for piece, _tid in self.pipeline.pieces(text[pos:end], pos):
             s, e = piece.span(0, len(piece.text))
@@ -118,9 +122,55 @@ class PieceWords:
                 continue
             if s >= stop:
                 break
-            out.append((s, e, self._branch(text[s:e])))
+            spans.append((s, e))
             last = e
+        norm = getattr(self.pipeline, "normalize", None)
+        out: list[tuple[int, int, int]] = []
+        for s, e in with_marks(text, spans, end):
+            # (a rule read off the text the pre-tokenizer got)
+            word = text[s:e] if norm is None or self._rules is None else norm.text(text[s:e])
+            out.append((s, e, self._branch(word)))
         return out
+
+
+class NormalizedWords(BranchMatcher):
+    """The words of an imported tokenizer whose Split pattern tiles the text a Unicode
+    normal form made (Qwen2's NFC): the pattern's words of the normalized text, at the
+    spans of the text as typed. "cafe" + U+0301 + "s" is one word, "cafés", where the
+    pattern over the typed text ends a word before the mark; the word clicked is then the
+    text that makes the piece, and its playback the tokenizer's. A text already in the
+    form (the usual one) is read as :class:`BranchMatcher` reads it."""
+
+    WINDOW = PieceWords.WINDOW
+
+    def __init__(self, pattern: str, timeout: float | None,
+                 alignment: Callable[[str], tuple[str, Sequence[int], Sequence[int]] | None]):
+        super().__init__(pattern, timeout)
+        self._alignment = alignment
+
+    def words(self, text: str, pos: int = 0, stop: int | None = None) -> list[tuple[int, int, int]]:
+        stop = len(text) if stop is None else stop
+        end = len(text) if stop >= len(text) else min(len(text), stop + self.WINDOW)
+        made = self._alignment(text[pos:end])
+        if made is None:   # (in the form already)
+            return super().words(text, pos, stop)
+        normal, starts, ends = made
+        found = super().words(normal)
+        spans = with_marks(text, [(pos + starts[s], pos + ends[e - 1]) for s, e, _k in found], end)
+        return [(s, e, k) for (s, e), (_s, _e, k) in zip(spans, found) if s < stop]
+
+
+def with_marks(text: str, spans: Sequence[tuple[int, int]], end: int) -> list[tuple[int, int]]:
+    """Each span taking the combining marks after it, up to the next span (or ``end``):
+    the marks a normalizer folded into the span's last letter (NFC's "é" of "e" + U+0301
+    spans the "e" alone, as tokenizers' offsets do)."""
+    out = []
+    for i, (s, e) in enumerate(spans):
+        nxt = spans[i + 1][0] if i + 1 < len(spans) else end
+        while e < nxt and unicodedata.combining(text[e]):
+            e += 1
+        out.append((s, e))
+    return out
 
 
 class PipelineTokenizer(BaseTokenizer):
@@ -151,11 +201,18 @@ class PipelineTokenizer(BaseTokenizer):
             pattern = WHOLE
             pre = Pretokenizer(pattern, matched)
         steps = getattr(pipeline, "pre", None)
+        norm = getattr(pipeline, "normalize", None)
         if pipeline.kind == "hf" and steps is not None and steps.kinds and \
-                steps.tiling_pattern is None:
-            # the words are the pre-tokenizer's pieces, which no one regex finds
-            pre.matcher = PieceWords(pipeline, pattern, steps.rules_pattern, steps.kinds,
-                                     pre.timeout)
+                (steps.tiling_pattern is None or norm is not None):
+            # the words are the pre-tokenizer's pieces, which no one regex finds (nor a
+            # regex over the text as typed, when a normalizer changes it first); a Split
+            # pattern after a Unicode normal form: its words of the normalized text
+            if steps.tiling_pattern is not None and pattern != WHOLE and \
+                    norm is not None and norm.alignment is not None:
+                pre.matcher = NormalizedWords(pattern, pre.timeout, norm.alignment)
+            else:
+                pre.matcher = PieceWords(pipeline, pattern, steps.rules_pattern, steps.kinds,
+                                         pre.timeout)
         model: PipelineModel = pipeline.model
         super().__init__(model, vocab=vocab, token_to_id=token_to_id,  # type: ignore[arg-type]
                          merges=merges,

@@ -161,3 +161,36 @@ def _check_batch_and_array(name, tk, ours, texts):
         assert (ours._native_plan(changed) is None) == (WAY[name] == "plain" and raw_token)
         assert ours.encode_batch(changed, threads=2) == \
             [want["decomposed"], want["random-unicode"]]
+
+
+@pytest.mark.parametrize("norm", ["NFC", "NFKC", "Metaspace"])
+def test_the_words_clicked_are_the_pieces_the_normalizer_makes(tmp_path, norm):
+    """With a normalizer the words (word_spans: the window's words view, a click's word
+    playback, explain) are the pipeline's pieces of the normalized text at the spans of
+    the text as typed: "cafe" + U+0301 + "s" is one word, "cafés", not "cafe" and a mark
+    that a regex over the typed text ends it before. Each word covers the marks NFC folded
+    into its last letter (tokenizers' offsets stop before them), the words tile the text,
+    their rules are read off the normalized word, and each word's playback ends in the
+    ids tokenizers gives that stretch of the text. Qwen2's shape (a Split pattern after
+    the form: imported_tokenizer.NormalizedWords) and a Metaspace file's pieces
+    (PieceWords) alike."""
+    from bpe_gui.engine.tokenizers import word_spans
+    tk = hfp.metaspace_fallback(split=True, normalizer=normalizers.NFC()) if norm == "Metaspace" \
+        else hfp.normalized_split(getattr(normalizers, norm)())   # (pieces / a Split's words)
+    path = tmp_path / "tokenizer.json"
+    tk.save(str(path))
+    ours = load_tokenizer(path)
+    text = "cafe\u0301s et nai\u0308ve, re\u0301sume\u0301 \u2460 fi\ufb01 Cafe\u0301\n12 ok"
+    spans = word_spans(ours.pre, ours.pre.matcher, text)
+    assert [t for s, e, _k in spans for t in range(s, e)] == list(range(len(text)))
+    words = [text[s:e] for s, e, _k in spans]
+    assert words[0] == "cafe\u0301s" and any(w.strip() == "re\u0301sume\u0301" for w in words)
+    if norm != "Metaspace":   # (a Metaspace piece has no rule of its own)
+        labels = {text[s:e]: ours.pre.matcher.branches[k].label for s, e, k in spans}
+        assert labels["cafe\u0301s"] == labels[" et"] == "rule 2 · letters"
+    got = []
+    for w in words:
+        pb = ours.playback(w)
+        assert list(pb.final_ids) == tk.encode(w, add_special_tokens=False).ids, w
+        got += pb.final_ids
+    assert got == tk.encode(text, add_special_tokens=False).ids
