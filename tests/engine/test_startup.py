@@ -80,14 +80,17 @@ def test_version_loads_only_the_extensions_of_the_engine():
 
 def test_one_command_does_not_import_the_others(tmp_path):
     """`bpe-gui encode` builds its own parser only: the train, count, check ... modules
-    (and the engine they need: Dask, the analysis package) are not imported."""
+    (and the engine they need: Dask, the analysis package, the trainer) are not
+    imported."""
     corpus = tmp_path / "corpus.txt"
     corpus.write_text("low lower lowest newer wider " * 50, encoding="utf-8")
     subprocess.run([sys.executable, "-m", "bpe_gui", "train", str(corpus), "--vocab-size",
                     "270", "--out", str(tmp_path / "tok")], cwd=ROOT, check=True,
                    capture_output=True)
+    hf = tmp_path / "tok" / "tokenizer.json"
+    assert hf.is_file()
     mods = loaded_after("from bpe_gui.cli import main\n"
-                        f"assert main(['encode', '--tokenizer', {str(tmp_path / 'tok')!r}, "
+                        f"assert main(['encode', '--tokenizer', {str(hf)!r}, "
                         "'lower', '--ids-only']) == 0")
     others = {f"bpe_gui.cli.{m}" for m in ("train", "train_on", "count", "check", "cost",
                                             "inspect", "models")}
@@ -95,6 +98,9 @@ def test_one_command_does_not_import_the_others(tmp_path):
     assert sorted(others & mods) == []
     assert not any(m.startswith("PySide6") for m in mods)
     assert "bpe_gui.engine.analysis" not in mods and "dask" not in mods
+    # nor, to read a tokenizer.json, the trainer and the corpus counting under it
+    assert "bpe_gui.engine.train.trainer" not in mods
+    assert "bpe_gui.engine.corpus.counting" not in mods
 
 
 # ----- the cache folder -----------------------------------------------------------------
