@@ -12,8 +12,8 @@ or, one line for each stand-in that runs::
     engine: C for 4 of 5 extensions; Python for 1
       tokenizers._encode (encoding trained and GPT-2 tokenizers): not built: <why>
 
-Why: the failure the install recorded for that extension (``setup.py`` writes them to
-:data:`BUILD_FAILURES`), else the import error itself.
+Why: the failure the install recorded for that extension (``setup.py``'s build writes
+:data:`BUILD_RECORD`; its first compiler error is shown), else the import error itself.
 
 This module is the one place that names all five extensions (each is private to its
 package, which imports it for its own use); it loads them by name, nothing else of the
@@ -36,8 +36,11 @@ EXTENSIONS: tuple[tuple[str, str, str], ...] = (
     ("tokenizers.imported._pipeline", "imported tokenizers (tokenizer.json, .tiktoken, "
      "SentencePiece, GGUF)", "the Python model (_pymodel)"),
 )
-# written by setup.py at install: {"train._core": "why it was not built", ...}
-BUILD_FAILURES = Path(__file__).with_name("build_failures.json")
+# written by setup.py's build at install, beside the extensions: {"built": [names],
+# "failed": {"bpe_gui.engine.train._core": "why, with the compiler's last messages"},
+# "no_simd": bool, "compiler": ..., "cflags": [...]}
+BUILD_RECORD = Path(__file__).with_name("_build.json")
+REASON_CHARS = 300   # a recorded reason's length in the report (the record has it all)
 
 
 class ExtensionState:
@@ -59,20 +62,35 @@ class ExtensionState:
         return f"{self.name} ({self.role}): {self.why}; {self.fallback} runs instead"
 
 
-def recorded_failures() -> dict[str, str]:
-    """What the install recorded about extensions it could not build (empty if none)."""
+def build_record() -> dict:
+    """What the install recorded about building the extensions (empty if nothing)."""
     try:
-        text = BUILD_FAILURES.read_text(encoding="utf-8")
+        text = BUILD_RECORD.read_text(encoding="utf-8")
     except OSError:
         return {}
-    import json   # (only when the install recorded a failure)
+    import json   # (only where an install left a record)
     try:
         data = json.loads(text)
     except ValueError:
         return {}
-    if not isinstance(data, dict):
+    return data if isinstance(data, dict) else {}
+
+
+def recorded_failures(record: dict | None = None) -> dict[str, str]:
+    """Extension (e.g. "train._core") -> why the install could not build it, in one
+    line: the compiler's first error if its messages hold one, else the first line."""
+    record = build_record() if record is None else record
+    failed = record.get("failed")
+    if not isinstance(failed, dict):
         return {}
-    return {str(k): " ".join(str(v).split()) for k, v in data.items()}
+    out = {}
+    for name, why in failed.items():
+        lines = [" ".join(x.split()) for x in str(why).splitlines() if x.strip()]
+        error = next((x for x in lines if "error" in x.lower()), lines[0] if lines else "")
+        if len(error) > REASON_CHARS:
+            error = error[:REASON_CHARS - 1] + "…"
+        out[str(name).removeprefix(f"{__package__}.")] = f"{error}; see {BUILD_RECORD}"
+    return out
 
 
 def _state(name: str, role: str, fallback: str, recorded: dict[str, str]) -> ExtensionState:
@@ -88,29 +106,32 @@ def _state(name: str, role: str, fallback: str, recorded: dict[str, str]) -> Ext
     return ExtensionState(name, role, fallback, True)
 
 
-def extension_states() -> list[ExtensionState]:
-    """The state of each of the five extensions, loading those not loaded yet."""
-    recorded = recorded_failures()
+def extension_states(record: dict | None = None) -> list[ExtensionState]:
+    """The state of each of the five extensions, loading those not loaded yet
+    (``record``: the install's build record, read from :data:`BUILD_RECORD` if None)."""
+    recorded = recorded_failures(record)
     return [_state(n, r, f, recorded) for n, r, f in EXTENSIONS]
 
 
 def engine_report(states: list[ExtensionState] | None = None) -> str:
     """What ``bpe-gui --version`` and the About box say about the engine: one line when
     every extension loads, else a line for each Python stand-in that runs, saying why."""
-    states = extension_states() if states is None else states
+    record = build_record()
+    states = extension_states(record) if states is None else states
     missing = [s for s in states if not s.loaded]
+    scalar = ", built without SIMD (BPE_GUI_NO_SIMD)" if record.get("no_simd") else ""
     if not missing:
-        head = f"engine: C (all {len(states)} extensions)"
+        head = f"engine: C (all {len(states)} extensions{scalar})"
     elif len(missing) == len(states):
         head = "engine: Python (no C extension loads: slow)"
     else:
-        head = (f"engine: C for {len(states) - len(missing)} of {len(states)} extensions; "
-                f"Python for {len(missing)} (slow)")
+        head = (f"engine: C for {len(states) - len(missing)} of {len(states)} extensions"
+                f"{scalar}; Python for {len(missing)} (slow)")
     lines = [head] + [f"  {s.line()}" for s in missing]
     if os.environ.get("BPE_GUI_NATIVE_SCAN", "1") == "0":
         lines.append("  BPE_GUI_NATIVE_SCAN=0: regex finds the words, not the C scanner")
     return "\n".join(lines)
 
 
-__all__ = ["BUILD_FAILURES", "EXTENSIONS", "ExtensionState", "engine_report",
+__all__ = ["BUILD_RECORD", "EXTENSIONS", "ExtensionState", "build_record", "engine_report",
            "extension_states", "recorded_failures"]

@@ -23,6 +23,21 @@ ALL = [f"bpe_gui.engine.{name}" for name, _, _ in extensions.EXTENSIONS]
 ALLOW_PYCORE = os.environ.get("BPE_GUI_ALLOW_PYCORE") == "1"
 
 
+@pytest.fixture(autouse=True)
+def no_build_record(monkeypatch, tmp_path):
+    """No record of the install's build unless a test writes one (the checkout's own,
+    if any, says how it was built)."""
+    monkeypatch.setattr(extensions, "BUILD_RECORD", tmp_path / "none" / "_build.json")
+
+
+def record(tmp_path, **fields) -> Path:
+    """A build record as setup.py writes it (engine/_build.json)."""
+    path = tmp_path / "_build.json"
+    path.write_text(json.dumps({"built": [], "failed": {}, "no_simd": False,
+                                "compiler": "unix", "cflags": ["-O2"], **fields}), "utf-8")
+    return path
+
+
 def version(capsys) -> list[str]:
     with pytest.raises(SystemExit) as e:
         main(["--version"])
@@ -40,7 +55,6 @@ def test_version_says_the_c_engine_runs(capsys):
 def test_version_names_an_extension_that_was_not_built_and_what_runs_instead(
         capsys, monkeypatch):
     monkeypatch.setitem(sys.modules, "bpe_gui.engine.tokenizers._encode", None)
-    monkeypatch.setattr(extensions, "BUILD_FAILURES", Path("/nonexistent/failures.json"))
     lines = version(capsys)
     fallback = [x for x in lines[2:] if "tokenizers._encode" in x]
     assert len(fallback) == 1
@@ -51,16 +65,32 @@ def test_version_names_an_extension_that_was_not_built_and_what_runs_instead(
 
 
 def test_version_gives_the_reason_the_install_recorded(capsys, monkeypatch, tmp_path):
-    recorded = tmp_path / "build_failures.json"
-    recorded.write_text(json.dumps({"train._core": "error: 'stdatomic.h' file not found\n"
-                                    "  (compiler: cl.exe)"}), encoding="utf-8")
-    monkeypatch.setattr(extensions, "BUILD_FAILURES", recorded)
+    """The record keeps the compiler's last messages; the line shows its first error."""
+    why = ("command '/usr/bin/cc' failed with exit code 1\n"
+           "In file included from bpe_gui/engine/csrc/merge/lanes.c:9:\n"
+           "bpe_gui/engine/csrc/util/atomics.h:12:10: fatal error: stdatomic.h: No such "
+           "file or directory\n   12 | #include <stdatomic.h>\ncompilation terminated.")
+    path = record(tmp_path, failed={"bpe_gui.engine.train._core": why})
+    monkeypatch.setattr(extensions, "BUILD_RECORD", path)
     monkeypatch.setitem(sys.modules, "bpe_gui.engine.train._core", None)
     lines = version(capsys)
     core = [x for x in lines if "train._core" in x]
-    assert core == ["  train._core (training): not built (error: 'stdatomic.h' file not "
-                    "found (compiler: cl.exe)); the Python training core (_pycore) runs "
-                    "instead"]
+    assert core == ["  train._core (training): not built (bpe_gui/engine/csrc/util/atomics.h:"
+                    "12:10: fatal error: stdatomic.h: No such file or directory; see "
+                    f"{path}); the Python training core (_pycore) runs instead"]
+
+
+def test_a_recorded_failure_of_an_extension_that_loads_is_not_shown(capsys, monkeypatch,
+                                                                     tmp_path):
+    """A record from an earlier build does not outweigh what loads now."""
+    monkeypatch.setattr(extensions, "BUILD_RECORD", record(
+        tmp_path, failed={"bpe_gui.engine.text._scan": "scan.c:1: error: old failure"}))
+    assert not [x for x in version(capsys) if "_scan" in x or "old failure" in x]
+
+
+def test_a_scalar_build_is_said(capsys, monkeypatch, tmp_path):
+    monkeypatch.setattr(extensions, "BUILD_RECORD", record(tmp_path, no_simd=True))
+    assert "built without SIMD (BPE_GUI_NO_SIMD)" in version(capsys)[1]
 
 
 def test_every_extension_missing_says_python_runs(capsys, monkeypatch):

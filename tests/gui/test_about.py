@@ -2,6 +2,7 @@
 and why one does not run (as ``bpe-gui --version`` does: tests/cli/test_cli_version.py)."""
 from __future__ import annotations
 
+import json
 import os
 import sys
 
@@ -35,6 +36,11 @@ def plain(box: QMessageBox) -> str:
     return doc.toPlainText()
 
 
+@pytest.fixture(autouse=True)
+def no_build_record(monkeypatch, tmp_path):
+    monkeypatch.setattr(extensions, "BUILD_RECORD", tmp_path / "none" / "_build.json")
+
+
 @pytest.mark.skipif(ALLOW_PYCORE, reason="pure-Python fallback allowed")
 def test_about_says_the_release_and_that_the_c_engine_runs(window, qtbot):
     box = open_about(window, qtbot)
@@ -48,17 +54,18 @@ def test_about_says_the_release_and_that_the_c_engine_runs(window, qtbot):
 
 
 def test_about_names_a_missing_extension_and_why(window, qtbot, monkeypatch, tmp_path):
-    recorded = tmp_path / "build_failures.json"
-    recorded.write_text('{"text._scan": "scan.c:12: error: <immintrin.h> not found"}',
-                        encoding="utf-8")
-    monkeypatch.setattr(extensions, "BUILD_FAILURES", recorded)
+    recorded = tmp_path / "_build.json"
+    recorded.write_text(json.dumps({"built": [], "no_simd": False, "failed": {
+        "bpe_gui.engine.text._scan": "gcc failed\nscan.c:12: error: <immintrin.h> not found"}}),
+        encoding="utf-8")
+    monkeypatch.setattr(extensions, "BUILD_RECORD", recorded)
     monkeypatch.setitem(sys.modules, "bpe_gui.engine.text._scan", None)
     monkeypatch.setitem(sys.modules, "bpe_gui.engine.train._core", None)
     box = open_about(window, qtbot)
     lines = [x.strip() for x in plain(box).splitlines()]
     assert ("text._scan (the pattern scanner and Unicode normal forms): not built "
-            "(scan.c:12: error: <immintrin.h> not found); regex and unicodedata runs "
-            "instead") in lines   # (the reason's < > shown as written, not read as tags)
+            f"(scan.c:12: error: <immintrin.h> not found; see {recorded}); regex and "
+            "unicodedata runs instead") in lines   # (the reason's < > shown as written, not read as tags)
     assert ("train._core (training): not built; the Python training core (_pycore) runs "
             "instead") in lines
     if not ALLOW_PYCORE:
