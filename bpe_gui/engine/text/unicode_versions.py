@@ -250,7 +250,9 @@ def scanner_blob(classes: Classes) -> bytes:
     from . import unicode_classes as uc
     from ..io.cache import read_cached, write_cached
     source = f"unicode-{classes.version}" + ("" if classes.long_s else "-ascii-folds")
-    name = uc.cached_tables_name(source)
+    # (named by the data too: a regenerated _unicode_data.py never reads older tables)
+    data = zlib.crc32(_unicode_data.VERSIONS.get(classes.version, "").encode())
+    name = uc.cached_tables_name(f"{source}-{data:08x}")
     blob = read_cached(name)
     if blob is None or not uc.tables_blob_matches(blob, source):
         blob = _make_scanner_blob(classes, source)
