@@ -98,8 +98,13 @@ def _state(name: str, role: str, fallback: str, recorded: dict[str, str]) -> Ext
     try:
         importlib.import_module(full)
     except ImportError as e:
-        if isinstance(e, ModuleNotFoundError) and e.name == full:
+        missing = e.name if isinstance(e, ModuleNotFoundError) else None
+        needed = (missing or "").removeprefix(f"{__package__}.")
+        if missing == full:
             why = f"not built ({recorded[name]})" if name in recorded else "not built"
+        elif needed in (n for n, _, _ in EXTENSIONS):
+            # (_encode and _count scan through _scan's function table: they load after it)
+            why = f"needs {needed}, which does not load"
         else:
             why = f"does not load: {' '.join(str(e).split())}"
         return ExtensionState(name, role, fallback, False, why)

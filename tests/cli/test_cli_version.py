@@ -131,6 +131,24 @@ def test_version_prints_the_import_error_of_a_broken_extension():
         assert lines[1] == "engine: C for 4 of 5 extensions; Python for 1 (slow)"
 
 
+def test_an_extension_that_needs_a_missing_one_says_so():
+    """_encode and _count scan through _scan: where _scan is not there they do not load
+    either, and say it is for want of _scan (seen with a real failed build)."""
+    code = BREAK_IMPORT.format(name="bpe_gui.engine.text._scan", error="")
+    code = code.replace("raise ImportError('')", "raise ModuleNotFoundError("
+                        "f'No module named {name!r}', name=name)")
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    r = subprocess.run([sys.executable, "-c", code, "--version"], cwd=REPO, env=env,
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    scan = [x for x in lines if x.startswith("  text._scan ")]
+    assert len(scan) == 1 and ": not built" in scan[0]
+    for dependent in ("tokenizers._encode", "corpus._count"):
+        line = [x for x in lines if x.startswith(f"  {dependent} ")]
+        assert len(line) == 1 and "needs text._scan, which does not load" in line[0]
+
+
 def test_native_scan_turned_off_is_said(capsys, monkeypatch):
     monkeypatch.setenv("BPE_GUI_NATIVE_SCAN", "0")
     assert "  BPE_GUI_NATIVE_SCAN=0: regex finds the words, not the C scanner" in \
