@@ -83,9 +83,12 @@ def test_version_gives_the_reason_the_install_recorded(capsys, monkeypatch, tmp_
 def test_a_recorded_failure_of_an_extension_that_loads_is_not_shown(capsys, monkeypatch,
                                                                      tmp_path):
     """A record from an earlier build does not outweigh what loads now."""
+    loaded = [s.name for s in extensions.extension_states({}) if s.loaded]
+    if not loaded:
+        pytest.skip("no C extension loads here")
     monkeypatch.setattr(extensions, "BUILD_RECORD", record(
-        tmp_path, failed={"bpe_gui.engine.text._scan": "scan.c:1: error: old failure"}))
-    assert not [x for x in version(capsys) if "_scan" in x or "old failure" in x]
+        tmp_path, failed={f"bpe_gui.engine.{loaded[0]}": "x.c:1: error: old failure"}))
+    assert not [x for x in version(capsys) if f"{loaded[0]} " in x or "old failure" in x]
 
 
 def test_a_scalar_build_is_said(capsys, monkeypatch, tmp_path):
