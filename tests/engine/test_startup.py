@@ -31,11 +31,11 @@ HEAVY_ENGINE = ("bpe_gui.engine.text.unicode_classes", "bpe_gui.engine.text.unic
 
 def loaded_after(code: str, env: dict | None = None) -> set[str]:
     """The modules a fresh interpreter holds after running ``code``."""
-    script = code + "\nimport sys\nprint('\\n'.join(sorted(sys.modules)))"
+    script = code + "\nimport sys\nprint('--modules--')\nprint('\\n'.join(sorted(sys.modules)))"
     r = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True,
                        text=True, env=env)
     assert r.returncode == 0, r.stderr
-    return set(r.stdout.split())
+    return set(r.stdout.split("--modules--\n")[-1].split())   # (what `code` printed: not)
 
 
 def test_importing_the_engine_loads_none_of_its_heavy_parts():
