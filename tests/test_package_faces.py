@@ -21,7 +21,7 @@ import bpe_gui
 ROOT = Path(bpe_gui.__file__).resolve().parent
 REPO = ROOT.parent
 ENGINE = "bpe_gui.engine"
-LEAVES = {"errors", "checks", "display"}
+LEAVES = {"errors", "checks", "display", "extensions"}
 
 
 def _module_name(path: Path, base: Path) -> tuple[str, bool]:
@@ -164,3 +164,55 @@ def test_the_privacy_check_sees_a_private_import(tmp_path):
     assert owners["bpe_gui.engine.corpus._count"] == "bpe_gui.engine.corpus"   # refused here
     assert owners["bpe_gui.engine.text.pretokenize._private_name"] == "bpe_gui.engine.text"
     assert owners["bpe_gui.engine.text.scanner"] is None
+
+
+# faces that import their modules at once: the format registry (its tables of loaders
+# and writers are code, not re-exports)
+NOT_LAZY = {f"{ENGINE}.formats"}
+
+
+def lazy_face_tables(path: Path) -> tuple[set[tuple[str, str]], set[tuple[str, str]]] | None:
+    """((module, name) imported under ``if TYPE_CHECKING:``, (module, name) in the table
+    given to ``lazy_face``) of a face, or None if the face is not a lazy one."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    typed: set[tuple[str, str]] = set()
+    table: set[tuple[str, str]] = set()
+    lazy = False
+    for node in tree.body:
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and \
+                node.test.id == "TYPE_CHECKING":
+            for imp in node.body:
+                assert isinstance(imp, ast.ImportFrom), f"{path}: only imports there"
+                mod = "." * imp.level + (imp.module or "")
+                typed |= {(mod, a.name) for a in imp.names}
+        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and \
+                getattr(node.value.func, "id", None) == "lazy_face":
+            lazy = True
+            where = ast.literal_eval(node.value.args[1])
+            table |= {(mod, n) for mod, names in where.items() for n in names.split()}
+    return (typed, table) if lazy else None
+
+
+@pytest.mark.parametrize("package", engine_packages() + [ENGINE, f"{ENGINE}.tokenizers.imported",
+                                                         f"{ENGINE}.formats.local_models"])
+def test_a_lazy_face_imports_what_it_shows_mypy(package):
+    """A lazy face's two lists of its names (the TYPE_CHECKING imports mypy reads and the
+    table that runs) name the same modules and names, and every name is public."""
+    mod = importlib.import_module(package)
+    found = lazy_face_tables(Path(mod.__file__))
+    if package in NOT_LAZY:
+        assert found is None
+        return
+    assert found is not None, f"{package}: a face imports its names lazily (engine/_lazy.py)"
+    typed, table = found
+    assert typed == table
+    assert {n for _, n in table} <= set(mod.__all__)
+
+
+def test_the_lazy_face_check_sees_a_name_missing_from_the_table(tmp_path):
+    p = tmp_path / "__init__.py"
+    p.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                 "    from .a import X, Y\n"
+                 "__getattr__, __dir__ = lazy_face(__name__, {'.a': 'X'})\n")
+    typed, table = lazy_face_tables(p)
+    assert typed - table == {(".a", "Y")}

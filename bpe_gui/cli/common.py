@@ -10,8 +10,6 @@ import threading
 from contextlib import contextmanager
 from typing import Iterator, TextIO
 
-from ..engine.text import pattern_names
-
 PROG = "bpe-gui"
 EXIT_USAGE = 2
 
@@ -121,6 +119,7 @@ def check_encoding(name: str) -> str:
 
 # ----- options several commands take ------------------------------------------------------
 def preset_names() -> list[str]:
+    from ..engine.text import pattern_names   # (here: --version imports this module)
     return pattern_names()   # the presets, the published patterns' names, other spellings
 
 
@@ -135,7 +134,7 @@ def add_pattern_options(p: argparse.ArgumentParser, default_note: str = " (defau
 
 def resolve_preset_arg(args: argparse.Namespace) -> str:
     """--pattern, or --preset (checked), or gpt2."""
-    if args.preset is not None and args.preset.lower() not in pattern_names():
+    if args.preset is not None and args.preset.lower() not in preset_names():
         raise UsageError(f"unknown preset {args.preset!r}; use one of "
                          f"{', '.join(preset_names())}")
     return args.pattern if args.pattern is not None else (args.preset or "gpt2")

@@ -2,36 +2,61 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import signal
 import sys
 from pathlib import Path
 from typing import Sequence
 
-from ..engine.display import bpe_gui_version
 from ..engine.errors import BPEError, NotUTF8Error
-from ..engine.corpus import MAX_WORD_BYTES
-from . import check, cost, count, encode, inspect, models, train_on, window
 from .common import PROG, ArgParser, Terminated, UsageError, fail, not_utf8_message, \
     sigterm_raises
 from .oom import out_of_memory_message
+from . import window   # (light: Qt is imported when the window opens)
 
 # the headless commands, then gui (not a headless one)
 COMMANDS = ("train", "encode", "count", "inspect", "cost", "check", "models", "gui")
+# the module that adds each command's parser (imported only for the command that runs,
+# so that one command does not import the engine every other one needs)
+MODULES = {"train": "train_on", "encode": "encode", "count": "count", "inspect": "inspect",
+           "cost": "cost", "check": "check", "models": "models", "gui": "window"}
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(commands: Sequence[str] = COMMANDS) -> argparse.ArgumentParser:
+    """The parser, with the subcommands ``commands`` (all: --help lists every one)."""
     p = ArgParser(prog=PROG, description="See how a BPE tokenizer is trained and how it cuts "
                   "text. Without a command, opens the window (with any corpus files given).",
                   epilog="Run 'bpe-gui COMMAND --help' for a command's options.")
-    p.add_argument("--version", action="version", version=f"{PROG} {installed_version()}")
+    p.add_argument("--version", action=VersionAction,
+                   help="show the version and which engine runs (C or Python), then exit")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
-    for module in (train_on, encode, count, inspect, cost, check, models, window):
-        module.add_parser(sub)
+    for name in commands:
+        importlib.import_module(f".{MODULES[name]}", __package__).add_parser(sub)
     return p
 
 
+class VersionAction(argparse.Action):
+    """--version: the release, and which engine runs (C or Python) and why (computed
+    only when asked: it loads the C extensions)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS,
+                 help=None):
+        super().__init__(option_strings=option_strings, dest=dest, default=default,
+                         nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(version_text(), flush=True)
+        parser.exit()
+
+
+def version_text() -> str:
+    from ..engine.extensions import engine_report
+    return f"{PROG} {installed_version()}\n{engine_report()}"
+
+
 def installed_version() -> str:
+    from ..engine.display import bpe_gui_version
     return bpe_gui_version() or "(not installed)"
 
 
@@ -43,7 +68,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             and Path(argv[0]).exists():
         return window.open_window(argv)  # bpe-gui FILE...: the window with those files
     try:
-        args = build_parser().parse_args(argv)
+        # a command's own parser alone (a usage error names the others: all of them)
+        commands = (argv[0],) if argv[0] in COMMANDS else () if argv[0] == "--version" \
+            else COMMANDS
+        args = build_parser(commands).parse_args(argv)
         if not getattr(args, "func", None):
             return window.open_window()
         if args.command == "gui":
@@ -59,8 +87,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return fail(not_utf8_message(e, has_encoding=argv[0] in ("train", "count")))
     except BPEError as e:
         return fail(str(e))
-    except MemoryError:
-        return fail(out_of_memory_message(argv[0], MAX_WORD_BYTES >> 10))
+    except MemoryError:   # (the word limit as the engine has it, if it got that far)
+        limit = getattr(sys.modules.get("bpe_gui.engine.corpus.word_limit"),
+                        "MAX_WORD_BYTES", None)
+        return fail(out_of_memory_message(argv[0], *([limit >> 10] if limit else [])))
     except KeyboardInterrupt:
         print(f"\n{PROG}: interrupted", file=sys.stderr)
         return 130

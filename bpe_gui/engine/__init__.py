@@ -21,12 +21,26 @@ ones below it (``pyproject.toml`` checks this; docs/ARCHITECTURE.md draws it):
 """
 from __future__ import annotations
 
-from .corpus import PretokenTable, read_corpus_text, read_documents
-from .errors import (BPEError, Cancelled, CorpusError, EncodeError, ExportError, FormatError,
-                     NotUTF8Error, PatternError, SettingsError)
-from .text import PRESETS, Pretokenizer
-from .tokenizers import BaseTokenizer, Encoding, Playback, Tokenizer, WordModel
-from .train import AffectedWord, MergeStep, PairRow, Trainer, TrainSettings, train_bpe
+from typing import TYPE_CHECKING
+
+from ._lazy import lazy_face
+
+if TYPE_CHECKING:   # the names as mypy sees them; each is imported at first use
+    from .corpus import PretokenTable, read_corpus_text, read_documents
+    from .errors import (BPEError, Cancelled, CorpusError, EncodeError, ExportError, FormatError,
+                         NotUTF8Error, PatternError, SettingsError)
+    from .text import PRESETS, Pretokenizer
+    from .tokenizers import BaseTokenizer, Encoding, Playback, Tokenizer, WordModel
+    from .train import AffectedWord, MergeStep, PairRow, Trainer, TrainSettings, train_bpe
+
+__getattr__, __dir__ = lazy_face(__name__, {
+    ".corpus": "PretokenTable read_corpus_text read_documents",
+    ".errors": ("BPEError Cancelled CorpusError EncodeError ExportError FormatError "
+                "NotUTF8Error PatternError SettingsError"),
+    ".text": "PRESETS Pretokenizer",
+    ".tokenizers": "BaseTokenizer Encoding Playback Tokenizer WordModel",
+    ".train": "AffectedWord MergeStep PairRow Trainer TrainSettings train_bpe",
+})
 
 __all__ = [
     "AffectedWord", "BaseTokenizer", "BPEError", "Cancelled", "CorpusError", "Encoding", "EncodeError",

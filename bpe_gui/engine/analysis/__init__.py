@@ -11,18 +11,37 @@
 """
 from __future__ import annotations
 
-from .curves import (RenyiCurve, corpus_bytes_per_token, corpus_renyi_efficiency,
-                     counts_at_start, pair_counts, sample_steps, token_frequencies,
-                     tokens_at_start)
-from .cuts import Cut, boundary_diff, cut_points
-from .distribution import RENYI_ALPHA, length_histogram, renyi_efficiency, token_length, zipf
-from .held_out_texts import HeldOut, count_specials, held_out, held_out_tokens, special_counts
-from .per_language import (MAX_ALPHA, CostRow, CostTable, held_out_files, language_cost,
-                            tokenizer_labels)
-from .overlap import vocab_overlap
-from .reachability import KINDS, UNREACHABLE, Reachability, classify_more, classify_tokens
-from .scripts import (COLUMNS, SCRIPTS, ScriptStats, char_script, encoding_stats,
-                      scripts_present, span_script, utf8_len, word_spans)
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_face
+
+if TYPE_CHECKING:   # the names as mypy sees them; each is imported at first use
+    from .curves import (RenyiCurve, corpus_bytes_per_token, corpus_renyi_efficiency,
+                         counts_at_start, pair_counts, sample_steps, token_frequencies,
+                         tokens_at_start)
+    from .cuts import Cut, boundary_diff, cut_points
+    from .distribution import RENYI_ALPHA, length_histogram, renyi_efficiency, token_length, zipf
+    from .held_out_texts import HeldOut, count_specials, held_out, held_out_tokens, special_counts
+    from .per_language import (MAX_ALPHA, CostRow, CostTable, held_out_files, language_cost,
+                                tokenizer_labels)
+    from .overlap import vocab_overlap
+    from .reachability import KINDS, UNREACHABLE, Reachability, classify_more, classify_tokens
+    from .scripts import (COLUMNS, SCRIPTS, ScriptStats, char_script, encoding_stats,
+                          scripts_present, span_script, utf8_len, word_spans)
+
+__getattr__, __dir__ = lazy_face(__name__, {
+    ".curves": ("RenyiCurve corpus_bytes_per_token corpus_renyi_efficiency counts_at_start "
+                "pair_counts sample_steps token_frequencies tokens_at_start"),
+    ".cuts": "Cut boundary_diff cut_points",
+    ".distribution": "RENYI_ALPHA length_histogram renyi_efficiency token_length zipf",
+    ".held_out_texts": "HeldOut count_specials held_out held_out_tokens special_counts",
+    ".per_language": ("MAX_ALPHA CostRow CostTable held_out_files language_cost "
+                      "tokenizer_labels"),
+    ".overlap": "vocab_overlap",
+    ".reachability": "KINDS UNREACHABLE Reachability classify_more classify_tokens",
+    ".scripts": ("COLUMNS SCRIPTS ScriptStats char_script encoding_stats scripts_present "
+                 "span_script utf8_len word_spans"),
+})
 
 __all__ = ["COLUMNS", "CostRow", "CostTable", "Cut", "HeldOut", "KINDS", "MAX_ALPHA",
            "RENYI_ALPHA", "Reachability", "RenyiCurve", "SCRIPTS", "ScriptStats",

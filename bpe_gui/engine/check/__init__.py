@@ -22,12 +22,26 @@ Example::
 """
 from __future__ import annotations
 
-from .encoding import ENCODE_CAUSES, EncodeReport, Token, WordDifference, check_ids, read_ids
-from .lab import CheckLimits
-from .merges import check_merges, implied_settings
-from .report import CAUSES, Attempt, CheckReport, Difference, FoundSettings, PairWord, show_pair
-from .result import LearnerResult, SafeUnpickler, read_result
-from .variants import Rules, train_slow
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_face
+
+if TYPE_CHECKING:   # the names as mypy sees them; each is imported at first use
+    from .encoding import ENCODE_CAUSES, EncodeReport, Token, WordDifference, check_ids, read_ids
+    from .lab import CheckLimits
+    from .merges import check_merges, implied_settings
+    from .report import CAUSES, Attempt, CheckReport, Difference, FoundSettings, PairWord, show_pair
+    from .result import LearnerResult, SafeUnpickler, read_result
+    from .variants import Rules, train_slow
+
+__getattr__, __dir__ = lazy_face(__name__, {
+    ".encoding": "ENCODE_CAUSES EncodeReport Token WordDifference check_ids read_ids",
+    ".lab": "CheckLimits",
+    ".merges": "check_merges implied_settings",
+    ".report": "CAUSES Attempt CheckReport Difference FoundSettings PairWord show_pair",
+    ".result": "LearnerResult SafeUnpickler read_result",
+    ".variants": "Rules train_slow",
+})
 
 __all__ = [
     "Attempt", "CAUSES", "CheckLimits", "CheckReport", "Difference", "ENCODE_CAUSES",

@@ -13,14 +13,30 @@ files and their sums, byte ranges, and counting on a Dask cluster.
 """
 from __future__ import annotations
 
-from .counting import build_table, count_corpus, table_from_files, table_from_text
-from .distributed import count_on_dask, local_workers, parse_address
-from .files import read_corpus_text, read_documents, read_head
-from .ranges import RANGE_BYTES
-from .table import CountMeta, PretokenTable
-from .table_file import is_count_table, read_table, write_table
-from .table_sums import check_settings, read_tables, settings_for_table
-from .word_limit import MAX_WORD_BYTES
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_face
+
+if TYPE_CHECKING:   # the names as mypy sees them; each is imported at first use
+    from .counting import build_table, count_corpus, table_from_files, table_from_text
+    from .distributed import count_on_dask, local_workers, parse_address
+    from .files import read_corpus_text, read_documents, read_head
+    from .ranges import RANGE_BYTES
+    from .table import CountMeta, PretokenTable
+    from .table_file import is_count_table, read_table, write_table
+    from .table_sums import check_settings, read_tables, settings_for_table
+    from .word_limit import MAX_WORD_BYTES
+
+__getattr__, __dir__ = lazy_face(__name__, {
+    ".counting": "build_table count_corpus table_from_files table_from_text",
+    ".distributed": "count_on_dask local_workers parse_address",
+    ".files": "read_corpus_text read_documents read_head",
+    ".ranges": "RANGE_BYTES",
+    ".table": "CountMeta PretokenTable",
+    ".table_file": "is_count_table read_table write_table",
+    ".table_sums": "check_settings read_tables settings_for_table",
+    ".word_limit": "MAX_WORD_BYTES",
+})
 
 __all__ = ["CountMeta", "MAX_WORD_BYTES", "PretokenTable", "RANGE_BYTES", "build_table",
            "check_settings", "count_corpus", "count_on_dask", "is_count_table",

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -50,13 +51,6 @@ from ..text.dialects import DialectError, file_pattern, matches_empty, translate
 from ..text.unicode_classes import all_code_points
 from ..text.unicode_versions import TOKENIZERS
 
-# Whitespace as Python's str.strip() sees it (char mode strips words with it) and as the
-# `regex` module's \s sees it (the whitespace preset splits with it). They differ in
-# U+001C..U+001F, which strip() removes and \s does not match.
-# (re's \s on a str is str.isspace, character by character: one scan of every code point,
-# 8 ms at import where calling isspace on each took 60)
-STRIP_WS = "".join(re.findall(r"\s", all_code_points()))
-REGEX_WS = "".join(c for c in STRIP_WS if regex.match(r"\s", c))
 EOW_KEY = " "
 
 
@@ -65,7 +59,40 @@ def _cls(chars: str) -> str:
     return "".join(f"\\x{{{ord(c):X}}}" for c in chars)
 
 
-ISS, RWS = _cls(STRIP_WS), _cls(REGEX_WS)
+@lru_cache(maxsize=1)
+def _ws() -> dict[str, str]:
+    """The whitespace sets and the char-mode patterns made of them (also this module's
+    attributes of those names: ``hf.STRIP_WS``). Made at first use, not at import:
+    finding the sets scans every code point.
+
+    Whitespace as Python's str.strip() sees it (char mode strips words with it), STRIP_WS,
+    and as the `regex` module's \\s sees it (the whitespace preset splits with it),
+    REGEX_WS. They differ in U+001C..U+001F, which strip() removes and \\s does not match.
+    (re's \\s on a str is str.isspace, character by character: one scan of every code
+    point, where calling isspace on each takes several times as long.)
+    """
+    strip_ws = "".join(re.findall(r"\s", all_code_points()))
+    regex_ws = "".join(c for c in strip_ws if regex.match(r"\s", c))
+    iss, rws = _cls(strip_ws), _cls(regex_ws)
+    return {
+        "STRIP_WS": strip_ws, "REGEX_WS": regex_ws, "ISS": iss, "RWS": rws,
+        # Suffix mode, whitespace preset: a space after the last non-strip-whitespace
+        # character of every word, then keep each word from its first such character
+        # through that space.
+        "SUFFIX_INSERT": rf"(?<=[^{iss}])(?=[\x{{1C}}-\x{{1F}}]*(?:[{rws}]|\z))",
+        "SUFFIX_WORD": rf"[^{iss}](?:[^{rws}]*[^{iss}])? ",
+        # Prefix mode: drop trailing whitespace (whole whitespace words vanish), then all
+        # but the last leading whitespace character.
+        "PREFIX_TRAIL": rf"[{iss}]+\z",
+        "PREFIX_LEAD": rf"\A[{iss}]+(?=[{iss}])",
+    }
+
+
+def __getattr__(name: str) -> str:
+    try:
+        return _ws()[name]
+    except KeyError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
 
 
 def file_names(name: str = "tokenizer") -> list[str]:
@@ -195,14 +222,6 @@ def _remove(pattern: str) -> dict:
             "invert": False}
 
 
-# Suffix mode, whitespace preset: a space after the last non-strip-whitespace character
-# of every word, then keep each word from its first such character through that space.
-SUFFIX_INSERT = rf"(?<=[^{ISS}])(?=[\x{{1C}}-\x{{1F}}]*(?:[{RWS}]|\z))"
-SUFFIX_WORD = rf"[^{ISS}](?:[^{RWS}]*[^{ISS}])? "
-# Prefix mode: drop trailing whitespace (whole whitespace words vanish), then all but
-# the last leading whitespace character.
-PREFIX_TRAIL = rf"[{ISS}]+\z"
-PREFIX_LEAD = rf"\A[{ISS}]+(?=[{ISS}])"
 # U+001C..U+001F: whitespace to str.strip() (so a word that starts with them gets </w>)
 # but not to \s, so GPT-2's pattern keeps them inside words (".\x1f." is one word, and
 # \x1f in it is a character). tokenizers' BPE cannot tell a word's first character from
@@ -228,13 +247,13 @@ def _char_pipeline(snap: Snapshot) -> tuple[dict | None, dict, dict]:
         why = settings_problem(snap.mode, snap.end_of_word, snap.pattern)
         if why is not None:
             raise ExportError(why)
-        normalizer: dict | None = {"type": "Replace", "pattern": {"Regex": SUFFIX_INSERT},
+        normalizer: dict | None = {"type": "Replace", "pattern": {"Regex": _ws()["SUFFIX_INSERT"]},
                       "content": EOW_KEY}
-        pre = {"type": "Split", "pattern": {"Regex": SUFFIX_WORD}, "behavior": "Removed",
+        pre = {"type": "Split", "pattern": {"Regex": _ws()["SUFFIX_WORD"]}, "behavior": "Removed",
                "invert": True}
         return normalizer, pre, {"type": "BPEDecoder", "suffix": EOW_KEY}
     pre = {"type": "Sequence", "pretokenizers": [
-        _split(snap.pattern), _remove(PREFIX_TRAIL), _remove(PREFIX_LEAD)]}
+        _split(snap.pattern), _remove(_ws()["PREFIX_TRAIL"]), _remove(_ws()["PREFIX_LEAD"])]}
     steps: list[dict] = [{"type": "Fuse"},
                          {"type": "Strip", "content": EOW_KEY, "start": 1, "stop": 0}]
     lead = SEPARATOR_LEAD.get(snap.pattern)
@@ -320,7 +339,7 @@ def word_leading_ws(pattern: str) -> str:
     """
     pre = Pretokenizer(pattern)
     found = [" "]
-    for c in STRIP_WS:
+    for c in _ws()["STRIP_WS"]:
         if c == " ":
             continue
         for probe in _PROBES:
@@ -379,15 +398,21 @@ def _is_own_char_export(data: dict) -> bool:
     regexes = [(s.get("pattern") or {}).get("Regex") for s in steps]
     norm = data.get("normalizer")
     if isinstance(norm, dict) and norm.get("type") == "Replace" and \
-            (norm.get("pattern") or {}).get("Regex") == SUFFIX_INSERT and regexes == [SUFFIX_WORD]:
+            _is_suffix_layout(norm, regexes):
         return True
     return _own_prefix(norm, steps, regexes)
+
+
+def _is_suffix_layout(norm: dict, regexes: list) -> bool:
+    """The suffix layout :func:`dump` writes (``norm``: a Replace normalizer)."""
+    return (norm.get("pattern") or {}).get("Regex") == _ws()["SUFFIX_INSERT"] and \
+        regexes == [_ws()["SUFFIX_WORD"]]
 
 
 def _own_prefix(norm: Any, steps: list[dict], regexes: list) -> bool:
     """The prefix layout :func:`dump` writes: a Split by the pattern, the two whitespace
     trims, and no normalizer or the separators' Replace for that pattern."""
-    if len(steps) != 3 or regexes[1:] != [PREFIX_TRAIL, PREFIX_LEAD] or \
+    if len(steps) != 3 or regexes[1:] != [_ws()["PREFIX_TRAIL"], _ws()["PREFIX_LEAD"]] or \
             steps[0].get("type") != "Split":
         return False
     if norm is None:
@@ -555,7 +580,7 @@ def _load_char(path, data, raw_vocab, pairs, added, special_tokens, kwargs) -> T
     steps = _flatten(data.get("pre_tokenizer"), "pretokenizers")
     regexes = [(s.get("pattern") or {}).get("Regex") for s in steps]
     if isinstance(norm, dict) and norm.get("type") == "Replace" and \
-            (norm.get("pattern") or {}).get("Regex") == SUFFIX_INSERT and regexes == [SUFFIX_WORD]:
+            _is_suffix_layout(norm, regexes):
         end_of_word, pattern = "suffix", WHITESPACE_PATTERN
     elif _own_prefix(norm, steps, regexes):
         end_of_word, pattern = "prefix", _pattern_of(steps[0], path)

@@ -30,11 +30,17 @@ from .snapshot import Snapshot, build_tokenizer
 from ._json import json_str, need
 from ..io.reading import read_json
 from ..text.pretokenize import resolve_pattern
-from ..train.trainer import TRAINING_ONLY
 from . import spm_json
 
 FORMAT, VERSION = "bpe-gui", 1
 SUFFIX = ".bpe-gui.json"
+
+
+def _training_only() -> tuple[str, ...]:
+    # (imported when a native file is read or written: the trainer's module pulls in
+    # corpus counting, which loading any other format does not need)
+    from ..train.trainer import TRAINING_ONLY
+    return TRAINING_ONLY
 
 
 def file_names(name: str = "tokenizer") -> list[str]:
@@ -45,7 +51,7 @@ def to_dict(snap: Snapshot) -> dict[str, Any]:
     specials = set(snap.special_ids.values())
     settings = {"mode": snap.mode, "end_of_word": snap.end_of_word,
                 "pattern": snap.pattern_setting, "pattern_regex": snap.pattern,
-                **{k: snap.meta[k] for k in TRAINING_ONLY if k in snap.meta},
+                **{k: snap.meta[k] for k in _training_only() if k in snap.meta},
                 "special_tokens": list(snap.special_tokens)}
     vocab = []
     for i in sorted(snap.vocab):
@@ -138,7 +144,7 @@ def load(path: str | Path, special_tokens: Sequence[str] | None = None, **kwargs
     stored = data.get("meta")
     meta = stored if isinstance(stored, dict) else {}
     meta = {**meta, "mode": mode, "end_of_word": eow, "pattern": setting,
-            **{k: settings[k] for k in TRAINING_ONLY if k in settings},
+            **{k: settings[k] for k in _training_only() if k in settings},
             "special_tokens": list(specials_given), **kwargs.pop("meta", {})}
     if any(c is not None for c in counts):
         meta["merge_counts"] = counts

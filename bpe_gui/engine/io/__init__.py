@@ -8,8 +8,18 @@
 """
 from __future__ import annotations
 
-from .atomic import check_name, ensure_folder, replace_set, write_atomic, write_files
-from .reading import as_id, json_problem, read_bytes, read_json, read_text
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_face
+
+if TYPE_CHECKING:   # the names as mypy sees them; each is imported at first use
+    from .atomic import check_name, ensure_folder, replace_set, write_atomic, write_files
+    from .reading import as_id, json_problem, read_bytes, read_json, read_text
+
+__getattr__, __dir__ = lazy_face(__name__, {
+    ".atomic": "check_name ensure_folder replace_set write_atomic write_files",
+    ".reading": "as_id json_problem read_bytes read_json read_text",
+})
 
 __all__ = ["as_id", "check_name", "ensure_folder", "json_problem", "read_bytes", "read_json",
            "read_text", "replace_set", "write_atomic", "write_files"]

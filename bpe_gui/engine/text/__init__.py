@@ -23,12 +23,26 @@ places where a text or a stream may be split without changing its words.
 """
 from __future__ import annotations
 
-from .boundaries import stream_boundary
-from .branches import Branch, BranchMatcher
-from .normal_forms import is_normalized
-from .presets import PRESET_ALIASES, PRESET_LABELS, PRESETS
-from .pretokenize import (Pretokenizer, compile_pattern, pattern_names, refuse_bare_name,
-                          resolve_pattern, special_splitter, validate_special_tokens)
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_face
+
+if TYPE_CHECKING:   # the names as mypy sees them; each is imported at first use
+    from .boundaries import stream_boundary
+    from .branches import Branch, BranchMatcher
+    from .normal_forms import is_normalized
+    from .presets import PRESET_ALIASES, PRESET_LABELS, PRESETS
+    from .pretokenize import (Pretokenizer, compile_pattern, pattern_names, refuse_bare_name,
+                              resolve_pattern, special_splitter, validate_special_tokens)
+
+__getattr__, __dir__ = lazy_face(__name__, {
+    ".boundaries": "stream_boundary",
+    ".branches": "Branch BranchMatcher",
+    ".normal_forms": "is_normalized",
+    ".presets": "PRESET_ALIASES PRESET_LABELS PRESETS",
+    ".pretokenize": ("Pretokenizer compile_pattern pattern_names refuse_bare_name "
+                     "resolve_pattern special_splitter validate_special_tokens"),
+})
 
 __all__ = ["Branch", "BranchMatcher", "PRESETS", "PRESET_ALIASES", "PRESET_LABELS", "Pretokenizer",
            "compile_pattern", "is_normalized", "pattern_names", "refuse_bare_name",

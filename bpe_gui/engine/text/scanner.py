@@ -14,8 +14,9 @@ Example::
 
 Character classes: ``_scan`` carries tables generated from one ``regex`` release
 (``_scan.TABLES_REGEX_VERSION``). If the installed ``regex`` is another release, the
-first call here computes the tables from it (:mod:`.unicode_classes`, ~0.5 s) and
-installs them, so the scanner keeps agreeing with the ``regex`` in use. A scanner for
+first call here computes the tables from it (:mod:`.unicode_classes`) and installs them,
+so the scanner keeps agreeing with the ``regex`` in use; the tables are kept in the user's
+cache folder, so that is done once per ``regex`` release, not at every start. A scanner for
 another library's Unicode tables (``native_scanner("cl100k", unicode_versions.TIKTOKEN)``)
 registers that version's tables in a slot of their own once (:func:`scan_id`), and
 scans with ids ``kind | slot << 8``: the words ``regex`` would give if its classes were
@@ -32,7 +33,9 @@ import regex
 
 from .presets import KIND_PATTERNS, PRESET_IDS
 from .dialects import pinned
-from .unicode_classes import note_fold_masks, table_blob
+from ..io.cache import read_cached, write_cached
+from .unicode_classes import cached_tables_name, note_fold_masks, table_blob, \
+    tables_blob_matches
 from .unicode_versions import Classes, scanner_blob
 
 try:
@@ -48,8 +51,16 @@ _SURROGATES = regex.compile(r"[\ud800-\udfff]")
 
 @lru_cache(maxsize=1)
 def runtime_table_blob() -> bytes:
-    """The character tables computed from the installed ``regex`` (cached)."""
-    return table_blob()
+    """The character tables computed from the installed ``regex``: kept in the user's
+    cache folder (:mod:`..io.cache`), so each ``regex`` release computes them once."""
+    name = cached_tables_name()
+    blob = read_cached(name)
+    if blob is not None and tables_blob_matches(blob):
+        note_fold_masks(blob)   # (as compute_tables does: fold_masks() needs no regex pass)
+        return blob
+    blob = table_blob()
+    write_cached(name, blob)
+    return blob
 
 
 def install_tables(module) -> bool:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import struct
 import sys
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -193,6 +194,31 @@ def table_blob(tables: Tables | None = None) -> bytes:
              b"".join(struct.pack("<I", cp) for cp, _ in t.folds),
              bytes(m for _, m in t.folds)]
     return b"".join(parts)
+
+
+def cached_tables_name(source: str = "") -> str:
+    """The cache file of tables made from the installed ``regex`` (and, for ``source``
+    such as 'unicode-16.0.0', from that version's categories): its release, and a
+    checksum of what the tables are made from here (the classes, the letters, the
+    format), so a change to either never reads tables made before it."""
+    recipe = repr((FORMAT_VERSION, BLOCK_SHIFT, sorted(CLASS_PATTERNS.items()),
+                   CONTRACTION_LETTERS)).encode()
+    return (f"scanner-tables-{source + '-' if source else ''}regex-{regex.__version__}-"
+            f"{zlib.crc32(recipe):08x}.bin")
+
+
+def tables_blob_matches(blob: bytes, version: str | None = None) -> bool:
+    """True if ``blob`` is whole tables in ``table_blob`` format made from ``version``
+    (default: the installed ``regex``'s release): its header's format and version, and
+    its size from its counts."""
+    head = len(MAGIC) + 44
+    if len(blob) < head or not blob.startswith(MAGIC):
+        return False
+    fmt, n_blocks, n_folds = struct.unpack_from("<III", blob, len(MAGIC))
+    found = blob[len(MAGIC) + 12:head].rstrip(b"\0").decode("ascii", "replace")
+    size = head + 2 * (N_CODE_POINTS >> BLOCK_SHIFT) + n_blocks * BLOCK + 128 + 5 * n_folds
+    return fmt == FORMAT_VERSION and found == (version or regex.__version__)[:31] and \
+        len(blob) == size
 
 
 def _c_array(ctype: str, name: str, values, per_line: int) -> str:

@@ -244,7 +244,23 @@ def class_delta(expr: str, gc: tuple[str, ...] | None,
 # ----- the native scanner's tables of a version ------------------------------------------------
 @lru_cache(maxsize=None)
 def scanner_blob(classes: Classes) -> bytes:
-    """The scanner's character tables (unicode_classes.table_blob's format) of a library."""
+    """The scanner's character tables (unicode_classes.table_blob's format) of a library:
+    kept in the user's cache folder (they take a pass of the installed ``regex`` over
+    every code point), so each version is made once per ``regex`` release."""
+    from . import unicode_classes as uc
+    from ..io.cache import read_cached, write_cached
+    source = f"unicode-{classes.version}" + ("" if classes.long_s else "-ascii-folds")
+    # (named by the data too: a regenerated _unicode_data.py never reads older tables)
+    data = zlib.crc32(_unicode_data.VERSIONS.get(classes.version, "").encode())
+    name = uc.cached_tables_name(f"{source}-{data:08x}")
+    blob = read_cached(name)
+    if blob is None or not uc.tables_blob_matches(blob, source):
+        blob = _make_scanner_blob(classes, source)
+        write_cached(name, blob)
+    return blob
+
+
+def _make_scanner_blob(classes: Classes, source: str) -> bytes:
     from . import unicode_classes as uc
     cats = categories(classes.version)
 
@@ -266,9 +282,7 @@ def scanner_blob(classes: Classes) -> bytes:
         flags[cp] |= uc.FLAG_CRLF
     # (ASCII folds only: from the 128 ASCII characters, not every code point)
     masks = uc.fold_masks() if classes.long_s else uc.fold_masks("".join(map(chr, range(128))))
-    tables = uc.pack_tables(bytes(flags), masks, f"unicode-{classes.version}"
-                            + ("" if classes.long_s else "-ascii-folds"))
-    return uc.table_blob(tables)
+    return uc.table_blob(uc.pack_tables(bytes(flags), masks, source))
 
 
 # ----- generating _unicode_data.py ------------------------------------------------------------

@@ -11,11 +11,24 @@
 """
 from __future__ import annotations
 
-from .base import BaseTokenizer, Encoding
-from .explain import (PLAYBACK_MAX, ExplainedWord, Explanation, matcher_for, playback,
-                      safe_end, safe_start, show, why_it_ends, word_spans)
-from .model import MergeApplied, Playback, WordModel
-from .trained import EOW, UNK, Tokenizer
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_face
+
+if TYPE_CHECKING:   # the names as mypy sees them; each is imported at first use
+    from .base import BaseTokenizer, Encoding
+    from .explain import (PLAYBACK_MAX, ExplainedWord, Explanation, matcher_for, playback,
+                          safe_end, safe_start, show, why_it_ends, word_spans)
+    from .model import MergeApplied, Playback, WordModel
+    from .trained import EOW, UNK, Tokenizer
+
+__getattr__, __dir__ = lazy_face(__name__, {
+    ".base": "BaseTokenizer Encoding",
+    ".explain": ("PLAYBACK_MAX ExplainedWord Explanation matcher_for playback safe_end "
+                 "safe_start show why_it_ends word_spans"),
+    ".model": "MergeApplied Playback WordModel",
+    ".trained": "EOW UNK Tokenizer",
+})
 
 __all__ = ["BaseTokenizer", "EOW", "Encoding", "ExplainedWord", "Explanation", "MergeApplied",
            "PLAYBACK_MAX", "Playback", "Tokenizer", "UNK", "WordModel", "matcher_for", "playback",

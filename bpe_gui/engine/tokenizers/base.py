@@ -17,7 +17,6 @@ from __future__ import annotations
 import os
 from abc import ABC, abstractmethod
 from array import array
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator, Sequence
 
@@ -163,6 +162,7 @@ class BaseTokenizer(ABC):
                 pass
         if threads == 1 or len(texts) < 2:
             return [self.encode(t) for t in texts]
+        from concurrent.futures import ThreadPoolExecutor   # (with logging: not at import)
         with ThreadPoolExecutor(max_workers=min(threads, len(texts))) as pool:
             return list(pool.map(self.encode, texts))
 

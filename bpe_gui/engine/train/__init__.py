@@ -13,13 +13,28 @@ saved session. Every trainer yields frozen ``MergeStep`` records.
 """
 from __future__ import annotations
 
-from .session import Session
-from .superbpe import TRAIN_PATTERN, stage2, stage2_pretokenizer, train_superbpe
-from .superbpe_run import SuperBPERun, check_transition
-from .inherited import InheritedTrainer, inherited_settings, merge_list_tokenizer, train_on
-from .protocol import TrainerProtocol
-from .trainer import (TIE_RULE_LABELS, TIE_RULES, AffectedWord, MergeStep, PairRow, Trainer,
-                      TrainSettings, n_base_symbols, source_table, train_bpe)
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_face
+
+if TYPE_CHECKING:   # the names as mypy sees them; each is imported at first use
+    from .session import Session
+    from .superbpe import TRAIN_PATTERN, stage2, stage2_pretokenizer, train_superbpe
+    from .superbpe_run import SuperBPERun, check_transition
+    from .inherited import InheritedTrainer, inherited_settings, merge_list_tokenizer, train_on
+    from .protocol import TrainerProtocol
+    from .trainer import (TIE_RULE_LABELS, TIE_RULES, AffectedWord, MergeStep, PairRow, Trainer,
+                          TrainSettings, n_base_symbols, source_table, train_bpe)
+
+__getattr__, __dir__ = lazy_face(__name__, {
+    ".session": "Session",
+    ".superbpe": "TRAIN_PATTERN stage2 stage2_pretokenizer train_superbpe",
+    ".superbpe_run": "SuperBPERun check_transition",
+    ".inherited": "InheritedTrainer inherited_settings merge_list_tokenizer train_on",
+    ".protocol": "TrainerProtocol",
+    ".trainer": ("TIE_RULE_LABELS TIE_RULES AffectedWord MergeStep PairRow Trainer "
+                 "TrainSettings n_base_symbols source_table train_bpe"),
+})
 
 __all__ = ["AffectedWord", "InheritedTrainer", "MergeStep", "PairRow", "Session",
            "SuperBPERun", "TIE_RULES", "TIE_RULE_LABELS", "TRAIN_PATTERN", "TrainSettings",

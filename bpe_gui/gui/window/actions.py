@@ -16,6 +16,7 @@ docks), the recent-files list, how to open paths and how to set the theme.
 """
 from __future__ import annotations
 
+import html
 from dataclasses import dataclass
 from functools import partial
 from typing import Callable, Sequence
@@ -24,6 +25,8 @@ from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QInputDialog, QMainWindow, QMessageBox, QStyle
 
+from ...engine.display import bpe_gui_version
+from ...engine.extensions import engine_report
 from ..controller.controller import Controller
 from ..dialogs.export_dialog import ExportDialog
 from ..dialogs.import_dialog import ImportDialog
@@ -152,6 +155,20 @@ def add_action(window: QMainWindow, text: str, slot, shortcuts: Sequence = (), t
     act.triggered.connect(slot)
     window.addAction(act)  # shortcuts work even while the menu bar is hidden
     return act
+
+
+def about_text() -> str:
+    """The About box's rich text: the program, its release, the engine that runs."""
+    version = bpe_gui_version()
+    report = html.escape(engine_report()).split("\n")
+    engine = "<b>" + report[0][0].upper() + report[0][1:] + "</b>" + \
+        "".join(f"<br>&nbsp;&nbsp;{line.strip()}" for line in report[1:])
+    return ("<b>bpe-gui</b>" + (f" {html.escape(version)}" if version else "")
+            + " shows how a Byte-Pair Encoding tokenizer is trained, one merge at a time, "
+            "and how it cuts text.<br><br>"
+            "The engine is importable on its own: "
+            "<code>from bpe_gui.engine import train_bpe, Tokenizer</code>.<br><br>"
+            + engine)
 
 
 class ActionsAndMenus:
@@ -293,11 +310,19 @@ class ActionsAndMenus:
         c.set_playing(not c.playing, interval() if callable(interval) else None)
 
     def about(self) -> None:
-        QMessageBox.about(self.window, "About bpe-gui",
-                          "<b>bpe-gui</b> shows how a Byte-Pair Encoding tokenizer is trained, "
-                          "one merge at a time, and how it cuts text.<br><br>"
-                          "The engine is importable on its own: "
-                          "<code>from bpe_gui.engine import train_bpe, Tokenizer</code>.")
+        """Help > About: what the program is, its release, and which engine runs (C or
+        Python, per extension, and why). Opened, not exec'd: a running job goes on; the
+        text can be selected and copied (an import error to report)."""
+        box = QMessageBox(QMessageBox.Icon.NoIcon, "About bpe-gui", about_text(),
+                          QMessageBox.StandardButton.Ok, self.window)
+        box.setObjectName("about_box")
+        icon = self.window.windowIcon()
+        if not icon.isNull():
+            box.setIconPixmap(icon.pixmap(64, 64))
+        box.setTextFormat(Qt.TextFormat.RichText)
+        box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.open()
 
     def show_shortcuts(self) -> None:
         rows = []

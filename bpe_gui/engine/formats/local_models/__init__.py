@@ -20,10 +20,22 @@ Example::
 """
 from __future__ import annotations
 
-from .found import SOURCES, LocalModel, ModelRoot, ModelScan
-from .names import filter_models, model_matches, pick_model
-from .roots import model_roots
-from .scan import find_models
+from typing import TYPE_CHECKING
+
+from ..._lazy import lazy_face
+
+if TYPE_CHECKING:   # the names as mypy sees them; each is imported at first use
+    from .found import SOURCES, LocalModel, ModelRoot, ModelScan
+    from .names import filter_models, model_matches, pick_model
+    from .roots import model_roots
+    from .scan import find_models
+
+__getattr__, __dir__ = lazy_face(__name__, {
+    ".found": "SOURCES LocalModel ModelRoot ModelScan",
+    ".names": "filter_models model_matches pick_model",
+    ".roots": "model_roots",
+    ".scan": "find_models",
+})
 
 __all__ = ["LocalModel", "ModelRoot", "ModelScan", "SOURCES", "filter_models",
            "find_models", "model_matches", "model_roots", "pick_model"]

@@ -20,7 +20,17 @@ reader (``engine/formats``) assembles into a :class:`Pipeline`.
 """
 from __future__ import annotations
 
-from .imported_tokenizer import PipelineTokenizer
-from .pipeline import Pipeline
+from typing import TYPE_CHECKING
+
+from ..._lazy import lazy_face
+
+if TYPE_CHECKING:   # the names as mypy sees them; each is imported at first use
+    from .imported_tokenizer import PipelineTokenizer
+    from .pipeline import Pipeline
+
+__getattr__, __dir__ = lazy_face(__name__, {
+    ".imported_tokenizer": "PipelineTokenizer",
+    ".pipeline": "Pipeline",
+})
 
 __all__ = ["Pipeline", "PipelineTokenizer"]
