@@ -22,6 +22,8 @@ class CheckDialog(QDialog):
         make_default(self.panel.check_btn)   # Enter checks, also after Browse…
         screen = (parent.screen() if parent is not None else self.screen()).availableGeometry()
         self.resize(min(1100, screen.width() - 40), min(760, screen.height() - 60))
+        # never taller or wider than the screen: the parts inside scroll or share a splitter
+        self.setMaximumSize(screen.size())
 
 
 def show_check_dialog(window) -> CheckDialog:

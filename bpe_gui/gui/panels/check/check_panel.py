@@ -13,8 +13,9 @@ from html import escape
 from pathlib import Path
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (QButtonGroup, QComboBox, QFileDialog, QFormLayout, QHBoxLayout,
-                               QLabel, QLineEdit, QPushButton, QRadioButton, QSpinBox,
+from PySide6.QtWidgets import (QButtonGroup, QComboBox, QFileDialog, QFormLayout, QFrame,
+                               QHBoxLayout, QLabel, QLineEdit, QPushButton, QRadioButton,
+                               QScrollArea, QSpinBox,
                                QTabWidget, QVBoxLayout, QWidget)
 
 from ....engine.text import PRESET_LABELS, PRESETS
@@ -99,6 +100,11 @@ class CheckPanel(QWidget):
         self.pattern_box.addItem("From your files (else GPT-2)", None)
         for name in PRESETS:
             self.pattern_box.addItem(PRESET_LABELS.get(name, name), name)
+        self.pattern_box.addItem("None (no pre-tokenization)", "none")
+        self.pattern_box.setItemData(self.pattern_box.count() - 1,
+                                     "The text between special tokens counted as one "
+                                     "sequence: pairs across words count too",
+                                     Qt.ItemDataRole.ToolTipRole)
         self.tie_box = QComboBox()
         for key, text in TIE_RULE_LABELS.items():
             self.tie_box.addItem(text, key)
@@ -137,7 +143,11 @@ class CheckPanel(QWidget):
         self.encode.checkRequested.connect(self.run_ids)
         self.tabs = QTabWidget()
         self.tabs.addTab(self.merges, "Merges")
-        self.tabs.addTab(self.encode, "Encoding")
+        encode_scroll = QScrollArea()   # (its boxes need more height than a small screen has)
+        encode_scroll.setWidget(self.encode)
+        encode_scroll.setWidgetResizable(True)
+        encode_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.tabs.addTab(encode_scroll, "Encoding")
 
         lay = QVBoxLayout(self)
         lay.setContentsMargins(8, 8, 8, 8)
