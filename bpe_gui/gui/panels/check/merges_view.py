@@ -256,6 +256,22 @@ class MergesView(QWidget):
                                      ["", f"Checked in {report.seconds:.1f} s."]))
         self.step = 0
         self.go(d.step if d is not None else 1)
+        self._share_height()
+
+    def _share_height(self) -> None:
+        """The explanation gets the height it needs, up to 30% of the splitter (it
+        scrolls beyond that); the step table and the word lists share the rest."""
+        sizes = self.split.sizes()
+        total = sum(sizes)
+        if total <= 0:
+            return
+        info = self.info_scroll.widget()
+        need = info.heightForWidth(self.info_scroll.viewport().width()) \
+            if info.hasHeightForWidth() else info.sizeHint().height()
+        top = max(self.info_scroll.minimumHeight(), min(need + 4, int(total * 0.3)))
+        rest = total - top
+        steps = rest * 11 // 20   # (the word lists get more on "Words where both pairs occur")
+        self.split.setSizes([top, steps, rest - steps])
 
     def _show_headline(self, r: CheckReport) -> None:
         c = colors(self)
