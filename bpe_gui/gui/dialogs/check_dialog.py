@@ -23,7 +23,7 @@ class CheckDialog(QDialog):
         self.setFocusProxy(self.panel.result_edit)   # typing starts in "Your result"
         self.panel.result_edit.setFocus()
         screen = (parent.screen() if parent is not None else self.screen()).availableGeometry()
-        self.resize(min(1100, screen.width() - 40), min(760, screen.height() - 60))
+        self.resize(min(1300, screen.width() - 40), min(900, screen.height() - 60))
         # never taller or wider than the screen: the parts inside scroll or share a splitter
         self.setMaximumSize(screen.size())
 

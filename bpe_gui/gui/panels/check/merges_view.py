@@ -158,6 +158,8 @@ class MergesView(QWidget):
         for w in (self.headline, self.warning, self.sentence, self.found):
             il.addWidget(w)
         il.addLayout(self.pairs)
+        self.zero = _label(rich=False)   # why their pair occurs 0 times, when it does
+        il.addWidget(self.zero)
         il.addStretch(1)
         self.info_scroll = QScrollArea()
         self.info_scroll.setWidget(info)
@@ -237,6 +239,7 @@ class MergesView(QWidget):
                                   "part is explained here.")
             self.found.setText("")
             self.warning.setText("")
+            self.zero.setText("")
             for cells in self.pair_labels.values():
                 for c in cells:
                     c.setText("")
@@ -286,6 +289,7 @@ class MergesView(QWidget):
             self.sentence.setText("Your trainer makes the reference's merges, in the same "
                                   "order, on this corpus.")
             self.found.setText("")
+            self.zero.setVisible(False)
             for cells in self.pair_labels.values():
                 for cell in cells:
                     cell.setText("")
@@ -310,11 +314,9 @@ class MergesView(QWidget):
             shown.setText(f"<code>{escape(pair_text(pair)) or '(no merge)'}</code>")
             counted.setText(("not a pair of tokens there" if count is None and pair else
                              "" if count is None else f"count {count:,}") + extra)
-            zero = d.zero_why if side == "yours" and count == 0 else ""
-            counted.setToolTip(zero)
-            if zero:
-                counted.setText(f"count 0 — {zero}")
-                counted.setWordWrap(True)
+        zero = d.zero_why if d.their_count == 0 else ""
+        self.zero.setText(f"Why your pair's count is 0: {zero}" if zero else "")
+        self.zero.setVisible(bool(zero))
 
     def _show_words(self) -> None:
         r = self.report
