@@ -168,6 +168,10 @@ class Lab:
                                       lambda text: documents(text, specials))
             assert table is not None
             return table
+        if settings.pattern == NO_PRETOKENIZATION:
+            self.note(f"No pre-tokenization on a corpus over "
+                      f"{human_size(self.limits.max_piece_bytes)}: the engine counts it in "
+                      "stretches of at most 64 KiB, so pairs across those cuts are missed.")
         key = ("pattern", settings.pattern, settings.special_tokens)
         if key not in self._tables:
             self.stop_if_cancelled()
