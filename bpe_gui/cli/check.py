@@ -46,7 +46,8 @@ def add_parser(sub) -> None:
                    help="a special token (repeatable; default: those your files list)")
     pat = c.add_mutually_exclusive_group()
     pat.add_argument("--preset", metavar="NAME", help=f"pre-tokenizer preset: "
-                     f"{', '.join(preset_names())} (default: the file's pattern, else gpt2)")
+                     f"{', '.join(preset_names())}, or none (no pre-tokenization: the text between special "
+                     "tokens one sequence) (default: the file's pattern, else gpt2)")
     pat.add_argument("--pattern", metavar="REGEX", help="a custom pre-tokenizer regex")
     c.add_argument("--mode", choices=("byte", "char"), default=None,
                    help="byte-level, or character-level with </w> (default: byte)")
@@ -70,6 +71,8 @@ def _pattern(args: argparse.Namespace) -> str | None:
     if args.pattern is not None:
         return args.pattern
     if args.preset is not None:
+        if args.preset.lower() == "none":
+            return "none"   # no pre-tokenization
         if args.preset.lower() not in preset_names():
             raise UsageError(f"unknown preset {args.preset!r}; use one of "
                              f"{', '.join(preset_names())}")
@@ -119,20 +122,28 @@ def merge_lines(r: CheckReport, corpus: str, verbose: bool = False) -> list[str]
     """The merge check as text: the reference's settings, the first difference and its
     reason, settings that reproduce yours, notes."""
     lines = [f"corpus:    {corpus}", "reference: " + r.settings_from[0]]
+    warn = [f"warning:   {r.corpus_warning}"] if r.corpus_warning else []
     lines += [f"           {s}" for s in r.settings_from[1:]] + [""]
     d = r.difference
     if d is None:
-        lines.append(f"All {len(r.theirs):,} merges agree with the reference "
-                     f"(checked in {r.seconds:.1f} s).")
+        lines += warn + [f"All {len(r.theirs):,} merges agree with the reference "
+                         f"(checked in {r.seconds:.1f} s)."]
     else:
         tie = f"  (top count shared by {d.n_tied:,} pairs)" if d.n_tied > 1 else ""
-        lines += [f"Merge {d.step:,} differs ({d.step - 1:,} agree before it; checked in "
-                  f"{r.seconds:.1f} s).",
-                  f"  yours:      {show_pair(d.theirs):<20} {_count(d.their_count)}",
-                  f"  reference:  {show_pair(d.ours):<20} {_count(d.our_count)}{tie}",
-                  f"cause: {d.cause_name}", f"  {d.sentence}"]
+        lines += warn + [f"Merge {d.step:,} differs ({d.step - 1:,} agree before it; checked in "
+                         f"{r.seconds:.1f} s)."]
+        for n, x in enumerate(r.differences):
+            tie = f"  (top count shared by {x.n_tied:,} pairs)" if x.n_tied > 1 else ""
+            whose = "reference" if n == 0 else "with those"
+            if n:
+                lines += ["", f"then merge {x.step:,} differs, with the causes above made:"]
+            lines += [f"  yours:      {show_pair(x.theirs):<20} {_count(x.their_count)}",
+                      f"  {whose + ':':<11} {show_pair(x.ours):<20} {_count(x.our_count)}{tie}"]
+            if x.zero_why:
+                lines.append(f"  count 0: {x.zero_why}")
+            lines += [f"cause: {x.cause_name}", f"  {x.sentence}"]
         if d.also:
-            lines.append(f"  {d.also}")
+            lines += ["", d.also]
         if r.found is not None:
             lines.append(f"settings found: {r.found.sentence}")
     if verbose and d is not None:
@@ -218,7 +229,12 @@ def as_json(r: CheckReport | None, e: EncodeReport | None) -> dict:
                 "step": d.step, "theirs": _pair_json(d.theirs), "ours": _pair_json(d.ours),
                 "their_count": d.their_count, "our_count": d.our_count, "cause": d.cause,
                 "sentence": d.sentence, "explained_by": d.explained_by, "reach": d.reach,
-                "also": d.also},
+                "also": d.also, "zero_why": d.zero_why},
+            "then": [{"step": m.step, "theirs": _pair_json(m.theirs), "ours": _pair_json(m.ours),
+                      "their_count": m.their_count, "our_count": m.our_count,
+                      "cause": m.cause, "sentence": m.sentence, "reach": m.reach,
+                      "zero_why": m.zero_why} for m in r.more],
+            "corpus_warning": r.corpus_warning,
             "settings_found": None if r.found is None else {
                 "changes": r.found.changes, "sentence": r.found.sentence},
             "attempts": [{"cause": a.cause, "label": a.label, "reach": a.reach, "why": a.why}

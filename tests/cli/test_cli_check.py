@@ -143,3 +143,22 @@ def test_a_pickle_that_would_run_code_exits_2_and_runs_nothing(tmp_path, corpus)
     assert_user_error(run("check", "evil.pkl", "--corpus", str(corpus), cwd=tmp_path),
                       "a pickle can run code")
     assert not (tmp_path / "pwned").exists()
+
+
+def test_check_names_every_cause_and_takes_preset_none(tmp_path):
+    """The CLI prints each cause found after the first, and --preset none is no
+    pre-tokenization (a trainer without it agrees)."""
+    text = L.tutorial_text()
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text(text, encoding="utf-8")
+    vocab, merges = L.train(text, 256 + 1 + 150, words_of=L.whole_documents, pick=L.first_seen)
+    pkl = L.write_pickle(tmp_path, vocab, merges)
+    p = run("check", str(pkl), "--corpus", str(corpus), cwd=tmp_path)
+    assert p.returncode == 1, err(p)
+    assert "cause: pairs counted across pre-token boundaries" in out(p)
+    assert "then merge" in out(p) and "cause: a tie broken another way" in out(p)
+    assert "count 0: " in out(p)
+    vocab, merges = L.train(text, 256 + 1 + 150, words_of=L.whole_documents)
+    pkl = L.write_pickle(tmp_path, vocab, merges)
+    p = run("check", str(pkl), "--corpus", str(corpus), "--preset", "none", cwd=tmp_path)
+    assert p.returncode == 0, out(p) + err(p)

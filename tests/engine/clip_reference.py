@@ -1,20 +1,20 @@
 """CLIP's SimpleTokenizer written out slowly: the oracle of CLIP's merges file (OpenAI
-CLIP and open_clip are not installed here: they need torch and ftfy)."""
+CLIP and open_clip are not installed here: they need torch). Its cleaning is open_clip's
+``_clean_lower``, step for step: ``ftfy.fix_text``, ``html.unescape`` twice, strip,
+whitespace runs joined by one space, lowercase."""
 from __future__ import annotations
 
 import html
-import re
-import unicodedata
 from pathlib import Path
 
+import ftfy
 import regex
 
 from bpe_gui.engine.formats.clip_fmt import byte_alphabet, read_clip_merges
 
 
 def clip_reference(path: Path):
-    """CLIP's SimpleTokenizer, written out slowly, with ftfy.fix_text replaced by the NFC
-    it does (this app does not do ftfy's other repairs)."""
+    """CLIP's SimpleTokenizer (open_clip's tokenizer.py), written out slowly."""
     cm = read_clip_merges(path)
     enc = {t: i for i, t in enumerate(cm.vocab())}
     ranks = {m: i for i, m in enumerate(cm.merges)}
@@ -43,9 +43,9 @@ def clip_reference(path: Path):
         return list(word)
 
     def encode(text: str) -> list[int]:
-        text = unicodedata.normalize("NFC", text)
+        text = ftfy.fix_text(text)                          # basic_clean
         text = html.unescape(html.unescape(text)).strip()
-        text = re.sub(r"\s+", " ", text).strip().lower()
+        text = " ".join(text.split()).strip().lower()       # whitespace_clean, lower
         out: list[int] = []
         for piece in pat.findall(text):
             out += [enc[t] for t in bpe("".join(b2u[b] for b in piece.encode("utf-8")))]

@@ -157,3 +157,69 @@ def test_enter_after_browse_checks(qtbot, dialog, tmp_path, monkeypatch):
         qtbot.keyClick(target, Qt.Key.Key_Return)
     assert len(picked) == 1
     qtbot.waitUntil(lambda: panel.check is not None and not panel.controller.busy)
+
+
+def check_two_mistakes(qtbot, dialog, tmp_path):
+    vocab, merges = L.train(TEXT, VOCAB, words_of=L.whole_documents, pick=L.first_seen)
+    dialog.panel.set_result(str(L.write_pickle(tmp_path, vocab, merges)))
+    run_check(qtbot, dialog)
+    return dialog.panel.check.report
+
+
+@pytest.mark.regression
+def test_every_cause_and_a_count_of_0_are_shown(qtbot, dialog, tmp_path):
+    """The window named only the first cause and left "count 0" and an empty word list
+    unexplained."""
+    report = check_two_mistakes(qtbot, dialog, tmp_path)
+    view = dialog.panel.merges
+    assert "then at merge" in view.headline.text()
+    assert "a tie broken another way" in view.headline.text()
+    for d in report.differences:
+        assert d.sentence in view.sentence.text()
+    _, _, counted = view.pair_labels["yours"]
+    assert counted.text() == "count 0"
+    assert view.zero.isVisibleTo(view) and "across a boundary" in view.zero.text()
+    title = view.words["yours"][0].text()
+    assert "(0)" in title and "across a boundary" in title
+    box = dialog.panel.pattern_box
+    assert box.findData("none") >= 0
+
+
+def test_the_wrong_corpus_is_asked_about_in_the_window(qtbot, dialog, tmp_path, corpora_dir):
+    import lzma
+    other = tmp_path / "other.txt"
+    other.write_text(lzma.open(corpora_dir / "en-tinyshakespeare.txt.xz", "rt",
+                               encoding="utf-8").read()[:30_000], encoding="utf-8")
+    vocab, merges = L.train(TEXT, VOCAB)
+    dialog.panel.set_result(str(L.write_pickle(tmp_path, vocab, merges)), str(other))
+    run_check(qtbot, dialog)
+    warning = dialog.panel.merges.warning
+    assert warning.isVisible() and "Is this the corpus you trained on?" in warning.text()
+
+
+@pytest.mark.regression
+@pytest.mark.parametrize("size", [(800, 600), (1024, 700), (1920, 1080)])
+def test_the_dialog_fits_the_screen_with_lists_to_read(qtbot, dialog, tmp_path, size):
+    """At 800x600 the dialog was taller than the screen (the lower tables out of reach);
+    at 1024x700 the side-by-side list showed about 3 rows."""
+    w, h = size[0] - 40, size[1] - 60   # as the dialog sizes itself on such a screen
+    dialog.setMaximumSize(w, h)   # (the offscreen screen is 800x800, not the one simulated)
+    dialog.resize(w, h)
+    qtbot.waitUntil(lambda: dialog.height() == h)
+    check_two_mistakes(qtbot, dialog, tmp_path)
+    hint = dialog.minimumSizeHint()
+    assert hint.width() <= w and hint.height() <= h, hint
+    view = dialog.panel.merges
+
+    def rows(table) -> int:
+        return table.viewport().height() // table.verticalHeader().defaultSectionSize()
+    small = h < 600
+    qtbot.waitUntil(lambda: rows(view.steps_view) >= (2 if small else 4))
+    view.jump_to_words()    # ("Words where both pairs occur": the lists get the room)
+    want = 3 if small else 6    # rows of each word list at least: more where there is room
+    shown = [t for _, m, t in view.words.values() if m.rowCount()]
+    assert shown
+    for table in shown:
+        qtbot.waitUntil(lambda: rows(table) >= want)
+        assert table.isVisible()
+    assert view.info_scroll.viewport().height() >= view.fontMetrics().height() * 2

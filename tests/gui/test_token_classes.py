@@ -213,3 +213,24 @@ def test_the_class_tooltip_wraps_into_readable_lines(browser, controller, qtbot,
         assert label.width() > fm.horizontalAdvance("x" * 45)          # not a narrow column
     finally:
         QToolTip.hideText()
+
+
+@pytest.mark.regression
+def test_clip_tokens_are_ok_in_the_browser(browser, controller, qtbot, tmp_path):
+    """The browser classed every CLIP token "unreachable" (photo</w> too), none "ok",
+    although encoding gives them: each word-final token is checked by encoding its word."""
+    import gzip
+    merges = ["p h", "o t", "ph ot", "phot o</w>", "c a", "ca t</w>", "d o", "do g</w>",
+              "o f</w>"]
+    gz = tmp_path / "bpe_simple_vocab_16e6.txt.gz"
+    gz.write_bytes(gzip.compress(("\"bpe_simple_vocab_16e6.txt#version: 0.2\n"
+                                  + "\n".join(merges) + "\n").encode()))
+    tok = controller.tokenizer_files.import_tokenizer(str(gz))
+    assert tok is not None
+    qtbot.waitUntil(lambda: browser.model.classes is not None, timeout=30_000)
+    shown = shown_classes(browser)
+    for word in ("photo", "cat", "dog", "of"):
+        (i,) = tok.encode(word)
+        assert tok.vocab[i] == word.encode() + b"</w>"
+        assert shown[i] == "ok", word
+    assert "ok (0)" not in filter_labels(browser)

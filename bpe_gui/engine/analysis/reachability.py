@@ -28,6 +28,13 @@ What "encode that text" means, per kind of tokenizer (:func:`method_of` says whi
   contexts, because one can join the text: ``«'s`` is cut ``«'`` + ``s`` by GPT-2's
   pattern, ``a's`` is cut ``a`` + ``'s``. Told apart by probing: the tokenizer changes
   the start if encoding ``"ab"`` gives tokens whose bytes are not ``b"ab"``.
+* ``suffix``: byte-level tokenizers whose model marks a word's last symbol with an
+  end-of-word suffix (CLIP's ``</w>``, a tokenizer.json's ``end_of_word_suffix``). The
+  suffix is no text: a token that has it is a word's end, tested as its text without
+  it (``photo</w>`` as ``photo``); one without it is a word's start or middle, which a
+  text alone never gives (``pho`` alone is ``pho</w>``). So the token is ok if its text
+  alone, or with one of :data:`AROUND` before or after it, gives a text that produces
+  the id.
 * ``symbols``: character-level (``</w>``) tokenizers. The marker is not text, so a token
   is re-encoded as one word from its own symbols (its characters, plus ``</w>`` where the
   token has it) through the merges: ``lo`` (a word's start) is tested as ``l o``, not as
@@ -60,6 +67,10 @@ from ..tokenizers.merge_model import EOW, UNK
 OK, UNREACHABLE, UNDECODABLE, SPECIAL = "ok", "unreachable", "undecodable", "special"
 KINDS = (OK, UNREACHABLE, UNDECODABLE, SPECIAL)
 CONTEXTS = ("«", "»", "a", "1")  # put before a token's text (method "context")
+# put before or after a token's text (method "suffix"): letters that join a word, marks
+# that join a run of marks
+AROUND = ("a", "s", "e", "x", "q", "z", "!", "«", "-")
+LETTERS = "abcdefghijklmnopqrstuvwxyz"   # then each letter (only for tokens still unmatched)
 PROBE = "ab"
 _BATCH = 2048                  # tokens between progress reports and cancel checks
 
@@ -107,17 +118,32 @@ class Reachability:
         if self.method == "symbols":
             return ("character level: each token's symbols (its characters, and </w> where "
                     "it has one) merged as one word")
+        if self.method == "suffix":
+            return (f"each token's text without its end-of-word suffix {self.context}, alone "
+                    "or beside letters or marks (a token without the suffix is a word's "
+                    "start or middle)")
         if self.method == "context":
             return (f"each token's text after a context ({self.context}), whose own tokens "
                     "are then taken off: this tokenizer changes the start of a text")
         return "each token's text encoded on its own"
 
 
+def end_of_word_suffix(tok: BaseTokenizer) -> bytes:
+    """The suffix a byte-level tokenizer's model puts on a word's last symbol (CLIP's
+    ``</w>``), or b"" for none."""
+    model = getattr(getattr(tok, "pipeline", None), "model", None)
+    eow = getattr(model, "end_of_word", b"")
+    return eow if isinstance(eow, bytes) else b""
+
+
 def method_of(tok: BaseTokenizer) -> str:
-    """'symbols' (character level), 'context' (the tokenizer changes the start of a
-    text, e.g. a prefix space or ▁) or 'text'."""
+    """'symbols' (character level), 'suffix' (a word's last symbol carries an end-of-word
+    suffix, as CLIP's), 'context' (the tokenizer changes the start of a text, e.g. a
+    prefix space or ▁) or 'text'."""
     if tok.mode == "char":
         return "symbols"
+    if end_of_word_suffix(tok):
+        return "suffix"
     try:
         got = b"".join(tok.vocab.get(i, b"") for i in tok.encode(PROBE))
     except BPEError:
@@ -222,6 +248,8 @@ def _reencoder(tok: BaseTokenizer, method: str) -> tuple[Reencode, str]:
             return ()
     if method == "text":
         return (lambda i, token, text: plain(text)), ""
+    if method == "suffix":
+        return _by_suffix(end_of_word_suffix(tok), plain)
     heads = [(c, plain(c)) for c in CONTEXTS]
 
     def after_context(i: int, token: bytes, text: str) -> tuple[int, ...]:
@@ -239,6 +267,29 @@ def _reencoder(tok: BaseTokenizer, method: str) -> tuple[Reencode, str]:
                     first = rest
         return first if first is not None else alone
     return after_context, ", ".join(CONTEXTS)
+
+
+def _by_suffix(eow: bytes, plain: Callable[[str], tuple[int, ...]]) -> tuple[Reencode, str]:
+    """Method "suffix": the token's text without the suffix, alone, then with a letter
+    or mark of :data:`AROUND` on the side where the word goes on (after a word's start
+    or middle, before a word's end; a middle gets both): ok when a text gives the id.
+    A token that is only the suffix's text is a word's end with no text before it."""
+    mark = eow.decode("utf-8", "replace")
+
+    def reencode(i: int, token: bytes, text: str) -> tuple[int, ...]:
+        final = token.endswith(eow) and len(token) > len(eow)
+        body = text[:-len(mark)] if final else text
+        alone = plain(body)
+        if alone == (i,) or not body:
+            return alone
+        around = AROUND + tuple(c for c in LETTERS if c not in AROUND)
+        probes = [c + body for c in around] if final else \
+            [body + c for c in around] + [c + body + d for c in AROUND[:3] for d in AROUND[:3]]
+        for probe in probes:
+            if i in plain(probe):
+                return (i,)   # a text that produces the id
+        return alone
+    return reencode, mark
 
 
 def _by_symbols(tok: BaseTokenizer) -> Reencode:

@@ -18,23 +18,27 @@ overlap            the slow trainer: runs counted without overlaps, a scan that 
 chars              the slow trainer starting words from characters
 =================  ==============================================================
 (not-a-pair and vocab-size need no training: merges.py reads them off the lists.)
+
+Each is tried as a :class:`~.lab.Variant` of a base: first the reference; once a cause
+explains the first difference, the reference with that cause, to explain the next one
+(a trainer may make several mistakes).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from functools import partial
 from typing import Callable, Iterator, Sequence
 
 import regex
 
-from .. import PRESETS, Pretokenizer, PretokenTable, TrainSettings
+from .. import PRESETS, Pretokenizer, TrainSettings
 from ..text.presets import LLAMA3_PATTERN, MINBPE_GPT4_PATTERN, PRESET_LABELS, QWEN2_PATTERN
 from ..train.trainer import TIE_RULES
-from .lab import Lab, Run, documents, lines, specials_deleted
+from .lab import NO_PRETOKENIZATION, Lab, Run, Variant
 from .report import PRIORITY, Attempt
 from .variants import Pair, Rules
 
 SPLIT_PATTERN = r"\S+"
+NONE_LABEL = "no pre-tokenization (the text between special tokens counted as one sequence)"
 # (pattern, label): the presets, then patterns learners copy from elsewhere
 LABELS = {"gpt2": "GPT-2's pattern", "cl100k": "GPT-4's pattern (cl100k)",
           "o200k": "GPT-4o's pattern (o200k)", "whitespace": r"the whitespace split (\S+|\s+)",
@@ -61,6 +65,8 @@ SPECIAL_LOOKING = regex.compile(r"<\|[^\s|<>]{1,40}\|>")
 def pattern_label(pattern: str) -> str:
     """'the GPT-2 pattern', or the pattern itself."""
     full = PRESETS.get(pattern, pattern)
+    if full == NO_PRETOKENIZATION:
+        return "no pre-tokenization"
     return next((label for p, label in PATTERNS if p == full), f"the pattern {pattern}")
 
 
@@ -74,71 +80,60 @@ class Candidate:
     why: str = ""
 
 
-def candidates(lab: Lab, tied: bool) -> Iterator[Candidate]:
-    """Every cause worth trying on this corpus, cheap ones first. ``tied``: the learner's
-    pair is tied with the reference's at the step where they part (else no tie rule
-    can pick it)."""
-    s = lab.settings
-    for rule in TIE_RULES:
-        if rule != s.tie_rule:
-            yield _maybe(tied, _engine(lab, "tie", f"tie rule {rule}", replace(s, tie_rule=rule)))
-    yield from _specials(lab)
-    for pattern, label in PATTERNS:
-        if pattern != PRESETS.get(s.pattern, s.pattern):
-            yield _engine(lab, "pattern", label, replace(s, pattern=pattern))
-    yield from _boundaries(lab)
+def base_variant(lab: Lab) -> Variant:
+    """The reference as a variant: its settings, its words, the engine's trainer."""
+    return Variant(lab.settings)
+
+
+def candidates(lab: Lab, tied: bool, base: Variant | None = None) -> Iterator[Candidate]:
+    """Every cause worth trying on this corpus, cheap ones first, each as ``base`` (the
+    reference, or the reference with the causes found so far) with one more change; a
+    cause already in ``base`` is not tried again. ``tied``: the learner's pair is tied
+    with the other's at the step where they part (else no tie rule can pick it)."""
+    v = base if base is not None else base_variant(lab)
+    s = v.settings
+    done = set(v.causes) - {"tie"}   # several tie rules can agree until a later tie
+    r0 = v.rules if v.rules is not None else Rules(tie=s.tie_rule)
+    if v.rules is None:
+        for rule in TIE_RULES:
+            if rule != s.tie_rule:
+                yield _maybe(tied, _run(lab, v.but("tie", f"tie rule {rule}",
+                                                   fields={"tie_rule": rule})))
+    else:
+        for rule in ("greatest", "first-seen", "lowest-ids"):
+            if (rule, "bytes") != (r0.tie, r0.id_order):
+                yield _maybe(tied, _run(lab, v.but("tie", f"tie rule {rule}",
+                                                   rules=replace(r0, tie=rule))))
+    if "specials" not in done and v.cut == "":
+        yield from _specials(lab, v)
+    if "pattern" not in done and "boundaries" not in done and v.cut == "":
+        current = PRESETS.get(s.pattern, s.pattern)
+        for pattern, label in PATTERNS:
+            if pattern != current:
+                yield _run(lab, v.but("pattern", label, fields={"pattern": pattern}))
+    if "boundaries" not in done and "pattern" not in done and v.cut == "":
+        yield from _boundaries(lab, v)
     if s.mode != "byte":
         return   # the slow trainer starts from bytes or characters, never </w>
-    words = lab.table(s).words
-    if any(regex.search(r"(.)\1\1", w) for w in words):
-        yield _slow(lab, "overlap", "a run like aaa counted without overlaps",
-                    Rules(counting="runs-halved", tie=s.tie_rule))
-        yield _slow(lab, "overlap", "a count that skips a symbol after a pair of equal ones",
-                    Rules(counting="skip-after-repeat", tie=s.tie_rule))
-        yield _slow(lab, "overlap", "a run like aaa merged from the right",
-                    Rules(merging="right", tie=s.tie_rule))
-    if not all(w.isascii() for w in words):
-        yield _slow(lab, "chars", "words started from characters, not bytes",
-                    Rules(base="chars", tie=s.tie_rule))
-    yield _maybe(tied, _slow(lab, "tie", "tie rule least (the smallest pair)", Rules(tie="least")))
-    yield _maybe(tied, _slow(lab, "tie", "tie rule lowest-ids, numbered as Hugging Face does",
-                             Rules(tie="lowest-ids", id_order="gpt2")))
-
-
-def cuts(lab: Lab) -> Iterator[tuple[str, Callable[[], PretokenTable | None]]]:
-    """Other ways of cutting the corpus into words, as tables: (what, make the table).
-    A rule of the slow trainer is tried on each when it explains the difference but not
-    every merge after it (a trainer may make two mistakes: Hugging Face's trainer both
-    numbers its ids its own way and reads special tokens as text)."""
-    s = lab.settings
-    if s.special_tokens:
-        yield "special tokens read as text", lambda: lab.table(replace(s, special_tokens=()))
-        yield ("special tokens deleted", lambda: lab.custom_table(
-            "deleted", lambda text: specials_deleted(text, s.special_tokens, s.pattern)))
-    for pattern, label in PATTERNS:
-        if pattern != PRESETS.get(s.pattern, s.pattern):
-            yield label, partial(lab.table, replace(s, pattern=pattern))
-
-
-def also(lab: Lab, best: Run, theirs: Sequence) -> tuple[str, int]:
-    """A second mistake that, with ``best``'s rule, reproduces more of ``theirs``: (what,
-    how far), or ("", 0)."""
-    if best.rules is None:
-        return "", 0
-    found, reach = "", best.reach(theirs)
-    for what, make in cuts(lab):
-        if lab.out_of_time():
-            break
-        table = make()
-        if table is None:
-            continue
-        run = lab.slow_run(f"slow:{best.label}+{what}", best.cause, best.label, best.rules,
-                           table)
-        if run is not None and run.reach(theirs) > reach:
-            found, reach = what, run.reach(theirs)
-            if reach >= len(theirs):
-                break
-    return found, reach
+    table = lab.table_of(v)
+    words = table.words if table is not None else []
+    if "overlap" not in done and any(regex.search(r"(.)\1\1", w) for w in words):
+        yield _run(lab, v.but("overlap", "a run like aaa counted without overlaps",
+                              rules=replace(r0, counting="runs-halved")))
+        yield _run(lab, v.but("overlap", "a count that skips a symbol after a pair of equal "
+                              "ones", rules=replace(r0, counting="skip-after-repeat")))
+        yield _run(lab, v.but("overlap", "a run like aaa merged from the right",
+                              rules=replace(r0, merging="right")))
+    if "chars" not in done and not all(w.isascii() for w in words):
+        yield _run(lab, v.but("chars", "words started from characters, not bytes",
+                              rules=replace(r0, base="chars")))
+    if r0.tie != "least":
+        yield _maybe(tied, _run(lab, v.but("tie", "tie rule least (the smallest pair)",
+                                           rules=replace(r0, tie="least"))))
+    if (r0.tie, r0.id_order) != ("lowest-ids", "gpt2"):
+        yield _maybe(tied, _run(lab, v.but("tie", "tie rule lowest-ids, numbered as Hugging "
+                                           "Face does", rules=replace(r0, tie="lowest-ids",
+                                                                      id_order="gpt2"))))
 
 
 def _maybe(tied: bool, cand: Candidate) -> Candidate:
@@ -149,38 +144,24 @@ def _maybe(tied: bool, cand: Candidate) -> Candidate:
                      "not a tie: your pair occurs less often than the reference's there")
 
 
-def _engine(lab: Lab, cause: str, label: str, settings: TrainSettings) -> Candidate:
-    return Candidate(cause, label, lambda: lab.engine_run(None, cause, label, settings))
+def _run(lab: Lab, v: Variant) -> Candidate:
+    cause, label = v.causes[-1], v.labels[-1]
+    return Candidate(cause, label, lambda: lab.run(v, cause, label))
 
 
-def _slow(lab: Lab, cause: str, label: str, rules: Rules) -> Candidate:
-    key = f"slow:{label}"
-    return Candidate(cause, label, lambda: lab.slow_run(key, cause, label, rules))
-
-
-def _custom(lab: Lab, cause: str, label: str, key: str, cut) -> Candidate:
-    def run() -> Run | None:
-        table = lab.custom_table(key, cut)
-        if table is None:
-            return None
-        return lab.engine_run(f"{cause}:{label}", cause, label, lab.settings, table)
-    return Candidate(cause, label, run)
-
-
-def _specials(lab: Lab) -> Iterator[Candidate]:
-    s = lab.settings
+def _specials(lab: Lab, v: Variant) -> Iterator[Candidate]:
+    s = v.settings
     if s.special_tokens:
         names = ", ".join(s.special_tokens)
-        yield _engine(lab, "specials", f"special tokens ({names}) read as text",
-                      replace(s, special_tokens=()))
-        yield _custom(lab, "specials", f"special tokens ({names}) deleted, the text on either "
-                      "side joined", "deleted",
-                      lambda text: specials_deleted(text, s.special_tokens, s.pattern))
+        yield _run(lab, v.but("specials", f"special tokens ({names}) read as text",
+                              fields={"special_tokens": ()}))
+        yield _run(lab, v.but("specials", f"special tokens ({names}) deleted, the text on "
+                              "either side joined", cut="deleted"))
         return
     found = specials_in(lab)
     if found:
-        yield _engine(lab, "specials", f"{', '.join(found)} as special token(s)",
-                      replace(s, special_tokens=found))
+        yield _run(lab, v.but("specials", f"{', '.join(found)} as special token(s)",
+                              fields={"special_tokens": found}))
 
 
 def specials_in(lab: Lab) -> tuple[str, ...]:
@@ -191,18 +172,16 @@ def specials_in(lab: Lab) -> tuple[str, ...]:
     return tuple(sorted(set(SPECIAL_LOOKING.findall(text))))
 
 
-def _boundaries(lab: Lab) -> Iterator[Candidate]:
-    s = lab.settings
-    specials = s.special_tokens
-    if lab.corpus.n_bytes > lab.limits.max_piece_bytes:
-        yield Candidate("boundaries", "no pre-tokenization", lambda: None,
-                        f"the corpus is over {lab.limits.max_piece_bytes >> 20} MB")
-    else:
-        yield _custom(lab, "boundaries", "no pre-tokenization (the text between special "
-                      "tokens counted as one sequence)", "documents",
-                      lambda text: documents(text, specials))
-    yield _custom(lab, "boundaries", "each line counted as one sequence", "lines",
-                  lambda text: lines(text, specials))
+def _boundaries(lab: Lab, v: Variant) -> Iterator[Candidate]:
+    if v.settings.pattern != NO_PRETOKENIZATION:
+        label = NONE_LABEL
+        if lab.corpus.n_bytes > lab.limits.max_piece_bytes or lab.corpus.text is None:
+            yield Candidate("boundaries", label, lambda: None,
+                            f"the corpus is over {lab.limits.max_piece_bytes >> 20} MB")
+        else:
+            yield _run(lab, v.but("boundaries", label,
+                                  fields={"pattern": NO_PRETOKENIZATION}))
+    yield _run(lab, v.but("boundaries", "each line counted as one sequence", cut="lines"))
 
 
 def likely(theirs: Pair | None, ours: Pair | None, tied: bool,
@@ -241,7 +220,8 @@ def _one_char(t: bytes) -> bool:
 
 
 def try_causes(lab: Lab, step: int, theirs: Sequence, tied: bool, first: Sequence[str] = (),
-               progress=None) -> tuple[list[Attempt], Run | None]:
+               progress=None, base: Variant | None = None
+               ) -> tuple[list[Attempt], Run | None]:
     """Try every candidate, the causes in ``first`` before the rest; the attempts (how
     far each reproduces ``theirs``) and the best run that reproduces merge ``step``
     (1-based), or None. Stops trying once a run reproduces all of ``theirs``, or at the
@@ -249,7 +229,7 @@ def try_causes(lab: Lab, step: int, theirs: Sequence, tied: bool, first: Sequenc
     attempts: list[Attempt] = []
     best: Run | None = None
     best_reach = -1
-    plan = sorted(candidates(lab, tied),
+    plan = sorted(candidates(lab, tied, base),
                   key=lambda c: first.index(c.cause) if c.cause in first else len(first))
     for n, cand in enumerate(plan):
         if progress is not None:

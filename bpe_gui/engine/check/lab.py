@@ -24,6 +24,33 @@ from ..errors import Cancelled, CorpusError
 from .variants import Rules, train_slow
 
 Pair = tuple[bytes, bytes]
+#: the reference's pattern for "no pre-tokenization": the text between special tokens is
+#: one sequence (the lab cuts those itself: the engine would cut words at 64 KiB)
+NO_PRETOKENIZATION = r"[\s\S]+"
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A way of training the corpus: the engine's settings (pattern, special tokens, tie
+    rule), how the words are cut (``cut``: "" the settings' own words; "lines" each line
+    one sequence; "deleted" special tokens deleted, the text on either side joined), and
+    the slow trainer's rules when the way is not a setting of the engine (None: the
+    engine's trainer). ``causes``/``labels``: the changes from the reference, in order."""
+
+    settings: TrainSettings
+    cut: str = ""
+    rules: Rules | None = None
+    causes: tuple[str, ...] = ()
+    labels: tuple[str, ...] = ()
+
+    def but(self, cause: str, label: str, **change) -> "Variant":
+        """This variant with one more change (fields of Variant, or ``settings`` fields
+        given as ``fields``)."""
+        fields = change.pop("fields", None)
+        settings = replace(self.settings, **fields) if fields else self.settings
+        kept = [(c, x) for c, x in zip(self.causes, self.labels) if c != cause]
+        return replace(self, settings=settings, causes=tuple(c for c, _ in kept) + (cause,),
+                       labels=tuple(x for _, x in kept) + (label,), **change)
 
 
 @dataclass(frozen=True)
@@ -61,6 +88,7 @@ class Run:
     settings: TrainSettings | None = None
     whole: bool = True
     rules: Rules | None = None     # the slow trainer's rules (None: the engine's trainer)
+    variant: Variant | None = None  # what was trained (None: the reference, or a run by key)
 
     def reach(self, theirs: Sequence[Pair]) -> int:
         """How many of ``theirs`` this run reproduces from the start.
@@ -130,7 +158,20 @@ class Lab:
 
     # ----- tables ---------------------------------------------------------------------
     def table(self, settings: TrainSettings) -> PretokenTable:
-        """The corpus's words under these settings' pattern and special tokens."""
+        """The corpus's words under these settings' pattern and special tokens (no
+        pre-tokenization: each stretch between special tokens one word, when the text is
+        held and not over ``max_piece_bytes``)."""
+        if settings.pattern == NO_PRETOKENIZATION and self.corpus.text is not None and \
+                self.corpus.n_bytes <= self.limits.max_piece_bytes:
+            specials = settings.special_tokens
+            table = self.custom_table(f"documents:{specials!r}",
+                                      lambda text: documents(text, specials))
+            assert table is not None
+            return table
+        if settings.pattern == NO_PRETOKENIZATION:
+            self.note(f"No pre-tokenization on a corpus over "
+                      f"{human_size(self.limits.max_piece_bytes)}: the engine counts it in "
+                      "stretches of at most 64 KiB, so pairs across those cuts are missed.")
         key = ("pattern", settings.pattern, settings.special_tokens)
         if key not in self._tables:
             self.stop_if_cancelled()
@@ -152,7 +193,35 @@ class Lab:
             self._tables[("custom", key)] = PretokenTable.from_counter(dict(words(text)))
         return self._tables[("custom", key)]
 
+    def table_of(self, v: Variant) -> PretokenTable | None:
+        """The words a variant trains on (None: its cut needs the text, not held)."""
+        s = v.settings
+        if v.cut == "lines":
+            return self.custom_table(f"lines:{s.special_tokens!r}",
+                                     lambda text: lines(text, s.special_tokens))
+        if v.cut == "deleted":
+            return self.custom_table(f"deleted:{s.special_tokens!r}:{s.pattern}",
+                                     lambda text: specials_deleted(text, s.special_tokens,
+                                                                   s.pattern))
+        return self.table(s)
+
     # ----- runs -----------------------------------------------------------------------
+    def run(self, v: Variant, cause: str, label: str) -> Run | None:
+        """Train a variant (the engine's trainer, or the slow one under its rules); None
+        when it cannot be (its text is not held, or over the slow trainer's limits)."""
+        table = self.table_of(v)
+        if table is None:
+            return None
+        if v.rules is None:
+            key = None if v.cut == "" else f"{v.cut}:{v.settings!r}"
+            run = self.engine_run(key, cause, label, v.settings,
+                                  None if v.cut == "" else table)
+        else:
+            s = v.settings
+            run = self.slow_run(f"slow:{v.cut}:{s.pattern}:{s.special_tokens!r}:{v.rules!r}",
+                                cause, label, v.rules, table)
+        return None if run is None else replace(run, cause=cause, label=label, variant=v)
+
     def engine_run(self, key: str | None, cause: str, label: str, settings: TrainSettings,
                    table: PretokenTable | None = None) -> Run:
         """The engine's trainer under ``settings`` (on ``table``, else the corpus's

@@ -66,7 +66,8 @@ class Difference:
     n_tied: int = 1
     their_words: tuple[PairWord, ...] = ()
     our_words: tuple[PairWord, ...] = ()
-    also: str = ""            # a second mistake found with the first, in one sentence
+    also: str = ""            # every cause found (the first and those after), in one sentence
+    zero_why: str = ""        # why their pair occurs 0 times here, when it does
 
     @property
     def cause_name(self) -> str:
@@ -110,6 +111,10 @@ class CheckReport:
     attempts: tuple[Attempt, ...]
     notes: tuple[str, ...]
     seconds: float
+    #: the differences after the first, each found with the causes before it made
+    more: tuple[Difference, ...] = ()
+    #: "Is this the corpus you trained on? ...", when the corpus looks like another
+    corpus_warning: str = ""
 
     @property
     def agree(self) -> bool:
@@ -168,7 +173,13 @@ class CheckReport:
         if self.difference is None:
             return f"All {len(self.theirs):,} merges agree with the reference."
         d = self.difference
-        return f"Merge {d.step} differs: {d.cause_name}."
+        then = "".join(f"; then merge {m.step}: {m.cause_name}" for m in self.more)
+        return f"Merge {d.step} differs: {d.cause_name}{then}."
+
+    @property
+    def differences(self) -> tuple[Difference, ...]:
+        """The first difference and those found after it."""
+        return ((self.difference,) if self.difference is not None else ()) + self.more
 
 
 def show_pair(pair: Pair | None) -> str:

@@ -34,6 +34,7 @@ class Scene:
     run: Run | None = None
     reach: int = 0
     recount: tuple[int, int] | None = None   # the repeated pair: by the rule, the other way
+    tie_rule: str = ""   # the compared side's tie rule when not the settings' (slow trainer)
 
 
 def agreeing(reach: int, n: int) -> str:
@@ -55,7 +56,7 @@ def tie(sc: Scene) -> str:
     among = f", among {sc.n_tied:,} tied pairs" if sc.n_tied > 2 else ""
     head = (f"Step {sc.step} is a tie: yours ({show_pair(sc.theirs)}) and the reference's "
             f"({show_pair(sc.ours)}) both occur {sc.our_count or 0:,} times{among}; the "
-            f"reference takes {RULE_WORDS[sc.settings.tie_rule]}")
+            f"reference takes {RULE_WORDS[sc.tie_rule or sc.settings.tie_rule]}")
     if sc.run is None:
         return (head + ", and your trainer breaks the tie in a way none of the usual rules "
                 "does (greatest pair, smallest pair, first seen, lowest ids).")
@@ -234,6 +235,30 @@ def also(what: str, rule: str, reach: int, n: int) -> str:
     return f"With {what} as well (and {rule}), {agreeing(reach, n)}."
 
 
+def listed(labels) -> str:
+    """'a', 'a and b', 'a, b and c'."""
+    labels = list(labels)
+    if len(labels) == 1:
+        return labels[0]
+    sep = "; " if any(", " in x for x in labels) else ", "
+    return sep.join(labels[:-1]) + (sep if len(labels) > 2 or sep == "; " else " and ") + \
+        ("and " if sep == "; " or len(labels) > 2 else "") + labels[-1]
+
+
+def lower_first(sentence: str) -> str:
+    return sentence[:1].lower() + sentence[1:] if sentence[:2] != "“" else sentence
+
+
+def together(run: Run, reach: int, n: int) -> str:
+    """Every cause found, and how far they reproduce the learner's merges together."""
+    v = run.variant
+    if v is None or not v.labels:
+        return ""
+    both = "both causes" if len(v.labels) == 2 else f"all {len(v.labels)} causes"
+    return (f"With {both} found ({listed(v.labels)}), "
+            f"{agreeing(reach, n)}.")
+
+
 def unknown(sc: Scene) -> str:
     if sc.their_count is None:
         counted = f"{show_pair(sc.theirs)} is not a pair of adjacent tokens there"
@@ -242,4 +267,5 @@ def unknown(sc: Scene) -> str:
                    f"and {show_pair(sc.ours)} {sc.our_count or 0:,} times")
     return (f"None of the usual causes reproduces your merge {sc.step}: {counted}, so your "
             "trainer's counts differ from the reference's; compare its pair counts at this "
-            "step with these (the words where both pairs occur are listed).")
+            "step with these (the words where both pairs occur are listed), and check that "
+            "this is the corpus your trainer was trained on.")

@@ -172,6 +172,24 @@ def train_slow(words: Sequence[tuple[str, int]], rules: Rules, n_steps: int,
     return out
 
 
+def replay(words: Sequence[tuple[str, int]], rules: Rules, merges: Sequence[Pair]
+           ) -> tuple[list[list[bytes]], list[int], dict[Pair, int]]:
+    """The words after ``merges`` made in order under ``rules``: (each word's symbols,
+    its count, every pair's count). Example: [("aaa", 2)] after [(a, a)] under "left":
+    ([[aa, a]], [2], {(aa, a): 2})."""
+    seqs = [start_symbols(w, rules.base) for w, _ in words]
+    freqs = [f for _, f in words]
+    counts: dict[Pair, int] = defaultdict(int)
+    where: dict[Pair, set[int]] = defaultdict(set)
+    for wid, syms in enumerate(seqs):
+        for p, n in count_word(syms, rules.counting).items():
+            counts[p] += n * freqs[wid]
+            where[p].add(wid)
+    for pair in merges:
+        _apply(pair, seqs, freqs, counts, where, rules)
+    return seqs, freqs, {p: c for p, c in counts.items() if c > 0}
+
+
 def _key_function(tie: str, ids: dict[bytes, int]) -> Callable[[Pair], object]:
     if tie == "least" or tie == "first-seen":
         return lambda p: p

@@ -164,7 +164,7 @@ EXPORT_PROBLEM = (
 
 def load(path: str | Path, special_tokens=None, **kwargs):
     """The tokenizer of a CLIP merges file, as CLIP's SimpleTokenizer encodes (cleaning
-    without ftfy's repairs; tokenizers/imported/clip.py)."""
+    with ftfy.fix_text; tokenizers/imported/clip.py)."""
     from ..display import gpt2_bytes
     from ..tokenizers.imported import clip
     from ..tokenizers.imported.imported_tokenizer import LazyMerges, PipelineTokenizer
@@ -197,8 +197,10 @@ def load(path: str | Path, special_tokens=None, **kwargs):
                     specials=frozenset(specials.values()), stream_safe=False)
     meta = {"format": "clip", "source": str(p), "merges_used": len(cm.merges),
             "merges_in_file": cm.file_merges,
-            "label": f"CLIP merges ({len(cm.merges):,} merges; cleaning: NFC, HTML entities, "
-                     "whitespace, lowercase; ftfy's other repairs are not applied)",
+            "label": f"CLIP merges ({len(cm.merges):,} merges; cleaning: ftfy.fix_text, HTML "
+                     "entities, whitespace, lowercase)" if clip.fix_text is not None else
+                     f"CLIP merges ({len(cm.merges):,} merges; cleaning: NFC, HTML entities, "
+                     f"whitespace, lowercase; {clip.FTFY_MISSING})",
             "export_problem": EXPORT_PROBLEM,
             **kwargs.get("meta", {})}
     merges = LazyMerges(lambda: model.n_merges, model.merge_at, table)

@@ -15,7 +15,9 @@ still recognised.
 Each entry gives what ``tiktoken`` itself uses: ``pat_str``, special tokens and their
 ids. Llama 3's ``tokenizer.model`` (the same format, published in Meta's
 ``llama-models``) is recognised too, with the pattern and special tokens of Meta's
-``llama3/tokenizer.py``.
+``llama3/tokenizer.py``, and Whisper's ``multilingual.tiktoken`` (openai-whisper's
+``whisper/assets/``) with the GPT-2 pattern and special tokens of whisper's
+``get_encoding``. (Its ``gpt2.tiktoken`` is r50k_base byte for byte.)
 """
 from __future__ import annotations
 
@@ -24,7 +26,7 @@ from dataclasses import dataclass, field
 
 # tiktoken's cl100k_base and o200k_base pat_strs are our presets, character for character;
 # r50k's is GPT-2's spelled with possessive quantifiers (the native scanner runs them all)
-from ..text.presets import CL100K_PATTERN, LLAMA3_PATTERN, O200K_PATTERN
+from ..text.presets import CL100K_PATTERN, GPT2_PATTERN, LLAMA3_PATTERN, O200K_PATTERN
 
 ENDOFTEXT = "<|endoftext|>"
 R50K_PATTERN = (r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$"""
@@ -37,6 +39,25 @@ def _llama3_specials(n_ranks: int = 128000) -> dict[str, int]:
              "<|start_header_id|>", "<|end_header_id|>", "<|eom_id|>", "<|eot_id|>",
              "<|python_tag|>", "<|image|>"]
     names = named + [f"<|reserved_special_token_{2 + i}|>" for i in range(256 - len(named))]
+    return {s: n_ranks + i for i, s in enumerate(names)}
+
+
+# Whisper's language codes in its order (whisper/tokenizer.py's LANGUAGES); get_encoding
+# takes the first 99 by default (large-v3 adds "yue" as the 100th)
+WHISPER_LANGUAGES = (
+    "en zh de es ru ko fr ja pt tr pl ca nl ar sv it id hi fi vi he uk el ms cs ro da hu ta "
+    "no th ur hr bg lt la mi ml cy sk te fa lv bn sr az sl kn et mk br eu is hy ne mn bs kk "
+    "sq sw gl mr pa si km sn yo so af oc ka be tg sd gu am yi lo uz fo ht ps tk nn mt sa lb "
+    "my bo tl mg as tt haw ln ha ba jw su yue").split()
+
+
+def _whisper_specials(n_ranks: int = 50257, num_languages: int = 99) -> dict[str, int]:
+    """The special tokens whisper's ``get_encoding`` appends after the ranks, in order."""
+    names = (["<|endoftext|>", "<|startoftranscript|>"]
+             + [f"<|{c}|>" for c in WHISPER_LANGUAGES[:num_languages]]
+             + ["<|translate|>", "<|transcribe|>", "<|startoflm|>", "<|startofprev|>",
+                "<|nospeech|>", "<|notimestamps|>"]
+             + [f"<|{i * 0.02:.2f}|>" for i in range(1501)])
     return {s: n_ranks + i for i, s in enumerate(names)}
 
 
@@ -67,6 +88,12 @@ KNOWN: tuple[KnownEncoding, ...] = (
     KnownEncoding("llama3", "Llama 3 (Meta's tokenizer.model)",
                   "82e9d31979e92ab929cd544440f129d9ecd797b69e327f80f17e1c50d5551b55",
                   LLAMA3_PATTERN, _llama3_specials()),
+    # Whisper's multilingual.tiktoken (the openai-whisper package's whisper/assets/): its
+    # get_encoding runs it with GPT-2's pattern (spelled 's|'t|... there, the same
+    # language), not cl100k's, and appends its special tokens after the ranks
+    KnownEncoding("whisper_multilingual", "Whisper multilingual (openai-whisper)",
+                  "b34b360dbb493e781e479794586d661700670d65564001f23024971d1f2fa126",
+                  GPT2_PATTERN, _whisper_specials()),
 )
 _BY_HASH = {k.sha256: k for k in KNOWN}
 

@@ -20,8 +20,12 @@ class CheckDialog(QDialog):
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.panel)
         make_default(self.panel.check_btn)   # Enter checks, also after Browse…
+        self.setFocusProxy(self.panel.result_edit)   # typing starts in "Your result"
+        self.panel.result_edit.setFocus()
         screen = (parent.screen() if parent is not None else self.screen()).availableGeometry()
-        self.resize(min(1100, screen.width() - 40), min(760, screen.height() - 60))
+        self.resize(min(1300, screen.width() - 40), min(900, screen.height() - 60))
+        # never taller or wider than the screen: the parts inside scroll or share a splitter
+        self.setMaximumSize(screen.size())
 
 
 def show_check_dialog(window) -> CheckDialog:

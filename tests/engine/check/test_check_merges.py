@@ -11,6 +11,7 @@ import pytest
 import bpe_learners as L
 from bpe_gui.engine import TrainSettings
 from bpe_gui.engine.check import CheckLimits, check_merges, read_result
+from bpe_gui.engine.check.lab import NO_PRETOKENIZATION
 
 N_MERGES = 150
 VOCAB = 256 + 1 + N_MERGES
@@ -127,9 +128,10 @@ def test_hugging_face_tokenizers_trainer_as_a_learner(tmp_path, text):
         initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
     tok.save(str(tmp_path / "tokenizer.json"))
     d = check_merges(read_result(tmp_path / "tokenizer.json"), text).difference
+    report = check_merges(read_result(tmp_path / "tokenizer.json"), text)
     assert d.cause == "tie" and "Hugging Face" in d.sentence
-    assert d.also.startswith("With special tokens read as text as well")
-    assert d.also.endswith(f"all {N_MERGES} of your merges agree.")
+    assert [m.cause for m in report.more] == ["specials"]
+    assert "read as text" in d.also and d.also.endswith(f"all {N_MERGES} of your merges agree.")
 
 
 def test_settings_found_when_a_setting_reproduces_every_merge(tmp_path, text):
@@ -196,3 +198,100 @@ def test_a_check_stays_inside_its_limits(tmp_path, text):
     assert report.difference.cause != "overlap"   # not tried: over the limit, and said so
     assert any("slow trainer takes" in n for n in report.notes)
     assert any(a.reach is None and a.cause == "overlap" for a in report.attempts)
+
+
+TWO_MISTAKES = {
+    "boundaries+tie": (dict(words_of=L.whole_documents, pick=L.first_seen),
+                       ["boundaries", "tie"], dict(words_of=L.whole_documents)),
+    "pattern+overlap": (dict(words_of=L.by_whitespace, count=L.count_runs_halved),
+                        ["pattern", "overlap"], dict(words_of=L.by_whitespace)),
+    "boundaries+overlap": (dict(words_of=L.whole_documents, count=L.count_runs_halved),
+                           ["boundaries", "overlap"], dict(words_of=L.whole_documents)),
+    "specials+tie": (dict(docs=L.no_special_split, pick=L.least), ["tie", "specials", "tie"],
+                     None),
+}
+
+
+@pytest.mark.regression
+@pytest.mark.parametrize("name", list(TWO_MISTAKES))
+def test_a_trainer_with_two_mistakes_gets_both_named(tmp_path, text, correct, name):
+    """The check stopped at the first cause ("agree through step 19 of 144"), the second
+    mistake never named. The step of the second comes from the learners: where the
+    trainer with both mistakes parts from the one with only the first."""
+    both, causes, first_only = TWO_MISTAKES[name]
+    vocab, merges = L.train(text, VOCAB, **both)
+    report = check(tmp_path, text, vocab, merges)
+    assert [d.cause for d in report.differences] == causes
+    assert report.difference.step == first_difference(merges, correct[1])
+    if first_only is not None:
+        assert report.more[0].step == first_difference(merges, L.train(text, VOCAB,
+                                                                      **first_only)[1])
+    assert report.more[-1].reach == len(merges)
+    assert report.difference.also.endswith(f"all {len(merges)} of your merges agree.")
+    assert report.more[0].sentence.startswith("With ")
+    assert report.headline().count("then merge") == len(causes) - 1
+
+
+def test_no_pre_tokenization_is_a_pattern_to_give(tmp_path, text):
+    """"none" among the patterns: the reference then counts the text between special
+    tokens as one sequence, and a trainer that does agrees."""
+    vocab, merges = L.train(text, VOCAB, words_of=L.whole_documents)
+    report = check(tmp_path, text, vocab, merges, pattern="none")
+    assert report.agree, report.difference
+    assert "pattern: no pre-tokenization (given)" in report.settings_from
+    vocab, merges = L.train(text, VOCAB, words_of=L.whole_documents, pick=L.first_seen)
+    found = check(tmp_path, text, vocab, merges).found
+    assert found is not None and found.settings.pattern == NO_PRETOKENIZATION
+    assert found.settings.tie_rule == "first-seen"
+
+
+@pytest.mark.regression
+def test_a_count_of_0_across_a_pre_token_boundary_is_explained(tmp_path, text):
+    """"Yours ... count 0" with no words listed went unexplained."""
+    vocab, merges = L.train(text, VOCAB, words_of=L.whole_documents)
+    d = check(tmp_path, text, vocab, merges).difference
+    token = d.theirs[0] + d.theirs[1]
+    assert d.their_count == 0 and not d.their_words
+    assert text.encode().count(token) > 0
+    assert "across a boundary between two words" in d.zero_why
+
+
+def test_a_count_of_0_inside_words_cut_another_way_is_explained(tmp_path):
+    """In "the" cut "t he" by the merges so far, the pair (t, h) never stands side by
+    side although the bytes occur: the sentence says where and how it is cut."""
+    text = "the the the then he he hey"
+    from bpe_gui.engine import Trainer
+    t = Trainer.from_text(text, TrainSettings(num_merges=3))
+    t.run()
+    ref = [(s.left, s.right) for s in t.steps]
+    assert ref[0] == (b"h", b"e"), ref
+    merges = ref[:1] + [(b"t", b"h")]
+    vocab = {i: bytes([i]) for i in range(256)}
+    for a, b in merges:
+        vocab[len(vocab)] = a + b
+    d = check_merges(read_result(L.write_pickle(tmp_path, vocab, merges)), text,
+                     special_tokens=[]).difference
+    assert d.step == 2 and d.their_count == 0
+    assert "cut it another way" in d.zero_why and "t he" in d.zero_why
+
+
+@pytest.mark.regression
+def test_the_wrong_corpus_is_asked_about(tmp_path, text, correct, corpora_dir):
+    """Checked against another corpus it said "none of the usual causes" and never asked
+    whether this is the corpus the trainer was trained on."""
+    import lzma
+    other = lzma.open(corpora_dir / "en-tinyshakespeare.txt.xz", "rt",
+                      encoding="utf-8").read()[:50_000]
+    vocab, merges = correct
+    report = check(tmp_path, other, vocab, merges)
+    assert report.corpus_warning.startswith("Is this the corpus you trained on?")
+    missing = [m for m in merges if (m[0] + m[1]) not in other.encode()]
+    assert len(missing) > 0.05 * len(merges)   # the rule the warning states, counted here
+    assert report.difference.zero_why == "" or "never occurs" in report.difference.zero_why \
+        or report.difference.their_count != 0
+
+
+@pytest.mark.parametrize("name", list(L.WRONG_TRAINERS))
+def test_no_corpus_warning_on_the_corpus_trained_on(tmp_path, text, name):
+    vocab, merges = L.train(text, VOCAB, **L.WRONG_TRAINERS[name])
+    assert check(tmp_path, text, vocab, merges).corpus_warning == ""

@@ -131,7 +131,11 @@ CLIP_TEXTS = {**{k: v for k, v in TEXTS.items() if k != "specials"},
               "entities": "fish &amp; chips &lt;b&gt; &amp;amp; caf&eacute;",
               "case": "A PHOTO of ΣΑΣ and İstanbul",
               "clip_specials": "<start_of_text>a photo<end_of_text> x'<start_of_text>",
-              "nfd": "e\u0301 cafe\u0301"}
+              "nfd": "e\u0301 cafe\u0301",
+              # text ftfy.fix_text repairs: full-width forms, curly quotes, ligatures,
+              # mojibake (the Chinese comma is a full-width form)
+              "ftfy": "你好，世界！ ０１２３ “quoted” it’s ﬁne doesnâ€™t",
+              "offsets_after_ftfy": "ｘ ﬁne — doesnâ€™t ok"}
 
 
 def test_clip_merges_equal_clips_rules(clip_file):
@@ -145,6 +149,53 @@ def test_clip_merges_equal_clips_rules(clip_file):
             assert all(0 <= a <= b <= len(text) for a, b in enc.offsets)
         assert "ftfy" in describe_source(tok)
     assert tok.decode(tok.encode("a photo of a cat")) == "a photo of a cat "
+
+
+@pytest.mark.regression
+def test_clip_cleans_with_ftfy_as_open_clip_does(clip_file):
+    """open_clip runs ftfy.fix_text first and we skipped it: Chinese (its full-width
+    comma), full-width digits, curly quotes got other ids."""
+    tok, ref = load_tokenizer(clip_file.gz), clip_reference(clip_file.gz)
+    for text in (CLIP_TEXTS["ftfy"], "a，b ０ “x”", CLIP_TEXTS["offsets_after_ftfy"]):
+        assert tok.encode(text) == ref(text), text
+        enc = tok.encode_with_offsets(text)
+        assert enc.ids == tok.encode(text)
+        pieces = [text[a:b] for a, b in enc.offsets]
+        assert all(p for p in pieces), pieces   # every token points at what it came from
+    assert "ftfy.fix_text" in tok.meta["label"]
+
+
+def test_clip_without_ftfy_says_what_is_missing(clip_file, monkeypatch):
+    from bpe_gui.engine.tokenizers.imported import clip
+    monkeypatch.setattr(clip, "fix_text", None)
+    tok = load_tokenizer(clip_file.gz)
+    assert "pip install ftfy" in tok.meta["label"]
+    assert tok.encode("a photo") == clip_reference(clip_file.gz)("a photo")
+
+
+def _published_clip() -> Path | None:
+    """CLIP's own bpe_simple_vocab_16e6.txt.gz: BPE_GUI_CLIP_VOCAB, or an installed
+    open_clip's (found without importing it: it imports torch)."""
+    import importlib.util
+    import os
+    if os.environ.get("BPE_GUI_CLIP_VOCAB"):
+        return Path(os.environ["BPE_GUI_CLIP_VOCAB"])
+    spec = importlib.util.find_spec("open_clip")
+    if spec is not None and spec.submodule_search_locations:
+        path = Path(list(spec.submodule_search_locations)[0]) / "bpe_simple_vocab_16e6.txt.gz"
+        return path if path.is_file() else None
+    return None
+
+
+def test_the_published_clip_vocabulary_equals_open_clips_rules():
+    path = _published_clip()
+    if path is None:
+        pytest.skip("CLIP's bpe_simple_vocab_16e6.txt.gz is not here (pip download --no-deps "
+                    "open_clip_torch; set BPE_GUI_CLIP_VOCAB to the file inside)")
+    tok, ref = load_tokenizer(path), clip_reference(path)
+    for name in ("english", "chinese", "arabic", "emoji", "digits", "ftfy", "case"):
+        text = CLIP_TEXTS[name]
+        assert tok.encode(text) == ref(text), name
 
 
 def _clip_tokenizer_json(clip_file, tmp_path) -> Path:

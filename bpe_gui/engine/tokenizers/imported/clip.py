@@ -4,12 +4,13 @@ merges file, run as its ``SimpleTokenizer`` runs it.
 The text is cleaned, then split, then each piece merged with ``</w>`` on its last
 symbol (HF's ``end_of_word_suffix``; the C model does that part):
 
-1. cleaning, as ``basic_clean`` + ``whitespace_clean`` + ``lower()``: NFC (the one part
-   of ``ftfy.fix_text`` done here), HTML entities unescaped twice (``html.unescape``),
-   whitespace runs (``str.isspace``) to one space, stripped, lowercased (Python's
-   ``str.lower``, final sigma included). **Not done**: ftfy's other repairs (mojibake,
-   curly quotes to straight ones, ligatures, full-width characters, control characters,
-   ...); text that ftfy would change otherwise is tokenized as written.
+1. cleaning, as ``basic_clean`` + ``whitespace_clean`` + ``lower()``: ``ftfy.fix_text``
+   (mojibake, curly quotes to straight ones, ligatures, full-width characters, NFC, ...;
+   without the ftfy package only its NFC, and :data:`FTFY_MISSING` says so), HTML
+   entities unescaped twice (``html.unescape``), whitespace runs (``str.isspace``) to
+   one space, stripped, lowercased (Python's ``str.lower``, final sigma included).
+   Where ftfy changes the text, each changed stretch's characters take the span of the
+   characters it replaced (a character-level diff of the two).
 2. the pieces are the matches of ``<start_of_text>|<end_of_text>|'s|'t|'re|'ve|'m|'ll|'d
    |[\\p{L}]+|[\\p{N}]|[^\\s\\p{L}\\p{N}]+`` (case-insensitive); everything else is dropped.
    A piece that is ``<start_of_text>`` or ``<end_of_text>`` is that special token (only
@@ -27,7 +28,8 @@ from __future__ import annotations
 
 import html
 import unicodedata
-from typing import Iterator
+from difflib import SequenceMatcher
+from typing import Callable, Iterator
 
 import regex
 
@@ -86,10 +88,50 @@ def _lower(s: NStr) -> NStr:
     return s.map_chars(lambda _c: next(it))
 
 
+FTFY_MISSING = ("the ftfy package is not installed, so of ftfy.fix_text only its NFC is "
+                "done: text it repairs (curly quotes, full-width characters, mojibake) gets "
+                "other ids than CLIP's; pip install ftfy")
+
+
+def _load_ftfy() -> Callable[[str], str] | None:
+    try:
+        import ftfy
+    except ImportError:
+        return None
+    return ftfy.fix_text
+
+
+fix_text = _load_ftfy()
+
+
+def _fixed(text: str) -> str:
+    """``ftfy.fix_text`` (open_clip's first step), or NFC without ftfy."""
+    if fix_text is not None:
+        return fix_text(text)
+    return text if is_normalized("NFC", text) else unicodedata.normalize("NFC", text)
+
+
+def _realigned(s: NStr, new: str) -> NStr:
+    """``s`` rewritten as ``new``: unchanged stretches keep their spans, each changed
+    stretch's characters take the span of the characters it replaced."""
+    old = s.spans()
+    align: list[tuple[int, int]] = []
+    for op, a1, a2, b1, b2 in SequenceMatcher(None, s.text, new, autojunk=False).get_opcodes():
+        if op == "equal":
+            align.extend(old[a1:a2])
+        elif b2 > b1:
+            if a2 > a1:
+                span = (old[a1][0], old[a2 - 1][1])
+            else:   # inserted: an empty span where it stands
+                k = old[a1][0] if a1 < len(old) else (old[-1][1] if old else 0)
+                span = (k, k)
+            align.extend([span] * (b2 - b1))
+    return NStr(new, align)
+
+
 def cleaned_text(text: str) -> str:
     """:func:`cleaned` on a plain ``str`` (ids only: no offsets kept)."""
-    if not is_normalized("NFC", text):
-        text = unicodedata.normalize("NFC", text)
+    text = _fixed(text)
     for _ in range(2):
         if "&" in text:
             text = _ENTITY.sub(lambda m: html.unescape(m.group()), text)
@@ -98,8 +140,13 @@ def cleaned_text(text: str) -> str:
 
 def cleaned(s: NStr) -> NStr:
     """CLIP's cleaning (see the module docstring), offsets kept."""
-    if not is_normalized("NFC", s.text):
-        s = s.normalize("NFC")
+    if fix_text is None:
+        if not is_normalized("NFC", s.text):
+            s = s.normalize("NFC")
+    else:
+        new = fix_text(s.text)
+        if new != s.text:
+            s = _realigned(s, new)
     if "&" in s.text:
         s = _sub(s, _ENTITY, html.unescape)
         if "&" in s.text:

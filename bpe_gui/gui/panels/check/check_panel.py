@@ -13,8 +13,9 @@ from html import escape
 from pathlib import Path
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (QButtonGroup, QComboBox, QFileDialog, QFormLayout, QHBoxLayout,
-                               QLabel, QLineEdit, QPushButton, QRadioButton, QSpinBox,
+from PySide6.QtWidgets import (QButtonGroup, QComboBox, QFileDialog, QFormLayout, QFrame,
+                               QHBoxLayout, QLabel, QLineEdit, QPushButton, QRadioButton,
+                               QScrollArea, QSpinBox, QSplitter,
                                QTabWidget, QVBoxLayout, QWidget)
 
 from ....engine.text import PRESET_LABELS, PRESETS
@@ -99,6 +100,11 @@ class CheckPanel(QWidget):
         self.pattern_box.addItem("From your files (else GPT-2)", None)
         for name in PRESETS:
             self.pattern_box.addItem(PRESET_LABELS.get(name, name), name)
+        self.pattern_box.addItem("None (no pre-tokenization)", "none")
+        self.pattern_box.setItemData(self.pattern_box.count() - 1,
+                                     "The text between special tokens counted as one "
+                                     "sequence: pairs across words count too",
+                                     Qt.ItemDataRole.ToolTipRole)
         self.tie_box = QComboBox()
         for key, text in TIE_RULE_LABELS.items():
             self.tie_box.addItem(text, key)
@@ -137,13 +143,55 @@ class CheckPanel(QWidget):
         self.encode.checkRequested.connect(self.run_ids)
         self.tabs = QTabWidget()
         self.tabs.addTab(self.merges, "Merges")
-        self.tabs.addTab(self.encode, "Encoding")
+        encode_scroll = QScrollArea()   # (its boxes need more height than a small screen has)
+        encode_scroll.setWidget(self.encode)
+        encode_scroll.setWidgetResizable(True)
+        encode_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.tabs.addTab(encode_scroll, "Encoding")
 
+        # The settings scroll in their own area above a splitter: on a short screen a
+        # check's findings take the height (the form keeps its first row, the handle or
+        # the scroll bar brings the rest back).
+        top = QWidget()
+        tl = QVBoxLayout(top)
+        tl.setContentsMargins(0, 0, 0, 0)
+        tl.addLayout(form)
+        tl.addStretch(1)
+        self.form_scroll = QScrollArea()
+        self.form_scroll.setWidget(top)
+        self.form_scroll.setWidgetResizable(True)
+        self.form_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.form_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.form_scroll.setMinimumHeight(self.result_edit.sizeHint().height() + 8)
+        lower = QWidget()
+        ll = QVBoxLayout(lower)
+        ll.setContentsMargins(0, 0, 0, 0)
+        ll.addLayout(row)
+        ll.addWidget(self.tabs, 1)
+        self.split = QSplitter(Qt.Orientation.Vertical)
+        self.split.addWidget(self.form_scroll)
+        self.split.addWidget(lower)
+        self.split.setStretchFactor(0, 0)
+        self.split.setStretchFactor(1, 1)
+        self.split.setChildrenCollapsible(False)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(8, 8, 8, 8)
-        lay.addLayout(form)
-        lay.addLayout(row)
-        lay.addWidget(self.tabs, 1)
+        lay.addWidget(self.split, 1)
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self._fit_form()
+
+    def _fit_form(self, findings: bool = False) -> None:
+        """The form at its full height where there is room; with findings on a short
+        screen (under 650 px), only its first row."""
+        sizes = self.split.sizes()
+        total = sum(sizes)
+        full = self.form_scroll.widget().sizeHint().height() + 2
+        room = total - full
+        want = self.form_scroll.minimumHeight() if findings and self.height() < 650 or \
+            room < self.split.widget(1).minimumSizeHint().height() else full
+        self.split.setSizes([want, max(0, total - want)])
 
     # ----- picking files ------------------------------------------------------------------
     def _pick_result(self) -> None:
@@ -213,6 +261,7 @@ class CheckPanel(QWidget):
     def _merges_done(self, check: MergeCheck) -> None:
         self.check = check
         r = check.report
+        self._fit_form(findings=True)
         self.merges.show_report(r)
         self.tabs.setCurrentWidget(self.merges)
         d = r.difference   # (None: they agree)

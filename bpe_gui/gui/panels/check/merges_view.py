@@ -10,8 +10,9 @@ from html import escape
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
-from PySide6.QtWidgets import (QAbstractItemView, QGridLayout, QHBoxLayout, QHeaderView,
-                               QLabel, QPushButton, QSpinBox, QSplitter, QStyle, QTableView,
+from PySide6.QtWidgets import (QAbstractItemView, QFrame, QGridLayout, QHBoxLayout,
+                               QHeaderView, QLabel, QPushButton, QScrollArea, QSpinBox,
+                               QSplitter, QStyle, QTableView,
                                QTableWidget, QTableWidgetItem, QTabWidget, QToolButton,
                                QVBoxLayout, QWidget)
 
@@ -54,6 +55,7 @@ class MergesView(QWidget):
     # ----- layout -------------------------------------------------------------------------
     def _build(self) -> None:
         self.headline = _label()
+        self.warning = _label(rich=False)   # "Is this the corpus you trained on? ..."
         self.sentence = _label(rich=False)
         self.found = _label()
         self.pairs = QGridLayout()
@@ -130,8 +132,10 @@ class MergesView(QWidget):
             view.horizontalHeader().setStretchLastSection(True)
             view.horizontalHeader().setSectionResizeMode(
                 0, QHeaderView.ResizeMode.ResizeToContents)
+            title.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
             box.addWidget(title)
             box.addWidget(view, 1)
+            box.addStretch(0)
             wl.addLayout(box, 1)
             self.words[side] = (title, model, view)
         self.bottom.addTab(words, "Words where the pairs occur")
@@ -145,22 +149,45 @@ class MergesView(QWidget):
         self.notes.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self.bottom.addTab(self.notes, "Settings and notes")
 
-        split = QSplitter(Qt.Orientation.Vertical)
-        split.addWidget(self.steps_view)
+        # The explanation scrolls in its own area and shares the height with the step
+        # table and the word lists through a splitter, so the dialog fits a small screen
+        # (800x600) and each part can be given room.
+        info = QWidget()
+        il = QVBoxLayout(info)
+        il.setContentsMargins(0, 0, 0, 0)
+        for w in (self.headline, self.warning, self.sentence, self.found):
+            il.addWidget(w)
+        il.addLayout(self.pairs)
+        self.zero = _label(rich=False)   # why their pair occurs 0 times, when it does
+        il.addWidget(self.zero)
+        il.addStretch(1)
+        self.info_scroll = QScrollArea()
+        self.info_scroll.setWidget(info)
+        self.info_scroll.setWidgetResizable(True)
+        self.info_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.info_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.info_scroll.setMinimumHeight(self.fontMetrics().height() * 2)
+        stepper = QWidget()
+        sl = QVBoxLayout(stepper)
+        sl.setContentsMargins(0, 0, 0, 0)
+        sl.addWidget(self.strip)
+        sl.addLayout(controls)
+        sl.addWidget(self.at_step)
+        sl.addWidget(self.steps_view, 1)
+        for view in (self.steps_view, *(v for _, _, v in self.words.values()), self.causes):
+            view.setMinimumHeight(view.verticalHeader().defaultSectionSize() * 2
+                                  + view.horizontalHeader().sizeHint().height() + 4)
+
+        self.split = split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(self.info_scroll)
+        split.addWidget(stepper)
         split.addWidget(self.bottom)
-        split.setStretchFactor(0, 1)
-        split.setStretchFactor(1, 1)
+        for i, stretch in enumerate((2, 3, 3)):
+            split.setStretchFactor(i, stretch)
         split.setChildrenCollapsible(False)
 
         lay = QVBoxLayout(self)
         lay.setContentsMargins(6, 6, 6, 6)
-        lay.addWidget(self.headline)
-        lay.addWidget(self.sentence)
-        lay.addWidget(self.found)
-        lay.addLayout(self.pairs)
-        lay.addWidget(self.strip)
-        lay.addLayout(controls)
-        lay.addWidget(self.at_step)
         lay.addWidget(split, 1)
         for keys, slot in ((QKeySequence(Qt.Key.Key_Left), lambda: self.go(self.step - 1)),
                            (QKeySequence(Qt.Key.Key_Right), lambda: self.go(self.step + 1)),
@@ -211,6 +238,8 @@ class MergesView(QWidget):
                                   "settings your files imply; the first merge where the two "
                                   "part is explained here.")
             self.found.setText("")
+            self.warning.setText("")
+            self.zero.setText("")
             for cells in self.pair_labels.values():
                 for c in cells:
                     c.setText("")
@@ -230,10 +259,29 @@ class MergesView(QWidget):
                                      ["", f"Checked in {report.seconds:.1f} s."]))
         self.step = 0
         self.go(d.step if d is not None else 1)
+        self._share_height()
+
+    def _share_height(self) -> None:
+        """The explanation gets the height it needs, up to 30% of the splitter (it
+        scrolls beyond that); the step table and the word lists share the rest."""
+        sizes = self.split.sizes()
+        total = sum(sizes)
+        if total <= 0:
+            return
+        info = self.info_scroll.widget()
+        need = info.heightForWidth(self.info_scroll.viewport().width()) \
+            if info.hasHeightForWidth() else info.sizeHint().height()
+        top = max(self.info_scroll.minimumHeight(), min(need + 4, int(total * 0.3)))
+        rest = total - top
+        steps = rest * 11 // 20   # (the word lists get more on "Words where both pairs occur")
+        self.split.setSizes([top, steps, rest - steps])
 
     def _show_headline(self, r: CheckReport) -> None:
         c = colors(self)
         d = r.difference
+        self.warning.setText(r.corpus_warning)
+        self.warning.setStyleSheet(f"color: {c['error']}; font-weight: bold")
+        self.warning.setVisible(bool(r.corpus_warning))
         if d is None:
             self.headline.setText(f"<span style='color:{c['ok']}; font-size:large'><b>All "
                                   f"{len(r.theirs):,} merges agree with the reference."
@@ -241,15 +289,20 @@ class MergesView(QWidget):
             self.sentence.setText("Your trainer makes the reference's merges, in the same "
                                   "order, on this corpus.")
             self.found.setText("")
+            self.zero.setVisible(False)
             for cells in self.pair_labels.values():
                 for cell in cells:
                     cell.setText("")
             return
+        then = "".join(f", then at merge {m.step:,} <b>{escape(m.cause_name)}</b>"
+                       for m in r.more)
         self.headline.setText(f"<span style='color:{c['error']}; font-size:large'><b>Merge "
                               f"{d.step:,} differs</b></span> <span style='color:{c['muted']}'>"
                               f"({d.step - 1:,} agree before it)</span> — "
-                              f"<b>{escape(d.cause_name)}</b>")
-        self.sentence.setText(f"{d.sentence} {d.also}".strip())
+                              f"<b>{escape(d.cause_name)}</b>{then}")
+        parts = [d.sentence] + [f"Merge {m.step:,}: {m.sentence}" for m in r.more] + \
+            ([d.also] if d.also else [])
+        self.sentence.setText("\n\n".join(parts))
         self.found.setText(f"<span style='color:{c['ok']}'><b>Settings found:</b> "
                            f"{escape(r.found.sentence)}</span>" if r.found else "")
         tie = f" (top count shared by {d.n_tied:,} pairs)" if d.n_tied > 1 else ""
@@ -261,20 +314,29 @@ class MergesView(QWidget):
             shown.setText(f"<code>{escape(pair_text(pair)) or '(no merge)'}</code>")
             counted.setText(("not a pair of tokens there" if count is None and pair else
                              "" if count is None else f"count {count:,}") + extra)
+        zero = d.zero_why if d.their_count == 0 else ""
+        self.zero.setText(f"Why your pair's count is 0: {zero}" if zero else "")
+        self.zero.setVisible(bool(zero))
 
     def _show_words(self) -> None:
         r = self.report
         d = r.difference if r is not None else None
-        for side, (title, model, _view) in self.words.items():
+        for side, (title, model, view) in self.words.items():
             pair = None if d is None else (d.theirs if side == "yours" else d.ours)
             words = () if d is None else (d.their_words if side == "yours" else d.our_words)
             model.set_words(words)
+            # no word holds it: the reason takes the empty table's place
+            view.setVisible(not (side == "yours" and d is not None and not words
+                                 and d.zero_why))
             whose = "your" if side == "yours" else "the reference's"
             if d is None or pair is None:
                 title.setText("")
                 continue
+            why = f" — {escape(d.zero_why)}" if side == "yours" and not words and d.zero_why \
+                else ""
             title.setText(f"Words holding {whose} pair <code>{escape(pair_text(pair))}</code> "
-                          f"at step {d.step:,} ({len(words):,}{'+' if len(words) >= 40 else ''}):")
+                          f"at step {d.step:,} ({len(words):,}{'+' if len(words) >= 40 else ''})"
+                          f"{':' if words else ''}{why}")
 
     def _show_causes(self, r: CheckReport) -> None:
         from ....engine.check import CAUSES
@@ -357,6 +419,12 @@ class MergesView(QWidget):
         """To the step where they part, with the words holding each pair in front."""
         self.go_first_difference()
         self.bottom.setCurrentIndex(0)
+        sizes = self.split.sizes()   # the word lists take the room the others can spare
+        keep = [max(self.split.widget(i).minimumSizeHint().height(),
+                    self.split.widget(i).minimumHeight()) for i in (0, 1)]
+        keep[1] += self.steps_view.verticalHeader().defaultSectionSize()   # a row more
+        keep = [min(k, s) for k, s in zip(keep, sizes)]
+        self.split.setSizes([keep[0], keep[1], sum(sizes) - sum(keep)])
         view = self.words["yours"][2] if self.words["yours"][1].rowCount() else \
             self.words["reference"][2]
         view.setFocus()
