@@ -8,6 +8,8 @@
 - :mod:`.held_out_texts`: held-out texts pre-tokenized once; special tokens in a text.
 - :mod:`.distribution`: token lengths, Zipf ranks, Rényi efficiency.
 - :mod:`.curves`: the series the charts draw over training.
+- :mod:`.mixture`: what a tokenizer was trained on: category proportions inferred from
+  its merge order (Hayase et al. 2024), replaying its merges on a sample per category.
 """
 from __future__ import annotations
 
@@ -19,17 +21,20 @@ from .distribution import RENYI_ALPHA, length_histogram, renyi_efficiency, token
 from .held_out_texts import HeldOut, count_specials, held_out, held_out_tokens, special_counts
 from .per_language import (MAX_ALPHA, CostRow, CostTable, held_out_files, language_cost,
                             tokenizer_labels)
+from .mixture import (MixtureResult, MixtureStep, check_mixture_tokenizer, infer_mixture,
+                      mixture_refusal)
 from .overlap import vocab_overlap
 from .reachability import KINDS, UNREACHABLE, Reachability, classify_more, classify_tokens
 from .scripts import (COLUMNS, SCRIPTS, ScriptStats, char_script, encoding_stats,
                       scripts_present, span_script, utf8_len, word_spans)
 
 __all__ = ["COLUMNS", "CostRow", "CostTable", "Cut", "HeldOut", "KINDS", "MAX_ALPHA",
+           "MixtureResult", "MixtureStep", "check_mixture_tokenizer", "mixture_refusal",
            "RENYI_ALPHA", "Reachability", "RenyiCurve", "SCRIPTS", "ScriptStats",
            "UNREACHABLE", "boundary_diff", "char_script", "classify_more", "classify_tokens",
            "corpus_bytes_per_token", "corpus_renyi_efficiency", "count_specials",
            "counts_at_start", "cut_points", "encoding_stats", "held_out", "held_out_files",
-           "held_out_tokens", "language_cost", "length_histogram", "pair_counts",
+           "held_out_tokens", "infer_mixture", "language_cost", "length_histogram", "pair_counts",
            "renyi_efficiency", "sample_steps", "scripts_present", "span_script",
            "special_counts", "token_frequencies", "token_length", "tokenizer_labels",
            "tokens_at_start", "utf8_len", "vocab_overlap", "word_spans", "zipf"]
