@@ -13,7 +13,9 @@ runner's phase label, the token classes). Each method takes the asking widget's 
 - ``measure_language_cost``: the per-language cost dialog's table;
 - ``compare_vocabularies``: the compare view's vocabulary overlap of its two sides;
 - ``measure_dead_weight``: the vocabulary browser's dead weight (IoS) of a tokenizer on
-  the window's corpus or on files (DeadWeightRun).
+  the window's corpus or on files (DeadWeightRun);
+- ``infer_training_mixture``: the "What was it trained on?" dialog's category
+  proportions of a tokenizer's training data, from its merge order (MixtureRun).
 
 (The vocabulary browser's token classes have their own module, token_classes.py.)
 Widgets get the results (tokenizers, tables: engine snapshots) and never run engine
@@ -29,7 +31,7 @@ from typing import Callable, Mapping, Sequence
 from ...engine import analysis
 from ...engine.analysis import classify_tokens
 from ...engine.tokenizers import BaseTokenizer as Tokenizer  # any kind: trained or imported
-from ...engine.errors import BPEError
+from ...engine.errors import BPEError, Cancelled
 from ...engine.corpus import read_documents, read_head
 from ...engine.formats import load_tokenizer
 from ...engine.analysis import language_cost
@@ -78,6 +80,23 @@ class DeadWeightRun:
     dead: analysis.DeadWeight
     corpus: str        # in words: "the corpus in the window", "notes.txt and 2 more"
     key: object
+
+
+@dataclass(frozen=True)
+class MixtureRun:
+    """A data-mixture inference for the dialog (``infer_training_mixture``)."""
+
+    result: analysis.MixtureResult
+    tokenizer: str     # which tokenizer, in words
+    seconds: float
+
+
+# what the mixture inference's progress stages count, as the status bar says them
+MIXTURE_STAGES = {"count": ("What was it trained on? Counting each sample's words",
+                            "categories"),
+                  "replay": ("What was it trained on? Replaying the merges on the samples",
+                             "merges"),
+                  "solve": ("What was it trained on? Solving the linear program", "rounds")}
 
 
 def _refused(on_end: Ended, why: str) -> bool:
@@ -248,3 +267,41 @@ class SideJobs:
             return DeadWeightRun(dw, what, key)
         return self._start(Job(f"Dead weight on {what}", job, on_done, on_end,
                                abandon=True, yields=trained))
+
+    def infer_training_mixture(self, tok: Tokenizer, name: str,
+                               samples: Mapping[str, Sequence[str]], merges: int | None,
+                               on_done: Done, on_end: Ended) -> bool:
+        """The category proportions of ``tok``'s training data (``analysis.infer_mixture``)
+        from one sample per category (``samples``: category -> its files, read on the
+        worker thread). Refused at once (False, a FAILED end, the reason) for a tokenizer
+        the method does not apply to or fewer than two categories; Cancel drops it."""
+        why = analysis.mixture_refusal(tok)
+        if why is None and len(samples) < 2:
+            why = ("Give samples of at least two categories: the method compares "
+                   "categories (one category would get the whole share).")
+        if why is not None:
+            return _refused(on_end, why)
+        build, phase = tok.copy_for_thread(), self._phase
+        files = {k: tuple(v) for k, v in samples.items()}
+
+        def job(progress, cancelled):
+            t0 = time.perf_counter()
+            phase("What was it trained on? Reading the samples", "categories")
+            texts: dict[str, str] = {}
+            for i, (cat, paths) in enumerate(files.items()):
+                if cancelled():
+                    raise Cancelled()
+                progress(i, len(files))
+                texts[cat] = "\n".join(d for p in paths for d in read_documents(p))
+            stage = [""]
+
+            def report(step: str, done: int, total: int) -> None:
+                if step != stage[0]:
+                    stage[0] = step
+                    phase(*MIXTURE_STAGES.get(step, (step, "")))
+                progress(done, total)
+            result = analysis.infer_mixture(build(), texts, merges=merges, progress=report,
+                                            cancel=cancelled)
+            return MixtureRun(result, name, time.perf_counter() - t0)
+        return self._start(Job("What was it trained on?", job, on_done, on_end,
+                               abandon=True))
