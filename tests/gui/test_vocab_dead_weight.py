@@ -39,7 +39,7 @@ def measured(qtbot, browser: VocabBrowser, controller) -> None:
 
 def test_the_button_lists_the_dead_weight_of_the_trained_vocabulary(qtbot, browser,
                                                                       controller):
-    assert browser.view.isColumnHidden(VocabModel.IOS)
+    assert all(browser.view.isColumnHidden(c) for c in VocabModel.DEAD_COLUMNS)
     press(qtbot, browser)
     assert browser.dead_button.isChecked() and browser.threshold.isVisible()
     measured(qtbot, browser, controller)
@@ -55,6 +55,8 @@ def test_the_button_lists_the_dead_weight_of_the_trained_vocabulary(qtbot, brows
     assert browser.model.index(row, VocabModel.IOS).data() == ios_text(top.ios)
     tip = browser.model.index(row, VocabModel.IOS).data(Qt.ItemDataRole.ToolTipRole)
     assert f"merged further {top.merged:,} times" in tip and "the corpus in the window" in tip
+    assert browser.model.index(row, VocabModel.MERGED).data() == f"{top.merged:,}"
+    assert browser.model.index(row, VocabModel.OUTPUT).data() == f"{top.output:,}"
     assert f"{len(dead):,} of" in browser.summary.text()
     # a lower threshold keeps more tokens
     browser.threshold.setValue(0.5)
@@ -63,7 +65,7 @@ def test_the_button_lists_the_dead_weight_of_the_trained_vocabulary(qtbot, brows
     # released: every token again, the column hidden
     press(qtbot, browser)
     assert browser.proxy.rowCount() == len(controller.tokenizer().vocab)
-    assert browser.view.isColumnHidden(VocabModel.IOS)
+    assert all(browser.view.isColumnHidden(c) for c in VocabModel.DEAD_COLUMNS)
 
 
 def test_a_step_measures_the_new_vocabulary_again(qtbot, browser, controller):

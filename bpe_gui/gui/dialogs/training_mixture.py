@@ -292,6 +292,23 @@ class TrainingMixtureDialog(QDialog):
         self._show_result()
         if screen is not None:
             self.resize(min(1500, int(screen.width() * 0.92)), min(900, screen.height() - 40))
+        self._share_out()
+
+    def _share_out(self) -> None:
+        """Give the chart, the merges and the selected merge's counts their room."""
+        split = self.split
+        total = max(split.width(), self.width() - 40)
+        parts = (28, 32, 40) if split.count() == 3 else (42, 58)
+        split.setSizes([total * k // 100 for k in parts])
+        fm = self.steps_view.fontMetrics()
+        for col, text in enumerate(("88,888", "·the + ·the", "Explained best by")):
+            self.steps_view.setColumnWidth(col, fm.horizontalAdvance(text) + 24)
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if not getattr(self, "_shared", False):
+            self._shared = True
+            self._share_out()
 
     def changeEvent(self, event) -> None:
         super().changeEvent(event)
@@ -536,8 +553,9 @@ class TrainingMixtureDialog(QDialog):
         self.why.setText(
             f"<b>Step {s.step:,}</b> merges <b>{_escape(pair_text(s.merge))}</b>; the "
             f"runner-up is {_escape(pair_text(s.runner_up))}. Weighted by the shares, the "
-            f"merge leads by {fmt_value(lead)} per MB"
-            + (" (explained)" if lead >= 0 else " (not explained: a slack absorbs it)")
+            f"merge leads by {lead:,.0f} per MB"
+            + (" (explained)" if lead >= 0 else " (not explained: a slack of the linear "
+               "program absorbs it)")
             + f". <b>{_escape(s.best_category)}</b> (★) explains it best: it adds the most "
             "to that lead (share × difference).")
 

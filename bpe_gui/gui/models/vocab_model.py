@@ -256,8 +256,10 @@ def search_pattern(query: str, gpt2: bool = False) -> str:
 
 
 class VocabModel(HeaderedTableModel):
-    ID, TOKEN, LENGTH, STEP, COUNT, STATUS, CLASS, IOS = range(8)
-    HEADERS = ("Id", "Token", "Bytes", "Step", "Count", "Status", "Class", "IoS")
+    ID, TOKEN, LENGTH, STEP, COUNT, STATUS, CLASS, IOS, MERGED, OUTPUT = range(10)
+    HEADERS = ("Id", "Token", "Bytes", "Step", "Count", "Status", "Class", "IoS", "Merged",
+               "Output")
+    DEAD_COLUMNS = (IOS, MERGED, OUTPUT)   # shown while dead weight is
     TIPS = ("Token id",
             "The token (· is a space, ↵ a newline, <E4 BD> bytes of a partial character)",
             "Length in bytes",
@@ -269,7 +271,11 @@ class VocabModel(HeaderedTableModel):
             "for more)",
             "Dead weight on a corpus (PickyBPE's intersection over self): the share of the "
             "token's occurrences in which it is merged further into a larger token. Near 1: "
-            "the model almost never sees it on its own (hover for the counts)")
+            "the model almost never sees it on its own (hover for the counts)",
+            "Dead weight: how often the token was formed on the corpus and then merged "
+            "further into a larger token",
+            "Dead weight: how often the token is a token of the corpus's encoding (what the "
+            "model sees)")
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -374,13 +380,13 @@ class VocabModel(HeaderedTableModel):
         if dead is self.dead:
             return
         self.dead, self.dead_corpus = dead, corpus
-        if self.dead_threshold is not None or self.sort_column == self.IOS:
+        if self.dead_threshold is not None or self.sort_column in self.DEAD_COLUMNS:
             self.beginResetModel()
             self.order = self._sorted_order()
             self.endResetModel()
         elif self.entries:
             self.dataChanged.emit(self.index(0, self.IOS),
-                                  self.index(self.n_rows() - 1, self.IOS))
+                                  self.index(self.n_rows() - 1, self.OUTPUT))
 
     def set_dead_filter(self, threshold: float | None) -> None:
         """Show only the merged tokens whose IoS is at least ``threshold`` (None: all)."""
@@ -521,6 +527,12 @@ class VocabModel(HeaderedTableModel):
                 v = dead.ios(e[i].id)
                 return (-1.0 if v is None else v, dead.merged.get(e[i].id, 0), e[i].id)
             return ios_key
+        if column in (self.MERGED, self.OUTPUT):
+            dead = self.dead
+            if dead is None:
+                return lambda i: e[i].id
+            counts = dead.merged if column == self.MERGED else dead.output
+            return lambda i: (counts.get(e[i].id, 0), e[i].id)
         return lambda i: e[i].id
 
     def _sorted_order(self) -> list[int] | None:
@@ -635,6 +647,11 @@ class VocabModel(HeaderedTableModel):
                 return class_text(self.classes, e.id)
             if col == self.IOS:
                 return ios_text(self.ios(e.id))
+            if col in (self.MERGED, self.OUTPUT):
+                if self.dead is None:
+                    return ""
+                counts = self.dead.merged if col == self.MERGED else self.dead.output
+                return f"{counts.get(e.id, 0):,}"
             return self.status(e)
         if role == SEARCH_ROLE:
             key = self._keys.get(e.id)
@@ -649,13 +666,14 @@ class VocabModel(HeaderedTableModel):
             return e.kind == SPECIAL
         if role == FONT and col == self.TOKEN and self.cache(e.token)[1]:
             return self._italic
-        if role == ALIGN and col in (self.ID, self.LENGTH, self.STEP, self.COUNT, self.IOS):
+        if role == ALIGN and col in (self.ID, self.LENGTH, self.STEP, self.COUNT, self.IOS,
+                                     self.MERGED, self.OUTPUT):
             return ALIGN_RIGHT
         if role == TOOLTIP:
             if col == self.CLASS:
                 note = self.class_note(e.id) if self.class_note is not None else ""
                 return class_tip(self.classes, e.id, self._text_of_id, note)
-            if col == self.IOS:
+            if col in self.DEAD_COLUMNS:
                 return self.ios_tip(e.id)
             return f"id {e.id}: {self.cache.text(e.token)}\nbytes {e.token.hex(' ').upper()}"
         return None

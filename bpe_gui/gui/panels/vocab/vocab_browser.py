@@ -148,15 +148,18 @@ class VocabBrowser(QWidget):
         self.view.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
         self.view.setSortingEnabled(True)
         self.view.setColumnHidden(VocabModel.STATUS, True)
-        self.view.setColumnHidden(VocabModel.IOS, True)
+        for col in VocabModel.DEAD_COLUMNS:
+            self.view.setColumnHidden(col, True)
         fm = self.view.fontMetrics()
         num = fm.horizontalAdvance("888,888,888") + 12
         # narrow: Count, then Bytes give way (the lineage and the tooltip say them), so
         # the Class column stays in view without scrolling sideways (issue 30)
-        self.view.fit_columns((0, 1, 0, 0, 0, 0, 0, 0), drop=(4, 2, 3), minimums=(
+        # dead weight's columns: IoS stays, Count, Bytes, Step and Output give way first
+        self.view.fit_columns((0, 1, 0, 0, 0, 0, 0, 0, 0, 0), drop=(4, 2, 3, 9), minimums=(
             fm.horizontalAdvance("200,000") + 12, 80, 0, num * 2 // 3, num,
             fm.horizontalAdvance("pruned at step 88,888") + 12,
-            fm.horizontalAdvance("undecodable") + 16, fm.horizontalAdvance("0.99") + 16))
+            fm.horizontalAdvance("undecodable") + 16, fm.horizontalAdvance("0.99") + 16,
+            num, num))
 
         self.details = QLabel()
         self.details.setWordWrap(True)
@@ -360,7 +363,8 @@ class VocabBrowser(QWidget):
     def _on_dead_toggled(self, on: bool) -> None:
         self.threshold.setVisible(on)
         self.dead_files.setVisible(on)
-        self.view.setColumnHidden(VocabModel.IOS, not on)
+        for col in VocabModel.DEAD_COLUMNS:
+            self.view.setColumnHidden(col, not on)
         if on:
             self._dead_stopped = None   # asked for: measure again even after a Cancel
             if self.view.horizontalHeader().sortIndicatorSection() < 0:
