@@ -18,7 +18,7 @@ from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDialog, QFileDialog,
                                QFormLayout, QHBoxLayout, QHeaderView, QLabel, QPushButton,
                                QSpinBox, QSplitter, QTableView, QTableWidget,
-                               QTableWidgetItem, QVBoxLayout, QWidget)
+                               QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget)
 
 from ...engine.analysis import MixtureResult, MixtureStep, held_out_files, mixture_refusal
 from ...engine.errors import BPEError
@@ -30,6 +30,7 @@ from ..widgets.default_button import make_default, not_auto_default
 from ..widgets.last_folder import last_folder, remember
 from ..widgets.wheel_guard import guard_wheel
 
+EMPTY = "Add samples, then Infer."
 SAMPLE_FILTER = "Text (*.txt *.md *.jsonl *.py *.gz *.xz);;All files (*)"
 NOTE = ("<b>What the method assumes.</b> Each sample must resemble that category's part "
         "of the training data (the same kind of text, in the same proportions of its "
@@ -53,7 +54,7 @@ class ShareChart(ChartWidget):
 
     def __init__(self, parent=None):
         super().__init__("Proportions of the training data", "category", "share",
-                         y_from_zero=True, empty_text="Add samples, then Infer.",
+                         y_from_zero=True, empty_text=EMPTY,
                          parent=parent)
         self._names: list[str] = []
 
@@ -234,6 +235,11 @@ class TrainingMixtureDialog(QDialog):
         self.pair_view.horizontalHeader().setSectionResizeMode(
             QHeaderView.ResizeMode.ResizeToContents)
         self.pair_view.horizontalHeader().setStretchLastSection(True)
+        row_h = self.pair_view.fontMetrics().height() + 6
+        for v in (self.pair_view, self.sample_table):
+            v.verticalHeader().setDefaultSectionSize(row_h)
+        # room for a few categories without scrolling
+        self.pair_view.setMinimumHeight(row_h * 5)
         self.pair_chart = PairChart()
         self.pair_legend = QLabel()
         self.pair_legend.setWordWrap(True)
@@ -254,32 +260,35 @@ class TrainingMixtureDialog(QDialog):
         dl.addWidget(self.pair_chart, 2)
 
         screen = self.screen().availableGeometry() if self.screen() else None
-        wide = screen is None or screen.width() >= 1400
+        wide = screen is None or (screen.width() >= 1400 and screen.height() >= 850)
+        self.note = QLabel(NOTE)
+        self.note.setWordWrap(True)
+        self.note.setTextFormat(Qt.TextFormat.RichText)
         self.split = split = QSplitter(Qt.Orientation.Horizontal)
         split.setChildrenCollapsible(False)
+        self.tabs: QTabWidget | None = None
         if wide:   # the chart, the merges and the selected merge's counts side by side
             split.addWidget(left)
             body: QWidget = split
-        else:      # a small screen: the chart above the merges and their counts
-            outer = QSplitter(Qt.Orientation.Vertical)
-            outer.setChildrenCollapsible(False)
-            outer.addWidget(left)
-            outer.addWidget(split)
-            outer.setStretchFactor(0, 2)
-            outer.setStretchFactor(1, 3)
-            body = outer
+        else:      # a small screen: the proportions (with the note) and the merges as tabs
+            ll.addWidget(self.note)
+            self.tabs = tabs = QTabWidget()
+            tabs.addTab(left, "&Proportions")
+            tabs.addTab(split, "&Merge by merge")
+            body = tabs
+            self.sample_table.setMaximumHeight(row_h * 4 + 4)
         split.addWidget(steps)
         split.addWidget(detail)
         for k in range(split.count()):
             split.setStretchFactor(k, 2 if split.widget(k) is left else 3)
 
-        self.note = QLabel(NOTE)
-        self.note.setWordWrap(True)
-        self.note.setTextFormat(Qt.TextFormat.RichText)
         close = QPushButton("Close")
         close.clicked.connect(self.close)
         bottom = QHBoxLayout()
-        bottom.addWidget(self.note, 1)
+        if wide:
+            bottom.addWidget(self.note, 1)
+        else:
+            bottom.addStretch(1)
         bottom.addWidget(close, 0, Qt.AlignmentFlag.AlignBottom)
         lay = QVBoxLayout(self)
         lay.addWidget(self.intro)
@@ -298,7 +307,7 @@ class TrainingMixtureDialog(QDialog):
         """Give the chart, the merges and the selected merge's counts their room."""
         split = self.split
         total = max(split.width(), self.width() - 40)
-        parts = (28, 32, 40) if split.count() == 3 else (42, 58)
+        parts = (28, 32, 40) if split.count() == 3 else (44, 56)
         split.setSizes([total * k // 100 for k in parts])
         fm = self.steps_view.fontMetrics()
         for col, text in enumerate(("88,888", "·the + ·the", "Explained best by")):
@@ -464,6 +473,7 @@ class TrainingMixtureDialog(QDialog):
         # running before it starts: a Cancel at once ends it inside the start
         self._running, self._told = True, False
         self._say(f"Inferring for {name}… (Cancel in the status bar stops it)")
+        self._empty_charts("Inferring… (progress in the status bar)")
         started = self.controller.side.infer_training_mixture(
             tok, name, self.samples, merges, self._finished, self._ended)
         if not started:
@@ -474,6 +484,10 @@ class TrainingMixtureDialog(QDialog):
             return False
         self._update()
         return True
+
+    def _empty_charts(self, text: str) -> None:
+        self.share_chart.empty_text = text
+        self.share_chart.update()
 
     def _finished(self, run) -> None:
         self._running, self._told = False, True
@@ -487,6 +501,7 @@ class TrainingMixtureDialog(QDialog):
         self._update()
 
     def _ended(self, end) -> None:
+        self._empty_charts(EMPTY)
         if self._running:
             self._running, self._told = False, True
             if end.outcome.value == "failed":

@@ -523,9 +523,11 @@ class VocabModel(HeaderedTableModel):
             if dead is None:
                 return lambda i: e[i].id
 
+            measured: DeadWeight = dead
+
             def ios_key(i: int):
-                v = dead.ios(e[i].id)
-                return (-1.0 if v is None else v, dead.merged.get(e[i].id, 0), e[i].id)
+                v = measured.ios(e[i].id)
+                return (-1.0 if v is None else v, measured.merged.get(e[i].id, 0), e[i].id)
             return ios_key
         if column in (self.MERGED, self.OUTPUT):
             dead = self.dead

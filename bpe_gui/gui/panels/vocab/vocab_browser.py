@@ -152,14 +152,12 @@ class VocabBrowser(QWidget):
             self.view.setColumnHidden(col, True)
         fm = self.view.fontMetrics()
         num = fm.horizontalAdvance("888,888,888") + 12
-        # narrow: Count, then Bytes give way (the lineage and the tooltip say them), so
-        # the Class column stays in view without scrolling sideways (issue 30)
-        # dead weight's columns: IoS stays, Count, Bytes, Step and Output give way first
-        self.view.fit_columns((0, 1, 0, 0, 0, 0, 0, 0, 0, 0), drop=(4, 2, 3, 9), minimums=(
+        self._fit_minimums = (
             fm.horizontalAdvance("200,000") + 12, 80, 0, num * 2 // 3, num,
             fm.horizontalAdvance("pruned at step 88,888") + 12,
             fm.horizontalAdvance("undecodable") + 16, fm.horizontalAdvance("0.99") + 16,
-            num, num))
+            num, num)
+        self._fit(dead=False)
 
         self.details = QLabel()
         self.details.setWordWrap(True)
@@ -346,6 +344,15 @@ class VocabBrowser(QWidget):
                                  f"{'' if shown == 1 else 'es'}")
         self.summary.setToolTip(self.summary.text())
 
+    def _fit(self, dead: bool) -> None:
+        """Fit the columns to the width. Narrow: Count, then Bytes give way (the lineage
+        and the tooltip say them), so the Class column stays in view without scrolling
+        sideways (issue 30); with dead weight shown, Step, Output, Merged and Class go
+        too, so the IoS stays in view."""
+        self.view.fit_columns((0, 1, 0, 0, 0, 0, 0, 0, 0, 0),
+                              drop=(4, 2, 3, 9, 8, 6) if dead else (4, 2),
+                              minimums=self._fit_minimums)
+
     # ----- dead weight --------------------------------------------------------------------
     def _dead_key(self) -> tuple | None:
         """What dead weight would be measured of now: (tokenizer, corpus), or None."""
@@ -365,6 +372,7 @@ class VocabBrowser(QWidget):
         self.dead_files.setVisible(on)
         for col in VocabModel.DEAD_COLUMNS:
             self.view.setColumnHidden(col, not on)
+        self._fit(dead=on)
         if on:
             self._dead_stopped = None   # asked for: measure again even after a Cancel
             if self.view.horizontalHeader().sortIndicatorSection() < 0:
