@@ -119,3 +119,36 @@ def test_an_empty_corpus_is_refused_with_a_fix(qtbot, browser, controller):
     browser.dead_button.setChecked(True)
     qtbot.waitUntil(lambda: "corpus is empty" in browser.summary.text(), timeout=5_000)
     assert "Other corpus" in browser.summary.text()
+
+
+def test_a_word_count_table_measures_the_trained_tokenizer_and_refuses_an_imported(
+        qtbot, window, tmp_path, ready):
+    """A word-count table holds the trained pattern's words: the trained tokenizer is
+    measured on them (special tokens are not in a table); an imported one is refused,
+    saying how to measure it."""
+    from dataclasses import replace
+    from bpe_gui.engine.corpus.counting import count_corpus
+    from bpe_gui.engine.text.pretokenize import Pretokenizer
+    (tmp_path / "corpus.txt").write_text(TEXT, "utf-8")
+    table = tmp_path / "corpus.counts.tsv"
+    count_corpus(tmp_path / "corpus.txt", Pretokenizer("cl100k"), out=table)
+    c = window.controller
+    assert window.files.open_paths([str(table)])
+    ready(c)
+    c.set_settings(replace(c.settings, mode="byte", vocab_size=300, num_merges=None))
+    ready(c)
+    c.run_to_target()
+    qtbot.waitUntil(lambda: not c.busy and c.step_index > 0, timeout=20_000)
+    b = window.dock_layout.vocab_browser
+    window.dock_layout.vocab_dock.show()
+    window.dock_layout.vocab_dock.raise_()   # a dock tab behind another catches up when raised
+    qtbot.mouseClick(b.dead_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: b.model.dead is not None and not c.busy, timeout=20_000)
+    want = dead_weight_of(c.tokenizer(), TEXT)
+    assert b.model.dead.merged == want.merged and b.model.dead.output == want.output
+    export_tokenizer(c.tokenizer(), tmp_path, "tiktoken")
+    c.imported = load_tokenizer(tmp_path / "tokenizer.tiktoken")
+    c.imported_path = str(tmp_path / "tokenizer.tiktoken")
+    c.tokenizer_files.set_use_imported(True)
+    qtbot.waitUntil(lambda: "word-count table" in b.summary.text(), timeout=10_000)
+    assert "Other corpus" in b.summary.text() and b.model.dead is None
