@@ -264,7 +264,8 @@ Count = Callable[[str, Counter, Counter], None]
 def _piece_counter(tok: BaseTokenizer) -> Count:
     """A function adding a text's pieces (model input -> count) and special tokens (id
     -> count) to two counters: the native scanner's words where the tokenizer's pieces
-    are its pattern's words (trained tokenizers, GPT-2 files, tiktoken files), else the
+    are its pattern's words (trained tokenizers, GPT-2 files, tiktoken files), a
+    tokenizer.json's words as its encode cuts them without offsets, else the
     tokenizer's own :meth:`~BaseTokenizer.split`."""
     pre, ids_of, word = _words_of(tok)
     if pre is not None:
@@ -276,6 +277,16 @@ def _piece_counter(tok: BaseTokenizer) -> Count:
                     got = pre.findall(piece.text)
                     words.update(got if word is None else map(word, got))
         return by_pattern
+
+    pipeline = getattr(tok, "pipeline", None)
+    if pipeline is not None and pipeline.kind == "hf" and getattr(pipeline, "plain", False):
+        def by_plain_words(text: str, words: Counter, specials: Counter) -> None:
+            for got, tid in pipeline.plain_words(text):
+                if tid is not None:
+                    specials[tid] += 1
+                else:
+                    words.update(w for w in got if w)
+        return by_plain_words
 
     def by_split(text: str, words: Counter, specials: Counter) -> None:
         for p in tok.split(text):
