@@ -16,8 +16,7 @@ import json
 import sys
 
 from ..engine.analysis import KINDS, THRESHOLD, UNREACHABLE, DeadWeight, classify_tokens, \
-    dead_weight_of
-from ..engine.corpus import read_documents
+    dead_weight_of_files
 from ..engine.display import readable
 from ..engine.errors import SettingsError
 from .common import non_negative
@@ -92,12 +91,10 @@ def _share(value: str) -> float:
 
 
 def corpus_dead_weight(tok, paths: list[str], show: bool) -> DeadWeight:
-    """Dead weight over the documents of the files (progress on stderr)."""
-    docs = [d for p in paths for d in read_documents(p)]
+    """Dead weight over the files, streamed (progress on stderr)."""
     progress = Progress(sys.stderr, enabled=show)
     try:
-        return dead_weight_of(tok, docs, progress=progress,
-                              total_chars=sum(map(len, docs)))
+        return dead_weight_of_files(tok, paths, progress=progress)
     finally:
         progress.end_line()
 

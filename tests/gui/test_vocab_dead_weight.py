@@ -152,3 +152,31 @@ def test_a_word_count_table_measures_the_trained_tokenizer_and_refuses_an_import
     c.tokenizer_files.set_use_imported(True)
     qtbot.waitUntil(lambda: "word-count table" in b.summary.text(), timeout=10_000)
     assert "Other corpus" in b.summary.text() and b.model.dead is None
+
+
+def test_a_streamed_corpus_is_read_from_its_files(qtbot, window, tmp_path, ready):
+    """A corpus too big to edit is streamed from its file: dead weight reads the file in
+    chunks (progress in bytes), and counts what its whole text gives."""
+    from dataclasses import replace
+    from bpe_gui.gui.controller.corpus_source import EDIT_BYTES
+    text = TEXT * (EDIT_BYTES // len(TEXT.encode("utf-8")) + 2)
+    (tmp_path / "big.txt").write_text(text, "utf-8")
+    c = window.controller
+    assert window.files.open_paths([str(tmp_path / "big.txt")])
+    ready(c)
+    assert c.corpus.streamed
+    c.set_settings(replace(c.settings, mode="byte", vocab_size=300, num_merges=None))
+    ready(c)
+    c.run_to_target()
+    qtbot.waitUntil(lambda: not c.busy and c.step_index > 0, timeout=20_000)
+    b = window.dock_layout.vocab_browser
+    window.dock_layout.vocab_dock.show()
+    window.dock_layout.vocab_dock.raise_()
+    seen = []
+    c.jobs.progress.connect(lambda label, done, total: seen.append((label, done, total)))
+    qtbot.mouseClick(b.dead_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: b.model.dead is not None and not c.busy, timeout=30_000)
+    want = dead_weight_of(c.tokenizer(), text)
+    assert b.model.dead.merged == want.merged and b.model.dead.output == want.output
+    assert "dead weight on big.txt" in b.summary.text()
+    assert any("Dead weight" in label for label, _, _ in seen)

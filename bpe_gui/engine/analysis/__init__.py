@@ -20,7 +20,7 @@ from .curves import (RenyiCurve, corpus_bytes_per_token, corpus_renyi_efficiency
                      tokens_at_start)
 from .cuts import Cut, boundary_diff, cut_points
 from .dead_weight import (THRESHOLD, DeadToken, DeadWeight, dead_weight_of,
-                          dead_weight_of_pieces, ios_text)
+                          dead_weight_of_files, dead_weight_of_pieces, ios_text)
 from .distribution import RENYI_ALPHA, length_histogram, renyi_efficiency, token_length, zipf
 from .held_out_texts import HeldOut, count_specials, held_out, held_out_tokens, special_counts
 from .per_language import (MAX_ALPHA, CostRow, CostTable, held_out_files, language_cost,
@@ -38,10 +38,10 @@ __all__ = ["COLUMNS", "CostRow", "CostTable", "Cut", "DeadToken", "DeadWeight",
            "THRESHOLD", "UNREACHABLE", "boundary_diff", "char_script",
            "check_mixture_tokenizer", "classify_more", "classify_tokens",
            "corpus_bytes_per_token", "corpus_renyi_efficiency", "count_specials",
-           "counts_at_start", "cut_points", "dead_weight_of", "dead_weight_of_pieces",
-           "encoding_stats", "held_out", "held_out_files", "held_out_tokens",
-           "infer_mixture", "ios_text", "language_cost", "length_histogram",
-           "mixture_refusal", "pair_counts", "renyi_efficiency", "sample_steps",
-           "scripts_present", "span_script", "special_counts", "token_frequencies",
-           "token_length", "tokenizer_labels", "tokens_at_start", "utf8_len",
-           "vocab_overlap", "word_spans", "zipf"]
+           "counts_at_start", "cut_points", "dead_weight_of", "dead_weight_of_files",
+           "dead_weight_of_pieces", "encoding_stats", "held_out", "held_out_files",
+           "held_out_tokens", "infer_mixture", "ios_text", "language_cost",
+           "length_histogram", "mixture_refusal", "pair_counts", "renyi_efficiency",
+           "sample_steps", "scripts_present", "span_script", "special_counts",
+           "token_frequencies", "token_length", "tokenizer_labels", "tokens_at_start",
+           "utf8_len", "vocab_overlap", "word_spans", "zipf"]

@@ -41,13 +41,15 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Callable, Iterable, Mapping, Sequence
 
 from .. import checks
+from .per_language import read_chunks
 from ..errors import ArgumentError, Cancelled, CancelFn
 from ..text.pretokenize import Pretokenizer
 from ..tokenizers.base import BaseTokenizer
-from ..tokenizers.explain import safe_end
+from ..tokenizers.explain import safe_end, safe_start
 from ..tokenizers.model import Playback, clean_text
 from ..tokenizers.trained import Tokenizer
 
@@ -155,6 +157,53 @@ def dead_weight_of(tok: BaseTokenizer, texts: str | Iterable[str], *,
             if progress is not None:
                 progress("reading", done, total_chars or 0)
     return dead_weight_of_pieces(tok, words, specials, n_chars=done, progress=progress,
+                                 cancel=cancel)
+
+
+def dead_weight_of_files(tok: BaseTokenizer, paths: Sequence[str | Path], *,
+                         progress: Progress | None = None,
+                         cancel: CancelFn | None = None) -> DeadWeight:
+    """The same over files, each one text, streamed in chunks of about a MB (never held
+    whole): UTF-8, .xz/.gz, a .jsonl file's ``text`` fields joined by newlines (as the
+    corpus editor joins them). A chunk is counted up to the last line break that ends
+    every word of the preset patterns (the rest waits for the next chunk), as
+    :func:`dead_weight_of` reads a long text; a stretch of 4 * PART_CHARS characters
+    without one is counted as it is. ``progress("files", bytes read on disk, their
+    total)``, then "merging"; errors name the file (not UTF-8, binary, missing)."""
+    files = [Path(checks.path(p, "dead_weight_of_files(paths) item")) for p in paths]
+    sizes = []
+    for f in files:
+        try:
+            sizes.append(f.stat().st_size)
+        except OSError:
+            sizes.append(0)   # reading it says what is wrong
+    total = sum(sizes)
+    words: Counter[str] = Counter()
+    specials: Counter[int] = Counter()
+    count = _piece_counter(tok)
+    before = n_chars = 0
+    for f, size in zip(files, sizes):
+        carry = ""
+        read = [0]
+
+        def on_read(n: int) -> None:
+            read[0] = n
+        for chunk in read_chunks(f, on_read):
+            if cancel is not None and cancel():
+                raise Cancelled()
+            buf = carry + chunk
+            cut = safe_start(buf, len(buf)) if len(buf) < 4 * PART_CHARS else len(buf)
+            if cut:
+                count(clean_text(buf[:cut]), words, specials)
+                n_chars += cut
+            carry = buf[cut:]
+            if progress is not None:
+                progress("files", before + read[0], total)
+        if carry:
+            count(clean_text(carry), words, specials)
+            n_chars += len(carry)
+        before += size
+    return dead_weight_of_pieces(tok, words, specials, n_chars=n_chars, progress=progress,
                                  cancel=cancel)
 
 
@@ -317,5 +366,5 @@ def ios_text(value: float | None) -> str:
 
 
 __all__ = ["DeadToken", "DeadWeight", "PART_CHARS", "THRESHOLD", "dead_weight_of",
-           "dead_weight_of_pieces", "ios_text"]
+           "dead_weight_of_files", "dead_weight_of_pieces", "ios_text"]
 

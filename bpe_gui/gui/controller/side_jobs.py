@@ -46,6 +46,7 @@ Ended = Callable[[JobEnd], None]
 HELD_OUT_MAX_CHARS = 1_000_000
 # what dead weight's progress stages count, as the status bar says them
 DEAD_STAGES = {"reading": ("Dead weight: cutting {what} into pieces", "chars"),
+               "files": ("Dead weight: cutting {what} into pieces", "bytes"),
                "merging": ("Dead weight: merging the distinct pieces", "")}
 SYNC_OVERLAP = 5_000   # two vocabularies this small (in all) are compared at once
 
@@ -258,7 +259,10 @@ class SideJobs:
                 dw = analysis.dead_weight_of_pieces(t, zip(table.words, table.freqs),
                                                     n_chars=table.n_chars, progress=report,
                                                     cancel=cancelled)
-            elif files:
+            elif files and encoding.lower().replace("-", "") in ("utf8", "utf8sig"):
+                dw = analysis.dead_weight_of_files(t, files, progress=report,
+                                                   cancel=cancelled)
+            elif files:   # converted from the corpus's encoding, a file at a time
                 docs = (d for p in files for d in read_documents(p, encoding))
                 dw = analysis.dead_weight_of(t, docs, progress=report, cancel=cancelled)
             else:

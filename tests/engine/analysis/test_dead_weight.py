@@ -343,3 +343,36 @@ def test_progress_and_cancel():
     assert seen[-1][0] == "merging" and seen[-1][1] == seen[-1][2] > 0
     with pytest.raises(Cancelled):
         dead_weight_of(tok, CORPUS, cancel=lambda: True)
+
+
+@pytest.mark.parametrize("name", ["c.txt", "c.txt.xz", "c.jsonl"])
+def test_files_streamed_in_small_chunks_count_as_their_text(tmp_path, monkeypatch, name):
+    """Chunks cut anywhere (a few hundred bytes, inside characters and words): counted up
+    to the last line break that ends every word, the rest carried to the next."""
+    import lzma
+    from bpe_gui.engine.analysis import dead_weight_of_files
+    from bpe_gui.engine.analysis import per_language
+    tok = trained().tokenizer()
+    path = tmp_path / name
+    if name.endswith(".xz"):
+        path.write_bytes(lzma.compress(CORPUS.encode("utf-8")))
+        want = CORPUS
+    elif name.endswith(".jsonl"):
+        docs = CORPUS.split("\n")
+        path.write_text("".join(json.dumps({"text": d}) + "\n" for d in docs), "utf-8")
+        want = "\n".join(docs)
+    else:
+        path.write_text(CORPUS, "utf-8")
+        want = CORPUS
+    monkeypatch.setattr(per_language, "READ_BYTES", 300)
+    seen = []
+    got = dead_weight_of_files(tok, [path, path], progress=lambda *a: seen.append(a))
+    whole = dead_weight_of(tok, [want, want])
+    assert (got.output, got.merged) == (whole.output, whole.merged)
+    assert got.n_chars == 2 * len(want)
+    files = [a for a in seen if a[0] == "files"]
+    assert len(files) > 4 and files[-1][1] == files[-1][2] == 2 * path.stat().st_size
+    (tmp_path / "bad.txt").write_bytes("Grüße".encode("latin-1"))
+    from bpe_gui.engine.errors import BPEError
+    with pytest.raises(BPEError, match="bad.txt"):
+        dead_weight_of_files(tok, [tmp_path / "bad.txt"])
