@@ -100,14 +100,16 @@ def test_the_trained_tokenizer_gives_the_engines_proportions(qtbot, dialog, cont
     assert "merges replayed on 3 samples" in dialog.status.text()
 
 
-def test_an_imported_tokenizer(qtbot, dialog, controller, folder, tmp_path):
-    export_tokenizer(controller.tokenizer(), tmp_path, "tiktoken")
-    tok = load_tokenizer(tmp_path / "tokenizer.tiktoken")
-    controller.imported, controller.imported_path = tok, str(tmp_path / "tokenizer.tiktoken")
+@pytest.mark.parametrize("fmt,name", [("tiktoken", "tokenizer.tiktoken"),
+                                      ("hf", "tokenizer.json"), ("gpt2", "vocab.json")])
+def test_an_imported_tokenizer(qtbot, dialog, controller, folder, tmp_path, fmt, name):
+    export_tokenizer(controller.tokenizer(), tmp_path, fmt)
+    tok = load_tokenizer(tmp_path / name)
+    controller.imported, controller.imported_path = tok, str(tmp_path / name)
     controller.tokenizer_files.set_use_imported(True)
     dialog._update()
     assert dialog.tokenizer_box.currentData() == "imported"
-    assert "tokenizer.tiktoken" in dialog.tokenizer_box.currentText()
+    assert name in dialog.tokenizer_box.currentText()
     dialog.add_sample_files([str(folder / "en.txt"), str(folder / "zh.txt")])
     dialog.merges.setValue(tok.n_merges - 1)
     infer(qtbot, dialog)
