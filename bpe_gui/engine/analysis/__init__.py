@@ -21,15 +21,16 @@ from .distribution import RENYI_ALPHA, length_histogram, renyi_efficiency, token
 from .held_out_texts import HeldOut, count_specials, held_out, held_out_tokens, special_counts
 from .per_language import (MAX_ALPHA, CostRow, CostTable, held_out_files, language_cost,
                             tokenizer_labels)
-from .mixture import (MixtureResult, MixtureStep, check_mixture_tokenizer, infer_mixture,
-                      mixture_refusal)
+from .mixture import (MixtureResult, MixtureStep, check_mixture_tokenizer, check_solver,
+                      infer_mixture, mixture_refusal, read_sample, sample_files)
 from .overlap import vocab_overlap
 from .reachability import KINDS, UNREACHABLE, Reachability, classify_more, classify_tokens
 from .scripts import (COLUMNS, SCRIPTS, ScriptStats, char_script, encoding_stats,
                       scripts_present, span_script, utf8_len, word_spans)
 
 __all__ = ["COLUMNS", "CostRow", "CostTable", "Cut", "HeldOut", "KINDS", "MAX_ALPHA",
-           "MixtureResult", "MixtureStep", "check_mixture_tokenizer", "mixture_refusal",
+           "MixtureResult", "MixtureStep", "check_mixture_tokenizer", "check_solver",
+           "mixture_refusal", "read_sample", "sample_files",
            "RENYI_ALPHA", "Reachability", "RenyiCurve", "SCRIPTS", "ScriptStats",
            "UNREACHABLE", "boundary_diff", "char_script", "classify_more", "classify_tokens",
            "corpus_bytes_per_token", "corpus_renyi_efficiency", "count_specials",
