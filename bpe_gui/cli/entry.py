@@ -11,13 +11,13 @@ from typing import Sequence
 from ..engine.display import bpe_gui_version
 from ..engine.errors import BPEError, NotUTF8Error
 from ..engine.corpus import MAX_WORD_BYTES
-from . import check, cost, count, encode, inspect, models, train_on, window
+from . import check, cost, count, encode, inspect, mixture, models, train_on, window
 from .common import PROG, ArgParser, Terminated, UsageError, fail, not_utf8_message, \
     sigterm_raises
 from .oom import out_of_memory_message
 
 # the headless commands, then gui (not a headless one)
-COMMANDS = ("train", "encode", "count", "inspect", "cost", "check", "models", "gui")
+COMMANDS = ("train", "encode", "count", "inspect", "cost", "mixture", "check", "models", "gui")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -26,7 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
                   epilog="Run 'bpe-gui COMMAND --help' for a command's options.")
     p.add_argument("--version", action="version", version=f"{PROG} {installed_version()}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
-    for module in (train_on, encode, count, inspect, cost, check, models, window):
+    for module in (train_on, encode, count, inspect, cost, mixture, check, models, window):
         module.add_parser(sub)
     return p
 

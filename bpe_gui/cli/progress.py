@@ -10,7 +10,8 @@ from .common import PROG, isatty
 class Progress:
     """A progress bar on stderr: redrawn in place on a terminal, a line now and then otherwise."""
 
-    LABELS = {"pretokenize": "pre-tokenizing", "merge": "merging", "files": "reading"}
+    LABELS = {"pretokenize": "pre-tokenizing", "merge": "merging", "count": "counting words",
+              "replay": "replaying merges", "solve": "solving", "files": "reading"}
     QUIET_S = 0.5  # without a terminal, phases shorter than this print no line
 
     def __init__(self, stream: TextIO, enabled: bool = True, width: int = 30):

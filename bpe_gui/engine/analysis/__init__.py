@@ -25,8 +25,8 @@ from .distribution import RENYI_ALPHA, length_histogram, renyi_efficiency, token
 from .held_out_texts import HeldOut, count_specials, held_out, held_out_tokens, special_counts
 from .per_language import (MAX_ALPHA, CostRow, CostTable, held_out_files, language_cost,
                             tokenizer_labels)
-from .mixture import (MixtureResult, MixtureStep, check_mixture_tokenizer, infer_mixture,
-                      mixture_refusal)
+from .mixture import (MixtureResult, MixtureStep, check_mixture_tokenizer, check_solver,
+                      infer_mixture, mixture_refusal, read_sample, sample_files)
 from .overlap import vocab_overlap
 from .reachability import KINDS, UNREACHABLE, Reachability, classify_more, classify_tokens
 from .scripts import (COLUMNS, SCRIPTS, ScriptStats, char_script, encoding_stats,
@@ -36,12 +36,13 @@ __all__ = ["COLUMNS", "CostRow", "CostTable", "Cut", "DeadToken", "DeadWeight",
            "HeldOut", "KINDS", "MAX_ALPHA", "MixtureResult", "MixtureStep",
            "RENYI_ALPHA", "Reachability", "RenyiCurve", "SCRIPTS", "ScriptStats",
            "THRESHOLD", "UNREACHABLE", "boundary_diff", "char_script",
-           "check_mixture_tokenizer", "classify_more", "classify_tokens",
-           "corpus_bytes_per_token", "corpus_renyi_efficiency", "count_specials",
-           "counts_at_start", "cut_points", "dead_weight_of", "dead_weight_of_files",
-           "dead_weight_of_pieces", "encoding_stats", "held_out", "held_out_files",
-           "held_out_tokens", "infer_mixture", "ios_text", "language_cost",
-           "length_histogram", "mixture_refusal", "pair_counts", "renyi_efficiency",
-           "sample_steps", "scripts_present", "span_script", "special_counts",
-           "token_frequencies", "token_length", "tokenizer_labels", "tokens_at_start",
-           "utf8_len", "vocab_overlap", "word_spans", "zipf"]
+           "check_mixture_tokenizer", "check_solver", "classify_more",
+           "classify_tokens", "corpus_bytes_per_token", "corpus_renyi_efficiency",
+           "count_specials", "counts_at_start", "cut_points", "dead_weight_of",
+           "dead_weight_of_files", "dead_weight_of_pieces", "encoding_stats",
+           "held_out", "held_out_files", "held_out_tokens", "infer_mixture", "ios_text",
+           "language_cost", "length_histogram", "mixture_refusal", "pair_counts",
+           "read_sample", "renyi_efficiency", "sample_files", "sample_steps",
+           "scripts_present", "span_script", "special_counts", "token_frequencies",
+           "token_length", "tokenizer_labels", "tokens_at_start", "utf8_len",
+           "vocab_overlap", "word_spans", "zipf"]

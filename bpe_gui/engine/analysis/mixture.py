@@ -40,18 +40,23 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
+from pathlib import Path
+
 from .. import checks
 from ..corpus.counting import count_corpus
 from ..errors import Cancelled, CorpusError, SettingsError
 from ..tokenizers.base import BaseTokenizer
 from ..train import PAIR_RECORD, SKIP, MergeReplay
+from .per_language import read_chunks
 
 PER = 1_000_000     # MixtureStep counts are per this many bytes of sample
 TOP_K = 4           # each category's best pairs before each step: runner-up candidates
 CHUNK = 4096        # merges replayed per call (progress and cancel between calls)
-MAX_ROUNDS = 12     # solve / add violated constraints rounds
+MAX_ROUNDS = 30     # solve / add violated constraints rounds
 ROUND_ADD = 20_000  # constraints added per round at most (the most violated first)
-TOLERANCE = 1e-7    # a violation smaller than this (counts per byte * mean size) is none
+TOLERANCE = 1e-7    # a violation smaller than this (relative to the merge counts) is none
+STEADY = 1e-3       # the proportions moved less than this in two rounds running: done
+SLACK_SOLVES = 3    # a constraint slack in this many solves running leaves the program
 UNREACHABLE_SHARE = 0.02   # merges whose parts are not tokens: more than this, refuse
 
 Progress = Callable[[str, int, int], None]
@@ -84,6 +89,7 @@ class MixtureResult:
     rounds: int = 0                 # solve rounds of the lazy constraints
     constraints: int = 0            # (step, pair) constraints in the final program
     merges_skipped: int = 0         # merges whose parts are not tokens of the list (left out)
+    round_log: list = field(default_factory=list)   # per round: (pairs violating, largest)
     words: dict[str, int] = field(default_factory=dict)   # unique words of each sample
 
 
@@ -158,6 +164,34 @@ def merge_ids(merges: Sequence[tuple[bytes, bytes]]) -> tuple[array, int]:
     return out, skipped
 
 
+# ----- samples -----------------------------------------------------------------------
+
+def sample_files(path: str | Path) -> list[Path]:
+    """The files a category's sample is read from: ``path`` itself, or every file of a
+    folder (sorted; hidden files left out). CorpusError for a folder with no files."""
+    p = Path(path).expanduser()
+    if not p.is_dir():
+        return [p]
+    files = [f for f in sorted(p.iterdir()) if f.is_file() and not f.name.startswith(".")]
+    if not files:
+        raise CorpusError("is a folder with no files. Put the category's sample texts in "
+                          "it, or name a file.", p)
+    return files
+
+
+def read_sample(paths: Sequence[str | Path], name: str = "") -> str:
+    """One category's sample: its files' texts (UTF-8, .xz/.gz read as they are, .jsonl
+    as its texts) joined by newlines. NotUTF8Error names the file and offset;
+    CorpusError when there is no text at all."""
+    texts = ["".join(read_chunks(Path(p).expanduser())) for p in paths]
+    text = "\n".join(t for t in texts if t)
+    if not text.strip():
+        what = f"category {name!r}" if name else "sample"
+        raise CorpusError(f"The {what} has no text ({', '.join(map(str, paths))} "
+                          "empty). Give each category some text (about 1 MB is enough).")
+    return text
+
+
 # ----- the inference -------------------------------------------------------------------
 
 def infer_mixture(tokenizer: BaseTokenizer, samples: Mapping[str, str], *,
@@ -172,6 +206,7 @@ def infer_mixture(tokenizer: BaseTokenizer, samples: Mapping[str, str], *,
     method does not apply to (SettingsError, :func:`mixture_refusal`)."""
     _check_arguments(samples, merges)
     check_mixture_tokenizer(tokenizer)
+    check_solver()
     names = list(samples)
     n_total = tokenizer.n_merges if merges is None else min(merges, tokenizer.n_merges)
     merge_list = _merge_list(tokenizer, n_total)
@@ -222,7 +257,17 @@ def infer_mixture(tokenizer: BaseTokenizer, samples: Mapping[str, str], *,
             evidence[s.best_category].append(s.step)
     return MixtureResult(props, steps, evidence, T, sizes, objective=solved.objective,
                          rounds=solved.rounds, constraints=solved.n_constraints,
-                         merges_skipped=skipped, words={n: h.n_words for n, h in zip(names, history)})
+                         merges_skipped=skipped, round_log=solved.log, words={n: h.n_words for n, h in zip(names, history)})
+
+
+def check_solver() -> None:
+    """SettingsError when SciPy (the linear program's solver) is not installed."""
+    try:
+        import scipy.optimize  # noqa: F401
+    except ImportError:
+        raise SettingsError("Data-mixture inference solves a linear program with SciPy, "
+                            "which is not installed here: pip install 'bpe-gui[analysis]' "
+                            "(or pip install scipy).") from None
 
 
 def _check_arguments(samples, merges) -> None:
@@ -292,6 +337,8 @@ class _Solved:
     rounds: int
     n_constraints: int
     points: "_Points"        # the count history over every category (for the steps)
+    w: Any                   # each pair's slack (by point pid)
+    log: list                # per round: (pairs violating, largest violation)
 
 
 class _Points:
@@ -389,13 +436,15 @@ def _solve(hist: list[tuple], sizes: list[int], T: int, report: Progress,
     pcs = points.counts * scale
     alpha = np.full(C, 1.0 / C)
     v = np.zeros(T)
-    w = np.zeros(len(points.pair_keys))
-    rows_t: list = []
-    rows_p: list = []
-    rows_d: list = []
-    seen: set = set()
+    P = len(points.pair_keys)
+    w = np.zeros(P)
+    rows = np.zeros(0, dtype=np.int64)          # the program's constraints: step * P + pair
+    D = np.zeros((0, C))                        # ... and their coefficients of alpha
+    age = np.zeros(0, dtype=np.int64)           # ... and the solves each has been slack
     objective = 0.0
     rounds = 0
+    log: list = []
+    steady = 0
     for rounds in range(1, MAX_ROUNDS + 1):
         if stop():
             raise Cancelled()
@@ -404,44 +453,49 @@ def _solve(hist: list[tuple], sizes: list[int], T: int, report: Progress,
         val = pcs @ alpha - w[points.pid]
         query = _range_argmin(M)
         s, e = points.start, points.end
-        live = e > s
+        live = np.nonzero(e > s)[0]
         t_min = np.zeros(len(s), dtype=np.int64)
         t_min[live] = query(s[live], e[live])
-        gap = np.where(live, val - M[t_min], -np.inf)
+        gap = val - M[t_min]
+        gap[e <= s] = -np.inf
         bad = np.nonzero(gap > TOLERANCE * max(1.0, float(np.abs(M).max(initial=0))))[0]
+        # one constraint per pair a round, at its most violated stretch: its slack w_p is
+        # shared by every step, and often one constraint is all it needs
+        bad = bad[np.argsort(-gap[bad], kind="stable")]
+        bad = bad[np.sort(np.unique(points.pid[bad], return_index=True)[1])]
+        keys = t_min[bad] * P + points.pid[bad]
+        fresh = ~np.isin(keys, rows)
+        bad, keys = bad[fresh][:ROUND_ADD], keys[fresh][:ROUND_ADD]
         if len(bad) == 0:
             break
-        bad = bad[np.argsort(-gap[bad])]
-        added = 0
-        for u in bad.tolist():
-            key = (int(t_min[u]), int(points.pid[u]))
-            if key in seen:
-                continue
-            seen.add(key)
-            rows_t.append(key[0])
-            rows_p.append(key[1])
-            rows_d.append(mcs[key[0]] - pcs[u])
-            added += 1
-            if added >= ROUND_ADD:
-                break
-        if not added:
+        rows = np.concatenate([rows, keys])
+        D = np.concatenate([D, mcs[t_min[bad]] - pcs[bad]])
+        before = alpha
+        alpha, v, w, objective, tight = _lp(np, sparse, linprog, C, T, P, rows, D)
+        log.append((len(bad), float(gap[bad[0]]), len(rows)))
+        # rows slack for a few solves are dropped (added again if they are violated
+        # again): the program stays near the size of what binds, each solve fast
+        age = np.concatenate([age, np.zeros(len(bad), dtype=np.int64)])
+        age = np.where(tight, 0, age + 1)
+        keep = age < SLACK_SOLVES
+        rows, D, age = rows[keep], D[keep], age[keep]
+        steady = steady + 1 if np.abs(alpha - before).max() < STEADY else 0
+        if steady >= 2:
             break
-        alpha, v, w, objective = _lp(np, sparse, linprog, C, T, len(points.pair_keys),
-                                     rows_t, rows_p, rows_d)
     report("solve", MAX_ROUNDS, MAX_ROUNDS)
     alpha = np.clip(alpha, 0, None)
     alpha = alpha / alpha.sum() if alpha.sum() > 0 else np.full(C, 1.0 / C)
-    return _Solved(alpha, float(objective), rounds, len(rows_t), points)
+    return _Solved(alpha, float(objective), rounds, len(rows), points, w, log)
 
 
-def _lp(np, sparse, linprog, C, T, P, rows_t, rows_p, rows_d):
+def _lp(np, sparse, linprog, C, T, P, rows, D):
     """min sum v + sum w  s.t.  D alpha + v_t + w_p >= 0 per row, sum alpha = 1, all >= 0;
-    v and w only for the steps and pairs some row names."""
-    n = len(rows_t)
-    steps, t_col = np.unique(np.array(rows_t), return_inverse=True)
-    prs, p_col = np.unique(np.array(rows_p), return_inverse=True)
+    v and w only for the steps and pairs some row names. Returns alpha, v (per step),
+    w (per pair), the objective, and which rows are tight."""
+    n = len(rows)
+    steps, t_col = np.unique(rows // P, return_inverse=True)
+    prs, p_col = np.unique(rows % P, return_inverse=True)
     nv, nw = len(steps), len(prs)
-    D = np.array(rows_d)
     r = np.arange(n)
     data = np.concatenate([-D.ravel(), -np.ones(n), -np.ones(n)])
     rr = np.concatenate([np.repeat(r, C), r, r])
@@ -459,7 +513,8 @@ def _lp(np, sparse, linprog, C, T, P, rows_t, rows_p, rows_d):
     v[steps] = x[C:C + nv]
     w = np.zeros(P)
     w[prs] = x[C + nv:]
-    return x[:C], v, w, float(res.fun)
+    tight = res.ineqlin.residual <= 1e-9 * max(1.0, float(np.abs(D).max(initial=0)))
+    return x[:C], v, w, float(res.fun), tight
 
 
 def _steps(names, merge_list, pairs, hist, solved: _Solved, sizes) -> list[MixtureStep]:
@@ -473,7 +528,10 @@ def _steps(names, merge_list, pairs, hist, solved: _Solved, sizes) -> list[Mixtu
     mkey = (ab[:, 0] << 32) | (ab[:, 1] & 0xFFFFFFFF)
     states = np.repeat(np.arange(T)[:, None], tops.shape[1], axis=1)
     cand = solved.points.at(tops, states) * per                              # (T, C*K, C)
-    mixed = cand @ alpha                         # the mixture's count (up to one factor)
+    # the strongest competitor the mixture had to beat: its count less its own slack
+    pid = np.searchsorted(solved.points.pair_keys, tops)
+    pid = np.minimum(pid, len(solved.w) - 1)
+    mixed = cand @ alpha - solved.w[pid] * PER / np.mean(sizes)
     invalid = (tops < 0) | (tops == mkey[:, None])
     mixed[invalid] = -np.inf
     best = np.argmax(mixed, axis=1)
@@ -481,8 +539,7 @@ def _steps(names, merge_list, pairs, hist, solved: _Solved, sizes) -> list[Mixtu
     r_key = tops[np.arange(T), best]
     r_counts = cand[np.arange(T), best]                                       # (T, C)
     m_counts = mc * per
-    margin = alpha * (m_counts - np.where(has[:, None], r_counts, 0))
-    best_cat = np.argmax(margin, axis=1)
+    best_cat = np.argmax(alpha * m_counts, axis=1)   # the largest share of the merge's count
     token_of = _token_bytes(merge_list, pairs)
     out = []
     for t in range(T):
