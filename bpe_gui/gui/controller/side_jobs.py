@@ -278,8 +278,14 @@ class SideJobs:
         """The category proportions of ``tok``'s training data (``analysis.infer_mixture``)
         from one sample per category (``samples``: category -> its files, read on the
         worker thread). Refused at once (False, a FAILED end, the reason) for a tokenizer
-        the method does not apply to or fewer than two categories; Cancel drops it."""
+        the method does not apply to, without SciPy, or fewer than two categories; Cancel
+        drops it."""
         why = analysis.mixture_refusal(tok)
+        if why is None:
+            try:
+                analysis.check_solver()
+            except BPEError as e:   # SciPy not installed: say how to add it
+                why = str(e)
         if why is None and len(samples) < 2:
             why = ("Give samples of at least two categories: the method compares "
                    "categories (one category would get the whole share).")
@@ -296,7 +302,7 @@ class SideJobs:
                 if cancelled():
                     raise Cancelled()
                 progress(i, len(files))
-                texts[cat] = "\n".join(d for p in paths for d in read_documents(p))
+                texts[cat] = analysis.read_sample(paths, cat)
             stage = [""]
 
             def report(step: str, done: int, total: int) -> None:
