@@ -16,11 +16,13 @@ from .oom import out_of_memory_message
 from . import window   # (light: Qt is imported when the window opens)
 
 # the headless commands, then gui (not a headless one)
-COMMANDS = ("train", "encode", "count", "inspect", "cost", "check", "models", "gui")
+COMMANDS = ("train", "encode", "count", "inspect", "cost", "mixture", "check", "models",
+            "gui")
 # the module that adds each command's parser (imported only for the command that runs,
 # so that one command does not import the engine every other one needs)
 MODULES = {"train": "train_on", "encode": "encode", "count": "count", "inspect": "inspect",
-           "cost": "cost", "check": "check", "models": "models", "gui": "window"}
+           "cost": "cost", "mixture": "mixture", "check": "check", "models": "models",
+           "gui": "window"}
 
 
 def build_parser(commands: Sequence[str] = COMMANDS) -> argparse.ArgumentParser:

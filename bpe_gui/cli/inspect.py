@@ -1,11 +1,13 @@
 """``bpe-gui inspect``: the tokens no text produces (unreachable, undecodable), the
-command line of engine/analysis/reachability.py.
+command line of engine/analysis/reachability.py; with ``--corpus``, the tokens that are
+dead weight on a corpus (engine/analysis/dead_weight.py: almost always merged further).
 
 Examples::
 
     bpe-gui inspect --tokenizer cl100k_base.tiktoken
     bpe-gui inspect --tokenizer out/ --merges 500 --json > classes.json
     bpe-gui inspect --model meta-llama/Llama-3.2-1B
+    bpe-gui inspect --tokenizer out/ --corpus wiki.txt --threshold 0.95 --limit 50
 """
 from __future__ import annotations
 
@@ -13,10 +15,12 @@ import argparse
 import json
 import sys
 
-from ..engine.analysis import KINDS, UNREACHABLE, classify_tokens
+from ..engine.analysis import KINDS, THRESHOLD, UNREACHABLE, DeadWeight, classify_tokens, \
+    dead_weight_of_files
 from ..engine.display import readable
 from ..engine.errors import SettingsError
 from .common import non_negative
+from .progress import Progress
 from .loading import add_tokenizer_overrides, add_tokenizer_source, load_with_overrides, \
     source_line, tokenizer_name, tokenizer_path
 
@@ -36,6 +40,17 @@ def add_parser(sub) -> None:
     i.add_argument("--limit", type=non_negative, metavar="N", help="list at most N tokens of "
                    "each class (default: all)")
     i.add_argument("--ok", action="store_true", help="list the ok tokens too")
+    i.add_argument("--corpus", action="append", metavar="FILE", default=[],
+                   help="also list the dead weight on this corpus (repeatable; .txt, .jsonl, "
+                   ".gz, .xz): each token's count as an output token and as a part merged "
+                   "further, and the merged tokens whose share merged further (PickyBPE's "
+                   "IoS) is at least --threshold")
+    i.add_argument("--threshold", type=_share, default=THRESHOLD, metavar="IOS",
+                   help=f"the IoS from which a token is dead weight (default {THRESHOLD:g}, "
+                   "as PickyBPE)")
+    i.add_argument("--min-count", type=non_negative, default=1, metavar="N",
+                   help="list only tokens occurring at least N times (default 1)")
+    i.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     add_tokenizer_overrides(i)
     i.set_defaults(func=cmd_inspect)
 
@@ -48,12 +63,61 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         except SettingsError as e:   # an imported file: it has no steps
             raise SettingsError(f"--merges: {e}") from None
     reach = classify_tokens(tok)
+    dead = corpus_dead_weight(tok, args.corpus, not args.quiet) if args.corpus else None
     if args.json:
-        json.dump(reach.as_json(), sys.stdout)
+        got: dict = reach.as_json()
+        if dead is not None:
+            got["dead_weight"] = [{"id": t.id, "merged": t.merged, "output": t.output,
+                                   "ios": t.ios}
+                                  for t in dead.dead(args.threshold, args.min_count)]
+        json.dump(got, sys.stdout)
         print()
         return 0
-    print("\n".join(inspect_lines(tok, reach, tokenizer_name(args), args.limit, args.ok)))
+    lines = inspect_lines(tok, reach, tokenizer_name(args), args.limit, args.ok)
+    if dead is not None:
+        lines += [""] + dead_lines(tok, dead, args.threshold, args.min_count, args.limit)
+    print("\n".join(lines))
     return 0
+
+
+def _share(value: str) -> float:
+    try:
+        x = float(value)
+    except ValueError:
+        x = -1.0
+    if not 0 <= x <= 1:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a share from 0 to 1 (e.g. 0.9)")
+    return x
+
+
+def corpus_dead_weight(tok, paths: list[str], show: bool) -> DeadWeight:
+    """Dead weight over the files, streamed (progress on stderr)."""
+    progress = Progress(sys.stderr, enabled=show)
+    try:
+        return dead_weight_of_files(tok, paths, progress=progress)
+    finally:
+        progress.end_line()
+
+
+def dead_lines(tok, dead: DeadWeight, threshold: float, min_count: int,
+               limit: int | None) -> list[str]:
+    """The dead-weight report: a summary line, then each token over the threshold (id,
+    IoS, merged further, output, readable bytes)."""
+    rows = dead.dead(threshold, min_count)
+    shown = rows if limit is None else rows[:limit]
+    lines = [f"dead weight:  {dead.summary(threshold)} "
+             f"({dead.n_chars:,} characters)",
+             "  (IoS: the share of a token's occurrences in which it is merged further)",
+             "", f"IoS >= {threshold:g} ({len(rows):,}):"]
+    if rows:
+        w = len(str(max(t.id for t in rows)))
+        lines.append(f"  {'id':>{w}}   IoS  {'merged':>10}  {'output':>10}  token")
+    for t in shown:
+        lines.append(f"  {t.id:>{w}}  {t.ios:4.2f}  {t.merged:>10,}  {t.output:>10,}  "
+                     f"{readable(tok.vocab.get(t.id, b''))}")
+    if len(shown) < len(rows):
+        lines.append(f"  ... {len(rows) - len(shown):,} more (--limit)")
+    return lines
 
 
 def inspect_lines(tok, reach, name: str, limit: int | None = None,

@@ -96,6 +96,54 @@ def test_inspect_lists_what_an_unreachable_token_becomes(tmp_path):
     assert "  258  ing·   -> ing ·" in out(p)
 
 
+def test_inspect_corpus_lists_dead_weight_counted_by_hand(tmp_path):
+    """tiktoken ranks a, aa, aaa, aaab: 'aaab' is taken whole (its parts never formed);
+    ' aaab' is merged: a three times, then aa, aaa and b once each, so aaa (never an
+    output) has IoS 1 and aa (merged 2 times, output once in ' aa') 2/3."""
+    ranks = {bytes([b]): b for b in range(256)}
+    for t in (b"aa", b"aaa", b"aaab"):
+        ranks[t] = len(ranks)
+    (tmp_path / "x.tiktoken").write_text("".join(
+        f"{base64.b64encode(t).decode()} {r}\n" for t, r in ranks.items()), "ascii")
+    (tmp_path / "x.tiktoken.json").write_text(json.dumps(
+        {"pat_str": r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+""",
+         "special_tokens": {}}), "utf-8")
+    (tmp_path / "c.txt").write_text("aaab aaab aaab x aa", "utf-8")
+    aa, aaa = 256, 257
+    p = run("inspect", "--tokenizer", "x.tiktoken", "--corpus", "c.txt", "--json", cwd=tmp_path)
+    assert p.returncode == 0, err(p)
+    assert json.loads(out(p))["dead_weight"] == [
+        {"id": aaa, "merged": 2, "output": 0, "ios": 1.0}]
+    p = run("inspect", "--tokenizer", "x.tiktoken", "--corpus", "c.txt", "--threshold", "0.5",
+            "--json", cwd=tmp_path)
+    assert [(t["id"], t["merged"], t["output"]) for t in json.loads(out(p))["dead_weight"]] \
+        == [(aaa, 2, 0), (aa, 2, 1)]
+    p = run("inspect", "--tokenizer", "x.tiktoken", "--corpus", "c.txt", "--threshold", "0.5",
+            "--limit", "1", cwd=tmp_path)
+    text = out(p)
+    assert "2 of 3 merged tokens (66.7%) have IoS ≥ 0.5 on 5 pieces of text" in text
+    assert "  257  1.00           2           0  aaa" in text
+    assert "  ... 1 more (--limit)" in text
+    assert_user_error(run("inspect", "--tokenizer", "x.tiktoken", "--corpus", "c.txt",
+                          "--threshold", "2", cwd=tmp_path), "share from 0 to 1")
+    assert_user_error(run("inspect", "--tokenizer", "x.tiktoken", "--corpus", "nope.txt",
+                          cwd=tmp_path), "nope.txt")
+
+
+def test_inspect_corpus_output_counts_are_tiktokens_tokens(tmp_path, trained_dir):
+    (tmp_path / "c.txt").write_text(CORPUS, "utf-8")
+    p = run("inspect", "--tokenizer", str(trained_dir / "tokenizer.tiktoken"), "--corpus",
+            "c.txt", "--threshold", "0", cwd=tmp_path)
+    assert p.returncode == 0, err(p)
+    enc = tiktoken_from(trained_dir)
+    ids = Counter(enc.encode(CORPUS, allowed_special="all"))
+    rows = [ln.split() for ln in out(p).split("IoS >= 0 (")[1].splitlines()[2:]
+            if ln.strip() and not ln.startswith("  ...")]
+    assert rows
+    for tid, _, _, output, *_ in rows:
+        assert int(output.replace(",", "")) == ids[int(tid)]
+
+
 def test_inspect_as_of_a_merge_step(tmp_path, trained_dir):
     p = run("inspect", "--tokenizer", str(trained_dir / "tokenizer.bpe-gui.json"),
             "--merges", "30", "--json", cwd=tmp_path)

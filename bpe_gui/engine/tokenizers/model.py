@@ -94,6 +94,11 @@ class WordModel(ABC):
     """
 
     sequential = False
+    # True when the merges inside a token of a piece's result are those of the token's
+    # own symbols merged alone, whatever the piece around it (lowest rank first, no merge
+    # undone): analysis.dead_weight learns each token's build once. False for a model
+    # that splits merged symbols back (SentencePiece UNUSED pieces).
+    context_free = True
 
     @property
     @abstractmethod

@@ -9,6 +9,8 @@ saved session. Every trainer yields frozen ``MergeStep`` records.
 - :mod:`.inherited`: ``InheritedTrainer``, ``train_on``: new merges on top of a tokenizer.
 - :mod:`.superbpe`, :mod:`.superbpe_skips`, :mod:`.superbpe_run`: SuperBPE's two stages,
   and both as one run of steps for the window.
+- :mod:`.replay`: ``MergeReplay``, a merge list replayed on a sample by the same core,
+  reporting the pair counts each merge changed (for ``analysis.mixture``).
 - :mod:`.session`, :mod:`.session_fields`: a session file (corpus, settings, step).
 """
 from __future__ import annotations
@@ -23,6 +25,7 @@ if TYPE_CHECKING:   # the names as mypy sees them; each is imported at first use
     from .superbpe_run import SuperBPERun, check_transition
     from .inherited import InheritedTrainer, inherited_settings, merge_list_tokenizer, train_on
     from .protocol import TrainerProtocol
+    from .replay import PAIR_RECORD, SKIP, MergeReplay, ReplayChunk
     from .trainer import (TIE_RULE_LABELS, TIE_RULES, AffectedWord, MergeStep, PairRow, Trainer,
                           TrainSettings, n_base_symbols, source_table, train_bpe)
 
@@ -32,11 +35,13 @@ __getattr__, __dir__ = lazy_face(__name__, {
     ".superbpe_run": "SuperBPERun check_transition",
     ".inherited": "InheritedTrainer inherited_settings merge_list_tokenizer train_on",
     ".protocol": "TrainerProtocol",
+    ".replay": "PAIR_RECORD SKIP MergeReplay ReplayChunk",
     ".trainer": ("TIE_RULE_LABELS TIE_RULES AffectedWord MergeStep PairRow Trainer "
                  "TrainSettings n_base_symbols source_table train_bpe"),
 })
 
-__all__ = ["AffectedWord", "InheritedTrainer", "MergeStep", "PairRow", "Session",
+__all__ = ["AffectedWord", "InheritedTrainer", "MergeReplay", "MergeStep", "PAIR_RECORD",
+           "PairRow", "ReplayChunk", "SKIP", "Session",
            "SuperBPERun", "TIE_RULES", "TIE_RULE_LABELS", "TRAIN_PATTERN", "TrainSettings",
            "Trainer", "TrainerProtocol", "check_transition", "inherited_settings", "merge_list_tokenizer",
            "n_base_symbols", "source_table", "stage2", "stage2_pretokenizer", "train_bpe",

@@ -48,6 +48,18 @@ class Core:
         """Merge the best pair: (a, b, new_id, count), or None if no pair is left."""
     def undo(self) -> tuple[int, int, int]:
         """Undo the last step: (a, b, new_id). IndexError at step 0."""
+    def merge(self, a: int, b: int, /) -> tuple[int, int]:
+        """Merge the pair (a, b), best or not: (new_id, its count before). A pair that
+        does not occur still makes its token (a merge list replayed on another sample).
+        ValueError if an id does not exist."""
+    def replay(self, pairs: Buffer | Sequence[int], top_k: int = 0
+               ) -> tuple[bytes, bytes, bytes, bytes]:
+        """Merge the pairs a0, b0, a1, b1, ... (int32) in order without the GIL (a = -1:
+        skip that merge, no token made). Returns bytes: counts (int64 per merge, before
+        it), ends (int64 per merge, changed records so far), changed (records of
+        (a int32, b int32, count int64): the pairs each merge changed and their counts
+        after it), tops (top_k records per merge: the best pairs before it, a = b = -1
+        past the last). ValueError when an id does not exist at its merge."""
     def run(self, n: int, min_count: int = 1) -> int:
         """Up to n steps without the GIL, stopping when the best count < min_count;
         returns the number done."""

@@ -5,6 +5,7 @@ small corpora. It exists so the app still runs where no C compiler was available
 """
 from __future__ import annotations
 
+import struct
 from array import array
 from collections import defaultdict
 
@@ -27,6 +28,7 @@ class Core:
 
     n_tokens = property(lambda self: len(self.tokens))
     n_steps = property(lambda self: len(self._history))
+    n_pairs = property(lambda self: sum(1 for v in self._counts()[0].values() if v > 0))
     total_symbols = property(lambda self: sum(len(w) * f for w, f in zip(self.words, self.freqs)))
 
     def _counts(self):
@@ -70,7 +72,42 @@ class Core:
         if best is None:
             return None
         a, b, count = best
-        n_tied = self.tied(1)[0]
+        self._merge(a, b, count, self.tied(1)[0])
+        return a, b, len(self.tokens) - 1, count
+
+    def merge(self, a, b):
+        if not (0 <= a < len(self.tokens) and 0 <= b < len(self.tokens)):
+            raise ValueError(f"merge({a}, {b}): token id out of range")
+        count = self.pair_count(a, b)
+        n_tied = self.tied(1)[0] if count and count == self.best()[2] else 0
+        self._merge(a, b, count, n_tied)
+        return len(self.tokens) - 1, count
+
+    def replay(self, pairs, top_k=0):
+        pairs = list(pairs)
+        if len(pairs) % 2:
+            raise ValueError("pairs must hold a, b for each merge")
+        counts, ends, changed, tops = array("q"), array("q"), [], []
+        for i in range(0, len(pairs), 2):
+            a, b = pairs[i], pairs[i + 1]
+            if top_k:
+                t = self.top(top_k)
+                tops += t + [(-1, -1, 0)] * (top_k - len(t))
+            before = dict(self._counts()[0])
+            if a < 0:
+                counts.append(0)
+            else:
+                if not (0 <= a < len(self.tokens) and 0 <= b < len(self.tokens)):
+                    raise ValueError(f"replay: merge {i // 2} names a token id that does "
+                                     f"not exist yet ({a}, {b})")
+                counts.append(self.merge(a, b)[1])
+                after = self._counts()[0]
+                changed += [(*p, after.get(p, 0)) for p in sorted(set(before) | set(after))
+                            if after.get(p, 0) != before.get(p, 0)]
+            ends.append(len(changed))
+        return (counts.tobytes(), ends.tobytes(), _records(changed), _records(tops))
+
+    def _merge(self, a, b, count, n_tied):
         new = len(self.tokens)
         self.tokens.append(self.tokens[a] + self.tokens[b])
         before: dict[int, list[int]] = {}
@@ -89,7 +126,6 @@ class Core:
         merged = self.symbol_count(new)
         gone = (self.symbol_count(a) == 0) | ((self.symbol_count(b) == 0) << 1)
         self._history.append((a, b, new, count, before, (n_tied, merged, gone)))
-        return a, b, new, count
 
     def history(self, start):
         return [(a, b, new, count, *extra) for a, b, new, count, _, extra in self._history[start:]]
@@ -137,6 +173,11 @@ class Core:
 
     def token(self, t):
         return self.tokens[t]
+
+
+def _records(rows) -> bytes:
+    """(a int32, b int32, count int64) records end to end, as the C core returns them."""
+    return b"".join(struct.pack("<iiq", a, b, n) for a, b, n in rows)
 
 
 class _Inv:

@@ -11,7 +11,11 @@ runner's phase label, the token classes). Each method takes the asking widget's 
 - ``read_held_out``, ``prepare_held_out``: the charts' held-out text read from a file
   (HeldOutText), and pre-tokenized with the trainer's pattern and special tokens;
 - ``measure_language_cost``: the per-language cost dialog's table;
-- ``compare_vocabularies``: the compare view's vocabulary overlap of its two sides.
+- ``compare_vocabularies``: the compare view's vocabulary overlap of its two sides;
+- ``measure_dead_weight``: the vocabulary browser's dead weight (IoS) of a tokenizer on
+  the window's corpus or on files (DeadWeightRun);
+- ``infer_training_mixture``: the "What was it trained on?" dialog's category
+  proportions of a tokenizer's training data, from its merge order (MixtureRun).
 
 (The vocabulary browser's token classes have their own module, token_classes.py.)
 Widgets get the results (tokenizers, tables: engine snapshots) and never run engine
@@ -27,8 +31,8 @@ from typing import Callable, Mapping, Sequence
 from ...engine import analysis
 from ...engine.analysis import classify_tokens
 from ...engine.tokenizers import BaseTokenizer as Tokenizer  # any kind: trained or imported
-from ...engine.errors import BPEError
-from ...engine.corpus import read_head
+from ...engine.errors import BPEError, Cancelled
+from ...engine.corpus import read_documents, read_head
 from ...engine.formats import load_tokenizer
 from ...engine.analysis import language_cost
 from ...engine.analysis import vocab_overlap
@@ -40,6 +44,10 @@ Done = Callable[[object], None]
 Ended = Callable[[JobEnd], None]
 
 HELD_OUT_MAX_CHARS = 1_000_000
+# what dead weight's progress stages count, as the status bar says them
+DEAD_STAGES = {"reading": ("Dead weight: cutting {what} into pieces", "chars"),
+               "files": ("Dead weight: cutting {what} into pieces", "bytes"),
+               "merging": ("Dead weight: merging the distinct pieces", "")}
 SYNC_OVERLAP = 5_000   # two vocabularies this small (in all) are compared at once
 
 
@@ -63,6 +71,33 @@ class HeldOutText:
     text: str
     name: str
     cut: bool          # the file holds more than that
+
+
+@dataclass(frozen=True)
+class DeadWeightRun:
+    """Dead weight measured for the browser (``measure_dead_weight``): the counts, what
+    they were measured on, and the key the browser asked with."""
+
+    dead: analysis.DeadWeight
+    corpus: str        # in words: "the corpus in the window", "notes.txt and 2 more"
+    key: object
+
+
+@dataclass(frozen=True)
+class MixtureRun:
+    """A data-mixture inference for the dialog (``infer_training_mixture``)."""
+
+    result: analysis.MixtureResult
+    tokenizer: str     # which tokenizer, in words
+    seconds: float
+
+
+# what the mixture inference's progress stages count, as the status bar says them
+MIXTURE_STAGES = {"count": ("What was it trained on? Counting each sample's words",
+                            "categories"),
+                  "replay": ("What was it trained on? Replaying the merges on the samples",
+                             "merges"),
+                  "solve": ("What was it trained on? Solving the linear program", "rounds")}
 
 
 def _refused(on_end: Ended, why: str) -> bool:
@@ -184,3 +219,99 @@ class SideJobs:
             return language_cost(folder, loaded, reference=reference, progress=progress,
                                  cancel=cancelled)
         return self._start(Job("Per-language cost", job, on_done, on_end))
+
+    def measure_dead_weight(self, tok: Tokenizer, key: object, paths: Sequence[str],
+                            trained: bool, on_done: Done, on_end: Ended) -> bool:
+        """Each token's output and merged-further counts (``analysis.dead_weight``) for
+        ``tok`` on ``paths`` (their documents), or on the window's corpus when there are
+        none: its text, its streamed files, or (``trained``: ``tok`` is the trained
+        tokenizer, whose pattern cut the table's words) its word-count table. Result:
+        DeadWeightRun; Cancel drops it (it builds something new, from a copy)."""
+        corpus, phase = self._corpus(), self._phase
+        if not paths and corpus.table is not None and not trained:
+            return _refused(on_end, "The corpus is a word-count table: its words are cut "
+                            "by the trained tokenizer's pattern, not this tokenizer's. "
+                            "Pick files with Other corpus… to measure this one.")
+        if not paths and not corpus.streamed and corpus.table is None and \
+                not corpus.text.strip():
+            return _refused(on_end, "The corpus is empty: load or type a corpus first, or "
+                            "pick files with Other corpus….")
+        build = tok.copy_for_thread()
+        files = tuple(paths) or (corpus.paths if corpus.streamed else ())
+        encoding = getattr(corpus, "encoding", "utf-8") if not paths else "utf-8"
+        what = (", ".join(Path(p).name for p in files[:2]) +
+                (f" and {len(files) - 2} more" if len(files) > 2 else "")) if files \
+            else "the corpus in the window"
+        table = corpus.table if not paths else None
+        text = corpus.text if not files and table is None else ""
+
+        def job(progress, cancelled):
+            t = build()
+            stage = [""]
+
+            def report(name: str, done: int, total: int) -> None:
+                if name != stage[0]:
+                    stage[0] = name
+                    label, unit = DEAD_STAGES.get(name, (name, ""))
+                    phase(label.format(what=what), unit)
+                progress(done, total)
+            if table is not None:
+                dw = analysis.dead_weight_of_pieces(t, zip(table.words, table.freqs),
+                                                    n_chars=table.n_chars, progress=report,
+                                                    cancel=cancelled)
+            elif files and encoding.lower().replace("-", "") in ("utf8", "utf8sig"):
+                dw = analysis.dead_weight_of_files(t, files, progress=report,
+                                                   cancel=cancelled)
+            elif files:   # converted from the corpus's encoding, a file at a time
+                docs = (d for p in files for d in read_documents(p, encoding))
+                dw = analysis.dead_weight_of(t, docs, progress=report, cancel=cancelled)
+            else:
+                dw = analysis.dead_weight_of(t, text, progress=report, cancel=cancelled,
+                                             total_chars=len(text))
+            return DeadWeightRun(dw, what, key)
+        return self._start(Job(f"Dead weight on {what}", job, on_done, on_end,
+                               abandon=True, yields=trained))
+
+    def infer_training_mixture(self, tok: Tokenizer, name: str,
+                               samples: Mapping[str, Sequence[str]], merges: int | None,
+                               on_done: Done, on_end: Ended) -> bool:
+        """The category proportions of ``tok``'s training data (``analysis.infer_mixture``)
+        from one sample per category (``samples``: category -> its files, read on the
+        worker thread). Refused at once (False, a FAILED end, the reason) for a tokenizer
+        the method does not apply to, without SciPy, or fewer than two categories; Cancel
+        drops it."""
+        why = analysis.mixture_refusal(tok)
+        if why is None:
+            try:
+                analysis.check_solver()
+            except BPEError as e:   # SciPy not installed: say how to add it
+                why = str(e)
+        if why is None and len(samples) < 2:
+            why = ("Give samples of at least two categories: the method compares "
+                   "categories (one category would get the whole share).")
+        if why is not None:
+            return _refused(on_end, why)
+        build, phase = tok.copy_for_thread(), self._phase
+        files = {k: tuple(v) for k, v in samples.items()}
+
+        def job(progress, cancelled):
+            t0 = time.perf_counter()
+            phase("What was it trained on? Reading the samples", "categories")
+            texts: dict[str, str] = {}
+            for i, (cat, paths) in enumerate(files.items()):
+                if cancelled():
+                    raise Cancelled()
+                progress(i, len(files))
+                texts[cat] = analysis.read_sample(paths, cat)
+            stage = [""]
+
+            def report(step: str, done: int, total: int) -> None:
+                if step != stage[0]:
+                    stage[0] = step
+                    phase(*MIXTURE_STAGES.get(step, (step, "")))
+                progress(done, total)
+            result = analysis.infer_mixture(build(), texts, merges=merges, progress=report,
+                                            cancel=cancelled)
+            return MixtureRun(result, name, time.perf_counter() - t0)
+        return self._start(Job("What was it trained on?", job, on_done, on_end,
+                               abandon=True))

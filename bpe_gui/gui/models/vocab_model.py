@@ -1,5 +1,6 @@
 """Every token of the current vocabulary: id, readable text, length, step, count, status,
-class (ok / unreachable / undecodable / special: models/vocab_classes.py).
+class (ok / unreachable / undecodable / special: models/vocab_classes.py), and its IoS
+when dead weight was measured on a corpus (engine/analysis/dead_weight.py).
 
 Rows are :class:`VocabEntry` snapshots: the base symbols and special tokens, then one
 entry per merge record up to the current step (or the entries of an imported
@@ -20,7 +21,7 @@ from typing import Callable, NamedTuple, Sequence
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QFont
 
-from ...engine.analysis import KINDS
+from ...engine.analysis import KINDS, DeadWeight, ios_text
 from ...engine.display import gpt2_text, readable
 from ...engine.tokenizers import Tokenizer
 from ...engine.train import MergeStep
@@ -255,8 +256,10 @@ def search_pattern(query: str, gpt2: bool = False) -> str:
 
 
 class VocabModel(HeaderedTableModel):
-    ID, TOKEN, LENGTH, STEP, COUNT, STATUS, CLASS = range(7)
-    HEADERS = ("Id", "Token", "Bytes", "Step", "Count", "Status", "Class")
+    ID, TOKEN, LENGTH, STEP, COUNT, STATUS, CLASS, IOS, MERGED, OUTPUT = range(10)
+    HEADERS = ("Id", "Token", "Bytes", "Step", "Count", "Status", "Class", "IoS", "Merged",
+               "Output")
+    DEAD_COLUMNS = (IOS, MERGED, OUTPUT)   # shown while dead weight is
     TIPS = ("Token id",
             "The token (· is a space, ↵ a newline, <E4 BD> bytes of a partial character)",
             "Length in bytes",
@@ -265,7 +268,14 @@ class VocabModel(HeaderedTableModel):
             "live: still occurs on its own; pruned: every occurrence was merged away",
             "ok: its text encodes to this token again; unreachable: to other tokens; "
             "undecodable: not valid UTF-8 (part of a character); special (hover a token "
-            "for more)")
+            "for more)",
+            "Dead weight on a corpus (PickyBPE's intersection over self): the share of the "
+            "token's occurrences in which it is merged further into a larger token. Near 1: "
+            "the model almost never sees it on its own (hover for the counts)",
+            "Dead weight: how often the token was formed on the corpus and then merged "
+            "further into a larger token",
+            "Dead weight: how often the token is a token of the corpus's encoding (what the "
+            "model sees)")
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -291,6 +301,9 @@ class VocabModel(HeaderedTableModel):
         # the browser (the controller's TokenClasses.context_note)
         self.class_note: Callable[[int], str] | None = None
         self.class_filter = ""                       # show only this class ("": all)
+        self.dead: DeadWeight | None = None          # dead weight on a corpus, if measured
+        self.dead_corpus = ""                        # what it was measured on, in words
+        self.dead_threshold: float | None = None     # show only IoS >= this (None: all)
         self._italic = QFont()
         self._italic.setItalic(True)
 
@@ -362,12 +375,35 @@ class VocabModel(HeaderedTableModel):
         self.order = self._sorted_order()
         self.endResetModel()
 
+    def set_dead(self, dead: DeadWeight | None, corpus: str = "") -> None:
+        """Dead weight measured on a corpus (None: not measured for what is shown)."""
+        if dead is self.dead:
+            return
+        self.dead, self.dead_corpus = dead, corpus
+        if self.dead_threshold is not None or self.sort_column in self.DEAD_COLUMNS:
+            self.beginResetModel()
+            self.order = self._sorted_order()
+            self.endResetModel()
+        elif self.entries:
+            self.dataChanged.emit(self.index(0, self.IOS),
+                                  self.index(self.n_rows() - 1, self.OUTPUT))
+
+    def set_dead_filter(self, threshold: float | None) -> None:
+        """Show only the merged tokens whose IoS is at least ``threshold`` (None: all)."""
+        self.beginResetModel()
+        self.dead_threshold = threshold
+        self.order = self._sorted_order()
+        self.endResetModel()
+
+    def ios(self, tid: int) -> float | None:
+        return self.dead.ios(tid) if self.dead is not None else None
+
     def class_of(self, tid: int) -> str:
         """'ok' / 'unreachable' / 'undecodable' / 'special', or '…' (not known yet)."""
         return class_text(self.classes, tid)
 
     def _filtered(self) -> bool:
-        return bool(self.search or self.class_filter)
+        return bool(self.search or self.class_filter) or self.dead_threshold is not None
 
     def _matching(self) -> list[int]:
         """Indices of the entries the search and the class filter let through, in entry
@@ -386,6 +422,11 @@ class VocabModel(HeaderedTableModel):
             want = KINDS.index(self.class_filter)
             e, reach = self.entries, self.classes
             rows = [i for i in rows if code_of(reach, e[i].id) == want]
+        if self.dead_threshold is not None:
+            dead, at = self.dead, self.dead_threshold
+            keep = set() if dead is None else {t.id for t in dead.dead(at)}
+            e = self.entries
+            rows = [i for i in rows if e[i].id in keep]
         return list(rows)
 
     def sync(self, steps: Sequence[MergeStep]) -> None:
@@ -477,6 +518,23 @@ class VocabModel(HeaderedTableModel):
         if column == self.CLASS:
             reach = self.classes
             return lambda i: (code_of(reach, e[i].id), e[i].id)
+        if column == self.IOS:
+            dead = self.dead
+            if dead is None:
+                return lambda i: e[i].id
+
+            measured: DeadWeight = dead
+
+            def ios_key(i: int):
+                v = measured.ios(e[i].id)
+                return (-1.0 if v is None else v, measured.merged.get(e[i].id, 0), e[i].id)
+            return ios_key
+        if column in (self.MERGED, self.OUTPUT):
+            dead = self.dead
+            if dead is None:
+                return lambda i: e[i].id
+            counts = dead.merged if column == self.MERGED else dead.output
+            return lambda i: (counts.get(e[i].id, 0), e[i].id)
         return lambda i: e[i].id
 
     def _sorted_order(self) -> list[int] | None:
@@ -589,6 +647,13 @@ class VocabModel(HeaderedTableModel):
                 return f"{e.count:,}" if e.count is not None else ""
             if col == self.CLASS:
                 return class_text(self.classes, e.id)
+            if col == self.IOS:
+                return ios_text(self.ios(e.id))
+            if col in (self.MERGED, self.OUTPUT):
+                if self.dead is None:
+                    return ""
+                counts = self.dead.merged if col == self.MERGED else self.dead.output
+                return f"{counts.get(e.id, 0):,}"
             return self.status(e)
         if role == SEARCH_ROLE:
             key = self._keys.get(e.id)
@@ -603,11 +668,26 @@ class VocabModel(HeaderedTableModel):
             return e.kind == SPECIAL
         if role == FONT and col == self.TOKEN and self.cache(e.token)[1]:
             return self._italic
-        if role == ALIGN and col in (self.ID, self.LENGTH, self.STEP, self.COUNT):
+        if role == ALIGN and col in (self.ID, self.LENGTH, self.STEP, self.COUNT, self.IOS,
+                                     self.MERGED, self.OUTPUT):
             return ALIGN_RIGHT
         if role == TOOLTIP:
             if col == self.CLASS:
                 note = self.class_note(e.id) if self.class_note is not None else ""
                 return class_tip(self.classes, e.id, self._text_of_id, note)
+            if col in self.DEAD_COLUMNS:
+                return self.ios_tip(e.id)
             return f"id {e.id}: {self.cache.text(e.token)}\nbytes {e.token.hex(' ').upper()}"
         return None
+
+    def ios_tip(self, tid: int) -> str:
+        """What a token's IoS cell means, with its counts."""
+        dead = self.dead
+        if dead is None:
+            return "Dead weight not measured: press Dead weight above the table"
+        m, o = dead.merged.get(tid, 0), dead.output.get(tid, 0)
+        where = f" on {self.dead_corpus}" if self.dead_corpus else ""
+        if not m + o:
+            return f"Never formed{where}"
+        return (f"Formed {m + o:,} times{where}: merged further {m:,} times, a token of "
+                f"the encoding {o:,} times (IoS {m / (m + o):.3f})")

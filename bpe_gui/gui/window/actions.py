@@ -32,6 +32,7 @@ from ..dialogs.export_dialog import ExportDialog
 from ..dialogs.import_dialog import ImportDialog
 from ..dialogs.check_dialog import show_check_dialog       # issue #31
 from ..dialogs.language_cost import show_language_cost   # issue #14
+from ..dialogs.training_mixture import show_training_mixture   # issue #56
 from ..dialogs.open_model import show_open_model         # issue #28
 from ..theme import THEMES
 from .docks import DockLayout
@@ -119,6 +120,10 @@ ACTIONS = (
     ActionSpec("language_cost", "Per-language &cost…", "language_cost_dialog",
                ("Ctrl+Shift+L",),
                "Tokens per text of several languages, for up to four tokenizers"),
+    ActionSpec("training_mixture", "&What was it trained on?…", "training_mixture_dialog",
+               ("Ctrl+Shift+M",),
+               "Infer the mix of languages, code and domains a tokenizer was trained on, "
+               "from its merge order and a sample per category"),
     ActionSpec("keys", "&Keyboard shortcuts", "show_shortcuts",
                (QKeySequence.StandardKey.HelpContents,), "List the keyboard shortcuts"),
 )
@@ -133,7 +138,7 @@ MENUS = (
     ("&Training", ("step", "back", "play", "run", "goto", "reset", "-", "cancel", "retrain",
                    "-", "train_on", "train_on_leave", "-", "check", "-", "use_imported")),
     ("&View", ("focus", "-", "@docks", "-", "@theme", "reset_layout")),
-    ("&Analysis", ("language_cost",)),
+    ("&Analysis", ("language_cost", "training_mixture")),
     ("&Help", ("keys", "about")),
 )
 TOOLBAR = ("back", "step", "cancel")   # after Train and the pending-settings badge
@@ -291,6 +296,9 @@ class ActionsAndMenus:
 
     def language_cost_dialog(self):
         return show_language_cost(self.window)
+
+    def training_mixture_dialog(self):
+        return show_training_mixture(self.window)
 
     def check_dialog(self):
         return show_check_dialog(self.window)

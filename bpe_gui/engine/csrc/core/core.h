@@ -148,6 +148,7 @@ typedef struct BpeCore {
     unsigned int stamp;
     Touch *touched;
     int64_t n_touched;
+    int64_t n_last_touched;    /* the last batch's, kept after it ends (bpe_core_changed) */
     size_t touched_cap;
 
     /* undo */
@@ -339,6 +340,9 @@ const char *bpe_core_build(BpeCore *c, const int32_t *symbols, int32_t n_symbols
  * out is not NULL), 0 nothing to do, -1 error (ERR_* in *err; ERR_BROKEN: c->broken). */
 int bpe_core_step(BpeCore *c, int *err, StepRec *out);
 int bpe_core_undo(BpeCore *c, int *err, StepRec *out);
+/* One merge of the given pair (a, b) of existing ids, best or not, even where it does not
+ * occur (its token is made all the same): 1 done, 0 an id out of range, -1 error. */
+int bpe_core_merge(BpeCore *c, int32_t a, int32_t b, int *err, StepRec *out);
 /* Up to n steps while the best count is >= min_count: the number done (*res: -1 after
  * an error, code in *err). */
 int64_t bpe_core_run(BpeCore *c, int64_t n, int64_t min_count, int *res, int *err);
@@ -366,6 +370,10 @@ void bpe_core_segmentation(const BpeCore *c, int32_t *sym, int64_t *st);
 /* Frequency-weighted count of the pair (a, b) (0 if it never occurred or ids are out of
  * range). */
 int64_t bpe_core_pair_count(const BpeCore *c, int64_t a, int64_t b);
+
+/* The pairs whose counts the last step or undo changed, with their counts now (0: gone),
+ * into out[] (room for `room`): how many there are (more than room: call again). */
+int64_t bpe_core_changed(const BpeCore *c, BpePairCount *out, int64_t room);
 
 /* Recounts everything and compares (tests): NULL if consistent, else what differs
  * (*is_mem set when the check itself had no memory). */

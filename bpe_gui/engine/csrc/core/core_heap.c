@@ -92,6 +92,7 @@ int batch_end(BpeCore *c)
 {
     int err = 0;
     int fs = c->tie == TIE_FIRST_SEEN;
+    c->n_last_touched = c->n_touched;
     for (int64_t i = 0; i < c->n_touched; i++) {
         Touch *t = &c->touched[i];
         int32_t pidx = t->p;

@@ -44,21 +44,15 @@ static inline void right_pairs(BpeCore *c, int32_t s, int32_t b, int32_t nw, int
     *pn = c->cRn[s];
 }
 
-/* returns 1 if a step was made, 0 if there is no pair, -1 on error (code in *err) */
-int bpe_core_step(BpeCore *c, int *err, StepRec *out)
+/* Merge the pair (a, b), whose index is w (-1 when it never occurred): every live
+ * occurrence, left to right; its new token is made even where there is none, so ids stay
+ * in step with a merge list replayed on another sample. 1 done, -1 on error. */
+static int merge_pair(BpeCore *c, int32_t w, int32_t a, int32_t b, int *err, StepRec *out)
 {
-    *err = ERR_NONE;
-    fs_resolve_top(c);
-    if (c->heap_n == 0)
-        return 0;
-    int32_t w = c->heap[0].p;
-    Pair *p = &c->pairs[w];
-    if (p->count <= 0)
-        return 0;
-    int32_t a = p->a, b = p->b;
-    int64_t count = p->count;
-    int64_t k = p->len;
-    int64_t n_tied = hist_get(c, count);
+    Pair *p = w >= 0 ? &c->pairs[w] : NULL;
+    int64_t count = p ? p->count : 0;
+    int64_t k = count > 0 ? p->len : 0;
+    int64_t n_tied = count > 0 ? hist_get(c, count) : 0;
 
     /* reserve everything that may grow, before changing anything */
     int64_t newp = 2 * ((int64_t)c->n_tokens + 1);
@@ -95,20 +89,21 @@ int bpe_core_step(BpeCore *c, int *err, StepRec *out)
     tok_append_concat(c, a, b);
 
     /* detach the positions of (a, b) */
-    p = &c->pairs[w];
     int32_t local[INLINE_CAP];
-    int32_t *pos;
-    int heap_alloc = p->cap > INLINE_CAP;
-    if (heap_alloc) {
-        pos = p->pos.ptr;
-    } else {
-        memcpy(local, p->pos.inl, sizeof(local));
-        pos = local;
+    int32_t *pos = local;
+    int heap_alloc = 0;
+    if (k > 0) {
+        p = &c->pairs[w];
+        heap_alloc = p->cap > INLINE_CAP;
+        if (heap_alloc)
+            pos = p->pos.ptr;
+        else
+            memcpy(local, p->pos.inl, sizeof(local));
+        p->pos.ptr = NULL;
+        p->cap = INLINE_CAP;
+        p->len = 0;
+        sort_i32(c, pos, k);
     }
-    p->pos.ptr = NULL;
-    p->cap = INLINE_CAP;
-    p->len = 0;
-    sort_i32(c, pos, k);
 
     batch_begin(c);
     int64_t rstart = c->rlog_n;
@@ -189,6 +184,46 @@ int bpe_core_step(BpeCore *c, int *err, StepRec *out)
         return -1;
     }
     return 1;
+}
+
+/* returns 1 if a step was made, 0 if there is no pair, -1 on error (code in *err) */
+int bpe_core_step(BpeCore *c, int *err, StepRec *out)
+{
+    *err = ERR_NONE;
+    fs_resolve_top(c);
+    if (c->heap_n == 0)
+        return 0;
+    int32_t w = c->heap[0].p;
+    const Pair *p = &c->pairs[w];
+    if (p->count <= 0)
+        return 0;
+    return merge_pair(c, w, p->a, p->b, err, out);
+}
+
+int bpe_core_merge(BpeCore *c, int32_t a, int32_t b, int *err, StepRec *out)
+{
+    *err = ERR_NONE;
+    if (a < 0 || b < 0 || a >= c->n_tokens || b >= c->n_tokens)
+        return 0;
+    return merge_pair(c, pair_find(c, a, b), a, b, err, out);
+}
+
+int64_t bpe_core_changed(const BpeCore *c, BpePairCount *out, int64_t room)
+{
+    int64_t m = 0;
+    for (int64_t i = 0; i < c->n_last_touched; i++) {
+        const Touch *t = &c->touched[i];
+        const Pair *p = &c->pairs[t->p];
+        if (p->count == t->old_count)
+            continue;
+        if (m < room) {
+            out[m].a = p->a;
+            out[m].b = p->b;
+            out[m].count = p->count;
+        }
+        m++;
+    }
+    return m;
 }
 
 int bpe_core_undo(BpeCore *c, int *err, StepRec *out)

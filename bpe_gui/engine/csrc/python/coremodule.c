@@ -14,6 +14,9 @@
  *   best() -> (a, b, count) | None        top(k) -> [(a, b, count), ...]
  *   tied(limit) -> (n, [(a, b, count), ...])
  *   step() -> (a, b, new_id, count) | None  undo() -> (a, b, new_id)  (IndexError at 0)
+ *   merge(a, b) -> (new_id, count): this pair merged, best or not (a merge list replayed)
+ *   replay(pairs, top_k=0) -> (counts, ends, changed, tops): many merges without the GIL,
+ *       and what each changed (a merge list replayed on a sample: see Core_replay)
  *   run(n, min_count=1) -> steps done (releases the GIL; other calls on the same Core
  *       from other threads raise RuntimeError meanwhile)
  *   history(start) -> [(a, b, new_id, count, n_tied, merged, gone), ...] of the steps
@@ -339,6 +342,145 @@ static PyObject *Core_run(CoreObject *self, PyObject *args, PyObject *kwds)
     return PyLong_FromSsize_t((Py_ssize_t)done);
 }
 
+/* merge(a, b) -> (new_id, count): one merge of the given pair, best or not; the pair may
+ * not occur (count 0), its token is made all the same. */
+static PyObject *Core_merge(CoreObject *self, PyObject *args)
+{
+    int a, b;
+    if (!PyArg_ParseTuple(args, "ii:merge", &a, &b))
+        return NULL;
+    if (check_usable(self) < 0)
+        return NULL;
+    int err;
+    StepRec r;
+    int res = bpe_core_merge(self->core, a, b, &err, &r);
+    if (res < 0)
+        return raise_step_error(err);
+    if (res == 0) {
+        PyErr_Format(PyExc_ValueError, "merge(%d, %d): token id out of range", a, b);
+        return NULL;
+    }
+    return Py_BuildValue("(iL)", r.id, (long long)r.count);
+}
+
+typedef struct {
+    BpePairCount *v;
+    size_t n, cap;
+} PairBuf;
+
+static int pairbuf_room(PairBuf *x, size_t more)
+{
+    return bpe_grow((void **)&x->v, &x->cap, x->n + more, sizeof(BpePairCount), 1024);
+}
+
+/* replay(pairs, top_k=0) -> (counts, ends, changed, tops), all bytes: merges the pairs
+ * a0, b0, a1, b1, ... (int32 buffer; a = -1: a merge to skip, no token made) in order
+ * without the GIL. counts: int64 per merge, its count before; changed: (a int32, b int32,
+ * count int64) records of the pairs each merge changed, with their counts after it; ends:
+ * int64 per merge, records so far; tops: top_k records per merge, the best pairs before
+ * it (a = b = -1 past the last). ValueError when an id does not exist at its merge. */
+static PyObject *Core_replay(CoreObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"pairs", "top_k", NULL};
+    PyObject *pairs_obj;
+    Py_ssize_t top_k = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|n:replay", kwlist, &pairs_obj, &top_k))
+        return NULL;
+    if (top_k < 0) {
+        PyErr_SetString(PyExc_ValueError, "top_k must be >= 0");
+        return NULL;
+    }
+    if (check_usable(self) < 0)
+        return NULL;
+    IntArr pa;
+    if (intarr_get(pairs_obj, 4, "pairs", &pa) < 0)
+        return NULL;
+    if (pa.n % 2) {
+        intarr_release(&pa);
+        PyErr_SetString(PyExc_ValueError, "pairs must hold a, b for each merge");
+        return NULL;
+    }
+    const int32_t *ab = (const int32_t *)pa.data;
+    int64_t n = pa.n / 2;
+    int64_t *counts = (int64_t *)malloc((size_t)(n > 0 ? n : 1) * sizeof(int64_t));
+    int64_t *ends = (int64_t *)malloc((size_t)(n > 0 ? n : 1) * sizeof(int64_t));
+    BpePairCount *tops = (BpePairCount *)malloc(
+        (size_t)(n * top_k > 0 ? n * top_k : 1) * sizeof(BpePairCount));
+    PairBuf ch = {NULL, 0, 0};
+    if (!counts || !ends || !tops) {
+        free(counts);
+        free(ends);
+        free(tops);
+        intarr_release(&pa);
+        return PyErr_NoMemory();
+    }
+    BpeCore *c = self->core;
+    int64_t bad = -1;   /* the merge whose id did not exist */
+    int failed = 0, err = ERR_NONE;
+    self->busy = 1;
+    Py_BEGIN_ALLOW_THREADS
+    for (int64_t i = 0; i < n && !failed && bad < 0; i++) {
+        int32_t a = ab[2 * i], b = ab[2 * i + 1];
+        if (top_k) {
+            BpePairCount *t = tops + i * top_k;
+            int64_t m = bpe_core_ranked(c, top_k, 0, t);
+            if (m < 0) {
+                failed = 1;
+                err = ERR_NOMEM;
+                break;
+            }
+            for (int64_t j = m; j < top_k; j++) {
+                t[j].a = t[j].b = -1;
+                t[j].count = 0;
+            }
+        }
+        counts[i] = 0;
+        ends[i] = (int64_t)ch.n;
+        if (a < 0)
+            continue;
+        StepRec r;
+        int res = bpe_core_merge(c, a, b, &err, &r);
+        if (res < 0) {
+            failed = 1;
+            break;
+        }
+        if (res == 0) {
+            bad = i;
+            break;
+        }
+        counts[i] = r.count;
+        int64_t more = bpe_core_changed(c, NULL, 0);
+        if (pairbuf_room(&ch, (size_t)more) < 0) {
+            failed = 1;
+            err = ERR_NOMEM;
+            break;
+        }
+        ch.n += (size_t)bpe_core_changed(c, ch.v + ch.n, more);
+        ends[i] = (int64_t)ch.n;
+    }
+    Py_END_ALLOW_THREADS
+    self->busy = 0;
+    intarr_release(&pa);
+    PyObject *out = NULL;
+    if (failed) {
+        raise_step_error(err);
+    } else if (bad >= 0) {
+        PyErr_Format(PyExc_ValueError, "replay: merge %lld names a token id that does not "
+                     "exist yet (%d, %d)", (long long)bad, (int)ab[2 * bad],
+                     (int)ab[2 * bad + 1]);
+    } else {
+        out = Py_BuildValue("(y#y#y#y#)", (const char *)counts, (Py_ssize_t)(n * 8),
+                            (const char *)ends, (Py_ssize_t)(n * 8), (const char *)ch.v,
+                            (Py_ssize_t)(ch.n * sizeof(BpePairCount)), (const char *)tops,
+                            (Py_ssize_t)(n * top_k * (Py_ssize_t)sizeof(BpePairCount)));
+    }
+    free(counts);
+    free(ends);
+    free(tops);
+    free(ch.v);
+    return out;
+}
+
 /* ---- reading ---------------------------------------------------------------------- */
 
 /* [v[0], ..., v[n - 1]] as Python ints; NULL with an exception set */
@@ -632,6 +774,10 @@ static PyMethodDef Core_methods[] = {
      "step() -> (a, b, new_id, count) or None"},
     {"undo", (PyCFunction)Core_undo, METH_NOARGS,
      "undo() -> (a, b, new_id); IndexError if there is no step"},
+    {"merge", (PyCFunction)Core_merge, METH_VARARGS,
+     "merge(a, b) -> (new_id, count): merge this pair, best or not"},
+    {"replay", (PyCFunction)(void (*)(void))Core_replay, METH_VARARGS | METH_KEYWORDS,
+     "replay(pairs, top_k=0) -> (counts, ends, changed, tops): merge these pairs in order"},
     {"run", (PyCFunction)(void (*)(void))Core_run, METH_VARARGS | METH_KEYWORDS,
      "run(n, min_count=1) -> number of steps done"},
     {"history", (PyCFunction)Core_history, METH_VARARGS,

@@ -275,24 +275,45 @@ class Pipeline:
             out += enc(words, self._cache, CACHE_LIMIT)
         return out
 
+    def _plain_parts(self, text: str) -> Iterator[tuple[str, int | None, bool]]:
+        """(text, None, starts the text) for text the pre-tokenizer gets, normalized, and
+        ("", id, ...) for an added token: the parts of encode without offsets."""
+        norm = self.normalize
+        if self.added is not None and hasattr(self.added, "split_text"):
+            return self.added.split_text(text)
+        if self.added is not None:
+            return ((p.text, tid, i == 0)
+                    for i, (p, tid) in enumerate(self.added.split(NStr.of(text))))
+        if norm is not None:
+            normed, keeps = norm.text_start(text)
+            return iter([(normed, None, keeps)])
+        return iter([(text, None, True)])
+
+    @property
+    def plain(self) -> bool:
+        """encode cuts text without offsets (:meth:`plain_words` gives its words)."""
+        return self._plain
+
+    def plain_words(self, text: str) -> Iterator[tuple[list[str], int | None]]:
+        """(the words the model gets, None) for each stretch of text and ([], id) for each
+        added token, as encode without offsets cuts ``text`` (only when :attr:`plain`):
+        pieces counted without offsets (analysis.dead_weight)."""
+        pre = self.pre
+        assert pre is not None and self._plain
+        for piece, tid, at0 in self._plain_parts(text):
+            if tid is not None:
+                yield [], tid
+            elif piece:
+                yield pre.words_text(piece, at0), None
+
     def _encode_plain(self, text: str) -> list[int]:
         """encode without offsets: added tokens cut from the plain text, the normalizer on
         plain text, the pre-tokenizer's words straight from its regex or its Metaspace rule
         where it can give them (PreTokenizer.words_text), else from its steps."""
         out: list[int] = []
-        pre, norm = self.pre, self.normalize
+        pre = self.pre
         assert pre is not None   # encode() comes here only with a pre-tokenizer
-        if self.added is not None and hasattr(self.added, "split_text"):
-            parts = self.added.split_text(text)
-        elif self.added is not None:
-            parts = ((p.text, tid, i == 0)
-                     for i, (p, tid) in enumerate(self.added.split(NStr.of(text))))
-        elif norm is not None:
-            normed, keeps = norm.text_start(text)
-            parts = iter([(normed, None, keeps)])
-        else:
-            parts = iter([(text, None, True)])
-        for piece, tid, at0 in parts:
+        for piece, tid, at0 in self._plain_parts(text):
             if tid is not None:
                 out.append(tid)
                 continue

@@ -162,6 +162,11 @@ class SpmModel(PipelineModel):
                                    s.byte_fallback)
         return self._slow
 
+    @property
+    def context_free(self) -> bool:  # type: ignore[override]  # a class attribute in WordModel
+        """False when UNUSED pieces are split back after merging (see WordModel)."""
+        return not self._py().has_unused
+
     def start(self, piece: str) -> list[int]:
         py = self._py()
         return [py.table.get(piece[s:e], self.unk_id) for s, e, _ in py.symbols(piece)]

@@ -2,6 +2,12 @@
 hex, with its class (ok / unreachable / undecodable / special, filterable), and the
 merge lineage of the selected token (token -> its two parts -> ... -> bytes).
 
+Dead weight (the "Dead weight" button): each token's IoS on a corpus -- the share of its
+occurrences in which it is merged further (engine/analysis/dead_weight.py) -- measured by
+a job of the controller's on the window's corpus (or files picked with "Other corpus…"),
+shown in the IoS column, and the table filtered to the merged tokens at or above the
+threshold.
+
 Shows the trained vocabulary as of the current step, or the imported tokenizer's when
 the controller uses it. Stepping appends/removes rows; a hidden browser catches up when
 shown. The classes come from the controller (``controller.classes``, token_classes.py):
@@ -11,10 +17,11 @@ from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QItemSelectionModel, Qt, QTimer
 from PySide6.QtGui import QBrush, QFont
-from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox,
-                               QHeaderView, QLabel, QLineEdit, QPushButton, QSplitter,
-                               QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDoubleSpinBox,
+                               QFileDialog, QHeaderView, QLabel, QLineEdit, QPushButton,
+                               QSplitter, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
+from ....engine.analysis import THRESHOLD
 from ....engine.display import hex_bytes
 from ....engine.formats import describe_source
 from ...models.proxy import SourceSortProxy
@@ -26,6 +33,7 @@ from ...widgets.flow_layout import FlowBar
 from ...widgets.text_pane import TextPane
 from ...widgets.visibility import CatchUp
 from ...widgets.elided_combo import ElidedComboBox
+from ...widgets.last_folder import last_folder, remember
 
 SEARCH_DEBOUNCE_MS = 120
 LINEAGE_NODE_LIMIT = 2000
@@ -41,6 +49,10 @@ class VocabBrowser(QWidget):
         self.colors = TokenColors.for_palette(self.palette())
         self._new_source = True
         self._source_key: tuple | None = None
+        self._dead_run = None            # the last DeadWeightRun (its key says of what)
+        self._dead_asked: object = None  # the key a running job measures
+        self._dead_stopped: tuple | None = None   # (key, why): cancelled or failed
+        self._dead_paths: list[str] = []  # "Other corpus…" files ([]: the window's corpus)
         self._build()
         controller.trainerChanged.connect(self._on_trainer_changed)
         controller.stepChanged.connect(self._on_step_changed)
@@ -86,7 +98,36 @@ class VocabBrowser(QWidget):
         # summary below has the whole width)
         top = FlowBar(spacing=6)
         self.search.setMinimumWidth(self.search.fontMetrics().horizontalAdvance("x" * 30))
-        for w in (self.search, self.class_filter, self.gpt2, self.show_trained):
+        self.dead_button = QPushButton("&Dead weight")
+        self.dead_button.setCheckable(True)
+        self.dead_button.setToolTip(
+            "Measure dead weight on the corpus in the window (or on files: Other corpus…): "
+            "for each token, how often it is merged further into a larger token, against "
+            "how often it is a token of the encoding. The IoS column shows the share merged "
+            "further (PickyBPE's intersection over self); the table keeps the merged tokens "
+            "at or above the threshold: intermediate tokens the model almost never sees. "
+            "Alt+D")
+        self.dead_button.toggled.connect(self._on_dead_toggled)
+        self.threshold = QDoubleSpinBox()
+        self.threshold.setRange(0.0, 1.0)
+        self.threshold.setDecimals(2)
+        self.threshold.setSingleStep(0.05)
+        self.threshold.setValue(THRESHOLD)
+        self.threshold.setPrefix("IoS ≥ ")
+        self.threshold.setToolTip("Show the merged tokens whose IoS is at least this "
+                                  f"(PickyBPE's default: {THRESHOLD:g})")
+        self.threshold.valueChanged.connect(self._on_threshold)
+        self.dead_files = QPushButton("Other corpus…")
+        self.dead_files.setToolTip("Measure dead weight on files of your choice instead of "
+                                   "the corpus in the window (a right click goes back to "
+                                   "the window's corpus)")
+        self.dead_files.clicked.connect(self._pick_dead_files)
+        self.dead_files.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.dead_files.customContextMenuRequested.connect(lambda _p: self.set_dead_paths([]))
+        self.threshold.hide()
+        self.dead_files.hide()
+        for w in (self.search, self.class_filter, self.gpt2, self.dead_button, self.threshold,
+                  self.dead_files, self.show_trained):
             top.addWidget(w)
 
         self.model = VocabModel(self)
@@ -107,14 +148,16 @@ class VocabBrowser(QWidget):
         self.view.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
         self.view.setSortingEnabled(True)
         self.view.setColumnHidden(VocabModel.STATUS, True)
+        for col in VocabModel.DEAD_COLUMNS:
+            self.view.setColumnHidden(col, True)
         fm = self.view.fontMetrics()
         num = fm.horizontalAdvance("888,888,888") + 12
-        # narrow: Count, then Bytes give way (the lineage and the tooltip say them), so
-        # the Class column stays in view without scrolling sideways (issue 30)
-        self.view.fit_columns((0, 1, 0, 0, 0, 0, 0), drop=(4, 2), minimums=(
+        self._fit_minimums = (
             fm.horizontalAdvance("200,000") + 12, 80, 0, num * 2 // 3, num,
             fm.horizontalAdvance("pruned at step 88,888") + 12,
-            fm.horizontalAdvance("undecodable") + 16))
+            fm.horizontalAdvance("undecodable") + 16, fm.horizontalAdvance("0.99") + 16,
+            num, num)
+        self._fit(dead=False)
 
         self.details = QLabel()
         self.details.setWordWrap(True)
@@ -216,6 +259,7 @@ class VocabBrowser(QWidget):
         prune = not imported and t is not None and t.settings.prune
         self.view.setColumnHidden(VocabModel.STATUS, not prune)
         self._refresh_classes()
+        self._refresh_dead()
 
     # ----- classes ------------------------------------------------------------------------
     def _refresh_classes(self) -> None:
@@ -291,11 +335,130 @@ class VocabBrowser(QWidget):
                                  f"({m.n_base:,} {kept} + {n - m.n_base:,} merged)")
         self.show_trained.setVisible(m.source == "imported" and c.has_trainer)
         self.summary.setText(self.summary.text() + f" · {self.classes_text()}")
+        if self.dead_text():
+            self.summary.setText(self.summary.text() + f" · {self.dead_text()}")
         shown = self.proxy.rowCount()
-        if (self.search.text() or self.class_filter.currentData()) and shown != n:
+        if (self.search.text() or self.class_filter.currentData()
+                or self.dead_button.isChecked()) and shown != n:
             self.summary.setText(self.summary.text() + f" · {shown:,} match"
                                  f"{'' if shown == 1 else 'es'}")
         self.summary.setToolTip(self.summary.text())
+
+    def _fit(self, dead: bool) -> None:
+        """Fit the columns to the width. Narrow: Count, then Bytes give way (the lineage
+        and the tooltip say them), so the Class column stays in view without scrolling
+        sideways (issue 30); with dead weight shown, Step, Output, Merged and Class go
+        too, so the IoS stays in view."""
+        self.view.fit_columns((0, 1, 0, 0, 0, 0, 0, 0, 0, 0),
+                              drop=(4, 2, 3, 9, 8, 6) if dead else (4, 2),
+                              minimums=self._fit_minimums)
+
+    # ----- dead weight --------------------------------------------------------------------
+    def _dead_key(self) -> tuple | None:
+        """What dead weight would be measured of now: (tokenizer, corpus), or None."""
+        c = self.controller
+        if self.model.source == "imported":
+            tok_key: tuple = ("imported", id(c.imported))
+        else:
+            v = c.view()
+            if v is None or c.peeking:
+                return None
+            tok_key = ("trained", id(v), v.n_steps)
+        corpus = tuple(self._dead_paths) or ("window", id(c.corpus))
+        return tok_key + corpus
+
+    def _on_dead_toggled(self, on: bool) -> None:
+        self.threshold.setVisible(on)
+        self.dead_files.setVisible(on)
+        for col in VocabModel.DEAD_COLUMNS:
+            self.view.setColumnHidden(col, not on)
+        self._fit(dead=on)
+        if on:
+            self._dead_stopped = None   # asked for: measure again even after a Cancel
+            if self.view.horizontalHeader().sortIndicatorSection() < 0:
+                self.view.sortByColumn(VocabModel.IOS, Qt.SortOrder.DescendingOrder)
+        self.model.set_dead_filter(self.threshold.value() if on else None)
+        self._refresh_dead()
+        self._update_summary()
+
+    def _on_threshold(self, value: float) -> None:
+        if self.dead_button.isChecked():
+            self.model.set_dead_filter(value)
+            self._update_summary()
+
+    def set_dead_weight(self, on: bool) -> None:
+        """Press or release the Dead weight button (as a click does)."""
+        self.dead_button.setChecked(on)
+
+    def set_dead_paths(self, paths: list[str]) -> None:
+        """Measure dead weight on these files ([]: the corpus in the window)."""
+        self._dead_paths = list(paths)
+        self.dead_files.setText("Other corpus…" if not paths else
+                                f"Corpus: {paths[0].replace(chr(92), '/').rsplit('/', 1)[-1]}"
+                                + (f" +{len(paths) - 1}" if len(paths) > 1 else ""))
+        self._dead_stopped = None
+        self._refresh_dead()
+        self._update_summary()
+
+    def _pick_dead_files(self) -> None:
+        paths, _ = QFileDialog.getOpenFileNames(
+            self, "Measure dead weight on", last_folder(),
+            "Text (*.txt *.jsonl *.md *.py *.gz *.xz);;All files (*)")
+        if paths:
+            remember(paths[0])
+            self.set_dead_paths(paths)
+
+    def _refresh_dead(self) -> None:
+        """Show the dead weight of what is shown, measuring it when it is not known."""
+        if not self.dead_button.isChecked():
+            return
+        key = self._dead_key()
+        run = self._dead_run
+        if run is not None and run.key == key:
+            self.model.set_dead(run.dead, run.corpus)
+            self._update_summary()
+            return
+        self.model.set_dead(None)
+        c = self.controller
+        if key is None or self._dead_asked is not None or c.busy or \
+                (self._dead_stopped is not None and self._dead_stopped[0] == key):
+            self._update_summary()
+            return
+        if self.model.source == "imported":
+            tok, trained = c.imported, False
+        else:
+            v = c.view()
+            tok, trained = (v.tokenizer() if v is not None else None), True
+        if tok is None:
+            return
+        self._dead_asked = key
+        if not c.side.measure_dead_weight(tok, key, self._dead_paths, trained,
+                                          self._dead_done, self._dead_ended):
+            self._dead_asked = None
+        self._update_summary()
+
+    def _dead_done(self, run) -> None:
+        self._dead_run = run
+        self._refresh_dead()
+
+    def _dead_ended(self, end) -> None:
+        asked, self._dead_asked = self._dead_asked, None
+        if not end.done and asked is not None and end.outcome.value != "dropped":
+            why = "cancelled (press Dead weight again to measure)" \
+                if end.outcome.value == "cancelled" else end.message
+            self._dead_stopped = (asked, why)
+        self._update_summary()
+
+    def dead_text(self) -> str:
+        """The summary's words on dead weight ('' when the button is up)."""
+        if not self.dead_button.isChecked():
+            return ""
+        m = self.model
+        if m.dead is not None:
+            return f"dead weight on {m.dead_corpus}: {m.dead.summary(self.threshold.value())}"
+        if self._dead_stopped is not None and self._dead_stopped[0] == self._dead_key():
+            return f"dead weight: {self._dead_stopped[1]}"
+        return "dead weight: measuring…"
 
     # ----- search -------------------------------------------------------------------------
     def _on_search_edited(self, _text: str) -> None:
