@@ -295,10 +295,11 @@ class Pipeline:
         """encode cuts text without offsets (:meth:`plain_words` gives its words)."""
         return self._plain
 
-    def plain_words(self, text: str) -> Iterator[tuple[list[str], int | None]]:
+    def plain_words(self, text: str) -> Iterator[tuple[list[str] | list[Word], int | None]]:
         """(the words the model gets, None) for each stretch of text and ([], id) for each
         added token, as encode without offsets cuts ``text`` (only when :attr:`plain`):
-        pieces counted without offsets (analysis.dead_weight)."""
+        pieces counted without offsets (analysis.dead_weight). A word is bytes where a
+        byte-level piece is not UTF-8 (model.Word)."""
         pre = self.pre
         assert pre is not None and self._plain
         for piece, tid, at0 in self._plain_parts(text):
