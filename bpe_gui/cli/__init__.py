@@ -16,11 +16,24 @@ User errors (a missing file, an empty corpus, a bad pattern, a folder that canno
 written, a malformed tokenizer file, an output that is one of the inputs) print one line,
 ``bpe-gui: error: ...``, and exit with status 2. The headless commands never import Qt.
 """
-from .oom import out_of_memory_exit
+from __future__ import annotations
 
-try:
-    from .entry import main
-except MemoryError:   # importing the engine (it builds Unicode tables) ran out of memory
-    main = out_of_memory_exit
+import sys
+from typing import Sequence
+
+from .oom import PROG, out_of_memory_exit
 
 __all__ = ["main"]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The command (``entry.main``), its modules imported here, inside the handlers: running
+    out of memory or Ctrl-C while they import ends it as it would during the command."""
+    try:
+        from .entry import main as run
+    except MemoryError:   # importing the engine (it builds Unicode tables) ran out of memory
+        return out_of_memory_exit(None if argv is None else list(argv))
+    except KeyboardInterrupt:   # Ctrl-C at start-up, while the modules import
+        print(f"\n{PROG}: interrupted", file=sys.stderr, flush=True)
+        return 130
+    return run(argv)

@@ -208,6 +208,26 @@ def test_encode_stdin_any_file(tmp_path, trained_dir, what):
     assert len(out(p).splitlines()) == 1
 
 
+@pytest.mark.regression
+@pytest.mark.parametrize("preset", ["whitespace", "cjk"])
+def test_encode_noncharacters_from_stdin(tmp_path, preset):
+    """`printf '\\xef\\xbf\\xbf\\xef\\xbf\\xbf' | bpe-gui encode --tokenizer d/tokenizer.json
+    --ids-only` printed a traceback (KeyError: U+FFFF, word_model's in-band mark) for a
+    pattern the native scanner does not run; now the ids, as the trained tokenizer's."""
+    (tmp_path / "corpus.txt").write_text(CORPUS, "utf-8")
+    p = run("train", "corpus.txt", "--vocab-size", "300", "--out", "d", "--preset", preset,
+            cwd=tmp_path)
+    assert p.returncode == 0, err(p)
+    text = "\uffff\uffff \ufffe\U0010ffff x\ufdd0"
+    for stdin in (b"\xef\xbf\xbf\xef\xbf\xbf", text.encode("utf-8")):
+        want = load_tokenizer(tmp_path / "d" / "tokenizer.bpe-gui.json").encode(stdin.decode())
+        for name in ("tokenizer.json", "tokenizer.tiktoken"):
+            p = run("encode", "--tokenizer", f"d/{name}", "--ids-only", cwd=tmp_path,
+                    stdin=stdin)
+            assert p.returncode == 0 and "Traceback" not in err(p), err(p)
+            assert out(p).split() == [str(i) for i in want]
+
+
 def test_encode_colours_when_asked(tmp_path, trained_dir):
     p = run("encode", "--tokenizer", str(trained_dir), "--color", "always", "ab 你",
             cwd=tmp_path)

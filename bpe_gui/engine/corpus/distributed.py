@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
+import time
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Sequence
@@ -31,6 +33,11 @@ import regex
 
 INSTALL_HINT = 'pip install "bpe-gui[dask]"'
 FAN_IN = 8
+POLL_S = 0.5          # a wait for the workers' results looks at the cluster this often
+# how long a count waits on a cluster with no workers for some to come (back) before it
+# gives up: a nanny restarts a worker that died in a few seconds; one that cannot, or a
+# worker without a nanny, never comes back, and the tasks would wait forever
+NO_WORKERS_S = 30.0
 
 
 REMOTE_SCHEMES = ("tcp", "tls", "ws", "wss", "ucx")
@@ -177,12 +184,53 @@ def tree_reduce(client, futures: list, fan_in: int = FAN_IN):
     return level[0]
 
 
-def _count_ranges(client, distributed, paths, pre, range_bytes, fan_in, progress):
+class WorkerWatch:
+    """Ends a wait on a cluster that has had no workers for ``patience`` seconds: tasks
+    wait for workers without end, so a count whose workers all died and none came back
+    would hang with no word (a SettingsError saying so instead)."""
+
+    def __init__(self, client, patience: float):
+        self.client = client
+        self.patience = patience
+        self.since: float | None = None   # when the cluster was first seen without workers
+
+    def check(self) -> None:
+        n = len(self.client.nthreads(callback_timeout=max(10.0, self.patience)))
+        if n:
+            self.since = None
+            return
+        now = time.monotonic()
+        if self.since is None:
+            self.since = now
+        elif now - self.since >= self.patience:
+            raise SettingsError(
+                "Dask workers kept dying while counting: the cluster was left with no worker "
+                f"for {self.patience:g} s (each died, often for want of memory, and none came "
+                "back to stay). Give the workers more memory, count smaller ranges "
+                "(--range-size 16M), or start fewer workers per machine; nothing was written.")
+
+
+def _result(fut, watch: WorkerWatch, between: Callable[[], None] | None = None):
+    """``fut.result()``, waited for ``POLL_S`` at a time, ``between()`` and the watch on the
+    cluster's workers after each wait in which it did not finish. (An event, not Dask's
+    waits with a timeout: their TimeoutError's traceback would hold futures, and so their
+    results on the workers, until the garbage collector runs.)"""
+    finished = threading.Event()
+    fut.add_done_callback(lambda _: finished.set())
+    while not finished.wait(POLL_S):
+        watch.check()
+        if between is not None:
+            between()
+    return fut.result()
+
+
+def _count_ranges(client, distributed, paths, pre, range_bytes, fan_in, progress,
+                  watch: WorkerWatch):
     """The partial tables counted on the workers and summed there: (the sum, the ranges,
     the paths the workers read)."""
     # workers may run elsewhere: they get absolute paths (the table records them as given)
     work = [p if is_url(p) else os.path.abspath(p) for p in paths]
-    ranges = client.submit(plan_ranges, work, range_bytes, pure=False).result()
+    ranges = _result(client.submit(plan_ranges, work, range_bytes, pure=False), watch)
     total = sum(r.stop - r.start for r in ranges)
     counted = client.map(count_range, ranges, pattern=pre.preset or pre.pattern,
                          specials=list(pre.special_tokens), pure=False)
@@ -191,13 +239,25 @@ def _count_ranges(client, distributed, paths, pre, range_bytes, fan_in, progress
     done = 0
     pending = distributed.as_completed(counted)
     del counted          # merged partials are dropped on the workers once summed
-    for fut in pending:
-        if fut.status == "error":   # a range that failed raises its error here, at once
-            raise fut.exception()   # (its partial table itself never comes here)
-        done += size_of.pop(fut.key)
-        if progress is not None:
-            progress(done, total)
-    return final.result(), ranges, work
+
+    def report(batch) -> None:
+        nonlocal done
+        for fut in batch:
+            if fut.status == "finished":
+                done += size_of.pop(fut.key)
+                if progress is not None:
+                    progress(done, total)
+
+    # the sum finishes last, or errs at once with the first range that fails (its error
+    # raised here, as itself: the partial table never comes here): waited for with the
+    # watch, the ranges' progress reported between waits, then the rest of it
+    try:
+        part = _result(final, watch, lambda: report(pending.next_batch(block=False)))
+        report(pending)
+    except BaseException:
+        pending.clear()   # no future of a range left here: the workers free their tables
+        raise
+    return part, ranges, work
 
 
 def _is_cluster_failure(e: Exception, distributed) -> bool:
@@ -224,10 +284,13 @@ def cluster_failure_message(e: Exception) -> str:
 
 def count_on_dask(paths: Sequence[str | Path], pre: Pretokenizer, address="local", *,
                   range_bytes: int = RANGE_BYTES, fan_in: int = FAN_IN,
-                  progress: Callable[[int, int], None] | None = None):
+                  progress: Callable[[int, int], None] | None = None,
+                  no_workers_s: float | None = None):
     """Count files (local paths on a filesystem every worker sees, or fsspec URLs) on a
     Dask cluster; returns the PretokenTable with its ``meta``, equal to what
-    ``count_corpus`` makes of the same files. ``progress(done, total)`` reports bytes."""
+    ``count_corpus`` makes of the same files. ``progress(done, total)`` reports bytes.
+    A cluster left without workers for ``no_workers_s`` seconds (default
+    ``NO_WORKERS_S``) ends the count with a SettingsError."""
     distributed = _import_distributed()
     paths = [str(p) for p in paths]
     if not paths:
@@ -235,8 +298,9 @@ def count_on_dask(paths: Sequence[str | Path], pre: Pretokenizer, address="local
     try:
         with dask_client(address) as client:
             check_workers(client)
+            watch = WorkerWatch(client, NO_WORKERS_S if no_workers_s is None else no_workers_s)
             part, ranges, work = _count_ranges(client, distributed, paths, pre, range_bytes,
-                                               fan_in, progress)
+                                               fan_in, progress, watch)
     except BPEError:
         raise          # the count's own errors (a file not found, not UTF-8 ...) as themselves
     except Exception as e:  # noqa: BLE001 - Dask's failures, told as one message

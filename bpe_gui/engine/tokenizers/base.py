@@ -23,7 +23,8 @@ from typing import Callable, Iterable, Iterator, Sequence
 from .. import checks
 from ..errors import EncodeError
 from .explain import Explanation, explain
-from .model import Piece, Playback, WordModel, clean_chunks, clean_text, clean_with_map, joined
+from .model import Piece, Playback, WordModel, clean_chunks, clean_text, clean_with_map, joined, \
+    word_text
 from ..text.pretokenize import Pretokenizer
 
 
@@ -210,8 +211,8 @@ class BaseTokenizer(ABC):
         word = clean_text(word)
         n = self.n_merges
         parts = [self.model.playback(p.text, word[p.start:p.end]) if p.special_id is None
-                 else Playback(p.text, (self.vocab.get(p.special_id, b""),), (p.special_id,),
-                               (), n)
+                 else Playback(word_text(p.text), (self.vocab.get(p.special_id, b""),),
+                               (p.special_id,), (), n)
                  for p in self.played_split(word)]
         return joined(word, parts, n)
 

@@ -45,7 +45,7 @@ from ..text.branch_words import char_name, limit_of
 from ..text.branches import Branch, BranchMatcher
 from ..display import visible_controls, visible_ws
 from ..text.presets import line_break_ends_words
-from .model import MergeApplied, Piece, Playback, WordModel
+from .model import MergeApplied, Piece, Playback, Word, WordModel
 from ..text.pretokenize import Pretokenizer
 
 
@@ -247,7 +247,7 @@ def explain(tok: Explainable, text: str) -> Explanation:
     spans = word_spans(tok.pre, matcher, text)
     where = {(s, e): n for n, (s, e, _) in enumerate(spans)}
     branches = list(matcher.branches)
-    plays: dict[str, Playback] = {}
+    plays: dict[Word, Playback] = {}
     words = []
     for piece in tok.split(text):
         s, e = piece.start, piece.end

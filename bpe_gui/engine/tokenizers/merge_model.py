@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from itertools import repeat
 
 from ..errors import BPEError, EncodeError
-from .model import WordModel
+from .model import Word, WordModel, word_text
 
 try:  # the hot loop of byte-level encoding, in C; the Python loop below is the fallback
     from . import _encode
@@ -108,12 +108,14 @@ class MergeModel(WordModel):
         got = self.ranks.get((left, right))
         return got if got is not None and got[0] < self.limit else None
 
-    def start(self, piece: str) -> list[int]:
+    def start(self, piece: Word) -> list[int]:
         if self.mode == "byte":
+            raw = piece if isinstance(piece, bytes) else piece.encode("utf-8")
             bid = self.byte_ids
             if bid is _IDENTITY:  # the usual layout: byte b has id b
-                return list(piece.encode("utf-8"))
-            return [bid[b] for b in piece.encode("utf-8")]
+                return list(raw)
+            return [bid[b] for b in raw]
+        piece = word_text(piece)
         core = piece.strip()
         ids = []
         for ch in core:
@@ -129,7 +131,7 @@ class MergeModel(WordModel):
                 ids.insert(0, self.eow)
         return ids
 
-    def merge(self, piece: str) -> tuple[int, ...]:
+    def merge(self, piece: Word) -> tuple[int, ...]:
         return self.merge_symbols(self.start(piece))
 
     def merge_symbols(self, ids: Sequence[int]) -> tuple[int, ...]:

@@ -26,9 +26,19 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import NamedTuple, Sequence
+from typing import NamedTuple, Sequence, Union
 
 from ..errors import EncodeError
+
+# What a model is given: a piece's text, or the bytes of a piece that are not UTF-8 (a
+# byte-level tokenizer.json whose Split, Digits or Punctuation step runs after ByteLevel
+# can cut inside a character: imported/hf_parts.model_word). The type tells them apart.
+Word = Union[str, bytes]
+
+
+def word_text(piece: Word) -> str:
+    """A piece as text: a bytes piece decoded, what is not UTF-8 as U+FFFD (as shown)."""
+    return piece if isinstance(piece, str) else piece.decode("utf-8", "replace")
 
 
 @dataclass(frozen=True)
@@ -80,7 +90,8 @@ class Piece(NamedTuple):
 
     start: int                 # character offsets in the text
     end: int
-    text: str                  # what the model gets (normalized, '▁' for spaces, ...)
+    text: Word                 # what the model gets (normalized, '▁' for spaces, ...;
+                               # bytes: a byte-level piece that is not UTF-8)
     special_id: int | None     # a special (or added) token: its id; None: model input
 
 
@@ -105,7 +116,7 @@ class WordModel(ABC):
     def n_merges(self) -> int: ...
 
     @abstractmethod
-    def start(self, piece: str) -> list[int]:
+    def start(self, piece: Word) -> list[int]:
         """The ids a piece starts from (before any merge)."""
 
     @abstractmethod
@@ -116,12 +127,12 @@ class WordModel(ABC):
     def rank(self, left: int, right: int) -> tuple[int, int] | None:
         """(rank, new id) of the merge of this pair, or None if it has none."""
 
-    def whole(self, piece: str) -> tuple[int, str] | None:
+    def whole(self, piece: Word) -> tuple[int, str] | None:
         """(id, why) when the piece becomes one token before any merge; None otherwise."""
         return None
 
     @abstractmethod
-    def merge(self, piece: str) -> tuple[int, ...]:
+    def merge(self, piece: Word) -> tuple[int, ...]:
         """The piece's token ids (what encoding gives)."""
 
     def merge_symbols(self, ids: Sequence[int]) -> tuple[int, ...]:
@@ -136,14 +147,16 @@ class WordModel(ABC):
             ids = _merged(ids, [k] if self.sequential else self._places(ids, k, r), new)
         return tuple(ids)
 
-    def playback(self, piece: str, word: str | None = None) -> Playback:
+    def playback(self, piece: Word, word: str | None = None) -> Playback:
         """The merges that turn ``piece`` into its tokens, in the order they apply.
         ``word``: the text shown for it (default: the piece itself)."""
-        piece = clean_text(piece)
+        if isinstance(piece, str):
+            piece = clean_text(piece)
         ids = list(self.start(piece))
         tok = self.token
         first_ids, first = tuple(ids), tuple(tok(i) for i in ids)
-        word = piece if word is None else word
+        if word is None:
+            word = word_text(piece)
         rule = self.whole(piece) if len(ids) > 1 else None
         if rule is not None:
             tid, why = rule

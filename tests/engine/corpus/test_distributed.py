@@ -189,6 +189,52 @@ def test_workers_that_keep_dying_are_one_line_and_leave_no_table(tmp_path, clust
     assert sorted(p.name for p in tmp_path.iterdir()) == ["c.txt"]
 
 
+# the count, in a child process (a count that hangs is ended by the timeout), giving up
+# after 1 s without workers instead of NO_WORKERS_S
+COUNT_CHILD = ("import sys\n"
+               "from bpe_gui.engine.corpus import distributed as d\n"
+               "d.NO_WORKERS_S = 1.0\n"
+               "from bpe_gui.cli import main\n"
+               "sys.exit(main(['count', 'c.txt', '--out', 't.tsv', '--dask', sys.argv[1], '-q']))\n")
+
+
+@pytest.mark.regression
+@pytest.mark.slow
+def test_workers_that_die_and_never_come_back_end_the_count(tmp_path):
+    """A count whose workers all died and none came back (no nanny restarts them, or it
+    failed to) waited in as_completed forever, with no word: now one line saying the
+    workers kept dying, exit 2, no table."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    here = Path(__file__).resolve()
+    # (the worker unpickles _patch_count_range from this module: its folder on the path)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(here.parents[3]), str(here.parent)]))
+    (tmp_path / "c.txt").write_text("text that no worker lives to count\n" * 20, "utf-8")
+    with distributed.LocalCluster(n_workers=0, processes=True, host="127.0.0.1",
+                                  dashboard_address=":0", silence_logs=50) as cluster, \
+            distributed.Client(cluster) as c:
+        # a worker without a nanny: when it dies, nothing starts it again
+        worker = subprocess.Popen(
+            [sys.executable, "-m", "distributed.cli.dask_worker", cluster.scheduler_address,
+             "--no-nanny", "--nthreads", "1", "--no-dashboard", "--host", "127.0.0.1"],
+            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            c.wait_for_workers(1, timeout=120)
+            c.run(_patch_count_range, True)   # the range it takes ends its process
+            p = subprocess.run([sys.executable, "-c", COUNT_CHILD, cluster.scheduler_address],
+                               cwd=tmp_path, env=env, capture_output=True, timeout=180)
+        finally:
+            worker.kill()
+            worker.wait()
+    lines = p.stderr.decode().strip().splitlines()
+    assert p.returncode == 2 and len(lines) == 1, p.stderr.decode()
+    assert lines[0].startswith("bpe-gui: error: Dask workers kept dying") and \
+        "no worker for 1 s" in lines[0]
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["c.txt"]
+
+
 def test_fsspec_urls_are_read_on_the_workers(tmp_path, client):
     """A file:// URL (what s3://, gs://... look like to the code): split, read with
     random access on the workers, counted as the local file is."""

@@ -246,6 +246,18 @@ def test_collapsed_classes_follow_the_categories():
     assert llama_cpp.collapse("\u088f") == llama_cpp.P_OTHER
 
 
+def test_a_texts_own_placeholder_characters_are_other():
+    """The placeholders are characters of plane 16's private use area (U+10FFF0..): the
+    text's own such characters, and the plane's noncharacters, are read as what they are
+    (other), never as the class a placeholder stands for."""
+    own = "".join(chr(c) for c in range(0x10FFF0, 0x110000))
+    assert llama_cpp.collapse(own + "a1") == llama_cpp.P_OTHER * len(own) + "a1"
+    step = llama_cpp.step_of(r"\p{L}+|\p{N}+|[^\p{L}\p{N}]+")
+    text = "x" + llama_cpp.P_LETTER + llama_cpp.P_NUMBER + "y"
+    ends = step.ends(text, llama_cpp.collapse(text))
+    assert [text[a:b] for a, b in zip([0, *ends], ends)] == ["x", text[1:3], "y"]
+
+
 @pytest.mark.parametrize("expr, text, pieces", [
     (r"\s?\p{L}+", "ab é 中x1", ["ab", " é", " 中x", "1"]),
     (r"[^a-z]+", "abCD中é", ["ab", "CD中é"]),             # a class with no \p{..}: wregex

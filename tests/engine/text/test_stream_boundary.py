@@ -104,7 +104,7 @@ def imported(tmp_path_factory, tokenizers):
     ("gpt2", "a\n\nb", 3),       # GPT-2 cuts "\n\n" before a letter in two, at the end not
     ("cl100k", "a\n b", 2),
     ("tekken", "a!\n/x 12345 it's", 3),   # tekken: o200k's '/', single digits, no suffix
-    # U+FFFF, the character word_model.MARK is, as a word of its own after the first chunk
+    # U+FFFF (a noncharacter: text like any other) as a word of its own after the first chunk
     ("cl100k", "\t'         \r\n\uffff", 1),
     ("o200k", "ab \uffff\uffffc", 2),
 ])

@@ -11,6 +11,11 @@ tests/engine/formats/test_gguf_tokenizer.py) and a tekken.json (mistral-common's
 Tekkenizer). Each kind's oracle is its own library: ``tiktoken.Encoding`` over the same
 ranks, or the ``tokenizers.Tokenizer`` that wrote the file (for trained tokenizers,
 tiktoken over their ranks: merges learned in order are tiktoken's rank rule).
+
+Patterns the native scanner does not run go through the pipeline's Python words (issue
+58): tokenizers trained with the ``whitespace`` and ``cjk`` presets and with a custom
+pattern, exported as tokenizer.json and .tiktoken and loaded back, and a tokenizer.json
+whose Punctuation step runs after ByteLevel (pieces cut inside a character's bytes).
 """
 from __future__ import annotations
 
@@ -155,7 +160,50 @@ def build(name: str, d: Path, monkeypatch) -> Kind:
                                                     special_tokens=specials))
     if name in ("spm-bpe", "spm-nfkc"):
         return spm_kind(name, d)
-    raise AssertionError(name)
+    if name == "hf-after-bytelevel":
+        return after_byte_level_kind(d)
+    if name.startswith("trained-"):   # trained-whitespace ...
+        tok = trained(PRESET_KINDS[name.split("-", 1)[1]]).tokenizer()
+        return tt_kind(name, tok, tiktoken_of(tok))
+    return exported_kind(name, PRESET_KINDS[name.split("-", 1)[1]], d)
+
+
+# presets and a custom pattern the native scanner does not run (Python's regex runs them)
+PRESET_KINDS = {"whitespace": "whitespace", "cjk": "cjk",
+                "custom": r"\p{L}+|\p{N}|[^\p{L}\p{N}\s]+|\s+"}
+
+
+def exported_kind(name: str, pattern: str, d: Path) -> Kind:
+    """A tokenizer trained with ``pattern``, exported (tokenizer.json or .tiktoken) and
+    loaded back; the library that reads the file is the oracle."""
+    tok = trained(pattern).tokenizer()
+    if name.startswith("hf-"):
+        export_tokenizer(tok, d, "hf")
+        return hf_kind(name, load_tokenizer(d / "tokenizer.json"),
+                       tokenizers.Tokenizer.from_file(str(d / "tokenizer.json")))
+    export_tokenizer(tok, d, "tiktoken")
+    loaded = load_tokenizer(d / "tokenizer.tiktoken")
+    ranks = tiktoken_load.load_tiktoken_bpe(str(d / "tokenizer.tiktoken"))
+    return tt_kind(name, loaded, tiktoken.Encoding("p", pat_str=loaded.pattern,
+                                                   mergeable_ranks=ranks,
+                                                   special_tokens=loaded.special_ids))
+
+
+def after_byte_level_kind(d: Path) -> Kind:
+    """A tokenizer.json whose Punctuation step runs after ByteLevel: it sees one GPT-2
+    alphabet character per byte, so it cuts inside characters ('·' is byte 0xB7, the middle
+    byte of U+FDD0's UTF-8), and the model gets pieces that are not UTF-8."""
+    from tokenizers import decoders, models, pre_tokenizers, trainers
+    hf = tokenizers.Tokenizer(models.BPE())
+    hf.pre_tokenizer = pre_tokenizers.Sequence([
+        pre_tokenizers.ByteLevel(add_prefix_space=False),
+        pre_tokenizers.Punctuation()])
+    hf.decoder = decoders.ByteLevel()
+    hf.train_from_iterator([CORPUS], trainers.BpeTrainer(
+        vocab_size=600, special_tokens=[EOT], show_progress=False,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+    hf.save(str(d / "tokenizer.json"))
+    return hf_kind("hf-after-bytelevel", load_tokenizer(d / "tokenizer.json"), hf)
 
 
 def spm_kind(name: str, d: Path) -> Kind:
@@ -276,7 +324,9 @@ def clip_kind(d: Path) -> Kind:
 
 KINDS = ["trained", "at-step", "gpt2-ours", "gpt2-tokenizers", "hf-bytelevel",
          "hf-metaspace", "tiktoken-ours", "tiktoken-built", "known", "spm-bpe", "spm-nfkc",
-         "gguf", "tekken", "clip"]
+         "gguf", "tekken", "clip", "trained-whitespace", "hf-whitespace",
+         "tiktoken-whitespace", "hf-cjk", "tiktoken-cjk", "trained-custom", "hf-custom",
+         "tiktoken-custom", "hf-after-bytelevel"]
 # kinds whose decode is not the text back: Metaspace's decoder drops the first space,
 # sentencepiece's normalizer changes text (NFKC, extra spaces, <unk>), CLIP lowercases and
 # drops whitespace
@@ -429,6 +479,71 @@ def test_lone_surrogates_encode_as_tiktoken(kind, text):
     assert kind.tok.explain(text).ids == ids
     assert kind.tok.playback(text).final_ids == tuple(kind.tok.encode(clean)) or \
         len(kind.tok.split(clean)) != 1
+
+
+# ----- noncharacters ------------------------------------------------------------------------------
+# Unicode's 66 noncharacters: U+FDD0..U+FDEF and the last two code points of every plane.
+# Valid text (UTF-8 holds them; tiktoken and tokenizers encode them as any other
+# character), and never a flag inside the engine: word_model flagged a GPT-2-alphabet
+# word with U+FFFF, so a text's own U+FFFF was dropped or crashed (issue 58).
+NONCHARACTERS = [chr(c) for c in range(0xFDD0, 0xFDF0)] + \
+    [chr(p << 16 | e) for p in range(17) for e in (0xFFFE, 0xFFFF)]
+NONCHARACTER_TEXTS = {
+    "ffff": "\uffff", "ffff-x2": "\uffff\uffff", "ffff-x": "\uffffx",
+    "fffe": "\ufffe", "fffe-x3": "\ufffe" * 3, "fdd0": "\ufdd0", "fdef-x2": "\ufdef\ufdef",
+    "plane1": "\U0001fffe\U0001ffff", "plane16": "\U0010ffff", "plane16-x3": "\U0010fffe" * 3,
+    "in-words": "hello \uffffworld \ufffe\ufffe it's\ufdd0 12\U0010ffff3 你\uffff好",
+    "around-special": f"\uffff{EOT}\uffff {EOT}\ufffe",
+    "spaces": "  \uffff  \n\uffff\t\ufdd0 ",
+    "every-one": " ".join(NONCHARACTERS) + "".join(NONCHARACTERS),
+    # NUL, which train/inherited.py joins words with (only when no word holds one)
+    "nul": "a\x00b \x00\x00\uffff\x00",
+}
+
+
+@pytest.mark.regression
+@pytest.mark.parametrize("text", list(NONCHARACTER_TEXTS.values()), ids=list(NONCHARACTER_TEXTS))
+def test_noncharacters_encode_as_its_library(kind, text):
+    """U+FFFF and the other noncharacters are text like any other, for every kind: the
+    ids of its own library through encode, encode_batch, encode_iterable and offsets,
+    and decode gives them back (a reloaded whitespace/cjk/custom-pattern tokenizer.json or
+    .tiktoken dropped U+FFFF or raised KeyError: word_model's in-band mark)."""
+    ids = kind.tok.encode(text)
+    assert ids == kind.oracle(text)
+    assert kind.tok.encode_batch([text, "x" + text, text], threads=2) == \
+        [ids, kind.tok.encode("x" + text), ids]
+    for size in (1, 3, 1 << 16):
+        chunks = [text[i:i + 2] for i in range(0, len(text), 2)]
+        assert list(kind.tok.encode_iterable(chunks, chunk_chars=size)) == ids
+    enc = kind.tok.encode_with_offsets(text)
+    assert enc.ids == ids
+    covered = {i for s, e in enc.offsets for i in range(s, e)}
+    if kind.name not in ("spm-nfkc", "clip"):   # (their normalizers may drop characters)
+        assert all(i in covered for i, c in enumerate(text) if c in NONCHARACTERS)
+    assert kind.tok.decode(ids) == kind.decode(ids)
+    if kind.name not in NOT_ROUND_TRIP:
+        assert kind.tok.decode(ids) == text
+    assert kind.tok.explain(text).ids == ids
+    assert list(kind.tok.playback(text).final_ids) == ids
+
+
+@pytest.mark.regression
+@pytest.mark.parametrize("name", ["hf-after-bytelevel", "hf-custom", "tiktoken-whitespace"])
+def test_noncharacters_without_the_c_model(name, tmp_path, monkeypatch):
+    """The pure-Python stand-in of the C model (installs without a compiler) takes words as
+    the C model does, a text's U+FFFF and byte-level pieces that are not UTF-8 alike."""
+    import sys
+    kind = build(name, tmp_path, monkeypatch)
+    path = next(p for p in tmp_path.iterdir() if p.name in ("tokenizer.json", "tokenizer.tiktoken"))
+    monkeypatch.setitem(sys.modules, "bpe_gui.engine.tokenizers.imported._pipeline", None)
+    slow = load_tokenizer(path)
+    assert type(slow.pipeline.model.native).__module__.endswith("pymodel")
+    for text in NONCHARACTER_TEXTS.values():
+        ids = slow.encode(text)
+        assert ids == kind.oracle(text)
+        assert slow.encode_with_offsets(text).ids == ids
+        assert slow.decode(ids) == text
+        assert list(slow.playback(text).final_ids) == ids
 
 
 # ----- long repetitive words ------------------------------------------------------------------------

@@ -2,12 +2,15 @@
  * cached_words.h -- the word loop behind encode_words() of _encode.Merger and
  * _pipeline.Model: the ids of each word of a list, from a dict cache or from the
  * extension's own tokenizer (then stored in the cache, which is cleared when it holds
- * cache_limit entries), all in one list. Include it after Python.h.
+ * cache_limit entries), all in one list. A word is a str (its UTF-8 is merged) or bytes
+ * (merged as they are: a byte-level piece cut inside a character). The kind of object is
+ * the only flag, so no character of a str means anything but itself, and a str and a
+ * bytes word never share a cache entry (they are never equal). Include it after Python.h.
  */
 #ifndef BPE_CACHED_WORDS_H
 #define BPE_CACHED_WORDS_H
 
-/* A new tuple of the ids of one word (its UTF-8 bytes); NULL with an exception set. */
+/* A new tuple of the ids of one word (its bytes); NULL with an exception set. */
 typedef PyObject *(*word_ids_fn)(void *ctx, const char *utf8, Py_ssize_t len);
 
 static PyObject *encode_words_cached(PyObject *words, PyObject *cache,
@@ -29,7 +32,13 @@ static PyObject *encode_words_cached(PyObject *words, PyObject *cache,
             if (PyErr_Occurred())
                 goto fail;
             Py_ssize_t len;
-            const char *utf8 = PyUnicode_AsUTF8AndSize(w, &len);
+            const char *utf8;
+            if (PyBytes_Check(w)) {
+                utf8 = PyBytes_AS_STRING(w);
+                len = PyBytes_GET_SIZE(w);
+            } else {
+                utf8 = PyUnicode_AsUTF8AndSize(w, &len);
+            }
             if (!utf8)
                 goto fail;
             ids = ids_of(ctx, utf8, len);

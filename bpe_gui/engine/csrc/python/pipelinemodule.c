@@ -16,8 +16,9 @@
  *       the Metaspace replacement character as a space
  *   m.id_of(key: bytes) -> int (-1 if absent);  m.key(id) -> bytes | None
  *   m.key_text(id) -> str | None;  m.text_id(key: str) -> int   (keys as the file spells them)
- *   m.tokenize(word: str) -> (ids, starts, ends)   byte offsets within the word's UTF-8
- *   m.encode_words(words: list[str], cache: dict, cache_limit: int) -> list[int]
+ *   m.tokenize(word: str | bytes) -> (ids, starts, ends)   byte offsets within the word's
+ *       UTF-8 (a bytes word: within its bytes, merged as they are)
+ *   m.encode_words(words: list[str | bytes], cache: dict, cache_limit: int) -> list[int]
  *   m.n_ids, m.n_tokens (ids that have a token), m.n_merges;  m.merge(k) -> (left, right, new)
  *   m.rebuild() -> list of ids no merge of two lower ranks makes (TIKTOKEN: the merge
  *       list is derived on demand, only for the vocabulary browser and exports)
@@ -754,11 +755,22 @@ static PyObject *spm_tuple(const SpmOut *o, int spans);
 
 #define TOKENIZE_KEEP ((size_t)1 << 16) /* symbols whose arrays tokenize keeps */
 
+/* tokenize(word): a str (its UTF-8) or bytes (as they are: see cached_words.h) */
 static PyObject *Model_tokenize(Model *self, PyObject *args) {
     PyObject *word;
-    if (!PyArg_ParseTuple(args, "U", &word)) return NULL;
+    if (!PyArg_ParseTuple(args, "O", &word)) return NULL;
     Py_ssize_t len;
-    const char *w = PyUnicode_AsUTF8AndSize(word, &len);
+    const char *w;
+    if (PyBytes_Check(word)) {
+        w = PyBytes_AS_STRING(word);
+        len = PyBytes_GET_SIZE(word);
+    } else if (PyUnicode_Check(word)) {
+        w = PyUnicode_AsUTF8AndSize(word, &len);
+    } else {
+        PyErr_Format(PyExc_TypeError, "tokenize() takes a str or bytes, not %.80s",
+                     Py_TYPE(word)->tp_name);
+        return NULL;
+    }
     if (!w) return NULL;
     if (self->pm.kind == KIND_SPM) {
         SpmOut o = {0};
@@ -1484,7 +1496,7 @@ static PyMethodDef Model_methods[] = {
     {"id_of", (PyCFunction)Model_id_of, METH_VARARGS, "id_of(key: bytes) -> id or -1"},
     {"key", (PyCFunction)Model_key, METH_VARARGS, "key(id) -> bytes or None"},
     {"tokenize", (PyCFunction)Model_tokenize, METH_VARARGS,
-     "tokenize(word) -> (ids, starts, ends) in bytes of the word's UTF-8"},
+     "tokenize(word: str | bytes) -> (ids, starts, ends) in bytes of the word's UTF-8"},
     {"encode_words", (PyCFunction)Model_encode_words, METH_VARARGS,
      "encode_words(words, cache, cache_limit) -> list of ids"},
     {"merge", (PyCFunction)Model_merge, METH_VARARGS, "merge(k) -> (left, right, new id)"},

@@ -98,10 +98,13 @@ class Model:
     def key(self, id: int, /) -> bytes | None: ...
     def key_text(self, id: int, /) -> str | None: ...
     def text_id(self, key: str, /) -> int: ...
-    def tokenize(self, word: str, /) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
-        """(ids, starts, ends), offsets in bytes of the word's UTF-8."""
-    def encode_words(self, words: list[str], cache: dict[str, tuple[int, ...]],
-                     cache_limit: int, /) -> list[int]: ...
+    def tokenize(self, word: str | bytes, /) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+        """(ids, starts, ends), offsets in bytes of the word's UTF-8 (bytes: merged as
+        they are, offsets in them)."""
+    def encode_words(self, words: list[str] | list[bytes] | list[str | bytes],
+                     cache: dict[str, tuple[int, ...]] | dict[str | bytes, tuple[int, ...]],
+                     cache_limit: int, /) -> list[int]:
+        """The ids of the words one after another (a bytes word merged as its bytes are)."""
     def merge(self, k: int, /) -> tuple[int, int, int]:
         """(left id, right id, new id) of merge k."""
     def merge_table(self) -> object:

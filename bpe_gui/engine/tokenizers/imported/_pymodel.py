@@ -183,17 +183,19 @@ class Model:
         return self.merges[k]
 
     # ----- encoding ---------------------------------------------------------------------
-    def tokenize(self, word: str):
-        w = word.encode("utf-8")
+    def tokenize(self, word: str | bytes):
+        """A str word by its UTF-8; bytes as they are (as the C model)."""
+        w = word if isinstance(word, bytes) else word.encode("utf-8")
         syms = self._tokens(w)
         return (tuple(s[0] for s in syms), tuple(s[1] for s in syms), tuple(s[2] for s in syms))
 
-    def encode_words(self, words: list[str], cache: dict, cache_limit: int) -> list[int]:
+    def encode_words(self, words: list, cache: dict, cache_limit: int) -> list[int]:
         out: list[int] = []
         for word in words:
             ids = cache.get(word)
             if ids is None:
-                ids = tuple(s[0] for s in self._tokens(word.encode("utf-8")))
+                w = word if isinstance(word, bytes) else word.encode("utf-8")
+                ids = tuple(s[0] for s in self._tokens(w))
                 if len(cache) >= cache_limit:
                     cache.clear()
                 cache[word] = ids
@@ -223,9 +225,10 @@ class Model:
             return syms
         unk = None
         i = 0
-        for ch in w.decode("utf-8"):
-            c = ch.encode("utf-8")
-            j = i + len(c)
+        while i < len(w):   # characters by their first byte, as C (bytes words need not be UTF-8)
+            b = w[i]
+            j = min(len(w), i + (1 if b < 0x80 else 2 if b < 0xE0 else 3 if b < 0xF0 else 4))
+            c = w[i:j]
             if self.eow and j == len(w):   # the last character with the suffix
                 c += self.eow
             t = self.keys.get(c, -1)

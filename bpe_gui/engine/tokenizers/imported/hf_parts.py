@@ -28,7 +28,7 @@ from typing import Any, Callable
 
 import regex
 
-from ...display import bytes_to_unicode, gpt2_text, unicode_to_bytes
+from ...display import gpt2_text, unicode_to_bytes
 from ...text.dialects import DialectError, file_pattern, pinned, translate
 from ...text.graphemes import grapheme_classes
 from ...text.normal_forms import is_normalized
@@ -38,7 +38,8 @@ from ...text.scanner import native_scanner
 from ...text.unicode_versions import TOKENIZERS, Classes
 from .normalized import Form, NStr, form_alignment
 from .file_patterns import FilePattern, onig_spans
-from .word_model import MARK, charsmap_module
+from ..model import Word
+from .word_model import charsmap_module
 
 Pieces = list[NStr]
 # The regex ByteLevel(use_regex=True) splits with (GPT-2's, as tokenizers writes it).
@@ -411,26 +412,15 @@ def to_alphabet(p: NStr) -> NStr:
     return NStr(alpha, align)
 
 
-def text_word(text: str) -> str:
-    """What the model encodes for a piece of plain text (no GPT-2 alphabet): the text, or
-    MARK + its bytes in the alphabet when it starts with MARK itself (U+FFFF), which would
-    otherwise read as the mark."""
-    if text[:1] != MARK:
-        return text
-    table = bytes_to_unicode()
-    return MARK + "".join(table[b] for b in text.encode("utf-8", "surrogatepass"))
-
-
-def model_word(alpha: str) -> str:
-    """What the model encodes for a piece in GPT-2's alphabet: its text, when its bytes
-    are UTF-8 (and it does not start with MARK); else MARK + the alphabet text."""
+def model_word(alpha: str) -> Word:
+    """What the model encodes for a piece in GPT-2's alphabet: its text when its bytes are
+    UTF-8, else the bytes themselves (the type says which: no character is a flag)."""
     table = unicode_to_bytes()
     raw = bytes(table[c] for c in alpha)
     try:
-        word = raw.decode("utf-8")
+        return raw.decode("utf-8")
     except UnicodeDecodeError:
-        return MARK + alpha
-    return MARK + alpha if word[:1] == MARK else word
+        return raw
 
 
 def _after_byte_level(split):
@@ -524,7 +514,7 @@ class PreTokenizer:
             return None   # gaps between matches are pieces too: the steps place them
         return [w for w in words if w]
 
-    def words_text(self, text: str, at_start: bool) -> list[str]:
+    def words_text(self, text: str, at_start: bool) -> list[str] | list[Word]:
         """The pieces' texts of a plain ``str`` (ids only): from the tiling regex, from
         Metaspace's rule on the string, else the steps on a piece without a table.
         ``at_start``: the text begins at the original text's first character."""
@@ -545,10 +535,10 @@ class PreTokenizer:
             words = [text]   # every step has a plain-string form: no piece objects
             for step in self.steps:
                 words = step.plain(words)   # type: ignore[attr-defined]
-        if words is None:
-            words = [model_word(p.text) if self.alphabet else p.text
-                     for p in self([NStr.of(text, 0 if at_start else 1)])]
-        return words
+        if words is not None:
+            return words
+        return [model_word(p.text) if self.alphabet else p.text
+                for p in self([NStr.of(text, 0 if at_start else 1)])]
 
     def __call__(self, pieces: Pieces) -> Pieces:
         for step in self.steps:

@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ...errors import FormatError
+from ..model import Word
 from ...text.presets import KIND_PATTERNS
 from .decoders import decoder
 from .hf_parts import pre_tokenizer
@@ -254,14 +255,14 @@ class NewlineRunModel(PipelineModel):
         super().__init__(*a, **kw)
         self.runs = runs   # "\n" * k -> id, for the k that are tokens
 
-    def _run(self, w: str) -> int | None:
-        return self.runs.get(w) if w[:1] == "\n" else None
+    def _run(self, w: Word) -> int | None:
+        return self.runs.get(w) if isinstance(w, str) and w[:1] == "\n" else None
 
-    def encode_words(self, words: list[str], cache: dict, cache_limit: int) -> list[int]:
+    def encode_words(self, words: list[str] | list[Word], cache: dict, cache_limit: int) -> list[int]:
         if not any(w in self.runs for w in words):
             return super().encode_words(words, cache, cache_limit)
         out: list[int] = []
-        run: list[str] = []
+        run: list[Word] = []
         for w in words:
             t = self._run(w)
             if t is None:
@@ -279,10 +280,10 @@ class NewlineRunModel(PipelineModel):
         t = self._run(word)
         return [t] if t is not None else super().encode_cut(word)
 
-    def tokenize(self, piece: str):
+    def tokenize(self, piece: Word):
         t = self._run(piece)
         if t is not None:
-            return (t,), (0,), (len(piece.encode("utf-8")),)
+            return (t,), (0,), (len(piece),)   # (newlines: one byte each)
         return super().tokenize(piece)
 
 

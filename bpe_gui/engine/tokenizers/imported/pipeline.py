@@ -24,7 +24,8 @@ from ...text.scanner import native_scanner
 from ...text.boundaries import stream_boundary
 from .lazy import Later, Lazy
 from .normalized import NStr
-from .hf_parts import PreTokenizer, model_word, text_word
+from ..model import Word
+from .hf_parts import PreTokenizer, model_word
 
 try:  # whole texts of a native-preset pattern: scanned and merged in C, without the GIL
     from .. import _encode
@@ -239,7 +240,7 @@ class Pipeline:
     # ----- encoding -------------------------------------------------------------------
     def encode(self, text: str) -> list[int]:
         out: list[int] = []
-        words: list[str] = []
+        words: list[Word] = []
         enc = self.model.encode_words
         if self._encoder is not None and (self._whole or self._whole_if):
             try:
@@ -265,7 +266,7 @@ class Pipeline:
         alpha = self.pre is not None and self.pre.alphabet
         for piece, tid in self.pieces(text):
             if tid is None:
-                words.append(model_word(piece.text) if alpha else text_word(piece.text))
+                words.append(model_word(piece.text) if alpha else piece.text)
                 continue
             if words:
                 out += enc(words, self._cache, CACHE_LIMIT)
@@ -294,10 +295,11 @@ class Pipeline:
         """encode cuts text without offsets (:meth:`plain_words` gives its words)."""
         return self._plain
 
-    def plain_words(self, text: str) -> Iterator[tuple[list[str], int | None]]:
+    def plain_words(self, text: str) -> Iterator[tuple[list[str] | list[Word], int | None]]:
         """(the words the model gets, None) for each stretch of text and ([], id) for each
         added token, as encode without offsets cuts ``text`` (only when :attr:`plain`):
-        pieces counted without offsets (analysis.dead_weight)."""
+        pieces counted without offsets (analysis.dead_weight). A word is bytes where a
+        byte-level piece is not UTF-8 (model.Word)."""
         pre = self.pre
         assert pre is not None and self._plain
         for piece, tid, at0 in self._plain_parts(text):
@@ -329,19 +331,20 @@ class Pipeline:
                 out = got
         return out
 
-    def _encode_words(self, words: list[str]) -> list[int]:
+    def _encode_words(self, words: list[str] | list[Word]) -> list[int]:
         """The ids of words; a very long one (a Metaspace file that does not split: the
         whole text) cut where no merge crosses and merged by segments, in C."""
         enc = self.model.encode_words
         if self._cut is False or not any(len(w) > LONG_WORD for w in words):
             return enc(words, self._cache, CACHE_LIMIT)
         out: list[int] = []
-        run: list[str] = []
-        for w in words:
-            got = self.model.encode_cut(w) if len(w) > LONG_WORD else None
+        run: list[Word] = []
+        for w in words:   # (a bytes word, a byte-level piece, is merged whole)
+            long = isinstance(w, str) and len(w) > LONG_WORD
+            got = self.model.encode_cut(w) if long else None
             if got is None:
                 run.append(w)
-                if len(w) > LONG_WORD:
+                if long:
                     self._cut = False   # this model cannot be cut
                 continue
             if run:
@@ -474,7 +477,7 @@ class Pipeline:
         hit = self._ocache.get(word)
         if hit is None:
             alpha = self.pre is not None and self.pre.alphabet
-            ids, starts, ends = self.model.tokenize(model_word(word) if alpha else text_word(word))
+            ids, starts, ends = self.model.tokenize(model_word(word) if alpha else word)
             if word.isascii() or alpha:
                 spans = tuple(zip(starts, ends))
             else:
@@ -541,9 +544,9 @@ class Pipeline:
         return self.pieces(text)
 
     # ----- decoding -------------------------------------------------------------------
-    def model_word(self, text: str) -> str:
+    def model_word(self, text: str) -> Word:
         """What the model encodes for a piece's text (see hf_parts.model_word)."""
-        return model_word(text) if self.pre is not None and self.pre.alphabet else text_word(text)
+        return model_word(text) if self.pre is not None and self.pre.alphabet else text
 
     def decode(self, ids: Iterable[int]) -> str:
         if self._decode is None or self.key_of is None:

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
 from ..base import Encoding
-from ..model import MergeApplied, Playback, clean_text
+from ..model import MergeApplied, Playback, Word, clean_text, word_text
 from .imported_tokenizer import LazyMerges, PipelineTokenizer
 from .lazy import Later, Lazy
 from .normalized import NStr
@@ -167,7 +167,8 @@ class SpmModel(PipelineModel):
         """False when UNUSED pieces are split back after merging (see WordModel)."""
         return not self._py().has_unused
 
-    def start(self, piece: str) -> list[int]:
+    def start(self, piece: Word) -> list[int]:
+        piece = word_text(piece)   # (a SentencePiece model is given text only)
         py = self._py()
         return [py.table.get(piece[s:e], self.unk_id) for s, e, _ in py.symbols(piece)]
 
@@ -179,14 +180,14 @@ class SpmModel(PipelineModel):
         p = py.candidate(a + b)
         return None if p < 0 else (py.srank[p], p)
 
-    def whole(self, piece: str) -> tuple[int, str] | None:
+    def whole(self, piece: Word) -> tuple[int, str] | None:
         return None
 
-    def merge(self, piece: str) -> tuple[int, ...]:
-        return tuple(self.native.tokenize(piece)[0])
+    def merge(self, piece: Word) -> tuple[int, ...]:
+        return tuple(self.native.tokenize(word_text(piece))[0])
 
-    def playback(self, piece: str, word: str | None = None) -> Playback:
-        piece = clean_text(piece)
+    def playback(self, piece: Word, word: str | None = None) -> Playback:
+        piece = clean_text(word_text(piece))
         py = self._py()
         word = piece if word is None else word
         spans = [(s, e) for s, e, _ in py.symbols(piece)]

@@ -12,17 +12,15 @@ place the pipeline calls it once loaded. Two rules, as their libraries run them:
   a token is taken whole first.
 
 Both merge one place at a time, the leftmost lowest-rank pair (``sequential``).
+
+Words come as ``str`` (merged by their UTF-8) or, for a byte-level piece cut inside a
+character (``hf_parts.model_word``), as ``bytes`` (merged as they are): the kind of
+object is the flag, never a character, so every character of a text means itself.
 """
 from __future__ import annotations
 
-import heapq
-
-from ...display import unicode_to_bytes
-from ..model import WordModel
+from ..model import Word, WordModel
 from .lazy import Later, Lazy
-
-# starts a model word given as GPT-2 alphabet text (bytes that are not UTF-8; hf_parts)
-MARK = "\uffff"
 
 TIKTOKEN_WHOLE = ("The whole piece is a token of the vocabulary, so it becomes that one "
                   "token without any merge (tiktoken's rule).")
@@ -62,15 +60,8 @@ class PipelineModel(WordModel):
             self._derived = True
 
     # ----- the C model's calls ---------------------------------------------------------
-    def encode_words(self, words: list[str], cache: dict, cache_limit: int) -> list[int]:
-        # (MARK nowhere in the words, the common case, is one C search of their text)
-        if MARK not in "".join(words) or not any(w[:1] == MARK for w in words):
-            return self.native.encode_words(words, cache, cache_limit)
-        out: list[int] = []
-        for w in words:   # bytes that are not UTF-8 (hf_parts.model_word): merged here
-            out += self.tokenize(w)[0] if w[:1] == MARK else \
-                self.native.encode_words([w], cache, cache_limit)
-        return out
+    def encode_words(self, words: list[str] | list[Word], cache: dict, cache_limit: int) -> list[int]:
+        return self.native.encode_words(words, cache, cache_limit)
 
     def encode_cut(self, word: str) -> list[int] | None:
         """A long word's ids merged by segments where no merge crosses (tokenizer.json
@@ -78,60 +69,12 @@ class PipelineModel(WordModel):
         cut = getattr(self.native, "encode_cut", None)   # not in the pure-Python stand-in
         return cut(word) if cut is not None else None
 
-    def tokenize(self, piece: str) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
-        """(ids, starts, ends): byte offsets in the piece's UTF-8 (a MARK word: in its
-        bytes)."""
-        if piece[:1] == MARK:
-            return self._merge_bytes(_raw(piece))
+    def tokenize(self, piece: Word) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+        """(ids, starts, ends): byte offsets in the piece's UTF-8 (bytes: in them)."""
         return self.native.tokenize(piece)
 
-    def merge(self, piece: str) -> tuple[int, ...]:
+    def merge(self, piece: Word) -> tuple[int, ...]:
         return tuple(self.tokenize(piece)[0])
-
-    def _merge_bytes(self, raw: bytes):
-        """A byte-level word that is not UTF-8, merged as the C model merges: the
-        leftmost lowest-rank pair first (a heap over a linked list)."""
-        if not raw:
-            return (), (), ()
-        whole = self.native.id_of(raw) if self.ignore_merges else -1
-        if whole >= 0:
-            return (whole,), (0,), (len(raw),)
-        syms: list = []
-        for i, b in enumerate(raw):
-            t = self.native.id_of(bytes([b]))
-            if t >= 0:
-                syms.append([t, i, i + 1])
-            elif self.unk_id >= 0:
-                syms.append([self.unk_id, i, i + 1])
-        n = len(syms)
-        nxt, prv = list(range(1, n)) + [-1], list(range(-1, n - 1))
-        rank = self.rank
-        heap = []
-        for i in range(n - 1):
-            got = rank(syms[i][0], syms[i + 1][0])
-            if got is not None:
-                heap.append((got[0], i, got[1], syms[i][0], syms[i + 1][0]))
-        heapq.heapify(heap)
-        alive = [True] * n
-        while heap:
-            r, i, new, a, b = heapq.heappop(heap)
-            j = nxt[i]
-            if not alive[i] or j < 0 or syms[i][0] != a or syms[j][0] != b:
-                continue   # stale: merged away, or its pair changed since
-            syms[i] = [new, syms[i][1], syms[j][2]]
-            alive[j] = False
-            nxt[i] = nxt[j]
-            if nxt[j] >= 0:
-                prv[nxt[j]] = i
-            for x in (prv[i], i):
-                y = nxt[x] if x >= 0 else -1
-                if x >= 0 and y >= 0:
-                    got = rank(syms[x][0], syms[y][0])
-                    if got is not None:
-                        heapq.heappush(heap, (got[0], x, got[1], syms[x][0], syms[y][0]))
-        kept = [s for k, s in enumerate(syms) if alive[k]]
-        return (tuple(s[0] for s in kept), tuple(s[1] for s in kept),
-                tuple(s[2] for s in kept))
 
     def merge_at(self, k: int) -> tuple[int, int, int]:
         """(left id, right id, new id) of merge k."""
@@ -147,8 +90,8 @@ class PipelineModel(WordModel):
         t = self.vocab.get(i)
         return t if t is not None else (self.native.key(i) or b"")
 
-    def start(self, piece: str) -> list[int]:
-        w = _raw(piece) if piece[:1] == MARK else piece.encode("utf-8")
+    def start(self, piece: Word) -> list[int]:
+        w = piece if isinstance(piece, bytes) else piece.encode("utf-8")
         ids: list[int] = []
         id_of = self.native.id_of
         eow = self.end_of_word
@@ -156,8 +99,9 @@ class PipelineModel(WordModel):
             for k, b in enumerate(w):
                 self._put(ids, id_of(bytes([b]) + (eow if k == len(w) - 1 else b"")))
             return ids
-        for k, ch in enumerate(piece):
-            c = ch.encode("utf-8") + (eow if k == len(piece) - 1 else b"")
+        chars = _chars(w)
+        for k, ch in enumerate(chars):
+            c = ch + (eow if k == len(chars) - 1 else b"")
             t = id_of(c)
             if t >= 0:
                 ids.append(t)
@@ -190,19 +134,25 @@ class PipelineModel(WordModel):
             self._pairs = pairs
         return self._pairs.get((left, right))
 
-    def whole(self, piece: str) -> tuple[int, str] | None:
+    def whole(self, piece: Word) -> tuple[int, str] | None:
         if self.kind != "tiktoken" and not self.ignore_merges:
             return None
-        t = self.native.id_of(_raw(piece) if piece[:1] == MARK else piece.encode("utf-8"))
+        t = self.native.id_of(piece if isinstance(piece, bytes) else piece.encode("utf-8"))
         if t < 0:
             return None
         return t, TIKTOKEN_WHOLE if self.kind == "tiktoken" else IGNORE_MERGES
 
 
-def _raw(word: str) -> bytes:
-    """The bytes of a MARK word (MARK + GPT-2 alphabet text)."""
-    table = unicode_to_bytes()
-    return bytes(table[c] for c in word[1:])
+def _chars(w: bytes) -> list[bytes]:
+    """A word's characters, each by the length its first byte gives (as the C model reads
+    them: a bytes word need not be UTF-8)."""
+    out, i = [], 0
+    while i < len(w):
+        b = w[i]
+        j = i + (1 if b < 0x80 else 2 if b < 0xE0 else 3 if b < 0xF0 else 4)
+        out.append(w[i:j])
+        i = j
+    return out
 
 
 def model_class():
