@@ -212,6 +212,7 @@ class Lab:
         table = self.table_of(v)
         if table is None:
             return None
+        run: Run | None
         if v.rules is None:
             key = None if v.cut == "" else f"{v.cut}:{v.settings!r}"
             run = self.engine_run(key, cause, label, v.settings,

@@ -253,8 +253,8 @@ def _follow(lab: Lab, run: Run) -> tuple[tuple[Difference, ...], Run]:
                  n_tied=state.n_tied, words=words, zero=zero, lead=lead) -> Difference:
             return Difference(k, t_pair, o_pair, t_count, o_count, cause,
                               lead + sentences.lower_first(sentence),
-                              r.label if r is not None else "", reach, n_tied, *words,
-                              zero_why=zero)
+                              r.label if r is not None else "", reach, n_tied,
+                              their_words=words[0], our_words=words[1], zero_why=zero)
         _, nxt = try_causes(lab, k, theirs, tied, likely(t_pair, o_pair, tied, v.settings),
                             None, base=v)
         if nxt is None or nxt.reach(theirs) <= done:

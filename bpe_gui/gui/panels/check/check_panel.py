@@ -187,10 +187,13 @@ class CheckPanel(QWidget):
         screen (under 650 px), only its first row."""
         sizes = self.split.sizes()
         total = sum(sizes)
-        full = self.form_scroll.widget().sizeHint().height() + 2
+        form, lower = self.form_scroll.widget(), self.split.widget(1)
+        if form is None or lower is None:
+            return
+        full = form.sizeHint().height() + 2
         room = total - full
         want = self.form_scroll.minimumHeight() if findings and self.height() < 650 or \
-            room < self.split.widget(1).minimumSizeHint().height() else full
+            room < lower.minimumSizeHint().height() else full
         self.split.setSizes([want, max(0, total - want)])
 
     # ----- picking files ------------------------------------------------------------------

@@ -269,6 +269,8 @@ class MergesView(QWidget):
         if total <= 0:
             return
         info = self.info_scroll.widget()
+        if info is None:
+            return
         need = info.heightForWidth(self.info_scroll.viewport().width()) \
             if info.hasHeightForWidth() else info.sizeHint().height()
         top = max(self.info_scroll.minimumHeight(), min(need + 4, int(total * 0.3)))
@@ -420,8 +422,9 @@ class MergesView(QWidget):
         self.go_first_difference()
         self.bottom.setCurrentIndex(0)
         sizes = self.split.sizes()   # the word lists take the room the others can spare
-        keep = [max(self.split.widget(i).minimumSizeHint().height(),
-                    self.split.widget(i).minimumHeight()) for i in (0, 1)]
+        parts = [self.split.widget(i) for i in (0, 1)]
+        keep = [max(w.minimumSizeHint().height(), w.minimumHeight()) if w is not None else 0
+                for w in parts]
         keep[1] += self.steps_view.verticalHeader().defaultSectionSize()   # a row more
         keep = [min(k, s) for k, s in zip(keep, sizes)]
         self.split.setSizes([keep[0], keep[1], sum(sizes) - sum(keep)])
