@@ -218,3 +218,24 @@ def test_c_reads_as_msvc(msvc_flags, target):
     # the MSVC branches were the ones read: the encoder's seqlock on Interlocked intrinsics
     encoder = next(pre for name, _, pre in results if name == "merge/encoder.c")
     assert "_InterlockedCompareExchange" in encoder
+
+
+# an index computed by a call that sets v through &v, with v read in the same expression
+# (`t[f(x, &v)] |= v`): the two are unsequenced, so the compiler may read v first
+OUT_AND_READ = re.compile(r"\[[^\];]*&\s*(\w+)\s*\)[^\];]*\][^;]*?(?<![\w&])\1\b")
+
+
+def _code(path: Path) -> str:
+    text = re.sub(r"/\*.*?\*/", " ", path.read_text("utf-8"), flags=re.S)
+    return re.sub(r"//[^\n]*", " ", text)
+
+
+@pytest.mark.regression
+def test_no_out_parameter_is_read_in_the_expression_that_sets_it():
+    """gcc evaluated `filter[filter_word(a, b, &mask)] |= mask` call first, clang read mask
+    first: built with clang, the merge filters, the short-key filter and the token-boundary
+    edges took the previous key's bits (or none), and tiktoken files encoded wrong."""
+    assert OUT_AND_READ.search("m->filter[filter_word(a, b, &mask)] |= mask;")
+    found = [f"{p.relative_to(CSRC).as_posix()}: {' '.join(m.group(0).split())}"
+             for p in sorted(CSRC.rglob("*.[ch]")) for m in OUT_AND_READ.finditer(_code(p))]
+    assert found == []

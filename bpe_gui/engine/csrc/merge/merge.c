@@ -242,9 +242,11 @@ static inline size_t short_filter_word(uint64_t key, size_t len, uint64_t *mask)
 /* 0: the 2..8 bytes key (short_bytes) of length len is surely no token */
 static inline int short_filter_has(const MergeTable *m, uint64_t key, size_t len)
 {
+    if (!m->short_filter)
+        return 1;
     uint64_t mask;
-    return !m->short_filter ||
-           (m->short_filter[short_filter_word(key, len, &mask)] & mask) == mask;
+    size_t word = short_filter_word(key, len, &mask); /* (before mask is read) */
+    return (m->short_filter[word] & mask) == mask;
 }
 
 /* The id of the 2..8 bytes key of length len from the table itself, or -1. */
@@ -310,7 +312,8 @@ int mt_add_short_key(MergeTable *m, const unsigned char *p, size_t len, int32_t 
         return -1;
     }
     uint64_t mask;
-    m->short_filter[short_filter_word(key, len, &mask)] |= mask;
+    size_t word = short_filter_word(key, len, &mask); /* (before mask is read) */
+    m->short_filter[word] |= mask;
     size_t s = short_slot(key, len, m->short_cap);
     for (;; s = (s + 1) & (m->short_cap - 1)) {
         struct MergeShortKey *e = &m->short_keys[s];
@@ -1506,7 +1509,8 @@ int mt_add(MergeTable *m, int32_t a, int32_t b, int32_t rank, int32_t new_id, in
     if (2 * (m->n + 1) > m->cap && grow(m) < 0)
         return -1;
     uint64_t mask;
-    m->filter[filter_word(a, b, &mask)] |= mask;
+    size_t word = filter_word(a, b, &mask); /* (before mask is read) */
+    m->filter[word] |= mask;
     uint64_t key = (((uint64_t)(uint32_t)a << 32) | (uint32_t)b) + 1;
     size_t s = slot_of(key, m->cap);
     while (m->tab[s].key)

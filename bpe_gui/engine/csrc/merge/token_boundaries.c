@@ -338,10 +338,14 @@ static void add_edges(uint64_t *edge, const unsigned char *p, size_t len)
 {
     uint64_t bits;
     for (size_t i = 0; i + 4 <= len; i++)
-        if (edge_shape(p + i, 4))
-            edge[edge_word(bytes_le(p + i, 4), 4, &bits) >> 6] |= bits;
-    if (len == 3 && edge_shape(p, 3))
-        edge[edge_word(bytes_le(p, 3), 3, &bits) >> 6] |= bits;
+        if (edge_shape(p + i, 4)) {
+            size_t at = edge_word(bytes_le(p + i, 4), 4, &bits); /* (before bits is read) */
+            edge[at >> 6] |= bits;
+        }
+    if (len == 3 && edge_shape(p, 3)) {
+        size_t at = edge_word(bytes_le(p, 3), 3, &bits);
+        edge[at >> 6] |= bits;
+    }
     for (size_t i = 0; i + 3 <= len; i++) {
         const unsigned char *q = p + i;
         if (q[0] >= 0x80 && is_cont(q[1]) && q[2] >= 0xC0)
