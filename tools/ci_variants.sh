@@ -63,7 +63,12 @@ EOF
         echo "ci_variants: $name: an extension was not built" >&2
         return 1
     fi
-    (cd "$dir" && env "$@" PYTHONPATH="$dir" python -m pytest -q -p no:cacheprovider "${SUBSET[@]}")
+    # (set -e does not reach inside a function called before ||: every step returns)
+    if ! (cd "$dir" && env "$@" PYTHONPATH="$dir" python -m pytest -q -p no:cacheprovider \
+        "${SUBSET[@]}"); then
+        echo "ci_variants: $name: the conformance tests failed" >&2
+        return 1
+    fi
     echo "== variant $name passed in $((SECONDS - start)) s"
 }
 
