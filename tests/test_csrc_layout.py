@@ -66,16 +66,17 @@ def test_no_c_file_directly_in_engine():
                   if "csrc" not in p.relative_to(engine).parts) == []
 
 
-PREFETCH_HELPER = re.compile(r"static\s+([^;{}]*?)\b(\w*prefetch\w*)\s*\(([^;{}]*)\)\s*\{", re.S)
+PREFETCH_HELPER = re.compile(r"(static|BPE_FORCE_INLINE)\s+([^;{}]*?)\b(\w*prefetch\w*)\s*\(([^;{}]*)\)\s*\{",
+                             re.S)
 
 
 @pytest.mark.regression
 def test_prefetch_helpers_are_always_inlined():
-    """A prefetch helper (a static function named *prefetch*) is always_inline: gcc counts
-    __builtin_prefetch as no side effect, so a function of prefetches alone is "pure"
-    to it and its calls are dropped (merge.c's pair_prefetch left no instruction in the
-    build until it was always_inline)."""
-    helpers = [(p.relative_to(CSRC).as_posix(), m.group(2), m.group(1))
+    """A prefetch helper (a static function named *prefetch*) is always inlined
+    (BPE_FORCE_INLINE, util/portable.h): gcc counts __builtin_prefetch as no side effect,
+    so a function of prefetches alone is "pure" to it and its calls are dropped (merge.c's
+    pair_prefetch left no instruction in the build until it was always_inline)."""
+    helpers = [(p.relative_to(CSRC).as_posix(), m.group(3), m.group(1) + " " + m.group(2))
                for p in _c_files() for m in PREFETCH_HELPER.finditer(_code_only(p))]
     assert helpers, "no prefetch helper found: the pattern no longer matches the sources"
-    assert [(f, name) for f, name, head in helpers if "always_inline" not in head] == []
+    assert [(f, name) for f, name, head in helpers if "BPE_FORCE_INLINE" not in head] == []

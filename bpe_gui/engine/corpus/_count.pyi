@@ -15,6 +15,7 @@ from typing_extensions import Buffer
 
 MAX_TABLE_SLOTS: int
 TABLES_REGEX_VERSION: str
+simd: str  # the vector code compiled in: "sse2,avx2,avx512", "sse2" or "" (util/simd.h)
 
 class WordCounter:
     def __init__(self, preset: int = -1, specials: Sequence[bytes] | None = ...) -> None:

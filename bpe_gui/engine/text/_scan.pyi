@@ -20,6 +20,7 @@ QWEN2: int
 TEKKEN: int
 _C_API: object  # a PyCapsule named "bpe_gui.engine.text._scan._C_API"
 TABLES_REGEX_VERSION: str  # the regex release the built-in tables came from
+simd: str  # the vector code compiled in: "sse2,avx2,avx512", "sse2" or "" (util/simd.h)
 MAX_TABLE_SLOTS: int  # slots 1 .. MAX_TABLE_SLOTS - 1 hold registered tables
 
 def words(preset: int, text: str) -> list[str]:

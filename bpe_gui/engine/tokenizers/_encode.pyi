@@ -15,6 +15,7 @@ from typing_extensions import Buffer
 MAX_TABLE_SLOTS: int
 ENC_CHUNK: int   # characters of a long str turned into UTF-8 at a time
 LANES_CPU: bool  # long words merge sixteen at a time in AVX-512 lanes here (merge/lanes.c)
+simd: str  # the vector code compiled in: "sse2,avx2,avx512", "sse2" or "" (util/simd.h)
 TABLES_REGEX_VERSION: str   # the regex release of the scanner's built-in tables
 
 class WordCache:

@@ -13,6 +13,7 @@ from typing_extensions import Buffer
 GREATEST: int     # ties: the greater (bytes(a), bytes(b)) wins; equal bytes: greater ids
 FIRST_SEEN: int   # ties: the pair whose first live occurrence comes first
 LOWEST_IDS: int   # ties: the smaller (a, b) wins (Hugging Face)
+simd: str  # the vector code compiled in: "sse2,avx2,avx512", "sse2" or "" (util/simd.h)
 
 Pair = tuple[int, int, int]   # (a, b, count)
 

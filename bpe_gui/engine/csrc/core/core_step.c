@@ -4,6 +4,7 @@
  * run(n), steps while the best count is high enough.
  */
 #include "core/core.h"
+#include "util/portable.h"
 
 static void clear_caches(BpeCore *c)
 {
@@ -113,10 +114,8 @@ static int merge_pair(BpeCore *c, int32_t w, int32_t a, int32_t b, int *err, Ste
     int32_t lastL = -1;
     for (int64_t i = 0; i < k; i++) {
         int32_t L = pos[i];
-#ifdef __GNUC__
         if (i + 12 < k)
-            __builtin_prefetch(&sl[pos[i + 12]], 1);
-#endif
+            BPE_PREFETCH_W(&sl[pos[i + 12]]);
         if (L == lastL)
             continue;
         lastL = L;
@@ -256,10 +255,8 @@ int bpe_core_undo(BpeCore *c, int *err, StepRec *out)
     batch_begin(c);
     for (int64_t i = c->rlog_n - 1; i >= rec.rstart; i--) {
         int32_t R = c->rlog[i];
-#ifdef __GNUC__
         if (i - 12 >= rec.rstart)
-            __builtin_prefetch(&sl[c->rlog[i - 12]], 1);
-#endif
+            BPE_PREFETCH_W(&sl[c->rlog[i - 12]]);
         int32_t L = sl[R].prv;
         int32_t N = sl[L].nxt;
         int32_t P = sl[L].prv;

@@ -11,6 +11,7 @@
 #include "scan/scan.h"
 #include "count/wordtable.h"
 #include "util/grow.h"
+#include "util/portable.h"
 
 #define ARENA_CHUNK (4u << 20)
 #define BATCH 256
@@ -201,7 +202,7 @@ static int add_batch(WordTable *c, const unsigned char *s, size_t start, const s
     for (size_t j = 0; j < k; j++) {
         ks[j] = key8_at(s + p, ends[j] - p, end);
         hs[j] = hash_word(ks[j], s + p, ends[j] - p);
-        __builtin_prefetch(&c->slots[slot_index(hs[j], c->cap)]);
+        BPE_PREFETCH(&c->slots[slot_index(hs[j], c->cap)]);
         p = ends[j];
     }
     p = start;
@@ -233,7 +234,7 @@ int64_t wt_count_chars(const unsigned char *p, size_t n)
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {
         uint64_t x = load64(p + i);
-        cont += __builtin_popcountll(x & ~(x << 1) & 0x8080808080808080ull);
+        cont += bpe_popcount64(x & ~(x << 1) & 0x8080808080808080ull);
     }
     for (; i < n; i++)
         cont += (p[i] & 0xC0) == 0x80;

@@ -263,7 +263,7 @@ static int hf_replace(CmBuf *out, int32_t **ch, size_t *nch, size_t *cap, size_t
     size_t nc = count_chars(new_part, new_len);
     if (bpe_grow((void **)ch, cap, *nch + nc + 1, sizeof(int32_t), 1024) < 0) return PIPE_NOMEM;
     for (size_t i = 0; i < nc; i++) (*ch)[(*nch)++] = 0;
-    long diff = (long)nc - (long)old_chars;
+    ptrdiff_t diff = (ptrdiff_t)nc - (ptrdiff_t)old_chars;
     if (diff > 0) {
         for (size_t i = 0; i < (size_t)diff && i < *nch; i++) (*ch)[*nch - 1 - i] = 1;
     } else if (diff < 0 && *nch) {

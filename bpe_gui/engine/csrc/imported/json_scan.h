@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "util/load.h" /* load8 */
+#include "util/portable.h"
 
 /* a growing byte buffer (malloc'd: free p when done) */
 typedef struct {
@@ -52,7 +53,7 @@ static inline const char *plain_end(const char *q, const char *end) {
                        ((v - 0x20 * JSON_ONES) & ~v);
         hit &= JSON_HIGH;
         if (hit) {
-            q += __builtin_ctzll(hit) >> 3;
+            q += bpe_ctz64(hit) >> 3;
             return *q == '"' ? q : NULL;
         }
         q += 8;

@@ -27,6 +27,7 @@
 
 #include "imported/pipeline.h"
 #include "util/hash.h"
+#include "util/portable.h"
 
 static uint64_t rd64(const unsigned char *p, int big) {
     uint64_t v = 0;
@@ -134,13 +135,8 @@ static int32_t ti_get(const TextIndex *t, const char *s, size_t n) {
 }
 
 /* always inlined: a function of a prefetch alone is "pure" to gcc, its calls dropped */
-static inline __attribute__((always_inline)) void ti_prefetch(const TextIndex *t, uint64_t h) {
-#if defined(__GNUC__)
-    __builtin_prefetch(&t->slots[(size_t)h & t->mask]);
-#else
-    (void)t;
-    (void)h;
-#endif
+BPE_FORCE_INLINE void ti_prefetch(const TextIndex *t, uint64_t h) {
+    BPE_PREFETCH(&t->slots[(size_t)h & t->mask]);
 }
 
 /* Put index k (its text, hash h) in the table unless a text equal to it is there: 1 put,

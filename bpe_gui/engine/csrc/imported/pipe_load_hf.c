@@ -127,7 +127,7 @@ static inline ptrdiff_t part_bytes(const char *q, size_t n, int byte_level, char
 static int load_vocab(PipeModel *m, const char *s, ptrdiff_t vs, ptrdiff_t ve, int byte_level,
                       Buf *key) {
     const char *p, *end = s + ve;
-    long max_id = -1;
+    int64_t max_id = -1;
     /* the keys' bytes are at most their JSON text's */
     if (bpe_grow((void **)&m->arena, &m->arena_cap, m->arena_len + (size_t)(ve - vs), 1,
                  1 << 16) < 0)
@@ -150,7 +150,7 @@ static int load_vocab(PipeModel *m, const char *s, ptrdiff_t vs, ptrdiff_t ve, i
         p = skip_ws(p, end);
         if (p >= end || *p != ':') return 2;
         p = skip_ws(p + 1, end);
-        long id = 0;
+        int64_t id = 0;
         if (p >= end || *p < '0' || *p > '9') return 2;
         while (p < end && *p >= '0' && *p <= '9' && id < MAX_IDS) id = id * 10 + (*p++ - '0');
         if (id >= MAX_IDS || (p < end && (*p == '.' || *p == 'e' || *p == 'E'))) return 2;
@@ -167,7 +167,7 @@ static int load_vocab(PipeModel *m, const char *s, ptrdiff_t vs, ptrdiff_t ve, i
         p = skip_ws(p, end);
         if (p < end && *p == ',') p = skip_ws(p + 1, end);
     }
-    return set_ids_from_entries(m, max_id + 1);
+    return set_ids_from_entries(m, (ptrdiff_t)(max_id + 1));
 }
 
 /* See pipeline.h; the spans are model.vocab's and model.merges' in s. */

@@ -8,11 +8,11 @@
 #include "imported/pipeline.h"
 
 /* the problem of line `lineno` (spans point into the file, or to the copy in owned) */
-static int line_problem(PipeProblem *pr, int kind, long lineno, long num) {
+static int line_problem(PipeProblem *pr, int kind, int64_t lineno, int64_t num) {
     memset(pr, 0, sizeof *pr);
     pr->kind = kind;
     pr->where = "line";
-    pr->index = lineno;
+    pr->index = (ptrdiff_t)lineno;
     pr->num = num;
     return 1;
 }
@@ -21,23 +21,23 @@ int pipe_load_tiktoken(PipeModel *m, const char *s, size_t len, PipeProblem *pr)
     const char *end = s + len;
     int rc;
     /* first pass: the largest rank, so ids can be sized */
-    long max_rank = -1, lines = 0;
+    int64_t max_rank = -1, lines = 0; /* (not long: 32 bits on Windows) */
     for (const char *p = s; p < end;) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         const char *le = nl ? nl : end;
         lines++;
         const char *sp = memchr(p, ' ', (size_t)(le - p));
         if (sp) {
-            long r = 0;
+            int64_t r = 0;
             for (const char *q = sp + 1; q < le && *q >= '0' && *q <= '9' && r < MAX_IDS; q++)
                 r = r * 10 + (*q - '0');
             if (r > max_rank) max_rank = r;
         }
         p = le + 1;
     }
-    if ((rc = set_ids(m, max_rank + 1)) < 0) return rc;
+    if ((rc = set_ids(m, (ptrdiff_t)(max_rank + 1))) < 0) return rc;
     char buf[4096];
-    long lineno = 0;
+    int64_t lineno = 0;
     for (const char *p = s; p < end;) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         const char *le = nl ? nl : end;
@@ -65,7 +65,7 @@ int pipe_load_tiktoken(PipeModel *m, const char *s, size_t len, PipeProblem *pr)
             pr->span_len[0] = (size_t)(sp - line > 40 ? 40 : sp - line);
             return 1;
         }
-        long r = 0;
+        int64_t r = 0;
         const char *q = sp + 1;
         if (q == le) return line_problem(pr, PP_RANK_NOT_NUMBER, lineno, 0);
         for (; q < le; q++) {

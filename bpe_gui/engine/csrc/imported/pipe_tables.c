@@ -15,6 +15,7 @@
 #include "util/huge.h"
 #include "util/grow.h"
 #include "util/hash.h"
+#include "util/portable.h"
 
 /* ---- GPT-2's byte <-> unicode alphabet --------------------------------------------- */
 
@@ -69,11 +70,7 @@ int32_t find_key(const PipeModel *m, const char *p, size_t n) {
     return find_hashed(m, p, n, h);
 }
 
-#ifdef __GNUC__
-#define PREFETCH(a) __builtin_prefetch(a)
-#else
-#define PREFETCH(a) ((void)0)
-#endif
+#define PREFETCH(a) BPE_PREFETCH(a)
 #define FIND_MAX 128
 
 /* Each key's slot, then its entry, then its bytes are asked of memory for all the keys

@@ -119,7 +119,7 @@ typedef struct {
     int kind;           /* PP_* */
     const char *where;
     ptrdiff_t index;
-    long num;
+    int64_t num;
     const char *what;
     const char *span[3];
     size_t span_len[3];

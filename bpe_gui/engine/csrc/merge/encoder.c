@@ -14,28 +14,14 @@
 #include "merge/wordcache.h"
 #include "scan/scan.h"
 #include "scan/scan_fast.h"
+#include "util/atomics.h"
 #include "util/grow.h"
 #include "util/huge.h"
+#include "util/portable.h"
 #include "util/utf8.h"
 
-/* ---- atomics for the seqlock (gcc's and clang's builtins: setup.py's flags are theirs) */
-#if defined(__GNUC__) || defined(__clang__)
-#define LOAD_ACQ(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
-#define LOAD_RLX(p) __atomic_load_n((p), __ATOMIC_RELAXED)
-#define STORE_RLX(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
-#define STORE_REL(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
-#define FENCE_ACQ() __atomic_thread_fence(__ATOMIC_ACQUIRE)
-#define FENCE_REL() __atomic_thread_fence(__ATOMIC_RELEASE)
-static inline int cas_u32(uint32_t *p, uint32_t expected, uint32_t desired)
-{
-    return __atomic_compare_exchange_n(p, &expected, desired, 0, __ATOMIC_ACQUIRE,
-                                       __ATOMIC_RELAXED);
-}
-#define LIKELY(x) __builtin_expect(!!(x), 1)
-#define UNLIKELY(x) __builtin_expect(!!(x), 0)
-#else
-#error "encoder.c needs gcc or clang (their __atomic builtins)"
-#endif
+#define LIKELY(x) BPE_LIKELY(x)
+#define UNLIKELY(x) BPE_UNLIKELY(x)
 
 /* ---------------------------------------------------------------- special tokens */
 
@@ -216,8 +202,8 @@ static const uint64_t low_bytes[9] = {0, 0xFF, 0xFFFF, 0xFFFFFF, 0xFFFFFFFF, 0xF
 
 /* The word's bytes in key[0..4), zero-padded (1 <= len <= 32); `readable`: bytes that
  * may be read from w. */
-static inline __attribute__((always_inline)) void load_key(const unsigned char *w, size_t len,
-                                                           size_t readable, uint64_t key[4])
+BPE_FORCE_INLINE void load_key(const unsigned char *w, size_t len,
+                               size_t readable, uint64_t key[4])
 {
     if (UNLIKELY(readable < 32)) {
         unsigned char tmp[32] = {0};
@@ -264,24 +250,24 @@ static inline EncSet *victim_of(const EncCache *c, const uint64_t key[4])
 
 static inline int same_key(const uint64_t *a, const uint64_t key[4], size_t len)
 {
-    if (LOAD_RLX(&a[0]) != key[0])
+    if (bpe_ld_rlx_u64(&a[0]) != key[0])
         return 0;
     if (LIKELY(len <= 8))
         return 1;
-    if (LOAD_RLX(&a[1]) != key[1])
+    if (bpe_ld_rlx_u64(&a[1]) != key[1])
         return 0;
     if (len <= 16)
         return 1;
-    return LOAD_RLX(&a[2]) == key[2] && LOAD_RLX(&a[3]) == key[3];
+    return bpe_ld_rlx_u64(&a[2]) == key[2] && bpe_ld_rlx_u64(&a[3]) == key[3];
 }
 
 /* A hit writes the word's ids at out (room for ENC_IDS_MAX) and returns their number;
  * 0: a miss (or a set being written). */
-static inline __attribute__((always_inline)) size_t cache_get(EncSet *st, const uint64_t key[4],
-                                                              size_t len, uint32_t *out)
+BPE_FORCE_INLINE size_t cache_get(EncSet *st, const uint64_t key[4],
+                                  size_t len, uint32_t *out)
 {
-    uint32_t s0 = LOAD_ACQ(&st->seq);
-    uint32_t meta = LOAD_RLX(&st->meta);
+    uint32_t s0 = bpe_ld_acq_u32(&st->seq);
+    uint32_t meta = bpe_ld_rlx_u32(&st->meta);
     const uint64_t *ids;
     if ((meta & 0xFF) == len && same_key(st->key0, key, len)) {
         ids = st->ids0;
@@ -291,9 +277,9 @@ static inline __attribute__((always_inline)) size_t cache_get(EncSet *st, const 
     } else {
         return 0;
     }
-    uint64_t a = LOAD_RLX(&ids[0]), b = LOAD_RLX(&ids[1]), d = LOAD_RLX(&ids[2]);
-    FENCE_ACQ();
-    if (UNLIKELY((LOAD_RLX(&st->seq) != s0) | (s0 & 1)))
+    uint64_t a = bpe_ld_rlx_u64(&ids[0]), b = bpe_ld_rlx_u64(&ids[1]), d = bpe_ld_rlx_u64(&ids[2]);
+    bpe_fence_acq();
+    if (UNLIKELY((bpe_ld_rlx_u32(&st->seq) != s0) | (s0 & 1)))
         return 0;
     memcpy(out, &a, 8);
     memcpy(out + 2, &b, 8);
@@ -315,35 +301,35 @@ static inline uint64_t two_ids(const int32_t *ids, size_t n, size_t i)
 static void set_put(EncSet *st, const uint64_t key[4], uint32_t lm, const uint64_t ids[3],
                     int keep, uint64_t out_key[4], uint64_t out_ids[3], uint32_t *out_lm)
 {
-    uint32_t s0 = LOAD_RLX(&st->seq);
-    if ((s0 & 1) || !cas_u32(&st->seq, s0, s0 + 1))
+    uint32_t s0 = bpe_ld_rlx_u32(&st->seq);
+    if ((s0 & 1) || !bpe_cas_acq_u32(&st->seq, s0, s0 + 1))
         return;
-    FENCE_REL();
-    uint32_t meta = LOAD_RLX(&st->meta);
+    bpe_fence_rel();
+    uint32_t meta = bpe_ld_rlx_u32(&st->meta);
     if (out_lm && (*out_lm = meta >> 16) != 0) {
         for (int j = 0; j < 4; j++)
-            out_key[j] = LOAD_RLX(&st->key1[j]);
+            out_key[j] = bpe_ld_rlx_u64(&st->key1[j]);
         for (int j = 0; j < 3; j++)
-            out_ids[j] = LOAD_RLX(&st->ids1[j]);
+            out_ids[j] = bpe_ld_rlx_u64(&st->ids1[j]);
     }
     if (keep && (meta & 0xFFFF)) {
         for (int j = 0; j < 4; j++)
-            STORE_RLX(&st->key1[j], key[j]);
+            bpe_st_rlx_u64(&st->key1[j], key[j]);
         for (size_t j = 0; j < 3; j++)
-            STORE_RLX(&st->ids1[j], ids[j]);
-        STORE_RLX(&st->meta, (meta & 0xFFFF) | lm << 16);
+            bpe_st_rlx_u64(&st->ids1[j], ids[j]);
+        bpe_st_rlx_u32(&st->meta, (meta & 0xFFFF) | lm << 16);
     } else {
         for (int j = 0; j < 4; j++)
-            STORE_RLX(&st->key1[j], LOAD_RLX(&st->key0[j]));
+            bpe_st_rlx_u64(&st->key1[j], bpe_ld_rlx_u64(&st->key0[j]));
         for (int j = 0; j < 3; j++)
-            STORE_RLX(&st->ids1[j], LOAD_RLX(&st->ids0[j]));
+            bpe_st_rlx_u64(&st->ids1[j], bpe_ld_rlx_u64(&st->ids0[j]));
         for (int j = 0; j < 4; j++)
-            STORE_RLX(&st->key0[j], key[j]);
+            bpe_st_rlx_u64(&st->key0[j], key[j]);
         for (size_t j = 0; j < 3; j++)
-            STORE_RLX(&st->ids0[j], ids[j]);
-        STORE_RLX(&st->meta, (meta << 16) | lm);
+            bpe_st_rlx_u64(&st->ids0[j], ids[j]);
+        bpe_st_rlx_u32(&st->meta, (meta << 16) | lm);
     }
-    STORE_REL(&st->seq, s0 + 2);
+    bpe_st_rel_u32(&st->seq, s0 + 2);
 }
 
 /* Store a word (1 <= n <= ENC_IDS_MAX ids) in its set.
@@ -657,10 +643,10 @@ static int word_lanes(const MergeTable *m, EncScratch *sc, const unsigned char *
 /* A word of up to 32 bytes, or longer, through the shared cache (when c is not NULL: its
  * set, then its victim set), the per-thread table of long words or merging: its ids
  * appended to sc->ids. */
-static __attribute__((noinline)) int word_slow(const MergeTable *m, const EncCache *c,
-                                               EncScratch *sc, const unsigned char *w,
-                                               size_t len, size_t readable, int32_t limit,
-                                               size_t words_left)
+static BPE_NOINLINE int word_slow(const MergeTable *m, const EncCache *c,
+                                  EncScratch *sc, const unsigned char *w,
+                                  size_t len, size_t readable, int32_t limit,
+                                  size_t words_left)
 {
     uint64_t key[4] = {0, 0, 0, 0};
     EncSet *st = NULL;
@@ -698,7 +684,7 @@ static int fast_kind(int preset)
     }
 }
 
-static inline __attribute__((always_inline)) size_t fast_word(int kind, uint64_t v)
+BPE_FORCE_INLINE size_t fast_word(int kind, uint64_t v)
 {
     switch (kind) {
     case FAST_GPT2: return fast_word_gpt2(v);
@@ -723,7 +709,7 @@ int enc_fast_more(int preset, uint64_t v)
  * 8 (or 16) bytes settle the word (scan_fast.h: most words), the same bytes are its
  * cache key; otherwise the scanner cuts one word. Words of up to 16 bytes are looked up
  * inline; the rest call word_slow. `kind` is a constant in each copy of this loop. */
-static inline __attribute__((always_inline)) int encode_piece_k(
+BPE_FORCE_INLINE int encode_piece_k(
     int kind, const MergeTable *m, int preset, EncCache *c, EncScratch *sc,
     const unsigned char *s, size_t pos, size_t end, size_t readable, int32_t limit)
 {
@@ -786,7 +772,7 @@ static inline __attribute__((always_inline)) int encode_piece_k(
                         uint64_t k[4] = {load8(w), load8(w + 8),
                                          load8(w + 16) & low_bytes[len < 24 ? len - 16 : 8],
                                          len > 24 ? load8(w + 24) & low_bytes[len - 24] : 0};
-                        __builtin_prefetch(&sets[key_product(k) >> shift]);
+                        BPE_PREFETCH(&sets[key_product(k) >> shift]);
                     }
                 } else {
                     v = load8(w);
@@ -804,7 +790,7 @@ static inline __attribute__((always_inline)) int encode_piece_k(
                 ring[slot].k0 = k0;
                 ring[slot].k1 = k1;
                 EncSet *st = &sets[((k0 ^ k1 * 0xC2B2AE3D27D4EB4Full) * 0x9E3779B97F4A7C15ull) >> shift];
-                __builtin_prefetch(st);
+                BPE_PREFETCH(st);
                 ring[slot].st = st;
             }
             if (++pending < ENC_AHEAD)
@@ -820,20 +806,20 @@ static inline __attribute__((always_inline)) int encode_piece_k(
         head = (head + 1) & (ENC_AHEAD - 1);
         pending--;
         if (LIKELY(pst != NULL) && LIKELY(out <= out_end)) {
-            uint32_t s0 = LOAD_ACQ(&pst->seq), meta = LOAD_RLX(&pst->meta);
+            uint32_t s0 = bpe_ld_acq_u32(&pst->seq), meta = bpe_ld_rlx_u32(&pst->meta);
             const uint64_t *ids = NULL;
-            if ((meta & 0xFF) == plen && LOAD_RLX(&pst->key0[0]) == pk0 &&
-                LOAD_RLX(&pst->key0[1]) == pk1) {
+            if ((meta & 0xFF) == plen && bpe_ld_rlx_u64(&pst->key0[0]) == pk0 &&
+                bpe_ld_rlx_u64(&pst->key0[1]) == pk1) {
                 ids = pst->ids0;
-            } else if ((meta >> 16 & 0xFF) == plen && LOAD_RLX(&pst->key1[0]) == pk0 &&
-                       LOAD_RLX(&pst->key1[1]) == pk1) {
+            } else if ((meta >> 16 & 0xFF) == plen && bpe_ld_rlx_u64(&pst->key1[0]) == pk0 &&
+                       bpe_ld_rlx_u64(&pst->key1[1]) == pk1) {
                 ids = pst->ids1;
                 meta >>= 16;
             }
             if (LIKELY(ids != NULL)) {
-                uint64_t a = LOAD_RLX(&ids[0]), b = LOAD_RLX(&ids[1]), d = LOAD_RLX(&ids[2]);
-                FENCE_ACQ();
-                if (LIKELY((LOAD_RLX(&pst->seq) == s0) & !(s0 & 1))) {
+                uint64_t a = bpe_ld_rlx_u64(&ids[0]), b = bpe_ld_rlx_u64(&ids[1]), d = bpe_ld_rlx_u64(&ids[2]);
+                bpe_fence_acq();
+                if (LIKELY((bpe_ld_rlx_u32(&pst->seq) == s0) & !(s0 & 1))) {
                     memcpy(out, &a, 8);
                     memcpy(out + 2, &b, 8);
                     memcpy(out + 4, &d, 8);

@@ -32,18 +32,20 @@
 
 #include "merge/filters.h"
 #include "merge/merge.h"
+#include "util/atomics.h"
 #include "util/cpu.h"
+#include "util/portable.h"
 
 static int lanes_wanted = 1;
 
 int mt_lanes_use(int on)
 {
-    int was = __atomic_load_n(&lanes_wanted, __ATOMIC_RELAXED);
-    __atomic_store_n(&lanes_wanted, on ? 1 : 0, __ATOMIC_RELAXED);
+    int was = bpe_ld_rlx_int(&lanes_wanted);
+    bpe_st_rlx_int(&lanes_wanted, on ? 1 : 0);
     return was;
 }
 
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(BPE_NO_LANES)
+#if defined(BPE_SIMD_X86) && !defined(BPE_NO_LANES)
 #include <immintrin.h>
 
 #define LANES 16
@@ -52,7 +54,7 @@ int mt_lanes_use(int on)
 #define POS_BITS 10                   /* a key: rank << POS_BITS | position */
 #define KEY_RANKS (1 << (31 - POS_BITS))
 #define NONE INT32_MAX                /* no pair: above every key (NO_RANK too) */
-#define TARGET __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl")))
+#define TARGET BPE_TARGET("avx512f,avx512bw,avx512dq,avx512vl")
 
 struct MergeLanes {
     void *block;
@@ -73,7 +75,7 @@ int mt_lanes_cpu(void)
 
 int mt_lanes_ok(const MergeTable *m)
 {
-    return __atomic_load_n(&lanes_wanted, __ATOMIC_RELAXED) && cpu_ok() && m->bytes_ok &&
+    return bpe_ld_rlx_int(&lanes_wanted) && cpu_ok() && m->bytes_ok &&
            m->bytepair && m->filter;
 }
 
@@ -185,7 +187,7 @@ TARGET static inline __m512i ranks(const MergeTable *m, const MergeScratch *x,
     _mm512_storeu_si512(ss, start);
     _mm512_storeu_si512(ls, len);
     for (unsigned t = tried; t; t &= t - 1) {
-        int l = __builtin_ctz(t);
+        int l = bpe_ctz32(t);
         uint64_t key = m->by_span && pass >> l & 1 ? keys[l] : 0; /* (a short span's) */
         rs[l] = mt_rank_past_filter(m, x, as[l], bs[l], buf + (size_t)l * STRIDE, (size_t)ss[l],
                                     (size_t)ls[l], key, limit, &mk[l]);

@@ -8,15 +8,16 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef __SSE2__
-#include <emmintrin.h> /* raw_symbols */
-#endif
-
 #include "merge/filters.h"
 #include "merge/merge.h"
 #include "util/cpu.h"
 #include "util/huge.h"
 #include "util/grow.h"
+#include "util/portable.h"
+#include "util/simd.h"
+#if defined(BPE_SIMD_SSE2)
+#include <emmintrin.h> /* raw_symbols */
+#endif
 
 
 #define HEAP_FROM 33 /* words at least this long merge in a tree or a heap (a scan of 32
@@ -58,12 +59,8 @@ static int grow(MergeTable *m)
 
 void mt_prefetch(const MergeTable *m, int32_t a, int32_t b)
 {
-#ifdef __GNUC__
     uint64_t key = (((uint64_t)(uint32_t)a << 32) | (uint32_t)b) + 1;
-    __builtin_prefetch(&m->tab[slot_of(key, m->cap)]);
-#else
-    (void)m, (void)a, (void)b;
-#endif
+    BPE_PREFETCH(&m->tab[slot_of(key, m->cap)]);
 }
 
 int mt_reserve(MergeTable *m, size_t n)
@@ -245,9 +242,11 @@ static inline size_t short_filter_word(uint64_t key, size_t len, uint64_t *mask)
 /* 0: the 2..8 bytes key (short_bytes) of length len is surely no token */
 static inline int short_filter_has(const MergeTable *m, uint64_t key, size_t len)
 {
+    if (!m->short_filter)
+        return 1;
     uint64_t mask;
-    return !m->short_filter ||
-           (m->short_filter[short_filter_word(key, len, &mask)] & mask) == mask;
+    size_t word = short_filter_word(key, len, &mask); /* (before mask is read) */
+    return (m->short_filter[word] & mask) == mask;
 }
 
 /* The id of the 2..8 bytes key of length len from the table itself, or -1. */
@@ -313,7 +312,8 @@ int mt_add_short_key(MergeTable *m, const unsigned char *p, size_t len, int32_t 
         return -1;
     }
     uint64_t mask;
-    m->short_filter[short_filter_word(key, len, &mask)] |= mask;
+    size_t word = short_filter_word(key, len, &mask); /* (before mask is read) */
+    m->short_filter[word] |= mask;
     size_t s = short_slot(key, len, m->short_cap);
     for (;; s = (s + 1) & (m->short_cap - 1)) {
         struct MergeShortKey *e = &m->short_keys[s];
@@ -381,11 +381,11 @@ static inline int memo_hit(const int32_t *seen, int32_t a, int32_t b, int32_t li
  * its answer kept in the memo (len, key: a rank-based pair's bytes, and as a number when
  * they are 2..8). Out of line: most pairs are settled before (the SentencePiece-style
  * file's long words: pair_rank was a call per pair, a third of the encode). */
-__attribute__((noinline)) static int32_t pair_rank_slow(const MergeTable *m, int32_t a,
-                                                        int32_t b, const unsigned char *w,
-                                                        int32_t limit, int32_t *made,
-                                                        size_t at, size_t len, uint64_t key,
-                                                        int32_t *seen)
+BPE_NOINLINE static int32_t pair_rank_slow(const MergeTable *m, int32_t a,
+                                           int32_t b, const unsigned char *w,
+                                           int32_t limit, int32_t *made,
+                                           size_t at, size_t len, uint64_t key,
+                                           int32_t *seen)
 {
     int32_t r;
     if (m->by_span) { /* tiktoken: the rank of the two symbols' bytes w[at..at+len)
@@ -416,7 +416,7 @@ __attribute__((noinline)) static int32_t pair_rank_slow(const MergeTable *m, int
  * -- most pairs of a new word have no rank, and those need neither the memo's slot nor a
  * place in it; of those that have, most were seen before (character models: nearly every
  * pair of letters merges) -- then the table, out of line. */
-static inline __attribute__((always_inline)) int32_t
+BPE_FORCE_INLINE int32_t
 pair_rank(const MergeTable *m, const MergeScratch *x, int32_t i, int32_t j,
           const unsigned char *w, int32_t limit, int32_t *made)
 {
@@ -458,7 +458,7 @@ int32_t mt_rank_past_filter(const MergeTable *m, const MergeScratch *x, int32_t 
  * prefetch for no side effect, so a function of prefetches alone is "pure" to it and
  * its calls, their result unused, are dropped (the build had none of them until this
  * was said: cold C words, cl100k, 0.123 -> 0.106 s, median of 6). */
-static inline __attribute__((always_inline)) void
+BPE_FORCE_INLINE void
 pair_prefetch(const MergeTable *m, const MergeScratch *x, int32_t i, int32_t j,
               const unsigned char *w)
 {
@@ -467,16 +467,16 @@ pair_prefetch(const MergeTable *m, const MergeScratch *x, int32_t i, int32_t j,
         return;
     uint64_t ab = (uint64_t)(uint32_t)a << 32 | (uint32_t)b, mask;
     if (x->seen)
-        __builtin_prefetch(x->seen[(ab * 0x9E3779B97F4A7C15ull) >> (64 - SEEN_BITS)]);
+        BPE_PREFETCH(x->seen[(ab * 0x9E3779B97F4A7C15ull) >> (64 - SEEN_BITS)]);
     if (!m->by_span) {
-        __builtin_prefetch(&m->filter[filter_word(a, b, &mask)]);
-        __builtin_prefetch(&m->tab[slot_of(ab + 1, m->cap)]);
+        BPE_PREFETCH(&m->filter[filter_word(a, b, &mask)]);
+        BPE_PREFETCH(&m->tab[slot_of(ab + 1, m->cap)]);
     } else if (m->short_keys) {
         size_t len = (size_t)(x->en[j] - x->st[i]);
         if (len <= 8) {
             uint64_t key = pair_bytes(x, w, (size_t)x->st[i], len);
-            __builtin_prefetch(&m->short_filter[short_filter_word(key, len, &mask)]);
-            __builtin_prefetch(&m->short_keys[short_slot(key, len, m->short_cap)]);
+            BPE_PREFETCH(&m->short_filter[short_filter_word(key, len, &mask)]);
+            BPE_PREFETCH(&m->short_keys[short_slot(key, len, m->short_cap)]);
         }
     }
 }
@@ -532,7 +532,7 @@ static inline void keys_start(const MergeTable *m, MergeScratch *x, int32_t *key
  * leaves the list, and the two pairs that change (i with its new next, its left
  * neighbour with i) are asked for from memory. Returns that neighbour (-1: none).
  * merge_scan's and merge_tree's step (keys_merge) and merge_buckets' share it. */
-static inline __attribute__((always_inline)) int32_t
+BPE_FORCE_INLINE int32_t
 join_next(const MergeTable *m, MergeScratch *x, size_t n, const unsigned char *w, int spans,
           int32_t i, int32_t j)
 {
@@ -554,7 +554,7 @@ join_next(const MergeTable *m, MergeScratch *x, size_t n, const unsigned char *w
 /* Merge the pair at i with the next symbol j: j leaves the list, the
  * pairs at i and at its left neighbour get their new keys. Returns that neighbour (-1:
  * none); j is nxt[i] before the call. */
-static inline __attribute__((always_inline)) int32_t
+BPE_FORCE_INLINE int32_t
 keys_merge(const MergeTable *m, MergeScratch *x, int32_t *key, size_t n, int32_t limit,
            const unsigned char *w, int spans, int32_t i)
 {
@@ -842,10 +842,10 @@ static inline int32_t bq_min(const struct MergeBuckets *q)
     for (size_t k = 0; k < BQ_W3; k++) {
         if (!q->l3[k])
             continue;
-        size_t i2 = 64 * k + (size_t)__builtin_ctzll(q->l3[k]);
-        size_t i1 = 64 * i2 + (size_t)__builtin_ctzll(q->l2[i2]);
-        size_t i0 = 64 * i1 + (size_t)__builtin_ctzll(q->l1[i1]);
-        return (int32_t)(64 * i0 + (size_t)__builtin_ctzll(q->l0[i0]));
+        size_t i2 = 64 * k + (size_t)bpe_ctz64(q->l3[k]);
+        size_t i1 = 64 * i2 + (size_t)bpe_ctz64(q->l2[i2]);
+        size_t i0 = 64 * i1 + (size_t)bpe_ctz64(q->l1[i1]);
+        return (int32_t)(64 * i0 + (size_t)bpe_ctz64(q->l0[i0]));
     }
     return NO_RANK;
 }
@@ -945,22 +945,22 @@ static size_t merge_buckets(const MergeTable *m, MergeScratch *x, struct MergeBu
 #define FLAT_POS 10
 #define FLAT_RANKS (1 << (31 - FLAT_POS))
 
-static inline int flat_overflow(int32_t r)
+static inline BPE_MAYBE_UNUSED int flat_overflow(int32_t r)
 {
     return r != NO_RANK && r >= FLAT_RANKS;
 }
 
-static inline int32_t flat_key(int32_t r, int32_t i)
+static inline BPE_MAYBE_UNUSED int32_t flat_key(int32_t r, int32_t i)
 {
     return r == NO_RANK ? KEY_NONE : r << FLAT_POS | i;
 }
 
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(BPE_NO_FLAT)
+#if defined(BPE_SIMD_X86) && !defined(BPE_NO_FLAT)
 #include <immintrin.h>
 #define HAVE_FLAT 1
 
 /* the lowest of k[0..n), n a multiple of 32 */
-__attribute__((target("avx2"))) static inline int32_t flat_min8(const int32_t *k, size_t n)
+BPE_TARGET("avx2") static inline int32_t flat_min8(const int32_t *k, size_t n)
 {
     __m256i a = _mm256_loadu_si256((const __m256i *)k), b = _mm256_loadu_si256((const __m256i *)(k + 8)),
             c = _mm256_loadu_si256((const __m256i *)(k + 16)), d = _mm256_loadu_si256((const __m256i *)(k + 24));
@@ -983,7 +983,7 @@ __attribute__((target("avx2"))) static inline int32_t flat_min8(const int32_t *k
  * end the place of the symbol after j (no spans kept). A copy of pair_rank's filter part:
  * one function for both, by_span a parameter, cost the flat loop 2-4 instructions a byte
  * and the character models' long words 4% (callgrind: gcc inlined it otherwise). */
-static inline __attribute__((always_inline)) int32_t
+BPE_FORCE_INLINE int32_t
 flat_rank(const MergeTable *m, const MergeScratch *x, int32_t i, int32_t j, int32_t end,
           const unsigned char *w, size_t n, int32_t limit, int32_t *made, int by_span)
 {
@@ -1039,7 +1039,7 @@ struct FlatWord {
 #define FLAT_LOOP(NAME, TARGET, MIN, LANES, BY_SPAN)                                            \
     /* the word's symbols linked, each pair's key from the byte-pair table; -1: a rank   */    \
     /* too large for the keys */                                                               \
-    __attribute__((target(TARGET))) static inline __attribute__((always_inline)) int           \
+    BPE_TARGET(TARGET) BPE_FORCE_INLINE int                                                    \
     NAME##_start(const MergeTable *m, struct FlatWord *f, int32_t limit)                       \
     {                                                                                          \
         MergeScratch *x = f->x;                                                                \
@@ -1067,7 +1067,7 @@ struct FlatWord {
         return 1;                                                                              \
     }                                                                                          \
     /* one merge, the lowest rank, leftmost: 1; 0: none left; -1: a rank too large */         \
-    __attribute__((target(TARGET))) static inline __attribute__((always_inline)) int           \
+    BPE_TARGET(TARGET) BPE_FORCE_INLINE int                                                    \
     NAME##_step(const MergeTable *m, struct FlatWord *f, int32_t limit)                        \
     {                                                                                          \
         MergeScratch *x = f->x;                                                                \
@@ -1097,8 +1097,8 @@ struct FlatWord {
         return 1;                                                                              \
     }                                                                                          \
     /* one word: f->state 0 (merged) or -1 (a rank too large) */                              \
-    __attribute__((target(TARGET))) static void NAME##_one(const MergeTable *m,               \
-                                                           struct FlatWord *f, int32_t limit)  \
+    BPE_TARGET(TARGET) static void NAME##_one(const MergeTable *m,                             \
+                                              struct FlatWord *f, int32_t limit)               \
     {                                                                                          \
         struct FlatWord g = *f; /* a local: its fields stay in registers */                    \
         g.state = NAME##_start(m, &g, limit);                                                  \
@@ -1107,9 +1107,9 @@ struct FlatWord {
         f->state = g.state;                                                                    \
     }                                                                                          \
     /* two words, a step of each in turn while both merge */                                  \
-    __attribute__((target(TARGET))) static void NAME##_two(const MergeTable *m,               \
-                                                           struct FlatWord *a,                 \
-                                                           struct FlatWord *b, int32_t limit)  \
+    BPE_TARGET(TARGET) static void NAME##_two(const MergeTable *m,                             \
+                                              struct FlatWord *a,                              \
+                                              struct FlatWord *b, int32_t limit)               \
     {                                                                                          \
         struct FlatWord g = *a, h = *b;                                                        \
         g.state = NAME##_start(m, &g, limit);                                                  \
@@ -1210,7 +1210,7 @@ static void raw_symbols(const MergeTable *m, MergeScratch *x, const unsigned cha
     if (!spans)
         return;
     i = 0;
-#ifdef __SSE2__
+#if defined(BPE_SIMD_SSE2)
     /* each byte its own span, four at a time (a long word's bytes: callgrind, o200k on
      * random letters, 14 -> 7 instructions a byte for this function) */
     __m128i at = _mm_setr_epi32(0, 1, 2, 3);
@@ -1254,7 +1254,7 @@ size_t mt_merge(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
 #ifdef HAVE_FLAT
     if (n <= FLAT_MAX && (flags & MT_RAW) && have_avx2()) {
         int spans = flags & MT_SPANS;
-        struct FlatWord f = {x, w, n, 0, 1};
+        struct FlatWord f = {x, w, n, 0, 1, 0};
         if (m->by_span)
             flat8_spans_one(m, &f, limit);
         else
@@ -1362,7 +1362,7 @@ int mt_encode_bytes2(const MergeTable *m, MergeScratch *x, MergeScratch *y,
     int spans = m->by_span; /* (mt_encode_bytes' spans, asked for none) */
     mt_want_memo(m, x);
     y->seen = x->seen; /* one memo: the same thread, one word's step at a time */
-    struct FlatWord a = {x, w1, len1, 0, 1}, b = {y, w2, len2, 0, 1};
+    struct FlatWord a = {x, w1, len1, 0, 1, 0}, b = {y, w2, len2, 0, 1, 0};
     if (m->by_span)
         flat8_spans_two(m, &a, &b, limit);
     else
@@ -1509,7 +1509,8 @@ int mt_add(MergeTable *m, int32_t a, int32_t b, int32_t rank, int32_t new_id, in
     if (2 * (m->n + 1) > m->cap && grow(m) < 0)
         return -1;
     uint64_t mask;
-    m->filter[filter_word(a, b, &mask)] |= mask;
+    size_t word = filter_word(a, b, &mask); /* (before mask is read) */
+    m->filter[word] |= mask;
     uint64_t key = (((uint64_t)(uint32_t)a << 32) | (uint32_t)b) + 1;
     size_t s = slot_of(key, m->cap);
     while (m->tab[s].key)

@@ -45,8 +45,9 @@
 #include <string.h>
 
 #include "util/load.h" /* load4, load5, load8 */
+#include "util/simd.h"
 
-#ifdef __SSE2__
+#if defined(BPE_SIMD_SSE2)
 #include <emmintrin.h>
 #endif
 
@@ -300,7 +301,7 @@ void mt_ws_note_token(MergeTable *m, const unsigned char *p, size_t len);
  * whitespace_runs.c's blocks of pair keys, padded with a key above every other). */
 static inline int32_t mt_min_key(const int32_t *key, size_t n)
 {
-#ifdef __SSE2__
+#if defined(BPE_SIMD_SSE2)
     __m128i best = _mm_loadu_si128((const __m128i *)key);
     for (size_t i = 4; i < n; i += 4) { /* (n a multiple of 4, at least 4) */
         __m128i v = _mm_loadu_si128((const __m128i *)(key + i)), lt = _mm_cmplt_epi32(v, best);

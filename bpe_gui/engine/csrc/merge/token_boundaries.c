@@ -44,7 +44,9 @@
 #include <string.h>
 
 #include "merge/merge.h"
+#include "util/atomics.h"
 #include "util/huge.h"
+#include "util/portable.h"
 
 #define CUT_FROM 9   /* shorter words are merged whole (little to win; the loads need 8) */
 #define PIECE_MAX 15 /* pieces up to 15 bytes of at most 8 tokens are remembered */
@@ -336,10 +338,14 @@ static void add_edges(uint64_t *edge, const unsigned char *p, size_t len)
 {
     uint64_t bits;
     for (size_t i = 0; i + 4 <= len; i++)
-        if (edge_shape(p + i, 4))
-            edge[edge_word(bytes_le(p + i, 4), 4, &bits) >> 6] |= bits;
-    if (len == 3 && edge_shape(p, 3))
-        edge[edge_word(bytes_le(p, 3), 3, &bits) >> 6] |= bits;
+        if (edge_shape(p + i, 4)) {
+            size_t at = edge_word(bytes_le(p + i, 4), 4, &bits); /* (before bits is read) */
+            edge[at >> 6] |= bits;
+        }
+    if (len == 3 && edge_shape(p, 3)) {
+        size_t at = edge_word(bytes_le(p, 3), 3, &bits);
+        edge[at >> 6] |= bits;
+    }
     for (size_t i = 0; i + 3 <= len; i++) {
         const unsigned char *q = p + i;
         if (q[0] >= 0x80 && is_cont(q[1]) && q[2] >= 0xC0)
@@ -356,9 +362,9 @@ static void add_edges(uint64_t *edge, const unsigned char *p, size_t len)
 
 /* 1: surely no token crosses the place p before the lead byte w[p] of a word of len
  * bytes (1 <= p, p + 2 <= len); 0: not known here */
-static inline __attribute__((always_inline)) int edge_cut(const MergeTable *m,
-                                                          const unsigned char *w, size_t len,
-                                                          size_t p)
+BPE_FORCE_INLINE int edge_cut(const MergeTable *m,
+                              const unsigned char *w, size_t len,
+                              size_t p)
 {
     size_t k2 = 2 * (size_t)(w[p - 1] | w[p] << 8);
     uint64_t two = m->sub2[k2 >> 6] >> (k2 & 63);
@@ -461,9 +467,9 @@ int mt_add_token(MergeTable *m, const unsigned char *p, size_t len, int32_t rank
 
 /* 1: surely no token crosses the middle of the 8 bytes in v (bytes 3 | 4), of which
  * only bytes lo..hi-1 are the word's (no token lies outside the word). */
-static inline __attribute__((always_inline)) int no_token_across(const MergeTable *m,
-                                                                 uint64_t v, size_t lo,
-                                                                 size_t hi)
+BPE_FORCE_INLINE int no_token_across(const MergeTable *m,
+                                     uint64_t v, size_t lo,
+                                     size_t hi)
 {
     /* level 2 first: the window of bytes 3..5 inside no token, no token crosses (16 KB,
      * in the first level cache: between the bytes of characters no token holds -- random
@@ -523,8 +529,8 @@ static int cut_near_end(const MergeTable *m, const unsigned char *w, size_t len,
 /* 1: a cut at the place *p inside the word (its 8 bytes w[*p-4..*p+4) read at once:
  * constant bounds, the checks fold). A 3-byte token starting at *p-1 (a Han character,
  * mostly) settles *p and *p+1 with one lookup: *p moves on by one. */
-static inline __attribute__((always_inline)) int cut_inside(const MergeTable *m,
-                                                            const unsigned char *w, size_t *p)
+BPE_FORCE_INLINE int cut_inside(const MergeTable *m,
+                                const unsigned char *w, size_t *p)
 {
     uint64_t v = load8(w + *p - 4);
     if ((w[*p - 1] & 0xF0) == 0xE0) {
@@ -702,11 +708,11 @@ static uint64_t char_entry(const MergeTable *m, uint32_t cp)
  * `ok`; NULL: none (not ok, no memory) */
 static uint64_t *table_once(uint64_t **slot, int ok, size_t n)
 {
-    uint64_t *t = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+    uint64_t *t = bpe_ld_acq_ptr((void *const *)slot);
     if (t || !ok || !(t = calloc(n, sizeof(uint64_t))))
         return t;
     uint64_t *none = NULL;
-    if (!__atomic_compare_exchange_n(slot, &none, t, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+    if (!bpe_cas_acqrel_ptr((void **)slot, (void **)&none, t)) {
         free(t); /* another thread made it first */
         t = none;
     }
@@ -723,10 +729,10 @@ static uint64_t *chars_of(const MergeTable *m)
 /* the table's entry for cp, filled in on the first sight (every thread computes the same) */
 static inline uint64_t char_of(const MergeTable *m, uint64_t *ch, uint32_t cp)
 {
-    uint64_t e = __atomic_load_n(&ch[cp - CH_FIRST], __ATOMIC_RELAXED);
+    uint64_t e = bpe_ld_rlx_u64(&ch[cp - CH_FIRST]);
     if (!e) {
         e = char_entry(m, cp);
-        __atomic_store_n(&ch[cp - CH_FIRST], e, __ATOMIC_RELAXED);
+        bpe_st_rlx_u64(&ch[cp - CH_FIRST], e);
     }
     return e;
 }
@@ -772,10 +778,10 @@ static inline const uint64_t *prefix_entry(const MergeTable *m, uint64_t *t,
 {
     size_t i = prefix4_at(p);
     uint64_t *e = &t[2 * i];
-    if (!__atomic_load_n(&e[1], __ATOMIC_ACQUIRE)) {
+    if (!bpe_ld_acq_u64(&e[1])) {
         int32_t first, last;
-        __atomic_store_n(&e[0], m->joins[i], __ATOMIC_RELAXED);
-        __atomic_store_n(&e[1], three_bytes(m, p, &first, &last) | PREFIX_SEEN, __ATOMIC_RELEASE);
+        bpe_st_rlx_u64(&e[0], m->joins[i]);
+        bpe_st_rel_u64(&e[1], three_bytes(m, p, &first, &last) | PREFIX_SEEN);
     }
     return e;
 }

@@ -36,6 +36,8 @@
 
 #include "merge/merge.h"
 #include "util/ascii_ws.h"
+#include "util/atomics.h"
+#include "util/portable.h"
 
 
 #define WS_FROM 24        /* shorter runs are merged whole (the short-word scan is quick) */
@@ -315,7 +317,7 @@ static int ws_pairs(struct MergeWs *t, const Syms *s)
 
 static void ws_dp_ready(struct MergeWs *t, const Syms *s);
 
-static __attribute__((noinline)) struct MergeWs *ws_build(const MergeTable *m)
+static BPE_NOINLINE struct MergeWs *ws_build(const MergeTable *m)
 {
     Syms s = {0};
     s.cap = WS_MAX_SYMBOLS;
@@ -431,7 +433,7 @@ static __attribute__((noinline)) struct MergeWs *ws_build(const MergeTable *m)
 /* the automaton, made once; NULL: runs are merged whole */
 static const struct MergeWs *ws_of(const MergeTable *m)
 {
-    struct MergeWs **slot = &((MergeTable *)m)->ws, *t = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+    struct MergeWs **slot = &((MergeTable *)m)->ws, *t = bpe_ld_acq_ptr((void *const *)slot);
     if (t)
         return t;
     if (m->ws_failed || !(t = ws_build(m))) {
@@ -439,7 +441,7 @@ static const struct MergeWs *ws_of(const MergeTable *m)
         return NULL;
     }
     struct MergeWs *none = NULL;
-    if (!__atomic_compare_exchange_n(slot, &none, t, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+    if (!bpe_cas_acqrel_ptr((void **)slot, (void **)&none, t)) {
         ws_free(t); /* another thread made it first */
         t = none;
     }
@@ -626,7 +628,7 @@ static void ws_dp_ready(struct MergeWs *t, const Syms *s)
  * last symbols), and merging them together takes the next step of one or the other until
  * the pair across (a's last symbol now, b's first) is the lowest: lower than a's next
  * step (a's pairs are to its left, and win a tie) and no higher than b's. */
-static __attribute__((noinline)) int ws_pair_ok(const struct MergeWs *t, int32_t a, int32_t b)
+static BPE_NOINLINE int ws_pair_ok(const struct MergeWs *t, int32_t a, int32_t b)
 {
     if (!t->self[a] || !t->self[b])
         return 0;
@@ -676,10 +678,10 @@ static size_t ws_by_pairs(const struct MergeWs *t, MergeScratch *x, const unsign
             }
             int32_t a = last[st - 1];
             size_t bit = 2 * ((size_t)a * n_sym + (size_t)s);
-            uint64_t known = __atomic_load_n(&memo[bit >> 6], __ATOMIC_RELAXED) >> (bit & 63);
-            if (__builtin_expect(!(known & 1), 0)) {
+            uint64_t known = bpe_ld_rlx_u64(&memo[bit >> 6]) >> (bit & 63);
+            if (BPE_UNLIKELY(!(known & 1))) {
                 known = 1 | (uint64_t)ws_pair_ok(t, a, s) << 1;
-                __atomic_fetch_or(&memo[bit >> 6], known << (bit & 63), __ATOMIC_RELAXED);
+                bpe_or_rlx_u64(&memo[bit >> 6], known << (bit & 63));
             }
             if (known & 2)
                 break;
@@ -706,7 +708,7 @@ size_t mt_merge_whitespace(const MergeTable *m, MergeScratch *x, const unsigned 
                            size_t len, int32_t limit)
 {
     /* the automaton costs 1-5 ms to make: a text with a few long runs merges them whole */
-    if (!__atomic_load_n(&m->ws, __ATOMIC_ACQUIRE) && x->ws_whole < WS_BUILD_AFTER) {
+    if (!bpe_ld_acq_ptr((void *const *)&m->ws) && x->ws_whole < WS_BUILD_AFTER) {
         x->ws_whole += len < WS_BUILD_AFTER ? (uint32_t)len : WS_BUILD_AFTER;
         return (size_t)-1;
     }

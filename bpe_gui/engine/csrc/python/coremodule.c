@@ -32,6 +32,7 @@
 #include <Python.h>
 
 #include "core/core.h"
+#include "util/simd.h"
 
 typedef struct {
     PyObject_HEAD
@@ -728,27 +729,27 @@ static PyObject *Core_stats(CoreObject *self, PyObject *Py_UNUSED(ignored))
 
 /* ---- the type and the module ----------------------------------------------------- */
 
-static PyObject *Core_get_n_tokens(CoreObject *self, void *closure)
+static PyObject *Core_get_n_tokens(CoreObject *self, void *Py_UNUSED(closure))
 {
     return check_idle(self) < 0 ? NULL : PyLong_FromLong(self->core->n_tokens);
 }
-static PyObject *Core_get_n_steps(CoreObject *self, void *closure)
+static PyObject *Core_get_n_steps(CoreObject *self, void *Py_UNUSED(closure))
 {
     return check_idle(self) < 0 ? NULL : PyLong_FromLong(self->core->n_steps);
 }
-static PyObject *Core_get_n_words(CoreObject *self, void *closure)
+static PyObject *Core_get_n_words(CoreObject *self, void *Py_UNUSED(closure))
 {
     return check_idle(self) < 0 ? NULL : PyLong_FromLong(self->core->n_words);
 }
-static PyObject *Core_get_tie_rule(CoreObject *self, void *closure)
+static PyObject *Core_get_tie_rule(CoreObject *self, void *Py_UNUSED(closure))
 {
     return check_idle(self) < 0 ? NULL : PyLong_FromLong(self->core->tie);
 }
-static PyObject *Core_get_total_symbols(CoreObject *self, void *closure)
+static PyObject *Core_get_total_symbols(CoreObject *self, void *Py_UNUSED(closure))
 {
     return check_idle(self) < 0 ? NULL : PyLong_FromLongLong((long long)self->core->total_syms);
 }
-static PyObject *Core_get_n_pairs(CoreObject *self, void *closure)
+static PyObject *Core_get_n_pairs(CoreObject *self, void *Py_UNUSED(closure))
 {
     return check_idle(self) < 0 ? NULL : PyLong_FromLong(self->core->heap_n);
 }
@@ -761,7 +762,7 @@ static PyGetSetDef Core_getset[] = {
     {"total_symbols", (getter)Core_get_total_symbols, NULL,
      "frequency-weighted number of symbols in all words now", NULL},
     {"n_pairs", (getter)Core_get_n_pairs, NULL, "number of pairs with count > 0", NULL},
-    {NULL}};
+    {NULL, NULL, NULL, NULL, NULL}};
 
 static PyMethodDef Core_methods[] = {
     {"best", (PyCFunction)Core_best, METH_NOARGS,
@@ -793,7 +794,7 @@ static PyMethodDef Core_methods[] = {
     {"token", (PyCFunction)Core_token, METH_VARARGS, "token(t) -> bytes"},
     {"_stats", (PyCFunction)Core_stats, METH_NOARGS, "internal sizes (benchmarks)"},
     {"_check", (PyCFunction)Core_check, METH_NOARGS, "internal consistency check (tests)"},
-    {NULL}};
+    {NULL, NULL, 0, NULL}};
 
 static PyTypeObject CoreType = {
     PyVarObject_HEAD_INIT(NULL, 0)
@@ -828,7 +829,8 @@ PyMODINIT_FUNC PyInit__core(void)
     }
     if (PyModule_AddIntConstant(m, "GREATEST", TIE_GREATEST) < 0 ||
         PyModule_AddIntConstant(m, "FIRST_SEEN", TIE_FIRST_SEEN) < 0 ||
-        PyModule_AddIntConstant(m, "LOWEST_IDS", TIE_LOWEST_IDS) < 0) {
+        PyModule_AddIntConstant(m, "LOWEST_IDS", TIE_LOWEST_IDS) < 0 ||
+        PyModule_AddStringConstant(m, "simd", BPE_SIMD_BUILT) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -60,6 +60,7 @@
 #include "python/scan_python.h"
 #include "count/tsv.h"
 #include "count/wordtable.h"
+#include "util/simd.h"
 
 #ifndef BPE_SCAN_NPRESETS
 #define BPE_SCAN_NPRESETS 3
@@ -497,27 +498,27 @@ static Py_ssize_t Counter_len(Counter *c)
     return check_busy(c) < 0 ? -1 : (Py_ssize_t)c->t.n;
 }
 
-static PyObject *Counter_get_total(Counter *c, void *closure)
+static PyObject *Counter_get_total(Counter *c, void *Py_UNUSED(closure))
 {
     return check_busy(c) < 0 ? NULL : PyLong_FromLongLong(c->t.total);
 }
 
-static PyObject *Counter_get_chars(Counter *c, void *closure)
+static PyObject *Counter_get_chars(Counter *c, void *Py_UNUSED(closure))
 {
     return check_busy(c) < 0 ? NULL : PyLong_FromLongLong(c->t.chars);
 }
 
-static PyObject *Counter_get_bytes(Counter *c, void *closure)
+static PyObject *Counter_get_bytes(Counter *c, void *Py_UNUSED(closure))
 {
     return check_busy(c) < 0 ? NULL : PyLong_FromLongLong(c->t.bytes);
 }
 
-static PyObject *Counter_get_preset(Counter *c, void *closure)
+static PyObject *Counter_get_preset(Counter *c, void *Py_UNUSED(closure))
 {
     return PyLong_FromLong(c->t.preset);
 }
 
-static PyObject *Counter_get_memory(Counter *c, void *closure)
+static PyObject *Counter_get_memory(Counter *c, void *Py_UNUSED(closure))
 {
     return check_busy(c) < 0 ? NULL : PyLong_FromSize_t(c->t.cap * sizeof(WordSlot) + c->t.arena_bytes);
 }
@@ -528,7 +529,7 @@ static PyGetSetDef Counter_getset[] = {
     {"bytes", (getter)Counter_get_bytes, NULL, "UTF-8 bytes of the texts counted", NULL},
     {"preset", (getter)Counter_get_preset, NULL, "scanner preset, -1 for none", NULL},
     {"memory", (getter)Counter_get_memory, NULL, "bytes the table holds (about)", NULL},
-    {NULL},
+    {NULL, NULL, NULL, NULL, NULL},
 };
 
 static PyMethodDef Counter_methods[] = {
@@ -545,7 +546,7 @@ static PyMethodDef Counter_methods[] = {
     {"add_size", (PyCFunction)Counter_add_size, METH_VARARGS,
      "add_size(chars, bytes): count input text the counter did not see itself"},
     {"clear", (PyCFunction)Counter_clear, METH_NOARGS, "forget every word"},
-    {NULL},
+    {NULL, NULL, 0, NULL},
 };
 
 static PySequenceMethods Counter_as_sequence = {
@@ -570,7 +571,7 @@ static PyTypeObject CounterType = {
 /* module functions                                                               */
 /* ------------------------------------------------------------------------------ */
 
-static PyObject *mod_utf8_error(PyObject *self, PyObject *arg)
+static PyObject *mod_utf8_error(PyObject *Py_UNUSED(self), PyObject *arg)
 {
     Py_buffer v;
     if (PyObject_GetBuffer(arg, &v, PyBUF_SIMPLE) < 0)
@@ -584,7 +585,7 @@ static PyObject *mod_utf8_error(PyObject *self, PyObject *arg)
     return PyLong_FromSsize_t(bad == (size_t)n ? -1 : (Py_ssize_t)bad);
 }
 
-static PyObject *mod_safe_cut(PyObject *self, PyObject *args)
+static PyObject *mod_safe_cut(PyObject *Py_UNUSED(self), PyObject *args)
 {
     int preset;
     Py_buffer v;
@@ -615,7 +616,7 @@ static PyObject *mod_safe_cut(PyObject *self, PyObject *args)
 
 /* ---- word-count table rows (tsv.c) ---------------------------------------------- */
 
-static PyObject *mod_format_tsv(PyObject *self, PyObject *args, PyObject *kwds)
+static PyObject *mod_format_tsv(PyObject *Py_UNUSED(self), PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"blob", "starts", "counts", "lo", "hi", NULL};
     Py_buffer b = {0}, st = {0}, ct = {0};
@@ -655,7 +656,7 @@ out:
     return res;
 }
 
-static PyObject *mod_parse_tsv(PyObject *self, PyObject *args)
+static PyObject *mod_parse_tsv(PyObject *Py_UNUSED(self), PyObject *args)
 {
     Py_buffer v;
     long long base = 0;
@@ -717,12 +718,13 @@ static PyMethodDef module_methods[] = {
      "format_tsv(blob, starts, counts, lo=0, hi=n) -> rows of a word-count table file"},
     {"parse_tsv", mod_parse_tsv, METH_VARARGS,
      "parse_tsv(data, base=0) -> (blob, ends, counts): whole rows of a word-count table"},
-    {NULL},
+    {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_count",
     "Counting pre-tokens in a native hash table (see countmodule.c).", -1, module_methods,
+    NULL, NULL, NULL, NULL,
 };
 
 PyMODINIT_FUNC PyInit__count(void)
@@ -734,6 +736,7 @@ PyMODINIT_FUNC PyInit__count(void)
         return NULL;
     Py_INCREF(&CounterType);
     if (scan_python_add_constants(m) < 0 ||
+        PyModule_AddStringConstant(m, "simd", BPE_SIMD_BUILT) < 0 ||
         PyModule_AddObject(m, "WordCounter", (PyObject *)&CounterType) < 0) {
         Py_DECREF(&CounterType);
         Py_DECREF(m);

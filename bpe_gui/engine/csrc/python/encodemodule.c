@@ -37,8 +37,10 @@
 #include "python/scan_python.h"
 #include "merge/wordcache.h"
 #include "merge/encoder.h"
+#include "util/atomics.h"
 #include "util/grow.h"
 #include "util/huge.h"
+#include "util/simd.h"
 #include "util/utf8.h"
 #include "scan/scan_fast.h"
 
@@ -173,11 +175,11 @@ static PyObject *tuple_of(const int32_t *s, size_t n)
 
 static int as_id(PyObject *o, int32_t *out)
 {
-    long v = PyLong_AsLong(o);
+    long long v = PyLong_AsLongLong(o); /* (not long: 32 bits on Windows) */
     if (v == -1 && PyErr_Occurred())
         return -1;
     if (v < 0 || v > INT32_MAX - 1) {
-        PyErr_Format(PyExc_ValueError, "token id %ld is out of range (0 to 2**31 - 2)", v);
+        PyErr_Format(PyExc_ValueError, "token id %lld is out of range (0 to 2**31 - 2)", v);
         return -1;
     }
     *out = (int32_t)v;
@@ -1252,7 +1254,7 @@ typedef struct {
 static int batch_one(BatchWorker *w)
 {
     Batch *b = w->b;
-    size_t i = __atomic_fetch_add(&b->next, 1, __ATOMIC_RELAXED);
+    size_t i = bpe_fetch_add_rlx_size(&b->next, 1);
     if (i >= b->n_texts)
         return 0;
     w->sc->n = 0;
@@ -1266,7 +1268,7 @@ static int batch_one(BatchWorker *w)
     }
     b->n_out[i] = w->sc->n;
     b->err[i] = rc;
-    __atomic_store_n(&b->done[i], 1, __ATOMIC_RELEASE);
+    bpe_st_rel_u8(&b->done[i], 1);
     w->sc->n = 0;
     return 1;
 }
@@ -1375,7 +1377,7 @@ static PyObject *Encoder_encode_batch(Encoder *e, PyObject *args, PyObject *kw)
     }
     size_t ready = 0, waiting = 0; /* texts 0..ready-1 done, waiting ids past made */
     while (batch_one(&w[0])) {
-        while (ready < n && __atomic_load_n(&b.done[ready], __ATOMIC_ACQUIRE))
+        while (ready < n && bpe_ld_acq_u8(&b.done[ready]))
             waiting += b.n_out[ready++];
         if (started > 1 && waiting >= BATCH_LISTS && !failed) {
             PyEval_RestoreThread(ts);
@@ -1561,6 +1563,7 @@ PyMODINIT_FUNC PyInit__encode(void)
     Py_INCREF(&EncoderType);
     if (scan_python_add_constants(m) < 0 ||
         PyModule_AddIntConstant(m, "ENC_CHUNK", ENC_CHUNK) < 0 ||
+        PyModule_AddStringConstant(m, "simd", BPE_SIMD_BUILT) < 0 ||
         PyModule_AddObject(m, "LANES_CPU", PyBool_FromLong(mt_lanes_cpu())) < 0 ||
         PyModule_AddObject(m, "Merger", (PyObject *)&MergerType) < 0 ||
         PyModule_AddObject(m, "WordCache", (PyObject *)&WordCacheType) < 0 ||

@@ -71,6 +71,7 @@
 #include "imported/charsmap.h"
 #include "imported/pipeline.h"
 #include "python/cached_words.h"
+#include "util/simd.h"
 
 typedef struct {
     PyObject_HEAD
@@ -134,7 +135,8 @@ static PyObject *word_problem(Model *m, PipeProblem *pr) {
                          (Py_ssize_t)pr->span_len[0]);
         break;
     case PP_RANK_TAKEN:
-        msg = PyUnicode_FromFormat("rank %ld was already given to another token", pr->num);
+        msg = PyUnicode_FromFormat("rank %lld was already given to another token",
+                                   (long long)pr->num);
         break;
     case PP_TOKEN_TAKEN: {
         char what[64];
@@ -1570,6 +1572,10 @@ PyMODINIT_FUNC PyInit__pipeline(void) {
     if (PyType_Ready(&ModelType) < 0 || PyType_Ready(&CharsmapType) < 0) return NULL;
     PyObject *mod = PyModule_Create(&pipeline_module);
     if (!mod) return NULL;
+    if (PyModule_AddStringConstant(mod, "simd", BPE_SIMD_BUILT) < 0) {
+        Py_DECREF(mod);
+        return NULL;
+    }
     Py_INCREF(&ModelType);
     if (PyModule_AddObject(mod, "Model", (PyObject *)&ModelType) < 0) {
         Py_DECREF(&ModelType);

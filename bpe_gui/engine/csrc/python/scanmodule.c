@@ -23,6 +23,7 @@
 #define BPE_SCAN_PROVIDER /* scan.c is compiled in: this module exports it (scan.h) */
 #include "python/scan_python.h"
 #include "text/normal_form.h"
+#include "util/simd.h"
 
 #define CHUNK 65536
 #define NOGIL_BYTES 65536 /* shorter texts keep the GIL: releasing it costs more */
@@ -181,7 +182,7 @@ static int emit_end(void *ctx, PyObject *text, const utf8_t *u, span_t s) {
 
 static PyObject *array_q; /* array.array */
 
-static PyObject *py_words(PyObject *self, PyObject *args) {
+static PyObject *py_words(PyObject *Py_UNUSED(self), PyObject *args) {
     int preset;
     PyObject *text;
     if (!PyArg_ParseTuple(args, "iU:words", &preset, &text)) return NULL;
@@ -194,7 +195,7 @@ static PyObject *py_words(PyObject *self, PyObject *args) {
     return list;
 }
 
-static PyObject *py_word_ends(PyObject *self, PyObject *args) {
+static PyObject *py_word_ends(PyObject *Py_UNUSED(self), PyObject *args) {
     int preset;
     PyObject *text;
     if (!PyArg_ParseTuple(args, "iU:word_ends", &preset, &text)) return NULL;
@@ -213,7 +214,7 @@ static PyObject *py_word_ends(PyObject *self, PyObject *args) {
 
 /* safe_cut in code points: only text[lo - 2 : hi + 1] is encoded (the rules look at two
    characters before p and one at p). */
-static PyObject *py_safe_cut(PyObject *self, PyObject *args) {
+static PyObject *py_safe_cut(PyObject *Py_UNUSED(self), PyObject *args) {
     int preset;
     PyObject *text;
     Py_ssize_t lo, hi;
@@ -288,7 +289,7 @@ static size_t *all_ends(int preset, const unsigned char *s, size_t n, size_t *k)
     return ends;
 }
 
-static PyObject *py_words_utf8(PyObject *self, PyObject *args) {
+static PyObject *py_words_utf8(PyObject *Py_UNUSED(self), PyObject *args) {
     int preset;
     Py_buffer buf;
     if (bytes_arg(args, "iy*:_words_utf8", &preset, &buf, NULL, NULL) < 0) return NULL;
@@ -308,7 +309,7 @@ static PyObject *py_words_utf8(PyObject *self, PyObject *args) {
     return list;
 }
 
-static PyObject *py_word_ends_utf8(PyObject *self, PyObject *args) {
+static PyObject *py_word_ends_utf8(PyObject *Py_UNUSED(self), PyObject *args) {
     int preset;
     Py_buffer buf;
     if (bytes_arg(args, "iy*:_word_ends_utf8", &preset, &buf, NULL, NULL) < 0) return NULL;
@@ -325,7 +326,7 @@ static PyObject *py_word_ends_utf8(PyObject *self, PyObject *args) {
     return list;
 }
 
-static PyObject *py_safe_cut_utf8(PyObject *self, PyObject *args) {
+static PyObject *py_safe_cut_utf8(PyObject *Py_UNUSED(self), PyObject *args) {
     int preset;
     Py_buffer buf;
     Py_ssize_t lo, hi;
@@ -340,7 +341,7 @@ static PyObject *py_safe_cut_utf8(PyObject *self, PyObject *args) {
 /* giant_cuts(preset, data, n, limit) -> (settled, reach, piece_cut): scan_giant.inc on
    data[:n] (bpe_scan_settled; bpe_scan_piece_cut on data[settled:n], as an offset in
    data, or -1), for readers that found no safe cut */
-static PyObject *py_giant_cuts(PyObject *self, PyObject *args) {
+static PyObject *py_giant_cuts(PyObject *Py_UNUSED(self), PyObject *args) {
     int preset;
     Py_buffer buf;
     Py_ssize_t n, limit;
@@ -364,7 +365,7 @@ static PyObject *py_giant_cuts(PyObject *self, PyObject *args) {
 }
 
 /* count_words(preset, data: str | bytes) -> int: boundaries only, no objects */
-static PyObject *py_count_words(PyObject *self, PyObject *args) {
+static PyObject *py_count_words(PyObject *Py_UNUSED(self), PyObject *args) {
     int preset;
     PyObject *data;
     if (!PyArg_ParseTuple(args, "iO:count_words", &preset, &data)) return NULL;
@@ -448,7 +449,7 @@ static inline uint64_t load_chars(const void *p) {
  * points past the bitmap are not in it). For the normal-form quick check
  * (text/normal_forms.py): unicodedata.is_normalized looks every character up in its
  * record tables, ~10x the cost of one bit here. */
-static PyObject *py_all_in(PyObject *self, PyObject *args) {
+static PyObject *py_all_in(PyObject *Py_UNUSED(self), PyObject *args) {
     PyObject *text;
     Py_buffer bits;
     if (!PyArg_ParseTuple(args, "Uy*:all_in", &text, &bits))
@@ -552,7 +553,7 @@ static int find_stretches(PyObject *text, const unsigned char *b, Py_UCS4 top, P
  * Outside them every character is safe, and a boundary before a safe character is one
  * the form never crosses: the form of the text is the text with each stretch replaced by
  * its form. */
-static PyObject *py_unsafe_spans(PyObject *self, PyObject *args) {
+static PyObject *py_unsafe_spans(PyObject *Py_UNUSED(self), PyObject *args) {
     PyObject *text;
     Py_buffer bits;
     Py_ssize_t gap;
@@ -704,7 +705,7 @@ done:
 }
 
 
-static PyObject *py_normal_form(PyObject *self, PyObject *args) {
+static PyObject *py_normal_form(PyObject *Py_UNUSED(self), PyObject *args) {
     PyObject *text, *spans, *res = NULL;
     Py_buffer blob;
     if (!PyArg_ParseTuple(args, "UO!y*:normal_form", &text, &PyList_Type, &spans, &blob))
@@ -741,7 +742,7 @@ done:
  * bitmap holds; when the text has characters of others, nothing is made and `missing`
  * (544 bytes) names their blocks, for text/normal_forms.py to work out before it asks
  * again (once a process for each block). */
-static PyObject *py_normal_form_of(PyObject *self, PyObject *args) {
+static PyObject *py_normal_form_of(PyObject *Py_UNUSED(self), PyObject *args) {
     PyObject *text, *res = NULL, *missing_obj = NULL;
     Py_buffer bits, blob, known;
     Py_ssize_t gap;
@@ -788,7 +789,7 @@ done:
  * U+FFFF of the block b (code points b * 256 .. b * 256 + 255). A text of 1- or 2-byte
  * characters has none (no pass). For text/normal_forms.py: the bitmaps of characters
  * above the BMP are worked out a block at a time, for the blocks a text uses. */
-static PyObject *py_astral_blocks(PyObject *self, PyObject *arg) {
+static PyObject *py_astral_blocks(PyObject *Py_UNUSED(self), PyObject *arg) {
     if (!PyUnicode_Check(arg)) {
         PyErr_SetString(PyExc_TypeError, "astral_blocks() needs a str");
         return NULL;
@@ -819,11 +820,11 @@ static PyObject *blob_of(const bpe_scan_tables *t) {
     return b;
 }
 
-static PyObject *py_tables_blob(PyObject *self, PyObject *noargs) {
+static PyObject *py_tables_blob(PyObject *Py_UNUSED(self), PyObject *Py_UNUSED(noargs)) {
     return blob_of(bpe_scan_current_tables());
 }
 
-static PyObject *py_builtin_tables_blob(PyObject *self, PyObject *noargs) {
+static PyObject *py_builtin_tables_blob(PyObject *Py_UNUSED(self), PyObject *Py_UNUSED(noargs)) {
     return blob_of(bpe_scan_builtin_tables());
 }
 
@@ -872,7 +873,8 @@ PyMODINIT_FUNC PyInit__scan(void) {
         PyModule_AddIntConstant(m, "O200K", BPE_SCAN_O200K) < 0 ||
         PyModule_AddIntConstant(m, "LLAMA3", BPE_SCAN_LLAMA3) < 0 ||
         PyModule_AddIntConstant(m, "QWEN2", BPE_SCAN_QWEN2) < 0 ||
-        PyModule_AddIntConstant(m, "TEKKEN", BPE_SCAN_TEKKEN) < 0) {
+        PyModule_AddIntConstant(m, "TEKKEN", BPE_SCAN_TEKKEN) < 0 ||
+        PyModule_AddStringConstant(m, "simd", BPE_SIMD_BUILT) < 0) {
         Py_DECREF(m);
         return NULL;
     }

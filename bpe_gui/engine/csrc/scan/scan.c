@@ -17,6 +17,7 @@
 
 #include "unicode_tables.h"
 #include "util/ascii_ws.h"
+#include "util/portable.h"
 
 /* flags of a code point; the same bits as bpe_gui/engine/text/unicode_classes.py */
 enum { F_S = 0x01, F_L = 0x02, F_N = 0x04, F_M = 0x08, F_U = 0x10, F_W = 0x20, F_CRLF = 0x40 };
@@ -58,13 +59,8 @@ typedef struct {
     uint8_t len; /* bytes */
 } ch_t;
 
-#if defined(__GNUC__)
-#define HOT static inline __attribute__((always_inline))
-#define COLD static __attribute__((noinline))
-#else
-#define HOT static inline
-#define COLD static
-#endif
+#define HOT BPE_FORCE_INLINE
+#define COLD static BPE_NOINLINE
 
 /* Strict UTF-8 (no overlongs, surrogates or > U+10FFFF); on failure one byte. */
 HOT uint32_t decode(const uint8_t *s, size_t i, size_t n, uint8_t *len) {
@@ -162,7 +158,7 @@ HOT size_t ideographs(const uint8_t *p) {
     uint64_t v;
     memcpy(&v, p, 8);
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    v = __builtin_bswap64(v);
+    v = bpe_bswap64(v);
 #endif
     /* bytes 1, 2, 4, 5 continuation bytes (10xxxxxx), 0 and 3 leads 1110xxxx */
     if ((v & 0xC0C0F0C0C0F0ull) != 0x8080E08080E0ull) {

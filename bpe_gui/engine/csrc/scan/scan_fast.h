@@ -26,18 +26,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/portable.h"
+
 #define SWAR_HI 0x8080808080808080ull
 #define SWAR_LO7 0x7F7F7F7F7F7F7F7Full
 #define SWAR_ONES 0x0101010101010101ull
 #define FAST_MORE 8
 
-#if defined(__GNUC__)
-#define FAST_INLINE static inline __attribute__((always_inline))
-#define FAST_COLD static __attribute__((noinline, unused))
-#else
-#define FAST_INLINE static inline
-#define FAST_COLD static
-#endif
+#define FAST_INLINE BPE_FORCE_INLINE
+#define FAST_COLD static BPE_NOINLINE BPE_MAYBE_UNUSED
 
 /* 0x80 in each byte of v that is in [lo, hi] (ASCII: hi < 0x80), 0 elsewhere. */
 static inline uint64_t swar_in(uint64_t v, unsigned lo, unsigned hi)
@@ -75,7 +72,7 @@ static inline uint64_t swar_space(uint64_t v)
 static inline size_t swar_first_clear(uint64_t mask, size_t i)
 {
     uint64_t stop = ~mask & SWAR_HI & (i >= 8 ? 0 : ~0ull << (8 * i));
-    return stop ? (size_t)__builtin_ctzll(stop) >> 3 : 8;
+    return stop ? (size_t)bpe_ctz64(stop) >> 3 : 8;
 }
 
 /* The byte at i (0..7) of v. */
@@ -91,7 +88,7 @@ FAST_INLINE size_t letter_end(uint64_t letters, uint64_t v, size_t i)
         return FAST_MORE;
     if (v & stop & (0 - stop)) /* the byte after the run is >= 0x80 */
         return 0;
-    return (size_t)__builtin_ctzll(stop) >> 3;
+    return (size_t)bpe_ctz64(stop) >> 3;
 }
 
 /* GPT-2's ` ?\p{L}+` only: an optional space, then ASCII letters (the alternatives
@@ -172,7 +169,7 @@ other:;
         return 0;
     uint64_t crlf = swar_crlf(v) & ~(~0ull << (8 * r));
     if (crlf) /* \s*[\r\n]: up to the last CR or LF of the run */
-        return (size_t)(63 - __builtin_clzll(crlf)) / 8 + 1;
+        return (size_t)(63 - bpe_clz64(crlf)) / 8 + 1;
     return r >= 2 ? r - 1 : 1; /* \s+(?!\S) gives back one; a single one: \s */
 }
 
@@ -199,7 +196,7 @@ FAST_INLINE size_t fast_word_o200k(uint64_t v)
     else if (!swar_has(l, 0))
         return o200k_other(v, l);
     uint64_t stop = ~run & SWAR_HI;                   /* the upper-case run ends */
-    size_t u = stop ? (size_t)__builtin_ctzll(stop) >> 3 : 8;
+    size_t u = stop ? (size_t)bpe_ctz64(stop) >> 3 : 8;
     size_t e = swar_first_clear(lo, u);
     if (e == 8)
         return u < 8 ? FAST_MORE : 0; /* small letters fill the bytes: go on */
@@ -244,7 +241,7 @@ FAST_COLD size_t o200k_other(uint64_t v, uint64_t l)
         return 0;
     uint64_t crlf = swar_crlf(v) & ~(~0ull << (8 * r));
     if (crlf) /* \s*[\r\n]+ */
-        return (size_t)(63 - __builtin_clzll(crlf)) / 8 + 1;
+        return (size_t)(63 - bpe_clz64(crlf)) / 8 + 1;
     return r >= 2 ? r - 1 : 1; /* \s+(?!\S), or a single \s+ */
 }
 

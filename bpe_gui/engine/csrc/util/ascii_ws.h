@@ -13,9 +13,10 @@
 
 #include <stddef.h>
 
-#if defined(__SSE2__) || defined(_M_X64)
+#include "util/portable.h"
+#include "util/simd.h"
+#if defined(BPE_SIMD_SSE2)
 #include <emmintrin.h>
-#define BPE_ASCII_WS_SSE2 1
 #endif
 
 static inline int bpe_is_ascii_ws(unsigned char c)
@@ -27,7 +28,7 @@ static inline int bpe_is_ascii_ws(unsigned char c)
 static inline size_t bpe_ascii_ws_run(const unsigned char *p, size_t n)
 {
     size_t i = 0;
-#ifdef BPE_ASCII_WS_SSE2
+#if defined(BPE_SIMD_SSE2)
     const __m128i space = _mm_set1_epi8(' '), tab = _mm_set1_epi8('\t'), four = _mm_set1_epi8(4);
     for (; i + 16 <= n; i += 16) {
         __m128i v = _mm_loadu_si128((const __m128i *)(p + i)), d = _mm_sub_epi8(v, tab);
@@ -35,7 +36,7 @@ static inline size_t bpe_ascii_ws_run(const unsigned char *p, size_t n)
         __m128i ws = _mm_or_si128(_mm_cmpeq_epi8(v, space), _mm_cmpeq_epi8(_mm_min_epu8(d, four), d));
         unsigned mask = (unsigned)_mm_movemask_epi8(ws);
         if (mask != 0xFFFF)
-            return i + (size_t)__builtin_ctz(~mask);
+            return i + (size_t)bpe_ctz32(~mask);
     }
 #endif
     while (i < n && bpe_is_ascii_ws(p[i]))

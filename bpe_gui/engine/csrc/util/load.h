@@ -9,13 +9,15 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "util/portable.h"
+
 /* p[0..4) and p[0..5), the first in the lowest bits, on any host */
 static inline uint64_t load4(const unsigned char *p)
 {
     uint32_t v;
     memcpy(&v, p, 4);
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    v = __builtin_bswap32(v);
+    v = bpe_bswap32(v);
 #endif
     return v;
 }
@@ -31,7 +33,7 @@ static inline uint64_t load8(const unsigned char *p)
     uint64_t v;
     memcpy(&v, p, 8);
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    v = __builtin_bswap64(v);
+    v = bpe_bswap64(v);
 #endif
     return v;
 }

@@ -11,7 +11,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#if defined(__SSE2__) || defined(_M_X64)
+#include "util/portable.h"
+#include "util/simd.h"
+#if defined(BPE_SIMD_SSE2)
 #include <emmintrin.h>
 #define BPE_UTF8_SSE2 1
 #endif
@@ -42,12 +44,12 @@ static inline unsigned char *bpe_utf8_put(unsigned char *o, uint32_t c)
     return o;
 }
 
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(BPE_NO_AVX512)
+#if defined(BPE_SIMD_X86) && !defined(BPE_NO_AVX512)
 #include <immintrin.h>
 
 #include "util/cpu.h"
 #define BPE_UTF8_AVX512 1
-#define BPE_UTF8_TARGET __attribute__((target("avx512f,avx512bw,avx512vbmi2")))
+#define BPE_UTF8_TARGET BPE_TARGET("avx512f,avx512bw,avx512vbmi2")
 
 /* 1: this CPU can take 16 characters at a time (AVX-512 with byte compression) */
 static inline int bpe_utf8_wide(void)
@@ -87,7 +89,7 @@ BPE_UTF8_TARGET static inline unsigned char *bpe_utf8_put16(unsigned char *o, __
     len = _mm512_mask_add_epi32(len, ge10000, len, _mm512_set1_epi32(1));
     __mmask64 keep = _mm512_cmplt_epu8_mask(_mm512_set1_epi32(0x03020100),
                                             _mm512_mullo_epi32(len, _mm512_set1_epi32(0x01010101)));
-    unsigned cnt = (unsigned)__builtin_popcountll(keep);
+    unsigned cnt = (unsigned)bpe_popcount64(keep);
     _mm512_mask_storeu_epi8(o, cnt == 64 ? ~0ull : (1ull << cnt) - 1,
                             _mm512_maskz_compress_epi8(keep, bytes));
     return o + cnt;

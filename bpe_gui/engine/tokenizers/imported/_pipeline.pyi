@@ -11,6 +11,8 @@ from typing_extensions import Buffer
 # (where, index, message): where is "vocab", "merges" or "line"
 Problem = tuple[str, int, str]
 
+simd: str  # the vector code compiled in: "sse2,avx2,avx512", "sse2" or "" (util/simd.h)
+
 @final
 class Model:
     @classmethod

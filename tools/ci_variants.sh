@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# The C built the ways other machines build it, each build tested on the conformance
+# subset (every tokenizer kind against tiktoken / tokenizers, the scanner against regex,
+# the trainer against its oracle), not the whole suite:
+#   nosimd  BPE_GUI_NO_SIMD=1: every vector loop compiled out (an ARM Mac, an old PC)
+#   uchar   -funsigned-char: char is unsigned, as on arm64
+#   clang   clang -Wall -Wextra -Werror: clang's build, and no warning in it
+# Each builds in a copy of the tree in a temporary folder (the in-place build of the
+# checkout is left alone). .ci/run calls this after the main suite; by hand:
+#   tools/ci_variants.sh [nosimd] [uchar] [clang]    (no argument: all three)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/bpe-gui-variants.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+
+SUBSET=(
+    tests/engine/test_extensions.py
+    tests/engine/test_stubs.py
+    tests/engine/tokenizers/test_conformance.py
+    tests/engine/tokenizers/test_encoder.py
+    tests/engine/tokenizers/test_long_words.py
+    tests/engine/tokenizers/test_whitespace_runs.py
+    tests/engine/tokenizers/test_token_boundaries.py
+    tests/engine/tokenizers/test_merge_tree.py
+    tests/engine/tokenizers/imported/test_hf_pipeline.py
+    tests/engine/text/test_scan.py
+    tests/engine/corpus/test_count_native.py
+    tests/engine/train/test_trainer_oracle.py
+)
+
+# variant NAME VAR=VALUE...: build the copy with those variables set, then test it
+variant() {
+    local name=$1
+    shift
+    local dir=$WORK/$name start=$SECONDS
+    mkdir -p "$dir"
+    cp -r "$ROOT"/bpe_gui "$ROOT"/tests "$ROOT"/resources "$ROOT"/setup.py \
+        "$ROOT"/pyproject.toml "$ROOT"/MANIFEST.in "$dir"/
+    find "$dir" \( -name '*.so' -o -name '*.pyd' -o -name '_build.json' -o -name __pycache__ \) \
+        -prune -exec rm -rf {} +
+    echo "== variant $name ($*)"
+    if ! (cd "$dir" && env "$@" python setup.py build_ext --inplace -j 2 >build.log 2>&1); then
+        cat "$dir/build.log"
+        echo "ci_variants: $name: the build stopped" >&2
+        return 1
+    fi
+    # every extension built (setup.py records the ones that failed, which would
+    # otherwise leave the slow Python fallback to be tested), and from this copy
+    if ! (cd "$dir" && PYTHONPATH=$dir python - <<'EOF'
+import importlib, json, os, sys
+record = json.load(open("bpe_gui/engine/_build.json"))
+if record["failed"]:
+    print("not built:", *(f"{k}\n{v}" for k, v in record["failed"].items()), sep="\n")
+    sys.exit(1)
+for name in record["built"]:
+    mod = importlib.import_module(name)
+    if not os.path.abspath(mod.__file__).startswith(os.getcwd() + os.sep):
+        sys.exit(f"{name} was loaded from {mod.__file__}, not from this build")
+EOF
+    ); then
+        grep -iE "warning|error" "$dir/build.log" | head -50 || true
+        echo "ci_variants: $name: an extension was not built" >&2
+        return 1
+    fi
+    # (set -e does not reach inside a function called before ||: every step returns)
+    if ! (cd "$dir" && env "$@" PYTHONPATH="$dir" python -m pytest -q -p no:cacheprovider \
+        "${SUBSET[@]}"); then
+        echo "ci_variants: $name: the conformance tests failed" >&2
+        return 1
+    fi
+    echo "== variant $name passed in $((SECONDS - start)) s"
+}
+
+wanted=("$@")
+[ ${#wanted[@]} -gt 0 ] || wanted=(nosimd uchar clang)
+status=0
+for v in "${wanted[@]}"; do
+    case $v in
+    nosimd) variant nosimd BPE_GUI_NO_SIMD=1 || status=1 ;;
+    uchar) variant uchar CFLAGS=-funsigned-char || status=1 ;;
+    clang)
+        if command -v clang >/dev/null; then
+            variant clang CC=clang LDSHARED="clang -shared" CFLAGS="-Wall -Wextra -Werror" ||
+                status=1
+        else
+            echo "ci_variants: clang is not installed (Debian: apt-get install clang)" >&2
+            status=1
+        fi
+        ;;
+    *)
+        echo "ci_variants: unknown variant $v (nosimd, uchar, clang)" >&2
+        status=1
+        ;;
+    esac
+done
+exit $status
