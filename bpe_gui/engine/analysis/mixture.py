@@ -526,18 +526,25 @@ def _steps(names, merge_list, pairs, hist, solved: _Solved, sizes) -> list[Mixtu
     alpha = solved.alpha
     ab = np.frombuffer(pairs, dtype=np.int32).reshape(-1, 2).astype(np.int64)
     mkey = (ab[:, 0] << 32) | (ab[:, 1] & 0xFFFFFFFF)
-    states = np.repeat(np.arange(T)[:, None], tops.shape[1], axis=1)
-    cand = solved.points.at(tops, states) * per                              # (T, C*K, C)
     # the strongest competitor the mixture had to beat: its count less its own slack
-    pid = np.searchsorted(solved.points.pair_keys, tops)
-    pid = np.minimum(pid, len(solved.w) - 1)
-    mixed = cand @ alpha - solved.w[pid] * PER / np.mean(sizes)
-    invalid = (tops < 0) | (tops == mkey[:, None])
-    mixed[invalid] = -np.inf
-    best = np.argmax(mixed, axis=1)
-    has = np.isfinite(mixed[np.arange(T), best])
-    r_key = tops[np.arange(T), best]
-    r_counts = cand[np.arange(T), best]                                       # (T, C)
+    # (in blocks of steps: the candidates' counts are steps x candidates x categories)
+    has = np.zeros(T, dtype=bool)
+    r_key = np.zeros(T, dtype=np.int64)
+    r_counts = np.zeros((T, len(names)))
+    block = 16384
+    for lo in range(0, T, block):
+        hi = min(T, lo + block)
+        tp = tops[lo:hi]
+        states = np.repeat(np.arange(lo, hi)[:, None], tp.shape[1], axis=1)
+        cand = solved.points.at(tp, states) * per                            # (B, C*K, C)
+        pid = np.minimum(np.searchsorted(solved.points.pair_keys, tp), len(solved.w) - 1)
+        mixed = cand @ alpha - solved.w[pid] * PER / np.mean(sizes)
+        mixed[(tp < 0) | (tp == mkey[lo:hi, None])] = -np.inf
+        best = np.argmax(mixed, axis=1)
+        rows = np.arange(hi - lo)
+        has[lo:hi] = np.isfinite(mixed[rows, best])
+        r_key[lo:hi] = tp[rows, best]
+        r_counts[lo:hi] = cand[rows, best]
     m_counts = mc * per
     best_cat = np.argmax(alpha * m_counts, axis=1)   # the largest share of the merge's count
     token_of = _token_bytes(merge_list, pairs)
