@@ -104,8 +104,10 @@ def mixture_refusal(tokenizer: BaseTokenizer) -> str | None:
     if tokenizer.n_merges == 0:
         return (f"This {what} has no merges, so there is no merge order to read a training "
                 "mixture from. Data-mixture inference needs a BPE tokenizer's merge list.")
-    if tokenizer.mode != "byte" or meta.get("format") in ("sentencepiece", "clip") or \
-            meta.get("model") == "Unigram":
+    model = str(meta.get("model") or "")
+    spm = meta.get("format") in ("sentencepiece", "clip") or "SentencePiece" in model or \
+        model == "Unigram" or (meta.get("format") == "gguf" and model != "gpt2")
+    if tokenizer.mode != "byte" or spm:
         return (f"This {what} merges characters (with an end-of-word mark or SentencePiece's "
                 "'▁'), not bytes, so its merges cannot be replayed on the bytes of a sample. "
                 "Data-mixture inference needs a byte-level BPE tokenizer: GPT-2 files, a "
