@@ -18,8 +18,10 @@ and w_p >= 0 per pair shared by every step (a pair frequent in a sample but neve
 is absorbed once). The linear program minimises sum v_t + sum w_p.
 
 There are too many (t, p) to write down, so constraints are added lazily: solve, find
-the pairs that beat some step's merge under the current solution, add them, solve again,
-until none do. The search is over every pair's count history: between two changes (the
+the pairs that beat some step's merge under the current solution, add them (one per
+pair a round, at its worst step), solve again, until none do or the proportions have
+stopped moving (STEADY); constraints slack for a few solves running leave the program
+(added again if violated again), which keeps each solve the size of what binds. The search is over every pair's count history: between two changes (the
 core reports each change) a pair's mixed count is constant, so a constraint is violated
 somewhere in that stretch iff the smallest "merge count + v_t" over the stretch is below
 it (a range minimum over the steps); the step of that minimum is the one added.
@@ -38,9 +40,8 @@ from __future__ import annotations
 from array import array
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
-
 from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
 
 from .. import checks
 from ..corpus.counting import count_corpus
