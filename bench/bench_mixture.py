@@ -152,9 +152,9 @@ def accuracy(args, cats) -> list[tuple[str, dict, dict]]:
         t_train = time.perf_counter() - t0
         tok = load_tokenizer(path)
         samples = {n: spread(cats[n][1], int(args.sample_mb * MB)) for n in names}
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         r = infer_mixture(tok, samples, merges=args.merges)
-        sec = time.perf_counter() - t0
+        sec, cpu = time.perf_counter() - t0, time.process_time() - c0
         mae, mx = errors(props, r.proportions)
         maes.append(mae)
         maxes.append(mx)
@@ -162,7 +162,7 @@ def accuracy(args, cats) -> list[tuple[str, dict, dict]]:
         kept.append((str(path), props, samples))
         print(f"trial {trial}: true  " + "  ".join(f"{n} {props[n]:.3f}" for n in names))
         print("         got   " + "  ".join(f"{n} {r.proportions[n]:.3f}" for n in names))
-        print(f"         MAE {mae:.4f}  max {mx:.4f}  inference {sec:.1f} s "
+        print(f"         MAE {mae:.4f}  max {mx:.4f}  inference {sec:.1f} s ({cpu:.1f} s CPU) "
               f"({r.rounds} rounds, {r.constraints:,} constraints)  training {t_train:.1f} s")
     print(f"overall: MAE {np.mean(maes):.4f}  max error {np.max(maxes):.4f}  "
           f"inference {np.mean(secs):.1f} s mean, {np.max(secs):.1f} s max")
@@ -197,6 +197,89 @@ def sweep(kept) -> None:
         print(f"{m:6d}    {a[:, 0].mean():.4f}   {a[:, 1].max():.4f}  {a[:, 2].mean():6.1f}")
 
 
+def published_files(work: Path, wheels: Path | None) -> list[tuple[str, Path]]:
+    """GPT-2, cl100k, o200k (.tiktoken from the npm package tiktoken) and Llama 3 (Meta's
+    tokenizer.model from a llama-models wheel, or where that package is installed)."""
+    import json
+    from bench_analysis import fetch_tgz, npm_ranks
+    from bench_imports import from_wheels
+    out = []
+    tgz = fetch_tgz(work)
+    if tgz is None:
+        print("(npm is missing or offline: no GPT-2, cl100k, o200k)")
+    for label, name in (("GPT-2", "gpt2"), ("cl100k", "cl100k_base"), ("o200k", "o200k_base")):
+        if tgz is None:
+            break
+        ranks, meta = npm_ranks(tgz, name)
+        (work / f"{name}.tiktoken").write_bytes(ranks)
+        (work / f"{name}.tiktoken.json").write_text(json.dumps(meta))
+        out.append((label, work / f"{name}.tiktoken"))
+    l3 = from_wheels(wheels, "llama_models", "llama3/tokenizer.model")
+    if l3:
+        (work / "llama3").mkdir()
+        (work / "llama3" / "tokenizer.model").write_bytes(l3)
+        out.append(("Llama 3", work / "llama3" / "tokenizer.model"))
+    else:
+        print("(no Llama 3 tokenizer.model: pip download llama-models --no-deps -d DIR, "
+              "then --wheels DIR)")
+    return out
+
+
+def speed(args) -> None:
+    """o200k's 200k merges on six 5 MB samples: seconds per stage and peak memory."""
+    import resource
+    from bpe_gui.engine.analysis import infer_mixture
+    from bpe_gui.engine.formats import load_tokenizer
+    work = Path(tempfile.mkdtemp(prefix="mixspeed"))
+    files = dict(published_files(work, None))
+    if "o200k" not in files:
+        print("(no o200k_base: --speed skipped)")
+        return
+    samples = {}
+    for name, (file, folder, _) in CATEGORIES.items():
+        p = folder / file
+        if p.exists():
+            samples[name] = prefix_bytes(read(p, 6_000_000), 5 * MB)
+    tok = load_tokenizer(files["o200k"])
+    stamps: dict[str, list[float]] = {}
+    t0 = time.perf_counter()
+
+    def progress(stage, done, total):
+        stamps.setdefault(stage, [time.perf_counter() - t0, 0.0])[1] = time.perf_counter() - t0
+    r = infer_mixture(tok, samples, merges=args.speed_merges, progress=progress)
+    total = time.perf_counter() - t0
+    print(f"\n== speed: o200k_base, {r.merges_used:,} merges, {len(samples)} samples of 5 MB ==")
+    for stage, (a, b) in stamps.items():
+        print(f"{stage:8s} {b - a:7.1f} s")
+    print(f"total    {total:7.1f} s wall, {time.process_time():.1f} s CPU ({r.rounds} solve rounds); peak memory "
+          f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
+    print("proportions: " + "  ".join(f"{k} {v:.3f}" for k, v in r.proportions.items()))
+
+
+def published(args) -> None:
+    """The docs table: each published tokenizer over the categories' samples."""
+    from bpe_gui.engine.analysis import infer_mixture
+    from bpe_gui.engine.formats import load_tokenizer
+    work = Path(tempfile.mkdtemp(prefix="mixpub"))
+    samples = {}
+    for name, (file, folder, _) in CATEGORIES.items():
+        p = folder / file
+        if p.exists():
+            samples[name] = spread(halves(read(p, CATEGORIES[name][2]))[1],
+                                   int(args.sample_mb * MB))
+    names = list(samples)
+    print(f"\n== published tokenizers, first {args.published_merges:,} merges, samples "
+          f"{args.sample_mb} MB ==")
+    print("| tokenizer | " + " | ".join(names) + " | CPU seconds |")
+    print("|---|" + "---:|" * (len(names) + 1))
+    for label, path in published_files(work, args.wheels):
+        tok = load_tokenizer(path)
+        c0 = time.process_time()
+        r = infer_mixture(tok, samples, merges=args.published_merges)
+        print(f"| {label} | " + " | ".join(f"{100 * r.proportions[n]:.1f}%" for n in names)
+              + f" | {time.process_time() - c0:.0f} |", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--trials", type=int, default=3)
@@ -205,11 +288,21 @@ def main() -> None:
     ap.add_argument("--sample-mb", type=float, default=1.0)
     ap.add_argument("--merges", type=int, default=3000)
     ap.add_argument("--sweep", action="store_true")
+    ap.add_argument("--speed", action="store_true")
+    ap.add_argument("--speed-merges", type=int, default=None, help="(default: all 200k)")
+    ap.add_argument("--published", action="store_true")
+    ap.add_argument("--published-merges", type=int, default=3000)
+    ap.add_argument("--wheels", type=Path, help="folder with a llama-models wheel (Llama 3)")
+    ap.add_argument("--no-accuracy", action="store_true")
     args = ap.parse_args()
-    cats = load_categories()
-    kept = accuracy(args, cats)
-    if args.sweep:
-        sweep(kept)
+    if not args.no_accuracy:
+        kept = accuracy(args, load_categories())
+        if args.sweep:
+            sweep(kept)
+    if args.published:
+        published(args)
+    if args.speed:
+        speed(args)
 
 
 if __name__ == "__main__":

@@ -287,6 +287,8 @@ COMMANDS = {   # where the hostile input goes
     "encode-stream": lambda h: ["encode", "--tokenizer", h, "--ids-only", "-"],
     "inspect": lambda h: ["inspect", "--tokenizer", h],
     "cost": lambda h: ["cost", "held", "--tokenizer", h],
+    "mixture": lambda h: ["mixture", "--tokenizer", h, "--category", "a=held/en.txt",
+                          "--category", "b=held/en.txt"],
 }
 
 
@@ -297,13 +299,25 @@ def test_sweep(tmp_path, tok, command, kind):
     held = tmp_path / "held"
     held.mkdir()
     (held / "en.txt").write_text("hello world", "utf-8")
-    name = "h.json" if command in ("encode", "encode-stream", "inspect", "cost") else \
+    name = "h.json" if command in ("encode", "encode-stream", "inspect", "cost", "mixture") else \
         "h.tsv" if command == "train-counts" else "h.txt"
     h = make_input(tmp_path, kind, name)
     before = sorted(p.name for p in tmp_path.iterdir())
     p = run(*COMMANDS[command](h), cwd=tmp_path, stdin=b"hello", timeout=60)
     assert_user_error(p)
     assert sorted(p.name for p in tmp_path.iterdir()) == before   # nothing written
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_sweep_mixture_samples(tmp_path, tok, kind):
+    """A hostile sample of one category: one line naming it, nothing written."""
+    (tmp_path / "en.txt").write_text("hello world " * 50, "utf-8")
+    h = make_input(tmp_path, kind, "h.txt")
+    before = sorted(p.name for p in tmp_path.iterdir())
+    p = run("mixture", "--tokenizer", str(tok), "--category", "en=en.txt", "--category",
+            f"x={h}", cwd=tmp_path, timeout=60)
+    assert_user_error(p, h if kind not in ("folder",) else "no files")
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
 
 
 @pytest.mark.parametrize("kind", ["empty", "binary", "utf16", "fifo"])

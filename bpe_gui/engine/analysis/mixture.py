@@ -18,8 +18,10 @@ and w_p >= 0 per pair shared by every step (a pair frequent in a sample but neve
 is absorbed once). The linear program minimises sum v_t + sum w_p.
 
 There are too many (t, p) to write down, so constraints are added lazily: solve, find
-the pairs that beat some step's merge under the current solution, add them, solve again,
-until none do. The search is over every pair's count history: between two changes (the
+the pairs that beat some step's merge under the current solution, add them (one per
+pair a round, at its worst step), solve again, until none do or the proportions have
+stopped moving (STEADY); constraints slack for a few solves running leave the program
+(added again if violated again), which keeps each solve the size of what binds. The search is over every pair's count history: between two changes (the
 core reports each change) a pair's mixed count is constant, so a constraint is violated
 somewhere in that stretch iff the smallest "merge count + v_t" over the stretch is below
 it (a range minimum over the steps); the step of that minimum is the one added.
@@ -38,9 +40,8 @@ from __future__ import annotations
 from array import array
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
-
 from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
 
 from .. import checks
 from ..corpus.counting import count_corpus
@@ -104,8 +105,10 @@ def mixture_refusal(tokenizer: BaseTokenizer) -> str | None:
     if tokenizer.n_merges == 0:
         return (f"This {what} has no merges, so there is no merge order to read a training "
                 "mixture from. Data-mixture inference needs a BPE tokenizer's merge list.")
-    if tokenizer.mode != "byte" or meta.get("format") in ("sentencepiece", "clip") or \
-            meta.get("model") == "Unigram":
+    model = str(meta.get("model") or "")
+    spm = meta.get("format") in ("sentencepiece", "clip") or "SentencePiece" in model or \
+        model == "Unigram" or (meta.get("format") == "gguf" and model != "gpt2")
+    if tokenizer.mode != "byte" or spm:
         return (f"This {what} merges characters (with an end-of-word mark or SentencePiece's "
                 "'▁'), not bytes, so its merges cannot be replayed on the bytes of a sample. "
                 "Data-mixture inference needs a byte-level BPE tokenizer: GPT-2 files, a "
@@ -526,18 +529,25 @@ def _steps(names, merge_list, pairs, hist, solved: _Solved, sizes) -> list[Mixtu
     alpha = solved.alpha
     ab = np.frombuffer(pairs, dtype=np.int32).reshape(-1, 2).astype(np.int64)
     mkey = (ab[:, 0] << 32) | (ab[:, 1] & 0xFFFFFFFF)
-    states = np.repeat(np.arange(T)[:, None], tops.shape[1], axis=1)
-    cand = solved.points.at(tops, states) * per                              # (T, C*K, C)
     # the strongest competitor the mixture had to beat: its count less its own slack
-    pid = np.searchsorted(solved.points.pair_keys, tops)
-    pid = np.minimum(pid, len(solved.w) - 1)
-    mixed = cand @ alpha - solved.w[pid] * PER / np.mean(sizes)
-    invalid = (tops < 0) | (tops == mkey[:, None])
-    mixed[invalid] = -np.inf
-    best = np.argmax(mixed, axis=1)
-    has = np.isfinite(mixed[np.arange(T), best])
-    r_key = tops[np.arange(T), best]
-    r_counts = cand[np.arange(T), best]                                       # (T, C)
+    # (in blocks of steps: the candidates' counts are steps x candidates x categories)
+    has = np.zeros(T, dtype=bool)
+    r_key = np.zeros(T, dtype=np.int64)
+    r_counts = np.zeros((T, len(names)))
+    block = 16384
+    for lo in range(0, T, block):
+        hi = min(T, lo + block)
+        tp = tops[lo:hi]
+        states = np.repeat(np.arange(lo, hi)[:, None], tp.shape[1], axis=1)
+        cand = solved.points.at(tp, states) * per                            # (B, C*K, C)
+        pid = np.minimum(np.searchsorted(solved.points.pair_keys, tp), len(solved.w) - 1)
+        mixed = cand @ alpha - solved.w[pid] * PER / np.mean(sizes)
+        mixed[(tp < 0) | (tp == mkey[lo:hi, None])] = -np.inf
+        best = np.argmax(mixed, axis=1)
+        rows = np.arange(hi - lo)
+        has[lo:hi] = np.isfinite(mixed[rows, best])
+        r_key[lo:hi] = tp[rows, best]
+        r_counts[lo:hi] = cand[rows, best]
     m_counts = mc * per
     best_cat = np.argmax(alpha * m_counts, axis=1)   # the largest share of the merge's count
     token_of = _token_bytes(merge_list, pairs)
