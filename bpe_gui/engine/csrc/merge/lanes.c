@@ -43,7 +43,7 @@ int mt_lanes_use(int on)
     return was;
 }
 
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(BPE_NO_LANES)
+#if MT_HAVE_LANES
 #include <immintrin.h>
 
 #define LANES 16
@@ -354,6 +354,10 @@ int mt_merge_lanes(const MergeTable *m, MergeScratch *x, MergeLaneWord *words, s
         }
         done += b;
     }
+    if (m->strategy != MT_AUTO) /* forced: count the words the lanes merged */
+        for (size_t k = 0; k < n; k++)
+            if (words[k].k != MT_LANE_ALONE)
+                mt_strategy_note(MT_LANES);
     return 0;
 }
 

@@ -596,93 +596,6 @@ static size_t merge_scan(const MergeTable *m, MergeScratch *x, size_t n, int32_t
     return keys_finish(x, n, flags & MT_SPANS);
 }
 
-/* heap of (rank << 32 | position): the lowest rank first, the leftmost among equals */
-static inline void heap_push(uint64_t *h, size_t *len, uint64_t v)
-{
-    size_t i = (*len)++;
-    while (i > 0) {
-        size_t p = (i - 1) / 2;
-        if (h[p] <= v)
-            break;
-        h[i] = h[p];
-        i = p;
-    }
-    h[i] = v;
-}
-
-static inline uint64_t heap_pop(uint64_t *h, size_t *len)
-{
-    uint64_t top = h[0], v = h[--(*len)];
-    size_t i = 0, n = *len;
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= n)
-            break;
-        if (c + 1 < n && h[c + 1] < h[c])
-            c++;
-        if (v <= h[c])
-            break;
-        h[i] = h[c];
-        i = c;
-    }
-    if (n)
-        h[i] = v;
-    return top;
-}
-
-/* Long words: symbols in a linked list, candidate merges in a heap; a popped entry is
- * stale when its position was merged away or its pair's rank changed since. Symbol
- * positions keep their original order, so the smallest position is the leftmost. */
-static size_t merge_heap(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
-                         const unsigned char *w, int flags)
-{
-    int32_t *s = x->sym, *rk = x->rk, *nxt = x->nxt, *prv = x->prv, *st = x->st, *en = x->en;
-    uint64_t *h = x->heap;
-    size_t hn = 0;
-    int32_t made; /* (the heap keeps ranks in rk: a merge's token from its rank) */
-    int spans = flags & MT_SPANS;
-    for (size_t i = 0; i < n; i++) {
-        nxt[i] = i + 1 < n ? (int32_t)(i + 1) : -1;
-        prv[i] = (int32_t)i - 1;
-        rk[i] = i + 1 < n ? first_rank(m, x, w, flags, i, limit, &made) : NO_RANK;
-        if (rk[i] != NO_RANK)
-            heap_push(h, &hn, ((uint64_t)rk[i] << 32) | i);
-    }
-    while (hn) {
-        uint64_t top = heap_pop(h, &hn);
-        int32_t r = (int32_t)(top >> 32), i = (int32_t)(uint32_t)top;
-        if (rk[i] != r || s[i] < 0)
-            continue; /* stale */
-        int32_t j = nxt[i];
-        s[i] = new_id(m, r);
-        s[j] = -1; /* merged away */
-        rk[j] = NO_RANK;
-        if (spans)
-            en[i] = en[j];
-        nxt[i] = nxt[j];
-        if (nxt[j] >= 0)
-            prv[nxt[j]] = i;
-        rk[i] = nxt[i] >= 0 ? pair_rank(m, x, i, nxt[i], w, limit, &made) : NO_RANK;
-        if (rk[i] != NO_RANK)
-            heap_push(h, &hn, ((uint64_t)rk[i] << 32) | (uint32_t)i);
-        int32_t p = prv[i];
-        if (p >= 0) {
-            rk[p] = pair_rank(m, x, p, i, w, limit, &made);
-            if (rk[p] != NO_RANK)
-                heap_push(h, &hn, ((uint64_t)rk[p] << 32) | (uint32_t)p);
-        }
-    }
-    size_t k = 0;
-    for (int32_t i = 0; i >= 0; i = nxt[i], k++) {
-        s[k] = s[i];
-        if (spans) {
-            st[k] = st[i];
-            en[k] = en[i];
-        }
-    }
-    return k;
-}
-
 /* Long words (HEAP_FROM <= n <= TREE_MAX): merge_scan's keys (rank << 5 | position in
  * its block of 32) under two levels of block minima: l1[b], block b's lowest key with the
  * block's index in its group of 32 in place of the position (rank << 5 | b % 32), and
@@ -955,9 +868,8 @@ static inline int32_t flat_key(int32_t r, int32_t i)
     return r == NO_RANK ? KEY_NONE : r << FLAT_POS | i;
 }
 
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(BPE_NO_FLAT)
+#if MT_HAVE_FLAT
 #include <immintrin.h>
-#define HAVE_FLAT 1
 
 /* the lowest of k[0..n), n a multiple of 32 */
 __attribute__((target("avx2"))) static inline int32_t flat_min8(const int32_t *k, size_t n)
@@ -1165,20 +1077,6 @@ static size_t flat_finish(MergeScratch *x, size_t n, int spans, int given)
 FLAT_LOOP(flat8, "avx2", flat_min8, 32, 0)
 FLAT_LOOP(flat8_spans, "avx2", flat_min8, 32, 1)
 
-/* 1: every one of the n symbols is a token */
-static int all_tokens(const int32_t *sym, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (sym[i] < 0)
-            return 0;
-    return 1;
-}
-
-/* 1: the CPU has AVX2 (asked once; threads racing write the same) */
-static int have_avx2(void)
-{
-    return (bpe_cpu() & BPE_CPU_AVX2) != 0;
-}
 #endif
 
 void mt_want_memo(const MergeTable *m, MergeScratch *x)
@@ -1227,21 +1125,136 @@ static void raw_symbols(const MergeTable *m, MergeScratch *x, const unsigned cha
     }
 }
 
-/* Words of HEAP_FROM symbols or more, past the flat loop: the bucket queue, the tree
- * or the heap. */
-static size_t merge_rest(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
-                         const unsigned char *w, int flags)
+/* 1: the word's symbols are all tokens (flat_given reads a -1 as merged away) */
+static int given_ok(const int32_t *sym, size_t n)
 {
-    x->wlen = word_len(x, n, flags); /* (flat_done comes here past mt_merge) */
-    struct MergeBuckets *q;
-    if (n <= BQ_MAX && (q = want_buckets(x)) != NULL)
-        return merge_buckets(m, x, q, n, limit, w, flags);
-    return n <= TREE_MAX ? merge_tree(m, x, n, limit, w, flags)
-                         : merge_heap(m, x, n, limit, w, flags);
+    for (size_t i = 0; i < n; i++)
+        if (sym[i] < 0)
+            return 0;
+    return 1;
 }
 
-size_t mt_merge(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
-                const unsigned char *w, int flags)
+static inline int have_avx2(void)
+{
+    return MT_HAVE_FLAT && (bpe_cpu() & BPE_CPU_AVX2) != 0;
+}
+
+/* 1: the symbol strategy s can merge the n symbols of x (flags: MT_RAW, MT_SPANS) */
+static int takes_symbols(const MergeTable *m, const MergeScratch *x, int s, size_t n, int flags)
+{
+    switch (s) {
+    case MT_SCAN:
+        return n < HEAP_FROM;
+    case MT_FLAT:
+        return n <= FLAT_MAX && (flags & MT_RAW) && have_avx2();
+    case MT_FLAT_GIVEN: /* every rank below rank_cap fits the keys: it never stops part way */
+        return n <= FLAT_MAX && !m->by_span && m->rank_cap <= (size_t)FLAT_RANKS &&
+               have_avx2() && given_ok(x->sym, n);
+    case MT_BUCKETS:
+        return n <= BQ_MAX;
+    case MT_TREE:
+        return n <= TREE_MAX;
+    case MT_REFERENCE:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* 1: the encoder's word w[0..len) goes whole to flat's loop, by mt_encode_bytes' choices
+ * (no whole-word token; unforced, 33 bytes or more, no whitespace run, not to be cut) */
+static int goes_flat(const MergeTable *m, const unsigned char *w, size_t len, int32_t limit)
+{
+    int forced = m->strategy != MT_AUTO;
+    if (len < (forced ? 2 : HEAP_FROM) || len > FLAT_MAX || !m->bytes_ok || !m->bytepair)
+        return 0;
+    if (!forced && ((m->sub2 && w[len - 1] >= 0x80) || mt_is_ws_run(w, len)))
+        return 0; /* (the quick tests first) */
+    return !(m->whole_words && limit == NO_RANK && key_of(m, w, len) >= 0);
+}
+
+int mt_route(const MergeTable *m, MergeScratch *x, int at, const unsigned char *w, size_t n,
+             int flags, int32_t limit, unsigned declined)
+{
+    int f = m->strategy; /* MT_AUTO, or the one strategy forced */
+#define OPEN(s) ((f == MT_AUTO || f == (s)) && !(declined >> (s) & 1))
+    if (at == MT_AT_WORD) {
+        if (!m->bytes_ok)
+            return MT_AUTO;
+        if (f == MT_AUTO ? mt_is_ws_run(w, n) && !mt_ws_wait(m, x, n)
+                         : n >= 2 && mt_is_ws(w, n)) {
+            if (OPEN(MT_WS_PAIRS) && limit == NO_RANK)
+                return MT_WS_PAIRS;
+            if (OPEN(MT_WS_CUT))
+                return MT_WS_CUT;
+        }
+        return OPEN(MT_BOUNDARIES) && m->sub2 ? MT_BOUNDARIES : MT_AUTO;
+    }
+    if (at == MT_AT_BATCH) {
+        if (!goes_flat(m, w, n, limit))
+            return MT_AUTO;
+        if (OPEN(MT_LANES) && mt_lanes_ok(m))
+            return MT_LANES;
+        return OPEN(MT_FLAT_PAIR) && have_avx2() ? MT_FLAT_PAIR : MT_AUTO;
+    }
+    if (f != MT_AUTO) /* the forced one where it applies, else the reference */
+        return OPEN(f) && takes_symbols(m, x, f, n, flags) ? f : MT_REFERENCE;
+    static const int order[] = {MT_SCAN, MT_FLAT, MT_FLAT_GIVEN, MT_BUCKETS, MT_TREE};
+    for (size_t k = 0; k < sizeof order / sizeof order[0]; k++)
+        if (OPEN(order[k]) && takes_symbols(m, x, order[k], n, flags))
+            return order[k];
+    return MT_REFERENCE;
+#undef OPEN
+}
+
+static inline void note(const MergeTable *m, int s)
+{
+    if (m->strategy != MT_AUTO)
+        mt_strategy_note(s);
+}
+
+/* One symbol strategy on the word: its length, or (size_t)-1 when it gave the word back
+ * as it came. */
+static size_t run_symbols(const MergeTable *m, MergeScratch *x, int s, size_t n, int32_t limit,
+                          const unsigned char *w, int flags)
+{
+    int spans = flags & MT_SPANS;
+    struct MergeBuckets *q;
+    switch (s) {
+    case MT_SCAN:
+        return merge_scan(m, x, n, limit, w, flags);
+#if MT_HAVE_FLAT
+    case MT_FLAT: {
+        struct FlatWord f = {x, w, n, 0, 1, 0};
+        if (m->by_span)
+            flat8_spans_one(m, &f, limit);
+        else
+            flat8_one(m, &f, limit);
+        if (f.state == 0)
+            return flat_finish(x, n, spans, 0);
+        raw_symbols(m, x, w, n, spans); /* the word as it came */
+        return (size_t)-1;
+    }
+    case MT_FLAT_GIVEN: {
+        /* merge-based words of given symbols (a character model's: byte fallback, the
+         * unknown token), their pairs looked up by ids */
+        struct FlatWord f = {x, w, n, 0, 1, 1};
+        flat8_one(m, &f, limit);
+        return flat_finish(x, n, spans, 1); /* (every rank fits: never stopped) */
+    }
+#endif
+    case MT_BUCKETS:
+        return (q = want_buckets(x)) != NULL ? merge_buckets(m, x, q, n, limit, w, flags)
+                                             : (size_t)-1;
+    case MT_TREE:
+        return merge_tree(m, x, n, limit, w, flags);
+    default:
+        return mt_merge_reference(m, x, n, limit, w, flags);
+    }
+}
+
+static size_t merge_routed(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
+                           const unsigned char *w, int flags, unsigned declined)
 {
     if (n < 2)
         return n;
@@ -1249,34 +1262,21 @@ size_t mt_merge(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
     mt_want_memo(m, x);
     if (!m->bytepair)
         flags &= ~MT_RAW;
-    if (n < HEAP_FROM)
-        return merge_scan(m, x, n, limit, w, flags);
-#ifdef HAVE_FLAT
-    if (n <= FLAT_MAX && (flags & MT_RAW) && have_avx2()) {
-        int spans = flags & MT_SPANS;
-        struct FlatWord f = {x, w, n, 0, 1};
-        if (m->by_span)
-            flat8_spans_one(m, &f, limit);
-        else
-            flat8_one(m, &f, limit);
-        if (f.state == 0)
-            return flat_finish(x, n, spans, 0);
-        raw_symbols(m, x, w, n, spans); /* the word as it came: past the flat loop */
-    } else if (n <= FLAT_MAX && !(flags & MT_RAW) && !m->by_span &&
-               m->rank_cap <= (size_t)FLAT_RANKS && have_avx2() && all_tokens(x->sym, n)) {
-        /* merge-based words of given symbols (a character model's: byte fallback, the
-         * unknown token), their pairs looked up by ids: only when every symbol is a
-         * token (a -1 would read as merged away) and every rank is below rank_cap, so
-         * fits the keys (a word merged part way could not go back to its symbols).
-         * SentencePiece-style English words glued together: 17.7-18.7 -> 19.9-20.1 MB/s,
-         * where the bucket queue took them */
-        struct FlatWord f = {x, w, n, 0, 1, 1};
-        flat8_one(m, &f, limit);
-        if (f.state == 0)
-            return flat_finish(x, n, flags & MT_SPANS, 1);
+    for (;;) {
+        int s = mt_route(m, x, MT_AT_SYMBOLS, w, n, flags, limit, declined);
+        size_t k = run_symbols(m, x, s, n, limit, w, flags);
+        if (k != (size_t)-1) {
+            note(m, s);
+            return k;
+        }
+        declined |= 1u << s;
     }
-#endif
-    return merge_rest(m, x, n, limit, w, flags);
+}
+
+size_t mt_merge(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
+                const unsigned char *w, int flags)
+{
+    return merge_routed(m, x, n, limit, w, flags, 0);
 }
 
 int mt_may_merge(const MergeTable *m, int32_t a, int32_t b)
@@ -1311,42 +1311,35 @@ size_t mt_encode_bytes(const MergeTable *m, MergeScratch *x, const unsigned char
             return 1;
         }
     }
-    if (m->bytes_ok && mt_is_ws_run(w, len)) { /* whitespace_runs.c */
+    for (unsigned declined = 0;;) { /* whitespace runs, cuts where no token crosses */
+        int s = mt_route(m, x, MT_AT_WORD, w, len, 0, limit, declined);
+        if (s == MT_AUTO)
+            break;
         mt_want_memo(m, x);
-        size_t k = mt_merge_whitespace(m, x, w, len, limit);
-        if (k != (size_t)-1)
+        size_t k = s == MT_BOUNDARIES ? mt_merge_at_boundaries(m, x, w, len, limit)
+                                      : mt_merge_whitespace(m, x, w, len, limit, s);
+        if (k != (size_t)-1) {
+            note(m, s);
             return k;
-    }
-    if (m->sub2 && m->bytes_ok) { /* pieces where no token crosses (token_boundaries.c) */
-        mt_want_memo(m, x);
-        size_t k = mt_merge_at_boundaries(m, x, w, len, limit);
-        if (k != (size_t)-1)
-            return k;
+        }
+        declined |= 1u << s;
     }
     raw_symbols(m, x, w, len, spans);
     return mt_merge(m, x, len, limit, w, (m->bytes_ok ? MT_RAW : 0) | (spans ? MT_SPANS : 0));
 }
 
-/* 1: mt_encode_bytes merges the word whole in the flat loop (no whole-word token, no
- * whitespace run, no cuts: mt_merge_at_boundaries takes only words ending outside ASCII) */
-int mt_goes_flat(const MergeTable *m, const unsigned char *w, size_t len, int32_t limit)
-{
-    if (len < HEAP_FROM || len > FLAT_MAX || !m->bytes_ok || !m->bytepair)
-        return 0;
-    if ((m->sub2 && w[len - 1] >= 0x80) || mt_is_ws_run(w, len)) /* (the quick tests first) */
-        return 0;
-    return !(m->whole_words && limit == NO_RANK && key_of(m, w, len) >= 0);
-}
-
-#ifdef HAVE_FLAT
+#if MT_HAVE_FLAT
 /* a word of the pair once the flat loop is done with it: its symbols moved to the front,
- * or (a rank too large for the keys) merged again past the flat loop */
+ * or (a rank too large for the keys) merged again as mt_route says, flat left out */
 static size_t flat_done(const MergeTable *m, const struct FlatWord *f, int32_t limit, int spans)
 {
-    if (f->state == 0)
+    if (f->state == 0) {
+        note(m, MT_FLAT_PAIR);
         return flat_finish(f->x, f->n, spans, 0);
+    }
     raw_symbols(m, f->x, f->w, f->n, spans);
-    return merge_rest(m, f->x, f->n, limit, f->w, MT_RAW | (spans ? MT_SPANS : 0));
+    return merge_routed(m, f->x, f->n, limit, f->w, MT_RAW | (spans ? MT_SPANS : 0),
+                        1u << MT_FLAT);
 }
 #endif
 
@@ -1354,8 +1347,9 @@ int mt_encode_bytes2(const MergeTable *m, MergeScratch *x, MergeScratch *y,
                      const unsigned char *w1, size_t len1, const unsigned char *w2, size_t len2,
                      int32_t limit, size_t *k1, size_t *k2)
 {
-#ifdef HAVE_FLAT
-    if (!have_avx2() || !mt_goes_flat(m, w1, len1, limit) || !mt_goes_flat(m, w2, len2, limit))
+#if MT_HAVE_FLAT
+    if (mt_route(m, x, MT_AT_BATCH, w1, len1, 0, limit, 0) != MT_FLAT_PAIR ||
+        mt_route(m, x, MT_AT_BATCH, w2, len2, 0, limit, 0) != MT_FLAT_PAIR)
         return 0;
     if (ms_reserve(x, len1) < 0 || ms_reserve(y, len2) < 0)
         return -1;
@@ -1406,6 +1400,7 @@ int mt_init(MergeTable *m, const int32_t byte_ids[256])
     }
     for (int i = 0; i < 65536; i++)
         m->bytepair[i].rank = NO_RANK;
+    m->strategy = mt_strategy_get();
     return grow(m);
 }
 

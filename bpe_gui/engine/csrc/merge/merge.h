@@ -124,6 +124,8 @@ typedef struct {
                            skips the pairs that miss them); trusted while short_keys is
                            (every token was given) */
     int ws_tok_lost;    /* no memory for ws_tok */
+    int strategy;       /* MT_AUTO, or the one strategy forced on this table (mt_init takes
+                           the process's: mt_strategy_set, BPE_GUI_MERGE) */
 } MergeTable;
 
 /* Per-thread scratch: one word's symbols, ranks, list links, byte spans, heap; and the
@@ -145,6 +147,71 @@ typedef struct {
     size_t wlen;             /* mt_merge: the word's bytes (its last symbol's end) */
     struct MergeLanes *lanes; /* lanes.c's sixteen words at once; NULL: none yet */
 } MergeScratch;
+
+/* ---- strategies: the ways a word can be merged, each giving the reference's ids ----
+ * One table (strategies.c: name, the words it applies to, the invariant it relies on,
+ * the instruction set it needs) and one function that chooses (mt_route, merge.c).
+ * A table made while a strategy is forced (BPE_GUI_MERGE=NAME, or mt_strategy_set)
+ * sends every word that strategy can take through it and every other word through the
+ * reference merge (reference.c), so a test of a strategy runs it on any CPU that has its
+ * instruction set. MT_AUTO: the cheapest strategy that applies. */
+enum {
+    MT_AUTO,
+    MT_REFERENCE,  /* reference.c: every word */
+    MT_SCAN,       /* merge.c: words of 2..32 symbols */
+    MT_FLAT,       /* merge.c: raw words of 2..1024 bytes, AVX2 */
+    MT_FLAT_GIVEN, /* merge.c: given symbols, merge-based, 2..1024, AVX2 */
+    MT_FLAT_PAIR,  /* merge.c: two words side by side in the encoder, AVX2 */
+    MT_LANES,      /* lanes.c: sixteen words at a time in the encoder, AVX-512 */
+    MT_BUCKETS,    /* merge.c: words of 2..1024 symbols */
+    MT_TREE,       /* merge.c: words of 2..32768 symbols */
+    MT_WS_PAIRS,   /* whitespace_runs.c: whitespace by the pairs of its symbols */
+    MT_WS_CUT,     /* whitespace_runs.c: whitespace cut where no symbol crosses */
+    MT_BOUNDARIES, /* token_boundaries.c: non-ASCII words cut where no token crosses */
+    MT_N_STRATEGIES
+};
+typedef struct {
+    const char *name;
+    int cpu;           /* the BPE_CPU_* bits it needs (util/cpu.h) */
+    const char *needs; /* those, in words ("": none) */
+    const char *applies, *invariant;
+} MtStrategy;
+extern const MtStrategy mt_strategies[MT_N_STRATEGIES];
+
+/* what this build has compiled in (the vector loops: gcc or clang on x86-64) */
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(BPE_NO_FLAT)
+#define MT_HAVE_FLAT 1
+#else
+#define MT_HAVE_FLAT 0
+#endif
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(BPE_NO_LANES)
+#define MT_HAVE_LANES 1
+#else
+#define MT_HAVE_LANES 0
+#endif
+
+int mt_strategy_by_name(const char *name); /* its MT_*, or -1 */
+int mt_strategy_runs_here(int s);          /* 1: this build and CPU can run it */
+int mt_strategy_set(int s);                /* for tables made from now on; the previous */
+int mt_strategy_get(void);
+/* BPE_GUI_MERGE: 0 (unset, or set to a strategy this CPU runs), -1 no such strategy, -2
+ * this CPU or build cannot run it (*bad: the value) */
+int mt_strategy_from_env(const char **bad);
+void mt_strategy_note(int s);       /* a forced table merged a word by s (counted) */
+uint64_t mt_strategy_used(int s);   /* words counted for s in this process */
+size_t mt_merge_reference(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
+                          const unsigned char *w, int flags);
+
+/* mt_route's places: a byte-level word w[0..n) (every byte a token) past the whole-word
+ * rule: MT_WS_PAIRS, MT_WS_CUT, MT_BOUNDARIES or MT_AUTO (merge its symbols); n symbols
+ * in x (flags MT_RAW, MT_SPANS): MT_SCAN, MT_FLAT, MT_FLAT_GIVEN, MT_BUCKETS, MT_TREE or
+ * MT_REFERENCE; a word w[0..n) the encoder is about to merge: MT_LANES (into its batch),
+ * MT_FLAT_PAIR (beside the next word if that one routes here too) or MT_AUTO (alone). */
+enum { MT_AT_WORD, MT_AT_SYMBOLS, MT_AT_BATCH };
+/* The strategy for a word at `at`, leaving out those whose bit is set in `declined` (they
+ * gave the word back). The one place that chooses. */
+int mt_route(const MergeTable *m, MergeScratch *x, int at, const unsigned char *w, size_t n,
+             int flags, int32_t limit, unsigned declined);
 
 /* byte_ids: the token id of each single byte (-1: none). 0, or -1 when out of memory. */
 int mt_init(MergeTable *m, const int32_t byte_ids[256]);
@@ -220,10 +287,6 @@ int mt_encode_bytes2(const MergeTable *m, MergeScratch *x, MergeScratch *y,
 /* ---- long words in the flat loop, or sixteen at a time in the lanes (lanes.c) ---- */
 #define MT_FLAT_MAX 1024 /* bytes of a word the flat loop and the lanes take at most */
 
-/* 1: mt_encode_bytes would merge the byte-level word w[0..len) whole in the flat loop
- * (33..MT_FLAT_MAX bytes, no whole-word token, no whitespace run, not cut) */
-int mt_goes_flat(const MergeTable *m, const unsigned char *w, size_t len, int32_t limit);
-
 /* The rank (< limit, else NO_RANK) of merging the tokens a and b, past the filters: from
  * x's memo or the table (rank-based: their bytes w[at..at+len), as a number `key` when
  * len <= 8); the token it makes in *made. */
@@ -288,7 +351,10 @@ size_t mt_put_piece(const MergeTable *m, MergeScratch *x, const unsigned char *w
 int mt_is_ws_run(const unsigned char *w, size_t len);
 int mt_is_ws(const unsigned char *w, size_t len); /* every byte ASCII whitespace */
 size_t mt_merge_whitespace(const MergeTable *m, MergeScratch *x, const unsigned char *w,
-                           size_t len, int32_t limit);
+                           size_t len, int32_t limit, int how); /* MT_WS_PAIRS or MT_WS_CUT */
+/* 1: the whitespace table is not made yet and this scratch has merged fewer than a few
+ * KB of runs whole (len bytes more counted now): merge this run whole (MT_AUTO only) */
+int mt_ws_wait(const MergeTable *m, MergeScratch *x, size_t len);
 void mt_ws_forget(MergeTable *m);
 /* The whole run w[0..len) by its tokens' pairs, without a merge limit (the symbols made at
  * once); (size_t)-1 when that way is not open (no table, too many symbols) or gives up. */

@@ -702,22 +702,24 @@ static size_t ws_by_pairs(const struct MergeWs *t, MergeScratch *x, const unsign
     return k;
 }
 
-size_t mt_merge_whitespace(const MergeTable *m, MergeScratch *x, const unsigned char *w,
-                           size_t len, int32_t limit)
+int mt_ws_wait(const MergeTable *m, MergeScratch *x, size_t len)
 {
     /* the automaton costs 1-5 ms to make: a text with a few long runs merges them whole */
     if (!__atomic_load_n(&m->ws, __ATOMIC_ACQUIRE) && x->ws_whole < WS_BUILD_AFTER) {
         x->ws_whole += len < WS_BUILD_AFTER ? (uint32_t)len : WS_BUILD_AFTER;
-        return (size_t)-1;
+        return 1;
     }
+    return 0;
+}
+
+size_t mt_merge_whitespace(const MergeTable *m, MergeScratch *x, const unsigned char *w,
+                           size_t len, int32_t limit, int how)
+{
     const struct MergeWs *t = ws_of(m);
     if (!t)
         return (size_t)-1;
-    if (t->dp && limit == NO_RANK) {
-        size_t k = ws_by_pairs(t, x, w, len);
-        if (k != (size_t)-1)
-            return k;
-    }
+    if (how == MT_WS_PAIRS)
+        return t->dp && limit == NO_RANK ? ws_by_pairs(t, x, w, len) : (size_t)-1;
     /* st[b]: where the longest symbol string ending at byte b starts */
     int32_t v = 0;
     for (size_t b = 0; b < len; b++) {

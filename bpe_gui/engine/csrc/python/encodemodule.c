@@ -35,6 +35,7 @@
 #include "merge/merge.h"
 #include "scan/scan.h"
 #include "python/scan_python.h"
+#include "python/merge_strategies.h"
 #include "merge/wordcache.h"
 #include "merge/encoder.h"
 #include "util/grow.h"
@@ -1540,6 +1541,7 @@ static PyMethodDef encode_functions[] = {
      "_fast_word(preset, data) -> int: the one-load word scanner's answer (tests)"},
     {"_use_lanes", use_lanes_py, METH_O,
      "_use_lanes(on) -> bool: long words in AVX-512 lanes or not (tests); the setting before"},
+    MERGE_STRATEGY_METHODS,
     {NULL, NULL, 0, NULL},
 };
 
@@ -1551,7 +1553,7 @@ static struct PyModuleDef encode_module = {
 PyMODINIT_FUNC PyInit__encode(void)
 {
     if (PyType_Ready(&MergerType) < 0 || PyType_Ready(&WordCacheType) < 0 ||
-        PyType_Ready(&EncoderType) < 0)
+        PyType_Ready(&EncoderType) < 0 || merge_strategy_from_env() < 0)
         return NULL;
     PyObject *m = PyModule_Create(&encode_module);
     if (!m)
