@@ -4,6 +4,7 @@
  * run(n), steps while the best count is high enough.
  */
 #include "core/core.h"
+#include "core/core_lists.h"
 
 static void clear_caches(BpeCore *c)
 {

@@ -55,6 +55,7 @@ int mt_lanes_use(int on)
 #define TARGET __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl")))
 
 struct MergeLanes {
+    void (*free)(void *); /* first: merge.c frees the lanes by it (merge.h) */
     void *block;
     int32_t *key, *nxt, *prv, *sym, *rk; /* [position * LANES + lane] */
     unsigned char *buf;                  /* lane l's word at buf + l * STRIDE */
@@ -77,12 +78,11 @@ int mt_lanes_ok(const MergeTable *m)
            m->bytepair && m->filter;
 }
 
-void mt_lanes_free(MergeScratch *x)
+static void lanes_free(void *p)
 {
-    if (x->lanes)
-        free(x->lanes->block);
-    free(x->lanes);
-    x->lanes = NULL;
+    struct MergeLanes *L = p;
+    free(L->block);
+    free(L);
 }
 
 static struct MergeLanes *lanes_of(MergeScratch *x)
@@ -97,6 +97,7 @@ static struct MergeLanes *lanes_of(MergeScratch *x)
         return NULL;
     }
     L->block = b;
+    L->free = lanes_free;
     int32_t *a = (int32_t *)(((uintptr_t)b + 63) & ~(uintptr_t)63);
     L->key = a, L->nxt = a + ints, L->prv = a + 2 * ints, L->sym = a + 3 * ints;
     L->rk = a + 4 * ints;
@@ -372,11 +373,6 @@ int mt_lanes_ok(const MergeTable *m)
 {
     (void)m;
     return 0;
-}
-
-void mt_lanes_free(MergeScratch *x)
-{
-    (void)x;
 }
 
 int mt_merge_lanes(const MergeTable *m, MergeScratch *x, MergeLaneWord *words, size_t n,

@@ -14,12 +14,14 @@
 
 #include "merge/filters.h"
 #include "merge/merge.h"
+#include "merge/ws_tok.h"
+#include "util/ascii_ws.h"
 #include "util/cpu.h"
 #include "util/huge.h"
 #include "util/grow.h"
 
 
-#define HEAP_FROM 33 /* words at least this long merge in a tree or a heap (a scan of 32
+#define HEAP_FROM (MT_SCAN_MAX + 1) /* words at least this long merge in a tree or a heap (a scan of 32
                         keys per merge is no slower than the tree at 24-32: whitespace
                         pieces 22-23 -> 25-26 MB/s, noisy) */
 
@@ -159,10 +161,23 @@ void ms_trim(MergeScratch *x)
     x->cap = 0;
 }
 
+/* a table or scratch part that begins with the function that frees it (merge.h) */
+static void free_owned(void *p)
+{
+    if (p)
+        (*(void (**)(void *))p)(p);
+}
+
+void mt_ws_forget(MergeTable *m)
+{
+    free_owned(m->ws);
+    m->ws = NULL;
+}
+
 void ms_free(MergeScratch *x)
 {
     free_buckets(x);
-    mt_lanes_free(x);
+    free_owned(x->lanes);
     free(x->sym);
     free(x->rk);
     free(x->nxt);
@@ -279,9 +294,26 @@ static inline int32_t key_of(const MergeTable *m, const unsigned char *p, size_t
     return m->key_id(m->key_ctx, p, len);
 }
 
+/* rank-based, from mt_add_short_key: every token of whitespace, for ws_tok */
+static void ws_note_token(MergeTable *m, const unsigned char *p, size_t len)
+{
+    if (len < 2 || m->ws_tok_lost || bpe_ascii_ws_run(p, len) != len)
+        return;
+    if (!m->ws_tok && !(m->ws_tok = calloc(((size_t)1 << WS_TOK_BITS) / 64, sizeof(uint64_t)))) {
+        m->ws_tok_lost = 1;
+        return;
+    }
+    for (size_t k = 1; k <= len; k++) {
+        uint64_t bits[3] = {k == len ? ws_hash(p, len, WS_TOK) : ws_hash(p, k, WS_PRE),
+                            ws_hash(p + len - k, k, WS_SUF), 0};
+        for (int i = 0; i < (k == len ? 1 : 2); i++)
+            m->ws_tok[bits[i] >> 6] |= 1ull << (bits[i] & 63);
+    }
+}
+
 int mt_add_short_key(MergeTable *m, const unsigned char *p, size_t len, int32_t id)
 {
-    mt_ws_note_token(m, p, len); /* whitespace_runs.c's filter */
+    ws_note_token(m, p, len); /* whitespace_runs.c's filter */
     if (len < 2 || len > 8)
         return 0;
     if (2 * (m->short_n + 1) > m->short_cap) {
@@ -606,7 +638,7 @@ static size_t merge_scan(const MergeTable *m, MergeScratch *x, size_t n, int32_t
  * levels after every merge cost ~7 scans of 32 (perf: 65% of a whitespace run's time).
  * No stale entries, no branchy sift-downs: a whitespace run of thousands of symbols
  * spent 80% of its time in the binary heap. */
-#define TREE_MAX (32 * 32 * 32)
+#define TREE_MAX MT_TREE_MAX
 
 /* The lowest of key[0..width) (width: 4..32, a multiple of 4; the rest of the block of
  * 32 holds KEY_NONE) as (rank << 5 | index % 32) and its place in *pos. */
@@ -687,7 +719,7 @@ static size_t merge_tree(const MergeTable *m, MergeScratch *x, size_t n, int32_t
  * (merge_tree spent two thirds of such a word's instructions on its block minima: 668
  * instructions a merge, callgrind, Llama 3.2 on random letters). Every chain is empty and
  * every bit clear between words. */
-#define BQ_MAX 1024
+#define BQ_MAX MT_BUCKETS_MAX
 #define BQ_HBITS 10
 #define BQ_W0 (MT_MAX_RANK / 64) /* 2**20 words: 8 MB of address space (bpe_map_zero);
                                     only the pages holding the table's ranks are touched */
@@ -856,7 +888,7 @@ static size_t merge_buckets(const MergeTable *m, MergeScratch *x, struct MergeBu
  * keys and each 512-bit minimum costs two 256-bit ones there. */
 #define FLAT_MAX MT_FLAT_MAX
 #define FLAT_POS 10
-#define FLAT_RANKS (1 << (31 - FLAT_POS))
+#define FLAT_RANKS (1 << (31 - FLAT_POS)) /* MT_FLAT_RANKS */
 
 static inline int flat_overflow(int32_t r)
 {
@@ -1125,159 +1157,98 @@ static void raw_symbols(const MergeTable *m, MergeScratch *x, const unsigned cha
     }
 }
 
-/* 1: the word's symbols are all tokens (flat_given reads a -1 as merged away) */
-static int given_ok(const int32_t *sym, size_t n)
+/* ---- the symbol strategies' entry points (merge.h; route.c chooses among them) ---- */
+
+void mt_raw_symbols(const MergeTable *m, MergeScratch *x, const unsigned char *w, size_t len,
+                    int spans)
 {
-    for (size_t i = 0; i < n; i++)
-        if (sym[i] < 0)
-            return 0;
-    return 1;
+    raw_symbols(m, x, w, len, spans);
 }
 
-static inline int have_avx2(void)
+int32_t mt_whole_word(const MergeTable *m, const unsigned char *w, size_t len)
 {
-    return MT_HAVE_FLAT && (bpe_cpu() & BPE_CPU_AVX2) != 0;
+    return len >= 2 ? key_of(m, w, len) : -1;
 }
 
-/* 1: the symbol strategy s can merge the n symbols of x (flags: MT_RAW, MT_SPANS) */
-static int takes_symbols(const MergeTable *m, const MergeScratch *x, int s, size_t n, int flags)
+int mt_have_flat(void)
 {
-    switch (s) {
-    case MT_SCAN:
-        return n < HEAP_FROM;
-    case MT_FLAT:
-        return n <= FLAT_MAX && (flags & MT_RAW) && have_avx2();
-    case MT_FLAT_GIVEN: /* every rank below rank_cap fits the keys: it never stops part way */
-        return n <= FLAT_MAX && !m->by_span && m->rank_cap <= (size_t)FLAT_RANKS &&
-               have_avx2() && given_ok(x->sym, n);
-    case MT_BUCKETS:
-        return n <= BQ_MAX;
-    case MT_TREE:
-        return n <= TREE_MAX;
-    case MT_REFERENCE:
-        return 1;
-    default:
-        return 0;
-    }
+#if MT_HAVE_FLAT
+    return (bpe_cpu() & BPE_CPU_AVX2) != 0;
+#else
+    return 0;
+#endif
 }
 
-/* 1: the encoder's word w[0..len) goes whole to flat's loop, by mt_encode_bytes' choices
- * (no whole-word token; unforced, 33 bytes or more, no whitespace run, not to be cut) */
-static int goes_flat(const MergeTable *m, const unsigned char *w, size_t len, int32_t limit)
+size_t mt_merge_scan(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
+                     const unsigned char *w, int flags)
 {
-    int forced = m->strategy != MT_AUTO;
-    if (len < (forced ? 2 : HEAP_FROM) || len > FLAT_MAX || !m->bytes_ok || !m->bytepair)
-        return 0;
-    if (!forced && ((m->sub2 && w[len - 1] >= 0x80) || mt_is_ws_run(w, len)))
-        return 0; /* (the quick tests first) */
-    return !(m->whole_words && limit == NO_RANK && key_of(m, w, len) >= 0);
+    return merge_scan(m, x, n, limit, w, flags);
 }
 
-int mt_route(const MergeTable *m, MergeScratch *x, int at, const unsigned char *w, size_t n,
-             int flags, int32_t limit, unsigned declined)
+size_t mt_merge_tree(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
+                     const unsigned char *w, int flags)
 {
-    int f = m->strategy; /* MT_AUTO, or the one strategy forced */
-#define OPEN(s) ((f == MT_AUTO || f == (s)) && !(declined >> (s) & 1))
-    if (at == MT_AT_WORD) {
-        if (!m->bytes_ok)
-            return MT_AUTO;
-        if (f == MT_AUTO ? mt_is_ws_run(w, n) && !mt_ws_wait(m, x, n)
-                         : n >= 2 && mt_is_ws(w, n)) {
-            if (OPEN(MT_WS_PAIRS) && limit == NO_RANK)
-                return MT_WS_PAIRS;
-            if (OPEN(MT_WS_CUT))
-                return MT_WS_CUT;
-        }
-        return OPEN(MT_BOUNDARIES) && m->sub2 ? MT_BOUNDARIES : MT_AUTO;
-    }
-    if (at == MT_AT_BATCH) {
-        if (!goes_flat(m, w, n, limit))
-            return MT_AUTO;
-        if (OPEN(MT_LANES) && mt_lanes_ok(m))
-            return MT_LANES;
-        return OPEN(MT_FLAT_PAIR) && have_avx2() ? MT_FLAT_PAIR : MT_AUTO;
-    }
-    if (f != MT_AUTO) /* the forced one where it applies, else the reference */
-        return OPEN(f) && takes_symbols(m, x, f, n, flags) ? f : MT_REFERENCE;
-    static const int order[] = {MT_SCAN, MT_FLAT, MT_FLAT_GIVEN, MT_BUCKETS, MT_TREE};
-    for (size_t k = 0; k < sizeof order / sizeof order[0]; k++)
-        if (OPEN(order[k]) && takes_symbols(m, x, order[k], n, flags))
-            return order[k];
-    return MT_REFERENCE;
-#undef OPEN
+    return merge_tree(m, x, n, limit, w, flags);
 }
 
-static inline void note(const MergeTable *m, int s)
+size_t mt_merge_buckets(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
+                        const unsigned char *w, int flags)
 {
-    if (m->strategy != MT_AUTO)
-        mt_strategy_note(s);
+    struct MergeBuckets *q = want_buckets(x);
+    return q ? merge_buckets(m, x, q, n, limit, w, flags) : (size_t)-1;
 }
 
-/* One symbol strategy on the word: its length, or (size_t)-1 when it gave the word back
- * as it came. */
-static size_t run_symbols(const MergeTable *m, MergeScratch *x, int s, size_t n, int32_t limit,
-                          const unsigned char *w, int flags)
+#if MT_HAVE_FLAT
+size_t mt_merge_flat(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
+                     const unsigned char *w, int flags)
 {
     int spans = flags & MT_SPANS;
-    struct MergeBuckets *q;
-    switch (s) {
-    case MT_SCAN:
-        return merge_scan(m, x, n, limit, w, flags);
-#if MT_HAVE_FLAT
-    case MT_FLAT: {
-        struct FlatWord f = {x, w, n, 0, 1, 0};
-        if (m->by_span)
-            flat8_spans_one(m, &f, limit);
-        else
-            flat8_one(m, &f, limit);
-        if (f.state == 0)
-            return flat_finish(x, n, spans, 0);
-        raw_symbols(m, x, w, n, spans); /* the word as it came */
-        return (size_t)-1;
-    }
-    case MT_FLAT_GIVEN: {
-        /* merge-based words of given symbols (a character model's: byte fallback, the
-         * unknown token), their pairs looked up by ids */
-        struct FlatWord f = {x, w, n, 0, 1, 1};
+    struct FlatWord f = {x, w, n, 0, 1, 0};
+    if (m->by_span)
+        flat8_spans_one(m, &f, limit);
+    else
         flat8_one(m, &f, limit);
-        return flat_finish(x, n, spans, 1); /* (every rank fits: never stopped) */
-    }
-#endif
-    case MT_BUCKETS:
-        return (q = want_buckets(x)) != NULL ? merge_buckets(m, x, q, n, limit, w, flags)
-                                             : (size_t)-1;
-    case MT_TREE:
-        return merge_tree(m, x, n, limit, w, flags);
-    default:
-        return mt_merge_reference(m, x, n, limit, w, flags);
-    }
+    if (f.state == 0)
+        return flat_finish(x, n, spans, 0);
+    raw_symbols(m, x, w, n, spans); /* the word as it came */
+    return (size_t)-1;
 }
 
-static size_t merge_routed(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
-                           const unsigned char *w, int flags, unsigned declined)
+size_t mt_merge_flat_given(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
+                           const unsigned char *w, int flags)
 {
-    if (n < 2)
-        return n;
-    x->wlen = word_len(x, n, flags);
+    struct FlatWord f = {x, w, n, 0, 1, 1};
+    flat8_one(m, &f, limit);
+    return flat_finish(x, n, flags & MT_SPANS, 1); /* (every rank fits: never stopped) */
+}
+
+/* a word of the pair once the flat loop is done with it: its symbols moved to the front,
+ * or (a rank too large for the keys) given back as it came */
+static size_t flat_done(const MergeTable *m, const struct FlatWord *f, int spans)
+{
+    if (f->state == 0)
+        return flat_finish(f->x, f->n, spans, 0);
+    raw_symbols(m, f->x, f->w, f->n, spans);
+    return (size_t)-1;
+}
+
+void mt_merge_flat_pair(const MergeTable *m, MergeScratch *x, MergeScratch *y,
+                        const unsigned char *w1, size_t len1, const unsigned char *w2,
+                        size_t len2, int32_t limit, size_t *k1, size_t *k2)
+{
+    int spans = m->by_span; /* (mt_encode_bytes' spans, asked for none) */
     mt_want_memo(m, x);
-    if (!m->bytepair)
-        flags &= ~MT_RAW;
-    for (;;) {
-        int s = mt_route(m, x, MT_AT_SYMBOLS, w, n, flags, limit, declined);
-        size_t k = run_symbols(m, x, s, n, limit, w, flags);
-        if (k != (size_t)-1) {
-            note(m, s);
-            return k;
-        }
-        declined |= 1u << s;
-    }
+    y->seen = x->seen; /* one memo: the same thread, one word's step at a time */
+    struct FlatWord a = {x, w1, len1, 0, 1, 0}, b = {y, w2, len2, 0, 1, 0};
+    if (m->by_span)
+        flat8_spans_two(m, &a, &b, limit);
+    else
+        flat8_two(m, &a, &b, limit);
+    *k1 = flat_done(m, &a, spans);
+    *k2 = flat_done(m, &b, spans);
+    y->seen = NULL; /* x's */
 }
-
-size_t mt_merge(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
-                const unsigned char *w, int flags)
-{
-    return merge_routed(m, x, n, limit, w, flags, 0);
-}
+#endif
 
 int mt_may_merge(const MergeTable *m, int32_t a, int32_t b)
 {
@@ -1294,82 +1265,6 @@ int32_t mt_pair(const MergeTable *m, int32_t a, int32_t b, const unsigned char *
         return -1;
     *new_id = e->new_id;
     return e->rank;
-}
-
-size_t mt_encode_bytes(const MergeTable *m, MergeScratch *x, const unsigned char *w, size_t len,
-                       int32_t limit, int spans)
-{
-    if (ms_reserve(x, len) < 0)
-        return (size_t)-1;
-    spans = spans || m->by_span;
-    if (m->whole_words && limit == NO_RANK && len >= 2) {
-        int32_t id = key_of(m, w, len);
-        if (id >= 0) {
-            x->sym[0] = id;
-            x->st[0] = 0;
-            x->en[0] = (int32_t)len;
-            return 1;
-        }
-    }
-    for (unsigned declined = 0;;) { /* whitespace runs, cuts where no token crosses */
-        int s = mt_route(m, x, MT_AT_WORD, w, len, 0, limit, declined);
-        if (s == MT_AUTO)
-            break;
-        mt_want_memo(m, x);
-        size_t k = s == MT_BOUNDARIES ? mt_merge_at_boundaries(m, x, w, len, limit)
-                                      : mt_merge_whitespace(m, x, w, len, limit, s);
-        if (k != (size_t)-1) {
-            note(m, s);
-            return k;
-        }
-        declined |= 1u << s;
-    }
-    raw_symbols(m, x, w, len, spans);
-    return mt_merge(m, x, len, limit, w, (m->bytes_ok ? MT_RAW : 0) | (spans ? MT_SPANS : 0));
-}
-
-#if MT_HAVE_FLAT
-/* a word of the pair once the flat loop is done with it: its symbols moved to the front,
- * or (a rank too large for the keys) merged again as mt_route says, flat left out */
-static size_t flat_done(const MergeTable *m, const struct FlatWord *f, int32_t limit, int spans)
-{
-    if (f->state == 0) {
-        note(m, MT_FLAT_PAIR);
-        return flat_finish(f->x, f->n, spans, 0);
-    }
-    raw_symbols(m, f->x, f->w, f->n, spans);
-    return merge_routed(m, f->x, f->n, limit, f->w, MT_RAW | (spans ? MT_SPANS : 0),
-                        1u << MT_FLAT);
-}
-#endif
-
-int mt_encode_bytes2(const MergeTable *m, MergeScratch *x, MergeScratch *y,
-                     const unsigned char *w1, size_t len1, const unsigned char *w2, size_t len2,
-                     int32_t limit, size_t *k1, size_t *k2)
-{
-#if MT_HAVE_FLAT
-    if (mt_route(m, x, MT_AT_BATCH, w1, len1, 0, limit, 0) != MT_FLAT_PAIR ||
-        mt_route(m, x, MT_AT_BATCH, w2, len2, 0, limit, 0) != MT_FLAT_PAIR)
-        return 0;
-    if (ms_reserve(x, len1) < 0 || ms_reserve(y, len2) < 0)
-        return -1;
-    int spans = m->by_span; /* (mt_encode_bytes' spans, asked for none) */
-    mt_want_memo(m, x);
-    y->seen = x->seen; /* one memo: the same thread, one word's step at a time */
-    struct FlatWord a = {x, w1, len1, 0, 1}, b = {y, w2, len2, 0, 1};
-    if (m->by_span)
-        flat8_spans_two(m, &a, &b, limit);
-    else
-        flat8_two(m, &a, &b, limit);
-    *k1 = flat_done(m, &a, limit, spans);
-    *k2 = flat_done(m, &b, limit, spans);
-    y->seen = NULL; /* x's */
-    return 1;
-#else
-    (void)m, (void)x, (void)y, (void)w1, (void)len1, (void)w2, (void)len2, (void)limit;
-    (void)k1, (void)k2;
-    return 0;
-#endif
 }
 
 int mt_init(MergeTable *m, const int32_t byte_ids[256])

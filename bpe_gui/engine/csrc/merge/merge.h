@@ -12,15 +12,16 @@
  * whole_words: a word that is itself a token is taken whole (tiktoken always; HF with
  * ignore_merges). For merges learned by training -- a token is only ever merged further
  * at a later rank -- lowest-rank-leftmost equals training's "replace every occurrence
- * left to right" rule. Short words scan for the lowest rank; words of 33..1024 raw bytes
- * scan one flat array of keys with an AVX2 minimum where the CPU has one (two
- * such words in a row merge side by side, a step of each in turn: mt_encode_bytes2; with
- * AVX-512 the encoder merges them sixteen at a time, a word in each lane: lanes.c), else
- * (and other words of 33..1024 symbols) keep a bucket queue over ranks (a bitmap of the
- * ranks present, chains of the pairs of each); longer ones keep block minima (a tree of
- * three levels of 32) or, past 32768
- * symbols, a heap, so a word of n symbols costs O(n log n) rather than O(n^2) (1,000,000
- * spaces, "x" * 10**6).
+ * left to right" rule. How a word is merged is one of the strategies below ("strategies":
+ * one table, strategies.c; one place that chooses, route.c's mt_route): short words scan
+ * for the lowest rank; words of 33..1024 raw bytes scan one flat array of keys with an
+ * AVX2 minimum where the CPU has one (two such words in a row merge side by side, a step
+ * of each in turn: mt_encode_bytes2; with AVX-512 the encoder merges them sixteen at a
+ * time, a word in each lane: lanes.c), else (and other words of 33..1024 symbols) keep a
+ * bucket queue over ranks (a bitmap of the ranks present, chains of the pairs of each);
+ * longer ones keep block minima (a tree of three levels of 32) or, past 32768 symbols, go
+ * to the reference merge (reference.c, a heap), so a word of n symbols costs O(n log n)
+ * rather than O(n^2) (1,000,000 spaces, "x" * 10**6).
  *
  * Lookups: pairs of two raw bytes come from a 256 x 256 table; other pairs from an
  * open-addressing hash behind a 512 KB filter (two bits of one word a pair); a merge's
@@ -44,6 +45,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "merge/strategies.h"
 #include "util/load.h" /* load4, load5, load8 */
 
 #ifdef __SSE2__
@@ -62,7 +64,7 @@ typedef struct {
 /* The id of the token whose bytes are p[0..n), or -1 (rank-based models, whole words). */
 typedef int32_t (*mt_key_fn)(const void *ctx, const unsigned char *p, size_t n);
 
-typedef struct {
+typedef struct MergeTable {
     MergeEntry *tab;
     size_t cap; /* power of two; 0 until mt_init */
     size_t n;
@@ -116,7 +118,8 @@ typedef struct {
     uint64_t *short_filter; /* two bits per hash of a short key (512 KB, merge.c): most
                                spans tried while merging are no token, and the table
                                itself is megabytes read at random */
-    struct MergeWs *ws; /* whitespace_runs.c: the symbols a whitespace run can hold; NULL:
+    struct MergeWs *ws; /* (begins with its free function, as MergeScratch's lanes do)
+                           whitespace_runs.c: the symbols a whitespace run can hold; NULL:
                            not made yet (made at the first long run) */
     int ws_failed;      /* no memory for it, or no token for a whitespace byte */
     uint64_t *ws_tok;   /* rank-based: hashed bits of the tokens of 2+ whitespace bytes given
@@ -132,7 +135,7 @@ typedef struct {
  * ranks of recently seen pairs (a pair of tokens has one rank, so hashing their bytes or
  * probing the merge table again can be skipped): for rank-based tables, and for
  * merge-based ones in a scratch that is `kept`. */
-typedef struct {
+typedef struct MergeScratch {
     int32_t *sym, *rk, *nxt, *prv, *st, *en;
     uint64_t *heap;
     size_t cap;
@@ -145,62 +148,49 @@ typedef struct {
     struct MergeBuckets *bq; /* merge.c's bucket queue of long words; NULL: none yet */
     int bq_failed;           /* no memory for it once: long words merge in the tree */
     size_t wlen;             /* mt_merge: the word's bytes (its last symbol's end) */
-    struct MergeLanes *lanes; /* lanes.c's sixteen words at once; NULL: none yet */
+    size_t (*merge)(const struct MergeTable *m, struct MergeScratch *x, size_t n, int32_t limit,
+                    const unsigned char *w, int flags);
+                              /* how token_boundaries.c merges a piece's symbols (mt_merge):
+                                 set by route.c, so no strategy calls back there */
+    struct MergeLanes *lanes; /* lanes.c's sixteen words at once; NULL: none yet. It begins
+                                 with the function that frees it, so ms_free (merge.c)
+                                 calls nothing in lanes.c */
 } MergeScratch;
 
-/* ---- strategies: the ways a word can be merged, each giving the reference's ids ----
- * One table (strategies.c: name, the words it applies to, the invariant it relies on,
- * the instruction set it needs) and one function that chooses (mt_route, merge.c).
- * A table made while a strategy is forced (BPE_GUI_MERGE=NAME, or mt_strategy_set)
- * sends every word that strategy can take through it and every other word through the
- * reference merge (reference.c), so a test of a strategy runs it on any CPU that has its
- * instruction set. MT_AUTO: the cheapest strategy that applies. */
-enum {
-    MT_AUTO,
-    MT_REFERENCE,  /* reference.c: every word */
-    MT_SCAN,       /* merge.c: words of 2..32 symbols */
-    MT_FLAT,       /* merge.c: raw words of 2..1024 bytes, AVX2 */
-    MT_FLAT_GIVEN, /* merge.c: given symbols, merge-based, 2..1024, AVX2 */
-    MT_FLAT_PAIR,  /* merge.c: two words side by side in the encoder, AVX2 */
-    MT_LANES,      /* lanes.c: sixteen words at a time in the encoder, AVX-512 */
-    MT_BUCKETS,    /* merge.c: words of 2..1024 symbols */
-    MT_TREE,       /* merge.c: words of 2..32768 symbols */
-    MT_WS_PAIRS,   /* whitespace_runs.c: whitespace by the pairs of its symbols */
-    MT_WS_CUT,     /* whitespace_runs.c: whitespace cut where no symbol crosses */
-    MT_BOUNDARIES, /* token_boundaries.c: non-ASCII words cut where no token crosses */
-    MT_N_STRATEGIES
-};
-typedef struct {
-    const char *name;
-    int cpu;           /* the BPE_CPU_* bits it needs (util/cpu.h) */
-    const char *needs; /* those, in words ("": none) */
-    const char *applies, *invariant;
-} MtStrategy;
-extern const MtStrategy mt_strategies[MT_N_STRATEGIES];
+/* ---- strategies: the ways a word can be merged (strategies.h); their entry points ---- */
 
-/* what this build has compiled in (the vector loops: gcc or clang on x86-64) */
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(BPE_NO_FLAT)
-#define MT_HAVE_FLAT 1
-#else
-#define MT_HAVE_FLAT 0
-#endif
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(BPE_NO_LANES)
-#define MT_HAVE_LANES 1
-#else
-#define MT_HAVE_LANES 0
-#endif
-
-int mt_strategy_by_name(const char *name); /* its MT_*, or -1 */
-int mt_strategy_runs_here(int s);          /* 1: this build and CPU can run it */
-int mt_strategy_set(int s);                /* for tables made from now on; the previous */
-int mt_strategy_get(void);
-/* BPE_GUI_MERGE: 0 (unset, or set to a strategy this CPU runs), -1 no such strategy, -2
- * this CPU or build cannot run it (*bad: the value) */
-int mt_strategy_from_env(const char **bad);
-void mt_strategy_note(int s);       /* a forced table merged a word by s (counted) */
-uint64_t mt_strategy_used(int s);   /* words counted for s in this process */
+/* The strategies over a word's n symbols in x (as mt_merge; each returns the new length,
+ * or (size_t)-1 when it gave the word back as it came). route.c calls them; merge.c
+ * holds all but the reference (reference.c). */
+#define MT_SCAN_MAX 32         /* symbols of a word scan takes at most */
+#define MT_BUCKETS_MAX 1024
+#define MT_TREE_MAX (32 * 32 * 32)
+#define MT_FLAT_RANKS (1 << 21) /* flat's keys hold ranks below this */
+typedef size_t (*mt_merge_fn)(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
+                              const unsigned char *w, int flags);
 size_t mt_merge_reference(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
                           const unsigned char *w, int flags);
+size_t mt_merge_scan(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
+                     const unsigned char *w, int flags);
+size_t mt_merge_tree(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
+                     const unsigned char *w, int flags);
+size_t mt_merge_buckets(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
+                        const unsigned char *w, int flags); /* (size_t)-1: no memory */
+size_t mt_merge_flat(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
+                     const unsigned char *w, int flags); /* -1: a rank too large */
+size_t mt_merge_flat_given(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
+                           const unsigned char *w, int flags);
+/* two raw words side by side (spans when rank-based): *k1, *k2 their lengths, or
+ * (size_t)-1 each one given back */
+void mt_merge_flat_pair(const MergeTable *m, MergeScratch *x, MergeScratch *y,
+                        const unsigned char *w1, size_t len1, const unsigned char *w2,
+                        size_t len2, int32_t limit, size_t *k1, size_t *k2);
+int mt_have_flat(void); /* 1: this build has the flat loop and the CPU AVX2 */
+/* x->sym (and spans) of a byte-level word as it came: its bytes' tokens */
+void mt_raw_symbols(const MergeTable *m, MergeScratch *x, const unsigned char *w, size_t len,
+                    int spans);
+/* the token of the whole word w[0..len), or -1 */
+int32_t mt_whole_word(const MergeTable *m, const unsigned char *w, size_t len);
 
 /* mt_route's places: a byte-level word w[0..n) (every byte a token) past the whole-word
  * rule: MT_WS_PAIRS, MT_WS_CUT, MT_BOUNDARIES or MT_AUTO (merge its symbols); n symbols
@@ -321,7 +311,6 @@ void mt_want_memo(const MergeTable *m, MergeScratch *x);
 /* Lanes on (1) or off (0) for every table of this process (tests compare both); returns
  * the previous setting. */
 int mt_lanes_use(int on);
-void mt_lanes_free(MergeScratch *x);
 
 /* The cut tables' hashed bits (token_boundaries.c, and merge.c's quick "no token" answer). */
 #define MT_SUBH_BITS 25 /* 4 MB; o200k puts ~2M short strings in it */
@@ -337,12 +326,6 @@ static inline size_t mt_subh_bit(int kind, uint64_t v) /* v: <= 7 bytes, little-
 size_t mt_merge_at_boundaries(const MergeTable *m, MergeScratch *x, const unsigned char *w,
                               size_t len, int32_t limit);
 
-/* Pieces of a word (token_boundaries.c's cache of pieces, for whitespace_runs.c): the
- * cache made when limit is NO_RANK; the piece w[a..a+k) merged (or from the cache), its
- * tokens written at x->sym[out..] (spans in x->st / x->en); returns the new out. */
-void mt_pieces_ready(MergeScratch *x, int32_t limit);
-size_t mt_put_piece(const MergeTable *m, MergeScratch *x, const unsigned char *w, size_t len,
-                    size_t a, size_t k, int32_t limit, size_t out);
 
 /* whitespace_runs.c: a word of 24 or more ASCII whitespace bytes (1) goes on the symbols
  * a whitespace run can hold (read off their pairs without a limit; else split where none
@@ -355,12 +338,10 @@ size_t mt_merge_whitespace(const MergeTable *m, MergeScratch *x, const unsigned 
 /* 1: the whitespace table is not made yet and this scratch has merged fewer than a few
  * KB of runs whole (len bytes more counted now): merge this run whole (MT_AUTO only) */
 int mt_ws_wait(const MergeTable *m, MergeScratch *x, size_t len);
-void mt_ws_forget(MergeTable *m);
+void mt_ws_forget(MergeTable *m); /* (merge.c) */
 /* The whole run w[0..len) by its tokens' pairs, without a merge limit (the symbols made at
  * once); (size_t)-1 when that way is not open (no table, too many symbols) or gives up. */
 size_t mt_ws_by_pairs(const MergeTable *m, MergeScratch *x, const unsigned char *w, size_t len);
-/* rank-based, from mt_add_short_key: every token, for ws_tok */
-void mt_ws_note_token(MergeTable *m, const unsigned char *p, size_t len);
 
 /* The lowest of key[0..n), n a multiple of 4 and at least 4 (merge.c's and
  * whitespace_runs.c's blocks of pair keys, padded with a key above every other). */

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "merge/merge.h"
+#include "merge/strategies.h"
 #include "util/cpu.h"
 
 const MtStrategy mt_strategies[MT_N_STRATEGIES] = {

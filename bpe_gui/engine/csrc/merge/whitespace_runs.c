@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "merge/merge.h"
+#include "merge/ws_tok.h"
 #include "util/ascii_ws.h"
 
 
@@ -49,7 +50,7 @@
 #define WS_MAX_SYMBOLS 8192  /* symbols are numbered in 13 bits (the pair table's entries) */
 #define WS_MAX_PAIRS (1u << 22)
 #define WS_MAX_RANKS (1u << 21) /* a key is local rank << 10 | place, in 31 bits */
-#define WS_LOCAL_MAX 1024    /* longer pieces go through token_boundaries.c's merge */
+#define WS_LOCAL_MAX 1024    /* longer pieces go through the scratch's merge (route.c) */
 #define WS_DP_SYMBOLS 2048   /* more symbols: no pair memo (it would pass 1 MB) */
 #define WS_MAX_STEPS (1u << 20) /* the symbols' merges, each noted (8 MB at most) */
 
@@ -63,22 +64,6 @@ static inline int ws_sym(unsigned char c)
     return WS_CODE[c] - 1;
 }
 
-/* ws_tok's bit of a string of one kind */
-enum { WS_TOK, WS_PRE, WS_SUF };
-#define WS_TOK_BITS 17
-
-static uint64_t ws_hash(const unsigned char *p, size_t len, int kind)
-{
-    uint64_t h = (len | (uint64_t)kind << 32) * 0x9E3779B97F4A7C15ull;
-    size_t i = 0;
-    for (; i + 8 <= len; i += 8)
-        h = (h ^ load8(p + i)) * 0xC2B2AE3D27D4EB4Full + (h >> 29);
-    uint64_t last = 0;
-    for (; i < len; i++)
-        last = last << 8 | p[i];
-    h = (h ^ last) * 0x9E3779B97F4A7C15ull;
-    return (h ^ h >> 31) * 0xD6E8FEB86659FD93ull >> (64 - WS_TOK_BITS);
-}
 
 static inline int ws_has(const MergeTable *m, const unsigned char *p, size_t len, int kind)
 {
@@ -87,6 +72,7 @@ static inline int ws_has(const MergeTable *m, const unsigned char *p, size_t len
 }
 
 struct MergeWs {
+    void (*free)(void *); /* first: merge.c frees the table by it (merge.h) */
     int32_t (*next)[6]; /* the automaton's transitions (node 0: the root) */
     int32_t *longest;   /* per node: the longest symbol string that ends there */
     size_t n;
@@ -129,8 +115,9 @@ static inline uint64_t ws_find(const struct MergeWs *t, uint32_t a, uint32_t b)
     }
 }
 
-static void ws_free(struct MergeWs *t)
+static void ws_free(void *p)
 {
+    struct MergeWs *t = p;
     if (!t)
         return;
     free(t->next);
@@ -149,11 +136,6 @@ static void ws_free(struct MergeWs *t)
     free(t);
 }
 
-void mt_ws_forget(MergeTable *m)
-{
-    ws_free(m->ws);
-    m->ws = NULL;
-}
 
 /* ---- the closure: symbols (id, bytes) ---- */
 typedef struct {
@@ -329,6 +311,8 @@ static __attribute__((noinline)) struct MergeWs *ws_build(const MergeTable *m)
     s.slot = calloc(s.slot_cap, sizeof(uint32_t));
     unsigned char *buf = malloc(8192);
     struct MergeWs *t = calloc(1, sizeof(*t));
+    if (t)
+        t->free = ws_free;
     size_t at;
     int ok = s.id && s.off && s.len && s.side && s.bytes && s.slot && buf && t;
     static const unsigned char ws[6] = {'\t', '\n', '\v', '\f', '\r', ' '};
@@ -446,21 +430,6 @@ static const struct MergeWs *ws_of(const MergeTable *m)
     return t;
 }
 
-void mt_ws_note_token(MergeTable *m, const unsigned char *p, size_t len)
-{
-    if (len < 2 || m->ws_tok_lost || !mt_is_ws(p, len))
-        return;
-    if (!m->ws_tok && !(m->ws_tok = calloc(((size_t)1 << WS_TOK_BITS) / 64, sizeof(uint64_t)))) {
-        m->ws_tok_lost = 1;
-        return;
-    }
-    for (size_t k = 1; k <= len; k++) {
-        uint64_t bits[3] = {k == len ? ws_hash(p, len, WS_TOK) : ws_hash(p, k, WS_PRE),
-                            ws_hash(p + len - k, k, WS_SUF), 0};
-        for (int i = 0; i < (k == len ? 1 : 2); i++)
-            m->ws_tok[bits[i] >> 6] |= 1ull << (bits[i] & 63);
-    }
-}
 
 int mt_is_ws_run(const unsigned char *w, size_t len)
 {
@@ -747,9 +716,24 @@ size_t mt_merge_whitespace(const MergeTable *m, MergeScratch *x, const unsigned 
             x->en[out++] = (int32_t)p;
         } else if (p - a <= WS_LOCAL_MAX) {
             out = ws_merge(t, x, w, a, p - a, lim, out, NULL);
-        } else {
-            mt_pieces_ready(x, limit);
-            out = mt_put_piece(m, x, w, len, a, p - a, limit, out);
+        } else { /* its bytes' tokens merged alone, through the scratch's merge */
+            size_t k = p - a, n;
+            MergeScratch y = *x; /* (writes only at a.. below p: the cuts after p stay) */
+            y.sym += a, y.st += a, y.en += a, y.rk += a;
+            for (size_t i = 0; i < k; i++) {
+                y.sym[i] = m->byte_ids[w[a + i]];
+                y.st[i] = (int32_t)i;
+                y.en[i] = (int32_t)i + 1;
+            }
+            n = x->merge(m, &y, k, limit, w + a, MT_RAW | MT_SPANS);
+            x->seen = y.seen; /* what merging set up for good stays with x */
+            x->bq = y.bq;
+            x->bq_failed = y.bq_failed;
+            for (size_t i = 0; i < n; i++, out++) {
+                x->sym[out] = x->sym[a + i];
+                x->st[out] = x->st[a + i] + (int32_t)a;
+                x->en[out] = x->en[a + i] + (int32_t)a;
+            }
         }
     }
     return out;
