@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[3]
 
 # Every strategy this file forces. A strategy added to csrc/merge/strategies.c and not
 # here fails test_every_strategy_is_forced_here.
-FORCED = ["reference", "scan", "flat", "flat_given", "flat_pair", "lanes", "buckets", "tree",
+FORCED = ["reference", "scan", "flat", "flat_given", "flat_pair", "lanes", "buckets",
           "ws_pairs", "ws_cut", "boundaries"]
 
 if not merge_strategies():   # pragma: no cover - only without a C compiler at install time
@@ -52,7 +52,7 @@ def _texts() -> dict[str, str]:
         "long-letters": " ".join("".join(rnd.choice(letters) for _ in range(rnd.randint(30, 300)))
                                  for _ in range(24)),
         "long-runs": "x" * 700 + " " + "ab" * 300 + " " + "aaab" * 90,
-        # over 1024 symbols (tree), over 32768 (the reference past the tree)
+        # over 1024 symbols and over 32768 (the reference: no other strategy takes them)
         "very-long": "ab" * 1500 + " " + "q" * 33000,
         "row": ROW,
         # whitespace runs of every length (ws_pairs, ws_cut)

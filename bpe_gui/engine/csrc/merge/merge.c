@@ -21,9 +21,7 @@
 #include "util/grow.h"
 
 
-#define HEAP_FROM (MT_SCAN_MAX + 1) /* words at least this long merge in a tree or a heap (a scan of 32
-                        keys per merge is no slower than the tree at 24-32: whitespace
-                        pieces 22-23 -> 25-26 MB/s, noisy) */
+#define HEAP_FROM (MT_SCAN_MAX + 1) /* words at least this long are past the scan */
 
 /* The low bits of the product hold only b's (the key's low half): folded with the high
    ones, so pairs with one right token spread over the whole table (taking bits 17.. gave
@@ -539,7 +537,7 @@ static inline int32_t new_id(const MergeTable *m, int32_t rank)
 #define KEY_NONE 0x7FFFFFFF
 
 
-/* merge_scan's and merge_tree's keys: the rank of the pair at i and i's place in its
+/* merge_scan's keys: the rank of the pair at i and i's place in its
  * block of 32 */
 static inline int32_t pair_key(int32_t r, int32_t i)
 {
@@ -563,7 +561,7 @@ static inline void keys_start(const MergeTable *m, MergeScratch *x, int32_t *key
 /* The pair at i merges: i becomes the token it makes (x->rk[i]), the next symbol j
  * leaves the list, and the two pairs that change (i with its new next, its left
  * neighbour with i) are asked for from memory. Returns that neighbour (-1: none).
- * merge_scan's and merge_tree's step (keys_merge) and merge_buckets' share it. */
+ * merge_scan's step (keys_merge) and merge_buckets' share it. */
 static inline __attribute__((always_inline)) int32_t
 join_next(const MergeTable *m, MergeScratch *x, size_t n, const unsigned char *w, int spans,
           int32_t i, int32_t j)
@@ -628,88 +626,6 @@ static size_t merge_scan(const MergeTable *m, MergeScratch *x, size_t n, int32_t
     return keys_finish(x, n, flags & MT_SPANS);
 }
 
-/* Long words (HEAP_FROM <= n <= TREE_MAX): merge_scan's keys (rank << 5 | position in
- * its block of 32) under two levels of block minima: l1[b], block b's lowest key with the
- * block's index in its group of 32 in place of the position (rank << 5 | b % 32), and
- * that position kept in p1[b]; l2[g] and p2[g] the same one level up. The lowest rank,
- * leftmost, is one SIMD minimum over the groups away; a merge changes three keys, and
- * a block (group) is scanned again only when its lowest key is one that grew: most
- * merges scan the merged pair's block and group, 32 + n1 keys, where scanning all three
- * levels after every merge cost ~7 scans of 32 (perf: 65% of a whitespace run's time).
- * No stale entries, no branchy sift-downs: a whitespace run of thousands of symbols
- * spent 80% of its time in the binary heap. */
-#define TREE_MAX MT_TREE_MAX
-
-/* The lowest of key[0..width) (width: 4..32, a multiple of 4; the rest of the block of
- * 32 holds KEY_NONE) as (rank << 5 | index % 32) and its place in *pos. */
-static inline int32_t block_min(const int32_t *k, size_t width, int32_t index, uint8_t *pos)
-{
-    int32_t v = mt_min_key(k, width);
-    *pos = (uint8_t)(v & 31);
-    return v == KEY_NONE ? KEY_NONE : (v & ~31) | (index & 31);
-}
-
-/* Entry c of a level below (child c's key is `key`, packed as rank << 5 | c % 32)
- * changed: the minimum `up` of its block of 32 (u = c / 32) and its place `pos` follow:
- * the new key is the lowest, or the old lowest grew (scan the block again), or nothing
- * changes. */
-static inline void tree_fix(const int32_t *below, size_t width, int32_t *up, uint8_t *pos,
-                            int32_t c)
-{
-    int32_t u = c >> 5, key = below[c], cur = up[u];
-    int32_t held = cur == KEY_NONE ? KEY_NONE : (cur & ~31) | pos[u]; /* as a key below */
-    if (key != KEY_NONE && (cur == KEY_NONE || key < held)) {
-        up[u] = (key & ~31) | (u & 31);
-        pos[u] = (uint8_t)(c & 31);
-    } else if (cur != KEY_NONE && pos[u] == (c & 31)) {
-        up[u] = block_min(below + 32 * u, width, u, &pos[u]);
-    }
-}
-
-static size_t merge_tree(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
-                         const unsigned char *w, int flags)
-{
-    size_t n1 = (n + 31) / 32, n2 = (n1 + 31) / 32; /* blocks, groups (n2 <= 32) */
-    int32_t *key = (int32_t *)x->heap;              /* room: 6 * cap int32 */
-    int32_t *l1 = key + 32 * n1, *l2 = l1 + 32 * n2;
-    uint8_t *p1 = (uint8_t *)(l2 + 32), *p2 = p1 + 32 * n2;
-    size_t top_n = (n2 + 3) & ~(size_t)3;
-    size_t w1 = n2 == 1 ? (n1 + 3) & ~(size_t)3 : 32; /* one group: only its blocks */
-    keys_start(m, x, key, n, 32 * n1, limit, w, flags);
-    for (size_t b = 0; b < 32 * n2; b++) {
-        l1[b] = KEY_NONE;
-        p1[b] = 0;
-        if (b < n1)
-            l1[b] = block_min(key + 32 * b, 32, (int32_t)b, &p1[b]);
-    }
-    for (size_t c = 0; c < 32; c++) {
-        l2[c] = KEY_NONE;
-        p2[c] = 0;
-        if (c < n2)
-            l2[c] = block_min(l1 + 32 * c, w1, (int32_t)c, &p2[c]);
-    }
-    for (;;) {
-        int32_t top = mt_min_key(l2, top_n);
-        if (top == KEY_NONE)
-            break;
-        int32_t c = top & 31, b = 32 * c + p2[c];
-        int32_t i = 32 * b + p1[b], j = x->nxt[i];
-        int32_t p = keys_merge(m, x, key, n, limit, w, flags & MT_SPANS, i);
-        /* keys changed at j, i and p (p < i < j): their blocks, then those blocks' groups */
-        tree_fix(key, 32, l1, p1, j);
-        tree_fix(key, 32, l1, p1, i);
-        if (p >= 0)
-            tree_fix(key, 32, l1, p1, p);
-        int32_t bj = j >> 5, bi = i >> 5, bp = p >= 0 ? p >> 5 : bi;
-        tree_fix(l1, w1, l2, p2, bj);
-        if (bi != bj)
-            tree_fix(l1, w1, l2, p2, bi);
-        if (bp != bi)
-            tree_fix(l1, w1, l2, p2, bp);
-    }
-    return keys_finish(x, n, flags & MT_SPANS);
-}
-
 /* Words of HEAP_FROM..BQ_MAX symbols (long words of letters: a random 160-letter word
  * makes ~75 merges): a bucket queue over ranks. Each pair's rank has a bit in a bitmap of
  * four levels (64 ranks a word, 64 words a bit one level up), so the lowest rank is four
@@ -744,7 +660,7 @@ static struct MergeBuckets *want_buckets(MergeScratch *x)
             q = NULL;
         }
         x->bq = q;
-        x->bq_failed = !q; /* no memory: the tree does these words */
+        x->bq_failed = !q; /* no memory: the reference does these words */
     }
     return x->bq;
 }
@@ -1183,12 +1099,6 @@ size_t mt_merge_scan(const MergeTable *m, MergeScratch *x, size_t n, int32_t lim
                      const unsigned char *w, int flags)
 {
     return merge_scan(m, x, n, limit, w, flags);
-}
-
-size_t mt_merge_tree(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
-                     const unsigned char *w, int flags)
-{
-    return merge_tree(m, x, n, limit, w, flags);
 }
 
 size_t mt_merge_buckets(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,

@@ -55,11 +55,6 @@ const MtStrategy mt_strategies[MT_N_STRATEGIES] = {
                     "a bitmap over ranks gives the lowest rank present; the pairs of a "
                     "rank are on one chain, the leftmost of them merges; a merge takes the "
                     "three changed pairs off their chains and puts two back"},
-    /* merge.c, merge_tree */
-    [MT_TREE] = {"tree", 0, "", "words of 2..32768 symbols",
-                 "scan's keys under two levels of block minima; a block's minimum is "
-                 "recomputed whenever a key in it grows past it, so the top minimum is "
-                 "always the lowest rank, leftmost"},
     /* whitespace_runs.c, ws_by_pairs */
     [MT_WS_PAIRS] = {"ws_pairs", 0, "",
                      "words of ASCII whitespace (24 bytes or more unless forced), no merge "

@@ -24,7 +24,6 @@ enum {
     MT_FLAT_PAIR,  /* merge.c: two words side by side in the encoder, AVX2 */
     MT_LANES,      /* lanes.c: sixteen words at a time in the encoder, AVX-512 */
     MT_BUCKETS,    /* merge.c: words of 2..1024 symbols */
-    MT_TREE,       /* merge.c: words of 2..32768 symbols */
     MT_WS_PAIRS,   /* whitespace_runs.c: whitespace by the pairs of its symbols */
     MT_WS_CUT,     /* whitespace_runs.c: whitespace cut where no symbol crosses */
     MT_BOUNDARIES, /* token_boundaries.c: non-ASCII words cut where no token crosses */
