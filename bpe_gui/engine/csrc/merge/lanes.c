@@ -17,8 +17,7 @@
  *
  * Exact: the same keys, the same rule (lowest rank, leftmost), the same lookups as the
  * flat loop, so each word gets mt_encode_bytes' ids. A rank too large for the keys
- * (2**21 or more) sends the word back (MT_LANE_ALONE), as the flat loop sends it to the
- * bucket queue.
+ * (2**21 or more) sends the word back (MT_LANE_ALONE), as the flat loop gives it back.
  *
  * Where it runs: x86-64 CPUs with AVX-512 (F, BW, DQ, VL), built by gcc or clang; elsewhere
  * mt_lanes_ok says no and the encoder merges long words in the flat loop.

@@ -145,8 +145,6 @@ int ms_reserve(MergeScratch *x, size_t n)
     return 0;
 }
 
-static void free_buckets(MergeScratch *x);
-
 void ms_trim(MergeScratch *x)
 {
     int32_t **arrays[] = {&x->sym, &x->rk, &x->nxt, &x->prv, &x->st, &x->en};
@@ -174,7 +172,6 @@ void mt_ws_forget(MergeTable *m)
 
 void ms_free(MergeScratch *x)
 {
-    free_buckets(x);
     free_owned(x->lanes);
     free(x->sym);
     free(x->rk);
@@ -561,7 +558,7 @@ static inline void keys_start(const MergeTable *m, MergeScratch *x, int32_t *key
 /* The pair at i merges: i becomes the token it makes (x->rk[i]), the next symbol j
  * leaves the list, and the two pairs that change (i with its new next, its left
  * neighbour with i) are asked for from memory. Returns that neighbour (-1: none).
- * merge_scan's step (keys_merge) and merge_buckets' share it. */
+ * merge_scan's step (keys_merge). */
 static inline __attribute__((always_inline)) int32_t
 join_next(const MergeTable *m, MergeScratch *x, size_t n, const unsigned char *w, int spans,
           int32_t i, int32_t j)
@@ -626,182 +623,14 @@ static size_t merge_scan(const MergeTable *m, MergeScratch *x, size_t n, int32_t
     return keys_finish(x, n, flags & MT_SPANS);
 }
 
-/* Words of HEAP_FROM..BQ_MAX symbols (long words of letters: a random 160-letter word
- * makes ~75 merges): a bucket queue over ranks. Each pair's rank has a bit in a bitmap of
- * four levels (64 ranks a word, 64 words a bit one level up), so the lowest rank is four
- * loads and four counts of trailing zeros away; the pairs of one rank are found on a
- * chain of positions kept per hash of the rank (the leftmost of them merges). A merge
- * takes three pairs off their chains and puts two on: no block of keys is scanned again
- * (merge_tree spent two thirds of such a word's instructions on its block minima: 668
- * instructions a merge, callgrind, Llama 3.2 on random letters). Every chain is empty and
- * every bit clear between words. */
-#define BQ_MAX MT_BUCKETS_MAX
-#define BQ_HBITS 10
-#define BQ_W0 (MT_MAX_RANK / 64) /* 2**20 words: 8 MB of address space (bpe_map_zero);
-                                    only the pages holding the table's ranks are touched */
-#define BQ_W1 (BQ_W0 / 64)
-#define BQ_W2 (BQ_W1 / 64)
-#define BQ_W3 (BQ_W2 / 64)
-
-struct MergeBuckets {
-    uint64_t l3[BQ_W3], l2[BQ_W2], l1[BQ_W1];
-    uint64_t *l0;
-    int32_t key[BQ_MAX];           /* the rank of the pair at i; NO_RANK: none, on no chain */
-    int32_t nx[BQ_MAX], pv[BQ_MAX]; /* chain links, position + 1 (0: none) */
-    int32_t head[1 << BQ_HBITS];    /* first position + 1 of each chain (0: empty) */
-};
-
-static struct MergeBuckets *want_buckets(MergeScratch *x)
-{
-    if (!x->bq && !x->bq_failed) {
-        struct MergeBuckets *q = calloc(1, sizeof(*q));
-        if (q && !(q->l0 = bpe_map_zero(BQ_W0 * sizeof(uint64_t)))) {
-            free(q);
-            q = NULL;
-        }
-        x->bq = q;
-        x->bq_failed = !q; /* no memory: the reference does these words */
-    }
-    return x->bq;
-}
-
-static void free_buckets(MergeScratch *x)
-{
-    if (x->bq)
-        bpe_unmap_zero(x->bq->l0, BQ_W0 * sizeof(uint64_t));
-    free(x->bq);
-    x->bq = NULL;
-}
-
-static inline uint32_t bq_chain(int32_t r)
-{
-    return ((uint32_t)r * 0x9E3779B1u) >> (32 - BQ_HBITS);
-}
-
-static inline void bq_set(struct MergeBuckets *q, uint32_t r)
-{
-    q->l0[r >> 6] |= 1ull << (r & 63);
-    q->l1[r >> 12] |= 1ull << (r >> 6 & 63);
-    q->l2[r >> 18] |= 1ull << (r >> 12 & 63);
-    q->l3[r >> 24] |= 1ull << (r >> 18 & 63);
-}
-
-static inline void bq_clear(struct MergeBuckets *q, uint32_t r)
-{
-    if ((q->l0[r >> 6] &= ~(1ull << (r & 63))))
-        return;
-    if ((q->l1[r >> 12] &= ~(1ull << (r >> 6 & 63))))
-        return;
-    if ((q->l2[r >> 18] &= ~(1ull << (r >> 12 & 63))))
-        return;
-    q->l3[r >> 24] &= ~(1ull << (r >> 18 & 63));
-}
-
-/* the lowest rank with a bit, or NO_RANK */
-static inline int32_t bq_min(const struct MergeBuckets *q)
-{
-    for (size_t k = 0; k < BQ_W3; k++) {
-        if (!q->l3[k])
-            continue;
-        size_t i2 = 64 * k + (size_t)__builtin_ctzll(q->l3[k]);
-        size_t i1 = 64 * i2 + (size_t)__builtin_ctzll(q->l2[i2]);
-        size_t i0 = 64 * i1 + (size_t)__builtin_ctzll(q->l1[i1]);
-        return (int32_t)(64 * i0 + (size_t)__builtin_ctzll(q->l0[i0]));
-    }
-    return NO_RANK;
-}
-
-/* The pair at i (on no chain) gets rank r (NO_RANK: none). */
-static inline void bq_put(struct MergeBuckets *q, int32_t i, int32_t r)
-{
-    q->key[i] = r;
-    if (r == NO_RANK)
-        return;
-    uint32_t h = bq_chain(r);
-    int32_t first = q->head[h];
-    q->nx[i] = first;
-    q->pv[i] = 0;
-    if (first)
-        q->pv[first - 1] = i + 1;
-    q->head[h] = i + 1;
-    bq_set(q, (uint32_t)r);
-}
-
-/* Take the pair at i off its chain; its rank's bit goes when no other pair has it
- * (`others` < 0: walk the chain to see). */
-static inline void bq_take(struct MergeBuckets *q, int32_t i, int others)
-{
-    int32_t r = q->key[i];
-    if (r == NO_RANK)
-        return;
-    uint32_t h = bq_chain(r);
-    int32_t nx = q->nx[i], pv = q->pv[i];
-    if (pv)
-        q->nx[pv - 1] = nx;
-    else
-        q->head[h] = nx;
-    if (nx)
-        q->pv[nx - 1] = pv;
-    q->key[i] = NO_RANK;
-    if (others < 0) {
-        others = 0;
-        for (int32_t e = q->head[h]; e && !others; e = q->nx[e - 1])
-            others = q->key[e - 1] == r;
-    }
-    if (!others)
-        bq_clear(q, (uint32_t)r);
-}
-
-static size_t merge_buckets(const MergeTable *m, MergeScratch *x, struct MergeBuckets *q,
-                            size_t n, int32_t limit, const unsigned char *w, int flags)
-{
-    int32_t *nxt = x->nxt, *prv = x->prv;
-    int spans = flags & MT_SPANS;
-    for (size_t i = 0; i < n; i++) {
-        nxt[i] = (int32_t)i + 1;
-        prv[i] = (int32_t)i - 1;
-    }
-    q->key[n - 1] = NO_RANK;
-    for (size_t i = n - 1; i-- > 0;) /* chains in increasing position order */
-        bq_put(q, (int32_t)i, first_rank(m, x, w, flags, i, limit, &x->rk[i]));
-    for (;;) {
-        int32_t r = bq_min(q);
-        if (r == NO_RANK)
-            break;
-        /* the leftmost pair of rank r, and whether another has it */
-        int32_t i = INT32_MAX, count = 0;
-        for (int32_t e = q->head[bq_chain(r)]; e; e = q->nx[e - 1]) {
-            if (q->key[e - 1] == r) {
-                count++;
-                i = e - 1 < i ? e - 1 : i;
-            }
-        }
-        bq_take(q, i, count > 1);
-        int32_t j = nxt[i];
-        bq_take(q, j, -1); /* j is merged away */
-        int32_t p = join_next(m, x, n, w, spans, i, j);
-        if (p >= 0)
-            bq_take(q, p, -1);
-        bq_put(q, i, (size_t)nxt[i] < n ? pair_rank(m, x, i, nxt[i], w, limit, &x->rk[i])
-                                        : NO_RANK);
-        if (p >= 0)
-            bq_put(q, p, pair_rank(m, x, p, i, w, limit, &x->rk[p]));
-    }
-    return keys_finish(x, n, spans);
-}
-
 /* Words of HEAP_FROM..FLAT_MAX raw bytes (MT_RAW) on a CPU with AVX2: every pair's key
  * (rank << 10 | position) in one flat array, the lowest found by a SIMD minimum over the
  * whole word after each merge (a word of 160 bytes: five steps of 32 keys), the
  * pair's neighbours relinked and two ranks looked up again, as merge_scan does for short
- * words. No queue to keep in order: the bucket queue spent ~330 instructions a merge on its
- * chains and four levels of bitmaps, besides the two pair lookups (callgrind, cl100k on
- * random letters; an SSE2 scan of the same keys, whose minimum takes four instructions a
- * step, saved only 7%). A rank of 2**21 or more does not fit the key: the word goes to the
- * bucket queue. A CPU with AVX-512 runs the AVX2 loop too: a copy with 512-bit minima
- * (64 keys a step) was 3-12% slower on long words on this project's benchmark machine (an
- * AMD EPYC; bench/README.md, round 13), as its words of 20-300 bytes were padded to 64
- * keys and each 512-bit minimum costs two 256-bit ones there. */
+ * words. No queue to keep in order. A rank of 2**21 or more does not fit the key: the
+ * word is given back (the reference takes it). A CPU with AVX-512 runs the AVX2 loop too: a copy with 512-bit minima
+ * (64 keys a step) was slower on long words, as its words of 20-300 bytes were padded to
+ * 64 keys and each 512-bit minimum costs two 256-bit ones on some CPUs. */
 #define FLAT_MAX MT_FLAT_MAX
 #define FLAT_POS 10
 #define FLAT_RANKS (1 << (31 - FLAT_POS)) /* MT_FLAT_RANKS */
@@ -1099,13 +928,6 @@ size_t mt_merge_scan(const MergeTable *m, MergeScratch *x, size_t n, int32_t lim
                      const unsigned char *w, int flags)
 {
     return merge_scan(m, x, n, limit, w, flags);
-}
-
-size_t mt_merge_buckets(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
-                        const unsigned char *w, int flags)
-{
-    struct MergeBuckets *q = want_buckets(x);
-    return q ? merge_buckets(m, x, q, n, limit, w, flags) : (size_t)-1;
 }
 
 #if MT_HAVE_FLAT

@@ -17,10 +17,9 @@
  * for the lowest rank; words of 33..1024 raw bytes scan one flat array of keys with an
  * AVX2 minimum where the CPU has one (two such words in a row merge side by side, a step
  * of each in turn: mt_encode_bytes2; with AVX-512 the encoder merges them sixteen at a
- * time, a word in each lane: lanes.c), else (and other words of 33..1024 symbols) keep a
- * bucket queue over ranks (a bitmap of the ranks present, chains of the pairs of each);
- * longer ones go to the reference merge (reference.c, a heap), so a word of n symbols
- * costs O(n log n) rather than O(n^2) (1,000,000 spaces, "x" * 10**6).
+ * time, a word in each lane: lanes.c); other words go to the reference merge
+ * (reference.c, a heap), so a word of n symbols costs O(n log n) rather than O(n^2)
+ * (1,000,000 spaces, "x" * 10**6).
  *
  * Lookups: pairs of two raw bytes come from a 256 x 256 table; other pairs from an
  * open-addressing hash behind a 512 KB filter (two bits of one word a pair); a merge's
@@ -144,8 +143,6 @@ typedef struct MergeScratch {
     uint32_t piece_bits;       /* 2**piece_bits of them */
     uint32_t piece_fills;      /* pieces put in so far */
     uint32_t ws_whole;  /* bytes of whitespace runs merged whole before whitespace_runs.c's table */
-    struct MergeBuckets *bq; /* merge.c's bucket queue of long words; NULL: none yet */
-    int bq_failed;           /* no memory for it once: the reference takes its words */
     size_t wlen;             /* mt_merge: the word's bytes (its last symbol's end) */
     size_t (*merge)(const struct MergeTable *m, struct MergeScratch *x, size_t n, int32_t limit,
                     const unsigned char *w, int flags);
@@ -162,7 +159,6 @@ typedef struct MergeScratch {
  * or (size_t)-1 when it gave the word back as it came). route.c calls them; merge.c
  * holds all but the reference (reference.c). */
 #define MT_SCAN_MAX 32         /* symbols of a word scan takes at most */
-#define MT_BUCKETS_MAX 1024
 #define MT_FLAT_RANKS (1 << 21) /* flat's keys hold ranks below this */
 typedef size_t (*mt_merge_fn)(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
                               const unsigned char *w, int flags);
@@ -170,8 +166,6 @@ size_t mt_merge_reference(const MergeTable *m, MergeScratch *x, size_t n, int32_
                           const unsigned char *w, int flags);
 size_t mt_merge_scan(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
                      const unsigned char *w, int flags);
-size_t mt_merge_buckets(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
-                        const unsigned char *w, int flags); /* (size_t)-1: no memory */
 size_t mt_merge_flat(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
                      const unsigned char *w, int flags); /* -1: a rank too large */
 size_t mt_merge_flat_given(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
@@ -190,8 +184,8 @@ int32_t mt_whole_word(const MergeTable *m, const unsigned char *w, size_t len);
 
 /* mt_route's places: a byte-level word w[0..n) (every byte a token) past the whole-word
  * rule: MT_WS_PAIRS, MT_WS_CUT, MT_BOUNDARIES or MT_AUTO (merge its symbols); n symbols
- * in x (flags MT_RAW, MT_SPANS): MT_SCAN, MT_FLAT, MT_FLAT_GIVEN, MT_BUCKETS or
- * MT_REFERENCE; a word w[0..n) the encoder is about to merge: MT_LANES (into its batch),
+ * in x (flags MT_RAW, MT_SPANS): MT_SCAN, MT_FLAT, MT_FLAT_GIVEN or MT_REFERENCE; a word
+ * w[0..n) the encoder is about to merge: MT_LANES (into its batch),
  * MT_FLAT_PAIR (beside the next word if that one routes here too) or MT_AUTO (alone). */
 enum { MT_AT_WORD, MT_AT_SYMBOLS, MT_AT_BATCH };
 /* The strategy for a word at `at`, leaving out those whose bit is set in `declined` (they

@@ -3,7 +3,7 @@
  * mt_route picks a strategy of the table in strategies.c for a word, and mt_merge,
  * mt_encode_bytes and mt_encode_bytes2 run what it picks, asking again, with the
  * strategy left out, when one gives the word back. The strategies live in merge.c
- * (scan, flat, flat_given, flat_pair, buckets), reference.c, lanes.c,
+ * (scan, flat, flat_given, flat_pair), reference.c, lanes.c,
  * whitespace_runs.c and token_boundaries.c; none of them calls another, and none calls
  * back here: the pieces a word is cut into are merged through the scratch's `merge`
  * (set here to mt_merge), so no two files of the merge engine depend on each other in a
@@ -12,7 +12,7 @@
  * Unforced (MT_AUTO), a word goes: whole when it is a token and the table takes whole
  * words (a rule, not a strategy: tiktoken's and ignore_merges'); whitespace runs by
  * pairs, else cut; non-ASCII words cut at token boundaries; else its symbols by the
- * first that takes them of scan, flat, flat_given, buckets, and the reference.
+ * first that takes them of scan, flat, flat_given, and the reference.
  * The encoder batches long words for the lanes, or two in a row for flat_pair.
  * Forced, the one strategy where it applies and the reference everywhere else.
  */
@@ -42,8 +42,6 @@ static int takes_symbols(const MergeTable *m, const MergeScratch *x, int s, size
     case MT_FLAT_GIVEN: /* every rank below rank_cap fits the keys: it never stops part way */
         return n <= MT_FLAT_MAX && !m->by_span && m->rank_cap <= (size_t)MT_FLAT_RANKS &&
                mt_have_flat() && given_ok(x->sym, n);
-    case MT_BUCKETS:
-        return n <= MT_BUCKETS_MAX;
     case MT_REFERENCE:
         return 1;
     default:
@@ -90,7 +88,7 @@ int mt_route(const MergeTable *m, MergeScratch *x, int at, const unsigned char *
     }
     if (f != MT_AUTO) /* the forced one where it applies, else the reference */
         return OPEN(f) && takes_symbols(m, x, f, n, flags) ? f : MT_REFERENCE;
-    static const int order[] = {MT_SCAN, MT_FLAT, MT_FLAT_GIVEN, MT_BUCKETS};
+    static const int order[] = {MT_SCAN, MT_FLAT, MT_FLAT_GIVEN};
     for (size_t k = 0; k < sizeof order / sizeof order[0]; k++)
         if (OPEN(order[k]) && takes_symbols(m, x, order[k], n, flags))
             return order[k];
@@ -118,8 +116,6 @@ static size_t run_symbols(const MergeTable *m, MergeScratch *x, int s, size_t n,
     case MT_FLAT_GIVEN:
         return mt_merge_flat_given(m, x, n, limit, w, flags);
 #endif
-    case MT_BUCKETS:
-        return mt_merge_buckets(m, x, n, limit, w, flags);
     default:
         return mt_merge_reference(m, x, n, limit, w, flags);
     }

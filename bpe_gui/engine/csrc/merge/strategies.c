@@ -50,11 +50,6 @@ const MtStrategy mt_strategies[MT_N_STRATEGIES] = {
                   "words that flat takes, batched by the encoder, sixteen at a time",
                   "flat's keys, rule and lookups, each word in a lane of its own: lanes "
                   "never mix, a word done idles; a rank too large gives the word back"},
-    /* merge.c, merge_buckets */
-    [MT_BUCKETS] = {"buckets", 0, "", "words of 2..1024 symbols",
-                    "a bitmap over ranks gives the lowest rank present; the pairs of a "
-                    "rank are on one chain, the leftmost of them merges; a merge takes the "
-                    "three changed pairs off their chains and puts two back"},
     /* whitespace_runs.c, ws_by_pairs */
     [MT_WS_PAIRS] = {"ws_pairs", 0, "",
                      "words of ASCII whitespace (24 bytes or more unless forced), no merge "

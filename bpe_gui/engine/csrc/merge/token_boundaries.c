@@ -615,13 +615,11 @@ static inline uint64_t in_word(const unsigned char *w, size_t len, size_t a, siz
 }
 
 /* What merging through a copy of x (y, its arrays moved to a piece) set up for good --
- * the memo of pairs, the bucket queue -- stays with x: made in the copy alone it was
+ * the memo of pairs -- stays with x: made in the copy alone it was
  * lost (and made again for the next piece) while x had none yet. Returns r. */
 static inline size_t keep_setup(MergeScratch *x, const MergeScratch *y, size_t r)
 {
     x->seen = y->seen;
-    x->bq = y->bq;
-    x->bq_failed = y->bq_failed;
     return r;
 }
 

@@ -727,8 +727,6 @@ size_t mt_merge_whitespace(const MergeTable *m, MergeScratch *x, const unsigned 
             }
             n = x->merge(m, &y, k, limit, w + a, MT_RAW | MT_SPANS);
             x->seen = y.seen; /* what merging set up for good stays with x */
-            x->bq = y.bq;
-            x->bq_failed = y.bq_failed;
             for (size_t i = 0; i < n; i++, out++) {
                 x->sym[out] = x->sym[a + i];
                 x->st[out] = x->st[a + i] + (int32_t)a;
