@@ -50,10 +50,6 @@ class Merger:
     def encode_text(self, preset: int, text: str, limit: int, cache: WordCache, /) -> list[int]:
         """A whole text without special tokens, cut by the native scanner (preset as in
         ``_scan``) and merged, without the GIL. UnicodeEncodeError for lone surrogates."""
-    def _whitespace_run(self, run: bytes, /) -> tuple[int, ...] | None:
-        """Tests: a run of ASCII whitespace merged with no limit the way long runs are, by
-        its tokens' pairs of symbols (csrc/merge/whitespace_runs.c); None when that way
-        is not open or gives up."""
 
 class Encoder:
     """Whole texts to ids in one pass (csrc/merge/encoder.h): the special tokens found in

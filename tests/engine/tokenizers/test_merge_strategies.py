@@ -34,8 +34,7 @@ ROOT = Path(__file__).resolve().parents[3]
 
 # Every strategy this file forces. A strategy added to csrc/merge/strategies.c and not
 # here fails test_every_strategy_is_forced_here.
-FORCED = ["reference", "scan", "flat", "flat_given", "flat_pair", "lanes",
-          "ws_pairs", "ws_cut", "boundaries"]
+FORCED = ["reference", "scan", "flat", "flat_given", "flat_pair", "lanes", "boundaries"]
 
 if not merge_strategies():   # pragma: no cover - only without a C compiler at install time
     pytest.skip("the C extensions are not built: no merge strategies", allow_module_level=True)
@@ -55,7 +54,7 @@ def _texts() -> dict[str, str]:
         # over 1024 symbols and over 32768 (the reference: no other strategy takes them)
         "very-long": "ab" * 1500 + " " + "q" * 33000,
         "row": ROW,
-        # whitespace runs of every length (ws_pairs, ws_cut)
+        # whitespace runs of every length
         "whitespace": "a" + "".join(rnd.choice([" ", "  ", "\n", "\t", "\r\n", " \n"]) * rnd.randint(1, 40)
                                     + rnd.choice(letters) for _ in range(40)),
         # Han clauses (boundaries by characters), characters of every plane (by windows)

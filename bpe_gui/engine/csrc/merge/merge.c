@@ -14,8 +14,6 @@
 
 #include "merge/filters.h"
 #include "merge/merge.h"
-#include "merge/ws_tok.h"
-#include "util/ascii_ws.h"
 #include "util/cpu.h"
 #include "util/huge.h"
 #include "util/grow.h"
@@ -157,17 +155,11 @@ void ms_trim(MergeScratch *x)
     x->cap = 0;
 }
 
-/* a table or scratch part that begins with the function that frees it (merge.h) */
+/* a scratch part that begins with the function that frees it (merge.h) */
 static void free_owned(void *p)
 {
     if (p)
         (*(void (**)(void *))p)(p);
-}
-
-void mt_ws_forget(MergeTable *m)
-{
-    free_owned(m->ws);
-    m->ws = NULL;
 }
 
 void ms_free(MergeScratch *x)
@@ -289,26 +281,8 @@ static inline int32_t key_of(const MergeTable *m, const unsigned char *p, size_t
     return m->key_id(m->key_ctx, p, len);
 }
 
-/* rank-based, from mt_add_short_key: every token of whitespace, for ws_tok */
-static void ws_note_token(MergeTable *m, const unsigned char *p, size_t len)
-{
-    if (len < 2 || m->ws_tok_lost || bpe_ascii_ws_run(p, len) != len)
-        return;
-    if (!m->ws_tok && !(m->ws_tok = calloc(((size_t)1 << WS_TOK_BITS) / 64, sizeof(uint64_t)))) {
-        m->ws_tok_lost = 1;
-        return;
-    }
-    for (size_t k = 1; k <= len; k++) {
-        uint64_t bits[3] = {k == len ? ws_hash(p, len, WS_TOK) : ws_hash(p, k, WS_PRE),
-                            ws_hash(p + len - k, k, WS_SUF), 0};
-        for (int i = 0; i < (k == len ? 1 : 2); i++)
-            m->ws_tok[bits[i] >> 6] |= 1ull << (bits[i] & 63);
-    }
-}
-
 int mt_add_short_key(MergeTable *m, const unsigned char *p, size_t len, int32_t id)
 {
-    ws_note_token(m, p, len); /* whitespace_runs.c's filter */
     if (len < 2 || len > 8)
         return 0;
     if (2 * (m->short_n + 1) > m->short_cap) {
@@ -1069,8 +1043,6 @@ void mt_free(MergeTable *m)
     free(m->minop);
     free(m->short_keys);
     free(m->short_filter);
-    free(m->ws_tok);
-    mt_ws_forget(m);
     memset(m, 0, sizeof(*m));
 }
 
@@ -1105,8 +1077,6 @@ int mt_add(MergeTable *m, int32_t a, int32_t b, int32_t rank, int32_t new_id, in
     free(m->chars); /* filled in from the merges known then (no thread merges while adding) */
     free(m->prefix4);
     m->chars = m->prefix4 = NULL;
-    mt_ws_forget(m); /* new merges may make new symbols of whitespace */
-    m->ws_failed = 0;
     for (int k = 0; k < 2; k++) { /* the lowest rank of a merge with each part */
         int32_t t = k ? b : a;
         size_t had = m->minop_cap;

@@ -29,8 +29,6 @@
  * cut where no token can cross, and the pieces merged alone (token_boundaries.c): for rank-based
  * tables and for merge-based ones whose every merge makes the token of its two parts'
  * bytes (byte-level tokenizer.json files).
- * Long runs of ASCII whitespace go on the few symbols whitespace can make (whitespace_runs.c,
- * on every table): read off pairs of them without a limit, else cut where none crosses.
  *
  * Threads: a MergeTable is only read while merging, so any number of threads can merge
  * with one table at once, each with its own MergeScratch. Adding merges must wait until
@@ -116,15 +114,6 @@ typedef struct MergeTable {
     uint64_t *short_filter; /* two bits per hash of a short key (512 KB, merge.c): most
                                spans tried while merging are no token, and the table
                                itself is megabytes read at random */
-    struct MergeWs *ws; /* (begins with its free function, as MergeScratch's lanes do)
-                           whitespace_runs.c: the symbols a whitespace run can hold; NULL:
-                           not made yet (made at the first long run) */
-    int ws_failed;      /* no memory for it, or no token for a whitespace byte */
-    uint64_t *ws_tok;   /* rank-based: hashed bits of the tokens of 2+ whitespace bytes given
-                           to mt_add_short_key, their first and last parts (whitespace_runs.c
-                           skips the pairs that miss them); trusted while short_keys is
-                           (every token was given) */
-    int ws_tok_lost;    /* no memory for ws_tok */
     int strategy;       /* MT_AUTO, or the one strategy forced on this table (mt_init takes
                            the process's: mt_strategy_set, BPE_GUI_MERGE) */
 } MergeTable;
@@ -142,7 +131,6 @@ typedef struct MergeScratch {
     struct MergePiece *pieces; /* token_boundaries.c: short pieces' tokens; NULL: none yet */
     uint32_t piece_bits;       /* 2**piece_bits of them */
     uint32_t piece_fills;      /* pieces put in so far */
-    uint32_t ws_whole;  /* bytes of whitespace runs merged whole before whitespace_runs.c's table */
     size_t wlen;             /* mt_merge: the word's bytes (its last symbol's end) */
     size_t (*merge)(const struct MergeTable *m, struct MergeScratch *x, size_t n, int32_t limit,
                     const unsigned char *w, int flags);
@@ -183,7 +171,7 @@ void mt_raw_symbols(const MergeTable *m, MergeScratch *x, const unsigned char *w
 int32_t mt_whole_word(const MergeTable *m, const unsigned char *w, size_t len);
 
 /* mt_route's places: a byte-level word w[0..n) (every byte a token) past the whole-word
- * rule: MT_WS_PAIRS, MT_WS_CUT, MT_BOUNDARIES or MT_AUTO (merge its symbols); n symbols
+ * rule: MT_BOUNDARIES or MT_AUTO (merge its symbols); n symbols
  * in x (flags MT_RAW, MT_SPANS): MT_SCAN, MT_FLAT, MT_FLAT_GIVEN or MT_REFERENCE; a word
  * w[0..n) the encoder is about to merge: MT_LANES (into its batch),
  * MT_FLAT_PAIR (beside the next word if that one routes here too) or MT_AUTO (alone). */
@@ -317,24 +305,8 @@ size_t mt_merge_at_boundaries(const MergeTable *m, MergeScratch *x, const unsign
                               size_t len, int32_t limit);
 
 
-/* whitespace_runs.c: a word of 24 or more ASCII whitespace bytes (1) goes on the symbols
- * a whitespace run can hold (read off their pairs without a limit; else split where none
- * crosses, each piece merged alone); (size_t)-1 when the word is to be merged whole
- * instead. mt_ws_forget: after new merges. */
-int mt_is_ws_run(const unsigned char *w, size_t len);
-int mt_is_ws(const unsigned char *w, size_t len); /* every byte ASCII whitespace */
-size_t mt_merge_whitespace(const MergeTable *m, MergeScratch *x, const unsigned char *w,
-                           size_t len, int32_t limit, int how); /* MT_WS_PAIRS or MT_WS_CUT */
-/* 1: the whitespace table is not made yet and this scratch has merged fewer than a few
- * KB of runs whole (len bytes more counted now): merge this run whole (MT_AUTO only) */
-int mt_ws_wait(const MergeTable *m, MergeScratch *x, size_t len);
-void mt_ws_forget(MergeTable *m); /* (merge.c) */
-/* The whole run w[0..len) by its tokens' pairs, without a merge limit (the symbols made at
- * once); (size_t)-1 when that way is not open (no table, too many symbols) or gives up. */
-size_t mt_ws_by_pairs(const MergeTable *m, MergeScratch *x, const unsigned char *w, size_t len);
-
-/* The lowest of key[0..n), n a multiple of 4 and at least 4 (merge.c's and
- * whitespace_runs.c's blocks of pair keys, padded with a key above every other). */
+/* The lowest of key[0..n), n a multiple of 4 and at least 4 (merge.c's blocks of pair
+ * keys, padded with a key above every other). */
 static inline int32_t mt_min_key(const int32_t *key, size_t n)
 {
 #ifdef __SSE2__

@@ -3,15 +3,15 @@
  * mt_route picks a strategy of the table in strategies.c for a word, and mt_merge,
  * mt_encode_bytes and mt_encode_bytes2 run what it picks, asking again, with the
  * strategy left out, when one gives the word back. The strategies live in merge.c
- * (scan, flat, flat_given, flat_pair), reference.c, lanes.c,
- * whitespace_runs.c and token_boundaries.c; none of them calls another, and none calls
+ * (scan, flat, flat_given, flat_pair), reference.c, lanes.c and token_boundaries.c;
+ * none of them calls another, and none calls
  * back here: the pieces a word is cut into are merged through the scratch's `merge`
  * (set here to mt_merge), so no two files of the merge engine depend on each other in a
  * circle.
  *
  * Unforced (MT_AUTO), a word goes: whole when it is a token and the table takes whole
- * words (a rule, not a strategy: tiktoken's and ignore_merges'); whitespace runs by
- * pairs, else cut; non-ASCII words cut at token boundaries; else its symbols by the
+ * words (a rule, not a strategy: tiktoken's and ignore_merges'); non-ASCII words cut at
+ * token boundaries; else its symbols by the
  * first that takes them of scan, flat, flat_given, and the reference.
  * The encoder batches long words for the lanes, or two in a row for flat_pair.
  * Forced, the one strategy where it applies and the reference everywhere else.
@@ -50,15 +50,15 @@ static int takes_symbols(const MergeTable *m, const MergeScratch *x, int s, size
 }
 
 /* 1: the encoder's word w[0..len) goes whole to flat's loop, by mt_encode_bytes' choices
- * (no whole-word token; unforced: longer than a scan's, no whitespace run, not to be cut) */
+ * (no whole-word token; unforced: longer than a scan's, not to be cut) */
 static int goes_flat(const MergeTable *m, const unsigned char *w, size_t len, int32_t limit)
 {
     int forced = m->strategy != MT_AUTO;
     if (len < (forced ? 2 : MT_SCAN_MAX + 1) || len > MT_FLAT_MAX || !m->bytes_ok ||
         !m->bytepair)
         return 0;
-    if (!forced && ((m->sub2 && w[len - 1] >= 0x80) || mt_is_ws_run(w, len)))
-        return 0; /* (the quick tests first) */
+    if (!forced && m->sub2 && w[len - 1] >= 0x80)
+        return 0;
     return !(m->whole_words && limit == NO_RANK && mt_whole_word(m, w, len) >= 0);
 }
 
@@ -68,16 +68,7 @@ int mt_route(const MergeTable *m, MergeScratch *x, int at, const unsigned char *
     int f = m->strategy; /* MT_AUTO, or the one strategy forced */
 #define OPEN(s) ((f == MT_AUTO || f == (s)) && !(declined >> (s) & 1))
     if (at == MT_AT_WORD) {
-        if (!m->bytes_ok)
-            return MT_AUTO;
-        if (f == MT_AUTO ? mt_is_ws_run(w, n) && !mt_ws_wait(m, x, n)
-                         : n >= 2 && mt_is_ws(w, n)) {
-            if (OPEN(MT_WS_PAIRS) && limit == NO_RANK)
-                return MT_WS_PAIRS;
-            if (OPEN(MT_WS_CUT))
-                return MT_WS_CUT;
-        }
-        return OPEN(MT_BOUNDARIES) && m->sub2 ? MT_BOUNDARIES : MT_AUTO;
+        return OPEN(MT_BOUNDARIES) && m->bytes_ok && m->sub2 ? MT_BOUNDARIES : MT_AUTO;
     }
     if (at == MT_AT_BATCH) {
         if (!goes_flat(m, w, n, limit))
@@ -163,18 +154,13 @@ size_t mt_encode_bytes(const MergeTable *m, MergeScratch *x, const unsigned char
         }
     }
     x->merge = mt_merge; /* how the strategies below merge their pieces */
-    for (unsigned declined = 0;;) { /* whitespace runs, cuts where no token crosses */
-        int s = mt_route(m, x, MT_AT_WORD, w, len, 0, limit, declined);
-        if (s == MT_AUTO)
-            break;
-        mt_want_memo(m, x);
-        size_t k = s == MT_BOUNDARIES ? mt_merge_at_boundaries(m, x, w, len, limit)
-                                      : mt_merge_whitespace(m, x, w, len, limit, s);
+    if (mt_route(m, x, MT_AT_WORD, w, len, 0, limit, 0) == MT_BOUNDARIES) {
+        mt_want_memo(m, x); /* cuts where no token crosses */
+        size_t k = mt_merge_at_boundaries(m, x, w, len, limit);
         if (k != (size_t)-1) {
-            note(m, s);
+            note(m, MT_BOUNDARIES);
             return k;
         }
-        declined |= 1u << s;
     }
     mt_raw_symbols(m, x, w, len, spans);
     return mt_merge(m, x, len, limit, w, (m->bytes_ok ? MT_RAW : 0) | (spans ? MT_SPANS : 0));

@@ -50,18 +50,6 @@ const MtStrategy mt_strategies[MT_N_STRATEGIES] = {
                   "words that flat takes, batched by the encoder, sixteen at a time",
                   "flat's keys, rule and lookups, each word in a lane of its own: lanes "
                   "never mix, a word done idles; a rank too large gives the word back"},
-    /* whitespace_runs.c, ws_by_pairs */
-    [MT_WS_PAIRS] = {"ws_pairs", 0, "",
-                     "words of ASCII whitespace (24 bytes or more unless forced), no merge "
-                     "limit, where the symbols whitespace can make are few",
-                     "the closure of every symbol merging can make of whitespace bytes; the "
-                     "run's tokens follow from each pair of adjacent symbols' answer, "
-                     "computed once by the reference rule"},
-    /* whitespace_runs.c, mt_merge_whitespace's cuts */
-    [MT_WS_CUT] = {"ws_cut", 0, "", "words of ASCII whitespace (24 bytes or more unless forced)",
-                   "no symbol of the closure spans a cut (an Aho-Corasick automaton finds the "
-                   "longest ending at each byte), so no merge crosses it and each piece "
-                   "merges alone to the same symbols"},
     /* token_boundaries.c */
     [MT_BOUNDARIES] = {"boundaries", 0, "",
                        "words of 3 bytes or more ending outside ASCII, in tables that know "

@@ -23,8 +23,6 @@ enum {
     MT_FLAT_GIVEN, /* merge.c: given symbols, merge-based, 2..1024, AVX2 */
     MT_FLAT_PAIR,  /* merge.c: two words side by side in the encoder, AVX2 */
     MT_LANES,      /* lanes.c: sixteen words at a time in the encoder, AVX-512 */
-    MT_WS_PAIRS,   /* whitespace_runs.c: whitespace by the pairs of its symbols */
-    MT_WS_CUT,     /* whitespace_runs.c: whitespace cut where no symbol crosses */
     MT_BOUNDARIES, /* token_boundaries.c: non-ASCII words cut where no token crosses */
     MT_N_STRATEGIES
 };

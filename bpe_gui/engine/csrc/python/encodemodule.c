@@ -439,25 +439,6 @@ static PyObject *Merger_merge(Merger *m, PyObject *args)
     return t;
 }
 
-/* tests: a run of whitespace by its tokens' pairs (whitespace_runs.c), None if that gives up */
-static PyObject *Merger_whitespace_run(Merger *m, PyObject *arg)
-{
-    Py_buffer b;
-    if (check_ready(m) < 0 || PyObject_GetBuffer(arg, &b, PyBUF_SIMPLE) < 0)
-        return NULL;
-    MergeScratch x = {0};
-    if (ms_reserve(&x, b.len ? (size_t)b.len : 1) < 0) {
-        PyBuffer_Release(&b);
-        ms_free(&x);
-        return PyErr_NoMemory();
-    }
-    size_t k = mt_ws_by_pairs(m->t, &x, b.buf, (size_t)b.len);
-    PyObject *r = k == (size_t)-1 ? Py_NewRef(Py_None) : tuple_of(x.sym, k);
-    PyBuffer_Release(&b);
-    ms_free(&x);
-    return r;
-}
-
 /* one word for encode_words: its bytes as byte ids, merged up to the limit */
 typedef struct {
     Merger *m;
@@ -528,9 +509,6 @@ static PyMethodDef Merger_methods[] = {
      "encode_text(preset, text, limit, cache) -> list of ids (native scanner)"},
     {"encode_pieces", (PyCFunction)Merger_encode_pieces, METH_VARARGS,
      "encode_pieces(blob, starts, joins, limit, cache) -> (ids, starts), as bytes"},
-    {"_whitespace_run", (PyCFunction)Merger_whitespace_run, METH_O,
-     "_whitespace_run(run) -> tuple | None: a run of ASCII whitespace by its tokens' pairs "
-     "(tests; None when that way gives up)"},
     {NULL, NULL, 0, NULL},
 };
 
