@@ -602,12 +602,13 @@ static size_t merge_scan(const MergeTable *m, MergeScratch *x, size_t n, int32_t
  * whole word after each merge (a word of 160 bytes: five steps of 32 keys), the
  * pair's neighbours relinked and two ranks looked up again, as merge_scan does for short
  * words. No queue to keep in order. A rank of 2**21 or more does not fit the key: the
- * word is given back (the reference takes it). A CPU with AVX-512 runs the AVX2 loop too: a copy with 512-bit minima
- * (64 keys a step) was slower on long words, as its words of 20-300 bytes were padded to
- * 64 keys and each 512-bit minimum costs two 256-bit ones on some CPUs. */
+ * word is given back (the reference takes it). A CPU with AVX-512 runs the AVX2 loop
+ * too: a copy with 512-bit minima (64 keys a step) was slower on long words, as its
+ * words of 20-300 bytes were padded to 64 keys and each 512-bit minimum costs two
+ * 256-bit ones on some CPUs. */
 #define FLAT_MAX MT_FLAT_MAX
 #define FLAT_POS 10
-#define FLAT_RANKS (1 << (31 - FLAT_POS)) /* MT_FLAT_RANKS */
+#define FLAT_RANKS (1 << (31 - FLAT_POS))
 
 static inline int flat_overflow(int32_t r)
 {
@@ -678,8 +679,6 @@ struct FlatWord {
     const unsigned char *w;
     size_t n, pad;
     int state; /* 1: merging, 0: done, -1: a rank too large for the keys */
-    int given; /* 1: the word's symbols are given (merge-based, not raw bytes: a character
-                * model's), its pairs looked up by their ids; 0: made from the bytes */
 };
 
 /* Each merge of a word waits for the filter words (or memo slots) of the two pairs it
@@ -710,17 +709,13 @@ struct FlatWord {
         const unsigned char *w = f->w;                                                         \
         size_t n = f->n;                                                                       \
         f->pad = (n + LANES - 1) & ~(size_t)(LANES - 1);                                       \
-        int given = !BY_SPAN && f->given;                                                      \
         for (size_t i = 0; i < n; i++) {                                                       \
-            if (!given)                                                                        \
-                x->sym[i] = m->byte_ids[w[i]];                                                 \
+            x->sym[i] = m->byte_ids[w[i]];                                                     \
             nxt[i] = (int32_t)i + 1;                                                           \
             prv[i] = (int32_t)i - 1;                                                           \
         }                                                                                      \
         for (size_t i = 0; i + 1 < n; i++) {                                                   \
-            int32_t r = given ? flat_rank(m, x, (int32_t)i, (int32_t)i + 1, (int32_t)i + 2, w, \
-                                          n, limit, &x->rk[i], 0)                              \
-                              : first_rank(m, x, w, MT_RAW, i, limit, &x->rk[i]);              \
+            int32_t r = first_rank(m, x, w, MT_RAW, i, limit, &x->rk[i]);                      \
             if (flat_overflow(r))                                                              \
                 return -1;                                                                     \
             key[i] = flat_key(r, (int32_t)i);                                                  \
@@ -790,24 +785,10 @@ struct FlatWord {
     }
 
 /* the flat loop's symbols moved to the front; their spans from their places (a symbol
- * starts at its place and ends where the next starts), or of given symbols from theirs */
-static size_t flat_finish(MergeScratch *x, size_t n, int spans, int given)
+ * starts at its place and ends where the next starts) */
+static size_t flat_finish(MergeScratch *x, size_t n, int spans)
 {
     size_t k = 0;
-    if (spans && given) { /* from the first given symbol's start to the end of the last
-                             one merged into it (the one before the next left) */
-        for (size_t i = 0; i < n; i++) { /* (reads at i and after, writes at k <= i) */
-            int32_t s = x->sym[i];
-            if (s < 0)
-                continue;
-            size_t j = (size_t)x->nxt[i];
-            int32_t st = x->st[i], en = x->en[(j < n ? j : n) - 1];
-            x->sym[k] = s;
-            x->st[k] = st;
-            x->en[k++] = en;
-        }
-        return k;
-    }
     if (!spans) {
         for (size_t i = 0; i < n; i++) {
             x->sym[k] = x->sym[i];
@@ -909,23 +890,15 @@ size_t mt_merge_flat(const MergeTable *m, MergeScratch *x, size_t n, int32_t lim
                      const unsigned char *w, int flags)
 {
     int spans = flags & MT_SPANS;
-    struct FlatWord f = {x, w, n, 0, 1, 0};
+    struct FlatWord f = {x, w, n, 0, 1};
     if (m->by_span)
         flat8_spans_one(m, &f, limit);
     else
         flat8_one(m, &f, limit);
     if (f.state == 0)
-        return flat_finish(x, n, spans, 0);
+        return flat_finish(x, n, spans);
     raw_symbols(m, x, w, n, spans); /* the word as it came */
     return (size_t)-1;
-}
-
-size_t mt_merge_flat_given(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
-                           const unsigned char *w, int flags)
-{
-    struct FlatWord f = {x, w, n, 0, 1, 1};
-    flat8_one(m, &f, limit);
-    return flat_finish(x, n, flags & MT_SPANS, 1); /* (every rank fits: never stopped) */
 }
 
 /* a word of the pair once the flat loop is done with it: its symbols moved to the front,
@@ -933,7 +906,7 @@ size_t mt_merge_flat_given(const MergeTable *m, MergeScratch *x, size_t n, int32
 static size_t flat_done(const MergeTable *m, const struct FlatWord *f, int spans)
 {
     if (f->state == 0)
-        return flat_finish(f->x, f->n, spans, 0);
+        return flat_finish(f->x, f->n, spans);
     raw_symbols(m, f->x, f->w, f->n, spans);
     return (size_t)-1;
 }
@@ -945,7 +918,7 @@ void mt_merge_flat_pair(const MergeTable *m, MergeScratch *x, MergeScratch *y,
     int spans = m->by_span; /* (mt_encode_bytes' spans, asked for none) */
     mt_want_memo(m, x);
     y->seen = x->seen; /* one memo: the same thread, one word's step at a time */
-    struct FlatWord a = {x, w1, len1, 0, 1, 0}, b = {y, w2, len2, 0, 1, 0};
+    struct FlatWord a = {x, w1, len1, 0, 1}, b = {y, w2, len2, 0, 1};
     if (m->by_span)
         flat8_spans_two(m, &a, &b, limit);
     else

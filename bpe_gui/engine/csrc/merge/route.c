@@ -3,7 +3,7 @@
  * mt_route picks a strategy of the table in strategies.c for a word, and mt_merge,
  * mt_encode_bytes and mt_encode_bytes2 run what it picks, asking again, with the
  * strategy left out, when one gives the word back. The strategies live in merge.c
- * (scan, flat, flat_given, flat_pair), reference.c, lanes.c and token_boundaries.c;
+ * (scan, flat, flat_pair), reference.c, lanes.c and token_boundaries.c;
  * none of them calls another, and none calls
  * back here: the pieces a word is cut into are merged through the scratch's `merge`
  * (set here to mt_merge), so no two files of the merge engine depend on each other in a
@@ -12,7 +12,7 @@
  * Unforced (MT_AUTO), a word goes: whole when it is a token and the table takes whole
  * words (a rule, not a strategy: tiktoken's and ignore_merges'); non-ASCII words cut at
  * token boundaries; else its symbols by the
- * first that takes them of scan, flat, flat_given, and the reference.
+ * first that takes them of scan, flat, and the reference.
  * The encoder batches long words for the lanes, or two in a row for flat_pair.
  * Forced, the one strategy where it applies and the reference everywhere else.
  */
@@ -22,26 +22,14 @@
 
 #include "merge/merge.h"
 
-/* 1: the word's symbols are all tokens (flat_given reads a -1 as merged away) */
-static int given_ok(const int32_t *sym, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (sym[i] < 0)
-            return 0;
-    return 1;
-}
-
 /* 1: the symbol strategy s can merge the n symbols of x (flags: MT_RAW, MT_SPANS) */
-static int takes_symbols(const MergeTable *m, const MergeScratch *x, int s, size_t n, int flags)
+static int takes_symbols(int s, size_t n, int flags)
 {
     switch (s) {
     case MT_SCAN:
         return n <= MT_SCAN_MAX;
     case MT_FLAT:
         return n <= MT_FLAT_MAX && (flags & MT_RAW) && mt_have_flat();
-    case MT_FLAT_GIVEN: /* every rank below rank_cap fits the keys: it never stops part way */
-        return n <= MT_FLAT_MAX && !m->by_span && m->rank_cap <= (size_t)MT_FLAT_RANKS &&
-               mt_have_flat() && given_ok(x->sym, n);
     case MT_REFERENCE:
         return 1;
     default:
@@ -78,10 +66,10 @@ int mt_route(const MergeTable *m, MergeScratch *x, int at, const unsigned char *
         return OPEN(MT_FLAT_PAIR) && mt_have_flat() ? MT_FLAT_PAIR : MT_AUTO;
     }
     if (f != MT_AUTO) /* the forced one where it applies, else the reference */
-        return OPEN(f) && takes_symbols(m, x, f, n, flags) ? f : MT_REFERENCE;
-    static const int order[] = {MT_SCAN, MT_FLAT, MT_FLAT_GIVEN};
+        return OPEN(f) && takes_symbols(f, n, flags) ? f : MT_REFERENCE;
+    static const int order[] = {MT_SCAN, MT_FLAT};
     for (size_t k = 0; k < sizeof order / sizeof order[0]; k++)
-        if (OPEN(order[k]) && takes_symbols(m, x, order[k], n, flags))
+        if (OPEN(order[k]) && takes_symbols(order[k], n, flags))
             return order[k];
     return MT_REFERENCE;
 #undef OPEN
@@ -104,8 +92,6 @@ static size_t run_symbols(const MergeTable *m, MergeScratch *x, int s, size_t n,
 #if MT_HAVE_FLAT
     case MT_FLAT:
         return mt_merge_flat(m, x, n, limit, w, flags);
-    case MT_FLAT_GIVEN:
-        return mt_merge_flat_given(m, x, n, limit, w, flags);
 #endif
     default:
         return mt_merge_reference(m, x, n, limit, w, flags);

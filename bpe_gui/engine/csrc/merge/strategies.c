@@ -33,12 +33,6 @@ const MtStrategy mt_strategies[MT_N_STRATEGIES] = {
                  "array, their minimum by AVX2; a symbol's place is its first byte, so its "
                  "span is its place to the next symbol's; a larger rank gives the word back "
                  "untouched"},
-    /* merge.c, FLAT_LOOP flat8 with FlatWord.given */
-    [MT_FLAT_GIVEN] = {"flat_given", BPE_CPU_AVX2, "AVX2",
-                       "merge-based words of 2..1024 given symbols, every one a token, in a "
-                       "table whose ranks are all below 2**21",
-                       "flat's keys over the given symbols, their pairs looked up by id; "
-                       "every rank fits the keys, so a word never stops part way"},
     /* merge.c, mt_encode_bytes2 (flat8_two) */
     [MT_FLAT_PAIR] = {"flat_pair", BPE_CPU_AVX2, "AVX2",
                       "two words in a row that flat takes, in the encoder",

@@ -20,7 +20,6 @@ enum {
     MT_REFERENCE,  /* reference.c: every word */
     MT_SCAN,       /* merge.c: words of 2..32 symbols */
     MT_FLAT,       /* merge.c: raw words of 2..1024 bytes, AVX2 */
-    MT_FLAT_GIVEN, /* merge.c: given symbols, merge-based, 2..1024, AVX2 */
     MT_FLAT_PAIR,  /* merge.c: two words side by side in the encoder, AVX2 */
     MT_LANES,      /* lanes.c: sixteen words at a time in the encoder, AVX-512 */
     MT_BOUNDARIES, /* token_boundaries.c: non-ASCII words cut where no token crosses */
