@@ -112,10 +112,10 @@ def tables_version() -> str: ...
 def register_tables(blob: Buffer, /) -> int: ...
 def slot_version(slot: int, /) -> str: ...
 
-def _merge_strategies() -> list[tuple[str, str, str, str, bool]]:
+def merge_strategies() -> list[tuple[str, str, str, str, bool]]:
     """(name, the instruction set it needs or "", the words it applies to, its invariant,
     whether this build and CPU run it)."""
-def _set_merge_strategy(name: str, /) -> str:
+def set_merge_strategy(name: str, /) -> str:
     """Force a merge strategy ('auto': none) on tables made from now on; the one before."""
-def _merge_strategy_used() -> dict[str, int]:
+def merge_strategy_used() -> dict[str, int]:
     """Words each strategy merged in tables made while one was forced."""

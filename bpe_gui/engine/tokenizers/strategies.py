@@ -49,7 +49,7 @@ def _modules() -> list[ModuleType]:
 def merge_strategies() -> tuple[MergeStrategy, ...]:
     """Every strategy of the C engine, ``reference`` first; empty without the C engine."""
     mods = _modules()
-    return tuple(MergeStrategy(*row) for row in mods[0]._merge_strategies()) if mods else ()
+    return tuple(MergeStrategy(*row) for row in mods[0].merge_strategies()) if mods else ()
 
 
 def set_merge_strategy(name: str | None) -> str:
@@ -70,7 +70,7 @@ def set_merge_strategy(name: str | None) -> str:
     if want != AUTO and not known[want].runs_here:
         raise ValueError(f"merge strategy {want!r} needs {known[want].needs}, which this "
                          "CPU or build lacks")
-    before = [m._set_merge_strategy(want) for m in mods]
+    before = [m.set_merge_strategy(want) for m in mods]
     return before[0]
 
 
@@ -89,6 +89,6 @@ def strategy_counts() -> dict[str, int]:
     was forced (the tests check that forcing one really runs it)."""
     out: dict[str, int] = {}
     for m in _modules():
-        for k, v in m._merge_strategy_used().items():
+        for k, v in m.merge_strategy_used().items():
             out[k] = out.get(k, 0) + v
     return out

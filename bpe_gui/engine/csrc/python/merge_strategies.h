@@ -11,7 +11,7 @@
 
 #include "merge/merge.h"
 
-/* _merge_strategies() -> [(name, needs, applies, invariant, runs_here)], the reference
+/* merge_strategies() -> [(name, needs, applies, invariant, runs_here)], the reference
  * first (needs: the instruction set, "" for none) */
 static PyObject *merge_strategies_py(PyObject *mod, PyObject *unused)
 {
@@ -31,7 +31,7 @@ static PyObject *merge_strategies_py(PyObject *mod, PyObject *unused)
     return out;
 }
 
-/* _set_merge_strategy(name) -> the name before: "auto" or a strategy's, for tables made
+/* set_merge_strategy(name) -> the name before: "auto" or a strategy's, for tables made
  * from now on. ValueError: no such strategy, or this build or CPU cannot run it. */
 static PyObject *set_merge_strategy_py(PyObject *mod, PyObject *arg)
 {
@@ -49,7 +49,7 @@ static PyObject *set_merge_strategy_py(PyObject *mod, PyObject *arg)
     return PyUnicode_FromString(mt_strategies[mt_strategy_set(s)].name);
 }
 
-/* _merge_strategy_used() -> {name: words}: the words each strategy merged for tables
+/* merge_strategy_used() -> {name: words}: the words each strategy merged for tables
  * made while one was forced (this extension's count) */
 static PyObject *merge_strategy_used_py(PyObject *mod, PyObject *unused)
 {
@@ -65,12 +65,12 @@ static PyObject *merge_strategy_used_py(PyObject *mod, PyObject *unused)
 }
 
 #define MERGE_STRATEGY_METHODS                                                                \
-    {"_merge_strategies", merge_strategies_py, METH_NOARGS,                                   \
-     "_merge_strategies() -> [(name, needs, applies, invariant, runs_here)]"},                       \
-    {"_set_merge_strategy", set_merge_strategy_py, METH_O,                                    \
-     "_set_merge_strategy(name) -> the name before ('auto': the cheapest that applies)"},     \
-    {"_merge_strategy_used", merge_strategy_used_py, METH_NOARGS,                             \
-     "_merge_strategy_used() -> {name: words merged by it while forced}"}
+    {"merge_strategies", merge_strategies_py, METH_NOARGS,                                    \
+     "merge_strategies() -> [(name, needs, applies, invariant, runs_here)]"},                 \
+    {"set_merge_strategy", set_merge_strategy_py, METH_O,                                     \
+     "set_merge_strategy(name) -> the name before ('auto': the cheapest that applies)"},      \
+    {"merge_strategy_used", merge_strategy_used_py, METH_NOARGS,                              \
+     "merge_strategy_used() -> {name: words merged by it while forced}"}
 
 /* At import: BPE_GUI_MERGE forces a strategy for the whole process. -1 (an exception set):
  * it names none, or one this CPU cannot run. */
