@@ -80,3 +80,92 @@ def test_prefetch_helpers_are_always_inlined():
                for p in _c_files() for m in PREFETCH_HELPER.finditer(_code_only(p))]
     assert helpers, "no prefetch helper found: the pattern no longer matches the sources"
     assert [(f, name) for f, name, head in helpers if "BPE_FORCE_INLINE" not in head] == []
+
+
+_DEFINITION = re.compile(r"^(?!typedef\b)[A-Za-z_][\w \t\*]*?\b(\w+)\s*\([^;{}]*\)\s*\{", re.M)
+_PROTOTYPE = re.compile(r"^[A-Za-z_][^;{}#]*?\([^;{}]*\)\s*;", re.M)
+_CALL = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
+_INCLUDE = re.compile(r'^\s*#\s*include\s*"([\w/]+\.h)"', re.M)
+
+
+def _module(path: str) -> str:
+    """A file's module: a header and the .c of the same name are one (its interface and
+    its code); .inc files are part of the file that includes them."""
+    return path.rsplit(".", 1)[0]
+
+
+def _dependencies() -> dict[str, set[str]]:
+    """module -> the modules it includes or calls a non-static function of (a header's
+    prototypes call nothing; its inline functions do)."""
+    texts = {}
+    for p in _c_files():
+        raw = re.sub(r"/\*.*?\*/", " ", p.read_text("utf-8"), flags=re.S)
+        raw = re.sub(r"//[^\n]*", " ", raw)
+        texts[p.relative_to(CSRC).as_posix()] = (
+            _INCLUDE.findall(raw), re.sub(r'"(?:\\.|[^"\\\n])*"', '""', raw))
+    owner: dict[str, str] = {}
+    for f, (_, code) in texts.items():
+        if f.endswith(".c"):
+            for m in _DEFINITION.finditer(code):
+                if not re.search(r"\bstatic\b", m.group(0).split("(")[0]):
+                    owner.setdefault(m.group(1), _module(f))
+    graph: dict[str, set[str]] = {}
+    for f, (includes, code) in texts.items():
+        if f.endswith(".inc"):
+            continue
+        deps = graph.setdefault(_module(f), set())
+        deps.update(_module(i) for i in includes if i in texts)
+        body = _PROTOTYPE.sub(" ", code) if f.endswith(".h") else code
+        deps.update(owner[name] for name in _CALL.findall(body) if name in owner)
+    for name, deps in graph.items():
+        deps.discard(name)
+        deps.intersection_update(graph)
+    return graph
+
+
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    out: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_no_c_files_depend_on_each_other_in_a_circle():
+    """No module of csrc/ (a .c, a header, or the two of one name) includes or calls into
+    another that, through others or directly, depends back on it: the merge engine's
+    route.c chooses and the strategies below it call only the table (issue 54 found
+    merge.c, lanes.c, token_boundaries.c and whitespace_runs.c in one circle, and
+    pipe_encode.c, pipe_spm.c, pipe_tables.c, and core.h with core_lists.c)."""
+    graph = _dependencies()
+    assert {"merge/route", "merge/merge", "core/core", "imported/pipe_spm"} <= set(graph)
+    assert "merge/merge" in graph["merge/route"]   # the scan sees calls at all
+    assert _circles(graph) == []
+
+
+def test_the_circle_check_finds_a_circle():
+    assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]

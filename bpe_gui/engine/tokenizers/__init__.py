@@ -6,6 +6,8 @@
   decode, pieces, playback, explain), and ``Encoding``.
 - :mod:`.merge_model`, :mod:`.trained`: a tokenizer over learned merges (trained here or
   read from GPT-2 files: :mod:`.gpt2_files`), encoding in C (``_encode``).
+- :mod:`.strategies`: the C engine's merge strategies, listed and forced
+  (``BPE_GUI_MERGE``).
 - :mod:`.explain`: encoding step by step (which branch cut each word, which merges).
 - :mod:`.imported`: tokenizers run exactly as their own libraries run them.
 """
@@ -20,6 +22,7 @@ if TYPE_CHECKING:   # the names as mypy sees them; each is imported at first use
     from .explain import (PLAYBACK_MAX, ExplainedWord, Explanation, matcher_for, playback,
                           safe_end, safe_start, show, why_it_ends, word_spans)
     from .model import MergeApplied, Playback, WordModel
+    from .strategies import MergeStrategy, merge_strategies, merge_strategy, set_merge_strategy
     from .trained import EOW, UNK, Tokenizer
 
 __getattr__, __dir__ = lazy_face(__name__, {
@@ -27,9 +30,11 @@ __getattr__, __dir__ = lazy_face(__name__, {
     ".explain": ("PLAYBACK_MAX ExplainedWord Explanation matcher_for playback safe_end "
                  "safe_start show why_it_ends word_spans"),
     ".model": "MergeApplied Playback WordModel",
+    ".strategies": "MergeStrategy merge_strategies merge_strategy set_merge_strategy",
     ".trained": "EOW UNK Tokenizer",
 })
 
 __all__ = ["BaseTokenizer", "EOW", "Encoding", "ExplainedWord", "Explanation", "MergeApplied",
-           "PLAYBACK_MAX", "Playback", "Tokenizer", "UNK", "WordModel", "matcher_for", "playback",
-           "safe_end", "safe_start", "show", "why_it_ends", "word_spans"]
+           "MergeStrategy", "PLAYBACK_MAX", "Playback", "Tokenizer", "UNK", "WordModel",
+           "matcher_for", "merge_strategies", "merge_strategy", "playback", "safe_end",
+           "safe_start", "set_merge_strategy", "show", "why_it_ends", "word_spans"]

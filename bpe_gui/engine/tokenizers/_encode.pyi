@@ -51,10 +51,6 @@ class Merger:
     def encode_text(self, preset: int, text: str, limit: int, cache: WordCache, /) -> list[int]:
         """A whole text without special tokens, cut by the native scanner (preset as in
         ``_scan``) and merged, without the GIL. UnicodeEncodeError for lone surrogates."""
-    def _whitespace_run(self, run: bytes, /) -> tuple[int, ...] | None:
-        """Tests: a run of ASCII whitespace merged with no limit the way long runs are, by
-        its tokens' pairs of symbols (csrc/merge/whitespace_runs.c); None when that way
-        is not open or gives up."""
 
 class Encoder:
     """Whole texts to ids in one pass (csrc/merge/encoder.h): the special tokens found in
@@ -116,3 +112,11 @@ def set_tables(blob: Buffer | None, /) -> None:
 def tables_version() -> str: ...
 def register_tables(blob: Buffer, /) -> int: ...
 def slot_version(slot: int, /) -> str: ...
+
+def merge_strategies() -> list[tuple[str, str, str, str, bool]]:
+    """(name, the instruction set it needs or "", the words it applies to, its invariant,
+    whether this build and CPU run it)."""
+def set_merge_strategy(name: str, /) -> str:
+    """Force a merge strategy ('auto': none) on tables made from now on; the one before."""
+def merge_strategy_used() -> dict[str, int]:
+    """Words each strategy merged in tables made while one was forced."""

@@ -157,7 +157,7 @@ def test_a_warm_tokenizer_takes_words_that_come_back_from_its_table(kind):
 @pytest.mark.parametrize("big", [0, (1 << 21) - 4, 1 << 21, (1 << 26) - 8])
 def test_words_whose_ranks_do_not_fit_leave_the_lanes(big):
     """A rank of 2**21 or more does not fit a lane's key (rank << 10 | position): the word
-    goes back to be merged alone (the flat loop sends it to the bucket queue), also when
+    goes back to be merged alone (the flat loop gives it to the reference merge), also when
     the rank turns up only after some merges; the other words of its group go on."""
     from bpe_gui.engine.text.presets import PRESET_IDS
     from test_trained import lowest_rank_leftmost, merger_past_the_keys

@@ -1,6 +1,5 @@
-"""Words of 33 to 1024 symbols merge in a bucket queue over ranks (csrc/merge/merge.c,
-merge_buckets), longer ones up to 32768 in a tree of block minima (merge_tree) that
-rescans a block only when its lowest key grew: ids equal tiktoken's and
+"""Words of 33 to 1024 symbols merge in the flat loop (csrc/merge/merge.c) where the CPU
+has AVX2, others in the reference merge (merge/reference.c): ids equal tiktoken's and
 tokenizers' on words of random letters (every rank once), on repeats (many equal ranks:
 the leftmost must win) and on words long enough for several groups of blocks.
 """
@@ -77,8 +76,7 @@ def _naive(word: bytes, ranks: dict[tuple[bytes, bytes], int]) -> list[bytes]:
 
 @pytest.mark.parametrize("steps", [0, 1, 37, 400, None])
 def test_trained_as_of_a_step(steps):
-    """Words of 33..1024 symbols merge in a bucket queue over ranks (merge_buckets), longer
-    ones in the tree: a trained tokenizer as of several steps (the merge limit) gives the
+    """Words of 33..1024 symbols merge in the flat loop, others in the reference merge: a trained tokenizer as of several steps (the merge limit) gives the
     naive rule's tokens, on words either side of both lengths."""
     text = " ".join(_words(4)[:44]) + " " + tti.CORPUS
     t = Trainer.from_text(text, TrainSettings(vocab_size=700, pattern="cl100k"))

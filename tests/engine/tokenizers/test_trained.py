@@ -474,7 +474,7 @@ def merger_past_the_keys(big: int):
 def test_long_words_with_ranks_past_the_flat_keys_equal_the_reference_rule(big):
     """Words of 33-1024 bytes merge in one flat array of keys (rank << 10 | position) on a
     CPU with AVX2; a rank of 2**21 or more does not fit in a key and the word goes to the
-    bucket queue, also when such a rank turns up only after some merges (ranks just under
+    reference merge, also when such a rank turns up only after some merges (ranks just under
     the bound, and a word of 1024 bytes, the longest the keys hold, stay in the array)."""
     m, ranks = merger_past_the_keys(big)
     for word in ["ab" * 20, "ab" * 16 + "cab" * 30, "abc" * 200, ("ab" * 7 + "c") * 40,

@@ -267,23 +267,7 @@ static inline void pair_add(BpeCore *c, int32_t pidx, int64_t df, int32_t dn)
         p->dirty = 1;
 }
 
-/* Append x to the position list of pair pidx (growing it in core_lists.c when full). */
-int pos_grow(BpeCore *c, int32_t pidx);
-static inline int pos_push(BpeCore *c, int32_t pidx, int32_t x)
-{
-    Pair *p = &c->pairs[pidx];
-    if (p->len == p->cap && pos_grow(c, pidx) < 0)
-        return -1;
-    pos_data(p)[p->len++] = x;
-    if (x < p->first)
-        p->first = x;
-    return 0;
-}
-
-/* ---- core_lists.c: sorting, position lists ---- */
-int ensure_scratch(BpeCore *c, int64_t n);
-void sort_i32(BpeCore *c, int32_t *a, int64_t n);
-void pos_compact(BpeCore *c, int32_t pidx, int dedupe);
+/* core_lists.c (sorting, position lists): core_lists.h */
 
 /* ---- core_tables.c: tokens, pair table, histogram ---- */
 int ensure_tok_cap(BpeCore *c, int64_t need);

@@ -3,6 +3,7 @@
  * batch that applies a step's count changes to the heap and the histogram at its end.
  */
 #include "core/core.h"
+#include "core/core_lists.h"
 
 void sift_up(BpeCore *c, int32_t i)
 {

@@ -3,6 +3,7 @@
  * (every live occurrence of a pair is in its list; stale entries are dropped lazily).
  */
 #include "core/core.h"
+#include "core/core_lists.h"
 
 /* ---- sorting int32 (non-negative values) ---- */
 

@@ -5,6 +5,7 @@
  */
 #include "core/core.h"
 #include "util/portable.h"
+#include "core/core_lists.h"
 
 static void clear_caches(BpeCore *c)
 {

@@ -75,6 +75,17 @@ void spm_free(PipeModel *m) {
     m->spm = NULL;
 }
 
+/* PipeModel.free_spm: its SentencePiece data and its cut pairs */
+static void parts_free(void *p) {
+    PipeModel *m = p;
+    spm_free(m);
+    if (m->cut) {
+        cuts_free(m->cut);
+        free(m->cut);
+        m->cut = NULL;
+    }
+}
+
 void spm_out_free(SpmOut *o) {
     free(o->ids);
     free(o->st);
@@ -235,6 +246,7 @@ int spm_load(PipeModel *m, size_t n, const char *const *keys, const size_t *lens
     SpmData *d = calloc(1, sizeof *d);
     if (!d) return PIPE_NOMEM;
     m->spm = d;
+    m->free_spm = parts_free;
     d->llama = llama;
     d->byte_fallback = byte_fallback;
     d->n = n;
@@ -1067,6 +1079,7 @@ int pipe_build_cuts(PipeModel *m) {
         }
     }
     m->cut = c;
+    m->free_spm = parts_free;
     return 1;
 }
 

@@ -224,11 +224,7 @@ void pipe_init(PipeModel *m, int kind) {
 }
 
 void pipe_free(PipeModel *m) {
-    spm_free(m);
-    if (m->cut) {
-        cuts_free(m->cut);
-        free(m->cut);
-    }
+    if (m->free_spm) m->free_spm(m);
     free(m->arena);
     free(m->entries);
     free(m->first_entry);

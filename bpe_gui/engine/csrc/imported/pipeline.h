@@ -89,6 +89,8 @@ typedef struct {
     char error[192];     /* what the last PIPE_INVALID refused */
     struct SpmData *spm; /* KIND_SPM: pieces' scores and types, the normalizer (pipe_spm.c) */
     struct CutPairs *cut; /* HF without ByteLevel: where no merge crosses (pipe_spm.c) */
+    void (*free_spm)(void *m); /* frees spm and cut: left here by pipe_spm.c when it makes
+                                  either, so pipe_free (pipe_tables.c) calls nothing there */
 } PipeModel;
 
 /* Characters next to each other inside tokens a merge makes: a text may be cut between

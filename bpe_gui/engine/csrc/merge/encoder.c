@@ -582,7 +582,7 @@ static int lanes_flush(const MergeTable *m, EncScratch *sc, int32_t limit)
         lw[k].k = MT_LANE_ALONE;
     }
     sc->x.kept = 1;
-    if (nb >= LANE_MIN && mt_merge_lanes(m, &sc->x, lw, nb, limit) < 0)
+    if (nb >= (m->strategy == MT_LANES ? 1 : LANE_MIN) && mt_merge_lanes(m, &sc->x, lw, nb, limit) < 0)
         return -1;
     size_t at = sc->holes[0]; /* where the next ids go */
     for (size_t k = 0; k < nb; k++) {
@@ -609,14 +609,11 @@ static int lanes_flush(const MergeTable *m, EncScratch *sc, int32_t limit)
     return 0;
 }
 
-/* A long word (over ENC_KEY_MAX bytes) for the lanes: its ids from the per-thread table
- * of long words, or a hole for them and the word in the batch. 1: done; 0: not a word for
- * the lanes (merged as before); -1: out of memory. */
+/* A word mt_route sends to the lanes: its ids from the per-thread table of long words,
+ * or a hole for them and the word in the batch. 1: done; -1: out of memory. */
 static int word_lanes(const MergeTable *m, EncScratch *sc, const unsigned char *w, size_t len,
                       int32_t limit)
 {
-    if (!mt_goes_flat(m, w, len, limit))
-        return 0;
     const int32_t *ids;
     size_t k;
     if (sc->longs.slots && (ids = wc_find(&sc->longs, w, len, &k)) != NULL) {
@@ -728,7 +725,9 @@ BPE_FORCE_INLINE int encode_piece_k(
         wc_reset(&sc->longs), sc->longs.limit = limit;
     if (room(sc, 4 * ENC_IDS_MAX) < 0)
         return -1;
-    int lanes = mt_lanes_ok(m);
+    /* words the encoder may batch (lanes, pairs): long ones; every one when forced */
+    size_t batch_from = m->strategy == MT_AUTO ? ENC_KEY_MAX + 1 : 2;
+    int lanes = mt_lanes_ok(m) && (m->strategy == MT_AUTO || m->strategy == MT_LANES);
     uint32_t *out = sc->ids + sc->n, *out_end = sc->ids + sc->cap - ENC_IDS_MAX;
     /* Software pipelining: words are scanned and their sets prefetched ENC_AHEAD words
      * before they are looked up. The set's first load stalled most of the loop's cycles
@@ -834,12 +833,14 @@ BPE_FORCE_INLINE int encode_piece_k(
         hits = 0;
         /* a long word: into the lanes' batch; else two long words in a row merged side by
          * side (word_pair) */
-        int paired = 0;
-        if (lanes && plen > ENC_KEY_MAX)
+        int paired = 0, route = MT_AUTO; /* (asked only where a batch could take it) */
+        if (plen >= batch_from && (lanes || (pending && ring[head].len >= batch_from)))
+            route = mt_route(m, &sc->x, MT_AT_BATCH, pw, plen, 0, limit, 0);
+        if (route == MT_LANES)
             paired = word_lanes(m, sc, pw, plen, limit);
         if (paired < 0)
             return -1;
-        if (!paired && plen > ENC_KEY_MAX && pending && ring[head].len > ENC_KEY_MAX) {
+        if (route == MT_FLAT_PAIR && pending && ring[head].len >= batch_from) {
             paired = word_pair(m, sc, pw, plen, ring[head].w, ring[head].len, limit, 4);
             if (paired < 0)
                 return -1;

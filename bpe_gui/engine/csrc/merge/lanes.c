@@ -17,8 +17,7 @@
  *
  * Exact: the same keys, the same rule (lowest rank, leftmost), the same lookups as the
  * flat loop, so each word gets mt_encode_bytes' ids. A rank too large for the keys
- * (2**21 or more) sends the word back (MT_LANE_ALONE), as the flat loop sends it to the
- * bucket queue.
+ * (2**21 or more) sends the word back (MT_LANE_ALONE), as the flat loop gives it back.
  *
  * Where it runs: x86-64 CPUs with AVX-512 (F, BW, DQ, VL), built by gcc or clang; elsewhere
  * mt_lanes_ok says no and the encoder merges long words in the flat loop.
@@ -45,7 +44,7 @@ int mt_lanes_use(int on)
     return was;
 }
 
-#if defined(BPE_SIMD_X86) && !defined(BPE_NO_LANES)
+#if MT_HAVE_LANES
 #include <immintrin.h>
 
 #define LANES 16
@@ -57,6 +56,7 @@ int mt_lanes_use(int on)
 #define TARGET BPE_TARGET("avx512f,avx512bw,avx512dq,avx512vl")
 
 struct MergeLanes {
+    void (*free)(void *); /* first: merge.c frees the lanes by it (merge.h) */
     void *block;
     int32_t *key, *nxt, *prv, *sym, *rk; /* [position * LANES + lane] */
     unsigned char *buf;                  /* lane l's word at buf + l * STRIDE */
@@ -79,12 +79,11 @@ int mt_lanes_ok(const MergeTable *m)
            m->bytepair && m->filter;
 }
 
-void mt_lanes_free(MergeScratch *x)
+static void lanes_free(void *p)
 {
-    if (x->lanes)
-        free(x->lanes->block);
-    free(x->lanes);
-    x->lanes = NULL;
+    struct MergeLanes *L = p;
+    free(L->block);
+    free(L);
 }
 
 static struct MergeLanes *lanes_of(MergeScratch *x)
@@ -99,6 +98,7 @@ static struct MergeLanes *lanes_of(MergeScratch *x)
         return NULL;
     }
     L->block = b;
+    L->free = lanes_free;
     int32_t *a = (int32_t *)(((uintptr_t)b + 63) & ~(uintptr_t)63);
     L->key = a, L->nxt = a + ints, L->prv = a + 2 * ints, L->sym = a + 3 * ints;
     L->rk = a + 4 * ints;
@@ -356,6 +356,10 @@ int mt_merge_lanes(const MergeTable *m, MergeScratch *x, MergeLaneWord *words, s
         }
         done += b;
     }
+    if (m->strategy != MT_AUTO) /* forced: count the words the lanes merged */
+        for (size_t k = 0; k < n; k++)
+            if (words[k].k != MT_LANE_ALONE)
+                mt_strategy_note(MT_LANES);
     return 0;
 }
 
@@ -370,11 +374,6 @@ int mt_lanes_ok(const MergeTable *m)
 {
     (void)m;
     return 0;
-}
-
-void mt_lanes_free(MergeScratch *x)
-{
-    (void)x;
 }
 
 int mt_merge_lanes(const MergeTable *m, MergeScratch *x, MergeLaneWord *words, size_t n,

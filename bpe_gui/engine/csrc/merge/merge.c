@@ -20,9 +20,7 @@
 #endif
 
 
-#define HEAP_FROM 33 /* words at least this long merge in a tree or a heap (a scan of 32
-                        keys per merge is no slower than the tree at 24-32: whitespace
-                        pieces 22-23 -> 25-26 MB/s, noisy) */
+#define HEAP_FROM (MT_SCAN_MAX + 1) /* words at least this long are past the scan */
 
 /* The low bits of the product hold only b's (the key's low half): folded with the high
    ones, so pairs with one right token spread over the whole table (taking bits 17.. gave
@@ -142,8 +140,6 @@ int ms_reserve(MergeScratch *x, size_t n)
     return 0;
 }
 
-static void free_buckets(MergeScratch *x);
-
 void ms_trim(MergeScratch *x)
 {
     int32_t **arrays[] = {&x->sym, &x->rk, &x->nxt, &x->prv, &x->st, &x->en};
@@ -156,10 +152,16 @@ void ms_trim(MergeScratch *x)
     x->cap = 0;
 }
 
+/* a scratch part that begins with the function that frees it (merge.h) */
+static void free_owned(void *p)
+{
+    if (p)
+        (*(void (**)(void *))p)(p);
+}
+
 void ms_free(MergeScratch *x)
 {
-    free_buckets(x);
-    mt_lanes_free(x);
+    free_owned(x->lanes);
     free(x->sym);
     free(x->rk);
     free(x->nxt);
@@ -280,7 +282,6 @@ static inline int32_t key_of(const MergeTable *m, const unsigned char *p, size_t
 
 int mt_add_short_key(MergeTable *m, const unsigned char *p, size_t len, int32_t id)
 {
-    mt_ws_note_token(m, p, len); /* whitespace_runs.c's filter */
     if (len < 2 || len > 8)
         return 0;
     if (2 * (m->short_n + 1) > m->short_cap) {
@@ -507,7 +508,7 @@ static inline int32_t new_id(const MergeTable *m, int32_t rank)
 #define KEY_NONE 0x7FFFFFFF
 
 
-/* merge_scan's and merge_tree's keys: the rank of the pair at i and i's place in its
+/* merge_scan's keys: the rank of the pair at i and i's place in its
  * block of 32 */
 static inline int32_t pair_key(int32_t r, int32_t i)
 {
@@ -531,7 +532,7 @@ static inline void keys_start(const MergeTable *m, MergeScratch *x, int32_t *key
 /* The pair at i merges: i becomes the token it makes (x->rk[i]), the next symbol j
  * leaves the list, and the two pairs that change (i with its new next, its left
  * neighbour with i) are asked for from memory. Returns that neighbour (-1: none).
- * merge_scan's and merge_tree's step (keys_merge) and merge_buckets' share it. */
+ * merge_scan's step (keys_merge). */
 BPE_FORCE_INLINE int32_t
 join_next(const MergeTable *m, MergeScratch *x, size_t n, const unsigned char *w, int spans,
           int32_t i, int32_t j)
@@ -596,351 +597,15 @@ static size_t merge_scan(const MergeTable *m, MergeScratch *x, size_t n, int32_t
     return keys_finish(x, n, flags & MT_SPANS);
 }
 
-/* heap of (rank << 32 | position): the lowest rank first, the leftmost among equals */
-static inline void heap_push(uint64_t *h, size_t *len, uint64_t v)
-{
-    size_t i = (*len)++;
-    while (i > 0) {
-        size_t p = (i - 1) / 2;
-        if (h[p] <= v)
-            break;
-        h[i] = h[p];
-        i = p;
-    }
-    h[i] = v;
-}
-
-static inline uint64_t heap_pop(uint64_t *h, size_t *len)
-{
-    uint64_t top = h[0], v = h[--(*len)];
-    size_t i = 0, n = *len;
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= n)
-            break;
-        if (c + 1 < n && h[c + 1] < h[c])
-            c++;
-        if (v <= h[c])
-            break;
-        h[i] = h[c];
-        i = c;
-    }
-    if (n)
-        h[i] = v;
-    return top;
-}
-
-/* Long words: symbols in a linked list, candidate merges in a heap; a popped entry is
- * stale when its position was merged away or its pair's rank changed since. Symbol
- * positions keep their original order, so the smallest position is the leftmost. */
-static size_t merge_heap(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
-                         const unsigned char *w, int flags)
-{
-    int32_t *s = x->sym, *rk = x->rk, *nxt = x->nxt, *prv = x->prv, *st = x->st, *en = x->en;
-    uint64_t *h = x->heap;
-    size_t hn = 0;
-    int32_t made; /* (the heap keeps ranks in rk: a merge's token from its rank) */
-    int spans = flags & MT_SPANS;
-    for (size_t i = 0; i < n; i++) {
-        nxt[i] = i + 1 < n ? (int32_t)(i + 1) : -1;
-        prv[i] = (int32_t)i - 1;
-        rk[i] = i + 1 < n ? first_rank(m, x, w, flags, i, limit, &made) : NO_RANK;
-        if (rk[i] != NO_RANK)
-            heap_push(h, &hn, ((uint64_t)rk[i] << 32) | i);
-    }
-    while (hn) {
-        uint64_t top = heap_pop(h, &hn);
-        int32_t r = (int32_t)(top >> 32), i = (int32_t)(uint32_t)top;
-        if (rk[i] != r || s[i] < 0)
-            continue; /* stale */
-        int32_t j = nxt[i];
-        s[i] = new_id(m, r);
-        s[j] = -1; /* merged away */
-        rk[j] = NO_RANK;
-        if (spans)
-            en[i] = en[j];
-        nxt[i] = nxt[j];
-        if (nxt[j] >= 0)
-            prv[nxt[j]] = i;
-        rk[i] = nxt[i] >= 0 ? pair_rank(m, x, i, nxt[i], w, limit, &made) : NO_RANK;
-        if (rk[i] != NO_RANK)
-            heap_push(h, &hn, ((uint64_t)rk[i] << 32) | (uint32_t)i);
-        int32_t p = prv[i];
-        if (p >= 0) {
-            rk[p] = pair_rank(m, x, p, i, w, limit, &made);
-            if (rk[p] != NO_RANK)
-                heap_push(h, &hn, ((uint64_t)rk[p] << 32) | (uint32_t)p);
-        }
-    }
-    size_t k = 0;
-    for (int32_t i = 0; i >= 0; i = nxt[i], k++) {
-        s[k] = s[i];
-        if (spans) {
-            st[k] = st[i];
-            en[k] = en[i];
-        }
-    }
-    return k;
-}
-
-/* Long words (HEAP_FROM <= n <= TREE_MAX): merge_scan's keys (rank << 5 | position in
- * its block of 32) under two levels of block minima: l1[b], block b's lowest key with the
- * block's index in its group of 32 in place of the position (rank << 5 | b % 32), and
- * that position kept in p1[b]; l2[g] and p2[g] the same one level up. The lowest rank,
- * leftmost, is one SIMD minimum over the groups away; a merge changes three keys, and
- * a block (group) is scanned again only when its lowest key is one that grew: most
- * merges scan the merged pair's block and group, 32 + n1 keys, where scanning all three
- * levels after every merge cost ~7 scans of 32 (perf: 65% of a whitespace run's time).
- * No stale entries, no branchy sift-downs: a whitespace run of thousands of symbols
- * spent 80% of its time in the binary heap. */
-#define TREE_MAX (32 * 32 * 32)
-
-/* The lowest of key[0..width) (width: 4..32, a multiple of 4; the rest of the block of
- * 32 holds KEY_NONE) as (rank << 5 | index % 32) and its place in *pos. */
-static inline int32_t block_min(const int32_t *k, size_t width, int32_t index, uint8_t *pos)
-{
-    int32_t v = mt_min_key(k, width);
-    *pos = (uint8_t)(v & 31);
-    return v == KEY_NONE ? KEY_NONE : (v & ~31) | (index & 31);
-}
-
-/* Entry c of a level below (child c's key is `key`, packed as rank << 5 | c % 32)
- * changed: the minimum `up` of its block of 32 (u = c / 32) and its place `pos` follow:
- * the new key is the lowest, or the old lowest grew (scan the block again), or nothing
- * changes. */
-static inline void tree_fix(const int32_t *below, size_t width, int32_t *up, uint8_t *pos,
-                            int32_t c)
-{
-    int32_t u = c >> 5, key = below[c], cur = up[u];
-    int32_t held = cur == KEY_NONE ? KEY_NONE : (cur & ~31) | pos[u]; /* as a key below */
-    if (key != KEY_NONE && (cur == KEY_NONE || key < held)) {
-        up[u] = (key & ~31) | (u & 31);
-        pos[u] = (uint8_t)(c & 31);
-    } else if (cur != KEY_NONE && pos[u] == (c & 31)) {
-        up[u] = block_min(below + 32 * u, width, u, &pos[u]);
-    }
-}
-
-static size_t merge_tree(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
-                         const unsigned char *w, int flags)
-{
-    size_t n1 = (n + 31) / 32, n2 = (n1 + 31) / 32; /* blocks, groups (n2 <= 32) */
-    int32_t *key = (int32_t *)x->heap;              /* room: 6 * cap int32 */
-    int32_t *l1 = key + 32 * n1, *l2 = l1 + 32 * n2;
-    uint8_t *p1 = (uint8_t *)(l2 + 32), *p2 = p1 + 32 * n2;
-    size_t top_n = (n2 + 3) & ~(size_t)3;
-    size_t w1 = n2 == 1 ? (n1 + 3) & ~(size_t)3 : 32; /* one group: only its blocks */
-    keys_start(m, x, key, n, 32 * n1, limit, w, flags);
-    for (size_t b = 0; b < 32 * n2; b++) {
-        l1[b] = KEY_NONE;
-        p1[b] = 0;
-        if (b < n1)
-            l1[b] = block_min(key + 32 * b, 32, (int32_t)b, &p1[b]);
-    }
-    for (size_t c = 0; c < 32; c++) {
-        l2[c] = KEY_NONE;
-        p2[c] = 0;
-        if (c < n2)
-            l2[c] = block_min(l1 + 32 * c, w1, (int32_t)c, &p2[c]);
-    }
-    for (;;) {
-        int32_t top = mt_min_key(l2, top_n);
-        if (top == KEY_NONE)
-            break;
-        int32_t c = top & 31, b = 32 * c + p2[c];
-        int32_t i = 32 * b + p1[b], j = x->nxt[i];
-        int32_t p = keys_merge(m, x, key, n, limit, w, flags & MT_SPANS, i);
-        /* keys changed at j, i and p (p < i < j): their blocks, then those blocks' groups */
-        tree_fix(key, 32, l1, p1, j);
-        tree_fix(key, 32, l1, p1, i);
-        if (p >= 0)
-            tree_fix(key, 32, l1, p1, p);
-        int32_t bj = j >> 5, bi = i >> 5, bp = p >= 0 ? p >> 5 : bi;
-        tree_fix(l1, w1, l2, p2, bj);
-        if (bi != bj)
-            tree_fix(l1, w1, l2, p2, bi);
-        if (bp != bi)
-            tree_fix(l1, w1, l2, p2, bp);
-    }
-    return keys_finish(x, n, flags & MT_SPANS);
-}
-
-/* Words of HEAP_FROM..BQ_MAX symbols (long words of letters: a random 160-letter word
- * makes ~75 merges): a bucket queue over ranks. Each pair's rank has a bit in a bitmap of
- * four levels (64 ranks a word, 64 words a bit one level up), so the lowest rank is four
- * loads and four counts of trailing zeros away; the pairs of one rank are found on a
- * chain of positions kept per hash of the rank (the leftmost of them merges). A merge
- * takes three pairs off their chains and puts two on: no block of keys is scanned again
- * (merge_tree spent two thirds of such a word's instructions on its block minima: 668
- * instructions a merge, callgrind, Llama 3.2 on random letters). Every chain is empty and
- * every bit clear between words. */
-#define BQ_MAX 1024
-#define BQ_HBITS 10
-#define BQ_W0 (MT_MAX_RANK / 64) /* 2**20 words: 8 MB of address space (bpe_map_zero);
-                                    only the pages holding the table's ranks are touched */
-#define BQ_W1 (BQ_W0 / 64)
-#define BQ_W2 (BQ_W1 / 64)
-#define BQ_W3 (BQ_W2 / 64)
-
-struct MergeBuckets {
-    uint64_t l3[BQ_W3], l2[BQ_W2], l1[BQ_W1];
-    uint64_t *l0;
-    int32_t key[BQ_MAX];           /* the rank of the pair at i; NO_RANK: none, on no chain */
-    int32_t nx[BQ_MAX], pv[BQ_MAX]; /* chain links, position + 1 (0: none) */
-    int32_t head[1 << BQ_HBITS];    /* first position + 1 of each chain (0: empty) */
-};
-
-static struct MergeBuckets *want_buckets(MergeScratch *x)
-{
-    if (!x->bq && !x->bq_failed) {
-        struct MergeBuckets *q = calloc(1, sizeof(*q));
-        if (q && !(q->l0 = bpe_map_zero(BQ_W0 * sizeof(uint64_t)))) {
-            free(q);
-            q = NULL;
-        }
-        x->bq = q;
-        x->bq_failed = !q; /* no memory: the tree does these words */
-    }
-    return x->bq;
-}
-
-static void free_buckets(MergeScratch *x)
-{
-    if (x->bq)
-        bpe_unmap_zero(x->bq->l0, BQ_W0 * sizeof(uint64_t));
-    free(x->bq);
-    x->bq = NULL;
-}
-
-static inline uint32_t bq_chain(int32_t r)
-{
-    return ((uint32_t)r * 0x9E3779B1u) >> (32 - BQ_HBITS);
-}
-
-static inline void bq_set(struct MergeBuckets *q, uint32_t r)
-{
-    q->l0[r >> 6] |= 1ull << (r & 63);
-    q->l1[r >> 12] |= 1ull << (r >> 6 & 63);
-    q->l2[r >> 18] |= 1ull << (r >> 12 & 63);
-    q->l3[r >> 24] |= 1ull << (r >> 18 & 63);
-}
-
-static inline void bq_clear(struct MergeBuckets *q, uint32_t r)
-{
-    if ((q->l0[r >> 6] &= ~(1ull << (r & 63))))
-        return;
-    if ((q->l1[r >> 12] &= ~(1ull << (r >> 6 & 63))))
-        return;
-    if ((q->l2[r >> 18] &= ~(1ull << (r >> 12 & 63))))
-        return;
-    q->l3[r >> 24] &= ~(1ull << (r >> 18 & 63));
-}
-
-/* the lowest rank with a bit, or NO_RANK */
-static inline int32_t bq_min(const struct MergeBuckets *q)
-{
-    for (size_t k = 0; k < BQ_W3; k++) {
-        if (!q->l3[k])
-            continue;
-        size_t i2 = 64 * k + (size_t)bpe_ctz64(q->l3[k]);
-        size_t i1 = 64 * i2 + (size_t)bpe_ctz64(q->l2[i2]);
-        size_t i0 = 64 * i1 + (size_t)bpe_ctz64(q->l1[i1]);
-        return (int32_t)(64 * i0 + (size_t)bpe_ctz64(q->l0[i0]));
-    }
-    return NO_RANK;
-}
-
-/* The pair at i (on no chain) gets rank r (NO_RANK: none). */
-static inline void bq_put(struct MergeBuckets *q, int32_t i, int32_t r)
-{
-    q->key[i] = r;
-    if (r == NO_RANK)
-        return;
-    uint32_t h = bq_chain(r);
-    int32_t first = q->head[h];
-    q->nx[i] = first;
-    q->pv[i] = 0;
-    if (first)
-        q->pv[first - 1] = i + 1;
-    q->head[h] = i + 1;
-    bq_set(q, (uint32_t)r);
-}
-
-/* Take the pair at i off its chain; its rank's bit goes when no other pair has it
- * (`others` < 0: walk the chain to see). */
-static inline void bq_take(struct MergeBuckets *q, int32_t i, int others)
-{
-    int32_t r = q->key[i];
-    if (r == NO_RANK)
-        return;
-    uint32_t h = bq_chain(r);
-    int32_t nx = q->nx[i], pv = q->pv[i];
-    if (pv)
-        q->nx[pv - 1] = nx;
-    else
-        q->head[h] = nx;
-    if (nx)
-        q->pv[nx - 1] = pv;
-    q->key[i] = NO_RANK;
-    if (others < 0) {
-        others = 0;
-        for (int32_t e = q->head[h]; e && !others; e = q->nx[e - 1])
-            others = q->key[e - 1] == r;
-    }
-    if (!others)
-        bq_clear(q, (uint32_t)r);
-}
-
-static size_t merge_buckets(const MergeTable *m, MergeScratch *x, struct MergeBuckets *q,
-                            size_t n, int32_t limit, const unsigned char *w, int flags)
-{
-    int32_t *nxt = x->nxt, *prv = x->prv;
-    int spans = flags & MT_SPANS;
-    for (size_t i = 0; i < n; i++) {
-        nxt[i] = (int32_t)i + 1;
-        prv[i] = (int32_t)i - 1;
-    }
-    q->key[n - 1] = NO_RANK;
-    for (size_t i = n - 1; i-- > 0;) /* chains in increasing position order */
-        bq_put(q, (int32_t)i, first_rank(m, x, w, flags, i, limit, &x->rk[i]));
-    for (;;) {
-        int32_t r = bq_min(q);
-        if (r == NO_RANK)
-            break;
-        /* the leftmost pair of rank r, and whether another has it */
-        int32_t i = INT32_MAX, count = 0;
-        for (int32_t e = q->head[bq_chain(r)]; e; e = q->nx[e - 1]) {
-            if (q->key[e - 1] == r) {
-                count++;
-                i = e - 1 < i ? e - 1 : i;
-            }
-        }
-        bq_take(q, i, count > 1);
-        int32_t j = nxt[i];
-        bq_take(q, j, -1); /* j is merged away */
-        int32_t p = join_next(m, x, n, w, spans, i, j);
-        if (p >= 0)
-            bq_take(q, p, -1);
-        bq_put(q, i, (size_t)nxt[i] < n ? pair_rank(m, x, i, nxt[i], w, limit, &x->rk[i])
-                                        : NO_RANK);
-        if (p >= 0)
-            bq_put(q, p, pair_rank(m, x, p, i, w, limit, &x->rk[p]));
-    }
-    return keys_finish(x, n, spans);
-}
-
 /* Words of HEAP_FROM..FLAT_MAX raw bytes (MT_RAW) on a CPU with AVX2: every pair's key
  * (rank << 10 | position) in one flat array, the lowest found by a SIMD minimum over the
  * whole word after each merge (a word of 160 bytes: five steps of 32 keys), the
  * pair's neighbours relinked and two ranks looked up again, as merge_scan does for short
- * words. No queue to keep in order: the bucket queue spent ~330 instructions a merge on its
- * chains and four levels of bitmaps, besides the two pair lookups (callgrind, cl100k on
- * random letters; an SSE2 scan of the same keys, whose minimum takes four instructions a
- * step, saved only 7%). A rank of 2**21 or more does not fit the key: the word goes to the
- * bucket queue. A CPU with AVX-512 runs the AVX2 loop too: a copy with 512-bit minima
- * (64 keys a step) was 3-12% slower on long words on this project's benchmark machine (an
- * AMD EPYC; bench/README.md, round 13), as its words of 20-300 bytes were padded to 64
- * keys and each 512-bit minimum costs two 256-bit ones there. */
+ * words. No queue to keep in order. A rank of 2**21 or more does not fit the key: the
+ * word is given back (the reference takes it). A CPU with AVX-512 runs the AVX2 loop
+ * too: a copy with 512-bit minima (64 keys a step) was slower on long words, as its
+ * words of 20-300 bytes were padded to 64 keys and each 512-bit minimum costs two
+ * 256-bit ones on some CPUs. */
 #define FLAT_MAX MT_FLAT_MAX
 #define FLAT_POS 10
 #define FLAT_RANKS (1 << (31 - FLAT_POS))
@@ -955,9 +620,8 @@ static inline BPE_MAYBE_UNUSED int32_t flat_key(int32_t r, int32_t i)
     return r == NO_RANK ? KEY_NONE : r << FLAT_POS | i;
 }
 
-#if defined(BPE_SIMD_X86) && !defined(BPE_NO_FLAT)
+#if MT_HAVE_FLAT
 #include <immintrin.h>
-#define HAVE_FLAT 1
 
 /* the lowest of k[0..n), n a multiple of 32 */
 BPE_TARGET("avx2") static inline int32_t flat_min8(const int32_t *k, size_t n)
@@ -1015,8 +679,6 @@ struct FlatWord {
     const unsigned char *w;
     size_t n, pad;
     int state; /* 1: merging, 0: done, -1: a rank too large for the keys */
-    int given; /* 1: the word's symbols are given (merge-based, not raw bytes: a character
-                * model's), its pairs looked up by their ids; 0: made from the bytes */
 };
 
 /* Each merge of a word waits for the filter words (or memo slots) of the two pairs it
@@ -1047,17 +709,13 @@ struct FlatWord {
         const unsigned char *w = f->w;                                                         \
         size_t n = f->n;                                                                       \
         f->pad = (n + LANES - 1) & ~(size_t)(LANES - 1);                                       \
-        int given = !BY_SPAN && f->given;                                                      \
         for (size_t i = 0; i < n; i++) {                                                       \
-            if (!given)                                                                        \
-                x->sym[i] = m->byte_ids[w[i]];                                                 \
+            x->sym[i] = m->byte_ids[w[i]];                                                     \
             nxt[i] = (int32_t)i + 1;                                                           \
             prv[i] = (int32_t)i - 1;                                                           \
         }                                                                                      \
         for (size_t i = 0; i + 1 < n; i++) {                                                   \
-            int32_t r = given ? flat_rank(m, x, (int32_t)i, (int32_t)i + 1, (int32_t)i + 2, w, \
-                                          n, limit, &x->rk[i], 0)                              \
-                              : first_rank(m, x, w, MT_RAW, i, limit, &x->rk[i]);              \
+            int32_t r = first_rank(m, x, w, MT_RAW, i, limit, &x->rk[i]);                      \
             if (flat_overflow(r))                                                              \
                 return -1;                                                                     \
             key[i] = flat_key(r, (int32_t)i);                                                  \
@@ -1127,24 +785,10 @@ struct FlatWord {
     }
 
 /* the flat loop's symbols moved to the front; their spans from their places (a symbol
- * starts at its place and ends where the next starts), or of given symbols from theirs */
-static size_t flat_finish(MergeScratch *x, size_t n, int spans, int given)
+ * starts at its place and ends where the next starts) */
+static size_t flat_finish(MergeScratch *x, size_t n, int spans)
 {
     size_t k = 0;
-    if (spans && given) { /* from the first given symbol's start to the end of the last
-                             one merged into it (the one before the next left) */
-        for (size_t i = 0; i < n; i++) { /* (reads at i and after, writes at k <= i) */
-            int32_t s = x->sym[i];
-            if (s < 0)
-                continue;
-            size_t j = (size_t)x->nxt[i];
-            int32_t st = x->st[i], en = x->en[(j < n ? j : n) - 1];
-            x->sym[k] = s;
-            x->st[k] = st;
-            x->en[k++] = en;
-        }
-        return k;
-    }
     if (!spans) {
         for (size_t i = 0; i < n; i++) {
             x->sym[k] = x->sym[i];
@@ -1165,20 +809,6 @@ static size_t flat_finish(MergeScratch *x, size_t n, int spans, int given)
 FLAT_LOOP(flat8, "avx2", flat_min8, 32, 0)
 FLAT_LOOP(flat8_spans, "avx2", flat_min8, 32, 1)
 
-/* 1: every one of the n symbols is a token */
-static int all_tokens(const int32_t *sym, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (sym[i] < 0)
-            return 0;
-    return 1;
-}
-
-/* 1: the CPU has AVX2 (asked once; threads racing write the same) */
-static int have_avx2(void)
-{
-    return (bpe_cpu() & BPE_CPU_AVX2) != 0;
-}
 #endif
 
 void mt_want_memo(const MergeTable *m, MergeScratch *x)
@@ -1227,57 +857,77 @@ static void raw_symbols(const MergeTable *m, MergeScratch *x, const unsigned cha
     }
 }
 
-/* Words of HEAP_FROM symbols or more, past the flat loop: the bucket queue, the tree
- * or the heap. */
-static size_t merge_rest(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
-                         const unsigned char *w, int flags)
+/* ---- the symbol strategies' entry points (merge.h; route.c chooses among them) ---- */
+
+void mt_raw_symbols(const MergeTable *m, MergeScratch *x, const unsigned char *w, size_t len,
+                    int spans)
 {
-    x->wlen = word_len(x, n, flags); /* (flat_done comes here past mt_merge) */
-    struct MergeBuckets *q;
-    if (n <= BQ_MAX && (q = want_buckets(x)) != NULL)
-        return merge_buckets(m, x, q, n, limit, w, flags);
-    return n <= TREE_MAX ? merge_tree(m, x, n, limit, w, flags)
-                         : merge_heap(m, x, n, limit, w, flags);
+    raw_symbols(m, x, w, len, spans);
 }
 
-size_t mt_merge(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
-                const unsigned char *w, int flags)
+int32_t mt_whole_word(const MergeTable *m, const unsigned char *w, size_t len)
 {
-    if (n < 2)
-        return n;
-    x->wlen = word_len(x, n, flags);
-    mt_want_memo(m, x);
-    if (!m->bytepair)
-        flags &= ~MT_RAW;
-    if (n < HEAP_FROM)
-        return merge_scan(m, x, n, limit, w, flags);
-#ifdef HAVE_FLAT
-    if (n <= FLAT_MAX && (flags & MT_RAW) && have_avx2()) {
-        int spans = flags & MT_SPANS;
-        struct FlatWord f = {x, w, n, 0, 1, 0};
-        if (m->by_span)
-            flat8_spans_one(m, &f, limit);
-        else
-            flat8_one(m, &f, limit);
-        if (f.state == 0)
-            return flat_finish(x, n, spans, 0);
-        raw_symbols(m, x, w, n, spans); /* the word as it came: past the flat loop */
-    } else if (n <= FLAT_MAX && !(flags & MT_RAW) && !m->by_span &&
-               m->rank_cap <= (size_t)FLAT_RANKS && have_avx2() && all_tokens(x->sym, n)) {
-        /* merge-based words of given symbols (a character model's: byte fallback, the
-         * unknown token), their pairs looked up by ids: only when every symbol is a
-         * token (a -1 would read as merged away) and every rank is below rank_cap, so
-         * fits the keys (a word merged part way could not go back to its symbols).
-         * SentencePiece-style English words glued together: 17.7-18.7 -> 19.9-20.1 MB/s,
-         * where the bucket queue took them */
-        struct FlatWord f = {x, w, n, 0, 1, 1};
-        flat8_one(m, &f, limit);
-        if (f.state == 0)
-            return flat_finish(x, n, flags & MT_SPANS, 1);
-    }
-#endif
-    return merge_rest(m, x, n, limit, w, flags);
+    return len >= 2 ? key_of(m, w, len) : -1;
 }
+
+int mt_have_flat(void)
+{
+#if MT_HAVE_FLAT
+    return (bpe_cpu() & BPE_CPU_AVX2) != 0;
+#else
+    return 0;
+#endif
+}
+
+size_t mt_merge_scan(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
+                     const unsigned char *w, int flags)
+{
+    return merge_scan(m, x, n, limit, w, flags);
+}
+
+#if MT_HAVE_FLAT
+size_t mt_merge_flat(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
+                     const unsigned char *w, int flags)
+{
+    int spans = flags & MT_SPANS;
+    struct FlatWord f = {x, w, n, 0, 1};
+    if (m->by_span)
+        flat8_spans_one(m, &f, limit);
+    else
+        flat8_one(m, &f, limit);
+    if (f.state == 0)
+        return flat_finish(x, n, spans);
+    raw_symbols(m, x, w, n, spans); /* the word as it came */
+    return (size_t)-1;
+}
+
+/* a word of the pair once the flat loop is done with it: its symbols moved to the front,
+ * or (a rank too large for the keys) given back as it came */
+static size_t flat_done(const MergeTable *m, const struct FlatWord *f, int spans)
+{
+    if (f->state == 0)
+        return flat_finish(f->x, f->n, spans);
+    raw_symbols(m, f->x, f->w, f->n, spans);
+    return (size_t)-1;
+}
+
+void mt_merge_flat_pair(const MergeTable *m, MergeScratch *x, MergeScratch *y,
+                        const unsigned char *w1, size_t len1, const unsigned char *w2,
+                        size_t len2, int32_t limit, size_t *k1, size_t *k2)
+{
+    int spans = m->by_span; /* (mt_encode_bytes' spans, asked for none) */
+    mt_want_memo(m, x);
+    y->seen = x->seen; /* one memo: the same thread, one word's step at a time */
+    struct FlatWord a = {x, w1, len1, 0, 1}, b = {y, w2, len2, 0, 1};
+    if (m->by_span)
+        flat8_spans_two(m, &a, &b, limit);
+    else
+        flat8_two(m, &a, &b, limit);
+    *k1 = flat_done(m, &a, spans);
+    *k2 = flat_done(m, &b, spans);
+    y->seen = NULL; /* x's */
+}
+#endif
 
 int mt_may_merge(const MergeTable *m, int32_t a, int32_t b)
 {
@@ -1294,88 +944,6 @@ int32_t mt_pair(const MergeTable *m, int32_t a, int32_t b, const unsigned char *
         return -1;
     *new_id = e->new_id;
     return e->rank;
-}
-
-size_t mt_encode_bytes(const MergeTable *m, MergeScratch *x, const unsigned char *w, size_t len,
-                       int32_t limit, int spans)
-{
-    if (ms_reserve(x, len) < 0)
-        return (size_t)-1;
-    spans = spans || m->by_span;
-    if (m->whole_words && limit == NO_RANK && len >= 2) {
-        int32_t id = key_of(m, w, len);
-        if (id >= 0) {
-            x->sym[0] = id;
-            x->st[0] = 0;
-            x->en[0] = (int32_t)len;
-            return 1;
-        }
-    }
-    if (m->bytes_ok && mt_is_ws_run(w, len)) { /* whitespace_runs.c */
-        mt_want_memo(m, x);
-        size_t k = mt_merge_whitespace(m, x, w, len, limit);
-        if (k != (size_t)-1)
-            return k;
-    }
-    if (m->sub2 && m->bytes_ok) { /* pieces where no token crosses (token_boundaries.c) */
-        mt_want_memo(m, x);
-        size_t k = mt_merge_at_boundaries(m, x, w, len, limit);
-        if (k != (size_t)-1)
-            return k;
-    }
-    raw_symbols(m, x, w, len, spans);
-    return mt_merge(m, x, len, limit, w, (m->bytes_ok ? MT_RAW : 0) | (spans ? MT_SPANS : 0));
-}
-
-/* 1: mt_encode_bytes merges the word whole in the flat loop (no whole-word token, no
- * whitespace run, no cuts: mt_merge_at_boundaries takes only words ending outside ASCII) */
-int mt_goes_flat(const MergeTable *m, const unsigned char *w, size_t len, int32_t limit)
-{
-    if (len < HEAP_FROM || len > FLAT_MAX || !m->bytes_ok || !m->bytepair)
-        return 0;
-    if ((m->sub2 && w[len - 1] >= 0x80) || mt_is_ws_run(w, len)) /* (the quick tests first) */
-        return 0;
-    return !(m->whole_words && limit == NO_RANK && key_of(m, w, len) >= 0);
-}
-
-#ifdef HAVE_FLAT
-/* a word of the pair once the flat loop is done with it: its symbols moved to the front,
- * or (a rank too large for the keys) merged again past the flat loop */
-static size_t flat_done(const MergeTable *m, const struct FlatWord *f, int32_t limit, int spans)
-{
-    if (f->state == 0)
-        return flat_finish(f->x, f->n, spans, 0);
-    raw_symbols(m, f->x, f->w, f->n, spans);
-    return merge_rest(m, f->x, f->n, limit, f->w, MT_RAW | (spans ? MT_SPANS : 0));
-}
-#endif
-
-int mt_encode_bytes2(const MergeTable *m, MergeScratch *x, MergeScratch *y,
-                     const unsigned char *w1, size_t len1, const unsigned char *w2, size_t len2,
-                     int32_t limit, size_t *k1, size_t *k2)
-{
-#ifdef HAVE_FLAT
-    if (!have_avx2() || !mt_goes_flat(m, w1, len1, limit) || !mt_goes_flat(m, w2, len2, limit))
-        return 0;
-    if (ms_reserve(x, len1) < 0 || ms_reserve(y, len2) < 0)
-        return -1;
-    int spans = m->by_span; /* (mt_encode_bytes' spans, asked for none) */
-    mt_want_memo(m, x);
-    y->seen = x->seen; /* one memo: the same thread, one word's step at a time */
-    struct FlatWord a = {x, w1, len1, 0, 1, 0}, b = {y, w2, len2, 0, 1, 0};
-    if (m->by_span)
-        flat8_spans_two(m, &a, &b, limit);
-    else
-        flat8_two(m, &a, &b, limit);
-    *k1 = flat_done(m, &a, limit, spans);
-    *k2 = flat_done(m, &b, limit, spans);
-    y->seen = NULL; /* x's */
-    return 1;
-#else
-    (void)m, (void)x, (void)y, (void)w1, (void)len1, (void)w2, (void)len2, (void)limit;
-    (void)k1, (void)k2;
-    return 0;
-#endif
 }
 
 int mt_init(MergeTable *m, const int32_t byte_ids[256])
@@ -1406,6 +974,7 @@ int mt_init(MergeTable *m, const int32_t byte_ids[256])
     }
     for (int i = 0; i < 65536; i++)
         m->bytepair[i].rank = NO_RANK;
+    m->strategy = mt_strategy_get();
     return grow(m);
 }
 
@@ -1447,8 +1016,6 @@ void mt_free(MergeTable *m)
     free(m->minop);
     free(m->short_keys);
     free(m->short_filter);
-    free(m->ws_tok);
-    mt_ws_forget(m);
     memset(m, 0, sizeof(*m));
 }
 
@@ -1483,8 +1050,6 @@ int mt_add(MergeTable *m, int32_t a, int32_t b, int32_t rank, int32_t new_id, in
     free(m->chars); /* filled in from the merges known then (no thread merges while adding) */
     free(m->prefix4);
     m->chars = m->prefix4 = NULL;
-    mt_ws_forget(m); /* new merges may make new symbols of whitespace */
-    m->ws_failed = 0;
     for (int k = 0; k < 2; k++) { /* the lowest rank of a merge with each part */
         int32_t t = k ? b : a;
         size_t had = m->minop_cap;

@@ -12,15 +12,14 @@
  * whole_words: a word that is itself a token is taken whole (tiktoken always; HF with
  * ignore_merges). For merges learned by training -- a token is only ever merged further
  * at a later rank -- lowest-rank-leftmost equals training's "replace every occurrence
- * left to right" rule. Short words scan for the lowest rank; words of 33..1024 raw bytes
- * scan one flat array of keys with an AVX2 minimum where the CPU has one (two
- * such words in a row merge side by side, a step of each in turn: mt_encode_bytes2; with
- * AVX-512 the encoder merges them sixteen at a time, a word in each lane: lanes.c), else
- * (and other words of 33..1024 symbols) keep a bucket queue over ranks (a bitmap of the
- * ranks present, chains of the pairs of each); longer ones keep block minima (a tree of
- * three levels of 32) or, past 32768
- * symbols, a heap, so a word of n symbols costs O(n log n) rather than O(n^2) (1,000,000
- * spaces, "x" * 10**6).
+ * left to right" rule. How a word is merged is one of the strategies below ("strategies":
+ * one table, strategies.c; one place that chooses, route.c's mt_route): short words scan
+ * for the lowest rank; words of 33..1024 raw bytes scan one flat array of keys with an
+ * AVX2 minimum where the CPU has one (two such words in a row merge side by side, a step
+ * of each in turn: mt_encode_bytes2; with AVX-512 the encoder merges them sixteen at a
+ * time, a word in each lane: lanes.c); other words go to the reference merge
+ * (reference.c, a heap), so a word of n symbols costs O(n log n) rather than O(n^2)
+ * (1,000,000 spaces, "x" * 10**6).
  *
  * Lookups: pairs of two raw bytes come from a 256 x 256 table; other pairs from an
  * open-addressing hash behind a 512 KB filter (two bits of one word a pair); a merge's
@@ -30,8 +29,6 @@
  * cut where no token can cross, and the pieces merged alone (token_boundaries.c): for rank-based
  * tables and for merge-based ones whose every merge makes the token of its two parts'
  * bytes (byte-level tokenizer.json files).
- * Long runs of ASCII whitespace go on the few symbols whitespace can make (whitespace_runs.c,
- * on every table): read off pairs of them without a limit, else cut where none crosses.
  *
  * Threads: a MergeTable is only read while merging, so any number of threads can merge
  * with one table at once, each with its own MergeScratch. Adding merges must wait until
@@ -44,6 +41,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "merge/strategies.h"
 #include "util/load.h" /* load4, load5, load8 */
 #include "util/simd.h"
 
@@ -63,7 +61,7 @@ typedef struct {
 /* The id of the token whose bytes are p[0..n), or -1 (rank-based models, whole words). */
 typedef int32_t (*mt_key_fn)(const void *ctx, const unsigned char *p, size_t n);
 
-typedef struct {
+typedef struct MergeTable {
     MergeEntry *tab;
     size_t cap; /* power of two; 0 until mt_init */
     size_t n;
@@ -117,21 +115,15 @@ typedef struct {
     uint64_t *short_filter; /* two bits per hash of a short key (512 KB, merge.c): most
                                spans tried while merging are no token, and the table
                                itself is megabytes read at random */
-    struct MergeWs *ws; /* whitespace_runs.c: the symbols a whitespace run can hold; NULL:
-                           not made yet (made at the first long run) */
-    int ws_failed;      /* no memory for it, or no token for a whitespace byte */
-    uint64_t *ws_tok;   /* rank-based: hashed bits of the tokens of 2+ whitespace bytes given
-                           to mt_add_short_key, their first and last parts (whitespace_runs.c
-                           skips the pairs that miss them); trusted while short_keys is
-                           (every token was given) */
-    int ws_tok_lost;    /* no memory for ws_tok */
+    int strategy;       /* MT_AUTO, or the one strategy forced on this table (mt_init takes
+                           the process's: mt_strategy_set, BPE_GUI_MERGE) */
 } MergeTable;
 
 /* Per-thread scratch: one word's symbols, ranks, list links, byte spans, heap; and the
  * ranks of recently seen pairs (a pair of tokens has one rank, so hashing their bytes or
  * probing the merge table again can be skipped): for rank-based tables, and for
  * merge-based ones in a scratch that is `kept`. */
-typedef struct {
+typedef struct MergeScratch {
     int32_t *sym, *rk, *nxt, *prv, *st, *en;
     uint64_t *heap;
     size_t cap;
@@ -140,12 +132,52 @@ typedef struct {
     struct MergePiece *pieces; /* token_boundaries.c: short pieces' tokens; NULL: none yet */
     uint32_t piece_bits;       /* 2**piece_bits of them */
     uint32_t piece_fills;      /* pieces put in so far */
-    uint32_t ws_whole;  /* bytes of whitespace runs merged whole before whitespace_runs.c's table */
-    struct MergeBuckets *bq; /* merge.c's bucket queue of long words; NULL: none yet */
-    int bq_failed;           /* no memory for it once: long words merge in the tree */
     size_t wlen;             /* mt_merge: the word's bytes (its last symbol's end) */
-    struct MergeLanes *lanes; /* lanes.c's sixteen words at once; NULL: none yet */
+    size_t (*merge)(const struct MergeTable *m, struct MergeScratch *x, size_t n, int32_t limit,
+                    const unsigned char *w, int flags);
+                              /* how token_boundaries.c merges a piece's symbols (mt_merge):
+                                 set by route.c, so no strategy calls back there */
+    struct MergeLanes *lanes; /* lanes.c's sixteen words at once; NULL: none yet. It begins
+                                 with the function that frees it, so ms_free (merge.c)
+                                 calls nothing in lanes.c */
 } MergeScratch;
+
+/* ---- strategies: the ways a word can be merged (strategies.h); their entry points ---- */
+
+/* The strategies over a word's n symbols in x (as mt_merge; each returns the new length,
+ * or (size_t)-1 when it gave the word back as it came). route.c calls them; merge.c
+ * holds all but the reference (reference.c). */
+#define MT_SCAN_MAX 32         /* symbols of a word scan takes at most */
+typedef size_t (*mt_merge_fn)(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
+                              const unsigned char *w, int flags);
+size_t mt_merge_reference(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
+                          const unsigned char *w, int flags);
+size_t mt_merge_scan(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
+                     const unsigned char *w, int flags);
+size_t mt_merge_flat(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
+                     const unsigned char *w, int flags); /* -1: a rank too large */
+/* two raw words side by side (spans when rank-based): *k1, *k2 their lengths, or
+ * (size_t)-1 each one given back */
+void mt_merge_flat_pair(const MergeTable *m, MergeScratch *x, MergeScratch *y,
+                        const unsigned char *w1, size_t len1, const unsigned char *w2,
+                        size_t len2, int32_t limit, size_t *k1, size_t *k2);
+int mt_have_flat(void); /* 1: this build has the flat loop and the CPU AVX2 */
+/* x->sym (and spans) of a byte-level word as it came: its bytes' tokens */
+void mt_raw_symbols(const MergeTable *m, MergeScratch *x, const unsigned char *w, size_t len,
+                    int spans);
+/* the token of the whole word w[0..len), or -1 */
+int32_t mt_whole_word(const MergeTable *m, const unsigned char *w, size_t len);
+
+/* mt_route's places: a byte-level word w[0..n) (every byte a token) past the whole-word
+ * rule: MT_BOUNDARIES or MT_AUTO (merge its symbols); n symbols
+ * in x (flags MT_RAW, MT_SPANS): MT_SCAN, MT_FLAT or MT_REFERENCE; a word
+ * w[0..n) the encoder is about to merge: MT_LANES (into its batch),
+ * MT_FLAT_PAIR (beside the next word if that one routes here too) or MT_AUTO (alone). */
+enum { MT_AT_WORD, MT_AT_SYMBOLS, MT_AT_BATCH };
+/* The strategy for a word at `at`, leaving out those whose bit is set in `declined` (they
+ * gave the word back). The one place that chooses. */
+int mt_route(const MergeTable *m, MergeScratch *x, int at, const unsigned char *w, size_t n,
+             int flags, int32_t limit, unsigned declined);
 
 /* byte_ids: the token id of each single byte (-1: none). 0, or -1 when out of memory. */
 int mt_init(MergeTable *m, const int32_t byte_ids[256]);
@@ -221,10 +253,6 @@ int mt_encode_bytes2(const MergeTable *m, MergeScratch *x, MergeScratch *y,
 /* ---- long words in the flat loop, or sixteen at a time in the lanes (lanes.c) ---- */
 #define MT_FLAT_MAX 1024 /* bytes of a word the flat loop and the lanes take at most */
 
-/* 1: mt_encode_bytes would merge the byte-level word w[0..len) whole in the flat loop
- * (33..MT_FLAT_MAX bytes, no whole-word token, no whitespace run, not cut) */
-int mt_goes_flat(const MergeTable *m, const unsigned char *w, size_t len, int32_t limit);
-
 /* The rank (< limit, else NO_RANK) of merging the tokens a and b, past the filters: from
  * x's memo or the table (rank-based: their bytes w[at..at+len), as a number `key` when
  * len <= 8); the token it makes in *made. */
@@ -259,7 +287,6 @@ void mt_want_memo(const MergeTable *m, MergeScratch *x);
 /* Lanes on (1) or off (0) for every table of this process (tests compare both); returns
  * the previous setting. */
 int mt_lanes_use(int on);
-void mt_lanes_free(MergeScratch *x);
 
 /* The cut tables' hashed bits (token_boundaries.c, and merge.c's quick "no token" answer). */
 #define MT_SUBH_BITS 25 /* 4 MB; o200k puts ~2M short strings in it */
@@ -275,30 +302,9 @@ static inline size_t mt_subh_bit(int kind, uint64_t v) /* v: <= 7 bytes, little-
 size_t mt_merge_at_boundaries(const MergeTable *m, MergeScratch *x, const unsigned char *w,
                               size_t len, int32_t limit);
 
-/* Pieces of a word (token_boundaries.c's cache of pieces, for whitespace_runs.c): the
- * cache made when limit is NO_RANK; the piece w[a..a+k) merged (or from the cache), its
- * tokens written at x->sym[out..] (spans in x->st / x->en); returns the new out. */
-void mt_pieces_ready(MergeScratch *x, int32_t limit);
-size_t mt_put_piece(const MergeTable *m, MergeScratch *x, const unsigned char *w, size_t len,
-                    size_t a, size_t k, int32_t limit, size_t out);
 
-/* whitespace_runs.c: a word of 24 or more ASCII whitespace bytes (1) goes on the symbols
- * a whitespace run can hold (read off their pairs without a limit; else split where none
- * crosses, each piece merged alone); (size_t)-1 when the word is to be merged whole
- * instead. mt_ws_forget: after new merges. */
-int mt_is_ws_run(const unsigned char *w, size_t len);
-int mt_is_ws(const unsigned char *w, size_t len); /* every byte ASCII whitespace */
-size_t mt_merge_whitespace(const MergeTable *m, MergeScratch *x, const unsigned char *w,
-                           size_t len, int32_t limit);
-void mt_ws_forget(MergeTable *m);
-/* The whole run w[0..len) by its tokens' pairs, without a merge limit (the symbols made at
- * once); (size_t)-1 when that way is not open (no table, too many symbols) or gives up. */
-size_t mt_ws_by_pairs(const MergeTable *m, MergeScratch *x, const unsigned char *w, size_t len);
-/* rank-based, from mt_add_short_key: every token, for ws_tok */
-void mt_ws_note_token(MergeTable *m, const unsigned char *p, size_t len);
-
-/* The lowest of key[0..n), n a multiple of 4 and at least 4 (merge.c's and
- * whitespace_runs.c's blocks of pair keys, padded with a key above every other). */
+/* The lowest of key[0..n), n a multiple of 4 and at least 4 (merge.c's blocks of pair
+ * keys, padded with a key above every other). */
 static inline int32_t mt_min_key(const int32_t *key, size_t n)
 {
 #if defined(BPE_SIMD_SSE2)

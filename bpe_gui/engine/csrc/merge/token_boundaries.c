@@ -621,13 +621,11 @@ static inline uint64_t in_word(const unsigned char *w, size_t len, size_t a, siz
 }
 
 /* What merging through a copy of x (y, its arrays moved to a piece) set up for good --
- * the memo of pairs, the bucket queue -- stays with x: made in the copy alone it was
+ * the memo of pairs -- stays with x: made in the copy alone it was
  * lost (and made again for the next piece) while x had none yet. Returns r. */
 static inline size_t keep_setup(MergeScratch *x, const MergeScratch *y, size_t r)
 {
     x->seen = y->seen;
-    x->bq = y->bq;
-    x->bq_failed = y->bq_failed;
     return r;
 }
 
@@ -643,7 +641,7 @@ static size_t merge_piece(const MergeTable *m, MergeScratch *x, const unsigned c
         y.st[i] = (int32_t)i;
         y.en[i] = (int32_t)i + 1;
     }
-    return keep_setup(x, &y, mt_merge(m, &y, k, limit, w + a, MT_RAW | MT_SPANS));
+    return keep_setup(x, &y, y.merge(m, &y, k, limit, w + a, MT_RAW | MT_SPANS));
 }
 
 /* ---- the table of characters: each filled in when first seen ----
@@ -818,7 +816,7 @@ static size_t merge_chars(const MergeTable *m, MergeScratch *x, const int32_t *f
         y.en[n++] = (int32_t)(i + step);
         i += step;
     }
-    return keep_setup(x, &y, mt_merge(m, &y, n, limit, w + a, MT_SPANS));
+    return keep_setup(x, &y, y.merge(m, &y, n, limit, w + a, MT_SPANS));
 }
 
 /* the piece's tokens: merged, by characters (first: see merge_chars) or from its bytes */
@@ -1128,16 +1126,4 @@ size_t mt_merge_at_boundaries(const MergeTable *m, MergeScratch *x, const unsign
     }
 #undef FRAMED
     return out;
-}
-
-void mt_pieces_ready(MergeScratch *x, int32_t limit)
-{
-    if (limit == NO_RANK) /* (none: pieces are merged each time) */
-        pieces_of(x);
-}
-
-size_t mt_put_piece(const MergeTable *m, MergeScratch *x, const unsigned char *w, size_t len,
-                    size_t a, size_t k, int32_t limit, size_t out)
-{
-    return put_piece(m, x, NULL, NULL, w, len, a, k, limit, out);
 }

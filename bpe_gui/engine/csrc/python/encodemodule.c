@@ -35,6 +35,7 @@
 #include "merge/merge.h"
 #include "scan/scan.h"
 #include "python/scan_python.h"
+#include "python/merge_strategies.h"
 #include "merge/wordcache.h"
 #include "merge/encoder.h"
 #include "util/atomics.h"
@@ -440,25 +441,6 @@ static PyObject *Merger_merge(Merger *m, PyObject *args)
     return t;
 }
 
-/* tests: a run of whitespace by its tokens' pairs (whitespace_runs.c), None if that gives up */
-static PyObject *Merger_whitespace_run(Merger *m, PyObject *arg)
-{
-    Py_buffer b;
-    if (check_ready(m) < 0 || PyObject_GetBuffer(arg, &b, PyBUF_SIMPLE) < 0)
-        return NULL;
-    MergeScratch x = {0};
-    if (ms_reserve(&x, b.len ? (size_t)b.len : 1) < 0) {
-        PyBuffer_Release(&b);
-        ms_free(&x);
-        return PyErr_NoMemory();
-    }
-    size_t k = mt_ws_by_pairs(m->t, &x, b.buf, (size_t)b.len);
-    PyObject *r = k == (size_t)-1 ? Py_NewRef(Py_None) : tuple_of(x.sym, k);
-    PyBuffer_Release(&b);
-    ms_free(&x);
-    return r;
-}
-
 /* one word for encode_words: its bytes as byte ids, merged up to the limit */
 typedef struct {
     Merger *m;
@@ -529,9 +511,6 @@ static PyMethodDef Merger_methods[] = {
      "encode_text(preset, text, limit, cache) -> list of ids (native scanner)"},
     {"encode_pieces", (PyCFunction)Merger_encode_pieces, METH_VARARGS,
      "encode_pieces(blob, starts, joins, limit, cache) -> (ids, starts), as bytes"},
-    {"_whitespace_run", (PyCFunction)Merger_whitespace_run, METH_O,
-     "_whitespace_run(run) -> tuple | None: a run of ASCII whitespace by its tokens' pairs "
-     "(tests; None when that way gives up)"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1542,6 +1521,7 @@ static PyMethodDef encode_functions[] = {
      "_fast_word(preset, data) -> int: the one-load word scanner's answer (tests)"},
     {"_use_lanes", use_lanes_py, METH_O,
      "_use_lanes(on) -> bool: long words in AVX-512 lanes or not (tests); the setting before"},
+    MERGE_STRATEGY_METHODS,
     {NULL, NULL, 0, NULL},
 };
 
@@ -1553,7 +1533,7 @@ static struct PyModuleDef encode_module = {
 PyMODINIT_FUNC PyInit__encode(void)
 {
     if (PyType_Ready(&MergerType) < 0 || PyType_Ready(&WordCacheType) < 0 ||
-        PyType_Ready(&EncoderType) < 0)
+        PyType_Ready(&EncoderType) < 0 || merge_strategy_from_env() < 0)
         return NULL;
     PyObject *m = PyModule_Create(&encode_module);
     if (!m)

@@ -72,6 +72,7 @@
 #include "imported/pipeline.h"
 #include "python/cached_words.h"
 #include "util/simd.h"
+#include "python/merge_strategies.h"
 
 typedef struct {
     PyObject_HEAD
@@ -1557,6 +1558,7 @@ static PyMethodDef module_methods[] = {
      "set_grapheme_classes(table: bytes) -> None"},
     {"has_grapheme_classes", (PyCFunction)py_has_grapheme_classes, METH_NOARGS,
      "has_grapheme_classes() -> bool"},
+    MERGE_STRATEGY_METHODS,
     {NULL, NULL, 0, NULL},
 };
 
@@ -1569,7 +1571,9 @@ static struct PyModuleDef pipeline_module = {
 PyMODINIT_FUNC PyInit__pipeline(void) {
     init_alphabet();
     init_b64();
-    if (PyType_Ready(&ModelType) < 0 || PyType_Ready(&CharsmapType) < 0) return NULL;
+    if (PyType_Ready(&ModelType) < 0 || PyType_Ready(&CharsmapType) < 0 ||
+        merge_strategy_from_env() < 0)
+        return NULL;
     PyObject *mod = PyModule_Create(&pipeline_module);
     if (!mod) return NULL;
     if (PyModule_AddStringConstant(mod, "simd", BPE_SIMD_BUILT) < 0) {

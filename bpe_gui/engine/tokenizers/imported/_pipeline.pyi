@@ -133,3 +133,11 @@ class Charsmap:
 def set_grapheme_classes(table: Buffer, /) -> None:
     """One grapheme class byte per code point (text/graphemes.py)."""
 def has_grapheme_classes() -> bool: ...
+
+def merge_strategies() -> list[tuple[str, str, str, str, bool]]:
+    """(name, the instruction set it needs or "", the words it applies to, its invariant,
+    whether this build and CPU run it)."""
+def set_merge_strategy(name: str, /) -> str:
+    """Force a merge strategy ('auto': none) on tables made from now on; the one before."""
+def merge_strategy_used() -> dict[str, int]:
+    """Words each strategy merged in tables made while one was forced."""

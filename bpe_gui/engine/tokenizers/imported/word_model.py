@@ -175,6 +175,16 @@ def charsmap_module():
     return mod
 
 
+def merge_engine():
+    """``_pipeline``, whose copy of the C merge engine runs this package's models (its
+    strategies are forced through ``tokenizers.strategies``), or None without it."""
+    try:
+        from . import _pipeline as mod
+    except ImportError:   # no C compiler at install time
+        return None
+    return mod
+
+
 def find_model_tables(raw: bytes):
     """The spans of a tokenizer.json's ``model.vocab`` and ``model.merges`` in its text, for
     the C model to read them without json (None where they cannot be found, or without the

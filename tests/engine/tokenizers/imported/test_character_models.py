@@ -116,7 +116,7 @@ def test_long_words_of_a_character_model_are_tokenizers(tmp_path, byte_fallback,
                                                         suffix):
     """Words of 33 to 1,024 symbols that no cut splits (the training text's words glued
     together: every pair of their letters merges) merge in the flat loop over their given
-    symbols (merge.c's flat8_syms_one; the bucket queue before): ids and offsets are
+    symbols (the reference merge): ids and offsets are
     tokenizers', with byte-fallback symbols (four for one character, their spans inside
     it), unknown tokens fused or not and the end-of-word suffix among them. Longer words
     go past the flat loop; they are here too."""
