@@ -111,6 +111,36 @@ def test_replay_counts_equal_a_slow_recount(core, seed):
         assert {p: n for p, n in counts.items() if n} == dict(slow_counts(words, freqs)), k
 
 
+@pytest.mark.regression
+@pytest.mark.parametrize("core", ["c", "python"])
+def test_a_replay_that_changes_nothing_gives_empty_records(core):
+    """The C core's replay gave None, not bytes, for a sample no merge of the chunk
+    touched (Py_BuildValue's y# of a NULL buffer), and infer_mixture failed in numpy."""
+    table, _, _ = random_table(1)
+    replay = MergeReplay(table)
+    if core == "python":
+        replay.core = _pycore.Core(table.blob, table.starts, table.counts,
+                                   [bytes([i]) for i in range(256)], _pycore.LOWEST_IDS)
+    chunk = replay.replay(array("i", [120, 121, 122, 256]))   # 'xy', then 'z' + 'xy'
+    assert struct.unpack("<2q", chunk.counts) == (0, 0)
+    assert (chunk.changed, chunk.tops) == (b"", b"")
+
+
+@pytest.mark.regression
+def test_a_few_merges_that_one_sample_never_holds_are_inferred():
+    """infer_mixture with merges=N failed with a TypeError where a category's sample held
+    none of the first N merges' pairs (the core's replay gave None for its changes)."""
+    texts = {"en": "the cat sat on the mat with the other cat.\n",
+             "zh": "满纸荒唐言，一把辛酸泪！都云作者痴，谁解其中味？\n"}
+    trainer = Trainer.from_text(texts["en"] * 30 + texts["zh"] * 5, TrainSettings(vocab_size=300))
+    trainer.run()
+    for n in (1, 5):
+        result = infer_mixture(trainer.tokenizer(), {k: v * 20 for k, v in texts.items()},
+                               merges=n)
+        assert result.merges_used == n and set(result.proportions) == set(texts)
+        assert sum(result.proportions.values()) == pytest.approx(1.0)
+
+
 def test_replay_refuses_an_id_not_made_yet():
     table, _, _ = random_table(1)
     with pytest.raises(ValueError, match="does not exist yet"):

@@ -470,9 +470,13 @@ static PyObject *Core_replay(CoreObject *self, PyObject *args, PyObject *kwds)
                      "exist yet (%d, %d)", (long long)bad, (int)ab[2 * bad],
                      (int)ab[2 * bad + 1]);
     } else {
-        out = Py_BuildValue("(y#y#y#y#)", (const char *)counts, (Py_ssize_t)(n * 8),
-                            (const char *)ends, (Py_ssize_t)(n * 8), (const char *)ch.v,
-                            (Py_ssize_t)(ch.n * sizeof(BpePairCount)), (const char *)tops,
+        /* y# makes None of a NULL buffer: an empty one (no merge changed a pair of this
+         * sample, no top pairs asked) must still be bytes */
+        out = Py_BuildValue("(y#y#y#y#)", counts ? (const char *)counts : "",
+                            (Py_ssize_t)(n * 8), ends ? (const char *)ends : "",
+                            (Py_ssize_t)(n * 8), ch.v ? (const char *)ch.v : "",
+                            (Py_ssize_t)(ch.n * sizeof(BpePairCount)),
+                            tops ? (const char *)tops : "",
                             (Py_ssize_t)(n * top_k * (Py_ssize_t)sizeof(BpePairCount)));
     }
     free(counts);
