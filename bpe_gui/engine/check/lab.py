@@ -108,6 +108,7 @@ class CheckCorpus:
     def __init__(self, source: "str | Path | Sequence[str | Path]", limits: CheckLimits):
         self.paths: tuple[str, ...] = ()
         self.text: str | None = None
+        self._utf8: bytes | None = None
         if isinstance(source, str):
             self.text, self.name = source, "the corpus"
             self.n_bytes = len(source.encode("utf-8", "surrogatepass"))
@@ -131,6 +132,15 @@ class CheckCorpus:
     @property
     def source(self) -> "str | list[str]":
         return self.text if self.text is not None else list(self.paths)
+
+    def text_bytes(self) -> bytes | None:
+        """The text in UTF-8 (lone surrogates kept), made at the first call; None when
+        the corpus is not held whole."""
+        if self.text is None:
+            return None
+        if self._utf8 is None:
+            self._utf8 = self.text.encode("utf-8", "surrogatepass")
+        return self._utf8
 
 
 class Lab:

@@ -410,7 +410,7 @@ def zero_why(lab: Lab, state: _State, step: int, pair: Pair | None) -> str:
                 f"{cut}), so {sentences.q(pair)} never stands side by side: your trainer "
                 "must have made a merge there that the reference did not (or made it "
                 "earlier).")
-    text = _text_bytes(lab)
+    text = lab.corpus.text_bytes()
     if text is None:
         return f"{shown} occurs in no word of the corpus as the reference cuts it."
     n = text.count(token)
@@ -420,17 +420,6 @@ def zero_why(lab: Lab, state: _State, step: int, pair: Pair | None) -> str:
     return (f"{shown} occurs {n:,} time(s) in the text, but always across a boundary between "
             f"two words of {pattern_label(lab.settings.pattern)} (or a special token), and "
             "the reference counts pairs only inside a word.")
-
-
-def _text_bytes(lab: Lab) -> bytes | None:
-    text = lab.corpus.text
-    if text is None:
-        return None
-    cached = getattr(lab, "_text_bytes", None)
-    if cached is None:
-        cached = text.encode("utf-8", "surrogatepass")
-        lab._text_bytes = cached   # type: ignore[attr-defined]
-    return cached
 
 
 WRONG_SAMPLE = 200      # merges looked up in the text, evenly spread over the list
@@ -447,7 +436,7 @@ def wrong_corpus(lab: Lab) -> str:
     spread evenly over the list, are looked up in the text; when more than
     :data:`WRONG_SHARE` (1 in 20) of their tokens never occur, it is another text. ""
     when the corpus looks right (or its text is not held)."""
-    text = _text_bytes(lab)
+    text = lab.corpus.text_bytes()
     merges = lab.theirs
     if text is None or not merges:
         return ""
