@@ -56,7 +56,7 @@ def test_export_every_format_then_import_round_trips(trained, tmp_path, qtbot):
 def test_char_mode_disables_formats_that_cannot_hold_it(window, ready):
     from bpe_gui.gui.dialogs.export_dialog import ExportDialog
     c = window.controller
-    window.dock_layout.editor.load_sample("tutorial-sennrich")
+    window.dock_layout.editor.load_sample("tutorial-prefix")
     ready(c)
     c.goto(3)
     dlg = ExportDialog(c, window)
