@@ -35,6 +35,11 @@ class StatusBar:
         self.progress_bar.setFixedWidth(180)
         self.progress_bar.setRange(0, 1000)
         self.progress_bar.setTextVisible(False)
+        # a training job's last report (label, merges done, total) and the last step
+        # and vocabulary read off the trainer: the step label and the progress label
+        # say one number (on_progress, update_step_label)
+        self._merges: tuple[str, int, int] | None = None
+        self._looked: tuple[object, int, int, int | None, bool] | None = None
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setToolTip("Stop the running job (Esc)")
         self.cancel_button.clicked.connect(self.controller.cancel)
@@ -81,15 +86,23 @@ class StatusBar:
             return
         target = t.target_steps
         early = t.stopped_early()
-        step = f"Step {t.n_steps:,}" + (f" / {target:,}" if target is not None else "")
+        self._looked = (c.trainer, t.n_steps, t.vocab_size, target, bool(t.settings.prune))
+        self._set_step(t.n_steps, t.vocab_size, target, early)
+        self.step_label.setToolTip(f"{self.step_label.text()} · tie rule: "
+                                   f"{t.settings.tie_rule}")
+        if c.busy and self._merges is not None:   # a look in the middle of a run
+            label, _done, total = self._merges
+            self._merges = (label, t.n_steps, total)
+            self.progress_label.setText(describe_progress(label, t.n_steps, total, "merges"))
+        self._update_actions()
+
+    def _set_step(self, n: int, vocab: int | None, target: int | None, early: str = "") -> None:
+        step = f"Step {n:,}" + (f" / {target:,}" if target is not None else "")
         if early:
             step += f" · stopped: {early}"
         # short: the merge panel's status line says the rest, and the status bar's
         # messages get the room ("New target ap…" was cut off beside a long label)
-        self.step_label.setText(f"{step} · vocabulary {t.vocab_size:,}")
-        self.step_label.setToolTip(f"{step} · vocabulary {t.vocab_size:,} · tie rule: "
-                                   f"{t.settings.tie_rule}")
-        self._update_actions()
+        self.step_label.setText(step if vocab is None else f"{step} · vocabulary {vocab:,}")
 
     def show_busy(self, busy: bool) -> None:
         if busy:
@@ -97,6 +110,7 @@ class StatusBar:
             self.progress_label.setText(f"{self.controller.job_label}…")
         for w in (self.progress_label, self.progress_bar, self.cancel_button):
             w.setVisible(busy)
+        self._merges = None
         self.stale_label.setVisible(not busy)   # "Changed: retrain" while it retrains
         if not busy:
             self.update_step_label()
@@ -105,8 +119,23 @@ class StatusBar:
         if total > 0:
             self.progress_bar.setRange(0, 1000)
             self.progress_bar.setValue(int(1000 * min(done, total) / total))
-        self.progress_label.setText(describe_progress(label, done, total,
-                                                      self.controller.job_unit))
+        unit = self.controller.job_unit
+        self.progress_label.setText(describe_progress(label, done, total, unit))
+        if unit == "merges" and total > 0 and self.controller.training_job:
+            self._merges = (label, done, total)
+            self._follow_run(done)
+
+    def _follow_run(self, done: int) -> None:
+        """The step label at a running job's report: the trainer is read a few times a
+        second (LiveView), its reports come every 50 ms, so the label showed "Step 320"
+        beside "640 of 4,744 merges". Each merge adds one token, unless pruning."""
+        if self._looked is None:
+            return
+        trainer, n, vocab, target, prune = self._looked
+        running = self.controller.training.running_trainer() or self.controller.trainer
+        if running is not trainer or done < n:   # a retrain's new trainer, not yet looked at
+            return
+        self._set_step(done, None if prune else vocab + done - n, target)
 
     # ----- errors -----------------------------------------------------------------------
     def note_error(self, title: str, message: str) -> None:
