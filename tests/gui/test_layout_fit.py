@@ -77,7 +77,11 @@ def test_merge_panel_fits_its_area_without_scrolling(window, qtbot, size):
     panel = window.dock_layout.merge_panel
     qtbot.waitUntil(lambda: not area.verticalScrollBar().isVisible())
     assert panel.height() <= area.viewport().height()
-    for view in (panel.pair_view, panel.affected_view, panel.timeline_view):
+    for view, box in ((panel.pair_view, panel.pairs_box), (panel.affected_view, panel.last_box),
+                      (panel.timeline_view, panel.timeline_box)):
+        if panel.right_tabs.isVisible() and panel.right_tabs.indexOf(box) >= 0:
+            panel.right_tabs.setCurrentWidget(box)   # (a short or narrow panel's tabs)
+            qtbot.waitUntil(view.isVisible)
         assert view.isVisible() and inside_window(window, view)
         assert view.viewport().height() >= 2 * view.verticalHeader().defaultSectionSize(), \
             (view.objectName(), size)
@@ -175,7 +179,8 @@ def test_a_short_screen_leaves_the_encode_view_room_to_read(make_window, qtbot,
     line = ev.edit.fontMetrics().lineSpacing()
     assert ev.edit.viewport().height() >= 2 * line, ev.edit.viewport().height()
     tabs = win.dock_layout.merge_panel.right_tabs
-    assert tabs.isVisible() and [tabs.tabText(i) for i in range(2)] == [
+    # (too narrow for two columns with every table column: the next merge a tab too)
+    assert tabs.isVisible() and [tabs.tabText(i) for i in range(tabs.count())][-2:] == [
         "Last merge", "Timeline"]
     area = win.centralWidget()
     qtbot.waitUntil(lambda: not area.verticalScrollBar().isVisible())   # the panel fits
