@@ -335,6 +335,56 @@ def test_timeline_scrubber_and_find_the_step_that_made_a_token(window, qtbot, re
     assert not tools.search() and c.step_index == expected
 
 
+@pytest.mark.regression
+def test_dragging_the_scrubber_moves_the_panels_before_it_is_let_go(window, qtbot):
+    """The scrubber jumped only when let go: a drag updated nothing on the way."""
+    from PySide6.QtCore import QEvent, QPointF
+    from PySide6.QtGui import QMouseEvent
+    from PySide6.QtWidgets import QStyle, QStyleOptionSlider
+    from settle import settle
+    c = window.controller
+    panel = window.dock_layout.merge_panel
+    assert c.goto(10) and c.goto(0)     # ten steps on the timeline, at step 0
+    settle(qtbot, window, c)
+    slider = panel.timeline_tools.scrubber
+    panel.right_tabs.setCurrentWidget(panel.timeline_box)
+    qtbot.waitUntil(slider.isVisible)
+    assert slider.maximum() == 10 and slider.value() == 0
+
+    def x_of(k: int) -> int:
+        opt = QStyleOptionSlider()
+        slider.initStyleOption(opt)
+        groove = slider.style().subControlRect(QStyle.ComplexControl.CC_Slider, opt,
+                                               QStyle.SubControl.SC_SliderGroove, slider)
+        handle = slider.style().subControlRect(QStyle.ComplexControl.CC_Slider, opt,
+                                               QStyle.SubControl.SC_SliderHandle, slider)
+        span = groove.width() - handle.width()
+        return groove.x() + handle.width() // 2 + QStyle.sliderPositionFromValue(0, 10, k,
+                                                                                  span)
+
+    def send(kind, x: int) -> None:
+        pos = QPointF(x, slider.height() / 2)
+        buttons = Qt.NoButton if kind == QEvent.Type.MouseButtonRelease else Qt.LeftButton
+        ev = QMouseEvent(kind, pos, slider.mapToGlobal(pos), Qt.LeftButton, buttons,
+                         Qt.NoModifier)
+        QApplication.sendEvent(slider, ev)
+
+    send(QEvent.Type.MouseButtonPress, x_of(0))
+    assert slider.isSliderDown()
+    for k in (2, 4, 6):
+        send(QEvent.Type.MouseMove, x_of(k))
+        qtbot.waitUntil(lambda: c.step_index == k, timeout=3000)   # still held down
+        settle(qtbot, window, c)
+        assert slider.isSliderDown()
+        assert f"(step {k + 1})" in panel.next_label.text()       # the panels follow
+        assert panel.timeline.current == k
+    send(QEvent.Type.MouseMove, x_of(3))
+    send(QEvent.Type.MouseButtonRelease, x_of(3))
+    qtbot.waitUntil(lambda: c.step_index == 3 and not slider.isSliderDown(), timeout=3000)
+    settle(qtbot, window, c)
+    assert c.step_index == 3 and slider.value() == 3
+
+
 def test_partial_character_pairs_say_which_character_they_belong_to(qtbot):
     from bpe_gui.gui.models.pair_table import part_of
     from bpe_gui.gui.panels.merge.merge_panel import MergePanel
