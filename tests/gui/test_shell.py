@@ -216,6 +216,12 @@ def test_close_with_unsaved_edits_asks(make_window, qtbot, monkeypatch, tmp_path
         assert c.corpus_text == "my precious corpus" and c.corpus_dirty
     elif answer == "discard":
         assert closed and not target.exists()
+        # and the next start does not bring the discarded edits back (it did, from the
+        # autosaved session): the tutorial as it was
+        again = make_window()
+        assert "my precious corpus" not in again.controller.corpus_text
+        assert again.controller.corpus_text.startswith("low low lower")
+        assert again.controller.corpus_sample == "tutorial" and not again.controller.corpus_dirty
     else:
         assert closed
         assert target.read_text(encoding="utf-8") == "my precious corpus"

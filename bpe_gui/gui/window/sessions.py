@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import shutil
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -129,10 +130,12 @@ class Sessions:
         base = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppDataLocation)
         return Path(base or Path.home() / ".bpe-gui") / AUTOSAVE_NAME
 
-    def autosave(self) -> str | None:
+    def autosave(self, discard_edits: bool = False) -> str | None:
         """Save the session for the next start (on close). Never raises: quitting must
         not fail on it. Returns why it could not be saved (None: saved or not needed);
-        the next start says so too (``load_initial``)."""
+        the next start says so too (``load_initial``). ``discard_edits``: the user
+        answered Discard to unsaved corpus edits, so the session keeps the corpus as it
+        was before them (its file or sample; none for text typed from scratch)."""
         c = self.controller
         try:
             path = self.autosave_path()
@@ -142,6 +145,8 @@ class Sessions:
             # that one (never the half-restored state: no trainer yet is step 0)
             session = c.opening.session(self.encode_text(), self._show_ws(),
                                        self._timeline_end())
+            if discard_edits and c.corpus_dirty:
+                session = self._without_edits(session)
             text = session.corpus_text or ""
             if not session.corpus_paths and (not text or len(text) > AUTOSAVE_MAX_INLINE):
                 # nothing this session could be saved with: an older autosave must not
@@ -154,6 +159,21 @@ class Sessions:
             sys.stderr.write(why + "\n")
             return why
         return None
+
+    def _without_edits(self, session):
+        """``session`` with the corpus it had before unsaved edits, at step 0 (its steps
+        were trained on the edited text)."""
+        c = self.controller
+        paths, sample, text = list(c.corpus_paths), c.corpus_sample, None
+        if not paths and sample:
+            try:
+                text = resources().sample_text(resources().sample(sample))
+            except (KeyError, OSError):
+                sample = None
+        if not paths and text is None:
+            sample = None
+        return replace(session, corpus_text=text, corpus_paths=paths, sample=sample, step=0,
+                       furthest_step=0)
 
     def set_reopen(self, on: bool) -> None:
         self.settings.setValue("reopenLastSession", bool(on))
