@@ -414,3 +414,29 @@ def test_partial_character_pairs_say_which_character_they_belong_to(qtbot):
     assert any("part of the character 中" in t for t in tips)
     assert part_of(b"\xe4\xb8", ["ab", "中"]) == "中" and part_of(b"ab", ["ab"]) is None
     c.shutdown()
+
+
+@pytest.mark.regression
+def test_each_step_brings_the_next_merge_into_sight(qtbot):
+    """The pair table kept its scroll offset between steps: rank 1, merged next, could
+    be out of sight."""
+    text = " ".join(a + b + c for a in "bcdfgklmnprst" for b in "aeiou" for c in "xyz")
+    c = make_controller(text)
+    p = MergePanel(c)
+    qtbot.addWidget(p)
+    p.resize(1100, 500)
+    p.show()
+    qtbot.waitExposed(p)
+    view = p.pair_view
+
+    def next_in_sight() -> bool:
+        r = next(i for i, row in enumerate(p.pair_model.rows) if row.rank == 1)
+        return view.viewport().rect().contains(view.visualRect(p.pair_model.index(r, 0)))
+    for _ in range(3):
+        bar = view.verticalScrollBar()
+        qtbot.waitUntil(lambda: bar.maximum() > 0)
+        bar.setValue(bar.maximum())   # the user scrolled down the candidates
+        assert not next_in_sight()
+        assert c.step()
+        qtbot.waitUntil(next_in_sight, timeout=3000)
+    c.shutdown()

@@ -114,6 +114,7 @@ class MergePanel(QWidget):
         self._new_trainer = True
         self._last_rec: MergeStep | None = None
         self._words_of = None    # the trainer whose words the pair model has
+        self._pairs_at: tuple | None = None   # (trainer, step) the pair table was shown at
         self.next_rec: MergeStep | None = None
         self._build()
         c = controller
@@ -572,6 +573,10 @@ class MergePanel(QWidget):
         self.pair_view.set_column_minimum(1, self._pair_width())
         if self.pair_view.selectionModel().hasSelection():   # rows now hold other pairs
             self.pair_view.clearSelection()
+        at = (t, t.n_steps) if t is not None else None
+        if at != self._pairs_at:   # a new step: the pair merged next in sight (the table
+            self._pairs_at = at    # kept its scroll offset and rank 1 could be out of it)
+            self._scroll_to_next()
         self.next_rec = t.next_choice() if t is not None else None
         self.next_label.setText(self._next_text(snap))
         if not snap.rows:
@@ -584,6 +589,13 @@ class MergePanel(QWidget):
         # compact, the footer is hidden: the table says it where it is read
         self.pair_view.setToolTip(self.pairs_footer.text())
         self.more_btn.setEnabled(snap.maybe_more and not self.controller.busy)
+
+    def _scroll_to_next(self) -> None:
+        rows = self.pair_model.rows
+        r = next((i for i, row in enumerate(rows) if row.rank == 1), None)
+        if r is not None:
+            self.pair_view.scrollTo(self.pair_model.index(r, 0),
+                                    QAbstractItemView.ScrollHint.EnsureVisible)
 
     def _next_text(self, snap: PairSnapshot) -> str:
         if not self.controller.has_trainer:
