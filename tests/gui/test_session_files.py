@@ -118,3 +118,28 @@ def test_the_settings_show_the_sessions_own_while_its_corpus_is_read(window, tmp
     ready(c)
     assert c.settings.num_merges == 37 and panel.isEnabled()
     assert panel.merges_spin.value() == 37 and not panel.is_pending()
+
+
+@pytest.mark.regression
+def test_two_windows_closing_keep_both_sessions(make_window, ready, tmp_path):
+    """Two instances wrote the same last-session file: the one closed first was lost."""
+    from bpe_gui.engine.train.session import Session
+    from bpe_gui.gui.window.sessions import kept_sessions
+    first, second = make_window(), make_window()
+    assert first.dock_layout.editor.load_sample("english")
+    assert second.dock_layout.editor.load_sample("zh-en")
+    ready(first.controller)
+    ready(second.controller)
+    auto = first.sessions.autosave_path()
+    assert first.close() and second.close()   # the last closed wins...
+    assert Session.load(auto).sample == "zh-en"
+    kept = kept_sessions(auto)                 # ...and the other is kept beside it
+    assert len(kept) == 1 and Session.load(kept[0]).sample == "english"
+
+    third = make_window()                      # a window alone: its own, replaced
+    assert third.controller.corpus_sample == "zh-en"
+    assert "Another window closed" in third.statusBar().currentMessage()
+    assert third.dock_layout.editor.load_sample("tutorial")
+    ready(third.controller)
+    assert third.close()
+    assert Session.load(auto).sample == "tutorial" and len(kept_sessions(auto)) == 1
