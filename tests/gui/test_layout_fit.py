@@ -230,6 +230,27 @@ def test_status_bar_texts_never_run_into_each_other(window, qtbot):
 
 
 @pytest.mark.regression
+@pytest.mark.parametrize("size", [(800, 600), (1024, 700)])
+def test_a_loading_corpus_does_not_make_the_window_wider_than_the_screen(window, qtbot,
+                                                                         size):
+    """While a corpus loaded, the status bar's progress and step labels made the window
+    904 pixels wide at least (Focus and the dock buttons went off a 1024-pixel screen
+    with a longer file name)."""
+    settle(qtbot, window, size)
+    st = window.status
+    st.show_busy(True)
+    st.on_progress("Reading and pre-tokenizing a-corpus-with-a-rather-long-name.txt.xz "
+                   "(20.4 MB)", 3_120_000, 20_400_000)
+    st.step_label.setText("Step 4,744 / 4,744 · stopped: no pair occurs twice or more · "
+                          "vocabulary 5,000")
+    quiet(qtbot, window, window.controller)
+    assert window.minimumSizeHint().width() <= size[0]
+    assert window.width() <= size[0]
+    assert st.progress_label.isVisible() and st.progress_label.width() >= 100
+    st.show_busy(False)
+
+
+@pytest.mark.regression
 def test_a_combo_box_too_narrow_for_its_text_ends_it_with_an_ellipsis(window, qtbot,
                                                                       tmp_path):
     """Combo boxes cut their text mid-letter ("Imported: gpt2_vocab.jsc") with no sign

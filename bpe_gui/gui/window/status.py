@@ -12,10 +12,20 @@ from pathlib import Path
 from typing import Callable
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QMainWindow, QMessageBox, QProgressBar, QPushButton
+from PySide6.QtWidgets import (QLabel, QMainWindow, QMessageBox, QProgressBar, QPushButton,
+                               QSizePolicy)
 
 from ..theme import colors
 from ..controller.worker import describe_progress
+from ..widgets.text_pane import TextPane
+
+
+def _cut_label(hint: int, least: int) -> TextPane:
+    """One line of text as wide as ``hint`` when there is room, down to ``least``."""
+    pane = TextPane(hint_width=hint)
+    pane.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
+    pane.setMinimumWidth(least)
+    return pane
 
 
 class StatusBar:
@@ -29,8 +39,14 @@ class StatusBar:
         self._recorded_paths: list[str] = []
         sb = window.statusBar()
         self.stale_label = QLabel()
-        self.step_label = QLabel()
-        self.progress_label = QLabel()
+        # texts that may be long (a file's name, a stop's reason) cut with "…", whole in
+        # the tooltip: as labels they set the bar's minimum width, and while a corpus
+        # loaded the window grew past a 1024-pixel screen
+        fm = window.fontMetrics()
+        self.step_label = _cut_label(fm.horizontalAdvance("Step 88,888 / 88,888 · "
+                                                          "vocabulary 88,888"), 90)
+        self.progress_label = _cut_label(fm.horizontalAdvance(
+            "Reading and pre-tokenizing corpus.txt… 888 MB of 8.88 GB read (88%)"), 120)
         self.progress_bar = QProgressBar()
         self.progress_bar.setFixedWidth(180)
         self.progress_bar.setRange(0, 1000)
