@@ -6,7 +6,7 @@ token". Geometry is measured offscreen, in the default layout of each screen."""
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QPoint, QRect
+from PySide6.QtCore import QPoint, QRect, Qt
 from PySide6.QtGui import QTextDocument
 
 from bpe_gui.gui.window.docks import DockLayout
@@ -50,7 +50,7 @@ def every_column(view) -> None:
     header = view.horizontalHeader()
     fm = header.fontMetrics()
     for col in range(model.columnCount()):
-        title = str(model.headerData(col, 1) or "")
+        title = str(model.headerData(col, Qt.Orientation.Horizontal) or "")
         assert not view.isColumnHidden(col), title
         assert header.sectionSize(col) >= fm.horizontalAdvance(title), title
     assert not view.horizontalScrollBar().isVisible()

@@ -4,7 +4,7 @@ strip below the fold, Word playback cut its columns ("Symbols aft…")."""
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QPoint, QRect
+from PySide6.QtCore import QPoint, QRect, Qt
 
 from bpe_gui.gui.window.docks import DockLayout
 from settle import settle as quiet
@@ -70,9 +70,36 @@ def test_word_playback_shows_every_column(make_window, qtbot, monkeypatch, size)
     fm = header.fontMetrics()
     model = table.model()
     for col in range(model.columnCount()):
-        title = str(model.headerData(col, 1) or "")
+        title = str(model.headerData(col, Qt.Orientation.Horizontal) or "")
         assert not table.isColumnHidden(col), title
         assert header.sectionSize(col) >= fm.horizontalAdvance(title) + 8, (title, size)
     assert not table.horizontalScrollBar().isVisible()
     assert sum(header.sectionSize(c) for c in range(model.columnCount())) \
         <= table.viewport().width()
+
+
+@pytest.mark.regression
+@pytest.mark.parametrize("size", SIZES)
+def test_compare_in_focus_shows_every_script_column(make_window, qtbot, monkeypatch, size):
+    """In Focus at 800x600 the table of counts per script ran past the right edge
+    ("Cyrilli…", a scroll bar sideways), at 1024x700 Han's column too."""
+    win = open_at(make_window, qtbot, monkeypatch, size)
+    dl = win.dock_layout
+    view = dl.compare_view
+    dl.compare_dock.raise_()
+    qtbot.waitUntil(view.isVisible)
+    assert dl.toggle_focus(dl.compare_dock)
+    qtbot.waitUntil(lambda: view.model.columnCount() > 5, timeout=10_000)  # sample text
+    quiet(qtbot, win, win.controller)
+    table, model = view.table, view.model
+    titles = [str(model.headerData(c, Qt.Orientation.Horizontal) or "") for c in range(model.columnCount())]
+    assert any(t.startswith("Han") for t in titles) and any(
+        t.startswith("Cyrillic") for t in titles), titles
+    qtbot.waitUntil(lambda: not table.horizontalScrollBar().isVisible())
+    header = table.horizontalHeader()
+    right = sum(header.sectionSize(c) for c in range(model.columnCount()))
+    assert right <= table.viewport().width(), (size, right, table.viewport().width())
+    for b in view.findChildren(type(view.focus_button)):
+        if b.isVisible():   # every button whole inside the window
+            assert in_sight(win, b), b.text()
+    dl.unfocus()
