@@ -55,7 +55,7 @@ class StatusBar:
         # and vocabulary read off the trainer: the step label and the progress label
         # say one number (on_progress, update_step_label)
         self._merges: tuple[str, int, int] | None = None
-        self._looked: tuple[object, int, int, int | None, bool] | None = None
+        self._looked: tuple[int, int, int, int | None, bool] | None = None
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setToolTip("Stop the running job (Esc)")
         self.cancel_button.clicked.connect(self.controller.cancel)
@@ -102,7 +102,7 @@ class StatusBar:
             return
         target = t.target_steps
         early = t.stopped_early()
-        self._looked = (c.trainer, t.n_steps, t.vocab_size, target, bool(t.settings.prune))
+        self._looked = (c.trainer_key, t.n_steps, t.vocab_size, target, bool(t.settings.prune))
         self._set_step(t.n_steps, t.vocab_size, target, early)
         self.step_label.setToolTip(f"{self.step_label.text()} · tie rule: "
                                    f"{t.settings.tie_rule}")
@@ -147,9 +147,8 @@ class StatusBar:
         beside "640 of 4,744 merges". Each merge adds one token, unless pruning."""
         if self._looked is None:
             return
-        trainer, n, vocab, target, prune = self._looked
-        running = self.controller.training.running_trainer() or self.controller.trainer
-        if running is not trainer or done < n:   # a retrain's new trainer, not yet looked at
+        key, n, vocab, target, prune = self._looked
+        if self.controller.trainer_key != key or done < n:   # a retrain's new one, unread
             return
         self._set_step(done, None if prune else vocab + done - n, target)
 
