@@ -478,7 +478,7 @@ def test_enter_on_a_bad_path_says_why_once(trained, tmp_path, qtbot, monkeypatch
     tried = []
     real = c.tokenizer_files.import_tokenizer
     monkeypatch.setattr(c.tokenizer_files, "import_tokenizer",
-                        lambda path: tried.append(path) or real(path))
+                        lambda path, **kw: tried.append(path) or real(path, **kw))
     dlg = ImportDialog(c, trained, path=str(bad))
     qtbot.addWidget(dlg)
     dlg.show()
