@@ -390,3 +390,26 @@ def test_log_axis_labels_are_thinned_where_decades_are_close(qtbot):
                                                    range(49)])
     chart.resize(300, 120)
     chart.grab()   # paints without error at a size where every decade has no room
+
+
+@pytest.mark.regression
+@pytest.mark.parametrize("size", [(220, 150), (260, 170), (480, 320)])
+def test_the_y_axis_title_is_drawn_whole_in_a_short_chart(qtbot, monkeypatch, size):
+    """At 1024x700 the Charts dock's compression chart read "bytes per …" up its side."""
+    from PySide6.QtGui import QPainter
+    chart = ChartWidget("Compression", "step", "bytes per token")
+    qtbot.addWidget(chart)
+    chart.set_series("corpus", range(0, 50), [1 + x / 10 for x in range(50)])
+    chart.resize(*size)
+    chart.show()
+    qtbot.waitExposed(chart)
+    drawn: list[str] = []
+    real = QPainter.drawText
+
+    def record(self, *args):
+        drawn.extend(a for a in args if isinstance(a, str))
+        return real(self, *args)
+    monkeypatch.setattr(QPainter, "drawText", record)
+    chart.grab()
+    assert "bytes per token" in drawn, drawn
+    assert not any("…" in t for t in drawn), drawn

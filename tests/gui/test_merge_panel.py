@@ -335,6 +335,56 @@ def test_timeline_scrubber_and_find_the_step_that_made_a_token(window, qtbot, re
     assert not tools.search() and c.step_index == expected
 
 
+@pytest.mark.regression
+def test_dragging_the_scrubber_moves_the_panels_before_it_is_let_go(window, qtbot):
+    """The scrubber jumped only when let go: a drag updated nothing on the way."""
+    from PySide6.QtCore import QEvent, QPointF
+    from PySide6.QtGui import QMouseEvent
+    from PySide6.QtWidgets import QStyle, QStyleOptionSlider
+    from settle import settle
+    c = window.controller
+    panel = window.dock_layout.merge_panel
+    assert c.goto(10) and c.goto(0)     # ten steps on the timeline, at step 0
+    settle(qtbot, window, c)
+    slider = panel.timeline_tools.scrubber
+    panel.right_tabs.setCurrentWidget(panel.timeline_box)
+    qtbot.waitUntil(slider.isVisible)
+    assert slider.maximum() == 10 and slider.value() == 0
+
+    def x_of(k: int) -> int:
+        opt = QStyleOptionSlider()
+        slider.initStyleOption(opt)
+        groove = slider.style().subControlRect(QStyle.ComplexControl.CC_Slider, opt,
+                                               QStyle.SubControl.SC_SliderGroove, slider)
+        handle = slider.style().subControlRect(QStyle.ComplexControl.CC_Slider, opt,
+                                               QStyle.SubControl.SC_SliderHandle, slider)
+        span = groove.width() - handle.width()
+        return groove.x() + handle.width() // 2 + QStyle.sliderPositionFromValue(0, 10, k,
+                                                                                  span)
+
+    def send(kind, x: int) -> None:
+        pos = QPointF(x, slider.height() / 2)
+        buttons = Qt.NoButton if kind == QEvent.Type.MouseButtonRelease else Qt.LeftButton
+        ev = QMouseEvent(kind, pos, slider.mapToGlobal(pos), Qt.LeftButton, buttons,
+                         Qt.NoModifier)
+        QApplication.sendEvent(slider, ev)
+
+    send(QEvent.Type.MouseButtonPress, x_of(0))
+    assert slider.isSliderDown()
+    for k in (2, 4, 6):
+        send(QEvent.Type.MouseMove, x_of(k))
+        qtbot.waitUntil(lambda: c.step_index == k, timeout=3000)   # still held down
+        settle(qtbot, window, c)
+        assert slider.isSliderDown()
+        assert f"(step {k + 1})" in panel.next_label.text()       # the panels follow
+        assert panel.timeline.current == k
+    send(QEvent.Type.MouseMove, x_of(3))
+    send(QEvent.Type.MouseButtonRelease, x_of(3))
+    qtbot.waitUntil(lambda: c.step_index == 3 and not slider.isSliderDown(), timeout=3000)
+    settle(qtbot, window, c)
+    assert c.step_index == 3 and slider.value() == 3
+
+
 def test_partial_character_pairs_say_which_character_they_belong_to(qtbot):
     from bpe_gui.gui.models.pair_table import part_of
     from bpe_gui.gui.panels.merge.merge_panel import MergePanel
@@ -363,4 +413,30 @@ def test_partial_character_pairs_say_which_character_they_belong_to(qtbot):
             assert f"part of the character {owners[0]}" in tip
     assert any("part of the character 中" in t for t in tips)
     assert part_of(b"\xe4\xb8", ["ab", "中"]) == "中" and part_of(b"ab", ["ab"]) is None
+    c.shutdown()
+
+
+@pytest.mark.regression
+def test_each_step_brings_the_next_merge_into_sight(qtbot):
+    """The pair table kept its scroll offset between steps: rank 1, merged next, could
+    be out of sight."""
+    text = " ".join(a + b + c for a in "bcdfgklmnprst" for b in "aeiou" for c in "xyz")
+    c = make_controller(text)
+    p = MergePanel(c)
+    qtbot.addWidget(p)
+    p.resize(1100, 500)
+    p.show()
+    qtbot.waitExposed(p)
+    view = p.pair_view
+
+    def next_in_sight() -> bool:
+        r = next(i for i, row in enumerate(p.pair_model.rows) if row.rank == 1)
+        return view.viewport().rect().contains(view.visualRect(p.pair_model.index(r, 0)))
+    for _ in range(3):
+        bar = view.verticalScrollBar()
+        qtbot.waitUntil(lambda: bar.maximum() > 0)
+        bar.setValue(bar.maximum())   # the user scrolled down the candidates
+        assert not next_in_sight()
+        assert c.step()
+        qtbot.waitUntil(next_in_sight, timeout=3000)
     c.shutdown()

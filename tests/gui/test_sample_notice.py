@@ -45,7 +45,7 @@ def test_ok_keeps_the_samples_settings_and_another_corpus_hides_the_notice(windo
     c = window.controller
     assert c.set_settings(replace(c.settings, num_merges=30))
     ready(c)
-    assert window.dock_layout.editor.load_sample("tutorial-sennrich")
+    assert window.dock_layout.editor.load_sample("tutorial")
     notice = window.dock_layout.editor.notice
     assert notice.isVisible()
     qtbot.mouseClick(notice.ok_btn, Qt.LeftButton)

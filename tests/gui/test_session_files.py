@@ -81,3 +81,65 @@ def test_an_autosave_path_that_is_a_folder_gets_a_message(make_window, tmp_path)
     assert win.controller.corpus_sample == "tutorial"     # started as usual
     assert "is a folder" in (win.sessions.autosave() or "")        # quitting does not fail either
     assert win.close()
+
+
+@pytest.mark.regression
+def test_the_settings_show_the_sessions_own_while_its_corpus_is_read(window, tmp_path,
+                                                                    ready, qtbot,
+                                                                    monkeypatch):
+    """While a session's corpus file was read, the training settings showed the
+    defaults (byte-level, 1,000 tokens), then jumped to the session's."""
+    import threading
+    from bpe_gui.gui.controller import opening
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("hug pug pun bun hugs " * 20, encoding="utf-8")
+    doc = session_doc(settings_mode="char", settings_num_merges=37,
+                      settings_vocab_size=None)
+    doc["corpus"] = {"paths": [str(corpus)]}
+    gate, reading = threading.Event(), threading.Event()
+    real = opening.probe_files
+
+    def slow(*a, **kw):
+        reading.set()
+        gate.wait(20)
+        return real(*a, **kw)
+    monkeypatch.setattr(opening, "probe_files", slow)
+    panel, c = window.dock_layout.settings_panel, window.controller
+    assert c.settings.mode == "char" and c.settings.num_merges == 10   # the tutorial's
+    try:
+        assert window.sessions.open_session(write(tmp_path, doc))
+        qtbot.waitUntil(reading.is_set)
+        assert c.busy
+        assert panel.char_radio.isChecked() and panel.merges_radio.isChecked()
+        assert panel.merges_spin.value() == 37 and not panel.isEnabled()
+        assert not panel.is_pending()   # shown, not a change waiting to be applied
+    finally:
+        gate.set()
+    ready(c)
+    assert c.settings.num_merges == 37 and panel.isEnabled()
+    assert panel.merges_spin.value() == 37 and not panel.is_pending()
+
+
+@pytest.mark.regression
+def test_two_windows_closing_keep_both_sessions(make_window, ready, tmp_path):
+    """Two instances wrote the same last-session file: the one closed first was lost."""
+    from bpe_gui.engine.train.session import Session
+    from bpe_gui.gui.window.sessions import kept_sessions
+    first, second = make_window(), make_window()
+    assert first.dock_layout.editor.load_sample("english")
+    assert second.dock_layout.editor.load_sample("zh-en")
+    ready(first.controller)
+    ready(second.controller)
+    auto = first.sessions.autosave_path()
+    assert first.close() and second.close()   # the last closed wins...
+    assert Session.load(auto).sample == "zh-en"
+    kept = kept_sessions(auto)                 # ...and the other is kept beside it
+    assert len(kept) == 1 and Session.load(kept[0]).sample == "english"
+
+    third = make_window()                      # a window alone: its own, replaced
+    assert third.controller.corpus_sample == "zh-en"
+    assert "Another window closed" in third.statusBar().currentMessage()
+    assert third.dock_layout.editor.load_sample("tutorial")
+    ready(third.controller)
+    assert third.close()
+    assert Session.load(auto).sample == "tutorial" and len(kept_sessions(auto)) == 1

@@ -25,7 +25,7 @@ def test_window_opens_with_the_sample_ready_to_step(window, qtbot):
     window.actions_menus.acts["step"].trigger()
     window.actions_menus.acts["step"].trigger()
     window.actions_menus.acts["step"].trigger()
-    assert merges(c) == ["s t", "e st", "w i"]
+    assert merges(c) == ["t </w>", "s t</w>", "e st</w>"]
     assert "Step 3 / 10" in window.status.step_label.text()
     assert "tie rule: greatest" in window.status.step_label.toolTip()   # the label stays short
     window.actions_menus.acts["back"].trigger()
@@ -35,6 +35,20 @@ def test_window_opens_with_the_sample_ready_to_step(window, qtbot):
     window.actions_menus.acts["run"].trigger()
     qtbot.waitUntil(lambda: not c.busy and c.step_index > 0, timeout=10_000)
     assert c.trainer.is_done()
+
+
+@pytest.mark.regression
+def test_the_tutorial_puts_the_end_of_word_marker_after_the_word(window, qtbot):
+    """The tutorial sample trained with </w> as a prefix ("</w> w i d est"), unlike the
+    command line's default and every classic tutorial."""
+    c = window.controller
+    panel = window.dock_layout.settings_panel
+    assert c.settings.mode == "char" and c.settings.end_of_word == "suffix"
+    assert panel.eow_combo.currentData() == "suffix"
+    c.goto(5)   # w i, wi d merged; e st</w> before them
+    qtbot.waitUntil(lambda: not c.busy)
+    ids = c.trainer.tokenizer().encode("widest")
+    assert [c.trainer.render(i) for i in ids] == ["wid", "est</w>"]
 
 
 def test_stepping_keys_leave_text_editing_keys_alone(window, qtbot):
@@ -163,11 +177,11 @@ def test_typing_retrains_and_marks_unsaved(window, qtbot, ready):
     qtbot.waitUntil(lambda: c.corpus_text == "aaa bbb aaa", timeout=5_000)
     ready(c)
     assert c.corpus_dirty and window.isWindowModified()
-    assert c.trainer.table.total == 3
+    assert c.trainer.table.total == 5   # (the tutorial splits on whitespace: aaa, " ", bbb, " ", aaa)
     assert "Typed" in window.dock_layout.editor.source_label.text()
     # counts of one in the singular ("1 lines" was shown for a one-line corpus)
     stats = window.dock_layout.editor.stats_label.text().replace("\u00a0", " ")
-    assert stats == "11 characters · 11 bytes · 1 line · 3 pre\u2011tokens (3 unique)"
+    assert stats == "11 characters · 11 bytes · 1 line · 5 pre\u2011tokens (3 unique)"
     qtbot.keyClick(window.dock_layout.editor.edit, Qt.Key_Return)
     qtbot.keyClicks(window.dock_layout.editor.edit, "b")
     qtbot.waitUntil(lambda: c.corpus_text == "aaa bbb aaa\nb", timeout=5_000)
@@ -202,6 +216,12 @@ def test_close_with_unsaved_edits_asks(make_window, qtbot, monkeypatch, tmp_path
         assert c.corpus_text == "my precious corpus" and c.corpus_dirty
     elif answer == "discard":
         assert closed and not target.exists()
+        # and the next start does not bring the discarded edits back (it did, from the
+        # autosaved session): the tutorial as it was
+        again = make_window()
+        assert "my precious corpus" not in again.controller.corpus_text
+        assert again.controller.corpus_text.startswith("low low lower")
+        assert again.controller.corpus_sample == "tutorial" and not again.controller.corpus_dirty
     else:
         assert closed
         assert target.read_text(encoding="utf-8") == "my precious corpus"
@@ -236,7 +256,8 @@ def test_a_floating_corpus_dock_still_asks_before_its_edits_go(window, qtbot, mo
 def test_samples_load_with_their_settings(window, ready):
     c = window.controller
     expected = {"tutorial-bytes": ["s t", "e st", "w i", "wi d"],
-                "tutorial-sennrich": ["t </w>", "s t</w>", "e st</w>", "w i"]}
+                "tutorial-prefix": ["s t", "e st", "w i", "wi d"],
+                "tutorial": ["t </w>", "s t</w>", "e st</w>", "w i"]}
     for sid, first in expected.items():
         assert window.dock_layout.editor.load_sample(sid)
         ready(c)

@@ -93,10 +93,10 @@ def test_big_paste_goes_to_the_preview_not_the_editor(window, qtbot):
     from PySide6.QtCore import QMimeData
     c = window.controller
     mime = QMimeData()
-    mime.setText("word " * 300_000)
+    mime.setText("word " * 900_000)   # over the editor's 4 million characters
     window.dock_layout.editor.edit.selectAll()
     window.dock_layout.editor.edit.insertFromMimeData(mime)
-    assert len(c.corpus_text) == 1_500_000 and c.corpus_dirty
+    assert len(c.corpus_text) == 4_500_000 and c.corpus_dirty
     assert window.dock_layout.editor.is_preview
 
 
@@ -172,3 +172,26 @@ def test_quit_for_a_signal_asks_nothing_and_keeps_unsaved_edits(make_window, rea
     third = make_window()
     ready(third.controller)
     assert third.controller.corpus_text != "unsaved words, typed just now"
+
+
+@pytest.mark.regression
+def test_a_corpus_of_a_few_mb_opens_editable(window, tmp_path, qtbot, ready):
+    """A 1.1 MB corpus opened read-only and streamed: a file that small is edited."""
+    c, editor = window.controller, window.dock_layout.editor
+    path = make_big_corpus(tmp_path / "mid.txt", 1_100_000)
+    with Heartbeat(c, interval_ms=5) as beat:
+        assert editor.open_files([str(path)])
+        qtbot.waitUntil(lambda: not c.streamed and len(c.corpus_text) >= 1_000_000,
+                        timeout=30_000)
+        assert c.corpus_text == path.read_text(encoding="utf-8")
+        # put in a slice per tick (the window goes on meanwhile), then editable
+        qtbot.waitUntil(lambda: not editor.preview_loading and not editor.edit.isReadOnly(),
+                        timeout=30_000)
+        assert beat.ticks > 1
+    assert not editor.is_preview and editor.banner.isHidden()
+    assert editor.edit.toPlainText() == c.corpus_text
+    ready(c, 60_000)
+    editor.edit.moveCursor(editor.edit.textCursor().MoveOperation.End)
+    qtbot.keyClicks(editor.edit, " zyx")
+    qtbot.waitUntil(lambda: c.corpus_text.endswith(" zyx"), timeout=10_000)
+    assert c.corpus_dirty

@@ -81,7 +81,7 @@ def test_vocab_size_below_the_base_alphabet(window, ready):
 
 def test_settings_follow_the_controller(window):
     panel, c = window.dock_layout.settings_panel, window.controller
-    window.dock_layout.editor.load_sample("tutorial-sennrich")
+    window.dock_layout.editor.load_sample("tutorial")
     assert panel.char_radio.isChecked()
     assert panel.eow_combo.currentData() == "suffix"
     assert panel.preset_combo.currentData() == "whitespace"

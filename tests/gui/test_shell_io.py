@@ -56,7 +56,7 @@ def test_export_every_format_then_import_round_trips(trained, tmp_path, qtbot):
 def test_char_mode_disables_formats_that_cannot_hold_it(window, ready):
     from bpe_gui.gui.dialogs.export_dialog import ExportDialog
     c = window.controller
-    window.dock_layout.editor.load_sample("tutorial-sennrich")
+    window.dock_layout.editor.load_sample("tutorial-prefix")
     ready(c)
     c.goto(3)
     dlg = ExportDialog(c, window)
@@ -478,7 +478,7 @@ def test_enter_on_a_bad_path_says_why_once(trained, tmp_path, qtbot, monkeypatch
     tried = []
     real = c.tokenizer_files.import_tokenizer
     monkeypatch.setattr(c.tokenizer_files, "import_tokenizer",
-                        lambda path: tried.append(path) or real(path))
+                        lambda path, **kw: tried.append(path) or real(path, **kw))
     dlg = ImportDialog(c, trained, path=str(bad))
     qtbot.addWidget(dlg)
     dlg.show()
@@ -504,3 +504,46 @@ def test_enter_after_browse_exports(trained, tmp_path, qtbot, monkeypatch):
     _enter_after(qtbot, dlg, dlg.browse_button)
     qtbot.waitUntil(lambda: any(out.iterdir()), timeout=10_000)
     assert dlg.isVisible() and dlg.written    # still open, listing the files
+
+
+@pytest.mark.regression
+def test_the_pattern_of_a_bare_tiktoken_file_can_be_chosen(window, tmp_path):
+    """A .tiktoken without its NAME.tiktoken.json ran with the cl100k pattern, and the
+    import dialog gave no way to say which pattern it was trained with."""
+    from bpe_gui.engine.formats import export_tokenizer, load_tokenizer
+    from bpe_gui.engine.train.trainer import Trainer, TrainSettings
+    from bpe_gui.gui.dialogs.import_dialog import ImportDialog
+    trained, c = window, window.controller
+    # GPT-2's pattern keeps a run of digits whole, cl100k's cuts it every three
+    mine = Trainer.from_text("call 1234567 or 7654321 now " * 40,
+                             TrainSettings(vocab_size=290, pattern="gpt2"))
+    mine.run()
+    text = "call 1234567 now"
+    expected = mine.tokenizer().encode(text)
+    files = export_tokenizer(mine.tokenizer(), str(tmp_path), "tiktoken", name="bare")
+    ranks = next(p for p in files if p.name.endswith(".tiktoken"))
+    for p in files:
+        if p != ranks:
+            p.unlink()   # the ranks alone
+    assumed = load_tokenizer(ranks).encode(text)
+    assert assumed != expected   # (the text tells the two patterns apart)
+
+    dlg = ImportDialog(c, trained, path=str(ranks))
+    assert not dlg.pattern_row.isHidden()
+    combo = dlg.pattern_combo
+    assert combo.currentData() is None and "assumed" in combo.currentText()  # the default
+    dlg.do_import()
+    assert dlg.tokenizer is not None and c.tokenizer().encode(text) == assumed
+
+    dlg = ImportDialog(c, trained, path=str(ranks))
+    combo = dlg.pattern_combo
+    combo.setCurrentIndex(combo.findData("gpt2"))
+    dlg.do_import()
+    assert dlg.tokenizer is not None and c.tokenizer().encode(text) == expected
+
+    # with its metadata beside it (the pattern is in there) or a known file: no choice
+    files = export_tokenizer(mine.tokenizer(), str(tmp_path / "whole"), "tiktoken",
+                             name="whole")
+    dlg = ImportDialog(c, trained, path=str(next(p for p in files
+                                                 if p.name.endswith(".tiktoken"))))
+    assert dlg.pattern_row.isHidden() and dlg.pattern() is None

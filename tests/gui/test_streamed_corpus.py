@@ -19,7 +19,7 @@ from bpe_gui.gui.controller import corpus_source
 
 pytestmark = pytest.mark.slow   # big files, memory bounds: CI runs it
 
-EDIT = 20_000   # bytes of text read whole (the app's is 1 MiB)
+EDIT = 20_000   # bytes of text read whole (the app's is 4 MiB)
 
 
 def corpus_file(path, n_words: int = 40_000, seed: int = 3, gz: bool = False):

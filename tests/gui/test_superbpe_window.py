@@ -38,7 +38,8 @@ def _train(qtbot, window, ready, *, job=True, monkeypatch=None, T=T, vocab=VOCAB
     if not job:
         ready(c, timeout=60_000)
     panel = window.dock_layout.settings_panel
-    panel.byte_radio.setChecked(True)   # (the window opens on the tutorial's char mode)
+    panel.byte_radio.setChecked(True)   # (the window opens on the tutorial's char mode
+    panel.preset_combo.setCurrentIndex(panel.preset_combo.findData("gpt2"))   # and pattern)
     panel.vocab_radio.setChecked(True)
     panel.vocab_spin.setValue(vocab)
     panel.superbpe.check.setChecked(True)
@@ -143,6 +144,8 @@ def test_the_transition_is_marked_on_the_timeline_and_in_the_charts(qtbot, windo
     c, _ = _train(qtbot, window, ready, monkeypatch=monkeypatch)
     assert c.goto(T + 5)
     panel = window.dock_layout.merge_panel
+    if panel.right_tabs.indexOf(panel.timeline_box) >= 0:   # (a small window's tabs)
+        panel.right_tabs.setCurrentWidget(panel.timeline_box)
     view = panel.timeline_view
     view.scrollTo(panel.timeline.index(T + 1, 0))
     view.viewport().repaint()

@@ -152,6 +152,35 @@ def test_merge_panel_and_timeline_follow_a_running_training(window, ready, qtbot
     assert c.step_index >= shown and len(panel.timeline.records) == c.step_index
 
 
+@pytest.mark.regression
+@pytest.mark.parametrize("interval", [0.05, 100.0])
+def test_the_status_bar_says_one_step_while_training_runs(window, ready, qtbot, slow_steps,
+                                                           interval):
+    """The step label was read off the trainer a few times a second and the progress
+    label at every report: "Step 320 / 4,744" beside "640 of 4,744 merges (13%)"."""
+    c = use_corpus(window, ready, num_merges=2_000)
+    c.live.interval = interval   # 100 s: the window never gets to look during the run
+    status = window.status
+    seen: list[tuple[str, str]] = []
+
+    def both() -> None:
+        seen.append((status.step_label.text(), status.progress_label.text()))
+    c.progress.connect(both)           # after the status bar's own slots
+    c.livePeek.connect(lambda _: both())
+    window.actions_menus.acts["run"].trigger()
+    qtbot.waitUntil(lambda: sum(" of 2,000 merges" in p for _s, p in seen) >= 4
+                    or not c.busy, timeout=20_000)
+    c.cancel()
+    qtbot.waitUntil(lambda: not c.busy, timeout=5_000)
+    runs = [(s, p) for s, p in seen if " of 2,000 merges" in p]
+    assert len(runs) >= 2 and any(not s.startswith("Step 0 ") for s, _p in runs)
+    for step, progress in runs:
+        done = re.search(r"([\d,]+) of 2,000 merges", progress).group(1)
+        # (the corpus has pairs for 72 merges: the last look adds "stopped: no pair left")
+        assert re.match(f"Step {done} / 2,000( · stopped: [^·]+)? · vocabulary ", step), \
+            (step, progress)
+
+
 def test_cancel_while_pretokenizing_frees_the_window_at_once(window, ready, qtbot, monkeypatch):
     """Bug 6: the engine's pre-tokenizer may take a while to notice; the window must not."""
     import bpe_gui.engine.corpus.counting as corpus

@@ -153,6 +153,13 @@ class Controller(QObject):
     def has_trainer(self) -> bool:
         return self.trainer is not None
 
+    @property
+    def trainer_key(self) -> int:
+        """Which trainer runs now (a retrain's new one once it merges, else the one in
+        use), as a number: for widgets that keep what they read of it to tell it apart."""
+        t = self.training.running_trainer() or self.trainer
+        return id(t) if t is not None else 0
+
     def view(self) -> TrainerView | None:
         """What widgets read of the trainer (trainer_view.py): None when there is no
         trainer or a job is running it (``has_trainer`` tells which). The same object

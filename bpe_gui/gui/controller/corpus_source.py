@@ -24,8 +24,9 @@ from ...engine.display import human_size
 from ...engine.errors import Cancelled
 from ...engine.corpus import read_documents, read_head
 
-EDIT_BYTES = 1 << 20   # files holding at most this much text are read whole (and the
-                       # preview of bigger ones is about this long)
+EDIT_BYTES = 4 << 20   # files holding at most this much text are read whole (editable:
+                       # a corpus of 1.1 MB opened read-only, streamed)
+PREVIEW_BYTES = 1 << 20   # the start of bigger ones shown read-only (at most)
 PROBE_BYTES = 1 << 16  # at least this much of every file is read to check it is text
 # what a table's settings errors call it (``Trainer.from_source(..., where=TABLE_NAME)``)
 TABLE_NAME = "The word-count table"
@@ -156,8 +157,11 @@ def probe_files(paths: Sequence[str], encoding: str = "utf-8",
         whole = whole and complete and used <= EDIT_BYTES
     if whole:   # small: the documents as the editor has always joined them
         return "\n".join(d for p in paths for d in read_documents(p, encoding=encoding))
-    return FileCorpus(tuple(str(p) for p in paths), encoding, disk_size(paths),
-                      "\n".join(heads))
+    # too big to edit: the preview is the start of it (a character cut at the end of
+    # the bytes is left out)
+    cut = min(PREVIEW_BYTES, EDIT_BYTES)
+    preview = "\n".join(heads).encode("utf-8")[:cut].decode("utf-8", "ignore")
+    return FileCorpus(tuple(str(p) for p in paths), encoding, disk_size(paths), preview)
 
 
 Corpus = TextCorpus | FileCorpus | TableCorpus

@@ -110,17 +110,18 @@ class TokenizerFiles:
     def _export_failed(self, _title: str, e: object) -> None:
         self.last_export_error = str(e)
 
-    def import_tokenizer(self, path: str) -> Tokenizer | None:
-        """Load a tokenizer file on this thread (small files; see import_in_background)."""
+    def import_tokenizer(self, path: str, pattern: str | None = None) -> Tokenizer | None:
+        """Load a tokenizer file on this thread (small files; see import_in_background).
+        ``pattern``: the one a bare .tiktoken runs with (None: as it is recognised)."""
         try:
-            tok = load_tokenizer(path)
+            tok = load_tokenizer(path, **_with_pattern(pattern))
         except BPEError as e:
             self._fail("Import failed", e)
             return None
         self._imported(tok, str(path))
         return tok
 
-    def import_in_background(self, path: str) -> bool:
+    def import_in_background(self, path: str, pattern: str | None = None) -> bool:
         """Load a (big) tokenizer file on the worker thread, with progress; the result
         arrives through importFinished (None if it failed or was cancelled). False if
         another job is running."""
@@ -128,7 +129,7 @@ class TokenizerFiles:
 
         def job(progress, cancelled):
             progress(0, 1000)
-            tok = load_tokenizer(path)
+            tok = load_tokenizer(path, **_with_pattern(pattern))
             progress(100, 1000)
             len(tok.merges)        # a tiktoken file's merges are derived here, not later
             progress(250, 1000)
@@ -161,3 +162,7 @@ class TokenizerFiles:
         if on != c.use_imported:
             c.use_imported = on
             c.tokenizerChanged.emit()
+
+
+def _with_pattern(pattern: str | None) -> dict:
+    return {} if pattern is None else {"pattern": pattern}

@@ -10,10 +10,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt
-from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFileDialog, QHBoxLayout, QLabel,
-                               QLineEdit, QProgressBar, QPushButton, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFileDialog, QHBoxLayout,
+                               QLabel, QLineEdit, QProgressBar, QPushButton, QVBoxLayout,
+                               QWidget)
 
 from ...engine.errors import BPEError
+from ...engine.text import PRESET_LABELS
 from ..theme import colors
 from ..widgets.default_button import make_default
 from ..widgets.wheel_guard import guard_wheel
@@ -91,6 +93,27 @@ def _which_encoding(fmt: str, path: str) -> str:
     return f" — recognised: {known.label}; its pattern and special tokens are set"
 
 
+# the pre-tokenizers a bare ranks file can be run with (the file does not say which)
+TIKTOKEN_PATTERNS = ("gpt2", "cl100k", "o200k", "llama3", "qwen2", "tekken")
+_PATTERN_LABELS = {"gpt2": "GPT-2 (r50k, p50k, Whisper)", "llama3": "Llama 3",
+                   "qwen2": "Qwen2", "tekken": "Mistral (tekken)"}
+
+
+def bare_tiktoken(path: str) -> tuple[bool, str | None]:
+    """(a .tiktoken ranks file with no NAME.tiktoken.json beside it, the label of the
+    well-known encoding it is, if any): such a file does not say its pattern."""
+    from ...engine.io import read_bytes
+    from ...engine.formats import meta_beside, recognise
+    p = Path(path)
+    if not p.is_file() or meta_beside(p) is not None:
+        return False, None
+    try:
+        known = recognise(read_bytes(p, "ranks"))
+    except BPEError:
+        return False, None
+    return True, known.label if known is not None else None
+
+
 class ImportDialog(QDialog):
     """Choose a tokenizer to load into the encode view and the vocabulary browser."""
 
@@ -124,6 +147,17 @@ class ImportDialog(QDialog):
         self.format_label = QLabel(wordWrap=True)
         self.format_label.setTextFormat(Qt.TextFormat.PlainText)
         lay.addWidget(self.format_label)
+        # a bare .tiktoken: which pattern to run it with (the file holds only ranks)
+        self.pattern_row = QWidget()
+        prow = QHBoxLayout(self.pattern_row)
+        prow.setContentsMargins(0, 0, 0, 0)
+        self.pattern_combo = QComboBox()
+        self.pattern_combo.setToolTip("A .tiktoken file holds only the ranks: the "
+                                      "pre-tokenizer pattern it runs with is chosen here")
+        prow.addWidget(QLabel("Pattern:"))
+        prow.addWidget(self.pattern_combo, 1)
+        self.pattern_row.hide()
+        lay.addWidget(self.pattern_row)
         self.progress = QProgressBar()
         self.progress.setRange(0, 3)
         self.progress.setFormat("%p%")
@@ -171,11 +205,30 @@ class ImportDialog(QDialog):
         self.format_label.setStyleSheet(f"color: {col['ok'] if fmt else col['error']};")
         self.format_label.setText(text)
         self.import_button.setEnabled(True)  # the loader has the last word, with details
+        self._offer_patterns(fmt == "tiktoken" and Path(path).is_file(), path)
+
+    def _offer_patterns(self, maybe: bool, path: str) -> None:
+        bare, known = bare_tiktoken(path) if maybe else (False, None)
+        self.pattern_row.setVisible(bare)
+        if not bare:
+            return
+        combo = self.pattern_combo
+        combo.clear()
+        # first (the default): what the file is recognised as, else the assumed pattern
+        combo.addItem(f"As recognised: {known}" if known else
+                      f"{PRESET_LABELS['cl100k']} (assumed: not a well-known encoding)", None)
+        for key in TIKTOKEN_PATTERNS:
+            combo.addItem(_PATTERN_LABELS.get(key) or PRESET_LABELS.get(key, key), key)
+
+    def pattern(self) -> str | None:
+        """The pattern chosen for a bare .tiktoken (None: as recognised or assumed)."""
+        return None if self.pattern_row.isHidden() else self.pattern_combo.currentData()
 
     def do_import(self) -> None:
         path = self.path_edit.text().strip()
+        pattern = self.pattern()
         if _size(path) > BACKGROUND_BYTES:
-            if self.controller.tokenizer_files.import_in_background(path):
+            if self.controller.tokenizer_files.import_in_background(path, pattern=pattern):
                 self.loading = True
                 self.path_edit.setEnabled(False)
                 self.import_button.setEnabled(False)
@@ -183,7 +236,7 @@ class ImportDialog(QDialog):
                 self.progress.show()
                 self.format_label.setText(f"Loading {Path(path).name}…")
             return
-        tok = self.controller.tokenizer_files.import_tokenizer(path)
+        tok = self.controller.tokenizer_files.import_tokenizer(path, pattern=pattern)
         if tok is None:
             return  # the controller showed why; keep the dialog open to pick another
         self._done(path, tok)

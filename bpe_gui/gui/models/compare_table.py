@@ -105,7 +105,9 @@ class CompareTableModel(QAbstractTableModel):
                 return "Side"
             col = self.columns[section - 2]
             chars = next((s[col].chars for s in self.stats if s is not None), 0)
-            return f"{col} ({chars:,} chars)"
+            # two lines: on one ("Latin (113 chars)") the script columns were past the
+            # right edge of an 800 or 1024-pixel window, Han's among them
+            return f"{col}\n{chars:,} chars"
         if role == Qt.ItemDataRole.ToolTipRole and section >= 2:
             return ("Per script: a token counts for the script of the letters it covers; "
                     "tokens of only spaces, digits or punctuation, mixed tokens and special "

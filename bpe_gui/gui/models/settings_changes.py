@@ -7,7 +7,7 @@ from __future__ import annotations
 from ...engine.train import TrainSettings
 
 # What a file opened after a built-in sample is trained with, when the settings are
-# still the sample's: the tutorial's character mode and 10 merges are for its six-way
+# still the sample's: the tutorial's character mode and 10 merges are for its five-way
 # tie, not for a real corpus (its vocab size below a real alphabet was refused after
 # the file had been read). Byte-level, the GPT-2 pattern, 1,000 tokens: the engine's
 # defaults, what the command line trains with.

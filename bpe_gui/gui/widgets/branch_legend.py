@@ -91,6 +91,12 @@ class BranchLegend(QWidget):
         lay.addWidget(self.chips)
         lay.addWidget(self.details_area)
 
+    def hasHeightForWidth(self) -> bool:
+        """No: a height for each width, from its wrapped lines, went up to the encode
+        view's layout, and the dock's scroll area then gave the view its preferred
+        height, not the dock's (the text took it, the ids strip went below the fold)."""
+        return False
+
     def set_branches(self, branches: Sequence[Branch], preset: str | None,
                      title: str | None = None) -> None:
         """``title``: what finds the words when no pattern alone does (an imported

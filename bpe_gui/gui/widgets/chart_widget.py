@@ -80,6 +80,7 @@ class ChartWidget(QWidget):
                  parent: QWidget | None = None):
         super().__init__(parent)
         self.title, self.xlabel, self.ylabel = title, xlabel, ylabel
+        self.ylabel_level = False   # the y axis's title drawn level (_layout)
         self.xlog, self.ylog, self.y_from_zero = xlog, ylog, y_from_zero
         self.empty_text = empty_text or "No data yet: train a few merges."
         self.note = ""
@@ -220,9 +221,20 @@ class ChartWidget(QWidget):
         top = 8 + fm.height() + 8
         right = 16
         bottom = 6 + fm.height() + 4 + fm.height() + 8
+        # the axis title up the left side while the plot is as tall as it; a shorter
+        # chart (a short screen's dock) has it level, over the plot: up the side it was
+        # cut ("bytes per …")
+        self.ylabel_level = fm.horizontalAdvance(self.y_title()) > \
+            self.height() - top - bottom
+        if self.ylabel_level:
+            left -= fm.height() + 6
+            top += fm.height() + 2
         plot = QRectF(left, top, max(10, self.width() - left - right),
                       max(10, self.height() - top - bottom))
         return plot, (x0, x1, y0, y1), yt
+
+    def y_title(self) -> str:
+        return self.ylabel + (" (log)" if self.ylog else "")
 
     def _y_ticks(self, y0, y1):
         if self.ylog:
@@ -355,15 +367,18 @@ class ChartWidget(QWidget):
         p.drawText(QRectF(plot.left(), self.height() - fm.height() - 6, plot.width(),
                           fm.height()), Qt.AlignmentFlag.AlignCenter,
                    self.xlabel + (" (log)" if self.xlog else ""))
-        p.save()
-        p.translate(8, plot.center().y())
-        p.rotate(-90)
-        ylabel = self.ylabel + (" (log)" if self.ylog else "")
-        if fm.horizontalAdvance(ylabel) > plot.height():   # a short chart: cut it with …
-            ylabel = fm.elidedText(ylabel, Qt.TextElideMode.ElideRight, int(plot.height()))
-        p.drawText(QRectF(-plot.height() / 2, 0, plot.height(), fm.height()),
-                   Qt.AlignmentFlag.AlignCenter, ylabel)
-        p.restore()
+        ylabel = self.y_title()
+        if self.ylabel_level:   # level, over the plot's top left (see _layout)
+            ylabel = fm.elidedText(ylabel, Qt.TextElideMode.ElideRight, self.width() - 16)
+            p.drawText(QRectF(8, plot.top() - fm.height() - 4, self.width() - 16,
+                              fm.height()), Qt.AlignmentFlag.AlignLeft, ylabel)
+        else:
+            p.save()
+            p.translate(8, plot.center().y())
+            p.rotate(-90)
+            p.drawText(QRectF(-plot.height() / 2, 0, plot.height(), fm.height()),
+                       Qt.AlignmentFlag.AlignCenter, ylabel)
+            p.restore()
         p.setPen(QPen(fg, 1))
         p.drawLine(plot.bottomLeft(), plot.bottomRight())
         p.drawLine(plot.bottomLeft(), plot.topLeft())

@@ -12,6 +12,9 @@ whenever the pane changes size, place, palette or state.
 
 Text longer than the pane's lines is cut short with "…" (rich text keeps its bold), the
 whole of it in the tooltip; ``set_variants`` picks the longest of a few forms that fits.
+A pane made with ``grow=True`` instead takes the height its text needs at its width
+(``lines`` at least): it asks for a new layout only when the number of lines changes,
+so the whole of a sentence that must be read (why a pair won) is always in sight.
 """
 from __future__ import annotations
 
@@ -31,9 +34,10 @@ class TextPane(QWidget):
     """``lines`` lines of (rich) text, wrapped to the width; API like QLabel's."""
 
     def __init__(self, text: str = "", lines: int = 1, parent: QWidget | None = None,
-                 align=None, hint_width: int = 200):
+                 align=None, hint_width: int = 200, grow: bool = False):
         super().__init__(parent)
         self._lines = lines
+        self._grow = grow
         self._hint_width = hint_width   # fixed: a new text never asks for a new layout
         self._text = ""
         self._variants: list[str] = []
@@ -44,7 +48,8 @@ class TextPane(QWidget):
         self._doc.setDocumentMargin(1)
         self._doc_font: QFont | None = None
         opt = QTextOption()
-        opt.setWrapMode(QTextOption.WrapMode.WordWrap if lines > 1
+        opt.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere if grow else
+                        QTextOption.WrapMode.WordWrap if lines > 1
                         else QTextOption.WrapMode.NoWrap)
         if align is not None:
             opt.setAlignment(align)
@@ -85,6 +90,32 @@ class TextPane(QWidget):
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         self._pick()
+        if event.size().width() != event.oldSize().width():
+            self._fit_height()
+
+    def set_min_lines(self, lines: int) -> None:
+        """A growing pane's least height, in lines (a fixed pane's height)."""
+        self._lines = lines
+        if self._grow:
+            self._fit_height()
+        else:
+            self.setFixedHeight(lines * self.fontMetrics().lineSpacing() + 4)
+
+    def needed_height(self, width: int | None = None) -> int:
+        """The height the whole text takes at ``width`` (default: the pane's)."""
+        least = self._lines * self.fontMetrics().lineSpacing() + 4
+        w = self.width() if width is None else width
+        if w < 40:   # not laid out yet
+            return max(least, self.height()) if width is None else least
+        doc = self._doc
+        doc.setTextWidth(w)
+        return max(least, int(doc.size().height() + 0.999) + 2)
+
+    def _fit_height(self) -> None:
+        if self._grow:
+            h = self.needed_height()
+            if h != self.height():
+                self.setFixedHeight(h)
 
     def _set(self, text: str) -> None:
         if text == self._text:
@@ -98,6 +129,7 @@ class TextPane(QWidget):
             self._doc.setHtml(text)
         else:
             self._doc.setPlainText(text)
+        self._fit_height()
         self.update()
 
     def setWordWrap(self, on: bool) -> None:  # QLabel compatibility; wrapping follows lines
@@ -161,6 +193,8 @@ class TextPane(QWidget):
         return shown
 
     def _fits(self, doc: QTextDocument) -> bool:
+        if self._grow:
+            return True
         if self._lines == 1:
             return doc.idealWidth() <= doc.textWidth() + 0.5
         return doc.size().height() <= self.height() + 0.5

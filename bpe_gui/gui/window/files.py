@@ -32,6 +32,7 @@ class Files:
         self.window, self.controller, self.editor = window, controller, editor
         self.open_session, self.show_error, self.note_error = open_session, show_error, note_error
         self.encoding_dialog: EncodingDialog | None = None
+        self.discarded = False   # the last question about unsaved edits was answered Discard
 
     def on_not_utf8(self, paths: list, bad: str, offset: int, message: str) -> None:
         self.note_error("Not UTF-8", message)
@@ -105,4 +106,6 @@ class Files:
         # always through the dialog: it asks before overwriting
         if ans == QMessageBox.StandardButton.Save:
             return self.editor.save_as_dialog()
-        return ans == QMessageBox.StandardButton.Discard
+        # (closing: the autosave must not bring the discarded edits back)
+        self.discarded = ans == QMessageBox.StandardButton.Discard
+        return self.discarded

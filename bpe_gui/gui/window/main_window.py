@@ -145,6 +145,7 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event) -> None:
         self.dock_layout.editor.flush()
+        self.files.discarded = False   # (set by this close's question only)
         if self._closing_for_signal:
             self.settings.setValue(RECOVER_KEY, self.controller.corpus_dirty)
         elif not self.files.maybe_save_corpus():
@@ -154,5 +155,5 @@ class MainWindow(QMainWindow):
         # the running job stopped first: the autosave reads a trainer that holds still
         # (a run to the target kept stepping on the worker thread while it was read)
         self.controller.shutdown()
-        self.sessions.autosave()
+        self.sessions.autosave(discard_edits=self.files.discarded)
         event.accept()

@@ -8,12 +8,15 @@ composed, given the window and the parts of it that a session holds or needs.
 """
 from __future__ import annotations
 
+import os
 import shutil
 import sys
+import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Sequence
 
-from PySide6.QtCore import QSettings, QStandardPaths
+from PySide6.QtCore import QLockFile, QSettings, QStandardPaths
 from PySide6.QtWidgets import QFileDialog, QMainWindow
 
 from ..resources import resources
@@ -22,6 +25,7 @@ from ..panels.corpus.corpus_editor import SESSION_SUFFIX
 
 SESSION_FILTER = f"bpe-gui sessions (*{SESSION_SUFFIX} *.json);;All files (*)"
 AUTOSAVE_NAME = "last-session" + SESSION_SUFFIX
+KEPT_MAX = 5   # other windows' sessions kept beside the autosave (the oldest go)
 AUTOSAVE_MAX_INLINE = 5_000_000   # characters of edited text the autosave keeps inline
 # set when a signal closed the window with unsaved corpus edits: the next start opens the
 # autosave even if "Reopen last session" is off, so the edits are not lost
@@ -38,6 +42,9 @@ class Sessions:
         self.recent, self.editor, self.files, self.reopen = recent, editor, files, reopen
         self.encode_view, self.merge_panel, self.show_error = encode_view, merge_panel, show_error
         self._sample_encode_text = ""
+        # the autosave as this window found it: one changed since was written by another
+        # window (instance) that closed first, and is kept beside, not overwritten
+        self._autosave_seen = _stamp(self.autosave_path())
 
     def encode_text(self) -> str:
         view = self.encode_view
@@ -129,31 +136,75 @@ class Sessions:
         base = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppDataLocation)
         return Path(base or Path.home() / ".bpe-gui") / AUTOSAVE_NAME
 
-    def autosave(self) -> str | None:
+    def autosave(self, discard_edits: bool = False) -> str | None:
         """Save the session for the next start (on close). Never raises: quitting must
         not fail on it. Returns why it could not be saved (None: saved or not needed);
-        the next start says so too (``load_initial``)."""
+        the next start says so too (``load_initial``). ``discard_edits``: the user
+        answered Discard to unsaved corpus edits, so the session keeps the corpus as it
+        was before them (its file or sample; none for text typed from scratch)."""
         c = self.controller
+        lock: QLockFile | None = None
         try:
             path = self.autosave_path()
             if path.is_dir():
                 return autosave_is_folder(path)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            # two windows closing at once take turns (a stale lock of a crashed one is
+            # taken over after a while; without the lock the write is still atomic)
+            lock = QLockFile(str(path) + ".lock")
+            lock.setStaleLockTime(30_000)
+            lock.tryLock(5_000)
+            theirs = _stamp(path) not in (None, self._autosave_seen)
             # the session as the controller would save it: while one is being restored,
             # that one (never the half-restored state: no trainer yet is step 0)
             session = c.opening.session(self.encode_text(), self._show_ws(),
                                        self._timeline_end())
+            if discard_edits and c.corpus_dirty:
+                session = self._without_edits(session)
             text = session.corpus_text or ""
             if not session.corpus_paths and (not text or len(text) > AUTOSAVE_MAX_INLINE):
                 # nothing this session could be saved with: an older autosave must not
-                # come back in its place at the next start
-                path.unlink(missing_ok=True)
+                # come back in its place at the next start (another window's may)
+                if not theirs:
+                    path.unlink(missing_ok=True)
                 return None
+            if theirs:   # the last window closed wins; the other's is kept beside
+                keep_aside(path)
             session.save(path)   # atomic: a temporary file renamed into place
+            self._autosave_seen = _stamp(path)
         except Exception as e:  # noqa: BLE001  (never block quitting on the autosave)
             why = f"The session could not be autosaved to {self.autosave_path()}: {e}"
             sys.stderr.write(why + "\n")
             return why
+        finally:
+            if lock is not None and lock.isLocked():
+                lock.unlock()
         return None
+
+    def _without_edits(self, session):
+        """``session`` with the corpus it had before unsaved edits, at step 0 (its steps
+        were trained on the edited text)."""
+        c = self.controller
+        paths, sample, text = list(c.corpus_paths), c.corpus_sample, None
+        if not paths and sample:
+            try:
+                text = resources().sample_text(resources().sample(sample))
+            except (KeyError, OSError):
+                sample = None
+        if not paths and text is None:
+            sample = None
+        return replace(session, corpus_text=text, corpus_paths=paths, sample=sample, step=0,
+                       furthest_step=0)
+
+    def _kept_notice(self, auto: Path) -> str:
+        """A few words on another window's session kept beside the autosave since the
+        last start (once)."""
+        kept = kept_sessions(auto)
+        if not kept or str(self.settings.value("autosave/keptNoticed", "")) == kept[0].name:
+            return ""
+        self.settings.setValue("autosave/keptNoticed", kept[0].name)
+        return (f" Another window closed before the last one: its session is kept as "
+                f"“{kept[0].name}” (File > Open session).")
 
     def set_reopen(self, on: bool) -> None:
         self.settings.setValue("reopenLastSession", bool(on))
@@ -187,7 +238,7 @@ class Sessions:
                 else:
                     self.controller.message.emit(
                         "Restored where you left off. (File > Reopen last session at "
-                        "startup turns this off.)")
+                        "startup turns this off.)" + self._kept_notice(auto))
                 return
         self.editor.load_sample(resources().default_sample_id())
 
@@ -220,3 +271,35 @@ def autosave_is_folder(path: Path) -> str:
     return (f"The autosave path {path} is a folder, so the last session can be neither "
             "restored nor saved there. Move or rename that folder; the next quit saves "
             "the session again.")
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    """(modification time, size) of a file, None if there is none."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_size
+
+
+def kept_sessions(path: Path) -> list[Path]:
+    """Other windows' last sessions kept beside the autosave ``path``, newest first."""
+    stem = path.name[:-len(SESSION_SUFFIX)]
+    found = [p for p in path.parent.glob(f"{stem} (another window, *){SESSION_SUFFIX}")]
+    return sorted(found, key=lambda p: _stamp(p) or (0, 0), reverse=True)
+
+
+def keep_aside(path: Path) -> Path:
+    """Move the autosave of a window that closed before this one beside it, named by
+    when it was written (File > Open session opens it); at most KEPT_MAX are kept."""
+    when = time.strftime("%Y-%m-%d %H.%M.%S", time.localtime(path.stat().st_mtime))
+    stem = path.name[:-len(SESSION_SUFFIX)]
+    dest = path.with_name(f"{stem} (another window, {when}){SESSION_SUFFIX}")
+    n = 2
+    while dest.exists():
+        dest = path.with_name(f"{stem} (another window, {when}, {n}){SESSION_SUFFIX}")
+        n += 1
+    os.replace(path, dest)
+    for old in kept_sessions(path)[KEPT_MAX:]:
+        old.unlink(missing_ok=True)
+    return dest

@@ -12,10 +12,20 @@ from pathlib import Path
 from typing import Callable
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QMainWindow, QMessageBox, QProgressBar, QPushButton
+from PySide6.QtWidgets import (QLabel, QMainWindow, QMessageBox, QProgressBar, QPushButton,
+                               QSizePolicy)
 
 from ..theme import colors
 from ..controller.worker import describe_progress
+from ..widgets.text_pane import TextPane
+
+
+def _cut_label(hint: int, least: int) -> TextPane:
+    """One line of text as wide as ``hint`` when there is room, down to ``least``."""
+    pane = TextPane(hint_width=hint)
+    pane.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
+    pane.setMinimumWidth(least)
+    return pane
 
 
 class StatusBar:
@@ -29,12 +39,23 @@ class StatusBar:
         self._recorded_paths: list[str] = []
         sb = window.statusBar()
         self.stale_label = QLabel()
-        self.step_label = QLabel()
-        self.progress_label = QLabel()
+        # texts that may be long (a file's name, a stop's reason) cut with "…", whole in
+        # the tooltip: as labels they set the bar's minimum width, and while a corpus
+        # loaded the window grew past a 1024-pixel screen
+        fm = window.fontMetrics()
+        self.step_label = _cut_label(fm.horizontalAdvance("Step 88,888 / 88,888 · "
+                                                          "vocabulary 88,888"), 90)
+        self.progress_label = _cut_label(fm.horizontalAdvance(
+            "Reading and pre-tokenizing corpus.txt… 888 MB of 8.88 GB read (88%)"), 120)
         self.progress_bar = QProgressBar()
         self.progress_bar.setFixedWidth(180)
         self.progress_bar.setRange(0, 1000)
         self.progress_bar.setTextVisible(False)
+        # a training job's last report (label, merges done, total) and the last step
+        # and vocabulary read off the trainer: the step label and the progress label
+        # say one number (on_progress, update_step_label)
+        self._merges: tuple[str, int, int] | None = None
+        self._looked: tuple[int, int, int, int | None, bool] | None = None
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setToolTip("Stop the running job (Esc)")
         self.cancel_button.clicked.connect(self.controller.cancel)
@@ -81,15 +102,23 @@ class StatusBar:
             return
         target = t.target_steps
         early = t.stopped_early()
-        step = f"Step {t.n_steps:,}" + (f" / {target:,}" if target is not None else "")
+        self._looked = (c.trainer_key, t.n_steps, t.vocab_size, target, bool(t.settings.prune))
+        self._set_step(t.n_steps, t.vocab_size, target, early)
+        self.step_label.setToolTip(f"{self.step_label.text()} · tie rule: "
+                                   f"{t.settings.tie_rule}")
+        if c.busy and self._merges is not None:   # a look in the middle of a run
+            label, _done, total = self._merges
+            self._merges = (label, t.n_steps, total)
+            self.progress_label.setText(describe_progress(label, t.n_steps, total, "merges"))
+        self._update_actions()
+
+    def _set_step(self, n: int, vocab: int | None, target: int | None, early: str = "") -> None:
+        step = f"Step {n:,}" + (f" / {target:,}" if target is not None else "")
         if early:
             step += f" · stopped: {early}"
         # short: the merge panel's status line says the rest, and the status bar's
         # messages get the room ("New target ap…" was cut off beside a long label)
-        self.step_label.setText(f"{step} · vocabulary {t.vocab_size:,}")
-        self.step_label.setToolTip(f"{step} · vocabulary {t.vocab_size:,} · tie rule: "
-                                   f"{t.settings.tie_rule}")
-        self._update_actions()
+        self.step_label.setText(step if vocab is None else f"{step} · vocabulary {vocab:,}")
 
     def show_busy(self, busy: bool) -> None:
         if busy:
@@ -97,6 +126,7 @@ class StatusBar:
             self.progress_label.setText(f"{self.controller.job_label}…")
         for w in (self.progress_label, self.progress_bar, self.cancel_button):
             w.setVisible(busy)
+        self._merges = None
         self.stale_label.setVisible(not busy)   # "Changed: retrain" while it retrains
         if not busy:
             self.update_step_label()
@@ -105,8 +135,22 @@ class StatusBar:
         if total > 0:
             self.progress_bar.setRange(0, 1000)
             self.progress_bar.setValue(int(1000 * min(done, total) / total))
-        self.progress_label.setText(describe_progress(label, done, total,
-                                                      self.controller.job_unit))
+        unit = self.controller.job_unit
+        self.progress_label.setText(describe_progress(label, done, total, unit))
+        if unit == "merges" and total > 0 and self.controller.training_job:
+            self._merges = (label, done, total)
+            self._follow_run(done)
+
+    def _follow_run(self, done: int) -> None:
+        """The step label at a running job's report: the trainer is read a few times a
+        second (LiveView), its reports come every 50 ms, so the label showed "Step 320"
+        beside "640 of 4,744 merges". Each merge adds one token, unless pruning."""
+        if self._looked is None:
+            return
+        key, n, vocab, target, prune = self._looked
+        if self.controller.trainer_key != key or done < n:   # a retrain's new one, unread
+            return
+        self._set_step(done, None if prune else vocab + done - n, target)
 
     # ----- errors -----------------------------------------------------------------------
     def note_error(self, title: str, message: str) -> None:

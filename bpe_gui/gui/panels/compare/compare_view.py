@@ -48,6 +48,43 @@ SAMPLE_TEXT = (
 
 
 # ----- the view -----------------------------------------------------------------------------
+class _FittedCompareTable(QTableView):
+    """The table of counts per script, its columns as wide as their contents unless
+    that is wider than the table: then the row names and the sides give way (cut with
+    "…"), never a script's column (in Focus at 1024x700 Han's and Cyrillic's were past
+    the right edge, behind a sideways scroll bar)."""
+
+    FLOORS = (90, 80)   # the least of the row names' and the sides' columns
+
+    def setModel(self, model) -> None:
+        super().setModel(model)
+        self.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        for sig in (model.modelReset, model.layoutChanged, model.dataChanged,
+                    model.headerDataChanged):
+            sig.connect(lambda *_: self.fit())
+
+    def fit(self) -> None:
+        model, header = self.model(), self.horizontalHeader()
+        if model is None or model.columnCount() == 0:
+            return
+        self.resizeColumnsToContents()
+        widths = [header.sectionSize(c) for c in range(model.columnCount())]
+        over = sum(widths) - self.viewport().width()
+        for c, floor in enumerate(self.FLOORS):
+            if over <= 0 or c >= len(widths):
+                break
+            cut = max(0, min(over, widths[c] - floor))
+            widths[c] -= cut
+            over -= cut
+        for c, w in enumerate(widths):
+            if header.sectionSize(c) != w:
+                header.resizeSection(c, w)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self.fit()
+
+
 class CompareView(QWidget):
     """Two tokenizers on one text: coloured side by side, differing cuts marked, a table."""
 
@@ -93,10 +130,9 @@ class CompareView(QWidget):
         sides.setChildrenCollapsible(False)
 
         self.model = CompareTableModel(self)
-        self.table = QTableView()
+        self.table = _FittedCompareTable()
         self.table.setModel(self.model)
         self.table.verticalHeader().setVisible(False)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setStretchLastSection(False)
         self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
         self.table.setAlternatingRowColors(True)

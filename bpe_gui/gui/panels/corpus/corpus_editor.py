@@ -29,7 +29,10 @@ from ...widgets.flow_layout import FlowBar
 from .sample_notice import SampleNotice, replaces_user_settings
 from ...widgets.word_branches import WordColouring
 
-EDIT_LIMIT = 1_000_000          # characters editable in place
+# characters editable in place (typing stays under a few ms a key at 4 MB: the text is
+# read out again only after a pause, and a retrain of that size runs off this thread)
+EDIT_LIMIT = 4_000_000
+FILL_ABOVE = 256_000            # characters put in a slice per tick (see _show_text)
 PREVIEW_CHARS = 1_000_000       # characters shown read-only above that
 PREVIEW_SLICE = 64_000          # characters added to the preview per timer tick
 EDIT_DEBOUNCE_MS = 300
@@ -416,6 +419,16 @@ class CorpusEditor(QWidget):
                     f"characters ({100 * len(shown) / len(text):.0f}%), read-only. "
                     "Training and counts use the whole text. To edit, open a smaller file "
                     "or use Clear to start a new corpus.")
+            elif len(text) > FILL_ABOVE:
+                # editable once whole: Qt lays the text out on this thread (about 0.4 s
+                # a MB), so it goes in a slice per tick and the window stays live
+                self.edit.setReadOnly(True)
+                self.edit.setUndoRedoEnabled(False)
+                self._fill = [text[i:i + PREVIEW_SLICE]
+                              for i in range(0, len(text), PREVIEW_SLICE)]
+                self.edit.setPlainText(self._fill.pop(0))
+                self._fill.reverse()
+                self._fill_timer.start()
             else:
                 self.edit.setReadOnly(False)
                 self.edit.setUndoRedoEnabled(True)
@@ -436,6 +449,10 @@ class CorpusEditor(QWidget):
             cursor.insertText(self._fill.pop())
         finally:
             self._syncing = False
+        if not self._fill and not self._preview:   # all of an editable text is in
+            self._fill_timer.stop()
+            self.edit.setUndoRedoEnabled(True)
+            self.edit.setReadOnly(False)
 
     @property
     def preview_loading(self) -> bool:

@@ -2,7 +2,7 @@
 them back (one click), instead of asking first.
 
 A sample is a corpus *and* the settings it was written for (the tutorial needs
-character mode and 10 merges to show its six-way tie), so loading one applies them: that
+character mode and 10 merges to show its five-way tie), so loading one applies them: that
 is what someone picking "Tutorial" expects. But settings the user tuned are work; the
 notice under the corpus title names each change and "Keep my settings" restores them
 (and retrains). Switching between samples, or the first sample at start-up, replaces

@@ -114,6 +114,7 @@ class MergePanel(QWidget):
         self._new_trainer = True
         self._last_rec: MergeStep | None = None
         self._words_of = None    # the trainer whose words the pair model has
+        self._pairs_at: tuple | None = None   # (trainer, step) the pair table was shown at
         self.next_rec: MergeStep | None = None
         self._build()
         c = controller
@@ -178,7 +179,9 @@ class MergePanel(QWidget):
 
         # Left: candidate pairs for the next step.
         self.pairs_box = QGroupBox("Candidate pairs for the next merge")
-        self.next_label = _label(lines=4)
+        # the whole sentence, wrapped: why the pair wins is what the panel teaches (cut
+        # with "…" at 1024x700, the rest in a tooltip, it was not read)
+        self.next_label = TextPane(lines=2, grow=True)
         self.next_label.setTextFormat(Qt.TextFormat.RichText)
         self.filter_edit = QLineEdit()
         self.filter_edit.setPlaceholderText("Filter pairs: e.g. e s, st, ·t (· is a space)")
@@ -214,7 +217,7 @@ class MergePanel(QWidget):
         self.last_title = _label(lines=1)
         self.last_title.setTextFormat(Qt.TextFormat.RichText)
         self.last_box.setTitle("Last merge and the words it changed")
-        self.last_reason = _label(lines=2)   # full sentence in the next-pair box and tooltip
+        self.last_reason = TextPane(lines=1, grow=True)   # whole, wrapped
         self.affected_label = _label(lines=1)
         self.affected_model = AffectedModel(self)
         self.affected_view = _table(CellTableView())
@@ -259,6 +262,8 @@ class MergePanel(QWidget):
         self.right_tabs.setDocumentMode(True)
         self.right_tabs.hide()
         self.compact = False
+        self.one_column = False   # too narrow for two columns: every box a tab
+        self._tabbed: tuple = ()
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(self.pairs_box)
         split.addWidget(right)
@@ -315,7 +320,9 @@ class MergePanel(QWidget):
 
     def _show_stale(self, on: bool) -> None:
         self.stale_label.setVisible(on)
-        self.status.setVisible(not on)
+        # compact: the status bar says the step (the line's height went to the whole
+        # sentence of why the next pair wins)
+        self.status.setVisible(not on and not self.compact)
 
     def _on_playing(self, on: bool) -> None:
         self.play_btn.blockSignals(True)
@@ -439,35 +446,72 @@ class MergePanel(QWidget):
         if on == self.compact:
             return
         self.compact = on
-        # the next merge in two lines, not four (the rest "…", whole in its tooltip), and
         # no footer line under the pairs (the "Show more" button and its tooltip say it):
         # at 800x600 the encode view below had a sliver for its tokens
-        lines = 2 if on else 4
-        self.next_label.setFixedHeight(lines * self.next_label.fontMetrics().lineSpacing() + 4)
         self.pairs_footer.setVisible(not on)
-        boxes = ((self.last_box, "Last merge"), (self.timeline_box, "Timeline"))
-        if on:
-            current = self.right
-            for box, title in boxes:
-                self.titles.set_hidden(box, True)   # the tab names it
-                self.right_tabs.addTab(box, title)
-            self.splitter.replaceWidget(1, self.right_tabs)
-            self.right_tabs.show()
-            current.hide()
-            self.right_tabs.setCurrentIndex(1)   # the timeline: where the steps are
-            self._halve = True   # halves, as the two columns were, once laid out
-        else:
-            for box, _title in boxes:
-                self.titles.set_hidden(box, False)
+        self._show_stale(self.stale_label.isVisibleTo(self))
+        self._arrange()
+
+    def two_columns_width(self) -> int:
+        """The panel width at which the pairs and the timeline, side by side, show every
+        column at its minimum width (below it: one column of tabs)."""
+        extra = 2 * (12 + 2 * self.pair_view.frameWidth()
+                     + self.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent)) + 24
+        pairs = self.pair_view.header_minimums()
+        pairs[1] = 72   # (the pair's own floor: the widest chips' width follows the view's)
+        return sum(pairs) + sum(self.timeline_view.header_minimums()) + extra
+
+    def _arrange(self) -> None:
+        """The boxes as the panel's width and height ask: two columns (the last merge
+        above the timeline, or as two tabs when ``compact``), or, too narrow for every
+        column of both tables side by side (at 800x600 the pair table lost "Merges into"
+        and "Tie", the timeline "New token"), one column of three tabs."""
+        one = self.one_column
+        tabbed = [(self.pairs_box, "Next merge")] if one else []
+        if self.compact or one:
+            tabbed += [(self.last_box, "Last merge"), (self.timeline_box, "Timeline")]
+        want = tuple(box for box, _t in tabbed)
+        if want == self._tabbed:
+            return
+        current = self.right_tabs.currentWidget()
+        was_one = self.pairs_box in self._tabbed
+        self._tabbed = want
+        self.right_tabs.blockSignals(True)
+        while self.right_tabs.count():
+            self.right_tabs.removeTab(0)
+        for box in (self.pairs_box, self.last_box, self.timeline_box):
+            self.titles.set_hidden(box, box in want)   # the tab names it
+        for box, title in tabbed:
+            self.right_tabs.addTab(box, title)
+        self.right_tabs.blockSignals(False)
+        if not one:
+            self.splitter.insertWidget(0, self.pairs_box)
+            self.pairs_box.show()
+        if not tabbed:
+            for box in (self.last_box, self.timeline_box):
                 self.right.addWidget(box)
-            self.splitter.replaceWidget(1, self.right)
+                box.show()
+            self.splitter.insertWidget(1, self.right)
             self.right.show()
             self.right_tabs.hide()
-            for box, _title in boxes:
-                box.show()
+        else:
+            self.splitter.insertWidget(0 if one else 1, self.right_tabs)
+            self.right_tabs.show()
+            self.right.hide()
+            if current in want and was_one == one:
+                self.right_tabs.setCurrentWidget(current)
+            else:   # the next merge alone, or the timeline: where the steps are
+                self.right_tabs.setCurrentWidget(self.pairs_box if one else self.timeline_box)
+        self._halve = not one   # shared as the two tables' columns need, once laid out
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
+        need = self.two_columns_width()
+        # (a margin either way, so a width near the line does not flip back and forth)
+        one = self.width() < need - (0 if self.one_column else 12)
+        if one != self.one_column:
+            self.one_column = one
+            self._arrange()
         if getattr(self, "_halve", False):   # once the splitter has the new width
             QTimer.singleShot(0, self, self._halve_columns)
 
@@ -475,7 +519,12 @@ class MergePanel(QWidget):
         w = self.splitter.width()
         if getattr(self, "_halve", False) and w > 200 and self.isVisible():
             self._halve = False
-            self.splitter.setSizes([w * 9 // 20, w - w * 9 // 20])   # the timeline: 4 columns
+            # each side by the width its table's columns need at least
+            a = sum(self.pair_view.header_minimums()[:1]) + 72 + \
+                sum(self.pair_view.header_minimums()[2:])
+            b = sum(self.timeline_view.header_minimums())
+            left = w * a // max(1, a + b)
+            self.splitter.setSizes([left, w - left])
 
     def _fit_numbers(self, t) -> None:
         """Room for the largest count and step this trainer can show: the best pair's
@@ -497,8 +546,8 @@ class MergePanel(QWidget):
 
     def _pair_width(self) -> int:
         """Room for both chips of the pairs: the widest of the first rows, at least 72
-        pixels, at most half the table and what Rank and Count leave (a longer chip is
-        cut with …; the table does not scroll sideways for it)."""
+        pixels, at most half the table and what the other columns leave (a longer chip
+        is cut with …; the table does not scroll sideways for it)."""
         view, model = self.pair_view, self.pair_model
         cells = view.cells
         n = min(model.n_rows(), 12)
@@ -506,8 +555,10 @@ class MergePanel(QWidget):
             return 72
         fonts = cells.fonts_for(view.font())
         widest = max(cells.cell_width(model.cell(r, 1), fonts) for r in range(n))
-        mins = view.header_minimums()   # Rank and Count stay: what they leave, at most
-        room = view.viewport().width() - mins[0] - mins[3] - 2
+        # every other column stays in sight: what they leave, at most (the widest chips
+        # took half the table and "Merges into" gave way)
+        mins = view.header_minimums()
+        room = view.viewport().width() - sum(m for c, m in enumerate(mins) if c != 1) - 2
         return max(72, min(widest + 2, max(72, view.viewport().width() // 2), room))
 
     def _refresh_pairs(self) -> None:
@@ -522,6 +573,10 @@ class MergePanel(QWidget):
         self.pair_view.set_column_minimum(1, self._pair_width())
         if self.pair_view.selectionModel().hasSelection():   # rows now hold other pairs
             self.pair_view.clearSelection()
+        at = (t, t.n_steps) if t is not None else None
+        if at != self._pairs_at:   # a new step: the pair merged next in sight (the table
+            self._pairs_at = at    # kept its scroll offset and rank 1 could be out of it)
+            self._scroll_to_next()
         self.next_rec = t.next_choice() if t is not None else None
         self.next_label.setText(self._next_text(snap))
         if not snap.rows:
@@ -535,6 +590,13 @@ class MergePanel(QWidget):
         self.pair_view.setToolTip(self.pairs_footer.text())
         self.more_btn.setEnabled(snap.maybe_more and not self.controller.busy)
 
+    def _scroll_to_next(self) -> None:
+        rows = self.pair_model.rows
+        r = next((i for i, row in enumerate(rows) if row.rank == 1), None)
+        if r is not None:
+            self.pair_view.scrollTo(self.pair_model.index(r, 0),
+                                    QAbstractItemView.ScrollHint.EnsureVisible)
+
     def _next_text(self, snap: PairSnapshot) -> str:
         if not self.controller.has_trainer:
             return "No training yet: add a corpus, then press Step."
@@ -544,7 +606,7 @@ class MergePanel(QWidget):
         left, right = self.cache.text(rec.left), self.cache.text(rec.right)
         merged = self.cache.text(rec.token)
         return (f"<b>Next (step {rec.index}):</b> {_esc(left)} + {_esc(right)} → "
-                f"<b>{_esc(merged)}</b> (count {rec.count:,})<br>{_esc(rec.reason)}")
+                f"<b>{_esc(merged)}</b> (count {rec.count:,}). {_esc(rec.reason)}")
 
     def _refresh_last(self) -> None:
         t = self.controller.view()

@@ -14,7 +14,7 @@ from typing import Sequence
 
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QKeySequence, QShortcut
-from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QSlider,
+from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QLabel, QSlider,
                                QStyle, QToolButton, QVBoxLayout, QWidget)
 
 from ....engine.display import counted, is_partial
@@ -103,11 +103,11 @@ class WordPlayback(QWidget):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.verticalHeader().setVisible(False)
-        self.table.horizontalHeader().setStretchLastSection(True)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         em = self.fontMetrics().horizontalAdvance("M")
-        for col, ems in ((0, 5), (1, 7), (2, 9)):   # (1: room for "#24,223")
-            self.table.setColumnWidth(col, ems * em)
+        # the columns share the table's width, each at least its header (in the left
+        # dock at 1024x700 "Symbols after" was cut, with a scroll bar sideways); the
+        # merge and the symbols get what is left (1: room for "#24,223")
+        self.table.fit_columns((0, 0, 2, 3), (3 * em, 5 * em, 5 * em, 7 * em))
         lay = QVBoxLayout(self)
         lay.addWidget(self.title)
         lay.addWidget(self.reason)
@@ -222,7 +222,7 @@ class WordPlayback(QWidget):
         if (self.origin is not None) != self._wide_rank:   # room for "new 50,123"
             self._wide_rank = self.origin is not None
             em = self.fontMetrics().horizontalAdvance("M")
-            self.table.setColumnWidth(1, (10 if self._wide_rank else 7) * em)
+            self.table.set_column_minimum(1, (8 if self._wide_rank else 5) * em)
         # characters, not bytes, for a tokenizer.json whose model starts from characters
         unit = "byte" if tok.mode == "byte" and all(len(t) == 1 for t in pb.symbols) \
             else "symbol"

@@ -68,7 +68,22 @@ class SettingsPanel(QWidget):
         self._check_timer.timeout.connect(self.check)
         controller.settingsChanged.connect(self.set_settings)
         controller.corpusChanged.connect(self._schedule_check)
+        controller.busyChanged.connect(self._on_busy)
+        self._showing_restore = False
         self.set_settings(controller.settings)
+
+    def _on_busy(self, busy: bool) -> None:
+        """While a session's corpus is read, its settings (applied once it is read) are
+        shown, not to be edited: the fields showed the defaults meanwhile, then jumped."""
+        r = getattr(self.controller.opening, "restoring", None)
+        if busy and r is not None and r.session.settings != self.controller.settings:
+            self._showing_restore = True
+            self.set_settings(r.session.settings, check=False)
+            self.setEnabled(False)
+        elif not busy and self._showing_restore:
+            self._showing_restore = False
+            self.setEnabled(True)
+            self.set_settings(self.controller.settings)
 
     # ----- layout ---------------------------------------------------------------------
     def _build(self) -> None:
@@ -256,8 +271,11 @@ class SettingsPanel(QWidget):
         self._pattern_field(self.preset_combo.currentData() == CUSTOM)
 
     # ----- controller -> fields ---------------------------------------------------------
-    def set_settings(self, s: TrainSettings) -> None:
+    def set_settings(self, s: TrainSettings, check: bool = True) -> None:
         """Show these settings in the fields (from the controller: sample, session)."""
+        if check and self._showing_restore:   # the session's settings are applied now
+            self._showing_restore = False
+            self.setEnabled(True)
         self._syncing = True
         try:
             self.tie_combo.setCurrentIndex(max(0, self.tie_combo.findData(s.tie_rule)))
@@ -280,7 +298,8 @@ class SettingsPanel(QWidget):
             self.superbpe.set_value(s.superbpe_from)
         finally:
             self._syncing = False
-        self.check()
+        if check:
+            self.check()
 
     # ----- fields -> settings -----------------------------------------------------------
     def _on_preset(self) -> None:
@@ -431,6 +450,7 @@ class SettingsPanel(QWidget):
             lab.setText(errors.get(key, ""))
             lab.setVisible(key in errors)
         changed = settings != self.controller.settings if settings is not None else True
+        changed = changed and not self._showing_restore
         self._emit_pending(settings, changed)
         self.apply_button.setEnabled(settings is not None and changed)
         self.revert_button.setEnabled(changed)
@@ -454,6 +474,8 @@ class SettingsPanel(QWidget):
 
     def is_pending(self) -> bool:
         """The fields hold settings that are not the ones in use."""
+        if self._showing_restore:   # a session's, about to be applied
+            return False
         settings, _ = self.collect()
         return settings is None or settings != self.controller.settings
 
