@@ -342,13 +342,6 @@ static inline uint64_t word_bytes(const unsigned char *w, size_t n, size_t i, si
     return (v << (inside ? s : 0)) >> s;
 }
 
-/* the bytes of the word whose n symbols x holds (their spans, in order: the last one's
- * end), or 0: no spans */
-static inline size_t word_len(const MergeScratch *x, size_t n, int flags)
-{
-    return (flags & MT_SPANS) && n ? (size_t)x->en[n - 1] : 0;
-}
-
 /* short_bytes of the pair's bytes w[at..at+len) in the word x merges (x->wlen bytes):
  * without a branch on len when the word has 8 bytes or more */
 static inline uint64_t pair_bytes(const MergeScratch *x, const unsigned char *w, size_t at,
@@ -493,11 +486,6 @@ static inline int32_t first_rank(const MergeTable *m, const MergeScratch *x,
         return r < limit ? r : NO_RANK;
     }
     return pair_rank(m, x, (int32_t)i, (int32_t)i + 1, w, limit, made);
-}
-
-static inline int32_t new_id(const MergeTable *m, int32_t rank)
-{
-    return m->by_span ? rank : m->rank_new[rank];
 }
 
 /* Short words (n < HEAP_FROM <= 33): each symbol keeps its place; key[i] = (rank of the

@@ -53,6 +53,7 @@ static int goes_flat(const MergeTable *m, const unsigned char *w, size_t len, in
 int mt_route(const MergeTable *m, MergeScratch *x, int at, const unsigned char *w, size_t n,
              int flags, int32_t limit, unsigned declined)
 {
+    (void)x; /* in the chooser's signature for every call site; no rule reads it today */
     int f = m->strategy; /* MT_AUTO, or the one strategy forced */
 #define OPEN(s) ((f == MT_AUTO || f == (s)) && !(declined >> (s) & 1))
     if (at == MT_AT_WORD) {
