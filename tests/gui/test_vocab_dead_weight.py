@@ -159,7 +159,11 @@ def test_a_streamed_corpus_is_read_from_its_files(qtbot, window, tmp_path, ready
     chunks (progress in bytes), and counts what its whole text gives."""
     from dataclasses import replace
     from bpe_gui.gui.controller.corpus_source import EDIT_BYTES
-    text = TEXT * (EDIT_BYTES // len(TEXT.encode("utf-8")) + 2)
+    # in lines that end where every pattern ends a word (no space before the break): a
+    # stretch of 4 * PART_CHARS characters with no such break is cut where it ends, in the
+    # file's chunks as in the text's parts, and the two cuts need not agree
+    line = TEXT.rstrip() + "\n"
+    text = line * (EDIT_BYTES // len(line.encode("utf-8")) + 2)
     (tmp_path / "big.txt").write_text(text, "utf-8")
     c = window.controller
     assert window.files.open_paths([str(tmp_path / "big.txt")])
