@@ -19,6 +19,7 @@ from bpe_gui.gui.models.roles import ID_ROLE, TOKENS_ROLE
 from bpe_gui.gui.models.timeline import TimelineModel as T
 from bpe_gui.gui.panels.merge.merge_panel import MergePanel
 from panel_helpers import WORKED, make_controller
+from settle import settle
 
 DISPLAY, BACKGROUND, FOREGROUND = Qt.DisplayRole, Qt.BackgroundRole, Qt.ForegroundRole
 FONT, ALIGN = Qt.FontRole, Qt.TextAlignmentRole
@@ -280,6 +281,7 @@ def test_narrow_left_aligned_text_is_elided_inside_its_cell(qtbot):
     try:
         panel = make_panel(qtbot, c)
         c.goto(12)
+        settle(qtbot, panel)   # the sentence panes' new height lays the tables out again
         view, m = panel.pair_view, panel.pair_model
         view.horizontalHeader().setMinimumSectionSize(8)
         view.setColumnWidth(P.MERGED, 24)
