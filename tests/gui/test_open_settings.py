@@ -13,7 +13,7 @@ import random
 
 from bpe_gui.engine import TrainSettings
 from bpe_gui.gui.controller.training import SYNC_CHARS
-from bpe_gui.gui.controller.corpus_source import FileCorpus
+from bpe_gui.gui.controller.corpus_source import EDIT_BYTES, FileCorpus
 from bpe_gui.gui.window.training_flow import REAL_CORPUS_SETTINGS
 
 
@@ -47,7 +47,7 @@ def test_pending_settings_are_applied_when_a_big_file_opens_and_it_is_read_once(
     panel.check()
     assert panel.is_pending() and not panel.errors
     path = tmp_path / "big.txt"
-    path.write_text(text_of(1_300_000), encoding="utf-8")   # streamed: over 1 MiB
+    path.write_text(text_of(EDIT_BYTES + 300_000), encoding="utf-8")   # streamed: over it
     started = reads(c)
     assert window.dock_layout.editor.open_files([str(path)])
     ready(c, timeout=60_000)
