@@ -6,22 +6,8 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import QPoint, QRect, Qt
 
-from bpe_gui.gui.window.docks import DockLayout
+from screens import SIZES, open_at
 from settle import settle as quiet
-
-SIZES = [(800, 600), (1024, 700), (1920, 1080)]
-
-
-def open_at(make_window, qtbot, monkeypatch, size):
-    w, h = size
-    monkeypatch.setattr(DockLayout, "_screen_height", staticmethod(lambda: h))
-    monkeypatch.setattr(DockLayout, "_default_size", lambda self: (w, h - 30))
-    win = make_window()
-    win.resize(w, h - 30)
-    qtbot.waitUntil(lambda: win.width() == w)
-    win.dock_layout.reset_layout()
-    quiet(qtbot, win, win.controller)
-    return win
 
 
 def in_sight(win, widget) -> bool:

@@ -10,15 +10,10 @@ immutable :class:`~bpe_gui.engine.analysis.mixture.MixtureResult`:
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
-
 from ...engine.analysis import MixtureResult, MixtureStep
 from ...engine.display import readable
+from .roles import ALIGN, ALIGN_RIGHT, DISPLAY, TOOLTIP, HeaderedTableModel
 
-DISPLAY = Qt.ItemDataRole.DisplayRole
-TOOLTIP = Qt.ItemDataRole.ToolTipRole
-ALIGN = Qt.ItemDataRole.TextAlignmentRole
-RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 # MixtureStep's counts are per million bytes of each sample (mixture.PER)
 PER_TEXT = "per million bytes of sample"
 
@@ -30,7 +25,7 @@ def pair_text(pair: tuple[bytes, bytes] | None) -> str:
     return f"{readable(pair[0])} + {readable(pair[1])}"
 
 
-class MixtureStepsModel(QAbstractTableModel):
+class MixtureStepsModel(HeaderedTableModel):
     HEADERS = ("Step", "Merge", "Explained best by", "Runner-up")
     TIPS = ("The merge's rank in the merge list (1: learned first)",
             "The pair merged at this step",
@@ -55,19 +50,8 @@ class MixtureStepsModel(QAbstractTableModel):
         self.rows = list(steps)
         self.endResetModel()
 
-    def rowCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self.rows)
-
-    def columnCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self.HEADERS)
-
-    def headerData(self, section, orientation, role=DISPLAY):
-        if orientation == Qt.Orientation.Horizontal and 0 <= section < len(self.HEADERS):
-            if role == DISPLAY:
-                return self.HEADERS[section]
-            if role == TOOLTIP:
-                return self.TIPS[section]
-        return None
+    def n_rows(self) -> int:
+        return len(self.rows)
 
     def data(self, index, role=DISPLAY):
         if not index.isValid():
@@ -78,7 +62,7 @@ class MixtureStepsModel(QAbstractTableModel):
             return (f"{s.step:,}", pair_text(s.merge), s.best_category,
                     pair_text(s.runner_up))[col]
         if role == ALIGN and col == 0:
-            return RIGHT
+            return ALIGN_RIGHT
         if role == TOOLTIP:
             return f"Step {s.step:,}: {pair_text(s.merge)}; select it to compare the counts"
         return None
@@ -87,7 +71,7 @@ class MixtureStepsModel(QAbstractTableModel):
         return self.rows[row] if 0 <= row < len(self.rows) else None
 
 
-class PairCountsModel(QAbstractTableModel):
+class PairCountsModel(HeaderedTableModel):
     HEADERS = ("Category", "Share", "Merge", "Runner-up", "Share × difference")
     TIPS = ("A category of the samples",
             "Its inferred share of the training data",
@@ -108,19 +92,8 @@ class PairCountsModel(QAbstractTableModel):
         self.names = list(shares) if step is not None else []
         self.endResetModel()
 
-    def rowCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self.names)
-
-    def columnCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self.HEADERS)
-
-    def headerData(self, section, orientation, role=DISPLAY):
-        if orientation == Qt.Orientation.Horizontal and 0 <= section < len(self.HEADERS):
-            if role == DISPLAY:
-                return self.HEADERS[section]
-            if role == TOOLTIP:
-                return self.TIPS[section]
-        return None
+    def n_rows(self) -> int:
+        return len(self.names)
 
     def values(self, name: str) -> tuple[float, float, float, float]:
         """(share, merge count, runner-up count, share x difference) of a category."""
@@ -142,7 +115,7 @@ class PairCountsModel(QAbstractTableModel):
             share, m, r, w = self.values(name)
             return (f"{share:.1%}", f"{m:,.1f}", f"{r:,.1f}", f"{w:+,.1f}")[col - 1]
         if role == ALIGN and col > 0:
-            return RIGHT
+            return ALIGN_RIGHT
         if role == TOOLTIP and col == 0 and name == self.step.best_category:
             return "★: the category that explains this merge best"
         return None

@@ -27,6 +27,7 @@ from bpe_gui.engine.formats import known_encodings as known  # noqa: E402
 from bpe_gui.engine.text.presets import O200K_PATTERN  # noqa: E402
 from bpe_gui.engine.train.trainer import TrainSettings, Trainer  # noqa: E402
 from hf_files import CASES  # noqa: E402
+import model_files  # noqa: E402
 
 EOT = "<|endoftext|>"
 TEXTS = [
@@ -203,55 +204,14 @@ def build(name: str, d: Path, monkeypatch):
 
 
 def gguf_file(d: Path):
-    """A GGUF written by the gguf package from a byte-level BPE tokenizers trained, with
-    Qwen2's split and <|endoftext|> a CONTROL token."""
-    gguf = pytest.importorskip("gguf")
-    from tokenizers import Regex, decoders, models, pre_tokenizers, trainers
-    regex_ = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}"
-              r"| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+")
-    hf = tokenizers.Tokenizer(models.BPE())
-    hf.pre_tokenizer = pre_tokenizers.Sequence([
-        pre_tokenizers.Split(Regex(regex_), behavior="isolated"),
-        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
-    hf.decoder = decoders.ByteLevel()
-    hf.train_from_iterator([CORPUS], trainers.BpeTrainer(
-        vocab_size=600, special_tokens=[EOT], show_progress=False,
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
-    data = json.loads(hf.to_str())
-    vocab = data["model"]["vocab"]
-    tokens = sorted(vocab, key=vocab.__getitem__)
-    w = gguf.GGUFWriter(str(d / "model.gguf"), "qwen2")
-    w.add_tokenizer_model("gpt2")
-    w.add_tokenizer_pre("qwen2")
-    w.add_token_list(tokens)
-    w.add_token_types([gguf.TokenType.CONTROL if t == EOT else gguf.TokenType.NORMAL
-                       for t in tokens])
-    w.add_token_merges([m if isinstance(m, str) else " ".join(m)
-                        for m in data["model"]["merges"]])
-    w.write_header_to_file()
-    w.write_kv_data_to_file()
-    w.write_tensors_to_file()
-    w.close()
-    return load_tokenizer(d / "model.gguf")
+    """A GGUF written by the gguf package from a byte-level BPE tokenizers trained."""
+    return load_tokenizer(model_files.gguf_file(d, CORPUS, EOT)[0])
 
 
 def tekken_file(d: Path):
     """A tekken.json of trained ranks with the published pattern."""
     pytest.importorskip("mistral_common")
-    from bpe_gui.engine.text.presets import TEKKEN_PATTERN
-    base = trained("o200k").tokenizer()
-    ranks = [bytes([b]) for b in range(256)] + sorted(
-        (t for i, t in base.vocab.items() if len(t) > 1 and i not in base.special_ids.values()),
-        key=base.token_to_id.__getitem__)
-    data = {"config": {"pattern": TEKKEN_PATTERN, "num_vocab_tokens": len(ranks),
-                       "default_vocab_size": len(ranks) + 30,
-                       "default_num_special_tokens": 30, "version": "v7"},
-            "vocab": [{"rank": r, "token_bytes": base64.b64encode(b).decode(),
-                       "token_str": None} for r, b in enumerate(ranks)],
-            "special_tokens": [{"rank": i, "token_str": s, "is_control": True}
-                               for i, s in enumerate(["<unk>", "<s>", "</s>", EOT])]}
-    (d / "tekken.json").write_text(json.dumps(data))
-    return load_tokenizer(d / "tekken.json")
+    return load_tokenizer(model_files.tekken_file(d, trained("o200k").tokenizer(), EOT))
 
 
 KINDS = ["trained", "at-step", "char-level", "gpt2-files", "gpt2-tokenizers",
