@@ -27,7 +27,7 @@ from bpe_gui.engine.formats import known_encodings as known  # noqa: E402
 from bpe_gui.engine.text.presets import O200K_PATTERN  # noqa: E402
 from bpe_gui.engine.train.trainer import TrainSettings, Trainer  # noqa: E402
 from hf_files import CASES  # noqa: E402
-import model_files  # noqa: E402
+import built_models  # noqa: E402
 
 EOT = "<|endoftext|>"
 TEXTS = [
@@ -205,13 +205,13 @@ def build(name: str, d: Path, monkeypatch):
 
 def gguf_file(d: Path):
     """A GGUF written by the gguf package from a byte-level BPE tokenizers trained."""
-    return load_tokenizer(model_files.gguf_file(d, CORPUS, EOT)[0])
+    return load_tokenizer(built_models.gguf_file(d, CORPUS, EOT)[0])
 
 
 def tekken_file(d: Path):
     """A tekken.json of trained ranks with the published pattern."""
     pytest.importorskip("mistral_common")
-    return load_tokenizer(model_files.tekken_file(d, trained("o200k").tokenizer(), EOT))
+    return load_tokenizer(built_models.tekken_file(d, trained("o200k").tokenizer(), EOT))
 
 
 KINDS = ["trained", "at-step", "char-level", "gpt2-files", "gpt2-tokenizers",

@@ -44,7 +44,7 @@ from bpe_gui.engine.text.presets import O200K_PATTERN  # noqa: E402
 from bpe_gui.engine.train.trainer import TrainSettings, Trainer  # noqa: E402
 
 from hf_files import CASES  # noqa: E402
-import model_files  # noqa: E402
+import built_models  # noqa: E402
 from long_texts import ROW  # noqa: E402
 
 EOT = "<|endoftext|>"
@@ -250,7 +250,7 @@ def odd_ranks(d: Path):
 def gguf_kind(d: Path) -> Kind:
     """A GGUF written by the gguf package from a byte-level BPE tokenizers trained, with
     Qwen2's split and <|endoftext|> a CONTROL token (cut out of text: parse_special)."""
-    path, hf = model_files.gguf_file(d, CORPUS, EOT)
+    path, hf = built_models.gguf_file(d, CORPUS, EOT)
     return hf_kind("gguf", load_tokenizer(path), hf)
 
 
@@ -258,7 +258,7 @@ def tekken_kind(d: Path) -> Kind:
     """A tekken.json of trained ranks with the published pattern (the native scanner's
     tekken kind); its special tokens' text is ordinary text."""
     tekken = pytest.importorskip("mistral_common.tokens.tokenizers.tekken")
-    path = model_files.tekken_file(d, trained("o200k").tokenizer(), EOT)
+    path = built_models.tekken_file(d, trained("o200k").tokenizer(), EOT)
     mc = tekken.Tekkenizer.from_file(str(path))
     return Kind("tekken", load_tokenizer(path),
                 lambda s: mc.encode(s, bos=False, eos=False), mc.decode)
