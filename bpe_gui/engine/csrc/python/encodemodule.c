@@ -720,8 +720,18 @@ static PyObject *ids_array(const uint32_t *ids, size_t n)
         if (!array_type)
             return NULL;
     }
-    return PyObject_CallFunction(array_type, "sy#", "I", n ? (const char *)ids : "",
-                                 (Py_ssize_t)(n * sizeof(uint32_t))); /* (NULL: None) */
+    /* the ids copied once, straight from the buffer (a memoryview of it: a bytes object
+     * in between was a second copy of every id, and a third block of their size) */
+    PyObject *arr = PyObject_CallFunction(array_type, "s", "I");
+    PyObject *view = arr ? PyMemoryView_FromMemory(n ? (char *)ids : (char *)"",
+                                                   (Py_ssize_t)(n * sizeof(uint32_t)), PyBUF_READ)
+                         : NULL;
+    PyObject *r = view ? PyObject_CallMethod(arr, "frombytes", "O", view) : NULL;
+    Py_XDECREF(view);
+    if (!r)
+        Py_CLEAR(arr);
+    Py_XDECREF(r);
+    return arr;
 }
 
 static int Encoder_init(Encoder *e, PyObject *args, PyObject *kw)
