@@ -70,6 +70,27 @@ def test_one_load_words_agree_with_regex(kind):
     assert answered > 10_000   # it does answer most of these
 
 
+@pytest.mark.parametrize("kind", ["cl100k", "o200k", "llama3", "qwen2"])
+def test_one_load_words_every_first_byte(kind):
+    """Every ASCII byte before a space, a letter, LF, a digit or punctuation, then
+    letters (the one-byte words and prefixed letter runs decided inline, and what the
+    cold path keeps): where the one-load scanner answers, the pattern's first match."""
+    pattern = regex.compile(KIND_PATTERNS[kind])
+    preset = PRESET_IDS[kind]
+    answered = 0
+    for b0 in map(chr, range(128)):
+        for b1 in [" ", "a", "s", "t", "Q", "\n", "\r", "7", ",", "'", "\t", "é"]:
+            for tail in ["bcdefgh", "s and so", "ll be it", "Xyz qwer", "  \nabc d", "12345678"]:
+                text = b0 + b1 + tail
+                got = _encode._fast_word(preset, text.encode("utf-8"))
+                if got == 0:
+                    continue
+                answered += 1
+                want = len(pattern.match(text).group().encode("utf-8"))
+                assert want >= 8 if got == 8 else want == got, (kind, text, got, want)
+    assert answered > 2_000
+
+
 def _tiktoken_pair(tmp_path_factory, pattern, specials):
     d = tmp_path_factory.mktemp("enc")
     ranks = tti.trained_ranks()
