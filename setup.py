@@ -150,7 +150,8 @@ setup(
     ext_modules=[
         # the training core (plain C in core/) and its Python type
         ext("train._core", files("python/coremodule.c") + CORE, ("core",)),
-        ext("tokenizers._encode", files("python/encodemodule.c") + MERGE + WORDCACHE + SCAN_SHARED,
+        ext("tokenizers._encode", files("python/encodemodule.c", "imported/offsets.c") + MERGE
+            + WORDCACHE + SCAN_SHARED,
             ("merge", "scan")),
         ext("corpus._count", files("python/countmodule.c") + COUNT + SCAN_SHARED,
             ("count", "scan")),

@@ -46,6 +46,27 @@ def test_one_module_file_per_extension():
         assert f"PyInit_{name}" in text
 
 
+# (_PyBytes_Resize is the documented way to shrink a new bytes object)
+PRIVATE_CPYTHON = re.compile(r"\bob_item\b|->\s*allocated\b|\b(PyListObject|PyTupleObject|"
+                             r"PyBytesObject|PyUnicodeObject|PyLongObject)\b|"
+                             r"\b_Py(?!Bytes_Resize\b)[A-Za-z]\w*")
+
+
+def test_bindings_use_only_cpythons_public_api():
+    """No binding reaches into CPython's objects (a list's item array, its allocated
+    size, the layout of a tuple, bytes, str or int) or calls its private _Py functions:
+    lists are made by PyList_New and filled by PyList_SET_ITEM."""
+    reach = [(p.relative_to(CSRC).as_posix(), m.group(0)) for p in _c_files()
+             for m in PRIVATE_CPYTHON.finditer(_code_only(p))]
+    assert reach == []
+
+
+def test_the_private_api_check_sees_a_reach():
+    assert PRIVATE_CPYTHON.search("((PyListObject *)list)->ob_item = items;")
+    assert PRIVATE_CPYTHON.search("_PyLong_Copy(x)")
+    assert not PRIVATE_CPYTHON.search("PyList_SET_ITEM(list, i, v); Py_ssize_t allocated;")
+
+
 def test_csrc_readme_names_every_folder():
     readme = (CSRC / "README.md").read_text("utf-8")
     folders = sorted(p.name for p in CSRC.iterdir() if p.is_dir())
