@@ -152,7 +152,7 @@ setup(
         ext("train._core", files("python/coremodule.c") + CORE, ("core",)),
         ext("tokenizers._encode", files("python/encodemodule.c", "imported/offsets.c") + MERGE
             + WORDCACHE + SCAN_SHARED,
-            ("merge", "scan")),
+            ("merge", "scan", "imported")),
         ext("corpus._count", files("python/countmodule.c") + COUNT + SCAN_SHARED,
             ("count", "scan")),
         ext("text._scan", files("python/scanmodule.c", "text/normal_form.c") + SCAN,
