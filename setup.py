@@ -150,8 +150,9 @@ setup(
     ext_modules=[
         # the training core (plain C in core/) and its Python type
         ext("train._core", files("python/coremodule.c") + CORE, ("core",)),
-        ext("tokenizers._encode", files("python/encodemodule.c") + MERGE + WORDCACHE + SCAN_SHARED,
-            ("merge", "scan")),
+        ext("tokenizers._encode", files("python/encodemodule.c", "imported/offsets.c") + MERGE
+            + WORDCACHE + SCAN_SHARED,
+            ("merge", "scan", "imported")),
         ext("corpus._count", files("python/countmodule.c") + COUNT + SCAN_SHARED,
             ("count", "scan")),
         ext("text._scan", files("python/scanmodule.c", "text/normal_form.c") + SCAN,

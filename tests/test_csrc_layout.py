@@ -46,6 +46,27 @@ def test_one_module_file_per_extension():
         assert f"PyInit_{name}" in text
 
 
+# (_PyBytes_Resize is the documented way to shrink a new bytes object)
+PRIVATE_CPYTHON = re.compile(r"\bob_item\b|->\s*allocated\b|\b(PyListObject|PyTupleObject|"
+                             r"PyBytesObject|PyUnicodeObject|PyLongObject)\b|"
+                             r"\b_Py(?!Bytes_Resize\b)[A-Za-z]\w*")
+
+
+def test_bindings_use_only_cpythons_public_api():
+    """No binding reaches into CPython's objects (a list's item array, its allocated
+    size, the layout of a tuple, bytes, str or int) or calls its private _Py functions:
+    lists are made by PyList_New and filled by PyList_SET_ITEM."""
+    reach = [(p.relative_to(CSRC).as_posix(), m.group(0)) for p in _c_files()
+             for m in PRIVATE_CPYTHON.finditer(_code_only(p))]
+    assert reach == []
+
+
+def test_the_private_api_check_sees_a_reach():
+    assert PRIVATE_CPYTHON.search("((PyListObject *)list)->ob_item = items;")
+    assert PRIVATE_CPYTHON.search("_PyLong_Copy(x)")
+    assert not PRIVATE_CPYTHON.search("PyList_SET_ITEM(list, i, v); Py_ssize_t allocated;")
+
+
 def test_csrc_readme_names_every_folder():
     readme = (CSRC / "README.md").read_text("utf-8")
     folders = sorted(p.name for p in CSRC.iterdir() if p.is_dir())
@@ -85,7 +106,7 @@ def test_prefetch_helpers_are_always_inlined():
 _DEFINITION = re.compile(r"^(?!typedef\b)[A-Za-z_][\w \t\*]*?\b(\w+)\s*\([^;{}]*\)\s*\{", re.M)
 _PROTOTYPE = re.compile(r"^[A-Za-z_][^;{}#]*?\([^;{}]*\)\s*;", re.M)
 _CALL = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
-_INCLUDE = re.compile(r'^\s*#\s*include\s*"([\w/]+\.h)"', re.M)
+_INCLUDE = re.compile(r'^\s*#\s*include\s*"([\w./]+\.(?:h|inc))"', re.M)
 
 
 def _module(path: str) -> str:
@@ -94,15 +115,44 @@ def _module(path: str) -> str:
     return path.rsplit(".", 1)[0]
 
 
-def _dependencies() -> dict[str, set[str]]:
+def _resolve(name: str, where: str, files: set[str]) -> str | None:
+    """An include's file under csrc/: as named (the folder given), else beside the file
+    that includes it (as the compiler looks first); None for one outside csrc/."""
+    if name in files:
+        return name
+    beside = f"{where.rsplit('/', 1)[0]}/{name}" if "/" in where else name
+    return beside if beside in files else None
+
+
+def _dependencies(csrc: Path = CSRC) -> dict[str, set[str]]:
     """module -> the modules it includes or calls a non-static function of (a header's
-    prototypes call nothing; its inline functions do)."""
-    texts = {}
-    for p in _c_files():
+    prototypes call nothing; its inline functions do). An .inc file's includes, calls
+    and functions are its includer's."""
+    raw_texts = {}
+    for p in sorted(p for pat in SOURCES for p in csrc.rglob(pat)):
         raw = re.sub(r"/\*.*?\*/", " ", p.read_text("utf-8"), flags=re.S)
-        raw = re.sub(r"//[^\n]*", " ", raw)
-        texts[p.relative_to(CSRC).as_posix()] = (
-            _INCLUDE.findall(raw), re.sub(r'"(?:\\.|[^"\\\n])*"', '""', raw))
+        raw_texts[p.relative_to(csrc).as_posix()] = re.sub(r"//[^\n]*", " ", raw)
+    names = set(raw_texts)
+
+    def gathered(f: str, seen: tuple[str, ...] = ()) -> tuple[list[str], str]:
+        includes, code = [], raw_texts[f]
+        for name in _INCLUDE.findall(raw_texts[f]):
+            got = _resolve(name, f, names)
+            if got is None:
+                continue
+            if got.endswith(".inc") and got not in seen:
+                inc_includes, inc_code = gathered(got, seen + (f,))
+                includes += inc_includes
+                code += "\n" + inc_code
+            else:
+                includes.append(got)
+        return includes, code
+
+    texts = {}
+    for f in raw_texts:
+        if not f.endswith(".inc"):
+            includes, code = gathered(f)
+            texts[f] = (includes, re.sub(r'"(?:\\.|[^"\\\n])*"', '""', code))
     owner: dict[str, str] = {}
     for f, (_, code) in texts.items():
         if f.endswith(".c"):
@@ -111,10 +161,8 @@ def _dependencies() -> dict[str, set[str]]:
                     owner.setdefault(m.group(1), _module(f))
     graph: dict[str, set[str]] = {}
     for f, (includes, code) in texts.items():
-        if f.endswith(".inc"):
-            continue
         deps = graph.setdefault(_module(f), set())
-        deps.update(_module(i) for i in includes if i in texts)
+        deps.update(_module(i) for i in includes)
         body = _PROTOTYPE.sub(" ", code) if f.endswith(".h") else code
         deps.update(owner[name] for name in _CALL.findall(body) if name in owner)
     for name, deps in graph.items():
@@ -165,6 +213,22 @@ def test_no_c_files_depend_on_each_other_in_a_circle():
     assert {"merge/route", "merge/merge", "core/core", "imported/pipe_spm"} <= set(graph)
     assert "merge/merge" in graph["merge/route"]   # the scan sees calls at all
     assert _circles(graph) == []
+
+
+def test_the_dependency_scan_sees_through_inc_files_and_relative_includes(tmp_path: Path):
+    """An include named without its folder, and an .inc file's calls, count for the file
+    that includes them (else a circle through either would go unseen)."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    (tmp_path / "a" / "x.h").write_text("int x_fn(void);\n")
+    (tmp_path / "a" / "x.c").write_text('#include "y.inc"\nint x_fn(void) { return 1; }\n')
+    (tmp_path / "a" / "y.inc").write_text("static int use(void) { return z_fn(); }\n")
+    (tmp_path / "b" / "z.c").write_text('#include "a/x.h"\nint z_fn(void) { return x_fn(); }\n')
+    (tmp_path / "b" / "w.c").write_text('#include "v.h"\n')
+    (tmp_path / "b" / "v.h").write_text("int v;\n")
+    graph = _dependencies(tmp_path)
+    assert graph["a/x"] == {"b/z"} and graph["b/z"] == {"a/x"} and graph["b/w"] == {"b/v"}
+    assert _circles(graph) == [["a/x", "b/z"]]
 
 
 def test_the_circle_check_finds_a_circle():

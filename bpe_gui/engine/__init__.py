@@ -21,9 +21,19 @@ ones below it (``pyproject.toml`` checks this; docs/ARCHITECTURE.md draws it):
 """
 from __future__ import annotations
 
+import os
+import sys
 from typing import TYPE_CHECKING
 
 from ._lazy import lazy_face
+
+# BPE_GUI_PURE=1: no C extension loads and each package runs its one Python fallback, so
+# the same tests run over both. A module marked None in sys.modules fails to import,
+# which is how each package already finds an extension missing.
+if os.environ.get("BPE_GUI_PURE", "") not in ("", "0"):
+    from .extensions import EXTENSIONS
+    for _name, _, _ in EXTENSIONS:
+        sys.modules.setdefault(f"{__name__}.{_name}", None)  # type: ignore[arg-type]
 
 if TYPE_CHECKING:   # the names as mypy sees them; each is imported at first use
     from .corpus import PretokenTable, read_corpus_text, read_documents

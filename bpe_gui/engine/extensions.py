@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import sys
 from pathlib import Path
 
 # (extension, under bpe_gui.engine; what it does; what runs without it)
@@ -36,6 +37,17 @@ EXTENSIONS: tuple[tuple[str, str, str], ...] = (
     ("tokenizers.imported._pipeline", "imported tokenizers (tokenizer.json, .tiktoken, "
      "SentencePiece, GGUF)", "the Python model (_pymodel)"),
 )
+# Set to 1: no extension loads, each package runs its one Python fallback (bpe_gui.engine's
+# __init__ acts on it, before any extension can load), so the test suite runs over the
+# fallbacks as it runs over the C (tests/engine/test_fallbacks.py).
+PURE_VARIABLE = "BPE_GUI_PURE"
+
+
+def pure_requested() -> bool:
+    """Whether :data:`PURE_VARIABLE` asks for the Python fallbacks only."""
+    return os.environ.get(PURE_VARIABLE, "") not in ("", "0")
+
+
 # written by setup.py's build at install, beside the extensions: {"built": [names],
 # "failed": {"bpe_gui.engine.train._core": "why, with the compiler's last messages"},
 # "no_simd": bool, "compiler": ..., "cflags": [...]}
@@ -95,6 +107,8 @@ def recorded_failures(record: dict | None = None) -> dict[str, str]:
 
 def _state(name: str, role: str, fallback: str, recorded: dict[str, str]) -> ExtensionState:
     full = f"{__package__}.{name}"
+    if full in sys.modules and sys.modules[full] is None and pure_requested():
+        return ExtensionState(name, role, fallback, False, f"kept off by {PURE_VARIABLE}=1")
     try:
         importlib.import_module(full)
     except ImportError as e:
@@ -138,5 +152,5 @@ def engine_report(states: list[ExtensionState] | None = None) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["BUILD_RECORD", "EXTENSIONS", "ExtensionState", "build_record", "engine_report",
-           "extension_states", "recorded_failures"]
+__all__ = ["BUILD_RECORD", "EXTENSIONS", "ExtensionState", "PURE_VARIABLE", "build_record",
+           "engine_report", "extension_states", "pure_requested", "recorded_failures"]

@@ -8,6 +8,8 @@
   read from GPT-2 files: :mod:`.gpt2_files`), encoding in C (``_encode``).
 - :mod:`.strategies`: the C engine's merge strategies, listed and forced
   (``BPE_GUI_MERGE``).
+- :mod:`.steps`: an encoding carried from one training step to the next (a merge
+  applied or undone) without encoding again.
 - :mod:`.explain`: encoding step by step (which branch cut each word, which merges).
 - :mod:`.imported`: tokenizers run exactly as their own libraries run them.
 """
@@ -22,6 +24,7 @@ if TYPE_CHECKING:   # the names as mypy sees them; each is imported at first use
     from .explain import (PLAYBACK_MAX, ExplainedWord, Explanation, matcher_for, playback,
                           safe_end, safe_start, show, why_it_ends, word_spans)
     from .model import MergeApplied, Playback, WordModel
+    from .steps import apply_merge, char_of_byte, undo_merge, word_numbers
     from .strategies import MergeStrategy, merge_strategies, merge_strategy, set_merge_strategy
     from .trained import EOW, UNK, Tokenizer
 
@@ -30,11 +33,13 @@ __getattr__, __dir__ = lazy_face(__name__, {
     ".explain": ("PLAYBACK_MAX ExplainedWord Explanation matcher_for playback safe_end "
                  "safe_start show why_it_ends word_spans"),
     ".model": "MergeApplied Playback WordModel",
+    ".steps": "apply_merge char_of_byte undo_merge word_numbers",
     ".strategies": "MergeStrategy merge_strategies merge_strategy set_merge_strategy",
     ".trained": "EOW UNK Tokenizer",
 })
 
 __all__ = ["BaseTokenizer", "EOW", "Encoding", "ExplainedWord", "Explanation", "MergeApplied",
            "MergeStrategy", "PLAYBACK_MAX", "Playback", "Tokenizer", "UNK", "WordModel",
-           "matcher_for", "merge_strategies", "merge_strategy", "playback", "safe_end",
-           "safe_start", "set_merge_strategy", "show", "why_it_ends", "word_spans"]
+           "apply_merge", "char_of_byte", "matcher_for", "merge_strategies", "merge_strategy",
+           "playback", "safe_end", "safe_start", "set_merge_strategy", "show", "undo_merge",
+           "why_it_ends", "word_numbers", "word_spans"]

@@ -96,6 +96,12 @@ class Encoder:
     def idle_scratches(self) -> int:
         """Per-thread scratch kept between calls: one per thread that encoded at once."""
 
+def trim_offsets(ids: list[int], offsets: list[tuple[int, int]], lead: Buffer, trail: Buffer,
+                 prefix: bool, /) -> list[tuple[int, int]]:
+    """tokenizers' ByteLevel offset trimming (csrc/imported/offsets.c): each span leaves
+    out lead[id] leading and trail[id] trailing spaces (int32 by id), never crossing its
+    other end; with ``prefix`` (add_prefix_space) a first token's one space stays."""
+
 def _use_lanes(on: bool, /) -> bool:
     """Long words in the lanes (True) or in the flat loop, for every encoder of this
     process (tests); returns the setting before."""

@@ -23,6 +23,7 @@ from .base import BaseTokenizer, Encoding, token_tables
 from ..errors import ArgumentError, BPEError, FormatError
 from .gpt2_files import read_gpt2_files
 from .merge_model import EOW, UNK, MergeModel
+from .steps import char_of_byte
 from ..text.presets import PRESET_IDS
 from ..text.pretokenize import Pretokenizer
 from ..text.boundaries import stream_boundary
@@ -343,17 +344,14 @@ def _byte_spans(word: str, lengths: list[int]) -> list[tuple[int, int]]:
     Example: word 'a你', lengths [1, 2, 1] -> [(0, 1), (1, 2), (1, 2)]
     (the last two tokens each hold part of 你).
     """
-    if word.isascii():
-        spans, pos = [], 0
+    cob = char_of_byte(word)
+    spans, pos = [], 0
+    if cob is None:   # ASCII: bytes are characters
         for n in lengths:
             spans.append((pos, pos + n))
             pos += n
         return spans
-    char_of_byte: list[int] = []
-    for ci, ch in enumerate(word):
-        char_of_byte.extend([ci] * len(ch.encode("utf-8")))
-    spans, pos = [], 0
     for n in lengths:
-        spans.append((char_of_byte[pos], char_of_byte[pos + n - 1] + 1))
+        spans.append((cob[pos], cob[pos + n - 1] + 1))
         pos += n
     return spans

@@ -38,9 +38,9 @@
 #include "python/merge_strategies.h"
 #include "merge/wordcache.h"
 #include "merge/encoder.h"
+#include "imported/offsets.h"
 #include "util/atomics.h"
 #include "util/grow.h"
-#include "util/huge.h"
 #include "util/simd.h"
 #include "util/utf8.h"
 #include "scan/scan_fast.h"
@@ -571,7 +571,7 @@ static void drop_text_copy(EncScratch *sc)
 /* A whole text's ids as a list, the scratch's memory handed back as the list fills: the
  * list is filled from the end a SCRATCH_KEEP of ids at a time and the ids' buffer shrunk
  * behind, so the ids and their list (twice their size) are never both whole. */
-static int fill_items(Merger *m, PyObject **items, const uint32_t *ids, size_t lo, size_t hi);
+static int fill_items(Merger *m, PyObject *list, const uint32_t *ids, size_t lo, size_t hi);
 static PyObject *ids_list(Merger *m, const uint32_t *ids, size_t n);
 
 static PyObject *scratch_list(Merger *m, EncScratch *sc)
@@ -582,11 +582,9 @@ static PyObject *scratch_list(Merger *m, EncScratch *sc)
     PyObject *list = PyList_New((Py_ssize_t)n);
     if (!list)
         return NULL;
-    /* its items (calloc'd: fresh pages, untouched) fault in 2 MB at a time */
-    bpe_huge_hint(((PyListObject *)list)->ob_item, n * sizeof(PyObject *));
     for (size_t hi = n; hi;) {
         size_t lo = hi > step ? hi - step : 0;
-        if (fill_items(m, ((PyListObject *)list)->ob_item, sc->ids, lo, hi) < 0) {
+        if (fill_items(m, list, sc->ids, lo, hi) < 0) {
             Py_DECREF(list); /* (unfilled items are NULL) */
             return NULL;
         }
@@ -679,8 +677,9 @@ static PyObject *encode_error(int rc, PyObject *text)
     return NULL;
 }
 
-/* items[lo .. hi) = the int objects of ids[lo .. hi); -1 when out of memory. */
-static int fill_items(Merger *m, PyObject **items, const uint32_t *ids, size_t lo, size_t hi)
+/* list[lo .. hi) = the int objects of ids[lo .. hi) (the list's items there are still
+ * NULL: PyList_SET_ITEM, the public way to fill a new list); -1 when out of memory. */
+static int fill_items(Merger *m, PyObject *list, const uint32_t *ids, size_t lo, size_t hi)
 {
     PyObject **objs = m->id_objs;
     size_t n_objs = m->n_id_objs;
@@ -694,7 +693,7 @@ static int fill_items(Merger *m, PyObject **items, const uint32_t *ids, size_t l
             n_objs = m->n_id_objs;
         }
         Py_INCREF(v);
-        items[i] = v;
+        PyList_SET_ITEM(list, (Py_ssize_t)i, v);
     }
     return 0;
 }
@@ -702,7 +701,7 @@ static int fill_items(Merger *m, PyObject **items, const uint32_t *ids, size_t l
 static PyObject *ids_list(Merger *m, const uint32_t *ids, size_t n)
 {
     PyObject *list = PyList_New((Py_ssize_t)n);
-    if (list && fill_items(m, ((PyListObject *)list)->ob_item, ids, 0, n) < 0)
+    if (list && fill_items(m, list, ids, 0, n) < 0)
         Py_CLEAR(list);
     return list;
 }
@@ -853,100 +852,6 @@ static int encode_released(Encoder *e, EncScratch *sc, const TextRef *t, int spe
     return rc;
 }
 
-/* ---- a long text's list, made where its ids were written ----
- * A token holds at least one byte of the text's UTF-8 (a special token too), so a text
- * of at most `bound` bytes has at most `bound` ids. The ids go (as uint32) into a block
- * of `bound` items of the list (PyMem_Malloc'd with the GIL held: the list frees it), of
- * which only the pages written are faulted in; the ids then become their objects in
- * place, from the last (item i, 8 bytes at 8i, covers ids 2i and 2i + 1, read before
- * it when going down), and the list takes the block. Before, the ids had a block of
- * their own beside the list's: half as much fresh memory again per id, which this
- * virtual machine zeroes at ~0.75 ms a megabyte (perf, issue 29 round 9: the list's first
- * writes alone were 17% of an encode of 20 MB of English). */
-#define INPLACE_FROM ((size_t)1 << 18) /* bytes of UTF-8 at most: shorter texts use the
-                                          scratch's ids (kept between calls, warm) */
-#define INPLACE_MAX ((size_t)1 << 32)  /* bytes of the block at most (address space only) */
-
-/* The block for a text of at most `bound` bytes of UTF-8, swapped into sc in place of
- * its ids (saved in *ids, *cap); NULL: use the scratch's ids (short text, no memory). */
-static PyObject **inplace_begin(EncScratch *sc, size_t bound, uint32_t **ids, size_t *cap)
-{
-#ifdef Py_GIL_DISABLED
-    (void)sc, (void)bound, (void)ids, (void)cap;
-    return NULL; /* a free-threaded build's list owns its items differently */
-#else
-    bound += 64; /* (room for room()'s asks beyond the ids themselves: see below) */
-    if (bound < INPLACE_FROM || bound > INPLACE_MAX / sizeof(PyObject *))
-        return NULL;
-    PyObject **items = PyMem_Malloc(bound * sizeof(PyObject *));
-    if (!items)
-        return NULL; /* (no error set: the scratch's ids are tried instead) */
-    bpe_huge_hint(items, bound * sizeof(PyObject *));
-    *ids = sc->ids, *cap = sc->cap;
-    /* as uint32, twice `bound`: the encoder never asks room for more than the ids so far
-     * plus one word's and a few words' worth, so it never grows (moves) the block */
-    sc->ids = (uint32_t *)items;
-    sc->cap = 2 * bound;
-    sc->n = 0;
-    return items;
-#endif
-}
-
-/* The list of the ids in `items` (sc's), the scratch's own ids given back; NULL on an
- * error (set; the block freed). */
-static PyObject *inplace_list(Merger *m, EncScratch *sc, PyObject **items, uint32_t *ids,
-                              size_t cap, int ok)
-{
-    size_t n = sc->n;
-    int moved = sc->ids != (uint32_t *)items;
-    sc->ids = ids, sc->cap = cap, sc->n = 0;
-    if (moved) { /* (cannot happen: see inplace_begin) */
-        PyErr_SetString(PyExc_SystemError, "encode: the ids' block moved");
-        return NULL;
-    }
-    if (!ok) {
-        PyMem_Free(items);
-        return NULL;
-    }
-    const uint32_t *in = (const uint32_t *)items;
-    PyObject **objs = m->id_objs;
-    size_t n_objs = m->n_id_objs;
-    for (size_t i = n; i-- > 0;) {
-        uint32_t id = in[i];
-        PyObject *v;
-        if (id >= n_objs || !(v = objs[id])) {
-            if (!(v = id_obj(m, (int32_t)id))) {
-                for (size_t k = i + 1; k < n; k++)
-                    Py_DECREF(items[k]);
-                PyMem_Free(items);
-                return NULL;
-            }
-            objs = m->id_objs;
-            n_objs = m->n_id_objs;
-        }
-        Py_INCREF(v);
-        items[i] = v;
-    }
-    PyObject *list = PyList_New(0);
-    if (!list) {
-        for (size_t k = 0; k < n; k++)
-            Py_DECREF(items[k]);
-        PyMem_Free(items);
-        return NULL;
-    }
-    PyObject **fit = n ? PyMem_Realloc(items, n * sizeof(PyObject *)) : NULL;
-    if (fit)
-        items = fit; /* (a failed shrink keeps the larger block) */
-    if (!n) {
-        PyMem_Free(items);
-        return list;
-    }
-    ((PyListObject *)list)->ob_item = items;
-    ((PyListObject *)list)->allocated = (Py_ssize_t)n;
-    Py_SET_SIZE(list, (Py_ssize_t)n);
-    return list;
-}
-
 /* encode(text) -> list, or an array('I') when as_array; special tokens found unless
  * `ordinary` */
 static PyObject *encode_one(Encoder *e, PyObject *text, int as_array, int ordinary)
@@ -957,20 +862,7 @@ static PyObject *encode_one(Encoder *e, PyObject *text, int as_array, int ordina
     EncScratch *sc = take_scratch(e);
     if (!sc)
         return NULL;
-    uint32_t *own_ids = NULL;
-    size_t own_cap = 0;
-    PyObject **items = as_array ? NULL
-                       : inplace_begin(sc, t.ascii ? (size_t)t.len
-                                                   : bpe_utf8_room(t.kind, (size_t)t.len),
-                                       &own_ids, &own_cap);
     int rc = encode_released(e, sc, &t, !ordinary);
-    if (items) {
-        PyObject *res = inplace_list(e->merger, sc, items, own_ids, own_cap, rc >= 0);
-        if (rc < 0)
-            res = encode_error(rc, text);
-        give_scratch(e, sc);
-        return res;
-    }
     Merger *m = e->merger;
     PyObject *res = rc < 0 ? encode_error(rc, text)
                            : as_array ? ids_array(sc->ids, sc->n) : scratch_list(m, sc);
@@ -1005,7 +897,7 @@ static PyObject *Encoder_encode_ordinary_to_array(Encoder *e, PyObject *text)
  * `align`: (starts, ends), int64 by character: the text is a normalized one and its
  * character c stands for [starts[c], ends[c]) of the original (a token covering
  * characters [s, e) gets (starts[s], ends[e - 1])). `trim`: (lead, trail, prefix), int32
- * by id: tokenizers' ByteLevel offset trimming (pipeline.py _trim), after `align`.
+ * by id: tokenizers' ByteLevel offset trimming, after `align` (both: imported/offsets.h).
  * -> (ids, tokens[id] of each, spans as (start, end) tuples, indices of the special
  * tokens found), or None when the lengths do not tile the text or an id has no token. */
 static PyObject *tail_none(EncScratch *sc, Encoder *e, int64_t *a, int64_t *b)
@@ -1093,40 +985,10 @@ static PyObject *Encoder_encode_offsets(Encoder *e, PyObject *args, PyObject *kw
     Py_BEGIN_ALLOW_THREADS
     rc = enc_char_spans(t.kind, t.data, (size_t)t.len, sc->ids, n, lb.buf, (size_t)n_len,
                         sc->marks, sc->n_marks, st, en);
-    if (rc == 0 && as.buf) { /* normalized characters -> the original's */
-        const int64_t *a = as.buf, *b = ae.buf;
-        size_t nc = (size_t)t.len;
-        for (size_t i = 0; i < n; i++) {
-            if (en[i] > st[i]) {
-                int64_t s0 = a[st[i]];
-                en[i] = b[en[i] - 1];
-                st[i] = s0;
-            } else { /* (no token is empty) */
-                int64_t k = (size_t)st[i] < nc ? a[st[i]] : nc ? b[nc - 1] : 0;
-                st[i] = en[i] = k;
-            }
-        }
-    }
-    if (rc == 0 && tl.buf) { /* tokenizers' offset trimming (pipeline.py _trim) */
-        const int32_t *lead = tl.buf, *trail = tt.buf;
-        for (size_t i = 0; i < n; i++) {
-            uint32_t id = sc->ids[i];
-            if (id >= (size_t)n_len) {
-                rc = -1;
-                break;
-            }
-            int64_t ld = lead[id], tr = trail[id], s0 = st[i], e0 = en[i];
-            if (ld) {
-                if ((i == 0 || s0 == 0) && prefix && ld == 1)
-                    ld = 0;
-                s0 = s0 + ld < e0 ? s0 + ld : e0;
-            }
-            if (tr && e0 >= tr)
-                e0 = e0 - tr > s0 ? e0 - tr : s0;
-            st[i] = s0;
-            en[i] = e0;
-        }
-    }
+    if (rc == 0 && as.buf) /* normalized characters -> the original's */
+        off_align(st, en, n, as.buf, ae.buf, (size_t)t.len);
+    if (rc == 0 && tl.buf) /* tokenizers' ByteLevel offset trimming */
+        rc = off_trim(st, en, sc->ids, n, tl.buf, tt.buf, (size_t)n_len, prefix);
     Py_END_ALLOW_THREADS
     if (rc < 0) {
         res = tail_none(sc, e, st, en);
@@ -1525,7 +1387,83 @@ static PyObject *use_lanes_py(PyObject *mod, PyObject *arg)
     return PyBool_FromLong(mt_lanes_use(on));
 }
 
+/* trim_offsets(ids, offsets, lead, trail, prefix) -> list[(start, end)]: off_trim over
+ * spans found another way (the piece-by-piece path of an imported pipeline); lead and
+ * trail int32 by id. */
+static PyObject *trim_offsets_py(PyObject *mod, PyObject *args)
+{
+    (void)mod;
+    PyObject *ids, *offs, *lead, *trail, *res = NULL;
+    int prefix;
+    if (!PyArg_ParseTuple(args, "O!O!OOp:trim_offsets", &PyList_Type, &ids, &PyList_Type,
+                          &offs, &lead, &trail, &prefix))
+        return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(ids);
+    if (PyList_GET_SIZE(offs) != n) {
+        PyErr_SetString(PyExc_ValueError, "trim_offsets: one offset per id");
+        return NULL;
+    }
+    Py_buffer tl = {0}, tt = {0};
+    if (PyObject_GetBuffer(lead, &tl, PyBUF_SIMPLE) < 0)
+        return NULL;
+    Py_ssize_t n_ids = tl.len / 4;
+    uint32_t *id = NULL;
+    int64_t *st = NULL, *en = NULL;
+    if (tl.len % 4 || int_buffer(trail, &tt, 4, n_ids, "trim_offsets trail") < 0) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "trim_offsets: lead is int32 by id");
+        goto out;
+    }
+    size_t room = n ? (size_t)n : 1;
+    id = PyMem_Malloc(room * sizeof *id);
+    st = PyMem_Malloc(room * sizeof *st);
+    en = PyMem_Malloc(room * sizeof *en);
+    if (!id || !st || !en) {
+        PyErr_NoMemory();
+        goto out;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *o = PyList_GET_ITEM(offs, i);
+        long long v = PyLong_AsLongLong(PyList_GET_ITEM(ids, i));
+        if (v == -1 && PyErr_Occurred())
+            goto out;
+        if (v < 0 || v >= n_ids) {
+            PyErr_Format(PyExc_ValueError, "trim_offsets: id %lld has no entry in lead", v);
+            goto out;
+        }
+        id[i] = (uint32_t)v;
+        if (!PyTuple_Check(o) || PyTuple_GET_SIZE(o) != 2) {
+            PyErr_SetString(PyExc_TypeError, "trim_offsets: offsets are (start, end) tuples");
+            goto out;
+        }
+        st[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(o, 0));
+        en[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(o, 1));
+        if (PyErr_Occurred())
+            goto out;
+    }
+    off_trim(st, en, id, (size_t)n, tl.buf, tt.buf, (size_t)n_ids, prefix);
+    res = PyList_New(n);
+    for (Py_ssize_t i = 0; res && i < n; i++) {
+        PyObject *pair = Py_BuildValue("(LL)", (long long)st[i], (long long)en[i]);
+        if (!pair)
+            Py_CLEAR(res);
+        else
+            PyList_SET_ITEM(res, i, pair);
+    }
+out:
+    PyMem_Free(id);
+    PyMem_Free(st);
+    PyMem_Free(en);
+    PyBuffer_Release(&tl);
+    if (tt.obj)
+        PyBuffer_Release(&tt);
+    return res;
+}
+
 static PyMethodDef encode_functions[] = {
+    {"trim_offsets", trim_offsets_py, METH_VARARGS,
+     "trim_offsets(ids, offsets, lead, trail, prefix) -> list[(start, end)]: tokenizers' "
+     "ByteLevel offset trimming (lead, trail: int32 spaces by id)"},
     SCAN_PYTHON_METHODS,
     {"_fast_word", fast_word_py, METH_VARARGS,
      "_fast_word(preset, data) -> int: the one-load word scanner's answer (tests)"},

@@ -640,7 +640,7 @@ static PyObject *Model_tables(Model *self, PyObject *args) {
         rp = PyUnicode_AsUTF8AndSize(rep, &rep_len);
         if (!rp) return NULL;
     }
-    PyObject *vocab = _PyDict_NewPresized(m->n_ids), *t2i = _PyDict_NewPresized(m->n_ids);
+    PyObject *vocab = PyDict_New(), *t2i = PyDict_New();
     if (!vocab || !t2i) goto fail;
     size_t cap = 256;
     char *buf = PyMem_Malloc(cap);

@@ -17,7 +17,6 @@ from ._pyspm import Charsmap, SpmNative, has_grapheme_classes, set_grapheme_clas
 __all__ = ["Model", "Charsmap", "has_grapheme_classes", "set_grapheme_classes"]
 
 _MAX = sys.maxsize
-_HEAP_FROM = 24   # words at least this long merge with a heap (as csrc/merge.c)
 
 
 class Model:
@@ -259,22 +258,9 @@ class Model:
         return (t, t) if t >= 0 else (_MAX, -1)
 
     def _merge(self, syms: list[list[int]], w: bytes, limit: int) -> list[list[int]]:
-        if len(syms) >= _HEAP_FROM:
-            return self._merge_heap(syms, w, limit)
-        while len(syms) > 1:
-            best, at, new = _MAX, -1, -1
-            for i in range(len(syms) - 1):
-                r, n = self._rank(syms[i], syms[i + 1], w)
-                if r < best and r < limit:
-                    best, at, new = r, i, n
-            if at < 0:
-                break
-            syms[at:at + 2] = [[new, syms[at][1], syms[at + 1][2]]]
-        return syms
-
-    def _merge_heap(self, syms: list[list[int]], w: bytes, limit: int) -> list[list[int]]:
-        """Long words, as the C engine (merge.c) does: symbols in a linked list, candidate
-        merges in a heap of (rank, position); O(n log n) instead of O(n^2)."""
+        """The lowest rank below ``limit`` first, the leftmost on ties, as the C engine's
+        reference merge (csrc/merge/reference.c): symbols in a linked list, candidate
+        merges in a heap of (rank, position)."""
         n = len(syms)
         nxt = list(range(1, n)) + [-1]
         prv = list(range(-1, n - 1))

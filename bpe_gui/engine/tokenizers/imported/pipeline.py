@@ -428,8 +428,9 @@ class Pipeline:
         return Encoding(ids, toks, offs, special)
 
     def _trim_tables(self) -> tuple[array, array, bool] | None | Literal[False]:
-        """(leading, trailing spaces of each id's token, add_prefix_space) for _trim in C;
-        None: no trimming; False: trimming C cannot do (a model not in GPT-2's alphabet)."""
+        """(leading, trailing spaces of each id's token, add_prefix_space) for the trimming
+        in C (offsets.c); None: no trimming; False: trimming C cannot do (a model not in
+        GPT-2's alphabet)."""
         if self._trims_made:
             return self._trims
         self._trims_made = True
@@ -490,11 +491,17 @@ class Pipeline:
 
     def _trim(self, ids: list[int], offs: list[tuple[int, int]]) -> list[tuple[int, int]]:
         """tokenizers' ByteLevel post-processor: offsets leave out a token's leading and
-        trailing spaces (but keep the one space add_prefix_space put before the first)."""
+        trailing spaces (but keep the one space add_prefix_space put before the first).
+        The rule is C's (csrc/imported/offsets.c, over _trim_tables' spaces by id); the
+        loop here is its fallback, for an install without the C extensions or keys
+        outside GPT-2's alphabet."""
         assert self.trim_offsets is not None and self.key_of is not None   # both from hf_json
         on, prefix = self.trim_offsets
         if not on:
             return offs
+        tables = self._trim_tables() if _encode is not None else None
+        if tables and max(ids, default=-1) < len(tables[0]):
+            return _encode.trim_offsets(ids, offs, *tables)
         out = []
         for k, (i, (s, e)) in enumerate(zip(ids, offs)):
             t = self.key_of(i) or ""

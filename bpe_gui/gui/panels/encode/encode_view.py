@@ -25,10 +25,9 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QSizeP
                                QWidget)
 
 from ....engine.errors import BPEError
-from ....engine.tokenizers import Encoding
-from ...models.encoding import (TokenTexts, char_index, char_of_byte, doc_position,
-                               group_parity, merge_step, split_step, token_kinds, tokens_at,
-                               utf16_positions, word_numbers)
+from ....engine.tokenizers import Encoding, apply_merge, char_of_byte, undo_merge, word_numbers
+from ...models.encoding import (TokenTexts, char_index, doc_position, group_parity,
+                               token_kinds, tokens_at, utf16_positions)
 from ...models.inherited import new_color
 from ...models.roles import TokenColors
 from ...widgets.flow_layout import FlowBar
@@ -390,11 +389,11 @@ class EncodeView(QWidget):
             self._cob = char_of_byte(self._text)
         if new_k > k:
             for rec in t.steps[k:new_k]:
-                enc, words = merge_step(enc, words, rec.pair[0], rec.pair[1], rec.new_id,
+                enc, words = apply_merge(enc, words, rec.pair[0], rec.pair[1], rec.new_id,
                                         rec.token)
         else:
             for rec in reversed(self._records[new_k:k]):
-                enc, words = split_step(enc, words, rec.new_id, rec.pair[0], rec.pair[1],
+                enc, words = undo_merge(enc, words, rec.new_id, rec.pair[0], rec.pair[1],
                                         rec.left, rec.right, self._cob)
         self._step, self._records, self._words = new_k, list(t.steps), words
         if enc is not self.encoding:
