@@ -44,7 +44,7 @@ try:
 except ImportError:  # pragma: no cover - only without a C compiler at install time
     _count = None  # type: ignore[assignment]  # optional C extension: None where it was not built
 
-BLOCK_BYTES = 4 << 20        # native presets count ~100+ MB/s: a block is ~30 ms of work
+BLOCK_BYTES = 1 << 20        # native presets count ~100+ MB/s: a block is ~10 ms of work, and few are held at once
 REGEX_BLOCK_BYTES = 1 << 20  # regex patterns are 10x slower: keep a block near 100 ms
 
 _WS_CUT = regex.compile(rb"(?r)[\x21-\x7e](?=[\t\n\x0b\x0c\r ])")

@@ -125,7 +125,7 @@ def count_blocks(reader: BlockReader, pre: Pretokenizer, progress: ProgressFn | 
 
 def _count_threaded(job: _Counting, reader: BlockReader, progress, cancel,
                     workers: int) -> PretokenTable:
-    todo: queue.Queue = queue.Queue(maxsize=2 * workers)   # bounded: memory stays flat
+    todo: queue.Queue = queue.Queue(maxsize=workers)   # bounded: memory stays flat
     stop = threading.Event()
     errors: list[BaseException] = []
     counters = [job.new_counter() for _ in range(workers)]
