@@ -138,7 +138,7 @@ class AffectedWord:
     after: tuple[int, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)   # slots: a long run keeps one per merge
 class MergeStep:
     """One merge. ``index`` k is 1-based: the state after it is "step k"."""
 
