@@ -7,6 +7,7 @@ Run on purpose, never from the unit tests:
     python bench/bench_train_peers.py --workloads en20,code1g --rounds 3
     python bench/bench_train_peers.py --quick               # a 2 MB slice, to check the script
     python bench/bench_train_peers.py --engines ours,gigabpe --rounds 5
+    python bench/bench_train_peers.py --before ../main    # + "ours-before": another checkout
 
 Every run is a fresh interpreter (``python -c``), and the engines take turns round by
 round (ours, gigabpe, ..., ours, gigabpe, ...) so a change in the machine's load hits all
@@ -19,7 +20,8 @@ others are asked for their merges in memory and write them as a small JSON file)
   (``getrusage(RUSAGE_CHILDREN)`` around each run);
 - peak: the largest summed RSS of the whole process tree (``treemem.py``).
 
-The table shows the best of the rounds of each figure (the machine is shared), then the
+Our package is byte-compiled first (``compileall``), as an installed one is. The table
+shows the best of the rounds of each figure (the machine is shared), then the
 ratio of our figure to each peer's. Every peer gets GPT-2's pattern, byte-level symbols
 and the special token ``<|endoftext|>``; vocabulary sizes count 256 bytes + specials +
 merges where the library allows it.
@@ -62,6 +64,7 @@ WORKLOADS = {   # name -> (how to get the corpus, vocabulary size, default engin
 # libraries' documentation and source; the merge comparison checks what it can)
 HOW = {
     "ours": "whole files; ties: greatest pair; 256 bytes",
+    "ours-before": "as ours, from the checkout given with --before (built in place)",
     "ours-lines": "one text per line (--lines); ties: HF's (--tie-break lowest-ids); 256 bytes",
     "gigabpe": "one text per line; HF's tie rule; only the bytes seen",
     "gigatoken": "whole file; tie_breaking='huggingface'; 256 bytes",
@@ -135,26 +138,32 @@ def ours_lines_supported() -> bool:
     return "--lines" in r.stdout
 
 
-def child_env() -> dict:
+BEFORE: Path | None = None   # --before: the checkout "ours-before" runs
+
+
+def child_env(engine: str = "") -> dict:
     env = dict(os.environ)
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    root = BEFORE if engine == "ours-before" and BEFORE is not None else ROOT
+    env["PYTHONPATH"] = str(root) + os.pathsep + env.get("PYTHONPATH", "")
     return env
 
 
 def command(engine: str, path: Path, vocab: int, out: Path) -> list[str]:
-    if engine in ("ours", "ours-lines"):
+    if engine in ("ours", "ours-lines", "ours-before"):
         cmd = [sys.executable, "-m", "bpe_gui", "train", str(path), "--vocab-size", str(vocab),
                "--special-token", EOT, "--format", "hf", "--out", str(out), "-q"]
         return cmd + (["--lines", "--tie-break", "lowest-ids"] if engine == "ours-lines" else [])
     return [sys.executable, "-c", CHILD, engine, str(path), str(vocab), str(out), GPT2_PAT]
 
 
-def measure(cmd: list[str]) -> dict:
+def measure(cmd: list[str], engine: str) -> dict:
     """Whole-process wall, CPU (the process and its waited-for descendants) and tree peak."""
     import time
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=child_env(), stdout=subprocess.PIPE,
+    # `python -m` imports from its working folder first: the checkout that engine runs
+    cwd = BEFORE if engine == "ours-before" and BEFORE is not None else ROOT
+    proc = subprocess.Popen(cmd, cwd=cwd, env=child_env(engine), stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     sampler = TreeSampler(proc.pid).start()
     try:
@@ -250,12 +259,23 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--data", type=Path, default=corpora.DEFAULT_DATA)
+    ap.add_argument("--before", type=Path, default=None, metavar="DIR",
+                    help="another checkout (C built in place) to run as ours-before")
     args = ap.parse_args()
+    global BEFORE
+    BEFORE = args.before.resolve() if args.before else None
     args.data.mkdir(parents=True, exist_ok=True)
+    # the bytecode an installed package has (pip compiles it; the peers' wheels have it):
+    # without it every run of ours would compile ~100 modules first
+    for root in (ROOT, BEFORE) if BEFORE is not None else (ROOT,):
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(root / "bpe_gui")],
+                       check=True, stdout=subprocess.DEVNULL)
     lines_ok = ours_lines_supported()
     for wl in args.workloads.split(","):
         name, vocab, default = WORKLOADS[wl]
         engines = args.engines.split(",") if args.engines else list(default)
+        if BEFORE is not None and "ours-before" not in engines:
+            engines.insert(1, "ours-before")
         if "ours-lines" in engines and not lines_ok:
             print("note: this checkout's `bpe-gui train` has no --lines: no ours-lines row")
             engines.remove("ours-lines")
@@ -269,7 +289,7 @@ def main() -> None:
             for e in engines:
                 out = Path(tempfile.mkdtemp(prefix=f"bench-train-{e}-"))
                 try:
-                    res = measure(command(e, path, vocab, out))
+                    res = measure(command(e, path, vocab, out), e)
                     runs[e].append(res)
                     if r == 0:
                         merges[e] = merged_tokens(out)
