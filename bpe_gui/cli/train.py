@@ -132,6 +132,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     finally:
         progress.end_line()
     elapsed = time.perf_counter() - t0
+    trainer.release_core()   # the export needs only the merges: its memory replaces the core's
     tok = trainer.tokenizer()
 
     files, skipped = render_files(tok, wanted or list(FORMATS), args.name,

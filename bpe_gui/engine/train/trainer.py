@@ -272,6 +272,16 @@ def new_core(symbols, starts, freqs, token_bytes, tie_rule: str):
                           "divide them all by 1000).") from None
 
 
+class _ReleasedCore:
+    """Stands for the core after Trainer.release_core(): every use says why it fails."""
+
+    def __getattr__(self, name: str):
+        raise SettingsError("This trainer's merge state was released after training "
+                            "(Trainer.release_core), so it cannot step, undo or answer "
+                            "questions about pairs and words any more. Train again, or "
+                            "keep the trainer without releasing it.")
+
+
 class Trainer:
     """Step-by-step BPE training over a pre-token table."""
 
@@ -622,6 +632,14 @@ class Trainer:
                 token=left + right, count=count, rule=rule, n_tied=n_tied, removed=removed,
                 live_size=self._live, merged=merged, corpus_tokens=tokens))
 
+    def release_core(self) -> None:
+        """Free the merge state (most of a run's memory) once training is over: the
+        records, merges, vocabulary and tokenizers stay; stepping, undoing and asking
+        about pairs or words raise :class:`SettingsError` afterwards. The command line
+        and :func:`train_bpe` do it before exporting, so the export's memory does not
+        come on top of the merge state's."""
+        self.core = _ReleasedCore()
+
     def goto(self, k: int, **kw) -> None:
         """Jump to step k (undo back, or run forward)."""
         checks.whole(k, "Trainer.goto(k)", -checks.MAX_ID)
@@ -798,6 +816,8 @@ def train_bpe(input_path: "str | Path | Sequence[str | Path] | PretokenTable | N
         trainer = Trainer.from_source(paths, settings, ptok, cancel, encoding=encoding)
     pmerge = (lambda d, t: progress("merge", d, t)) if progress else None
     trainer.run(progress=pmerge, cancel=cancel, detail=False)
+    if not return_trainer:
+        trainer.release_core()
     if return_trainer:
         return trainer  # type: ignore[return-value]
     return trainer.vocab, trainer.merges
