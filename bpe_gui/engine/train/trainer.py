@@ -617,19 +617,24 @@ class Trainer:
 
     def _record_core_steps(self) -> None:
         """MergeStep records for the steps the core made on its own (Core.run)."""
-        rule, specials, vb = self.settings.tie_rule, self.special_ids, self.vocab_bytes
+        rule, specials, vb = self.settings.tie_rule, set(self.special_ids), self.vocab_bytes
         tokens = self.corpus_tokens
-        for a, b, new, count, n_tied, merged, gone in self.core.history(len(self.steps)):
+        steps = self.steps
+        for a, b, new, count, n_tied, merged, gone in self.core.history(len(steps)):
             left, right = vb[a], vb[b]
-            vb.append(left + right)
-            removed = tuple(t for t, bit in dict.fromkeys(((a, 1), (b, 2)) if a != b else
-                                                          ((a, 3),))
-                            if gone & bit and t not in specials)
+            token = left + right
+            vb.append(token)
+            # the tokens this merge used up (bit 1: a, bit 2: b), specials never
+            if a != b:
+                removed = ((a,) if gone & 1 and a not in specials else ()) + \
+                    ((b,) if gone & 2 and b not in specials else ())
+            else:
+                removed = (a,) if gone & 3 and a not in specials else ()
             self._live += 1 - len(removed)
             tokens -= merged
-            self.steps.append(MergeStep(
-                index=len(self.steps) + 1, pair=(a, b), left=left, right=right, new_id=new,
-                token=left + right, count=count, rule=rule, n_tied=n_tied, removed=removed,
+            steps.append(MergeStep(
+                index=len(steps) + 1, pair=(a, b), left=left, right=right, new_id=new,
+                token=token, count=count, rule=rule, n_tied=n_tied, removed=removed,
                 live_size=self._live, merged=merged, corpus_tokens=tokens))
 
     def release_core(self) -> None:
