@@ -65,7 +65,7 @@ WORKLOADS = {   # name -> (how to get the corpus, vocabulary size, default engin
 HOW = {
     "ours": "whole files; ties: greatest pair; 256 bytes",
     "ours-before": "as ours, from the checkout given with --before (built in place)",
-    "ours-lines": "one text per line (--lines); ties: HF's (--tie-break lowest-ids); 256 bytes",
+    "ours-lines": "one text per line (--lines); ties: HF's (--tie-break lowest-ids-hf); 256 bytes",
     "gigabpe": "one text per line; HF's tie rule; only the bytes seen",
     "gigatoken": "whole file; tie_breaking='huggingface'; 256 bytes",
     "hf": "one text per line; its own tie rule; 256 bytes (initial_alphabet)",
@@ -152,7 +152,7 @@ def command(engine: str, path: Path, vocab: int, out: Path) -> list[str]:
     if engine in ("ours", "ours-lines", "ours-before"):
         cmd = [sys.executable, "-m", "bpe_gui", "train", str(path), "--vocab-size", str(vocab),
                "--special-token", EOT, "--format", "hf", "--out", str(out), "-q"]
-        return cmd + (["--lines", "--tie-break", "lowest-ids"] if engine == "ours-lines" else [])
+        return cmd + (["--lines", "--tie-break", "lowest-ids-hf"] if engine == "ours-lines" else [])
     return [sys.executable, "-c", CHILD, engine, str(path), str(vocab), str(out), GPT2_PAT]
 
 
