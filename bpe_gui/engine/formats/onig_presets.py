@@ -35,4 +35,5 @@ def data_text() -> str:
 
 
 if __name__ == "__main__":
-    print(data_text(), end="")
+    import sys
+    sys.stdout.write(data_text())
