@@ -27,8 +27,8 @@ and the special token ``<|endoftext|>``; vocabulary sizes count 256 bytes + spec
 merges where the library allows it.
 
 Merges are compared as the sequence of new tokens (left + right, in bytes) against
-Hugging Face's ``BpeTrainer`` (one text per line, 256 bytes as the initial alphabet) and
-ours (whole files). Where two lists part, the first differing index is printed with the
+Hugging Face's ``BpeTrainer`` (one text per line, 256 bytes as the initial alphabet), ours
+with ``--lines`` and ours (whole files). Where two lists part, the first differing index is printed with the
 two tokens and the likely reason: a token that crosses a line end (``\\n`` and what
 follows: whole files, not lines), the same tokens in another order (a tie rule), or a
 shorter list (an alphabet of only the bytes seen).
@@ -310,11 +310,13 @@ def main() -> None:
             print(f"| {e} | {b['wall']:.2f} | {b['cpu']:.2f} | {b['peak']:.0f} | {ratio} | "
                   f"{len(merges[e]):,} |")
         print("\nmerges compared (as the new tokens, in order):")
-        for ref in ("hf", "ours"):
+        done: set[frozenset] = set()
+        for ref in ("hf", "ours-lines", "ours"):   # HF's, ours as HF reads, ours
             if ref not in merges:
                 continue
             for e in engines:
-                if e != ref:
+                if e != ref and frozenset((e, ref)) not in done:
+                    done.add(frozenset((e, ref)))
                     print(f"  {e} against {ref}: {compare(merges[e], merges[ref])}")
         print("\nwhat each reads as one text, its tie rule, its alphabet:")
         for e in engines:
