@@ -3,6 +3,7 @@ per line, and the checks of a file's keys that name the key and the fix."""
 from __future__ import annotations
 
 import json
+from json.encoder import encode_basestring
 from typing import Any
 
 import regex
@@ -33,6 +34,13 @@ def json_str(value: Any) -> str:
 
     Example: json_str("a\u00a0b") -> '"a\\u00a0b"' (a no-break space shows as an escape).
     """
+    # the strings and string pairs of vocabularies and merges, spelled as json.dumps
+    # spells them, without its per-call set-up (exports write tens of thousands)
+    if type(value) is str:
+        return escape_invisible(encode_basestring(value))
+    if type(value) in (list, tuple) and len(value) == 2 and type(value[0]) is str \
+            and type(value[1]) is str:
+        return escape_invisible(f"[{encode_basestring(value[0])}, {encode_basestring(value[1])}]")
     return escape_invisible(json.dumps(value, ensure_ascii=False))
 
 

@@ -47,6 +47,7 @@ from ..io.reading import check_depth, read_json
 from ..text.pretokenize import Pretokenizer
 from .hf_json import load_hf, read_fast
 from . import spm_json
+from .onig_presets import preset_onig
 from ..text.dialects import DialectError, file_pattern, matches_empty, translate
 from ..text.unicode_classes import all_code_points
 from ..text.unicode_versions import TOKENIZERS
@@ -157,6 +158,11 @@ def dump(snap: Snapshot, name: str = "tokenizer") -> dict[str, bytes]:
 
 
 def onig_pattern(pattern: str) -> str:
+    """:func:`translated_onig`, read from ``onig_presets`` for the presets."""
+    return preset_onig(preset_name(pattern)) or translated_onig(pattern)
+
+
+def translated_onig(pattern: str) -> str:
     """Our pattern (``regex`` syntax) as Oniguruma must read it to mean the same (text
     .dialects): e.g. tiktoken's ``\\p{N}{1,3}+`` becomes ``\\p{N}{1,3}`` (in Oniguruma the
     trailing ``+`` repeats the group, so every digit run would be one word), and each

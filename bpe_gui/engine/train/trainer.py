@@ -35,13 +35,14 @@ from ..tokenizers.trained import EOW, UNK, Tokenizer
 
 # settings that shape training but not the tokenizer it makes: a tokenizer's metadata
 # keeps them, and only the native format writes them (formats/native.py)
-TRAINING_ONLY = ("tie_rule", "min_frequency", "prune")
+TRAINING_ONLY = ("tie_rule", "min_frequency", "prune", "lines")
 TIE_RULES = {"greatest": _core.GREATEST, "first-seen": _core.FIRST_SEEN,
-             "lowest-ids": _core.LOWEST_IDS}
+             "lowest-ids": _core.LOWEST_IDS, "lowest-ids-hf": _core.LOWEST_HF}
 TIE_RULE_LABELS = {
     "greatest": "Greatest pair (by bytes)",
     "first-seen": "First seen in corpus",
     "lowest-ids": "Lowest token ids",
+    "lowest-ids-hf": "Lowest ids, numbered as Hugging Face does",
 }
 MODES = ("byte", "char")
 TIE_LIMIT = 50        # tied pairs kept per record (the total is always kept)
@@ -54,6 +55,12 @@ class TrainSettings:
 
     ``vocab_size`` counts every token (base symbols + special tokens + merges), or only
     live symbols when ``prune`` is on; ``num_merges``, if given, wins over it.
+
+    ``lines``: each line of the corpus (its \\n kept) is a text of its own, as Hugging
+    Face's trainer reads files, so no word spans a line break. With ``tie_rule=
+    "lowest-ids-hf"``, byte mode and the GPT-2 pattern, training then gives exactly
+    tokenizers' ``BpeTrainer`` merges (ByteLevel without a prefix space, all 256 bytes as
+    the initial alphabet, the same vocabulary size and minimum frequency).
     """
 
     vocab_size: int | None = 1000
@@ -66,6 +73,7 @@ class TrainSettings:
     min_frequency: int = 1
     prune: bool = False
     superbpe_from: int | None = None   # SuperBPE: stage 2 after this many merges (superbpe.py)
+    lines: bool = False                # one text per line (counting; see above)
 
     def __post_init__(self) -> None:   # types and sizes; what fits together: validated()
         object.__setattr__(self, "special_tokens", checks.train_settings(self))
@@ -104,6 +112,10 @@ class TrainSettings:
         if self.superbpe_from is not None and (self.superbpe_from < 0 or self.mode != "byte"):
             raise SettingsError(f"SuperBPE's stage 2 from merge {self.superbpe_from}: it needs "
                                 "byte mode and a merge number of 0 or more.")
+        if self.superbpe_from is not None and self.lines:
+            raise SettingsError("SuperBPE reads its corpus its own way (stage 2 line by line, "
+                                "with its own pattern), so one text per line (lines/--lines) "
+                                "does not apply to it: turn one of them off.")
         if self.num_merges is None and self.vocab_size is None:
             raise SettingsError("Give a target vocabulary size or a number of merges.")
         specials = validate_special_tokens(self.special_tokens)
@@ -138,7 +150,7 @@ class AffectedWord:
     after: tuple[int, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)   # slots: a long run keeps one per merge
 class MergeStep:
     """One merge. ``index`` k is 1-based: the state after it is "step k"."""
 
@@ -272,6 +284,16 @@ def new_core(symbols, starts, freqs, token_bytes, tie_rule: str):
                           "divide them all by 1000).") from None
 
 
+class _ReleasedCore:
+    """Stands for the core after Trainer.release_core(): every use says why it fails."""
+
+    def __getattr__(self, name: str):
+        raise SettingsError("This trainer's merge state was released after training "
+                            "(Trainer.release_core), so it cannot step, undo or answer "
+                            "questions about pairs and words any more. Train again, or "
+                            "keep the trainer without releasing it.")
+
+
 class Trainer:
     """Step-by-step BPE training over a pre-token table."""
 
@@ -280,6 +302,12 @@ class Trainer:
         self.settings = (settings or TrainSettings()).validated()
         self.table = table
         s = self.settings
+        if s.lines and not (table.meta is not None and table.meta.lines):
+            raise SettingsError("One text per line (lines=True) needs words counted line by "
+                                "line, but this table was counted from whole texts, so its "
+                                "words may span lines. Build the trainer from the corpus "
+                                "(Trainer.from_files / from_text with these settings), or count "
+                                "it with count_corpus(..., lines=True).")
         token_bytes, symbols, starts, freqs = self._initial_state(table, s)
         if len(symbols) == 0:
             raise CorpusError("The corpus has only whitespace, so character mode has no words "
@@ -607,20 +635,33 @@ class Trainer:
 
     def _record_core_steps(self) -> None:
         """MergeStep records for the steps the core made on its own (Core.run)."""
-        rule, specials, vb = self.settings.tie_rule, self.special_ids, self.vocab_bytes
+        rule, specials, vb = self.settings.tie_rule, set(self.special_ids), self.vocab_bytes
         tokens = self.corpus_tokens
-        for a, b, new, count, n_tied, merged, gone in self.core.history(len(self.steps)):
+        steps = self.steps
+        for a, b, new, count, n_tied, merged, gone in self.core.history(len(steps)):
             left, right = vb[a], vb[b]
-            vb.append(left + right)
-            removed = tuple(t for t, bit in dict.fromkeys(((a, 1), (b, 2)) if a != b else
-                                                          ((a, 3),))
-                            if gone & bit and t not in specials)
+            token = left + right
+            vb.append(token)
+            # the tokens this merge used up (bit 1: a, bit 2: b), specials never
+            if a != b:
+                removed = ((a,) if gone & 1 and a not in specials else ()) + \
+                    ((b,) if gone & 2 and b not in specials else ())
+            else:
+                removed = (a,) if gone & 3 and a not in specials else ()
             self._live += 1 - len(removed)
             tokens -= merged
-            self.steps.append(MergeStep(
-                index=len(self.steps) + 1, pair=(a, b), left=left, right=right, new_id=new,
-                token=left + right, count=count, rule=rule, n_tied=n_tied, removed=removed,
+            steps.append(MergeStep(
+                index=len(steps) + 1, pair=(a, b), left=left, right=right, new_id=new,
+                token=token, count=count, rule=rule, n_tied=n_tied, removed=removed,
                 live_size=self._live, merged=merged, corpus_tokens=tokens))
+
+    def release_core(self) -> None:
+        """Free the merge state (most of a run's memory) once training is over: the
+        records, merges, vocabulary and tokenizers stay; stepping, undoing and asking
+        about pairs or words raise :class:`SettingsError` afterwards. The command line
+        and :func:`train_bpe` do it before exporting, so the export's memory does not
+        come on top of the merge state's."""
+        self.core = _ReleasedCore()
 
     def goto(self, k: int, **kw) -> None:
         """Jump to step k (undo back, or run forward)."""
@@ -772,14 +813,15 @@ def train_bpe(input_path: "str | Path | Sequence[str | Path] | PretokenTable | N
 
     ids: 0-255 the bytes, then special tokens in the order given, then merges in order.
     ``options`` are the other :class:`TrainSettings` fields (mode, pattern, tie_rule,
-    min_frequency, prune, num_merges, end_of_word). ``progress(phase, done, total)``
+    min_frequency, prune, num_merges, end_of_word, lines). ``progress(phase, done, total)``
     reports "pretokenize" (input bytes read) then "merge" (steps). ``encoding``: the
     corpus files' (converted as they are read).
 
     Instead of corpus files: ``input_path`` a table in memory (``count_corpus``), or
     ``counts`` word-count table files (summed in the order given). A table's own pattern
-    and special tokens are used unless ``pattern``/``special_tokens`` are given, and then
-    they must be the table's (see :meth:`Trainer.from_counts`).
+    and special tokens (and ``lines``) are used unless ``pattern``/``special_tokens``
+    (``lines``) are given, and then they must be the table's (see
+    :meth:`Trainer.from_counts`).
     """
     _check_train_bpe(input_path, vocab_size, special_tokens, counts, options)
     table = input_path if isinstance(input_path, PretokenTable) else None
@@ -790,7 +832,8 @@ def train_bpe(input_path: "str | Path | Sequence[str | Path] | PretokenTable | N
             assert counts is not None   # (the test above: one of the two is given)
             table = read_tables(counts)
         settings = settings_for_table(settings, table.meta, pattern="pattern" in options,
-                                      specials=special_tokens is not None)
+                                      specials=special_tokens is not None,
+                                      lines="lines" in options)
         trainer = Trainer.from_source(table, settings, where=_table_name(counts or table))
     else:   # a str here is a file's path, not the text
         paths = [input_path] if isinstance(input_path, (str, Path)) else input_path
@@ -798,6 +841,8 @@ def train_bpe(input_path: "str | Path | Sequence[str | Path] | PretokenTable | N
         trainer = Trainer.from_source(paths, settings, ptok, cancel, encoding=encoding)
     pmerge = (lambda d, t: progress("merge", d, t)) if progress else None
     trainer.run(progress=pmerge, cancel=cancel, detail=False)
+    if not return_trainer:
+        trainer.release_core()
     if return_trainer:
         return trainer  # type: ignore[return-value]
     return trainer.vocab, trainer.merges
@@ -842,8 +887,9 @@ def source_table(source: "str | Path | Sequence[str | Path] | PretokenTable | ob
         return source
     pre = Pretokenizer(settings.pattern, settings.special_tokens)
     if isinstance(source, str):
-        return table_from_text(source, pre, progress=progress, cancel=cancel, **kw)
+        return table_from_text(source, pre, progress=progress, cancel=cancel,
+                               lines=settings.lines, **kw)
     paths = cast("str | Path | Sequence[str | Path]", getattr(source, "paths", source))
     encoding = getattr(source, "encoding", None) or encoding
     return table_from_files(paths, pre, progress=progress, cancel=cancel,
-                            encoding=encoding, **kw)
+                            encoding=encoding, lines=settings.lines, **kw)

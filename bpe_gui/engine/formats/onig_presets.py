@@ -1,0 +1,39 @@
+"""The presets' patterns as written into ``tokenizer.json`` (Oniguruma syntax, widened to
+tokenizers' Unicode tables: :func:`hf.onig_pattern`), made once and kept here.
+
+Translating with widening scans every code point with the installed ``regex`` (a tenth
+of a second and tens of MB for each export); the result depends only on the pattern,
+the installed ``regex`` and tokenizers' tables, so for the presets it is data. It is
+used only when the installed ``regex`` is the version it was made with
+(``REGEX_VERSION``); otherwise the export translates as for any pattern. A test checks
+each entry against the translation. Regenerate after upgrading ``regex`` or the Unicode
+data: ``python -m bpe_gui.engine.formats.onig_presets > bpe_gui/engine/formats/_onig_presets_data.py``.
+"""
+from __future__ import annotations
+
+import regex
+
+from ._onig_presets_data import PRESET_ONIG, REGEX_VERSION
+
+
+def preset_onig(name: str | None) -> str | None:
+    """The preset ``name``'s pattern for Oniguruma, or None (not a preset, or another
+    ``regex`` than the one the data was made with)."""
+    if name is None or regex.__version__ != REGEX_VERSION:
+        return None
+    return PRESET_ONIG.get(name)
+
+
+def data_text() -> str:
+    """The text of ``_onig_presets_data.py`` for the installed ``regex``."""
+    from ..text.presets import PRESETS
+    from .hf import translated_onig
+    lines = ['"""Made by ``python -m bpe_gui.engine.formats.onig_presets`` (see there)."""',
+             f"REGEX_VERSION = {regex.__version__!r}", "PRESET_ONIG = {"]
+    lines += [f"    {name!r}: {translated_onig(p)!r}," for name, p in PRESETS.items()]
+    return "\n".join(lines + ["}", ""])
+
+
+if __name__ == "__main__":
+    import sys
+    sys.stdout.write(data_text())
