@@ -367,17 +367,42 @@ class _Counts:
             del self.pc[pair]
 
 
-def _merged(w: tuple[int, ...], a: int, b: int, new: int) -> tuple[int, ...]:
-    """``w`` with (a, b) replaced by ``new`` left to right, never overlapping."""
-    out = []
-    i, n = 0, len(w)
-    while i < n:
-        if w[i] == a and i + 1 < n and w[i + 1] == b:
+def _merged(w: tuple[int, ...], a: int, b: int, new: int,
+            changes: list[tuple[tuple[int, int], int]] | None = None) -> tuple[int, ...]:
+    """``w`` with (a, b) replaced by ``new`` left to right, never overlapping. With
+    ``changes``, appends what each replacement does to the word's other pairs, as HF's
+    ``Word::merge`` does: (left neighbour, a) -1, (left neighbour, new) +1, (b, right
+    neighbour) -1, (new, right neighbour) +1 -- the pair (a, b) itself is not counted
+    down (the caller zeroes it). Occurrences of ``a`` are found by ``tuple.index``, so a
+    long word with few of them costs little."""
+    out: list[int] = []
+    i = last = 0
+    n = len(w)
+    index = w.index
+    while True:
+        try:
+            i = index(a, i)
+        except ValueError:
+            break
+        if i + 1 < n and w[i + 1] == b:
+            out.extend(w[last:i])
+            if changes is not None:
+                if out:
+                    p = out[-1]
+                    changes.append(((p, a), -1))
+                    changes.append(((p, new), 1))
+                if i + 2 < n:
+                    q = w[i + 2]
+                    changes.append(((b, q), -1))
+                    changes.append(((new, q), 1))
             out.append(new)
             i += 2
+            last = i
         else:
-            out.append(w[i])
             i += 1
+    if not out:
+        return w
+    out.extend(w[last:])
     return tuple(out)
 
 
@@ -404,8 +429,10 @@ class _Undo:
     window: tuple[int, ...]
     exhausted: frozenset[int]
     new_token: bool
-    # per language: (words changed: (index, symbols before), the pair's count, where)
-    langs: list[tuple[list[tuple[int, tuple[int, ...]]], int, set[int] | None]]
+    # per language: (words changed: (index, symbols before), the pair count changes,
+    # the pair's positions)
+    langs: list[tuple[list[tuple[int, tuple[int, ...]]], dict[tuple[int, int], int],
+                      set[int] | None]]
     dev: list[tuple[int, tuple[int, ...]]]
     dev_where: set[int] | None
     tokens: tuple[int, ...]
@@ -671,48 +698,51 @@ class ParityTrainer:
             self.vocab_bytes.append(token)
             self._keys.append(self._keys[a] + self._keys[b])
             self._ids[token] = new_id
-        keys = self._keys
         undo = _Undo(window, exhausted, is_new, [], [], None, self.tokens,
                      self.train_tokens)
-        g = self._global
         for L in self._langs:
             changed: list[tuple[int, tuple[int, ...]]] = []
-            old_count = L.counts.pc.get(pair, 0)
+            acc: dict[tuple[int, int], int] = {}
             pos = L.where.pop(pair, None)
-            touched: set[tuple[int, int]] = set()
             if pos is not None:
+                words, freqs, where = L.words, L.freqs, L.where
+                changes: list[tuple[tuple[int, int], int]] = []
                 for i in pos:
-                    w = L.words[i]
-                    nw = _merged(w, a, b, new_id)
-                    if len(nw) == len(w):
+                    w = words[i]
+                    nw = _merged(w, a, b, new_id, changes)
+                    if nw is w:
                         continue
                     changed.append((i, w))
-                    self._rewrite(L, i, w, nw, touched)
-                if pair in L.counts.pc:
-                    if g is not None:
-                        g.add(pair, -L.counts.pc[pair])
-                    del L.counts.pc[pair]
-            for p in touched:
-                L.counts.push(p, keys)
-            if g is not None:
-                for p in touched:
-                    g.push(p, keys)
-            undo.langs.append((changed, old_count, pos))
+                    words[i] = nw
+                    f = freqs[i]
+                    L.tokens -= (len(w) - len(nw)) * f
+                    for p, d in changes:
+                        acc[p] = acc.get(p, 0) + d * f
+                        if d > 0:
+                            where.setdefault(p, set()).add(i)
+                    changes.clear()
+                left = L.counts.pc.get(pair, 0) + acc.get(pair, 0)
+                acc[pair] = acc.get(pair, 0) - left   # the pair is gone: its count is 0
+            self._add_counts(L, acc, 1)
+            undo.langs.append((changed, acc, pos))
         if self._dev_tokens is not None:
             dpos = self._dev_where.pop(pair, None)
             undo.dev_where = dpos
+            dev_changes: list[tuple[tuple[int, int], int]] = []
             for i in dpos or ():
                 w = self._dev_words[i]
-                nw = _merged(w, a, b, new_id)
-                if len(nw) == len(w):
+                nw = _merged(w, a, b, new_id, dev_changes)
+                if nw is w:
                     continue
                 undo.dev.append((i, w))
                 self._dev_words[i] = nw
                 d = len(w) - len(nw)
                 for li, f in enumerate(self._dev_freqs[i]):
                     self._dev_tokens[li] -= d * f
-                for p in zip(nw, nw[1:]):
-                    self._dev_where.setdefault(p, set()).add(i)
+                for p, dd in dev_changes:
+                    if dd > 0:
+                        self._dev_where.setdefault(p, set()).add(i)
+                dev_changes.clear()
         rec = ParityStep(
             index=self.n_steps + 1, pair=pair, left=self.vocab_bytes[a],
             right=self.vocab_bytes[b], new_id=new_id, token=token, count=count,
@@ -722,34 +752,28 @@ class ParityTrainer:
         self._undo.append(undo)
         return rec
 
-    def _rewrite(self, L: _Language, i: int, old: tuple[int, ...], new: tuple[int, ...],
-                 touched: set[tuple[int, int]]) -> None:
-        """Word i of language L becomes ``new``: counts, positions and tokens follow.
-        Only pairs whose number in the word changed are touched (a long word keeps most)."""
-        f = L.freqs[i]
-        delta: dict[tuple[int, int], int] = {}
-        for p in zip(old, old[1:]):
-            delta[p] = delta.get(p, 0) - 1
-        for p in zip(new, new[1:]):
-            delta[p] = delta.get(p, 0) + 1
+    def _add_counts(self, L: _Language, acc: dict[tuple[int, int], int], sign: int) -> None:
+        """Add ``sign`` times the count changes ``acc`` to language L's pair counts (and
+        the global ones), and give each changed pair its heap entry."""
         pc = L.counts.pc
         g = self._global
-        where = L.where
-        for p, d in delta.items():
+        keys = self._keys
+        for p, d in acc.items():
             if not d:
                 continue
-            v = pc.get(p, 0) + d * f
+            d *= sign
+            v = pc.get(p, 0) + d
             if v:
                 pc[p] = v
             else:
                 del pc[p]
             if g is not None:
-                g.add(p, d * f)
-            touched.add(p)
-            if d > 0:
-                where.setdefault(p, set()).add(i)
-        L.words[i] = new
-        L.tokens += (len(new) - len(old)) * f
+                g.add(p, d)
+        for p in acc:
+            L.counts.push(p, keys)
+        if g is not None:
+            for p in acc:
+                g.push(p, keys)
 
     def undo(self) -> ParityStep | None:
         """Back one merge: the record undone, or None at step 0."""
@@ -758,25 +782,14 @@ class ParityTrainer:
         rec = self.steps.pop()
         u = self._undo.pop()
         pair = rec.pair
-        keys = self._keys
-        g = self._global
-        for L, (changed, old_count, pos) in zip(self._langs, u.langs):
-            touched: set[tuple[int, int]] = set()
-            for i, old in reversed(changed):
-                self._rewrite(L, i, L.words[i], old, touched)
-            now = L.counts.pc.get(pair, 0)
-            if now != old_count:
-                L.counts.add(pair, old_count - now)
-                if g is not None:
-                    g.add(pair, old_count - now)
-            touched.add(pair)
+        for L, (changed, acc, pos) in zip(self._langs, u.langs):
+            for i, old in changed:
+                w = L.words[i]
+                L.tokens += (len(old) - len(w)) * L.freqs[i]
+                L.words[i] = old
             if pos is not None:
                 L.where[pair] = pos
-            for p in touched:
-                L.counts.push(p, keys)
-            if g is not None:
-                for p in touched:
-                    g.push(p, keys)
+            self._add_counts(L, acc, -1)
         if self._dev_tokens is not None:
             for i, old in reversed(u.dev):
                 self._dev_words[i] = old
