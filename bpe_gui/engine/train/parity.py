@@ -46,12 +46,12 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections import Counter, deque
+from collections import deque
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence, Union
 
-from ..corpus.files import decode_utf8, read_bytes
+from ..corpus import PretokenTable, count_corpus
 from ..display import bytes_to_unicode, readable
 from ..errors import Cancelled, CancelFn, CorpusError, SettingsError
 from ..text.pretokenize import Pretokenizer
@@ -168,24 +168,20 @@ class ParityData:
                              dev is not None)
         pre = Pretokenizer(PATTERN)
 
-        def count(texts: object, who: str) -> Counter:
+        def count(texts: object, who: str) -> dict[bytes, int]:
             if isinstance(texts, str):
                 texts = [texts]
             if not isinstance(texts, Iterable):
                 raise SettingsError(f"{who}: give a text or a list of texts, not "
                                     f"{type(texts).__name__}.")
-            c: Counter = Counter()
+            texts = list(texts)
             for t in texts:
                 if not isinstance(t, str):
                     raise SettingsError(f"{who}: texts must be strings, not "
                                         f"{type(t).__name__}.")
-                c.update(pre.findall(t))
-            return c
+            return _words(count_corpus(texts=texts, pre=pre))
 
-        words = []
-        for n, texts in items:
-            c = count(texts, f"training text of {n!r}")
-            words.append({w.encode("utf-8"): f for w, f in c.items()})
+        words = [count(texts, f"training text of {n!r}") for n, texts in items]
         dev_words: dict[bytes, list[int]] | None = None
         if dev is not None:
             dev_words = {}
@@ -193,7 +189,7 @@ class ParityData:
             for n, texts in dev_items:
                 i = index[n]
                 for w, f in count(texts, f"dev text of {n!r}").items():
-                    dev_words.setdefault(w.encode("utf-8"), [0] * len(names))[i] += f
+                    dev_words.setdefault(w, [0] * len(names))[i] += f
         return cls(tuple(names), words, dev_words)
 
     @classmethod
@@ -202,23 +198,37 @@ class ParityData:
         """From files (UTF-8, optionally .gz/.xz): ``train`` maps each language name to
         its file, ``dev`` likewise. ``lines``: each line is its own text, as HF reads
         files (else the whole file is one text)."""
-        def texts(items: list[tuple[str, object]], what: str) -> list[tuple[str, list[str]]]:
+        pre = Pretokenizer(PATTERN)
+
+        def count(items: list[tuple[str, object]], what: str) -> list[dict[bytes, int]]:
             out = []
             for n, p in items:
                 if not isinstance(p, (str, Path)) or not str(p):
                     raise SettingsError(f"Language {n!r} has no {what} file: give its path.")
-                text = decode_utf8(read_bytes(p), p)
-                if not text.strip():
+                words = _words(count_corpus(p, pre, lines=lines))
+                if not words:
                     raise CorpusError(f"the {what} file of language {n!r} is empty.", p)
-                out.append((n, hf_lines(text) if lines else [text]))
+                out.append(words)
             return out
         items = _pairs(train, "training files")
         dev_items = _pairs(dev, "dev files")
-        _check_names([n for n, _ in items], [n for n, _ in dev_items], dev is not None)
-        data = cls.from_texts(texts(items, "training"),
-                              texts(dev_items, "dev") if dev is not None else None)
-        data.sources = tuple(str(p) for _, p in items)
-        return data
+        names = _check_names([n for n, _ in items], [n for n, _ in dev_items],
+                             dev is not None)
+        words = count(items, "training")
+        dev_words: dict[bytes, list[int]] | None = None
+        if dev is not None:
+            dev_words = {}
+            index = {n: i for i, n in enumerate(names)}
+            for (n, _), counts in zip(dev_items, count(dev_items, "dev")):
+                for w, f in counts.items():
+                    dev_words.setdefault(w, [0] * len(names))[index[n]] += f
+        return cls(tuple(names), words, dev_words, tuple(str(p) for _, p in items))
+
+
+def _words(table: PretokenTable) -> dict[bytes, int]:
+    """A counted table as {word bytes: count}."""
+    blob, starts = table.blob, table.starts
+    return {blob[starts[i]:starts[i + 1]]: c for i, c in enumerate(table.counts)}
 
 
 def _check_names(names: list[str], dev_names: list[str], with_dev: bool) -> list[str]:
