@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import heapq
 import math
+from array import array
 from collections import deque
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -56,6 +57,12 @@ from ..display import bytes_to_unicode, readable
 from ..errors import Cancelled, CancelFn, CorpusError, SettingsError
 from ..text.pretokenize import Pretokenizer
 from ..tokenizers.trained import Tokenizer
+
+try:   # the C core (the pure-Python stand-in would be slower than the Python state here)
+    from . import _core as _c_core   # noqa: F401  (only whether it is built)
+    from .trainer import new_core
+except ImportError:
+    new_core = None   # type: ignore[assignment]
 
 PARITY_VARIANTS = ("base", "window")
 PATTERN = "gpt2"   # HF's ByteLevel(use_regex=True) split
@@ -449,6 +456,69 @@ class _Undo:
     train_tokens: tuple[int, ...]
 
 
+class _Cores:
+    """The C training core (engine/train/trainer.py's ``new_core``) holding each
+    language's training words, each language's dev words, and (for global merges) all
+    languages' words together. Every merge goes to every core, so a pair's ids are the
+    same in all; a core's own tie rule is never used: :meth:`best` takes all pairs tied
+    at the top count and picks HF's (the greatest GPT-2 spelling)."""
+
+    def __init__(self, data: ParityData, want_global: bool):
+        assert new_core is not None
+        self.langs = [_core_of(words) for words in data.words]
+        self.devs = None if data.dev is None else [
+            _core_of({w: fs[i] for w, fs in data.dev.items() if fs[i]})
+            for i in range(len(data.names))]
+        self.glob = None
+        if want_global:
+            summed: dict[bytes, int] = {}
+            for words in data.words:
+                for w, f in words.items():
+                    summed[w] = summed.get(w, 0) + f
+            self.glob = _core_of(summed)
+        self.all = [*self.langs, *(self.devs or []), *([self.glob] if self.glob else [])]
+
+    def best(self, lang: int | None, keys: list[str]) -> tuple[tuple[int, int], int] | None:
+        core = self.glob if lang is None else self.langs[lang]
+        assert core is not None
+        n, tied = core.tied(64)
+        if n == 0:
+            return None
+        if n > len(tied):
+            n, tied = core.tied(n)
+        a, b, c = max(tied, key=lambda t: (keys[t[0]], keys[t[1]]))
+        return (a, b), c
+
+    def merge(self, a: int, b: int) -> int:
+        ids = {core.merge(a, b)[0] for core in self.all}
+        assert len(ids) == 1, ids
+        return ids.pop()
+
+    def undo(self) -> None:
+        for core in self.all:
+            core.undo()
+
+    def train_tokens(self) -> tuple[int, ...]:
+        return tuple(core.total_symbols for core in self.langs)
+
+    def tokens(self) -> tuple[int, ...]:
+        return tuple(core.total_symbols for core in (self.devs or self.langs))
+
+
+def _core_of(words: dict[bytes, int]):
+    """A core over these byte words (ids 0-255 are the bytes)."""
+    assert new_core is not None
+    starts = array("q", [0])
+    pos = 0
+    for w in words:
+        pos += len(w)
+        starts.append(pos)
+    return new_core(b"".join(words), starts, array("q", words.values()), _BYTES, "greatest")
+
+
+_BYTES = [bytes([i]) for i in range(256)]
+
+
 # ----- the trainer ----------------------------------------------------------------------
 class ParityTrainer:
     """Parity-aware BPE, step by step (see the module docstring for the rules).
@@ -470,36 +540,22 @@ class ParityTrainer:
         self.data = data
         self.settings = s
         self.names = data.names
-        n = len(data.names)
         self.kind = "ratio" if s.ratios is not None else "dev" if data.dev is not None \
             else "train"
         self.vocab_bytes: list[bytes] = [bytes([i]) for i in range(256)]
         table = bytes_to_unicode()
         self._keys: list[str] = [table[i] for i in range(256)]
         self._ids: dict[bytes, int] = {b: i for i, b in enumerate(self.vocab_bytes)}
-        self._langs = [_Language(w) for w in data.words]
-        self._global: _Counts | None = None
-        if s.global_merges > 0:
-            self._global = _Counts()
-            for L in self._langs:
-                for p, c in L.counts.pc.items():
-                    self._global.add(p, c)
-            self._global.build(self._keys)
-        for L in self._langs:
-            L.counts.build(self._keys)
-        self._dev_words: list[tuple[int, ...]] = []
-        self._dev_freqs: list[list[int]] = []
-        self._dev_where: dict[tuple[int, int], set[int]] = {}
-        if data.dev is not None:
-            for i, (w, fs) in enumerate(data.dev.items()):
-                self._dev_words.append(tuple(w))
-                self._dev_freqs.append(fs)
-                for p in zip(w, w[1:]):
-                    self._dev_where.setdefault(p, set()).add(i)
-        self._dev_tokens = [sum(len(w) * fs[i] for w, fs in zip(self._dev_words,
-                                                                self._dev_freqs))
-                            for i in range(n)] if data.dev is not None else None
-        self._train0 = tuple(L.tokens for L in self._langs)
+        n_train = [sum(len(w) * f for w, f in words.items()) for words in data.words]
+        self._train0 = tuple(n_train)
+        # the C core's merges (one core per language's training words, per language's
+        # dev words, and one over all languages for the global phase) while no merge
+        # repeats a token; the Python state below from the first one that does (the
+        # cores would give the repeat a new id, HF keeps the token's id): _to_python
+        self._cores: _Cores | None = _Cores(data, s.global_merges > 0) \
+            if new_core is not None else None
+        if self._cores is None:
+            self._init_python()
         self._window: deque[int] = deque()
         self._exhausted: set[int] = set()
         self._over = False          # the global phase found no pair: training ends
@@ -523,11 +579,54 @@ class ParityTrainer:
                    lines: bool = False) -> "ParityTrainer":
         return cls(ParityData.from_files(train, dev, lines=lines), settings)
 
+    def _init_python(self) -> None:
+        """The pure-Python state of step 0 (pair counts, heaps, positions)."""
+        data, n = self.data, len(self.data.names)
+        self._langs = [_Language(w) for w in data.words]
+        self._global: _Counts | None = None
+        if self.settings.global_merges > 0:
+            self._global = _Counts()
+            for L in self._langs:
+                for p, c in L.counts.pc.items():
+                    self._global.add(p, c)
+            self._global.build(self._keys)
+        for L in self._langs:
+            L.counts.build(self._keys)
+        self._dev_words: list[tuple[int, ...]] = []
+        self._dev_freqs: list[list[int]] = []
+        self._dev_where: dict[tuple[int, int], set[int]] = {}
+        if data.dev is not None:
+            for i, (w, fs) in enumerate(data.dev.items()):
+                self._dev_words.append(tuple(w))
+                self._dev_freqs.append(fs)
+                for p in zip(w, w[1:]):
+                    self._dev_where.setdefault(p, set()).add(i)
+        self._dev_tokens = [sum(len(w) * fs[i] for w, fs in zip(self._dev_words,
+                                                                self._dev_freqs))
+                            for i in range(n)] if data.dev is not None else None
+
+    def _to_python(self) -> None:
+        """Leave the cores for the Python state, at the same step: replay the steps
+        made (the same records come out)."""
+        steps, undos = self.steps, self._undo
+        window, exhausted, over = self._window, self._exhausted, self._over
+        self._cores = None
+        self.vocab_bytes = self.vocab_bytes[:256]
+        self._keys = self._keys[:256]
+        self._ids = {b: i for i, b in enumerate(self.vocab_bytes)}
+        self.steps, self._undo = [], []
+        self._init_python()
+        for rec, u in zip(steps, undos):
+            again = self._apply(rec.pair, rec.count, rec.language, rec.measure,
+                                list(rec.passed), list(rec.exhausted), u.window, u.exhausted)
+            assert again == rec, (again, rec)
+        self._window, self._exhausted, self._over = window, exhausted, over
+
     def _alphabet_size(self) -> int:
         inner: set[int] = set()
         final: set[int] = set()
-        for L in self._langs:
-            for w in L.words:
+        for words in self.data.words:
+            for w in words:
                 inner.update(w[:-1])
                 final.add(w[-1])
         return len(inner) + len(final)
@@ -562,6 +661,8 @@ class ParityTrainer:
     def tokens(self) -> tuple[int, ...]:
         """Each language's tokens now: on the dev set when there is one, else on the
         training text (what ``ParityStep.tokens`` records)."""
+        if self._cores is not None:
+            return self._cores.tokens()
         if self._dev_tokens is not None:
             return tuple(self._dev_tokens)
         return tuple(L.tokens for L in self._langs)
@@ -569,6 +670,8 @@ class ParityTrainer:
     @property
     def train_tokens(self) -> tuple[int, ...]:
         """Each language's tokens on its training text now."""
+        if self._cores is not None:
+            return self._cores.train_tokens()
         return tuple(L.tokens for L in self._langs)
 
     @property
@@ -590,8 +693,8 @@ class ParityTrainer:
         if self.kind == "ratio":
             ratios = self.settings.ratios
             assert ratios is not None
-            return tuple((float(a) / float(L.tokens)) / r
-                         for a, L, r in zip(self._train0, self._langs, ratios))
+            return tuple((float(a) / float(t)) / r
+                         for a, t, r in zip(self._train0, self.train_tokens, ratios))
         return tuple(float(t) for t in self.tokens)
 
     def is_done(self) -> bool:
@@ -680,21 +783,52 @@ class ParityTrainer:
                 return None
             if self.n_steps < self.settings.global_merges:
                 lang = None
-                assert self._global is not None
-                got = self._global.best()
+                if self._cores is not None:
+                    got = self._cores.best(None, self._keys)
+                else:
+                    assert self._global is not None
+                    got = self._global.best()
                 if got is None:
                     self._over = True
                     return None
                 break
             lang, passed = self._choose()
-            got = self._langs[lang].counts.best()
+            got = self._cores.best(lang, self._keys) if self._cores is not None \
+                else self._langs[lang].counts.best()
             if got is not None:
                 break
             self._exhausted.add(lang)
             found_exhausted.append(lang)
         pair, count = got
+        if self._cores is not None:
+            token = self.vocab_bytes[pair[0]] + self.vocab_bytes[pair[1]]
+            if token not in self._ids:
+                return self._apply_cores(pair, count, lang, measure, passed,
+                                         found_exhausted, window, exhausted, token)
+            self._to_python()
         return self._apply(pair, count, lang, measure, passed, found_exhausted,
                            window, exhausted)
+
+    def _apply_cores(self, pair: tuple[int, int], count: int, lang: int | None,
+                     measure: tuple[float, ...], passed: list[int], found: list[int],
+                     window: tuple[int, ...], exhausted: frozenset[int],
+                     token: bytes) -> ParityStep:
+        assert self._cores is not None
+        a, b = pair
+        undo = _Undo(window, exhausted, True, [], [], None, self.tokens, self.train_tokens)
+        new_id = self._cores.merge(a, b)
+        assert new_id == len(self.vocab_bytes)
+        self.vocab_bytes.append(token)
+        self._keys.append(self._keys[a] + self._keys[b])
+        self._ids[token] = new_id
+        rec = ParityStep(
+            index=self.n_steps + 1, pair=pair, left=self.vocab_bytes[a],
+            right=self.vocab_bytes[b], new_id=new_id, token=token, count=count,
+            language=lang, kind="global" if lang is None else self.kind, measure=measure,
+            tokens=self.tokens, passed=tuple(passed), exhausted=tuple(found))
+        self.steps.append(rec)
+        self._undo.append(undo)
+        return rec
 
     def _apply(self, pair: tuple[int, int], count: int, lang: int | None,
                measure: tuple[float, ...], passed: list[int], found: list[int],
@@ -792,6 +926,15 @@ class ParityTrainer:
         rec = self.steps.pop()
         u = self._undo.pop()
         pair = rec.pair
+        if self._cores is not None:
+            self._cores.undo()
+            self.vocab_bytes.pop()
+            self._keys.pop()
+            del self._ids[rec.token]
+            self._window = deque(u.window)
+            self._exhausted = set(u.exhausted)
+            self._over = False
+            return rec
         for L, (changed, acc, pos) in zip(self._langs, u.langs):
             for i, old in changed:
                 w = L.words[i]
