@@ -9,6 +9,8 @@ saved session. Every trainer yields frozen ``MergeStep`` records.
 - :mod:`.inherited`: ``InheritedTrainer``, ``train_on``: new merges on top of a tokenizer.
 - :mod:`.superbpe`, :mod:`.superbpe_skips`, :mod:`.superbpe_run`: SuperBPE's two stages,
   and both as one run of steps for the window.
+- :mod:`.parity_run`: ``ParityRun``, parity-aware training (parity.py) as a run of steps
+  for the window.
 - :mod:`.replay`: ``MergeReplay``, a merge list replayed on a sample by the same core,
   reporting the pair counts each merge changed (for ``analysis.mixture``).
 - :mod:`.session`, :mod:`.session_fields`: a session file (corpus, settings, step).
@@ -23,6 +25,8 @@ if TYPE_CHECKING:   # the names as mypy sees them; each is imported at first use
     from .session import Session
     from .superbpe import TRAIN_PATTERN, stage2, stage2_pretokenizer, train_superbpe
     from .superbpe_run import SuperBPERun, check_transition
+    from .parity import ParitySettings
+    from .parity_run import ParityInfo, ParityRun
     from .inherited import InheritedTrainer, inherited_settings, merge_list_tokenizer, train_on
     from .protocol import TrainerProtocol
     from .replay import PAIR_RECORD, SKIP, MergeReplay, ReplayChunk
@@ -33,6 +37,8 @@ __getattr__, __dir__ = lazy_face(__name__, {
     ".session": "Session",
     ".superbpe": "TRAIN_PATTERN stage2 stage2_pretokenizer train_superbpe",
     ".superbpe_run": "SuperBPERun check_transition",
+    ".parity": "ParitySettings",
+    ".parity_run": "ParityInfo ParityRun",
     ".inherited": "InheritedTrainer inherited_settings merge_list_tokenizer train_on",
     ".protocol": "TrainerProtocol",
     ".replay": "PAIR_RECORD SKIP MergeReplay ReplayChunk",
@@ -41,7 +47,7 @@ __getattr__, __dir__ = lazy_face(__name__, {
 })
 
 __all__ = ["AffectedWord", "InheritedTrainer", "MergeReplay", "MergeStep", "PAIR_RECORD",
-           "PairRow", "ReplayChunk", "SKIP", "Session",
+           "PairRow", "ParityInfo", "ParityRun", "ParitySettings", "ReplayChunk", "SKIP", "Session",
            "SuperBPERun", "TIE_RULES", "TIE_RULE_LABELS", "TRAIN_PATTERN", "TrainSettings",
            "Trainer", "TrainerProtocol", "check_transition", "inherited_settings", "merge_list_tokenizer",
            "n_base_symbols", "source_table", "stage2", "stage2_pretokenizer", "train_bpe",

@@ -67,8 +67,10 @@ def thin_labels(ticks, to_y, need: float) -> list[tuple[float, str]]:
 
 def series_colors(dark: bool) -> list[QColor]:
     if dark:
-        return [QColor(c) for c in ("#74b3ff", "#ffa45c", "#6fdc8c", "#e599f7", "#ffd43b")]
-    return [QColor(c) for c in ("#1864ab", "#d9480f", "#2b8a3e", "#9c36b5", "#e67700")]
+        return [QColor(c) for c in ("#74b3ff", "#ffa45c", "#6fdc8c", "#e599f7", "#ffd43b",
+                                    "#ff8787", "#66d9e8", "#c0eb75")]
+    return [QColor(c) for c in ("#1864ab", "#d9480f", "#2b8a3e", "#9c36b5", "#e67700",
+                                "#c92a2a", "#0b7285", "#5c940d")]
 
 
 # ----- the chart widget --------------------------------------------------------------------
@@ -399,11 +401,12 @@ class ChartWidget(QWidget):
                 for pt in d.pts:
                     p.drawRect(QRectF(pt.x() - w / 2, pt.y(), w, base_y - pt.y()))
                 continue
-            if style in ("line", "linepoints") and len(d.pts) > 1:
+            if style in ("line", "linepoints", "dashed") and len(d.pts) > 1:
                 path = QPainterPath(d.pts[0])
                 for pt in d.pts[1:]:
                     path.lineTo(pt)
-                p.setPen(QPen(col, 1.8))
+                p.setPen(QPen(col, 1.8, Qt.PenStyle.DashLine if style == "dashed"
+                              else Qt.PenStyle.SolidLine))
                 p.setBrush(Qt.BrushStyle.NoBrush)
                 p.drawPath(path)
             if style in ("points", "linepoints") or len(d.pts) == 1:
@@ -467,7 +470,8 @@ class ChartWidget(QWidget):
         for i, s in enumerate(names):
             y = box.top() + 4 + i * fm.height() + fm.height() / 2
             col = colors[s.color % len(colors)]
-            p.setPen(QPen(col, 3))
+            p.setPen(QPen(col, 3 if s.style != "dashed" else 2,
+                          Qt.PenStyle.DashLine if s.style == "dashed" else Qt.PenStyle.SolidLine))
             p.drawLine(QPointF(box.left() + 6, y), QPointF(box.left() + 20, y))
             p.setPen(fg)
             p.drawText(QRectF(box.left() + 24, y - fm.height() / 2, w - 26, fm.height()),
