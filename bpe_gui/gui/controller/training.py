@@ -261,8 +261,10 @@ class Training:
         label = f"Reading {len(setup.languages)} languages ({names})"
 
         def build(progress, cancelled, phase):
+            progress(0, 2)   # the status bar says it from the start
             run = setup.run(merges)
             phase("Plain BPE on the same data, for the chart", "")
+            progress(1, 2)
             run.compute_plain(cancelled)
             return run
         self._let_go_of_big_trainer()

@@ -79,10 +79,7 @@ class ChartsView(QWidget):
         # parity-aware training: each language's tokens, parity against plain BPE
         self.parity = ChartWidget("Tokens per language on the dev set", "step", "tokens",
                                   empty_text="Parity-aware training only.")
-        self.parity.setToolTip(
-            "Each language's tokens on its dev text (the same sentences in every language) "
-            "after each step: solid lines for the parity-aware run, dashed for plain BPE "
-            "trained on the same data. Parity brings the lines together.")
+        self.parity.dashed_label = "plain BPE"
         self.parity.hide()
         self.charts = {"compression": self.compression, "renyi": self.renyi,
                        "pair_count": self.pair_count, "token_lengths": self.lengths,
@@ -236,17 +233,18 @@ class ChartsView(QWidget):
         self.updated.emit()
 
     def _show_parity(self, on: bool) -> None:
-        """The parity chart takes the Zipf chart's second column while a parity run is
-        shown."""
-        if on == self.parity.isVisible() and on == (self.grid.indexOf(self.parity) >= 0):
+        """A parity run: its chart first (top left, in view without scrolling), the
+        others after it in two rows of three."""
+        if on == self.parity.isVisible():
             return
-        self.grid.removeWidget(self.zipf)
-        if on:
-            self.grid.addWidget(self.zipf, 1, 1)
-            self.grid.addWidget(self.parity, 1, 2)
-        else:
-            self.grid.removeWidget(self.parity)
-            self.grid.addWidget(self.zipf, 1, 1, 1, 2)
+        order = ([self.parity, self.compression, self.renyi, self.pair_count, self.lengths,
+                  self.zipf] if on else [self.compression, self.renyi, self.pair_count,
+                                         self.lengths, self.zipf])
+        for w in order + [self.parity]:
+            self.grid.removeWidget(w)
+        for i, w in enumerate(order):
+            span = 2 if not on and w is self.zipf else 1
+            self.grid.addWidget(w, i // 3, i % 3, 1, span)
         self.parity.setVisible(on)
 
     def _update_parity(self, run: RunSeries) -> None:
@@ -257,12 +255,17 @@ class ChartsView(QWidget):
             return
         n = run.n
         recs = info.records[:n]
-        on = "dev set" if info.kind == "dev" else "training text"
-        self.parity.title = f"Tokens per language on the {on}"
+        self.parity.title = "Dev-set tokens" if info.kind == "dev" else "Training tokens"
+        text = ("its dev text (the same sentences in every language)" if info.kind == "dev"
+                else "its training text (no dev set: balanced on ratios)")
+        self.parity.setToolTip(
+            f"Each language's tokens on {text} after each step: solid lines for the "
+            "parity-aware run, dashed for plain BPE trained on the same data. Parity "
+            "brings the lines together.")
         xs = range(n + 1)
         for i, name in enumerate(info.names):
             ys = [info.initial[i]] + [r.tokens[i] for r in recs]
-            self.parity.set_series(f"{name} parity", xs, ys, "line", color=i)
+            self.parity.set_series(name, xs, ys, "line", color=i)
             if info.plain is not None:
                 plain = [row[i] for row in info.plain[:n + 1]]
                 self.parity.set_series(f"{name} plain BPE", range(len(plain)), plain,

@@ -625,10 +625,10 @@ class MergePanel(QWidget):
         left, right = self.cache.text(rec.left), self.cache.text(rec.right)
         info = t.parity if t is not None else None
         turn = turn_name(info, rec.index) if info is not None else ""
-        served = f" <b>({_esc(turn)}'s turn)</b>" if turn and turn != "global" else ""
-        self.last_title.setText(f"<b>Step {rec.index}:</b> {_esc(left)} + {_esc(right)} → "
-                                f"<b>{_esc(self.cache.text(rec.token))}</b> (id {rec.new_id}), "
-                                f"count {rec.count:,}{served}")
+        served = f", {_esc(turn)}'s turn" if turn and turn != "global" else ""
+        self.last_title.setText(f"<b>Step {rec.index}{served}:</b> {_esc(left)} + {_esc(right)}"
+                                f" → <b>{_esc(self.cache.text(rec.token))}</b> (id {rec.new_id}), "
+                                f"count {rec.count:,}")
         if not has_detail(rec):   # made by a run that is still going (see training_jobs)
             tie = f"{rec.n_tied:,} pairs tied at this count. " if rec.n_tied > 1 else ""
             self.last_reason.setText(f"{tie}Training is running: why it won and the words "

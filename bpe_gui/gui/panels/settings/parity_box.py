@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QButtonGroup, QCheckBox, QDoub
 from ...controller.parity_setup import (DEV, RATIO, Language, ParitySetup, dev_beside,
                                         language_name)
 from ...widgets.elided_combo import ElidedComboBox
+from ...widgets.flow_layout import FlowBar
 from ...widgets.last_folder import last_folder, remember
 from ...widgets.number_box import NumberBox
 from ...widgets.text_pane import TextPane
@@ -104,7 +105,7 @@ class ParityBox(QGroupBox):
             w.setMinimumWidth(60)
         self.lines_check = QCheckBox("One text per line, as Hugging Face reads files")
         self.lines_check.setChecked(True)
-        self.hint = TextPane(lines=2)
+        self.hint = TextPane(lines=3)
         self.error = QLabel(wordWrap=True)
         self.error.setObjectName("inlineError")
         self.error.setTextFormat(Qt.TextFormat.PlainText)
@@ -113,12 +114,11 @@ class ParityBox(QGroupBox):
         lay = QVBoxLayout(self)
         lay.addWidget(WrappedChoice(self.check))
         lay.addWidget(self.table)
-        buttons = QHBoxLayout()
+        buttons = FlowBar(spacing=6)   # wraps in a narrow dock
         for b in (self.add_btn, self.dev_btn, self.remove_btn):
             b.setMinimumWidth(b.fontMetrics().horizontalAdvance(b.text()) + 16)
             buttons.addWidget(b)
-        buttons.addStretch(1)
-        lay.addLayout(buttons)
+        lay.addWidget(buttons)
         bal = QHBoxLayout()
         bal.addWidget(WrappedChoice(self.dev_radio))
         bal.addWidget(WrappedChoice(self.ratio_radio))
@@ -165,8 +165,8 @@ class ParityBox(QGroupBox):
         self.remove_btn.setEnabled(on and row >= 0)
         self.table.setColumnHidden(RATIO_COL, not self.ratio_radio.isChecked())
         self.table.setColumnHidden(DEVFILE, self.ratio_radio.isChecked())
-        self.hint.setText("Byte level, GPT-2's pattern and Hugging Face's tie rule, as its "
-                          "ParityBpeTrainer; the corpus panel is not used while this is on."
+        self.hint.setText("Hugging Face's ParityBpeTrainer: byte level, GPT-2's pattern, its "
+                          "tie rule. The corpus panel is not used while this is on."
                           if on else "Off: the corpus trains as one.")
 
     def value(self) -> ParitySetup:

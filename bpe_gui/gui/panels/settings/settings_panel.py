@@ -487,6 +487,8 @@ class SettingsPanel(QWidget):
 
     def _emit_pending(self, settings: TrainSettings | None, changed: bool) -> None:
         what = describe_changes(self.controller.settings, settings) if settings else []
+        if not self.parity.same(self.parity.value(), self.controller.parity):
+            what = [*what, "parity-aware training"]
         state = (changed, tuple(what), bool(self.errors))
         if state != self._pending:
             self._pending = state
