@@ -467,6 +467,8 @@ class ChartWidget(QWidget):
             return
         w = max(fm.horizontalAdvance(name) for name, _, _ in rows) + 30
         h = fm.height() * len(rows) + 8
+        if h > 0.7 * plot.height() or w > 0.7 * plot.width():
+            return   # it would hide the lines: the hover readout names each series
         box = self._legend_box(plot, w, h)
         back = QColor(bg)
         back.setAlpha(220)
