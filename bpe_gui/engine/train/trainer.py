@@ -18,7 +18,7 @@ import time
 from array import array
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterable, NamedTuple, Sequence, cast
+from typing import Callable, Iterable, NamedTuple, Sequence, cast
 
 try:
     from . import _core
@@ -32,9 +32,6 @@ from ..errors import CancelFn, CorpusError, ProgressFn, SettingsError, VocabSize
 from ..text.pretokenize import Pretokenizer, refuse_bare_name, resolve_pattern, validate_special_tokens
 from ..corpus.table import PretokenTable
 from ..tokenizers.trained import EOW, UNK, Tokenizer
-
-if TYPE_CHECKING:
-    from .parity_run import ParityInfo
 
 # settings that shape training but not the tokenizer it makes: a tokenizer's metadata
 # keeps them, and only the native format writes them (formats/native.py)
@@ -373,7 +370,7 @@ class Trainer:
     n_inherited = 0
     transition: int | None = None
     table2: PretokenTable | None = None
-    parity: "ParityInfo | None" = None   # parity-aware training's facts (parity_run.py)
+    parity: None = None   # parity-aware training's facts: ParityRun's (parity_run.py)
 
     def skip_reason(self, a: int, b: int) -> str | None:
         """Why the next steps would never merge the pair (a, b): never, here (SuperBPE's
