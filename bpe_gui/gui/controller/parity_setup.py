@@ -21,10 +21,10 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ...engine.train import ParityRun, ParitySettings
+from ...engine.train import PARITY_VARIANTS, ParityRun, ParitySettings
 
 DEV, RATIO = "dev", "ratio"
-VARIANTS = ("base", "window")   # ParitySettings.variant
+VARIANTS = PARITY_VARIANTS
 
 # name.train.txt, name-train.txt, name_dev.txt ...: the part before the first dot,
 # dash or underscore that precedes a role word, else the stem

@@ -1,0 +1,884 @@
+"""Parity-aware BPE (Foroutan et al. 2025): one vocabulary for several languages, each
+merge chosen for the language whose text is compressed worst.
+
+The merges equal those of Hugging Face tokenizers' ``ParityBpeTrainer`` trained with
+the pre-tokenizer ``ByteLevel(add_prefix_space=False)`` (GPT-2's split) on the same
+texts: ``lines=True`` feeds each line of a file as its own text, as HF reads files
+(the newline stays at the end of its line); ``lines=False`` feeds each file as one text.
+
+How a step is chosen (the rules are HF's, so the merges are theirs):
+
+- the first ``global_merges`` steps are plain BPE on all languages together;
+- then a language is chosen by its *measure* -- with a dev set (parallel text, one file
+  per language), the language with the most dev tokens now; with target ``ratios``,
+  the language with the lowest ``(initial training tokens / tokens now) / ratio``;
+  with neither, the one with the most training tokens. Ties go to the language given
+  first.
+- variant ``window``: a language that had more than ``alpha / n_languages`` of the last
+  ``window_size`` turns is passed over for the next best (all passed over: the best).
+- the chosen language's most frequent pair (in its own training text) is merged, in
+  every language. Ties between pairs go to the greatest pair, comparing the two tokens'
+  GPT-2 byte-level spellings (``Ġthe``) as strings, left token first.
+- a language with no pair left is set aside for good (``exhausted``); ``base`` skips it,
+  ``window`` still counts its turn. Training ends when all are set aside, or when the
+  global phase finds no pair.
+
+Example (two languages with a dev set; the chosen language's dev text stays the longest,
+so it keeps its turn)::
+
+    >>> data = ParityData.from_texts({"en": "the cat sat on the mat",
+    ...                               "de": "die Katze sass auf der Matte"},
+    ...                              dev={"en": "the cat", "de": "die Katze"})
+    >>> t = ParityTrainer(data, ParitySettings(num_merges=2))
+    >>> [(data.names[s.language], t.render_pair(s.pair), s.tokens) for s in t.run()]
+    [('de', 'a t', (6, 8)), ('de', 'Ġ s', (6, 8))]
+
+Records: every merge is a frozen :class:`ParityStep` -- the pair, which language's turn
+it was (None in the global phase) and why (each language's measure before the step,
+the languages passed over), and each language's tokens after it (:attr:`ParityStep.tokens`,
+on the dev set when there is one, else on the training text). ``plain_curve`` gives the
+same per-language token counts for plain BPE on the same data, for comparison.
+
+Stepping works as for :class:`~.trainer.Trainer`: ``step``, ``undo``, ``goto``, ``run``,
+``reset``; ``steps``/``n_steps``, ``merges``, ``vocab``, ``tokenizer(at_step=k)``.
+"""
+from __future__ import annotations
+
+import heapq
+import math
+from collections import Counter, deque
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Callable, Iterable, Mapping, Sequence, Union
+
+from ..corpus.files import decode_utf8, read_bytes
+from ..display import bytes_to_unicode, readable
+from ..errors import Cancelled, CancelFn, CorpusError, SettingsError
+from ..text.pretokenize import Pretokenizer
+from ..tokenizers.trained import Tokenizer
+
+PARITY_VARIANTS = ("base", "window")
+PATTERN = "gpt2"   # HF's ByteLevel(use_regex=True) split
+
+PathLike = Union[str, Path]
+Named = Union[Mapping[str, object], Sequence[tuple[str, object]]]
+
+
+# ----- settings and data ---------------------------------------------------------------
+@dataclass(frozen=True)
+class ParitySettings:
+    """How parity training runs (HF ``ParityBpeTrainer``'s parameters).
+
+    ``num_merges``: merges to make; ``variant``: "base" or "window"; ``global_merges``:
+    plain-BPE merges first; ``window_size`` and ``alpha``: the window variant's
+    turn share (a language may take at most ``alpha / n_languages`` of the last
+    ``window_size`` turns); ``ratios``: target compression ratios, one per language in
+    the data's order (instead of a dev set; only their relative sizes matter);
+    ``total_symbols``: count the alphabet (word-inner plus word-final characters) in
+    ``num_merges``, as HF's ``total_symbols``.
+    """
+
+    num_merges: int = 1000
+    variant: str = "base"
+    global_merges: int = 0
+    window_size: int = 100
+    alpha: float = 2.0
+    ratios: tuple[float, ...] | None = None
+    total_symbols: bool = False
+
+    def __post_init__(self) -> None:
+        if self.ratios is not None:
+            object.__setattr__(self, "ratios", tuple(self.ratios))
+
+    def validated(self, n_languages: int | None = None) -> "ParitySettings":
+        """These settings checked; SettingsError says what to change."""
+        for name in ("num_merges", "global_merges", "window_size"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int):
+                raise SettingsError(f"{name} is {v!r}: give a whole number.")
+        if self.num_merges < 0:
+            raise SettingsError(f"Number of merges is {self.num_merges}; it must be 0 or more.")
+        if self.global_merges < 0:
+            raise SettingsError(f"Global merges is {self.global_merges}; it must be 0 or more.")
+        if self.variant not in PARITY_VARIANTS:
+            raise SettingsError(f"Unknown parity variant {self.variant!r}: use 'base' or "
+                                "'window'.")
+        if self.window_size < 1:
+            raise SettingsError(f"Window size is {self.window_size}; it must be 1 or more.")
+        if not isinstance(self.alpha, (int, float)) or isinstance(self.alpha, bool) \
+                or not math.isfinite(self.alpha) or self.alpha <= 0:
+            raise SettingsError(f"Alpha is {self.alpha!r}; it must be a positive number.")
+        if self.ratios is not None:
+            for i, r in enumerate(self.ratios):
+                if isinstance(r, bool) or not isinstance(r, (int, float)) \
+                        or not math.isfinite(r) or r <= 0:
+                    raise SettingsError(f"Ratio {r!r} (language {i + 1}) must be a positive "
+                                        "number.")
+            if n_languages is not None and len(self.ratios) != n_languages:
+                raise SettingsError(f"{len(self.ratios)} ratio(s) for {n_languages} "
+                                    "languages: give one ratio per language.")
+        return self
+
+
+def hf_lines(text: str) -> list[str]:
+    """The texts HF makes of a file read line by line: each line with its ``\\n``; a
+    last line without one stays as it is. Example: 'a\\nb' -> ['a\\n', 'b']."""
+    out = text.split("\n")
+    last = out.pop()
+    out = [line + "\n" for line in out]
+    if last:
+        out.append(last)
+    return out
+
+
+def _pairs(named: Named | None, what: str) -> list[tuple[str, object]]:
+    if named is None:
+        return []
+    items = list(named.items()) if isinstance(named, Mapping) else list(named)
+    for item in items:
+        if not (isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str)):
+            raise SettingsError(f"{what}: give (language name, value) pairs or a mapping "
+                                f"of language name to value, not {item!r}.")
+    return items
+
+
+@dataclass
+class ParityData:
+    """The words of each language's training text and dev text, counted once.
+
+    ``names``: the languages, in order (ties between languages go to the first);
+    ``words[i]``: language i's training words (bytes) and counts; ``dev``: each dev
+    word's counts per language, or None without a dev set.
+    Build with :meth:`from_texts` or :meth:`from_files`.
+    """
+
+    names: tuple[str, ...]
+    words: list[dict[bytes, int]]
+    dev: dict[bytes, list[int]] | None = None
+    sources: tuple[str, ...] = field(default=())
+
+    @classmethod
+    def from_texts(cls, train: Named, dev: Named | None = None) -> "ParityData":
+        """From texts: ``train`` maps each language name to its texts (a string is one
+        text, a list several: e.g. one per line); ``dev`` likewise, for every language
+        or none. Each text is cut with GPT-2's pattern, as HF's ByteLevel does."""
+        items = _pairs(train, "training texts")
+        dev_items = _pairs(dev, "dev texts")
+        names = _check_names([n for n, _ in items], [n for n, _ in dev_items],
+                             dev is not None)
+        pre = Pretokenizer(PATTERN)
+
+        def count(texts: object, who: str) -> Counter:
+            if isinstance(texts, str):
+                texts = [texts]
+            if not isinstance(texts, Iterable):
+                raise SettingsError(f"{who}: give a text or a list of texts, not "
+                                    f"{type(texts).__name__}.")
+            c: Counter = Counter()
+            for t in texts:
+                if not isinstance(t, str):
+                    raise SettingsError(f"{who}: texts must be strings, not "
+                                        f"{type(t).__name__}.")
+                c.update(pre.findall(t))
+            return c
+
+        words = []
+        for n, texts in items:
+            c = count(texts, f"training text of {n!r}")
+            words.append({w.encode("utf-8"): f for w, f in c.items()})
+        dev_words: dict[bytes, list[int]] | None = None
+        if dev is not None:
+            dev_words = {}
+            index = {n: i for i, n in enumerate(names)}
+            for n, texts in dev_items:
+                i = index[n]
+                for w, f in count(texts, f"dev text of {n!r}").items():
+                    dev_words.setdefault(w.encode("utf-8"), [0] * len(names))[i] += f
+        return cls(tuple(names), words, dev_words)
+
+    @classmethod
+    def from_files(cls, train: Named, dev: Named | None = None, *,
+                   lines: bool = False) -> "ParityData":
+        """From files (UTF-8, optionally .gz/.xz): ``train`` maps each language name to
+        its file, ``dev`` likewise. ``lines``: each line is its own text, as HF reads
+        files (else the whole file is one text)."""
+        def texts(items: list[tuple[str, object]], what: str) -> list[tuple[str, list[str]]]:
+            out = []
+            for n, p in items:
+                if not isinstance(p, (str, Path)) or not str(p):
+                    raise SettingsError(f"Language {n!r} has no {what} file: give its path.")
+                text = decode_utf8(read_bytes(p), p)
+                if not text.strip():
+                    raise CorpusError(f"the {what} file of language {n!r} is empty.", p)
+                out.append((n, hf_lines(text) if lines else [text]))
+            return out
+        items = _pairs(train, "training files")
+        dev_items = _pairs(dev, "dev files")
+        _check_names([n for n, _ in items], [n for n, _ in dev_items], dev is not None)
+        data = cls.from_texts(texts(items, "training"),
+                              texts(dev_items, "dev") if dev is not None else None)
+        data.sources = tuple(str(p) for _, p in items)
+        return data
+
+
+def _check_names(names: list[str], dev_names: list[str], with_dev: bool) -> list[str]:
+    if not names:
+        raise SettingsError("Parity training needs at least one language with its training "
+                            "text.")
+    for n in names:
+        if not n.strip():
+            raise SettingsError("A language has an empty name: name every language.")
+    seen: set[str] = set()
+    for n in names:
+        if n in seen:
+            raise SettingsError(f"Language {n!r} is given twice: give each language once.")
+        seen.add(n)
+    if with_dev:
+        for n in dev_names:
+            if n not in seen:
+                raise SettingsError(f"Dev text for {n!r}, which is not a training language "
+                                    f"({', '.join(names)}): name a training language.")
+        dev_seen: set[str] = set()
+        for n in dev_names:
+            if n in dev_seen:
+                raise SettingsError(f"Dev text for {n!r} is given twice: give it once.")
+            dev_seen.add(n)
+        missing = [n for n in names if n not in dev_seen]
+        if missing:
+            raise SettingsError(f"No dev text for {', '.join(map(repr, missing))}: a dev set "
+                                "needs the same (parallel) text in every language.")
+    return names
+
+
+def ratios_for(names: Sequence[str], ratios: Named) -> tuple[float, ...]:
+    """Ratios given by language name -> the tuple in the languages' order; every
+    language needs one, and only those."""
+    items = _pairs(ratios, "ratios")
+    by_name: dict[str, object] = {}
+    for n, r in items:
+        if n not in names:
+            raise SettingsError(f"Ratio for {n!r}, which is not a training language "
+                                f"({', '.join(names)}): name a training language.")
+        if n in by_name:
+            raise SettingsError(f"Ratio for {n!r} is given twice: give it once.")
+        by_name[n] = r
+    missing = [n for n in names if n not in by_name]
+    if missing:
+        raise SettingsError(f"No ratio for {', '.join(map(repr, missing))}: give a ratio for "
+                            "every language.")
+    out = []
+    for n in names:
+        r = by_name[n]
+        try:
+            out.append(float(r))   # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            raise SettingsError(f"Ratio for {n!r} is {r!r}: give a positive number.") from None
+    return tuple(out)
+
+
+# ----- records --------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ParityStep:
+    """One parity merge. ``index`` k is 1-based: the state after it is step k.
+
+    ``language``: whose turn it was (an index into the data's names), None in the
+    global phase. ``measure``: each language's measure when it was chosen (``kind``
+    says which: "dev" tokens on the dev set, "train" tokens on the training text --
+    the most is served; "ratio" compression over ratio -- the least is served; "global":
+    no choice). ``passed``: languages passed over because they had too many of the last
+    ``window_size`` turns (window variant); ``exhausted``: languages found without a pair
+    while choosing this step (set aside from then on). ``count``: the pair's count in
+    the chosen language's training text (all languages in the global phase).
+    ``tokens``: each language's tokens after this merge (dev set, else training text).
+    """
+
+    index: int
+    pair: tuple[int, int]
+    left: bytes
+    right: bytes
+    new_id: int
+    token: bytes
+    count: int
+    language: int | None
+    kind: str
+    measure: tuple[float, ...]
+    tokens: tuple[int, ...]
+    passed: tuple[int, ...] = ()
+    exhausted: tuple[int, ...] = ()
+
+
+class _Key:
+    """A pair's tie key in a min-heap that must pop the greatest spelling first."""
+
+    __slots__ = ("s",)
+
+    def __init__(self, s: tuple[str, str]):
+        self.s = s
+
+    def __lt__(self, other: "_Key") -> bool:
+        return self.s > other.s
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Key) and self.s == other.s
+
+    __hash__ = None   # type: ignore[assignment]
+
+
+class _Counts:
+    """Pair counts with a lazy max-heap: every pair with a positive count has an entry
+    holding exactly that count (entries with another count are stale and skipped)."""
+
+    __slots__ = ("pc", "heap")
+
+    def __init__(self) -> None:
+        self.pc: dict[tuple[int, int], int] = {}
+        self.heap: list = []
+
+    def push(self, pair: tuple[int, int], keys: list[str]) -> None:
+        c = self.pc.get(pair, 0)
+        if c > 0:
+            heapq.heappush(self.heap, (-c, _Key((keys[pair[0]], keys[pair[1]])), pair))
+
+    def build(self, keys: list[str]) -> None:
+        self.heap = [(-c, _Key((keys[p[0]], keys[p[1]])), p) for p, c in self.pc.items()
+                     if c > 0]
+        heapq.heapify(self.heap)
+
+    def best(self) -> tuple[tuple[int, int], int] | None:
+        """Pop the pair with the greatest (count, spelling); None when no count is left."""
+        heap, pc = self.heap, self.pc
+        while heap:
+            neg, key, pair = heap[0]
+            c = pc.get(pair, 0)
+            if c == -neg:
+                heapq.heappop(heap)
+                return pair, c
+            if c > 0:
+                heapq.heapreplace(heap, (-c, key, pair))
+            else:
+                heapq.heappop(heap)
+        return None
+
+    def add(self, pair: tuple[int, int], d: int) -> None:
+        v = self.pc.get(pair, 0) + d
+        if v:
+            self.pc[pair] = v
+        else:
+            del self.pc[pair]
+
+
+def _merged(w: tuple[int, ...], a: int, b: int, new: int) -> tuple[int, ...]:
+    """``w`` with (a, b) replaced by ``new`` left to right, never overlapping."""
+    out = []
+    i, n = 0, len(w)
+    while i < n:
+        if w[i] == a and i + 1 < n and w[i + 1] == b:
+            out.append(new)
+            i += 2
+        else:
+            out.append(w[i])
+            i += 1
+    return tuple(out)
+
+
+class _Language:
+    """One language's training words, pair counts and where each pair occurs."""
+
+    __slots__ = ("words", "freqs", "counts", "where", "tokens")
+
+    def __init__(self, words: dict[bytes, int]):
+        self.words = [tuple(w) for w in words]
+        self.freqs = list(words.values())
+        self.counts = _Counts()
+        self.where: dict[tuple[int, int], set[int]] = {}
+        pc = self.counts.pc
+        for i, (w, f) in enumerate(zip(self.words, self.freqs)):
+            for p in zip(w, w[1:]):
+                pc[p] = pc.get(p, 0) + f
+                self.where.setdefault(p, set()).add(i)
+        self.tokens = sum(len(w) * f for w, f in zip(self.words, self.freqs))
+
+
+@dataclass
+class _Undo:
+    window: tuple[int, ...]
+    exhausted: frozenset[int]
+    new_token: bool
+    # per language: (words changed: (index, symbols before), the pair's count, where)
+    langs: list[tuple[list[tuple[int, tuple[int, ...]]], int, set[int] | None]]
+    dev: list[tuple[int, tuple[int, ...]]]
+    dev_where: set[int] | None
+    tokens: tuple[int, ...]
+    train_tokens: tuple[int, ...]
+
+
+# ----- the trainer ----------------------------------------------------------------------
+class ParityTrainer:
+    """Parity-aware BPE, step by step (see the module docstring for the rules).
+
+    ``ParityTrainer(data, settings)``; ``from_files(train, dev=None, settings, lines=...)``
+    and ``from_texts(train, dev=None, settings)`` build the data too. Ratios may be given
+    in the settings (a tuple in the languages' order) or by name via
+    :func:`ratios_for`. A dev set and ratios together are refused.
+
+    Ids: 0-255 are the bytes; each merge whose token is new gets the next id (a merge
+    that makes a token an earlier merge made keeps that token's id, as HF does).
+    """
+
+    def __init__(self, data: ParityData, settings: ParitySettings | None = None):
+        s = (settings or ParitySettings()).validated(len(data.names))
+        if data.dev is not None and s.ratios is not None:
+            raise SettingsError("Give a dev set or ratios, not both: the dev set measures "
+                                "each language's compression, ratios set targets instead.")
+        self.data = data
+        self.settings = s
+        self.names = data.names
+        n = len(data.names)
+        self.kind = "ratio" if s.ratios is not None else "dev" if data.dev is not None \
+            else "train"
+        self.vocab_bytes: list[bytes] = [bytes([i]) for i in range(256)]
+        table = bytes_to_unicode()
+        self._keys: list[str] = [table[i] for i in range(256)]
+        self._ids: dict[bytes, int] = {b: i for i, b in enumerate(self.vocab_bytes)}
+        self._langs = [_Language(w) for w in data.words]
+        self._global: _Counts | None = None
+        if s.global_merges > 0:
+            self._global = _Counts()
+            for L in self._langs:
+                for p, c in L.counts.pc.items():
+                    self._global.add(p, c)
+            self._global.build(self._keys)
+        for L in self._langs:
+            L.counts.build(self._keys)
+        self._dev_words: list[tuple[int, ...]] = []
+        self._dev_freqs: list[list[int]] = []
+        self._dev_where: dict[tuple[int, int], set[int]] = {}
+        if data.dev is not None:
+            for i, (w, fs) in enumerate(data.dev.items()):
+                self._dev_words.append(tuple(w))
+                self._dev_freqs.append(fs)
+                for p in zip(w, w[1:]):
+                    self._dev_where.setdefault(p, set()).add(i)
+        self._dev_tokens = [sum(len(w) * fs[i] for w, fs in zip(self._dev_words,
+                                                                self._dev_freqs))
+                            for i in range(n)] if data.dev is not None else None
+        self._train0 = tuple(L.tokens for L in self._langs)
+        self._window: deque[int] = deque()
+        self._exhausted: set[int] = set()
+        self._over = False          # the global phase found no pair: training ends
+        # steps where the window rule had no answer (HF's loop would not end): see
+        # _window_pick; kept across undo (a redo meets them again)
+        self.stalled: set[int] = set()
+        self.steps: list[ParityStep] = []
+        self._undo: list[_Undo] = []
+        self.target = s.num_merges - (self._alphabet_size() if s.total_symbols else 0)
+        self.target = max(0, self.target)
+        self._tok: Tokenizer | None = None
+
+    @classmethod
+    def from_texts(cls, train: Named, dev: Named | None = None,
+                   settings: ParitySettings | None = None) -> "ParityTrainer":
+        return cls(ParityData.from_texts(train, dev), settings)
+
+    @classmethod
+    def from_files(cls, train: Named, dev: Named | None = None,
+                   settings: ParitySettings | None = None, *,
+                   lines: bool = False) -> "ParityTrainer":
+        return cls(ParityData.from_files(train, dev, lines=lines), settings)
+
+    def _alphabet_size(self) -> int:
+        inner: set[int] = set()
+        final: set[int] = set()
+        for L in self._langs:
+            for w in L.words:
+                inner.update(w[:-1])
+                final.add(w[-1])
+        return len(inner) + len(final)
+
+    # ----- state ------------------------------------------------------------------------
+    @property
+    def n_languages(self) -> int:
+        return len(self.names)
+
+    @property
+    def n_steps(self) -> int:
+        return len(self.steps)
+
+    @property
+    def target_steps(self) -> int:
+        """Merges asked for (less the alphabet with ``total_symbols``)."""
+        return self.target
+
+    @property
+    def merges(self) -> list[tuple[bytes, bytes]]:
+        return [(st.left, st.right) for st in self.steps]
+
+    @property
+    def vocab(self) -> dict[int, bytes]:
+        return dict(enumerate(self.vocab_bytes))
+
+    @property
+    def vocab_size(self) -> int:
+        return len(self.vocab_bytes)
+
+    @property
+    def tokens(self) -> tuple[int, ...]:
+        """Each language's tokens now: on the dev set when there is one, else on the
+        training text (what ``ParityStep.tokens`` records)."""
+        if self._dev_tokens is not None:
+            return tuple(self._dev_tokens)
+        return tuple(L.tokens for L in self._langs)
+
+    @property
+    def train_tokens(self) -> tuple[int, ...]:
+        """Each language's tokens on its training text now."""
+        return tuple(L.tokens for L in self._langs)
+
+    @property
+    def initial_tokens(self) -> tuple[int, ...]:
+        """Each language's tokens at step 0 (bytes), on the text ``tokens`` counts."""
+        return self._tokens_at(0)
+
+    def _tokens_at(self, k: int) -> tuple[int, ...]:
+        if k == 0:
+            return self._undo[0].tokens if self._undo else self.tokens
+        return self.steps[k - 1].tokens
+
+    def curve(self) -> list[tuple[int, ...]]:
+        """Each language's tokens at steps 0..n_steps (see ``tokens``)."""
+        return [self._tokens_at(0)] + [st.tokens for st in self.steps]
+
+    def measure(self) -> tuple[float, ...]:
+        """Each language's measure now (see ``ParityStep.measure``)."""
+        if self.kind == "ratio":
+            ratios = self.settings.ratios
+            assert ratios is not None
+            return tuple((float(a) / float(L.tokens)) / r
+                         for a, L, r in zip(self._train0, self._langs, ratios))
+        return tuple(float(t) for t in self.tokens)
+
+    def is_done(self) -> bool:
+        return self.n_steps >= self.target or self._over \
+            or len(self._exhausted) >= self.n_languages
+
+    def token(self, i: int) -> bytes:
+        return self.vocab_bytes[i]
+
+    def render(self, i: int) -> str:
+        return self._keys[i]
+
+    def render_pair(self, pair: tuple[int, int]) -> str:
+        return f"{self._keys[pair[0]]} {self._keys[pair[1]]}"
+
+    def hf_merges(self) -> list[str]:
+        """The merges as HF's tokenizer.json spells them: 'Ġ t', 'Ġt he', ..."""
+        return [self.render_pair(st.pair) for st in self.steps]
+
+    # ----- choosing ---------------------------------------------------------------------
+    def _window_pick(self, values: list[float]) -> tuple[int, list[int]]:
+        """HF's moving-window choice: the greatest value whose share of the window is at
+        most alpha / n; else the next greatest; all passed over: the last one tried."""
+        s = self.settings
+        threshold = s.alpha / self.n_languages
+        mask = [True] * len(values)
+        passed: list[int] = []
+        while True:
+            best, best_v = 0, -math.inf
+            for i, v in enumerate(values):
+                if mask[i] and v > best_v:
+                    best, best_v = i, v
+            share = self._window.count(best) / s.window_size
+            if share <= threshold:
+                return best, passed
+            if not mask[best]:
+                # only set-aside languages are left unmasked and the default (0) is over
+                # its share: HF's loop never ends here; take the last language tried
+                self.stalled.add(self.n_steps + 1)
+                return passed[-1], passed[:-1]
+            mask[best] = False
+            passed.append(best)
+            if not any(mask):
+                return best, passed[:-1]
+
+    def _choose(self) -> tuple[int, list[int]]:
+        """The language whose turn it is, and those the window passed over."""
+        s = self.settings
+        ex = self._exhausted
+        n = self.n_languages
+        if self.kind == "ratio":
+            adjusted = list(self.measure())
+            if s.variant == "base":
+                best, best_v = 0, math.inf
+                for i, v in enumerate(adjusted):
+                    if i not in ex and v < best_v:
+                        best, best_v = i, v
+                return best, []
+            values = [-math.inf if i in ex else -v for i, v in enumerate(adjusted)]
+        else:
+            lengths = self.tokens
+            if s.variant == "base":
+                best, best_n = 0, None
+                for i in range(n):
+                    if i not in ex and (best_n is None or lengths[i] > best_n):
+                        best, best_n = i, lengths[i]
+                return best, []
+            values = [-math.inf if i in ex else float(lengths[i]) for i in range(n)]
+        best, passed = self._window_pick(values)
+        self._window.append(best)
+        if len(self._window) > s.window_size:
+            self._window.popleft()
+        return best, passed
+
+    # ----- stepping ---------------------------------------------------------------------
+    def step(self) -> ParityStep | None:
+        """One merge: its record, or None when training is done."""
+        if self.is_done():
+            return None
+        window, exhausted = tuple(self._window), frozenset(self._exhausted)
+        measure = self.measure()
+        found_exhausted: list[int] = []
+        passed: list[int] = []
+        while True:
+            if len(self._exhausted) >= self.n_languages:
+                return None
+            if self.n_steps < self.settings.global_merges:
+                lang = None
+                assert self._global is not None
+                got = self._global.best()
+                if got is None:
+                    self._over = True
+                    return None
+                break
+            lang, passed = self._choose()
+            got = self._langs[lang].counts.best()
+            if got is not None:
+                break
+            self._exhausted.add(lang)
+            found_exhausted.append(lang)
+        pair, count = got
+        return self._apply(pair, count, lang, measure, passed, found_exhausted,
+                           window, exhausted)
+
+    def _apply(self, pair: tuple[int, int], count: int, lang: int | None,
+               measure: tuple[float, ...], passed: list[int], found: list[int],
+               window: tuple[int, ...], exhausted: frozenset[int]) -> ParityStep:
+        a, b = pair
+        token = self.vocab_bytes[a] + self.vocab_bytes[b]
+        new_id = self._ids.get(token)
+        is_new = new_id is None
+        if new_id is None:
+            new_id = len(self.vocab_bytes)
+            self.vocab_bytes.append(token)
+            self._keys.append(self._keys[a] + self._keys[b])
+            self._ids[token] = new_id
+        keys = self._keys
+        undo = _Undo(window, exhausted, is_new, [], [], None, self.tokens,
+                     self.train_tokens)
+        g = self._global
+        for L in self._langs:
+            changed: list[tuple[int, tuple[int, ...]]] = []
+            old_count = L.counts.pc.get(pair, 0)
+            pos = L.where.pop(pair, None)
+            touched: set[tuple[int, int]] = set()
+            if pos is not None:
+                for i in pos:
+                    w = L.words[i]
+                    nw = _merged(w, a, b, new_id)
+                    if len(nw) == len(w):
+                        continue
+                    changed.append((i, w))
+                    self._rewrite(L, i, w, nw, touched)
+                if pair in L.counts.pc:
+                    if g is not None:
+                        g.add(pair, -L.counts.pc[pair])
+                    del L.counts.pc[pair]
+            for p in touched:
+                L.counts.push(p, keys)
+            if g is not None:
+                for p in touched:
+                    g.push(p, keys)
+            undo.langs.append((changed, old_count, pos))
+        if self._dev_tokens is not None:
+            dpos = self._dev_where.pop(pair, None)
+            undo.dev_where = dpos
+            for i in dpos or ():
+                w = self._dev_words[i]
+                nw = _merged(w, a, b, new_id)
+                if len(nw) == len(w):
+                    continue
+                undo.dev.append((i, w))
+                self._dev_words[i] = nw
+                d = len(w) - len(nw)
+                for li, f in enumerate(self._dev_freqs[i]):
+                    self._dev_tokens[li] -= d * f
+                for p in zip(nw, nw[1:]):
+                    self._dev_where.setdefault(p, set()).add(i)
+        rec = ParityStep(
+            index=self.n_steps + 1, pair=pair, left=self.vocab_bytes[a],
+            right=self.vocab_bytes[b], new_id=new_id, token=token, count=count,
+            language=lang, kind="global" if lang is None else self.kind, measure=measure,
+            tokens=self.tokens, passed=tuple(passed), exhausted=tuple(found))
+        self.steps.append(rec)
+        self._undo.append(undo)
+        return rec
+
+    def _rewrite(self, L: _Language, i: int, old: tuple[int, ...], new: tuple[int, ...],
+                 touched: set[tuple[int, int]]) -> None:
+        """Word i of language L becomes ``new``: counts, positions and tokens follow.
+        Only pairs whose number in the word changed are touched (a long word keeps most)."""
+        f = L.freqs[i]
+        delta: dict[tuple[int, int], int] = {}
+        for p in zip(old, old[1:]):
+            delta[p] = delta.get(p, 0) - 1
+        for p in zip(new, new[1:]):
+            delta[p] = delta.get(p, 0) + 1
+        pc = L.counts.pc
+        g = self._global
+        where = L.where
+        for p, d in delta.items():
+            if not d:
+                continue
+            v = pc.get(p, 0) + d * f
+            if v:
+                pc[p] = v
+            else:
+                del pc[p]
+            if g is not None:
+                g.add(p, d * f)
+            touched.add(p)
+            if d > 0:
+                where.setdefault(p, set()).add(i)
+        L.words[i] = new
+        L.tokens += (len(new) - len(old)) * f
+
+    def undo(self) -> ParityStep | None:
+        """Back one merge: the record undone, or None at step 0."""
+        if not self.steps:
+            return None
+        rec = self.steps.pop()
+        u = self._undo.pop()
+        pair = rec.pair
+        keys = self._keys
+        g = self._global
+        for L, (changed, old_count, pos) in zip(self._langs, u.langs):
+            touched: set[tuple[int, int]] = set()
+            for i, old in reversed(changed):
+                self._rewrite(L, i, L.words[i], old, touched)
+            now = L.counts.pc.get(pair, 0)
+            if now != old_count:
+                L.counts.add(pair, old_count - now)
+                if g is not None:
+                    g.add(pair, old_count - now)
+            touched.add(pair)
+            if pos is not None:
+                L.where[pair] = pos
+            for p in touched:
+                L.counts.push(p, keys)
+            if g is not None:
+                for p in touched:
+                    g.push(p, keys)
+        if self._dev_tokens is not None:
+            for i, old in reversed(u.dev):
+                self._dev_words[i] = old
+            if u.dev_where is not None:
+                self._dev_where[pair] = u.dev_where
+            self._dev_tokens = list(u.tokens)
+        if u.new_token:
+            self.vocab_bytes.pop()
+            self._keys.pop()
+            del self._ids[rec.token]
+        self._window = deque(u.window)
+        self._exhausted = set(u.exhausted)
+        self._over = False
+        return rec
+
+    def goto(self, k: int) -> None:
+        """To step k: undo back, or run forward."""
+        while self.n_steps > k and self.undo():
+            pass
+        if self.n_steps < k:
+            self.run(until=k)
+
+    def run(self, until: int | None = None, progress: Callable[[int, int], None] | None = None,
+            cancel: CancelFn | None = None) -> list[ParityStep]:
+        """Step until the target (or step ``until``); the new records. ``cancel()``
+        returning True raises Cancelled (the steps made so far stay)."""
+        goal = self.target if until is None else min(until, self.target)
+        out: list[ParityStep] = []
+        while self.n_steps < goal:
+            if cancel is not None and cancel():
+                raise Cancelled()
+            rec = self.step()
+            if rec is None:
+                break
+            out.append(rec)
+            if progress is not None and rec.index % 64 == 0:
+                progress(rec.index, goal)
+        if progress is not None:
+            progress(self.n_steps, goal)
+        return out
+
+    def reset(self) -> None:
+        self.goto(0)
+
+    # ----- explaining and comparing ----------------------------------------------------
+    def explain(self, rec: ParityStep) -> str:
+        """Why this step served its language, in a sentence."""
+        names = self.names
+        pair = f"'{readable(rec.left)}' + '{readable(rec.right)}'"
+        if rec.language is None:
+            return (f"Step {rec.index}: global merge {rec.index} of "
+                    f"{self.settings.global_merges}: {pair} is the most frequent pair in all "
+                    f"languages together ({rec.count:,}).")
+        me = names[rec.language]
+        if rec.kind == "ratio":
+            vals = ", ".join(f"{n} {v:.3f}" for n, v in zip(names, rec.measure))
+            why = (f"{me} has the lowest compression for its target ratio "
+                   f"(initial tokens / tokens now / ratio: {vals})")
+        else:
+            what = "dev-set" if rec.kind == "dev" else "training"
+            vals = ", ".join(f"{n} {int(v):,}" for n, v in zip(names, rec.measure))
+            why = f"{me} has the most {what} tokens ({vals})"
+        if rec.passed:
+            why += (f"; passed over {', '.join(names[i] for i in rec.passed)}, which had "
+                    f"more than {self.settings.alpha:g}/{self.n_languages} of the last "
+                    f"{self.settings.window_size} turns")
+        if rec.exhausted:
+            why += f"; {', '.join(names[i] for i in rec.exhausted)} had no pair left"
+        return (f"Step {rec.index}: {me}'s turn: {why}. Its most frequent pair is {pair} "
+                f"({rec.count:,} times in {me}).")
+
+    def plain_curve(self, n_merges: int | None = None) -> list[tuple[int, ...]]:
+        """Each language's tokens at steps 0..n for plain BPE on the same data (all
+        languages together, the same tie rule), measured as ``tokens`` is: the
+        comparison that shows what parity changes. ``n_merges``: default the target."""
+        n = self.target if n_merges is None else n_merges
+        plain = ParityTrainer(self.data, replace(self.settings, ratios=self.settings.ratios,
+                                                 global_merges=n, num_merges=n,
+                                                 total_symbols=False))
+        plain.run()
+        return plain.curve()
+
+    # ----- tokenizers -------------------------------------------------------------------
+    def tokenizer(self, at_step: int | None = None) -> Tokenizer:
+        """The tokenizer as of step ``at_step`` (default: now): GPT-2's pattern, byte
+        level, the first k merges."""
+        k = self.n_steps if at_step is None else max(0, min(at_step, self.n_steps))
+        recs = self.steps[:k]
+        n_ids = max([255] + [st.new_id for st in recs]) + 1   # new ids only grow
+        vocab = dict(enumerate(self.vocab_bytes[:n_ids]))
+        tok = Tokenizer(vocab, [(st.left, st.right) for st in recs], [], pattern=PATTERN,
+                        mode="byte")
+        return tok
+
+    def metadata(self) -> dict:
+        """What the native format keeps about how this tokenizer was trained."""
+        s = self.settings
+        return {"mode": "byte", "end_of_word": "suffix", "pattern": PATTERN,
+                "special_tokens": [], "parity": {
+                    "variant": s.variant, "languages": list(self.names),
+                    "measure": self.kind, "global_merges": s.global_merges,
+                    "window_size": s.window_size, "alpha": s.alpha,
+                    "ratios": list(s.ratios) if s.ratios else None,
+                    "turns": [st.language for st in self.steps]},
+                "merge_counts": [st.count for st in self.steps]}

@@ -1,0 +1,262 @@
+"""Parity-aware BPE (engine/train/parity.py) against Hugging Face tokenizers'
+``ParityBpeTrainer``: the same merges, in order, for both variants, with a dev set, with
+ratios and with neither, with global merges, window size and alpha varied; per-step
+records checked against a slow recount; undo; bad input."""
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from bpe_gui.engine.errors import SettingsError
+from bpe_gui.engine.train import (ParityData, ParitySettings, ParityTrainer, hf_lines,
+                                  ratios_for)
+
+tokenizers = pytest.importorskip("tokenizers")
+from tokenizers import Tokenizer, models, pre_tokenizers, trainers  # noqa: E402
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "parallel"
+LANGS = ("en", "de", "zh", "ru")
+
+
+def read_lines(path: Path) -> list[str]:
+    """A file's lines as HF's file reader makes them (each keeps its "\\n")."""
+    with open(path, encoding="utf-8", newline="\n") as f:
+        return f.readlines()
+
+
+def hf_train(train, dev=None, ratio=None, **kw) -> list[str]:
+    """HF's merges ("a b", GPT-2 byte-level spelling) for these per-language texts."""
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    trainer = trainers.ParityBpeTrainer(show_progress=False, **kw)
+    trainer.train_from_iterator(tok, [iter(t) for t in train],
+                                dev_iterators=None if dev is None else [iter(d) for d in dev],
+                                ratio=ratio)
+    merges = json.loads(tok.to_str())["model"]["merges"]
+    return [" ".join(m) if isinstance(m, list) else m for m in merges]
+
+
+def files(part: str, langs=LANGS) -> list[tuple[str, Path]]:
+    return [(lang, FIXTURES / f"{lang}.{part}.txt") for lang in langs]
+
+
+CASES = [
+    dict(num_merges=500),
+    dict(num_merges=500, variant="window"),
+    dict(num_merges=400, variant="window", window_size=7, alpha=1.3),
+    dict(num_merges=400, variant="window", window_size=30, alpha=0.6),
+    dict(num_merges=400, global_merges=60),
+    dict(num_merges=400, variant="window", global_merges=25, window_size=10, alpha=3.0),
+]
+RATIOS = (1.0, 1.15, 0.8, 2.1)
+
+
+@pytest.mark.parametrize("measure", ["dev", "ratio"])
+@pytest.mark.parametrize("kw", CASES, ids=lambda kw: ",".join(f"{k}={v}" for k, v in kw.items()))
+def test_lines_equal_hf(measure, kw):
+    """One text per line: the merges equal ParityBpeTrainer's on the same lines."""
+    train = [read_lines(p) for _, p in files("train")]
+    dev = [read_lines(p) for _, p in files("dev")] if measure == "dev" else None
+    ratio = list(RATIOS) if measure == "ratio" else None
+    expected = hf_train(train, dev, ratio, **kw)
+    settings = ParitySettings(**kw, ratios=RATIOS if ratio else None)
+    t = ParityTrainer.from_files(files("train"), files("dev") if dev else None, settings,
+                                 lines=True)
+    t.run()
+    assert len(expected) == kw["num_merges"]
+    assert t.hf_merges() == expected
+
+
+@pytest.mark.parametrize("variant", ["base", "window"])
+def test_no_dev_no_ratio_and_whole_files_equal_hf(variant):
+    """Neither a dev set nor ratios (training totals decide), each file one text, three
+    languages: still HF's merges."""
+    langs = ("en", "zh", "ru")
+    train = [[p.read_text(encoding="utf-8")] for _, p in files("train", langs)]
+    expected = hf_train(train, num_merges=300, variant=variant, window_size=5, alpha=1.0)
+    t = ParityTrainer.from_files(files("train", langs), None,
+                                 ParitySettings(num_merges=300, variant=variant,
+                                                window_size=5, alpha=1.0))
+    t.run()
+    assert t.kind == "train"
+    assert t.hf_merges() == expected
+
+
+def test_random_small_corpora_equal_hf_and_undo_replays():
+    """Tiny random corpora exhaust languages, tie often and run out of pairs: HF's
+    merges still, and undoing half the steps then running again gives them back.
+    (Cases where HF's window loop would never end are skipped: ``stalled``.)"""
+    rng = random.Random(55)
+    checked = 0
+    for _ in range(120):
+        n = rng.randint(1, 4)
+        alphabet = rng.choice(["ab", "abc", "abcd xy", "aé 中"])
+
+        def texts() -> list[str]:
+            return ["".join(rng.choice(alphabet) for _ in range(rng.randint(1, 12)))
+                    for _ in range(rng.randint(1, 5))]
+        train = [texts() for _ in range(n)]
+        measure = rng.choice(["dev", "ratio", "train"])
+        dev = [texts() for _ in range(n)] if measure == "dev" else None
+        ratio = [rng.choice([0.5, 1.0, 1.5, 3.0]) for _ in range(n)] \
+            if measure == "ratio" else None
+        kw = dict(num_merges=rng.randint(0, 40), variant=rng.choice(["base", "window"]),
+                  global_merges=rng.choice([0, 0, 1, 3, 100]), window_size=rng.randint(1, 6),
+                  alpha=rng.choice([0.3, 1.0, 2.0, 5.0]))
+        names = [f"l{i}" for i in range(n)]
+        t = ParityTrainer.from_texts(list(zip(names, train)),
+                                     list(zip(names, dev)) if dev else None,
+                                     ParitySettings(**kw, ratios=tuple(ratio) if ratio else None))
+        t.run()
+        ours = t.hf_merges()
+        records = list(t.steps)
+        t.goto(t.n_steps // 2)
+        t.run()
+        assert t.steps == records
+        if t.stalled:
+            continue
+        assert ours == hf_train(train, dev, ratio, **kw), (train, dev, ratio, kw)
+        checked += 1
+    assert checked > 80
+
+
+def apply_merges(word: list[str], merges: list[str]) -> list[str]:
+    """Slow reference: each merge in turn, left to right over the word."""
+    for m in merges:
+        a, b = m.split(" ")
+        out, i = [], 0
+        while i < len(word):
+            if i + 1 < len(word) and word[i] == a and word[i + 1] == b:
+                out.append(a + b)
+                i += 2
+            else:
+                out.append(word[i])
+                i += 1
+        word = out
+    return word
+
+
+def dev_tokens(lines_by_lang: list[list[str]], merges: list[str]) -> tuple[int, ...]:
+    """Each language's tokens on its dev lines after ``merges``, pre-tokenized by HF."""
+    pre = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    out = []
+    for lines in lines_by_lang:
+        n = 0
+        for line in lines:
+            for piece, _ in pre.pre_tokenize_str(line):
+                n += len(apply_merges(list(piece), merges))
+        out.append(n)
+    return tuple(out)
+
+
+def test_records_say_whose_turn_and_why():
+    """Each record's dev tokens equal a slow recount with HF's pre-tokenizer; its
+    measure is the tokens before it; base gives the turn to the language with the most
+    dev tokens (the first on a tie); the explanation names it."""
+    langs = ("en", "de", "zh")
+    dev = [read_lines(p) for _, p in files("dev", langs)]
+    t = ParityTrainer.from_files(files("train", langs), files("dev", langs),
+                                 ParitySettings(num_merges=60), lines=True)
+    t.run()
+    merges = t.hf_merges()
+    before = dev_tokens(dev, [])
+    assert t.curve()[0] == before
+    for rec in t.steps:
+        assert rec.kind == "dev"
+        assert rec.measure == tuple(float(x) for x in before)
+        assert rec.language == max(range(len(langs)), key=lambda i: (before[i], -i))
+        if rec.index % 15 == 0:
+            assert rec.tokens == dev_tokens(dev, merges[:rec.index])
+        assert t.names[rec.language] in t.explain(rec)
+        before = rec.tokens
+    assert t.curve()[1:] == [rec.tokens for rec in t.steps]
+
+
+def test_plain_curve_is_plain_bpe_on_the_same_data():
+    """plain_curve: per-language dev tokens of plain BPE (HF's global merges over all
+    languages) step by step -- recounted from HF's merges."""
+    langs = ("en", "zh")
+    dev = [read_lines(p) for _, p in files("dev", langs)]
+    train = [read_lines(p) for _, p in files("train", langs)]
+    t = ParityTrainer.from_files(files("train", langs), files("dev", langs),
+                                 ParitySettings(num_merges=40), lines=True)
+    curve = t.plain_curve()
+    assert len(curve) == 41
+    plain = hf_train(train, dev, num_merges=40, global_merges=40)
+    for k in (0, 1, 17, 40):
+        assert curve[k] == dev_tokens(dev, plain[:k])
+
+
+def test_ratio_records_and_window_passes_over():
+    """Ratio measure: (initial training tokens / tokens now) / ratio, the least served;
+    window: a language over its share is named as passed over."""
+    t = ParityTrainer.from_files(files("train", ("en", "ru")), None,
+                                 ParitySettings(num_merges=80, variant="window", window_size=4,
+                                                alpha=1.0, ratios=(1.0, 1.0)), lines=True)
+    first = t.train_tokens
+    t.run()
+    assert all(rec.kind == "ratio" for rec in t.steps)
+    assert t.steps[0].measure == (1.0, 1.0)
+    for prev, rec in zip(t.steps, t.steps[1:]):
+        assert rec.measure == tuple(a / b for a, b in zip(first, prev.tokens))
+    passed = [rec for rec in t.steps if rec.passed]
+    assert passed, "a window of 4 with alpha 1 must pass a language over"
+    for rec in passed:
+        assert rec.language not in rec.passed
+        assert "passed over" in t.explain(rec)
+
+
+def test_tokenizer_at_a_step_encodes_like_hf():
+    """tokenizer(at_step=k): the first k merges; it cuts text into HF's tokens."""
+    t = ParityTrainer.from_files(files("train", ("en", "de")), files("dev", ("en", "de")),
+                                 ParitySettings(num_merges=120), lines=True)
+    t.run()
+    vocab = {t.render(i): i for i in range(t.vocab_size)}
+    hf = Tokenizer(models.BPE(vocab=vocab, merges=[tuple(m.split(" ")) for m in
+                                                   t.hf_merges()[:70]]))
+    hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    ours = t.tokenizer(at_step=70)
+    assert len(ours.merges) == 70
+    text = (FIXTURES / "de.dev.txt").read_text(encoding="utf-8")[:3000]
+    assert [ours.vocab[i] for i in ours.encode(text)] == \
+        [t.vocab_bytes[i] for i in hf.encode(text).ids]
+
+
+# ----- bad input ------------------------------------------------------------------------
+def test_bad_input_says_what_to_fix():
+    train = {"en": "the cat", "de": "die Katze"}
+    with pytest.raises(SettingsError, match="No dev text for 'de'"):
+        ParityData.from_texts(train, dev={"en": "the hat"})
+    with pytest.raises(SettingsError, match="Dev text for 'fr', which is not a training"):
+        ParityData.from_texts(train, dev={"en": "a", "de": "b", "fr": "c"})
+    with pytest.raises(SettingsError, match="'en' is given twice"):
+        ParityData.from_texts([("en", "a"), ("en", "b")])
+    with pytest.raises(SettingsError, match="at least one language"):
+        ParityData.from_texts({})
+    with pytest.raises(SettingsError, match="Ratio for 'fr', which is not a training"):
+        ratios_for(("en", "de"), {"en": 1, "fr": 2})
+    with pytest.raises(SettingsError, match="No ratio for 'de'"):
+        ratios_for(("en", "de"), {"en": 1})
+    data = ParityData.from_texts(train, dev={"en": "a", "de": "b"})
+    with pytest.raises(SettingsError, match="dev set or ratios, not both"):
+        ParityTrainer(data, ParitySettings(ratios=(1.0, 2.0)))
+    plain = ParityData.from_texts(train)
+    with pytest.raises(SettingsError, match="1 ratio.* for 2 languages"):
+        ParityTrainer(plain, ParitySettings(ratios=(1.0,)))
+    with pytest.raises(SettingsError, match="positive number"):
+        ParityTrainer(plain, ParitySettings(ratios=(1.0, 0.0)))
+    with pytest.raises(SettingsError, match="Window size is 0"):
+        ParityTrainer(plain, ParitySettings(variant="window", window_size=0))
+    with pytest.raises(SettingsError, match="Alpha is -1"):
+        ParityTrainer(plain, ParitySettings(variant="window", alpha=-1))
+    with pytest.raises(SettingsError, match="Unknown parity variant 'wide'"):
+        ParityTrainer(plain, ParitySettings(variant="wide"))
+
+
+def test_hf_lines_keeps_each_newline():
+    assert hf_lines("a\nb") == ["a\n", "b"]
+    assert hf_lines("a\n\nb\n") == ["a\n", "\n", "b\n"]
+    assert hf_lines("") == []
