@@ -18,6 +18,7 @@ from .common import PROG, UsageError, add_encoding_option, add_pattern_options, 
 from .paths import check_out_folder, refuse_overwriting_inputs, refuse_special_files, \
     refuse_tables_as_corpus
 from .progress import Progress
+from .train_parity import add_parity_options, cmd_train_parity, wants_parity
 
 TIE_BREAKS = tuple(TIE_RULES)   # the trainer's names: one list
 
@@ -60,6 +61,7 @@ def add_parser(sub) -> None:
     t.add_argument("--name", default="tokenizer", help="base name of the files written "
                    "(default: tokenizer, i.e. vocab.json, tokenizer.json, tokenizer.tiktoken ...)")
     t.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    add_parity_options(t)
     t.set_defaults(func=cmd_train)
 
 
@@ -81,6 +83,8 @@ def parse_formats(values: Sequence[str]) -> list[str] | None:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
+    if wants_parity(args):
+        return cmd_train_parity(args)
     if args.vocab_size is None and args.num_merges is None:
         raise UsageError("give --vocab-size N or --num-merges N")
     if bool(args.corpus) == bool(args.counts):

@@ -10,7 +10,8 @@ saved session. Every trainer yields frozen ``MergeStep`` records.
 - :mod:`.superbpe`, :mod:`.superbpe_skips`, :mod:`.superbpe_run`: SuperBPE's two stages,
   and both as one run of steps for the window.
 - :mod:`.parity`: ``ParityTrainer`` (parity-aware BPE over several languages, exact to HF's
-  ``ParityBpeTrainer``), ``ParityData``, ``ParitySettings``, ``ParityStep``.
+  ``ParityBpeTrainer``), ``ParityData``, ``ParitySettings``, ``ParityStep``,
+  ``train_parity`` (the command line's ``train --parity`` as one call).
 - :mod:`.parity_run`: ``ParityRun``, parity-aware training as a run of steps for the
   window (TrainerProtocol), ``ParityInfo``.
 - :mod:`.replay`: ``MergeReplay``, a merge list replayed on a sample by the same core,
@@ -30,7 +31,7 @@ if TYPE_CHECKING:   # the names as mypy sees them; each is imported at first use
     from .parity_run import ParityInfo, ParityRun
     from .inherited import InheritedTrainer, inherited_settings, merge_list_tokenizer, train_on
     from .parity import (PARITY_VARIANTS, ParityData, ParitySettings, ParityStep, ParityTrainer,
-                         hf_lines, ratios_for)
+                         hf_lines, ratios_for, train_parity)
     from .protocol import TrainerProtocol
     from .replay import PAIR_RECORD, SKIP, MergeReplay, ReplayChunk
     from .trainer import (TIE_RULE_LABELS, TIE_RULES, AffectedWord, MergeStep, PairRow, Trainer,
@@ -43,7 +44,7 @@ __getattr__, __dir__ = lazy_face(__name__, {
     ".parity_run": "ParityInfo ParityRun",
     ".inherited": "InheritedTrainer inherited_settings merge_list_tokenizer train_on",
     ".parity": ("PARITY_VARIANTS ParityData ParitySettings ParityStep ParityTrainer hf_lines "
-                "ratios_for"),
+                "ratios_for train_parity"),
     ".protocol": "TrainerProtocol",
     ".replay": "PAIR_RECORD SKIP MergeReplay ReplayChunk",
     ".trainer": ("TIE_RULE_LABELS TIE_RULES AffectedWord MergeStep PairRow Trainer "
@@ -54,6 +55,7 @@ __all__ = ["AffectedWord", "InheritedTrainer", "MergeReplay", "MergeStep", "PAIR
            "PARITY_VARIANTS", "PairRow", "ParityData", "ParityInfo", "ParityRun",
            "ParitySettings", "ParityStep", "ParityTrainer", "ReplayChunk", "SKIP", "Session",
            "SuperBPERun", "TIE_RULES", "TIE_RULE_LABELS", "TRAIN_PATTERN", "TrainSettings",
-           "Trainer", "TrainerProtocol", "check_transition", "hf_lines", "inherited_settings", "merge_list_tokenizer",
-           "n_base_symbols", "ratios_for", "source_table", "stage2", "stage2_pretokenizer", "train_bpe",
-           "train_on", "train_superbpe"]
+           "Trainer", "TrainerProtocol", "check_transition", "hf_lines", "inherited_settings",
+           "merge_list_tokenizer", "n_base_symbols", "ratios_for", "source_table",
+           "stage2", "stage2_pretokenizer", "train_bpe", "train_on", "train_parity",
+           "train_superbpe"]

@@ -882,3 +882,31 @@ class ParityTrainer:
                     "ratios": list(s.ratios) if s.ratios else None,
                     "turns": [st.language for st in self.steps]},
                 "merge_counts": [st.count for st in self.steps]}
+
+
+def train_parity(languages: Named, *, num_merges: int, variant: str = "base",
+                 dev: Named | None = None, ratios: Named | None = None,
+                 global_merges: int = 0, window_size: int = 100, alpha: float = 2.0,
+                 lines: bool = False, progress: Callable[[int, int], None] | None = None,
+                 cancel: CancelFn | None = None) -> ParityTrainer:
+    """The command line's ``bpe-gui train --parity`` as one call: ``languages`` maps each
+    name to its training file, ``dev`` each name to its dev file, or ``ratios`` each name
+    to its target ratio (one of the two, for every language). Returns the trainer, run
+    to the end (``.merges``, ``.tokenizer()``, ``.steps``).
+
+    Example::
+
+        t = train_parity({"en": "en.txt", "de": "de.txt"}, num_merges=8000,
+                         dev={"en": "en.dev", "de": "de.dev"}, lines=True)
+        export_tokenizer(t.tokenizer(), "out", "hf")
+    """
+    if dev is not None and ratios is not None:
+        raise SettingsError("Give a dev set or ratios, not both: the dev set measures "
+                            "each language's compression, ratios set targets instead.")
+    data = ParityData.from_files(languages, dev, lines=lines)
+    settings = ParitySettings(num_merges=num_merges, variant=variant,
+                              global_merges=global_merges, window_size=window_size, alpha=alpha,
+                              ratios=None if ratios is None else ratios_for(data.names, ratios))
+    t = ParityTrainer(data, settings)
+    t.run(progress=progress, cancel=cancel)
+    return t

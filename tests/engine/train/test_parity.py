@@ -12,7 +12,7 @@ import pytest
 
 from bpe_gui.engine.errors import SettingsError
 from bpe_gui.engine.train import (ParityData, ParitySettings, ParityTrainer, hf_lines,
-                                  ratios_for)
+                                  ratios_for, train_parity)
 
 tokenizers = pytest.importorskip("tokenizers")
 from tokenizers import Tokenizer, models, pre_tokenizers, trainers  # noqa: E402
@@ -260,3 +260,16 @@ def test_hf_lines_keeps_each_newline():
     assert hf_lines("a\nb") == ["a\n", "b"]
     assert hf_lines("a\n\nb\n") == ["a\n", "\n", "b\n"]
     assert hf_lines("") == []
+
+
+def test_train_parity_is_the_command_line_in_one_call():
+    """train_parity(files, ratios by name): the same merges as HF with those ratios."""
+    langs = ("en", "zh")
+    t = train_parity(dict(files("train", langs)), num_merges=150, variant="window",
+                     ratios={"zh": 2.0, "en": 1.0}, window_size=9, alpha=1.5, lines=True)
+    train = [read_lines(p) for _, p in files("train", langs)]
+    assert t.hf_merges() == hf_train(train, None, [1.0, 2.0], num_merges=150,
+                                     variant="window", window_size=9, alpha=1.5)
+    with pytest.raises(SettingsError, match="not both"):
+        train_parity(dict(files("train", langs)), num_merges=5, ratios={"en": 1, "zh": 1},
+                     dev=dict(files("dev", langs)))

@@ -1,0 +1,205 @@
+"""``bpe-gui train --parity {base,window}``: parity-aware BPE over several languages
+(engine/train/parity.py), written in the usual formats.
+
+    bpe-gui train --parity {base,window} --language NAME=FILE [--language NAME=FILE ...]
+        (--dev NAME=FILE ... | --ratio NAME=R ...) [--global-merges N] [--window-size N]
+        [--alpha A] --num-merges N [--lines] --out DIR
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from ..engine.errors import ExportError
+from ..engine.formats import FORMATS, output_files, render_files
+from ..engine.io import check_name, write_files
+from ..engine.train import PARITY_VARIANTS, ParityData, ParitySettings, ParityTrainer, ratios_for
+from .common import UsageError, non_negative
+from .paths import check_out_folder, refuse_overwriting_inputs, refuse_special_files
+from .progress import Progress
+
+WINDOW_ONLY = ("window_size", "alpha")
+
+
+def add_parity_options(t: argparse.ArgumentParser) -> None:
+    """The parity options of ``bpe-gui train`` (``--lines`` too, unless it has it)."""
+    g = t.add_argument_group("parity-aware training (Foroutan et al. 2025; HF's "
+                             "ParityBpeTrainer)")
+    g.add_argument("--parity", choices=PARITY_VARIANTS, metavar="{base,window}",
+                   help="train one vocabulary for several languages, each merge chosen for "
+                   "the language compressed worst (base), or so that none takes more than "
+                   "its share of recent turns (window)")
+    g.add_argument("--language", action="append", default=[], metavar="NAME=FILE",
+                   help="a language and its training text (repeat for each language)")
+    g.add_argument("--dev", action="append", default=[], metavar="NAME=FILE",
+                   help="a language's dev text: the same (parallel) text in every "
+                   "language, whose token counts choose the language (repeat)")
+    g.add_argument("--ratio", action="append", default=[], metavar="NAME=R",
+                   help="a language's target compression ratio, instead of dev texts "
+                   "(repeat for every language; only relative sizes matter)")
+    g.add_argument("--global-merges", type=non_negative, default=0, metavar="N",
+                   help="plain-BPE merges over all languages first (default: 0)")
+    g.add_argument("--window-size", type=_window_size, default=None, metavar="N",
+                   help="window variant: how many recent turns count (default: 100)")
+    g.add_argument("--alpha", type=_alpha, default=None, metavar="A",
+                   help="window variant: a language may take at most A / (number of "
+                   "languages) of the recent turns (default: 2.0)")
+    if "--lines" not in t._option_string_actions:   # the plain trainer may have it
+        t.add_argument("--lines", action="store_true",
+                       help="each line is its own text, as Hugging Face reads files")
+
+
+def _window_size(text: str) -> int:
+    n = non_negative(text)
+    if n < 1:
+        raise argparse.ArgumentTypeError("the window size must be at least 1")
+    return n
+
+
+def _alpha(text: str) -> float:
+    try:
+        a = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not a > 0 or a == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text} must be a positive number")
+    return a
+
+
+def wants_parity(args: argparse.Namespace) -> bool:
+    """True when the parity options are in use; parity options without ``--parity``
+    are refused here, saying so."""
+    if args.parity:
+        return True
+    used = [opt for opt, v in (("--language", args.language), ("--dev", args.dev),
+                               ("--ratio", args.ratio),
+                               ("--window-size", args.window_size),
+                               ("--alpha", args.alpha)) if v]
+    if args.global_merges:
+        used.append("--global-merges")
+    if used:
+        raise UsageError(f"{', '.join(used)} belong to parity training: add --parity base "
+                         "or --parity window")
+    return False
+
+
+def _named(values: list[str], option: str, what: str) -> list[tuple[str, str]]:
+    out = []
+    for v in values:
+        name, eq, rest = v.partition("=")
+        if not eq or not name.strip():
+            raise UsageError(f"{option} {v}: write {option} NAME={what} (e.g. {option} "
+                             f"en={'corpus.en.txt' if what == 'FILE' else '1.0'})")
+        if not rest.strip():
+            raise UsageError(f"{option} {v}: language {name!r} has no "
+                             f"{'file' if what == 'FILE' else 'ratio'}: write {option} "
+                             f"{name}={what}")
+        out.append((name, rest))
+    return out
+
+
+def cmd_train_parity(args: argparse.Namespace) -> int:
+    if args.corpus or args.counts:
+        raise UsageError("parity training takes its texts from --language NAME=FILE, not "
+                         "corpus files or --counts")
+    if args.num_merges is None:
+        raise UsageError("parity training needs --num-merges N (a vocabulary size is not "
+                         "its target)")
+    if args.vocab_size is not None:
+        raise UsageError("parity training counts merges: give --num-merges N, not "
+                         "--vocab-size")
+    langs = _named(args.language, "--language", "FILE")
+    if not langs:
+        raise UsageError("--parity needs at least one --language NAME=FILE")
+    devs = _named(args.dev, "--dev", "FILE")
+    ratio_items = _named(args.ratio, "--ratio", "R")
+    if devs and ratio_items:
+        raise UsageError("give --dev NAME=FILE for every language or --ratio NAME=R for "
+                         "every language, not both")
+    if not devs and not ratio_items:
+        raise UsageError("--parity needs --dev NAME=FILE (parallel dev text) or --ratio "
+                         "NAME=R (target ratio) for every language")
+    if args.parity == "base":
+        given = [f"--{k.replace('_', '-')}" for k in WINDOW_ONLY if getattr(args, k) is not None]
+        if given:
+            raise UsageError(f"{', '.join(given)} apply to --parity window only")
+    for flag, v in (("--special-token", args.special_token), ("--counts", args.counts)):
+        if v:
+            raise UsageError(f"{flag} is not available with --parity")
+    names = [n for n, _ in langs]
+    ratios = None
+    if ratio_items:
+        ratios = ratios_for(names, [(n, _ratio(n, r)) for n, r in ratio_items])
+    paths = [p for _, p in langs] + [p for _, p in devs]
+    refuse_special_files(paths)
+    wanted = _formats(args)
+    check_name(args.name)
+    out = Path(args.out).expanduser()
+    check_out_folder(out)
+    outputs = [out / n for fmt in (wanted or FORMATS) for n in output_files(fmt, args.name)]
+    refuse_overwriting_inputs(outputs, paths)
+    settings = ParitySettings(
+        num_merges=args.num_merges, variant=args.parity, global_merges=args.global_merges,
+        window_size=100 if args.window_size is None else args.window_size,
+        alpha=2.0 if args.alpha is None else args.alpha, ratios=ratios)
+    settings.validated(len(names))
+
+    progress = Progress(sys.stderr, enabled=not args.quiet)
+    t0 = time.perf_counter()
+    try:
+        data = ParityData.from_files(langs, devs or None, lines=bool(args.lines))
+        t_read = time.perf_counter() - t0
+        trainer = ParityTrainer(data, settings)
+        trainer.run(progress=lambda done, total: progress("merge", done, total))
+    finally:
+        progress.end_line()
+    elapsed = time.perf_counter() - t0
+    tok = trainer.tokenizer()
+    try:
+        files, skipped = render_files(tok, wanted or list(FORMATS), args.name,
+                                      skip_unsupported=not wanted)
+    except ExportError as e:
+        raise ExportError(f"--format: {e}") from None
+    written = write_files(out, files)
+    print_summary(trainer, elapsed, t_read, written, skipped)
+    return 0
+
+
+def _ratio(name: str, text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise UsageError(f"--ratio {name}={text}: the ratio must be a positive number") \
+            from None
+
+
+def _formats(args: argparse.Namespace) -> list[str] | None:
+    from .train import parse_formats
+    return parse_formats(args.format)
+
+
+def print_summary(trainer: ParityTrainer, elapsed: float, read_time: float,
+                  written: list[Path], skipped: dict[str, str]) -> None:
+    from .common import PROG
+    s = trainer.settings
+    n = trainer.n_steps
+    print(f"merges:      {n:,} in {elapsed:.2f} s (reading {read_time:.2f} s, parity "
+          f"{s.variant}, measured on {'dev texts' if trainer.kind == 'dev' else 'ratios'})")
+    repeats = 256 + n - trainer.vocab_size
+    print(f"vocab size:  {trainer.vocab_size:,} (256 bytes + {n:,} merges"
+          + (f", {repeats:,} of which make a token an earlier merge made)" if repeats else ")"))
+    turns = [rec.language for rec in trainer.steps]
+    start, now = trainer.curve()[0], trainer.tokens
+    what = "dev tokens" if trainer.kind == "dev" else "training tokens"
+    for i, name in enumerate(trainer.names):
+        print(f"  {name}: {turns.count(i):,} turns, {what} {start[i]:,} -> {now[i]:,}")
+    if s.global_merges:
+        print(f"  (global: {turns.count(None):,} merges over all languages first)")
+    if n < trainer.target_steps:
+        print(f"stopped early: no pair left in any language after {n:,} merges")
+    for p in written:
+        print(f"wrote:       {p}")
+    for fmt, reason in skipped.items():
+        print(f"{PROG}: note: not written as {fmt}: {reason}", file=sys.stderr)
