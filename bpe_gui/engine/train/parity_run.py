@@ -368,6 +368,10 @@ class ParityRun:
         self.goto(0)
 
     def can_retarget(self, settings: TrainSettings) -> bool:
+        """True when ``settings`` are this run's but for the number of merges (a
+        vocabulary size is a new run: the window counts it as merges when it builds one)."""
+        if settings.num_merges is None:
+            return False
         return replace(settings, num_merges=self._settings.num_merges,
                        vocab_size=self._settings.vocab_size) == self._settings
 

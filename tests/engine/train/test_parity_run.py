@@ -72,5 +72,6 @@ def test_retarget_takes_only_a_number_of_merges():
     run.run()
     assert run.retarget(TrainSettings(vocab_size=None, num_merges=25, tie_rule="greatest")) == 25
     assert run.target_steps == 25 and run.n_steps == 25 and run.is_done()
+    assert not run.can_retarget(TrainSettings(vocab_size=400, tie_rule="greatest"))
     with pytest.raises(SettingsError):
         run.retarget(TrainSettings(num_merges=30, tie_rule="lowest-ids"))
