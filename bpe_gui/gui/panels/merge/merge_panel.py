@@ -431,6 +431,8 @@ class MergePanel(QWidget):
                 self.goto_spin.setMaximum(10_000_000)
         elif t is not None:
             self.timeline.sync(t.steps)
+        info = t.parity if t is not None else None   # whose turn, in each row's tooltip
+        self.timeline.turn_of = (lambda k, info=info: turn_name(info, k)) if info else None
         marks = self.timeline_view.marks   # SuperBPE's stage line
         if marks is not None:
             marks.sync(self.timeline_view, t.transition if t is not None else None)
