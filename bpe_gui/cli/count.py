@@ -44,6 +44,9 @@ def add_parser(sub) -> None:
                    help="a special token, cut out before counting (repeat for more)")
     add_pattern_options(c)
     add_encoding_option(c)
+    c.add_argument("--lines", action="store_true",
+                   help="one text per line, as Hugging Face reads files: no word spans a "
+                   "line break (for bpe-gui train --counts ... --lines)")
     c.add_argument("--dask", metavar="ADDRESS", help="count on Dask: local (one worker "
                    "process per core), local:N, or a scheduler's tcp://HOST:PORT "
                    "(needs pip install \"bpe-gui[dask]\")")
@@ -94,9 +97,10 @@ def cmd_count(args: argparse.Namespace) -> int:
     try:
         if args.dask:
             table = count_on_dask(args.corpus, pre, args.dask, progress=report,
-                                  range_bytes=range_bytes)
+                                  range_bytes=range_bytes, lines=args.lines)
         else:
-            table = count_corpus(args.corpus, pre, progress=report, encoding=encoding)
+            table = count_corpus(args.corpus, pre, progress=report, encoding=encoding,
+                                 lines=args.lines)
     finally:
         progress.end_line()
     took = time.perf_counter() - t0

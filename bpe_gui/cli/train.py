@@ -50,7 +50,13 @@ def add_parser(sub) -> None:
                    help="char mode: </w> after each word, or for the space before it "
                    "(default: suffix)")
     t.add_argument("--tie-break", choices=TIE_BREAKS, default="greatest",
-                   help="which pair wins a tie in counts (default: greatest)")
+                   help="which pair wins a tie in counts (default: greatest); "
+                   "lowest-ids-hf is Hugging Face tokenizers' BpeTrainer rule")
+    t.add_argument("--lines", action="store_true",
+                   help="one text per line, as Hugging Face reads files: no word spans a "
+                   "line break (each line keeps its \\n). With --tie-break lowest-ids-hf, byte "
+                   "mode and the gpt2 pattern: exactly tokenizers' BpeTrainer merges. With "
+                   "--counts, the tables must have been counted with --lines"),
     t.add_argument("--min-frequency", type=positive, default=1, metavar="N",
                    help="stop when no pair occurs at least N times (default: 1)")
     t.add_argument("--prune", action="store_true",
@@ -63,6 +69,15 @@ def add_parser(sub) -> None:
     t.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     add_parity_options(t)
     t.set_defaults(func=cmd_train)
+
+
+def _lines_with_tables(tables: Sequence[str]) -> str:
+    which = "the table" if len(tables) == 1 else "the tables"
+    were = "was" if len(tables) == 1 else "were"
+    return (f"--lines needs words counted one line at a time, but {which} "
+            f"({', '.join(tables)}) {were} counted from whole files, where a word may span "
+            "a line break; a table cannot be cut into lines again. Train from the corpus "
+            "files with --lines, or count them again with `bpe-gui count --lines`.")
 
 
 def parse_formats(values: Sequence[str]) -> list[str] | None:
@@ -99,7 +114,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     pattern = resolve_preset_arg(args)
     options = dict(num_merges=args.num_merges, mode=args.mode, end_of_word=args.end_of_word,
                    pattern=pattern, tie_rule=args.tie_break, min_frequency=args.min_frequency,
-                   prune=args.prune)
+                   prune=args.prune, lines=args.lines)
     settings = TrainSettings(vocab_size=args.vocab_size, special_tokens=tuple(args.special_token),
                              **options).validated()
     if args.counts:   # the tables' pattern and special tokens, unless given
@@ -108,8 +123,10 @@ def cmd_train(args: argparse.Namespace) -> int:
         t_read = time.perf_counter() - t_read
         chosen = args.preset is not None or args.pattern is not None
         settings = settings_for_table(settings, table.meta, pattern=chosen,
-                                      specials=bool(args.special_token))
-        options["pattern"] = settings.pattern
+                                      specials=bool(args.special_token), lines=args.lines)
+        if args.lines and not (table.meta is not None and table.meta.lines):
+            raise UsageError(_lines_with_tables(args.counts))
+        options["pattern"], options["lines"] = settings.pattern, settings.lines
         settings = settings.validated()   # the table's special tokens count too
     for fmt in wanted or []:
         reason = settings_problem(fmt, settings)   # the format's rule, before training

@@ -253,4 +253,5 @@ def train_settings(s: Any) -> tuple[str, ...]:
     string(s.pattern, "pattern", "a preset name (gpt2, cl100k, o200k, whitespace, cjk) or "
            "a regex", setting=True)
     flag(s.prune, "prune", setting=True)
+    flag(s.lines, "lines", setting=True)
     return special_tokens(s.special_tokens, setting=True)

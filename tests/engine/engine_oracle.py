@@ -46,6 +46,20 @@ def word_counts(text: str, specials, pattern: str = "gpt2") -> dict[str, int]:
     return counts
 
 
+def gpt2_chars() -> list[str]:
+    """Byte -> the character GPT-2's encoder.py writes it as (its bytes_to_unicode)."""
+    keep = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) \
+        + list(range(ord("®"), ord("ÿ") + 1))
+    out, n = {}, 0
+    for b in range(256):
+        if b in keep:
+            out[b] = chr(b)
+        else:
+            out[b] = chr(256 + n)
+            n += 1
+    return [out[b] for b in range(256)]
+
+
 @dataclass
 class Oracle:
     tokens: list[bytes]                       # id -> bytes
@@ -83,6 +97,8 @@ class Oracle:
             order = sorted(order, key=lambda p: -counts[p])
         elif self.rule == "first-seen":
             order = sorted(counts, key=lambda p: (-counts[p], first[p]))
+        elif self.rule == "lowest-ids-hf":
+            order = sorted(counts, key=lambda p: (-counts[p], self.hf_ids(p)))
         else:
             order = sorted(counts, key=lambda p: (-counts[p], p))
         return [(a, b, counts[(a, b)]) for a, b in order]
@@ -101,9 +117,22 @@ class Oracle:
                 self.ambiguous = True
         elif self.rule == "first-seen":
             best = tied[0]
+        elif self.rule == "lowest-ids-hf":
+            best = min(tied, key=self.hf_ids)
         else:
             best = min(tied)
         return best, top, tied
+
+    def hf_ids(self, p: tuple[int, int]) -> tuple[int, int]:
+        """A pair in tokenizers' numbering: in byte mode its alphabet is the 256 bytes
+        sorted by the character GPT-2's byte map gives each (``gpt2_chars``); a character
+        mode alphabet is sorted by code point already, and new tokens count on alike."""
+        if self.tokens[:256] != [bytes([i]) for i in range(256)]:
+            return p
+        chars = gpt2_chars()
+        order = sorted(range(256), key=lambda b: chars[b])
+        rank = {b: r for r, b in enumerate(order)}
+        return tuple(rank.get(t, t) for t in p)  # type: ignore[return-value]
 
     def merge(self, a: int, b: int) -> int:
         new = len(self.tokens)

@@ -18,9 +18,11 @@ TABLES_REGEX_VERSION: str
 simd: str  # the vector code compiled in: "sse2,avx2,avx512", "sse2" or "" (util/simd.h)
 
 class WordCounter:
-    def __init__(self, preset: int = -1, specials: Sequence[bytes] | None = ...) -> None:
+    def __init__(self, preset: int = -1, specials: Sequence[bytes] | None = ...,
+                 lines: bool = False) -> None:
         """preset: a ``_scan`` preset for count(), or -1 when words are given
-        (count_words); specials: special tokens, never counted, never split."""
+        (count_words); specials: special tokens, never counted, never split; lines:
+        count() takes each line of a text (with its \\n) as a text of its own."""
     def __len__(self) -> int:
         """Distinct words."""
     @property

@@ -15,6 +15,11 @@ the words of the whole text, and blocks can be counted on any thread in any orde
   begins with an ASCII letter after a line that ended in a visible character (a pattern
   that matches across such a line break sees it cut there).
 
+With ``lines`` (each line is a text of its own, as Hugging Face's trainer reads files),
+the cut is after the last \n of the buffer: nothing crosses it, special tokens included.
+A buffer with no \n is one stretch of a line and is cut as above: a safe cut holds for
+every text that goes on from it, the line among them.
+
 No cut is ever placed inside a special token. Where a block has no safe boundary at all (one
 giant word, a run of spaces), its tail is carried into the next block; under a native
 preset, once that tail passes ``giant.GIANT_TAIL``, the scanner says which of its words are
@@ -78,7 +83,8 @@ class Block:
 class Boundaries:
     """Finds safe boundaries in UTF-8 bytes for one pre-tokenizer (pattern + special tokens)."""
 
-    def __init__(self, pre: Pretokenizer):
+    def __init__(self, pre: Pretokenizer, lines: bool = False):
+        self.lines = lines
         # the native presets, unless the scanner is switched off (BPE_GUI_NATIVE_SCAN=0)
         self.native = PRESET_IDS.get(pre.kind) \
             if _count is not None and pre.native is not None and pre.kind is not None else None
@@ -92,7 +98,13 @@ class Boundaries:
         """The last safe boundary p with lo < p <= hi (hi <= len(buf) - margin), or -1.
 
         Example (GPT-2): ``last(b"one two three", 0, 9) -> 7`` (before " three").
+        With ``lines``, a buffer that holds a \n is cut after its last one, anywhere
+        past lo (no margin is needed after it); a buffer without one as above.
         """
+        if self.lines:
+            nl = buf.rfind(b"\n", lo)
+            if nl >= 0:   # (none before lo either: the reader cut after it already)
+                return nl + 1
         while hi > lo:
             if self.native is not None:
                 p = _count.safe_cut(self.native, buf, lo, hi)
@@ -116,8 +128,9 @@ class BlockReader:
     """
 
     def __init__(self, sources: Sequence[str | Path] | None, pre: Pretokenizer,
-                 texts: Sequence[str] | None = None, encoding: str = "utf-8"):
-        self.bounds = Boundaries(pre)
+                 texts: Sequence[str] | None = None, encoding: str = "utf-8",
+                 lines: bool = False):
+        self.bounds = Boundaries(pre, lines)
         self.paths = [Path(p) for p in (sources or [])]
         self.texts = list(texts or [])
         self.encoding = encoding
@@ -286,10 +299,25 @@ def _check_utf8(data, path: Path, offset: int) -> None:
         raise NotUTF8Error(path, offset + e.start, bytes(data[e.start:e.start + 4])) from None
 
 
-def texts_of(blk: Block) -> list[str]:
+def texts_of(blk: Block, lines: bool = False) -> list[str]:
     """The texts of a block as str (for patterns that the `regex` module runs, whose
-    blocks never carry ``stop`` or ``word``: those come from the native scanner)."""
-    return blk.docs if blk.docs is not None else [blk.data.decode("utf-8")]
+    blocks never carry ``stop`` or ``word``: those come from the native scanner); with
+    ``lines``, each line of them (its \n kept) is a text."""
+    texts = blk.docs if blk.docs is not None else [blk.data.decode("utf-8")]
+    return [line for t in texts for line in lines_of(t)] if lines else texts
 
 
-__all__ = ["Block", "BlockReader", "Boundaries", "texts_of"]
+def lines_of(text: str) -> list[str]:
+    """The lines of a text as Hugging Face's trainer reads a file: cut after each \n only
+    (not at \r, U+2028 or the other breaks ``str.splitlines`` knows), each \n kept.
+
+    Example: ``lines_of("a\\r\\nb\\n\\nc") -> ["a\\r\\n", "b\\n", "\\n", "c"]``
+    """
+    parts = text.split("\n")
+    out = [p + "\n" for p in parts[:-1]]
+    if parts[-1]:
+        out.append(parts[-1])
+    return out
+
+
+__all__ = ["Block", "BlockReader", "Boundaries", "lines_of", "texts_of"]

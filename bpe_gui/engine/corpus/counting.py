@@ -63,13 +63,13 @@ def count_pieces(counter, data: bytes, block: int, ordinal: int = 0) -> int:
 class _Counting:
     """Blocks -> one native WordCounter per thread -> a PretokenTable."""
 
-    def __init__(self, pre: Pretokenizer, native: bool):
-        self.pre, self.native = pre, native
+    def __init__(self, pre: Pretokenizer, native: bool, lines: bool = False):
+        self.pre, self.native, self.lines = pre, native, lines
         self.specials = [s.encode("utf-8") for s in pre.special_tokens]
 
     def new_counter(self):
         if self.native:
-            return WordCounter(self.pre_id, self.specials)
+            return WordCounter(self.pre_id, self.specials, self.lines)
         return WordCounter()
 
     @property
@@ -90,7 +90,7 @@ class _Counting:
                 for doc in blk.docs:
                     ordinal = counter.count(doc, blk.index, ordinal)
             return
-        for text in texts_of(blk):
+        for text in texts_of(blk, self.lines):
             ordinal = counter.count_words(_regex_words(self.pre, text, blk.source or "text"),
                                           blk.index, ordinal)
             counter.add_size(len(text), len(blk.data) if blk.docs is None
@@ -109,7 +109,7 @@ def count_blocks(reader: BlockReader, pre: Pretokenizer, progress: ProgressFn | 
     """Count the words of every block the reader yields; see :func:`count_corpus`."""
     if WordCounter is None:  # pragma: no cover - no C compiler at install time
         return _count_in_python(reader, pre, progress, cancel)
-    job = _Counting(pre, reader.bounds.native is not None)
+    job = _Counting(pre, reader.bounds.native is not None, reader.bounds.lines)
     workers = workers or min(os.cpu_count() or 1, 8)
     if workers <= 1 or reader.total <= 2 * reader.bounds.block_bytes:
         counter = job.new_counter()
@@ -218,7 +218,7 @@ def _count_in_python(reader: BlockReader, pre: Pretokenizer, progress, cancel) -
     for blk in reader:
         if cancel is not None and cancel():
             raise Cancelled()
-        for text in texts_of(blk):
+        for text in texts_of(blk, reader.bounds.lines):
             for w in pre.words(text):
                 counts[w] = counts.get(w, 0) + 1
             chars += len(text)
@@ -238,10 +238,14 @@ def _count_in_python(reader: BlockReader, pre: Pretokenizer, progress, cancel) -
 def count_corpus(paths: str | Path | Sequence[str | Path] = (), pre: Pretokenizer | None = None,
                  *, texts: Sequence[str] = (), encoding: str = "utf-8",
                  progress: ProgressFn | None = None, cancel: CancelFn | None = None,
-                 workers: int | None = None, out: str | Path | None = None) -> PretokenTable:
+                 workers: int | None = None, out: str | Path | None = None,
+                 lines: bool = False) -> PretokenTable:
     """Count the pre-tokens of files (streamed in blocks) and/or in-memory texts.
 
-    Each text and each file is its own document (a .jsonl file: each line's ``text``).
+    Each text and each file is its own document (a .jsonl file: each line's ``text``);
+    with ``lines``, each line of them, its \\n kept, as Hugging Face's trainer reads files
+    (``train(files)``, or ``train_from_iterator`` over a file's lines), so no word spans a
+    line break.
     ``progress(done, total)`` reports input bytes; ``cancel()`` is polled at least
     every 50 ms and raises :class:`Cancelled`. The table's ``meta`` (a
     :class:`~bpe_gui.engine.corpus.table.CountMeta`) says what produced it; ``out`` also
@@ -256,11 +260,11 @@ def count_corpus(paths: str | Path | Sequence[str | Path] = (), pre: Pretokenize
     if isinstance(paths, (str, Path)):
         paths = [paths]
     pre = pre or Pretokenizer()
-    reader = BlockReader(paths, pre, texts=texts, encoding=encoding)
+    reader = BlockReader(paths, pre, texts=texts, encoding=encoding, lines=lines)
     table = split_long_words(count_blocks(reader, pre, progress, cancel, workers))
     sources = [{"path": "<text>", "bytes": len(t.encode("utf-8"))} for t in texts]
     sources += [{"path": str(p), "bytes": _file_size(p)} for p in paths]
-    table.meta = CountMeta.for_counting(pre, sources).with_totals(table)
+    table.meta = CountMeta.for_counting(pre, sources, lines).with_totals(table)
     if out is not None:
         write_table(table, out)
     return table
@@ -274,10 +278,11 @@ def _file_size(p: str | Path) -> int:
 
 
 def build_table(documents: Iterable[str], pre: Pretokenizer, progress: ProgressFn | None = None,
-                cancel: CancelFn | None = None, workers: int | None = None) -> PretokenTable:
+                cancel: CancelFn | None = None, workers: int | None = None,
+                lines: bool = False) -> PretokenTable:
     """Pre-tokenize in-memory documents and count identical words once, with a frequency."""
     return count_corpus([], pre, texts=list(documents), progress=progress, cancel=cancel,
-                        workers=workers)
+                        workers=workers, lines=lines)
 
 
 def table_from_text(text: str, pre: Pretokenizer, **kw) -> PretokenTable:

@@ -225,7 +225,7 @@ def _result(fut, watch: WorkerWatch, between: Callable[[], None] | None = None):
 
 
 def _count_ranges(client, distributed, paths, pre, range_bytes, fan_in, progress,
-                  watch: WorkerWatch):
+                  watch: WorkerWatch, lines: bool = False):
     """The partial tables counted on the workers and summed there: (the sum, the ranges,
     the paths the workers read)."""
     # workers may run elsewhere: they get absolute paths (the table records them as given)
@@ -233,7 +233,7 @@ def _count_ranges(client, distributed, paths, pre, range_bytes, fan_in, progress
     ranges = _result(client.submit(plan_ranges, work, range_bytes, pure=False), watch)
     total = sum(r.stop - r.start for r in ranges)
     counted = client.map(count_range, ranges, pattern=pre.preset or pre.pattern,
-                         specials=list(pre.special_tokens), pure=False)
+                         specials=list(pre.special_tokens), lines=lines, pure=False)
     final = tree_reduce(client, counted, fan_in)
     size_of = {f.key: r.stop - r.start for f, r in zip(counted, ranges)}
     done = 0
@@ -285,10 +285,10 @@ def cluster_failure_message(e: Exception) -> str:
 def count_on_dask(paths: Sequence[str | Path], pre: Pretokenizer, address="local", *,
                   range_bytes: int = RANGE_BYTES, fan_in: int = FAN_IN,
                   progress: Callable[[int, int], None] | None = None,
-                  no_workers_s: float | None = None):
+                  no_workers_s: float | None = None, lines: bool = False):
     """Count files (local paths on a filesystem every worker sees, or fsspec URLs) on a
     Dask cluster; returns the PretokenTable with its ``meta``, equal to what
-    ``count_corpus`` makes of the same files. ``progress(done, total)`` reports bytes.
+    ``count_corpus`` makes of the same files (``lines``: each line a text of its own). ``progress(done, total)`` reports bytes.
     A cluster left without workers for ``no_workers_s`` seconds (default
     ``NO_WORKERS_S``) ends the count with a SettingsError."""
     distributed = _import_distributed()
@@ -300,7 +300,7 @@ def count_on_dask(paths: Sequence[str | Path], pre: Pretokenizer, address="local
             check_workers(client)
             watch = WorkerWatch(client, NO_WORKERS_S if no_workers_s is None else no_workers_s)
             part, ranges, work = _count_ranges(client, distributed, paths, pre, range_bytes,
-                                               fan_in, progress, watch)
+                                               fan_in, progress, watch, lines)
     except BPEError:
         raise          # the count's own errors (a file not found, not UTF-8 ...) as themselves
     except Exception as e:  # noqa: BLE001 - Dask's failures, told as one message
@@ -316,5 +316,5 @@ def count_on_dask(paths: Sequence[str | Path], pre: Pretokenizer, address="local
     for r in ranges:
         sizes.setdefault(r.path, r.size)
     sources = [{"path": p, "bytes": sizes[w]} for p, w in zip(paths, work)]
-    table.meta = CountMeta.for_counting(pre, sources).with_totals(table)
+    table.meta = CountMeta.for_counting(pre, sources, lines).with_totals(table)
     return table

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator, Sequence
 
-from .blocks import Boundaries
+from .blocks import Boundaries, lines_of
 from .counting import _regex_words, count_pieces
 from ..errors import CorpusError, NotUTF8Error
 from .files import BOM, binary_error, jsonl_text, looks_binary
@@ -57,11 +57,11 @@ class _Numbering:
 class RangeCounter:
     """Counts the texts of one range into a native WordCounter, numbered in corpus order."""
 
-    def __init__(self, pre: Pretokenizer, index: int):
-        self.pre = pre
+    def __init__(self, pre: Pretokenizer, index: int, lines: bool = False):
+        self.pre, self.lines = pre, lines
         self.native = Boundaries(pre).native
         specials = [s.encode("utf-8") for s in pre.special_tokens]
-        self.counter = WordCounter(self.native, specials) if self.native is not None \
+        self.counter = WordCounter(self.native, specials, lines) if self.native is not None \
             else WordCounter()
         self.num = _Numbering(index)
 
@@ -71,8 +71,9 @@ class RangeCounter:
             n.next(self.counter.count(data, n.block, n.ordinal))
             return
         text = data if isinstance(data, str) else data.decode("utf-8")
-        n.next(self.counter.count_words(_regex_words(self.pre, text, where), n.block,
-                                        n.ordinal))
+        for piece in lines_of(text) if self.lines else [text]:
+            n.next(self.counter.count_words(_regex_words(self.pre, piece, where), n.block,
+                                            n.ordinal))
         self.counter.add_size(len(text), len(data) if isinstance(data, bytes)
                               else len(text.encode("utf-8")))
 
@@ -92,22 +93,24 @@ class RangeCounter:
         return (*c.export(firsts=True), c.chars, c.bytes)
 
 
-def count_range(rng: Range, pattern: str, specials: Sequence[str] = ()) -> tuple:
+def count_range(rng: Range, pattern: str, specials: Sequence[str] = (),
+                lines: bool = False) -> tuple:
     """Count one range (``pattern``: a preset name, so the native scanner runs, or a
-    regex); returns its partial table (``RangeCounter.export``)."""
+    regex; ``lines``: each line a text of its own, the range's ends then line starts);
+    returns its partial table (``RangeCounter.export``)."""
     pre = Pretokenizer(pattern, specials)
-    rc = RangeCounter(pre, rng.index)
+    rc = RangeCounter(pre, rng.index, lines)
     with open_source(rng.path) as f:
         if rng.kind == "whole":
             with _decompressed(f, rng.path) as stream:
                 _read_start(stream, rng.path)
-                _stream(stream, 0, None, rng, pre, rc)
+                _stream(stream, 0, None, rng, pre, rc, lines)
             return rc.export()
         head = f.read(8192) if rng.start == 0 else f.read(3)
         if rng.start == 0 and looks_binary(head):
             raise binary_error(rng.path, head)
         floor = 3 if head.startswith(BOM) else 0
-        if rng.kind == "jsonl":
+        if rng.kind == "jsonl" or lines:   # (a line start: no text crosses it)
             start, end = (line_boundary(f, s, rng.size) for s in (rng.start, rng.stop))
             start = max(start, floor)
         else:
@@ -116,7 +119,7 @@ def count_range(rng: Range, pattern: str, specials: Sequence[str] = ()) -> tuple
                           for s in (rng.start, rng.stop))
         if end > start:
             f.seek(start)
-            _stream(f, start, end - start, rng, pre, rc)
+            _stream(f, start, end - start, rng, pre, rc, lines)
     return rc.export()
 
 
@@ -144,12 +147,12 @@ def _read_start(stream, path: str) -> None:
 
 
 def _stream(f, offset: int, limit: int | None, rng: Range, pre: Pretokenizer,
-            rc: RangeCounter) -> None:
+            rc: RangeCounter, lines: bool = False) -> None:
     """Count ``limit`` bytes (None: to the end) read from f, which is at file ``offset``."""
     if rng.kind == "jsonl" or (rng.kind == "whole" and _inner_suffix(rng.path) == ".jsonl"):
         _stream_lines(f, offset, limit, rng, rc)
     else:
-        _stream_text(f, offset, limit, Boundaries(pre), rng.path, rc)
+        _stream_text(f, offset, limit, Boundaries(pre, lines), rng.path, rc)
 
 
 def _stream_text(f, offset: int, limit: int | None, bounds: Boundaries, path: str,
@@ -243,8 +246,8 @@ def table_of(part: tuple):
 
 
 def count_ranges_here(paths: Sequence[str | Path], pre: Pretokenizer,
-                      range_bytes: int = RANGE_BYTES) -> "Iterator[tuple]":
+                      range_bytes: int = RANGE_BYTES, lines: bool = False) -> "Iterator[tuple]":
     """Every range counted in this process, one after the other (tests, and the
     reference for what a cluster computes)."""
     for rng in plan_ranges(paths, range_bytes):
-        yield count_range(rng, pre.preset or pre.pattern, pre.special_tokens)
+        yield count_range(rng, pre.preset or pre.pattern, pre.special_tokens, lines)

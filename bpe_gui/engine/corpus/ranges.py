@@ -5,7 +5,7 @@ entered in the middle, so each is one range. Range k counts from the *boundary* 
 nominal start to the boundary of the next range's nominal start, where
 
     boundary(s) = the first position p >= s at which the pre-tokenizer's cut rules
-                  accept a cut (``blocks.Boundaries``; for .jsonl, the first line start),
+                  accept a cut (``blocks.Boundaries``; for .jsonl, or one text per line, the first line start),
                   or the end of the file if there is none.
 
 Whether a cut is accepted at p depends only on the bytes around p (a few before it, a

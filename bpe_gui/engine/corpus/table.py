@@ -108,7 +108,8 @@ class PretokenTable:
 class CountMeta:
     """What produced a table: the pre-tokenizer (``pattern`` is the regex itself,
     ``preset`` its name if it is one), the special tokens cut out before counting, the
-    training modes the words serve, the bpe-gui and ``regex`` releases (the Unicode
+    training modes the words serve, whether each line was a text of its own (``lines``),
+    the bpe-gui and ``regex`` releases (the Unicode
     classes), the sources (``{"path", "bytes"}``: files as given, with their size on
     disk) and totals (unique words, words, characters and UTF-8 bytes of the text)."""
 
@@ -116,6 +117,7 @@ class CountMeta:
     preset: str | None = None
     special_tokens: tuple[str, ...] = ()
     modes: tuple[str, ...] = MODES
+    lines: bool = False
     bpe_gui: str = ""
     regex: str = ""
     sources: tuple[dict, ...] = ()
@@ -125,9 +127,9 @@ class CountMeta:
     bytes: int = 0
 
     @classmethod
-    def for_counting(cls, pre, sources: Sequence[dict] = ()) -> "CountMeta":
+    def for_counting(cls, pre, sources: Sequence[dict] = (), lines: bool = False) -> "CountMeta":
         return cls(pattern=pre.pattern, preset=pre.preset,
-                   special_tokens=tuple(pre.special_tokens),
+                   special_tokens=tuple(pre.special_tokens), lines=lines,
                    bpe_gui=bpe_gui_version() or "unknown",
                    regex=regex.__version__, sources=tuple(sources))
 
@@ -185,6 +187,8 @@ def _check_types(kw: dict, path) -> None:
     if not modes or not set(modes) <= set(MODES):
         raise bad("modes", f"a non-empty list of training modes: one or both of "
                   f"{', '.join(MODES)}")
+    if not isinstance(kw.get("lines", False), bool):
+        raise bad("lines", "true or false")
     if not isinstance(kw.get("sources", []), list) or \
             not all(isinstance(s, dict) for s in kw.get("sources", [])):
         raise bad("sources", "a list of objects")

@@ -101,18 +101,30 @@ def check_same(a: tuple[str, CountMeta | None], b: tuple[str, CountMeta | None])
                             f"but {pa} with {list(ma.special_tokens)}: special tokens are cut "
                             "out before words are counted, so such tables cannot be summed. "
                             "Count both corpora with the same special tokens.")
+    if ma.lines != mb.lines:
+        raise SettingsError(f"{pb} was counted {_how(mb.lines)}, but {pa} {_how(ma.lines)}: "
+                            "their words were cut from different texts, so they cannot be "
+                            "summed. Count both corpora the same way (bpe-gui count --lines, "
+                            "or without it).")
     if tuple(ma.modes) != tuple(mb.modes):
         raise SettingsError(f"{pb} holds words for mode(s) {', '.join(mb.modes)}, but {pa} "
                             f"for {', '.join(ma.modes)}: they cannot be summed.")
 
 
+def _how(lines: bool) -> str:
+    return "one text per line" if lines else "from whole files (words may span lines)"
+
+
 def settings_for_table(settings, meta: CountMeta | None, pattern: bool = False,
-                       specials: bool = False):
-    """``settings`` with the table's pattern and special tokens, except those the user
-    chose (``pattern``/``specials`` True): those must then agree with the table."""
+                       specials: bool = False, lines: bool = False):
+    """``settings`` with the table's pattern, special tokens and ``lines``, except those
+    the user chose (``pattern``/``specials``/``lines`` True): those must then agree with
+    the table."""
     if meta is None:
         return settings
     kw: dict[str, object] = {}
+    if not lines:
+        kw["lines"] = meta.lines
     if not pattern:
         kw["pattern"] = meta.preset or meta.pattern
     if not specials:
@@ -121,8 +133,16 @@ def settings_for_table(settings, meta: CountMeta | None, pattern: bool = False,
 
 
 def check_settings(meta: CountMeta | None, settings, where: str = "the count table") -> None:
-    """Refuse to train with a pattern, special tokens or mode the table was not made for."""
+    """Refuse to train with a pattern, special tokens, mode or way of reading lines
+    (``lines``) the table was not made for."""
+    lines = getattr(settings, "lines", False)
     if meta is None:
+        if lines:
+            raise SettingsError(
+                f"{where} records nothing about how its text was read (it has no metadata "
+                "line), so it cannot serve one text per line (--lines): its words may span "
+                "lines. Train from the corpus files with --lines, or count them with "
+                "bpe-gui count --lines.")
         return
     pattern, preset = resolve_pattern(settings.pattern)
     if pattern != meta.pattern and preset and preset == meta.preset:
@@ -147,6 +167,15 @@ def check_settings(meta: CountMeta | None, settings, where: str = "the count tab
             f"training asks for {list(specials)}: special tokens are cut out of the text "
             "before words are counted, so the table's words depend on them. Train with "
             "its special tokens, or count the corpus again with these.")
+    if lines != meta.lines:
+        fix = ("Train from the corpus files with --lines, or count them again with "
+               "bpe-gui count --lines." if lines else
+               "Train with one text per line too (--lines, TrainSettings(lines=True)), or "
+               "count the corpus again without --lines.")
+        raise SettingsError(
+            f"{where} was counted {_how(meta.lines)}, but training asks for "
+            f"{_how(lines)}: a table holds words already cut from its texts, so it cannot "
+            f"be read the other way. {fix}")
     if settings.mode not in meta.modes:
         raise SettingsError(
             f"{where} holds words for mode(s) {', '.join(meta.modes)}, not {settings.mode}. "

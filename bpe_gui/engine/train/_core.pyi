@@ -12,7 +12,8 @@ from typing_extensions import Buffer
 
 GREATEST: int     # ties: the greater (bytes(a), bytes(b)) wins; equal bytes: greater ids
 FIRST_SEEN: int   # ties: the pair whose first live occurrence comes first
-LOWEST_IDS: int   # ties: the smaller (a, b) wins (Hugging Face)
+LOWEST_IDS: int   # ties: the smaller (a, b) wins
+LOWEST_HF: int    # ties: the smaller (a, b) in tokenizers' numbering (its BpeTrainer)
 simd: str  # the vector code compiled in: "sse2,avx2,avx512", "sse2" or "" (util/simd.h)
 
 Pair = tuple[int, int, int]   # (a, b, count)

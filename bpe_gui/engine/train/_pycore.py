@@ -9,7 +9,19 @@ import struct
 from array import array
 from collections import defaultdict
 
-GREATEST, FIRST_SEEN, LOWEST_IDS = 0, 1, 2
+GREATEST, FIRST_SEEN, LOWEST_IDS, LOWEST_HF = 0, 1, 2, 3
+
+
+def hf_byte_ranks() -> list[int]:
+    """Byte -> its id in tokenizers' byte-level alphabet (sorted by the character GPT-2's
+    byte-to-character map gives it: the bytes that stand for themselves first, in order,
+    then the others, in order), as LOWEST_HF compares the 256 byte tokens."""
+    selfs = [b for b in range(256) if 0x21 <= b <= 0x7E or 0xA1 <= b <= 0xAC or b >= 0xAE]
+    order = selfs + [b for b in range(256) if b not in set(selfs)]
+    rank = [0] * 256
+    for r, b in enumerate(order):
+        rank[b] = r
+    return rank
 
 
 class Core:
@@ -24,6 +36,10 @@ class Core:
         self.words = [symbols[starts[i]:starts[i + 1]] for i in range(len(freqs))]
         self.freqs = list(freqs)
         self.rule = tie_rule
+        # LOWEST_HF renumbers the bytes only in byte mode (ids 0..255 are the 256 bytes)
+        bytes_first = len(self.tokens) >= 256 and all(
+            self.tokens[i] == bytes([i]) for i in range(256))
+        self._hf = hf_byte_ranks() if tie_rule == LOWEST_HF and bytes_first else None
         self._history: list[tuple[int, int, int, int, dict[int, list[int]]]] = []
 
     n_tokens = property(lambda self: len(self.tokens))
@@ -49,6 +65,8 @@ class Core:
                 return -counts[p], _Inv(self.tokens[p[0]]), _Inv(self.tokens[p[1]])
             if self.rule == FIRST_SEEN:
                 return -counts[p], first[p]
+            if self._hf is not None:
+                return -counts[p], tuple(self._hf[t] if t < 256 else t for t in p)
             return -counts[p], p
         return sorted((p for p in counts if counts[p] > 0), key=key), counts
 

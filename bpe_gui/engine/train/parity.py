@@ -46,16 +46,23 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections import Counter, deque
+from array import array
+from collections import deque
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence, Union
 
-from ..corpus.files import decode_utf8, read_bytes
+from ..corpus import PretokenTable, count_corpus
 from ..display import bytes_to_unicode, readable
 from ..errors import Cancelled, CancelFn, CorpusError, SettingsError
 from ..text.pretokenize import Pretokenizer
 from ..tokenizers.trained import Tokenizer
+
+try:   # the C core (the pure-Python stand-in would be slower than the Python state here)
+    from . import _core as _c_core   # noqa: F401  (only whether it is built)
+    from .trainer import new_core
+except ImportError:
+    new_core = None   # type: ignore[assignment]
 
 PARITY_VARIANTS = ("base", "window")
 PATTERN = "gpt2"   # HF's ByteLevel(use_regex=True) split
@@ -168,24 +175,20 @@ class ParityData:
                              dev is not None)
         pre = Pretokenizer(PATTERN)
 
-        def count(texts: object, who: str) -> Counter:
+        def count(texts: object, who: str) -> dict[bytes, int]:
             if isinstance(texts, str):
                 texts = [texts]
             if not isinstance(texts, Iterable):
                 raise SettingsError(f"{who}: give a text or a list of texts, not "
                                     f"{type(texts).__name__}.")
-            c: Counter = Counter()
+            texts = list(texts)
             for t in texts:
                 if not isinstance(t, str):
                     raise SettingsError(f"{who}: texts must be strings, not "
                                         f"{type(t).__name__}.")
-                c.update(pre.findall(t))
-            return c
+            return _words(count_corpus(texts=texts, pre=pre))
 
-        words = []
-        for n, texts in items:
-            c = count(texts, f"training text of {n!r}")
-            words.append({w.encode("utf-8"): f for w, f in c.items()})
+        words = [count(texts, f"training text of {n!r}") for n, texts in items]
         dev_words: dict[bytes, list[int]] | None = None
         if dev is not None:
             dev_words = {}
@@ -193,7 +196,7 @@ class ParityData:
             for n, texts in dev_items:
                 i = index[n]
                 for w, f in count(texts, f"dev text of {n!r}").items():
-                    dev_words.setdefault(w.encode("utf-8"), [0] * len(names))[i] += f
+                    dev_words.setdefault(w, [0] * len(names))[i] += f
         return cls(tuple(names), words, dev_words)
 
     @classmethod
@@ -202,23 +205,37 @@ class ParityData:
         """From files (UTF-8, optionally .gz/.xz): ``train`` maps each language name to
         its file, ``dev`` likewise. ``lines``: each line is its own text, as HF reads
         files (else the whole file is one text)."""
-        def texts(items: list[tuple[str, object]], what: str) -> list[tuple[str, list[str]]]:
+        pre = Pretokenizer(PATTERN)
+
+        def count(items: list[tuple[str, object]], what: str) -> list[dict[bytes, int]]:
             out = []
             for n, p in items:
                 if not isinstance(p, (str, Path)) or not str(p):
                     raise SettingsError(f"Language {n!r} has no {what} file: give its path.")
-                text = decode_utf8(read_bytes(p), p)
-                if not text.strip():
+                words = _words(count_corpus(p, pre, lines=lines))
+                if not words:
                     raise CorpusError(f"the {what} file of language {n!r} is empty.", p)
-                out.append((n, hf_lines(text) if lines else [text]))
+                out.append(words)
             return out
         items = _pairs(train, "training files")
         dev_items = _pairs(dev, "dev files")
-        _check_names([n for n, _ in items], [n for n, _ in dev_items], dev is not None)
-        data = cls.from_texts(texts(items, "training"),
-                              texts(dev_items, "dev") if dev is not None else None)
-        data.sources = tuple(str(p) for _, p in items)
-        return data
+        names = _check_names([n for n, _ in items], [n for n, _ in dev_items],
+                             dev is not None)
+        words = count(items, "training")
+        dev_words: dict[bytes, list[int]] | None = None
+        if dev is not None:
+            dev_words = {}
+            index = {n: i for i, n in enumerate(names)}
+            for (n, _), counts in zip(dev_items, count(dev_items, "dev")):
+                for w, f in counts.items():
+                    dev_words.setdefault(w, [0] * len(names))[index[n]] += f
+        return cls(tuple(names), words, dev_words, tuple(str(p) for _, p in items))
+
+
+def _words(table: PretokenTable) -> dict[bytes, int]:
+    """A counted table as {word bytes: count}."""
+    blob, starts = table.blob, table.starts
+    return {blob[starts[i]:starts[i + 1]]: c for i, c in enumerate(table.counts)}
 
 
 def _check_names(names: list[str], dev_names: list[str], with_dev: bool) -> list[str]:
@@ -367,17 +384,42 @@ class _Counts:
             del self.pc[pair]
 
 
-def _merged(w: tuple[int, ...], a: int, b: int, new: int) -> tuple[int, ...]:
-    """``w`` with (a, b) replaced by ``new`` left to right, never overlapping."""
-    out = []
-    i, n = 0, len(w)
-    while i < n:
-        if w[i] == a and i + 1 < n and w[i + 1] == b:
+def _merged(w: tuple[int, ...], a: int, b: int, new: int,
+            changes: list[tuple[tuple[int, int], int]] | None = None) -> tuple[int, ...]:
+    """``w`` with (a, b) replaced by ``new`` left to right, never overlapping. With
+    ``changes``, appends what each replacement does to the word's other pairs, as HF's
+    ``Word::merge`` does: (left neighbour, a) -1, (left neighbour, new) +1, (b, right
+    neighbour) -1, (new, right neighbour) +1 -- the pair (a, b) itself is not counted
+    down (the caller zeroes it). Occurrences of ``a`` are found by ``tuple.index``, so a
+    long word with few of them costs little."""
+    out: list[int] = []
+    i = last = 0
+    n = len(w)
+    index = w.index
+    while True:
+        try:
+            i = index(a, i)
+        except ValueError:
+            break
+        if i + 1 < n and w[i + 1] == b:
+            out.extend(w[last:i])
+            if changes is not None:
+                if out:
+                    p = out[-1]
+                    changes.append(((p, a), -1))
+                    changes.append(((p, new), 1))
+                if i + 2 < n:
+                    q = w[i + 2]
+                    changes.append(((b, q), -1))
+                    changes.append(((new, q), 1))
             out.append(new)
             i += 2
+            last = i
         else:
-            out.append(w[i])
             i += 1
+    if not out:
+        return w
+    out.extend(w[last:])
     return tuple(out)
 
 
@@ -404,12 +446,77 @@ class _Undo:
     window: tuple[int, ...]
     exhausted: frozenset[int]
     new_token: bool
-    # per language: (words changed: (index, symbols before), the pair's count, where)
-    langs: list[tuple[list[tuple[int, tuple[int, ...]]], int, set[int] | None]]
+    # per language: (words changed: (index, symbols before), the pair count changes,
+    # the pair's positions)
+    langs: list[tuple[list[tuple[int, tuple[int, ...]]], dict[tuple[int, int], int],
+                      set[int] | None]]
     dev: list[tuple[int, tuple[int, ...]]]
     dev_where: set[int] | None
     tokens: tuple[int, ...]
     train_tokens: tuple[int, ...]
+
+
+class _Cores:
+    """The C training core (engine/train/trainer.py's ``new_core``) holding each
+    language's training words, each language's dev words, and (for global merges) all
+    languages' words together. Every merge goes to every core, so a pair's ids are the
+    same in all; a core's own tie rule is never used: :meth:`best` takes all pairs tied
+    at the top count and picks HF's (the greatest GPT-2 spelling)."""
+
+    def __init__(self, data: ParityData, want_global: bool):
+        assert new_core is not None
+        self.langs = [_core_of(words) for words in data.words]
+        self.devs = None if data.dev is None else [
+            _core_of({w: fs[i] for w, fs in data.dev.items() if fs[i]})
+            for i in range(len(data.names))]
+        self.glob = None
+        if want_global:
+            summed: dict[bytes, int] = {}
+            for words in data.words:
+                for w, f in words.items():
+                    summed[w] = summed.get(w, 0) + f
+            self.glob = _core_of(summed)
+        self.all = [*self.langs, *(self.devs or []), *([self.glob] if self.glob else [])]
+
+    def best(self, lang: int | None, keys: list[str]) -> tuple[tuple[int, int], int] | None:
+        core = self.glob if lang is None else self.langs[lang]
+        assert core is not None
+        n, tied = core.tied(64)
+        if n == 0:
+            return None
+        if n > len(tied):
+            n, tied = core.tied(n)
+        a, b, c = max(tied, key=lambda t: (keys[t[0]], keys[t[1]]))
+        return (a, b), c
+
+    def merge(self, a: int, b: int) -> int:
+        ids = {core.merge(a, b)[0] for core in self.all}
+        assert len(ids) == 1, ids
+        return ids.pop()
+
+    def undo(self) -> None:
+        for core in self.all:
+            core.undo()
+
+    def train_tokens(self) -> tuple[int, ...]:
+        return tuple(core.total_symbols for core in self.langs)
+
+    def tokens(self) -> tuple[int, ...]:
+        return tuple(core.total_symbols for core in (self.devs or self.langs))
+
+
+def _core_of(words: dict[bytes, int]):
+    """A core over these byte words (ids 0-255 are the bytes)."""
+    assert new_core is not None
+    starts = array("q", [0])
+    pos = 0
+    for w in words:
+        pos += len(w)
+        starts.append(pos)
+    return new_core(b"".join(words), starts, array("q", words.values()), _BYTES, "greatest")
+
+
+_BYTES = [bytes([i]) for i in range(256)]
 
 
 # ----- the trainer ----------------------------------------------------------------------
@@ -433,36 +540,22 @@ class ParityTrainer:
         self.data = data
         self.settings = s
         self.names = data.names
-        n = len(data.names)
         self.kind = "ratio" if s.ratios is not None else "dev" if data.dev is not None \
             else "train"
         self.vocab_bytes: list[bytes] = [bytes([i]) for i in range(256)]
         table = bytes_to_unicode()
         self._keys: list[str] = [table[i] for i in range(256)]
         self._ids: dict[bytes, int] = {b: i for i, b in enumerate(self.vocab_bytes)}
-        self._langs = [_Language(w) for w in data.words]
-        self._global: _Counts | None = None
-        if s.global_merges > 0:
-            self._global = _Counts()
-            for L in self._langs:
-                for p, c in L.counts.pc.items():
-                    self._global.add(p, c)
-            self._global.build(self._keys)
-        for L in self._langs:
-            L.counts.build(self._keys)
-        self._dev_words: list[tuple[int, ...]] = []
-        self._dev_freqs: list[list[int]] = []
-        self._dev_where: dict[tuple[int, int], set[int]] = {}
-        if data.dev is not None:
-            for i, (w, fs) in enumerate(data.dev.items()):
-                self._dev_words.append(tuple(w))
-                self._dev_freqs.append(fs)
-                for p in zip(w, w[1:]):
-                    self._dev_where.setdefault(p, set()).add(i)
-        self._dev_tokens = [sum(len(w) * fs[i] for w, fs in zip(self._dev_words,
-                                                                self._dev_freqs))
-                            for i in range(n)] if data.dev is not None else None
-        self._train0 = tuple(L.tokens for L in self._langs)
+        n_train = [sum(len(w) * f for w, f in words.items()) for words in data.words]
+        self._train0 = tuple(n_train)
+        # the C core's merges (one core per language's training words, per language's
+        # dev words, and one over all languages for the global phase) while no merge
+        # repeats a token; the Python state below from the first one that does (the
+        # cores would give the repeat a new id, HF keeps the token's id): _to_python
+        self._cores: _Cores | None = _Cores(data, s.global_merges > 0) \
+            if new_core is not None else None
+        if self._cores is None:
+            self._init_python()
         self._window: deque[int] = deque()
         self._exhausted: set[int] = set()
         self._over = False          # the global phase found no pair: training ends
@@ -486,11 +579,54 @@ class ParityTrainer:
                    lines: bool = False) -> "ParityTrainer":
         return cls(ParityData.from_files(train, dev, lines=lines), settings)
 
+    def _init_python(self) -> None:
+        """The pure-Python state of step 0 (pair counts, heaps, positions)."""
+        data, n = self.data, len(self.data.names)
+        self._langs = [_Language(w) for w in data.words]
+        self._global: _Counts | None = None
+        if self.settings.global_merges > 0:
+            self._global = _Counts()
+            for L in self._langs:
+                for p, c in L.counts.pc.items():
+                    self._global.add(p, c)
+            self._global.build(self._keys)
+        for L in self._langs:
+            L.counts.build(self._keys)
+        self._dev_words: list[tuple[int, ...]] = []
+        self._dev_freqs: list[list[int]] = []
+        self._dev_where: dict[tuple[int, int], set[int]] = {}
+        if data.dev is not None:
+            for i, (w, fs) in enumerate(data.dev.items()):
+                self._dev_words.append(tuple(w))
+                self._dev_freqs.append(fs)
+                for p in zip(w, w[1:]):
+                    self._dev_where.setdefault(p, set()).add(i)
+        self._dev_tokens = [sum(len(w) * fs[i] for w, fs in zip(self._dev_words,
+                                                                self._dev_freqs))
+                            for i in range(n)] if data.dev is not None else None
+
+    def _to_python(self) -> None:
+        """Leave the cores for the Python state, at the same step: replay the steps
+        made (the same records come out)."""
+        steps, undos = self.steps, self._undo
+        window, exhausted, over = self._window, self._exhausted, self._over
+        self._cores = None
+        self.vocab_bytes = self.vocab_bytes[:256]
+        self._keys = self._keys[:256]
+        self._ids = {b: i for i, b in enumerate(self.vocab_bytes)}
+        self.steps, self._undo = [], []
+        self._init_python()
+        for rec, u in zip(steps, undos):
+            again = self._apply(rec.pair, rec.count, rec.language, rec.measure,
+                                list(rec.passed), list(rec.exhausted), u.window, u.exhausted)
+            assert again == rec, (again, rec)
+        self._window, self._exhausted, self._over = window, exhausted, over
+
     def _alphabet_size(self) -> int:
         inner: set[int] = set()
         final: set[int] = set()
-        for L in self._langs:
-            for w in L.words:
+        for words in self.data.words:
+            for w in words:
                 inner.update(w[:-1])
                 final.add(w[-1])
         return len(inner) + len(final)
@@ -525,6 +661,8 @@ class ParityTrainer:
     def tokens(self) -> tuple[int, ...]:
         """Each language's tokens now: on the dev set when there is one, else on the
         training text (what ``ParityStep.tokens`` records)."""
+        if self._cores is not None:
+            return self._cores.tokens()
         if self._dev_tokens is not None:
             return tuple(self._dev_tokens)
         return tuple(L.tokens for L in self._langs)
@@ -532,6 +670,8 @@ class ParityTrainer:
     @property
     def train_tokens(self) -> tuple[int, ...]:
         """Each language's tokens on its training text now."""
+        if self._cores is not None:
+            return self._cores.train_tokens()
         return tuple(L.tokens for L in self._langs)
 
     @property
@@ -553,8 +693,8 @@ class ParityTrainer:
         if self.kind == "ratio":
             ratios = self.settings.ratios
             assert ratios is not None
-            return tuple((float(a) / float(L.tokens)) / r
-                         for a, L, r in zip(self._train0, self._langs, ratios))
+            return tuple((float(a) / float(t)) / r
+                         for a, t, r in zip(self._train0, self.train_tokens, ratios))
         return tuple(float(t) for t in self.tokens)
 
     def is_done(self) -> bool:
@@ -643,21 +783,52 @@ class ParityTrainer:
                 return None
             if self.n_steps < self.settings.global_merges:
                 lang = None
-                assert self._global is not None
-                got = self._global.best()
+                if self._cores is not None:
+                    got = self._cores.best(None, self._keys)
+                else:
+                    assert self._global is not None
+                    got = self._global.best()
                 if got is None:
                     self._over = True
                     return None
                 break
             lang, passed = self._choose()
-            got = self._langs[lang].counts.best()
+            got = self._cores.best(lang, self._keys) if self._cores is not None \
+                else self._langs[lang].counts.best()
             if got is not None:
                 break
             self._exhausted.add(lang)
             found_exhausted.append(lang)
         pair, count = got
+        if self._cores is not None:
+            token = self.vocab_bytes[pair[0]] + self.vocab_bytes[pair[1]]
+            if token not in self._ids:
+                return self._apply_cores(pair, count, lang, measure, passed,
+                                         found_exhausted, window, exhausted, token)
+            self._to_python()
         return self._apply(pair, count, lang, measure, passed, found_exhausted,
                            window, exhausted)
+
+    def _apply_cores(self, pair: tuple[int, int], count: int, lang: int | None,
+                     measure: tuple[float, ...], passed: list[int], found: list[int],
+                     window: tuple[int, ...], exhausted: frozenset[int],
+                     token: bytes) -> ParityStep:
+        assert self._cores is not None
+        a, b = pair
+        undo = _Undo(window, exhausted, True, [], [], None, self.tokens, self.train_tokens)
+        new_id = self._cores.merge(a, b)
+        assert new_id == len(self.vocab_bytes)
+        self.vocab_bytes.append(token)
+        self._keys.append(self._keys[a] + self._keys[b])
+        self._ids[token] = new_id
+        rec = ParityStep(
+            index=self.n_steps + 1, pair=pair, left=self.vocab_bytes[a],
+            right=self.vocab_bytes[b], new_id=new_id, token=token, count=count,
+            language=lang, kind="global" if lang is None else self.kind, measure=measure,
+            tokens=self.tokens, passed=tuple(passed), exhausted=tuple(found))
+        self.steps.append(rec)
+        self._undo.append(undo)
+        return rec
 
     def _apply(self, pair: tuple[int, int], count: int, lang: int | None,
                measure: tuple[float, ...], passed: list[int], found: list[int],
@@ -671,48 +842,51 @@ class ParityTrainer:
             self.vocab_bytes.append(token)
             self._keys.append(self._keys[a] + self._keys[b])
             self._ids[token] = new_id
-        keys = self._keys
         undo = _Undo(window, exhausted, is_new, [], [], None, self.tokens,
                      self.train_tokens)
-        g = self._global
         for L in self._langs:
             changed: list[tuple[int, tuple[int, ...]]] = []
-            old_count = L.counts.pc.get(pair, 0)
+            acc: dict[tuple[int, int], int] = {}
             pos = L.where.pop(pair, None)
-            touched: set[tuple[int, int]] = set()
             if pos is not None:
+                words, freqs, where = L.words, L.freqs, L.where
+                changes: list[tuple[tuple[int, int], int]] = []
                 for i in pos:
-                    w = L.words[i]
-                    nw = _merged(w, a, b, new_id)
-                    if len(nw) == len(w):
+                    w = words[i]
+                    nw = _merged(w, a, b, new_id, changes)
+                    if nw is w:
                         continue
                     changed.append((i, w))
-                    self._rewrite(L, i, w, nw, touched)
-                if pair in L.counts.pc:
-                    if g is not None:
-                        g.add(pair, -L.counts.pc[pair])
-                    del L.counts.pc[pair]
-            for p in touched:
-                L.counts.push(p, keys)
-            if g is not None:
-                for p in touched:
-                    g.push(p, keys)
-            undo.langs.append((changed, old_count, pos))
+                    words[i] = nw
+                    f = freqs[i]
+                    L.tokens -= (len(w) - len(nw)) * f
+                    for p, d in changes:
+                        acc[p] = acc.get(p, 0) + d * f
+                        if d > 0:
+                            where.setdefault(p, set()).add(i)
+                    changes.clear()
+                left = L.counts.pc.get(pair, 0) + acc.get(pair, 0)
+                acc[pair] = acc.get(pair, 0) - left   # the pair is gone: its count is 0
+            self._add_counts(L, acc, 1)
+            undo.langs.append((changed, acc, pos))
         if self._dev_tokens is not None:
             dpos = self._dev_where.pop(pair, None)
             undo.dev_where = dpos
+            dev_changes: list[tuple[tuple[int, int], int]] = []
             for i in dpos or ():
                 w = self._dev_words[i]
-                nw = _merged(w, a, b, new_id)
-                if len(nw) == len(w):
+                nw = _merged(w, a, b, new_id, dev_changes)
+                if nw is w:
                     continue
                 undo.dev.append((i, w))
                 self._dev_words[i] = nw
                 d = len(w) - len(nw)
                 for li, f in enumerate(self._dev_freqs[i]):
                     self._dev_tokens[li] -= d * f
-                for p in zip(nw, nw[1:]):
-                    self._dev_where.setdefault(p, set()).add(i)
+                for p, dd in dev_changes:
+                    if dd > 0:
+                        self._dev_where.setdefault(p, set()).add(i)
+                dev_changes.clear()
         rec = ParityStep(
             index=self.n_steps + 1, pair=pair, left=self.vocab_bytes[a],
             right=self.vocab_bytes[b], new_id=new_id, token=token, count=count,
@@ -722,34 +896,28 @@ class ParityTrainer:
         self._undo.append(undo)
         return rec
 
-    def _rewrite(self, L: _Language, i: int, old: tuple[int, ...], new: tuple[int, ...],
-                 touched: set[tuple[int, int]]) -> None:
-        """Word i of language L becomes ``new``: counts, positions and tokens follow.
-        Only pairs whose number in the word changed are touched (a long word keeps most)."""
-        f = L.freqs[i]
-        delta: dict[tuple[int, int], int] = {}
-        for p in zip(old, old[1:]):
-            delta[p] = delta.get(p, 0) - 1
-        for p in zip(new, new[1:]):
-            delta[p] = delta.get(p, 0) + 1
+    def _add_counts(self, L: _Language, acc: dict[tuple[int, int], int], sign: int) -> None:
+        """Add ``sign`` times the count changes ``acc`` to language L's pair counts (and
+        the global ones), and give each changed pair its heap entry."""
         pc = L.counts.pc
         g = self._global
-        where = L.where
-        for p, d in delta.items():
+        keys = self._keys
+        for p, d in acc.items():
             if not d:
                 continue
-            v = pc.get(p, 0) + d * f
+            d *= sign
+            v = pc.get(p, 0) + d
             if v:
                 pc[p] = v
             else:
                 del pc[p]
             if g is not None:
-                g.add(p, d * f)
-            touched.add(p)
-            if d > 0:
-                where.setdefault(p, set()).add(i)
-        L.words[i] = new
-        L.tokens += (len(new) - len(old)) * f
+                g.add(p, d)
+        for p in acc:
+            L.counts.push(p, keys)
+        if g is not None:
+            for p in acc:
+                g.push(p, keys)
 
     def undo(self) -> ParityStep | None:
         """Back one merge: the record undone, or None at step 0."""
@@ -758,25 +926,23 @@ class ParityTrainer:
         rec = self.steps.pop()
         u = self._undo.pop()
         pair = rec.pair
-        keys = self._keys
-        g = self._global
-        for L, (changed, old_count, pos) in zip(self._langs, u.langs):
-            touched: set[tuple[int, int]] = set()
-            for i, old in reversed(changed):
-                self._rewrite(L, i, L.words[i], old, touched)
-            now = L.counts.pc.get(pair, 0)
-            if now != old_count:
-                L.counts.add(pair, old_count - now)
-                if g is not None:
-                    g.add(pair, old_count - now)
-            touched.add(pair)
+        if self._cores is not None:
+            self._cores.undo()
+            self.vocab_bytes.pop()
+            self._keys.pop()
+            del self._ids[rec.token]
+            self._window = deque(u.window)
+            self._exhausted = set(u.exhausted)
+            self._over = False
+            return rec
+        for L, (changed, acc, pos) in zip(self._langs, u.langs):
+            for i, old in changed:
+                w = L.words[i]
+                L.tokens += (len(old) - len(w)) * L.freqs[i]
+                L.words[i] = old
             if pos is not None:
                 L.where[pair] = pos
-            for p in touched:
-                L.counts.push(p, keys)
-            if g is not None:
-                for p in touched:
-                    g.push(p, keys)
+            self._add_counts(L, acc, -1)
         if self._dev_tokens is not None:
             for i, old in reversed(u.dev):
                 self._dev_words[i] = old

@@ -35,13 +35,14 @@ from ..tokenizers.trained import EOW, UNK, Tokenizer
 
 # settings that shape training but not the tokenizer it makes: a tokenizer's metadata
 # keeps them, and only the native format writes them (formats/native.py)
-TRAINING_ONLY = ("tie_rule", "min_frequency", "prune")
+TRAINING_ONLY = ("tie_rule", "min_frequency", "prune", "lines")
 TIE_RULES = {"greatest": _core.GREATEST, "first-seen": _core.FIRST_SEEN,
-             "lowest-ids": _core.LOWEST_IDS}
+             "lowest-ids": _core.LOWEST_IDS, "lowest-ids-hf": _core.LOWEST_HF}
 TIE_RULE_LABELS = {
     "greatest": "Greatest pair (by bytes)",
     "first-seen": "First seen in corpus",
     "lowest-ids": "Lowest token ids",
+    "lowest-ids-hf": "Lowest ids, numbered as Hugging Face does",
 }
 MODES = ("byte", "char")
 TIE_LIMIT = 50        # tied pairs kept per record (the total is always kept)
@@ -54,6 +55,12 @@ class TrainSettings:
 
     ``vocab_size`` counts every token (base symbols + special tokens + merges), or only
     live symbols when ``prune`` is on; ``num_merges``, if given, wins over it.
+
+    ``lines``: each line of the corpus (its \\n kept) is a text of its own, as Hugging
+    Face's trainer reads files, so no word spans a line break. With ``tie_rule=
+    "lowest-ids-hf"``, byte mode and the GPT-2 pattern, training then gives exactly
+    tokenizers' ``BpeTrainer`` merges (ByteLevel without a prefix space, all 256 bytes as
+    the initial alphabet, the same vocabulary size and minimum frequency).
     """
 
     vocab_size: int | None = 1000
@@ -66,6 +73,7 @@ class TrainSettings:
     min_frequency: int = 1
     prune: bool = False
     superbpe_from: int | None = None   # SuperBPE: stage 2 after this many merges (superbpe.py)
+    lines: bool = False                # one text per line (counting; see above)
 
     def __post_init__(self) -> None:   # types and sizes; what fits together: validated()
         object.__setattr__(self, "special_tokens", checks.train_settings(self))
@@ -104,6 +112,10 @@ class TrainSettings:
         if self.superbpe_from is not None and (self.superbpe_from < 0 or self.mode != "byte"):
             raise SettingsError(f"SuperBPE's stage 2 from merge {self.superbpe_from}: it needs "
                                 "byte mode and a merge number of 0 or more.")
+        if self.superbpe_from is not None and self.lines:
+            raise SettingsError("SuperBPE reads its corpus its own way (stage 2 line by line, "
+                                "with its own pattern), so one text per line (lines/--lines) "
+                                "does not apply to it: turn one of them off.")
         if self.num_merges is None and self.vocab_size is None:
             raise SettingsError("Give a target vocabulary size or a number of merges.")
         specials = validate_special_tokens(self.special_tokens)
@@ -280,6 +292,12 @@ class Trainer:
         self.settings = (settings or TrainSettings()).validated()
         self.table = table
         s = self.settings
+        if s.lines and not (table.meta is not None and table.meta.lines):
+            raise SettingsError("One text per line (lines=True) needs words counted line by "
+                                "line, but this table was counted from whole texts, so its "
+                                "words may span lines. Build the trainer from the corpus "
+                                "(Trainer.from_files / from_text with these settings), or count "
+                                "it with count_corpus(..., lines=True).")
         token_bytes, symbols, starts, freqs = self._initial_state(table, s)
         if len(symbols) == 0:
             raise CorpusError("The corpus has only whitespace, so character mode has no words "
@@ -773,14 +791,15 @@ def train_bpe(input_path: "str | Path | Sequence[str | Path] | PretokenTable | N
 
     ids: 0-255 the bytes, then special tokens in the order given, then merges in order.
     ``options`` are the other :class:`TrainSettings` fields (mode, pattern, tie_rule,
-    min_frequency, prune, num_merges, end_of_word). ``progress(phase, done, total)``
+    min_frequency, prune, num_merges, end_of_word, lines). ``progress(phase, done, total)``
     reports "pretokenize" (input bytes read) then "merge" (steps). ``encoding``: the
     corpus files' (converted as they are read).
 
     Instead of corpus files: ``input_path`` a table in memory (``count_corpus``), or
     ``counts`` word-count table files (summed in the order given). A table's own pattern
-    and special tokens are used unless ``pattern``/``special_tokens`` are given, and then
-    they must be the table's (see :meth:`Trainer.from_counts`).
+    and special tokens (and ``lines``) are used unless ``pattern``/``special_tokens``
+    (``lines``) are given, and then they must be the table's (see
+    :meth:`Trainer.from_counts`).
     """
     _check_train_bpe(input_path, vocab_size, special_tokens, counts, options)
     table = input_path if isinstance(input_path, PretokenTable) else None
@@ -791,7 +810,8 @@ def train_bpe(input_path: "str | Path | Sequence[str | Path] | PretokenTable | N
             assert counts is not None   # (the test above: one of the two is given)
             table = read_tables(counts)
         settings = settings_for_table(settings, table.meta, pattern="pattern" in options,
-                                      specials=special_tokens is not None)
+                                      specials=special_tokens is not None,
+                                      lines="lines" in options)
         trainer = Trainer.from_source(table, settings, where=_table_name(counts or table))
     else:   # a str here is a file's path, not the text
         paths = [input_path] if isinstance(input_path, (str, Path)) else input_path
@@ -843,8 +863,9 @@ def source_table(source: "str | Path | Sequence[str | Path] | PretokenTable | ob
         return source
     pre = Pretokenizer(settings.pattern, settings.special_tokens)
     if isinstance(source, str):
-        return table_from_text(source, pre, progress=progress, cancel=cancel, **kw)
+        return table_from_text(source, pre, progress=progress, cancel=cancel,
+                               lines=settings.lines, **kw)
     paths = cast("str | Path | Sequence[str | Path]", getattr(source, "paths", source))
     encoding = getattr(source, "encoding", None) or encoding
     return table_from_files(paths, pre, progress=progress, cancel=cancel,
-                            encoding=encoding, **kw)
+                            encoding=encoding, lines=settings.lines, **kw)

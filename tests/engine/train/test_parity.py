@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from bpe_gui.engine.errors import SettingsError
+from bpe_gui.engine.train import parity
 from bpe_gui.engine.train import (ParityData, ParitySettings, ParityTrainer, hf_lines,
                                   ratios_for, train_parity)
 
@@ -71,7 +72,7 @@ def test_lines_equal_hf(measure, kw):
 
 
 @pytest.mark.parametrize("variant", ["base", "window"])
-def test_no_dev_no_ratio_and_whole_files_equal_hf(variant):
+def test_no_dev_no_ratio_and_whole_files_equal_hf(variant, engine):
     """Neither a dev set nor ratios (training totals decide), each file one text, three
     languages: still HF's merges."""
     langs = ("en", "zh", "ru")
@@ -85,7 +86,15 @@ def test_no_dev_no_ratio_and_whole_files_equal_hf(variant):
     assert t.hf_merges() == expected
 
 
-def test_random_small_corpora_equal_hf_and_undo_replays():
+@pytest.fixture(params=["core", "python"])
+def engine(request, monkeypatch):
+    """Both ways of merging: the C cores, and the Python state (no C core)."""
+    if request.param == "python":
+        monkeypatch.setattr(parity, "new_core", None)
+    return request.param
+
+
+def test_random_small_corpora_equal_hf_and_undo_replays(engine):
     """Tiny random corpora exhaust languages, tie often and run out of pairs: HF's
     merges still, and undoing half the steps then running again gives them back.
     (Cases where HF's window loop would never end are skipped: ``stalled``.)"""
@@ -111,6 +120,7 @@ def test_random_small_corpora_equal_hf_and_undo_replays():
                                      list(zip(names, dev)) if dev else None,
                                      ParitySettings(**kw, ratios=tuple(ratio) if ratio else None))
         t.run()
+        assert (t._cores is None) == (engine == "python" or t.vocab_size < 256 + t.n_steps)
         ours = t.hf_merges()
         records = list(t.steps)
         t.goto(t.n_steps // 2)
@@ -150,6 +160,29 @@ def dev_tokens(lines_by_lang: list[list[str]], merges: list[str]) -> tuple[int, 
                 n += len(apply_merges(list(piece), merges))
         out.append(n)
     return tuple(out)
+
+
+def test_leaving_the_cores_mid_run_changes_nothing():
+    """A merge that makes a token again sends training from the C cores to the Python
+    state at that step (HF keeps the token's id; a core would give it a new one): the
+    switch replays the steps made into the same records, and the merges stay HF's."""
+    langs = ("en", "de", "ru")
+    settings = ParitySettings(num_merges=300, variant="window", window_size=6, alpha=1.2,
+                              global_merges=10)
+    t = ParityTrainer.from_files(files("train", langs), files("dev", langs), settings,
+                                 lines=True)
+    t.run(until=150)
+    assert t._cores is not None
+    records = list(t.steps)
+    t._to_python()
+    assert t._cores is None and t.steps == records
+    t.run()
+    dev = [read_lines(p) for _, p in files("dev", langs)]
+    train = [read_lines(p) for _, p in files("train", langs)]
+    assert t.hf_merges() == hf_train(train, dev, num_merges=300, variant="window",
+                                     window_size=6, alpha=1.2, global_merges=10)
+    t.goto(100)
+    assert t.steps == records[:100]
 
 
 def test_records_say_whose_turn_and_why():

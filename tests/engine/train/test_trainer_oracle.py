@@ -36,7 +36,7 @@ def _engine_ranking(t: Trainer) -> list[tuple[int, int, int]]:
 @given(text=corpora, specials=specials_st, data=st.data(),
        mode=st.sampled_from(["byte", "char"]), eow=st.sampled_from(["suffix", "prefix"]),
        pattern=st.sampled_from(["gpt2", "gpt2", "whitespace"]),
-       rule=st.sampled_from(["greatest", "first-seen", "lowest-ids"]),
+       rule=st.sampled_from(["greatest", "first-seen", "lowest-ids", "lowest-ids-hf"]),
        min_frequency=st.integers(1, 3), prune=st.booleans())
 @pytest.mark.slow
 def test_trainer_matches_oracle(core, text, specials, data, mode, eow, pattern, rule,

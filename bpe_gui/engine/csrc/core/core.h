@@ -29,7 +29,8 @@
  * validated on use; lists are compacted when they grow past twice the live count.
  *
  * Priority: an indexed binary heap holding every pair with count > 0, ordered by count
- * descending, then by the tie rule.  For FIRST_SEEN the key is the pair's first live
+ * descending, then by the tie rule.  LOWEST_HF compares ids through hf_rank (the 256
+ * single bytes renumbered as tokenizers numbers its byte-level alphabet).  For FIRST_SEEN the key is the pair's first live
  * occurrence (smallest left slot); it is kept as a lower bound that is made exact
  * lazily (a "dirty" pair at the top of the heap is recomputed and sifted down).
  *
@@ -49,6 +50,11 @@
 #define TIE_GREATEST 0
 #define TIE_FIRST_SEEN 1
 #define TIE_LOWEST_IDS 2
+/* Hugging Face's BpeTrainer: the lowest (a, b) in tokenizers' numbering, where the
+ * alphabet is sorted by code point -- in byte mode the code point GPT-2's byte-to-
+ * character map gives each byte, so printable bytes come before the others -- and new
+ * tokens are numbered in the order they are made (as here). */
+#define TIE_LOWEST_HF 3
 
 #define INLINE_CAP 2
 #define DENSE_MAX 1024
@@ -105,6 +111,8 @@ typedef struct {
 
 typedef struct BpeCore {
     int tie;
+    int hf_bytes;              /* LOWEST_HF and ids 0..255 are the single bytes: hf_rank */
+    int32_t hf_rank[256];      /* byte id -> its rank in tokenizers' byte-level alphabet */
     int broken;                /* a failed allocation in a step lost the state */
 
     /* slots and words */
@@ -219,6 +227,13 @@ static inline uint64_t hslot(uint64_t key, int bits)
     return (key * 0x9E3779B97F4A7C15ULL) >> (64 - bits);
 }
 
+/* A token's id as LOWEST_HF compares it: a byte's rank in tokenizers' alphabet (all of
+ * them below 256, like the bytes' own ids), any other token its own id. */
+static inline int32_t hf_id(const BpeCore *c, int32_t t)
+{
+    return t < 256 ? c->hf_rank[t] : t;
+}
+
 /* Heap entries carry a snapshot of the key (count, FIRST_SEEN position): counts change
  * during a batch while the heap is only fixed at the end, one pair at a time, and every
  * fix must see a heap whose other keys are consistent. */
@@ -240,6 +255,12 @@ static inline int better(const BpeCore *c, const HEnt *x, const HEnt *y)
     }
     if (c->tie == TIE_FIRST_SEEN && x->first != y->first)
         return x->first < y->first;
+    if (c->tie == TIE_LOWEST_HF && c->hf_bytes) {
+        int32_t ra = hf_id(c, p->a), qa = hf_id(c, q->a);
+        if (ra != qa)
+            return ra < qa;
+        return hf_id(c, p->b) < hf_id(c, q->b);
+    }
     if (p->a != q->a)
         return p->a < q->a;
     return p->b < q->b;

@@ -37,6 +37,29 @@ void bpe_core_add_token(BpeCore *c, const char *s, int64_t len)
     tok_append(c, s, len);
 }
 
+/* LOWEST_HF in byte mode (ids 0..255 are the bytes 0..255): rank each byte as tokenizers
+ * numbers ByteLevel's alphabet, sorted by the character GPT-2's map gives it -- the
+ * bytes that stand for themselves (! to ~, U+00A1 to U+00AC, U+00AE to U+00FF) in
+ * order, then the others (mapped to U+0100 onwards in byte order), in order. Any other
+ * base alphabet (character mode) is already numbered by code point. */
+static void hf_ranks(BpeCore *c)
+{
+    c->hf_bytes = 0;
+    if (c->tie != TIE_LOWEST_HF || c->n_base < 256)
+        return;
+    for (int32_t i = 0; i < 256; i++)
+        if (c->tok_len[i] != 1 || (unsigned char)c->tok_buf[c->tok_off[i]] != (unsigned)i)
+            return;
+    int32_t r = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (int b = 0; b < 256; b++) {
+            int self = (b >= 0x21 && b <= 0x7E) || (b >= 0xA1 && b <= 0xAC) || b >= 0xAE;
+            if (self == (pass == 0))
+                c->hf_rank[b] = r++;
+        }
+    c->hf_bytes = 1;
+}
+
 /* The heavy part of construction (the Python type runs it without the GIL). */
 const char *bpe_core_build(BpeCore *c, const int32_t *symbols, int32_t n_symbols,
                            const int64_t *starts, const int64_t *freqs, int32_t n_words,
@@ -44,6 +67,7 @@ const char *bpe_core_build(BpeCore *c, const int32_t *symbols, int32_t n_symbols
 {
     *is_mem = 0;
     c->n_base = c->n_tokens;
+    hf_ranks(c);
     c->n_slots = n_symbols;
     c->n_words = n_words;
     int32_t ns = c->n_slots, nwds = c->n_words;

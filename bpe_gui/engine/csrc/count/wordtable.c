@@ -307,8 +307,28 @@ static size_t starting_before(size_t p, const size_t *ends, size_t k, size_t lim
     return k;
 }
 
+static int count_until(WordTable *c, const unsigned char *s, size_t n, size_t stop,
+                       uint64_t *ordp);
+
 int wt_count_text_until(WordTable *c, const unsigned char *s, size_t n, size_t stop,
                         uint64_t *ordp)
+{
+    if (!c->lines)
+        return count_until(c, s, n, stop, ordp);
+    /* line by line: no word, lookahead or special token reaches past a line's \n */
+    size_t pos = 0;
+    while (pos < n && pos < stop) {
+        const unsigned char *nl = (const unsigned char *)memchr(s + pos, '\n', n - pos);
+        size_t end = nl ? (size_t)(nl - s) + 1 : n;
+        if (count_until(c, s + pos, end - pos, (stop < end ? stop : end) - pos, ordp) < 0)
+            return -1;
+        pos = end;
+    }
+    return 0;
+}
+
+static int count_until(WordTable *c, const unsigned char *s, size_t n, size_t stop,
+                       uint64_t *ordp)
 {
     uint64_t ord = *ordp;
     size_t *next = NULL;

@@ -32,6 +32,7 @@ typedef struct {
 
 typedef struct {
     int preset;             /* BPE_SCAN_* for wt_count_text */
+    int lines;              /* each line (up to and with its \n) is a text of its own */
     /* special tokens, longest first: never counted, never split */
     ptrdiff_t n_specials;
     unsigned char **sp;
@@ -51,7 +52,9 @@ typedef struct {
 /* Add `count` occurrences of a word first seen at `first`. */
 int wt_add(WordTable *t, const unsigned char *p, size_t n, int64_t count, uint64_t first);
 
-/* Count the words of s[0..n), a whole text: cut at special tokens, then by the scanner.
+/* Count the words of s[0..n), a whole text (with t->lines, each of its lines is one, its
+ * \n included, as Hugging Face's trainer reads files): cut at special tokens, then by
+ * the scanner.
  * The first word gets the key *ordp, the next *ordp + 1, ... (*ordp is left after the
  * last). Adds to t->total (not to chars or bytes). */
 int wt_count_text(WordTable *t, const unsigned char *s, size_t n, uint64_t *ordp);

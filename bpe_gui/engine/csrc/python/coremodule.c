@@ -10,7 +10,8 @@
  *   Core(symbols, starts, freqs, token_bytes, tie_rule=GREATEST)
  *       symbols: int32 buffer, bytes (each byte a symbol id) or a sequence; starts/freqs:
  *       int64 buffers (or sequences),
- *       token_bytes: sequence of bytes; tie_rule: GREATEST, FIRST_SEEN or LOWEST_IDS.
+ *       token_bytes: sequence of bytes; tie_rule: GREATEST, FIRST_SEEN, LOWEST_IDS or
+ *       LOWEST_HF (core.h).
  *   best() -> (a, b, count) | None        top(k) -> [(a, b, count), ...]
  *   tied(limit) -> (n, [(a, b, count), ...])
  *   step() -> (a, b, new_id, count) | None  undo() -> (a, b, new_id)  (IndexError at 0)
@@ -223,8 +224,10 @@ static PyObject *Core_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOO|i:Core", kwlist, &osym, &ostarts,
                                      &ofreqs, &otok, &tie))
         return NULL;
-    if (tie != TIE_GREATEST && tie != TIE_FIRST_SEEN && tie != TIE_LOWEST_IDS) {
-        PyErr_SetString(PyExc_ValueError, "tie_rule must be GREATEST, FIRST_SEEN or LOWEST_IDS");
+    if (tie != TIE_GREATEST && tie != TIE_FIRST_SEEN && tie != TIE_LOWEST_IDS &&
+        tie != TIE_LOWEST_HF) {
+        PyErr_SetString(PyExc_ValueError,
+                        "tie_rule must be GREATEST, FIRST_SEEN, LOWEST_IDS or LOWEST_HF");
         return NULL;
     }
     CoreObject *self = (CoreObject *)type->tp_alloc(type, 0);
@@ -834,6 +837,7 @@ PyMODINIT_FUNC PyInit__core(void)
     if (PyModule_AddIntConstant(m, "GREATEST", TIE_GREATEST) < 0 ||
         PyModule_AddIntConstant(m, "FIRST_SEEN", TIE_FIRST_SEEN) < 0 ||
         PyModule_AddIntConstant(m, "LOWEST_IDS", TIE_LOWEST_IDS) < 0 ||
+        PyModule_AddIntConstant(m, "LOWEST_HF", TIE_LOWEST_HF) < 0 ||
         PyModule_AddStringConstant(m, "simd", BPE_SIMD_BUILT) < 0) {
         Py_DECREF(m);
         return NULL;

@@ -7,9 +7,10 @@
  *
  * Python API
  * ----------
- *   WordCounter(preset=-1, specials=())
+ *   WordCounter(preset=-1, specials=(), lines=False)
  *       preset: BPE_SCAN_* of scan.h for the native scanner, or -1 when the caller
- *       cuts words itself (count_words); specials: special tokens as bytes.
+ *       cuts words itself (count_words); specials: special tokens as bytes; lines:
+ *       count() takes each line of a text (up to and with its \n) as a text of its own.
  *   count(text, block=0, ordinal=0, stop=-1) -> next ordinal
  *                            a whole text (str, or UTF-8 bytes-like that is valid UTF-8):
  *                            cut at special tokens (longest first where they overlap),
@@ -115,11 +116,11 @@ static void free_specials(Counter *c)
 
 static int Counter_init(Counter *c, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"preset", "specials", NULL};
-    int preset = NO_PRESET;
+    static char *kwlist[] = {"preset", "specials", "lines", NULL};
+    int preset = NO_PRESET, lines = 0;
     PyObject *ospecials = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|iO:WordCounter", kwlist, &preset,
-                                     &ospecials))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|iOp:WordCounter", kwlist, &preset,
+                                     &ospecials, &lines))
         return -1;
     if (preset != NO_PRESET && scan_py_check_id(preset) < 0)
         return -1;
@@ -129,6 +130,7 @@ static int Counter_init(Counter *c, PyObject *args, PyObject *kwds)
     }
     free_specials(c);
     c->t.preset = preset;
+    c->t.lines = lines;
     c->ready = 1;
     if (!ospecials || ospecials == Py_None)
         return 0;
