@@ -57,6 +57,15 @@ class ParityInfo:
     plain: tuple[tuple[int, ...], ...] | None = None
 
 
+def _split(word: tuple[int, ...], new: int, pair: tuple[int, int]) -> tuple[int, ...]:
+    """A word as it was before the merge of ``pair`` into ``new`` (a new token: each
+    occurrence of it in the word came from that merge)."""
+    out: list[int] = []
+    for t in word:
+        out.extend(pair if t == new else (t,))
+    return tuple(out)
+
+
 class ParityRun:
     """A :class:`ParityTrainer` as a TrainerProtocol run (see the module docstring)."""
 
@@ -70,15 +79,17 @@ class ParityRun:
         self._steps: list[MergeStep] = []
         self._redo: list[tuple[MergeStep, ParityStep]] = []   # undone, most recent last
         # the words of every language, end to end: word id w of language i is
-        # offset[i] + its index there
+        # offset[i] + its index there (the order the trainer holds them in)
         self._offsets: list[int] = []
+        self._freqs: list[list[int]] = []
         texts: list[str] = []
         freqs: list[int] = []
-        for L in trainer._langs:
+        for words in trainer.data.words:
             self._offsets.append(len(texts))
-            texts += [bytes(w).decode("utf-8", "replace") for w in L.words]
-            freqs += L.freqs
-        n_bytes = sum(trainer._train0)
+            self._freqs.append(list(words.values()))
+            texts += [w.decode("utf-8", "replace") for w in words]
+            freqs += words.values()
+        n_bytes = sum(len(w) * f for ws in trainer.data.words for w, f in ws.items())
         self._table = PretokenTable.from_words(texts, freqs, n_bytes=n_bytes)
         self._counts_at: tuple[int, int] | None = None
         self._counts: list[int] = []
@@ -205,38 +216,65 @@ class ParityRun:
         rec = self.next_choice()
         return None if rec is None else (rec.pair[0], rec.pair[1], rec.count)
 
-    def _candidates(self) -> dict[tuple[int, int], int]:
-        """The pair counts the next step chooses from: the language whose turn it is
-        (all languages together in the global phase)."""
+    # The trainer holds each language's words in the C core (``_cores``) or, after a
+    # merge that repeats a token, in Python (``_langs``): the two readers below.
+    def _chooser(self):
+        """The core or the Python pair counts the next step chooses from: the language
+        whose turn it is (all languages together in the global phase); None when
+        training is done."""
         p = self._p
-        if self.n_steps < p.settings.global_merges:
+        glob = self.n_steps < p.settings.global_merges
+        lang = None
+        if not glob:
+            nxt = self._next_parity()
+            if nxt is None or nxt.language is None:
+                return None
+            lang = nxt.language
+        cores = p._cores
+        if cores is not None:
+            return cores.glob if glob else cores.langs[lang]
+        if glob:
             out: dict[tuple[int, int], int] = {}
             for L in p._langs:
                 for pair, c in L.counts.pc.items():
                     out[pair] = out.get(pair, 0) + c
             return out
-        nxt = self._next_parity()
-        if nxt is None or nxt.language is None:
-            return {}
-        return p._langs[nxt.language].counts.pc
+        return p._langs[lang].counts.pc
 
     def top_pairs(self, k: int = 200) -> list[PairRow]:
         """The k best pairs of the language whose turn is next, in HF's order (count,
         then the greatest GPT-2 spelling)."""
         keys = self._p._keys
-        pc = self._candidates()
-        best = sorted(((c, keys[a], keys[b], a, b) for (a, b), c in pc.items() if c > 0),
-                      reverse=True)[:k]
+        src = self._chooser()
+        if src is None:
+            return []
+        if isinstance(src, dict):
+            found = [(a, b, c) for (a, b), c in src.items() if c > 0]
+        else:   # the core: every pair tied at the top (HF's pick is among them), then more
+            n, tied = src.tied(64)
+            if n > len(tied):
+                n, tied = src.tied(n)
+            top = tied[0][2] if tied else 0
+            found = [tuple(t) for t in tied] + [tuple(t) for t in src.top(k + n)
+                                                if t[2] < top]
+        best = sorted(((c, keys[a], keys[b], a, b) for a, b, c in found), reverse=True)[:k]
         return [PairRow(r, a, b, c) for r, (c, _, _, a, b) in enumerate(best, 1)]
 
     def tied_now(self, limit: int = 50) -> tuple[int, list[tuple[int, int]]]:
-        rows = self.top_pairs(max(limit, 1) + 1)
-        if not rows:
+        src = self._chooser()
+        if src is None:
             return 0, []
-        top = rows[0].count
-        pc = self._candidates()
-        n = sum(1 for c in pc.values() if c == top)
-        return n, [(r.a, r.b) for r in rows if r.count == top][:limit]
+        if isinstance(src, dict):
+            top = max(src.values(), default=0)
+            pairs = [p for p, c in src.items() if c == top and c > 0]
+        else:
+            n, tied = src.tied(max(limit, 1))
+            if n > len(tied):
+                n, tied = src.tied(n)
+            pairs = [(t[0], t[1]) for t in tied]
+        keys = self._p._keys
+        pairs.sort(key=lambda p: (keys[p[0]], keys[p[1]]), reverse=True)
+        return len(pairs), pairs[:limit]
 
     def _next_parity(self) -> ParityStep | None:
         self.next_choice()
@@ -264,13 +302,16 @@ class ParityRun:
         return None
 
     def symbol_count(self, i: int) -> int:
+        cores = self._p._cores
+        if cores is not None:
+            return sum(c.symbol_count(i) for c in cores.langs if i < c.n_tokens)
         key = (self.n_steps, id(self._steps[-1]) if self._steps else 0)
         if self._counts_at != key:
             counts = [0] * len(self._p.vocab_bytes)
             for L in self._p._langs:
                 for w, f in zip(L.words, L.freqs):
-                    for s in w:
-                        counts[s] += f
+                    for t in w:
+                        counts[t] += f
             self._counts, self._counts_at = counts, key
         return self._counts[i] if i < len(self._counts) else 0
 
@@ -283,10 +324,16 @@ class ParityRun:
     def render_pair(self, pair: tuple[int, int]) -> str:
         return f"{self.render(pair[0])} {self.render(pair[1])}"
 
+    def _lang_word(self, i: int, j: int) -> tuple[int, ...]:
+        cores = self._p._cores
+        if cores is not None:
+            return tuple(cores.langs[i].word(j))
+        return tuple(self._p._langs[i].words[j])
+
     def word(self, w: int) -> tuple[int, ...]:
         for i in range(len(self._offsets) - 1, -1, -1):
             if w >= self._offsets[i]:
-                return tuple(self._p._langs[i].words[w - self._offsets[i]])
+                return self._lang_word(i, w - self._offsets[i])
         raise IndexError(w)
 
     def explain(self, rec: MergeStep, tied: Sequence[tuple[int, int]] = ()) -> str:
@@ -301,14 +348,24 @@ class ParityRun:
         affected: list[AffectedWord] = []
         n_affected = merged = 0
         if detail and p._undo and p.steps and p.steps[-1] is st:
-            for L, (changed, _count, _where) in zip(p._langs, p._undo[-1].langs):
-                n_affected += len(changed)
-                for i, old in changed:
-                    new = L.words[i]
-                    merged += (len(old) - len(new)) * L.freqs[i]
-                    if len(affected) < AFFECTED_LIMIT:
-                        affected.append(AffectedWord(L.freqs[i], tuple(old), tuple(new)))
+            merged = sum(p._undo[-1].train_tokens) - sum(p.train_tokens)
+            cores = p._cores
+            for i in range(len(self._offsets)):
+                if cores is not None:   # the words the core's last merge changed
+                    n, ids = cores.langs[i].touched(AFFECTED_LIMIT)
+                    n_affected += n
+                    for j in ids:
+                        after = tuple(cores.langs[i].word(j))
+                        affected.append(AffectedWord(self._freqs[i][j],
+                                                     _split(after, st.new_id, st.pair), after))
+                else:
+                    changed = p._undo[-1].langs[i][0]
+                    n_affected += len(changed)
+                    for j, old in changed[:AFFECTED_LIMIT]:
+                        affected.append(AffectedWord(self._freqs[i][j], tuple(old),
+                                                     tuple(p._langs[i].words[j])))
             affected.sort(key=lambda a: -a.freq)
+            del affected[AFFECTED_LIMIT:]
         why = p.explain(st) if detail or reason else ""
         return MergeStep(index=st.index, pair=st.pair, left=st.left, right=st.right,
                          new_id=st.new_id, token=st.token, count=st.count, rule=RULE,

@@ -9,11 +9,21 @@ from pathlib import Path
 import pytest
 
 from bpe_gui.engine.errors import SettingsError
+from bpe_gui.engine.train import parity
 from bpe_gui.engine.train import ParityRun, ParitySettings, TrainerProtocol, TrainSettings
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "parallel"
 LANGS = ("en", "de", "ru", "zh")
 SAMPLE = "理論上，一對情侶可以開四個賬戶。 Theoretically, теоретически, theoretisch."
+
+
+@pytest.fixture(autouse=True, params=["core", "python"])
+def trainer_state(request, monkeypatch):
+    """Every test twice: the trainer's words in the C core, and in Python (where it
+    goes after a merge that repeats a token)."""
+    if request.param == "python":
+        monkeypatch.setattr(parity, "new_core", None)
+    return request.param
 
 
 def _run(merges: int = 40, **kw) -> ParityRun:
