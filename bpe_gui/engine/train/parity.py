@@ -1033,21 +1033,22 @@ class ParityTrainer:
         recs = self.steps[:k]
         n_ids = max([255] + [st.new_id for st in recs]) + 1   # new ids only grow
         vocab = dict(enumerate(self.vocab_bytes[:n_ids]))
-        tok = Tokenizer(vocab, [(st.left, st.right) for st in recs], [], pattern=PATTERN,
-                        mode="byte")
-        return tok
+        return Tokenizer(vocab, [(st.left, st.right) for st in recs], [], pattern=PATTERN,
+                         mode="byte", meta=self.metadata(k))
 
-    def metadata(self) -> dict:
-        """What the native format keeps about how this tokenizer was trained."""
+    def metadata(self, k: int | None = None) -> dict:
+        """What the native format keeps about how the tokenizer of step ``k`` (default:
+        now) was trained: the parity settings and each step's language."""
         s = self.settings
+        steps = self.steps[:self.n_steps if k is None else k]
         return {"mode": "byte", "end_of_word": "suffix", "pattern": PATTERN,
                 "special_tokens": [], "parity": {
                     "variant": s.variant, "languages": list(self.names),
                     "measure": self.kind, "global_merges": s.global_merges,
                     "window_size": s.window_size, "alpha": s.alpha,
                     "ratios": list(s.ratios) if s.ratios else None,
-                    "turns": [st.language for st in self.steps]},
-                "merge_counts": [st.count for st in self.steps]}
+                    "turns": [st.language for st in steps]},
+                "merge_counts": [st.count for st in steps]}
 
 
 def train_parity(languages: Named, *, num_merges: int, variant: str = "base",
