@@ -530,6 +530,25 @@ class ParityTrainer:
 
     Ids: 0-255 are the bytes; each merge whose token is new gets the next id (a merge
     that makes a token an earlier merge made keeps that token's id, as HF does).
+
+    What a window reads:
+
+    - ``names``, ``n_languages``, ``kind`` ("dev", "ratio" or "train": what chooses);
+    - ``steps`` (:class:`ParityStep` records), ``n_steps``, ``target_steps``,
+      ``is_done()``; ``step()``, ``undo()``, ``goto(k)``, ``run(until, progress,
+      cancel)``, ``reset()``;
+    - ``tokens`` (each language's tokens now, dev text or training text),
+      ``train_tokens``, ``measure()`` (what the next choice compares), ``curve()``
+      (``tokens`` at steps 0..n) and ``plain_curve(n)`` (the same for plain BPE on the
+      same data), ``explain(step)`` (a sentence: whose turn and why);
+    - ``merges``, ``vocab``, ``vocab_bytes``, ``vocab_size``, ``render(id)``
+      (GPT-2 spelling), ``render_pair``, ``hf_merges()``, ``tokenizer(at_step=k)``,
+      ``metadata(k)``;
+    - ``stalled``: steps where HF's window rule has no answer (its loop never ends:
+      every language left is set aside or over its share); the last language tried
+      is taken there.
+
+    One trainer is used from one thread at a time.
     """
 
     def __init__(self, data: ParityData, settings: ParitySettings | None = None):
