@@ -12,6 +12,7 @@ from bpe_gui.engine.train.trainer import Trainer, TrainSettings, train_bpe
 from bpe_gui.gui.controller.corpus_source import TextCorpus
 from bpe_gui.gui.controller.live import LiveView
 from bpe_gui.gui.controller.jobs import JobEnd, Outcome
+from bpe_gui.gui.controller.parity_setup import ParitySetup
 from bpe_gui.gui.controller.opening import Opening
 from bpe_gui.gui.controller.tokenizer_files import TokenizerFiles
 from bpe_gui.gui.controller.train_on import TrainOn
@@ -48,13 +49,15 @@ class Host:
     __slots__ = ("corpus", "settings", "trainer", "stale", "use_imported", "busy",
                  "imported", "imported_path", "saved",
                  "message", "trainerChanged", "trainerStale", "stepChanged",
-                 "tokenizerChanged", "livePeek", "importFinished", "train_on", "busyChanged")
+                 "tokenizerChanged", "livePeek", "importFinished", "train_on", "busyChanged",
+                 "parity")
 
     def __init__(self, text: str, settings: TrainSettings):
         self.corpus, self.settings = TextCorpus(text), settings
         self.trainer, self.stale, self.use_imported, self.busy = None, True, False, False
         self.imported = self.imported_path = None
         self.train_on = NotTrainingOn()
+        self.parity = ParitySetup()   # off: the corpus trains as one
         self.saved: list = []
         for name in ("message", "trainerChanged", "trainerStale", "stepChanged",
                      "tokenizerChanged", "livePeek", "importFinished", "busyChanged"):

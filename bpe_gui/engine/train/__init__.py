@@ -12,6 +12,8 @@ saved session. Every trainer yields frozen ``MergeStep`` records.
 - :mod:`.parity`: ``ParityTrainer`` (parity-aware BPE over several languages, exact to HF's
   ``ParityBpeTrainer``), ``ParityData``, ``ParitySettings``, ``ParityStep``,
   ``train_parity`` (the command line's ``train --parity`` as one call).
+- :mod:`.parity_run`: ``ParityRun``, parity-aware training as a run of steps for the
+  window (TrainerProtocol), ``ParityInfo``.
 - :mod:`.replay`: ``MergeReplay``, a merge list replayed on a sample by the same core,
   reporting the pair counts each merge changed (for ``analysis.mixture``).
 - :mod:`.session`, :mod:`.session_fields`: a session file (corpus, settings, step).
@@ -26,6 +28,7 @@ if TYPE_CHECKING:   # the names as mypy sees them; each is imported at first use
     from .session import Session
     from .superbpe import TRAIN_PATTERN, stage2, stage2_pretokenizer, train_superbpe
     from .superbpe_run import SuperBPERun, check_transition
+    from .parity_run import ParityInfo, ParityRun
     from .inherited import InheritedTrainer, inherited_settings, merge_list_tokenizer, train_on
     from .parity import (PARITY_VARIANTS, ParityData, ParitySettings, ParityStep, ParityTrainer,
                          hf_lines, ratios_for, train_parity)
@@ -38,6 +41,7 @@ __getattr__, __dir__ = lazy_face(__name__, {
     ".session": "Session",
     ".superbpe": "TRAIN_PATTERN stage2 stage2_pretokenizer train_superbpe",
     ".superbpe_run": "SuperBPERun check_transition",
+    ".parity_run": "ParityInfo ParityRun",
     ".inherited": "InheritedTrainer inherited_settings merge_list_tokenizer train_on",
     ".parity": ("PARITY_VARIANTS ParityData ParitySettings ParityStep ParityTrainer hf_lines "
                 "ratios_for train_parity"),
@@ -48,10 +52,10 @@ __getattr__, __dir__ = lazy_face(__name__, {
 })
 
 __all__ = ["AffectedWord", "InheritedTrainer", "MergeReplay", "MergeStep", "PAIR_RECORD",
-           "PARITY_VARIANTS", "PairRow", "ParityData", "ParitySettings", "ParityStep",
-           "ParityTrainer", "ReplayChunk", "SKIP", "Session", "SuperBPERun", "TIE_RULES",
-           "TIE_RULE_LABELS", "TRAIN_PATTERN", "TrainSettings", "Trainer",
-           "TrainerProtocol", "check_transition", "hf_lines", "inherited_settings",
+           "PARITY_VARIANTS", "PairRow", "ParityData", "ParityInfo", "ParityRun",
+           "ParitySettings", "ParityStep", "ParityTrainer", "ReplayChunk", "SKIP", "Session",
+           "SuperBPERun", "TIE_RULES", "TIE_RULE_LABELS", "TRAIN_PATTERN", "TrainSettings",
+           "Trainer", "TrainerProtocol", "check_transition", "hf_lines", "inherited_settings",
            "merge_list_tokenizer", "n_base_symbols", "ratios_for", "source_table",
            "stage2", "stage2_pretokenizer", "train_bpe", "train_on", "train_parity",
            "train_superbpe"]

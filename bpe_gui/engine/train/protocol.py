@@ -2,16 +2,19 @@
 the command line use of a training run, whatever trains (in the spirit of HF
 tokenizers' ``Trainer`` trait).
 
-Three classes satisfy it:
+Four classes satisfy it:
 
 - :class:`~.trainer.Trainer`: BPE from the base alphabet;
 - :class:`~.inherited.InheritedTrainer`: training on from a tokenizer's merges
   (``n_inherited`` of them kept as they are);
 - :class:`~.superbpe_run.SuperBPERun`: SuperBPE's two stages as one run of steps
-  (``transition``: the last step of stage 1).
+  (``transition``: the last step of stage 1);
+- :class:`~.parity_run.ParityRun`: parity-aware training on several languages
+  (``parity``: whose turn each step was, each language's tokens).
 
 What tells them apart is data, not their type: ``n_inherited`` (0 unless training on),
-``transition`` (None unless SuperBPE), ``skip_reason(a, b)`` (None unless SuperBPE's stage
+``transition`` (None unless SuperBPE), ``parity`` (None unless parity-aware),
+``skip_reason(a, b)`` (None unless SuperBPE's stage
 2 would never merge the pair), ``table2`` (SuperBPE's stage-2 table, else None). A
 caller asks these; it never checks which class it holds.
 
@@ -37,6 +40,9 @@ from ..corpus.table import PretokenTable
 from ..errors import CancelFn
 from ..tokenizers.trained import Tokenizer
 from .trainer import MergeStep, PairRow, Stop, TrainSettings
+
+if TYPE_CHECKING:
+    from .parity_run import ParityInfo
 
 
 class TrainerProtocol(Protocol):
@@ -71,6 +77,10 @@ class TrainerProtocol(Protocol):
     def transition(self) -> int | None:
         """SuperBPE: the last step of stage 1 (stage 2's pattern cuts text after it);
         None for a run of one stage."""
+    @property
+    def parity(self) -> ParityInfo | None:
+        """Parity-aware training: the languages, whose turn each step was, their tokens
+        step by step (parity_run.py); None for a run on one corpus."""
 
     # ----- the step it is at ----------------------------------------------------------------
     @property
@@ -146,11 +156,14 @@ class TrainerProtocol(Protocol):
 
 if TYPE_CHECKING:   # mypy: each trainer satisfies the protocol (a drift fails the check)
     from .inherited import InheritedTrainer
+    from .parity_run import ParityRun
     from .superbpe_run import SuperBPERun
     from .trainer import Trainer
 
-    def _satisfy(plain: Trainer, on: InheritedTrainer, superbpe: SuperBPERun) -> None:
+    def _satisfy(plain: Trainer, on: InheritedTrainer, superbpe: SuperBPERun,
+                 parity: ParityRun) -> None:
         checked: TrainerProtocol = plain       # an error here names the missing member
         checked = on
         checked = superbpe
+        checked = parity
         del checked

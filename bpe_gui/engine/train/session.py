@@ -39,6 +39,9 @@ class Session:
     # trained on from this tokenizer file (engine/train_on.py): the step counts its new
     # merges, and restoring imports it and trains on again (optional key "train_on")
     train_on_from: str | None = None
+    # parity-aware training's languages and parameters, as the window's ParitySetup
+    # writes them (optional key "parity"; the window checks its fields)
+    parity: dict | None = None
     # what was wrong in the file and left out, one line per field (not saved)
     problems: tuple[str, ...] = field(default=(), compare=False, repr=False)
 
@@ -62,6 +65,8 @@ class Session:
             out["furthest_step"] = self.furthest_step
         if self.train_on_from:
             out["train_on"] = {"from": self.train_on_from}
+        if self.parity is not None:
+            out["parity"] = self.parity
         return out
 
     @classmethod
@@ -96,11 +101,13 @@ class Session:
         train_on = obj(d, "train_on", problems)
         train_on_from = take(train_on, "from", is_type(str, "a tokenizer file path"), None,
                              problems, "train_on")
+        parity = take(d, "parity", is_type(dict, "an object"), None, problems)
         return cls(settings=settings, corpus_text=text, corpus_paths=list(paths),
                    sample=sample, step=step, furthest_step=furthest if furthest > step else 0,
                    encode_text=encode_text, imported_path=imported_path,
                    use_imported=bool(imported_path and in_use), show_whitespace=show_ws,
-                   train_on_from=train_on_from or None, problems=tuple(problems))
+                   train_on_from=train_on_from or None, parity=parity,
+                   problems=tuple(problems))
 
     def save(self, path: str | Path) -> Path:
         return write_atomic(Path(path), json.dumps(self.to_dict(), ensure_ascii=False,

@@ -78,6 +78,8 @@ class SuperBPERun:
         return cls(table_from_text(text, Pretokenizer(s.pattern, s.special_tokens)),
                    table_from_text(text, stage2_pretokenizer(s.special_tokens)), s)
 
+    parity = None   # one language's run (parity_run.py has several)
+
     # ----- the two stages -------------------------------------------------------------
     @property
     def transition(self) -> int:

@@ -398,6 +398,7 @@ class Trainer:
     n_inherited = 0
     transition: int | None = None
     table2: PretokenTable | None = None
+    parity: None = None   # parity-aware training's facts: ParityRun's (parity_run.py)
 
     def skip_reason(self, a: int, b: int) -> str | None:
         """Why the next steps would never merge the pair (a, b): never, here (SuperBPE's

@@ -31,6 +31,7 @@ from .gc_policy import release_freed_memory
 from .jobs import Job, JobEnd, JobSlot, Outcome
 from .live import LiveView
 from .opening import Opening
+from .parity_setup import ParitySetup
 from .queries import Queries
 from .side_jobs import SideJobs
 from .superbpe_training import stop_sentence
@@ -66,11 +67,13 @@ class Controller(QObject):
     # the message goes to errorOccurred.
     notUtf8 = Signal(list, str, object, str)
     importFinished = Signal(object)     # the imported Tokenizer, or None if it failed
+    parityChanged = Signal(object)      # ParitySetup: parity-aware training's languages
 
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
         self.corpus: Corpus = TextCorpus()
         self.settings = TrainSettings()
+        self.parity = ParitySetup()         # off: the corpus trains as one (parity_setup.py)
         self.trainer: TrainerProtocol | None = None
         self.stale = False
         self.imported: Tokenizer | None = None
@@ -248,6 +251,16 @@ class Controller(QObject):
             return self.training.retarget(settings)
         self.settings = settings
         self.settingsChanged.emit(settings)
+        self._mark_stale()
+        return True
+
+    def set_parity(self, setup: ParitySetup) -> bool:
+        """Parity-aware training's languages and parameters (off: ``enabled`` False).
+        A change makes the trainer stale: the next Step or Train reads the languages."""
+        if setup == self.parity:
+            return True
+        self.parity = setup
+        self.parityChanged.emit(setup)
         self._mark_stale()
         return True
 

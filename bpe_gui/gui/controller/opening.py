@@ -25,6 +25,7 @@ from ...engine.train import TrainerProtocol
 from .corpus_source import (Corpus, FileCorpus, NotUtf8, TableCorpus, TextCorpus,
                             not_a_file, probe_files)
 from .jobs import Job, JobEnd
+from .parity_setup import ParitySetup
 from .restoring import Restoring
 from .table_corpus import read_job, table_paths
 from .tokenizer_files import TokenizerFiles
@@ -46,6 +47,8 @@ class OpeningHost(Protocol):
     settings_for_new_corpus: Callable[[], TrainSettings | None] | None
     training: Training                # retrains a new corpus, a session
     train_on: TrainOn                 # a session trained on from a tokenizer
+    parity: ParitySetup               # a session's parity-aware training (set here)
+    parityChanged: SignalInstance
     tokenizer_files: TokenizerFiles   # a session's imported tokenizer
     message: SignalInstance
     notUtf8: SignalInstance
@@ -217,7 +220,9 @@ class Opening:
                        imported_path=c.imported_path if c.imported is not None else None,
                        use_imported=c.use_imported, show_whitespace=show_whitespace,
                        furthest_step=furthest if furthest > c.step_index else 0,
-                       train_on_from=c.train_on.session_source())
+                       train_on_from=c.train_on.session_source(),
+                       parity=c.parity.to_dict() if c.parity.enabled or c.parity.languages
+                       else None)
         r = self._restoring()
         if r is None:
             return live
@@ -337,6 +342,13 @@ class Opening:
         """``source`` None: the session had no usable corpus; the current one stays."""
         c = self.c
         c.settings = s.settings
+        parity = ParitySetup.from_dict(s.parity) if s.parity is not None else ParitySetup()
+        if parity.problems:
+            self._fail("Session partly restored", f"{path}: parity training: "
+                       + " ".join(parity.problems))
+        if parity != c.parity:
+            c.parity = parity
+            c.parityChanged.emit(parity)
         c.settingsChanged.emit(s.settings)
         if table or source is None:
             pass   # set_corpus_table has made the table the corpus, or the corpus stays

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Container, Mapping, Sequence
 
 from ...engine.tokenizers import Tokenizer
-from ...engine.train import MergeStep, PairRow, TrainerProtocol, TrainSettings
+from ...engine.train import MergeStep, PairRow, ParityInfo, TrainerProtocol, TrainSettings
 
 PART_OF_WORDS = 20_000   # corpus words the pair table's hints look through
 
@@ -178,6 +178,13 @@ class TrainerView:
         skipped = {(r.a, r.b): why for r in rows if (why := t.skip_reason(r.a, r.b))}
         return PairSnapshot(rows, tuple(t.vocab_bytes), t.n_steps, top, n_tied, limit,
                             t.is_done(), skipped)
+
+    # ----- parity-aware training (parity_training.py) -------------------------------------
+    @property
+    def parity(self) -> ParityInfo | None:
+        """The languages, whose turn each step was and their tokens step by step (the
+        run's records: read them now, copy what you keep); None unless parity-aware."""
+        return self._t.parity
 
     # ----- SuperBPE (superbpe_training.py) -----------------------------------------------
     @property

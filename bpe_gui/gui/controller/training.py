@@ -21,6 +21,7 @@ from .corpus_source import TABLE_NAME, Corpus, FileCorpus, NotUtf8, TextCorpus
 from .gc_policy import release_freed_memory
 from .jobs import Job, JobEnd
 from .live import LiveView
+from .parity_setup import ParitySetup
 from .superbpe_training import new_trainer, stage2_table
 from .train_on import TrainOn
 from .training_jobs import detail_current, retrain_job
@@ -34,6 +35,14 @@ SYNC_TABLE_WORDS = 50_000
 RETRAIN_DEBOUNCE_MS = 400
 
 
+def parity_merges(settings: TrainSettings) -> int:
+    """The merges a parity run makes for the window's target: the number of merges, or
+    the vocabulary size less the 256 bytes (parity training has no special tokens)."""
+    if settings.num_merges is not None:
+        return settings.num_merges
+    return max(0, (settings.vocab_size or 256) - 256)
+
+
 class TrainingHost(Protocol):
     """What :class:`Training` uses of the controller it serves."""
 
@@ -43,6 +52,7 @@ class TrainingHost(Protocol):
     stale: bool                       # set here
     use_imported: bool
     train_on: TrainOn                 # training on from the imported tokenizer
+    parity: ParitySetup               # parity-aware training on several languages
     message: SignalInstance
     settingsChanged: SignalInstance
     targetChanged: SignalInstance
@@ -98,6 +108,8 @@ class Training:
     def small(self) -> bool:
         """A corpus small enough to retrain at once, as the user types."""
         corpus = self.c.corpus
+        if self.c.parity.active:   # its languages' files are read by a job
+            return False
         return not corpus.streamed and len(corpus.text) <= SYNC_CHARS
 
     def _auto_retrain(self) -> None:
@@ -142,6 +154,8 @@ class Training:
         c.set_playing(False)
         corpus, settings = c.corpus, c.settings
         self.pending_step = to_step
+        if c.parity.active:
+            return self._start_parity(to_step, to_target, quiet)
         if corpus.table is not None:
             if len(corpus.table) > SYNC_TABLE_WORDS or (to_step or 0) > SYNC_STEPS:
                 try:   # settings that do not fit the table: refused before any job
@@ -232,6 +246,35 @@ class Training:
                            unit="bytes",
                            abandon=True, owns_trainer=True,
                            title="Cannot train on this corpus"))
+
+    def _start_parity(self, to_step: int | None, to_target: bool, quiet: bool) -> bool:
+        """A job that reads the languages' files into a parity run (and plain BPE's
+        curve on the same data, for the chart), then runs it on like any training."""
+        c = self.c
+        setup, settings = c.parity, c.settings
+        why = setup.problem()
+        if why is not None:
+            self._train_failed(BPEError(why), quiet)
+            return False
+        merges = parity_merges(settings)
+        names = ", ".join(lang.name for lang in setup.languages)
+        label = f"Reading {len(setup.languages)} languages ({names})"
+
+        def build(progress, cancelled, phase):
+            progress(0, 2)   # the status bar says it from the start
+            run = setup.run(merges)
+            phase("Plain BPE on the same data, for the chart", "")
+            progress(1, 2)
+            run.compute_plain(cancelled)
+            return run
+        self._let_go_of_big_trainer()
+        box: dict = {}
+        self.live_box = box
+        job = retrain_job(c.corpus, settings, self._live, box, self._set_phase,
+                          to_step=to_step, to_target=to_target, build=build)
+        return c.start(Job(label, job, lambda r: self._built(r, label), c.trainer_job_ended,
+                           abandon=True, owns_trainer=True,
+                           title="Cannot train parity-aware"))
 
     def _built(self, result: TrainerProtocol | NotUtf8, label: str) -> None:
         if isinstance(result, NotUtf8):

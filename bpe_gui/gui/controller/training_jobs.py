@@ -53,18 +53,27 @@ def run_job(t: TrainerProtocol, until: int | None, live) -> Callable:
 
 def retrain_job(source: Corpus | PretokenTable, settings: TrainSettings, live, box: dict,
                 phase: Callable[[str, str], None], to_step: int | None = None,
-                to_target: bool = False, table2: TableFn | None = None) -> Callable:
+                to_target: bool = False, table2: TableFn | None = None,
+                build: Callable[..., TrainerProtocol] | None = None) -> Callable:
     """Pre-tokenize the corpus (text, or files streamed in blocks; a word-count table, or
     the trainer's own table when it still fits, is used as it is) into a new trainer,
     then run it to ``to_step`` or the target: the Trainer, or NotUtf8 for a file found
     not to be UTF-8 past its preview. Once it starts merging, the trainer is published
     in ``box`` so the window can follow it (and keep it on Cancel). ``table2``: how to
-    get SuperBPE's stage-2 table when the settings ask for it (superbpe_training.py)."""
+    get SuperBPE's stage-2 table when the settings ask for it (superbpe_training.py).
+    ``build(progress, cancelled, phase)``: the trainer made another way (parity-aware
+    training reads its languages' files: parity_training.py)."""
     def job(progress, cancelled):
         try:
-            trainer = new_trainer(source if isinstance(source, PretokenTable) else source.source,
-                                  settings, table2, progress, cancelled, phase)
+            if build is not None:
+                trainer = build(progress, cancelled, phase)
+            else:
+                trainer = new_trainer(
+                    source if isinstance(source, PretokenTable) else source.source,
+                    settings, table2, progress, cancelled, phase)
         except NotUTF8Error as e:   # found past the preview: offer another encoding
+            if build is not None:   # (a language's file: the error names it)
+                raise
             return NotUtf8.of(e, source.paths)
         if to_step or to_target:
             box["trainer"] = trainer   # the window may show it from now on

@@ -10,7 +10,7 @@ Example: at step 3 after stepping back from 5, rows are
 """
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Callable, Sequence
 
 from PySide6.QtCore import QModelIndex
 
@@ -43,6 +43,8 @@ class TimelineModel(HeaderedTableModel):
         self.colors = TokenColors.for_palette()
         # training on from a tokenizer: row 0 is its merges, one collapsed block
         self.origin: Origin | None = None
+        # parity-aware training: whose turn step k was ("" if none), for the tooltip
+        self.turn_of: Callable[[int], str] | None = None
 
     # ----- updates ------------------------------------------------------------------
     def reset(self, steps: Sequence[MergeStep] = (), current: int | None = None) -> None:
@@ -145,7 +147,9 @@ class TimelineModel(HeaderedTableModel):
             if rec is None:
                 return "The start: the base vocabulary, before any merge. Click to go back here."
             state = "" if k <= self.current else "\n(undone: click to redo up to here)"
-            return (rec.reason or f"Merge {k}: count {rec.count:,}") + state
+            turn = self.turn_of(k) if self.turn_of is not None else ""
+            head = f"Merge {k}: count {rec.count:,}" + (f", {turn}'s turn" if turn else "")
+            return (rec.reason or head) + state
         if rec is None:
             return None if role in (SORT_ROLE, SEARCH_ROLE) else self.visual_data(k, col, role)
         if role == SORT_ROLE:

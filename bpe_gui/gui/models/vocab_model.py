@@ -256,9 +256,9 @@ def search_pattern(query: str, gpt2: bool = False) -> str:
 
 
 class VocabModel(HeaderedTableModel):
-    ID, TOKEN, LENGTH, STEP, COUNT, STATUS, CLASS, IOS, MERGED, OUTPUT = range(10)
+    ID, TOKEN, LENGTH, STEP, COUNT, STATUS, CLASS, IOS, MERGED, OUTPUT, TURN = range(11)
     HEADERS = ("Id", "Token", "Bytes", "Step", "Count", "Status", "Class", "IoS", "Merged",
-               "Output")
+               "Output", "Turn")
     DEAD_COLUMNS = (IOS, MERGED, OUTPUT)   # shown while dead weight is
     TIPS = ("Token id",
             "The token (· is a space, ↵ a newline, <E4 BD> bytes of a partial character)",
@@ -275,7 +275,9 @@ class VocabModel(HeaderedTableModel):
             "Dead weight: how often the token was formed on the corpus and then merged "
             "further into a larger token",
             "Dead weight: how often the token is a token of the corpus's encoding (what the "
-            "model sees)")
+            "model sees)",
+            "Parity-aware training: the language whose turn made the token (global: a "
+            "plain-BPE merge before the turns)")
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -304,6 +306,8 @@ class VocabModel(HeaderedTableModel):
         self.dead: DeadWeight | None = None          # dead weight on a corpus, if measured
         self.dead_corpus = ""                        # what it was measured on, in words
         self.dead_threshold: float | None = None     # show only IoS >= this (None: all)
+        # parity-aware training: whose turn made the token of step k ("" if none)
+        self.turn_of: Callable[[int], str] | None = None
         self._italic = QFont()
         self._italic.setItalic(True)
 
@@ -529,6 +533,9 @@ class VocabModel(HeaderedTableModel):
                 v = measured.ios(e[i].id)
                 return (-1.0 if v is None else v, measured.merged.get(e[i].id, 0), e[i].id)
             return ios_key
+        if column == self.TURN:
+            turn = self.turn_text
+            return lambda i: (turn(e[i]), e[i].id)
         if column in (self.MERGED, self.OUTPUT):
             dead = self.dead
             if dead is None:
@@ -616,6 +623,12 @@ class VocabModel(HeaderedTableModel):
                 self.dataChanged.emit(self.index(0, self.TOKEN),
                                       self.index(len(self.entries) - 1, self.TOKEN))
 
+    def turn_text(self, e: VocabEntry) -> str:
+        """Whose turn made this token (parity-aware training), or ""."""
+        if self.turn_of is None or e.kind != MERGE or not e.step:
+            return ""
+        return self.turn_of(e.step)
+
     def token_text(self, e: VocabEntry) -> str:
         return self.cache.text(e.token)
 
@@ -647,6 +660,8 @@ class VocabModel(HeaderedTableModel):
                 return f"{e.count:,}" if e.count is not None else ""
             if col == self.CLASS:
                 return class_text(self.classes, e.id)
+            if col == self.TURN:
+                return self.turn_text(e)
             if col == self.IOS:
                 return ios_text(self.ios(e.id))
             if col in (self.MERGED, self.OUTPUT):

@@ -12,7 +12,7 @@ import bisect
 import math
 from dataclasses import dataclass, field
 
-STYLES = ("line", "points", "linepoints", "bars")
+STYLES = ("line", "points", "linepoints", "bars", "dashed")
 
 
 # ----- pure helpers ------------------------------------------------------------------------

@@ -67,8 +67,10 @@ def thin_labels(ticks, to_y, need: float) -> list[tuple[float, str]]:
 
 def series_colors(dark: bool) -> list[QColor]:
     if dark:
-        return [QColor(c) for c in ("#74b3ff", "#ffa45c", "#6fdc8c", "#e599f7", "#ffd43b")]
-    return [QColor(c) for c in ("#1864ab", "#d9480f", "#2b8a3e", "#9c36b5", "#e67700")]
+        return [QColor(c) for c in ("#74b3ff", "#ffa45c", "#6fdc8c", "#e599f7", "#ffd43b",
+                                    "#ff8787", "#66d9e8", "#c0eb75")]
+    return [QColor(c) for c in ("#1864ab", "#d9480f", "#2b8a3e", "#9c36b5", "#e67700",
+                                "#c92a2a", "#0b7285", "#5c940d")]
 
 
 # ----- the chart widget --------------------------------------------------------------------
@@ -82,6 +84,7 @@ class ChartWidget(QWidget):
         self.title, self.xlabel, self.ylabel = title, xlabel, ylabel
         self.ylabel_level = False   # the y axis's title drawn level (_layout)
         self.xlog, self.ylog, self.y_from_zero = xlog, ylog, y_from_zero
+        self.dashed_label = "dashed"   # the legend's line for dashed series beside solid ones
         self.empty_text = empty_text or "No data yet: train a few merges."
         self.note = ""
         self.series: dict[str, Series] = {}
@@ -399,11 +402,12 @@ class ChartWidget(QWidget):
                 for pt in d.pts:
                     p.drawRect(QRectF(pt.x() - w / 2, pt.y(), w, base_y - pt.y()))
                 continue
-            if style in ("line", "linepoints") and len(d.pts) > 1:
+            if style in ("line", "linepoints", "dashed") and len(d.pts) > 1:
                 path = QPainterPath(d.pts[0])
                 for pt in d.pts[1:]:
                     path.lineTo(pt)
-                p.setPen(QPen(col, 1.8))
+                p.setPen(QPen(col, 1.8, Qt.PenStyle.DashLine if style == "dashed"
+                              else Qt.PenStyle.SolidLine))
                 p.setBrush(Qt.BrushStyle.NoBrush)
                 p.drawPath(path)
             if style in ("points", "linepoints") or len(d.pts) == 1:
@@ -453,25 +457,32 @@ class ChartWidget(QWidget):
             self.drawn_markers.append((px, label))
 
     def _paint_legend(self, p, plot, fg, bg, colors, fm) -> None:
-        if len(self.series) < 2:
+        # (name, dashed, colour): dashed twins of solid series are one line of their own,
+        # "dashed_label" drawn in the text colour (a parity run: each language twice)
+        rows = [(s.name, s.style == "dashed", colors[s.color % len(colors)])
+                for s in self.series.values()]
+        if any(not dashed for _, dashed, _ in rows) and any(dashed for _, dashed, _ in rows):
+            rows = [r for r in rows if not r[1]] + [(self.dashed_label, True, fg)]
+        if len(rows) < 2:
             return
-        names = list(self.series.values())
-        w = max(fm.horizontalAdvance(s.name) for s in names) + 30
-        h = fm.height() * len(names) + 8
+        w = max(fm.horizontalAdvance(name) for name, _, _ in rows) + 30
+        h = fm.height() * len(rows) + 8
+        if h > 0.7 * plot.height() or w > 0.7 * plot.width():
+            return   # it would hide the lines: the hover readout names each series
         box = self._legend_box(plot, w, h)
         back = QColor(bg)
         back.setAlpha(220)
         p.setPen(QPen(QColor(fg.red(), fg.green(), fg.blue(), 80), 1))
         p.setBrush(back)
         p.drawRoundedRect(box, 4, 4)
-        for i, s in enumerate(names):
+        for i, (name, dashed, col) in enumerate(rows):
             y = box.top() + 4 + i * fm.height() + fm.height() / 2
-            col = colors[s.color % len(colors)]
-            p.setPen(QPen(col, 3))
+            p.setPen(QPen(col, 2 if dashed else 3,
+                          Qt.PenStyle.DashLine if dashed else Qt.PenStyle.SolidLine))
             p.drawLine(QPointF(box.left() + 6, y), QPointF(box.left() + 20, y))
             p.setPen(fg)
             p.drawText(QRectF(box.left() + 24, y - fm.height() / 2, w - 26, fm.height()),
-                       Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, s.name)
+                       Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, name)
 
     def _legend_box(self, plot: QRectF, w: float, h: float) -> QRectF:
         """The plot corner whose legend box would hide the fewest points."""

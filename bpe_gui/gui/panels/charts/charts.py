@@ -76,9 +76,14 @@ class ChartsView(QWidget):
                                    "tokens", y_from_zero=True)
         self.zipf = ChartWidget("Token frequency on the corpus (Zipf)", "rank", "frequency",
                                 xlog=True, ylog=True)
+        # parity-aware training: each language's tokens, parity against plain BPE
+        self.parity = ChartWidget("Tokens per language on the dev set", "step", "tokens",
+                                  empty_text="Parity-aware training only.")
+        self.parity.dashed_label = "plain BPE"
+        self.parity.hide()
         self.charts = {"compression": self.compression, "renyi": self.renyi,
                        "pair_count": self.pair_count, "token_lengths": self.lengths,
-                       "zipf": self.zipf}
+                       "zipf": self.zipf, "parity": self.parity}
 
         self.held_label = QLabel("Held-out text: none")
         self.held_label.setToolTip("Bytes per token of a text the tokenizer was not trained "
@@ -107,6 +112,7 @@ class ChartsView(QWidget):
         grid.addWidget(self.pair_count, 0, 2)
         grid.addWidget(self.lengths, 1, 0)
         grid.addWidget(self.zipf, 1, 1, 1, 2)
+        self.grid = grid
         self.grid_host = QWidget()
         self.grid_host.setLayout(grid)
         grid.setContentsMargins(0, 0, 0, 0)
@@ -218,12 +224,52 @@ class ChartsView(QWidget):
         marks = [(T, f"stage 2 from {T:,}")] if T is not None else []
         for chart in (self.compression, self.renyi, self.pair_count):
             chart.set_markers(marks)
+        self._update_parity(run)
         self._update_held_series()
         if self._held is not None and not c.busy:
             self._queue_held_samples()
         self.last_update_ms = (time.perf_counter() - t0) * 1000
         self.status.setText(self._status_text(run))
         self.updated.emit()
+
+    def _show_parity(self, on: bool) -> None:
+        """A parity run: its chart first (top left, in view without scrolling), the
+        others after it in two rows of three."""
+        if on == self.parity.isVisible():
+            return
+        order = ([self.parity, self.compression, self.renyi, self.pair_count, self.lengths,
+                  self.zipf] if on else [self.compression, self.renyi, self.pair_count,
+                                         self.lengths, self.zipf])
+        for w in order + [self.parity]:
+            self.grid.removeWidget(w)
+        for i, w in enumerate(order):
+            span = 2 if not on and w is self.zipf else 1
+            self.grid.addWidget(w, i // 3, i % 3, 1, span)
+        self.parity.setVisible(on)
+
+    def _update_parity(self, run: RunSeries) -> None:
+        info = run.view.parity
+        self._show_parity(info is not None)
+        if info is None:
+            self.parity.clear()
+            return
+        n = run.n
+        recs = info.records[:n]
+        self.parity.title = "Dev-set tokens" if info.kind == "dev" else "Training tokens"
+        text = ("its dev text (the same sentences in every language)" if info.kind == "dev"
+                else "its training text (no dev set: balanced on ratios)")
+        self.parity.setToolTip(
+            f"Each language's tokens on {text} after each step: solid lines for the "
+            "parity-aware run, dashed for plain BPE trained on the same data. Parity "
+            "brings the lines together.")
+        xs = range(n + 1)
+        for i, name in enumerate(info.names):
+            ys = [info.initial[i]] + [r.tokens[i] for r in recs]
+            self.parity.set_series(name, xs, ys, "line", color=i)
+            if info.plain is not None:
+                plain = [row[i] for row in info.plain[:n + 1]]
+                self.parity.set_series(f"{name} plain BPE", range(len(plain)), plain,
+                                       "dashed", color=i)
 
     def _status_text(self, run: RunSeries) -> str:
         c = self.controller

@@ -19,6 +19,7 @@ from ....engine.train import TIE_RULE_LABELS, MergeStep
 from ...models.affected import AffectedModel, affected_rows
 from ...controller.trainer_view import PairSnapshot
 from ...models.pair_table import PairTableModel
+from ...models.parity_text import turn_counts, turn_line, turn_name
 from ...models.roles import ReadableCache, TokenColors
 from ...models.timeline import TimelineModel
 from ...widgets.table_cells import TEXT_MARGIN, CellTableView
@@ -430,6 +431,8 @@ class MergePanel(QWidget):
                 self.goto_spin.setMaximum(10_000_000)
         elif t is not None:
             self.timeline.sync(t.steps)
+        info = t.parity if t is not None else None   # whose turn, in each row's tooltip
+        self.timeline.turn_of = (lambda k, info=info: turn_name(info, k)) if info else None
         marks = self.timeline_view.marks   # SuperBPE's stage line
         if marks is not None:
             marks.sync(self.timeline_view, t.transition if t is not None else None)
@@ -622,8 +625,11 @@ class MergePanel(QWidget):
             self.affected_model.set_rows(())
             return
         left, right = self.cache.text(rec.left), self.cache.text(rec.right)
-        self.last_title.setText(f"<b>Step {rec.index}:</b> {_esc(left)} + {_esc(right)} → "
-                                f"<b>{_esc(self.cache.text(rec.token))}</b> (id {rec.new_id}), "
+        info = t.parity if t is not None else None
+        turn = turn_name(info, rec.index) if info is not None else ""
+        served = f", {_esc(turn)}'s turn" if turn and turn != "global" else ""
+        self.last_title.setText(f"<b>Step {rec.index}{served}:</b> {_esc(left)} + {_esc(right)}"
+                                f" → <b>{_esc(self.cache.text(rec.token))}</b> (id {rec.new_id}), "
                                 f"count {rec.count:,}")
         if not has_detail(rec):   # made by a run that is still going (see training_jobs)
             tie = f"{rec.n_tied:,} pairs tied at this count. " if rec.n_tied > 1 else ""
@@ -634,8 +640,12 @@ class MergePanel(QWidget):
             self.titles.set_long(self.last_box, "Last merge and the words it changed")
             self.affected_model.set_rows(())
             return   # the detailed record is a new object: it is shown when it comes
-        self.last_reason.setText(rec.reason)
-        self.last_reason.setToolTip(rec.reason)
+        reason = rec.reason
+        if info is not None:   # whose turn, and why: its compression against the others'
+            reason = (f"{turn_line(info, rec.index)} Its most frequent pair: {left} + {right} "
+                      f"({rec.count:,} times).")
+        self.last_reason.setText(reason)
+        self.last_reason.setToolTip(reason)
         shown = len(rec.affected)
         more = f" (showing {shown})" if shown < rec.n_affected else ""
         self.affected_label.setText(f"{rec.n_affected:,} word(s) changed{more}: before and "
@@ -663,12 +673,16 @@ class MergePanel(QWidget):
             T = t.transition
             rule += (f" · SuperBPE stage 2 (from step {T:,})" if t.n_steps > T else
                      f" · SuperBPE stage 1 (stage 2 from step {T:,})")
+        what = "tie rule: " + rule
+        if t.parity is not None:   # parity-aware: how many turns each language had
+            what = f"parity ({t.parity.settings.variant}), turns: " + \
+                (turn_counts(t.parity, t.n_steps) or "none yet")
         early = t.stopped_early()
         if early:   # "Step 15 of 18" alone read as if 3 more steps were to come
             self.status.setText(f"Done at step {t.n_steps:,} of {target:,}: {early} · "
-                                f"{vocab} · tie rule: {rule}")
+                                f"{vocab} · {what}")
         else:
-            self.status.setText(f"Step {t.n_steps:,}{of} · {vocab} · tie rule: {rule}")
+            self.status.setText(f"Step {t.n_steps:,}{of} · {vocab} · {what}")
         self.goto_spin.blockSignals(True)
         self.goto_spin.setValue(t.n_steps)
         self.goto_spin.blockSignals(False)

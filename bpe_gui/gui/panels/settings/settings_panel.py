@@ -26,6 +26,7 @@ from ...widgets.elided_combo import ElidedComboBox
 from ...widgets.group_titles import fit_titles
 from ...widgets.wrapped_choice import WrappedChoice
 from .inherited_fields import InheritedFields
+from .parity_box import ParityBox
 from .superbpe_box import SuperBPEBox, transition_problem
 
 CUSTOM = "custom"
@@ -67,6 +68,7 @@ class SettingsPanel(QWidget):
         self._check_timer = QTimer(self, singleShot=True, interval=120)
         self._check_timer.timeout.connect(self.check)
         controller.settingsChanged.connect(self.set_settings)
+        controller.parityChanged.connect(self._parity_changed)
         controller.corpusChanged.connect(self._schedule_check)
         controller.busyChanged.connect(self._on_busy)
         self._showing_restore = False
@@ -176,6 +178,10 @@ class SettingsPanel(QWidget):
         self.superbpe.changed.connect(self._schedule_check)
         lay.addWidget(self.superbpe)
 
+        self.parity = ParityBox(MAX_SPIN)
+        self.parity.changed.connect(self._schedule_check)
+        lay.addWidget(self.parity)
+
         pre_box = QGroupBox("Pre-tokenizer")
         pl = QVBoxLayout(pre_box)
         self.preset_combo = ElidedComboBox()
@@ -244,6 +250,7 @@ class SettingsPanel(QWidget):
         self.titles = fit_titles(self, (
             (self.tie_box, "Tie rule (equal counts)", "Tie rule"),
             (self.superbpe, "SuperBPE: superwords", "SuperBPE"),
+            (self.parity, "Parity-aware training: several languages", "Parity"),
             (sp_box, "Special tokens (one per line)", "Special tokens")))
         follow_palette(self, self._restyle)
 
@@ -257,7 +264,7 @@ class SettingsPanel(QWidget):
     def _restyle(self) -> None:
         col = colors(self)
         for lab in (self.target_error, self.pattern_error, self.specials_error,
-                    self.superbpe.error):
+                    self.superbpe.error, self.parity.error):
             lab.setStyleSheet(f"color: {col['error']};")
         self.tie_box.setStyleSheet(
             f"QGroupBox#tieRuleBox {{ font-weight: bold; border: 2px solid {col['accent']}; "
@@ -268,6 +275,7 @@ class SettingsPanel(QWidget):
         self.tie_combo.setStyleSheet("font-weight: normal;")
         self.preview_label.setStyleSheet(f"color: {col['muted']};")
         self.superbpe.hint.setStyleSheet(f"color: {col['muted']};")
+        self.parity.hint.setStyleSheet(f"color: {col['muted']};")
         self._pattern_field(self.preset_combo.currentData() == CUSTOM)
 
     # ----- controller -> fields ---------------------------------------------------------
@@ -296,9 +304,16 @@ class SettingsPanel(QWidget):
             self.pattern_edit.setCursorPosition(0)
             self.specials_edit.setPlainText("\n".join(s.special_tokens))
             self.superbpe.set_value(s.superbpe_from)
+            self.parity.set_value(self.controller.parity)
         finally:
             self._syncing = False
         if check:
+            self.check()
+
+    def _parity_changed(self, setup) -> None:
+        """The controller's parity setup changed (a session): show it."""
+        if not self.parity.same(setup, self.parity.value()):
+            self.parity.set_value(setup)
             self.check()
 
     # ----- fields -> settings -----------------------------------------------------------
@@ -384,6 +399,9 @@ class SettingsPanel(QWidget):
             errors["target"] = "Type a minimum pair frequency (1: every pair counts)."
         if self.superbpe.check.isChecked() and self.superbpe.spin.number() is None:
             errors["superbpe"] = "Type the step where stage 2 starts (its stage-1 merges)."
+        parity_problem = self.parity.value().problem()
+        if parity_problem is not None:
+            errors["parity"] = parity_problem
         if errors or minfreq is None:   # (minfreq None is an error above; mypy narrows here)
             return None, errors
         if use_merges:   # the vocab size is not used then: do not count it as a change
@@ -446,10 +464,12 @@ class SettingsPanel(QWidget):
         settings, errors = self.collect()
         self.errors = errors
         for key, lab in (("target", self.target_error), ("pattern", self.pattern_error),
-                         ("specials", self.specials_error), ("superbpe", self.superbpe.error)):
+                         ("specials", self.specials_error), ("superbpe", self.superbpe.error),
+                         ("parity", self.parity.error)):
             lab.setText(errors.get(key, ""))
             lab.setVisible(key in errors)
         changed = settings != self.controller.settings if settings is not None else True
+        changed = changed or not self.parity.same(self.parity.value(), self.controller.parity)
         changed = changed and not self._showing_restore
         self._emit_pending(settings, changed)
         self.apply_button.setEnabled(settings is not None and changed)
@@ -467,6 +487,8 @@ class SettingsPanel(QWidget):
 
     def _emit_pending(self, settings: TrainSettings | None, changed: bool) -> None:
         what = describe_changes(self.controller.settings, settings) if settings else []
+        if not self.parity.same(self.parity.value(), self.controller.parity):
+            what = [*what, "parity-aware training"]
         state = (changed, tuple(what), bool(self.errors))
         if state != self._pending:
             self._pending = state
@@ -477,14 +499,18 @@ class SettingsPanel(QWidget):
         if self._showing_restore:   # a session's, about to be applied
             return False
         settings, _ = self.collect()
-        return settings is None or settings != self.controller.settings
+        return settings is None or settings != self.controller.settings or \
+            not self.parity.same(self.parity.value(), self.controller.parity)
 
     def apply(self) -> bool:
         """Hand the settings to the controller; on error keep every field as typed."""
         if not self.check():
             return False
         settings, _ = self.collect()
-        if settings is None or not self.controller.set_settings(settings):
+        if settings is None:
+            return False
+        self.controller.set_parity(self.parity.value())
+        if not self.controller.set_settings(settings):
             return False
         self.check()
         self.applied.emit(settings)

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDoubleS
 from ....engine.analysis import THRESHOLD
 from ....engine.display import hex_bytes
 from ....engine.formats import describe_source
+from ...models.parity_text import turn_name
 from ...models.proxy import SourceSortProxy
 from ...models.roles import TokenColors
 from ...models.vocab_classes import FILTER_LABELS, class_counts, counts_text, filter_label
@@ -150,13 +151,14 @@ class VocabBrowser(QWidget):
         self.view.setColumnHidden(VocabModel.STATUS, True)
         for col in VocabModel.DEAD_COLUMNS:
             self.view.setColumnHidden(col, True)
+        self.view.setColumnHidden(VocabModel.TURN, True)   # parity-aware training only
         fm = self.view.fontMetrics()
         num = fm.horizontalAdvance("888,888,888") + 12
         self._fit_minimums = (
             fm.horizontalAdvance("200,000") + 12, 80, 0, num * 2 // 3, num,
             fm.horizontalAdvance("pruned at step 88,888") + 12,
             fm.horizontalAdvance("undecodable") + 16, fm.horizontalAdvance("0.99") + 16,
-            num, num)
+            num, num, fm.horizontalAdvance("global") + 16)
         self._fit(dead=False)
 
         self.details = QLabel()
@@ -258,6 +260,9 @@ class VocabBrowser(QWidget):
             self.model.sync(t.steps)
         prune = not imported and t is not None and t.settings.prune
         self.view.setColumnHidden(VocabModel.STATUS, not prune)
+        info = t.parity if not imported and t is not None else None
+        self.model.turn_of = (lambda k, info=info: turn_name(info, k)) if info else None
+        self.view.setColumnHidden(VocabModel.TURN, info is None)
         self._refresh_classes()
         self._refresh_dead()
 
@@ -349,7 +354,7 @@ class VocabBrowser(QWidget):
         and the tooltip say them), so the Class column stays in view without scrolling
         sideways (issue 30); with dead weight shown, Step, Output, Merged and Class go
         too, so the IoS stays in view."""
-        self.view.fit_columns((0, 1, 0, 0, 0, 0, 0, 0, 0, 0),
+        self.view.fit_columns((0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0),
                               drop=(4, 2, 3, 9, 8, 6) if dead else (4, 2),
                               minimums=self._fit_minimums)
 
@@ -531,6 +536,11 @@ class VocabBrowser(QWidget):
                 how += (f": {_esc(self.model.token_text(a))} + {_esc(self.model.token_text(b))}")
             if e.count is not None:
                 how += f" (count {e.count:,})"
+            turn = self.model.turn_text(e)
+            if turn == "global":
+                how += ", a global merge (all languages together)"
+            elif turn:
+                how += f", on <b>{_esc(turn)}</b>'s turn"
         self.details.setText(f"<b>{_esc(text)}</b> · id {e.id} · {len(e.token)} byte(s) "
                              f"{_esc(hex_bytes(e.token))}<br>{how}")
         budget = [LINEAGE_NODE_LIMIT]

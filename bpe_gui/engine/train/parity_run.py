@@ -1,0 +1,461 @@
+"""Parity-aware training as a run of steps for the window: :class:`ParityRun` wraps a
+:class:`~.parity.ParityTrainer` in :class:`~.protocol.TrainerProtocol`, so stepping,
+undo, goto, playing and running to the target work as for every other training.
+
+Each step is a :class:`~.trainer.MergeStep` (the pair, the count in the language whose
+turn it was, the words it changed in every language, the reason in a sentence) and its
+:class:`~.parity.ParityStep` (whose turn, each language's measure before the step, its
+tokens after it) at the same index in :attr:`ParityInfo.records`. ``parity`` holds what
+the window charts: the languages, each one's tokens at step 0 and the curve of plain
+BPE on the same data.
+
+What the protocol asks that parity training has not, it answers as a one-stage byte-level
+run with no special tokens: ``n_inherited`` 0, ``transition`` None. The settings are
+the run's own (GPT-2's pattern, byte level, HF's tie rule: the greatest GPT-2
+spelling), whatever the window's fields say: the algorithm is HF's.
+
+Example::
+
+    run = ParityRun.from_files({"en": "en.txt", "de": "de.txt"},
+                               {"en": "en.dev", "de": "de.dev"}, ParitySettings(num_merges=50))
+    run.step()                             # a MergeStep
+    run.parity.names[run.parity.records[0].language]   # whose turn step 1 was
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Callable, Sequence
+
+from ..corpus.table import PretokenTable
+from ..display import readable
+from ..errors import CancelFn, SettingsError
+from ..tokenizers.trained import Tokenizer
+from .parity import PATTERN, ParityData, ParitySettings, ParityStep, ParityTrainer
+from .trainer import AFFECTED_LIMIT, AffectedWord, MergeStep, PairRow, Stop, TrainSettings
+
+RULE = "greatest"   # HF's: the greatest pair by its GPT-2 spelling (parity.py)
+
+
+@dataclass(frozen=True)
+class ParityInfo:
+    """What the window shows of a parity run besides its merges.
+
+    ``records`` is the run's own list of :class:`ParityStep` (step k is ``records[k-1]``;
+    it grows and shrinks with the run: read it, copy what you keep). ``kind``: "dev"
+    (tokens on the dev set: the most is served), "ratio" (compression over the target
+    ratio: the least is served) or "train" (tokens on the training text). ``initial``:
+    each language's tokens at step 0, on the text the measure counts (bytes: byte level).
+    ``plain``: each language's tokens at steps 0..n for plain BPE on the same data, when
+    computed (:meth:`ParityRun.compute_plain`), else None.
+    """
+
+    names: tuple[str, ...]
+    kind: str
+    settings: ParitySettings
+    initial: tuple[int, ...]
+    records: Sequence[ParityStep]
+    plain: tuple[tuple[int, ...], ...] | None = None
+
+
+def _split(word: tuple[int, ...], new: int, pair: tuple[int, int]) -> tuple[int, ...]:
+    """A word as it was before the merge of ``pair`` into ``new`` (a new token: each
+    occurrence of it in the word came from that merge)."""
+    out: list[int] = []
+    for t in word:
+        out.extend(pair if t == new else (t,))
+    return tuple(out)
+
+
+class ParityRun:
+    """A :class:`ParityTrainer` as a TrainerProtocol run (see the module docstring)."""
+
+    def __init__(self, trainer: ParityTrainer):
+        self._p = trainer
+        s = trainer.settings
+        self._settings = TrainSettings(vocab_size=None, num_merges=trainer.target, mode="byte",
+                                       pattern=PATTERN, tie_rule=RULE)
+        self._parity = ParityInfo(trainer.names, trainer.kind, s, trainer.initial_tokens,
+                                  trainer.steps)
+        self._steps: list[MergeStep] = []
+        self._redo: list[tuple[MergeStep, ParityStep]] = []   # undone, most recent last
+        # the words of every language, end to end: word id w of language i is
+        # offset[i] + its index there (the order the trainer holds them in)
+        self._offsets: list[int] = []
+        self._freqs: list[list[int]] = []
+        texts: list[str] = []
+        freqs: list[int] = []
+        for words in trainer.data.words:
+            self._offsets.append(len(texts))
+            self._freqs.append(list(words.values()))
+            texts += [w.decode("utf-8", "replace") for w in words]
+            freqs += words.values()
+        n_bytes = sum(len(w) * f for ws in trainer.data.words for w, f in ws.items())
+        self._table = PretokenTable.from_words(texts, freqs, n_bytes=n_bytes)
+        self._counts_at: tuple[int, int] | None = None
+        self._counts: list[int] = []
+        self._next: tuple[int, MergeStep | None] | None = None
+
+    @classmethod
+    def from_files(cls, train, dev=None, settings: ParitySettings | None = None, *,
+                   lines: bool = True) -> "ParityRun":
+        return cls(ParityTrainer(ParityData.from_files(train, dev, lines=lines), settings))
+
+    # ----- parity's own facts ---------------------------------------------------------------
+    @property
+    def parity(self) -> ParityInfo | None:
+        return self._parity
+
+    def compute_plain(self, cancel: CancelFn | None = None) -> None:
+        """Plain BPE's per-language curve on the same data, to the target (the run's
+        cost again: call it on the worker thread)."""
+        if self._parity.plain is None:
+            curve = self._p.plain_curve()
+            self._parity = replace(self._parity, plain=tuple(curve))
+
+    # ----- facts fixed for this run -----------------------------------------------------------
+    @property
+    def settings(self) -> TrainSettings:
+        return self._settings
+
+    @property
+    def table(self) -> PretokenTable:
+        return self._table
+
+    @property
+    def table2(self) -> PretokenTable | None:
+        return None
+
+    @property
+    def n_initial(self) -> int:
+        return 256
+
+    @property
+    def n_base(self) -> int:
+        return 256
+
+    @property
+    def base(self) -> Sequence[bytes]:
+        return self._p.vocab_bytes[:256]
+
+    @property
+    def special_ids(self) -> Sequence[int]:
+        return ()
+
+    @property
+    def n_inherited(self) -> int:
+        return 0
+
+    @property
+    def transition(self) -> int | None:
+        return None
+
+    # ----- the step it is at ----------------------------------------------------------------
+    @property
+    def steps(self) -> Sequence[MergeStep]:
+        return self._steps
+
+    @property
+    def n_steps(self) -> int:
+        return len(self._steps)
+
+    @property
+    def furthest_step(self) -> int:
+        return self.n_steps + len(self._redo)
+
+    @property
+    def target_steps(self) -> int | None:
+        return self._p.target
+
+    @property
+    def vocab_size(self) -> int:
+        return len(self._p.vocab_bytes)
+
+    @property
+    def vocab_bytes(self) -> Sequence[bytes]:
+        return self._p.vocab_bytes
+
+    @property
+    def vocab(self) -> dict[int, bytes]:
+        return self._p.vocab
+
+    @property
+    def merges(self) -> list[tuple[bytes, bytes]]:
+        return self._p.merges
+
+    @property
+    def corpus_tokens(self) -> int:
+        return sum(self._p.train_tokens)
+
+    @property
+    def live_size(self) -> int:
+        return self.vocab_size
+
+    @property
+    def word_texts(self) -> list[str]:
+        return self._table.words
+
+    def stop(self) -> Stop | None:
+        n, target = self.n_steps, self._p.target
+        if n >= target:
+            return Stop("target", f"{target:,} merges",
+                        f"Target reached at step {n} ({target:,} merges).")
+        if self._p.is_done() or self.next_choice() is None:
+            return Stop("no-pair", "no pair left",
+                        f"Training stopped at step {n}, before the target: no language has "
+                        "a pair of symbols left.")
+        return None
+
+    def stop_reason(self) -> str | None:
+        stop = self.stop()
+        return stop.sentence if stop is not None else None
+
+    def is_done(self) -> bool:
+        return self._p.is_done() or self.next_choice() is None
+
+    def best_pair(self) -> tuple[int, int, int] | None:
+        rec = self.next_choice()
+        return None if rec is None else (rec.pair[0], rec.pair[1], rec.count)
+
+    # The trainer holds each language's words in the C core (``_cores``) or, after a
+    # merge that repeats a token, in Python (``_langs``): the two readers below.
+    def _chooser(self):
+        """The core or the Python pair counts the next step chooses from: the language
+        whose turn it is (all languages together in the global phase); None when
+        training is done."""
+        p = self._p
+        glob = self.n_steps < p.settings.global_merges
+        lang = None
+        if not glob:
+            nxt = self._next_parity()
+            if nxt is None or nxt.language is None:
+                return None
+            lang = nxt.language
+        cores = p._cores
+        if cores is not None:
+            return cores.glob if glob else cores.langs[lang]
+        if glob:
+            out: dict[tuple[int, int], int] = {}
+            for L in p._langs:
+                for pair, c in L.counts.pc.items():
+                    out[pair] = out.get(pair, 0) + c
+            return out
+        return p._langs[lang].counts.pc
+
+    def top_pairs(self, k: int = 200) -> list[PairRow]:
+        """The k best pairs of the language whose turn is next, in HF's order (count,
+        then the greatest GPT-2 spelling)."""
+        keys = self._p._keys
+        src = self._chooser()
+        if src is None:
+            return []
+        if isinstance(src, dict):
+            found = [(a, b, c) for (a, b), c in src.items() if c > 0]
+        else:   # the core: every pair tied at the top (HF's pick is among them), then more
+            n, tied = src.tied(64)
+            if n > len(tied):
+                n, tied = src.tied(n)
+            top = tied[0][2] if tied else 0
+            found = [tuple(t) for t in tied] + [tuple(t) for t in src.top(k + n)
+                                                if t[2] < top]
+        best = sorted(((c, keys[a], keys[b], a, b) for a, b, c in found), reverse=True)[:k]
+        return [PairRow(r, a, b, c) for r, (c, _, _, a, b) in enumerate(best, 1)]
+
+    def tied_now(self, limit: int = 50) -> tuple[int, list[tuple[int, int]]]:
+        src = self._chooser()
+        if src is None:
+            return 0, []
+        if isinstance(src, dict):
+            top = max(src.values(), default=0)
+            pairs = [p for p, c in src.items() if c == top and c > 0]
+        else:
+            n, tied = src.tied(max(limit, 1))
+            if n > len(tied):
+                n, tied = src.tied(n)
+            pairs = [(t[0], t[1]) for t in tied]
+        keys = self._p._keys
+        pairs.sort(key=lambda p: (keys[p[0]], keys[p[1]]), reverse=True)
+        return len(pairs), pairs[:limit]
+
+    def _next_parity(self) -> ParityStep | None:
+        self.next_choice()
+        return self._next_rec
+
+    def next_choice(self, limit: int = 50) -> MergeStep | None:
+        """The merge the next step would make (stepped and undone: the trainer has no
+        other way to look ahead). Changes nothing."""
+        n = self.n_steps
+        if self._next is not None and self._next[0] == n:
+            return self._next[1]
+        p = self._p
+        self._next_rec: ParityStep | None = None
+        rec = None
+        if n < p.target:
+            got = p.step()
+            if got is not None:
+                rec = self._record(got, detail=False, reason=True)
+                self._next_rec = got
+                p.undo()
+        self._next = (n, rec)
+        return rec
+
+    def skip_reason(self, a: int, b: int) -> str | None:
+        return None
+
+    def symbol_count(self, i: int) -> int:
+        cores = self._p._cores
+        if cores is not None:
+            return sum(c.symbol_count(i) for c in cores.langs if i < c.n_tokens)
+        key = (self.n_steps, id(self._steps[-1]) if self._steps else 0)
+        if self._counts_at != key:
+            counts = [0] * len(self._p.vocab_bytes)
+            for L in self._p._langs:
+                for w, f in zip(L.words, L.freqs):
+                    for t in w:
+                        counts[t] += f
+            self._counts, self._counts_at = counts, key
+        return self._counts[i] if i < len(self._counts) else 0
+
+    def token(self, i: int) -> bytes:
+        return self._p.vocab_bytes[i]
+
+    def render(self, i: int) -> str:
+        return readable(self._p.vocab_bytes[i])
+
+    def render_pair(self, pair: tuple[int, int]) -> str:
+        return f"{self.render(pair[0])} {self.render(pair[1])}"
+
+    def _lang_word(self, i: int, j: int) -> tuple[int, ...]:
+        cores = self._p._cores
+        if cores is not None:
+            return tuple(cores.langs[i].word(j))
+        return tuple(self._p._langs[i].words[j])
+
+    def word(self, w: int) -> tuple[int, ...]:
+        for i in range(len(self._offsets) - 1, -1, -1):
+            if w >= self._offsets[i]:
+                return self._lang_word(i, w - self._offsets[i])
+        raise IndexError(w)
+
+    def explain(self, rec: MergeStep, tied: Sequence[tuple[int, int]] = ()) -> str:
+        k = rec.index
+        if 1 <= k <= len(self._p.steps):
+            return self._p.explain(self._p.steps[k - 1])
+        return ""
+
+    # ----- stepping -------------------------------------------------------------------------
+    def _record(self, st: ParityStep, detail: bool, reason: bool = False) -> MergeStep:
+        p = self._p
+        affected: list[AffectedWord] = []
+        n_affected = merged = 0
+        if detail and p._undo and p.steps and p.steps[-1] is st:
+            merged = sum(p._undo[-1].train_tokens) - sum(p.train_tokens)
+            cores = p._cores
+            for i in range(len(self._offsets)):
+                if cores is not None:   # the words the core's last merge changed
+                    n, ids = cores.langs[i].touched(AFFECTED_LIMIT)
+                    n_affected += n
+                    for j in ids:
+                        after = tuple(cores.langs[i].word(j))
+                        affected.append(AffectedWord(self._freqs[i][j],
+                                                     _split(after, st.new_id, st.pair), after))
+                else:
+                    changed = p._undo[-1].langs[i][0]
+                    n_affected += len(changed)
+                    for j, old in changed[:AFFECTED_LIMIT]:
+                        affected.append(AffectedWord(self._freqs[i][j], tuple(old),
+                                                     tuple(p._langs[i].words[j])))
+            affected.sort(key=lambda a: -a.freq)
+            del affected[AFFECTED_LIMIT:]
+        why = p.explain(st) if detail or reason else ""
+        return MergeStep(index=st.index, pair=st.pair, left=st.left, right=st.right,
+                         new_id=st.new_id, token=st.token, count=st.count, rule=RULE,
+                         reason=why, n_affected=n_affected, affected=tuple(affected),
+                         live_size=len(p.vocab_bytes), merged=merged,
+                         corpus_tokens=sum(p.train_tokens))
+
+    def step(self, detail: bool = True) -> MergeStep | None:
+        got = self._p.step()
+        if got is None:
+            return None
+        rec = self._record(got, detail)
+        if self._redo and self._redo[-1][0].pair == rec.pair:
+            self._redo.pop()
+        else:
+            self._redo.clear()
+        self._steps.append(rec)
+        self._next = None
+        return rec
+
+    def undo(self) -> MergeStep | None:
+        if not self._steps:
+            return None
+        st = self._p.steps[-1]
+        self._p.undo()
+        rec = self._steps.pop()
+        self._redo.append((rec, st))
+        self._next = None
+        return rec
+
+    def goto(self, k: int, *, detail: bool = True) -> None:
+        while self.n_steps > k and self.undo() is not None:
+            pass
+        if self.n_steps < k:
+            self.run(until=k, detail=detail)
+
+    def run(self, until: int | None = None,
+            progress: Callable[[int, int], None] | None = None,
+            cancel: CancelFn | None = None, detail: bool = True) -> Sequence[MergeStep]:
+        goal = self._p.target if until is None else min(until, self._p.target)
+        out: list[MergeStep] = []
+        from ..errors import Cancelled
+        while self.n_steps < goal:
+            if cancel is not None and cancel():
+                raise Cancelled()
+            rec = self.step(detail=detail)
+            if rec is None:
+                break
+            out.append(rec)
+            if progress is not None and rec.index % 16 == 0:
+                progress(rec.index, goal)
+        if progress is not None:
+            progress(self.n_steps, goal)
+        return out
+
+    def reset(self) -> None:
+        self.goto(0)
+
+    def can_retarget(self, settings: TrainSettings) -> bool:
+        """True when ``settings`` are this run's but for the number of merges (a
+        vocabulary size is a new run: the window counts it as merges when it builds one)."""
+        if settings.num_merges is None:
+            return False
+        return replace(settings, num_merges=self._settings.num_merges,
+                       vocab_size=self._settings.vocab_size) == self._settings
+
+    def retarget(self, settings: TrainSettings) -> int:
+        if not self.can_retarget(settings) or settings.num_merges is None:
+            raise SettingsError("Only the number of merges can change on a parity run; "
+                                "retrain for the rest.")
+        self._p.target = settings.num_merges
+        self._settings = replace(self._settings, num_merges=settings.num_merges)
+        self._next = None
+        if self.n_steps > self._p.target:
+            self.goto(self._p.target)
+        return self.n_steps
+
+    # ----- tokenizers -------------------------------------------------------------------------
+    def tokenizer(self, at_step: int | None = None, redo: bool = False) -> Tokenizer:
+        hi = self.furthest_step if redo else self.n_steps
+        k = self.n_steps if at_step is None else max(0, min(at_step, hi))
+        recs = list(self._steps) + [r for r, _ in reversed(self._redo)]
+        recs = recs[:k]
+        vocab = {i: bytes([i]) for i in range(256)}
+        for r in recs:
+            vocab.setdefault(r.new_id, r.token)
+        tok = Tokenizer(vocab, [(r.left, r.right) for r in recs], [], pattern=PATTERN,
+                        mode="byte")
+        info = self._parity
+        turns = [st.language for st in info.records[:k]]
+        tok.meta = lambda: {**self._p.metadata(), "merge_counts": [r.count for r in recs],
+                            "parity": {**self._p.metadata()["parity"], "turns": turns}}
+        return tok

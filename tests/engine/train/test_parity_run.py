@@ -1,0 +1,87 @@
+"""ParityRun: the parity trainer as a TrainerProtocol run for the window (stepping,
+undo, redo, looking ahead without changing anything, the pair table, retargeting, the
+tokenizer at a step). The merges themselves are held against tokenizers' ParityBpeTrainer
+in tests/engine/train/test_parity.py and, through the window, tests/gui/test_parity_window.py."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bpe_gui.engine.errors import SettingsError
+from bpe_gui.engine.train import parity
+from bpe_gui.engine.train import ParityRun, ParitySettings, TrainerProtocol, TrainSettings
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "parallel"
+LANGS = ("en", "de", "ru", "zh")
+SAMPLE = "理論上，一對情侶可以開四個賬戶。 Theoretically, теоретически, theoretisch."
+
+
+@pytest.fixture(autouse=True, params=["core", "python"])
+def trainer_state(request, monkeypatch):
+    """Every test twice: the trainer's words in the C core, and in Python (where it
+    goes after a merge that repeats a token)."""
+    if request.param == "python":
+        monkeypatch.setattr(parity, "new_core", None)
+    return request.param
+
+
+def _run(merges: int = 40, **kw) -> ParityRun:
+    return ParityRun.from_files([(n, FIXTURES / f"{n}.train.txt") for n in LANGS],
+                                [(n, FIXTURES / f"{n}.dev.txt") for n in LANGS],
+                                ParitySettings(num_merges=merges, **kw))
+
+
+def test_it_is_a_trainer_protocol_run():
+    run: TrainerProtocol = _run()
+    assert run.parity is not None and run.parity.names == LANGS
+    assert run.n_inherited == 0 and run.transition is None and run.table2 is None
+
+
+def test_looking_ahead_changes_nothing_and_is_the_next_step():
+    run = _run()
+    run.run(until=10)
+    merges, vocab = list(run.merges), list(run.vocab_bytes)
+    ahead = run.next_choice()
+    top = run.top_pairs(5)
+    assert run.merges == merges and list(run.vocab_bytes) == vocab and run.n_steps == 10
+    rec = run.step()
+    assert (rec.pair, rec.count) == (ahead.pair, ahead.count)
+    assert (top[0].a, top[0].b, top[0].count) == (*rec.pair, rec.count)
+    assert ahead.reason.startswith("Step 11: ")
+
+
+def test_each_step_says_what_it_changed():
+    run = _run()
+    for _ in range(15):
+        before = run.corpus_tokens
+        rec = run.step()
+        assert rec.merged == before - run.corpus_tokens > 0
+        assert rec.corpus_tokens == run.corpus_tokens
+        assert sum(a.freq * (len(a.before) - len(a.after)) for a in rec.affected) <= rec.merged
+        assert rec.reason and run.parity.names[run.parity.records[-1].language] in rec.reason
+    assert sum(run.symbol_count(i) for i in range(run.vocab_size)) == run.corpus_tokens
+
+
+def test_undo_redo_and_the_tokenizer_at_a_step():
+    run = _run()
+    run.run()
+    at_end = run.tokenizer().encode(SAMPLE)
+    merges = list(run.merges)
+    run.goto(12)
+    assert run.merges == merges[:12] and run.furthest_step == 40
+    assert run.tokenizer(redo=True, at_step=40).encode(SAMPLE) == at_end
+    assert run.tokenizer(at_step=40).encode(SAMPLE) == run.tokenizer().encode(SAMPLE)  # capped
+    run.goto(40)
+    assert run.merges == merges and run.tokenizer().encode(SAMPLE) == at_end
+    assert run.stop().kind == "target" and run.step() is None
+
+
+def test_retarget_takes_only_a_number_of_merges():
+    run = _run()
+    run.run()
+    assert run.retarget(TrainSettings(vocab_size=None, num_merges=25, tie_rule="greatest")) == 25
+    assert run.target_steps == 25 and run.n_steps == 25 and run.is_done()
+    assert not run.can_retarget(TrainSettings(vocab_size=400, tie_rule="greatest"))
+    with pytest.raises(SettingsError):
+        run.retarget(TrainSettings(num_merges=30, tie_rule="lowest-ids"))
