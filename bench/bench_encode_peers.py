@@ -1,10 +1,16 @@
-"""Encoding against every peer, in one run, ids checked (issue 29): bpe-gui, tiktoken,
-bpe-openai, wordchipper, quicktok, kitoken, fastokens, tokie, HF tokenizers and
-sentencepiece, each on the files it can read.
+"""Encoding against every peer, in one run, ids checked (issues 29, 54): bpe-gui, tiktoken,
+bpe-openai, wordchipper, quicktok, kitoken, fastokens, tokie, gigatoken, gigatoken-cachefix,
+riptoken, toktok, tuetoken, HF tokenizers and sentencepiece, each on the files it can read.
+Like with like: the "lists" table times each library's encode returning a list of int,
+the "arrays" table our encode_to_array against the numpy arrays of the libraries that
+have one (ARRAY_LIBS), and the threads table batch APIs against batch APIs.
+gigatoken-cachefix keeps the module name ``gigatoken``, so it is installed apart into
+DATA/peers (``pip install --target``, a binary wheel) and put first on its child's path.
 
     python bench/bench_encode_peers.py [--data DIR] [--wheels DIR] [--quick]
                                        [--only single|threads] [--libs a,b] [--files a,b]
-                                       [--texts a,b] [--corners] [--markdown FILE]
+                                       [--texts a,b] [--shapes list,array] [--corners]
+                                       [--markdown FILE]
                                        [--timeout S]
 
 Files (written into DIR/files once; nothing is written into the repository):
@@ -102,13 +108,25 @@ READS = {"tiktoken": ("cl100k", "o200k"),
          "kitoken": tuple(f for f in FILES if f != "spm-model"),
          "fastokens": tuple(f for f in FILES if f != "spm-model"),
          "tokie": ("llama3", "qwen2", "spm"),
-         "sentencepiece": ("spm-model",)}
+         "sentencepiece": ("spm-model",),
+         "gigatoken": ("cl100k", "o200k", "llama3", "qwen2", "spm"),
+         "gigatoken-cachefix": ("cl100k", "o200k", "llama3", "qwen2", "spm"),
+         "riptoken": ("cl100k", "o200k"),
+         "toktok": ("cl100k", "o200k"),
+         "tuetoken": ("llama3", "qwen2", "spm")}
+# the libraries with an array API (ids in one buffer: numpy, array('I')): the "arrays"
+# table compares them with each other, as the "lists" table compares list APIs
+ARRAY_LIBS = ("bpe-gui", "tiktoken", "gigatoken", "gigatoken-cachefix", "toktok", "tuetoken")
 DISTS = {"bpe-gui": "bpe-gui", "tiktoken": "tiktoken", "hf": "tokenizers",
          "bpe-openai": "bpe-openai", "wordchipper": "wordchipper", "quicktok": "quicktok-v1",
          "kitoken": "kitoken", "fastokens": "fastokens", "tokie": "tokie",
-         "sentencepiece": "sentencepiece"}
-THREAD_LIBS = {"cl100k": ("bpe-gui", "tiktoken", "fastokens", "quicktok"),
-               "llama3": ("bpe-gui", "hf", "fastokens", "quicktok")}
+         "sentencepiece": "sentencepiece", "gigatoken": "gigatoken",
+         "gigatoken-cachefix": "gigatoken-cachefix", "riptoken": "riptoken",
+         "toktok": "toktok-rs", "tuetoken": "tuetoken"}
+THREAD_LIBS = {"cl100k": ("bpe-gui", "tiktoken", "gigatoken", "gigatoken-cachefix",
+                          "fastokens", "quicktok"),
+               "llama3": ("bpe-gui", "hf", "gigatoken", "gigatoken-cachefix", "fastokens",
+                          "quicktok", "tuetoken")}
 
 # How each library loads a file: prepare() imports, the function it returns loads (timed)
 # and gives encode(text) -> list of ids. Shared by both child scripts.
@@ -120,6 +138,7 @@ def prepare(lib, kind, path, name):
         def make():
             tok = load_tokenizer(path)
             make.batch = lambda ps, k: tok.encode_batch(ps, threads=k)
+            make.array = tok.encode_to_array           # array('I')
             return tok.encode
         return make
     if lib == "tiktoken":   # the encoding as tiktoken defines it, its ranks read from path
@@ -129,6 +148,7 @@ def prepare(lib, kind, path, name):
                 tiktoken.load.load_tiktoken_bpe(path, expected_hash)
             e = tiktoken.Encoding(**getattr(op, name)())
             make.batch = lambda ps, k: e.encode_ordinary_batch(ps, num_threads=k)
+            make.array = lambda s: e.encode_to_numpy(s, disallowed_special=())
             return e.encode_ordinary
         return make
     if lib == "hf":
@@ -178,6 +198,44 @@ def prepare(lib, kind, path, name):
             t = tokie.Tokenizer.from_json(path)
             return lambda s: t.encode(s, add_special_tokens=False).ids
         return make
+    if lib in ("gigatoken", "gigatoken-cachefix"):   # the fork installed apart (same module)
+        if lib == "gigatoken-cachefix":
+            sys.path.insert(0, os.environ["BENCH_GIGATOKEN_CACHEFIX"])
+        import gigatoken
+        def make():
+            t = (gigatoken.Tokenizer.from_tiktoken(path) if kind == "tiktoken"
+                 else gigatoken.Tokenizer(path))
+            make.batch = lambda ps, k: t.encode_batch_list(ps, parallel=k > 1)
+            make.array = t.encode                      # numpy uint32
+            return lambda s: t.encode_batch_list([s], parallel=False)[0]
+        return make
+    if lib == "riptoken":
+        import riptoken, tiktoken_ext.openai_public as op
+        def make():
+            spec = getattr(op, name)
+            import tiktoken.load
+            op.load_tiktoken_bpe = lambda url, expected_hash=None: \
+                tiktoken.load.load_tiktoken_bpe(path, expected_hash)
+            d = spec()
+            core = riptoken.CoreBPE(d["mergeable_ranks"], {}, d["pat_str"])
+            make.batch = lambda ps, k: core.encode_ordinary_batch(ps)
+            return core.encode_ordinary
+        return make
+    if lib == "toktok":   # its bundled copies of cl100k and o200k
+        import toktok._toktok as tt
+        def make():
+            t = tt.Tokenizer(name)
+            make.array = t.encode_to_numpy
+            return t.encode_ordinary
+        return make
+    if lib == "tuetoken":
+        import tuetoken
+        def make():
+            t = tuetoken.Tokenizer(path)
+            make.batch = lambda ps, k: t.encode_ordinary_batch(ps, num_threads=k)
+            make.array = lambda s: t.encode_ordinary_to_buffer([s], num_threads=1)["data"]
+            return t.encode_ordinary
+        return make
     raise SystemExit(f"unknown library {lib}")
 """
 
@@ -185,19 +243,24 @@ def prepare(lib, kind, path, name):
 CHILD = LOADERS + r"""
 import hashlib, json, time
 from array import array
-lib, kind, path, name, texts, cpu = sys.argv[1:7]
+lib, kind, path, name, texts, cpu, shape = sys.argv[1:8]
 if cpu:
     os.sched_setaffinity(0, {int(cpu)})
 make = prepare(lib, kind, path, name)
 c, w = time.process_time(), time.perf_counter()
 enc = make()
+if shape == "array":   # like with like: an array of ids, no int object per id
+    enc = getattr(make, "array", None)
+    if enc is None:
+        sys.exit("no array API")
 out = {"load_cpu": time.process_time() - c, "load_wall": time.perf_counter() - w, "texts": {}}
 for label, file in json.loads(texts).items():
     text = open(file, encoding="utf-8").read()
     c, w = time.process_time(), time.perf_counter()
     ids = enc(text)
     cpu_s, wall_s = time.process_time() - c, time.perf_counter() - w
-    a = array("I", ids)
+    a = ids if isinstance(ids, array) else array("I", ids.astype("uint32").tobytes()) \
+        if hasattr(ids, "astype") else array("I", ids)
     out["texts"][label] = {"cpu": cpu_s, "wall": wall_s, "n": len(a),
                            "digest": hashlib.sha256(a.tobytes()).hexdigest()[:16]}
     del ids, a, text
@@ -433,11 +496,23 @@ def child_env(data: Path, rayon: int) -> dict:
                WORDCHIPPER_CACHE_DIR=str(data / "wordchipper"),
                RAYON_NUM_THREADS=str(rayon), TOKENIZERS_PARALLELISM="true" if rayon > 1 else "false")
     env.pop("FASTOKENS_SEGMENT_CACHE", None)
+    env["BENCH_GIGATOKEN_CACHEFIX"] = str(cachefix_dir(data))
     return env
 
 
+def cachefix_dir(data: Path) -> Path:
+    """gigatoken-cachefix, installed apart: it is a fork that keeps the module name
+    ``gigatoken``. Fetched once into DATA/peers (binary wheel only)."""
+    d = data / "peers" / "gigatoken-cachefix"
+    if not (d / "gigatoken").is_dir():
+        subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps",
+                        "--only-binary=:all:", "--target", str(d), "gigatoken-cachefix"],
+                       check=False)
+    return d
+
+
 def single(files: dict[str, Path], texts: dict[str, Path], libs: list[str], data: Path,
-           quick: bool, timeout: float, repeat: int = 1) -> dict:
+           quick: bool, timeout: float, repeat: int = 1, shape: str = "list") -> dict:
     """{file: {text: {lib: result}}}; a result is a dict or a string (why none). Each
     (library, file, text) runs `repeat` times in fresh processes (once when a run takes
     over 3 s): the least CPU time counts, the highest peak and the least load time."""
@@ -446,7 +521,8 @@ def single(files: dict[str, Path], texts: dict[str, Path], libs: list[str], data
     res: dict = {f: {t: {} for t in texts} for f in files}
     for f, path in files.items():
         kind, name, _ = FILES[f]
-        readers = [lib for lib in READS if f in READS[lib] and lib in libs]
+        readers = [lib for lib in READS if f in READS[lib] and lib in libs
+                   and (shape == "list" or lib in ARRAY_LIBS)]
         for lib in readers:
             groups = [dict(texts)] if quick else [{t: p} for t, p in texts.items()]
             for group in groups:
@@ -454,7 +530,7 @@ def single(files: dict[str, Path], texts: dict[str, Path], libs: list[str], data
                 for attempt in range(repeat):
                     got, peak = run(CHILD, [lib, kind, str(path), name,
                                             json.dumps({t: str(p) for t, p in group.items()}),
-                                            cpu], env, timeout)
+                                            cpu, shape], env, timeout)
                     for t in group:
                         r = got if isinstance(got, str) else \
                             dict(got["texts"][t], load=got["load_cpu"], peak=peak)
@@ -474,7 +550,7 @@ def single(files: dict[str, Path], texts: dict[str, Path], libs: list[str], data
                 for t in group:
                     res[f][t][lib] = best[t]
                     r = res[f][t][lib]
-                    print(f"  {f:7} {t:3} {lib:12} " + (r if isinstance(r, str) else
+                    print(f"  {shape:5} {f:7} {t:3} {lib:12} " + (r if isinstance(r, str) else
                           f"{r['cpu']:7.3f} s cpu {r['wall']:7.3f} s wall  load {r['load']:.3f} s"
                           f"  {r['peak']:6.0f} MB"), file=sys.stderr, flush=True)
     return res
@@ -499,6 +575,11 @@ def threads(files: dict[str, Path], en: Path, data: Path, chars: int, libs: list
                 out.setdefault(f, {}).setdefault(lib, {})[k] = got
                 print(f"  threads {f} {lib} {k}: {got}", file=sys.stderr, flush=True)
     return out
+
+
+SHAPES = {"single": "**Lists** (one thread; encode returning a list of int):",
+          "array": "**Arrays** (one thread; ids in one buffer: our encode_to_array's array('I') "
+                   "against numpy arrays):"}
 
 
 # ----- tables ------------------------------------------------------------------------------
@@ -601,6 +682,9 @@ def main() -> None:
     ap.add_argument("--files", help="default: all (--quick: cl100k, llama3, spm, which "
                     "exercise every library's loader)")
     ap.add_argument("--texts", default=",".join(TEXTS))
+    ap.add_argument("--shapes", default="list,array",
+                    help="list: encode returning a list of int (every library); array: "
+                    "ids in one buffer (ARRAY_LIBS): like with like")
     ap.add_argument("--corners", action="store_true",
                     help="also the corner texts of corpora.CORNERS (long words, whitespace, ...)")
     ap.add_argument("--threads-chars", type=int, default=5_000_000)
@@ -631,6 +715,13 @@ def main() -> None:
     versions = []
     for lib in READS:
         try:
+            if lib == "gigatoken-cachefix":
+                dists = importlib.metadata.distributions(path=[str(cachefix_dir(args.data))])
+                found = [d.version for d in dists if d.metadata["Name"] == DISTS[lib]]
+                if not found:
+                    raise importlib.metadata.PackageNotFoundError(lib)
+                versions.append(f"{lib} {found[0]}")
+                continue
             versions.append(f"{lib} {importlib.metadata.version(DISTS[lib])}")
         except importlib.metadata.PackageNotFoundError:
             versions.append(f"{lib} (not installed)")
@@ -638,8 +729,9 @@ def main() -> None:
                 libs.remove(lib)
     if args.from_json:
         raw = json.loads(args.from_json.read_text("utf-8"))
-        if "single" in raw:
-            print(single_tables(raw["single"], texts))
+        for key, title in SHAPES.items():
+            if key in raw:
+                print(f"{title}\n\n" + single_tables(raw[key], texts) + "\n")
         if "threads" in raw:
             print("\n" + thread_tables(raw["threads"], raw.get("threads_chars", args.threads_chars)))
         return
@@ -648,9 +740,11 @@ def main() -> None:
     print("\n".join(head), file=sys.stderr, flush=True)
     out, raw = [], {}
     if args.only != "threads":
-        raw["single"] = single(files, texts, libs, args.data, args.quick, args.timeout,
-                               1 if args.quick else args.repeat)
-        out.append(single_tables(raw["single"], texts))
+        for shape in args.shapes.split(","):
+            key = "single" if shape == "list" else "array"
+            raw[key] = single(files, texts, libs, args.data, args.quick, args.timeout,
+                              1 if args.quick else args.repeat, shape)
+            out.append(f"{SHAPES[key]}\n\n" + single_tables(raw[key], texts))
     if args.only != "single":
         chars = 200_000 if args.quick else args.threads_chars
         en = corpora.decompressed("en-gutenberg-20mb.txt.xz", args.data)
