@@ -100,13 +100,11 @@ class ChartsView(QWidget):
         top.addWidget(self.held_label)
         for w in (open_btn, paste_btn, self.clear_btn, png_btn, csv_btn):
             top.addWidget(w)
-        grid = QGridLayout()   # compression and Rényi efficiency side by side
+        grid = QGridLayout()   # three, two or one column of charts: _reflow
         grid.setSpacing(6)
-        grid.addWidget(self.compression, 0, 0)
-        grid.addWidget(self.renyi, 0, 1)
-        grid.addWidget(self.pair_count, 0, 2)
-        grid.addWidget(self.lengths, 1, 0)
-        grid.addWidget(self.zipf, 1, 1, 1, 2)
+        self.grid = grid
+        self.columns = 0
+        self._reflow(3)
         self.grid_host = QWidget()
         self.grid_host.setLayout(grid)
         grid.setContentsMargins(0, 0, 0, 0)
@@ -135,6 +133,37 @@ class ChartsView(QWidget):
         controller.busyChanged.connect(self._busy_changed)
         controller.livePeek.connect(self._live_peek)
         self._trainer_changed()
+
+    # ----- layout ---------------------------------------------------------------------------
+    def columns_for(self, width: int) -> int:
+        """How many charts side by side a grid ``width`` pixels wide holds with every
+        title whole (at 800x600, three in a row read "Rényi efficiency (…", "Count of
+        the cho…")."""
+        need = max(c.whole_width() for c in self.charts.values())
+        spacing = self.grid.spacing()
+        return next((n for n in (3, 2) if width >= n * need + (n - 1) * spacing), 1)
+
+    def _reflow(self, columns: int) -> None:
+        """The charts in ``columns`` columns, in reading order; the Zipf chart (many
+        ranks on a log axis) takes the rest of its row."""
+        if columns == self.columns:
+            return
+        self.columns = columns
+        grid = self.grid
+        charts = [self.compression, self.renyi, self.pair_count, self.lengths, self.zipf]
+        for c in charts:
+            grid.removeWidget(c)
+        for i, c in enumerate(charts):
+            row, col = divmod(i, columns)
+            span = columns - col if c is self.zipf else 1
+            grid.addWidget(c, row, col, 1, span)
+        for col in range(3):
+            grid.setColumnStretch(col, 1 if col < columns else 0)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._reflow(self.columns_for(self.grid_host.width() if self.grid_host.width() > 0
+                                      else self.width()))
 
     # ----- scheduling -----------------------------------------------------------------------
     def schedule(self) -> None:

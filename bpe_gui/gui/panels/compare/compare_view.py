@@ -286,13 +286,19 @@ class CompareView(QWidget):
             enc = self.encodings[i]
             if enc is None:
                 caption = f"{pane.name}: {pane.description()}. {pane.error}"
+                pane.caption.setText(caption)
+                pane.caption.setToolTip(caption)
             else:
                 nb = len(text.encode("utf-8", "surrogatepass"))
                 ratio = f"{nb / len(enc):.2f}" if len(enc) else "–"
-                caption = (f"{pane.name}: {pane.description()}: {len(enc):,} tokens, "
-                           f"{ratio} bytes/token")
-            pane.caption.setText(caption)
-            pane.caption.setToolTip(caption)
+                # the numbers whole in a narrow side: the description (the side's own
+                # line above says it) gives way ("A: step 0 (current): 200 tokens, 1.47
+                # bytes/tok…" at 1024x700)
+                pane.caption.set_variants([
+                    f"{pane.name}: {pane.description()}: {len(enc):,} tokens, "
+                    f"{ratio} bytes/token",
+                    f"{pane.name}: {len(enc):,} tokens, {ratio} bytes/token",
+                    f"{pane.name}: {len(enc):,} tokens, {ratio} B/token"])
         names = [f"{p.name}: {p.description()}" for p in panes]
         self.model.set_stats(self.stats[0], self.stats[1], names)
         self._summarize()

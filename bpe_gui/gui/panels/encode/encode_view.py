@@ -235,6 +235,12 @@ class EncodeView(QWidget):
     def char_of_pos(self, p: int) -> int:
         return char_index(self._u16, p)
 
+    def wants_its_minimum(self) -> bool:
+        """In Words mode the rules and their legend stand above the text: on a short
+        screen the window gives the view its whole minimum height, or the ids strip
+        went below the fold (docks.py)."""
+        return self.words.enabled
+
     def text(self) -> str:
         """The whole text (a long one: every page, as edited)."""
         return self.paging.text()
