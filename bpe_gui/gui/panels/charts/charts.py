@@ -137,25 +137,34 @@ class ChartsView(QWidget):
     # ----- layout ---------------------------------------------------------------------------
     def columns_for(self, width: int) -> int:
         """How many charts side by side a grid ``width`` pixels wide holds with every
-        title whole (at 800x600, three in a row read "Rényi efficiency (…", "Count of
-        the cho…")."""
-        need = max(c.whole_width() for c in self.charts.values())
+        title whole, each chart as wide as _reflow makes it (at 800x600, three in a row
+        read "Rényi efficiency (…", "Count of the cho…")."""
         spacing = self.grid.spacing()
-        return next((n for n in (3, 2) if width >= n * need + (n - 1) * spacing), 1)
+        for n in (3, 2):
+            column = (width - (n - 1) * spacing) / n
+            if all(c.whole_width() <= span * column + (span - 1) * spacing
+                   for c, span in self._spans(n)):
+                return n
+        return 1
+
+    def _spans(self, columns: int) -> list[tuple[ChartWidget, int]]:
+        """The charts in reading order, each with the columns it spans: the Zipf chart
+        (many ranks on a log axis) takes the rest of its row."""
+        charts = [self.compression, self.renyi, self.pair_count, self.lengths, self.zipf]
+        return [(c, columns - i % columns if c is self.zipf else 1)
+                for i, c in enumerate(charts)]
 
     def _reflow(self, columns: int) -> None:
-        """The charts in ``columns`` columns, in reading order; the Zipf chart (many
-        ranks on a log axis) takes the rest of its row."""
+        """The charts in ``columns`` columns, in reading order (_spans)."""
         if columns == self.columns:
             return
         self.columns = columns
         grid = self.grid
-        charts = [self.compression, self.renyi, self.pair_count, self.lengths, self.zipf]
-        for c in charts:
+        spans = self._spans(columns)
+        for c, _span in spans:
             grid.removeWidget(c)
-        for i, c in enumerate(charts):
+        for i, (c, span) in enumerate(spans):
             row, col = divmod(i, columns)
-            span = columns - col if c is self.zipf else 1
             grid.addWidget(c, row, col, 1, span)
         for col in range(3):
             grid.setColumnStretch(col, 1 if col < columns else 0)
