@@ -30,6 +30,7 @@ from ...models.compare_table import METRICS, CompareTableModel, fmt_cell
 from ..encode.pages import PageBar, PagedEdit, PagedText
 from .compare_overlap import OverlapPanel
 from .compare_pane import DEBOUNCE_MS, ComparePane
+from ...widgets.exact_text import LOST_SEPARATORS
 from ...widgets.flow_layout import FlowBar
 from ...widgets.token_text import TokenTextView, cut_color
 
@@ -99,6 +100,7 @@ class CompareView(QWidget):
         self.edit = PagedEdit()
         self.page_bar = PageBar()
         self.paging = PagedText(self.edit, self.page_bar, self.compare_now)
+        self.edit.separators_lost = lambda: controller.message.emit(LOST_SEPARATORS)
         self.pages = self.paging.pages
         self.edit.setPlaceholderText("Text to compare: type or paste it here.")
         line = self.edit.fontMetrics().lineSpacing()

@@ -31,6 +31,7 @@ from ...models.encoding import (TokenTexts, char_index, char_of_byte, doc_positi
                                utf16_positions, word_numbers)
 from ...models.inherited import new_color
 from ...models.roles import TokenColors
+from ...widgets.exact_text import LOST_SEPARATORS
 from ...widgets.flow_layout import FlowBar
 from ...widgets.token_text import TokenHighlighter
 from ...widgets.text_pane import TextPane
@@ -162,6 +163,7 @@ class EncodeView(QWidget):
         self.page_bar = PageBar()
         self.edit = PagedEdit()
         self.paging = PagedText(self.edit, self.page_bar, self._page_shown)
+        self.edit.separators_lost = lambda: self.controller.message.emit(LOST_SEPARATORS)
         self.pages = self.paging.pages
         self.edit.setPlaceholderText("Type or paste text to see how the tokenizer cuts it.")
         f = self.edit.font()
@@ -293,7 +295,7 @@ class EncodeView(QWidget):
     def _raw_text(self, raw: str | None = None) -> str:
         if raw is None:
             raw = self.edit.document().toRawText()
-        return raw.replace("\u2029", "\n").replace("\u2028", "\n")
+        return raw.replace("\u2029", "\n")   # (exact_text.py: U+2028 is the text's own)
 
     def _note_blocks(self, raw: str) -> None:
         """Where each line (text block) of ``raw`` (the document's text, with U+2029
