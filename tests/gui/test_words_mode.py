@@ -153,6 +153,9 @@ def test_corpus_editor_words_mode_follows_the_training_pattern(qtbot, controller
     controller.set_settings(TrainSettings(vocab_size=1000, pattern="cjk"))
     assert editor.words.legend.chip_texts()[1] == "2 one Han character"
     controller.training.retrain()
+    # (the retrain is a job: until it lands, tokenizer() is the old pattern's)
+    qtbot.waitUntil(lambda: not controller.busy and not controller.stale
+                    and not controller.retrain_pending, timeout=20_000)
     wait_coloured(qtbot, editor.words)
     check_branch_colours(editor.words, CORPUS, controller.tokenizer())
 
