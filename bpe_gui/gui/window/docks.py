@@ -1,6 +1,9 @@
 """The main window's panels, docks and tabs: where each panel goes by default (fitted
 to the screen), the remembered layout (geometry and dock state in QSettings), Reset
-layout, and panels catching up when their dock tab comes to the front.
+layout, panels catching up when their dock tab comes to the front, and on a short screen
+the height shared between the merge panel and the tab in front below it (Compare and
+Charts take all but the merge panel's row of controls; a panel that asks for its
+minimum, the encode view in Words mode, gets it).
 
 :class:`DockLayout` is a part of :class:`~bpe_gui.gui.window.main_window.MainWindow`,
 composed, not mixed in: it is given the window whose docks it arranges, the controller
