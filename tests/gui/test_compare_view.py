@@ -82,7 +82,7 @@ def test_two_steps_side_by_side(view, controller):
             assert cell(view, "bpt", side, script) == pytest.approx(want[script]["bpt"])
             assert cell(view, "tpw", side, script) == pytest.approx(want[script]["tpw"])
     assert view.model.columns[:3] == ["All", "Latin", "Han"]
-    assert "step 15" in view.pane_b.caption.text()
+    assert "step 15" in view.pane_b.caption.full_text()
 
 
 def byte_cuts(tok, text: str) -> set:
@@ -139,7 +139,7 @@ def test_another_configuration_trains_in_the_background(view, controller, qtbot)
     assert cell(view, "tokens", 1, "All") == len(ids)
     assert cell(view, "bpt", 1, "All") == pytest.approx(len(TEXT.encode()) / len(ids))
     assert cell(view, "partial", 1, "All") == 0
-    assert "char-level" in pane.caption.text() and "CJK-aware" in pane.caption.text()
+    assert "char-level" in pane.caption.full_text() and "CJK-aware" in pane.caption.full_text()
     assert "Trained" in pane.train_status.text()
 
 

@@ -217,3 +217,45 @@ def test_once_restored_the_session_saved_is_the_live_one(make_window, qtbot, hel
     win.close()
     saved = held_restore.saved()
     assert saved["step"] == RESTORE_STEP + 1
+
+
+@pytest.mark.regression
+def test_the_pattern_chosen_for_a_bare_tiktoken_comes_back(make_window, ready, qtbot,
+                                                           tmp_path):
+    """The pattern picked in the import dialog for a .tiktoken holding only ranks was not
+    saved in the session: at the next launch the file ran with the assumed (cl100k)
+    pattern and its ids changed."""
+    from bpe_gui.engine.formats import export_tokenizer, load_tokenizer
+    from bpe_gui.engine.train.trainer import Trainer, TrainSettings
+    from bpe_gui.gui.dialogs.import_dialog import ImportDialog
+    # GPT-2's pattern keeps a run of digits whole, cl100k's cuts it every three: the
+    # trainer that made the file is the oracle of its ids
+    mine = Trainer.from_text("call 1234567 or 7654321 now " * 40,
+                             TrainSettings(vocab_size=290, pattern="gpt2"))
+    mine.run()
+    text = "call 1234567 now"
+    expected = mine.tokenizer().encode(text)
+    files = export_tokenizer(mine.tokenizer(), str(tmp_path), "tiktoken", name="bare")
+    ranks = next(p for p in files if p.name.endswith(".tiktoken"))
+    for p in files:
+        if p != ranks:
+            p.unlink()   # the ranks alone
+    assert load_tokenizer(ranks).encode(text) != expected   # (the text tells them apart)
+
+    first = make_window()
+    c = first.controller
+    dlg = ImportDialog(c, first, path=str(ranks))
+    dlg.pattern_combo.setCurrentIndex(dlg.pattern_combo.findData("gpt2"))
+    dlg.do_import()
+    assert c.use_imported and c.tokenizer().encode(text) == expected
+    first.close()
+
+    second = make_window()
+    c2 = second.controller
+    ready(c2)
+    qtbot.waitUntil(lambda: c2.imported is not None, timeout=10_000)
+    assert c2.imported_path == str(ranks) and c2.use_imported
+    assert c2.tokenizer().encode(text) == expected
+    ev = second.dock_layout.encode_view
+    ev.set_text(text)
+    qtbot.waitUntil(lambda: list(ev.encoding.ids) == expected, timeout=10_000)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import QPoint, QRect, Qt
+from PySide6.QtGui import QFont, QFontMetrics
 
 from screens import SIZES, open_at
 from settle import settle as quiet
@@ -18,7 +19,7 @@ def in_sight(win, widget) -> bool:
 
 
 @pytest.mark.regression
-@pytest.mark.parametrize("size", SIZES[1:])   # (at 800x600 the dock is 33 pixels short)
+@pytest.mark.parametrize("size", SIZES)   # (at 800x600 the dock was 33 pixels short)
 def test_words_mode_keeps_the_ids_strip_in_sight(make_window, qtbot, monkeypatch, size):
     win = open_at(make_window, qtbot, monkeypatch, size)
     dl = win.dock_layout
@@ -33,6 +34,13 @@ def test_words_mode_keeps_the_ids_strip_in_sight(make_window, qtbot, monkeypatch
     row = ev.flow.height_for_rows(1)
     assert ev.flow.height() >= row - 2 and in_sight(win, ev.flow), (ev.flow.height(), row)
     assert in_sight(win, ev.words.legend) and in_sight(win, ev.edit)
+    title = ev.words.legend.title   # its wrapped lines whole, not squeezed
+    assert title.height() >= title.heightForWidth(title.width()), (title.height(), size)
+    # Words off again: the merge panel has its whole minimum back
+    ev.words.toggle.setChecked(False)
+    central = win.centralWidget()
+    qtbot.waitUntil(lambda: central.viewport().height()
+                    >= dl.merge_panel.minimumSizeHint().height() - 2)
 
 
 @pytest.mark.regression
@@ -88,4 +96,103 @@ def test_compare_in_focus_shows_every_script_column(make_window, qtbot, monkeypa
     for b in view.findChildren(type(view.focus_button)):
         if b.isVisible():   # every button whole inside the window
             assert in_sight(win, b), b.text()
+    dl.unfocus()
+
+
+def rows_in_sight(win, view) -> int:
+    """How many whole rows of a table (or lines of a text view) show inside the window."""
+    region = view.viewport().visibleRegion().boundingRect()
+    top_left = view.viewport().mapTo(win, region.topLeft())
+    shown = QRect(top_left, region.size()).intersected(QRect(QPoint(0, 0), win.size()))
+    step = view.verticalHeader().defaultSectionSize() if hasattr(view, "verticalHeader") \
+        else view.fontMetrics().lineSpacing()
+    return shown.height() // step
+
+
+def raise_below(win, qtbot, dock, panel):
+    dock.raise_()
+    qtbot.waitUntil(panel.isVisible)
+    quiet(qtbot, win, win.controller)
+
+
+@pytest.mark.regression
+@pytest.mark.parametrize("size", SIZES)
+def test_compare_shows_both_sides_and_the_table_without_focus(
+        make_window, qtbot, monkeypatch, size):
+    """At 800x600 and 1024x700 Compare's dock was about 260 pixels tall: the two sides'
+    texts and the table of counts were below the fold unless Focus was on."""
+    win = open_at(make_window, qtbot, monkeypatch, size)
+    dl = win.dock_layout
+    view = dl.compare_view
+    raise_below(win, qtbot, dl.compare_dock, view)
+    qtbot.waitUntil(lambda: view.model.columnCount() > 5, timeout=10_000)   # sample text
+    area = dl.compare_dock.widget()
+    # (the dock grows once its tab is in front)
+    qtbot.waitUntil(lambda: area.verticalScrollBar().maximum() == 0 and in_sight(win, view.table))
+    for pane in (view.pane_a, view.pane_b):
+        assert in_sight(win, pane.view) and in_sight(win, pane.caption)
+        assert rows_in_sight(win, pane.view) >= 2, (pane.name, size)
+        caption = pane.caption   # the numbers whole: a variant that fits, not "…"
+        assert "tokens" in caption.text() and not caption.text().endswith("…"), caption.text()
+    # its header and the first row at least (800x600: the rest scrolls in the table)
+    assert rows_in_sight(win, view.table) >= (1 if size == (800, 600) else 2), size
+    assert in_sight(win, view.edit)
+    # the merge panel keeps its row of controls in sight
+    panel = dl.merge_panel
+    for b in (panel.play_btn, panel.goto_btn, panel.goto_spin):
+        assert in_sight(win, b), size
+    # another tab in front: the merge panel gets its height back
+    raise_below(win, qtbot, dl.encode_dock, dl.encode_view)
+    central = win.centralWidget()
+    qtbot.waitUntil(lambda: central.viewport().height()
+                    >= panel.minimumSizeHint().height() - 2)
+    assert in_sight(win, panel.pair_view)
+
+
+@pytest.mark.regression
+@pytest.mark.parametrize("size", SIZES)
+def test_charts_titles_whole_and_two_charts_in_sight(make_window, qtbot, monkeypatch, size):
+    """Three charts in a row of an 800-pixel window cut their titles ("Rényi efficiency
+    (…", "Count of the cho…") and the second row was below the fold."""
+    win = open_at(make_window, qtbot, monkeypatch, size)
+    dl = win.dock_layout
+    view = dl.charts_view
+    raise_below(win, qtbot, dl.charts_dock, view)
+    charts = list(view.charts.values())
+    bold = QFont(view.compression.font())
+    bold.setBold(True)
+    fm = QFontMetrics(bold)
+    for chart in charts:   # each title drawn whole (16: the chart's side margins)
+        assert chart.width() - 16 >= fm.horizontalAdvance(chart.title), (chart.title, size)
+    assert view.columns == view.columns_for(view.grid_host.width())
+    area = dl.charts_dock.widget()
+    if size != (1920, 1080):   # (the dock grows once its tab is in front)
+        qtbot.waitUntil(lambda: dl.charts_dock.height() > win.height() // 2)
+    in_view = [c for c in charts if in_sight(win, c)]
+    assert len(in_view) >= 2, (size, [c.title for c in in_view])
+    if size == (1920, 1080):
+        assert len(in_view) == len(charts)
+    for chart in charts:   # the rest a scroll away, each whole then
+        area.ensureWidgetVisible(chart, 0, 0)
+        quiet(qtbot, win, win.controller)
+        assert in_sight(win, chart), (chart.title, size)
+
+
+@pytest.mark.regression
+@pytest.mark.parametrize("size", SIZES[:2])
+def test_compare_in_focus_shows_bs_open_file_button(make_window, qtbot, monkeypatch, size):
+    """In Focus, side B as "Imported tokenizer" had its "Open file…" cut at the right."""
+    from PySide6.QtWidgets import QPushButton
+    win = open_at(make_window, qtbot, monkeypatch, size)
+    dl = win.dock_layout
+    view = dl.compare_view
+    raise_below(win, qtbot, dl.compare_dock, view)
+    assert dl.toggle_focus(dl.compare_dock)
+    view.pane_b.set_kind("imported")
+    quiet(qtbot, win, win.controller)
+    buttons = [b for b in view.pane_b.findChildren(QPushButton) if b.isVisible()]
+    assert any(b.text() == "Open file…" for b in buttons)
+    for b in buttons:
+        assert in_sight(win, b), (b.text(), size)
+        assert b.width() >= b.fontMetrics().horizontalAdvance(b.text()), b.text()
     dl.unfocus()

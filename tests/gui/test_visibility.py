@@ -162,16 +162,16 @@ def test_compare_view_catches_up_when_raised(qtbot, win):
     c, cv = win.controller, win.dock_layout.compare_view
     a = cv.pane_a
     assert a.kind_key() == "current"
-    assert a.caption.text().startswith("A: step 0 (current)")
+    assert a.caption.full_text().startswith("A: step 0 (current)")
     for _ in range(STEPS):
         assert c.step()
     quiet(qtbot, win)
     assert a.catchup.behind                              # no work while behind
-    assert a.caption.text().startswith("A: step 0 (current)")
+    assert a.caption.full_text().startswith("A: step 0 (current)")
 
     raise_tab(qtbot, win.dock_layout.compare_dock, cv)
     assert on_screen(a)
-    qtbot.waitUntil(lambda: a.caption.text().startswith(f"A: step {STEPS} (current)"),
+    qtbot.waitUntil(lambda: a.caption.full_text().startswith(f"A: step {STEPS} (current)"),
                     timeout=1000)
     assert not a.catchup.behind
     assert cv.encodings[0].ids == fresh_ids(c, cv.text())

@@ -143,16 +143,23 @@ def test_typing_recolours_the_words_of_the_new_text(qtbot, view):
 def test_corpus_editor_words_mode_follows_the_training_pattern(qtbot, controller):
     editor = CorpusEditor(controller)
     qtbot.addWidget(editor)
-    editor.resize(500, 500)
+    # every line in view (the check reads them all; only lines in view are coloured
+    # again, and the legend's wrapped lines take their height above the text)
+    editor.resize(500, 760)
     editor.show()
     qtbot.waitExposed(editor)
     editor.words.set_enabled(True)
     wait_coloured(qtbot, editor.words)
+    assert {b.blockNumber() for b in editor.words._visible_blocks()} >= \
+        set(range(CORPUS.count("\n")))
     tok = controller.tokenizer()
     check_branch_colours(editor.words, CORPUS, tok)
     controller.set_settings(TrainSettings(vocab_size=1000, pattern="cjk"))
     assert editor.words.legend.chip_texts()[1] == "2 one Han character"
     controller.training.retrain()
+    # (the retrain is a job: until it lands, tokenizer() is the old pattern's)
+    qtbot.waitUntil(lambda: not controller.busy and not controller.stale
+                    and not controller.retrain_pending, timeout=20_000)
     wait_coloured(qtbot, editor.words)
     check_branch_colours(editor.words, CORPUS, controller.tokenizer())
 

@@ -32,6 +32,9 @@ class Session:
     # and whether whitespace is drawn visibly (optional keys: older files lack them)
     imported_path: str | None = None
     use_imported: bool = False
+    # the pre-tokenizer pattern chosen for a bare .tiktoken (such a file holds only
+    # ranks): None when the file was opened as it is recognised
+    imported_pattern: str | None = None
     show_whitespace: bool = True
     # the furthest step trained: steps past ``step`` were undone and the timeline
     # still offers them (redo); a version-1 file without the key has none
@@ -58,6 +61,8 @@ class Session:
         view: dict = {"show_whitespace": self.show_whitespace}
         if self.imported_path:
             view["imported"] = {"path": self.imported_path, "in_use": self.use_imported}
+            if self.imported_pattern is not None:
+                view["imported"]["pattern"] = self.imported_pattern
         out = {"format": SESSION_FORMAT, "version": SESSION_VERSION, "corpus": corpus,
                "settings": s, "step": self.step, "encode_text": self.encode_text,
                "view": view}
@@ -98,6 +103,8 @@ class Session:
                              "view.imported")
         in_use = take(imported, "in_use", is_type(bool, "true or false"), False, problems,
                       "view.imported")
+        pattern = take(imported, "pattern", is_type(str, "a pattern"), None, problems,
+                       "view.imported")
         train_on = obj(d, "train_on", problems)
         train_on_from = take(train_on, "from", is_type(str, "a tokenizer file path"), None,
                              problems, "train_on")
@@ -105,7 +112,9 @@ class Session:
         return cls(settings=settings, corpus_text=text, corpus_paths=list(paths),
                    sample=sample, step=step, furthest_step=furthest if furthest > step else 0,
                    encode_text=encode_text, imported_path=imported_path,
-                   use_imported=bool(imported_path and in_use), show_whitespace=show_ws,
+                   use_imported=bool(imported_path and in_use),
+                   imported_pattern=pattern if imported_path else None,
+                   show_whitespace=show_ws,
                    train_on_from=train_on_from or None, parity=parity,
                    problems=tuple(problems))
 

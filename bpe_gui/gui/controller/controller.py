@@ -78,6 +78,9 @@ class Controller(QObject):
         self.stale = False
         self.imported: Tokenizer | None = None
         self.imported_path: str | None = None
+        # the pattern a bare .tiktoken was opened with (None: as recognised); sessions
+        # keep it, so a relaunch runs the file as before
+        self.imported_pattern: str | None = None
         self.use_imported = False
         self.session_path: str | None = None
         # Asked when files are opened as the new corpus, before it is read for training

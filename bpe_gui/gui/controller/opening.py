@@ -42,6 +42,7 @@ class OpeningHost(Protocol):
     trainer: TrainerProtocol | None
     imported: Tokenizer | None
     imported_path: str | None
+    imported_pattern: str | None
     use_imported: bool
     session_path: str | None          # set here
     settings_for_new_corpus: Callable[[], TrainSettings | None] | None
@@ -218,6 +219,8 @@ class Opening:
                        corpus_paths=[] if inline else list(c.corpus.paths),
                        sample=c.corpus.sample, step=c.step_index, encode_text=encode_text,
                        imported_path=c.imported_path if c.imported is not None else None,
+                       imported_pattern=c.imported_pattern if c.imported is not None
+                       else None,
                        use_imported=c.use_imported, show_whitespace=show_whitespace,
                        furthest_step=furthest if furthest > c.step_index else 0,
                        train_on_from=c.train_on.session_source(),
@@ -234,6 +237,7 @@ class Opening:
                         sample=live.sample)
         return replace(s, encode_text=encode_text, show_whitespace=show_whitespace,
                        imported_path=live.imported_path, use_imported=live.use_imported,
+                       imported_pattern=live.imported_pattern,
                        problems=())
 
     def _restoring(self) -> Restoring | None:
@@ -374,6 +378,7 @@ class Opening:
         if not c.busy:   # trained at once (a small corpus), or refused: over already
             self._restore_job_ended()
         if s.imported_path and s.imported_path not in (c.imported_path, failed):
-            if c.tokenizer_files.import_tokenizer(s.imported_path) is None:
+            if c.tokenizer_files.import_tokenizer(s.imported_path,
+                                                  pattern=s.imported_pattern) is None:
                 return
         c.tokenizer_files.set_use_imported(s.use_imported and c.imported is not None)

@@ -30,8 +30,9 @@ class TokenizerFilesHost(Protocol):
     """What :class:`TokenizerFiles` uses of the controller it serves."""
 
     trainer: TrainerProtocol | None
-    imported: Tokenizer | None        # these three are set here
+    imported: Tokenizer | None        # these four are set here
     imported_path: str | None
+    imported_pattern: str | None
     use_imported: bool
     message: SignalInstance
     tokenizerChanged: SignalInstance
@@ -118,7 +119,7 @@ class TokenizerFiles:
         except BPEError as e:
             self._fail("Import failed", e)
             return None
-        self._imported(tok, str(path))
+        self._imported(tok, str(path), pattern)
         return tok
 
     def import_in_background(self, path: str, pattern: str | None = None) -> bool:
@@ -138,7 +139,7 @@ class TokenizerFiles:
             return tok
 
         def done(tok: Tokenizer) -> None:
-            self._imported(tok, str(path))
+            self._imported(tok, str(path), pattern)
             c.importFinished.emit(tok)
 
         def ended(end: JobEnd) -> None:
@@ -147,9 +148,9 @@ class TokenizerFiles:
                 c.importFinished.emit(None)
         return c.start(Job(f"Loading {Path(path).name}", job, done, ended))
 
-    def _imported(self, tok: Tokenizer, path: str) -> None:
+    def _imported(self, tok: Tokenizer, path: str, pattern: str | None = None) -> None:
         c = self.c
-        c.imported, c.imported_path = tok, path
+        c.imported, c.imported_path, c.imported_pattern = tok, path, pattern
         if c.use_imported:   # another imported tokenizer was in use: views must switch
             c.tokenizerChanged.emit()
         self.set_use_imported(True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from html import escape
 from typing import Sequence
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QColor, QCursor, QPalette
 from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QScrollArea, QToolButton, QToolTip,
                                QVBoxLayout, QWidget)
@@ -96,6 +96,21 @@ class BranchLegend(QWidget):
         view's layout, and the dock's scroll area then gave the view its preferred
         height, not the dock's (the text took it, the ids strip went below the fold)."""
         return False
+
+    def minimumSizeHint(self) -> QSize:
+        """As tall as its wrapped lines at its width: shorter, the layout squeezed the
+        title's two lines into one and a half ("Whitespace split pattern: … at each
+        position" cut at 800x600). Only the minimum follows the width (see above)."""
+        hint = super().minimumSizeHint()
+        lay = self.layout()
+        if self.width() <= 0 or lay is None or not lay.hasHeightForWidth():
+            return hint
+        return QSize(hint.width(), max(hint.height(), lay.heightForWidth(self.width())))
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        if event.size().width() != event.oldSize().width():
+            self.updateGeometry()   # the minimum height follows the width
 
     def set_branches(self, branches: Sequence[Branch], preset: str | None,
                      title: str | None = None) -> None:

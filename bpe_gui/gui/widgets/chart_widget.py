@@ -236,6 +236,15 @@ class ChartWidget(QWidget):
                       max(10, self.height() - top - bottom))
         return plot, (x0, x1, y0, y1), yt
 
+    def whole_width(self) -> int:
+        """The width at which the title and the x axis's title are drawn whole (a note or
+        the markers' caption beside the title gives way first: title_row)."""
+        bold = QFont(self.font())
+        bold.setBold(True)
+        xlabel = self.xlabel + (" (log)" if self.xlog else "")
+        return 16 + max(QFontMetrics(bold).horizontalAdvance(self.title),
+                        QFontMetrics(self.font()).horizontalAdvance(xlabel))
+
     def y_title(self) -> str:
         return self.ylabel + (" (log)" if self.ylog else "")
 
@@ -367,9 +376,14 @@ class ChartWidget(QWidget):
             r = QRectF(cx - w / 2 - 2, plot.bottom() + 4, w + 4, fm.height())
             p.drawText(r, Qt.AlignmentFlag.AlignCenter, label)
             last_right = cx + w / 2
-        p.drawText(QRectF(plot.left(), self.height() - fm.height() - 6, plot.width(),
-                          fm.height()), Qt.AlignmentFlag.AlignCenter,
-                   self.xlabel + (" (log)" if self.xlog else ""))
+        # the axis title centred under the plot, but inside the chart: a narrow plot cut
+        # it at both ends ("gth (characte")
+        xlabel = fm.elidedText(self.xlabel + (" (log)" if self.xlog else ""),
+                               Qt.TextElideMode.ElideRight, self.width() - 8)
+        xw = fm.horizontalAdvance(xlabel)
+        x_left = min(max(4.0, plot.center().x() - xw / 2), self.width() - 4 - xw)
+        p.drawText(QRectF(x_left, self.height() - fm.height() - 6, xw + 2, fm.height()),
+                   Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, xlabel)
         ylabel = self.y_title()
         if self.ylabel_level:   # level, over the plot's top left (see _layout)
             ylabel = fm.elidedText(ylabel, Qt.TextElideMode.ElideRight, self.width() - 16)

@@ -26,6 +26,7 @@ from ...engine.tokenizers import matcher_for, show
 from ..models.edit_words import ClickedWord, EditWords  # noqa: F401  (ClickedWord: re-exported)
 from ..models.roles import TokenColors
 from .branch_legend import BranchColors, BranchLegend
+from .exact_text import exact_text
 
 CLICK_SLOP = 4           # pixels a click may move and still count as a click
 
@@ -174,8 +175,7 @@ class WordColouring(QObject):
 
     # ----- words (models/edit_words.py finds them) --------------------------------------------
     def _read_text(self) -> str:
-        raw = self.edit.document().toRawText()
-        return raw.replace("\u2029", "\n").replace("\u2028", "\n")
+        return exact_text(self.edit.document())   # as the encode view reads it
 
     def _pattern_failed(self, message: str) -> None:
         self.legend.title.setText(message)

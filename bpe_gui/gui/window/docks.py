@@ -1,6 +1,9 @@
 """The main window's panels, docks and tabs: where each panel goes by default (fitted
 to the screen), the remembered layout (geometry and dock state in QSettings), Reset
-layout, and panels catching up when their dock tab comes to the front.
+layout, panels catching up when their dock tab comes to the front, and on a short screen
+the height shared between the merge panel and the tab in front below it (Compare and
+Charts take all but the merge panel's row of controls; a panel that asks for its
+minimum, the encode view in Words mode, gets it).
 
 :class:`DockLayout` is a part of :class:`~bpe_gui.gui.window.main_window.MainWindow`,
 composed, not mixed in: it is given the window whose docks it arranges, the controller
@@ -13,7 +16,7 @@ from typing import Callable, Sequence
 
 from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer
 from PySide6.QtWidgets import (QApplication, QDockWidget, QFrame, QMainWindow, QScrollArea,
-                               QWidget)
+                               QTabBar, QWidget)
 
 from .layout_fit import SIDES, give_central_its_minimum, left_column_width, side_by_side
 from ..panels.charts.charts import ChartsView
@@ -36,6 +39,8 @@ FILL_BELOW = 1300
 BESIDE_FROM = 1800   # windows this wide: the settings beside the corpus (the middle keeps
                      # about 700 pixels; at 1440 it would have been squeezed to its minimum)
 REFIT_AFTER_MS = 150  # a window being resized: the docks are refitted once it rests
+LEAVE_CENTRAL = 2     # a tall panel in front below (short screen): the merge panel keeps
+                      # at least this much above its row of controls' height
 
 
 class DockLayout:
@@ -66,7 +71,10 @@ class DockLayout:
         # a short screen: the last merge and the timeline as tabs, the docks below get
         # the height (issue 30: a sliver of an encode view at 800x600)
         self.merge_panel.set_compact(self._screen_height() < COMPACT_BELOW)
-        w.setCentralWidget(self._scrollable(self.merge_panel))
+        central = self._scrollable(self.merge_panel)
+        # (not its scroll bars' minimum: a tall panel below leaves it the row of controls)
+        central.setMinimumHeight(1)
+        w.setCentralWidget(central)
         self.editor = CorpusEditor(c, w, recent=recent)
         self.settings_panel = SettingsPanel(c, w)
         self.encode_view = EncodeView(c, w)
@@ -111,6 +119,18 @@ class DockLayout:
         self.editor.pathsRequested.connect(open_paths)
         self.encode_view.focusRequested.connect(lambda: self.toggle_focus(self.encode_dock))
         self.compare_view.focusRequested.connect(lambda: self.toggle_focus(self.compare_dock))
+        # a short screen: Compare and Charts, in front below, take the merge panel's height
+        # but its row of controls (at 800x600 and 1024x700 their results were below the
+        # fold of a dock about 260 pixels tall); another tab in front gives it back
+        self.tall_docks = (self.charts_dock, self.compare_dock)
+        self._front_below: QDockWidget | None = None
+        self._height_before_tall: int | None = None   # the docks below before they grew
+        for dock in (self.encode_dock, self.vocab_dock, *self.tall_docks):
+            dock.visibilityChanged.connect(
+                lambda shown, d=dock: self._front_changed(d) if shown else None)
+        words = getattr(self.encode_view, "words", None)
+        if words is not None:
+            words.toggle.toggled.connect(lambda _on: self.refit_below())
         guard_wheel(w)   # the wheel scrolls the docks; it changes only a focused control
 
     def _add_playback_dock(self) -> None:
@@ -241,12 +261,103 @@ class DockLayout:
         through the dock in front of it)."""
         return self.vocab_dock if self.encode_on_right else self.encode_dock
 
+    def _front_changed(self, dock: QDockWidget) -> None:
+        """A dock of the group below the merge panel came to the front."""
+        if dock.isFloating() or self.window.dockWidgetArea(dock) != \
+                Qt.DockWidgetArea.BottomDockWidgetArea:
+            return
+        self._front_below = dock
+        QTimer.singleShot(0, self.window, self._fit_central)
+
+    def tall_in_front(self) -> bool:
+        """A short screen with Compare or Charts in front below the merge panel: they
+        get the height (their two panes, their charts' second row need it)."""
+        front = self._front_below
+        return self._short_screen() and self._focus is None and front in self.tall_docks \
+            and front.isVisible() and not front.isFloating() and \
+            self.window.dockWidgetArea(front) == Qt.DockWidgetArea.BottomDockWidgetArea
+
+    def _bar_of(self, dock: QDockWidget) -> int:
+        """The height of the tab bar of ``dock``'s group (outside the dock; resizeDocks
+        sizes a group with it)."""
+        return next((t.height() for t in self.window.findChildren(QTabBar) if t.isVisible()
+                     and any(t.tabText(i) == dock.windowTitle() for i in range(t.count()))), 0)
+
+    def _grow_tall_front(self) -> None:
+        """The dock in front below as tall as the window allows, the merge panel left
+        its row of controls (it scrolls for the rest)."""
+        win, front = self.window, self._front_below
+        scroll = win.centralWidget()
+        if front is None or not isinstance(scroll, QScrollArea):
+            return
+        spare = scroll.height() - self.merge_panel.controls_height() - LEAVE_CENTRAL
+        if spare > 1:
+            if self._height_before_tall is None:
+                self._height_before_tall = front.height()
+            win.resizeDocks([front], [front.height() + spare + self._bar_of(front)],
+                            Qt.Orientation.Vertical)
+
+    def _grow_front_to_minimum(self) -> bool:
+        """A short screen: the panel in front below at least its minimum height, taken
+        from the merge panel, which keeps its row of controls (Words mode's rules and
+        legend pushed the encode view's ids out of sight at 800x600). True if it moved."""
+        win, front = self.window, self._front_below
+        scroll = win.centralWidget()
+        if front is None or not self._short_screen() or self._focus is not None or \
+                not isinstance(scroll, QScrollArea) or front.isFloating() or \
+                not front.isVisible() or \
+                win.dockWidgetArea(front) != Qt.DockWidgetArea.BottomDockWidgetArea:
+            return False
+        short = self._front_floor() - front.height()
+        spare = scroll.height() - self.merge_panel.controls_height() - LEAVE_CENTRAL
+        grow = min(short, spare)
+        if grow <= 0:
+            return False
+        win.resizeDocks([front], [front.height() + grow + self._bar_of(front)],
+                        Qt.Orientation.Vertical)
+        return True
+
+    def _front_floor(self) -> int:
+        """On a short screen, the height of the dock in front below at which its panel
+        has its minimum height, when the panel asks for it (the encode view in Words
+        mode: wants_its_minimum); else 0, and the merge panel's minimum comes first."""
+        front = self._front_below
+        if front is None or not self._short_screen() or front.isFloating() or \
+                not front.isVisible():
+            return 0
+        area = front.widget()
+        if not isinstance(area, QScrollArea) or area.widget() is None or \
+                not getattr(area.widget(), "wants_its_minimum", lambda: False)():
+            return 0
+        return front.height() + area.widget().minimumSizeHint().height() - \
+            area.viewport().height()
+
+    def refit_below(self) -> None:
+        """A panel below changed what it needs (Words mode on or off): fit again."""
+        QTimer.singleShot(0, self.window, self._fit_central)
+
     def _fit_central(self, passes: int = 3) -> None:
         """The merge panel at least its minimum height, from the docks below (a pass
-        more while they moved: their tab bar is outside them)."""
+        more while they moved: their tab bar is outside them); with Compare or Charts in
+        front below on a short screen, the docks below the height instead."""
         win = self.window
+        if self.tall_in_front():
+            self._grow_tall_front()
+            return
+        before, self._height_before_tall = self._height_before_tall, None
+        front = self._front_below
+        if before is not None and front is not None and self._focus is None \
+                and not front.isFloating() and \
+                win.dockWidgetArea(front) == Qt.DockWidgetArea.BottomDockWidgetArea:
+            # another tab in front: the docks below as they were before they grew
+            win.resizeDocks([front], [before + self._bar_of(front)], Qt.Orientation.Vertical)
+            QTimer.singleShot(0, win, lambda: self._fit_central(passes))   # once laid out
+            return
+        if self._grow_front_to_minimum():
+            return
         if give_central_its_minimum(win, self.merge_panel, self._bottom(),
-                                    exactly=self._screen_height() < TIGHT_BELOW) \
+                                    exactly=self._screen_height() < TIGHT_BELOW,
+                                    floor=self._front_floor()) \
                 and passes > 1:
             QTimer.singleShot(0, win, lambda: self._fit_central(passes - 1))
 

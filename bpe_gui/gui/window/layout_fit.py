@@ -25,12 +25,14 @@ def left_column_width(window: QMainWindow, side: int, window_width: int) -> int:
 
 
 def give_central_its_minimum(window: QMainWindow, central: QWidget,
-                             bottom: QDockWidget, exactly: bool = False) -> bool:
+                             bottom: QDockWidget, exactly: bool = False,
+                             floor: int = 0) -> bool:
     """Take height from the docks below until the ``central`` panel (the merge panel)
     gets its minimum height, so it does not scroll (the docks below scroll first).
     ``exactly``: also give the docks below what the panel has over its minimum (a short
     screen, where the encode view below needs every pixel). True if it moved the docks
-    (the docks' tab bar is outside the dock, so a second pass may be needed)."""
+    (the docks' tab bar is outside the dock, so a second pass may be needed). The docks
+    below keep at least ``floor`` pixels (the panel in front there needs them)."""
     scroll = window.centralWidget()
     if not isinstance(scroll, QScrollArea):   # (docks.py puts it in a scroll area)
         return False
@@ -42,7 +44,7 @@ def give_central_its_minimum(window: QMainWindow, central: QWidget,
         # resizeDocks sizes a tab group with its tab bar, which is outside the dock
         bar = next((t.height() for t in window.findChildren(QTabBar) if t.isVisible() and
                     any(t.tabText(i) == bottom.windowTitle() for i in range(t.count()))), 0)
-        size = max(bottom.minimumSizeHint().height(), bottom.height() - need) + bar
+        size = max(bottom.minimumSizeHint().height(), floor, bottom.height() - need) + bar
         if size != bottom.height() + bar:
             window.resizeDocks([bottom], [size], Qt.Orientation.Vertical)
             return True

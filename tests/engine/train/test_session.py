@@ -177,6 +177,22 @@ def test_view_state_round_trips_and_older_files_still_load(tmp_path):
     del d["view"]                       # a version-1 file written before these keys
     old = Session.from_dict(d)
     assert old.imported_path is None and not old.use_imported and old.show_whitespace
+    assert old.imported_pattern is None
+
+
+def test_the_pattern_of_a_bare_tiktoken_round_trips_and_a_bad_one_is_named(tmp_path):
+    from bpe_gui.engine.train.session import Session
+    s = Session(corpus_text="a b", imported_path="/x/bare.tiktoken", use_imported=True,
+                imported_pattern="gpt2")
+    back = Session.load(s.save(tmp_path / "p.bpesession"))
+    assert (back.imported_path, back.imported_pattern) == ("/x/bare.tiktoken", "gpt2")
+    assert "pattern" not in Session(corpus_text="a", imported_path="/x/t.json"
+                                    ).to_dict()["view"]["imported"]   # as recognised
+    d = s.to_dict()
+    d["view"]["imported"]["pattern"] = 7
+    bad = Session.from_dict(d)
+    assert bad.imported_pattern is None and bad.imported_path == "/x/bare.tiktoken"
+    assert any("pattern" in p for p in bad.problems), bad.problems
 
 
 def test_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path):

@@ -105,14 +105,12 @@ class ChartsView(QWidget):
         top.addWidget(self.held_label)
         for w in (open_btn, paste_btn, self.clear_btn, png_btn, csv_btn):
             top.addWidget(w)
-        grid = QGridLayout()   # compression and Rényi efficiency side by side
+        grid = QGridLayout()   # three, two or one column of charts: _reflow
         grid.setSpacing(6)
-        grid.addWidget(self.compression, 0, 0)
-        grid.addWidget(self.renyi, 0, 1)
-        grid.addWidget(self.pair_count, 0, 2)
-        grid.addWidget(self.lengths, 1, 0)
-        grid.addWidget(self.zipf, 1, 1, 1, 2)
         self.grid = grid
+        self.columns = 0
+        self._parity_on = False
+        self._reflow(3)
         self.grid_host = QWidget()
         self.grid_host.setLayout(grid)
         grid.setContentsMargins(0, 0, 0, 0)
@@ -141,6 +139,48 @@ class ChartsView(QWidget):
         controller.busyChanged.connect(self._busy_changed)
         controller.livePeek.connect(self._live_peek)
         self._trainer_changed()
+
+    # ----- layout ---------------------------------------------------------------------------
+    def columns_for(self, width: int) -> int:
+        """How many charts side by side a grid ``width`` pixels wide holds with every
+        title whole, each chart as wide as _reflow makes it (at 800x600, three in a row
+        read "Rényi efficiency (…", "Count of the cho…")."""
+        spacing = self.grid.spacing()
+        for n in (3, 2):
+            column = (width - (n - 1) * spacing) / n
+            if all(c.whole_width() <= span * column + (span - 1) * spacing
+                   for c, span in self._spans(n)):
+                return n
+        return 1
+
+    def _spans(self, columns: int) -> list[tuple[ChartWidget, int]]:
+        """The charts in reading order, each with the columns it spans: the Zipf chart
+        (many ranks on a log axis) takes the rest of its row; a parity run's chart comes
+        first, in view without scrolling."""
+        charts = ([self.parity] if self._parity_on else []) + [
+            self.compression, self.renyi, self.pair_count, self.lengths, self.zipf]
+        return [(c, columns - i % columns if c is self.zipf else 1)
+                for i, c in enumerate(charts)]
+
+    def _reflow(self, columns: int) -> None:
+        """The charts in ``columns`` columns, in reading order (_spans)."""
+        if columns == self.columns:
+            return
+        self.columns = columns
+        grid = self.grid
+        spans = self._spans(columns)
+        for c, _span in spans:
+            grid.removeWidget(c)
+        for i, (c, span) in enumerate(spans):
+            row, col = divmod(i, columns)
+            grid.addWidget(c, row, col, 1, span)
+        for col in range(3):
+            grid.setColumnStretch(col, 1 if col < columns else 0)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._reflow(self.columns_for(self.grid_host.width() if self.grid_host.width() > 0
+                                      else self.width()))
 
     # ----- scheduling -----------------------------------------------------------------------
     def schedule(self) -> None:
@@ -233,19 +273,15 @@ class ChartsView(QWidget):
         self.updated.emit()
 
     def _show_parity(self, on: bool) -> None:
-        """A parity run: its chart first (top left, in view without scrolling), the
-        others after it in two rows of three."""
-        if on == self.parity.isVisible():
+        """A parity run: its chart first (top left), the others after it (_spans)."""
+        if on == self._parity_on:
             return
-        order = ([self.parity, self.compression, self.renyi, self.pair_count, self.lengths,
-                  self.zipf] if on else [self.compression, self.renyi, self.pair_count,
-                                         self.lengths, self.zipf])
-        for w in order + [self.parity]:
-            self.grid.removeWidget(w)
-        for i, w in enumerate(order):
-            span = 2 if not on and w is self.zipf else 1
-            self.grid.addWidget(w, i // 3, i % 3, 1, span)
+        self._parity_on = on
+        if not on:
+            self.grid.removeWidget(self.parity)
         self.parity.setVisible(on)
+        columns, self.columns = self.columns, 0   # the order changed: lay out again
+        self._reflow(columns or 3)
 
     def _update_parity(self, run: RunSeries) -> None:
         info = run.view.parity

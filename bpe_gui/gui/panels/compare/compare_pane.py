@@ -93,7 +93,9 @@ class ComparePane(QFrame):
         bold.setBold(True)
         self.caption.setFont(bold)
         self.view = TokenTextView()
-        self.view.setMinimumHeight(3 * self.view.fontMetrics().lineSpacing())   # a short dock
+        # two lines at least (a short dock: the table of counts below needs its rows)
+        self.view.setMinimumHeight(2 * self.view.fontMetrics().lineSpacing()
+                                   + 2 * self.view.frameWidth() + 4)
 
         self.top = QWidget()   # kind + its controls; CompareView aligns both sides' tops
         head = QHBoxLayout()

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtWidgets import (QCheckBox, QHeaderView, QLabel,
                                QPushButton, QSplitter, QTableView, QTabWidget, QToolButton,
                                QVBoxLayout, QWidget)
@@ -30,6 +30,7 @@ from ...models.compare_table import METRICS, CompareTableModel, fmt_cell
 from ..encode.pages import PageBar, PagedEdit, PagedText
 from .compare_overlap import OverlapPanel
 from .compare_pane import DEBOUNCE_MS, ComparePane
+from ...widgets.exact_text import LOST_SEPARATORS
 from ...widgets.flow_layout import FlowBar
 from ...widgets.token_text import TokenTextView, cut_color
 
@@ -99,6 +100,7 @@ class CompareView(QWidget):
         self.edit = PagedEdit()
         self.page_bar = PageBar()
         self.paging = PagedText(self.edit, self.page_bar, self.compare_now)
+        self.edit.separators_lost = lambda: controller.message.emit(LOST_SEPARATORS)
         self.pages = self.paging.pages
         self.edit.setPlaceholderText("Text to compare: type or paste it here.")
         line = self.edit.fontMetrics().lineSpacing()
@@ -138,6 +140,11 @@ class CompareView(QWidget):
         self.table.setAlternatingRowColors(True)
         self.table.setSelectionMode(QTableView.SelectionMode.NoSelection)
         self.table.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        # its header and two rows (side A's and B's) however short the dock: at 800x600
+        # the splitter left it the header alone
+        self.table.setMinimumHeight(self.table.horizontalHeader().sizeHint().height()
+                                    + 2 * self.table.verticalHeader().defaultSectionSize()
+                                    + 2 * self.table.frameWidth() + 2)
         per_script = QWidget()
         lv = QVBoxLayout(per_script)
         lv.setContentsMargins(0, 0, 0, 0)
@@ -190,6 +197,13 @@ class CompareView(QWidget):
         for pane in (self.pane_a, self.pane_b):
             pane.changed.connect(self._timer.start)
             pane.kind.currentIndexChanged.connect(self._align_tops)
+        # a side's row of buttons wraps onto another row in a narrow side (in Focus at
+        # 1024x700, B's "Open file…" went under the fixed top, cut): align again then
+        for bar in (*self.pane_a.top.findChildren(FlowBar), *self.pane_b.top.findChildren(FlowBar)):
+            bar.installEventFilter(self)
+        # the summary's wrapped lines whole (its minimum was one line: the table under it
+        # was cut at 800x600)
+        self.summary.installEventFilter(self)
         self._align_tops()
         self._sync_scroll()
         self.edit.setPlainText(SAMPLE_TEXT)
@@ -205,6 +219,19 @@ class CompareView(QWidget):
         b = self.pane_b.view.verticalScrollBar()
         a.valueChanged.connect(lambda v: b.setValue(v) if b.value() != v else None)
         b.valueChanged.connect(lambda v: a.setValue(v) if a.value() != v else None)
+
+    def eventFilter(self, obj, event) -> bool:
+        if event.type() == QEvent.Type.Resize and isinstance(obj, FlowBar) and \
+                event.size().height() != event.oldSize().height():
+            QTimer.singleShot(0, self, self._align_tops)
+        elif obj is self.summary and event.type() == QEvent.Type.Resize:
+            self._fit_summary()
+        return super().eventFilter(obj, event)
+
+    def _fit_summary(self) -> None:
+        need = self.summary.heightForWidth(self.summary.width())
+        if need > 0 and self.summary.minimumHeight() != need:
+            self.summary.setMinimumHeight(need)
 
     def _align_tops(self, *_) -> None:
         """Give both sides' controls one height, so the two texts' lines line up."""
@@ -286,13 +313,19 @@ class CompareView(QWidget):
             enc = self.encodings[i]
             if enc is None:
                 caption = f"{pane.name}: {pane.description()}. {pane.error}"
+                pane.caption.setText(caption)
+                pane.caption.setToolTip(caption)
             else:
                 nb = len(text.encode("utf-8", "surrogatepass"))
                 ratio = f"{nb / len(enc):.2f}" if len(enc) else "–"
-                caption = (f"{pane.name}: {pane.description()}: {len(enc):,} tokens, "
-                           f"{ratio} bytes/token")
-            pane.caption.setText(caption)
-            pane.caption.setToolTip(caption)
+                # the numbers whole in a narrow side: the description (the side's own
+                # line above says it) gives way ("A: step 0 (current): 200 tokens, 1.47
+                # bytes/tok…" at 1024x700)
+                pane.caption.set_variants([
+                    f"{pane.name}: {pane.description()}: {len(enc):,} tokens, "
+                    f"{ratio} bytes/token",
+                    f"{pane.name}: {len(enc):,} tokens, {ratio} bytes/token",
+                    f"{pane.name}: {len(enc):,} tokens, {ratio} B/token"])
         names = [f"{p.name}: {p.description()}" for p in panes]
         self.model.set_stats(self.stats[0], self.stats[1], names)
         self._summarize()
@@ -333,4 +366,5 @@ class CompareView(QWidget):
             f"<span style='color:{color}'>┃</span> cuts only one side makes{ws}: "
             f"<b>{len(a):,}</b> only in A, <b>{len(b):,}</b> only in B. Hover a token "
             "for its id and bytes.")
+        self._fit_summary()
 

@@ -30,6 +30,7 @@ from ...models.encoding import (TokenTexts, char_index, doc_position, group_pari
                                token_kinds, tokens_at, utf16_positions)
 from ...models.inherited import new_color
 from ...models.roles import TokenColors
+from ...widgets.exact_text import LOST_SEPARATORS
 from ...widgets.flow_layout import FlowBar
 from ...widgets.token_text import TokenHighlighter
 from ...widgets.text_pane import TextPane
@@ -161,6 +162,7 @@ class EncodeView(QWidget):
         self.page_bar = PageBar()
         self.edit = PagedEdit()
         self.paging = PagedText(self.edit, self.page_bar, self._page_shown)
+        self.edit.separators_lost = lambda: self.controller.message.emit(LOST_SEPARATORS)
         self.pages = self.paging.pages
         self.edit.setPlaceholderText("Type or paste text to see how the tokenizer cuts it.")
         f = self.edit.font()
@@ -234,6 +236,12 @@ class EncodeView(QWidget):
     def char_of_pos(self, p: int) -> int:
         return char_index(self._u16, p)
 
+    def wants_its_minimum(self) -> bool:
+        """In Words mode the rules and their legend stand above the text: on a short
+        screen the window gives the view its whole minimum height, or the ids strip
+        went below the fold (docks.py)."""
+        return self.words.enabled
+
     def text(self) -> str:
         """The whole text (a long one: every page, as edited)."""
         return self.paging.text()
@@ -286,7 +294,7 @@ class EncodeView(QWidget):
     def _raw_text(self, raw: str | None = None) -> str:
         if raw is None:
             raw = self.edit.document().toRawText()
-        return raw.replace("\u2029", "\n").replace("\u2028", "\n")
+        return raw.replace("\u2029", "\n")   # (exact_text.py: U+2028 is the text's own)
 
     def _note_blocks(self, raw: str) -> None:
         """Where each line (text block) of ``raw`` (the document's text, with U+2029

@@ -35,6 +35,7 @@ from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (QApplication, QHBoxLayout, QPlainTextEdit, QPushButton,
                                QSizePolicy, QWidget)
 
+from ...widgets.exact_text import exact_text, lost_separators, plain_enter
 from ...widgets.text_pane import TextPane
 
 PAGE_CHARS = 100_000   # characters a page holds: what the view encodes and colours
@@ -285,6 +286,9 @@ class PagedEdit(QPlainTextEdit):
         self._typing_on = False
         self._cursor_before_all = 0
         self.selectionChanged.connect(self._selection_changed)
+        # told when a text given to the box holds U+2029, which it can keep only as a line
+        # break (exact_text.py): the view says so
+        self.separators_lost: Callable[[], None] = lambda: None
 
     # ----- the whole text selected ----------------------------------------------------------
     def _paged(self) -> bool:
@@ -382,7 +386,12 @@ class PagedEdit(QPlainTextEdit):
         self._copy_whole()
         self._replace("")
 
+    def toPlainText(self) -> str:
+        """The text exactly (no-break spaces and U+2028 kept: exact_text.py)."""
+        return exact_text(self.document())
+
     def keyPressEvent(self, e) -> None:
+        e = plain_enter(e)   # (Shift+Enter: a line break, as the text's own U+2028 is not)
         typed = e.text()   # a character typed: no Ctrl or Meta, printable (or a line break)
         typed_char = bool(typed) and not e.modifiers() & _CTRL and \
             all(c.isprintable() or c in _TYPED_OK for c in typed)
@@ -446,6 +455,8 @@ class PagedEdit(QPlainTextEdit):
         self._typing_on = False
         self._redo = None
         text = source.text() if source is not None and source.hasText() else ""
+        if lost_separators(text):
+            self.separators_lost()
         if self.all_selected and text:
             self._replace(text.replace("\r\n", "\n"))
             return
@@ -495,6 +506,8 @@ class PagedText:
     def set_text(self, text: str) -> None:
         """Show ``text``: a long one a page at a time."""
         self.edit.forget_replaced()
+        if lost_separators(text):
+            self.edit.separators_lost()
         self._set(text)
 
     def _set(self, text: str, cursor_at: int | None = None) -> None:

@@ -278,6 +278,7 @@ class MergePanel(QWidget):
         outer.setContentsMargins(4, 4, 4, 4)
         outer.setSpacing(4)
         outer.addWidget(bar)
+        self.controls_bar = bar
         status_row = QHBoxLayout()
         status_row.addWidget(self.status, 1)
         status_row.addWidget(self.stale_label, 1)
@@ -454,6 +455,15 @@ class MergePanel(QWidget):
         self.pairs_footer.setVisible(not on)
         self._show_stale(self.stale_label.isVisibleTo(self))
         self._arrange()
+
+    def controls_height(self) -> int:
+        """The height of the panel's row of controls (Reset … Go) with its margins: what
+        it keeps in sight while a panel below has the window's height (docks.py)."""
+        bar = self.controls_bar
+        margins = self.layout().contentsMargins()
+        height = bar.heightForWidth(max(bar.width(), 1)) if bar.hasHeightForWidth() \
+            else bar.sizeHint().height()
+        return margins.top() + height + margins.bottom()
 
     def two_columns_width(self) -> int:
         """The panel width at which the pairs and the timeline, side by side, show every
