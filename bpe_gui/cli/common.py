@@ -8,7 +8,7 @@ import signal
 import sys
 import threading
 from contextlib import contextmanager
-from typing import Iterator, TextIO
+from typing import Iterator, Sequence, TextIO
 
 PROG = "bpe-gui"
 EXIT_USAGE = 2
@@ -138,3 +138,21 @@ def resolve_preset_arg(args: argparse.Namespace) -> str:
         raise UsageError(f"unknown preset {args.preset!r}; use one of "
                          f"{', '.join(preset_names())}")
     return args.pattern if args.pattern is not None else (args.preset or "gpt2")
+
+
+def parse_formats(values: Sequence[str]) -> list[str] | None:
+    """['gpt2,hf', 'csv'] -> ['gpt2', 'hf', 'csv']; [] or 'all' -> None (all supported)."""
+    from ..engine.formats import FORMATS   # at first use: the registry is heavy
+    out: list[str] = []
+    for v in values:
+        for f in v.split(","):
+            f = f.strip().lower()
+            if not f:
+                continue
+            if f == "all":
+                return None
+            if f not in FORMATS:
+                raise UsageError(f"unknown format {f!r}; use {', '.join(FORMATS)} or all")
+            if f not in out:
+                out.append(f)
+    return out or None

@@ -14,7 +14,7 @@ from ..engine.formats import FORMATS, output_files, render_files, settings_probl
 from ..engine.io import check_name, write_files
 from ..engine.train import TIE_RULES, Trainer, TrainSettings, train_bpe
 from .common import PROG, UsageError, add_encoding_option, add_pattern_options, check_encoding, \
-    non_negative, positive, resolve_preset_arg
+    non_negative, parse_formats, positive, resolve_preset_arg
 from .paths import check_out_folder, refuse_overwriting_inputs, refuse_special_files, \
     refuse_tables_as_corpus
 from .progress import Progress
@@ -78,23 +78,6 @@ def _lines_with_tables(tables: Sequence[str]) -> str:
             f"({', '.join(tables)}) {were} counted from whole files, where a word may span "
             "a line break; a table cannot be cut into lines again. Train from the corpus "
             "files with --lines, or count them again with `bpe-gui count --lines`.")
-
-
-def parse_formats(values: Sequence[str]) -> list[str] | None:
-    """['gpt2,hf', 'csv'] -> ['gpt2', 'hf', 'csv']; [] or 'all' -> None (all supported)."""
-    out: list[str] = []
-    for v in values:
-        for f in v.split(","):
-            f = f.strip().lower()
-            if not f:
-                continue
-            if f == "all":
-                return None
-            if f not in FORMATS:
-                raise UsageError(f"unknown format {f!r}; use {', '.join(FORMATS)} or all")
-            if f not in out:
-                out.append(f)
-    return out or None
 
 
 def cmd_train(args: argparse.Namespace) -> int:

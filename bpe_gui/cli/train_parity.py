@@ -16,7 +16,7 @@ from ..engine.errors import ExportError
 from ..engine.formats import FORMATS, output_files, render_files
 from ..engine.io import check_name, write_files
 from ..engine.train import PARITY_VARIANTS, ParityData, ParitySettings, ParityTrainer, ratios_for
-from .common import UsageError, non_negative
+from .common import UsageError, non_negative, parse_formats
 from .paths import check_out_folder, refuse_overwriting_inputs, refuse_special_files
 from .progress import Progress
 
@@ -176,7 +176,6 @@ def _ratio(name: str, text: str) -> float:
 
 
 def _formats(args: argparse.Namespace) -> list[str] | None:
-    from .train import parse_formats
     return parse_formats(args.format)
 
 
