@@ -113,6 +113,8 @@ class ChartsView(QWidget):
         self._reflow(3)
         self.grid_host = QWidget()
         self.grid_host.setLayout(grid)
+        self.parity.setParent(self.grid_host)   # out of the grid until a parity run
+        self.parity.hide()
         grid.setContentsMargins(0, 0, 0, 0)
         lay = QVBoxLayout(self)
         lay.addWidget(top)
@@ -279,9 +281,9 @@ class ChartsView(QWidget):
         self._parity_on = on
         if not on:
             self.grid.removeWidget(self.parity)
-        self.parity.setVisible(on)
         columns, self.columns = self.columns, 0   # the order changed: lay out again
         self._reflow(columns or 3)
+        self.parity.setVisible(on)   # after _reflow: in the grid, not a window of its own
 
     def _update_parity(self, run: RunSeries) -> None:
         info = run.view.parity
