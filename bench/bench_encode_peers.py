@@ -587,7 +587,17 @@ def _ref(f: str) -> str:
     return {"tiktoken": "tiktoken", "hf": "hf", "spm": "sentencepiece"}[FILES[f][0]]
 
 
-def single_tables(res: dict, texts: dict[str, Path]) -> str:
+def _want(by_text: dict, refs: dict | None, f: str, t: str, ref: str):
+    got = by_text[t].get(ref)
+    if not isinstance(got, dict) and refs:
+        got = refs.get(f, {}).get(t, {}).get(ref)
+    return got
+
+
+def single_tables(res: dict, texts: dict[str, Path], refs: dict | None = None) -> str:
+    """The tables of one shape. ``refs``: another shape's results, whose reference ids
+    stand in where this shape has no run of the reference library (HF tokenizers has no
+    array API: the arrays table checks against its lists' ids)."""
     sizes = {t: p.stat().st_size / MB for t, p in texts.items()}
     lines = []
     summary = ["| file / text | bpe-gui | best exact peer | ratio (best peer's CPU time / ours) |",
@@ -602,7 +612,7 @@ def single_tables(res: dict, texts: dict[str, Path]) -> str:
         for lib in libs:
             cells, load = [], None
             for t in texts:
-                r, want = by_text[t].get(lib), by_text[t].get(ref)
+                r, want = by_text[t].get(lib), _want(by_text, refs, f, t, ref)
                 ours = by_text[t].get("bpe-gui")
                 if r is None:
                     cells.append("")
@@ -622,7 +632,7 @@ def single_tables(res: dict, texts: dict[str, Path]) -> str:
             lines.append(f"| {name} | " + (f"{load:.2f} s" if load is not None else "") + " | "
                          + " | ".join(cells) + " |")
         for t in texts:
-            ours, want = by_text[t].get("bpe-gui"), by_text[t].get(ref)
+            ours, want = by_text[t].get("bpe-gui"), _want(by_text, refs, f, t, ref)
             if not isinstance(ours, dict) or not isinstance(want, dict):
                 continue
             exact = {lib: r for lib, r in by_text[t].items() if lib != "bpe-gui" and
@@ -731,7 +741,8 @@ def main() -> None:
         raw = json.loads(args.from_json.read_text("utf-8"))
         for key, title in SHAPES.items():
             if key in raw:
-                print(f"{title}\n\n" + single_tables(raw[key], texts) + "\n")
+                print(f"{title}\n\n" + single_tables(raw[key], texts, raw.get("single"))
+                      + "\n")
         if "threads" in raw:
             print("\n" + thread_tables(raw["threads"], raw.get("threads_chars", args.threads_chars)))
         return
@@ -744,7 +755,7 @@ def main() -> None:
             key = "single" if shape == "list" else "array"
             raw[key] = single(files, texts, libs, args.data, args.quick, args.timeout,
                               1 if args.quick else args.repeat, shape)
-            out.append(f"{SHAPES[key]}\n\n" + single_tables(raw[key], texts))
+            out.append(f"{SHAPES[key]}\n\n" + single_tables(raw[key], texts, raw.get("single")))
     if args.only != "single":
         chars = 200_000 if args.quick else args.threads_chars
         en = corpora.decompressed("en-gutenberg-20mb.txt.xz", args.data)
