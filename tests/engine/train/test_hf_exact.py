@@ -219,3 +219,34 @@ def test_ranges_count_lines_as_the_reader_does(corpora_dir, tmp_path):
     here = count_corpus([path], pre, lines=True)
     ranged = table_of(merge_partials(*count_ranges_here([path], pre, 7_000, lines=True)))
     assert ranged.words == here.words and list(ranged.freqs) == list(here.freqs)
+
+
+# --- what cannot work, said ------------------------------------------------------------
+
+def test_a_table_counted_from_whole_texts_is_refused_for_lines(tmp_path):
+    from bpe_gui.engine.corpus import write_table
+    from bpe_gui.engine.errors import SettingsError
+    whole = count_corpus(texts=[LINES_TEXT])
+    with pytest.raises(SettingsError, match="counted from whole texts.*count_corpus"):
+        Trainer(whole, TrainSettings(vocab_size=300, lines=True))
+    path = tmp_path / "whole.counts.tsv"
+    write_table(whole, path)
+    with pytest.raises(SettingsError, match=r"counted from whole files.*--lines"):
+        Trainer.from_counts(path, TrainSettings(vocab_size=300, lines=True))
+    lined = tmp_path / "lines.counts.tsv"
+    write_table(count_corpus(texts=[LINES_TEXT], lines=True), lined)
+    with pytest.raises(SettingsError, match="one text per line.*lines=True"):
+        Trainer.from_counts(lined, TrainSettings(vocab_size=300))
+    t = Trainer.from_counts(lined)          # no settings: the table's own way
+    assert t.settings.lines
+    with pytest.raises(SettingsError, match="cannot be summed"):
+        from bpe_gui.engine.corpus import read_tables
+        read_tables([path, lined])
+
+
+def test_superbpe_with_lines_is_refused():
+    from bpe_gui.engine.errors import SettingsError
+    with pytest.raises(SettingsError, match="SuperBPE.*lines"):
+        TrainSettings(vocab_size=400, superbpe_from=10, lines=True).validated()
+    with pytest.raises(TypeError, match="lines"):
+        TrainSettings(lines="yes")  # type: ignore[arg-type]
