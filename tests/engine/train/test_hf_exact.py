@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from bpe_gui.engine.corpus import blocks, count_corpus
-from bpe_gui.engine.corpus.blocks import lines_of
+from bpe_gui.engine.text import lines_of
 from bpe_gui.engine.text.pretokenize import Pretokenizer
 from bpe_gui.engine.train import Trainer, TrainSettings
 
@@ -250,3 +250,21 @@ def test_superbpe_with_lines_is_refused():
         TrainSettings(vocab_size=400, superbpe_from=10, lines=True).validated()
     with pytest.raises(TypeError, match="lines"):
         TrainSettings(lines="yes")  # type: ignore[arg-type]
+
+
+def test_a_tie_is_explained_with_tokenizers_own_ids(corpora_dir, tmp_path):
+    path = slice_file(tmp_path, read_corpus(corpora_dir / "code-python-stdlib.py.txt.xz",
+                                            20_000))
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.train([str(path)], trainers.BpeTrainer(
+        vocab_size=500, min_frequency=0, show_progress=False,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+    char_of = {b: c for c, b in BYTE_OF.items()}
+    t = Trainer.from_files([path], TrainSettings(vocab_size=500, **HF))
+    tied = [rec for rec in t.run() if rec.n_tied > 1]
+    assert tied
+    for rec in tied[:20]:
+        theirs = [tok.token_to_id("".join(char_of[x] for x in t.token(i))) for i in rec.pair]
+        assert f"as Hugging Face numbers them ({theirs[0]}, {theirs[1]})" in \
+            t.explain(rec, rec.tied)

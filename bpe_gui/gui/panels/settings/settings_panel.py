@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (QButtonGroup, QCheckBox, QComboBox, QFormLayout, 
 from ....engine.errors import BPEError
 from ....engine.text import PRESET_LABELS, PRESETS
 from ....engine.text import (
-    compile_pattern, refuse_bare_name, resolve_pattern, special_splitter,
+    compile_pattern, lines_of, refuse_bare_name, resolve_pattern, special_splitter,
     validate_special_tokens)
 from ....engine.train import TIE_RULE_LABELS, TrainSettings
 from ...models.settings_changes import describe_changes
@@ -430,14 +430,17 @@ class SettingsPanel(QWidget):
 
     def _preview(self, rx, specials: tuple[str, ...] = ()) -> bool:
         """Show how the pattern cuts the corpus start, special tokens kept whole (as
-        training does). False when it finds no word at all."""
+        training does; with one text per line, line by line). False when it finds no
+        word at all."""
         text = self.controller.corpus_text[:PREVIEW_CHARS] or PREVIEW_FALLBACK
         splitter = special_splitter(specials)
-        pieces, pos = [], 0
-        for m in (splitter.finditer(text) if splitter is not None else ()):
-            pieces += [(text[pos:m.start()], False), (m.group(), True)]
-            pos = m.end()
-        pieces.append((text[pos:], False))
+        pieces = []
+        for part in lines_of(text) if self.lines_check.isChecked() else [text]:
+            pos = 0
+            for m in (splitter.finditer(part) if splitter is not None else ()):
+                pieces += [(part[pos:m.start()], False), (m.group(), True)]
+                pos = m.end()
+            pieces.append((part[pos:], False))
         words: list[str] = []
         for piece, special in pieces:
             if special:
