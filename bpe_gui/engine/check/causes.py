@@ -56,6 +56,8 @@ RULE_WORDS = {
     "least": "the smallest pair (comparing bytes)",
     "first-seen": "the pair seen first in the corpus",
     "lowest-ids": "the pair with the lowest token ids",
+    "lowest-ids-hf": ("the pair with the lowest ids numbered as Hugging Face's trainer numbers "
+                      "them (its alphabet sorted in GPT-2's byte-to-unicode characters)"),
     "lowest-ids-gpt2": ("the pair with the lowest ids numbered as Hugging Face's trainer numbers "
                         "them (its alphabet sorted in GPT-2's byte-to-unicode characters)"),
 }

@@ -16,8 +16,8 @@ the words of the whole text, and blocks can be counted on any thread in any orde
   that matches across such a line break sees it cut there).
 
 With ``lines`` (each line is a text of its own, as Hugging Face's trainer reads files),
-the cut is after the last \n of the buffer: nothing crosses it, special tokens included.
-A buffer with no \n is one stretch of a line and is cut as above: a safe cut holds for
+the cut is after the last \\n of the buffer: nothing crosses it, special tokens included.
+A buffer with no \\n is one stretch of a line and is cut as above: a safe cut holds for
 every text that goes on from it, the line among them.
 
 No cut is ever placed inside a special token. Where a block has no safe boundary at all (one
@@ -38,7 +38,7 @@ import regex
 from ..errors import CorpusError, NotUTF8Error
 from .files import BOM, binary_error, inner_suffix, jsonl_text, looks_binary, open_binary
 from .giant import Part, stream_parts
-from ..text.boundaries import outside_specials
+from ..text.boundaries import lines_of, outside_specials
 from ..text.pretokenize import Pretokenizer
 from ..text.presets import PRESET_IDS
 
@@ -98,7 +98,7 @@ class Boundaries:
         """The last safe boundary p with lo < p <= hi (hi <= len(buf) - margin), or -1.
 
         Example (GPT-2): ``last(b"one two three", 0, 9) -> 7`` (before " three").
-        With ``lines``, a buffer that holds a \n is cut after its last one, anywhere
+        With ``lines``, a buffer that holds a \\n is cut after its last one, anywhere
         past lo (no margin is needed after it); a buffer without one as above.
         """
         if self.lines:
@@ -302,22 +302,9 @@ def _check_utf8(data, path: Path, offset: int) -> None:
 def texts_of(blk: Block, lines: bool = False) -> list[str]:
     """The texts of a block as str (for patterns that the `regex` module runs, whose
     blocks never carry ``stop`` or ``word``: those come from the native scanner); with
-    ``lines``, each line of them (its \n kept) is a text."""
+    ``lines``, each line of them (its \\n kept) is a text."""
     texts = blk.docs if blk.docs is not None else [blk.data.decode("utf-8")]
     return [line for t in texts for line in lines_of(t)] if lines else texts
 
 
-def lines_of(text: str) -> list[str]:
-    """The lines of a text as Hugging Face's trainer reads a file: cut after each \n only
-    (not at \r, U+2028 or the other breaks ``str.splitlines`` knows), each \n kept.
-
-    Example: ``lines_of("a\\r\\nb\\n\\nc") -> ["a\\r\\n", "b\\n", "\\n", "c"]``
-    """
-    parts = text.split("\n")
-    out = [p + "\n" for p in parts[:-1]]
-    if parts[-1]:
-        out.append(parts[-1])
-    return out
-
-
-__all__ = ["Block", "BlockReader", "Boundaries", "lines_of", "texts_of"]
+__all__ = ["Block", "BlockReader", "Boundaries", "texts_of"]

@@ -16,11 +16,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator, Sequence
 
-from .blocks import Boundaries, lines_of
+from .blocks import Boundaries
 from .counting import _regex_words, count_pieces
 from ..errors import CorpusError, NotUTF8Error
 from .files import BOM, binary_error, jsonl_text, looks_binary
 from .giant import Part, stream_parts
+from ..text.boundaries import lines_of
 from ..text.pretokenize import Pretokenizer
 from .ranges import (
     RANGE_BYTES, Range, _inner_suffix, line_boundary, open_source, plan_ranges, text_boundary)

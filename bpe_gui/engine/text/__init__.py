@@ -14,7 +14,8 @@ places where a text or a stream may be split without changing its words.
   installed regex's tables or a library's.
 - :mod:`.pretokenize`: :class:`Pretokenizer`: special tokens first, then the pattern.
 - :mod:`.branches`, :mod:`.branch_words`: which alternative of the pattern cut a word.
-- :mod:`.boundaries`: where a text or stream may be split (safe boundaries).
+- :mod:`.boundaries`: where a text or stream may be split (safe boundaries); a text's
+  lines as Hugging Face's trainer reads them (``lines_of``).
 - :mod:`.normal_forms`: whether a text is already in a Unicode normal form, and its form
   (a bit per character for long texts: ``unicodedata`` only for the stretches a form may
   change, and for short texts).
@@ -28,7 +29,7 @@ from typing import TYPE_CHECKING
 from .._lazy import lazy_face
 
 if TYPE_CHECKING:   # the names as mypy sees them; each is imported at first use
-    from .boundaries import stream_boundary
+    from .boundaries import lines_of, stream_boundary
     from .branches import Branch, BranchMatcher
     from .normal_forms import is_normalized
     from .presets import PRESET_ALIASES, PRESET_LABELS, PRESETS
@@ -36,7 +37,7 @@ if TYPE_CHECKING:   # the names as mypy sees them; each is imported at first use
                               resolve_pattern, special_splitter, validate_special_tokens)
 
 __getattr__, __dir__ = lazy_face(__name__, {
-    ".boundaries": "stream_boundary",
+    ".boundaries": "lines_of stream_boundary",
     ".branches": "Branch BranchMatcher",
     ".normal_forms": "is_normalized",
     ".presets": "PRESET_ALIASES PRESET_LABELS PRESETS",
@@ -45,5 +46,5 @@ __getattr__, __dir__ = lazy_face(__name__, {
 })
 
 __all__ = ["Branch", "BranchMatcher", "PRESETS", "PRESET_ALIASES", "PRESET_LABELS", "Pretokenizer",
-           "compile_pattern", "is_normalized", "pattern_names", "refuse_bare_name",
+           "compile_pattern", "is_normalized", "lines_of", "pattern_names", "refuse_bare_name",
            "resolve_pattern", "special_splitter", "stream_boundary", "validate_special_tokens"]

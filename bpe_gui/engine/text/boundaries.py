@@ -17,6 +17,9 @@ special token, even one whose end has not arrived yet.
 
 Example (GPT-2 preset): ``stream_boundary(Pretokenizer("gpt2"), "one two three", 64)`` -> 7
 (before " three").
+
+One text per line (training's ``lines``, as Hugging Face's trainer reads files): a text is
+cut after each \\n, and nothing crosses such a cut (:func:`lines_of`).
 """
 from __future__ import annotations
 
@@ -88,3 +91,16 @@ def outside_specials(buf, p: int, lo: int, specials) -> int:
         if not moved:
             return p if p > lo else -1
     return p if p > lo else -1
+
+
+def lines_of(text: str) -> list[str]:
+    """The lines of a text as Hugging Face's trainer reads a file: cut after each \\n only
+    (not at \\r, U+2028 or the other breaks ``str.splitlines`` knows), each \\n kept.
+
+    Example: ``lines_of("a\\r\\nb\\n\\nc") -> ["a\\r\\n", "b\\n", "\\n", "c"]``
+    """
+    parts = text.split("\n")
+    out = [p + "\n" for p in parts[:-1]]
+    if parts[-1]:
+        out.append(parts[-1])
+    return out

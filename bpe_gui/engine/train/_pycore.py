@@ -5,6 +5,7 @@ small corpora. It exists so the app still runs where no C compiler was available
 """
 from __future__ import annotations
 
+import functools
 import struct
 from array import array
 from collections import defaultdict
@@ -12,6 +13,7 @@ from collections import defaultdict
 GREATEST, FIRST_SEEN, LOWEST_IDS, LOWEST_HF = 0, 1, 2, 3
 
 
+@functools.lru_cache(maxsize=1)
 def hf_byte_ranks() -> list[int]:
     """Byte -> its id in tokenizers' byte-level alphabet (sorted by the character GPT-2's
     byte-to-character map gives it: the bytes that stand for themselves first, in order,

@@ -24,6 +24,7 @@ try:
     from . import _core
 except ImportError:  # no C compiler at install time: slow but correct stand-in
     from . import _pycore as _core  # type: ignore[no-redef]  # the same API in Python
+from ._pycore import hf_byte_ranks
 from .. import checks
 from ..corpus.counting import table_from_files, table_from_text
 from ..corpus.table_sums import check_settings, read_tables, settings_for_table
@@ -741,8 +742,23 @@ class Trainer:
         if rec.rule == "first-seen":
             return (f"{head} because it occurs first in the corpus (scanning words in order "
                     f"of first appearance), before {runner}.")
+        if rec.rule == "lowest-ids-hf":
+            a, b = (self.hf_id(t) for t in rec.pair)
+            return (f"{head} because it has the lowest ids as Hugging Face numbers them "
+                    f"({a}, {b}), lower than {runner}.")
         return (f"{head} because it has the lowest token ids ({rec.pair[0]}, {rec.pair[1]}), "
                 f"lower than {runner}.")
+
+    def hf_id(self, t: int) -> int:
+        """Token t's id in tokenizers' numbering (what lowest-ids-hf compares): special
+        tokens first, then the alphabet sorted by code point (in byte mode GPT-2's
+        character for each byte), then the merges in order, as here."""
+        n_special = len(self.special_ids)
+        if self.settings.mode == "byte" and t < 256:
+            return n_special + hf_byte_ranks()[t]
+        if t in self.special_ids:
+            return self.special_ids.index(t)
+        return t + n_special if t < self.n_base else t
 
     # ----- tokenizers ---------------------------------------------------------------
     @property

@@ -286,13 +286,14 @@ class Training:
         self.c.ran(label)
 
     def _reusable_table(self, settings: TrainSettings):
-        """The trainer's pre-token table if it still fits: same corpus, same pattern and
-        special tokens (the mode, the target and the tie rule work on any table)."""
+        """The trainer's pre-token table if it still fits: same corpus, same pattern,
+        special tokens and reading of lines (the mode, the target and the tie rule work
+        on any table)."""
         t = self.c.trainer
         if t is None or self._trainer_gen != self._corpus_gen:
             return None
         old = t.settings
-        if old.pattern != settings.pattern or \
+        if old.pattern != settings.pattern or old.lines != settings.lines or \
                 tuple(old.special_tokens) != tuple(settings.special_tokens):
             return None
         return t.table

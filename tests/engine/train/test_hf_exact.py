@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from bpe_gui.engine.corpus import blocks, count_corpus
-from bpe_gui.engine.corpus.blocks import lines_of
+from bpe_gui.engine.text import lines_of
 from bpe_gui.engine.text.pretokenize import Pretokenizer
 from bpe_gui.engine.train import Trainer, TrainSettings
 
@@ -219,3 +219,52 @@ def test_ranges_count_lines_as_the_reader_does(corpora_dir, tmp_path):
     here = count_corpus([path], pre, lines=True)
     ranged = table_of(merge_partials(*count_ranges_here([path], pre, 7_000, lines=True)))
     assert ranged.words == here.words and list(ranged.freqs) == list(here.freqs)
+
+
+# --- what cannot work, said ------------------------------------------------------------
+
+def test_a_table_counted_from_whole_texts_is_refused_for_lines(tmp_path):
+    from bpe_gui.engine.corpus import write_table
+    from bpe_gui.engine.errors import SettingsError
+    whole = count_corpus(texts=[LINES_TEXT])
+    with pytest.raises(SettingsError, match="counted from whole texts.*count_corpus"):
+        Trainer(whole, TrainSettings(vocab_size=300, lines=True))
+    path = tmp_path / "whole.counts.tsv"
+    write_table(whole, path)
+    with pytest.raises(SettingsError, match=r"counted from whole files.*--lines"):
+        Trainer.from_counts(path, TrainSettings(vocab_size=300, lines=True))
+    lined = tmp_path / "lines.counts.tsv"
+    write_table(count_corpus(texts=[LINES_TEXT], lines=True), lined)
+    with pytest.raises(SettingsError, match="one text per line.*lines=True"):
+        Trainer.from_counts(lined, TrainSettings(vocab_size=300))
+    t = Trainer.from_counts(lined)          # no settings: the table's own way
+    assert t.settings.lines
+    with pytest.raises(SettingsError, match="cannot be summed"):
+        from bpe_gui.engine.corpus import read_tables
+        read_tables([path, lined])
+
+
+def test_superbpe_with_lines_is_refused():
+    from bpe_gui.engine.errors import SettingsError
+    with pytest.raises(SettingsError, match="SuperBPE.*lines"):
+        TrainSettings(vocab_size=400, superbpe_from=10, lines=True).validated()
+    with pytest.raises(TypeError, match="lines"):
+        TrainSettings(lines="yes")  # type: ignore[arg-type]
+
+
+def test_a_tie_is_explained_with_tokenizers_own_ids(corpora_dir, tmp_path):
+    path = slice_file(tmp_path, read_corpus(corpora_dir / "code-python-stdlib.py.txt.xz",
+                                            20_000))
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.train([str(path)], trainers.BpeTrainer(
+        vocab_size=500, min_frequency=0, show_progress=False,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+    char_of = {b: c for c, b in BYTE_OF.items()}
+    t = Trainer.from_files([path], TrainSettings(vocab_size=500, **HF))
+    tied = [rec for rec in t.run() if rec.n_tied > 1]
+    assert tied
+    for rec in tied[:20]:
+        theirs = [tok.token_to_id("".join(char_of[x] for x in t.token(i))) for i in rec.pair]
+        assert f"as Hugging Face numbers them ({theirs[0]}, {theirs[1]})" in \
+            t.explain(rec, rec.tied)

@@ -1,4 +1,5 @@
-"""Training settings: mode, target, min frequency, special tokens, pre-tokenizer, tie rule.
+"""Training settings: mode, target, min frequency, special tokens, pre-tokenizer (and one
+text per line), tie rule.
 
 Every field is checked as the user types; problems show inline, next to the field,
 and Apply stays disabled until they are fixed. Nothing typed is ever reset by an
@@ -16,7 +17,7 @@ from PySide6.QtWidgets import (QButtonGroup, QCheckBox, QComboBox, QFormLayout, 
 from ....engine.errors import BPEError
 from ....engine.text import PRESET_LABELS, PRESETS
 from ....engine.text import (
-    compile_pattern, refuse_bare_name, resolve_pattern, special_splitter,
+    compile_pattern, lines_of, refuse_bare_name, resolve_pattern, special_splitter,
     validate_special_tokens)
 from ....engine.train import TIE_RULE_LABELS, TrainSettings
 from ...models.settings_changes import describe_changes
@@ -43,7 +44,12 @@ TIE_RULE_HELP = {
                   "wins (words in order of first appearance), which is what "
                   "max(counts, key=counts.get) does in many tutorials.",
     "lowest-ids": "When pairs share the top count, the pair with the lowest token ids wins "
-                  "(first id, then second), as Hugging Face tokenizers do.",
+                  "(first id, then second), the bytes numbered by their value.",
+    "lowest-ids-hf": "When pairs share the top count, the pair with the lowest ids wins, "
+                     "numbered as Hugging Face tokenizers number them: the printable bytes "
+                     "(! to ~, ¡ to ¬, ® to ÿ) first, then the others, then new tokens in the "
+                     "order made. With “One text per line” (Pre-tokenizer), byte-level and "
+                     "GPT-2's pattern, training gives exactly tokenizers' BpeTrainer merges.",
 }
 
 
@@ -195,10 +201,18 @@ class SettingsPanel(QWidget):
         self.preview_label = QLabel(wordWrap=True)
         self.preview_label.setTextFormat(Qt.TextFormat.PlainText)
         self.preview_label.setToolTip("How the pattern cuts the start of the corpus into words")
+        self.lines_check = QCheckBox("One text per line, as Hugging Face reads files")
+        self.lines_check.setToolTip(
+            "Each line of the corpus (with its line break) is a text of its own, as "
+            "tokenizers' train(files) reads it: no word spans a line break. Off: each file "
+            "is one text, so a word such as a line break and the next line's spaces can "
+            "form. With the tie rule “Lowest ids, numbered as Hugging Face does”: exactly "
+            "Hugging Face's merges.")
         pl.addWidget(self.preset_combo)
         pl.addWidget(self.pattern_edit)
         pl.addWidget(self.pattern_error)
         pl.addWidget(self.preview_label)
+        pl.addWidget(WrappedChoice(self.lines_check))
         lay.addWidget(pre_box)
 
         sp_box = QGroupBox("Special tokens (one per line)")
@@ -238,6 +252,7 @@ class SettingsPanel(QWidget):
                     self.mode_group.buttonToggled, self.target_group.buttonToggled,
                     self.vocab_spin.numberChanged, self.merges_spin.numberChanged,
                     self.minfreq_spin.numberChanged, self.prune_check.toggled,
+                    self.lines_check.toggled,
                     self.pattern_edit.textEdited, self.specials_edit.textChanged):
             sig.connect(self._schedule_check)
         self.preset_combo.currentIndexChanged.connect(self._on_preset)
@@ -298,6 +313,7 @@ class SettingsPanel(QWidget):
                 self.vocab_spin.setValue(s.vocab_size)
             self.minfreq_spin.setValue(s.min_frequency)
             self.prune_check.setChecked(s.prune)
+            self.lines_check.setChecked(s.lines)
             pattern, preset = resolve_pattern(s.pattern)
             self.preset_combo.setCurrentIndex(self.preset_combo.findData(preset or CUSTOM))
             self.pattern_edit.setText(pattern)
@@ -412,7 +428,8 @@ class SettingsPanel(QWidget):
                               pattern=pattern, special_tokens=specials,
                               tie_rule=self.tie_combo.currentData(), min_frequency=minfreq,
                               prune=self.prune_check.isChecked(),
-                              superbpe_from=self.superbpe.value())
+                              superbpe_from=self.superbpe.value(),
+                              lines=self.lines_check.isChecked())
         except BPEError as e:
             return None, {"superbpe" if "superbpe_from" in str(e) else "target": str(e)}
         s = self.inherited.fixed(s)   # training on: what the tokenizer decides is its own
@@ -422,8 +439,8 @@ class SettingsPanel(QWidget):
         try:   # the vocab size rule is TrainSettings'; char mode: this corpus's alphabet
             s = s.validated(n_base=self.controller.queries.char_alphabet_size()
                             if mode == "char" else None)
-        except BPEError as e:
-            return None, {"target": str(e)}
+        except BPEError as e:   # (SuperBPE with one text per line: said in its box)
+            return None, {"superbpe" if "SuperBPE" in str(e) else "target": str(e)}
         why = transition_problem(s)   # superbpe_box.py
         if why is not None:
             return None, {"superbpe": why}
@@ -431,14 +448,17 @@ class SettingsPanel(QWidget):
 
     def _preview(self, rx, specials: tuple[str, ...] = ()) -> bool:
         """Show how the pattern cuts the corpus start, special tokens kept whole (as
-        training does). False when it finds no word at all."""
+        training does; with one text per line, line by line). False when it finds no
+        word at all."""
         text = self.controller.corpus_text[:PREVIEW_CHARS] or PREVIEW_FALLBACK
         splitter = special_splitter(specials)
-        pieces, pos = [], 0
-        for m in (splitter.finditer(text) if splitter is not None else ()):
-            pieces += [(text[pos:m.start()], False), (m.group(), True)]
-            pos = m.end()
-        pieces.append((text[pos:], False))
+        pieces = []
+        for part in lines_of(text) if self.lines_check.isChecked() else [text]:
+            pos = 0
+            for m in (splitter.finditer(part) if splitter is not None else ()):
+                pieces += [(part[pos:m.start()], False), (m.group(), True)]
+                pos = m.end()
+            pieces.append((part[pos:], False))
         words: list[str] = []
         for piece, special in pieces:
             if special:

@@ -1,0 +1,50 @@
+"""`bpe-gui train --lines` / `bpe-gui count --lines`: Hugging Face's merges from the
+command line, and tables counted the other way refused with a reason."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from test_cli import CORPUS, assert_user_error, run
+
+tokenizers = pytest.importorskip("tokenizers")
+
+
+def hf_merges(path, vocab_size: int) -> list:
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.train([str(path)], trainers.BpeTrainer(
+        vocab_size=vocab_size, min_frequency=0, show_progress=False,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+    return [list(m) if isinstance(m, list) else m.split(" ")
+            for m in json.loads(tok.to_str())["model"]["merges"]]
+
+
+def their_merges(path) -> list:
+    merges = json.loads(path.read_text(encoding="utf-8"))["model"]["merges"]
+    return [list(m) if isinstance(m, list) else m.split(" ") for m in merges]
+
+
+def test_train_lines_with_hf_rule_writes_hf_merges_and_tables_follow(tmp_path):
+    corpus = tmp_path / "c.txt"
+    corpus.write_text(CORPUS.replace(". ", ".  \n   ") * 3, encoding="utf-8")
+    p = run("train", str(corpus), "--vocab-size", "400", "--lines", "--tie-break",
+            "lowest-ids-hf", "--format", "hf", "--out", "a", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    want = hf_merges(corpus, 400)
+    assert their_merges(tmp_path / "a" / "tokenizer.json") == want
+    # a table counted with --lines trains the same, --lines taken from it
+    assert run("count", str(corpus), "--lines", "--out", "l.tsv", cwd=tmp_path).returncode == 0
+    p = run("train", "--counts", "l.tsv", "--vocab-size", "400", "--tie-break",
+            "lowest-ids-hf", "--format", "hf", "--out", "b", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert their_merges(tmp_path / "b" / "tokenizer.json") == want
+    # a table counted from whole files cannot be read by lines
+    assert run("count", str(corpus), "--out", "w.tsv", cwd=tmp_path).returncode == 0
+    assert_user_error(run("train", "--counts", "w.tsv", "--vocab-size", "400", "--lines",
+                          "--out", "c", cwd=tmp_path),
+                      "--lines needs words counted one line at a time", "w.tsv",
+                      "bpe-gui count --lines")
+    assert not (tmp_path / "c").exists()
