@@ -16,7 +16,8 @@ error per trial and overall, and the seconds each inference took.
 
 ``--sweep``: the same tokenizers with samples of 1 MB down to 30 KB, and with the first
 3,000 merges down to 100. ``--speed``: o200k_base's 200k merges on six 5 MB samples
-(the ranks from the npm package ``tiktoken``, as bench_analysis.py gets them).
+(``--o200k FILE``, or the ranks from the npm package ``tiktoken``, as bench_analysis.py
+gets them); wall and CPU seconds.
 ``--published``: GPT-2, cl100k, o200k (npm ``tiktoken``) and Llama 3 (``--llama3 FILE``,
 Meta's tokenizer.model) over the categories' samples: the table of docs/ANALYSIS.md.
 
@@ -141,7 +142,7 @@ def accuracy(args, cats) -> list[tuple[str, dict, dict]]:
     from bpe_gui.engine.formats import load_tokenizer
     names = list(cats)
     rng = np.random.default_rng(args.seed)
-    maes, maxes, secs, kept = [], [], [], []
+    maes, maxes, secs, cpus, kept = [], [], [], [], []
     print(f"\n== accuracy: {len(names)} categories ({', '.join(names)}), {args.merges:,} merges, "
           f"training {args.train_mb} MB, samples {args.sample_mb} MB ==")
     for trial in range(args.trials):
@@ -159,13 +160,15 @@ def accuracy(args, cats) -> list[tuple[str, dict, dict]]:
         maes.append(mae)
         maxes.append(mx)
         secs.append(sec)
+        cpus.append(cpu)
         kept.append((str(path), props, samples))
         print(f"trial {trial}: true  " + "  ".join(f"{n} {props[n]:.3f}" for n in names))
         print("         got   " + "  ".join(f"{n} {r.proportions[n]:.3f}" for n in names))
         print(f"         MAE {mae:.4f}  max {mx:.4f}  inference {sec:.1f} s ({cpu:.1f} s CPU) "
               f"({r.rounds} rounds, {r.constraints:,} constraints)  training {t_train:.1f} s")
     print(f"overall: MAE {np.mean(maes):.4f}  max error {np.max(maxes):.4f}  "
-          f"inference {np.mean(secs):.1f} s mean, {np.max(secs):.1f} s max")
+          f"inference {np.mean(secs):.1f} s wall mean, {np.max(secs):.1f} s max; "
+          f"{np.mean(cpus):.1f} s CPU mean, {np.max(cpus):.1f} s max")
     return kept
 
 
@@ -231,7 +234,7 @@ def speed(args) -> None:
     from bpe_gui.engine.analysis import infer_mixture
     from bpe_gui.engine.formats import load_tokenizer
     work = Path(tempfile.mkdtemp(prefix="mixspeed"))
-    files = dict(published_files(work, None))
+    files = {"o200k": args.o200k} if args.o200k else dict(published_files(work, None))
     if "o200k" not in files:
         print("(no o200k_base: --speed skipped)")
         return
@@ -242,16 +245,16 @@ def speed(args) -> None:
             samples[name] = prefix_bytes(read(p, 6_000_000), 5 * MB)
     tok = load_tokenizer(files["o200k"])
     stamps: dict[str, list[float]] = {}
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
 
     def progress(stage, done, total):
         stamps.setdefault(stage, [time.perf_counter() - t0, 0.0])[1] = time.perf_counter() - t0
     r = infer_mixture(tok, samples, merges=args.speed_merges, progress=progress)
-    total = time.perf_counter() - t0
+    total, cpu = time.perf_counter() - t0, time.process_time() - c0
     print(f"\n== speed: o200k_base, {r.merges_used:,} merges, {len(samples)} samples of 5 MB ==")
     for stage, (a, b) in stamps.items():
         print(f"{stage:8s} {b - a:7.1f} s")
-    print(f"total    {total:7.1f} s wall, {time.process_time():.1f} s CPU ({r.rounds} solve rounds); peak memory "
+    print(f"total    {total:7.1f} s wall, {cpu:.1f} s CPU ({r.rounds} solve rounds); peak memory "
           f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
     print("proportions: " + "  ".join(f"{k} {v:.3f}" for k, v in r.proportions.items()))
 
@@ -290,6 +293,9 @@ def main() -> None:
     ap.add_argument("--sweep", action="store_true")
     ap.add_argument("--speed", action="store_true")
     ap.add_argument("--speed-merges", type=int, default=None, help="(default: all 200k)")
+    ap.add_argument("--o200k", type=Path, default=next(
+        (p for p in [Path("/work/assets/o200k_base.tiktoken")] if p.exists()), None),
+        help="o200k_base.tiktoken for --speed (default: the npm package's)")
     ap.add_argument("--published", action="store_true")
     ap.add_argument("--published-merges", type=int, default=3000)
     ap.add_argument("--wheels", type=Path, help="folder with a llama-models wheel (Llama 3)")

@@ -27,7 +27,9 @@ somewhere in that stretch iff the smallest "merge count + v_t" over the stretch 
 it (a range minimum over the steps); the step of that minimum is the one added.
 
 The replay is the trainer's C core told which pair to merge (``train.MergeReplay``); the
-program is solved by HiGHS through SciPy (``pip install bpe-gui[analysis]``).
+program is solved by HiGHS (``pip install bpe-gui[analysis]``): kept in one model across
+rounds through highspy, so each round's dual simplex starts from the last basis, or,
+without highspy, solved afresh each round by SciPy's ``linprog``.
 
 Example::
 
@@ -58,6 +60,7 @@ ROUND_ADD = 20_000  # constraints added per round at most (the most violated fir
 TOLERANCE = 1e-7    # a violation smaller than this (relative to the merge counts) is none
 STEADY = 1e-3       # the proportions moved less than this in two rounds running: done
 SLACK_SOLVES = 3    # a constraint slack in this many solves running leaves the program
+USE_HIGHSPY = True  # warm-started rounds when highspy is installed (False: SciPy's linprog)
 UNREACHABLE_SHARE = 0.02   # merges whose parts are not tokens: more than this, refuse
 
 Progress = Callable[[str, int, int], None]
@@ -448,6 +451,7 @@ def _solve(hist: list[tuple], sizes: list[int], T: int, report: Progress,
     rounds = 0
     log: list = []
     steady = 0
+    warm = _WarmLP(C, T, P) if _highspy() is not None else None
     for rounds in range(1, MAX_ROUNDS + 1):
         if stop():
             raise Cancelled()
@@ -474,7 +478,10 @@ def _solve(hist: list[tuple], sizes: list[int], T: int, report: Progress,
         rows = np.concatenate([rows, keys])
         D = np.concatenate([D, mcs[t_min[bad]] - pcs[bad]])
         before = alpha
-        alpha, v, w, objective, tight = _lp(np, sparse, linprog, C, T, P, rows, D)
+        if warm is not None:
+            alpha, v, w, objective, tight = warm.solve(keys, D[-len(keys):], rows, D)
+        else:
+            alpha, v, w, objective, tight = _lp(np, sparse, linprog, C, T, P, rows, D)
         log.append((len(bad), float(gap[bad[0]]), len(rows)))
         # rows slack for a few solves are dropped (added again if they are violated
         # again): the program stays near the size of what binds, each solve fast
@@ -482,6 +489,8 @@ def _solve(hist: list[tuple], sizes: list[int], T: int, report: Progress,
         age = np.where(tight, 0, age + 1)
         keep = age < SLACK_SOLVES
         rows, D, age = rows[keep], D[keep], age[keep]
+        if warm is not None:
+            warm.drop(~keep)
         steady = steady + 1 if np.abs(alpha - before).max() < STEADY else 0
         if steady >= 2:
             break
@@ -489,6 +498,96 @@ def _solve(hist: list[tuple], sizes: list[int], T: int, report: Progress,
     alpha = np.clip(alpha, 0, None)
     alpha = alpha / alpha.sum() if alpha.sum() > 0 else np.full(C, 1.0 / C)
     return _Solved(alpha, float(objective), rounds, len(rows), points, w, log)
+
+
+def _highspy():
+    """The highspy module, or None: the warm-started program needs it, SciPy's
+    ``linprog`` (a cold start each round) stands in without it."""
+    if not USE_HIGHSPY:
+        return None
+    try:
+        import highspy
+    except ImportError:
+        return None
+    return highspy
+
+
+class _WarmLP:
+    """The lazy program kept in one HiGHS model between rounds: rows are added and
+    dropped in place and dual simplex restarts from the last optimal basis (still
+    dual feasible after adding rows), so a round costs what the new rows change, not
+    a solve from scratch. Columns: alpha (C), then a v_t or w_p column the first time a
+    row names that step or pair (never removed: a column in no row stays at 0).
+    Row 0 is sum alpha = 1; rows 1.. are the rows of ``_solve`` in its order."""
+
+    def __init__(self, C: int, T: int, P: int):
+        import numpy as np
+        highspy = _highspy()
+        self.np, self.C, self.T, self.P = np, C, T, P
+        # the core class, not highspy.Highs: that one's log callbacks print a banner on
+        # stdout, which ``bpe-gui mixture --json`` keeps for the JSON alone
+        make = getattr(highspy, "_Highs", highspy.Highs)
+        h = make()
+        h.setOptionValue("output_flag", False)
+        h.setOptionValue("solver", "simplex")
+        h.setOptionValue("simplex_strategy", 1)      # dual: warm after adding rows
+        h.setOptionValue("presolve", "off")
+        h.setOptionValue("threads", 1)
+        inf = highspy.kHighsInf
+        self.inf, self.h, self.highspy = inf, h, highspy
+        h.addCols(C, np.zeros(C), np.zeros(C), np.full(C, inf), 0,
+                  np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0))
+        h.addRows(1, np.ones(1), np.ones(1), C, np.zeros(1, np.int32),
+                  np.arange(C, dtype=np.int32), np.ones(C))
+        self.n_cols = C
+        self.step_col = np.full(T, -1, dtype=np.int64)
+        self.pair_col = np.full(P, -1, dtype=np.int64)
+
+    def _cols(self, table, ids):
+        np = self.np
+        new = np.unique(ids[table[ids] < 0])
+        if len(new):
+            table[new] = self.n_cols + np.arange(len(new))
+            k = len(new)
+            self.h.addCols(k, np.ones(k), np.zeros(k), np.full(k, self.inf), 0,
+                           np.zeros(k, np.int32), np.zeros(0, np.int32), np.zeros(0))
+            self.n_cols += k
+        return table[ids]
+
+    def solve(self, keys, D_new, rows, D):
+        np, C = self.np, self.C
+        n = len(keys)
+        if n:
+            tc = self._cols(self.step_col, keys // self.P)
+            pc = self._cols(self.pair_col, keys % self.P)
+            idx = np.concatenate([np.tile(np.arange(C), (n, 1)), tc[:, None], pc[:, None]],
+                                 axis=1).astype(np.int32).ravel()
+            val = np.concatenate([D_new, np.ones((n, 2))], axis=1).ravel()
+            self.h.addRows(n, np.zeros(n), np.full(n, self.inf), len(idx),
+                           np.arange(0, len(idx), C + 2, dtype=np.int32), idx, val)
+        self.h.run()
+        if self.h.getModelStatus() != self.highspy.HighsModelStatus.kOptimal:
+            raise SettingsError("The mixture's linear program could not be solved: "
+                                f"{self.h.modelStatusToString(self.h.getModelStatus())}")
+        sol = self.h.getSolution()
+        x = np.asarray(sol.col_value)
+        v = np.zeros(self.T)
+        on = self.step_col >= 0
+        v[on] = x[self.step_col[on]]
+        w = np.zeros(self.P)
+        on = self.pair_col >= 0
+        w[on] = x[self.pair_col[on]]
+        row = np.asarray(sol.row_value)[1:]
+        tight = row <= 1e-9 * max(1.0, float(np.abs(D).max(initial=0)))
+        objective = float(self.h.getInfo().objective_function_value)
+        return x[:C].copy(), v, w, objective, tight
+
+    def drop(self, gone):
+        """Removes the rows ``gone`` (a mask over rows 1..) from the model."""
+        np = self.np
+        at = np.nonzero(gone)[0].astype(np.int32) + 1
+        if len(at):
+            self.h.deleteRows(len(at), at)
 
 
 def _lp(np, sparse, linprog, C, T, P, rows, D):

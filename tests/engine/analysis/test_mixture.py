@@ -181,6 +181,23 @@ def test_a_known_mixture_is_found(known):
     assert r.sample_bytes == {k: len(v.encode()) for k, v in texts.items()}
 
 
+def test_the_warm_started_program_reaches_the_cold_solves_optimum(known, monkeypatch):
+    """Rounds kept in one HiGHS model (rows added and dropped, dual simplex from the last
+    basis) end where SciPy's linprog, solving each round from scratch, ends: both stop
+    once the proportions are steady, so the rows they hold differ a little, and the
+    proportions and objective with them, far below the accuracy target."""
+    pytest.importorskip("highspy")
+    from bpe_gui.engine.analysis import mixture
+    tok, texts = known
+    texts = {k: v[:60_000] for k, v in texts.items()}
+    warm = infer_mixture(tok, texts, merges=300)
+    monkeypatch.setattr(mixture, "USE_HIGHSPY", False)
+    cold = infer_mixture(tok, texts, merges=300)
+    assert warm.rounds < mixture.MAX_ROUNDS and cold.rounds < mixture.MAX_ROUNDS
+    assert warm.objective == pytest.approx(cold.objective, rel=0.05)
+    assert warm.proportions == pytest.approx(cold.proportions, abs=0.005)
+
+
 def test_merges_uses_only_the_first_n(known):
     tok, texts = known
     r = infer_mixture(tok, texts, merges=100)
