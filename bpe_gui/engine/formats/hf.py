@@ -47,8 +47,8 @@ from ..io.reading import check_depth, read_json
 from ..text.pretokenize import Pretokenizer
 from .hf_json import load_hf, read_fast
 from . import spm_json
-from .onig_presets import preset_onig
-from ..text.dialects import DialectError, file_pattern, matches_empty, translate
+from .onig_presets import preset_onig, translated_onig
+from ..text.dialects import DialectError, file_pattern, translate
 from ..text.unicode_classes import all_code_points
 from ..text.unicode_versions import TOKENIZERS
 
@@ -158,26 +158,8 @@ def dump(snap: Snapshot, name: str = "tokenizer") -> dict[str, bytes]:
 
 
 def onig_pattern(pattern: str) -> str:
-    """:func:`translated_onig`, read from ``onig_presets`` for the presets."""
+    """:func:`translated_onig`, read from the data of ``onig_presets`` for the presets."""
     return preset_onig(preset_name(pattern)) or translated_onig(pattern)
-
-
-def translated_onig(pattern: str) -> str:
-    """Our pattern (``regex`` syntax) as Oniguruma must read it to mean the same (text
-    .dialects): e.g. tiktoken's ``\\p{N}{1,3}+`` becomes ``\\p{N}{1,3}`` (in Oniguruma the
-    trailing ``+`` repeats the group, so every digit run would be one word), and each
-    class gets the code points it lacks in tokenizers' Unicode version written out."""
-    try:
-        if matches_empty(pattern):
-            raise DialectError("it can match empty text (an alternative such as \\w* or a "
-                               "lone anchor; make each match a character at least, \\w+), "
-                               "and Oniguruma goes on from an empty match otherwise than "
-                               "this app")
-        return translate(pattern, "regex", "oniguruma", widen=TOKENIZERS)
-    except DialectError as e:
-        raise ExportError(f"The pre-tokenizer pattern cannot be written for Hugging Face "
-                          f"tokenizers' regex engine (Oniguruma) with the same meaning: {e}. "
-                          "Use a preset, or leave that part out of the pattern.") from e
 
 
 def check_pattern(pattern: str) -> None:

@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import regex
 
+from ..errors import ExportError
+from ..text.dialects import DialectError, matches_empty, translate
+from ..text.unicode_versions import TOKENIZERS
 from ._onig_presets_data import PRESET_ONIG, REGEX_VERSION
 
 
@@ -24,10 +27,27 @@ def preset_onig(name: str | None) -> str | None:
     return PRESET_ONIG.get(name)
 
 
+def translated_onig(pattern: str) -> str:
+    """Our pattern (``regex`` syntax) as Oniguruma must read it to mean the same (text
+    .dialects): e.g. tiktoken's ``\\p{N}{1,3}+`` becomes ``\\p{N}{1,3}`` (in Oniguruma the
+    trailing ``+`` repeats the group, so every digit run would be one word), and each
+    class gets the code points it lacks in tokenizers' Unicode version written out."""
+    try:
+        if matches_empty(pattern):
+            raise DialectError("it can match empty text (an alternative such as \\w* or a "
+                               "lone anchor; make each match a character at least, \\w+), "
+                               "and Oniguruma goes on from an empty match otherwise than "
+                               "this app")
+        return translate(pattern, "regex", "oniguruma", widen=TOKENIZERS)
+    except DialectError as e:
+        raise ExportError(f"The pre-tokenizer pattern cannot be written for Hugging Face "
+                          f"tokenizers' regex engine (Oniguruma) with the same meaning: {e}. "
+                          "Use a preset, or leave that part out of the pattern.") from e
+
+
 def data_text() -> str:
     """The text of ``_onig_presets_data.py`` for the installed ``regex``."""
     from ..text.presets import PRESETS
-    from .hf import translated_onig
     lines = ['"""Made by ``python -m bpe_gui.engine.formats.onig_presets`` (see there)."""',
              f"REGEX_VERSION = {regex.__version__!r}", "PRESET_ONIG = {"]
     lines += [f"    {name!r}: {translated_onig(p)!r}," for name, p in PRESETS.items()]

@@ -326,11 +326,12 @@ class DockLayout:
                 not front.isVisible():
             return 0
         area = front.widget()
-        if not isinstance(area, QScrollArea) or area.widget() is None or \
-                not getattr(area.widget(), "wants_its_minimum", lambda: False)():
+        if not isinstance(area, QScrollArea):
             return 0
-        return front.height() + area.widget().minimumSizeHint().height() - \
-            area.viewport().height()
+        inner = area.widget()
+        if inner is None or not getattr(inner, "wants_its_minimum", lambda: False)():
+            return 0
+        return front.height() + inner.minimumSizeHint().height() - area.viewport().height()
 
     def refit_below(self) -> None:
         """A panel below changed what it needs (Words mode on or off): fit again."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TypeVar
 
-from PySide6.QtCore import QEvent, QItemSelectionModel, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QItemSelectionModel, QMargins, Qt, QTimer, Signal
 from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import (QAbstractItemView, QGroupBox, QHBoxLayout, QHeaderView, QLabel,
                                QLineEdit, QPushButton, QSizePolicy, QSlider, QSpinBox, QSplitter,
@@ -460,7 +460,8 @@ class MergePanel(QWidget):
         """The height of the panel's row of controls (Reset … Go) with its margins: what
         it keeps in sight while a panel below has the window's height (docks.py)."""
         bar = self.controls_bar
-        margins = self.layout().contentsMargins()
+        lay = self.layout()
+        margins = lay.contentsMargins() if lay is not None else QMargins()
         height = bar.heightForWidth(max(bar.width(), 1)) if bar.hasHeightForWidth() \
             else bar.sizeHint().height()
         return margins.top() + height + margins.bottom()
