@@ -50,12 +50,12 @@ class Host:
                  "imported", "imported_path", "saved",
                  "message", "trainerChanged", "trainerStale", "stepChanged",
                  "tokenizerChanged", "livePeek", "importFinished", "train_on", "busyChanged",
-                 "parity")
+                 "parity", "imported_pattern")
 
     def __init__(self, text: str, settings: TrainSettings):
         self.corpus, self.settings = TextCorpus(text), settings
         self.trainer, self.stale, self.use_imported, self.busy = None, True, False, False
-        self.imported = self.imported_path = None
+        self.imported = self.imported_path = self.imported_pattern = None
         self.train_on = NotTrainingOn()
         self.parity = ParitySetup()   # off: the corpus trains as one
         self.saved: list = []

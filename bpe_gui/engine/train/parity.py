@@ -650,6 +650,47 @@ class ParityTrainer:
                 final.add(w[-1])
         return len(inner) + len(final)
 
+    # ----- what a window reads -------------------------------------------------------------
+    @property
+    def spellings(self) -> list[str]:
+        """Each token's GPT-2 spelling, by id: what HF's tie order compares."""
+        return self._keys
+
+    def pair_source(self, language: int | None):
+        """The pair counts a step chooses from: language ``language``'s, or all languages'
+        together (None, the global phase). The C core (``top``/``tied``) while the cores
+        hold the words, else a dict pair -> count."""
+        if self._cores is not None:
+            return self._cores.glob if language is None else self._cores.langs[language]
+        if language is not None:
+            return self._langs[language].counts.pc
+        out: dict[tuple[int, int], int] = {}
+        for L in self._langs:
+            for pair, c in L.counts.pc.items():
+                out[pair] = out.get(pair, 0) + c
+        return out
+
+    def last_merge_words(self, language: int, limit: int) \
+            -> tuple[int, list[tuple[int, tuple[int, ...] | None, tuple[int, ...]]]]:
+        """The words of ``language`` the last step changed: (how many, up to ``limit`` of
+        them as (word index, symbols before or None when the core does not keep them,
+        symbols after))."""
+        if self._cores is not None:
+            core = self._cores.langs[language]
+            n, ids = core.touched(limit)
+            return n, [(j, None, tuple(core.word(j))) for j in ids]
+        if not self._undo:
+            return 0, []
+        changed = self._undo[-1].langs[language][0]
+        words = self._langs[language].words
+        return len(changed), [(j, tuple(old), tuple(words[j])) for j, old in changed[:limit]]
+
+    def last_merged_tokens(self) -> int:
+        """How many training tokens the last step removed (0 before the first step)."""
+        if not self._undo:
+            return 0
+        return sum(self._undo[-1].train_tokens) - sum(self.train_tokens)
+
     # ----- state ------------------------------------------------------------------------
     @property
     def n_languages(self) -> int:

@@ -216,35 +216,22 @@ class ParityRun:
         rec = self.next_choice()
         return None if rec is None else (rec.pair[0], rec.pair[1], rec.count)
 
-    # The trainer holds each language's words in the C core (``_cores``) or, after a
-    # merge that repeats a token, in Python (``_langs``): the two readers below.
     def _chooser(self):
         """The core or the Python pair counts the next step chooses from: the language
         whose turn it is (all languages together in the global phase); None when
         training is done."""
         p = self._p
-        glob = self.n_steps < p.settings.global_merges
-        lang = None
-        if not glob:
-            nxt = self._next_parity()
-            if nxt is None or nxt.language is None:
-                return None
-            lang = nxt.language
-        cores = p._cores
-        if cores is not None:
-            return cores.glob if glob else cores.langs[lang]
-        if glob:
-            out: dict[tuple[int, int], int] = {}
-            for L in p._langs:
-                for pair, c in L.counts.pc.items():
-                    out[pair] = out.get(pair, 0) + c
-            return out
-        return p._langs[lang].counts.pc
+        if self.n_steps < p.settings.global_merges:
+            return p.pair_source(None)
+        nxt = self._next_parity()
+        if nxt is None or nxt.language is None:
+            return None
+        return p.pair_source(nxt.language)
 
     def top_pairs(self, k: int = 200) -> list[PairRow]:
         """The k best pairs of the language whose turn is next, in HF's order (count,
         then the greatest GPT-2 spelling)."""
-        keys = self._p._keys
+        keys = self._p.spellings
         src = self._chooser()
         if src is None:
             return []
@@ -272,7 +259,7 @@ class ParityRun:
             if n > len(tied):
                 n, tied = src.tied(n)
             pairs = [(t[0], t[1]) for t in tied]
-        keys = self._p._keys
+        keys = self._p.spellings
         pairs.sort(key=lambda p: (keys[p[0]], keys[p[1]]), reverse=True)
         return len(pairs), pairs[:limit]
 
@@ -347,23 +334,14 @@ class ParityRun:
         p = self._p
         affected: list[AffectedWord] = []
         n_affected = merged = 0
-        if detail and p._undo and p.steps and p.steps[-1] is st:
-            merged = sum(p._undo[-1].train_tokens) - sum(p.train_tokens)
-            cores = p._cores
+        if detail and p.steps and p.steps[-1] is st:
+            merged = p.last_merged_tokens()
             for i in range(len(self._offsets)):
-                if cores is not None:   # the words the core's last merge changed
-                    n, ids = cores.langs[i].touched(AFFECTED_LIMIT)
-                    n_affected += n
-                    for j in ids:
-                        after = tuple(cores.langs[i].word(j))
-                        affected.append(AffectedWord(self._freqs[i][j],
-                                                     _split(after, st.new_id, st.pair), after))
-                else:
-                    changed = p._undo[-1].langs[i][0]
-                    n_affected += len(changed)
-                    for j, old in changed[:AFFECTED_LIMIT]:
-                        affected.append(AffectedWord(self._freqs[i][j], tuple(old),
-                                                     tuple(p._langs[i].words[j])))
+                n, words = p.last_merge_words(i, AFFECTED_LIMIT)
+                n_affected += n
+                for j, before, after in words:
+                    affected.append(AffectedWord(self._freqs[i][j], before if before is not None
+                                                 else _split(after, st.new_id, st.pair), after))
             affected.sort(key=lambda a: -a.freq)
             del affected[AFFECTED_LIMIT:]
         why = p.explain(st) if detail or reason else ""

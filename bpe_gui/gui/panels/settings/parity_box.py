@@ -17,7 +17,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QAbstractItemView, QButtonGroup, QCheckBox, QDoubleSpinBox,
                                QFileDialog, QFormLayout, QGroupBox, QHBoxLayout, QHeaderView,
                                QLabel, QPushButton, QRadioButton, QTableWidget,
-                               QTableWidgetItem, QVBoxLayout)
+                               QTableWidgetItem, QVBoxLayout, QWidget)
 
 from ...controller.parity_setup import (DEV, RATIO, Language, ParitySetup, dev_beside,
                                         language_name)
@@ -111,8 +111,12 @@ class ParityBox(QGroupBox):
         self.error.setTextFormat(Qt.TextFormat.PlainText)
         self.error.setVisible(False)
 
-        lay = QVBoxLayout(self)
-        lay.addWidget(WrappedChoice(self.check))
+        outer = QVBoxLayout(self)
+        outer.addWidget(WrappedChoice(self.check))
+        self.body = QWidget()   # shown while the box is on: off, the box is one line
+        lay = QVBoxLayout(self.body)
+        lay.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(self.body)
         lay.addWidget(self.table)
         buttons = FlowBar(spacing=6)   # wraps in a narrow dock
         for b in (self.add_btn, self.dev_btn, self.remove_btn):
@@ -132,7 +136,7 @@ class ParityBox(QGroupBox):
         lay.addLayout(form)
         lay.addWidget(WrappedChoice(self.lines_check))
         lay.addWidget(self.hint)
-        lay.addWidget(self.error)
+        outer.addWidget(self.error)
 
         self.add_btn.clicked.connect(self._ask_languages)
         self.dev_btn.clicked.connect(self._ask_dev)
@@ -154,6 +158,7 @@ class ParityBox(QGroupBox):
 
     def _enable(self) -> None:
         on = self.check.isChecked()
+        self.body.setVisible(on)
         for w in (self.table, self.add_btn, self.dev_radio, self.ratio_radio, self.variant,
                   self.global_spin, self.lines_check):
             w.setEnabled(on)
