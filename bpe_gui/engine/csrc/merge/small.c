@@ -83,13 +83,14 @@ size_t mt_merge_small(const MergeTable *m, MergeScratch *x, size_t n, int32_t li
         en[MT_SMALL_MAX];
     int8_t nxt[MT_SMALL_MAX], prv[MT_SMALL_MAX];
     int spans = (flags & MT_SPANS) != 0, raw = (flags & MT_RAW) != 0;
+    int given = spans || m->by_span; /* x->st, x->en hold the spans (rank-based: always) */
     int32_t in = (int32_t)n;
     size_t pad = n <= 16 ? 16 : MT_SMALL_MAX;
-    size_t wlen = spans ? (size_t)x->en[n - 1] : n;
+    size_t wlen = given ? (size_t)x->en[n - 1] : n;
     for (int32_t i = 0; i < in; i++) {
         sym[i] = x->sym[i];
-        st[i] = spans ? x->st[i] : i;
-        en[i] = spans ? x->en[i] : i + 1;
+        st[i] = given ? x->st[i] : i;
+        en[i] = given ? x->en[i] : i + 1;
         nxt[i] = (int8_t)(i + 1);
         prv[i] = (int8_t)(i - 1);
     }
