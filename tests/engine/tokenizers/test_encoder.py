@@ -375,32 +375,6 @@ def test_long_texts_by_chunks_as_tiktoken(tmp_path_factory, corpora_dir):
     assert ours.encode(bad) == enc.encode(bad, allowed_special="all")
 
 
-def test_long_text_array_filled_piece_by_piece_as_tiktoken(tmp_path_factory, corpora_dir):
-    """encode_to_array of a text of over 1 MiB takes its ids a piece of text at a time
-    (each piece up to a safe cut, its ids appended to the array with the GIL taken back):
-    ASCII and not, special tokens all along, long words and runs of spaces, as tiktoken;
-    the array and encode's list the same."""
-    specials = {"<|endoftext|>": 1000}
-    ours, enc = _tiktoken_pair(tmp_path_factory, known.CL100K_PATTERN, specials)
-    english = _real_texts(corpora_dir, 200_000)["en-tinyshakespeare.txt.xz"]
-    rnd = random.Random(7)
-    parts = []
-    while sum(map(len, parts)) < 1_300_000:
-        at = rnd.randrange(len(english) - 20_000)
-        parts.append(english[at:at + rnd.randint(1, 20_000)])
-        parts.append(rnd.choice(["<|endoftext|>", " " * rnd.randint(1, 9000),
-                                 "z" * rnd.randint(1, 9000), "\n\n", ""]))
-    ascii_text = "".join(parts)
-    assert ascii_text.isascii() and len(ascii_text) > 1 << 20
-    for name, text in {"ascii": ascii_text, "latin-1": ascii_text.replace("e", "\u00e9", 9000),
-                       "ucs-2": ascii_text.replace("the", "\u4e2d\u6587", 9000)}.items():
-        want = enc.encode(text, allowed_special="all")
-        got = ours.encode_to_array(text)
-        assert isinstance(got, array) and got.typecode == "I", name
-        assert got.tolist() == want, name
-        assert ours.encode(text) == want, name
-
-
 @pytest.mark.slow
 def test_a_text_of_megabytes_as_the_libraries(tmp_path_factory, hard_texts):
     """A text of over 1 MiB (every corner and corpus, twice) takes the long-text path: its

@@ -916,55 +916,16 @@ static size_t encode_upto(const MergeTable *m, int preset, EncCache *c, EncScrat
     return pos;
 }
 
-static int enc_encode_whole(const MergeTable *m, int preset, EncCache *c, EncScratch *sc,
-                            const EncSpecials *sp, const unsigned char *s, size_t n,
-                            size_t readable, int32_t limit);
-
-/* The ids so far handed to sc->drain when they are many (0; -1 it said stop). */
-static int drain(EncScratch *sc)
-{
-    if (!sc->drain || sc->mark || sc->n < ENC_DRAIN_IDS) /* (marks index the ids whole) */
-        return 0;
-    if (sc->drain(sc->drain_ctx, sc->ids, sc->n) < 0)
-        return -1;
-    sc->n = 0;
-    return 0;
-}
-
 int enc_encode(const MergeTable *m, int preset, EncCache *c, EncScratch *sc,
                const EncSpecials *sp, const unsigned char *s, size_t n, size_t readable,
                int32_t limit)
 {
     size_t pos = 0;
-    if (sc->drain) {
-        /* a piece of the text at a time, up to a safe cut (the words before it are the
-         * whole text's, and the text after it scans alone as within the whole), its ids
-         * drained after each: the same small block of ids is written over and over */
-        while (n - pos > 2 * ENC_DRAIN_BYTES) {
-            size_t used = encode_upto(m, preset, c, sc, sp, s + pos, n - pos, readable - pos,
-                                      limit, ENC_DRAIN_BYTES);
-            if (used == (size_t)-1 || drain(sc) < 0)
-                return -1;
-            if (!used)
-                break; /* no cut: the rest at once */
-            pos += used;
-        }
-        return enc_encode_whole(m, preset, c, sc, sp, s + pos, n - pos, readable - pos, limit);
-    }
     /* a long text's ids in one block made at once (a token holds 1.5-4.5 bytes of text:
      * n / 2 is room for nearly all; only the pages written are used): grown by doubling
      * from 16 KB, each copy faulted its pages in anew (perf: most of the page faults left) */
     if (n >= ((size_t)1 << 20) && room(sc, n / 2) < 0)
         return -1;
-    return enc_encode_whole(m, preset, c, sc, sp, s, n, readable, limit);
-}
-
-/* enc_encode with its ids in sc->ids whole */
-static int enc_encode_whole(const MergeTable *m, int preset, EncCache *c, EncScratch *sc,
-                            const EncSpecials *sp, const unsigned char *s, size_t n,
-                            size_t readable, int32_t limit)
-{
-    size_t pos = 0;
     while (pos < n) {
         ptrdiff_t which = -1;
         size_t len = 0, q = next_special(sp, s, pos, n, &which, &len);
@@ -1022,7 +983,7 @@ int enc_encode_ucs(const MergeTable *m, int preset, EncCache *c, EncScratch *sc,
      * up to a safe cut, the bytes after it carried to the next */
     size_t keep = (sp ? sp->max_len : 0) + ENC_KEY_MAX; /* specials stay whole */
     size_t carry = 0, done = 0;
-    if (!sc->drain && room(sc, bpe_utf8_room(kind, chars) / 2) < 0) /* as enc_encode */
+    if (room(sc, bpe_utf8_room(kind, chars) / 2) < 0) /* as enc_encode: ids <= n / 2 */
         return -1;
     for (;;) {
         size_t take = chars - done < ENC_CHUNK ? chars - done : ENC_CHUNK;
@@ -1039,7 +1000,7 @@ int enc_encode_ucs(const MergeTable *m, int preset, EncCache *c, EncScratch *sc,
         size_t used = total > keep ? encode_upto(m, preset, c, sc, sp, sc->buf, total,
                                                  total + ENC_KEY_MAX, limit, total - keep)
                                    : 0;
-        if (used == (size_t)-1 || drain(sc) < 0)
+        if (used == (size_t)-1)
             return -1;
         carry = total - used;
         if (used) /* (none: a word longer than the chunks so far, kept where it is) */

@@ -108,16 +108,7 @@ typedef struct {
     MergeLaneWord lane_words[ENC_LANE_BATCH];
     size_t holes[ENC_LANE_BATCH];
     size_t n_batch;
-    /* when set (a caller that wants the ids of a long text piecewise): called between
-     * pieces of the text, once the ids hold ENC_DRAIN_IDS or more, to take ids[0..n)
-     * away (the encoder then sets n to 0), so the ids of a long text never sit whole in
-     * fresh memory of their own; 0, or -1 to stop the encode (returned as out of
-     * memory). */
-    int (*drain)(void *ctx, const uint32_t *ids, size_t n);
-    void *drain_ctx;
 } EncScratch;
-#define ENC_DRAIN_IDS ((size_t)1 << 16)
-#define ENC_DRAIN_BYTES ((size_t)1 << 18) /* the text a drained encode takes at a time */
 
 void enc_scratch_free(EncScratch *sc);
 /* After a call: give back what one giant word or text made grow past `keep` bytes. */

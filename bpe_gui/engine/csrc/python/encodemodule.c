@@ -978,73 +978,6 @@ static PyObject *encode_one(Encoder *e, PyObject *text, int as_array, int ordina
     return res;
 }
 
-/* ---- a long text's array, filled a piece at a time ----
- * The encoder hands over the ids of each piece of a long text (EncScratch.drain), and
- * they are appended to the array then, with the GIL taken back for the append: the
- * scratch's ids stay one small block written over and over, and the array's block is
- * the only fresh memory the ids take (before, the ids had a block of their own, copied
- * into the array at the end: twice the pages for the kernel to zero). */
-typedef struct {
-    PyObject *arr;
-    PyThreadState *ts; /* this thread's state while the GIL is let go */
-} ArrayDrain;
-#define DRAIN_FROM ((size_t)1 << 20) /* bytes of text: shorter ones fill the array at once */
-
-/* arr += ids[0..n), the GIL held: 0, or -1 (an error set) */
-static int array_drain_held(PyObject *arr, const uint32_t *ids, size_t n)
-{
-    PyObject *view = PyMemoryView_FromMemory((char *)ids, (Py_ssize_t)(n * sizeof(uint32_t)),
-                                             PyBUF_READ);
-    PyObject *r = view ? PyObject_CallMethod(arr, "frombytes", "O", view) : NULL;
-    Py_XDECREF(view);
-    Py_XDECREF(r);
-    return r ? 0 : -1;
-}
-
-/* arr += ids[0..n) (called without the GIL): 0, or -1 (an error set) */
-static int array_drain(void *ctx, const uint32_t *ids, size_t n)
-{
-    ArrayDrain *d = ctx;
-    PyEval_RestoreThread(d->ts);
-    int rc = array_drain_held(d->arr, ids, n);
-    d->ts = PyEval_SaveThread();
-    return rc;
-}
-
-/* encode_to_array(text) of a long text: the ids appended to an array as they come */
-static PyObject *encode_array_drained(Encoder *e, PyObject *text, const TextRef *t,
-                                      int ordinary)
-{
-    PyObject *arr = ids_array(NULL, 0);
-    EncScratch *sc = arr ? take_scratch(e) : NULL;
-    if (!sc) {
-        Py_XDECREF(arr);
-        return NULL;
-    }
-    ArrayDrain d = {arr, NULL};
-    sc->drain = array_drain;
-    sc->drain_ctx = &d;
-    Merger *m = e->merger;
-    m->readers++;
-    e->active++;
-    d.ts = PyEval_SaveThread();
-    int rc = encode_ref(e, sc, t, !ordinary);
-    PyEval_RestoreThread(d.ts);
-    m->readers--;
-    e->active--;
-    drop_text_copy(sc);
-    sc->drain = NULL;
-    sc->drain_ctx = NULL;
-    if (rc == 0 && sc->n && array_drain_held(arr, sc->ids, sc->n) < 0)
-        rc = -3;
-    give_scratch(e, sc);
-    if (rc < 0) {
-        Py_DECREF(arr);
-        return rc == -3 || PyErr_Occurred() ? NULL : encode_error(rc, text);
-    }
-    return arr;
-}
-
 static PyObject *Encoder_encode(Encoder *e, PyObject *text)
 {
     return encode_one(e, text, 0, 0);
@@ -1055,25 +988,14 @@ static PyObject *Encoder_encode_ordinary(Encoder *e, PyObject *text)
     return encode_one(e, text, 0, 1);
 }
 
-/* encode_to_array: a long text's ids drained into the array piece by piece */
-static PyObject *encode_array(Encoder *e, PyObject *text, int ordinary)
-{
-    TextRef t;
-    if (encoder_ready(e) < 0 || text_ref(text, &t) < 0)
-        return NULL;
-    if ((size_t)t.len * (size_t)t.kind < DRAIN_FROM)
-        return encode_one(e, text, 1, ordinary);
-    return encode_array_drained(e, text, &t, ordinary);
-}
-
 static PyObject *Encoder_encode_to_array(Encoder *e, PyObject *text)
 {
-    return encode_array(e, text, 0);
+    return encode_one(e, text, 1, 0);
 }
 
 static PyObject *Encoder_encode_ordinary_to_array(Encoder *e, PyObject *text)
 {
-    return encode_array(e, text, 1);
+    return encode_one(e, text, 1, 1);
 }
 
 /* encode_offsets(text, lengths, tokens, ordinary=False, align=None, trim=None):
