@@ -49,7 +49,8 @@ CORE = files("core/core_build.c", "core/core_step.c", "core/core_heap.c", "core/
 SCAN = files("scan/scan.c")   # the native scanner, compiled into _scan only
 # the others call _scan's scanner through the function table it exports (scan/scan.h)
 SCAN_SHARED = files("scan/scan_shared.c")
-MERGE = files("merge/route.c", "merge/merge.c", "merge/reference.c", "merge/strategies.c",
+MERGE = files("merge/route.c", "merge/merge.c", "merge/reference.c", "merge/small.c",
+              "merge/strategies.c",
               "merge/token_boundaries.c", "merge/lanes.c")   # the merge engine (_encode, _pipeline)
 WORDCACHE = files("merge/wordcache.c", "merge/encoder.c")
 COUNT = files("count/wordtable.c", "count/tsv.c")

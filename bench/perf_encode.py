@@ -2,7 +2,7 @@
 (bench/profile_encode.py counts instructions under callgrind; this samples time, so
 cache misses, page faults and the kernel's zeroing of fresh pages show).
 
-    python bench/perf_encode.py FILE TEXT [--warm] [--repeat 3] [--top 25] [--data DIR]
+    python bench/perf_encode.py FILE TEXT [--warm] [--array] [--repeat 3] [--top 25] [--data DIR]
 
 FILE is one of bench_corners.py's kinds (cl100k, o200k, llama3, qwen2, spm); TEXT is
 "English" (4 MB of it, as bench_corners.py times), a corner of corpora.CORNERS
@@ -47,6 +47,8 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--top", type=int, default=25)
     ap.add_argument("--keep", type=Path)
+    ap.add_argument("--array", action="store_true",
+                    help="encode_to_array (bench_encode_core.py's call) instead of encode")
     ap.add_argument("--callers", action="store_true",
                     help="record call chains: who the kernel's page faults were for")
     ap.add_argument("--data", type=Path, default=corpora.DEFAULT_DATA)
@@ -97,7 +99,7 @@ def main() -> int:
         say("enable")
         for tok, t in jobs:
             c = time.process_time()
-            tok.encode(t)
+            (tok.encode_to_array if args.array else tok.encode)(t)
             print(f"{size / (time.process_time() - c) / 1e6:.1f} MB/s", flush=True)
         say("disable")
     perf.send_signal(signal.SIGINT)

@@ -174,9 +174,7 @@ void ms_free(MergeScratch *x)
     memset(x, 0, sizeof(*x));
 }
 
-/* 64K pairs (1 MB a scratch): long Han-character words revisit many pairs; 16K missed
- * often enough that cl100k/o200k Chinese spent ~3% more instructions (callgrind) */
-#define SEEN_BITS 16
+#define SEEN_BITS MT_SEEN_BITS
 
 /* 0: the bytes p[0..len) (len >= 2) are surely no token, by the cut tables (token_boundaries.c);
  * cheaper than hashing them: most pairs of Han characters are no token. The tables know
@@ -350,26 +348,8 @@ static inline uint64_t pair_bytes(const MergeScratch *x, const unsigned char *w,
     return x->wlen >= 8 ? word_bytes(w, x->wlen, at, len) : short_bytes(w + at, len);
 }
 
-/* The memo's slot for the pair (a, b) (the scratch has a memo, both are tokens), or NULL */
-static inline int32_t *memo_slot(const MergeScratch *x, int32_t a, int32_t b)
-{
-    if (!x->seen || a < 0 || b < 0)
-        return NULL;
-    uint64_t h = ((uint64_t)(uint32_t)a << 32 | (uint32_t)b) * 0x9E3779B97F4A7C15ull;
-    return x->seen[h >> (64 - SEEN_BITS)];
-}
-
-/* 1: the memo's slot holds the pair (a, b): its rank (< limit, else NO_RANK) in *r, the
- * token it makes in *made */
-static inline int memo_hit(const int32_t *seen, int32_t a, int32_t b, int32_t limit,
-                           int32_t *r, int32_t *made)
-{
-    if (!seen || seen[0] != a || seen[1] != b)
-        return 0;
-    *r = seen[2] >= 0 && seen[2] < limit ? seen[2] : NO_RANK;
-    *made = seen[3];
-    return 1;
-}
+#define memo_slot mt_memo_slot
+#define memo_hit mt_memo_hit
 
 /* pair_rank past its filter and the memo (seen: the pair's slot there, or NULL): the table,
  * its answer kept in the memo (len, key: a rank-based pair's bytes, and as a number when

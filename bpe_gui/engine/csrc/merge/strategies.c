@@ -22,6 +22,11 @@ const MtStrategy mt_strategies[MT_N_STRATEGIES] = {
                       "the rule itself: a heap of (rank, place) over the linked symbols pops "
                       "the lowest rank, leftmost; an entry is current while the pair at its "
                       "place has its rank, and every pair with a rank has a current entry"},
+    /* small.c */
+    [MT_SMALL] = {"small", 0, "", "words of 2..32 symbols",
+                  "scan's keys (rank << 5 | place: the smallest is the lowest rank, "
+                  "leftmost) in fixed arrays; a pair's rank is looked up when the pair "
+                  "appears, so after a merge only the merged symbol's two pairs are new"},
     /* merge.c, merge_scan */
     [MT_SCAN] = {"scan", 0, "", "words of 2..32 symbols",
                  "keys rank << 5 | place (places < 32 are distinct, ranks < 2**26), so the "
