@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[3]
 
 # Every strategy this file forces. A strategy added to csrc/merge/strategies.c and not
 # here fails test_every_strategy_is_forced_here.
-FORCED = ["reference", "small", "scan", "flat", "flat_pair", "lanes", "boundaries"]
+FORCED = ["reference", "small", "flat", "flat_pair", "lanes", "boundaries"]
 
 if not merge_strategies():   # pragma: no cover - only without a C compiler at install time
     pytest.skip("the C extensions are not built: no merge strategies", allow_module_level=True)

@@ -425,36 +425,6 @@ int32_t mt_rank_past_filter(const MergeTable *m, const MergeScratch *x, int32_t 
     return pair_rank_slow(m, a, b, w, limit, made, at, len, key, seen);
 }
 
-/* Start the loads pair_rank(i, j) will wait for: the filter word, the memo's slot and the
- * merge table's first slot (merge-based), or the short-key table's (rank-based): a merge
- * asks for two new pairs at once, and each asked in turn waited for up to three misses
- * one after another (perf: most of pair_rank's time). Always inlined: gcc takes a
- * prefetch for no side effect, so a function of prefetches alone is "pure" to it and
- * its calls, their result unused, are dropped (the build had none of them until this
- * was said: cold C words, cl100k, 0.123 -> 0.106 s, median of 6). */
-BPE_FORCE_INLINE void
-pair_prefetch(const MergeTable *m, const MergeScratch *x, int32_t i, int32_t j,
-              const unsigned char *w)
-{
-    int32_t a = x->sym[i], b = x->sym[j];
-    if (a < 0 || b < 0)
-        return;
-    uint64_t ab = (uint64_t)(uint32_t)a << 32 | (uint32_t)b, mask;
-    if (x->seen)
-        BPE_PREFETCH(x->seen[(ab * 0x9E3779B97F4A7C15ull) >> (64 - SEEN_BITS)]);
-    if (!m->by_span) {
-        BPE_PREFETCH(&m->filter[filter_word(a, b, &mask)]);
-        BPE_PREFETCH(&m->tab[slot_of(ab + 1, m->cap)]);
-    } else if (m->short_keys) {
-        size_t len = (size_t)(x->en[j] - x->st[i]);
-        if (len <= 8) {
-            uint64_t key = pair_bytes(x, w, (size_t)x->st[i], len);
-            BPE_PREFETCH(&m->short_filter[short_filter_word(key, len, &mask)]);
-            BPE_PREFETCH(&m->short_keys[short_slot(key, len, m->short_cap)]);
-        }
-    }
-}
-
 /* The rank of the pair at i while the word is still raw bytes (byte-pair table). */
 static inline int32_t first_rank(const MergeTable *m, const MergeScratch *x,
                                  const unsigned char *w, int flags, size_t i, int32_t limit,
@@ -468,107 +438,14 @@ static inline int32_t first_rank(const MergeTable *m, const MergeScratch *x,
     return pair_rank(m, x, (int32_t)i, (int32_t)i + 1, w, limit, made);
 }
 
-/* Short words (n < HEAP_FROM <= 33): each symbol keeps its place; key[i] = (rank of the
- * pair at i) << 5 | i, or KEY_NONE (no pair, or i merged away), so the smallest key is the
- * lowest rank, leftmost (ranks < 2**26: the keys fit 31 bits); a scan finds it (four at a
- * time with SSE2), the pair's neighbours are relinked, two ranks looked up again. No
- * shifting of arrays per merge. */
+/* A key of no pair (none starts there, or its symbol was merged away): above every key. */
 #define KEY_NONE 0x7FFFFFFF
 
-
-/* merge_scan's keys: the rank of the pair at i and i's place in its
- * block of 32 */
-static inline int32_t pair_key(int32_t r, int32_t i)
-{
-    return r == NO_RANK ? KEY_NONE : r << 5 | (i & 31);
-}
-
-/* The word's symbols linked in a list, each pair's key; key padded with KEY_NONE to `pad`. */
-static inline void keys_start(const MergeTable *m, MergeScratch *x, int32_t *key, size_t n,
-                              size_t pad, int32_t limit, const unsigned char *w, int flags)
-{
-    for (size_t i = 0; i < n; i++) {
-        x->nxt[i] = (int32_t)i + 1;
-        x->prv[i] = (int32_t)i - 1;
-        key[i] = pair_key(i + 1 < n ? first_rank(m, x, w, flags, i, limit, &x->rk[i]) : NO_RANK,
-                          (int32_t)i);
-    }
-    for (size_t i = n; i < pad; i++)
-        key[i] = KEY_NONE;
-}
-
-/* The pair at i merges: i becomes the token it makes (x->rk[i]), the next symbol j
- * leaves the list, and the two pairs that change (i with its new next, its left
- * neighbour with i) are asked for from memory. Returns that neighbour (-1: none).
- * merge_scan's step (keys_merge). */
-BPE_FORCE_INLINE int32_t
-join_next(const MergeTable *m, MergeScratch *x, size_t n, const unsigned char *w, int spans,
-          int32_t i, int32_t j)
-{
-    int32_t *nxt = x->nxt, *prv = x->prv;
-    x->sym[i] = x->rk[i]; /* the token the pair at i makes (x->rk: beside its key) */
-    if (spans)
-        x->en[i] = x->en[j];
-    nxt[i] = nxt[j];
-    if ((size_t)nxt[j] < n)
-        prv[nxt[j]] = i;
-    int32_t p = prv[i];
-    if ((size_t)nxt[i] < n)
-        pair_prefetch(m, x, i, nxt[i], w);
-    if (p >= 0)
-        pair_prefetch(m, x, p, i, w);
-    return p;
-}
-
-/* Merge the pair at i with the next symbol j: j leaves the list, the
- * pairs at i and at its left neighbour get their new keys. Returns that neighbour (-1:
- * none); j is nxt[i] before the call. */
-BPE_FORCE_INLINE int32_t
-keys_merge(const MergeTable *m, MergeScratch *x, int32_t *key, size_t n, int32_t limit,
-           const unsigned char *w, int spans, int32_t i)
-{
-    int32_t j = x->nxt[i];
-    key[j] = KEY_NONE; /* merged away */
-    int32_t p = join_next(m, x, n, w, spans, i, j);
-    key[i] = pair_key((size_t)x->nxt[i] < n ? pair_rank(m, x, i, x->nxt[i], w, limit, &x->rk[i])
-                                            : NO_RANK, i);
-    if (p >= 0)
-        key[p] = pair_key(pair_rank(m, x, p, i, w, limit, &x->rk[p]), p);
-    return p;
-}
-
-/* The symbols left in the list (it ends at n), moved to the front: their count. */
-static inline size_t keys_finish(MergeScratch *x, size_t n, int spans)
-{
-    size_t k = 0;
-    for (size_t i = 0; i < n; i = (size_t)x->nxt[i], k++) {
-        x->sym[k] = x->sym[i];
-        if (spans) {
-            x->st[k] = x->st[i];
-            x->en[k] = x->en[i];
-        }
-    }
-    return k;
-}
-
-static size_t merge_scan(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
-                         const unsigned char *w, int flags)
-{
-    int32_t *key = (int32_t *)x->heap; /* room: 6 * cap int32 */
-    keys_start(m, x, key, n, (n + 3) & ~(size_t)3, limit, w, flags);
-    for (;;) {
-        int32_t best = mt_min_key(key, n);
-        if (best == KEY_NONE)
-            break;
-        keys_merge(m, x, key, n, limit, w, flags & MT_SPANS, best & 31);
-    }
-    return keys_finish(x, n, flags & MT_SPANS);
-}
 
 /* Words of HEAP_FROM..FLAT_MAX raw bytes (MT_RAW) on a CPU with AVX2: every pair's key
  * (rank << 10 | position) in one flat array, the lowest found by a SIMD minimum over the
  * whole word after each merge (a word of 160 bytes: five steps of 32 keys), the
- * pair's neighbours relinked and two ranks looked up again, as merge_scan does for short
+ * pair's neighbours relinked and two ranks looked up again, as small.c does for short
  * words. No queue to keep in order. A rank of 2**21 or more does not fit the key: the
  * word is given back (the reference takes it). A CPU with AVX-512 runs the AVX2 loop
  * too: a copy with 512-bit minima (64 keys a step) was slower on long words, as its
@@ -637,10 +514,10 @@ flat_rank(const MergeTable *m, const MergeScratch *x, int32_t i, int32_t j, int3
     return pair_rank_slow(m, a, b, w, limit, made, (size_t)i, len, key, seen);
 }
 
-/* One word in the flat loop: merge_scan's keys, wider (rank << 10 | position). The loop
+/* One word in the flat loop: small.c's keys, wider (rank << 10 | position). The loop
  * is a start and steps over this struct, so that one word (NAME##_one) or two side by
  * side (NAME##_two) run the same code, inlined whole into each copy (round 10 had found
- * a loop shared with merge_scan through a key width 7% slower: gcc inlined the
+ * a loop shared with the short words' scan through a key width 7% slower: gcc inlined the
  * prefetches differently). */
 struct FlatWord {
     MergeScratch *x;
@@ -847,12 +724,6 @@ int mt_have_flat(void)
 #endif
 }
 
-size_t mt_merge_scan(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
-                     const unsigned char *w, int flags)
-{
-    return merge_scan(m, x, n, limit, w, flags);
-}
-
 #if MT_HAVE_FLAT
 size_t mt_merge_flat(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
                      const unsigned char *w, int flags)
@@ -1010,7 +881,7 @@ static void set_bytepair(MergeTable *m, int32_t a, int32_t b, int32_t rank, int3
 
 int mt_add(MergeTable *m, int32_t a, int32_t b, int32_t rank, int32_t new_id, int replace)
 {
-    if (rank < 0 || rank >= MT_MAX_RANK) /* merge_scan packs a rank in 26 bits */
+    if (rank < 0 || rank >= MT_MAX_RANK) /* the keys pack a rank in 26 bits */
         return -2;
     MergeEntry *known = (MergeEntry *)mt_find(m, a, b);
     if (known && !replace)

@@ -147,7 +147,6 @@ typedef struct MergeScratch {
 /* The strategies over a word's n symbols in x (as mt_merge; each returns the new length,
  * or (size_t)-1 when it gave the word back as it came). route.c calls them; merge.c
  * holds all but the reference (reference.c). */
-#define MT_SCAN_MAX 32         /* symbols of a word scan takes at most */
 typedef size_t (*mt_merge_fn)(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
                               const unsigned char *w, int flags);
 size_t mt_merge_reference(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
@@ -155,8 +154,6 @@ size_t mt_merge_reference(const MergeTable *m, MergeScratch *x, size_t n, int32_
 #define MT_SMALL_MAX 32 /* symbols of a word small takes at most (places fit 5 bits) */
 size_t mt_merge_small(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
                       const unsigned char *w, int flags);
-size_t mt_merge_scan(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
-                     const unsigned char *w, int flags);
 size_t mt_merge_flat(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
                      const unsigned char *w, int flags); /* -1: a rank too large */
 /* two raw words side by side (spans when rank-based): *k1, *k2 their lengths, or
@@ -173,7 +170,7 @@ int32_t mt_whole_word(const MergeTable *m, const unsigned char *w, size_t len);
 
 /* mt_route's places: a byte-level word w[0..n) (every byte a token) past the whole-word
  * rule: MT_BOUNDARIES or MT_AUTO (merge its symbols); n symbols
- * in x (flags MT_RAW, MT_SPANS): MT_SCAN, MT_FLAT or MT_REFERENCE; a word
+ * in x (flags MT_RAW, MT_SPANS): MT_SMALL, MT_FLAT or MT_REFERENCE; a word
  * w[0..n) the encoder is about to merge: MT_LANES (into its batch),
  * MT_FLAT_PAIR (beside the next word if that one routes here too) or MT_AUTO (alone). */
 enum { MT_AT_WORD, MT_AT_SYMBOLS, MT_AT_BATCH };

@@ -3,7 +3,7 @@
  * mt_route picks a strategy of the table in strategies.c for a word, and mt_merge,
  * mt_encode_bytes and mt_encode_bytes2 run what it picks, asking again, with the
  * strategy left out, when one gives the word back. The strategies live in merge.c
- * (scan, flat, flat_pair), small.c, reference.c, lanes.c and token_boundaries.c;
+ * (flat, flat_pair), small.c, reference.c, lanes.c and token_boundaries.c;
  * none of them calls another, and none calls
  * back here: the pieces a word is cut into are merged through the scratch's `merge`
  * (set here to mt_merge), so no two files of the merge engine depend on each other in a
@@ -12,7 +12,7 @@
  * Unforced (MT_AUTO), a word goes: whole when it is a token and the table takes whole
  * words (a rule, not a strategy: tiktoken's and ignore_merges'); non-ASCII words cut at
  * token boundaries; else its symbols by the
- * first that takes them of small, scan, flat, and the reference.
+ * first that takes them of small, flat, and the reference.
  * The encoder batches long words for the lanes, or two in a row for flat_pair.
  * Forced, the one strategy where it applies and the reference everywhere else.
  */
@@ -28,8 +28,6 @@ static int takes_symbols(int s, size_t n, int flags)
     switch (s) {
     case MT_SMALL:
         return n <= MT_SMALL_MAX;
-    case MT_SCAN:
-        return n <= MT_SCAN_MAX;
     case MT_FLAT:
         return n <= MT_FLAT_MAX && (flags & MT_RAW) && mt_have_flat();
     case MT_REFERENCE:
@@ -40,11 +38,11 @@ static int takes_symbols(int s, size_t n, int flags)
 }
 
 /* 1: the encoder's word w[0..len) goes whole to flat's loop, by mt_encode_bytes' choices
- * (no whole-word token; unforced: longer than a scan's, not to be cut) */
+ * (no whole-word token; unforced: longer than small's, not to be cut) */
 static int goes_flat(const MergeTable *m, const unsigned char *w, size_t len, int32_t limit)
 {
     int forced = m->strategy != MT_AUTO;
-    if (len < (forced ? 2 : MT_SCAN_MAX + 1) || len > MT_FLAT_MAX || !m->bytes_ok ||
+    if (len < (forced ? 2 : MT_SMALL_MAX + 1) || len > MT_FLAT_MAX || !m->bytes_ok ||
         !m->bytepair)
         return 0;
     if (!forced && m->sub2 && w[len - 1] >= 0x80)
@@ -70,7 +68,7 @@ int mt_route(const MergeTable *m, MergeScratch *x, int at, const unsigned char *
     }
     if (f != MT_AUTO) /* the forced one where it applies, else the reference */
         return OPEN(f) && takes_symbols(f, n, flags) ? f : MT_REFERENCE;
-    static const int order[] = {MT_SMALL, MT_SCAN, MT_FLAT};
+    static const int order[] = {MT_SMALL, MT_FLAT};
     for (size_t k = 0; k < sizeof order / sizeof order[0]; k++)
         if (OPEN(order[k]) && takes_symbols(order[k], n, flags))
             return order[k];
@@ -92,8 +90,6 @@ static size_t run_symbols(const MergeTable *m, MergeScratch *x, int s, size_t n,
     switch (s) {
     case MT_SMALL:
         return mt_merge_small(m, x, n, limit, w, flags);
-    case MT_SCAN:
-        return mt_merge_scan(m, x, n, limit, w, flags);
 #if MT_HAVE_FLAT
     case MT_FLAT:
         return mt_merge_flat(m, x, n, limit, w, flags);

@@ -24,18 +24,13 @@ const MtStrategy mt_strategies[MT_N_STRATEGIES] = {
                       "place has its rank, and every pair with a rank has a current entry"},
     /* small.c */
     [MT_SMALL] = {"small", 0, "", "words of 2..32 symbols",
-                  "scan's keys (rank << 5 | place: the smallest is the lowest rank, "
-                  "leftmost) in fixed arrays; a pair's rank is looked up when the pair "
+                  "keys rank << 5 | place (places < 32 are distinct, ranks < 2**26: the "
+                  "smallest is the lowest rank, leftmost) in fixed arrays; a pair's rank is looked up when the pair "
                   "appears, so after a merge only the merged symbol's two pairs are new"},
-    /* merge.c, merge_scan */
-    [MT_SCAN] = {"scan", 0, "", "words of 2..32 symbols",
-                 "keys rank << 5 | place (places < 32 are distinct, ranks < 2**26), so the "
-                 "smallest key is the lowest rank, leftmost; a merge changes only the keys "
-                 "of the merged pair and its left neighbour"},
     /* merge.c, FLAT_LOOP flat8 / flat8_spans */
     [MT_FLAT] = {"flat", BPE_CPU_AVX2, "AVX2",
                  "words of 2..1024 raw bytes (every byte a token) with every rank below 2**21",
-                 "scan's keys with 10 bits of place (rank << 10 | place < 2**31) in one flat "
+                 "small's keys with 10 bits of place (rank << 10 | place < 2**31) in one flat "
                  "array, their minimum by AVX2; a symbol's place is its first byte, so its "
                  "span is its place to the next symbol's; a larger rank gives the word back "
                  "untouched"},

@@ -21,7 +21,6 @@ enum {
     MT_AUTO,
     MT_REFERENCE,  /* reference.c: every word */
     MT_SMALL,      /* small.c: words of 2..32 symbols, on the stack */
-    MT_SCAN,       /* merge.c: words of 2..32 symbols */
     MT_FLAT,       /* merge.c: raw words of 2..1024 bytes, AVX2 */
     MT_FLAT_PAIR,  /* merge.c: two words side by side in the encoder, AVX2 */
     MT_LANES,      /* lanes.c: sixteen words at a time in the encoder, AVX-512 */
