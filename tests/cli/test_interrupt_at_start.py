@@ -31,6 +31,11 @@ STARTS = {
 }
 
 
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
 @pytest.mark.regression
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child: POSIX")
 @pytest.mark.parametrize("start", list(STARTS))
@@ -39,8 +44,11 @@ def test_ctrl_c_while_modules_import(tmp_path, start):
     outside the handler."""
     (tmp_path / "c.txt").write_text("some words\n", "utf-8")
     env = dict(os.environ, PYTHONPATH=str(REPO))
+    # a terminal's Ctrl-C meets a default SIGINT: a test worker may hold SIGINT ignored
+    # or blocked, which a child inherits
     child = subprocess.Popen([sys.executable, "-c", PAUSE + STARTS[start]], cwd=tmp_path,
-                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             preexec_fn=_default_sigint)
     try:
         assert child.stdout.readline() == b"importing\n"
         child.send_signal(signal.SIGINT)
