@@ -869,6 +869,20 @@ class ParityTrainer:
         return self._apply(pair, count, lang, measure, passed, found_exhausted,
                            window, exhausted)
 
+    def _recorded(self, pair: tuple[int, int], new_id: int, token: bytes, count: int,
+                  lang: int | None, measure: tuple[float, ...], passed: list[int],
+                  found: list[int], undo: "_Undo") -> ParityStep:
+        """The step just made, recorded with what undoes it."""
+        a, b = pair
+        rec = ParityStep(
+            index=self.n_steps + 1, pair=pair, left=self.vocab_bytes[a],
+            right=self.vocab_bytes[b], new_id=new_id, token=token, count=count,
+            language=lang, kind="global" if lang is None else self.kind, measure=measure,
+            tokens=self.tokens, passed=tuple(passed), exhausted=tuple(found))
+        self.steps.append(rec)
+        self._undo.append(undo)
+        return rec
+
     def _apply_cores(self, pair: tuple[int, int], count: int, lang: int | None,
                      measure: tuple[float, ...], passed: list[int], found: list[int],
                      window: tuple[int, ...], exhausted: frozenset[int],
@@ -881,14 +895,7 @@ class ParityTrainer:
         self.vocab_bytes.append(token)
         self._keys.append(self._keys[a] + self._keys[b])
         self._ids[token] = new_id
-        rec = ParityStep(
-            index=self.n_steps + 1, pair=pair, left=self.vocab_bytes[a],
-            right=self.vocab_bytes[b], new_id=new_id, token=token, count=count,
-            language=lang, kind="global" if lang is None else self.kind, measure=measure,
-            tokens=self.tokens, passed=tuple(passed), exhausted=tuple(found))
-        self.steps.append(rec)
-        self._undo.append(undo)
-        return rec
+        return self._recorded(pair, new_id, token, count, lang, measure, passed, found, undo)
 
     def _apply(self, pair: tuple[int, int], count: int, lang: int | None,
                measure: tuple[float, ...], passed: list[int], found: list[int],
@@ -947,14 +954,7 @@ class ParityTrainer:
                     if dd > 0:
                         self._dev_where.setdefault(p, set()).add(i)
                 dev_changes.clear()
-        rec = ParityStep(
-            index=self.n_steps + 1, pair=pair, left=self.vocab_bytes[a],
-            right=self.vocab_bytes[b], new_id=new_id, token=token, count=count,
-            language=lang, kind="global" if lang is None else self.kind, measure=measure,
-            tokens=self.tokens, passed=tuple(passed), exhausted=tuple(found))
-        self.steps.append(rec)
-        self._undo.append(undo)
-        return rec
+        return self._recorded(pair, new_id, token, count, lang, measure, passed, found, undo)
 
     def _add_counts(self, L: _Language, acc: dict[tuple[int, int], int], sign: int) -> None:
         """Add ``sign`` times the count changes ``acc`` to language L's pair counts (and
