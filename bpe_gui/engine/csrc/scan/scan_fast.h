@@ -100,18 +100,6 @@ FAST_INLINE size_t fast_word_gpt2(uint64_t v)
     return swar_has(l, i) ? letter_end(l, v, i) : 0;
 }
 
-/* The next most common words after letters, one byte each, kept out of the cold calls
- * (cl100k, Llama 3, Qwen2, o200k alike; b0 is no letter): printable punctuation before a
- * space (the punctuation alternative's run stops at the space; the letter alternatives
- * need a letter after their prefix, the contractions one after the ') and LF before a
- * letter (\s*[\r\n] gives the LF back; no other alternative starts with LF). */
-FAST_INLINE int one_byte_word(uint64_t v, uint64_t l)
-{
-    unsigned b0 = (unsigned)v & 0xFF, b1 = swar_byte(v, 1);
-    return (b1 == ' ' && b0 > ' ' && b0 < 0x7F && !(b0 >= '0' && b0 <= '9')) ||
-           (b0 == '\n' && swar_has(l, 1));
-}
-
 /* cl100k (end_whole: its \s++$ needs the end of the text, and v's 8 bytes are inside
  * it, so it never matches here), Llama 3, Qwen2 (num3 0: \p{N} instead of \p{N}{1,3}):
  *   '(?i:[sdmt]|ll|ve|re) | [^\r\n\p{L}\p{N}]?+\p{L}++ | \p{N}{1,3} |
@@ -129,17 +117,11 @@ FAST_INLINE size_t fast_word_cl100k(uint64_t v, int num3)
             return letter_end(l, v, 1);
     } else if (swar_has(l, 0)) { /* letters: alternative 2 without a prefix */
         return letter_end(l, v, 0);
-    } else if (swar_has(l, 1) && b0 != '\r' && b0 != '\n' && b0 != '\'' &&
-               !(b0 >= '0' && b0 <= '9')) {
-        return letter_end(l, v, 1); /* alternative 2 with its prefix: C's (x, _t, #if */
     }
-    if (one_byte_word(v, l))
-        return 1;
     return cl100k_other(v, l, num3);
 }
 
-/* the rest of fast_word_cl100k: not a space or a prefix before a letter, not a letter,
- * not one_byte_word */
+/* the rest of fast_word_cl100k: not a space before a letter, not a letter */
 FAST_COLD size_t cl100k_other(uint64_t v, uint64_t l, int num3)
 {
     unsigned b0 = (unsigned)v & 0xFF, b1 = swar_byte(v, 1);
@@ -153,7 +135,9 @@ FAST_COLD size_t cl100k_other(uint64_t v, uint64_t l, int num3)
             return 3;
         return letter_end(l, v, 1);
     }
-    /* (a prefix other than ' and letters: fast_word_cl100k) */
+    /* a prefix (any ASCII but letters, digits, CR, LF; ' was above) and letters */
+    if (swar_has(l, 1) && b0 < 0x80 && b0 != '\r' && b0 != '\n' && !(b0 >= '0' && b0 <= '9'))
+        return letter_end(l, v, 1);
 other:;
     uint64_t d = swar_digits(v);
     if (swar_has(d, 0)) { /* \p{N}{1,3}+ (possessive: three digits, whatever follows) */
@@ -210,7 +194,7 @@ FAST_INLINE size_t fast_word_o200k(uint64_t v)
     if (b0 == ' ' && swar_has(l, 1))
         run |= 0x80; /* the prefix joins the upper-case run: it may be empty */
     else if (!swar_has(l, 0))
-        return one_byte_word(v, l) ? 1 : o200k_other(v, l);
+        return o200k_other(v, l);
     uint64_t stop = ~run & SWAR_HI;                   /* the upper-case run ends */
     size_t u = stop ? (size_t)bpe_ctz64(stop) >> 3 : 8;
     size_t e = swar_first_clear(lo, u);
