@@ -21,11 +21,12 @@ Pair = tuple[int, int, int]   # (a, b, count)
 class Core:
     def __new__(cls, symbols: Buffer | Sequence[int], starts: Buffer | Sequence[int],
                 freqs: Buffer | Sequence[int], token_bytes: Sequence[bytes | bytearray],
-                tie_rule: int = ...) -> Core:
+                tie_rule: int = ..., undo: bool = True) -> Core:
         """symbols: int32 buffer, bytes (each byte a symbol id) or ints; starts: int64,
         n_words + 1 offsets into symbols (0 first, len(symbols) last); freqs: int64, each
         >= 1; token_bytes: the bytes of every initial token id. ValueError if any of it
-        is inconsistent."""
+        is inconsistent (or too large: at most 2**30 words and tokens). undo=False keeps
+        no undo log (less memory): undo() then raises RuntimeError."""
     @property
     def n_tokens(self) -> int: ...
     @property
@@ -49,7 +50,8 @@ class Core:
     def step(self) -> tuple[int, int, int, int] | None:
         """Merge the best pair: (a, b, new_id, count), or None if no pair is left."""
     def undo(self) -> tuple[int, int, int]:
-        """Undo the last step: (a, b, new_id). IndexError at step 0."""
+        """Undo the last step: (a, b, new_id). IndexError at step 0; RuntimeError if the
+        Core was made with undo=False."""
     def merge(self, a: int, b: int, /) -> tuple[int, int]:
         """Merge the pair (a, b), best or not: (new_id, its count before). A pair that
         does not occur still makes its token (a merge list replayed on another sample).

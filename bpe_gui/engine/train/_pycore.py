@@ -27,7 +27,7 @@ def hf_byte_ranks() -> list[int]:
 
 
 class Core:
-    def __init__(self, symbols, starts, freqs, token_bytes, tie_rule):
+    def __init__(self, symbols, starts, freqs, token_bytes, tie_rule=GREATEST, undo=True):
         starts = list(starts)
         symbols = list(symbols)
         if len(starts) != len(freqs) + 1:
@@ -43,6 +43,7 @@ class Core:
             self.tokens[i] == bytes([i]) for i in range(256))
         self._hf = hf_byte_ranks() if tie_rule == LOWEST_HF and bytes_first else None
         self._history: list[tuple[int, int, int, int, dict[int, list[int]]]] = []
+        self._undo = bool(undo)   # False: only the last step keeps its words (touched)
 
     n_tokens = property(lambda self: len(self.tokens))
     n_steps = property(lambda self: len(self._history))
@@ -145,6 +146,9 @@ class Core:
                 self.words[wi] = out
         merged = self.symbol_count(new)
         gone = (self.symbol_count(a) == 0) | ((self.symbol_count(b) == 0) << 1)
+        if not self._undo and self._history:
+            a0, b0, new0, count0, _, extra0 = self._history[-1]
+            self._history[-1] = (a0, b0, new0, count0, {}, extra0)
         self._history.append((a, b, new, count, before, (n_tied, merged, gone)))
 
     def history(self, start):
@@ -163,6 +167,9 @@ class Core:
     def undo(self):
         if not self._history:
             raise IndexError("no step to undo")
+        if not self._undo:
+            raise RuntimeError("this Core keeps no undo log (it was made with undo=False), "
+                               "so it cannot go back a step: make it with undo=True to undo")
         a, b, new, _, before, _ = self._history.pop()
         for wi, w in before.items():
             self.words[wi] = w

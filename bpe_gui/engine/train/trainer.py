@@ -270,12 +270,13 @@ def summed_words(keyed: Iterable[tuple[tuple[int, ...], int, str]]) -> tuple:
     return symbols, starts, freqs, texts
 
 
-def new_core(symbols, starts, freqs, token_bytes, tie_rule: str):
+def new_core(symbols, starts, freqs, token_bytes, tie_rule: str, undo: bool = True):
     """The C core over these words. It counts pairs in 64 bits and refuses word counts
     whose pairs could pass 2**63 - 1 (they would wrap and a wrong pair would win): said
-    here in words a user can act on."""
+    here in words a user can act on. ``undo=False``: no undo log (a run that only goes
+    forward, as train_bpe's: less memory)."""
     try:
-        return _core.Core(symbols, starts, freqs, token_bytes, TIE_RULES[tie_rule])
+        return _core.Core(symbols, starts, freqs, token_bytes, TIE_RULES[tie_rule], undo)
     except ValueError as e:
         if "overflow" not in str(e):
             raise
@@ -298,7 +299,10 @@ class _ReleasedCore:
 class Trainer:
     """Step-by-step BPE training over a pre-token table."""
 
-    def __init__(self, table: PretokenTable, settings: TrainSettings | None = None):
+    def __init__(self, table: PretokenTable, settings: TrainSettings | None = None, *,
+                 undo: bool = True):
+        """``undo=False``: the trainer only goes forward (train_bpe's); its core keeps no
+        undo log, which saves memory, and undo() and going back raise SettingsError."""
         _check_table_settings(table, settings)
         self.settings = (settings or TrainSettings()).validated()
         self.table = table
@@ -314,7 +318,8 @@ class Trainer:
             raise CorpusError("The corpus has only whitespace, so character mode has no words "
                               "to train on. Add some text, or use byte mode.")
         self._freqs = freqs
-        self.core = new_core(symbols, starts, freqs, token_bytes, s.tie_rule)
+        self._can_undo = bool(undo)
+        self.core = new_core(symbols, starts, freqs, token_bytes, s.tie_rule, self._can_undo)
         self._tokens0 = self.core.total_symbols
         self.vocab_bytes: list[bytes] = list(token_bytes)
         self.steps: list[MergeStep] = []
@@ -345,22 +350,22 @@ class Trainer:
     def from_source(cls, source: "str | Path | Sequence[str | Path] | PretokenTable | object",
                     settings: TrainSettings | None = None, progress: ProgressFn | None = None,
                     cancel: CancelFn | None = None, *, encoding: str = "utf-8",
-                    where: str | None = None, **kw) -> "Trainer":
+                    where: str | None = None, undo: bool = True, **kw) -> "Trainer":
         """The one way from a corpus to a trainer (train_bpe, the command line and the
         window all come here): a ``str`` is the text itself; a ``Path`` or a list of
         paths, files (streamed, read with ``encoding``); a :class:`PretokenTable`, its
         words (``settings`` checked against its metadata, see :meth:`from_counts`);
         any object with ``paths`` (and ``encoding``), such as the window's file corpus,
         its files. ``progress(done, total)`` reports the counting; ``kw`` goes to it
-        (``workers``).
+        (``workers``). ``undo=False``: a trainer that only goes forward (see __init__).
 
         Example: ``Trainer.from_source("low lower lowest", TrainSettings(vocab_size=260))``
         """
         if isinstance(source, PretokenTable):
-            return cls.from_counts(source, settings, where=where)
+            return cls.from_counts(source, settings, where=where, undo=undo)
         settings = (settings or TrainSettings()).validated()
         return cls(source_table(source, settings, progress, cancel, encoding=encoding, **kw),
-                   settings)
+                   settings, undo=undo)
 
     @classmethod
     def from_text(cls, text: str, settings: TrainSettings | None = None, **kw) -> "Trainer":
@@ -375,7 +380,8 @@ class Trainer:
 
     @classmethod
     def from_counts(cls, counts: "PretokenTable | str | Path | Sequence[str | Path]",
-                    settings: TrainSettings | None = None, where: str | None = None) -> "Trainer":
+                    settings: TrainSettings | None = None, where: str | None = None, *,
+                    undo: bool = True) -> "Trainer":
         """Train from word counts: table files (``bpe-gui count``; several are summed in
         the order given) or a table in memory (``count_corpus``). Without ``settings``,
         the table's pattern and special tokens with the default settings; given settings
@@ -390,7 +396,7 @@ class Trainer:
         settings = (settings or settings_for_table(TrainSettings(), table.meta)).validated()
         where = where or _table_name(counts)
         check_settings(table.meta, settings, where)
-        return cls(table, settings)
+        return cls(table, settings, undo=undo)
 
     # ----- state --------------------------------------------------------------------
     # What tells trainers apart, as data (protocol.py): merges taken as they are from
@@ -575,6 +581,11 @@ class Trainer:
         """Go back one merge exactly. Returns the record undone, or None at step 0."""
         if not self.steps:
             return None
+        if not self._can_undo:
+            raise SettingsError("This trainer only goes forward: it was made without an undo "
+                                "log (as train_bpe makes it, to save memory), so it cannot go "
+                                "back a step. Make it with Trainer(..., undo=True), the "
+                                "default, to step back.")
         self.core.undo()
         rec = self.steps.pop()
         self.vocab_bytes.pop()
@@ -832,7 +843,8 @@ def train_bpe(input_path: "str | Path | Sequence[str | Path] | PretokenTable | N
     ``options`` are the other :class:`TrainSettings` fields (mode, pattern, tie_rule,
     min_frequency, prune, num_merges, end_of_word, lines). ``progress(phase, done, total)``
     reports "pretokenize" (input bytes read) then "merge" (steps). ``encoding``: the
-    corpus files' (converted as they are read).
+    corpus files' (converted as they are read). ``return_trainer=True`` returns the
+    Trainer instead, which only goes forward (it keeps no undo log: see Trainer).
 
     Instead of corpus files: ``input_path`` a table in memory (``count_corpus``), or
     ``counts`` word-count table files (summed in the order given). A table's own pattern
@@ -851,11 +863,13 @@ def train_bpe(input_path: "str | Path | Sequence[str | Path] | PretokenTable | N
         settings = settings_for_table(settings, table.meta, pattern="pattern" in options,
                                       specials=special_tokens is not None,
                                       lines="lines" in options)
-        trainer = Trainer.from_source(table, settings, where=_table_name(counts or table))
+        trainer = Trainer.from_source(table, settings, where=_table_name(counts or table),
+                                      undo=False)
     else:   # a str here is a file's path, not the text
         paths = [input_path] if isinstance(input_path, (str, Path)) else input_path
         ptok = (lambda d, t: progress("pretokenize", d, t)) if progress else None
-        trainer = Trainer.from_source(paths, settings, ptok, cancel, encoding=encoding)
+        trainer = Trainer.from_source(paths, settings, ptok, cancel, encoding=encoding,
+                                      undo=False)
     pmerge = (lambda d, t: progress("merge", d, t)) if progress else None
     trainer.run(progress=pmerge, cancel=cancel, detail=False)
     if not return_trainer:

@@ -16,11 +16,22 @@
 
  * Data layout
  * -----------
- * Every symbol of every word is a "slot" in global arrays (sym, prv, nxt, wid).
- * A word is a doubly linked list of slots; a merge of the occurrence (L, R) writes the
- * new id into L and unlinks R (sym[R] = -1) but leaves R's own links untouched, so an
- * undo can find L again as prv[R] and relink R ("dancing links").  The undo log of a
- * step is just the list of removed right slots, in the order they were removed.
+ * Every symbol of every word is a "cell" of one int32 array, sym: the words one after
+ * the other, each followed by a separator cell, with one more separator before the
+ * first word (word w's cells start at starts[w] + w + 1). A token of the words covers
+ * span[t] cells (1 for every initial token, span[a] + span[b] for a merge of (a, b)):
+ *   - its first cell holds its id t (>= 0): only a token's first cell holds an id >= 0;
+ *   - its last cell, when span[t] > 1, holds ~t (< 0), so the token before a cell x
+ *     starts at x - span[t] for the t read at x - 1;
+ *   - its other cells hold stale negative values that nothing reads;
+ *   - the separator after word w holds SEP_BASE - w (<= SEP_BASE, below every ~t).
+ * So the token after the one at x starts at x + span[sym[x]] (a separator there ends
+ * the word), and the word of a cell is the separator's on its right (a binary search of
+ * the word starts when that is far). A merge of the occurrence (L, R) writes the new
+ * id into L, -1 into R and ~new into the last cell of b's token; the undo of it needs
+ * only R, with a and b (L = R - span[a]), so the undo log of a step is the list of its
+ * right cells, in the order they were merged. A core made without undo (bpe_core_
+ * keep_undo(c, 0)) keeps only the last step's list (bpe_core_touched reads it).
  *
  * Every pair (a, b) that ever occurred has a Pair record (found through a dense table
  * for small ids or an open-addressing hash) holding its frequency-weighted count, the
@@ -62,6 +73,10 @@
 #define HB_EMPTY ((int64_t)-1)
 #define H_EMPTY UINT64_MAX
 #define STAMP_MAX 0x7fffffffu
+/* Token ids and word numbers stay below MAX_IDS: the cells' encoding (core.h, "Data
+ * layout") keeps ~t and the separators SEP_BASE - w apart. */
+#define MAX_IDS (1 << 30)
+#define SEP_BASE (-(1 << 30) - 1)
 
 /* ------------------------------------------------------------------------------ */
 /* types                                                                          */
@@ -88,12 +103,6 @@ typedef struct {
 } Touch;
 
 typedef struct {
-    int32_t sym;               /* token id, -1 once removed by a merge */
-    int32_t prv, nxt;          /* neighbours in the word, -1 at the ends */
-    int32_t wid;               /* word index */
-} Slot;
-
-typedef struct {
     int64_t count;             /* key snapshot */
     int32_t p;                 /* pair index */
     int32_t first;             /* key snapshot (FIRST_SEEN) */
@@ -115,9 +124,12 @@ typedef struct BpeCore {
     int32_t hf_rank[256];      /* byte id -> its rank in tokenizers' byte-level alphabet */
     int broken;                /* a failed allocation in a step lost the state */
 
-    /* slots and words */
-    int32_t n_slots, n_words;
-    Slot *sl;
+    int keep_undo;             /* 0: the undo log holds only the last step */
+
+    /* cells and words */
+    int32_t n_slots, n_words;  /* n_slots: the symbols the words were built from */
+    int32_t n_cells;           /* n_slots + n_words + 1 (a separator after each word) */
+    int32_t *sym;
     int64_t *starts, *freq;
     int64_t total_syms;        /* frequency-weighted number of live symbols */
 
@@ -125,6 +137,7 @@ typedef struct BpeCore {
     int32_t n_tokens, n_base, tok_cap;
     int64_t *tok_off;
     int32_t *tok_len;
+    int32_t *span;             /* cells a token covers (clamped to INT32_MAX) */
     uint64_t *tok_pfx;         /* first 8 bytes, big endian, zero padded */
     int64_t *symcount;
     char *tok_buf;
@@ -173,6 +186,7 @@ typedef struct BpeCore {
 #define ERR_NONE 0
 #define ERR_NOMEM 1     /* nothing changed */
 #define ERR_BROKEN 2    /* state lost */
+#define ERR_NO_UNDO 3   /* undo asked of a core that keeps no undo log; nothing changed */
 
 /* ---- small helpers (inline: they sit on the hot path of every step) ---- */
 
@@ -190,14 +204,39 @@ static inline void pos_free(Pair *p)
     p->len = 0;
 }
 
+/* x is the first cell of an a followed by a b in its word */
 static inline int occ_ok(const BpeCore *c, int32_t x, int32_t a, int32_t b)
 {
-    const Slot *sl = c->sl;
-    if (sl[x].sym != a)
-        return 0;
-    int32_t r = sl[x].nxt;
-    return r >= 0 && sl[r].sym == b;
+    return c->sym[x] == a && c->sym[x + c->span[a]] == b;
 }
+
+/* the first cell of word w (its separator is at word_cell(c, w + 1) - 1) */
+static inline int32_t word_cell(const BpeCore *c, int32_t w)
+{
+    return (int32_t)(c->starts[w] + w + 1);
+}
+
+/* The token before the one starting at cell x: its first cell (its id in *t), or -1
+ * at the start of the word. */
+static inline int32_t tok_before(const BpeCore *c, int32_t x, int32_t *t)
+{
+    int32_t v = c->sym[x - 1];
+    if (v <= SEP_BASE)
+        return -1;
+    int32_t u = v >= 0 ? v : ~v;
+    *t = u;
+    return x - c->span[u];
+}
+
+/* The cell after the last of the token starting at x holds, for the next token, its id;
+ * at the end of the word, the separator (< 0). */
+static inline int32_t tok_after(const BpeCore *c, int32_t x)
+{
+    return x + c->span[c->sym[x]];
+}
+
+/* the word holding cell x (core_query.c) */
+int32_t word_at(const BpeCore *c, int32_t x);
 
 static inline int tok_cmp(const BpeCore *c, int32_t x, int32_t y)
 {
@@ -322,6 +361,9 @@ void fs_resolve_top(BpeCore *c);
 
 /* A new, empty core with a tie rule (TIE_*); NULL when out of memory. */
 BpeCore *bpe_core_new(int tie);
+/* keep = 0: no undo log (bpe_core_undo refuses); call before bpe_core_build. A new core
+ * keeps one. */
+void bpe_core_keep_undo(BpeCore *c, int keep);
 /* Frees the core and everything in it (NULL is fine). */
 void bpe_core_free(BpeCore *c);
 

@@ -8,9 +8,16 @@
 BpeCore *bpe_core_new(int tie)
 {
     BpeCore *c = (BpeCore *)calloc(1, sizeof(BpeCore));
-    if (c)
+    if (c) {
         c->tie = tie;
+        c->keep_undo = 1;
+    }
     return c;
+}
+
+void bpe_core_keep_undo(BpeCore *c, int keep)
+{
+    c->keep_undo = keep != 0;
 }
 
 const char *bpe_core_check_shape(int64_t n_symbols, const int64_t *starts, int64_t n_starts,
@@ -20,8 +27,9 @@ const char *bpe_core_check_shape(int64_t n_symbols, const int64_t *starts, int64
         return "starts must have n_words + 1 entries";
     if (n_freqs != n_starts - 1)
         return "len(starts) must be len(freqs) + 1";
-    if (n_symbols >= INT32_MAX - 1 || n_starts >= INT32_MAX - 1)
-        return "too many symbols or words (max 2**31 - 2)";
+    if (n_starts > MAX_IDS || n_symbols + n_starts >= INT32_MAX - 1)
+        return "too many symbols or words (at most 2**30 words, and symbols + words "
+               "below 2**31 - 2)";
     if (starts[0] != 0 || starts[n_starts - 1] != n_symbols)
         return "starts must begin with 0 and end with len(symbols)";
     return NULL;
@@ -70,7 +78,9 @@ const char *bpe_core_build(BpeCore *c, const int32_t *symbols, int32_t n_symbols
     hf_ranks(c);
     c->n_slots = n_symbols;
     c->n_words = n_words;
-    int32_t ns = c->n_slots, nwds = c->n_words;
+    int32_t nwds = c->n_words;
+    if (c->n_tokens > MAX_IDS - 2)
+        return "too many tokens (at most 2**30 - 2)";
     /* every count the trainer keeps (a pair's, a symbol's, total_syms) is at most the sum
      * of freq x symbols over the words: refuse when that passes INT64_MAX, rather than
      * let a pair count wrap around and a wrong pair win */
@@ -86,42 +96,36 @@ const char *bpe_core_build(BpeCore *c, const int32_t *symbols, int32_t n_symbols
                    "2**63 - 1, so pair counts would overflow";
         sum += freqs[w] * len;
     }
-    for (int32_t i = 0; i < ns; i++)
+    for (int32_t i = 0; i < n_symbols; i++)
         if (symbols[i] < 0 || symbols[i] >= c->n_tokens)
             return "symbol id out of range of token_bytes";
 
-    size_t n = (size_t)(ns > 0 ? ns : 1);
-    c->sl = (Slot *)malloc(n * sizeof(Slot));
+    c->n_cells = n_symbols + nwds + 1;
+    size_t n = (size_t)c->n_cells;
+    c->sym = (int32_t *)malloc(n * sizeof(int32_t));
     c->starts = (int64_t *)malloc(((size_t)nwds + 1) * sizeof(int64_t));
     c->freq = (int64_t *)malloc(((size_t)nwds + 1) * sizeof(int64_t));
     c->hist_small = (int32_t *)calloc(HIST_SMALL, sizeof(int32_t));
-    if (!c->sl || !c->starts || !c->freq || !c->hist_small)
+    if (!c->sym || !c->starts || !c->freq || !c->hist_small)
         goto nomem;
     memcpy(c->starts, starts, ((size_t)nwds + 1) * sizeof(int64_t));
     memcpy(c->freq, freqs, (size_t)nwds * sizeof(int64_t));
 
-    int64_t npairs_est = 0;
     c->total_syms = 0;
-    Slot *sl = c->sl;
+    int32_t *sym = c->sym;
     int64_t *symcount = c->symcount;
+    sym[0] = SEP_BASE;
     for (int32_t w = 0; w < nwds; w++) {
         int32_t s = (int32_t)starts[w], e = (int32_t)starts[w + 1];
+        int32_t *cell = sym + word_cell(c, w);
         int64_t f = freqs[w];
         for (int32_t i = s; i < e; i++) {
             int32_t t = symbols[i];
-            sl[i].sym = t;
-            sl[i].prv = i - 1;
-            sl[i].nxt = i + 1;
-            sl[i].wid = w;
+            cell[i - s] = t;
             symcount[t] += f;
         }
-        if (e > s) {   /* the word's ends */
-            sl[s].prv = -1;
-            sl[e - 1].nxt = -1;
-        }
+        cell[e - s] = SEP_BASE - w;
         c->total_syms += f * (e - s);
-        if (e - s > 1)
-            npairs_est += e - s - 1;
     }
 
     /* dense table for small ids */
@@ -134,28 +138,34 @@ const char *bpe_core_build(BpeCore *c, const int32_t *symbols, int32_t n_symbols
     if (hash_resize(c, 10) < 0 || hb_resize(c, 6) < 0 || ensure_pairs(c, 16) < 0)
         goto nomem;
 
-    /* count pairs; remember each slot's pair */
+    /* count pairs; remember each cell's pair (-1 where none starts) */
     int32_t *sp = (int32_t *)malloc(n * sizeof(int32_t));
     if (!sp)
         goto nomem;
-    for (int32_t i = 0; i < ns; i++) {
-        if (c->sl[i].nxt < 0)
-            continue;
-        int32_t a = c->sl[i].sym, b = c->sl[i + 1].sym;
-        int32_t idx;
-        if (a < c->dense_n && b < c->dense_n && c->dense[a * c->dense_n + b] >= 0) {
-            idx = c->dense[a * c->dense_n + b];
-        } else {
-            if (ensure_pairs(c, 1) < 0) {
-                free(sp);
-                goto nomem;
+    sp[n - 1] = -1;
+    for (int32_t w = 0; w < nwds; w++) {
+        int32_t x0 = word_cell(c, w), x1 = x0 + (int32_t)(starts[w + 1] - starts[w]);
+        int64_t f = freqs[w];
+        sp[x0 - 1] = -1;
+        if (x1 > x0)
+            sp[x1 - 1] = -1;
+        for (int32_t i = x0; i + 1 < x1; i++) {
+            int32_t a = sym[i], b = sym[i + 1];
+            int32_t idx;
+            if (a < c->dense_n && b < c->dense_n && c->dense[a * c->dense_n + b] >= 0) {
+                idx = c->dense[a * c->dense_n + b];
+            } else {
+                if (ensure_pairs(c, 1) < 0) {
+                    free(sp);
+                    goto nomem;
+                }
+                idx = pair_get(c, a, b);
             }
-            idx = pair_get(c, a, b);
+            Pair *p = &c->pairs[idx];
+            p->count += f;
+            p->nocc++;
+            sp[i] = idx;
         }
-        Pair *p = &c->pairs[idx];
-        p->count += c->freq[c->sl[i].wid];
-        p->nocc++;
-        sp[i] = idx;
     }
     /* allocate exact position lists */
     for (int32_t j = 0; j < c->n_pairs; j++) {
@@ -171,8 +181,8 @@ const char *bpe_core_build(BpeCore *c, const int32_t *symbols, int32_t n_symbols
             p->cap = p->nocc;
         }
     }
-    for (int32_t i = 0; i < ns; i++) {
-        if (c->sl[i].nxt < 0)
+    for (int32_t i = 0; i < c->n_cells; i++) {
+        if (sp[i] < 0)
             continue;
         Pair *p = &c->pairs[sp[i]];
         if (p->len == 0)
@@ -180,7 +190,6 @@ const char *bpe_core_build(BpeCore *c, const int32_t *symbols, int32_t n_symbols
         pos_data(p)[p->len++] = i;
     }
     free(sp);
-    (void)npairs_est;
 
     /* histogram and heap */
     c->heap_n = 0;
@@ -222,11 +231,12 @@ void bpe_core_free(BpeCore *c)
     free(c->steps);
     free(c->rlog);
     free(c->scratch);
-    free(c->sl);
+    free(c->sym);
     free(c->starts);
     free(c->freq);
     free(c->tok_off);
     free(c->tok_len);
+    free(c->span);
     free(c->tok_pfx);
     free(c->symcount);
     free(c->tok_buf);

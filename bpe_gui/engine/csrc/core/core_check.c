@@ -44,7 +44,7 @@ const char *bpe_core_check(const BpeCore *c, int *is_mem)
     /* full recount: counts, live-occurrence numbers, symbol counts, and every live
      * occurrence present in its pair's position list */
     if (!err) {
-        unsigned char *seen = (unsigned char *)calloc((size_t)c->n_slots + 1, 1);
+        unsigned char *seen = (unsigned char *)calloc((size_t)c->n_cells + 1, 1);
         int64_t *cnt = (int64_t *)calloc((size_t)c->n_pairs + 1, sizeof(int64_t));
         int64_t *occ = (int64_t *)calloc((size_t)c->n_pairs + 1, sizeof(int64_t));
         int64_t *sc = (int64_t *)calloc((size_t)c->n_tokens + 1, sizeof(int64_t));
@@ -64,23 +64,32 @@ const char *bpe_core_check(const BpeCore *c, int *is_mem)
                     seen[d[i]] = 1;
         }
         int64_t total = 0;
+        if (c->sym[0] > SEP_BASE)
+            err = "no separator before the first word";
         for (int32_t w = 0; w < c->n_words && !err; w++) {
-            if (c->starts[w] == c->starts[w + 1])
-                continue;
             int64_t f = c->freq[w];
-            for (int32_t i = (int32_t)c->starts[w]; i >= 0 && !err; i = c->sl[i].nxt) {
-                int32_t t = c->sl[i].sym, r = c->sl[i].nxt;
-                if (t < 0 || t >= c->n_tokens || c->sl[i].wid != w) {
-                    err = "bad slot";
+            int32_t end = word_cell(c, w + 1) - 1;   /* the word's separator */
+            if (c->sym[end] != SEP_BASE - w) {
+                err = "bad separator";
+                break;
+            }
+            for (int32_t i = word_cell(c, w); i != end && !err;) {
+                int32_t t = c->sym[i];
+                if (t < 0 || t >= c->n_tokens || c->span[t] > end - i) {
+                    err = "bad cell";
+                    break;
+                }
+                int32_t e = i + c->span[t] - 1;
+                if (c->sym[e] != (e > i ? ~t : t)) {
+                    err = "a token's last cell does not name it";
                     break;
                 }
                 sc[t] += f;
                 total += f;
-                if (r < 0)
+                int32_t r = e + 1;
+                if (r == end)
                     break;
-                if (c->sl[r].prv != i)
-                    err = "broken links";
-                int32_t pidx = pair_find(c, t, c->sl[r].sym);
+                int32_t pidx = pair_find(c, t, c->sym[r]);
                 if (pidx < 0)
                     err = "live pair missing from the table";
                 else {
@@ -89,6 +98,7 @@ const char *bpe_core_check(const BpeCore *c, int *is_mem)
                     if (!seen[i])
                         err = "live occurrence missing from its position list";
                 }
+                i = r;
             }
         }
         for (int32_t j = 0; j < c->n_pairs && !err; j++)
@@ -125,10 +135,10 @@ void bpe_core_stats(const BpeCore *c, BpeCoreStats *out)
     out->pos_alloc_lists = heap_lists;
     out->rlog = c->rlog_n;
     out->scratch_cap = c->scratch_cap;
-    out->approx_bytes = (int64_t)c->n_slots * sizeof(Slot) +
+    out->approx_bytes = (int64_t)c->n_cells * 4 +
                         (int64_t)c->pairs_cap * (sizeof(Pair) + sizeof(HEnt)) +
                         ((int64_t)1 << c->hbits) * 12 + pos_cap * 4 + (int64_t)c->rlog_cap * 4 +
                         c->scratch_cap * 4 + (int64_t)c->touched_cap * (int64_t)sizeof(Touch) +
                         (int64_t)c->n_words * 16 + (int64_t)c->tok_buf_cap +
-                        (int64_t)c->tok_cap * 56;
+                        (int64_t)c->tok_cap * 60;
 }

@@ -99,8 +99,9 @@ int64_t bpe_core_touched(const BpeCore *c, int64_t limit, int32_t **out, int64_t
         return -1;
     int64_t nd = 0, nd_sorted;
     int32_t last = -1;
+    const int32_t sa = c->span[r->a];
     for (int64_t i = r->rstart; i < c->rlog_n; i++) {
-        int32_t w = c->sl[c->rlog[i]].wid;
+        int32_t w = word_at(c, c->rlog[i] - sa);   /* the new token's first cell */
         if (w != last) {
             ws[nd].w = w;
             ws[nd].f = c->freq[w];
@@ -140,13 +141,32 @@ int64_t bpe_core_touched(const BpeCore *c, int64_t limit, int32_t **out, int64_t
     return nd;
 }
 
+/* x: a token's first cell or a separator */
+int32_t word_at(const BpeCore *c, int32_t x)
+{
+    const int32_t *sym = c->sym;
+    for (int i = 0; i < 16; i++) {   /* near the word's end: its separator says */
+        int32_t v = sym[x];
+        if (v < 0)
+            return SEP_BASE - v;
+        x += c->span[v];
+    }
+    int32_t lo = 0, hi = c->n_words - 1;   /* the last word starting at or before x */
+    while (lo < hi) {
+        int32_t mid = lo + (hi - lo + 1) / 2;
+        if (word_cell(c, mid) <= x)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
 int64_t bpe_core_word(const BpeCore *c, int32_t w, int32_t *out)
 {
     int64_t n = 0;
-    if (c->starts[w] == c->starts[w + 1])
-        return 0;
-    for (int32_t i = (int32_t)c->starts[w]; i >= 0; i = c->sl[i].nxt)
-        out[n++] = c->sl[i].sym;
+    for (int32_t i = word_cell(c, w); c->sym[i] >= 0; i = tok_after(c, i))
+        out[n++] = c->sym[i];
     return n;
 }
 
@@ -155,9 +175,8 @@ void bpe_core_segmentation(const BpeCore *c, int32_t *sym, int64_t *st)
     int64_t k = 0;
     st[0] = 0;
     for (int32_t w = 0; w < c->n_words; w++) {
-        if (c->starts[w] != c->starts[w + 1])
-            for (int32_t i = (int32_t)c->starts[w]; i >= 0; i = c->sl[i].nxt)
-                sym[k++] = c->sl[i].sym;
+        for (int32_t i = word_cell(c, w); c->sym[i] >= 0; i = tok_after(c, i))
+            sym[k++] = c->sym[i];
         st[w + 1] = k;
     }
 }

@@ -67,12 +67,13 @@ static int merge_pair(BpeCore *c, int32_t w, int32_t a, int32_t b, int *err, Ste
         nt = (int64_t)c->n_pairs + newp;
     if (nt > 4 * ((int64_t)c->n_tokens + 1) + 1)
         nt = 4 * ((int64_t)c->n_tokens + 1) + 1;
-    if (c->n_tokens >= INT32_MAX - 2 ||
+    int64_t rbase = c->keep_undo ? c->rlog_n : 0;
+    if (c->n_tokens >= MAX_IDS - 2 ||
         ensure_tok_cap(c, (int64_t)c->n_tokens + 1) < 0 ||
         ensure_tok_buf(c, (int64_t)c->tok_len[a] + c->tok_len[b]) < 0 ||
         ensure_pairs(c, newp) < 0 ||
         bpe_grow((void **)&c->touched, &c->touched_cap, (size_t)nt, sizeof(Touch), 16) < 0 ||
-        bpe_grow((void **)&c->rlog, &c->rlog_cap, (size_t)(c->rlog_n + k), sizeof(int32_t),
+        bpe_grow((void **)&c->rlog, &c->rlog_cap, (size_t)(rbase + k), sizeof(int32_t),
                  16) < 0) {
         *err = ERR_NOMEM;
         return -1;
@@ -108,33 +109,41 @@ static int merge_pair(BpeCore *c, int32_t w, int32_t a, int32_t b, int *err, Ste
     }
 
     batch_begin(c);
-    int64_t rstart = c->rlog_n;
-    Slot *sl = c->sl;
+    c->rlog_n = rbase;
+    int64_t rstart = rbase;
+    int32_t *sym = c->sym;
+    const int32_t sa = c->span[a], sb = c->span[b];
     int broken = 0;
     int64_t removed_w = 0;
     int32_t lastL = -1;
+    int32_t wlo = 0, whi = -1;   /* the cells of the word last looked up, and its count */
+    int64_t f = 0;
     for (int64_t i = 0; i < k; i++) {
         int32_t L = pos[i];
         if (i + 12 < k)
-            BPE_PREFETCH_W(&sl[pos[i + 12]]);
+            BPE_PREFETCH_W(&sym[pos[i + 12]]);
         if (L == lastL)
             continue;
         lastL = L;
-        if (sl[L].sym != a)
+        if (sym[L] != a)
             continue;
-        int32_t R = sl[L].nxt;
-        if (R < 0 || sl[R].sym != b)
+        int32_t R = L + sa;
+        if (sym[R] != b)
             continue;
-        int64_t f = c->freq[sl[L].wid];
-        int32_t P = sl[L].prv, N = sl[R].nxt;
-        int32_t sp = P >= 0 ? sl[P].sym : -1;
-        int32_t sn = N >= 0 ? sl[N].sym : -1;
+        int32_t N = R + sb;
+        int32_t sn = sym[N];   /* < 0: the word's end */
+        if (L < wlo || L > whi) {
+            int32_t wd = word_at(c, N);
+            wlo = word_cell(c, wd);
+            whi = word_cell(c, wd + 1) - 1;
+            f = c->freq[wd];
+        }
+        int32_t sp = -1;
+        int32_t P = tok_before(c, L, &sp);
         /* structure */
-        sl[L].sym = nw;
-        sl[R].sym = -1;
-        sl[L].nxt = N;
-        if (N >= 0)
-            sl[N].prv = L;
+        sym[L] = nw;
+        sym[R] = -1;
+        sym[N - 1] = ~nw;
         c->rlog[c->rlog_n++] = R;
         /* counts */
         pair_add(c, w, -f, -1);
@@ -146,7 +155,7 @@ static int merge_pair(BpeCore *c, int32_t w, int32_t a, int32_t b, int *err, Ste
             if (pos_push(c, pn, P) < 0)
                 broken = 1;
         }
-        if (N >= 0) {
+        if (sn >= 0) {
             int32_t po, pn;
             right_pairs(c, sn, b, nw, &po, &pn);
             pair_add(c, po, -f, -1);
@@ -231,6 +240,10 @@ int bpe_core_undo(BpeCore *c, int *err, StepRec *out)
     *err = ERR_NONE;
     if (c->n_steps == 0)
         return 0;
+    if (!c->keep_undo) {
+        *err = ERR_NO_UNDO;
+        return -1;
+    }
     StepRec rec = c->steps[c->n_steps - 1];
     int64_t k = c->rlog_n - rec.rstart;
     int64_t nt = 5 * k + 1;
@@ -242,33 +255,39 @@ int bpe_core_undo(BpeCore *c, int *err, StepRec *out)
     int64_t newp = 2 * ((int64_t)c->n_tokens + 1);
     if (2 * k < newp)
         newp = 2 * k;
-    if (bpe_grow((void **)&c->touched, &c->touched_cap, (size_t)(nt + newp), sizeof(Touch),
+    if (bpe_grow((void **)&c->touched, &c->touched_cap, (size_t)(nt + newp + 1), sizeof(Touch),
                  16) < 0 ||
-        ensure_pairs(c, newp) < 0) {
+        ensure_pairs(c, newp + 1) < 0) {
         *err = ERR_NOMEM;
         return -1;
     }
     int32_t a = rec.a, b = rec.b, nw = rec.id;
-    int32_t w = pair_find(c, a, b);
-    Slot *sl = c->sl;
+    int32_t w = k > 0 ? pair_get(c, a, b) : -1;   /* (room reserved above) */
+    int32_t *sym = c->sym;
+    const int32_t sa = c->span[a], sb = c->span[b];
     int broken = 0;
     int64_t removed_w = 0;
+    int32_t wlo = 0, whi = -1;   /* the cells of the word last looked up, and its count */
+    int64_t f = 0;
     batch_begin(c);
     for (int64_t i = c->rlog_n - 1; i >= rec.rstart; i--) {
         int32_t R = c->rlog[i];
         if (i - 12 >= rec.rstart)
-            BPE_PREFETCH_W(&sl[c->rlog[i - 12]]);
-        int32_t L = sl[R].prv;
-        int32_t N = sl[L].nxt;
-        int32_t P = sl[L].prv;
-        int64_t f = c->freq[sl[L].wid];
-        int32_t sp = P >= 0 ? sl[P].sym : -1;
-        int32_t sn = N >= 0 ? sl[N].sym : -1;
-        sl[L].sym = a;
-        sl[R].sym = b;
-        sl[L].nxt = R;
-        if (N >= 0)
-            sl[N].prv = R;
+            BPE_PREFETCH_W(&sym[c->rlog[i - 12]]);
+        int32_t L = R - sa, N = R + sb;
+        int32_t sn = sym[N];   /* < 0: the word's end */
+        if (L < wlo || L > whi) {
+            int32_t wd = word_at(c, N);
+            wlo = word_cell(c, wd);
+            whi = word_cell(c, wd + 1) - 1;
+            f = c->freq[wd];
+        }
+        int32_t sp = -1;
+        int32_t P = tok_before(c, L, &sp);
+        sym[L] = a;
+        sym[R - 1] = sa > 1 ? ~a : a;
+        sym[R] = b;
+        sym[N - 1] = sb > 1 ? ~b : b;
         pair_add(c, w, f, 1);
         if (pos_push(c, w, L) < 0)
             broken = 1;
@@ -280,7 +299,7 @@ int bpe_core_undo(BpeCore *c, int *err, StepRec *out)
             if (pos_push(c, po, P) < 0)
                 broken = 1;
         }
-        if (N >= 0) {
+        if (sn >= 0) {
             int32_t po, pn;
             right_pairs(c, sn, b, nw, &po, &pn);
             pair_add(c, pn, -f, -1);

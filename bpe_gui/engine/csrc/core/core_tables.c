@@ -38,6 +38,7 @@ int ensure_tok_cap(BpeCore *c, int64_t need)
     c->field = (T *)p;
     RE(tok_off, int64_t)
     RE(tok_len, int32_t)
+    RE(span, int32_t)
     RE(tok_pfx, uint64_t)
     RE(symcount, int64_t)
     RE(cLo, int32_t)
@@ -72,6 +73,7 @@ void tok_append(BpeCore *c, const char *s, int64_t len)
     c->tok_buf_len += len;
     c->tok_pfx[t] = make_pfx(c->tok_buf + c->tok_off[t], len);
     c->symcount[t] = 0;
+    c->span[t] = 1;
 }
 
 void tok_append_concat(BpeCore *c, int32_t a, int32_t b)
@@ -88,6 +90,9 @@ void tok_append_concat(BpeCore *c, int32_t a, int32_t b)
     c->tok_buf_len += la + lb;
     c->tok_pfx[t] = make_pfx(c->tok_buf + off, la + lb);
     c->symcount[t] = 0;
+    /* a token spanning more cells than there are never occurs: clamping keeps it so */
+    int64_t sp = (int64_t)c->span[a] + c->span[b];
+    c->span[t] = sp > INT32_MAX ? INT32_MAX : (int32_t)sp;
 }
 
 /* ---- pair table ---- */

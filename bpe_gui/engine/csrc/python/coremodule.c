@@ -7,11 +7,12 @@
  *
  * Python API
  * ----------
- *   Core(symbols, starts, freqs, token_bytes, tie_rule=GREATEST)
+ *   Core(symbols, starts, freqs, token_bytes, tie_rule=GREATEST, undo=True)
  *       symbols: int32 buffer, bytes (each byte a symbol id) or a sequence; starts/freqs:
  *       int64 buffers (or sequences),
  *       token_bytes: sequence of bytes; tie_rule: GREATEST, FIRST_SEEN, LOWEST_IDS or
- *       LOWEST_HF (core.h).
+ *       LOWEST_HF (core.h); undo=False: no undo log (less memory), undo() raises
+ *       RuntimeError.
  *   best() -> (a, b, count) | None        top(k) -> [(a, b, count), ...]
  *   tied(limit) -> (n, [(a, b, count), ...])
  *   step() -> (a, b, new_id, count) | None  undo() -> (a, b, new_id)  (IndexError at 0)
@@ -218,11 +219,12 @@ fail:
 
 static PyObject *Core_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"symbols", "starts", "freqs", "token_bytes", "tie_rule", NULL};
+    static char *kwlist[] = {"symbols", "starts", "freqs", "token_bytes", "tie_rule", "undo",
+                             NULL};
     PyObject *osym, *ostarts, *ofreqs, *otok;
-    int tie = TIE_GREATEST;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOO|i:Core", kwlist, &osym, &ostarts,
-                                     &ofreqs, &otok, &tie))
+    int tie = TIE_GREATEST, keep_undo = 1;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOO|ip:Core", kwlist, &osym, &ostarts,
+                                     &ofreqs, &otok, &tie, &keep_undo))
         return NULL;
     if (tie != TIE_GREATEST && tie != TIE_FIRST_SEEN && tie != TIE_LOWEST_IDS &&
         tie != TIE_LOWEST_HF) {
@@ -239,6 +241,7 @@ static PyObject *Core_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         return PyErr_NoMemory();
     }
     BpeCore *c = self->core;
+    bpe_core_keep_undo(c, keep_undo);
     IntArr s = {0}, st = {0}, fr = {0};
     if (intarr_get(osym, 4, "symbols", &s) < 0)
         goto fail;
@@ -288,6 +291,12 @@ static void Core_dealloc(CoreObject *self)
 
 static PyObject *raise_step_error(int err)
 {
+    if (err == ERR_NO_UNDO) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "this Core keeps no undo log (it was made with undo=False), so it "
+                        "cannot go back a step: make it with undo=True to undo");
+        return NULL;
+    }
     if (err == ERR_NOMEM)
         return PyErr_NoMemory();
     PyErr_SetString(PyExc_MemoryError,
@@ -809,7 +818,7 @@ static PyTypeObject CoreType = {
     .tp_basicsize = sizeof(CoreObject),
     .tp_dealloc = (destructor)Core_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Core(symbols, starts, freqs, token_bytes, tie_rule)\n\n"
+    .tp_doc = "Core(symbols, starts, freqs, token_bytes, tie_rule, undo=True)\n\n"
               "Incremental BPE training state with exact undo.",
     .tp_methods = Core_methods,
     .tp_getset = Core_getset,
