@@ -33,8 +33,8 @@
  * right cells, in the order they were merged. A core made without undo (bpe_core_
  * keep_undo(c, 0)) keeps only the last step's list (bpe_core_touched reads it).
  *
- * Every pair (a, b) that ever occurred has a Pair record (found through a dense table
- * for small ids or an open-addressing hash) holding its frequency-weighted count, the
+ * Every pair (a, b) that occurs has a Pair record (found through a dense table for
+ * small ids or an open-addressing hash of record indices) holding its frequency-weighted count, the
  * number of live occurrences, and a list of left-slot positions.  The list may hold
  * stale or duplicate entries; every live occurrence is always in it.  Entries are
  * validated on use; lists are compacted when they grow past twice the live count.
@@ -71,7 +71,6 @@
 #define DENSE_MAX 1024
 #define HIST_SMALL 65536
 #define HB_EMPTY ((int64_t)-1)
-#define H_EMPTY UINT64_MAX
 #define STAMP_MAX 0x7fffffffu
 /* Token ids and word numbers stay below MAX_IDS: the cells' encoding (core.h, "Data
  * layout") keeps ~t and the separators SEP_BASE - w apart. */
@@ -154,10 +153,10 @@ typedef struct BpeCore {
     int32_t heap_n;
     int32_t dense_n;
     int32_t *dense;
-    uint64_t *hkeys;
-    int32_t *hvals;
+    int32_t *hvals;            /* the hash: pair indices, -1 empty (core_tables.c) */
     int hbits;
     int64_t hcount;
+    int32_t free_head, n_free; /* dead records, chained through `first` */
 
     /* histogram count -> number of pairs with that count */
     int32_t *hist_small;
@@ -181,6 +180,7 @@ typedef struct BpeCore {
 
     int32_t *scratch;
     int64_t scratch_cap;
+    int64_t freed_bytes;       /* position lists freed since the heap was last trimmed */
 } BpeCore;
 
 #define ERR_NONE 0
@@ -338,6 +338,7 @@ int32_t pair_find(const BpeCore *c, int32_t a, int32_t b);   /* -1 if absent */
 int hash_resize(BpeCore *c, int bits);
 int ensure_pairs(BpeCore *c, int64_t extra);
 int32_t pair_get(BpeCore *c, int32_t a, int32_t b);          /* room reserved */
+void pair_drop(BpeCore *c, int32_t idx);                     /* count 0, out of the heap */
 int hb_resize(BpeCore *c, int bits);
 int64_t hist_get(const BpeCore *c, int64_t cnt);
 int hist_add(BpeCore *c, int64_t cnt, int d);
@@ -427,7 +428,8 @@ int64_t bpe_core_changed(const BpeCore *c, BpePairCount *out, int64_t room);
 const char *bpe_core_check(const BpeCore *c, int *is_mem);
 
 typedef struct {
-    int64_t pairs, pairs_cap, live_pairs, hash_cap, pos_entries, pos_alloc_lists, rlog,
+    int64_t pairs, pairs_cap, live_pairs, hash_cap, pos_entries, pos_alloc_lists, pos_cap,
+        rlog, rlog_cap,
         scratch_cap, approx_bytes;
 } BpeCoreStats;
 /* Sizes of the internal structures (benchmarks). */

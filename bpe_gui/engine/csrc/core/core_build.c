@@ -222,7 +222,6 @@ void bpe_core_free(BpeCore *c)
     free(c->pairs);
     free(c->heap);
     free(c->dense);
-    free(c->hkeys);
     free(c->hvals);
     free(c->hist_small);
     free(c->hb_keys);

@@ -35,6 +35,23 @@ const char *bpe_core_check(const BpeCore *c, int *is_mem)
     }
     if (!err && live != c->heap_n)
         err = "heap size";
+    if (!err) {   /* the table holds every record but the dead ones, each where it belongs */
+        int64_t dense = 0, hashed = 0, n_free = 0;
+        for (int64_t i = 0; i < (int64_t)c->dense_n * c->dense_n; i++)
+            dense += c->dense[i] >= 0;
+        for (int64_t i = 0; i < ((int64_t)1 << c->hbits); i++)
+            hashed += c->hvals[i] >= 0;
+        for (int32_t j = c->free_head; n_free < c->n_free && !err; j = c->pairs[j].first) {
+            if (j < 0 || j >= c->n_pairs || c->pairs[j].count != 0 || c->pairs[j].hpos >= 0)
+                err = "bad dead-pair chain";
+            n_free++;
+        }
+        if (!err && (hashed != c->hcount || dense + hashed != (int64_t)c->n_pairs - c->n_free))
+            err = "pair table size";
+        for (int32_t j = 0; j < c->n_pairs && !err; j++)
+            if (c->pairs[j].count > 0 && pair_find(c, c->pairs[j].a, c->pairs[j].b) != j)
+                err = "a live pair is not found in the table";
+    }
     for (int32_t i = 1; i < c->heap_n && !err; i++)
         if (better(c, &c->heap[i], &c->heap[(i - 1) / 2]))
             err = "heap order";
@@ -133,11 +150,13 @@ void bpe_core_stats(const BpeCore *c, BpeCoreStats *out)
     out->hash_cap = (int64_t)1 << c->hbits;
     out->pos_entries = pos_entries;
     out->pos_alloc_lists = heap_lists;
+    out->pos_cap = pos_cap;
     out->rlog = c->rlog_n;
+    out->rlog_cap = (int64_t)c->rlog_cap;
     out->scratch_cap = c->scratch_cap;
     out->approx_bytes = (int64_t)c->n_cells * 4 +
                         (int64_t)c->pairs_cap * (sizeof(Pair) + sizeof(HEnt)) +
-                        ((int64_t)1 << c->hbits) * 12 + pos_cap * 4 + (int64_t)c->rlog_cap * 4 +
+                        ((int64_t)1 << c->hbits) * 4 + pos_cap * 4 + (int64_t)c->rlog_cap * 4 +
                         c->scratch_cap * 4 + (int64_t)c->touched_cap * (int64_t)sizeof(Touch) +
                         (int64_t)c->n_words * 16 + (int64_t)c->tok_buf_cap +
                         (int64_t)c->tok_cap * 60;

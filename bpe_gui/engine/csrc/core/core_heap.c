@@ -108,9 +108,12 @@ int batch_end(BpeCore *c)
         if (now == 0) {
             if (p->hpos >= 0)
                 heap_remove(c, pidx);
+            if (p->cap > INLINE_CAP)
+                c->freed_bytes += (int64_t)p->cap * 4;
             pos_free(p);
             p->first = INT32_MAX;
             p->dirty = 0;
+            pair_drop(c, pidx);
         } else if (p->hpos < 0) {
             heap_insert(c, pidx);
         } else {

@@ -190,6 +190,7 @@ int pos_grow(BpeCore *c, int32_t pidx)
             np = (int32_t *)realloc(p->pos.ptr, (size_t)nc * sizeof(int32_t));
             if (!np)
                 return -1;
+            c->freed_bytes += (int64_t)p->cap * 4;   /* (when it moved) */
         }
         p->pos.ptr = np;
         p->cap = (int32_t)nc;

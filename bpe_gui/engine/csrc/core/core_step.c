@@ -7,6 +7,25 @@
 #include "util/portable.h"
 #include "core/core_lists.h"
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+/* Position lists are many small blocks that die and grow all through training; glibc
+ * keeps the pages they freed in the process (they count in its memory) until asked.
+ * run() gives them back each time this much has been freed. */
+#define TRIM_BYTES ((int64_t)8 << 20)
+
+static void trim_heap(BpeCore *c)
+{
+    if (c->freed_bytes < TRIM_BYTES)
+        return;
+    c->freed_bytes = 0;
+#if defined(__GLIBC__)
+    malloc_trim(0);
+#endif
+}
+
 static void clear_caches(BpeCore *c)
 {
     for (int32_t i = 0; i < c->nusedL; i++) {
@@ -98,8 +117,10 @@ static int merge_pair(BpeCore *c, int32_t w, int32_t a, int32_t b, int *err, Ste
     if (k > 0) {
         p = &c->pairs[w];
         heap_alloc = p->cap > INLINE_CAP;
-        if (heap_alloc)
+        if (heap_alloc) {
             pos = p->pos.ptr;
+            c->freed_bytes += (int64_t)p->cap * 4;
+        }
         else
             memcpy(local, p->pos.inl, sizeof(local));
         p->pos.ptr = NULL;
@@ -346,6 +367,7 @@ int64_t bpe_core_run(BpeCore *c, int64_t n, int64_t min_count, int *res, int *er
         if (*res <= 0)
             break;
         done++;
+        trim_heap(c);
     }
     return done;
 }

@@ -97,19 +97,28 @@ void tok_append_concat(BpeCore *c, int32_t a, int32_t b)
 
 /* ---- pair table ---- */
 
+/* The hash holds pair indices only (-1: empty), the key (a, b) read from the pair: it is
+ * looked up a few times per neighbour symbol of a step, not per occurrence. Linear
+ * probing, at most half full, with backward-shift deletion when a pair dies. */
+
+static inline uint64_t pair_hslot(const BpeCore *c, int32_t idx)
+{
+    const Pair *p = &c->pairs[idx];
+    return hslot(pkey(p->a, p->b), c->hbits);
+}
+
 int32_t pair_find(const BpeCore *c, int32_t a, int32_t b)
 {
     if (a < c->dense_n && b < c->dense_n)
         return c->dense[(int64_t)a * c->dense_n + b];
-    uint64_t key = pkey(a, b);
     uint64_t mask = ((uint64_t)1 << c->hbits) - 1;
-    uint64_t i = hslot(key, c->hbits);
+    uint64_t i = hslot(pkey(a, b), c->hbits);
     for (;;) {
-        uint64_t k = c->hkeys[i];
-        if (k == key)
-            return c->hvals[i];
-        if (k == H_EMPTY)
+        int32_t v = c->hvals[i];
+        if (v < 0)
             return -1;
+        if (c->pairs[v].a == a && c->pairs[v].b == b)
+            return v;
         i = (i + 1) & mask;
     }
 }
@@ -117,46 +126,42 @@ int32_t pair_find(const BpeCore *c, int32_t a, int32_t b)
 int hash_resize(BpeCore *c, int bits)
 {
     uint64_t n = (uint64_t)1 << bits;
-    uint64_t *nk = (uint64_t *)malloc(n * sizeof(uint64_t));
     int32_t *nv = (int32_t *)malloc(n * sizeof(int32_t));
-    if (!nk || !nv) {
-        free(nk);
-        free(nv);
+    if (!nv)
         return -1;
-    }
-    memset(nk, 0xff, n * sizeof(uint64_t));
+    memset(nv, 0xff, n * sizeof(int32_t));
     uint64_t mask = n - 1;
-    if (c->hkeys) {
-        uint64_t on = (uint64_t)1 << c->hbits;
-        for (uint64_t j = 0; j < on; j++) {
-            uint64_t k = c->hkeys[j];
-            if (k == H_EMPTY)
-                continue;
-            uint64_t i = hslot(k, bits);
-            while (nk[i] != H_EMPTY)
-                i = (i + 1) & mask;
-            nk[i] = k;
-            nv[i] = c->hvals[j];
-        }
-    }
-    free(c->hkeys);
-    free(c->hvals);
-    c->hkeys = nk;
+    int32_t *old = c->hvals;
+    uint64_t on = old ? (uint64_t)1 << c->hbits : 0;
     c->hvals = nv;
     c->hbits = bits;
+    for (uint64_t j = 0; j < on; j++) {
+        int32_t v = old[j];
+        if (v < 0)
+            continue;
+        uint64_t i = pair_hslot(c, v);
+        while (nv[i] >= 0)
+            i = (i + 1) & mask;
+        nv[i] = v;
+    }
+    free(old);
     return 0;
 }
 
-/* make room for `extra` new pairs (pair array, heap and hash) */
+/* make room for `extra` new pairs (pair array, heap and hash); dead pairs' records are
+ * used again first */
 int ensure_pairs(BpeCore *c, int64_t extra)
 {
-    int64_t need = (int64_t)c->n_pairs + extra;
+    int64_t fresh = extra - c->n_free;
+    int64_t need = (int64_t)c->n_pairs + (fresh > 0 ? fresh : 0);
     if (need > INT32_MAX - 16)
         return -1;
     if (need > c->pairs_cap) {
-        int64_t nc = c->pairs_cap < 1024 ? 1024 : c->pairs_cap;
-        while (nc < need)
-            nc *= 2;
+        /* grow by a quarter: the records are most of the table, and realloc of a large
+         * block moves pages rather than copying them */
+        int64_t nc = c->pairs_cap < 1024 ? 1024 : c->pairs_cap + c->pairs_cap / 4;
+        if (nc < need)
+            nc = need;
         if (nc > INT32_MAX - 16)
             nc = INT32_MAX - 16;
         Pair *np = (Pair *)realloc(c->pairs, (size_t)nc * sizeof(Pair));
@@ -172,7 +177,7 @@ int ensure_pairs(BpeCore *c, int64_t extra)
     int bits = c->hbits;
     while ((c->hcount + extra) * 2 > ((int64_t)1 << bits))
         bits++;
-    if (bits != c->hbits || !c->hkeys)
+    if (bits != c->hbits || !c->hvals)
         if (hash_resize(c, bits) < 0)
             return -1;
     return 0;
@@ -187,22 +192,27 @@ int32_t pair_get(BpeCore *c, int32_t a, int32_t b)
         if (*slotp >= 0)
             return *slotp;
     } else {
-        uint64_t key = pkey(a, b);
         uint64_t mask = ((uint64_t)1 << c->hbits) - 1;
-        uint64_t i = hslot(key, c->hbits);
+        uint64_t i = hslot(pkey(a, b), c->hbits);
         for (;;) {
-            uint64_t k = c->hkeys[i];
-            if (k == key)
-                return c->hvals[i];
-            if (k == H_EMPTY)
+            int32_t v = c->hvals[i];
+            if (v < 0)
                 break;
+            if (c->pairs[v].a == a && c->pairs[v].b == b)
+                return v;
             i = (i + 1) & mask;
         }
-        c->hkeys[i] = key;
         slotp = &c->hvals[i];
         c->hcount++;
     }
-    int32_t idx = c->n_pairs++;
+    int32_t idx;
+    if (c->n_free > 0) {
+        idx = c->free_head;
+        c->free_head = c->pairs[idx].first;
+        c->n_free--;
+    } else {
+        idx = c->n_pairs++;
+    }
     Pair *p = &c->pairs[idx];
     p->count = 0;
     p->pos.ptr = NULL;
@@ -217,6 +227,42 @@ int32_t pair_get(BpeCore *c, int32_t a, int32_t b)
     p->dirty = 0;
     *slotp = idx;
     return idx;
+}
+
+/* A pair that no longer occurs (count 0, out of the heap, its list freed) leaves the
+ * table; its record keeps a and b (bpe_core_changed reads them after the step) until a
+ * later step takes it for a new pair. */
+void pair_drop(BpeCore *c, int32_t idx)
+{
+    Pair *p = &c->pairs[idx];
+    int32_t a = p->a, b = p->b;
+    if (a < c->dense_n && b < c->dense_n) {
+        c->dense[(int64_t)a * c->dense_n + b] = -1;
+    } else {
+        uint64_t mask = ((uint64_t)1 << c->hbits) - 1;
+        uint64_t i = hslot(pkey(a, b), c->hbits);
+        while (c->hvals[i] != idx)
+            i = (i + 1) & mask;
+        /* backward-shift deletion */
+        uint64_t j = i;
+        for (;;) {
+            j = (j + 1) & mask;
+            int32_t v = c->hvals[j];
+            if (v < 0)
+                break;
+            uint64_t k = pair_hslot(c, v);
+            int move = (j > i) ? (k <= i || k > j) : (k <= i && k > j);
+            if (move) {
+                c->hvals[i] = v;
+                i = j;
+            }
+        }
+        c->hvals[i] = -1;
+        c->hcount--;
+    }
+    p->first = c->free_head;
+    c->free_head = idx;
+    c->n_free++;
 }
 
 /* ---- histogram ---- */

@@ -735,11 +735,12 @@ static PyObject *Core_stats(CoreObject *self, PyObject *Py_UNUSED(ignored))
         return NULL;
     BpeCoreStats s;
     bpe_core_stats(self->core, &s);
-    return Py_BuildValue("{s:i,s:i,s:i,s:L,s:L,s:L,s:L,s:L,s:L}", "pairs", (int)s.pairs,
+    return Py_BuildValue("{s:i,s:i,s:i,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L}", "pairs", (int)s.pairs,
                          "pairs_cap", (int)s.pairs_cap, "live_pairs", (int)s.live_pairs,
                          "hash_cap", (long long)s.hash_cap, "pos_entries",
                          (long long)s.pos_entries, "pos_alloc_lists", (long long)s.pos_alloc_lists,
-                         "rlog", (long long)s.rlog, "scratch_cap", (long long)s.scratch_cap,
+                         "pos_cap", (long long)s.pos_cap, "rlog", (long long)s.rlog,
+                         "rlog_cap", (long long)s.rlog_cap, "scratch_cap", (long long)s.scratch_cap,
                          "approx_bytes", (long long)s.approx_bytes);
 }
 
