@@ -2,7 +2,8 @@
  * core_exercise.h -- what tests/c/core_driver.c and core_fuzz.c do with a core, in plain
  * C (no Python anywhere): build it from a corpus, step it to the end with a full
  * consistency check after every step, undo every step (checked again, back to the
- * words it was built from), and redo them, which must give the same merges.
+ * words it was built from), and redo them, which must give the same merges; then a core
+ * without an undo log, which must make the same steps and refuse to undo.
  */
 #ifndef BPE_TESTS_CORE_EXERCISE_H
 #define BPE_TESTS_CORE_EXERCISE_H
@@ -116,6 +117,34 @@ static int exercise_core(const CoreCorpus *k, FILE *out)
     }
     if ((msg = bpe_core_check(c, &is_mem)) != NULL)
         goto failed;
+    /* a core without an undo log makes the same steps, and refuses to go back */
+    bpe_core_free(c);
+    c = bpe_core_new(k->tie);
+    if (!c || bpe_core_reserve_tokens(c, (int64_t)k->n_tokens + 1, k->offs[k->n_tokens] + 1) < 0) {
+        msg = "out of memory";
+        goto failed;
+    }
+    bpe_core_keep_undo(c, 0);
+    for (int32_t t = 0; t < k->n_tokens; t++)
+        bpe_core_add_token(c, k->bytes + k->offs[t], k->offs[t + 1] - k->offs[t]);
+    msg = bpe_core_build(c, k->symbols, (int32_t)n_symbols, k->starts, k->freqs, k->n_words,
+                         &is_mem);
+    if (msg)
+        goto failed;
+    for (int64_t i = 0; i < n; i++) {
+        StepRec r;
+        if (bpe_core_step(c, &err, &r) != 1 || r.a != recs[i].a || r.b != recs[i].b ||
+            r.id != recs[i].id || r.count != recs[i].count) {
+            msg = "a core without undo log made another merge";
+            goto failed;
+        }
+        if ((msg = bpe_core_check(c, &is_mem)) != NULL)
+            goto failed;
+    }
+    if (n > 0 && (bpe_core_undo(c, &err, NULL) != -1 || err != ERR_NO_UNDO)) {
+        msg = "a core without undo log went back";
+        goto failed;
+    }
     bad = 0;
 failed:
     if (bad)
