@@ -34,7 +34,7 @@
  * keep_undo(c, 0)) keeps only the last step's list (bpe_core_touched reads it).
  *
  * Every pair (a, b) that occurs has a Pair record (found through a dense table for
- * small ids or an open-addressing hash of record indices) holding its frequency-weighted count, the
+ * small ids or an open-addressing hash) holding its frequency-weighted count, the
  * number of live occurrences, and a list of left-slot positions.  The list may hold
  * stale or duplicate entries; every live occurrence is always in it.  Entries are
  * validated on use; lists are compacted when they grow past twice the live count.
@@ -71,6 +71,7 @@
 #define DENSE_MAX 1024
 #define HIST_SMALL 65536
 #define HB_EMPTY ((int64_t)-1)
+#define H_EMPTY UINT64_MAX
 #define STAMP_MAX 0x7fffffffu
 /* Token ids and word numbers stay below MAX_IDS: the cells' encoding (core.h, "Data
  * layout") keeps ~t and the separators SEP_BASE - w apart. */
@@ -153,7 +154,7 @@ typedef struct BpeCore {
     int32_t heap_n;
     int32_t dense_n;
     int32_t *dense;
-    int32_t *hvals;            /* the hash: pair indices, -1 empty (core_tables.c) */
+    uint64_t *hent;            /* the hash: hash << 32 | pair index (core_tables.c) */
     int hbits;
     int64_t hcount;
     int32_t free_head, n_free; /* dead records, chained through `first` */
@@ -259,11 +260,6 @@ static inline int tok_cmp(const BpeCore *c, int32_t x, int32_t y)
 static inline uint64_t pkey(int32_t a, int32_t b)
 {
     return ((uint64_t)(uint32_t)a << 32) | (uint32_t)b;
-}
-
-static inline uint64_t hslot(uint64_t key, int bits)
-{
-    return (key * 0x9E3779B97F4A7C15ULL) >> (64 - bits);
 }
 
 /* A token's id as LOWEST_HF compares it: a byte's rank in tokenizers' alphabet (all of

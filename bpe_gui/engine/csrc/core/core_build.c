@@ -222,7 +222,7 @@ void bpe_core_free(BpeCore *c)
     free(c->pairs);
     free(c->heap);
     free(c->dense);
-    free(c->hvals);
+    free(c->hent);
     free(c->hist_small);
     free(c->hb_keys);
     free(c->hb_vals);

@@ -40,7 +40,7 @@ const char *bpe_core_check(const BpeCore *c, int *is_mem)
         for (int64_t i = 0; i < (int64_t)c->dense_n * c->dense_n; i++)
             dense += c->dense[i] >= 0;
         for (int64_t i = 0; i < ((int64_t)1 << c->hbits); i++)
-            hashed += c->hvals[i] >= 0;
+            hashed += c->hent[i] != H_EMPTY;
         for (int32_t j = c->free_head; n_free < c->n_free && !err; j = c->pairs[j].first) {
             if (j < 0 || j >= c->n_pairs || c->pairs[j].count != 0 || c->pairs[j].hpos >= 0)
                 err = "bad dead-pair chain";
@@ -156,7 +156,7 @@ void bpe_core_stats(const BpeCore *c, BpeCoreStats *out)
     out->scratch_cap = c->scratch_cap;
     out->approx_bytes = (int64_t)c->n_cells * 4 +
                         (int64_t)c->pairs_cap * (sizeof(Pair) + sizeof(HEnt)) +
-                        ((int64_t)1 << c->hbits) * 4 + pos_cap * 4 + (int64_t)c->rlog_cap * 4 +
+                        ((int64_t)1 << c->hbits) * 8 + pos_cap * 4 + (int64_t)c->rlog_cap * 4 +
                         c->scratch_cap * 4 + (int64_t)c->touched_cap * (int64_t)sizeof(Touch) +
                         (int64_t)c->n_words * 16 + (int64_t)c->tok_buf_cap +
                         (int64_t)c->tok_cap * 60;

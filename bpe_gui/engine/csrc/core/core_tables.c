@@ -97,28 +97,37 @@ void tok_append_concat(BpeCore *c, int32_t a, int32_t b)
 
 /* ---- pair table ---- */
 
-/* The hash holds pair indices only (-1: empty), the key (a, b) read from the pair: it is
- * looked up a few times per neighbour symbol of a step, not per occurrence. Linear
- * probing, at most half full, with backward-shift deletion when a pair dies. */
+/* The hash: 8-byte entries, the top 32 bits of the pair's hash above its record index
+ * (H_EMPTY: none), so a probe reads a record only when the hashes agree, and a resize or
+ * a deletion finds an entry's home slot without reading records. Linear probing, at
+ * most three quarters full, with backward-shift deletion when a pair dies. */
 
-static inline uint64_t pair_hslot(const BpeCore *c, int32_t idx)
+static inline uint32_t phash(int32_t a, int32_t b)
 {
-    const Pair *p = &c->pairs[idx];
-    return hslot(pkey(p->a, p->b), c->hbits);
+    return (uint32_t)((pkey(a, b) * 0x9E3779B97F4A7C15ULL) >> 32);
+}
+
+static inline uint64_t home(uint64_t e, int bits)
+{
+    return (e >> 32) >> (32 - bits);
 }
 
 int32_t pair_find(const BpeCore *c, int32_t a, int32_t b)
 {
     if (a < c->dense_n && b < c->dense_n)
         return c->dense[(int64_t)a * c->dense_n + b];
+    uint32_t h = phash(a, b);
     uint64_t mask = ((uint64_t)1 << c->hbits) - 1;
-    uint64_t i = hslot(pkey(a, b), c->hbits);
+    uint64_t i = h >> (32 - c->hbits);
     for (;;) {
-        int32_t v = c->hvals[i];
-        if (v < 0)
+        uint64_t e = c->hent[i];
+        if (e == H_EMPTY)
             return -1;
-        if (c->pairs[v].a == a && c->pairs[v].b == b)
-            return v;
+        if ((uint32_t)(e >> 32) == h) {
+            int32_t v = (int32_t)(uint32_t)e;
+            if (c->pairs[v].a == a && c->pairs[v].b == b)
+                return v;
+        }
         i = (i + 1) & mask;
     }
 }
@@ -126,25 +135,26 @@ int32_t pair_find(const BpeCore *c, int32_t a, int32_t b)
 int hash_resize(BpeCore *c, int bits)
 {
     uint64_t n = (uint64_t)1 << bits;
-    int32_t *nv = (int32_t *)malloc(n * sizeof(int32_t));
-    if (!nv)
+    uint64_t *ne = (uint64_t *)malloc(n * sizeof(uint64_t));
+    if (!ne)
         return -1;
-    memset(nv, 0xff, n * sizeof(int32_t));
+    memset(ne, 0xff, n * sizeof(uint64_t));
     uint64_t mask = n - 1;
-    int32_t *old = c->hvals;
-    uint64_t on = old ? (uint64_t)1 << c->hbits : 0;
-    c->hvals = nv;
-    c->hbits = bits;
-    for (uint64_t j = 0; j < on; j++) {
-        int32_t v = old[j];
-        if (v < 0)
-            continue;
-        uint64_t i = pair_hslot(c, v);
-        while (nv[i] >= 0)
-            i = (i + 1) & mask;
-        nv[i] = v;
+    if (c->hent) {
+        uint64_t on = (uint64_t)1 << c->hbits;
+        for (uint64_t j = 0; j < on; j++) {
+            uint64_t e = c->hent[j];
+            if (e == H_EMPTY)
+                continue;
+            uint64_t i = home(e, bits);
+            while (ne[i] != H_EMPTY)
+                i = (i + 1) & mask;
+            ne[i] = e;
+        }
     }
-    free(old);
+    free(c->hent);
+    c->hent = ne;
+    c->hbits = bits;
     return 0;
 }
 
@@ -175,9 +185,11 @@ int ensure_pairs(BpeCore *c, int64_t extra)
         c->pairs_cap = (int32_t)nc;
     }
     int bits = c->hbits;
-    while ((c->hcount + extra) * 2 > ((int64_t)1 << bits))
+    while ((c->hcount + extra) * 4 > ((int64_t)3 << bits))
         bits++;
-    if (bits != c->hbits || !c->hvals)
+    if (bits > 31)
+        return -1;
+    if (bits != c->hbits || !c->hent)
         if (hash_resize(c, bits) < 0)
             return -1;
     return 0;
@@ -187,22 +199,29 @@ int ensure_pairs(BpeCore *c, int64_t extra)
 int32_t pair_get(BpeCore *c, int32_t a, int32_t b)
 {
     int32_t *slotp;
+    uint64_t *hslotp = NULL, hbits32 = 0;
     if (a < c->dense_n && b < c->dense_n) {
         slotp = &c->dense[(int64_t)a * c->dense_n + b];
         if (*slotp >= 0)
             return *slotp;
     } else {
+        uint32_t h = phash(a, b);
         uint64_t mask = ((uint64_t)1 << c->hbits) - 1;
-        uint64_t i = hslot(pkey(a, b), c->hbits);
+        uint64_t i = h >> (32 - c->hbits);
         for (;;) {
-            int32_t v = c->hvals[i];
-            if (v < 0)
+            uint64_t e = c->hent[i];
+            if (e == H_EMPTY)
                 break;
-            if (c->pairs[v].a == a && c->pairs[v].b == b)
-                return v;
+            if ((uint32_t)(e >> 32) == h) {
+                int32_t v = (int32_t)(uint32_t)e;
+                if (c->pairs[v].a == a && c->pairs[v].b == b)
+                    return v;
+            }
             i = (i + 1) & mask;
         }
-        slotp = &c->hvals[i];
+        hslotp = &c->hent[i];
+        hbits32 = (uint64_t)h << 32;
+        slotp = NULL;
         c->hcount++;
     }
     int32_t idx;
@@ -225,7 +244,10 @@ int32_t pair_get(BpeCore *c, int32_t a, int32_t b)
     p->hpos = -1;
     p->stamp = 0;
     p->dirty = 0;
-    *slotp = idx;
+    if (slotp)
+        *slotp = idx;
+    else
+        *hslotp = hbits32 | (uint32_t)idx;
     return idx;
 }
 
@@ -240,24 +262,24 @@ void pair_drop(BpeCore *c, int32_t idx)
         c->dense[(int64_t)a * c->dense_n + b] = -1;
     } else {
         uint64_t mask = ((uint64_t)1 << c->hbits) - 1;
-        uint64_t i = hslot(pkey(a, b), c->hbits);
-        while (c->hvals[i] != idx)
+        uint64_t i = phash(a, b) >> (32 - c->hbits);
+        while ((int32_t)(uint32_t)c->hent[i] != idx)
             i = (i + 1) & mask;
         /* backward-shift deletion */
         uint64_t j = i;
         for (;;) {
             j = (j + 1) & mask;
-            int32_t v = c->hvals[j];
-            if (v < 0)
+            uint64_t e = c->hent[j];
+            if (e == H_EMPTY)
                 break;
-            uint64_t k = pair_hslot(c, v);
+            uint64_t k = home(e, c->hbits);
             int move = (j > i) ? (k <= i || k > j) : (k <= i && k > j);
             if (move) {
-                c->hvals[i] = v;
+                c->hent[i] = e;
                 i = j;
             }
         }
-        c->hvals[i] = -1;
+        c->hent[i] = H_EMPTY;
         c->hcount--;
     }
     p->first = c->free_head;
