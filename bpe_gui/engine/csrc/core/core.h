@@ -30,19 +30,21 @@
  * the word starts when that is far). A merge of the occurrence (L, R) writes the new
  * id into L, -1 into R and ~new into the last cell of b's token; the undo of it needs
  * only R, with a and b (L = R - span[a]), so the undo log of a step is the list of its
- * right cells, in the order they were merged. A core made without undo (bpe_core_
- * keep_undo(c, 0)) keeps only the last step's list (bpe_core_touched reads it).
+ * right cells, in the order they were merged. A core made without undo
+ * (bpe_core_keep_undo(c, 0)) keeps only the last step's list (bpe_core_touched reads it).
  *
  * Every pair (a, b) that occurs has a Pair record (found through a dense table for
  * small ids or an open-addressing hash) holding its frequency-weighted count, the
- * number of live occurrences, and a list of left-slot positions.  The list may hold
+ * number of live occurrences, and a list of left-cell positions.  The list may hold
  * stale or duplicate entries; every live occurrence is always in it.  Entries are
  * validated on use; lists are compacted when they grow past twice the live count.
+ * A pair whose count falls to 0 leaves the table at the end of the step, and its record
+ * is chained for the next new pair to take (records stay near the live pairs).
  *
  * Priority: an indexed binary heap holding every pair with count > 0, ordered by count
  * descending, then by the tie rule.  LOWEST_HF compares ids through hf_rank (the 256
  * single bytes renumbered as tokenizers numbers its byte-level alphabet).  For FIRST_SEEN the key is the pair's first live
- * occurrence (smallest left slot); it is kept as a lower bound that is made exact
+ * occurrence (smallest left cell); it is kept as a lower bound that is made exact
  * lazily (a "dirty" pair at the top of the heap is recomputed and sifted down).
  *
  * A step or undo touches only the occurrences of the merged pair and their neighbours;
@@ -112,7 +114,7 @@ typedef struct {
     int32_t a, b, id;
     int32_t n_tied;            /* pairs that shared the top count when it was chosen */
     int64_t count;
-    int64_t rstart;            /* start of this step's removed slots in rlog */
+    int64_t rstart;            /* start of this step's merged right cells in rlog */
     int64_t merged;            /* occurrences replaced, frequency-weighted */
     int32_t gone;              /* bit 0: a no longer occurs alone after it; bit 1: b */
     int32_t pad;

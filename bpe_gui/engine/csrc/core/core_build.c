@@ -1,6 +1,6 @@
 /*
  * core: construction -- Core(symbols, starts, freqs, token_bytes, tie_rule): the
- * arguments read as integer arrays, then the slots, pair table, position lists,
+ * arguments read as integer arrays, then the cells, pair table, position lists,
  * histogram and heap built without the GIL; and freeing it all.
  */
 #include "core/core.h"

@@ -1,5 +1,5 @@
 /*
- * core: sorting slot positions, and the position lists of pairs
+ * core: sorting cell positions, and the position lists of pairs
  * (every live occurrence of a pair is in its list; stale entries are dropped lazily).
  */
 #include "core/core.h"

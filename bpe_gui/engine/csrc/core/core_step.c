@@ -1,6 +1,6 @@
 /*
  * core: one merge step and its exact undo (both touch only the occurrences of the merged
- * pair and their neighbours: see core.h for the slot layout and the undo log), and
+ * pair and their neighbours: see core.h for the cell layout and the undo log), and
  * run(n), steps while the best count is high enough.
  */
 #include "core/core.h"
