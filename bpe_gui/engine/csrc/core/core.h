@@ -238,8 +238,9 @@ static inline int32_t tok_after(const BpeCore *c, int32_t x)
     return x + c->span[c->sym[x]];
 }
 
-/* the word holding cell x (core_query.c) */
-int32_t word_at(const BpeCore *c, int32_t x);
+/* the word holding cell x, a token's first cell or a separator, and the cell of its
+ * separator in *sep (core_query.c) */
+int32_t word_at(const BpeCore *c, int32_t x, int32_t *sep);
 
 static inline int tok_cmp(const BpeCore *c, int32_t x, int32_t y)
 {

@@ -101,7 +101,7 @@ int64_t bpe_core_touched(const BpeCore *c, int64_t limit, int32_t **out, int64_t
     int32_t last = -1;
     const int32_t sa = c->span[r->a];
     for (int64_t i = r->rstart; i < c->rlog_n; i++) {
-        int32_t w = word_at(c, c->rlog[i] - sa);   /* the new token's first cell */
+        int32_t sep, w = word_at(c, c->rlog[i] - sa, &sep);   /* the new token's first cell */
         if (w != last) {
             ws[nd].w = w;
             ws[nd].f = c->freq[w];
@@ -141,14 +141,16 @@ int64_t bpe_core_touched(const BpeCore *c, int64_t limit, int32_t **out, int64_t
     return nd;
 }
 
-/* x: a token's first cell or a separator */
-int32_t word_at(const BpeCore *c, int32_t x)
+/* x: a token's first cell or a separator; the word's separator cell into *sep */
+int32_t word_at(const BpeCore *c, int32_t x, int32_t *sep)
 {
     const int32_t *sym = c->sym;
     for (int i = 0; i < 16; i++) {   /* near the word's end: its separator says */
         int32_t v = sym[x];
-        if (v < 0)
+        if (v < 0) {
+            *sep = x;
             return SEP_BASE - v;
+        }
         x += c->span[v];
     }
     int32_t lo = 0, hi = c->n_words - 1;   /* the last word starting at or before x */
@@ -159,6 +161,7 @@ int32_t word_at(const BpeCore *c, int32_t x)
         else
             hi = mid - 1;
     }
+    *sep = word_cell(c, lo + 1) - 1;
     return lo;
 }
 

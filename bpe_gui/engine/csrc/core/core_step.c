@@ -137,7 +137,8 @@ static int merge_pair(BpeCore *c, int32_t w, int32_t a, int32_t b, int *err, Ste
     int broken = 0;
     int64_t removed_w = 0;
     int32_t lastL = -1;
-    int32_t wlo = 0, whi = -1;   /* the cells of the word last looked up, and its count */
+    int32_t whi = -1;   /* the separator of the word last looked up, and its count: the
+                         * cells are merged left to right, so L <= whi is that word */
     int64_t f = 0;
     for (int64_t i = 0; i < k; i++) {
         int32_t L = pos[i];
@@ -153,12 +154,8 @@ static int merge_pair(BpeCore *c, int32_t w, int32_t a, int32_t b, int *err, Ste
             continue;
         int32_t N = R + sb;
         int32_t sn = sym[N];   /* < 0: the word's end */
-        if (L < wlo || L > whi) {
-            int32_t wd = word_at(c, N);
-            wlo = word_cell(c, wd);
-            whi = word_cell(c, wd + 1) - 1;
-            f = c->freq[wd];
-        }
+        if (L > whi)
+            f = c->freq[word_at(c, N, &whi)];
         int32_t sp = -1;
         int32_t P = tok_before(c, L, &sp);
         /* structure */
@@ -298,9 +295,8 @@ int bpe_core_undo(BpeCore *c, int *err, StepRec *out)
         int32_t L = R - sa, N = R + sb;
         int32_t sn = sym[N];   /* < 0: the word's end */
         if (L < wlo || L > whi) {
-            int32_t wd = word_at(c, N);
+            int32_t wd = word_at(c, N, &whi);
             wlo = word_cell(c, wd);
-            whi = word_cell(c, wd + 1) - 1;
             f = c->freq[wd];
         }
         int32_t sp = -1;
