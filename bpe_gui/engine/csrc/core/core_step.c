@@ -65,6 +65,36 @@ static inline void right_pairs(BpeCore *c, int32_t s, int32_t b, int32_t nw, int
     *pn = c->cRn[s];
 }
 
+#define WORD_AHEAD 6
+#define WORD_QUEUE 16   /* > WORD_AHEAD + 1, a power of 2 */
+
+typedef struct {
+    int32_t sep, w;     /* a word's separator cell, and the word */
+} WordRef;
+
+typedef struct {
+    WordRef q[WORD_QUEUE];
+    int head, tail;
+    int32_t ahead;      /* the separator of the last word queued */
+} WordQueue;
+
+/* The look-up stage of merge_pair: when cell x holds an occurrence of (a, b) past the
+ * last word queued, its word is queued and its count fetched into the cache. Only
+ * occurrences are queued: so every word queued has one merged or taken by an earlier
+ * merge in it, and the queue never holds more than the words of WORD_AHEAD + 1 cells. */
+static inline void queue_word(const BpeCore *c, WordQueue *wq, int32_t x, int32_t a, int32_t b,
+                              int32_t sa)
+{
+    if (x <= wq->ahead || c->sym[x] != a || c->sym[x + sa] != b)
+        return;
+    int32_t sep, w = word_at(c, x, &sep);
+    BPE_PREFETCH(&c->freq[w]);
+    wq->q[wq->tail].sep = sep;
+    wq->q[wq->tail].w = w;
+    wq->tail = (wq->tail + 1) & (WORD_QUEUE - 1);
+    wq->ahead = sep;
+}
+
 /* Merge the pair (a, b), whose index is w (-1 when it never occurred): every live
  * occurrence, left to right; its new token is made even where there is none, so ids stay
  * in step with a merge list replayed on another sample. 1 done, -1 on error. */
@@ -137,13 +167,24 @@ static int merge_pair(BpeCore *c, int32_t w, int32_t a, int32_t b, int *err, Ste
     int broken = 0;
     int64_t removed_w = 0;
     int32_t lastL = -1;
-    int32_t whi = -1;   /* the separator of the word last looked up, and its count: the
-                         * cells are merged left to right, so L <= whi is that word */
-    int64_t f = 0;
+    /* The words of the occurrences, looked up WORD_AHEAD positions ahead of the merging
+     * so that their counts are in cache when needed, queued in cell order. A cell's word
+     * never changes, and an occurrence at its merge was one at its look-up (a step writes
+     * no a or b into a cell), so the word of every occurrence merged is in the queue:
+     * the first entry whose separator is at or past its cell. */
+    WordQueue wq;
+    wq.head = wq.tail = 0;
+    wq.ahead = -1;
+    int32_t whi = -1;                /* the separator of the word being merged, ... */
+    int64_t f = 0;                   /* ... and its count */
+    for (int64_t j = 0; j < k && j < WORD_AHEAD; j++)
+        queue_word(c, &wq, pos[j], a, b, sa);
     for (int64_t i = 0; i < k; i++) {
         int32_t L = pos[i];
         if (i + 12 < k)
             BPE_PREFETCH_W(&sym[pos[i + 12]]);
+        if (i + WORD_AHEAD < k)
+            queue_word(c, &wq, pos[i + WORD_AHEAD], a, b, sa);
         if (L == lastL)
             continue;
         lastL = L;
@@ -154,8 +195,16 @@ static int merge_pair(BpeCore *c, int32_t w, int32_t a, int32_t b, int *err, Ste
             continue;
         int32_t N = R + sb;
         int32_t sn = sym[N];   /* < 0: the word's end */
-        if (L > whi)
-            f = c->freq[word_at(c, N, &whi)];
+        if (L > whi) {
+            while (wq.head != wq.tail && wq.q[wq.head].sep < L)
+                wq.head = (wq.head + 1) & (WORD_QUEUE - 1);
+            if (wq.head != wq.tail) {
+                whi = wq.q[wq.head].sep;
+                f = c->freq[wq.q[wq.head].w];
+            } else {   /* (not reached: see above) */
+                f = c->freq[word_at(c, L, &whi)];
+            }
+        }
         int32_t sp = -1;
         int32_t P = tok_before(c, L, &sp);
         /* structure */
