@@ -48,7 +48,9 @@ class MergeReplay:
     """
 
     def __init__(self, table: PretokenTable):
-        self.core = new_core(table.blob, table.starts, table.counts, BYTE_TOKENS, "lowest-ids")
+        # a replay only goes forward: no undo log
+        self.core = new_core(table.blob, table.starts, table.counts, BYTE_TOKENS, "lowest-ids",
+                             undo=False)
         self.n_merges = 0
 
     def pairs(self) -> list[tuple[int, int, int]]:
