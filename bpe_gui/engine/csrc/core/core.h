@@ -74,7 +74,7 @@
 #define HIST_SMALL 65536
 #define HB_EMPTY ((int64_t)-1)
 #define H_EMPTY UINT64_MAX
-#define STAMP_MAX 0x7fffffffu
+#define POS_CAP_MAX ((int64_t)1 << 30)
 /* Token ids and word numbers stay below MAX_IDS: the cells' encoding (core.h, "Data
  * layout") keeps ~t and the separators SEP_BASE - w apart. */
 #define MAX_IDS (1 << 30)
@@ -91,13 +91,13 @@ typedef struct {
         int32_t inl[INLINE_CAP];
     } pos;
     int32_t a, b;
-    int32_t len, cap;          /* positions list */
+    int32_t len;               /* positions list: entries, */
+    unsigned int cap : 30;     /* ... room (below POS_CAP_MAX) */
+    unsigned int in_batch : 1; /* touched in the batch under way (Touch holds it) */
+    unsigned int dirty : 1;    /* FIRST_SEEN: its `first` may be below the true first */
     int32_t nocc;              /* live occurrences (unweighted) */
-    int32_t first;             /* FIRST_SEEN: lower bound of the first live occurrence */
     int32_t hpos;              /* index in the heap, -1 if not in it */
-    unsigned int stamp : 31;   /* batch stamp */
-    unsigned int dirty : 1;    /* FIRST_SEEN: `first` may be below the true first */
-} Pair;
+} Pair;                        /* (40 bytes: a record per live pair) */
 
 typedef struct {
     int64_t old_count;
@@ -159,7 +159,9 @@ typedef struct BpeCore {
     uint64_t *hent;            /* the hash: hash << 32 | pair index (core_tables.c) */
     int hbits;
     int64_t hcount;
-    int32_t free_head, n_free; /* dead records, chained through `first` */
+    int32_t free_head, n_free; /* dead records, chained through pos.inl[0] */
+    int32_t *first;            /* FIRST_SEEN only (else NULL), per record: a lower bound
+                                * of the pair's first live occurrence */
 
     /* histogram count -> number of pairs with that count */
     int32_t *hist_small;
@@ -168,7 +170,6 @@ typedef struct BpeCore {
     int64_t hb_n;
 
     /* batch of touched pairs */
-    unsigned int stamp;
     Touch *touched;
     int64_t n_touched;
     int64_t n_last_touched;    /* the last batch's, kept after it ends (bpe_core_changed) */
@@ -308,14 +309,14 @@ static inline void heap_setkey(BpeCore *c, HEnt *e, int32_t p)
 {
     e->p = p;
     e->count = c->pairs[p].count;
-    e->first = c->pairs[p].first;
+    e->first = c->first ? c->first[p] : 0;
 }
 
 static inline void pair_add(BpeCore *c, int32_t pidx, int64_t df, int32_t dn)
 {
     Pair *p = &c->pairs[pidx];
-    if (p->stamp != c->stamp) {
-        p->stamp = c->stamp;
+    if (!p->in_batch) {
+        p->in_batch = 1;
         Touch *t = &c->touched[c->n_touched++];
         t->p = pidx;
         t->old_count = p->count;

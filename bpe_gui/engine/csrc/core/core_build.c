@@ -185,8 +185,8 @@ const char *bpe_core_build(BpeCore *c, const int32_t *symbols, int32_t n_symbols
         if (sp[i] < 0)
             continue;
         Pair *p = &c->pairs[sp[i]];
-        if (p->len == 0)
-            p->first = i;
+        if (p->len == 0 && c->first)
+            c->first[sp[i]] = i;
         pos_data(p)[p->len++] = i;
     }
     free(sp);
@@ -221,6 +221,7 @@ void bpe_core_free(BpeCore *c)
     }
     free(c->pairs);
     free(c->heap);
+    free(c->first);
     free(c->dense);
     free(c->hent);
     free(c->hist_small);

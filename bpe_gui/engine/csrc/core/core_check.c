@@ -19,7 +19,7 @@ const char *bpe_core_check(const BpeCore *c, int *is_mem)
         else if (p->hpos >= 0 && (p->hpos >= c->heap_n || c->heap[p->hpos].p != j))
             err = "bad heap position";
         else if (p->hpos >= 0 && (c->heap[p->hpos].count != p->count ||
-                                  (c->tie == TIE_FIRST_SEEN && c->heap[p->hpos].first != p->first)))
+                                  (c->first && c->heap[p->hpos].first != c->first[j])))
             err = "stale heap key";
         else if (p->len > p->cap)
             err = "list overflow";
@@ -29,7 +29,7 @@ const char *bpe_core_check(const BpeCore *c, int *is_mem)
             for (int32_t i = 0; i < p->len; i++)
                 if (d[i] < mn && occ_ok(c, d[i], p->a, p->b))
                     mn = d[i];
-            if (mn != p->first)
+            if (mn != c->first[j])
                 err = "clean FIRST_SEEN key is not exact";
         }
     }
@@ -41,7 +41,7 @@ const char *bpe_core_check(const BpeCore *c, int *is_mem)
             dense += c->dense[i] >= 0;
         for (int64_t i = 0; i < ((int64_t)1 << c->hbits); i++)
             hashed += c->hent[i] != H_EMPTY;
-        for (int32_t j = c->free_head; n_free < c->n_free && !err; j = c->pairs[j].first) {
+        for (int32_t j = c->free_head; n_free < c->n_free && !err; j = c->pairs[j].pos.inl[0]) {
             if (j < 0 || j >= c->n_pairs || c->pairs[j].count != 0 || c->pairs[j].hpos >= 0)
                 err = "bad dead-pair chain";
             n_free++;

@@ -80,12 +80,6 @@ void heap_remove(BpeCore *c, int32_t p)
 
 void batch_begin(BpeCore *c)
 {
-    if (c->stamp >= STAMP_MAX) {
-        for (int32_t i = 0; i < c->n_pairs; i++)
-            c->pairs[i].stamp = 0;
-        c->stamp = 0;
-    }
-    c->stamp++;
     c->n_touched = 0;
 }
 
@@ -98,6 +92,7 @@ int batch_end(BpeCore *c)
         Touch *t = &c->touched[i];
         int32_t pidx = t->p;
         Pair *p = &c->pairs[pidx];
+        p->in_batch = 0;
         int64_t old = t->old_count, now = p->count;
         if (old != now) {
             if (old > 0)
@@ -111,14 +106,13 @@ int batch_end(BpeCore *c)
             if (p->cap > INLINE_CAP)
                 c->freed_bytes += (int64_t)p->cap * 4;
             pos_free(p);
-            p->first = INT32_MAX;
             p->dirty = 0;
             pair_drop(c, pidx);
         } else if (p->hpos < 0) {
             heap_insert(c, pidx);
         } else {
             HEnt *e = &c->heap[p->hpos];
-            if (e->count != now || (fs && e->first != p->first))
+            if (e->count != now || (fs && e->first != c->first[pidx]))
                 heap_fix(c, pidx);
         }
     }

@@ -147,8 +147,8 @@ void pos_compact(BpeCore *c, int32_t pidx, int dedupe)
         m = u;
     }
     p->len = m;
-    if (c->tie == TIE_FIRST_SEEN) {
-        p->first = mn;
+    if (c->first) {
+        c->first[pidx] = mn;
         p->dirty = 0;
     }
     if (p->cap > INLINE_CAP) {
@@ -164,7 +164,7 @@ void pos_compact(BpeCore *c, int32_t pidx, int dedupe)
             int32_t *np = (int32_t *)realloc(p->pos.ptr, (size_t)nc * sizeof(int32_t));
             if (np) {
                 p->pos.ptr = np;
-                p->cap = nc;
+                p->cap = (unsigned int)nc;
             }
         }
     }
@@ -178,7 +178,9 @@ int pos_grow(BpeCore *c, int32_t pidx)
         pos_compact(c, pidx, 1);
     if (p->len == p->cap) {
         int64_t nc = p->cap <= INLINE_CAP ? 8 : 2 * (int64_t)p->cap;
-        if (nc > INT32_MAX)
+        if (nc >= POS_CAP_MAX)
+            nc = POS_CAP_MAX - 1;
+        if (nc <= p->len)
             return -1;
         int32_t *np;
         if (p->cap <= INLINE_CAP) {
@@ -193,7 +195,7 @@ int pos_grow(BpeCore *c, int32_t pidx)
             c->freed_bytes += (int64_t)p->cap * 4;   /* (when it moved) */
         }
         p->pos.ptr = np;
-        p->cap = (int32_t)nc;
+        p->cap = (unsigned int)nc;
     }
     return 0;
 }

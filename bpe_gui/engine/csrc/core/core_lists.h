@@ -16,8 +16,8 @@ static inline int pos_push(BpeCore *c, int32_t pidx, int32_t x)
     if (p->len == p->cap && pos_grow(c, pidx) < 0)
         return -1;
     pos_data(p)[p->len++] = x;
-    if (x < p->first)
-        p->first = x;
+    if (c->first && x < c->first[pidx])
+        c->first[pidx] = x;
     return 0;
 }
 

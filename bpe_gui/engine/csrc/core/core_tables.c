@@ -182,6 +182,12 @@ int ensure_pairs(BpeCore *c, int64_t extra)
         if (!nh)
             return -1;
         c->heap = nh;
+        if (c->tie == TIE_FIRST_SEEN) {
+            int32_t *nf = (int32_t *)realloc(c->first, (size_t)nc * sizeof(int32_t));
+            if (!nf)
+                return -1;
+            c->first = nf;
+        }
         c->pairs_cap = (int32_t)nc;
     }
     int bits = c->hbits;
@@ -227,7 +233,7 @@ int32_t pair_get(BpeCore *c, int32_t a, int32_t b)
     int32_t idx;
     if (c->n_free > 0) {
         idx = c->free_head;
-        c->free_head = c->pairs[idx].first;
+        c->free_head = c->pairs[idx].pos.inl[0];
         c->n_free--;
     } else {
         idx = c->n_pairs++;
@@ -240,10 +246,11 @@ int32_t pair_get(BpeCore *c, int32_t a, int32_t b)
     p->len = 0;
     p->cap = INLINE_CAP;
     p->nocc = 0;
-    p->first = INT32_MAX;
     p->hpos = -1;
-    p->stamp = 0;
+    p->in_batch = 0;
     p->dirty = 0;
+    if (c->first)
+        c->first[idx] = INT32_MAX;
     if (slotp)
         *slotp = idx;
     else
@@ -282,7 +289,7 @@ void pair_drop(BpeCore *c, int32_t idx)
         c->hent[i] = H_EMPTY;
         c->hcount--;
     }
-    p->first = c->free_head;
+    p->pos.inl[0] = c->free_head;   /* (its list is freed: cap is INLINE_CAP) */
     c->free_head = idx;
     c->n_free++;
 }
