@@ -153,6 +153,7 @@ typedef struct BpeCore {
     Pair *pairs;
     int32_t n_pairs, pairs_cap;
     HEnt *heap;                /* capacity pairs_cap */
+    size_t pairs_mcap, heap_cap, first_cap;   /* the blocks' sizes (big_grow) */
     int32_t heap_n;
     int32_t dense_n;
     int32_t *dense;
@@ -336,6 +337,8 @@ void tok_append(BpeCore *c, const char *s, int64_t len);      /* room reserved *
 void tok_append_concat(BpeCore *c, int32_t a, int32_t b);     /* room reserved */
 int32_t pair_find(const BpeCore *c, int32_t a, int32_t b);   /* -1 if absent */
 int hash_resize(BpeCore *c, int bits);
+int big_grow(void **p, size_t old_bytes, size_t new_bytes);   /* large arrays */
+void big_free(void *p, size_t bytes);
 int ensure_pairs(BpeCore *c, int64_t extra);
 int32_t pair_get(BpeCore *c, int32_t a, int32_t b);          /* room reserved */
 void pair_drop(BpeCore *c, int32_t idx);                     /* count 0, out of the heap */

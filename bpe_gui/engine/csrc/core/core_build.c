@@ -219,11 +219,12 @@ void bpe_core_free(BpeCore *c)
             if (c->pairs[j].cap > INLINE_CAP)
                 free(c->pairs[j].pos.ptr);
     }
-    free(c->pairs);
-    free(c->heap);
-    free(c->first);
+    big_free(c->pairs, c->pairs_mcap * sizeof(Pair));
+    big_free(c->heap, c->heap_cap * sizeof(HEnt));
+    big_free(c->first, c->first_cap * sizeof(int32_t));
     free(c->dense);
-    free(c->hent);
+    if (c->hent)
+        big_free(c->hent, ((size_t)1 << c->hbits) * sizeof(uint64_t));
     free(c->hist_small);
     free(c->hb_keys);
     free(c->hb_vals);

@@ -3,7 +3,51 @@
  * pair table (a dense matrix for small ids, an open-addressing hash for the rest) and
  * the histogram count -> number of pairs with that count (how many pairs tie).
  */
+#if defined(__linux__)
+#define _GNU_SOURCE /* mremap */
+#endif
 #include "core/core.h"
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
+/* ---- large arrays ---- */
+
+/* The pair records, the heap, FIRST_SEEN's bounds and the hash grow to tens of MB. From
+ * malloc each growth would copy them, the old block alive meanwhile, and leave its hole
+ * in the heap (glibc serves blocks of megabytes from the heap once such a block has
+ * been freed). On Linux each is a mapping of its own, which mremap moves without
+ * copying. *p is NULL or a block of old_bytes; -1 when out of memory (*p unchanged). */
+int big_grow(void **p, size_t old_bytes, size_t new_bytes)
+{
+#if defined(__linux__)
+    void *q = *p ? mremap(*p, old_bytes, new_bytes, MREMAP_MAYMOVE)
+                 : mmap(NULL, new_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                        -1, 0);
+    if (q == MAP_FAILED)
+        return -1;
+#else
+    (void)old_bytes;
+    void *q = realloc(*p, new_bytes);
+    if (!q)
+        return -1;
+#endif
+    *p = q;
+    return 0;
+}
+
+void big_free(void *p, size_t bytes)
+{
+#if defined(__linux__)
+    if (p)
+        (void)munmap(p, bytes);
+#else
+    (void)bytes;
+    free(p);
+#endif
+}
+
 
 /* ---- tokens ---- */
 
@@ -135,8 +179,8 @@ int32_t pair_find(const BpeCore *c, int32_t a, int32_t b)
 int hash_resize(BpeCore *c, int bits)
 {
     uint64_t n = (uint64_t)1 << bits;
-    uint64_t *ne = (uint64_t *)malloc(n * sizeof(uint64_t));
-    if (!ne)
+    uint64_t *ne = NULL;
+    if (big_grow((void **)&ne, 0, n * sizeof(uint64_t)) < 0)
         return -1;
     memset(ne, 0xff, n * sizeof(uint64_t));
     uint64_t mask = n - 1;
@@ -152,7 +196,8 @@ int hash_resize(BpeCore *c, int bits)
             ne[i] = e;
         }
     }
-    free(c->hent);
+    if (c->hent)
+        big_free(c->hent, ((size_t)1 << c->hbits) * sizeof(uint64_t));
     c->hent = ne;
     c->hbits = bits;
     return 0;
@@ -174,19 +219,18 @@ int ensure_pairs(BpeCore *c, int64_t extra)
             nc = need;
         if (nc > INT32_MAX - 16)
             nc = INT32_MAX - 16;
-        Pair *np = (Pair *)realloc(c->pairs, (size_t)nc * sizeof(Pair));
-        if (!np)
+        /* all three grow to nc before pairs_cap says so (a failure leaves some larger) */
+        if (big_grow((void **)&c->pairs, c->pairs_mcap * sizeof(Pair), (size_t)nc * sizeof(Pair)) < 0)
             return -1;
-        c->pairs = np;
-        HEnt *nh = (HEnt *)realloc(c->heap, (size_t)nc * sizeof(HEnt));
-        if (!nh)
+        c->pairs_mcap = (size_t)nc;
+        if (big_grow((void **)&c->heap, c->heap_cap * sizeof(HEnt), (size_t)nc * sizeof(HEnt)) < 0)
             return -1;
-        c->heap = nh;
+        c->heap_cap = (size_t)nc;
         if (c->tie == TIE_FIRST_SEEN) {
-            int32_t *nf = (int32_t *)realloc(c->first, (size_t)nc * sizeof(int32_t));
-            if (!nf)
+            if (big_grow((void **)&c->first, c->first_cap * sizeof(int32_t),
+                         (size_t)nc * sizeof(int32_t)) < 0)
                 return -1;
-            c->first = nf;
+            c->first_cap = (size_t)nc;
         }
         c->pairs_cap = (int32_t)nc;
     }
