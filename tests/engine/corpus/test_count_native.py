@@ -64,6 +64,86 @@ def test_merged_counters_keep_corpus_order(blocks, split):
     assert b.total == one.total
 
 
+def reference_table(blocks) -> list[tuple[str, int]]:
+    """One pass over the blocks in order: a dict keeps first appearance (the oracle)."""
+    ref: dict[str, int] = {}
+    for words in blocks:
+        for w in words:
+            ref[w] = ref.get(w, 0) + 1
+    return list(ref.items())
+
+
+def table_of(exported) -> list[tuple[str, int]]:
+    blob, starts_b, counts_b = exported
+    st_, ct = array("q"), array("q")
+    st_.frombytes(starts_b)
+    ct.frombytes(counts_b)
+    return [(blob[st_[i]:st_[i + 1]].decode(), ct[i]) for i in range(len(ct))]
+
+
+@settings(max_examples=150, deadline=None)
+@given(blocks=st.lists(st.lists(st.sampled_from(["a", "b", "cc", "a b", "ddd" * 4, "é",
+                                                 "eight888", "nine99999", "x" * 30]),
+                                max_size=8), min_size=1, max_size=8),
+       owners=st.lists(st.integers(0, 3), min_size=8, max_size=8),
+       backwards=st.booleans())
+def test_export_merged_equals_one_pass(blocks, owners, backwards):
+    """Blocks dealt to up to four counters (each taking its blocks in order, or backwards,
+    so its table is not in key order) export, merged, exactly one pass's table; the
+    counters are spent."""
+    counters = [_count.WordCounter() for _ in range(4)]
+    mine = [[i for i in range(len(blocks)) if owners[i] == k] for k in range(4)]
+    for k, c in enumerate(counters):
+        for i in (reversed(mine[k]) if backwards else mine[k]):
+            c.count_words(blocks[i], i)
+    used = [c for k, c in enumerate(counters) if mine[k]] or counters[:1]
+    expected = reference_table(blocks)
+    blob, starts, counts, firsts = _count.export_merged(used, firsts=True)
+    assert table_of((blob, starts, counts)) == expected
+    keys = array("Q")
+    keys.frombytes(firsts)
+    assert list(keys) == sorted(keys)
+    if len(used) > 1:
+        assert all(len(c) == 0 and c.total == 0 for c in used)
+
+
+def test_tables_grown_many_times_keep_counts_and_order():
+    """Tens of thousands of distinct words (short ones kept in the entry, long ones in the
+    arena, past many doublings of the index and of the arena's chunks), counted over
+    blocks dealt to two counters, equal one pass, whether exported or merged."""
+    import random
+    rng = random.Random(5)
+    vocab = [f"w{i}" for i in range(30000)] + ["long" * (1 + i % 40) + str(i)
+                                              for i in range(30000)]
+    blocks = [[rng.choice(vocab[:rng.choice((50, 60000))]) for _ in range(2000)]
+              for _ in range(40)]
+    expected = reference_table(blocks)
+    one, a, b = _count.WordCounter(), _count.WordCounter(), _count.WordCounter()
+    for i, words in enumerate(blocks):
+        one.count_words(words, i)
+        (a if i % 3 else b).count_words(words, i)
+    assert len(expected) > 20000
+    assert words_of(one) == expected
+    assert table_of(_count.export_merged([b, a])) == expected
+    c, d = _count.WordCounter(), _count.WordCounter()
+    for i, words in enumerate(blocks):
+        (c if i % 2 else d).count_words(words, i)
+    c.merge(d)   # (c's table now holds words out of key order)
+    assert words_of(c) == expected
+
+
+def test_export_merged_wrong_use():
+    a = _count.WordCounter()
+    a.count_words(["x"], 0)
+    with pytest.raises(ValueError, match="given twice"):
+        _count.export_merged([a, a])
+    with pytest.raises(TypeError):
+        _count.export_merged([a, "not a counter"])
+    assert words_of(a) == [("x", 1)]   # (untouched by the refused calls)
+    assert table_of(_count.export_merged([])) == []
+    assert table_of(_count.export_merged([a])) == [("x", 1)] == words_of(a)
+
+
 def test_add_table_round_trip_with_firsts():
     c = _count.WordCounter()
     c.count_words(["x", "yy", "x", "z" * 20], 3)
