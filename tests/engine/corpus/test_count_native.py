@@ -220,3 +220,14 @@ def test_utf8_error_agrees_with_python(data):
     except UnicodeDecodeError as e:
         expected = e.start
     assert _count.utf8_error(data) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(head=st.integers(0, 100), tail=st.integers(0, 70),
+       middle=st.sampled_from([b"", b"\x80", b"\xff", b"\xed\xa0\x80", b"\xc3", "é".encode(),
+                               b"\xf0\x9f\x98", "😀".encode()]))
+def test_utf8_error_after_long_ascii_runs(head, tail, middle):
+    """The ASCII fast paths (32 and 8 bytes a step) stop at the right byte, wherever the
+    first non-ASCII byte falls."""
+    data = b"a" * head + middle + b"z" * tail
+    test_utf8_error_agrees_with_python.hypothesis.inner_test(data)
