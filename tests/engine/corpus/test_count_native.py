@@ -47,6 +47,36 @@ def test_counts_and_order_equal_a_counter(docs, preset):
     assert c.chars == sum(len(d) for d in docs)
 
 
+@settings(max_examples=300, deadline=None)
+@given(docs=st.lists(texts, min_size=1, max_size=4), preset=st.sampled_from(list(PRESET_IDS)),
+       stop=st.integers(0, 300))
+def test_lines_with_specials_equal_each_line_alone(docs, preset, stop):
+    """lines=True: each line (its \n kept) is a text of its own, special tokens included:
+    a token that would run past a line's end is no token there, though a shorter one that
+    starts later in the line still is; a token may end with the \n. With stop, only the
+    words that start before it count."""
+    specials = ["<s>x", "<s>", "a\n", "\n<s>", "s>x\n<"]
+    c = _count.WordCounter(PRESET_IDS[preset], [s.encode() for s in specials], True)
+    ref: Counter = Counter()
+    for i, d in enumerate(docs):
+        data = d.encode()
+        cut = min(stop, len(data))
+        c.count(data, i, 0, cut)
+        pos = 0
+        for line in data.split(b"\n"):
+            line_end = min(pos + len(line) + 1, len(data))
+            text = data[pos:line_end].decode()
+            at = pos
+            for piece, special in split_specials(text, specials):
+                if not special:
+                    for m in regex.finditer(PRESETS[preset], piece):
+                        if at + len(piece[:m.start()].encode()) < cut:
+                            ref[m.group()] += 1
+                at += len(piece.encode())
+            pos = line_end
+    assert words_of(c) == list(ref.items())
+
+
 @settings(max_examples=100, deadline=None)
 @given(blocks=st.lists(st.lists(st.sampled_from(["a", "b", "cc", "a b", "ddd" * 4, "é"]),
                                 max_size=8), min_size=1, max_size=6),

@@ -350,10 +350,12 @@ static const unsigned char *find_bytes(const unsigned char *hay, size_t n,
 #endif
 }
 
-/* Next special token at or after pos: its start in *at and its index; -1 if none.
- * next[k] caches where special k occurs next (SIZE_MAX: nowhere). */
+/* The next special token that starts at or after pos and ends by hi: its start in *at
+ * and its index; -1 if none. next[k] caches where special k occurs next in s[0..n) (SIZE_MAX:
+ * nowhere), searched again once pos passes it. An occurrence that ends past hi is no
+ * match for the text s[..hi), and neither is any later one of the same token. */
 static ptrdiff_t next_special(WordTable *c, const unsigned char *s, size_t n, size_t pos,
-                               size_t *next, size_t *at)
+                               size_t hi, size_t *next, size_t *at)
 {
     ptrdiff_t best = -1;
     for (ptrdiff_t k = 0; k < c->n_specials; k++) {
@@ -363,7 +365,7 @@ static ptrdiff_t next_special(WordTable *c, const unsigned char *s, size_t n, si
                 f = find_bytes(s + pos, n - pos, c->sp[k], c->sp_len[k]);
             next[k] = f ? (size_t)(f - s) : SIZE_MAX;
         }
-        if (next[k] == SIZE_MAX)
+        if (next[k] == SIZE_MAX || next[k] + c->sp_len[k] > hi)
             continue;
         /* leftmost wins; at the same start the longest (specials are sorted longest first) */
         if (best < 0 || next[k] < *at) {
@@ -391,30 +393,14 @@ static size_t starting_before(size_t p, const size_t *ends, size_t k, size_t lim
     return k;
 }
 
-static int count_until(WordTable *c, const unsigned char *s, size_t n, size_t stop,
-                       uint64_t *ordp);
+static int count_range(WordTable *c, const unsigned char *s, size_t n, size_t lo, size_t hi,
+                       size_t stop, size_t *next, uint64_t *ordp);
 
 int wt_count_text_until(WordTable *c, const unsigned char *s, size_t n, size_t stop,
                         uint64_t *ordp)
 {
-    if (!c->lines)
-        return count_until(c, s, n, stop, ordp);
-    /* line by line: no word, lookahead or special token reaches past a line's \n */
-    size_t pos = 0;
-    while (pos < n && pos < stop) {
-        const unsigned char *nl = (const unsigned char *)memchr(s + pos, '\n', n - pos);
-        size_t end = nl ? (size_t)(nl - s) + 1 : n;
-        if (count_until(c, s + pos, end - pos, (stop < end ? stop : end) - pos, ordp) < 0)
-            return -1;
-        pos = end;
-    }
-    return 0;
-}
-
-static int count_until(WordTable *c, const unsigned char *s, size_t n, size_t stop,
-                       uint64_t *ordp)
-{
-    uint64_t ord = *ordp;
+    /* where each special token occurs first: one cache for the whole buffer, so its lines
+     * (below) are not searched one by one */
     size_t *next = NULL;
     if (c->n_specials) {
         next = (size_t *)malloc((size_t)c->n_specials * sizeof(size_t));
@@ -426,11 +412,35 @@ static int count_until(WordTable *c, const unsigned char *s, size_t n, size_t st
             next[k] = f ? (size_t)(f - s) : SIZE_MAX;
         }
     }
-    size_t pos = 0;
     int rc = 0;
-    while (pos < n && pos < stop) {
-        size_t end = n, at = SIZE_MAX;
-        ptrdiff_t k = next ? next_special(c, s, n, pos, next, &at) : -1;
+    if (!c->lines) {
+        rc = count_range(c, s, n, 0, n, stop, next, ordp);
+    } else {
+        /* line by line: no word, lookahead or special token reaches past a line's \n */
+        size_t pos = 0;
+        while (pos < n && pos < stop && rc == 0) {
+            const unsigned char *nl = (const unsigned char *)memchr(s + pos, '\n', n - pos);
+            size_t end = nl ? (size_t)(nl - s) + 1 : n;
+            rc = count_range(c, s, n, pos, end, stop < end ? stop : end, next, ordp);
+            pos = end;
+        }
+    }
+    free(next);
+    return rc;
+}
+
+/* Count the words of the text s[lo..hi) (cut at special tokens, then by the scanner) that
+ * start before stop (lo <= stop <= hi); s[0..n) is the buffer it lies in, next the special
+ * tokens' cache over it (next_special), NULL without special tokens. */
+static int count_range(WordTable *c, const unsigned char *s, size_t n, size_t lo, size_t hi,
+                       size_t stop, size_t *next, uint64_t *ordp)
+{
+    uint64_t ord = *ordp;
+    size_t pos = lo;
+    int rc = 0;
+    while (pos < hi && pos < stop) {
+        size_t end = hi, at = SIZE_MAX;
+        ptrdiff_t k = next ? next_special(c, s, n, pos, hi, next, &at) : -1;
         if (k >= 0)
             end = at;
         /* the piece s[pos..end) is a whole text for the scanner */
@@ -446,11 +456,9 @@ static int count_until(WordTable *c, const unsigned char *s, size_t n, size_t st
             p = ends[got - 1];
             c->total += (int64_t)got;
         }
-        pos = k >= 0 ? end + c->sp_len[k] : n;
+        pos = k >= 0 ? end + c->sp_len[k] : hi;
     }
 done:
-    free(next);
     *ordp = ord;
     return rc;
 }
-
