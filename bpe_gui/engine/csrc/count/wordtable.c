@@ -146,7 +146,15 @@ static const unsigned char *arena_copy(WordTable *c, const unsigned char *p, siz
 
 static inline int same_word(const WordEntry *e, const unsigned char *p, size_t n, uint64_t k8)
 {
-    return e->len == n && (n <= 8 ? e->w.key8 == k8 : memcmp(e->w.p, p, n) == 0);
+    if (e->len != n)
+        return 0;
+    if (n <= 8)
+        return e->w.key8 == k8;
+    if (load64(e->w.p) != k8)
+        return 0;
+    if (n <= 16)   /* (the last 8 bytes overlap the first: both words are n >= 9 long) */
+        return load64(e->w.p + n - 8) == load64(p + n - 8);
+    return memcmp(e->w.p + 8, p + 8, n - 8) == 0;
 }
 
 /* The slot where word (p, n) with hash h is, or the empty slot where it would go. */
