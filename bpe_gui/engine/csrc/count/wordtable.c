@@ -313,6 +313,11 @@ void wt_gather(WordTable **ts, size_t k)
             }
         }
     }
+    for (size_t j = 0; j < k; j++) {   /* the lookups are over */
+        free(ts[j]->slots);
+        ts[j]->slots = NULL;
+        ts[j]->cap = 0;
+    }
 }
 
 /* Characters in UTF-8 text: the bytes that are not continuation bytes (10xxxxxx),

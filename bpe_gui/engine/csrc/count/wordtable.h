@@ -80,8 +80,9 @@ static inline const unsigned char *wt_word(const WordEntry *e)
 
 /* Gather the counts of k tables (k <= the caller's bound, tables distinct) for one
  * export of their union: each word's total goes to its entry with the smallest key (the
- * first appearance over all tables), and its other entries get count 0. Afterwards the
- * tables only serve that export (entries with count > 0, merged by key), then wt_clear. */
+ * first appearance over all tables), and its other entries get count 0; their indexes are
+ * freed. Afterwards the tables only serve that export (entries with count > 0, merged by
+ * key), then wt_clear. */
 void wt_gather(WordTable **ts, size_t k);
 
 /* Characters in UTF-8 text (bytes that are not continuation bytes). */

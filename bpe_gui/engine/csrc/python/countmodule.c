@@ -499,70 +499,63 @@ static size_t merge_runs(Run *runs, size_t k, unsigned char *bp, int64_t *sp, in
  * by the caller); several are gathered (wt_gather) and left empty. */
 static PyObject *export_tables(Counter **cs, size_t k, int with_firsts)
 {
-    size_t n_up = 0, bytes_up = 0;
-    for (size_t j = 0; j < k; j++) {
-        n_up += cs[j]->t.n;
-        bytes_up += cs[j]->t.word_bytes;
-    }
-    PyObject *blob = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)bytes_up);
-    PyObject *starts = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)((n_up + 1) * 8));
-    PyObject *freqs = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(n_up * 8));
-    PyObject *firsts = with_firsts ? PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(n_up * 8))
-                                   : NULL;
     Run *runs = (Run *)calloc(k ? k : 1, sizeof(Run));
-    int rc = (!blob || !starts || !freqs || !runs || (with_firsts && !firsts)) ? -1 : 0;
-    size_t m = 0;
+    WordTable **ts = (WordTable **)malloc((k ? k : 1) * sizeof(*ts));
+    PyObject *blob = NULL, *starts = NULL, *freqs = NULL, *firsts = NULL, *res = NULL;
+    int rc = runs && ts ? 0 : -1, gathered = 0;
+    size_t m = 0, bytes = 0;
+    for (size_t j = 0; j < k && rc == 0; j++)
+        ts[j] = &cs[j]->t;
+    if (rc == 0) {
+        Py_BEGIN_ALLOW_THREADS
+        for (size_t j = 0; j < k && rc == 0; j++)
+            rc = run_init(&runs[j], ts[j]);
+        if (rc == 0 && k > 1) {
+            wt_gather(ts, k);   /* (frees their indexes: the output is made without them) */
+            gathered = 1;
+        }
+        for (size_t j = 0; j < k && rc == 0; j++)
+            for (size_t i = 0; i < ts[j]->n; i++)
+                if (k == 1 || ts[j]->entries[i].count) {
+                    m++;
+                    bytes += ts[j]->entries[i].len;
+                }
+        Py_END_ALLOW_THREADS
+    }
+    if (rc == 0) {
+        blob = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)bytes);
+        starts = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)((m + 1) * 8));
+        freqs = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(m * 8));
+        firsts = with_firsts ? PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(m * 8)) : NULL;
+        rc = (!blob || !starts || !freqs || (with_firsts && !firsts)) ? -1 : 0;
+    }
     if (rc == 0) {
         uint64_t *kp = firsts ? (uint64_t *)PyBytes_AS_STRING(firsts) : NULL;
         unsigned char *bp = (unsigned char *)PyBytes_AS_STRING(blob);
         int64_t *sp = (int64_t *)PyBytes_AS_STRING(starts);
         int64_t *fp = (int64_t *)PyBytes_AS_STRING(freqs);
         Py_BEGIN_ALLOW_THREADS
-        WordTable **ts = (WordTable **)malloc((k ? k : 1) * sizeof(*ts));
-        rc = ts ? 0 : -1;
-        for (size_t j = 0; j < k && rc == 0; j++) {
-            ts[j] = &cs[j]->t;
-            rc = run_init(&runs[j], ts[j]);
-        }
-        if (rc == 0) {
-            if (k > 1)
-                wt_gather(ts, k);
-            m = merge_runs(runs, k, bp, sp, fp, kp);
-        }
-        free(ts);
+        merge_runs(runs, k, bp, sp, fp, kp);
         Py_END_ALLOW_THREADS
+        res = firsts ? Py_BuildValue("(OOOO)", blob, starts, freqs, firsts)
+                     : Py_BuildValue("(OOO)", blob, starts, freqs);
+    } else {
+        PyErr_NoMemory();
     }
+    Py_XDECREF(blob);
+    Py_XDECREF(starts);
+    Py_XDECREF(freqs);
+    Py_XDECREF(firsts);
     for (size_t j = 0; runs && j < k; j++)
         free((void *)runs[j].order);
     free(runs);
-    if (k > 1 && rc == 0)
-        for (size_t j = 0; j < k; j++) {   /* (their counts were gathered: they are spent) */
+    if (gathered)   /* (several tables: their counts were gathered, they are spent) */
+        for (size_t j = 0; j < k; j++) {
             wt_clear(&cs[j]->t);
             cs[j]->t.total = cs[j]->t.chars = cs[j]->t.bytes = 0;
         }
-    if (rc < 0) {
-        Py_XDECREF(blob);
-        Py_XDECREF(starts);
-        Py_XDECREF(freqs);
-        Py_XDECREF(firsts);
-        return PyErr_NoMemory();
-    }
-    if (m < n_up) {   /* words in several tables: give back the room they did not need */
-        int64_t used = ((int64_t *)PyBytes_AS_STRING(starts))[m];
-        if (_PyBytes_Resize(&blob, (Py_ssize_t)used) < 0 ||
-            _PyBytes_Resize(&starts, (Py_ssize_t)((m + 1) * 8)) < 0 ||
-            _PyBytes_Resize(&freqs, (Py_ssize_t)(m * 8)) < 0 ||
-            (firsts && _PyBytes_Resize(&firsts, (Py_ssize_t)(m * 8)) < 0)) {
-            Py_XDECREF(blob);
-            Py_XDECREF(starts);
-            Py_XDECREF(freqs);
-            Py_XDECREF(firsts);
-            return NULL;
-        }
-    }
-    if (firsts)
-        return Py_BuildValue("(NNNN)", blob, starts, freqs, firsts);
-    return Py_BuildValue("(NNN)", blob, starts, freqs);
+    free(ts);
+    return res;
 }
 
 static PyObject *Counter_export(Counter *c, PyObject *args, PyObject *kwds)
