@@ -253,6 +253,25 @@ static int add_batch(WordTable *c, const unsigned char *s, size_t start, const s
     return 0;
 }
 
+/* Words scanned and not yet added: s[start..ends[0]), s[ends[0]..ends[1]), ... (offsets in
+ * the buffer s, one word after the other), the first numbered ord. A batch fills across
+ * short texts (the lines of a buffer), so its slots are prefetched together. */
+typedef struct {
+    size_t start, k;
+    uint64_t ord;
+    size_t ends[BATCH];
+} Pending;
+
+static int flush(WordTable *c, const unsigned char *s, Pending *pb)
+{
+    if (pb->k == 0)
+        return 0;
+    int rc = add_batch(c, s, pb->start, pb->ends, pb->k, &pb->ord);
+    pb->start = pb->ends[pb->k - 1];
+    pb->k = 0;
+    return rc;
+}
+
 void wt_clear(WordTable *c)
 {
     for (size_t i = 0; i < c->n_chunks; i++)
@@ -407,7 +426,7 @@ static size_t starting_before(size_t p, const size_t *ends, size_t k, size_t lim
 }
 
 static int count_range(WordTable *c, const unsigned char *s, size_t n, size_t lo, size_t hi,
-                       size_t stop, size_t *next, uint64_t *ordp);
+                       size_t stop, size_t *next, Pending *pb);
 
 int wt_count_text_until(WordTable *c, const unsigned char *s, size_t n, size_t stop,
                         uint64_t *ordp)
@@ -426,52 +445,61 @@ int wt_count_text_until(WordTable *c, const unsigned char *s, size_t n, size_t s
         }
     }
     int rc = 0;
+    Pending pb;
+    pb.start = pb.k = 0;
+    pb.ord = *ordp;
     if (!c->lines) {
-        rc = count_range(c, s, n, 0, n, stop, next, ordp);
+        rc = count_range(c, s, n, 0, n, stop, next, &pb);
     } else {
         /* line by line: no word, lookahead or special token reaches past a line's \n */
         size_t pos = 0;
         while (pos < n && pos < stop && rc == 0) {
             const unsigned char *nl = (const unsigned char *)memchr(s + pos, '\n', n - pos);
             size_t end = nl ? (size_t)(nl - s) + 1 : n;
-            rc = count_range(c, s, n, pos, end, stop < end ? stop : end, next, ordp);
+            rc = count_range(c, s, n, pos, end, stop < end ? stop : end, next, &pb);
             pos = end;
         }
     }
+    if (rc == 0)
+        rc = flush(c, s, &pb);
+    *ordp = pb.ord;
     free(next);
     return rc;
 }
 
 /* Count the words of the text s[lo..hi) (cut at special tokens, then by the scanner) that
  * start before stop (lo <= stop <= hi); s[0..n) is the buffer it lies in, next the special
- * tokens' cache over it (next_special), NULL without special tokens. */
+ * tokens' cache over it (next_special), NULL without special tokens. The words join pb
+ * (added when it is full, when a special token leaves a gap, and at the end). */
 static int count_range(WordTable *c, const unsigned char *s, size_t n, size_t lo, size_t hi,
-                       size_t stop, size_t *next, uint64_t *ordp)
+                       size_t stop, size_t *next, Pending *pb)
 {
-    uint64_t ord = *ordp;
     size_t pos = lo;
-    int rc = 0;
     while (pos < hi && pos < stop) {
         size_t end = hi, at = SIZE_MAX;
         ptrdiff_t k = next ? next_special(c, s, n, pos, hi, next, &at) : -1;
         if (k >= 0)
             end = at;
         /* the piece s[pos..end) is a whole text for the scanner */
-        size_t p = 0, ends[BATCH];
+        size_t p = 0;
         while (p < end - pos && pos + p < stop) {
-            size_t got = bpe_scan_words(c->preset, s + pos, p, end - pos, ends, BATCH);
-            if (pos + ends[got - 1] > stop)   /* (the last words may start at or after stop) */
-                got = starting_before(p, ends, got, stop - pos);
-            if (add_batch(c, s + pos, p, ends, got, &ord) < 0) {
-                rc = -1;
-                goto done;
-            }
-            p = ends[got - 1];
+            if (pb->k && pb->ends[pb->k - 1] != pos + p && flush(c, s, pb) < 0)
+                return -1;   /* (a special token between: the batch's words must touch) */
+            if (pb->k == 0)
+                pb->start = pos + p;
+            size_t *out = pb->ends + pb->k;
+            size_t got = bpe_scan_words(c->preset, s + pos, p, end - pos, out, BATCH - pb->k);
+            if (pos + out[got - 1] > stop)   /* (the last words may start at or after stop) */
+                got = starting_before(p, out, got, stop - pos);
+            p = out[got - 1];
+            for (size_t j = 0; j < got; j++)
+                out[j] += pos;
+            pb->k += got;
             c->total += (int64_t)got;
+            if (pb->k == BATCH && flush(c, s, pb) < 0)
+                return -1;
         }
         pos = k >= 0 ? end + c->sp_len[k] : hi;
     }
-done:
-    *ordp = ord;
-    return rc;
+    return 0;
 }
