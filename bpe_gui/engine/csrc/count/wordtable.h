@@ -78,7 +78,7 @@ static inline const unsigned char *wt_word(const WordEntry *e)
     return e->len <= 8 ? (const unsigned char *)&e->w.key8 : e->w.p;
 }
 
-/* Gather the counts of k tables (k <= the caller's bound, tables distinct) for one
+/* Gather the counts of k distinct tables for one
  * export of their union: each word's total goes to its entry with the smallest key (the
  * first appearance over all tables), and its other entries get count 0; their indexes are
  * freed. Afterwards the tables only serve that export (entries with count > 0, merged by
