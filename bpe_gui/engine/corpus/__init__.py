@@ -3,7 +3,7 @@ boundaries, giant stretches in bounded memory, counting on threads in C, word-co
 files and their sums, byte ranges, and counting on a Dask cluster.
 
 - :mod:`.files`: opening (.xz/.gz), checking (binary, UTF-8) and reading documents.
-- :mod:`.blocks`: files and texts -> blocks of a few MB (``BlockReader``, ``Boundaries``).
+- :mod:`.blocks`: files and texts -> blocks of 256 KB to 1 MB (``BlockReader``, ``Boundaries``).
 - :mod:`.giant`, :mod:`.word_limit`: stretches with no boundary; words over 64 KiB.
 - :mod:`.table`: ``PretokenTable`` (unique words, counts) and ``CountMeta``.
 - :mod:`.counting`: blocks -> a table, on worker threads (``count_corpus``).

@@ -59,6 +59,10 @@ class WordCounter:
     def add_size(self, chars: int, bytes: int, /) -> None: ...
     def clear(self) -> None: ...
 
+def export_merged(counters: Sequence[WordCounter], firsts: bool = False) -> tuple[bytes, ...]:
+    """export() of the counters' union (as merging them all into one, without the copy);
+    two or more are spent: left empty."""
+
 def utf8_error(data: Buffer, /) -> int:
     """Offset of the first byte that is not valid UTF-8, or -1."""
 

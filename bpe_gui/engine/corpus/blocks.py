@@ -1,6 +1,6 @@
 """Corpus files and texts -> blocks that can each be pre-tokenized on their own.
 
-A corpus is never held whole: files are read in blocks of a few MB, and each block is cut
+A corpus is never held whole: files are read in blocks of 256 KB to 1 MB, and each block is cut
 at a *safe boundary*, a place where no word of the pattern can span and nothing after it can
 change the words before it. So counting the words of every block separately gives exactly
 the words of the whole text, and blocks can be counted on any thread in any order.
@@ -49,7 +49,12 @@ try:
 except ImportError:  # pragma: no cover - only without a C compiler at install time
     _count = None  # type: ignore[assignment]  # optional C extension: None where it was not built
 
-BLOCK_BYTES = 1 << 20        # native presets count ~100+ MB/s: a block is ~10 ms of work, and few are held at once
+# native presets count ~100+ MB/s: a block is a few ms of work. About 2 * workers + 2
+# blocks are held at once (read, queued, counted), which is most of counting's memory for a
+# small corpus; from LARGE_INPUT on, the word tables outweigh them, and blocks 4x as big
+# cost the reading thread 4x fewer Python steps.
+BLOCK_BYTES = 1 << 18
+LARGE_INPUT = 64 << 20
 REGEX_BLOCK_BYTES = 1 << 20  # regex patterns are 10x slower: keep a block near 100 ms
 
 _WS_CUT = regex.compile(rb"(?r)[\x21-\x7e](?=[\t\n\x0b\x0c\r ])")
@@ -138,6 +143,8 @@ class BlockReader:
         self.done = 0
         # texts count in characters, files in bytes on disk: progress only needs a total
         self.total = sum(_size(p) for p in self.paths) + sum(len(t) for t in self.texts)
+        if self.bounds.native is not None and self.total >= LARGE_INPUT:
+            self.bounds.block_bytes = 4 * BLOCK_BYTES
 
     def __iter__(self) -> Iterator[Block]:
         for text in self.texts:

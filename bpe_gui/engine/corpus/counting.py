@@ -27,7 +27,7 @@ from .table import CountMeta, PretokenTable
 from .word_limit import pieces, split_long_words
 
 try:
-    from ._count import WordCounter
+    from ._count import WordCounter, export_merged
 except ImportError:  # pragma: no cover - only without a C compiler at install time
     WordCounter = None  # type: ignore[misc, assignment]  # optional C extension: None where it was not built
 
@@ -97,11 +97,13 @@ class _Counting:
                              else len(text.encode("utf-8")))
 
     def table(self, counters: list) -> PretokenTable:
-        main = counters[0]
-        for other in counters[1:]:
-            main.merge(other)
-            other.clear()
-        return PretokenTable.from_native(main, main.chars, main.bytes)
+        # the union written out at once (no table is copied into another); the counters
+        # are spent (and freed) before the arrays are made of it
+        chars, nbytes = sum(c.chars for c in counters), sum(c.bytes for c in counters)
+        blob, starts, counts = export_merged(counters)
+        for c in counters:
+            c.clear()
+        return PretokenTable.from_arrays(blob, starts, counts, chars, nbytes)
 
 
 def count_blocks(reader: BlockReader, pre: Pretokenizer, progress: ProgressFn | None = None,

@@ -68,7 +68,12 @@ class PretokenTable:
 
     @classmethod
     def from_native(cls, counter, n_chars: int, n_bytes: int) -> "PretokenTable":
-        blob, starts_b, counts_b = counter.export()
+        return cls.from_arrays(*counter.export(), n_chars, n_bytes)
+
+    @classmethod
+    def from_arrays(cls, blob: bytes, starts_b: bytes, counts_b: bytes, n_chars: int,
+                    n_bytes: int) -> "PretokenTable":
+        """From a counter's export: the words end to end, int64 starts and counts as bytes."""
         starts, counts = array("q"), array("q")
         starts.frombytes(starts_b)
         counts.frombytes(counts_b)

@@ -47,6 +47,36 @@ def test_counts_and_order_equal_a_counter(docs, preset):
     assert c.chars == sum(len(d) for d in docs)
 
 
+@settings(max_examples=300, deadline=None)
+@given(docs=st.lists(texts, min_size=1, max_size=4), preset=st.sampled_from(list(PRESET_IDS)),
+       stop=st.integers(0, 300))
+def test_lines_with_specials_equal_each_line_alone(docs, preset, stop):
+    """lines=True: each line (its \n kept) is a text of its own, special tokens included:
+    a token that would run past a line's end is no token there, though a shorter one that
+    starts later in the line still is; a token may end with the \n. With stop, only the
+    words that start before it count."""
+    specials = ["<s>x", "<s>", "a\n", "\n<s>", "s>x\n<"]
+    c = _count.WordCounter(PRESET_IDS[preset], [s.encode() for s in specials], True)
+    ref: Counter = Counter()
+    for i, d in enumerate(docs):
+        data = d.encode()
+        cut = min(stop, len(data))
+        c.count(data, i, 0, cut)
+        pos = 0
+        for line in data.split(b"\n"):
+            line_end = min(pos + len(line) + 1, len(data))
+            text = data[pos:line_end].decode()
+            at = pos
+            for piece, special in split_specials(text, specials):
+                if not special:
+                    for m in regex.finditer(PRESETS[preset], piece):
+                        if at + len(piece[:m.start()].encode()) < cut:
+                            ref[m.group()] += 1
+                at += len(piece.encode())
+            pos = line_end
+    assert words_of(c) == list(ref.items())
+
+
 @settings(max_examples=100, deadline=None)
 @given(blocks=st.lists(st.lists(st.sampled_from(["a", "b", "cc", "a b", "ddd" * 4, "é"]),
                                 max_size=8), min_size=1, max_size=6),
@@ -62,6 +92,86 @@ def test_merged_counters_keep_corpus_order(blocks, split):
     b.merge(a)
     assert words_of(b) == words_of(one)
     assert b.total == one.total
+
+
+def reference_table(blocks) -> list[tuple[str, int]]:
+    """One pass over the blocks in order: a dict keeps first appearance (the oracle)."""
+    ref: dict[str, int] = {}
+    for words in blocks:
+        for w in words:
+            ref[w] = ref.get(w, 0) + 1
+    return list(ref.items())
+
+
+def table_of(exported) -> list[tuple[str, int]]:
+    blob, starts_b, counts_b = exported
+    st_, ct = array("q"), array("q")
+    st_.frombytes(starts_b)
+    ct.frombytes(counts_b)
+    return [(blob[st_[i]:st_[i + 1]].decode(), ct[i]) for i in range(len(ct))]
+
+
+@settings(max_examples=150, deadline=None)
+@given(blocks=st.lists(st.lists(st.sampled_from(["a", "b", "cc", "a b", "ddd" * 4, "é",
+                                                 "eight888", "nine99999", "x" * 30]),
+                                max_size=8), min_size=1, max_size=8),
+       owners=st.lists(st.integers(0, 3), min_size=8, max_size=8),
+       backwards=st.booleans())
+def test_export_merged_equals_one_pass(blocks, owners, backwards):
+    """Blocks dealt to up to four counters (each taking its blocks in order, or backwards,
+    so its table is not in key order) export, merged, exactly one pass's table; the
+    counters are spent."""
+    counters = [_count.WordCounter() for _ in range(4)]
+    mine = [[i for i in range(len(blocks)) if owners[i] == k] for k in range(4)]
+    for k, c in enumerate(counters):
+        for i in (reversed(mine[k]) if backwards else mine[k]):
+            c.count_words(blocks[i], i)
+    used = [c for k, c in enumerate(counters) if mine[k]] or counters[:1]
+    expected = reference_table(blocks)
+    blob, starts, counts, firsts = _count.export_merged(used, firsts=True)
+    assert table_of((blob, starts, counts)) == expected
+    keys = array("Q")
+    keys.frombytes(firsts)
+    assert list(keys) == sorted(keys)
+    if len(used) > 1:
+        assert all(len(c) == 0 and c.total == 0 for c in used)
+
+
+def test_tables_grown_many_times_keep_counts_and_order():
+    """Tens of thousands of distinct words (short ones kept in the entry, long ones in the
+    arena, past many doublings of the index and of the arena's chunks), counted over
+    blocks dealt to two counters, equal one pass, whether exported or merged."""
+    import random
+    rng = random.Random(5)
+    vocab = [f"w{i}" for i in range(30000)] + ["long" * (1 + i % 40) + str(i)
+                                              for i in range(30000)]
+    blocks = [[rng.choice(vocab[:rng.choice((50, 60000))]) for _ in range(2000)]
+              for _ in range(40)]
+    expected = reference_table(blocks)
+    one, a, b = _count.WordCounter(), _count.WordCounter(), _count.WordCounter()
+    for i, words in enumerate(blocks):
+        one.count_words(words, i)
+        (a if i % 3 else b).count_words(words, i)
+    assert len(expected) > 20000
+    assert words_of(one) == expected
+    assert table_of(_count.export_merged([b, a])) == expected
+    c, d = _count.WordCounter(), _count.WordCounter()
+    for i, words in enumerate(blocks):
+        (c if i % 2 else d).count_words(words, i)
+    c.merge(d)   # (c's table now holds words out of key order)
+    assert words_of(c) == expected
+
+
+def test_export_merged_wrong_use():
+    a = _count.WordCounter()
+    a.count_words(["x"], 0)
+    with pytest.raises(ValueError, match="given twice"):
+        _count.export_merged([a, a])
+    with pytest.raises(TypeError):
+        _count.export_merged([a, "not a counter"])
+    assert words_of(a) == [("x", 1)]   # (untouched by the refused calls)
+    assert table_of(_count.export_merged([])) == []
+    assert table_of(_count.export_merged([a])) == [("x", 1)] == words_of(a)
 
 
 def test_add_table_round_trip_with_firsts():
@@ -140,3 +250,14 @@ def test_utf8_error_agrees_with_python(data):
     except UnicodeDecodeError as e:
         expected = e.start
     assert _count.utf8_error(data) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(head=st.integers(0, 100), tail=st.integers(0, 70),
+       middle=st.sampled_from([b"", b"\x80", b"\xff", b"\xed\xa0\x80", b"\xc3", "é".encode(),
+                               b"\xf0\x9f\x98", "😀".encode()]))
+def test_utf8_error_after_long_ascii_runs(head, tail, middle):
+    """The ASCII fast paths (32 and 8 bytes a step) stop at the right byte, wherever the
+    first non-ASCII byte falls."""
+    data = b"a" * head + middle + b"z" * tail
+    test_utf8_error_agrees_with_python.hypothesis.inner_test(data)

@@ -89,6 +89,28 @@ def test_threaded_counting_equals_single(tmp_path, mixed_text, monkeypatch, patt
     assert [d for d, _ in seen] == sorted(d for d, _ in seen)
 
 
+@pytest.mark.parametrize("lines", [False, True])
+def test_large_input_takes_larger_blocks_and_the_same_table(tmp_path, mixed_text, monkeypatch,
+                                                            lines):
+    """Past LARGE_INPUT a native preset reads blocks 4x as big; threaded or not, on either
+    block size, the table is the whole text's (words in the order a dict keeps)."""
+    monkeypatch.setattr(blocks, "BLOCK_BYTES", 1000)
+    p = tmp_path / "c.txt"
+    p.write_text(mixed_text, encoding="utf-8")
+    pre = Pretokenizer("gpt2", [EOT])
+    texts = [t + "\n" for t in mixed_text.split("\n")] if lines else [mixed_text]
+    texts[-1] = texts[-1][:-1] if lines else texts[-1]   # (no \n after the last line)
+    expected = list(oracle(texts, [EOT]).items())
+    small = blocks.BlockReader([p], pre, lines=lines)
+    monkeypatch.setattr(blocks, "LARGE_INPUT", 50_000)
+    large = blocks.BlockReader([p], pre, lines=lines)
+    assert (small.bounds.block_bytes, large.bounds.block_bytes) == (1000, 4000)
+    assert len(list(large)) < len(list(small))
+    for workers in (1, 2):
+        table = count_corpus(p, pre, workers=workers, lines=lines)
+        assert list(zip(table.words, table.freqs)) == expected
+
+
 _alphabet = st.sampled_from(list("ab Z9٣'sSt\n\r\t  .,!中文字😀é") + ["\u0301", "\u3000", "<|x|>",
                                                                     "\x1c", "\u2028"])
 

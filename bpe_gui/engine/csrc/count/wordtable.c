@@ -13,6 +13,7 @@
 #include "util/grow.h"
 #include "util/portable.h"
 
+#define ARENA_FIRST (64u << 10)
 #define ARENA_CHUNK (4u << 20)
 #define BATCH 256
 
@@ -84,27 +85,23 @@ static inline uint64_t hash_word(uint64_t k8, const unsigned char *p, size_t n)
 /* the table (no Python calls: these run without the GIL)                         */
 /* ------------------------------------------------------------------------------ */
 
-static inline size_t slot_index(uint64_t h, size_t cap)
-{
-    return (size_t)(h ^ (h >> 29)) & (cap - 1);
-}
+#define TAG(h) ((uint32_t)(h))
+#define HI(h) ((uint32_t)((h) >> 32))
 
 static int grow_slots(WordTable *c)
 {
     size_t cap = c->cap ? c->cap * 2 : 4096;
-    WordSlot *slots = (WordSlot *)calloc(cap, sizeof(WordSlot));
+    uint64_t *slots = (uint64_t *)calloc(cap, sizeof(uint64_t));
     if (!slots)
         return -1;
     for (size_t i = 0; i < c->cap; i++) {
-        WordSlot *o = &c->slots[i];
-        if (!o->len)
+        uint64_t v = c->slots[i];
+        if (!v)
             continue;
-        /* the full hash is not kept: rehash from the word itself */
-        uint64_t h = hash_word(o->key8, o->p, o->len);
-        size_t s = slot_index(h, cap);
-        while (slots[s].len)
+        size_t s = c->entries[(uint32_t)v - 1].hi & (cap - 1);
+        while (slots[s])
             s = (s + 1) & (cap - 1);
-        slots[s] = *o;
+        slots[s] = v;
     }
     free(c->slots);
     c->slots = slots;
@@ -112,10 +109,24 @@ static int grow_slots(WordTable *c)
     return 0;
 }
 
+/* Room in the index for `more` new words: the load stays at most 3/4. */
+static int reserve(WordTable *c, size_t more)
+{
+    while (c->cap == 0 || (c->n + more) * 4 >= c->cap * 3)
+        if (grow_slots(c) < 0)
+            return -1;
+    return 0;
+}
+
 static const unsigned char *arena_copy(WordTable *c, const unsigned char *p, size_t n)
 {
     if (c->n_chunks == 0 || c->chunk_used + n > c->chunk_size) {
-        size_t size = n > ARENA_CHUNK ? n : ARENA_CHUNK;
+        /* chunks start small (a small corpus keeps little) and double up to ARENA_CHUNK */
+        size_t size = c->chunk_size ? c->chunk_size * 2 : ARENA_FIRST;
+        if (size > ARENA_CHUNK)
+            size = ARENA_CHUNK;
+        if (n > size)
+            size = n;
         if (bpe_grow((void **)&c->chunks, &c->chunks_cap, c->n_chunks + 1, sizeof(*c->chunks),
                      16) < 0)
             return NULL;
@@ -133,54 +144,79 @@ static const unsigned char *arena_copy(WordTable *c, const unsigned char *p, siz
     return dst;
 }
 
-const unsigned char *wt_word(const WordSlot *e)
+static inline int same_word(const WordEntry *e, const unsigned char *p, size_t n, uint64_t k8)
 {
-    return e->len <= 8 ? (const unsigned char *)&e->key8 : e->p;
+    if (e->len != n)
+        return 0;
+    if (n <= 8)
+        return e->w.key8 == k8;
+    if (load64(e->w.p) != k8)
+        return 0;
+    if (n <= 16)   /* (the last 8 bytes overlap the first: both words are n >= 9 long) */
+        return load64(e->w.p + n - 8) == load64(p + n - 8);
+    return memcmp(e->w.p + 8, p + 8, n - 8) == 0;
 }
 
-/* Add `count` occurrences of a word with hash h first seen at `first`. Returns 0, or -1
- * when out of memory (the table is left consistent). */
+/* The slot where word (p, n) with hash h is, or the empty slot where it would go. */
+static inline size_t probe(const WordTable *c, const unsigned char *p, size_t n, uint64_t k8,
+                           uint64_t h)
+{
+    size_t mask = c->cap - 1, s = HI(h) & mask;
+    uint32_t tag = TAG(h);
+    for (;;) {
+        uint64_t v = c->slots[s];
+        if (!v || ((uint32_t)(v >> 32) == tag && same_word(&c->entries[(uint32_t)v - 1], p, n, k8)))
+            return s;
+        s = (s + 1) & mask;
+    }
+}
+
+/* Add `count` occurrences of a word with hash h first seen at `first` (the index has
+ * room: reserve). Returns 0, or -1 when out of memory (the table is left consistent). */
 static int add_hashed(WordTable *c, const unsigned char *p, size_t n, uint64_t k8, uint64_t h,
                       int64_t count, uint64_t first)
 {
     if (n > UINT32_MAX || n == 0)
         return n == 0 ? 0 : -1;
-    if ((c->n + 1) * 4 >= c->cap * 3) {
-        if (grow_slots(c) < 0)
-            return -1;
-    }
-    uint32_t h32 = (uint32_t)h;
-    size_t s = slot_index(h, c->cap);
-    for (;;) {
-        WordSlot *e = &c->slots[s];
-        if (!e->len)
-            break;
-        if (e->hash32 == h32 && e->len == n && e->key8 == k8 &&
-            (n <= 8 || memcmp(e->p + 8, p + 8, n - 8) == 0)) {
-            e->count += count;
-            if (first < e->first)
-                e->first = first;
-            return 0;
+    size_t s = probe(c, p, n, k8, h);
+    uint64_t v = c->slots[s];
+    if (v) {
+        WordEntry *e = &c->entries[(uint32_t)v - 1];
+        e->count += count;
+        if (first < e->first) {
+            e->first = first;
+            c->unordered = 1;   /* (it may now come before words added after it) */
         }
-        s = (s + 1) & (c->cap - 1);
+        return 0;
     }
-    const unsigned char *copy = NULL;
-    if (n > 8 && !(copy = arena_copy(c, p, n)))
+    if (c->n >= UINT32_MAX - 1)   /* entry numbers are 32-bit */
         return -1;
-    WordSlot *e = &c->slots[s];
-    e->key8 = k8;
-    e->hash32 = h32;
+    if (bpe_grow((void **)&c->entries, &c->entries_cap, c->n + 1, sizeof(WordEntry),
+                 1024) < 0)
+        return -1;
+    WordEntry *e = &c->entries[c->n];
+    if (n <= 8) {
+        e->w.key8 = k8;
+    } else if (!(e->w.p = arena_copy(c, p, n))) {
+        return -1;
+    }
+    if (c->n && first < c->entries[c->n - 1].first)
+        c->unordered = 1;
     e->len = (uint32_t)n;
+    e->hi = HI(h);
     e->count = count;
     e->first = first;
-    e->p = copy;
+    c->slots[s] = ((uint64_t)TAG(h) << 32) | (uint64_t)(c->n + 1);
     c->n++;
+    c->word_bytes += n;
     return 0;
 }
 
 int wt_add(WordTable *c, const unsigned char *p, size_t n, int64_t count,
                            uint64_t first)
 {
+    if (reserve(c, 1) < 0)
+        return -1;
     uint64_t k8 = key8_of(p, n);
     return add_hashed(c, p, n, k8, hash_word(k8, p, n), count, first);
 }
@@ -192,18 +228,21 @@ static int add_batch(WordTable *c, const unsigned char *s, size_t start, const s
 {
     uint64_t hs[BATCH], ks[BATCH];
     const unsigned char *end = s + ends[k - 1];
-    if (c->cap == 0 || (c->n + k) * 4 >= c->cap * 3) {
-        /* grow before the batch so the prefetched slots stay where they are */
-        while (c->cap == 0 || (c->n + k) * 4 >= c->cap * 3)
-            if (grow_slots(c) < 0)
-                return -1;
-    }
-    size_t p = start;
+    /* room before the batch, so the prefetched slots stay where they are */
+    if (reserve(c, k) < 0)
+        return -1;
+    size_t p = start, mask = c->cap - 1;
     for (size_t j = 0; j < k; j++) {
         ks[j] = key8_at(s + p, ends[j] - p, end);
         hs[j] = hash_word(ks[j], s + p, ends[j] - p);
-        BPE_PREFETCH(&c->slots[slot_index(hs[j], c->cap)]);
+        BPE_PREFETCH(&c->slots[HI(hs[j]) & mask]);
         p = ends[j];
+    }
+    /* then the entries their first slots name, so a word met before costs no wait */
+    for (size_t j = 0; j < k; j++) {
+        uint64_t v = c->slots[HI(hs[j]) & mask];
+        if (v)
+            BPE_PREFETCH(&c->entries[(uint32_t)v - 1]);
     }
     p = start;
     for (size_t j = 0; j < k; j++) {
@@ -214,16 +253,90 @@ static int add_batch(WordTable *c, const unsigned char *s, size_t start, const s
     return 0;
 }
 
+/* Words scanned and not yet added: s[start..ends[0]), s[ends[0]..ends[1]), ... (offsets in
+ * the buffer s, one word after the other), the first numbered ord. A batch fills across
+ * short texts (the lines of a buffer), so its slots are prefetched together. */
+typedef struct {
+    size_t start, k;
+    uint64_t ord;
+    size_t ends[BATCH];
+} Pending;
+
+static int flush(WordTable *c, const unsigned char *s, Pending *pb)
+{
+    if (pb->k == 0)
+        return 0;
+    int rc = add_batch(c, s, pb->start, pb->ends, pb->k, &pb->ord);
+    pb->start = pb->ends[pb->k - 1];
+    pb->k = 0;
+    return rc;
+}
+
 void wt_clear(WordTable *c)
 {
     for (size_t i = 0; i < c->n_chunks; i++)
         free(c->chunks[i]);
     free(c->chunks);
     free(c->slots);
+    free(c->entries);
     c->chunks = NULL;
     c->slots = NULL;
-    c->n = c->cap = 0;
+    c->entries = NULL;
+    c->n = c->cap = c->entries_cap = c->word_bytes = 0;
+    c->unordered = 0;
     c->n_chunks = c->chunks_cap = c->chunk_used = c->chunk_size = c->arena_bytes = 0;
+}
+
+/* Gathering several tables' counts (see wordtable.h): in batches, the slots each word
+ * has in the other tables prefetched first, so the lookups' memory latencies overlap. */
+#define GATHER_BATCH 64
+
+void wt_gather(WordTable **ts, size_t k)
+{
+    uint64_t hs[GATHER_BATCH], ks[GATHER_BATCH];
+    for (size_t j = 0; j < k; j++) {
+        WordTable *t = ts[j];
+        for (size_t i0 = 0; i0 < t->n; i0 += GATHER_BATCH) {
+            size_t m = t->n - i0 < GATHER_BATCH ? t->n - i0 : GATHER_BATCH;
+            WordEntry *batch = &t->entries[i0];
+            for (size_t i = 0; i < m; i++) {
+                const unsigned char *w = wt_word(&batch[i]);
+                ks[i] = key8_of(w, batch[i].len);
+                hs[i] = hash_word(ks[i], w, batch[i].len);
+                for (size_t u = 0; u < k; u++)
+                    if (u != j && ts[u]->cap)
+                        BPE_PREFETCH(&ts[u]->slots[HI(hs[i]) & (ts[u]->cap - 1)]);
+            }
+            for (size_t i = 0; i < m; i++) {
+                WordEntry *e = &batch[i], *owner = e;
+                size_t owner_t = j;
+                const unsigned char *w = wt_word(e);
+                for (size_t u = 0; u < k; u++) {
+                    if (u == j || ts[u]->n == 0)
+                        continue;
+                    uint64_t v = ts[u]->slots[probe(ts[u], w, e->len, ks[i], hs[i])];
+                    if (!v)
+                        continue;
+                    WordEntry *f = &ts[u]->entries[(uint32_t)v - 1];
+                    /* the smallest (key, table): equal keys only if a block was counted
+                     * twice, on two tables */
+                    if (f->first < owner->first || (f->first == owner->first && u < owner_t)) {
+                        owner = f;
+                        owner_t = u;
+                    }
+                }
+                if (owner != e) {
+                    owner->count += e->count;
+                    e->count = 0;
+                }
+            }
+        }
+    }
+    for (size_t j = 0; j < k; j++) {   /* the lookups are over */
+        free(ts[j]->slots);
+        ts[j]->slots = NULL;
+        ts[j]->cap = 0;
+    }
 }
 
 /* Characters in UTF-8 text: the bytes that are not continuation bytes (10xxxxxx),
@@ -234,7 +347,10 @@ int64_t wt_count_chars(const unsigned char *p, size_t n)
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {
         uint64_t x = load64(p + i);
-        cont += bpe_popcount64(x & ~(x << 1) & 0x8080808080808080ull);
+        /* one bit (bit 7) per continuation byte; the multiply adds the eight up into the
+         * top byte (no popcount instruction needed) */
+        uint64_t c = (x & ~(x << 1) & 0x8080808080808080ull) >> 7;
+        cont += (int64_t)((c * 0x0101010101010101ull) >> 56);
     }
     for (; i < n; i++)
         cont += (p[i] & 0xC0) == 0x80;
@@ -266,10 +382,12 @@ static const unsigned char *find_bytes(const unsigned char *hay, size_t n,
 #endif
 }
 
-/* Next special token at or after pos: its start in *at and its index; -1 if none.
- * next[k] caches where special k occurs next (SIZE_MAX: nowhere). */
+/* The next special token that starts at or after pos and ends by hi: its start in *at
+ * and its index; -1 if none. next[k] caches where special k occurs next in s[0..n) (SIZE_MAX:
+ * nowhere), searched again once pos passes it. An occurrence that ends past hi is no
+ * match for the text s[..hi), and neither is any later one of the same token. */
 static ptrdiff_t next_special(WordTable *c, const unsigned char *s, size_t n, size_t pos,
-                               size_t *next, size_t *at)
+                               size_t hi, size_t *next, size_t *at)
 {
     ptrdiff_t best = -1;
     for (ptrdiff_t k = 0; k < c->n_specials; k++) {
@@ -279,7 +397,7 @@ static ptrdiff_t next_special(WordTable *c, const unsigned char *s, size_t n, si
                 f = find_bytes(s + pos, n - pos, c->sp[k], c->sp_len[k]);
             next[k] = f ? (size_t)(f - s) : SIZE_MAX;
         }
-        if (next[k] == SIZE_MAX)
+        if (next[k] == SIZE_MAX || next[k] + c->sp_len[k] > hi)
             continue;
         /* leftmost wins; at the same start the longest (specials are sorted longest first) */
         if (best < 0 || next[k] < *at) {
@@ -307,30 +425,14 @@ static size_t starting_before(size_t p, const size_t *ends, size_t k, size_t lim
     return k;
 }
 
-static int count_until(WordTable *c, const unsigned char *s, size_t n, size_t stop,
-                       uint64_t *ordp);
+static int count_range(WordTable *c, const unsigned char *s, size_t n, size_t lo, size_t hi,
+                       size_t stop, size_t *next, Pending *pb);
 
 int wt_count_text_until(WordTable *c, const unsigned char *s, size_t n, size_t stop,
                         uint64_t *ordp)
 {
-    if (!c->lines)
-        return count_until(c, s, n, stop, ordp);
-    /* line by line: no word, lookahead or special token reaches past a line's \n */
-    size_t pos = 0;
-    while (pos < n && pos < stop) {
-        const unsigned char *nl = (const unsigned char *)memchr(s + pos, '\n', n - pos);
-        size_t end = nl ? (size_t)(nl - s) + 1 : n;
-        if (count_until(c, s + pos, end - pos, (stop < end ? stop : end) - pos, ordp) < 0)
-            return -1;
-        pos = end;
-    }
-    return 0;
-}
-
-static int count_until(WordTable *c, const unsigned char *s, size_t n, size_t stop,
-                       uint64_t *ordp)
-{
-    uint64_t ord = *ordp;
+    /* where each special token occurs first: one cache for the whole buffer, so its lines
+     * (below) are not searched one by one */
     size_t *next = NULL;
     if (c->n_specials) {
         next = (size_t *)malloc((size_t)c->n_specials * sizeof(size_t));
@@ -342,31 +444,62 @@ static int count_until(WordTable *c, const unsigned char *s, size_t n, size_t st
             next[k] = f ? (size_t)(f - s) : SIZE_MAX;
         }
     }
-    size_t pos = 0;
     int rc = 0;
-    while (pos < n && pos < stop) {
-        size_t end = n, at = SIZE_MAX;
-        ptrdiff_t k = next ? next_special(c, s, n, pos, next, &at) : -1;
-        if (k >= 0)
-            end = at;
-        /* the piece s[pos..end) is a whole text for the scanner */
-        size_t p = 0, ends[BATCH];
-        while (p < end - pos && pos + p < stop) {
-            size_t got = bpe_scan_words(c->preset, s + pos, p, end - pos, ends, BATCH);
-            if (pos + ends[got - 1] > stop)   /* (the last words may start at or after stop) */
-                got = starting_before(p, ends, got, stop - pos);
-            if (add_batch(c, s + pos, p, ends, got, &ord) < 0) {
-                rc = -1;
-                goto done;
-            }
-            p = ends[got - 1];
-            c->total += (int64_t)got;
+    Pending pb;
+    pb.start = pb.k = 0;
+    pb.ord = *ordp;
+    if (!c->lines) {
+        rc = count_range(c, s, n, 0, n, stop, next, &pb);
+    } else {
+        /* line by line: no word, lookahead or special token reaches past a line's \n */
+        size_t pos = 0;
+        while (pos < n && pos < stop && rc == 0) {
+            const unsigned char *nl = (const unsigned char *)memchr(s + pos, '\n', n - pos);
+            size_t end = nl ? (size_t)(nl - s) + 1 : n;
+            rc = count_range(c, s, n, pos, end, stop < end ? stop : end, next, &pb);
+            pos = end;
         }
-        pos = k >= 0 ? end + c->sp_len[k] : n;
     }
-done:
+    if (rc == 0)
+        rc = flush(c, s, &pb);
+    *ordp = pb.ord;
     free(next);
-    *ordp = ord;
     return rc;
 }
 
+/* Count the words of the text s[lo..hi) (cut at special tokens, then by the scanner) that
+ * start before stop (lo <= stop <= hi); s[0..n) is the buffer it lies in, next the special
+ * tokens' cache over it (next_special), NULL without special tokens. The words join pb
+ * (added when it is full, when a special token leaves a gap, and at the end). */
+static int count_range(WordTable *c, const unsigned char *s, size_t n, size_t lo, size_t hi,
+                       size_t stop, size_t *next, Pending *pb)
+{
+    size_t pos = lo;
+    while (pos < hi && pos < stop) {
+        size_t end = hi, at = SIZE_MAX;
+        ptrdiff_t k = next ? next_special(c, s, n, pos, hi, next, &at) : -1;
+        if (k >= 0)
+            end = at;
+        /* the piece s[pos..end) is a whole text for the scanner */
+        size_t p = 0;
+        while (p < end - pos && pos + p < stop) {
+            if (pb->k && pb->ends[pb->k - 1] != pos + p && flush(c, s, pb) < 0)
+                return -1;   /* (a special token between: the batch's words must touch) */
+            if (pb->k == 0)
+                pb->start = pos + p;
+            size_t *out = pb->ends + pb->k;
+            size_t got = bpe_scan_words(c->preset, s + pos, p, end - pos, out, BATCH - pb->k);
+            if (pos + out[got - 1] > stop)   /* (the last words may start at or after stop) */
+                got = starting_before(p, out, got, stop - pos);
+            p = out[got - 1];
+            for (size_t j = 0; j < got; j++)
+                out[j] += pos;
+            pb->k += got;
+            c->total += (int64_t)got;
+            if (pb->k == BATCH && flush(c, s, pb) < 0)
+                return -1;
+        }
+        pos = k >= 0 ? end + c->sp_len[k] : hi;
+    }
+    return 0;
+}

@@ -1,12 +1,14 @@
 /*
  * wordtable.h -- a table of words (pre-tokens) and their counts, for _count.
  *
- * Layout: one open-addressing table whose slots hold the entries themselves (hash,
- * length, the word's first 8 bytes, count, first appearance), so looking up a word of up
- * to 8 bytes -- most words -- touches one cache line; longer words are compared against
- * their copy in an arena of large chunks (never moved, so a resize copies no text). The
- * scanner hands over words in batches, and the slots of a whole batch are prefetched
- * before any is looked at, so the memory latencies overlap.
+ * Layout: the entries (word, count, first appearance) lie end to end in the order they
+ * were added, 32 bytes each; an open-addressing index of 8-byte slots (a 32-bit hash tag
+ * and the entry's number) finds them, so a probe that meets another word's slot rarely
+ * looks at its entry. A word of up to 8 bytes -- most words -- lives in its entry; longer
+ * words are copied once into an arena of large chunks (never moved). Growing the index
+ * copies slots only: an entry keeps the hash bits that place it. The scanner hands over
+ * words in batches, and the slots of a whole batch are prefetched before any is looked
+ * at, so the memory latencies overlap.
  *
  * First appearance: a word counted with key (block << 32) | ordinal keeps the smallest
  * key it was seen with, so tables filled on different threads or machines merge into the
@@ -22,13 +24,15 @@
 #include <stdint.h>
 
 typedef struct {
-    uint64_t key8;          /* the word's first 8 bytes, zero-padded */
-    uint32_t hash32;        /* low bits of the hash */
-    uint32_t len;           /* 0: an empty slot (words are never empty) */
-    int64_t count;
+    union {
+        uint64_t key8;            /* len <= 8: the word itself, zero-padded */
+        const unsigned char *p;   /* longer: the word in the arena */
+    } w;
     uint64_t first;         /* (block << 32) | ordinal: first appearance */
-    const unsigned char *p; /* the whole word in the arena, when longer than 8 bytes */
-} WordSlot;
+    int64_t count;
+    uint32_t len;           /* bytes (words are never empty) */
+    uint32_t hi;            /* the hash's high half: it chooses the slot */
+} WordEntry;
 
 typedef struct {
     int preset;             /* BPE_SCAN_* for wt_count_text */
@@ -38,9 +42,14 @@ typedef struct {
     unsigned char **sp;
     size_t *sp_len;
     /* the table */
-    WordSlot *slots;
-    size_t cap;             /* power of two */
+    WordEntry *entries;     /* n of them, in the order they were added */
+    size_t entries_cap;
+    uint64_t *slots;        /* (hash tag << 32) | (entry + 1); 0: empty */
+    size_t cap;             /* slots: a power of two */
     size_t n;               /* words in it */
+    size_t word_bytes;      /* their bytes, end to end */
+    int unordered;          /* 0: the entries are in order of first appearance (count()
+                               adds them so when blocks come in order): no sort to export */
     /* arena for words longer than 8 bytes */
     unsigned char **chunks;
     size_t n_chunks, chunks_cap;
@@ -63,8 +72,18 @@ int wt_count_text(WordTable *t, const unsigned char *s, size_t n, uint64_t *ordp
 int wt_count_text_until(WordTable *t, const unsigned char *s, size_t n, size_t stop,
                         uint64_t *ordp);
 
-/* The bytes of a slot's word (len bytes). */
-const unsigned char *wt_word(const WordSlot *e);
+/* The bytes of an entry's word (len bytes). */
+static inline const unsigned char *wt_word(const WordEntry *e)
+{
+    return e->len <= 8 ? (const unsigned char *)&e->w.key8 : e->w.p;
+}
+
+/* Gather the counts of k distinct tables for one
+ * export of their union: each word's total goes to its entry with the smallest key (the
+ * first appearance over all tables), and its other entries get count 0; their indexes are
+ * freed. Afterwards the tables only serve that export (entries with count > 0, merged by
+ * key), then wt_clear. */
+void wt_gather(WordTable **ts, size_t k);
 
 /* Characters in UTF-8 text (bytes that are not continuation bytes). */
 int64_t wt_count_chars(const unsigned char *p, size_t n);

@@ -29,6 +29,9 @@
  *                            first appearance: their UTF-8 bytes concatenated, int64 start
  *                            offsets (n + 1 of them), int64 frequencies and (optionally)
  *                            uint64 first-appearance keys, as bytes
+ *   export_merged(counters, firsts=False) -> the same for the union of several counters
+ *                            (as merging them all into one, then export, without the copy);
+ *                            two or more are spent: they are left empty
  *   add_table(blob, starts, counts, firsts=None, block=0, ordinal=0) -> next ordinal
  *                            the reverse: add such arrays (without firsts, word i was
  *                            first seen at (block, ordinal + i))
@@ -330,10 +333,9 @@ static PyObject *Counter_merge(Counter *c, PyObject *arg)
     int rc = 0;
     c->busy = o->busy = 1;
     Py_BEGIN_ALLOW_THREADS
-    for (size_t i = 0; i < o->t.cap && rc == 0; i++) {
-        WordSlot *e = &o->t.slots[i];
-        if (e->len)
-            rc = wt_add(&c->t, wt_word(e), e->len, e->count, e->first);
+    for (size_t i = 0; i < o->t.n && rc == 0; i++) {
+        const WordEntry *e = &o->t.entries[i];
+        rc = wt_add(&c->t, wt_word(e), e->len, e->count, e->first);
     }
     Py_END_ALLOW_THREADS
     c->busy = o->busy = 0;
@@ -418,15 +420,142 @@ static PyObject *Counter_add_size(Counter *c, PyObject *args)
     Py_RETURN_NONE;
 }
 
-typedef struct {
-    uint64_t first;
-    const WordSlot *slot;
-} Order;
+/* ---- export: one table or several, in order of first appearance -------------------- */
 
-static int cmp_order(const void *a, const void *b)
+/* One table's entries in order of first appearance: the entries themselves, or (when
+ * they were not added in that order) a sorted list of them. */
+typedef struct {
+    const WordTable *t;
+    const WordEntry **order;   /* NULL: t->entries are in order */
+    size_t i;
+} Run;
+
+static int cmp_entry(const void *a, const void *b)
 {
-    uint64_t x = ((const Order *)a)->first, y = ((const Order *)b)->first;
-    return x < y ? -1 : x > y;
+    const WordEntry *x = *(const WordEntry *const *)a, *y = *(const WordEntry *const *)b;
+    if (x->first != y->first)
+        return x->first < y->first ? -1 : 1;
+    return x < y ? -1 : x > y;   /* (one array: the order they were added) */
+}
+
+static int run_init(Run *r, const WordTable *t)
+{
+    r->t = t;
+    r->i = 0;
+    r->order = NULL;
+    if (!t->unordered || t->n == 0)
+        return 0;
+    r->order = (const WordEntry **)malloc(t->n * sizeof(*r->order));
+    if (!r->order)
+        return -1;
+    for (size_t i = 0; i < t->n; i++)
+        r->order[i] = &t->entries[i];
+    qsort((void *)r->order, t->n, sizeof(*r->order), cmp_entry);
+    return 0;
+}
+
+static inline const WordEntry *run_head(const Run *r)
+{
+    if (r->i >= r->t->n)
+        return NULL;
+    return r->order ? r->order[r->i] : &r->t->entries[r->i];
+}
+
+/* The union of the runs' tables (gathered by wt_gather when there are several: a word's
+ * total is in its first entry, its other entries have count 0), in order of first
+ * appearance, into bp (word bytes), sp (m + 1 starts), fp (counts) and kp (keys, if not
+ * NULL); returns m, the words written. */
+static size_t merge_runs(Run *runs, size_t k, unsigned char *bp, int64_t *sp, int64_t *fp,
+                         uint64_t *kp)
+{
+    size_t m = 0, off = 0;
+    sp[0] = 0;
+    for (;;) {
+        size_t best = k;
+        const WordEntry *e = NULL;
+        for (size_t j = 0; j < k; j++) {
+            const WordEntry *h = run_head(&runs[j]);
+            if (h && (!e || h->first < e->first)) {
+                e = h;
+                best = j;
+            }
+        }
+        if (!e)
+            return m;
+        runs[best].i++;
+        if (k > 1 && e->count == 0)
+            continue;   /* (counted in another table's entry) */
+        memcpy(bp + off, wt_word(e), e->len);
+        off += e->len;
+        sp[m + 1] = (int64_t)off;
+        fp[m] = e->count;
+        if (kp)
+            kp[m] = e->first;
+        m++;
+    }
+}
+
+/* (blob, starts, freqs[, firsts]) of the union of k tables (their counters marked busy
+ * by the caller); several are gathered (wt_gather) and left empty. */
+static PyObject *export_tables(Counter **cs, size_t k, int with_firsts)
+{
+    Run *runs = (Run *)calloc(k ? k : 1, sizeof(Run));
+    WordTable **ts = (WordTable **)malloc((k ? k : 1) * sizeof(*ts));
+    PyObject *blob = NULL, *starts = NULL, *freqs = NULL, *firsts = NULL, *res = NULL;
+    int rc = runs && ts ? 0 : -1, gathered = 0;
+    size_t m = 0, bytes = 0;
+    for (size_t j = 0; j < k && rc == 0; j++)
+        ts[j] = &cs[j]->t;
+    if (rc == 0) {
+        Py_BEGIN_ALLOW_THREADS
+        for (size_t j = 0; j < k && rc == 0; j++)
+            rc = run_init(&runs[j], ts[j]);
+        if (rc == 0 && k > 1) {
+            wt_gather(ts, k);   /* (frees their indexes: the output is made without them) */
+            gathered = 1;
+        }
+        for (size_t j = 0; j < k && rc == 0; j++)
+            for (size_t i = 0; i < ts[j]->n; i++)
+                if (k == 1 || ts[j]->entries[i].count) {
+                    m++;
+                    bytes += ts[j]->entries[i].len;
+                }
+        Py_END_ALLOW_THREADS
+    }
+    if (rc == 0) {
+        blob = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)bytes);
+        starts = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)((m + 1) * 8));
+        freqs = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(m * 8));
+        firsts = with_firsts ? PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(m * 8)) : NULL;
+        rc = (!blob || !starts || !freqs || (with_firsts && !firsts)) ? -1 : 0;
+    }
+    if (rc == 0) {
+        uint64_t *kp = firsts ? (uint64_t *)PyBytes_AS_STRING(firsts) : NULL;
+        unsigned char *bp = (unsigned char *)PyBytes_AS_STRING(blob);
+        int64_t *sp = (int64_t *)PyBytes_AS_STRING(starts);
+        int64_t *fp = (int64_t *)PyBytes_AS_STRING(freqs);
+        Py_BEGIN_ALLOW_THREADS
+        merge_runs(runs, k, bp, sp, fp, kp);
+        Py_END_ALLOW_THREADS
+        res = firsts ? Py_BuildValue("(OOOO)", blob, starts, freqs, firsts)
+                     : Py_BuildValue("(OOO)", blob, starts, freqs);
+    } else {
+        PyErr_NoMemory();
+    }
+    Py_XDECREF(blob);
+    Py_XDECREF(starts);
+    Py_XDECREF(freqs);
+    Py_XDECREF(firsts);
+    for (size_t j = 0; runs && j < k; j++)
+        free((void *)runs[j].order);
+    free(runs);
+    if (gathered)   /* (several tables: their counts were gathered, they are spent) */
+        for (size_t j = 0; j < k; j++) {
+            wt_clear(&cs[j]->t);
+            cs[j]->t.total = cs[j]->t.chars = cs[j]->t.bytes = 0;
+        }
+    free(ts);
+    return res;
 }
 
 static PyObject *Counter_export(Counter *c, PyObject *args, PyObject *kwds)
@@ -437,53 +566,10 @@ static PyObject *Counter_export(Counter *c, PyObject *args, PyObject *kwds)
         return NULL;
     if (check_idle(c) < 0)
         return NULL;
-    size_t n = c->t.n, total_len = 0;
-    for (size_t i = 0; i < c->t.cap; i++)
-        total_len += c->t.slots[i].len;
-    PyObject *blob = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)total_len);
-    PyObject *starts = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)((n + 1) * 8));
-    PyObject *freqs = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(n * 8));
-    PyObject *firsts = with_firsts ? PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(n * 8))
-                                   : NULL;
-    Order *ord = (Order *)malloc((n ? n : 1) * sizeof(Order));
-    if (!blob || !starts || !freqs || !ord || (with_firsts && !firsts)) {
-        Py_XDECREF(blob);
-        Py_XDECREF(starts);
-        Py_XDECREF(freqs);
-        Py_XDECREF(firsts);
-        free(ord);
-        return PyErr_NoMemory();
-    }
-    uint64_t *kp = firsts ? (uint64_t *)PyBytes_AS_STRING(firsts) : NULL;
-    unsigned char *bp = (unsigned char *)PyBytes_AS_STRING(blob);
-    int64_t *sp = (int64_t *)PyBytes_AS_STRING(starts);
-    int64_t *fp = (int64_t *)PyBytes_AS_STRING(freqs);
     c->busy = 1; /* the table is read without the GIL: nobody may grow it meanwhile */
-    Py_BEGIN_ALLOW_THREADS
-    size_t m = 0;
-    for (size_t i = 0; i < c->t.cap; i++)
-        if (c->t.slots[i].len) {
-            ord[m].first = c->t.slots[i].first;
-            ord[m++].slot = &c->t.slots[i];
-        }
-    qsort(ord, m, sizeof(Order), cmp_order); /* order of first appearance */
-    size_t off = 0;
-    sp[0] = 0;
-    for (size_t i = 0; i < m; i++) {
-        const WordSlot *e = ord[i].slot;
-        memcpy(bp + off, wt_word(e), e->len);
-        off += e->len;
-        sp[i + 1] = (int64_t)off;
-        fp[i] = e->count;
-        if (kp)
-            kp[i] = e->first;
-    }
-    Py_END_ALLOW_THREADS
+    PyObject *res = export_tables(&c, 1, with_firsts);
     c->busy = 0;
-    free(ord);
-    if (firsts)
-        return Py_BuildValue("(NNNN)", blob, starts, freqs, firsts);
-    return Py_BuildValue("(NNN)", blob, starts, freqs);
+    return res;
 }
 
 static PyObject *Counter_clear(Counter *c, PyObject *Py_UNUSED(ignored))
@@ -522,7 +608,8 @@ static PyObject *Counter_get_preset(Counter *c, void *Py_UNUSED(closure))
 
 static PyObject *Counter_get_memory(Counter *c, void *Py_UNUSED(closure))
 {
-    return check_busy(c) < 0 ? NULL : PyLong_FromSize_t(c->t.cap * sizeof(WordSlot) + c->t.arena_bytes);
+    return check_busy(c) < 0 ? NULL : PyLong_FromSize_t(c->t.cap * sizeof(uint64_t) +
+                                                        c->t.entries_cap * sizeof(WordEntry) + c->t.arena_bytes);
 }
 
 static PyGetSetDef Counter_getset[] = {
@@ -615,6 +702,52 @@ static PyObject *mod_safe_cut(PyObject *Py_UNUSED(self), PyObject *args)
     return PyLong_FromSsize_t(r);
 }
 
+
+/* export_merged(counters, firsts=False): as merge() of them all into the first, then
+ * export(), without the merge's copy: the union is written out directly. */
+static PyObject *mod_export_merged(PyObject *Py_UNUSED(self), PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"counters", "firsts", NULL};
+    PyObject *ocs;
+    int with_firsts = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|p:export_merged", kwlist, &ocs,
+                                     &with_firsts))
+        return NULL;
+    PyObject *seq = PySequence_Fast(ocs, "export_merged() takes a sequence of WordCounter");
+    if (!seq)
+        return NULL;
+    Py_ssize_t k = PySequence_Fast_GET_SIZE(seq);
+    PyObject **items = PySequence_Fast_ITEMS(seq);
+    Counter **cs = (Counter **)malloc((size_t)(k ? k : 1) * sizeof(Counter *));
+    if (!cs) {
+        Py_DECREF(seq);
+        return PyErr_NoMemory();
+    }
+    PyObject *res = NULL;
+    for (Py_ssize_t j = 0; j < k; j++) {
+        if (!PyObject_TypeCheck(items[j], &CounterType)) {
+            PyErr_SetString(PyExc_TypeError, "export_merged() takes a sequence of WordCounter");
+            goto out;
+        }
+        cs[j] = (Counter *)items[j];
+        for (Py_ssize_t i = 0; i < j; i++)
+            if (cs[i] == cs[j]) {
+                PyErr_SetString(PyExc_ValueError, "export_merged(): a WordCounter is given twice");
+                goto out;
+            }
+        if (check_idle(cs[j]) < 0)
+            goto out;
+    }
+    for (Py_ssize_t j = 0; j < k; j++)
+        cs[j]->busy = 1;
+    res = export_tables(cs, (size_t)k, with_firsts);
+    for (Py_ssize_t j = 0; j < k; j++)
+        cs[j]->busy = 0;
+out:
+    free(cs);
+    Py_DECREF(seq);
+    return res;
+}
 
 /* ---- word-count table rows (tsv.c) ---------------------------------------------- */
 
@@ -712,6 +845,9 @@ static PyObject *mod_parse_tsv(PyObject *Py_UNUSED(self), PyObject *args)
 
 static PyMethodDef module_methods[] = {
     SCAN_PYTHON_METHODS,
+    {"export_merged", (PyCFunction)(void (*)(void))mod_export_merged,
+     METH_VARARGS | METH_KEYWORDS,
+     "export_merged(counters, firsts=False) -> (blob, starts, freqs[, firsts]) of their union"},
     {"utf8_error", mod_utf8_error, METH_O,
      "utf8_error(data) -> offset of the first invalid UTF-8 byte, or -1"},
     {"safe_cut", mod_safe_cut, METH_VARARGS,
