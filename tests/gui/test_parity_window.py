@@ -235,6 +235,17 @@ def test_window_variant_on_ratios_equals_hf(qtbot, window):
     assert window.dock_layout.charts_view.parity.title == "Training tokens"
 
 
+def test_minimum_pair_frequency_applies_to_parity(qtbot, window):
+    """The settings' minimum pair frequency is HF's min_frequency for parity: HF's
+    merges, fewer than asked, and the stop says why."""
+    window.dock_layout.settings_panel.minfreq_spin.setValue(60)
+    c, _ = _train(qtbot, window, merges=600)
+    expected = hf_parity(600, min_frequency=60)
+    assert len(expected) < 600
+    assert spelled(c.trainer.merges) == expected
+    assert "at least 60 times" in c.done_reason()
+
+
 def test_bad_setups_are_said_inline_and_nothing_is_lost(qtbot, window):
     panel = window.dock_layout.settings_panel
     box = panel.parity
