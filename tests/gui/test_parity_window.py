@@ -296,3 +296,22 @@ def test_a_bad_parity_field_in_a_session_is_named_and_the_rest_kept(tmp_path):
     text = " ".join(setup.problems)
     assert "parity.window_size" in text and "parity.alpha" in text
     assert "parity.languages[2]" in text
+
+
+def test_fields_parity_does_not_read_are_greyed_and_kept(qtbot, window):
+    """Byte level, GPT-2's pattern, HF's tie rule: while parity is on, the mode, tie rule,
+    pre-tokenizer, special tokens, pruning and SuperBPE fields are greyed (saying why),
+    and come back with their values and tooltips when it is off."""
+    panel = window.dock_layout.settings_panel
+    panel.tie_combo.setCurrentIndex(panel.tie_combo.findData("first-seen"))
+    own = panel.tie_box.toolTip()
+    fields = (panel.mode_box, panel.tie_box, panel.pre_box, panel.specials_box,
+              panel.prune_check, panel.superbpe)
+    panel.parity.check.setChecked(True)
+    assert not any(w.isEnabled() for w in fields)
+    assert "Not used by parity-aware training" in panel.tie_box.toolTip()
+    assert panel.minfreq_spin.isEnabled() and panel.merges_spin.isEnabled()
+    panel.parity.check.setChecked(False)
+    assert all(w.isEnabled() for w in fields)
+    assert panel.tie_box.toolTip() == own
+    assert panel.tie_combo.currentData() == "first-seen"
