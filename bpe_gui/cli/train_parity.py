@@ -3,7 +3,7 @@
 
     bpe-gui train --parity {base,window} --language NAME=FILE [--language NAME=FILE ...]
         (--dev NAME=FILE ... | --ratio NAME=R ...) [--global-merges N] [--window-size N]
-        [--alpha A] --num-merges N [--lines] --out DIR
+        [--alpha A] [--min-frequency N] --num-merges N [--lines] --out DIR
 """
 from __future__ import annotations
 
@@ -143,7 +143,8 @@ def cmd_train_parity(args: argparse.Namespace) -> int:
     settings = ParitySettings(
         num_merges=args.num_merges, variant=args.parity, global_merges=args.global_merges,
         window_size=100 if args.window_size is None else args.window_size,
-        alpha=2.0 if args.alpha is None else args.alpha, ratios=ratios)
+        alpha=2.0 if args.alpha is None else args.alpha, ratios=ratios,
+        min_frequency=args.min_frequency)
     settings.validated(len(names))
 
     progress = Progress(sys.stderr, enabled=not args.quiet)
@@ -197,7 +198,9 @@ def print_summary(trainer: ParityTrainer, elapsed: float, read_time: float,
     if s.global_merges:
         print(f"  (global: {turns.count(None):,} merges over all languages first)")
     if n < trainer.target_steps:
-        print(f"stopped early: no pair left in any language after {n:,} merges")
+        left = "no pair left" if s.min_frequency <= 1 else \
+            f"no pair that occurs at least {s.min_frequency:,} times"
+        print(f"stopped early: {left} in any language after {n:,} merges")
     for p in written:
         print(f"wrote:       {p}")
     for fmt, reason in skipped.items():

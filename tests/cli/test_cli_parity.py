@@ -65,6 +65,20 @@ def test_window_with_ratios_and_global_merges_writes_hf_merges(tmp_path):
         global_merges=30, window_size=12, alpha=1.25)
 
 
+def test_min_frequency_writes_hf_merges_and_says_why_it_stopped(tmp_path):
+    """--min-frequency is HF's min_frequency: fewer merges than asked, HF's, and the
+    summary says that no pair occurs often enough."""
+    langs = ("en", "de")
+    p = run("train", "--parity", "base", *lang_args(langs), *lang_args(langs, "--dev", "dev"),
+            "--num-merges", "900", "--min-frequency", "40", "--lines", "--out", "out", "-q",
+            "--format", "hf", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    merges = file_merges(tmp_path / "out" / "tokenizer.json")
+    assert merges == hf_merges(langs, dev=True, num_merges=900, min_frequency=40)
+    assert len(merges) < 900
+    assert "no pair that occurs at least 40 times" in out(p)
+
+
 @pytest.mark.parametrize("extra, needles", [
     (["--language", "en"], ["--language en", "NAME=FILE"]),
     (["--language", "en="], ["'en' has no file"]),

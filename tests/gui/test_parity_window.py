@@ -235,6 +235,17 @@ def test_window_variant_on_ratios_equals_hf(qtbot, window):
     assert window.dock_layout.charts_view.parity.title == "Training tokens"
 
 
+def test_minimum_pair_frequency_applies_to_parity(qtbot, window):
+    """The settings' minimum pair frequency is HF's min_frequency for parity: HF's
+    merges, fewer than asked, and the stop says why."""
+    window.dock_layout.settings_panel.minfreq_spin.setValue(60)
+    c, _ = _train(qtbot, window, merges=600)
+    expected = hf_parity(600, min_frequency=60)
+    assert len(expected) < 600
+    assert spelled(c.trainer.merges) == expected
+    assert "at least 60 times" in c.done_reason()
+
+
 def test_bad_setups_are_said_inline_and_nothing_is_lost(qtbot, window):
     panel = window.dock_layout.settings_panel
     box = panel.parity
@@ -285,3 +296,22 @@ def test_a_bad_parity_field_in_a_session_is_named_and_the_rest_kept(tmp_path):
     text = " ".join(setup.problems)
     assert "parity.window_size" in text and "parity.alpha" in text
     assert "parity.languages[2]" in text
+
+
+def test_fields_parity_does_not_read_are_greyed_and_kept(qtbot, window):
+    """Byte level, GPT-2's pattern, HF's tie rule: while parity is on, the mode, tie rule,
+    pre-tokenizer, special tokens, pruning and SuperBPE fields are greyed (saying why),
+    and come back with their values and tooltips when it is off."""
+    panel = window.dock_layout.settings_panel
+    panel.tie_combo.setCurrentIndex(panel.tie_combo.findData("first-seen"))
+    own = panel.tie_box.toolTip()
+    fields = (panel.mode_box, panel.tie_box, panel.pre_box, panel.specials_box,
+              panel.prune_check, panel.superbpe)
+    panel.parity.check.setChecked(True)
+    assert not any(w.isEnabled() for w in fields)
+    assert "Not used by parity-aware training" in panel.tie_box.toolTip()
+    assert panel.minfreq_spin.isEnabled() and panel.merges_spin.isEnabled()
+    panel.parity.check.setChecked(False)
+    assert all(w.isEnabled() for w in fields)
+    assert panel.tie_box.toolTip() == own
+    assert panel.tie_combo.currentData() == "first-seen"

@@ -82,7 +82,9 @@ class ParitySettings:
     ``window_size`` turns); ``ratios``: target compression ratios, one per language in
     the data's order (instead of a dev set; only their relative sizes matter);
     ``total_symbols``: count the alphabet (word-inner plus word-final characters) in
-    ``num_merges``, as HF's ``total_symbols``.
+    ``num_merges``, as HF's ``total_symbols``; ``min_frequency``: a language whose most
+    frequent pair occurs fewer times than this has no pair left (its turns pass to the
+    others), and global merges end there, as HF's ``min_frequency``.
     """
 
     num_merges: int = 1000
@@ -92,6 +94,7 @@ class ParitySettings:
     alpha: float = 2.0
     ratios: tuple[float, ...] | None = None
     total_symbols: bool = False
+    min_frequency: int = 0
 
     def __post_init__(self) -> None:
         if self.ratios is not None:
@@ -99,7 +102,7 @@ class ParitySettings:
 
     def validated(self, n_languages: int | None = None) -> "ParitySettings":
         """These settings checked; SettingsError says what to change."""
-        for name in ("num_merges", "global_merges", "window_size"):
+        for name in ("num_merges", "global_merges", "window_size", "min_frequency"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int):
                 raise SettingsError(f"{name} is {v!r}: give a whole number.")
@@ -107,6 +110,9 @@ class ParitySettings:
             raise SettingsError(f"Number of merges is {self.num_merges}; it must be 0 or more.")
         if self.global_merges < 0:
             raise SettingsError(f"Global merges is {self.global_merges}; it must be 0 or more.")
+        if self.min_frequency < 0:
+            raise SettingsError(f"Minimum pair frequency is {self.min_frequency}; it must be "
+                                "0 or more.")
         if self.variant not in PARITY_VARIANTS:
             raise SettingsError(f"Unknown parity variant {self.variant!r}: use 'base' or "
                                 "'window'.")
@@ -848,14 +854,14 @@ class ParityTrainer:
                 else:
                     assert self._global is not None
                     got = self._global.best()
-                if got is None:
+                if got is None or got[1] < self.settings.min_frequency:
                     self._over = True
                     return None
                 break
             lang, passed = self._choose()
             got = self._cores.best(lang, self._keys) if self._cores is not None \
                 else self._langs[lang].counts.best()
-            if got is not None:
+            if got is not None and got[1] >= self.settings.min_frequency:
                 break
             self._exhausted.add(lang)
             found_exhausted.append(lang)
@@ -1071,6 +1077,8 @@ class ParityTrainer:
                     f"{self.settings.window_size} turns")
         if rec.exhausted:
             why += f"; {', '.join(names[i] for i in rec.exhausted)} had no pair left"
+            if self.settings.min_frequency > 1:
+                why += f" that occurs at least {self.settings.min_frequency:,} times"
         return (f"Step {rec.index}: {me}'s turn: {why}. Its most frequent pair is {pair} "
                 f"({rec.count:,} times in {me}).")
 
@@ -1107,6 +1115,7 @@ class ParityTrainer:
                     "measure": self.kind, "global_merges": s.global_merges,
                     "window_size": s.window_size, "alpha": s.alpha,
                     "ratios": list(s.ratios) if s.ratios else None,
+                    "min_frequency": s.min_frequency,
                     "turns": [st.language for st in steps]},
                 "merge_counts": [st.count for st in steps]}
 
@@ -1114,7 +1123,7 @@ class ParityTrainer:
 def train_parity(languages: Named, *, num_merges: int, variant: str = "base",
                  dev: Named | None = None, ratios: Named | None = None,
                  global_merges: int = 0, window_size: int = 100, alpha: float = 2.0,
-                 lines: bool = False, progress: Callable[[int, int], None] | None = None,
+                 min_frequency: int = 0, lines: bool = False, progress: Callable[[int, int], None] | None = None,
                  cancel: CancelFn | None = None) -> ParityTrainer:
     """The command line's ``bpe-gui train --parity`` as one call: ``languages`` maps each
     name to its training file, ``dev`` each name to its dev file, or ``ratios`` each name
@@ -1133,7 +1142,7 @@ def train_parity(languages: Named, *, num_merges: int, variant: str = "base",
     data = ParityData.from_files(languages, dev, lines=lines)
     settings = ParitySettings(num_merges=num_merges, variant=variant,
                               global_merges=global_merges, window_size=window_size, alpha=alpha,
-                              ratios=None if ratios is None else ratios_for(data.names, ratios))
+                              min_frequency=min_frequency, ratios=None if ratios is None else ratios_for(data.names, ratios))
     t = ParityTrainer(data, settings)
     t.run(progress=progress, cancel=cancel)
     return t

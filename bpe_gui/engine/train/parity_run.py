@@ -200,9 +200,12 @@ class ParityRun:
             return Stop("target", f"{target:,} merges",
                         f"Target reached at step {n} ({target:,} merges).")
         if self._p.is_done() or self.next_choice() is None:
+            mf = self._p.settings.min_frequency
+            left = "a pair of symbols left" if mf <= 1 else \
+                f"a pair that occurs at least {mf:,} times (the minimum pair frequency)"
             return Stop("no-pair", "no pair left",
                         f"Training stopped at step {n}, before the target: no language has "
-                        "a pair of symbols left.")
+                        f"{left}.")
         return None
 
     def stop_reason(self) -> str | None:

@@ -132,20 +132,20 @@ class ParitySetup:
             return "Alpha must be a positive number."
         return None
 
-    def parity_settings(self, num_merges: int) -> ParitySettings:
+    def parity_settings(self, num_merges: int, min_frequency: int = 0) -> ParitySettings:
         ratios = (tuple(float(lang.ratio) for lang in self.languages)
                   if self.balance == RATIO else None)
         return ParitySettings(num_merges=num_merges, variant=self.variant,
                               global_merges=self.global_merges, window_size=self.window_size,
-                              alpha=self.alpha, ratios=ratios)
+                              alpha=self.alpha, ratios=ratios, min_frequency=min_frequency)
 
-    def run(self, num_merges: int) -> ParityRun:
+    def run(self, num_merges: int, min_frequency: int = 0) -> ParityRun:
         """The engine's run for this setup (reads the files: call it off the GUI
         thread for big ones). Raises the engine's errors, which say what to fix."""
         train = [(lang.name.strip(), lang.train) for lang in self.languages]
         dev = ([(lang.name.strip(), lang.dev) for lang in self.languages]
                if self.balance == DEV else None)
-        return ParityRun.from_files(train, dev, self.parity_settings(num_merges),
+        return ParityRun.from_files(train, dev, self.parity_settings(num_merges, min_frequency),
                                     lines=self.lines)
 
     # ----- sessions -----------------------------------------------------------------------

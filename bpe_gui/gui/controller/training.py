@@ -262,7 +262,7 @@ class Training:
 
         def build(progress, cancelled, phase):
             progress(0, 2)   # the status bar says it from the start
-            run = setup.run(merges)
+            run = setup.run(merges, settings.min_frequency)
             phase("Plain BPE on the same data, for the chart", "")
             progress(1, 2)
             run.compute_plain(cancelled)

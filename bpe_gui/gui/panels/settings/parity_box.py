@@ -171,7 +171,8 @@ class ParityBox(QGroupBox):
         self.table.setColumnHidden(RATIO_COL, not self.ratio_radio.isChecked())
         self.table.setColumnHidden(DEVFILE, self.ratio_radio.isChecked())
         self.hint.setText("Hugging Face's ParityBpeTrainer: byte level, GPT-2's pattern, its "
-                          "tie rule. The corpus panel is not used while this is on."
+                          "tie rule (the fields it does not read are greyed). The corpus "
+                          "panel is not used while this is on."
                           if on else "Off: the corpus trains as one.")
 
     def value(self) -> ParitySetup:

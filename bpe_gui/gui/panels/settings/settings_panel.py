@@ -126,7 +126,7 @@ class SettingsPanel(QWidget):
         tl.addWidget(self.tie_help)
         lay.addWidget(self.tie_box)
 
-        mode_box = QGroupBox("Base symbols")
+        self.mode_box = mode_box = QGroupBox("Base symbols")
         ml = QVBoxLayout(mode_box)
         self.byte_radio = QRadioButton("Byte-level (256 bytes, GPT-2)")
         self.byte_radio.setToolTip("Start from the 256 single bytes: any text can be encoded")
@@ -186,9 +186,10 @@ class SettingsPanel(QWidget):
 
         self.parity = ParityBox(MAX_SPIN)
         self.parity.changed.connect(self._schedule_check)
+        self.parity.check.toggled.connect(self._parity_fields)
         lay.addWidget(self.parity)
 
-        pre_box = QGroupBox("Pre-tokenizer")
+        self.pre_box = pre_box = QGroupBox("Pre-tokenizer")
         pl = QVBoxLayout(pre_box)
         self.preset_combo = ElidedComboBox()
         for key in PRESETS:
@@ -215,7 +216,7 @@ class SettingsPanel(QWidget):
         pl.addWidget(WrappedChoice(self.lines_check))
         lay.addWidget(pre_box)
 
-        sp_box = QGroupBox("Special tokens (one per line)")
+        self.specials_box = sp_box = QGroupBox("Special tokens (one per line)")
         sl = QVBoxLayout(sp_box)
         self.specials_edit = QPlainTextEdit()
         self.specials_edit.setPlaceholderText("<|endoftext|>")
@@ -268,6 +269,21 @@ class SettingsPanel(QWidget):
             (self.parity, "Parity-aware training: several languages", "Parity"),
             (sp_box, "Special tokens (one per line)", "Special tokens")))
         follow_palette(self, self._restyle)
+
+    def _parity_fields(self, on: bool) -> None:
+        """Parity-aware training has its own rules (byte level, GPT-2's pattern, Hugging
+        Face's tie rule, its own reading of lines): the fields it does not read are
+        greyed while it is on, their values kept for plain training."""
+        why = ("Not used by parity-aware training (byte level, GPT-2's pattern, Hugging "
+               "Face's tie rule; lines: its own box). Untick it to use this.")
+        for w in (self.mode_box, self.tie_box, self.pre_box, self.specials_box,
+                  self.prune_check, self.superbpe):
+            own = w.property("ownToolTip")
+            if own is None:
+                own = w.toolTip()
+                w.setProperty("ownToolTip", own)
+            w.setEnabled(not on)
+            w.setToolTip(why if on else own)
 
     def _error_label(self) -> QLabel:
         lab = QLabel(wordWrap=True)
