@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 import tiktoken
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QTextCursor
 
 from bpe_gui.engine.formats import export_tokenizer
 from bpe_gui.engine.train.trainer import Trainer, TrainSettings
@@ -71,3 +72,31 @@ def test_a_paragraph_separator_the_box_cannot_keep_is_named(window, qtbot):
     c.message.connect(said.append)
     window.dock_layout.encode_view.set_text("one\u2029two")
     assert any("U+2029" in m and "bpe-gui encode" in m for m in said), said
+
+
+@pytest.mark.regression
+def test_an_edit_in_the_corpus_editor_changes_only_what_was_typed(window, qtbot):
+    """The corpus editor handed the controller toPlainText(), so one typed character
+    also turned every no-break space into a space and every U+2028 into a line break:
+    the corpus trained on (and saved) was not the one opened."""
+    c = window.controller
+    ed = window.dock_layout.editor
+    c.set_corpus_text(TEXT, dirty=False)
+    qtbot.waitUntil(lambda: ed.edit.toPlainText() == TEXT)
+    ed.edit.setFocus()
+    ed.edit.moveCursor(QTextCursor.MoveOperation.End)
+    qtbot.keyClicks(ed.edit, "x")
+    qtbot.keyClick(ed.edit, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
+    qtbot.keyClicks(ed.edit, "y")
+    ed.flush()
+    assert c.corpus_text == TEXT + "x\ny"
+
+
+def test_an_unedited_corpus_with_no_break_spaces_is_not_marked_changed(window, qtbot):
+    c = window.controller
+    ed = window.dock_layout.editor
+    c.set_corpus_text(TEXT, dirty=False)
+    qtbot.waitUntil(lambda: ed.edit.toPlainText() == TEXT)
+    ed.flush()
+    assert c.corpus_text == TEXT
+    assert not c.corpus.dirty

@@ -28,6 +28,7 @@ from .table_view import TableCorpusView
 from ...widgets.flow_layout import FlowBar
 from .sample_notice import SampleNotice, replaces_user_settings
 from ...widgets.word_branches import WordColouring
+from ...widgets.exact_text import exact_text, plain_enter
 
 # characters editable in place (typing stays under a few ms a key at 4 MB: the text is
 # read out again only after a pause, and a retrain of that size runs off this thread)
@@ -105,6 +106,14 @@ class _TextEdit(QPlainTextEdit):
         # preferred heights (its word-wrapped labels make it height-for-width), and
         # QPlainTextEdit's 192 pixels made a 390-pixel dock scroll; it grows anyway.
         return QSize(256, 4 * self.fontMetrics().lineSpacing())
+
+    def toPlainText(self) -> str:
+        """The text exactly (no-break spaces and U+2028 kept: exact_text.py), so an edit
+        changes only what was edited."""
+        return exact_text(self.document())
+
+    def keyPressEvent(self, e) -> None:
+        super().keyPressEvent(plain_enter(e))   # Shift+Enter: a line break, not U+2028
 
     def canInsertFromMimeData(self, source) -> bool:
         return source.hasUrls() or super().canInsertFromMimeData(source)
