@@ -66,7 +66,8 @@ HOW = {
     "ours": "whole files; ties: greatest pair; 256 bytes",
     "ours-before": "as ours, from the checkout given with --before (built in place)",
     "ours-lines": "one text per line (--lines); ties: HF's (--tie-break lowest-ids-hf); 256 bytes",
-    "gigabpe": "one text per line; HF's tie rule; only the bytes seen",
+    "gigabpe": "one text per line; HF's tie rule; only the bytes seen (asked for as many "
+               "merges as ours: the vocabulary size less the bytes never seen)",
     "gigatoken": "whole file; tie_breaking='huggingface'; 256 bytes",
     "hf": "one text per line; its own tie rule; 256 bytes (initial_alphabet)",
     "rustbpe": "one text per line (the file's lines as an iterator); 256 bytes",
@@ -86,7 +87,7 @@ def dump(tokens):   # the merged tokens in order, as hex
     with open(out + "/merges.json", "w") as f:
         json.dump([t.hex() for t in tokens], f)
 
-if engine == "gigabpe":
+if engine == "gigabpe":   # vocab: its alphabet is the bytes seen (see seen_bytes)
     import gigabpe
     gigabpe.train_tokenizer([path], vocab, out + "/tokenizer.json", pretokenizer="bytelevel",
                             special_tokens=[EOT])
@@ -154,6 +155,23 @@ def command(engine: str, path: Path, vocab: int, out: Path) -> list[str]:
                "--special-token", EOT, "--format", "hf", "--out", str(out), "-q"]
         return cmd + (["--lines", "--tie-break", "lowest-ids-hf"] if engine == "ours-lines" else [])
     return [sys.executable, "-c", CHILD, engine, str(path), str(vocab), str(out), GPT2_PAT]
+
+
+def seen_bytes(path: Path) -> int:
+    """How many distinct byte values the file holds: the alphabet of a trainer that starts
+    from the bytes seen (gigabpe), so that it can be asked for as many merges as ours."""
+    import numpy as np
+    seen = np.zeros(256, dtype=np.int64)
+    with open(path, "rb") as f:
+        while chunk := f.read(1 << 24):
+            seen += np.bincount(np.frombuffer(chunk, dtype=np.uint8), minlength=256)
+    return int(np.count_nonzero(seen))
+
+
+def engine_vocab(engine: str, vocab: int, alphabet: int) -> int:
+    """The vocabulary size to ask an engine for so that it makes the same number of merges
+    as ours (256 bytes + specials + merges): like with like."""
+    return vocab - (256 - alphabet) if engine == "gigabpe" else vocab
 
 
 def measure(cmd: list[str], engine: str) -> dict:
@@ -281,6 +299,7 @@ def main() -> None:
             engines.remove("ours-lines")
         path = corpus_path(name, args.data, args.quick)
         size = path.stat().st_size
+        alphabet = seen_bytes(path)
         print(f"\n== {wl}: {path.name} ({size / 1e6:,.1f} MB) -> {vocab:,} tokens, "
               f"{args.rounds} rounds, load {os.getloadavg()[0]:.1f}")
         runs: dict[str, list[dict]] = {e: [] for e in engines}
@@ -289,7 +308,7 @@ def main() -> None:
             for e in engines:
                 out = Path(tempfile.mkdtemp(prefix=f"bench-train-{e}-"))
                 try:
-                    res = measure(command(e, path, vocab, out), e)
+                    res = measure(command(e, path, engine_vocab(e, vocab, alphabet), out), e)
                     runs[e].append(res)
                     if r == 0:
                         merges[e] = merged_tokens(out)
@@ -321,6 +340,31 @@ def main() -> None:
         print("\nwhat each reads as one text, its tie rule, its alphabet:")
         for e in engines:
             print(f"  {e}: {HOW[e]}")
+        verdict(best, merges, wl)
+
+
+def verdict(best: dict, merges: dict, workload: str) -> None:
+    """Ours (whole files) and ours-lines against gigabpe, figure by figure: ahead when
+    ours is lower. gigabpe is ranked against ours-lines only when their merges are the
+    same; against ours (whole files) the merges differ by design (lines)."""
+    if "gigabpe" not in best:
+        return
+    g = best["gigabpe"]
+    print(f"\nagainst gigabpe ({workload}; ours / gigabpe, below 1 is ahead):")
+    for e in ("ours", "ours-lines"):
+        if e not in best:
+            continue
+        b = best[e]
+        ratios = {k: b[k] / g[k] for k in ("wall", "cpu", "peak")}
+        ahead = [k for k, v in ratios.items() if v <= 1.0]
+        same = e == "ours-lines" and merges.get(e) == merges.get("gigabpe")
+        note = "same merges" if same else "merges differ (see above)"
+        print(f"  {e}: wall {ratios['wall']:.2f}, CPU {ratios['cpu']:.2f}, peak "
+              f"{ratios['peak']:.2f}: {'ahead on all three' if len(ahead) == 3 else 'behind on ' + ', '.join(k for k in ratios if k not in ahead)}; {note}")
+    if workload == "code1g":
+        peak = best["ours"]["peak"] if "ours" in best else None
+        if peak is not None:
+            print(f"  ours' peak {peak:.0f} MB: {'within' if peak <= 200 else 'over'} the 200 MB goal")
 
 
 if __name__ == "__main__":
