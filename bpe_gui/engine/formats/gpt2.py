@@ -22,7 +22,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Sequence
 
-from ..display import gpt2_text
+from ..display import gpt2_text, gpt2_texts
 from ..errors import ExportError
 from ..tokenizers.trained import Tokenizer
 from .snapshot import Snapshot, build_tokenizer, byte_level_only, prefixed
@@ -70,10 +70,11 @@ def vocab_keys(snap: Snapshot) -> dict[int, str]:
     dup = snap.duplicates()
     keys: dict[int, str] = {}
     seen: dict[str, int] = {}
-    for i in sorted(snap.vocab):
-        if i in dup:
-            continue
-        key = by_id[i] if i in by_id else gpt2_text(snap.vocab[i])
+    ids = [i for i in sorted(snap.vocab) if i not in dup]
+    plain = [i for i in ids if i not in by_id]
+    texts = dict(zip(plain, gpt2_texts([snap.vocab[i] for i in plain])))
+    for i in ids:
+        key = by_id[i] if i in by_id else texts[i]
         if key in seen:
             raise ExportError(f"Special token {key!r} (id {max(i, seen[key])}) reads the same as "
                               f"token id {min(i, seen[key])} in GPT-2's alphabet, and vocab.json "
