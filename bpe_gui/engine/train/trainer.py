@@ -46,6 +46,7 @@ TIE_RULE_LABELS = {
     "lowest-ids-hf": "Lowest ids, numbered as Hugging Face does",
 }
 MODES = ("byte", "char")
+_ROW_COUNT, _ROW_TOKENS = 6, 11   # in Trainer._rows: a record's count and corpus_tokens
 TIE_LIMIT = 50        # tied pairs kept per record (the total is always kept)
 AFFECTED_LIMIT = 50   # affected words kept per record
 
@@ -317,7 +318,10 @@ class Trainer:
         self.core = new_core(symbols, starts, freqs, token_bytes, s.tie_rule)
         self._tokens0 = self.core.total_symbols
         self.vocab_bytes: list[bytes] = list(token_bytes)
-        self.steps: list[MergeStep] = []
+        self._steps: list[MergeStep] = []
+        # steps the core made on its own whose records are not made yet: a row of a
+        # record's fields each (_ROW), turned into records when the steps are first read
+        self._rows: list[tuple] = []
         self._live = sum(1 for i in range(self.n_initial) if self.core.symbol_count(i) > 0) \
             + len(self.special_ids)
         self._live0 = self._live
@@ -412,8 +416,20 @@ class Trainer:
         return self.table.words if self._word_texts is None else self._word_texts
 
     @property
+    def steps(self) -> list[MergeStep]:
+        """The record of every step made, in order (records of steps the core made on its
+        own are made here, when first read)."""
+        if self._rows:
+            self._make_records()
+        return self._steps
+
+    @steps.setter
+    def steps(self, records: list[MergeStep]) -> None:
+        self._steps, self._rows = records, []
+
+    @property
     def n_steps(self) -> int:
-        return len(self.steps)
+        return len(self._steps) + len(self._rows)
 
     @property
     def target_steps(self) -> int | None:
@@ -429,7 +445,9 @@ class Trainer:
     @property
     def corpus_tokens(self) -> int:
         """How many tokens the training corpus (all words, with frequency) is cut into now."""
-        return self.steps[-1].corpus_tokens if self.steps else self._tokens0
+        if self._rows:
+            return self._rows[-1][_ROW_TOKENS]
+        return self._steps[-1].corpus_tokens if self._steps else self._tokens0
 
     @property
     def live_size(self) -> int:
@@ -446,7 +464,7 @@ class Trainer:
 
     @property
     def merges(self) -> list[tuple[bytes, bytes]]:
-        return [(s.left, s.right) for s in self.steps]
+        return [(left, right) for left, right, _ in self._merge_rows(0, self.n_steps)]
 
     def is_done(self) -> bool:
         return self.stop() is not None
@@ -551,7 +569,7 @@ class Trainer:
                         if t not in self.special_ids and self.core.symbol_count(t) == 0)
         self._live += 1 - len(removed)
         merged = self.core.symbol_count(new)
-        rec = MergeStep(index=len(self.steps) + 1, pair=(a, b), left=left, right=right,
+        rec = MergeStep(index=self.n_steps + 1, pair=(a, b), left=left, right=right,
                         new_id=new, token=left + right, count=count, rule=s.tie_rule,
                         n_tied=n_tied, removed=removed, live_size=self._live,
                         merged=merged, corpus_tokens=self.corpus_tokens - merged)
@@ -589,13 +607,20 @@ class Trainer:
         between steps and stops early (the steps made so far stay).
         """
         checks.whole(until, "Trainer.run(until)", -checks.MAX_ID, none_ok=True)
+        start = self.n_steps
+        self._run(until, progress, cancel, detail)
+        return self.steps[start:]
+
+    def _run(self, until: int | None, progress: Callable[[int, int], None] | None,
+             cancel: CancelFn | None, detail: bool) -> None:
+        """:meth:`run`, returning nothing (the records of steps made in the core are
+        made when first read: train_bpe reads only their merges and counts)."""
         goal = until if until is not None else self.target_steps
         total = goal if goal is not None else self.settings.vocab_size
         assert total is not None   # no goal: pruning to a vocabulary size (validated settings)
-        start = self.n_steps
         if not detail and goal is not None and not self.settings.prune:
             self._run_in_core(goal, total, progress, cancel)
-            return self.steps[start:]
+            return
         last = 0.0
         while goal is None or self.n_steps < goal:
             if cancel is not None and cancel():
@@ -607,7 +632,6 @@ class Trainer:
                 progress(self.n_steps if goal is not None else self.vocab_size, total)
         if progress is not None:
             progress(self.n_steps if goal is not None else self.vocab_size, total)
-        return self.steps[start:]
 
     def _run_in_core(self, goal: int, total: int, progress, cancel) -> None:
         """Steps without detail, in the C core without the GIL, in chunks of about
@@ -636,11 +660,13 @@ class Trainer:
             progress(self.n_steps, total)
 
     def _record_core_steps(self) -> None:
-        """MergeStep records for the steps the core made on its own (Core.run)."""
-        rule, specials, vb = self.settings.tie_rule, set(self.special_ids), self.vocab_bytes
+        """The rows of MergeStep records for the steps the core made on its own
+        (Core.run): the records are made from them when first read (:attr:`steps`)."""
+        specials, vb = set(self.special_ids), self.vocab_bytes
         tokens = self.corpus_tokens
-        steps = self.steps
-        for a, b, new, count, n_tied, merged, gone in self.core.history(len(steps)):
+        rows = self._rows
+        index = self.n_steps
+        for a, b, new, count, n_tied, merged, gone in self.core.history(index):
             left, right = vb[a], vb[b]
             token = left + right
             vb.append(token)
@@ -652,10 +678,33 @@ class Trainer:
                 removed = (a,) if gone & 3 and a not in specials else ()
             self._live += 1 - len(removed)
             tokens -= merged
-            steps.append(MergeStep(
-                index=len(steps) + 1, pair=(a, b), left=left, right=right, new_id=new,
-                token=token, count=count, rule=rule, n_tied=n_tied, removed=removed,
-                live_size=self._live, merged=merged, corpus_tokens=tokens))
+            index += 1
+            rows.append((index, (a, b), left, right, new, token, count, n_tied, removed,
+                         self._live, merged, tokens))
+
+    def _make_records(self) -> None:
+        """The MergeStep records of the rows _record_core_steps left."""
+        rule, rows, append = self.settings.tie_rule, self._rows, self._steps.append
+        self._rows = []
+        for (index, pair, left, right, new, token, count, n_tied, removed, live, merged,
+             tokens) in rows:
+            append(MergeStep(index=index, pair=pair, left=left, right=right, new_id=new,
+                             token=token, count=count, rule=rule, n_tied=n_tied,
+                             removed=removed, live_size=live, merged=merged,
+                             corpus_tokens=tokens))
+
+    def _merge_rows(self, lo: int, hi: int) -> list[tuple[bytes, bytes, int]]:
+        """(left, right, new_id) of steps lo+1 .. hi, without making records."""
+        n = len(self._steps)
+        out = [(r.left, r.right, r.new_id) for r in self._steps[lo:min(hi, n)]]
+        out += [(r[2], r[3], r[4]) for r in self._rows[max(lo - n, 0):max(hi - n, 0)]]
+        return out
+
+    def _counts(self, k: int) -> list[int]:
+        """The pair count of each of the first k steps, without making records."""
+        n = len(self._steps)
+        return [r.count for r in self._steps[:k]] + \
+            [r[_ROW_COUNT] for r in self._rows[:max(k - n, 0)]]
 
     def release_core(self) -> None:
         """Free the merge state (most of a run's memory) once training is over: the
@@ -782,15 +831,15 @@ class Trainer:
             tok = self._tok = self._first_tokenizer()
         off = self.n_inherited   # merges the first tokenizer already has
         # Training is deterministic, so merges past an undo come back the same; check anyway.
-        for rec in self.steps[:len(tok.merges) - off][-1:]:
-            if tok.merges[off + rec.index - 1] != (rec.left, rec.right):
+        have = min(len(tok.merges) - off, self.n_steps)
+        for left, right, _ in self._merge_rows(have - 1, have) if have > 0 else []:
+            if tok.merges[off + have - 1] != (left, right):
                 self._tok = None
                 return self.tokenizer(at_step)
-        for rec in self.steps[len(tok.merges) - off:]:
-            tok.add_merge(rec.left, rec.right, rec.new_id)
+        tok.add_merges(self._merge_rows(len(tok.merges) - off, self.n_steps))
         out = tok.at_step(off + k)
-        recs = self.steps[:k]   # a cheap copy: the records as of now, for the lazy metadata
-        out.meta = lambda: self.metadata(k, [st.count for st in recs])  # exports read it
+        counts = self._counts(k)   # the counts as of now, for the lazy metadata
+        out.meta = lambda: self.metadata(k, list(counts))  # exports read it
         return out
 
     def _first_tokenizer(self) -> Tokenizer:
@@ -807,7 +856,7 @@ class Trainer:
                 **{k: getattr(s, k) for k in TRAINING_ONLY},
                 "special_tokens": list(s.special_tokens),
                 "merge_counts": counts if counts is not None
-                else [st.count for st in self.steps[:k]]}
+                else self._counts(k)}
 
 
 def _table_name(counts) -> str:
@@ -857,7 +906,7 @@ def train_bpe(input_path: "str | Path | Sequence[str | Path] | PretokenTable | N
         ptok = (lambda d, t: progress("pretokenize", d, t)) if progress else None
         trainer = Trainer.from_source(paths, settings, ptok, cancel, encoding=encoding)
     pmerge = (lambda d, t: progress("merge", d, t)) if progress else None
-    trainer.run(progress=pmerge, cancel=cancel, detail=False)
+    trainer._run(None, pmerge, cancel, detail=False)
     if not return_trainer:
         trainer.release_core()
     if return_trainer:
