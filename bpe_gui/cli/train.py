@@ -177,8 +177,7 @@ def print_summary(trainer, elapsed: float, pre_time: float, written: list[Path],
                   skipped: dict[str, str], first_phase: str = "pre-tokenizing") -> None:
     s = trainer.settings
     n_merges = trainer.n_steps
-    table = trainer.table
-    n_bytes = table.total_word_bytes
+    n_bytes = trainer.corpus_bytes
     tokens = trainer.corpus_tokens
     base = "256 bytes" if s.mode == "byte" else f"{trainer.n_base} base symbols"
     print(f"merges:      {n_merges:,} in {elapsed:.2f} s ({first_phase} {pre_time:.2f} s, "

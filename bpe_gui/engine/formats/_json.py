@@ -3,6 +3,7 @@ per line, and the checks of a file's keys that name the key and the fix."""
 from __future__ import annotations
 
 import json
+import re
 from functools import lru_cache
 from json.encoder import encode_basestring
 from typing import TYPE_CHECKING, Any, Sequence
@@ -24,7 +25,12 @@ def _invisible() -> "regex.Pattern[str]":
 # Below U+0370 (Latin, IPA, modifiers, combining marks: GPT-2's byte alphabet) every
 # Unicode version since 4.1 gives the same categories, so there str.isprintable() (false
 # exactly for the categories above, space aside) answers as the regex does.
-_STABLE_BELOW = "\u0370"
+_STABLE = re.compile("[\u0000-\u036f]*")
+
+
+def _stable_and_visible(text: str) -> bool:
+    """No character of ``text`` is one escape_invisible escapes, known without `regex`."""
+    return text.isascii() or (text.isprintable() and _STABLE.fullmatch(text) is not None)
 
 
 def _escape(m: "regex.Match[str]") -> str:
@@ -37,7 +43,7 @@ def _escape(m: "regex.Match[str]") -> str:
 
 def escape_invisible(json_text: str) -> str:
     """JSON text with invisible characters (only ever inside strings) as \\uXXXX escapes."""
-    if json_text.isascii() or (json_text.isprintable() and max(json_text) < _STABLE_BELOW):
+    if _stable_and_visible(json_text):
         return json_text
     return _invisible().sub(_escape, json_text)
 
@@ -60,8 +66,7 @@ def json_str(value: Any) -> str:
 def json_strs(values: Sequence[str]) -> list[str]:
     """[json_str(v) for v in values] for strings, in bulk: when no string holds a
     character escape_invisible would escape, each is json.dumps's spelling as it is."""
-    joined = "".join(values)
-    if joined.isascii() or (joined.isprintable() and max(joined) < _STABLE_BELOW):
+    if _stable_and_visible("".join(values)):
         return list(map(encode_basestring, values))
     return [json_str(v) for v in values]
 

@@ -68,11 +68,16 @@ def vocab_keys(snap: Snapshot) -> dict[int, str]:
     """
     by_id = {i: s for s, i in snap.special_ids.items()}
     dup = snap.duplicates()
-    keys: dict[int, str] = {}
-    seen: dict[str, int] = {}
     ids = [i for i in sorted(snap.vocab) if i not in dup]
     plain = [i for i in ids if i not in by_id]
     texts = dict(zip(plain, gpt2_texts([snap.vocab[i] for i in plain])))
+    # the texts of distinct bytes differ, and the special tokens differ from each other:
+    # only a special token that reads as some token's text can collide (said below)
+    spelled = set(texts.values())
+    if not any(s in spelled for s in by_id.values()):
+        return {i: by_id[i] if i in by_id else texts[i] for i in ids}
+    keys: dict[int, str] = {}
+    seen: dict[str, int] = {}
     for i in ids:
         key = by_id[i] if i in by_id else texts[i]
         if key in seen:

@@ -121,13 +121,13 @@ def dump(snap: Snapshot, name: str = "tokenizer") -> dict[str, bytes]:
     aliases: dict[str, int] = {}
     if snap.mode == "byte":
         keys = gpt2_vocab_keys(snap)
-        merges = _byte_merges(snap)
+        halves = gpt2_texts([t for m in snap.merges for t in m])
         normalizer, pre = None, _byte_pre(snap.pattern)
         decoder = {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True,
                    "use_regex": True}
     else:
         keys, aliases = char_keys(snap)
-        merges = _char_merges(snap, keys)
+        halves = [t for m in _char_merges(snap, keys) for t in m]
         normalizer, pre, decoder = _char_pipeline(snap)
         if snap.unk_id in keys:
             model_extra["unk_token"] = keys[snap.unk_id]
@@ -148,23 +148,15 @@ def dump(snap: Snapshot, name: str = "tokenizer") -> dict[str, bytes]:
     spelled = json_strs([k for _, _, k in entries])
     vocab_lines = ",\n".join(f"      {k}: {i}" for (i, _, _), k in zip(entries, spelled))
     # a pair is spelled as json_str spells it: [left, right], each as json_str spells it
-    halves = json_strs([t for m in merges for t in m])
+    halves = json_strs(halves)
     merge_lines = ",\n".join(f"      [{a}, {b}]" for a, b in zip(halves[::2], halves[1::2]))
     text = json.dumps(doc, ensure_ascii=False, indent=2)
     # the model comes last, so its placeholders are the last occurrences
     head, _, tail = text.rpartition('"@MERGES@"')
-    text = head + ("[\n" + merge_lines + "\n    ]" if merges else "[]") + tail
+    text = head + ("[\n" + merge_lines + "\n    ]" if halves else "[]") + tail
     head, _, tail = text.rpartition('"@VOCAB@"')
     text = head + ("{\n" + vocab_lines + "\n    }" if entries else "{}") + tail
     return {file_names(name)[0]: (text + "\n").encode("utf-8")}
-
-
-def _byte_merges(snap: Snapshot) -> list[list[str]]:
-    """The merges as GPT-2 alphabet text pairs: each token's text made once (a merge's
-    halves are tokens of the vocabulary; any other is spelled on its own)."""
-    tokens = list(set(snap.vocab.values()))
-    text = dict(zip(tokens, gpt2_texts(tokens)))
-    return [[text.get(a) or gpt2_text(a), text.get(b) or gpt2_text(b)] for a, b in snap.merges]
 
 
 def onig_pattern(pattern: str) -> str:

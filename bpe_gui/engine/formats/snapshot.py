@@ -96,7 +96,8 @@ def snapshot(tok: Tokenizer) -> Snapshot:
     # at_step() clones already hold only the tokens in use; drop later merges' tokens in
     # case a tokenizer shares its tables with one that has grown since
     later = {tok.token_to_id.get(a + b) for a, b in tok.merges[n:]}
-    later -= {tok.token_to_id[a + b] for a, b in merges}
+    if later:
+        later -= {tok.token_to_id[a + b] for a, b in merges}
     vocab = {i: bytes(t) for i, t in tok.vocab.items() if i not in later}
     specials, special_ids = list(tok.special_tokens), dict(tok.special_ids)
     if tok.meta.get("special_text_is_text"):

@@ -14,6 +14,7 @@ Example (the worked example of SPEC.md, byte-level, GPT-2 pattern)::
 """
 from __future__ import annotations
 
+import threading
 import time
 from array import array
 from dataclasses import dataclass, replace
@@ -24,7 +25,6 @@ try:
     from . import _core
 except ImportError:  # no C compiler at install time: slow but correct stand-in
     from . import _pycore as _core  # type: ignore[no-redef]  # the same API in Python
-from ._pycore import hf_byte_ranks
 from .. import checks
 from ..corpus.counting import table_from_files, table_from_text
 from ..corpus.table_sums import check_settings, read_tables, settings_for_table
@@ -47,6 +47,9 @@ TIE_RULE_LABELS = {
 }
 MODES = ("byte", "char")
 _ROW_COUNT, _ROW_TOKENS = 6, 11   # in Trainer._rows: a record's count and corpus_tokens
+# Trainer._steps and ._rows change together under this lock: a core run adds rows in a
+# job's thread while the window reads the records (made from the rows) in its own
+_ROWS_LOCK = threading.RLock()
 TIE_LIMIT = 50        # tied pairs kept per record (the total is always kept)
 AFFECTED_LIMIT = 50   # affected words kept per record
 
@@ -336,6 +339,7 @@ class Trainer:
             raise SettingsError("SuperBPE trains in two stages with two pre-tokenizers: use "
                                 "bpe_gui.engine.train.superbpe.train_superbpe, not Trainer/train_bpe.")
         self.base = base_symbols(table, s)
+        self._symbols_are_bytes = s.mode == "byte"   # (each symbol of a word is a byte)
         self.n_base = len(self.base)
         token_bytes = self.base + [t.encode("utf-8") for t in s.special_tokens]
         self.special_ids = list(range(self.n_base, len(token_bytes)))
@@ -404,6 +408,7 @@ class Trainer:
     transition: int | None = None
     table2: PretokenTable | None = None
     parity: None = None   # parity-aware training's facts: ParityRun's (parity_run.py)
+    _symbols_are_bytes = False   # words start as their bytes (Trainer's own _initial_state)
 
     def skip_reason(self, a: int, b: int) -> str | None:
         """Why the next steps would never merge the pair (a, b): never, here (SuperBPE's
@@ -420,16 +425,19 @@ class Trainer:
         """The record of every step made, in order (records of steps the core made on its
         own are made here, when first read)."""
         if self._rows:
-            self._make_records()
+            with _ROWS_LOCK:
+                self._make_records()
         return self._steps
 
     @steps.setter
     def steps(self, records: list[MergeStep]) -> None:
-        self._steps, self._rows = records, []
+        with _ROWS_LOCK:
+            self._steps, self._rows = records, []
 
     @property
     def n_steps(self) -> int:
-        return len(self._steps) + len(self._rows)
+        with _ROWS_LOCK:
+            return len(self._steps) + len(self._rows)
 
     @property
     def target_steps(self) -> int | None:
@@ -445,9 +453,18 @@ class Trainer:
     @property
     def corpus_tokens(self) -> int:
         """How many tokens the training corpus (all words, with frequency) is cut into now."""
-        if self._rows:
-            return self._rows[-1][_ROW_TOKENS]
-        return self._steps[-1].corpus_tokens if self._steps else self._tokens0
+        with _ROWS_LOCK:
+            if self._rows:
+                return self._rows[-1][_ROW_TOKENS]
+            return self._steps[-1].corpus_tokens if self._steps else self._tokens0
+
+    @property
+    def corpus_bytes(self) -> int:
+        """UTF-8 bytes of the training words, each as often as it occurs: in byte mode the
+        corpus's tokens before the first merge (one per byte), else the table's sum."""
+        if self._symbols_are_bytes:
+            return self._tokens0
+        return self.table.total_word_bytes
 
     @property
     def live_size(self) -> int:
@@ -608,13 +625,14 @@ class Trainer:
         """
         checks.whole(until, "Trainer.run(until)", -checks.MAX_ID, none_ok=True)
         start = self.n_steps
-        self._run(until, progress, cancel, detail)
+        self.advance(until, progress, cancel, detail)
         return self.steps[start:]
 
-    def _run(self, until: int | None, progress: Callable[[int, int], None] | None,
-             cancel: CancelFn | None, detail: bool) -> None:
-        """:meth:`run`, returning nothing (the records of steps made in the core are
-        made when first read: train_bpe reads only their merges and counts)."""
+    def advance(self, until: int | None = None,
+                progress: Callable[[int, int], None] | None = None,
+                cancel: CancelFn | None = None, detail: bool = True) -> None:
+        """:meth:`run`, returning nothing: the records of steps made in the core are made
+        when first read (train_bpe and the command line read only merges and counts)."""
         goal = until if until is not None else self.target_steps
         total = goal if goal is not None else self.settings.vocab_size
         assert total is not None   # no goal: pruning to a vocabulary size (validated settings)
@@ -662,6 +680,10 @@ class Trainer:
     def _record_core_steps(self) -> None:
         """The rows of MergeStep records for the steps the core made on its own
         (Core.run): the records are made from them when first read (:attr:`steps`)."""
+        with _ROWS_LOCK:
+            self._add_rows()
+
+    def _add_rows(self) -> None:
         specials, vb = set(self.special_ids), self.vocab_bytes
         tokens = self.corpus_tokens
         rows = self._rows
@@ -695,16 +717,18 @@ class Trainer:
 
     def _merge_rows(self, lo: int, hi: int) -> list[tuple[bytes, bytes, int]]:
         """(left, right, new_id) of steps lo+1 .. hi, without making records."""
-        n = len(self._steps)
-        out = [(r.left, r.right, r.new_id) for r in self._steps[lo:min(hi, n)]]
-        out += [(r[2], r[3], r[4]) for r in self._rows[max(lo - n, 0):max(hi - n, 0)]]
+        with _ROWS_LOCK:
+            n = len(self._steps)
+            out = [(r.left, r.right, r.new_id) for r in self._steps[lo:min(hi, n)]]
+            out += [(r[2], r[3], r[4]) for r in self._rows[max(lo - n, 0):max(hi - n, 0)]]
         return out
 
     def _counts(self, k: int) -> list[int]:
         """The pair count of each of the first k steps, without making records."""
-        n = len(self._steps)
-        return [r.count for r in self._steps[:k]] + \
-            [r[_ROW_COUNT] for r in self._rows[:max(k - n, 0)]]
+        with _ROWS_LOCK:
+            n = len(self._steps)
+            return [r.count for r in self._steps[:k]] + \
+                [r[_ROW_COUNT] for r in self._rows[:max(k - n, 0)]]
 
     def release_core(self) -> None:
         """Free the merge state (most of a run's memory) once training is over: the
@@ -804,6 +828,7 @@ class Trainer:
         character for each byte), then the merges in order, as here."""
         n_special = len(self.special_ids)
         if self.settings.mode == "byte" and t < 256:
+            from ._pycore import hf_byte_ranks
             return n_special + hf_byte_ranks()[t]
         if t in self.special_ids:
             return self.special_ids.index(t)
@@ -906,7 +931,7 @@ def train_bpe(input_path: "str | Path | Sequence[str | Path] | PretokenTable | N
         ptok = (lambda d, t: progress("pretokenize", d, t)) if progress else None
         trainer = Trainer.from_source(paths, settings, ptok, cancel, encoding=encoding)
     pmerge = (lambda d, t: progress("merge", d, t)) if progress else None
-    trainer._run(None, pmerge, cancel, detail=False)
+    trainer.advance(progress=pmerge, cancel=cancel, detail=False)
     if not return_trainer:
         trainer.release_core()
     if return_trainer:

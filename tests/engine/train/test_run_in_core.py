@@ -98,3 +98,14 @@ def test_train_bpe_answers_before_its_records_are_made(core, tmp_path):
         assert [_fields(r) for r in fast.steps] == [_fields(r) for r in slow.steps]
         assert not fast._rows
         assert fast.tokenizer().merges == slow.tokenizer().merges
+
+
+@pytest.mark.parametrize("mode", ["byte", "char"])
+def test_corpus_bytes_is_the_tables_sum_of_word_bytes(mode):
+    text = "low lower\n lowest  newer 你好 😀\n\n" * 7 + "<|endoftext|> x"
+    for lines in (False, True):
+        t = Trainer.from_text(text, TrainSettings(num_merges=5, mode=mode, lines=lines,
+                                                  special_tokens=("<|endoftext|>",)))
+        t.run(detail=False)
+        assert t.corpus_bytes == t.table.total_word_bytes == sum(
+            len(w.encode("utf-8")) * f for w, f in zip(t.table.words, t.table.freqs))
