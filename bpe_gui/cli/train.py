@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Iterator, Sequence
 
 from ..engine.errors import ExportError
-from ..engine.formats import FORMATS, output_files, render_files, settings_problem
+from ..engine.formats import FORMATS, output_files, render_files, settings_problem, \
+    trainer_snapshot
 from ..engine.io import check_name, write_files
 from ..engine.train import TIE_RULES, Trainer, TrainSettings, train_bpe
 from .common import PROG, UsageError, add_encoding_option, add_pattern_options, check_encoding, \
@@ -140,10 +141,9 @@ def cmd_train(args: argparse.Namespace) -> int:
             progress.end_line()
         elapsed = time.perf_counter() - t0
         trainer.release_core()   # the export needs only the merges: its memory replaces the core's
-        tok = trainer.tokenizer()
-
-        files, skipped = render_files(tok, wanted or list(FORMATS), args.name,
-                                      skip_unsupported=not wanted)
+        # (its snapshot is its tokenizer's, made from the merges without the tokenizer)
+        files, skipped = render_files(trainer_snapshot(trainer), wanted or list(FORMATS),
+                                      args.name, skip_unsupported=not wanted)
         written = write_files(out, files)
 
     merge_start = phase_times.get("merge", t0 + elapsed)

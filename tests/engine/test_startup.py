@@ -133,7 +133,8 @@ def test_plain_training_loads_no_regex_and_no_readers(tmp_path):
                             "bpe_gui.engine.formats.loading", "bpe_gui.engine.formats.hf_json",
                             "bpe_gui.engine.formats.sniff", "bpe_gui.engine.tokenizers.imported",
                             "bpe_gui.engine.tokenizers.explain", "bpe_gui.engine.train.parity",
-                            "bpe_gui.engine.train.superbpe", "bpe_gui.cli.loading")
+                            "bpe_gui.engine.train.superbpe", "bpe_gui.cli.loading",
+                            "bpe_gui.engine.tokenizers.trained")
                 if m in mods] == []
 
 

@@ -58,6 +58,7 @@ if TYPE_CHECKING:   # the names as mypy sees them; each is imported at first use
     from .local_models import (LocalModel, ModelRoot, ModelScan, filter_models, find_models,
                                model_matches, model_roots, pick_model)
     from .sniff import Sniffed, sniff_file
+    from .snapshot import trainer_snapshot
     from .tiktoken_fmt import meta_beside
 
 __getattr__, __dir__ = lazy_face(__name__, {
@@ -69,6 +70,7 @@ __getattr__, __dir__ = lazy_face(__name__, {
     ".local_models": ("LocalModel ModelRoot ModelScan filter_models find_models model_matches "
                       "model_roots pick_model"),
     ".sniff": "Sniffed sniff_file",
+    ".snapshot": "trainer_snapshot",
     ".tiktoken_fmt": "meta_beside",
 })
 
@@ -78,4 +80,4 @@ __all__ = ["FORMATS", "IMPORTABLE", "IMPORT_LABELS", "LocalModel", "ModelRoot",
            "load_tokenizer", "looks_like_tokenizer", "meta_beside",
            "model_matches", "model_roots", "output_files", "pick_model", "recognise",
            "render_files", "settings_problem", "sniff_file", "supported_formats",
-           "unsupported_reason"]
+           "trainer_snapshot", "unsupported_reason"]

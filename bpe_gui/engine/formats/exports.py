@@ -93,11 +93,13 @@ def export_tokenizer(tok: Tokenizer, folder: str | Path, fmt: str,
     return write_files(folder, files)
 
 
-def render_files(tok: Tokenizer, fmts: Sequence[str], name: str = "tokenizer",
+def render_files(tok: "Tokenizer | Snapshot", fmts: Sequence[str], name: str = "tokenizer",
                  skip_unsupported: bool = False) -> tuple[dict[str, bytes], dict[str, str]]:
     """The files of several formats, in memory: ({file name: content}, {skipped format:
-    reason}). Without ``skip_unsupported`` a format that cannot hold ``tok`` raises."""
-    snap = snapshot(tok)
+    reason}). Without ``skip_unsupported`` a format that cannot hold ``tok`` raises.
+    ``tok`` may be a snapshot already (``trainer_snapshot``: a trainer's at its last
+    step, made without its tokenizer)."""
+    snap = tok if isinstance(tok, Snapshot) else snapshot(tok)
     files: dict[str, bytes] = {}
     skipped: dict[str, str] = {}
     for fmt in fmts:

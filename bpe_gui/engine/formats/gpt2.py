@@ -20,15 +20,16 @@ pattern defaults to GPT-2's since the files do not record one.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from ..display import gpt2_text, gpt2_texts
 from ..errors import ExportError
-from ..tokenizers.trained import Tokenizer
 from .snapshot import Snapshot, build_tokenizer, byte_level_only, prefixed
 from ._json import json_object_lines
-from ..tokenizers.gpt2_files import read_gpt2_files
 from . import spm_json
+
+if TYPE_CHECKING:
+    from ..tokenizers.trained import Tokenizer
 
 HEADER = "#version: 0.2"
 
@@ -96,6 +97,7 @@ def load(vocab_path: str | Path, merges_path: str | Path | None = None,
     :func:`~bpe_gui.engine.tokenizers.gpt2_files.read_gpt2_files` says how they are read).
     ``kwargs`` go to :class:`Tokenizer` (e.g. ``pattern="cl100k"``).
     """
+    from ..tokenizers.gpt2_files import read_gpt2_files
     vocab, merges, specials, vocab_path = read_gpt2_files(vocab_path, merges_path,
                                                           special_tokens)
     kwargs.setdefault("mode", "byte")

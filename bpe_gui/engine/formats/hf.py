@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 from ..display import gpt2_bytes, gpt2_text, gpt2_texts, pair_text, readable
 from ..errors import ExportError, FormatError
 from ..text.presets import CJK_PATTERN, CL100K_PATTERN, GPT2_PATTERN, WHITESPACE_PATTERN
-from ..tokenizers.trained import EOW, Tokenizer
+from ..tokenizers.symbols import EOW
 from ..io.reading import as_id
 from .snapshot import PROBE_TEXT, Snapshot, build_tokenizer, prefixed, preset_name, words_differ
 from ._json import json_strs, model_kind, need, not_bpe
@@ -47,6 +47,7 @@ from .onig_presets import preset_onig, translated_onig
 
 if TYPE_CHECKING:
     from ..tokenizers.base import BaseTokenizer
+    from ..tokenizers.trained import Tokenizer
 
 EOW_KEY = " "
 

@@ -19,6 +19,7 @@ from itertools import repeat
 
 from ..errors import BPEError, EncodeError
 from .model import Word, WordModel, word_text
+from .symbols import EOW as _EOW, UNK as _UNK
 
 try:  # the hot loop of byte-level encoding, in C; the Python loop below is the fallback
     from . import _encode
@@ -28,8 +29,7 @@ try:  # the hot loop of byte-level encoding, in C; the Python loop below is the 
 except ImportError:  # pragma: no cover - only without a C compiler at install time
     _Encoder = _Merger = WordCache = None  # type: ignore[misc, assignment]  # optional C extension: None where it was not built
 
-EOW = b"</w>"
-UNK = b"<unk>"
+EOW, UNK = _EOW, _UNK   # (named here too: the trained tokenizer's symbols)
 _NO_MERGE = (sys.maxsize, -1)  # (rank, new id) of a pair that has no merge
 _IDENTITY = list(range(256))
 

@@ -19,7 +19,7 @@ import time
 from array import array
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable, Iterable, NamedTuple, Sequence, cast
+from typing import TYPE_CHECKING, Callable, Iterable, NamedTuple, Sequence, cast
 
 try:
     from . import _core
@@ -32,7 +32,10 @@ from ..display import readable
 from ..errors import CancelFn, CorpusError, ProgressFn, SettingsError, VocabSizeError
 from ..text.pretokenize import Pretokenizer, refuse_bare_name, resolve_pattern, validate_special_tokens
 from ..corpus.table import PretokenTable
-from ..tokenizers.trained import EOW, UNK, Tokenizer
+from ..tokenizers.symbols import EOW, UNK
+
+if TYPE_CHECKING:   # (the tokenizer is built when first asked for: exports need not)
+    from ..tokenizers.trained import Tokenizer
 
 # settings that shape training but not the tokenizer it makes: a tokenizer's metadata
 # keeps them, and only the native format writes them (formats/native.py)
@@ -723,6 +726,11 @@ class Trainer:
             out += [(r[2], r[3], r[4]) for r in self._rows[max(lo - n, 0):max(hi - n, 0)]]
         return out
 
+    def merge_triples(self, lo: int = 0, hi: int | None = None) -> list[tuple[bytes, bytes, int]]:
+        """(left, right, new id) of steps lo+1 .. hi (default: the last), in order, read
+        without making records (exports of a long run: formats.trainer_snapshot)."""
+        return self._merge_rows(lo, self.n_steps if hi is None else hi)
+
     def _counts(self, k: int) -> list[int]:
         """The pair count of each of the first k steps, without making records."""
         with _ROWS_LOCK:
@@ -869,6 +877,7 @@ class Trainer:
 
     def _first_tokenizer(self) -> Tokenizer:
         """The tokenizer before the first step, which tokenizer() grows step by step."""
+        from ..tokenizers.trained import Tokenizer
         s = self.settings
         return Tokenizer(dict(enumerate(self.vocab_bytes[:self.n_initial])), [],
                          list(s.special_tokens), pattern=s.pattern, mode=s.mode,
