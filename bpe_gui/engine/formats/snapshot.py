@@ -148,12 +148,12 @@ def trainer_snapshot(trainer) -> Snapshot:
     add, add_id = merges.append, merge_ids.append
     for a, b, new in trainer.merge_triples():
         ab = a + b
-        i = t2i.get(ab)
-        if i is None:
-            i = t2i[ab] = new
+        first = t2i.get(ab)
+        if first is None:
+            first = t2i[ab] = new
             vocab[new] = ab
         add((a, b))
-        add_id(i)
+        add_id(first)
     meta = trainer.metadata()
     pattern, preset = resolve_pattern(s.pattern)
     return Snapshot(vocab=vocab, merges=merges, merge_ids=merge_ids,
