@@ -17,6 +17,7 @@ from __future__ import annotations
 import threading
 import time
 from array import array
+from itertools import accumulate
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, NamedTuple, Sequence, cast
@@ -49,7 +50,6 @@ TIE_RULE_LABELS = {
     "lowest-ids-hf": "Lowest ids, numbered as Hugging Face does",
 }
 MODES = ("byte", "char")
-_ROW_COUNT, _ROW_TOKENS = 6, 11   # in Trainer._rows: a record's count and corpus_tokens
 # Trainer._steps and ._rows change together under this lock: a core run adds rows in a
 # job's thread while the window reads the records (made from the rows) in its own
 _ROWS_LOCK = threading.RLock()
@@ -292,6 +292,36 @@ def new_core(symbols, starts, freqs, token_bytes, tie_rule: str):
                           "divide them all by 1000).") from None
 
 
+class _Rows:
+    """The steps a core run made whose MergeStep records are not made yet, as columns
+    (8 bytes a step, no object per step): the pair, new id, count, tied pairs, occurrences
+    merged, which of the pair it used up (bit 1: a, bit 2: b), then the live size and
+    the corpus's tokens after the step. The bytes are the trainer's vocab_bytes."""
+
+    __slots__ = ("a", "b", "new", "count", "n_tied", "merged", "gone", "live", "tokens")
+
+    def __init__(self) -> None:
+        for name in self.__slots__:
+            setattr(self, name, array("q"))
+
+    def columns(self) -> tuple[array, ...]:
+        """Every column but tokens, in the order of __slots__."""
+        return (self.a, self.b, self.new, self.count, self.n_tied, self.merged, self.gone,
+                self.live)
+
+    def __len__(self) -> int:
+        return len(self.a)
+
+
+def _n_removed(a: int, b: int, gone: int, specials: set[int]) -> int:
+    """How many tokens a merge of (a, b) used up (``gone``: bit 1 a, bit 2 b; specials
+    never)."""
+    if a != b:
+        return (1 if gone & 1 and a not in specials else 0) + \
+            (1 if gone & 2 and b not in specials else 0)
+    return 1 if gone & 3 and a not in specials else 0
+
+
 class _ReleasedCore:
     """Stands for the core after Trainer.release_core(): every use says why it fails."""
 
@@ -327,7 +357,7 @@ class Trainer:
         self._steps: list[MergeStep] = []
         # steps the core made on its own whose records are not made yet: a row of a
         # record's fields each (_ROW), turned into records when the steps are first read
-        self._rows: list[tuple] = []
+        self._rows = _Rows()
         self._live = sum(1 for i in range(self.n_initial) if self.core.symbol_count(i) > 0) \
             + len(self.special_ids)
         self._live0 = self._live
@@ -435,7 +465,7 @@ class Trainer:
     @steps.setter
     def steps(self, records: list[MergeStep]) -> None:
         with _ROWS_LOCK:
-            self._steps, self._rows = records, []
+            self._steps, self._rows = records, _Rows()
 
     @property
     def n_steps(self) -> int:
@@ -458,7 +488,7 @@ class Trainer:
         """How many tokens the training corpus (all words, with frequency) is cut into now."""
         with _ROWS_LOCK:
             if self._rows:
-                return self._rows[-1][_ROW_TOKENS]
+                return self._rows.tokens[-1]
             return self._steps[-1].corpus_tokens if self._steps else self._tokens0
 
     @property
@@ -687,43 +717,52 @@ class Trainer:
             self._add_rows()
 
     def _add_rows(self) -> None:
-        specials, vb = set(self.special_ids), self.vocab_bytes
-        tokens = self.corpus_tokens
+        made = self.core.history(self.n_steps)
+        if not made:
+            return
+        a_ids, b_ids, new_ids, counts, n_tied, merged, gone = zip(*made)
+        tokens = list(accumulate((-m for m in merged), initial=self.corpus_tokens))
+        vb, specials = self.vocab_bytes, set(self.special_ids)
+        for a, b in zip(a_ids, b_ids):
+            vb.append(vb[a] + vb[b])
+        lives = list(accumulate(
+            (1 - _n_removed(a, b, g, specials) for a, b, g in zip(a_ids, b_ids, gone)),
+            initial=self._live))
+        self._live = lives[-1]
         rows = self._rows
-        index = self.n_steps
-        for a, b, new, count, n_tied, merged, gone in self.core.history(index):
-            left, right = vb[a], vb[b]
-            token = left + right
-            vb.append(token)
+        for column, values in zip(rows.columns(), (a_ids, b_ids, new_ids, counts, n_tied,
+                                                   merged, gone, lives[1:])):
+            column.extend(values)
+        rows.tokens.extend(tokens[1:])
+
+    def _make_records(self) -> None:
+        """The MergeStep records of the rows _record_core_steps left."""
+        rule, rows, vb = self.settings.tie_rule, self._rows, self.vocab_bytes
+        specials, steps = set(self.special_ids), self._steps
+        self._rows = _Rows()
+        index = len(steps)
+        for a, b, new, count, n_tied, merged, gone, live, tokens in zip(
+                *rows.columns(), rows.tokens):
             # the tokens this merge used up (bit 1: a, bit 2: b), specials never
             if a != b:
                 removed = ((a,) if gone & 1 and a not in specials else ()) + \
                     ((b,) if gone & 2 and b not in specials else ())
             else:
                 removed = (a,) if gone & 3 and a not in specials else ()
-            self._live += 1 - len(removed)
-            tokens -= merged
+            steps.append(MergeStep(index=index + 1, pair=(a, b), left=vb[a], right=vb[b],
+                                   new_id=new, token=vb[self.n_initial + index],
+                                   count=count, rule=rule, n_tied=n_tied, removed=removed,
+                                   live_size=live, merged=merged, corpus_tokens=tokens))
             index += 1
-            rows.append((index, (a, b), left, right, new, token, count, n_tied, removed,
-                         self._live, merged, tokens))
-
-    def _make_records(self) -> None:
-        """The MergeStep records of the rows _record_core_steps left."""
-        rule, rows, append = self.settings.tie_rule, self._rows, self._steps.append
-        self._rows = []
-        for (index, pair, left, right, new, token, count, n_tied, removed, live, merged,
-             tokens) in rows:
-            append(MergeStep(index=index, pair=pair, left=left, right=right, new_id=new,
-                             token=token, count=count, rule=rule, n_tied=n_tied,
-                             removed=removed, live_size=live, merged=merged,
-                             corpus_tokens=tokens))
 
     def _merge_rows(self, lo: int, hi: int) -> list[tuple[bytes, bytes, int]]:
         """(left, right, new_id) of steps lo+1 .. hi, without making records."""
         with _ROWS_LOCK:
-            n = len(self._steps)
+            n, rows, vb = len(self._steps), self._rows, self.vocab_bytes
             out = [(r.left, r.right, r.new_id) for r in self._steps[lo:min(hi, n)]]
-            out += [(r[2], r[3], r[4]) for r in self._rows[max(lo - n, 0):max(hi - n, 0)]]
+            at = slice(max(lo - n, 0), max(hi - n, 0))
+            out += [(vb[a], vb[b], new) for a, b, new in zip(rows.a[at], rows.b[at],
+                                                             rows.new[at])]
         return out
 
     def merge_triples(self, lo: int = 0, hi: int | None = None) -> list[tuple[bytes, bytes, int]]:
@@ -736,7 +775,7 @@ class Trainer:
         with _ROWS_LOCK:
             n = len(self._steps)
             return [r.count for r in self._steps[:k]] + \
-                [r[_ROW_COUNT] for r in self._rows[:max(k - n, 0)]]
+                self._rows.count[:max(k - n, 0)].tolist()
 
     def release_core(self) -> None:
         """Free the merge state (most of a run's memory) once training is over: the
