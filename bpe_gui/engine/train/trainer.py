@@ -301,8 +301,8 @@ class _Rows:
     __slots__ = ("a", "b", "new", "count", "n_tied", "merged", "gone", "live", "tokens")
 
     def __init__(self) -> None:
-        for name in self.__slots__:
-            setattr(self, name, array("q"))
+        self.a, self.b, self.new, self.count, self.n_tied, self.merged, self.gone, \
+            self.live, self.tokens = (array("q") for _ in range(9))
 
     def columns(self) -> tuple[array, ...]:
         """Every column but tokens, in the order of __slots__."""
