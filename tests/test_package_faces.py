@@ -166,9 +166,9 @@ def test_the_privacy_check_sees_a_private_import(tmp_path):
     assert owners["bpe_gui.engine.text.scanner"] is None
 
 
-# faces that import their modules at once: the format registry (its tables of loaders
-# and writers are code, not re-exports)
-NOT_LAZY = {f"{ENGINE}.formats"}
+# faces that import their modules at once (none: the formats' registry is its exports
+# and loading modules, behind a lazy face like every other)
+NOT_LAZY: set[str] = set()
 
 
 def lazy_face_tables(path: Path) -> tuple[set[tuple[str, str]], set[tuple[str, str]]] | None:

@@ -3,14 +3,16 @@ formats."""
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Sequence
+from typing import Iterator, Sequence
 
-from ..engine.corpus import read_tables, settings_for_table
 from ..engine.errors import ExportError
-from ..engine.formats import FORMATS, output_files, render_files, settings_problem
+from ..engine.formats import FORMATS, output_files, render_files, settings_problem, \
+    trainer_snapshot
 from ..engine.io import check_name, write_files
 from ..engine.train import TIE_RULES, Trainer, TrainSettings, train_bpe
 from .common import PROG, UsageError, add_encoding_option, add_pattern_options, check_encoding, \
@@ -101,6 +103,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     settings = TrainSettings(vocab_size=args.vocab_size, special_tokens=tuple(args.special_token),
                              **options).validated()
     if args.counts:   # the tables' pattern and special tokens, unless given
+        from ..engine.corpus import read_tables, settings_for_table
         t_read = time.perf_counter()
         table = read_tables(args.counts)
         t_read = time.perf_counter() - t_read
@@ -128,20 +131,20 @@ def cmd_train(args: argparse.Namespace) -> int:
         phase_times.setdefault(phase, time.perf_counter())
         progress(phase, done, total)
 
-    try:
-        source = table if args.counts else args.corpus
-        trainer: Trainer = train_bpe(source, args.vocab_size, list(settings.special_tokens),
-                                     progress=report, return_trainer=True,
-                                     encoding=encoding, **options)
-    finally:
-        progress.end_line()
-    elapsed = time.perf_counter() - t0
-    trainer.release_core()   # the export needs only the merges: its memory replaces the core's
-    tok = trainer.tokenizer()
-
-    files, skipped = render_files(tok, wanted or list(FORMATS), args.name,
-                                  skip_unsupported=not wanted)
-    written = write_files(out, files)
+    with no_collections():
+        try:
+            source = table if args.counts else args.corpus
+            trainer: Trainer = train_bpe(source, args.vocab_size, list(settings.special_tokens),
+                                         progress=report, return_trainer=True,
+                                         encoding=encoding, **options)
+        finally:
+            progress.end_line()
+        elapsed = time.perf_counter() - t0
+        trainer.release_core()   # the export needs only the merges: its memory replaces the core's
+        # (its snapshot is its tokenizer's, made from the merges without the tokenizer)
+        files, skipped = render_files(trainer_snapshot(trainer), wanted or list(FORMATS),
+                                      args.name, skip_unsupported=not wanted)
+        written = write_files(out, files)
 
     merge_start = phase_times.get("merge", t0 + elapsed)
     if args.counts:   # the words were counted before: the first phase read the tables
@@ -153,12 +156,28 @@ def cmd_train(args: argparse.Namespace) -> int:
     return 0
 
 
+@contextmanager
+def no_collections() -> Iterator[None]:
+    """The cyclic garbage collector off for the block: training and exporting make tens
+    of thousands of lasting objects (records, tokens) and no cycles to speak of, and each
+    collection would walk them all again. Afterwards they join the oldest generation
+    (freeze, then unfreeze), so the next young collection does not walk them either."""
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        gc.unfreeze()
+        if was_on:
+            gc.enable()
+
+
 def print_summary(trainer, elapsed: float, pre_time: float, written: list[Path],
                   skipped: dict[str, str], first_phase: str = "pre-tokenizing") -> None:
     s = trainer.settings
     n_merges = trainer.n_steps
-    table = trainer.table
-    n_bytes = table.total_word_bytes
+    n_bytes = trainer.corpus_bytes
     tokens = trainer.corpus_tokens
     base = "256 bytes" if s.mode == "byte" else f"{trainer.n_base} base symbols"
     print(f"merges:      {n_merges:,} in {elapsed:.2f} s ({first_phase} {pre_time:.2f} s, "

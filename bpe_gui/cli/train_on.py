@@ -11,25 +11,20 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..engine.corpus import count_corpus
-from ..engine.corpus import read_tables
 from ..engine.errors import ExportError
-from ..engine.formats import (FORMATS, load_tokenizer, output_files, render_files,
-                              settings_problem)
-from ..engine.io import check_name, write_files
-from ..engine.text import Pretokenizer, resolve_pattern
-from ..engine.train import stage2, stage2_pretokenizer, train_superbpe
-from ..engine.train import merge_list_tokenizer, train_on
-from ..engine.train import TrainSettings
 from . import train
 from .common import UsageError, check_encoding, non_negative, resolve_preset_arg
-from .loading import tokenizer_path
 from .paths import check_out_folder, refuse_overwriting_inputs, refuse_special_files, \
     refuse_tables_as_corpus
 from .progress import Progress
+
+if TYPE_CHECKING:   # (the engine's modules are imported by the commands that use them:
+    # plain training is train.cmd_train's, which imports only what it needs)
+    from ..engine.text import Pretokenizer
+    from ..engine.train import TrainSettings
 
 
 def add_parser(sub) -> None:
@@ -58,11 +53,17 @@ def add_parser(sub) -> None:
 
 def cmd(args: argparse.Namespace) -> int:
     if args.source_model is not None:
+        from .loading import tokenizer_path
         args.source = tokenizer_path(argparse.Namespace(model=args.source_model))
     if args.source is None and args.superbpe_from is None and not args.superbpe:
         args.mode = args.mode or "byte"
         args.end_of_word = args.end_of_word or "suffix"
         return train.cmd_train(args)
+    from dataclasses import replace
+
+    from ..engine.formats import FORMATS, output_files, render_files, settings_problem
+    from ..engine.io import check_name, write_files
+    from ..engine.train import TrainSettings
     superbpe = args.superbpe or args.superbpe_from is not None
     if args.superbpe and args.source is None:
         raise UsageError("--superbpe trains stage 2 on top of --from TOKENIZER; to train "
@@ -142,6 +143,8 @@ def cmd(args: argparse.Namespace) -> int:
 def load_source(args: argparse.Namespace):
     """The --from tokenizer, with the command line's mode/pattern/specials checked
     against its own (they decide how the corpus is cut, so they are the source's)."""
+    from ..engine.formats import load_tokenizer
+    from ..engine.text import resolve_pattern
     refuse_special_files([args.source], "tokenizer file or folder", folders=True)
     tok = load_tokenizer(args.source)
     why = f"the tokenizer {args.source} decides it; leave the option out"
@@ -175,6 +178,7 @@ def load_source(args: argparse.Namespace):
 def start_of_stage2(tok, T: int | None):
     """The tokenizer with its first T merges (any format: as its merge list, since a
     tokenizer.json or .tiktoken runs whole); all of it without T."""
+    from ..engine.train import merge_list_tokenizer
     return tok if T is None else merge_list_tokenizer(tok).at_step(T)
 
 
@@ -200,6 +204,9 @@ def source_files(path: str | None) -> list[Path]:
 
 def run(args, source, s: TrainSettings, encoding: str, report):
     """Train (on, or SuperBPE); the corpus converted as it is read when not UTF-8."""
+    from ..engine.corpus import count_corpus, read_tables
+    from ..engine.text import Pretokenizer
+    from ..engine.train import stage2, stage2_pretokenizer, train_on, train_superbpe
     utf8 = encoding in ("utf-8", "utf-8-sig")
 
     def counted(pre: Pretokenizer):

@@ -10,24 +10,42 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..engine.errors import ExportError
-from ..engine.formats import FORMATS, output_files, render_files
-from ..engine.io import check_name, write_files
-from ..engine.train import PARITY_VARIANTS, ParityData, ParitySettings, ParityTrainer, ratios_for
 from .common import UsageError, non_negative, parse_formats
 from .paths import check_out_folder, refuse_overwriting_inputs, refuse_special_files
 from .progress import Progress
 
+if TYPE_CHECKING:
+    from ..engine.train import ParityTrainer
+
 WINDOW_ONLY = ("window_size", "alpha")
+
+
+class _Variants(Sequence):
+    """engine.train.PARITY_VARIANTS as ``--parity``'s choices, read when a value is
+    checked: plain training does not import parity training to build its parser."""
+
+    @staticmethod
+    def _all() -> tuple[str, ...]:
+        from ..engine.train import PARITY_VARIANTS
+        return PARITY_VARIANTS
+
+    def __getitem__(self, i):
+        return self._all()[i]
+
+    def __len__(self) -> int:
+        return len(self._all())
 
 
 def add_parity_options(t: argparse.ArgumentParser) -> None:
     """The parity options of ``bpe-gui train`` (``--lines`` too, unless it has it)."""
     g = t.add_argument_group("parity-aware training (Foroutan et al. 2025; HF's "
                              "ParityBpeTrainer)")
-    g.add_argument("--parity", choices=PARITY_VARIANTS, metavar="{base,window}",
+    g.add_argument("--parity", choices=_Variants(), metavar="{base,window}",
                    help="train one vocabulary for several languages, each merge chosen for "
                    "the language compressed worst (base), or so that none takes more than "
                    "its share of recent turns (window)")
@@ -101,6 +119,9 @@ def _named(values: list[str], option: str, what: str) -> list[tuple[str, str]]:
 
 
 def cmd_train_parity(args: argparse.Namespace) -> int:
+    from ..engine.formats import FORMATS, output_files, render_files
+    from ..engine.io import check_name, write_files
+    from ..engine.train import ParityData, ParitySettings, ParityTrainer, ratios_for
     if args.corpus or args.counts:
         raise UsageError("parity training takes its texts from --language NAME=FILE, not "
                          "corpus files or --counts")

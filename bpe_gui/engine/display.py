@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import unicodedata
 from functools import lru_cache
+from itertools import accumulate
+from typing import Sequence
 
 # Visible stand-ins for whitespace in the encode view and vocabulary browser.
 VISIBLE_WS = {" ": "·", "\n": "↵", "\t": "→", "\r": "\\r", "\u3000": "□"}
@@ -55,6 +57,14 @@ def gpt2_text(token: bytes) -> str:
     vocabulary is shown in this alphabet in tens of milliseconds.)
     """
     return token.decode("latin-1").translate(_gpt2_table())
+
+
+def gpt2_texts(tokens: Sequence[bytes]) -> list[str]:
+    """[gpt2_text(t) for t in tokens], in one translate of all of them (a vocabulary at
+    once). Example: [b"a", b" b"] -> ['a', 'Ġb']."""
+    text = b"".join(tokens).decode("latin-1").translate(_gpt2_table())
+    ends = list(accumulate(map(len, tokens)))
+    return [text[a:b] for a, b in zip([0, *ends], ends)]
 
 
 def gpt2_bytes(text: str) -> bytes:
@@ -184,8 +194,41 @@ def counted(n: int, noun: str) -> str:
 def bpe_gui_version() -> str | None:
     """The installed bpe-gui's release, or None when running from a source tree that was
     never installed (callers say so in their own words)."""
+    found = _dist_info_version("bpe_gui")
+    if found is None or isinstance(found, str):
+        return found
     from importlib.metadata import PackageNotFoundError, version   # (14 ms to import)
     try:
         return version("bpe-gui")
     except PackageNotFoundError:
         return None
+
+
+def _dist_info_version(name: str) -> str | None | bool:
+    """The ``Version:`` of the first ``NAME-*.dist-info`` on ``sys.path`` (the one
+    ``importlib.metadata`` finds), read without importing ``importlib.metadata`` and
+    ``email``; None when no entry has one, False when one is there but unreadable (then
+    ``importlib.metadata`` decides). ``name`` is normalised (lower case, ``_`` for ``-``)."""
+    import os
+    import sys
+    for entry in sys.path:
+        try:
+            names = os.listdir(entry or ".")
+        except (OSError, TypeError, ValueError):
+            continue
+        for n in names:
+            # NAME-VERSION.dist-info, NAME with "_" for "-" and "." (so no "-" in it)
+            dist = n.partition("-")[0].lower().replace(".", "_")
+            if dist != name or not n.endswith(".dist-info"):
+                continue
+            try:
+                with open(os.path.join(entry or ".", n, "METADATA"), encoding="utf-8") as f:
+                    for line in f:
+                        if line.startswith("Version:"):
+                            return line[len("Version:"):].strip() or False
+                        if not line.strip():   # the headers end at the first empty line
+                            break
+            except OSError:
+                pass
+            return False
+    return None

@@ -114,6 +114,30 @@ def test_one_command_does_not_import_the_others(tmp_path):
     assert "bpe_gui.engine.corpus.counting" not in mods
 
 
+def test_plain_training_loads_no_regex_and_no_readers(tmp_path):
+    """`bpe-gui train` with a preset runs on the native scanner and writes tokenizer.json
+    with the presets' Oniguruma patterns kept as data: it imports neither `regex` nor
+    tokenizers (the library), importlib.metadata, the pattern dialects, the tokenizer
+    file readers, parity training or SuperBPE, and no other command's module."""
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("low lower lowest newer wider\n" * 50, encoding="utf-8")
+    for extra in ([], ["--lines", "--tie-break", "lowest-ids-hf"]):
+        out = tmp_path / f"tok{len(extra)}"
+        mods = loaded_after("from bpe_gui.cli import main\n"
+                            f"assert main(['train', {str(corpus)!r}, '--vocab-size', '270', "
+                            "'--special-token', '<|endoftext|>', '--format', 'hf', '--out', "
+                            f"{str(out)!r}, '-q', *{extra!r}]) == 0")
+        assert (out / "tokenizer.json").is_file()
+        assert [m for m in ("regex", "tokenizers", "importlib.metadata", "email",
+                            "bpe_gui.engine.text.dialects", "bpe_gui.engine.text.unicode_versions",
+                            "bpe_gui.engine.formats.loading", "bpe_gui.engine.formats.hf_json",
+                            "bpe_gui.engine.formats.sniff", "bpe_gui.engine.tokenizers.imported",
+                            "bpe_gui.engine.tokenizers.explain", "bpe_gui.engine.train.parity",
+                            "bpe_gui.engine.train.superbpe", "bpe_gui.cli.loading",
+                            "bpe_gui.engine.tokenizers.trained")
+                if m in mods] == []
+
+
 # ----- the cache folder -----------------------------------------------------------------
 def test_a_cached_file_reads_back_and_a_damaged_one_is_refused(tmp_path, monkeypatch):
     monkeypatch.setenv(cache.ENV, str(tmp_path / "c"))
@@ -167,7 +191,7 @@ def test_the_installed_regex_tables_are_made_once_then_read(fresh_tables, monkey
 
     def no_computing(*a):
         raise AssertionError("tables computed again although they are in the cache")
-    monkeypatch.setattr(scanner, "table_blob", no_computing)
+    monkeypatch.setattr(unicode_classes, "table_blob", no_computing)   # (scanner's source)
     assert scanner.runtime_table_blob() == made    # read back, not computed
 
 

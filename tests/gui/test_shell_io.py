@@ -420,11 +420,11 @@ def test_the_export_dialog_opens_without_writing_any_format(trained, monkeypatch
     """Export (Ctrl+E) rendered every format in full to learn which could hold the
     tokenizer: over 1.5 s with 50,757 tokens before it appeared, and the next click was
     lost (issue 30 item 8)."""
-    from bpe_gui.engine import formats
+    from bpe_gui.engine.formats import exports
     from bpe_gui.gui.dialogs.export_dialog import ExportDialog
     rendered = []
-    real = formats._dump
-    monkeypatch.setattr(formats, "_dump", lambda *a, **k: rendered.append(a[1]) or real(*a, **k))
+    real = exports._dump
+    monkeypatch.setattr(exports, "_dump", lambda *a, **k: rendered.append(a[1]) or real(*a, **k))
 
     def shown():
         return [w for w in trained.findChildren(ExportDialog) if w.isVisible()]

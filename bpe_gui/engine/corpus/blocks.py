@@ -30,10 +30,9 @@ from __future__ import annotations
 
 import codecs
 from dataclasses import dataclass
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Callable, Iterator, Sequence
-
-import regex
 
 from ..errors import CorpusError, NotUTF8Error
 from .files import BOM, binary_error, inner_suffix, jsonl_text, looks_binary, open_binary
@@ -57,11 +56,18 @@ BLOCK_BYTES = 1 << 18
 LARGE_INPUT = 64 << 20
 REGEX_BLOCK_BYTES = 1 << 20  # regex patterns are 10x slower: keep a block near 100 ms
 
-_WS_CUT = regex.compile(rb"(?r)[\x21-\x7e](?=[\t\n\x0b\x0c\r ])")
+_WS_CUT = rb"(?r)[\x21-\x7e](?=[\t\n\x0b\x0c\r ])"
 # U+4E00-U+9FFF (CJK Unified Ideographs: every one is \p{Han}); ASCII letter + whitespace
-_CJK_CUT = regex.compile(rb"(?r)(?:\xe4[\xb8-\xbf]|[\xe5-\xe9][\x80-\xbf])[\x80-\xbf]"
-                         rb"|[A-Za-z](?=[\t\n\x0b\x0c\r ])")
-_LINE_CUT = regex.compile(rb"(?r)(?<=[\x21-\x7e]\n)(?=[A-Za-z])")
+_CJK_CUT = (rb"(?r)(?:\xe4[\xb8-\xbf]|[\xe5-\xe9][\x80-\xbf])[\x80-\xbf]"
+            rb"|[A-Za-z](?=[\t\n\x0b\x0c\r ])")
+_LINE_CUT = rb"(?r)(?<=[\x21-\x7e]\n)(?=[A-Za-z])"
+
+
+@lru_cache(maxsize=None)
+def _cut_regex(pattern: bytes):
+    """A cut pattern above, compiled at its first use (the native presets need none)."""
+    import regex
+    return regex.compile(pattern)
 
 
 @dataclass
@@ -93,11 +99,16 @@ class Boundaries:
         # the native presets, unless the scanner is switched off (BPE_GUI_NATIVE_SCAN=0)
         self.native = PRESET_IDS.get(pre.kind) \
             if _count is not None and pre.native is not None and pre.kind is not None else None
-        self.rx = {"whitespace": _WS_CUT, "cjk": _CJK_CUT}.get(pre.preset or "", _LINE_CUT)
+        self._cut = {"whitespace": _WS_CUT, "cjk": _CJK_CUT}.get(pre.preset or "", _LINE_CUT)
         self.specials = [s.encode("utf-8") for s in pre.special_tokens]
         self.block_bytes = BLOCK_BYTES if self.native is not None else REGEX_BLOCK_BYTES
         # a cut must see the whole character after it and any special token around it
         self.margin = max([4] + [len(s) for s in self.specials])
+
+    @cached_property
+    def rx(self):
+        """The cut pattern of a pattern without a native scanner (compiled when needed)."""
+        return _cut_regex(self._cut)
 
     def last(self, buf: bytes | bytearray, lo: int, hi: int) -> int:
         """The last safe boundary p with lo < p <= hi (hi <= len(buf) - margin), or -1.

@@ -13,13 +13,12 @@ from itertools import islice
 from operator import mul, sub
 from typing import Sequence
 
-import regex
-
 from ..display import bpe_gui_version
 from ..errors import FormatError, PatternError, SettingsError
 from ..io import json_problem
 from ..text.presets import PRESET_LABELS, PRESETS
 from ..text.pretokenize import compile_pattern, validate_special_tokens
+from ..text.regex_release import regex_version
 
 MAGIC = b"#bpe-gui-counts"
 FORMAT_VERSION = 1
@@ -138,7 +137,7 @@ class CountMeta:
         return cls(pattern=pre.pattern, preset=pre.preset,
                    special_tokens=tuple(pre.special_tokens), lines=lines,
                    bpe_gui=bpe_gui_version() or "unknown",
-                   regex=regex.__version__, sources=tuple(sources))
+                   regex=regex_version(), sources=tuple(sources))
 
     def with_totals(self, table: PretokenTable) -> "CountMeta":
         return replace(self, words=len(table), total=table.total, chars=table.n_chars,

@@ -25,7 +25,6 @@ from __future__ import annotations
 import gzip
 import lzma
 import os
-import secrets
 from array import array
 from pathlib import Path
 from typing import Protocol
@@ -63,7 +62,7 @@ def write_table(table: PretokenTable, path: str | Path, meta: CountMeta | None =
     except OSError as e:
         raise ExportError(f"Cannot create the folder {path.parent} ({e.strerror or e}). Pick "
                           "a folder you can write to.") from e
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    tmp = path.with_name(f".{path.name}.{os.urandom(4).hex()}.tmp")
     try:
         with open(tmp, "wb") as raw:
             out = _compressor(path, raw)

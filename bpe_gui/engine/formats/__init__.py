@@ -29,6 +29,12 @@ SimpleTokenizer); ``sentencepiece_fmt`` reads .model files (BPE ones refused unt
 tokenizer lands, Unigram ones named). ``describe_file`` says what a file is before
 loading it; ``describe_source`` what a loaded tokenizer was read from.
 
+The registry is two modules behind this lazy face (``engine/_lazy.py``): ``exports``
+(the formats' names and files, rendering and writing; a format's module is imported
+when that format is first written, so ``bpe-gui train --format hf`` imports the
+tokenizer.json writer alone) and ``loading`` (recognising and reading files, which
+imports every reader).
+
 Exports write every file to a temporary file in the folder and rename it into place,
 so a failure leaves the folder as it was. A tokenizer shown at an earlier training
 step (``Tokenizer.at_step``) exports as of that step.
@@ -39,55 +45,34 @@ Ollama, LM Studio, llama.cpp) and the tokenizer file of each, by name:
 """
 from __future__ import annotations
 
-import re
-from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING
 
-from .. import checks
-from ..errors import ExportError, FormatError
-from ..tokenizers.base import BaseTokenizer
-from ..text.pretokenize import resolve_pattern
-from ..tokenizers.trained import Tokenizer
-from . import (clip_fmt, csv_merges, gguf_fmt, gpt2, hf, native, sentencepiece_fmt, sniff,
-               tekken_fmt, tiktoken_fmt)
-from ..io.atomic import check_name, write_files
-from .snapshot import Snapshot, snapshot
-from ..tokenizers import gpt2_files
-from ..io.reading import read_json
-from .known_encodings import recognise
-from .tiktoken_fmt import meta_beside
-from .local_models import (LocalModel, ModelRoot, ModelScan, filter_models, find_models,
-                           model_matches, model_roots, pick_model)
-from .sniff import Sniffed, sniff_file
+from .._lazy import lazy_face
 
-FORMATS: dict[str, str] = {
-    "gpt2": "GPT-2 vocab.json + merges.txt",
-    "hf": "Hugging Face tokenizer.json",
-    "tiktoken": "tiktoken .tiktoken ranks + pattern",
-    "native": "bpe-gui JSON (vocab, merges, settings)",
-    "csv": "Merges with counts (CSV)",
-}
-_MODULES = {"gpt2": gpt2, "hf": hf, "tiktoken": tiktoken_fmt, "native": native,
-            "csv": csv_merges}
-IMPORTABLE = ("gpt2", "hf", "tiktoken", "native", "gguf", "tekken", "clip", "sentencepiece")
-# what each importable format is, for the import dialog, the status bar and the CLI
-IMPORT_LABELS: dict[str, str] = {
-    "gpt2": "GPT-2 vocab.json + merges.txt", "hf": "Hugging Face tokenizer.json",
-    "tiktoken": "tiktoken ranks (.tiktoken)", "native": "bpe-gui JSON",
-    "gguf": "GGUF model file (llama.cpp, Ollama, LM Studio)",
-    "tekken": "Mistral tekken.json", "clip": "CLIP merges (bpe_simple_vocab_16e6.txt.gz)",
-    "sentencepiece": "SentencePiece model (.model)", "csv": "Merges with counts (CSV)",
-}
-_LOADERS = {"gpt2": gpt2, "hf": hf, "tiktoken": tiktoken_fmt, "native": native,
-            "gguf": gguf_fmt, "tekken": tekken_fmt, "clip": clip_fmt,
-            "sentencepiece": sentencepiece_fmt}
-# sniffed formats whose content says little (any text of two words a line looks like
-# merges): a file name that names another format wins over them
-_WEAK = ("gpt2-merges",)
-# the sniffer's formats (formats/sniff.py) -> the loader's
-_SNIFFED = {"gguf": "gguf", "sentencepiece": "sentencepiece", "tekken": "tekken", "hf": "hf",
-            "native": "native", "tiktoken-meta": "tiktoken", "gpt2-vocab": "gpt2",
-            "gpt2-merges": "gpt2", "clip": "clip", "tiktoken": "tiktoken"}
+if TYPE_CHECKING:   # the names as mypy sees them; each is imported at first use
+    from .exports import (FORMATS, export_formats, export_tokenizer, output_files, render_files,
+                          settings_problem, supported_formats, unsupported_reason)
+    from .known_encodings import recognise
+    from .loading import (IMPORT_LABELS, IMPORTABLE, describe_file, describe_source,
+                          detect_format, load_tokenizer, looks_like_tokenizer)
+    from .local_models import (LocalModel, ModelRoot, ModelScan, filter_models, find_models,
+                               model_matches, model_roots, pick_model)
+    from .sniff import Sniffed, sniff_file
+    from .snapshot import trainer_snapshot
+    from .tiktoken_fmt import meta_beside
+
+__getattr__, __dir__ = lazy_face(__name__, {
+    ".exports": ("FORMATS export_formats export_tokenizer output_files render_files "
+                 "settings_problem supported_formats unsupported_reason"),
+    ".known_encodings": "recognise",
+    ".loading": ("IMPORT_LABELS IMPORTABLE describe_file describe_source detect_format "
+                 "load_tokenizer looks_like_tokenizer"),
+    ".local_models": ("LocalModel ModelRoot ModelScan filter_models find_models model_matches "
+                      "model_roots pick_model"),
+    ".sniff": "Sniffed sniff_file",
+    ".snapshot": "trainer_snapshot",
+    ".tiktoken_fmt": "meta_beside",
+})
 
 __all__ = ["FORMATS", "IMPORTABLE", "IMPORT_LABELS", "LocalModel", "ModelRoot",
            "ModelScan", "Sniffed", "describe_file", "describe_source", "detect_format",
@@ -95,318 +80,4 @@ __all__ = ["FORMATS", "IMPORTABLE", "IMPORT_LABELS", "LocalModel", "ModelRoot",
            "load_tokenizer", "looks_like_tokenizer", "meta_beside",
            "model_matches", "model_roots", "output_files", "pick_model", "recognise",
            "render_files", "settings_problem", "sniff_file", "supported_formats",
-           "unsupported_reason"]
-
-
-
-def _module(fmt: str):
-    try:
-        return _MODULES[fmt]
-    except KeyError:
-        raise ExportError(f"Unknown format {fmt!r}: use one of {', '.join(FORMATS)}.") from None
-
-
-def output_files(fmt: str, name: str = "tokenizer") -> list[str]:
-    """The file names an export writes. Example: output_files('gpt2') -> ['vocab.json', 'merges.txt']."""
-    return _module(fmt).file_names(check_name(name))
-
-
-def _dump(snap: Snapshot, fmt: str, name: str) -> dict[str, bytes]:
-    module = _module(fmt)
-    why = snap.meta.get("export_problem") or (snap.meta.get("export_problems") or {}).get(fmt)
-    if why and fmt != "csv":   # an imported file this format cannot hold exactly
-        raise ExportError(why)
-    return module.dump(snap, check_name(name))
-
-
-def settings_problem(fmt: str, settings) -> str | None:
-    """Why ``fmt`` cannot hold a tokenizer trained with ``settings`` (its mode, end of
-    word and pattern), known before training; None if it may. The format's own rule,
-    the one its export applies (formats without one, native and csv, hold any)."""
-    rule = getattr(_module(fmt), "settings_problem", None)
-    if rule is None:
-        return None
-    return rule(settings.mode, settings.end_of_word, resolve_pattern(settings.pattern)[0])
-
-
-def unsupported_reason(tok: Tokenizer, fmt: str) -> str | None:
-    """Why ``fmt`` cannot hold ``tok`` (the ExportError message), or None if it can."""
-    try:
-        _dump(snapshot(tok), fmt, "tokenizer")
-    except ExportError as e:
-        return str(e)
-    return None
-
-
-def supported_formats(tok: Tokenizer) -> list[str]:
-    """The formats that can hold this tokenizer exactly, in FORMATS order."""
-    snap = snapshot(tok)
-    out = []
-    for fmt in FORMATS:
-        try:
-            _dump(snap, fmt, "tokenizer")
-        except ExportError:
-            continue
-        out.append(fmt)
-    return out
-
-
-def export_tokenizer(tok: Tokenizer, folder: str | Path, fmt: str,
-                     name: str = "tokenizer") -> list[Path]:
-    """Write ``tok`` in format ``fmt`` into ``folder`` (created if missing); returns the files.
-
-    Raises ExportError (with the fix) if the format cannot hold the tokenizer or the
-    folder cannot be written; nothing is left half-written.
-    """
-    _check_export(tok, folder, fmt, name)
-    files = _dump(snapshot(tok), fmt, name)
-    return write_files(folder, files)
-
-
-def render_files(tok: Tokenizer, fmts: Sequence[str], name: str = "tokenizer",
-                 skip_unsupported: bool = False) -> tuple[dict[str, bytes], dict[str, str]]:
-    """The files of several formats, in memory: ({file name: content}, {skipped format:
-    reason}). Without ``skip_unsupported`` a format that cannot hold ``tok`` raises."""
-    snap = snapshot(tok)
-    files: dict[str, bytes] = {}
-    skipped: dict[str, str] = {}
-    for fmt in fmts:
-        try:
-            files.update(_dump(snap, fmt, name))
-        except ExportError as e:
-            if not skip_unsupported or fmt not in FORMATS:
-                raise
-            skipped[fmt] = str(e)
-    return files, skipped
-
-
-def export_formats(tok: Tokenizer, folder: str | Path, fmts: Sequence[str],
-                   name: str = "tokenizer") -> list[Path]:
-    """Several formats at once, all or nothing: every file's content is built before
-    any is written, so one format that cannot hold ``tok`` stops the whole export."""
-    files, _ = render_files(tok, fmts, name)
-    return write_files(folder, files)
-
-
-def _check_export(tok, folder, fmt, name) -> None:
-    checks.instance(tok, BaseTokenizer, "export_tokenizer(tok)", "a Tokenizer")
-    checks.path(folder, "export_tokenizer(folder)")
-    checks.string(fmt, "export_tokenizer(fmt)", f"a format name ({', '.join(FORMATS)})")
-    checks.string(name, "export_tokenizer(name)", "a file name such as 'tokenizer'")
-
-
-# ----- import ---------------------------------------------------------------------------
-_FOLDER_ORDER = (("native", "*" + native.SUFFIX), ("hf", "*tokenizer.json"),
-                 ("gpt2", "*vocab.json"), ("gpt2", gpt2_files.OPENAI_VOCAB),
-                 ("tiktoken", "*" + tiktoken_fmt.SUFFIX), ("tekken", "tekken*.json"),
-                 ("gguf", "*.gguf"), ("clip", "bpe_simple_vocab_*.txt.gz"))
-
-
-def _pick_in_folder(folder: Path) -> tuple[str, Path]:
-    """The tokenizer file to load from a folder: the richest format present."""
-    for fmt, glob in _FOLDER_ORDER:
-        found = sorted(p for p in folder.glob(glob) if p.is_file())
-        if fmt == "gpt2":
-            found = [p for p in found if gpt2_files.merges_beside(p).is_file()]
-        if len(found) == 1:
-            return fmt, found[0]
-        if len(found) > 1:
-            raise FormatError(folder, f"holds several {IMPORT_LABELS[fmt]} files "
-                              f"({', '.join(p.name for p in found[:4])}); pick one file.")
-    raise FormatError(folder, "holds no tokenizer files (vocab.json + merges.txt or "
-                      "encoder.json + vocab.bpe, tokenizer.json, NAME.tiktoken, tekken.json, "
-                      "a .gguf, bpe_simple_vocab_16e6.txt.gz or NAME.bpe-gui.json).")
-
-
-def detect_format(path: str | Path) -> str:
-    """'gpt2' | 'hf' | 'tiktoken' | 'native' | 'gguf' | 'tekken' | 'clip' |
-    'sentencepiece' | 'csv' for a file or a folder.
-
-    Decided by the file's content first (formats/sniff.py: a GGUF's magic, a tekken's
-    keys, JSON keys, lines of ranks or merges...), by its name where the content says
-    nothing (a merges CSV). A file of a kind this app cannot run (a Unigram or WordPiece
-    model, a GGUF of another vocabulary) raises FormatError naming it and what to do.
-    """
-    return _detect(Path(path))[0]
-
-
-def _detect(p: Path) -> tuple[str, str | None]:
-    """(format, the sniffer's finer format or None)."""
-    if p.is_dir():
-        return _pick_in_folder(p)[0], None
-    if not p.exists():
-        raise FormatError(p, "file not found. Check the path, or pick the file again.")
-    found = sniff.sniff_file(p)
-    if found is not None:
-        fmt = _SNIFFED.get(found.format)
-        # the loaders of tokenizer.json, GGUF and SentencePiece refuse other models
-        # naming the key
-        if found.problem is not None and fmt not in ("hf", "gguf", "sentencepiece"):
-            raise FormatError(p, found.problem)
-        if found.format in _WEAK:   # lines of two words: a name that says more wins
-            try:
-                named: str | None = _by_name(p)
-            except FormatError:
-                named = fmt
-            if named is not None and named != fmt:
-                return named, None
-        if fmt is not None:
-            return fmt, found.format
-    return _by_name(p), None
-
-
-def _by_name(p: Path) -> str:
-    name = p.name.lower()
-    if name.endswith(native.SUFFIX):
-        return "native"
-    if name.endswith(tiktoken_fmt.SUFFIX) or name.endswith(tiktoken_fmt.META_SUFFIX):
-        return "tiktoken"
-    if name.endswith("tokenizer.json"):
-        return "hf"
-    if name.endswith("vocab.json") or name.endswith("merges.txt") \
-            or name in (gpt2_files.OPENAI_VOCAB, gpt2_files.OPENAI_MERGES):
-        return "gpt2"
-    if name.endswith(".csv"):
-        return "csv"
-    if name.endswith(".model") and _looks_like_ranks(p):
-        return "tiktoken"   # Llama 3's tokenizer.model is a tiktoken ranks file
-    if _looks_like_spm(p):   # by content: mistral-common's are tokenizer.model.v3 ...
-        return "sentencepiece"
-    if _head(p, 4) == gguf_fmt.MAGIC:
-        return "gguf"
-    if name.endswith(".json"):
-        data = read_json(p)
-        if isinstance(data, dict):
-            if data.get("format") == native.FORMAT:
-                return "native"
-            # a vocab first: GPT-2's own has tokens spelled "model" and "pat_str"
-            if data and all(isinstance(v, int) for v in data.values()):
-                return "gpt2"
-            if "model" in data:
-                return "hf"
-            if "pat_str" in data:
-                return "tiktoken"
-        raise FormatError(p, "is JSON, but of no tokenizer format this app knows (a "
-                          "tokenizer.json has \"model\", a tekken.json \"config\" and "
-                          "\"vocab\", a GPT-2 vocab.json token: id pairs).")
-    if name.endswith(".model"):
-        raise FormatError(p, "is neither a tiktoken ranks file (lines 'BASE64 RANK') nor a "
-                          "SentencePiece model (a protobuf ModelProto). Check that you picked "
-                          "the right file.")
-    raise FormatError(p, "is not a tokenizer file this app knows. It opens tokenizer.json, "
-                      "vocab.json + merges.txt, NAME.tiktoken, tekken.json, SentencePiece "
-                      ".model files, GGUF model files (.gguf), CLIP's "
-                      "bpe_simple_vocab_16e6.txt.gz and bpe-gui's .json.")
-
-
-def _looks_like_ranks(p: Path) -> bool:
-    """A first line 'BASE64 RANK' (a SentencePiece .model is binary protobuf instead)."""
-    try:
-        with open(p, "rb") as f:
-            head = f.read(256).split(b"\n", 1)[0]
-    except OSError:
-        return False
-    return re.fullmatch(rb"[A-Za-z0-9+/]+=*[ ][0-9]+\r?", head) is not None
-
-
-def _head(p: Path, n: int) -> bytes:
-    try:
-        with open(p, "rb") as f:
-            return f.read(n)
-    except OSError:
-        return b""
-
-
-def _looks_like_spm(p: Path) -> bool:
-    try:
-        with open(p, "rb") as f:
-            return sentencepiece_fmt.looks_like_model(f.read(4096))
-    except OSError:
-        return False
-
-
-def load_tokenizer(path: str | Path, special_tokens: Sequence[str] | None = None,
-                   **kwargs) -> Tokenizer:
-    """Load a tokenizer from a file or a folder holding one.
-
-    ``path``: a folder (with vocab.json + merges.txt, tokenizer.json, NAME.tiktoken or
-    NAME.bpe-gui.json), a vocab.json or merges.txt (the other one beside it; also
-    under OpenAI's names for GPT-2's files, encoder.json and vocab.bpe), a
-    tokenizer.json, a NAME.tiktoken (NAME.tiktoken.json or NAME.json beside it), or a
-    bpe-gui .json. ``special_tokens`` overrides the special tokens the files list.
-    Raises FormatError naming the file and the line or key at fault.
-    """
-    checks.path(path, "load_tokenizer(path)")
-    if special_tokens is not None:
-        special_tokens = list(checks.special_tokens(special_tokens))
-    p = Path(path).expanduser()
-    if not p.exists():
-        raise FormatError(p, "file or folder not found. Check the path.")
-    fmt, fine = _detect(p)
-    if p.is_dir():
-        p = _pick_in_folder(p)[1]
-    if fmt == "gpt2":
-        if fine == "gpt2-merges" or p.name.endswith("merges.txt") or p.suffix.lower() == ".bpe":
-            return gpt2.load(gpt2_files.vocab_beside(p), p, special_tokens, **kwargs)
-        return gpt2.load(p, None, special_tokens, **kwargs)
-    if fmt == "tiktoken" and (fine == "tiktoken-meta" or p.suffix == ".json"):
-        # the metadata: load the ranks beside it
-        stem = p.name[: -len(tiktoken_fmt.META_SUFFIX)] if p.name.endswith(
-            tiktoken_fmt.META_SUFFIX) else p.stem
-        p = p.with_name(stem + tiktoken_fmt.SUFFIX)
-    if fmt == "csv":
-        raise FormatError(p, "a merges CSV holds no vocabulary, so it cannot be loaded as a "
-                          "tokenizer. Load the vocab.json, tokenizer.json or .bpe-gui.json "
-                          "exported with it.")
-    loader = getattr(_LOADERS[fmt], "load", None)
-    if loader is None:   # a format read here whose tokenizer is not built yet
-        raise FormatError(p, f"is a {IMPORT_LABELS[fmt]}, which this version reads but "
-                          "does not run; open the model's tokenizer.json if it has one.")
-    return loader(p, special_tokens, **kwargs)
-
-
-def describe_source(tok) -> str:
-    """What a loaded tokenizer was read from, for the status bar, the vocabulary browser
-    and ``bpe-gui encode``: 'GGUF (llama.cpp): gpt2 BPE, pre-tokenizer 'qwen2'',
-    'tiktoken ranks (.tiktoken) — cl100k_base (GPT-4, GPT-3.5)', ... ('' if unknown)."""
-    meta = tok.meta if isinstance(tok.meta, dict) else {}
-    label = meta.get("label") or IMPORT_LABELS.get(str(meta.get("format", "")), "")
-    known = meta.get("encoding_label")
-    return f"{label} — {known}" if label and known else (label or known or "")
-
-
-# content-sniffed kinds that say a file is a tokenizer whatever its name (dropped files)
-_TOKENIZER_KINDS = ("gguf", "sentencepiece", "tekken", "hf", "native", "tiktoken-meta",
-                    "gpt2-vocab", "clip", "tiktoken")
-
-
-def looks_like_tokenizer(path: str | Path) -> bool:
-    """Whether a file's content is a tokenizer file (of any kind, runnable here or not),
-    from its first bytes: a dropped ``tokenizer.model.v3`` or ``model.gguf`` is a
-    tokenizer, a dropped ``notes.txt`` is a corpus."""
-    p = Path(path)
-    if not p.is_file():
-        return False
-    try:
-        with open(p, "rb") as f:
-            found = sniff.sniff(f.read(sniff.HEAD_BYTES), p.stat().st_size)
-    except (OSError, FormatError):
-        return False
-    return found is not None and found.format in _TOKENIZER_KINDS
-
-
-def describe_file(path: str | Path) -> tuple[str | None, str]:
-    """(format or None, one line saying what the file is) before loading it, for the
-    import dialog: 'GGUF model file (llama.cpp, Ollama, LM Studio): tokenizer.ggml.model =
-    'gpt2', pre = 'qwen2'', or why it cannot open ('is a Unigram SentencePiece model: not
-    BPE ...'). The loader has the last word."""
-    p = Path(path)
-    try:
-        fmt = detect_format(p)
-        found = None if p.is_dir() else sniff.sniff_file(p)
-    except FormatError as e:
-        return None, str(e)
-    if found is not None and found.problem is not None:
-        return None, f"{p}: {found.problem}"
-    detail = f" ({found.detail})" if found is not None and found.detail else ""
-    return fmt, f"{IMPORT_LABELS.get(fmt, fmt)}{detail}"
+           "trainer_snapshot", "unsupported_reason"]

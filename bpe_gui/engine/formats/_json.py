@@ -3,17 +3,34 @@ per line, and the checks of a file's keys that name the key and the fix."""
 from __future__ import annotations
 
 import json
+import re
+from functools import lru_cache
 from json.encoder import encode_basestring
-from typing import Any
-
-import regex
+from typing import TYPE_CHECKING, Any, Sequence
 
 from ..errors import FormatError
+
+if TYPE_CHECKING:
+    import regex
 
 
 # Characters that would be invisible or confusing raw in a JSON file (control, format and
 # private-use characters, line/paragraph separators, spaces other than U+0020).
-_INVISIBLE = regex.compile(r"(?! )[\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]")
+@lru_cache(maxsize=1)
+def _invisible() -> "regex.Pattern[str]":
+    import regex
+    return regex.compile(r"(?! )[\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]")
+
+
+# Below U+0370 (Latin, IPA, modifiers, combining marks: GPT-2's byte alphabet) every
+# Unicode version since 4.1 gives the same categories, so there str.isprintable() (false
+# exactly for the categories above, space aside) answers as the regex does.
+_STABLE = re.compile("[\u0000-\u036f]*")
+
+
+def _stable_and_visible(text: str) -> bool:
+    """No character of ``text`` is one escape_invisible escapes, known without `regex`."""
+    return text.isascii() or (text.isprintable() and _STABLE.fullmatch(text) is not None)
 
 
 def _escape(m: "regex.Match[str]") -> str:
@@ -26,7 +43,9 @@ def _escape(m: "regex.Match[str]") -> str:
 
 def escape_invisible(json_text: str) -> str:
     """JSON text with invisible characters (only ever inside strings) as \\uXXXX escapes."""
-    return json_text if json_text.isascii() else _INVISIBLE.sub(_escape, json_text)
+    if _stable_and_visible(json_text):
+        return json_text
+    return _invisible().sub(_escape, json_text)
 
 
 def json_str(value: Any) -> str:
@@ -42,6 +61,14 @@ def json_str(value: Any) -> str:
             and type(value[1]) is str:
         return escape_invisible(f"[{encode_basestring(value[0])}, {encode_basestring(value[1])}]")
     return escape_invisible(json.dumps(value, ensure_ascii=False))
+
+
+def json_strs(values: Sequence[str]) -> list[str]:
+    """[json_str(v) for v in values] for strings, in bulk: when no string holds a
+    character escape_invisible would escape, each is json.dumps's spelling as it is."""
+    if _stable_and_visible("".join(values)):
+        return list(map(encode_basestring, values))
+    return [json_str(v) for v in values]
 
 
 def json_bytes(obj: Any, indent: int | None = 2) -> bytes:

@@ -20,15 +20,16 @@ pattern defaults to GPT-2's since the files do not record one.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
-from ..display import gpt2_text
+from ..display import gpt2_text, gpt2_texts
 from ..errors import ExportError
-from ..tokenizers.trained import Tokenizer
 from .snapshot import Snapshot, build_tokenizer, byte_level_only, prefixed
 from ._json import json_object_lines
-from ..tokenizers.gpt2_files import read_gpt2_files
 from . import spm_json
+
+if TYPE_CHECKING:
+    from ..tokenizers.trained import Tokenizer
 
 HEADER = "#version: 0.2"
 
@@ -68,12 +69,18 @@ def vocab_keys(snap: Snapshot) -> dict[int, str]:
     """
     by_id = {i: s for s, i in snap.special_ids.items()}
     dup = snap.duplicates()
+    ids = [i for i in sorted(snap.vocab) if i not in dup]
+    plain = [i for i in ids if i not in by_id]
+    texts = dict(zip(plain, gpt2_texts([snap.vocab[i] for i in plain])))
+    # the texts of distinct bytes differ, and the special tokens differ from each other:
+    # only a special token that reads as some token's text can collide (said below)
+    spelled = set(texts.values())
+    if not any(s in spelled for s in by_id.values()):
+        return {i: by_id[i] if i in by_id else texts[i] for i in ids}
     keys: dict[int, str] = {}
     seen: dict[str, int] = {}
-    for i in sorted(snap.vocab):
-        if i in dup:
-            continue
-        key = by_id[i] if i in by_id else gpt2_text(snap.vocab[i])
+    for i in ids:
+        key = by_id[i] if i in by_id else texts[i]
         if key in seen:
             raise ExportError(f"Special token {key!r} (id {max(i, seen[key])}) reads the same as "
                               f"token id {min(i, seen[key])} in GPT-2's alphabet, and vocab.json "
@@ -90,6 +97,7 @@ def load(vocab_path: str | Path, merges_path: str | Path | None = None,
     :func:`~bpe_gui.engine.tokenizers.gpt2_files.read_gpt2_files` says how they are read).
     ``kwargs`` go to :class:`Tokenizer` (e.g. ``pattern="cl100k"``).
     """
+    from ..tokenizers.gpt2_files import read_gpt2_files
     vocab, merges, specials, vocab_path = read_gpt2_files(vocab_path, merges_path,
                                                           special_tokens)
     kwargs.setdefault("mode", "byte")

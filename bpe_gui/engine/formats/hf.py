@@ -30,27 +30,24 @@ import json
 import re
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
-import regex
-
-from ..tokenizers.base import BaseTokenizer
-from ..display import gpt2_bytes, gpt2_text, pair_text, readable
+from ..display import gpt2_bytes, gpt2_text, gpt2_texts, pair_text, readable
 from ..errors import ExportError, FormatError
 from ..text.presets import CJK_PATTERN, CL100K_PATTERN, GPT2_PATTERN, WHITESPACE_PATTERN
-from ..tokenizers.trained import EOW, Tokenizer
+from ..tokenizers.symbols import EOW
 from ..io.reading import as_id
 from .snapshot import PROBE_TEXT, Snapshot, build_tokenizer, prefixed, preset_name, words_differ
-from ._json import json_str, model_kind, need, not_bpe
+from ._json import json_strs, model_kind, need, not_bpe
 from .gpt2 import vocab_keys as gpt2_vocab_keys
 from ..io.reading import check_depth, read_json
 from ..text.pretokenize import Pretokenizer
-from .hf_json import load_hf, read_fast
 from . import spm_json
 from .onig_presets import preset_onig, translated_onig
-from ..text.dialects import DialectError, file_pattern, translate
-from ..text.unicode_classes import all_code_points
-from ..text.unicode_versions import TOKENIZERS
+
+if TYPE_CHECKING:
+    from ..tokenizers.base import BaseTokenizer
+    from ..tokenizers.trained import Tokenizer
 
 EOW_KEY = " "
 
@@ -72,6 +69,9 @@ def _ws() -> dict[str, str]:
     (re's \\s on a str is str.isspace, character by character: one scan of every code
     point, where calling isspace on each takes several times as long.)
     """
+    import regex
+
+    from ..text.unicode_classes import all_code_points
     strip_ws = "".join(re.findall(r"\s", all_code_points()))
     regex_ws = "".join(c for c in strip_ws if regex.match(r"\s", c))
     iss, rws = _cls(strip_ws), _cls(regex_ws)
@@ -122,13 +122,13 @@ def dump(snap: Snapshot, name: str = "tokenizer") -> dict[str, bytes]:
     aliases: dict[str, int] = {}
     if snap.mode == "byte":
         keys = gpt2_vocab_keys(snap)
-        merges = [[gpt2_text(a), gpt2_text(b)] for a, b in snap.merges]
+        halves = gpt2_texts([t for m in snap.merges for t in m])
         normalizer, pre = None, _byte_pre(snap.pattern)
         decoder = {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True,
                    "use_regex": True}
     else:
         keys, aliases = char_keys(snap)
-        merges = _char_merges(snap, keys)
+        halves = [t for m in _char_merges(snap, keys) for t in m]
         normalizer, pre, decoder = _char_pipeline(snap)
         if snap.unk_id in keys:
             model_extra["unk_token"] = keys[snap.unk_id]
@@ -146,12 +146,15 @@ def dump(snap: Snapshot, name: str = "tokenizer") -> dict[str, bytes]:
            "decoder": decoder, "model": model}
     # vocab and merges one entry per line: readable, and far shorter than indent=2 lists
     entries = sorted([(i, 0, k) for i, k in keys.items()] + [(i, 1, k) for k, i in aliases.items()])
-    vocab_lines = ",\n".join(f"      {json_str(k)}: {i}" for i, _, k in entries)
-    merge_lines = ",\n".join(f"      {json_str(m)}" for m in merges)
+    spelled = json_strs([k for _, _, k in entries])
+    vocab_lines = ",\n".join(f"      {k}: {i}" for (i, _, _), k in zip(entries, spelled))
+    # a pair is spelled as json_str spells it: [left, right], each as json_str spells it
+    halves = json_strs(halves)
+    merge_lines = ",\n".join(f"      [{a}, {b}]" for a, b in zip(halves[::2], halves[1::2]))
     text = json.dumps(doc, ensure_ascii=False, indent=2)
     # the model comes last, so its placeholders are the last occurrences
     head, _, tail = text.rpartition('"@MERGES@"')
-    text = head + ("[\n" + merge_lines + "\n    ]" if merges else "[]") + tail
+    text = head + ("[\n" + merge_lines + "\n    ]" if halves else "[]") + tail
     head, _, tail = text.rpartition('"@VOCAB@"')
     text = head + ("{\n" + vocab_lines + "\n    }" if entries else "{}") + tail
     return {file_names(name)[0]: (text + "\n").encode("utf-8")}
@@ -164,7 +167,11 @@ def onig_pattern(pattern: str) -> str:
 
 def check_pattern(pattern: str) -> None:
     """The pattern, written for Oniguruma (the regex engine of ``tokenizers``), must
-    compile there and cut a test text as ours does."""
+    compile there and cut a test text as ours does. (A preset written from the data of
+    ``onig_presets`` is not checked here: tests/engine/formats/test_onig_presets.py
+    compiles each entry in tokenizers and cuts text with it, as ours does.)"""
+    if preset_onig(preset_name(pattern)) is not None:
+        return
     onig = onig_pattern(pattern)
     try:
         from tokenizers import Regex
@@ -354,6 +361,7 @@ def load(path: str | Path, special_tokens: Sequence[str] | None = None,
     asking for other special tokens or another ``pattern`` gives a byte-level tokenizer
     of this app's own (the file's vocabulary and merges with those settings).
     """
+    from .hf_json import load_hf, read_fast
     path = Path(path)
     own = special_tokens is not None or "pattern" in kwargs or "mode" in kwargs
     fast = None if own else read_fast(path)
@@ -414,6 +422,8 @@ def _from_onig(text: Any) -> Any:
     wrote out read back (itself if it cannot be read)."""
     if not isinstance(text, str):
         return text
+    from ..text.dialects import DialectError, file_pattern, translate
+    from ..text.unicode_versions import TOKENIZERS
     try:
         ours = translate(text, "oniguruma", "regex")
     except DialectError:
@@ -481,6 +491,9 @@ def _flatten(node: Any, child_key: str) -> list[dict]:
 
 
 def _pattern_of(split: dict, path) -> str:
+    import regex
+
+    from ..text.dialects import DialectError, translate
     pat = split.get("pattern") or {}
     if "Regex" in pat:
         try:

@@ -11,18 +11,15 @@ data: ``python -m bpe_gui.engine.formats.onig_presets > bpe_gui/engine/formats/_
 """
 from __future__ import annotations
 
-import regex
-
 from ..errors import ExportError
-from ..text.dialects import DialectError, matches_empty, translate
-from ..text.unicode_versions import TOKENIZERS
+from ..text.regex_release import regex_version
 from ._onig_presets_data import PRESET_ONIG, REGEX_VERSION
 
 
 def preset_onig(name: str | None) -> str | None:
     """The preset ``name``'s pattern for Oniguruma, or None (not a preset, or another
     ``regex`` than the one the data was made with)."""
-    if name is None or regex.__version__ != REGEX_VERSION:
+    if name is None or regex_version() != REGEX_VERSION:
         return None
     return PRESET_ONIG.get(name)
 
@@ -32,6 +29,8 @@ def translated_onig(pattern: str) -> str:
     .dialects): e.g. tiktoken's ``\\p{N}{1,3}+`` becomes ``\\p{N}{1,3}`` (in Oniguruma the
     trailing ``+`` repeats the group, so every digit run would be one word), and each
     class gets the code points it lacks in tokenizers' Unicode version written out."""
+    from ..text.dialects import DialectError, matches_empty, translate
+    from ..text.unicode_versions import TOKENIZERS
     try:
         if matches_empty(pattern):
             raise DialectError("it can match empty text (an alternative such as \\w* or a "
@@ -49,7 +48,7 @@ def data_text() -> str:
     """The text of ``_onig_presets_data.py`` for the installed ``regex``."""
     from ..text.presets import PRESETS
     lines = ['"""Made by ``python -m bpe_gui.engine.formats.onig_presets`` (see there)."""',
-             f"REGEX_VERSION = {regex.__version__!r}", "PRESET_ONIG = {"]
+             f"REGEX_VERSION = {regex_version()!r}", "PRESET_ONIG = {"]
     lines += [f"    {name!r}: {translated_onig(p)!r}," for name, p in PRESETS.items()]
     return "\n".join(lines + ["}", ""])
 

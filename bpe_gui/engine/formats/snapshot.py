@@ -10,12 +10,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 
 from ..errors import BPEError, FormatError
 from ..text.presets import PRESETS
 from ..text.pretokenize import Pretokenizer, resolve_pattern
-from ..tokenizers.trained import EOW, UNK, Tokenizer
+from ..tokenizers.symbols import EOW, UNK
+
+if TYPE_CHECKING:
+    from ..tokenizers.trained import Tokenizer
 
 
 
@@ -96,7 +100,8 @@ def snapshot(tok: Tokenizer) -> Snapshot:
     # at_step() clones already hold only the tokens in use; drop later merges' tokens in
     # case a tokenizer shares its tables with one that has grown since
     later = {tok.token_to_id.get(a + b) for a, b in tok.merges[n:]}
-    later -= {tok.token_to_id[a + b] for a, b in merges}
+    if later:
+        later -= {tok.token_to_id[a + b] for a, b in merges}
     vocab = {i: bytes(t) for i, t in tok.vocab.items() if i not in later}
     specials, special_ids = list(tok.special_tokens), dict(tok.special_ids)
     if tok.meta.get("special_text_is_text"):
@@ -118,6 +123,44 @@ def snapshot(tok: Tokenizer) -> Snapshot:
                     special_tokens=specials, special_ids=special_ids,
                     mode=tok.mode, end_of_word=tok.end_of_word, pattern=tok.pattern,
                     pattern_setting=setting, counts=counts, meta=meta)
+
+
+def trainer_snapshot(trainer) -> Snapshot:
+    """``snapshot(trainer.tokenizer())`` at the trainer's last step, made from its merges
+    without building the tokenizer (the command line exports this way). A plain
+    :class:`~..train.trainer.Trainer` only; any other kind of trainer goes through its
+    tokenizer. The tokenizer's rules, as they apply here: token bytes map to their
+    first id, so a special token spelled like a base symbol is that symbol's id, and a
+    merge that makes bytes an earlier token has yields that token (its new id is left
+    out of the vocabulary); tests/engine/formats/test_trainer_snapshot.py holds the two
+    against each other."""
+    from ..train.trainer import Trainer
+    if type(trainer) is not Trainer:
+        return snapshot(trainer.tokenizer())
+    s = trainer.settings
+    vocab = dict(enumerate(trainer.vocab_bytes[:trainer.n_initial]))
+    t2i: dict[bytes, int] = {}
+    for i, t in vocab.items():
+        t2i.setdefault(t, i)
+    special_ids = {sp: t2i[sp.encode("utf-8")] for sp in s.special_tokens}
+    merges: list[tuple[bytes, bytes]] = []
+    merge_ids: list[int] = []
+    add, add_id = merges.append, merge_ids.append
+    for a, b, new in trainer.merge_triples():
+        ab = a + b
+        first = t2i.get(ab)
+        if first is None:
+            first = t2i[ab] = new
+            vocab[new] = ab
+        add((a, b))
+        add_id(first)
+    meta = trainer.metadata()
+    pattern, preset = resolve_pattern(s.pattern)
+    return Snapshot(vocab=vocab, merges=merges, merge_ids=merge_ids,
+                    special_tokens=list(s.special_tokens), special_ids=special_ids,
+                    mode=s.mode, end_of_word=s.end_of_word, pattern=pattern,
+                    pattern_setting=preset or pattern, counts=list(meta["merge_counts"]),
+                    meta=meta)
 
 
 def preset_name(pattern: str) -> str | None:
@@ -158,6 +201,7 @@ def prefixed(name: str, standard: str) -> str:
 def build_tokenizer(path, vocab, merges, special_tokens, **kw) -> Tokenizer:
     """Tokenizer(...) with its complaints turned into a FormatError about ``path``."""
     try:
+        from ..tokenizers.trained import Tokenizer
         return Tokenizer(vocab, merges, special_tokens, **kw)
     except BPEError as e:
         raise FormatError(path, str(e)) from None

@@ -21,7 +21,6 @@ after it), so the few renames are not interrupted half-way.
 from __future__ import annotations
 
 import os
-import secrets
 import shutil
 import signal
 import threading
@@ -70,7 +69,7 @@ def create_temp(folder: Path, fname: str, suffix: str = ".part") -> tuple[int, s
     """A new hidden file beside the target. Unlike mkstemp (mode 0600) it gets the
     usual permissions (0666 less the umask), which the rename then carries over."""
     for _ in range(100):
-        tmp = str(folder / f".{fname}.{secrets.token_hex(4)}{suffix}")
+        tmp = str(folder / f".{fname}.{os.urandom(4).hex()}{suffix}")
         try:
             return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0),
                            0o666), tmp
@@ -123,7 +122,7 @@ def _keep_old(dest: Path) -> str | None:
     if not dest.exists():
         return None
     for _ in range(100):
-        old = str(dest.parent / f".{dest.name}.{secrets.token_hex(4)}.old")
+        old = str(dest.parent / f".{dest.name}.{os.urandom(4).hex()}.old")
         try:
             os.link(dest, old)
             return old

@@ -14,19 +14,22 @@ import functools
 
 import os
 from dataclasses import dataclass
-from typing import Any, Iterator, Sequence, TypeAlias
-
-import regex
+from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 from .. import checks
 from ..errors import PatternError, SettingsError
-from .dialects import DialectError, pinned
 from .pattern_kinds import scanner_kind
 from .presets import _PRESET_OF_PATTERN, NAMED_ALIASES, NAMED_PATTERNS, PRESET_ALIASES, PRESETS
 from .scanner import native_scanner
-from .unicode_versions import Classes
 
-_Pattern: TypeAlias = regex.Pattern   # (inside Pretokenizer, `regex` is its compiled pattern)
+if TYPE_CHECKING:   # (`regex` and the class tables are imported where a pattern is compiled)
+    from typing import TypeAlias
+
+    import regex
+
+    from .unicode_versions import Classes
+
+    _Pattern: TypeAlias = regex.Pattern   # (inside Pretokenizer, `regex` is its compiled pattern)
 
 # Custom patterns are time-limited per call so a runaway pattern stops with a message.
 # BPE_GUI_PATTERN_TIMEOUT (seconds) overrides it, e.g. to keep tests of runaway patterns fast.
@@ -71,12 +74,18 @@ def refuse_bare_name(pattern: str) -> None:
     """Raise PatternError for a pattern that is a plain word (letters, digits, - and _)
     but no pattern's name: as a regex it matches only that word, so a corpus would give
     no words and a text no tokens."""
-    if regex.fullmatch(r"[A-Za-z][A-Za-z0-9_-]*", pattern) and pattern.lower() not in pattern_names():
+    if _bare_name(pattern) and pattern.lower() not in pattern_names():
         raise PatternError(
             f"{pattern!r} is not the name of a pattern, and as a regular expression it matches "
             f"only the text {pattern!r} itself, so every other word would be left out. Give a "
             f"name ({', '.join([*PRESETS, *NAMED_PATTERNS])}) or a regular expression such as "
             "\\S+|\\s+.")
+
+
+def _bare_name(text: str) -> bool:
+    """Whether ``text`` is ``[A-Za-z][A-Za-z0-9_-]*`` (tested without compiling a regex)."""
+    return text[:1].isascii() and text[:1].isalpha() and \
+        all(c.isascii() and (c.isalnum() or c in "_-") for c in text)
 
 
 def compile_pattern(pattern: str, classes: Classes | None = None) -> "regex.Pattern[str]":
@@ -86,6 +95,9 @@ def compile_pattern(pattern: str, classes: Classes | None = None) -> "regex.Patt
     if not pattern:
         raise PatternError("The pre-tokenizer pattern is empty. Pick a preset or type a "
                            r"pattern such as \S+|\s+.")
+    import regex
+
+    from .dialects import DialectError, pinned
     try:
         return pinned(pattern, classes)  # regex-like (a PinnedPattern)
     except DialectError as e:
@@ -120,6 +132,7 @@ def special_splitter(special_tokens: Sequence[str]) -> "regex.Pattern[str] | Non
     """A regex that finds special tokens, longest first where they overlap."""
     if not special_tokens:
         return None
+    import regex
     alts = sorted(special_tokens, key=len, reverse=True)
     return regex.compile("|".join(regex.escape(s) for s in alts))
 

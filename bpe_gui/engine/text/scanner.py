@@ -27,16 +27,13 @@ from __future__ import annotations
 import os
 from array import array
 from functools import cached_property, lru_cache
-from typing import Sequence
-
-import regex
+from typing import TYPE_CHECKING, Sequence
 
 from .presets import KIND_PATTERNS, PRESET_IDS
-from .dialects import pinned
-from ..io.cache import read_cached, write_cached
-from .unicode_classes import cached_tables_name, note_fold_masks, table_blob, \
-    tables_blob_matches
-from .unicode_versions import Classes, scanner_blob
+from .regex_release import regex_version
+
+if TYPE_CHECKING:
+    from .unicode_versions import Classes
 
 try:
     from . import _scan
@@ -46,13 +43,16 @@ except ImportError:  # no C compiler at install time: Pretokenizer uses regex
 # the scanner's number of each kind (csrc/scan.h)
 # Lone surrogates match exactly the classes U+FFFD matches (none but "other"), and the
 # substitution keeps code-point offsets, so safe boundaries of such texts stay exact.
-_SURROGATES = regex.compile(r"[\ud800-\udfff]")
+_SURROGATES = r"[\ud800-\udfff]"
 
 
 @lru_cache(maxsize=1)
 def runtime_table_blob() -> bytes:
     """The character tables computed from the installed ``regex``: kept in the user's
     cache folder (:mod:`..io.cache`), so each ``regex`` release computes them once."""
+    from ..io.cache import read_cached, write_cached
+    from .unicode_classes import cached_tables_name, note_fold_masks, table_blob, \
+        tables_blob_matches
     name = cached_tables_name()
     blob = read_cached(name)
     if blob is not None and tables_blob_matches(blob):
@@ -72,9 +72,9 @@ def install_tables(module) -> bool:
     ``TABLES_REGEX_VERSION``, ``tables_version()`` and ``set_tables(blob)``. Tables
     already installed through another of them are not installed again.
     """
-    if module.TABLES_REGEX_VERSION == regex.__version__:
+    if module.TABLES_REGEX_VERSION == regex_version():
         return False
-    if module.tables_version() != regex.__version__:
+    if module.tables_version() != regex_version():
         module.set_tables(runtime_table_blob())
     return True
 
@@ -84,9 +84,8 @@ def _ready() -> bool:
     """True once ``_scan`` is there and agrees with the installed regex (checked once)."""
     if _scan is None or os.environ.get("BPE_GUI_NATIVE_SCAN", "1") == "0":
         return False
-    if not install_tables(_scan):   # the built-in tables are the installed regex's
-        note_fold_masks(_scan.builtin_tables_blob())
-    return True
+    install_tables(_scan)   # (built-in tables that are the installed regex's: see
+    return True             # unicode_classes.fold_masks, which reads their fold masks)
 
 
 _SLOTS: dict[Classes, int] = {}
@@ -99,6 +98,7 @@ def scan_id(kind: str, classes: Classes | None = None) -> int:
         return PRESET_IDS[kind]
     slot = _SLOTS.get(classes)
     if slot is None:
+        from .unicode_versions import scanner_blob
         slot = _SLOTS[classes] = _scan.register_tables(scanner_blob(classes))
     return PRESET_IDS[kind] | slot << 8
 
@@ -116,6 +116,7 @@ class NativeScanner:
     @cached_property
     def _regex(self):
         """The pattern for texts UTF-8 cannot hold, pinned when first needed."""
+        from .dialects import pinned
         return pinned(KIND_PATTERNS[self.preset], self.classes)
 
     def words(self, text: str) -> list[str]:
@@ -138,7 +139,8 @@ class NativeScanner:
         try:
             return _scan.safe_cut(self.preset_id, text, lo, hi)
         except UnicodeEncodeError:
-            return _scan.safe_cut(self.preset_id, _SURROGATES.sub("\ufffd", text), lo, hi)
+            import regex
+            return _scan.safe_cut(self.preset_id, regex.sub(_SURROGATES, "\ufffd", text), lo, hi)
 
 
 def giant_cuts(preset_id: int, buf: bytearray, n: int, limit: int) -> tuple[int, int, int] | None:

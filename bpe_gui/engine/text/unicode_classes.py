@@ -24,7 +24,7 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
-import regex
+from .regex_release import regex_version
 
 # One byte of flags per code point; the patterns only ever combine these classes.
 FLAG_S = 0x01     # \s
@@ -84,6 +84,7 @@ _all_code_points = all_code_points
 
 def code_point_flags(text: str | None = None) -> bytes:
     """Flags of every code point (N_CODE_POINTS bytes), one ``finditer`` per class."""
+    import regex
     text = _all_code_points() if text is None else text
     total = 0
     for bit, pattern in CLASS_PATTERNS.items():
@@ -104,9 +105,18 @@ _FOLDS: dict[str, tuple[tuple[int, int], ...]] = {}
 
 
 def _fold_masks_all() -> tuple[tuple[int, int], ...]:
-    got = _FOLDS.get(regex.__version__)
+    got = _FOLDS.get(regex_version())
+    if got is None:   # the scanner's built-in tables hold them when they are this release's
+        try:
+            from . import _scan
+        except ImportError:
+            pass
+        else:
+            if _scan.TABLES_REGEX_VERSION == regex_version():
+                note_fold_masks(_scan.builtin_tables_blob())
+                got = _FOLDS.get(regex_version())
     if got is None:
-        got = _FOLDS[regex.__version__] = tuple(sorted(fold_masks(all_code_points()).items()))
+        got = _FOLDS[regex_version()] = tuple(sorted(fold_masks(all_code_points()).items()))
     return got
 
 
@@ -116,7 +126,7 @@ def note_fold_masks(blob: bytes) -> None:
     ``fold_masks()`` need not ask ``regex`` about every code point again (~35 ms)."""
     n_blocks, n_folds = struct.unpack_from("<II", blob, len(MAGIC) + 4)
     version = blob[len(MAGIC) + 12:len(MAGIC) + 44].rstrip(b"\0").decode()
-    if version != regex.__version__:
+    if version != regex_version():
         return
     at = len(MAGIC) + 44 + 2 * (N_CODE_POINTS >> BLOCK_SHIFT) + n_blocks * BLOCK
     masks = {cp: m for cp, m in enumerate(blob[at:at + 128]) if m}
@@ -133,6 +143,7 @@ def fold_masks(text: str | None = None) -> dict[int, int]:
     """
     if text is None:
         return dict(_fold_masks_all())
+    import regex
     masks: dict[int, int] = {}
     for i, letter in enumerate(CONTRACTION_LETTERS):
         # The patterns use the letters both in a class ([sdmt]) and as literals (ll).
@@ -151,8 +162,8 @@ def compute_tables() -> Tables:
     text = _all_code_points()
     masks = fold_masks(text)
     if len(text) == N_CODE_POINTS:   # (fold_masks() answers from them from now on)
-        _FOLDS.setdefault(regex.__version__, tuple(sorted(masks.items())))
-    return pack_tables(code_point_flags(text), masks, regex.__version__)
+        _FOLDS.setdefault(regex_version(), tuple(sorted(masks.items())))
+    return pack_tables(code_point_flags(text), masks, regex_version())
 
 
 def pack_tables(flags: bytes, masks: dict[int, int], version: str) -> Tables:
@@ -203,7 +214,7 @@ def cached_tables_name(source: str = "") -> str:
     format), so a change to either never reads tables made before it."""
     recipe = repr((FORMAT_VERSION, BLOCK_SHIFT, sorted(CLASS_PATTERNS.items()),
                    CONTRACTION_LETTERS)).encode()
-    return (f"scanner-tables-{source + '-' if source else ''}regex-{regex.__version__}-"
+    return (f"scanner-tables-{source + '-' if source else ''}regex-{regex_version()}-"
             f"{zlib.crc32(recipe):08x}.bin")
 
 
@@ -217,7 +228,7 @@ def tables_blob_matches(blob: bytes, version: str | None = None) -> bool:
     fmt, n_blocks, n_folds = struct.unpack_from("<III", blob, len(MAGIC))
     found = blob[len(MAGIC) + 12:head].rstrip(b"\0").decode("ascii", "replace")
     size = head + 2 * (N_CODE_POINTS >> BLOCK_SHIFT) + n_blocks * BLOCK + 128 + 5 * n_folds
-    return fmt == FORMAT_VERSION and found == (version or regex.__version__)[:31] and \
+    return fmt == FORMAT_VERSION and found == (version or regex_version())[:31] and \
         len(blob) == size
 
 
@@ -261,10 +272,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.check:
         current = args.out.read_text() if args.out.exists() else ""
         ok = current == text
-        print(f"{args.out}: {'up to date' if ok else 'OUT OF DATE'} (regex {regex.__version__})")
+        print(f"{args.out}: {'up to date' if ok else 'OUT OF DATE'} (regex {regex_version()})")
         return 0 if ok else 1
     args.out.write_text(text)
-    print(f"wrote {args.out} (regex {regex.__version__})")
+    print(f"wrote {args.out} (regex {regex_version()})")
     return 0
 
 

@@ -4,6 +4,7 @@
   merges applied in order, playback).
 - :mod:`.base`: ``BaseTokenizer``, what every tokenizer is (encode with offsets, stream,
   decode, pieces, playback, explain), and ``Encoding``.
+- :mod:`.symbols`: character mode's ``</w>`` and ``<unk>``.
 - :mod:`.merge_model`, :mod:`.trained`: a tokenizer over learned merges (trained here or
   read from GPT-2 files: :mod:`.gpt2_files`), encoding in C (``_encode``).
 - :mod:`.strategies`: the C engine's merge strategies, listed and forced

@@ -18,14 +18,16 @@ import os
 from abc import ABC, abstractmethod
 from array import array
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Sequence
 
 from .. import checks
 from ..errors import EncodeError
-from .explain import Explanation, explain
 from .model import Piece, Playback, WordModel, clean_chunks, clean_text, clean_with_map, joined, \
     word_text
 from ..text.pretokenize import Pretokenizer
+
+if TYPE_CHECKING:   # (explain, with its pattern analysis, is imported when first asked)
+    from .explain import Explanation
 
 
 @dataclass(frozen=True)
@@ -228,6 +230,7 @@ class BaseTokenizer(ABC):
 
         Example: ``tok.explain("it's").words[1].playback.steps`` -> the merges of "'s".
         """
+        from .explain import explain
         checks.text(text, "Tokenizer.explain(text)")
         return explain(self, clean_text(text))
 

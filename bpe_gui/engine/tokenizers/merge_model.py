@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import copy
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from itertools import repeat
 
 from ..errors import BPEError, EncodeError
 from .model import Word, WordModel, word_text
+from .symbols import EOW as _EOW, UNK as _UNK
 
 try:  # the hot loop of byte-level encoding, in C; the Python loop below is the fallback
     from . import _encode
@@ -28,8 +29,7 @@ try:  # the hot loop of byte-level encoding, in C; the Python loop below is the 
 except ImportError:  # pragma: no cover - only without a C compiler at install time
     _Encoder = _Merger = WordCache = None  # type: ignore[misc, assignment]  # optional C extension: None where it was not built
 
-EOW = b"</w>"
-UNK = b"<unk>"
+EOW, UNK = _EOW, _UNK   # (named here too: the trained tokenizer's symbols)
 _NO_MERGE = (sys.maxsize, -1)  # (rank, new id) of a pair that has no merge
 _IDENTITY = list(range(256))
 
@@ -72,23 +72,33 @@ class MergeModel(WordModel):
     # ----- growing and limiting ------------------------------------------------------
     def add(self, a: bytes, b: bytes, new_id: int | None = None) -> None:
         """Append one merge; ``new_id``: the id of a token not yet in the vocabulary."""
-        t2i = self.token_to_id
+        self.extend([(a, b, new_id)])
+
+    def extend(self, merges: Iterable[tuple[bytes, bytes, int | None]]) -> None:
+        """Append merges ``(a, b, new_id)`` in order, each as :meth:`add` appends one."""
+        t2i, vocab, ranks, merger = self.token_to_id, self.vocab, self.ranks, self.merger
+        append, append_id = self.merges.append, self.merge_ids.append
         rank = len(self.merges)
-        if new_id is not None and a + b not in t2i:
-            self.vocab[new_id] = a + b
-            t2i[a + b] = new_id
         try:
-            key = (t2i[a], t2i[b])
-            new = t2i[a + b]
-        except KeyError as e:
-            raise BPEError(f"Merge #{rank + 1} ({a!r} {b!r}) uses a token that is not in "
-                           f"the vocabulary ({e.args[0]!r}). The vocabulary and merges "
-                           "do not belong together.") from None
-        self.merges.append((a, b))
-        self.merge_ids.append(new)
-        if self.ranks.setdefault(key, (rank, new))[0] == rank and self.merger is not None:
-            self.merger.add(key[0], key[1], rank, new)
-        self.limit = len(self.merges)
+            for a, b, new_id in merges:
+                ab = a + b
+                if new_id is not None and ab not in t2i:
+                    vocab[new_id] = ab
+                    t2i[ab] = new_id
+                try:
+                    key = (t2i[a], t2i[b])
+                    new = t2i[ab]
+                except KeyError as e:
+                    raise BPEError(f"Merge #{rank + 1} ({a!r} {b!r}) uses a token that is not "
+                                   f"in the vocabulary ({e.args[0]!r}). The vocabulary and "
+                                   "merges do not belong together.") from None
+                append((a, b))
+                append_id(new)
+                if ranks.setdefault(key, (rank, new))[0] == rank and merger is not None:
+                    merger.add(key[0], key[1], rank, new)
+                rank += 1
+        finally:
+            self.limit = len(self.merges)
 
     def at(self, n: int) -> "MergeModel":
         """The same tables with only the first ``n`` merges in use (shared, not copied)."""

@@ -97,7 +97,11 @@ class Tokenizer(BaseTokenizer):
     def add_merge(self, left: bytes, right: bytes, new_id: int | None = None) -> None:
         """Append one merge (the trainer grows its tokenizer this way, step by step);
         ``new_id``: the id of the new token when the vocabulary lacks it."""
-        self.model.add(left, right, new_id)
+        self.add_merges([(left, right, new_id)])
+
+    def add_merges(self, merges: Iterable[tuple[bytes, bytes, int | None]]) -> None:
+        """Append merges ``(left, right, new_id)`` in order, as :meth:`add_merge` does."""
+        self.model.extend(merges)
         self._cache.clear()
         self._ocache.clear()
         self._encoder = None   # its cache was made with fewer merges

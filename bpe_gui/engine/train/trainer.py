@@ -14,17 +14,18 @@ Example (the worked example of SPEC.md, byte-level, GPT-2 pattern)::
 """
 from __future__ import annotations
 
+import threading
 import time
 from array import array
+from itertools import accumulate
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable, Iterable, NamedTuple, Sequence, cast
+from typing import TYPE_CHECKING, Callable, Iterable, NamedTuple, Sequence, cast
 
 try:
     from . import _core
 except ImportError:  # no C compiler at install time: slow but correct stand-in
     from . import _pycore as _core  # type: ignore[no-redef]  # the same API in Python
-from ._pycore import hf_byte_ranks
 from .. import checks
 from ..corpus.counting import table_from_files, table_from_text
 from ..corpus.table_sums import check_settings, read_tables, settings_for_table
@@ -32,7 +33,10 @@ from ..display import readable
 from ..errors import CancelFn, CorpusError, ProgressFn, SettingsError, VocabSizeError
 from ..text.pretokenize import Pretokenizer, refuse_bare_name, resolve_pattern, validate_special_tokens
 from ..corpus.table import PretokenTable
-from ..tokenizers.trained import EOW, UNK, Tokenizer
+from ..tokenizers.symbols import EOW, UNK
+
+if TYPE_CHECKING:   # (the tokenizer is built when first asked for: exports need not)
+    from ..tokenizers.trained import Tokenizer
 
 # settings that shape training but not the tokenizer it makes: a tokenizer's metadata
 # keeps them, and only the native format writes them (formats/native.py)
@@ -46,6 +50,9 @@ TIE_RULE_LABELS = {
     "lowest-ids-hf": "Lowest ids, numbered as Hugging Face does",
 }
 MODES = ("byte", "char")
+# Trainer._steps and ._rows change together under this lock: a core run adds rows in a
+# job's thread while the window reads the records (made from the rows) in its own
+_ROWS_LOCK = threading.RLock()
 TIE_LIMIT = 50        # tied pairs kept per record (the total is always kept)
 AFFECTED_LIMIT = 50   # affected words kept per record
 
@@ -286,6 +293,36 @@ def new_core(symbols, starts, freqs, token_bytes, tie_rule: str, undo: bool = Tr
                           "divide them all by 1000).") from None
 
 
+class _Rows:
+    """The steps a core run made whose MergeStep records are not made yet, as columns
+    (8 bytes a step, no object per step): the pair, new id, count, tied pairs, occurrences
+    merged, which of the pair it used up (bit 1: a, bit 2: b), then the live size and
+    the corpus's tokens after the step. The bytes are the trainer's vocab_bytes."""
+
+    __slots__ = ("a", "b", "new", "count", "n_tied", "merged", "gone", "live", "tokens")
+
+    def __init__(self) -> None:
+        self.a, self.b, self.new, self.count, self.n_tied, self.merged, self.gone, \
+            self.live, self.tokens = (array("q") for _ in range(9))
+
+    def columns(self) -> tuple[array, ...]:
+        """Every column but tokens, in the order of __slots__."""
+        return (self.a, self.b, self.new, self.count, self.n_tied, self.merged, self.gone,
+                self.live)
+
+    def __len__(self) -> int:
+        return len(self.a)
+
+
+def _n_removed(a: int, b: int, gone: int, specials: set[int]) -> int:
+    """How many tokens a merge of (a, b) used up (``gone``: bit 1 a, bit 2 b; specials
+    never)."""
+    if a != b:
+        return (1 if gone & 1 and a not in specials else 0) + \
+            (1 if gone & 2 and b not in specials else 0)
+    return 1 if gone & 3 and a not in specials else 0
+
+
 class _ReleasedCore:
     """Stands for the core after Trainer.release_core(): every use says why it fails."""
 
@@ -322,7 +359,10 @@ class Trainer:
         self.core = new_core(symbols, starts, freqs, token_bytes, s.tie_rule, self._can_undo)
         self._tokens0 = self.core.total_symbols
         self.vocab_bytes: list[bytes] = list(token_bytes)
-        self.steps: list[MergeStep] = []
+        self._steps: list[MergeStep] = []
+        # steps the core made on its own whose records are not made yet: a row of a
+        # record's fields each (_ROW), turned into records when the steps are first read
+        self._rows = _Rows()
         self._live = sum(1 for i in range(self.n_initial) if self.core.symbol_count(i) > 0) \
             + len(self.special_ids)
         self._live0 = self._live
@@ -337,6 +377,7 @@ class Trainer:
             raise SettingsError("SuperBPE trains in two stages with two pre-tokenizers: use "
                                 "bpe_gui.engine.train.superbpe.train_superbpe, not Trainer/train_bpe.")
         self.base = base_symbols(table, s)
+        self._symbols_are_bytes = s.mode == "byte"   # (each symbol of a word is a byte)
         self.n_base = len(self.base)
         token_bytes = self.base + [t.encode("utf-8") for t in s.special_tokens]
         self.special_ids = list(range(self.n_base, len(token_bytes)))
@@ -406,6 +447,7 @@ class Trainer:
     transition: int | None = None
     table2: PretokenTable | None = None
     parity: None = None   # parity-aware training's facts: ParityRun's (parity_run.py)
+    _symbols_are_bytes = False   # words start as their bytes (Trainer's own _initial_state)
 
     def skip_reason(self, a: int, b: int) -> str | None:
         """Why the next steps would never merge the pair (a, b): never, here (SuperBPE's
@@ -418,8 +460,23 @@ class Trainer:
         return self.table.words if self._word_texts is None else self._word_texts
 
     @property
+    def steps(self) -> list[MergeStep]:
+        """The record of every step made, in order (records of steps the core made on its
+        own are made here, when first read)."""
+        if self._rows:
+            with _ROWS_LOCK:
+                self._make_records()
+        return self._steps
+
+    @steps.setter
+    def steps(self, records: list[MergeStep]) -> None:
+        with _ROWS_LOCK:
+            self._steps, self._rows = records, _Rows()
+
+    @property
     def n_steps(self) -> int:
-        return len(self.steps)
+        with _ROWS_LOCK:
+            return len(self._steps) + len(self._rows)
 
     @property
     def target_steps(self) -> int | None:
@@ -435,7 +492,18 @@ class Trainer:
     @property
     def corpus_tokens(self) -> int:
         """How many tokens the training corpus (all words, with frequency) is cut into now."""
-        return self.steps[-1].corpus_tokens if self.steps else self._tokens0
+        with _ROWS_LOCK:
+            if self._rows:
+                return self._rows.tokens[-1]
+            return self._steps[-1].corpus_tokens if self._steps else self._tokens0
+
+    @property
+    def corpus_bytes(self) -> int:
+        """UTF-8 bytes of the training words, each as often as it occurs: in byte mode the
+        corpus's tokens before the first merge (one per byte), else the table's sum."""
+        if self._symbols_are_bytes:
+            return self._tokens0
+        return self.table.total_word_bytes
 
     @property
     def live_size(self) -> int:
@@ -452,7 +520,7 @@ class Trainer:
 
     @property
     def merges(self) -> list[tuple[bytes, bytes]]:
-        return [(s.left, s.right) for s in self.steps]
+        return [(left, right) for left, right, _ in self._merge_rows(0, self.n_steps)]
 
     def is_done(self) -> bool:
         return self.stop() is not None
@@ -557,7 +625,7 @@ class Trainer:
                         if t not in self.special_ids and self.core.symbol_count(t) == 0)
         self._live += 1 - len(removed)
         merged = self.core.symbol_count(new)
-        rec = MergeStep(index=len(self.steps) + 1, pair=(a, b), left=left, right=right,
+        rec = MergeStep(index=self.n_steps + 1, pair=(a, b), left=left, right=right,
                         new_id=new, token=left + right, count=count, rule=s.tie_rule,
                         n_tied=n_tied, removed=removed, live_size=self._live,
                         merged=merged, corpus_tokens=self.corpus_tokens - merged)
@@ -600,13 +668,21 @@ class Trainer:
         between steps and stops early (the steps made so far stay).
         """
         checks.whole(until, "Trainer.run(until)", -checks.MAX_ID, none_ok=True)
+        start = self.n_steps
+        self.advance(until, progress, cancel, detail)
+        return self.steps[start:]
+
+    def advance(self, until: int | None = None,
+                progress: Callable[[int, int], None] | None = None,
+                cancel: CancelFn | None = None, detail: bool = True) -> None:
+        """:meth:`run`, returning nothing: the records of steps made in the core are made
+        when first read (train_bpe and the command line read only merges and counts)."""
         goal = until if until is not None else self.target_steps
         total = goal if goal is not None else self.settings.vocab_size
         assert total is not None   # no goal: pruning to a vocabulary size (validated settings)
-        start = self.n_steps
         if not detail and goal is not None and not self.settings.prune:
             self._run_in_core(goal, total, progress, cancel)
-            return self.steps[start:]
+            return
         last = 0.0
         while goal is None or self.n_steps < goal:
             if cancel is not None and cancel():
@@ -618,7 +694,6 @@ class Trainer:
                 progress(self.n_steps if goal is not None else self.vocab_size, total)
         if progress is not None:
             progress(self.n_steps if goal is not None else self.vocab_size, total)
-        return self.steps[start:]
 
     def _run_in_core(self, goal: int, total: int, progress, cancel) -> None:
         """Steps without detail, in the C core without the GIL, in chunks of about
@@ -647,26 +722,71 @@ class Trainer:
             progress(self.n_steps, total)
 
     def _record_core_steps(self) -> None:
-        """MergeStep records for the steps the core made on its own (Core.run)."""
-        rule, specials, vb = self.settings.tie_rule, set(self.special_ids), self.vocab_bytes
-        tokens = self.corpus_tokens
-        steps = self.steps
-        for a, b, new, count, n_tied, merged, gone in self.core.history(len(steps)):
-            left, right = vb[a], vb[b]
-            token = left + right
-            vb.append(token)
+        """The rows of MergeStep records for the steps the core made on its own
+        (Core.run): the records are made from them when first read (:attr:`steps`)."""
+        with _ROWS_LOCK:
+            self._add_rows()
+
+    def _add_rows(self) -> None:
+        made = self.core.history(self.n_steps)
+        if not made:
+            return
+        a_ids, b_ids, new_ids, counts, n_tied, merged, gone = zip(*made)
+        tokens = list(accumulate((-m for m in merged), initial=self.corpus_tokens))
+        vb, specials = self.vocab_bytes, set(self.special_ids)
+        for a, b in zip(a_ids, b_ids):
+            vb.append(vb[a] + vb[b])
+        lives = list(accumulate(
+            (1 - _n_removed(a, b, g, specials) for a, b, g in zip(a_ids, b_ids, gone)),
+            initial=self._live))
+        self._live = lives[-1]
+        rows = self._rows
+        for column, values in zip(rows.columns(), (a_ids, b_ids, new_ids, counts, n_tied,
+                                                   merged, gone, lives[1:])):
+            column.extend(values)
+        rows.tokens.extend(tokens[1:])
+
+    def _make_records(self) -> None:
+        """The MergeStep records of the rows _record_core_steps left."""
+        rule, rows, vb = self.settings.tie_rule, self._rows, self.vocab_bytes
+        specials, steps = set(self.special_ids), self._steps
+        self._rows = _Rows()
+        index = len(steps)
+        for a, b, new, count, n_tied, merged, gone, live, tokens in zip(
+                *rows.columns(), rows.tokens):
             # the tokens this merge used up (bit 1: a, bit 2: b), specials never
             if a != b:
                 removed = ((a,) if gone & 1 and a not in specials else ()) + \
                     ((b,) if gone & 2 and b not in specials else ())
             else:
                 removed = (a,) if gone & 3 and a not in specials else ()
-            self._live += 1 - len(removed)
-            tokens -= merged
-            steps.append(MergeStep(
-                index=len(steps) + 1, pair=(a, b), left=left, right=right, new_id=new,
-                token=token, count=count, rule=rule, n_tied=n_tied, removed=removed,
-                live_size=self._live, merged=merged, corpus_tokens=tokens))
+            steps.append(MergeStep(index=index + 1, pair=(a, b), left=vb[a], right=vb[b],
+                                   new_id=new, token=vb[self.n_initial + index],
+                                   count=count, rule=rule, n_tied=n_tied, removed=removed,
+                                   live_size=live, merged=merged, corpus_tokens=tokens))
+            index += 1
+
+    def _merge_rows(self, lo: int, hi: int) -> list[tuple[bytes, bytes, int]]:
+        """(left, right, new_id) of steps lo+1 .. hi, without making records."""
+        with _ROWS_LOCK:
+            n, rows, vb = len(self._steps), self._rows, self.vocab_bytes
+            out = [(r.left, r.right, r.new_id) for r in self._steps[lo:min(hi, n)]]
+            at = slice(max(lo - n, 0), max(hi - n, 0))
+            out += [(vb[a], vb[b], new) for a, b, new in zip(rows.a[at], rows.b[at],
+                                                             rows.new[at])]
+        return out
+
+    def merge_triples(self, lo: int = 0, hi: int | None = None) -> list[tuple[bytes, bytes, int]]:
+        """(left, right, new id) of steps lo+1 .. hi (default: the last), in order, read
+        without making records (exports of a long run: formats.trainer_snapshot)."""
+        return self._merge_rows(lo, self.n_steps if hi is None else hi)
+
+    def _counts(self, k: int) -> list[int]:
+        """The pair count of each of the first k steps, without making records."""
+        with _ROWS_LOCK:
+            n = len(self._steps)
+            return [r.count for r in self._steps[:k]] + \
+                self._rows.count[:max(k - n, 0)].tolist()
 
     def release_core(self) -> None:
         """Free the merge state (most of a run's memory) once training is over: the
@@ -766,6 +886,7 @@ class Trainer:
         character for each byte), then the merges in order, as here."""
         n_special = len(self.special_ids)
         if self.settings.mode == "byte" and t < 256:
+            from ._pycore import hf_byte_ranks
             return n_special + hf_byte_ranks()[t]
         if t in self.special_ids:
             return self.special_ids.index(t)
@@ -793,19 +914,20 @@ class Trainer:
             tok = self._tok = self._first_tokenizer()
         off = self.n_inherited   # merges the first tokenizer already has
         # Training is deterministic, so merges past an undo come back the same; check anyway.
-        for rec in self.steps[:len(tok.merges) - off][-1:]:
-            if tok.merges[off + rec.index - 1] != (rec.left, rec.right):
+        have = min(len(tok.merges) - off, self.n_steps)
+        for left, right, _ in self._merge_rows(have - 1, have) if have > 0 else []:
+            if tok.merges[off + have - 1] != (left, right):
                 self._tok = None
                 return self.tokenizer(at_step)
-        for rec in self.steps[len(tok.merges) - off:]:
-            tok.add_merge(rec.left, rec.right, rec.new_id)
+        tok.add_merges(self._merge_rows(len(tok.merges) - off, self.n_steps))
         out = tok.at_step(off + k)
-        recs = self.steps[:k]   # a cheap copy: the records as of now, for the lazy metadata
-        out.meta = lambda: self.metadata(k, [st.count for st in recs])  # exports read it
+        counts = self._counts(k)   # the counts as of now, for the lazy metadata
+        out.meta = lambda: self.metadata(k, list(counts))  # exports read it
         return out
 
     def _first_tokenizer(self) -> Tokenizer:
         """The tokenizer before the first step, which tokenizer() grows step by step."""
+        from ..tokenizers.trained import Tokenizer
         s = self.settings
         return Tokenizer(dict(enumerate(self.vocab_bytes[:self.n_initial])), [],
                          list(s.special_tokens), pattern=s.pattern, mode=s.mode,
@@ -818,7 +940,7 @@ class Trainer:
                 **{k: getattr(s, k) for k in TRAINING_ONLY},
                 "special_tokens": list(s.special_tokens),
                 "merge_counts": counts if counts is not None
-                else [st.count for st in self.steps[:k]]}
+                else self._counts(k)}
 
 
 def _table_name(counts) -> str:
@@ -871,7 +993,7 @@ def train_bpe(input_path: "str | Path | Sequence[str | Path] | PretokenTable | N
         trainer = Trainer.from_source(paths, settings, ptok, cancel, encoding=encoding,
                                       undo=False)
     pmerge = (lambda d, t: progress("merge", d, t)) if progress else None
-    trainer.run(progress=pmerge, cancel=cancel, detail=False)
+    trainer.advance(progress=pmerge, cancel=cancel, detail=False)
     if not return_trainer:
         trainer.release_core()
     if return_trainer:

@@ -1,5 +1,6 @@
 """The presets' Oniguruma patterns kept as data (formats/onig_presets.py) are exactly
 what the export's translation makes of them, and the export uses them."""
+import pytest
 import regex
 
 from bpe_gui.engine.formats import hf
@@ -26,3 +27,16 @@ def test_unknown_regex_version_or_pattern_falls_back(monkeypatch):
     monkeypatch.setattr(regex, "__version__", "0.0.0")
     assert preset_onig("gpt2") is None
     assert hf.onig_pattern(PRESETS["gpt2"]) == PRESET_ONIG["gpt2"]   # by translation
+
+
+def test_each_preset_entry_runs_in_tokenizers_and_cuts_as_ours():
+    """The export does not ask tokenizers about a preset written from this data (that
+    would import the library for every tokenizer.json): here each entry compiles in
+    tokenizers' Oniguruma and cuts the probe text into our words."""
+    tokenizers = pytest.importorskip("tokenizers")
+    from bpe_gui.engine.formats.snapshot import PROBE_TEXT, words_differ
+    for name, pattern in PRESETS.items():
+        split = tokenizers.pre_tokenizers.Split(tokenizers.Regex(PRESET_ONIG[name]),
+                                                behavior="isolated")
+        theirs = [w for w, _ in split.pre_tokenize_str(PROBE_TEXT)]
+        assert words_differ(pattern, theirs) is None, name

@@ -70,3 +70,42 @@ def test_cancel_stops_a_core_run():
     t.run(detail=False, cancel=cancel)
     assert 0 < t.n_steps < 5000
     assert [r.index for r in t.steps] == list(range(1, t.n_steps + 1))
+
+
+@pytest.mark.parametrize("core", available_cores())
+def test_train_bpe_answers_before_its_records_are_made(core, tmp_path):
+    """train_bpe makes the records of a core run only when they are read: the merges,
+    the counts the exports write, the tokenizer and the totals come from the core's
+    history as they are, and equal those of a trainer that stepped one by one."""
+    from bpe_gui.engine import train_bpe
+    from bpe_gui.engine.formats import render_files
+    corpus = tmp_path / "c.txt"
+    corpus.write_text(" ".join(f"w{i % 50} x{i % 97} lower{i % 7}" for i in range(2000)),
+                      encoding="utf-8")
+    with using_core(core):
+        fast = train_bpe([corpus], 600, ["<|endoftext|>"], return_trainer=True)
+        slow = Trainer.from_files(corpus, fast.settings)
+        while slow.step(detail=False) is not None:
+            pass
+        assert fast._rows and not fast._steps   # nothing made yet
+        assert (fast.n_steps, fast.corpus_tokens) == (slow.n_steps, slow.corpus_tokens)
+        assert fast.merges == slow.merges
+        assert fast.metadata() == slow.metadata()
+        for k in (None, 0, 1, 17, fast.n_steps):
+            files = render_files(fast.tokenizer(k), ["hf", "native", "csv"])[0]
+            assert files == render_files(slow.tokenizer(k), ["hf", "native", "csv"])[0]
+        assert fast._rows   # still none made
+        assert [_fields(r) for r in fast.steps] == [_fields(r) for r in slow.steps]
+        assert not fast._rows
+        assert fast.tokenizer().merges == slow.tokenizer().merges
+
+
+@pytest.mark.parametrize("mode", ["byte", "char"])
+def test_corpus_bytes_is_the_tables_sum_of_word_bytes(mode):
+    text = "low lower\n lowest  newer 你好 😀\n\n" * 7 + "<|endoftext|> x"
+    for lines in (False, True):
+        t = Trainer.from_text(text, TrainSettings(num_merges=5, mode=mode, lines=lines,
+                                                  special_tokens=("<|endoftext|>",)))
+        t.run(detail=False)
+        assert t.corpus_bytes == t.table.total_word_bytes == sum(
+            len(w.encode("utf-8")) * f for w, f in zip(t.table.words, t.table.freqs))

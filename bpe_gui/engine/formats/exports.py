@@ -1,0 +1,128 @@
+"""Export: the formats' names, their files, and a tokenizer rendered in several formats
+in memory (each format's module imported when that format is first written), or written
+into a folder all or none (``io.write_files``)."""
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from typing import TYPE_CHECKING, Sequence
+
+from .. import checks
+from ..errors import ExportError
+from ..io.atomic import check_name, write_files
+from .snapshot import Snapshot, snapshot
+
+if TYPE_CHECKING:
+    from ..tokenizers.trained import Tokenizer
+
+FORMATS: dict[str, str] = {
+    "gpt2": "GPT-2 vocab.json + merges.txt",
+    "hf": "Hugging Face tokenizer.json",
+    "tiktoken": "tiktoken .tiktoken ranks + pattern",
+    "native": "bpe-gui JSON (vocab, merges, settings)",
+    "csv": "Merges with counts (CSV)",
+}
+# the module of each format, relative to this package
+_MODULES = {"gpt2": ".gpt2", "hf": ".hf", "tiktoken": ".tiktoken_fmt", "native": ".native",
+            "csv": ".csv_merges"}
+
+
+def _module(fmt: str):
+    try:
+        name = _MODULES[fmt]
+    except KeyError:
+        raise ExportError(f"Unknown format {fmt!r}: use one of {', '.join(FORMATS)}.") from None
+    return importlib.import_module(name, __package__)
+
+
+def output_files(fmt: str, name: str = "tokenizer") -> list[str]:
+    """The file names an export writes. Example: output_files('gpt2') -> ['vocab.json', 'merges.txt']."""
+    return _module(fmt).file_names(check_name(name))
+
+
+def _dump(snap: Snapshot, fmt: str, name: str) -> dict[str, bytes]:
+    module = _module(fmt)
+    why = snap.meta.get("export_problem") or (snap.meta.get("export_problems") or {}).get(fmt)
+    if why and fmt != "csv":   # an imported file this format cannot hold exactly
+        raise ExportError(why)
+    return module.dump(snap, check_name(name))
+
+
+def settings_problem(fmt: str, settings) -> str | None:
+    """Why ``fmt`` cannot hold a tokenizer trained with ``settings`` (its mode, end of
+    word and pattern), known before training; None if it may. The format's own rule,
+    the one its export applies (formats without one, native and csv, hold any)."""
+    rule = getattr(_module(fmt), "settings_problem", None)
+    if rule is None:
+        return None
+    from ..text.pretokenize import resolve_pattern
+    return rule(settings.mode, settings.end_of_word, resolve_pattern(settings.pattern)[0])
+
+
+def unsupported_reason(tok: Tokenizer, fmt: str) -> str | None:
+    """Why ``fmt`` cannot hold ``tok`` (the ExportError message), or None if it can."""
+    try:
+        _dump(snapshot(tok), fmt, "tokenizer")
+    except ExportError as e:
+        return str(e)
+    return None
+
+
+def supported_formats(tok: Tokenizer) -> list[str]:
+    """The formats that can hold this tokenizer exactly, in FORMATS order."""
+    snap = snapshot(tok)
+    out = []
+    for fmt in FORMATS:
+        try:
+            _dump(snap, fmt, "tokenizer")
+        except ExportError:
+            continue
+        out.append(fmt)
+    return out
+
+
+def export_tokenizer(tok: Tokenizer, folder: str | Path, fmt: str,
+                     name: str = "tokenizer") -> list[Path]:
+    """Write ``tok`` in format ``fmt`` into ``folder`` (created if missing); returns the files.
+
+    Raises ExportError (with the fix) if the format cannot hold the tokenizer or the
+    folder cannot be written; nothing is left half-written.
+    """
+    _check_export(tok, folder, fmt, name)
+    files = _dump(snapshot(tok), fmt, name)
+    return write_files(folder, files)
+
+
+def render_files(tok: "Tokenizer | Snapshot", fmts: Sequence[str], name: str = "tokenizer",
+                 skip_unsupported: bool = False) -> tuple[dict[str, bytes], dict[str, str]]:
+    """The files of several formats, in memory: ({file name: content}, {skipped format:
+    reason}). Without ``skip_unsupported`` a format that cannot hold ``tok`` raises.
+    ``tok`` may be a snapshot already (``trainer_snapshot``: a trainer's at its last
+    step, made without its tokenizer)."""
+    snap = tok if isinstance(tok, Snapshot) else snapshot(tok)
+    files: dict[str, bytes] = {}
+    skipped: dict[str, str] = {}
+    for fmt in fmts:
+        try:
+            files.update(_dump(snap, fmt, name))
+        except ExportError as e:
+            if not skip_unsupported or fmt not in FORMATS:
+                raise
+            skipped[fmt] = str(e)
+    return files, skipped
+
+
+def export_formats(tok: Tokenizer, folder: str | Path, fmts: Sequence[str],
+                   name: str = "tokenizer") -> list[Path]:
+    """Several formats at once, all or nothing: every file's content is built before
+    any is written, so one format that cannot hold ``tok`` stops the whole export."""
+    files, _ = render_files(tok, fmts, name)
+    return write_files(folder, files)
+
+
+def _check_export(tok, folder, fmt, name) -> None:
+    from ..tokenizers.base import BaseTokenizer
+    checks.instance(tok, BaseTokenizer, "export_tokenizer(tok)", "a Tokenizer")
+    checks.path(folder, "export_tokenizer(folder)")
+    checks.string(fmt, "export_tokenizer(fmt)", f"a format name ({', '.join(FORMATS)})")
+    checks.string(name, "export_tokenizer(name)", "a file name such as 'tokenizer'")
