@@ -4,6 +4,7 @@
  * histogram and heap built without the GIL; and freeing it all.
  */
 #include "core/core.h"
+#include "util/heap_trim.h"
 
 BpeCore *bpe_core_new(int tie)
 {
@@ -204,16 +205,22 @@ const char *bpe_core_build(BpeCore *c, const int32_t *symbols, int32_t n_symbols
     }
     for (int32_t i = c->heap_n / 2 - 1; i >= 0; i--)
         sift_down(c, i);
+    bpe_heap_trim();   /* the build's scratch arrays are freed: before training grows */
     return NULL;
 nomem:
     *is_mem = 1;
     return "out of memory";
 }
 
+/* A core of at least this many cells gives its pages back when freed (heap_trim.h): the
+ * export that follows a training run then fits in them. */
+#define TRIM_CELLS ((int64_t)1 << 18)
+
 void bpe_core_free(BpeCore *c)
 {
     if (!c)
         return;
+    int big = c->n_cells >= TRIM_CELLS;
     if (c->pairs) {
         for (int32_t j = 0; j < c->n_pairs; j++)
             if (c->pairs[j].cap > INLINE_CAP)
@@ -248,5 +255,7 @@ void bpe_core_free(BpeCore *c)
     free(c->usedL);
     free(c->usedR);
     free(c);
+    if (big)
+        bpe_heap_trim();
 }
 

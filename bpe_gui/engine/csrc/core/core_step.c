@@ -6,10 +6,7 @@
 #include "core/core.h"
 #include "util/portable.h"
 #include "core/core_lists.h"
-
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
+#include "util/heap_trim.h"
 
 /* Position lists are many small blocks that die and grow all through training; glibc
  * keeps the pages they freed in the process (they count in its memory) until asked.
@@ -21,9 +18,7 @@ static void trim_heap(BpeCore *c)
     if (c->freed_bytes < TRIM_BYTES)
         return;
     c->freed_bytes = 0;
-#if defined(__GLIBC__)
-    malloc_trim(0);
-#endif
+    bpe_heap_trim();
 }
 
 static void clear_caches(BpeCore *c)

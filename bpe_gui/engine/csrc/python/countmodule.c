@@ -64,6 +64,7 @@
 #include "python/scan_python.h"
 #include "count/tsv.h"
 #include "count/wordtable.h"
+#include "util/heap_trim.h"
 #include "util/simd.h"
 
 #ifndef BPE_SCAN_NPRESETS
@@ -549,11 +550,13 @@ static PyObject *export_tables(Counter **cs, size_t k, int with_firsts)
     for (size_t j = 0; runs && j < k; j++)
         free((void *)runs[j].order);
     free(runs);
-    if (gathered)   /* (several tables: their counts were gathered, they are spent) */
+    if (gathered) {   /* (several tables: their counts were gathered, they are spent) */
         for (size_t j = 0; j < k; j++) {
             wt_clear(&cs[j]->t);
             cs[j]->t.total = cs[j]->t.chars = cs[j]->t.bytes = 0;
         }
+        bpe_heap_trim();   /* their pages, held in the counting threads' arenas */
+    }
     free(ts);
     return res;
 }
