@@ -11,6 +11,7 @@ Example::
 """
 from __future__ import annotations
 
+import codecs
 import unicodedata
 from functools import lru_cache
 from itertools import accumulate
@@ -59,10 +60,18 @@ def gpt2_text(token: bytes) -> str:
     return token.decode("latin-1").translate(_gpt2_table())
 
 
+@lru_cache(maxsize=1)
+def _gpt2_charmap() -> str:
+    """The 256 GPT-2 characters in byte order: a charmap codec's decoding table."""
+    table = bytes_to_unicode()
+    return "".join(table[b] for b in range(256))
+
+
 def gpt2_texts(tokens: Sequence[bytes]) -> list[str]:
-    """[gpt2_text(t) for t in tokens], in one translate of all of them (a vocabulary at
-    once). Example: [b"a", b" b"] -> ['a', 'Ġb']."""
-    text = b"".join(tokens).decode("latin-1").translate(_gpt2_table())
+    """[gpt2_text(t) for t in tokens], in one decode of all of them (a vocabulary at
+    once: the charmap codec maps each byte to its character in C, where translate
+    looked each character up in a dict). Example: [b"a", b" b"] -> ['a', 'Ġb']."""
+    text = codecs.charmap_decode(b"".join(tokens), "strict", _gpt2_charmap())[0]
     ends = list(accumulate(map(len, tokens)))
     return [text[a:b] for a, b in zip([0, *ends], ends)]
 
