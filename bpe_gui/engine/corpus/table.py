@@ -67,7 +67,8 @@ class PretokenTable:
 
     @classmethod
     def from_native(cls, counter, n_chars: int, n_bytes: int) -> "PretokenTable":
-        return cls.from_arrays(*counter.export(), n_chars, n_bytes)
+        blob, starts, counts = counter.export()[:3]
+        return cls.from_arrays(blob, starts, counts, n_chars, n_bytes)
 
     @classmethod
     def from_arrays(cls, blob: bytes, starts_b: bytes, counts_b: bytes, n_chars: int,
