@@ -323,6 +323,22 @@ def _n_removed(a: int, b: int, gone: int, specials: set[int]) -> int:
     return 1 if gone & 3 and a not in specials else 0
 
 
+# The most steps Core.run makes in one call: their history becomes Python rows at once,
+# and at a run's end (when the core is largest) a bigger batch of tuples would raise the
+# process's peak.
+CHUNK_MAX = 512
+
+
+class _ReleasedTable:
+    """Stands for the table after Trainer.release_table(): every use says why it fails."""
+
+    def __getattr__(self, name: str):
+        raise SettingsError("This trainer let go of its pre-token table once its merge "
+                            "state held the words (Trainer.release_table, as train_bpe "
+                            "does), so it cannot give the words' texts. Build the trainer "
+                            "with Trainer.from_source to keep the table.")
+
+
 class _ReleasedCore:
     """Stands for the core after Trainer.release_core(): every use says why it fails."""
 
@@ -355,6 +371,7 @@ class Trainer:
             raise CorpusError("The corpus has only whitespace, so character mode has no words "
                               "to train on. Add some text, or use byte mode.")
         self._freqs = freqs
+        self._corpus_bytes: int | None = None
         self._can_undo = bool(undo)
         self.core = new_core(symbols, starts, freqs, token_bytes, s.tie_rule, self._can_undo)
         self._tokens0 = self.core.total_symbols
@@ -503,7 +520,9 @@ class Trainer:
         corpus's tokens before the first merge (one per byte), else the table's sum."""
         if self._symbols_are_bytes:
             return self._tokens0
-        return self.table.total_word_bytes
+        if self._corpus_bytes is None:
+            self._corpus_bytes = self.table.total_word_bytes
+        return self._corpus_bytes
 
     @property
     def live_size(self) -> int:
@@ -713,7 +732,7 @@ class Trainer:
             if done < n:
                 break
             took = time.monotonic() - t0
-            chunk = min(chunk * 2, 1 << 16) if took < 0.02 else max(16, chunk // 2) \
+            chunk = min(chunk * 2, CHUNK_MAX) if took < 0.02 else max(16, chunk // 2) \
                 if took > 0.08 else chunk
             if progress is not None and time.monotonic() - last > 0.05:
                 last = time.monotonic()
@@ -787,6 +806,19 @@ class Trainer:
             n = len(self._steps)
             return [r.count for r in self._steps[:k]] + \
                 self._rows.count[:max(k - n, 0)].tolist()
+
+    def release_table(self) -> None:
+        """Let go of the pre-token table once the core holds its words: the table's
+        memory then does not sit beside the merge state's through training. Merges,
+        records, counts and ``corpus_bytes`` stay; ``table``, ``word_texts`` and
+        detailed steps raise :class:`SettingsError` afterwards. :func:`train_bpe` (and
+        so the command line) does it before training."""
+        if isinstance(self.table, _ReleasedTable):
+            return
+        self._corpus_bytes = self.corpus_bytes
+        self.table = _ReleasedTable()   # type: ignore[assignment]
+        self._freqs = _ReleasedTable()   # (byte mode: the table's counts)
+        self._word_texts = None            # (char mode's own texts go too)
 
     def release_core(self) -> None:
         """Free the merge state (most of a run's memory) once training is over: the
@@ -966,7 +998,8 @@ def train_bpe(input_path: "str | Path | Sequence[str | Path] | PretokenTable | N
     min_frequency, prune, num_merges, end_of_word, lines). ``progress(phase, done, total)``
     reports "pretokenize" (input bytes read) then "merge" (steps). ``encoding``: the
     corpus files' (converted as they are read). ``return_trainer=True`` returns the
-    Trainer instead, which only goes forward (it keeps no undo log: see Trainer).
+    Trainer instead, which only goes forward (it keeps no undo log: see Trainer) and
+    keeps no pre-token table (:meth:`Trainer.release_table`).
 
     Instead of corpus files: ``input_path`` a table in memory (``count_corpus``), or
     ``counts`` word-count table files (summed in the order given). A table's own pattern
@@ -992,6 +1025,7 @@ def train_bpe(input_path: "str | Path | Sequence[str | Path] | PretokenTable | N
         ptok = (lambda d, t: progress("pretokenize", d, t)) if progress else None
         trainer = Trainer.from_source(paths, settings, ptok, cancel, encoding=encoding,
                                       undo=False)
+    trainer.release_table()   # its words are in the core now
     pmerge = (lambda d, t: progress("merge", d, t)) if progress else None
     trainer.advance(progress=pmerge, cancel=cancel, detail=False)
     if not return_trainer:

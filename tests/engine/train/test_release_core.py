@@ -45,3 +45,31 @@ def test_train_bpe_gives_the_merges_of_a_kept_trainer(tmp_path):
     with pytest.raises(SettingsError, match="only goes forward"):
         tr.undo()
     assert tr.merges == merges
+
+
+@pytest.mark.parametrize("mode", ["byte", "char"])
+def test_released_table_keeps_merges_and_counts_and_says_why_words_are_gone(mode):
+    """release_table (train_bpe's, before training): the same merges, records, tokens
+    and corpus bytes as a trainer that keeps its table; the words' texts are refused
+    with a message naming the way to keep them."""
+    settings = TrainSettings(vocab_size=300 if mode == "byte" else 60, mode=mode)
+    kept = Trainer.from_text(TEXT, settings)
+    released = Trainer.from_text(TEXT, settings)
+    released.release_table()
+    kept.run(detail=False)
+    released.run(detail=False)
+    assert released.merges == kept.merges and len(kept.merges) > 10
+    assert released.steps == kept.steps
+    assert released.corpus_bytes == kept.corpus_bytes == len(TEXT.encode("utf-8"))
+    for read in (lambda: released.word_texts, lambda: released.table.words):
+        with pytest.raises(SettingsError, match="let go of its pre-token table.*from_source"):
+            read()
+
+
+def test_train_bpe_lets_go_of_the_table(tmp_path):
+    path = tmp_path / "c.txt"
+    path.write_text(TEXT, encoding="utf-8")
+    tr = train_bpe(path, 300, ["<s>"], return_trainer=True)
+    with pytest.raises(SettingsError, match="release_table"):
+        print(tr.word_texts)
+    assert tr.corpus_bytes == len(TEXT.encode("utf-8"))
