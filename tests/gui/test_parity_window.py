@@ -140,7 +140,8 @@ def test_turns_and_chart_are_the_dev_tokens_hf_counts(qtbot, window):
             panel.last_reason.text()
         assert f"{worst}'s turn" in panel.last_title.text()
         tl = panel.timeline   # every row's tooltip says whose turn it was
-        assert f"{worst}'s turn" in tl.data(tl.index(k, 0), Qt.ItemDataRole.ToolTipRole)
+        assert f"Step {k} served {worst}:" in tl.data(tl.index(k, 0),
+                                                       Qt.ItemDataRole.ToolTipRole)
         # the vocabulary browser: the token step k made, and whose turn made it
         _raise(qtbot, window, "vocab_dock")
         window.dock_layout.vocab_browser._refresh()

@@ -31,7 +31,7 @@ if TYPE_CHECKING:   # the names as mypy sees them; each is imported at first use
     from .parity_run import ParityInfo, ParityRun
     from .inherited import InheritedTrainer, inherited_settings, merge_list_tokenizer, train_on
     from .parity import (PARITY_VARIANTS, ParityData, ParitySettings, ParityStep, ParityTrainer,
-                         hf_lines, ratios_for, train_parity)
+                         hf_lines, ratios_for, train_parity, turn_sentence)
     from .protocol import TrainerProtocol
     from .replay import PAIR_RECORD, SKIP, MergeReplay, ReplayChunk
     from .trainer import (TIE_RULE_LABELS, TIE_RULES, AffectedWord, MergeStep, PairRow, Trainer,
@@ -44,7 +44,7 @@ __getattr__, __dir__ = lazy_face(__name__, {
     ".parity_run": "ParityInfo ParityRun",
     ".inherited": "InheritedTrainer inherited_settings merge_list_tokenizer train_on",
     ".parity": ("PARITY_VARIANTS ParityData ParitySettings ParityStep ParityTrainer hf_lines "
-                "ratios_for train_parity"),
+                "ratios_for train_parity turn_sentence"),
     ".protocol": "TrainerProtocol",
     ".replay": "PAIR_RECORD SKIP MergeReplay ReplayChunk",
     ".trainer": ("TIE_RULE_LABELS TIE_RULES AffectedWord MergeStep PairRow Trainer "
@@ -58,4 +58,4 @@ __all__ = ["AffectedWord", "InheritedTrainer", "MergeReplay", "MergeStep", "PAIR
            "Trainer", "TrainerProtocol", "check_transition", "hf_lines", "inherited_settings",
            "merge_list_tokenizer", "n_base_symbols", "ratios_for", "source_table",
            "stage2", "stage2_pretokenizer", "train_bpe", "train_on", "train_parity",
-           "train_superbpe"]
+           "train_superbpe", "turn_sentence"]

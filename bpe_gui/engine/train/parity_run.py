@@ -30,7 +30,7 @@ from ..corpus.table import PretokenTable
 from ..display import readable
 from ..errors import CancelFn, SettingsError
 from ..tokenizers.trained import Tokenizer
-from .parity import PATTERN, ParityData, ParitySettings, ParityStep, ParityTrainer
+from .parity import PATTERN, ParityData, ParitySettings, ParityStep, ParityTrainer, run_steps
 from .trainer import AFFECTED_LIMIT, AffectedWord, MergeStep, PairRow, Stop, TrainSettings
 
 RULE = "greatest"   # HF's: the greatest pair by its GPT-2 spelling (parity.py)
@@ -387,20 +387,8 @@ class ParityRun:
             progress: Callable[[int, int], None] | None = None,
             cancel: CancelFn | None = None, detail: bool = True) -> Sequence[MergeStep]:
         goal = self._p.target if until is None else min(until, self._p.target)
-        out: list[MergeStep] = []
-        from ..errors import Cancelled
-        while self.n_steps < goal:
-            if cancel is not None and cancel():
-                raise Cancelled()
-            rec = self.step(detail=detail)
-            if rec is None:
-                break
-            out.append(rec)
-            if progress is not None and rec.index % 16 == 0:
-                progress(rec.index, goal)
-        if progress is not None:
-            progress(self.n_steps, goal)
-        return out
+        return run_steps(lambda: self.step(detail=detail), lambda: self.n_steps, goal,
+                         progress, cancel, every=16)
 
     def reset(self) -> None:
         self.goto(0)

@@ -1,12 +1,7 @@
 """Parity-aware training in words, for the merge panel and the vocabulary browser:
 whose turn a step was and why -- its compression on the dev set against the other
-languages'. Qt-free: it reads a :class:`~bpe_gui.engine.train.ParityInfo`.
-
-With a dev set (the same sentences in every language) the language whose dev text
-takes the most tokens is compressed worst and is served; it is said against the
-language that takes the fewest (1.11x: 11% more tokens for the same sentences). With
-target ratios, the language whose compression (bytes at the start / tokens now, since
-byte-level training starts with one token per byte) over its ratio is lowest.
+languages' (the sentence is the engine's, ``turn_sentence``). Qt-free: it reads a
+:class:`~bpe_gui.engine.train.ParityInfo`.
 
 Example (dev set, step 60)::
 
@@ -16,9 +11,7 @@ Example (dev set, step 60)::
 """
 from __future__ import annotations
 
-from typing import Sequence
-
-from ...engine.train import ParityInfo
+from ...engine.train import ParityInfo, turn_sentence
 
 
 def turn_name(info: ParityInfo, k: int) -> str:
@@ -31,41 +24,11 @@ def turn_name(info: ParityInfo, k: int) -> str:
 
 
 def turn_line(info: ParityInfo, k: int) -> str:
-    """Step k's language and why, in one sentence (plain text)."""
+    """Step k's language and why, in one sentence (plain text): the engine's
+    :func:`~bpe_gui.engine.train.turn_sentence`."""
     if not 1 <= k <= len(info.records):
         return ""
-    rec = info.records[k - 1]
-    names = info.names
-    if rec.language is None:
-        return (f"Step {k}: a global merge ({k} of {info.settings.global_merges}): plain BPE "
-                "on all languages together, before parity's turns.")
-    me = names[rec.language]
-    if rec.kind == "ratio":
-        order = sorted(range(len(names)), key=lambda i: rec.measure[i])
-        vals = ", ".join(f"{names[i]} {rec.measure[i]:.3f}" for i in order)
-        why = (f"its compression over its target ratio is the lowest ({vals}; "
-               "compression = bytes at the start / tokens now)")
-    else:
-        why = _most_tokens(names, rec.measure, rec.language, rec.kind)
-    extra = ""
-    if rec.passed:
-        extra += (f" The window passed over {', '.join(names[i] for i in rec.passed)}: "
-                  f"more than {info.settings.alpha:g}/{len(names)} of the last "
-                  f"{info.settings.window_size} turns.")
-    if rec.exhausted:
-        extra += f" {', '.join(names[i] for i in rec.exhausted)}: no pair left."
-    return f"Step {k} served {me}: {why}.{extra}"
-
-
-def _most_tokens(names: Sequence[str], tokens: Sequence[float], me: int, kind: str) -> str:
-    order = sorted(range(len(names)), key=lambda i: -tokens[i])
-    vals = ", ".join(f"{names[i]} {int(tokens[i]):,}" for i in order)
-    if kind != "dev":   # training texts are not parallel: the counts alone
-        return f"its training text has the most tokens ({vals})"
-    low = order[-1]
-    times = tokens[me] / tokens[low] if tokens[low] else float("nan")
-    return (f"its dev text takes the most tokens for the same sentences, "
-            f"{int(tokens[me]):,}, {times:.2f}x {names[low]}'s {int(tokens[low]):,} ({vals})")
+    return turn_sentence(info.records[k - 1], info.names, info.settings)
 
 
 def turn_counts(info: ParityInfo, n: int) -> str:

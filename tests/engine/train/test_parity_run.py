@@ -48,7 +48,7 @@ def test_looking_ahead_changes_nothing_and_is_the_next_step():
     rec = run.step()
     assert (rec.pair, rec.count) == (ahead.pair, ahead.count)
     assert (top[0].a, top[0].b, top[0].count) == (*rec.pair, rec.count)
-    assert ahead.reason.startswith("Step 11: ")
+    assert ahead.reason.startswith("Step 11 served ")
 
 
 def test_each_step_says_what_it_changed():
