@@ -4,6 +4,7 @@ cross word boundaries (so many are unreachable under GPT-2's pattern)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import tiktoken
 
@@ -53,3 +54,22 @@ def crossing_tiktoken(tmp_path, vocab_size: int, pattern: str = CROSSING,
     data["pat_str"] = data["pattern"] = GPT2
     meta.write_text(json.dumps(data), encoding="utf-8")
     return next(p for p in files if p.suffix == ".tiktoken")
+
+
+BARE_TEXT = "call 1234567 now"
+
+
+def bare_tiktoken(folder) -> tuple[Trainer, Path, list[int]]:
+    """A .tiktoken of ranks alone (no NAME.tiktoken.json beside it), trained here with
+    GPT-2's pattern, which keeps a run of digits whole where the assumed cl100k pattern
+    cuts it every three: (the trainer, the file, BARE_TEXT's ids as trained). The
+    trainer that made the file is the oracle of its ids."""
+    mine = Trainer.from_text("call 1234567 or 7654321 now " * 40,
+                             TrainSettings(vocab_size=290, pattern="gpt2"))
+    mine.run()
+    files = export_tokenizer(mine.tokenizer(), str(folder), "tiktoken", name="bare")
+    ranks = next(p for p in files if p.name.endswith(".tiktoken"))
+    for p in files:
+        if p != ranks:
+            p.unlink()   # the ranks alone
+    return mine, ranks, mine.tokenizer().encode(BARE_TEXT)

@@ -225,21 +225,10 @@ def test_the_pattern_chosen_for_a_bare_tiktoken_comes_back(make_window, ready, q
     """The pattern picked in the import dialog for a .tiktoken holding only ranks was not
     saved in the session: at the next launch the file ran with the assumed (cl100k)
     pattern and its ids changed."""
-    from bpe_gui.engine.formats import export_tokenizer, load_tokenizer
-    from bpe_gui.engine.train.trainer import Trainer, TrainSettings
+    from bpe_gui.engine.formats import load_tokenizer
     from bpe_gui.gui.dialogs.import_dialog import ImportDialog
-    # GPT-2's pattern keeps a run of digits whole, cl100k's cuts it every three: the
-    # trainer that made the file is the oracle of its ids
-    mine = Trainer.from_text("call 1234567 or 7654321 now " * 40,
-                             TrainSettings(vocab_size=290, pattern="gpt2"))
-    mine.run()
-    text = "call 1234567 now"
-    expected = mine.tokenizer().encode(text)
-    files = export_tokenizer(mine.tokenizer(), str(tmp_path), "tiktoken", name="bare")
-    ranks = next(p for p in files if p.name.endswith(".tiktoken"))
-    for p in files:
-        if p != ranks:
-            p.unlink()   # the ranks alone
+    from oracles import BARE_TEXT as text, bare_tiktoken
+    _, ranks, expected = bare_tiktoken(tmp_path)
     assert load_tokenizer(ranks).encode(text) != expected   # (the text tells them apart)
 
     first = make_window()

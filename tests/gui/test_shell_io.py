@@ -511,20 +511,10 @@ def test_the_pattern_of_a_bare_tiktoken_file_can_be_chosen(window, tmp_path):
     """A .tiktoken without its NAME.tiktoken.json ran with the cl100k pattern, and the
     import dialog gave no way to say which pattern it was trained with."""
     from bpe_gui.engine.formats import export_tokenizer, load_tokenizer
-    from bpe_gui.engine.train.trainer import Trainer, TrainSettings
     from bpe_gui.gui.dialogs.import_dialog import ImportDialog
+    from oracles import BARE_TEXT as text, bare_tiktoken
     trained, c = window, window.controller
-    # GPT-2's pattern keeps a run of digits whole, cl100k's cuts it every three
-    mine = Trainer.from_text("call 1234567 or 7654321 now " * 40,
-                             TrainSettings(vocab_size=290, pattern="gpt2"))
-    mine.run()
-    text = "call 1234567 now"
-    expected = mine.tokenizer().encode(text)
-    files = export_tokenizer(mine.tokenizer(), str(tmp_path), "tiktoken", name="bare")
-    ranks = next(p for p in files if p.name.endswith(".tiktoken"))
-    for p in files:
-        if p != ranks:
-            p.unlink()   # the ranks alone
+    mine, ranks, expected = bare_tiktoken(tmp_path)
     assumed = load_tokenizer(ranks).encode(text)
     assert assumed != expected   # (the text tells the two patterns apart)
 
