@@ -6,6 +6,11 @@
 #include "core/core.h"
 #include "util/heap_trim.h"
 
+/* A core of at least this many cells gives its pages back (heap_trim.h) after its build
+ * (the build's scratch) and when freed (so the export after a run fits in them); a
+ * smaller one leaves the heap alone. */
+#define TRIM_CELLS ((int64_t)1 << 18)
+
 BpeCore *bpe_core_new(int tie)
 {
     BpeCore *c = (BpeCore *)calloc(1, sizeof(BpeCore));
@@ -205,16 +210,13 @@ const char *bpe_core_build(BpeCore *c, const int32_t *symbols, int32_t n_symbols
     }
     for (int32_t i = c->heap_n / 2 - 1; i >= 0; i--)
         sift_down(c, i);
-    bpe_heap_trim();   /* the build's scratch arrays are freed: before training grows */
+    if (c->n_cells >= TRIM_CELLS)
+        bpe_heap_trim();   /* the build's scratch arrays are freed: before training grows */
     return NULL;
 nomem:
     *is_mem = 1;
     return "out of memory";
 }
-
-/* A core of at least this many cells gives its pages back when freed (heap_trim.h): the
- * export that follows a training run then fits in them. */
-#define TRIM_CELLS ((int64_t)1 << 18)
 
 void bpe_core_free(BpeCore *c)
 {

@@ -3,12 +3,15 @@
  * pair table (a dense matrix for small ids, an open-addressing hash for the rest) and
  * the histogram count -> number of pairs with that count (how many pairs tie).
  */
-#if defined(__linux__)
+/* BPE_NO_MREMAP: the other systems' realloc route on Linux too (the nosimd variant of
+ * tools/ci_variants.sh builds it, so that route is tested here) */
+#if defined(__linux__) && !defined(BPE_NO_MREMAP)
+#define BPE_MREMAP 1
 #define _GNU_SOURCE /* mremap */
 #endif
 #include "core/core.h"
 
-#if defined(__linux__)
+#if defined(BPE_MREMAP)
 #include <sys/mman.h>
 #endif
 
@@ -21,7 +24,7 @@
  * copying. *p is NULL or a block of old_bytes; -1 when out of memory (*p unchanged). */
 int big_grow(void **p, size_t old_bytes, size_t new_bytes)
 {
-#if defined(__linux__)
+#if defined(BPE_MREMAP)
     void *q = *p ? mremap(*p, old_bytes, new_bytes, MREMAP_MAYMOVE)
                  : mmap(NULL, new_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
                         -1, 0);
@@ -39,7 +42,7 @@ int big_grow(void **p, size_t old_bytes, size_t new_bytes)
 
 void big_free(void *p, size_t bytes)
 {
-#if defined(__linux__)
+#if defined(BPE_MREMAP)
     if (p)
         (void)munmap(p, bytes);
 #else
