@@ -1119,12 +1119,28 @@ class ParityTrainer:
         """Each language's tokens at steps 0..n for plain BPE on the same data (all
         languages together, the same tie rule), measured as ``tokens`` is: the
         comparison that shows what parity changes. ``n_merges``: default the target."""
-        n = self.target if n_merges is None else n_merges
-        plain = ParityTrainer(self.data, replace(self.settings, ratios=self.settings.ratios,
-                                                 global_merges=n, num_merges=n,
-                                                 total_symbols=False))
+        plain = self.plain_trainer(self.target if n_merges is None else n_merges)
         plain.run()
         return plain.curve()
+
+    def plain_trainer(self, n_merges: int) -> "ParityTrainer":
+        """Plain BPE on the same data (every merge global: all languages together, the
+        same tie rule) to ``n_merges`` merges, not run yet; :meth:`plain_curve` runs
+        one, :meth:`extend_plain` lets one go further."""
+        return ParityTrainer(self.data, replace(self.settings, global_merges=n_merges,
+                                                num_merges=n_merges, total_symbols=False))
+
+    def extend_plain(self, n_merges: int) -> None:
+        """A :meth:`plain_trainer`'s target raised to ``n_merges`` merges, all of them
+        still global (its steps so far stay: plain BPE's first k merges do not depend
+        on the target)."""
+        if self.settings.global_merges < self.target:
+            raise SettingsError("Only a plain trainer (every merge global) can be "
+                                "extended: retrain for more merges.")
+        if n_merges > self.target:
+            self.settings = replace(self.settings, global_merges=n_merges,
+                                    num_merges=n_merges)
+            self.target = n_merges
 
     # ----- tokenizers -------------------------------------------------------------------
     def tokenizer(self, at_step: int | None = None) -> Tokenizer:

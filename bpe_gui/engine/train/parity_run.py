@@ -45,8 +45,10 @@ class ParityInfo:
     (tokens on the dev set: the most is served), "ratio" (compression over the target
     ratio: the least is served) or "train" (tokens on the training text). ``initial``:
     each language's tokens at step 0, on the text the measure counts (bytes: byte level).
-    ``plain``: each language's tokens at steps 0..n for plain BPE on the same data, when
-    computed (:meth:`ParityRun.compute_plain`), else None.
+    ``plain``: each language's tokens at steps 0, 1, ... for plain BPE on the same data,
+    once asked for (:meth:`ParityRun.compute_plain`), else None: the run's own list, which
+    grows whenever the run goes past it (a raised target), so it covers every step the
+    run has made (fewer only where plain BPE itself stops first).
     """
 
     names: tuple[str, ...]
@@ -54,7 +56,7 @@ class ParityInfo:
     settings: ParitySettings
     initial: tuple[int, ...]
     records: Sequence[ParityStep]
-    plain: tuple[tuple[int, ...], ...] | None = None
+    plain: Sequence[tuple[int, ...]] | None = None
 
 
 def _split(word: tuple[int, ...], new: int, pair: tuple[int, int]) -> tuple[int, ...]:
@@ -94,6 +96,10 @@ class ParityRun:
         self._counts_at: tuple[int, int] | None = None
         self._counts: list[int] = []
         self._next: tuple[int, MergeStep | None] | None = None
+        # plain BPE on the same data, for the chart (compute_plain): its trainer is kept
+        # so that a raised target extends the curve instead of training it again
+        self._plain: list[tuple[int, ...]] = []
+        self._plain_run: ParityTrainer | None = None
 
     @classmethod
     def from_files(cls, train, dev=None, settings: ParitySettings | None = None, *,
@@ -105,12 +111,29 @@ class ParityRun:
     def parity(self) -> ParityInfo | None:
         return self._parity
 
-    def compute_plain(self, cancel: CancelFn | None = None) -> None:
-        """Plain BPE's per-language curve on the same data, to the target (the run's
-        cost again: call it on the worker thread)."""
-        if self._parity.plain is None:
-            curve = self._p.plain_curve()
-            self._parity = replace(self._parity, plain=tuple(curve))
+    def compute_plain(self, cancel: CancelFn | None = None, upto: int | None = None) -> None:
+        """Plain BPE's per-language curve on the same data, to the target or step
+        ``upto`` if further (the run's cost again: call it on the worker thread). From
+        then on the curve grows with the run (:meth:`run`, :meth:`step`)."""
+        goal = max(self._p.target, upto or 0)
+        t = self._plain_run
+        if t is None:
+            t = self._plain_run = self._p.plain_trainer(goal)
+        t.extend_plain(goal)
+        try:
+            t.run(cancel=cancel)
+        finally:   # a cancelled run keeps the steps it made, and so does the curve
+            if not self._plain:
+                self._plain.append(t.initial_tokens)
+            self._plain.extend(st.tokens for st in t.steps[len(self._plain) - 1:])
+            if self._parity.plain is None:
+                self._parity = replace(self._parity, plain=self._plain)
+
+    def _plain_covers(self, k: int) -> bool:
+        """The plain curve reaches step ``k``, or plain BPE stopped before it, or no one
+        asked for the curve."""
+        t = self._plain_run
+        return t is None or len(self._plain) > k or (t.is_done() and t.n_steps < t.target)
 
     # ----- facts fixed for this run -----------------------------------------------------------
     @property
@@ -336,9 +359,11 @@ class ParityRun:
     def _record(self, st: ParityStep, detail: bool, reason: bool = False) -> MergeStep:
         p = self._p
         affected: list[AffectedWord] = []
-        n_affected = merged = 0
+        n_affected = 0
+        # what the charts' step-0 counts and token totals are rebuilt from: every record
+        # has it, with or without detail (as Trainer's records)
+        merged = p.last_merged_tokens() if p.steps and p.steps[-1] is st else 0
         if detail and p.steps and p.steps[-1] is st:
-            merged = p.last_merged_tokens()
             for i in range(len(self._offsets)):
                 n, words = p.last_merge_words(i, AFFECTED_LIMIT)
                 n_affected += n
@@ -355,6 +380,8 @@ class ParityRun:
                          corpus_tokens=sum(p.train_tokens))
 
     def step(self, detail: bool = True) -> MergeStep | None:
+        if not self._plain_covers(self.n_steps + 1):
+            self.compute_plain(upto=self.n_steps + 1)
         got = self._p.step()
         if got is None:
             return None
@@ -387,6 +414,8 @@ class ParityRun:
             progress: Callable[[int, int], None] | None = None,
             cancel: CancelFn | None = None, detail: bool = True) -> Sequence[MergeStep]:
         goal = self._p.target if until is None else min(until, self._p.target)
+        if not self._plain_covers(goal):   # all at once, not a step at a time
+            self.compute_plain(cancel, upto=goal)
         return run_steps(lambda: self.step(detail=detail), lambda: self.n_steps, goal,
                          progress, cancel, every=16)
 
