@@ -85,3 +85,50 @@ def test_retarget_takes_only_a_number_of_merges():
     assert not run.can_retarget(TrainSettings(vocab_size=400, tie_rule="greatest"))
     with pytest.raises(SettingsError):
         run.retarget(TrainSettings(num_merges=30, tie_rule="lowest-ids"))
+
+
+@pytest.mark.regression
+def test_records_made_without_detail_say_how_many_tokens_they_replaced():
+    """Issue 63: a run's records (made without detail) said 0, so the charts rebuilt
+    step 0 from the last step's counts. Each record's merged is the training tokens
+    before it less those after, counted here from the words' byte lengths at step 0."""
+    run = _run()
+    start = sum(len(w) * f for words in run._p.data.words for w, f in words.items())
+    recs = run.run(detail=False)
+    assert len(recs) == 40
+    before = start
+    for rec in recs:
+        assert rec.merged == before - rec.corpus_tokens > 0
+        before = rec.corpus_tokens
+    assert recs[0].corpus_tokens + recs[0].merged == start
+
+
+@pytest.mark.regression
+def test_the_plain_curve_grows_with_a_raised_target():
+    """Issue 63: plain BPE's curve stayed at the first target's length after the target
+    was raised and the run went on. It now covers every step the run makes, by a run,
+    a goto or single steps, and equals plain BPE trained to the new target at once."""
+    run = _run(merges=10)
+    run.compute_plain()
+    run.run()
+    assert len(run.parity.plain) == 11
+    run.retarget(TrainSettings(vocab_size=None, num_merges=30, tie_rule="greatest"))
+    run.run()
+    assert run.n_steps == 30 and len(run.parity.plain) == 31
+    run.retarget(TrainSettings(vocab_size=None, num_merges=33, tie_rule="greatest"))
+    for k in (31, 32, 33):
+        run.step()
+        assert len(run.parity.plain) >= k + 1
+    fresh = _run(merges=33)._p.plain_curve()
+    assert list(run.parity.plain[:34]) == fresh
+    run.goto(5)   # going back keeps the curve; the chart cuts it at the step shown
+    assert list(run.parity.plain[:34]) == fresh
+
+
+def test_no_plain_curve_unless_asked():
+    """The command line's runs never pay for plain BPE: the curve starts when asked."""
+    run = _run(merges=10)
+    run.run()
+    run.retarget(TrainSettings(vocab_size=None, num_merges=20, tie_rule="greatest"))
+    run.run()
+    assert run.parity.plain is None
