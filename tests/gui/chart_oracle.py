@@ -38,11 +38,17 @@ def gpt2_words(texts: Iterable[str]) -> Counter:
 
 
 class SlowBPE:
-    """Words as lists of ids with their counts; ``merge`` replays one merge."""
+    """Words as lists of ids with their counts; ``merge`` replays one merge. The token
+    counts are kept as words change (each changed word's tokens taken out before the
+    merge and put back after it)."""
 
     def __init__(self, words: dict[tuple[int, ...], int]):
         self.words = [list(w) for w in words]
         self.freqs = list(words.values())
+        self._counts: Counter = Counter()
+        for w, f in zip(self.words, self.freqs):
+            for t in w:
+                self._counts[t] += f
 
     @classmethod
     def of_bytes(cls, words: dict[bytes, int]) -> "SlowBPE":
@@ -50,25 +56,29 @@ class SlowBPE:
 
     def pair_count(self, a: int, b: int) -> int:
         return sum(f * sum(1 for x, y in zip(w, w[1:]) if (x, y) == (a, b))
-                   for w, f in zip(self.words, self.freqs))
+                   for w, f in zip(self.words, self.freqs) if a in w)
 
     def merge(self, a: int, b: int, new: int) -> None:
-        for w in self.words:
+        for w, f in zip(self.words, self.freqs):
+            if a not in w:
+                continue
+            before = list(w)
             i = 0
             while i < len(w) - 1:
                 if w[i] == a and w[i + 1] == b:
                     w[i:i + 2] = [new]
                 i += 1
+            if w != before:
+                for t in before:
+                    self._counts[t] -= f
+                for t in w:
+                    self._counts[t] += f
 
     def counts(self) -> Counter:
-        out: Counter = Counter()
-        for w, f in zip(self.words, self.freqs):
-            for t in w:
-                out[t] += f
-        return out
+        return Counter({t: c for t, c in self._counts.items() if c})
 
     def tokens(self) -> int:
-        return sum(len(w) * f for w, f in zip(self.words, self.freqs))
+        return sum(self._counts.values())
 
 
 def length_histogram(tokens: Iterable[bytes]) -> dict[int, int]:

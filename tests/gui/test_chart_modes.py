@@ -56,7 +56,7 @@ def gpt2_table() -> dict[str, int]:
     return out
 
 
-def hf_plain_merges(n: int) -> list[tuple[bytes, bytes]]:
+def hf_plain_merges(n: int, dev: bool = True) -> list[tuple[bytes, bytes]]:
     """Plain BPE on all languages' training lines together (HF's ParityBpeTrainer with
     every merge global), as byte pairs."""
     tok = Tokenizer(models.BPE())
@@ -64,7 +64,7 @@ def hf_plain_merges(n: int) -> list[tuple[bytes, bytes]]:
     tr = trainers.ParityBpeTrainer(num_merges=n, global_merges=n, show_progress=False)
     tr.train_from_iterator(
         tok, train_iterators=[iter(lines(FIXTURES / f"{x}.train.txt")) for x in LANGS],
-        dev_iterators=[iter(lines(FIXTURES / f"{x}.dev.txt")) for x in LANGS])
+        dev_iterators=[iter(lines(FIXTURES / f"{x}.dev.txt")) for x in LANGS] if dev else None)
     table = gpt2_table()
 
     def raw(s: str) -> bytes:
@@ -85,12 +85,13 @@ def wait(pred, timeout: float = 120) -> None:
         time.sleep(0.002)
 
 
-def parity_controller(merges: int) -> Controller:
+def parity_controller(merges: int, balance: str = "dev") -> Controller:
     c = Controller()
     c.set_settings(TrainSettings(num_merges=merges))
-    c.set_parity(ParitySetup(enabled=True, languages=tuple(
-        Language(x, str(FIXTURES / f"{x}.train.txt"), str(FIXTURES / f"{x}.dev.txt"))
-        for x in LANGS)))
+    c.set_parity(ParitySetup(enabled=True, balance=balance, languages=tuple(
+        Language(x, str(FIXTURES / f"{x}.train.txt"), str(FIXTURES / f"{x}.dev.txt"),
+                 ratio=1.0 + i / 4)
+        for i, x in enumerate(LANGS))))
     return c
 
 
@@ -210,11 +211,12 @@ def parity_recount(c: Controller) -> dict:
     return recount(dict(words), run_steps(c), turns=turns, per_lang=per_lang)
 
 
-def dev_tokens(merges: list[tuple[bytes, bytes]]) -> list[list[int]]:
-    """Each language's dev tokens at steps 0..len(merges), the merges replayed here."""
+def dev_tokens(merges: list[tuple[bytes, bytes]], part: str = "dev") -> list[list[int]]:
+    """Each language's tokens on its dev (or training) lines at steps 0..len(merges),
+    the merges replayed here."""
     out = []
     ids = {bytes([i]): i for i in range(256)}
-    devs = [SlowBPE.of_bytes(gpt2_words(lines(FIXTURES / f"{x}.dev.txt"))) for x in LANGS]
+    devs = [SlowBPE.of_bytes(gpt2_words(lines(FIXTURES / f"{x}.{part}.txt"))) for x in LANGS]
     out.append([d.tokens() for d in devs])
     for a, b in merges:
         new = ids.setdefault(a + b, len(ids))
@@ -224,11 +226,11 @@ def dev_tokens(merges: list[tuple[bytes, bytes]]) -> list[list[int]]:
     return out
 
 
-def assert_parity_lines(v: ChartsView, c: Controller, n: int) -> None:
-    """Solid lines: the run's dev tokens; dashed: plain BPE's (HF's merges), every
-    step 0..n of the run."""
-    ours = dev_tokens([(s.left, s.right) for s in c.view().steps])
-    plain = dev_tokens(hf_plain_merges(n))
+def assert_parity_lines(v: ChartsView, c: Controller, n: int, part: str = "dev") -> None:
+    """Solid lines: the run's tokens on the dev (or training) lines; dashed: plain
+    BPE's (HF's merges), every step 0..n of the run."""
+    ours = dev_tokens([(s.left, s.right) for s in c.view().steps], part)
+    plain = dev_tokens(hf_plain_merges(n, dev=part == "dev"), part)
     v.refresh()
     for i, x in enumerate(LANGS):
         xs, ys = v.parity.data(x)
@@ -245,6 +247,32 @@ def test_parity_charts_equal_the_recount(charts):
     train(c)
     assert_charts_equal(v, parity_recount(c))
     assert_parity_lines(v, c, 40)
+
+
+def test_parity_on_ratios_charts_the_training_tokens(charts):
+    """Balanced on ratios (no dev set), the parity chart is each language's tokens on
+    its training lines, and every other chart as with a dev set."""
+    c = parity_controller(30, balance="ratio")
+    v = charts(c)
+    train(c)
+    v.refresh()
+    assert v.parity.title == "Training tokens"
+    assert_charts_equal(v, parity_recount(c))
+    assert_parity_lines(v, c, 30, part="train")
+
+
+def test_parity_charts_followed_live_end_equal_to_the_recount(charts):
+    """A run on the worker thread, looked at every few steps (the series start at the
+    first look, steps already made): at the end every chart equals the recount."""
+    c = parity_controller(150)
+    c.live.interval = 0.0   # a look at every progress report of the run
+    v = charts(c)
+    looks = []
+    c.livePeek.connect(lambda k: looks.append((k, v.series.n if v.series else -1)))
+    train(c)
+    assert any(0 < n < 150 for _, n in looks), looks
+    assert_charts_equal(v, parity_recount(c))
+    assert_parity_lines(v, c, 150)
 
 
 def continued_parity(charts, first: int, then: int):
@@ -340,6 +368,13 @@ def test_superbpe_charts_equal_encoding_the_corpus_at_each_step(charts):
         ids = tok.encode(text)
         assert bpt[k] == pytest.approx(len(text.encode()) / len(ids), rel=1e-12), k
         assert eff[k] == pytest.approx(renyi(Counter(ids).values(), 256 + k), rel=1e-9), k
+    # stage 1's chosen pairs, counted in GPT-2's words with its merges replayed here
+    slow = SlowBPE.of_bytes(gpt2_words([text]))
+    _, pairs = v.pair_count.data("chosen pair")
+    for k, s in enumerate(view.steps[:50], 1):
+        assert pairs[k - 1] == slow.pair_count(*s.pair), k
+        slow.merge(*s.pair, s.new_id)
+    assert len(pairs) == 90
     ids = Counter(view.tokenizer().encode(text))
     _, freqs = v.zipf.data("tokens")
     assert freqs == zipf(ids)

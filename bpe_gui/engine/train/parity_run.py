@@ -112,16 +112,16 @@ class ParityRun:
         return self._parity
 
     def compute_plain(self, cancel: CancelFn | None = None, upto: int | None = None) -> None:
-        """Plain BPE's per-language curve on the same data, to the target or step
-        ``upto`` if further (the run's cost again: call it on the worker thread). From
-        then on the curve grows with the run (:meth:`run`, :meth:`step`)."""
-        goal = max(self._p.target, upto or 0)
+        """Plain BPE's per-language curve on the same data, to the target (or to step
+        ``upto``): the run's cost again, so call it on the worker thread. From then on
+        the curve grows with the run (:meth:`run`, :meth:`step`)."""
+        goal = self._p.target if upto is None else upto
         t = self._plain_run
         if t is None:
             t = self._plain_run = self._p.plain_trainer(goal)
         t.extend_plain(goal)
         try:
-            t.run(cancel=cancel)
+            t.run(until=goal, cancel=cancel)
         finally:   # a cancelled run keeps the steps it made, and so does the curve
             if not self._plain:
                 self._plain.append(t.initial_tokens)
