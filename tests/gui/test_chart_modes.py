@@ -85,13 +85,13 @@ def wait(pred, timeout: float = 120) -> None:
         time.sleep(0.002)
 
 
-def parity_controller(merges: int, balance: str = "dev") -> Controller:
+def parity_controller(merges: int, balance: str = "dev", global_merges: int = 0) -> Controller:
     c = Controller()
     c.set_settings(TrainSettings(num_merges=merges))
-    c.set_parity(ParitySetup(enabled=True, balance=balance, languages=tuple(
-        Language(x, str(FIXTURES / f"{x}.train.txt"), str(FIXTURES / f"{x}.dev.txt"),
-                 ratio=1.0 + i / 4)
-        for i, x in enumerate(LANGS))))
+    langs = tuple(Language(x, str(FIXTURES / f"{x}.train.txt"), str(FIXTURES / f"{x}.dev.txt"),
+                           ratio=1.0 + i / 4) for i, x in enumerate(LANGS))
+    c.set_parity(ParitySetup(enabled=True, balance=balance, global_merges=global_merges,
+                             languages=langs))
     return c
 
 
@@ -251,8 +251,9 @@ def test_parity_charts_equal_the_recount(charts):
 
 def test_parity_on_ratios_charts_the_training_tokens(charts):
     """Balanced on ratios (no dev set), the parity chart is each language's tokens on
-    its training lines, and every other chart as with a dev set."""
-    c = parity_controller(30, balance="ratio")
+    its training lines, and every other chart as with a dev set (the first merges
+    global: their pair counts are all languages')."""
+    c = parity_controller(30, balance="ratio", global_merges=5)
     v = charts(c)
     train(c)
     v.refresh()
