@@ -111,17 +111,19 @@ class ParityRun:
     def parity(self) -> ParityInfo | None:
         return self._parity
 
-    def compute_plain(self, cancel: CancelFn | None = None, upto: int | None = None) -> None:
+    def compute_plain(self, cancel: CancelFn | None = None, upto: int | None = None,
+                      progress: Callable[[int, int], None] | None = None) -> None:
         """Plain BPE's per-language curve on the same data, to the target (or to step
         ``upto``): the run's cost again, so call it on the worker thread. From then on
-        the curve grows with the run (:meth:`run`, :meth:`step`)."""
+        the curve grows with the run (:meth:`run`, :meth:`step`). ``progress(done,
+        goal)``: plain BPE's steps."""
         goal = self._p.target if upto is None else upto
         t = self._plain_run
         if t is None:
             t = self._plain_run = self._p.plain_trainer(goal)
         t.extend_plain(goal)
         try:
-            t.run(until=goal, cancel=cancel)
+            t.run(until=goal, progress=progress, cancel=cancel)
         finally:   # a cancelled run keeps the steps it made, and so does the curve
             if not self._plain:
                 self._plain.append(t.initial_tokens)
@@ -415,7 +417,7 @@ class ParityRun:
             cancel: CancelFn | None = None, detail: bool = True) -> Sequence[MergeStep]:
         goal = self._p.target if until is None else min(until, self._p.target)
         if not self._plain_covers(goal):   # all at once, not a step at a time
-            self.compute_plain(cancel, upto=goal)
+            self.compute_plain(cancel, upto=goal, progress=progress)
         return run_steps(lambda: self.step(detail=detail), lambda: self.n_steps, goal,
                          progress, cancel, every=16)
 

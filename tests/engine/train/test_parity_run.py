@@ -132,3 +132,24 @@ def test_no_plain_curve_unless_asked():
     run.retarget(TrainSettings(vocab_size=None, num_merges=20, tie_rule="greatest"))
     run.run()
     assert run.parity.plain is None
+
+
+def test_a_cancelled_extension_of_the_plain_curve_keeps_what_it_made():
+    """Cancel while plain BPE catches up with a raised target: the run has not moved,
+    the curve keeps the steps made, and the next run finishes both."""
+    from bpe_gui.engine.errors import Cancelled
+    run = _run(merges=10)
+    run.compute_plain()
+    run.run()
+    run.retarget(TrainSettings(vocab_size=None, num_merges=40, tie_rule="greatest"))
+    asked = []
+
+    def cancel() -> bool:
+        asked.append(1)
+        return len(asked) > 12
+    with pytest.raises(Cancelled):
+        run.run(cancel=cancel)
+    assert run.n_steps == 10 and 11 < len(run.parity.plain) < 41
+    run.run()
+    assert run.n_steps == 40
+    assert list(run.parity.plain) == _run(merges=40)._p.plain_curve()
