@@ -75,7 +75,7 @@ class Controller(QObject):
         self.settings = TrainSettings()
         self.parity = ParitySetup()         # off: the corpus trains as one (parity_setup.py)
         self.trainer: TrainerProtocol | None = None
-        self.stale = False
+        self._stale = False
         self.imported: Tokenizer | None = None
         self.imported_path: str | None = None
         # the pattern a bare .tiktoken was opened with (None: as recognised); sessions
@@ -108,7 +108,7 @@ class Controller(QObject):
         self.classes = TokenClasses(self)      # token classes for the vocabulary browser
         self.side = SideJobs(self.slot.start, lambda: self.corpus, self.jobs.set_phase,
                              self.classes)
-        self.queries = Queries(lambda: self.trainer, self.view, lambda: self.stale,
+        self.queries = Queries(lambda: self.trainer, self.view, self.training.reads_corpus_stale,
                                lambda: self.corpus, lambda: self.settings)
         self.opening = Opening(self, fail=self._fail, new_corpus=self.training.new_corpus,
                                hold_retrain=self.training.timer.stop)
@@ -122,6 +122,16 @@ class Controller(QObject):
     @property
     def busy(self) -> bool:
         return self.slot.busy
+
+    @property
+    def stale(self) -> bool:
+        """The trainer is not what the panels show: the corpus, the settings or the mode
+        changed since it was built (plan.py)."""
+        return self._stale or (self.trainer is not None and not self.training.built_for_now())
+
+    @stale.setter
+    def stale(self, on: bool) -> None:
+        self._stale = on
 
     @property
     def peeking(self) -> bool:
@@ -262,6 +272,8 @@ class Controller(QObject):
         A change makes the trainer stale: the next Step or Train reads the languages."""
         if setup == self.parity:
             return True
+        if setup.active and self.train_on.active:   # one mode: parity reads its languages
+            self.train_on.leave()
         self.parity = setup
         self.parityChanged.emit(setup)
         self._mark_stale()

@@ -9,6 +9,7 @@ and objects named in its constructor.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Callable, Protocol
 
 from PySide6.QtCore import QObject, QTimer, SignalInstance
@@ -22,6 +23,7 @@ from .gc_policy import release_freed_memory
 from .jobs import Job, JobEnd
 from .live import LiveView
 from .parity_setup import ParitySetup
+from .plan import PARITY, PLAIN, TRAIN_ON, TrainingPlan
 from .superbpe_training import new_trainer, stage2_table
 from .train_on import TrainOn
 from .training_jobs import detail_current, retrain_job
@@ -91,12 +93,14 @@ class Training:
         self._live, self._set_phase = live, set_phase
         self.pending_step: int | None = None
         self.land_at: int | None = None   # after the next install, undo back to this step
-        # The corpus changes generation on every new text, files or table; the trainer
-        # remembers the generation it was built from, so a retrain with the same pattern
-        # and special tokens reuses its pre-token table instead of reading it all again
+        # The corpus changes generation on every new text, files or table. The trainer
+        # remembers the plan it was built from (plan.py): a retrain whose plan has the
+        # same table key reuses its pre-token table instead of reading it all again, and
+        # nothing else of it is taken for the corpus's (a mode's reading outlived the
+        # mode when only the corpus generation was compared)
         self._corpus_gen = 0
-        self._building_gen = 0
-        self._trainer_gen = -1
+        self._building: TrainingPlan | None = None
+        self.built: TrainingPlan | None = None
         # The running retrain job puts its new trainer here once it starts merging.
         self.live_box: dict | None = None
         self.timer = QTimer(parent, singleShot=True, interval=RETRAIN_DEBOUNCE_MS)
@@ -104,6 +108,32 @@ class Training:
 
     def new_corpus(self) -> None:
         self._corpus_gen += 1
+
+    def plan(self) -> TrainingPlan:
+        """What the next training reads and how, from what the panels show now."""
+        c = self.c
+        if c.parity.active:
+            return TrainingPlan(PARITY, self._corpus_gen, c.settings, parity=c.parity)
+        if c.train_on.active:
+            return TrainingPlan(TRAIN_ON, self._corpus_gen, c.settings,
+                                base=c.train_on.source_path or c.train_on.label)
+        return TrainingPlan(PLAIN, self._corpus_gen, c.settings)
+
+    def begin(self) -> None:
+        """A trainer is being built for the plan of now (installed by ``install``)."""
+        self._building = self.plan()
+
+    def reads_corpus_stale(self) -> bool:
+        """True unless the trainer's counts are the corpus's: it is up to date and read
+        the corpus in the editor (parity mode reads the languages' files instead)."""
+        return self.c.stale or not self.plan().reads_corpus
+
+    def built_for_now(self) -> bool:
+        """True when the trainer in use read what the next training would read (the
+        same corpus, languages or source): its counts are those of what is shown."""
+        built = self.built
+        return self.c.trainer is not None and built is not None \
+            and built.reads() == self.plan().reads()
 
     def small(self) -> bool:
         """A corpus small enough to retrain at once, as the user types."""
@@ -149,7 +179,7 @@ class Training:
         if c.train_on.active and self._keeps_training_on():   # train_on.py rebuilds it
             return c.train_on.retrain(quiet, to_step, to_target, land_at)
         self.land_at = land_at
-        self._building_gen = self._corpus_gen
+        self.begin()
         self.timer.stop()
         c.set_playing(False)
         corpus, settings = c.corpus, c.settings
@@ -286,15 +316,13 @@ class Training:
         self.c.ran(label)
 
     def _reusable_table(self, settings: TrainSettings):
-        """The trainer's pre-token table if it still fits: same corpus, same pattern,
-        special tokens and reading of lines (the mode, the target and the tie rule work
-        on any table)."""
-        t = self.c.trainer
-        if t is None or self._trainer_gen != self._corpus_gen:
+        """The trainer's pre-token table if it still fits: the plan it was built from
+        reads the same texts and cuts them the same way (the mode, the target and the
+        tie rule work on any table)."""
+        t, built = self.c.trainer, self.built
+        if t is None or built is None:
             return None
-        old = t.settings
-        if old.pattern != settings.pattern or old.lines != settings.lines or \
-                tuple(old.special_tokens) != tuple(settings.special_tokens):
+        if built.table_key() != replace(self.plan(), settings=settings).table_key():
             return None
         return t.table
 
@@ -343,7 +371,7 @@ class Training:
     def install(self, trainer: TrainerProtocol) -> None:
         c = self.c
         self.live_box = None
-        self._trainer_gen = self._building_gen
+        self.built, self._building = self._building or self.plan(), None
         back, self.land_at = self.land_at, None
         detail_current(trainer)
         c.trainer = trainer

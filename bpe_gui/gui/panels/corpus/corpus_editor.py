@@ -159,6 +159,7 @@ class CorpusEditor(QWidget):
         c = controller
         c.corpusChanged.connect(self._on_corpus_changed)
         c.trainerChanged.connect(self._update_stats)
+        c.parityChanged.connect(lambda _: self._update_source())
         c.trainerStale.connect(lambda _: self._update_stats())
         c.settingsChanged.connect(lambda _: self._update_stats())
         # Words mode (issue 15): the corpus coloured by the rule of the pattern that cut it.
@@ -501,6 +502,9 @@ class CorpusEditor(QWidget):
             src = "Typed or pasted text"
         else:
             src = "Empty corpus"
+        if c.parity.active:   # what the next training reads is the plan's, not this text
+            names = ", ".join(lang.name for lang in c.parity.languages)
+            src += f" · not trained on: parity training reads its languages' files ({names})"
         self.source_label.setText(src)
 
     # ----- counts -----------------------------------------------------------------------
