@@ -30,6 +30,7 @@ from ...engine.tokenizers import Tokenizer
 from ...engine.train import InheritedTrainer, inherited_settings
 from ...engine.train import TrainerProtocol, TrainSettings, source_table
 from .origin import FIXED_FIELDS, Origin
+from .parity_setup import ParitySetup
 from .corpus_source import TABLE_NAME, Corpus, NotUtf8
 from .jobs import Job, JobEnd
 from .live import LiveView
@@ -62,6 +63,7 @@ class TrainingPart(Protocol):
     timer: QTimer                     # the retrain-after-an-edit timer
 
     def install(self, trainer: TrainerProtocol) -> None: ...
+    def begin(self) -> None: ...
 
 
 class TrainOnHost(Protocol):
@@ -74,6 +76,7 @@ class TrainOnHost(Protocol):
     imported_path: str | None
     use_imported: bool
     tokenizer_files: TokenizerFiles   # imports a session's source
+    parity: ParitySetup               # parity-aware training (it excludes training on)
     message: SignalInstance
     settingsChanged: SignalInstance
 
@@ -147,6 +150,9 @@ class TrainOn:
                     "on from the imported tokenizer.")
         if c.busy:
             return "Busy: wait for the running job or cancel it (Esc)."
+        if c.parity.active:
+            return ("Parity-aware training is on, and it trains on its languages' files: turn "
+                    "it off in the training settings to train on from the imported tokenizer.")
         return None
 
     def settings_for(self, source: Tokenizer, base: TrainSettings) -> TrainSettings:
@@ -266,6 +272,7 @@ class TrainOn:
         origin_path = c.imported_path if src is c.imported else self.source_path
         self._before = (self.source, self.label, self.source_path)
         self.source, self.label, self.source_path = src, label, origin_path
+        self.training.begin()             # the plan it is built for: training on, now
         self._box = box
         self.training.live_box = box      # Cancel keeps the merges made once it merges
         phase, live = self._set_phase, self._live
