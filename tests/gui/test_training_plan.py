@@ -8,11 +8,13 @@ text with the settings shown), never the trainer the window holds.
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from bpe_gui.engine.text import Pretokenizer
+from bpe_gui.engine.train import ParityRun, ParitySettings
 from bpe_gui.engine.train.trainer import Trainer, TrainSettings
 from bpe_gui.gui.controller import training as training_mod
 from bpe_gui.gui.controller.controller import Controller
@@ -159,5 +161,33 @@ def test_parity_on_ends_training_on(qtbot, tmp_path):
         assert c.trainer.parity is not None
         assert not c.train_on.start(num_merges=8)
         assert "Parity-aware training is on" in errors[-1]
+    finally:
+        c.shutdown()
+
+
+def test_a_parity_run_goes_on_to_a_new_target_whatever_the_plain_settings(qtbot):
+    """The panel's plain settings (here character mode and the whitespace pattern, as
+    the tutorial sample leaves them) are not parity's: a new target continues the parity
+    run instead of reading every file again, and the plain settings stay the user's."""
+    plain = TrainSettings(num_merges=10, mode="char", pattern="whitespace", tie_rule="first-seen")
+    c = Controller()
+    try:
+        c.set_settings(plain)
+        c.set_corpus_text(english(300), dirty=False)
+        c.set_parity(parity_on())
+        train(qtbot, c)
+        run = c.trainer
+        first = list(run.merges[:10])
+        assert c.set_settings(replace(plain, num_merges=25))
+        assert not c.stale and c.trainer is run
+        train(qtbot, c)
+        assert c.trainer is run and run.n_steps == 25
+        assert list(run.merges[:10]) == first
+        langs = tuple((lang.name, lang.train, lang.dev) for lang in c.parity.languages)
+        fresh = ParityRun.from_files([(n, t) for n, t, _ in langs], [(n, d) for n, _, d in langs],
+                                     ParitySettings(num_merges=25))
+        fresh.goto(25, detail=False)
+        assert list(run.merges[:25]) == list(fresh.merges[:25])
+        assert c.settings == replace(plain, num_merges=25)
     finally:
         c.shutdown()

@@ -425,12 +425,13 @@ class ParityRun:
         self.goto(0)
 
     def can_retarget(self, settings: TrainSettings) -> bool:
-        """True when ``settings`` are this run's but for the number of merges (a
-        vocabulary size is a new run: the window counts it as merges when it builds one)."""
+        """True when ``settings`` differ from this run's only in the number of merges
+        or in what parity training does not use (the mode, pattern, tie rule, special
+        tokens, pruning and SuperBPE are the plain trainer's). A vocabulary size is a
+        new run: the window counts it as merges when it builds one."""
         if settings.num_merges is None:
             return False
-        return replace(settings, num_merges=self._settings.num_merges,
-                       vocab_size=self._settings.vocab_size) == self._settings
+        return settings.min_frequency == self._settings.min_frequency
 
     def retarget(self, settings: TrainSettings) -> int:
         if not self.can_retarget(settings) or settings.num_merges is None:

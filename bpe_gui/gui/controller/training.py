@@ -228,7 +228,9 @@ class Training:
         except BPEError as e:
             self._fail("Training settings", e)
             return False
-        c.settings = t.settings
+        # a parity run keeps its own reading (bytes, GPT-2's pattern); the panel's other
+        # settings stay the user's, for plain training when parity is off again
+        c.settings = settings if c.parity.active else t.settings
         c.settingsChanged.emit(c.settings)
         c.targetChanged.emit()
         if t.n_steps != before:

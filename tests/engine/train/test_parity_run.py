@@ -83,8 +83,13 @@ def test_retarget_takes_only_a_number_of_merges():
     assert run.retarget(TrainSettings(vocab_size=None, num_merges=25, tie_rule="greatest")) == 25
     assert run.target_steps == 25 and run.n_steps == 25 and run.is_done()
     assert not run.can_retarget(TrainSettings(vocab_size=400, tie_rule="greatest"))
-    with pytest.raises(SettingsError):
-        run.retarget(TrainSettings(num_merges=30, tie_rule="lowest-ids"))
+    with pytest.raises(SettingsError):   # parity's own parameter: a new run
+        run.retarget(TrainSettings(num_merges=30, min_frequency=5))
+    # what parity does not use (the plain trainer's tie rule, mode, pattern) is no
+    # reason to read every file again
+    assert run.retarget(TrainSettings(num_merges=30, tie_rule="lowest-ids", mode="char",
+                                      pattern="whitespace")) == 25
+    assert run.target_steps == 30 and not run.is_done()
 
 
 @pytest.mark.regression
