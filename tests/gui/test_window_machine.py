@@ -5,8 +5,9 @@ Hypothesis' rule-based state machine drives a real Controller through random seq
 what a user does: open a corpus (typed text, a file, a streamed file, a word-count
 table), edit it; turn parity, SuperBPE and training on from a tokenizer on and off;
 change the target, tie rule and pattern; train, step, step back, jump; import a
-tokenizer and use it; save the session, quit and relaunch. After every action it checks, against the engine alone, fed
-exactly what the window says it is showing (the controller's plan):
+tokenizer and use it; save the session, quit and relaunch. After every action it
+checks, against the engine alone, fed exactly what the window says it is showing (the
+controller's plan):
 
 - the merges shown equal a fresh engine training on what the plan names (the corpus
   text or the languages' files) with the settings shown, to the step shown;
