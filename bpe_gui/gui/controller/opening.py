@@ -8,7 +8,7 @@ hooks; each job it starts carries its own result handler (no tags to dispatch on
 """
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Literal, Protocol, Sequence
 
@@ -85,8 +85,16 @@ class Opening:
         self._fail, self._new_corpus, self._hold_retrain = fail, new_corpus, hold_retrain
         # a session being restored: what saves write until it has landed (restoring.py)
         self.restoring: Restoring | None = None
+        # the corpus as it was before unsaved edits, with the settings and steps trained
+        # on it: what a session without the edits holds (Discard at quit)
+        self.clean: Clean | None = None
+        self._seen = host.corpus   # the corpus the last note was taken of
+        # what the last session restored could not bring back (a tokenizer file gone):
+        # the window says it beside its own message
+        self.restore_notes: list[str] = []
         host.busyChanged.connect(self._busy_changed)
         host.stepChanged.connect(self._on_step)
+        host.corpusChanged.connect(self._note_clean)
 
     def _job(self, label: str, run, on_done, abandon: bool = False) -> bool:
         c = self.c
@@ -208,16 +216,33 @@ class Opening:
         return True
 
     # ----- sessions ---------------------------------------------------------------------
-    def session(self, encode_text: str = "", show_whitespace: bool = True,
-                furthest_step: int = 0) -> Session:
-        """The session as of now; ``furthest_step``: the end of the timeline the window
-        shows (steps past the current one were undone and can be redone)."""
+    def _note_clean(self, _k: object = None) -> None:
+        """Keep what the corpus was before unsaved edits: a corpus without edits, with
+        the settings and steps of the trainer built on it (none while it is stale)."""
         c = self.c
-        inline = c.corpus.dirty or not c.corpus.paths
+        corpus, seen = c.corpus, self._seen
+        self._seen = corpus
+        if corpus.dirty:
+            return   # edits: what was noted before them stays
+        # the trainer is this corpus's only if the text is the one it had (a corpus just
+        # saved to a file), not a new one (corpusChanged comes before it is stale)
+        same = corpus is seen or corpus.source is seen.source
+        t = c.trainer if same and not c.stale else None
+        self.clean = Clean(corpus, c.settings, c.step_index if t is not None else 0,
+                           t.furthest_step if t is not None else 0)
+
+    def session(self, encode_text: str = "", show_whitespace: bool = True,
+                furthest_step: int = 0, compare_b: dict | None = None,
+                without_edits: bool = False) -> Session:
+        """The session as of now; ``furthest_step``: the end of the timeline the window
+        shows (steps past the current one were undone and can be redone);
+        ``compare_b``: Compare's side B (Session.compare_b). ``without_edits``: the
+        corpus as it was before unsaved edits, at the step it was trained to then (the
+        user answered Discard to them)."""
+        c = self.c
         furthest = max(furthest_step, c.trainer.furthest_step if c.trainer else 0)
-        live = Session(settings=c.settings, corpus_text=c.corpus.text if inline else None,
-                       corpus_paths=[] if inline else list(c.corpus.paths),
-                       sample=c.corpus.sample, step=c.step_index, encode_text=encode_text,
+        live = Session(settings=c.settings, **_corpus_fields(c.corpus),
+                       step=c.step_index, encode_text=encode_text, compare_b=compare_b,
                        imported_path=c.imported_path if c.imported is not None else None,
                        imported_pattern=c.imported_pattern if c.imported is not None
                        else None,
@@ -228,7 +253,7 @@ class Opening:
                        else None)
         r = self._restoring()
         if r is None:
-            return live
+            return self._without_edits(live) if without_edits and c.corpus.dirty else live
         # a session still being restored: its corpus, settings and steps, not the half
         # state of the window (restoring.py); the view's parts as they are now
         s = r.session
@@ -237,8 +262,23 @@ class Opening:
                         sample=live.sample)
         return replace(s, encode_text=encode_text, show_whitespace=show_whitespace,
                        imported_path=live.imported_path, use_imported=live.use_imported,
-                       imported_pattern=live.imported_pattern,
+                       imported_pattern=live.imported_pattern, compare_b=compare_b,
                        problems=())
+
+    def _without_edits(self, live: Session) -> Session:
+        """``live`` with the corpus of before its unsaved edits. Its steps are those
+        trained on that corpus when the settings are still the same; else the settings
+        shown, at the step shown (steps trained on the edited text are retrained on the
+        corpus without the edits). No corpus known from before (typed from scratch):
+        none, so the session is not kept."""
+        k = self.clean
+        if k is None:
+            return replace(live, corpus_text=None, corpus_paths=[], sample=None, step=0,
+                           furthest_step=0)
+        step, furthest = (k.step, k.furthest) if k.settings == live.settings \
+            else (live.step, 0)
+        return replace(live, **_corpus_fields(k.corpus), step=step,
+                       furthest_step=furthest if furthest > step else 0)
 
     def _restoring(self) -> Restoring | None:
         """The session being restored, if saves must still write it (restoring.py)."""
@@ -254,6 +294,7 @@ class Opening:
         """A trainer installed (or stepped): the restore's, on its step, ends it at once
         (the user may step on before the end of its job is looked at)."""
         r, c = self.restoring, self.c
+        self._note_clean()
         if r is not None and r.left is None and not c.busy and r.landed(c.trainer):
             self.restoring = None
 
@@ -272,10 +313,10 @@ class Opening:
             self.restoring = None   # landed: the window holds the session whole
 
     def save_session(self, path: str, encode_text: str = "", show_whitespace: bool = True,
-                     furthest_step: int = 0) -> bool:
+                     furthest_step: int = 0, compare_b: dict | None = None) -> bool:
         c = self.c
         try:
-            self.session(encode_text, show_whitespace, furthest_step).save(path)
+            self.session(encode_text, show_whitespace, furthest_step, compare_b).save(path)
         except BPEError as e:
             self._fail("Save session failed", e)
             return False
@@ -293,6 +334,7 @@ class Opening:
         be big); the settings and step are applied once it has been read.
         """
         c = self.c
+        self.restore_notes = []
         try:
             s = Session.load(path)
             s.settings.validated()
@@ -341,6 +383,12 @@ class Opening:
             self.restoring = before
         return ok
 
+    def _note(self, note: str) -> None:
+        """Something of the session that could not come back: in the status bar (at
+        start, after the window's own message: ``restore_notes``)."""
+        self.restore_notes.append(note)
+        self.c.message.emit(" ".join(self.restore_notes))
+
     def _apply_session(self, s: Session, path: str, source: str | FileCorpus | None,
                        paths: list[str], dirty: bool, table: bool = False) -> None:
         """``source`` None: the session had no usable corpus; the current one stays."""
@@ -361,6 +409,8 @@ class Opening:
         else:
             c.set_corpus_text(source, paths=paths, sample=s.sample, dirty=dirty)
         c.session_path = path
+        if dirty:   # edits saved with the session: no corpus of before them is known
+            self.clean = None
         r = self.restoring if self.restoring is not None and self.restoring.session is s \
             else Restoring(s, before=c.trainer)
         r.corpus = c.corpus   # the restore's corpus: another one means the user moved on
@@ -378,7 +428,29 @@ class Opening:
         if not c.busy:   # trained at once (a small corpus), or refused: over already
             self._restore_job_ended()
         if s.imported_path and s.imported_path not in (c.imported_path, failed):
-            if c.tokenizer_files.import_tokenizer(s.imported_path,
-                                                  pattern=s.imported_pattern) is None:
+            if not Path(s.imported_path).exists():   # moved or deleted since: said, no box
+                self._note(f"The imported tokenizer {s.imported_path} was not found (moved "
+                           "or deleted), so it is not back: import it again with File > "
+                           "Import tokenizer.")
+            elif c.tokenizer_files.import_tokenizer(s.imported_path,
+                                                    pattern=s.imported_pattern) is None:
                 return
         c.tokenizer_files.set_use_imported(s.use_imported and c.imported is not None)
+
+
+@dataclass(frozen=True)
+class Clean:
+    """A corpus without unsaved edits, and the settings and steps trained on it."""
+
+    corpus: Corpus
+    settings: TrainSettings
+    step: int
+    furthest: int
+
+
+def _corpus_fields(corpus: Corpus) -> dict:
+    """How a session holds ``corpus``: file paths when it came unedited from files,
+    else its text inline (a sample's, with the sample's name)."""
+    inline = corpus.dirty or not corpus.paths
+    return {"corpus_text": corpus.text if inline else None,
+            "corpus_paths": [] if inline else list(corpus.paths), "sample": corpus.sample}

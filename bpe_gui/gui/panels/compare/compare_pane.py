@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import Callable
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QFont
@@ -72,6 +73,12 @@ class ComparePane(QFrame):
         self._trained_settings: TrainSettings | None = None
         self._file_tok: Tokenizer | None = None
         self._file_name = ""
+        self._file_path: str | None = None   # None: the app's imported tokenizer
+        # a side restored from a session, applied once the controller is idle (the
+        # session's corpus is read and trained back first): see restore()
+        self._pending: dict | None = None
+        self._note: Callable[[str], None] = lambda _text: None
+        self._keep_empty = False   # the imported kind shown without a tokenizer (its file gone)
         self.error = ""
         self.setFrameShape(QFrame.Shape.StyledPanel)
 
@@ -120,6 +127,10 @@ class ComparePane(QFrame):
         controller.trainerChanged.connect(self._on_trainer)
         controller.busyChanged.connect(lambda _: self._on_step())
         controller.tokenizerChanged.connect(self._on_imported_maybe)
+        # a side still to restore waits for the session's training (a job, or at once)
+        for sig in (controller.busyChanged, controller.trainerChanged, controller.stepChanged):
+            sig.connect(lambda *_: None if self._pending is None
+                        else QTimer.singleShot(0, self, self._apply_pending))
         self.set_kind(kind)
         self._on_trainer()
 
@@ -250,7 +261,7 @@ class ComparePane(QFrame):
                                    if i == cur else QSizePolicy.Policy.Ignored)
         self.stack.setCurrentIndex(cur)
         self.stack.updateGeometry()
-        if self.kind_key() == "imported" and self._file_tok is None:
+        if self.kind_key() == "imported" and self._file_tok is None and not self._keep_empty:
             self.use_app_imported(quiet=True)
         self._update_labels()
         self.changed.emit()
@@ -413,6 +424,7 @@ class ComparePane(QFrame):
     def _file_loaded(self, result) -> None:
         path, tok = result
         self.set_tokenizer(tok, Path(path).name)
+        self._file_path = str(path)
 
     def _file_ended(self, end: JobEnd) -> None:
         if end.outcome is Outcome.FAILED:
@@ -451,10 +463,11 @@ class ComparePane(QFrame):
                 self.imp_label.setText("The app has no imported tokenizer: open a file here.")
             return
         self.set_tokenizer(c.imported, Path(c.imported_path or "imported").name)
+        self._file_path = None
 
     def set_tokenizer(self, tok: Tokenizer, name: str) -> None:
         """Use this tokenizer on the imported side (and switch the side to it)."""
-        self._file_tok, self._file_name = tok, name
+        self._file_tok, self._file_name, self._file_path = tok, name, None
         self.imp_label.setText(f"{name}: {len(tok.vocab):,} tokens, {tok.n_merges:,} merges, "
                                f"{tok.mode} mode.")
         self.imp_label.setStyleSheet("")
@@ -477,6 +490,79 @@ class ComparePane(QFrame):
         if path:
             self.open_file(path)
 
+    # ----- sessions ----------------------------------------------------------------------------
+    def state(self) -> dict:
+        """What a session keeps of this side (engine Session.compare_b): its kind and
+        what that kind uses. A side still to be restored is kept as it was read."""
+        if self._pending is not None:
+            return dict(self._pending)
+        kind = self.kind_key()
+        if kind == "step":
+            return {"kind": kind, "step": self.step_spin.value()}
+        if kind == "imported":
+            if self._file_tok is None:
+                return {"kind": kind}
+            return ({"kind": kind, "app": True} if self._file_path is None
+                    else {"kind": kind, "path": self._file_path})
+        if kind == "trained":
+            return {"kind": kind, "settings": self.form_settings(),
+                    "trained": self._trained_tok is not None
+                    and self._trained_settings == self.form_settings()}
+        return {"kind": kind}
+
+    def restore(self, side: dict, note: Callable[[str], None]) -> None:
+        """Come back as a session kept this side (``state``), once the controller is
+        idle: the session's corpus is read and trained back first, so the step range,
+        the app's imported tokenizer and the job runner are there. ``note`` gets what
+        could not come back (a tokenizer file gone)."""
+        self._pending, self._note = dict(side), note
+        self._apply_pending()
+
+    def _apply_pending(self) -> None:
+        c, side = self.controller, self._pending
+        if side is None or c.busy or c.retrain_pending:
+            return
+        self._pending = None
+        kind = side["kind"]
+        if kind == "step":
+            self.set_kind("step")
+            self._set_step_range()
+            self.set_step(min(side.get("step", 0), self.step_spin.maximum()))
+        elif kind == "imported":
+            self._restore_imported(side)
+        elif kind == "trained" and side.get("settings") is not None:
+            self.set_kind("trained")
+            self._fill_form(side["settings"])
+            if side.get("trained"):
+                self.train()
+        else:
+            self.set_kind(kind)
+
+    def _restore_imported(self, side: dict) -> None:
+        path = side.get("path")
+        if side.get("app") or not path:
+            self.set_kind("imported")   # the app's imported tokenizer, if it came back
+            return
+        if not Path(path).exists():
+            self._keep_empty = True   # not the app's tokenizer in place of the one gone
+            try:
+                self.set_kind("imported")
+            finally:
+                self._keep_empty = False
+            self.imp_label.setText(f"{Path(path).name} was not found: open a tokenizer file.")
+            self._note(f"Compare's side {self.name} used {path}, which was not found (moved "
+                       f"or deleted): open it again with side {self.name}'s Open file….")
+            return
+        self.set_kind("imported")
+        self.open_file(path)
+
+    def _fill_form(self, settings: TrainSettings) -> None:
+        _select(self.t_mode, settings.mode)
+        if self.t_pattern.findData(settings.pattern) < 0:
+            self.t_pattern.addItem(f"Custom: {settings.pattern[:40]}", settings.pattern)
+        _select(self.t_pattern, settings.pattern)
+        _select(self.t_tie, settings.tie_rule)
+        self.t_vocab.setValue(settings.vocab_size or self.t_vocab.value())
 
 
 def _select(combo: QComboBox, key) -> None:
