@@ -218,3 +218,29 @@ def test_missing_files_at_relaunch_are_said_in_the_status_bar(make_window, ready
     assert "bare.tiktoken" in shown and "not found" in shown
     assert "import" in shown.lower()
     assert pane2.tokenizer() is None
+
+
+def test_compare_side_b_trained_configuration_comes_back_trained(make_window, ready, qtbot):
+    first = make_window()
+    c = train_english_to(first, ready, 20, 20)
+    pane = first.dock_layout.compare_view.pane_b
+    pane.set_kind("trained")
+    pane.t_vocab.setValue(300)
+    pane.t_tie.setCurrentIndex(pane.t_tie.findData("first-seen"))
+    with qtbot.waitSignal(pane.trained, timeout=20_000):
+        assert pane.train()
+    settings = pane.form_settings()
+    first.close()
+
+    second = make_window()
+    c2 = second.controller
+    ready(c2)
+    pane2 = second.dock_layout.compare_view.pane_b
+    qtbot.waitUntil(lambda: pane2.kind_key() == "trained"
+                    and pane2.trained_tokenizer is not None, timeout=20_000)
+    assert pane2.form_settings() == settings
+    oracle = Trainer.from_text(c.corpus_text, settings)
+    oracle.run(detail=False)
+    sample = c2.corpus_text[:3000]
+    assert pane2.trained_tokenizer.encode(sample) == oracle.tokenizer().encode(sample)
+    assert len(pane2.trained_tokenizer.vocab) == 300

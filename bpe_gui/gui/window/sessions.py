@@ -222,10 +222,10 @@ class Sessions:
         elif (self.reopen() or recover) and auto.exists():
             if self._restore(str(auto)):
                 if recover:
-                    self.controller.message.emit(
+                    self.controller.message.emit(" ".join([
                         "The window was closed by a signal with unsaved corpus edits: "
                         "they are back, from the autosaved session. Save them with File > "
-                        "Save corpus as.")
+                        "Save corpus as.", *self.controller.opening.restore_notes]))
                 elif self.controller.busy:   # its corpus is read and trained back
                     step = self.controller.opening.session().step
                     self.controller.message.emit(
