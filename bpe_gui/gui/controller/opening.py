@@ -429,9 +429,10 @@ class Opening:
             self._restore_job_ended()
         if s.imported_path and s.imported_path not in (c.imported_path, failed):
             if not Path(s.imported_path).exists():   # moved or deleted since: said, no box
-                self._note(f"The imported tokenizer {s.imported_path} was not found (moved "
-                           "or deleted), so it is not back: import it again with File > "
-                           "Import tokenizer.")
+                where = Path(s.imported_path)
+                self._note(f"Not back: the imported tokenizer {where.name} was not found "
+                           f"in {where.parent} (moved or deleted); import it again with "
+                           "File > Import tokenizer.")
             elif c.tokenizer_files.import_tokenizer(s.imported_path,
                                                     pattern=s.imported_pattern) is None:
                 return

@@ -223,9 +223,10 @@ class Sessions:
             if self._restore(str(auto)):
                 if recover:
                     self.controller.message.emit(" ".join([
+                        *self.controller.opening.restore_notes,
                         "The window was closed by a signal with unsaved corpus edits: "
                         "they are back, from the autosaved session. Save them with File > "
-                        "Save corpus as.", *self.controller.opening.restore_notes]))
+                        "Save corpus as."]))
                 elif self.controller.busy:   # its corpus is read and trained back
                     step = self.controller.opening.session().step
                     self.controller.message.emit(
@@ -233,10 +234,11 @@ class Sessions:
                         "training the corpus again. (File > Reopen last session at "
                         "startup turns this off.)")
                 else:
+                    # what did not come back first: a long message is cut at its end
                     self.controller.message.emit(" ".join([
+                        *self.controller.opening.restore_notes,
                         "Restored where you left off. (File > Reopen last session at "
-                        "startup turns this off.)" + self._kept_notice(auto),
-                        *self.controller.opening.restore_notes]))
+                        "startup turns this off.)" + self._kept_notice(auto)]))
                 return
         self.editor.load_sample(resources().default_sample_id())
 

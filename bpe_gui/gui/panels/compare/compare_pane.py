@@ -550,8 +550,9 @@ class ComparePane(QFrame):
             finally:
                 self._keep_empty = False
             self.imp_label.setText(f"{Path(path).name} was not found: open a tokenizer file.")
-            self._note(f"Compare's side {self.name} used {path}, which was not found (moved "
-                       f"or deleted): open it again with side {self.name}'s Open file….")
+            self._note(f"Not back: Compare's side {self.name}'s {Path(path).name} was not "
+                       f"found in {Path(path).parent} (moved or deleted); open it again with "
+                       f"side {self.name}'s Open file….")
             return
         self.set_kind("imported")
         self.open_file(path)
