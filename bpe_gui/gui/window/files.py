@@ -97,8 +97,8 @@ class Files:
         with steps) or edits not saved to a file. True = go ahead."""
         self.editor.flush()
         c = self.controller
-        t = c.trainer
-        steps = max(t.n_steps, t.furthest_step) if t is not None else 0
+        v = c.view()   # (None while a job runs the trainer: its step is still known)
+        steps = max(c.step_index, v.furthest_step if v is not None else 0)
         gone = []
         if steps:
             gone.append(f"• the training: {steps:,} merge{'s' if steps != 1 else ''} "
