@@ -8,7 +8,7 @@ hooks; each job it starts carries its own result handler (no tags to dispatch on
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Literal, Protocol, Sequence
 
@@ -22,6 +22,7 @@ from ...engine.train import Session
 from ...engine.train import TrainSettings
 from ...engine.tokenizers import Tokenizer
 from ...engine.train import TrainerProtocol
+from .before_edits import BeforeEdits, corpus_fields
 from .corpus_source import (Corpus, FileCorpus, NotUtf8, TableCorpus, TextCorpus,
                             not_a_file, probe_files)
 from .jobs import Job, JobEnd
@@ -87,14 +88,12 @@ class Opening:
         self.restoring: Restoring | None = None
         # the corpus as it was before unsaved edits, with the settings and steps trained
         # on it: what a session without the edits holds (Discard at quit)
-        self.clean: Clean | None = None
-        self._seen = host.corpus   # the corpus the last note was taken of
+        self.before_edits = BeforeEdits(host)
         # what the last session restored could not bring back (a tokenizer file gone):
         # the window says it beside its own message
         self.restore_notes: list[str] = []
         host.busyChanged.connect(self._busy_changed)
         host.stepChanged.connect(self._on_step)
-        host.corpusChanged.connect(self._note_clean)
 
     def _job(self, label: str, run, on_done, abandon: bool = False) -> bool:
         c = self.c
@@ -216,21 +215,6 @@ class Opening:
         return True
 
     # ----- sessions ---------------------------------------------------------------------
-    def _note_clean(self, _k: object = None) -> None:
-        """Keep what the corpus was before unsaved edits: a corpus without edits, with
-        the settings and steps of the trainer built on it (none while it is stale)."""
-        c = self.c
-        corpus, seen = c.corpus, self._seen
-        self._seen = corpus
-        if corpus.dirty:
-            return   # edits: what was noted before them stays
-        # the trainer is this corpus's only if the text is the one it had (a corpus just
-        # saved to a file), not a new one (corpusChanged comes before it is stale)
-        same = corpus is seen or corpus.source is seen.source
-        t = c.trainer if same and not c.stale else None
-        self.clean = Clean(corpus, c.settings, c.step_index if t is not None else 0,
-                           t.furthest_step if t is not None else 0)
-
     def session(self, encode_text: str = "", show_whitespace: bool = True,
                 furthest_step: int = 0, compare_b: dict | None = None,
                 without_edits: bool = False) -> Session:
@@ -241,7 +225,7 @@ class Opening:
         user answered Discard to them)."""
         c = self.c
         furthest = max(furthest_step, c.trainer.furthest_step if c.trainer else 0)
-        live = Session(settings=c.settings, **_corpus_fields(c.corpus),
+        live = Session(settings=c.settings, **corpus_fields(c.corpus),
                        step=c.step_index, encode_text=encode_text, compare_b=compare_b,
                        imported_path=c.imported_path if c.imported is not None else None,
                        imported_pattern=c.imported_pattern if c.imported is not None
@@ -253,7 +237,8 @@ class Opening:
                        else None)
         r = self._restoring()
         if r is None:
-            return self._without_edits(live) if without_edits and c.corpus.dirty else live
+            return self.before_edits.session(live) if without_edits and c.corpus.dirty \
+                else live
         # a session still being restored: its corpus, settings and steps, not the half
         # state of the window (restoring.py); the view's parts as they are now
         s = r.session
@@ -264,21 +249,6 @@ class Opening:
                        imported_path=live.imported_path, use_imported=live.use_imported,
                        imported_pattern=live.imported_pattern, compare_b=compare_b,
                        problems=())
-
-    def _without_edits(self, live: Session) -> Session:
-        """``live`` with the corpus of before its unsaved edits. Its steps are those
-        trained on that corpus when the settings are still the same; else the settings
-        shown, at the step shown (steps trained on the edited text are retrained on the
-        corpus without the edits). No corpus known from before (typed from scratch):
-        none, so the session is not kept."""
-        k = self.clean
-        if k is None:
-            return replace(live, corpus_text=None, corpus_paths=[], sample=None, step=0,
-                           furthest_step=0)
-        step, furthest = (k.step, k.furthest) if k.settings == live.settings \
-            else (live.step, 0)
-        return replace(live, **_corpus_fields(k.corpus), step=step,
-                       furthest_step=furthest if furthest > step else 0)
 
     def _restoring(self) -> Restoring | None:
         """The session being restored, if saves must still write it (restoring.py)."""
@@ -294,7 +264,7 @@ class Opening:
         """A trainer installed (or stepped): the restore's, on its step, ends it at once
         (the user may step on before the end of its job is looked at)."""
         r, c = self.restoring, self.c
-        self._note_clean()
+        self.before_edits.note()
         if r is not None and r.left is None and not c.busy and r.landed(c.trainer):
             self.restoring = None
 
@@ -410,7 +380,7 @@ class Opening:
             c.set_corpus_text(source, paths=paths, sample=s.sample, dirty=dirty)
         c.session_path = path
         if dirty:   # edits saved with the session: no corpus of before them is known
-            self.clean = None
+            self.before_edits.forget()
         r = self.restoring if self.restoring is not None and self.restoring.session is s \
             else Restoring(s, before=c.trainer)
         r.corpus = c.corpus   # the restore's corpus: another one means the user moved on
@@ -438,20 +408,3 @@ class Opening:
                 return
         c.tokenizer_files.set_use_imported(s.use_imported and c.imported is not None)
 
-
-@dataclass(frozen=True)
-class Clean:
-    """A corpus without unsaved edits, and the settings and steps trained on it."""
-
-    corpus: Corpus
-    settings: TrainSettings
-    step: int
-    furthest: int
-
-
-def _corpus_fields(corpus: Corpus) -> dict:
-    """How a session holds ``corpus``: file paths when it came unedited from files,
-    else its text inline (a sample's, with the sample's name)."""
-    inline = corpus.dirty or not corpus.paths
-    return {"corpus_text": corpus.text if inline else None,
-            "corpus_paths": [] if inline else list(corpus.paths), "sample": corpus.sample}

@@ -30,6 +30,7 @@ from ...widgets.text_pane import TextPane
 from ...widgets.token_text import TokenTextView, cut_color
 from ...widgets.visibility import CatchUp
 from ...widgets.elided_combo import ElidedComboBox
+from .compare_session import apply_side, side_state
 
 DEBOUNCE_MS = 150
 KINDS = (("current", "Current step"), ("step", "Another step of this run"),
@@ -490,25 +491,36 @@ class ComparePane(QFrame):
         if path:
             self.open_file(path)
 
-    # ----- sessions ----------------------------------------------------------------------------
+    # ----- sessions (compare_session.py) ---------------------------------------------------------
+    @property
+    def file_path(self) -> str | None:
+        """The imported side's own file (None: the app's imported tokenizer, or none)."""
+        return self._file_path if self._file_tok is not None else None
+
+    @property
+    def trained_settings(self) -> TrainSettings | None:
+        """The settings the other configuration was last trained with."""
+        return self._trained_settings
+
+    def set_step_within(self, k: int) -> None:
+        """Step ``k``, or the furthest step trained if the run is shorter."""
+        self._set_step_range()
+        self.set_step(min(k, self.step_spin.maximum()))
+
+    def show_missing(self, name: str) -> None:
+        """The imported kind, empty: its file ``name`` is gone (the app's imported
+        tokenizer is not put in its place)."""
+        self._keep_empty = True
+        try:
+            self.set_kind("imported")
+        finally:
+            self._keep_empty = False
+        self.imp_label.setText(f"{name} was not found: open a tokenizer file.")
+
     def state(self) -> dict:
-        """What a session keeps of this side (engine Session.compare_b): its kind and
-        what that kind uses. A side still to be restored is kept as it was read."""
-        if self._pending is not None:
-            return dict(self._pending)
-        kind = self.kind_key()
-        if kind == "step":
-            return {"kind": kind, "step": self.step_spin.value()}
-        if kind == "imported":
-            if self._file_tok is None:
-                return {"kind": kind}
-            return ({"kind": kind, "app": True} if self._file_path is None
-                    else {"kind": kind, "path": self._file_path})
-        if kind == "trained":
-            return {"kind": kind, "settings": self.form_settings(),
-                    "trained": self._trained_tok is not None
-                    and self._trained_settings == self.form_settings()}
-        return {"kind": kind}
+        """What a session keeps of this side (engine Session.compare_b). A side still to
+        be restored is kept as it was read."""
+        return dict(self._pending) if self._pending is not None else side_state(self)
 
     def restore(self, side: dict, note: Callable[[str], None]) -> None:
         """Come back as a session kept this side (``state``), once the controller is
@@ -523,47 +535,7 @@ class ComparePane(QFrame):
         if side is None or c.busy or c.retrain_pending:
             return
         self._pending = None
-        kind = side["kind"]
-        if kind == "step":
-            self.set_kind("step")
-            self._set_step_range()
-            self.set_step(min(side.get("step", 0), self.step_spin.maximum()))
-        elif kind == "imported":
-            self._restore_imported(side)
-        elif kind == "trained" and side.get("settings") is not None:
-            self.set_kind("trained")
-            self._fill_form(side["settings"])
-            if side.get("trained"):
-                self.train()
-        else:
-            self.set_kind(kind)
-
-    def _restore_imported(self, side: dict) -> None:
-        path = side.get("path")
-        if side.get("app") or not path:
-            self.set_kind("imported")   # the app's imported tokenizer, if it came back
-            return
-        if not Path(path).exists():
-            self._keep_empty = True   # not the app's tokenizer in place of the one gone
-            try:
-                self.set_kind("imported")
-            finally:
-                self._keep_empty = False
-            self.imp_label.setText(f"{Path(path).name} was not found: open a tokenizer file.")
-            self._note(f"Not back: Compare's side {self.name}'s {Path(path).name} was not "
-                       f"found in {Path(path).parent} (moved or deleted); open it again with "
-                       f"side {self.name}'s Open file….")
-            return
-        self.set_kind("imported")
-        self.open_file(path)
-
-    def _fill_form(self, settings: TrainSettings) -> None:
-        _select(self.t_mode, settings.mode)
-        if self.t_pattern.findData(settings.pattern) < 0:
-            self.t_pattern.addItem(f"Custom: {settings.pattern[:40]}", settings.pattern)
-        _select(self.t_pattern, settings.pattern)
-        _select(self.t_tie, settings.tie_rule)
-        self.t_vocab.setValue(settings.vocab_size or self.t_vocab.value())
+        apply_side(self, side, self._note)
 
 
 def _select(combo: QComboBox, key) -> None:
