@@ -50,7 +50,7 @@ class Host:
                  "imported", "imported_path", "saved",
                  "message", "trainerChanged", "trainerStale", "stepChanged",
                  "tokenizerChanged", "livePeek", "importFinished", "train_on", "busyChanged",
-                 "parity", "imported_pattern")
+                 "parity", "imported_pattern", "corpusChanged")
 
     def __init__(self, text: str, settings: TrainSettings):
         self.corpus, self.settings = TextCorpus(text), settings
@@ -60,7 +60,8 @@ class Host:
         self.parity = ParitySetup()   # off: the corpus trains as one
         self.saved: list = []
         for name in ("message", "trainerChanged", "trainerStale", "stepChanged",
-                     "tokenizerChanged", "livePeek", "importFinished", "busyChanged"):
+                     "tokenizerChanged", "livePeek", "importFinished", "busyChanged",
+                     "corpusChanged"):
             setattr(self, name, Sent())
 
     def set_playing(self, on: bool) -> None:

@@ -135,7 +135,7 @@ def test_binary_file_is_refused(window, tmp_path, qtbot, idle):
     assert c.corpus_sample == "tutorial"
 
 
-def test_empty_corpus(window, tmp_path, qtbot, idle):
+def test_empty_corpus(window, tmp_path, qtbot, idle, monkeypatch):
     c = window.controller
     empty = tmp_path / "empty.txt"
     empty.write_text("", encoding="utf-8")
@@ -145,7 +145,10 @@ def test_empty_corpus(window, tmp_path, qtbot, idle):
     assert title == "Empty corpus" and "empty.txt" in why
     idle(c)
     assert c.corpus_sample == "tutorial" and c.trainer is not None   # the corpus is kept
-    window.dock_layout.editor.new_corpus()   # an empty corpus on purpose: Step says what to do
+    # an empty corpus on purpose (Clear, said yes to): Step says what to do
+    monkeypatch.setattr(QMessageBox, "exec", lambda box: next(
+        b for b in box.buttons() if b.text() == "Clear").click())
+    window.dock_layout.editor.new_corpus()
     window.status.last_error = None
     window.actions_menus.acts["step"].trigger()
     assert window.status.last_error and window.status.last_error[0] == "Empty corpus"

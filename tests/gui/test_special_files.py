@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import threading
-import time
 
 import pytest
 
@@ -32,9 +31,10 @@ def fifo(tmp_path):
 def refused_at_once(window, open_it, word):
     c = window.controller
     before = (c.corpus_text, c.corpus_paths)
-    t0 = time.monotonic()
+    # refused by what it is, before anything opens it: one that was opened waits until
+    # the fixture's writer comes (5 s), then reads as empty ("no text", not ``word``);
+    # how long a refusal takes is measured in bench/bench_refusals.py
     assert not open_it()
-    assert time.monotonic() - t0 < 2, "it was opened and waited"
     assert not c.busy
     assert word in window.status.last_error[1]
     assert (c.corpus_text, c.corpus_paths) == before

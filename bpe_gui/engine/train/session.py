@@ -12,7 +12,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ..errors import FormatError
-from .session_fields import MAX_STEP, check_settings, is_type, obj, str_list, take, whole
+from .session_fields import (MAX_STEP, check_settings, compare_side, is_type, obj, str_list,
+                             take, whole)
 from .trainer import TrainSettings
 from ..io.atomic import write_atomic
 
@@ -36,6 +37,9 @@ class Session:
     # ranks): None when the file was opened as it is recognised
     imported_pattern: str | None = None
     show_whitespace: bool = True
+    # Compare's side B (session_fields.compare_side: its kind and what it uses), None
+    # for the default side (optional key "view.compare_b")
+    compare_b: dict | None = None
     # the furthest step trained: steps past ``step`` were undone and the timeline
     # still offers them (redo); a version-1 file without the key has none
     furthest_step: int = 0
@@ -49,8 +53,7 @@ class Session:
     problems: tuple[str, ...] = field(default=(), compare=False, repr=False)
 
     def to_dict(self) -> dict:
-        s = asdict(self.settings)
-        s["special_tokens"] = list(self.settings.special_tokens)
+        s = _settings_dict(self.settings)
         corpus: dict = {}
         if self.corpus_paths:
             corpus["paths"] = list(self.corpus_paths)
@@ -63,6 +66,8 @@ class Session:
             view["imported"] = {"path": self.imported_path, "in_use": self.use_imported}
             if self.imported_pattern is not None:
                 view["imported"]["pattern"] = self.imported_pattern
+        if self.compare_b is not None:
+            view["compare_b"] = _side_dict(self.compare_b)
         out = {"format": SESSION_FORMAT, "version": SESSION_VERSION, "corpus": corpus,
                "settings": s, "step": self.step, "encode_text": self.encode_text,
                "view": view}
@@ -105,6 +110,7 @@ class Session:
                       "view.imported")
         pattern = take(imported, "pattern", is_type(str, "a pattern"), None, problems,
                        "view.imported")
+        compare_b = compare_side(view.get("compare_b"), problems)
         train_on = obj(d, "train_on", problems)
         train_on_from = take(train_on, "from", is_type(str, "a tokenizer file path"), None,
                              problems, "train_on")
@@ -114,7 +120,7 @@ class Session:
                    encode_text=encode_text, imported_path=imported_path,
                    use_imported=bool(imported_path and in_use),
                    imported_pattern=pattern if imported_path else None,
-                   show_whitespace=show_ws,
+                   show_whitespace=show_ws, compare_b=compare_b,
                    train_on_from=train_on_from or None, parity=parity,
                    problems=tuple(problems))
 
@@ -144,3 +150,15 @@ class Session:
             line = getattr(e, "lineno", None)
             raise FormatError(p, f"not valid JSON ({e}).", line=line) from e
         return cls.from_dict(d, p)
+
+
+def _settings_dict(settings: TrainSettings) -> dict:
+    d = asdict(settings)
+    d["special_tokens"] = list(settings.special_tokens)
+    return d
+
+
+def _side_dict(side: dict) -> dict:
+    """A compare side as JSON: its settings (if any) as an object, no empty fields."""
+    return {k: _settings_dict(v) if isinstance(v, TrainSettings) else v
+            for k, v in side.items() if v is not None}

@@ -139,3 +139,40 @@ def str_list(v: Any) -> str | None:
     if not isinstance(v, list) or not all(isinstance(p, str) and p for p in v):
         return f"{shown(v)} is not a list of file paths"
     return None
+
+
+COMPARE_KINDS = ("current", "step", "trained", "imported")
+
+
+def compare_side(raw: Any, problems: list[str], where: str = "view.compare_b") -> dict | None:
+    """A compare side as a session keeps it, each field checked: ``kind`` (one of
+    COMPARE_KINDS), and by kind ``step``, ``path`` with ``app`` (the app's imported
+    tokenizer, not a file of the side's own) or ``settings`` (TrainSettings) with
+    ``trained``. None (and a problem) for a side that cannot be used.
+
+    Example: {"kind": "step", "step": 17} -> {"kind": "step", "step": 17}
+    """
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        problems.append(f"{where}: {shown(raw)} is not an object; left out.")
+        return None
+    kind = take(raw, "kind", lambda v: None if v in COMPARE_KINDS else
+                f"{shown(v)} is not one of {', '.join(COMPARE_KINDS)}", None, problems, where)
+    if kind is None:
+        if "kind" not in raw:
+            problems.append(f"{where}.kind: missing; left out.")
+        return None
+    side: dict[str, Any] = {"kind": kind}
+    if kind == "step":
+        side["step"] = take(raw, "step", whole(0, MAX_STEP), 0, problems, where)
+    elif kind == "imported":
+        side["path"] = take(raw, "path", is_type(str, "a file path"), None, problems, where)
+        side["app"] = take(raw, "app", is_type(bool, "true or false"), False, problems, where)
+    elif kind == "trained":
+        own: list[str] = []
+        side["settings"] = check_settings(raw.get("settings"), own)
+        problems.extend(f"{where}.{p}" for p in own)
+        side["trained"] = take(raw, "trained", is_type(bool, "true or false"), False,
+                               problems, where)
+    return side

@@ -22,6 +22,7 @@ from ...engine.train import Session
 from ...engine.train import TrainSettings
 from ...engine.tokenizers import Tokenizer
 from ...engine.train import TrainerProtocol
+from .before_edits import BeforeEdits, corpus_fields
 from .corpus_source import (Corpus, FileCorpus, NotUtf8, TableCorpus, TextCorpus,
                             not_a_file, probe_files)
 from .jobs import Job, JobEnd
@@ -85,6 +86,12 @@ class Opening:
         self._fail, self._new_corpus, self._hold_retrain = fail, new_corpus, hold_retrain
         # a session being restored: what saves write until it has landed (restoring.py)
         self.restoring: Restoring | None = None
+        # the corpus as it was before unsaved edits, with the settings and steps trained
+        # on it: what a session without the edits holds (Discard at quit)
+        self.before_edits = BeforeEdits(host)
+        # what the last session restored could not bring back (a tokenizer file gone):
+        # the window says it beside its own message
+        self.restore_notes: list[str] = []
         host.busyChanged.connect(self._busy_changed)
         host.stepChanged.connect(self._on_step)
 
@@ -209,15 +216,17 @@ class Opening:
 
     # ----- sessions ---------------------------------------------------------------------
     def session(self, encode_text: str = "", show_whitespace: bool = True,
-                furthest_step: int = 0) -> Session:
+                furthest_step: int = 0, compare_b: dict | None = None,
+                without_edits: bool = False) -> Session:
         """The session as of now; ``furthest_step``: the end of the timeline the window
-        shows (steps past the current one were undone and can be redone)."""
+        shows (steps past the current one were undone and can be redone);
+        ``compare_b``: Compare's side B (Session.compare_b). ``without_edits``: the
+        corpus as it was before unsaved edits, at the step it was trained to then (the
+        user answered Discard to them)."""
         c = self.c
-        inline = c.corpus.dirty or not c.corpus.paths
         furthest = max(furthest_step, c.trainer.furthest_step if c.trainer else 0)
-        live = Session(settings=c.settings, corpus_text=c.corpus.text if inline else None,
-                       corpus_paths=[] if inline else list(c.corpus.paths),
-                       sample=c.corpus.sample, step=c.step_index, encode_text=encode_text,
+        live = Session(settings=c.settings, **corpus_fields(c.corpus),
+                       step=c.step_index, encode_text=encode_text, compare_b=compare_b,
                        imported_path=c.imported_path if c.imported is not None else None,
                        imported_pattern=c.imported_pattern if c.imported is not None
                        else None,
@@ -228,7 +237,8 @@ class Opening:
                        else None)
         r = self._restoring()
         if r is None:
-            return live
+            return self.before_edits.session(live) if without_edits and c.corpus.dirty \
+                else live
         # a session still being restored: its corpus, settings and steps, not the half
         # state of the window (restoring.py); the view's parts as they are now
         s = r.session
@@ -237,7 +247,7 @@ class Opening:
                         sample=live.sample)
         return replace(s, encode_text=encode_text, show_whitespace=show_whitespace,
                        imported_path=live.imported_path, use_imported=live.use_imported,
-                       imported_pattern=live.imported_pattern,
+                       imported_pattern=live.imported_pattern, compare_b=compare_b,
                        problems=())
 
     def _restoring(self) -> Restoring | None:
@@ -254,6 +264,7 @@ class Opening:
         """A trainer installed (or stepped): the restore's, on its step, ends it at once
         (the user may step on before the end of its job is looked at)."""
         r, c = self.restoring, self.c
+        self.before_edits.note()
         if r is not None and r.left is None and not c.busy and r.landed(c.trainer):
             self.restoring = None
 
@@ -272,10 +283,10 @@ class Opening:
             self.restoring = None   # landed: the window holds the session whole
 
     def save_session(self, path: str, encode_text: str = "", show_whitespace: bool = True,
-                     furthest_step: int = 0) -> bool:
+                     furthest_step: int = 0, compare_b: dict | None = None) -> bool:
         c = self.c
         try:
-            self.session(encode_text, show_whitespace, furthest_step).save(path)
+            self.session(encode_text, show_whitespace, furthest_step, compare_b).save(path)
         except BPEError as e:
             self._fail("Save session failed", e)
             return False
@@ -293,6 +304,7 @@ class Opening:
         be big); the settings and step are applied once it has been read.
         """
         c = self.c
+        self.restore_notes = []
         try:
             s = Session.load(path)
             s.settings.validated()
@@ -341,6 +353,12 @@ class Opening:
             self.restoring = before
         return ok
 
+    def _note(self, note: str) -> None:
+        """Something of the session that could not come back: in the status bar (at
+        start, after the window's own message: ``restore_notes``)."""
+        self.restore_notes.append(note)
+        self.c.message.emit(" ".join(self.restore_notes))
+
     def _apply_session(self, s: Session, path: str, source: str | FileCorpus | None,
                        paths: list[str], dirty: bool, table: bool = False) -> None:
         """``source`` None: the session had no usable corpus; the current one stays."""
@@ -361,6 +379,8 @@ class Opening:
         else:
             c.set_corpus_text(source, paths=paths, sample=s.sample, dirty=dirty)
         c.session_path = path
+        if dirty:   # edits saved with the session: no corpus of before them is known
+            self.before_edits.forget()
         r = self.restoring if self.restoring is not None and self.restoring.session is s \
             else Restoring(s, before=c.trainer)
         r.corpus = c.corpus   # the restore's corpus: another one means the user moved on
@@ -378,7 +398,13 @@ class Opening:
         if not c.busy:   # trained at once (a small corpus), or refused: over already
             self._restore_job_ended()
         if s.imported_path and s.imported_path not in (c.imported_path, failed):
-            if c.tokenizer_files.import_tokenizer(s.imported_path,
-                                                  pattern=s.imported_pattern) is None:
+            if not Path(s.imported_path).exists():   # moved or deleted since: said, no box
+                where = Path(s.imported_path)
+                self._note(f"Not back: the imported tokenizer {where.name} was not found "
+                           f"in {where.parent} (moved or deleted); import it again with "
+                           "File > Import tokenizer.")
+            elif c.tokenizer_files.import_tokenizer(s.imported_path,
+                                                    pattern=s.imported_pattern) is None:
                 return
         c.tokenizer_files.set_use_imported(s.use_imported and c.imported is not None)
+

@@ -92,6 +92,39 @@ class Files:
         QTimer.singleShot(0, lambda: self.open_paths(files))
         return True
 
+    def confirm_clear(self) -> bool:
+        """Corpus > Clear: ask first when it throws away a trained state (a trainer
+        with steps) or edits not saved to a file. True = go ahead."""
+        self.editor.flush()
+        c = self.controller
+        v = c.view()   # (None while a job runs the trainer: its step is still known)
+        steps = max(c.step_index, v.furthest_step if v is not None else 0)
+        gone = []
+        if steps:
+            gone.append(f"• the training: {steps:,} merge{'s' if steps != 1 else ''} "
+                        f"(step {c.step_index:,} on show)")
+        if c.corpus_dirty:
+            gone.append("• edits to the corpus that are not saved to a file")
+        if not gone:
+            return True
+        box = QMessageBox(QMessageBox.Icon.Warning, "Clear the corpus?",
+                          "Clear the corpus and start an empty one? This throws away:\n"
+                          + "\n".join(gone), parent=self.window)
+        box.setInformativeText(
+            "It cannot be undone. To keep the training, save a session first (File > "
+            "Save session); to keep the text, save the corpus (Save as…).")
+        clear = box.addButton("Clear", QMessageBox.ButtonRole.DestructiveRole)
+        save = box.addButton("Save corpus as…", QMessageBox.ButtonRole.AcceptRole) \
+            if c.corpus_dirty else None
+        cancel = box.addButton(QMessageBox.StandardButton.Cancel)
+        box.setDefaultButton(cancel)
+        box.setEscapeButton(cancel)
+        box.exec()
+        chosen = box.clickedButton()
+        if save is not None and chosen is save:
+            return self.editor.save_as_dialog()
+        return chosen is clear
+
     def maybe_save_corpus(self) -> bool:
         """Unsaved corpus edits: ask Save / Discard / Cancel. True = go ahead."""
         self.editor.flush()

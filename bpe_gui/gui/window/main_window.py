@@ -70,9 +70,11 @@ class MainWindow(QMainWindow):
         self.sessions = Sessions(self, self.controller, self.settings, self.recent, d.editor,
                                  d.encode_view, d.merge_panel, self.files,
                                  lambda: self.actions_menus.acts["reopen"].isChecked(),
-                                 lambda title, message: self.status.show_error(title, message))
+                                 lambda title, message: self.status.show_error(title, message),
+                                 d.compare_view)
         d.editor.sampleLoaded.connect(self.sessions.sample_loaded)
         d.editor.ask_to_save = self.files.maybe_save_corpus
+        d.editor.confirm_clear = self.files.confirm_clear
         self.train_on_flow = TrainOnFlow(self, self.controller, d.editor,
                                          lambda title, why: self.status.show_error(title, why))
         self.actions_menus = a = ActionsAndMenus(

@@ -12,7 +12,6 @@ import os
 import shutil
 import sys
 import time
-from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -37,10 +36,11 @@ class Sessions:
 
     def __init__(self, window: QMainWindow, controller, settings: QSettings, recent, editor,
                  encode_view, merge_panel, files, reopen: Callable[[], bool],
-                 show_error: Callable[[str, str], object]):
+                 show_error: Callable[[str, str], object], compare_view=None):
         self.window, self.controller, self.settings = window, controller, settings
         self.recent, self.editor, self.files, self.reopen = recent, editor, files, reopen
         self.encode_view, self.merge_panel, self.show_error = encode_view, merge_panel, show_error
+        self.compare_view = compare_view
         self._sample_encode_text = ""
         # the autosave as this window found it: one changed since was written by another
         # window (instance) that closed first, and is kept beside, not overwritten
@@ -99,7 +99,20 @@ class Sessions:
         ws = getattr(self.encode_view, "show_ws", None)
         if ws is not None:
             ws.setChecked(s.show_whitespace)
+        if self.compare_view is not None and s.compare_b is not None:
+            self.compare_view.pane_b.restore(s.compare_b, self._compare_note)
         return True
+
+    def _compare_note(self, note: str) -> None:
+        """Compare's side B could not come back as it was: said in the status bar, with
+        what else of the session could not."""
+        notes = self.controller.opening.restore_notes
+        notes.append(note)
+        self.controller.message.emit(" ".join(notes))
+
+    def _compare_b(self) -> dict | None:
+        view = self.compare_view
+        return view.pane_b.state() if view is not None else None
 
     def _timeline_end(self) -> int:
         """The last step the timeline shows (steps past the current one were undone)."""
@@ -111,7 +124,7 @@ class Sessions:
         if not path or path.endswith(AUTOSAVE_NAME):
             return self.save_as()
         return self.controller.opening.save_session(path, self.encode_text(), self._show_ws(),
-                                                    self._timeline_end())
+                                                    self._timeline_end(), self._compare_b())
 
     def save_as(self) -> bool:
         path, _ = QFileDialog.getSaveFileName(self.window, "Save session",
@@ -122,7 +135,7 @@ class Sessions:
         if not path.endswith(SESSION_SUFFIX) and not path.endswith(".json"):
             path += SESSION_SUFFIX
         ok = self.controller.opening.save_session(path, self.encode_text(), self._show_ws(),
-                                                  self._timeline_end())
+                                                  self._timeline_end(), self._compare_b())
         if ok:
             remember(path)
             self.recent.add([path])
@@ -158,9 +171,8 @@ class Sessions:
             # the session as the controller would save it: while one is being restored,
             # that one (never the half-restored state: no trainer yet is step 0)
             session = c.opening.session(self.encode_text(), self._show_ws(),
-                                       self._timeline_end())
-            if discard_edits and c.corpus_dirty:
-                session = self._without_edits(session)
+                                        self._timeline_end(), self._compare_b(),
+                                        without_edits=discard_edits)
             text = session.corpus_text or ""
             if not session.corpus_paths and (not text or len(text) > AUTOSAVE_MAX_INLINE):
                 # nothing this session could be saved with: an older autosave must not
@@ -180,21 +192,6 @@ class Sessions:
             if lock is not None and lock.isLocked():
                 lock.unlock()
         return None
-
-    def _without_edits(self, session):
-        """``session`` with the corpus it had before unsaved edits, at step 0 (its steps
-        were trained on the edited text)."""
-        c = self.controller
-        paths, sample, text = list(c.corpus_paths), c.corpus_sample, None
-        if not paths and sample:
-            try:
-                text = resources().sample_text(resources().sample(sample))
-            except (KeyError, OSError):
-                sample = None
-        if not paths and text is None:
-            sample = None
-        return replace(session, corpus_text=text, corpus_paths=paths, sample=sample, step=0,
-                       furthest_step=0)
 
     def _kept_notice(self, auto: Path) -> str:
         """A few words on another window's session kept beside the autosave since the
@@ -225,10 +222,11 @@ class Sessions:
         elif (self.reopen() or recover) and auto.exists():
             if self._restore(str(auto)):
                 if recover:
-                    self.controller.message.emit(
+                    self.controller.message.emit(" ".join([
+                        *self.controller.opening.restore_notes,
                         "The window was closed by a signal with unsaved corpus edits: "
                         "they are back, from the autosaved session. Save them with File > "
-                        "Save corpus as.")
+                        "Save corpus as."]))
                 elif self.controller.busy:   # its corpus is read and trained back
                     step = self.controller.opening.session().step
                     self.controller.message.emit(
@@ -236,9 +234,11 @@ class Sessions:
                         "training the corpus again. (File > Reopen last session at "
                         "startup turns this off.)")
                 else:
-                    self.controller.message.emit(
+                    # what did not come back first: a long message is cut at its end
+                    self.controller.message.emit(" ".join([
+                        *self.controller.opening.restore_notes,
                         "Restored where you left off. (File > Reopen last session at "
-                        "startup turns this off.)" + self._kept_notice(auto))
+                        "startup turns this off.)" + self._kept_notice(auto)]))
                 return
         self.editor.load_sample(resources().default_sample_id())
 

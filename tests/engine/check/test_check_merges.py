@@ -96,8 +96,7 @@ def test_each_wrong_trainer_is_diagnosed_at_the_right_step_with_the_right_cause(
     assert d is not None and (d.step, d.cause) == (step, EXPECTED_CAUSE[name]), d
     assert d.theirs == (merges[step - 1] if step <= len(merges) else None)
     assert d.ours == (correct[1][step - 1] if step <= len(correct[1]) else None)
-    assert d.sentence and d.sentence.endswith(".")
-    assert report.seconds < 10
+    assert d.sentence and d.sentence.endswith(".")   # (its time: bench/bench_check.py)
 
 
 @pytest.mark.parametrize("name", ["tie-first-seen", "tie-least", "specials", "boundaries",

@@ -1,12 +1,11 @@
 """The GGUF metadata reader against the ``gguf`` package's reader on files its writer
 made, and on hostile files: a clear FormatError naming the file and the key, in bounded
-memory and time."""
+memory (how long a refusal takes: bench/bench_refusals.py)."""
 from __future__ import annotations
 
 import math
 import os
 import struct
-import time
 import tracemalloc
 from pathlib import Path
 
@@ -242,7 +241,7 @@ def test_not_gguf(tmp_path):
 
 def test_a_gigabyte_of_garbage_after_the_magic(tmp_path):
     """A 1 GB file (sparse: random bytes, then holes) with GGUF's magic and version: refused
-    from its first bytes, reading little of it, in well under a second."""
+    from its first bytes, reading little of it (its time: bench/bench_refusals.py)."""
     rnd = os.urandom(1 << 20)
     for version in (3, None):
         p = tmp_path / f"garbage{version}.gguf"
@@ -250,15 +249,14 @@ def test_a_gigabyte_of_garbage_after_the_magic(tmp_path):
             f.write(b"GGUF" + (struct.pack("<I", version) if version else b"") + rnd)
             f.truncate(1 << 30)
         tracemalloc.start()
-        t = time.perf_counter()
-        with pytest.raises(FormatError) as e:
-            read_metadata(p)
-        elapsed = time.perf_counter() - t
-        peak = tracemalloc.get_traced_memory()[1]
-        tracemalloc.stop()
+        try:
+            with pytest.raises(FormatError) as e:
+                read_metadata(p)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
         assert str(p) in str(e.value)
-        assert elapsed < 2.0
-        assert peak < 64 << 20
+        assert peak < 64 << 20   # (time: bench/bench_refusals.py)
 
 
 def test_plausible_garbage_is_cut_off_by_the_cap(tmp_path):

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import struct
-import time
 import tracemalloc
 import unicodedata
 from pathlib import Path
@@ -306,12 +305,12 @@ def test_a_gigabyte_of_garbage_with_the_magic(tmp_path):
         f.write(b"GGUF" + struct.pack("<I", 3) + os.urandom(1 << 20))
         f.truncate(1 << 30)
     tracemalloc.start()
-    t = time.perf_counter()
-    _refused(p)
-    elapsed = time.perf_counter() - t
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
-    assert elapsed < 5 and peak < 64 << 20
+    try:
+        _refused(p)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 64 << 20   # (time: bench/bench_refusals.py)
 
 
 def test_a_merge_of_tokens_not_in_the_vocabulary(tmp_path, byte_bpe):

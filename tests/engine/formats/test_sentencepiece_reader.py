@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import os
 import struct
-import time
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -204,19 +204,21 @@ def test_a_gigabyte_file_is_refused_by_its_size(tmp_path):
     with open(p, "wb") as f:
         f.write(_piece("<unk>", 0, 2))
         f.truncate(1 << 30)
-    t = time.perf_counter()
-    with pytest.raises(FormatError, match="MB"):
-        read_model(p)
-    assert time.perf_counter() - t < 1
+    tracemalloc.start()
+    try:
+        with pytest.raises(FormatError, match="MB"):
+            read_model(p)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 1 << 20   # by its size: not read (time: bench/bench_refusals.py)
 
 
 def test_garbage_after_a_model_head_is_refused_quickly(tmp_path):
     p = tmp_path / "g.model"
     p.write_bytes(_piece("<unk>", 0, 2) + os.urandom(4 << 20))
-    t = time.perf_counter()
-    with pytest.raises(FormatError):
+    with pytest.raises(FormatError):   # (time: bench/bench_refusals.py)
         read_model(p)
-    assert time.perf_counter() - t < 2
 
 
 def test_unknown_fields_are_skipped_as_protobuf_does():

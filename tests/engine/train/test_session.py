@@ -208,3 +208,33 @@ def test_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path):
             Session.load(fifo)
     finally:
         t.cancel()
+
+
+@pytest.mark.parametrize("side", [
+    {"kind": "step", "step": 17},
+    {"kind": "imported", "path": "/x/side_b.tiktoken", "app": False},
+    {"kind": "imported", "path": None, "app": True},
+    {"kind": "trained", "settings": TrainSettings(vocab_size=300, tie_rule="first-seen"),
+     "trained": True},
+    {"kind": "current"},
+])
+def test_compare_side_b_round_trips(tmp_path, side):
+    back = Session.load(Session(corpus_text="a b", compare_b=side).save(tmp_path / "c.json"))
+    assert back.compare_b == side and not back.problems
+    assert "compare_b" not in Session(corpus_text="a").to_dict()["view"]   # older files
+
+
+@pytest.mark.parametrize("raw, named", [
+    ({"kind": "sideways"}, 'view.compare_b.kind: "sideways" is not one of'),
+    ({"step": 3}, "view.compare_b.kind: missing"),
+    ("step", 'view.compare_b: "step" is not an object'),
+    ({"kind": "step", "step": -2}, "view.compare_b.step:"),
+    ({"kind": "imported", "path": 5}, "view.compare_b.path:"),
+    ({"kind": "trained", "settings": {"vocab_size": "big"}}, "view.compare_b.settings.vocab_size:"),
+])
+def test_a_bad_compare_side_is_named_and_the_rest_kept(raw, named):
+    d = Session(corpus_text="kept", step=3).to_dict()
+    d["view"]["compare_b"] = raw
+    s = Session.from_dict(d)
+    assert s.corpus_text == "kept" and s.step == 3
+    assert len(s.problems) == 1 and s.problems[0].startswith(named), s.problems

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import Callable
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QFont
@@ -29,6 +30,7 @@ from ...widgets.text_pane import TextPane
 from ...widgets.token_text import TokenTextView, cut_color
 from ...widgets.visibility import CatchUp
 from ...widgets.elided_combo import ElidedComboBox
+from .compare_session import apply_side, side_state
 
 DEBOUNCE_MS = 150
 KINDS = (("current", "Current step"), ("step", "Another step of this run"),
@@ -72,6 +74,12 @@ class ComparePane(QFrame):
         self._trained_settings: TrainSettings | None = None
         self._file_tok: Tokenizer | None = None
         self._file_name = ""
+        self._file_path: str | None = None   # None: the app's imported tokenizer
+        # a side restored from a session, applied once the controller is idle (the
+        # session's corpus is read and trained back first): see restore()
+        self._pending: dict | None = None
+        self._note: Callable[[str], None] = lambda _text: None
+        self._keep_empty = False   # the imported kind shown without a tokenizer (its file gone)
         self.error = ""
         self.setFrameShape(QFrame.Shape.StyledPanel)
 
@@ -120,6 +128,10 @@ class ComparePane(QFrame):
         controller.trainerChanged.connect(self._on_trainer)
         controller.busyChanged.connect(lambda _: self._on_step())
         controller.tokenizerChanged.connect(self._on_imported_maybe)
+        # a side still to restore waits for the session's training (a job, or at once)
+        for sig in (controller.busyChanged, controller.trainerChanged, controller.stepChanged):
+            sig.connect(lambda *_: None if self._pending is None
+                        else QTimer.singleShot(0, self, self._apply_pending))
         self.set_kind(kind)
         self._on_trainer()
 
@@ -250,7 +262,7 @@ class ComparePane(QFrame):
                                    if i == cur else QSizePolicy.Policy.Ignored)
         self.stack.setCurrentIndex(cur)
         self.stack.updateGeometry()
-        if self.kind_key() == "imported" and self._file_tok is None:
+        if self.kind_key() == "imported" and self._file_tok is None and not self._keep_empty:
             self.use_app_imported(quiet=True)
         self._update_labels()
         self.changed.emit()
@@ -413,6 +425,7 @@ class ComparePane(QFrame):
     def _file_loaded(self, result) -> None:
         path, tok = result
         self.set_tokenizer(tok, Path(path).name)
+        self._file_path = str(path)
 
     def _file_ended(self, end: JobEnd) -> None:
         if end.outcome is Outcome.FAILED:
@@ -451,10 +464,11 @@ class ComparePane(QFrame):
                 self.imp_label.setText("The app has no imported tokenizer: open a file here.")
             return
         self.set_tokenizer(c.imported, Path(c.imported_path or "imported").name)
+        self._file_path = None
 
     def set_tokenizer(self, tok: Tokenizer, name: str) -> None:
         """Use this tokenizer on the imported side (and switch the side to it)."""
-        self._file_tok, self._file_name = tok, name
+        self._file_tok, self._file_name, self._file_path = tok, name, None
         self.imp_label.setText(f"{name}: {len(tok.vocab):,} tokens, {tok.n_merges:,} merges, "
                                f"{tok.mode} mode.")
         self.imp_label.setStyleSheet("")
@@ -477,6 +491,51 @@ class ComparePane(QFrame):
         if path:
             self.open_file(path)
 
+    # ----- sessions (compare_session.py) ---------------------------------------------------------
+    @property
+    def file_path(self) -> str | None:
+        """The imported side's own file (None: the app's imported tokenizer, or none)."""
+        return self._file_path if self._file_tok is not None else None
+
+    @property
+    def trained_settings(self) -> TrainSettings | None:
+        """The settings the other configuration was last trained with."""
+        return self._trained_settings
+
+    def set_step_within(self, k: int) -> None:
+        """Step ``k``, or the furthest step trained if the run is shorter."""
+        self._set_step_range()
+        self.set_step(min(k, self.step_spin.maximum()))
+
+    def show_missing(self, name: str) -> None:
+        """The imported kind, empty: its file ``name`` is gone (the app's imported
+        tokenizer is not put in its place)."""
+        self._keep_empty = True
+        try:
+            self.set_kind("imported")
+        finally:
+            self._keep_empty = False
+        self.imp_label.setText(f"{name} was not found: open a tokenizer file.")
+
+    def state(self) -> dict:
+        """What a session keeps of this side (engine Session.compare_b). A side still to
+        be restored is kept as it was read."""
+        return dict(self._pending) if self._pending is not None else side_state(self)
+
+    def restore(self, side: dict, note: Callable[[str], None]) -> None:
+        """Come back as a session kept this side (``state``), once the controller is
+        idle: the session's corpus is read and trained back first, so the step range,
+        the app's imported tokenizer and the job runner are there. ``note`` gets what
+        could not come back (a tokenizer file gone)."""
+        self._pending, self._note = dict(side), note
+        self._apply_pending()
+
+    def _apply_pending(self) -> None:
+        c, side = self.controller, self._pending
+        if side is None or c.busy or c.retrain_pending:
+            return
+        self._pending = None
+        apply_side(self, side, self._note)
 
 
 def _select(combo: QComboBox, key) -> None:

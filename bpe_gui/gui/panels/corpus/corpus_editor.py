@@ -142,6 +142,9 @@ class CorpusEditor(QWidget):
         # asks Save / Discard / Cancel for unsaved edits (True: go ahead); the main
         # window gives its own (window/files.py); alone, the editor replaces them
         self.ask_to_save: Callable[[], bool] | None = None
+        # asks before Clear throws away a trained state or unsaved edits (True: go
+        # ahead); the main window gives its own (window/files.py)
+        self.confirm_clear: Callable[[], bool] | None = None
         self._shown_text: str | None = None   # the corpus text the widget now represents
         self._preview = False
         self._syncing = False
@@ -324,8 +327,12 @@ class CorpusEditor(QWidget):
         return self.controller.opening.open_files(list(paths), encoding=encoding)
 
     def new_corpus(self) -> None:
-        if not self.confirm_discard():
+        """Clear: an empty corpus, once the user has said yes to what it throws away."""
+        self.flush()
+        ask = self.confirm_clear or self.confirm_discard
+        if not ask():
             return
+        self._edit_timer.stop()
         self.controller.set_corpus_text("", dirty=False)
         self.edit.setFocus()
 
