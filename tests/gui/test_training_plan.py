@@ -127,10 +127,12 @@ def test_the_corpus_line_says_parity_reads_the_languages(qtbot, window):
     """The window's corpus line names what the next training reads: with parity on, the
     languages' files, not the text in the editor; with parity off again, the text."""
     c, label = window.controller, window.dock_layout.editor.source_label
-    c.set_corpus_text(english(500), dirty=True)
+    c.set_corpus_text(english(30_000), dirty=True)   # not tiny: no count at once
     assert "parity" not in label.text()
     c.set_parity(parity_on())
     assert "not trained on" in label.text() and "ru, zh" in label.text()
+    stats = window.dock_layout.editor.stats_label.text().replace("\xa0", " ")
+    assert "parity training reads its languages" in stats and "Ctrl+R" not in stats
     c.set_parity(ParitySetup(enabled=False, languages=c.parity.languages))
     assert "parity" not in label.text() and label.text().startswith("Typed")
 

@@ -162,7 +162,7 @@ class CorpusEditor(QWidget):
         c = controller
         c.corpusChanged.connect(self._on_corpus_changed)
         c.trainerChanged.connect(self._update_stats)
-        c.parityChanged.connect(lambda _: self._update_source())
+        c.parityChanged.connect(lambda _: (self._update_source(), self._update_stats()))
         c.trainerStale.connect(lambda _: self._update_stats())
         c.settingsChanged.connect(lambda _: self._update_stats())
         # Words mode (issue 15): the corpus coloured by the rule of the pattern that cut it.
@@ -598,6 +598,8 @@ class CorpusEditor(QWidget):
         pre = self.pretoken_counts()
         if pre is not None:
             parts.append(f"{counted(pre[0], 'pre-token')} ({pre[1]:,} unique)")
+        elif c.parity.active:
+            parts.append("pre-tokens: not counted (parity training reads its languages)")
         elif c.busy:
             parts.append("pre-tokens: counting…")
         else:
