@@ -13,7 +13,10 @@ Example::
 Modules: ``conversation`` (the conversation, read from a request body), ``sandbox`` (a
 template compiled and run as transformers runs it, time-limited), ``templates`` (where a
 template comes from), ``render`` (the rendered text and where each string landed),
-``tokens`` (the encoded tokens and their origins), ``jinja_chat`` (the three together).
+``tokens`` (the encoded tokens and their origins), ``jinja_chat`` (the three together);
+the renderers that are code: ``mistral`` (mistral-common's instruct versions), ``llama3``
+(Meta's ChatFormat), ``harmony`` (gpt-oss), built of ``pieces``; ``renderers`` (one entry,
+``encode_chat``, for all).
 """
 from __future__ import annotations
 
@@ -26,6 +29,7 @@ if TYPE_CHECKING:   # the names as mypy sees them; each is imported at first use
         read_conversation, request_of
     from .jinja_chat import control_tokens, encode_chat_jinja
     from .render import Rendered, Source, Span, render_chat
+    from .renderers import CODE_RENDERERS, RENDERERS, encode_chat
     from .sandbox import CompiledTemplate
     from .templates import TemplateSource, config_specials, read_template_file, template_beside
     from .tokens import TEMPLATE, ChatEncoding, ChatToken
@@ -35,12 +39,13 @@ __getattr__, __dir__ = lazy_face(__name__, {
                       "read_conversation request_of"),
     ".jinja_chat": "control_tokens encode_chat_jinja",
     ".render": "Rendered Source Span render_chat",
+    ".renderers": "CODE_RENDERERS RENDERERS encode_chat",
     ".sandbox": "CompiledTemplate",
     ".templates": "TemplateSource config_specials read_template_file template_beside",
     ".tokens": "TEMPLATE ChatEncoding ChatToken",
 })
 
-__all__ = ["ROLES", "TEMPLATE", "ChatEncoding", "ChatError", "ChatToken", "CompiledTemplate",
+__all__ = ["CODE_RENDERERS", "RENDERERS", "encode_chat", "ROLES", "TEMPLATE", "ChatEncoding", "ChatError", "ChatToken", "CompiledTemplate",
            "Conversation", "Rendered", "Source", "Span", "TemplateSource", "config_specials",
            "control_tokens", "conversation_from_request", "encode_chat_jinja",
            "read_conversation", "read_template_file", "render_chat", "request_of",

@@ -63,7 +63,7 @@ def _sanitized(template: CompiledTemplate, conv: Conversation, extra: dict[str, 
 def encode_chat_jinja(tok, source: TemplateSource, conv: Conversation, *,
                       now: Callable[[], datetime] = datetime.now,
                       time_limit_s: float = TIME_LIMIT_S,
-                      plain_tokenizer: Callable[[], object] | None = None) -> ChatEncoding:
+                      plain_tokenizer: Callable[[], Any] | None = None) -> ChatEncoding:
     """What the model sees of ``conv`` under the jinja template ``source``, encoded by
     ``tok``. ``now``: what ``strftime_now`` reads; ``plain_tokenizer``: the tokenizer
     without added tokens, for sanitizing (by default ``tok``'s file loaded again with no
@@ -77,7 +77,7 @@ def encode_chat_jinja(tok, source: TemplateSource, conv: Conversation, *,
     pieces = _sanitized(template, conv, extra, tok)
     text = "".join(p for p in pieces if p)
     spans = rendered.spans if text == rendered.text else _relocated(text, rendered)
-    raw = encode_pieces(tok, plain_tokenizer or _reloaded(tok), pieces)
+    raw = encode_pieces(tok, plain_tokenizer or plain_reloaded(tok), pieces)
     return ChatEncoding(text, tuple(attribute(spans, raw)), "jinja", source.origin,
                         rendered.exact and text == rendered.text)
 
@@ -94,7 +94,7 @@ def _relocated(text: str, rendered: Rendered):
     return tuple(out)
 
 
-def _reloaded(tok) -> Callable[[], object]:
+def plain_reloaded(tok) -> Callable[[], Any]:
     cached: list = []
 
     def get():

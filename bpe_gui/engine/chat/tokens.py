@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from .conversation import ChatError
 from .render import Span
@@ -126,7 +126,7 @@ def encode_whole(tok, text: str) -> list[tuple[int, bytes, int, int, bool]]:
             for i, b, (s, e), sp in zip(enc.ids, enc.tokens, enc.offsets, special)]
 
 
-def encode_pieces(tok, plain_tok: Callable[[], object], pieces: Sequence[str]
+def encode_pieces(tok, plain_tok: Callable[[], Any], pieces: Sequence[str]
                   ) -> list[tuple[int, bytes, int, int, bool]]:
     """transformers' encode of a sanitized chat: pieces alternate [text, typed control
     token, text, ...] (None for a lone mark); the first is encoded as it is, the others

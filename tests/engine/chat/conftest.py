@@ -9,7 +9,7 @@ import pytest
 TEMPLATES = Path(__file__).resolve().parents[2] / "fixtures" / "chat_templates"
 
 SPECIAL = ["<|begin_of_text|>", "<|start_header_id|>", "<|end_header_id|>", "<|eot_id|>",
-           "<|im_start|>", "<|im_end|>", "<｜begin▁of▁sentence｜>", "<｜User｜>",
+           "<|eom_id|>", "<|im_start|>", "<|im_end|>", "<｜begin▁of▁sentence｜>", "<｜User｜>",
            "<｜Assistant｜>", "<｜end▁of▁sentence｜>", "<｜tool▁output▁begin｜>",
            "<｜tool▁output▁end｜>", "<s>", "</s>", "[INST]", "[/INST]", "[SYSTEM_PROMPT]",
            "[/SYSTEM_PROMPT]", "[AVAILABLE_TOOLS]", "[/AVAILABLE_TOOLS]", "[TOOL_CALLS]",
