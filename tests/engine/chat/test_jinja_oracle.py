@@ -11,7 +11,7 @@ import pytest
 from bpe_gui.engine.chat import TemplateSource, conversation_from_request, encode_chat_jinja
 from bpe_gui.engine.formats import load_tokenizer
 
-from conftest import ADDED, SPECIALS, template_text
+from chat_fixtures import ADDED, SPECIALS, template_text
 
 FIXED = datetime(2026, 3, 14, 15, 9, 26)
 WEATHER_TOOL = {"type": "function", "function": {
