@@ -90,11 +90,13 @@ def _call(tc: dict) -> dict:
     return {"id": tc.get("id"), "name": fn.get("name", ""), "arguments": _json_norm(args)}
 
 
-def normalize(messages: list[dict], version: str) -> tuple[list[dict], str | None]:
-    """(messages with runs of one role joined, the system prompt below v7). Each message
-    keeps ``index``: its first source message."""
+def normalize(messages: list[dict], version: str
+              ) -> tuple[list[dict], list[tuple[str, int]]]:
+    """(messages with runs of one role joined, the system prompts below v7 as (text,
+    index)). Each message keeps ``index`` (its first source message) and ``parts``
+    ((text, index) of each source message's text)."""
     out: list[dict] = []
-    system: list[str] = []
+    system: list[tuple[str, int]] = []
     for i, m in enumerate(messages):
         role = m.get("role")
         if role not in ("system", "user", "assistant", "tool"):
@@ -103,7 +105,7 @@ def normalize(messages: list[dict], version: str) -> tuple[list[dict], str | Non
         text = _text(m.get("content"))
         if role == "system" and version != "v7":
             if text:
-                system.append(text)
+                system.append((text, i))
             continue
         last = out[-1] if out else None
         if role == "tool":
@@ -124,7 +126,7 @@ def normalize(messages: list[dict], version: str) -> tuple[list[dict], str | Non
     if version != "v7" and (not out or out[0]["role"] != "user"):
         out.insert(0, {"role": "user", "index": None, "content": "", "parts": [],
                        "tool_calls": [], "prefix": False})
-    return out, ("\n\n".join(system) if system else None)
+    return out, system
 
 
 def _tools_json(tools: list[dict]) -> str:
@@ -140,13 +142,23 @@ def _tools_json(tools: list[dict]) -> str:
     return json.dumps(out, ensure_ascii=False)
 
 
-def _user(m: dict, version: str, system: str | None, first: bool, last: bool,
+def _system_parts(system: list[tuple[str, int]]) -> list[tuple[str, str, int | None, str]]:
+    """The system prompts joined by blank lines, then a blank line (mistral-common's
+    system prompt before a user message's text)."""
+    out: list[tuple[str, str, int | None, str]] = []
+    for k, (text, i) in enumerate(system):
+        if k:
+            out.append(("\n\n", TEMPLATE, None, ""))
+        out.append((text, "system", i, "content"))
+    return out + [("\n\n", TEMPLATE, None, "")] if out else out
+
+
+def _user(m: dict, version: str, system: list[tuple[str, int]], first: bool, last: bool,
           tools: list[dict] | None) -> list[Piece]:
     mine = [(t, TEMPLATE if k is None else "user", k, "content") for t, k in m["parts"]]
     if version == "v1":   # one encode of "[INST] system\n\ncontent [/INST]"
-        sys_part = (system + "\n\n", "system", None, "content") if first and system \
-            else ("", TEMPLATE, None, "")
-        return [joined(("[INST] ", TEMPLATE, None, ""), sys_part, *mine,
+        sys_parts = _system_parts(system) if first else []
+        return [joined(("[INST] ", TEMPLATE, None, ""), *sys_parts, *mine,
                        (" [/INST]", TEMPLATE, None, ""))]
     out: list[Piece] = []
     if last and tools:
@@ -156,7 +168,7 @@ def _user(m: dict, version: str, system: str | None, first: bool, last: bool,
     out.append(special("[INST]"))
     if last and system and version != "v7":
         # one encode of "system\n\ncontent", as mistral-common encodes it
-        out.append(joined((system + "\n\n", "system", None, "content"), *mine))
+        out.append(joined(*_system_parts(system), *mine))
     else:
         out.append(joined(*mine))
     out.append(special("[/INST]"))
