@@ -133,18 +133,20 @@ def test_sanitized_ids_equal_transformers(hf, ours, name):
 
 
 def _content_ranges(text: str, body: dict) -> list[tuple[int, int, int]]:
-    """(start, end, message) of each message's content, found in order (as given, else
-    with its ends' spaces stripped): the test's own reading of where the text went."""
-    out, at = [], 0
+    """(start, end, message) of each message's content: its first occurrence (as given,
+    else with its ends' spaces stripped) that no earlier message's took; the test's own
+    reading of where the text went (templates may move a system prompt to the end)."""
+    out: list[tuple[int, int, int]] = []
     for i, m in enumerate(body["messages"]):
         c = m.get("content")
         if not isinstance(c, str) or not c.strip():
             continue
         for cand in (c, c.strip()):
-            k = text.find(cand, at)
+            k = text.find(cand)
+            while k >= 0 and any(s < k + len(cand) and k < e for s, e, _ in out):
+                k = text.find(cand, k + 1)
             if k >= 0:
                 out.append((k, k + len(cand), i))
-                at = k + len(cand)
                 break
     return out
 
