@@ -150,3 +150,23 @@ def test_the_trained_tokenizer_asks_for_a_template(qtbot, controller):
     v.renderer.setCurrentText("llama3-meta")
     v.render_now()
     assert "<|begin_of_text|>" in v.warnings.text()   # the control token it lacks, named
+
+
+def test_side_by_side_renders_with_the_other_tokenizers_template(view, tmp_path):
+    transformers = pytest.importorskip("transformers")
+    build_tokenizer(tmp_path / "tokenizer.json")
+    (tmp_path / "tokenizer_config.json").write_text(json.dumps(
+        {"chat_template": template_text("chatml")}), encoding="utf-8")
+    view.set_other_tokenizer_file(str(tmp_path / "tokenizer.json"))
+    hf = transformers.PreTrainedTokenizerFast(tokenizer_file=str(tmp_path / "tokenizer.json"))
+    hf.chat_template = template_text("chatml")
+    want = hf.apply_chat_template(copy.deepcopy(SAMPLE["messages"]), tokenize=True,
+                                  return_dict=False, add_generation_prompt=True)
+    assert view.other.isVisible() and list(view.other.flow.ids) == list(want)
+    # each side its own template: without a system message only Qwen's writes a default one
+    view.editor.rows[0].remove.click()
+    view.render_now()
+    assert "You are a helpful assistant." in view.result.text
+    assert "You are a helpful assistant." not in view.other.result.text
+    view.compare.setChecked(False)
+    assert not view.other.isVisible()

@@ -12,28 +12,22 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (QComboBox, QFileDialog, QFrame, QHBoxLayout, QLabel,
                                QPushButton, QScrollArea, QSizePolicy, QSplitter, QVBoxLayout,
                                QWidget)
 
 from ....engine.chat import encode_chat, read_template_file, template_beside
-from ....engine.display import is_partial, readable
 from ....engine.errors import BPEError
-from ...models.roles import TokenColors, is_dark
-from ...widgets.token_flow import PARTIAL, PLAIN, SPECIAL, TokenFlow
 from .conversation_editor import ConversationEditor
+from .prompt_pane import ROLE_FILLS, PromptPane
+
+__all__ = ["ChatView", "ROLE_FILLS", "FILE", "SAMPLE"]
 
 DEBOUNCE_MS = 250
 WIDE = 900   # wider than this: the prompt beside the conversation
 BESIDE = "Template that comes with the tokenizer"
 FILE = "Template file…"
 RENDERERS = (BESIDE, FILE, "mistral-common", "harmony", "llama3-meta")
-# role -> (light, dark) chip fill
-ROLE_FILLS = {"system": ("#e4d4f7", "#4a3566"), "developer": ("#e4d4f7", "#4a3566"),
-              "user": ("#cfe3ff", "#23466f"), "assistant": ("#cdeccf", "#1f5a3a"),
-              "tool": ("#ffe1ae", "#5b4318"), "tools": ("#fff3c4", "#4d4417"),
-              "documents": ("#fff3c4", "#4d4417"), "template": ("#e6e6e6", "#3a3a3a")}
 SAMPLE = {"messages": [
     {"role": "system", "content": "You answer in one line."},
     {"role": "user", "content": "What's the weather in 東京? 🌧"},
@@ -49,7 +43,6 @@ class ChatView(QWidget):
         self.own_tok = None            # a tokenizer opened here, and its path
         self.own_path: str | None = None
         self.template_path: str | None = None
-        self.result = None
         self.tok_label = QLabel()
         # a long file name gives way before the controls do (800 pixels wide)
         self.tok_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
@@ -65,24 +58,25 @@ class ChatView(QWidget):
         self.origin = QLabel()
         self.origin.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.editor = ConversationEditor(self)
-        self.flow = TokenFlow(self)
-        self.flow.set_mark_color(QColor("#d62728"))
-        self.flow.tip_of = self._tip
-        self.counts = QLabel()
-        self.counts.setWordWrap(True)
-        self.warnings = QLabel()
-        self.warnings.setWordWrap(True)
-        self.warnings.setStyleSheet("color: #d62728;")
+        self.main = PromptPane(self)
+        self.flow, self.counts, self.warnings = \
+            self.main.flow, self.main.counts, self.main.warnings
+        self.other = PromptPane(self)   # another tokenizer, side by side
+        self.other.setVisible(False)
+        self.other_tok = None
+        self.other_path: str | None = None
+        self.compare = QPushButton("Side by side…")
+        self.compare.setToolTip("The same conversation under another tokenizer, beside this one")
+        self.compare.setCheckable(True)
         top = QHBoxLayout()
         top.addWidget(self.tok_label, 1)
         top.addWidget(self.open_tok)
         top.addWidget(self.renderer, 2)
-        out = QWidget()
-        out_lay = QVBoxLayout(out)
-        out_lay.setContentsMargins(0, 0, 0, 0)
-        out_lay.addWidget(self.flow, 1)
-        out_lay.addWidget(self.counts)
-        out_lay.addWidget(self.warnings)
+        top.addWidget(self.compare)
+        out = QSplitter()
+        out.setChildrenCollapsible(False)
+        out.addWidget(self.main)
+        out.addWidget(self.other)
         self.split = QSplitter()
         self.split.setChildrenCollapsible(False)
         editor_area = self._scrolled(self.editor)
@@ -103,6 +97,7 @@ class ChatView(QWidget):
         self.editor.changed.connect(self.timer.start)
         self.renderer.activated.connect(self._on_renderer)
         self.open_tok.clicked.connect(self._pick_tokenizer)
+        self.compare.toggled.connect(self._on_compare)
         controller.tokenizerChanged.connect(self.timer.start)
         self.editor.set_body(SAMPLE)
 
@@ -138,7 +133,7 @@ class ChatView(QWidget):
             self.own_tok = load_tokenizer(path)
             self.own_path = path
         except BPEError as e:
-            self._show_error(str(e))
+            self.main.show_error(str(e))
             return
         self.render_now()
 
@@ -162,17 +157,64 @@ class ChatView(QWidget):
             self.template_path = path
         self.render_now()
 
+    @property
+    def result(self):
+        """The main prompt's encoding (None after an error)."""
+        return self.main.result
+
+    def set_other_tokenizer_file(self, path: str) -> None:
+        """Show the conversation under this tokenizer too, beside the main one."""
+        from ....engine.formats import load_tokenizer
+        try:
+            self.other_tok, self.other_path = load_tokenizer(path), path
+        except BPEError as e:
+            self.other.show_error(str(e))
+        self.other.set_title(Path(path).name)
+        self.other.setVisible(True)
+        self.main.set_title("This tokenizer")
+        self.compare.blockSignals(True)
+        self.compare.setChecked(True)
+        self.compare.blockSignals(False)
+        self.render_now()
+
+    def _on_compare(self, on: bool) -> None:
+        if not on:
+            self.other.setVisible(False)
+            self.main.set_title("")
+            self.other_tok = None
+            return
+        path, _ = QFileDialog.getOpenFileName(self, "Another tokenizer, side by side")
+        if path:
+            self.set_other_tokenizer_file(path)
+        else:
+            self.compare.setChecked(False)
+
     def render_now(self) -> None:
         self.timer.stop()
         tok, path = self.tokenizer()
         self.tok_label.setText("Tokenizer: " + (Path(path).name if path else
                                                "the trained one" if tok is not None else
                                                "none: import or train one, or open one here"))
-        if tok is None:
-            return self._show_error("")
-        choice = self.renderer.currentText()
         try:
             body = self.editor.body()
+        except BPEError as e:
+            self.main.show_error(str(e))
+            self.editor.set_counts(None)
+            return
+        n = len(body.get("messages") or ())
+        enc = self._render(self.main, tok, path, body, main=True)
+        self.editor.set_counts(enc.message_counts(n) if enc is not None else None)
+        if self.other_tok is not None and self.other.isVisible():
+            self._render(self.other, self.other_tok, self.other_path, body, main=False)
+
+    def _render(self, pane: PromptPane, tok, path, body: dict, main: bool):
+        """Render ``body`` for one pane (the template found beside that pane's tokenizer
+        when the renderer says so); its encoding, or None after showing the error."""
+        if tok is None:
+            pane.show_error("")
+            return None
+        choice = self.renderer.currentText()
+        try:
             tools = bool(body.get("tools"))
             template = None
             if choice == FILE and self.template_path:
@@ -180,59 +222,16 @@ class ChatView(QWidget):
             elif choice == BESIDE:
                 template = template_beside(path, None, tools) if path else None
             renderer = choice if choice not in (BESIDE, FILE) else "jinja"
-            self.origin.setText("Template: " + (template.origin if template is not None
-                                                else renderer if renderer != "jinja" else "—"))
-            self.result = encode_chat(tok, body, renderer, template)
+            if main:
+                self.origin.setText("Template: " + (
+                    template.origin if template is not None
+                    else renderer if renderer != "jinja" else "—"))
+            enc = encode_chat(tok, body, renderer, template)
         except BPEError as e:
-            return self._show_error(str(e))
-        self._show(self.result, len(body.get("messages") or ()))
-
-    # ----- showing ----------------------------------------------------------------------
-    def _show_error(self, message: str) -> None:
-        self.result = None
-        self.flow.set_tokens([], [], [])
-        self.counts.setText("")
-        self.warnings.setText(message)
-        self.editor.set_counts(None)
-
-    def _show(self, enc, n_messages: int) -> None:
-        dark = is_dark(self.palette())
-        fills, kinds = [], []
-        colors = TokenColors.for_palette(self.palette())
-        for t in enc.tokens:
-            if t.origin == "special":
-                fills.append(colors.special)
-            else:
-                pair = ROLE_FILLS.get(t.role, ROLE_FILLS["template"])
-                fills.append(QColor(pair[1] if dark else pair[0]))
-            kinds.append(SPECIAL if t.special else PARTIAL if is_partial(t.piece) else PLAIN)
-        self.flow.set_tokens([t.piece for t in enc.tokens], enc.ids, kinds,
-                             text_of=readable, text_key="chat",
-                             marks=[t.injected for t in enc.tokens], fills=fills)
-        counts = enc.counts()
-        self.counts.setText(f"{len(enc.tokens):,} tokens — " + " · ".join(
-            f"{role} {n:,}" for role, n in counts.items()))
-        self.editor.set_counts(enc.message_counts(n_messages))
-        lines = [f"Message {(t.message or 0) + 1} ({t.role}) typed {t.text!r}: it became "
-                 f"control token {t.id}." for t in enc.injections]
-        if lines:
-            lines.append("Tick 'Typed control tokens stay text' to keep such text as text.")
-        if not enc.exact_origins:
-            lines.append("The template changes the messages' text: origins were found by "
-                         "looking the text up.")
-        self.warnings.setText("\n".join(lines))
-
-    def _tip(self, i: int) -> str:
-        enc = self.result
-        if enc is None or not 0 <= i < len(enc.tokens):
-            return ""
-        t = enc.tokens[i]
-        whose = "the template's text" if t.origin == "scaffolding" else \
-            "a control token the template wrote" if t.origin == "special" else \
-            f"{t.role}'s {t.origin.replace('_', ' ')}" + (
-                f" (message {t.message + 1})" if t.message is not None else "")
-        warn = "\ntyped text that became a control token" if t.injected else ""
-        return f"id {t.id} · {readable(t.piece)}\n{whose}{warn}"
+            pane.show_error(str(e))
+            return None
+        pane.show_encoding(enc)
+        return enc
 
     def catch_up(self) -> None:
         if self.timer.isActive():
