@@ -13,6 +13,9 @@ from ..engine.chat import CODE_RENDERERS, ChatError, encode_chat, read_template_
 from ..engine.display import readable
 from .common import UsageError, isatty
 from .loading import add_tokenizer_source, load_with_overrides, tokenizer_path
+from .paths import refuse_special_files
+
+MAX_CONVERSATION_BYTES = 64 << 20   # a request body; more is not a conversation
 
 RESET = "\x1b[0m"
 # a background per role; the template's own text dim, its control tokens bold
@@ -55,8 +58,14 @@ def add_parser(sub) -> None:
 
 
 def _body(path: str) -> dict:
+    if path != "-":
+        refuse_special_files([path], "conversation file")
+        if os.path.isfile(path) and os.path.getsize(path) > MAX_CONVERSATION_BYTES:
+            raise ChatError(f"{path}: over {MAX_CONVERSATION_BYTES >> 20} MB, too big for a "
+                            "conversation; check that this is the request body.")
     try:
-        text = sys.stdin.read() if path == "-" else open(path, encoding="utf-8").read()
+        with (open(path, encoding="utf-8") if path != "-" else sys.stdin) as f:
+            text = f.read()
     except FileNotFoundError:
         raise ChatError(f"{path}: file not found. Check the path.") from None
     except (OSError, UnicodeDecodeError) as e:
@@ -88,6 +97,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
     if args.template in CODE_RENDERERS:
         renderer = args.template
     elif args.template is not None:
+        refuse_special_files([args.template], "template file")
         template = read_template_file(args.template, args.template_name, tools)
     else:
         template = template_beside(path, args.template_name, tools)
