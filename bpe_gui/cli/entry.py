@@ -16,11 +16,11 @@ from .oom import out_of_memory_message
 from . import window   # (light: Qt is imported when the window opens)
 
 # the headless commands, then gui (not a headless one)
-COMMANDS = ("train", "encode", "count", "inspect", "cost", "mixture", "check", "models",
-            "gui")
+COMMANDS = ("train", "encode", "chat", "count", "inspect", "cost", "mixture", "check",
+            "models", "gui")
 # the module that adds each command's parser (imported only for the command that runs,
 # so that one command does not import the engine every other one needs)
-MODULES = {"train": "train_on", "encode": "encode", "count": "count", "inspect": "inspect",
+MODULES = {"train": "train_on", "encode": "encode", "chat": "chat", "count": "count", "inspect": "inspect",
            "cost": "cost", "mixture": "mixture", "check": "check", "models": "models",
            "gui": "window"}
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -289,6 +290,10 @@ COMMANDS = {   # where the hostile input goes
     "cost": lambda h: ["cost", "held", "--tokenizer", h],
     "mixture": lambda h: ["mixture", "--tokenizer", h, "--category", "a=held/en.txt",
                           "--category", "b=held/en.txt"],
+    "chat": lambda h: ["chat", "--tokenizer", h, "--messages", "held/en.txt"],
+    "chat-messages": lambda h: ["chat", "--tokenizer", "held/tok.json", "--messages", h],
+    "chat-template": lambda h: ["chat", "--tokenizer", "held/tok.json", "--messages",
+                                "held/conv.json", "--template", h],
 }
 
 
@@ -299,8 +304,14 @@ def test_sweep(tmp_path, tok, command, kind):
     held = tmp_path / "held"
     held.mkdir()
     (held / "en.txt").write_text("hello world", "utf-8")
-    name = "h.json" if command in ("encode", "encode-stream", "inspect", "cost", "mixture") else \
-        "h.tsv" if command == "train-counts" else "h.txt"
+    if command.startswith("chat-"):   # a good tokenizer and conversation, the hostile other
+        shutil.copy(tok / "tokenizer.json", held / "tok.json")
+        (held / "conv.json").write_text('{"messages": [{"role": "user", "content": "hi"}]}',
+                                        "utf-8")
+    name = "h.json" if command in ("encode", "encode-stream", "inspect", "cost", "mixture",
+                                   "chat", "chat-messages") else \
+        "h.tsv" if command == "train-counts" else "h.jinja" if command == "chat-template" \
+        else "h.txt"
     h = make_input(tmp_path, kind, name)
     before = sorted(p.name for p in tmp_path.iterdir())
     p = run(*COMMANDS[command](h), cwd=tmp_path, stdin=b"hello", timeout=60)

@@ -49,6 +49,8 @@ class TokenFlow(QAbstractScrollArea):
         # chips outlined in ``mark_color`` (training on: tokens learned here, not inherited)
         self.marks: list[bool] | None = None
         self.mark_color = QColor("#17803d")
+        # a fill per chip instead of the alternating blocks (the chat view: by role)
+        self.fills: list[QColor | None] | None = None
         self.tip_of: Callable[[int], str] | None = None   # a chip's tooltip, if given
         self.highlight: frozenset[int] = frozenset()
         self._x: list[int] = []          # left edge of each chip
@@ -64,14 +66,18 @@ class TokenFlow(QAbstractScrollArea):
     # ----- content ------------------------------------------------------------------------
     def set_tokens(self, tokens: Sequence[bytes], ids: Sequence[int], kinds: Sequence[int],
                    text_of: Callable[[bytes], str] | None = None, text_key=None,
-                   marks: Sequence[bool] | None = None) -> None:
+                   marks: Sequence[bool] | None = None,
+                   fills: Sequence[QColor | None] | None = None) -> None:
         """Show these tokens; ``text_of`` renders one (called only for new widths and
         painted chips); change ``text_key`` whenever ``text_of`` renders differently.
-        ``marks``: one flag per token, True to outline it (in ``mark_color``)."""
+        ``marks``: one flag per token, True to outline it (in ``mark_color``);
+        ``fills``: one colour per token (None: the usual block colours)."""
         old = (self.tokens, self.ids, self.kinds)
         before = self._visible_chips()
         old_marks, self.marks = self.marks, list(marks) if marks is not None else None
-        marks_changed = old_marks != self.marks   # same places, other outlines: repaint
+        old_fills, self.fills = self.fills, list(fills) if fills is not None else None
+        # same places, other outlines or fills: repaint
+        marks_changed = old_marks != self.marks or old_fills != self.fills
         self.tokens, self.ids, self.kinds = tokens, ids, kinds
         if text_of is not None:
             self.text_of = text_of
@@ -319,7 +325,8 @@ class TokenFlow(QAbstractScrollArea):
         token, tid, kind = self.tokens[i], self.ids[i], self.kinds[i]
         parity = i % 2 if kind == PLAIN else 0
         marked = bool(self.marks and i < len(self.marks) and self.marks[i])
-        key = (token, tid, kind, parity, dpr, marked)
+        own = self.fills[i] if self.fills and i < len(self.fills) else None
+        key = (token, tid, kind, parity, dpr, marked, own.rgba() if own is not None else None)
         pm = self._pixmaps.get(key)
         if pm is not None:
             return pm
@@ -330,8 +337,8 @@ class TokenFlow(QAbstractScrollArea):
         pm.fill(Qt.GlobalColor.transparent)
         p = QPainter(pm)
         p.setRenderHint(ANTIALIAS)
-        fill = c.partial if kind == PARTIAL else c.special if kind == SPECIAL else \
-            (c.block_a if parity == 0 else c.block_b)
+        fill = own if own is not None else c.partial if kind == PARTIAL else \
+            c.special if kind == SPECIAL else (c.block_a if parity == 0 else c.block_b)
         p.setPen(chip_pen(c, kind == PARTIAL))
         p.setBrush(fill)
         p.drawRoundedRect(QRectF(0.5, 0.5, w - 1, h - 1), 4, 4)

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (QApplication, QDockWidget, QFrame, QMainWindow, Q
 from .layout_fit import SIDES, give_central_its_minimum, left_column_width, side_by_side
 from ..panels.charts.charts import ChartsView
 from ..panels.compare.compare_view import CompareView
+from ..panels.chat.chat_view import ChatView
 from ..panels.corpus.corpus_editor import CorpusEditor
 from ..panels.encode.encode_view import EncodeView
 from ..panels.merge.merge_panel import MergePanel
@@ -81,6 +82,7 @@ class DockLayout:
         self.vocab_browser = VocabBrowser(c, w)
         self.charts_view = ChartsView(c, w)
         self.compare_view = CompareView(c, w)
+        self.chat_view = ChatView(c, w)
         self.corpus_dock = self._dock("Corpus", "corpusDock", self.editor,
                                       Qt.DockWidgetArea.LeftDockWidgetArea)
         self.settings_dock = self._dock("Training settings", "settingsDock", self.settings_panel,
@@ -99,6 +101,9 @@ class DockLayout:
             w.tabifyDockWidget(self.encode_dock, self.vocab_dock)
         w.tabifyDockWidget(self.vocab_dock, self.charts_dock)
         w.tabifyDockWidget(self.charts_dock, self.compare_dock)
+        self.chat_dock = self._dock("Chat", "chatDock", self.chat_view,
+                                    Qt.DockWidgetArea.BottomDockWidgetArea)
+        w.tabifyDockWidget(self.compare_dock, self.chat_dock)
         (self.vocab_dock if self.encode_on_right else self.encode_dock).raise_()
         # a wide screen: the training settings beside the corpus, each the whole height
         # (one above the other, the settings needed a scroll bar at 1920x1080)
@@ -122,7 +127,7 @@ class DockLayout:
         # a short screen: Compare and Charts, in front below, take the merge panel's height
         # but its row of controls (at 800x600 and 1024x700 their results were below the
         # fold of a dock about 260 pixels tall); another tab in front gives it back
-        self.tall_docks = (self.charts_dock, self.compare_dock)
+        self.tall_docks = (self.charts_dock, self.compare_dock, self.chat_dock)
         self._front_below: QDockWidget | None = None
         self._height_before_tall: int | None = None   # the docks below before they grew
         for dock in (self.encode_dock, self.vocab_dock, *self.tall_docks):
@@ -466,7 +471,7 @@ class DockLayout:
 
     def docks(self) -> list[QDockWidget]:
         return [self.corpus_dock, self.settings_dock, self.encode_dock, self.vocab_dock,
-                self.charts_dock, self.compare_dock, self.playback_dock]
+                self.charts_dock, self.compare_dock, self.chat_dock, self.playback_dock]
 
     def _dock(self, title: str, name: str, widget: QWidget, area) -> QDockWidget:
         dock = QDockWidget(title, self.window)

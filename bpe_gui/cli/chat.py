@@ -1,0 +1,157 @@
+"""``bpe-gui chat``: a conversation as the model sees it, each token coloured by whose
+text it is (``--json``: ids, tokens with their origins, counts, the rendered text)."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from datetime import datetime
+
+from ..engine.chat import CODE_RENDERERS, ChatError, encode_chat, read_template_file, \
+    template_beside
+from ..engine.display import readable
+from .common import UsageError, isatty
+from .loading import add_tokenizer_source, load_with_overrides, tokenizer_path
+from .paths import refuse_special_files
+
+MAX_CONVERSATION_BYTES = 64 << 20   # a request body; more is not a conversation
+
+RESET = "\x1b[0m"
+# a background per role; the template's own text dim, its control tokens bold
+ROLE_STYLE = {"system": "\x1b[30;48;5;183m", "developer": "\x1b[30;48;5;183m",
+              "user": "\x1b[30;48;5;153m", "assistant": "\x1b[30;48;5;157m",
+              "tool": "\x1b[30;48;5;223m", "tools": "\x1b[30;48;5;230m",
+              "documents": "\x1b[30;48;5;230m"}
+SCAFFOLD = "\x1b[2;37;48;5;236m"
+SPECIAL = "\x1b[1;97;48;5;240m"
+INJECTED = "\x1b[1;97;48;5;160m"
+
+
+def add_parser(sub) -> None:
+    c = sub.add_parser("chat", help="a conversation's exact tokens, per role",
+                       description="Render a conversation as the model's own library does "
+                       "(its jinja chat template, or a renderer that is code) and print each "
+                       "token with whose text it is: a message's, the template's scaffolding, "
+                       "or a control token. Typed control-token text that became a control "
+                       "token is flagged.")
+    add_tokenizer_source(c)
+    c.add_argument("--template", metavar="FILE|RENDERER",
+                   help="a template file (.jinja, or a JSON with chat_template), or "
+                   f"{', '.join(CODE_RENDERERS)} (default: the template that comes with the "
+                   "tokenizer: a GGUF's own, or tokenizer_config.json / chat_template.jinja "
+                   "beside a tokenizer.json)")
+    c.add_argument("--template-name", metavar="NAME",
+                   help="of named templates (tool_use, rag ...), this one")
+    c.add_argument("--messages", metavar="CONV.json", required=True,
+                   help="the conversation: an OpenAI-style request body (messages, tools, "
+                   "add_generation_prompt, continue_final_message, chat_template_kwargs, "
+                   "sanitize_control_tokens); for harmony and llama3-meta that library's "
+                   "message shape, for mistral-common its ChatCompletionRequest")
+    c.add_argument("--date", metavar="YYYY-MM-DD",
+                   help="the date strftime_now gives the template (default: now)")
+    c.add_argument("--json", action="store_true", help="print JSON: ids, tokens with role "
+                   "and origin, counts per role, the rendered text")
+    c.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                   help="colour tokens by role (default: auto, when printing to a terminal)")
+    c.set_defaults(func=cmd_chat, special_token=None, preset=None, pattern=None)
+
+
+def _body(path: str) -> dict:
+    if path != "-":
+        refuse_special_files([path], "conversation file")
+        if os.path.isfile(path) and os.path.getsize(path) > MAX_CONVERSATION_BYTES:
+            raise ChatError(f"{path}: over {MAX_CONVERSATION_BYTES >> 20} MB, too big for a "
+                            "conversation; check that this is the request body.")
+    try:
+        with (open(path, encoding="utf-8") if path != "-" else sys.stdin) as f:
+            text = f.read()
+    except FileNotFoundError:
+        raise ChatError(f"{path}: file not found. Check the path.") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise ChatError(f"{path}: cannot be read ({e}).") from None
+    try:
+        body = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ChatError(f"{path}: not JSON at line {e.lineno}, column {e.colno} ({e.msg}).") \
+            from None
+    return {"messages": body} if isinstance(body, list) else body
+
+
+def _now(date: str | None):
+    if date is None:
+        return datetime.now
+    try:
+        fixed = datetime.fromisoformat(date)
+    except ValueError:
+        raise UsageError(f"--date {date!r} is not a date; write it as YYYY-MM-DD") from None
+    return lambda: fixed
+
+
+def cmd_chat(args: argparse.Namespace) -> int:
+    path = tokenizer_path(args)
+    tok = load_with_overrides(path, args)
+    body = _body(args.messages)
+    renderer, template = "jinja", None
+    tools = isinstance(body, dict) and bool(body.get("tools"))
+    if args.template in CODE_RENDERERS:
+        renderer = args.template
+    elif args.template is not None:
+        refuse_special_files([args.template], "template file")
+        template = read_template_file(args.template, args.template_name, tools)
+    else:
+        template = template_beside(path, args.template_name, tools)
+    enc = encode_chat(tok, body, renderer, template, now=_now(args.date))
+    n_messages = len(body.get("messages") or ()) if isinstance(body, dict) else 0
+    if args.json:
+        print(json.dumps(as_json(enc, n_messages), ensure_ascii=False))
+        return 0
+    color = args.color == "always" or (args.color == "auto" and isatty(sys.stdout)
+                                       and not os.environ.get("NO_COLOR"))
+    print(render_chat(enc, color))
+    print(" ".join(map(str, enc.ids)))
+    print(summary(enc, body.get("messages") or []))
+    return 0
+
+
+def as_json(enc, n_messages: int) -> dict:
+    return {"ids": enc.ids,
+            "tokens": [{"id": t.id, "text": t.text, "role": t.role, "origin": t.origin,
+                        "message": t.message, "injected": t.injected, "start": t.start,
+                        "end": t.end} for t in enc.tokens],
+            "counts": enc.counts(), "message_counts": enc.message_counts(n_messages),
+            "injections": [k for k, t in enumerate(enc.tokens) if t.injected],
+            "renderer": enc.renderer, "template": enc.template_origin, "text": enc.text}
+
+
+def render_chat(enc, color: bool) -> str:
+    """The tokens, coloured by role (scaffolding dim, control tokens bold, injected
+    ones red); without colour, one token a line: id, role/origin, text."""
+    if not color:
+        return "\n".join(f"{t.id}\t{t.role}/{t.origin}{' INJECTED' if t.injected else ''}\t"
+                         f"{readable(t.piece)}" for t in enc.tokens)
+    out = []
+    for t in enc.tokens:
+        style = INJECTED if t.injected else SPECIAL if t.origin == "special" else \
+            SCAFFOLD if t.role == "template" else ROLE_STYLE.get(t.role, SCAFFOLD)
+        out.append(f"{style}{readable(t.piece)}{RESET}")
+    return "".join(out)
+
+
+def summary(enc, messages: list) -> str:
+    """Counts per role and per message, and each injection, one line each."""
+    lines = [f"{len(enc.tokens)} tokens ({enc.renderer}"
+             f"{': ' + enc.template_origin if enc.template_origin != enc.renderer else ''})"]
+    lines.append("per role: " + ", ".join(f"{r} {n}" for r, n in enc.counts().items()))
+    counts = enc.message_counts(len(messages))
+    for i, n in enumerate(counts):
+        role = messages[i].get("role", "?") if isinstance(messages[i], dict) else "?"
+        lines.append(f"  message {i + 1} ({role}): {n} tokens of its own text")
+    for t in enc.injections:
+        lines.append(f"warning: {t.role} message {(t.message or 0) + 1} typed {t.text!r}, "
+                     f"which became control token {t.id} (sanitize_control_tokens keeps it "
+                     "as text)")
+    if not enc.exact_origins:
+        lines.append("note: the template changes the messages' text (trim, slices); origins "
+                     "were found by looking the text up")
+    return "\n".join(lines)

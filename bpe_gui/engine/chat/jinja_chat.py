@@ -1,0 +1,116 @@
+"""A conversation through a jinja chat template and a tokenizer, as transformers'
+``apply_chat_template`` runs them, each token with its origin (tokens.py)."""
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Any, Callable
+
+from .conversation import Conversation
+from .render import Rendered, render_chat
+from .sandbox import TIME_LIMIT_S, CompiledTemplate
+from .templates import TemplateSource
+from .tokens import ChatEncoding, attribute, encode_pieces, encode_whole
+
+# transformers' marks around control tokens typed in the conversation (sanitizing)
+_MARK_START, _MARK_END = "\U000f0000", "\U000f0001"
+
+
+def control_tokens(tok, literal_text: str) -> tuple[str, ...]:
+    """The tokens a sanitized chat keeps as text where the conversation types them:
+    the special added tokens, and the others the template's text holds (not whitespace
+    ones), as transformers 5.x infers them. Tokenizers that do not say which added tokens
+    are special (tiktoken, GGUF, trained here) count them all as special."""
+    added = getattr(getattr(getattr(tok, "pipeline", None), "added", None), "tokens", None)
+    if added is None:
+        return tuple(tok.special_tokens)
+    return tuple(t.content for t in added
+                 if t.special or (t.content in literal_text and not t.content.isspace()))
+
+
+def _mark(obj: Any, pattern: re.Pattern) -> Any:
+    """transformers' mark_control_tokens: every string's control tokens wrapped in marks
+    (marks already there dropped), recursively through lists and dict values."""
+    if isinstance(obj, str):
+        obj = obj.replace(_MARK_START, "").replace(_MARK_END, "")
+        return pattern.sub(f"{_MARK_START}\\g<0>{_MARK_END}", obj)
+    if isinstance(obj, dict):
+        return {k: _mark(v, pattern) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_mark(v, pattern) for v in obj]
+    return obj
+
+
+def _patterns(tokens: tuple[str, ...]) -> tuple[re.Pattern, re.Pattern]:
+    alts = "|".join(map(re.escape, sorted(tokens, key=len, reverse=True))) or "(?!)"
+    return re.compile(alts), re.compile(f"{_MARK_START}({alts}){_MARK_END}|[{_MARK_START}{_MARK_END}]")
+
+
+def _sanitized(template: CompiledTemplate, conv: Conversation, extra: dict[str, str],
+               tok) -> list[str]:
+    """The pieces of a sanitized render: [text, typed control token, text, ...]."""
+    find, marks = _patterns(control_tokens(tok, template.literal_text()))
+    marked = Conversation(tuple(_mark(m, find) for m in conv.messages),
+                          None if conv.tools is None else tuple(_mark(list(conv.tools), find)),
+                          None if conv.documents is None
+                          else tuple(_mark(list(conv.documents), find)),
+                          conv.add_generation_prompt, conv.continue_final_message,
+                          _mark(dict(conv.template_kwargs), find), True)
+    text = render_chat(template, marked, extra).text
+    return marks.split(text)
+
+
+def encode_chat_jinja(tok, source: TemplateSource, conv: Conversation, *,
+                      now: Callable[[], datetime] = datetime.now,
+                      time_limit_s: float = TIME_LIMIT_S,
+                      plain_tokenizer: Callable[[], Any] | None = None) -> ChatEncoding:
+    """What the model sees of ``conv`` under the jinja template ``source``, encoded by
+    ``tok``. ``now``: what ``strftime_now`` reads; ``plain_tokenizer``: the tokenizer
+    without added tokens, for sanitizing (by default ``tok``'s file loaded again with no
+    special tokens)."""
+    template = CompiledTemplate(source.text, source.origin or "chat template", now, time_limit_s)
+    extra = dict(source.specials)
+    rendered = render_chat(template, conv, extra)
+    if not conv.sanitize_control_tokens:
+        toks = attribute(rendered.spans, encode_whole(tok, rendered.text))
+        return ChatEncoding(rendered.text, tuple(toks), "jinja", source.origin, rendered.exact)
+    pieces = _sanitized(template, conv, extra, tok)
+    text = "".join(p for p in pieces if p)
+    spans = rendered.spans if text == rendered.text else _relocated(text, rendered)
+    raw = encode_pieces(tok, plain_tokenizer or plain_reloaded(tok), pieces)
+    return ChatEncoding(text, tuple(attribute(spans, raw)), "jinja", source.origin,
+                        rendered.exact and text == rendered.text)
+
+
+def _relocated(text: str, rendered: Rendered):
+    """The strings' spans looked up in another text, in order."""
+    out, at = [], 0
+    for sp in rendered.spans:
+        s = rendered.text[sp.start:sp.end]
+        k = text.find(s, at)
+        if k >= 0:
+            out.append(type(sp)(k, k + len(s), sp.source))
+            at = k + len(s)
+    return tuple(out)
+
+
+def plain_reloaded(tok) -> Callable[[], Any]:
+    cached: list = []
+
+    def get():
+        if not cached:
+            from ..formats.loading import load_tokenizer
+            from .conversation import ChatError
+            path = tok.meta.get("source") if isinstance(tok.meta, dict) else None
+            if not path:
+                raise ChatError("sanitize_control_tokens needs the tokenizer's file to encode "
+                                "typed control tokens as text; open the tokenizer from a file.")
+            from ..errors import FormatError
+            try:
+                cached.append(load_tokenizer(path, special_tokens=[]))
+            except FormatError as e:
+                raise ChatError("sanitize_control_tokens cannot run on this tokenizer: read "
+                                f"without its added tokens it does not load ({e}). Turn "
+                                "sanitizing off.") from None
+        return cached[0]
+    return get

@@ -1,0 +1,297 @@
+"""mistral-common's instruct formats, written from its rules (``encode_chat_completion``):
+v1, v2, v3, v7 on SentencePiece files and tekken.
+
+The request is normalized as mistral-common normalizes it: runs of messages of one role
+are joined (text by a blank line, tool calls one after another), tool-call arguments and
+tool results re-serialized as JSON; below v7 the system messages become one system
+prompt, put before the first user message (v1) or the last one (v2, v3), and a
+conversation not opening with a user message gets an empty one; from v7 each system
+message stays where it is, between ``[SYSTEM_PROMPT]`` and ``[/SYSTEM_PROMPT]``. Text is
+encoded with no control tokens recognised (typed ``[INST]`` stays text), as
+mistral-common encodes it. The version comes from the file: a SentencePiece file's name
+(``tokenizer.model.v3``), a tekken.json's ``config.version``.
+"""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from .conversation import ChatError
+from .pieces import Piece, joined, special
+from .tokens import TEMPLATE
+
+VERSIONS = ("v1", "v2", "v3", "v7")
+
+
+def version_of(path: str | Path) -> str:
+    """The instruct version of a mistral-common tokenizer file: 'tokenizer.model.v3' ->
+    'v3', 'mistral_instruct_tokenizer_241114.model.v7m1' -> 'v7', a tekken.json's
+    config.version; an unsuffixed SentencePiece file is v1."""
+    p = Path(path)
+    if p.suffix.lower() == ".json":
+        try:
+            got = json.loads(p.read_text(encoding="utf-8")).get("config", {}).get("version")
+        except (OSError, ValueError, AttributeError):
+            got = None
+        if not isinstance(got, str):
+            raise ChatError(f"{p}: a tekken.json names its version in config.version; this one "
+                            "does not.")
+        return _known(got, p)
+    m = re.search(r"\.model\.(v\d+)", p.name)
+    return _known(m.group(1), p) if m else "v1"
+
+
+def _known(v: str, p: Path) -> str:
+    if v in VERSIONS:
+        return v
+    if re.fullmatch(r"v\d+", v) and int(v[1:]) > 7:
+        raise ChatError(f"{p}: instruct version {v}, which this app does not render yet "
+                        f"(it renders {', '.join(VERSIONS)}).")
+    older = max((x for x in VERSIONS if int(x[1:]) <= int(v[1:])), key=lambda x: int(x[1:]))
+    return older
+
+
+def _text(content: Any) -> str:
+    """A message's text: a string, or its text parts joined by blank lines."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [c.get("text", "") for c in content if isinstance(c, dict)
+                 and c.get("type", "text") == "text"]
+        return "\n\n".join(parts)
+    raise ChatError("a message's content must be text or a list of text parts.")
+
+
+def _json_norm(content: str | None) -> str:
+    if not content:
+        return "{}"
+    try:
+        return json.dumps(json.loads(content), ensure_ascii=False)
+    except ValueError:
+        return content
+
+
+def _parsed(content: str) -> Any:
+    try:
+        return json.loads(content)
+    except ValueError:
+        return content
+
+
+def _call(tc: dict) -> dict:
+    fn = tc.get("function") or {}
+    args = fn.get("arguments")
+    if not isinstance(args, str):
+        args = json.dumps(args if args is not None else {}, ensure_ascii=False)
+    return {"id": tc.get("id"), "name": fn.get("name", ""), "arguments": _json_norm(args)}
+
+
+def normalize(messages: list[dict], version: str
+              ) -> tuple[list[dict], list[tuple[str, int]]]:
+    """(messages with runs of one role joined, the system prompts below v7 as (text,
+    index)). Each message keeps ``index`` (its first source message) and ``parts``
+    ((text, index) of each source message's text)."""
+    out: list[dict] = []
+    system: list[tuple[str, int]] = []
+    for i, m in enumerate(messages):
+        role = m.get("role")
+        if role not in ("system", "user", "assistant", "tool"):
+            raise ChatError(f"message {i + 1}: mistral-common knows the roles system, user, "
+                            f"assistant and tool, not {role!r}.")
+        text = _text(m.get("content"))
+        if role == "system" and version != "v7":
+            if text:
+                system.append((text, i))
+            continue
+        last = out[-1] if out else None
+        if role == "tool":
+            out.append({"role": "tool", "index": i, "content": _json_norm(text),
+                        "tool_call_id": m.get("tool_call_id"), "name": m.get("name")})
+        elif last is not None and last["role"] == role and role in ("user", "assistant"):
+            if text:
+                if last["content"]:
+                    last["parts"].append(("\n\n", None))
+                last["parts"].append((text, i))
+                last["content"] = last["content"] + "\n\n" + text if last["content"] else text
+            last["tool_calls"] += [_call(tc) for tc in m.get("tool_calls") or ()]
+            last["prefix"] = last["prefix"] or bool(m.get("prefix"))
+        else:
+            out.append({"role": role, "index": i, "content": text, "parts": [(text, i)],
+                        "tool_calls": [_call(tc) for tc in m.get("tool_calls") or ()],
+                        "prefix": bool(m.get("prefix"))})
+    if version != "v7" and (not out or out[0]["role"] != "user"):
+        out.insert(0, {"role": "user", "index": None, "content": "", "parts": [],
+                       "tool_calls": [], "prefix": False})
+    return out, system
+
+
+def _tools_json(tools: list[dict]) -> str:
+    """The tools as mistral-common dumps its Tool models (type, then the function's
+    name, description, parameters)."""
+    out = []
+    for t in tools:
+        fn = t.get("function", t)
+        out.append({"type": t.get("type", "function"),
+                    "function": {"name": fn.get("name", ""),
+                                 "description": fn.get("description", ""),
+                                 "parameters": fn.get("parameters", {})}})
+    return json.dumps(out, ensure_ascii=False)
+
+
+def _system_parts(system: list[tuple[str, int]]) -> list[tuple[str, str, int | None, str]]:
+    """The system prompts joined by blank lines, then a blank line (mistral-common's
+    system prompt before a user message's text)."""
+    out: list[tuple[str, str, int | None, str]] = []
+    for k, (text, i) in enumerate(system):
+        if k:
+            out.append(("\n\n", TEMPLATE, None, ""))
+        out.append((text, "system", i, "content"))
+    return out + [("\n\n", TEMPLATE, None, "")] if out else out
+
+
+def _user(m: dict, version: str, system: list[tuple[str, int]], first: bool, last: bool,
+          tools: list[dict] | None) -> list[Piece]:
+    mine = [(t, TEMPLATE if k is None else "user", k, "content") for t, k in m["parts"]]
+    if version == "v1":   # one encode of "[INST] system\n\ncontent [/INST]"
+        sys_parts = _system_parts(system) if first else []
+        return [joined(("[INST] ", TEMPLATE, None, ""), *sys_parts, *mine,
+                       (" [/INST]", TEMPLATE, None, ""))]
+    out: list[Piece] = []
+    if last and tools:
+        out += [special("[AVAILABLE_TOOLS]"), Piece(_tools_json(tools), role="tools",
+                                                     origin="tools"),
+                special("[/AVAILABLE_TOOLS]")]
+    out.append(special("[INST]"))
+    if last and system and version != "v7":
+        # one encode of "system\n\ncontent", as mistral-common encodes it
+        out.append(joined(*_system_parts(system), *mine))
+    else:
+        out.append(joined(*mine))
+    out.append(special("[/INST]"))
+    return out
+
+
+def _assistant(m: dict, version: str, before_last_user: bool) -> list[Piece]:
+    src = dict(role="assistant", message=m["index"])
+    calls, content = m["tool_calls"], m["content"]
+    if not calls and not content:
+        raise ChatError(f"message {(m['index'] or 0) + 1}: an assistant message needs content "
+                        "or tool calls for mistral-common.")
+    if calls and content and version != "v7":
+        raise ChatError(f"message {(m['index'] or 0) + 1}: below v7 an assistant message has "
+                        "content or tool calls, not both.")
+    out: list[Piece] = []
+    if content:   # (v2 on: trailing spaces dropped)
+        parts = [(t, TEMPLATE if k is None else "assistant", k, "content") for t, k in m["parts"]]
+        if version != "v1":
+            parts[-1] = (parts[-1][0].rstrip(" "),) + parts[-1][1:]
+        out.append(joined(*parts))
+    if calls and not (version == "v2" and before_last_user):
+        dumped = []
+        for c in calls:
+            d: dict[str, Any] = {"name": c["name"], "arguments": _parsed(c["arguments"])}
+            if version in ("v3", "v7") and c["id"] and c["id"] != "null":
+                d["id"] = c["id"]
+            dumped.append(d)
+        out += [special("[TOOL_CALLS]"),
+                Piece(json.dumps(dumped, ensure_ascii=False), origin="tool_calls", **src)]
+    elif calls:
+        return []
+    if not m["prefix"]:
+        out.append(special("</s>"))
+    return out
+
+
+def _tool(m: dict, version: str, before_last_user: bool) -> list[Piece]:
+    src = dict(role="tool", message=m["index"], origin="content")
+    if version == "v7":
+        if m["tool_call_id"] is None:
+            raise ChatError(f"message {m['index'] + 1}: a tool result needs its "
+                            "\"tool_call_id\" in v7.")
+        return [special("[TOOL_RESULTS]"), Piece(m["tool_call_id"]),
+                special("[TOOL_CONTENT]"), Piece(m["content"], **src),
+                special("[/TOOL_RESULTS]")]
+    if version == "v2":
+        if before_last_user:
+            return []
+        body = json.dumps([{"name": m["name"], "content": _parsed(m["content"])}],
+                          ensure_ascii=False)
+    else:
+        if m["tool_call_id"] is None:
+            raise ChatError(f"message {m['index'] + 1}: a tool result needs its "
+                            "\"tool_call_id\" in v3.")
+        body = json.dumps({"content": _parsed(m["content"]), "call_id": m["tool_call_id"]},
+                          ensure_ascii=False)
+    return [special("[TOOL_RESULTS]"), Piece(body, **src), special("[/TOOL_RESULTS]")]
+
+
+# mistral-common's validator: the roles each role may be followed by
+_NEXT = {"system": ("user", "assistant", "system"), "user": ("assistant", "system", "user"),
+         "assistant": ("assistant", "user", "tool"), "tool": ("assistant", "tool", "user")}
+
+
+def validate(messages: list[dict]) -> None:
+    """mistral-common's checks for serving: the order of roles, and a conversation that
+    ends with a user or tool message, or an assistant one with ``prefix``."""
+    for i in range(1, len(messages)):
+        prev, cur = messages[i - 1].get("role"), messages[i].get("role")
+        if prev in _NEXT and cur not in _NEXT[prev]:
+            raise ChatError(f"message {i + 1}: mistral-common does not accept a {cur} message "
+                            f"after a {prev} one.")
+    last = messages[-1] if messages else {}
+    if last.get("role") not in ("user", "tool") and not (last.get("role") == "assistant"
+                                                         and last.get("prefix")):
+        raise ChatError("mistral-common renders a prompt that ends with a user or tool message "
+                        "(or an assistant one with \"prefix\": true to continue it); add one.")
+
+
+def mistral_pieces(body: dict, version: str) -> list[Piece]:
+    """The pieces of a ChatCompletionRequest body (messages, tools) in one version."""
+    if version not in VERSIONS:
+        raise ChatError(f"unknown mistral-common version {version!r}; one of "
+                        f"{', '.join(VERSIONS)}.")
+    tools = body.get("tools") or None
+    if tools and version == "v1":
+        raise ChatError("mistral-common's v1 format has no tools; remove \"tools\" or use a "
+                        "v2 or later tokenizer.")
+    validate(list(body.get("messages") or ()))
+    messages, system = normalize(list(body.get("messages") or ()), version)
+    users = [i for i, m in enumerate(messages) if m["role"] == "user"]
+    first, last = (users[0], users[-1]) if users else (-1, -1)
+    out = [special("<s>")]
+    for i, m in enumerate(messages):
+        role = m["role"]
+        if role == "user":
+            out += _user(m, version, system, i == first, i == last, tools)
+        elif role == "assistant":
+            out += _assistant(m, version, i < last)
+        elif role == "tool":
+            if version == "v1":
+                raise ChatError("mistral-common's v1 format has no tool messages.")
+            out += _tool(m, version, i < last)
+        else:
+            out += [special("[SYSTEM_PROMPT]"),
+                    Piece(m["content"], role="system", message=m["index"], origin="content"),
+                    special("[/SYSTEM_PROMPT]")]
+    return out
+
+
+def encode_chat_mistral(tok, body: dict, version: str | None = None, plain_tok=None):
+    """What the model sees of a ChatCompletionRequest body under mistral-common's format
+    for ``tok`` (a tekken.json or a SentencePiece tokenizer.model.vN; ``version``
+    overrides the file's). Text is encoded by ``plain_tok`` (default ``tok``: tekken and
+    SentencePiece files read here match no control tokens in text, as mistral-common)."""
+    from .pieces import assemble
+    source = tok.meta.get("source") if isinstance(tok.meta, dict) else None
+    if version is None:
+        if not source:
+            raise ChatError("the mistral-common format needs the tokenizer's file to know its "
+                            "version; open a tekken.json or tokenizer.model.vN.")
+        version = version_of(source)
+    plain = plain_tok if plain_tok is not None else tok
+    return assemble(tok, mistral_pieces(body, version), f"mistral-common {version}",
+                    encode=plain.encode_with_offsets)

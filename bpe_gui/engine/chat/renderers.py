@@ -1,0 +1,44 @@
+"""One entry for every renderer: a request body, a tokenizer and a renderer's name
+('jinja' with a template, 'mistral-common', 'harmony', 'llama3-meta') -> what the model
+sees (a ChatEncoding)."""
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Callable
+
+from .conversation import ChatError, conversation_from_request
+from .templates import TemplateSource
+from .tokens import ChatEncoding
+
+CODE_RENDERERS = ("mistral-common", "harmony", "llama3-meta")
+RENDERERS = ("jinja",) + CODE_RENDERERS
+
+
+def encode_chat(tok, body: dict[str, Any], renderer: str = "jinja",
+                template: TemplateSource | None = None, *,
+                now: Callable[[], datetime] = datetime.now,
+                version: str | None = None) -> ChatEncoding:
+    """What the model sees of ``body`` (an OpenAI-style request body for 'jinja', the
+    library's own message shape for the others). ``template``: the jinja template
+    (templates.template_beside finds the one that comes with a tokenizer); ``now``:
+    what ``strftime_now`` reads; ``version``: mistral-common's, else the file's."""
+    if renderer == "jinja":
+        if template is None:
+            raise ChatError("this tokenizer comes with no chat template; pick a template file "
+                            "(--template FILE) or a renderer (mistral-common, harmony, "
+                            "llama3-meta).")
+        from .jinja_chat import encode_chat_jinja
+        return encode_chat_jinja(tok, template, conversation_from_request(body), now=now)
+    if not isinstance(body, dict) or not isinstance(body.get("messages"), list) \
+            or not body["messages"]:
+        raise ChatError("the conversation must be an object with a non-empty \"messages\" list.")
+    if renderer == "mistral-common":
+        from .mistral import encode_chat_mistral
+        return encode_chat_mistral(tok, body, version)
+    if renderer == "harmony":
+        from .harmony import encode_chat_harmony
+        return encode_chat_harmony(tok, body)
+    if renderer == "llama3-meta":
+        from .llama3 import encode_chat_llama3
+        return encode_chat_llama3(tok, body)
+    raise ChatError(f"unknown renderer {renderer!r}; one of {', '.join(RENDERERS)}.")

@@ -1,0 +1,205 @@
+"""A chat template compiled and run as transformers runs it, as untrusted code.
+
+The environment is jinja2's ``ImmutableSandboxedEnvironment`` with ``trim_blocks``,
+``lstrip_blocks`` and the loop controls, transformers' ``tojson`` (keys in their order,
+non-ASCII kept, ``indent``/``separators``/``sort_keys``), ``raise_exception``,
+``strftime_now``, a ``dict`` and a ``namespace`` without underscore names, and the
+``{% generation %}`` block (rendered as its body). On top of the sandbox: a render
+stops at a time limit (a trace of the template's own frames), and ``*`` / ``**`` that
+would build a string or number past a size limit stop with a message.
+"""
+from __future__ import annotations
+
+import json
+import sys
+import time
+from datetime import datetime
+from typing import Any, Callable
+
+from .conversation import ChatError
+
+TIME_LIMIT_S = 2.0
+MAX_PRODUCT = 1 << 22   # items a `*` may build (a string, a list), and a `**` result's digits
+TEMPLATE_FILE = "<template>"
+
+
+class _Timeout(Exception):
+    pass
+
+
+def _jinja():
+    try:
+        import jinja2
+        import jinja2.ext
+        import jinja2.sandbox
+    except ImportError:   # pragma: no cover - jinja2 is a dependency
+        raise ChatError("rendering a chat template needs jinja2: pip install 'jinja2>=3.1.6'.") \
+            from None
+    return jinja2
+
+
+def _environment(now: Callable[[], datetime]):
+    jinja2 = _jinja()
+    from jinja2.ext import Extension
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+    from jinja2.utils import Namespace as JinjaNamespace
+
+    class Generation(Extension):
+        """``{% generation %}...{% endgeneration %}``: its body, as transformers renders
+        it when no assistant mask is asked for."""
+        tags = {"generation"}
+
+        def parse(self, parser):
+            lineno = next(parser.stream).lineno
+            body = parser.parse_statements(("name:endgeneration",), drop_needle=True)
+            return jinja2.nodes.CallBlock(self.call_method("_body"), [], [], body) \
+                .set_lineno(lineno)
+
+        def _body(self, caller):
+            return caller()
+
+    class Env(ImmutableSandboxedEnvironment):
+        intercepted_binops = frozenset(("*", "**"))
+
+        def call_binop(self, context, operator, left, right):
+            if operator == "*":
+                for a, b in ((left, right), (right, left)):
+                    if isinstance(a, (str, list, tuple)) and isinstance(b, int) \
+                            and len(a) * b > MAX_PRODUCT:
+                        raise jinja2.exceptions.SecurityError(
+                            f"the template builds a sequence of {len(a) * b:,} items")
+            elif isinstance(left, int) and isinstance(right, int) and right > 0 \
+                    and abs(left) > 1 and right * abs(left).bit_length() > MAX_PRODUCT:
+                raise jinja2.exceptions.SecurityError("the template raises a number too far")
+            return super().call_binop(context, operator, left, right)
+
+    def raise_exception(message):
+        raise jinja2.exceptions.TemplateError(message)
+
+    def tojson(x, ensure_ascii=False, indent=None, separators=None, sort_keys=False):
+        return json.dumps(x, ensure_ascii=ensure_ascii, indent=indent, separators=separators,
+                          sort_keys=sort_keys)
+
+    def strftime_now(fmt):
+        return now().strftime(fmt)
+
+    class TemplateDict:
+        def __call__(self, *args, **kwargs):
+            return dict(*args, **kwargs)
+
+        def fromkeys(self, *args, **kwargs):
+            return dict.fromkeys(*args, **kwargs)
+
+    class Namespace(JinjaNamespace):
+        def __init__(*args, **kwargs):
+            self, args = args[0], args[1:]
+            attrs = dict(*args, **kwargs)
+            for name in attrs:
+                Namespace._check(name)
+            JinjaNamespace.__init__(self, attrs)
+
+        def __setitem__(self, name, value):
+            Namespace._check(name)
+            JinjaNamespace.__setitem__(self, name, value)
+
+        @staticmethod
+        def _check(name):
+            if isinstance(name, str) and name.startswith("_"):
+                raise jinja2.exceptions.SecurityError(
+                    f"a namespace cannot hold the underscore name {name!r}")
+
+    env = Env(trim_blocks=True, lstrip_blocks=True,
+              extensions=[Generation, jinja2.ext.loopcontrols])
+    env.filters["tojson"] = tojson
+    env.globals.update(raise_exception=raise_exception, strftime_now=strftime_now,
+                       dict=TemplateDict(), namespace=Namespace)
+    return env
+
+
+def _template_line(tb) -> int | None:
+    """The template line of the innermost template frame of a traceback (jinja rewrites
+    its frames to carry the template's line numbers)."""
+    line = None
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == TEMPLATE_FILE:
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return line
+
+
+class CompiledTemplate:
+    """A chat template compiled once; :meth:`render` runs it with a time limit.
+
+    ``now``: what ``strftime_now`` reads (a fixed date makes output reproducible)."""
+
+    def __init__(self, source: str, name: str = "chat template",
+                 now: Callable[[], datetime] = datetime.now,
+                 time_limit_s: float = TIME_LIMIT_S):
+        jinja2 = _jinja()
+        if not isinstance(source, str) or not source.strip():
+            raise ChatError(f"{name} is empty; pick a template file or a tokenizer that has one.")
+        self.source, self.name, self.time_limit_s = source, name, time_limit_s
+        try:
+            self._template = _environment(now).from_string(source)
+        except jinja2.exceptions.TemplateSyntaxError as e:
+            raise ChatError(f"{name}, line {e.lineno}: {e.message}. Fix the template.") from None
+
+    def render(self, **variables: Any) -> str:
+        """The template's text for these variables; a ChatError naming the template line
+        for an error, a runaway or a sandbox refusal."""
+        jinja2 = _jinja()
+        deadline = time.monotonic() + self.time_limit_s
+        where = [0]   # the generated code's line last run: the template line of a runaway
+
+        def local(frame, event, arg):
+            where[0] = frame.f_lineno
+            if time.monotonic() > deadline:
+                raise _Timeout()
+            return local
+
+        def tracer(frame, event, arg):
+            if time.monotonic() > deadline:
+                raise _Timeout()
+            return local if frame.f_code.co_filename == TEMPLATE_FILE else None
+
+        old = sys.gettrace()
+        sys.settrace(tracer)
+        try:
+            return self._template.render(**variables)
+        except _Timeout:
+            line = self._template.get_corresponding_lineno(where[0]) if where[0] else None
+            at = "" if not line else f", line {line}"
+            raise ChatError(f"{self.name}{at} ran past {self.time_limit_s:g} s "
+                            "and was stopped; the template loops too long.") from None
+        except jinja2.exceptions.SecurityError as e:
+            raise ChatError(f"{self.name}{self._at(sys.exc_info()[2])}: refused by the "
+                            f"sandbox ({e}).") from None
+        except jinja2.exceptions.TemplateError as e:
+            raise ChatError(f"{self.name}{self._at(sys.exc_info()[2])}: {e}") from None
+        except RecursionError:
+            raise ChatError(f"{self.name} recurses too deeply.") from None
+        except Exception as e:   # a template is code: any error it raises is the template's
+            raise ChatError(f"{self.name}{self._at(sys.exc_info()[2])}: "
+                            f"{type(e).__name__}: {e}") from None
+        finally:
+            sys.settrace(old)
+
+    @staticmethod
+    def _at(tb) -> str:
+        line = _template_line(tb)
+        return "" if line is None else f", line {line}"
+
+    def variables(self) -> frozenset[str]:
+        """The template's undeclared variables (what it reads from outside)."""
+        import jinja2.meta
+        env = self._template.environment
+        return frozenset(jinja2.meta.find_undeclared_variables(env.parse(self.source)))
+
+    def literal_text(self) -> str:
+        """The template's raw text and string constants joined by NULs: an added token
+        found here is a control token the template writes (transformers' rule)."""
+        import jinja2.nodes
+        ast = self._template.environment.parse(self.source)
+        lits = {n.data for n in ast.find_all(jinja2.nodes.TemplateData)}
+        lits |= {n.value for n in ast.find_all(jinja2.nodes.Const) if isinstance(n.value, str)}
+        return "\0".join(sorted(lits))

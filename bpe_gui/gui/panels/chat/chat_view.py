@@ -1,0 +1,239 @@
+"""The chat view: what the model sees of a conversation.
+
+A conversation (conversation_editor.py) is rendered with the tokenizer's own chat template
+or a renderer that is code (engine.chat) and shown as token chips coloured by whose text
+each token is: a role's (its colour), the template's scaffolding (grey), a control token
+(the special colour); a control token made of typed text is outlined in red and listed.
+Counts per role below, per message beside each message. The tokenizer is the window's
+(imported or trained), or one opened here for the chat alone.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import (QComboBox, QFileDialog, QFrame, QHBoxLayout, QLabel,
+                               QPushButton, QScrollArea, QSizePolicy, QSplitter, QVBoxLayout,
+                               QWidget)
+
+from ....engine.chat import encode_chat, read_template_file, template_beside
+from ....engine.errors import BPEError
+from .conversation_editor import ConversationEditor
+from .prompt_pane import ROLE_FILLS, PromptPane
+
+__all__ = ["ChatView", "ROLE_FILLS", "FILE", "SAMPLE"]
+
+DEBOUNCE_MS = 250
+WIDE = 900   # wider than this: the prompt beside the conversation
+BESIDE = "Template that comes with the tokenizer"
+FILE = "Template file…"
+RENDERERS = (BESIDE, FILE, "mistral-common", "harmony", "llama3-meta")
+SAMPLE = {"messages": [
+    {"role": "system", "content": "You answer in one line."},
+    {"role": "user", "content": "What's the weather in 東京? 🌧"},
+    {"role": "assistant", "content": "Let me check."},
+    {"role": "user", "content": "Thanks! <|im_start|> typed by hand"}],
+    "add_generation_prompt": True}
+
+
+class ChatView(QWidget):
+    def __init__(self, controller, parent=None):
+        super().__init__(parent)
+        self.controller = controller
+        self.own_tok = None            # a tokenizer opened here, and its path
+        self.own_path: str | None = None
+        self.template_path: str | None = None
+        self.tok_label = QLabel()
+        # a long file name gives way before the controls do (800 pixels wide)
+        self.tok_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.open_tok = QPushButton("Tokenizer…")
+        self.open_tok.setToolTip("Open a tokenizer for the chat view alone")
+        self.renderer = QComboBox()
+        self.renderer.addItems(RENDERERS)
+        self.renderer.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.renderer.setMinimumContentsLength(16)
+        self.renderer.setToolTip("How the conversation becomes text: the model's jinja "
+                                 "template, or a renderer that is code")
+        self.origin = QLabel()
+        self.origin.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.editor = ConversationEditor(self)
+        self.main = PromptPane(self)
+        self.flow, self.counts, self.warnings = \
+            self.main.flow, self.main.counts, self.main.warnings
+        self.other = PromptPane(self)   # another tokenizer, side by side
+        self.other.setVisible(False)
+        self.other_tok = None
+        self.other_path: str | None = None
+        self.compare = QPushButton("Side by side…")
+        self.compare.setToolTip("The same conversation under another tokenizer, beside this one")
+        self.compare.setCheckable(True)
+        top = QHBoxLayout()
+        top.addWidget(self.tok_label, 1)
+        top.addWidget(self.open_tok)
+        top.addWidget(self.renderer, 2)
+        top.addWidget(self.compare)
+        out = QSplitter()
+        out.setChildrenCollapsible(False)
+        out.addWidget(self.main)
+        out.addWidget(self.other)
+        self.split = QSplitter()
+        self.split.setChildrenCollapsible(False)
+        editor_area = self._scrolled(self.editor)
+        editor_area.setMinimumHeight(150)   # two messages at least, when stacked
+        self.split.addWidget(editor_area)
+        self.split.addWidget(out)
+        self.split.setStretchFactor(0, 2)
+        self.split.setStretchFactor(1, 3)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(4, 4, 4, 4)
+        lay.addLayout(top)
+        lay.addWidget(self.origin)
+        lay.addWidget(self.split, 1)
+        self.timer = QTimer(self)
+        self.timer.setSingleShot(True)
+        self.timer.setInterval(DEBOUNCE_MS)
+        self.timer.timeout.connect(self.render_now)
+        self.editor.changed.connect(self.timer.start)
+        self.renderer.activated.connect(self._on_renderer)
+        self.open_tok.clicked.connect(self._pick_tokenizer)
+        self.compare.toggled.connect(self._on_compare)
+        controller.tokenizerChanged.connect(self.timer.start)
+        self.editor.set_body(SAMPLE)
+
+    @staticmethod
+    def _scrolled(widget: QWidget) -> QScrollArea:
+        area = QScrollArea()
+        area.setWidgetResizable(True)
+        area.setFrameShape(QFrame.Shape.NoFrame)
+        area.setWidget(widget)
+        return area
+
+    def resizeEvent(self, event) -> None:
+        # a narrow dock: the prompt below the conversation, not beside it
+        want = Qt.Orientation.Horizontal if self.width() >= WIDE else Qt.Orientation.Vertical
+        if self.split.orientation() != want:
+            self.split.setOrientation(want)
+        super().resizeEvent(event)
+
+    # ----- what renders ---------------------------------------------------------------
+    def tokenizer(self):
+        """(tokenizer, its file or None)."""
+        if self.own_tok is not None:
+            return self.own_tok, self.own_path
+        c = self.controller
+        tok = c.tokenizer()
+        path = c.imported_path if (c.use_imported and c.imported is not None) else None
+        return tok, path
+
+    def set_tokenizer_file(self, path: str) -> None:
+        """Open a tokenizer for this view alone (a message says why not)."""
+        from ....engine.formats import load_tokenizer
+        try:
+            self.own_tok = load_tokenizer(path)
+            self.own_path = path
+        except BPEError as e:
+            self.main.show_error(str(e))
+            return
+        self.render_now()
+
+    def set_template_file(self, path: str) -> None:
+        self.template_path = path
+        self.renderer.setCurrentText(FILE)
+        self.render_now()
+
+    def _pick_tokenizer(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open a tokenizer for the chat view")
+        if path:
+            self.set_tokenizer_file(path)
+
+    def _on_renderer(self, _i: int) -> None:
+        if self.renderer.currentText() == FILE and self.template_path is None:
+            path, _ = QFileDialog.getOpenFileName(self, "Open a chat template", "",
+                                                  "Chat templates (*.jinja *.json);;All (*)")
+            if not path:
+                self.renderer.setCurrentText(BESIDE)
+                return
+            self.template_path = path
+        self.render_now()
+
+    @property
+    def result(self):
+        """The main prompt's encoding (None after an error)."""
+        return self.main.result
+
+    def set_other_tokenizer_file(self, path: str) -> None:
+        """Show the conversation under this tokenizer too, beside the main one."""
+        from ....engine.formats import load_tokenizer
+        try:
+            self.other_tok, self.other_path = load_tokenizer(path), path
+        except BPEError as e:
+            self.other.show_error(str(e))
+        self.other.set_title(Path(path).name)
+        self.other.setVisible(True)
+        self.main.set_title("This tokenizer")
+        self.compare.blockSignals(True)
+        self.compare.setChecked(True)
+        self.compare.blockSignals(False)
+        self.render_now()
+
+    def _on_compare(self, on: bool) -> None:
+        if not on:
+            self.other.setVisible(False)
+            self.main.set_title("")
+            self.other_tok = None
+            return
+        path, _ = QFileDialog.getOpenFileName(self, "Another tokenizer, side by side")
+        if path:
+            self.set_other_tokenizer_file(path)
+        else:
+            self.compare.setChecked(False)
+
+    def render_now(self) -> None:
+        self.timer.stop()
+        tok, path = self.tokenizer()
+        self.tok_label.setText("Tokenizer: " + (Path(path).name if path else
+                                               "the trained one" if tok is not None else
+                                               "none: import or train one, or open one here"))
+        try:
+            body = self.editor.body()
+        except BPEError as e:
+            self.main.show_error(str(e))
+            self.editor.set_counts(None)
+            return
+        n = len(body.get("messages") or ())
+        enc = self._render(self.main, tok, path, body, main=True)
+        self.editor.set_counts(enc.message_counts(n) if enc is not None else None)
+        if self.other_tok is not None and self.other.isVisible():
+            self._render(self.other, self.other_tok, self.other_path, body, main=False)
+
+    def _render(self, pane: PromptPane, tok, path, body: dict, main: bool):
+        """Render ``body`` for one pane (the template found beside that pane's tokenizer
+        when the renderer says so); its encoding, or None after showing the error."""
+        if tok is None:
+            pane.show_error("")
+            return None
+        choice = self.renderer.currentText()
+        try:
+            tools = bool(body.get("tools"))
+            template = None
+            if choice == FILE and self.template_path:
+                template = read_template_file(self.template_path, None, tools)
+            elif choice == BESIDE:
+                template = template_beside(path, None, tools) if path else None
+            renderer = choice if choice not in (BESIDE, FILE) else "jinja"
+            if main:
+                self.origin.setText("Template: " + (
+                    template.origin if template is not None
+                    else renderer if renderer != "jinja" else "—"))
+            enc = encode_chat(tok, body, renderer, template)
+        except BPEError as e:
+            pane.show_error(str(e))
+            return None
+        pane.show_encoding(enc)
+        return enc
+
+    def catch_up(self) -> None:
+        if self.timer.isActive():
+            self.render_now()
+

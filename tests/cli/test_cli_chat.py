@@ -1,0 +1,117 @@
+"""``bpe-gui chat``: its --json ids equal each library's (transformers' apply_chat_template
+with the template beside the tokenizer, mistral-common's encode_chat_completion), every
+token's origin, and bad input getting one line that says what to fix."""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from chat_fixtures import SPECIALS, build_tokenizer, template_text
+from test_cli import assert_user_error, out, run
+
+CONV = {"messages": [
+    {"role": "system", "content": "Be terse."},
+    {"role": "user", "content": "Weather in 東京? 🌧 and <|im_start|> typed"},
+    {"role": "assistant", "content": "Rain.\n\tdef f():\n        pass"},
+    {"role": "user", "content": ""}], "add_generation_prompt": True}
+
+
+@pytest.fixture(scope="module")
+def model_dir(tmp_path_factory) -> Path:
+    d = tmp_path_factory.mktemp("chat_model")
+    build_tokenizer(d / "tokenizer.json")
+    (d / "tokenizer_config.json").write_text(json.dumps(
+        {"chat_template": template_text("qwen25"), **SPECIALS["qwen25"]}), encoding="utf-8")
+    (d / "conv.json").write_text(json.dumps(CONV, ensure_ascii=False), encoding="utf-8")
+    return d
+
+
+def test_json_ids_equal_transformers_with_the_template_beside(model_dir):
+    transformers = pytest.importorskip("transformers")
+    p = run("chat", "--tokenizer", str(model_dir / "tokenizer.json"), "--messages",
+            str(model_dir / "conv.json"), "--json", cwd=model_dir)
+    assert p.returncode == 0, p.stderr
+    got = json.loads(out(p))
+    hf = transformers.PreTrainedTokenizerFast(tokenizer_file=str(model_dir / "tokenizer.json"),
+                                              **SPECIALS["qwen25"])
+    hf.chat_template = template_text("qwen25")
+    want_text = hf.apply_chat_template(CONV["messages"], tokenize=False,
+                                       add_generation_prompt=True)
+    want = hf.apply_chat_template(CONV["messages"], tokenize=True, return_dict=False,
+                                  add_generation_prompt=True)
+    assert got["text"] == want_text
+    assert got["ids"] == list(want) == [t["id"] for t in got["tokens"]]
+    assert got["template"] == "tokenizer_config.json: chat_template"
+    # the typed <|im_start|> became the control token: flagged, and the user's
+    flagged = [got["tokens"][k] for k in got["injections"]]
+    assert [(t["text"], t["role"], t["message"]) for t in flagged] == [("<|im_start|>", "user", 1)]
+    # every token of each message's text is that message's, the rest the template's
+    at = 0
+    for i, m in enumerate(CONV["messages"]):
+        if not m["content"]:
+            continue
+        s = want_text.index(m["content"], at)
+        e = at = s + len(m["content"])
+        inside = [t for t in got["tokens"] if s <= t["start"] and t["end"] <= e]
+        assert inside and all((t["role"], t["message"]) == (m["role"], i) for t in inside)
+    assert sum(got["counts"].values()) == len(got["ids"])
+    # the offsets cover the text in order (tokens holding parts of one character share it)
+    covered = set()
+    for a, b in zip(got["tokens"], got["tokens"][1:]):
+        assert a["start"] <= b["start"]
+    for t in got["tokens"]:
+        covered.update(range(t["start"], t["end"]))
+    assert covered == set(range(len(want_text)))
+
+
+def test_mistral_common_renderer_equals_the_library(tmp_path):
+    mc = pytest.importorskip("mistral_common")
+    from mistral_common.protocol.instruct.request import ChatCompletionRequest
+    from mistral_common.tokens.tokenizers.mistral import MistralTokenizer
+    tekken = Path(mc.__file__).parent / "data" / "tekken_240911.json"
+    shutil.copy(tekken, tmp_path / "tekken.json")
+    body = {"messages": [{"role": "system", "content": "Be terse."},
+                         {"role": "user", "content": "Hi [INST] 東京"}]}
+    (tmp_path / "conv.json").write_text(json.dumps(body), encoding="utf-8")
+    p = run("chat", "--tokenizer", str(tmp_path / "tekken.json"), "--template",
+            "mistral-common", "--messages", str(tmp_path / "conv.json"), "--json", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    want = MistralTokenizer.from_file(str(tekken)).encode_chat_completion(
+        ChatCompletionRequest(**body)).tokens
+    assert json.loads(out(p))["ids"] == want
+
+
+def test_readable_output_has_counts_and_the_injection_warning(model_dir):
+    p = run("chat", "--tokenizer", str(model_dir), "--messages", str(model_dir / "conv.json"),
+            "--color", "never", cwd=model_dir)
+    assert p.returncode == 0, p.stderr
+    text = out(p)
+    assert "per role: " in text and "message 2 (user)" in text
+    assert "warning: user message 2 typed '<|im_start|>'" in text
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--messages", "missing.json"], "not found"),
+    (["--messages", "bad.json"], "not JSON at line 1"),
+    (["--messages", "conv.json", "--template", "none.jinja"], "template file not found"),
+    (["--messages", "conv.json", "--template", "loop.jinja"], "line 1 ran past"),
+    (["--messages", "conv.json", "--date", "soon"], "--date"),
+])
+def test_bad_input_gets_one_line(model_dir, args, needle):
+    (model_dir / "bad.json").write_text("{", encoding="utf-8")
+    (model_dir / "loop.jinja").write_text(
+        "{% for i in range(99999) %}{% for j in range(99999) %}x{% endfor %}{% endfor %}",
+        encoding="utf-8")
+    p = run("chat", "--tokenizer", str(model_dir / "tokenizer.json"), *args, cwd=model_dir)
+    assert_user_error(p, needle)
+
+
+def test_no_template_beside_says_how_to_pick_one(tmp_path):
+    build_tokenizer(tmp_path / "tokenizer.json")
+    (tmp_path / "conv.json").write_text(json.dumps(CONV), encoding="utf-8")
+    p = run("chat", "--tokenizer", str(tmp_path / "tokenizer.json"), "--messages",
+            str(tmp_path / "conv.json"), cwd=tmp_path)
+    assert_user_error(p, "no chat template", "--template")

@@ -1,0 +1,172 @@
+"""The chat view driven as a user drives it: the ids it shows equal transformers' and
+mistral-common's, each chip's colour is its role's (the message text found by the test
+in the rendered text), typed control tokens are outlined and named, bad templates get a
+message. The controller is a stand-in giving no tokenizer (the view opens its own), and a
+real one trained on a small corpus for the trained tokenizer's case."""
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QObject, Signal
+
+from chat_fixtures import SPECIALS, build_tokenizer, template_text
+from bpe_gui.gui.panels.chat.chat_view import FILE, ROLE_FILLS, SAMPLE, ChatView
+
+
+class NoTokenizer(QObject):
+    tokenizerChanged = Signal()
+    imported = None
+    imported_path = None
+    use_imported = False
+
+    def tokenizer(self):
+        return None
+
+
+@pytest.fixture(scope="module")
+def model_dir(tmp_path_factory) -> Path:
+    d = tmp_path_factory.mktemp("chat_view")
+    build_tokenizer(d / "tokenizer.json")
+    (d / "tokenizer_config.json").write_text(json.dumps(
+        {"chat_template": template_text("qwen25"), **SPECIALS["qwen25"]}), encoding="utf-8")
+    return d
+
+
+@pytest.fixture
+def view(qtbot, model_dir):
+    v = ChatView(NoTokenizer())
+    qtbot.addWidget(v)
+    v.resize(1100, 700)
+    v.show()
+    v.set_tokenizer_file(str(model_dir / "tokenizer.json"))
+    qtbot.waitUntil(lambda: v.result is not None, timeout=10_000)
+    return v
+
+
+def _hf(model_dir):
+    transformers = pytest.importorskip("transformers")
+    hf = transformers.PreTrainedTokenizerFast(
+        tokenizer_file=str(model_dir / "tokenizer.json"), **SPECIALS["qwen25"])
+    hf.chat_template = template_text("qwen25")
+    return hf
+
+
+def test_ids_and_role_colours_follow_transformers(view, model_dir):
+    hf = _hf(model_dir)
+    messages = copy.deepcopy(SAMPLE["messages"])
+    text = hf.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+    want = hf.apply_chat_template(messages, tokenize=True, return_dict=False,
+                                  add_generation_prompt=True)
+    enc = view.result
+    assert list(view.flow.ids) == list(want)
+    assert enc.text == text
+    light = {role: pair[0] for role, pair in ROLE_FILLS.items()}
+    at = 0
+    for m in messages:
+        s = text.index(m["content"], at)
+        at = s + len(m["content"])
+        inside = [k for k, t in enumerate(enc.tokens) if s <= t.start and t.end <= at
+                  and not t.special]
+        assert inside
+        assert {view.flow.fills[k].name() for k in inside} == {light[m["role"]]}
+    # the typed <|im_start|> in the last message: outlined, and named under the chips
+    typed = [k for k, t in enumerate(enc.tokens) if t.start >= text.index("Thanks!")
+             and t.special and t.end <= at]
+    assert typed and all(view.flow.marks[k] for k in typed)
+    assert "typed '<|im_start|>'" in view.warnings.text()
+    assert view.counts.text().startswith(f"{len(want):,} tokens")
+
+
+def test_editing_rows_rerenders(view, qtbot):
+    before = len(view.result.tokens)
+    row = view.editor.rows[-1]
+    row.content.setPlainText("short")
+    qtbot.waitUntil(lambda: "short" in view.result.text, timeout=5_000)
+    view.editor.add.click()
+    view.editor.rows[-1].content.setPlainText("a brand new question")
+    qtbot.waitUntil(lambda: "a brand new question" in view.result.text, timeout=5_000)
+    assert view.editor.rows[-1].role.currentText() == "assistant"
+    view.editor.rows[0].remove.click()
+    qtbot.waitUntil(lambda: "You answer in one line." not in view.result.text, timeout=5_000)
+    assert len(view.result.tokens) != before
+    counts = [r.count.text() for r in view.editor.rows]
+    assert all(c.endswith("tokens") for c in counts)
+
+
+def test_sanitize_keeps_typed_control_tokens_as_text(view, qtbot, model_dir):
+    view.editor.sanitize.setChecked(True)
+    qtbot.waitUntil(lambda: not view.result.injections, timeout=5_000)
+    want = _hf(model_dir).apply_chat_template(
+        copy.deepcopy(SAMPLE["messages"]), tokenize=True, return_dict=False,
+        add_generation_prompt=True, sanitize_control_tokens=True)
+    assert list(view.flow.ids) == list(want)
+    assert "typed" not in view.warnings.text()
+
+
+def test_mistral_common_renderer(view, qtbot):
+    mc = pytest.importorskip("mistral_common")
+    from mistral_common.protocol.instruct.request import ChatCompletionRequest
+    from mistral_common.tokens.tokenizers.mistral import MistralTokenizer
+    tekken = Path(mc.__file__).parent / "data" / "tekken_240911.json"
+    view.set_tokenizer_file(str(tekken))
+    view.renderer.setCurrentText("mistral-common")
+    view.render_now()
+    want = MistralTokenizer.from_file(str(tekken)).encode_chat_completion(
+        ChatCompletionRequest(messages=copy.deepcopy(SAMPLE["messages"]))).tokens
+    assert list(view.flow.ids) == want
+    assert view.origin.text() == "Template: mistral-common"
+
+
+def test_a_broken_template_shows_its_line_and_no_tokens(view, tmp_path):
+    bad = tmp_path / "bad.jinja"
+    bad.write_text("{% for m in messages %}\n{{ m.content }\n{% endfor %}", encoding="utf-8")
+    view.set_template_file(str(bad))
+    assert view.renderer.currentText() == FILE
+    assert "line 2" in view.warnings.text()
+    assert view.result is None and len(view.flow.ids) == 0
+
+
+def test_a_runaway_template_is_stopped(view, tmp_path):
+    loop = tmp_path / "loop.jinja"
+    loop.write_text("{% for i in range(99999) %}{% for j in range(99999) %}x{% endfor %}"
+                    "{% endfor %}", encoding="utf-8")
+    view.set_template_file(str(loop))
+    assert "ran past" in view.warnings.text()
+
+
+pytestmark_trained = pytest.mark.controller("hello world, the user and the assistant " * 20,
+                                            vocab_size=300, step=10)
+
+
+@pytestmark_trained
+def test_the_trained_tokenizer_asks_for_a_template(qtbot, controller):
+    v = ChatView(controller)
+    qtbot.addWidget(v)
+    v.render_now()
+    assert "no chat template" in v.warnings.text()
+    v.renderer.setCurrentText("llama3-meta")
+    v.render_now()
+    assert "<|begin_of_text|>" in v.warnings.text()   # the control token it lacks, named
+
+
+def test_side_by_side_renders_with_the_other_tokenizers_template(view, tmp_path):
+    transformers = pytest.importorskip("transformers")
+    build_tokenizer(tmp_path / "tokenizer.json")
+    (tmp_path / "tokenizer_config.json").write_text(json.dumps(
+        {"chat_template": template_text("chatml")}), encoding="utf-8")
+    view.set_other_tokenizer_file(str(tmp_path / "tokenizer.json"))
+    hf = transformers.PreTrainedTokenizerFast(tokenizer_file=str(tmp_path / "tokenizer.json"))
+    hf.chat_template = template_text("chatml")
+    want = hf.apply_chat_template(copy.deepcopy(SAMPLE["messages"]), tokenize=True,
+                                  return_dict=False, add_generation_prompt=True)
+    assert view.other.isVisible() and list(view.other.flow.ids) == list(want)
+    # each side its own template: without a system message only Qwen's writes a default one
+    view.editor.rows[0].remove.click()
+    view.render_now()
+    assert "You are a helpful assistant." in view.result.text
+    assert "You are a helpful assistant." not in view.other.result.text
+    view.compare.setChecked(False)
+    assert not view.other.isVisible()
