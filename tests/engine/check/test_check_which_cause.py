@@ -1,0 +1,89 @@
+"""Check my BPE picks the right cause at the edges of its rule: a cause counts when its
+run reproduces the learner's merges through the step where they part (not only beyond
+it), and of two causes that reproduce them equally far, the one the learner's mistake
+is (report.PRIORITY: no pre-tokenization before another pattern) is named.
+
+Expected steps and causes come from the learners' own trainers (bpe_learners.py, which
+do not use the engine): where a trainer with the mistake parts from the correct one."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+import bpe_learners as L
+from bpe_gui.engine.check import check_merges, read_result
+
+N_MERGES = 150
+VOCAB = 256 + 1 + N_MERGES
+SIMPLE = ["tie-first-seen", "tie-least", "specials", "boundaries", "overlap", "pattern",
+          "chars"]
+EXPECTED_CAUSE = {"tie-first-seen": "tie", "tie-least": "tie", "specials": "specials",
+                  "boundaries": "boundaries", "overlap": "overlap", "pattern": "pattern",
+                  "chars": "chars"}
+
+
+@pytest.fixture(scope="module")
+def text() -> str:
+    return L.tutorial_text()
+
+
+@pytest.fixture(scope="module")
+def correct(text):
+    return L.train(text, VOCAB)[1]
+
+
+def first_difference(a, b) -> int:
+    for k, (x, y) in enumerate(zip(a, b), 1):
+        if x != y:
+            return k
+    return min(len(a), len(b)) + 1
+
+
+def check(tmp_path, text, vocab, merges):
+    return check_merges(read_result(L.write_pickle(tmp_path, vocab, merges)), text,
+                        special_tokens=[L.EOT])
+
+
+@pytest.mark.parametrize("name", SIMPLE)
+def test_a_list_that_ends_where_it_parts_is_still_explained(tmp_path, text, correct, name):
+    """A learner who trained only up to the merge where they part: the cause's run
+    reproduces exactly that many merges, which is enough to name it."""
+    vocab, merges = L.train(text, VOCAB, **L.WRONG_TRAINERS[name])
+    step = first_difference(merges, correct)
+    assert step <= N_MERGES
+    merges = merges[:step]
+    vocab = {i: t for i, t in vocab.items() if i < 257 + step}
+    d = check(tmp_path, text, vocab, merges).difference
+    assert (d.step, d.cause) == (step, EXPECTED_CAUSE[name]), d
+    assert d.reach == step and d.explained_by, d
+    assert f"all {step} of your merges agree" in d.sentence
+
+
+def unspaced_text() -> str:
+    """Documents of words and punctuation with no whitespace at all: on them, counting
+    the whole document as one sequence and cutting words at whitespace (\\S+, or
+    \\S+|\\s+) make the same words, so both causes reproduce a learner equally far."""
+    rng = random.Random(7)
+    words = ["the", "cat", "sat", "on", "mat", "hat", "that", "this", "then", "than"]
+    docs = ["".join(rng.choice(words) + rng.choice(".,;!?")
+                    for _ in range(rng.randint(3, 12))) for _ in range(60)]
+    return L.EOT.join(docs)
+
+
+def test_no_pre_tokenization_is_named_over_a_pattern_that_cuts_the_same(tmp_path):
+    text = unspaced_text()
+    vocab_size = 257 + 60
+    assert not any(c.isspace() for c in text)
+    good = L.train(text, vocab_size)[1]
+    tie_only = L.train(text, vocab_size, pick=L.least)[1]
+    vocab, merges = L.train(text, vocab_size, pick=L.least, words_of=L.whole_documents)
+    report = check(tmp_path, text, vocab, merges)
+    first, second = report.differences[:2]
+    assert (first.step, first.cause) == (first_difference(merges, good), "tie")
+    # the learner's second mistake: where it parts from the trainer with only the first
+    assert second.step == first_difference(merges, tie_only)
+    assert second.cause == "boundaries", second
+    assert "no pre-tokenization" in second.explained_by
+    assert second.reach < len(merges)   # a third difference: the tie is not settled yet
+    assert report.differences[-1].reach == len(merges)
