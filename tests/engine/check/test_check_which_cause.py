@@ -87,3 +87,19 @@ def test_no_pre_tokenization_is_named_over_a_pattern_that_cuts_the_same(tmp_path
     assert "no pre-tokenization" in second.explained_by
     assert second.reach < len(merges)   # a third difference: the tie is not settled yet
     assert report.differences[-1].reach == len(merges)
+
+
+@pytest.mark.parametrize("pattern, name", [(None, "GPT-2's pattern"),
+                                           ("cl100k", "GPT-4's pattern (cl100k)")])
+def test_the_sentence_names_the_pattern_the_reference_used(tmp_path, text, pattern, name):
+    """A trainer cutting words at whitespace: the sentence names both patterns, the
+    learner's and the one the reference was given (GPT-2's when none is)."""
+    vocab, merges = L.train(text, VOCAB, words_of=L.by_whitespace)
+    report = check_merges(read_result(L.write_pickle(tmp_path, vocab, merges)), text,
+                          special_tokens=[L.EOT], pattern=pattern)
+    d = report.difference
+    assert d.cause == "pattern"
+    assert d.sentence.startswith(r"Your trainer cuts words with the whitespace split "
+                                 rf"(\S+|\s+), not {name}"), d.sentence
+    said = "given" if pattern else "bpe.pkl records none"
+    assert f"pattern: {name} ({said}" in report.settings_from[0], report.settings_from
