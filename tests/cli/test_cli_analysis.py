@@ -144,16 +144,19 @@ def test_inspect_corpus_output_counts_are_tiktokens_tokens(tmp_path, trained_dir
         assert int(output.replace(",", "")) == ids[int(tid)]
 
 
-@pytest.mark.parametrize("threshold", ["0", "0.9"])
-def test_inspect_corpus_dead_weight_is_the_slow_references(tmp_path, trained_dir, threshold):
+@pytest.mark.parametrize("threshold, min_count", [("0", "0"), ("0.9", "1"), ("0.5", "3"),
+                                                  ("1", "1")])
+def test_inspect_corpus_dead_weight_is_the_slow_references(tmp_path, trained_dir, threshold,
+                                                           min_count):
     """Every token's merged and output counts, IoS and order equal PickyBPE's counted
     one pair at a time from the .tiktoken file's ranks (ios_reference.py, no engine), on
-    a text with words the tokenizer never saw whole."""
+    a text with words the tokenizer never saw whole; a token that never occurs is never
+    listed, even with --min-count 0."""
     import ios_reference as R
     text = CORPUS + "The quickest lazier foxes jumped; squares of 满纸 and 🙂🙂.\n" * 5
     (tmp_path / "c.txt").write_text(text, "utf-8")
     p = run("inspect", "--tokenizer", str(trained_dir / "tokenizer.tiktoken"), "--corpus",
-            "c.txt", "--threshold", threshold, "--json", cwd=tmp_path)
+            "c.txt", "--threshold", threshold, "--min-count", min_count, "--json", cwd=tmp_path)
     assert p.returncode == 0, err(p)
     got = json.loads(out(p))["dead_weight"]
     meta = json.loads((trained_dir / "tokenizer.tiktoken.json").read_text("utf-8"))
@@ -163,7 +166,8 @@ def test_inspect_corpus_dead_weight_is_the_slow_references(tmp_path, trained_dir
     vocab = {r: t for t, r in ranks.items()}
     output, merged = R.by_id(output, vocab), R.by_id(merged, vocab)
     removable = {r for t, r in ranks.items() if len(t) > 1}
-    want = R.dead_ids(output, merged, removable, float(threshold))
+    want = R.dead_ids(output, merged, removable, float(threshold), int(min_count))
+    assert len(want) < len(removable)   # some tokens never occur or fall below
     assert want and [t["id"] for t in got] == want
     for t in got:
         m, o = merged.get(t["id"], 0), output.get(t["id"], 0)

@@ -94,14 +94,18 @@ def by_id(counted: Counter, vocab: Mapping[int, bytes]) -> dict[int, int]:
     return {ids[t]: n for t, n in counted.items() if n}
 
 
-def dead_ids(output: Mapping[int, int], merged: Mapping[int, int], removable, threshold: float
-             ) -> list[int]:
-    """The removable ids whose IoS is at least ``threshold``, the highest IoS first, then
-    the most merged, then the lowest id."""
+def dead_ids(output: Mapping[int, int], merged: Mapping[int, int], removable, threshold: float,
+             min_count: int = 1) -> list[int]:
+    """The removable ids that occur at least ``min_count`` times (and at all) and whose
+    IoS is at least ``threshold``, the highest IoS first, then the most merged, then the
+    lowest id."""
+    def n(i: int) -> int:
+        return merged.get(i, 0) + output.get(i, 0)
+
     def ios(i: int) -> float:
-        return merged.get(i, 0) / (merged.get(i, 0) + output.get(i, 0))
-    found = [i for i in removable if merged.get(i, 0) + output.get(i, 0)
-             and merged.get(i, 0) >= threshold * (merged.get(i, 0) + output.get(i, 0))]
+        return merged.get(i, 0) / n(i)
+    found = [i for i in removable if n(i) and n(i) >= min_count
+             and merged.get(i, 0) >= threshold * n(i)]
     return sorted(found, key=lambda i: (-ios(i), -merged.get(i, 0), i))
 
 
