@@ -103,3 +103,18 @@ def test_the_sentence_names_the_pattern_the_reference_used(tmp_path, text, patte
                                  rf"(\S+|\s+), not {name}"), d.sentence
     said = "given" if pattern else "bpe.pkl records none"
     assert f"pattern: {name} ({said}" in report.settings_from[0], report.settings_from
+
+
+def test_a_special_token_in_the_corpus_that_the_check_was_not_told_of(tmp_path, text,
+                                                                       correct):
+    """The correct trainer splits at <|endoftext|>; told there are no special tokens,
+    the check finds the token in the corpus and names it as the cause, reproducing every
+    merge, and says how to give it."""
+    vocab, merges = L.train(text, VOCAB)
+    without = L.train(text, VOCAB, specials=())[1]
+    report = check_merges(read_result(L.write_pickle(tmp_path, vocab, merges)), text,
+                          special_tokens=[])
+    d = report.difference
+    assert (d.step, d.cause) == (first_difference(merges, without), "specials"), d
+    assert d.explained_by == f"{L.EOT} as special token(s)"
+    assert d.reach == len(merges) and "--special-token" in d.sentence
