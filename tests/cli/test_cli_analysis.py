@@ -173,6 +173,19 @@ def test_inspect_corpus_dead_weight_is_the_slow_references(tmp_path, trained_dir
         m, o = merged.get(t["id"], 0), output.get(t["id"], 0)
         assert (t["merged"], t["output"]) == (m, o)
         assert t["ios"] == pytest.approx(m / (m + o))
+    if threshold != "0.9":
+        return
+    # the summary line: counted at the threshold with every token that occurs
+    p = run("inspect", "--tokenizer", str(trained_dir / "tokenizer.tiktoken"), "--corpus",
+            "c.txt", "--threshold", threshold, cwd=tmp_path)
+    dead = len(R.dead_ids(output, merged, removable, 0.9))
+    never = sum(1 for i in removable if not output.get(i) and not merged.get(i))
+    n_pieces = (sum(R.pieces(text, meta["pat_str"], list(meta["special_tokens"])).values())
+                + text.count("<|endoftext|>"))
+    assert 0 < never < len(removable)
+    assert (f"{dead:,} of {len(removable):,} merged tokens "
+            f"({100 * dead / len(removable):.1f}%) have IoS ≥ 0.9 on {n_pieces:,} pieces "
+            f"of text; {never:,} never occur ({len(text):,} characters)") in out(p)
 
 
 def test_inspect_as_of_a_merge_step(tmp_path, trained_dir):
