@@ -118,3 +118,20 @@ def test_a_special_token_in_the_corpus_that_the_check_was_not_told_of(tmp_path, 
     assert (d.step, d.cause) == (first_difference(merges, without), "specials"), d
     assert d.explained_by == f"{L.EOT} as special token(s)"
     assert d.reach == len(merges) and "--special-token" in d.sentence
+
+
+@pytest.mark.parametrize("spare", [0, -1])
+def test_no_pre_tokenization_is_tried_up_to_its_size_limit(tmp_path, text, spare):
+    """The whole-document run is tried on a corpus of up to max_piece_bytes, and not on
+    a larger one (the attempt then says why, and no run is made for it)."""
+    from bpe_gui.engine.check import CheckLimits
+    vocab, merges = L.train(text, VOCAB, words_of=L.whole_documents)
+    limit = len(text.encode("utf-8")) + spare
+    report = check_merges(read_result(L.write_pickle(tmp_path, vocab, merges)), text,
+                          special_tokens=[L.EOT], limits=CheckLimits(max_piece_bytes=limit))
+    tried = [a for a in report.attempts if a.label.startswith("no pre-tokenization")]
+    assert len(tried) == 1
+    if spare == 0:
+        assert tried[0].reach == len(merges) and report.difference.cause == "boundaries"
+    else:
+        assert tried[0].reach is None and "the corpus is over" in tried[0].why
