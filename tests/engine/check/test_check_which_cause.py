@@ -135,3 +135,17 @@ def test_no_pre_tokenization_is_tried_up_to_its_size_limit(tmp_path, text, spare
         assert tried[0].reach == len(merges) and report.difference.cause == "boundaries"
     else:
         assert tried[0].reach is None and "the corpus is over" in tried[0].why
+
+
+def test_a_pair_across_two_words_is_tried_as_a_boundary_first(tmp_path):
+    """On the unspaced documents a trainer that counts whole documents is reproduced in
+    full both by no pre-tokenization and by cutting words at whitespace; the first run
+    that reproduces every merge ends the search, so the causes the pair points at (it
+    spans two words of the pattern: boundaries) must be tried before the others."""
+    text = unspaced_text()
+    vocab_size = 257 + 60
+    good = L.train(text, vocab_size)[1]
+    vocab, merges = L.train(text, vocab_size, words_of=L.whole_documents)
+    d = check(tmp_path, text, vocab, merges).difference
+    assert (d.step, d.cause) == (first_difference(merges, good), "boundaries"), d
+    assert d.reach == len(merges)
