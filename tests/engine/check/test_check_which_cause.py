@@ -149,3 +149,20 @@ def test_a_pair_across_two_words_is_tried_as_a_boundary_first(tmp_path):
     d = check(tmp_path, text, vocab, merges).difference
     assert (d.step, d.cause) == (first_difference(merges, good), "boundaries"), d
     assert d.reach == len(merges)
+
+
+def test_a_corpus_too_big_to_read_whole_is_checked_without_its_special_tokens(tmp_path,
+                                                                              text):
+    """Over max_text_bytes the corpus is streamed for the reference only: the causes that
+    need its text (special tokens found in it, no pre-tokenization) are not tried, and the
+    check still names the first difference."""
+    from bpe_gui.engine.check import CheckLimits
+    vocab, merges = L.train(text, VOCAB)
+    without = L.train(text, VOCAB, specials=())[1]
+    (tmp_path / "corpus.txt").write_text(text, "utf-8")
+    report = check_merges(read_result(L.write_pickle(tmp_path, vocab, merges)),
+                          tmp_path / "corpus.txt", special_tokens=[],
+                          limits=CheckLimits(max_text_bytes=1000))
+    d = report.difference
+    assert d.step == first_difference(merges, without)
+    assert not any(a.label.endswith("as special token(s)") for a in report.attempts)
