@@ -186,6 +186,13 @@ def test_inspect_corpus_dead_weight_is_the_slow_references(tmp_path, trained_dir
     assert (f"{dead:,} of {len(removable):,} merged tokens "
             f"({100 * dead / len(removable):.1f}%) have IoS ≥ 0.9 on {n_pieces:,} pieces "
             f"of text; {never:,} never occur ({len(text):,} characters)") in out(p)
+    # without special tokens in the text: only its pieces are counted
+    plain = text.replace("<|endoftext|>", "")
+    (tmp_path / "plain.txt").write_text(plain, "utf-8")
+    p = run("inspect", "--tokenizer", str(trained_dir / "tokenizer.tiktoken"), "--corpus",
+            "plain.txt", cwd=tmp_path)
+    n_pieces = sum(R.pieces(plain, meta["pat_str"]).values())
+    assert f"on {n_pieces:,} pieces of text" in out(p), out(p)
 
 
 def test_inspect_as_of_a_merge_step(tmp_path, trained_dir):
