@@ -144,6 +144,57 @@ def test_inspect_corpus_output_counts_are_tiktokens_tokens(tmp_path, trained_dir
         assert int(output.replace(",", "")) == ids[int(tid)]
 
 
+@pytest.mark.parametrize("threshold, min_count", [("0", "0"), ("0.9", "1"), ("0.5", "3"),
+                                                  ("1", "1")])
+def test_inspect_corpus_dead_weight_is_the_slow_references(tmp_path, trained_dir, threshold,
+                                                           min_count):
+    """Every token's merged and output counts, IoS and order equal PickyBPE's counted
+    one pair at a time from the .tiktoken file's ranks (ios_reference.py, no engine), on
+    a text with words the tokenizer never saw whole; a token that never occurs is never
+    listed, even with --min-count 0."""
+    import ios_reference as R
+    text = CORPUS + "The quickest lazier foxes jumped; squares of 满纸 and 🙂🙂.\n" * 5
+    (tmp_path / "c.txt").write_text(text, "utf-8")
+    p = run("inspect", "--tokenizer", str(trained_dir / "tokenizer.tiktoken"), "--corpus",
+            "c.txt", "--threshold", threshold, "--min-count", min_count, "--json", cwd=tmp_path)
+    assert p.returncode == 0, err(p)
+    got = json.loads(out(p))["dead_weight"]
+    meta = json.loads((trained_dir / "tokenizer.tiktoken.json").read_text("utf-8"))
+    ranks = R.read_tiktoken(trained_dir / "tokenizer.tiktoken")
+    output, merged = R.counts(text, meta["pat_str"], ranks=ranks,
+                              specials=list(meta["special_tokens"]))
+    vocab = {r: t for t, r in ranks.items()}
+    output, merged = R.by_id(output, vocab), R.by_id(merged, vocab)
+    removable = {r for t, r in ranks.items() if len(t) > 1}
+    want = R.dead_ids(output, merged, removable, float(threshold), int(min_count))
+    assert len(want) < len(removable)   # some tokens never occur or fall below
+    assert want and [t["id"] for t in got] == want
+    for t in got:
+        m, o = merged.get(t["id"], 0), output.get(t["id"], 0)
+        assert (t["merged"], t["output"]) == (m, o)
+        assert t["ios"] == pytest.approx(m / (m + o))
+    if threshold != "0.9":
+        return
+    # the summary line: counted at the threshold with every token that occurs
+    p = run("inspect", "--tokenizer", str(trained_dir / "tokenizer.tiktoken"), "--corpus",
+            "c.txt", "--threshold", threshold, cwd=tmp_path)
+    dead = len(R.dead_ids(output, merged, removable, 0.9))
+    never = sum(1 for i in removable if not output.get(i) and not merged.get(i))
+    n_pieces = (sum(R.pieces(text, meta["pat_str"], list(meta["special_tokens"])).values())
+                + text.count("<|endoftext|>"))
+    assert 0 < never < len(removable)
+    assert (f"{dead:,} of {len(removable):,} merged tokens "
+            f"({100 * dead / len(removable):.1f}%) have IoS ≥ 0.9 on {n_pieces:,} pieces "
+            f"of text; {never:,} never occur ({len(text):,} characters)") in out(p)
+    # without special tokens in the text: only its pieces are counted
+    plain = text.replace("<|endoftext|>", "")
+    (tmp_path / "plain.txt").write_text(plain, "utf-8")
+    p = run("inspect", "--tokenizer", str(trained_dir / "tokenizer.tiktoken"), "--corpus",
+            "plain.txt", cwd=tmp_path)
+    n_pieces = sum(R.pieces(plain, meta["pat_str"]).values())
+    assert f"on {n_pieces:,} pieces of text" in out(p), out(p)
+
+
 def test_inspect_as_of_a_merge_step(tmp_path, trained_dir):
     p = run("inspect", "--tokenizer", str(trained_dir / "tokenizer.bpe-gui.json"),
             "--merges", "30", "--json", cwd=tmp_path)

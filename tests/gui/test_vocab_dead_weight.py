@@ -1,13 +1,15 @@
 """The vocabulary browser's dead weight (IoS column, the Dead weight button), driven as a
-user would on a real Controller: the rows and cells it shows are the engine's counts
-(tests/engine/analysis/test_dead_weight.py holds those to a slow reference) for the
-tokenizer shown, trained or imported, on the window's corpus or on other files."""
+user would on a real Controller: the rows and cells it shows are PickyBPE's counts for the
+tokenizer shown, trained or imported, on the window's corpus or on other files, counted
+by a slow reference that does not use the engine (ios_reference.py): each piece merged
+one pair at a time from the tokenizer's merges, or from the .tiktoken file's ranks."""
 from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import Qt
 
-from bpe_gui.engine.analysis import dead_weight_of, ios_text
+import ios_reference as R
+from bpe_gui.engine.analysis import ios_text
 from bpe_gui.engine.formats import export_tokenizer, load_tokenizer
 from bpe_gui.gui.models.vocab_model import VocabModel
 from bpe_gui.gui.panels.vocab.vocab_browser import VocabBrowser
@@ -28,6 +30,35 @@ def browser(qtbot, controller):
     return b
 
 
+class Want:
+    """The reference's counts by id, for a trained tokenizer (its merges) or a .tiktoken
+    file (its ranks, pieces found whole taken whole)."""
+
+    def __init__(self, tok, text: str, tiktoken_file=None):
+        if tiktoken_file is None:
+            output, merged = R.counts(text, tok.pattern, merges=tok.merges,
+                                      specials=tok.special_tokens)
+            made = {a + b for a, b in tok.merges}
+        else:
+            ranks = R.read_tiktoken(tiktoken_file)
+            output, merged = R.counts(text, tok.pattern, ranks=ranks,
+                                      specials=tok.special_tokens)
+            made = {t for t in ranks if len(t) > 1}
+        self.output, self.merged = R.by_id(output, tok.vocab), R.by_id(merged, tok.vocab)
+        self.removable = {i for i, t in tok.vocab.items() if t in made}
+
+    def dead(self, threshold: float) -> list[int]:
+        return R.dead_ids(self.output, self.merged, self.removable, threshold)
+
+    def ios(self, i: int) -> float:
+        m, o = self.merged.get(i, 0), self.output.get(i, 0)
+        return m / (m + o)
+
+    def same_counts(self, dead) -> bool:
+        return (dict(dead.output) == self.output
+                and {i: n for i, n in dead.merged.items() if n} == self.merged)
+
+
 def press(qtbot, browser: VocabBrowser) -> None:
     qtbot.mouseClick(browser.dead_button, Qt.MouseButton.LeftButton)
 
@@ -44,23 +75,24 @@ def test_the_button_lists_the_dead_weight_of_the_trained_vocabulary(qtbot, brows
     assert browser.dead_button.isChecked() and browser.threshold.isVisible()
     measured(qtbot, browser, controller)
     assert not browser.view.isColumnHidden(VocabModel.IOS)
-    want = dead_weight_of(controller.tokenizer(), TEXT)
+    want = Want(controller.tokenizer(), TEXT)
     dead = want.dead(0.9)
-    assert dead and sorted(browser.visible_ids()) == sorted(t.id for t in dead)
+    assert dead and sorted(browser.visible_ids()) == sorted(dead)
     # sorted by IoS, highest first, at once
     shown = [want.ios(i) for i in browser.visible_ids()]
     assert shown == sorted(shown, reverse=True)
-    top = dead[0]
-    row = browser.model.row_of_id(top.id)
-    assert browser.model.index(row, VocabModel.IOS).data() == ios_text(top.ios)
-    tip = browser.model.index(row, VocabModel.IOS).data(Qt.ItemDataRole.ToolTipRole)
-    assert f"merged further {top.merged:,} times" in tip and "the corpus in the window" in tip
-    assert browser.model.index(row, VocabModel.MERGED).data() == f"{top.merged:,}"
-    assert browser.model.index(row, VocabModel.OUTPUT).data() == f"{top.output:,}"
+    for top in (dead[0], dead[-1]):
+        row = browser.model.row_of_id(top)
+        merged, output = want.merged.get(top, 0), want.output.get(top, 0)
+        assert browser.model.index(row, VocabModel.IOS).data() == ios_text(want.ios(top))
+        tip = browser.model.index(row, VocabModel.IOS).data(Qt.ItemDataRole.ToolTipRole)
+        assert f"merged further {merged:,} times" in tip and "the corpus in the window" in tip
+        assert browser.model.index(row, VocabModel.MERGED).data() == f"{merged:,}"
+        assert browser.model.index(row, VocabModel.OUTPUT).data() == f"{output:,}"
     assert f"{len(dead):,} of" in browser.summary.text()
     # a lower threshold keeps more tokens
     browser.threshold.setValue(0.5)
-    assert sorted(browser.visible_ids()) == sorted(t.id for t in want.dead(0.5))
+    assert sorted(browser.visible_ids()) == sorted(want.dead(0.5))
     assert len(browser.visible_ids()) > len(dead)
     # released: every token again, the column hidden
     press(qtbot, browser)
@@ -76,9 +108,9 @@ def test_a_step_measures_the_new_vocabulary_again(qtbot, browser, controller):
     assert controller.step_index == 20
     qtbot.waitUntil(lambda: browser.model.dead is not None and browser.model.dead is not first
                     and not controller.busy, timeout=20_000)
-    want = dead_weight_of(controller.tokenizer(), TEXT)
-    assert browser.model.dead.merged == want.merged
-    assert sorted(browser.visible_ids()) == sorted(t.id for t in want.dead(0.9))
+    want = Want(controller.tokenizer(), TEXT)
+    assert want.same_counts(browser.model.dead)
+    assert sorted(browser.visible_ids()) == sorted(want.dead(0.9))
 
 
 def test_an_imported_tokenizer_on_other_files(qtbot, browser, controller, tmp_path):
@@ -88,16 +120,17 @@ def test_an_imported_tokenizer_on_other_files(qtbot, browser, controller, tmp_pa
     controller.tokenizer_files.set_use_imported(True)
     press(qtbot, browser)
     measured(qtbot, browser, controller)
-    want = dead_weight_of(tok, TEXT)
-    assert browser.model.dead.output == want.output
+    # every word of the corpus it was trained on is one of its tokens: taken whole
+    want = Want(tok, TEXT, tmp_path / "tokenizer.tiktoken")
+    assert want.same_counts(browser.model.dead) and want.output
     (tmp_path / "other.txt").write_text(OTHER, "utf-8")
     browser.set_dead_paths([str(tmp_path / "other.txt")])
     assert browser.dead_files.text() == "Corpus: other.txt"
     qtbot.waitUntil(lambda: browser.model.dead is not None
                     and browser.model.dead_corpus == "other.txt", timeout=20_000)
-    want = dead_weight_of(tok, OTHER)
-    assert browser.model.dead.merged == want.merged
-    assert sorted(browser.visible_ids()) == sorted(t.id for t in want.dead(0.9))
+    want = Want(tok, OTHER, tmp_path / "tokenizer.tiktoken")
+    assert want.merged and want.same_counts(browser.model.dead)
+    assert sorted(browser.visible_ids()) == sorted(want.dead(0.9))
     assert "dead weight on other.txt" in browser.summary.text()
 
 
@@ -144,8 +177,7 @@ def test_a_word_count_table_measures_the_trained_tokenizer_and_refuses_an_import
     window.dock_layout.vocab_dock.raise_()   # a dock tab behind another catches up when raised
     qtbot.mouseClick(b.dead_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: b.model.dead is not None and not c.busy, timeout=20_000)
-    want = dead_weight_of(c.tokenizer(), TEXT)
-    assert b.model.dead.merged == want.merged and b.model.dead.output == want.output
+    assert Want(c.tokenizer(), TEXT).same_counts(b.model.dead)
     export_tokenizer(c.tokenizer(), tmp_path, "tiktoken")
     c.imported = load_tokenizer(tmp_path / "tokenizer.tiktoken")
     c.imported_path = str(tmp_path / "tokenizer.tiktoken")
@@ -180,7 +212,6 @@ def test_a_streamed_corpus_is_read_from_its_files(qtbot, window, tmp_path, ready
     c.jobs.progress.connect(lambda label, done, total: seen.append((label, done, total)))
     qtbot.mouseClick(b.dead_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: b.model.dead is not None and not c.busy, timeout=30_000)
-    want = dead_weight_of(c.tokenizer(), text)
-    assert b.model.dead.merged == want.merged and b.model.dead.output == want.output
+    assert Want(c.tokenizer(), text).same_counts(b.model.dead)
     assert "dead weight on big.txt" in b.summary.text()
     assert any("Dead weight" in label for label, _, _ in seen)
