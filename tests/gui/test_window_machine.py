@@ -14,7 +14,8 @@ controller's plan):
 - the corpus line's counts are the corpus's own (never another mode's reading);
 - the encode view's ids equal the engine's for that tokenizer (trained as of the step,
   or the imported file loaded afresh);
-- parity's plain-BPE comparison covers every step of the run;
+- the compression and Rényi charts equal the corpus encoded afresh at the step shown,
+  and parity's plain-BPE comparison covers every step of the run;
 - a relaunch from the saved session shows what the window showed before quitting.
 
 Thresholds are lowered so that a few KB take the routes a big corpus takes (jobs on the
@@ -24,6 +25,7 @@ Failing sequences shrink to a minimal one and are printed as Python.
 from __future__ import annotations
 
 import functools
+from collections import Counter
 import gc
 import random
 from dataclasses import replace
@@ -44,6 +46,8 @@ from bpe_gui.gui.controller import corpus_source, training as training_mod
 from bpe_gui.gui.controller.controller import Controller
 from bpe_gui.gui.controller.parity_setup import Language, ParitySetup
 from bpe_gui.gui.controller.plan import PARITY, TRAIN_ON
+from bpe_gui.gui.panels.charts.charts import ChartsView
+from chart_oracle import renyi
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "parallel"
 SAMPLE = "The lower widest newest: 最新的 low-lying words, 42 times."
@@ -111,6 +115,10 @@ class WindowMachine(RuleBasedStateMachine):
     def _new_controller(self) -> Controller:
         c = Controller()
         self._controllers.append(c)
+        self.charts = ChartsView(c)   # follows the controller's signals, as in the window
+        self._views.append(self.charts)
+        self.charts.resize(800, 600)
+        self.charts.show()
         return c
 
     def _make_files(self) -> dict[str, str]:
@@ -137,6 +145,10 @@ class WindowMachine(RuleBasedStateMachine):
         return out
 
     def teardown(self):
+        # the views stay referenced until the test ends (as qtbot keeps widgets): a
+        # controller's last queued signals may still reach them
+        for v in self._views:
+            v.close()
         for c in self._controllers:
             c.shutdown()
         self._controllers.clear()
@@ -230,6 +242,13 @@ class WindowMachine(RuleBasedStateMachine):
     def train(self):
         self.idle()
         self.c.training.train()
+        self.idle()
+
+    @rule()
+    def retrain(self):
+        """Retrain from step 0 (Ctrl+R)."""
+        self.idle()
+        self.c.training.retrain()
         self.idle()
 
     @rule()
@@ -327,25 +346,52 @@ class WindowMachine(RuleBasedStateMachine):
         words = Pretokenizer(c.settings.pattern, c.settings.special_tokens).words(text)
         assert shown == (len(words), len(set(words))), "the corpus line counts another text"
 
+    def oracle_tokenizer(self) -> Tokenizer | None:
+        """The engine's tokenizer of the oracle's merges, for byte-level training of a
+        plain or parity run (SuperBPE's stage 2 cuts text otherwise: left out)."""
+        c = self.c
+        merges = self.oracle()
+        if merges is None or c.settings.superbpe_from is not None:
+            return None
+        vocab = {i: bytes([i]) for i in range(256)}
+        for a, b in merges:
+            vocab[len(vocab)] = a + b
+        parity = c.training.plan().mode == PARITY
+        if not parity and c.settings.mode != "byte":
+            return None
+        return Tokenizer(vocab, list(merges), pattern="gpt2" if parity else c.settings.pattern)
+
     @invariant()
     def encode_view_ids_are_the_engines(self):
         c = self.c
         tok = None if c.busy else c.tokenizer()
         if tok is None:
             return
-        if c.use_imported:
-            fresh = loaded(c.imported_path)
-        else:
-            merges = self.oracle()
-            if merges is None or c.settings.superbpe_from is not None:
-                return
-            vocab = {i: bytes([i]) for i in range(256)}
-            for a, b in merges:
-                vocab[len(vocab)] = a + b
-            parity = c.training.plan().mode == PARITY
-            fresh = Tokenizer(vocab, list(merges),
-                              pattern="gpt2" if parity else c.settings.pattern)
+        fresh = loaded(c.imported_path) if c.use_imported else self.oracle_tokenizer()
+        if fresh is None:
+            return
         assert tok.encode(SAMPLE) == fresh.encode(SAMPLE), "the encode view cuts otherwise"
+
+    @invariant()
+    def charts_are_recounted(self):
+        """Compression and Rényi efficiency at step 0 and at the step shown, against the
+        corpus encoded afresh by the oracle's tokenizer (plain byte-level runs of the
+        text in the window, whose every byte the charts count)."""
+        c = self.c
+        if c.busy or c.trainer is None or c.stale or c.training.plan().mode != "plain" \
+                or c.streamed or c.is_table():
+            return
+        tok = self.oracle_tokenizer()
+        if tok is None:
+            return
+        self.charts.refresh()
+        _, bpt = self.charts.compression.data("corpus")
+        _, eff = self.charts.renyi.data("corpus")
+        text, k = c.corpus_text, c.trainer.n_steps
+        ids = tok.encode(text)
+        assert len(bpt) == k + 1 and bpt[0] == 1.0, "the compression chart starts elsewhere"
+        assert bpt[k] == pytest.approx(len(text.encode()) / len(ids), rel=1e-12)
+        assert eff[k] == pytest.approx(renyi(Counter(ids).values(), 256 + k), rel=1e-9)
 
     @invariant()
     def parity_chart_covers_the_run(self):
@@ -372,6 +418,7 @@ def _run(qtbot, tmp_path, monkeypatch, shard: int, examples: int, steps: int = 3
     machine.qtbot = qtbot
     machine.folder = tmp_path
     machine._controllers = []
+    machine._views = []
     # each job starts with a full collection (gc_policy.py): what the test process holds
     # (hypothesis, pytest, every module) is set aside so that it stays as cheap as the app's
     gc.freeze()
