@@ -139,7 +139,9 @@ def violations(points: Points, M, val, budget: int):
     query = range_argmin(M)
     u = np.nonzero(points.end > points.start)[0]
     lo, hi = points.start[u], points.end[u]
-    found_u, found_t, found_g = [], [], []
+    found_u: list[Any] = []
+    found_t: list[Any] = []
+    found_g: list[Any] = []
     largest, n = 0.0, 0
     while len(u) and n < budget:
         t = query(lo, hi)

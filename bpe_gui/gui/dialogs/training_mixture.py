@@ -530,7 +530,7 @@ class TrainingMixtureDialog(QDialog):
         r = self.mixture
         shares = r.proportions if r is not None else None
         self.share_chart.show_shares(shares)
-        if shares:
+        if r is not None and shares:
             order = sorted(shares.items(), key=lambda kv: -kv[1])
             warn = colors(self)["error"]
             self.shares_label.setText("<b>Proportions:</b> " + ", ".join(
