@@ -20,9 +20,14 @@ class MixtureWarning:
     message: str
 
 
+def token_words(token: bytes) -> str:
+    """A token quoted as text (bytes that are not UTF-8 as \\xNN)."""
+    return "'" + token.decode("utf-8", "backslashreplace") + "'"
+
+
 def pair_words(pair: tuple[bytes, bytes]) -> str:
-    """'a' + 'b' as text (invalid UTF-8 as escapes)."""
-    return " + ".join(repr(p.decode("utf-8", "backslashreplace")) for p in pair)
+    """'a' + 'b' as text."""
+    return " + ".join(token_words(p) for p in pair)
 
 
 def not_converged(rounds: int, violation_per_mb: float, step: int,
@@ -71,8 +76,7 @@ def uncovered_check(merges: list[tuple[bytes, bytes]], counts: list[dict[str, fl
     none = [m for m, c, s in zip(merges, counts, skipped) if not s and not any(c.values())]
     if not used or len(none) <= UNCOVERED_SHARE * len(used):
         return None
-    shown = ", ".join(repr((a + b).decode("utf-8", "backslashreplace"))
-                      for a, b in none[:EXAMPLES])
+    shown = ", ".join(token_words(a + b) for a, b in none[:EXAMPLES])
     return MixtureWarning(
         "uncovered",
         f"{len(none):,} of the {len(used):,} merges ({len(none) / len(used):.0%}) occur in no "
