@@ -87,7 +87,7 @@ class MixtureResult:
     rounds: int = 0                 # solve rounds of the lazy constraints
     constraints: int = 0            # (step, pair) constraints in the final program
     merges_skipped: int = 0         # merges whose parts are not tokens of the list (left out)
-    round_log: list = field(default_factory=list)   # per round: (pairs violating, largest)
+    round_log: list = field(default_factory=list)   # per round: (rows added, largest violation, rows held)
     words: dict[str, int] = field(default_factory=dict)   # unique words of each sample
     converged: bool = True          # the full program's optimum (False: a limit stopped it)
     violation: float = 0.0          # the largest violation left, per PER bytes (0: none)
