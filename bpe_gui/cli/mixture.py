@@ -37,8 +37,14 @@ def add_parser(sub) -> None:
                    "folder whose files are all taken (repeat, at least twice)")
     c.add_argument("--merges", type=positive, metavar="N",
                    help="use only the first N merges (default: all)")
+    c.add_argument("--max-rounds", type=positive, metavar="N",
+                   help="stop the linear program after N rounds, even before its optimum "
+                   "(then it says it did not converge; default: until the optimum)")
+    c.add_argument("--time-limit", type=positive_seconds, metavar="SECONDS",
+                   help="stop the linear program after SECONDS, even before its optimum")
     c.add_argument("--json", action="store_true",
-                   help="print one JSON object, category -> proportion")
+                   help="print one JSON object: proportions (category -> share), "
+                   "converged, rounds, max_violation (per million bytes), warnings")
     c.set_defaults(func=cmd_mixture)
 
 
@@ -47,6 +53,17 @@ def category_arg(text: str) -> tuple[str, str]:
     if not sep or not name.strip() or not path:
         raise argparse.ArgumentTypeError(f"{text!r} is not NAME=PATH (e.g. en=english.txt)")
     return name.strip(), path
+
+
+def positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number of seconds "
+                                         "(e.g. 60)")
+    return value
 
 
 def cmd_mixture(args: argparse.Namespace) -> int:
@@ -66,13 +83,21 @@ def cmd_mixture(args: argparse.Namespace) -> int:
     samples = {name: read_sample(sample_files(path), name) for name, path in cats}
     bar = Progress(sys.stderr)
     try:
-        result = infer_mixture(tok, samples, merges=args.merges, progress=bar)
+        result = infer_mixture(tok, samples, merges=args.merges, progress=bar,
+                               max_rounds=args.max_rounds, seconds=args.time_limit)
     finally:
         bar.end_line()
     if args.json:
-        print(json.dumps(result.proportions, ensure_ascii=False))
+        print(json.dumps({"proportions": result.proportions, "converged": result.converged,
+                          "rounds": result.rounds, "max_violation": result.violation,
+                          "warnings": [{"kind": w.kind, "message": w.message}
+                                       for w in result.warnings]}, ensure_ascii=False))
     else:
         print("\n".join(table_lines(result.proportions)))
+        print(f"{result.rounds:,} rounds; " + ("converged: no constraint is violated"
+              if result.converged else "NOT converged (stopped by the limit)"))
+        for w in result.warnings:
+            print(f"warning: {w.message}")
     return 0
 
 

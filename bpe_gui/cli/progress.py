@@ -31,7 +31,10 @@ class Progress:
         if phase != self.phase:
             self.end_line()
             self.phase, self.last_decile, self.phase_start = phase, -1, None
-        frac = min(1.0, done / total) if total else 1.0
+        if not total:     # no end known (the mixture's rounds): say how far it got
+            self._count(phase, done)
+            return
+        frac = min(1.0, done / total)
         if self.tty:
             now = time.monotonic()
             if now - self.last_draw < 0.1 and frac < 1.0:
@@ -55,6 +58,15 @@ class Progress:
                 print(f"{PROG}: {self.LABELS.get(phase, phase)} {decile * 10}% "
                       f"({amount(done, phase)}/{amount(total, phase)})", file=self.stream,
                       flush=True)
+
+    def _count(self, phase: str, done: int) -> None:
+        label = self.LABELS.get(phase, phase)
+        if self.tty:
+            self.stream.write(f"\r{label:<15} round {done:,}")
+            self.stream.flush()
+            self.open_line = True
+        elif done and done & (done - 1) == 0:    # rounds 1, 2, 4, 8, ...
+            print(f"{PROG}: {label} round {done:,}", file=self.stream, flush=True)
 
     def end_line(self) -> None:
         if self.open_line:

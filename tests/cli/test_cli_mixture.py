@@ -39,7 +39,9 @@ def test_json_and_table_give_the_mixture(work):
     p = run("mixture", "--tokenizer", "tokenizer.json", *cats("en=en.txt", "zh=zh.txt",
             "py=py"), "--json", cwd=work, timeout=300)
     assert p.returncode == 0, err(p)
-    got = json.loads(out(p))
+    doc = json.loads(out(p))
+    assert doc["converged"] is True and doc["max_violation"] == 0 and doc["rounds"] >= 1
+    got = doc["proportions"]
     assert list(got) == ["en", "zh", "py"] and sum(got.values()) == pytest.approx(1)
     assert max(abs(got[k] - SHARES[k]) for k in SHARES) < 0.06, got
     # the folder is the same sample as the file
@@ -49,10 +51,37 @@ def test_json_and_table_give_the_mixture(work):
             "py=py.txt"), "--merges", "300", cwd=work, timeout=300)
     assert q.returncode == 0, err(q)
     lines = out(q).splitlines()
-    assert lines[0].split() == ["category", "proportion"] and len(lines) == 4
-    rows = {ln.split()[0]: float(ln.split()[1].rstrip("%")) / 100 for ln in lines[1:]}
+    assert lines[0].split() == ["category", "proportion"]
+    assert "converged: no constraint is violated" in lines[4]
+    rows = {ln.split()[0]: float(ln.split()[1].rstrip("%")) / 100 for ln in lines[1:4]}
     assert rows == pytest.approx(got, abs=0.0006)
-    assert [ln.split()[0] for ln in lines[1:]] == sorted(got, key=lambda k: -got[k])
+    assert [ln.split()[0] for ln in lines[1:4]] == sorted(got, key=lambda k: -got[k])
+
+
+def test_a_round_limit_says_it_did_not_converge(work):
+    """One round stops the program before its optimum on this tokenizer: --json and the
+    table both say so, with the largest violation."""
+    p = run("mixture", "--tokenizer", "tokenizer.json", *cats("en=en.txt", "zh=zh.txt",
+            "py=py.txt"), "--merges", "100", "--max-rounds", "1", "--json", cwd=work,
+            timeout=300)
+    assert p.returncode == 0, err(p)
+    doc = json.loads(out(p))
+    assert doc["converged"] is False and doc["rounds"] == 1 and doc["max_violation"] > 0
+    said = [w["message"] for w in doc["warnings"] if w["kind"] == "not_converged"]
+    assert said and f"{doc['max_violation']:,.1f} per million bytes" in said[0]
+    q = run("mixture", "--tokenizer", "tokenizer.json", *cats("en=en.txt", "zh=zh.txt",
+            "py=py.txt"), "--merges", "100", "--max-rounds", "1", cwd=work, timeout=300)
+    assert q.returncode == 0, err(q)
+    assert "NOT converged" in out(q) and "warning: Not converged" in out(q)
+
+
+@pytest.mark.parametrize("flag,value,said", [("--max-rounds", "0", "--max-rounds"),
+                                             ("--time-limit", "-3", "positive number of seconds"),
+                                             ("--time-limit", "soon", "positive number of seconds")])
+def test_a_bad_limit(work, flag, value, said):
+    p = run("mixture", "--tokenizer", "tokenizer.json", *cats("en=en.txt", "zh=zh.txt"),
+            flag, value, cwd=work)
+    assert_user_error(p, said)
 
 
 def test_fewer_than_two_categories(work):

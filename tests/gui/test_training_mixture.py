@@ -1,13 +1,14 @@
 """Analysis › What was it trained on?: samples per category, inferred on the job runner
-(progress, Cancel), the proportions chart, each merge against its runner-up. The numbers
-shown are the engine's (``analysis.infer_mixture`` on the same samples: its accuracy is
-tested in tests/engine/analysis), for the trained tokenizer and imported files."""
+(progress, Cancel), the proportions chart, each merge against its runner-up. The shares
+shown are checked against the slow, independent program of tests/engine/
+mixture_reference.py (they reach its optimum), for the trained tokenizer and imported
+files; a round limit that stops it first is said beside the shares."""
 from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import Qt
 
-from bpe_gui.engine.analysis import infer_mixture
+import mixture_reference as ref
 from bpe_gui.engine.formats import export_tokenizer, load_tokenizer
 from bpe_gui.gui.dialogs.training_mixture import (NOTE, TrainingMixtureDialog, category_of,
                                                   show_training_mixture)
@@ -64,10 +65,11 @@ def test_the_trained_tokenizer_gives_the_engines_proportions(qtbot, dialog, cont
     assert sorted(dialog.samples) == ["en", "py", "zh"]
     assert dialog.sample_table.rowCount() == 3 and dialog.infer.isEnabled()
     infer(qtbot, dialog)
-    want = infer_mixture(controller.tokenizer(), samples_of(folder))
     got = dialog.mixture
-    assert got.proportions == pytest.approx(want.proportions, abs=1e-9)
+    merges = [(bytes(a), bytes(b)) for a, b in controller.tokenizer().merges]
+    assert ref.optimal(samples_of(folder), ref.gpt2_pattern(), merges, got.proportions)
     assert sum(got.proportions.values()) == pytest.approx(1.0)
+    assert "optimal after" in dialog.status.text()
     # the chart: one bar per category, its share
     bars = dialog.share_chart.series["share"]
     assert bars.ys == pytest.approx(list(got.proportions.values()))
@@ -103,6 +105,7 @@ def test_the_trained_tokenizer_gives_the_engines_proportions(qtbot, dialog, cont
 @pytest.mark.parametrize("fmt,name", [("tiktoken", "tokenizer.tiktoken"),
                                       ("hf", "tokenizer.json"), ("gpt2", "vocab.json")])
 def test_an_imported_tokenizer(qtbot, dialog, controller, folder, tmp_path, fmt, name):
+    trained = [(bytes(a), bytes(b)) for a, b in controller.tokenizer().merges]
     export_tokenizer(controller.tokenizer(), tmp_path, fmt)
     tok = load_tokenizer(tmp_path / name)
     controller.imported, controller.imported_path = tok, str(tmp_path / name)
@@ -113,10 +116,26 @@ def test_an_imported_tokenizer(qtbot, dialog, controller, folder, tmp_path, fmt,
     dialog.add_sample_files([str(folder / "en.txt"), str(folder / "zh.txt")])
     dialog.merges.setValue(tok.n_merges - 1)
     infer(qtbot, dialog)
-    want = infer_mixture(tok, {k: samples_of(folder)[k] for k in ("en", "zh")},
-                         merges=tok.n_merges - 1)
-    assert dialog.mixture.proportions == pytest.approx(want.proportions, abs=1e-9)
+    texts = {k: samples_of(folder)[k] for k in ("en", "zh")}
+    assert ref.optimal(texts, ref.gpt2_pattern(), trained[:tok.n_merges - 1],
+                       dialog.mixture.proportions)
     assert dialog.mixture.merges_used == tok.n_merges - 1 == dialog.steps_model.rowCount()
+
+
+def test_a_round_limit_says_the_shares_are_not_the_answer(qtbot, dialog, controller,
+                                                          folder):
+    """One round stops the program before its optimum here: the status and the shares
+    say so, with the largest violation, and the shares are indeed not optimal."""
+    dialog.add_sample_folder(str(folder))
+    dialog.rounds.setValue(1)
+    infer(qtbot, dialog)
+    got = dialog.mixture
+    assert not got.converged and got.rounds == 1
+    assert "NOT converged: stopped after 1 rounds" in dialog.status.text()
+    assert "Not converged" in dialog.shares_label.text()
+    assert f"{got.violation:,.1f} per million bytes" in dialog.shares_label.text()
+    merges = [(bytes(a), bytes(b)) for a, b in controller.tokenizer().merges]
+    assert not ref.optimal(samples_of(folder), ref.gpt2_pattern(), merges, got.proportions)
 
 
 @pytest.mark.parametrize("controller", [dict(mode="char")], indirect=True)

@@ -32,6 +32,7 @@ if TYPE_CHECKING:   # the names as mypy sees them; each is imported at first use
                                 tokenizer_labels)
     from .mixture import (MixtureResult, MixtureStep, check_mixture_tokenizer, check_solver,
                           infer_mixture, mixture_refusal, read_sample, sample_files)
+    from .mixture_warnings import MixtureWarning
     from .overlap import vocab_overlap
     from .reachability import KINDS, UNREACHABLE, Reachability, classify_more, classify_tokens
     from .scripts import (COLUMNS, SCRIPTS, ScriptStats, char_script, encoding_stats,
@@ -49,6 +50,7 @@ __getattr__, __dir__ = lazy_face(__name__, {
                       "tokenizer_labels"),
     ".mixture": ("MixtureResult MixtureStep check_mixture_tokenizer check_solver infer_mixture "
                  "mixture_refusal read_sample sample_files"),
+    ".mixture_warnings": "MixtureWarning",
     ".overlap": "vocab_overlap",
     ".reachability": "KINDS UNREACHABLE Reachability classify_more classify_tokens",
     ".scripts": ("COLUMNS SCRIPTS ScriptStats char_script encoding_stats scripts_present "
@@ -57,6 +59,7 @@ __getattr__, __dir__ = lazy_face(__name__, {
 
 __all__ = ["COLUMNS", "CostRow", "CostTable", "Cut", "DeadToken", "DeadWeight",
            "HeldOut", "KINDS", "MAX_ALPHA", "MixtureResult", "MixtureStep",
+           "MixtureWarning",
            "RENYI_ALPHA", "Reachability", "RenyiCurve", "SCRIPTS", "ScriptStats",
            "THRESHOLD", "UNREACHABLE", "boundary_diff", "char_script",
            "check_mixture_tokenizer", "check_solver", "classify_more",

@@ -17,14 +17,11 @@ are not the training data, so the constraints are softened by slacks: v_t >= 0 p
 and w_p >= 0 per pair shared by every step (a pair frequent in a sample but never merged
 is absorbed once). The linear program minimises sum v_t + sum w_p.
 
-There are too many (t, p) to write down, so constraints are added lazily: solve, find
-the pairs that beat some step's merge under the current solution, add them (one per
-pair a round, at its worst step), solve again, until none do or the proportions have
-stopped moving (STEADY); constraints slack for a few solves running leave the program
-(added again if violated again), which keeps each solve the size of what binds. The search is over every pair's count history: between two changes (the
-core reports each change) a pair's mixed count is constant, so a constraint is violated
-somewhere in that stretch iff the smallest "merge count + v_t" over the stretch is below
-it (a range minimum over the steps); the step of that minimum is the one added.
+There are too many (t, p) to write down, so constraints are added lazily
+(mixture_lp.py) until none of the full program is violated: the answer is the full
+program's optimum, or, where a limit the caller set stopped it first, says it is not
+(``converged``, ``warnings``). Warnings also say when the answer disagrees with its own
+evidence (mixture_warnings.py).
 
 The replay is the trainer's C core told which pair to merge (``train.MergeReplay``); the
 program is solved by HiGHS (``pip install bpe-gui[analysis]``): kept in one model across
@@ -50,17 +47,14 @@ from ..corpus.counting import count_corpus
 from ..errors import Cancelled, CorpusError, SettingsError
 from ..tokenizers.base import BaseTokenizer
 from ..train import PAIR_RECORD, SKIP, MergeReplay
+from .mixture_lp import Solved, solve
+from .mixture_warnings import (MixtureWarning, evidence_check, not_converged, slack_check,
+                               uncovered_check)
 from .per_language import read_chunks
 
 PER = 1_000_000     # MixtureStep counts are per this many bytes of sample
 TOP_K = 4           # each category's best pairs before each step: runner-up candidates
 CHUNK = 4096        # merges replayed per call (progress and cancel between calls)
-MAX_ROUNDS = 30     # solve / add violated constraints rounds
-ROUND_ADD = 20_000  # constraints added per round at most (the most violated first)
-TOLERANCE = 1e-7    # a violation smaller than this (relative to the merge counts) is none
-STEADY = 1e-3       # the proportions moved less than this in two rounds running: done
-SLACK_SOLVES = 3    # a constraint slack in this many solves running leaves the program
-USE_HIGHSPY = True  # warm-started rounds when highspy is installed (False: SciPy's linprog)
 UNREACHABLE_SHARE = 0.02   # merges whose parts are not tokens: more than this, refuse
 
 Progress = Callable[[str, int, int], None]
@@ -93,8 +87,12 @@ class MixtureResult:
     rounds: int = 0                 # solve rounds of the lazy constraints
     constraints: int = 0            # (step, pair) constraints in the final program
     merges_skipped: int = 0         # merges whose parts are not tokens of the list (left out)
-    round_log: list = field(default_factory=list)   # per round: (pairs violating, largest)
+    round_log: list = field(default_factory=list)   # per round: (rows added, largest violation, rows held)
     words: dict[str, int] = field(default_factory=dict)   # unique words of each sample
+    converged: bool = True          # the full program's optimum (False: a limit stopped it)
+    violation: float = 0.0          # the largest violation left, per PER bytes (0: none)
+    slack_share: float = 0.0        # the slacks as a share of the merges' mixed counts
+    warnings: list[MixtureWarning] = field(default_factory=list)   # shown beside the shares
 
 
 # ----- which tokenizers ----------------------------------------------------------------
@@ -202,15 +200,19 @@ def read_sample(paths: Sequence[str | Path], name: str = "") -> str:
 
 def infer_mixture(tokenizer: BaseTokenizer, samples: Mapping[str, str], *,
                   merges: int | None = None, progress: Progress | None = None,
-                  cancel: Callable[[], bool] | None = None) -> MixtureResult:
+                  cancel: Callable[[], bool] | None = None, max_rounds: int | None = None,
+                  seconds: float | None = None) -> MixtureResult:
     """The category proportions that best explain ``tokenizer``'s merge order, given one
     sample text per category (see the module docstring). ``merges``: use only the first
     N. ``progress(stage, done, total)``: stages "count" (categories), "replay" (merges),
     "solve" (rounds); ``cancel()`` is polled and raises :class:`Cancelled`.
+    ``max_rounds``, ``seconds``: stop the linear program after that many rounds or
+    seconds, even before its optimum (the result's ``converged`` and ``warnings`` say so);
+    by default it runs until no constraint of the full program is violated.
 
     Errors: fewer than two categories, an empty sample (CorpusError), a tokenizer the
     method does not apply to (SettingsError, :func:`mixture_refusal`)."""
-    _check_arguments(samples, merges)
+    _check_arguments(samples, merges, max_rounds, seconds)
     check_mixture_tokenizer(tokenizer)
     check_solver()
     names = list(samples)
@@ -253,7 +255,7 @@ def infer_mixture(tokenizer: BaseTokenizer, samples: Mapping[str, str], *,
     del replays
 
     hist = [h.arrays(T) for h in history]
-    solved = _solve(hist, [sizes[n] for n in names], T, report, stop)
+    solved = solve(hist, [sizes[n] for n in names], T, report, stop, max_rounds, seconds)
     alpha = solved.alpha
     props = {n: float(a) for n, a in zip(names, alpha)}
     steps = _steps(names, merge_list, pairs, hist, solved, [sizes[n] for n in names])
@@ -261,9 +263,33 @@ def infer_mixture(tokenizer: BaseTokenizer, samples: Mapping[str, str], *,
     for s in steps:
         if s.best_category:
             evidence[s.best_category].append(s.step)
+    per_mb = PER / (sum(sizes.values()) / len(sizes))      # per mean sample size -> per PER
+    mixed = sum(sum(props[n] * c for n, c in s.counts.items()) for s in steps)
+    slack = solved.objective * per_mb / mixed if mixed > 0 else 0.0
+    warnings = _warnings(solved, merge_list, pairs, steps, props, evidence, slack, per_mb)
     return MixtureResult(props, steps, evidence, T, sizes, objective=solved.objective,
                          rounds=solved.rounds, constraints=solved.n_constraints,
-                         merges_skipped=skipped, round_log=solved.log, words={n: h.n_words for n, h in zip(names, history)})
+                         merges_skipped=skipped, round_log=solved.log,
+                         words={n: h.n_words for n, h in zip(names, history)},
+                         converged=solved.converged, violation=solved.violation * per_mb,
+                         slack_share=slack, warnings=warnings)
+
+
+def _warnings(solved: Solved, merge_list, pairs, steps, props, evidence, slack,
+              per_mb) -> list[MixtureWarning]:
+    out = []
+    if not solved.converged:
+        step, key = solved.worst
+        pair = None
+        if step >= 0:
+            token_of = _token_bytes(merge_list, pairs)
+            pair = (token_of(key >> 32), token_of(key & 0xFFFFFFFF))
+        out.append(not_converged(solved.rounds, solved.violation * per_mb, step, pair,
+                                 merge_list[max(step, 0)]))
+    checks_ = (evidence_check(props, evidence), slack_check(slack),
+               uncovered_check([s.merge for s in steps], [s.counts for s in steps],
+                               [not s.best_category for s in steps]))
+    return out + [w for w in checks_ if w is not None]
 
 
 def check_solver() -> None:
@@ -276,7 +302,7 @@ def check_solver() -> None:
                             "(or pip install scipy).") from None
 
 
-def _check_arguments(samples, merges) -> None:
+def _check_arguments(samples, merges, max_rounds, seconds) -> None:
     if not isinstance(samples, Mapping):
         raise checks.ArgumentTypeError("infer_mixture(samples) must map each category's "
                                        f"name to its sample text, not {type(samples).__name__}")
@@ -290,6 +316,10 @@ def _check_arguments(samples, merges) -> None:
             raise CorpusError(f"The sample of category {name!r} is empty. Give each category "
                               "some text (about 1 MB is enough).")
     checks.whole(merges, "infer_mixture(merges)", 1, 1 << 31, none_ok=True)
+    checks.whole(max_rounds, "infer_mixture(max_rounds)", 1, 1 << 31, none_ok=True)
+    if seconds is not None and not (isinstance(seconds, (int, float)) and seconds > 0):
+        raise SettingsError(f"infer_mixture(seconds) must be a positive number of seconds, "
+                            f"not {seconds!r}; leave it out for no time limit.")
 
 
 class _History:
@@ -336,290 +366,7 @@ class _History:
         return keys[keep], states[keep], counts[keep], merge, tops
 
 
-@dataclass
-class _Solved:
-    alpha: Any               # numpy float64, one per category, sums to 1
-    objective: float
-    rounds: int
-    n_constraints: int
-    points: "_Points"        # the count history over every category (for the steps)
-    w: Any                   # each pair's slack (by point pid)
-    log: list                # per round: (pairs violating, largest violation)
-
-
-class _Points:
-    """Every category's pair counts through the replay, on the union of their change
-    points: for each point u (a pair ``pid[u]`` from state ``start[u]`` to ``end[u]``),
-    each category's count there (``counts[u, i]``). Points are sorted by (pair, state)."""
-
-    def __init__(self, hist: list[tuple], T: int):
-        import numpy as np
-        C = len(hist)
-        keys = np.concatenate([h[0] for h in hist])
-        self.pair_keys, pid = np.unique(keys, return_inverse=True)
-        pid = pid.astype(np.int64)
-        states = np.concatenate([h[1] for h in hist]).astype(np.int64)
-        cnt = np.concatenate([h[2] for h in hist])
-        cat = np.concatenate([np.full(len(h[0]), i, np.int8) for i, h in enumerate(hist)])
-        del keys
-        order = np.lexsort((states, pid))
-        pid, states, cnt, cat = pid[order], states[order], cnt[order], cat[order]
-        del order
-        # the last change of each (pair, state) holds the point's counts
-        last = np.ones(len(pid), dtype=bool)
-        last[:-1] = (pid[1:] != pid[:-1]) | (states[1:] != states[:-1])
-        grp_start = np.ones(len(pid), dtype=bool)
-        grp_start[1:] = pid[1:] != pid[:-1]
-        first_of_pair = np.maximum.accumulate(np.where(grp_start, np.arange(len(pid)), 0))
-        idx_last = np.nonzero(last)[0]
-        self.counts = np.zeros((len(idx_last), C), dtype=np.float64)
-        ar = np.arange(len(pid))
-        for i in range(C):
-            at = np.maximum.accumulate(np.where(cat == i, ar, -1))
-            ok = at >= first_of_pair
-            self.counts[:, i] = np.where(ok, cnt[np.maximum(at, 0)], 0)[idx_last]
-        self.pid = pid[idx_last]
-        self.start = states[idx_last]
-        nxt = np.empty(len(self.pid), dtype=np.int64)
-        nxt[:-1] = self.start[1:]
-        nxt[-1] = T
-        same = np.zeros(len(self.pid), dtype=bool)
-        same[:-1] = self.pid[1:] == self.pid[:-1]
-        self.end = np.where(same, nxt, T)
-        self.T = T
-
-    def at(self, pair_keys, states):
-        """Each category's count of the pairs ``pair_keys`` at ``states`` (arrays of one
-        shape): (..., C); pairs that never occurred count 0."""
-        import numpy as np
-        pid = np.searchsorted(self.pair_keys, pair_keys)
-        pid_ok = (pid < len(self.pair_keys)) & (self.pair_keys[np.minimum(pid, len(self.pair_keys) - 1)] == pair_keys)
-        code = self.pid * (self.T + 1) + self.start
-        q = pid * (self.T + 1) + states
-        u = np.searchsorted(code, q, side="right") - 1
-        ok = pid_ok & (u >= 0) & (self.pid[np.maximum(u, 0)] == pid)
-        out = self.counts[np.maximum(u, 0)]
-        out[~ok] = 0
-        return out
-
-
-def _range_argmin(values):
-    """A sparse table answering argmin of ``values`` over [s, e) for arrays s, e."""
-    import numpy as np
-    n = len(values)
-    table = [np.arange(n)]
-    k = 1
-    while 2 * k <= n:
-        prev = table[-1]
-        a, b = prev[:n - 2 * k + 1], prev[k:n - k + 1]
-        table.append(np.where(values[b] < values[a], b, a))
-        k *= 2
-
-    def query(s, e):
-        length = e - s
-        lv = np.floor(np.log2(np.maximum(length, 1))).astype(np.int64)
-        out = np.empty(len(s), dtype=np.int64)
-        for j in np.unique(lv):
-            m = lv == j
-            t = table[j]
-            x = t[s[m]]
-            y = t[e[m] - (1 << j)]
-            out[m] = np.where(values[y] < values[x], y, x)
-        return out
-    return query
-
-
-def _solve(hist: list[tuple], sizes: list[int], T: int, report: Progress,
-           stop: Callable[[], bool]) -> _Solved:
-    import numpy as np
-    from scipy import sparse
-    from scipy.optimize import linprog
-    C = len(hist)
-    points = _Points([(k, s, c) for k, s, c, _, _ in hist], T)
-    mc = np.stack([h[3][:T] for h in hist], axis=1).astype(np.float64)    # (T, C)
-    scale = np.mean(sizes) / np.array(sizes, dtype=np.float64)              # counts -> per mean size
-    mcs = mc * scale
-    pcs = points.counts * scale
-    alpha = np.full(C, 1.0 / C)
-    v = np.zeros(T)
-    P = len(points.pair_keys)
-    w = np.zeros(P)
-    rows = np.zeros(0, dtype=np.int64)          # the program's constraints: step * P + pair
-    D = np.zeros((0, C))                        # ... and their coefficients of alpha
-    age = np.zeros(0, dtype=np.int64)           # ... and the solves each has been slack
-    objective = 0.0
-    rounds = 0
-    log: list = []
-    steady = 0
-    warm = _WarmLP(C, T, P) if _highspy() is not None else None
-    for rounds in range(1, MAX_ROUNDS + 1):
-        if stop():
-            raise Cancelled()
-        report("solve", rounds - 1, MAX_ROUNDS)
-        M = mcs @ alpha + v
-        val = pcs @ alpha - w[points.pid]
-        query = _range_argmin(M)
-        s, e = points.start, points.end
-        live = np.nonzero(e > s)[0]
-        t_min = np.zeros(len(s), dtype=np.int64)
-        t_min[live] = query(s[live], e[live])
-        gap = val - M[t_min]
-        gap[e <= s] = -np.inf
-        bad = np.nonzero(gap > TOLERANCE * max(1.0, float(np.abs(M).max(initial=0))))[0]
-        # one constraint per pair a round, at its most violated stretch: its slack w_p is
-        # shared by every step, and often one constraint is all it needs
-        bad = bad[np.argsort(-gap[bad], kind="stable")]
-        bad = bad[np.sort(np.unique(points.pid[bad], return_index=True)[1])]
-        keys = t_min[bad] * P + points.pid[bad]
-        fresh = ~np.isin(keys, rows)
-        bad, keys = bad[fresh][:ROUND_ADD], keys[fresh][:ROUND_ADD]
-        if len(bad) == 0:
-            break
-        rows = np.concatenate([rows, keys])
-        D = np.concatenate([D, mcs[t_min[bad]] - pcs[bad]])
-        before = alpha
-        if warm is not None:
-            alpha, v, w, objective, tight = warm.solve(keys, D[-len(keys):], rows, D)
-        else:
-            alpha, v, w, objective, tight = _lp(np, sparse, linprog, C, T, P, rows, D)
-        log.append((len(bad), float(gap[bad[0]]), len(rows)))
-        # rows slack for a few solves are dropped (added again if they are violated
-        # again): the program stays near the size of what binds, each solve fast
-        age = np.concatenate([age, np.zeros(len(bad), dtype=np.int64)])
-        age = np.where(tight, 0, age + 1)
-        keep = age < SLACK_SOLVES
-        rows, D, age = rows[keep], D[keep], age[keep]
-        if warm is not None:
-            warm.drop(~keep)
-        steady = steady + 1 if np.abs(alpha - before).max() < STEADY else 0
-        if steady >= 2:
-            break
-    report("solve", MAX_ROUNDS, MAX_ROUNDS)
-    alpha = np.clip(alpha, 0, None)
-    alpha = alpha / alpha.sum() if alpha.sum() > 0 else np.full(C, 1.0 / C)
-    return _Solved(alpha, float(objective), rounds, len(rows), points, w, log)
-
-
-def _highspy():
-    """The highspy module, or None: the warm-started program needs it, SciPy's
-    ``linprog`` (a cold start each round) stands in without it."""
-    if not USE_HIGHSPY:
-        return None
-    try:
-        import highspy
-    except ImportError:
-        return None
-    return highspy
-
-
-class _WarmLP:
-    """The lazy program kept in one HiGHS model between rounds: rows are added and
-    dropped in place and dual simplex restarts from the last optimal basis (still
-    dual feasible after adding rows), so a round costs what the new rows change, not
-    a solve from scratch. Columns: alpha (C), then a v_t or w_p column the first time a
-    row names that step or pair (never removed: a column in no row stays at 0).
-    Row 0 is sum alpha = 1; rows 1.. are the rows of ``_solve`` in its order."""
-
-    def __init__(self, C: int, T: int, P: int):
-        import numpy as np
-        highspy = _highspy()
-        self.np, self.C, self.T, self.P = np, C, T, P
-        # the core class, not highspy.Highs: that one's log callbacks print a banner on
-        # stdout, which ``bpe-gui mixture --json`` keeps for the JSON alone
-        make = getattr(highspy, "_Highs", highspy.Highs)
-        h = make()
-        h.setOptionValue("output_flag", False)
-        h.setOptionValue("solver", "simplex")
-        h.setOptionValue("simplex_strategy", 1)      # dual: warm after adding rows
-        h.setOptionValue("presolve", "off")
-        h.setOptionValue("threads", 1)
-        inf = highspy.kHighsInf
-        self.inf, self.h, self.highspy = inf, h, highspy
-        h.addCols(C, np.zeros(C), np.zeros(C), np.full(C, inf), 0,
-                  np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0))
-        h.addRows(1, np.ones(1), np.ones(1), C, np.zeros(1, np.int32),
-                  np.arange(C, dtype=np.int32), np.ones(C))
-        self.n_cols = C
-        self.step_col = np.full(T, -1, dtype=np.int64)
-        self.pair_col = np.full(P, -1, dtype=np.int64)
-
-    def _cols(self, table, ids):
-        np = self.np
-        new = np.unique(ids[table[ids] < 0])
-        if len(new):
-            table[new] = self.n_cols + np.arange(len(new))
-            k = len(new)
-            self.h.addCols(k, np.ones(k), np.zeros(k), np.full(k, self.inf), 0,
-                           np.zeros(k, np.int32), np.zeros(0, np.int32), np.zeros(0))
-            self.n_cols += k
-        return table[ids]
-
-    def solve(self, keys, D_new, rows, D):
-        np, C = self.np, self.C
-        n = len(keys)
-        if n:
-            tc = self._cols(self.step_col, keys // self.P)
-            pc = self._cols(self.pair_col, keys % self.P)
-            idx = np.concatenate([np.tile(np.arange(C), (n, 1)), tc[:, None], pc[:, None]],
-                                 axis=1).astype(np.int32).ravel()
-            val = np.concatenate([D_new, np.ones((n, 2))], axis=1).ravel()
-            self.h.addRows(n, np.zeros(n), np.full(n, self.inf), len(idx),
-                           np.arange(0, len(idx), C + 2, dtype=np.int32), idx, val)
-        self.h.run()
-        if self.h.getModelStatus() != self.highspy.HighsModelStatus.kOptimal:
-            raise SettingsError("The mixture's linear program could not be solved: "
-                                f"{self.h.modelStatusToString(self.h.getModelStatus())}")
-        sol = self.h.getSolution()
-        x = np.asarray(sol.col_value)
-        v = np.zeros(self.T)
-        on = self.step_col >= 0
-        v[on] = x[self.step_col[on]]
-        w = np.zeros(self.P)
-        on = self.pair_col >= 0
-        w[on] = x[self.pair_col[on]]
-        row = np.asarray(sol.row_value)[1:]
-        tight = row <= 1e-9 * max(1.0, float(np.abs(D).max(initial=0)))
-        objective = float(self.h.getInfo().objective_function_value)
-        return x[:C].copy(), v, w, objective, tight
-
-    def drop(self, gone):
-        """Removes the rows ``gone`` (a mask over rows 1..) from the model."""
-        np = self.np
-        at = np.nonzero(gone)[0].astype(np.int32) + 1
-        if len(at):
-            self.h.deleteRows(len(at), at)
-
-
-def _lp(np, sparse, linprog, C, T, P, rows, D):
-    """min sum v + sum w  s.t.  D alpha + v_t + w_p >= 0 per row, sum alpha = 1, all >= 0;
-    v and w only for the steps and pairs some row names. Returns alpha, v (per step),
-    w (per pair), the objective, and which rows are tight."""
-    n = len(rows)
-    steps, t_col = np.unique(rows // P, return_inverse=True)
-    prs, p_col = np.unique(rows % P, return_inverse=True)
-    nv, nw = len(steps), len(prs)
-    r = np.arange(n)
-    data = np.concatenate([-D.ravel(), -np.ones(n), -np.ones(n)])
-    rr = np.concatenate([np.repeat(r, C), r, r])
-    cc = np.concatenate([np.tile(np.arange(C), n), C + t_col, C + nv + p_col])
-    A = sparse.csr_matrix((data, (rr, cc)), shape=(n, C + nv + nw))
-    cost = np.concatenate([np.zeros(C), np.ones(nv + nw)])
-    A_eq = sparse.csr_matrix((np.ones(C), (np.zeros(C, dtype=int), np.arange(C))),
-                             shape=(1, C + nv + nw))
-    res = linprog(cost, A_ub=A, b_ub=np.zeros(n), A_eq=A_eq, b_eq=[1.0], bounds=(0, None),
-                  method="highs")
-    if res.status != 0 or res.x is None:
-        raise SettingsError(f"The mixture's linear program could not be solved: {res.message}")
-    x = res.x
-    v = np.zeros(T)
-    v[steps] = x[C:C + nv]
-    w = np.zeros(P)
-    w[prs] = x[C + nv:]
-    tight = res.ineqlin.residual <= 1e-9 * max(1.0, float(np.abs(D).max(initial=0)))
-    return x[:C], v, w, float(res.fun), tight
-
-
-def _steps(names, merge_list, pairs, hist, solved: _Solved, sizes) -> list[MixtureStep]:
+def _steps(names, merge_list, pairs, hist, solved: Solved, sizes) -> list[MixtureStep]:
     import numpy as np
     T = len(merge_list)
     mc = np.stack([h[3][:T] for h in hist], axis=1).astype(np.float64)

@@ -274,12 +274,13 @@ class SideJobs:
 
     def infer_training_mixture(self, tok: Tokenizer, name: str,
                                samples: Mapping[str, Sequence[str]], merges: int | None,
-                               on_done: Done, on_end: Ended) -> bool:
+                               on_done: Done, on_end: Ended,
+                               max_rounds: int | None = None) -> bool:
         """The category proportions of ``tok``'s training data (``analysis.infer_mixture``)
         from one sample per category (``samples``: category -> its files, read on the
         worker thread). Refused at once (False, a FAILED end, the reason) for a tokenizer
         the method does not apply to, without SciPy, or fewer than two categories; Cancel
-        drops it."""
+        drops it. ``max_rounds``: the linear program's limit (None: until optimal)."""
         why = analysis.mixture_refusal(tok)
         if why is None:
             try:
@@ -311,7 +312,7 @@ class SideJobs:
                     phase(*MIXTURE_STAGES.get(step, (step, "")))
                 progress(done, total)
             result = analysis.infer_mixture(build(), texts, merges=merges, progress=report,
-                                            cancel=cancelled)
+                                            cancel=cancelled, max_rounds=max_rounds)
             return MixtureRun(result, name, time.perf_counter() - t0)
         return self._start(Job("What was it trained on?", job, on_done, on_end,
                                abandon=True))

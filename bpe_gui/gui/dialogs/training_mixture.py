@@ -190,11 +190,22 @@ class TrainingMixtureDialog(QDialog):
         self.merges.setToolTip("Use only the first N merges (all: every merge). The first "
                                "few thousand carry most of the signal and run fast.")
         self.merges.valueChanged.connect(lambda _: self._changed())
+        self.rounds = QSpinBox()
+        self.rounds.setRange(0, 1_000_000)
+        self.rounds.setSpecialValueText("until optimal")
+        self.rounds.setValue(0)
+        self.rounds.setPrefix("at most ")
+        self.rounds.setToolTip("Stop the linear program after N rounds, even before its "
+                               "optimum (the result then says it did not converge). "
+                               "Until optimal: no limit.")
+        self.rounds.valueChanged.connect(lambda _: self._changed())
         self.infer = QPushButton("&Infer")
         self.infer.clicked.connect(self.run)
         row.addWidget(self.tokenizer_box, 1)
         row.addWidget(QLabel("Merges:"))
         row.addWidget(self.merges)
+        row.addWidget(QLabel("Rounds:"))
+        row.addWidget(self.rounds)
         row.addWidget(self.infer)
         form.addRow("Tokenizer:", row)
         self.status = QLabel()
@@ -475,7 +486,8 @@ class TrainingMixtureDialog(QDialog):
         self._say(f"Inferring for {name}… (Cancel in the status bar stops it)")
         self._empty_charts("Inferring… (progress in the status bar)")
         started = self.controller.side.infer_training_mixture(
-            tok, name, self.samples, merges, self._finished, self._ended)
+            tok, name, self.samples, merges, self._finished, self._ended,
+            max_rounds=self.rounds.value() or None)
         if not started:
             if self._running:   # not refused with a reason (that ended it): busy
                 self._running, self._told = False, True
@@ -495,8 +507,11 @@ class TrainingMixtureDialog(QDialog):
         r = run.result
         skipped = f"; {r.merges_skipped:,} merges left out (their parts are not tokens)" \
             if getattr(r, "merges_skipped", 0) else ""
+        solved = (f"optimal after {r.rounds:,} rounds" if r.converged else
+                  f"NOT converged: stopped after {r.rounds:,} rounds")
         self._say(f"{run.tokenizer}: {r.merges_used:,} merges replayed on "
-                  f"{len(r.proportions)} samples in {run.seconds:.1f} s{skipped}.", "ok")
+                  f"{len(r.proportions)} samples in {run.seconds:.1f} s{skipped}; "
+                  f"{solved}.", "ok" if r.converged else "error")
         self._show_result()
         self._update()
 
@@ -515,10 +530,13 @@ class TrainingMixtureDialog(QDialog):
         r = self.mixture
         shares = r.proportions if r is not None else None
         self.share_chart.show_shares(shares)
-        if shares:
+        if r is not None and shares:
             order = sorted(shares.items(), key=lambda kv: -kv[1])
+            warn = colors(self)["error"]
             self.shares_label.setText("<b>Proportions:</b> " + ", ".join(
-                f"{_escape(k)} {v:.1%}" for k, v in order))
+                f"{_escape(k)} {v:.1%}" for k, v in order) + "".join(
+                f'<br><span style="color:{warn}">⚠ {_escape(w.message)}</span>'
+                for w in r.warnings))
         else:
             self.shares_label.setText("<b>Proportions</b> of the training data, by "
                                       "category, appear here.")
