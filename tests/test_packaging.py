@@ -84,8 +84,9 @@ def test_a_failed_extension_build_is_said_and_recorded(tmp_path):
     assert not list(out.rglob("*.so")) and not list(out.rglob("*.pyd"))
 
 
+@pytest.mark.regression
 def test_the_build_messages_are_read_apart_from_the_tools_warnings():
-    """A build tool's warning before, between or after setup.py's messages is not one."""
+    """A build tool's warning before setup.py's messages was shown as the build's result."""
     bar = "*" * 78
     stderr = (
         "/venv/setuptools/config/pyprojecttoml.py:108: _BetaConfiguration: Support for "

@@ -54,8 +54,10 @@ def test_not_a_preset_has_no_entry():
     assert hf.onig_pattern(r"\p{L}+|\s+") == hf.translated_onig(r"\p{L}+|\s+")
 
 
+@pytest.mark.regression
 def test_an_unseen_release_is_measured_once_and_keyed_by_its_unicode_version(fresh,
                                                                              monkeypatch):
+    """The data was kept for one regex release: any other translated at every run."""
     version = unicode_versions.regex_version()
     marked = {name: f"<{name} of {version}>" for name in PRESETS}
     monkeypatch.setattr(onig_presets, "PRESET_ONIG", {version: marked, "1.0.0": {}})
