@@ -119,8 +119,9 @@ def test_plain_training_loads_no_regex_and_no_readers(tmp_path):
     with the presets' Oniguruma patterns kept as data: it imports neither `regex` nor
     tokenizers (the library), importlib.metadata, the pattern dialects, the tokenizer
     file readers, parity training or SuperBPE, and no other command's module. So too on
-    a `regex` release the data has never seen, once a first run has measured it (and the
-    scanner's tables, for a release they were not built from) into the cache folder."""
+    a `regex` release the data has never seen, or of a Unicode version it lacks, once a
+    first run has measured it and translated the presets (and made the scanner's tables,
+    for a release they were not built from) into the cache folder."""
     corpus = tmp_path / "corpus.txt"
     corpus.write_text("low lower lowest newer wider\n" * 50, encoding="utf-8")
     env = dict(os.environ, **{cache.ENV: str(tmp_path / "cache")})
@@ -136,9 +137,10 @@ def test_plain_training_loads_no_regex_and_no_readers(tmp_path):
         assert (out / "tokenizer.json").is_file()
         return mods
 
-    train([], unseen)   # the first run on this machine
+    no_data = unseen + "_onig_presets_data.PRESET_ONIG.clear()\n"   # nor its Unicode version
+    train([], no_data)   # the first run on this machine
     assert (tmp_path / "cache" / f"regex-unicode-{regex.__version__}.txt").is_file()
-    for before in ("", unseen):
+    for before in ("", unseen, no_data):
         for extra in ([], ["--lines", "--tie-break", "lowest-ids-hf"]):
             mods = train(extra, before)
             assert [m for m in ("regex", "tokenizers", "importlib.metadata", "email",

@@ -35,7 +35,8 @@ from ..text.regex_release import regex_version
 from ._onig_presets_data import PRESET_ONIG, RELEASES
 
 DATA = Path(__file__).resolve().parent / "_onig_presets_data.py"
-_TRANSLATOR = Path(__file__).resolve().parents[1] / "text" / "dialects.py"
+_SOURCES = [Path(__file__).resolve().parents[1] / "text" / name
+            for name in ("dialects.py", "unicode_versions.py")]
 _UNKNOWN = "unknown"   # cached for a regex whose Unicode version the data here lacks
 
 
@@ -81,13 +82,14 @@ def _unicode_of(release: str) -> str:
 
 def recipe() -> str:
     """A checksum of what the translated presets are made from besides ``regex``: the
-    preset patterns, tokenizers' Unicode version and the translator's source."""
-    from ..text.unicode_versions import TOKENIZERS
-    try:
-        source = _TRANSLATOR.read_bytes()
-    except OSError:
-        source = b""
-    made_of = repr((sorted(PRESETS.items()), TOKENIZERS)).encode() + source
+    preset patterns and the sources of the translator and of tokenizers' Unicode version
+    (read, not imported: importing them imports ``regex``)."""
+    made_of = repr(sorted(PRESETS.items())).encode()
+    for source in _SOURCES:
+        try:
+            made_of += source.read_bytes()
+        except OSError:
+            pass
     return f"{zlib.crc32(made_of):08x}"
 
 
