@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The C built the ways other machines build it, each build tested on the conformance
-# subset (every tokenizer kind against tiktoken / tokenizers, the scanner against regex,
-# the trainer against its oracle), not the whole suite:
+# subset (tools/conformance_tests.txt: every tokenizer kind against tiktoken / tokenizers,
+# the scanner against regex, the trainer against its oracle), not the whole suite:
 #   nosimd  BPE_GUI_NO_SIMD=1: every vector loop compiled out (an ARM Mac, an old PC), and
 #           the core's large arrays grown by realloc as off Linux (BPE_NO_MREMAP)
 #   uchar   -funsigned-char: char is unsigned, as on arm64
@@ -15,21 +15,9 @@ ROOT=$PWD
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/bpe-gui-variants.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 
-SUBSET=(
-    tests/engine/test_extensions.py
-    tests/engine/test_stubs.py
-    tests/engine/tokenizers/test_conformance.py
-    tests/engine/tokenizers/test_encoder.py
-    tests/engine/tokenizers/test_long_words.py
-    tests/engine/tokenizers/test_whitespace_runs.py
-    tests/engine/tokenizers/test_token_boundaries.py
-    tests/engine/tokenizers/test_merge_tree.py
-    tests/engine/tokenizers/imported/test_hf_pipeline.py
-    tests/engine/text/test_scan.py
-    tests/engine/corpus/test_count_native.py
-    tests/engine/train/test_trainer_oracle.py
-    tests/engine/train/test_core_layout.py
-)
+# the conformance subset (tools/conformance_tests.txt: one path a line, # comments)
+mapfile -t SUBSET < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' tools/conformance_tests.txt)
+[ ${#SUBSET[@]} -gt 0 ] || { echo "ci_variants: tools/conformance_tests.txt lists no test" >&2; exit 1; }
 
 # variant NAME VAR=VALUE...: build the copy with those variables set, then test it
 variant() {

@@ -118,24 +118,41 @@ def test_plain_training_loads_no_regex_and_no_readers(tmp_path):
     """`bpe-gui train` with a preset runs on the native scanner and writes tokenizer.json
     with the presets' Oniguruma patterns kept as data: it imports neither `regex` nor
     tokenizers (the library), importlib.metadata, the pattern dialects, the tokenizer
-    file readers, parity training or SuperBPE, and no other command's module."""
+    file readers, parity training or SuperBPE, and no other command's module. So too on
+    a `regex` release the data has never seen, or of a Unicode version it lacks, once a
+    first run has measured it and translated the presets (and made the scanner's tables,
+    for a release they were not built from) into the cache folder."""
     corpus = tmp_path / "corpus.txt"
     corpus.write_text("low lower lowest newer wider\n" * 50, encoding="utf-8")
-    for extra in ([], ["--lines", "--tie-break", "lowest-ids-hf"]):
+    env = dict(os.environ, **{cache.ENV: str(tmp_path / "cache")})
+    unseen = "from bpe_gui.engine.formats import _onig_presets_data\n" \
+        "_onig_presets_data.RELEASES.clear()\n"
+
+    def train(extra: list[str], before: str = "") -> set[str]:
         out = tmp_path / f"tok{len(extra)}"
-        mods = loaded_after("from bpe_gui.cli import main\n"
+        mods = loaded_after(before + "from bpe_gui.cli import main\n"
                             f"assert main(['train', {str(corpus)!r}, '--vocab-size', '270', "
                             "'--special-token', '<|endoftext|>', '--format', 'hf', '--out', "
-                            f"{str(out)!r}, '-q', *{extra!r}]) == 0")
+                            f"{str(out)!r}, '-q', *{extra!r}]) == 0", env)
         assert (out / "tokenizer.json").is_file()
-        assert [m for m in ("regex", "tokenizers", "importlib.metadata", "email",
-                            "bpe_gui.engine.text.dialects", "bpe_gui.engine.text.unicode_versions",
-                            "bpe_gui.engine.formats.loading", "bpe_gui.engine.formats.hf_json",
-                            "bpe_gui.engine.formats.sniff", "bpe_gui.engine.tokenizers.imported",
-                            "bpe_gui.engine.tokenizers.explain", "bpe_gui.engine.train.parity",
-                            "bpe_gui.engine.train.superbpe", "bpe_gui.cli.loading",
-                            "bpe_gui.engine.tokenizers.trained")
-                if m in mods] == []
+        return mods
+
+    no_data = unseen + "_onig_presets_data.PRESET_ONIG.clear()\n"   # nor its Unicode version
+    train([], no_data)   # the first run on this machine
+    assert (tmp_path / "cache" / f"regex-unicode-{regex.__version__}.txt").is_file()
+    for before in ("", unseen, no_data):
+        for extra in ([], ["--lines", "--tie-break", "lowest-ids-hf"]):
+            mods = train(extra, before)
+            assert [m for m in ("regex", "tokenizers", "importlib.metadata", "email",
+                                "bpe_gui.engine.text.dialects",
+                                "bpe_gui.engine.text.unicode_versions",
+                                "bpe_gui.engine.formats.loading", "bpe_gui.engine.formats.hf_json",
+                                "bpe_gui.engine.formats.sniff",
+                                "bpe_gui.engine.tokenizers.imported",
+                                "bpe_gui.engine.tokenizers.explain",
+                                "bpe_gui.engine.train.parity", "bpe_gui.engine.train.superbpe",
+                                "bpe_gui.cli.loading", "bpe_gui.engine.tokenizers.trained")
+                    if m in mods] == [], (before, extra)
 
 
 # ----- the cache folder -----------------------------------------------------------------

@@ -1,10 +1,10 @@
 """The installed ``regex`` module's release (``regex.__version__``), known without
 importing it.
 
-The native scanner, the counter and the exports check that their built-in data (the
-scanner's Unicode tables, the presets written for Oniguruma) was made with the installed
-``regex``; on the presets' paths nothing else needs ``regex``, and importing it costs a
-start-up ~10 ms and ~2 MB. So the release is read from the assignment
+The native scanner and the counter check that their built-in Unicode tables were made
+with the installed ``regex``, and the exports look up which Unicode version the release
+carries (formats/onig_presets.py); on the presets' paths nothing else needs ``regex``,
+and importing it costs a start-up ~10 ms and ~2 MB. So the release is read from the assignment
 ``__version__ = "..."`` in the package's own ``_main.py``, the file that would run; where
 that cannot be read (another layout, compiled files only), ``regex`` is imported.
 """
