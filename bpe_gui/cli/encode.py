@@ -91,7 +91,7 @@ def cmd_encode(args: argparse.Namespace) -> int:
     tok = load_with_overrides(tokenizer_path(args), args)
     if args.ids_only and not args.explain and args.text == "-":
         # a stream of any size: ids written as they come, never the whole text held
-        write_ids(tok.encode_iterable(stdin_text()), sys.stdout)
+        write_ids(tok.encode_iterable(stdin_text(), allowed_special="all"), sys.stdout)
         return 0
     text = read_input_text(args.text)
     color = args.color == "always" or (args.color == "auto" and isatty(sys.stdout)
@@ -101,7 +101,7 @@ def cmd_encode(args: argparse.Namespace) -> int:
             raise UsageError("--explain and --ids-only do not go together; pick one")
         print(format_explanation(tok.explain(text), color))
         return 0
-    enc = tok.encode_with_offsets(text)
+    enc = tok.encode_with_offsets(text, allowed_special="all", add_special_tokens=False)
     if args.ids_only:
         print(" ".join(map(str, enc.ids)))
         return 0

@@ -8,7 +8,7 @@ from typing import Sequence
 
 from .. import checks
 from ..errors import FormatError
-from ..tokenizers.trained import Tokenizer
+from ..tokenizers.base import BaseTokenizer
 from . import clip_fmt, gguf_fmt, gpt2, hf, native, sentencepiece_fmt, sniff, tekken_fmt, \
     tiktoken_fmt
 from ..tokenizers import gpt2_files
@@ -166,7 +166,7 @@ def _looks_like_spm(p: Path) -> bool:
 
 
 def load_tokenizer(path: str | Path, special_tokens: Sequence[str] | None = None,
-                   **kwargs) -> Tokenizer:
+                   **kwargs) -> BaseTokenizer:
     """Load a tokenizer from a file or a folder holding one.
 
     ``path``: a folder (with vocab.json + merges.txt, tokenizer.json, NAME.tiktoken or
@@ -174,7 +174,8 @@ def load_tokenizer(path: str | Path, special_tokens: Sequence[str] | None = None
     under OpenAI's names for GPT-2's files, encoder.json and vocab.bpe), a
     tokenizer.json, a NAME.tiktoken (NAME.tiktoken.json or NAME.json beside it), or a
     bpe-gui .json. ``special_tokens`` overrides the special tokens the files list.
-    Raises FormatError naming the file and the line or key at fault.
+    Raises FormatError naming the file and the line or key at fault. Every kind is a
+    :class:`~bpe_gui.engine.tokenizers.base.BaseTokenizer` (docs/API.md).
     """
     checks.path(path, "load_tokenizer(path)")
     if special_tokens is not None:
