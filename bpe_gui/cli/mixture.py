@@ -39,6 +39,7 @@ def add_parser(sub) -> None:
                    help="use only the first N merges (default: all)")
     c.add_argument("--json", action="store_true",
                    help="print one JSON object, category -> proportion")
+    c.add_argument("-q", "--quiet", action="store_true", help="no progress or notes on stderr")
     c.set_defaults(func=cmd_mixture)
 
 
@@ -64,13 +65,14 @@ def cmd_mixture(args: argparse.Namespace) -> int:
     tok = load_with_overrides(tokenizer_path(args), args)
     check_mixture_tokenizer(tok)
     samples = {name: read_sample(sample_files(path), name) for name, path in cats}
-    bar = Progress(sys.stderr)
+    bar = Progress(sys.stderr, enabled=not args.quiet)
     try:
         result = infer_mixture(tok, samples, merges=args.merges, progress=bar)
     finally:
         bar.end_line()
     if args.json:
-        print(json.dumps(result.proportions, ensure_ascii=False))
+        print(json.dumps({"schema": "bpe-gui.mixture/1", "proportions": result.proportions},
+                         ensure_ascii=False))
     else:
         print("\n".join(table_lines(result.proportions)))
     return 0

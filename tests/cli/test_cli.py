@@ -95,7 +95,7 @@ def test_train_writes_every_byte_format(tmp_path, corpus):
     assert data["settings"]["special_tokens"] == ["<|endoftext|>"]
     # the summary's bytes per token is what encoding the corpus gives
     tok = load_tokenizer(tmp_path / "out")
-    ids = tok.encode(CORPUS)
+    ids = tok.encode(CORPUS, allowed_special="all")
     expected = f"{len(CORPUS.encode()) / len(ids):.2f} bytes per token"
     assert expected in text
 
@@ -185,7 +185,7 @@ def test_encode_text_prints_tokens_and_ids(tmp_path, trained_dir):
     assert p.returncode == 0, err(p)
     tokens_line, ids_line = out(p).splitlines()
     tok = load_tokenizer(trained_dir)
-    enc = tok.encode_with_offsets(text)
+    enc = tok.encode_with_offsets(text, allowed_special="all")
     assert ids_line.split() == [str(i) for i in enc.ids]
     assert tokens_line == " ".join(readable(t) for t in enc.tokens)
     assert "·" in tokens_line and "<|endoftext|>" in tokens_line

@@ -165,6 +165,13 @@ def _looks_like_spm(p: Path) -> bool:
         return False
 
 
+def tokenizer_file(folder: str | Path) -> Path:
+    """The file :func:`load_tokenizer` reads from a folder (the richest format there);
+    a file is itself. FormatError as load_tokenizer raises it."""
+    p = Path(folder).expanduser()
+    return _pick_in_folder(p)[1] if p.is_dir() else p
+
+
 def load_tokenizer(path: str | Path, special_tokens: Sequence[str] | None = None,
                    **kwargs) -> BaseTokenizer:
     """Load a tokenizer from a file or a folder holding one.

@@ -8,7 +8,7 @@ from the merge list (so GPT-2's own files load as they are).
 Example::
 
     >>> tok = Tokenizer(vocab, merges, special_tokens=["<|endoftext|>"])
-    >>> tok.decode(tok.encode("héllo<|endoftext|>"))
+    >>> tok.decode(tok.encode("héllo<|endoftext|>", allowed_special="all"))
     'héllo<|endoftext|>'
 """
 from __future__ import annotations
