@@ -10,7 +10,7 @@ import pytest
 import regex
 
 from bpe_gui.engine import analysis
-from bpe_gui.engine.analysis import cuts as cuts_module, scripts
+from bpe_gui.engine.analysis import cuts as cuts_module, held_out_texts, scripts
 from bpe_gui.engine.tokenizers.base import Encoding
 from bpe_gui.engine.train.trainer import Trainer, TrainSettings
 
@@ -140,7 +140,7 @@ def test_corpus_curve_counts_special_tokens():
     s = TrainSettings(vocab_size=330, special_tokens=(EOT,))
     t = Trainer.from_text(corpus, s)
     t.run()
-    n_special = analysis.count_specials(corpus, [EOT])
+    n_special = held_out_texts.count_specials(corpus, [EOT])
     assert n_special == corpus.count(EOT) == 14
     t0 = analysis.tokens_at_start(t.steps, t.corpus_tokens)
     curve = analysis.corpus_bytes_per_token(t.steps, t.table.n_bytes, t0, n_special)
