@@ -50,9 +50,10 @@ PROGRESS_LINE = re.compile(r"bpe-gui: [\w -]+ \d+% \([^)]*\)")
 
 def assert_user_error(p: subprocess.CompletedProcess, *needles: str) -> str:
     """Exit 2, one stderr line 'bpe-gui: error: ...' (after progress lines, if the run was
-    slow enough to print them), no traceback."""
+    slow enough to print them, and notes), no traceback."""
     assert p.returncode == 2, (p.returncode, err(p))
-    lines = [ln for ln in err(p).splitlines() if not PROGRESS_LINE.fullmatch(ln)]
+    lines = [ln for ln in err(p).splitlines() if not PROGRESS_LINE.fullmatch(ln)
+             and not ln.startswith("bpe-gui: note: ")]   # (e.g. the file a folder gave)
     assert len(lines) == 1, err(p)
     assert lines[0].startswith("bpe-gui: error: ")
     assert "Traceback" not in err(p)
