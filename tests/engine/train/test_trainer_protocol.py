@@ -37,7 +37,7 @@ class Reference:
 
     vocab: dict[int, bytes]
     merges: list[tuple[bytes, bytes]]    # every merge, inherited ones first
-    encode: Callable[[str], list[int]]
+    encode: Callable[..., list[int]]
 
 
 def merges_of(tok: Tokenizer) -> list[tuple[bytes, bytes]]:

@@ -45,6 +45,10 @@ class Splitter(Protocol):
     @property
     def longest(self) -> int: ...
 
+    def special_texts(self) -> list[str]: ...
+
+    def restricted(self, allow: frozenset[str]) -> "Splitter | None": ...
+
 
 CACHE_LIMIT = 1 << 18
 NO_LIMIT = 2**31 - 1   # merge with every rank
