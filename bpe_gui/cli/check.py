@@ -20,7 +20,7 @@ from ..engine.check import (CheckReport, EncodeReport, check_ids, check_merges, 
                             read_result, show_pair)
 from ..engine.display import readable
 from ..engine.train import TIE_RULES
-from .common import UsageError, positive, preset_names
+from .common import UsageError, add_quiet, json_head, positive, preset_names
 from .paths import refuse_special_files, refuse_tables_as_corpus
 
 EXIT_AGREE, EXIT_DIFFER = 0, 1
@@ -64,6 +64,7 @@ def add_parser(sub) -> None:
     c.add_argument("--json", action="store_true", help="print the findings as JSON")
     c.add_argument("-v", "--verbose", action="store_true",
                    help="also list every cause tried and the words where both pairs occur")
+    add_quiet(c, "no notes on stderr")
     c.set_defaults(func=cmd_check)
 
 
@@ -218,20 +219,22 @@ def _steps(steps, start) -> list[str]:
 
 
 def as_json(r: CheckReport | None, e: EncodeReport | None) -> dict:
-    """The findings as plain JSON (pairs as readable text and as hex bytes)."""
-    out: dict = {}
+    """The findings as plain JSON (docs/CLI.md: pairs as readable text and as hex bytes;
+    "yours" is the checked result's, "reference" the one trained here)."""
+    out: dict = json_head("check")
     if r is not None:
         d = r.difference
         out["merges"] = {
-            "agree": r.agree, "n_theirs": len(r.theirs), "n_ours": len(r.ours),
+            "agree": r.agree, "n_yours": len(r.theirs), "n_reference": len(r.ours),
             "settings": r.settings_from, "seconds": round(r.seconds, 3), "notes": r.notes,
             "difference": None if d is None else {
-                "step": d.step, "theirs": _pair_json(d.theirs), "ours": _pair_json(d.ours),
-                "their_count": d.their_count, "our_count": d.our_count, "cause": d.cause,
+                "step": d.step, "yours": _pair_json(d.theirs), "reference": _pair_json(d.ours),
+                "your_count": d.their_count, "reference_count": d.our_count, "cause": d.cause,
                 "sentence": d.sentence, "explained_by": d.explained_by, "reach": d.reach,
                 "also": d.also, "zero_why": d.zero_why},
-            "then": [{"step": m.step, "theirs": _pair_json(m.theirs), "ours": _pair_json(m.ours),
-                      "their_count": m.their_count, "our_count": m.our_count,
+            "then": [{"step": m.step, "yours": _pair_json(m.theirs),
+                      "reference": _pair_json(m.ours), "your_count": m.their_count,
+                      "reference_count": m.our_count,
                       "cause": m.cause, "sentence": m.sentence, "reach": m.reach,
                       "zero_why": m.zero_why} for m in r.more],
             "corpus_warning": r.corpus_warning,

@@ -55,8 +55,33 @@ def fail(message: str, stream: TextIO | None = None) -> int:
     return EXIT_USAGE
 
 
+# -q on the command that runs: no notes (set by main once the arguments are parsed)
+QUIET = {"on": False}
+
+
 def note(message: str) -> None:
-    print(f"{PROG}: note: {message}", file=sys.stderr, flush=True)
+    if not QUIET["on"]:
+        print(f"{PROG}: note: {message}", file=sys.stderr, flush=True)
+
+
+def add_quiet(p: argparse.ArgumentParser, what: str = "no progress or notes on stderr") -> None:
+    """-q / --quiet, the same on every command."""
+    p.add_argument("-q", "--quiet", action="store_true", help=what)
+
+
+def hidden_alias(p: argparse.ArgumentParser, flag: str, dest: str, **kw) -> None:
+    """An older name of a flag, still read, not shown in --help (one name per meaning)."""
+    p.add_argument(flag, dest=dest, help=argparse.SUPPRESS, default=argparse.SUPPRESS, **kw)
+
+
+# the version of every --json output's layout (docs/CLI.md): a field's meaning never
+# changes within one version
+JSON_SCHEMA = 1
+
+
+def json_head(command: str) -> dict:
+    """The fields every --json output starts with: which command's layout, which version."""
+    return {"schema": f"bpe-gui.{command}/{JSON_SCHEMA}"}
 
 
 # ----- argument types -------------------------------------------------------------------

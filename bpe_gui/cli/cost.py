@@ -8,12 +8,14 @@ Example::
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from ..engine.errors import SettingsError
 from ..engine.io import write_files
 from ..engine.analysis import (
     MAX_ALPHA, held_out_files, language_cost, tokenizer_labels)
+from .common import add_quiet
 from .loading import load_with_overrides
 from .paths import refuse_overwriting_inputs
 
@@ -32,9 +34,11 @@ def add_parser(sub) -> None:
                    help=f"tokenizer file or folder (repeat, up to {MAX_COST_TOKENIZERS})")
     c.add_argument("--reference", metavar="LANG", help="language parity divides by "
                    "(default: en if there is an en file, else the first language)")
-    c.add_argument("--csv", metavar="FILE", help="also write the table as CSV")
+    c.add_argument("--csv", metavar="FILE", help="also write the table as CSV ('-': only the "
+                   "CSV, on standard output)")
     c.add_argument("--alpha", type=alpha_arg, default=2.5, help="order of the Rényi entropy, "
                    f"above 0 and at most {MAX_ALPHA:g} (default: 2.5; 1 is Shannon's)")
+    add_quiet(c, "no notes on stderr")
     c.set_defaults(func=cmd_cost)
 
 
@@ -53,13 +57,16 @@ def cmd_cost(args: argparse.Namespace) -> int:
         raise SettingsError(f"At most {MAX_COST_TOKENIZERS} tokenizers (got "
                             f"{len(args.tokenizer)}), so the table stays readable; run "
                             "the command again for the others.")
-    if args.csv:   # before the work: the table must not replace a text or a tokenizer
+    if args.csv and args.csv != "-":   # before the work: the table must not replace a text or a tokenizer
         texts = held_out_files(args.folder).values()
         refuse_overwriting_inputs([Path(args.csv).expanduser()], [*texts, *args.tokenizer],
                                   "--csv")
     labels = tokenizer_labels(args.tokenizer)
     toks = {label: load_with_overrides(p, args) for label, p in zip(labels, args.tokenizer)}
     table = language_cost(args.folder, toks, reference=args.reference, alpha=args.alpha)
+    if args.csv == "-":   # the CSV alone on standard output, for a pipe
+        sys.stdout.write(table.to_csv())
+        return 0
     print("\n".join(cost_lines(table)))
     if args.csv:
         out = Path(args.csv).expanduser()

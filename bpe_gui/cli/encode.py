@@ -1,15 +1,17 @@
-"""``bpe-gui encode``: a text -> its tokens and ids (``--explain``: step by step)."""
+"""``bpe-gui encode``: texts -> their tokens and ids (``--json``: with offsets; ``--explain``:
+step by step)."""
 from __future__ import annotations
 
 import argparse
 import codecs
+import json
 import os
 import sys
 from typing import Iterable, Iterator
 
-from .common import UsageError, isatty
+from .common import UsageError, add_quiet, isatty, json_head
 from .loading import add_tokenizer_overrides, add_tokenizer_source, load_with_overrides, \
-    source_line, tokenizer_path
+    source_line, tokenizer_name, tokenizer_path
 from .explain import format_explanation
 from .paths import refuse_stdout_is_stdin
 from .render import RESET, render_tokens
@@ -24,15 +26,24 @@ def add_parser(sub) -> None:
                        "or a model already on this machine by name (--model; 'bpe-gui models' "
                        "lists them).")
     add_tokenizer_source(e)
-    e.add_argument("text", nargs="?", default="-", metavar="TEXT",
-                   help="text to encode; '-' or nothing reads standard input")
-    e.add_argument("--ids-only", action="store_true", help="print only the ids")
+    e.add_argument("text", nargs="*", default=["-"], metavar="TEXT",
+                   help="texts to encode, each on its own; '-' or nothing reads standard input")
+    e.add_argument("--ids-only", action="store_true", help="print only the ids (a line per "
+                   "text)")
+    e.add_argument("--json", action="store_true", help='print {"schema", "tokenizer", '
+                   '"encodings": [{"text", "ids", "tokens", "offsets", "special"}]} '
+                   "(docs/CLI.md)")
+    e.add_argument("--ordinary", action="store_true", help="read special tokens' text as "
+                   "ordinary text (default: typed special tokens become their ids)")
+    e.add_argument("--add-special-tokens", action="store_true", help="add the tokens the "
+                   "format puts around a text (a tokenizer.json's template, e.g. BOS)")
     add_tokenizer_overrides(e)
     e.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                    help="colour tokens (default: auto, when printing to a terminal)")
     e.add_argument("--explain", action="store_true", help="step by step: the pattern rule "
                    "that cut each word and why it ended there, then the merges that built its "
                    "tokens, lowest rank first")
+    add_quiet(e, "no notes on stderr")
     e.set_defaults(func=cmd_encode)
 
 
@@ -85,26 +96,62 @@ def write_ids(ids: Iterable[int], out, batch: int = 1 << 14) -> None:
     out.flush()
 
 
+def policy(args: argparse.Namespace) -> dict:
+    """The engine's special-token arguments for the command's flags (the command reads
+    typed special tokens, as it always did, unless --ordinary)."""
+    read = {"disallowed_special": ()} if args.ordinary else {"allowed_special": "all"}
+    return {**read, "add_special_tokens": args.add_special_tokens}
+
+
 def cmd_encode(args: argparse.Namespace) -> int:
-    if args.text == "-":
+    texts: list[str] = args.text
+    if texts.count("-") > 1:
+        raise UsageError("'-' (standard input) can be given once")
+    if "-" in texts:
         refuse_stdout_is_stdin()
     tok = load_with_overrides(tokenizer_path(args), args)
-    if args.ids_only and not args.explain and args.text == "-":
+    if args.ids_only and not args.explain and not args.json and texts == ["-"] \
+            and not args.add_special_tokens:
         # a stream of any size: ids written as they come, never the whole text held
-        write_ids(tok.encode_iterable(stdin_text()), sys.stdout)
+        read = {"disallowed_special": ()} if args.ordinary else {"allowed_special": "all"}
+        write_ids(tok.encode_iterable(stdin_text(), **read), sys.stdout)
         return 0
-    text = read_input_text(args.text)
-    color = args.color == "always" or (args.color == "auto" and isatty(sys.stdout)
-                                       and not os.environ.get("NO_COLOR"))
+    given = [read_input_text(t) for t in texts]
     if args.explain:
-        if args.ids_only:
-            raise UsageError("--explain and --ids-only do not go together; pick one")
-        print(format_explanation(tok.explain(text), color))
+        if args.ids_only or args.json:
+            raise UsageError("--explain does not go with --ids-only or --json; pick one")
+        for text in given:
+            print(format_explanation(tok.explain(text), use_color(args)))
         return 0
-    enc = tok.encode_with_offsets(text)
+    encs = [tok.encode_with_offsets(text, **policy(args)) for text in given]
+    if args.json:
+        out = {**json_head("encode"), "tokenizer": tokenizer_name(args),
+               "encodings": [encoding_json(text, enc, tok) for text, enc in zip(given, encs)]}
+        json.dump(out, sys.stdout, ensure_ascii=False)
+        sys.stdout.write("\n")
+        return 0
+    for text, enc in zip(given, encs):
+        print_encoding(text, enc, tok, args)
+    return 0
+
+
+def use_color(args: argparse.Namespace) -> bool:
+    return args.color == "always" or (args.color == "auto" and isatty(sys.stdout)
+                                      and not os.environ.get("NO_COLOR"))
+
+
+def encoding_json(text: str, enc, tok) -> dict:
+    """One text's encoding as docs/CLI.md describes it."""
+    return {"text": text, "ids": enc.ids, "tokens": [tok.id_to_token(i) for i in enc.ids],
+            "offsets": [list(o) for o in enc.offsets],
+            "special": list(enc.special or [False] * len(enc.ids))}
+
+
+def print_encoding(text: str, enc, tok, args: argparse.Namespace) -> None:
     if args.ids_only:
         print(" ".join(map(str, enc.ids)))
-        return 0
+        return
+    color = use_color(args)
     specials = enc.special or [False] * len(enc.ids)
     print(render_tokens(enc.tokens, specials, color))
     print(" ".join(map(str, enc.ids)))
@@ -114,4 +161,3 @@ def cmd_encode(args: argparse.Namespace) -> int:
         what = source_line(tok)
         print(f"\x1b[2m{len(enc.ids)} tokens, {len(text)} characters{per}"
               f"{' · ' + what if what else ''}{RESET}")
-    return 0

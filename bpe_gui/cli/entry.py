@@ -10,17 +10,18 @@ from pathlib import Path
 from typing import Sequence
 
 from ..engine.errors import BPEError, NotUTF8Error
-from .common import PROG, ArgParser, Terminated, UsageError, fail, not_utf8_message, \
+from .common import PROG, QUIET, ArgParser, Terminated, UsageError, fail, not_utf8_message, \
     sigterm_raises
 from .oom import out_of_memory_message
 from . import window   # (light: Qt is imported when the window opens)
 
 # the headless commands, then gui (not a headless one)
-COMMANDS = ("train", "encode", "chat", "count", "inspect", "cost", "mixture", "check",
-            "models", "gui")
+COMMANDS = ("train", "encode", "decode", "chat", "count", "inspect", "cost", "mixture",
+            "check", "models", "gui")
 # the module that adds each command's parser (imported only for the command that runs,
 # so that one command does not import the engine every other one needs)
-MODULES = {"train": "train_on", "encode": "encode", "chat": "chat", "count": "count", "inspect": "inspect",
+MODULES = {"train": "train_on", "encode": "encode", "decode": "decode", "chat": "chat",
+           "count": "count", "inspect": "inspect",
            "cost": "cost", "mixture": "mixture", "check": "check", "models": "models",
            "gui": "window"}
 
@@ -64,6 +65,7 @@ def installed_version() -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    QUIET["on"] = False
     if not argv:
         return window.open_window()
     if argv[0] not in COMMANDS and not argv[0].startswith("-") \
@@ -78,6 +80,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return window.open_window()
         if args.command == "gui":
             return args.func(args)
+        QUIET["on"] = bool(getattr(args, "quiet", False))
         # SIGTERM (kill, a logout) ends a headless command as Ctrl+C does: by an
         # exception, so half-written outputs are removed (the window has its own)
         with sigterm_raises():

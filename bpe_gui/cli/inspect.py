@@ -19,7 +19,7 @@ from ..engine.analysis import KINDS, THRESHOLD, UNREACHABLE, DeadWeight, classif
     dead_weight_of_files
 from ..engine.display import readable
 from ..engine.errors import SettingsError
-from .common import non_negative
+from .common import json_head, non_negative
 from .progress import Progress
 from .loading import add_tokenizer_overrides, add_tokenizer_source, load_with_overrides, \
     source_line, tokenizer_name, tokenizer_path
@@ -65,7 +65,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     reach = classify_tokens(tok)
     dead = corpus_dead_weight(tok, args.corpus, not args.quiet) if args.corpus else None
     if args.json:
-        got: dict = reach.as_json()
+        got: dict = {**json_head("inspect"), **reach.as_json()}
         if dead is not None:
             got["dead_weight"] = [{"id": t.id, "merged": t.merged, "output": t.output,
                                    "ios": t.ios}

@@ -4,9 +4,11 @@ the command's --special-token/--preset/--pattern overrides."""
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from ..engine.errors import ArgumentError
-from ..engine.formats import LocalModel, describe_source, find_models, load_tokenizer, pick_model
+from ..engine.formats import LocalModel, describe_source, find_models, load_tokenizer, \
+    pick_model, tokenizer_file
 from .common import note
 from .paths import refuse_special_files
 
@@ -66,6 +68,8 @@ def load_with_overrides(path: str, args: argparse.Namespace):
         override = getattr(args, "preset", None)
     kwargs = {"pattern": override} if override is not None else {}
     tok = load_tokenizer(path, special_tokens=getattr(args, "special_token", None), **kwargs)
+    if Path(path).expanduser().is_dir():   # which of the folder's files
+        note(f"{path}: loaded {tokenizer_file(path)}")
     warn_if_guessed(tok, path)
     return tok
 

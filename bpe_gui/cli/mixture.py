@@ -45,6 +45,7 @@ def add_parser(sub) -> None:
     c.add_argument("--json", action="store_true",
                    help="print one JSON object: proportions (category -> share), "
                    "converged, rounds, max_violation (per million bytes), warnings")
+    c.add_argument("-q", "--quiet", action="store_true", help="no progress or notes on stderr")
     c.set_defaults(func=cmd_mixture)
 
 
@@ -81,15 +82,16 @@ def cmd_mixture(args: argparse.Namespace) -> int:
     tok = load_with_overrides(tokenizer_path(args), args)
     check_mixture_tokenizer(tok)
     samples = {name: read_sample(sample_files(path), name) for name, path in cats}
-    bar = Progress(sys.stderr)
+    bar = Progress(sys.stderr, enabled=not args.quiet)
     try:
         result = infer_mixture(tok, samples, merges=args.merges, progress=bar,
                                max_rounds=args.max_rounds, seconds=args.time_limit)
     finally:
         bar.end_line()
     if args.json:
-        print(json.dumps({"proportions": result.proportions, "converged": result.converged,
-                          "rounds": result.rounds, "max_violation": result.violation,
+        print(json.dumps({"schema": "bpe-gui.mixture/1", "proportions": result.proportions,
+                          "converged": result.converged, "rounds": result.rounds,
+                          "max_violation": result.violation,
                           "warnings": [{"kind": w.kind, "message": w.message}
                                        for w in result.warnings]}, ensure_ascii=False))
     else:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ..engine.display import human_size
 from ..engine.formats import filter_models, find_models
-from .common import note
+from .common import add_quiet, json_head, note
 
 COLUMNS = ("NAME", "FORMAT", "SIZE", "SOURCE", "TOKENIZER")
 HOW_TO_GET = ("Models land here when you download them: hf download ORG/NAME "
@@ -43,6 +43,7 @@ def add_parser(sub) -> None:
                    '"size", "source", "tokenizer", ...}], "looked_in": [...], "notes": [...]}')
     m.add_argument("--notes", action="store_true", help="say what was skipped and why "
                    "(downloads not finished, folders without a tokenizer, unreadable ones)")
+    add_quiet(m, "no notes on stderr")
     m.set_defaults(func=cmd_models)
 
 
@@ -86,7 +87,7 @@ def cmd_models(args: argparse.Namespace) -> int:
     words = " ".join(args.filter)
     models = filter_models(scan.models, words)
     if args.json:
-        json.dump({"models": [m.as_json() for m in models], "looked_in": list(scan.looked),
+        json.dump({**json_head("models"), "models": [m.as_json() for m in models], "looked_in": list(scan.looked),
                    "notes": list(scan.notes), "complete": scan.complete},
                   sys.stdout, ensure_ascii=False, indent=1)
         print()

@@ -15,7 +15,7 @@ from ..engine.formats import FORMATS, output_files, render_files, settings_probl
     trainer_snapshot
 from ..engine.io import check_name, write_files
 from ..engine.train import TIE_RULES, Trainer, TrainSettings, train_bpe
-from .common import PROG, UsageError, add_encoding_option, add_pattern_options, check_encoding, \
+from .common import PROG, UsageError, add_encoding_option, hidden_alias, add_pattern_options, check_encoding, \
     non_negative, parse_formats, positive, resolve_preset_arg
 from .paths import check_out_folder, refuse_overwriting_inputs, refuse_special_files, \
     refuse_tables_as_corpus
@@ -51,12 +51,13 @@ def add_parser(sub) -> None:
     t.add_argument("--end-of-word", choices=("suffix", "prefix"), default="suffix",
                    help="char mode: </w> after each word, or for the space before it "
                    "(default: suffix)")
-    t.add_argument("--tie-break", choices=TIE_BREAKS, default="greatest",
+    t.add_argument("--tie-rule", dest="tie_break", choices=TIE_BREAKS, default="greatest",
                    help="which pair wins a tie in counts (default: greatest); "
                    "lowest-ids-hf is Hugging Face tokenizers' BpeTrainer rule")
+    hidden_alias(t, "--tie-break", "tie_break", choices=TIE_BREAKS)   # (check's name wins)
     t.add_argument("--lines", action="store_true",
                    help="one text per line, as Hugging Face reads files: no word spans a "
-                   "line break (each line keeps its \\n). With --tie-break lowest-ids-hf, byte "
+                   "line break (each line keeps its \\n). With --tie-rule lowest-ids-hf, byte "
                    "mode and the gpt2 pattern: exactly tokenizers' BpeTrainer merges. With "
                    "--counts, the tables must have been counted with --lines"),
     t.add_argument("--min-frequency", type=positive, default=1, metavar="N",

@@ -2,9 +2,10 @@
 
 Never imports Qt. Typical use::
 
-    from bpe_gui.engine import train_bpe, Tokenizer
+    from bpe_gui.engine import train_bpe, Tokenizer, load_tokenizer
     vocab, merges = train_bpe("corpus.txt", vocab_size=10_000, special_tokens=["<|endoftext|>"])
     tok = Tokenizer(vocab, merges, special_tokens=["<|endoftext|>"])
+    gpt4 = load_tokenizer("cl100k_base.tiktoken")   # any tokenizer file: one BaseTokenizer
 
 The engine is a set of feature packages, each naming its public API in its ``__init__``
 (``_``-prefixed modules stay inside their package), in layers, each importing only the
@@ -36,26 +37,31 @@ if os.environ.get("BPE_GUI_PURE", "") not in ("", "0"):
         sys.modules.setdefault(f"{__name__}.{_name}", None)  # type: ignore[arg-type]
 
 if TYPE_CHECKING:   # the names as mypy sees them; each is imported at first use
-    from .corpus import PretokenTable, read_corpus_text, read_documents
-    from .errors import (BPEError, Cancelled, CorpusError, EncodeError, ExportError, FormatError,
-                         NotUTF8Error, PatternError, SettingsError)
+    from .corpus import PretokenTable, read_corpus_text
+    from .errors import (BPEError, Cancelled, CorpusError, DecodeError, DisallowedSpecialError,
+                         EncodeError, ExportError, FormatError, NotUTF8Error, PatternError,
+                         SettingsError, UnknownIdError)
+    from .formats import export_tokenizer, load_tokenizer
     from .text import PRESETS, Pretokenizer
-    from .tokenizers import BaseTokenizer, Encoding, Playback, Tokenizer, WordModel
+    from .tokenizers import BaseTokenizer, Encoding, Playback, Tokenizer
     from .train import AffectedWord, MergeStep, PairRow, Trainer, TrainSettings, train_bpe
 
 __getattr__, __dir__ = lazy_face(__name__, {
-    ".corpus": "PretokenTable read_corpus_text read_documents",
-    ".errors": ("BPEError Cancelled CorpusError EncodeError ExportError FormatError "
-                "NotUTF8Error PatternError SettingsError"),
+    ".corpus": "PretokenTable read_corpus_text",
+    ".errors": ("BPEError Cancelled CorpusError DecodeError DisallowedSpecialError EncodeError "
+                "ExportError FormatError NotUTF8Error PatternError SettingsError UnknownIdError"),
+    ".formats": "export_tokenizer load_tokenizer",
     ".text": "PRESETS Pretokenizer",
-    ".tokenizers": "BaseTokenizer Encoding Playback Tokenizer WordModel",
+    ".tokenizers": "BaseTokenizer Encoding Playback Tokenizer",
     ".train": "AffectedWord MergeStep PairRow Trainer TrainSettings train_bpe",
 })
 
+# the public API (docs/API.md): what a script or notebook needs; each feature package's
+# face names the rest
 __all__ = [
-    "AffectedWord", "BaseTokenizer", "BPEError", "Cancelled", "CorpusError", "Encoding", "EncodeError",
-    "ExportError", "FormatError", "MergeStep", "NotUTF8Error", "PRESETS", "PairRow",
-    "PatternError", "Playback", "PretokenTable", "Pretokenizer", "SettingsError", "Tokenizer",
-    "TrainSettings", "Trainer", "WordModel", "read_corpus_text", "read_documents",
-    "train_bpe",
+    "AffectedWord", "BaseTokenizer", "BPEError", "Cancelled", "CorpusError", "DecodeError",
+    "DisallowedSpecialError", "Encoding", "EncodeError", "ExportError", "FormatError",
+    "MergeStep", "NotUTF8Error", "PRESETS", "PairRow", "PatternError", "Playback",
+    "PretokenTable", "Pretokenizer", "SettingsError", "Tokenizer", "TrainSettings", "Trainer",
+    "UnknownIdError", "export_tokenizer", "load_tokenizer", "read_corpus_text", "train_bpe",
 ]

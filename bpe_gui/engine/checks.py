@@ -147,6 +147,17 @@ def path(value: Any, name: str) -> str | os.PathLike:
     _fail_type(name, "a file path (a str or pathlib.Path)", value)
 
 
+def not_a_path(value: str, name: str, files_call: str) -> str:
+    """Text that is not the name of an existing file: a str is text where a call takes
+    text, and a file's name given there would be trained on as its letters."""
+    if value and len(value) < 4096 and "\n" not in value and os.path.isfile(value):
+        raise ArgumentError(
+            f"{name} is text, and {value!r} names a file: the text would be its "
+            f"{len(value)} characters, not the file's content. To train on the file, "
+            f"pass pathlib.Path({value!r}) or call {files_call}.")
+    return value
+
+
 def paths(value: Any, name: str, none_ok: bool = True) -> Any:
     """One path or a list of paths (``None`` or ``()`` when ``none_ok``)."""
     if value is None and none_ok:

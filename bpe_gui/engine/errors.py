@@ -110,6 +110,27 @@ class EncodeError(BPEError):
     """Text that this tokenizer cannot encode (e.g. a disallowed special token)."""
 
 
+class DisallowedSpecialError(EncodeError, ValueError):
+    """Text holding a special token's text that the call did not allow (tiktoken raises
+    a ValueError there too); ``token`` is the special token found."""
+
+    def __init__(self, message: str, token: str = ""):
+        super().__init__(message)
+        self.token = token
+
+
+class DecodeError(BPEError, ValueError):
+    """Ids that this tokenizer cannot decode."""
+
+
+class UnknownIdError(DecodeError):
+    """A token id that is not in the vocabulary; ``id`` is the first one found."""
+
+    def __init__(self, message: str, token_id: int = -1):
+        super().__init__(message)
+        self.id = token_id
+
+
 class Cancelled(Exception):
     """Raised inside long work when the cancel callback says so (not a BPEError: the
     user asked for it)."""

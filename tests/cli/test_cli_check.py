@@ -100,7 +100,7 @@ def test_json_output(tmp_path, corpus, correct):
     assert p.returncode == 1 and not data["agree"]
     d = data["difference"]
     assert d["cause"] == "pattern" and d["step"] == first_difference(merges, correct[1])
-    assert d["theirs"]["hex"] == [x.hex() for x in merges[d["step"] - 1]]
+    assert d["yours"]["hex"] == [x.hex() for x in merges[d["step"] - 1]]
     assert data["settings_found"]["changes"] == ["the whitespace split (\\S+|\\s+) (not GPT-2's "
                                                  "pattern)"]
 

@@ -47,7 +47,7 @@ def test_explain_prints_every_word_its_rule_reason_and_merges(tmp_path):
         assert last.split("ids ")[-1].split() == [str(i) for i in w.ids]
         assert " ".join(readable(t) for t in w.playback.final_symbols) in last
         ids += w.ids
-    assert ids == tok.encode(TEXT)
+    assert ids == tok.encode(TEXT, allowed_special="all")
 
 
 def test_explain_and_ids_only_do_not_go_together(tmp_path):

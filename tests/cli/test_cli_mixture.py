@@ -40,6 +40,7 @@ def test_json_and_table_give_the_mixture(work):
             "py=py"), "--json", cwd=work, timeout=300)
     assert p.returncode == 0, err(p)
     doc = json.loads(out(p))
+    assert doc["schema"] == "bpe-gui.mixture/1"
     assert doc["converged"] is True and doc["max_violation"] == 0 and doc["rounds"] >= 1
     got = doc["proportions"]
     assert list(got) == ["en", "zh", "py"] and sum(got.values()) == pytest.approx(1)

@@ -13,10 +13,11 @@ QWEN2_SPLIT = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}"
                r"| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+")
 
 
-def gguf_file(d: Path, corpus: str, eot: str):
+def gguf_file(d: Path, corpus: str, eot: str, bos_eos: bool = False):
     """A byte-level BPE that tokenizers trains on ``corpus`` (Qwen2's split, ``eot`` a
     special token), written as ``d/model.gguf`` by the gguf package with ``eot`` a
-    CONTROL token. Returns the path and tokenizers' Tokenizer (the oracle)."""
+    CONTROL token (``bos_eos``: also its BOS and EOS, llama.cpp told to add both around
+    a prompt). Returns the path and tokenizers' Tokenizer (the oracle)."""
     gguf = pytest.importorskip("gguf")
     import tokenizers
     from tokenizers import Regex, decoders, models, pre_tokenizers, trainers
@@ -40,6 +41,11 @@ def gguf_file(d: Path, corpus: str, eot: str):
                        for t in tokens])
     w.add_token_merges([m if isinstance(m, str) else " ".join(m)
                         for m in data["model"]["merges"]])
+    if bos_eos:
+        w.add_bos_token_id(vocab[eot])
+        w.add_eos_token_id(vocab[eot])
+        w.add_add_bos_token(True)
+        w.add_add_eos_token(True)
     w.write_header_to_file()
     w.write_kv_data_to_file()
     w.write_tensors_to_file()

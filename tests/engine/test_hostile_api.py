@@ -208,7 +208,8 @@ def test_other_entry_points(tok, corpus, tmp_path):
 
 
 def test_pretokenizer_and_corpus_readers(corpus):
-    from bpe_gui.engine import read_corpus_text, read_documents
+    from bpe_gui.engine import read_corpus_text
+    from bpe_gui.engine.corpus import read_documents
     refused(lambda: Pretokenizer(None), SettingsError, "pattern", "preset")
     refused(lambda: Pretokenizer("gpt2", "<s>"), SettingsError, "special_tokens=['<s>']")
     refused(lambda: read_corpus_text(None), ArgumentTypeError, "file path")

@@ -72,4 +72,4 @@ def bare_tiktoken(folder) -> tuple[Trainer, Path, list[int]]:
     for p in files:
         if p != ranks:
             p.unlink()   # the ranks alone
-    return mine, ranks, mine.tokenizer().encode(BARE_TEXT)
+    return mine, ranks, mine.tokenizer().encode(BARE_TEXT, allowed_special="all")

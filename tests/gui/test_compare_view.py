@@ -41,8 +41,8 @@ def script_of(s: str) -> str:
 
 
 def independent(tok, text: str) -> dict:
-    ids = tok.encode(text)
-    enc = tok.encode_with_offsets(text)
+    ids = tok.encode(text, allowed_special="all")
+    enc = tok.encode_with_offsets(text, allowed_special="all")
     assert enc.ids == ids
     words = [w for w in regex.findall(GPT2, text) if w.strip()]
     partial = 0
@@ -93,7 +93,7 @@ def byte_cuts(tok, text: str) -> set:
             where[pos + k] = (ci, k)
         pos += len(ch.encode())
     cuts, pos = set(), 0
-    for i in tok.encode(text)[:-1]:
+    for i in tok.encode(text, allowed_special="all")[:-1]:
         pos += len(tok.vocab[i])
         cuts.add(where[pos])
     return cuts
@@ -116,9 +116,9 @@ def test_step_beyond_the_current_one(view, controller, qtbot):
     view.pane_b.set_step(60)
     view.compare_now()
     assert view.pane_b.step_spin.maximum() == 60
-    want = controller.trainer.tokenizer(at_step=60, redo=True).encode(TEXT)
+    want = controller.trainer.tokenizer(at_step=60, redo=True).encode(TEXT, allowed_special="all")
     assert cell(view, "tokens", 1, "All") == len(want)
-    assert cell(view, "tokens", 0, "All") == len(controller.trainer.tokenizer().encode(TEXT))
+    assert cell(view, "tokens", 0, "All") == len(controller.trainer.tokenizer().encode(TEXT, allowed_special="all"))
 
 
 def test_another_configuration_trains_in_the_background(view, controller, qtbot):
@@ -135,7 +135,7 @@ def test_another_configuration_trains_in_the_background(view, controller, qtbot)
     ref = Trainer.from_text(CORPUS, TrainSettings(vocab_size=300, mode="char", pattern="cjk"))
     ref.run(detail=False)
     tok = ref.tokenizer()
-    ids = tok.encode(TEXT)
+    ids = tok.encode(TEXT, allowed_special="all")
     assert cell(view, "tokens", 1, "All") == len(ids)
     assert cell(view, "bpt", 1, "All") == pytest.approx(len(TEXT.encode()) / len(ids))
     assert cell(view, "partial", 1, "All") == 0
@@ -167,7 +167,7 @@ def test_imported_tokenizer_from_files(view, controller, tmp_path):
     assert pane.open_file(str(next(p for p in files if p.name.endswith("vocab.json"))))
     assert pane.kind_key() == "imported"
     view.compare_now()
-    assert cell(view, "tokens", 1, "All") == len(tok.encode(TEXT))
+    assert cell(view, "tokens", 1, "All") == len(tok.encode(TEXT, allowed_special="all"))
     bad = tmp_path / "broken.json"
     bad.write_text("{not json")
     assert not pane.open_file(str(bad))
@@ -176,7 +176,7 @@ def test_imported_tokenizer_from_files(view, controller, tmp_path):
     controller.imported, controller.imported_path = tok, "gpt2/vocab.json"
     view.pane_a.set_kind("imported")
     view.compare_now()
-    assert cell(view, "tokens", 0, "All") == len(tok.encode(TEXT))
+    assert cell(view, "tokens", 0, "All") == len(tok.encode(TEXT, allowed_special="all"))
 
 
 def test_screenshot_shows_both_sides(view, tmp_path):

@@ -204,7 +204,7 @@ def fresh_encoding(controller, text: str):
     s = t.settings
     tok = Tokenizer(t.vocab, t.merges, list(s.special_tokens), pattern=s.pattern, mode=s.mode,
                     end_of_word=s.end_of_word)
-    return tok.encode_with_offsets(text)
+    return tok.encode_with_offsets(text, allowed_special="all")
 
 
 def expected_formats(controller, text: str) -> list[int]:

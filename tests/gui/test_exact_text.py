@@ -33,8 +33,8 @@ def imported(window, tmp_path):
 @pytest.mark.regression
 def test_the_encode_view_keeps_line_separators_and_no_break_spaces(window, qtbot, imported):
     ev = window.dock_layout.encode_view
-    expected = imported.encode(TEXT)
-    assert expected != imported.encode(TEXT.replace("\u2028", "\n"))   # the text tells
+    expected = imported.encode(TEXT, allowed_special="all")
+    assert expected != imported.encode(TEXT.replace("\u2028", "\n"), allowed_special="all")   # the text tells
     ev.set_text(TEXT)
     qtbot.waitUntil(lambda: list(ev.encoding.ids) == expected, timeout=10_000)
     assert ev.text() == TEXT
@@ -43,8 +43,8 @@ def test_the_encode_view_keeps_line_separators_and_no_break_spaces(window, qtbot
 @pytest.mark.regression
 def test_compare_keeps_them_too(window, qtbot, imported):
     view = window.dock_layout.compare_view
-    expected = imported.encode(TEXT)
-    assert expected != imported.encode(TEXT.replace("\u00a0", " "))
+    expected = imported.encode(TEXT, allowed_special="all")
+    assert expected != imported.encode(TEXT.replace("\u00a0", " "), allowed_special="all")
     view.pane_a.set_kind("imported")
     view.set_text(TEXT)
     view.compare_now()

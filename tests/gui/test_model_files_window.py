@@ -72,7 +72,7 @@ def test_dropped_model_files_import_and_name_their_format(window, qtbot, tmp_pat
     assert window.files.open_paths([str(g)])
     assert c.imported is not None and c.imported.meta["format"] == "gguf"
     assert any("GGUF (llama.cpp)" in m for m in messages)
-    assert c.imported.encode("hello world") == [256 + WORDS.index(b"hello"),
+    assert c.imported.encode("hello world", allowed_special="all") == [256 + WORDS.index(b"hello"),
                                                 256 + WORDS.index(b" world")]
     gz = tmp_path / "bpe_simple_vocab_16e6.txt.gz"
     merges = ["h e", "l l", "he ll", "hell o</w>", "w o", "r l", "wo rl", "worl d</w>"]

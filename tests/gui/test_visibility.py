@@ -23,7 +23,7 @@ def fresh_ids(controller, text: str) -> list[int]:
     s = t.settings
     tok = Tokenizer(t.vocab, t.merges, list(s.special_tokens), pattern=s.pattern, mode=s.mode,
                     end_of_word=s.end_of_word)
-    return tok.encode_with_offsets(text).ids
+    return tok.encode_with_offsets(text, allowed_special="all").ids
 
 
 @pytest.fixture

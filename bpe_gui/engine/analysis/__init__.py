@@ -21,13 +21,12 @@ from .._lazy import lazy_face
 
 if TYPE_CHECKING:   # the names as mypy sees them; each is imported at first use
     from .curves import (RenyiCurve, corpus_bytes_per_token, corpus_renyi_efficiency,
-                         counts_at_start, pair_counts, sample_steps, token_frequencies,
-                         tokens_at_start)
-    from .cuts import Cut, boundary_diff, cut_points
+                         counts_at_start, sample_steps, token_frequencies, tokens_at_start)
+    from .cuts import Cut, boundary_diff
     from .dead_weight import (THRESHOLD, DeadToken, DeadWeight, dead_weight_of,
                               dead_weight_of_files, dead_weight_of_pieces, ios_text)
     from .distribution import RENYI_ALPHA, length_histogram, renyi_efficiency, token_length, zipf
-    from .held_out_texts import HeldOut, count_specials, held_out, held_out_tokens, special_counts
+    from .held_out_texts import HeldOut, held_out, held_out_tokens, special_counts
     from .per_language import (MAX_ALPHA, CostRow, CostTable, held_out_files, language_cost,
                                 tokenizer_labels)
     from .mixture import (MixtureResult, MixtureStep, check_mixture_tokenizer, check_solver,
@@ -35,17 +34,16 @@ if TYPE_CHECKING:   # the names as mypy sees them; each is imported at first use
     from .mixture_warnings import MixtureWarning
     from .overlap import vocab_overlap
     from .reachability import KINDS, UNREACHABLE, Reachability, classify_more, classify_tokens
-    from .scripts import (COLUMNS, SCRIPTS, ScriptStats, char_script, encoding_stats,
-                          scripts_present, span_script, utf8_len, word_spans)
+    from .scripts import SCRIPTS, ScriptStats, encoding_stats, scripts_present, utf8_len
 
 __getattr__, __dir__ = lazy_face(__name__, {
     ".curves": ("RenyiCurve corpus_bytes_per_token corpus_renyi_efficiency counts_at_start "
-                "pair_counts sample_steps token_frequencies tokens_at_start"),
-    ".cuts": "Cut boundary_diff cut_points",
+                "sample_steps token_frequencies tokens_at_start"),
+    ".cuts": "Cut boundary_diff",
     ".dead_weight": ("THRESHOLD DeadToken DeadWeight dead_weight_of dead_weight_of_files "
                      "dead_weight_of_pieces ios_text"),
     ".distribution": "RENYI_ALPHA length_histogram renyi_efficiency token_length zipf",
-    ".held_out_texts": "HeldOut count_specials held_out held_out_tokens special_counts",
+    ".held_out_texts": "HeldOut held_out held_out_tokens special_counts",
     ".per_language": ("MAX_ALPHA CostRow CostTable held_out_files language_cost "
                       "tokenizer_labels"),
     ".mixture": ("MixtureResult MixtureStep check_mixture_tokenizer check_solver infer_mixture "
@@ -53,22 +51,21 @@ __getattr__, __dir__ = lazy_face(__name__, {
     ".mixture_warnings": "MixtureWarning",
     ".overlap": "vocab_overlap",
     ".reachability": "KINDS UNREACHABLE Reachability classify_more classify_tokens",
-    ".scripts": ("COLUMNS SCRIPTS ScriptStats char_script encoding_stats scripts_present "
-                 "span_script utf8_len word_spans"),
+    ".scripts": "SCRIPTS ScriptStats encoding_stats scripts_present utf8_len",
 })
 
-__all__ = ["COLUMNS", "CostRow", "CostTable", "Cut", "DeadToken", "DeadWeight",
-           "HeldOut", "KINDS", "MAX_ALPHA", "MixtureResult", "MixtureStep",
-           "MixtureWarning",
-           "RENYI_ALPHA", "Reachability", "RenyiCurve", "SCRIPTS", "ScriptStats",
-           "THRESHOLD", "UNREACHABLE", "boundary_diff", "char_script",
-           "check_mixture_tokenizer", "check_solver", "classify_more",
+# the public API; each module's own helpers (char_script, cut_points, pair_counts...) are
+# imported from it
+__all__ = ["CostRow", "CostTable", "Cut", "DeadToken", "DeadWeight", "HeldOut", "KINDS",
+           "MAX_ALPHA", "MixtureResult", "MixtureStep",
+           "MixtureWarning", "RENYI_ALPHA", "Reachability",
+           "RenyiCurve", "SCRIPTS", "ScriptStats", "THRESHOLD", "UNREACHABLE",
+           "boundary_diff", "check_mixture_tokenizer", "check_solver", "classify_more",
            "classify_tokens", "corpus_bytes_per_token", "corpus_renyi_efficiency",
-           "count_specials", "counts_at_start", "cut_points", "dead_weight_of",
-           "dead_weight_of_files", "dead_weight_of_pieces", "encoding_stats",
-           "held_out", "held_out_files", "held_out_tokens", "infer_mixture", "ios_text",
-           "language_cost", "length_histogram", "mixture_refusal", "pair_counts",
-           "read_sample", "renyi_efficiency", "sample_files", "sample_steps",
-           "scripts_present", "span_script", "special_counts", "token_frequencies",
-           "token_length", "tokenizer_labels", "tokens_at_start", "utf8_len",
-           "vocab_overlap", "word_spans", "zipf"]
+           "counts_at_start", "dead_weight_of", "dead_weight_of_files",
+           "dead_weight_of_pieces", "encoding_stats", "held_out", "held_out_files",
+           "held_out_tokens", "infer_mixture", "ios_text", "language_cost",
+           "length_histogram", "mixture_refusal", "read_sample", "renyi_efficiency",
+           "sample_files", "sample_steps", "scripts_present", "special_counts",
+           "token_frequencies", "token_length", "tokenizer_labels", "tokens_at_start",
+           "utf8_len", "vocab_overlap", "zipf"]

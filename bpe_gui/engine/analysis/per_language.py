@@ -234,7 +234,8 @@ def text_cost(path: Path, tok: BaseTokenizer, language: str = "", label: str = "
               cancel: CancelFn | None = None) -> CostRow:
     """Encode one file with one tokenizer, streaming; parity is left to the caller."""
     acc = _Count()
-    counts = Counter(tok.encode_iterable(_measured(read_chunks(path, on_read), acc, cancel)))
+    counts = Counter(tok.encode_iterable(_measured(read_chunks(path, on_read), acc, cancel),
+                                        allowed_special="all"))
     size = len(tok.vocab)
     return CostRow(language or language_of(path), label, acc.chars, acc.bytes,
                    sum(counts.values()), len(counts), size,

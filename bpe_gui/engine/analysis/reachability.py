@@ -145,7 +145,7 @@ def method_of(tok: BaseTokenizer) -> str:
     if end_of_word_suffix(tok):
         return "suffix"
     try:
-        got = b"".join(tok.vocab.get(i, b"") for i in tok.encode(PROBE))
+        got = b"".join(tok.vocab.get(i, b"") for i in tok.encode(PROBE, allowed_special="all", add_special_tokens=False))
     except BPEError:
         return "text"
     return "text" if got == PROBE.encode() else "context"

@@ -145,7 +145,7 @@ def check_ids(result: LearnerResult | Tokenizer, text: str, ids: Sequence[int], 
     vocabulary and merges, encoded by the rule; or a given Tokenizer)."""
     tok = result if isinstance(result, Tokenizer) else result.tokenizer(pattern, special_tokens)
     ids = list(ids)
-    enc = tok.encode_with_offsets(text)
+    enc = tok.encode_with_offsets(text, allowed_special="all", add_special_tokens=False)
     ours = list(enc.ids)
     data = text.encode("utf-8", "surrogatepass")
     charpos = _char_of_byte(text)
@@ -305,7 +305,7 @@ def _with_steps(word: WordDifference, steps: list[Step], rule: str) -> WordDiffe
 
 
 def _same(tok: Tokenizer | None, text: str, ids: list[int]) -> bool:
-    return tok is not None and tok.encode(text) == ids
+    return tok is not None and tok.encode(text, allowed_special="all", add_special_tokens=False) == ids
 
 
 def _variant(tok: Tokenizer, pattern: str | None = None, specials: bool = True) -> Tokenizer | None:

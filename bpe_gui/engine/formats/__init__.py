@@ -54,7 +54,7 @@ if TYPE_CHECKING:   # the names as mypy sees them; each is imported at first use
                           settings_problem, supported_formats, unsupported_reason)
     from .known_encodings import recognise
     from .loading import (IMPORT_LABELS, IMPORTABLE, describe_file, describe_source,
-                          detect_format, load_tokenizer, looks_like_tokenizer)
+                          detect_format, load_tokenizer, looks_like_tokenizer, tokenizer_file)
     from .local_models import (LocalModel, ModelRoot, ModelScan, filter_models, find_models,
                                model_matches, model_roots, pick_model)
     from .sniff import Sniffed, sniff_file
@@ -66,7 +66,7 @@ __getattr__, __dir__ = lazy_face(__name__, {
                  "settings_problem supported_formats unsupported_reason"),
     ".known_encodings": "recognise",
     ".loading": ("IMPORT_LABELS IMPORTABLE describe_file describe_source detect_format "
-                 "load_tokenizer looks_like_tokenizer"),
+                 "load_tokenizer looks_like_tokenizer tokenizer_file"),
     ".local_models": ("LocalModel ModelRoot ModelScan filter_models find_models model_matches "
                       "model_roots pick_model"),
     ".sniff": "Sniffed sniff_file",
@@ -79,5 +79,5 @@ __all__ = ["FORMATS", "IMPORTABLE", "IMPORT_LABELS", "LocalModel", "ModelRoot",
            "export_formats", "export_tokenizer", "filter_models", "find_models",
            "load_tokenizer", "looks_like_tokenizer", "meta_beside",
            "model_matches", "model_roots", "output_files", "pick_model", "recognise",
-           "render_files", "settings_problem", "sniff_file", "supported_formats",
+           "render_files", "settings_problem", "sniff_file", "supported_formats", "tokenizer_file",
            "trainer_snapshot", "unsupported_reason"]

@@ -43,6 +43,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any, overload
 
+from ..tokenizers.post import PostProcessor
 from ..errors import FormatError
 
 MAGIC = b"GGUF"
@@ -541,6 +542,23 @@ def not_run_yet(model: str, pre: str | None) -> str | None:
 
 
 def load(path: str | Path, special_tokens=None, *, parse_special: bool = True, **kwargs):
+    """:func:`load_file`, with the BOS / EOS llama.cpp adds around a prompt as the
+    tokens ``encode(..., add_special_tokens=True)`` adds (off unless asked: llama.cpp's
+    ``llama_tokenize`` takes no default)."""
+    tok = load_file(path, special_tokens, parse_special=parse_special, **kwargs)
+    meta = tok.meta if isinstance(tok.meta, dict) else {}
+    ids = meta.get("special_token_ids") or {}
+    by_id = {i: t for t, i in tok.special_ids.items()}
+
+    def around(key: str, on: bool) -> tuple[tuple[int, str], ...]:
+        i = ids.get(key)
+        return ((i, by_id.get(i, "")),) if on and isinstance(i, int) else ()
+    tok.post = PostProcessor(around("bos", bool(meta.get("add_bos"))),
+                             around("eos", bool(meta.get("add_eos"))), default=False)
+    return tok
+
+
+def load_file(path: str | Path, special_tokens=None, *, parse_special: bool = True, **kwargs):
     """The tokenizer of a GGUF file, run as llama.cpp runs it: ``llama`` vocabularies
     (SentencePiece-style: scores, <0xNN> byte tokens): :func:`load_llama`; ``gpt2``
     vocabularies: tokenizers/imported/llama_vocab.py; other vocabularies are refused naming

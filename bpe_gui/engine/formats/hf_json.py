@@ -5,8 +5,9 @@ Supported, as ``tokenizers`` runs them: the BPE model with ``ignore_merges``,
 NFD, NFKD, Lowercase, Replace, Prepend, Sequence; pre-tokenizers Split (every behavior,
 ``invert``), ByteLevel (``add_prefix_space``, ``use_regex``), Metaspace
 (``prepend_scheme``, ``split``), Sequence; added tokens with every flag; the ByteLevel
-and Roberta post-processors' offset trimming (templates only add tokens when asked to,
-which encoding here never does); decoders (see decoders.py). ``truncation`` and
+and Roberta post-processors' offset trimming; the tokens TemplateProcessing, Bert and
+Roberta add around a text (``encode(..., add_special_tokens=True)``, tokenizers'
+default: ``tokenizers/post.py``); decoders (see decoders.py). ``truncation`` and
 ``padding`` are batching settings and are not applied. Anything else raises
 FormatError naming the component and its JSON path.
 """
@@ -27,6 +28,7 @@ from ..tokenizers.imported.pipeline import Pipeline
 from ..tokenizers.imported.added_tokens import AddedToken, AddedTokens
 from ..tokenizers.imported.imported_tokenizer import LazyMerges, PipelineTokenizer
 from ..tokenizers.imported.lazy import lazy_tables
+from ..tokenizers import post
 from ..tokenizers.imported.decoders import decoder
 from ..tokenizers.imported.normalized import NStr
 from ..tokenizers.imported.word_model import PipelineModel, find_model_tables, model_class
@@ -139,8 +141,14 @@ def _build(data: dict, path: Path, meta: dict, tables) -> PipelineTokenizer:
             "written here (tokenizer.json, GPT-2 files, .tiktoken, bpe-gui JSON) do not "
             "hold. Share the tokenizer.json itself.")
     pattern, classes = _pattern_of(data, pre)
-    return PipelineTokenizer(pipe, vocab=vocab, token_to_id=t2i, merges=merges,
-                             special_ids=specials, pattern=pattern, meta=info, classes=classes)
+    tok = PipelineTokenizer(pipe, vocab=vocab, token_to_id=t2i, merges=merges,
+                            special_ids=specials, pattern=pattern, meta=info, classes=classes)
+    try:   # tokenizers' defaults: the template's tokens added, special tokens not decoded
+        tok.post = post.from_hf(data.get("post_processor"))
+    except post.PostError as e:
+        raise Unsupported(e.key, str(e)) from None
+    tok.skip_special_default = True
+    return tok
 
 
 def _suffix_key(suffix: str, byte_level: bool) -> bytes:

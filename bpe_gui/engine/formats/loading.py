@@ -8,7 +8,7 @@ from typing import Sequence
 
 from .. import checks
 from ..errors import FormatError
-from ..tokenizers.trained import Tokenizer
+from ..tokenizers.base import BaseTokenizer
 from . import clip_fmt, gguf_fmt, gpt2, hf, native, sentencepiece_fmt, sniff, tekken_fmt, \
     tiktoken_fmt
 from ..tokenizers import gpt2_files
@@ -165,8 +165,15 @@ def _looks_like_spm(p: Path) -> bool:
         return False
 
 
+def tokenizer_file(folder: str | Path) -> Path:
+    """The file :func:`load_tokenizer` reads from a folder (the richest format there);
+    a file is itself. FormatError as load_tokenizer raises it."""
+    p = Path(folder).expanduser()
+    return _pick_in_folder(p)[1] if p.is_dir() else p
+
+
 def load_tokenizer(path: str | Path, special_tokens: Sequence[str] | None = None,
-                   **kwargs) -> Tokenizer:
+                   **kwargs) -> BaseTokenizer:
     """Load a tokenizer from a file or a folder holding one.
 
     ``path``: a folder (with vocab.json + merges.txt, tokenizer.json, NAME.tiktoken or
@@ -174,7 +181,8 @@ def load_tokenizer(path: str | Path, special_tokens: Sequence[str] | None = None
     under OpenAI's names for GPT-2's files, encoder.json and vocab.bpe), a
     tokenizer.json, a NAME.tiktoken (NAME.tiktoken.json or NAME.json beside it), or a
     bpe-gui .json. ``special_tokens`` overrides the special tokens the files list.
-    Raises FormatError naming the file and the line or key at fault.
+    Raises FormatError naming the file and the line or key at fault. Every kind is a
+    :class:`~bpe_gui.engine.tokenizers.base.BaseTokenizer` (docs/API.md).
     """
     checks.path(path, "load_tokenizer(path)")
     if special_tokens is not None:

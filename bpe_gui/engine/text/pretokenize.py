@@ -10,6 +10,7 @@ Example (GPT-2 preset)::
 """
 from __future__ import annotations
 
+import copy
 import functools
 
 import os
@@ -175,6 +176,14 @@ class Pretokenizer:
         # tokenizer.json's pre-tokenizer steps): a BranchMatcher's methods, else None
         self.matcher: Any = None
         self.native = native_scanner(self.kind, classes)
+
+    def with_specials(self, special_tokens: Sequence[str]) -> "Pretokenizer":
+        """The same words, with other special tokens cut out of the text (a call that
+        reads only some of them: tokenizers/special_policy.py)."""
+        clone = copy.copy(self)
+        clone.__dict__.pop("_special_re", None)
+        clone.special_tokens = validate_special_tokens(special_tokens)
+        return clone
 
     @functools.cached_property
     def regex(self) -> "_Pattern":

@@ -3,7 +3,11 @@
 - :mod:`.model`: ``WordModel``, the one model interface inside a word (start symbols,
   merges applied in order, playback).
 - :mod:`.base`: ``BaseTokenizer``, what every tokenizer is (encode with offsets, stream,
-  decode, pieces, playback, explain), and ``Encoding``.
+  decode, pieces, playback, explain), and ``Encoding``; :mod:`.conventions`: tiktoken's
+  and tokenizers' names on it (``n_vocab``, ``decode_batch``, ``id_to_token``...).
+- :mod:`.special_policy`: which special tokens a call reads from text (tiktoken's
+  ``allowed_special`` / ``disallowed_special``); :mod:`.post`: the tokens a format adds
+  around a text (``add_special_tokens``: a tokenizer.json's template, a GGUF's BOS).
 - :mod:`.symbols`: character mode's ``</w>`` and ``<unk>``.
 - :mod:`.merge_model`, :mod:`.trained`: a tokenizer over learned merges (trained here or
   read from GPT-2 files: :mod:`.gpt2_files`), encoding in C (``_encode``).

@@ -21,13 +21,16 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Sequence
 
 from .. import checks
-from ..errors import EncodeError
+from ..errors import UnknownIdError
+from .conventions import LibraryNames
+from .special_policy import Checked, SpecialSet, holds_any, refuse_disallowed, resolve
 from .model import Piece, Playback, WordModel, clean_chunks, clean_text, clean_with_map, joined, \
     word_text
 from ..text.pretokenize import Pretokenizer
 
 if TYPE_CHECKING:   # (explain, with its pattern analysis, is imported when first asked)
     from .explain import Explanation
+    from .post import PostProcessor
 
 
 @dataclass(frozen=True)
@@ -59,9 +62,26 @@ def token_tables(vocab: dict[int, bytes]) -> tuple[array, list[bytes]]:
     return array("i", map(len, tokens)), tokens
 
 
-class BaseTokenizer(ABC):
+def _around(enc: Encoding, post: "PostProcessor", vocab: dict[int, bytes]) -> Encoding:
+    """The encoding with the tokens a post-processor adds, each at span (0, 0) and marked
+    special (as tokenizers' ``Encoding`` shows them)."""
+    b, a = post.before, post.after
+    def tok(i: int, text: str) -> bytes:
+        return vocab.get(i, text.encode("utf-8"))
+    special = enc.special or [False] * len(enc.ids)
+    return Encoding([i for i, _ in b] + enc.ids + [i for i, _ in a],
+                    [tok(i, t) for i, t in b] + enc.tokens + [tok(i, t) for i, t in a],
+                    [(0, 0)] * len(b) + enc.offsets + [(0, 0)] * len(a),
+                    [True] * len(b) + special + [True] * len(a))
+
+
+class BaseTokenizer(LibraryNames, ABC):
     """The public face of every tokenizer (see the module docstring)."""
 
+    # the tokens the format adds around a text (add_special_tokens), if any
+    post: PostProcessor | None = None
+    # decode's skip_special_tokens when not given (the format's library's default)
+    skip_special_default: bool = False
     _meta: dict | Callable[[], dict]   # the meta property's value (a dict, or made when read)
 
     def __init__(self, model: WordModel, *, vocab: dict[int, bytes],
@@ -96,51 +116,97 @@ class BaseTokenizer(ABC):
         return self.model.n_merges
 
     # ----- encoding: every kind treats text that UTF-8 cannot hold alike --------------
-    def encode(self, text: str) -> list[int]:
-        """Text -> token ids. Special tokens in the text become their ids."""
+    def encode(self, text: str, *, allowed_special: SpecialSet = frozenset(),
+               disallowed_special: SpecialSet = "all",
+               add_special_tokens: bool | None = None) -> list[int]:
+        """Text -> token ids, as tiktoken's ``encode``: the text of a special token
+        becomes its id only when ``allowed_special`` names it (or is ``"all"``); text
+        holding one of ``disallowed_special`` (default: every special token not allowed)
+        raises :class:`~bpe_gui.engine.errors.DisallowedSpecialError`; one in neither is
+        ordinary text. ``add_special_tokens``: the tokens the format adds around a text
+        (a tokenizer.json's post-processor, e.g. Llama 3's BOS; default as the format's
+        library does: on for tokenizer.json, off elsewhere).
+
+        Example: ``tok.encode("a<|endoftext|>", allowed_special="all")`` ends with the
+        special token's id; ``tok.encode("a<|endoftext|>")`` raises.
+        """
         checks.text(text, "Tokenizer.encode(text)")
+        clone = self._policy(text, allowed_special, disallowed_special, "Tokenizer.encode")
+        return self._post_ids(clone._encode_clean(text), add_special_tokens)
+
+    def encode_ordinary(self, text: str) -> list[int]:
+        """Text -> ids with every special token's text read as ordinary text and nothing
+        added around it (tiktoken's ``encode_ordinary``)."""
+        return self.encode(text, disallowed_special=(), add_special_tokens=False)
+
+    def _encode_clean(self, text: str) -> list[int]:
         try:
             return self._encode(text)
         except UnicodeEncodeError:   # lone surrogates
             return self._encode(clean_text(text))
 
-    def encode_to_array(self, text: str) -> array:
-        """``encode(text)`` as an ``array('I')`` of 4-byte ids: no int object per id, and
-        ``numpy.frombuffer(a, numpy.uint32)`` or ``memoryview(a)`` read it without a copy
-        (as tiktoken's ``encode_to_numpy``)."""
+    def encode_to_array(self, text: str, *, allowed_special: SpecialSet = frozenset(),
+                        disallowed_special: SpecialSet = "all",
+                        add_special_tokens: bool | None = None) -> array:
+        """``encode(text, ...)`` as an ``array('I')`` of 4-byte ids: no int object per id,
+        and ``numpy.frombuffer(a, numpy.uint32)`` or ``memoryview(a)`` read it without a
+        copy (as tiktoken's ``encode_to_numpy``)."""
         checks.text(text, "Tokenizer.encode_to_array(text)")
-        plan = self._native_plan((text,))
+        clone = self._policy(text, allowed_special, disallowed_special,
+                           "Tokenizer.encode_to_array")
+        plan = clone._native_plan((text,)) if self._adds(add_special_tokens) is None else None
         if plan is not None:
             enc, (given,), ordinary = plan
             try:
                 return (enc.encode_ordinary_to_array if ordinary else enc.encode_to_array)(given)
             except UnicodeEncodeError:   # lone surrogates: encode() cleans the text
                 pass
-        return array("I", self.encode(text))
+        return array("I", self._post_ids(clone._encode_clean(text), add_special_tokens))
 
-    def encode_with_offsets(self, text: str) -> Encoding:
-        """Ids, token bytes and character spans (for colouring text token by token)."""
+    def encode_with_offsets(self, text: str, *, allowed_special: SpecialSet = frozenset(),
+                            disallowed_special: SpecialSet = "all",
+                            add_special_tokens: bool | None = None) -> Encoding:
+        """Ids, token bytes and character spans (for colouring text token by token);
+        special tokens as :meth:`encode` reads them (tokens a post-processor adds have
+        the span (0, 0), as in tokenizers' ``Encoding.offsets``)."""
         checks.text(text, "Tokenizer.encode_with_offsets(text)")
+        clone = self._policy(text, allowed_special, disallowed_special,
+                           "Tokenizer.encode_with_offsets")
         try:
-            return self._encode_offsets(text)
+            enc = clone._encode_offsets(text)
         except UnicodeEncodeError:
             cleaned, starts = clean_with_map(text)
             if starts is None:
                 raise
-            enc = self._encode_offsets(cleaned)
+            enc = clone._encode_offsets(cleaned)
             offs = [(starts[s], starts[e]) for s, e in enc.offsets]
-            return Encoding(enc.ids, enc.tokens, offs, enc.special)
+            enc = Encoding(enc.ids, enc.tokens, offs, enc.special)
+        post = self._adds(add_special_tokens)
+        return enc if post is None else _around(enc, post, self.vocab)
 
-    def encode_iterable(self, iterable: Iterable[str],
-                        chunk_chars: int = 1 << 16) -> Iterator[int]:
+    def encode_iterable(self, iterable: Iterable[str], chunk_chars: int = 1 << 16, *,
+                        allowed_special: SpecialSet = frozenset(),
+                        disallowed_special: SpecialSet = "all") -> Iterator[int]:
         """Encode a stream of text (e.g. an open file) lazily, in bounded memory: the ids
-        equal ``encode`` of the whole text."""
+        equal ``encode`` of the whole text (without tokens a post-processor adds). Text
+        holding a disallowed special token raises when the stream reaches it."""
         chunks = checks.texts(iterable, "Tokenizer.encode_iterable(iterable)")
         checks.whole(chunk_chars, "Tokenizer.encode_iterable(chunk_chars)", 1)
-        return self._encode_stream(clean_chunks(chunks), chunk_chars)
+        matchable = self._matchable()
+        allow, refuse = resolve(allowed_special, disallowed_special, matchable,
+                                "Tokenizer.encode_iterable")
+        clone = self if allow == matchable else self._restricted(allow)
+        if refuse:
+            chunks = iter(Checked(chunks, refuse))
+        return clone._encode_stream(clean_chunks(chunks), chunk_chars)
 
-    def encode_batch(self, texts: Iterable[str], threads: int | None = None) -> list[list[int]]:
-        """``[encode(t) for t in texts]`` on ``threads`` threads (default: one per core).
+    def encode_batch(self, texts: Iterable[str], *, num_threads: int | None = None,
+                     allowed_special: SpecialSet = frozenset(),
+                     disallowed_special: SpecialSet = "all",
+                     add_special_tokens: bool | None = None,
+                     threads: int | None = None) -> list[list[int]]:
+        """``[encode(t, ...) for t in texts]`` on ``num_threads`` threads (default: one
+        per core; ``threads`` is its older name).
 
         Encoding is safe from any number of threads on one tokenizer. Where the whole
         text encodes in C (a native scanner preset on byte-level tables), the batch runs
@@ -148,26 +214,78 @@ class BaseTokenizer(ABC):
         made; elsewhere on a thread pool (patterns run by ``regex`` and tokenizer.json
         normalizers hold the GIL while pre-tokenizing).
 
-        Example: ``tok.encode_batch(["a b", "c"], threads=2) == [tok.encode("a b"),
+        Example: ``tok.encode_batch(["a b", "c"], num_threads=2) == [tok.encode("a b"),
         tok.encode("c")]``
         """
         texts = [checks.text(t, "Tokenizer.encode_batch(texts) item") for t in
                  checks.texts(texts, "Tokenizer.encode_batch(texts)")]
-        if threads is None:
-            threads = os.cpu_count() or 1
-        threads = checks.whole(threads, "Tokenizer.encode_batch(threads)", 1)
-        plan = self._native_plan(texts)
+        n = num_threads if num_threads is not None else threads
+        n = checks.whole(os.cpu_count() or 1 if n is None else n,
+                         "Tokenizer.encode_batch(num_threads)", 1)
+        toks = [self._policy(t, allowed_special, disallowed_special, "Tokenizer.encode_batch")
+                for t in texts]
+        plan = self._native_plan(texts) if all(t is self for t in toks) else None
         if plan is not None:
             enc, given, ordinary = plan
             try:
-                return enc.encode_batch(given, threads, ordinary=ordinary)
+                got = enc.encode_batch(given, n, ordinary=ordinary)
+                return [self._post_ids(ids, add_special_tokens) for ids in got]
             except UnicodeEncodeError:   # a text with lone surrogates: one by one below
                 pass
-        if threads == 1 or len(texts) < 2:
-            return [self.encode(t) for t in texts]
+
+        def one(k: int) -> list[int]:
+            return self._post_ids(toks[k]._encode_clean(texts[k]), add_special_tokens)
+        if n == 1 or len(texts) < 2:
+            return [one(k) for k in range(len(texts))]
         from concurrent.futures import ThreadPoolExecutor   # (with logging: not at import)
-        with ThreadPoolExecutor(max_workers=min(threads, len(texts))) as pool:
-            return list(pool.map(self.encode, texts))
+        with ThreadPoolExecutor(max_workers=min(n, len(texts))) as pool:
+            return list(pool.map(one, range(len(texts))))
+
+    # ----- which special tokens a call reads, and what a format adds -----------------
+    def _matchable(self) -> frozenset[str]:
+        """The special tokens this tokenizer can read from text (special_policy.py)."""
+        got = self.__dict__.get("_matchable_of")
+        if got is None or got[0] is not self.pre:
+            got = self.__dict__["_matchable_of"] = (self.pre, self._find_matchable())
+        return got[1]
+
+    def _find_matchable(self) -> frozenset[str]:
+        return frozenset(self.pre.special_tokens)
+
+    def _policy(self, text: str, allowed: SpecialSet, disallowed: SpecialSet,
+                where: str) -> "BaseTokenizer":
+        """The tokenizer that encodes ``text`` as the call's special-token policy says
+        (itself unless the text holds a special token to be read as text), after
+        refusing a disallowed one."""
+        matchable = self._matchable()
+        if not matchable and allowed in (frozenset(), "all") and \
+                disallowed in ("all", (), frozenset()):
+            return self
+        allow, refuse = resolve(allowed, disallowed, matchable, where)
+        if refuse:
+            refuse_disallowed(text, refuse)
+        if allow != matchable and holds_any(text, matchable - allow):
+            return self._restricted(allow)
+        return self
+
+    def _restricted(self, allow: frozenset[str]) -> "BaseTokenizer":
+        """A tokenizer like this one that reads only ``allow`` of its special tokens
+        from text (the others are ordinary text there)."""
+        raise NotImplementedError(f"{type(self).__name__} cannot read only some special "
+                                  "tokens from text")
+
+    def _adds(self, add_special_tokens: bool | None) -> PostProcessor | None:
+        """The post-processor to run, if any adds tokens."""
+        post = self.post
+        if post is None or not (post.before or post.after):
+            return None
+        if add_special_tokens is None:
+            add_special_tokens = post.default
+        return post if add_special_tokens else None
+
+    def _post_ids(self, ids: list[int], add_special_tokens: bool | None) -> list[int]:
+        post = self._adds(add_special_tokens)
+        return ids if post is None else post.apply(ids)
 
     def _native_encoder(self):
         """The C encoder (``_encode.Encoder``) whose ``encode(text)`` is ``_encode(text)``
@@ -236,18 +354,44 @@ class BaseTokenizer(ABC):
 
     # ----- decoding ---------------------------------------------------------------
     def decode_bytes(self, ids: Iterable[int]) -> bytes:
-        ids = checks.ids(ids, "Tokenizer.decode(ids)")
+        """Ids -> the bytes of their tokens joined (tiktoken's ``decode_bytes``)."""
+        ids = checks.ids(ids, "Tokenizer.decode_bytes(ids)")
         vocab = self.vocab
         try:
             return b"".join(vocab[i] for i in ids)
         except KeyError as e:
-            checks.bad_id(e.args[0], "Tokenizer.decode(ids)")
-            raise EncodeError(f"Token id {e.args[0]} is not in the vocabulary "
-                              f"(ids go up to {max(vocab)}).") from None
+            raise self._unknown(e.args[0], "Tokenizer.decode_bytes(ids)") from None
+
+    def decode(self, ids: Iterable[int], *, skip_special_tokens: bool | None = None) -> str:
+        """Ids -> text; a partial UTF-8 character becomes U+FFFD, never an error.
+        ``skip_special_tokens``: leave special tokens out (default as the format's
+        library does: on for tokenizer.json, as tokenizers' ``decode``; off elsewhere,
+        as tiktoken's). An id not in the vocabulary raises
+        :class:`~bpe_gui.engine.errors.UnknownIdError`."""
+        ids = list(checks.ids(ids, "Tokenizer.decode(ids)"))
+        vocab = self.vocab
+        for i in ids:
+            if i not in vocab:
+                raise self._unknown(i, "Tokenizer.decode(ids)")
+        skip = self.skip_special_default if skip_special_tokens is None else skip_special_tokens
+        if skip:
+            drop = self._skipped_ids()
+            ids = [i for i in ids if i not in drop]
+        return self._decode(ids)
+
+    def _skipped_ids(self) -> set[int]:
+        """The ids ``skip_special_tokens`` leaves out: the special tokens'."""
+        return set(self.special_ids.values())
+
+    def _unknown(self, i: object, where: str) -> UnknownIdError:
+        checks.bad_id(i, where)
+        top = max(self.vocab, default=-1)
+        return UnknownIdError(f"{where}: token id {i} is not in the vocabulary (ids go from "
+                              f"0 to {top}; n_vocab is {top + 1}).", i)  # type: ignore[arg-type]
 
     @abstractmethod
-    def decode(self, ids: Iterable[int]) -> str:
-        """Ids -> text; a partial UTF-8 character becomes U+FFFD, never an error."""
+    def _decode(self, ids: list[int]) -> str:
+        """Known ids -> text, every one of them (the format's own decoder)."""
 
     # ----- steps and threads ---------------------------------------------------------
     @abstractmethod

@@ -25,6 +25,10 @@ def read_vocab(path: str | Path) -> dict[str, int]:
     if not isinstance(data, dict):
         raise FormatError(path, f"should be a JSON object mapping each token to its id, not a "
                                 f"{type(data).__name__}.")
+    other = _other_format(data)
+    if other is not None:
+        raise FormatError(path, f"is {other}, not a GPT-2 vocab.json. Load it with "
+                          "bpe_gui.engine.load_tokenizer(path), which opens every format.")
     owner: dict[int, str] = {}
     for key, value in data.items():
         i = as_id(value, path, key)
@@ -33,6 +37,20 @@ def read_vocab(path: str | Path) -> dict[str, int]:
                                     "each id must name one token.", key=key)
         owner[i] = key
     return data
+
+
+def _other_format(data: dict) -> str | None:
+    """The tokenizer format a JSON object is when it is not a vocab.json (whose values are
+    all ids), else None."""
+    if isinstance(data.get("model"), dict):
+        return "a Hugging Face tokenizer.json"
+    if "pat_str" in data and not isinstance(data.get("pat_str"), int):
+        return "a tiktoken metadata file (NAME.tiktoken.json)"
+    if isinstance(data.get("config"), dict) and "vocab" in data:
+        return "a Mistral tekken.json"
+    if data.get("format") == "bpe-gui":
+        return "a bpe-gui JSON export"
+    return None
 
 
 def read_merges(path: str | Path) -> list[tuple[int, str, str]]:

@@ -8,7 +8,7 @@ from the merge list (so GPT-2's own files load as they are).
 Example::
 
     >>> tok = Tokenizer(vocab, merges, special_tokens=["<|endoftext|>"])
-    >>> tok.decode(tok.encode("héllo<|endoftext|>"))
+    >>> tok.decode(tok.encode("héllo<|endoftext|>", allowed_special="all"))
     'héllo<|endoftext|>'
 """
 from __future__ import annotations
@@ -155,7 +155,7 @@ class Tokenizer(BaseTokenizer):
         if enc is not None:   # special tokens, words and merges in one pass, in C
             return enc.encode(text)   # (lone surrogates: UnicodeEncodeError, see encode)
         plain = self._encode_c if self.model.native else self._encode_words
-        if not self.special_tokens:
+        if not self.pre.special_tokens:
             return plain(text)
         out: list[int] = []
         for piece in self.pre.pieces(text):
@@ -181,7 +181,8 @@ class Tokenizer(BaseTokenizer):
             return None
         enc = self._encoder
         if enc is None:   # two threads may both make one: either serves
-            enc = self._encoder = self.model.encoder(self._native, self.special_ids)
+            matched = {t: self.special_ids[t] for t in self.pre.special_tokens}
+            enc = self._encoder = self.model.encoder(self._native, matched)
         return enc
 
     def _encode_offsets(self, text: str) -> Encoding:
@@ -286,10 +287,17 @@ class Tokenizer(BaseTokenizer):
         if buf:
             yield from self._encode(buf)
 
+    def _restricted(self, allow: frozenset[str]) -> "Tokenizer":
+        """This tokenizer reading only ``allow`` of its special tokens from text."""
+        clone = copy.copy(self)
+        clone.pre = self.pre.with_specials([t for t in self.pre.special_tokens if t in allow])
+        clone._reset_caches()
+        return clone
+
     # ----- decoding ---------------------------------------------------------------
-    def decode(self, ids: Iterable[int]) -> str:
-        """Ids -> text; a partial UTF-8 character becomes U+FFFD, never an error."""
-        data = self.decode_bytes(ids)
+    def _decode(self, ids: list[int]) -> str:
+        vocab = self.vocab
+        data = b"".join(vocab[i] for i in ids)
         if self.mode == "char":
             text = data.decode("utf-8", errors="replace").replace(EOW.decode(), " ")
             return text.strip() if self.end_of_word == "suffix" else text.lstrip()

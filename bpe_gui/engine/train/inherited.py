@@ -211,11 +211,12 @@ def check_merge_list(source: Tokenizer, merged: Tokenizer, table: PretokenTable)
         raise SettingsError("Training on needs a tokenizer that one pattern and a merge list "
                             f"describe, as the trained result is: {why}")
     sample = "".join(_each_word(table, PROBE_WORDS))
-    want, got = source.encode(sample), merged.encode(sample)
+    want = source.encode(sample, allowed_special="all", add_special_tokens=False)
+    got = merged.encode(sample, allowed_special="all", add_special_tokens=False)
     if want == got:
         return
     at = next((i for i, (a, b) in enumerate(zip(want, got)) if a != b), min(len(want), len(got)))
-    where = source.decode(want[max(0, at - 3):at + 3])
+    where = source.decode(want[max(0, at - 3):at + 3], skip_special_tokens=False)
     raise SettingsError(
         f"This tokenizer's own encoder does not follow its merge list (they first differ "
         f"at token {at:,}, near {readable(where.encode('utf-8'))!r}: it has a normalizer, "

@@ -414,13 +414,16 @@ class Trainer:
         paths, files (streamed, read with ``encoding``); a :class:`PretokenTable`, its
         words (``settings`` checked against its metadata, see :meth:`from_counts`);
         any object with ``paths`` (and ``encoding``), such as the window's file corpus,
-        its files. ``progress(done, total)`` reports the counting; ``kw`` goes to it
+        its files (a ``str`` naming an existing file is refused: say Path or from_files);
+        ``progress(done, total)`` reports the counting; ``kw`` goes to it
         (``workers``). ``undo=False``: a trainer that only goes forward (see __init__).
 
         Example: ``Trainer.from_source("low lower lowest", TrainSettings(vocab_size=260))``
         """
         if isinstance(source, PretokenTable):
             return cls.from_counts(source, settings, where=where, undo=undo)
+        if isinstance(source, str):
+            checks.not_a_path(source, "Trainer.from_source(source)", "Trainer.from_files(path)")
         settings = (settings or TrainSettings()).validated()
         return cls(source_table(source, settings, progress, cancel, encoding=encoding, **kw),
                    settings, undo=undo)

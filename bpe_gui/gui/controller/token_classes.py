@@ -128,7 +128,7 @@ class TokenClasses(QObject):
             return ""   # not a trailing space set apart: another reason
         for after in ("The", "a", "I"):
             try:
-                ids = tok.encode(text + after)
+                ids = tok.encode(text + after, allowed_special="all", add_special_tokens=False)
             except Exception:   # noqa: BLE001  (a note, never an error)
                 return ""
             if ids[:1] == [tid]:

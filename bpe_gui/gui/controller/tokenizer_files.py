@@ -7,7 +7,7 @@ once, or on the worker thread for a big file) and choose which the views use.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable, Protocol
+from typing import Callable, Protocol, cast
 
 from PySide6.QtCore import SignalInstance
 
@@ -115,7 +115,9 @@ class TokenizerFiles:
         """Load a tokenizer file on this thread (small files; see import_in_background).
         ``pattern``: the one a bare .tiktoken runs with (None: as it is recognised)."""
         try:
-            tok = load_tokenizer(path, **_with_pattern(pattern))
+            # (the window's parts still name the trained class; every kind answers the
+            # BaseTokenizer calls they make)
+            tok = cast(Tokenizer, load_tokenizer(path, **_with_pattern(pattern)))
         except BPEError as e:
             self._fail("Import failed", e)
             return None

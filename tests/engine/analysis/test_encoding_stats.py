@@ -10,6 +10,7 @@ import pytest
 import regex
 
 from bpe_gui.engine import analysis
+from bpe_gui.engine.analysis import cuts as cuts_module, held_out_texts, scripts
 from bpe_gui.engine.tokenizers.base import Encoding
 from bpe_gui.engine.train.trainer import Trainer, TrainSettings
 
@@ -20,23 +21,23 @@ BILINGUAL = ("The lowest newest widest tokens. 我们学习字节对编码，字
 
 
 def test_char_script_examples():
-    assert [analysis.char_script(c) for c in "aé你ーカかЖΩ"] == [
+    assert [scripts.char_script(c) for c in "aé你ーカかЖΩ"] == [
         "Latin", "Latin", "Han", "Kana", "Kana", "Kana", "Cyrillic", "Other"]
-    assert [analysis.char_script(c) for c in " 7,。、・\u0301"] == [None] * 7
+    assert [scripts.char_script(c) for c in " 7,。、・\u0301"] == [None] * 7
 
 
 def test_span_script():
-    assert analysis.span_script(" the") == "Latin"
-    assert analysis.span_script("你好。") == "Han"
-    assert analysis.span_script("42!") == "Other"          # no letters
-    assert analysis.span_script("a你") == "Other"          # two scripts
-    assert analysis.span_script("カタカナー") == "Kana"
+    assert scripts.span_script(" the") == "Latin"
+    assert scripts.span_script("你好。") == "Han"
+    assert scripts.span_script("42!") == "Other"          # no letters
+    assert scripts.span_script("a你") == "Other"          # two scripts
+    assert scripts.span_script("カタカナー") == "Kana"
 
 
 def test_word_spans_are_gpt2_words_without_pure_whitespace():
     text = "Hi  there, 你好\n\n ok"
     want = [m.span() for m in regex.finditer(GPT2, text) if m.group().strip()]
-    assert analysis.word_spans(text) == want == [(0, 2), (3, 9), (9, 10), (10, 13), (15, 18)]
+    assert scripts.word_spans(text) == want == [(0, 2), (3, 9), (9, 10), (10, 13), (15, 18)]
 
 
 def test_encoding_stats_by_hand():
@@ -62,9 +63,9 @@ def trainer():
 def test_encoding_stats_match_independent_counts(trainer):
     for k in (0, 10, trainer.n_steps):
         tok = trainer.tokenizer(at_step=k)
-        enc = tok.encode_with_offsets(BILINGUAL)
+        enc = tok.encode_with_offsets(BILINGUAL, allowed_special="all")
         st = analysis.encoding_stats(BILINGUAL, enc, tok.mode)
-        ids = tok.encode(BILINGUAL)
+        ids = tok.encode(BILINGUAL, allowed_special="all")
         assert st["All"].tokens == len(ids)
         assert st["All"].bytes == len(BILINGUAL.encode())
         partial = 0
@@ -89,7 +90,7 @@ def test_char_mode_bytes_leave_out_the_end_of_word_marker():
     t = Trainer.from_text("low lower lowest", TrainSettings(mode="char", num_merges=3))
     t.run()
     tok = t.tokenizer()
-    enc = tok.encode_with_offsets("low lower")
+    enc = tok.encode_with_offsets("low lower", allowed_special="all")
     st = analysis.encoding_stats("low lower", enc, "char")
     assert st["Latin"].bytes == 8          # the letters; spaces belong to no token
     assert st["All"].bytes == 9            # the whole text
@@ -98,7 +99,7 @@ def test_char_mode_bytes_leave_out_the_end_of_word_marker():
 def test_cut_points_inside_characters():
     ni = "你".encode()
     enc = Encoding([0, 1, 2], [b"a", ni[:2], ni[2:]], [(0, 1), (1, 2), (1, 2)], [False] * 3)
-    assert analysis.cut_points(enc, "a你") == {(1, 0), (1, 2)}
+    assert cuts_module.cut_points(enc, "a你") == {(1, 0), (1, 2)}
 
 
 def test_boundary_diff_lower():
@@ -119,7 +120,7 @@ def test_fold_whitespace_equates_byte_and_char_space_handling():
 
 def test_cut_points_match_byte_offsets_of_a_real_encoding(trainer):
     tok = trainer.tokenizer(at_step=20)
-    enc = tok.encode_with_offsets(BILINGUAL)
+    enc = tok.encode_with_offsets(BILINGUAL, allowed_special="all")
     # independent: cumulative byte offsets of the tokens, mapped to (char, byte-in-char)
     where = {}
     pos = 0
@@ -131,7 +132,7 @@ def test_cut_points_match_byte_offsets_of_a_real_encoding(trainer):
     for t in enc.tokens[:-1]:
         pos += len(t)
         cuts.add(where[pos])
-    assert analysis.cut_points(enc, BILINGUAL) == cuts
+    assert cuts_module.cut_points(enc, BILINGUAL) == cuts
 
 
 def test_corpus_curve_counts_special_tokens():
@@ -139,13 +140,13 @@ def test_corpus_curve_counts_special_tokens():
     s = TrainSettings(vocab_size=330, special_tokens=(EOT,))
     t = Trainer.from_text(corpus, s)
     t.run()
-    n_special = analysis.count_specials(corpus, [EOT])
+    n_special = held_out_texts.count_specials(corpus, [EOT])
     assert n_special == corpus.count(EOT) == 14
     t0 = analysis.tokens_at_start(t.steps, t.corpus_tokens)
     curve = analysis.corpus_bytes_per_token(t.steps, t.table.n_bytes, t0, n_special)
     assert len(curve) == t.n_steps + 1
     for k in (0, 1, 7, t.n_steps):
-        ids = t.tokenizer(at_step=k).encode(corpus)
+        ids = t.tokenizer(at_step=k).encode(corpus, allowed_special="all")
         assert curve[k] == pytest.approx(len(corpus.encode()) / len(ids))
     assert analysis.corpus_bytes_per_token(t.steps, t.table.n_bytes, t0, n_special, start=5) \
         == curve[5:]
@@ -160,7 +161,7 @@ def test_held_out_tokens_equal_encoding(trainer):
         tok = t.tokenizer()
         *batches, total = analysis.held_out_tokens(tok, h, batch=2)
         assert all(b is None for b in batches)
-        assert total == len(tok.encode(held))
+        assert total == len(tok.encode(held, allowed_special="all"))
     assert h.n_bytes == len(held.encode()) and h.n_special == 1
 
 
@@ -181,7 +182,7 @@ def test_vocab_helpers(trainer):
     assert analysis.length_histogram([b"a", b"b", b"ab"]) == {1: 2, 2: 1}
     assert analysis.zipf([3, 0, 7, 1]) == ([1, 2, 3], [7, 3, 1])
     freqs = analysis.token_frequencies(trainer)
-    ids = trainer.tokenizer().encode(BILINGUAL)
+    ids = trainer.tokenizer().encode(BILINGUAL, allowed_special="all")
     assert sorted((c for c in freqs if c), reverse=True) == sorted(Counter(ids).values(),
                                                                     reverse=True)
     assert sum(freqs) == trainer.corpus_tokens == len(ids)

@@ -196,7 +196,7 @@ def test_context_finds_word_inner_tokens_of_metaspace(tmp_path):
     tok = load_tokenizer(path)
     inner = [i for i, t in tok.vocab.items() if len(t) > 1 and t.isalpha()]
     assert len(inner) > 20
-    assert all(tok.encode(tok.vocab[i].decode()) != [i] for i in inner)  # alone: ▁ + text
+    assert all(tok.encode(tok.vocab[i].decode(), allowed_special="all") != [i] for i in inner)  # alone: ▁ + text
     r = classify_tokens(tok)
     assert all(r.kind(i) == "ok" for i in inner)
 
@@ -239,7 +239,7 @@ def test_character_level_rebuilds_tokens_from_their_symbols(eow):
         for i in r.ids("ok"):
             tb = tok.vocab[i]
             if eow == "suffix" and tb.endswith(EOW) and len(tb) > len(EOW):
-                assert tok.encode(tb[:-len(EOW)].decode()) == [i]
+                assert tok.encode(tb[:-len(EOW)].decode(), allowed_special="all") == [i]
 
 
 # ----- progress and cancel ----------------------------------------------------------------
@@ -294,22 +294,22 @@ def test_copy_for_thread_is_equal_and_independent():
     t.run(until=200)
     tok = t.tokenizer()
     twin = tok.copy_for_thread()()
-    assert twin is not tok and twin.encode(MIXED) == tok.encode(MIXED)
+    assert twin is not tok and twin.encode(MIXED, allowed_special="all") == tok.encode(MIXED, allowed_special="all")
     assert classify_tokens(twin).as_json() == classify_tokens(tok).as_json()
     errors, stop = [], threading.Event()
 
     def encode_there():
         try:
             while not stop.is_set():
-                assert twin.encode(MIXED) == want
+                assert twin.encode(MIXED, allowed_special="all") == want
         except Exception as e:  # noqa: BLE001 - reported below
             errors.append(e)
-    want = twin.encode(MIXED)
+    want = twin.encode(MIXED, allowed_special="all")
     th = threading.Thread(target=encode_there)
     th.start()
     for _ in range(100):   # the original grows and encodes here meanwhile
         t.step()
-        t.tokenizer().encode(MIXED)
+        t.tokenizer().encode(MIXED, allowed_special="all")
     stop.set()
     th.join()
     assert not errors

@@ -59,13 +59,13 @@ def test_curve_equals_encoding_the_corpus_at_every_step(kw):
     specials = t.settings.special_tokens
     extra = list(analysis.special_counts(TEXT, specials).values())
     sp = t.tokenizer().special_ids
-    assert extra == [Counter(t.tokenizer().encode(TEXT))[sp[s]] for s in specials]
+    assert extra == [Counter(t.tokenizer().encode(TEXT, allowed_special="all"))[sp[s]] for s in specials]
     c0 = analysis.counts_at_start(t.steps, analysis.token_frequencies(t))
     curve = analysis.corpus_renyi_efficiency(t.steps, c0, t.n_initial, extra=extra)
     assert len(curve) == t.n_steps + 1 > 20
     for k in range(t.n_steps + 1):
         tok = t.tokenizer(at_step=k)
-        counts = Counter(tok.encode(TEXT))
+        counts = Counter(tok.encode(TEXT, allowed_special="all"))
         want = direct(list(counts.values()), len(tok.vocab), 2.5)
         assert curve[k] == pytest.approx(want, rel=1e-11), k
     tail = analysis.corpus_renyi_efficiency(t.steps, c0, t.n_initial, start=10, extra=extra)

@@ -76,7 +76,7 @@ def same_tokenizer(a: Tokenizer, b: Tokenizer, texts=SAMPLES) -> None:
     assert b.special_tokens == a.special_tokens
     assert b.special_ids == a.special_ids
     for text in texts:
-        assert b.encode(text) == a.encode(text), text
+        assert b.encode(text, allowed_special="all") == a.encode(text, allowed_special="all"), text
 
 
 # ----- the public API -------------------------------------------------------------------
@@ -122,8 +122,8 @@ def test_hf_tokenizers_encode_our_ids(tmp_path, preset):
     (path,) = export_tokenizer(tok, tmp_path, "hf")
     hf = tokenizers.Tokenizer.from_file(str(path))
     for text in SAMPLES:
-        assert hf.encode(text, add_special_tokens=False).ids == tok.encode(text), text
-    assert hf.decode(tok.encode(ENGLISH + CHINESE), skip_special_tokens=False) == ENGLISH + CHINESE
+        assert hf.encode(text, add_special_tokens=False).ids == tok.encode(text, allowed_special="all"), text
+    assert hf.decode(tok.encode(ENGLISH + CHINESE, allowed_special="all"), skip_special_tokens=False) == ENGLISH + CHINESE
 
 
 @pytest.mark.parametrize("preset", PRESET_NAMES)
@@ -132,8 +132,8 @@ def test_tiktoken_encodes_our_ids(tmp_path, preset):
     export_tokenizer(tok, tmp_path, "tiktoken")
     enc = tiktoken_encoding(tmp_path)
     for text in SAMPLES:
-        assert enc.encode(text, allowed_special="all") == tok.encode(text), text
-    assert enc.decode(tok.encode(CHINESE + EMOJI)) == CHINESE + EMOJI
+        assert enc.encode(text, allowed_special="all") == tok.encode(text, allowed_special="all"), text
+    assert enc.decode(tok.encode(CHINESE + EMOJI, allowed_special="all")) == CHINESE + EMOJI
 
 
 def test_tiktoken_ranks_file_is_tiktokens_own_format(tmp_path):
@@ -159,7 +159,7 @@ def test_round_trip_char_native(tmp_path, preset, eow):
     same_tokenizer(tok, loaded)
     assert (loaded.mode, loaded.end_of_word, loaded.pattern) == ("char", eow, tok.pattern)
     assert loaded.meta["merge_counts"] == tok.meta["merge_counts"]
-    assert loaded.decode(loaded.encode(ENGLISH)) == tok.decode(tok.encode(ENGLISH))
+    assert loaded.decode(loaded.encode(ENGLISH, allowed_special="all")) == tok.decode(tok.encode(ENGLISH, allowed_special="all"))
 
 
 @pytest.mark.parametrize("preset,eow", [("whitespace", "suffix"), ("gpt2", "prefix"),
@@ -169,7 +169,7 @@ def test_hf_char_level(tmp_path, preset, eow):
     (path,) = export_tokenizer(tok, tmp_path, "hf")
     hf = tokenizers.Tokenizer.from_file(str(path))
     for text in SAMPLES + ["unseen ÆØÅ chars", "   ", ""]:
-        assert hf.encode(text, add_special_tokens=False).ids == tok.encode(text), text
+        assert hf.encode(text, add_special_tokens=False).ids == tok.encode(text, allowed_special="all"), text
     loaded = load_tokenizer(path)
     same_tokenizer(tok, loaded)
     assert (loaded.mode, loaded.end_of_word) == ("char", eow)
@@ -216,7 +216,7 @@ def test_random_corpora_byte_level(tmp_path):
         hf = tokenizers.Tokenizer.from_file(str(out / "tokenizer.json"))
         enc = tiktoken_encoding(out)
         for text in texts:
-            ours = tok.encode(text)
+            ours = tok.encode(text, allowed_special="all")
             assert hf.encode(text, add_special_tokens=False).ids == ours, (corpus, pattern, text)
             assert enc.encode(text) == ours, (corpus, pattern, rule, text)
             checked += 1
@@ -234,7 +234,7 @@ def test_random_corpora_char_prefix(tmp_path):
         (path,) = export_tokenizer(tok, tmp_path / str(k), "hf")
         hf = tokenizers.Tokenizer.from_file(str(path))
         for text in texts:
-            assert hf.encode(text, add_special_tokens=False).ids == tok.encode(text), (corpus, text)
+            assert hf.encode(text, add_special_tokens=False).ids == tok.encode(text, allowed_special="all"), (corpus, text)
 
 
 # ----- GPT-2's own layout and Hugging Face's files ----------------------------------------
@@ -264,22 +264,22 @@ def test_gpt2_layout_ids_are_kept(tmp_path):
     loaded = gpt2.load(tmp_path / "vocab.json", tmp_path / "merges.txt")
     assert loaded.special_tokens == list(SPECIALS)  # found: not made by any merge
     for text in SAMPLES:
-        ids = loaded.encode(text)
-        assert ids == [mapping[i] for i in tok.encode(text)]
+        ids = loaded.encode(text, allowed_special="all")
+        assert ids == [mapping[i] for i in tok.encode(text, allowed_special="all")]
         assert loaded.decode(ids) == text
     # an independent reader of the same files: tokenizers' BPE model
     hf = tokenizers.Tokenizer(tokenizers.models.BPE.from_file(str(tmp_path / "vocab.json"),
                                                               str(tmp_path / "merges.txt")))
     hf.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)
     for text in (ENGLISH, CHINESE, EMOJI, CODE):
-        assert hf.encode(text).ids == loaded.encode(text)
+        assert hf.encode(text).ids == loaded.encode(text, allowed_special="all")
     # and our exports of that layout still agree with tiktoken and tokenizers
     export_formats(loaded, tmp_path / "out", ["hf", "tiktoken", "gpt2"])
     enc = tiktoken_encoding(tmp_path / "out")
     hf2 = tokenizers.Tokenizer.from_file(str(tmp_path / "out" / "tokenizer.json"))
     for text in SAMPLES:
-        assert enc.encode(text, allowed_special="all") == loaded.encode(text)
-        assert hf2.encode(text, add_special_tokens=False).ids == loaded.encode(text)
+        assert enc.encode(text, allowed_special="all") == loaded.encode(text, allowed_special="all")
+        assert hf2.encode(text, add_special_tokens=False).ids == loaded.encode(text, allowed_special="all")
     assert json.loads((tmp_path / "out" / "vocab.json").read_text("utf-8")) == \
         json.loads((tmp_path / "vocab.json").read_text("utf-8"))
 
@@ -301,8 +301,8 @@ def test_openai_file_names_and_a_token_named_model(tmp_path):
         assert detect_format(path) == "gpt2", path
         loaded = load_tokenizer(path)
         for text in (ENGLISH, CHINESE, CODE, "model models\n"):
-            assert loaded.encode(text) == [mapping[i] for i in tok.encode(text)]
-            assert loaded.encode(text) == hf.encode(text).ids
+            assert loaded.encode(text, allowed_special="all") == [mapping[i] for i in tok.encode(text, allowed_special="all")]
+            assert loaded.encode(text, allowed_special="all") == hf.encode(text).ids
     (tmp_path / "vocab.bpe").unlink()
     with pytest.raises(FormatError, match="vocab.bpe") as e:
         load_tokenizer(tmp_path / "encoder.json")
@@ -325,9 +325,9 @@ def test_loads_files_saved_by_hf_tokenizers(tmp_path):
     assert from_json.special_tokens == ["<|endoftext|>"]
     for text in SAMPLES:
         expected = hf.encode(text).ids
-        assert from_json.encode(text) == expected, text
+        assert from_json.encode(text, allowed_special="all") == expected, text
         if "<|" not in text:  # model.save alone does not mark special tokens
-            assert from_model.encode(text) == expected, text
+            assert from_model.encode(text, allowed_special="all") == expected, text
 
 
 def test_hf_merges_as_strings_or_lists(tmp_path):
@@ -340,7 +340,7 @@ def test_hf_merges_as_strings_or_lists(tmp_path):
     old.parent.mkdir()
     old.write_text(json.dumps(data, ensure_ascii=False), "utf-8")
     same_tokenizer(tok, load_tokenizer(old))
-    assert tokenizers.Tokenizer.from_file(str(old)).encode(ENGLISH).ids == tok.encode(ENGLISH)
+    assert tokenizers.Tokenizer.from_file(str(old)).encode(ENGLISH).ids == tok.encode(ENGLISH, allowed_special="all")
 
 
 @pytest.mark.parametrize("kind", ["WordPiece", "Unigram", "WordLevel"])
@@ -365,8 +365,8 @@ def test_export_as_of_a_training_step(tmp_path):
     assert len(loaded.merges) == 30
     assert max(loaded.vocab) == max(i for i in early.vocab)
     for text in SAMPLES:
-        assert loaded.encode(text) == early.encode(text)
-        assert hf_ids(tmp_path / "tokenizer.json", text) == early.encode(text)
+        assert loaded.encode(text, allowed_special="all") == early.encode(text, allowed_special="all")
+        assert hf_ids(tmp_path / "tokenizer.json", text) == early.encode(text, allowed_special="all")
     rows = list(csv.DictReader((tmp_path / "tokenizer.merges.csv").open(encoding="utf-8")))
     assert len(rows) == 30
 
@@ -424,7 +424,7 @@ def test_tiktoken_refuses_special_token_prefixes(tmp_path):
         export_tokenizer(tok, tmp_path, "tiktoken")
     (path,) = export_tokenizer(tok, tmp_path, "hf")  # HF takes the longest, like us
     for text in ("a<s><s><s>b", "<s>x<s><s>"):
-        assert hf_ids(path, text) == tok.encode(text)
+        assert hf_ids(path, text) == tok.encode(text, allowed_special="all")
 
 
 # ----- atomic writes --------------------------------------------------------------------
@@ -669,7 +669,7 @@ def test_red_chamber_lines_encode_identically(tmp_path, corpora_dir):
     enc = tiktoken_encoding(tmp_path)
     hf = tokenizers.Tokenizer.from_file(str(tmp_path / "tokenizer.json"))
     sample = text[100_000:120_000] + WITH_SPECIALS + EMOJI
-    ours = tok.encode(sample)
+    ours = tok.encode(sample, allowed_special="all")
     assert enc.encode(sample, allowed_special="all") == ours
     assert hf.encode(sample, add_special_tokens=False).ids == ours
 
@@ -681,14 +681,14 @@ def test_hf_char_corpus_with_literal_markers(tmp_path):
                 mode="char", pattern="whitespace", special_tokens=())
     (path,) = export_tokenizer(tok, tmp_path, "hf")
     for text in ("the <unk> mat", "<unk><unk> x", "zzz"):
-        assert hf_ids(path, text) == tok.encode(text)
+        assert hf_ids(path, text) == tok.encode(text, allowed_special="all")
     tok = train("a </w> tag </w> is </w> here </w>" * 8, vocab_size=None, num_merges=12,
                 mode="char", pattern="whitespace", special_tokens=())
     with pytest.raises(ExportError, match="literal text"):
         export_tokenizer(tok, tmp_path / "eow", "hf")
     (path,) = export_tokenizer(tok, tmp_path / "eow", "native")
     loaded = load_tokenizer(path)
-    assert loaded.encode("a </w> tag") == tok.encode("a </w> tag")
+    assert loaded.encode("a </w> tag", allowed_special="all") == tok.encode("a </w> tag", allowed_special="all")
 
 
 def test_exported_files_get_normal_permissions(tmp_path):
@@ -711,7 +711,7 @@ def test_tiktoken_metadata_beside_or_absent(tmp_path):
     bare = load_tokenizer(tmp_path / "enc.tiktoken")
     assert bare.special_tokens == [] and bare.pattern == tok.pattern
     assert bare.merges == tok.merges
-    assert bare.encode(ENGLISH + CHINESE + CODE) == tok.encode(ENGLISH + CHINESE + CODE)
+    assert bare.encode(ENGLISH + CHINESE + CODE, allowed_special="all") == tok.encode(ENGLISH + CHINESE + CODE, allowed_special="all")
 
 
 def test_custom_patterns_other_engines_read_differently(tmp_path):
@@ -723,11 +723,11 @@ def test_custom_patterns_other_engines_read_differently(tmp_path):
         "pattern"]["Regex"]
     hf = tokenizers.Tokenizer.from_file(str(path))
     for text in SAMPLES + ["a\u200db ² x³"]:
-        assert hf.encode(text, add_special_tokens=False).ids == tok.encode(text), text
+        assert hf.encode(text, add_special_tokens=False).ids == tok.encode(text, allowed_special="all"), text
     export_tokenizer(tok, tmp_path, "tiktoken")  # fancy-regex agrees with `regex` here
     enc = tiktoken_encoding(tmp_path)
     for text in SAMPLES:
-        assert enc.encode(text, allowed_special="all") == tok.encode(text)
+        assert enc.encode(text, allowed_special="all") == tok.encode(text, allowed_special="all")
     # \m (start of word) exists only in the `regex` module
     tok = train(pattern=r"\m\w+|.", vocab_size=300)
     with pytest.raises(ExportError, match="fancy-regex"):
@@ -748,7 +748,7 @@ def test_tokenizer_from_files_reads_gpt2_files_as_the_format_does(tmp_path):
     assert a.vocab == b.vocab and list(a.merges) == list(b.merges)
     assert a.special_tokens == b.special_tokens == ["<|endoftext|>"]
     text = "newest lowest<|endoftext|> wider"
-    assert a.encode(text) == b.encode(text) == tok.encode(text)
+    assert a.encode(text, allowed_special="all") == b.encode(text, allowed_special="all") == tok.encode(text, allowed_special="all")
     (tmp_path / "merges.txt").write_text("#version: 0.2\nq z\n")
     with pytest.raises(FormatError, match="merges.txt"):
         Tokenizer.from_files(tmp_path / "vocab.json")

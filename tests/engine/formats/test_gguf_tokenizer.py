@@ -52,8 +52,8 @@ def _check_expected(path: Path):
     assert detect_format(path) == "gguf"
     assert "GGUF (llama.cpp)" in describe_source(tok)
     for text, want in cases(path):
-        assert tok.encode(text) == want, (path.name, text)
-        enc = tok.encode_with_offsets(text)
+        assert tok.encode(text, allowed_special="all") == want, (path.name, text)
+        enc = tok.encode_with_offsets(text, allowed_special="all")
         assert enc.ids == want
         assert tok.decode(want) == text or not unicodedata.is_normalized("NFC", text) \
             or "\ufffd" in tok.decode(want) or text != text.strip("\x00")
@@ -73,7 +73,7 @@ def _same_as_llama_cpp(path: Path) -> None:
             texts = [(k, v) for k, v in MODEL_TEXTS.items() if k != "long"] + \
                 [("long", "x" * 10_000)] + [(t, t) for t in SPECIAL_TEXTS]
             for name, text in texts:
-                assert tok.encode(text) == ref.tokenize(text, parse_special), \
+                assert tok.encode(text, allowed_special="all") == ref.tokenize(text, parse_special), \
                     (path.name, parse_special, name)
     finally:
         ref.close()
@@ -169,9 +169,9 @@ def test_built_files_equal_tokenizers_on_the_same_rules(tmp_path, byte_bpe, pre)
     hf = _hf_of(byte_bpe, HF_REGEX[pre], ignore_merges=pre == "llama-bpe")
     for name, text in TEXTS.items():
         want = hf.encode(text, add_special_tokens=False)
-        assert tok.encode(text) == want.ids, name
+        assert tok.encode(text, allowed_special="all") == want.ids, name
         if name != "long":
-            enc = tok.encode_with_offsets(text)
+            enc = tok.encode_with_offsets(text, allowed_special="all")
             assert enc.offsets == [tuple(o) for o in want.offsets], name
 
 
@@ -180,7 +180,7 @@ def test_a_contraction_with_long_s_is_no_contraction_in_llama_cpp(tmp_path, byte
     is one word, where regex's (?i:'s) makes "'ſ" a contraction."""
     tok = load_tokenizer(_write_gguf(tmp_path / "t.gguf", byte_bpe, "llama-bpe"))
     assert [p.text for p in tok.split("it'ſx")] == ["it", "'ſx"]
-    assert tok.encode("it'ſx") == tok.encode("it") + tok.encode("'ſx")
+    assert tok.encode("it'ſx", allowed_special="all") == tok.encode("it", allowed_special="all") + tok.encode("'ſx", allowed_special="all")
 
 
 def test_a_missing_pre_is_llama_cpps_default_with_a_note(tmp_path, byte_bpe):
@@ -209,10 +209,10 @@ def test_special_tokens_as_llama_cpp_cuts_them(tmp_path, byte_bpe):
     on, off = load_tokenizer(p), load_tokenizer(p, parse_special=False)
     n = len(byte_bpe.tokens)
     text = "<|im_start|>hi<|im_end|> <tool>x <tool>"
-    ids = on.encode(text)
+    ids = on.encode(text, allowed_special="all")
     assert ids[0] == n and n + 1 in ids and n + 3 in ids and n + 2 in ids
-    assert off.encode(text)[:2] != [n] and n + 3 in off.encode(text)
-    assert on.encode(text) == on.encode_with_offsets(text).ids
+    assert off.encode(text, allowed_special="all")[:2] != [n] and n + 3 in off.encode(text, allowed_special="all")
+    assert on.encode(text, allowed_special="all") == on.encode_with_offsets(text, allowed_special="all").ids
     assert set(on.special_ids.values()) >= {n, n + 1, n + 2, n + 3}
 
 
@@ -221,7 +221,7 @@ def test_phi3_special_tokens_swallow_the_whitespace_after_them(tmp_path, byte_bp
     p = _write_gguf(tmp_path / "t.gguf", byte_bpe, "gpt-2", name="Phi-3 mini",
                     extra=[("<|user|>", T.CONTROL)])
     tok = load_tokenizer(p)
-    assert tok.encode("<|user|>  \n hi") == tok.encode("<|user|>hi")
+    assert tok.encode("<|user|>  \n hi", allowed_special="all") == tok.encode("<|user|>hi", allowed_special="all")
 
 
 def test_collapsed_classes_follow_the_categories():

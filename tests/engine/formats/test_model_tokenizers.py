@@ -39,14 +39,14 @@ def test_tekken_equals_mistral_common(tekken_files, which):
     tok, mc = load_tokenizer(path), _tekkenizer(path)
     assert detect_format(path) == "tekken"
     for name, text in TEXTS.items():
-        assert tok.encode(text) == mc.encode(text, bos=False, eos=False), name
+        assert tok.encode(text, allowed_special="all") == mc.encode(text, bos=False, eos=False), name
     n = mc.num_special_tokens
     assert all(tok.vocab[i] == mc.id_to_piece(i).encode() for i in range(n))
     assert set(tok.special_ids.values()) == set(range(n))
-    ids = tok.encode(TEXTS["english"])
+    ids = tok.encode(TEXTS["english"], allowed_special="all")
     assert tok.decode(ids) == mc.decode(ids)
-    enc = tok.encode_with_offsets(TEXTS["chinese"])
-    assert enc.ids == tok.encode(TEXTS["chinese"])
+    enc = tok.encode_with_offsets(TEXTS["chinese"], allowed_special="all")
+    assert enc.ids == tok.encode(TEXTS["chinese"], allowed_special="all")
     assert "Mistral tekken.json" in describe_source(tok)
 
 
@@ -95,11 +95,11 @@ def test_tekken_pattern_runs_natively_with_mistral_commons_ids(tekken_pattern_fi
     assert pipe.words.native is not None and pipe.whole_text_encoder is not None
     texts = {**TEXTS, **TEKKEN_EDGES, "unicode versions": _version_letters()}
     for name, text in texts.items():
-        assert tok.encode(text) == mc.encode(text, bos=False, eos=False), name
+        assert tok.encode(text, allowed_special="all") == mc.encode(text, bos=False, eos=False), name
     text = texts["unicode versions"] + texts["slash runs"]
-    assert tok.encode_with_offsets(text).ids == tok.encode(text)
-    assert list(tok.encode_iterable([text[:7], text[7:50], text[50:]], chunk_chars=5)) == \
-        tok.encode(text)
+    assert tok.encode_with_offsets(text, allowed_special="all").ids == tok.encode(text, allowed_special="all")
+    assert list(tok.encode_iterable([text[:7], text[7:50], text[50:]], chunk_chars=5, allowed_special="all")) == \
+        tok.encode(text, allowed_special="all")
 
 
 @pytest.mark.slow
@@ -107,7 +107,7 @@ def test_the_published_tekken_files(tmp_path):
     for path in _mistral_data():
         tok, mc = load_tokenizer(path), _tekkenizer(path)
         for name, text in TEXTS.items():
-            assert tok.encode(text) == mc.encode(text, bos=False, eos=False), (path.name, name)
+            assert tok.encode(text, allowed_special="all") == mc.encode(text, bos=False, eos=False), (path.name, name)
 
 
 def test_tekken_ranks_that_repeat_are_refused_through_load(tekken_ranks, tmp_path):
@@ -143,12 +143,12 @@ def test_clip_merges_equal_clips_rules(clip_file):
         tok, ref = load_tokenizer(path), clip_reference(path)
         assert detect_format(path) == "clip"
         for name, text in CLIP_TEXTS.items():
-            assert tok.encode(text) == ref(text), (path.name, name)
-            enc = tok.encode_with_offsets(text)
-            assert enc.ids == tok.encode(text)
+            assert tok.encode(text, allowed_special="all") == ref(text), (path.name, name)
+            enc = tok.encode_with_offsets(text, allowed_special="all")
+            assert enc.ids == tok.encode(text, allowed_special="all")
             assert all(0 <= a <= b <= len(text) for a, b in enc.offsets)
         assert "ftfy" in describe_source(tok)
-    assert tok.decode(tok.encode("a photo of a cat")) == "a photo of a cat "
+    assert tok.decode(tok.encode("a photo of a cat", allowed_special="all")) == "a photo of a cat "
 
 
 @pytest.mark.regression
@@ -157,9 +157,9 @@ def test_clip_cleans_with_ftfy_as_open_clip_does(clip_file):
     comma), full-width digits, curly quotes got other ids."""
     tok, ref = load_tokenizer(clip_file.gz), clip_reference(clip_file.gz)
     for text in (CLIP_TEXTS["ftfy"], "a，b ０ “x”", CLIP_TEXTS["offsets_after_ftfy"]):
-        assert tok.encode(text) == ref(text), text
-        enc = tok.encode_with_offsets(text)
-        assert enc.ids == tok.encode(text)
+        assert tok.encode(text, allowed_special="all") == ref(text), text
+        enc = tok.encode_with_offsets(text, allowed_special="all")
+        assert enc.ids == tok.encode(text, allowed_special="all")
         pieces = [text[a:b] for a, b in enc.offsets]
         assert all(p for p in pieces), pieces   # every token points at what it came from
     assert "ftfy.fix_text" in tok.meta["label"]
@@ -170,7 +170,7 @@ def test_clip_without_ftfy_says_what_is_missing(clip_file, monkeypatch):
     monkeypatch.setattr(clip, "fix_text", None)
     tok = load_tokenizer(clip_file.gz)
     assert "pip install ftfy" in tok.meta["label"]
-    assert tok.encode("a photo") == clip_reference(clip_file.gz)("a photo")
+    assert tok.encode("a photo", allowed_special="all") == clip_reference(clip_file.gz)("a photo")
 
 
 def _published_clip() -> Path | None:
@@ -195,7 +195,7 @@ def test_the_published_clip_vocabulary_equals_open_clips_rules():
     tok, ref = load_tokenizer(path), clip_reference(path)
     for name in ("english", "chinese", "arabic", "emoji", "digits", "ftfy", "case"):
         text = CLIP_TEXTS[name]
-        assert tok.encode(text) == ref(text), name
+        assert tok.encode(text, allowed_special="all") == ref(text), name
 
 
 def _clip_tokenizer_json(clip_file, tmp_path) -> Path:
@@ -234,9 +234,9 @@ def test_clip_tokenizer_json_equals_tokenizers(clip_file, tmp_path):
         if name == "specials":
             continue
         want = hf.encode(text, add_special_tokens=False)
-        assert tok.encode(text) == want.ids, name
+        assert tok.encode(text, allowed_special="all") == want.ids, name
         if name != "long":
-            assert tok.encode_with_offsets(text).offsets == [tuple(o) for o in want.offsets]
+            assert tok.encode_with_offsets(text, allowed_special="all").offsets == [tuple(o) for o in want.offsets]
 
 
 def test_clip_files_refuse_exports_with_the_reason(clip_file, tmp_path):
@@ -285,7 +285,7 @@ def test_an_empty_token_is_read_as_tiktoken_reads_it(tmp_path):
     tok = load_tokenizer(p)
     assert tok.vocab[empty] == b""
     for text in ("the thing in the inner", "singer  the<|endoftext|>x"):
-        assert tok.encode(text) == enc.encode(text, allowed_special="all")
+        assert tok.encode(text, allowed_special="all") == enc.encode(text, allowed_special="all")
     assert tok.decode([empty, ranks[b"the"]]) == "the"
 
 
@@ -309,7 +309,7 @@ def test_unsupported_files_name_their_format(tmp_path, spm_models):
         load_tokenizer(junk)
     with pytest.raises(FormatError, match="Unigram"):
         load_tokenizer(spm_models["unigram"].path)
-    assert load_tokenizer(spm_models["bpe_llama"].path).encode("a b")   # BPE ones open
+    assert load_tokenizer(spm_models["bpe_llama"].path).encode("a b", allowed_special="all")   # BPE ones open
     vocab = tmp_path / "vocab.txt"
     vocab.write_text("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] +
                                [f"w{i}" for i in range(50)]))

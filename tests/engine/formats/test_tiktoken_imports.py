@@ -44,7 +44,7 @@ def test_recognised_by_content(tmp_path, monkeypatch, crlf):
     enc = tiktoken.Encoding("t", pat_str=fake.pat_str, mergeable_ranks=ranks,
                             special_tokens=fake.special_tokens)
     for text in TEXTS:
-        assert tok.encode(text) == enc.encode(text, allowed_special="all")
+        assert tok.encode(text, allowed_special="all") == enc.encode(text, allowed_special="all")
 
 
 def test_unknown_file_says_so(tmp_path):
@@ -82,9 +82,9 @@ def odd_pair(odd_ranks, tmp_path_factory):
 @pytest.mark.parametrize("text", TEXTS)
 def test_encodes_as_tiktoken(odd_pair, text):
     enc, tok = odd_pair
-    assert tok.encode(text) == enc.encode(text, allowed_special="all")
-    got = tok.encode_with_offsets(text)
-    assert got.ids == tok.encode(text)
+    assert tok.encode(text, allowed_special="all") == enc.encode(text, allowed_special="all")
+    got = tok.encode_with_offsets(text, allowed_special="all")
+    assert got.ids == tok.encode(text, allowed_special="all")
     assert b"".join(got.tokens) == text.encode("utf-8")
     assert tok.decode(got.ids) == enc.decode(got.ids)
 
@@ -96,7 +96,7 @@ def test_encodes_as_tiktoken(odd_pair, text):
 def test_random_text_encodes_as_tiktoken(odd_pair, parts):
     enc, tok = odd_pair
     text = "".join(parts)
-    assert tok.encode(text) == enc.encode(text, allowed_special="all")
+    assert tok.encode(text, allowed_special="all") == enc.encode(text, allowed_special="all")
 
 
 def test_merges_derived_when_read(odd_pair, odd_ranks):
@@ -118,8 +118,8 @@ def test_exports_encode_identically_after_import(tmp_path):
     enc = tiktoken.Encoding("e", pat_str=tok.pattern, mergeable_ranks=ranks,
                             special_tokens=tok.special_ids)
     for text in TEXTS:
-        assert tok.encode(text) == enc.encode(text, allowed_special="all") == \
-            t.tokenizer().encode(text)
+        assert tok.encode(text, allowed_special="all") == enc.encode(text, allowed_special="all") == \
+            t.tokenizer().encode(text, allowed_special="all")
 
 
 @pytest.mark.parametrize("line,expect", [("QQ== 0\nQQ== 1", "already given rank 0"),
@@ -140,6 +140,6 @@ def test_pure_python_model_matches(odd_pair, tmp_path, monkeypatch, odd_ranks):
     slow = load_tokenizer(fast.meta["source"])
     assert type(slow.pipeline.model.native).__module__.endswith("pymodel")
     for text in TEXTS:
-        assert slow.encode(text) == enc.encode(text, allowed_special="all")
-        assert slow.encode_with_offsets(text).offsets == fast.encode_with_offsets(text).offsets
+        assert slow.encode(text, allowed_special="all") == enc.encode(text, allowed_special="all")
+        assert slow.encode_with_offsets(text, allowed_special="all").offsets == fast.encode_with_offsets(text, allowed_special="all").offsets
     assert list(slow.merges) == list(fast.merges)

@@ -123,12 +123,12 @@ def test_texts_of_two_and_three_byte_characters_as_tiktoken(tmp_path_factory):
                 texts.append("a" * lead + run + tail + " b" + run[::-1])
     for text in texts:
         assert text.encode("utf-16-le").decode("utf-16-le") == text  # 2-byte str
-        assert ours.encode(text) == enc.encode(text), text
-    assert ours.encode_batch(texts, threads=2) == [enc.encode(t) for t in texts]
+        assert ours.encode(text, allowed_special="all") == enc.encode(text), text
+    assert ours.encode_batch(texts, threads=2, allowed_special="all") == [enc.encode(t) for t in texts]
     bad = "a" * 3 + "中" * 12 + "\ud800" + "中" * 12
     with pytest.raises(UnicodeEncodeError):   # the C encoder refuses it ...
         ours.pipeline.whole_text_encoder.encode(bad)
-    assert ours.encode(bad) == enc.encode(bad)   # ... and encode() cleans it as tiktoken
+    assert ours.encode(bad, allowed_special="all") == enc.encode(bad)   # ... and encode() cleans it as tiktoken
 
 
 def test_characters_of_every_length_in_no_order_as_tiktoken(tmp_path_factory):
@@ -150,7 +150,7 @@ def test_characters_of_every_length_in_no_order_as_tiktoken(tmp_path_factory):
                 t = "".join(rng.choice(pool) for _ in range(n))
                 texts.append(t + (astral[0] if pool is not edges and t.isascii() else ""))
     for text in texts:
-        ids = ours.encode(text)
+        ids = ours.encode(text, allowed_special="all")
         assert ids == enc.encode(text), ascii(text)
         assert b"".join(ours.vocab[i] for i in ids) == text.encode("utf-8")
     w = ours.pipeline.whole_text_encoder
@@ -172,9 +172,9 @@ def test_random_texts_as_tiktoken(tmp_path_factory, pattern):
     texts += [t + "<|endoftext|>" + u + "<|end|><|endoftext|>x<|endof" for t, u in
               zip(texts[:200], texts[200:400])]
     for t in texts:
-        assert ours.encode(t) == enc.encode(t, allowed_special="all"), t
+        assert ours.encode(t, allowed_special="all") == enc.encode(t, allowed_special="all"), t
     joined = "".join(texts)
-    assert ours.encode(joined) == enc.encode(joined, allowed_special="all")
+    assert ours.encode(joined, allowed_special="all") == enc.encode(joined, allowed_special="all")
 
 
 def test_random_texts_as_tokenizers(tmp_path_factory):
@@ -187,7 +187,7 @@ def test_random_texts_as_tokenizers(tmp_path_factory):
     texts = _random_texts(2000, seed=4, length=(1, 200))
     texts += [t + "<|begin|>x" + u + "<|eot_id|><|begin|>" for t, u in zip(texts[:100], texts[100:200])]
     for t in texts:
-        assert ours.encode(t) == tk.encode(t, add_special_tokens=False).ids, t
+        assert ours.encode(t, allowed_special="all") == tk.encode(t, add_special_tokens=False).ids, t
 
 
 @pytest.mark.parametrize("kind", ["gpt2", "cl100k", "o200k", "llama3", "qwen2"])
@@ -200,28 +200,28 @@ def test_trained_native_equals_python_path(kind):
     for text in _random_texts(1500, seed=5, length=(1, 120)) + ["a<|x|>yb<|x|>"]:
         want = [i for p in tok.pre.pieces(text) for i in
                 ([tok.special_ids[p.text]] if p.special else tok._encode_words(p.text))]
-        assert tok.encode(text) == want, text
+        assert tok.encode(text, allowed_special="all") == want, text
 
 
 def test_encode_to_array(tmp_path_factory):
     ours, enc = _tiktoken_pair(tmp_path_factory, known.CL100K_PATTERN, {"<|endoftext|>": 1000})
     for text in ["", "hello world<|endoftext|>", "x\ud800y", " Привет 你好 " * 50]:
-        a = ours.encode_to_array(text)
+        a = ours.encode_to_array(text, allowed_special="all")
         assert isinstance(a, array) and a.typecode == "I" and a.itemsize == 4
-        assert a.tolist() == ours.encode(text)
+        assert a.tolist() == ours.encode(text, allowed_special="all")
     t = Trainer.from_text(tti.CORPUS, TrainSettings(vocab_size=300, pattern=r"\s+|\S+"))
     t.run()
     regex_tok = t.tokenizer()   # no C encoder: the list made into an array
     assert regex_tok._native_encoder() is None
-    assert regex_tok.encode_to_array("a b  c").tolist() == regex_tok.encode("a b  c")
+    assert regex_tok.encode_to_array("a b  c", allowed_special="all").tolist() == regex_tok.encode("a b  c", allowed_special="all")
 
 
 @pytest.mark.parametrize("threads", [1, 2, 4])
 def test_encode_batch_native_threads(tmp_path_factory, threads):
     ours, enc = _tiktoken_pair(tmp_path_factory, known.O200K_PATTERN, {"<|endoftext|>": 1000})
     texts = _random_texts(300, seed=6, length=(0, 400)) + ["", "x\udc00<|endoftext|>y"]
-    got = ours.encode_batch(texts, threads=threads)
-    assert got == [ours.encode(t) for t in texts]
+    got = ours.encode_batch(texts, threads=threads, allowed_special="all")
+    assert got == [ours.encode(t, allowed_special="all") for t in texts]
     assert got[:-1] == [enc.encode(t, allowed_special="all") for t in texts[:-1]]
     arrays = ours.pipeline.whole_text_encoder.encode_batch(texts[:-1], threads, as_array=True)
     assert [a.tolist() for a in arrays] == got[:-1]
@@ -241,10 +241,10 @@ def test_encode_batch_lists_made_while_others_encode(tmp_path_factory, threads):
     assert sum(map(len, want)) > 4 * 65_536
     native = ours.pipeline.whole_text_encoder
     for _ in range(2):
-        assert ours.encode_batch(texts, threads=threads) == want
+        assert ours.encode_batch(texts, threads=threads, allowed_special="all") == want
         assert [a.tolist() for a in native.encode_batch(texts, threads, as_array=True)] == want
     tiny = _random_texts(20_000, seed=13, length=(0, 12))
-    assert ours.encode_batch(tiny, threads=threads) == [enc.encode(t, allowed_special="all")
+    assert ours.encode_batch(tiny, threads=threads, allowed_special="all") == [enc.encode(t, allowed_special="all")
                                                         for t in tiny]
 
 
@@ -262,7 +262,7 @@ def test_one_cache_for_every_thread_bounded(tmp_path_factory):
         try:
             for _ in range(3):
                 for i in range(k, len(texts), 4):
-                    assert small.encode(texts[i]) == want[i]
+                    assert small.encode(texts[i], allowed_special="all") == want[i]
         except AssertionError as e:   # reported on the main thread
             errors.append(e)
 
@@ -276,7 +276,7 @@ def test_one_cache_for_every_thread_bounded(tmp_path_factory):
     assert 1 <= small.idle_scratches <= 4
     small.clear()
     assert small.cached_words == 0
-    assert small.encode_batch(texts, 3) == want
+    assert small.encode_batch(texts, 3, allowed_special="all") == want
 
 
 # ----- corner texts and real corpora: ids as the libraries', from one thread and many ----------
@@ -334,11 +334,11 @@ def test_corners_and_corpora_as_the_libraries(tmp_path_factory, hard_texts):
     for name, ours, want_of in _three_kinds(tmp_path_factory):
         assert ours.pipeline.whole_text_encoder is not None, name
         for label, text in hard_texts.items():
-            got = ours.encode(text)
+            got = ours.encode(text, allowed_special="all")
             assert got == want_of(text), (name, label)
-            assert ours.encode_to_array(text).tolist() == got, (name, label)
+            assert ours.encode_to_array(text, allowed_special="all").tolist() == got, (name, label)
             lines = text.splitlines(keepends=True)[:300]
-            assert ours.encode_batch(lines, threads=2) == [want_of(t) for t in lines], (name, label)
+            assert ours.encode_batch(lines, threads=2, allowed_special="all") == [want_of(t) for t in lines], (name, label)
 
 
 def test_long_texts_by_chunks_as_tiktoken(tmp_path_factory, corpora_dir):
@@ -367,12 +367,12 @@ def test_long_texts_by_chunks_as_tiktoken(tmp_path_factory, corpora_dir):
         for t in cases:
             assert not t.isascii()
             want = enc.encode(t, allowed_special="all")
-            assert ours.encode(t) == want, name
-            assert ours.encode_to_array(t).tolist() == want, name
+            assert ours.encode(t, allowed_special="all") == want, name
+            assert ours.encode_to_array(t, allowed_special="all").tolist() == want, name
     bad = text[:3 * ENC_CHUNK + 5] + "\ud800" + text[3 * ENC_CHUNK + 5:]
     with pytest.raises(UnicodeEncodeError):
         ours.pipeline.whole_text_encoder.encode(bad)
-    assert ours.encode(bad) == enc.encode(bad, allowed_special="all")
+    assert ours.encode(bad, allowed_special="all") == enc.encode(bad, allowed_special="all")
 
 
 @pytest.mark.slow
@@ -384,9 +384,9 @@ def test_a_text_of_megabytes_as_the_libraries(tmp_path_factory, hard_texts):
     assert len(text.encode("utf-8")) > 1 << 20
     for name, ours, want_of in _three_kinds(tmp_path_factory):
         want = want_of(text)
-        assert ours.encode(text) == want, name
-        assert ours.encode_to_array(text).tolist() == want, name
-        assert ours.encode_batch([text, text[1:]], threads=2) == [want, want_of(text[1:])], name
+        assert ours.encode(text, allowed_special="all") == want, name
+        assert ours.encode_to_array(text, allowed_special="all").tolist() == want, name
+        assert ours.encode_batch([text, text[1:]], threads=2, allowed_special="all") == [want, want_of(text[1:])], name
 
 
 def test_a_texts_first_words_stay_cached_while_newer_ones_come_and_go(tmp_path_factory):
@@ -459,7 +459,7 @@ def test_words_that_never_come_back_mostly_stay_out_of_the_cache(tmp_path_factor
     assert held >= 0.9 * len(twice), f"only {held} of {len(twice)} words that came back are cached"
     # a fresh encoder stores a text of words that repeat in full from its first word
     fresh = _encode.Encoder(ours.pipeline._merger, PRESET_IDS["cl100k"], cache_words=1 << 16)
-    assert fresh.encode(again) == enc.encode_ordinary(again)
+    assert fresh.encode(again, allowed_special="all") == enc.encode_ordinary(again)
     assert sum(fresh.holds(w.encode()) for w in twice) >= 0.9 * len(twice)
 
 
@@ -489,8 +489,8 @@ def test_shared_cache_under_threads_equals_one_thread(tmp_path_factory, hard_tex
         for rnd in range(2):
             for i in range(k, len(pieces), n):
                 try:
-                    got = shared.encode(pieces[i]) if (i + rnd) % 2 else \
-                        shared.encode_to_array(pieces[i]).tolist()
+                    got = shared.encode(pieces[i], allowed_special="all") if (i + rnd) % 2 else \
+                        shared.encode_to_array(pieces[i], allowed_special="all").tolist()
                 except BaseException as e:  # noqa: BLE001 - reported on the main thread
                     wrong.append((i, repr(e)))
                     continue
@@ -505,8 +505,8 @@ def test_shared_cache_under_threads_equals_one_thread(tmp_path_factory, hard_tex
     assert wrong == []
     assert 0 < shared.cached_words <= cache_words
     # and the native batch, its threads sharing the same cache
-    assert shared.encode_batch(pieces, 4) == want
-    assert [a.tolist() for a in shared.encode_batch(pieces, 3, as_array=True)] == want
+    assert shared.encode_batch(pieces, 4, allowed_special="all") == want
+    assert [a.tolist() for a in shared.encode_batch(pieces, 3, as_array=True, allowed_special="all")] == want
 
 
 def test_special_tokens_of_one_and_two_bytes_at_every_place(tmp_path_factory):
@@ -522,9 +522,9 @@ def test_special_tokens_of_one_and_two_bytes_at_every_place(tmp_path_factory):
     texts = ["".join(rng.choice(bits) for _ in range(rng.randint(1, 12))) for _ in range(3000)]
     texts += bits
     for t in texts:
-        assert ours.encode(t) == enc.encode(t, allowed_special="all"), t
+        assert ours.encode(t, allowed_special="all") == enc.encode(t, allowed_special="all"), t
     joined = "".join(texts)
-    assert ours.encode(joined) == enc.encode(joined, allowed_special="all")
+    assert ours.encode(joined, allowed_special="all") == enc.encode(joined, allowed_special="all")
 
 
 def test_a_long_texts_list_is_made_where_its_ids_were_written(tmp_path_factory):
@@ -551,7 +551,7 @@ def test_a_long_texts_list_is_made_where_its_ids_were_written(tmp_path_factory):
         want = enc.encode(text, allowed_special="all")
         got = native.encode(text)
         assert type(got) is list and got == want, name
-        assert ours.encode_to_array(text).tolist() == want, name
+        assert ours.encode_to_array(text, allowed_special="all").tolist() == want, name
         got.append(7)
         got.extend(range(1000))
         del got[:500]

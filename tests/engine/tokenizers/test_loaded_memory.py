@@ -73,7 +73,7 @@ def test_tiktoken_tables_are_made_when_first_read(tiktoken_pair):
     ours, enc, ranks = tiktoken_pair
     for obj in (ours, ours.pipeline, ours.model):
         assert isinstance(obj.__dict__["_lazy_vocab"], Later), obj   # not made by loading
-    assert ours.encode("hello world<|end|>") == enc.encode("hello world<|end|>",
+    assert ours.encode("hello world<|end|>", allowed_special="all") == enc.encode("hello world<|end|>",
                                                           allowed_special="all")
     assert isinstance(ours.__dict__["_lazy_token_to_id"], Later)     # nor by encoding
     want = {r: t for t, r in ranks.items()} | {i: s.encode() for s, i in SPECIALS.items()}
@@ -87,7 +87,7 @@ def test_tokenizer_json_tables_are_made_when_first_read(json_pair):
     ours, hf = json_pair
     assert isinstance(ours.__dict__["_lazy_vocab"], Later)
     text = "Hello there, Привет 你好 <|eot_id|> 42"
-    assert ours.encode(text) == hf.encode(text, add_special_tokens=False).ids
+    assert ours.encode(text, allowed_special="all") == hf.encode(text, add_special_tokens=False).ids
     assert isinstance(ours.__dict__["_lazy_vocab"], Later)
     alphabet = _gpt2_bytes()
     added = {i: t.content for i, t in hf.get_added_tokens_decoder().items()}
@@ -95,7 +95,7 @@ def test_tokenizer_json_tables_are_made_when_first_read(json_pair):
             for tok, i in hf.get_vocab(with_added_tokens=True).items()}
     assert ours.vocab == want
     assert ours.token_to_id == {t: i for i, t in sorted(want.items(), reverse=True)}
-    enc = ours.encode_with_offsets(text)   # reads the tables
+    enc = ours.encode_with_offsets(text, allowed_special="all")   # reads the tables
     assert enc.ids == hf.encode(text, add_special_tokens=False).ids
     assert b"".join(enc.tokens).decode("utf-8") == text
 
@@ -109,13 +109,13 @@ def test_published_pattern_is_pinned_when_it_first_runs(tiktoken_pair, json_pair
     assert "_regex" not in fresh.__dict__
     assert fresh.words("a\udc00b") == regex.findall(known.O200K_PATTERN, "a\udc00b")
     lone = "ab\ud800cd Ωmega \udfff it's"
-    assert ours.encode(lone) == enc.encode(lone, allowed_special="all")
+    assert ours.encode(lone, allowed_special="all") == enc.encode(lone, allowed_special="all")
     text = "Hello world's 42,  x\n"
     assert ours.pre.regex.findall(text) == regex.findall(known.O200K_PATTERN, text)
     hf_ours, hf = json_pair
     split, _ = hf_ours.pipeline.pre._tiling
     assert "regex" not in split.__dict__
-    assert hf_ours.encode(text) == hf.encode(text, add_special_tokens=False).ids
+    assert hf_ours.encode(text, allowed_special="all") == hf.encode(text, add_special_tokens=False).ids
     assert "regex" not in split.__dict__
     assert [m.span() for m in split.finditer(text)] == \
         [span for _, span in hf.pre_tokenizer.pre_tokenize_str(text)]
@@ -129,9 +129,9 @@ def test_long_text_ids_as_the_libraries(tiktoken_pair, json_pair, corpora_dir, c
     ours, enc, _ = tiktoken_pair
     want = enc.encode(text, allowed_special="all")
     assert len(want) > (1 << 18) or chars < 1_000_000
-    assert ours.encode(text) == want
-    assert ours.encode_to_array(text).tolist() == want
-    assert ours.encode("short <|end|> text") == enc.encode("short <|end|> text",
+    assert ours.encode(text, allowed_special="all") == want
+    assert ours.encode_to_array(text, allowed_special="all").tolist() == want
+    assert ours.encode("short <|end|> text", allowed_special="all") == enc.encode("short <|end|> text",
                                                           allowed_special="all")
     hf_ours, hf = json_pair
-    assert hf_ours.encode(text) == hf.encode(text, add_special_tokens=False).ids
+    assert hf_ours.encode(text, allowed_special="all") == hf.encode(text, add_special_tokens=False).ids

@@ -120,7 +120,7 @@ def test_environment_variable_forces_a_strategy_for_the_process():
             "t = Trainer.from_text('hello world ' * 50 + 'x' * 100, TrainSettings("
             "vocab_size=300, pattern='gpt2'))\n"
             "t.run()\n"
-            "t.tokenizer().encode('hello world and a longer word ' + 'x' * 80)\n"
+            "t.tokenizer().encode('hello world and a longer word ' + 'x' * 80, allowed_special='all')\n"
             "c = strategy_counts()\n"
             "print(c['reference'] > 0, sum(v for k, v in c.items() if k != 'reference'))\n")
     env = {**os.environ, "BPE_GUI_MERGE": "reference", "PYTHONPATH": str(ROOT)}

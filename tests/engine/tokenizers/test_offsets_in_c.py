@@ -71,8 +71,8 @@ def hf_pair(request, tmp_path_factory):
 
 def hf_same(tk, ours, text: str) -> Encoding:
     theirs = tk.encode(text, add_special_tokens=False)
-    enc = ours.encode_with_offsets(text)
-    assert enc.ids == theirs.ids == ours.encode(text), text
+    enc = ours.encode_with_offsets(text, allowed_special="all")
+    assert enc.ids == theirs.ids == ours.encode(text, allowed_special="all"), text
     assert enc.offsets == [tuple(o) for o in theirs.offsets], text
     vocab = ours.vocab
     assert enc.tokens == [vocab.get(i, b"") for i in enc.ids]
@@ -153,10 +153,10 @@ def test_lone_surrogates_keep_offsets_in_the_string_given(hf_pair):
     the spans mapped back to the string given; the C path runs on the clean text."""
     name, tk, ours = hf_pair
     for text in ["a\ud83d b你好", "x\ude00\ud83d\ude00y 中文", "\ud800" * 3 + "<|im_end|>é"]:
-        enc = ours.encode_with_offsets(text)
+        enc = ours.encode_with_offsets(text, allowed_special="all")
         clean, starts = clean_with_map(text)
         slow = ours.pipeline._offsets_by_piece(clean)
-        assert enc.ids == slow.ids == ours.encode(text)
+        assert enc.ids == slow.ids == ours.encode(text, allowed_special="all")
         assert enc.offsets == [(starts[s], starts[e]) for s, e in slow.offsets]
 
 
@@ -191,7 +191,7 @@ def test_tiktoken_offsets_from_tiktokens_token_bytes(tiktoken_pair):
     enc, tok = tiktoken_pair
     for text in texts(4) + [FRAGMENTS[2] * 30]:
         ids = enc.encode(text, allowed_special="all")
-        got = tok.encode_with_offsets(text)
+        got = tok.encode_with_offsets(text, allowed_special="all")
         assert got.ids == ids
         tb = [enc.decode_single_token_bytes(i) for i in ids]
         assert got.tokens == tb
@@ -219,14 +219,14 @@ def test_trained_offsets_equal_the_word_path(trained_tok):
     tok = trained_tok
     assert tok._native_encoder() is not None
     for text in texts(6):
-        got = tok.encode_with_offsets(text)
+        got = tok.encode_with_offsets(text, allowed_special="all")
         assert got == tok._offsets_by_word(text), text
-        assert got.ids == tok.encode(text)
+        assert got.ids == tok.encode(text, allowed_special="all")
         assert got.offsets == byte_spans(text, [tok.vocab[i] for i in got.ids])
     for step in (0, 10, 200):   # a tokenizer as of a step: its own encoder and tables
         past = tok.at_step(step)
         for text in texts(7, 10):
-            assert past.encode_with_offsets(text) == past._offsets_by_word(text)
+            assert past.encode_with_offsets(text, allowed_special="all") == past._offsets_by_word(text)
 
 
 # ----- the C function itself --------------------------------------------------------------
@@ -235,7 +235,7 @@ def test_lengths_that_do_not_tile_the_text_give_none(tiktoken_pair):
     path runs), never spans out of the text."""
     _, tok = tiktoken_pair
     pipe = tok.pipeline
-    tok.encode_with_offsets("x")
+    tok.encode_with_offsets("x", allowed_special="all")
     lengths, tokens = pipe._tables
     enc = pipe._encoder
     text = "你好世界 hello <|endoftext|> 🙂"

@@ -70,7 +70,7 @@ def tok(request, tmp_path_factory):
 
 def test_many_threads_on_one_tokenizer(tok):
     texts = _texts(80)
-    want = [tok.encode(t) for t in texts]
+    want = [tok.encode(t, allowed_special="all") for t in texts]
     tok = tok.copy_for_thread()()   # fresh caches: the threads fill them together
     got: dict[int, list[int]] = {}
     errors: list[BaseException] = []
@@ -80,7 +80,7 @@ def test_many_threads_on_one_tokenizer(tok):
         start.wait()
         for i in range(k, len(texts), 8):
             try:
-                got[i] = tok.encode(texts[i])
+                got[i] = tok.encode(texts[i], allowed_special="all")
             except BaseException as e:  # noqa: BLE001 - reported below
                 errors.append(e)
 
@@ -96,14 +96,14 @@ def test_many_threads_on_one_tokenizer(tok):
 @pytest.mark.parametrize("threads", [1, 2, 4])
 def test_encode_batch_equals_one_by_one(tok, threads):
     texts = _texts(24) + ["", "x", "<|endoftext|>a"]
-    assert tok.encode_batch(texts, threads=threads) == [tok.encode(t) for t in texts]
+    assert tok.encode_batch(texts, threads=threads, allowed_special="all") == [tok.encode(t, allowed_special="all") for t in texts]
 
 
 def test_encode_batch_refuses_bad_thread_counts():
     tok = _trained()
     for bad in (0, -1, 1.5, "2", True):
         with pytest.raises(BPEError, match="threads"):
-            tok.encode_batch(["a"], threads=bad)
+            tok.encode_batch(["a"], threads=bad, allowed_special="all")
 
 
 def test_trainer_steps_while_other_threads_encode():
@@ -113,9 +113,9 @@ def test_trainer_steps_while_other_threads_encode():
     t.run(until=50)
     snap = t.tokenizer().copy_for_thread()()
     texts = _texts(16)
-    want = [snap.encode(x) for x in texts]
+    want = [snap.encode(x, allowed_special="all") for x in texts]
     got: list = []
-    worker = threading.Thread(target=lambda: got.extend(snap.encode(x) for x in texts * 5))
+    worker = threading.Thread(target=lambda: got.extend(snap.encode(x, allowed_special="all") for x in texts * 5))
     worker.start()
     t.run()                  # steps on, pushing merges into the same native table
     t.tokenizer()

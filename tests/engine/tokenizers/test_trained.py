@@ -98,15 +98,15 @@ def tk(tok_eot) -> tiktoken.Encoding:
 @pytest.mark.parametrize("kind", ["en", "zh", "code", "demo", "emoji", "mixed"])
 def test_ids_equal_tiktoken(tok, tok_eot, tk, texts, kind):
     text = texts[kind][:150_000]
-    ids = tok_eot.encode(text)
+    ids = tok_eot.encode(text, allowed_special="all")
     assert ids == tk.encode(text, allowed_special="all")
     assert tok_eot.decode(ids) == text
-    assert tok.decode(tok.encode(text)) == text
+    assert tok.decode(tok.encode(text, allowed_special="all")) == text
 
 
 def test_tokenizer_from_trainer_equals_tokenizer_from_vocab(trainer, tok, texts):
     text = texts["en"][:20_000] + texts["mixed"]
-    assert trainer.tokenizer().encode(text) == tok.encode(text)
+    assert trainer.tokenizer().encode(text, allowed_special="all") == tok.encode(text, allowed_special="all")
 
 
 unicode_with_specials = st.lists(
@@ -118,22 +118,22 @@ unicode_with_specials = st.lists(
 @FAST
 @given(text=unicode_with_specials)
 def test_round_trip_and_tiktoken_on_arbitrary_text(tok, tok_eot, tk, text):
-    ids = tok.encode(text)
+    ids = tok.encode(text, allowed_special="all")
     assert tok.decode(ids) == text
-    assert tok_eot.encode(text) == tk.encode(text, allowed_special="all")
+    assert tok_eot.encode(text, allowed_special="all") == tk.encode(text, allowed_special="all")
 
 
 def test_decode_partial_character_is_replacement_not_error(tok):
-    ids = tok.encode("你")
+    ids = tok.encode("你", allowed_special="all")
     one_byte = [tok.token_to_id[bytes([b])] for b in "你".encode()[:2]]
     assert tok.decode(one_byte) == "\ufffd"
     assert tok.decode(ids + one_byte + ids) == "你\ufffd你"
 
 
 def test_special_tokens_never_split(tok):
-    assert tok.encode(EOT) == [tok.special_ids[EOT]]
-    assert tok.encode("<|fim|>>") == [tok.special_ids["<|fim|>>"]]
-    assert tok.encode("<|fim|>") == [tok.special_ids["<|fim|>"]]
+    assert tok.encode(EOT, allowed_special="all") == [tok.special_ids[EOT]]
+    assert tok.encode("<|fim|>>", allowed_special="all") == [tok.special_ids["<|fim|>>"]]
+    assert tok.encode("<|fim|>", allowed_special="all") == [tok.special_ids["<|fim|>"]]
     assert tok.special_ids[EOT] == 256  # ids: bytes, then specials in order, then merges
 
 
@@ -159,8 +159,8 @@ def reference_offsets(text: str, tokens: list[bytes]) -> list[tuple[int, int]]:
 
 
 def _check_offsets(tok: Tokenizer, text: str) -> Encoding:
-    enc = tok.encode_with_offsets(text)
-    assert enc.ids == tok.encode(text)
+    enc = tok.encode_with_offsets(text, allowed_special="all")
+    assert enc.ids == tok.encode(text, allowed_special="all")
     assert enc.tokens == [tok.vocab[i] for i in enc.ids]
     assert enc.offsets == reference_offsets(text, enc.tokens)
     assert enc.special == [i in tok.special_ids.values() for i in enc.ids]
@@ -183,7 +183,7 @@ def test_offsets_on_real_text(tok, texts, kind):
 def test_offsets_of_partial_characters(tok):
     # a fresh tokenizer with no merges cuts 你 into 3 byte tokens, all covering it
     base = tok.at_step(0)
-    enc = base.encode_with_offsets("a你b")
+    enc = base.encode_with_offsets("a你b", allowed_special="all")
     assert enc.offsets == [(0, 1), (1, 2), (1, 2), (1, 2), (2, 3)]
 
 
@@ -200,7 +200,7 @@ def _chunks(text: str, cuts: list[int]) -> list[str]:
 def test_encode_iterable_equals_encode(tok, text, cuts, chunk_chars):
     pieces = _chunks(text, cuts)
     assert "".join(pieces) == text
-    assert list(tok.encode_iterable(pieces, chunk_chars=chunk_chars)) == tok.encode(text)
+    assert list(tok.encode_iterable(pieces, chunk_chars=chunk_chars, allowed_special="all")) == tok.encode(text, allowed_special="all")
 
 
 @pytest.mark.parametrize("chunk_chars", [16, 300, 1 << 16])
@@ -211,17 +211,17 @@ def test_encode_iterable_file(tok, texts, tmp_path, chunk_chars):
     path = tmp_path / "stream.txt"
     path.write_bytes(text.encode("utf-8"))
     with open(path, encoding="utf-8", newline="") as f:
-        streamed = list(tok.encode_iterable(f, chunk_chars=chunk_chars))
-    assert streamed == tok.encode(text)
+        streamed = list(tok.encode_iterable(f, chunk_chars=chunk_chars, allowed_special="all"))
+    assert streamed == tok.encode(text, allowed_special="all")
 
 
 def test_encode_iterable_is_lazy(tok):
     endless = itertools.cycle(["The quick brown fox 你好 ", "jumps over<|endoftext|>\n"])
-    first = list(itertools.islice(tok.encode_iterable(endless, chunk_chars=256), 1000))
+    first = list(itertools.islice(tok.encode_iterable(endless, chunk_chars=256, allowed_special="all"), 1000))
     assert len(first) == 1000
     head = "".join(itertools.islice(itertools.cycle(["The quick brown fox 你好 ",
                                                      "jumps over<|endoftext|>\n"]), 200))
-    assert tok.encode(head)[:1000] == first
+    assert tok.encode(head, allowed_special="all")[:1000] == first
 
 
 def _generated_file(path, n_bytes: int) -> int:
@@ -255,7 +255,7 @@ def test_encode_iterable_bounded_buffer(tok, tmp_path, monkeypatch):
     monkeypatch.setattr(tok, "encode", spy)   # every part goes through encode
     n = 0
     with open(path, encoding="utf-8", newline="") as f:
-        for _ in tok.encode_iterable(f, chunk_chars=chunk_chars):
+        for _ in tok.encode_iterable(f, chunk_chars=chunk_chars, allowed_special="all"):
             n += 1
     assert n > size // 10
     assert longest < 2 * chunk_chars
@@ -265,7 +265,7 @@ def _stream_peak(tok: Tokenizer, path, chunk_chars: int) -> int:
     tracemalloc.start()
     try:
         with open(path, encoding="utf-8", newline="") as f:
-            for _ in tok.encode_iterable(f, chunk_chars=chunk_chars):
+            for _ in tok.encode_iterable(f, chunk_chars=chunk_chars, allowed_special="all"):
                 pass
         return tracemalloc.get_traced_memory()[1]
     finally:
@@ -278,7 +278,7 @@ def test_encode_iterable_memory_does_not_grow_with_the_file(tok, tmp_path):
     _generated_file(small, 300_000)
     size = _generated_file(big, 2_400_000)
     tok = Tokenizer(tok.vocab, tok.merges, special_tokens=SPECIALS)
-    tok.encode(small.read_text(encoding="utf-8"))  # warm the word cache first
+    tok.encode(small.read_text(encoding="utf-8"), allowed_special="all")  # warm the word cache first
     peak_small = _stream_peak(tok, small, 1 << 11)
     peak_big = _stream_peak(tok, big, 1 << 11)
     print(f"peak while streaming: {peak_small:,} B (small file), {peak_big:,} B (big file)")
@@ -297,10 +297,10 @@ def test_at_step_equals_tokenizer_from_first_k_merges(trainer, tok, texts, k):
     at = tok.at_step(k)
     sample = texts["en"][:5000] + texts["zh"][:1000] + texts["mixed"]
     assert at.n_merges == k
-    assert at.encode(sample) == fresh.encode(sample)
-    assert trainer.tokenizer(at_step=k).encode(sample) == fresh.encode(sample)
-    assert max(at.encode(sample)) < n_init + k
-    assert at.decode(at.encode(sample)) == sample
+    assert at.encode(sample, allowed_special="all") == fresh.encode(sample, allowed_special="all")
+    assert trainer.tokenizer(at_step=k).encode(sample, allowed_special="all") == fresh.encode(sample, allowed_special="all")
+    assert max(at.encode(sample, allowed_special="all")) < n_init + k
+    assert at.decode(at.encode(sample, allowed_special="all")) == sample
 
 
 def test_other_id_layout_gives_same_token_bytes(tok, texts):
@@ -314,18 +314,18 @@ def test_other_id_layout_gives_same_token_bytes(tok, texts):
     assert other.special_ids == {s: remap[i] for s, i in tok.special_ids.items()}
     for kind in ("en", "zh", "code", "emoji", "mixed"):
         text = texts[kind][:20_000]
-        ids = other.encode(text)
-        assert [vocab[i] for i in ids] == [tok.vocab[i] for i in tok.encode(text)]
-        assert ids == [remap[i] for i in tok.encode(text)]
+        ids = other.encode(text, allowed_special="all")
+        assert [vocab[i] for i in ids] == [tok.vocab[i] for i in tok.encode(text, allowed_special="all")]
+        assert ids == [remap[i] for i in tok.encode(text, allowed_special="all")]
         assert other.decode(ids) == text
-        assert other.encode_with_offsets(text).offsets == tok.encode_with_offsets(text).offsets
+        assert other.encode_with_offsets(text, allowed_special="all").offsets == tok.encode_with_offsets(text, allowed_special="all").offsets
 
 
 def test_specials_missing_from_vocab_get_new_ids(tok):
     vocab = {i: b for i, b in tok.vocab.items() if b != EOT.encode()}
     other = Tokenizer(vocab, tok.merges, special_tokens=[EOT, "<|fim|>", "<|fim|>>"])
     assert other.special_ids[EOT] == max(vocab) + 1
-    assert other.decode(other.encode(f"a{EOT}b")) == f"a{EOT}b"
+    assert other.decode(other.encode(f"a{EOT}b", allowed_special="all")) == f"a{EOT}b"
 
 
 # --- char mode: the tokenizer cuts training words as the trainer did ------------------
@@ -341,10 +341,10 @@ def test_char_mode_tokenizer_agrees_with_trainer(texts, eow, pattern):
     ctok = t.tokenizer()
     mismatches = []
     for w, word in enumerate(t.word_texts):
-        if tuple(ctok.encode(word)) != t.word(w):
+        if tuple(ctok.encode(word, allowed_special="all")) != t.word(w):
             mismatches.append(word)
     assert not mismatches[:5]
-    enc = ctok.encode_with_offsets(text[:3000])
+    enc = ctok.encode_with_offsets(text[:3000], allowed_special="all")
     assert all(0 <= a <= b <= 3000 for a, b in enc.offsets)
     assert [a for a, _ in enc.offsets] == sorted(a for a, _ in enc.offsets)
 
@@ -366,11 +366,11 @@ def test_c_encoder_equals_python_merge_loop(tok, pattern, text):
     fast = Tokenizer(tok.vocab, tok.merges, special_tokens=SPECIALS, pattern=pattern)
     slow = Tokenizer(tok.vocab, tok.merges, special_tokens=SPECIALS, pattern=pattern)
     slow.model.merger = None   # the Python merge loop
-    assert fast.encode(text) == slow.encode(text)
+    assert fast.encode(text, allowed_special="all") == slow.encode(text, allowed_special="all")
     k = len(tok.merges) // 3
     fast_k, slow_k = fast.at_step(k), slow.at_step(k)
-    assert fast_k.encode(text) == slow_k.encode(text)
-    assert fast_k.encode_with_offsets(text) == slow_k.encode_with_offsets(text)
+    assert fast_k.encode(text, allowed_special="all") == slow_k.encode(text, allowed_special="all")
+    assert fast_k.encode_with_offsets(text, allowed_special="all") == slow_k.encode_with_offsets(text, allowed_special="all")
 
 
 def naive_bpe(ids: list[int], merges: list[tuple[int, int, int]]) -> list[int]:
@@ -441,7 +441,7 @@ def test_native_merge_paths_equal_the_reference_rule(words, limit_frac, shuffle)
         want = lowest_rank_leftmost(ids, perm.model.ranks, limit)
         assert list(at.model.merger.merge(ids, limit)) == want
         if word in words_seen:
-            assert at.encode(word) == want
+            assert at.encode(word, allowed_special="all") == want
 
 
 # ---------------------------------------------------------------- regressions
@@ -451,7 +451,7 @@ def test_native_merge_paths_equal_the_reference_rule(words, limit_frac, shuffle)
 def test_tokenizer_without_merges_encodes():
     """_max_rank was only set when a merge was pushed: no merges -> AttributeError."""
     tok = Tokenizer({i: bytes([i]) for i in range(256)}, [])
-    assert tok.encode("ab") == [97, 98] and tok.n_merges == 0
+    assert tok.encode("ab", allowed_special="all") == [97, 98] and tok.n_merges == 0
 
 
 def merger_past_the_keys(big: int):

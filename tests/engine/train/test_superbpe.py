@@ -76,9 +76,9 @@ def test_stepping_with_detail_and_undo_equal_the_batch_run(rule):
     recs = step.run(detail=True)
     assert [(r.pair, r.new_id) for r in recs] == [(r.pair, r.new_id) for r in batch.steps]
     assert any(at > 30 for at, _ in step._log)   # goto(30) goes back through rebuilds
-    want = step.tokenizer(at_step=30).encode(HELD_OUT)
+    want = step.tokenizer(at_step=30).encode(HELD_OUT, allowed_special="all")
     step.goto(30)
-    assert step.tokenizer().encode(HELD_OUT) == want
+    assert step.tokenizer().encode(HELD_OUT, allowed_special="all") == want
     step.goto(30)
     again = step.run(detail=False)
     assert [(r.pair, r.new_id) for r in again] == [(r.pair, r.new_id) for r in batch.steps[30:]]
@@ -96,11 +96,11 @@ def test_export_loads_in_plain_tokenizers_and_encodes_identically(rule, tmp_path
     export_tokenizer(tok, tmp_path, "hf")
     hf = tokenizers.Tokenizer.from_file(str(tmp_path / "tokenizer.json"))
     for text in (HELD_OUT, ODD, TEXT[:3000]):
-        want = tok.encode(text)
+        want = tok.encode(text, allowed_special="all")
         assert hf.encode(text).ids == want
         assert tok.decode(want) == text
-    assert load_tokenizer(tmp_path / "tokenizer.json").encode(HELD_OUT) == tok.encode(HELD_OUT)
-    assert len(tok.encode(HELD_OUT)) < len(t.tokenizer(at_step=0).encode(HELD_OUT))
+    assert load_tokenizer(tmp_path / "tokenizer.json").encode(HELD_OUT, allowed_special="all") == tok.encode(HELD_OUT, allowed_special="all")
+    assert len(tok.encode(HELD_OUT, allowed_special="all")) < len(t.tokenizer(at_step=0).encode(HELD_OUT, allowed_special="all"))
 
 
 def test_stage2_count_tables_record_their_pattern(tmp_path):

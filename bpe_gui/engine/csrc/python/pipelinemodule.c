@@ -584,7 +584,14 @@ static PyObject *Model_key_text(Model *self, PyObject *args) {
     const char *p = m->arena + en->off;
     if (!(m->kind == KIND_HF && m->byte_level && en->lookup))
         return PyUnicode_DecodeUTF8(p, en->len, "replace");
-    PyObject *s = PyUnicode_New(en->len, 511);
+    /* the smallest kind that holds the characters: a str of a wider kind than its
+       characters need compares unequal to the same text made any other way */
+    Py_UCS4 top = 0;
+    for (int32_t i = 0; i < en->len; i++) {
+        Py_UCS4 c = (Py_UCS4)byte_to_cp[(unsigned char)p[i]];
+        if (c > top) top = c;
+    }
+    PyObject *s = PyUnicode_New(en->len, top);
     if (!s) return NULL;
     for (int32_t i = 0; i < en->len; i++)
         PyUnicode_WriteChar(s, i, (Py_UCS4)byte_to_cp[(unsigned char)p[i]]);

@@ -78,6 +78,16 @@ class AddedTokens:
     def longest(self) -> int:
         return max((len(t.content) for t in self.tokens), default=0)
 
+    def special_texts(self) -> list[str]:
+        """The tokens marked special (those a call may read as ordinary text)."""
+        return [t.content for t in self.tokens if t.special]
+
+    def restricted(self, allow: frozenset[str]) -> "AddedTokens | None":
+        """Only the tokens not marked special and the special ones in ``allow`` (as
+        tokenizers' ``encode_special_tokens`` leaves the others in the text)."""
+        kept = [t for t in self.tokens if not t.special or t.content in allow]
+        return AddedTokens(kept, self.normalize) if kept else None
+
 
 class _Matcher:
     """The added tokens by text, and their regex, compiled when first used: a file whose

@@ -170,6 +170,14 @@ class ClipSplit:
     def longest(self) -> int:
         return max(map(len, self.specials), default=0)
 
+    def special_texts(self) -> list[str]:
+        return list(self.specials)
+
+    def restricted(self, allow: frozenset[str]) -> "ClipSplit":
+        """Only the specials in ``allow`` read as their ids (the others' text is merged
+        as a word, the way the split cuts it)."""
+        return ClipSplit({t: i for t, i in self.specials.items() if t in allow})
+
     def split(self, s: NStr) -> Iterator[tuple[NStr, int | None]]:
         c = cleaned(s)
         for m in _SPLIT.finditer(c.text):

@@ -9,14 +9,14 @@ merge at a time.
 """
 from __future__ import annotations
 
+import copy
 import unicodedata
 
 from typing import Callable, Iterable, Sequence
 
-from ... import checks
 from ..base import BaseTokenizer, Encoding
 from ..model import Piece
-from ...errors import BPEError, EncodeError, SettingsError
+from ...errors import BPEError, SettingsError
 from ...text.branches import Branch, BranchMatcher
 from ...text.pretokenize import Pretokenizer
 from ...text.unicode_versions import Classes
@@ -256,7 +256,7 @@ class PipelineTokenizer(BaseTokenizer):
 
     def encode_word(self, word: str) -> tuple[int, ...]:
         """The ids of one word, cut into pieces by the pipeline (no special tokens)."""
-        return tuple(self.encode(word))
+        return tuple(self._encode_clean(word))
 
     def split(self, text: str) -> list[Piece]:
         """The pieces the model gets, as the pipeline cuts them (normalized text, '▁'
@@ -275,14 +275,25 @@ class PipelineTokenizer(BaseTokenizer):
             out.append(Piece(s, e, self.pipeline.model_word(piece.text), tid))
         return out
 
-    def decode(self, ids: Iterable[int]) -> str:
-        ids = list(checks.ids(ids, "Tokenizer.decode(ids)"))
-        missing = [i for i in ids if i not in self.vocab]
-        if missing:
-            checks.bad_id(missing[0], "Tokenizer.decode(ids)")
-            raise EncodeError(f"Token id {missing[0]} is not in the vocabulary "
-                              f"(ids go up to {max(self.vocab)}).")
+    def _decode(self, ids: list[int]) -> str:
         return self.pipeline.decode(ids)
+
+    def _find_matchable(self) -> frozenset[str]:
+        return frozenset(self.pipeline.matched_specials()) & frozenset(self.special_ids)
+
+    def _restricted(self, allow: frozenset[str]) -> "PipelineTokenizer":
+        """This tokenizer reading only ``allow`` of its special tokens from text (one
+        made per set, kept: the pipeline never changes)."""
+        made = self.__dict__.setdefault("_restricted_of", {})
+        clone = made.get(allow)
+        if clone is None:
+            clone = copy.copy(self)
+            clone.__dict__["_restricted_of"] = {}
+            clone.pipeline = self.pipeline.restricted(allow)
+            clone.pre = self.pre.with_specials([t for t in self.pre.special_tokens
+                                                if t in allow])
+            made[allow] = clone
+        return clone
 
     def __repr__(self) -> str:
         return (f"PipelineTokenizer({len(self.vocab)} tokens, {self.pipeline.kind}, "

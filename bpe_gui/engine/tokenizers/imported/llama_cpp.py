@@ -489,6 +489,14 @@ class LlamaSpecials:
     def longest(self) -> int:
         return max((len(t.text) for t in self.tokens), default=0)
 
+    def special_texts(self) -> list[str]:
+        return [t.text for t in self.tokens]
+
+    def restricted(self, allow: frozenset[str]) -> "LlamaSpecials | None":
+        """Only the tokens in ``allow`` cut out (the others read as text)."""
+        kept = [t for t in self.tokens if t.text in allow]
+        return LlamaSpecials(kept) if kept else None
+
     def _present(self, text: str) -> list[Special]:
         """The tokens that occur in the text, in llama.cpp's order."""
         assert self._any is not None

@@ -14,6 +14,7 @@ gives them; ids match ``tokenizers.Tokenizer.encode(text, add_special_tokens=Fal
 """
 from __future__ import annotations
 
+import copy
 from array import array
 from typing import Callable, Iterable, Iterator, Literal, Protocol, Sequence
 
@@ -43,6 +44,10 @@ class Splitter(Protocol):
 
     @property
     def longest(self) -> int: ...
+
+    def special_texts(self) -> list[str]: ...
+
+    def restricted(self, allow: frozenset[str]) -> "Splitter | None": ...
 
 
 CACHE_LIMIT = 1 << 18
@@ -85,6 +90,13 @@ class Pipeline:
         self._tables: tuple[array, list[bytes]] | None = None
         self._trims: tuple[array, array, bool] | None | Literal[False] = False
         self._trims_made = False
+        self._setup_encoder()
+
+    def _setup_encoder(self) -> None:
+        """The C encoder of whole texts, and which texts it takes (made again when the
+        added tokens change: :meth:`restricted`)."""
+        model, kind, words, pre = self.model, self.kind, self.words, self.pre
+        added, normalize = self.added, self.normalize
         # a pattern the native scanner runs, on byte-level tables: whole texts go to the
         # one-pass C encoder of _encode (Encoder), which reads this model's table
         # (Merger.wrap), finds the special tokens it is given and keeps a word cache every
@@ -130,6 +142,26 @@ class Pipeline:
             self._encoder = _encode.Encoder(self._merger, preset, NO_LIMIT,
                                             specials=in_c or None,
                                             cache_words=ENCODER_WORDS)
+
+    def matched_specials(self) -> list[str]:
+        """The special tokens this pipeline finds in text (tiktoken's specials, a
+        splitter's tokens marked special)."""
+        if self.kind == "tiktoken":
+            return list(self.special_map)
+        return list(self.added.special_texts()) if self.added is not None else []
+
+    def restricted(self, allow: frozenset[str]) -> "Pipeline":
+        """This pipeline finding only ``allow`` of its special tokens in text (the
+        others read as ordinary text; tokens a splitter holds that are not special,
+        such as tokenizer.json's ``special: false`` added tokens, are always found)."""
+        clone = copy.copy(self)
+        if self.kind == "tiktoken":
+            clone.special_map = {t: i for t, i in self.special_map.items() if t in allow}
+            clone.words = self.words.with_specials(list(clone.special_map))
+        elif self.added is not None:
+            clone.added = self.added.restricted(allow)
+        clone._setup_encoder()
+        return clone
 
     def _specials_in_c(self, unchanged: bool = False) -> dict[str, int] | None:
         """The special/added tokens the C encoder finds itself (leftmost, longest) when

@@ -405,6 +405,11 @@ class SpmTokenizer(PipelineTokenizer):
     vocab = Lazy[dict[int, bytes]]()
     token_to_id = Lazy[dict[bytes, int]]()
 
+    def _skipped_ids(self) -> set[int]:
+        """Control pieces only: sentencepiece writes <unk> as ' ⁇ ' whatever is skipped."""
+        types = self.pipeline.spec.types
+        return {i for i in self.special_ids.values() if types[i] == CONTROL}
+
 
 def _token_ids(vocab: Later[dict[int, bytes]]) -> dict[bytes, int]:
     t2i: dict[bytes, int] = {}

@@ -297,7 +297,7 @@ class CompareView(QWidget):
             enc, st = None, None
             if tok is not None:
                 try:
-                    enc = tok.encode_with_offsets(text)
+                    enc = tok.encode_with_offsets(text, allowed_special="all", add_special_tokens=False)
                     st = analysis.encoding_stats(text, enc, tok.mode)
                 except BPEError as e:   # e.g. a character a char-level vocabulary lacks
                     pane.error = str(e)

@@ -349,7 +349,7 @@ class EncodeView(QWidget):
         part = text[:ENCODE_LIMIT]   # the window stays responsive with a pasted book
         if tok is not None and part:
             try:
-                enc = tok.encode_with_offsets(part)
+                enc = tok.encode_with_offsets(part, allowed_special="all", add_special_tokens=False)
             except BPEError as e:   # e.g. a character missing from a char-level vocabulary
                 error = str(e)
         self._remember(tok, enc, part)

@@ -91,7 +91,8 @@ def test_ids_and_offsets_equal_tokenizers(tmp_path, name):
         assert got.ids == want.ids
         assert got.offsets == [tuple(o) for o in want.offsets], (name, text[:40])
         if hf.decoder is not None:
-            assert tok.decode(want.ids) == hf.decode(want.ids, skip_special_tokens=False), \
+            assert tok.decode(want.ids, skip_special_tokens=False) == \
+                hf.decode(want.ids, skip_special_tokens=False), \
                 (name, text[:40])
     ex = tok.explain(TEXTS[1])
     assert ex.ids == tok.encode(TEXTS[1])

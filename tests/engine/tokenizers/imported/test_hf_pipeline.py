@@ -33,11 +33,12 @@ def pair(request, tmp_path_factory):
 
 def same(tk, ours, text: str) -> None:
     theirs = tk.encode(text, add_special_tokens=False)
-    enc = ours.encode_with_offsets(text)
+    enc = ours.encode_with_offsets(text, allowed_special="all")
     assert enc.ids == theirs.ids, text
-    assert ours.encode(text) == theirs.ids, text
+    assert ours.encode(text, allowed_special="all") == theirs.ids, text
     assert enc.offsets == [tuple(o) for o in theirs.offsets], text
-    assert ours.decode(theirs.ids) == tk.decode(theirs.ids, skip_special_tokens=False), text
+    assert ours.decode(theirs.ids, skip_special_tokens=False) == \
+        tk.decode(theirs.ids, skip_special_tokens=False), text
 
 
 @pytest.mark.parametrize("text", SAMPLES + EXTRA)
@@ -52,10 +53,10 @@ def test_batch_and_array_match_tokenizers(pair):
     tk, ours = pair
     texts = SAMPLES + EXTRA
     want = [e.ids for e in tk.encode_batch(texts, add_special_tokens=False)]
-    assert ours.encode_batch(texts, threads=2) == want
-    assert ours.encode_batch([t for t, w in zip(texts, want) if t.isascii()], threads=2) == \
+    assert ours.encode_batch(texts, threads=2, allowed_special="all") == want
+    assert ours.encode_batch([t for t, w in zip(texts, want) if t.isascii()], threads=2, allowed_special="all") == \
         [w for t, w in zip(texts, want) if t.isascii()]
-    assert [list(ours.encode_to_array(t)) for t in texts] == want
+    assert [list(ours.encode_to_array(t, allowed_special="all")) for t in texts] == want
 
 
 ALPHABET = st.sampled_from(list("ab xyz.,!?\n\t") + ["  ", "ﬁ", "é", "e\u0301", "Ж", "ж",
@@ -74,7 +75,7 @@ def test_streaming_equals_whole_text(pair):
     tk, ours = pair
     text = "\n".join(SAMPLES + EXTRA) * 3
     chunks = [text[i:i + 37] for i in range(0, len(text), 37)]
-    assert list(ours.encode_iterable(chunks, chunk_chars=200)) == tk.encode(
+    assert list(ours.encode_iterable(chunks, chunk_chars=200, allowed_special="all")) == tk.encode(
         text, add_special_tokens=False).ids
 
 
@@ -317,7 +318,7 @@ def test_byte_fallback_tokens_stand_for_their_byte(tmp_path):
     path = tmp_path / "tokenizer.json"
     tk.save(str(path))
     ours = load_tokenizer(path)
-    enc = ours.encode_with_offsets("a 你")
+    enc = ours.encode_with_offsets("a 你", allowed_special="all")
     assert b"".join(enc.tokens) == " a 你".encode()     # Metaspace's prepended ▁ too
     assert ours.vocab[tk.token_to_id("<0xE4>")] == b"\xe4"
     assert ours.vocab[tk.token_to_id("▁")] == b" "
