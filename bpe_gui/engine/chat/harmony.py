@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from .conversation import ChatError
-from .pieces import Piece, special
+from .pieces import ordinary, Piece, special
 
 _ROLES = ("system", "developer", "user", "assistant", "tool")
 
@@ -99,4 +99,4 @@ def encode_chat_harmony(tok, body: dict, plain_tok=None):
     from .pieces import assemble
     plain = plain_tok if plain_tok is not None else (
         plain_reloaded(tok)() if tok.special_tokens else tok)
-    return assemble(tok, harmony_pieces(body), "harmony", encode=plain.encode_with_offsets)
+    return assemble(tok, harmony_pieces(body), "harmony", encode=ordinary(plain))

@@ -18,7 +18,7 @@ import json
 from typing import Any
 
 from .conversation import ChatError
-from .pieces import Piece, special
+from .pieces import ordinary, Piece, special
 
 ROLES = {"system": "system", "user": "user", "assistant": "assistant", "tool": "ipython",
          "ipython": "ipython"}
@@ -76,4 +76,4 @@ def encode_chat_llama3(tok, body: dict, plain_tok=None):
     from .pieces import assemble
     plain = plain_tok if plain_tok is not None else (
         plain_reloaded(tok)() if tok.special_tokens else tok)
-    return assemble(tok, llama3_pieces(body), "llama3-meta", encode=plain.encode_with_offsets)
+    return assemble(tok, llama3_pieces(body), "llama3-meta", encode=ordinary(plain))

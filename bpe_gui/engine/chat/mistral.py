@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from .conversation import ChatError
-from .pieces import Piece, joined, special
+from .pieces import ordinary, Piece, joined, special
 from .tokens import TEMPLATE
 
 VERSIONS = ("v1", "v2", "v3", "v7")
@@ -294,4 +294,4 @@ def encode_chat_mistral(tok, body: dict, version: str | None = None, plain_tok=N
         version = version_of(source)
     plain = plain_tok if plain_tok is not None else tok
     return assemble(tok, mistral_pieces(body, version), f"mistral-common {version}",
-                    encode=plain.encode_with_offsets)
+                    encode=ordinary(plain))

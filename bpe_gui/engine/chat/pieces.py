@@ -54,12 +54,18 @@ def control_id(tok, token: str, renderer: str) -> int:
     return got
 
 
+def ordinary(tok) -> Callable[[str], Any]:
+    """How a code renderer encodes a text piece: a special token's spelling is text
+    there (the control tokens are pieces of their own), and nothing is added around it."""
+    return lambda s: tok.encode_with_offsets(s, disallowed_special=(), add_special_tokens=False)
+
+
 def assemble(tok, pieces: Sequence[Piece], renderer: str,
              encode: Callable[[str], Any] | None = None) -> ChatEncoding:
     """The pieces encoded in order; ``encode(text)`` gives an Encoding of a text piece
     (default: the tokenizer's ``encode_with_offsets``). The text shown is the pieces'
     texts end to end, control tokens spelled out."""
-    enc_text = encode or tok.encode_with_offsets
+    enc_text = encode or ordinary(tok)
     out: list[ChatToken] = []
     text: list[str] = []
     at = 0

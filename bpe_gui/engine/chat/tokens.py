@@ -119,7 +119,9 @@ def added_ids(tok) -> set[int]:
 def encode_whole(tok, text: str) -> list[tuple[int, bytes, int, int, bool]]:
     """(id, bytes, start, end, special) of the whole text encoded by ``tok``; special:
     a special or added token (a control token: no plain text gives its id)."""
-    enc = tok.encode_with_offsets(text)
+    # the rendered prompt is the whole input: its control tokens' text is theirs, and
+    # nothing is added around it (the template wrote BOS if the model wants one)
+    enc = tok.encode_with_offsets(text, allowed_special="all", add_special_tokens=False)
     added = added_ids(tok)
     special = enc.special or [False] * len(enc.ids)
     return [(i, b, s, e, sp or i in added)
@@ -132,7 +134,7 @@ def encode_pieces(tok, plain_tok: Callable[[], Any], pieces: Sequence[str]
     token, text, ...] (None for a lone mark); the first is encoded as it is, the others
     after a newline that is then taken off again (so SentencePiece adds no space), typed
     control tokens as plain text (``plain_tok``: the tokenizer without added tokens)."""
-    newline = tok.encode("\n")
+    newline = tok.encode("\n", add_special_tokens=False)
     out = encode_whole(tok, pieces[0]) if pieces and pieces[0] else []
     at = len(pieces[0]) if pieces and pieces[0] else 0
     for i, piece in enumerate(pieces[1:], start=1):
