@@ -95,15 +95,15 @@ def _environment(now: Callable[[], datetime]):
             self, args = args[0], args[1:]
             attrs = dict(*args, **kwargs)
             for name in attrs:
-                Namespace._check(name)
+                Namespace.no_underscore(name)
             JinjaNamespace.__init__(self, attrs)
 
         def __setitem__(self, name, value):
-            Namespace._check(name)
+            Namespace.no_underscore(name)
             JinjaNamespace.__setitem__(self, name, value)
 
         @staticmethod
-        def _check(name):
+        def no_underscore(name):
             if isinstance(name, str) and name.startswith("_"):
                 raise jinja2.exceptions.SecurityError(
                     f"a namespace cannot hold the underscore name {name!r}")

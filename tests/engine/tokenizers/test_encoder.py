@@ -262,7 +262,7 @@ def test_one_cache_for_every_thread_bounded(tmp_path_factory):
         try:
             for _ in range(3):
                 for i in range(k, len(texts), 4):
-                    assert small.encode(texts[i], allowed_special="all") == want[i]
+                    assert small.encode(texts[i]) == want[i]
         except AssertionError as e:   # reported on the main thread
             errors.append(e)
 
@@ -276,7 +276,7 @@ def test_one_cache_for_every_thread_bounded(tmp_path_factory):
     assert 1 <= small.idle_scratches <= 4
     small.clear()
     assert small.cached_words == 0
-    assert small.encode_batch(texts, 3, allowed_special="all") == want
+    assert small.encode_batch(texts, 3) == want
 
 
 # ----- corner texts and real corpora: ids as the libraries', from one thread and many ----------
@@ -459,7 +459,7 @@ def test_words_that_never_come_back_mostly_stay_out_of_the_cache(tmp_path_factor
     assert held >= 0.9 * len(twice), f"only {held} of {len(twice)} words that came back are cached"
     # a fresh encoder stores a text of words that repeat in full from its first word
     fresh = _encode.Encoder(ours.pipeline._merger, PRESET_IDS["cl100k"], cache_words=1 << 16)
-    assert fresh.encode(again, allowed_special="all") == enc.encode_ordinary(again)
+    assert fresh.encode(again) == enc.encode_ordinary(again)
     assert sum(fresh.holds(w.encode()) for w in twice) >= 0.9 * len(twice)
 
 
