@@ -18,8 +18,8 @@ ROOT=$PWD
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/bpe-gui-fresh.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 
-# the oldest releases that pyproject.toml's floors (regex>=2024.11.6, tokenizers>=0.23.1) allow
-OLDEST=(regex==2024.11.6 tokenizers==0.23.1)
+# the oldest releases that pyproject.toml's floors (regex>=2025.10.22, tokenizers>=0.23.1) allow
+OLDEST=(regex==2025.10.22 tokenizers==0.23.1)
 mapfile -t TESTS < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' tools/conformance_tests.txt)
 [ ${#TESTS[@]} -gt 0 ] || { echo "ci_fresh_deps: tools/conformance_tests.txt lists no test" >&2; exit 1; }
 TESTS+=(

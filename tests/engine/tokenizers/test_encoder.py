@@ -489,8 +489,8 @@ def test_shared_cache_under_threads_equals_one_thread(tmp_path_factory, hard_tex
         for rnd in range(2):
             for i in range(k, len(pieces), n):
                 try:
-                    got = shared.encode(pieces[i], allowed_special="all") if (i + rnd) % 2 else \
-                        shared.encode_to_array(pieces[i], allowed_special="all").tolist()
+                    got = shared.encode(pieces[i]) if (i + rnd) % 2 else \
+                        shared.encode_to_array(pieces[i]).tolist()
                 except BaseException as e:  # noqa: BLE001 - reported on the main thread
                     wrong.append((i, repr(e)))
                     continue
@@ -505,8 +505,8 @@ def test_shared_cache_under_threads_equals_one_thread(tmp_path_factory, hard_tex
     assert wrong == []
     assert 0 < shared.cached_words <= cache_words
     # and the native batch, its threads sharing the same cache
-    assert shared.encode_batch(pieces, 4, allowed_special="all") == want
-    assert [a.tolist() for a in shared.encode_batch(pieces, 3, as_array=True, allowed_special="all")] == want
+    assert shared.encode_batch(pieces, 4) == want
+    assert [a.tolist() for a in shared.encode_batch(pieces, 3, as_array=True)] == want
 
 
 def test_special_tokens_of_one_and_two_bytes_at_every_place(tmp_path_factory):
