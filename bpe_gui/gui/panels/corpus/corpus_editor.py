@@ -162,7 +162,7 @@ class CorpusEditor(QWidget):
         c = controller
         c.corpusChanged.connect(self._on_corpus_changed)
         c.trainerChanged.connect(self._update_stats)
-        c.parityChanged.connect(lambda _: (self._update_source(), self._update_stats()))
+        c.parityChanged.connect(self._on_parity_changed)
         c.trainerStale.connect(lambda _: self._update_stats())
         c.settingsChanged.connect(lambda _: self._update_stats())
         # Words mode (issue 15): the corpus coloured by the rule of the pattern that cut it.
@@ -481,6 +481,10 @@ class CorpusEditor(QWidget):
 
     def _set_unsaved(self, on: bool) -> None:
         self.unsaved_label.setText("● unsaved" if on else "")
+
+    def _on_parity_changed(self, _setup) -> None:
+        self._update_source()   # what the next training reads: the corpus or not
+        self._update_stats()
 
     def _update_source(self) -> None:
         c = self.controller
