@@ -64,7 +64,7 @@ sys.exit('not built: ' + ', '.join(record['failed']) if record['failed'] else 0)
     fi
     # (set -e does not reach inside a function called before ||: every step returns)
     if ! (cd "$dir" && BPE_GUI_CACHE_DIR="$WORK/$name-cache" "$venv"/bin/python -m pytest \
-        -q -p no:cacheprovider -n 2 -m "slow or not slow" "${TESTS[@]}"); then
+        -q -p no:cacheprovider -n 2 -m "not slow" "${TESTS[@]}"); then
         echo "ci_fresh_deps: $name: the tests failed" >&2
         return 1
     fi
