@@ -33,6 +33,7 @@ from ..errors import CancelFn, SettingsError
 from ..tokenizers.merge_model import word_cache
 from ..corpus.table import PretokenTable
 from ..text.pretokenize import Pretokenizer
+from ..tokenizers.base import BaseTokenizer
 from ..tokenizers.trained import Tokenizer
 from .trainer import TrainSettings, Trainer, summed_words
 
@@ -43,7 +44,7 @@ GAP = b""                # bytes of an id the source does not use (never in a wo
 PROBE_WORDS = 4000       # words of the new corpus on which the source's encoder is checked
 
 
-def merge_list_tokenizer(source: Tokenizer, pattern: str | None = None) -> Tokenizer:
+def merge_list_tokenizer(source: BaseTokenizer, pattern: str | None = None) -> Tokenizer:
     """``source`` as a plain merge-list Tokenizer: its vocabulary (ids as they are),
     merges in use, special tokens, and its pattern (or ``pattern``)."""
     merges = [(bytes(a), bytes(b)) for a, b in source.merges[:source.n_merges]]
@@ -52,7 +53,7 @@ def merge_list_tokenizer(source: Tokenizer, pattern: str | None = None) -> Token
                      end_of_word=source.end_of_word)
 
 
-def inherited_settings(source: Tokenizer, settings: TrainSettings | None,
+def inherited_settings(source: BaseTokenizer, settings: TrainSettings | None,
                        pattern: str | None = None) -> TrainSettings:
     """``settings`` with the mode, end of word, special tokens and pattern of ``source``
     (those decide how the corpus is cut, so they are the source's, not the caller's)."""

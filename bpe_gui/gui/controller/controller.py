@@ -23,7 +23,7 @@ from typing import Callable, Sequence
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from ...engine.errors import BPEError
-from ...engine.tokenizers import Tokenizer
+from ...engine.tokenizers import BaseTokenizer
 from ...engine.train import TrainerProtocol, TrainSettings
 from .checking import Checking
 from .corpus_source import Corpus, FileCorpus, TableCorpus, TextCorpus
@@ -66,7 +66,7 @@ class Controller(QObject):
     # retry with another encoding (open_files(paths, encoding=...)); without a listener
     # the message goes to errorOccurred.
     notUtf8 = Signal(list, str, object, str)
-    importFinished = Signal(object)     # the imported Tokenizer, or None if it failed
+    importFinished = Signal(object)     # the imported tokenizer (a BaseTokenizer), or None if it failed
     parityChanged = Signal(object)      # ParitySetup: parity-aware training's languages
 
     def __init__(self, parent: QObject | None = None):
@@ -76,7 +76,7 @@ class Controller(QObject):
         self.parity = ParitySetup()         # off: the corpus trains as one (parity_setup.py)
         self.trainer: TrainerProtocol | None = None
         self._stale = False
-        self.imported: Tokenizer | None = None
+        self.imported: BaseTokenizer | None = None
         self.imported_path: str | None = None
         # the pattern a bare .tiktoken was opened with (None: as recognised); sessions
         # keep it, so a relaunch runs the file as before
@@ -191,7 +191,7 @@ class Controller(QObject):
     def step_index(self) -> int:
         return self.trainer.n_steps if self.trainer else 0
 
-    def tokenizer(self) -> Tokenizer | None:
+    def tokenizer(self) -> BaseTokenizer | None:
         """The tokenizer the encode view uses: imported, or the trainer's as of now."""
         if self.use_imported and self.imported is not None:
             return self.imported

@@ -20,7 +20,7 @@ from ...engine.errors import BPEError, NotUTF8Error
 from ...engine.io import write_atomic
 from ...engine.train import Session
 from ...engine.train import TrainSettings
-from ...engine.tokenizers import Tokenizer
+from ...engine.tokenizers import BaseTokenizer
 from ...engine.train import TrainerProtocol
 from .before_edits import BeforeEdits, corpus_fields
 from .corpus_source import (Corpus, FileCorpus, NotUtf8, TableCorpus, TextCorpus,
@@ -41,7 +41,7 @@ class OpeningHost(Protocol):
     settings: TrainSettings           # set here (a table's or a session's)
     stale: bool
     trainer: TrainerProtocol | None
-    imported: Tokenizer | None
+    imported: BaseTokenizer | None
     imported_path: str | None
     imported_pattern: str | None
     use_imported: bool

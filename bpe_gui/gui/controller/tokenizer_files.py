@@ -7,19 +7,19 @@ once, or on the worker thread for a big file) and choose which the views use.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable, Protocol, cast
+from typing import Callable, Protocol
 
 from PySide6.QtCore import SignalInstance
 
 from ...engine.errors import BPEError
 from ...engine.formats import describe_source, export_tokenizer, load_tokenizer
-from ...engine.tokenizers import Tokenizer
+from ...engine.tokenizers import BaseTokenizer
 from ...engine.train import TrainerProtocol
 from ..models.vocab_model import prepare_imported
 from .jobs import Job, JobEnd
 
 
-def imported_what(tok: Tokenizer) -> str:
+def imported_what(tok: BaseTokenizer) -> str:
     """' (GGUF (llama.cpp): gpt2 BPE, pre-tokenizer 'qwen2')', ' (tiktoken ranks
     (.tiktoken) — cl100k_base (GPT-4, GPT-3.5))': the format it was read from, else ''."""
     label = describe_source(tok)
@@ -30,7 +30,7 @@ class TokenizerFilesHost(Protocol):
     """What :class:`TokenizerFiles` uses of the controller it serves."""
 
     trainer: TrainerProtocol | None
-    imported: Tokenizer | None        # these four are set here
+    imported: BaseTokenizer | None        # these four are set here
     imported_path: str | None
     imported_pattern: str | None
     use_imported: bool
@@ -111,13 +111,11 @@ class TokenizerFiles:
     def _export_failed(self, _title: str, e: object) -> None:
         self.last_export_error = str(e)
 
-    def import_tokenizer(self, path: str, pattern: str | None = None) -> Tokenizer | None:
+    def import_tokenizer(self, path: str, pattern: str | None = None) -> BaseTokenizer | None:
         """Load a tokenizer file on this thread (small files; see import_in_background).
         ``pattern``: the one a bare .tiktoken runs with (None: as it is recognised)."""
         try:
-            # (the window's parts still name the trained class; every kind answers the
-            # BaseTokenizer calls they make)
-            tok = cast(Tokenizer, load_tokenizer(path, **_with_pattern(pattern)))
+            tok = load_tokenizer(path, **_with_pattern(pattern))
         except BPEError as e:
             self._fail("Import failed", e)
             return None
@@ -140,7 +138,7 @@ class TokenizerFiles:
             prepare_imported(tok, lambda share: progress(250 + int(750 * share), 1000))
             return tok
 
-        def done(tok: Tokenizer) -> None:
+        def done(tok: BaseTokenizer) -> None:
             self._imported(tok, str(path), pattern)
             c.importFinished.emit(tok)
 
@@ -150,7 +148,7 @@ class TokenizerFiles:
                 c.importFinished.emit(None)
         return c.start(Job(f"Loading {Path(path).name}", job, done, ended))
 
-    def _imported(self, tok: Tokenizer, path: str, pattern: str | None = None) -> None:
+    def _imported(self, tok: BaseTokenizer, path: str, pattern: str | None = None) -> None:
         c = self.c
         c.imported, c.imported_path, c.imported_pattern = tok, path, pattern
         if c.use_imported:   # another imported tokenizer was in use: views must switch

@@ -26,7 +26,7 @@ from typing import Any, Callable, Protocol
 from PySide6.QtCore import QTimer, SignalInstance
 
 from ...engine.errors import BPEError, Cancelled, NotUTF8Error
-from ...engine.tokenizers import Tokenizer
+from ...engine.tokenizers import BaseTokenizer
 from ...engine.train import InheritedTrainer, inherited_settings
 from ...engine.train import TrainerProtocol, TrainSettings, source_table
 from .origin import FIXED_FIELDS, Origin
@@ -42,7 +42,7 @@ FORMAT_NAMES = {"gpt2": "GPT-2 files", "hf": "tokenizer.json", "tiktoken": ".tik
 DEFAULT_MERGES = 500
 
 
-def source_label(tok: Tokenizer, path: str | None) -> str:
+def source_label(tok: BaseTokenizer, path: str | None) -> str:
     """A short name for the source: 'cl100k_base', 'gpt2 (GPT-2 files)', ..."""
     meta = tok.meta if isinstance(tok.meta, dict) else {}
     if meta.get("encoding"):
@@ -72,7 +72,7 @@ class TrainOnHost(Protocol):
     corpus: Corpus
     settings: TrainSettings
     trainer: TrainerProtocol | None
-    imported: Tokenizer | None
+    imported: BaseTokenizer | None
     imported_path: str | None
     use_imported: bool
     tokenizer_files: TokenizerFiles   # imports a session's source
@@ -107,7 +107,7 @@ class TrainOn:
         self.training = training
         self._fail, self._mark_stale, self._not_utf8 = fail, mark_stale, not_utf8
         self._live, self._set_phase = live, set_phase
-        self.source: Tokenizer | None = None   # the mode's source (None: training from scratch)
+        self.source: BaseTokenizer | None = None   # the mode's source (None: training from scratch)
         self.label = ""
         self._box: dict = {}                   # the running job's trainer and origin
         self._made: tuple = (None, None)       # (trainer, Origin) of the last one installed
@@ -155,7 +155,7 @@ class TrainOn:
                     "it off in the training settings to train on from the imported tokenizer.")
         return None
 
-    def settings_for(self, source: Tokenizer, base: TrainSettings) -> TrainSettings:
+    def settings_for(self, source: BaseTokenizer, base: TrainSettings) -> TrainSettings:
         """``base`` with what the source decides (mode, pattern, special tokens) and no
         pruning or SuperBPE (inherited ids stay as they are)."""
         return inherited_settings(source, replace(base, prune=False, superbpe_from=None))
@@ -254,7 +254,7 @@ class TrainOn:
         return True
 
     # ----- the job --------------------------------------------------------------------
-    def _start(self, src: Tokenizer, label: str, settings: TrainSettings,
+    def _start(self, src: BaseTokenizer, label: str, settings: TrainSettings,
                to_step: int | None = None, to_target: bool = False) -> bool:
         c = self.c
         c.set_playing(False)
