@@ -5,9 +5,9 @@ own tests.
 
 Examples::
 
-    bpe-gui check my_bpe.pkl --corpus tiny.txt --special-token '<|endoftext|>'
-    bpe-gui check out/ --corpus tiny.txt --vocab-size 1000 --tie-rule greatest
-    bpe-gui check out/vocab.json --ids ids.txt --text sample.txt
+    bpe-gui check --tokenizer my_bpe.pkl --corpus tiny.txt --special-token '<|endoftext|>'
+    bpe-gui check --tokenizer out/ --corpus tiny.txt --vocab-size 1000 --tie-rule greatest
+    bpe-gui check --tokenizer out/vocab.json --ids ids.txt --text sample.txt
 """
 from __future__ import annotations
 
@@ -37,9 +37,11 @@ def add_parser(sub) -> None:
                        "yet, a vocabulary size off by the special tokens). With --ids and "
                        "--text, check your encoder's ids too. Exit status: 0 all agree, 1 "
                        "they differ, 2 bad input.")
-    c.add_argument("result", metavar="RESULT", help="your trainer's output: a folder or file "
-                   "of vocab.json + merges.txt, a tokenizer.json, a .tiktoken, or a pickle of "
-                   "(vocab, merges) (read without running code)")
+    c.add_argument("--tokenizer", metavar="PATH", help="your trainer's output: a folder or "
+                   "file of vocab.json + merges.txt, a tokenizer.json, a .tiktoken, or a pickle "
+                   "of (vocab, merges) (read without running code)")
+    # the older spelling, 'check RESULT': still read, not shown (--tokenizer everywhere)
+    c.add_argument("result", nargs="?", default=None, help=argparse.SUPPRESS)
     c.add_argument("--corpus", action="append", default=[], metavar="FILE",
                    help="the corpus your trainer was trained on (repeat for several files)")
     c.add_argument("--special-token", action="append", default=None, metavar="T",
@@ -81,7 +83,19 @@ def _pattern(args: argparse.Namespace) -> str | None:
     return None
 
 
+def _result_path(args: argparse.Namespace) -> str:
+    """--tokenizer's path, or the older positional RESULT's (one of them, not both)."""
+    if args.tokenizer is not None and args.result is not None:
+        raise UsageError(f"give your result once: --tokenizer {args.tokenizer} (and drop "
+                         f"{args.result!r})")
+    if args.tokenizer is None and args.result is None:
+        raise UsageError("give your trainer's output with --tokenizer PATH (a folder, "
+                         "vocab.json, tokenizer.json, .tiktoken or pickle)")
+    return args.tokenizer if args.tokenizer is not None else args.result
+
+
 def cmd_check(args: argparse.Namespace) -> int:
+    args.result = _result_path(args)
     if not args.corpus and args.ids is None:
         raise UsageError("give --corpus FILE (check the merges) or --ids FILE --text FILE "
                          "(check the encoder), or both")

@@ -131,7 +131,7 @@ def test_inspect_and_check_and_models_json(tmp_path, tok_dir):
     p = run("inspect", "--tokenizer", str(tok_dir), "--json", "-q", cwd=tmp_path)
     valid(json.loads(out(p)), "inspect")
     (tmp_path / "corpus.txt").write_text(CORPUS, "utf-8")
-    p = run("check", str(tok_dir / "vocab.json"), "--corpus", "corpus.txt", "--json",
+    p = run("check", "--tokenizer", str(tok_dir / "vocab.json"), "--corpus", "corpus.txt", "--json",
             "--special-token", EOT, "--preset", "cl100k", cwd=tmp_path, timeout=120)
     data = valid(json.loads(out(p)), "check")
     valid(data["merges"], "check.merges")
@@ -140,39 +140,135 @@ def test_inspect_and_check_and_models_json(tmp_path, tok_dir):
 
 
 # ----- one flag name per meaning ----------------------------------------------------------------
-def options() -> dict[str, dict[str, list[str]]]:
-    """Each command's shown options, by destination."""
-    from bpe_gui.cli.entry import COMMANDS, build_parser
+def shown() -> dict[str, tuple[list[tuple[str, ...]], list[str]]]:
+    """Each command's shown options (each action's option strings) and shown positionals
+    (their destinations), as --help lists them."""
     import argparse
+    from bpe_gui.cli.entry import COMMANDS, build_parser
     sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
-    got: dict[str, dict[str, list[str]]] = {}
+    got = {}
     for name in COMMANDS:
-        p = sub.choices[name]
-        got[name] = {a.dest: list(a.option_strings) for a in p._actions
-                     if a.option_strings and a.help != argparse.SUPPRESS}
+        acts = [a for a in sub.choices[name]._actions
+                if a.help != argparse.SUPPRESS and "-h" not in a.option_strings]
+        got[name] = ([tuple(a.option_strings) for a in acts if a.option_strings],
+                     [a.dest for a in acts if not a.option_strings])
     return got
 
 
-MEANINGS = {   # a meaning -> its one flag, and the commands that take it
-    "quiet": ("-q", ["train", "encode", "decode", "count", "inspect", "cost", "mixture",
-                     "check", "models"]),
-    "tie rule": ("--tie-rule", ["train", "check"]),
-    "tokenizer file": ("--tokenizer", ["encode", "decode", "inspect", "cost", "mixture"]),
-    "json": ("--json", ["encode", "decode", "inspect", "mixture", "check", "models"]),
-    "special tokens": ("--special-token", ["train", "encode", "decode", "inspect", "count",
-                                           "check"]),
+ALL = ["train", "encode", "decode", "chat", "count", "inspect", "cost", "mixture", "check",
+       "models"]
+LOADS = ["encode", "decode", "chat", "inspect", "mixture"]   # --tokenizer or --model
+CUTS = ["train", "encode", "decode", "count", "inspect", "check"]   # specials and pattern
+# a meaning -> its one flag (with its short form), and every command that takes it: the
+# whole of every command's options, so a flag added anywhere must be placed here, and a
+# second name for a meaning already here has nowhere to go
+MEANINGS: dict[str, tuple[tuple[str, ...], list[str]]] = {
+    "no notes on stderr": (("-q", "--quiet"), [c for c in ALL if c != "chat"]),
+    "more detail": (("-v", "--verbose"), ["check"]),
+    "the tokenizer's file or folder": (("--tokenizer",), LOADS + ["cost", "check"]),
+    "a model on this machine": (("--model",), LOADS),
+    "JSON on stdout": (("--json",), LOADS + ["check", "models"]),
+    "CSV output": (("--csv",), ["cost"]),
+    "special tokens": (("--special-token",), CUTS),
+    "a pre-tokenizer preset": (("--preset",), CUTS),
+    "a pre-tokenizer regex": (("--pattern",), CUTS),
+    "the tie rule": (("--tie-rule",), ["train", "check"]),
+    "byte or char mode": (("--mode",), ["train", "check"]),
+    "where </w> goes": (("--end-of-word",), ["train", "check"]),
+    "the vocabulary size": (("--vocab-size",), ["train", "check"]),
+    "merges to learn": (("--num-merges",), ["train"]),
+    "the tokenizer's first N merges": (("--merges",), ["inspect", "mixture"]),
+    "a corpus beside the main input": (("--corpus",), ["inspect", "check"]),
+    "count tables as the corpus": (("--counts",), ["train"]),
+    "the corpus files' text encoding": (("--encoding",), ["train", "count"]),
+    "one text per line": (("--lines",), ["train", "count"]),
+    "the output folder or file": (("--out",), ["train", "count"]),
+    "export formats": (("--format",), ["train"]),
+    "the exports' base name": (("--name",), ["train"]),
+    "min pair count": (("--min-frequency",), ["train"]),
+    "drop tokens no longer used": (("--prune",), ["train"]),
+    "parity-aware training": (("--parity",), ["train"]),
+    "a language's text": (("--language",), ["train"]),
+    "a language's dev text": (("--dev",), ["train"]),
+    "a language's target ratio": (("--ratio",), ["train"]),
+    "parity: global merges first": (("--global-merges",), ["train"]),
+    "parity: window size": (("--window-size",), ["train"]),
+    "a number alpha": (("--alpha",), ["train", "cost"]),   # see FLAGS_OF_TWO_MEANINGS
+    "train on from a file": (("--from",), ["train"]),
+    "train on from a model": (("--from-model",), ["train"]),
+    "SuperBPE from scratch": (("--superbpe-from",), ["train"]),
+    "SuperBPE on --from": (("--superbpe",), ["train"]),
+    "ids only": (("--ids-only",), ["encode"]),
+    "special text as ordinary": (("--ordinary",), ["encode"]),
+    "the format's added tokens": (("--add-special-tokens",), ["encode"]),
+    "coloured tokens": (("--color",), ["encode", "chat"]),
+    "encoding step by step": (("--explain",), ["encode"]),
+    "decode without special tokens": (("--skip-special-tokens",), ["decode"]),
+    "decode with special tokens": (("--keep-special-tokens",), ["decode"]),
+    "a chat template file": (("--template",), ["chat"]),
+    "a named chat template": (("--template-name",), ["chat"]),
+    "the conversation": (("--messages",), ["chat"]),
+    "the template's date": (("--date",), ["chat"]),
+    "count on dask": (("--dask",), ["count"]),
+    "dask range size": (("--range-size",), ["count"]),
+    "at most N tokens listed": (("--limit",), ["inspect"]),
+    "list ok tokens": (("--ok",), ["inspect"]),
+    "dead-weight threshold": (("--threshold",), ["inspect"]),
+    "min token count": (("--min-count",), ["inspect"]),
+    "parity's reference language": (("--reference",), ["cost"]),
+    "a mixture category": (("--category",), ["mixture"]),
+    "solver rounds": (("--max-rounds",), ["mixture"]),
+    "solver time": (("--time-limit",), ["mixture"]),
+    "your encoder's ids": (("--ids",), ["check"]),
+    "the text of those ids": (("--text",), ["check"]),
+    "what was skipped": (("--notes",), ["models"]),
 }
+# train's alpha is parity's window share, cost's the Renyi entropy's order: each is the
+# symbol its paper writes, one name for two numbers, in commands that share no other flag
+FLAGS_OF_TWO_MEANINGS = {"--alpha"}
+# each command's positionals: its main input (a tokenizer is never one: --tokenizer)
+POSITIONALS = {"train": ["corpus"], "count": ["corpus"], "encode": ["text"],
+               "decode": ["ids"], "cost": ["folder"], "models": ["filter"], "gui": ["args"]}
 
 
-@pytest.mark.parametrize("meaning", list(MEANINGS))
-def test_one_flag_per_meaning(meaning):
-    flag, commands = MEANINGS[meaning]
-    found = options()
-    for command in commands:
-        names = [o for opts in found[command].values() for o in opts]
-        assert flag in names, (command, flag)
-    shown = {o for cmd in found.values() for opts in cmd.values() for o in opts}
-    assert "--tie-break" not in shown   # train's older name: still read, not shown
+@pytest.mark.parametrize("command", ALL + ["gui"])
+def test_every_flag_has_its_meanings_one_name(command):
+    flags, positionals = shown()[command]
+    want = [f for f, cmds in MEANINGS.values() if command in cmds]
+    assert sorted(flags) == sorted(want), (command, set(flags) ^ set(want))
+    assert positionals == POSITIONALS.get(command, []), command
+
+
+def test_no_flag_name_serves_two_meanings():
+    names = [n for flags, _ in MEANINGS.values() for n in flags]
+    twice = {n for n in names if names.count(n) > 1}
+    assert not twice, twice
+    meanings_of: dict[str, set[str]] = {}
+    for meaning, (flags, _) in MEANINGS.items():
+        meanings_of.setdefault(flags[-1], set()).add(meaning)
+    assert {f for f, m in meanings_of.items() if len(m) > 1} == set()
+    # the one exception is named above: both commands take it and nothing else shared
+    assert set(MEANINGS["a number alpha"][1]) == {"train", "cost"} and FLAGS_OF_TWO_MEANINGS
+    assert "--tie-break" not in {n for flags, _ in MEANINGS.values() for n in flags}
+
+
+def test_check_takes_the_tokenizer_as_every_command_does(tmp_path, tok_dir):
+    (tmp_path / "corpus.txt").write_text(CORPUS, "utf-8")
+    common = ["--corpus", "corpus.txt", "--special-token", EOT, "--preset", "cl100k",
+              "--json", "-q"]
+    vocab = str(tok_dir / "vocab.json")
+    new = run("check", "--tokenizer", vocab, *common, cwd=tmp_path, timeout=120)
+    old = run("check", vocab, *common, cwd=tmp_path, timeout=120)   # the older spelling
+    assert new.returncode == 0 and old.returncode == 0, err(new) + err(old)
+    got_new, got_old = json.loads(out(new))["merges"], json.loads(out(old))["merges"]
+    assert got_new["n_yours"] == 320 - 257 and got_new["agree"] is True
+    assert {**got_old, "seconds": 0} == {**got_new, "seconds": 0}
+    both = run("check", "--tokenizer", vocab, vocab, *common, cwd=tmp_path)
+    assert both.returncode == 2 and "give your result once" in err(both)
+    neither = run("check", *common, cwd=tmp_path)
+    assert neither.returncode == 2 and "--tokenizer PATH" in err(neither)
+    helped = run("check", "--help", cwd=tmp_path)
+    assert "--tokenizer PATH" in out(helped) and "RESULT" not in out(helped)
 
 
 def test_the_old_tie_flag_still_trains(tmp_path):
