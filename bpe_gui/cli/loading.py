@@ -52,7 +52,8 @@ def tokenizer_name(args: argparse.Namespace) -> str:
 def add_tokenizer_overrides(p: argparse.ArgumentParser) -> None:
     """--special-token / --preset / --pattern that override a loaded tokenizer's own."""
     p.add_argument("--special-token", action="append", default=None, metavar="T",
-                   help="override the special tokens the files list (repeatable)")
+                   help="add a special token to those the files list (repeatable): the "
+                   "files' keep their ids, a new one gets the next id after the vocabulary")
     pat = p.add_mutually_exclusive_group()
     pat.add_argument("--preset", metavar="NAME", help="pre-tokenizer preset to use instead of "
                      "the files' (GPT-2 vocab.json + merges.txt record none: gpt2 is assumed)")
@@ -67,7 +68,8 @@ def load_with_overrides(path: str, args: argparse.Namespace):
     if override is None:
         override = getattr(args, "preset", None)
     kwargs = {"pattern": override} if override is not None else {}
-    tok = load_tokenizer(path, special_tokens=getattr(args, "special_token", None), **kwargs)
+    tok = load_tokenizer(path, extra_special_tokens=getattr(args, "special_token", None),
+                         **kwargs)
     if Path(path).expanduser().is_dir():   # which of the folder's files
         note(f"{path}: loaded {tokenizer_file(path)}")
     warn_if_guessed(tok, path)

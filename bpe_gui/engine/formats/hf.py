@@ -363,13 +363,16 @@ def load(path: str | Path, special_tokens: Sequence[str] | None = None,
     """
     from .hf_json import load_hf, read_fast
     path = Path(path)
+    extra = kwargs.pop("extra_special_tokens", None)
     own = special_tokens is not None or "pattern" in kwargs or "mode" in kwargs
-    fast = None if own else read_fast(path)
+    fast = None if own or extra else read_fast(path)
     data = fast[0] if fast else read_json(path)
     if not isinstance(data, dict):
         raise FormatError(path, "should be a JSON object (a Hugging Face tokenizer.json).")
     _check_nesting(data, path)
     model = need(data, "model", dict, path, "the tokenizer model, an object")
+    if extra:
+        data["added_tokens"] = with_special_tokens(data, model, extra, path)
     if _is_own_char_export(data) or own:
         if fast:   # this path needs the vocabulary and merges as JSON
             data = read_json(path)
@@ -429,6 +432,34 @@ def _from_onig(text: Any) -> Any:
     except DialectError:
         return text
     return file_pattern(ours, TOKENIZERS)[0]
+
+
+def with_special_tokens(data: dict, model: dict, extra: Sequence[str], path) -> list:
+    """The file's added_tokens and ``extra`` as special tokens, as tokenizers'
+    ``add_special_tokens`` adds them: a text already a token keeps its id (made special),
+    a new one gets the next id after the vocabulary; the file's ids never change."""
+    added = list(data.get("added_tokens") or [])
+    if not all(isinstance(t, dict) for t in added):
+        raise FormatError(path, "'added_tokens' should be a list of objects.",
+                          key="added_tokens")
+    vocab = model.get("vocab")
+    vocab = vocab if isinstance(vocab, dict) else {}
+    by_text = {t.get("content"): t for t in added}
+    for text in extra:
+        if text in by_text:
+            by_text[text]["special"] = True
+            continue
+        ids = [t.get("id") for t in added if isinstance(t.get("id"), int)]
+        top = max(ids, default=-1)
+        size = len(vocab)
+        new_id = vocab.get(text)
+        if not isinstance(new_id, int):   # tokenizers: after the model's ids and the added
+            new_id = top + 1 if top >= size or size == 0 else size
+        token = {"id": new_id, "content": text, "single_word": False, "lstrip": False,
+                 "rstrip": False, "normalized": False, "special": True}
+        added.append(token)
+        by_text[text] = token
+    return added
 
 
 def _load_own(path, data, model, special_tokens, kwargs) -> Tokenizer:

@@ -172,7 +172,8 @@ def tokenizer_file(folder: str | Path) -> Path:
     return _pick_in_folder(p)[1] if p.is_dir() else p
 
 
-def load_tokenizer(path: str | Path, special_tokens: Sequence[str] | None = None,
+def load_tokenizer(path: str | Path, special_tokens: Sequence[str] | None = None, *,
+                   extra_special_tokens: Sequence[str] | None = None,
                    **kwargs) -> BaseTokenizer:
     """Load a tokenizer from a file or a folder holding one.
 
@@ -180,13 +181,49 @@ def load_tokenizer(path: str | Path, special_tokens: Sequence[str] | None = None
     NAME.bpe-gui.json), a vocab.json or merges.txt (the other one beside it; also
     under OpenAI's names for GPT-2's files, encoder.json and vocab.bpe), a
     tokenizer.json, a NAME.tiktoken (NAME.tiktoken.json or NAME.json beside it), or a
-    bpe-gui .json. ``special_tokens`` overrides the special tokens the files list.
+    bpe-gui .json. ``special_tokens`` overrides the special tokens the files list;
+    ``extra_special_tokens`` adds to them, as tiktoken's ``Encoding(special_tokens={**own,
+    text: id})`` and tokenizers' ``add_special_tokens`` do: the file's keep their ids, a new
+    one gets the next id after the vocabulary (in a tokenizer.json or merge-list file, a
+    text that is already a token keeps that token's id).
     Raises FormatError naming the file and the line or key at fault. Every kind is a
     :class:`~bpe_gui.engine.tokenizers.base.BaseTokenizer` (docs/API.md).
     """
     checks.path(path, "load_tokenizer(path)")
     if special_tokens is not None:
         special_tokens = list(checks.special_tokens(special_tokens))
+    if extra_special_tokens:
+        extra = list(checks.special_tokens(extra_special_tokens))
+        if special_tokens is None and _format_of(path) in ("hf", "tiktoken"):
+            # (their loaders add them to the file's, as their libraries do)
+            return _load(path, None, extra_special_tokens=extra, **kwargs)
+        base = special_tokens if special_tokens is not None else \
+            _file_specials(path, extra, kwargs)
+        special_tokens = [*base, *(t for t in extra if t not in base)]
+    return _load(path, special_tokens, **kwargs)
+
+
+def _file_specials(path: str | Path, extra: list[str], kwargs: dict) -> list[str]:
+    """The special tokens a merge-list file lists, after checking that no text of
+    ``extra`` is one of its ordinary tokens (the merges read that token's bytes as
+    ordinary ones)."""
+    tok = _load(path, None, **kwargs)
+    for text in extra:
+        i = tok.bytes_to_id.get(text.encode("utf-8"))
+        if text not in tok.special_ids and i is not None:
+            raise FormatError(Path(path), f"the special token {text!r} to add is already an "
+                              f"ordinary token of this vocabulary (id {i}), and a merge-list "
+                              "file cannot make one token both. Give a text no token has (a "
+                              ".tiktoken or tokenizer.json file takes it, as its library does).")
+    return list(tok.special_tokens)
+
+
+def _format_of(path: str | Path) -> str:
+    p = Path(path).expanduser()
+    return _detect(p)[0] if p.exists() else ""
+
+
+def _load(path: str | Path, special_tokens: list[str] | None, **kwargs) -> BaseTokenizer:
     p = Path(path).expanduser()
     if not p.exists():
         raise FormatError(p, "file or folder not found. Check the path.")

@@ -201,6 +201,11 @@ def load(path: str | Path, special_tokens: Sequence[str] | None = None, *,
             name = known.name
     guessed = pattern is None
     pattern = pattern or "cl100k"
+    extra = kwargs.pop("extra_special_tokens", None)
+    if extra:   # added to the file's: as tiktoken's Encoding(special_tokens={**own, ...})
+        special_tokens = [*(specials_map if special_tokens is None else special_tokens),
+                          *(t for t in extra if t not in specials_map and
+                            (special_tokens is None or t not in special_tokens))]
     if special_tokens is not None:   # the caller's list: known ids kept, new ones appended
         given, specials_map = specials_map, {}
         next_id = max([*given.values(), -1]) + 1
