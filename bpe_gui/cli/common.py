@@ -79,9 +79,10 @@ def hidden_alias(p: argparse.ArgumentParser, flag: str, dest: str, **kw) -> None
 JSON_SCHEMA = 1
 
 
-def json_head(command: str) -> dict:
-    """The fields every --json output starts with: which command's layout, which version."""
-    return {"schema": f"bpe-gui.{command}/{JSON_SCHEMA}"}
+def json_head(command: str, version: int = JSON_SCHEMA) -> dict:
+    """The fields every --json output starts with: which command's layout, which version
+    (a command whose layout changed gives its own, higher one)."""
+    return {"schema": f"bpe-gui.{command}/{version}"}
 
 
 # ----- argument types -------------------------------------------------------------------

@@ -33,8 +33,8 @@ def add_parser(sub) -> None:
                        "undecodable: its bytes are part of a UTF-8 character; special: a "
                        "special token.")
     add_tokenizer_source(i)
-    i.add_argument("--json", action="store_true", help='print {"ok": [...], "unreachable": '
-                   '[...], "undecodable": [...], "special": [...]} (ids) instead')
+    i.add_argument("--json", action="store_true", help="print the classes as JSON instead: "
+                   "each token with its id, text, hex and spelling (docs/CLI.md)")
     i.add_argument("--merges", type=non_negative, metavar="N", help="only the first N merges "
                    "(the tokenizer as of training step N; files with a merge list)")
     i.add_argument("--limit", type=non_negative, metavar="N", help="list at most N tokens of "
@@ -65,12 +65,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     reach = classify_tokens(tok)
     dead = corpus_dead_weight(tok, args.corpus, not args.quiet) if args.corpus else None
     if args.json:
-        got: dict = {**json_head("inspect"), **reach.as_json()}
-        if dead is not None:
-            got["dead_weight"] = [{"id": t.id, "merged": t.merged, "output": t.output,
-                                   "ios": t.ios}
-                                  for t in dead.dead(args.threshold, args.min_count)]
-        json.dump(got, sys.stdout)
+        json.dump(inspect_json(tok, reach, dead, args), sys.stdout, ensure_ascii=False)
         print()
         return 0
     lines = inspect_lines(tok, reach, tokenizer_name(args), args.limit, args.ok)
@@ -78,6 +73,50 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         lines += [""] + dead_lines(tok, dead, args.threshold, args.min_count, args.limit)
     print("\n".join(lines))
     return 0
+
+
+# inspect's --json layout: 2 since each token is an object (1 gave bare ids)
+INSPECT_SCHEMA = 2
+
+
+def token_json(tok, i: int) -> dict:
+    """One token as the JSON outputs show it: ``id``, ``text`` (as the text report shows
+    it: whitespace made visible, a partial character as hex), ``hex`` (its bytes),
+    ``utf8`` (whether they are whole UTF-8 characters) and ``token`` (as the format
+    spells it, tokenizers' id_to_token: ``Ġhello``)."""
+    b = tok.vocab.get(i, b"")
+    try:
+        b.decode("utf-8")
+        whole = True
+    except UnicodeDecodeError:
+        whole = False
+    return {"id": i, "text": readable(b), "hex": b.hex(), "utf8": whole,
+            "token": tok.id_to_token(i)}
+
+
+def inspect_json(tok, reach, dead: DeadWeight | None, args: argparse.Namespace) -> dict:
+    """inspect --json (schema bpe-gui.inspect/2, docs/CLI.md): what the text report
+    shows, each token an object (:func:`token_json`); an unreachable one with the
+    tokens its text encodes to (``reencoded``)."""
+    counts = reach.counts()
+    got: dict = {**json_head("inspect", INSPECT_SCHEMA), "tokenizer": tokenizer_name(args),
+                 "format": source_line(tok).removeprefix("format: ") or None,
+                 "n_tokens": len(tok.vocab), "reencoded_by": reach.describe(),
+                 "counts": {k: counts[k] for k in KINDS}}
+    for kind, ids in reach.as_json().items():
+        rows = []
+        for i in ids if args.limit is None else ids[:args.limit]:
+            row = token_json(tok, i)
+            if kind == UNREACHABLE:
+                row["reencoded"] = [token_json(tok, j) for j in reach.reencoded[i]]
+            rows.append(row)
+        got[kind] = rows
+    if dead is not None:
+        rows = dead.dead(args.threshold, args.min_count)
+        got["dead_weight"] = [{**token_json(tok, t.id), "merged": t.merged,
+                               "output": t.output, "ios": t.ios}
+                              for t in (rows if args.limit is None else rows[:args.limit])]
+    return got
 
 
 def _share(value: str) -> float:

@@ -23,13 +23,18 @@ SCHEMAS = {
     "encode": {"schema": STR, "tokenizer": STR, "encodings": LIST},
     "encoding": {"text": STR, "ids": LIST, "tokens": LIST, "offsets": LIST, "special": LIST},
     "decode": {"schema": STR, "tokenizer": STR, "ids": LIST, "text": STR, "tokens": LIST},
-    "inspect": {"schema": STR, "ok": LIST, "unreachable": LIST, "undecodable": LIST,
+    "inspect": {"schema": STR, "tokenizer": STR, "n_tokens": INT, "reencoded_by": STR,
+                "counts": DICT, "ok": LIST, "unreachable": LIST, "undecodable": LIST,
                 "special": LIST},
+    "inspect.token": {"id": INT, "text": STR, "hex": STR, "utf8": BOOL, "token": STR},
     "check": {"schema": STR, "merges": DICT},
     "check.merges": {"agree": BOOL, "n_yours": INT, "n_reference": INT, "difference": object},
     "models": {"schema": STR, "models": LIST, "looked_in": LIST, "notes": LIST,
                "complete": BOOL},
 }
+
+
+VERSIONS = {"inspect": 2}   # layouts changed since their first version
 
 
 def valid(data: dict, name: str) -> dict:
@@ -39,7 +44,7 @@ def valid(data: dict, name: str) -> dict:
     for key, kind in want.items():
         assert isinstance(data[key], kind), (name, key, data[key])
     if "schema" in want:
-        assert data["schema"] == f"bpe-gui.{name}/1"
+        assert data["schema"] == f"bpe-gui.{name}/{VERSIONS.get(name, 1)}"
     return data
 
 
@@ -128,8 +133,22 @@ def test_cost_csv_dash_writes_standard_output(tmp_path, tok_dir):
 
 
 def test_inspect_and_check_and_models_json(tmp_path, tok_dir):
-    p = run("inspect", "--tokenizer", str(tok_dir), "--json", "-q", cwd=tmp_path)
-    valid(json.loads(out(p)), "inspect")
+    p = run("inspect", "--tokenizer", str(tok_dir / "tokenizer.json"), "--json", "-q",
+            cwd=tmp_path)
+    data = valid(json.loads(out(p)), "inspect")
+    hf = tokenizers.Tokenizer.from_file(str(tok_dir / "tokenizer.json"))
+    vocab = hf.get_vocab(with_added_tokens=True)
+    listed = [t for kind in ("ok", "unreachable", "undecodable", "special") for t in data[kind]]
+    assert sorted(t["id"] for t in listed) == sorted(vocab.values())
+    assert data["counts"] == {k: len(data[k]) for k in data["counts"]}
+    for t in listed + [r for t in data["unreachable"] for r in t["reencoded"]]:
+        valid(t, "inspect.token")
+        assert vocab[t["token"]] == t["id"]   # spelt as tokenizers spells it
+        raw = bytes.fromhex(t["hex"])
+        assert hf.decode([t["id"]], skip_special_tokens=False).encode() == raw or \
+            not t["utf8"]
+        assert t["utf8"] == (raw.decode("utf-8", "replace").encode() == raw)
+    assert {t["token"] for t in data["special"]} == {EOT}
     (tmp_path / "corpus.txt").write_text(CORPUS, "utf-8")
     p = run("check", "--tokenizer", str(tok_dir / "vocab.json"), "--corpus", "corpus.txt", "--json",
             "--special-token", EOT, "--preset", "cl100k", cwd=tmp_path, timeout=120)
