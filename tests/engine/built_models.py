@@ -59,7 +59,7 @@ def tekken_file(d: Path, base, eot: str) -> Path:
     from bpe_gui.engine.text.presets import TEKKEN_PATTERN
     ranks = [bytes([b]) for b in range(256)] + sorted(
         (t for i, t in base.vocab.items() if len(t) > 1 and i not in base.special_ids.values()),
-        key=base.token_to_id.__getitem__)
+        key=base.bytes_to_id.__getitem__)
     data = {"config": {"pattern": TEKKEN_PATTERN, "num_vocab_tokens": len(ranks),
                        "default_vocab_size": len(ranks) + 30,
                        "default_num_special_tokens": 30, "version": "v7"},

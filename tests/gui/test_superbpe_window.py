@@ -341,7 +341,7 @@ def test_a_superword_ending_in_a_space_says_why_it_is_unreachable(qtbot, window,
                     timeout=20_000)
     tok = c.tokenizer()
     ids = b.visible_ids()
-    assert tok.token_to_id[b". "] in ids
+    assert tok.bytes_to_id[b". "] in ids
     for tid in ids:
         row = b.proxy.mapFromSource(b.model.index(b.model.row_of_id(tid), VocabModel.CLASS))
         tip = row.data(Qt.ToolTipRole)

@@ -120,7 +120,7 @@ def test_train_on_gpt2_files_from_the_window(make_window, qtbot, gpt2_dir, rule)
     m = win.dock_layout.vocab_browser.model
     qtbot.waitUntil(lambda: m.source == "trained" and m.rowCount() == v.n_initial + 40)
     steps = {m.index(r, m.ID).data(): m.index(r, m.STEP).data() for r in range(m.rowCount())}
-    assert steps[str(src.token_to_id[b"e"])] == "inherited"
+    assert steps[str(src.bytes_to_id[b"e"])] == "inherited"
     assert steps[str(v.steps[-1].new_id)] == "40"
     # step 0 is the source as it was: the encode view's ids are the library's own
     hf = tokenizers.ByteLevelBPETokenizer(str(gpt2_dir / "vocab.json"),

@@ -33,7 +33,7 @@ merges one by one and counts.
 Example::
 
     >>> dw = dead_weight_of(tok, [text])
-    >>> dw.ios(tok.token_to_id[b" th"])
+    >>> dw.ios(tok.bytes_to_id[b" th"])
     0.98
     >>> [(t.id, t.merged, t.output) for t in dw.dead()[:3]]
 """

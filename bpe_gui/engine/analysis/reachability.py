@@ -210,8 +210,8 @@ def classify_more(tok: BaseTokenizer, known: Reachability, ids) -> Reachability:
 def _classifier(tok: BaseTokenizer, reencode, codes: array, reencoded: dict):
     """(id, token bytes) -> sets ``codes[id]`` (and ``reencoded[id]`` if unreachable)."""
     special = set(tok.special_ids.values())
-    if tok.mode == "char" and UNK in tok.token_to_id:
-        special.add(tok.token_to_id[UNK])   # stands for any missing character, not "<unk>"
+    if tok.mode == "char" and UNK in tok.bytes_to_id:
+        special.add(tok.bytes_to_id[UNK])   # stands for any missing character, not "<unk>"
 
     def classify(i: int, token: bytes) -> None:
         if i in special:
@@ -293,7 +293,7 @@ def _by_suffix(eow: bytes, plain: Callable[[str], tuple[int, ...]]) -> tuple[Ree
 
 
 def _by_symbols(tok: BaseTokenizer) -> Reencode:
-    t2i = tok.token_to_id
+    t2i = tok.bytes_to_id
     eow = t2i.get(EOW)
     suffix = tok.end_of_word == "suffix"
 

@@ -47,7 +47,7 @@ def control_id(tok, token: str, renderer: str) -> int:
     """The id of a control token (a special token, else a token of the vocabulary)."""
     got = tok.special_ids.get(token)
     if got is None:
-        got = tok.token_to_id.get(token.encode("utf-8"))
+        got = tok.bytes_to_id.get(token.encode("utf-8"))
     if got is None:
         raise ChatError(f"the tokenizer has no {token!r} token, which the {renderer} format "
                         "needs; pick that model's tokenizer file.")

@@ -204,5 +204,5 @@ def load(path: str | Path, special_tokens=None, **kwargs):
             "export_problem": EXPORT_PROBLEM,
             **kwargs.get("meta", {})}
     merges = LazyMerges(lambda: model.n_merges, model.merge_at, table)
-    return PipelineTokenizer(pipe, vocab=table, token_to_id=t2i, merges=merges,
+    return PipelineTokenizer(pipe, vocab=table, bytes_to_id=t2i, merges=merges,
                              special_ids=specials, pattern="(?i)" + clip.PATTERN, meta=meta)

@@ -126,9 +126,17 @@ def _build(data: dict, path: Path, meta: dict, tables) -> PipelineTokenizer:
     def key_of(i: int) -> str | None:   # the token's string, as tokenizers decodes it
         return added_ids.get(i) or model.key_text(i)
 
+    added_by_text = {t.content: t.id for t in reversed(added)}
+
+    def id_of(token: str) -> int | None:   # tokenizers: the added tokens, then the model's
+        got = added_by_text.get(token)
+        if got is None:
+            got = native.text_id(token)
+        return got if got >= 0 else None
+
     pipe = Pipeline(model, kind="hf", vocab=vocab,
                     added=AddedTokens(added, norm) if added else None, normalize=norm,
-                    pre=pre, trim_offsets=trim, decode=dec, key_of=key_of,
+                    pre=pre, trim_offsets=trim, decode=dec, key_of=key_of, id_of=id_of,
                     specials=frozenset(specials.values()),
                     stream_safe=_stream_safe(data, pre, norm))
     merges = LazyMerges(lambda: model.n_merges, model.merge_at, vocab)
@@ -141,7 +149,7 @@ def _build(data: dict, path: Path, meta: dict, tables) -> PipelineTokenizer:
             "written here (tokenizer.json, GPT-2 files, .tiktoken, bpe-gui JSON) do not "
             "hold. Share the tokenizer.json itself.")
     pattern, classes = _pattern_of(data, pre)
-    tok = PipelineTokenizer(pipe, vocab=vocab, token_to_id=t2i, merges=merges,
+    tok = PipelineTokenizer(pipe, vocab=vocab, bytes_to_id=t2i, merges=merges,
                             special_ids=specials, pattern=pattern, meta=info, classes=classes)
     try:   # tokenizers' defaults: the template's tokens added, special tokens not decoded
         tok.post = post.from_hf(data.get("post_processor"))

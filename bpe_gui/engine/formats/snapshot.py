@@ -99,9 +99,9 @@ def snapshot(tok: Tokenizer) -> Snapshot:
     merges = [(bytes(a), bytes(b)) for a, b in tok.merges[:n]]
     # at_step() clones already hold only the tokens in use; drop later merges' tokens in
     # case a tokenizer shares its tables with one that has grown since
-    later = {tok.token_to_id.get(a + b) for a, b in tok.merges[n:]}
+    later = {tok.bytes_to_id.get(a + b) for a, b in tok.merges[n:]}
     if later:
-        later -= {tok.token_to_id[a + b] for a, b in merges}
+        later -= {tok.bytes_to_id[a + b] for a, b in merges}
     vocab = {i: bytes(t) for i, t in tok.vocab.items() if i not in later}
     specials, special_ids = list(tok.special_tokens), dict(tok.special_ids)
     if tok.meta.get("special_text_is_text"):
@@ -109,7 +109,7 @@ def snapshot(tok: Tokenizer) -> Snapshot:
         # ordinary text): left out, so no written format matches them in text
         vocab = {i: t for i, t in vocab.items() if i not in set(special_ids.values())}
         specials, special_ids = [], {}
-    t2i = tok.token_to_id
+    t2i = tok.bytes_to_id
     merge_ids = [t2i[a + b] for a, b in merges]
     meta = dict(tok.meta)
     counts = list(meta.get("merge_counts") or [])[:n]

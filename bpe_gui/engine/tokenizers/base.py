@@ -85,12 +85,12 @@ class BaseTokenizer(LibraryNames, ABC):
     _meta: dict | Callable[[], dict]   # the meta property's value (a dict, or made when read)
 
     def __init__(self, model: WordModel, *, vocab: dict[int, bytes],
-                 token_to_id: dict[bytes, int], merges, special_tokens: list[str],
+                 bytes_to_id: dict[bytes, int], merges, special_tokens: list[str],
                  special_ids: dict[str, int], pre: Pretokenizer, mode: str = "byte",
                  end_of_word: str = "suffix", meta: dict | Callable[[], dict] | None = None):
         self.model = model
         self.vocab = vocab                       # id -> token bytes
-        self.token_to_id = token_to_id           # token bytes -> (first) id
+        self.bytes_to_id = bytes_to_id           # token bytes -> (first) id
         self.merges = merges                     # (left bytes, right bytes) by rank
         self.special_tokens = special_tokens
         self.special_ids = special_ids

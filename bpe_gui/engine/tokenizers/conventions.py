@@ -1,8 +1,8 @@
 """The names users know from tiktoken and Hugging Face ``tokenizers``, on every tokenizer:
 ``n_vocab``, ``eot_token``, ``special_tokens_set``, ``decode_batch``,
 ``decode_single_token_bytes``, ``encode_single_token``, ``id_to_token``,
-``get_vocab_size``. Each reads the tables every tokenizer has (``vocab``,
-``special_ids``), so each kind answers the same way.
+``token_to_id``, ``get_vocab_size``. Each reads the tables every tokenizer has
+(``vocab``, ``bytes_to_id``, ``special_ids``), so each kind answers the same way.
 
 Example::
 
@@ -14,7 +14,8 @@ Example::
 from __future__ import annotations
 
 import os
-from typing import Iterable, Sequence
+from collections.abc import Mapping
+from typing import Iterable, Iterator, Sequence
 
 from .. import checks
 from ..errors import ArgumentError, UnknownIdError
@@ -22,12 +23,42 @@ from ..errors import ArgumentError, UnknownIdError
 _EOT = "<|endoftext|>"
 
 
+class TokenToId(Mapping[bytes, int]):
+    """``tok.token_to_id``: called with a token's string, its id or None, as tokenizers'
+    ``Tokenizer.token_to_id(token)`` (the string :meth:`LibraryNames.id_to_token` gives:
+    ``Ġhello`` for a byte-level token, a special token's text). Indexed by token bytes it
+    is ``tok.bytes_to_id``, the table older code read under this name."""
+
+    __slots__ = ("_tok",)
+
+    def __init__(self, tok: "LibraryNames"):
+        self._tok = tok
+
+    def __call__(self, token: str) -> int | None:
+        return self._tok._id_of_token(token)
+
+    def __getitem__(self, token: bytes) -> int:
+        return self._tok.bytes_to_id[token]
+
+    def __iter__(self) -> Iterator[bytes]:
+        return iter(self._tok.bytes_to_id)
+
+    def __len__(self) -> int:
+        return len(self._tok.bytes_to_id)
+
+    def __contains__(self, token: object) -> bool:
+        return token in self._tok.bytes_to_id
+
+    def get(self, token, default=None):   # (the dict's: one call)
+        return self._tok.bytes_to_id.get(token, default)
+
+
 class LibraryNames:
     """tiktoken's and tokenizers' names (mixed into BaseTokenizer, which has the tables
     and methods declared here)."""
 
     vocab: dict[int, bytes]
-    token_to_id: dict[bytes, int]
+    bytes_to_id: dict[bytes, int]              # token bytes -> (first) id
     special_ids: dict[str, int]
     special_tokens: list[str]
     meta: dict
@@ -101,7 +132,7 @@ class LibraryNames:
         if not isinstance(b, (bytes, bytearray)):
             raise ArgumentError("Tokenizer.encode_single_token takes a str or bytes, not "
                                 f"{type(text_or_bytes).__name__}.")
-        got = self.token_to_id.get(bytes(b))
+        got = self.bytes_to_id.get(bytes(b))
         if got is None:
             raise ArgumentError(f"No single token of this tokenizer is {bytes(b)!r}; "
                                 "encode(text) gives the tokens that spell it.")
@@ -125,5 +156,53 @@ class LibraryNames:
         from ..display import gpt2_text
         return gpt2_text(b)
 
+    @property
+    def token_to_id(self) -> TokenToId:
+        """``tok.token_to_id(token: str) -> int | None``: the id of the token the format
+        spells so (tokenizers' ``token_to_id``; the inverse of :meth:`id_to_token`), None
+        if no token is spelt so. For token bytes use ``bytes_to_id`` (or tiktoken's
+        ``encode_single_token``).
 
-__all__ = ["LibraryNames"]
+        Example: ``tok.token_to_id("Ġhello")`` for the byte-level token `` hello``."""
+        return TokenToId(self)
+
+    def _id_of_token(self, token: str) -> int | None:
+        if not isinstance(token, str):
+            raise ArgumentError("Tokenizer.token_to_id takes a token's string (as "
+                                f"id_to_token spells it), not {type(token).__name__}; "
+                                "for token bytes use bytes_to_id.get(token).")
+        pipeline = getattr(self, "pipeline", None)
+        find = getattr(pipeline, "id_of", None)
+        if find is not None:   # the file's own token strings (a tokenizer.json's keys)
+            return find(token)
+        if getattr(pipeline, "key_of", None) is not None:
+            return self._key_ids().get(token)
+        got = self.special_ids.get(token)
+        if got is not None:
+            return got
+        if getattr(self, "mode", "byte") == "char":
+            return self.bytes_to_id.get(token.encode("utf-8"))
+        from ..display import gpt2_bytes
+        try:
+            b = gpt2_bytes(token)
+        except KeyError:   # a character outside GPT-2's alphabet: no byte-level token
+            return None
+        got = self.bytes_to_id.get(b)
+        return got if got is not None and got not in self.special_ids.values() else None
+
+    def _key_ids(self) -> dict[str, int]:
+        """Each token string -> its id (the first; a special token's own wins), made once
+        from id_to_token."""
+        got = self.__dict__.get("_key_ids_of")
+        if got is None:
+            got = {}
+            for i in sorted(self.vocab):
+                key = self.id_to_token(i)
+                if key is not None:
+                    got.setdefault(key, i)
+            got.update(self.special_ids)
+            self.__dict__["_key_ids_of"] = got
+        return got
+
+
+__all__ = ["LibraryNames", "TokenToId"]

@@ -60,21 +60,21 @@ class Tokenizer(BaseTokenizer):
         specials = list(special_tokens or [])
         pre = Pretokenizer(pattern, specials)
         vocab = dict(vocab)
-        token_to_id: dict[bytes, int] = {}
+        bytes_to_id: dict[bytes, int] = {}
         for i, t in vocab.items():
-            token_to_id.setdefault(t, i)
+            bytes_to_id.setdefault(t, i)
         next_id = max(vocab, default=-1) + 1
         special_ids: dict[str, int] = {}
         for s in specials:
             b = s.encode("utf-8")
-            if b not in token_to_id:
+            if b not in bytes_to_id:
                 vocab[next_id] = b
-                token_to_id[b] = next_id
+                bytes_to_id[b] = next_id
                 next_id += 1
-            special_ids[s] = token_to_id[b]
-        model = MergeModel(vocab, token_to_id, [tuple(m) for m in merges], mode=mode,
+            special_ids[s] = bytes_to_id[b]
+        model = MergeModel(vocab, bytes_to_id, [tuple(m) for m in merges], mode=mode,
                            end_of_word=end_of_word)
-        super().__init__(model, vocab=vocab, token_to_id=token_to_id, merges=model.merges,
+        super().__init__(model, vocab=vocab, bytes_to_id=bytes_to_id, merges=model.merges,
                          special_tokens=specials, special_ids=special_ids, pre=pre,
                          mode=mode, end_of_word=end_of_word, meta=dict(meta or {}))
         self._vocab_of = None

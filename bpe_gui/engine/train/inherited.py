@@ -177,7 +177,7 @@ def segment_words(tok: Tokenizer, table: PretokenTable) -> tuple:
             return symbols, starts, freqs, None
         # words joined by NUL, encoded a batch at a time: one pattern call per batch,
         # not per word (NUL is a piece of its own, so no merge crosses it)
-        nul = seg.token_to_id[b"\x00"]
+        nul = seg.bytes_to_id[b"\x00"]
         batch: list[str] = []
         for i, w in enumerate(_each_word(table), 1):
             batch.append(w)

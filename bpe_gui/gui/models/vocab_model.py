@@ -78,7 +78,7 @@ def imported_entries(tok: Tokenizer) -> list[VocabEntry]:
         return [VocabEntry(i, vocab[i], SPECIAL) if i in special else
                 VocabEntry(i, vocab[i], MERGE, by_id[i][0], None, by_id[i][1]) if i in by_id
                 else VocabEntry(i, vocab[i], BASE) for i in sorted(vocab)]
-    t2i = tok.token_to_id
+    t2i = tok.bytes_to_id
     counts = (tok.meta or {}).get("merge_counts") or []
     made: dict[bytes, tuple[int, tuple[int, int], int | None]] = {}
     for r, (a, b) in enumerate(tok.merges):

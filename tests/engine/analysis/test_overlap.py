@@ -100,4 +100,4 @@ def test_overlap_with_a_metaspace_tokenizer(tmp_path):
     made = {meta.vocab[i] for i in classify_tokens(meta).ids("ok")}
     assert ov.a_single_in_b == len(sa & made)
     inner = {t for t in sa & made if len(t) > 1 and t.isalpha()}
-    assert inner and all(meta.encode(t.decode(), allowed_special="all") != [meta.token_to_id[t]] for t in inner)
+    assert inner and all(meta.encode(t.decode(), allowed_special="all") != [meta.bytes_to_id[t]] for t in inner)

@@ -30,7 +30,7 @@ def exported(tmp_path, pattern: str, end_of_word: str):
                                                  ("whitespace", "suffix")])
 def test_eow_keeps_its_id_and_decode_is_right(tmp_path, pattern, end_of_word):
     tok, hf = exported(tmp_path, pattern, end_of_word)
-    eow = tok.token_to_id[b"</w>"]
+    eow = tok.bytes_to_id[b"</w>"]
     aliases = eow_aliases(tok.pattern) if end_of_word == "prefix" else " "
     # the vocabulary is ours, plus the whitespace characters that can open a word
     assert hf.get_vocab_size() == len(tok.vocab) + len(aliases) - 1

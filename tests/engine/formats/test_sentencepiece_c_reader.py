@@ -87,7 +87,7 @@ def test_the_c_reader_reads_what_the_python_reader_reads(model_paths, kind):
 def test_the_tokenizer_is_the_same_from_either_reader(model_paths, kind):
     c = _with(False, S.load, model_paths[kind])
     py = _with(True, S.load, model_paths[kind])
-    assert c.vocab == py.vocab and c.token_to_id == py.token_to_id
+    assert c.vocab == py.vocab and c.bytes_to_id == py.bytes_to_id
     assert c.special_ids == py.special_ids and c.meta == py.meta
     assert list(c.merges) == list(py.merges)
     assert list(c.pipeline.spec.pieces) == list(py.pipeline.spec.pieces)
@@ -111,7 +111,7 @@ def test_the_tables_are_made_when_first_read_once_and_shared(model_paths, monkey
     assert made == [1]
     assert tok.pipeline.vocab is vocab and tok.model.vocab is vocab
     assert tok.merges[0] == (vocab[tok.merges.ids(0)[0]], vocab[tok.merges.ids(0)[1]])
-    assert all(tok.token_to_id[b] <= i for i, b in vocab.items())
+    assert all(tok.bytes_to_id[b] <= i for i, b in vocab.items())
     assert made == [1]
     assert tok.decode(tok.encode("Hello world", allowed_special="all")) == "Hello world"
 

@@ -208,7 +208,7 @@ def check_playback(tok: Tokenizer, pb) -> None:
 def test_playback_ends_in_encode_and_merges_lowest_rank_first(tokenizers, text, which, step):
     tok = tokenizers[which].at_step(step)
     if tok.mode == "char":
-        text = "".join(c for c in text if c.encode() in tok.token_to_id or c.isspace())
+        text = "".join(c for c in text if c.encode() in tok.bytes_to_id or c.isspace())
     ex = tok.explain(text)
     assert ex.ids == tok.encode(text, allowed_special="all")
     assert ex.n_merges == tok.n_merges == min(step, len(tokenizers[which].merges))

@@ -75,11 +75,11 @@ def test_tiktoken_tables_are_made_when_first_read(tiktoken_pair):
         assert isinstance(obj.__dict__["_lazy_vocab"], Later), obj   # not made by loading
     assert ours.encode("hello world<|end|>", allowed_special="all") == enc.encode("hello world<|end|>",
                                                           allowed_special="all")
-    assert isinstance(ours.__dict__["_lazy_token_to_id"], Later)     # nor by encoding
+    assert isinstance(ours.__dict__["_lazy_bytes_to_id"], Later)     # nor by encoding
     want = {r: t for t, r in ranks.items()} | {i: s.encode() for s, i in SPECIALS.items()}
     assert ours.vocab == want
     assert ours.pipeline.vocab is ours.vocab and ours.model.vocab is ours.vocab
-    assert ours.token_to_id == {t: i for i, t in want.items()}
+    assert ours.bytes_to_id == {t: i for i, t in want.items()}
     assert ours.decode(enc.encode("Привет <|end|>", allowed_special="all")) == "Привет <|end|>"
 
 
@@ -94,7 +94,7 @@ def test_tokenizer_json_tables_are_made_when_first_read(json_pair):
     want = {i: (added[i].encode() if i in added else bytes(alphabet[c] for c in tok))
             for tok, i in hf.get_vocab(with_added_tokens=True).items()}
     assert ours.vocab == want
-    assert ours.token_to_id == {t: i for i, t in sorted(want.items(), reverse=True)}
+    assert ours.bytes_to_id == {t: i for i, t in sorted(want.items(), reverse=True)}
     enc = ours.encode_with_offsets(text, allowed_special="all")   # reads the tables
     assert enc.ids == hf.encode(text, add_special_tokens=False).ids
     assert b"".join(enc.tokens).decode("utf-8") == text

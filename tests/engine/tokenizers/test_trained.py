@@ -125,7 +125,7 @@ def test_round_trip_and_tiktoken_on_arbitrary_text(tok, tok_eot, tk, text):
 
 def test_decode_partial_character_is_replacement_not_error(tok):
     ids = tok.encode("你", allowed_special="all")
-    one_byte = [tok.token_to_id[bytes([b])] for b in "你".encode()[:2]]
+    one_byte = [tok.bytes_to_id[bytes([b])] for b in "你".encode()[:2]]
     assert tok.decode(one_byte) == "\ufffd"
     assert tok.decode(ids + one_byte + ids) == "你\ufffd你"
 

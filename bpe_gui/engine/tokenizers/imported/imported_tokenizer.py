@@ -179,15 +179,15 @@ class PipelineTokenizer(BaseTokenizer):
     meta, the model) reads like any tokenizer's. Always shown with all its merges."""
 
     vocab = Lazy[dict[int, bytes]]()          # each a dict, or a Later made when first read
-    token_to_id = Lazy[dict[bytes, int]]()
+    bytes_to_id = Lazy[dict[bytes, int]]()
 
     def __init__(self, pipeline, *, vocab: dict[int, bytes] | Later[dict[int, bytes]],
-                 token_to_id: dict[bytes, int] | Later[dict[bytes, int]],
+                 bytes_to_id: dict[bytes, int] | Later[dict[bytes, int]],
                  merges: LazyMerges, special_ids: dict[str, int], pattern: str, meta: dict,
                  matched_specials: Sequence[str] | None = None, classes: Classes | None = None):
         """``pattern``: the words' regex in ``regex`` syntax (a file's own translated),
         whose classes are ``classes``' (the file's library's Unicode tables). ``vocab``
-        and ``token_to_id`` may be :class:`Later`: made when first read (encoding needs
+        and ``bytes_to_id`` may be :class:`Later`: made when first read (encoding needs
         only the C model).
         ``matched_specials``: the special tokens found in text (default: all of
         ``special_ids``); the others (a tekken file's, llama.cpp's control tokens without
@@ -214,7 +214,7 @@ class PipelineTokenizer(BaseTokenizer):
                 pre.matcher = PieceWords(pipeline, pattern, steps.rules_pattern, steps.kinds,
                                          pre.timeout)
         model: PipelineModel = pipeline.model
-        super().__init__(model, vocab=vocab, token_to_id=token_to_id,  # type: ignore[arg-type]
+        super().__init__(model, vocab=vocab, bytes_to_id=bytes_to_id,  # type: ignore[arg-type]
                          merges=merges,
                          special_tokens=specials, special_ids=dict(special_ids), pre=pre,
                          meta=dict(meta))

@@ -239,7 +239,7 @@ def build_bpe(v: LlamaVocab, *, parse_special: bool = True,
             f"GPT-2's pattern; this vocabulary splits with {preset}'s. Export tokenizer.json "
             "or .tiktoken instead.")}
     merges = LazyMerges(lambda: model.n_merges, model.merge_at, table)
-    return PipelineTokenizer(pipe, vocab=table, token_to_id=t2i, merges=merges,
+    return PipelineTokenizer(pipe, vocab=table, bytes_to_id=t2i, merges=merges,
                              special_ids=special_ids,
                              pattern=KIND_PATTERNS[preset] if preset else main_regex(t.kind),
                              meta=info,
@@ -335,6 +335,6 @@ def build_gemma4(v: LlamaVocab, *, parse_special: bool = True,
                 "tokenizer.json, GPT-2 files and tiktoken cannot write."),
             **(meta or {})}
     merges = LazyMerges(lambda: model.n_merges, model.merge_at, table)
-    return PipelineTokenizer(pipe, vocab=table, token_to_id=t2i, merges=merges,
+    return PipelineTokenizer(pipe, vocab=table, bytes_to_id=t2i, merges=merges,
                              special_ids={s.text: s.id for s in every}, pattern=NEWLINES,
                              meta=info, matched_specials=[s.text for s in specials])

@@ -69,6 +69,7 @@ class Pipeline:
                  trim_offsets: tuple[bool, bool] | None = None,
                  decode: Callable[[list[str]], str] | None = None,
                  key_of: Callable[[int], str | None] | None = None,
+                 id_of: Callable[[str], int | None] | None = None,
                  specials: frozenset[int] = frozenset(), stream_safe: bool = True):
         self.model = model                # a word_model.PipelineModel
         self.kind = kind                  # "hf" or "tiktoken"
@@ -81,6 +82,7 @@ class Pipeline:
         self.trim_offsets = trim_offsets  # (on, add_prefix_space) of a ByteLevel post-processor
         self._decode = decode
         self.key_of = key_of
+        self.id_of = id_of                # a token's string -> id (key_of's inverse), or None
         self.specials = specials
         self.stream_safe = stream_safe
         self._cache: dict[str, tuple[int, ...]] = {}

@@ -403,7 +403,7 @@ class SpmTokenizer(PipelineTokenizer):
     milliseconds without them)."""
 
     vocab = Lazy[dict[int, bytes]]()
-    token_to_id = Lazy[dict[bytes, int]]()
+    bytes_to_id = Lazy[dict[bytes, int]]()
 
     def _skipped_ids(self) -> set[int]:
         """Control pieces only: sentencepiece writes <unk> as ' ⁇ ' whatever is skipped."""
@@ -435,7 +435,7 @@ def build_spm(spec: SpmSpec, *, added=None, special_ids: dict[str, int] | None =
     # the words the window colours and plays back on a click: runs of non-spaces (a
     # word's playback starts from the '▁' the dummy prefix gives it, as in its text)
     return SpmTokenizer(pipe, vocab=vocab,  # (Lazy: made when read)
-                        token_to_id=Later(lambda: _token_ids(vocab)),
+                        bytes_to_id=Later(lambda: _token_ids(vocab)),
                         merges=merges, special_ids=special_ids, pattern=WORDS,
                         meta=dict(meta or spec.meta))
 
