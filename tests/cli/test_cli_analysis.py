@@ -62,9 +62,13 @@ def test_inspect_json_is_tiktokens_classification(tmp_path, trained_dir):
     p = run("inspect", "--tokenizer", str(trained_dir), "--json", cwd=tmp_path)
     assert p.returncode == 0, err(p)
     got = json.loads(out(p))
-    assert got.pop("schema") == "bpe-gui.inspect/1"
-    assert list(got) == ["ok", "unreachable", "undecodable", "special"]
-    assert got == oracle_classes(tiktoken_from(trained_dir))
+    assert got["schema"] == "bpe-gui.inspect/2"
+    want = oracle_classes(tiktoken_from(trained_dir))
+    assert {k: [t["id"] for t in got[k]] for k in want} == want
+    assert got["counts"] == {k: len(ids) for k, ids in want.items()}
+    enc = tiktoken_from(trained_dir)
+    for t in got["undecodable"] + got["ok"]:   # each token's bytes, as tiktoken has them
+        assert bytes.fromhex(t["hex"]) == enc.decode_single_token_bytes(t["id"])
 
 
 def test_inspect_text_lists_counts_and_tokens(tmp_path, trained_dir):
@@ -113,8 +117,9 @@ def test_inspect_corpus_lists_dead_weight_counted_by_hand(tmp_path):
     aa, aaa = 256, 257
     p = run("inspect", "--tokenizer", "x.tiktoken", "--corpus", "c.txt", "--json", cwd=tmp_path)
     assert p.returncode == 0, err(p)
-    assert json.loads(out(p))["dead_weight"] == [
-        {"id": aaa, "merged": 2, "output": 0, "ios": 1.0}]
+    assert [{k: t[k] for k in ("id", "merged", "output", "ios", "hex")}
+            for t in json.loads(out(p))["dead_weight"]] == [
+        {"id": aaa, "merged": 2, "output": 0, "ios": 1.0, "hex": b"aaa".hex()}]
     p = run("inspect", "--tokenizer", "x.tiktoken", "--corpus", "c.txt", "--threshold", "0.5",
             "--json", cwd=tmp_path)
     assert [(t["id"], t["merged"], t["output"]) for t in json.loads(out(p))["dead_weight"]] \
@@ -201,8 +206,8 @@ def test_inspect_as_of_a_merge_step(tmp_path, trained_dir):
             "--merges", "30", "--json", cwd=tmp_path)
     assert p.returncode == 0, err(p)
     got = json.loads(out(p))
-    del got["schema"]
-    assert sum(map(len, got.values())) == 256 + 1 + 30
+    kinds = ("ok", "unreachable", "undecodable", "special")
+    assert sum(len(got[k]) for k in kinds) == got["n_tokens"] == 256 + 1 + 30
     p = run("inspect", "--tokenizer", str(trained_dir / "tokenizer.tiktoken"), "--merges", "3",
             cwd=tmp_path)
     assert_user_error(p, "--merges", "merge list")
