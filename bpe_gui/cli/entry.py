@@ -6,12 +6,13 @@ import importlib
 import os
 import signal
 import sys
+import warnings
 from pathlib import Path
 from typing import Sequence
 
 from ..engine.errors import BPEError, NotUTF8Error
 from .common import PROG, QUIET, ArgParser, Terminated, UsageError, fail, not_utf8_message, \
-    sigterm_raises
+    note, sigterm_raises
 from .oom import out_of_memory_message
 from . import window   # (light: Qt is imported when the window opens)
 
@@ -63,6 +64,19 @@ def installed_version() -> str:
     return bpe_gui_version() or "(not installed)"
 
 
+def _engine_warning_as_note(message, category, filename, lineno, file=None, line=None):
+    """The engine's warnings (a pattern assumed ...) as the command's other notes are
+    written: one line on stderr, silenced by -q; any other warning as Python writes it."""
+    from ..engine.errors import PatternAssumedWarning
+    if issubclass(category, PatternAssumedWarning):
+        note(str(message))
+    else:
+        _python_showwarning(message, category, filename, lineno, file, line)
+
+
+_python_showwarning = warnings.showwarning
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     QUIET["on"] = False
@@ -81,6 +95,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "gui":
             return args.func(args)
         QUIET["on"] = bool(getattr(args, "quiet", False))
+        warnings.showwarning = _engine_warning_as_note
         # SIGTERM (kill, a logout) ends a headless command as Ctrl+C does: by an
         # exception, so half-written outputs are removed (the window has its own)
         with sigterm_raises():

@@ -4,9 +4,10 @@ the command's --special-token/--preset/--pattern overrides."""
 from __future__ import annotations
 
 import argparse
+import warnings
 from pathlib import Path
 
-from ..engine.errors import ArgumentError
+from ..engine.errors import ArgumentError, PatternAssumedWarning
 from ..engine.formats import LocalModel, describe_source, find_models, load_tokenizer, \
     pick_model, tokenizer_file
 from .common import note
@@ -68,8 +69,10 @@ def load_with_overrides(path: str, args: argparse.Namespace):
     if override is None:
         override = getattr(args, "preset", None)
     kwargs = {"pattern": override} if override is not None else {}
-    tok = load_tokenizer(path, extra_special_tokens=getattr(args, "special_token", None),
-                         **kwargs)
+    with warnings.catch_warnings():   # (warn_if_guessed says it, as a note)
+        warnings.simplefilter("ignore", PatternAssumedWarning)
+        tok = load_tokenizer(path, extra_special_tokens=getattr(args, "special_token", None),
+                             **kwargs)
     if Path(path).expanduser().is_dir():   # which of the folder's files
         note(f"{path}: loaded {tokenizer_file(path)}")
     warn_if_guessed(tok, path)

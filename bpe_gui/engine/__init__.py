@@ -39,8 +39,8 @@ if os.environ.get("BPE_GUI_PURE", "") not in ("", "0"):
 if TYPE_CHECKING:   # the names as mypy sees them; each is imported at first use
     from .corpus import PretokenTable, read_corpus_text
     from .errors import (BPEError, Cancelled, CorpusError, DecodeError, DisallowedSpecialError,
-                         EncodeError, ExportError, FormatError, NotUTF8Error, PatternError,
-                         SettingsError, UnknownIdError)
+                         EncodeError, ExportError, FormatError, NotUTF8Error,
+                         PatternAssumedWarning, PatternError, SettingsError, UnknownIdError)
     from .formats import export_tokenizer, load_tokenizer
     from .text import PRESETS, Pretokenizer
     from .tokenizers import BaseTokenizer, Encoding, Playback, Tokenizer
@@ -49,7 +49,8 @@ if TYPE_CHECKING:   # the names as mypy sees them; each is imported at first use
 __getattr__, __dir__ = lazy_face(__name__, {
     ".corpus": "PretokenTable read_corpus_text",
     ".errors": ("BPEError Cancelled CorpusError DecodeError DisallowedSpecialError EncodeError "
-                "ExportError FormatError NotUTF8Error PatternError SettingsError UnknownIdError"),
+                "ExportError FormatError NotUTF8Error PatternAssumedWarning PatternError "
+                "SettingsError UnknownIdError"),
     ".formats": "export_tokenizer load_tokenizer",
     ".text": "PRESETS Pretokenizer",
     ".tokenizers": "BaseTokenizer Encoding Playback Tokenizer",
@@ -61,7 +62,8 @@ __getattr__, __dir__ = lazy_face(__name__, {
 __all__ = [
     "AffectedWord", "BaseTokenizer", "BPEError", "Cancelled", "CorpusError", "DecodeError",
     "DisallowedSpecialError", "Encoding", "EncodeError", "ExportError", "FormatError",
-    "MergeStep", "NotUTF8Error", "PRESETS", "PairRow", "PatternError", "Playback",
+    "MergeStep", "NotUTF8Error", "PRESETS", "PairRow", "PatternAssumedWarning", "PatternError",
+    "Playback",
     "PretokenTable", "Pretokenizer", "SettingsError", "Tokenizer", "TrainSettings", "Trainer",
     "UnknownIdError", "export_tokenizer", "load_tokenizer", "read_corpus_text", "train_bpe",
 ]

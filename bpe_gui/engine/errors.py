@@ -131,6 +131,13 @@ class UnknownIdError(DecodeError):
         self.id = token_id
 
 
+class PatternAssumedWarning(UserWarning):
+    """A tokenizer file that does not say how it splits text (a bare ``.tiktoken`` of no
+    well-known encoding) was loaded with an assumed pattern, which the message names;
+    pass ``pattern=`` to say which (``warnings.simplefilter("error",
+    PatternAssumedWarning)`` makes the guess an error)."""
+
+
 class Cancelled(Exception):
     """Raised inside long work when the cancel callback says so (not a BPEError: the
     user asked for it)."""

@@ -20,12 +20,13 @@ well-known encoding gets its pattern and special tokens (known_encodings.py).
 from __future__ import annotations
 
 import base64
+import warnings
 from pathlib import Path
 from typing import Any, Sequence
 
 from ..tokenizers.base import BaseTokenizer
 from ..display import readable
-from ..errors import ExportError, FormatError, PatternError
+from ..errors import ExportError, FormatError, PatternAssumedWarning, PatternError
 from .known_encodings import recognise
 from ..tokenizers.imported.ranks import load_ranks
 from ..text.dialects import DialectError, matches_empty, translate
@@ -215,9 +216,13 @@ def load(path: str | Path, special_tokens: Sequence[str] | None = None, *,
     meta_out = {"format": "tiktoken", "source": str(path), "name": name,
                 "encoding": known.name if known else None,
                 "encoding_label": known.label if known else None, **kwargs.pop("meta", {})}
-    if guessed:   # nothing says which pattern: the caller should say it was assumed
-        meta_out["pattern_guessed"] = ("cl100k", "no NAME.tiktoken.json beside it and not a "
-                                       "well-known encoding")
+    if guessed:   # nothing says which pattern: the caller is told which was assumed
+        why = "no NAME.tiktoken.json beside it and not a well-known encoding"
+        meta_out["pattern_guessed"] = ("cl100k", why)
+        warnings.warn(PatternAssumedWarning(
+            f"{path}: {why}, so it splits text with the cl100k (GPT-4) pattern, assumed; "
+            "ids differ from its own library's if it splits otherwise. Pass pattern= (a "
+            "preset name or a regex) to say which."), stacklevel=4)
     try:
         tok = load_ranks(path, data, pattern=pattern, specials=specials_map, meta=meta_out,
                          source=f"{pattern_from}, key 'pat_str'" if pattern_from else None)

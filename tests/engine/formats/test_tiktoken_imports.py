@@ -4,6 +4,7 @@ with its downloader stubbed out)."""
 from __future__ import annotations
 
 import random
+import warnings
 
 import pytest
 
@@ -11,7 +12,7 @@ tiktoken = pytest.importorskip("tiktoken")
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from bpe_gui.engine.errors import FormatError  # noqa: E402
+from bpe_gui.engine.errors import FormatError, PatternAssumedWarning  # noqa: E402
 from bpe_gui.engine.formats import export_tokenizer, load_tokenizer  # noqa: E402
 from bpe_gui.engine.formats import known_encodings as known  # noqa: E402
 from bpe_gui.engine.train.trainer import TrainSettings, Trainer  # noqa: E402
@@ -48,8 +49,27 @@ def test_recognised_by_content(tmp_path, monkeypatch, crlf):
 
 
 def test_unknown_file_says_so(tmp_path):
-    tok = load_tokenizer(ranks_file(tmp_path, trained_ranks()))
+    path = ranks_file(tmp_path, trained_ranks())
+    with pytest.warns(PatternAssumedWarning, match=r"cl100k \(GPT-4\) pattern, assumed.*"
+                      "pattern=") as said:
+        tok = load_tokenizer(path)
+    assert len(said) == 1 and said[0].filename == __file__   # the caller's line
     assert tok.meta["encoding"] is None and tok.special_tokens == []
+    enc = tiktoken.Encoding("g", pat_str=tiktoken_definitions()["cl100k_base"]["pat_str"],
+                            mergeable_ranks=trained_ranks(), special_tokens={})
+    assert tok.encode(TEXTS[0]) == enc.encode(TEXTS[0])   # what the warning says it ran
+
+
+def test_a_pattern_given_is_no_guess_and_a_guess_can_be_refused(tmp_path):
+    path = ranks_file(tmp_path, trained_ranks())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        tok = load_tokenizer(path, pattern="gpt2")
+        with pytest.raises(PatternAssumedWarning):
+            load_tokenizer(path)
+    enc = tiktoken.Encoding("g", pat_str=tiktoken_definitions()["r50k_base"]["pat_str"],
+                            mergeable_ranks=trained_ranks(), special_tokens={})
+    assert tok.encode(TEXTS[0]) == enc.encode(TEXTS[0])
 
 
 @pytest.fixture(scope="module")
