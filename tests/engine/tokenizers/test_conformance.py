@@ -72,6 +72,8 @@ class Kind:
     # its decode leaving special tokens out (test_special_policy.py)
     ordinary: Callable[[str], list[int]] | None = None
     decode_skip: Callable[[list[int]], str] | None = None
+    # the library's encode with every default (a tokenizer.json's post-processor on)
+    default: Callable[[str], list[int]] | None = None
 
 
 def trained(pattern="cl100k", vocab_size=520) -> Trainer:
@@ -93,7 +95,8 @@ def tt_kind(name: str, tok: BaseTokenizer, enc) -> Kind:
     specials = {enc.encode_single_token(t) for t in enc.special_tokens_set}
     return Kind(name, tok, lambda s: enc.encode(s, allowed_special="all"), enc.decode,
                 ordinary=enc.encode_ordinary,
-                decode_skip=lambda ids: enc.decode([i for i in ids if i not in specials]))
+                decode_skip=lambda ids: enc.decode([i for i in ids if i not in specials]),
+                default=enc.encode)
 
 
 def hf_kind(name: str, tok: BaseTokenizer, hf, surrogates=False) -> Kind:
@@ -102,7 +105,8 @@ def hf_kind(name: str, tok: BaseTokenizer, hf, surrogates=False) -> Kind:
     return Kind(name, tok, lambda s: hf.encode(s, add_special_tokens=False).ids,
                 lambda ids: hf.decode(ids, skip_special_tokens=False), surrogates,
                 ordinary=lambda s: plain.encode(s, add_special_tokens=False).ids,
-                decode_skip=lambda ids: hf.decode(ids, skip_special_tokens=True))
+                decode_skip=lambda ids: hf.decode(ids, skip_special_tokens=True),
+                default=lambda s: hf.encode(s).ids)
 
 
 def ranks_file(path: Path, ranks: dict[bytes, int]) -> Path:
@@ -237,7 +241,7 @@ def spm_kind(name: str, d: Path) -> Kind:
     sp = spm.SentencePieceProcessor(model_file=str(path))
     # (sentencepiece reads no control symbol from text, and decodes none)
     return Kind(name, load_tokenizer(path), sp.encode, sp.decode, surrogates=False,
-                ordinary=sp.encode, decode_skip=sp.decode)
+                ordinary=sp.encode, decode_skip=sp.decode, default=sp.encode)
 
 
 def odd_ranks(d: Path):

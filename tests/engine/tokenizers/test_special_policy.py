@@ -58,6 +58,19 @@ def test_text_without_special_tokens_encodes_by_default(kind, name):
     assert kind.tok.encode(TEXTS[name], add_special_tokens=False) == kind.oracle(TEXTS[name])
 
 
+@pytest.mark.parametrize("name", ["english", "chinese", "empty"])
+def test_every_default_equals_the_librarys(kind, name):
+    """encode and decode with no option given: what the library gives with none (a
+    tokenizer.json's post-processor adds its tokens; tiktoken adds none)."""
+    if kind.default is None:
+        pytest.skip(f"{kind.name}: its library's defaults are tested with its format")
+    want = kind.default(TEXTS[name])
+    assert kind.tok.encode(TEXTS[name]) == want
+    assert kind.tok.encode_with_offsets(TEXTS[name]).ids == want
+    assert kind.tok.encode_batch([TEXTS[name]]) == [want]
+    assert kind.tok.decode(want) == (kind.decode_skip or kind.decode)(want)
+
+
 def test_ordinary_equals_the_library_reading_no_special_token(kind):
     """encode_ordinary and disallowed_special=() read special tokens' text as text, as
     tiktoken's encode_ordinary and tokenizers' encode_special_tokens=True do."""
