@@ -219,10 +219,6 @@ def load(path: str | Path, special_tokens: Sequence[str] | None = None, *,
     if guessed:   # nothing says which pattern: the caller is told which was assumed
         why = "no NAME.tiktoken.json beside it and not a well-known encoding"
         meta_out["pattern_guessed"] = ("cl100k", why)
-        warnings.warn(PatternAssumedWarning(
-            f"{path}: {why}, so it splits text with the cl100k (GPT-4) pattern, assumed; "
-            "ids differ from its own library's if it splits otherwise. Pass pattern= (a "
-            "preset name or a regex) to say which."), stacklevel=4)
     try:
         tok = load_ranks(path, data, pattern=pattern, specials=specials_map, meta=meta_out,
                          source=f"{pattern_from}, key 'pat_str'" if pattern_from else None)
@@ -237,6 +233,12 @@ def load(path: str | Path, special_tokens: Sequence[str] | None = None, *,
         if extra:
             tok = load_ranks(path, data, pattern=pattern, specials={**specials_map, **extra},
                              meta=meta_out)
+    if guessed:   # (once loaded: a file refused for another reason warns of nothing)
+        warnings.warn(PatternAssumedWarning(
+            f"{path}: {meta_out['pattern_guessed'][1]}, so it splits text with the cl100k "
+            "(GPT-4) pattern, assumed; ids differ from its own library's if it splits "
+            "otherwise. Pass pattern= (a preset name or a regex) to say which."),
+            stacklevel=4)
     return tok
 
 
