@@ -71,10 +71,7 @@ def _engine_warning_as_note(message, category, filename, lineno, file=None, line
     if issubclass(category, PatternAssumedWarning):
         note(str(message))
     else:
-        _python_showwarning(message, category, filename, lineno, file, line)
-
-
-_python_showwarning = warnings.showwarning
+        sys.stderr.write(warnings.formatwarning(message, category, filename, lineno, line))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -95,10 +92,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "gui":
             return args.func(args)
         QUIET["on"] = bool(getattr(args, "quiet", False))
-        warnings.showwarning = _engine_warning_as_note
         # SIGTERM (kill, a logout) ends a headless command as Ctrl+C does: by an
         # exception, so half-written outputs are removed (the window has its own)
-        with sigterm_raises():
+        with sigterm_raises(), warnings.catch_warnings():
+            warnings.showwarning = _engine_warning_as_note
             return args.func(args)
     except UsageError as e:
         command = f" {argv[0]}" if argv[0] in COMMANDS[:-1] else ""

@@ -184,8 +184,8 @@ def load_tokenizer(path: str | Path, special_tokens: Sequence[str] | None = None
     bpe-gui .json. ``special_tokens`` overrides the special tokens the files list;
     ``extra_special_tokens`` adds to them, as tiktoken's ``Encoding(special_tokens={**own,
     text: id})`` and tokenizers' ``add_special_tokens`` do: the file's keep their ids, a new
-    one gets the next id after the vocabulary (in a tokenizer.json or merge-list file, a
-    text that is already a token keeps that token's id).
+    one gets the next id after the vocabulary (in a tokenizer.json a text that is already
+    a token keeps that token's id, as tokenizers keeps it; a merge-list file refuses it).
     Raises FormatError naming the file and the line or key at fault. Every kind is a
     :class:`~bpe_gui.engine.tokenizers.base.BaseTokenizer` (docs/API.md).
     """

@@ -202,10 +202,10 @@ def load(path: str | Path, special_tokens: Sequence[str] | None = None, *,
             name = known.name
     guessed = pattern is None
     pattern = pattern or "cl100k"
-    extra = kwargs.pop("extra_special_tokens", None)
-    if extra:   # added to the file's: as tiktoken's Encoding(special_tokens={**own, ...})
+    to_add = kwargs.pop("extra_special_tokens", None)
+    if to_add:   # added to the file's: as tiktoken's Encoding(special_tokens={**own, ...})
         special_tokens = [*(specials_map if special_tokens is None else special_tokens),
-                          *(t for t in extra if t not in specials_map and
+                          *(t for t in to_add if t not in specials_map and
                             (special_tokens is None or t not in special_tokens))]
     if special_tokens is not None:   # the caller's list: known ids kept, new ones appended
         given, specials_map = specials_map, {}
@@ -237,7 +237,8 @@ def load(path: str | Path, special_tokens: Sequence[str] | None = None, *,
         warnings.warn(PatternAssumedWarning(
             f"{path}: {meta_out['pattern_guessed'][1]}, so it splits text with the cl100k "
             "(GPT-4) pattern, assumed; ids differ from its own library's if it splits "
-            "otherwise. Pass pattern= (a preset name or a regex) to say which."),
+            "otherwise. Say which with pattern= (a preset name or a regex; on the command "
+            "line --preset or --pattern)."),
             stacklevel=4)
     return tok
 
