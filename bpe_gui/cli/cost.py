@@ -8,6 +8,7 @@ Example::
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from ..engine.errors import SettingsError
 from ..engine.io import write_files
 from ..engine.analysis import (
     MAX_ALPHA, held_out_files, language_cost, tokenizer_labels)
-from .common import add_quiet
+from .common import add_quiet, json_head, note
 from .loading import load_with_overrides
 from .paths import refuse_overwriting_inputs
 
@@ -36,6 +37,8 @@ def add_parser(sub) -> None:
                    "(default: en if there is an en file, else the first language)")
     c.add_argument("--csv", metavar="FILE", help="also write the table as CSV ('-': only the "
                    "CSV, on standard output)")
+    c.add_argument("--json", action="store_true", help="print the table as JSON instead "
+                   "(docs/CLI.md)")
     c.add_argument("--alpha", type=alpha_arg, default=2.5, help="order of the Rényi entropy, "
                    f"above 0 and at most {MAX_ALPHA:g} (default: 2.5; 1 is Shannon's)")
     add_quiet(c, "no notes on stderr")
@@ -67,12 +70,33 @@ def cmd_cost(args: argparse.Namespace) -> int:
     if args.csv == "-":   # the CSV alone on standard output, for a pipe
         sys.stdout.write(table.to_csv())
         return 0
-    print("\n".join(cost_lines(table)))
+    if not args.json:
+        print("\n".join(cost_lines(table)))
     if args.csv:
         out = Path(args.csv).expanduser()
         written = write_files(out.parent, {out.name: table.to_csv().encode("utf-8")})
-        print(f"wrote:  {written[0]}")
+        if args.json:   # (standard output is the JSON alone)
+            note(f"wrote {written[0]}")
+        else:
+            print(f"wrote:  {written[0]}")
+    if args.json:
+        json.dump(cost_json(table, args), sys.stdout, ensure_ascii=False)
+        print()
     return 0
+
+
+def cost_json(table, args: argparse.Namespace) -> dict:
+    """cost --json (schema bpe-gui.cost/1, docs/CLI.md): the settings, then one row per
+    (language, tokenizer) with the CSV's values (null where the CSV's cell is empty)."""
+    return {**json_head("cost"), "folder": args.folder, "reference": table.reference,
+            "alpha": table.alpha,
+            "tokenizers": dict(zip(tokenizer_labels(args.tokenizer), args.tokenizer)),
+            "rows": [{"language": r.language, "tokenizer": r.tokenizer, "chars": r.chars,
+                      "bytes": r.bytes, "tokens": r.tokens,
+                      "bytes_per_token": r.bytes_per_token,
+                      "tokens_per_char": r.tokens_per_char, "parity": r.parity,
+                      "renyi_efficiency": r.renyi, "types": r.types,
+                      "vocab_size": r.vocab_size} for r in table.rows]}
 
 
 def cost_lines(table) -> list[str]:

@@ -31,6 +31,12 @@ SCHEMAS = {
     "check.merges": {"agree": BOOL, "n_yours": INT, "n_reference": INT, "difference": object},
     "models": {"schema": STR, "models": LIST, "looked_in": LIST, "notes": LIST,
                "complete": BOOL},
+    "cost": {"schema": STR, "folder": STR, "reference": STR, "alpha": float,
+             "tokenizers": DICT, "rows": LIST},
+    "cost.row": {"language": STR, "tokenizer": STR, "chars": INT, "bytes": INT,
+                 "tokens": INT, "bytes_per_token": float, "tokens_per_char": float,
+                 "parity": float, "renyi_efficiency": float, "types": INT,
+                 "vocab_size": INT},
 }
 
 
@@ -132,6 +138,26 @@ def test_cost_csv_dash_writes_standard_output(tmp_path, tok_dir):
     assert out(p).splitlines()[0].startswith("language,") and err(p) == ""
 
 
+def test_cost_json_counts_as_tokenizers_does(tmp_path, tok_dir, hf):
+    (tmp_path / "texts").mkdir()
+    texts = {"en": "hello world, it's the lowest " * 20, "zh": "满纸荒唐言，一把辛酸泪 " * 20}
+    for lang, text in texts.items():
+        (tmp_path / "texts" / f"{lang}.txt").write_text(text, "utf-8")
+    path = str(tok_dir / "tokenizer.json")
+    p = run("cost", "texts", "--tokenizer", path, "--json", "--csv", "c.csv", cwd=tmp_path)
+    assert p.returncode == 0, err(p)
+    data = valid(json.loads(out(p)), "cost")
+    assert data["tokenizers"] == {"tokenizer.json": path} and data["reference"] == "en"
+    assert (tmp_path / "c.csv").is_file() and "wrote" in err(p)
+    count = {lang: len(hf.encode(t, add_special_tokens=False).ids) for lang, t in texts.items()}
+    for row in data["rows"]:
+        valid(row, "cost.row")
+        text = texts[row["language"]]
+        assert row["tokens"] == count[row["language"]]
+        assert (row["chars"], row["bytes"]) == (len(text), len(text.encode()))
+        assert row["parity"] == pytest.approx(count[row["language"]] / count["en"])
+
+
 def test_inspect_and_check_and_models_json(tmp_path, tok_dir):
     p = run("inspect", "--tokenizer", str(tok_dir / "tokenizer.json"), "--json", "-q",
             cwd=tmp_path)
@@ -186,7 +212,7 @@ MEANINGS: dict[str, tuple[tuple[str, ...], list[str]]] = {
     "more detail": (("-v", "--verbose"), ["check"]),
     "the tokenizer's file or folder": (("--tokenizer",), LOADS + ["cost", "check"]),
     "a model on this machine": (("--model",), LOADS),
-    "JSON on stdout": (("--json",), LOADS + ["check", "models"]),
+    "JSON on stdout": (("--json",), LOADS + ["check", "models", "cost"]),
     "CSV output": (("--csv",), ["cost"]),
     "special tokens": (("--special-token",), CUTS),
     "a pre-tokenizer preset": (("--preset",), CUTS),
