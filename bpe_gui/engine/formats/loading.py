@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Sequence
 
 from .. import checks
-from ..errors import FormatError
+from ..errors import ArgumentError, FormatError
 from ..tokenizers.base import BaseTokenizer
 from . import clip_fmt, gguf_fmt, gpt2, hf, native, sentencepiece_fmt, sniff, tekken_fmt, \
     tiktoken_fmt
@@ -192,8 +192,14 @@ def load_tokenizer(path: str | Path, special_tokens: Sequence[str] | None = None
     checks.path(path, "load_tokenizer(path)")
     if special_tokens is not None:
         special_tokens = list(checks.special_tokens(special_tokens))
+    if extra_special_tokens is not None:
+        extra = list(dict.fromkeys(checks.special_tokens(extra_special_tokens,
+                                                         "extra_special_tokens")))
+        if "" in extra:
+            raise ArgumentError("extra_special_tokens (--special-token on the command line) "
+                                "holds an empty token; give each special token some text, "
+                                "e.g. <|tool|>.")
     if extra_special_tokens:
-        extra = list(checks.special_tokens(extra_special_tokens))
         if special_tokens is None and _format_of(path) in ("hf", "tiktoken"):
             # (their loaders add them to the file's, as their libraries do)
             return _load(path, None, extra_special_tokens=extra, **kwargs)

@@ -13,7 +13,7 @@ tiktoken = pytest.importorskip("tiktoken")
 tiktoken_load = pytest.importorskip("tiktoken.load")
 tokenizers = pytest.importorskip("tokenizers")
 
-from bpe_gui.engine.errors import FormatError  # noqa: E402
+from bpe_gui.engine.errors import ArgumentError, ArgumentTypeError, FormatError  # noqa: E402
 from bpe_gui.engine.formats import export_tokenizer, load_tokenizer  # noqa: E402
 from bpe_gui.engine.formats import known_encodings as known  # noqa: E402
 from bpe_gui.engine.text.presets import O200K_PATTERN  # noqa: E402
@@ -134,6 +134,16 @@ def test_an_ordinary_token_cannot_become_special_in_a_merge_list_file(tmp_path):
     with pytest.raises(FormatError, match=r"'e' to add is already an ordinary token .*id "
                        f"{t.bytes_to_id[b'e']}"):
         load_tokenizer(tmp_path / "vocab.json", extra_special_tokens=["e"])
+
+
+def test_bad_extra_special_tokens_are_refused_saying_how(ranks_files):
+    path = ranks_files[0]
+    with pytest.raises(ArgumentTypeError, match=r"extra_special_tokens=\['<x>'\]"):
+        load_tokenizer(path, extra_special_tokens="<x>")
+    with pytest.raises(ArgumentError, match="empty token; give each special token some text"):
+        load_tokenizer(path, extra_special_tokens=["<x>", ""])
+    twice = load_tokenizer(path, extra_special_tokens=["<x>", "<x>"])
+    assert twice.special_ids == load_tokenizer(path, extra_special_tokens=["<x>"]).special_ids
 
 
 def test_the_command_line_adds_special_tokens(tmp_path, ranks_files):
