@@ -8,17 +8,13 @@ special tokens beside it. Each case is rendered for completion and for training.
 from __future__ import annotations
 
 import copy
-import hashlib
 import json
-import os
-import shutil
-from pathlib import Path
 
 import pytest
 
 from bpe_gui.engine.chat import ChatError, encode_chat
 from bpe_gui.engine.formats import load_tokenizer
-from tiktoken_files import NPM_HOW, npm_ranks, tiktoken_definitions
+from tiktoken_files import o200k_harmony
 
 WEATHER = {"name": "get_weather", "description": "Current weather.\nIn one city ☂",
            "parameters": {
@@ -96,25 +92,13 @@ CASES = {
 def harmony(tmp_path_factory):
     """(openai-harmony's gpt-oss encoding, our o200k_harmony tokenizer)."""
     oh = pytest.importorskip("openai_harmony")
-    folder = tmp_path_factory.mktemp("o200k")
-    base = os.environ.get("TIKTOKEN_ENCODINGS_BASE")
-    src = Path(base) / "o200k_base.tiktoken" if base else None
-    if src is None or not src.is_file():
-        built = npm_ranks("o200k_base", folder)
-        if built is None:
-            pytest.skip("openai-harmony reads o200k_base.tiktoken from TIKTOKEN_ENCODINGS_BASE "
-                        f"(offline) and neither it nor the npm package tiktoken is here ({NPM_HOW})")
-        src = built[0]
-    definition = tiktoken_definitions(("o200k_harmony",))["o200k_harmony"]
-    assert hashlib.sha256(src.read_bytes()).hexdigest() == definition["sha256"], \
-        f"{src} is not OpenAI's o200k_base.tiktoken byte for byte"
+    got = o200k_harmony(tmp_path_factory.mktemp("o200k"))
+    if isinstance(got, str):
+        pytest.skip(got)
+    base, ours = got
     with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("TIKTOKEN_ENCODINGS_BASE", str(src.parent))
+        mp.setenv("TIKTOKEN_ENCODINGS_BASE", str(base))
         enc = oh.load_harmony_encoding(oh.HarmonyEncodingName.HARMONY_GPT_OSS)
-    ours = folder / "o200k_harmony.tiktoken"
-    shutil.copyfile(src, ours)
-    (folder / "o200k_harmony.tiktoken.json").write_text(json.dumps(
-        {"pat_str": definition["pat_str"], "special_tokens": definition["special_tokens"]}))
     return oh, enc, load_tokenizer(ours)
 
 
