@@ -17,7 +17,8 @@ reference encoder allows no special tokens.
 
 Messages are llama-models' ``RawMessage``: ``{"role", "content" (a string or a list of
 strings and {"type": "text", "text"}), "context", "stop_reason", "tool_calls":
-[{"tool_name", "arguments"}]}``. Images are refused.
+[{"tool_name", "arguments"}]}``; OpenAI's tool calls are read as the ToolCall they
+stand for. Images are refused.
 """
 from __future__ import annotations
 
@@ -45,10 +46,29 @@ def _value(v: Any) -> str:
     raise ChatError(f"a tool call's argument {v!r} is not a string, number, list or object.")
 
 
+def _as_raw(call: Any) -> tuple[Any, Any]:
+    """(tool_name, arguments) of llama-models' ToolCall, or of OpenAI's
+    ``{"function": {"name", "arguments"}}`` read as the ToolCall it stands for (its
+    arguments' JSON text parsed)."""
+    if not isinstance(call, dict):
+        return None, None
+    fn = call.get("function")
+    if not isinstance(fn, dict):
+        return call.get("tool_name"), call.get("arguments", {})
+    args = fn.get("arguments", {})
+    if isinstance(args, str):
+        try:
+            args = json.loads(args) if args.strip() else {}
+        except ValueError:
+            pass
+    return fn.get("name"), args
+
+
 def call_text(call: dict, fmt: str, where: str) -> str:
-    name, args = call.get("tool_name"), call.get("arguments", {})
+    name, args = _as_raw(call)
     if not isinstance(name, str):
-        raise ChatError(f"{where}: a tool call is {{\"tool_name\", \"arguments\"}}.")
+        raise ChatError(f"{where}: a tool call is {{\"tool_name\", \"arguments\"}} "
+                        "(or OpenAI's {\"function\": {\"name\", \"arguments\"}}).")
     if name in _QUERY_TOOLS:
         return f'{name}.call(query="{args["query"]}")'
     if name == "code_interpreter":
@@ -90,14 +110,15 @@ def llama3_pieces(body: dict, add_generation_prompt: bool = True) -> list[Piece]
     out = [special("<|begin_of_text|>")]
     for i, m in enumerate(body.get("messages") or []):
         where = f"message {i + 1}"
-        role = ROLES.get(m.get("role")) if isinstance(m, dict) else None
+        given = m.get("role") if isinstance(m, dict) else m
+        role = ROLES.get(given) if isinstance(given, str) else None
         if role is None:
             raise ChatError(f"{where}: Llama 3's ChatFormat knows the roles system, user, "
-                            f"assistant and tool, not {m.get('role') if isinstance(m, dict) else m!r}.")
+                            f"assistant and tool, not {given!r}.")
         who = m["role"]
         out += _header(role)
         calls = (m.get("tool_calls") or []) if who == "assistant" else []
-        if calls and calls[0].get("tool_name") == "code_interpreter":
+        if calls and _as_raw(calls[0])[0] == "code_interpreter":
             out.append(special("<|python_tag|>"))
         out += [Piece(t, role=who, message=i, origin="content")
                 for t in _texts(m.get("content", ""), where)]

@@ -3,6 +3,7 @@ on the Llama 3 ``tokenizer.model`` its wheel ships (it imports without torch).""
 from __future__ import annotations
 
 import copy
+import json
 from pathlib import Path
 
 import pytest
@@ -103,6 +104,15 @@ def test_without_generation_prompt_the_header_is_left_out(formats):
                       "llama3-meta")
     header = reference._encode_header("assistant")
     assert want[-len(header):] == header and got.ids == want[:-len(header)]
+
+
+def test_openai_tool_calls_read_as_the_tool_call_they_stand_for(formats):
+    reference, tok = formats
+    messages = copy.deepcopy(CASES["tool_call_and_result"])
+    want = reference.encode_dialog_prompt([RawMessage(**m) for m in messages]).tokens
+    messages[2]["tool_calls"] = [{"id": "c1", "type": "function", "function": {
+        "name": "get_weather", "arguments": json.dumps(CALL["arguments"])}}]
+    assert encode_chat(tok, {"messages": messages}, "llama3-meta").ids == want
 
 
 @pytest.mark.parametrize("body,message", [
