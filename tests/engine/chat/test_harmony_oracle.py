@@ -30,11 +30,12 @@ WEATHER = {"name": "get_weather", "description": "Current weather.\nIn one city 
                        "fast": {"type": "boolean", "default": False}}}}}}
 FUNCTIONS = {"functions": {"name": "functions", "tools": [
     WEATHER, {"name": "now", "description": "The time."}]}}
-SYSTEM_TOOLS = {"browser": {"name": "browser", "description": "Browse.\nTwo lines.",
+# namespaces out of name order: openai-harmony writes them sorted by key
+SYSTEM_TOOLS = {"notes": {"name": "notes", "description": "Just text.", "tools": []},
+                "browser": {"name": "browser", "description": "Browse.\nTwo lines.",
                             "tools": [{"name": "open", "description": "Open a page.",
                                        "parameters": {"type": "object", "properties": {
-                                           "url": {"type": "string"}}}}]},
-                "notes": {"name": "notes", "description": "Just text.", "tools": []}}
+                                           "url": {"type": "string"}}}}]}}
 
 
 def text(s: str) -> list[dict]:
