@@ -12,16 +12,10 @@ ImageMagick's ``import`` instead of the window's own grab.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, QStandardPaths
-
-from bpe_gui.gui.app import create_application
-from tools.screenshots import pump
+from tools.screenshots import grab_screen, pump, shot_options, shot_window
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "engine"))
@@ -49,20 +43,10 @@ MISTRAL = {"messages": [
 
 def main(out: Path, size: tuple[int, int], root: bool) -> None:
     from chat_fixtures import SPECIALS, build_tokenizer, template_text
-    out.mkdir(parents=True, exist_ok=True)
-    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    tmp = Path(tempfile.mkdtemp(prefix="bpe-gui-chat-shots-"))
-    QStandardPaths.setTestModeEnabled(True)
-    app = create_application([sys.argv[0]])
-    from bpe_gui.gui.window.main_window import MainWindow
+    app, win, tmp = shot_window(out, size, "bpe-gui-chat-shots-")
     build_tokenizer(tmp / "tokenizer.json")
     (tmp / "tokenizer_config.json").write_text(json.dumps(
         {"chat_template": template_text("llama3"), **SPECIALS["llama3"]}), encoding="utf-8")
-    win = MainWindow(settings=QSettings(str(tmp / "settings.ini"), QSettings.IniFormat))
-    win.themes.set("light", save=False)
-    win.resize(*size)
-    win.show()
-    pump(app)
     docks = win.dock_layout
     docks.chat_dock.raise_()
     view = docks.chat_view
@@ -89,16 +73,10 @@ def main(out: Path, size: tuple[int, int], root: bool) -> None:
 
 def _save(win, path: Path, root: bool) -> None:
     if root:
-        subprocess.run(["import", "-window", "root", str(path)], check=False)
+        grab_screen(path)
     else:
         win.grab().save(str(path))
 
 
 if __name__ == "__main__":
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    size = (1600, 1000)
-    if "--size" in sys.argv:
-        w, h = sys.argv[sys.argv.index("--size") + 1].split("x")
-        size = (int(w), int(h))
-        args = [a for a in args if a != sys.argv[sys.argv.index("--size") + 1]]
-    main(Path(args[0]) if args else ROOT / "docs" / "screenshots", size, "--root" in sys.argv)
+    main(*shot_options(sys.argv[1:]))

@@ -12,16 +12,10 @@ the whole screen (check_screen-WxH.png) with ImageMagick's ``import``.
 """
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, QStandardPaths
-
-from bpe_gui.gui.app import create_application
-from tools.screenshots import pump, wait_idle
+from tools.screenshots import grab_screen, pump, shot_options, shot_window, wait_idle
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "engine" / "check"))
@@ -29,13 +23,8 @@ sys.path.insert(0, str(ROOT / "tests" / "engine" / "check"))
 
 def main(out: Path, size: tuple[int, int], root: bool) -> None:
     import bpe_learners as L   # the learners of the tests: a wrong trainer and encoder
-    out.mkdir(parents=True, exist_ok=True)
-    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    tmp = Path(tempfile.mkdtemp(prefix="bpe-gui-check-shots-"))
-    QStandardPaths.setTestModeEnabled(True)
-    app = create_application([sys.argv[0]])
+    app, win, tmp = shot_window(out, size, "bpe-gui-check-shots-")
     from bpe_gui.gui.dialogs.check_dialog import show_check_dialog
-    from bpe_gui.gui.window.main_window import MainWindow
 
     text = L.tutorial_text()
     corpus = tmp / "tutorial.txt"
@@ -43,11 +32,6 @@ def main(out: Path, size: tuple[int, int], root: bool) -> None:
     vocab, merges = L.train(text, 256 + 1 + 150, pick=L.first_seen)
     result = L.write_pickle(tmp, vocab, merges)
 
-    win = MainWindow(settings=QSettings(str(tmp / "settings.ini"), QSettings.IniFormat))
-    win.themes.set("light", save=False)
-    win.resize(*size)
-    win.show()
-    pump(app)
     win.files.open_paths([str(corpus)])
     wait_idle(app, win)
     dlg = show_check_dialog(win)
@@ -64,7 +48,7 @@ def main(out: Path, size: tuple[int, int], root: bool) -> None:
     pump(app, 0.5)
     dlg.grab().save(str(out / "check_merges.png"))
     if root:
-        _screen(out / f"check_screen-{w}x{h}.png")
+        grab_screen(out / f"check_screen-{w}x{h}.png")
 
     sample = "The newest café<|endoftext|>Hmmm, the lowest widest road... aaaa!"
     right_vocab, right_merges = L.train(text, 256 + 1 + 150)
@@ -79,22 +63,12 @@ def main(out: Path, size: tuple[int, int], root: bool) -> None:
     pump(app, 0.8)
     dlg.grab().save(str(out / "check_encode.png"))
     if root:
-        _screen(out / f"check_screen_encode-{w}x{h}.png")
+        grab_screen(out / f"check_screen_encode-{w}x{h}.png")
     dlg.close()
     win.controller.mark_corpus_saved()
     win.close()
     print(f"screenshots in {out}")
 
 
-def _screen(path: Path) -> None:
-    subprocess.run(["import", "-window", "root", str(path)], check=False)
-
-
 if __name__ == "__main__":
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    size = (1600, 1000)
-    if "--size" in sys.argv:
-        w, h = sys.argv[sys.argv.index("--size") + 1].split("x")
-        size = (int(w), int(h))
-        args = [a for a in args if a != sys.argv[sys.argv.index("--size") + 1]]
-    main(Path(args[0]) if args else ROOT / "docs" / "screenshots", size, "--root" in sys.argv)
+    main(*shot_options(sys.argv[1:]))

@@ -13,6 +13,7 @@ BPE_GUI_CORPORA_DIR, by default ../shared/corpora beside the checkout).
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -102,20 +103,46 @@ def panel_shots(app: QApplication, win, out: Path) -> None:
     wait_idle(app, win)
 
 
-def main(out: Path) -> None:
+def shot_window(out: Path, size: tuple[int, int] = SIZE, prefix: str = "bpe-gui-shots-"):
+    """(app, main window, its temporary folder): the window in the light theme at
+    ``size``, shown, its settings in a temporary folder so the user's own layout is
+    untouched; offscreen unless QT_QPA_PLATFORM says otherwise (xcb under Xvfb)."""
     out.mkdir(parents=True, exist_ok=True)
     # Qt reads the platform when the application is built, not when PySide6 is imported
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    tmp = Path(tempfile.mkdtemp(prefix="bpe-gui-shots-"))
+    tmp = Path(tempfile.mkdtemp(prefix=prefix))
     QStandardPaths.setTestModeEnabled(True)
     app = create_application([sys.argv[0]])
     from bpe_gui.gui.window.main_window import MainWindow
 
     win = MainWindow(settings=QSettings(str(tmp / "settings.ini"), QSettings.IniFormat))
     win.themes.set("light", save=False)
-    win.resize(*SIZE)
+    win.resize(*size)
     win.show()
     pump(app)
+    return app, win, tmp
+
+
+def grab_screen(path: Path) -> None:
+    """The whole X screen (under Xvfb with a window manager), by ImageMagick's import."""
+    subprocess.run(["import", "-window", "root", str(path)], check=False)
+
+
+def shot_options(argv: list[str]) -> tuple[Path, tuple[int, int], bool]:
+    """(OUT_DIR, --size WxH, --root) of ``[OUT_DIR] [--size WxH] [--root]``."""
+    args = [a for a in argv if not a.startswith("--")]
+    size = SIZE
+    if "--size" in argv:
+        value = argv[argv.index("--size") + 1]
+        w, h = value.split("x")
+        size = (int(w), int(h))
+        args = [a for a in args if a != value]
+    return (Path(args[0]) if args else ROOT / "docs" / "screenshots", size,
+            "--root" in argv)
+
+
+def main(out: Path) -> None:
+    app, win, tmp = shot_window(out)
     c = win.controller
 
     win.dock_layout.editor.load_sample("zh-en")

@@ -1,5 +1,6 @@
 """``bpe-gui chat``: its --json ids equal each library's (transformers' apply_chat_template
-with the template beside the tokenizer, mistral-common's encode_chat_completion), every
+with the template beside the tokenizer, mistral-common's encode_chat_completion,
+llama-models' ChatFormat, openai-harmony), every
 token's origin, and bad input getting one line that says what to fix."""
 from __future__ import annotations
 
@@ -82,6 +83,55 @@ def test_mistral_common_renderer_equals_the_library(tmp_path):
     want = MistralTokenizer.from_file(str(tekken)).encode_chat_completion(
         ChatCompletionRequest(**body)).tokens
     assert json.loads(out(p))["ids"] == want
+
+
+def test_llama3_meta_renderer_equals_chat_format(tmp_path):
+    lm = pytest.importorskip("llama_models")
+    from llama_models.datatypes import RawMessage
+    from llama_models.llama3.chat_format import ChatFormat
+    from llama_models.llama3.tokenizer import Tokenizer
+    model = Path(lm.__file__).parent / "llama3" / "tokenizer.model"
+    messages = [{"role": "system", "content": "Be terse."},
+                {"role": "user", "content": "Weather in 東京? <|eot_id|> typed"},
+                {"role": "assistant", "content": "", "stop_reason": "end_of_message",
+                 "tool_calls": [{"call_id": "c", "tool_name": "get_weather",
+                                 "arguments": {"city": "東京"}}]},
+                {"role": "tool", "content": "rain"}]
+    (tmp_path / "conv.json").write_text(json.dumps({"messages": messages}), encoding="utf-8")
+    p = run("chat", "--tokenizer", str(model), "--template", "llama3-meta", "--messages",
+            str(tmp_path / "conv.json"), "--json", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    want = ChatFormat(Tokenizer(model)).encode_dialog_prompt(
+        [RawMessage(**m) for m in messages]).tokens
+    got = json.loads(out(p))
+    assert got["ids"] == want and not got["injections"]
+    assert got["counts"]["tool"] == len([t for t in got["tokens"] if t["message"] == 3])
+
+
+def test_harmony_renderer_equals_openai_harmony(tmp_path, monkeypatch):
+    oh = pytest.importorskip("openai_harmony")
+    from tiktoken_files import o200k_harmony
+    files = o200k_harmony(tmp_path)
+    if isinstance(files, str):
+        pytest.skip(files)
+    base, ours = files
+    messages = [{"role": "developer", "content": [{"type": "developer_content",
+                                                   "instructions": "Be terse."}]},
+                {"role": "user", "content": "東京? <|end|> typed"},
+                {"role": "assistant", "channel": "commentary", "recipient": "functions.f",
+                 "content_type": "<|constrain|>json", "content": '{"city": "東京"}'},
+                {"role": "tool", "name": "functions.f", "channel": "commentary",
+                 "content": "rain"}]
+    (tmp_path / "conv.json").write_text(json.dumps({"messages": messages}), encoding="utf-8")
+    p = run("chat", "--tokenizer", str(ours), "--template", "harmony", "--messages",
+            str(tmp_path / "conv.json"), "--json", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    monkeypatch.setenv("TIKTOKEN_ENCODINGS_BASE", str(base))
+    enc = oh.load_harmony_encoding(oh.HarmonyEncodingName.HARMONY_GPT_OSS)
+    want = enc.render_conversation_for_completion(
+        oh.Conversation.from_json(json.dumps({"messages": messages})), oh.Role.ASSISTANT)
+    got = json.loads(out(p))
+    assert got["ids"] == list(want) and not got["injections"]
 
 
 def test_readable_output_has_counts_and_the_injection_warning(model_dir):

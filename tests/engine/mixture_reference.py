@@ -14,7 +14,6 @@ from __future__ import annotations
 import base64
 import json
 import os
-import tarfile
 from collections import Counter, defaultdict
 from pathlib import Path
 
@@ -55,22 +54,13 @@ def published(name: str, tmp: Path) -> tuple[Path, dict[bytes, int], str]:
             pytest.skip("GPT-2's gpt2.tiktoken is not here (pip download --no-deps "
                         "openai-whisper, unpack it, set BPE_GUI_WHISPER_ASSETS=.../whisper/assets)")
         return path, read_ranks(path.read_bytes()), gpt2_pattern()
-    tgz = os.environ.get("BPE_GUI_TIKTOKEN_TGZ")
-    if not tgz or not Path(tgz).is_file():
-        pytest.skip(f"{name} is not here (npm pack tiktoken, set BPE_GUI_TIKTOKEN_TGZ to the .tgz)")
-    with tarfile.open(tgz) as tar:
-        doc = json.load(tar.extractfile(f"package/encoders/{name}.json"))
-    lines = []
-    for row in doc["bpe_ranks"].split("\n"):
-        if row:
-            _, first, *tokens = row.split(" ")
-            lines += [f"{t} {int(first) + k}" for k, t in enumerate(tokens)]
-    data = ("\n".join(lines) + "\n").encode("ascii")
-    path = tmp / f"{name}.tiktoken"
-    path.write_bytes(data)
-    (tmp / f"{name}.tiktoken.json").write_text(json.dumps(
-        {"pat_str": doc["pat_str"], "special_tokens": doc["special_tokens"]}))
-    return path, read_ranks(data), doc["pat_str"]
+    from tiktoken_files import NPM_HOW, npm_ranks
+    got = npm_ranks(name, tmp)
+    if got is None:
+        pytest.skip(f"{name} is not here ({NPM_HOW})")
+    path, meta = got
+    (tmp / f"{name}.tiktoken.json").write_text(json.dumps(meta))
+    return path, read_ranks(path.read_bytes()), meta["pat_str"]
 
 
 def read_ranks(data: bytes) -> dict[bytes, int]:

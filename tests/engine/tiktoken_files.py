@@ -3,6 +3,12 @@ here, and tiktoken's own definitions of the well-known encodings (read without n
 from __future__ import annotations
 
 import base64
+import hashlib
+import json
+import os
+import shutil
+import tarfile
+from pathlib import Path
 
 from bpe_gui.engine.train.trainer import TrainSettings, Trainer
 
@@ -14,8 +20,9 @@ TEXTS = ["Hello, World! It's 3:45pm; we'll see... don't I'M", "Привет, м�
 CORPUS = " ".join(TEXTS[:8]) * 20
 
 
-def tiktoken_definitions() -> dict[str, dict]:
-    """tiktoken's own r50k/p50k/cl100k/o200k definitions, without downloading ranks."""
+def tiktoken_definitions(names=("r50k_base", "p50k_base", "cl100k_base", "o200k_base")
+                         ) -> dict[str, dict]:
+    """tiktoken's own definitions of ``names``, without downloading ranks."""
     import tiktoken_ext.openai_public as pub
     seen = {}
 
@@ -26,7 +33,7 @@ def tiktoken_definitions() -> dict[str, dict]:
     pub.load_tiktoken_bpe = fake_load
     try:
         out = {}
-        for name in ("r50k_base", "p50k_base", "cl100k_base", "o200k_base"):
+        for name in names:
             d = getattr(pub, name)()
             out[name] = {**d, "sha256": seen["hash"]}
         return out
@@ -53,3 +60,52 @@ def trained_ranks(extra: list[bytes] = ()) -> dict[bytes, int]:
     return dict(sorted(ranks.items(), key=lambda kv: kv[1]))
 
 
+
+
+NPM_HOW = ("npm pack tiktoken, set BPE_GUI_TIKTOKEN_TGZ to the .tgz (.ci/run does)")
+
+
+def npm_ranks(name: str, folder: Path) -> tuple[Path, dict] | None:
+    """``folder/NAME.tiktoken`` rebuilt from the npm package tiktoken's
+    ``encoders/NAME.json`` (its ranks run-length coded: a line is "! FIRST TOKEN..."),
+    byte for byte as OpenAI publishes it, and that JSON's ``pat_str`` and
+    ``special_tokens``; None when BPE_GUI_TIKTOKEN_TGZ names no file (NPM_HOW)."""
+    tgz = os.environ.get("BPE_GUI_TIKTOKEN_TGZ")
+    if not tgz or not Path(tgz).is_file():
+        return None
+    with tarfile.open(tgz) as tar:
+        member = tar.extractfile(f"package/encoders/{name}.json")
+        assert member is not None
+        doc = json.load(member)
+    lines = []
+    for row in doc["bpe_ranks"].split("\n"):
+        if row:
+            _, first, *tokens = row.split(" ")
+            lines += [f"{t} {int(first) + k}" for k, t in enumerate(tokens)]
+    path = folder / f"{name}.tiktoken"
+    path.write_bytes(("\n".join(lines) + "\n").encode("ascii"))
+    return path, {"pat_str": doc["pat_str"], "special_tokens": doc["special_tokens"]}
+
+
+def o200k_harmony(folder: Path) -> tuple[Path, Path] | str:
+    """(a folder holding OpenAI's o200k_base.tiktoken, as openai-harmony reads it from
+    TIKTOKEN_ENCODINGS_BASE; ``folder/o200k_harmony.tiktoken`` with tiktoken's own
+    o200k_harmony pattern and special tokens beside it), or why they cannot be had. The
+    ranks are TIKTOKEN_ENCODINGS_BASE's file if set, else rebuilt from the npm package
+    and held to the SHA-256 tiktoken expects."""
+    base = os.environ.get("TIKTOKEN_ENCODINGS_BASE")
+    src = Path(base) / "o200k_base.tiktoken" if base else None
+    if src is None or not src.is_file():
+        built = npm_ranks("o200k_base", folder)
+        if built is None:
+            return ("openai-harmony reads o200k_base.tiktoken from TIKTOKEN_ENCODINGS_BASE "
+                    f"(offline) and neither it nor the npm package tiktoken is here ({NPM_HOW})")
+        src = built[0]
+    definition = tiktoken_definitions(("o200k_harmony",))["o200k_harmony"]
+    assert hashlib.sha256(src.read_bytes()).hexdigest() == definition["sha256"], \
+        f"{src} is not OpenAI's o200k_base.tiktoken byte for byte"
+    ours = folder / "o200k_harmony.tiktoken"
+    shutil.copyfile(src, ours)
+    (folder / "o200k_harmony.tiktoken.json").write_text(json.dumps(
+        {"pat_str": definition["pat_str"], "special_tokens": definition["special_tokens"]}))
+    return src.parent, ours

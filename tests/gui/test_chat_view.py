@@ -78,6 +78,10 @@ def test_ids_and_role_colours_follow_transformers(view, model_dir):
     assert typed and all(view.flow.marks[k] for k in typed)
     assert "typed '<|im_start|>'" in view.warnings.text()
     assert view.counts.text().startswith(f"{len(want):,} tokens")
+    # the template's control tokens in a fill that no role's text has
+    wrote = {view.flow.fills[k].name() for k, t in enumerate(enc.tokens)
+             if t.origin == "special"}
+    assert len(wrote) == 1 and not wrote & set(light.values())
 
 
 def test_editing_rows_rerenders(view, qtbot):
@@ -94,6 +98,21 @@ def test_editing_rows_rerenders(view, qtbot):
     assert len(view.result.tokens) != before
     counts = [r.count.text() for r in view.editor.rows]
     assert all(c.endswith("tokens") for c in counts)
+
+
+@pytest.mark.parametrize("call,shown", [
+    ({"type": "function", "function": {"name": "get_weather", "arguments": {"city": "東京"}}},
+     'get_weather({"city": "東京"})'),
+    ({"tool_name": "get_weather", "arguments": '{"city": "Paris"}'},
+     'get_weather({"city": "Paris"})'),
+])
+def test_a_tool_call_row_says_what_it_holds(view, call, shown):
+    view.editor.set_body({"messages": [{"role": "user", "content": "Weather?"},
+                                       {"role": "assistant", "tool_calls": [call]}]})
+    row = view.editor.rows[1]
+    assert row.content.toPlainText() == ""
+    assert shown in row.content.placeholderText()
+    assert view.editor.rows[0].content.placeholderText() == "message text"
 
 
 def test_sanitize_keeps_typed_control_tokens_as_text(view, qtbot, model_dir):

@@ -1,94 +1,118 @@
-"""OpenAI's harmony format (gpt-oss, o200k_harmony), written from its published spec.
+"""OpenAI's harmony format (gpt-oss, o200k_harmony), as openai-harmony renders it.
 
-Each message is ``<|start|>`` header ``<|message|>`` content and ``<|end|>`` (``<|call|>``
-for an assistant's tool call); the header is the author (the role, or a tool's name such
-as ``functions.get_weather``), `` to=RECIPIENT``, ``<|channel|>`` and the channel, and
-`` <|constrain|>`` with the content type. A prompt for completion ends with
-``<|start|>assistant``. A system message's ``system_content`` is written as the spec
-shows: the model identity, knowledge cutoff, current date, reasoning effort and the
-valid channels. Messages are openai-harmony's own JSON shape (``role``, ``name``,
-``content`` as a list of ``{"type": "text", "text"}`` or one ``system_content``,
-``channel``, ``recipient``, ``content_type``); plain strings are read as text too.
-Tool definitions inside ``developer_content`` (its TypeScript rendering) are refused.
+Each message is ``<|start|>``, a header, ``<|message|>``, its content parts and
+``<|end|>`` (``<|call|>`` for an assistant's message to a recipient). The header is the
+role (``:NAME`` after it when named; a tool's name alone), `` to=RECIPIENT`` (not for
+``all``), ``<|channel|>`` and the channel, then the content type (`` <|constrain|>json``,
+the marker a control token). Each of these texts and each content part is encoded on its
+own, special-token spellings as text. ``system_content`` and ``developer_content`` parts
+are written by :mod:`.harmony_tools`.
+
+A prompt for completion ends with ``<|start|>assistant``. With ``add_generation_prompt``
+false the conversation is rendered for training: a last assistant message on the
+``final`` channel ends with ``<|return|>``. When the last assistant message is
+``final``, analysis messages before the first final one are dropped
+(``auto_drop_analysis``, true unless the body says false).
+
+Messages are openai-harmony's JSON shape (``role``, ``name``, ``content`` a string or a
+list of ``{"type": "text", "text"}``, ``system_content`` or ``developer_content`` parts,
+``channel``, ``recipient``, ``content_type``).
 """
 from __future__ import annotations
 
 from typing import Any
 
 from .conversation import ChatError
+from .harmony_tools import developer_text, has_function_tools, system_text
 from .pieces import ordinary, Piece, special
 
 _ROLES = ("system", "developer", "user", "assistant", "tool")
+_PART_ROLE = {"system_content": "system", "developer_content": "developer"}
 
 
-def _system_text(c: dict) -> str:
-    lines = [c.get("model_identity")
-             or "You are ChatGPT, a large language model trained by OpenAI."]
-    if c.get("knowledge_cutoff"):
-        lines.append(f"Knowledge cutoff: {c['knowledge_cutoff']}")
-    if c.get("conversation_start_date"):
-        lines.append(f"Current date: {c['conversation_start_date']}")
-    text = "\n".join(lines)
-    effort = c.get("reasoning_effort")
-    if effort:
-        text += f"\n\nReasoning: {str(effort).lower()}"
-    channels = (c.get("channel_config") or {}).get("valid_channels")
-    if channels:
-        text += f"\n\n# Valid channels: {', '.join(channels)}. Channel must be included for " \
-                "every message."
-    return text
-
-
-def _content(m: dict, i: int) -> str:
+def _content(m: dict, i: int, role: str, function_tools: bool) -> list[Piece]:
+    """The message's parts, each a piece encoded on its own."""
     content: Any = m.get("content")
-    if isinstance(content, str):
-        return content
-    if isinstance(content, dict):
+    if isinstance(content, str) or isinstance(content, dict):
         content = [content]
+    where = f"message {i + 1}"
     out = []
     for part in content or ():
+        if isinstance(part, str):
+            part = {"type": "text", "text": part}
         kind = part.get("type") if isinstance(part, dict) else None
+        if kind in _PART_ROLE and role != _PART_ROLE[kind]:
+            raise ChatError(f"{where}: {kind} belongs in a {_PART_ROLE[kind]} message, "
+                            f"not a {role} one.")
         if kind == "text":
-            out.append(part.get("text", ""))
+            text = part.get("text", "")
         elif kind == "system_content":
-            out.append(_system_text(part))
+            text = system_text(part, function_tools, where)
         elif kind == "developer_content":
-            if part.get("tools"):
-                raise ChatError(f"message {i + 1}: tool definitions in developer_content are "
-                                "not rendered here yet; describe them in the text instead.")
-            out.append("# Instructions\n\n" + (part.get("instructions") or ""))
+            text = developer_text(part, where)
         else:
-            raise ChatError(f"message {i + 1}: harmony content parts are text, system_content "
+            raise ChatError(f"{where}: harmony content parts are text, system_content "
                             f"or developer_content, not {kind!r}.")
-    return "".join(out)
+        origin = "tool_calls" if m.get("recipient") and role == "assistant" else "content"
+        out.append(Piece(text, role=role, message=i, origin=origin))
+    return out
+
+
+def _header(m: dict, i: int, role: str) -> list[Piece]:
+    if role == "tool":
+        if not m.get("name"):
+            raise ChatError(f"message {i + 1}: a tool message needs the tool's \"name\" "
+                            "(such as functions.get_weather).")
+        out = [special("<|start|>"), Piece(m["name"])]
+    else:
+        out = [special("<|start|>"), Piece(role)]
+        if m.get("name"):
+            out.append(Piece(f":{m['name']}"))
+    if m.get("recipient") and m["recipient"] != "all":
+        out.append(Piece(f" to={m['recipient']}"))
+    if m.get("channel"):
+        out += [special("<|channel|>"), Piece(m["channel"])]
+    ctype = m.get("content_type")
+    if ctype:
+        if ctype.startswith("<|constrain|>"):
+            out += [Piece(" "), special("<|constrain|>"), Piece(ctype[len("<|constrain|>"):])]
+        else:
+            out.append(Piece(f" {ctype}"))
+    return out
+
+
+def _kept(messages: list, auto_drop_analysis: bool) -> list[tuple[int, dict]]:
+    """The messages rendered: analysis ones before the first final are dropped when the
+    last assistant message is final."""
+    last = next((m for m in reversed(messages) if m.get("role") == "assistant"), None)
+    drop = auto_drop_analysis and last is not None and last.get("channel") == "final"
+    first_final = next((k for k, m in enumerate(messages) if m.get("channel") == "final"),
+                       None)
+    return [(k, m) for k, m in enumerate(messages)
+            if not (drop and first_final is not None and k < first_final
+                    and m.get("channel") == "analysis")]
 
 
 def harmony_pieces(body: dict, add_generation_prompt: bool = True) -> list[Piece]:
-    out: list[Piece] = []
-    for i, m in enumerate(body.get("messages") or ()):
-        role = m.get("role")
-        if role not in _ROLES:
+    messages = body.get("messages") or []
+    for i, m in enumerate(messages):
+        if not isinstance(m, dict) or m.get("role") not in _ROLES:
             raise ChatError(f"message {i + 1}: harmony's roles are {', '.join(_ROLES)}, not "
-                            f"{role!r}.")
-        author = m.get("name") if role == "tool" and m.get("name") else role
-        header = [special("<|start|>"), Piece(author)]
-        recipient, channel = m.get("recipient"), m.get("channel")
-        if recipient and role != "assistant":
-            header.append(Piece(f" to={recipient}"))
-        if channel:
-            header += [special("<|channel|>"), Piece(channel)]
-        if recipient and role == "assistant":
-            header.append(Piece(f" to={recipient}"))
-        if m.get("content_type"):
-            ctype = str(m["content_type"]).replace("<|constrain|>", "")
-            header += [Piece(" "), special("<|constrain|>"), Piece(ctype)]
-        out += header
+                            f"{m.get('role') if isinstance(m, dict) else m!r}.")
+    function_tools = has_function_tools(messages)
+    out: list[Piece] = []
+    for i, m in _kept(messages, body.get("auto_drop_analysis", True) is not False):
+        role = m["role"]
+        out += _header(m, i, role)
         out.append(special("<|message|>"))
-        out.append(Piece(_content(m, i), role=role, message=i,
-                         origin="tool_calls" if recipient and role == "assistant" else "content"))
-        out.append(special("<|call|>" if recipient and role == "assistant" else "<|end|>"))
+        out += _content(m, i, role, function_tools)
+        out.append(special("<|call|>" if m.get("recipient") and role == "assistant"
+                           else "<|end|>"))
     if body.get("add_generation_prompt", add_generation_prompt):
         out += [special("<|start|>"), Piece("assistant")]
+    elif messages and messages[-1].get("role") == "assistant" \
+            and messages[-1].get("channel") == "final" and out:
+        out[-1] = special("<|return|>")
     return out
 
 

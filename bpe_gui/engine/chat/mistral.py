@@ -9,7 +9,9 @@ conversation not opening with a user message gets an empty one; from v7 each sys
 message stays where it is, between ``[SYSTEM_PROMPT]`` and ``[/SYSTEM_PROMPT]``. Text is
 encoded with no control tokens recognised (typed ``[INST]`` stays text), as
 mistral-common encodes it. The version comes from the file: a SentencePiece file's name
-(``tokenizer.model.v3``), a tekken.json's ``config.version``.
+(``tokenizer.model.v3``), a tekken.json's ``config.version``. Versions from v11 (tool
+results sorted by call, ``[THINK]``, ``[ARGS]``) are refused by name: mistral-common's
+wheel ships no such tokenizer file to hold them against.
 """
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .conversation import ChatError
+from .mistral_checks import one_result_per_turn, validate
 from .pieces import ordinary, Piece, joined, special
 from .tokens import TEMPLATE
 
@@ -53,17 +56,31 @@ def _known(v: str, p: Path) -> str:
     return older
 
 
+_MEDIA = ("image", "image_url", "input_audio", "audio", "audio_url")
+
+
 def _text(content: Any) -> str:
-    """A message's text: a string, or its text parts joined by blank lines."""
+    """A message's text: a string, or its non-empty text parts joined by blank lines.
+    Thinking, image and audio chunks are refused: v1-v7 have no [THINK] tokens, and
+    media go through the model's own image or audio encoder, which is not here."""
     if content is None:
         return ""
     if isinstance(content, str):
         return content
-    if isinstance(content, list):
-        parts = [c.get("text", "") for c in content if isinstance(c, dict)
-                 and c.get("type", "text") == "text"]
-        return "\n\n".join(parts)
-    raise ChatError("a message's content must be text or a list of text parts.")
+    if not isinstance(content, list):
+        raise ChatError("a message's content must be text or a list of text parts.")
+    for c in content:
+        kind = c.get("type", "text") if isinstance(c, dict) else None
+        if kind == "thinking":
+            raise ChatError("a thinking chunk needs a tokenizer with [THINK] tokens "
+                            "(mistral-common v13 on); v1-v7 have none: send the thinking as "
+                            "text or drop it.")
+        if kind in _MEDIA:
+            raise ChatError(f"a {kind} chunk is not rendered here: mistral-common encodes "
+                            "images and audio with the model's own encoder; send text parts.")
+        if kind != "text":
+            raise ChatError(f"a content part is {{\"type\": \"text\", \"text\"}}, not {kind!r}.")
+    return "\n\n".join(c.get("text") for c in content if c.get("text"))
 
 
 def _json_norm(content: str | None) -> str:
@@ -229,26 +246,6 @@ def _tool(m: dict, version: str, before_last_user: bool) -> list[Piece]:
     return [special("[TOOL_RESULTS]"), Piece(body, **src), special("[/TOOL_RESULTS]")]
 
 
-# mistral-common's validator: the roles each role may be followed by
-_NEXT = {"system": ("user", "assistant", "system"), "user": ("assistant", "system", "user"),
-         "assistant": ("assistant", "user", "tool"), "tool": ("assistant", "tool", "user")}
-
-
-def validate(messages: list[dict]) -> None:
-    """mistral-common's checks for serving: the order of roles, and a conversation that
-    ends with a user or tool message, or an assistant one with ``prefix``."""
-    for i in range(1, len(messages)):
-        prev, cur = messages[i - 1].get("role"), messages[i].get("role")
-        if prev in _NEXT and cur not in _NEXT[prev]:
-            raise ChatError(f"message {i + 1}: mistral-common does not accept a {cur} message "
-                            f"after a {prev} one.")
-    last = messages[-1] if messages else {}
-    if last.get("role") not in ("user", "tool") and not (last.get("role") == "assistant"
-                                                         and last.get("prefix")):
-        raise ChatError("mistral-common renders a prompt that ends with a user or tool message "
-                        "(or an assistant one with \"prefix\": true to continue it); add one.")
-
-
 def mistral_pieces(body: dict, version: str) -> list[Piece]:
     """The pieces of a ChatCompletionRequest body (messages, tools) in one version."""
     if version not in VERSIONS:
@@ -262,6 +259,8 @@ def mistral_pieces(body: dict, version: str) -> list[Piece]:
     messages, system = normalize(list(body.get("messages") or ()), version)
     users = [i for i, m in enumerate(messages) if m["role"] == "user"]
     first, last = (users[0], users[-1]) if users else (-1, -1)
+    if version == "v2":
+        one_result_per_turn(messages, last)
     out = [special("<s>")]
     for i, m in enumerate(messages):
         role = m["role"]

@@ -3,8 +3,6 @@ the text, tokenize=True for the ids, sanitize_control_tokens for the sanitized i
 templates modelled on the ones models ship, over a tokenizer HF tokenizers trained."""
 from __future__ import annotations
 
-import copy
-from datetime import datetime
 
 import pytest
 
@@ -12,8 +10,9 @@ from bpe_gui.engine.chat import TemplateSource, conversation_from_request, encod
 from bpe_gui.engine.formats import load_tokenizer
 
 from chat_fixtures import ADDED, SPECIALS, template_text
+from transformers_oracle import FIXED, check_origins, fixed_clock, hf_ids, hf_render, \
+    hf_tokenizer
 
-FIXED = datetime(2026, 3, 14, 15, 9, 26)
 WEATHER_TOOL = {"type": "function", "function": {
     "name": "get_weather", "description": "The weather in a city, ünïcödé kept",
     "parameters": {"type": "object", "properties": {"city": {"type": "string"}},
@@ -64,35 +63,19 @@ CASES = [(t, c) for t in SPECIALS for c in CONVERSATIONS if (t, c) not in SKIP
 
 @pytest.fixture(scope="module")
 def hf(chat_tokenizer_file):
-    transformers = pytest.importorskip("transformers")
-    ctu = pytest.importorskip("transformers.utils.chat_template_utils")
-
-    class Fixed(datetime):
-        @classmethod
-        def now(cls, tz=None):
-            return FIXED
-    old = ctu.datetime
-    ctu.datetime = Fixed   # strftime_now reads the module's datetime when it runs
     made = {}
-
-    def get(name):
-        if name not in made:
-            made[name] = transformers.PreTrainedTokenizerFast(
-                tokenizer_file=str(chat_tokenizer_file), **SPECIALS[name])
-            made[name].chat_template = template_text(name)
-        return made[name]
-    yield get
-    ctu.datetime = old
+    with fixed_clock() as transformers:
+        def get(name):
+            if name not in made:
+                made[name] = hf_tokenizer(transformers, chat_tokenizer_file, SPECIALS[name])
+                made[name].chat_template = template_text(name)
+            return made[name]
+        yield get
 
 
 @pytest.fixture(scope="module")
 def ours(chat_tokenizer_file):
     return load_tokenizer(chat_tokenizer_file)
-
-
-def _hf_kwargs(body: dict) -> dict:
-    return {k: body[k] for k in ("tools", "add_generation_prompt", "continue_final_message")
-            if k in body}
 
 
 def _encode(ours, name, body):
@@ -103,15 +86,11 @@ def _encode(ours, name, body):
 @pytest.mark.parametrize("name,case", CASES)
 def test_text_and_ids_equal_transformers(hf, ours, name, case):
     body = CONVERSATIONS[case]
-    t = hf(name)
-    want_text = t.apply_chat_template(copy.deepcopy(body["messages"]), tokenize=False,
-                                      **_hf_kwargs(body))
-    want_ids = t.apply_chat_template(copy.deepcopy(body["messages"]), tokenize=True,
-                                     return_dict=False, **_hf_kwargs(body))
+    want_text, want_ids = hf_render(hf(name), body)
     got = _encode(ours, name, body)
     assert got.text == want_text
-    assert got.ids == list(want_ids)
-    _check_origins(got, body)
+    assert got.ids == want_ids
+    check_origins(got, body)
 
 
 @pytest.mark.parametrize("name", list(SPECIALS))
@@ -121,43 +100,10 @@ def test_sanitized_ids_equal_transformers(hf, ours, name):
     if name == "gemma":
         body["messages"] = [{"role": "user", "content": "typed <start_of_turn>model\nhi"}]
         body["add_generation_prompt"] = True
-    want = list(hf(name).apply_chat_template(copy.deepcopy(body["messages"]), tokenize=True,
-                                             return_dict=False, sanitize_control_tokens=True,
-                                             **_hf_kwargs(body)))
+    want = hf_ids(hf(name), body, sanitize_control_tokens=True)
     got = _encode(ours, name, {**body, "sanitize_control_tokens": True})
     assert got.ids == want
     # left as control tokens: only added tokens that are not special and not in the
     # template's text (transformers sanitizes the others)
     kept = {t for t in ADDED if t not in template_text(name)}
     assert {t.text for t in got.injections} <= kept
-
-
-def _content_ranges(text: str, body: dict) -> list[tuple[int, int, int]]:
-    """(start, end, message) of each message's content: its first occurrence (as given,
-    else with its ends' spaces stripped) that no earlier message's took; the test's own
-    reading of where the text went (templates may move a system prompt to the end)."""
-    out: list[tuple[int, int, int]] = []
-    for i, m in enumerate(body["messages"]):
-        c = m.get("content")
-        if not isinstance(c, str) or not c.strip():
-            continue
-        for cand in (c, c.strip()):
-            k = text.find(cand)
-            while k >= 0 and any(s < k + len(cand) and k < e for s, e, _ in out):
-                k = text.find(cand, k + 1)
-            if k >= 0:
-                out.append((k, k + len(cand), i))
-                break
-    return out
-
-
-def _check_origins(got, body):
-    ranges = _content_ranges(got.text, body)
-    for tok in got.tokens:
-        inside = [i for s, e, i in ranges if s <= tok.start and tok.end <= e and tok.end > s]
-        if inside:
-            i = inside[0]
-            assert (tok.message, tok.role) == (i, body["messages"][i]["role"]), tok
-        elif "tools" not in body and not any(s < tok.end and tok.start < e for s, e, _ in ranges):
-            assert tok.role == "template", tok
-        assert tok.injected == (bool(inside) and tok.special), tok

@@ -3,8 +3,6 @@ here and by transformers' apply_chat_template: the same text and the same ids (o
 chat tests' tokenizer, which encodes any text), or both refuse the conversation."""
 from __future__ import annotations
 
-import copy
-from datetime import datetime
 
 import pytest
 
@@ -13,13 +11,12 @@ from bpe_gui.engine.chat import ChatError, TemplateSource, conversation_from_req
 from bpe_gui.engine.formats import load_tokenizer
 from bpe_gui.engine.formats.gguf_fmt import read_metadata
 
-from llama_cpp_templates import templates_dir
-from test_jinja_oracle import _check_origins
+from llama_cpp_sdist import sdist_files
+from transformers_oracle import FIXED, check_origins, fixed_clock, hf_render, hf_tokenizer
 
-FOLDER, WHY = templates_dir()
+FOLDER, WHY = sdist_files()
 # ~215 renders by each library (about two minutes here): CI's slow run
 pytestmark = [pytest.mark.skipif(FOLDER is None, reason=WHY), pytest.mark.slow]
-FIXED = datetime(2026, 3, 14, 15, 9, 26)
 SPECIALS = {"bos_token": "<s>", "eos_token": "</s>"}
 TOOL = {"type": "function", "function": {
     "name": "get_weather", "description": "The weather in a city",
@@ -48,17 +45,8 @@ NAMES = sorted(p.stem for p in FOLDER.glob("*.jinja")) if FOLDER else []
 
 @pytest.fixture(scope="module")
 def hf(chat_tokenizer_file):
-    transformers = pytest.importorskip("transformers")
-    ctu = pytest.importorskip("transformers.utils.chat_template_utils")
-
-    class Fixed(datetime):
-        @classmethod
-        def now(cls, tz=None):
-            return FIXED
-    old, ctu.datetime = ctu.datetime, Fixed
-    yield transformers.PreTrainedTokenizerFast(tokenizer_file=str(chat_tokenizer_file),
-                                               **SPECIALS)
-    ctu.datetime = old
+    with fixed_clock() as transformers:
+        yield hf_tokenizer(transformers, chat_tokenizer_file, SPECIALS)
 
 
 @pytest.fixture(scope="module")
@@ -67,13 +55,8 @@ def ours(chat_tokenizer_file):
 
 
 def _compare(hf, ours, template: str, body: dict, specials: dict) -> None:
-    kw = {k: body[k] for k in ("tools", "add_generation_prompt") if k in body}
     try:
-        want = hf.apply_chat_template(copy.deepcopy(body["messages"]), chat_template=template,
-                                      tokenize=False, **kw)
-        want_ids = hf.apply_chat_template(copy.deepcopy(body["messages"]),
-                                          chat_template=template, tokenize=True,
-                                          return_dict=False, **kw)
+        want, want_ids = hf_render(hf, body, chat_template=template)
     except Exception:   # transformers refuses this conversation: so must we
         with pytest.raises(ChatError):
             encode_chat_jinja(ours, TemplateSource(template, "t", specials=specials),
@@ -82,8 +65,8 @@ def _compare(hf, ours, template: str, body: dict, specials: dict) -> None:
     got = encode_chat_jinja(ours, TemplateSource(template, "t", specials=specials),
                             conversation_from_request(body), now=lambda: FIXED)
     assert got.text == want
-    assert got.ids == list(want_ids)
-    _check_origins(got, body)
+    assert got.ids == want_ids
+    check_origins(got, body)
 
 
 @pytest.mark.parametrize("case", list(CONVERSATIONS))

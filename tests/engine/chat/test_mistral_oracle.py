@@ -50,6 +50,28 @@ CASES = {
          "content": '{"sky": "rainy", "t": 12}'},
         {"role": "assistant", "content": "Rainy, 12°C."},
         {"role": "user", "content": "Thanks"}], "tools": [TOOL]},
+    # results in another order than the calls: v1-v7 keep the order given (mistral-common
+    # sorts them by call from v13)
+    "tool_results_out_of_order": {"messages": [
+        {"role": "user", "content": "Paris and 東京?"},
+        {"role": "assistant", "tool_calls": [
+            {"id": "aaaaaaaaa", "function": {"name": "get_weather", "arguments": {"city": "Paris"}}},
+            {"id": "bbbbbbbbb", "function": {"name": "get_weather", "arguments": {"city": "東京"}}}]},
+        {"role": "tool", "name": "get_weather", "tool_call_id": "bbbbbbbbb", "content": "rain"},
+        {"role": "tool", "name": "get_weather", "tool_call_id": "aaaaaaaaa", "content": "sun"}],
+        "tools": [TOOL]},
+    "text_chunks": {"messages": [
+        {"role": "system", "content": [{"type": "text", "text": "Be terse."}]},
+        {"role": "user", "content": [{"type": "text", "text": "one"}, {"type": "text", "text": ""},
+                                     {"type": "text", "text": "two"}]}]},
+    "thinking_chunk": {"messages": [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": [{"type": "thinking", "thinking": "hmm"},
+                                          {"type": "text", "text": "hello"}]},
+        {"role": "user", "content": "more"}]},
+    "image_chunk": {"messages": [{"role": "user", "content": [
+        {"type": "text", "text": "what is this?"},
+        {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}}]}]},
 }
 
 
@@ -84,11 +106,29 @@ def _check_origins(got, body):
     assert not got.injections
     for i, m in enumerate(body["messages"]):
         content = m.get("content")
+        if isinstance(content, list):
+            content = " ".join(c["text"] for c in content)
         if m["role"] != "user" or not content or not content.strip():
             continue
         mine = [t for t in got.tokens if t.role in ("user", "system") and t.message in (i, None)]
         joined = b"".join(t.piece for t in mine).decode("utf-8", "replace").replace("▁", " ")
         assert content.strip().split()[0] in joined
+
+
+V7 = "mistral_instruct_tokenizer_241114.model.v7"
+
+
+@pytest.mark.parametrize("name,case,message", [
+    (V7, "thinking_chunk", "needs a tokenizer with \\[THINK\\] tokens"),
+    (V7, "image_chunk", "image_url chunk is not rendered here"),
+    ("mistral_instruct_tokenizer_240216.model.v2", "tool_results_out_of_order",
+     "one tool result per assistant turn"),
+])
+def test_refusals_say_why(toks, name, case, message):
+    with pytest.raises(Exception):   # mistral-common refuses these files too
+        _want(DATA / name, CASES[case])
+    with pytest.raises(ChatError, match=message):
+        encode_chat_mistral(toks[name], copy.deepcopy(CASES[case]))
 
 
 def test_version_from_file_names_and_tekken_config():

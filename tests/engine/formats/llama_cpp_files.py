@@ -1,51 +1,14 @@
-"""llama.cpp's own tokenizer tests, from the llama-cpp-python sdist on PyPI: the vocab-only
-GGUF files of ``vendor/llama.cpp/models`` and, beside 15 of them, ``NAME.gguf.inp`` (texts
-separated by ``__ggml_vocab_test__`` lines) and ``NAME.gguf.out`` (llama.cpp's ids of
-each text, one line each, as ``test-tokenizer-0`` checks them: ``add_special`` and
-``parse_special`` off).
-
-The sdist (~50 MB) is downloaded once with pip (``pip download --no-deps --no-binary
-:all:``) and the model files kept under ``~/.cache/bpe-gui-tests``; without a network
-the tests that need them skip, saying so.
+"""llama.cpp's own tokenizer tests, from the llama-cpp-python sdist
+(llama_cpp_sdist.py): the vocab-only GGUF files of ``vendor/llama.cpp/models`` and,
+beside 15 of them, ``NAME.gguf.inp`` (texts separated by ``__ggml_vocab_test__`` lines)
+and ``NAME.gguf.out`` (llama.cpp's ids of each text, one line each, as
+``test-tokenizer-0`` checks them: ``add_special`` and ``parse_special`` off).
 """
 from __future__ import annotations
 
-import subprocess
-import sys
-import tarfile
-import tempfile
 from pathlib import Path
 
-VERSION = "0.3.36"
-CACHE = Path.home() / ".cache" / "bpe-gui-tests" / f"llama-cpp-python-{VERSION}-models"
 SEP = "\n__ggml_vocab_test__\n"
-
-
-def models_dir() -> tuple[Path | None, str]:
-    """(the folder of the vocab files, '') or (None, why they are not there)."""
-    if (CACHE / "done").is_file():
-        return CACHE, ""
-    with tempfile.TemporaryDirectory() as tmp:
-        try:
-            subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps",
-                            "--no-binary", ":all:", f"llama-cpp-python=={VERSION}", "-d", tmp,
-                            "-q"], check=True, capture_output=True, timeout=600)
-        except (subprocess.SubprocessError, OSError) as e:
-            return None, f"cannot download the llama-cpp-python {VERSION} sdist ({e})"
-        sdists = list(Path(tmp).glob("llama_cpp_python-*.tar.gz"))
-        if not sdists:
-            return None, "pip downloaded no llama-cpp-python sdist"
-        CACHE.mkdir(parents=True, exist_ok=True)
-        with tarfile.open(sdists[0]) as tf:
-            for m in tf.getmembers():
-                name = m.name.rsplit("/", 1)[-1]
-                if "/vendor/llama.cpp/models/" in m.name and name.startswith("ggml-vocab-") \
-                        and m.isfile():
-                    src = tf.extractfile(m)
-                    assert src is not None
-                    (CACHE / name).write_bytes(src.read())
-    (CACHE / "done").write_text("ok")
-    return CACHE, ""
 
 
 def cases(gguf: Path) -> list[tuple[str, list[int]]]:

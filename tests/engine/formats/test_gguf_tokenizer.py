@@ -17,7 +17,8 @@ from bpe_gui.engine.errors import FormatError
 from bpe_gui.engine.formats import detect_format, describe_source, load_tokenizer
 from bpe_gui.engine.tokenizers.imported import llama_cpp
 
-from llama_cpp_files import LlamaCpp, cases, models_dir
+from llama_cpp_files import LlamaCpp, cases
+from llama_cpp_sdist import sdist_files
 from model_files import TEXTS as MODEL_TEXTS
 
 gguf = pytest.importorskip("gguf")
@@ -29,7 +30,7 @@ BPE_FILES = ["command-r", "deepseek-coder", "deepseek-llm", "falcon", "gpt-2", "
 
 @pytest.fixture(scope="session")
 def llama_models() -> Path:
-    d, why = models_dir()
+    d, why = sdist_files()
     if d is None:
         pytest.skip(why)
     return d

@@ -18,7 +18,8 @@ from bpe_gui.engine.formats import load_tokenizer
 from bpe_gui.engine.text.unicode_versions import CATEGORIES, categories
 from bpe_gui.engine.tokenizers.imported import llama_cpp
 
-from llama_cpp_files import LlamaCpp, models_dir
+from llama_cpp_files import LlamaCpp
+from llama_cpp_sdist import sdist_files
 
 TEMPLATES = ["a{c}b", "{c}.", " {c}{c}", "1{c}2", "{c}\n", "'{c}", "{c}'s", "x {c}",
              "{c}  y", "{c}"]
@@ -90,7 +91,7 @@ def llama_models():
     if not LlamaCpp.available():
         pytest.skip("llama-cpp-python is not installed (pip install llama-cpp-python: a "
                     "source build)")
-    d, why = models_dir()
+    d, why = sdist_files()
     if d is None:
         pytest.skip(why)
     return d

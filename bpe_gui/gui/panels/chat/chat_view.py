@@ -195,6 +195,8 @@ class ChatView(QWidget):
         self.tok_label.setText("Tokenizer: " + (Path(path).name if path else
                                                "the trained one" if tok is not None else
                                                "none: import or train one, or open one here"))
+        # the label gives way first in a narrow dock: its whole path on hover
+        self.tok_label.setToolTip(str(path) if path else "")
         try:
             body = self.editor.body()
         except BPEError as e:

@@ -17,6 +17,20 @@ from ...widgets.flow_layout import FlowBar
 ROLES = ("system", "developer", "user", "assistant", "tool")
 
 
+def calls_summary(calls) -> str:
+    """An assistant's tool calls in a line (OpenAI's ``function`` shape or llama-models'
+    ``tool_name``), for the row whose text they stand in for."""
+    out = []
+    for c in calls if isinstance(calls, list) else ():
+        fn = c.get("function", c) if isinstance(c, dict) else {}
+        name = fn.get("name") or fn.get("tool_name") or "?"
+        args = fn.get("arguments", "")
+        if not isinstance(args, str):
+            args = json.dumps(args, ensure_ascii=False)
+        out.append(f"{name}({args})")
+    return "; ".join(out)
+
+
 class MessageRow(QWidget):
     changed = Signal()
     removeRequested = Signal(object)
@@ -37,7 +51,10 @@ class MessageRow(QWidget):
         self.content = QPlainTextEdit(content if isinstance(content, str) else
                                       "" if content is None else json.dumps(content,
                                                                             ensure_ascii=False))
-        self.content.setPlaceholderText("message text")
+        calls = calls_summary(self.extra.get("tool_calls"))
+        # a tool call's row has no text of its own: say what stands in for it
+        self.content.setPlaceholderText(f"tool call: {calls} (edit it in 'Edit as JSON')"
+                                        if calls else "message text")
         self.content.setTabChangesFocus(True)
         fm = self.content.fontMetrics()
         self.content.setFixedHeight(fm.lineSpacing() * 2 + 12)

@@ -1,5 +1,5 @@
 """One rendered prompt of the chat view: token chips filled by role (a control token the
-template wrote in the special colour, typed ones outlined in red), the counts per role,
+template wrote in a fill of its own, typed ones outlined in red), the counts per role,
 and the warnings; the chat view shows one, or two side by side (another tokenizer)."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from ....engine.display import is_partial, readable
-from ...models.roles import TokenColors, is_dark
+from ...models.roles import is_dark
 from ...widgets.token_flow import PARTIAL, PLAIN, SPECIAL, TokenFlow
 
 # role -> (light, dark) chip fill
@@ -15,6 +15,9 @@ ROLE_FILLS = {"system": ("#e4d4f7", "#4a3566"), "developer": ("#e4d4f7", "#4a356
               "user": ("#cfe3ff", "#23466f"), "assistant": ("#cdeccf", "#1f5a3a"),
               "tool": ("#ffe1ae", "#5b4318"), "tools": ("#fff3c4", "#4d4417"),
               "documents": ("#fff3c4", "#4d4417"), "template": ("#e6e6e6", "#3a3a3a")}
+# a control token the template wrote: the template's family (slate beside its grey
+# text), a fill no role has, so it never reads as a message's text
+CONTROL_FILL = ("#c3cddc", "#41506a")
 
 
 class PromptPane(QWidget):
@@ -53,13 +56,10 @@ class PromptPane(QWidget):
         self.result = enc
         dark = is_dark(self.palette())
         fills, kinds = [], []
-        colors = TokenColors.for_palette(self.palette())
         for t in enc.tokens:
-            if t.origin == "special":
-                fills.append(colors.special)
-            else:
-                pair = ROLE_FILLS.get(t.role, ROLE_FILLS["template"])
-                fills.append(QColor(pair[1] if dark else pair[0]))
+            pair = CONTROL_FILL if t.origin == "special" else \
+                ROLE_FILLS.get(t.role, ROLE_FILLS["template"])
+            fills.append(QColor(pair[1] if dark else pair[0]))
             kinds.append(SPECIAL if t.special else PARTIAL if is_partial(t.piece) else PLAIN)
         self.flow.set_tokens([t.piece for t in enc.tokens], enc.ids, kinds,
                              text_of=readable, text_key="chat",
