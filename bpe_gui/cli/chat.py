@@ -11,7 +11,7 @@ from datetime import datetime
 from ..engine.chat import CODE_RENDERERS, ChatError, encode_chat, read_template_file, \
     template_beside
 from ..engine.display import readable
-from .common import UsageError, isatty
+from .common import UsageError, add_quiet, isatty
 from .loading import add_tokenizer_source, load_with_overrides, tokenizer_path
 from .paths import refuse_special_files
 
@@ -54,6 +54,7 @@ def add_parser(sub) -> None:
                    "and origin, counts per role, the rendered text")
     c.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                    help="colour tokens by role (default: auto, when printing to a terminal)")
+    add_quiet(c, "no notes on stderr")
     c.set_defaults(func=cmd_chat, special_token=None, preset=None, pattern=None)
 
 

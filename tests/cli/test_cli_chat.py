@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from chat_fixtures import SPECIALS, build_tokenizer, template_text
-from test_cli import assert_user_error, out, run
+from test_cli import assert_user_error, err, out, run
 
 CONV = {"messages": [
     {"role": "system", "content": "Be terse."},
@@ -141,6 +141,15 @@ def test_readable_output_has_counts_and_the_injection_warning(model_dir):
     text = out(p)
     assert "per role: " in text and "message 2 (user)" in text
     assert "warning: user message 2 typed '<|im_start|>'" in text
+
+
+def test_quiet_drops_the_note_naming_the_file_a_folder_gave(model_dir):
+    args = ("chat", "--tokenizer", str(model_dir), "--messages", str(model_dir / "conv.json"),
+            "--json")
+    loud, quiet = run(*args, cwd=model_dir), run(*args, "-q", cwd=model_dir)
+    assert loud.returncode == quiet.returncode == 0, err(loud) + err(quiet)
+    assert f"loaded {model_dir / 'tokenizer.json'}" in err(loud) and err(quiet) == ""
+    assert json.loads(out(loud))["ids"] == json.loads(out(quiet))["ids"]
 
 
 @pytest.mark.parametrize("args,needle", [

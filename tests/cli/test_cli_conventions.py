@@ -208,7 +208,7 @@ CUTS = ["train", "encode", "decode", "count", "inspect", "check"]   # specials a
 # whole of every command's options, so a flag added anywhere must be placed here, and a
 # second name for a meaning already here has nowhere to go
 MEANINGS: dict[str, tuple[tuple[str, ...], list[str]]] = {
-    "no notes on stderr": (("-q", "--quiet"), [c for c in ALL if c != "chat"]),
+    "no notes on stderr": (("-q", "--quiet"), ALL),
     "more detail": (("-v", "--verbose"), ["check"]),
     "the tokenizer's file or folder": (("--tokenizer",), LOADS + ["cost", "check"]),
     "a model on this machine": (("--model",), LOADS),
