@@ -148,7 +148,10 @@ class StatusBar:
             self.turns_label.setVisible(False)
             return
         turns = turn_counts(t.parity, t.n_steps) if t.parity is not None else ""
-        self.turns_label.setText(f"turns: {turns}" if turns else "")
+        # the names cut to three letters where the whole line does not fit
+        short = " · ".join(f"{part.rsplit(' ', 1)[0][:3]} {part.rsplit(' ', 1)[1]}"
+                           for part in turns.split(" · ")) if turns else ""
+        self.turns_label.set_variants([f"turns: {turns}", turns, short] if turns else [""])
         self.turns_label.setToolTip("How many merges each language's turn made so far "
                                     "(parity-aware training)" if turns else "")
         self.turns_label.setVisible(bool(turns))
