@@ -96,3 +96,24 @@ def test_parity_at_a_glance(make_window, qtbot, monkeypatch, size):
     pm = dl.merge_panel.pair_model
     dl.merge_panel._refresh()
     assert pm.rowCount() > 0
+
+
+@pytest.mark.slow
+def test_relaunched_parity_run_keeps_count_and_turn(make_window, qtbot, monkeypatch, tmp_path):
+    """A parity session opened in a new window at 1920x1080: the vocabulary shows Count
+    and Turn side by side, without sideways scrolling (Count had given way to Turn)."""
+    first = open_at(make_window, qtbot, monkeypatch, (1920, 1080))
+    c = train_parity(qtbot, first)
+    path = tmp_path / "parity.bpesession"
+    c.opening.session().save(path)
+    win = open_at(make_window, qtbot, monkeypatch, (1920, 1080))
+    win.sessions.load_initial([str(path)])
+    o = win.controller
+    qtbot.waitUntil(lambda: not o.busy and o.view() is not None and o.view().parity
+                    is not None and o.step_index == c.step_index, timeout=120_000)
+    dl = win.dock_layout
+    raise_dock(qtbot, win, dl.vocab_dock)
+    view = dl.vocab_browser.view
+    assert not view.isColumnHidden(VocabModel.TURN)
+    assert not view.isColumnHidden(VocabModel.COUNT)
+    qtbot.waitUntil(lambda: view.horizontalScrollBar().maximum() == 0)
