@@ -518,9 +518,11 @@ class ChartWidget(QWidget):
         self.drawn_legend = []
         if self.legend_mode is None:
             return
-        pen_of = lambda dashed, c: QPen(fg if c is None else colors[c % len(colors)],  # noqa: E731
-                                        2 if dashed else 3, Qt.PenStyle.DashLine if dashed
-                                        else Qt.PenStyle.SolidLine)
+        def pen_of(dashed: bool, c: int | None) -> QPen:
+            pen = QPen(fg if c is None else colors[c % len(colors)], 2 if dashed else 3)
+            if dashed:   # short dashes: two of them show in a 12-pixel sample
+                pen.setDashPattern([2.0, 1.5])
+            return pen
         if self.legend_mode == "strip":   # under the title, each line left to right
             for i, line in enumerate(self.legend_lines):
                 y = 8 + fm.height() + 6 + i * fm.height() + fm.height() / 2
