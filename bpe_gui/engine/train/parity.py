@@ -528,12 +528,14 @@ _BYTES = [bytes([i]) for i in range(256)]
 def turn_sentence(rec: ParityStep, names: Sequence[str], settings: ParitySettings) -> str:
     """Step ``rec``'s language and why, in one sentence (the window's merge panel and
     :meth:`ParityTrainer.explain` both say it so). With a dev set the language whose dev
-    text takes the most tokens is served, said against the one that takes the fewest
-    (1.11x: 11% more tokens for the same sentences); with ratios, the one whose
+    text takes the most tokens is served, said against the runner-up (why it won: the
+    difference, and a ratio with digits enough not to read as 1) and against the one
+    that takes the fewest (1.11x: 11% more tokens for the same sentences); with ratios, the one whose
     compression (bytes at the start / tokens now) over its ratio is lowest.
 
     Example: "Step 60 served zh: its dev text takes the most tokens for the same
-    sentences, 9,552, 1.11x en's 8,606 (zh 9,552, ru 9,504, de 9,486, en 8,606)."
+    sentences, 9,552: 48 more than ru's 9,504 (1.0051x); 946 more than en's 8,606
+    (1.11x), the fewest (zh 9,552, ru 9,504, de 9,486, en 8,606)."
     """
     k = rec.index
     if rec.language is None:
@@ -564,10 +566,40 @@ def _most_tokens(names: Sequence[str], tokens: Sequence[float], me: int, kind: s
     vals = ", ".join(f"{names[i]} {int(tokens[i]):,}" for i in order)
     if kind != "dev":   # training texts are not parallel: the counts alone
         return f"its training text has the most tokens ({vals})"
-    low = order[-1]
-    times = tokens[me] / tokens[low] if tokens[low] else float("nan")
+    # the runner-up is why this language won; the fewest is how far parity has to go
+    others = [i for i in order if i != me]
+    said = [against(names[others[0]], int(tokens[me]), int(tokens[others[0]]))]
+    if len(others) > 1:
+        said.append(against(names[others[-1]], int(tokens[me]), int(tokens[others[-1]]))
+                    + ", the fewest")
     return (f"its dev text takes the most tokens for the same sentences, "
-            f"{int(tokens[me]):,}, {times:.2f}x {names[low]}'s {int(tokens[low]):,} ({vals})")
+            f"{int(tokens[me]):,}: {'; '.join(said)} ({vals})")
+
+
+def against(name: str, mine: int, theirs: int) -> str:
+    """My token count said against another language's: the difference, and the ratio
+    to as many digits as show it is not 1 (two significant digits of the excess).
+
+    Example: against("en", 1204, 1201) -> "3 more than en's 1,201 (1.0025x)";
+    against("en", 9552, 8606) -> "946 more than en's 8,606 (1.11x)";
+    against("en", 500, 500) -> "as many as en's 500 (a tie, won by the language listed first)".
+    """
+    if mine == theirs:
+        return f"as many as {name}'s {theirs:,} (a tie, won by the language listed first)"
+    return (f"{mine - theirs:,} {'more' if mine > theirs else 'fewer'} than {name}'s "
+            f"{theirs:,} ({ratio_text(mine, theirs)})")
+
+
+def ratio_text(a: int, b: int) -> str:
+    """a / b with enough digits that a near-1 ratio does not read as 1: two significant
+    digits of its distance from 1, at least two decimals. Examples: (1204, 1201) ->
+    '1.0025x'; (9552, 8606) -> '1.11x'; (3, 0) -> 'infinitely many times'."""
+    if b == 0:
+        return "infinitely many times"
+    r = a / b
+    gap = abs(r - 1)
+    digits = 2 if gap == 0 else max(2, 1 - math.floor(math.log10(gap)))
+    return f"{r:.{min(digits, 9)}f}x"
 
 
 _Rec = TypeVar("_Rec")

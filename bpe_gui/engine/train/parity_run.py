@@ -304,12 +304,18 @@ class ParityRun:
         p = self._p
         self._next_rec: ParityStep | None = None
         rec = None
-        if n < p.target:
+        # at the target too, one step past it: the pair table shows what a longer run
+        # would merge next, as a plain run's does (it was empty once a run ended)
+        target = p.target
+        p.target = max(target, n + 1)
+        try:
             got = p.step()
             if got is not None:
                 rec = self._record(got, detail=False, reason=True)
                 self._next_rec = got
                 p.undo()
+        finally:
+            p.target = target
         self._next = (n, rec)
         return rec
 

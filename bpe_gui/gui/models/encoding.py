@@ -11,6 +11,7 @@ from typing import Sequence
 
 from ...engine.display import is_partial, readable
 from ...engine.tokenizers import Encoding
+from .glyphs import shown
 from .roles import ReadableCache
 
 
@@ -112,7 +113,7 @@ class TokenTexts:
             return self.visible.text(token)
         got = self._plain.get(token)
         if got is None:
-            got = readable(token, show_ws=False).replace("\n", "↵").replace("\r", "\\r")
+            got = shown(readable(token, show_ws=False).replace("\n", "↵").replace("\r", "\\r"))
             if len(self._plain) > 100_000:
                 self._plain.clear()
             self._plain[token] = got

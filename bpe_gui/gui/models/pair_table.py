@@ -17,6 +17,7 @@ from PySide6.QtCore import Qt
 
 from ...engine.train import PairRow
 from ..controller.trainer_view import PairSnapshot
+from .glyphs import token_note
 from .roles import (ALIGN, BACKGROUND, DISPLAY, FONT, ID_ROLE, SEARCH_ROLE, TOKENS_ROLE,
                     TOOLTIP, Cell, HeaderedTableModel, ReadableCache, TokenColors, plain_text)
 
@@ -179,5 +180,5 @@ class PairTableModel(HeaderedTableModel):
                 hint += (f"\nSuperBPE stage 2 never merges it: {why}. When it comes up, "
                          "the words are cut between its two tokens.")
             return (f"Rank {row.rank}: {lt} + {rt} → {mt}\n"
-                    f"ids {row.a} + {row.b}, count {row.count:,}{hint}")
+                    f"ids {row.a} + {row.b}, count {row.count:,}{hint}{token_note(merged)}")
         return self.visual_data(r, col, role)

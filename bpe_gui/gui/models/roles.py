@@ -12,6 +12,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 from PySide6.QtGui import QColor, QFont, QGuiApplication, QPalette
 
 from ...engine.display import gpt2_text, is_partial, readable
+from .glyphs import shown
 
 # Plain ints: looking up an attribute of PySide6's Qt namespace costs microseconds, and
 # data() runs for every role of every visible cell at each repaint.
@@ -125,7 +126,8 @@ class ReadableCache:
     """bytes -> (readable text, partial flag), memoised; tokens repeat a lot.
 
     Example: ``ReadableCache()(b" the") -> ('·the', False)``;
-    ``ReadableCache()(b"\\xe4\\xbd") -> ('<E4 BD>', True)``.
+    ``ReadableCache()(b"\\xe4\\xbd") -> ('<E4 BD>', True)``. A character no font here
+    draws is its escape (``glyphs.shown``), so no view shows an empty box.
     """
 
     def __init__(self, gpt2: bool = False):
@@ -136,7 +138,7 @@ class ReadableCache:
         got = self._memo.get(token)
         if got is None:
             text = gpt2_text(token) if self.gpt2 else readable(token)
-            got = (text, is_partial(token))
+            got = (shown(text), is_partial(token))
             if len(self._memo) > 200_000:
                 self._memo.clear()
             self._memo[token] = got

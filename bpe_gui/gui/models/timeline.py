@@ -17,6 +17,7 @@ from PySide6.QtCore import QModelIndex
 from ...engine.train import MergeStep
 from ..controller.origin import Origin
 from .inherited import block_color_for
+from .glyphs import token_note
 from .roles import (ALIGN, BACKGROUND, DISPLAY, FONT, FOREGROUND, ID_ROLE, SEARCH_ROLE,
                     SORT_ROLE, TOKENS_ROLE, TOOLTIP, Cell, HeaderedTableModel, ReadableCache,
                     TokenColors)
@@ -149,7 +150,7 @@ class TimelineModel(HeaderedTableModel):
             state = "" if k <= self.current else "\n(undone: click to redo up to here)"
             turn = self.turn_of(k) if self.turn_of is not None else ""
             head = f"Merge {k}: count {rec.count:,}" + (f", {turn}'s turn" if turn else "")
-            return (rec.reason or head) + state
+            return (rec.reason or head) + state + token_note(rec.token)
         if rec is None:
             return None if role in (SORT_ROLE, SEARCH_ROLE) else self.visual_data(k, col, role)
         if role == SORT_ROLE:

@@ -25,6 +25,7 @@ from ...engine.analysis import KINDS, DeadWeight, ios_text
 from ...engine.display import gpt2_text, readable
 from ...engine.tokenizers import Tokenizer
 from ...engine.train import MergeStep
+from .glyphs import token_note
 from .roles import (ALIGN, ALIGN_RIGHT, DISPLAY, FONT, ID_ROLE, PARTIAL_ROLE, SEARCH_ROLE,
                     SPECIAL_ROLE, TOOLTIP, HeaderedTableModel, ReadableCache, plain_text)
 from .vocab_classes import class_text, class_tip, code_of
@@ -692,7 +693,8 @@ class VocabModel(HeaderedTableModel):
                 return class_tip(self.classes, e.id, self._text_of_id, note)
             if col in self.DEAD_COLUMNS:
                 return self.ios_tip(e.id)
-            return f"id {e.id}: {self.cache.text(e.token)}\nbytes {e.token.hex(' ').upper()}"
+            return (f"id {e.id}: {self.cache.text(e.token)}\nbytes {e.token.hex(' ').upper()}"
+                    f"{token_note(e.token)}")
         return None
 
     def ios_tip(self, tid: int) -> str:

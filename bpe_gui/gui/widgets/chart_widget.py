@@ -73,6 +73,22 @@ def series_colors(dark: bool) -> list[QColor]:
                                 "#c92a2a", "#0b7285", "#5c940d")]
 
 
+def strip_lines(rows: list, fm: QFontMetrics, width: float) -> list[list]:
+    """Legend entries laid left to right in lines of ``width`` pixels: each line a list
+    of (x, entry), an entry 15 pixels of line sample, its name and a gap.
+    Example: four short names in 100 pixels -> two lines of two."""
+    lines: list[list] = [[]]
+    x = 8.0
+    for row in rows:
+        w = 15 + fm.horizontalAdvance(row[0])
+        if lines[-1] and x + w > 8 + width:
+            lines.append([])
+            x = 8.0
+        lines[-1].append((x, row))
+        x += w + 10
+    return lines
+
+
 # ----- the chart widget --------------------------------------------------------------------
 class ChartWidget(QWidget):
     """A QPainter chart: ``set_series(name, xs, ys, style)``, log axes, hover, save."""
@@ -96,6 +112,10 @@ class ChartWidget(QWidget):
         # vertical marker lines (x, label), e.g. SuperBPE's transition; where the last
         # paint drew them (x pixel, label), for tests and hover
         self.markers: list[tuple[float, str]] = []
+        # the legend as last laid out ("box", "strip" or None) and painted (names)
+        self.legend_mode: str | None = None
+        self.legend_lines: list[list] = []
+        self.drawn_legend: list[str] = []
         self.drawn_markers: list[tuple[float, str]] = []
         self.setMouseTracking(True)
         # three in a row fit the bottom dock of an 800x600 window (issue 21)
@@ -224,6 +244,20 @@ class ChartWidget(QWidget):
         top = 8 + fm.height() + 8
         right = 16
         bottom = 6 + fm.height() + 4 + fm.height() + 8
+        # the legend: a box in a corner of the plot where it hides little, else a strip
+        # of lines under the title (a small chart kept its lines apart only by colour)
+        rows = self._legend_rows()
+        self.legend_mode, self.legend_lines = None, []
+        if len(rows) >= 2:
+            w = max(fm.horizontalAdvance(name) for name, _, _ in rows) + 30
+            h = fm.height() * len(rows) + 8
+            if h > 0.7 * (self.height() - top - bottom) or \
+                    w > 0.7 * (self.width() - left - right):
+                self.legend_mode = "strip"
+                self.legend_lines = strip_lines(rows, fm, self.width() - 16)
+                top += len(self.legend_lines) * fm.height()
+            else:
+                self.legend_mode = "box"
         # the axis title up the left side while the plot is as tall as it; a shorter
         # chart (a short screen's dock) has it level, over the plot: up the side it was
         # cut ("bytes per …")
@@ -470,33 +504,52 @@ class ChartWidget(QWidget):
             p.drawLine(QPointF(px, plot.top()), QPointF(px, plot.bottom()))
             self.drawn_markers.append((px, label))
 
-    def _paint_legend(self, p, plot, fg, bg, colors, fm) -> None:
-        # (name, dashed, colour): dashed twins of solid series are one line of their own,
-        # "dashed_label" drawn in the text colour (a parity run: each language twice)
-        rows = [(s.name, s.style == "dashed", colors[s.color % len(colors)])
-                for s in self.series.values()]
+    def _legend_rows(self) -> list[tuple[str, bool, int | None]]:
+        """(name, dashed, colour index; None: the text colour) of each legend line:
+        dashed twins of solid series are one line of their own, ``dashed_label`` (a
+        parity run: each language twice)."""
+        rows: list[tuple[str, bool, int | None]] = [
+            (s.name, s.style == "dashed", s.color) for s in self.series.values()]
         if any(not dashed for _, dashed, _ in rows) and any(dashed for _, dashed, _ in rows):
-            rows = [r for r in rows if not r[1]] + [(self.dashed_label, True, fg)]
-        if len(rows) < 2:
+            rows = [r for r in rows if not r[1]] + [(self.dashed_label, True, None)]
+        return rows
+
+    def _paint_legend(self, p, plot, fg, bg, colors, fm) -> None:
+        self.drawn_legend = []
+        if self.legend_mode is None:
             return
+        def pen_of(dashed: bool, c: int | None) -> QPen:
+            pen = QPen(fg if c is None else colors[c % len(colors)], 2 if dashed else 3)
+            if dashed:   # short dashes: two of them show in a 12-pixel sample
+                pen.setDashPattern([2.0, 1.5])
+            return pen
+        if self.legend_mode == "strip":   # under the title, each line left to right
+            for i, line in enumerate(self.legend_lines):
+                y = 8 + fm.height() + 6 + i * fm.height() + fm.height() / 2
+                for x, (name, dashed, c) in line:
+                    p.setPen(pen_of(dashed, c))
+                    p.drawLine(QPointF(x, y), QPointF(x + 12, y))
+                    p.setPen(fg)
+                    p.drawText(QPointF(x + 15, y + fm.ascent() / 2 - 1), name)
+                    self.drawn_legend.append(name)
+            return
+        rows = self._legend_rows()
         w = max(fm.horizontalAdvance(name) for name, _, _ in rows) + 30
         h = fm.height() * len(rows) + 8
-        if h > 0.7 * plot.height() or w > 0.7 * plot.width():
-            return   # it would hide the lines: the hover readout names each series
         box = self._legend_box(plot, w, h)
         back = QColor(bg)
         back.setAlpha(220)
         p.setPen(QPen(QColor(fg.red(), fg.green(), fg.blue(), 80), 1))
         p.setBrush(back)
         p.drawRoundedRect(box, 4, 4)
-        for i, (name, dashed, col) in enumerate(rows):
+        for i, (name, dashed, c) in enumerate(rows):
             y = box.top() + 4 + i * fm.height() + fm.height() / 2
-            p.setPen(QPen(col, 2 if dashed else 3,
-                          Qt.PenStyle.DashLine if dashed else Qt.PenStyle.SolidLine))
+            p.setPen(pen_of(dashed, c))
             p.drawLine(QPointF(box.left() + 6, y), QPointF(box.left() + 20, y))
             p.setPen(fg)
             p.drawText(QRectF(box.left() + 24, y - fm.height() / 2, w - 26, fm.height()),
                        Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, name)
+            self.drawn_legend.append(name)
 
     def _legend_box(self, plot: QRectF, w: float, h: float) -> QRectF:
         """The plot corner whose legend box would hide the fewest points."""

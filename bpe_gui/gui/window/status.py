@@ -17,6 +17,8 @@ from PySide6.QtWidgets import (QLabel, QMainWindow, QMessageBox, QProgressBar, Q
 
 from ..theme import colors
 from ..controller.worker import describe_progress
+from ..models.glyphs import glyphs, package_for
+from ..models.parity_text import turn_counts
 from ..widgets.text_pane import TextPane
 
 
@@ -26,6 +28,44 @@ def _cut_label(hint: int, least: int) -> TextPane:
     pane.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
     pane.setMinimumWidth(least)
     return pane
+
+
+class FontNote(QLabel):
+    """Scripts no font here draws: each said once as a message (which package has a
+    font), and named in this short label for as long as the window is open. (A QLabel,
+    so the application-wide signal lets go of it with the window.)"""
+
+    def __init__(self, show_message: Callable[[str, int], None]):
+        super().__init__()
+        self._show = show_message
+        self.said: dict[str, str] = {}
+        self.setVisible(False)
+        g = glyphs()
+        for script, sentence in g.scripts_missing.items():   # found before this window
+            self._add(script, sentence)
+        g.missing.connect(self.on_missing)
+
+    def on_missing(self, script: str, sentence: str) -> None:
+        self._add(script, sentence)
+        self._show(self.summary(), 60_000)
+
+    def summary(self) -> str:
+        """Every script without a font so far, by the package that has one: 'No font here
+        draws Devanagari, Thai (Debian/Ubuntu package fonts-noto-core): ...'."""
+        by_package: dict[str, list[str]] = {}
+        for script in self.said:
+            by_package.setdefault(package_for(script), []).append(script)
+        parts = [f"{', '.join(scripts)} (Debian/Ubuntu package {pkg})"
+                 for pkg, scripts in by_package.items()]
+        return (f"No font here draws {'; '.join(parts)}: tokens show such characters as "
+                "escapes (\\u0939), their names in the tooltip.")
+
+    def _add(self, script: str, sentence: str) -> None:
+        self.said[script] = sentence
+        self.setText(f"<span style='color:{colors(self)['accent']}'>No font: "
+                     f"{', '.join(self.said)}</span>")
+        self.setToolTip("\n".join(self.said.values()))
+        self.setVisible(True)
 
 
 class StatusBar:
@@ -47,6 +87,12 @@ class StatusBar:
                                                           "vocabulary 88,888"), 90)
         self.progress_label = _cut_label(fm.horizontalAdvance(
             "Reading and pre-tokenizing corpus.txt… 888 MB of 8.88 GB read (88%)"), 120)
+        # a parity run: each language's turns so far, at every window size (the merge
+        # panel's status line has them too, where there is room)
+        self.turns_label = _cut_label(fm.horizontalAdvance(
+            "turns: english 888 · chinese 888 · russian 888 · hindi 888"), 90)
+        self.turns_label.setVisible(False)
+        self.font_note = FontNote(lambda text, ms: window.statusBar().showMessage(text, ms))
         self.progress_bar = QProgressBar()
         self.progress_bar.setFixedWidth(180)
         self.progress_bar.setRange(0, 1000)
@@ -59,8 +105,8 @@ class StatusBar:
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setToolTip("Stop the running job (Esc)")
         self.cancel_button.clicked.connect(self.controller.cancel)
-        for w in (self.stale_label, self.step_label, self.progress_label, self.progress_bar,
-                  self.cancel_button):
+        for w in (self.font_note, self.stale_label, self.step_label, self.turns_label,
+                  self.progress_label, self.progress_bar, self.cancel_button):
             sb.addPermanentWidget(w)
         self.show_busy(False)
 
@@ -99,7 +145,16 @@ class StatusBar:
         t = c.view()
         if t is None:
             self.step_label.setText("" if c.has_trainer else "No training yet")
+            self.turns_label.setVisible(False)
             return
+        turns = turn_counts(t.parity, t.n_steps) if t.parity is not None else ""
+        # the names cut to three letters where the whole line does not fit
+        short = " · ".join(f"{part.rsplit(' ', 1)[0][:3]} {part.rsplit(' ', 1)[1]}"
+                           for part in turns.split(" · ")) if turns else ""
+        self.turns_label.set_variants([f"turns: {turns}", turns, short] if turns else [""])
+        self.turns_label.setToolTip("How many merges each language's turn made so far "
+                                    "(parity-aware training)" if turns else "")
+        self.turns_label.setVisible(bool(turns))
         target = t.target_steps
         early = t.stopped_early()
         self._looked = (c.trainer_key, t.n_steps, t.vocab_size, target, bool(t.settings.prune))

@@ -240,6 +240,45 @@ def test_records_say_whose_turn_and_why():
     assert t.curve()[1:] == [rec.tokens for rec in t.steps]
 
 
+def test_turn_sentence_says_the_gap_to_the_runner_up_and_the_fewest():
+    """Issue 67: "1.00x en's" hid why a language won its turn. The sentence gives the
+    served language's dev tokens, how many more than the runner-up's and than the
+    fewest's, and each ratio with digits enough to differ from 1 (read back and
+    compared with the counts' own quotient, computed here)."""
+    import re
+    langs = ("en", "de", "zh")
+    t = ParityTrainer.from_files(files("train", langs), files("dev", langs),
+                                 ParitySettings(num_merges=60), lines=True)
+    t.run()
+    for rec in t.steps:
+        toks = [int(x) for x in rec.measure]
+        me = rec.language
+        order = sorted((i for i in range(len(langs)) if i != me), key=lambda i: -toks[i])
+        text = parity.turn_sentence(rec, t.names, t.settings)
+        assert f"most tokens for the same sentences, {toks[me]:,}:" in text, text
+        for i in (order[0], order[-1]):
+            diff = toks[me] - toks[i]
+            if diff == 0:   # a tie: the order of the languages decided it
+                assert f"as many as {langs[i]}'s {toks[i]:,} (a tie" in text, text
+                assert i > me
+                continue
+            said = re.search(rf"(\S+) more than {langs[i]}'s {toks[i]:,} \(([0-9.]+)x\)", text)
+            assert said is not None, text
+            assert said.group(1) == f"{diff:,}"
+            shown = said.group(2)
+            digits = len(shown.split(".")[1])
+            assert abs(float(shown) - toks[me] / toks[i]) <= 0.5 * 10 ** -digits
+            assert float(shown) != 1.0, text   # near-equal counts told apart
+        assert text.count("the fewest") == 1
+
+
+@pytest.mark.parametrize("a, b, want", [(1204, 1201, "1.0025x"), (9552, 8606, "1.11x"),
+                                        (1000, 1000, "1.00x"), (100001, 100000, "1.000010x"),
+                                        (300, 100, "3.00x")])
+def test_ratio_digits_tell_near_equal_counts_apart(a, b, want):
+    assert parity.ratio_text(a, b) == want
+
+
 def test_plain_curve_is_plain_bpe_on_the_same_data():
     """plain_curve: per-language dev tokens of plain BPE (HF's global merges over all
     languages) step by step -- recounted from HF's merges."""

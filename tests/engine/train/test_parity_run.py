@@ -51,6 +51,22 @@ def test_looking_ahead_changes_nothing_and_is_the_next_step():
     assert ahead.reason.startswith("Step 11 served ")
 
 
+def test_a_finished_run_still_shows_the_pairs_a_longer_run_would_take():
+    """Issue 67: at its target the pair table was empty. The pairs listed are the next
+    language's, and the first is the merge a run one merge longer makes next."""
+    run = _run(40)
+    run.run()
+    merges = list(run.merges)
+    top = run.top_pairs(5)
+    assert top and run.n_steps == 40 and run.merges == merges
+    assert run.stop().kind == "target" and run.step() is None and run.is_done()
+    longer = _run(41)
+    longer.run()
+    assert longer.merges[:40] == merges
+    rec = longer.steps[-1]
+    assert (top[0].a, top[0].b, top[0].count) == (*rec.pair, rec.count)
+
+
 def test_each_step_says_what_it_changed():
     run = _run()
     for _ in range(15):

@@ -28,6 +28,7 @@ from ....engine.errors import BPEError
 from ....engine.tokenizers import Encoding, apply_merge, char_of_byte, undo_merge, word_numbers
 from ...models.encoding import (TokenTexts, char_index, doc_position, group_parity,
                                token_kinds, tokens_at, utf16_positions)
+from ...models.glyphs import token_note
 from ...models.inherited import new_color
 from ...models.roles import TokenColors
 from ...widgets.exact_text import LOST_SEPARATORS
@@ -467,9 +468,10 @@ class EncodeView(QWidget):
             return ""
         tid = self.encoding.ids[i]
         text = self.texts(self.encoding.tokens[i], True)
+        note = token_note(self.encoding.tokens[i])
         if self.origin is None:
-            return f"{text}  (id {tid:,})"
-        return f"{text}  —  {self.origin.id_tip(tid)}"
+            return f"{text}  (id {tid:,}){note}"
+        return f"{text}  —  {self.origin.id_tip(tid)}{note}"
 
     def _chip_tip(self, i: int) -> str:
         return self.token_tip(i)

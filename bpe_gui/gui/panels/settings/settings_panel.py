@@ -20,6 +20,7 @@ from ....engine.text import (
     compile_pattern, lines_of, refuse_bare_name, resolve_pattern, special_splitter,
     validate_special_tokens)
 from ....engine.train import TIE_RULE_LABELS, TrainSettings
+from ...models.glyphs import shown
 from ...models.settings_changes import describe_changes
 from ...theme import colors, follow_palette
 from ...widgets.number_box import INT_MAX, NumberBox
@@ -483,7 +484,8 @@ class SettingsPanel(QWidget):
                 found = rx.findall(piece, timeout=PREVIEW_TIMEOUT_S)
                 words += [w if isinstance(w, str) else "".join(w) for w in found]
         words = [w for w in words if w]
-        self.preview_label.setText("Words: " + " ".join(f"[{visible(w)}]" for w in words[:40]))
+        self.preview_label.setText("Words: " + " ".join(f"[{shown(visible(w))}]"
+                                                        for w in words[:40]))
         return bool(words) or not text.strip()
 
     def check(self) -> bool:

@@ -259,12 +259,23 @@ class VocabBrowser(QWidget):
         elif not imported and t is not None:
             self.model.sync(t.steps)
         prune = not imported and t is not None and t.settings.prune
-        self.view.setColumnHidden(VocabModel.STATUS, not prune)
         info = t.parity if not imported and t is not None else None
         self.model.turn_of = (lambda k, info=info: turn_name(info, k)) if info else None
-        self.view.setColumnHidden(VocabModel.TURN, info is None)
+        self._show_columns({VocabModel.STATUS: prune, VocabModel.TURN: info is not None})
         self._refresh_classes()
         self._refresh_dead()
+
+    def _show_columns(self, shown: dict[int, bool]) -> None:
+        """Show or hide columns a training has or lacks (pruning's Status, parity's
+        Turn), fitting the columns to the width again when one comes or goes: a column
+        shown without a new fit made the table scroll sideways."""
+        changed = False
+        for col, on in shown.items():
+            if self.view.isColumnHidden(col) == on:
+                self.view.setColumnHidden(col, not on)
+                changed = True
+        if changed:
+            self.view.refit()
 
     # ----- classes ------------------------------------------------------------------------
     def _refresh_classes(self) -> None:
@@ -350,12 +361,13 @@ class VocabBrowser(QWidget):
         self.summary.setToolTip(self.summary.text())
 
     def _fit(self, dead: bool) -> None:
-        """Fit the columns to the width. Narrow: Count, then Bytes give way (the lineage
-        and the tooltip say them), so the Class column stays in view without scrolling
-        sideways (issue 30); with dead weight shown, Step, Output, Merged and Class go
-        too, so the IoS stays in view."""
+        """Fit the columns to the width. Narrow: Bytes, then Count give way (the lineage
+        and the tooltip say them), so the Class column (and a parity run's Turn) stays in
+        view without scrolling sideways (issues 30, 67: Bytes first, as the token shows
+        its length and the counts are what a learner compares); with dead weight shown,
+        Step, Output, Merged and Class go too, so the IoS stays in view."""
         self.view.fit_columns((0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0),
-                              drop=(4, 2, 3, 9, 8, 6) if dead else (4, 2),
+                              drop=(2, 4, 3, 9, 8, 6) if dead else (2, 4),
                               minimums=self._fit_minimums)
 
     # ----- dead weight --------------------------------------------------------------------
