@@ -18,7 +18,11 @@ How a step is chosen (the rules are HF's, so the merges are theirs):
   ``window_size`` turns is passed over for the next best (all passed over: the best).
 - the chosen language's most frequent pair (in its own training text) is merged, in
   every language. Ties between pairs go to the greatest pair, comparing the two tokens'
-  GPT-2 byte-level spellings (``Ġthe``) as strings, left token first.
+  GPT-2 byte-level spellings (``Ġthe``) as strings, left token first. A merge whose
+  token an earlier merge made keeps that token's id.
+- the pairs, their counts and the merges are the training core's (``parity_cores.py``:
+  one core per language, the C core or its pure-Python twin); this module only chooses
+  the language.
 - a language with no pair left is set aside for good (``exhausted``); ``base`` skips it,
   ``window`` still counts its turn. Training ends when all are set aside, or when the
   global phase finds no pair.
@@ -572,12 +576,15 @@ class ParityTrainer:
 
     def measure(self) -> tuple[float, ...]:
         """Each language's measure now (see ``ParityStep.measure``)."""
+        return self._measure(self.tokens, self.train_tokens)
+
+    def _measure(self, tokens: tuple[int, ...], train: tuple[int, ...]) -> tuple[float, ...]:
         if self.kind == "ratio":
             ratios = self.settings.ratios
             assert ratios is not None
-            return tuple((float(a) / float(t)) / r
-                         for a, t, r in zip(self._train0, self.train_tokens, ratios))
-        return tuple(float(t) for t in self.tokens)
+            return tuple((float(a) / float(t)) / r for a, t, r in zip(self._train0, train,
+                                                                       ratios))
+        return tuple(float(t) for t in tokens)
 
     def is_done(self) -> bool:
         return self.n_steps >= self.target or self._over \
@@ -622,13 +629,14 @@ class ParityTrainer:
             if not any(mask):
                 return best, passed[:-1]
 
-    def _choose(self) -> tuple[int, list[int]]:
-        """The language whose turn it is, and those the window passed over."""
+    def _choose(self, measure: tuple[float, ...]) -> tuple[int, list[int]]:
+        """The language whose turn it is, and those the window passed over, by each
+        language's ``measure`` now."""
         s = self.settings
         ex = self._exhausted
         n = self.n_languages
         if self.kind == "ratio":
-            adjusted = list(self.measure())
+            adjusted = measure
             if s.variant == "base":
                 best, best_v = 0, math.inf
                 for i, v in enumerate(adjusted):
@@ -637,7 +645,7 @@ class ParityTrainer:
                 return best, []
             values = [-math.inf if i in ex else -v for i, v in enumerate(adjusted)]
         else:
-            lengths = self.tokens
+            lengths = measure   # (token counts, exact as floats)
             if s.variant == "base":
                 best, best_n = 0, None
                 for i in range(n):
@@ -659,7 +667,7 @@ class ParityTrainer:
             return None
         turn = _Turn(tuple(self._window), frozenset(self._exhausted), self.tokens,
                      self.train_tokens)
-        measure = self.measure()
+        measure = self._measure(turn.tokens, turn.train_tokens)
         found_exhausted: list[int] = []
         passed: list[int] = []
         while True:
@@ -672,7 +680,7 @@ class ParityTrainer:
                     self._over = True
                     return None
                 break
-            lang, passed = self._choose()
+            lang, passed = self._choose(measure)
             got = self._cores.best(lang)
             if got is not None and got[1] >= self.settings.min_frequency:
                 break

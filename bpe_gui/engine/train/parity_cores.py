@@ -17,6 +17,7 @@ Example::
 from __future__ import annotations
 
 from array import array
+from itertools import accumulate
 from typing import Any, Sequence
 
 from . import trainer as _trainer
@@ -26,11 +27,7 @@ _BYTES = [bytes([i]) for i in range(256)]
 
 def core_of(words: dict[bytes, int], undo: bool) -> Any:
     """A core over these byte words (ids 0-255 are the bytes), HF's parity tie rule."""
-    starts = array("q", [0])
-    pos = 0
-    for w in words:
-        pos += len(w)
-        starts.append(pos)
+    starts = array("q", accumulate(map(len, words), initial=0))
     return _trainer.new_core(b"".join(words), starts, array("q", words.values()), _BYTES,
                              _trainer.PARITY_TIE_RULE, undo)
 
