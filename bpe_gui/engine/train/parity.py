@@ -455,11 +455,10 @@ class ParityTrainer:
         table = bytes_to_unicode()
         self._keys: list[str] = [table[i] for i in range(256)]
         self._ids: dict[bytes, int] = {b: i for i, b in enumerate(self.vocab_bytes)}
-        n_train = [sum(len(w) * f for w, f in words.items()) for words in data.words]
-        self._train0 = tuple(n_train)
         # the words, their pairs and every merge: the training core's (parity_cores.py);
         # undo=False keeps no undo log (a run that only goes forward: less memory)
         self._cores = ParityCores(data.words, data.dev, s.global_merges > 0, undo)
+        self._train0 = self._cores.train_tokens()   # each language's bytes
         self._window: deque[int] = deque()
         self._exhausted: set[int] = set()
         self._over = False          # the global phase found no pair: training ends
