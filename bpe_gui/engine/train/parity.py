@@ -336,7 +336,7 @@ class _Turn(NamedTuple):
     exhausted: frozenset[int]
     tokens: tuple[int, ...]
     train_tokens: tuple[int, ...]
-    new_token: bool = True
+    new_token: bool
 
 
 def turn_sentence(rec: ParityStep, names: Sequence[str], settings: ParitySettings) -> str:
@@ -664,9 +664,9 @@ class ParityTrainer:
         here; its best pair, and the merge in every language, are the cores'."""
         if self.is_done():
             return None
-        turn = _Turn(tuple(self._window), frozenset(self._exhausted), self.tokens,
-                     self.train_tokens)
-        measure = self._measure(turn.tokens, turn.train_tokens)
+        window, exhausted = tuple(self._window), frozenset(self._exhausted)
+        tokens, train = self.tokens, self.train_tokens
+        measure = self._measure(tokens, train)
         found_exhausted: list[int] = []
         passed: list[int] = []
         while True:
@@ -701,7 +701,7 @@ class ParityTrainer:
             language=lang, kind="global" if lang is None else self.kind, measure=measure,
             tokens=self.tokens, passed=tuple(passed), exhausted=tuple(found_exhausted))
         self.steps.append(rec)
-        self._undo.append(turn._replace(new_token=made < 0))
+        self._undo.append(_Turn(window, exhausted, tokens, train, made < 0))
         return rec
 
     def undo(self) -> ParityStep | None:

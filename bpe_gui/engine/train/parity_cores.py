@@ -68,11 +68,13 @@ class ParityCores:
     def merge(self, a: int, b: int, into: int, global_phase: bool) -> int:
         """(a, b) merged in every core, into a new token (``into`` -1) or the existing
         token ``into``: the token's id."""
-        ids = {core.merge(a, b, into)[0] for core in self._every}
-        if global_phase and self.glob is not None:
-            ids.add(self.glob.merge(a, b, into)[0])
-        assert len(ids) == 1, ids
-        return ids.pop()
+        every = self._every + [self.glob] if global_phase and self.glob is not None \
+            else self._every
+        new = every[0].merge(a, b, into)[0]
+        for core in every[1:]:
+            if core.merge(a, b, into)[0] != new:
+                raise AssertionError(f"the cores made different ids for {a}, {b}")
+        return new
 
     def undo(self, n_steps_after: int) -> None:
         """The last merge undone in every core that has it (the global core only while
@@ -83,8 +85,8 @@ class ParityCores:
             self.glob.undo()
 
     def train_tokens(self) -> tuple[int, ...]:
-        return tuple(core.total_symbols for core in self.langs)
+        return tuple([core.total_symbols for core in self.langs])
 
     def tokens(self) -> tuple[int, ...]:
         """Each language's tokens on its dev text (on its training text without one)."""
-        return tuple(core.total_symbols for core in (self.devs or self.langs))
+        return tuple([core.total_symbols for core in (self.devs or self.langs)])
