@@ -30,7 +30,8 @@
  * the word starts when that is far). A merge of the occurrence (L, R) writes the new
  * id into L, -1 into R and ~new into the last cell of b's token; the undo of it needs
  * only R, with a and b (L = R - span[a]), so the undo log of a step is the list of its
- * right cells, in the order they were merged. A core made without undo
+ * right cells, in the order they were merged. A merge may also write a token made
+ * before (bpe_core_merge_into: its cells are a's then b's), whose undo keeps it. A core made without undo
  * (bpe_core_keep_undo(c, 0)) keeps only the last step's list (bpe_core_touched reads it).
  *
  * Every pair (a, b) that occurs has a Pair record (found through a dense table for
@@ -43,7 +44,8 @@
  *
  * Priority: an indexed binary heap holding every pair with count > 0, ordered by count
  * descending, then by the tie rule.  LOWEST_HF compares ids through hf_rank (the 256
- * single bytes renumbered as tokenizers numbers its byte-level alphabet).  For FIRST_SEEN the key is the pair's first live
+ * single bytes renumbered as tokenizers numbers its byte-level alphabet), GREATEST_HF
+ * the tokens' bytes through it (their GPT-2 spellings).  For FIRST_SEEN the key is the pair's first live
  * occurrence (smallest left cell); it is kept as a lower bound that is made exact
  * lazily (a "dirty" pair at the top of the heap is recomputed and sifted down).
  *
