@@ -1,6 +1,7 @@
 """Parity-aware training on six languages: ours (``bpe-gui train --parity``) against
-Hugging Face tokenizers' ``ParityBpeTrainer`` on the same lines, each in a fresh
-process, alternating, best of ``--runs``; the merges compared.
+Hugging Face tokenizers' ``ParityBpeTrainer`` on the same lines, and against our plain
+training (``bpe-gui train``, the same number of merges) on the same six training files,
+each in a fresh process, alternating, best of ``--runs``; the parity merges compared.
 
 The six "languages" are the shared corpora (../shared/corpora): English prose (Gutenberg),
 Early Modern English verse (Shakespeare), classical Chinese novels, Chinese+English
@@ -12,7 +13,8 @@ into ``--data``/parity-MB/.
     python bench/bench_parity.py [--mb 1] [--merges 2000] [--runs 3] [--variant base]
 
 Prints CPU seconds (user + system of the whole process, all its threads: HF trains on
-both cores), wall seconds and peak memory of the process tree, and our CPU time over HF's.
+both cores), wall seconds and peak memory of the process tree, our parity CPU time over
+HF's and over our plain training's. On a loaded machine compare CPU seconds, not wall.
 """
 from __future__ import annotations
 
@@ -115,16 +117,22 @@ def main() -> None:
             "train": [str(t) for t, _ in langs.values()],
             "dev": [str(d) for _, d in langs.values()]}
     hf_cmd = [sys.executable, "-c", HF_SCRIPT, json.dumps(spec)]
+    plain_cmd = [sys.executable, "-m", "bpe_gui.cli", "train",
+                 *[str(t) for t, _ in langs.values()], "--num-merges", str(args.merges),
+                 "--lines", "--format", "hf", "-q", "--out", str(tmp / "plain")]
     sizes = ", ".join(f"{n} {t.stat().st_size / 1e6:.2f}+{d.stat().st_size / 1e3:.0f}k"
                       for n, (t, d) in langs.items())
     print(f"parity {args.variant}, {args.merges} merges, six languages, training + dev "
           f"bytes: {sizes}")
-    results: dict[str, list[dict]] = {"bpe-gui": [], "tokenizers": []}
+    cmds = {"bpe-gui": ours_cmd, "plain": plain_cmd, "tokenizers": hf_cmd}
+    results: dict[str, list[dict]] = {k: [] for k in cmds}
     for _ in range(args.runs):
-        results["bpe-gui"].append(measured(ours_cmd))
-        results["tokenizers"].append(measured(hf_cmd))
+        for name, cmd in cmds.items():
+            results[name].append(measured(cmd))
     same = merges(tmp / "ours" / "tokenizer.json") == merges(tmp / "hf.json")
     best = {k: min(v, key=lambda r: r["cpu"]) for k, v in results.items()}
+    print("(plain: our plain BPE on the six training files together; bpe-gui and "
+          "tokenizers: parity)")
     print(f"{'':12} {'CPU s':>8} {'wall s':>8} {'peak MB':>8}   (best of {args.runs} "
           "alternating runs, by CPU)")
     for name, r in best.items():
@@ -133,6 +141,9 @@ def main() -> None:
     print(f"bpe-gui CPU / tokenizers CPU: {ratio:.2f}x (target <= 1); wall "
           f"{best['bpe-gui']['secs'] / best['tokenizers']['secs']:.2f}x; merges "
           f"{'identical' if same else 'DIFFER'}")
+    print(f"parity / plain (bpe-gui, same training files): CPU "
+          f"{best['bpe-gui']['cpu'] / best['plain']['cpu']:.2f}x, peak "
+          f"{best['bpe-gui']['peak_mb'] / best['plain']['peak_mb']:.2f}x (target <= 1)")
 
 
 if __name__ == "__main__":

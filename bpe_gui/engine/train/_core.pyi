@@ -14,6 +14,7 @@ GREATEST: int     # ties: the greater (bytes(a), bytes(b)) wins; equal bytes: gr
 FIRST_SEEN: int   # ties: the pair whose first live occurrence comes first
 LOWEST_IDS: int   # ties: the smaller (a, b) wins
 LOWEST_HF: int    # ties: the smaller (a, b) in tokenizers' numbering (its BpeTrainer)
+GREATEST_HF: int  # ties: the greater pair of GPT-2 spellings (its ParityBpeTrainer)
 simd: str  # the vector code compiled in: "sse2,avx2,avx512", "sse2" or "" (util/simd.h)
 
 Pair = tuple[int, int, int]   # (a, b, count)
@@ -52,10 +53,13 @@ class Core:
     def undo(self) -> tuple[int, int, int]:
         """Undo the last step: (a, b, new_id). IndexError at step 0; RuntimeError if the
         Core was made with undo=False."""
-    def merge(self, a: int, b: int, /) -> tuple[int, int]:
+    def merge(self, a: int, b: int, into: int = -1, /) -> tuple[int, int]:
         """Merge the pair (a, b), best or not: (new_id, its count before). A pair that
         does not occur still makes its token (a merge list replayed on another sample).
-        ValueError if an id does not exist."""
+        ``into``: the pair makes that existing token (its bytes a's then b's), as
+        tokenizers' parity trainer keeps a token's id when a merge makes it again; an
+        undo keeps it. ValueError if an id does not exist or ``into`` is another
+        token."""
     def replay(self, pairs: Buffer | Sequence[int], top_k: int = 0
                ) -> tuple[bytes, bytes, bytes, bytes]:
         """Merge the pairs a0, b0, a1, b1, ... (int32) in order without the GIL (a = -1:

@@ -10,7 +10,7 @@ import struct
 from array import array
 from collections import defaultdict
 
-GREATEST, FIRST_SEEN, LOWEST_IDS, LOWEST_HF = 0, 1, 2, 3
+GREATEST, FIRST_SEEN, LOWEST_IDS, LOWEST_HF, GREATEST_HF = 0, 1, 2, 3, 4
 
 
 @functools.lru_cache(maxsize=1)
@@ -38,12 +38,15 @@ class Core:
         self.words = [symbols[starts[i]:starts[i + 1]] for i in range(len(freqs))]
         self.freqs = list(freqs)
         self.rule = tie_rule
-        # LOWEST_HF renumbers the bytes only in byte mode (ids 0..255 are the 256 bytes)
+        # LOWEST_HF and GREATEST_HF rank the bytes only in byte mode (ids 0..255 are the
+        # 256 bytes)
         bytes_first = len(self.tokens) >= 256 and all(
             self.tokens[i] == bytes([i]) for i in range(256))
-        self._hf = hf_byte_ranks() if tie_rule == LOWEST_HF and bytes_first else None
+        self._hf = hf_byte_ranks() if tie_rule in (LOWEST_HF, GREATEST_HF) and bytes_first \
+            else None
         self._history: list[tuple[int, int, int, int, dict[int, list[int]]]] = []
         self._undo = bool(undo)   # False: only the last step keeps its words (touched)
+        self._reused: list[bool] = []   # per step: its token was made before (merge into)
 
     n_tokens = property(lambda self: len(self.tokens))
     n_steps = property(lambda self: len(self._history))
@@ -66,12 +69,19 @@ class Core:
         def key(p):
             if self.rule == GREATEST:
                 return -counts[p], _Inv(self.tokens[p[0]]), _Inv(self.tokens[p[1]])
+            if self.rule == GREATEST_HF:
+                return -counts[p], _Inv(self._spelled(p[0])), _Inv(self._spelled(p[1]))
             if self.rule == FIRST_SEEN:
                 return -counts[p], first[p]
             if self._hf is not None:
                 return -counts[p], tuple(self._hf[t] if t < 256 else t for t in p)
             return -counts[p], p
         return sorted((p for p in counts if counts[p] > 0), key=key), counts
+
+    def _spelled(self, t):
+        """Token t's bytes ranked as GREATEST_HF compares them (as GPT-2's characters)."""
+        tok = self.tokens[t]
+        return tok if self._hf is None else bytes(self._hf[x] for x in tok)
 
     def best(self):
         order, counts = self._ordered()
@@ -85,7 +95,7 @@ class Core:
         order, counts = self._ordered()
         if not order:
             return 0, []
-        top = [p for p in order if counts[p] == counts[order[0]]]
+        top = [(*p, counts[p]) for p in order if counts[p] == counts[order[0]]]
         return len(top), top[:limit]
 
     def step(self):
@@ -96,13 +106,17 @@ class Core:
         self._merge(a, b, count, self.tied(1)[0])
         return a, b, len(self.tokens) - 1, count
 
-    def merge(self, a, b):
+    def merge(self, a, b, into=-1):
         if not (0 <= a < len(self.tokens) and 0 <= b < len(self.tokens)):
             raise ValueError(f"merge({a}, {b}): token id out of range")
+        if into >= 0 and (into >= len(self.tokens)
+                          or self.tokens[into] != self.tokens[a] + self.tokens[b]):
+            raise ValueError(f"merge({a}, {b}, into={into}): token id out of range, or token "
+                             f"{into} is not token {a}'s bytes then token {b}'s")
         count = self.pair_count(a, b)
         n_tied = self.tied(1)[0] if count and count == self.best()[2] else 0
-        self._merge(a, b, count, n_tied)
-        return len(self.tokens) - 1, count
+        self._merge(a, b, count, n_tied, into)
+        return (len(self.tokens) - 1 if into < 0 else into), count
 
     def replay(self, pairs, top_k=0):
         pairs = list(pairs)
@@ -128,9 +142,11 @@ class Core:
             ends.append(len(changed))
         return (counts.tobytes(), ends.tobytes(), _records(changed), _records(tops))
 
-    def _merge(self, a, b, count, n_tied):
-        new = len(self.tokens)
-        self.tokens.append(self.tokens[a] + self.tokens[b])
+    def _merge(self, a, b, count, n_tied, into=-1):
+        new = into
+        if into < 0:   # (into >= 0: a token made before, kept by the undo)
+            new = len(self.tokens)
+            self.tokens.append(self.tokens[a] + self.tokens[b])
         before: dict[int, list[int]] = {}
         for wi, w in enumerate(self.words):
             out, i = [], 0
@@ -144,12 +160,13 @@ class Core:
             if len(out) != len(w):
                 before[wi] = w
                 self.words[wi] = out
-        merged = self.symbol_count(new)
+        merged = sum(self.freqs[wi] * (len(w) - len(self.words[wi])) for wi, w in before.items())
         gone = (self.symbol_count(a) == 0) | ((self.symbol_count(b) == 0) << 1)
         if not self._undo and self._history:
             a0, b0, new0, count0, _, extra0 = self._history[-1]
             self._history[-1] = (a0, b0, new0, count0, {}, extra0)
         self._history.append((a, b, new, count, before, (n_tied, merged, gone)))
+        self._reused.append(into >= 0)
 
     def history(self, start):
         return [(a, b, new, count, *extra) for a, b, new, count, _, extra in self._history[start:]]
@@ -173,7 +190,8 @@ class Core:
         a, b, new, _, before, _ = self._history.pop()
         for wi, w in before.items():
             self.words[wi] = w
-        self.tokens.pop()
+        if not self._reused.pop():
+            self.tokens.pop()
         return a, b, new
 
     def touched(self, limit):

@@ -18,7 +18,11 @@ How a step is chosen (the rules are HF's, so the merges are theirs):
   ``window_size`` turns is passed over for the next best (all passed over: the best).
 - the chosen language's most frequent pair (in its own training text) is merged, in
   every language. Ties between pairs go to the greatest pair, comparing the two tokens'
-  GPT-2 byte-level spellings (``Ġthe``) as strings, left token first.
+  GPT-2 byte-level spellings (``Ġthe``) as strings, left token first. A merge whose
+  token an earlier merge made keeps that token's id.
+- the pairs, their counts and the merges are the training core's (``parity_cores.py``:
+  one core per language, the C core or its pure-Python twin); this module only chooses
+  the language.
 - a language with no pair left is set aside for good (``exhausted``); ``base`` skips it,
   ``window`` still counts its turn. Training ends when all are set aside, or when the
   global phase finds no pair.
@@ -44,25 +48,18 @@ Stepping works as for :class:`~.trainer.Trainer`: ``step``, ``undo``, ``goto``, 
 """
 from __future__ import annotations
 
-import heapq
 import math
-from array import array
 from collections import deque
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Iterable, Mapping, Sequence, TypeVar, Union
+from typing import Callable, Iterable, Mapping, NamedTuple, Sequence, TypeVar, Union
 
 from ..corpus import PretokenTable, count_corpus
 from ..display import bytes_to_unicode, readable
 from ..errors import Cancelled, CancelFn, CorpusError, SettingsError
 from ..text.pretokenize import Pretokenizer
 from ..tokenizers.trained import Tokenizer
-
-try:   # the C core (the pure-Python stand-in would be slower than the Python state here)
-    from . import _core as _c_core   # noqa: F401  (only whether it is built)
-    from .trainer import new_core
-except ImportError:
-    new_core = None   # type: ignore[assignment]
+from .parity_cores import ParityCores
 
 PARITY_VARIANTS = ("base", "window")
 PATTERN = "gpt2"   # HF's ByteLevel(use_regex=True) split
@@ -330,199 +327,16 @@ class ParityStep:
     exhausted: tuple[int, ...] = ()
 
 
-class _Key:
-    """A pair's tie key in a min-heap that must pop the greatest spelling first."""
+class _Turn(NamedTuple):
+    """What a step changed besides the cores' words, kept to undo it: the window and the
+    languages set aside before it, each language's tokens before it (dev, training),
+    and whether its token was new (a token made again keeps its id and its place)."""
 
-    __slots__ = ("s",)
-
-    def __init__(self, s: tuple[str, str]):
-        self.s = s
-
-    def __lt__(self, other: "_Key") -> bool:
-        return self.s > other.s
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, _Key) and self.s == other.s
-
-    __hash__ = None   # type: ignore[assignment]
-
-
-class _Counts:
-    """Pair counts with a lazy max-heap: every pair with a positive count has an entry
-    holding exactly that count (entries with another count are stale and skipped)."""
-
-    __slots__ = ("pc", "heap")
-
-    def __init__(self) -> None:
-        self.pc: dict[tuple[int, int], int] = {}
-        self.heap: list = []
-
-    def push(self, pair: tuple[int, int], keys: list[str]) -> None:
-        c = self.pc.get(pair, 0)
-        if c > 0:
-            heapq.heappush(self.heap, (-c, _Key((keys[pair[0]], keys[pair[1]])), pair))
-
-    def build(self, keys: list[str]) -> None:
-        self.heap = [(-c, _Key((keys[p[0]], keys[p[1]])), p) for p, c in self.pc.items()
-                     if c > 0]
-        heapq.heapify(self.heap)
-
-    def best(self) -> tuple[tuple[int, int], int] | None:
-        """Pop the pair with the greatest (count, spelling); None when no count is left."""
-        heap, pc = self.heap, self.pc
-        while heap:
-            neg, key, pair = heap[0]
-            c = pc.get(pair, 0)
-            if c == -neg:
-                heapq.heappop(heap)
-                return pair, c
-            if c > 0:
-                heapq.heapreplace(heap, (-c, key, pair))
-            else:
-                heapq.heappop(heap)
-        return None
-
-    def add(self, pair: tuple[int, int], d: int) -> None:
-        v = self.pc.get(pair, 0) + d
-        if v:
-            self.pc[pair] = v
-        else:
-            del self.pc[pair]
-
-
-def _merged(w: tuple[int, ...], a: int, b: int, new: int,
-            changes: list[tuple[tuple[int, int], int]] | None = None) -> tuple[int, ...]:
-    """``w`` with (a, b) replaced by ``new`` left to right, never overlapping. With
-    ``changes``, appends what each replacement does to the word's other pairs, as HF's
-    ``Word::merge`` does: (left neighbour, a) -1, (left neighbour, new) +1, (b, right
-    neighbour) -1, (new, right neighbour) +1 -- the pair (a, b) itself is not counted
-    down (the caller zeroes it). Occurrences of ``a`` are found by ``tuple.index``, so a
-    long word with few of them costs little."""
-    out: list[int] = []
-    i = last = 0
-    n = len(w)
-    index = w.index
-    while True:
-        try:
-            i = index(a, i)
-        except ValueError:
-            break
-        if i + 1 < n and w[i + 1] == b:
-            out.extend(w[last:i])
-            if changes is not None:
-                if out:
-                    p = out[-1]
-                    changes.append(((p, a), -1))
-                    changes.append(((p, new), 1))
-                if i + 2 < n:
-                    q = w[i + 2]
-                    changes.append(((b, q), -1))
-                    changes.append(((new, q), 1))
-            out.append(new)
-            i += 2
-            last = i
-        else:
-            i += 1
-    if not out:
-        return w
-    out.extend(w[last:])
-    return tuple(out)
-
-
-class _Language:
-    """One language's training words, pair counts and where each pair occurs."""
-
-    __slots__ = ("words", "freqs", "counts", "where", "tokens")
-
-    def __init__(self, words: dict[bytes, int]):
-        self.words = [tuple(w) for w in words]
-        self.freqs = list(words.values())
-        self.counts = _Counts()
-        self.where: dict[tuple[int, int], set[int]] = {}
-        pc = self.counts.pc
-        for i, (w, f) in enumerate(zip(self.words, self.freqs)):
-            for p in zip(w, w[1:]):
-                pc[p] = pc.get(p, 0) + f
-                self.where.setdefault(p, set()).add(i)
-        self.tokens = sum(len(w) * f for w, f in zip(self.words, self.freqs))
-
-
-@dataclass
-class _Undo:
     window: tuple[int, ...]
     exhausted: frozenset[int]
-    new_token: bool
-    # per language: (words changed: (index, symbols before), the pair count changes,
-    # the pair's positions)
-    langs: list[tuple[list[tuple[int, tuple[int, ...]]], dict[tuple[int, int], int],
-                      set[int] | None]]
-    dev: list[tuple[int, tuple[int, ...]]]
-    dev_where: set[int] | None
     tokens: tuple[int, ...]
     train_tokens: tuple[int, ...]
-
-
-class _Cores:
-    """The C training core (engine/train/trainer.py's ``new_core``) holding each
-    language's training words, each language's dev words, and (for global merges) all
-    languages' words together. Every merge goes to every core, so a pair's ids are the
-    same in all; a core's own tie rule is never used: :meth:`best` takes all pairs tied
-    at the top count and picks HF's (the greatest GPT-2 spelling)."""
-
-    def __init__(self, data: ParityData, want_global: bool):
-        assert new_core is not None
-        self.langs = [_core_of(words) for words in data.words]
-        self.devs = None if data.dev is None else [
-            _core_of({w: fs[i] for w, fs in data.dev.items() if fs[i]})
-            for i in range(len(data.names))]
-        self.glob = None
-        if want_global:
-            summed: dict[bytes, int] = {}
-            for words in data.words:
-                for w, f in words.items():
-                    summed[w] = summed.get(w, 0) + f
-            self.glob = _core_of(summed)
-        self.all = [*self.langs, *(self.devs or []), *([self.glob] if self.glob else [])]
-
-    def best(self, lang: int | None, keys: list[str]) -> tuple[tuple[int, int], int] | None:
-        core = self.glob if lang is None else self.langs[lang]
-        assert core is not None
-        n, tied = core.tied(64)
-        if n == 0:
-            return None
-        if n > len(tied):
-            n, tied = core.tied(n)
-        a, b, c = max(tied, key=lambda t: (keys[t[0]], keys[t[1]]))
-        return (a, b), c
-
-    def merge(self, a: int, b: int) -> int:
-        ids = {core.merge(a, b)[0] for core in self.all}
-        assert len(ids) == 1, ids
-        return ids.pop()
-
-    def undo(self) -> None:
-        for core in self.all:
-            core.undo()
-
-    def train_tokens(self) -> tuple[int, ...]:
-        return tuple(core.total_symbols for core in self.langs)
-
-    def tokens(self) -> tuple[int, ...]:
-        return tuple(core.total_symbols for core in (self.devs or self.langs))
-
-
-def _core_of(words: dict[bytes, int]):
-    """A core over these byte words (ids 0-255 are the bytes)."""
-    assert new_core is not None
-    starts = array("q", [0])
-    pos = 0
-    for w in words:
-        pos += len(w)
-        starts.append(pos)
-    return new_core(b"".join(words), starts, array("q", words.values()), _BYTES, "greatest")
-
-
-_BYTES = [bytes([i]) for i in range(256)]
+    new_token: bool
 
 
 def turn_sentence(rec: ParityStep, names: Sequence[str], settings: ParitySettings) -> str:
@@ -658,7 +472,8 @@ class ParityTrainer:
     One trainer is used from one thread at a time.
     """
 
-    def __init__(self, data: ParityData, settings: ParitySettings | None = None):
+    def __init__(self, data: ParityData, settings: ParitySettings | None = None, *,
+                 undo: bool = True):
         s = (settings or ParitySettings()).validated(len(data.names))
         if data.dev is not None and s.ratios is not None:
             raise SettingsError("Give a dev set or ratios, not both: the dev set measures "
@@ -672,16 +487,10 @@ class ParityTrainer:
         table = bytes_to_unicode()
         self._keys: list[str] = [table[i] for i in range(256)]
         self._ids: dict[bytes, int] = {b: i for i, b in enumerate(self.vocab_bytes)}
-        n_train = [sum(len(w) * f for w, f in words.items()) for words in data.words]
-        self._train0 = tuple(n_train)
-        # the C core's merges (one core per language's training words, per language's
-        # dev words, and one over all languages for the global phase) while no merge
-        # repeats a token; the Python state below from the first one that does (the
-        # cores would give the repeat a new id, HF keeps the token's id): _to_python
-        self._cores: _Cores | None = _Cores(data, s.global_merges > 0) \
-            if new_core is not None else None
-        if self._cores is None:
-            self._init_python()
+        # the words, their pairs and every merge: the training core's (parity_cores.py);
+        # undo=False keeps no undo log (a run that only goes forward: less memory)
+        self._cores = ParityCores(data.words, data.dev, s.global_merges > 0, undo)
+        self._train0 = self._cores.train_tokens()   # each language's bytes
         self._window: deque[int] = deque()
         self._exhausted: set[int] = set()
         self._over = False          # the global phase found no pair: training ends
@@ -689,7 +498,7 @@ class ParityTrainer:
         # _window_pick; kept across undo (a redo meets them again)
         self.stalled: set[int] = set()
         self.steps: list[ParityStep] = []
-        self._undo: list[_Undo] = []
+        self._undo: list[_Turn] = []
         self.target = s.num_merges - (self._alphabet_size() if s.total_symbols else 0)
         self.target = max(0, self.target)
         self._tok: Tokenizer | None = None
@@ -704,49 +513,6 @@ class ParityTrainer:
                    settings: ParitySettings | None = None, *,
                    lines: bool = False) -> "ParityTrainer":
         return cls(ParityData.from_files(train, dev, lines=lines), settings)
-
-    def _init_python(self) -> None:
-        """The pure-Python state of step 0 (pair counts, heaps, positions)."""
-        data, n = self.data, len(self.data.names)
-        self._langs = [_Language(w) for w in data.words]
-        self._global: _Counts | None = None
-        if self.settings.global_merges > 0:
-            self._global = _Counts()
-            for L in self._langs:
-                for p, c in L.counts.pc.items():
-                    self._global.add(p, c)
-            self._global.build(self._keys)
-        for L in self._langs:
-            L.counts.build(self._keys)
-        self._dev_words: list[tuple[int, ...]] = []
-        self._dev_freqs: list[list[int]] = []
-        self._dev_where: dict[tuple[int, int], set[int]] = {}
-        if data.dev is not None:
-            for i, (w, fs) in enumerate(data.dev.items()):
-                self._dev_words.append(tuple(w))
-                self._dev_freqs.append(fs)
-                for p in zip(w, w[1:]):
-                    self._dev_where.setdefault(p, set()).add(i)
-        self._dev_tokens = [sum(len(w) * fs[i] for w, fs in zip(self._dev_words,
-                                                                self._dev_freqs))
-                            for i in range(n)] if data.dev is not None else None
-
-    def _to_python(self) -> None:
-        """Leave the cores for the Python state, at the same step: replay the steps
-        made (the same records come out)."""
-        steps, undos = self.steps, self._undo
-        window, exhausted, over = self._window, self._exhausted, self._over
-        self._cores = None
-        self.vocab_bytes = self.vocab_bytes[:256]
-        self._keys = self._keys[:256]
-        self._ids = {b: i for i, b in enumerate(self.vocab_bytes)}
-        self.steps, self._undo = [], []
-        self._init_python()
-        for rec, u in zip(steps, undos):
-            again = self._apply(rec.pair, rec.count, rec.language, rec.measure,
-                                list(rec.passed), list(rec.exhausted), u.window, u.exhausted)
-            assert again == rec, (again, rec)
-        self._window, self._exhausted, self._over = window, exhausted, over
 
     def _alphabet_size(self) -> int:
         inner: set[int] = set()
@@ -764,33 +530,23 @@ class ParityTrainer:
         return self._keys
 
     def pair_source(self, language: int | None):
-        """The pair counts a step chooses from: language ``language``'s, or all languages'
-        together (None, the global phase). The C core (``top``/``tied``) while the cores
-        hold the words, else a dict pair -> count."""
-        if self._cores is not None:
-            return self._cores.glob if language is None else self._cores.langs[language]
-        if language is not None:
-            return self._langs[language].counts.pc
-        out: dict[tuple[int, int], int] = {}
-        for L in self._langs:
-            for pair, c in L.counts.pc.items():
-                out[pair] = out.get(pair, 0) + c
-        return out
+        """The core a step chooses from: language ``language``'s training words, or all
+        languages' together (None, the global phase). Its ``best``, ``top`` and
+        ``tied`` are in HF's order (count, then the greatest GPT-2 spelling)."""
+        return self._cores.source(language)
 
     def last_merge_words(self, language: int, limit: int) \
             -> tuple[int, list[tuple[int, tuple[int, ...] | None, tuple[int, ...]]]]:
         """The words of ``language`` the last step changed: (how many, up to ``limit`` of
-        them as (word index, symbols before or None when the core does not keep them,
-        symbols after))."""
-        if self._cores is not None:
-            core = self._cores.langs[language]
-            n, ids = core.touched(limit)
-            return n, [(j, None, tuple(core.word(j))) for j in ids]
-        if not self._undo:
-            return 0, []
-        changed = self._undo[-1].langs[language][0]
-        words = self._langs[language].words
-        return len(changed), [(j, tuple(old), tuple(words[j])) for j, old in changed[:limit]]
+        them as (word index, None: the core does not keep the symbols before, symbols
+        after))."""
+        core = self._cores.langs[language]
+        n, ids = core.touched(limit)
+        return n, [(j, None, tuple(core.word(j))) for j in ids]
+
+    def symbol_count(self, t: int) -> int:
+        """How often token ``t`` occurs in every language's training words now."""
+        return sum(c.symbol_count(t) for c in self._cores.langs if t < c.n_tokens)
 
     def last_merged_tokens(self) -> int:
         """How many training tokens the last step removed (0 before the first step)."""
@@ -828,18 +584,12 @@ class ParityTrainer:
     def tokens(self) -> tuple[int, ...]:
         """Each language's tokens now: on the dev set when there is one, else on the
         training text (what ``ParityStep.tokens`` records)."""
-        if self._cores is not None:
-            return self._cores.tokens()
-        if self._dev_tokens is not None:
-            return tuple(self._dev_tokens)
-        return tuple(L.tokens for L in self._langs)
+        return self._cores.tokens()
 
     @property
     def train_tokens(self) -> tuple[int, ...]:
         """Each language's tokens on its training text now."""
-        if self._cores is not None:
-            return self._cores.train_tokens()
-        return tuple(L.tokens for L in self._langs)
+        return self._cores.train_tokens()
 
     @property
     def initial_tokens(self) -> tuple[int, ...]:
@@ -857,12 +607,15 @@ class ParityTrainer:
 
     def measure(self) -> tuple[float, ...]:
         """Each language's measure now (see ``ParityStep.measure``)."""
+        return self._measure(self.tokens, self.train_tokens)
+
+    def _measure(self, tokens: tuple[int, ...], train: tuple[int, ...]) -> tuple[float, ...]:
         if self.kind == "ratio":
             ratios = self.settings.ratios
             assert ratios is not None
-            return tuple((float(a) / float(t)) / r
-                         for a, t, r in zip(self._train0, self.train_tokens, ratios))
-        return tuple(float(t) for t in self.tokens)
+            return tuple((float(a) / float(t)) / r for a, t, r in zip(self._train0, train,
+                                                                       ratios))
+        return tuple(float(t) for t in tokens)
 
     def is_done(self) -> bool:
         return self.n_steps >= self.target or self._over \
@@ -907,13 +660,14 @@ class ParityTrainer:
             if not any(mask):
                 return best, passed[:-1]
 
-    def _choose(self) -> tuple[int, list[int]]:
-        """The language whose turn it is, and those the window passed over."""
+    def _choose(self, measure: tuple[float, ...]) -> tuple[int, list[int]]:
+        """The language whose turn it is, and those the window passed over, by each
+        language's ``measure`` now."""
         s = self.settings
         ex = self._exhausted
         n = self.n_languages
         if self.kind == "ratio":
-            adjusted = list(self.measure())
+            adjusted = measure
             if s.variant == "base":
                 best, best_v = 0, math.inf
                 for i, v in enumerate(adjusted):
@@ -922,7 +676,7 @@ class ParityTrainer:
                 return best, []
             values = [-math.inf if i in ex else -v for i, v in enumerate(adjusted)]
         else:
-            lengths = self.tokens
+            lengths = measure   # (token counts, exact as floats)
             if s.variant == "base":
                 best, best_n = 0, None
                 for i in range(n):
@@ -938,11 +692,13 @@ class ParityTrainer:
 
     # ----- stepping ---------------------------------------------------------------------
     def step(self) -> ParityStep | None:
-        """One merge: its record, or None when training is done."""
+        """One merge: its record, or None when training is done. The language is chosen
+        here; its best pair, and the merge in every language, are the cores'."""
         if self.is_done():
             return None
         window, exhausted = tuple(self._window), frozenset(self._exhausted)
-        measure = self.measure()
+        tokens, train = self.tokens, self.train_tokens
+        measure = self._measure(tokens, train)
         found_exhausted: list[int] = []
         passed: list[int] = []
         while True:
@@ -950,177 +706,51 @@ class ParityTrainer:
                 return None
             if self.n_steps < self.settings.global_merges:
                 lang = None
-                if self._cores is not None:
-                    got = self._cores.best(None, self._keys)
-                else:
-                    assert self._global is not None
-                    got = self._global.best()
+                got = self._cores.best(None)
                 if got is None or got[1] < self.settings.min_frequency:
                     self._over = True
                     return None
                 break
-            lang, passed = self._choose()
-            got = self._cores.best(lang, self._keys) if self._cores is not None \
-                else self._langs[lang].counts.best()
+            lang, passed = self._choose(measure)
+            got = self._cores.best(lang)
             if got is not None and got[1] >= self.settings.min_frequency:
                 break
             self._exhausted.add(lang)
             found_exhausted.append(lang)
-        pair, count = got
-        if self._cores is not None:
-            token = self.vocab_bytes[pair[0]] + self.vocab_bytes[pair[1]]
-            if token not in self._ids:
-                return self._apply_cores(pair, count, lang, measure, passed,
-                                         found_exhausted, window, exhausted, token)
-            self._to_python()
-        return self._apply(pair, count, lang, measure, passed, found_exhausted,
-                           window, exhausted)
-
-    def _recorded(self, pair: tuple[int, int], new_id: int, token: bytes, count: int,
-                  lang: int | None, measure: tuple[float, ...], passed: list[int],
-                  found: list[int], undo: "_Undo") -> ParityStep:
-        """The step just made, recorded with what undoes it."""
-        a, b = pair
-        rec = ParityStep(
-            index=self.n_steps + 1, pair=pair, left=self.vocab_bytes[a],
-            right=self.vocab_bytes[b], new_id=new_id, token=token, count=count,
-            language=lang, kind="global" if lang is None else self.kind, measure=measure,
-            tokens=self.tokens, passed=tuple(passed), exhausted=tuple(found))
-        self.steps.append(rec)
-        self._undo.append(undo)
-        return rec
-
-    def _apply_cores(self, pair: tuple[int, int], count: int, lang: int | None,
-                     measure: tuple[float, ...], passed: list[int], found: list[int],
-                     window: tuple[int, ...], exhausted: frozenset[int],
-                     token: bytes) -> ParityStep:
-        assert self._cores is not None
-        a, b = pair
-        undo = _Undo(window, exhausted, True, [], [], None, self.tokens, self.train_tokens)
-        new_id = self._cores.merge(a, b)
-        assert new_id == len(self.vocab_bytes)
-        self.vocab_bytes.append(token)
-        self._keys.append(self._keys[a] + self._keys[b])
-        self._ids[token] = new_id
-        return self._recorded(pair, new_id, token, count, lang, measure, passed, found, undo)
-
-    def _apply(self, pair: tuple[int, int], count: int, lang: int | None,
-               measure: tuple[float, ...], passed: list[int], found: list[int],
-               window: tuple[int, ...], exhausted: frozenset[int]) -> ParityStep:
-        a, b = pair
+        (a, b), count = got
         token = self.vocab_bytes[a] + self.vocab_bytes[b]
-        new_id = self._ids.get(token)
-        is_new = new_id is None
-        if new_id is None:
-            new_id = len(self.vocab_bytes)
+        # a token an earlier merge made keeps its id (HF's rule): the cores make it again
+        made = self._ids.get(token, -1)
+        new_id = self._cores.merge(a, b, made, lang is None)
+        if made < 0:
+            assert new_id == len(self.vocab_bytes)
             self.vocab_bytes.append(token)
             self._keys.append(self._keys[a] + self._keys[b])
             self._ids[token] = new_id
-        undo = _Undo(window, exhausted, is_new, [], [], None, self.tokens,
-                     self.train_tokens)
-        for L in self._langs:
-            changed: list[tuple[int, tuple[int, ...]]] = []
-            acc: dict[tuple[int, int], int] = {}
-            pos = L.where.pop(pair, None)
-            if pos is not None:
-                words, freqs, where = L.words, L.freqs, L.where
-                changes: list[tuple[tuple[int, int], int]] = []
-                for i in pos:
-                    w = words[i]
-                    nw = _merged(w, a, b, new_id, changes)
-                    if nw is w:
-                        continue
-                    changed.append((i, w))
-                    words[i] = nw
-                    f = freqs[i]
-                    L.tokens -= (len(w) - len(nw)) * f
-                    for p, d in changes:
-                        acc[p] = acc.get(p, 0) + d * f
-                        if d > 0:
-                            where.setdefault(p, set()).add(i)
-                    changes.clear()
-                left = L.counts.pc.get(pair, 0) + acc.get(pair, 0)
-                acc[pair] = acc.get(pair, 0) - left   # the pair is gone: its count is 0
-            self._add_counts(L, acc, 1)
-            undo.langs.append((changed, acc, pos))
-        if self._dev_tokens is not None:
-            dpos = self._dev_where.pop(pair, None)
-            undo.dev_where = dpos
-            dev_changes: list[tuple[tuple[int, int], int]] = []
-            for i in dpos or ():
-                w = self._dev_words[i]
-                nw = _merged(w, a, b, new_id, dev_changes)
-                if nw is w:
-                    continue
-                undo.dev.append((i, w))
-                self._dev_words[i] = nw
-                d = len(w) - len(nw)
-                for li, f in enumerate(self._dev_freqs[i]):
-                    self._dev_tokens[li] -= d * f
-                for p, dd in dev_changes:
-                    if dd > 0:
-                        self._dev_where.setdefault(p, set()).add(i)
-                dev_changes.clear()
-        return self._recorded(pair, new_id, token, count, lang, measure, passed, found, undo)
-
-    def _add_counts(self, L: _Language, acc: dict[tuple[int, int], int], sign: int) -> None:
-        """Add ``sign`` times the count changes ``acc`` to language L's pair counts (and
-        the global ones), and give each changed pair its heap entry."""
-        pc = L.counts.pc
-        g = self._global
-        keys = self._keys
-        for p, d in acc.items():
-            if not d:
-                continue
-            d *= sign
-            v = pc.get(p, 0) + d
-            if v:
-                pc[p] = v
-            else:
-                del pc[p]
-            if g is not None:
-                g.add(p, d)
-        for p in acc:
-            L.counts.push(p, keys)
-        if g is not None:
-            for p in acc:
-                g.push(p, keys)
+        rec = ParityStep(
+            index=self.n_steps + 1, pair=(a, b), left=self.vocab_bytes[a],
+            right=self.vocab_bytes[b], new_id=new_id, token=token, count=count,
+            language=lang, kind="global" if lang is None else self.kind, measure=measure,
+            tokens=self.tokens, passed=tuple(passed), exhausted=tuple(found_exhausted))
+        self.steps.append(rec)
+        self._undo.append(_Turn(window, exhausted, tokens, train, made < 0))
+        return rec
 
     def undo(self) -> ParityStep | None:
         """Back one merge: the record undone, or None at step 0."""
         if not self.steps:
             return None
         rec = self.steps.pop()
-        u = self._undo.pop()
-        if self._cores is not None:
-            self._cores.undo()
-        else:
-            self._undo_python(rec.pair, u)
-        if u.new_token:   # (always, in the cores: a token made again leaves them)
+        turn = self._undo.pop()
+        self._cores.undo(self.n_steps)
+        if turn.new_token:
             self.vocab_bytes.pop()
             self._keys.pop()
             del self._ids[rec.token]
-        self._window = deque(u.window)
-        self._exhausted = set(u.exhausted)
+        self._window = deque(turn.window)
+        self._exhausted = set(turn.exhausted)
         self._over = False
         return rec
-
-    def _undo_python(self, pair: tuple[int, int], u: "_Undo") -> None:
-        """The Python state's side of an undo: words, pair counts and dev tokens back."""
-        for L, (changed, acc, pos) in zip(self._langs, u.langs):
-            for i, old in changed:
-                w = L.words[i]
-                L.tokens += (len(old) - len(w)) * L.freqs[i]
-                L.words[i] = old
-            if pos is not None:
-                L.where[pair] = pos
-            self._add_counts(L, acc, -1)
-        if self._dev_tokens is not None:
-            for i, old in reversed(u.dev):
-                self._dev_words[i] = old
-            if u.dev_where is not None:
-                self._dev_where[pair] = u.dev_where
-            self._dev_tokens = list(u.tokens)
 
     def goto(self, k: int) -> None:
         """To step k: undo back, or run forward."""
@@ -1160,7 +790,8 @@ class ParityTrainer:
         same tie rule) to ``n_merges`` merges, not run yet; :meth:`plain_curve` runs
         one, :meth:`extend_plain` lets one go further."""
         return ParityTrainer(self.data, replace(self.settings, global_merges=n_merges,
-                                                num_merges=n_merges, total_symbols=False))
+                                                num_merges=n_merges, total_symbols=False),
+                             undo=False)
 
     def extend_plain(self, n_merges: int) -> None:
         """A :meth:`plain_trainer`'s target raised to ``n_merges`` merges, all of them
@@ -1224,6 +855,6 @@ def train_parity(languages: Named, *, num_merges: int, variant: str = "base",
     settings = ParitySettings(num_merges=num_merges, variant=variant,
                               global_merges=global_merges, window_size=window_size, alpha=alpha,
                               min_frequency=min_frequency, ratios=None if ratios is None else ratios_for(data.names, ratios))
-    t = ParityTrainer(data, settings)
+    t = ParityTrainer(data, settings, undo=False)
     t.run(progress=progress, cancel=cancel)
     return t

@@ -93,8 +93,6 @@ class ParityRun:
             freqs += words.values()
         n_bytes = sum(len(w) * f for ws in trainer.data.words for w, f in ws.items())
         self._table = PretokenTable.from_words(texts, freqs, n_bytes=n_bytes)
-        self._counts_at: tuple[int, int] | None = None
-        self._counts: list[int] = []
         self._next: tuple[int, MergeStep | None] | None = None
         # plain BPE on the same data, for the chart (compute_plain): its trainer is kept
         # so that a raised target extends the curve instead of training it again
@@ -258,38 +256,18 @@ class ParityRun:
 
     def top_pairs(self, k: int = 200) -> list[PairRow]:
         """The k best pairs of the language whose turn is next, in HF's order (count,
-        then the greatest GPT-2 spelling)."""
-        keys = self._p.spellings
+        then the greatest GPT-2 spelling: the cores' tie rule)."""
         src = self._chooser()
         if src is None:
             return []
-        if isinstance(src, dict):
-            found = [(a, b, c) for (a, b), c in src.items() if c > 0]
-        else:   # the core: every pair tied at the top (HF's pick is among them), then more
-            n, tied = src.tied(64)
-            if n > len(tied):
-                n, tied = src.tied(n)
-            top = tied[0][2] if tied else 0
-            found = [tuple(t) for t in tied] + [tuple(t) for t in src.top(k + n)
-                                                if t[2] < top]
-        best = sorted(((c, keys[a], keys[b], a, b) for a, b, c in found), reverse=True)[:k]
-        return [PairRow(r, a, b, c) for r, (c, _, _, a, b) in enumerate(best, 1)]
+        return [PairRow(r, a, b, c) for r, (a, b, c) in enumerate(src.top(k), 1)]
 
     def tied_now(self, limit: int = 50) -> tuple[int, list[tuple[int, int]]]:
         src = self._chooser()
         if src is None:
             return 0, []
-        if isinstance(src, dict):
-            top = max(src.values(), default=0)
-            pairs = [p for p, c in src.items() if c == top and c > 0]
-        else:
-            n, tied = src.tied(max(limit, 1))
-            if n > len(tied):
-                n, tied = src.tied(n)
-            pairs = [(t[0], t[1]) for t in tied]
-        keys = self._p.spellings
-        pairs.sort(key=lambda p: (keys[p[0]], keys[p[1]]), reverse=True)
-        return len(pairs), pairs[:limit]
+        n, tied = src.tied(max(limit, 1))
+        return n, [(t[0], t[1]) for t in tied[:limit]]
 
     def _next_parity(self) -> ParityStep | None:
         self.next_choice()
@@ -323,18 +301,7 @@ class ParityRun:
         return None
 
     def symbol_count(self, i: int) -> int:
-        cores = self._p._cores
-        if cores is not None:
-            return sum(c.symbol_count(i) for c in cores.langs if i < c.n_tokens)
-        key = (self.n_steps, id(self._steps[-1]) if self._steps else 0)
-        if self._counts_at != key:
-            counts = [0] * len(self._p.vocab_bytes)
-            for L in self._p._langs:
-                for w, f in zip(L.words, L.freqs):
-                    for t in w:
-                        counts[t] += f
-            self._counts, self._counts_at = counts, key
-        return self._counts[i] if i < len(self._counts) else 0
+        return self._p.symbol_count(i)
 
     def token(self, i: int) -> bytes:
         return self._p.vocab_bytes[i]
@@ -346,10 +313,7 @@ class ParityRun:
         return f"{self.render(pair[0])} {self.render(pair[1])}"
 
     def _lang_word(self, i: int, j: int) -> tuple[int, ...]:
-        cores = self._p._cores
-        if cores is not None:
-            return tuple(cores.langs[i].word(j))
-        return tuple(self._p._langs[i].words[j])
+        return tuple(self._p.pair_source(i).word(j))
 
     def word(self, w: int) -> tuple[int, ...]:
         for i in range(len(self._offsets) - 1, -1, -1):

@@ -277,13 +277,20 @@ def summed_words(keyed: Iterable[tuple[tuple[int, ...], int, str]]) -> tuple:
     return symbols, starts, freqs, texts
 
 
+# parity-aware training's tie rule (tokenizers' ParityBpeTrainer: the greatest pair of
+# GPT-2 spellings), not one a plain training offers
+PARITY_TIE_RULE = "greatest-hf-spelling"
+
+
 def new_core(symbols, starts, freqs, token_bytes, tie_rule: str, undo: bool = True):
     """The C core over these words. It counts pairs in 64 bits and refuses word counts
     whose pairs could pass 2**63 - 1 (they would wrap and a wrong pair would win): said
     here in words a user can act on. ``undo=False``: no undo log (a run that only goes
-    forward, as train_bpe's: less memory)."""
+    forward, as train_bpe's: less memory). ``tie_rule``: a name of TIE_RULES, or
+    PARITY_TIE_RULE."""
+    rule = _core.GREATEST_HF if tie_rule == PARITY_TIE_RULE else TIE_RULES[tie_rule]
     try:
-        return _core.Core(symbols, starts, freqs, token_bytes, TIE_RULES[tie_rule], undo)
+        return _core.Core(symbols, starts, freqs, token_bytes, rule, undo)
     except ValueError as e:
         if "overflow" not in str(e):
             raise

@@ -1,7 +1,8 @@
 """Parity-aware BPE (engine/train/parity.py) against Hugging Face tokenizers'
 ``ParityBpeTrainer``: the same merges, in order, for both variants, with a dev set, with
-ratios and with neither, with global merges, window size and alpha varied; per-step
-records checked against a slow recount; undo; bad input."""
+ratios and with neither, with global merges, window size and alpha varied, on Latin,
+Cyrillic, Han, Devanagari and Thai text; on the C core and on its pure-Python twin
+(``_pycore``); per-step records checked against a slow recount; undo; bad input."""
 from __future__ import annotations
 
 import json
@@ -11,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from bpe_gui.engine.errors import SettingsError
-from bpe_gui.engine.train import parity
+from bpe_gui.engine.train import _pycore, trainer
 from bpe_gui.engine.train import (ParityData, ParitySettings, ParityTrainer, hf_lines,
                                   ratios_for, train_parity)
 
@@ -19,6 +20,7 @@ tokenizers = pytest.importorskip("tokenizers")
 from tokenizers import Tokenizer, models, pre_tokenizers, trainers  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "parallel"
+SCRIPTS = FIXTURES.parent / "scripts"   # Hindi (Devanagari) and Thai
 LANGS = ("en", "de", "zh", "ru")
 
 
@@ -83,7 +85,7 @@ MIN_FREQUENCY_CASES = [
 @pytest.mark.parametrize("measure", ["dev", "ratio"])
 @pytest.mark.parametrize("kw", MIN_FREQUENCY_CASES,
                          ids=lambda kw: ",".join(f"{k}={v}" for k, v in kw.items()))
-def test_min_frequency_equals_hf(measure, kw, engine):
+def test_min_frequency_equals_hf(measure, kw):
     """A language whose best pair is under min_frequency has no pair left (the others
     take its turns) and global merges end there: HF's merges, fewer than asked where
     every language runs out. (HF's window loop never ends in a state our trainer
@@ -103,7 +105,7 @@ def test_min_frequency_equals_hf(measure, kw, engine):
 
 
 @pytest.mark.parametrize("variant", ["base", "window"])
-def test_no_dev_no_ratio_and_whole_files_equal_hf(variant, engine):
+def test_no_dev_no_ratio_and_whole_files_equal_hf(variant):
     """Neither a dev set nor ratios (training totals decide), each file one text, three
     languages: still HF's merges."""
     langs = ("en", "zh", "ru")
@@ -119,9 +121,10 @@ def test_no_dev_no_ratio_and_whole_files_equal_hf(variant, engine):
 
 @pytest.fixture(params=["core", "python"])
 def engine(request, monkeypatch):
-    """Both ways of merging: the C cores, and the Python state (no C core)."""
+    """Both training cores: the C extension, and its pure-Python twin (``_pycore``, what
+    runs where the extension is not built), each holding every language's words."""
     if request.param == "python":
-        monkeypatch.setattr(parity, "new_core", None)
+        monkeypatch.setattr(trainer, "_core", _pycore)
     return request.param
 
 
@@ -152,7 +155,6 @@ def test_random_small_corpora_equal_hf_and_undo_replays(engine):
                                      list(zip(names, dev)) if dev else None,
                                      ParitySettings(**kw, ratios=tuple(ratio) if ratio else None))
         t.run()
-        assert (t._cores is None) == (engine == "python" or t.vocab_size < 256 + t.n_steps)
         ours = t.hf_merges()
         records = list(t.steps)
         t.goto(t.n_steps // 2)
@@ -192,29 +194,6 @@ def dev_tokens(lines_by_lang: list[list[str]], merges: list[str]) -> tuple[int, 
                 n += len(apply_merges(list(piece), merges))
         out.append(n)
     return tuple(out)
-
-
-def test_leaving_the_cores_mid_run_changes_nothing():
-    """A merge that makes a token again sends training from the C cores to the Python
-    state at that step (HF keeps the token's id; a core would give it a new one): the
-    switch replays the steps made into the same records, and the merges stay HF's."""
-    langs = ("en", "de", "ru")
-    settings = ParitySettings(num_merges=300, variant="window", window_size=6, alpha=1.2,
-                              global_merges=10)
-    t = ParityTrainer.from_files(files("train", langs), files("dev", langs), settings,
-                                 lines=True)
-    t.run(until=150)
-    assert t._cores is not None
-    records = list(t.steps)
-    t._to_python()
-    assert t._cores is None and t.steps == records
-    t.run()
-    dev = [read_lines(p) for _, p in files("dev", langs)]
-    train = [read_lines(p) for _, p in files("train", langs)]
-    assert t.hf_merges() == hf_train(train, dev, num_merges=300, variant="window",
-                                     window_size=6, alpha=1.2, global_merges=10)
-    t.goto(100)
-    assert t.steps == records[:100]
 
 
 def test_records_say_whose_turn_and_why():
@@ -381,3 +360,63 @@ def test_train_parity_is_the_command_line_in_one_call():
     with pytest.raises(SettingsError, match="not both"):
         train_parity(dict(files("train", langs)), num_merges=5, ratios={"en": 1, "zh": 1},
                      dev=dict(files("dev", langs)))
+
+
+# ----- five scripts, target ratios far from 1 -------------------------------------------
+FIVE = (("en", FIXTURES / "en.train.txt"), ("ru", FIXTURES / "ru.train.txt"),
+        ("zh", FIXTURES / "zh.train.txt"), ("hi", SCRIPTS / "hi.txt"),
+        ("th", SCRIPTS / "th.txt"))
+# Devanagari and Thai take 2-3 times the bytes of English for the same content
+FIVE_RATIOS = (1.0, 1.8, 0.9, 2.6, 2.4)
+
+
+def _five(tmp_path: Path, n_lines: int | None) -> list[tuple[str, Path]]:
+    """The five scripts' training files, each cut to its first ``n_lines`` lines."""
+    if n_lines is None:
+        return list(FIVE)
+    out = []
+    for name, p in FIVE:
+        q = tmp_path / f"{name}.txt"
+        q.write_text("".join(read_lines(p)[:n_lines]), encoding="utf-8", newline="\n")
+        out.append((name, q))
+    return out
+
+
+@pytest.mark.parametrize("lines", [True, False], ids=["lines", "whole-files"])
+@pytest.mark.parametrize("kw", [dict(num_merges=700), dict(num_merges=700, variant="window"),
+                                dict(num_merges=500, variant="window", window_size=12,
+                                     alpha=1.4, global_merges=30)],
+                         ids=["base", "window", "window-global"])
+def test_ratios_across_five_scripts_equal_hf(kw, lines):
+    """English 1.0, Russian 1.8, Chinese 0.9, Hindi 2.6, Thai 2.4: each step serves the
+    language with the lowest (training bytes / tokens now) / ratio, and the merges are
+    ParityBpeTrainer's (the C core)."""
+    files = list(FIVE)
+    texts = [read_lines(p) if lines else [p.read_text(encoding="utf-8")] for _, p in files]
+    expected = hf_train(texts, None, list(FIVE_RATIOS), **kw)
+    t = ParityTrainer.from_files(files, None, ParitySettings(**kw, ratios=FIVE_RATIOS),
+                                 lines=lines)
+    t.run()
+    served = {t.names[st.language] for st in t.steps if st.language is not None}
+    assert served == {"en", "ru", "zh", "hi", "th"}
+    assert t.hf_merges() == expected
+
+
+@pytest.mark.parametrize("variant", ["base", "window"])
+def test_ratios_across_five_scripts_on_both_cores(variant, engine, tmp_path):
+    """The same on a few lines of each script, on the C core and on the Python twin;
+    each record's measure is recounted from the steps before it."""
+    files = _five(tmp_path, 6)
+    kw = dict(num_merges=90, variant=variant, window_size=5, alpha=1.5)
+    expected = hf_train([read_lines(p) for _, p in files], None, list(FIVE_RATIOS), **kw)
+    t = ParityTrainer.from_files(files, None, ParitySettings(**kw, ratios=FIVE_RATIOS),
+                                 lines=True)
+    first = t.train_tokens
+    t.run()
+    assert t.hf_merges() == expected
+    before = first
+    for rec in t.steps:
+        assert rec.measure == tuple((a / b) / r for a, b, r in zip(first, before, FIVE_RATIOS))
+        if variant == "base":
+            assert rec.language == min(range(5), key=lambda i: (rec.measure[i], i))
+        before = rec.tokens

@@ -4,12 +4,13 @@ tokenizer at a step). The merges themselves are held against tokenizers' ParityB
 in tests/engine/train/test_parity.py and, through the window, tests/gui/test_parity_window.py."""
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
 
 from bpe_gui.engine.errors import SettingsError
-from bpe_gui.engine.train import parity
+from bpe_gui.engine.train import _pycore, trainer
 from bpe_gui.engine.train import ParityRun, ParitySettings, TrainerProtocol, TrainSettings
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "parallel"
@@ -18,11 +19,15 @@ SAMPLE = "理論上，一對情侶可以開四個賬戶。 Theoretically, тео
 
 
 @pytest.fixture(autouse=True, params=["core", "python"])
-def trainer_state(request, monkeypatch):
-    """Every test twice: the trainer's words in the C core, and in Python (where it
-    goes after a merge that repeats a token)."""
+def trainer_state(request, monkeypatch, tmp_path_factory):
+    """Every test twice: the words in the C core, and in its pure-Python twin (which
+    recounts every pair at each call: so on the first lines of each text only)."""
     if request.param == "python":
-        monkeypatch.setattr(parity, "new_core", None)
+        monkeypatch.setattr(trainer, "_core", _pycore)
+        short = tmp_path_factory.mktemp("first-lines")
+        for p in FIXTURES.glob("*.txt"):
+            (short / p.name).write_bytes(b"".join(p.read_bytes().splitlines(True)[:12]))
+        monkeypatch.setattr(sys.modules[__name__], "FIXTURES", short)
     return request.param
 
 

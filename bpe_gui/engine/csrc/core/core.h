@@ -30,7 +30,8 @@
  * the word starts when that is far). A merge of the occurrence (L, R) writes the new
  * id into L, -1 into R and ~new into the last cell of b's token; the undo of it needs
  * only R, with a and b (L = R - span[a]), so the undo log of a step is the list of its
- * right cells, in the order they were merged. A core made without undo
+ * right cells, in the order they were merged. A merge may also write a token made
+ * before (bpe_core_merge_into: its cells are a's then b's), whose undo keeps it. A core made without undo
  * (bpe_core_keep_undo(c, 0)) keeps only the last step's list (bpe_core_touched reads it).
  *
  * Every pair (a, b) that occurs has a Pair record (found through a dense table for
@@ -43,7 +44,8 @@
  *
  * Priority: an indexed binary heap holding every pair with count > 0, ordered by count
  * descending, then by the tie rule.  LOWEST_HF compares ids through hf_rank (the 256
- * single bytes renumbered as tokenizers numbers its byte-level alphabet).  For FIRST_SEEN the key is the pair's first live
+ * single bytes renumbered as tokenizers numbers its byte-level alphabet), GREATEST_HF
+ * the tokens' bytes through it (their GPT-2 spellings).  For FIRST_SEEN the key is the pair's first live
  * occurrence (smallest left cell); it is kept as a lower bound that is made exact
  * lazily (a "dirty" pair at the top of the heap is recomputed and sifted down).
  *
@@ -68,6 +70,10 @@
  * character map gives each byte, so printable bytes come before the others -- and new
  * tokens are numbered in the order they are made (as here). */
 #define TIE_LOWEST_HF 3
+/* Hugging Face's ParityBpeTrainer: the greatest (a, b) comparing the tokens' spellings in
+ * GPT-2's byte-to-character map (as strings, first token, then second): in byte mode the
+ * bytes compare through hf_rank, which orders them as the characters they map to. */
+#define TIE_GREATEST_HF 4
 
 #define INLINE_CAP 2
 #define DENSE_MAX 1024
@@ -117,12 +123,14 @@ typedef struct {
     int64_t rstart;            /* start of this step's merged right cells in rlog */
     int64_t merged;            /* occurrences replaced, frequency-weighted */
     int32_t gone;              /* bit 0: a no longer occurs alone after it; bit 1: b */
-    int32_t pad;
+    int32_t reused;            /* 1: id is a token made before (bpe_core_merge_into): an
+                                * undo keeps it */
 } StepRec;
 
 typedef struct BpeCore {
     int tie;
-    int hf_bytes;              /* LOWEST_HF and ids 0..255 are the single bytes: hf_rank */
+    int hf_bytes;              /* LOWEST_HF or GREATEST_HF, and ids 0..255 are the single
+                                * bytes: hf_rank */
     int32_t hf_rank[256];      /* byte id -> its rank in tokenizers' byte-level alphabet */
     int broken;                /* a failed allocation in a step lost the state */
 
@@ -262,6 +270,22 @@ static inline int tok_cmp(const BpeCore *c, int32_t x, int32_t y)
     return (lx > ly) - (lx < ly);
 }
 
+/* tok_cmp with the bytes ranked through hf_rank (GREATEST_HF in byte mode): the order of
+ * the tokens' GPT-2 spellings as strings. */
+static inline int tok_cmp_hf(const BpeCore *c, int32_t x, int32_t y)
+{
+    if (x == y)
+        return 0;
+    const unsigned char *px = (const unsigned char *)c->tok_buf + c->tok_off[x];
+    const unsigned char *py = (const unsigned char *)c->tok_buf + c->tok_off[y];
+    int32_t lx = c->tok_len[x], ly = c->tok_len[y];
+    int32_t m = lx < ly ? lx : ly;
+    for (int32_t i = 0; i < m; i++)
+        if (px[i] != py[i])
+            return c->hf_rank[px[i]] < c->hf_rank[py[i]] ? -1 : 1;
+    return (lx > ly) - (lx < ly);
+}
+
 static inline uint64_t pkey(int32_t a, int32_t b)
 {
     return ((uint64_t)(uint32_t)a << 32) | (uint32_t)b;
@@ -282,11 +306,12 @@ static inline int better(const BpeCore *c, const HEnt *x, const HEnt *y)
     if (x->count != y->count)
         return x->count > y->count;
     const Pair *p = &c->pairs[x->p], *q = &c->pairs[y->p];
-    if (c->tie == TIE_GREATEST) {
-        int r = tok_cmp(c, p->a, q->a);
+    if (c->tie == TIE_GREATEST || c->tie == TIE_GREATEST_HF) {
+        int hf = c->tie == TIE_GREATEST_HF && c->hf_bytes;
+        int r = hf ? tok_cmp_hf(c, p->a, q->a) : tok_cmp(c, p->a, q->a);
         if (r)
             return r > 0;
-        r = tok_cmp(c, p->b, q->b);
+        r = hf ? tok_cmp_hf(c, p->b, q->b) : tok_cmp(c, p->b, q->b);
         if (r)
             return r > 0;
         if (p->a != q->a)
@@ -394,6 +419,11 @@ int bpe_core_undo(BpeCore *c, int *err, StepRec *out);
 /* One merge of the given pair (a, b) of existing ids, best or not, even where it does not
  * occur (its token is made all the same): 1 done, 0 an id out of range, -1 error. */
 int bpe_core_merge(BpeCore *c, int32_t a, int32_t b, int *err, StepRec *out);
+/* bpe_core_merge, but the pair makes the existing token `into` (Hugging Face's parity
+ * trainer: a merge whose token an earlier merge made keeps that token's id), whose bytes
+ * must be a's then b's: 1 done, 0 an id out of range or another token, -1 error. */
+int bpe_core_merge_into(BpeCore *c, int32_t a, int32_t b, int32_t into, int *err,
+                        StepRec *out);
 /* Up to n steps while the best count is >= min_count: the number done (*res: -1 after
  * an error, code in *err). */
 int64_t bpe_core_run(BpeCore *c, int64_t n, int64_t min_count, int *res, int *err);

@@ -51,7 +51,7 @@ void bpe_core_add_token(BpeCore *c, const char *s, int64_t len)
     tok_append(c, s, len);
 }
 
-/* LOWEST_HF in byte mode (ids 0..255 are the bytes 0..255): rank each byte as tokenizers
+/* LOWEST_HF and GREATEST_HF in byte mode (ids 0..255 are the bytes 0..255): rank each byte as tokenizers
  * numbers ByteLevel's alphabet, sorted by the character GPT-2's map gives it -- the
  * bytes that stand for themselves (! to ~, U+00A1 to U+00AC, U+00AE to U+00FF) in
  * order, then the others (mapped to U+0100 onwards in byte order), in order. Any other
@@ -59,7 +59,7 @@ void bpe_core_add_token(BpeCore *c, const char *s, int64_t len)
 static void hf_ranks(BpeCore *c)
 {
     c->hf_bytes = 0;
-    if (c->tie != TIE_LOWEST_HF || c->n_base < 256)
+    if ((c->tie != TIE_LOWEST_HF && c->tie != TIE_GREATEST_HF) || c->n_base < 256)
         return;
     for (int32_t i = 0; i < 256; i++)
         if (c->tok_len[i] != 1 || (unsigned char)c->tok_buf[c->tok_off[i]] != (unsigned)i)

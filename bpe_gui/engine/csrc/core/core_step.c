@@ -91,9 +91,12 @@ static inline void queue_word(const BpeCore *c, WordQueue *wq, int32_t x, int32_
 }
 
 /* Merge the pair (a, b), whose index is w (-1 when it never occurred): every live
- * occurrence, left to right; its new token is made even where there is none, so ids stay
- * in step with a merge list replayed on another sample. 1 done, -1 on error. */
-static int merge_pair(BpeCore *c, int32_t w, int32_t a, int32_t b, int *err, StepRec *out)
+ * occurrence, left to right, into the token `into` (one made before, whose cells a and b
+ * fill exactly) or, when `into` is -1, into a new token, made even where there is no
+ * occurrence, so ids stay in step with a merge list replayed on another sample. 1 done,
+ * -1 on error. */
+static int merge_pair(BpeCore *c, int32_t w, int32_t a, int32_t b, int32_t into, int *err,
+                      StepRec *out)
 {
     Pair *p = w >= 0 ? &c->pairs[w] : NULL;
     int64_t count = p ? p->count : 0;
@@ -132,8 +135,11 @@ static int merge_pair(BpeCore *c, int32_t w, int32_t a, int32_t b, int *err, Ste
     }
     ensure_scratch(c, k); /* optional: sort falls back to heapsort */
 
-    int32_t nw = c->n_tokens;
-    tok_append_concat(c, a, b);
+    int32_t nw = into;
+    if (into < 0) {
+        nw = c->n_tokens;
+        tok_append_concat(c, a, b);
+    }
 
     /* detach the positions of (a, b) */
     int32_t local[INLINE_CAP];
@@ -246,7 +252,7 @@ static int merge_pair(BpeCore *c, int32_t w, int32_t a, int32_t b, int *err, Ste
     r->rstart = rstart;
     r->merged = removed_w;
     r->gone = (c->symcount[a] == 0) | ((c->symcount[b] == 0) << 1);
-    r->pad = 0;
+    r->reused = into >= 0;
     if (out)
         *out = *r;
     if (broken) {
@@ -268,7 +274,7 @@ int bpe_core_step(BpeCore *c, int *err, StepRec *out)
     const Pair *p = &c->pairs[w];
     if (p->count <= 0)
         return 0;
-    return merge_pair(c, w, p->a, p->b, err, out);
+    return merge_pair(c, w, p->a, p->b, -1, err, out);
 }
 
 int bpe_core_merge(BpeCore *c, int32_t a, int32_t b, int *err, StepRec *out)
@@ -276,7 +282,24 @@ int bpe_core_merge(BpeCore *c, int32_t a, int32_t b, int *err, StepRec *out)
     *err = ERR_NONE;
     if (a < 0 || b < 0 || a >= c->n_tokens || b >= c->n_tokens)
         return 0;
-    return merge_pair(c, pair_find(c, a, b), a, b, err, out);
+    return merge_pair(c, pair_find(c, a, b), a, b, -1, err, out);
+}
+
+int bpe_core_merge_into(BpeCore *c, int32_t a, int32_t b, int32_t into, int *err,
+                        StepRec *out)
+{
+    *err = ERR_NONE;
+    if (a < 0 || b < 0 || into < 0 || a >= c->n_tokens || b >= c->n_tokens ||
+        into >= c->n_tokens)
+        return 0;
+    int64_t la = c->tok_len[a], lb = c->tok_len[b];
+    /* its cells are a's and b's: the undo log and the cell layout rely on it */
+    if (c->tok_len[into] != la + lb ||
+        (int64_t)c->span[into] != (int64_t)c->span[a] + c->span[b] ||
+        memcmp(c->tok_buf + c->tok_off[into], c->tok_buf + c->tok_off[a], (size_t)la) != 0 ||
+        memcmp(c->tok_buf + c->tok_off[into] + la, c->tok_buf + c->tok_off[b], (size_t)lb) != 0)
+        return 0;
+    return merge_pair(c, pair_find(c, a, b), a, b, into, err, out);
 }
 
 int64_t bpe_core_changed(const BpeCore *c, BpePairCount *out, int64_t room)
@@ -379,9 +402,11 @@ int bpe_core_undo(BpeCore *c, int *err, StepRec *out)
     clear_caches(c);
     c->rlog_n = rec.rstart;
     c->n_steps--;
-    c->n_tokens--;
-    c->tok_buf_len = c->tok_off[nw];
-    c->symcount[nw] = 0;
+    if (!rec.reused) {
+        c->n_tokens--;
+        c->tok_buf_len = c->tok_off[nw];
+        c->symcount[nw] = 0;
+    }
     if (out)
         *out = rec;
     if (broken) {

@@ -10,13 +10,14 @@
  *   Core(symbols, starts, freqs, token_bytes, tie_rule=GREATEST, undo=True)
  *       symbols: int32 buffer, bytes (each byte a symbol id) or a sequence; starts/freqs:
  *       int64 buffers (or sequences),
- *       token_bytes: sequence of bytes; tie_rule: GREATEST, FIRST_SEEN, LOWEST_IDS or
- *       LOWEST_HF (core.h); undo=False: no undo log (less memory), undo() raises
+ *       token_bytes: sequence of bytes; tie_rule: GREATEST, FIRST_SEEN, LOWEST_IDS,
+ *       LOWEST_HF or GREATEST_HF (core.h); undo=False: no undo log (less memory), undo() raises
  *       RuntimeError.
  *   best() -> (a, b, count) | None        top(k) -> [(a, b, count), ...]
  *   tied(limit) -> (n, [(a, b, count), ...])
  *   step() -> (a, b, new_id, count) | None  undo() -> (a, b, new_id)  (IndexError at 0)
- *   merge(a, b) -> (new_id, count): this pair merged, best or not (a merge list replayed)
+ *   merge(a, b, into=-1) -> (new_id, count): this pair merged, best or not (a merge list
+ *       replayed); into: the existing token it makes (parity: a token made again)
  *   replay(pairs, top_k=0) -> (counts, ends, changed, tops): many merges without the GIL,
  *       and what each changed (a merge list replayed on a sample: see Core_replay)
  *   run(n, min_count=1) -> steps done (releases the GIL; other calls on the same Core
@@ -227,9 +228,9 @@ static PyObject *Core_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
                                      &ofreqs, &otok, &tie, &keep_undo))
         return NULL;
     if (tie != TIE_GREATEST && tie != TIE_FIRST_SEEN && tie != TIE_LOWEST_IDS &&
-        tie != TIE_LOWEST_HF) {
-        PyErr_SetString(PyExc_ValueError,
-                        "tie_rule must be GREATEST, FIRST_SEEN, LOWEST_IDS or LOWEST_HF");
+        tie != TIE_LOWEST_HF && tie != TIE_GREATEST_HF) {
+        PyErr_SetString(PyExc_ValueError, "tie_rule must be GREATEST, FIRST_SEEN, "
+                        "LOWEST_IDS, LOWEST_HF or GREATEST_HF");
         return NULL;
     }
     CoreObject *self = (CoreObject *)type->tp_alloc(type, 0);
@@ -355,20 +356,29 @@ static PyObject *Core_run(CoreObject *self, PyObject *args, PyObject *kwds)
     return PyLong_FromSsize_t((Py_ssize_t)done);
 }
 
-/* merge(a, b) -> (new_id, count): one merge of the given pair, best or not; the pair may
- * not occur (count 0), its token is made all the same. */
+/* merge(a, b, into=-1) -> (new_id, count): one merge of the given pair, best or not; the
+ * pair may not occur (count 0), its token is made all the same; into >= 0: the pair makes
+ * that token, made before (its bytes a's then b's), as Hugging Face's parity trainer
+ * keeps a token's id when a merge makes it again. */
 static PyObject *Core_merge(CoreObject *self, PyObject *args)
 {
-    int a, b;
-    if (!PyArg_ParseTuple(args, "ii:merge", &a, &b))
+    int a, b, into = -1;
+    if (!PyArg_ParseTuple(args, "ii|i:merge", &a, &b, &into))
         return NULL;
     if (check_usable(self) < 0)
         return NULL;
     int err;
     StepRec r;
-    int res = bpe_core_merge(self->core, a, b, &err, &r);
+    int res = into < 0 ? bpe_core_merge(self->core, a, b, &err, &r)
+                       : bpe_core_merge_into(self->core, a, b, into, &err, &r);
     if (res < 0)
         return raise_step_error(err);
+    if (res == 0 && into >= 0) {
+        PyErr_Format(PyExc_ValueError, "merge(%d, %d, into=%d): token id out of range, or "
+                     "token %d is not token %d's bytes then token %d's", a, b, into, into,
+                     a, b);
+        return NULL;
+    }
     if (res == 0) {
         PyErr_Format(PyExc_ValueError, "merge(%d, %d): token id out of range", a, b);
         return NULL;
@@ -793,7 +803,8 @@ static PyMethodDef Core_methods[] = {
     {"undo", (PyCFunction)Core_undo, METH_NOARGS,
      "undo() -> (a, b, new_id); IndexError if there is no step"},
     {"merge", (PyCFunction)Core_merge, METH_VARARGS,
-     "merge(a, b) -> (new_id, count): merge this pair, best or not"},
+     "merge(a, b, into=-1) -> (new_id, count): merge this pair, best or not; into: "
+     "the existing token it makes"},
     {"replay", (PyCFunction)(void (*)(void))Core_replay, METH_VARARGS | METH_KEYWORDS,
      "replay(pairs, top_k=0) -> (counts, ends, changed, tops): merge these pairs in order"},
     {"run", (PyCFunction)(void (*)(void))Core_run, METH_VARARGS | METH_KEYWORDS,
@@ -848,6 +859,7 @@ PyMODINIT_FUNC PyInit__core(void)
         PyModule_AddIntConstant(m, "FIRST_SEEN", TIE_FIRST_SEEN) < 0 ||
         PyModule_AddIntConstant(m, "LOWEST_IDS", TIE_LOWEST_IDS) < 0 ||
         PyModule_AddIntConstant(m, "LOWEST_HF", TIE_LOWEST_HF) < 0 ||
+        PyModule_AddIntConstant(m, "GREATEST_HF", TIE_GREATEST_HF) < 0 ||
         PyModule_AddStringConstant(m, "simd", BPE_SIMD_BUILT) < 0) {
         Py_DECREF(m);
         return NULL;
