@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from bpe_gui.engine.errors import SettingsError
-from bpe_gui.engine.train import _pycore, trainer
+from bpe_gui.engine.train import _pycore, parity, trainer
 from bpe_gui.engine.train import (ParityData, ParitySettings, ParityTrainer, hf_lines,
                                   ratios_for, train_parity)
 
