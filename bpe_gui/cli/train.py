@@ -20,7 +20,7 @@ from .common import PROG, UsageError, add_encoding_option, hidden_alias, add_pat
 from .paths import check_out_folder, refuse_overwriting_inputs, refuse_special_files, \
     refuse_tables_as_corpus
 from .progress import Progress
-from .train_parity import add_parity_options, cmd_train_parity, wants_parity
+from .train_parity import add_parity_options
 
 TIE_BREAKS = tuple(TIE_RULES)   # the trainer's names: one list
 
@@ -48,10 +48,10 @@ def add_parser(sub) -> None:
     add_encoding_option(t)
     t.add_argument("--mode", choices=("byte", "char"), default="byte",
                    help="byte-level BPE, or character-level with an end-of-word </w> (default: byte)")
-    t.add_argument("--end-of-word", choices=("suffix", "prefix"), default="suffix",
+    t.add_argument("--end-of-word", choices=("suffix", "prefix"), default=None,
                    help="char mode: </w> after each word, or for the space before it "
                    "(default: suffix)")
-    t.add_argument("--tie-rule", dest="tie_break", choices=TIE_BREAKS, default="greatest",
+    t.add_argument("--tie-rule", dest="tie_break", choices=TIE_BREAKS, default=None,
                    help="which pair wins a tie in counts (default: greatest); "
                    "lowest-ids-hf is Hugging Face tokenizers' BpeTrainer rule")
     hidden_alias(t, "--tie-break", "tie_break", choices=TIE_BREAKS)   # (check's name wins)
@@ -84,8 +84,7 @@ def _lines_with_tables(tables: Sequence[str]) -> str:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    if wants_parity(args):
-        return cmd_train_parity(args)
+    """Plain training (train_on.cmd sends parity and training on elsewhere first)."""
     if args.vocab_size is None and args.num_merges is None:
         raise UsageError("give --vocab-size N or --num-merges N")
     if bool(args.corpus) == bool(args.counts):
@@ -98,8 +97,9 @@ def cmd_train(args: argparse.Namespace) -> int:
     wanted = parse_formats(args.format)
     check_name(args.name)
     pattern = resolve_preset_arg(args)
-    options = dict(num_merges=args.num_merges, mode=args.mode, end_of_word=args.end_of_word,
-                   pattern=pattern, tie_rule=args.tie_break, min_frequency=args.min_frequency,
+    options = dict(num_merges=args.num_merges, mode=args.mode,
+                   end_of_word=args.end_of_word or "suffix", pattern=pattern,
+                   tie_rule=args.tie_break or "greatest", min_frequency=args.min_frequency,
                    prune=args.prune, lines=args.lines)
     settings = TrainSettings(vocab_size=args.vocab_size, special_tokens=tuple(args.special_token),
                              **options).validated()
