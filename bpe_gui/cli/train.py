@@ -13,12 +13,12 @@ from typing import Iterator, Sequence
 from ..engine.errors import ExportError
 from ..engine.formats import FORMATS, output_files, render_files, settings_problem, \
     trainer_snapshot
-from ..engine.io import check_name, write_files
+from ..engine.io import check_name
 from ..engine.train import TIE_RULES, Trainer, TrainSettings, train_bpe
 from .common import PROG, UsageError, add_encoding_option, hidden_alias, add_pattern_options, check_encoding, \
     non_negative, parse_formats, positive, resolve_preset_arg
 from .paths import check_out_folder, refuse_overwriting_inputs, refuse_special_files, \
-    refuse_tables_as_corpus
+    refuse_tables_as_corpus, write_run_export
 from .progress import Progress
 from .train_parity import add_parity_options
 
@@ -145,7 +145,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         # (its snapshot is its tokenizer's, made from the merges without the tokenizer)
         files, skipped = render_files(trainer_snapshot(trainer), wanted or list(FORMATS),
                                       args.name, skip_unsupported=not wanted)
-        written = write_files(out, files)
+        written = write_run_export(out, files, args.name)
 
     merge_start = phase_times.get("merge", t0 + elapsed)
     if args.counts:   # the words were counted before: the first phase read the tables

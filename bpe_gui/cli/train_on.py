@@ -18,7 +18,7 @@ from ..engine.errors import ExportError
 from . import train
 from .common import UsageError, check_encoding, non_negative, resolve_preset_arg
 from .paths import check_out_folder, refuse_overwriting_inputs, refuse_special_files, \
-    refuse_tables_as_corpus
+    refuse_tables_as_corpus, write_run_export
 from .progress import Progress
 from .train_parity import cmd_train_parity, wants_parity
 
@@ -65,7 +65,7 @@ def cmd(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
     from ..engine.formats import FORMATS, output_files, render_files, settings_problem
-    from ..engine.io import check_name, write_files
+    from ..engine.io import check_name
     from ..engine.train import TrainSettings
     superbpe = args.superbpe or args.superbpe_from is not None
     if args.superbpe and args.source is None:
@@ -138,7 +138,7 @@ def cmd(args: argparse.Namespace) -> int:
     elapsed = time.perf_counter() - t0
     files, skipped = render_files(trainer.tokenizer(), wanted or list(FORMATS), args.name,
                                   skip_unsupported=not wanted)
-    written = write_files(out, files)
+    written = write_run_export(out, files, args.name)
     print_summary(args, trainer, source, elapsed, ends, t0)
     print_written(written, skipped)
     return 0

@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING
 
 from ..engine.errors import ExportError
 from .common import PROG, UsageError, check_encoding, non_negative, parse_formats
-from .paths import check_out_folder, refuse_overwriting_inputs, refuse_special_files
+from .paths import check_out_folder, refuse_overwriting_inputs, refuse_special_files, \
+    write_run_export
 from .progress import Progress
 
 if TYPE_CHECKING:
@@ -196,7 +197,7 @@ def _shown(value: object) -> str:
 
 def cmd_train_parity(args: argparse.Namespace) -> int:
     from ..engine.formats import FORMATS, output_files, render_files
-    from ..engine.io import check_name, write_files
+    from ..engine.io import check_name
     from ..engine.train import ParityData, ParitySettings, ParityTrainer, ratios_for
     refuse_plain_options(args)
     encoding = check_encoding(args.encoding)
@@ -255,7 +256,7 @@ def cmd_train_parity(args: argparse.Namespace) -> int:
                                       skip_unsupported=not wanted)
     except ExportError as e:
         raise ExportError(f"--format: {e}") from None
-    written = write_files(out, files)
+    written = write_run_export(out, files, args.name)
     print_summary(trainer, elapsed, t_read, written, skipped)
     return 0
 

@@ -28,7 +28,7 @@ import signal
 import threading
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, Sequence
 
 from ..errors import ExportError
 
@@ -136,9 +136,10 @@ def _keep_old(dest: Path) -> str | None:
     raise FileExistsError(f"cannot keep the old {dest}")
 
 
-def swap_in(temps: list[tuple[str, Path]]) -> list[Path]:
-    """Rename each temporary file onto its target, all or none (see the module docstring).
-    On failure the targets are as they were and the temporary files are gone."""
+def swap_in(temps: list[tuple[str, Path]], remove: Sequence[Path] = ()) -> list[Path]:
+    """Rename each temporary file onto its target, all or none (see the module docstring),
+    then remove the files ``remove`` (an earlier set's that this one replaces). On failure
+    the targets are as they were, nothing is removed and the temporary files are gone."""
     folder = temps[0][1].parent if temps else None
     if folder is None:
         return []
@@ -159,6 +160,8 @@ def swap_in(temps: list[tuple[str, Path]]) -> list[Path]:
                 except BaseException:
                     _put_back(olds, kept)
                     raise
+                for gone in remove:
+                    _unlink(gone)
         finally:
             for old in kept:
                 _unlink(old)
@@ -200,8 +203,9 @@ def temp_beside(dest: Path, suffix: str = ".part") -> Iterator[str]:
         raise
 
 
-def replace_set(folder: Path, files: dict[str, bytes]) -> list[Path]:
-    """Write ``files`` ({name: content}) into ``folder`` (existing) as one set."""
+def replace_set(folder: Path, files: dict[str, bytes], remove: Sequence[Path] = ()) -> list[Path]:
+    """Write ``files`` ({name: content}) into ``folder`` (existing) as one set, and remove
+    the files ``remove`` once it is in place (:func:`swap_in`)."""
     temps: list[tuple[str, Path]] = []
     try:
         for fname, data in files.items():
@@ -217,7 +221,7 @@ def replace_set(folder: Path, files: dict[str, bytes]) -> list[Path]:
             for tmp, _ in temps:
                 _unlink(tmp)
         raise
-    return swap_in(temps)
+    return swap_in(temps, remove)
 
 
 # ----- the writers the rest of the engine uses -------------------------------------------
@@ -245,15 +249,17 @@ def ensure_folder(folder: str | Path) -> tuple[Path, list[Path]]:
     return folder, created
 
 
-def write_files(folder: str | Path, files: dict[str, bytes]) -> list[Path]:
+def write_files(folder: str | Path, files: dict[str, bytes],
+                remove: Sequence[Path] = ()) -> list[Path]:
     """Write all files or none (:func:`replace_set`): the folder ends with either the old
     files or the new ones, never some of each, and no temporary file is left behind.
+    ``remove``: files that go once the new ones are in place (not if they are not).
 
     On failure any folder this call created is removed again.
     """
     folder, created = ensure_folder(folder)
     try:
-        return replace_set(folder, files)
+        return replace_set(folder, files, remove)
     except OSError as e:
         remove_folders(created)
         raise ExportError(f"Cannot write the export to {folder} ({e.strerror or e}). Check "
