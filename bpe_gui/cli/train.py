@@ -58,8 +58,11 @@ def add_parser(sub) -> None:
     t.add_argument("--lines", action="store_true",
                    help="one text per line, as Hugging Face reads files: no word spans a "
                    "line break (each line keeps its \\n). With --tie-rule lowest-ids-hf, byte "
-                   "mode and the gpt2 pattern: exactly tokenizers' BpeTrainer merges. With "
-                   "--counts, the tables must have been counted with --lines"),
+                   "mode and the gpt2 pattern: exactly tokenizers' BpeTrainer merges (a BOM "
+                   "at a file's start is kept, as it reads it), except inside words over 64 "
+                   "KiB, which are cut into 64 KiB pieces where tokenizers keeps them whole "
+                   "(the run says when). With --counts, the tables must have been counted "
+                   "with --lines"),
     t.add_argument("--min-frequency", type=positive, default=1, metavar="N",
                    help="stop when no pair occurs at least N times (default: 1)")
     t.add_argument("--prune", action="store_true",
@@ -141,6 +144,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         finally:
             progress.end_line()
         elapsed = time.perf_counter() - t0
+        note_cut_words(trainer.long_word_pieces, args.lines)
         trainer.release_core()   # the export needs only the merges: its memory replaces the core's
         # (its snapshot is its tokenizer's, made from the merges without the tokenizer)
         files, skipped = render_files(trainer_snapshot(trainer), wanted or list(FORMATS),
@@ -155,6 +159,19 @@ def cmd_train(args: argparse.Namespace) -> int:
     else:
         print_summary(trainer, elapsed, merge_start - t0, written, skipped)
     return 0
+
+
+def note_cut_words(n: int, lines: bool) -> None:
+    """Say when words over the 64 KiB limit were cut into pieces (engine/corpus/
+    word_limit.py): training differs there from a trainer that keeps them whole."""
+    from ..engine.corpus.word_limit import MAX_WORD_BYTES
+    if n:
+        hf = " (with --lines, where Hugging Face's trainer keeps them whole, so merges " \
+             "inside them may differ from its)" if lines else ""
+        print(f"{PROG}: note: {n:,} pre-token piece(s) of {MAX_WORD_BYTES >> 10} KiB: words longer than "
+             f"that were cut into pieces of at most {MAX_WORD_BYTES >> 10} KiB before "
+             f"training{hf}. To keep such text out, split or remove the long runs (a "
+             "base64 blob, a minified line) from the corpus", file=sys.stderr)
 
 
 @contextmanager
