@@ -35,7 +35,7 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from typing import Union
+from typing import Union, overload
 
 import regex
 
@@ -1351,6 +1351,15 @@ def file_pattern(text: str, classes: Classes) -> tuple[str, Classes]:
                               plain[0] in _known_spellings().values()):
         return plain
     return text, classes
+
+
+@overload
+def read_pattern(text: str, dialect: str, classes: Classes) -> tuple[str, Classes]: ...
+@overload
+def read_pattern(text: str, dialect: str, classes: None) -> tuple[str, None]: ...
+@overload
+def read_pattern(text: str, dialect: str,
+                 classes: Classes | None) -> tuple[str, Classes | None]: ...
 
 
 def read_pattern(text: str, dialect: str,
