@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from bpe_gui.cli import main
+from bpe_gui.engine.formats.exports import RECORD
 
 tokenizers = pytest.importorskip("tokenizers")
 from tokenizers import Tokenizer, models, pre_tokenizers, trainers  # noqa: E402
@@ -88,7 +89,7 @@ def _honoured(out: Path, stdout: str, stderr: str, option: str) -> None:
         assert got == hf_merges([whole(g) for g in LANGS], num_merges=30, min_frequency=300)
         assert len(got) < 30
     elif option == "--format":
-        assert sorted(p.name for p in out.iterdir()) == ["tokenizer.json"]
+        assert sorted(p.name for p in out.iterdir() if p.name != RECORD) == ["tokenizer.json"]
     elif option == "--name":
         names = [p.name for p in out.iterdir()]
         assert "x.bpe-gui.json" in names and not any(n.startswith("tokenizer") for n in names)
@@ -98,7 +99,7 @@ def _honoured(out: Path, stdout: str, stderr: str, option: str) -> None:
         assert file_merges(out) == hf_merges([whole(g) for g in LANGS], num_merges=30)
     else:
         raise AssertionError(f"{option}: say here how parity training honours it, or "
-                             "refuse it (cli/train_parity.py PLAIN_OPTIONS)")
+                             "refuse it (cli/parity_options.py PLAIN_OPTIONS)")
 
 
 HONOURED_VALUES = {"--num-merges": ["7"], "--out": [], "--lines": [],
@@ -135,7 +136,7 @@ def test_every_train_option_is_honoured_or_refused_with_parity(tmp_path, capsys,
 
 
 def test_the_table_names_every_option_of_train():
-    from bpe_gui.cli.train_parity import PLAIN_OPTIONS
+    from bpe_gui.cli.parity_options import PLAIN_OPTIONS
     walked = set(train_actions()) - {"--tie-break"}   # (the older name of --tie-rule)
     assert walked == set(PLAIN_OPTIONS)
 
