@@ -19,7 +19,7 @@ from ..engine.analysis import KINDS, THRESHOLD, UNREACHABLE, DeadWeight, classif
     dead_weight_of_files
 from ..engine.display import readable
 from ..engine.errors import SettingsError
-from .common import json_head, non_negative
+from .common import UsageError, json_head, non_negative
 from .progress import Progress
 from .loading import add_tokenizer_overrides, add_tokenizer_source, load_with_overrides, \
     source_line, tokenizer_name, tokenizer_path
@@ -45,17 +45,19 @@ def add_parser(sub) -> None:
                    ".gz, .xz): each token's count as an output token and as a part merged "
                    "further, and the merged tokens whose share merged further (PickyBPE's "
                    "IoS) is at least --threshold")
-    i.add_argument("--threshold", type=_share, default=THRESHOLD, metavar="IOS",
-                   help=f"the IoS from which a token is dead weight (default {THRESHOLD:g}, "
-                   "as PickyBPE)")
-    i.add_argument("--min-count", type=non_negative, default=1, metavar="N",
-                   help="list only tokens occurring at least N times (default 1)")
+    i.add_argument("--threshold", type=_share, default=None, metavar="IOS",
+                   help=f"with --corpus: the IoS from which a token is dead weight (default "
+                   f"{THRESHOLD:g}, as PickyBPE)")
+    i.add_argument("--min-count", type=non_negative, default=None, metavar="N",
+                   help="with --corpus: list only tokens occurring at least N times "
+                   "(default 1)")
     i.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     add_tokenizer_overrides(i)
     i.set_defaults(func=cmd_inspect)
 
 
 def cmd_inspect(args: argparse.Namespace) -> int:
+    _dead_weight_options(args)
     tok = load_with_overrides(tokenizer_path(args), args)
     if args.merges is not None:
         try:
@@ -117,6 +119,19 @@ def inspect_json(tok, reach, dead: DeadWeight | None, args: argparse.Namespace) 
                                "output": t.output, "ios": t.ios}
                               for t in (rows if args.limit is None else rows[:args.limit])]
     return got
+
+
+def _dead_weight_options(args: argparse.Namespace) -> None:
+    """--threshold and --min-count filter the dead weight on a corpus: without --corpus
+    there is none, and they would change nothing."""
+    given = [o for o, v in (("--threshold", args.threshold), ("--min-count", args.min_count))
+             if v is not None]
+    if given and not args.corpus:
+        raise UsageError(f"{' and '.join(given)} {'applies' if len(given) == 1 else 'apply'} "
+                         "to the dead weight on a corpus: add --corpus FILE, or leave "
+                         f"{'it' if len(given) == 1 else 'them'} out")
+    args.threshold = THRESHOLD if args.threshold is None else args.threshold
+    args.min_count = 1 if args.min_count is None else args.min_count
 
 
 def _share(value: str) -> float:

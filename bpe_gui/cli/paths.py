@@ -95,3 +95,15 @@ def refuse_special_files(paths: Iterable[str | Path], what: str = "corpus file",
         else:
             kind, fix = "a socket or other special file", "give a regular file"
         raise CorpusError(f"{p} is {kind}, not a {what}: {fix}.")
+
+
+def write_run_export(out: Path, files: dict[str, bytes], name: str) -> list[Path]:
+    """A training run's export, all or none: the files an earlier run (or export) of the
+    same name wrote into ``out`` and this one does not are removed with it, so no stale
+    tokenizer stays beside the new one (``encode --tokenizer DIR`` would pick it up).
+    Each removed file is said on stdout; returns the files written."""
+    from ..engine.formats.exports import write_export
+    written, removed = write_export(out, files, name, whole=True)
+    for p in removed:
+        print(f"removed:     {p} (an earlier export's, not written this time)")
+    return written

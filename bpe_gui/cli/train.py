@@ -13,14 +13,14 @@ from typing import Iterator, Sequence
 from ..engine.errors import ExportError
 from ..engine.formats import FORMATS, output_files, render_files, settings_problem, \
     trainer_snapshot
-from ..engine.io import check_name, write_files
+from ..engine.io import check_name
 from ..engine.train import TIE_RULES, Trainer, TrainSettings, train_bpe
 from .common import PROG, UsageError, add_encoding_option, hidden_alias, add_pattern_options, check_encoding, \
     non_negative, parse_formats, positive, resolve_preset_arg
 from .paths import check_out_folder, refuse_overwriting_inputs, refuse_special_files, \
-    refuse_tables_as_corpus
+    refuse_tables_as_corpus, write_run_export
 from .progress import Progress
-from .train_parity import add_parity_options, cmd_train_parity, wants_parity
+from .train_parity import add_parity_options
 
 TIE_BREAKS = tuple(TIE_RULES)   # the trainer's names: one list
 
@@ -48,18 +48,21 @@ def add_parser(sub) -> None:
     add_encoding_option(t)
     t.add_argument("--mode", choices=("byte", "char"), default="byte",
                    help="byte-level BPE, or character-level with an end-of-word </w> (default: byte)")
-    t.add_argument("--end-of-word", choices=("suffix", "prefix"), default="suffix",
+    t.add_argument("--end-of-word", choices=("suffix", "prefix"), default=None,
                    help="char mode: </w> after each word, or for the space before it "
                    "(default: suffix)")
-    t.add_argument("--tie-rule", dest="tie_break", choices=TIE_BREAKS, default="greatest",
+    t.add_argument("--tie-rule", dest="tie_break", choices=TIE_BREAKS, default=None,
                    help="which pair wins a tie in counts (default: greatest); "
                    "lowest-ids-hf is Hugging Face tokenizers' BpeTrainer rule")
     hidden_alias(t, "--tie-break", "tie_break", choices=TIE_BREAKS)   # (check's name wins)
     t.add_argument("--lines", action="store_true",
                    help="one text per line, as Hugging Face reads files: no word spans a "
                    "line break (each line keeps its \\n). With --tie-rule lowest-ids-hf, byte "
-                   "mode and the gpt2 pattern: exactly tokenizers' BpeTrainer merges. With "
-                   "--counts, the tables must have been counted with --lines"),
+                   "mode and the gpt2 pattern: exactly tokenizers' BpeTrainer merges (a BOM "
+                   "at a file's start is kept, as it reads it), except inside words over 64 "
+                   "KiB, which are cut into 64 KiB pieces where tokenizers keeps them whole "
+                   "(the run says when). With --counts, the tables must have been counted "
+                   "with --lines"),
     t.add_argument("--min-frequency", type=positive, default=1, metavar="N",
                    help="stop when no pair occurs at least N times (default: 1)")
     t.add_argument("--prune", action="store_true",
@@ -84,8 +87,7 @@ def _lines_with_tables(tables: Sequence[str]) -> str:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    if wants_parity(args):
-        return cmd_train_parity(args)
+    """Plain training (train_on.cmd sends parity and training on elsewhere first)."""
     if args.vocab_size is None and args.num_merges is None:
         raise UsageError("give --vocab-size N or --num-merges N")
     if bool(args.corpus) == bool(args.counts):
@@ -98,8 +100,9 @@ def cmd_train(args: argparse.Namespace) -> int:
     wanted = parse_formats(args.format)
     check_name(args.name)
     pattern = resolve_preset_arg(args)
-    options = dict(num_merges=args.num_merges, mode=args.mode, end_of_word=args.end_of_word,
-                   pattern=pattern, tie_rule=args.tie_break, min_frequency=args.min_frequency,
+    options = dict(num_merges=args.num_merges, mode=args.mode,
+                   end_of_word=args.end_of_word or "suffix", pattern=pattern,
+                   tie_rule=args.tie_break or "greatest", min_frequency=args.min_frequency,
                    prune=args.prune, lines=args.lines)
     settings = TrainSettings(vocab_size=args.vocab_size, special_tokens=tuple(args.special_token),
                              **options).validated()
@@ -141,11 +144,12 @@ def cmd_train(args: argparse.Namespace) -> int:
         finally:
             progress.end_line()
         elapsed = time.perf_counter() - t0
+        note_cut_words(trainer.long_word_pieces, args.lines)
         trainer.release_core()   # the export needs only the merges: its memory replaces the core's
         # (its snapshot is its tokenizer's, made from the merges without the tokenizer)
         files, skipped = render_files(trainer_snapshot(trainer), wanted or list(FORMATS),
                                       args.name, skip_unsupported=not wanted)
-        written = write_files(out, files)
+        written = write_run_export(out, files, args.name)
 
     merge_start = phase_times.get("merge", t0 + elapsed)
     if args.counts:   # the words were counted before: the first phase read the tables
@@ -155,6 +159,19 @@ def cmd_train(args: argparse.Namespace) -> int:
     else:
         print_summary(trainer, elapsed, merge_start - t0, written, skipped)
     return 0
+
+
+def note_cut_words(n: int, lines: bool) -> None:
+    """Say when words over the 64 KiB limit were cut into pieces (engine/corpus/
+    word_limit.py): training differs there from a trainer that keeps them whole."""
+    from ..engine.corpus.word_limit import MAX_WORD_BYTES
+    if n:
+        hf = " (with --lines, where Hugging Face's trainer keeps them whole, so merges " \
+             "inside them may differ from its)" if lines else ""
+        print(f"{PROG}: note: {n:,} pre-token piece(s) of {MAX_WORD_BYTES >> 10} KiB: words longer than "
+             f"that were cut into pieces of at most {MAX_WORD_BYTES >> 10} KiB before "
+             f"training{hf}. To keep such text out, split or remove the long runs (a "
+             "base64 blob, a minified line) from the corpus", file=sys.stderr)
 
 
 @contextmanager

@@ -18,8 +18,9 @@ from ..engine.errors import ExportError
 from . import train
 from .common import UsageError, check_encoding, non_negative, resolve_preset_arg
 from .paths import check_out_folder, refuse_overwriting_inputs, refuse_special_files, \
-    refuse_tables_as_corpus
+    refuse_tables_as_corpus, write_run_export
 from .progress import Progress
+from .train_parity import cmd_train_parity, wants_parity
 
 if TYPE_CHECKING:   # (the engine's modules are imported by the commands that use them:
     # plain training is train.cmd_train's, which imports only what it needs)
@@ -52,6 +53,8 @@ def add_parser(sub) -> None:
 
 
 def cmd(args: argparse.Namespace) -> int:
+    if wants_parity(args):   # (before any default is filled in: it refuses what is given)
+        return cmd_train_parity(args)
     if args.source_model is not None:
         from .loading import tokenizer_path
         args.source = tokenizer_path(argparse.Namespace(model=args.source_model))
@@ -62,7 +65,7 @@ def cmd(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
     from ..engine.formats import FORMATS, output_files, render_files, settings_problem
-    from ..engine.io import check_name, write_files
+    from ..engine.io import check_name
     from ..engine.train import TrainSettings
     superbpe = args.superbpe or args.superbpe_from is not None
     if args.superbpe and args.source is None:
@@ -93,7 +96,8 @@ def cmd(args: argparse.Namespace) -> int:
     check_name(args.name)
     source = load_source(args) if args.source is not None else None
     settings = TrainSettings(num_merges=args.num_merges, vocab_size=args.vocab_size,
-                             tie_rule=args.tie_break, min_frequency=args.min_frequency,
+                             tie_rule=args.tie_break or "greatest",
+                             min_frequency=args.min_frequency,
                              mode=args.mode or "byte", end_of_word=args.end_of_word or "suffix")
     if source is None:   # SuperBPE from the corpus: stage 1's pattern and specials as given
         settings = replace(settings, pattern=resolve_preset_arg(args),
@@ -134,7 +138,7 @@ def cmd(args: argparse.Namespace) -> int:
     elapsed = time.perf_counter() - t0
     files, skipped = render_files(trainer.tokenizer(), wanted or list(FORMATS), args.name,
                                   skip_unsupported=not wanted)
-    written = write_files(out, files)
+    written = write_run_export(out, files, args.name)
     print_summary(args, trainer, source, elapsed, ends, t0)
     print_written(written, skipped)
     return 0

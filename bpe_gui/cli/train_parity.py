@@ -15,8 +15,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..engine.errors import ExportError
-from .common import UsageError, non_negative, parse_formats
-from .paths import check_out_folder, refuse_overwriting_inputs, refuse_special_files
+from .common import PROG, UsageError, check_encoding, non_negative, parse_formats
+from .parity_options import refuse_plain_options, warn_unparallel
+from .paths import check_out_folder, refuse_overwriting_inputs, refuse_special_files, \
+    write_run_export
 from .progress import Progress
 
 if TYPE_CHECKING:
@@ -120,17 +122,13 @@ def _named(values: list[str], option: str, what: str) -> list[tuple[str, str]]:
 
 def cmd_train_parity(args: argparse.Namespace) -> int:
     from ..engine.formats import FORMATS, output_files, render_files
-    from ..engine.io import check_name, write_files
+    from ..engine.io import check_name
     from ..engine.train import ParityData, ParitySettings, ParityTrainer, ratios_for
-    if args.corpus or args.counts:
-        raise UsageError("parity training takes its texts from --language NAME=FILE, not "
-                         "corpus files or --counts")
+    refuse_plain_options(args)
+    encoding = check_encoding(args.encoding)
     if args.num_merges is None:
         raise UsageError("parity training needs --num-merges N (a vocabulary size is not "
                          "its target)")
-    if args.vocab_size is not None:
-        raise UsageError("parity training counts merges: give --num-merges N, not "
-                         "--vocab-size")
     langs = _named(args.language, "--language", "FILE")
     if not langs:
         raise UsageError("--parity needs at least one --language NAME=FILE")
@@ -146,9 +144,6 @@ def cmd_train_parity(args: argparse.Namespace) -> int:
         given = [f"--{k.replace('_', '-')}" for k in WINDOW_ONLY if getattr(args, k) is not None]
         if given:
             raise UsageError(f"{', '.join(given)} apply to --parity window only")
-    for flag, v in (("--special-token", args.special_token), ("--counts", args.counts)):
-        if v:
-            raise UsageError(f"{flag} is not available with --parity")
     names = [n for n, _ in langs]
     ratios = None
     if ratio_items:
@@ -171,7 +166,9 @@ def cmd_train_parity(args: argparse.Namespace) -> int:
     progress = Progress(sys.stderr, enabled=not args.quiet)
     t0 = time.perf_counter()
     try:
-        data = ParityData.from_files(langs, devs or None, lines=bool(args.lines))
+        data = ParityData.from_files(langs, devs or None, lines=bool(args.lines),
+                                     encoding=encoding)
+        warn_unparallel(devs, encoding)
         t_read = time.perf_counter() - t0
         trainer = ParityTrainer(data, settings)
         trainer.run(progress=lambda done, total: progress("merge", done, total))
@@ -184,7 +181,7 @@ def cmd_train_parity(args: argparse.Namespace) -> int:
                                       skip_unsupported=not wanted)
     except ExportError as e:
         raise ExportError(f"--format: {e}") from None
-    written = write_files(out, files)
+    written = write_run_export(out, files, args.name)
     print_summary(trainer, elapsed, t_read, written, skipped)
     return 0
 
@@ -203,7 +200,6 @@ def _formats(args: argparse.Namespace) -> list[str] | None:
 
 def print_summary(trainer: ParityTrainer, elapsed: float, read_time: float,
                   written: list[Path], skipped: dict[str, str]) -> None:
-    from .common import PROG
     s = trainer.settings
     n = trainer.n_steps
     print(f"merges:      {n:,} in {elapsed:.2f} s (reading {read_time:.2f} s, parity "

@@ -41,6 +41,11 @@ class CorpusError(BPEError):
         super().__init__(f"{self.path}: {message}" if self.path else message)
 
 
+class EmptyCorpusError(CorpusError):
+    """No words at all after pre-tokenization (a caller reading several files names the
+    one that was empty)."""
+
+
 class NotUTF8Error(CorpusError):
     """A file is not valid UTF-8; ``offset`` is the byte offset of the first bad byte."""
 

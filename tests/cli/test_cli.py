@@ -19,6 +19,7 @@ from bpe_gui.cli.progress import Progress
 from bpe_gui.cli.render import PARTIAL, SPECIAL, render_tokens
 from bpe_gui.engine.display import readable
 from bpe_gui.engine.formats import load_tokenizer
+from bpe_gui.engine.formats.exports import RECORD
 
 REPO = Path(__file__).resolve().parents[2]
 CORPUS = ("The quick brown fox jumps over the lazy dog. It's a lovely day, isn't it?\n"
@@ -85,7 +86,7 @@ def test_train_writes_every_byte_format(tmp_path, corpus):
     p = run("train", str(corpus), "--vocab-size", "300", "--out", "out",
             "--special-token", "<|endoftext|>", cwd=tmp_path)
     assert p.returncode == 0, err(p)
-    names = sorted(f.name for f in (tmp_path / "out").iterdir())
+    names = sorted(f.name for f in (tmp_path / "out").iterdir() if f.name != RECORD)
     assert names == sorted(["vocab.json", "merges.txt", "tokenizer.json", "tokenizer.tiktoken",
                             "tokenizer.tiktoken.json", "tokenizer.bpe-gui.json",
                             "tokenizer.merges.csv"])
@@ -111,14 +112,15 @@ def test_train_options_reach_the_settings(tmp_path, corpus):
     s = data["settings"]
     assert (s["tie_rule"], s["min_frequency"], s["pattern"]) == ("lowest-ids", 2, "cl100k")
     assert len(data["merges"]) == 12
-    assert [f.name for f in (tmp_path / "o").iterdir()] == ["small.bpe-gui.json"]
+    assert [f.name for f in (tmp_path / "o").iterdir() if f.name != RECORD] == \
+        ["small.bpe-gui.json"]
 
 
 def test_format_lists_and_repeats(tmp_path, corpus):
     p = run("train", str(corpus), "--vocab-size", "280", "--out", "o", "--format", "gpt2,hf",
             "--format", "csv", cwd=tmp_path)
     assert p.returncode == 0, err(p)
-    assert sorted(f.name for f in (tmp_path / "o").iterdir()) == \
+    assert sorted(f.name for f in (tmp_path / "o").iterdir() if f.name != RECORD) == \
         ["merges.txt", "tokenizer.json", "tokenizer.merges.csv", "vocab.json"]
 
 
@@ -134,7 +136,7 @@ def test_worked_example_via_cli(tmp_path):
 def test_char_mode_writes_what_it_can_and_says_why(tmp_path, corpus):
     p = run("train", str(corpus), "--num-merges", "20", "--out", "o", "--mode", "char", cwd=tmp_path)
     assert p.returncode == 0, err(p)
-    assert sorted(f.name for f in (tmp_path / "o").iterdir()) == \
+    assert sorted(f.name for f in (tmp_path / "o").iterdir() if f.name != RECORD) == \
         ["tokenizer.bpe-gui.json", "tokenizer.merges.csv"]
     notes = err(p)
     assert "not written as tiktoken" in notes and "not written as gpt2" in notes

@@ -219,6 +219,15 @@ def test_inspect_errors(tmp_path):
     assert_user_error(run("inspect", cwd=tmp_path), "--tokenizer")
 
 
+@pytest.mark.parametrize("given", [["--threshold", "0.5"], ["--min-count", "3"],
+                                   ["--threshold", "0.5", "--min-count", "3"]])
+def test_inspect_refuses_dead_weight_filters_without_a_corpus(tmp_path, trained_dir, given):
+    """They filter the dead weight on a corpus; without one they would be ignored."""
+    p = run("inspect", "--tokenizer", str(trained_dir), *given, cwd=tmp_path)
+    line = assert_user_error(p, "add --corpus FILE", *given[::2])
+    assert "dead weight" in line
+
+
 def test_inspect_and_cost_never_import_qt(tmp_path, trained_dir):
     (tmp_path / "h").mkdir()
     (tmp_path / "h" / "en.txt").write_text("hello world", "utf-8")

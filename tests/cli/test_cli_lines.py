@@ -48,3 +48,40 @@ def test_train_lines_with_hf_rule_writes_hf_merges_and_tables_follow(tmp_path):
                       "--lines needs words counted one line at a time", "w.tsv",
                       "bpe-gui count --lines")
     assert not (tmp_path / "c").exists()
+
+
+@pytest.mark.parametrize("count_first", [False, True])
+def test_lines_keeps_a_bom_as_hf_does(tmp_path, count_first):
+    """HF reads a file's BOM as U+FEFF and merges its bytes like any others (was: dropped,
+    4 merges against HF's 6); a table counted with --lines keeps it too."""
+    corpus = tmp_path / "bom.txt"
+    corpus.write_bytes(b"\xef\xbb\xbfhello world\nthe cat sat\nhello there\n")
+    source = [str(corpus)]
+    if count_first:
+        assert run("count", str(corpus), "--lines", "--out", "t.tsv", cwd=tmp_path).returncode == 0
+        source = ["--counts", "t.tsv"]
+    p = run("train", *source, "--vocab-size", "300", "--lines", "--tie-break",
+            "lowest-ids-hf", "--format", "hf", "--out", "a", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    want = hf_merges(corpus, 300)
+    assert ["»", "¿"] in want   # (the BOM's bytes EF BB BF, in GPT-2's spelling)
+    assert their_merges(tmp_path / "a" / "tokenizer.json") == want
+
+
+def test_lines_says_when_a_word_over_64_kib_is_cut(tmp_path):
+    """HF keeps such a word whole; we cut it into 64 KiB pieces (memory: word_limit.py),
+    and the run says so, naming --lines's difference. A corpus without one: no note, and
+    HF's merges."""
+    long_word = ("ab" * 40_000) + "\n"
+    (tmp_path / "long.txt").write_text("hello world\n" * 5 + long_word, "utf-8")
+    (tmp_path / "short.txt").write_text("hello world\n" * 5 + "ab" * 100 + "\n", "utf-8")
+    p = run("train", "long.txt", "--vocab-size", "270", "--lines", "--tie-break",
+            "lowest-ids-hf", "--format", "hf", "--out", "a", "-q", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    note = p.stderr.decode()
+    assert "bpe-gui: note: 1 pre-token piece(s) of 64 KiB" in note
+    assert "Hugging Face's trainer keeps them whole" in note
+    p = run("train", "short.txt", "--vocab-size", "270", "--lines", "--tie-break",
+            "lowest-ids-hf", "--format", "hf", "--out", "b", "-q", cwd=tmp_path)
+    assert p.returncode == 0 and p.stderr == b""
+    assert their_merges(tmp_path / "b" / "tokenizer.json") == hf_merges(tmp_path / "short.txt", 270)

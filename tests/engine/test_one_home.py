@@ -68,3 +68,15 @@ def test_preset_numbers_are_the_scanner_kinds_in_order():
 def test_the_command_line_offers_the_trainers_tie_rules():
     from bpe_gui.cli.train import TIE_BREAKS
     assert set(TIE_BREAKS) == set(TIE_RULES)
+
+
+def test_patterns_from_files_are_read_in_one_place():
+    """A file's pattern (tokenizer.json's Oniguruma, tiktoken's fancy-regex) becomes a
+    `regex` pattern only through text.dialects.read_pattern: no reader translates on its
+    own (one did, and our own export's \\x{558} then failed to compile in `check`)."""
+    import re
+    root = Path(__file__).resolve().parents[2] / "bpe_gui"
+    reading = re.compile(r"""translate\([^)]*["'](?:oniguruma|fancy)["']\s*,\s*["']regex["']""")
+    found = [str(p.relative_to(root)) for p in root.rglob("*.py")
+             if p.name != "dialects.py" and reading.search(p.read_text("utf-8"))]
+    assert found == []

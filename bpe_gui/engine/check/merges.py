@@ -105,15 +105,18 @@ def implied_settings(result: LearnerResult, *, vocab_size=None, pattern=None,
     else:
         specials = result.special_tokens
         said.append(f"special tokens: {', '.join(specials) or 'none'} (from {result.name})")
-    mode = mode or "byte"
+    recorded = f" (from {result.name})"
+    mode_from = "" if mode or not result.mode else recorded
+    mode = mode or result.mode or "byte"
     if mode == "byte":
-        said.append("mode: byte-level")
+        said.append(f"mode: byte-level{mode_from}")
     else:
-        end_of_word = end_of_word or _end_of_word(result)
+        end_of_word = end_of_word or result.end_of_word or _end_of_word(result)
         said.append(f"mode: character-level, </w> {'after' if end_of_word == 'suffix' else 'before'}"
-                    " each word")
-    tie_rule = tie_rule or "greatest"
-    said.append(f"tie rule: {tie_rule}")
+                    f" each word{mode_from}")
+    rule_from = "" if tie_rule or not result.tie_rule else recorded
+    tie_rule = tie_rule or result.tie_rule or "greatest"
+    said.append(f"tie rule: {tie_rule}{rule_from}")
     num_merges = None if vocab_size is not None else len(result.merges)
     if vocab_size is not None:
         said.append(f"vocabulary size: {vocab_size:,} (given)")

@@ -22,13 +22,13 @@ from __future__ import annotations
 
 import io
 import pickle
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Sequence
 
 from ..display import gpt2_bytes, readable
 from ..errors import FormatError
-from ..formats import detect_format, load_tokenizer
+from ..formats import detect_format, load_tokenizer, tokenizer_file
 from ..tokenizers.gpt2_files import merges_beside, read_merges, read_vocab, vocab_beside
 from ..io.reading import read_json
 from .. import Tokenizer
@@ -49,12 +49,16 @@ class LearnerResult:
     """
 
     path: str
-    format: str                        # "gpt2" | "hf" | "tiktoken" | "pickle"
+    format: str                        # "gpt2" | "hf" | "tiktoken" | "native" | "pickle"
     vocab: dict[int, bytes] = field(repr=False)
     merges: tuple[Pair, ...] = field(repr=False)
     special_tokens: tuple[str, ...] = ()
     pattern: str | None = None
     notes: tuple[str, ...] = ()
+    # what the file records of its training (our own exports do), None where it does not
+    mode: str | None = None
+    end_of_word: str | None = None
+    tie_rule: str | None = None
 
     @property
     def name(self) -> str:
@@ -101,13 +105,14 @@ def read_result(path: str | Path, special_tokens: Sequence[str] | None = None) -
             result = read_hf(p if p.is_file() else p / "tokenizer.json")
         elif fmt == "tiktoken":
             result = read_tiktoken(p)
+        elif fmt == "native":
+            result = read_native(tokenizer_file(p))
         else:
             raise FormatError(p, f"is a {fmt} file, which holds no trainer's merges to check. "
-                              "Give vocab.json + merges.txt, tokenizer.json, a .tiktoken or "
-                              "a pickle of (vocab, merges).")
+                              "Give vocab.json + merges.txt, tokenizer.json, a .tiktoken, "
+                              "NAME.bpe-gui.json or a pickle of (vocab, merges).")
     if special_tokens is not None:
-        result = LearnerResult(result.path, result.format, result.vocab, result.merges,
-                               tuple(special_tokens), result.pattern, result.notes)
+        result = replace(result, special_tokens=tuple(special_tokens))
     return result
 
 
@@ -207,7 +212,7 @@ def read_hf(path: Path) -> LearnerResult:
                               "\"right\"].", key=f"model.merges[{n}]")
         merges.append((_hf_bytes(parts[0], path), _hf_bytes(parts[1], path)))
     return LearnerResult(str(path), "hf", vocab, tuple(merges), tuple(added),
-                         _hf_pattern(data))
+                         _hf_pattern(data, path))
 
 
 def _hf_bytes(key: str, path) -> bytes:
@@ -219,7 +224,18 @@ def _hf_bytes(key: str, path) -> bytes:
                           "checked.", key="model.vocab") from None
 
 
-def _hf_pattern(data: dict) -> str | None:
+def _read_onig(text: str, path) -> str:
+    from ..text.dialects import DialectError, read_pattern
+    from ..text.unicode_versions import TOKENIZERS
+    try:
+        return read_pattern(text, "oniguruma", TOKENIZERS)[0]
+    except DialectError as e:
+        raise FormatError(path, f"the Split pattern cannot be read as Oniguruma (the "
+                          f"tokenizers library) reads it: {e}. Fix the pattern in the file.",
+                          key="pre_tokenizer") from None
+
+
+def _hf_pattern(data: dict, path) -> str | None:
     """The word pattern a tokenizer.json records: its Split regex, or GPT-2's for a
     ByteLevel pre-tokenizer with use_regex (None: it splits no words)."""
     pre = data.get("pre_tokenizer")
@@ -231,7 +247,7 @@ def _hf_pattern(data: dict) -> str | None:
         if s.get("type") == "Split":
             pat = s.get("pattern") or {}
             if isinstance(pat.get("Regex"), str):
-                return pat["Regex"]
+                return _read_onig(pat["Regex"], path)
         if s.get("type") == "ByteLevel" and s.get("use_regex", True):
             return "gpt2"
     return None
@@ -254,6 +270,17 @@ def read_tiktoken(path: Path) -> LearnerResult:
                  f"lower ranks (first: id {min(stray)}, {readable(vocab[min(stray)])!r}).",)
     return LearnerResult(str(path), "tiktoken", vocab, merges, tuple(tok.special_tokens),
                          tok.pattern if recorded else None, notes)
+
+
+# ----- this app's own file --------------------------------------------------------------
+def read_native(path: Path) -> LearnerResult:
+    """NAME.bpe-gui.json (what ``bpe-gui train`` and the window write): the merges, and
+    the settings it was trained with, which the reference then uses."""
+    tok = load_tokenizer(path)
+    meta = tok.meta
+    return LearnerResult(str(path), "native", dict(tok.vocab), tuple(tok.merges),
+                         tuple(tok.special_tokens), tok.pattern, (),
+                         meta.get("mode"), meta.get("end_of_word"), meta.get("tie_rule"))
 
 
 # ----- pickles ------------------------------------------------------------------------------

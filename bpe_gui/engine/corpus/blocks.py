@@ -212,7 +212,9 @@ class BlockReader:
                     if first and decoder is None:
                         if looks_binary(chunk):
                             raise binary_error(path, chunk)
-                        if chunk.startswith(BOM):
+                        if chunk.startswith(BOM) and not self.bounds.lines:
+                            # (one text per line keeps it, as Hugging Face's trainer
+                            # reads it: U+FEFF, whose bytes are merged like any other)
                             chunk, bom = chunk[3:], 3
                     if decoder is not None:
                         chunk = decoder(chunk, eof)

@@ -20,7 +20,7 @@ from typing import Iterable, Sequence
 from .. import checks
 from .blocks import BlockReader, texts_of
 from .table_file import write_table
-from ..errors import CancelFn, Cancelled, CorpusError, PatternError, ProgressFn
+from ..errors import CancelFn, Cancelled, CorpusError, EmptyCorpusError, PatternError, ProgressFn
 from ..text.presets import PRESET_IDS
 from ..text.pretokenize import Pretokenizer
 from .table import CountMeta, PretokenTable
@@ -208,7 +208,7 @@ def _finish(job: _Counting, counters: list, reader: BlockReader,
     if progress is not None:
         progress(reader.total, reader.total)
     if not len(table):
-        raise CorpusError("The corpus is empty (no words after pre-tokenization). Type or "
+        raise EmptyCorpusError("The corpus is empty (no words after pre-tokenization). Type or "
                           "paste some text, or open a non-empty file.")
     return table
 
@@ -230,7 +230,7 @@ def _count_in_python(reader: BlockReader, pre: Pretokenizer, progress, cancel) -
     if progress is not None:
         progress(reader.total, reader.total)
     if not counts:
-        raise CorpusError("The corpus is empty (no words after pre-tokenization). Type or "
+        raise EmptyCorpusError("The corpus is empty (no words after pre-tokenization). Type or "
                           "paste some text, or open a non-empty file.")
     return PretokenTable.from_counter(counts, chars, nbytes)
 

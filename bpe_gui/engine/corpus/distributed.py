@@ -24,7 +24,7 @@ from typing import Callable, Sequence
 
 from ..display import bpe_gui_version
 from .table import CountMeta
-from ..errors import BPEError, CorpusError, SettingsError
+from ..errors import BPEError, CorpusError, EmptyCorpusError, SettingsError
 from ..text.pretokenize import Pretokenizer
 from .range_count import count_range, merge_partials, table_of
 from .ranges import RANGE_BYTES, is_url, plan_ranges
@@ -310,7 +310,7 @@ def count_on_dask(paths: Sequence[str | Path], pre: Pretokenizer, address="local
     table = split_long_words(table_of(part))   # as count_corpus does
     del part
     if not len(table):
-        raise CorpusError("The corpus is empty (no words after pre-tokenization). Type or "
+        raise EmptyCorpusError("The corpus is empty (no words after pre-tokenization). Type or "
                           "paste some text, or open a non-empty file.")
     sizes: dict[str, int] = {}
     for r in ranges:

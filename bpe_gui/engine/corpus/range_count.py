@@ -104,13 +104,15 @@ def count_range(rng: Range, pattern: str, specials: Sequence[str] = (),
     with open_source(rng.path) as f:
         if rng.kind == "whole":
             with _decompressed(f, rng.path) as stream:
-                _read_start(stream, rng.path)
+                _read_start(stream, rng.path,
+                            keep_bom=lines and _inner_suffix(rng.path) != ".jsonl")
                 _stream(stream, 0, None, rng, pre, rc, lines)
             return rc.export()
         head = f.read(8192) if rng.start == 0 else f.read(3)
         if rng.start == 0 and looks_binary(head):
             raise binary_error(rng.path, head)
-        floor = 3 if head.startswith(BOM) else 0
+        # one text per line keeps a BOM, as Hugging Face's trainer reads it (blocks.py)
+        floor = 3 if head.startswith(BOM) and not (lines and rng.kind != "jsonl") else 0
         if rng.kind == "jsonl" or lines:   # (a line start: no text crosses it)
             start, end = (line_boundary(f, s, rng.size) for s in (rng.start, rng.stop))
             start = max(start, floor)
@@ -138,12 +140,12 @@ def _decompressed(f, path: str):
                           path) from e
 
 
-def _read_start(stream, path: str) -> None:
-    """Check the start of a decompressed file and step over a BOM."""
+def _read_start(stream, path: str, keep_bom: bool = False) -> None:
+    """Check the start of a decompressed file and step over a BOM (unless kept)."""
     head = stream.peek(8192)[:8192] if hasattr(stream, "peek") else b""
     if looks_binary(head):
         raise binary_error(path, head)
-    if head.startswith(BOM):
+    if head.startswith(BOM) and not keep_bom:
         stream.read(3)
 
 

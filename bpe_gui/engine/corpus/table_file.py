@@ -29,7 +29,7 @@ from array import array
 from pathlib import Path
 from typing import Protocol
 
-from ..io.atomic import make_folder
+from ..io.atomic import make_folder, temp_beside
 from ..errors import ExportError, FormatError
 from .files import open_binary
 from .table import FORMAT_VERSION, MAGIC, MAX_COUNT, CountMeta, PretokenTable
@@ -62,9 +62,8 @@ def write_table(table: PretokenTable, path: str | Path, meta: CountMeta | None =
     except OSError as e:
         raise ExportError(f"Cannot create the folder {path.parent} ({e.strerror or e}). Pick "
                           "a folder you can write to.") from e
-    tmp = path.with_name(f".{path.name}.{os.urandom(4).hex()}.tmp")
     try:
-        with open(tmp, "wb") as raw:
+        with temp_beside(path, ".tmp") as tmp, open(tmp, "wb") as raw:
             out = _compressor(path, raw)
             out.write(MAGIC + b"\t%d\t" % FORMAT_VERSION + meta.to_json().encode() + b"\n")
             out.write(HEADER + b"\n")
@@ -75,14 +74,10 @@ def write_table(table: PretokenTable, path: str | Path, meta: CountMeta | None =
                     progress(min(n, lo + CHUNK_ROWS), n)
             if out is not raw:
                 out.close()
-        os.replace(tmp, path)
+            os.replace(tmp, path)
     except OSError as e:
-        tmp.unlink(missing_ok=True)
         raise ExportError(f"Cannot write the table {path}: {e.strerror or e}. Pick a folder "
                           "you can write to.") from e
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
     return path
 
 

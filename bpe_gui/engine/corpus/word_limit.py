@@ -45,6 +45,17 @@ def has_long_words(table: "PretokenTable", limit: int = MAX_WORD_BYTES) -> bool:
     return max(map(sub, islice(starts, 1, None), starts), default=0) > limit
 
 
+def pieces_at_limit(table: "PretokenTable", limit: int = MAX_WORD_BYTES) -> int:
+    """How many words of ``table`` are ``limit`` bytes long, give or take a character:
+    the pieces of longer words cut by :func:`pieces` (a word that long is one, but for
+    a word of exactly that length, which no text of a language has)."""
+    starts = table.starts
+    if len(table.blob) < limit - 3 or \
+            max(map(sub, islice(starts, 1, None), starts), default=0) <= limit - 4:
+        return 0   # (the common case, the loop in C)
+    return sum(1 for n in map(sub, islice(starts, 1, None), starts) if n > limit - 4)
+
+
 def split_long_words(table: "PretokenTable", limit: int = MAX_WORD_BYTES) -> "PretokenTable":
     """``table`` with every word over ``limit`` bytes replaced by its pieces, in order of
     first appearance (a piece seen before keeps its place); the table itself if none is."""

@@ -3,7 +3,9 @@ in memory (each format's module imported when that format is first written), or 
 into a folder all or none (``io.write_files``)."""
 from __future__ import annotations
 
+import hashlib
 import importlib
+import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
@@ -90,7 +92,7 @@ def export_tokenizer(tok: Tokenizer, folder: str | Path, fmt: str,
     """
     _check_export(tok, folder, fmt, name)
     files = _dump(snapshot(tok), fmt, name)
-    return write_files(folder, files)
+    return write_export(folder, files, name)[0]
 
 
 def render_files(tok: "Tokenizer | Snapshot", fmts: Sequence[str], name: str = "tokenizer",
@@ -117,7 +119,55 @@ def export_formats(tok: Tokenizer, folder: str | Path, fmts: Sequence[str],
     """Several formats at once, all or nothing: every file's content is built before
     any is written, so one format that cannot hold ``tok`` stops the whole export."""
     files, _ = render_files(tok, fmts, name)
-    return write_files(folder, files)
+    return write_export(folder, files, name)[0]
+
+
+# ----- which files our exports wrote -------------------------------------------------------
+# A hidden record in the folder: for each export name, the files written under it and
+# each one's SHA-256 as written. It tells a later whole export which files of an earlier
+# one it leaves stale (and that a file changed since is not ours to remove).
+RECORD = ".bpe-gui-exports.json"
+
+
+def write_export(folder: str | Path, files: dict[str, bytes], name: str, *,
+                 whole: bool = False) -> tuple[list[Path], list[Path]]:
+    """Write an export's ``files`` all or none (``io.write_files``) and note them in the
+    folder's record; returns (written, removed). ``whole``: these files are the whole
+    export ``name`` (a training run's): the files an earlier export of ``name`` wrote
+    that this one does not write are removed in the same swap, if they are still as
+    written (a file changed or replaced since is left alone). Otherwise (one format at a
+    time, as the window exports) nothing is removed and the files join the record."""
+    folder = Path(folder).expanduser()
+    record = _read_record(folder)
+    earlier = record.get(name, {})
+    hashes = {f: hashlib.sha256(data).hexdigest() for f, data in files.items()}
+    stale = [folder / f for f, h in earlier.items()
+             if whole and f not in files and _sha256(folder / f) == h]
+    record[name] = hashes if whole else {**earlier, **hashes}
+    out = {**files, RECORD: json.dumps(record, indent=1, sort_keys=True).encode("utf-8")}
+    written = write_files(folder, out, remove=stale)
+    return [p for p in written if p.name != RECORD], stale
+
+
+def _read_record(folder: Path) -> dict[str, dict[str, str]]:
+    try:
+        data = json.loads((folder / RECORD).read_text("utf-8"))
+    except (OSError, ValueError):   # none yet, or unreadable: no file is known to be ours
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {n: {f: h for f, h in files.items() if isinstance(f, str) and isinstance(h, str)
+                and "/" not in f and "\\" not in f and f not in ("", ".", "..")}
+            for n, files in data.items() if isinstance(n, str) and isinstance(files, dict)}
+
+
+def _sha256(path: Path) -> str | None:
+    try:
+        if not path.is_file() or path.is_symlink():
+            return None
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
 
 
 def _check_export(tok, folder, fmt, name) -> None:

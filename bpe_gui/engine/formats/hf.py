@@ -425,13 +425,12 @@ def _from_onig(text: Any) -> Any:
     wrote out read back (itself if it cannot be read)."""
     if not isinstance(text, str):
         return text
-    from ..text.dialects import DialectError, file_pattern, translate
+    from ..text.dialects import DialectError, read_pattern
     from ..text.unicode_versions import TOKENIZERS
     try:
-        ours = translate(text, "oniguruma", "regex")
+        return read_pattern(text, "oniguruma", TOKENIZERS)[0]
     except DialectError:
         return text
-    return file_pattern(ours, TOKENIZERS)[0]
 
 
 def with_special_tokens(data: dict, model: dict, extra: Sequence[str], path) -> list:
@@ -524,15 +523,15 @@ def _flatten(node: Any, child_key: str) -> list[dict]:
 def _pattern_of(split: dict, path) -> str:
     import regex
 
-    from ..text.dialects import DialectError, translate
+    from ..text.dialects import DialectError, read_pattern
+    from ..text.unicode_versions import TOKENIZERS
     pat = split.get("pattern") or {}
     if "Regex" in pat:
         try:
-            translate(pat["Regex"], "oniguruma", "regex")
+            regex_text = read_pattern(pat["Regex"], "oniguruma", TOKENIZERS)[0]
         except DialectError as e:
             raise FormatError(path, f"the Split pattern cannot be read as Oniguruma reads "
                               f"it: {e}.", key="pre_tokenizer") from None
-        regex_text = _from_onig(pat["Regex"])
     elif "String" in pat:
         regex_text = regex.escape(pat["String"])
     else:

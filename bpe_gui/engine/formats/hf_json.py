@@ -32,7 +32,7 @@ from ..tokenizers import post
 from ..tokenizers.imported.decoders import decoder
 from ..tokenizers.imported.normalized import NStr
 from ..tokenizers.imported.word_model import PipelineModel, find_model_tables, model_class
-from ..text.dialects import DialectError, file_pattern, translate
+from ..text.dialects import DialectError, read_pattern
 from ..text.unicode_versions import Classes
 from ..tokenizers.imported.hf_parts import (
     BYTE_LEVEL_PATTERN, Unsupported, need, normalizer, pre_tokenizer)
@@ -313,10 +313,9 @@ def _pattern_of(data: dict, pre) -> tuple[str, Classes | None]:
         for s in _walk(node):
             if s.get("type") == "Split" and isinstance((s.get("pattern") or {}).get("Regex"), str):
                 try:
-                    found = translate(s["pattern"]["Regex"], "oniguruma", "regex")
+                    return read_pattern(s["pattern"]["Regex"], "oniguruma", pre.classes or None)
                 except DialectError:
                     return r"(?s).+", None
-                return file_pattern(found, pre.classes) if pre.classes else (found, None)
     if pre.byte_level and '"use_regex": false' not in text:
         return BYTE_LEVEL_PATTERN, pre.classes
     return r"(?s).+", None

@@ -15,8 +15,10 @@ run ever made. So :func:`replace_set`
 
 Temporary files are removed in every case that reaches Python (a ``kill -9`` cannot be
 cleaned up after: names starting with a dot and ending ``.part``/``.old`` are ours).
-While the swap runs in the main thread SIGINT and SIGTERM are held back (they arrive
-after it), so the few renames are not interrupted half-way.
+While the swap and the removal of temporaries run in the main thread SIGINT and SIGTERM
+are held back (they arrive after it), so neither is interrupted half-way; so is the moment
+between creating a temporary file and noting it for removal. Every atomic writer of the
+package goes through this module (:func:`temp_beside` for a single streamed file).
 """
 from __future__ import annotations
 
@@ -26,7 +28,7 @@ import signal
 import threading
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, Sequence
 
 from ..errors import ExportError
 
@@ -134,59 +136,92 @@ def _keep_old(dest: Path) -> str | None:
     raise FileExistsError(f"cannot keep the old {dest}")
 
 
-def swap_in(temps: list[tuple[str, Path]]) -> list[Path]:
-    """Rename each temporary file onto its target, all or none (see the module docstring).
-    On failure the targets are as they were and the temporary files are gone."""
+def swap_in(temps: list[tuple[str, Path]], remove: Sequence[Path] = ()) -> list[Path]:
+    """Rename each temporary file onto its target, all or none (see the module docstring),
+    then remove the files ``remove`` (an earlier set's that this one replaces). On failure
+    the targets are as they were, nothing is removed and the temporary files are gone."""
     folder = temps[0][1].parent if temps else None
     if folder is None:
         return []
     olds: list[tuple[Path, str | None]] = []   # (target, its old file's link) per rename done
     kept: list[str] = []
-    try:
-        with signals_held(), folder_lock(folder):
-            try:
-                for tmp, dest in temps:
-                    old = _keep_old(dest)
-                    if old is not None:
-                        kept.append(old)
-                    os.replace(tmp, dest)
-                    olds.append((dest, old))
-            except BaseException:
-                for dest, old in reversed(olds):   # undo: old files back, new ones gone
-                    try:
-                        if old is None:
-                            os.unlink(dest)
-                        else:
-                            os.replace(old, dest)
-                            kept.remove(old)
-                    except OSError:   # cannot put it back: leave the old file's copy be
-                        if old in kept:
-                            kept.remove(old)
-                raise
-    finally:
-        for old in kept:
-            _unlink(old)
-        for tmp, _ in temps:
-            _unlink(tmp)   # gone already if renamed
+    # the cleanup is held too: a signal that waited for the renames is delivered only
+    # once every kept link and temporary file is gone
+    with signals_held():
+        try:
+            with folder_lock(folder):
+                try:
+                    for tmp, dest in temps:
+                        old = _keep_old(dest)
+                        if old is not None:
+                            kept.append(old)
+                        os.replace(tmp, dest)
+                        olds.append((dest, old))
+                except BaseException:
+                    _put_back(olds, kept)
+                    raise
+                for gone in remove:
+                    _unlink(gone)
+        finally:
+            for old in kept:
+                _unlink(old)
+            for tmp, _ in temps:
+                _unlink(tmp)   # gone already if renamed
     return [dest for _, dest in temps]
 
 
-def replace_set(folder: Path, files: dict[str, bytes]) -> list[Path]:
-    """Write ``files`` ({name: content}) into ``folder`` (existing) as one set."""
+def _put_back(olds: list[tuple[Path, str | None]], kept: list[str]) -> None:
+    """Undo the renames done: old files back, new ones gone."""
+    for dest, old in reversed(olds):
+        try:
+            if old is None:
+                os.unlink(dest)
+            else:
+                os.replace(old, dest)
+                kept.remove(old)
+        except OSError:   # cannot put it back: leave the old file's copy be
+            if old in kept:
+                kept.remove(old)
+
+
+@contextmanager
+def temp_beside(dest: Path, suffix: str = ".part") -> Iterator[str]:
+    """A new hidden temporary file beside ``dest`` (closed, empty) for the block to fill
+    and rename into place. If the block fails in any way (an exception, Ctrl-C, SIGTERM
+    turned into an exception by the command line) the file is removed: its creation and
+    its removal run with signals held, so no signal falls between them and the cleanup."""
+    tmp = None
+    try:
+        with signals_held():   # a signal held here arrives once ``tmp`` is set
+            fd, tmp = create_temp(dest.parent, dest.name, suffix)
+            os.close(fd)
+        yield tmp
+    except BaseException:
+        if tmp is not None:
+            with signals_held():
+                _unlink(tmp)
+        raise
+
+
+def replace_set(folder: Path, files: dict[str, bytes], remove: Sequence[Path] = ()) -> list[Path]:
+    """Write ``files`` ({name: content}) into ``folder`` (existing) as one set, and remove
+    the files ``remove`` once it is in place (:func:`swap_in`)."""
     temps: list[tuple[str, Path]] = []
     try:
         for fname, data in files.items():
-            fd, tmp = create_temp(folder, fname)
-            temps.append((tmp, folder / fname))
+            with signals_held():   # no signal between creating it and noting it
+                fd, tmp = create_temp(folder, fname)
+                temps.append((tmp, folder / fname))
             with os.fdopen(fd, "wb") as f:
                 f.write(data)
                 f.flush()
                 os.fsync(f.fileno())
     except BaseException:
-        for tmp, _ in temps:
-            _unlink(tmp)
+        with signals_held():
+            for tmp, _ in temps:
+                _unlink(tmp)
         raise
-    return swap_in(temps)
+    return swap_in(temps, remove)
 
 
 # ----- the writers the rest of the engine uses -------------------------------------------
@@ -214,15 +249,17 @@ def ensure_folder(folder: str | Path) -> tuple[Path, list[Path]]:
     return folder, created
 
 
-def write_files(folder: str | Path, files: dict[str, bytes]) -> list[Path]:
+def write_files(folder: str | Path, files: dict[str, bytes],
+                remove: Sequence[Path] = ()) -> list[Path]:
     """Write all files or none (:func:`replace_set`): the folder ends with either the old
     files or the new ones, never some of each, and no temporary file is left behind.
+    ``remove``: files that go once the new ones are in place (not if they are not).
 
     On failure any folder this call created is removed again.
     """
     folder, created = ensure_folder(folder)
     try:
-        return replace_set(folder, files)
+        return replace_set(folder, files, remove)
     except OSError as e:
         remove_folders(created)
         raise ExportError(f"Cannot write the export to {folder} ({e.strerror or e}). Check "

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import os
 import sys
-import threading
 import zlib
 from pathlib import Path
+
+from .atomic import temp_beside
 
 ENV = "BPE_GUI_CACHE_DIR"
 
@@ -48,22 +49,18 @@ def read_cached(name: str) -> bytes | None:
 
 
 def write_cached(name: str, data: bytes) -> bool:
-    """Keep ``data`` as cached file ``name``, whole or not at all (a temporary file of
-    this process and thread, then a rename: a reader elsewhere never sees half of it).
+    """Keep ``data`` as cached file ``name``, whole or not at all (a new temporary file,
+    then a rename: a reader elsewhere never sees half of it).
     False if the folder cannot be written; the caller goes on without it."""
     try:
         folder = cache_dir()
         folder.mkdir(parents=True, exist_ok=True)
     except (OSError, RuntimeError):
         return False
-    tmp = folder / f".{name}.{os.getpid()}-{threading.get_ident()}.part"
     try:
-        tmp.write_bytes(data + zlib.crc32(data).to_bytes(4, "little"))
-        os.replace(tmp, folder / name)
+        with temp_beside(folder / name) as tmp:
+            Path(tmp).write_bytes(data + zlib.crc32(data).to_bytes(4, "little"))
+            os.replace(tmp, folder / name)
         return True
     except OSError:
-        try:
-            tmp.unlink(missing_ok=True)
-        except OSError:
-            pass
         return False

@@ -35,7 +35,7 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from typing import Union
+from typing import Union, overload
 
 import regex
 
@@ -1351,6 +1351,26 @@ def file_pattern(text: str, classes: Classes) -> tuple[str, Classes]:
                               plain[0] in _known_spellings().values()):
         return plain
     return text, classes
+
+
+@overload
+def read_pattern(text: str, dialect: str, classes: Classes) -> tuple[str, Classes]: ...
+@overload
+def read_pattern(text: str, dialect: str, classes: None) -> tuple[str, None]: ...
+@overload
+def read_pattern(text: str, dialect: str,
+                 classes: Classes | None) -> tuple[str, Classes | None]: ...
+
+
+def read_pattern(text: str, dialect: str,
+                 classes: Classes | None) -> tuple[str, Classes | None]:
+    """A pattern as a file holds it (``dialect``: "oniguruma" for tokenizer.json,
+    "fancy" for tiktoken's pat_str) -> the pattern in ``regex`` syntax with the same
+    meaning, and the Unicode tables to run it with (:func:`file_pattern`: our own exports'
+    written-out classes read back). Every reader of a pattern from a file goes through
+    here. Raises DialectError for a part the ``regex`` module cannot hold."""
+    ours = translate(text, dialect, "regex")
+    return (ours, None) if classes is None else file_pattern(ours, classes)
 
 
 def _version_key(v: str) -> tuple[int, ...]:

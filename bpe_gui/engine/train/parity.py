@@ -56,7 +56,7 @@ from typing import Callable, Iterable, Mapping, NamedTuple, Sequence, TypeVar, U
 
 from ..corpus import PretokenTable, count_corpus
 from ..display import bytes_to_unicode, readable
-from ..errors import Cancelled, CancelFn, CorpusError, SettingsError
+from ..errors import Cancelled, CancelFn, CorpusError, EmptyCorpusError, SettingsError
 from ..text.pretokenize import Pretokenizer
 from ..tokenizers.trained import Tokenizer
 from .parity_cores import ParityCores
@@ -204,10 +204,10 @@ class ParityData:
 
     @classmethod
     def from_files(cls, train: Named, dev: Named | None = None, *,
-                   lines: bool = False) -> "ParityData":
-        """From files (UTF-8, optionally .gz/.xz): ``train`` maps each language name to
-        its file, ``dev`` likewise. ``lines``: each line is its own text, as HF reads
-        files (else the whole file is one text)."""
+                   lines: bool = False, encoding: str = "utf-8") -> "ParityData":
+        """From files (optionally .gz/.xz) in ``encoding``: ``train`` maps each language
+        name to its file, ``dev`` likewise. ``lines``: each line is its own text, as HF
+        reads files (else the whole file is one text)."""
         pre = Pretokenizer(PATTERN)
 
         def count(items: list[tuple[str, object]], what: str) -> list[dict[bytes, int]]:
@@ -215,9 +215,13 @@ class ParityData:
             for n, p in items:
                 if not isinstance(p, (str, Path)) or not str(p):
                     raise SettingsError(f"Language {n!r} has no {what} file: give its path.")
-                words = _words(count_corpus(p, pre, lines=lines))
+                try:
+                    words = _words(count_corpus(p, pre, lines=lines, encoding=encoding))
+                except EmptyCorpusError:
+                    words = {}
                 if not words:
-                    raise CorpusError(f"the {what} file of language {n!r} is empty.", p)
+                    raise CorpusError(f"the {what} file of language {n!r} is empty (no "
+                                      f"text): give a {what} file with {n!r} text in it.", p)
                 out.append(words)
             return out
         items = _pairs(train, "training files")

@@ -96,6 +96,25 @@ def test_several_files_jsonl_gzip_bom_keep_corpus_order(tmp_path, mixed):
         assert_same(by_ranges(paths, pre, size), count_corpus(paths, pre))
 
 
+@pytest.mark.parametrize("lines", [False, True])
+def test_a_bom_in_ranges_as_in_counting(tmp_path, lines):
+    """One text per line keeps a file's BOM (as Hugging Face reads files), whole texts
+    drop it; a range of a plain or a compressed file does the same as counting it."""
+    text = "\ufeff" + "hello world\nthe cat\n" * 20
+    a = tmp_path / "a.txt"
+    a.write_bytes(text.encode("utf-8"))
+    z = tmp_path / "b.txt.gz"
+    with gzip.open(z, "wb") as f:
+        f.write(text.encode("utf-8"))
+    pre = Pretokenizer("gpt2")
+    for path in (a, z):
+        table = count_corpus(path, pre, lines=lines)
+        assert ("\ufeff" in table.words) == lines
+        for size in (5, 1 << 20):
+            parts = list(count_ranges_here([path], pre, size, lines=lines))
+            assert_same(table_of(merge_partials(*parts)), table)
+
+
 def test_errors_name_the_file_offset_and_line(tmp_path):
     bad = tmp_path / "bad.txt"
     bad.write_bytes(b"hello world " * 50 + b"\xff oops " + b"more words " * 20)

@@ -14,6 +14,7 @@ import pytest
 
 from bpe_gui.engine.errors import ExportError
 from bpe_gui.engine.formats import FORMATS, export_formats, render_files
+from bpe_gui.engine.formats.exports import RECORD
 from bpe_gui.engine.train.trainer import Trainer, TrainSettings
 
 REPO = Path(__file__).resolve().parents[3]
@@ -28,7 +29,8 @@ def tokenizer(text: str):
 
 
 def contents(folder: Path) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+    """Every file but the record of what our exports wrote (formats/exports.py)."""
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.name != RECORD}
 
 
 @pytest.fixture(scope="module")
@@ -115,7 +117,12 @@ def _train_args(corpus: Path, out: Path) -> list[str]:
 
 
 @pytest.mark.parametrize("sig", ["SIGTERM", "SIGINT"])
-@pytest.mark.parametrize("what,at", [("replace", 1), ("replace", 3), ("fsync", 2)])
+@pytest.mark.parametrize("what,at", [("replace", 1), ("replace", 3), ("fsync", 2),
+                                     # right after a temporary file is created, before
+                                     # it is noted for removal
+                                     ("open", 1), ("open", 4),
+                                     # while the kept old files are being removed
+                                     ("unlink", 1), ("unlink", 3)])
 def test_a_signal_mid_export_leaves_one_whole_set_and_no_temporaries(tmp_path, sets, sig,
                                                                       what, at):
     old, new = sets
@@ -169,3 +176,62 @@ def test_two_runs_creating_and_writing_one_folder(tmp_path, sets):
         assert p.returncode == 0, err.decode()
     for k in range(20):
         assert contents(tmp_path / f"d{k}" / "tok") in (old, new)
+
+
+# ----- the other atomic writers: one cached file, one word-count table -------------------
+ONE_FILE = textwrap.dedent("""
+    import os, signal, sys
+    from pathlib import Path
+    from bpe_gui.cli.common import sigterm_raises
+    real = Path.write_bytes
+    def patched(self, data):
+        n = real(self, data)
+        os.kill(os.getpid(), signal.SIGTERM)   # arrives while the file is half made
+        return n
+    Path.write_bytes = patched
+    from bpe_gui.engine.io.cache import write_cached
+    with sigterm_raises():
+        write_cached("some.bin", b"x" * 1000)
+""")
+
+
+def test_sigterm_while_a_cached_file_is_written_leaves_no_temporary(tmp_path):
+    env = dict(os.environ, PYTHONPATH=str(REPO), BPE_GUI_CACHE_DIR=str(tmp_path))
+    p = subprocess.run([sys.executable, "-c", ONE_FILE], capture_output=True, env=env,
+                       timeout=120)
+    assert b"Terminated" in p.stderr   # the signal came, as an exception
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("sig", ["SIGTERM", "SIGINT"])
+def test_a_signal_while_a_table_is_written_leaves_no_temporary(tmp_path, sig):
+    corpus = tmp_path / "c.txt"
+    corpus.write_text(NEW_TEXT, "utf-8")
+    out = tmp_path / "out"
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    p = subprocess.run([sys.executable, "-c", DRIVER, "open", sig, "1", "count", str(corpus),
+                        "--out", str(out / "t.tsv"), "-q"], capture_output=True, env=env,
+                       timeout=120, preexec_fn=lambda: signal.signal(signal.SIGINT,
+                                                                     signal.SIG_DFL))
+    assert p.returncode == (130 if sig == "SIGINT" else 128 + signal.SIGTERM), p.stderr
+    assert list(out.iterdir()) == []
+
+
+def test_sigterm_while_train_overwrites_a_good_folder(tmp_path, sets):
+    """The user's case: SIGTERM once a temporary file of the new export exists (watched
+    for, not waited for by the clock): the old files stay whole, no temporary is left."""
+    old, new = sets
+    out = tmp_path / "tok"
+    export_formats(tokenizer(OLD_TEXT), out, list(FORMATS))
+    corpus = tmp_path / "new.txt"
+    corpus.write_text(NEW_TEXT * 200, "utf-8")
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    p = subprocess.Popen([sys.executable, "-m", "bpe_gui", *_train_args(corpus, out)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    while p.poll() is None and not any(f.name.endswith(".part") for f in out.iterdir()):
+        pass
+    p.send_signal(signal.SIGTERM)
+    _, err = p.communicate(timeout=120)
+    got = contents(out)
+    assert got == old or p.returncode == 0, err   # (the run may have ended first)
+    assert got.keys() == old.keys()

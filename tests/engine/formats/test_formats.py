@@ -20,6 +20,7 @@ from bpe_gui.engine.errors import BPEError, ExportError, FormatError
 from bpe_gui.engine.formats import (FORMATS, detect_format, export_formats, export_tokenizer,
                                     load_tokenizer, output_files, supported_formats)
 from bpe_gui.engine.formats import gpt2
+from bpe_gui.engine.formats.exports import RECORD
 
 tiktoken = pytest.importorskip("tiktoken")
 tiktoken_load = pytest.importorskip("tiktoken.load")
@@ -92,7 +93,7 @@ def test_all_formats_written_side_by_side(tmp_path):
     written = export_formats(tok, tmp_path, list(FORMATS))
     names = sorted(p.name for p in written)
     assert names == sorted(n for f in FORMATS for n in output_files(f))
-    assert sorted(p.name for p in tmp_path.iterdir()) == names  # no temp files left
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([*names, RECORD])  # no temp file
     assert (tmp_path / "merges.txt").read_text("utf-8").startswith("#version: 0.2\n")
     # a folder holding every format loads the richest one (native keeps the settings)
     loaded = load_tokenizer(tmp_path)

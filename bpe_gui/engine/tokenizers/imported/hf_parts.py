@@ -29,7 +29,7 @@ from typing import Any, Callable
 import regex
 
 from ...display import gpt2_text, unicode_to_bytes
-from ...text.dialects import DialectError, file_pattern, pinned, translate
+from ...text.dialects import DialectError, pinned, read_pattern
 from ...text.graphemes import grapheme_classes
 from ...text.normal_forms import is_normalized
 from ...text.normal_forms import normalize as normal_form
@@ -82,9 +82,7 @@ def compile_pattern(node: Any, where: str, source: str = "",
         return FilePattern(regex.compile(regex.escape(node["String"])), where, source, True)
     if isinstance(node, dict) and isinstance(node.get("Regex"), str):
         try:
-            text = translate(node["Regex"], "oniguruma", "regex")
-            if classes is not None:   # (bpe-gui's exports write later versions' classes out)
-                text, classes = file_pattern(text, classes)
+            text, classes = read_pattern(node["Regex"], "oniguruma", classes)
             if scanner_kind(text) is not None:   # a published pattern the scanner runs
                 return _lazy_pinned(text, f"{where}.Regex", source, classes)
             compiled = pinned(text, classes)

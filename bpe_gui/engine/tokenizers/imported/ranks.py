@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...errors import FormatError, PatternError
-from ...text.dialects import DialectError, file_pattern, translate
+from ...text.dialects import DialectError, read_pattern
 from ...text.pretokenize import Pretokenizer, resolve_pattern
 from ...text.unicode_versions import TIKTOKEN
 from .pipeline import Pipeline
@@ -86,11 +86,10 @@ def load_ranks(path: Path, data: bytes, *, pattern: str, specials: dict[str, int
     text, _ = resolve_pattern(pattern)
     classes = TIKTOKEN
     try:
-        text = translate(text, "fancy", "regex")
+        text, classes = read_pattern(text, "fancy", classes)
     except DialectError as e:
         what = "does not compile" if e.malformed else "cannot be run as tiktoken runs it"
         raise PatternError(f"the pattern {what}: {e}.") from None
-    text, classes = file_pattern(text, classes)   # bpe-gui's exports: later versions' classes
     matched = sorted(specials, key=specials.__getitem__) if match_specials else []
     words = Pretokenizer(text, matched, classes=classes)
     model = PipelineModel(native, vocab)
