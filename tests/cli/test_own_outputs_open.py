@@ -42,8 +42,11 @@ def work(tmp_path_factory):
 
 
 def forms(w: Path, name: str) -> list[Path]:
-    """The folder and each tokenizer file in it (the merges CSV holds no vocabulary)."""
-    files = sorted(p for p in (w / name).iterdir() if not p.name.endswith((".csv", ".tiktoken.json")))
+    """The folder and each tokenizer file in it (the merges CSV holds no vocabulary; the
+    hidden record of what the export wrote is no tokenizer)."""
+    files = sorted(p for p in (w / name).iterdir()
+                   if not p.name.endswith((".csv", ".tiktoken.json"))
+                   and not p.name.startswith("."))
     return [w / name, *files]
 
 
