@@ -494,7 +494,10 @@ class ParityTrainer:
         # the words, their pairs and every merge: the training core's (parity_cores.py);
         # undo=False keeps no undo log (a run that only goes forward: less memory)
         self._cores = ParityCores(data.words, data.dev, s.global_merges > 0, undo)
-        self._train0 = self._cores.train_tokens()   # each language's bytes
+        # each language's (tokens, training tokens) now: read from the cores once per
+        # merge or undo (a step reads them before and after its merge)
+        self._now = (self._cores.tokens(), self._cores.train_tokens())
+        self._train0 = self._now[1]   # each language's bytes
         self._window: deque[int] = deque()
         self._exhausted: set[int] = set()
         self._over = False          # the global phase found no pair: training ends
@@ -588,12 +591,12 @@ class ParityTrainer:
     def tokens(self) -> tuple[int, ...]:
         """Each language's tokens now: on the dev set when there is one, else on the
         training text (what ``ParityStep.tokens`` records)."""
-        return self._cores.tokens()
+        return self._now[0]
 
     @property
     def train_tokens(self) -> tuple[int, ...]:
         """Each language's tokens on its training text now."""
-        return self._cores.train_tokens()
+        return self._now[1]
 
     @property
     def initial_tokens(self) -> tuple[int, ...]:
@@ -619,7 +622,7 @@ class ParityTrainer:
             assert ratios is not None
             return tuple((float(a) / float(t)) / r for a, t, r in zip(self._train0, train,
                                                                        ratios))
-        return tuple(float(t) for t in tokens)
+        return tuple(map(float, tokens))
 
     def is_done(self) -> bool:
         return self.n_steps >= self.target or self._over \
@@ -701,7 +704,7 @@ class ParityTrainer:
         if self.is_done():
             return None
         window, exhausted = tuple(self._window), frozenset(self._exhausted)
-        tokens, train = self.tokens, self.train_tokens
+        tokens, train = self._now
         measure = self._measure(tokens, train)
         found_exhausted: list[int] = []
         passed: list[int] = []
@@ -726,6 +729,7 @@ class ParityTrainer:
         # a token an earlier merge made keeps its id (HF's rule): the cores make it again
         made = self._ids.get(token, -1)
         new_id = self._cores.merge(a, b, made, lang is None)
+        self._now = (self._cores.tokens(), self._cores.train_tokens())
         if made < 0:
             assert new_id == len(self.vocab_bytes)
             self.vocab_bytes.append(token)
@@ -735,7 +739,7 @@ class ParityTrainer:
             index=self.n_steps + 1, pair=(a, b), left=self.vocab_bytes[a],
             right=self.vocab_bytes[b], new_id=new_id, token=token, count=count,
             language=lang, kind="global" if lang is None else self.kind, measure=measure,
-            tokens=self.tokens, passed=tuple(passed), exhausted=tuple(found_exhausted))
+            tokens=self._now[0], passed=tuple(passed), exhausted=tuple(found_exhausted))
         self.steps.append(rec)
         self._undo.append(_Turn(window, exhausted, tokens, train, made < 0))
         return rec
@@ -747,6 +751,7 @@ class ParityTrainer:
         rec = self.steps.pop()
         turn = self._undo.pop()
         self._cores.undo(self.n_steps)
+        self._now = (turn.tokens, turn.train_tokens)
         if turn.new_token:
             self.vocab_bytes.pop()
             self._keys.pop()

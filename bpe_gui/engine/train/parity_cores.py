@@ -32,6 +32,17 @@ def core_of(words: dict[bytes, int], undo: bool) -> Any:
                              _trainer.PARITY_TIE_RULE, undo)
 
 
+def split_dev(dev: dict[bytes, list[int]], n: int) -> list[dict[bytes, int]]:
+    """Each language's dev words (those it has) from the words' counts per language,
+    in one pass over them."""
+    out: list[dict[bytes, int]] = [{} for _ in range(n)]
+    for w, fs in dev.items():
+        for d, f in zip(out, fs):
+            if f:
+                d[w] = f
+    return out
+
+
 class ParityCores:
     """The cores of one parity run (see the module docstring). ``langs[i]``: language
     i's training words; ``devs[i]``: its dev words (None without a dev set); ``glob``:
@@ -41,9 +52,8 @@ class ParityCores:
     def __init__(self, words: Sequence[dict[bytes, int]],
                  dev: dict[bytes, list[int]] | None, want_global: bool, undo: bool = True):
         self.langs = [core_of(w, undo) for w in words]
-        self.devs = None if dev is None else [
-            core_of({w: fs[i] for w, fs in dev.items() if fs[i]}, undo)
-            for i in range(len(words))]
+        self.devs = None if dev is None else [core_of(d, undo)
+                                              for d in split_dev(dev, len(words))]
         self.glob = None
         if want_global:
             summed: dict[bytes, int] = {}
