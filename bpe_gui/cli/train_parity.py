@@ -146,7 +146,8 @@ def cmd_train_parity(args: argparse.Namespace) -> int:
         given = [f"--{k.replace('_', '-')}" for k in WINDOW_ONLY if getattr(args, k) is not None]
         if given:
             raise UsageError(f"{', '.join(given)} apply to --parity window only")
-    for flag, v in (("--special-token", args.special_token), ("--counts", args.counts)):
+    for flag, v in (("--special-token", args.special_token), ("--counts", args.counts),
+                    ("--threads", args.threads)):
         if v:
             raise UsageError(f"{flag} is not available with --parity")
     names = [n for n, _ in langs]
