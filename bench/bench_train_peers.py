@@ -4,7 +4,7 @@ the process tree, and how each one's merges compare with Hugging Face's and ours
 Run on purpose, never from the unit tests:
 
     python bench/bench_train_peers.py                       # 20 MB English -> 10k, 3 rounds
-    python bench/bench_train_peers.py --workloads en20,py256,code1g --rounds 3
+    python bench/bench_train_peers.py --workloads en20,zh9,py256,code1g --rounds 3
     python bench/bench_train_peers.py --threads 1,2,16      # every engine at 1, 2, 16 threads
     python bench/bench_train_peers.py --quick               # a 2 MB slice, to check the script
     python bench/bench_train_peers.py --engines ours,gigabpe --rounds 5
@@ -63,6 +63,8 @@ WORKLOADS = {   # name -> (how to get the corpus, vocabulary size, default engin
     "en20": ("en-gutenberg-20mb", 10_000,
              ("ours", "ours-lines", "gigabpe", "gigatoken", "hf", "rustbpe", "ffbpe",
               "fast-bpe-rs")),
+    "zh9": ("zh-four-classic-novels", 10_000, ("ours", "ours-lines", "gigabpe", "hf",
+                                             "rustbpe")),
     "py256": ("python-256mb", 32_000, ("ours", "ours-lines", "gigabpe", "hf", "rustbpe",
                                        "ffbpe")),
     "code1g": ("code-1gib", 32_000, ("ours", "ours-lines", "gigabpe", "gigatoken", "ffbpe")),
@@ -272,6 +274,8 @@ def compare(mine: list[bytes], ref: list[bytes]) -> str:
 def corpus_path(name: str, data: Path, quick: bool) -> Path:
     if name == "en-gutenberg-20mb":
         p = corpora.decompressed("en-gutenberg-20mb.txt.xz", data)
+    elif name == "zh-four-classic-novels":
+        p = corpora.decompressed("zh-four-classic-novels.txt.xz", data)
     elif name == "python-256mb":
         p = corpora.python_256mb(data)
     elif name == "code-1gib":
