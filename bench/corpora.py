@@ -54,7 +54,9 @@ CODE_SUFFIXES = (".c", ".h", ".rst", ".txt")
 def shared(name: str) -> Path:
     p = SHARED / name
     if not p.exists():
-        sys.exit(f"bench: {p} is missing; the benchmarks read ../shared/corpora beside the repo.")
+        sys.exit(f"bench: {p} is missing; the benchmarks read ../shared/corpora beside the "
+                 "repo, or the folder BPE_GUI_CORPORA_DIR names (a worktree elsewhere: "
+                 "BPE_GUI_CORPORA_DIR=/path/to/shared/corpora).")
     return p
 
 
