@@ -230,7 +230,7 @@ def merged_tokens(out: Path) -> list[bytes]:
         for line in (out / "merges.txt").read_text("utf-8").splitlines():
             if not line or line.startswith("#"):
                 continue
-            pair = line.split(" => ")[0].split(" ")
+            pair = line.rsplit(" => ", 1)[0].split(" ")   # (a token may be "=>")
             toks.append(_gpt2_bytes(pair[0]) + _gpt2_bytes(pair[1]))
         return toks
     model = json.loads((out / "tokenizer.json").read_text("utf-8"))["model"]
