@@ -68,7 +68,7 @@ def test_every_thread_count_gives_hf_merges_with_lines(tmp_path, mixed, small_bl
         assert merges == want, threads
 
 
-def test_a_thread_count_that_is_not_one_is_refused(tmp_path):
+def test_a_bad_thread_count_is_refused_with_the_reason(tmp_path):
     path = tmp_path / "c.txt"
     path.write_text("a b c")
     for bad, words in ((0, "at least 1"), (5000, "at most 4,096"), ("2", "whole number")):
