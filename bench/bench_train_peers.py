@@ -4,10 +4,15 @@ the process tree, and how each one's merges compare with Hugging Face's and ours
 Run on purpose, never from the unit tests:
 
     python bench/bench_train_peers.py                       # 20 MB English -> 10k, 3 rounds
-    python bench/bench_train_peers.py --workloads en20,code1g --rounds 3
+    python bench/bench_train_peers.py --workloads en20,zh9,py256,code1g --rounds 3
+    python bench/bench_train_peers.py --threads 1,2,16      # every engine at 1, 2, 16 threads
     python bench/bench_train_peers.py --quick               # a 2 MB slice, to check the script
     python bench/bench_train_peers.py --engines ours,gigabpe --rounds 5
     python bench/bench_train_peers.py --before ../main    # + "ours-before": another checkout
+
+``--threads`` runs every engine at each thread count given (ours ``--threads N``;
+gigabpe ``threads=N``; the Rust libraries through ``RAYON_NUM_THREADS=N``, their thread
+pool); without it each engine uses what it takes by default (ours: every core).
 
 Every run is a fresh interpreter (``python -c``), and the engines take turns round by
 round (ours, gigabpe, ..., ours, gigabpe, ...) so a change in the machine's load hits all
@@ -58,6 +63,10 @@ WORKLOADS = {   # name -> (how to get the corpus, vocabulary size, default engin
     "en20": ("en-gutenberg-20mb", 10_000,
              ("ours", "ours-lines", "gigabpe", "gigatoken", "hf", "rustbpe", "ffbpe",
               "fast-bpe-rs")),
+    "zh9": ("zh-four-classic-novels", 10_000, ("ours", "ours-lines", "gigabpe", "hf",
+                                             "rustbpe")),
+    "py256": ("python-256mb", 32_000, ("ours", "ours-lines", "gigabpe", "hf", "rustbpe",
+                                       "ffbpe")),
     "code1g": ("code-1gib", 32_000, ("ours", "ours-lines", "gigabpe", "gigatoken", "ffbpe")),
 }
 # what each engine reads as one text, its tie rule and initial alphabet (from the
@@ -82,6 +91,7 @@ import json, sys
 engine, path, vocab, out = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 EOT = "<|endoftext|>"
 PAT = sys.argv[5]
+THREADS = int(sys.argv[6]) or None   # 0: the library's default
 
 def dump(tokens):   # the merged tokens in order, as hex
     with open(out + "/merges.json", "w") as f:
@@ -90,7 +100,7 @@ def dump(tokens):   # the merged tokens in order, as hex
 if engine == "gigabpe":   # vocab: its alphabet is the bytes seen (see seen_bytes)
     import gigabpe
     gigabpe.train_tokenizer([path], vocab, out + "/tokenizer.json", pretokenizer="bytelevel",
-                            special_tokens=[EOT])
+                            special_tokens=[EOT], threads=THREADS)
 elif engine == "gigatoken":
     import gigatoken
     v, merges = gigatoken.train_bpe(path, vocab, [EOT], tie_breaking="huggingface")
@@ -142,19 +152,26 @@ def ours_lines_supported() -> bool:
 BEFORE: Path | None = None   # --before: the checkout "ours-before" runs
 
 
-def child_env(engine: str = "") -> dict:
+def child_env(engine: str = "", threads: int = 0) -> dict:
     env = dict(os.environ)
+    env.pop("RAYON_NUM_THREADS", None)
+    if threads:   # the Rust libraries' thread pool (rayon) reads it
+        env["RAYON_NUM_THREADS"] = str(threads)
     root = BEFORE if engine == "ours-before" and BEFORE is not None else ROOT
     env["PYTHONPATH"] = str(root) + os.pathsep + env.get("PYTHONPATH", "")
     return env
 
 
-def command(engine: str, path: Path, vocab: int, out: Path) -> list[str]:
+def command(engine: str, path: Path, vocab: int, out: Path, threads: int = 0) -> list[str]:
+    """The command that runs one engine; threads 0: its default."""
     if engine in ("ours", "ours-lines", "ours-before"):
         cmd = [sys.executable, "-m", "bpe_gui", "train", str(path), "--vocab-size", str(vocab),
                "--special-token", EOT, "--format", "hf", "--out", str(out), "-q"]
+        if threads:
+            cmd += ["--threads", str(threads)]
         return cmd + (["--lines", "--tie-break", "lowest-ids-hf"] if engine == "ours-lines" else [])
-    return [sys.executable, "-c", CHILD, engine, str(path), str(vocab), str(out), GPT2_PAT]
+    return [sys.executable, "-c", CHILD, engine, str(path), str(vocab), str(out), GPT2_PAT,
+            str(threads)]
 
 
 def seen_bytes(path: Path) -> int:
@@ -174,14 +191,14 @@ def engine_vocab(engine: str, vocab: int, alphabet: int) -> int:
     return vocab - (256 - alphabet) if engine == "gigabpe" else vocab
 
 
-def measure(cmd: list[str], engine: str) -> dict:
+def measure(cmd: list[str], engine: str, threads: int = 0) -> dict:
     """Whole-process wall, CPU (the process and its waited-for descendants) and tree peak."""
     import time
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     # `python -m` imports from its working folder first: the checkout that engine runs
     cwd = BEFORE if engine == "ours-before" and BEFORE is not None else ROOT
-    proc = subprocess.Popen(cmd, cwd=cwd, env=child_env(engine), stdout=subprocess.PIPE,
+    proc = subprocess.Popen(cmd, cwd=cwd, env=child_env(engine, threads), stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     sampler = TreeSampler(proc.pid).start()
     try:
@@ -213,7 +230,7 @@ def merged_tokens(out: Path) -> list[bytes]:
         for line in (out / "merges.txt").read_text("utf-8").splitlines():
             if not line or line.startswith("#"):
                 continue
-            pair = line.split(" => ")[0].split(" ")
+            pair = line.rsplit(" => ", 1)[0].split(" ")   # (a token may be "=>")
             toks.append(_gpt2_bytes(pair[0]) + _gpt2_bytes(pair[1]))
         return toks
     model = json.loads((out / "tokenizer.json").read_text("utf-8"))["model"]
@@ -257,6 +274,10 @@ def compare(mine: list[bytes], ref: list[bytes]) -> str:
 def corpus_path(name: str, data: Path, quick: bool) -> Path:
     if name == "en-gutenberg-20mb":
         p = corpora.decompressed("en-gutenberg-20mb.txt.xz", data)
+    elif name == "zh-four-classic-novels":
+        p = corpora.decompressed("zh-four-classic-novels.txt.xz", data)
+    elif name == "python-256mb":
+        p = corpora.python_256mb(data)
     elif name == "code-1gib":
         p = corpora.code_1gib(data)
     else:
@@ -270,10 +291,30 @@ def corpus_path(name: str, data: Path, quick: bool) -> Path:
     return small
 
 
+def thread_counts(text: str | None) -> list[int]:
+    """'1,2,16' -> [1, 2, 16]; None -> [0] (each engine's default)."""
+    if not text:
+        return [0]
+    try:
+        counts = [int(t) for t in text.split(",") if t.strip()]
+    except ValueError:
+        raise SystemExit(f"--threads {text!r}: give whole numbers, e.g. 1,2,16") from None
+    if not counts or min(counts) < 1:
+        raise SystemExit(f"--threads {text!r}: every count must be at least 1")
+    return counts
+
+
+def label(engine: str, threads: int) -> str:
+    return f"{engine} x{threads}" if threads else engine
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--workloads", default="en20", help=f"comma list of {', '.join(WORKLOADS)}")
     ap.add_argument("--engines", default=None, help="comma list (default: the workload's)")
+    ap.add_argument("--threads", default=None, metavar="N,N,...",
+                    help="run every engine at each of these thread counts (default: each "
+                         "engine's own default)")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--data", type=Path, default=corpora.DEFAULT_DATA)
@@ -282,6 +323,7 @@ def main() -> None:
     args = ap.parse_args()
     global BEFORE
     BEFORE = args.before.resolve() if args.before else None
+    threads = thread_counts(args.threads)
     args.data.mkdir(parents=True, exist_ok=True)
     # the bytecode an installed package has (pip compiles it; the peers' wheels have it):
     # without it every run of ours would compile ~100 modules first
@@ -289,6 +331,7 @@ def main() -> None:
         subprocess.run([sys.executable, "-m", "compileall", "-q", str(root / "bpe_gui")],
                        check=True, stdout=subprocess.DEVNULL)
     lines_ok = ours_lines_supported()
+    print(f"machine: {os.cpu_count()} cores, {len(os.sched_getaffinity(0))} usable")
     for wl in args.workloads.split(","):
         name, vocab, default = WORKLOADS[wl]
         engines = args.engines.split(",") if args.engines else list(default)
@@ -297,74 +340,95 @@ def main() -> None:
         if "ours-lines" in engines and not lines_ok:
             print("note: this checkout's `bpe-gui train` has no --lines: no ours-lines row")
             engines.remove("ours-lines")
-        path = corpus_path(name, args.data, args.quick)
-        size = path.stat().st_size
-        alphabet = seen_bytes(path)
-        print(f"\n== {wl}: {path.name} ({size / 1e6:,.1f} MB) -> {vocab:,} tokens, "
-              f"{args.rounds} rounds, load {os.getloadavg()[0]:.1f}")
-        runs: dict[str, list[dict]] = {e: [] for e in engines}
-        merges: dict[str, list[bytes]] = {}
-        for r in range(args.rounds):
-            for e in engines:
-                out = Path(tempfile.mkdtemp(prefix=f"bench-train-{e}-"))
-                try:
-                    res = measure(command(e, path, engine_vocab(e, vocab, alphabet), out), e)
-                    runs[e].append(res)
-                    if r == 0:
-                        merges[e] = merged_tokens(out)
-                finally:
-                    shutil.rmtree(out, ignore_errors=True)
-                print(f"  round {r + 1} {e:12s} wall {res['wall']:7.2f} s  cpu {res['cpu']:7.2f} s"
-                      f"  peak {res['peak']:7.0f} MB", flush=True)
-        print(f"\n| {wl} (best of {args.rounds}) | wall s | CPU s | peak MB | ours/peer wall, "
-              "CPU, peak | merges |")
-        print("|---|---|---|---|---|---|")
-        best = {e: {k: min(x[k] for x in runs[e]) for k in ("wall", "cpu", "peak")}
-                for e in engines}
-        me = best.get("ours")
-        for e in engines:
-            b = best[e]
-            ratio = "" if me is None or e == "ours" else \
-                f"{me['wall'] / b['wall']:.2f}, {me['cpu'] / b['cpu']:.2f}, {me['peak'] / b['peak']:.2f}"
-            print(f"| {e} | {b['wall']:.2f} | {b['cpu']:.2f} | {b['peak']:.0f} | {ratio} | "
-                  f"{len(merges[e]):,} |")
-        print("\nmerges compared (as the new tokens, in order):")
-        done: set[frozenset] = set()
-        for ref in ("hf", "ours-lines", "ours"):   # HF's, ours as HF reads, ours
-            if ref not in merges:
-                continue
-            for e in engines:
-                if e != ref and frozenset((e, ref)) not in done:
-                    done.add(frozenset((e, ref)))
-                    print(f"  {e} against {ref}: {compare(merges[e], merges[ref])}")
-        print("\nwhat each reads as one text, its tie rule, its alphabet:")
-        for e in engines:
-            print(f"  {e}: {HOW[e]}")
-        verdict(best, merges, wl)
+        run_workload(wl, engines, threads, args)
 
 
-def verdict(best: dict, merges: dict, workload: str) -> None:
+def run_workload(wl: str, engines: list[str], threads: list[int], args) -> None:
+    name, vocab, _ = WORKLOADS[wl]
+    path = corpus_path(name, args.data, args.quick)
+    size = path.stat().st_size
+    alphabet = seen_bytes(path)
+    print(f"\n== {wl}: {path.name} ({size / 1e6:,.1f} MB) -> {vocab:,} tokens, "
+          f"{args.rounds} rounds, load {os.getloadavg()[0]:.1f}")
+    jobs = [(e, t) for t in threads for e in engines]
+    runs: dict[str, list[dict]] = {label(e, t): [] for e, t in jobs}
+    merges: dict[str, list[bytes]] = {}     # each engine's, from its first thread count
+    same: dict[str, bool] = {}              # the same merges at every thread count
+    for r in range(args.rounds):
+        for e, t in jobs:
+            out = Path(tempfile.mkdtemp(prefix=f"bench-train-{e}-"))
+            try:
+                cmd = command(e, path, engine_vocab(e, vocab, alphabet), out, t)
+                res = measure(cmd, e, t)
+                runs[label(e, t)].append(res)
+                if r == 0:
+                    got = merged_tokens(out)
+                    if e in merges:
+                        same[e] = same.get(e, True) and got == merges[e]
+                    else:
+                        merges[e] = got
+            finally:
+                shutil.rmtree(out, ignore_errors=True)
+            print(f"  round {r + 1} {label(e, t):14s} wall {res['wall']:7.2f} s  cpu "
+                  f"{res['cpu']:7.2f} s  peak {res['peak']:7.0f} MB", flush=True)
+    best = {k: {m: min(x[m] for x in v) for m in ("wall", "cpu", "peak")}
+            for k, v in runs.items()}
+    print_table(wl, args.rounds, jobs, best, merges)
+    for e, ok in same.items():
+        print(f"  {e}: {'the same' if ok else 'DIFFERENT'} merges at "
+              f"{', '.join(map(str, threads))} threads")
+    print("\nmerges compared (as the new tokens, in order):")
+    done: set[frozenset] = set()
+    for ref in ("hf", "ours-lines", "ours"):   # HF's, ours as HF reads, ours
+        if ref not in merges:
+            continue
+        for e in engines:
+            if e != ref and frozenset((e, ref)) not in done:
+                done.add(frozenset((e, ref)))
+                print(f"  {e} against {ref}: {compare(merges[e], merges[ref])}")
+    print("\nwhat each reads as one text, its tie rule, its alphabet:")
+    for e in engines:
+        print(f"  {e}: {HOW[e]}")
+    for t in threads:
+        verdict(best, merges, wl, t)
+
+
+def print_table(wl: str, rounds: int, jobs: list, best: dict, merges: dict) -> None:
+    print(f"\n| {wl} (best of {rounds}) | wall s | CPU s | peak MB | ours/peer wall, "
+          "CPU, peak | merges |")
+    print("|---|---|---|---|---|---|")
+    for e, t in jobs:
+        b, me = best[label(e, t)], best.get(label("ours", t))
+        ratio = "" if me is None or e == "ours" else \
+            f"{me['wall'] / b['wall']:.2f}, {me['cpu'] / b['cpu']:.2f}, {me['peak'] / b['peak']:.2f}"
+        print(f"| {label(e, t)} | {b['wall']:.2f} | {b['cpu']:.2f} | {b['peak']:.0f} | {ratio} | "
+              f"{len(merges[e]):,} |")
+
+
+def verdict(best: dict, merges: dict, workload: str, threads: int) -> None:
     """Ours (whole files) and ours-lines against gigabpe, figure by figure: ahead when
     ours is lower. gigabpe is ranked against ours-lines only when their merges are the
     same; against ours (whole files) the merges differ by design (lines)."""
-    if "gigabpe" not in best:
+    g = best.get(label("gigabpe", threads))
+    if g is None:
         return
-    g = best["gigabpe"]
-    print(f"\nagainst gigabpe ({workload}; ours / gigabpe, below 1 is ahead):")
+    print(f"\nagainst gigabpe ({workload}, {threads or 'default'} threads; ours / gigabpe, "
+          "below 1 is ahead):")
     for e in ("ours", "ours-lines"):
-        if e not in best:
+        b = best.get(label(e, threads))
+        if b is None:
             continue
-        b = best[e]
         ratios = {k: b[k] / g[k] for k in ("wall", "cpu", "peak")}
-        ahead = [k for k, v in ratios.items() if v <= 1.0]
+        behind = [k for k, v in ratios.items() if v > 1.0]
         same = e == "ours-lines" and merges.get(e) == merges.get("gigabpe")
         note = "same merges" if same else "merges differ (see above)"
         print(f"  {e}: wall {ratios['wall']:.2f}, CPU {ratios['cpu']:.2f}, peak "
-              f"{ratios['peak']:.2f}: {'ahead on all three' if len(ahead) == 3 else 'behind on ' + ', '.join(k for k in ratios if k not in ahead)}; {note}")
-    if workload == "code1g":
-        peak = best["ours"]["peak"] if "ours" in best else None
-        if peak is not None:
-            print(f"  ours' peak {peak:.0f} MB: {'within' if peak <= 200 else 'over'} the 200 MB goal")
+              f"{ratios['peak']:.2f}: "
+              f"{'behind on ' + ', '.join(behind) if behind else 'ahead on all three'}; {note}")
+    ours = best.get(label("ours", threads))
+    if workload == "code1g" and ours is not None:
+        print(f"  ours' peak {ours['peak']:.0f} MB: "
+              f"{'within' if ours['peak'] <= 200 else 'over'} the 200 MB goal")
 
 
 if __name__ == "__main__":

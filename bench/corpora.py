@@ -1,11 +1,13 @@
-"""The benchmark corpora that are built, not shipped: 250 MB of English, 1 GiB of code,
-20 MB of C and 5 MB of Russian.
+"""The benchmark corpora that are built, not shipped: 250 MB of English, 256 MB of Python,
+1 GiB of code, 20 MB of C and 5 MB of Russian.
 
 All are made once into a data folder outside the repository (``--data DIR``, default
 ``~/.cache/bpe-gui-bench``) and reused:
 
 - ``en-250mb.txt``: ``en-gutenberg-20mb`` from ../shared/corpora repeated, cut at 250 MB
   (at a line end). Same unique words as the 20 MB corpus, 12.5x the text.
+- ``python-256mb.txt``: ``code-python-stdlib.py`` (1 MB of Python's standard library) from
+  ../shared/corpora repeated, cut at 256 MB (at a line end): its unique words, 256x the text.
 - ``code-1gib.txt``: Debian's ``linux-source-6.1`` package (``apt-get download``), every
   ``.c``/``.h``/``.rst``/``.txt``/``Kconfig*`` file of its source tarball in path order,
   concatenated and cut at 1 GiB (at a character boundary). A few kernel files are Latin-1;
@@ -42,6 +44,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("BPE_GUI_CORPORA_DIR", ROOT.parent / "shared" / "corpora"))
 DEFAULT_DATA = Path(os.environ.get("BPE_GUI_BENCH_DATA", Path.home() / ".cache" / "bpe-gui-bench"))
 EN_250 = "en-250mb.txt"
+PY_256 = "python-256mb.txt"
 CODE_1G = "code-1gib.txt"
 MB = 1_000_000
 GIB = 1 << 30
@@ -51,7 +54,9 @@ CODE_SUFFIXES = (".c", ".h", ".rst", ".txt")
 def shared(name: str) -> Path:
     p = SHARED / name
     if not p.exists():
-        sys.exit(f"bench: {p} is missing; the benchmarks read ../shared/corpora beside the repo.")
+        sys.exit(f"bench: {p} is missing; the benchmarks read ../shared/corpora beside the "
+                 "repo, or the folder BPE_GUI_CORPORA_DIR names (a worktree elsewhere: "
+                 "BPE_GUI_CORPORA_DIR=/path/to/shared/corpora).")
     return p
 
 
@@ -68,16 +73,25 @@ def decompressed(name: str, data: Path) -> Path:
 
 
 def english_250mb(data: Path) -> Path:
-    out = data / EN_250
+    return repeated("en-gutenberg-20mb.txt.xz", EN_250, 250 * MB, data)
+
+
+def python_256mb(data: Path) -> Path:
+    return repeated("code-python-stdlib.py.txt.xz", PY_256, 256 * MB, data)
+
+
+def repeated(name: str, out_name: str, size: int, data: Path) -> Path:
+    """A shared corpus repeated whole until `size` bytes, cut at a line end (once)."""
+    out = data / out_name
     if out.exists():
         return out
-    text = decompressed("en-gutenberg-20mb.txt.xz", data).read_bytes()
+    text = decompressed(name, data).read_bytes()
     if not text.endswith(b"\n"):
         text += b"\n"
     tmp, written = out.with_suffix(".part"), 0
     with open(tmp, "wb") as f:
-        while written < 250 * MB:
-            part = text[:250 * MB - written]
+        while written < size:
+            part = text[:size - written]
             if len(part) < len(text):
                 part = part[:part.rfind(b"\n") + 1]
                 if not part:
@@ -299,6 +313,7 @@ def main() -> None:
     args = ap.parse_args()
     args.data.mkdir(parents=True, exist_ok=True)
     print(english_250mb(args.data))
+    print(python_256mb(args.data))
     print(c_source(args.data))
     print(russian(args.data))
     if not args.skip_code:

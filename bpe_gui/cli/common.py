@@ -134,6 +134,23 @@ def add_encoding_option(p: argparse.ArgumentParser) -> None:
                    "utf-16 ... (any Python codec; default: utf-8)")
 
 
+MAX_THREADS = 4096   # count_corpus's own bound
+
+
+def threads_arg(text: str) -> int:
+    """--threads N: a whole number from 1 to MAX_THREADS."""
+    n = positive(text)
+    if n > MAX_THREADS:
+        raise argparse.ArgumentTypeError(f"{n:,} threads is too many (at most {MAX_THREADS:,})")
+    return n
+
+
+def add_threads_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--threads", type=threads_arg, default=None, metavar="N",
+                   help="threads that count the corpus (default: every core this process "
+                   "may use; the result is the same for any number)")
+
+
 def check_encoding(name: str) -> str:
     """A codec name Python knows, as its canonical name ('latin1' -> 'iso8859-1')."""
     try:

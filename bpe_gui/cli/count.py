@@ -22,8 +22,8 @@ from ..engine.display import counted, human_size
 from ..engine.corpus import count_on_dask, local_workers, parse_address
 from ..engine.text import Pretokenizer
 from ..engine.corpus import RANGE_BYTES
-from .common import UsageError, add_encoding_option, add_pattern_options, check_encoding, \
-    note, resolve_preset_arg
+from .common import UsageError, add_encoding_option, add_pattern_options, \
+    add_threads_option, check_encoding, note, resolve_preset_arg
 from .paths import check_out_folder, refuse_overwriting_inputs, refuse_special_files, \
     refuse_tables_as_corpus
 from .progress import Progress
@@ -52,6 +52,7 @@ def add_parser(sub) -> None:
                    "(needs pip install \"bpe-gui[dask]\")")
     c.add_argument("--range-size", type=size_arg, default=None, metavar="SIZE",
                    help="with --dask: bytes of a file per task, e.g. 64M (default), 1G")
+    add_threads_option(c)
     c.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     c.set_defaults(func=cmd_count)
 
@@ -84,6 +85,9 @@ def cmd_count(args: argparse.Namespace) -> int:
     if args.dask and encoding not in ("utf-8", "utf-8-sig"):
         raise UsageError("--dask counts UTF-8 files only; convert the files first (iconv "
                          f"-f {args.encoding} -t UTF-8), or count here without --dask")
+    if args.threads is not None and args.dask:
+        raise UsageError("--threads counts here; with --dask the cluster's workers count "
+                         "(local:N sets how many)")
     if args.range_size is not None and not args.dask:
         raise UsageError("--range-size splits files for Dask tasks; use it with --dask")
     range_bytes = args.range_size or RANGE_BYTES
@@ -100,7 +104,7 @@ def cmd_count(args: argparse.Namespace) -> int:
                                   range_bytes=range_bytes, lines=args.lines)
         else:
             table = count_corpus(args.corpus, pre, progress=report, encoding=encoding,
-                                 lines=args.lines)
+                                 lines=args.lines, workers=args.threads)
     finally:
         progress.end_line()
     took = time.perf_counter() - t0

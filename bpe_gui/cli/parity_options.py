@@ -37,6 +37,7 @@ PLAIN_OPTIONS: dict[str, str | None] = {
                   "pair by its byte-level spelling, e.g. Ġthe), and has no other rule: leave "
                   "it out",
     "--lines": None,
+    "--threads": "parity training reads each language's text in one thread: leave it out",
     "--min-frequency": None,
     "--prune": "parity training keeps every token: each language's token count is measured with "
                "the whole vocabulary. Leave it out",
@@ -50,7 +51,8 @@ PLAIN_OPTIONS: dict[str, str | None] = {
 }
 # where a refused option's value is found, and the value that is parity's own (accepted)
 _VALUES = {"CORPUS": ("corpus", None), "--counts": ("counts", None),
-           "--vocab-size": ("vocab_size", None), "--special-token": ("special_token", None),
+           "--vocab-size": ("vocab_size", None), "--threads": ("threads", None),
+           "--special-token": ("special_token", None),
            "--preset": ("preset", "gpt2"), "--pattern": ("pattern", "gpt2"),
            "--mode": ("mode", "byte"), "--end-of-word": ("end_of_word", None),
            "--tie-rule": ("tie_break", None), "--prune": ("prune", None),
@@ -86,7 +88,6 @@ def _same(dest: str, value: str, own: str) -> bool:
 
 def _shown(value: object) -> str:
     return " ".join(map(str, value)) if isinstance(value, list) else str(value)
-
 
 
 def warn_unparallel(devs: list[tuple[str, str]], encoding: str) -> None:

@@ -16,7 +16,7 @@ from ..engine.formats import FORMATS, output_files, render_files, settings_probl
 from ..engine.io import check_name
 from ..engine.train import TIE_RULES, Trainer, TrainSettings, train_bpe
 from .common import PROG, UsageError, add_encoding_option, hidden_alias, add_pattern_options, check_encoding, \
-    non_negative, parse_formats, positive, resolve_preset_arg
+    add_threads_option, non_negative, parse_formats, positive, resolve_preset_arg
 from .paths import check_out_folder, refuse_overwriting_inputs, refuse_special_files, \
     refuse_tables_as_corpus, write_run_export
 from .progress import Progress
@@ -63,6 +63,7 @@ def add_parser(sub) -> None:
                    "KiB, which are cut into 64 KiB pieces where tokenizers keeps them whole "
                    "(the run says when). With --counts, the tables must have been counted "
                    "with --lines"),
+    add_threads_option(t)
     t.add_argument("--min-frequency", type=positive, default=1, metavar="N",
                    help="stop when no pair occurs at least N times (default: 1)")
     t.add_argument("--prune", action="store_true",
@@ -93,6 +94,10 @@ def cmd_train(args: argparse.Namespace) -> int:
     if bool(args.corpus) == bool(args.counts):
         raise UsageError("give corpus files or --counts TABLE..., not both" if args.corpus
                          else "give corpus files, or word-count tables with --counts")
+    if args.counts and args.threads is not None:
+        raise UsageError("--threads sets the threads that count corpus files; the words of "
+                         "--counts tables are counted already (give --threads to "
+                         "`bpe-gui count`)")
     encoding = check_encoding(args.encoding)
     refuse_special_files(args.corpus)
     refuse_special_files(args.counts, "word-count table")
@@ -140,7 +145,7 @@ def cmd_train(args: argparse.Namespace) -> int:
             source = table if args.counts else args.corpus
             trainer: Trainer = train_bpe(source, args.vocab_size, list(settings.special_tokens),
                                          progress=report, return_trainer=True,
-                                         encoding=encoding, **options)
+                                         encoding=encoding, workers=args.threads, **options)
         finally:
             progress.end_line()
         elapsed = time.perf_counter() - t0

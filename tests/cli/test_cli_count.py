@@ -82,3 +82,28 @@ def test_a_count_of_one_is_said_in_the_singular(tmp_path, capsys):
     assert main(["count", str(one), "--out", str(tmp_path / "t.tsv"), "--quiet"]) == 0
     out = capsys.readouterr().out
     assert "counted:     1 word, 1 unique, from 1 byte of text in " in out
+
+
+def test_threads_count_the_corpus_and_are_refused_where_nothing_is_counted(tmp_path, corpus):
+    """--threads N gives the same files for any N; it is refused, with the reason, where
+    this process counts nothing (tables already counted, Dask's workers, parity)."""
+    for n in ("1", "3"):
+        p = run("train", str(corpus), "--vocab-size", "400", "--threads", n, "--out", n,
+                "--format", "hf", cwd=tmp_path)
+        assert p.returncode == 0, p.stderr
+    assert (tmp_path / "1" / "tokenizer.json").read_bytes() == \
+        (tmp_path / "3" / "tokenizer.json").read_bytes()
+    table = tmp_path / "c.counts.tsv"
+    assert run("count", str(corpus), "--out", str(table), "--threads", "2",
+               cwd=tmp_path).returncode == 0
+    assert_user_error(run("train", "--counts", str(table), "--vocab-size", "300", "--out", "o",
+                          "--threads", "2", cwd=tmp_path), "--threads", "counted already")
+    assert_user_error(run("count", str(corpus), "--out", "t.tsv", "--threads", "2", "--dask",
+                          "local:2", cwd=tmp_path), "--threads", "--dask")
+    assert_user_error(run("train", "--parity", "base", "--language", f"en={corpus}", "--ratio", "en=1",
+                          "--num-merges", "10", "--out", "o", "--threads", "2", cwd=tmp_path),
+                      "--threads", "--parity")
+    for bad, words in (("0", "at least 1"), ("two", "not a whole number"),
+                       ("5000", "at most 4,096")):
+        assert_user_error(run("train", str(corpus), "--vocab-size", "300", "--out", "o",
+                              "--threads", bad, cwd=tmp_path), "--threads", words)

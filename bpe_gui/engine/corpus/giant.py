@@ -121,6 +121,17 @@ def stream_parts(chunks: Iterable[bytes], bounds) -> Iterator[Part]:
             continue
         buf += chunk
         p = bounds.last(buf, max(0, searched - 1), len(buf) - bounds.margin)
+        if p > 0 and bounds.native is not None:
+            # the buffer itself, counted up to p, and a new one for the text after p (a
+            # few bytes): no copy of the block. A safe cut ends every word that starts
+            # before it, so the words starting before p are buf[:p]'s own.
+            data = buf
+            with memoryview(data) as view:
+                buf = bytearray(view[p:])
+            yield Part(data, offset, p)
+            offset += p
+            searched, giant_at = 0, GIANT_TAIL
+            continue
         if p > 0:
             with memoryview(buf) as view:
                 data = view[:p].tobytes()

@@ -1010,7 +1010,7 @@ def train_bpe(input_path: "str | Path | Sequence[str | Path] | PretokenTable | N
               counts: str | Path | Sequence[str | Path] | None = None,
               progress: Callable[[str, int, int], None] | None = None,
               cancel: CancelFn | None = None, return_trainer: bool = False,
-              encoding: str = "utf-8",
+              encoding: str = "utf-8", workers: int | None = None,
               **options) -> tuple[dict[int, bytes], list[tuple[bytes, bytes]]]:
     """Train byte-level BPE on one or more files; returns ``(vocab, merges)``.
 
@@ -1018,7 +1018,9 @@ def train_bpe(input_path: "str | Path | Sequence[str | Path] | PretokenTable | N
     ``options`` are the other :class:`TrainSettings` fields (mode, pattern, tie_rule,
     min_frequency, prune, num_merges, end_of_word, lines). ``progress(phase, done, total)``
     reports "pretokenize" (input bytes read) then "merge" (steps). ``encoding``: the
-    corpus files' (converted as they are read). ``return_trainer=True`` returns the
+    corpus files' (converted as they are read). ``workers``: the threads that count the
+    files (default: every core this process may use; the merges are the same for any
+    number). ``return_trainer=True`` returns the
     Trainer instead, which only goes forward (it keeps no undo log: see Trainer) and
     keeps no pre-token table (:meth:`Trainer.release_table`).
 
@@ -1029,6 +1031,7 @@ def train_bpe(input_path: "str | Path | Sequence[str | Path] | PretokenTable | N
     :meth:`Trainer.from_counts`).
     """
     _check_train_bpe(input_path, vocab_size, special_tokens, counts, options)
+    checks.whole(workers, "train_bpe(workers)", 1, 4096, none_ok=True)
     table = input_path if isinstance(input_path, PretokenTable) else None
     settings = TrainSettings(vocab_size=vocab_size,
                              special_tokens=tuple(special_tokens or ()), **options)
@@ -1045,7 +1048,7 @@ def train_bpe(input_path: "str | Path | Sequence[str | Path] | PretokenTable | N
         paths = [input_path] if isinstance(input_path, (str, Path)) else input_path
         ptok = (lambda d, t: progress("pretokenize", d, t)) if progress else None
         trainer = Trainer.from_source(paths, settings, ptok, cancel, encoding=encoding,
-                                      undo=False)
+                                      undo=False, workers=workers)
     trainer.release_table()   # its words are in the core now
     pmerge = (lambda d, t: progress("merge", d, t)) if progress else None
     trainer.advance(progress=pmerge, cancel=cancel, detail=False)
