@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtGui import QFont, QFontMetrics
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QWidget
 
 from screens import open_at
 from settle import settle as quiet
@@ -31,3 +31,28 @@ def test_run_to_step_dialog_fits_its_title(make_window, qtbot, monkeypatch):
     dlg.setIntValue(3)     # and it still runs to the step asked for
     dlg.accept()
     qtbot.waitUntil(lambda: win.controller.step_index == 3)
+
+
+def whole(widget) -> bool:
+    """Shown, and nothing of it scrolled or clipped away."""
+    return widget.isVisible() and widget.visibleRegion().boundingRect() == widget.rect()
+
+
+@pytest.mark.regression
+@pytest.mark.parametrize("size", [(800, 600), (1024, 700)])
+@pytest.mark.parametrize("tab", ["compare_dock", "charts_dock"])
+def test_a_tall_panel_in_front_leaves_the_merge_panel_its_controls_alone(
+        make_window, qtbot, monkeypatch, size, tab):
+    """Compare or Charts in front on a short screen: the merge panel shows its row of
+    controls whole and not a pixel of what is below it (a strip of its tabs showed)."""
+    win = open_at(make_window, qtbot, monkeypatch, size)
+    dl = win.dock_layout
+    panel = dl.merge_panel
+    getattr(dl, tab).raise_()
+    quiet(qtbot, win, win.controller)
+    qtbot.waitUntil(dl.tall_in_front)
+    below = [w for w in panel.findChildren(QWidget) if w.isVisible()
+             and w.parentWidget() is panel and w is not panel.controls_bar]
+    assert below   # the status line, the tables' splitter
+    qtbot.waitUntil(lambda: whole(panel.controls_bar)
+                    and all(w.visibleRegion().isEmpty() for w in below))

@@ -40,8 +40,6 @@ FILL_BELOW = 1300
 BESIDE_FROM = 1800   # windows this wide: the settings beside the corpus (the middle keeps
                      # about 700 pixels; at 1440 it would have been squeezed to its minimum)
 REFIT_AFTER_MS = 150  # a window being resized: the docks are refitted once it rests
-LEAVE_CENTRAL = 2     # a tall panel in front below (short screen): the merge panel keeps
-                      # at least this much above its row of controls' height
 
 
 class DockLayout:
@@ -295,7 +293,7 @@ class DockLayout:
         scroll = win.centralWidget()
         if front is None or not isinstance(scroll, QScrollArea):
             return
-        spare = scroll.height() - self.merge_panel.controls_height() - LEAVE_CENTRAL
+        spare = scroll.height() - self.merge_panel.controls_height()
         if spare > 1:
             if self._height_before_tall is None:
                 self._height_before_tall = front.height()
@@ -314,7 +312,7 @@ class DockLayout:
                 win.dockWidgetArea(front) != Qt.DockWidgetArea.BottomDockWidgetArea:
             return False
         short = self._front_floor() - front.height()
-        spare = scroll.height() - self.merge_panel.controls_height() - LEAVE_CENTRAL
+        spare = scroll.height() - self.merge_panel.controls_height()
         grow = min(short, spare)
         if grow <= 0:
             return False
