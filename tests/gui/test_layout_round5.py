@@ -3,10 +3,11 @@ against the panels' own texts (widths from font metrics, rows from the views' vi
 from __future__ import annotations
 
 import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QApplication, QWidget
 
-from screens import open_at
+from screens import SIZES, open_at
 from settle import settle as quiet
 
 
@@ -56,3 +57,50 @@ def test_a_tall_panel_in_front_leaves_the_merge_panel_its_controls_alone(
     assert below   # the status line, the tables' splitter
     qtbot.waitUntil(lambda: whole(panel.controls_bar)
                     and all(w.visibleRegion().isEmpty() for w in below))
+
+
+def rows_in_view(view) -> int:
+    """Rows of a table drawn whole inside its viewport."""
+    height = view.viewport().height()
+    return sum(1 for r in range(view.model().rowCount())
+               if 0 <= view.rowViewportPosition(r)
+               and view.rowViewportPosition(r) + view.rowHeight(r) <= height)
+
+
+def columns_cut(view) -> list[str]:
+    """The shown columns not drawn whole in the viewport, by header text."""
+    width, model = view.viewport().width(), view.model()
+    return [model.headerData(c, Qt.Orientation.Horizontal)
+            for c in range(model.columnCount()) if not view.isColumnHidden(c)
+            and not (0 <= view.columnViewportPosition(c)
+                     and view.columnViewportPosition(c) + view.columnWidth(c) <= width)]
+
+
+@pytest.mark.regression
+@pytest.mark.parametrize("size", SIZES)
+def test_the_vocabulary_shows_rows_every_column_and_its_lineage_title(
+        make_window, qtbot, monkeypatch, size):
+    """At 800x600 the table showed about 3 rows, its Class column cut to "Clas", and
+    the Merge lineage heading was clipped mid-line."""
+    from bpe_gui.gui.models.vocab_model import VocabModel
+    win = open_at(make_window, qtbot, monkeypatch, size)
+    dl, c = win.dock_layout, win.controller
+    assert c.goto(10)
+    dl.vocab_dock.raise_()
+    vb = dl.vocab_browser
+    qtbot.waitUntil(vb.isVisible)
+    quiet(qtbot, win, c)
+    assert vb.select_id(vb.visible_ids()[-1])   # a lineage to show
+    quiet(qtbot, win, c)
+    view = vb.view
+    assert not view.isColumnHidden(VocabModel.CLASS)
+    assert columns_cut(view) == [], (columns_cut(view), size)
+    assert view.horizontalScrollBar().maximum() == 0
+    fm = view.fontMetrics()
+    assert view.columnWidth(VocabModel.CLASS) >= fm.horizontalAdvance("undecodable")
+    assert rows_in_view(view) >= 6, (rows_in_view(view), size)
+    title = vb.lineage_title   # its wrapped lines whole, inside the dock's view
+    assert whole(title) and title.height() >= title.heightForWidth(title.width()), size
+    tree = vb.tree   # and the lineage's tree a few rows below it
+    assert whole(tree), (tree.visibleRegion().boundingRect(), tree.rect())
+    assert tree.viewport().height() >= 2 * tree.sizeHintForRow(0), size
