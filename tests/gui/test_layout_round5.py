@@ -3,7 +3,7 @@ against the panels' own texts (widths from font metrics, rows from the views' vi
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QRect, Qt
 from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QApplication, QWidget
 
@@ -104,3 +104,31 @@ def test_the_vocabulary_shows_rows_every_column_and_its_lineage_title(
     tree = vb.tree   # and the lineage's tree a few rows below it
     assert whole(tree), (tree.visibleRegion().boundingRect(), tree.rect())
     assert tree.viewport().height() >= 2 * tree.sizeHintForRow(0), size
+
+
+@pytest.mark.regression
+@pytest.mark.parametrize("size", SIZES)
+def test_word_playback_status_line_is_whole(make_window, qtbot, monkeypatch, size):
+    """At 800x600 the line under the slider ("Step 2 of 2: merge #5: wi + d → wid,
+    once (le…") was cut: it wraps onto the lines it needs."""
+    win = open_at(make_window, qtbot, monkeypatch, size)
+    dl, c = win.dock_layout, win.controller
+    assert c.goto(6)
+    quiet(qtbot, win, c)
+    pb, ev = dl.playback_view, dl.encode_view
+    ev.set_text("lowest newer wider low")
+    qtbot.waitUntil(lambda: ev.tok is not None)
+    pb.show_word(ev.words.found.word_at(len("lowest newer w")))   # as a click on "wider"
+    dl.playback_dock.raise_()
+    qtbot.waitUntil(pb.isVisible)
+    pb.set_step(pb.slider.maximum())   # the longest line: the last merge, and the end
+    quiet(qtbot, win, c)
+    line = pb.step_label
+    text = line.text()
+    assert text.startswith(f"Step {pb.slider.maximum()} of ") and "…" not in text, text
+    fm = line.fontMetrics()
+    need = fm.boundingRect(QRect(0, 0, line.width() - 4, 10_000),
+                           int(Qt.TextFlag.TextWordWrap), text).height()
+    assert need > fm.lineSpacing() or size != (800, 600)   # (it needs two lines there)
+    qtbot.waitUntil(lambda: line.height() >= need)
+    assert whole(line), size

@@ -91,7 +91,8 @@ class WordPlayback(QWidget):
         self.slider = QSlider(Qt.Orientation.Horizontal)
         self.slider.setToolTip("Steps of this word: 0 is the start, the last is its tokens")
         self.slider.setPageStep(1)
-        self.step_label = TextPane()
+        # the step's sentence whole, on the lines it needs (one line cut it at 800x600)
+        self.step_label = TextPane(grow=True)
         bar = QHBoxLayout()
         for w in (self.first_button, self.back_button, self.step_button, self.last_button):
             bar.addWidget(w)
