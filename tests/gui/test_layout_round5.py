@@ -132,3 +132,42 @@ def test_word_playback_status_line_is_whole(make_window, qtbot, monkeypatch, siz
     assert need > fm.lineSpacing() or size != (800, 600)   # (it needs two lines there)
     qtbot.waitUntil(lambda: line.height() >= need)
     assert whole(line), size
+
+
+# rows of the per-script table in sight (of 8: four metrics, sides A and B), in the default
+# layout and in Focus: at 800x600 only the Tokens rows showed, even in Focus; at
+# 1024x700, 2 rows. (At 800x600 without Focus the dock is about 470 pixels wide and 400
+# tall: the two sides keep their texts, the table a row and scrolls; Focus is the way.)
+COMPARE_ROWS = {((800, 600), False): 1, ((1024, 700), False): 6, ((1920, 1080), False): 4,
+                ((800, 600), True): 6, ((1024, 700), True): 8, ((1920, 1080), True): 8}
+
+
+@pytest.mark.regression
+@pytest.mark.parametrize("focus", [False, True])
+@pytest.mark.parametrize("size", SIZES)
+def test_compare_per_script_table_shows_its_rows_and_columns(
+        make_window, qtbot, monkeypatch, size, focus):
+    win = open_at(make_window, qtbot, monkeypatch, size)
+    dl = win.dock_layout
+    view = dl.compare_view
+    dl.compare_dock.raise_()
+    qtbot.waitUntil(view.isVisible)
+    if focus:
+        assert dl.toggle_focus(dl.compare_dock)
+    elif size != (1920, 1080):   # (the dock grows once its tab is in front)
+        qtbot.waitUntil(lambda: dl.compare_dock.height() > win.height() // 2)
+    qtbot.waitUntil(lambda: view.model.columnCount() > 5, timeout=10_000)   # sample text
+    quiet(qtbot, win, win.controller)
+    table = view.table
+    titles = [str(view.model.headerData(c, Qt.Orientation.Horizontal))
+              for c in range(view.model.columnCount())]
+    assert any(t.startswith("Cyrillic") for t in titles), titles
+    want = COMPARE_ROWS[size, focus]
+    qtbot.waitUntil(lambda: rows_in_view(table) >= want, timeout=3000)
+    port = table.viewport()   # (the rows counted are drawn: none clipped from below)
+    assert port.visibleRegion().boundingRect().height() == port.height(), (size, focus)
+    if focus or size != (800, 600):
+        assert columns_cut(table) == [], (size, focus)
+    for pane in (view.pane_a, view.pane_b):   # and the sides keep two lines of text
+        assert whole(pane.view)
+        assert pane.view.viewport().height() >= 2 * pane.view.fontMetrics().lineSpacing()
