@@ -132,6 +132,9 @@ def test_word_playback_status_line_is_whole(make_window, qtbot, monkeypatch, siz
     assert need > fm.lineSpacing() or size != (800, 600)   # (it needs two lines there)
     qtbot.waitUntil(lambda: line.height() >= need)
     assert whole(line), size
+    area = dl.playback_dock.widget()
+    qtbot.waitUntil(lambda: area.verticalScrollBar().maximum() == 0)   # nothing below
+    assert rows_in_view(pb.table) == pb.model.rowCount() == 3   # start, two merges
 
 
 # rows of the per-script table in sight (of 8: four metrics, sides A and B), in the default
