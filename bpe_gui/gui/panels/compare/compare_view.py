@@ -316,7 +316,8 @@ class CompareView(QWidget):
             t.rowHeight(r) for r in range(self.model.rowCount())) + \
             (bar.sizeHint().height() if bar.isVisible() else 0)
         summary = self.summary.heightForWidth(max(self.summary.width(), 1))
-        lay = self.table.parentWidget().layout()
+        parent = self.table.parentWidget()
+        lay = parent.layout() if parent is not None else None
         gap = lay.spacing() if lay is not None else 0
         return self.lower_tabs.tabBar().sizeHint().height() + summary + gap + table + 2
 
