@@ -1,7 +1,7 @@
 """A small dialog made as wide as its title bar needs: a window manager shows the title
 as Qt hands it over (the title, then " — " and the application's display name) beside
-the window's icon and buttons, and cuts it with "…" when the dialog is narrower (the
-Run to step dialog's title read "Run t… pe-gui" under openbox)."""
+the window's icon and buttons, and cuts it with "…" when the dialog is narrower
+(openbox keeps its two ends: "Run t… pe-gui")."""
 from __future__ import annotations
 
 from PySide6.QtGui import QFont, QFontMetrics, QGuiApplication

@@ -123,9 +123,9 @@ class DockLayout:
         self.encode_view.focusRequested.connect(lambda: self.toggle_focus(self.encode_dock))
         self.compare_view.focusRequested.connect(lambda: self.toggle_focus(self.compare_dock))
         # a short screen: the vocabulary, Compare and Charts, in front below, take the
-        # merge panel's height but its row of controls (at 800x600 and 1024x700 their
-        # results were below the fold of a dock about 260 pixels tall, the vocabulary
-        # showed three rows); another tab in front gives it back
+        # merge panel's height but its row of controls (their tables and charts need
+        # the rows a dock of a third of the height cannot give); another tab in front
+        # gives it back
         self.tall_docks = (self.vocab_dock, self.charts_dock, self.compare_dock, self.chat_dock)
         self._front_below: QDockWidget | None = None
         self._height_before_tall: int | None = None   # the docks below before they grew

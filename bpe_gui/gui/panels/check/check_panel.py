@@ -136,7 +136,7 @@ class CheckPanel(QWidget):
         self.status.setWordWrap(True)
         self.status.setTextFormat(Qt.TextFormat.RichText)
         # a short dialog with findings: the inputs fold away whole behind this button
-        # rather than shrink to a one-row scroll area (issue 67, at 1024x700)
+        # rather than shrink to a scroll area of one row
         self.inputs_btn = QToolButton()
         self.inputs_btn.setText("Inputs")
         self.inputs_btn.setCheckable(True)

@@ -125,7 +125,7 @@ class CompareView(QWidget):
         self.summary = QLabel()
         self.summary.setWordWrap(True)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        # (a line of its own at 800x600: the table's Tokens rows need the height)
+        # (in the tooltip: on a short screen the table's rows need the line's height)
         self.summary.setToolTip("Hover a token of either side for its id and bytes.")
 
         self.pane_a = ComparePane(controller, "A", "current")
@@ -289,8 +289,7 @@ class CompareView(QWidget):
     def _fit_heights(self) -> None:
         """A short view: the text box two lines. The results under the sides as tall as
         the table's rows need, the sides keeping SIDES_SHARE of the height (less in
-        Focus) and their minimum (at 1024x700 the table showed two rows, at 800x600 only
-        the Tokens rows); until the user drags the handle."""
+        Focus) and their minimum; until the user drags the handle."""
         line = self.edit.fontMetrics().lineSpacing()
         lines = 2 if self.height() < SHORT_COMPARE else 6
         self.edit.setMaximumHeight(lines * line + 14)

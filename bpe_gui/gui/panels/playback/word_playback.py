@@ -91,7 +91,7 @@ class WordPlayback(QWidget):
         self.slider = QSlider(Qt.Orientation.Horizontal)
         self.slider.setToolTip("Steps of this word: 0 is the start, the last is its tokens")
         self.slider.setPageStep(1)
-        # the step's sentence whole, on the lines it needs (one line cut it at 800x600)
+        # the step's sentence whole, on the lines it needs at the dock's width
         self.step_label = TextPane(grow=True)
         bar = QHBoxLayout()
         for w in (self.first_button, self.back_button, self.step_button, self.last_button):
@@ -110,7 +110,7 @@ class WordPlayback(QWidget):
         # merge and the symbols get what is left (1: room for "#24,223")
         self.table.fit_columns((0, 0, 2, 3), (3 * em, 5 * em, 5 * em, 7 * em))
         # the rows it has room for, at least three: its preferred height (a dozen rows)
-        # made the dock scroll once the wrapped lines above took their height
+        # would count in the panel's height for its width and make the dock scroll
         self.table.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Ignored)
         self.table.setMinimumHeight(self.table.horizontalHeader().sizeHint().height()
                                     + 3 * self.table.verticalHeader().defaultSectionSize()

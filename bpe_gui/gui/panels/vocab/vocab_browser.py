@@ -188,7 +188,7 @@ class VocabBrowser(QWidget):
         rv.addWidget(self.tree, 1)
 
         # the lineage beside the table, or below it where both would not fit side by
-        # side (at 800x600 the Class column was cut to "Clas": _arrange)
+        # side with every column whole (_arrange)
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(self.view)
         split.addWidget(right)
