@@ -77,7 +77,7 @@ def test_20mb_corpus_keeps_the_gui_responsive(qtbot, corpora_dir, tmp_path, monk
     qtbot.wait(500)  # as a user would: the panels show step 0 before Run is pressed
     beat.phase = "train"
     t1 = time.perf_counter()
-    assert c.run_to_target()
+    assert c.runs.to_target()
     qtbot.waitUntil(lambda: not c.busy, timeout=600_000)
     times["train"] = time.perf_counter() - t1
     beat.phase = "idle"

@@ -148,3 +148,12 @@ def test_the_mixin_check_finds_mixins(tmp_path):
                  "    class E(object, X): pass\n", encoding="utf-8")
     hits = [h.split(": ")[-1] for h in _mixed_classes(p, tmp_path)]
     assert hits == ["class A(DockLayout, QMainWindow)", "class D(CatchesUp, Charts, QtW.QWidget)"]
+
+
+# ----- the house rule on the controller's size (issue 67) ---------------------------------
+def test_the_controller_stays_under_400_lines():
+    """The controller is a hub that parts hang off (controller/*.py): what grows in it
+    goes into a part of its own."""
+    path = ROOT / "bpe_gui" / "gui" / "controller" / "controller.py"
+    lines = len(path.read_text(encoding="utf-8").splitlines())
+    assert lines < 400, f"{path.relative_to(ROOT)} has {lines} lines: move a concern out"

@@ -30,4 +30,6 @@ def open_window(args: Sequence[str] = ()) -> int:
             return fail("the window needs PySide6; install it with 'pip install "
                         "PySide6-Essentials', or use the train and encode commands.")
         raise
-    return gui_main(list(args)) if args else gui_main()
+    # the arguments always passed: gui_main() alone reads sys.argv, where the command's
+    # own name (`python -m bpe_gui gui`) would be taken for a file to open
+    return gui_main(list(args))

@@ -111,11 +111,35 @@ def main(argv: list[str] | None = None) -> int:
         win.sessions.load_initial([a for a in args if not a.startswith("-")])
         if probe == "quit":
             QTimer.singleShot(0, win.close)
+        elif probe == "loaded":
+            report_when_loaded(win)
 
     QTimer.singleShot(0, after_shown)
     sys.excepthook = _excepthook
     quit_on_signals(app, win.quit_for_signal)
     return app.exec()
+
+
+def report_when_loaded(win) -> None:
+    """``BPE_GUI_STARTUP_PROBE=loaded``: once what the window opens with (files, the last
+    session or the sample) has loaded, print the window's title and the error box shown
+    if any, then close."""
+    c = win.controller
+
+    def report() -> None:
+        if c.busy:   # a job that ends later reports by busyChanged
+            return
+        c.busyChanged.disconnect(later)
+        err = win.status.last_error
+        print(f"loaded: {win.windowTitle()}; error shown: "
+              + (f"{err[0]}: {err[1]}" if err else "none"), flush=True)
+        win.close()
+
+    def later(busy: bool) -> None:
+        if not busy:   # after the job's own end signals (its error box) have run
+            QTimer.singleShot(0, report)
+    c.busyChanged.connect(later)
+    QTimer.singleShot(0, report)
 
 
 def quit_on_signals(app: QApplication, quit_) -> None:

@@ -223,3 +223,34 @@ def test_the_dialog_fits_the_screen_with_lists_to_read(qtbot, dialog, tmp_path, 
         qtbot.waitUntil(lambda: rows(table) >= want)
         assert table.isVisible()
     assert view.info_scroll.viewport().height() >= view.fontMetrics().height() * 2
+
+
+def whole(widget) -> bool:
+    """Shown, and nothing of it scrolled or clipped away."""
+    return widget.isVisible() and widget.visibleRegion().boundingRect() == widget.rect()
+
+
+@pytest.mark.regression
+@pytest.mark.parametrize("size", [(800, 600), (1024, 700), (1920, 1080)])
+def test_the_inputs_are_never_squeezed_into_a_scroll_area(qtbot, dialog, tmp_path, size):
+    """At 1024x700 a check's findings left the inputs a one-row scroll area: now they
+    are whole, or folded away behind the Inputs button, which brings them back whole."""
+    w, h = size[0] - 40, size[1] - 60   # as the dialog sizes itself on such a screen
+    dialog.setMaximumSize(w, h)
+    dialog.resize(w, h)
+    qtbot.waitUntil(lambda: dialog.height() == h)
+    panel = dialog.panel
+    inputs = (panel.result_edit, panel.corpus_edit, panel.specials_edit, panel.mode_box)
+    assert all(whole(x) for x in inputs)   # before a check: all of them
+    check_two_mistakes(qtbot, dialog, tmp_path)
+    scroll = panel.form_scroll
+    if scroll.isVisible():
+        assert not panel.inputs_btn.isVisible() and h >= 650
+    else:
+        assert h < 650 and whole(panel.inputs_btn) and panel.inputs_btn.text() == "Inputs"
+        qtbot.mouseClick(panel.inputs_btn, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: all(whole(x) for x in inputs))
+    assert scroll.verticalScrollBar().maximum() == 0, scroll.verticalScrollBar().maximum()
+    assert whole(panel.check_btn)
+    table = panel.merges.steps_view   # and the findings keep rows to read below them
+    assert table.viewport().height() >= 2 * table.verticalHeader().defaultSectionSize()

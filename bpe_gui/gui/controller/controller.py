@@ -8,8 +8,9 @@ step/undo are refused until it ends.
 
 The controller is composed of parts, each given what it needs (callables, objects, or
 a Protocol naming what it uses of the controller): ``slot`` (the running job, jobs.py),
-``training`` (building trainers, a new target, training.py), ``opening`` (files and
-sessions, opening.py), ``tokenizer_files`` (import/export), ``train_on`` (training on
+``training`` (building trainers, a new target, training.py), ``runs`` (the trainer run
+on by jobs, runs.py), ``opening`` (files and sessions, opening.py), ``tokenizer_files``
+(import/export), ``train_on`` (training on
 from the imported tokenizer), ``side`` (side jobs for widgets), ``queries`` (corpus
 questions), ``classes`` (token classes), ``live`` (looks at a running trainer). Widgets
 call a part's verbs through it (``controller.training.train()``,
@@ -28,11 +29,12 @@ from ...engine.train import TrainerProtocol, TrainSettings
 from .checking import Checking
 from .corpus_source import Corpus, FileCorpus, TableCorpus, TextCorpus
 from .gc_policy import release_freed_memory
-from .jobs import Job, JobEnd, JobSlot, Outcome
+from .jobs import Job, JobSlot
 from .live import LiveView
 from .opening import Opening
 from .parity_setup import ParitySetup
 from .queries import Queries
+from .runs import TrainerRuns
 from .side_jobs import SideJobs
 from .superbpe_training import stop_sentence
 from .token_classes import TokenClasses
@@ -40,7 +42,7 @@ from .tokenizer_files import TokenizerFiles
 from .train_on import TrainOn
 from .trainer_view import TrainerView
 from .training import SYNC_STEPS, Training
-from .training_jobs import detail_current, run_job
+from .training_jobs import detail_current
 
 
 class Controller(QObject):
@@ -94,13 +96,16 @@ class Controller(QObject):
         self.jobs.progress.connect(self.progress)
         self.jobs.cancelRequested.connect(self.cancelling)
         self.live = LiveView(parent=self)
-        self._cancel_asked = False
         self._view: TrainerView | None = None
         self.training = Training(   # forget_view: the view holds the trainer let go
             self, fail=self._fail, stepped=self._stepped,
             forget_view=lambda: setattr(self, "_view", None),
             not_utf8=lambda e: self.opening.not_utf8(e), make_room=self.slot.make_room,
             live=self.live, set_phase=self.jobs.set_phase, parent=self)
+        self.runs = TrainerRuns(   # the trainer run on by jobs, and their ends
+            trainer=lambda: self.trainer, ready=self._ready, stepped=self._stepped,
+            start=self.start, message=self.message.emit, done_reason=self._done_reason,
+            training=self.training, live=self.live)
         self.live.look.connect(self.training.on_live_look)
         self.slot.keep_running = self.training.keep_running
         self._play_timer = QTimer(self, interval=300)
@@ -340,42 +345,7 @@ class Controller(QObject):
             if far:
                 release_freed_memory()   # the records of the steps undone
             return True
-        return self.run_trainer_job(f"Running to step {k:,}", run_job(t, k, self.live))
-
-    def run_to_target(self) -> bool:
-        t = self._ready()
-        if t is None:
-            return False
-        if t.is_done():
-            self.message.emit(self._done_reason(t))
-            return False
-        return self.run_trainer_job("Training to target", run_job(t, None, self.live))
-
-    def run_trainer_job(self, label: str, run) -> bool:
-        """Run the trainer on, on the worker thread (goto far, Train to the target)."""
-        def done(_records) -> None:
-            self._stepped()
-            self.ran(label)
-        return self.start(Job(label, run, done, self.trainer_job_ended, unit="merges",
-                              owns_trainer=True, title="Cannot train on this corpus"))
-
-    def ran(self, label: str) -> None:
-        """A job ran the trainer (or built it): say where it stopped."""
-        t = self.trainer
-        if t is None:
-            return
-        if self._cancel_asked:
-            self.message.emit(f"{label}: cancelled at step {t.n_steps:,}.")
-        elif t.is_done():
-            self.message.emit(self._done_reason(t))
-
-    def trainer_job_ended(self, end: JobEnd) -> None:
-        """A job that ran or built the trainer ended otherwise than done: the views
-        show the trainer as it is now."""
-        if end.outcome is Outcome.FAILED:
-            self.training.land_at = None
-        if not end.done and self.trainer is not None:
-            self._stepped()
+        return self.runs.to_step(t, k)
 
     def reset(self) -> bool:
         return self.goto(0)
@@ -403,7 +373,7 @@ class Controller(QObject):
     def start(self, job: Job) -> bool:
         """Run a job on the one job runner (progress and Cancel in the status bar);
         False (and a status line) if another job runs."""
-        self._cancel_asked = False
+        self.runs.cancel_asked = False
         return self.slot.start(job)
 
     def cancel(self) -> None:
@@ -413,7 +383,7 @@ class Controller(QObject):
         if not self.busy:
             return
         self.set_playing(False)
-        self._cancel_asked = True
+        self.runs.cancel_asked = True
         self.jobs.request_cancel()
         if not self.training.running_trainer():
             self.training.live_box = None

@@ -17,6 +17,7 @@ from ...engine.tokenizers import BaseTokenizer
 from ...engine.train import TrainerProtocol
 from ..models.vocab_model import prepare_imported
 from .jobs import Job, JobEnd
+from .runs import TrainerRuns
 
 
 def imported_what(tok: BaseTokenizer) -> str:
@@ -41,7 +42,7 @@ class TokenizerFilesHost(Protocol):
     @property
     def busy(self) -> bool: ...
     def start(self, job: Job) -> bool: ...
-    def trainer_job_ended(self, end: JobEnd) -> None: ...
+    runs: TrainerRuns   # the trainer run on by jobs, and their ends
 
 
 class TokenizerFiles:
@@ -143,7 +144,7 @@ class TokenizerFiles:
             c.importFinished.emit(tok)
 
         def ended(end: JobEnd) -> None:
-            c.trainer_job_ended(end)
+            c.runs.trainer_job_ended(end)
             if not end.done:
                 c.importFinished.emit(None)
         return c.start(Job(f"Loading {Path(path).name}", job, done, ended))

@@ -33,6 +33,7 @@ from .origin import FIXED_FIELDS, Origin
 from .parity_setup import ParitySetup
 from .corpus_source import TABLE_NAME, Corpus, NotUtf8
 from .jobs import Job, JobEnd
+from .runs import TrainerRuns
 from .live import LiveView
 from .tokenizer_files import TokenizerFiles
 from .training_jobs import detail_current
@@ -87,8 +88,7 @@ class TrainOnHost(Protocol):
     def is_table(self) -> bool: ...
     def set_playing(self, on: bool) -> None: ...
     def start(self, job: Job) -> bool: ...
-    def trainer_job_ended(self, end: JobEnd) -> None: ...
-    def ran(self, label: str) -> None: ...
+    runs: TrainerRuns   # the trainer run on by jobs, and their ends
 
 
 class TrainOn:
@@ -311,7 +311,7 @@ class TrainOn:
             return
         self.training.install(result)
         self.training.pending_step = None
-        c.ran(label)
+        c.runs.ran(label)
 
     def _ended(self, end: JobEnd) -> None:
         c = self.c
@@ -325,7 +325,7 @@ class TrainOn:
         else:   # refused, failed or dropped before it merged: the trainer in use stays
             self.source, self.label, self.source_path = self._before
         self.training.live_box = None
-        c.trainer_job_ended(end)
+        c.runs.trainer_job_ended(end)
 
 
 def _in_words(s: TrainSettings) -> str:

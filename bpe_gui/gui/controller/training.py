@@ -20,7 +20,8 @@ from ...engine.train import TrainerProtocol, TrainSettings
 from ...engine.display import human_size
 from .corpus_source import TABLE_NAME, Corpus, FileCorpus, NotUtf8, TextCorpus
 from .gc_policy import release_freed_memory
-from .jobs import Job, JobEnd
+from .jobs import Job
+from .runs import TrainerRuns
 from .live import LiveView
 from .parity_setup import ParitySetup
 from .plan import PARITY, PLAIN, TRAIN_ON, TrainingPlan
@@ -67,10 +68,8 @@ class TrainingHost(Protocol):
     @property
     def busy(self) -> bool: ...
     def set_playing(self, on: bool) -> None: ...
-    def run_to_target(self) -> bool: ...
     def start(self, job: Job) -> bool: ...
-    def trainer_job_ended(self, end: JobEnd) -> None: ...
-    def ran(self, label: str) -> None: ...
+    runs: TrainerRuns   # the trainer run on by jobs, and their ends
 
 
 class Training:
@@ -168,7 +167,7 @@ class Training:
             return False
         if c.trainer is None or c.stale:
             return self.retrain(to_target=True)
-        return c.run_to_target()
+        return c.runs.to_target()
 
     def retrain(self, quiet: bool = False, to_step: int | None = None,
                 to_target: bool = False, land_at: int | None = None) -> bool:
@@ -213,7 +212,7 @@ class Training:
             self._train_failed(e, quiet)
             return False
         self.install(trainer)
-        return c.run_to_target() if to_target else True
+        return c.runs.to_target() if to_target else True
 
     def retarget(self, settings: TrainSettings) -> bool:
         """Only when to stop changed (``can_retarget``): the trainer goes on or back, no
@@ -274,7 +273,8 @@ class Training:
         self.live_box = box
         run = retrain_job(source, settings, self._live, box, self._set_phase,
                           to_step=to_step, to_target=to_target, table2=table2)
-        return c.start(Job(label, run, lambda r: self._built(r, label), c.trainer_job_ended,
+        return c.start(Job(label, run, lambda r: self._built(r, label),
+                           c.runs.trainer_job_ended,
                            unit="bytes",
                            abandon=True, owns_trainer=True,
                            title="Cannot train on this corpus"))
@@ -304,7 +304,8 @@ class Training:
         self.live_box = box
         job = retrain_job(c.corpus, settings, self._live, box, self._set_phase,
                           to_step=to_step, to_target=to_target, build=build)
-        return c.start(Job(label, job, lambda r: self._built(r, label), c.trainer_job_ended,
+        return c.start(Job(label, job, lambda r: self._built(r, label),
+                           c.runs.trainer_job_ended,
                            abandon=True, owns_trainer=True,
                            title="Cannot train parity-aware"))
 
@@ -315,7 +316,7 @@ class Training:
             return
         self.install(result)
         self.pending_step = None
-        self.c.ran(label)
+        self.c.runs.ran(label)
 
     def _reusable_table(self, settings: TrainSettings):
         """The trainer's pre-token table if it still fits: the plan it was built from

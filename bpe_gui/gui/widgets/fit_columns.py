@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from PySide6.QtCore import QEvent, Qt
-from PySide6.QtWidgets import QHeaderView, QTableView
+from PySide6.QtWidgets import QHeaderView, QStyle, QTableView
 
 HEADER_PAD = 16   # header text margins (a sort arrow may cover a little of them)
 _RESIZE = QEvent.Type.Resize
@@ -85,6 +85,15 @@ class FittedTableView(QTableView):
             text = model.headerData(col, Qt.Orientation.Horizontal) if model is not None else ""
             out.append(max(floor, fm.horizontalAdvance(str(text or "")) + HEADER_PAD))
         return out
+
+    def least_width(self) -> int:
+        """The view's width at which every shown column that never gives way (not in
+        ``drop``) has its minimum, beside a vertical scroll bar."""
+        bar = self.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent)
+        keep = sum(m for c, m in enumerate(self.header_minimums())
+                   if c not in self._fit_drop and not (self.isColumnHidden(c)
+                                                       and c not in self._dropped))
+        return keep + bar + 2 * self.frameWidth()
 
     def refit(self) -> None:
         model = self.model()

@@ -35,6 +35,7 @@ from ..dialogs.language_cost import show_language_cost   # issue #14
 from ..dialogs.training_mixture import show_training_mixture   # issue #56
 from ..dialogs.open_model import show_open_model         # issue #28
 from ..theme import THEMES
+from ..widgets.title_fit import fit_title
 from .docks import DockLayout
 from .train_on_flow import TrainOnFlow
 from .training_flow import TrainingFlow
@@ -303,14 +304,22 @@ class ActionsAndMenus:
     def check_dialog(self):
         return show_check_dialog(self.window)
 
-    def goto_dialog(self) -> None:
+    def goto_dialog(self) -> QInputDialog:
+        """Run to step N (window-modal, opened: it goes to the step when accepted)."""
         c = self.controller
         t = c.view()
         target = (t.target_steps if t is not None else None) or 1_000_000
-        k, ok = QInputDialog.getInt(self.window, "Run to step", "Go to step (forward or back):",
-                                    c.step_index, 0, max(target, c.step_index, 1))
-        if ok:
-            c.goto(k)
+        dlg = QInputDialog(self.window)
+        dlg.setWindowTitle("Run to step")
+        dlg.setLabelText("Go to step (forward or back):")
+        dlg.setInputMode(QInputDialog.InputMode.IntInput)
+        dlg.setIntRange(0, max(target, c.step_index, 1))
+        dlg.setIntValue(c.step_index)
+        dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        fit_title(dlg)
+        dlg.intValueSelected.connect(c.goto)
+        dlg.open()
+        return dlg
 
     def toggle_play(self) -> None:
         c = self.controller

@@ -1,8 +1,8 @@
 """The main window's panels, docks and tabs: where each panel goes by default (fitted
 to the screen), the remembered layout (geometry and dock state in QSettings), Reset
 layout, panels catching up when their dock tab comes to the front, and on a short screen
-the height shared between the merge panel and the tab in front below it (Compare and
-Charts take all but the merge panel's row of controls; a panel that asks for its
+the height shared between the merge panel and the tab in front below it (the
+vocabulary, Compare and Charts take all but the merge panel's row of controls; a panel that asks for its
 minimum, the encode view in Words mode, gets it).
 
 :class:`DockLayout` is a part of :class:`~bpe_gui.gui.window.main_window.MainWindow`,
@@ -40,8 +40,6 @@ FILL_BELOW = 1300
 BESIDE_FROM = 1800   # windows this wide: the settings beside the corpus (the middle keeps
                      # about 700 pixels; at 1440 it would have been squeezed to its minimum)
 REFIT_AFTER_MS = 150  # a window being resized: the docks are refitted once it rests
-LEAVE_CENTRAL = 2     # a tall panel in front below (short screen): the merge panel keeps
-                      # at least this much above its row of controls' height
 
 
 class DockLayout:
@@ -124,13 +122,14 @@ class DockLayout:
         self.editor.pathsRequested.connect(open_paths)
         self.encode_view.focusRequested.connect(lambda: self.toggle_focus(self.encode_dock))
         self.compare_view.focusRequested.connect(lambda: self.toggle_focus(self.compare_dock))
-        # a short screen: Compare and Charts, in front below, take the merge panel's height
-        # but its row of controls (at 800x600 and 1024x700 their results were below the
-        # fold of a dock about 260 pixels tall); another tab in front gives it back
-        self.tall_docks = (self.charts_dock, self.compare_dock, self.chat_dock)
+        # a short screen: the vocabulary, Compare and Charts, in front below, take the
+        # merge panel's height but its row of controls (their tables and charts need
+        # the rows a dock of a third of the height cannot give); another tab in front
+        # gives it back
+        self.tall_docks = (self.vocab_dock, self.charts_dock, self.compare_dock, self.chat_dock)
         self._front_below: QDockWidget | None = None
         self._height_before_tall: int | None = None   # the docks below before they grew
-        for dock in (self.encode_dock, self.vocab_dock, *self.tall_docks):
+        for dock in (self.encode_dock, *self.tall_docks):
             dock.visibilityChanged.connect(
                 lambda shown, d=dock: self._front_changed(d) if shown else None)
         words = getattr(self.encode_view, "words", None)
@@ -275,8 +274,8 @@ class DockLayout:
         QTimer.singleShot(0, self.window, self._fit_central)
 
     def tall_in_front(self) -> bool:
-        """A short screen with Compare or Charts in front below the merge panel: they
-        get the height (their two panes, their charts' second row need it)."""
+        """A short screen with the vocabulary, Compare or Charts in front below the merge
+        panel: they get the height (their two panes, their charts' second row need it)."""
         front = self._front_below
         return self._short_screen() and self._focus is None and front in self.tall_docks \
             and front.isVisible() and not front.isFloating() and \
@@ -295,7 +294,7 @@ class DockLayout:
         scroll = win.centralWidget()
         if front is None or not isinstance(scroll, QScrollArea):
             return
-        spare = scroll.height() - self.merge_panel.controls_height() - LEAVE_CENTRAL
+        spare = scroll.height() - self.merge_panel.controls_height()
         if spare > 1:
             if self._height_before_tall is None:
                 self._height_before_tall = front.height()
@@ -314,7 +313,7 @@ class DockLayout:
                 win.dockWidgetArea(front) != Qt.DockWidgetArea.BottomDockWidgetArea:
             return False
         short = self._front_floor() - front.height()
-        spare = scroll.height() - self.merge_panel.controls_height() - LEAVE_CENTRAL
+        spare = scroll.height() - self.merge_panel.controls_height()
         grow = min(short, spare)
         if grow <= 0:
             return False

@@ -15,7 +15,7 @@ from pathlib import Path
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QButtonGroup, QComboBox, QFileDialog, QFormLayout, QFrame,
                                QHBoxLayout, QLabel, QLineEdit, QPushButton, QRadioButton,
-                               QScrollArea, QSpinBox, QSplitter,
+                               QScrollArea, QSpinBox, QSplitter, QToolButton,
                                QTabWidget, QVBoxLayout, QWidget)
 
 from ....engine.text import PRESET_LABELS, PRESETS
@@ -32,6 +32,7 @@ RESULT_FILTER = ("Your trainer's output (*.pkl *.pickle *.json *.txt *.tiktoken 
                  "GPT-2 vocab.json / merges.txt (*.json *.txt);;"
                  "Hugging Face tokenizer.json (*.json);;tiktoken ranks (*.tiktoken);;"
                  "All files (*)")
+SHORT_DIALOG = 650   # a dialog shorter than this: findings fold the inputs away
 CORPUS_FILTER = "Text (*.txt *.md *.jsonl *.xz *.gz);;All files (*)"
 
 
@@ -134,7 +135,19 @@ class CheckPanel(QWidget):
         self.status = QLabel()
         self.status.setWordWrap(True)
         self.status.setTextFormat(Qt.TextFormat.RichText)
+        # a short dialog with findings: the inputs fold away whole behind this button
+        # rather than shrink to a scroll area of one row
+        self.inputs_btn = QToolButton()
+        self.inputs_btn.setText("Inputs")
+        self.inputs_btn.setCheckable(True)
+        self.inputs_btn.setChecked(True)
+        self.inputs_btn.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.inputs_btn.setToolTip("Show or hide your result, the corpus and the settings "
+                                   "(hidden on a short screen while findings are shown)")
+        self.inputs_btn.toggled.connect(self._show_inputs)
+        self.inputs_btn.hide()
         row = QHBoxLayout()
+        row.addWidget(self.inputs_btn)
         row.addWidget(self.check_btn)
         row.addWidget(self.status, 1)
 
@@ -183,17 +196,30 @@ class CheckPanel(QWidget):
         self._fit_form()
 
     def _fit_form(self, findings: bool = False) -> None:
-        """The form at its full height where there is room; with findings on a short
-        screen (under 650 px), only its first row."""
-        sizes = self.split.sizes()
-        total = sum(sizes)
-        form, lower = self.form_scroll.widget(), self.split.widget(1)
-        if form is None or lower is None:
+        """The form at its full height where there is room. With findings on a short
+        dialog (under 650 px) it folds away behind the Inputs button, and comes back
+        whole when that is pressed."""
+        if findings and self.height() < SHORT_DIALOG:
+            self.inputs_btn.show()
+            self.inputs_btn.setChecked(False)
             return
+        self._show_inputs(True)
+
+    def _show_inputs(self, on: bool) -> None:
+        """The form whole (its full height from the splitter) or hidden."""
+        if self.inputs_btn.isChecked() != on:
+            self.inputs_btn.setChecked(on)   # (comes back here)
+            return
+        self.inputs_btn.setArrowType(Qt.ArrowType.DownArrow if on else Qt.ArrowType.RightArrow)
+        self.form_scroll.setVisible(on)
+        form, lower = self.form_scroll.widget(), self.split.widget(1)
+        if not on or form is None or lower is None:
+            return
+        total = sum(self.split.sizes())
         full = form.sizeHint().height() + 2
         room = total - full
-        want = self.form_scroll.minimumHeight() if findings and self.height() < 650 or \
-            room < lower.minimumSizeHint().height() else full
+        want = self.form_scroll.minimumHeight() if room < lower.minimumSizeHint().height() \
+            and not self.inputs_btn.isVisible() else full
         self.split.setSizes([want, max(0, total - want)])
 
     # ----- picking files ------------------------------------------------------------------

@@ -35,6 +35,9 @@ from ...widgets.flow_layout import FlowBar
 from ...widgets.token_text import TokenTextView, cut_color
 
 WIDE_COMPARE = 900   # wider than this: the results go beside the sides
+SHORT_COMPARE = 600   # shorter than this: the text box two lines (the sides show it too)
+SIDES_SHARE = 0.4     # the sides keep this share of the height the results share
+SIDES_SHARE_FOCUS = 0.3   # in Focus: the results are what the comparison is for
 
 # names this module held before it was split, still importable from here
 __all__ = ["SAMPLE_TEXT", "CompareView", "ComparePane", "TokenTextView", "CompareTableModel",
@@ -122,6 +125,8 @@ class CompareView(QWidget):
         self.summary = QLabel()
         self.summary.setWordWrap(True)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        # (in the tooltip: on a short screen the table's rows need the line's height)
+        self.summary.setToolTip("Hover a token of either side for its id and bytes.")
 
         self.pane_a = ComparePane(controller, "A", "current")
         self.pane_b = ComparePane(controller, "B", "step")
@@ -170,6 +175,7 @@ class CompareView(QWidget):
         self.focus_button.setToolTip("Give the comparison the whole window (Ctrl+Shift+F); "
                                      "again to put it back")
         self.focus_button.clicked.connect(lambda _c: self.focusRequested.emit())
+        self.focus_button.toggled.connect(lambda _on: QTimer.singleShot(0, self, self._fit_heights))
         top = FlowBar(spacing=6)   # wraps in a narrow dock instead of widening it
         for w in (QLabel("Text:"), sample, from_corpus, self.fold, self.show_ws,
                   self.focus_button):
@@ -183,6 +189,8 @@ class CompareView(QWidget):
         lay.addWidget(self.edit, 1)
         lay.addWidget(split, 4)
         self.split = split
+        self._split_dragged = False   # the user's sizes from then on
+        split.splitterMoved.connect(lambda *_: setattr(self, "_split_dragged", True))
 
         self.encodings: list[Encoding | None] = [None, None]
         self.tokenizers: list = [None, None]   # each side's tokenizer at the last compare
@@ -276,6 +284,41 @@ class CompareView(QWidget):
             self.split.setOrientation(want)
             if want == Qt.Orientation.Horizontal:   # the results (four columns of them) get more
                 self.split.setSizes([self.width() * 2 // 5, self.width() * 3 // 5])
+        self._fit_heights()
+
+    def _fit_heights(self) -> None:
+        """A short view: the text box two lines. The results under the sides as tall as
+        the table's rows need, the sides keeping SIDES_SHARE of the height (less in
+        Focus) and their minimum; until the user drags the handle."""
+        line = self.edit.fontMetrics().lineSpacing()
+        lines = 2 if self.height() < SHORT_COMPARE else 6
+        self.edit.setMaximumHeight(lines * line + 14)
+        split = self.split
+        if split.orientation() != Qt.Orientation.Vertical or self._split_dragged:
+            return
+        total = sum(split.sizes())
+        sides = split.widget(0)
+        if total <= 0 or sides is None:
+            return
+        share = SIDES_SHARE_FOCUS if self.focus_button.isChecked() else SIDES_SHARE
+        floor = max(sides.minimumSizeHint().height(), int(total * share))
+        lower = max(min(self._results_height(), total - floor),
+                    self.lower_tabs.minimumSizeHint().height())
+        if split.sizes()[1] != lower:
+            split.setSizes([total - lower, lower])
+
+    def _results_height(self) -> int:
+        """The height of the results tab with every row of the table in sight."""
+        t = self.table
+        bar = t.horizontalScrollBar()
+        table = t.horizontalHeader().sizeHint().height() + 2 * t.frameWidth() + sum(
+            t.rowHeight(r) for r in range(self.model.rowCount())) + \
+            (bar.sizeHint().height() if bar.isVisible() else 0)
+        summary = self.summary.heightForWidth(max(self.summary.width(), 1))
+        parent = self.table.parentWidget()
+        lay = parent.layout() if parent is not None else None
+        gap = lay.spacing() if lay is not None else 0
+        return self.lower_tabs.tabBar().sizeHint().height() + summary + gap + table + 2
 
     def set_text(self, text: str) -> None:
         """Compare ``text``: a long one a page at a time (pages.py)."""
@@ -329,6 +372,7 @@ class CompareView(QWidget):
         names = [f"{p.name}: {p.description()}" for p in panes]
         self.model.set_stats(self.stats[0], self.stats[1], names)
         self._summarize()
+        QTimer.singleShot(0, self, self._fit_heights)   # (the table's rows may be new)
         self._want_overlap()
         self.last_ms = (time.perf_counter() - t0) * 1000
         self.compared.emit()
@@ -364,7 +408,6 @@ class CompareView(QWidget):
         ws = " (whitespace runs ignored)" if self.fold.isChecked() else ""
         self.summary.setText(
             f"<span style='color:{color}'>┃</span> cuts only one side makes{ws}: "
-            f"<b>{len(a):,}</b> only in A, <b>{len(b):,}</b> only in B. Hover a token "
-            "for its id and bytes.")
+            f"<b>{len(a):,}</b> only in A, <b>{len(b):,}</b> only in B.")
         self._fit_summary()
 

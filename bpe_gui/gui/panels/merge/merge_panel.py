@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TypeVar
 
-from PySide6.QtCore import QEvent, QItemSelectionModel, QMargins, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QItemSelectionModel, Qt, QTimer, Signal
 from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import (QAbstractItemView, QGroupBox, QHBoxLayout, QHeaderView, QLabel,
                                QLineEdit, QPushButton, QSizePolicy, QSlider, QSpinBox, QSplitter,
@@ -457,14 +457,15 @@ class MergePanel(QWidget):
         self._arrange()
 
     def controls_height(self) -> int:
-        """The height of the panel's row of controls (Reset … Go) with its margins: what
-        it keeps in sight while a panel below has the window's height (docks.py)."""
+        """The height of the panel's row of controls (Reset … Go), from the panel's top
+        to where the next row starts: what it keeps in sight while a panel below has the
+        window's height (docks.py), so that nothing of the rows below shows."""
         bar = self.controls_bar
         lay = self.layout()
-        margins = lay.contentsMargins() if lay is not None else QMargins()
+        top, gap = (lay.contentsMargins().top(), lay.spacing()) if lay is not None else (0, 0)
         height = bar.heightForWidth(max(bar.width(), 1)) if bar.hasHeightForWidth() \
             else bar.sizeHint().height()
-        return margins.top() + height + margins.bottom()
+        return top + height + gap
 
     def two_columns_width(self) -> int:
         """The panel width at which the pairs and the timeline, side by side, show every

@@ -14,7 +14,7 @@ from typing import Sequence
 
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QKeySequence, QShortcut
-from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QLabel, QSlider,
+from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QLabel, QSizePolicy, QSlider,
                                QStyle, QToolButton, QVBoxLayout, QWidget)
 
 from ....engine.display import counted, is_partial
@@ -91,7 +91,8 @@ class WordPlayback(QWidget):
         self.slider = QSlider(Qt.Orientation.Horizontal)
         self.slider.setToolTip("Steps of this word: 0 is the start, the last is its tokens")
         self.slider.setPageStep(1)
-        self.step_label = TextPane()
+        # the step's sentence whole, on the lines it needs at the dock's width
+        self.step_label = TextPane(grow=True)
         bar = QHBoxLayout()
         for w in (self.first_button, self.back_button, self.step_button, self.last_button):
             bar.addWidget(w)
@@ -108,6 +109,12 @@ class WordPlayback(QWidget):
         # dock at 1024x700 "Symbols after" was cut, with a scroll bar sideways); the
         # merge and the symbols get what is left (1: room for "#24,223")
         self.table.fit_columns((0, 0, 2, 3), (3 * em, 5 * em, 5 * em, 7 * em))
+        # the rows it has room for, at least three: its preferred height (a dozen rows)
+        # would count in the panel's height for its width and make the dock scroll
+        self.table.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Ignored)
+        self.table.setMinimumHeight(self.table.horizontalHeader().sizeHint().height()
+                                    + 3 * self.table.verticalHeader().defaultSectionSize()
+                                    + 2 * self.table.frameWidth())
         lay = QVBoxLayout(self)
         lay.addWidget(self.title)
         lay.addWidget(self.reason)

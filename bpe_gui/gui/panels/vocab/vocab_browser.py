@@ -39,6 +39,7 @@ from ...widgets.last_folder import last_folder, remember
 SEARCH_DEBOUNCE_MS = 120
 LINEAGE_NODE_LIMIT = 2000
 THROTTLE_MS = 150
+LINEAGE_MIN_WIDTH = 240   # the lineage beside the table: its tree's Token and Id columns
 
 
 class VocabBrowser(QWidget):
@@ -172,16 +173,22 @@ class VocabBrowser(QWidget):
         self.tree.setColumnWidth(1, 60)
         self.tree.setColumnWidth(2, 70)
         self.tree.itemActivated.connect(self._on_tree_activated)
+        # its header and three rows (a token and its two parts) however short the dock
+        self.tree.setMinimumHeight(self.tree.header().sizeHint().height()
+                                   + 3 * (self.tree.fontMetrics().height() + 2)
+                                   + 2 * self.tree.frameWidth())
         right = QWidget()
         rv = QVBoxLayout(right)
         rv.setContentsMargins(0, 0, 0, 0)
-        lineage = QLabel("<b>Merge lineage</b> of the selected token: its two parts, "
-                         "down to the base symbols")
+        lineage = QLabel("<b>Merge lineage</b> of the selected token, down to its base "
+                         "symbols")
         lineage.setWordWrap(True)   # one line of it kept the dock 570 pixels wide
         rv.addWidget(lineage)
         rv.addWidget(self.details)
         rv.addWidget(self.tree, 1)
 
+        # the lineage beside the table, or below it where both would not fit side by
+        # side with every column whole (_arrange)
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(self.view)
         split.addWidget(right)
@@ -189,6 +196,9 @@ class VocabBrowser(QWidget):
         split.setStretchFactor(1, 2)
         split.setChildrenCollapsible(False)
         self.splitter = split
+        self._split_dragged = False
+        split.splitterMoved.connect(lambda *_: setattr(self, "_split_dragged", True))
+        self.lineage_title = lineage
         outer = QVBoxLayout(self)
         outer.addWidget(top)
         outer.addWidget(self.summary)
@@ -202,6 +212,43 @@ class VocabBrowser(QWidget):
         self.search.textChanged.connect(self._on_search_edited)
         self.gpt2.toggled.connect(self._on_gpt2)
         self.view.selectionModel().currentRowChanged.connect(self._on_current)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._arrange()
+
+    def _arrange(self) -> None:
+        """The lineage beside the table when the table keeps the least width of its
+        columns (fit_columns) and the lineage LINEAGE_MIN_WIDTH; below it otherwise."""
+        split = self.splitter
+        room = split.width() - split.handleWidth()
+        beside = room >= self.view.least_width() + LINEAGE_MIN_WIDTH
+        want = Qt.Orientation.Horizontal if beside else Qt.Orientation.Vertical
+        if split.orientation() != want:
+            split.setOrientation(want)
+            self._split_dragged = False
+        if not beside and not self._split_dragged:
+            # the table two thirds (the lineage is a few lines and rows), until the user
+            # drags the handle
+            total = split.height() - split.handleWidth()
+            lineage = max(total // 3, self._lineage_least_height())
+            split.setSizes([total - lineage, lineage])
+        if beside:   # (the splitter's share may be less than the table's least width)
+            self.view.setMinimumWidth(self.view.least_width())
+        else:
+            self.view.setMinimumWidth(0)
+
+    def _lineage_least_height(self) -> int:
+        """The lineage's title and details, wrapped at its width, above its tree's least
+        height (its layout's minimum counts a wrapped label as one line)."""
+        right = self.splitter.widget(1)
+        lay = right.layout() if right is not None else None
+        if right is None or lay is None:
+            return 0
+        w = right.width()
+        labels = (self.lineage_title, self.details)
+        return sum(x.heightForWidth(w) for x in labels) + self.tree.minimumHeight() \
+            + 2 * lay.spacing()
 
     # ----- controller ---------------------------------------------------------------------
     def _on_trainer_changed(self) -> None:
@@ -533,6 +580,7 @@ class VocabBrowser(QWidget):
 
     def _show_lineage(self, tid: int | None) -> None:
         self.tree.clear()
+        QTimer.singleShot(0, self, self._arrange)   # (its details' lines change its height)
         e = self.model.entry_by_id(tid) if tid is not None else None
         if e is None:
             self.details.setText("Select a token to see how it was built.")
