@@ -1,0 +1,181 @@
+"""Where one whole-text encode's time goes, ours against gigatoken's, per stage (issue 65).
+
+    python bench/bench_encode_stages.py [--rows cl100k:en,llama3:py] [--runs 7]
+    python bench/bench_encode_stages.py --strategies auto,small,flat,reference [--rows ...]
+
+Each measurement is one fresh process (the tokenizer loaded from its file, empty caches),
+run one after another, never two at once, the contestants alternating; the figure is the
+median of ``--runs`` processes of the CPU seconds (``time.process_time``) of each call.
+
+Stages, by calling them separately in one process, in this order:
+
+  scan     ours: the native scanner alone over the text (``_scan.count_words`` with the
+           encoder's scanner id: word boundaries, no ids). gigatoken exposes its
+           pre-tokenizer for GPT-2's pattern only, so it has no scan column.
+  cold     the first ``encode_to_array`` (gigatoken: ``encode``, a numpy array): every
+           word is new, so this is scan + lookup + merge + emit.
+  warm     the same text again: every word is found in the cache, so this is
+           scan + lookup + emit; ``cold - warm`` is the merging (and filling the cache),
+           ``warm - scan`` the cache lookups and the ids written out.
+  list     ours: ``encode`` (a list of int) on the warm cache; ``list - warm`` is the
+           making of int objects.
+
+``--strategies`` instead times the cold ``encode_to_array`` with each merge strategy
+forced (``BPE_GUI_MERGE``; ``auto``: none forced), the strategies alternating.
+Files and texts come from bench_encode_peers.py's data folder (``--data``); ``py`` is the
+shared corpora's 1 MB of Python standard library.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+import corpora  # noqa: E402
+from bench_encode_peers import prepare_files, prepare_texts  # noqa: E402
+
+ROWS = [(f, t) for f in ("cl100k", "o200k", "llama3") for t in ("en", "py", "zh")]
+
+CHILD = r"""
+import json, os, sys, time
+lib, path, text_file, cpu = sys.argv[1:5]
+if cpu != "-":
+    os.sched_setaffinity(0, {int(cpu)})
+os.environ["RAYON_NUM_THREADS"] = "1"
+text = open(text_file, encoding="utf-8").read()
+def timed(f, *a):
+    c = time.process_time()
+    r = f(*a)
+    return time.process_time() - c, r
+out = {}
+if lib == "ours":
+    from bpe_gui.engine.text import _scan
+    from bpe_gui.engine.formats import load_tokenizer
+    tok = load_tokenizer(path)
+    pl = tok.pipeline
+    enc = pl.whole_text_encoder
+    assert enc is not None, "this file does not run on the one-pass C encoder"
+    out["scan"], _ = timed(_scan.count_words, pl._native, text)
+    out["cold"], ids = timed(enc.encode_ordinary_to_array, text)
+    out["warm"], again = timed(enc.encode_ordinary_to_array, text)
+    out["list"], lst = timed(enc.encode_ordinary, text)
+    assert ids == again and len(lst) == len(ids)
+else:
+    import gigatoken
+    tok = (gigatoken.Tokenizer.from_tiktoken(path) if path.endswith(".tiktoken")
+           else gigatoken.Tokenizer(path))
+    out["cold"], ids = timed(tok.encode, text)
+    out["warm"], again = timed(tok.encode, text)
+    assert (ids == again).all()
+out["n"] = len(ids)
+print(json.dumps(out))
+"""
+
+ONE = r"""
+import json, os, sys, time
+path, text_file, cpu = sys.argv[1:4]
+if cpu != "-":
+    os.sched_setaffinity(0, {int(cpu)})
+from bpe_gui.engine.formats import load_tokenizer
+text = open(text_file, encoding="utf-8").read()
+tok = load_tokenizer(path)
+enc = tok.pipeline.whole_text_encoder
+c = time.process_time()
+ids = enc.encode_ordinary_to_array(text)
+print(json.dumps({"cold": time.process_time() - c, "n": len(ids), "h": hash(ids.tobytes())}))
+"""
+
+
+def child(script: str, args: list[str], env: dict) -> dict:
+    p = subprocess.run([sys.executable, "-c", script, *args], env=env, capture_output=True,
+                       text=True, timeout=600)
+    if p.returncode != 0:
+        sys.exit(f"bench: {args} failed:\n{p.stderr[-2000:]}")
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def med(xs: list[float]) -> float:
+    return statistics.median(xs)
+
+
+def stages(rows, files, texts, runs, cpu, env) -> None:
+    print(f"CPU s of each call, median of {runs} fresh processes, alternating ours / gigatoken")
+    print("\n| file | text | ours scan | ours lookup+emit | ours merge | ours array | "
+          "ours list | gigatoken lookup+scan+emit | gigatoken merge | gigatoken array | "
+          "gigatoken ÷ ours |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for f, t in rows:
+        got: dict[str, list[dict]] = {"ours": [], "theirs": []}
+        for _ in range(runs):
+            for lib in ("ours", "theirs"):
+                got[lib].append(child(CHILD, [lib, str(files[f]), str(texts[t]), cpu], env))
+        if {r["n"] for r in got["ours"]} != {r["n"] for r in got["theirs"]}:
+            print(f"| {f} | {t} | ids differ in number | | | | | | | | |")
+            continue
+        o = {k: med([r[k] for r in got["ours"]]) for k in ("scan", "cold", "warm", "list")}
+        g = {k: med([r[k] for r in got["theirs"]]) for k in ("cold", "warm")}
+        print(f"| {f} | {t} | {o['scan']:.3f} | {o['warm'] - o['scan']:.3f} | "
+              f"{o['cold'] - o['warm']:.3f} | **{o['cold']:.3f}** | "
+              f"{o['cold'] + o['list'] - o['warm']:.3f} | {g['warm']:.3f} | "
+              f"{g['cold'] - g['warm']:.3f} | **{g['cold']:.3f}** | "
+              f"{g['cold'] / o['cold']:.2f} |", flush=True)
+
+
+def strategies(rows, names, files, texts, runs, cpu, env) -> None:
+    print(f"CPU s of the cold encode_to_array, median of {runs} fresh processes, "
+          f"strategies alternating (BPE_GUI_MERGE)")
+    print("\n| file | text | " + " | ".join(names) + " |")
+    print("|---|---|" + "---:|" * len(names))
+    for f, t in rows:
+        got: dict[str, list[float]] = {s: [] for s in names}
+        seen = set()
+        for _ in range(runs):
+            for s in names:
+                e = dict(env)
+                e.pop("BPE_GUI_MERGE", None)
+                if s != "auto":
+                    e["BPE_GUI_MERGE"] = s
+                r = child(ONE, [str(files[f]), str(texts[t]), cpu], e)
+                got[s].append(r["cold"])
+                seen.add((r["n"], r["h"]))
+        base = med(got[names[0]])
+        cells = [f"{med(v):.3f}" + ("" if s == names[0] else f" ({med(v) / base - 1:+.0%})")
+                 for s, v in got.items()]
+        same = "" if len(seen) == 1 else " IDS DIFFER"
+        print(f"| {f} | {t}{same} | " + " | ".join(cells) + " |", flush=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--rows", default="", help="file:text,... (default: cl100k, o200k, llama3 "
+                    "on en, py, zh)")
+    ap.add_argument("--runs", type=int, default=7)
+    ap.add_argument("--strategies", default="", help="auto,small,... : time these forced")
+    ap.add_argument("--cpu", default="-", help="a core to pin each process to (default: none)")
+    ap.add_argument("--data", type=Path, default=corpora.DEFAULT_DATA)
+    ap.add_argument("--wheels", type=Path, default=Path("/work/assets/wheels"))
+    a = ap.parse_args()
+    rows = [tuple(r.split(":")) for r in a.rows.split(",")] if a.rows else ROWS
+    files = prepare_files(a.data, a.wheels)
+    texts = dict(prepare_texts(a.data, quick=False),
+                 py=corpora.decompressed("code-python-stdlib.py.txt.xz", a.data))
+    env = dict(os.environ, PYTHONPATH=str(ROOT), RAYON_NUM_THREADS="1",
+               TOKENIZERS_PARALLELISM="false")
+    env.pop("BPE_GUI_MERGE", None)
+    load = os.getloadavg()[0]
+    print(f"load average at the start: {load:.1f} on {os.cpu_count()} cores")
+    if a.strategies:
+        strategies(rows, a.strategies.split(","), files, texts, a.runs, a.cpu, env)
+    else:
+        stages(rows, files, texts, a.runs, a.cpu, env)
+    print(f"load average at the end: {os.getloadavg()[0]:.1f}")
+
+
+if __name__ == "__main__":
+    main()
