@@ -51,7 +51,7 @@ SCAN = files("scan/scan.c")   # the native scanner, compiled into _scan only
 SCAN_SHARED = files("scan/scan_shared.c")
 MERGE = files("merge/route.c", "merge/merge.c", "merge/reference.c", "merge/small.c",
               "merge/strategies.c",
-              "merge/token_boundaries.c", "merge/lanes.c")   # the merge engine (_encode, _pipeline)
+              "merge/token_boundaries.c")   # the merge engine (_encode, _pipeline)
 WORDCACHE = files("merge/wordcache.c", "merge/encoder.c")
 COUNT = files("count/wordtable.c", "count/tsv.c")
 IMPORTED = files("imported/pipe_tables.c", "imported/pipe_load_hf.c",

@@ -1375,18 +1375,6 @@ static PyObject *fast_word_py(PyObject *mod, PyObject *args)
     return PyLong_FromLong(r);
 }
 
-/* _use_lanes(on) -> bool: long words merged sixteen at a time in AVX-512 lanes
- * (merge/lanes.c) for every encoder of this process, or not; the setting before. For the
- * tests, which compare both ways. */
-static PyObject *use_lanes_py(PyObject *mod, PyObject *arg)
-{
-    (void)mod;
-    int on = PyObject_IsTrue(arg);
-    if (on < 0)
-        return NULL;
-    return PyBool_FromLong(mt_lanes_use(on));
-}
-
 /* trim_offsets(ids, offsets, lead, trail, prefix) -> list[(start, end)]: off_trim over
  * spans found another way (the piece-by-piece path of an imported pipeline); lead and
  * trail int32 by id. */
@@ -1467,8 +1455,6 @@ static PyMethodDef encode_functions[] = {
     SCAN_PYTHON_METHODS,
     {"_fast_word", fast_word_py, METH_VARARGS,
      "_fast_word(preset, data) -> int: the one-load word scanner's answer (tests)"},
-    {"_use_lanes", use_lanes_py, METH_O,
-     "_use_lanes(on) -> bool: long words in AVX-512 lanes or not (tests); the setting before"},
     MERGE_STRATEGY_METHODS,
     {NULL, NULL, 0, NULL},
 };
@@ -1492,7 +1478,6 @@ PyMODINIT_FUNC PyInit__encode(void)
     if (scan_python_add_constants(m) < 0 ||
         PyModule_AddIntConstant(m, "ENC_CHUNK", ENC_CHUNK) < 0 ||
         PyModule_AddStringConstant(m, "simd", BPE_SIMD_BUILT) < 0 ||
-        PyModule_AddObject(m, "LANES_CPU", PyBool_FromLong(mt_lanes_cpu())) < 0 ||
         PyModule_AddObject(m, "Merger", (PyObject *)&MergerType) < 0 ||
         PyModule_AddObject(m, "WordCache", (PyObject *)&WordCacheType) < 0 ||
         PyModule_AddObject(m, "Encoder", (PyObject *)&EncoderType) < 0) {
