@@ -159,7 +159,7 @@ setup(
         ext("text._scan", files("python/scanmodule.c", "text/normal_form.c") + SCAN,
             ("scan", "text")),
         # imported tokenizers (without it they use engine/tokenizers/imported/_pymodel.py)
-        ext("tokenizers.imported._pipeline", files("python/pipelinemodule.c") + IMPORTED + MERGE,
-            ("imported", "merge")),
+        ext("tokenizers.imported._pipeline", files("python/pipelinemodule.c", "merge/wordcache.c")
+            + IMPORTED + MERGE, ("imported", "merge")),
     ]
 )
