@@ -158,13 +158,15 @@ void mt_raw_symbols(const MergeTable *m, MergeScratch *x, const unsigned char *w
 /* the token of the whole word w[0..len), or -1 */
 int32_t mt_whole_word(const MergeTable *m, const unsigned char *w, size_t len);
 
-/* mt_route's places: a byte-level word of n bytes (every byte a token) past the
- * whole-word rule: MT_BOUNDARIES or MT_AUTO (merge its symbols); n symbols in x (flags
- * MT_RAW, MT_SPANS): MT_SMALL, MT_FLAT or MT_REFERENCE. */
+/* mt_route's places: a byte-level word w[0..n) (every byte a token) past the whole-word
+ * rule: MT_BOUNDARIES or MT_AUTO (merge its symbols); n symbols in x (flags MT_RAW,
+ * MT_SPANS; w unread): MT_SMALL, MT_FLAT or MT_REFERENCE. */
 enum { MT_AT_WORD, MT_AT_SYMBOLS };
-/* The strategy for a word at `at`, leaving out those whose bit is set in `declined` (they
- * gave the word back). The one place that chooses. */
-int mt_route(const MergeTable *m, int at, size_t n, int flags, unsigned declined);
+/* The strategy for a word at `at` (merged with the merges of rank < limit), leaving out
+ * those whose bit is set in `declined` (they gave the word back). The one place that
+ * chooses. */
+int mt_route(const MergeTable *m, int at, const unsigned char *w, size_t n, int flags,
+             int32_t limit, unsigned declined);
 
 /* byte_ids: the token id of each single byte (-1: none). 0, or -1 when out of memory. */
 int mt_init(MergeTable *m, const int32_t byte_ids[256]);
@@ -275,9 +277,11 @@ static inline size_t mt_subh_bit(int kind, uint64_t v) /* v: <= 7 bytes, little-
     return (size_t)(((v | (uint64_t)kind << 56) * 0x9E3779B97F4A7C15ull) >> (64 - MT_SUBH_BITS));
 }
 
-/* A byte-level word w[0..len) (every byte has a token): split at the boundaries no token
- * crosses, each piece merged (token_boundaries.c); (size_t)-1 when the word is to be merged
- * whole instead (short, or no boundary tables). */
+/* A byte-level word w[0..len) (every byte has a token) that mt_route sends to
+ * MT_BOUNDARIES: split at the boundaries no token crosses, each piece merged
+ * (token_boundaries.c); (size_t)-1 when it gives the word back (no cut found where one
+ * was needed). */
+#define MT_CUT_FROM 9 /* shorter words: only whole characters, and only without a limit */
 size_t mt_merge_at_boundaries(const MergeTable *m, MergeScratch *x, const unsigned char *w,
                               size_t len, int32_t limit);
 

@@ -36,12 +36,44 @@ static int takes_symbols(int s, size_t n, int flags)
     }
 }
 
-int mt_route(const MergeTable *m, int at, size_t n, int flags, unsigned declined)
+/* 1: every byte of p[0..n) (n >= 8) is >= 0x80 */
+static int high_bytes(const unsigned char *p, size_t n)
+{
+    const uint64_t top = 0x8080808080808080ull;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        if ((load8(p + i) & top) != top)
+            return 0;
+    return (load8(p + n - 8) & top) == top;
+}
+
+/* 1: boundaries takes the byte-level word w[0..len): a table that knows every token's
+ * bytes (sub2), a word of letters outside ASCII (Han, kana...), where tokens seldom cross
+ * characters (ASCII words rarely have a cut). The tables know only the tokens with a
+ * byte >= 0x80, so every byte but the first must be one. A short word only without a
+ * limit (its characters' tokens are taken whole). A word of 2-byte letters (Cyrillic,
+ * Greek, Arabic) is short and its tokens often cross them: looking for cuts there cost
+ * more than it saved (callgrind, Russian); its first character or its last tells (random
+ * text: a word that starts with a letter of 2 bytes is mostly of 3 and 4). */
+static int boundaries_takes(const MergeTable *m, const unsigned char *w, size_t len,
+                            int32_t limit)
+{
+    if (!m->bytes_ok || !m->sub2 || len < 3 || w[len - 1] < 0x80)
+        return 0;
+    if (len < MT_CUT_FROM)
+        return limit == NO_RANK;
+    if (!high_bytes(w + 1, len - 1))
+        return 0;
+    return !((w[0] < 0x80 ? w[1] : w[0]) < 0xE0 && w[len - 3] < 0xE0 && w[len - 4] < 0xF0);
+}
+
+int mt_route(const MergeTable *m, int at, const unsigned char *w, size_t n, int flags,
+             int32_t limit, unsigned declined)
 {
     int f = m->strategy; /* MT_AUTO, or the one strategy forced */
 #define OPEN(s) ((f == MT_AUTO || f == (s)) && !(declined >> (s) & 1))
     if (at == MT_AT_WORD) {
-        return OPEN(MT_BOUNDARIES) && m->bytes_ok && m->sub2 ? MT_BOUNDARIES : MT_AUTO;
+        return OPEN(MT_BOUNDARIES) && boundaries_takes(m, w, n, limit) ? MT_BOUNDARIES : MT_AUTO;
     }
     if (f != MT_AUTO) /* the forced one where it applies, else the reference */
         return OPEN(f) && takes_symbols(f, n, flags) ? f : MT_REFERENCE;
@@ -86,7 +118,7 @@ static size_t merge_routed(const MergeTable *m, MergeScratch *x, size_t n, int32
     if (!m->bytepair)
         flags &= ~MT_RAW;
     for (;;) {
-        int s = mt_route(m, MT_AT_SYMBOLS, n, flags, declined);
+        int s = mt_route(m, MT_AT_SYMBOLS, w, n, flags, limit, declined);
         size_t k = run_symbols(m, x, s, n, limit, w, flags);
         if (k != (size_t)-1) {
             note(m, s);
@@ -118,7 +150,7 @@ size_t mt_encode_bytes(const MergeTable *m, MergeScratch *x, const unsigned char
         }
     }
     x->merge = mt_merge; /* how the strategies below merge their pieces */
-    if (mt_route(m, MT_AT_WORD, len, 0, 0) == MT_BOUNDARIES) {
+    if (mt_route(m, MT_AT_WORD, w, len, 0, limit, 0) == MT_BOUNDARIES) {
         mt_want_memo(m, x); /* cuts where no token crosses */
         size_t k = mt_merge_at_boundaries(m, x, w, len, limit);
         if (k != (size_t)-1) {
