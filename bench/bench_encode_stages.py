@@ -20,8 +20,16 @@ Stages, by calling them separately in one process, in this order:
   list     ours: ``encode`` (a list of int) on the warm cache; ``list - warm`` is the
            making of int objects.
 
+``--threads 1,2,16`` instead times batches (``--batch-file``, default cl100k, on the 20 MB
+of English cut into ``--texts`` texts): the wall seconds of the first ``encode_batch`` of a
+fresh process at each thread count, to lists and to arrays (ours: ``Encoder.encode_batch``,
+``as_array``; gigatoken: ``encode_batch_list`` and ``encode_batch``, its pool sized by
+``RAYON_NUM_THREADS``); ``--tree DIR`` takes ours from another checkout (before/after).
+
 ``--strategies`` instead times the cold ``encode_to_array`` with each merge strategy
-forced (``BPE_GUI_MERGE``; ``auto``: none forced), the strategies alternating.
+forced (``BPE_GUI_MERGE``; ``auto``: none forced), the strategies alternating;
+``NAME@DIR`` takes that one from another checkout (``auto,auto@/tmp/before``: after
+against before).
 Files and texts come from bench_encode_peers.py's data folder (``--data``); ``py`` is the
 shared corpora's 1 MB of Python standard library.
 """
@@ -78,7 +86,7 @@ print(json.dumps(out))
 """
 
 ONE = r"""
-import json, os, sys, time
+import hashlib, json, os, sys, time
 path, text_file, cpu = sys.argv[1:4]
 if cpu != "-":
     os.sched_setaffinity(0, {int(cpu)})
@@ -88,8 +96,62 @@ tok = load_tokenizer(path)
 enc = tok.pipeline.whole_text_encoder
 c = time.process_time()
 ids = enc.encode_ordinary_to_array(text)
-print(json.dumps({"cold": time.process_time() - c, "n": len(ids), "h": hash(ids.tobytes())}))
+print(json.dumps({"cold": time.process_time() - c, "n": len(ids),
+                  "h": hashlib.sha256(ids.tobytes()).hexdigest()}))
 """
+
+
+BATCH = r"""
+import json, os, sys, time
+lib, path, text_file, threads, n_texts, as_array = sys.argv[1:7]
+threads, n_texts, as_array = int(threads), int(n_texts), as_array == "1"
+text = open(text_file, encoding="utf-8").read()
+step = len(text) // n_texts
+texts = [text[i * step:(i + 1) * step if i + 1 < n_texts else len(text)] for i in range(n_texts)]
+if lib == "ours":
+    from bpe_gui.engine.formats import load_tokenizer
+    enc = load_tokenizer(path).pipeline.whole_text_encoder
+    run = lambda: enc.encode_batch(texts, threads, as_array=as_array, ordinary=True)
+    count = lambda r: sum(len(x) for x in r)
+else:
+    import gigatoken
+    tok = (gigatoken.Tokenizer.from_tiktoken(path) if path.endswith(".tiktoken")
+           else gigatoken.Tokenizer(path))
+    run = (lambda: tok.encode_batch(texts)) if as_array else (lambda: tok.encode_batch_list(texts))
+    count = lambda r: sum(len(x) for x in r)
+t = time.perf_counter()
+r = run()
+wall = time.perf_counter() - t
+print(json.dumps({"wall": wall, "n": count(r)}))
+"""
+
+
+def batches(file, text, files, texts, runs, threads, n_texts, tree, env) -> None:
+    print(f"wall s of the first encode_batch of a fresh process, {file} on {text} cut into "
+          f"{n_texts} texts, median of {runs}, contestants alternating")
+    print("\n| threads | ours lists | ours arrays | gigatoken lists | gigatoken arrays |")
+    print("|---:|---:|---:|---:|---:|")
+    base = {}
+    for k in threads:
+        got: dict[tuple[str, str], list[float]] = {}
+        counts = set()
+        for _ in range(runs):
+            for lib in ("ours", "theirs"):
+                for arr in ("0", "1"):
+                    e = dict(env, RAYON_NUM_THREADS=str(k))
+                    if lib == "ours":
+                        e["PYTHONPATH"] = str(tree)
+                    r = child(BATCH, [lib, str(files[file]), str(texts[text]), str(k),
+                                      str(n_texts), arr], e)
+                    got.setdefault((lib, arr), []).append(r["wall"])
+                    counts.add(r["n"])
+        cells = []
+        for key in (("ours", "0"), ("ours", "1"), ("theirs", "0"), ("theirs", "1")):
+            m = med(got[key])
+            base.setdefault(key, m)
+            cells.append(f"{m:.3f} ({base[key] / m:.1f}x)")
+        same = "" if len(counts) == 1 else " IDS DIFFER IN NUMBER"
+        print(f"| {k}{same} | " + " | ".join(cells) + " |", flush=True)
 
 
 def child(script: str, args: list[str], env: dict) -> dict:
@@ -139,8 +201,11 @@ def strategies(rows, names, files, texts, runs, cpu, env) -> None:
             for s in names:
                 e = dict(env)
                 e.pop("BPE_GUI_MERGE", None)
-                if s != "auto":
-                    e["BPE_GUI_MERGE"] = s
+                name, _, tree = s.partition("@")   # NAME@DIR: ours from that checkout
+                if tree:
+                    e["PYTHONPATH"] = tree
+                if name != "auto":
+                    e["BPE_GUI_MERGE"] = name
                 r = child(ONE, [str(files[f]), str(texts[t]), cpu], e)
                 got[s].append(r["cold"])
                 seen.add((r["n"], r["h"]))
@@ -157,6 +222,10 @@ def main() -> None:
                     "on en, py, zh)")
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--strategies", default="", help="auto,small,... : time these forced")
+    ap.add_argument("--threads", default="", help="1,2,16: time batches at these")
+    ap.add_argument("--batch-file", default="cl100k")
+    ap.add_argument("--texts", type=int, default=2000, help="texts a batch is cut into")
+    ap.add_argument("--tree", type=Path, default=ROOT, help="the checkout ours comes from")
     ap.add_argument("--cpu", default="-", help="a core to pin each process to (default: none)")
     ap.add_argument("--data", type=Path, default=corpora.DEFAULT_DATA)
     ap.add_argument("--wheels", type=Path, default=Path("/work/assets/wheels"))
@@ -170,7 +239,10 @@ def main() -> None:
     env.pop("BPE_GUI_MERGE", None)
     load = os.getloadavg()[0]
     print(f"load average at the start: {load:.1f} on {os.cpu_count()} cores")
-    if a.strategies:
+    if a.threads:
+        batches(a.batch_file, "en", files, texts, a.runs, [int(k) for k in a.threads.split(",")],
+                a.texts, a.tree, env)
+    elif a.strategies:
         strategies(rows, a.strategies.split(","), files, texts, a.runs, a.cpu, env)
     else:
         stages(rows, files, texts, a.runs, a.cpu, env)
