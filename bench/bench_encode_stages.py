@@ -24,12 +24,13 @@ Stages, by calling them separately in one process, in this order:
 of English cut into ``--texts`` texts): the wall seconds of the first ``encode_batch`` of a
 fresh process at each thread count, to lists and to arrays (ours: ``Encoder.encode_batch``,
 ``as_array``; gigatoken: ``encode_batch_list`` and ``encode_batch``, its pool sized by
-``RAYON_NUM_THREADS``); ``--tree DIR`` takes ours from another checkout (before/after).
+``RAYON_NUM_THREADS``); ``--tree A,B`` takes ours from those checkouts, alternating
+(before against after).
 
 ``--strategies`` instead times the cold ``encode_to_array`` with each merge strategy
 forced (``BPE_GUI_MERGE``; ``auto``: none forced), the strategies alternating;
 ``NAME@DIR`` takes that one from another checkout (``auto,auto@/tmp/before``: after
-against before).
+against before), then the spread of each between its fastest and slowest process.
 Files and texts come from bench_encode_peers.py's data folder (``--data``); ``py`` is the
 shared corpora's 1 MB of Python standard library.
 """
@@ -126,30 +127,34 @@ print(json.dumps({"wall": wall, "n": count(r)}))
 """
 
 
-def batches(file, text, files, texts, runs, threads, n_texts, tree, env) -> None:
+def batches(file, text, files, texts, runs, threads, n_texts, trees, env) -> None:
     print(f"wall s of the first encode_batch of a fresh process, {file} on {text} cut into "
-          f"{n_texts} texts, median of {runs}, contestants alternating")
-    print("\n| threads | ours lists | ours arrays | gigatoken lists | gigatoken arrays |")
-    print("|---:|---:|---:|---:|---:|")
-    base = {}
+          f"{n_texts} texts, median of {runs}, contestants alternating; (Nx): against 1 thread")
+    who = [("ours", t) for t in trees] + [("theirs", None)]
+    names = [f"ours ({t})" if len(trees) > 1 else "ours" for t in trees] + ["gigatoken"]
+    print("\n| threads | " + " | ".join(f"{n} {k}" for n in names for k in ("lists", "arrays"))
+          + " |")
+    print("|---:|" + "---:|" * (2 * len(who)))
+    base: dict[tuple, float] = {}
     for k in threads:
-        got: dict[tuple[str, str], list[float]] = {}
+        got: dict[tuple, list[float]] = {}
         counts = set()
         for _ in range(runs):
-            for lib in ("ours", "theirs"):
+            for lib, tree in who:
                 for arr in ("0", "1"):
                     e = dict(env, RAYON_NUM_THREADS=str(k))
-                    if lib == "ours":
+                    if tree is not None:
                         e["PYTHONPATH"] = str(tree)
                     r = child(BATCH, [lib, str(files[file]), str(texts[text]), str(k),
                                       str(n_texts), arr], e)
-                    got.setdefault((lib, arr), []).append(r["wall"])
+                    got.setdefault((lib, tree, arr), []).append(r["wall"])
                     counts.add(r["n"])
         cells = []
-        for key in (("ours", "0"), ("ours", "1"), ("theirs", "0"), ("theirs", "1")):
-            m = med(got[key])
-            base.setdefault(key, m)
-            cells.append(f"{m:.3f} ({base[key] / m:.1f}x)")
+        for lib, tree in who:
+            for arr in ("0", "1"):
+                m = med(got[(lib, tree, arr)])
+                base.setdefault((lib, tree, arr), m)
+                cells.append(f"{m:.3f} ({base[(lib, tree, arr)] / m:.1f}x)")
         same = "" if len(counts) == 1 else " IDS DIFFER IN NUMBER"
         print(f"| {k}{same} | " + " | ".join(cells) + " |", flush=True)
 
@@ -194,6 +199,7 @@ def strategies(rows, names, files, texts, runs, cpu, env) -> None:
           f"strategies alternating (BPE_GUI_MERGE)")
     print("\n| file | text | " + " | ".join(names) + " |")
     print("|---|---|" + "---:|" * len(names))
+    spread: dict[tuple[str, str], list[str]] = {}
     for f, t in rows:
         got: dict[str, list[float]] = {s: [] for s in names}
         seen = set()
@@ -214,6 +220,13 @@ def strategies(rows, names, files, texts, runs, cpu, env) -> None:
                  for s, v in got.items()]
         same = "" if len(seen) == 1 else " IDS DIFFER"
         print(f"| {f} | {t}{same} | " + " | ".join(cells) + " |", flush=True)
+        spread[(f, t)] = [f"{min(v):.3f}-{max(v):.3f} ({max(v) / min(v):.2f}x)"
+                          for v in got.values()]
+    print(f"\nspread between the {runs} processes (fastest-slowest):\n")
+    print("| file | text | " + " | ".join(names) + " |")
+    print("|---|---|" + "---:|" * len(names))
+    for (f, t), cells in spread.items():
+        print(f"| {f} | {t} | " + " | ".join(cells) + " |")
 
 
 def main() -> None:
@@ -225,7 +238,8 @@ def main() -> None:
     ap.add_argument("--threads", default="", help="1,2,16: time batches at these")
     ap.add_argument("--batch-file", default="cl100k")
     ap.add_argument("--texts", type=int, default=2000, help="texts a batch is cut into")
-    ap.add_argument("--tree", type=Path, default=ROOT, help="the checkout ours comes from")
+    ap.add_argument("--tree", default=str(ROOT),
+                    help="the checkout(s) ours comes from, comma-separated (before,after)")
     ap.add_argument("--cpu", default="-", help="a core to pin each process to (default: none)")
     ap.add_argument("--data", type=Path, default=corpora.DEFAULT_DATA)
     ap.add_argument("--wheels", type=Path, default=Path("/work/assets/wheels"))
@@ -241,7 +255,7 @@ def main() -> None:
     print(f"load average at the start: {load:.1f} on {os.cpu_count()} cores")
     if a.threads:
         batches(a.batch_file, "en", files, texts, a.runs, [int(k) for k in a.threads.split(",")],
-                a.texts, a.tree, env)
+                a.texts, [Path(t) for t in a.tree.split(",")], env)
     elif a.strategies:
         strategies(rows, a.strategies.split(","), files, texts, a.runs, a.cpu, env)
     else:
