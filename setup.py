@@ -51,8 +51,8 @@ SCAN = files("scan/scan.c")   # the native scanner, compiled into _scan only
 SCAN_SHARED = files("scan/scan_shared.c")
 MERGE = files("merge/route.c", "merge/merge.c", "merge/reference.c", "merge/small.c",
               "merge/strategies.c",
-              "merge/token_boundaries.c", "merge/lanes.c")   # the merge engine (_encode, _pipeline)
-WORDCACHE = files("merge/wordcache.c", "merge/encoder.c")
+              "merge/token_boundaries.c")   # the merge engine (_encode, _pipeline)
+WORDCACHE = files("merge/wordcache.c", "merge/encoder.c", "merge/batch.c")
 COUNT = files("count/wordtable.c", "count/tsv.c")
 IMPORTED = files("imported/pipe_tables.c", "imported/pipe_load_hf.c",
                  "imported/pipe_load_tiktoken.c", "imported/pipe_load_gguf.c",
@@ -159,7 +159,7 @@ setup(
         ext("text._scan", files("python/scanmodule.c", "text/normal_form.c") + SCAN,
             ("scan", "text")),
         # imported tokenizers (without it they use engine/tokenizers/imported/_pymodel.py)
-        ext("tokenizers.imported._pipeline", files("python/pipelinemodule.c") + IMPORTED + MERGE,
-            ("imported", "merge")),
+        ext("tokenizers.imported._pipeline", files("python/pipelinemodule.c", "merge/wordcache.c")
+            + IMPORTED + MERGE, ("imported", "merge")),
     ]
 )

@@ -7,9 +7,9 @@
 Each (file, text, strategy) runs in a process of its own under valgrind with
 BPE_GUI_MERGE=strategy (auto: none forced), the tokenizer loaded and warmed before the
 count starts, so the figure is the encode alone, whatever the machine's load. A strategy
-stays in csrc/merge/ only while it spends at least 10% fewer instructions than
-`reference` on some published file and text (issue 54). valgrind runs no AVX-512: the
-lanes cannot be counted here (time them with alternating processes).
+stays in csrc/merge/ only while it gains 10% or more on some published file and text
+on every CPU it runs on (issue 65: time that with bench_encode_stages.py --strategies;
+instructions here say where, whatever the load).
 Needs valgrind and its headers (Debian: valgrind), and a C compiler.
 """
 from __future__ import annotations
@@ -86,7 +86,7 @@ def main() -> int:
     args = ap.parse_args()
     sys.path.insert(0, str(ROOT))
     from bpe_gui.engine.tokenizers import merge_strategies
-    names = [s.name for s in merge_strategies() if s.name != "lanes"] \
+    names = [s.name for s in merge_strategies()] \
         if args.strategies == "all" else args.strategies.split(",")
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp)

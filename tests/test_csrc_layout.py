@@ -207,7 +207,7 @@ def test_no_c_files_depend_on_each_other_in_a_circle():
     """No module of csrc/ (a .c, a header, or the two of one name) includes or calls into
     another that, through others or directly, depends back on it: the merge engine's
     route.c chooses and the strategies below it call only the table (issue 54 found
-    merge.c, lanes.c, token_boundaries.c and whitespace_runs.c in one circle, and
+    merge.c, token_boundaries.c and whitespace_runs.c in one circle, and
     pipe_encode.c, pipe_spm.c, pipe_tables.c, and core.h with core_lists.c)."""
     graph = _dependencies()
     assert {"merge/route", "merge/merge", "core/core", "imported/pipe_spm"} <= set(graph)

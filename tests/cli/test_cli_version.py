@@ -67,7 +67,7 @@ def test_version_names_an_extension_that_was_not_built_and_what_runs_instead(
 def test_version_gives_the_reason_the_install_recorded(capsys, monkeypatch, tmp_path):
     """The record keeps the compiler's last messages; the line shows its first error."""
     why = ("command '/usr/bin/cc' failed with exit code 1\n"
-           "In file included from bpe_gui/engine/csrc/merge/lanes.c:9:\n"
+           "In file included from bpe_gui/engine/csrc/merge/small.c:9:\n"
            "bpe_gui/engine/csrc/util/atomics.h:12:10: fatal error: stdatomic.h: No such "
            "file or directory\n   12 | #include <stdatomic.h>\ncompilation terminated.")
     path = record(tmp_path, failed={"bpe_gui.engine.train._core": why})

@@ -1,6 +1,5 @@
-"""Texts the tokenizer tests share: long words one after another (merge.c's
-mt_encode_bytes2 merges two such words side by side, one step of each in turn) next to
-words that must not be paired: shorter ones, longer than the flat loop takes, whitespace
+"""Texts the tokenizer tests share: long words one after another (merge.c's flat loop)
+next to other words: shorter ones, longer than the flat loop takes, whitespace
 runs, words ending outside ASCII (cut where no token crosses), a word that comes back (from
 the per-thread table), a word that is one token (tiktoken's whole words)."""
 from __future__ import annotations

@@ -5,6 +5,7 @@ the GIL, lists changed under a C loop by Python code it calls."""
 from __future__ import annotations
 
 import threading
+from array import array
 
 import pytest
 
@@ -20,6 +21,21 @@ def _merger() -> "_encode.Merger":
     m = _encode.Merger(BYTE_IDS)
     m.add(ord("a"), ord("b"), 0, 256)
     return m
+
+
+JOIN_ALL = b"\x01" * 65536   # encode_pieces cuts a piece nowhere: each is one word
+
+
+def _pieces(m, words: list[str], limit: int, cache) -> list[int]:
+    """The ids of the words, merged one by one through Merger.encode_pieces (which
+    merges without the GIL, the WordCache marked busy meanwhile)."""
+    blob = "".join(words).encode()
+    starts, at = [0], 0
+    for w in words:
+        at += len(w.encode())
+        starts.append(at)
+    ids, _ = m.encode_pieces(blob, array("q", starts), JOIN_ALL, limit, cache)
+    return list(array("i", ids))
 
 
 def _model() -> "_pipeline.Model":
@@ -76,14 +92,14 @@ def test_uninitialised_and_reinitialised_objects_refuse():
     m = _encode.Merger.__new__(_encode.Merger)
     for call in (lambda: m.add(1, 2, 0, 3), lambda: m.merge([1, 2], 10),
                  lambda: m.encode_words(["ab"], {}, 10, 10),
-                 lambda: m.encode_text(0, "ab", 10, _encode.WordCache())):
+                 lambda: _pieces(m, ["ab"], 10, _encode.WordCache())):
         with pytest.raises(RuntimeError, match="not initialised"):
             call()
     with pytest.raises(RuntimeError, match="already initialised"):
         _merger().__init__(BYTE_IDS)
     cache = _encode.WordCache.__new__(_encode.WordCache)
     with pytest.raises(RuntimeError, match="not initialised"):
-        _merger().encode_text(0, "ab ab", 10, cache)
+        _pieces(_merger(), ["ab", " ab"], 10, cache)
     counted = _count.WordCounter(0)
     counted.count("some words")
     with pytest.raises(RuntimeError, match="already initialised"):
@@ -176,38 +192,38 @@ def test_word_counter_export_holds_off_other_threads():
     assert refused == sorted(calls)
 
 
-def test_word_cache_refuses_while_encode_text_runs():
-    """WordCache.clear() while encode_text used the cache on another thread silently
+def test_word_cache_refuses_while_encode_pieces_runs():
+    """WordCache.clear() while encode_pieces used the cache on another thread silently
     did nothing; len() read the cache as it changed. The Merger itself serves other
     threads meanwhile (its table is only read while merging)."""
     m = _merger()
     cache = _encode.WordCache()
-    text = " ".join(f"w{i}" for i in range(400_000))
+    words = [f" w{i}" for i in range(400_000)]
     calls = {"clear": cache.clear, "len": lambda: len(cache)}
     for _ in range(5):
-        refused = _refused_while(lambda: m.encode_text(0, text, 10, cache), calls)
+        refused = _refused_while(lambda: _pieces(m, words, 10, cache), calls)
         if refused == sorted(calls):
             break
     assert refused == sorted(calls)
-    assert _refused_while(lambda: m.encode_text(0, text, 10, _encode.WordCache()),
+    assert _refused_while(lambda: _pieces(m, words, 10, _encode.WordCache()),
                           {"n_merges": lambda: m.n_merges,
                            "merge": lambda: m.merge([97, 98], 10)}) == []
 
 
-def test_merger_add_waits_for_encode_text_on_other_threads():
+def test_merger_add_waits_for_merging_on_other_threads():
     """add() while another thread merged without the GIL raised RuntimeError (or, without
     the guard, could have grown the table under the reader); now it waits for it."""
     m = _merger()
-    text = "ab " * 300_000
+    words = ["ab", " "] * 300_000
     box = {}
-    t = threading.Thread(target=lambda: box.update(ids=m.encode_text(0, text, 10,
-                                                                     _encode.WordCache())))
+    t = threading.Thread(target=lambda: box.update(ids=_pieces(m, words, 10,
+                                                               _encode.WordCache())))
     t.start()
     added = m.add(ord("c"), ord("d"), 1, 257)   # waits, never raises
     t.join()
     assert added is True
     assert box["ids"] == [256, 32] * 300_000
-    assert m.encode_text(0, "cd", 10, _encode.WordCache()) == [257]
+    assert _pieces(m, ["cd"], 10, _encode.WordCache()) == [257]
 
 # ---- a Merger over an imported model's table (Merger.wrap) ---------------------------
 
@@ -222,7 +238,7 @@ def _tiktoken_model(tokens=(b"ab", b"abab")) -> "_pipeline.Model":
 
 def test_wrapped_table_is_read_only_and_keeps_its_model_alive():
     m = _encode.Merger.wrap(_tiktoken_model().merge_table())   # no other reference left
-    assert m.encode_text(0, "ababab ab", 2**31 - 1, _encode.WordCache()) == [257, 256, 32, 256]
+    assert _pieces(m, ["ababab", " ab"], 2**31 - 1, _encode.WordCache()) == [257, 256, 32, 256]
     with pytest.raises(RuntimeError, match="takes no merges"):
         m.add(97, 98, 0, 300)
     with pytest.raises(ValueError, match="bytes"):   # tiktoken ranks pairs by their bytes

@@ -21,6 +21,7 @@ pytestmark = pytest.mark.skipif(
 
 SCRIPT = textwrap.dedent('''
     import gc, sys
+    from array import array
     from bpe_gui.engine.corpus import _count
     from bpe_gui.engine.text import _scan
     from bpe_gui.engine.tokenizers import _encode
@@ -35,7 +36,8 @@ SCRIPT = textwrap.dedent('''
         m = _encode.Merger(list(range(256)))
         assert m.add(97, 98, 0, 256) is True and m.add(97, 98, 1, 257) is False
         cache = _encode.WordCache()
-        m.encode_text(0, "ab ab abc", 10, cache); cache.clear()
+        m.encode_pieces(b"ab ab abc", array("q", [0, 2, 5, 9]), b"\x01" * 65536, 10, cache)
+        cache.clear()
         m.encode_words(["ab", "c"], {}, 10, 10); m.merge([97, 98], 10)
         _encode.set_tables(None)
         c = _count.WordCounter(0, [b"<s>"])

@@ -4,7 +4,7 @@ encoder of whole texts.
 Use it through :class:`bpe_gui.engine.tokenizers.trained.Tokenizer` and the imported
 tokenizers' pipeline. Any number of threads can encode with one Merger and one Encoder at
 once (encoding runs without the GIL; ``add`` waits until no thread is in it). A WordCache
-serves one thread at a time: while ``encode_text`` uses it, its methods raise RuntimeError
+serves one thread at a time: while ``encode_pieces`` uses it, its methods raise RuntimeError
 on other threads. Ids are ints from 0 to 2**31 - 2.
 """
 from array import array
@@ -14,7 +14,6 @@ from typing_extensions import Buffer
 
 MAX_TABLE_SLOTS: int
 ENC_CHUNK: int   # characters of a long str turned into UTF-8 at a time
-LANES_CPU: bool  # long words merge sixteen at a time in AVX-512 lanes here (merge/lanes.c)
 simd: str  # the vector code compiled in: "sse2,avx2,avx512", "sse2" or "" (util/simd.h)
 TABLES_REGEX_VERSION: str   # the regex release of the scanner's built-in tables
 
@@ -48,9 +47,6 @@ class Merger:
         """Words ``blob[starts[i]:starts[i + 1]]`` (int64 starts), each cut between bytes
         x, y where ``joins[x << 8 | y]`` is 0 and the segments merged through the cache,
         without the GIL: (int32 ids, int64 starts of each word's ids), as bytes."""
-    def encode_text(self, preset: int, text: str, limit: int, cache: WordCache, /) -> list[int]:
-        """A whole text without special tokens, cut by the native scanner (preset as in
-        ``_scan``) and merged, without the GIL. UnicodeEncodeError for lone surrogates."""
 
 class Encoder:
     """Whole texts to ids in one pass (csrc/merge/encoder.h): the special tokens found in
@@ -71,7 +67,8 @@ class Encoder:
     def encode_batch(self, texts: list[str], threads: int = 1, as_array: bool = False,
                      ordinary: bool = False) -> list[list[int]] | list[array[int]]:
         """``[encode(t) for t in texts]`` on ``threads`` native threads that share the
-        cache (the lists are made at the end, with the GIL)."""
+        cache (merge/batch.c: each list made empty with the GIL, its items written on the
+        threads without it)."""
     def encode_offsets(self, text: str, lengths: Buffer, tokens: list[bytes],
                        ordinary: bool = False,
                        align: tuple[Buffer, Buffer] | None = None,
@@ -101,10 +98,6 @@ def trim_offsets(ids: list[int], offsets: list[tuple[int, int]], lead: Buffer, t
     """tokenizers' ByteLevel offset trimming (csrc/imported/offsets.c): each span leaves
     out lead[id] leading and trail[id] trailing spaces (int32 by id), never crossing its
     other end; with ``prefix`` (add_prefix_space) a first token's one space stays."""
-
-def _use_lanes(on: bool, /) -> bool:
-    """Long words in the lanes (True) or in the flat loop, for every encoder of this
-    process (tests); returns the setting before."""
 
 def _fast_word(preset: int, data: bytes, /) -> int:
     """The one-load word scanner (csrc/scan/scan_fast.h) at the 8 bytes data[:8]: the word's

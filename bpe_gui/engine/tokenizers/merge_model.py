@@ -214,13 +214,6 @@ class MergeModel(WordModel):
         assert self.merger is not None   # called only when .native
         return self.merger.encode_pieces(blob, starts, joins, self.limit, cache)
 
-    def encode_text(self, preset: int, text: str, cache) -> list[int]:
-        """Byte level, a native scanner preset: a whole text scanned and merged in C
-        (``cache``: a :func:`word_cache`). Raises UnicodeEncodeError on lone surrogates."""
-        assert self.merger is not None   # called only when .native
-        return self.merger.encode_text(preset, text, self.limit, cache)
-
-
     def encoder(self, preset: int, specials: dict[str, int], cache_words: int = 1 << 16):
         """The one-pass C encoder of whole texts (``_encode.Encoder``) over this model's
         merges in use, for a native scanner preset; ``specials``: text -> id."""

@@ -229,10 +229,9 @@ def test_encode_batch_native_threads(tmp_path_factory, threads):
 
 @pytest.mark.parametrize("threads", [2, 3])
 def test_encode_batch_lists_made_while_others_encode(tmp_path_factory, threads):
-    """The calling thread makes the lists of the texts done so far between its own texts
-    once 65,536 ids wait (encodemodule.c BATCH_LISTS): a batch that crosses that many
-    times, long and short texts mixed so the threads finish out of order, and one of
-    20,000 tiny texts, each item as encode gives it, as lists and as arrays."""
+    """The lists are filled on the threads once every text is encoded (merge/batch.c):
+    long and short texts mixed so the threads finish out of order, and a batch of 20,000
+    tiny texts, each item as encode gives it, as lists and as arrays."""
     ours, enc = _tiktoken_pair(tmp_path_factory, known.CL100K_PATTERN, {"<|endoftext|>": 1000})
     big = _random_texts(40, seed=11, length=(20_000, 60_000))
     small = _random_texts(400, seed=12, length=(0, 300))
@@ -246,6 +245,27 @@ def test_encode_batch_lists_made_while_others_encode(tmp_path_factory, threads):
     tiny = _random_texts(20_000, seed=13, length=(0, 12))
     assert ours.encode_batch(tiny, threads=threads, allowed_special="all") == [enc.encode(t, allowed_special="all")
                                                         for t in tiny]
+
+
+@pytest.mark.parametrize("threads", [1, 3])
+def test_encode_batch_lists_hold_one_reference_per_item(tmp_path_factory, threads):
+    """The threads write the int objects into the lists without the GIL and their
+    references are added after: each object's count rises by exactly the number of times
+    it is in the lists (counted here in Python), and falls back when they are freed."""
+    import sys
+    ours, _ = _tiktoken_pair(tmp_path_factory, known.CL100K_PATTERN, {})
+    native = ours.pipeline.whole_text_encoder
+    texts = _random_texts(300, seed=14, length=(0, 500))
+    objs = {id(x): x for t in texts for x in native.encode_ordinary(t) if x > 256}
+    before = {k: sys.getrefcount(v) for k, v in objs.items()}
+    lists = native.encode_batch(texts, threads, ordinary=True)
+    uses: dict[int, int] = {}
+    for one in lists:
+        for x in one:
+            uses[id(x)] = uses.get(id(x), 0) + 1
+    assert objs and all(sys.getrefcount(v) == before[k] + uses.get(k, 0) for k, v in objs.items())
+    del lists, one, x
+    assert all(sys.getrefcount(v) == before[k] for k, v in objs.items())
 
 
 def test_one_cache_for_every_thread_bounded(tmp_path_factory):

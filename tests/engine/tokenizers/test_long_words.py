@@ -203,10 +203,9 @@ def test_pure_python_model_merges_long_words_the_same(tiktoken_file, hf_pair, tm
 
 
 # ------------------------------------------------------ long words one after another
-# Two long words in a row are merged side by side (merge.c, mt_encode_bytes2: one step of
-# each in turn); words that do not go whole to the flat loop are merged alone. A text of
-# such words next to words that must not be paired (long_texts.ROW, which the
-# conformance suite runs over every kind too).
+# Long words in a row, next to shorter ones, longer than the flat loop takes, whitespace
+# runs and words cut where no token crosses (long_texts.ROW, which the conformance suite
+# runs over every kind too).
 from long_texts import ROW  # noqa: E402
 
 

@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[3]
 
 # Every strategy this file forces. A strategy added to csrc/merge/strategies.c and not
 # here fails test_every_strategy_is_forced_here.
-FORCED = ["reference", "small", "flat", "flat_pair", "lanes", "boundaries"]
+FORCED = ["reference", "small", "flat", "boundaries"]
 
 if not merge_strategies():   # pragma: no cover - only without a C compiler at install time
     pytest.skip("the C extensions are not built: no merge strategies", allow_module_level=True)
@@ -47,7 +47,7 @@ def _texts() -> dict[str, str]:
     planes = "aé中🙂Ж\u0301ßπ😀한"
     return {
         **TEXTS,
-        # words of 33..1024 bytes (flat, lanes), side by side (flat_pair)
+        # words of 33..1024 bytes (flat)
         "long-letters": " ".join("".join(rnd.choice(letters) for _ in range(rnd.randint(30, 300)))
                                  for _ in range(24)),
         "long-runs": "x" * 700 + " " + "ab" * 300 + " " + "aaab" * 90,

@@ -34,8 +34,8 @@
 
 #include "imported/charsmap.h"
 #include "imported/pipeline.h"
+#include "merge/wordcache.h"
 #include "util/grow.h"
-#include "util/hash.h"
 
 #define N_CP 0x110000
 #define SEG_CACHE_MAX (1u << 18)
@@ -853,75 +853,17 @@ int spm_segments(const PipeModel *m, const unsigned char *s, size_t n, size_t **
     return 0;
 }
 
-typedef struct {
-    uint64_t hash;
-    size_t off, id_off;
-    uint32_t len, n_ids;
-} SegEntry;
-
-typedef struct {
-    uint32_t *slots;
-    size_t cap;
-    SegEntry *ent;
-    size_t n, ent_cap;
-    unsigned char *bytes;
-    size_t bl, bcap;
-    int32_t *ids;
-    size_t il, icap;
-} SegCache;
-
-static void cache_free(SegCache *c) {
-    free(c->slots);
-    free(c->ent);
-    free(c->bytes);
-    free(c->ids);
-    memset(c, 0, sizeof *c);
+/* The segment cache is the encoder's table of words (merge/wordcache.h): made at the first
+   segment put in, emptied when SEG_CACHE_MAX segments are in. */
+static const int32_t *seg_find(WordCacheTable *c, const unsigned char *w, size_t len,
+                               size_t *n) {
+    return c->slots ? wc_find(c, w, len, n) : NULL;
 }
 
-static const SegEntry *cache_get(const SegCache *c, const unsigned char *w, size_t len,
-                                 uint64_t h) {
-    if (!c->cap) return NULL;
-    size_t s = h & (c->cap - 1);
-    while (c->slots[s]) {
-        const SegEntry *e = &c->ent[c->slots[s] - 1];
-        if (e->hash == h && e->len == len && memcmp(c->bytes + e->off, w, len) == 0) return e;
-        s = (s + 1) & (c->cap - 1);
-    }
-    return NULL;
-}
-
-static int cache_put(SegCache *c, const unsigned char *w, size_t len, uint64_t h,
-                     const int32_t *ids, size_t n_ids) {
-    if (c->n >= SEG_CACHE_MAX) { /* full: start again */
-        c->n = c->bl = c->il = 0;
-        memset(c->slots, 0, c->cap * sizeof(uint32_t));
-    }
-    if (!c->cap) {
-        c->cap = 2 * SEG_CACHE_MAX;
-        c->slots = calloc(c->cap, sizeof(uint32_t));
-        if (!c->slots) {
-            c->cap = 0;
-            return PIPE_NOMEM;
-        }
-    }
-    if (bpe_grow((void **)&c->ent, &c->ent_cap, c->n + 1, sizeof(SegEntry), 1024) < 0 ||
-        bpe_grow((void **)&c->bytes, &c->bcap, c->bl + len, 1, 1 << 16) < 0 ||
-        bpe_grow((void **)&c->ids, &c->icap, c->il + n_ids, sizeof(int32_t), 1 << 14) < 0)
-        return PIPE_NOMEM;
-    SegEntry *e = &c->ent[c->n];
-    e->hash = h;
-    e->off = c->bl;
-    e->len = (uint32_t)len;
-    e->id_off = c->il;
-    e->n_ids = (uint32_t)n_ids;
-    memcpy(c->bytes + c->bl, w, len);
-    c->bl += len;
-    memcpy(c->ids + c->il, ids, n_ids * sizeof(int32_t));
-    c->il += n_ids;
-    size_t s = h & (c->cap - 1);
-    while (c->slots[s]) s = (s + 1) & (c->cap - 1);
-    c->slots[s] = (uint32_t)++c->n;
-    return 0;
+static int seg_put(WordCacheTable *c, const unsigned char *w, size_t len, const int32_t *ids,
+                   size_t n) {
+    if (!c->slots && wc_init(c, SEG_CACHE_MAX) < 0) return PIPE_NOMEM;
+    return wc_put(c, w, len, ids, n) < 0 ? PIPE_NOMEM : 0;
 }
 
 /* Short segments (up to 4 bytes: one character, the usual segment of CJK text) by their
@@ -966,7 +908,7 @@ int spm_encode(const PipeModel *m, const unsigned char *s, size_t n, int prefix,
     const SpmData *d = m->spm;
     Norm z = {{0}, NULL, 0, offsets};
     Scratch x = {0};
-    SegCache cache = {0};
+    WordCacheTable cache = {0};
     SpmOut seg = {0};
     MemoEntry *memo = offsets ? NULL : memo_new(n);
     int rc = normalize(m, s, n, prefix, &z);
@@ -999,19 +941,17 @@ int spm_encode(const PipeModel *m, const unsigned char *s, size_t n, int prefix,
                     ids = me->ids;
                     ni = (size_t)me->n;
                 } else {
-                    uint64_t h = bpe_hash_bytes(p, sl);
-                    const SegEntry *e = cache_get(&cache, p, sl, h);
-                    if (!e) {
+                    ids = seg_find(&cache, p, sl, &ni);
+                    if (!ids) {
                         seg.n = 0;
                         int pu = 0;
                         if ((rc = merge_word(m, &x, p, sl)) < 0 ||
                             (rc = symbols_out(m, &x, p, &seg, 0, 0, &pu)) < 0 ||
-                            (rc = cache_put(&cache, p, sl, h, seg.ids, seg.n)) < 0)
+                            (rc = seg_put(&cache, p, sl, seg.ids, seg.n)) < 0)
                             goto done;
-                        e = &cache.ent[cache.n - 1];
+                        ids = seg.ids;
+                        ni = seg.n;
                     }
-                    ids = cache.ids + e->id_off;
-                    ni = e->n_ids;
                     if (me) memo_put(me, mk, ids, ni);
                 }
                 if (ni && prev_unk && !d->llama && !d->byte_fallback && ids[0] == m->unk_id)
@@ -1039,7 +979,7 @@ done:
     free(z.out.p);
     free(z.n2o);
     scratch_free(&x);
-    cache_free(&cache);
+    wc_free(&cache);
     spm_out_free(&seg);
     free(memo);
     return rc;
@@ -1118,7 +1058,7 @@ static inline void seg_seen(SegAdmit *a, int b, int hit) {
 int pipe_encode_cut(const PipeModel *m, const unsigned char *s, size_t n, SpmOut *out) {
     MergeScratch x = {0};
     x.kept = n >= (1u << 16); /* a long text: the 1 MB memo of pair ranks pays */
-    SegCache cache = {0};
+    WordCacheTable cache = {0};
     SegAdmit admit = {{0}, {0}, {0}};
     MemoEntry *memo = memo_new(n);
     int rc = 0;
@@ -1161,17 +1101,12 @@ int pipe_encode_cut(const PipeModel *m, const unsigned char *s, size_t n, SpmOut
                 ni = (size_t)me->n;
             } else {
                 int b = seg_class(sl), use = sl <= SEG_CACHE_LEN && seg_try(&admit, b);
-                uint64_t h = 0;
-                const SegEntry *e = NULL;
+                ids = NULL;
                 if (use) {
-                    h = bpe_hash_bytes(p, sl);
-                    e = cache_get(&cache, p, sl, h);
-                    seg_seen(&admit, b, e != NULL);
+                    ids = seg_find(&cache, p, sl, &ni);
+                    seg_seen(&admit, b, ids != NULL);
                 }
-                if (e) {
-                    ids = cache.ids + e->id_off;
-                    ni = e->n_ids;
-                } else {
+                if (!ids) {
                     int err = 0;
                     ni = pipe_tokenize(m, &x, (const char *)p, sl, &err);
                     if (ni == (size_t)-1) {
@@ -1179,7 +1114,7 @@ int pipe_encode_cut(const PipeModel *m, const unsigned char *s, size_t n, SpmOut
                         goto done;
                     }
                     ids = x.sym;
-                    if (use && (rc = cache_put(&cache, p, sl, h, x.sym, ni)) < 0)
+                    if (use && (rc = seg_put(&cache, p, sl, x.sym, ni)) < 0)
                         goto done;
                 }
                 if (me) memo_put(me, mk, ids, ni);
@@ -1195,7 +1130,7 @@ int pipe_encode_cut(const PipeModel *m, const unsigned char *s, size_t n, SpmOut
     }
 done:
     ms_free(&x);
-    cache_free(&cache);
+    wc_free(&cache);
     free(memo);
     return rc;
 }

@@ -376,7 +376,6 @@ int enc_cache_holds(const EncCache *c, const unsigned char *w, size_t len)
 void enc_scratch_free(EncScratch *sc)
 {
     ms_free(&sc->x);
-    ms_free(&sc->y);
     wc_free(&sc->longs);
     free(sc->ids);
     free(sc->buf);
@@ -388,8 +387,6 @@ void enc_scratch_trim(EncScratch *sc, size_t keep)
 {
     if (sc->x.cap * 7 * sizeof(int32_t) > keep)
         ms_trim(&sc->x);
-    if (sc->y.cap * 7 * sizeof(int32_t) > keep)
-        ms_trim(&sc->y);
     if (sc->cap * sizeof(uint32_t) > keep) {
         free(sc->ids);
         sc->ids = NULL;
@@ -406,7 +403,6 @@ void enc_scratch_trim(EncScratch *sc, size_t keep)
         sc->cap_marks = 0;
     }
     sc->n_marks = 0;
-    sc->n_batch = 0; /* (a call that failed may have left words waiting) */
 }
 
 static inline int room(EncScratch *sc, size_t more)
@@ -529,114 +525,6 @@ static int word_miss(const MergeTable *m, const EncCache *c, EncSet *st, EncScra
     return long_put(sc, w, len, sc->x.sym, k, limit);
 }
 
-/* Two long words one after the other (each over ENC_KEY_MAX bytes, the oldest pending
- * word and the next), merged side by side (merge.h, mt_encode_bytes2) when neither is in
- * the per-thread table and both go whole to the flat loop: their ids appended, each
- * stored as word_miss stores it. 1: done; 0: nothing done (word_slow takes the first
- * alone); -1: out of memory. */
-static int word_pair(const MergeTable *m, EncScratch *sc, const unsigned char *w1,
-                     size_t len1, const unsigned char *w2, size_t len2, int32_t limit,
-                     size_t words_left)
-{
-    size_t k1, k2;
-    if (sc->longs.slots &&
-        (wc_find(&sc->longs, w1, len1, &k1) != NULL || wc_find(&sc->longs, w2, len2, &k2) != NULL))
-        return 0;
-    sc->x.kept = sc->y.kept = 1;
-    int r = mt_encode_bytes2(m, &sc->x, &sc->y, w1, len1, w2, len2, limit, &k1, &k2);
-    if (r <= 0)
-        return r;
-    if (room(sc, k1 + k2 + ENC_IDS_MAX * words_left + 8) < 0)
-        return -1;
-    memcpy(sc->ids + sc->n, sc->x.sym, k1 * sizeof(uint32_t));
-    memcpy(sc->ids + sc->n + k1, sc->y.sym, k2 * sizeof(uint32_t));
-    sc->n += k1 + k2;
-    if (admit(sc, long_hash(w1, len1)) && long_put(sc, w1, len1, sc->x.sym, k1, limit) < 0)
-        return -1;
-    if (admit(sc, long_hash(w2, len2)) && long_put(sc, w2, len2, sc->y.sym, k2, limit) < 0)
-        return -1;
-    return 1;
-}
-
-/* ---- long words in the lanes (merge/lanes.c) ----
- * A long word that misses goes into a batch instead of being merged at once: its ids get
- * a hole of one id per byte (a token holds at least one byte), and the words after it
- * are written after the hole. When ENC_LANE_BATCH words wait, or the piece of text ends,
- * they are merged together (mt_merge_lanes: sixteen at a time, shortest first), each
- * word's ids fill its hole, and the ids are moved up over the holes' unused ends. The
- * holes are at most LANE_SPAN ids apart from the first (a batch that waits for long words
- * that are seldom moves a bounded stretch of ids), and a batch of fewer than LANE_MIN
- * words is merged word by word (a lane alone scans the rows for sixteen). */
-#define LANE_SPAN ((size_t)1 << 16)
-#define LANE_MIN 4
-
-static int lanes_flush(const MergeTable *m, EncScratch *sc, int32_t limit)
-{
-    size_t nb = sc->n_batch;
-    if (!nb)
-        return 0;
-    sc->n_batch = 0;
-    MergeLaneWord *lw = sc->lane_words;
-    for (size_t k = 0; k < nb; k++) {
-        lw[k].out = sc->ids + sc->holes[k];
-        lw[k].k = MT_LANE_ALONE;
-    }
-    sc->x.kept = 1;
-    if (nb >= (m->strategy == MT_LANES ? 1 : LANE_MIN) && mt_merge_lanes(m, &sc->x, lw, nb, limit) < 0)
-        return -1;
-    size_t at = sc->holes[0]; /* where the next ids go */
-    for (size_t k = 0; k < nb; k++) {
-        const unsigned char *w = lw[k].w;
-        size_t len = lw[k].len, hole = sc->holes[k];
-        if (lw[k].k == MT_LANE_ALONE) {
-            size_t got = mt_encode_bytes(m, &sc->x, w, len, limit, 0);
-            if (got == (size_t)-1)
-                return -1;
-            memcpy(sc->ids + hole, sc->x.sym, got * sizeof(uint32_t)); /* (got <= len) */
-            lw[k].k = (uint32_t)got;
-        }
-        size_t got = lw[k].k;
-        if (admit(sc, long_hash(w, len)) &&
-            long_put(sc, w, len, (const int32_t *)(sc->ids + hole), got, limit) < 0)
-            return -1;
-        memmove(sc->ids + at, sc->ids + hole, got * sizeof(uint32_t));
-        at += got;
-        size_t from = hole + len, to = k + 1 < nb ? sc->holes[k + 1] : sc->n;
-        memmove(sc->ids + at, sc->ids + from, (to - from) * sizeof(uint32_t));
-        at += to - from;
-    }
-    sc->n = at;
-    return 0;
-}
-
-/* A word mt_route sends to the lanes: its ids from the per-thread table of long words,
- * or a hole for them and the word in the batch. 1: done; -1: out of memory. */
-static int word_lanes(const MergeTable *m, EncScratch *sc, const unsigned char *w, size_t len,
-                      int32_t limit)
-{
-    const int32_t *ids;
-    size_t k;
-    if (sc->longs.slots && (ids = wc_find(&sc->longs, w, len, &k)) != NULL) {
-        sc->win_hits++;
-        if (room(sc, k + ENC_IDS_MAX * 4 + 8) < 0)
-            return -1;
-        memcpy(sc->ids + sc->n, ids, k * sizeof(uint32_t));
-        sc->n += k;
-        return 1;
-    }
-    if (sc->n_batch && sc->n - sc->holes[0] > LANE_SPAN && lanes_flush(m, sc, limit) < 0)
-        return -1;
-    if (room(sc, len + ENC_IDS_MAX * 4 + 8) < 0)
-        return -1;
-    sc->lane_words[sc->n_batch].w = w;
-    sc->lane_words[sc->n_batch].len = (uint32_t)len;
-    sc->holes[sc->n_batch++] = sc->n;
-    sc->n += len;
-    if (sc->n_batch == ENC_LANE_BATCH && lanes_flush(m, sc, limit) < 0)
-        return -1;
-    return 1;
-}
-
 /* A word of up to 32 bytes, or longer, through the shared cache (when c is not NULL: its
  * set, then its victim set), the per-thread table of long words or merging: its ids
  * appended to sc->ids. */
@@ -725,9 +613,6 @@ BPE_FORCE_INLINE int encode_piece_k(
         wc_reset(&sc->longs), sc->longs.limit = limit;
     if (room(sc, 4 * ENC_IDS_MAX) < 0)
         return -1;
-    /* words the encoder may batch (lanes, pairs): long ones; every one when forced */
-    size_t batch_from = m->strategy == MT_AUTO ? ENC_KEY_MAX + 1 : 2;
-    int lanes = mt_lanes_ok(m) && (m->strategy == MT_AUTO || m->strategy == MT_LANES);
     uint32_t *out = sc->ids + sc->n, *out_end = sc->ids + sc->cap - ENC_IDS_MAX;
     /* Software pipelining: words are scanned and their sets prefetched ENC_AHEAD words
      * before they are looked up. The set's first load stalled most of the loop's cycles
@@ -831,25 +716,7 @@ BPE_FORCE_INLINE int encode_piece_k(
         sc->n = (size_t)(out - sc->ids);
         sc->win_hits += hits;
         hits = 0;
-        /* a long word: into the lanes' batch; else two long words in a row merged side by
-         * side (word_pair) */
-        int paired = 0, route = MT_AUTO; /* (asked only where a batch could take it) */
-        if (plen >= batch_from && (lanes || (pending && ring[head].len >= batch_from)))
-            route = mt_route(m, &sc->x, MT_AT_BATCH, pw, plen, 0, limit, 0);
-        if (route == MT_LANES)
-            paired = word_lanes(m, sc, pw, plen, limit);
-        if (paired < 0)
-            return -1;
-        if (route == MT_FLAT_PAIR && pending && ring[head].len >= batch_from) {
-            paired = word_pair(m, sc, pw, plen, ring[head].w, ring[head].len, limit, 4);
-            if (paired < 0)
-                return -1;
-            if (paired) {
-                head = (head + 1) & (ENC_AHEAD - 1);
-                pending--;
-            }
-        }
-        if (!paired && word_slow(m, cc, sc, pw, plen,
+        if (word_slow(m, cc, sc, pw, plen,
                                  readable > (size_t)(pw - s) ? readable - (size_t)(pw - s) : 0,
                                  limit, 4) < 0)
             return -1;
@@ -858,7 +725,7 @@ BPE_FORCE_INLINE int encode_piece_k(
     }
     sc->n = (size_t)(out - sc->ids);
     sc->win_hits += hits;
-    return lanes_flush(m, sc, limit); /* (the words point into this piece's text) */
+    return 0;
 }
 
 static int encode_piece(const MergeTable *m, int preset, EncCache *c, EncScratch *sc,

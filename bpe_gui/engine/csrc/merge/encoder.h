@@ -81,11 +81,9 @@ size_t enc_cache_count(const EncCache *c);
 int enc_cache_holds(const EncCache *c, const unsigned char *w, size_t len);
 
 /* ---- one thread's scratch ---- */
-#define ENC_LANE_BATCH 64 /* long words merged in the lanes at once (merge/lanes.c) */
 
 typedef struct {
     MergeScratch x;          /* merging a new word */
-    MergeScratch y;          /* the second of two long words merged side by side */
     WordCacheTable longs;    /* words too long for the shared cache; NULL slots: none yet */
     uint32_t *ids;           /* the result: ids[0 .. n) */
     size_t n, cap;
@@ -103,11 +101,6 @@ typedef struct {
     uint32_t win_misses, admit_tick;
     int sparse;
     uint32_t door[ENC_DOOR];
-    /* long words waiting for the lanes (encoder.c, word_lanes): word k's ids go in a hole
-     * of lane_words[k].len ids at ids[holes[k]], filled when the batch is merged */
-    MergeLaneWord lane_words[ENC_LANE_BATCH];
-    size_t holes[ENC_LANE_BATCH];
-    size_t n_batch;
 } EncScratch;
 
 void enc_scratch_free(EncScratch *sc);

@@ -2,7 +2,7 @@
  * filters.h -- the hash of the merge engine's two bit filters (merge.c): the pair filter
  * (a pair of token ids) and the short keys' filter (2..8 bytes and their length). Each is
  * a blocked Bloom filter of 512 KB: two bits of one 64-bit word per entry. Shared with
- * lanes.c, whose vector copy must set and test the same bits.
+ * small.c, whose own lookups must test the same bits.
  */
 #ifndef BPE_MERGE_FILTERS_H
 #define BPE_MERGE_FILTERS_H

@@ -152,16 +152,8 @@ void ms_trim(MergeScratch *x)
     x->cap = 0;
 }
 
-/* a scratch part that begins with the function that frees it (merge.h) */
-static void free_owned(void *p)
-{
-    if (p)
-        (*(void (**)(void *))p)(p);
-}
-
 void ms_free(MergeScratch *x)
 {
-    free_owned(x->lanes);
     free(x->sym);
     free(x->rk);
     free(x->nxt);
@@ -514,11 +506,8 @@ flat_rank(const MergeTable *m, const MergeScratch *x, int32_t i, int32_t j, int3
     return pair_rank_slow(m, a, b, w, limit, made, (size_t)i, len, key, seen);
 }
 
-/* One word in the flat loop: small.c's keys, wider (rank << 10 | position). The loop
- * is a start and steps over this struct, so that one word (NAME##_one) or two side by
- * side (NAME##_two) run the same code, inlined whole into each copy (round 10 had found
- * a loop shared with the short words' scan through a key width 7% slower: gcc inlined the
- * prefetches differently). */
+/* One word in the flat loop: small.c's keys, wider (rank << 10 | position); a start and
+ * steps over this struct, inlined whole into NAME##_one. */
 struct FlatWord {
     MergeScratch *x;
     const unsigned char *w;
@@ -529,9 +518,7 @@ struct FlatWord {
 /* Each merge of a word waits for the filter words (or memo slots) of the two pairs it
  * made before the next minimum can be known: perf put a quarter of the flat loop's
  * samples on those two loads, in a loop whose instructions, cut by a third, made it only
- * 8-12% faster. Two words of a text do not wait on each other: merged a step each in
- * turn (NAME##_two), one word's step runs while the other's loads are out.
- * No prefetches here: the loop runs at over three instructions a cycle and asking for
+ * 8-12% faster. No prefetches here: the loop runs at over three instructions a cycle and asking for
  * the two new pairs' lines cost more instructions than the waits they saved (cl100k long
  * words 28 -> 29 MB/s, Llama 3.2 29 -> 31 without them); nor did asking at one step and
  * answering at the word's next help (bench/README.md, round 14). What the loop loses
@@ -543,7 +530,7 @@ struct FlatWord {
  * bytes), so the loop keeps no spans: flat_finish makes them from the places. One copy
  * for each kind of table (BY_SPAN: rank-based), so that the pair lookups test it once,
  * at the call. */
-#define FLAT_LOOP(NAME, TARGET, MIN, LANES, BY_SPAN)                                            \
+#define FLAT_LOOP(NAME, TARGET, MIN, WIDTH, BY_SPAN)                                            \
     /* the word's symbols linked, each pair's key from the byte-pair table; -1: a rank   */    \
     /* too large for the keys */                                                               \
     BPE_TARGET(TARGET) BPE_FORCE_INLINE int                                                    \
@@ -553,7 +540,7 @@ struct FlatWord {
         int32_t *key = (int32_t *)x->heap, *nxt = x->nxt, *prv = x->prv; /* 6 * cap int32 */   \
         const unsigned char *w = f->w;                                                         \
         size_t n = f->n;                                                                       \
-        f->pad = (n + LANES - 1) & ~(size_t)(LANES - 1);                                       \
+        f->pad = (n + WIDTH - 1) & ~(size_t)(WIDTH - 1);                                       \
         for (size_t i = 0; i < n; i++) {                                                       \
             x->sym[i] = m->byte_ids[w[i]];                                                     \
             nxt[i] = (int32_t)i + 1;                                                           \
@@ -608,25 +595,6 @@ struct FlatWord {
         while (g.state > 0)                                                                    \
             g.state = NAME##_step(m, &g, limit);                                        \
         f->state = g.state;                                                                    \
-    }                                                                                          \
-    /* two words, a step of each in turn while both merge */                                  \
-    BPE_TARGET(TARGET) static void NAME##_two(const MergeTable *m,                             \
-                                              struct FlatWord *a,                              \
-                                              struct FlatWord *b, int32_t limit)               \
-    {                                                                                          \
-        struct FlatWord g = *a, h = *b;                                                        \
-        g.state = NAME##_start(m, &g, limit);                                                  \
-        h.state = NAME##_start(m, &h, limit);                                                  \
-        while (g.state > 0 && h.state > 0) {                                                   \
-            g.state = NAME##_step(m, &g, limit);                                        \
-            h.state = NAME##_step(m, &h, limit);                                        \
-        }                                                                                      \
-        while (g.state > 0)                                                                    \
-            g.state = NAME##_step(m, &g, limit);                                        \
-        while (h.state > 0)                                                                    \
-            h.state = NAME##_step(m, &h, limit);                                        \
-        a->state = g.state;                                                                    \
-        b->state = h.state;                                                                    \
     }
 
 /* the flat loop's symbols moved to the front; their spans from their places (a symbol
@@ -740,32 +708,6 @@ size_t mt_merge_flat(const MergeTable *m, MergeScratch *x, size_t n, int32_t lim
     return (size_t)-1;
 }
 
-/* a word of the pair once the flat loop is done with it: its symbols moved to the front,
- * or (a rank too large for the keys) given back as it came */
-static size_t flat_done(const MergeTable *m, const struct FlatWord *f, int spans)
-{
-    if (f->state == 0)
-        return flat_finish(f->x, f->n, spans);
-    raw_symbols(m, f->x, f->w, f->n, spans);
-    return (size_t)-1;
-}
-
-void mt_merge_flat_pair(const MergeTable *m, MergeScratch *x, MergeScratch *y,
-                        const unsigned char *w1, size_t len1, const unsigned char *w2,
-                        size_t len2, int32_t limit, size_t *k1, size_t *k2)
-{
-    int spans = m->by_span; /* (mt_encode_bytes' spans, asked for none) */
-    mt_want_memo(m, x);
-    y->seen = x->seen; /* one memo: the same thread, one word's step at a time */
-    struct FlatWord a = {x, w1, len1, 0, 1}, b = {y, w2, len2, 0, 1};
-    if (m->by_span)
-        flat8_spans_two(m, &a, &b, limit);
-    else
-        flat8_two(m, &a, &b, limit);
-    *k1 = flat_done(m, &a, spans);
-    *k2 = flat_done(m, &b, spans);
-    y->seen = NULL; /* x's */
-}
 #endif
 
 int mt_may_merge(const MergeTable *m, int32_t a, int32_t b)

@@ -15,9 +15,7 @@
  * left to right" rule. How a word is merged is one of the strategies below ("strategies":
  * one table, strategies.c; one place that chooses, route.c's mt_route): short words scan
  * for the lowest rank; words of 33..1024 raw bytes scan one flat array of keys with an
- * AVX2 minimum where the CPU has one (two such words in a row merge side by side, a step
- * of each in turn: mt_encode_bytes2; with AVX-512 the encoder merges them sixteen at a
- * time, a word in each lane: lanes.c); other words go to the reference merge
+ * AVX2 minimum where the CPU has one; other words go to the reference merge
  * (reference.c, a heap), so a word of n symbols costs O(n log n) rather than O(n^2)
  * (1,000,000 spaces, "x" * 10**6).
  *
@@ -137,9 +135,6 @@ typedef struct MergeScratch {
                     const unsigned char *w, int flags);
                               /* how token_boundaries.c merges a piece's symbols (mt_merge):
                                  set by route.c, so no strategy calls back there */
-    struct MergeLanes *lanes; /* lanes.c's sixteen words at once; NULL: none yet. It begins
-                                 with the function that frees it, so ms_free (merge.c)
-                                 calls nothing in lanes.c */
 } MergeScratch;
 
 /* ---- strategies: the ways a word can be merged (strategies.h); their entry points ---- */
@@ -156,11 +151,6 @@ size_t mt_merge_small(const MergeTable *m, MergeScratch *x, size_t n, int32_t li
                       const unsigned char *w, int flags);
 size_t mt_merge_flat(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
                      const unsigned char *w, int flags); /* -1: a rank too large */
-/* two raw words side by side (spans when rank-based): *k1, *k2 their lengths, or
- * (size_t)-1 each one given back */
-void mt_merge_flat_pair(const MergeTable *m, MergeScratch *x, MergeScratch *y,
-                        const unsigned char *w1, size_t len1, const unsigned char *w2,
-                        size_t len2, int32_t limit, size_t *k1, size_t *k2);
 int mt_have_flat(void); /* 1: this build has the flat loop and the CPU AVX2 */
 /* x->sym (and spans) of a byte-level word as it came: its bytes' tokens */
 void mt_raw_symbols(const MergeTable *m, MergeScratch *x, const unsigned char *w, size_t len,
@@ -169,15 +159,14 @@ void mt_raw_symbols(const MergeTable *m, MergeScratch *x, const unsigned char *w
 int32_t mt_whole_word(const MergeTable *m, const unsigned char *w, size_t len);
 
 /* mt_route's places: a byte-level word w[0..n) (every byte a token) past the whole-word
- * rule: MT_BOUNDARIES or MT_AUTO (merge its symbols); n symbols
- * in x (flags MT_RAW, MT_SPANS): MT_SMALL, MT_FLAT or MT_REFERENCE; a word
- * w[0..n) the encoder is about to merge: MT_LANES (into its batch),
- * MT_FLAT_PAIR (beside the next word if that one routes here too) or MT_AUTO (alone). */
-enum { MT_AT_WORD, MT_AT_SYMBOLS, MT_AT_BATCH };
-/* The strategy for a word at `at`, leaving out those whose bit is set in `declined` (they
- * gave the word back). The one place that chooses. */
-int mt_route(const MergeTable *m, MergeScratch *x, int at, const unsigned char *w, size_t n,
-             int flags, int32_t limit, unsigned declined);
+ * rule: MT_BOUNDARIES or MT_AUTO (merge its symbols); n symbols in x (flags MT_RAW,
+ * MT_SPANS; w unread): MT_SMALL, MT_FLAT or MT_REFERENCE. */
+enum { MT_AT_WORD, MT_AT_SYMBOLS };
+/* The strategy for a word at `at` (merged with the merges of rank < limit), leaving out
+ * those whose bit is set in `declined` (they gave the word back). The one place that
+ * chooses. */
+int mt_route(const MergeTable *m, int at, const unsigned char *w, size_t n, int flags,
+             int32_t limit, unsigned declined);
 
 /* byte_ids: the token id of each single byte (-1: none). 0, or -1 when out of memory. */
 int mt_init(MergeTable *m, const int32_t byte_ids[256]);
@@ -241,17 +230,8 @@ size_t mt_merge(const MergeTable *m, MergeScratch *x, size_t n, int32_t limit,
 size_t mt_encode_bytes(const MergeTable *m, MergeScratch *x, const unsigned char *w, size_t len,
                        int32_t limit, int spans);
 
-/* Two byte-level words w1, w2 (every byte has a token), each as mt_encode_bytes(.., spans
- * 0) would give them, merged side by side (x for w1, y for w2: one thread's two
- * scratches; y borrows x's memo) when both go whole to the flat loop of long words:
- * 1 (their ids in x->sym[0..*k1) and y->sym[0..*k2)); 0: they do not (nothing done:
- * merge them one by one); -1: out of memory. */
-int mt_encode_bytes2(const MergeTable *m, MergeScratch *x, MergeScratch *y,
-                     const unsigned char *w1, size_t len1, const unsigned char *w2, size_t len2,
-                     int32_t limit, size_t *k1, size_t *k2);
-
-/* ---- long words in the flat loop, or sixteen at a time in the lanes (lanes.c) ---- */
-#define MT_FLAT_MAX 1024 /* bytes of a word the flat loop and the lanes take at most */
+/* ---- long words in the flat loop ---- */
+#define MT_FLAT_MAX 1024 /* bytes of a word the flat loop takes at most */
 
 /* 64K pairs (1 MB a scratch): long Han-character words revisit many pairs; 16K missed
  * often enough that cl100k/o200k Chinese spent ~3% more instructions (callgrind) */
@@ -285,33 +265,9 @@ int32_t mt_rank_past_filter(const MergeTable *m, const MergeScratch *x, int32_t 
                             const unsigned char *w, size_t at, size_t len, uint64_t key,
                             int32_t limit, int32_t *made);
 
-/* Words for mt_merge_lanes: each one that mt_goes_flat takes; its ids are written at
- * `out` (at most len of them), their number in k, or k = MT_LANE_ALONE: a rank too large
- * for the lanes' keys, to be merged alone (mt_encode_bytes). */
-typedef struct {
-    const unsigned char *w;
-    uint32_t len;
-    uint32_t k;
-    uint32_t *out;
-} MergeLaneWord;
-#define MT_LANE_ALONE UINT32_MAX
-
-/* 1: this CPU and table merge words in lanes (AVX-512, a byte-pair table; not switched
- * off by mt_lanes_use) */
-int mt_lanes_ok(const MergeTable *m);
-/* 1: this build and CPU have the lanes (whatever the table) */
-int mt_lanes_cpu(void);
-/* Merge the n words, as mt_encode_bytes(.., spans 0) would give each: sixteen at a time,
- * a word in each lane of AVX-512 vectors, shortest first. x: the thread's scratch (its
- * memo; the lanes' arrays kept there). 0, or -1 when out of memory (nothing written). */
-int mt_merge_lanes(const MergeTable *m, MergeScratch *x, MergeLaneWord *words, size_t n,
-                   int32_t limit);
 /* x's memo of pair ranks, made if the table wants one (rank-based; merge-based in a
  * kept scratch) and there is memory */
 void mt_want_memo(const MergeTable *m, MergeScratch *x);
-/* Lanes on (1) or off (0) for every table of this process (tests compare both); returns
- * the previous setting. */
-int mt_lanes_use(int on);
 
 /* The cut tables' hashed bits (token_boundaries.c, and merge.c's quick "no token" answer). */
 #define MT_SUBH_BITS 25 /* 4 MB; o200k puts ~2M short strings in it */
@@ -321,9 +277,11 @@ static inline size_t mt_subh_bit(int kind, uint64_t v) /* v: <= 7 bytes, little-
     return (size_t)(((v | (uint64_t)kind << 56) * 0x9E3779B97F4A7C15ull) >> (64 - MT_SUBH_BITS));
 }
 
-/* A byte-level word w[0..len) (every byte has a token): split at the boundaries no token
- * crosses, each piece merged (token_boundaries.c); (size_t)-1 when the word is to be merged
- * whole instead (short, or no boundary tables). */
+/* A byte-level word w[0..len) (every byte has a token) that mt_route sends to
+ * MT_BOUNDARIES: split at the boundaries no token crosses, each piece merged
+ * (token_boundaries.c); (size_t)-1 when it gives the word back (no cut found where one
+ * was needed). */
+#define MT_CUT_FROM 9 /* shorter words: only whole characters, and only without a limit */
 size_t mt_merge_at_boundaries(const MergeTable *m, MergeScratch *x, const unsigned char *w,
                               size_t len, int32_t limit);
 

@@ -1,9 +1,9 @@
 /*
  * route.c -- the one place that chooses how a word is merged (merge.h, "strategies"):
- * mt_route picks a strategy of the table in strategies.c for a word, and mt_merge,
- * mt_encode_bytes and mt_encode_bytes2 run what it picks, asking again, with the
- * strategy left out, when one gives the word back. The strategies live in merge.c
- * (flat, flat_pair), small.c, reference.c, lanes.c and token_boundaries.c;
+ * mt_route picks a strategy of the table in strategies.c for a word, and mt_merge and
+ * mt_encode_bytes run what it picks, asking again, with the strategy left out, when one
+ * gives the word back. The strategies live in merge.c (flat), small.c, reference.c and
+ * token_boundaries.c;
  * none of them calls another, and none calls
  * back here: the pieces a word is cut into are merged through the scratch's `merge`
  * (set here to mt_merge), so no two files of the merge engine depend on each other in a
@@ -13,7 +13,6 @@
  * words (a rule, not a strategy: tiktoken's and ignore_merges'); non-ASCII words cut at
  * token boundaries; else its symbols by the
  * first that takes them of small, flat, and the reference.
- * The encoder batches long words for the lanes, or two in a row for flat_pair.
  * Forced, the one strategy where it applies and the reference everywhere else.
  */
 #include <stdint.h>
@@ -37,34 +36,44 @@ static int takes_symbols(int s, size_t n, int flags)
     }
 }
 
-/* 1: the encoder's word w[0..len) goes whole to flat's loop, by mt_encode_bytes' choices
- * (no whole-word token; unforced: longer than small's, not to be cut) */
-static int goes_flat(const MergeTable *m, const unsigned char *w, size_t len, int32_t limit)
+/* 1: every byte of p[0..n) (n >= 8) is >= 0x80 */
+static int high_bytes(const unsigned char *p, size_t n)
 {
-    int forced = m->strategy != MT_AUTO;
-    if (len < (forced ? 2 : MT_SMALL_MAX + 1) || len > MT_FLAT_MAX || !m->bytes_ok ||
-        !m->bytepair)
-        return 0;
-    if (!forced && m->sub2 && w[len - 1] >= 0x80)
-        return 0;
-    return !(m->whole_words && limit == NO_RANK && mt_whole_word(m, w, len) >= 0);
+    const uint64_t top = 0x8080808080808080ull;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        if ((load8(p + i) & top) != top)
+            return 0;
+    return (load8(p + n - 8) & top) == top;
 }
 
-int mt_route(const MergeTable *m, MergeScratch *x, int at, const unsigned char *w, size_t n,
-             int flags, int32_t limit, unsigned declined)
+/* 1: boundaries takes the byte-level word w[0..len): a table that knows every token's
+ * bytes (sub2), a word of letters outside ASCII (Han, kana...), where tokens seldom cross
+ * characters (ASCII words rarely have a cut). The tables know only the tokens with a
+ * byte >= 0x80, so every byte but the first must be one. A short word only without a
+ * limit (its characters' tokens are taken whole). A word of 2-byte letters (Cyrillic,
+ * Greek, Arabic) is short and its tokens often cross them: looking for cuts there cost
+ * more than it saved (callgrind, Russian); its first character or its last tells (random
+ * text: a word that starts with a letter of 2 bytes is mostly of 3 and 4). */
+static int boundaries_takes(const MergeTable *m, const unsigned char *w, size_t len,
+                            int32_t limit)
 {
-    (void)x; /* in the chooser's signature for every call site; no rule reads it today */
+    if (!m->bytes_ok || !m->sub2 || len < 3 || w[len - 1] < 0x80)
+        return 0;
+    if (len < MT_CUT_FROM)
+        return limit == NO_RANK;
+    if (!high_bytes(w + 1, len - 1))
+        return 0;
+    return !((w[0] < 0x80 ? w[1] : w[0]) < 0xE0 && w[len - 3] < 0xE0 && w[len - 4] < 0xF0);
+}
+
+int mt_route(const MergeTable *m, int at, const unsigned char *w, size_t n, int flags,
+             int32_t limit, unsigned declined)
+{
     int f = m->strategy; /* MT_AUTO, or the one strategy forced */
 #define OPEN(s) ((f == MT_AUTO || f == (s)) && !(declined >> (s) & 1))
     if (at == MT_AT_WORD) {
-        return OPEN(MT_BOUNDARIES) && m->bytes_ok && m->sub2 ? MT_BOUNDARIES : MT_AUTO;
-    }
-    if (at == MT_AT_BATCH) {
-        if (!goes_flat(m, w, n, limit))
-            return MT_AUTO;
-        if (OPEN(MT_LANES) && mt_lanes_ok(m))
-            return MT_LANES;
-        return OPEN(MT_FLAT_PAIR) && mt_have_flat() ? MT_FLAT_PAIR : MT_AUTO;
+        return OPEN(MT_BOUNDARIES) && boundaries_takes(m, w, n, limit) ? MT_BOUNDARIES : MT_AUTO;
     }
     if (f != MT_AUTO) /* the forced one where it applies, else the reference */
         return OPEN(f) && takes_symbols(f, n, flags) ? f : MT_REFERENCE;
@@ -109,7 +118,7 @@ static size_t merge_routed(const MergeTable *m, MergeScratch *x, size_t n, int32
     if (!m->bytepair)
         flags &= ~MT_RAW;
     for (;;) {
-        int s = mt_route(m, x, MT_AT_SYMBOLS, w, n, flags, limit, declined);
+        int s = mt_route(m, MT_AT_SYMBOLS, w, n, flags, limit, declined);
         size_t k = run_symbols(m, x, s, n, limit, w, flags);
         if (k != (size_t)-1) {
             note(m, s);
@@ -141,7 +150,7 @@ size_t mt_encode_bytes(const MergeTable *m, MergeScratch *x, const unsigned char
         }
     }
     x->merge = mt_merge; /* how the strategies below merge their pieces */
-    if (mt_route(m, x, MT_AT_WORD, w, len, 0, limit, 0) == MT_BOUNDARIES) {
+    if (mt_route(m, MT_AT_WORD, w, len, 0, limit, 0) == MT_BOUNDARIES) {
         mt_want_memo(m, x); /* cuts where no token crosses */
         size_t k = mt_merge_at_boundaries(m, x, w, len, limit);
         if (k != (size_t)-1) {
@@ -151,33 +160,4 @@ size_t mt_encode_bytes(const MergeTable *m, MergeScratch *x, const unsigned char
     }
     mt_raw_symbols(m, x, w, len, spans);
     return mt_merge(m, x, len, limit, w, (m->bytes_ok ? MT_RAW : 0) | (spans ? MT_SPANS : 0));
-}
-
-int mt_encode_bytes2(const MergeTable *m, MergeScratch *x, MergeScratch *y,
-                     const unsigned char *w1, size_t len1, const unsigned char *w2, size_t len2,
-                     int32_t limit, size_t *k1, size_t *k2)
-{
-#if MT_HAVE_FLAT
-    if (mt_route(m, x, MT_AT_BATCH, w1, len1, 0, limit, 0) != MT_FLAT_PAIR ||
-        mt_route(m, x, MT_AT_BATCH, w2, len2, 0, limit, 0) != MT_FLAT_PAIR)
-        return 0;
-    if (ms_reserve(x, len1) < 0 || ms_reserve(y, len2) < 0)
-        return -1;
-    int flags = MT_RAW | (m->by_span ? MT_SPANS : 0); /* (mt_encode_bytes' spans: none asked) */
-    mt_merge_flat_pair(m, x, y, w1, len1, w2, len2, limit, k1, k2);
-    size_t *k[2] = {k1, k2};
-    MergeScratch *s[2] = {x, y};
-    const unsigned char *w[2] = {w1, w2};
-    for (int i = 0; i < 2; i++) {
-        if (*k[i] != (size_t)-1) /* a rank too large for the keys: merged again, flat left out */
-            note(m, MT_FLAT_PAIR);
-        else
-            *k[i] = merge_routed(m, s[i], i ? len2 : len1, limit, w[i], flags, 1u << MT_FLAT);
-    }
-    return 1;
-#else
-    (void)m, (void)x, (void)y, (void)w1, (void)len1, (void)w2, (void)len2, (void)limit;
-    (void)k1, (void)k2;
-    return 0;
-#endif
 }

@@ -3,7 +3,7 @@
  * the words it applies to, the invariant that makes it give the reference's ids, and the
  * instruction set it needs; the strategy forced on tables made from now on
  * (BPE_GUI_MERGE, or the bindings' setter), and how many words each forced strategy
- * merged (the tests check that forcing one really runs it). Data only: merge.c's
+ * merged (the tests check that forcing one really runs it). Data only: route.c's
  * mt_route is the one place that chooses.
  */
 #include <stdint.h>
@@ -34,17 +34,6 @@ const MtStrategy mt_strategies[MT_N_STRATEGIES] = {
                  "array, their minimum by AVX2; a symbol's place is its first byte, so its "
                  "span is its place to the next symbol's; a larger rank gives the word back "
                  "untouched"},
-    /* merge.c, mt_encode_bytes2 (flat8_two) */
-    [MT_FLAT_PAIR] = {"flat_pair", BPE_CPU_AVX2, "AVX2",
-                      "two words in a row that flat takes, in the encoder",
-                      "flat's steps of two words taken in turn: each word's keys and "
-                      "symbols are its own (only the memo of pair ranks is shared, and a "
-                      "pair has one rank), so each gets flat's ids"},
-    /* lanes.c */
-    [MT_LANES] = {"lanes", BPE_CPU_AVX512, "AVX-512 (F, BW, DQ, VL)",
-                  "words that flat takes, batched by the encoder, sixteen at a time",
-                  "flat's keys, rule and lookups, each word in a lane of its own: lanes "
-                  "never mix, a word done idles; a rank too large gives the word back"},
     /* token_boundaries.c */
     [MT_BOUNDARIES] = {"boundaries", 0, "",
                        "words of 3 bytes or more ending outside ASCII, in tables that know "
@@ -71,10 +60,6 @@ int mt_strategy_runs_here(int s)
     int need = mt_strategies[s].cpu;
 #if !MT_HAVE_FLAT
     if (need & BPE_CPU_AVX2)
-        return 0;
-#endif
-#if !MT_HAVE_LANES
-    if (need & BPE_CPU_AVX512)
         return 0;
 #endif
     return (bpe_cpu() & need) == need;

@@ -22,8 +22,6 @@ enum {
     MT_REFERENCE,  /* reference.c: every word */
     MT_SMALL,      /* small.c: words of 2..32 symbols, on the stack */
     MT_FLAT,       /* merge.c: raw words of 2..1024 bytes, AVX2 */
-    MT_FLAT_PAIR,  /* merge.c: two words side by side in the encoder, AVX2 */
-    MT_LANES,      /* lanes.c: sixteen words at a time in the encoder, AVX-512 */
     MT_BOUNDARIES, /* token_boundaries.c: non-ASCII words cut where no token crosses */
     MT_N_STRATEGIES
 };
@@ -41,11 +39,6 @@ extern const MtStrategy mt_strategies[MT_N_STRATEGIES];
 #define MT_HAVE_FLAT 1
 #else
 #define MT_HAVE_FLAT 0
-#endif
-#if defined(BPE_SIMD_X86) && !defined(BPE_NO_LANES)
-#define MT_HAVE_LANES 1
-#else
-#define MT_HAVE_LANES 0
 #endif
 
 int mt_strategy_by_name(const char *name); /* its MT_*, or -1 */

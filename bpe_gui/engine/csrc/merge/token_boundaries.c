@@ -48,7 +48,7 @@
 #include "util/huge.h"
 #include "util/portable.h"
 
-#define CUT_FROM 9   /* shorter words are merged whole (little to win; the loads need 8) */
+#define CUT_FROM MT_CUT_FROM
 #define PIECE_MAX 15 /* pieces up to 15 bytes of at most 8 tokens are remembered */
 #define PIECE_IDS 8
 /* 65536 pieces of 64 bytes: 4 MB, in huge pages (util/huge.h); with 32768, Qwen2's Chinese
@@ -602,17 +602,6 @@ static int only_3byte(const unsigned char *p, size_t n)
     return 1;
 }
 
-/* 1: every byte of p[0..n) (n >= 8) is >= 0x80 */
-static int high_bytes(const unsigned char *p, size_t n)
-{
-    const uint64_t top = 0x8080808080808080ull;
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8)
-        if ((load8(p + i) & top) != top)
-            return 0;
-    return (load8(p + n - 8) & top) == top;
-}
-
 /* w[a..a+n) (n <= 8) of a word of len >= 8 bytes: one load, from a or from the end */
 static inline uint64_t in_word(const unsigned char *w, size_t len, size_t a, size_t n)
 {
@@ -1072,20 +1061,10 @@ static size_t short_word(const MergeTable *m, MergeScratch *x, const unsigned ch
 size_t mt_merge_at_boundaries(const MergeTable *m, MergeScratch *x, const unsigned char *w,
                               size_t len, int32_t limit)
 {
-    /* words of letters outside ASCII (Han, kana...) are where tokens seldom cross
-     * characters (ASCII words rarely have a cut); the tables know only the tokens with
-     * a byte >= 0x80, so every byte but the first must be one */
-    if (m->sub2 && len >= 3 && len < CUT_FROM && limit == NO_RANK && w[len - 1] >= 0x80)
+    /* (route.c's mt_boundaries_takes chose the word: which words this strategy takes is
+     * decided there) */
+    if (len < CUT_FROM)
         return short_word(m, x, w, len);
-    if (!m->sub2 || len < CUT_FROM || w[len - 1] < 0x80 || !high_bytes(w + 1, len - 1))
-        return (size_t)-1; /* the caller merges the word whole */
-    /* letters of 3 or 4 bytes (Han, kana, Thai...), where tokens seldom cross characters;
-     * a word of 2-byte letters (Cyrillic, Greek, Arabic) is short and its tokens often
-     * cross them: looking for cuts there cost more than it saved (callgrind, Russian).
-     * Its first character or its last tells (random text: a word that starts with a
-     * letter of 2 bytes is mostly of 3 and 4) */
-    if ((w[0] < 0x80 ? w[1] : w[0]) < 0xE0 && w[len - 3] < 0xE0 && w[len - 4] < 0xF0)
-        return (size_t)-1;
     if (limit == NO_RANK && only_3byte(w + 1, len - 1)) {
         uint64_t *ch = chars_of(m);
         if (ch)

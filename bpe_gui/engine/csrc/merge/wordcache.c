@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "merge/merge.h"
-#include "scan/scan.h"
 #include "merge/wordcache.h"
 #include "util/grow.h"
 #include "util/hash.h"
@@ -107,59 +106,6 @@ void wc_free(WordCacheTable *c)
     free(c->bytes);
     free(c->idbuf);
     memset(c, 0, sizeof(*c));
-}
-
-/* Scan and merge s[0..n) into out; no Python calls (runs without the GIL). The table is
- * only read; the scratch is this call's own. Returns 0, or -1 when out of memory. */
-int wc_encode_utf8(const MergeTable *m, WordCacheTable *c, int preset, const unsigned char *s,
-                   size_t n, int32_t limit, IdList *out)
-{
-    if (c->limit != limit) {
-        wc_reset(c);
-        c->limit = limit;
-    }
-    MergeScratch x = {0};
-    int rc = -1;
-    size_t pos = 0, ends[256], n_ends = 0, k_end = 0;
-    while (pos < n) {
-        if (k_end == n_ends) {
-            n_ends = bpe_scan_words(preset, s, pos, n, ends, 256);
-            k_end = 0;
-        }
-        size_t end = ends[k_end++];
-        const unsigned char *w = s + pos;
-        size_t len = end - pos;
-        pos = end;
-        uint64_t h = bpe_hash_bytes(w, len);
-        size_t slot;
-        CacheEntry *e = cache_find(c, w, len, h, &slot);
-        const int32_t *ids;
-        size_t k;
-        if (e) {
-            ids = c->idbuf + e->ids;
-            k = e->n;
-        } else {
-            k = mt_encode_bytes(m, &x, w, len, limit, 0);
-            if (k == (size_t)-1)
-                goto done;
-            ids = x.sym;
-            if (c->n >= c->max_words)
-                wc_reset(c); /* bounded memory; the slot found is stale now */
-            if (c->n < c->max_words) {
-                cache_find(c, w, len, h, &slot);
-                if (cache_store(c, w, len, h, slot, x.sym, k) < 0)
-                    goto done;
-            }
-        }
-        if (bpe_grow((void **)&out->ids, &out->cap, out->n + k, sizeof(int32_t), 1024) < 0)
-            goto done;
-        memcpy(out->ids + out->n, ids, k * sizeof(int32_t));
-        out->n += k;
-    }
-    rc = 0;
-done:
-    ms_free(&x);
-    return rc;
 }
 
 /* ---- many words cut where no merge can join them (SuperBPE's stage-2 pieces) ---- */

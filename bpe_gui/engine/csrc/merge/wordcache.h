@@ -1,6 +1,7 @@
 /*
- * wordcache.h -- word bytes -> token ids, in native memory, and encoding a whole text
- * through it (scan.h cuts the words, merge.h merges the new ones).
+ * wordcache.h -- word bytes -> token ids, in native memory: the encoder's table of long
+ * words (encoder.h), and pieces cut where no merge joins two bytes, each segment merged
+ * (merge.h) or found (SuperBPE's stage-2 pieces; SentencePiece's cut texts).
  *
  * The entries are valid for one merge limit (a tokenizer as of one training step): a
  * call with another limit empties the cache first. It holds at most max_words words and
@@ -50,12 +51,6 @@ const int32_t *wc_find(WordCacheTable *c, const unsigned char *w, size_t len, si
 /* Remember a word's ids (a full table forgets every word first). 0, or -1 when out of
  * memory (the table stays usable). */
 int wc_put(WordCacheTable *c, const unsigned char *w, size_t len, const int32_t *ids, size_t n);
-
-/* Scan s[0..n) (a whole text, no special tokens) with the scanner `preset`, merge each
- * word with the merges of rank < limit, append the ids to out. 0, or -1 when out of
- * memory. */
-int wc_encode_utf8(const MergeTable *m, WordCacheTable *c, int preset, const unsigned char *s,
-                   size_t n, int32_t limit, IdList *out);
 
 /* Pieces blob[starts[i]..starts[i+1]) for i < n_pieces, each cut into segments between
  * every two bytes x, y with joins[x << 8 | y] == 0 (no merge ever joins them, so no

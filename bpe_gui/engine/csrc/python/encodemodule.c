@@ -9,21 +9,23 @@
  *   encode_words(words, cache, limit, cache_limit) -> list[int]
  *       words: list of str (pre-tokens); cache: dict str -> tuple of ids, filled on
  *       misses and cleared when it reaches cache_limit entries.
- *   encode_text(preset, text, limit, cache) -> list[int]
- *       a whole text without special tokens, cut into words by the native scanner
- *       (scan.h) and merged word by word; cache: a WordCache. The scanning and merging
- *       run without the GIL.
+ *   encode_pieces(blob, starts, joins, limit, cache) -> (ids, starts)
+ *       words cut where no merge joins two bytes, merged (or found in cache, a
+ *       WordCache) without the GIL: wordcache.h's wc_encode_pieces.
  *   Merger.wrap(table)          a Merger over an imported model's table (the capsule of
- *       _pipeline.Model.merge_table()): whole texts of a .tiktoken model encode here too
+ *       _pipeline.Model.merge_table()), for an Encoder
+ *   Encoder(merger, preset, limit, specials, cache_words)  whole texts in one pass
+ *       (merge/encoder.h); batches on native threads (merge/batch.h)
  *   WordCache(max_words=262144)  word bytes -> ids, in native memory; cleared when full.
  *       Its entries are valid for one `limit` (it empties itself for another one).
  *
  * Threads: any number of threads can encode with one Merger at once (the table is only
  * read; each call merges in scratch of its own). A WordCache serves one thread at a time
- * (Tokenizer keeps one per thread). add() waits until no thread is in encode_text.
+ * (Tokenizer keeps one per thread). add() waits until no thread merges without the GIL.
  *
  * The merge table and the merge loops are merge/merge.c (how merging works is in
- * merge/merge.h); the word cache and whole-text encoding merge/wordcache.c; this file
+ * merge/merge.h); the word cache merge/wordcache.c; whole texts merge/encoder.c and
+ * batches merge/batch.c; this file
  * is the Python types around them (the only file of _encode that knows Python).
  */
 #define PY_SSIZE_T_CLEAN
@@ -38,6 +40,7 @@
 #include "python/merge_strategies.h"
 #include "merge/wordcache.h"
 #include "merge/encoder.h"
+#include "merge/batch.h"
 #include "imported/offsets.h"
 #include "util/atomics.h"
 #include "util/grow.h"
@@ -58,12 +61,12 @@ static void pause_a_little(void)
 #endif
 
 /* ---- WordCache: a WordCacheTable (merge/wordcache.h), one per thread encoding; its
- * methods refuse while encode_text uses it ---------------------------------------- */
+ * methods refuse while encode_pieces uses it ------------------------------------ */
 
 typedef struct {
     PyObject_HEAD
     WordCacheTable wc;
-    int busy; /* in encode_text on some thread (set and read with the GIL held) */
+    int busy; /* in encode_pieces on some thread (set and read with the GIL held) */
 } WordCache;
 
 static int cache_idle(WordCache *c)
@@ -124,7 +127,7 @@ static PyTypeObject WordCacheType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "bpe_gui.engine.tokenizers._encode.WordCache",
     .tp_basicsize = sizeof(WordCache),
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Word bytes -> token ids, in native memory (for Merger.encode_text).",
+    .tp_doc = "Word bytes -> token ids, in native memory (for Merger.encode_pieces).",
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)WordCache_init,
     .tp_dealloc = (destructor)WordCache_dealloc,
@@ -143,10 +146,11 @@ typedef struct {
     MergeTable own;
     const MergeTable *t; /* &own, or an imported model's table (Merger.wrap) */
     PyObject *owner;     /* that table's capsule, which keeps its model alive */
-    Py_ssize_t readers; /* threads in encode_text (changed with the GIL held only) */
+    Py_ssize_t readers; /* threads merging without the GIL (changed with it held only) */
     /* id -> int object, made once, so building the result list is a copy of pointers */
     PyObject **id_objs;
     size_t n_id_objs;
+    size_t id_objs_dense; /* every id below this has its object */
 } Merger;
 
 static int check_ready(Merger *m)
@@ -207,58 +211,6 @@ static PyObject *id_obj(Merger *m, int32_t id)
             return NULL;
     }
     return m->id_objs[id];
-}
-
-static PyObject *Merger_encode_text(Merger *m, PyObject *args)
-{
-    int preset, limit;
-    PyObject *text;
-    WordCache *c;
-    if (!PyArg_ParseTuple(args, "iUiO!:encode_text", &preset, &text, &limit, &WordCacheType,
-                          &c))
-        return NULL;
-    if (check_ready(m) < 0)
-        return NULL;
-    if (scan_py_check_id(preset) < 0)
-        return NULL;
-    if (!c->wc.slots || c->busy) {
-        PyErr_SetString(PyExc_RuntimeError, "WordCache is not initialised or in use");
-        return NULL;
-    }
-    Py_ssize_t n;
-    const char *s = PyUnicode_AsUTF8AndSize(text, &n);
-    if (!s)
-        return NULL; /* lone surrogates: the caller falls back to Python */
-    IdList out = {NULL, 0, 0};
-    int rc;
-    m->readers++;
-    c->busy = 1;
-    Py_BEGIN_ALLOW_THREADS
-    rc = wc_encode_utf8(m->t, &c->wc, preset, (const unsigned char *)s, (size_t)n, limit, &out);
-    Py_END_ALLOW_THREADS
-    m->readers--;
-    c->busy = 0;
-    if (rc < 0) {
-        free(out.ids);
-        return PyErr_NoMemory();
-    }
-    PyObject *list = PyList_New((Py_ssize_t)out.n);
-    if (!list) {
-        free(out.ids);
-        return NULL;
-    }
-    for (size_t i = 0; i < out.n; i++) {
-        PyObject *v = id_obj(m, out.ids[i]);
-        if (!v) {
-            free(out.ids);
-            Py_DECREF(list);
-            return NULL;
-        }
-        Py_INCREF(v);
-        PyList_SET_ITEM(list, (Py_ssize_t)i, v);
-    }
-    free(out.ids);
-    return list;
 }
 
 /* encode_pieces(blob, starts, joins, limit, cache) -> (ids, starts): see wordcache.h's
@@ -414,7 +366,7 @@ static PyObject *Merger_merge(Merger *m, PyObject *args)
         return NULL;
     if (m->t->by_span) { /* ranks of byte spans: ids alone do not say them */
         PyErr_SetString(PyExc_ValueError, "merge() needs a merge-based table (this one ranks "
-                        "pairs by their bytes: use encode_words or encode_text)");
+                        "pairs by their bytes: use encode_words or an Encoder)");
         return NULL;
     }
     PyObject *seq = PySequence_Fast(ids, "ids must be a sequence of ints");
@@ -507,8 +459,6 @@ static PyMethodDef Merger_methods[] = {
      "merge(ids, limit) -> tuple: apply the merges of rank < limit"},
     {"encode_words", (PyCFunction)Merger_encode_words, METH_VARARGS,
      "encode_words(words, cache, limit, cache_limit) -> list of ids"},
-    {"encode_text", (PyCFunction)Merger_encode_text, METH_VARARGS,
-     "encode_text(preset, text, limit, cache) -> list of ids (native scanner)"},
     {"encode_pieces", (PyCFunction)Merger_encode_pieces, METH_VARARGS,
      "encode_pieces(blob, starts, joins, limit, cache) -> (ids, starts), as bytes"},
     {NULL, NULL, 0, NULL},
@@ -549,13 +499,11 @@ typedef struct {
     int32_t limit;
     EncSpecials sp;
     EncCache cache;
-    EncScratch **pool;    /* idle scratch: one per thread that encoded at once */
-    size_t n_pool, cap_pool;
+    EncPool pool;         /* idle scratches (merge/batch.h), taken with the GIL held */
     Py_ssize_t active;    /* calls under way (changed with the GIL held) */
 } Encoder;
 
-#define SCRATCH_KEEP ((size_t)1 << 20) /* a scratch keeps at most this much per buffer */
-#define POOL_MAX 256
+#define SCRATCH_KEEP ENC_SCRATCH_KEEP
 
 /* A long text's UTF-8 copy, dropped once its ids are found (before they become a list
  * or an array: a long text's peak). */
@@ -601,9 +549,7 @@ static PyObject *scratch_list(Merger *m, EncScratch *sc)
 /* One idle scratch (with the GIL held); NULL when out of memory. */
 static EncScratch *take_scratch(Encoder *e)
 {
-    if (e->n_pool)
-        return e->pool[--e->n_pool];
-    EncScratch *sc = PyMem_RawCalloc(1, sizeof(EncScratch));
+    EncScratch *sc = enc_pool_take(&e->pool);
     if (!sc)
         PyErr_NoMemory();
     return sc;
@@ -611,26 +557,12 @@ static EncScratch *take_scratch(Encoder *e)
 
 static void give_scratch(Encoder *e, EncScratch *sc)
 {
-    sc->n = 0;
-    enc_scratch_trim(sc, SCRATCH_KEEP);
-    if (e->n_pool < POOL_MAX && bpe_grow((void **)&e->pool, &e->cap_pool, e->n_pool + 1,
-                                         sizeof(EncScratch *), 8) == 0) {
-        e->pool[e->n_pool++] = sc;
-        return;
-    }
-    enc_scratch_free(sc);
-    PyMem_RawFree(sc);
+    enc_pool_give(&e->pool, sc);
 }
 
 /* A str's characters, read with the GIL held (the str is immutable and kept alive, so
  * they can be read without it). */
-typedef struct {
-    const void *data;
-    Py_ssize_t len;
-    int kind, ascii;
-} TextRef;
-
-static int text_ref(PyObject *text, TextRef *t)
+static int text_ref(PyObject *text, EncText *t)
 {
     if (!PyUnicode_Check(text)) {
         PyErr_Format(PyExc_TypeError, "expected str, got %.80s", Py_TYPE(text)->tp_name);
@@ -641,28 +573,25 @@ static int text_ref(PyObject *text, TextRef *t)
         return -1;
 #endif
     t->data = PyUnicode_DATA(text);
-    t->len = PyUnicode_GET_LENGTH(text);
+    t->len = (size_t)PyUnicode_GET_LENGTH(text);
     t->kind = PyUnicode_KIND(text);
-    t->ascii = PyUnicode_IS_ASCII(text);
+    t->utf8 = PyUnicode_IS_ASCII(text); /* a compact ASCII str holds its UTF-8 */
     return 0;
+}
+
+static EncJob job_of(const Encoder *e, int specials)
+{
+    EncJob j = {e->merger->t, e->preset, (EncCache *)&e->cache, specials ? &e->sp : NULL,
+                e->limit};
+    return j;
 }
 
 /* Without the GIL: the text's ids appended to sc->ids. 0; -1 out of memory; -2 a lone
  * surrogate (UTF-8 cannot hold it). */
-static int encode_ref(const Encoder *e, EncScratch *sc, const TextRef *t, int specials)
+static int encode_ref(const Encoder *e, EncScratch *sc, const EncText *t, int specials)
 {
-    const unsigned char *s;
-    size_t n, readable;
-    if (t->ascii) { /* a compact ASCII str holds its UTF-8 */
-        s = t->data;
-        n = readable = (size_t)t->len;
-    } else { /* to UTF-8 first (a long text a chunk at a time) */
-        return enc_encode_ucs(e->merger->t, e->preset, (EncCache *)&e->cache, sc,
-                              specials ? &e->sp : NULL, t->kind, t->data, (size_t)t->len,
-                              e->limit);
-    }
-    return enc_encode(e->merger->t, e->preset, (EncCache *)&e->cache, sc,
-                      specials ? &e->sp : NULL, s, n, readable, e->limit);
+    EncJob j = job_of(e, specials);
+    return enc_encode_text(&j, sc, t);
 }
 
 /* The error of encode_ref's code (with the GIL held); NULL. */
@@ -815,11 +744,7 @@ static int Encoder_init(Encoder *e, PyObject *args, PyObject *kw)
 
 static void Encoder_dealloc(Encoder *e)
 {
-    for (size_t i = 0; i < e->n_pool; i++) {
-        enc_scratch_free(e->pool[i]);
-        PyMem_RawFree(e->pool[i]);
-    }
-    free(e->pool);
+    enc_pool_free(&e->pool);
     enc_cache_free(&e->cache);
     enc_specials_free(&e->sp);
     Py_XDECREF(e->merger);
@@ -837,7 +762,7 @@ static int encoder_ready(Encoder *e)
 
 /* Encode t into sc without the GIL (the merger counted as read, the encoder as busy
  * meanwhile); encode_ref's result. */
-static int encode_released(Encoder *e, EncScratch *sc, const TextRef *t, int specials)
+static int encode_released(Encoder *e, EncScratch *sc, const EncText *t, int specials)
 {
     int rc;
     Merger *m = e->merger;
@@ -856,7 +781,7 @@ static int encode_released(Encoder *e, EncScratch *sc, const TextRef *t, int spe
  * `ordinary` */
 static PyObject *encode_one(Encoder *e, PyObject *text, int as_array, int ordinary)
 {
-    TextRef t;
+    EncText t;
     if (encoder_ready(e) < 0 || text_ref(text, &t) < 0)
         return NULL;
     EncScratch *sc = take_scratch(e);
@@ -930,7 +855,7 @@ static PyObject *Encoder_encode_offsets(Encoder *e, PyObject *args, PyObject *kw
     if (!PyArg_ParseTupleAndKeywords(args, kw, "OOO!|pOO:encode_offsets", kwlist, &text,
                                      &lengths, &PyList_Type, &tokens, &ordinary, &align, &trim))
         return NULL;
-    TextRef t;
+    EncText t;
     if (encoder_ready(e) < 0 || text_ref(text, &t) < 0)
         return NULL;
     Py_buffer lb = {0}, as = {0}, ae = {0}, tl = {0}, tt = {0};
@@ -1081,81 +1006,75 @@ out:
     return res;
 }
 
-/* ---- batches: texts shared out to native threads, lists made at the end ---- */
+/* ---- batches (merge/batch.h): the texts encoded on native threads without the GIL;
+ * each result made empty with it; the ids written into them on the threads without it,
+ * each list's int objects counted per thread and their references added at the end ---- */
 
-typedef struct {
-    const Encoder *e;
-    const TextRef *texts;
-    size_t n_texts;
-    uint32_t **out;
-    size_t *n_out;
-    int *err;
-    int specials;
-    size_t next;         /* the next text to take (atomic) */
-    unsigned char *done; /* done[i]: text i's out, n_out and err are written (atomic) */
-} Batch;
-
-typedef struct {
-    Batch *b;
-    EncScratch *sc;
-    PyThread_type_lock done; /* released when this worker ends */
-} BatchWorker;
-
-/* Encode the next text of the batch; 0 when none was left. */
-static int batch_one(BatchWorker *w)
+/* The int objects of ids 0..top made (with the GIL); -1 when out of memory. */
+static int id_objs_upto(Merger *m, uint32_t top)
 {
-    Batch *b = w->b;
-    size_t i = bpe_fetch_add_rlx_size(&b->next, 1);
-    if (i >= b->n_texts)
-        return 0;
-    w->sc->n = 0;
-    int rc = encode_ref(b->e, w->sc, &b->texts[i], b->specials);
-    if (rc == 0 && w->sc->n) {
-        b->out[i] = malloc(w->sc->n * sizeof(uint32_t));
-        if (!b->out[i])
-            rc = -1;
-        else
-            memcpy(b->out[i], w->sc->ids, w->sc->n * sizeof(uint32_t));
-    }
-    b->n_out[i] = w->sc->n;
-    b->err[i] = rc;
-    bpe_st_rel_u8(&b->done[i], 1);
-    w->sc->n = 0;
-    return 1;
-}
-
-static void batch_run(BatchWorker *w)
-{
-    while (batch_one(w))
-        ;
-}
-
-static void batch_thread(void *arg)
-{
-    BatchWorker *w = arg;
-    batch_run(w);
-    PyThread_release_lock(w->done);
-}
-
-#define BATCH_LISTS (1 << 16) /* ids waiting before the calling thread makes their lists */
-
-/* The items of texts lo..hi-1 (done) into res, each text's ids freed once made: their
- * list (or array) of ids, or the error encode_error gives; -1 (an exception set) when
- * one could not be made. With the GIL. */
-static int batch_items(Merger *m, Batch *b, PyObject *texts, PyObject *res, size_t lo,
-                       size_t hi, int as_array)
-{
-    for (size_t i = lo; i < hi; i++) {
-        PyObject *item = b->err[i] < 0 ? encode_error(b->err[i], PyList_GET_ITEM(texts, (Py_ssize_t)i))
-                         : as_array ? ids_array(b->out[i], b->n_out[i])
-                                    : ids_list(m, b->out[i], b->n_out[i]);
-        if (!item)
+    for (size_t id = m->id_objs_dense; id <= top; id++)
+        if (!id_obj(m, (int32_t)id))
             return -1;
-        PyList_SET_ITEM(res, (Py_ssize_t)i, item);
-        free(b->out[i]);
-        b->out[i] = NULL;
-    }
+    if ((size_t)top + 1 > m->id_objs_dense)
+        m->id_objs_dense = (size_t)top + 1;
     return 0;
+}
+
+/* The lists of a batch's texts into res (with the GIL): made empty and untracked, filled
+ * on k threads without the GIL, then their items' references added. -1 with an
+ * exception set. */
+static int batch_lists(Merger *m, EncBatch *b, PyObject *res, size_t k)
+{
+    uint32_t top = 0;
+    for (size_t w = 0; w < k; w++)
+        top = b->max_id[w] > top ? b->max_id[w] : top;
+    if (id_objs_upto(m, top) < 0)
+        return -1;
+    void **dst = PyMem_Calloc(b->n ? b->n : 1, sizeof(void *));
+    uint32_t **counts = PyMem_Calloc(k, sizeof(uint32_t *));
+    int rc = dst && counts ? 0 : -1;
+    for (size_t w = 0; rc == 0 && w < k; w++)
+        if (!(counts[w] = calloc((size_t)top + 1, sizeof(uint32_t))))
+            rc = -1;
+    if (rc < 0)
+        PyErr_NoMemory();
+    for (size_t i = 0; rc == 0 && i < b->n; i++) {
+        PyObject *list = PyList_New((Py_ssize_t)b->n_ids[i]);
+        if (!list) {
+            rc = -1;
+            break;
+        }
+        PyObject_GC_UnTrack(list); /* no one may see its items before they are set */
+        dst[i] = PySequence_Fast_ITEMS(list);
+        PyList_SET_ITEM(res, (Py_ssize_t)i, list);
+    }
+    if (rc == 0) {
+        Py_BEGIN_ALLOW_THREADS
+        enc_batch_scatter(b, dst, (void *const *)m->id_objs, (size_t)top + 1, counts, k);
+        Py_END_ALLOW_THREADS
+        for (size_t id = 0; id <= top; id++) {
+            Py_ssize_t add = 0;
+            for (size_t w = 0; w < k; w++)
+                add += counts[w][id];
+            if (add)
+                Py_SET_REFCNT(m->id_objs[id], Py_REFCNT(m->id_objs[id]) + add);
+        }
+    } else { /* the lists made so far hold NULL items: fine to free */
+        for (size_t i = 0; i < b->n; i++)
+            if (dst && dst[i])
+                memset(dst[i], 0, b->n_ids[i] * sizeof(void *));
+    }
+    for (size_t i = 0; i < b->n; i++) {
+        PyObject *list = PyList_GET_ITEM(res, (Py_ssize_t)i);
+        if (list)
+            PyObject_GC_Track(list);
+    }
+    for (size_t w = 0; counts && w < k; w++)
+        free(counts[w]);
+    PyMem_Free(counts);
+    PyMem_Free(dst);
+    return rc;
 }
 
 /* encode_batch(texts, threads, as_array=False, ordinary=False) -> list of lists (or
@@ -1179,89 +1098,69 @@ static PyObject *Encoder_encode_batch(Encoder *e, PyObject *args, PyObject *kw)
     if (!texts)
         return NULL;
     size_t n = (size_t)PyList_GET_SIZE(texts);
-    size_t k = (size_t)threads < n ? (size_t)threads : n;
+    size_t k = (size_t)threads < n ? (size_t)threads : (n ? n : 1);
+    Merger *m = e->merger;
     PyObject *res = NULL;
-    Batch b = {e, NULL, n, NULL, NULL, NULL, !ordinary, 0, NULL};
-    BatchWorker *w = PyMem_Calloc(k ? k : 1, sizeof(BatchWorker));
-    TextRef *refs = PyMem_Calloc(n ? n : 1, sizeof(TextRef));
-    b.out = PyMem_Calloc(n ? n : 1, sizeof(uint32_t *));
-    b.n_out = PyMem_Calloc(n ? n : 1, sizeof(size_t));
-    b.err = PyMem_Calloc(n ? n : 1, sizeof(int));
-    b.done = PyMem_Calloc(n ? n : 1, 1);
+    size_t taken = 0;
+    EncBatch b;
+    memset(&b, 0, sizeof(b));
+    b.job = job_of(e, !ordinary);
+    b.n = n;
+    EncText *refs = PyMem_Calloc(n ? n : 1, sizeof(EncText));
     b.texts = refs;
-    size_t started = 0, taken = 0, made = 0;
-    int failed = 0;
-    if (!w || !refs || !b.out || !b.n_out || !b.err || !b.done) {
+    b.scratch = PyMem_Calloc(k, sizeof(EncScratch *));
+    b.ids = PyMem_Calloc(n ? n : 1, sizeof(uint32_t *));
+    b.n_ids = PyMem_Calloc(n ? n : 1, sizeof(size_t));
+    b.err = PyMem_Calloc(n ? n : 1, sizeof(int));
+    b.max_id = PyMem_Calloc(k, sizeof(uint32_t));
+    if (!refs || !b.scratch || !b.ids || !b.n_ids || !b.err || !b.max_id) {
         PyErr_NoMemory();
         goto done;
     }
     for (size_t i = 0; i < n; i++)
         if (text_ref(PyList_GET_ITEM(texts, (Py_ssize_t)i), &refs[i]) < 0)
             goto done;
-    for (; taken < k; taken++) {
-        w[taken].b = &b;
-        if (!(w[taken].sc = take_scratch(e)))
+    for (; taken < k; taken++)
+        if (!(b.scratch[taken] = take_scratch(e)))
             goto done;
-        if (taken && !(w[taken].done = PyThread_allocate_lock())) {
-            PyErr_NoMemory();
-            taken++;
-            goto done;
-        }
-    }
-    Merger *m = e->merger;
-    if (!(res = PyList_New((Py_ssize_t)n)))
-        goto done;
     m->readers++;
     e->active++;
-    /* This thread encodes too, and between its texts makes the lists of the texts done
-     * so far, in order, once BATCH_LISTS ids wait: the lists (a tenth to a fifth of a
-     * batch's work, the GIL held) overlap the other workers' encoding instead of all
-     * following it. The GIL is taken back that seldom: another Python thread holding it
-     * costs a batch a few waits of the switch interval at most. */
-    PyThreadState *ts = PyEval_SaveThread();
-    for (started = 1; started < k; started++) { /* workers 1..k-1; this thread is 0 */
-        PyThread_acquire_lock(w[started].done, WAIT_LOCK);
-        if (PyThread_start_new_thread(batch_thread, &w[started]) == PYTHREAD_INVALID_THREAD_ID) {
-            PyThread_release_lock(w[started].done);
-            break; /* fewer threads: the others take the rest */
-        }
-    }
-    size_t ready = 0, waiting = 0; /* texts 0..ready-1 done, waiting ids past made */
-    while (batch_one(&w[0])) {
-        while (ready < n && bpe_ld_acq_u8(&b.done[ready]))
-            waiting += b.n_out[ready++];
-        if (started > 1 && waiting >= BATCH_LISTS && !failed) {
-            PyEval_RestoreThread(ts);
-            failed = batch_items(m, &b, texts, res, made, ready, as_array);
-            ts = PyEval_SaveThread();
-            made = ready;
-            waiting = 0;
-        }
-    }
-    for (size_t j = 1; j < started; j++) {
-        PyThread_acquire_lock(w[j].done, WAIT_LOCK); /* until worker j ends */
-        PyThread_release_lock(w[j].done);
-    }
-    PyEval_RestoreThread(ts);
+    Py_BEGIN_ALLOW_THREADS
+    enc_batch_encode(&b, k);
+    Py_END_ALLOW_THREADS
     m->readers--;
     e->active--;
-    if (failed || batch_items(m, &b, texts, res, made, n, as_array))
+    for (size_t i = 0; i < n; i++)
+        if (b.err[i] < 0) {
+            encode_error(b.err[i], PyList_GET_ITEM(texts, (Py_ssize_t)i));
+            goto done;
+        }
+    if (!(res = PyList_New((Py_ssize_t)n)))
+        goto done;
+    if (as_array) {
+        for (size_t i = 0; i < n; i++) {
+            PyObject *a = ids_array(b.ids[i], b.n_ids[i]);
+            if (!a) {
+                Py_CLEAR(res);
+                goto done;
+            }
+            PyList_SET_ITEM(res, (Py_ssize_t)i, a);
+            free(b.ids[i]);
+            b.ids[i] = NULL;
+        }
+    } else if (batch_lists(m, &b, res, k) < 0) {
         Py_CLEAR(res);
-done:
-    for (size_t j = 0; w && j < taken; j++) {
-        if (w[j].sc)
-            give_scratch(e, w[j].sc);
-        if (w[j].done)
-            PyThread_free_lock(w[j].done);
     }
-    for (size_t i = 0; b.out && i < n; i++)
-        free(b.out[i]);
-    PyMem_Free(w);
+done:
+    for (size_t j = 0; j < taken; j++)
+        give_scratch(e, b.scratch[j]);
+    enc_batch_free_ids(&b);
     PyMem_Free(refs);
-    PyMem_Free(b.out);
-    PyMem_Free(b.n_out);
+    PyMem_Free(b.scratch);
+    PyMem_Free(b.ids);
+    PyMem_Free(b.n_ids);
     PyMem_Free(b.err);
-    PyMem_Free(b.done);
+    PyMem_Free(b.max_id);
     Py_DECREF(texts);
     return res;
 }
@@ -1300,7 +1199,7 @@ static PyObject *Encoder_holds(Encoder *e, PyObject *word)
 static PyObject *Encoder_scratches(Encoder *e, void *closure)
 {
     (void)closure;
-    return PyLong_FromSize_t(e->n_pool);
+    return PyLong_FromSize_t(e->pool.n);
 }
 
 static PyMethodDef Encoder_methods[] = {
@@ -1373,18 +1272,6 @@ static PyObject *fast_word_py(PyObject *mod, PyObject *args)
     }
     PyBuffer_Release(&b);
     return PyLong_FromLong(r);
-}
-
-/* _use_lanes(on) -> bool: long words merged sixteen at a time in AVX-512 lanes
- * (merge/lanes.c) for every encoder of this process, or not; the setting before. For the
- * tests, which compare both ways. */
-static PyObject *use_lanes_py(PyObject *mod, PyObject *arg)
-{
-    (void)mod;
-    int on = PyObject_IsTrue(arg);
-    if (on < 0)
-        return NULL;
-    return PyBool_FromLong(mt_lanes_use(on));
 }
 
 /* trim_offsets(ids, offsets, lead, trail, prefix) -> list[(start, end)]: off_trim over
@@ -1467,8 +1354,6 @@ static PyMethodDef encode_functions[] = {
     SCAN_PYTHON_METHODS,
     {"_fast_word", fast_word_py, METH_VARARGS,
      "_fast_word(preset, data) -> int: the one-load word scanner's answer (tests)"},
-    {"_use_lanes", use_lanes_py, METH_O,
-     "_use_lanes(on) -> bool: long words in AVX-512 lanes or not (tests); the setting before"},
     MERGE_STRATEGY_METHODS,
     {NULL, NULL, 0, NULL},
 };
@@ -1492,7 +1377,6 @@ PyMODINIT_FUNC PyInit__encode(void)
     if (scan_python_add_constants(m) < 0 ||
         PyModule_AddIntConstant(m, "ENC_CHUNK", ENC_CHUNK) < 0 ||
         PyModule_AddStringConstant(m, "simd", BPE_SIMD_BUILT) < 0 ||
-        PyModule_AddObject(m, "LANES_CPU", PyBool_FromLong(mt_lanes_cpu())) < 0 ||
         PyModule_AddObject(m, "Merger", (PyObject *)&MergerType) < 0 ||
         PyModule_AddObject(m, "WordCache", (PyObject *)&WordCacheType) < 0 ||
         PyModule_AddObject(m, "Encoder", (PyObject *)&EncoderType) < 0) {
