@@ -257,6 +257,7 @@ MEANINGS: dict[str, tuple[tuple[str, ...], list[str]]] = {
     "the conversation": (("--messages",), ["chat"]),
     "the template's date": (("--date",), ["chat"]),
     "count on dask": (("--dask",), ["count"]),
+    "counting threads": (("--threads",), ["train", "count"]),
     "dask range size": (("--range-size",), ["count"]),
     "at most N tokens listed": (("--limit",), ["inspect"]),
     "list ok tokens": (("--ok",), ["inspect"]),

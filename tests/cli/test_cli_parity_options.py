@@ -72,7 +72,7 @@ REFUSED = {
     "--special-token": ["<s>"], "--preset": ["cl100k"], "--pattern": [r"\S+"],
     "--mode": ["char"], "--end-of-word": ["prefix"], "--tie-rule": ["first-seen"],
     "--tie-break": ["first-seen"], "--prune": [], "--from": ["{corpus}"],
-    "--from-model": ["gpt2"], "--superbpe-from": ["0"], "--superbpe": [],
+    "--from-model": ["gpt2"], "--superbpe-from": ["0"], "--superbpe": [], "--threads": ["2"],
 }
 
 
