@@ -18,22 +18,9 @@ from bpe_gui.engine.formats import export_tokenizer, load_tokenizer  # noqa: E40
 
 from test_conformance import EOT, trained  # noqa: E402
 from hf_files import CASES  # noqa: E402
+from engine_oracle import gpt2_chars  # noqa: E402
 
 NOT_TOKENS = ["not-a-token-at-all", "", " hello", "Ġ", "\x00", "<|nope|>", "▁"]
-
-
-def gpt2_alphabet() -> dict[int, str]:
-    """GPT-2's byte -> character table, as its encoder.py defines it."""
-    keep = list(range(ord("!"), ord("~") + 1)) + list(range(0xA1, 0xAC + 1)) + \
-        list(range(0xAE, 0xFF + 1))
-    out, n = {}, 0
-    for b in range(256):
-        if b in keep:
-            out[b] = chr(b)
-        else:
-            out[b] = chr(256 + n)
-            n += 1
-    return out
 
 
 def same_as_tokenizers(tok: BaseTokenizer, hf) -> None:
@@ -71,7 +58,7 @@ def test_tiktoken_file_equals_encode_single_token(tmp_path):
     ranks = tiktoken_load.load_tiktoken_bpe(str(path))
     enc = tiktoken.Encoding("t", pat_str=tok.pattern, mergeable_ranks=ranks,
                             special_tokens=tok.special_ids)
-    spell = gpt2_alphabet()
+    spell = dict(enumerate(gpt2_chars()))
     for b in ranks:
         assert tok.token_to_id("".join(spell[x] for x in b)) == enc.encode_single_token(b)
     for s in enc.special_tokens_set:

@@ -12,22 +12,10 @@ import pytest
 
 from bpe_gui.engine.train import _pycore
 
+from engine_oracle import gpt2_chars
+
 _core = pytest.importorskip("bpe_gui.engine.train._core")
 MODS = pytest.mark.parametrize("mod", [_core, _pycore], ids=["C", "pure"])
-
-
-def gpt2_chars() -> list[str]:
-    """GPT-2's byte-to-character map (its published bytes_to_unicode), written out."""
-    keep = list(range(ord("!"), ord("~") + 1)) + list(range(0xA1, 0xAD)) + \
-        list(range(0xAE, 0x100))
-    out, extra = {}, 0
-    for b in range(256):
-        if b in keep:
-            out[b] = chr(b)
-        else:
-            out[b] = chr(256 + extra)
-            extra += 1
-    return [out[b] for b in range(256)]
 
 
 CHARS = gpt2_chars()

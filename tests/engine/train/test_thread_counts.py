@@ -12,7 +12,7 @@ from bpe_gui.engine import train_bpe
 from bpe_gui.engine.corpus import blocks
 from bpe_gui.engine.errors import BPEError
 
-from engine_oracle import HAS_C_CORE, make_oracle
+from engine_oracle import HAS_C_CORE, gpt2_chars, make_oracle
 
 EOT = "<|endoftext|>"
 THREADS = (1, 2, 3, 7)
@@ -77,20 +77,6 @@ def test_a_bad_thread_count_is_refused_with_the_reason(tmp_path):
         assert "workers" in str(e.value) and words in str(e.value), str(e.value)
 
 
-def gpt2_byte_of() -> dict[str, int]:
-    """GPT-2's byte -> character map, reversed (as its encoder.py defines it)."""
-    keep = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) \
-        + list(range(ord("®"), ord("ÿ") + 1))
-    chars, extra = {}, 0
-    for b in range(256):
-        if b in keep:
-            chars[b] = chr(b)
-        else:
-            chars[b] = chr(256 + extra)
-            extra += 1
-    return {c: b for b, c in chars.items()}
-
-
 def hf_merges(tokenizers, path, vocab_size: int) -> list[tuple[bytes, bytes]]:
     import json
     from tokenizers import models, pre_tokenizers, trainers
@@ -99,7 +85,7 @@ def hf_merges(tokenizers, path, vocab_size: int) -> list[tuple[bytes, bytes]]:
     trainer = trainers.BpeTrainer(vocab_size=vocab_size, show_progress=False,
                                   initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
     tok.train([str(path)], trainer)
-    byte_of = gpt2_byte_of()
+    byte_of = {c: b for b, c in enumerate(gpt2_chars())}
     pairs = [m if isinstance(m, list) else m.split(" ")
              for m in json.loads(tok.to_str())["model"]["merges"]]
     return [(bytes(byte_of[c] for c in a), bytes(byte_of[c] for c in b)) for a, b in pairs]
