@@ -170,7 +170,7 @@ def cmd_train_parity(args: argparse.Namespace) -> int:
                                      encoding=encoding)
         warn_unparallel(devs, encoding)
         t_read = time.perf_counter() - t0
-        trainer = ParityTrainer(data, settings)
+        trainer = ParityTrainer(data, settings, undo=False)
         trainer.run(progress=lambda done, total: progress("merge", done, total))
     finally:
         progress.end_line()
