@@ -57,6 +57,10 @@ def add_parser(sub) -> None:
                    help="char mode: </w> after each word or before it")
     c.add_argument("--tie-rule", choices=tuple(TIE_RULES), default=None,
                    help="how the reference breaks ties (default: greatest)")
+    c.add_argument("--lines", action="store_true", default=None,
+                   help="the reference counts each line as a text of its own, as Hugging "
+                   "Face's trainer reads files (as `bpe-gui train --lines`; default: as your "
+                   "file records, else whole texts)")
     c.add_argument("--vocab-size", type=positive, metavar="N",
                    help="the vocabulary size you asked your trainer for (default: as many "
                    "merges as yours)")
@@ -114,7 +118,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     if args.corpus:
         report = check_merges(result, [Path(p) for p in args.corpus],
                               vocab_size=args.vocab_size, pattern=pattern, mode=args.mode,
-                              end_of_word=args.end_of_word, tie_rule=args.tie_rule)
+                              end_of_word=args.end_of_word, tie_rule=args.tie_rule,
+                              lines=args.lines)
     if args.ids is not None:
         text = Path(args.text).read_text(encoding="utf-8")
         encoded = check_ids(result, text, read_ids(Path(args.ids)), pattern=pattern)

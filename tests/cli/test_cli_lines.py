@@ -85,3 +85,32 @@ def test_lines_says_when_a_word_over_64_kib_is_cut(tmp_path):
             "lowest-ids-hf", "--format", "hf", "--out", "b", "-q", cwd=tmp_path)
     assert p.returncode == 0 and p.stderr == b""
     assert their_merges(tmp_path / "b" / "tokenizer.json") == hf_merges(tmp_path / "short.txt", 270)
+
+
+def test_check_takes_lines_from_our_file_and_as_a_flag(tmp_path):
+    """`check` counts the reference as the result was trained: one text per line from a
+    .bpe-gui.json that records it (was: whole texts, so our own --lines output checked
+    as different), and from --lines for files that record nothing -- held against the
+    merges tokenizers' BpeTrainer wrote itself."""
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+    corpus = tmp_path / "c.txt"
+    corpus.write_text(CORPUS.replace(". ", ".  \n   ") * 3, encoding="utf-8")
+    p = run("train", str(corpus), "--vocab-size", "400", "--lines", "--tie-rule",
+            "lowest-ids-hf", "--format", "native", "--out", "a", "-q", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    ours = tmp_path / "a" / "tokenizer.bpe-gui.json"
+    p = run("check", "--tokenizer", str(ours), "--corpus", str(corpus), cwd=tmp_path)
+    assert p.returncode == 0, p.stdout.decode()
+    assert "one text per line (from tokenizer.bpe-gui.json)" in p.stdout.decode()
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.train([str(corpus)], trainers.BpeTrainer(
+        vocab_size=400, min_frequency=0, show_progress=False,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+    tok.save(str(tmp_path / "hf.json"))
+    hf = ["--tokenizer", "hf.json", "--corpus", str(corpus), "--tie-rule", "lowest-ids-hf"]
+    p = run("check", *hf, "--lines", cwd=tmp_path)
+    assert p.returncode == 0, p.stdout.decode()
+    assert "one text per line (given)" in p.stdout.decode()
+    # whole texts (a word may span a line break) part from HF's merges on this corpus
+    assert run("check", *hf, cwd=tmp_path).returncode == 1
