@@ -52,12 +52,22 @@ def add_parser(sub) -> None:
                    help="with --from: SuperBPE's stage 2 on top of all its merges")
 
 
+def _eow_in_byte_mode(eow: str, which: str, fix: str) -> UsageError:
+    """--end-of-word where no </w> is: byte-level BPE keeps a word's leading space as a
+    byte of the word, so where </w> goes changes nothing there."""
+    return UsageError(f"--end-of-word {eow}: where </w> goes applies to character-level "
+                      f"BPE only, and {which} is byte-level (no </w>): {fix}")
+
+
 def cmd(args: argparse.Namespace) -> int:
     if wants_parity(args):   # (before any default is filled in: it refuses what is given)
         return cmd_train_parity(args)
     if args.source_model is not None:
         from .loading import tokenizer_path
         args.source = tokenizer_path(argparse.Namespace(model=args.source_model))
+    if args.end_of_word is not None and args.source is None and args.mode != "char":
+        raise _eow_in_byte_mode(args.end_of_word, "this run", "leave --end-of-word out" + (
+            "" if args.superbpe_from is not None else ", or add --mode char"))
     if args.source is None and args.superbpe_from is None and not args.superbpe:
         args.mode = args.mode or "byte"
         args.end_of_word = args.end_of_word or "suffix"
@@ -154,6 +164,9 @@ def load_source(args: argparse.Namespace):
     why = f"the tokenizer {args.source} decides it; leave the option out"
     if args.mode is not None and args.mode != tok.mode:
         raise UsageError(f"--mode {args.mode}: the tokenizer is {tok.mode}-level ({why})")
+    if args.end_of_word is not None and tok.mode == "byte":
+        raise _eow_in_byte_mode(args.end_of_word, f"the tokenizer {args.source}",
+                                "leave --end-of-word out")
     if args.end_of_word is not None and tok.mode == "char" and args.end_of_word != tok.end_of_word:
         raise UsageError(f"--end-of-word {args.end_of_word}: the tokenizer marks words "
                          f"with {tok.end_of_word} ({why})")
