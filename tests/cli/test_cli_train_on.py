@@ -241,3 +241,32 @@ def test_end_of_word_in_byte_mode_is_refused_with_the_reason(extra, tmp_path):
     p = run("train", str(corpus), "--num-merges", "30", "--end-of-word", "prefix",
             "--mode", "char", "--format", "native", "--out", "o", "-q", cwd=tmp_path)
     assert p.returncode == 0, err(p)
+
+
+@pytest.mark.parametrize("extra", [[], ["--from", "src"]])
+def test_encoding_with_count_tables_is_refused(extra, tmp_path):
+    """A table's words are read already: --encoding had no effect there (was: exit 0)."""
+    corpus = tmp_path / "c.txt"
+    corpus.write_text(CORPUS, encoding="utf-8")
+    assert run("count", str(corpus), "--out", "t.tsv", cwd=tmp_path).returncode == 0
+    assert run("train", str(corpus), "--num-merges", "10", "--format", "native", "--out",
+               "src", "-q", cwd=tmp_path).returncode == 0
+    p = run("train", "--counts", "t.tsv", *extra, "--num-merges", "20", "--encoding",
+            "latin-1", "--out", "o", cwd=tmp_path)
+    assert_user_error(p, "--encoding says how corpus files are read", "--counts",
+                      "bpe-gui count")
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("extra", [["--from", "src"], ["--superbpe-from", "5"]])
+def test_threads_with_train_on_or_superbpe_is_refused(extra, tmp_path):
+    """Training on and SuperBPE count with every core: --threads had no effect (was: exit
+    0)."""
+    corpus = tmp_path / "c.txt"
+    corpus.write_text(CORPUS, encoding="utf-8")
+    assert run("train", str(corpus), "--num-merges", "10", "--format", "native", "--out",
+               "src", "-q", cwd=tmp_path).returncode == 0
+    p = run("train", str(corpus), *extra, "--num-merges", "20", "--threads", "1",
+            "--out", "o", cwd=tmp_path)
+    assert_user_error(p, "--threads", "leave --threads out")
+    assert not (tmp_path / "o").exists()
