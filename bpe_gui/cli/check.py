@@ -114,6 +114,14 @@ def cmd_check(args: argparse.Namespace) -> int:
         refuse_special_files([path], "file")
     pattern = _pattern(args)
     result = read_result(args.result, special_tokens=args.special_token)
+    if args.end_of_word is not None and (args.mode or result.mode or "byte") == "byte":
+        # (byte-level BPE keeps a word's leading space as a byte of it: no </w> to place)
+        why = "--mode byte" if args.mode else f"as {result.name} records" if result.mode \
+            else "the default"
+        raise UsageError(f"--end-of-word {args.end_of_word}: where </w> goes applies to "
+                         f"character-level BPE only, and the reference is byte-level ({why}; "
+                         "no </w>): "
+                         "leave --end-of-word out, or give --mode char")
     report = encoded = None
     if args.corpus:
         report = check_merges(result, [Path(p) for p in args.corpus],
