@@ -120,7 +120,7 @@ def implied_settings(result: LearnerResult, *, vocab_size=None, pattern=None,
     said.append(f"tie rule: {tie_rule}{rule_from}")
     lines_from = "" if lines is not None or result.lines is None else recorded
     lines = bool(result.lines) if lines is None else lines
-    if lines:   # (whole texts, the default, go unsaid as before)
+    if lines:   # (whole texts, the default, go unsaid)
         said.append(f"one text per line{lines_from or ' (given)'}")
     num_merges = None if vocab_size is not None else len(result.merges)
     if vocab_size is not None:
