@@ -57,6 +57,10 @@ def add_parser(sub) -> None:
                    help="char mode: </w> after each word or before it")
     c.add_argument("--tie-rule", choices=tuple(TIE_RULES), default=None,
                    help="how the reference breaks ties (default: greatest)")
+    c.add_argument("--lines", action="store_true", default=None,
+                   help="the reference counts each line as a text of its own, as Hugging "
+                   "Face's trainer reads files (as `bpe-gui train --lines`; default: as your "
+                   "file records, else whole texts)")
     c.add_argument("--vocab-size", type=positive, metavar="N",
                    help="the vocabulary size you asked your trainer for (default: as many "
                    "merges as yours)")
@@ -110,11 +114,20 @@ def cmd_check(args: argparse.Namespace) -> int:
         refuse_special_files([path], "file")
     pattern = _pattern(args)
     result = read_result(args.result, special_tokens=args.special_token)
+    if args.end_of_word is not None and (args.mode or result.mode or "byte") == "byte":
+        # (byte-level BPE keeps a word's leading space as a byte of it: no </w> to place)
+        why = "--mode byte" if args.mode else f"as {result.name} records" if result.mode \
+            else "the default"
+        raise UsageError(f"--end-of-word {args.end_of_word}: where </w> goes applies to "
+                         f"character-level BPE only, and the reference is byte-level ({why}; "
+                         "no </w>): "
+                         "leave --end-of-word out, or give --mode char")
     report = encoded = None
     if args.corpus:
         report = check_merges(result, [Path(p) for p in args.corpus],
                               vocab_size=args.vocab_size, pattern=pattern, mode=args.mode,
-                              end_of_word=args.end_of_word, tie_rule=args.tie_rule)
+                              end_of_word=args.end_of_word, tie_rule=args.tie_rule,
+                              lines=args.lines)
     if args.ids is not None:
         text = Path(args.text).read_text(encoding="utf-8")
         encoded = check_ids(result, text, read_ids(Path(args.ids)), pattern=pattern)

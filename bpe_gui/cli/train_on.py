@@ -52,12 +52,25 @@ def add_parser(sub) -> None:
                    help="with --from: SuperBPE's stage 2 on top of all its merges")
 
 
+def _eow_in_byte_mode(eow: str, which: str, fix: str) -> UsageError:
+    """--end-of-word where no </w> is: byte-level BPE keeps a word's leading space as a
+    byte of the word, so where </w> goes changes nothing there."""
+    return UsageError(f"--end-of-word {eow}: where </w> goes applies to character-level "
+                      f"BPE only, and {which} is byte-level (no </w>): {fix}")
+
+
 def cmd(args: argparse.Namespace) -> int:
     if wants_parity(args):   # (before any default is filled in: it refuses what is given)
         return cmd_train_parity(args)
     if args.source_model is not None:
         from .loading import tokenizer_path
         args.source = tokenizer_path(argparse.Namespace(model=args.source_model))
+    if args.counts and check_encoding(args.encoding) != "utf-8":
+        raise UsageError("--encoding says how corpus files are read; the words of --counts "
+                         "tables are read already (give --encoding to `bpe-gui count`)")
+    if args.end_of_word is not None and args.source is None and args.mode != "char":
+        raise _eow_in_byte_mode(args.end_of_word, "this run", "leave --end-of-word out" + (
+            "" if args.superbpe_from is not None else ", or add --mode char"))
     if args.source is None and args.superbpe_from is None and not args.superbpe:
         args.mode = args.mode or "byte"
         args.end_of_word = args.end_of_word or "suffix"
@@ -85,6 +98,13 @@ def cmd(args: argparse.Namespace) -> int:
     if args.prune:
         raise UsageError("--prune cannot be used with --from or SuperBPE: the tokens it "
                          "would drop are kept (inherited ids stay as they are)")
+    if superbpe and args.lines:
+        raise UsageError("--lines: SuperBPE reads its corpus its own way (stage 2 line by "
+                         "line, with its own pattern), so one text per line does not apply "
+                         "to it; leave --lines out")
+    if args.threads is not None:
+        raise UsageError("--threads sets the threads of plain training's counting; training "
+                         "on (--from) and SuperBPE count with every core: leave --threads out")
     if superbpe and args.mode == "char":
         raise UsageError("SuperBPE needs byte mode (stage 2's tokens hold spaces as bytes); "
                          "leave out --mode char")
@@ -98,7 +118,8 @@ def cmd(args: argparse.Namespace) -> int:
     settings = TrainSettings(num_merges=args.num_merges, vocab_size=args.vocab_size,
                              tie_rule=args.tie_break or "greatest",
                              min_frequency=args.min_frequency,
-                             mode=args.mode or "byte", end_of_word=args.end_of_word or "suffix")
+                             mode=args.mode or "byte", end_of_word=args.end_of_word or "suffix",
+                             lines=args.lines)
     if source is None:   # SuperBPE from the corpus: stage 1's pattern and specials as given
         settings = replace(settings, pattern=resolve_preset_arg(args),
                            special_tokens=tuple(args.special_token),
@@ -154,6 +175,9 @@ def load_source(args: argparse.Namespace):
     why = f"the tokenizer {args.source} decides it; leave the option out"
     if args.mode is not None and args.mode != tok.mode:
         raise UsageError(f"--mode {args.mode}: the tokenizer is {tok.mode}-level ({why})")
+    if args.end_of_word is not None and tok.mode == "byte":
+        raise _eow_in_byte_mode(args.end_of_word, f"the tokenizer {args.source}",
+                                "leave --end-of-word out")
     if args.end_of_word is not None and tok.mode == "char" and args.end_of_word != tok.end_of_word:
         raise UsageError(f"--end-of-word {args.end_of_word}: the tokenizer marks words "
                          f"with {tok.end_of_word} ({why})")
@@ -214,7 +238,7 @@ def run(args, source, s: TrainSettings, encoding: str, report):
     utf8 = encoding in ("utf-8", "utf-8-sig")
 
     def counted(pre: Pretokenizer):
-        return count_corpus(args.corpus, pre, encoding=encoding,
+        return count_corpus(args.corpus, pre, encoding=encoding, lines=s.lines,
                             progress=lambda d, t: report("pretokenize", d, t))
 
     if source is None:   # both stages from the corpus

@@ -162,3 +162,14 @@ def test_check_names_every_cause_and_takes_preset_none(tmp_path):
     pkl = L.write_pickle(tmp_path, vocab, merges)
     p = run("check", str(pkl), "--corpus", str(corpus), "--preset", "none", cwd=tmp_path)
     assert p.returncode == 0, out(p) + err(p)
+
+
+@pytest.mark.parametrize("mode", [[], ["--mode", "byte"]])
+def test_end_of_word_with_a_byte_level_reference_is_refused(tmp_path, corpus, correct, mode):
+    """--end-of-word places char mode's </w>; a byte-level reference has none (was:
+    accepted and ignored, exit 0)."""
+    path = L.write_gpt2(tmp_path, *correct)
+    p = run("check", str(path), "--corpus", str(corpus), "--end-of-word", "prefix", *mode,
+            cwd=tmp_path)
+    assert_user_error(p, "--end-of-word prefix", "character-level BPE only",
+                      "the reference is byte-level", "leave --end-of-word out")

@@ -226,7 +226,7 @@ MEANINGS: dict[str, tuple[tuple[str, ...], list[str]]] = {
     "a corpus beside the main input": (("--corpus",), ["inspect", "check"]),
     "count tables as the corpus": (("--counts",), ["train"]),
     "the corpus files' text encoding": (("--encoding",), ["train", "count"]),
-    "one text per line": (("--lines",), ["train", "count"]),
+    "one text per line": (("--lines",), ["train", "count", "check"]),
     "the output folder or file": (("--out",), ["train", "count"]),
     "export formats": (("--format",), ["train"]),
     "the exports' base name": (("--name",), ["train"]),

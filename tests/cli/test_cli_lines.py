@@ -85,3 +85,69 @@ def test_lines_says_when_a_word_over_64_kib_is_cut(tmp_path):
             "lowest-ids-hf", "--format", "hf", "--out", "b", "-q", cwd=tmp_path)
     assert p.returncode == 0 and p.stderr == b""
     assert their_merges(tmp_path / "b" / "tokenizer.json") == hf_merges(tmp_path / "short.txt", 270)
+
+
+def test_check_takes_lines_from_our_file_and_as_a_flag(tmp_path):
+    """`check` counts the reference as the result was trained: one text per line from a
+    .bpe-gui.json that records it (was: whole texts, so our own --lines output checked
+    as different), and from --lines for files that record nothing -- held against the
+    merges tokenizers' BpeTrainer wrote itself."""
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+    corpus = tmp_path / "c.txt"
+    corpus.write_text(CORPUS.replace(". ", ".  \n   ") * 3, encoding="utf-8")
+    p = run("train", str(corpus), "--vocab-size", "400", "--lines", "--tie-rule",
+            "lowest-ids-hf", "--format", "native", "--out", "a", "-q", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    ours = tmp_path / "a" / "tokenizer.bpe-gui.json"
+    p = run("check", "--tokenizer", str(ours), "--corpus", str(corpus), cwd=tmp_path)
+    assert p.returncode == 0, p.stdout.decode()
+    assert "one text per line (from tokenizer.bpe-gui.json)" in p.stdout.decode()
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.train([str(corpus)], trainers.BpeTrainer(
+        vocab_size=400, min_frequency=0, show_progress=False,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+    tok.save(str(tmp_path / "hf.json"))
+    hf = ["--tokenizer", "hf.json", "--corpus", str(corpus), "--tie-rule", "lowest-ids-hf"]
+    p = run("check", *hf, "--lines", cwd=tmp_path)
+    assert p.returncode == 0, p.stdout.decode()
+    assert "one text per line (given)" in p.stdout.decode()
+    # whole texts (a word may span a line break) part from HF's merges on this corpus
+    assert run("check", *hf, cwd=tmp_path).returncode == 1
+
+
+def test_train_on_with_lines_counts_one_text_per_line(tmp_path):
+    """--from with --lines (was: accepted and ignored, and a table counted with --lines
+    refused for want of it): on from a tokenizer of no merges, with HF's tie rule,
+    tokenizers' BpeTrainer merges; from a table counted with --lines, the same."""
+    corpus = tmp_path / "c.txt"
+    corpus.write_text(CORPUS.replace(". ", ".  \n   ") * 3, encoding="utf-8")
+    assert run("train", str(corpus), "--num-merges", "0", "--format", "native", "--out",
+               "src", "-q", cwd=tmp_path).returncode == 0
+    on = ["--from", "src/tokenizer.bpe-gui.json", "--num-merges", "100", "--tie-rule",
+          "lowest-ids-hf", "--format", "hf", "-q"]
+    want = hf_merges(corpus, 356)
+    p = run("train", str(corpus), *on, "--lines", "--out", "a", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert their_merges(tmp_path / "a" / "tokenizer.json") == want
+    p = run("train", str(corpus), *on, "--out", "w", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert their_merges(tmp_path / "w" / "tokenizer.json") != want   # (words span lines)
+    assert run("count", str(corpus), "--lines", "--out", "l.tsv", cwd=tmp_path).returncode == 0
+    p = run("train", "--counts", "l.tsv", *on, "--lines", "--out", "b", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert their_merges(tmp_path / "b" / "tokenizer.json") == want
+
+
+@pytest.mark.parametrize("superbpe", [["--superbpe-from", "20"], ["--from", "src", "--superbpe"]])
+def test_superbpe_refuses_lines_with_the_reason(superbpe, tmp_path):
+    """SuperBPE reads stage 2 line by line with its own pattern (was: --lines accepted,
+    same merges as without)."""
+    corpus = tmp_path / "c.txt"
+    corpus.write_text(CORPUS, encoding="utf-8")
+    assert run("train", str(corpus), "--num-merges", "30", "--format", "native", "--out",
+               "src", "-q", cwd=tmp_path).returncode == 0
+    assert_user_error(run("train", str(corpus), *superbpe, "--num-merges", "40", "--lines",
+                          "--out", "o", cwd=tmp_path),
+                      "--lines: SuperBPE reads its corpus its own way", "leave --lines out")
+    assert not (tmp_path / "o").exists()

@@ -219,3 +219,54 @@ def test_a_latin1_corpus_trains_as_its_utf8_text(source, tmp_path, mode):
         assert p.returncode == 0, err(p)
     a, b = (load_tokenizer(tmp_path / f"o{n}" / "tokenizer.json") for n in "ul")
     assert a.merges == b.merges and len(a.merges) > 30
+
+
+@pytest.mark.parametrize("extra", [[], ["--mode", "byte"], ["--superbpe-from", "5"], ["--from"]])
+def test_end_of_word_in_byte_mode_is_refused_with_the_reason(extra, tmp_path):
+    """--end-of-word places char mode's </w>; byte-level BPE has none, so it was accepted
+    and changed nothing (was: exit 0, both values the same merges)."""
+    corpus = tmp_path / "c.txt"
+    corpus.write_text(CORPUS, encoding="utf-8")
+    if extra == ["--from"]:
+        assert run("train", str(corpus), "--num-merges", "20", "--format", "native",
+                   "--out", "src", "-q", cwd=tmp_path).returncode == 0
+        extra = ["--from", "src/tokenizer.bpe-gui.json"]
+    for eow in ("prefix", "suffix"):
+        p = run("train", str(corpus), "--num-merges", "30", "--end-of-word", eow, *extra,
+                "--out", "o", cwd=tmp_path)
+        line = assert_user_error(p, f"--end-of-word {eow}", "character-level BPE only",
+                                 "is byte-level (no </w>)", "leave --end-of-word out")
+        assert ("--mode char" in line) == (extra in ([], ["--mode", "byte"]))
+        assert not (tmp_path / "o").exists()
+    p = run("train", str(corpus), "--num-merges", "30", "--end-of-word", "prefix",
+            "--mode", "char", "--format", "native", "--out", "o", "-q", cwd=tmp_path)
+    assert p.returncode == 0, err(p)
+
+
+@pytest.mark.parametrize("extra", [[], ["--from", "src"]])
+def test_encoding_with_count_tables_is_refused(extra, tmp_path):
+    """A table's words are read already: --encoding had no effect there (was: exit 0)."""
+    corpus = tmp_path / "c.txt"
+    corpus.write_text(CORPUS, encoding="utf-8")
+    assert run("count", str(corpus), "--out", "t.tsv", cwd=tmp_path).returncode == 0
+    assert run("train", str(corpus), "--num-merges", "10", "--format", "native", "--out",
+               "src", "-q", cwd=tmp_path).returncode == 0
+    p = run("train", "--counts", "t.tsv", *extra, "--num-merges", "20", "--encoding",
+            "latin-1", "--out", "o", cwd=tmp_path)
+    assert_user_error(p, "--encoding says how corpus files are read", "--counts",
+                      "bpe-gui count")
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("extra", [["--from", "src"], ["--superbpe-from", "5"]])
+def test_threads_with_train_on_or_superbpe_is_refused(extra, tmp_path):
+    """Training on and SuperBPE count with every core: --threads had no effect (was: exit
+    0)."""
+    corpus = tmp_path / "c.txt"
+    corpus.write_text(CORPUS, encoding="utf-8")
+    assert run("train", str(corpus), "--num-merges", "10", "--format", "native", "--out",
+               "src", "-q", cwd=tmp_path).returncode == 0
+    p = run("train", str(corpus), *extra, "--num-merges", "20", "--threads", "1",
+            "--out", "o", cwd=tmp_path)
+    assert_user_error(p, "--threads", "leave --threads out")
+    assert not (tmp_path / "o").exists()

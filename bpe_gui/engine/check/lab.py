@@ -172,7 +172,7 @@ class Lab:
         pre-tokenization: each stretch between special tokens one word, when the text is
         held and not over ``max_piece_bytes``)."""
         if settings.pattern == NO_PRETOKENIZATION and self.corpus.text is not None and \
-                self.corpus.n_bytes <= self.limits.max_piece_bytes:
+                self.corpus.n_bytes <= self.limits.max_piece_bytes and not settings.lines:
             specials = settings.special_tokens
             table = self.custom_table(f"documents:{specials!r}",
                                       lambda text: documents(text, specials))
@@ -182,7 +182,7 @@ class Lab:
             self.note(f"No pre-tokenization on a corpus over "
                       f"{human_size(self.limits.max_piece_bytes)}: the engine counts it in "
                       "stretches of at most 64 KiB, so pairs across those cuts are missed.")
-        key = ("pattern", settings.pattern, settings.special_tokens)
+        key = ("pattern", settings.pattern, settings.special_tokens, settings.lines)
         if key not in self._tables:
             self.stop_if_cancelled()
             counting = replace(settings, mode="byte", num_merges=0)
@@ -242,7 +242,9 @@ class Lab:
         key = key if key is not None else repr(settings)
         if key not in self._runs:
             self.stop_if_cancelled()
-            t = Trainer(table if table is not None else self.table(settings), settings)
+            # a table made here is cut already: one text per line is no setting of its run
+            t = Trainer(table, replace(settings, lines=False)) if table is not None else \
+                Trainer(self.table(settings), settings)
             t.run(detail=False, cancel=self.cancel)
             self.stop_if_cancelled()
             self._runs[key] = Run(key, cause, label, tuple(t.merges),

@@ -40,7 +40,7 @@ def check_merges(result: LearnerResult, corpus: "str | Path | Sequence[str | Pat
                  vocab_size: int | None = None, pattern: str | None = None,
                  special_tokens: Sequence[str] | None = None, mode: str | None = None,
                  end_of_word: str | None = None, tie_rule: str | None = None,
-                 limits: CheckLimits | None = None,
+                 lines: bool | None = None, limits: CheckLimits | None = None,
                  progress: ProgressFn | None = None, cancel: CancelFn | None = None) -> CheckReport:
     """Hold ``result``'s merges against the reference trained on ``corpus`` (a text, or
     a path or paths of files). Settings not given come from the file (pattern, special
@@ -52,7 +52,8 @@ def check_merges(result: LearnerResult, corpus: "str | Path | Sequence[str | Pat
     limits = limits or CheckLimits()
     settings, said = implied_settings(result, vocab_size=vocab_size, pattern=pattern,
                                       special_tokens=special_tokens, mode=mode,
-                                      end_of_word=end_of_word, tie_rule=tie_rule)
+                                      end_of_word=end_of_word, tie_rule=tie_rule,
+                                      lines=lines)
     theirs = tuple(result.merges)
     lab = Lab(CheckCorpus(corpus, limits), replace(settings, vocab_size=None,
                                                    num_merges=max(len(theirs), 1)),
@@ -85,8 +86,8 @@ def check_merges(result: LearnerResult, corpus: "str | Path | Sequence[str | Pat
 
 
 def implied_settings(result: LearnerResult, *, vocab_size=None, pattern=None,
-                     special_tokens=None, mode=None, end_of_word=None, tie_rule=None
-                     ) -> tuple[TrainSettings, list[str]]:
+                     special_tokens=None, mode=None, end_of_word=None, tie_rule=None,
+                     lines=None) -> tuple[TrainSettings, list[str]]:
     """The reference's settings, and where each came from (in words)."""
     said = []
     if pattern is not None:
@@ -117,6 +118,10 @@ def implied_settings(result: LearnerResult, *, vocab_size=None, pattern=None,
     rule_from = "" if tie_rule or not result.tie_rule else recorded
     tie_rule = tie_rule or result.tie_rule or "greatest"
     said.append(f"tie rule: {tie_rule}{rule_from}")
+    lines_from = "" if lines is not None or result.lines is None else recorded
+    lines = bool(result.lines) if lines is None else lines
+    if lines:   # (whole texts, the default, go unsaid)
+        said.append(f"one text per line{lines_from or ' (given)'}")
     num_merges = None if vocab_size is not None else len(result.merges)
     if vocab_size is not None:
         said.append(f"vocabulary size: {vocab_size:,} (given)")
@@ -126,7 +131,7 @@ def implied_settings(result: LearnerResult, *, vocab_size=None, pattern=None,
         settings = TrainSettings(vocab_size=vocab_size, num_merges=num_merges, pattern=pattern,
                                  special_tokens=specials, mode=mode,
                                  end_of_word=end_of_word or "suffix",
-                                 tie_rule=tie_rule).validated()
+                                 tie_rule=tie_rule, lines=lines).validated()
     except SettingsError as e:
         raise SettingsError(f"The reference cannot be trained with these settings: {e}") from None
     return settings, said

@@ -59,6 +59,7 @@ class LearnerResult:
     mode: str | None = None
     end_of_word: str | None = None
     tie_rule: str | None = None
+    lines: bool | None = None          # one text per line (TrainSettings.lines)
 
     @property
     def name(self) -> str:
@@ -280,7 +281,8 @@ def read_native(path: Path) -> LearnerResult:
     meta = tok.meta
     return LearnerResult(str(path), "native", dict(tok.vocab), tuple(tok.merges),
                          tuple(tok.special_tokens), tok.pattern, (),
-                         meta.get("mode"), meta.get("end_of_word"), meta.get("tie_rule"))
+                         meta.get("mode"), meta.get("end_of_word"), meta.get("tie_rule"),
+                         meta.get("lines"))
 
 
 # ----- pickles ------------------------------------------------------------------------------

@@ -103,7 +103,8 @@ class InheritedTrainer(Trainer):
         s = inherited_settings(source, settings, pattern)
         if isinstance(paths, (str, Path)):
             paths = [paths]
-        return cls(source, count_corpus(paths, Pretokenizer(s.pattern, s.special_tokens), **kw),
+        return cls(source, count_corpus(paths, Pretokenizer(s.pattern, s.special_tokens),
+                                        lines=s.lines, **kw),
                    s, pattern=pattern)
 
     def _initial_state(self, table: PretokenTable, s: TrainSettings) -> tuple:
