@@ -11,14 +11,15 @@ each side produces of the other's tokens: compare_overlap.py).
 
 The parts: :class:`ComparePane` (compare_pane.py) is one side, :class:`TokenTextView`
 (token_text.py) its coloured text, :class:`CompareTableModel` (models/compare_table.py)
-the table; this module lays them out and runs the comparison.
+the table's model and :class:`FittedCompareTable` (fitted_table.py) its view; this module
+lays them out and runs the comparison.
 """
 from __future__ import annotations
 
 import time
 
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
-from PySide6.QtWidgets import (QCheckBox, QHeaderView, QLabel,
+from PySide6.QtWidgets import (QCheckBox, QLabel,
                                QPushButton, QSplitter, QTableView, QTabWidget, QToolButton,
                                QVBoxLayout, QWidget)
 
@@ -30,6 +31,7 @@ from ...models.compare_table import METRICS, CompareTableModel, fmt_cell
 from ..encode.pages import PageBar, PagedEdit, PagedText
 from .compare_overlap import OverlapPanel
 from .compare_pane import DEBOUNCE_MS, ComparePane
+from .fitted_table import FittedCompareTable
 from ...widgets.exact_text import LOST_SEPARATORS
 from ...widgets.flow_layout import FlowBar
 from ...widgets.token_text import TokenTextView, cut_color
@@ -52,45 +54,6 @@ SAMPLE_TEXT = (
 
 
 # ----- the view -----------------------------------------------------------------------------
-class _FittedCompareTable(QTableView):
-    """The table of counts per script, its columns as wide as their contents unless
-    that is wider than the table: then the row names and the sides give way (cut with
-    "…"), never a script's column (in Focus at 1024x700 Han's and Cyrillic's were past
-    the right edge, behind a sideways scroll bar)."""
-
-    FLOORS = (90, 80)   # the least of the row names' and the sides' columns
-    COMPACT_FLOORS = (48, 18)   # compact: short names ("Bytes/token") and A or B
-
-    def setModel(self, model) -> None:
-        super().setModel(model)
-        self.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        for sig in (model.modelReset, model.layoutChanged, model.dataChanged,
-                    model.headerDataChanged):
-            sig.connect(lambda *_: self.fit())
-
-    def fit(self) -> None:
-        model, header = self.model(), self.horizontalHeader()
-        if model is None or model.columnCount() == 0:
-            return
-        self.resizeColumnsToContents()
-        widths = [header.sectionSize(c) for c in range(model.columnCount())]
-        over = sum(widths) - self.viewport().width()
-        floors = self.COMPACT_FLOORS if getattr(model, "compact", False) else self.FLOORS
-        for c, floor in enumerate(floors):
-            if over <= 0 or c >= len(widths):
-                break
-            cut = max(0, min(over, widths[c] - floor))
-            widths[c] -= cut
-            over -= cut
-        for c, w in enumerate(widths):
-            if header.sectionSize(c) != w:
-                header.resizeSection(c, w)
-
-    def resizeEvent(self, event) -> None:
-        super().resizeEvent(event)
-        self.fit()
-
-
 class CompareView(QWidget):
     """Two tokenizers on one text: coloured side by side, differing cuts marked, a table."""
 
@@ -139,7 +102,7 @@ class CompareView(QWidget):
         sides.setChildrenCollapsible(False)
 
         self.model = CompareTableModel(self)
-        self.table = _FittedCompareTable()
+        self.table = FittedCompareTable()
         self.table.setModel(self.model)
         self.table.verticalHeader().setVisible(False)
         self.table.horizontalHeader().setStretchLastSection(False)
