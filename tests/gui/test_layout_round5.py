@@ -139,10 +139,11 @@ def test_word_playback_status_line_is_whole(make_window, qtbot, monkeypatch, siz
 
 # rows of the per-script table in sight (of 8: four metrics, sides A and B), in the default
 # layout and in Focus: at 800x600 only the Tokens rows showed, even in Focus; at
-# 1024x700, 2 rows. (At 800x600 without Focus the dock is about 470 pixels wide and 400
-# tall: the two sides keep their texts, the table a row and scrolls; Focus is the way.)
-COMPARE_ROWS = {((800, 600), False): 1, ((1024, 700), False): 6, ((1920, 1080), False): 4,
+# 1024x700, 2 rows. At 800x600 outside Focus (a dock of about 470 by 400 pixels) the
+# table showed one row, cut sideways: there the sides' texts give way to it.
+COMPARE_ROWS = {((800, 600), False): 8, ((1024, 700), False): 6, ((1920, 1080), False): 4,
                 ((800, 600), True): 6, ((1024, 700), True): 8, ((1920, 1080), True): 8}
+TEXTS_GIVE_WAY = {((800, 600), False)}
 
 
 @pytest.mark.regression
@@ -169,8 +170,64 @@ def test_compare_per_script_table_shows_its_rows_and_columns(
     qtbot.waitUntil(lambda: rows_in_view(table) >= want, timeout=3000)
     port = table.viewport()   # (the rows counted are drawn: none clipped from below)
     assert port.visibleRegion().boundingRect().height() == port.height(), (size, focus)
-    if focus or size != (800, 600):
-        assert columns_cut(table) == [], (size, focus)
-    for pane in (view.pane_a, view.pane_b):   # and the sides keep two lines of text
-        assert whole(pane.view)
-        assert pane.view.viewport().height() >= 2 * pane.view.fontMetrics().lineSpacing()
+    assert columns_cut(table) == [], (size, focus)
+    assert table.horizontalScrollBar().maximum() == 0, (size, focus)
+    for pane in (view.pane_a, view.pane_b):
+        if (size, focus) in TEXTS_GIVE_WAY:   # the side's header still counts its tokens
+            assert not pane.view.isVisible()
+            assert whole(pane.caption) and " tokens, " in pane.caption.text()
+        else:   # the sides keep two lines of text
+            assert whole(pane.view)
+            assert pane.view.viewport().height() >= 2 * pane.view.fontMetrics().lineSpacing()
+
+
+@pytest.mark.regression
+def test_compare_compact_table_names_every_row_in_its_cells_or_tooltips(
+        make_window, qtbot, monkeypatch):
+    """The compact table at 800x600: each row says its side by letter, and its metric's
+    full name is in the tooltip of every cell of the row, with the side's own name."""
+    from bpe_gui.gui.models.compare_table import METRICS
+    win = open_at(make_window, qtbot, monkeypatch, (800, 600))
+    dl = win.dock_layout
+    view = dl.compare_view
+    dl.compare_dock.raise_()
+    qtbot.waitUntil(lambda: view.compact, timeout=5000)
+    model = view.model
+    for r in range(model.rowCount()):
+        side = "AB"[r % 2]
+        assert model.index(r, 1).data() == side
+        name = f"{'AB'[r % 2]}: "
+        for c in range(model.columnCount()):
+            tip = model.index(r, c).data(Qt.ItemDataRole.ToolTipRole)
+            assert tip.startswith(METRICS[r // 2][1] + ", " + name), tip
+    assert dl.toggle_focus(dl.compare_dock)   # Focus: the texts and long names again
+    qtbot.waitUntil(lambda: not view.compact and view.pane_a.view.isVisible())
+    assert model.index(0, 1).data().startswith("A: ")
+    assert model.index(2, 0).data() == METRICS[1][1]
+
+
+@pytest.mark.regression
+def test_compare_dragging_the_handle_gives_the_sides_their_texts_back(
+        make_window, qtbot, monkeypatch):
+    """Compact at 800x600: a drag of the handle between the sides and the table is the
+    user's choice of sizes, and the sides show their coloured texts again."""
+    from PySide6.QtCore import QPoint
+    from PySide6.QtTest import QTest
+    win = open_at(make_window, qtbot, monkeypatch, (800, 600))
+    dl = win.dock_layout
+    view = dl.compare_view
+    dl.compare_dock.raise_()
+    qtbot.waitUntil(lambda: view.compact, timeout=5000)
+    assert not view.pane_a.view.isVisible()
+    handle = view.split.handle(1)
+    mid = handle.rect().center()
+    QTest.mousePress(handle, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, mid)
+    QTest.mouseMove(handle, mid + QPoint(0, 60))
+    QTest.mouseRelease(handle, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+                       mid + QPoint(0, 60))
+    qtbot.waitUntil(lambda: not view.compact)
+    for pane in (view.pane_a, view.pane_b):
+        qtbot.waitUntil(lambda p=pane: whole(p.view))
+    win.resize(800, 560)   # a resize after it keeps the user's choice
+    quiet(qtbot, win, win.controller)
+    assert not view.compact and view.pane_a.view.isVisible()

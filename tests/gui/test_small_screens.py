@@ -120,7 +120,8 @@ def raise_below(win, qtbot, dock, panel):
 def test_compare_shows_both_sides_and_the_table_without_focus(
         make_window, qtbot, monkeypatch, size):
     """At 800x600 and 1024x700 Compare's dock was about 260 pixels tall: the two sides'
-    texts and the table of counts were below the fold unless Focus was on."""
+    texts and the table of counts were below the fold unless Focus was on. (At 800x600
+    the sides' texts then give way to the table's rows: test_layout_round5.)"""
     win = open_at(make_window, qtbot, monkeypatch, size)
     dl = win.dock_layout
     view = dl.compare_view
@@ -129,13 +130,19 @@ def test_compare_shows_both_sides_and_the_table_without_focus(
     area = dl.compare_dock.widget()
     # (the dock grows once its tab is in front)
     qtbot.waitUntil(lambda: area.verticalScrollBar().maximum() == 0 and in_sight(win, view.table))
+    small = size == (800, 600)
+    # its header and two rows at least; at 800x600 all eight
+    want = 8 if small else 2
+    qtbot.waitUntil(lambda: rows_in_sight(win, view.table) >= want, timeout=3000)
     for pane in (view.pane_a, view.pane_b):
-        assert in_sight(win, pane.view) and in_sight(win, pane.caption)
-        assert rows_in_sight(win, pane.view) >= 2, (pane.name, size)
+        if small:
+            assert not pane.view.isVisible()
+        else:
+            assert in_sight(win, pane.view)
+            assert rows_in_sight(win, pane.view) >= 2, (pane.name, size)
         caption = pane.caption   # the numbers whole: a variant that fits, not "…"
+        assert in_sight(win, caption)
         assert "tokens" in caption.text() and not caption.text().endswith("…"), caption.text()
-    # its header and the first row at least (800x600: the rest scrolls in the table)
-    assert rows_in_sight(win, view.table) >= (1 if size == (800, 600) else 2), size
     assert in_sight(win, view.edit)
     # the merge panel keeps its row of controls in sight
     panel = dl.merge_panel

@@ -32,17 +32,34 @@ METRICS = (("tokens", "Tokens", "How many tokens the text is cut into."),
             "is one word."),
            ("partial", "Partial-character tokens", "Share of tokens that hold only part of a "
             "UTF-8 character (byte-level tokenizers on non-Latin text)."))
+# the row names of the compact table (a narrow, short dock), the full ones in the tooltips
+SHORT_LABELS = {"tokens": "Tokens", "bpt": "Bytes/token", "tpw": "Tokens/word",
+                "partial": "Partial-char"}
 
 
 class CompareTableModel(QAbstractTableModel):
     """Rows: each metric for side A then B; columns: metric, side, All, then each script
-    present in the text. Values come from two ``analysis.encoding_stats`` snapshots."""
+    present in the text. Values come from two ``analysis.encoding_stats`` snapshots.
+    Compact (:meth:`set_compact`): short row names and the sides by letter alone, for a
+    dock too narrow for the script columns and long names both."""
 
     def __init__(self, parent=None):
         super().__init__(parent)
         self.stats: list[dict | None] = [None, None]
         self.names = ["A", "B"]
         self.columns: list[str] = ["All"]
+        self.compact = False
+
+    def set_compact(self, on: bool) -> None:
+        if on != self.compact:
+            self.beginResetModel()
+            self.compact = on
+            self.endResetModel()
+
+    def side_name(self, side: int) -> str:
+        """Example: 'A: step 3' -> 'A' when compact."""
+        name = self.names[side]
+        return name.split(":", 1)[0] if self.compact else name
 
     def set_stats(self, a: dict | None, b: dict | None, names=("A", "B")) -> None:
         self.beginResetModel()
@@ -79,14 +96,14 @@ class CompareTableModel(QAbstractTableModel):
         key, label, tip = METRICS[r // 2]
         if role == Qt.ItemDataRole.DisplayRole:
             if c == 0:
-                return label if r % 2 == 0 else ""
+                return "" if r % 2 else SHORT_LABELS[key] if self.compact else label
             if c == 1:
-                return self.names[r % 2]
+                return self.side_name(r % 2)
             return fmt_cell(key, self.value(r, self.columns[c - 2]))
         if role == Qt.ItemDataRole.UserRole and c >= 2:
             return self.value(r, self.columns[c - 2])
         if role == Qt.ItemDataRole.ToolTipRole:
-            return tip
+            return f"{label}, {self.names[r % 2]}: {tip}" if self.compact else tip
         if role == Qt.ItemDataRole.TextAlignmentRole and c >= 2:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.FontRole and c == 0:
@@ -102,14 +119,17 @@ class CompareTableModel(QAbstractTableModel):
             if section == 0:
                 return ""
             if section == 1:
-                return "Side"
+                return "" if self.compact else "Side"
             col = self.columns[section - 2]
             chars = next((s[col].chars for s in self.stats if s is not None), 0)
             # two lines: on one ("Latin (113 chars)") the script columns were past the
-            # right edge of an 800 or 1024-pixel window, Han's among them
-            return f"{col}\n{chars:,} chars"
+            # right edge of an 800 or 1024-pixel window, Han's among them; compact: one
+            # line, the count in the tooltip
+            return col if self.compact else f"{col}\n{chars:,} chars"
         if role == Qt.ItemDataRole.ToolTipRole and section >= 2:
-            return ("Per script: a token counts for the script of the letters it covers; "
+            col = self.columns[section - 2]
+            chars = next((s[col].chars for s in self.stats if s is not None), 0)
+            return f"{col}: {chars:,} characters. " + ("Per script: a token counts for the script of the letters it covers; "
                     "tokens of only spaces, digits or punctuation, mixed tokens and special "
-                    "tokens count as Other." if section > 2 else "The whole text")
+                    "tokens count as Other." if section > 2 else "The whole text.")
         return None

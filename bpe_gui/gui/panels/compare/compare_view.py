@@ -11,14 +11,15 @@ each side produces of the other's tokens: compare_overlap.py).
 
 The parts: :class:`ComparePane` (compare_pane.py) is one side, :class:`TokenTextView`
 (token_text.py) its coloured text, :class:`CompareTableModel` (models/compare_table.py)
-the table; this module lays them out and runs the comparison.
+the table's model and :class:`FittedCompareTable` (fitted_table.py) its view; this module
+lays them out and runs the comparison.
 """
 from __future__ import annotations
 
 import time
 
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
-from PySide6.QtWidgets import (QCheckBox, QHeaderView, QLabel,
+from PySide6.QtWidgets import (QCheckBox, QLabel,
                                QPushButton, QSplitter, QTableView, QTabWidget, QToolButton,
                                QVBoxLayout, QWidget)
 
@@ -30,6 +31,7 @@ from ...models.compare_table import METRICS, CompareTableModel, fmt_cell
 from ..encode.pages import PageBar, PagedEdit, PagedText
 from .compare_overlap import OverlapPanel
 from .compare_pane import DEBOUNCE_MS, ComparePane
+from .fitted_table import FittedCompareTable
 from ...widgets.exact_text import LOST_SEPARATORS
 from ...widgets.flow_layout import FlowBar
 from ...widgets.token_text import TokenTextView, cut_color
@@ -52,43 +54,6 @@ SAMPLE_TEXT = (
 
 
 # ----- the view -----------------------------------------------------------------------------
-class _FittedCompareTable(QTableView):
-    """The table of counts per script, its columns as wide as their contents unless
-    that is wider than the table: then the row names and the sides give way (cut with
-    "…"), never a script's column (in Focus at 1024x700 Han's and Cyrillic's were past
-    the right edge, behind a sideways scroll bar)."""
-
-    FLOORS = (90, 80)   # the least of the row names' and the sides' columns
-
-    def setModel(self, model) -> None:
-        super().setModel(model)
-        self.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        for sig in (model.modelReset, model.layoutChanged, model.dataChanged,
-                    model.headerDataChanged):
-            sig.connect(lambda *_: self.fit())
-
-    def fit(self) -> None:
-        model, header = self.model(), self.horizontalHeader()
-        if model is None or model.columnCount() == 0:
-            return
-        self.resizeColumnsToContents()
-        widths = [header.sectionSize(c) for c in range(model.columnCount())]
-        over = sum(widths) - self.viewport().width()
-        for c, floor in enumerate(self.FLOORS):
-            if over <= 0 or c >= len(widths):
-                break
-            cut = max(0, min(over, widths[c] - floor))
-            widths[c] -= cut
-            over -= cut
-        for c, w in enumerate(widths):
-            if header.sectionSize(c) != w:
-                header.resizeSection(c, w)
-
-    def resizeEvent(self, event) -> None:
-        super().resizeEvent(event)
-        self.fit()
-
-
 class CompareView(QWidget):
     """Two tokenizers on one text: coloured side by side, differing cuts marked, a table."""
 
@@ -137,7 +102,7 @@ class CompareView(QWidget):
         sides.setChildrenCollapsible(False)
 
         self.model = CompareTableModel(self)
-        self.table = _FittedCompareTable()
+        self.table = FittedCompareTable()
         self.table.setModel(self.model)
         self.table.verticalHeader().setVisible(False)
         self.table.horizontalHeader().setStretchLastSection(False)
@@ -190,7 +155,9 @@ class CompareView(QWidget):
         lay.addWidget(split, 4)
         self.split = split
         self._split_dragged = False   # the user's sizes from then on
-        split.splitterMoved.connect(lambda *_: setattr(self, "_split_dragged", True))
+        self.compact = False   # the sides' texts hidden for the table (_set_compact)
+        self._full_need = 0   # the view's height the full layout needs (_want_compact)
+        split.splitterMoved.connect(self._dragged)
 
         self.encodings: list[Encoding | None] = [None, None]
         self.tokenizers: list = [None, None]   # each side's tokenizer at the last compare
@@ -289,23 +256,65 @@ class CompareView(QWidget):
     def _fit_heights(self) -> None:
         """A short view: the text box two lines. The results under the sides as tall as
         the table's rows need, the sides keeping SIDES_SHARE of the height (less in
-        Focus) and their minimum; until the user drags the handle."""
+        Focus) and their minimum; until the user drags the handle. Where that leaves the
+        table under half its rows, the layout turns compact (_set_compact)."""
         line = self.edit.fontMetrics().lineSpacing()
         lines = 2 if self.height() < SHORT_COMPARE else 6
         self.edit.setMaximumHeight(lines * line + 14)
         split = self.split
-        if split.orientation() != Qt.Orientation.Vertical or self._split_dragged:
-            return
         total = sum(split.sizes())
         sides = split.widget(0)
-        if total <= 0 or sides is None:
+        if split.orientation() != Qt.Orientation.Vertical or self._split_dragged \
+                or total <= 0 or sides is None:
+            self._set_compact(False)
             return
         share = SIDES_SHARE_FOCUS if self.focus_button.isChecked() else SIDES_SHARE
-        floor = max(sides.minimumSizeHint().height(), int(total * share))
+        self._set_compact(self._want_compact(total, share))
+        floor = sides.minimumSizeHint().height()
+        if not self.compact:
+            floor = max(floor, int(total * share))
         lower = max(min(self._results_height(), total - floor),
                     self.lower_tabs.minimumSizeHint().height())
         if split.sizes()[1] != lower:
             split.setSizes([total - lower, lower])
+
+    def _dragged(self, *_) -> None:
+        """The user's sizes from now on, and the sides' texts in whatever they give."""
+        self._split_dragged = True
+        self._set_compact(False)
+
+    def _want_compact(self, total: int, share: float) -> bool:
+        """Outside Focus, would the sides with their texts leave the table less than half
+        its rows? (At 800x600 they left it one row of eight, cut sideways.) What the full
+        layout needs is measured while it is shown and kept, so that the answer does not
+        flip once the compact one needs less."""
+        if self.focus_button.isChecked():
+            return False
+        if not self.compact:
+            sides = self.split.widget(0)
+            floor = max(sides.minimumSizeHint().height(), int(total * share))
+            rows = sum(self.table.rowHeight(r) for r in range(self.model.rowCount()))
+            # (the view's height, not the splitter's: compact, the controls above it
+            # take less)
+            self._full_need = self.height() - total + floor + self._results_height() \
+                - rows // 2
+        return self.height() < self._full_need
+
+    def _set_compact(self, on: bool) -> None:
+        """Compact: the sides' coloured texts give way to the table (their headers still
+        say each side's tokens and bytes per token) and so does Show whitespace; the
+        table's names, header, rows and the summary take less room."""
+        if on == self.compact:
+            return
+        self.compact = on
+        self.show_ws.setVisible(not on)
+        for pane in (self.pane_a, self.pane_b):
+            pane.view.setVisible(not on)
+            pane.layout().activate()
+        pad = 4 if on else 6
+        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + pad)
+        self.model.set_compact(on)
+        self._summarize()
 
     def _results_height(self) -> int:
         """The height of the results tab with every row of the table in sight."""
@@ -406,8 +415,12 @@ class CompareView(QWidget):
             return
         color = cut_color(self.palette()).name()
         ws = " (whitespace runs ignored)" if self.fold.isChecked() else ""
-        self.summary.setText(
-            f"<span style='color:{color}'>┃</span> cuts only one side makes{ws}: "
-            f"<b>{len(a):,}</b> only in A, <b>{len(b):,}</b> only in B.")
+        bar = f"<span style='color:{color}'>┃</span>"
+        if self.compact:   # one line in a narrow dock
+            self.summary.setText(f"{bar} cuts only A makes: <b>{len(a):,}</b>, only B: "
+                                 f"<b>{len(b):,}</b>{ws}")
+        else:
+            self.summary.setText(f"{bar} cuts only one side makes{ws}: "
+                                 f"<b>{len(a):,}</b> only in A, <b>{len(b):,}</b> only in B.")
         self._fit_summary()
 
