@@ -79,7 +79,7 @@ def _same(dest: str, value: str, own: str) -> bool:
     if dest not in ("preset", "pattern"):
         return value == own
     from ..engine.errors import BPEError
-    from ..engine.text.pretokenize import resolve_pattern
+    from ..engine.text import resolve_pattern
     try:
         return resolve_pattern(value)[0] == resolve_pattern(own)[0]
     except BPEError:   # (an unknown preset: not GPT-2's)
@@ -110,7 +110,7 @@ def warn_unparallel(devs: list[tuple[str, str]], encoding: str) -> None:
 def _line_count(path: str, encoding: str) -> int:
     """Lines of a text file (optionally .gz/.xz); a last line without \\n counts."""
     import codecs
-    from ..engine.corpus.files import open_binary
+    from ..engine.corpus import open_binary
     decoder = codecs.getincrementaldecoder(encoding)(errors="replace")
     n, last = 0, "\n"
     with open_binary(path) as (stream, _raw):

@@ -102,7 +102,7 @@ def write_run_export(out: Path, files: dict[str, bytes], name: str) -> list[Path
     same name wrote into ``out`` and this one does not are removed with it, so no stale
     tokenizer stays beside the new one (``encode --tokenizer DIR`` would pick it up).
     Each removed file is said on stdout; returns the files written."""
-    from ..engine.formats.exports import write_export
+    from ..engine.formats import write_export
     written, removed = write_export(out, files, name, whole=True)
     for p in removed:
         print(f"removed:     {p} (an earlier export's, not written this time)")

@@ -169,7 +169,7 @@ def cmd_train(args: argparse.Namespace) -> int:
 def note_cut_words(n: int, lines: bool) -> None:
     """Say when words over the 64 KiB limit were cut into pieces (engine/corpus/
     word_limit.py): training differs there from a trainer that keeps them whole."""
-    from ..engine.corpus.word_limit import MAX_WORD_BYTES
+    from ..engine.corpus import MAX_WORD_BYTES
     if n:
         hf = " (with --lines, where Hugging Face's trainer keeps them whole, so merges " \
              "inside them may differ from its)" if lines else ""

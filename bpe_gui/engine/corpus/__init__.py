@@ -20,7 +20,7 @@ from .._lazy import lazy_face
 if TYPE_CHECKING:   # the names as mypy sees them; each is imported at first use
     from .counting import build_table, count_corpus, table_from_files, table_from_text
     from .distributed import count_on_dask, local_workers, parse_address
-    from .files import read_corpus_text, read_documents, read_head
+    from .files import open_binary, read_corpus_text, read_documents, read_head
     from .ranges import RANGE_BYTES
     from .table import CountMeta, PretokenTable
     from .table_file import is_count_table, read_table, write_table
@@ -30,7 +30,7 @@ if TYPE_CHECKING:   # the names as mypy sees them; each is imported at first use
 __getattr__, __dir__ = lazy_face(__name__, {
     ".counting": "build_table count_corpus table_from_files table_from_text",
     ".distributed": "count_on_dask local_workers parse_address",
-    ".files": "read_corpus_text read_documents read_head",
+    ".files": "open_binary read_corpus_text read_documents read_head",
     ".ranges": "RANGE_BYTES",
     ".table": "CountMeta PretokenTable",
     ".table_file": "is_count_table read_table write_table",
@@ -40,6 +40,6 @@ __getattr__, __dir__ = lazy_face(__name__, {
 
 __all__ = ["CountMeta", "MAX_WORD_BYTES", "PretokenTable", "RANGE_BYTES", "build_table",
            "check_settings", "count_corpus", "count_on_dask", "is_count_table",
-           "local_workers", "parse_address", "read_corpus_text", "read_documents",
+           "local_workers", "open_binary", "parse_address", "read_corpus_text", "read_documents",
            "read_head", "read_table", "read_tables", "settings_for_table",
            "table_from_files", "table_from_text", "write_table"]

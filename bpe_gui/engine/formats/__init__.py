@@ -51,7 +51,8 @@ from .._lazy import lazy_face
 
 if TYPE_CHECKING:   # the names as mypy sees them; each is imported at first use
     from .exports import (FORMATS, export_formats, export_tokenizer, output_files, render_files,
-                          settings_problem, supported_formats, unsupported_reason)
+                          settings_problem, supported_formats, unsupported_reason,
+                          write_export)
     from .known_encodings import recognise
     from .loading import (IMPORT_LABELS, IMPORTABLE, describe_file, describe_source,
                           detect_format, load_tokenizer, looks_like_tokenizer, tokenizer_file)
@@ -63,7 +64,7 @@ if TYPE_CHECKING:   # the names as mypy sees them; each is imported at first use
 
 __getattr__, __dir__ = lazy_face(__name__, {
     ".exports": ("FORMATS export_formats export_tokenizer output_files render_files "
-                 "settings_problem supported_formats unsupported_reason"),
+                 "settings_problem supported_formats unsupported_reason write_export"),
     ".known_encodings": "recognise",
     ".loading": ("IMPORT_LABELS IMPORTABLE describe_file describe_source detect_format "
                  "load_tokenizer looks_like_tokenizer tokenizer_file"),
@@ -80,4 +81,4 @@ __all__ = ["FORMATS", "IMPORTABLE", "IMPORT_LABELS", "LocalModel", "ModelRoot",
            "load_tokenizer", "looks_like_tokenizer", "meta_beside",
            "model_matches", "model_roots", "output_files", "pick_model", "recognise",
            "render_files", "settings_problem", "sniff_file", "supported_formats", "tokenizer_file",
-           "trainer_snapshot", "unsupported_reason"]
+           "trainer_snapshot", "unsupported_reason", "write_export"]
