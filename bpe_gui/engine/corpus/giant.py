@@ -25,7 +25,7 @@ ones past a run of "both" letters; and every pattern the `regex` module runs.
 """
 from __future__ import annotations
 
-from typing import Iterable, Iterator, NamedTuple
+from typing import Iterable, Iterator, NamedTuple, cast
 
 from .word_limit import MAX_WORD_BYTES
 
@@ -125,10 +125,11 @@ def stream_parts(chunks: Iterable[bytes], bounds) -> Iterator[Part]:
             # the buffer itself, counted up to p, and a new one for the text after p (a
             # few bytes): no copy of the block. A safe cut ends every word that starts
             # before it, so the words starting before p are buf[:p]'s own.
-            data = buf
-            with memoryview(data) as view:
+            block = buf
+            with memoryview(block) as view:
                 buf = bytearray(view[p:])
-            yield Part(data, offset, p)
+            # (a bytearray read as bytes: the counters take any buffer, and none writes it)
+            yield Part(cast(bytes, block), offset, p)
             offset += p
             searched, giant_at = 0, GIANT_TAIL
             continue

@@ -292,6 +292,7 @@ class CompareView(QWidget):
             return False
         if not self.compact:
             sides = self.split.widget(0)
+            assert sides is not None   # (the splitter's first widget is the sides, always)
             floor = max(sides.minimumSizeHint().height(), int(total * share))
             rows = sum(self.table.rowHeight(r) for r in range(self.model.rowCount()))
             # (the view's height, not the splitter's: compact, the controls above it
@@ -310,7 +311,8 @@ class CompareView(QWidget):
         self.show_ws.setVisible(not on)
         for pane in (self.pane_a, self.pane_b):
             pane.view.setVisible(not on)
-            pane.layout().activate()
+            if (lay := pane.layout()) is not None:
+                lay.activate()
         pad = 4 if on else 6
         self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + pad)
         self.model.set_compact(on)
