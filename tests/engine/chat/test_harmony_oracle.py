@@ -15,6 +15,7 @@ import pytest
 from bpe_gui.engine.chat import ChatError, encode_chat
 from bpe_gui.engine.formats import load_tokenizer
 from tiktoken_files import o200k_harmony
+from origin_checks import assert_token_roles
 
 WEATHER = {"name": "get_weather", "description": "Current weather.\nIn one city ☂",
            "parameters": {
@@ -106,12 +107,7 @@ def harmony(tmp_path_factory):
 def _check_origins(got, messages):
     """Each text part's tokens are its message's and spell it; what no message wrote is
     the renderer's; no typed spelling became a control token."""
-    assert not any(t.injected for t in got.tokens)
-    for t in got.tokens:
-        if t.message is None:
-            assert t.role == "template" and t.origin in ("scaffolding", "special")
-        else:
-            assert t.role == messages[t.message]["role"] and not t.special
+    assert_token_roles(got, messages)
     for i, m in enumerate(messages):
         parts = m["content"] if isinstance(m["content"], list) else text(m["content"])
         if all(p["type"] == "text" for p in parts):

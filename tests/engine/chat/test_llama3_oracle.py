@@ -10,6 +10,7 @@ import pytest
 
 from bpe_gui.engine.chat import ChatError, encode_chat
 from bpe_gui.engine.formats import load_tokenizer
+from origin_checks import assert_token_roles
 
 lm = pytest.importorskip("llama_models")
 from llama_models.datatypes import RawMessage, ToolPromptFormat  # noqa: E402
@@ -69,12 +70,7 @@ def formats():
 def _check_origins(got, messages):
     """Each message's own text is its role's and spells it; what no message wrote is the
     renderer's; typed spellings of control tokens stay text."""
-    assert not any(t.injected for t in got.tokens)
-    for t in got.tokens:
-        if t.message is None:
-            assert t.role == "template" and t.origin in ("scaffolding", "special")
-        else:
-            assert t.role == messages[t.message]["role"] and not t.special
+    assert_token_roles(got, messages)
     for i, m in enumerate(messages):
         content = m["content"] if isinstance(m["content"], list) else [m["content"]]
         written = "".join(c if isinstance(c, str) else c["text"] for c in content)
