@@ -777,7 +777,7 @@ int mt_set_keys(MergeTable *m, mt_key_fn key_id, const void *ctx, size_t max_key
     return 0;
 }
 
-void mt_free(MergeTable *m)
+void mt_table_free(MergeTable *m)
 {
     free(m->bytepair);
     free(m->filter);
@@ -787,17 +787,53 @@ void mt_free(MergeTable *m)
     free(m->sub2);
     free(m->sub3);
     free(m->subh);
-    free(m->part);
-    free(m->pairs);
-    free(m->longmin);
-    free(m->chars);
-    free(m->prefix4);
-    free(m->joins);
-    free(m->edge);
-    free(m->minop);
     free(m->short_keys);
     free(m->short_filter);
     memset(m, 0, sizeof(*m));
+}
+
+static inline void set_bit(uint64_t *bits, size_t i)
+{
+    bits[i >> 6] |= 1ull << (i & 63);
+}
+
+/* n <= 8 bytes at p as a little-endian number, byte by byte (loading the tables) */
+static inline uint64_t bytes_le(const unsigned char *p, size_t n)
+{
+    uint64_t v = 0;
+    for (size_t i = 0; i < n; i++)
+        v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+
+int mt_add_inside(MergeTable *m, const unsigned char *p, size_t len)
+{
+    if (!m->sub2) {
+        m->sub2 = calloc((2u << 16) / 64, sizeof(uint64_t));
+        m->sub3 = bpe_calloc_huge((2u << 24) / 64, sizeof(uint64_t));
+        m->subh = bpe_calloc_huge(((size_t)1 << MT_SUBH_BITS) / 64, sizeof(uint64_t));
+        if (!m->sub2 || !m->sub3 || !m->subh) {
+            free(m->sub2), free(m->sub3), free(m->subh);
+            m->sub2 = m->sub3 = m->subh = NULL;
+            return -1;
+        }
+    }
+    /* every string of 2..5 bytes inside the token; the token itself also as a token */
+    for (size_t i = 0; i + 2 <= len; i++)
+        set_bit(m->sub2, 2 * bytes_le(p + i, 2));
+    for (size_t i = 0; i + 3 <= len; i++)
+        set_bit(m->sub3, 2 * bytes_le(p + i, 3));
+    for (size_t i = 0; i + 4 <= len; i++)
+        set_bit(m->subh, mt_subh_bit(MT_IN4, bytes_le(p + i, 4)));
+    if (len == 2)
+        set_bit(m->sub2, 2 * bytes_le(p, 2) + 1);
+    if (len == 3)
+        set_bit(m->sub3, 2 * bytes_le(p, 3) + 1);
+    if (len == 4)
+        set_bit(m->subh, mt_subh_bit(MT_TOK4, bytes_le(p, 4)));
+    for (size_t i = 0; i + 5 <= len; i++)
+        set_bit(m->subh, mt_subh_bit(MT_IN5, bytes_le(p + i, 5)));
+    return 0;
 }
 
 static void set_bytepair(MergeTable *m, int32_t a, int32_t b, int32_t rank, int32_t new_id)
@@ -821,28 +857,13 @@ static void set_bytepair(MergeTable *m, int32_t a, int32_t b, int32_t rank, int3
     }
 }
 
-int mt_add(MergeTable *m, int32_t a, int32_t b, int32_t rank, int32_t new_id, int replace)
+int mt_table_add(MergeTable *m, int32_t a, int32_t b, int32_t rank, int32_t new_id, int replace)
 {
     if (rank < 0 || rank >= MT_MAX_RANK) /* the keys pack a rank in 26 bits */
         return -2;
     MergeEntry *known = (MergeEntry *)mt_find(m, a, b);
     if (known && !replace)
         return 0;
-    free(m->chars); /* filled in from the merges known then (no thread merges while adding) */
-    free(m->prefix4);
-    m->chars = m->prefix4 = NULL;
-    for (int k = 0; k < 2; k++) { /* the lowest rank of a merge with each part */
-        int32_t t = k ? b : a;
-        size_t had = m->minop_cap;
-        if (t < 0 || bpe_grow((void **)&m->minop, &m->minop_cap, (size_t)t + 1, sizeof(int32_t), 1024) < 0) {
-            m->minop_lost = 1; /* characters are not merged first: ids the same */
-            continue;
-        }
-        for (size_t i = had; i < m->minop_cap; i++)
-            m->minop[i] = INT32_MAX;
-        if (rank < m->minop[t])
-            m->minop[t] = rank;
-    }
     if (bpe_grow((void **)&m->rank_new, &m->rank_cap, (size_t)rank + 1, sizeof(int32_t), 1024) < 0)
         return -1;
     m->rank_new[rank] = new_id;

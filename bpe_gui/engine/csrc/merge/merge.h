@@ -83,29 +83,15 @@ typedef struct MergeTable {
     size_t max_key;  /* the longest token, in bytes: longer spans are no token */
     int by_span;     /* 1: rank-based */
     int whole_words;
-    /* rank-based: which short byte strings lie inside some token (see mt_add_token);
-     * NULL: words are merged whole */
+    /* which short byte strings lie inside some token, of the tokens with a byte >= 0x80
+     * (mt_add_token, mt_add_inside): a quick "no token" before a key is hashed, and the
+     * cuts of token_boundaries.c; NULL: not known */
     uint64_t *sub2; /* 2 bits per 2 bytes: inside a token, is a token */
     uint64_t *sub3; /* 2 bits per 3 bytes: inside a token, is a token */
     uint64_t *subh; /* hashed bits: 4 and 5 bytes inside a token, 4 bytes a token */
-    /* whole characters of 3 bytes (token_boundaries.c, "Han text"): which tokens start
-     * with the last bytes of a character or end with its first ones, and which two
-     * characters stand side by side inside a token (hashed) */
-    uint64_t *part;
-    uint64_t *pairs;
-    int32_t *longmin; /* rank-based: per character, the lowest rank of a longer token that
-                         starts or ends with it (NULL: no ranks were given) */
-    int32_t *minop;   /* merge-based: per token, the lowest rank of a merge with it as a part */
-    size_t minop_cap;
-    int minop_lost;   /* no memory for it once: no character is merged first */
-    uint64_t *chars;  /* per character: its tokens alone, and whether it merges first; each
-                         filled in when first seen (atomically: threads may race) */
-    uint64_t *prefix4; /* per first three bytes of a 4-byte character: their tokens alone
-                          (token_boundaries.c, as `chars`) */
-    uint64_t *joins;   /* per prefix of a 3- or 4-byte character: the last bytes that make a
-                          token with it (token_boundaries.c, set at load) */
-    uint64_t *edge;    /* bits of the 3-byte windows y z L and z L b inside tokens (L a lead
-                          byte: token_boundaries.c, set at load) */
+    /* the boundaries strategy's own tables (token_boundaries.c makes, fills and frees
+     * them; route.c tells it of new merges); NULL: words are not cut */
+    struct MtCuts *cuts;
     /* keys of 2..8 bytes -> id (mt_add_short_key): one probe by their bytes as a number,
      * no hashing of a byte string; NULL: key_id answers them too */
     struct MergeShortKey *short_keys;
@@ -170,7 +156,7 @@ int mt_route(const MergeTable *m, int at, const unsigned char *w, size_t n, int 
 
 /* byte_ids: the token id of each single byte (-1: none). 0, or -1 when out of memory. */
 int mt_init(MergeTable *m, const int32_t byte_ids[256]);
-void mt_free(MergeTable *m);
+void mt_free(MergeTable *m); /* (route.c: the table and every strategy's own data) */
 
 /* Rank-based ranks (key_id gives a token's id = rank) and/or whole words; fills the
  * byte-pair table of a rank-based model. 0 or -1. */
@@ -183,6 +169,9 @@ int mt_set_keys(MergeTable *m, mt_key_fn key_id, const void *ctx, size_t max_key
  * token of their parts' bytes together. */
 int mt_add_token(MergeTable *m, const unsigned char *p, size_t len, int32_t rank);
 /* (rank: the token's rank in a rank-based table, its id; -1 in a merge-based one) */
+/* merge.c's part of it: the 2..5-byte strings inside the token p[0..len) into sub2, sub3,
+ * subh (made at the first: 0, or -1 when out of memory, then none) */
+int mt_add_inside(MergeTable *m, const unsigned char *p, size_t len);
 
 /* The rank of merging the tokens a and b, whose bytes together are ab[0..len), and the
  * token it makes (*new_id); -1: they do not merge. */
@@ -198,6 +187,14 @@ int mt_add_short_key(MergeTable *m, const unsigned char *p, size_t len, int32_t 
 /* Register a merge: 1 added, 0 the pair is known (kept unless `replace`: then the later
  * rank wins, as tokenizers' map does), -1 out of memory, -2 rank MT_MAX_RANK or more. */
 int mt_add(MergeTable *m, int32_t a, int32_t b, int32_t rank, int32_t new_id, int replace);
+/* (route.c: merge.c's table gets it, mt_table_add, and the strategies' data made from
+ * the merges is dropped, to be made again from them all) */
+int mt_table_add(MergeTable *m, int32_t a, int32_t b, int32_t rank, int32_t new_id,
+                 int replace);
+void mt_table_free(MergeTable *m);
+/* token_boundaries.c's own tables: what it made from the merges dropped; all freed */
+void mt_cuts_forget(struct MtCuts *c);
+void mt_cuts_free(struct MtCuts *c);
 /* Room for n merges in all, so that adding them moves no entry (a loader that knows how
    many it will add). 0, or -1 when out of memory (the table is as it was). */
 int mt_reserve(MergeTable *m, size_t n);

@@ -14,6 +14,10 @@
  * token boundaries; else its symbols by the
  * first that takes them of small, flat, and the reference.
  * Forced, the one strategy where it applies and the reference everywhere else.
+ *
+ * The table's life goes through here too (mt_add, mt_free): merge.c holds what every
+ * route needs, each strategy its own data, and this file, which knows them all, tells
+ * each of a new merge and frees it; so merge.c calls no strategy.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -58,7 +62,7 @@ static int high_bytes(const unsigned char *p, size_t n)
 static int boundaries_takes(const MergeTable *m, const unsigned char *w, size_t len,
                             int32_t limit)
 {
-    if (!m->bytes_ok || !m->sub2 || len < 3 || w[len - 1] < 0x80)
+    if (!m->bytes_ok || !m->cuts || len < 3 || w[len - 1] < 0x80)
         return 0;
     if (len < MT_CUT_FROM)
         return limit == NO_RANK;
@@ -160,4 +164,19 @@ size_t mt_encode_bytes(const MergeTable *m, MergeScratch *x, const unsigned char
     }
     mt_raw_symbols(m, x, w, len, spans);
     return mt_merge(m, x, len, limit, w, (m->bytes_ok ? MT_RAW : 0) | (spans ? MT_SPANS : 0));
+}
+
+/* ---- the table's life: merge.c's table and every strategy's own data ---- */
+
+int mt_add(MergeTable *m, int32_t a, int32_t b, int32_t rank, int32_t new_id, int replace)
+{
+    if (m->cuts) /* (no thread merges while adding) */
+        mt_cuts_forget(m->cuts);
+    return mt_table_add(m, a, b, rank, new_id, replace);
+}
+
+void mt_free(MergeTable *m)
+{
+    mt_cuts_free(m->cuts);
+    mt_table_free(m);
 }

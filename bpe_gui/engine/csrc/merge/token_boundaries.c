@@ -68,6 +68,33 @@ struct MergePiece {
     uint8_t n, ends[PIECE_IDS];
 };
 
+/* ---- the strategy's own tables (merge.h: MergeTable.cuts) ---- */
+
+/* merge-based: per token, the lowest rank of a merge with it as a part (INT32_MAX: none) */
+struct MinOp {
+    size_t n;
+    int lost; /* a part that is no token id (below 0): no character is merged first */
+    int32_t rank[];
+};
+
+struct MtCuts {
+    /* whole characters of 3 bytes (see "whole characters"): which tokens start with the
+     * last bytes of a character or end with its first ones (`part`), which two
+     * characters stand side by side inside a token (`pairs`, hashed) */
+    uint64_t *part, *pairs;
+    int32_t *longmin; /* rank-based: per character, the lowest rank of a longer token that
+                         starts or ends with it (NULL: no ranks were given) */
+    uint64_t *joins;  /* per prefix of a 3- or 4-byte character: the last bytes that make a
+                         token with it */
+    uint64_t *edge;   /* bits of the 3-byte windows y z L and z L b inside tokens (L a lead
+                         byte) */
+    /* made when first needed, from the merges known then (threads may race: the first
+     * one's stays), dropped when a merge is added (mt_cuts_forget) */
+    uint64_t *chars;   /* per character: its tokens alone, and whether it merges first */
+    uint64_t *prefix4; /* per first three bytes of a 4-byte character: their tokens alone */
+    struct MinOp *minop;
+};
+
 /* n <= 8 bytes at p, as load8, byte by byte (loading the tables) */
 static inline uint64_t bytes_le(const unsigned char *p, size_t n)
 {
@@ -169,7 +196,7 @@ static void filter_prefix(MergeTable *m, size_t filter, const unsigned char *p, 
 {
     for (unsigned b = 0x80; b < 0xC0; b++)
         if (n == 1 || b == p[1])
-            set(m->part, filter + ((size_t)p[0] << 8 | b));
+            set(m->cuts->part, filter + ((size_t)p[0] << 8 | b));
 }
 
 /* the character facts of one token (see above) */
@@ -188,20 +215,20 @@ static void add_whole_chars(MergeTable *m, const unsigned char *p, size_t len, i
     if (k == 3)
         return; /* the end of a 4-byte character: never beside a cut or a character merged first */
     if (k && j && k == e) { /* D: the end of one character, the start of the next */
-        set(m->part, part_bit(PART_D, k, few(p, k), j, few(p + e, j)));
+        set(m->cuts->part, part_bit(PART_D, k, few(p, k), j, few(p + e, j)));
         filter_prefix(m, PART_F3, p + e, j);
     }
     uint32_t c;
     if (k && e >= k + 3 && (c = char3(p + k)) != 0) { /* L */
-        set(m->part, part_bit(PART_L, k, few(p, k), 3, c));
+        set(m->cuts->part, part_bit(PART_L, k, few(p, k), 3, c));
         filter_prefix(m, PART_F3, p + k, 2);
     }
     if (j && e > k) { /* R: after a whole character */
         if (p[e - 1] < 0x80) {
-            set(m->part, part_bit(PART_R, 1, p[e - 1], j, few(p + e, j)));
+            set(m->cuts->part, part_bit(PART_R, 1, p[e - 1], j, few(p + e, j)));
             filter_prefix(m, PART_FA, p + e, j);
         } else if (e >= k + 3 && (c = char3(p + e - 3)) != 0) {
-            set(m->part, part_bit(PART_R, 3, c, j, few(p + e, j)));
+            set(m->cuts->part, part_bit(PART_R, 3, c, j, few(p + e, j)));
             filter_prefix(m, PART_F3, p + e, j);
         }
     }
@@ -220,17 +247,17 @@ static void add_whole_chars(MergeTable *m, const unsigned char *p, size_t len, i
             continue;
         }
         if (have && n == 3) {
-            set(m->pairs, pair_bit(prev, cp));
-            set(m->pairs, PAIR_LEFT + prev);
-            set(m->pairs, PAIR_RIGHT + cp);
+            set(m->cuts->pairs, pair_bit(prev, cp));
+            set(m->cuts->pairs, PAIR_LEFT + prev);
+            set(m->cuts->pairs, PAIR_RIGHT + cp);
         }
         prev = cp, have = 1, i += n;
     }
-    if (rank >= 0 && m->longmin && len > 3) {
-        if ((c = char3(p)) != 0 && rank < m->longmin[c - CH_FIRST])
-            m->longmin[c - CH_FIRST] = rank;
-        if ((c = char3(p + len - 3)) != 0 && rank < m->longmin[c - CH_FIRST])
-            m->longmin[c - CH_FIRST] = rank;
+    if (rank >= 0 && m->cuts->longmin && len > 3) {
+        if ((c = char3(p)) != 0 && rank < m->cuts->longmin[c - CH_FIRST])
+            m->cuts->longmin[c - CH_FIRST] = rank;
+        if ((c = char3(p + len - 3)) != 0 && rank < m->cuts->longmin[c - CH_FIRST])
+            m->cuts->longmin[c - CH_FIRST] = rank;
     }
 }
 
@@ -370,7 +397,7 @@ BPE_FORCE_INLINE int edge_cut(const MergeTable *m,
     uint64_t two = m->sub2[k2 >> 6] >> (k2 & 63);
     if (!(two & 1))
         return 1;
-    const uint64_t *e = m->edge;
+    const uint64_t *e = m->cuts->edge;
     unsigned z = w[p - 1];
     if ((two & 2) || !e || !is_cont(w[p + 1]))
         return 0;
@@ -407,6 +434,50 @@ BPE_FORCE_INLINE int edge_cut(const MergeTable *m,
     return 1;
 }
 
+/* ---- the strategy's own tables ---- */
+
+void mt_cuts_forget(struct MtCuts *c)
+{
+    free(c->chars);
+    free(c->prefix4);
+    free(c->minop);
+    c->chars = c->prefix4 = NULL;
+    c->minop = NULL;
+}
+
+void mt_cuts_free(struct MtCuts *c)
+{
+    if (!c)
+        return;
+    mt_cuts_forget(c);
+    free(c->part);
+    free(c->pairs);
+    free(c->longmin);
+    free(c->joins);
+    free(c->edge);
+    free(c);
+}
+
+/* The tables, empty (`ranks`: with longmin); NULL when out of memory. */
+static struct MtCuts *cuts_new(int ranks)
+{
+    struct MtCuts *c = calloc(1, sizeof(*c));
+    if (!c)
+        return NULL;
+    c->part = calloc(PART_WORDS, sizeof(uint64_t));
+    c->pairs = calloc(PAIR_WORDS, sizeof(uint64_t));
+    c->joins = calloc(JOINS_N, sizeof(uint64_t)); /* (none: no character taken whole) */
+    c->edge = calloc(EDGE_N / 64, sizeof(uint64_t)); /* (none: the 4 MB tables answer) */
+    if (ranks && (c->longmin = malloc(CH_N * sizeof(int32_t))) != NULL)
+        for (size_t i = 0; i < CH_N; i++)
+            c->longmin[i] = INT32_MAX;
+    if (!c->part || !c->pairs || (ranks && !c->longmin)) {
+        mt_cuts_free(c);
+        return NULL;
+    }
+    return c;
+}
+
 int mt_add_token(MergeTable *m, const unsigned char *p, size_t len, int32_t rank)
 {
     /* Only tokens with a byte >= 0x80 (5% of cl100k's, 36% of o200k's: loading stays
@@ -417,46 +488,21 @@ int mt_add_token(MergeTable *m, const unsigned char *p, size_t len, int32_t rank
         hi++;
     if (hi == len)
         return 0;
-    if (!m->sub2) {
-        m->sub2 = calloc((2u << 16) / 64, sizeof(uint64_t));
-        m->sub3 = bpe_calloc_huge((2u << 24) / 64, sizeof(uint64_t));
-        m->subh = bpe_calloc_huge(((size_t)1 << MT_SUBH_BITS) / 64, sizeof(uint64_t));
-        m->part = calloc(PART_WORDS, sizeof(uint64_t));
-        m->pairs = calloc(PAIR_WORDS, sizeof(uint64_t));
-        m->joins = calloc(JOINS_N, sizeof(uint64_t)); /* (none: no character taken whole) */
-        m->edge = calloc(EDGE_N / 64, sizeof(uint64_t)); /* (none: the 4 MB tables answer) */
-        if (rank >= 0 && (m->longmin = malloc(CH_N * sizeof(int32_t))) != NULL)
-            for (size_t i = 0; i < CH_N; i++)
-                m->longmin[i] = INT32_MAX;
-        if (!m->sub2 || !m->sub3 || !m->subh || !m->part || !m->pairs ||
-            (rank >= 0 && !m->longmin)) {
-            free(m->sub2), free(m->sub3), free(m->subh), free(m->part), free(m->pairs);
-            free(m->longmin);
-            m->sub2 = m->sub3 = m->subh = m->part = m->pairs = NULL;
-            m->longmin = NULL;
-            return -1;
-        }
+    /* (memory runs out at the first token only: then neither the tables nor the
+     * table's filter of token bytes is kept, and no more tokens are given) */
+    if (!m->cuts && !(m->cuts = cuts_new(rank >= 0)))
+        return -1;
+    if (mt_add_inside(m, p, len) < 0) {
+        mt_cuts_free(m->cuts);
+        m->cuts = NULL;
+        return -1;
     }
+    struct MtCuts *c = m->cuts;
     add_whole_chars(m, p, len, rank);
-    if (m->joins && len >= 2 && len <= 4)
-        add_joins(m->joins, p, len);
-    if (m->edge)
-        add_edges(m->edge, p, len);
-    /* every string of 2..5 bytes inside the token; the token itself also as a token */
-    for (size_t i = 0; i + 2 <= len; i++)
-        set(m->sub2, 2 * bytes_le(p + i, 2));
-    for (size_t i = 0; i + 3 <= len; i++)
-        set(m->sub3, 2 * bytes_le(p + i, 3));
-    for (size_t i = 0; i + 4 <= len; i++)
-        set(m->subh, mt_subh_bit(MT_IN4, bytes_le(p + i, 4)));
-    if (len == 2)
-        set(m->sub2, 2 * bytes_le(p, 2) + 1);
-    if (len == 3)
-        set(m->sub3, 2 * bytes_le(p, 3) + 1);
-    if (len == 4)
-        set(m->subh, mt_subh_bit(MT_TOK4, bytes_le(p, 4)));
-    for (size_t i = 0; i + 5 <= len; i++)
-        set(m->subh, mt_subh_bit(MT_IN5, bytes_le(p + i, 5)));
+    if (c->joins && len >= 2 && len <= 4)
+        add_joins(c->joins, p, len);
+    if (c->edge)
+        add_edges(c->edge, p, len);
     return 0;
 }
 
@@ -686,8 +732,9 @@ static uint64_t char_entry(const MergeTable *m, uint32_t cp)
      * (rank-based: a longer token that starts or ends with it, mt_add_token; merge-based:
      * from the merges, mt_add) */
     int32_t made = ch_id(e, 0);
-    int32_t low = m->by_span ? m->longmin[cp - CH_FIRST]
-                             : (size_t)made < m->minop_cap ? m->minop[made] : INT32_MAX;
+    const struct MinOp *mo = m->cuts->minop; /* (made before the character table) */
+    int32_t low = m->by_span ? m->cuts->longmin[cp - CH_FIRST]
+                             : (size_t)made < mo->n ? mo->rank[made] : INT32_MAX;
     return e | (low > last && low > first ? CH_FIRST_OK : 0);
 }
 
@@ -706,11 +753,58 @@ static uint64_t *table_once(uint64_t **slot, int ok, size_t n)
     return t;
 }
 
+/* merge-based: the lowest rank of a merge with each token as a part, from the merge
+ * table, made once (as table_once); NULL: no memory */
+static const struct MinOp *minop_of(const MergeTable *m)
+{
+    struct MtCuts *c = m->cuts;
+    struct MinOp *t = bpe_ld_acq_ptr((void *const *)&c->minop);
+    if (t)
+        return t;
+    size_t n = 0;
+    int lost = 0;
+    for (size_t i = 0; i < m->cap; i++) { /* (keys: ((a << 32) | b) + 1) */
+        uint64_t k = m->tab[i].key - 1;
+        size_t a = (size_t)(k >> 32), b = (size_t)(uint32_t)k;
+        if (!m->tab[i].key)
+            continue;
+        lost |= a > INT32_MAX || b > INT32_MAX;
+        if (a >= n || b >= n)
+            n = (a > b ? a : b) + 1;
+    }
+    n = lost ? 0 : n;
+    if (!(t = malloc(sizeof(*t) + n * sizeof(int32_t))))
+        return NULL;
+    t->n = n;
+    t->lost = lost;
+    for (size_t i = 0; i < n; i++)
+        t->rank[i] = INT32_MAX;
+    for (size_t i = 0; i < m->cap && !lost; i++) {
+        uint64_t k = m->tab[i].key - 1;
+        int32_t r = m->tab[i].rank;
+        if (!m->tab[i].key)
+            continue;
+        if (r < t->rank[k >> 32])
+            t->rank[k >> 32] = r;
+        if (r < t->rank[(uint32_t)k])
+            t->rank[(uint32_t)k] = r;
+    }
+    struct MinOp *none = NULL;
+    if (!bpe_cas_acqrel_ptr((void **)&c->minop, (void **)&none, t)) {
+        free(t); /* another thread made it first */
+        t = none;
+    }
+    return t;
+}
+
 /* the table (all unknown), made once; NULL: characters are not taken whole */
 static uint64_t *chars_of(const MergeTable *m)
 {
-    int ok = m->part && m->pairs && !m->dup_bytes && (m->by_span ? m->longmin != NULL : !m->minop_lost);
-    return table_once(&((MergeTable *)m)->chars, ok, CH_N);
+    const struct MtCuts *c = m->cuts;
+    const struct MinOp *mo;
+    int ok = !m->dup_bytes && (m->by_span ? c->longmin != NULL
+                                          : (mo = minop_of(m)) != NULL && !mo->lost);
+    return table_once(&m->cuts->chars, ok, CH_N);
 }
 
 /* the table's entry for cp, filled in on the first sight (every thread computes the same) */
@@ -750,11 +844,11 @@ static inline size_t put_three(const MergeTable *m, MergeScratch *x, uint64_t e,
 }
 
 /* per 4-byte character's prefix, in one line of the cache: its joins (copied from
- * m->joins) and its tokens (three_bytes, PREFIX_SEEN set; 0: not seen yet), made once;
+ * m->cuts->joins) and its tokens (three_bytes, PREFIX_SEEN set; 0: not seen yet), made once;
  * NULL: none (no memory, an odd byte layout) */
 static uint64_t *prefixes_of(const MergeTable *m)
 {
-    return table_once(&((MergeTable *)m)->prefix4, m->joins && !m->dup_bytes && m->bytepair,
+    return table_once(&m->cuts->prefix4, m->cuts->joins && !m->dup_bytes && m->bytepair,
                       2 * PREFIX4);
 }
 
@@ -767,7 +861,7 @@ static inline const uint64_t *prefix_entry(const MergeTable *m, uint64_t *t,
     uint64_t *e = &t[2 * i];
     if (!bpe_ld_acq_u64(&e[1])) {
         int32_t first, last;
-        bpe_st_rlx_u64(&e[0], m->joins[i]);
+        bpe_st_rlx_u64(&e[0], m->cuts->joins[i]);
         bpe_st_rel_u64(&e[1], three_bytes(m, p, &first, &last) | PREFIX_SEEN);
     }
     return e;
@@ -935,7 +1029,7 @@ static inline size_t put_char(const MergeTable *m, MergeScratch *x, uint64_t *pr
             return put_piece(m, x, ch, NULL, w, len, a, 4, NO_RANK, out);
         out = put_three(m, x, e[1], w, a, out);
     } else {
-        if (m->joins[prefix3_at(w + a)] >> (w[a + 2] & 63) & 1)
+        if (m->cuts->joins[prefix3_at(w + a)] >> (w[a + 2] & 63) & 1)
             return put_piece(m, x, ch, NULL, w, len, a, 3, NO_RANK, out);
         size_t i = (size_t)w[a] << 8 | w[a + 1];
         if (m->bytepair[i].rank != NO_RANK) { /* (no limit) */
@@ -964,20 +1058,20 @@ static inline int32_t merged_first(const MergeTable *m, uint64_t *ch, uint32_t c
 static inline int crossing(const MergeTable *m, const unsigned char *w, size_t i, uint32_t c1,
                            size_t n1, uint32_t c2)
 {
-    int x = has(m->pairs, PAIR_LEFT + c1) && has(m->pairs, PAIR_RIGHT + c2) &&
-            has(m->pairs, pair_bit(c1, c2));
+    int x = has(m->cuts->pairs, PAIR_LEFT + c1) && has(m->cuts->pairs, PAIR_RIGHT + c2) &&
+            has(m->cuts->pairs, pair_bit(c1, c2));
     const unsigned char *q = w + i;
-    if (!has(m->part, (n1 == 3 ? PART_F3 : PART_FA) + ((size_t)q[0] << 8 | q[1])))
+    if (!has(m->cuts->part, (n1 == 3 ? PART_F3 : PART_FA) + ((size_t)q[0] << 8 | q[1])))
         return x; /* no token ends in c2's first bytes or starts in c1's last ones */
     for (size_t j = 1; j <= 2; j++)
-        if (has(m->part, part_bit(PART_R, n1, c1, j, few(q, j))))
+        if (has(m->cuts->part, part_bit(PART_R, n1, c1, j, few(q, j))))
             x |= 4;
     if (n1 == 3)
         for (size_t k = 1; k <= 2; k++) {
-            if (has(m->part, part_bit(PART_L, k, few(q - k, k), 3, c2)))
+            if (has(m->cuts->part, part_bit(PART_L, k, few(q - k, k), 3, c2)))
                 x |= 2;
             for (size_t j = 1; j <= 2; j++)
-                if (has(m->part, part_bit(PART_D, k, few(q - k, k), j, few(q, j))))
+                if (has(m->cuts->part, part_bit(PART_D, k, few(q - k, k), j, few(q, j))))
                     x |= 6;
         }
     return x;
