@@ -9,6 +9,8 @@ the same tokenizer (no timing is asserted: a quadratic path would simply not end
 from __future__ import annotations
 
 import json
+import random
+import string
 
 import pytest
 
@@ -60,6 +62,19 @@ def trained_cl100k():
 def test_trained_native_scanner(trained_cl100k, name):
     tok, enc = trained_cl100k
     assert tok.encode(LONG[name], allowed_special="all") == enc.encode(LONG[name], disallowed_special=())
+
+
+def test_more_distinct_long_words_than_the_table_first_holds(trained_cl100k):
+    """Each thread keeps the words of more than 32 bytes in a table that grows as they come
+    (it was emptied at 16,384): 20,000 distinct ones, encoded twice (the second time from
+    the table), give tiktoken's ids both times."""
+    tok, enc = trained_cl100k
+    rng = random.Random(65)
+    text = "".join(" " + "".join(rng.choices(string.ascii_lowercase, k=40))
+                   for _ in range(20_000))
+    want = enc.encode(text, disallowed_special=())
+    assert tok.encode(text) == want
+    assert tok.encode(text) == want
 
 
 @pytest.mark.parametrize("name", ["x", "spaces", "ab", "chinese"])

@@ -37,12 +37,40 @@ static CacheEntry *cache_find(WordCacheTable *c, const unsigned char *w, size_t 
     }
 }
 
+/* Twice the slots, every entry placed again; *slot: where the word of hash h (not in
+ * the table) goes now. The slots grow with the words held, up to 2 * max_words: a table
+ * sized for its most words from the start zeroed and touched megabytes for a text that
+ * puts a few words in. -1 when out of memory (the table as it was). */
+static int grow_slots(WordCacheTable *c, size_t *slot, uint64_t h)
+{
+    size_t cap = 2 * c->cap;
+    uint32_t *slots = calloc(cap, sizeof(uint32_t));
+    if (!slots)
+        return -1;
+    for (size_t i = 0; i < c->n; i++) {
+        size_t s = (size_t)c->ent[i].hash & (cap - 1);
+        while (slots[s])
+            s = (s + 1) & (cap - 1);
+        slots[s] = (uint32_t)(i + 1);
+    }
+    free(c->slots);
+    c->slots = slots;
+    c->cap = cap;
+    size_t s = (size_t)h & (cap - 1);
+    while (slots[s])
+        s = (s + 1) & (cap - 1);
+    *slot = s;
+    return 0;
+}
+
 /* Store a word's ids (m->sym[0..n)); -1 when out of memory (the cache stays usable). */
 static int cache_store(WordCacheTable *c, const unsigned char *w, size_t len, uint64_t h,
                        size_t slot, const int32_t *ids, size_t n)
 {
     if (len > UINT32_MAX || n > UINT32_MAX)
         return 0; /* not cached */
+    if (2 * (c->n + 1) > c->cap && grow_slots(c, &slot, h) < 0)
+        return -1;
     if (bpe_grow((void **)&c->ent, &c->ent_cap, c->n + 1, sizeof(CacheEntry), 1024) < 0 ||
         bpe_grow((void **)&c->bytes, &c->bytes_cap, c->bytes_len + len, 1, 1024) < 0 ||
         bpe_grow((void **)&c->idbuf, &c->id_cap, c->id_len + n, sizeof(int32_t), 1024) < 0)
@@ -63,9 +91,7 @@ static int cache_store(WordCacheTable *c, const unsigned char *w, size_t len, ui
 
 int wc_init(WordCacheTable *c, size_t max_words)
 {
-    size_t cap = 1024;
-    while (cap < 2 * max_words)
-        cap *= 2;
+    size_t cap = 1024; /* (grown as words come: grow_slots) */
     uint32_t *slots = calloc(cap, sizeof(uint32_t));
     if (!slots)
         return -1;
