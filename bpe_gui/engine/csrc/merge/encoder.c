@@ -597,7 +597,7 @@ int enc_fast_more(int preset, uint64_t v)
 /* s[pos..end): text without special tokens, scanned as a whole text. One pass: where
  * 8 (or 16) bytes settle the word (scan_fast.h: most words), the same bytes are its
  * cache key; otherwise the scanner cuts one word. Words of up to 16 bytes are looked up
- * inline; the rest call word_slow. `kind` is a constant in each copy of this loop. */
+ * inline; the rest call word_slow. `kind`: the preset's one-load words (fast_kind). */
 BPE_FORCE_INLINE int encode_piece_k(
     int kind, const MergeTable *m, int preset, EncCache *c, EncScratch *sc,
     const unsigned char *s, size_t pos, size_t end, size_t readable, int32_t limit)
@@ -732,22 +732,13 @@ BPE_FORCE_INLINE int encode_piece_k(
     return 0;
 }
 
+/* One copy of the loop for every preset (`kind` read where a word is cut): a copy per
+ * kind of one-load words saved less than the 10% a copy must earn (bench/README.md). */
 static int encode_piece(const MergeTable *m, int preset, EncCache *c, EncScratch *sc,
                         const unsigned char *s, size_t pos, size_t end, size_t readable,
                         int32_t limit)
 {
-    switch (fast_kind(preset)) {
-    case FAST_GPT2:
-        return encode_piece_k(FAST_GPT2, m, preset, c, sc, s, pos, end, readable, limit);
-    case FAST_CL100K:
-        return encode_piece_k(FAST_CL100K, m, preset, c, sc, s, pos, end, readable, limit);
-    case FAST_QWEN2:
-        return encode_piece_k(FAST_QWEN2, m, preset, c, sc, s, pos, end, readable, limit);
-    case FAST_O200K:
-        return encode_piece_k(FAST_O200K, m, preset, c, sc, s, pos, end, readable, limit);
-    default:
-        return encode_piece_k(FAST_NONE, m, preset, c, sc, s, pos, end, readable, limit);
-    }
+    return encode_piece_k(fast_kind(preset), m, preset, c, sc, s, pos, end, readable, limit);
 }
 
 /* s[0..n) encoded as enc_encode does, but only up to about `stop` (< n): the pieces

@@ -507,7 +507,7 @@ flat_rank(const MergeTable *m, const MergeScratch *x, int32_t i, int32_t j, int3
 }
 
 /* One word in the flat loop: small.c's keys, wider (rank << 10 | position); a start and
- * steps over this struct, inlined whole into NAME##_one. */
+ * steps over this struct, inlined whole into flat_one. */
 struct FlatWord {
     MergeScratch *x;
     const unsigned char *w;
@@ -527,75 +527,77 @@ struct FlatWord {
  * miss about every merge); word_bytes takes it without a branch (cl100k long words
  * 1.11-1.16x), where fewer instructions (the spans no longer kept) had changed
  * nothing. A symbol's place is its first byte's (the start makes the symbols from the
- * bytes), so the loop keeps no spans: flat_finish makes them from the places. One copy
- * for each kind of table (BY_SPAN: rank-based), so that the pair lookups test it once,
- * at the call. */
-#define FLAT_LOOP(NAME, TARGET, MIN, WIDTH, BY_SPAN)                                            \
-    /* the word's symbols linked, each pair's key from the byte-pair table; -1: a rank   */    \
-    /* too large for the keys */                                                               \
-    BPE_TARGET(TARGET) BPE_FORCE_INLINE int                                                    \
-    NAME##_start(const MergeTable *m, struct FlatWord *f, int32_t limit)                       \
-    {                                                                                          \
-        MergeScratch *x = f->x;                                                                \
-        int32_t *key = (int32_t *)x->heap, *nxt = x->nxt, *prv = x->prv; /* 6 * cap int32 */   \
-        const unsigned char *w = f->w;                                                         \
-        size_t n = f->n;                                                                       \
-        f->pad = (n + WIDTH - 1) & ~(size_t)(WIDTH - 1);                                       \
-        for (size_t i = 0; i < n; i++) {                                                       \
-            x->sym[i] = m->byte_ids[w[i]];                                                     \
-            nxt[i] = (int32_t)i + 1;                                                           \
-            prv[i] = (int32_t)i - 1;                                                           \
-        }                                                                                      \
-        for (size_t i = 0; i + 1 < n; i++) {                                                   \
-            int32_t r = first_rank(m, x, w, MT_RAW, i, limit, &x->rk[i]);                      \
-            if (flat_overflow(r))                                                              \
-                return -1;                                                                     \
-            key[i] = flat_key(r, (int32_t)i);                                                  \
-        }                                                                                      \
-        for (size_t i = n - 1; i < f->pad; i++)                                                \
-            key[i] = KEY_NONE;                                                                 \
-        return 1;                                                                              \
-    }                                                                                          \
-    /* one merge, the lowest rank, leftmost: 1; 0: none left; -1: a rank too large */         \
-    BPE_TARGET(TARGET) BPE_FORCE_INLINE int                                                    \
-    NAME##_step(const MergeTable *m, struct FlatWord *f, int32_t limit)                        \
-    {                                                                                          \
-        MergeScratch *x = f->x;                                                                \
-        int32_t *key = (int32_t *)x->heap, *nxt = x->nxt, *prv = x->prv;                       \
-        const unsigned char *w = f->w;                                                         \
-        size_t n = f->n;                                                                       \
-        int32_t best = MIN(key, f->pad);                                                       \
-        if (best == KEY_NONE)                                                                  \
-            return 0;                                                                          \
-        int32_t i = best & (FLAT_MAX - 1), j = nxt[i], p = prv[i], q = nxt[j];                 \
-        key[j] = KEY_NONE; /* merged away (flat_finish skips a symbol -1) */                   \
-        x->sym[j] = -1;                                                                        \
-        x->sym[i] = x->rk[i];                                                                  \
-        nxt[i] = q;                                                                            \
-        int32_t r = NO_RANK, rp = NO_RANK;                                                     \
-        if ((size_t)q < n) {                                                                   \
-            prv[q] = i;                                                                        \
-            r = flat_rank(m, x, i, q, nxt[q], w, n, limit, &x->rk[i], BY_SPAN);                \
-        }                                                                                      \
-        if (p >= 0)                                                                            \
-            rp = flat_rank(m, x, p, i, q, w, n, limit, &x->rk[p], BY_SPAN);                    \
-        if (flat_overflow(r) || flat_overflow(rp))                                             \
-            return -1;                                                                         \
-        key[i] = flat_key(r, i);                                                               \
-        if (p >= 0)                                                                            \
-            key[p] = flat_key(rp, p);                                                          \
-        return 1;                                                                              \
-    }                                                                                          \
-    /* one word: f->state 0 (merged) or -1 (a rank too large) */                              \
-    BPE_TARGET(TARGET) static void NAME##_one(const MergeTable *m,                             \
-                                              struct FlatWord *f, int32_t limit)               \
-    {                                                                                          \
-        struct FlatWord g = *f; /* a local: its fields stay in registers */                    \
-        g.state = NAME##_start(m, &g, limit);                                                  \
-        while (g.state > 0)                                                                    \
-            g.state = NAME##_step(m, &g, limit);                                        \
-        f->state = g.state;                                                                    \
+ * bytes), so the loop keeps no spans: flat_finish makes them from the places. One loop
+ * for both kinds of table, m->by_span read at each pair: a copy for each kind is a loop
+ * more to keep exact for a gain under the 10% a copy must earn (bench/README.md). */
+
+/* the word's symbols linked, each pair's key from the byte-pair table (blocks of 32
+ * keys, flat_min8's); -1: a rank too large for the keys */
+BPE_TARGET("avx2") BPE_FORCE_INLINE int
+flat_start(const MergeTable *m, struct FlatWord *f, int32_t limit)
+{
+    MergeScratch *x = f->x;
+    int32_t *key = (int32_t *)x->heap, *nxt = x->nxt, *prv = x->prv; /* 6 * cap int32 */
+    const unsigned char *w = f->w;
+    size_t n = f->n;
+    f->pad = (n + 31) & ~(size_t)31;
+    for (size_t i = 0; i < n; i++) {
+        x->sym[i] = m->byte_ids[w[i]];
+        nxt[i] = (int32_t)i + 1;
+        prv[i] = (int32_t)i - 1;
     }
+    for (size_t i = 0; i + 1 < n; i++) {
+        int32_t r = first_rank(m, x, w, MT_RAW, i, limit, &x->rk[i]);
+        if (flat_overflow(r))
+            return -1;
+        key[i] = flat_key(r, (int32_t)i);
+    }
+    for (size_t i = n - 1; i < f->pad; i++)
+        key[i] = KEY_NONE;
+    return 1;
+}
+
+/* one merge, the lowest rank, leftmost: 1; 0: none left; -1: a rank too large */
+BPE_TARGET("avx2") BPE_FORCE_INLINE int
+flat_step(const MergeTable *m, struct FlatWord *f, int32_t limit)
+{
+    MergeScratch *x = f->x;
+    int32_t *key = (int32_t *)x->heap, *nxt = x->nxt, *prv = x->prv;
+    const unsigned char *w = f->w;
+    size_t n = f->n;
+    int32_t best = flat_min8(key, f->pad);
+    if (best == KEY_NONE)
+        return 0;
+    int32_t i = best & (FLAT_MAX - 1), j = nxt[i], p = prv[i], q = nxt[j];
+    key[j] = KEY_NONE; /* merged away (flat_finish skips a symbol -1) */
+    x->sym[j] = -1;
+    x->sym[i] = x->rk[i];
+    nxt[i] = q;
+    int32_t r = NO_RANK, rp = NO_RANK;
+    if ((size_t)q < n) {
+        prv[q] = i;
+        r = flat_rank(m, x, i, q, nxt[q], w, n, limit, &x->rk[i], m->by_span);
+    }
+    if (p >= 0)
+        rp = flat_rank(m, x, p, i, q, w, n, limit, &x->rk[p], m->by_span);
+    if (flat_overflow(r) || flat_overflow(rp))
+        return -1;
+    key[i] = flat_key(r, i);
+    if (p >= 0)
+        key[p] = flat_key(rp, p);
+    return 1;
+}
+
+/* one word: f->state 0 (merged) or -1 (a rank too large) */
+BPE_TARGET("avx2") static void flat_one(const MergeTable *m, struct FlatWord *f,
+                                        int32_t limit)
+{
+    struct FlatWord g = *f; /* a local: its fields stay in registers */
+    g.state = flat_start(m, &g, limit);
+    while (g.state > 0)
+        g.state = flat_step(m, &g, limit);
+    f->state = g.state;
+}
 
 /* the flat loop's symbols moved to the front; their spans from their places (a symbol
  * starts at its place and ends where the next starts) */
@@ -618,9 +620,6 @@ static size_t flat_finish(MergeScratch *x, size_t n, int spans)
     }
     return k;
 }
-
-FLAT_LOOP(flat8, "avx2", flat_min8, 32, 0)
-FLAT_LOOP(flat8_spans, "avx2", flat_min8, 32, 1)
 
 #endif
 
@@ -698,10 +697,7 @@ size_t mt_merge_flat(const MergeTable *m, MergeScratch *x, size_t n, int32_t lim
 {
     int spans = flags & MT_SPANS;
     struct FlatWord f = {x, w, n, 0, 1};
-    if (m->by_span)
-        flat8_spans_one(m, &f, limit);
-    else
-        flat8_one(m, &f, limit);
+    flat_one(m, &f, limit);
     if (f.state == 0)
         return flat_finish(x, n, spans);
     raw_symbols(m, x, w, n, spans); /* the word as it came */

@@ -27,7 +27,7 @@ const MtStrategy mt_strategies[MT_N_STRATEGIES] = {
                   "keys rank << 5 | place (places < 32 are distinct, ranks < 2**26: the "
                   "smallest is the lowest rank, leftmost) in fixed arrays; a pair's rank is looked up when the pair "
                   "appears, so after a merge only the merged symbol's two pairs are new"},
-    /* merge.c, FLAT_LOOP flat8 / flat8_spans */
+    /* merge.c, flat_one */
     [MT_FLAT] = {"flat", BPE_CPU_AVX2, "AVX2",
                  "words of 2..1024 raw bytes (every byte a token) with every rank below 2**21",
                  "small's keys with 10 bits of place (rank << 10 | place < 2**31) in one flat "
