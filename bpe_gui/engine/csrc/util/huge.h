@@ -23,31 +23,39 @@
 
 #define BPE_HUGE_PAGE ((size_t)2 << 20)
 
-/* n items of `item` bytes, zeroed; NULL when out of memory. calloc's block (fresh pages
- * come zeroed as they are touched: no memset), with the whole huge pages inside it
- * marked for huge pages. */
+/* n items of `item` bytes, zeroed; NULL when out of memory. A table of a huge page or
+ * more starts on a huge page's boundary, and every whole huge page of it is marked for
+ * huge pages; a smaller one is calloc's.
+ *
+ * Why aligned: calloc's block of megabytes starts 16 bytes past a page, wherever mmap
+ * puts it, and only the huge pages wholly inside it can be huge: a table of 4 MB (the
+ * merge table, the short keys, the boundary bits, the cache of pieces) got one of its
+ * two, the word cache of 8 MB three of its four or all four by where it landed, and the
+ * rest was read through 4 KB pages; so each process got other pages. */
 static inline void *bpe_calloc_huge(size_t n, size_t item)
 {
     if (item && n > SIZE_MAX / item)
         return NULL;
     size_t bytes = n * item;
-    void *p = calloc(n ? n : 1, item ? item : 1);
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
-    if (p && bytes >= 2 * BPE_HUGE_PAGE) {
-        uintptr_t lo = ((uintptr_t)p + BPE_HUGE_PAGE - 1) & ~(uintptr_t)(BPE_HUGE_PAGE - 1);
-        uintptr_t hi = ((uintptr_t)p + bytes) & ~(uintptr_t)(BPE_HUGE_PAGE - 1);
-        if (hi > lo) {
-            /* calloc may hand back memory freed earlier (the heap), already in small pages
-             * (and zeroed by it): those pages go back, so the range faults in afresh, in
-             * huge pages, reading as zeros */
-            (void)madvise((void *)lo, hi - lo, MADV_DONTNEED);
-            (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE); /* a hint: no huge pages is fine */
+    if (bytes >= BPE_HUGE_PAGE && bytes <= SIZE_MAX - BPE_HUGE_PAGE) {
+        size_t whole = (bytes + 4095) & ~(size_t)4095; /* whole small pages: madvise's unit */
+        void *p = NULL;
+        if (posix_memalign(&p, BPE_HUGE_PAGE, whole) != 0)
+            return NULL;
+        /* the block may be memory freed earlier (the heap), in small pages and not zeroed:
+         * its pages go back, so it faults in afresh, reading as zeros */
+        if (madvise(p, whole, MADV_DONTNEED) != 0) {
+            memset(p, 0, whole); /* (not given back: zeroed by hand) */
+            return p;
         }
+        size_t huge = whole & ~(BPE_HUGE_PAGE - 1);
+        (void)madvise(p, huge, MADV_HUGEPAGE); /* a hint: no huge pages is fine */
+        return p;
     }
-#else
-    (void)bytes;
 #endif
-    return p;
+    (void)bytes;
+    return calloc(n ? n : 1, item ? item : 1);
 }
 
 /* A block of megabytes that will be written once from one end to the other (a text's
