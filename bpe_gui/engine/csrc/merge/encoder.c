@@ -438,11 +438,11 @@ static int mark_special(EncScratch *sc, size_t len)
 #define ENC_AHEAD 16
 #endif
 
-/* The per-thread table of long words holds at most this many (it grows as they come:
- * wordcache.c); a Chinese text under cl100k's pattern has a distinct word of more than
- * 32 bytes every ~150 bytes, and with room for 16,384 the second pass over 8.9 MB merged
- * most of them again */
-#define LONG_WORDS 262144
+/* The per-thread table of long words holds at most this many (its slots grow as they
+ * come: wordcache.c). Room for every distinct long word of a long Chinese text saved the
+ * merges of a second pass over it, but the table's tens of megabytes, faulted in and
+ * read at random, cost a first pass more than that (bench/README.md). */
+#define LONG_WORDS 16384
 
 /* ---------------------------------------------------------------- encoding */
 
