@@ -192,8 +192,8 @@ int mt_add(MergeTable *m, int32_t a, int32_t b, int32_t rank, int32_t new_id, in
 int mt_table_add(MergeTable *m, int32_t a, int32_t b, int32_t rank, int32_t new_id,
                  int replace);
 void mt_table_free(MergeTable *m);
-/* token_boundaries.c's own tables: what it made from the merges dropped; all freed */
-void mt_cuts_forget(struct MtCuts *c);
+/* token_boundaries.c's own tables: told of a merge added (a, b -> rank); freed */
+void mt_cuts_merge_added(struct MtCuts *c, int32_t a, int32_t b, int32_t rank);
 void mt_cuts_free(struct MtCuts *c);
 /* Room for n merges in all, so that adding them moves no entry (a loader that knows how
    many it will add). 0, or -1 when out of memory (the table is as it was). */

@@ -170,9 +170,10 @@ size_t mt_encode_bytes(const MergeTable *m, MergeScratch *x, const unsigned char
 
 int mt_add(MergeTable *m, int32_t a, int32_t b, int32_t rank, int32_t new_id, int replace)
 {
-    if (m->cuts) /* (no thread merges while adding) */
-        mt_cuts_forget(m->cuts);
-    return mt_table_add(m, a, b, rank, new_id, replace);
+    int rc = mt_table_add(m, a, b, rank, new_id, replace);
+    if (m->cuts && (rc == 1 || (rc == 0 && replace))) /* (no thread merges while adding) */
+        mt_cuts_merge_added(m->cuts, a, b, rank);
+    return rc;
 }
 
 void mt_free(MergeTable *m)

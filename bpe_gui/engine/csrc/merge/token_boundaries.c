@@ -45,6 +45,7 @@
 
 #include "merge/merge.h"
 #include "util/atomics.h"
+#include "util/grow.h"
 #include "util/huge.h"
 #include "util/portable.h"
 
@@ -70,13 +71,6 @@ struct MergePiece {
 
 /* ---- the strategy's own tables (merge.h: MergeTable.cuts) ---- */
 
-/* merge-based: per token, the lowest rank of a merge with it as a part (INT32_MAX: none) */
-struct MinOp {
-    size_t n;
-    int lost; /* a part that is no token id (below 0): no character is merged first */
-    int32_t rank[];
-};
-
 struct MtCuts {
     /* whole characters of 3 bytes (see "whole characters"): which tokens start with the
      * last bytes of a character or end with its first ones (`part`), which two
@@ -88,11 +82,15 @@ struct MtCuts {
                          token with it */
     uint64_t *edge;   /* bits of the 3-byte windows y z L and z L b inside tokens (L a lead
                          byte) */
+    /* merge-based: per token, the lowest rank of a merge with it as a part (INT32_MAX:
+     * none), kept up to date as merges are added (mt_cuts_merge_added) */
+    int32_t *minop;
+    size_t minop_cap;
+    int minop_lost; /* no memory for it once, or a part below 0: no character merges first */
     /* made when first needed, from the merges known then (threads may race: the first
-     * one's stays), dropped when a merge is added (mt_cuts_forget) */
+     * one's stays), dropped when a merge is added */
     uint64_t *chars;   /* per character: its tokens alone, and whether it merges first */
     uint64_t *prefix4; /* per first three bytes of a 4-byte character: their tokens alone */
-    struct MinOp *minop;
 };
 
 /* n <= 8 bytes at p, as load8, byte by byte (loading the tables) */
@@ -436,20 +434,33 @@ BPE_FORCE_INLINE int edge_cut(const MergeTable *m,
 
 /* ---- the strategy's own tables ---- */
 
-void mt_cuts_forget(struct MtCuts *c)
+void mt_cuts_merge_added(struct MtCuts *c, int32_t a, int32_t b, int32_t rank)
 {
-    free(c->chars);
+    free(c->chars); /* made from the merges known then (no thread merges while adding) */
     free(c->prefix4);
-    free(c->minop);
     c->chars = c->prefix4 = NULL;
-    c->minop = NULL;
+    for (int k = 0; k < 2; k++) { /* the lowest rank of a merge with each part */
+        int32_t t = k ? b : a;
+        size_t had = c->minop_cap;
+        if (t < 0 || bpe_grow((void **)&c->minop, &c->minop_cap, (size_t)t + 1, sizeof(int32_t),
+                              1024) < 0) {
+            c->minop_lost = 1; /* characters are not merged first: ids the same */
+            continue;
+        }
+        for (size_t i = had; i < c->minop_cap; i++)
+            c->minop[i] = INT32_MAX;
+        if (rank < c->minop[t])
+            c->minop[t] = rank;
+    }
 }
 
 void mt_cuts_free(struct MtCuts *c)
 {
     if (!c)
         return;
-    mt_cuts_forget(c);
+    free(c->chars);
+    free(c->prefix4);
+    free(c->minop);
     free(c->part);
     free(c->pairs);
     free(c->longmin);
@@ -478,6 +489,19 @@ static struct MtCuts *cuts_new(int ranks)
     return c;
 }
 
+/* The cut tables of m, made at its first token: the merges it holds already told. */
+static struct MtCuts *cuts_of(const MergeTable *m, int ranks)
+{
+    struct MtCuts *c = cuts_new(ranks);
+    for (size_t i = 0; c && m->n && i < m->cap; i++) {
+        uint64_t k = m->tab[i].key - 1; /* ((a << 32) | b) + 1; 0: empty */
+        if (m->tab[i].key)
+            mt_cuts_merge_added(c, (int32_t)(uint32_t)(k >> 32), (int32_t)(uint32_t)k,
+                                m->tab[i].rank);
+    }
+    return c;
+}
+
 int mt_add_token(MergeTable *m, const unsigned char *p, size_t len, int32_t rank)
 {
     /* Only tokens with a byte >= 0x80 (5% of cl100k's, 36% of o200k's: loading stays
@@ -490,7 +514,7 @@ int mt_add_token(MergeTable *m, const unsigned char *p, size_t len, int32_t rank
         return 0;
     /* (memory runs out at the first token only: then neither the tables nor the
      * table's filter of token bytes is kept, and no more tokens are given) */
-    if (!m->cuts && !(m->cuts = cuts_new(rank >= 0)))
+    if (!m->cuts && !(m->cuts = cuts_of(m, rank >= 0)))
         return -1;
     if (mt_add_inside(m, p, len) < 0) {
         mt_cuts_free(m->cuts);
@@ -732,9 +756,9 @@ static uint64_t char_entry(const MergeTable *m, uint32_t cp)
      * (rank-based: a longer token that starts or ends with it, mt_add_token; merge-based:
      * from the merges, mt_add) */
     int32_t made = ch_id(e, 0);
-    const struct MinOp *mo = m->cuts->minop; /* (made before the character table) */
-    int32_t low = m->by_span ? m->cuts->longmin[cp - CH_FIRST]
-                             : (size_t)made < mo->n ? mo->rank[made] : INT32_MAX;
+    const struct MtCuts *cu = m->cuts;
+    int32_t low = m->by_span ? cu->longmin[cp - CH_FIRST]
+                             : (size_t)made < cu->minop_cap ? cu->minop[made] : INT32_MAX;
     return e | (low > last && low > first ? CH_FIRST_OK : 0);
 }
 
@@ -753,57 +777,11 @@ static uint64_t *table_once(uint64_t **slot, int ok, size_t n)
     return t;
 }
 
-/* merge-based: the lowest rank of a merge with each token as a part, from the merge
- * table, made once (as table_once); NULL: no memory */
-static const struct MinOp *minop_of(const MergeTable *m)
-{
-    struct MtCuts *c = m->cuts;
-    struct MinOp *t = bpe_ld_acq_ptr((void *const *)&c->minop);
-    if (t)
-        return t;
-    size_t n = 0;
-    int lost = 0;
-    for (size_t i = 0; i < m->cap; i++) { /* (keys: ((a << 32) | b) + 1) */
-        uint64_t k = m->tab[i].key - 1;
-        size_t a = (size_t)(k >> 32), b = (size_t)(uint32_t)k;
-        if (!m->tab[i].key)
-            continue;
-        lost |= a > INT32_MAX || b > INT32_MAX;
-        if (a >= n || b >= n)
-            n = (a > b ? a : b) + 1;
-    }
-    n = lost ? 0 : n;
-    if (!(t = malloc(sizeof(*t) + n * sizeof(int32_t))))
-        return NULL;
-    t->n = n;
-    t->lost = lost;
-    for (size_t i = 0; i < n; i++)
-        t->rank[i] = INT32_MAX;
-    for (size_t i = 0; i < m->cap && !lost; i++) {
-        uint64_t k = m->tab[i].key - 1;
-        int32_t r = m->tab[i].rank;
-        if (!m->tab[i].key)
-            continue;
-        if (r < t->rank[k >> 32])
-            t->rank[k >> 32] = r;
-        if (r < t->rank[(uint32_t)k])
-            t->rank[(uint32_t)k] = r;
-    }
-    struct MinOp *none = NULL;
-    if (!bpe_cas_acqrel_ptr((void **)&c->minop, (void **)&none, t)) {
-        free(t); /* another thread made it first */
-        t = none;
-    }
-    return t;
-}
-
 /* the table (all unknown), made once; NULL: characters are not taken whole */
 static uint64_t *chars_of(const MergeTable *m)
 {
     const struct MtCuts *c = m->cuts;
-    const struct MinOp *mo;
-    int ok = !m->dup_bytes && (m->by_span ? c->longmin != NULL
-                                          : (mo = minop_of(m)) != NULL && !mo->lost);
+    int ok = !m->dup_bytes && (m->by_span ? c->longmin != NULL : !c->minop_lost);
     return table_once(&m->cuts->chars, ok, CH_N);
 }
 
