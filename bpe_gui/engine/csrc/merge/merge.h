@@ -187,8 +187,8 @@ int mt_add_short_key(MergeTable *m, const unsigned char *p, size_t len, int32_t 
 /* Register a merge: 1 added, 0 the pair is known (kept unless `replace`: then the later
  * rank wins, as tokenizers' map does), -1 out of memory, -2 rank MT_MAX_RANK or more. */
 int mt_add(MergeTable *m, int32_t a, int32_t b, int32_t rank, int32_t new_id, int replace);
-/* (route.c: merge.c's table gets it, mt_table_add, and the strategies' data made from
- * the merges is dropped, to be made again from them all) */
+/* (route.c: merge.c's table gets it, mt_table_add, and each strategy's own data is told
+ * of it) */
 int mt_table_add(MergeTable *m, int32_t a, int32_t b, int32_t rank, int32_t new_id,
                  int replace);
 void mt_table_free(MergeTable *m);
