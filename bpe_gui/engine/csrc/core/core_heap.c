@@ -85,6 +85,10 @@ void batch_begin(BpeCore *c)
 
 int batch_end(BpeCore *c)
 {
+    if (c->n_cols) {
+        col_batch_end(c);
+        return 0;
+    }
     int err = 0;
     int fs = c->tie == TIE_FIRST_SEEN;
     c->n_last_touched = c->n_touched;
