@@ -771,9 +771,9 @@ class ParityTrainer:
         """Back one merge: the record undone, or None at step 0."""
         if not self.steps:
             return None
+        self._cores.undo()   # (first: a core that cannot undo leaves the records whole)
         rec = self.steps.pop()
         turn = self._undo.pop()
-        self._cores.undo()
         self._now = (turn.tokens, turn.train_tokens)
         if turn.new_token:
             self.vocab_bytes.pop()

@@ -13,7 +13,8 @@
  *   core_query.c   reading: best/top/tied pairs, touched words, a word, the segmentation
  *   core_check.c   a full consistency check (for tests) and the structures' sizes
  *   core_cols.c    columns (parity training): a count per column on every word and pair,
- *                  a heap per column, construction from count tables, their check
+ *                  construction from count tables (their heaps: core_heap.c)
+ *   core_cols_query.c  the columns read (best, top, tied, touched rows) and checked
  *
 
  * Data layout
@@ -135,7 +136,8 @@ typedef struct {
     int64_t cnt;
 } ColEnt;
 
-/* a heaped column's heap: entries as the main heap's, places in BpeCore.phpos */
+/* a heaped column's heap: entries as the main heap's (a snapshot of each count: the
+ * counts change as a batch ends, one pair at a time), places in BpeCore.phpos */
 typedef struct {
     HEnt *h;
     int32_t n;
@@ -228,6 +230,9 @@ typedef struct BpeCore {
     int64_t *col_syms;         /* per column: its count-weighted symbols now */
     int64_t *tsym;             /* per token: occurrences weighted by the n_train columns */
     int64_t *pcnt;             /* per pair record and heaped column: its count there */
+    int64_t *cdelta;           /* per pair the batch touched (its Touch's index, held in
+                                * Pair.hpos meanwhile) and heaped column: the change */
+    size_t cdelta_cap;
     int32_t *phpos;            /* ... and its place in that column's heap (-1: none) */
     size_t pcol_cap;           /* records pcnt and phpos have room for */
     ColHeap *cheap;            /* n_heaped heaps */
@@ -380,6 +385,11 @@ static inline void pair_add(BpeCore *c, int32_t pidx, int64_t df, int32_t dn)
     Pair *p = &c->pairs[pidx];
     if (!p->in_batch) {
         p->in_batch = 1;
+        if (c->n_heaped) {   /* (a core with columns keeps no main heap: hpos is free) */
+            p->hpos = (int32_t)c->n_touched;
+            memset(c->cdelta + c->n_touched * c->n_heaped, 0,
+                   (size_t)c->n_heaped * sizeof(int64_t));
+        }
         Touch *t = &c->touched[c->n_touched++];
         t->p = pidx;
         t->old_count = p->count;
@@ -423,10 +433,27 @@ const char *core_build_any(BpeCore *c, const int32_t *symbols, const unsigned ch
                            int32_t n_symbols, const int64_t *starts, const int64_t *freqs,
                            int32_t n_words, int *is_mem);
 
-/* ---- core_cols.c: columns ---- */
+/* ---- columns: core_tables.c, core_heap.c ---- */
 int col_grow_pairs(BpeCore *c);                       /* pcnt, phpos to pairs_cap */
 int col_reserve(BpeCore *c, int64_t nt);              /* heap room for nt more pairs */
 void col_batch_end(BpeCore *c);                       /* batch_end of a core with columns */
+void csift_down(BpeCore *c, int32_t col, int32_t i);
+void cinsert(BpeCore *c, int32_t col, int32_t p);     /* room reserved */
+void cremove(BpeCore *c, int32_t col, int32_t p);
+
+/* pair p's place in column col's heap */
+static inline int32_t *hpos_of(BpeCore *c, int32_t p, int32_t col)
+{
+    return &c->phpos[(int64_t)p * c->n_heaped + col];
+}
+
+/* a column heap entry for pair p, its key read now */
+static inline void cset(BpeCore *c, int32_t col, HEnt *e, int32_t p)
+{
+    e->p = p;
+    e->count = c->pcnt[(int64_t)p * c->n_heaped + col];
+    e->first = 0;
+}
 
 /* A new pair record's columns: no count, in no heap. */
 static inline void col_new_pair(BpeCore *c, int32_t idx)
@@ -449,7 +476,14 @@ static inline int64_t col_occ(BpeCore *c, int32_t w, int32_t pab, int32_t lo, in
 {
     const ColEnt *e = c->wc + c->wc_start[w], *end = c->wc + c->wc_start[w + 1];
     int32_t H = c->n_heaped;
-    int64_t *pc = c->pcnt, tf = 0;
+    int64_t tf = 0;
+    const Pair *P = c->pairs;
+    /* the pairs' rows of the batch's changes (pair_add made each one, just before) */
+    int64_t *dab = c->cdelta + (int64_t)P[pab].hpos * H;
+    int64_t *dlo = lo >= 0 ? c->cdelta + (int64_t)P[lo].hpos * H : NULL;
+    int64_t *dln = lo >= 0 ? c->cdelta + (int64_t)P[ln].hpos * H : NULL;
+    int64_t *dro = ro >= 0 ? c->cdelta + (int64_t)P[ro].hpos * H : NULL;
+    int64_t *drn = ro >= 0 ? c->cdelta + (int64_t)P[rn].hpos * H : NULL;
     for (; e < end; e++) {
         int32_t col = e->col;
         int64_t g = sign * e->cnt;
@@ -458,14 +492,14 @@ static inline int64_t col_occ(BpeCore *c, int32_t w, int32_t pab, int32_t lo, in
             tf += e->cnt;
         if (col >= H)
             continue;
-        pc[(int64_t)pab * H + col] += g;
-        if (lo >= 0) {
-            pc[(int64_t)lo * H + col] += g;
-            pc[(int64_t)ln * H + col] -= g;
+        dab[col] += g;
+        if (dlo) {
+            dlo[col] += g;
+            dln[col] -= g;
         }
-        if (ro >= 0) {
-            pc[(int64_t)ro * H + col] += g;
-            pc[(int64_t)rn * H + col] -= g;
+        if (dro) {
+            dro[col] += g;
+            drn[col] -= g;
         }
     }
     return tf;

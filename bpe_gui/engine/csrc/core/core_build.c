@@ -272,6 +272,7 @@ void bpe_core_free(BpeCore *c)
     free(c->col_syms);
     free(c->tsym);
     big_free(c->pcnt, c->pcol_cap * (size_t)c->n_heaped * sizeof(int64_t));
+    free(c->cdelta);
     big_free(c->phpos, c->pcol_cap * (size_t)c->n_heaped * sizeof(int32_t));
     if (c->cheap)
         for (int32_t h = 0; h < c->n_heaped; h++)

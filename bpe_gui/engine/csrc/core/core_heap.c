@@ -1,6 +1,7 @@
 /*
  * core: the priority heap of pairs (count descending, then the tie rule) and the
- * batch that applies a step's count changes to the heap and the histogram at its end.
+ * batch that applies a step's count changes to the heap and the histogram at its end;
+ * the heaps of a core with columns, and its batch.
  */
 #include "core/core.h"
 #include "core/core_lists.h"
@@ -136,4 +137,123 @@ void fs_resolve_top(BpeCore *c)
         heap_setkey(c, &c->heap[0], t);
         sift_down(c, 0);
     }
+}
+
+/* ---- the columns' heaps (core.h, "Columns"; the main heap's order: better()) ---- */
+
+static void csift_up(BpeCore *c, int32_t col, int32_t i)
+{
+    HEnt *h = c->cheap[col].h;
+    HEnt x = h[i];
+    while (i > 0) {
+        int32_t par = (i - 1) >> 1;
+        if (!better(c, &x, &h[par]))
+            break;
+        h[i] = h[par];
+        *hpos_of(c, h[i].p, col) = i;
+        i = par;
+    }
+    h[i] = x;
+    *hpos_of(c, x.p, col) = i;
+}
+
+void csift_down(BpeCore *c, int32_t col, int32_t i)
+{
+    HEnt *h = c->cheap[col].h;
+    int32_t n = c->cheap[col].n;
+    HEnt x = h[i];
+    for (;;) {
+        int32_t ch = 2 * i + 1;
+        if (ch >= n)
+            break;
+        if (ch + 1 < n && better(c, &h[ch + 1], &h[ch]))
+            ch++;
+        if (!better(c, &h[ch], &x))
+            break;
+        h[i] = h[ch];
+        *hpos_of(c, h[i].p, col) = i;
+        i = ch;
+    }
+    h[i] = x;
+    *hpos_of(c, x.p, col) = i;
+}
+
+/* (room reserved: col_reserve) */
+void cinsert(BpeCore *c, int32_t col, int32_t p)
+{
+    int32_t i = c->cheap[col].n++;
+    cset(c, col, &c->cheap[col].h[i], p);
+    csift_up(c, col, i);
+}
+
+void cremove(BpeCore *c, int32_t col, int32_t p)
+{
+    ColHeap *hp = &c->cheap[col];
+    int32_t i = *hpos_of(c, p, col);
+    HEnt last = hp->h[--hp->n];
+    *hpos_of(c, p, col) = -1;
+    if (i < hp->n) {
+        hp->h[i] = last;
+        *hpos_of(c, last.p, col) = i;
+        csift_up(c, col, i);
+        if (*hpos_of(c, last.p, col) == i)
+            csift_down(c, col, i);
+    }
+}
+
+static void cfix(BpeCore *c, int32_t col, int32_t p)
+{
+    int32_t i = *hpos_of(c, p, col);
+    cset(c, col, &c->cheap[col].h[i], p);
+    csift_up(c, col, i);
+    if (*hpos_of(c, p, col) == i)
+        csift_down(c, col, i);
+}
+
+int col_reserve(BpeCore *c, int64_t nt)
+{
+    for (int32_t h = 0; h < c->n_heaped; h++) {
+        ColHeap *hp = &c->cheap[h];
+        if (bpe_grow((void **)&hp->h, &hp->cap, (size_t)hp->n + (size_t)nt, sizeof(HEnt), 64) < 0)
+            return -1;
+    }
+    return bpe_grow((void **)&c->cdelta, &c->cdelta_cap, (size_t)nt * (size_t)c->n_heaped + 1,
+                    sizeof(int64_t), 64);
+}
+
+/* Every pair the batch touched: its columns' changes (its row of cdelta) into its
+ * counts, then its place in each column's heap (keys are snapshots: each fix sees the
+ * others' keys as they were). */
+void col_batch_end(BpeCore *c)
+{
+    int32_t H = c->n_heaped;
+    c->n_last_touched = c->n_touched;
+    for (int64_t i = 0; i < c->n_touched; i++) {
+        int32_t pidx = c->touched[i].p;
+        Pair *p = &c->pairs[pidx];
+        p->in_batch = 0;
+        p->hpos = -1;
+        const int64_t *d = c->cdelta + i * H;
+        int64_t *pc = c->pcnt + (int64_t)pidx * H;
+        int32_t *ph = c->phpos + (int64_t)pidx * H;
+        for (int32_t h = 0; h < H; h++) {
+            if (!d[h])
+                continue;
+            pc[h] += d[h];
+            if (pc[h] > 0 && ph[h] < 0)
+                cinsert(c, h, pidx);
+            else if (pc[h] == 0 && ph[h] >= 0)
+                cremove(c, h, pidx);
+            else if (ph[h] >= 0)
+                cfix(c, h, pidx);
+        }
+        if (p->count == 0) {   /* it no longer occurs (no column counts it either) */
+            if (p->cap > INLINE_CAP)
+                c->freed_bytes += (int64_t)p->cap * 4;
+            pos_free(p);
+            p->dirty = 0;
+            pair_drop(c, pidx);
+        }
+    }
+    c->n_touched = 0;
 }

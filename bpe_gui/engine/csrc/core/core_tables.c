@@ -259,6 +259,17 @@ int ensure_pairs(BpeCore *c, int64_t extra)
     return 0;
 }
 
+int col_grow_pairs(BpeCore *c)
+{
+    size_t n = (size_t)c->pairs_cap, H = (size_t)c->n_heaped;
+    if (big_grow((void **)&c->pcnt, c->pcol_cap * H * sizeof(int64_t), n * H * sizeof(int64_t)) < 0)
+        return -1;
+    if (big_grow((void **)&c->phpos, c->pcol_cap * H * sizeof(int32_t), n * H * sizeof(int32_t)) < 0)
+        return -1;   /* (pcnt is larger, pcol_cap unchanged: the next try grows both) */
+    c->pcol_cap = n;
+    return 0;
+}
+
 /* find or create; the caller must have reserved room with ensure_pairs */
 int32_t pair_get(BpeCore *c, int32_t a, int32_t b)
 {
