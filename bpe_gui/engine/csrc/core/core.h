@@ -61,9 +61,12 @@
  * whose count is > 0; freq[w] is their sum over the columns that are texts (not the
  * sum column), so a pair's count is > 0 exactly while it occurs, as in a plain core.
  * The first n_heaped columns have a count per pair (pcnt[p * n_heaped + col]) and a
- * heap of their own (cheap[col], ordered as the main heap: count, then the tie rule),
- * which a step updates in the same batch; the main heap and the histogram are not kept.
- * The other columns only count their symbols (col_syms), as do the heaped ones.
+ * heap of their own (cheap[col], ordered as the main heap: count, then the tie rule).
+ * A step adds its changes per touched pair (cdelta) and the batch's end puts them into
+ * the counts and notes them for each column's heap, which takes them in when that
+ * column is next read (a language whose turn does not come costs no heap work); the
+ * main heap and the histogram are not kept. The other columns only count their
+ * symbols (col_syms), as do the heaped ones.
  */
 #ifndef BPE_CORE_H
 #define BPE_CORE_H
@@ -136,12 +139,17 @@ typedef struct {
     int64_t cnt;
 } ColEnt;
 
-/* a heaped column's heap: entries as the main heap's (a snapshot of each count: the
- * counts change as a batch ends, one pair at a time), places in BpeCore.phpos */
+/* a heaped column's heap: entries as the main heap's (a snapshot of each count), places
+ * in BpeCore.phpos. Kept lazily: a batch only notes the pairs whose count in the column
+ * changed (pend; a pair may be there twice), and the heap takes them in when the column
+ * is next read (col_sync); past `stale` notes it is built again instead. */
 typedef struct {
     HEnt *h;
     int32_t n;
     size_t cap;
+    int32_t *pend;
+    size_t n_pend, pend_cap;
+    int stale;
 } ColHeap;
 
 typedef struct {
@@ -435,7 +443,8 @@ const char *core_build_any(BpeCore *c, const int32_t *symbols, const unsigned ch
 
 /* ---- columns: core_tables.c, core_heap.c ---- */
 int col_grow_pairs(BpeCore *c);                       /* pcnt, phpos to pairs_cap */
-int col_reserve(BpeCore *c, int64_t nt);              /* heap room for nt more pairs */
+int col_reserve(BpeCore *c, int64_t nt);              /* room for a batch of nt pairs */
+int col_sync(BpeCore *c, int32_t col);                /* the heap up to date: 0, -1 nomem */
 void col_batch_end(BpeCore *c);                       /* batch_end of a core with columns */
 void csift_down(BpeCore *c, int32_t col, int32_t i);
 void cinsert(BpeCore *c, int32_t col, int32_t p);     /* room reserved */
@@ -603,14 +612,15 @@ typedef struct {
  * (*is_mem: a failed allocation); the core is then only good for bpe_core_free. */
 const char *bpe_core_build_tables(BpeCore *c, const BpeTable *tables, int32_t n_tables,
                                   int32_t n_train, int with_sum, int *is_mem);
-/* Column col's best pair (1), or 0 when it has none; col must be heaped. */
-int bpe_core_col_best(const BpeCore *c, int32_t col, BpePairCount *out);
+/* Column col's best pair (1), or 0 when it has none, -1 out of memory; col must be
+ * heaped. (The column queries bring its heap up to date first: col_sync.) */
+int bpe_core_col_best(BpeCore *c, int32_t col, BpePairCount *out);
 /* Up to k of column col's best pairs, best first (same_count_only: those of the top
  * count): how many, or -1 when out of memory. */
 int64_t bpe_core_col_ranked(BpeCore *c, int32_t col, int64_t k, int same_count_only,
                             BpePairCount *out);
-/* How many of column col's pairs share its top count. */
-int64_t bpe_core_col_n_tied(const BpeCore *c, int32_t col);
+/* How many of column col's pairs share its top count (-1 out of memory). */
+int64_t bpe_core_col_n_tied(BpeCore *c, int32_t col);
 /* Pair (a, b)'s count in heaped column col (0: none, or ids out of range). */
 int64_t bpe_core_col_pair_count(const BpeCore *c, int32_t col, int64_t a, int64_t b);
 /* The rows (in column col's table) of the words the last step changed that have a count
@@ -618,7 +628,8 @@ int64_t bpe_core_col_pair_count(const BpeCore *c, int32_t col, int64_t a, int64_
  * the highest counts there, lower row first on equal counts. -1 when out of memory. */
 int64_t bpe_core_col_touched(const BpeCore *c, int32_t col, int64_t limit, int32_t **out,
                              int64_t *n_out);
-/* Recounts the columns and checks their heaps: NULL if consistent (bpe_core_check). */
+/* Recounts the columns and checks their heaps (col_sync them first): NULL if consistent
+ * (bpe_core_check). */
 const char *bpe_core_col_check(const BpeCore *c, int *is_mem);
 
 typedef struct {

@@ -275,8 +275,10 @@ void bpe_core_free(BpeCore *c)
     free(c->cdelta);
     big_free(c->phpos, c->pcol_cap * (size_t)c->n_heaped * sizeof(int32_t));
     if (c->cheap)
-        for (int32_t h = 0; h < c->n_heaped; h++)
+        for (int32_t h = 0; h < c->n_heaped; h++) {
             free(c->cheap[h].h);
+            free(c->cheap[h].pend);
+        }
     free(c->cheap);
     free(c);
     if (big)

@@ -14,8 +14,10 @@ static void pair_of(const BpeCore *c, const HEnt *e, BpePairCount *out)
     out->count = e->count;
 }
 
-int bpe_core_col_best(const BpeCore *c, int32_t col, BpePairCount *out)
+int bpe_core_col_best(BpeCore *c, int32_t col, BpePairCount *out)
 {
+    if (col_sync(c, col) < 0)
+        return -1;
     const ColHeap *hp = &c->cheap[col];
     if (hp->n == 0)
         return 0;
@@ -26,6 +28,8 @@ int bpe_core_col_best(const BpeCore *c, int32_t col, BpePairCount *out)
 int64_t bpe_core_col_ranked(BpeCore *c, int32_t col, int64_t k, int same_count_only,
                             BpePairCount *out)
 {
+    if (col_sync(c, col) < 0)
+        return -1;
     ColHeap *hp = &c->cheap[col];
     if (k > hp->n)
         k = hp->n;
@@ -48,8 +52,10 @@ int64_t bpe_core_col_ranked(BpeCore *c, int32_t col, int64_t k, int same_count_o
     return m;
 }
 
-int64_t bpe_core_col_n_tied(const BpeCore *c, int32_t col)
+int64_t bpe_core_col_n_tied(BpeCore *c, int32_t col)
 {
+    if (col_sync(c, col) < 0)
+        return -1;
     const ColHeap *hp = &c->cheap[col];
     int64_t n = 0;
     for (int32_t i = 0; i < hp->n; i++)

@@ -214,16 +214,64 @@ int col_reserve(BpeCore *c, int64_t nt)
 {
     for (int32_t h = 0; h < c->n_heaped; h++) {
         ColHeap *hp = &c->cheap[h];
-        if (bpe_grow((void **)&hp->h, &hp->cap, (size_t)hp->n + (size_t)nt, sizeof(HEnt), 64) < 0)
+        if (!hp->stale && bpe_grow((void **)&hp->pend, &hp->pend_cap,
+                                   hp->n_pend + (size_t)nt, sizeof(int32_t), 64) < 0)
             return -1;
     }
     return bpe_grow((void **)&c->cdelta, &c->cdelta_cap, (size_t)nt * (size_t)c->n_heaped + 1,
                     sizeof(int64_t), 64);
 }
 
+/* Column col's heap built again from its counts (every pair's place in it set). */
+static int col_rebuild(BpeCore *c, int32_t col)
+{
+    ColHeap *hp = &c->cheap[col];
+    if (bpe_grow((void **)&hp->h, &hp->cap, (size_t)c->n_pairs + 1, sizeof(HEnt), 64) < 0)
+        return -1;
+    int32_t H = c->n_heaped;
+    hp->n = 0;
+    for (int32_t p = 0; p < c->n_pairs; p++) {
+        c->phpos[(int64_t)p * H + col] = -1;
+        if (c->pairs[p].count > 0 && c->pcnt[(int64_t)p * H + col] > 0) {
+            c->phpos[(int64_t)p * H + col] = hp->n;
+            cset(c, col, &hp->h[hp->n++], p);
+        }
+    }
+    for (int32_t i = hp->n / 2 - 1; i >= 0; i--)
+        csift_down(c, col, i);
+    hp->stale = 0;
+    hp->n_pend = 0;
+    return 0;
+}
+
+int col_sync(BpeCore *c, int32_t col)
+{
+    ColHeap *hp = &c->cheap[col];
+    if (hp->stale)
+        return col_rebuild(c, col);
+    if (hp->n_pend == 0)
+        return 0;
+    if (bpe_grow((void **)&hp->h, &hp->cap, (size_t)hp->n + hp->n_pend, sizeof(HEnt), 64) < 0)
+        return -1;
+    int32_t H = c->n_heaped;
+    for (size_t i = 0; i < hp->n_pend; i++) {
+        int32_t p = hp->pend[i];
+        int64_t cnt = c->pcnt[(int64_t)p * H + col];
+        int32_t at = c->phpos[(int64_t)p * H + col];
+        if (cnt > 0 && at < 0)
+            cinsert(c, col, p);
+        else if (cnt == 0 && at >= 0)
+            cremove(c, col, p);
+        else if (at >= 0 && hp->h[at].count != cnt)
+            cfix(c, col, p);
+    }
+    hp->n_pend = 0;
+    return 0;
+}
+
 /* Every pair the batch touched: its columns' changes (its row of cdelta) into its
- * counts, then its place in each column's heap (keys are snapshots: each fix sees the
- * others' keys as they were). */
+ * counts, and a note for each column's heap (col_sync). A pair that no longer occurs
+ * leaves the heaps now: its record may be a new pair's by the time they are read. */
 void col_batch_end(BpeCore *c)
 {
     int32_t H = c->n_heaped;
@@ -240,14 +288,21 @@ void col_batch_end(BpeCore *c)
             if (!d[h])
                 continue;
             pc[h] += d[h];
-            if (pc[h] > 0 && ph[h] < 0)
-                cinsert(c, h, pidx);
-            else if (pc[h] == 0 && ph[h] >= 0)
-                cremove(c, h, pidx);
-            else if (ph[h] >= 0)
-                cfix(c, h, pidx);
+            ColHeap *hp = &c->cheap[h];
+            if (hp->stale || p->count == 0)
+                continue;
+            if (hp->n_pend > 2 * (size_t)hp->n + 16) {
+                hp->stale = 1;   /* (more notes than the heap holds: build it again) */
+                hp->n_pend = 0;
+            } else {
+                hp->pend[hp->n_pend++] = pidx;
+            }
         }
         if (p->count == 0) {   /* it no longer occurs (no column counts it either) */
+            for (int32_t h = 0; h < H; h++)   /* (an earlier batch's note may have left
+                                               * it in a heap its count there left) */
+                if (!c->cheap[h].stale && ph[h] >= 0)
+                    cremove(c, h, pidx);
             if (p->cap > INLINE_CAP)
                 c->freed_bytes += (int64_t)p->cap * 4;
             pos_free(p);

@@ -176,7 +176,10 @@ static PyObject *Col_best(ColObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "n:best", &col) || col_heaped(self, col) < 0)
         return NULL;
     BpePairCount p;
-    if (!bpe_core_col_best(self->core, (int32_t)col, &p))
+    int got = bpe_core_col_best(self->core, (int32_t)col, &p);
+    if (got < 0)
+        return PyErr_NoMemory();
+    if (!got)
         Py_RETURN_NONE;
     return pair_tuple(&p);
 }
@@ -184,6 +187,8 @@ static PyObject *Col_best(ColObject *self, PyObject *args)
 static PyObject *col_ranked(ColObject *self, Py_ssize_t col, Py_ssize_t k, int same)
 {
     BpeCore *c = self->core;
+    if (col_sync(c, (int32_t)col) < 0)   /* (its heap's size, up to date) */
+        return PyErr_NoMemory();
     if (k > c->cheap[col].n)
         k = c->cheap[col].n;
     BpePairCount *pairs = (BpePairCount *)malloc((size_t)(k > 0 ? k : 1) * sizeof(BpePairCount));
@@ -220,6 +225,8 @@ static PyObject *Col_tied(ColObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "nn:tied", &col, &limit) || col_heaped(self, col) < 0)
         return NULL;
     int64_t n = bpe_core_col_n_tied(self->core, (int32_t)col);
+    if (n < 0)
+        return PyErr_NoMemory();
     PyObject *list = col_ranked(self, col, limit, 1);
     return list ? Py_BuildValue("(LN)", (long long)n, list) : NULL;
 }
@@ -376,6 +383,9 @@ static PyObject *Col_check(ColObject *self, PyObject *Py_UNUSED(ignored))
 {
     if (col_usable(self) < 0)
         return NULL;
+    for (int32_t h = 0; h < self->core->n_heaped; h++)   /* (the check reads the heaps) */
+        if (col_sync(self->core, h) < 0)
+            return PyErr_NoMemory();
     int is_mem;
     const char *err = bpe_core_check(self->core, &is_mem);
     if (err && is_mem)
