@@ -45,7 +45,8 @@ def headers(*folders: str) -> list[str]:
 
 # csrc/README.md says what each folder holds; python/ is the only one with Python in it
 CORE = files("core/core_build.c", "core/core_step.c", "core/core_heap.c", "core/core_tables.c",
-             "core/core_lists.c", "core/core_query.c", "core/core_check.c")
+             "core/core_lists.c", "core/core_query.c", "core/core_check.c", "core/core_cols.c",
+             "core/core_cols_query.c")
 SCAN = files("scan/scan.c")   # the native scanner, compiled into _scan only
 # the others call _scan's scanner through the function table it exports (scan/scan.h)
 SCAN_SHARED = files("scan/scan_shared.c")

@@ -1,12 +1,14 @@
-"""What one core with a count per language could save parity training: the merges of a
-parity run (bench_parity.py's six languages, base variant) replayed on its twelve cores
-(each language's training words, each language's dev words), on one core over the union
-of the training and dev words, and on one over the training words alone, against plain
+"""Parity training's one core against its floor: the merges of a parity run
+(bench_parity.py's six languages, base variant) replayed on the run's core (one
+``ColumnCore``: every language's training and dev words, a count per language, each
+training language's pair counts and heap), on one plain core over the union of the
+training and dev words, and on one over the training words alone, against plain
 training's own steps (``Core.run``) on that last core. Fresh cores each time,
-alternating, in one process; CPU seconds of the merges only (building is not timed).
+alternating, in one process; CPU seconds of the merges, and apart the building of the
+run's core from the count tables.
 
-One core over the union with no per-language pair counts or heaps is the floor of a
-core whose words carry a count per language: it merges each word once.
+One plain core over the union, with no per-language pair counts or heaps, is the floor
+of a core whose words carry a count per language: it merges each word once.
 
     python bench/bench_parity_floor.py [--mb 1] [--merges 2000] [--runs 5]
 """
@@ -15,6 +17,8 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from array import array
+from itertools import accumulate
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -22,7 +26,7 @@ from bench_parity import build  # noqa: E402
 from corpora import DEFAULT_DATA  # noqa: E402
 
 from bpe_gui.engine.train import ParityData, ParitySettings, ParityTrainer  # noqa: E402
-from bpe_gui.engine.train import parity_cores  # noqa: E402
+from bpe_gui.engine.train import parity_cores, trainer  # noqa: E402
 
 
 def replay(cores: list, seq: list[tuple[int, int, int]]) -> float:
@@ -32,6 +36,13 @@ def replay(cores: list, seq: list[tuple[int, int, int]]) -> float:
         for core in cores:
             core.merge(a, b, new if new < core.n_tokens else -1)
     return time.process_time() - start
+
+
+def plain_core(words: dict[bytes, int]):
+    """A plain core over these byte words, HF's parity tie rule."""
+    starts = array("q", accumulate(map(len, words), initial=0))
+    return trainer.new_core(b"".join(words), starts, array("q", words.values()),
+                            [bytes([i]) for i in range(256)], trainer.PARITY_TIE_RULE, False)
 
 
 def main() -> None:
@@ -44,7 +55,7 @@ def main() -> None:
     langs = build(args.data, args.mb)
     data = ParityData.from_files({n: t for n, (t, _) in langs.items()},
                                  {n: d for n, (_, d) in langs.items()}, lines=True)
-    assert data.dev is not None
+    assert data.dev_tables is not None
     run = ParityTrainer(data, ParitySettings(num_merges=args.merges), undo=False)
     run.run()
     seq = [(st.pair[0], st.pair[1], st.new_id) for st in run.steps]
@@ -53,21 +64,24 @@ def main() -> None:
         for w, f in words.items():
             train[w] = train.get(w, 0) + f
     both = dict(train)
-    for w, fs in data.dev.items():
+    for w, fs in (data.dev or {}).items():
         both[w] = both.get(w, 0) + sum(fs)
-    times: dict[str, list[float]] = {"twelve cores (now)": [], "one core, train + dev": [],
-                                     "one core, train": [], "plain Core.run": []}
+    times: dict[str, list[float]] = {"build the run's core": [], "the run's core": [],
+                                     "plain core, train + dev": [], "plain core, train": [],
+                                     "plain Core.run": []}
     for _ in range(args.runs):
-        every = parity_cores.ParityCores(data.words, data.dev, False, undo=False)._every
-        times["twelve cores (now)"].append(replay(every, seq))
-        times["one core, train + dev"].append(replay([parity_cores.core_of(both, False)], seq))
-        times["one core, train"].append(replay([parity_cores.core_of(train, False)], seq))
-        core = parity_cores.core_of(train, False)
+        start = time.process_time()
+        cores = parity_cores.ParityCores(data.tables, data.dev_tables, False, undo=False)
+        times["build the run's core"].append(time.process_time() - start)
+        times["the run's core"].append(replay([cores.core], seq))
+        times["plain core, train + dev"].append(replay([plain_core(both)], seq))
+        times["plain core, train"].append(replay([plain_core(train)], seq))
+        core = plain_core(train)
         start = time.process_time()
         core.run(len(seq))
         times["plain Core.run"].append(time.process_time() - start)
-    print(f"{len(seq)} parity merges replayed, CPU s of the merges (best / median of "
-          f"{args.runs}, alternating):")
+    print(f"{len(seq)} parity merges replayed, CPU s (best / median of {args.runs}, "
+          "alternating):")
     for name, ts in times.items():
         ts.sort()
         print(f"  {name:24} {ts[0]:6.3f} {ts[len(ts) // 2]:6.3f}")

@@ -172,6 +172,7 @@ def cmd_train_parity(args: argparse.Namespace) -> int:
         t_read = time.perf_counter() - t0
         trainer = ParityTrainer(data, settings, undo=False)
         trainer.run(progress=lambda done, total: progress("merge", done, total))
+        trainer.release_core()   # (the export's memory does not come on top of it)
     finally:
         progress.end_line()
     elapsed = time.perf_counter() - t0

@@ -53,19 +53,21 @@ class Core:
     n_pairs = property(lambda self: sum(1 for v in self._counts()[0].values() if v > 0))
     total_symbols = property(lambda self: sum(len(w) * f for w, f in zip(self.words, self.freqs)))
 
-    def _counts(self):
+    def _counts(self, freqs=None):
+        """Every pair's count, weighted by ``freqs`` (default: the words' own counts),
+        and its first occurrence."""
         counts: dict[tuple[int, int], int] = defaultdict(int)
         first: dict[tuple[int, int], int] = {}
         pos = 0
-        for w, f in zip(self.words, self.freqs):
+        for w, f in zip(self.words, self.freqs if freqs is None else freqs):
             for i, p in enumerate(zip(w, w[1:])):
                 counts[p] += f
                 first.setdefault(p, pos + i)
             pos += len(w) + 1
         return counts, first
 
-    def _ordered(self):
-        counts, first = self._counts()
+    def _ordered(self, freqs=None):
+        counts, first = self._counts(freqs)
         def key(p):
             if self.rule == GREATEST:
                 return -counts[p], _Inv(self.tokens[p[0]]), _Inv(self.tokens[p[1]])
@@ -238,3 +240,9 @@ class _Inv:
 
     def __eq__(self, other):
         return self.b == other.b
+
+
+from ._pycolumns import ColumnCore  # noqa: E402  (it builds on Core, above)
+
+__all__ = ["Core", "ColumnCore", "GREATEST", "FIRST_SEEN", "LOWEST_IDS", "LOWEST_HF",
+           "GREATEST_HF", "hf_byte_ranks"]

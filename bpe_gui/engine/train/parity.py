@@ -21,8 +21,9 @@ How a step is chosen (the rules are HF's, so the merges are theirs):
   GPT-2 byte-level spellings (``Ġthe``) as strings, left token first. A merge whose
   token an earlier merge made keeps that token's id.
 - the pairs, their counts and the merges are the training core's (``parity_cores.py``:
-  one core per language, the C core or its pure-Python twin); this module only chooses
-  the language.
+  one core over every language's words, each word with a count per language, the C
+  core or its pure-Python twin); this module only chooses the language and records
+  the step.
 - a language with no pair left is set aside for good (``exhausted``); ``base`` skips it,
   ``window`` still counts its turn. Training ends when all are set aside, or when the
   global phase finds no pair.
@@ -157,15 +158,33 @@ class ParityData:
     """The words of each language's training text and dev text, counted once.
 
     ``names``: the languages, in order (ties between languages go to the first);
-    ``words[i]``: language i's training words (bytes) and counts; ``dev``: each dev
-    word's counts per language, or None without a dev set.
+    ``tables[i]``: language i's training words and their counts (a count table, as
+    counting makes it: the core is built from these); ``dev_tables[i]``: its dev words,
+    or None without a dev set. ``words`` and ``dev`` give the same as dicts (made when
+    asked: for reading, not for training).
     Build with :meth:`from_texts` or :meth:`from_files`.
     """
 
     names: tuple[str, ...]
-    words: list[dict[bytes, int]]
-    dev: dict[bytes, list[int]] | None = None
+    tables: list[PretokenTable]
+    dev_tables: list[PretokenTable] | None = None
     sources: tuple[str, ...] = field(default=())
+
+    @property
+    def words(self) -> list[dict[bytes, int]]:
+        """Each language's training words as {word bytes: count}."""
+        return [_words(t) for t in self.tables]
+
+    @property
+    def dev(self) -> dict[bytes, list[int]] | None:
+        """Each dev word's counts per language (None without a dev set)."""
+        if self.dev_tables is None:
+            return None
+        out: dict[bytes, list[int]] = {}
+        for i, t in enumerate(self.dev_tables):
+            for w, f in _words(t).items():
+                out.setdefault(w, [0] * len(self.names))[i] += f
+        return out
 
     @classmethod
     def from_texts(cls, train: Named, dev: Named | None = None) -> "ParityData":
@@ -178,7 +197,7 @@ class ParityData:
                              dev is not None)
         pre = Pretokenizer(PATTERN)
 
-        def count(texts: object, who: str) -> dict[bytes, int]:
+        def count(texts: object, who: str) -> PretokenTable:
             if isinstance(texts, str):
                 texts = [texts]
             if not isinstance(texts, Iterable):
@@ -189,18 +208,14 @@ class ParityData:
                 if not isinstance(t, str):
                     raise SettingsError(f"{who}: texts must be strings, not "
                                         f"{type(t).__name__}.")
-            return _words(count_corpus(texts=texts, pre=pre))
+            return count_corpus(texts=texts, pre=pre)
 
-        words = [count(texts, f"training text of {n!r}") for n, texts in items]
-        dev_words: dict[bytes, list[int]] | None = None
+        tables = [count(texts, f"training text of {n!r}") for n, texts in items]
+        dev_tables: list[PretokenTable] | None = None
         if dev is not None:
-            dev_words = {}
-            index = {n: i for i, n in enumerate(names)}
-            for n, texts in dev_items:
-                i = index[n]
-                for w, f in count(texts, f"dev text of {n!r}").items():
-                    dev_words.setdefault(w, [0] * len(names))[i] += f
-        return cls(tuple(names), words, dev_words)
+            by_name = {n: count(texts, f"dev text of {n!r}") for n, texts in dev_items}
+            dev_tables = [by_name[n] for n in names]
+        return cls(tuple(names), tables, dev_tables)
 
     @classmethod
     def from_files(cls, train: Named, dev: Named | None = None, *,
@@ -210,33 +225,30 @@ class ParityData:
         reads files (else the whole file is one text)."""
         pre = Pretokenizer(PATTERN)
 
-        def count(items: list[tuple[str, object]], what: str) -> list[dict[bytes, int]]:
+        def count(items: list[tuple[str, object]], what: str) -> list[PretokenTable]:
             out = []
             for n, p in items:
                 if not isinstance(p, (str, Path)) or not str(p):
                     raise SettingsError(f"Language {n!r} has no {what} file: give its path.")
                 try:
-                    words = _words(count_corpus(p, pre, lines=lines, encoding=encoding))
+                    table = count_corpus(p, pre, lines=lines, encoding=encoding)
                 except EmptyCorpusError:
-                    words = {}
-                if not words:
+                    table = None
+                if table is None or not len(table):
                     raise CorpusError(f"the {what} file of language {n!r} is empty (no "
                                       f"text): give a {what} file with {n!r} text in it.", p)
-                out.append(words)
+                out.append(table)
             return out
         items = _pairs(train, "training files")
         dev_items = _pairs(dev, "dev files")
         names = _check_names([n for n, _ in items], [n for n, _ in dev_items],
                              dev is not None)
-        words = count(items, "training")
-        dev_words: dict[bytes, list[int]] | None = None
+        tables = count(items, "training")
+        dev_tables: list[PretokenTable] | None = None
         if dev is not None:
-            dev_words = {}
-            index = {n: i for i, n in enumerate(names)}
-            for (n, _), counts in zip(dev_items, count(dev_items, "dev")):
-                for w, f in counts.items():
-                    dev_words.setdefault(w, [0] * len(names))[index[n]] += f
-        return cls(tuple(names), words, dev_words, tuple(str(p) for _, p in items))
+            by_name = dict(zip([n for n, _ in dev_items], count(dev_items, "dev")))
+            dev_tables = [by_name[n] for n in names]
+        return cls(tuple(names), tables, dev_tables, tuple(str(p) for _, p in items))
 
 
 def _words(table: PretokenTable) -> dict[bytes, int]:
@@ -341,6 +353,16 @@ class _Turn(NamedTuple):
     tokens: tuple[int, ...]
     train_tokens: tuple[int, ...]
     new_token: bool
+
+
+class _Released:
+    """Stands for the core after ParityTrainer.release_core(): every use says why."""
+
+    def __getattr__(self, name: str):
+        raise SettingsError("This parity trainer's core was released after training "
+                            "(ParityTrainer.release_core), so it cannot step, undo or answer "
+                            "questions about pairs and words any more. Train again, or keep "
+                            "the trainer without releasing it.")
 
 
 def turn_sentence(rec: ParityStep, names: Sequence[str], settings: ParitySettings) -> str:
@@ -479,13 +501,13 @@ class ParityTrainer:
     def __init__(self, data: ParityData, settings: ParitySettings | None = None, *,
                  undo: bool = True):
         s = (settings or ParitySettings()).validated(len(data.names))
-        if data.dev is not None and s.ratios is not None:
+        if data.dev_tables is not None and s.ratios is not None:
             raise SettingsError("Give a dev set or ratios, not both: the dev set measures "
                                 "each language's compression, ratios set targets instead.")
         self.data = data
         self.settings = s
         self.names = data.names
-        self.kind = "ratio" if s.ratios is not None else "dev" if data.dev is not None \
+        self.kind = "ratio" if s.ratios is not None else "dev" if data.dev_tables is not None \
             else "train"
         self.vocab_bytes: list[bytes] = [bytes([i]) for i in range(256)]
         table = bytes_to_unicode()
@@ -493,10 +515,10 @@ class ParityTrainer:
         self._ids: dict[bytes, int] = {b: i for i, b in enumerate(self.vocab_bytes)}
         # the words, their pairs and every merge: the training core's (parity_cores.py);
         # undo=False keeps no undo log (a run that only goes forward: less memory)
-        self._cores = ParityCores(data.words, data.dev, s.global_merges > 0, undo)
-        # each language's (tokens, training tokens) now: read from the cores once per
+        self._cores = ParityCores(data.tables, data.dev_tables, s.global_merges > 0, undo)
+        # each language's (tokens, training tokens) now: read from the core once per
         # merge or undo (a step reads them before and after its merge)
-        self._now = (self._cores.tokens(), self._cores.train_tokens())
+        self._now = self._cores.counts()
         self._train0 = self._now[1]   # each language's bytes
         self._window: deque[int] = deque()
         self._exhausted: set[int] = set()
@@ -524,10 +546,11 @@ class ParityTrainer:
     def _alphabet_size(self) -> int:
         inner: set[int] = set()
         final: set[int] = set()
-        for words in self.data.words:
-            for w in words:
-                inner.update(w[:-1])
-                final.add(w[-1])
+        for table in self.data.tables:
+            blob, st = table.blob, table.starts
+            for i in range(len(table)):
+                inner.update(blob[st[i]:st[i + 1] - 1])
+                final.add(blob[st[i + 1] - 1])
         return len(inner) + len(final)
 
     # ----- what a window reads -------------------------------------------------------------
@@ -537,9 +560,10 @@ class ParityTrainer:
         return self._keys
 
     def pair_source(self, language: int | None):
-        """The core a step chooses from: language ``language``'s training words, or all
-        languages' together (None, the global phase). Its ``best``, ``top`` and
-        ``tied`` are in HF's order (count, then the greatest GPT-2 spelling)."""
+        """The column a step chooses from: language ``language``'s training words, or
+        all languages' together (None, the global phase). Its ``best``, ``top`` and
+        ``tied`` are in HF's order (count, then the greatest GPT-2 spelling); ``word(j)``
+        is row j of that language's count table now."""
         return self._cores.source(language)
 
     def last_merge_words(self, language: int, limit: int) \
@@ -547,13 +571,12 @@ class ParityTrainer:
         """The words of ``language`` the last step changed: (how many, up to ``limit`` of
         them as (word index, None: the core does not keep the symbols before, symbols
         after))."""
-        core = self._cores.langs[language]
-        n, ids = core.touched(limit)
-        return n, [(j, None, tuple(core.word(j))) for j in ids]
+        n, words = self._cores.touched(language, limit)
+        return n, [(j, None, tuple(w)) for j, w in words]
 
     def symbol_count(self, t: int) -> int:
         """How often token ``t`` occurs in every language's training words now."""
-        return sum(c.symbol_count(t) for c in self._cores.langs if t < c.n_tokens)
+        return self._cores.symbol_count(t)
 
     def last_merged_tokens(self) -> int:
         """How many training tokens the last step removed (0 before the first step)."""
@@ -728,8 +751,8 @@ class ParityTrainer:
         token = self.vocab_bytes[a] + self.vocab_bytes[b]
         # a token an earlier merge made keeps its id (HF's rule): the cores make it again
         made = self._ids.get(token, -1)
-        new_id = self._cores.merge(a, b, made, lang is None)
-        self._now = (self._cores.tokens(), self._cores.train_tokens())
+        new_id = self._cores.merge(a, b, made)
+        self._now = self._cores.counts()
         if made < 0:
             assert new_id == len(self.vocab_bytes)
             self.vocab_bytes.append(token)
@@ -748,9 +771,9 @@ class ParityTrainer:
         """Back one merge: the record undone, or None at step 0."""
         if not self.steps:
             return None
+        self._cores.undo()   # (first: a core that cannot undo leaves the records whole)
         rec = self.steps.pop()
         turn = self._undo.pop()
-        self._cores.undo(self.n_steps)
         self._now = (turn.tokens, turn.train_tokens)
         if turn.new_token:
             self.vocab_bytes.pop()
@@ -760,6 +783,14 @@ class ParityTrainer:
         self._exhausted = set(turn.exhausted)
         self._over = False
         return rec
+
+    def release_core(self) -> None:
+        """Free the core (the words and their pairs: most of a run's memory) once
+        training is over: the records, merges, vocabulary and tokenizers stay; stepping,
+        undoing and asking about pairs or words raise SettingsError afterwards. The
+        command line does it before exporting, so the export's memory does not come on
+        top of the core's."""
+        self._cores = _Released()   # type: ignore[assignment]
 
     def goto(self, k: int) -> None:
         """To step k: undo back, or run forward."""

@@ -1,102 +1,114 @@
-"""The words of parity-aware training in the training core: one core per language's
-training words, one per language's dev words and, for the global phase, one over all
-languages' words. Every merge goes to every core in the same order, so a token has the
-same id in all; each core chooses by HF ``ParityBpeTrainer``'s rule (the greatest pair of
-GPT-2 spellings on equal counts: the core's ``GREATEST_HF``).
+"""The words of parity-aware training in the training core: ONE core over every
+language's words (training and dev), each word with a count per column -- one column per
+language's training text, one for all of them together (the global phase, when there
+is one) and one per language's dev text. A merge is one call: the core merges each word
+once and updates every column's pair counts, heaps and symbol totals. Each training
+column chooses by HF ``ParityBpeTrainer``'s rule (the greatest pair of GPT-2 spellings
+on equal counts: the core's ``GREATEST_HF``).
 
-The core is the one of plain training (``trainer._core``: the C extension, or its
-pure-Python twin ``_pycore`` where it is not built or a test forces it), read when the
-cores are made. Nothing here merges a word or counts a pair: the cores do.
+The core is the C extension's ``ColumnCore``, or its pure-Python twin (``_pycore``)
+where the extension is not built or a test forces it (``trainer._core``, read when the
+cores are made). It is built from the count tables directly. Nothing here merges a word
+or counts a pair: the core does.
 
 Example::
 
-    cores = ParityCores([{b"ab": 3}, {b"cd": 1}], None, want_global=False)
-    (pair, count) = cores.best(0)            # ((97, 98), 3): language 0's best pair
-    new_id = cores.merge(*pair, into=-1, global_phase=False)   # 256, in every core
+    cores = ParityCores([table_ab, table_cd], None, want_global=False)
+    (pair, count) = cores.best(0)            # language 0's best pair and its count
+    new_id = cores.merge(*pair, into=-1)     # 256: one merge, every column
 """
 from __future__ import annotations
 
 from array import array
-from itertools import accumulate
 from typing import Any, Sequence
 
+from ..corpus.table import PretokenTable
 from . import trainer as _trainer
 
-_BYTES = [bytes([i]) for i in range(256)]
 
+class Column:
+    """One language's training column as the window reads it (the pair table, the ties,
+    a word): ``best()``, ``top(k)``, ``tied(limit)`` in HF's order, and ``word(j)``,
+    the symbols of row j of that language's count table now."""
 
-def core_of(words: dict[bytes, int], undo: bool) -> Any:
-    """A core over these byte words (ids 0-255 are the bytes), HF's parity tie rule."""
-    starts = array("q", accumulate(map(len, words), initial=0))
-    return _trainer.new_core(b"".join(words), starts, array("q", words.values()), _BYTES,
-                             _trainer.PARITY_TIE_RULE, undo)
+    def __init__(self, cores: "ParityCores", col: int):
+        self._cores, self._col = cores, col
 
+    def best(self):
+        return self._cores.core.best(self._col)
 
-def split_dev(dev: dict[bytes, list[int]], n: int) -> list[dict[bytes, int]]:
-    """Each language's dev words (those it has) from the words' counts per language,
-    in one pass over them."""
-    out: list[dict[bytes, int]] = [{} for _ in range(n)]
-    for w, fs in dev.items():
-        for d, f in zip(out, fs):
-            if f:
-                d[w] = f
-    return out
+    def top(self, k: int):
+        return self._cores.core.top(self._col, k)
+
+    def tied(self, limit: int):
+        return self._cores.core.tied(self._col, limit)
+
+    def word(self, j: int) -> list[int]:
+        return self._cores.core.word(self._cores.rows(self._col)[j])
 
 
 class ParityCores:
-    """The cores of one parity run (see the module docstring). ``langs[i]``: language
-    i's training words; ``devs[i]``: its dev words (None without a dev set); ``glob``:
-    all training words together (None without global merges), merged only in the
-    global phase (it is not read after it, and an undo back into it finds it there)."""
+    """The core of one parity run (see the module docstring): ``train[i]``, language i's
+    training words; ``dev[i]``, its dev words (None without a dev set); ``want_global``:
+    a column for all languages together (the global phase)."""
 
-    def __init__(self, words: Sequence[dict[bytes, int]],
-                 dev: dict[bytes, list[int]] | None, want_global: bool, undo: bool = True):
-        self.langs = [core_of(w, undo) for w in words]
-        self.devs = None if dev is None else [core_of(d, undo)
-                                              for d in split_dev(dev, len(words))]
-        self.glob = None
-        if want_global:
-            summed: dict[bytes, int] = {}
-            for ws in words:
-                for w, f in ws.items():
-                    summed[w] = summed.get(w, 0) + f
-            self.glob = core_of(summed, undo)
-        self._every = [*self.langs, *(self.devs or [])]
+    def __init__(self, train: Sequence[PretokenTable], dev: Sequence[PretokenTable] | None,
+                 want_global: bool, undo: bool = True):
+        tables = [*train, *(dev or [])]
+        n = len(train)
+        self.core: Any = _trainer._core.ColumnCore(
+            [(t.blob, t.starts, t.counts) for t in tables], n, want_global,
+            _trainer._core.GREATEST_HF, undo)
+        self._n = n
+        self._glob = n if want_global else None
+        # the columns each language's tokens are counted on: its dev text, or its
+        # training text without a dev set
+        first = n + want_global if dev is not None else 0
+        self._measured = slice(first, first + n)
+        self._rows: dict[int, array] = {}
+
+    def rows(self, col: int) -> array:
+        """The core's word number of each row of column ``col``'s count table."""
+        got = self._rows.get(col)
+        if got is None:
+            got = self._rows[col] = array("i")
+            got.frombytes(self.core.rows(col))
+        return got
 
     def best(self, lang: int | None) -> tuple[tuple[int, int], int] | None:
         """Language ``lang``'s best pair and its count there (None: all languages
         together, the global phase); None when it has no pair."""
-        core = self.glob if lang is None else self.langs[lang]
-        assert core is not None
-        got = core.best()
+        got = self.core.best(self._glob if lang is None else lang)
         return None if got is None else ((got[0], got[1]), got[2])
 
-    def source(self, lang: int | None) -> Any:
-        """The core a step for ``lang`` chooses from (None: the global phase)."""
-        return self.glob if lang is None else self.langs[lang]
+    def source(self, lang: int | None) -> Column | None:
+        """The column a step for ``lang`` chooses from (None: the global phase; None
+        there when the run has no global phase)."""
+        col = self._glob if lang is None else lang
+        return None if col is None else Column(self, col)
 
-    def merge(self, a: int, b: int, into: int, global_phase: bool) -> int:
-        """(a, b) merged in every core, into a new token (``into`` -1) or the existing
+    def merge(self, a: int, b: int, into: int) -> int:
+        """(a, b) merged in every word, into a new token (``into`` -1) or the existing
         token ``into``: the token's id."""
-        every = self._every + [self.glob] if global_phase and self.glob is not None \
-            else self._every
-        new = every[0].merge(a, b, into)[0]
-        for core in every[1:]:
-            if core.merge(a, b, into)[0] != new:
-                raise AssertionError(f"the cores made different ids for {a}, {b}")
-        return new
+        return self.core.merge(a, b, into)
 
-    def undo(self, n_steps_after: int) -> None:
-        """The last merge undone in every core that has it (the global core only while
-        the run is back in the global phase)."""
-        for core in self._every:
-            core.undo()
-        if self.glob is not None and self.glob.n_steps > n_steps_after:
-            self.glob.undo()
+    def undo(self) -> None:
+        """The last merge undone."""
+        self.core.undo()
 
-    def train_tokens(self) -> tuple[int, ...]:
-        return tuple([core.total_symbols for core in self.langs])
+    def counts(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """Each language's tokens now (on its dev text; on its training text without
+        one), and on its training text."""
+        totals = self.core.totals()
+        return totals[self._measured], totals[:self._n]
 
-    def tokens(self) -> tuple[int, ...]:
-        """Each language's tokens on its dev text (on its training text without one)."""
-        return tuple([core.total_symbols for core in (self.devs or self.langs)])
+    def touched(self, lang: int, limit: int) -> tuple[int, list[tuple[int, list[int]]]]:
+        """The words of language ``lang``'s training text the last step changed: how
+        many, and up to ``limit`` of them as (row, symbols now), the most frequent first."""
+        n, rows = self.core.touched(lang, limit)
+        where = self.rows(lang)
+        return n, [(j, self.core.word(where[j])) for j in rows]
+
+    def symbol_count(self, t: int) -> int:
+        """How often token ``t`` occurs in every language's training words now."""
+        return self.core.symbol_count(t) if t < self.core.n_tokens else 0

@@ -81,18 +81,18 @@ class ParityRun:
         self._steps: list[MergeStep] = []
         self._redo: list[tuple[MergeStep, ParityStep]] = []   # undone, most recent last
         # the words of every language, end to end: word id w of language i is
-        # offset[i] + its index there (the order the trainer holds them in)
+        # offset[i] + its row in that language's count table
         self._offsets: list[int] = []
         self._freqs: list[list[int]] = []
         texts: list[str] = []
         freqs: list[int] = []
-        for words in trainer.data.words:
+        for table in trainer.data.tables:
             self._offsets.append(len(texts))
-            self._freqs.append(list(words.values()))
-            texts += [w.decode("utf-8", "replace") for w in words]
-            freqs += words.values()
-        n_bytes = sum(len(w) * f for ws in trainer.data.words for w, f in ws.items())
-        self._table = PretokenTable.from_words(texts, freqs, n_bytes=n_bytes)
+            self._freqs.append(table.freqs)
+            blob, st = table.blob, table.starts
+            texts += [blob[st[i]:st[i + 1]].decode("utf-8", "replace") for i in range(len(table))]
+            freqs += self._freqs[-1]
+        self._table = PretokenTable.from_words(texts, freqs, n_bytes=sum(trainer.train_tokens))
         self._next: tuple[int, MergeStep | None] | None = None
         # plain BPE on the same data, for the chart (compute_plain): its trainer is kept
         # so that a raised target extends the curve instead of training it again
@@ -243,9 +243,8 @@ class ParityRun:
         return None if rec is None else (rec.pair[0], rec.pair[1], rec.count)
 
     def _chooser(self):
-        """The core or the Python pair counts the next step chooses from: the language
-        whose turn it is (all languages together in the global phase); None when
-        training is done."""
+        """The core's column the next step chooses from: the language whose turn it is
+        (all languages together in the global phase); None when training is done."""
         p = self._p
         if self.n_steps < p.settings.global_merges:
             return p.pair_source(None)

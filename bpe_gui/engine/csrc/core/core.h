@@ -12,6 +12,9 @@
  *   core_build.c   construction from integer arrays, and freeing
  *   core_query.c   reading: best/top/tied pairs, touched words, a word, the segmentation
  *   core_check.c   a full consistency check (for tests) and the structures' sizes
+ *   core_cols.c    columns (parity training): a count per column on every word and pair,
+ *                  construction from count tables (their heaps: core_heap.c)
+ *   core_cols_query.c  the columns read (best, top, tied, touched rows) and checked
  *
 
  * Data layout
@@ -51,6 +54,19 @@
  *
  * A step or undo touches only the occurrences of the merged pair and their neighbours;
  * the counts of all pairs touched are updated in a batch at the end (heap, histogram).
+ *
+ * Columns (parity training; n_cols 0: none). Every word carries a count per column (one
+ * language's training text, all of them together, one language's dev text), kept
+ * sparse: word w's entries wc[wc_start[w] .. wc_start[w + 1]), by column, only those
+ * whose count is > 0; freq[w] is their sum over the columns that are texts (not the
+ * sum column), so a pair's count is > 0 exactly while it occurs, as in a plain core.
+ * The first n_heaped columns have a count per pair (pcnt[p * n_heaped + col]) and a
+ * heap of their own (cheap[col], ordered as the main heap: count, then the tie rule).
+ * A step adds its changes per touched pair (cdelta) and the batch's end puts them into
+ * the counts and notes them for each column's heap, which takes them in when that
+ * column is next read (a language whose turn does not come costs no heap work); the
+ * main heap and the histogram are not kept. The other columns only count their
+ * symbols (col_syms), as do the heaped ones.
  */
 #ifndef BPE_CORE_H
 #define BPE_CORE_H
@@ -115,6 +131,26 @@ typedef struct {
     int32_t p;                 /* pair index */
     int32_t first;             /* key snapshot (FIRST_SEEN) */
 } HEnt;
+
+/* a word's count in one column, and the word's row in that column's count table (-1
+ * for the sum column, made here) */
+typedef struct {
+    int32_t col, row;
+    int64_t cnt;
+} ColEnt;
+
+/* a heaped column's heap: entries as the main heap's (a snapshot of each count), places
+ * in BpeCore.phpos. Kept lazily: a batch only notes the pairs whose count in the column
+ * changed (pend; a pair may be there twice), and the heap takes them in when the column
+ * is next read (col_sync); past `stale` notes it is built again instead. */
+typedef struct {
+    HEnt *h;
+    int32_t n;
+    size_t cap;
+    int32_t *pend;
+    size_t n_pend, pend_cap;
+    int stale;
+} ColHeap;
 
 typedef struct {
     int32_t a, b, id;
@@ -194,6 +230,20 @@ typedef struct BpeCore {
     int32_t *scratch;
     int64_t scratch_cap;
     int64_t freed_bytes;       /* position lists freed since the heap was last trimmed */
+
+    /* columns (see "Columns" above; core_cols.c) */
+    int32_t n_cols, n_heaped, n_train;   /* n_train: the columns tsym sums */
+    int64_t *wc_start;
+    ColEnt *wc;
+    int64_t *col_syms;         /* per column: its count-weighted symbols now */
+    int64_t *tsym;             /* per token: occurrences weighted by the n_train columns */
+    int64_t *pcnt;             /* per pair record and heaped column: its count there */
+    int64_t *cdelta;           /* per pair the batch touched (its Touch's index, held in
+                                * Pair.hpos meanwhile) and heaped column: the change */
+    size_t cdelta_cap;
+    int32_t *phpos;            /* ... and its place in that column's heap (-1: none) */
+    size_t pcol_cap;           /* records pcnt and phpos have room for */
+    ColHeap *cheap;            /* n_heaped heaps */
 } BpeCore;
 
 #define ERR_NONE 0
@@ -343,6 +393,11 @@ static inline void pair_add(BpeCore *c, int32_t pidx, int64_t df, int32_t dn)
     Pair *p = &c->pairs[pidx];
     if (!p->in_batch) {
         p->in_batch = 1;
+        if (c->n_heaped) {   /* (a core with columns keeps no main heap: hpos is free) */
+            p->hpos = (int32_t)c->n_touched;
+            memset(c->cdelta + c->n_touched * c->n_heaped, 0,
+                   (size_t)c->n_heaped * sizeof(int64_t));
+        }
         Touch *t = &c->touched[c->n_touched++];
         t->p = pidx;
         t->old_count = p->count;
@@ -380,6 +435,84 @@ void heap_remove(BpeCore *c, int32_t p);
 void batch_begin(BpeCore *c);
 int batch_end(BpeCore *c);
 void fs_resolve_top(BpeCore *c);
+
+/* ---- core_build.c ---- */
+const char *core_build_any(BpeCore *c, const int32_t *symbols, const unsigned char *bytes,
+                           int32_t n_symbols, const int64_t *starts, const int64_t *freqs,
+                           int32_t n_words, int *is_mem);
+
+/* ---- columns: core_tables.c, core_heap.c ---- */
+int col_grow_pairs(BpeCore *c);                       /* pcnt, phpos to pairs_cap */
+int col_reserve(BpeCore *c, int64_t nt);              /* room for a batch of nt pairs */
+int col_sync(BpeCore *c, int32_t col);                /* the heap up to date: 0, -1 nomem */
+void col_batch_end(BpeCore *c);                       /* batch_end of a core with columns */
+void csift_down(BpeCore *c, int32_t col, int32_t i);
+void cinsert(BpeCore *c, int32_t col, int32_t p);     /* room reserved */
+void cremove(BpeCore *c, int32_t col, int32_t p);
+
+/* pair p's place in column col's heap */
+static inline int32_t *hpos_of(BpeCore *c, int32_t p, int32_t col)
+{
+    return &c->phpos[(int64_t)p * c->n_heaped + col];
+}
+
+/* a column heap entry for pair p, its key read now */
+static inline void cset(BpeCore *c, int32_t col, HEnt *e, int32_t p)
+{
+    e->p = p;
+    e->count = c->pcnt[(int64_t)p * c->n_heaped + col];
+    e->first = 0;
+}
+
+/* A new pair record's columns: no count, in no heap. */
+static inline void col_new_pair(BpeCore *c, int32_t idx)
+{
+    int32_t H = c->n_heaped;
+    int64_t *pc = c->pcnt + (int64_t)idx * H;
+    int32_t *ph = c->phpos + (int64_t)idx * H;
+    for (int32_t h = 0; h < H; h++) {
+        pc[h] = 0;
+        ph[h] = -1;
+    }
+}
+
+/* One occurrence in word w merged (sign -1) or unmerged (+1): the columns' share of the
+ * pair_add calls beside it -- (a, b) at pab, (s, a) at lo and (s, new) at ln for a left
+ * neighbour s, (b, s) at ro and (new, s) at rn for a right one (-1: no neighbour) -- and
+ * of the symbols each column counts. Returns the word's count over the n_train columns. */
+static inline int64_t col_occ(BpeCore *c, int32_t w, int32_t pab, int32_t lo, int32_t ln,
+                              int32_t ro, int32_t rn, int64_t sign)
+{
+    const ColEnt *e = c->wc + c->wc_start[w], *end = c->wc + c->wc_start[w + 1];
+    int32_t H = c->n_heaped;
+    int64_t tf = 0;
+    const Pair *P = c->pairs;
+    /* the pairs' rows of the batch's changes (pair_add made each one, just before) */
+    int64_t *dab = c->cdelta + (int64_t)P[pab].hpos * H;
+    int64_t *dlo = lo >= 0 ? c->cdelta + (int64_t)P[lo].hpos * H : NULL;
+    int64_t *dln = lo >= 0 ? c->cdelta + (int64_t)P[ln].hpos * H : NULL;
+    int64_t *dro = ro >= 0 ? c->cdelta + (int64_t)P[ro].hpos * H : NULL;
+    int64_t *drn = ro >= 0 ? c->cdelta + (int64_t)P[rn].hpos * H : NULL;
+    for (; e < end; e++) {
+        int32_t col = e->col;
+        int64_t g = sign * e->cnt;
+        c->col_syms[col] += g;
+        if (col < c->n_train)
+            tf += e->cnt;
+        if (col >= H)
+            continue;
+        dab[col] += g;
+        if (dlo) {
+            dlo[col] += g;
+            dln[col] -= g;
+        }
+        if (dro) {
+            dro[col] += g;
+            drn[col] -= g;
+        }
+    }
+    return tf;
+}
 
 /* ------------------------------------------------------------------------------ */
 /* the API: what python/coremodule.c and tests/c/core_driver.c call               */
@@ -459,6 +592,45 @@ int64_t bpe_core_changed(const BpeCore *c, BpePairCount *out, int64_t room);
 /* Recounts everything and compares (tests): NULL if consistent, else what differs
  * (*is_mem set when the check itself had no memory). */
 const char *bpe_core_check(const BpeCore *c, int *is_mem);
+
+/* ---- columns (core_cols.c) ---- */
+
+/* One count table: n words, word i's bytes blob[starts[i] .. starts[i + 1]), seen
+ * counts[i] times. */
+typedef struct {
+    const unsigned char *blob;
+    const int64_t *starts;
+    const int64_t *counts;
+    int64_t n, blob_len;
+} BpeTable;
+
+/* A core over the union of the tables' words, byte level (the 256 bytes are its base
+ * tokens: add none before), each word with a count per column: tables[0 .. n_train)
+ * are columns 0 .. n_train - 1 (heaped), then, with with_sum, column n_train is their
+ * sum (heaped), then the other tables, one column each (counted only). Words come in
+ * order of first appearance, table by table. NULL when built, else what is wrong
+ * (*is_mem: a failed allocation); the core is then only good for bpe_core_free. */
+const char *bpe_core_build_tables(BpeCore *c, const BpeTable *tables, int32_t n_tables,
+                                  int32_t n_train, int with_sum, int *is_mem);
+/* Column col's best pair (1), or 0 when it has none, -1 out of memory; col must be
+ * heaped. (The column queries bring its heap up to date first: col_sync.) */
+int bpe_core_col_best(BpeCore *c, int32_t col, BpePairCount *out);
+/* Up to k of column col's best pairs, best first (same_count_only: those of the top
+ * count): how many, or -1 when out of memory. */
+int64_t bpe_core_col_ranked(BpeCore *c, int32_t col, int64_t k, int same_count_only,
+                            BpePairCount *out);
+/* How many of column col's pairs share its top count (-1 out of memory). */
+int64_t bpe_core_col_n_tied(BpeCore *c, int32_t col);
+/* Pair (a, b)'s count in heaped column col (0: none, or ids out of range). */
+int64_t bpe_core_col_pair_count(const BpeCore *c, int32_t col, int64_t a, int64_t b);
+/* The rows (in column col's table) of the words the last step changed that have a count
+ * in col: how many, and in *out (malloc'd; *n_out of them, at most limit) those with
+ * the highest counts there, lower row first on equal counts. -1 when out of memory. */
+int64_t bpe_core_col_touched(const BpeCore *c, int32_t col, int64_t limit, int32_t **out,
+                             int64_t *n_out);
+/* Recounts the columns and checks their heaps (col_sync them first): NULL if consistent
+ * (bpe_core_check). */
+const char *bpe_core_col_check(const BpeCore *c, int *is_mem);
 
 typedef struct {
     int64_t pairs, pairs_cap, live_pairs, hash_cap, pos_entries, pos_alloc_lists, pos_cap,

@@ -79,6 +79,15 @@ const char *bpe_core_build(BpeCore *c, const int32_t *symbols, int32_t n_symbols
                            const int64_t *starts, const int64_t *freqs, int32_t n_words,
                            int *is_mem)
 {
+    return core_build_any(c, symbols, NULL, n_symbols, starts, freqs, n_words, is_mem);
+}
+
+/* bpe_core_build with the symbols given as int32 ids or, where symbols is NULL, as
+ * bytes (the ids 0..255: the words of count tables, end to end) */
+const char *core_build_any(BpeCore *c, const int32_t *symbols, const unsigned char *bytes,
+                           int32_t n_symbols, const int64_t *starts, const int64_t *freqs,
+                           int32_t n_words, int *is_mem)
+{
     *is_mem = 0;
     c->n_base = c->n_tokens;
     hf_ranks(c);
@@ -102,9 +111,11 @@ const char *bpe_core_build(BpeCore *c, const int32_t *symbols, int32_t n_symbols
                    "2**63 - 1, so pair counts would overflow";
         sum += freqs[w] * len;
     }
-    for (int32_t i = 0; i < n_symbols; i++)
+    for (int32_t i = 0; symbols && i < n_symbols; i++)
         if (symbols[i] < 0 || symbols[i] >= c->n_tokens)
             return "symbol id out of range of token_bytes";
+    if (!symbols && c->n_tokens < 256)
+        return "symbol id out of range of token_bytes";
 
     c->n_cells = n_symbols + nwds + 1;
     size_t n = (size_t)c->n_cells;
@@ -126,7 +137,7 @@ const char *bpe_core_build(BpeCore *c, const int32_t *symbols, int32_t n_symbols
         int32_t *cell = sym + word_cell(c, w);
         int64_t f = freqs[w];
         for (int32_t i = s; i < e; i++) {
-            int32_t t = symbols[i];
+            int32_t t = symbols ? symbols[i] : bytes[i];
             cell[i - s] = t;
             symcount[t] += f;
         }
@@ -197,9 +208,9 @@ const char *bpe_core_build(BpeCore *c, const int32_t *symbols, int32_t n_symbols
     }
     free(sp);
 
-    /* histogram and heap */
+    /* histogram and heap (a core with columns keeps neither: core_cols.c has its heaps) */
     c->heap_n = 0;
-    for (int32_t j = 0; j < c->n_pairs; j++) {
+    for (int32_t j = 0; j < c->n_pairs && !c->n_cols; j++) {
         Pair *p = &c->pairs[j];
         if (p->count <= 0)
             continue;
@@ -256,6 +267,19 @@ void bpe_core_free(BpeCore *c)
     free(c->cRn);
     free(c->usedL);
     free(c->usedR);
+    free(c->wc_start);
+    free(c->wc);
+    free(c->col_syms);
+    free(c->tsym);
+    big_free(c->pcnt, c->pcol_cap * (size_t)c->n_heaped * sizeof(int64_t));
+    free(c->cdelta);
+    big_free(c->phpos, c->pcol_cap * (size_t)c->n_heaped * sizeof(int32_t));
+    if (c->cheap)
+        for (int32_t h = 0; h < c->n_heaped; h++) {
+            free(c->cheap[h].h);
+            free(c->cheap[h].pend);
+        }
+    free(c->cheap);
     free(c);
     if (big)
         bpe_heap_trim();

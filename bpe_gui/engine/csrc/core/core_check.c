@@ -14,7 +14,7 @@ const char *bpe_core_check(const BpeCore *c, int *is_mem)
         const Pair *p = &c->pairs[j];
         if (p->count < 0 || p->nocc < 0)
             err = "negative count";
-        else if ((p->count > 0) != (p->hpos >= 0))
+        else if (!c->n_cols && (p->count > 0) != (p->hpos >= 0))   /* (columns: no main heap) */
             err = "pair with count > 0 not in heap (or the reverse)";
         else if (p->hpos >= 0 && (p->hpos >= c->heap_n || c->heap[p->hpos].p != j))
             err = "bad heap position";
@@ -33,7 +33,7 @@ const char *bpe_core_check(const BpeCore *c, int *is_mem)
                 err = "clean FIRST_SEEN key is not exact";
         }
     }
-    if (!err && live != c->heap_n)
+    if (!err && !c->n_cols && live != c->heap_n)
         err = "heap size";
     if (!err) {   /* the table holds every record but the dead ones, each where it belongs */
         int64_t dense = 0, hashed = 0, n_free = 0;
@@ -131,6 +131,8 @@ const char *bpe_core_check(const BpeCore *c, int *is_mem)
         free(occ);
         free(sc);
     }
+    if (!err && c->n_cols)
+        err = bpe_core_col_check(c, is_mem);
     return err;
 }
 

@@ -1,6 +1,7 @@
 /*
  * core: the priority heap of pairs (count descending, then the tie rule) and the
- * batch that applies a step's count changes to the heap and the histogram at its end.
+ * batch that applies a step's count changes to the heap and the histogram at its end;
+ * the heaps of a core with columns, and its batch.
  */
 #include "core/core.h"
 #include "core/core_lists.h"
@@ -85,6 +86,10 @@ void batch_begin(BpeCore *c)
 
 int batch_end(BpeCore *c)
 {
+    if (c->n_cols) {
+        col_batch_end(c);
+        return 0;
+    }
     int err = 0;
     int fs = c->tie == TIE_FIRST_SEEN;
     c->n_last_touched = c->n_touched;
@@ -132,4 +137,178 @@ void fs_resolve_top(BpeCore *c)
         heap_setkey(c, &c->heap[0], t);
         sift_down(c, 0);
     }
+}
+
+/* ---- the columns' heaps (core.h, "Columns"; the main heap's order: better()) ---- */
+
+static void csift_up(BpeCore *c, int32_t col, int32_t i)
+{
+    HEnt *h = c->cheap[col].h;
+    HEnt x = h[i];
+    while (i > 0) {
+        int32_t par = (i - 1) >> 1;
+        if (!better(c, &x, &h[par]))
+            break;
+        h[i] = h[par];
+        *hpos_of(c, h[i].p, col) = i;
+        i = par;
+    }
+    h[i] = x;
+    *hpos_of(c, x.p, col) = i;
+}
+
+void csift_down(BpeCore *c, int32_t col, int32_t i)
+{
+    HEnt *h = c->cheap[col].h;
+    int32_t n = c->cheap[col].n;
+    HEnt x = h[i];
+    for (;;) {
+        int32_t ch = 2 * i + 1;
+        if (ch >= n)
+            break;
+        if (ch + 1 < n && better(c, &h[ch + 1], &h[ch]))
+            ch++;
+        if (!better(c, &h[ch], &x))
+            break;
+        h[i] = h[ch];
+        *hpos_of(c, h[i].p, col) = i;
+        i = ch;
+    }
+    h[i] = x;
+    *hpos_of(c, x.p, col) = i;
+}
+
+/* (room reserved: col_reserve) */
+void cinsert(BpeCore *c, int32_t col, int32_t p)
+{
+    int32_t i = c->cheap[col].n++;
+    cset(c, col, &c->cheap[col].h[i], p);
+    csift_up(c, col, i);
+}
+
+void cremove(BpeCore *c, int32_t col, int32_t p)
+{
+    ColHeap *hp = &c->cheap[col];
+    int32_t i = *hpos_of(c, p, col);
+    HEnt last = hp->h[--hp->n];
+    *hpos_of(c, p, col) = -1;
+    if (i < hp->n) {
+        hp->h[i] = last;
+        *hpos_of(c, last.p, col) = i;
+        csift_up(c, col, i);
+        if (*hpos_of(c, last.p, col) == i)
+            csift_down(c, col, i);
+    }
+}
+
+static void cfix(BpeCore *c, int32_t col, int32_t p)
+{
+    int32_t i = *hpos_of(c, p, col);
+    cset(c, col, &c->cheap[col].h[i], p);
+    csift_up(c, col, i);
+    if (*hpos_of(c, p, col) == i)
+        csift_down(c, col, i);
+}
+
+int col_reserve(BpeCore *c, int64_t nt)
+{
+    for (int32_t h = 0; h < c->n_heaped; h++) {
+        ColHeap *hp = &c->cheap[h];
+        if (!hp->stale && bpe_grow((void **)&hp->pend, &hp->pend_cap,
+                                   hp->n_pend + (size_t)nt, sizeof(int32_t), 64) < 0)
+            return -1;
+    }
+    return bpe_grow((void **)&c->cdelta, &c->cdelta_cap, (size_t)nt * (size_t)c->n_heaped + 1,
+                    sizeof(int64_t), 64);
+}
+
+/* Column col's heap built again from its counts (every pair's place in it set). */
+static int col_rebuild(BpeCore *c, int32_t col)
+{
+    ColHeap *hp = &c->cheap[col];
+    if (bpe_grow((void **)&hp->h, &hp->cap, (size_t)c->n_pairs + 1, sizeof(HEnt), 64) < 0)
+        return -1;
+    int32_t H = c->n_heaped;
+    hp->n = 0;
+    for (int32_t p = 0; p < c->n_pairs; p++) {
+        c->phpos[(int64_t)p * H + col] = -1;
+        if (c->pairs[p].count > 0 && c->pcnt[(int64_t)p * H + col] > 0) {
+            c->phpos[(int64_t)p * H + col] = hp->n;
+            cset(c, col, &hp->h[hp->n++], p);
+        }
+    }
+    for (int32_t i = hp->n / 2 - 1; i >= 0; i--)
+        csift_down(c, col, i);
+    hp->stale = 0;
+    hp->n_pend = 0;
+    return 0;
+}
+
+int col_sync(BpeCore *c, int32_t col)
+{
+    ColHeap *hp = &c->cheap[col];
+    if (hp->stale)
+        return col_rebuild(c, col);
+    if (hp->n_pend == 0)
+        return 0;
+    if (bpe_grow((void **)&hp->h, &hp->cap, (size_t)hp->n + hp->n_pend, sizeof(HEnt), 64) < 0)
+        return -1;
+    int32_t H = c->n_heaped;
+    for (size_t i = 0; i < hp->n_pend; i++) {
+        int32_t p = hp->pend[i];
+        int64_t cnt = c->pcnt[(int64_t)p * H + col];
+        int32_t at = c->phpos[(int64_t)p * H + col];
+        if (cnt > 0 && at < 0)
+            cinsert(c, col, p);
+        else if (cnt == 0 && at >= 0)
+            cremove(c, col, p);
+        else if (at >= 0 && hp->h[at].count != cnt)
+            cfix(c, col, p);
+    }
+    hp->n_pend = 0;
+    return 0;
+}
+
+/* Every pair the batch touched: its columns' changes (its row of cdelta) into its
+ * counts, and a note for each column's heap (col_sync). A pair that no longer occurs
+ * leaves the heaps now: its record may be a new pair's by the time they are read. */
+void col_batch_end(BpeCore *c)
+{
+    int32_t H = c->n_heaped;
+    c->n_last_touched = c->n_touched;
+    for (int64_t i = 0; i < c->n_touched; i++) {
+        int32_t pidx = c->touched[i].p;
+        Pair *p = &c->pairs[pidx];
+        p->in_batch = 0;
+        p->hpos = -1;
+        const int64_t *d = c->cdelta + i * H;
+        int64_t *pc = c->pcnt + (int64_t)pidx * H;
+        int32_t *ph = c->phpos + (int64_t)pidx * H;
+        for (int32_t h = 0; h < H; h++) {
+            if (!d[h])
+                continue;
+            pc[h] += d[h];
+            ColHeap *hp = &c->cheap[h];
+            if (hp->stale || p->count == 0)
+                continue;
+            if (hp->n_pend > 2 * (size_t)hp->n + 16) {
+                hp->stale = 1;   /* (more notes than the heap holds: build it again) */
+                hp->n_pend = 0;
+            } else {
+                hp->pend[hp->n_pend++] = pidx;
+            }
+        }
+        if (p->count == 0) {   /* it no longer occurs (no column counts it either) */
+            for (int32_t h = 0; h < H; h++)   /* (an earlier batch's note may have left
+                                               * it in a heap its count there left) */
+                if (!c->cheap[h].stale && ph[h] >= 0)
+                    cremove(c, h, pidx);
+            if (p->cap > INLINE_CAP)
+                c->freed_bytes += (int64_t)p->cap * 4;
+            pos_free(p);
+            p->dirty = 0;
+            pair_drop(c, pidx);
+        }
+    }
+    c->n_touched = 0;
 }

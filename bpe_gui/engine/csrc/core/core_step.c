@@ -88,6 +88,15 @@ static inline void queue_word(const BpeCore *c, WordQueue *wq, int32_t x, int32_
     wq->q[wq->tail].w = w;
     wq->tail = (wq->tail + 1) & (WORD_QUEUE - 1);
     wq->ahead = sep;
+    if (c->n_cols) {
+        /* a word's column entries are found through wc_start: the start now, the
+         * entries of a word queued two words ago (its start in cache by then) */
+        BPE_PREFETCH(&c->wc_start[w]);
+        if (((wq->tail - wq->head) & (WORD_QUEUE - 1)) >= 3) {
+            int32_t back = wq->q[(wq->tail - 3) & (WORD_QUEUE - 1)].w;
+            BPE_PREFETCH(&c->wc[c->wc_start[back]]);
+        }
+    }
 }
 
 /* Merge the pair (a, b), whose index is w (-1 when it never occurred): every live
@@ -101,7 +110,8 @@ static int merge_pair(BpeCore *c, int32_t w, int32_t a, int32_t b, int32_t into,
     Pair *p = w >= 0 ? &c->pairs[w] : NULL;
     int64_t count = p ? p->count : 0;
     int64_t k = count > 0 ? p->len : 0;
-    int64_t n_tied = count > 0 ? hist_get(c, count) : 0;
+    /* (a core with columns keeps no histogram) */
+    int64_t n_tied = count > 0 && !c->n_cols ? hist_get(c, count) : 0;
 
     /* reserve everything that may grow, before changing anything */
     int64_t newp = 2 * ((int64_t)c->n_tokens + 1);
@@ -121,7 +131,8 @@ static int merge_pair(BpeCore *c, int32_t w, int32_t a, int32_t b, int32_t into,
         ensure_pairs(c, newp) < 0 ||
         bpe_grow((void **)&c->touched, &c->touched_cap, (size_t)nt, sizeof(Touch), 16) < 0 ||
         bpe_grow((void **)&c->rlog, &c->rlog_cap, (size_t)(rbase + k), sizeof(int32_t),
-                 16) < 0) {
+                 16) < 0 ||
+        (c->n_cols && col_reserve(c, nt) < 0)) {
         *err = ERR_NOMEM;
         return -1;
     }
@@ -177,7 +188,9 @@ static int merge_pair(BpeCore *c, int32_t w, int32_t a, int32_t b, int32_t into,
     wq.head = wq.tail = 0;
     wq.ahead = -1;
     int32_t whi = -1;                /* the separator of the word being merged, ... */
-    int64_t f = 0;                   /* ... and its count */
+    int64_t f = 0;                   /* ... its count */
+    int32_t wcur = -1;               /* ... and its number */
+    int64_t removed_t = 0;           /* occurrences merged, weighted by the n_train columns */
     for (int64_t j = 0; j < k && j < WORD_AHEAD; j++)
         queue_word(c, &wq, pos[j], a, b, sa);
     for (int64_t i = 0; i < k; i++) {
@@ -201,10 +214,11 @@ static int merge_pair(BpeCore *c, int32_t w, int32_t a, int32_t b, int32_t into,
                 wq.head = (wq.head + 1) & (WORD_QUEUE - 1);
             if (wq.head != wq.tail) {
                 whi = wq.q[wq.head].sep;
-                f = c->freq[wq.q[wq.head].w];
+                wcur = wq.q[wq.head].w;
             } else {   /* (not reached: see above) */
-                f = c->freq[word_at(c, L, &whi)];
+                wcur = word_at(c, L, &whi);
             }
+            f = c->freq[wcur];
         }
         int32_t sp = -1;
         int32_t P = tok_before(c, L, &sp);
@@ -215,22 +229,23 @@ static int merge_pair(BpeCore *c, int32_t w, int32_t a, int32_t b, int32_t into,
         c->rlog[c->rlog_n++] = R;
         /* counts */
         pair_add(c, w, -f, -1);
+        int32_t lo = -1, ln = -1, ro = -1, rn = -1;
         if (P >= 0) {
-            int32_t po, pn;
-            left_pairs(c, sp, a, nw, &po, &pn);
-            pair_add(c, po, -f, -1);
-            pair_add(c, pn, f, 1);
-            if (pos_push(c, pn, P) < 0)
+            left_pairs(c, sp, a, nw, &lo, &ln);
+            pair_add(c, lo, -f, -1);
+            pair_add(c, ln, f, 1);
+            if (pos_push(c, ln, P) < 0)
                 broken = 1;
         }
         if (sn >= 0) {
-            int32_t po, pn;
-            right_pairs(c, sn, b, nw, &po, &pn);
-            pair_add(c, po, -f, -1);
-            pair_add(c, pn, f, 1);
-            if (pos_push(c, pn, L) < 0)
+            right_pairs(c, sn, b, nw, &ro, &rn);
+            pair_add(c, ro, -f, -1);
+            pair_add(c, rn, f, 1);
+            if (pos_push(c, rn, L) < 0)
                 broken = 1;
         }
+        if (c->n_cols)
+            removed_t += col_occ(c, wcur, w, lo, ln, ro, rn, -1);
         removed_w += f;
     }
     if (heap_alloc)
@@ -239,9 +254,16 @@ static int merge_pair(BpeCore *c, int32_t w, int32_t a, int32_t b, int32_t into,
     c->symcount[b] -= removed_w;
     c->symcount[nw] += removed_w;
     c->total_syms -= removed_w;
+    if (c->n_cols) {
+        c->tsym[a] -= removed_t;
+        c->tsym[b] -= removed_t;
+        c->tsym[nw] += removed_t;
+    }
     if (batch_end(c) < 0)
         broken = 1;
     clear_caches(c);
+    if (c->n_cols)   /* (merged one call at a time: run() does not trim for it) */
+        trim_heap(c);
 
     StepRec *r = &c->steps[c->n_steps++];
     r->a = a;
@@ -342,7 +364,8 @@ int bpe_core_undo(BpeCore *c, int *err, StepRec *out)
         newp = 2 * k;
     if (bpe_grow((void **)&c->touched, &c->touched_cap, (size_t)(nt + newp + 1), sizeof(Touch),
                  16) < 0 ||
-        ensure_pairs(c, newp + 1) < 0) {
+        ensure_pairs(c, newp + 1) < 0 ||
+        (c->n_cols && col_reserve(c, nt + newp + 1) < 0)) {
         *err = ERR_NOMEM;
         return -1;
     }
@@ -352,8 +375,10 @@ int bpe_core_undo(BpeCore *c, int *err, StepRec *out)
     const int32_t sa = c->span[a], sb = c->span[b];
     int broken = 0;
     int64_t removed_w = 0;
-    int32_t wlo = 0, whi = -1;   /* the cells of the word last looked up, and its count */
+    int32_t wlo = 0, whi = -1;   /* the cells of the word last looked up, its count */
     int64_t f = 0;
+    int32_t wd = -1;             /* ... and its number */
+    int64_t removed_t = 0;
     batch_begin(c);
     for (int64_t i = c->rlog_n - 1; i >= rec.rstart; i--) {
         int32_t R = c->rlog[i];
@@ -362,7 +387,7 @@ int bpe_core_undo(BpeCore *c, int *err, StepRec *out)
         int32_t L = R - sa, N = R + sb;
         int32_t sn = sym[N];   /* < 0: the word's end */
         if (L < wlo || L > whi) {
-            int32_t wd = word_at(c, N, &whi);
+            wd = word_at(c, N, &whi);
             wlo = word_cell(c, wd);
             f = c->freq[wd];
         }
@@ -375,28 +400,34 @@ int bpe_core_undo(BpeCore *c, int *err, StepRec *out)
         pair_add(c, w, f, 1);
         if (pos_push(c, w, L) < 0)
             broken = 1;
+        int32_t lo = -1, ln = -1, ro = -1, rn = -1;
         if (P >= 0) {
-            int32_t po, pn;
-            left_pairs(c, sp, a, nw, &po, &pn);
-            pair_add(c, pn, -f, -1);
-            pair_add(c, po, f, 1);
-            if (pos_push(c, po, P) < 0)
+            left_pairs(c, sp, a, nw, &lo, &ln);
+            pair_add(c, ln, -f, -1);
+            pair_add(c, lo, f, 1);
+            if (pos_push(c, lo, P) < 0)
                 broken = 1;
         }
         if (sn >= 0) {
-            int32_t po, pn;
-            right_pairs(c, sn, b, nw, &po, &pn);
-            pair_add(c, pn, -f, -1);
-            pair_add(c, po, f, 1);
-            if (pos_push(c, po, R) < 0)
+            right_pairs(c, sn, b, nw, &ro, &rn);
+            pair_add(c, rn, -f, -1);
+            pair_add(c, ro, f, 1);
+            if (pos_push(c, ro, R) < 0)
                 broken = 1;
         }
+        if (c->n_cols)
+            removed_t += col_occ(c, wd, w, lo, ln, ro, rn, 1);
         removed_w += f;
     }
     c->symcount[a] += removed_w;
     c->symcount[b] += removed_w;
     c->symcount[nw] -= removed_w;
     c->total_syms += removed_w;
+    if (c->n_cols) {
+        c->tsym[a] += removed_t;
+        c->tsym[b] += removed_t;
+        c->tsym[nw] -= removed_t;
+    }
     if (batch_end(c) < 0)
         broken = 1;
     clear_caches(c);

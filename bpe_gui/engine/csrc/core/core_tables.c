@@ -94,10 +94,15 @@ int ensure_tok_cap(BpeCore *c, int64_t need)
     RE(cRn, int32_t)
     RE(usedL, int32_t)
     RE(usedR, int32_t)
+    if (c->n_cols) {
+        RE(tsym, int64_t)
+    }
 #undef RE
     for (int64_t i = c->tok_cap; i < nc; i++) {
         c->cLo[i] = c->cLn[i] = c->cRo[i] = c->cRn[i] = -1;
         c->symcount[i] = 0;
+        if (c->n_cols)
+            c->tsym[i] = 0;
     }
     c->tok_cap = (int32_t)nc;
     return 0;
@@ -137,6 +142,8 @@ void tok_append_concat(BpeCore *c, int32_t a, int32_t b)
     c->tok_buf_len += la + lb;
     c->tok_pfx[t] = make_pfx(c->tok_buf + off, la + lb);
     c->symcount[t] = 0;
+    if (c->n_cols)
+        c->tsym[t] = 0;
     /* a token spanning more cells than there are never occurs: clamping keeps it so */
     int64_t sp = (int64_t)c->span[a] + c->span[b];
     c->span[t] = sp > INT32_MAX ? INT32_MAX : (int32_t)sp;
@@ -226,9 +233,11 @@ int ensure_pairs(BpeCore *c, int64_t extra)
         if (big_grow((void **)&c->pairs, c->pairs_mcap * sizeof(Pair), (size_t)nc * sizeof(Pair)) < 0)
             return -1;
         c->pairs_mcap = (size_t)nc;
-        if (big_grow((void **)&c->heap, c->heap_cap * sizeof(HEnt), (size_t)nc * sizeof(HEnt)) < 0)
-            return -1;
-        c->heap_cap = (size_t)nc;
+        if (!c->n_cols) {   /* (a core with columns keeps no main heap) */
+            if (big_grow((void **)&c->heap, c->heap_cap * sizeof(HEnt), (size_t)nc * sizeof(HEnt)) < 0)
+                return -1;
+            c->heap_cap = (size_t)nc;
+        }
         if (c->tie == TIE_FIRST_SEEN) {
             if (big_grow((void **)&c->first, c->first_cap * sizeof(int32_t),
                          (size_t)nc * sizeof(int32_t)) < 0)
@@ -237,6 +246,8 @@ int ensure_pairs(BpeCore *c, int64_t extra)
         }
         c->pairs_cap = (int32_t)nc;
     }
+    if (c->n_heaped && c->pcol_cap < (size_t)c->pairs_cap && col_grow_pairs(c) < 0)
+        return -1;
     int bits = c->hbits;
     while ((c->hcount + extra) * 4 > ((int64_t)3 << bits))
         bits++;
@@ -245,6 +256,17 @@ int ensure_pairs(BpeCore *c, int64_t extra)
     if (bits != c->hbits || !c->hent)
         if (hash_resize(c, bits) < 0)
             return -1;
+    return 0;
+}
+
+int col_grow_pairs(BpeCore *c)
+{
+    size_t n = (size_t)c->pairs_cap, H = (size_t)c->n_heaped;
+    if (big_grow((void **)&c->pcnt, c->pcol_cap * H * sizeof(int64_t), n * H * sizeof(int64_t)) < 0)
+        return -1;
+    if (big_grow((void **)&c->phpos, c->pcol_cap * H * sizeof(int32_t), n * H * sizeof(int32_t)) < 0)
+        return -1;   /* (pcnt is larger, pcol_cap unchanged: the next try grows both) */
+    c->pcol_cap = n;
     return 0;
 }
 
@@ -298,6 +320,8 @@ int32_t pair_get(BpeCore *c, int32_t a, int32_t b)
     p->dirty = 0;
     if (c->first)
         c->first[idx] = INT32_MAX;
+    if (c->n_heaped)
+        col_new_pair(c, idx);
     if (slotp)
         *slotp = idx;
     else

@@ -29,6 +29,8 @@
  *   properties: n_tokens, n_steps, n_words, n_pairs (pairs with count > 0), tie_rule,
  *       total_symbols (frequency-weighted number of symbols in all words now)
  *   _check() (full consistency check, for tests), _stats() (internal sizes)
+ *   ColumnCore: parity training's core, a count per column on every word
+ *       (python/core_columns.h)
  * GREATEST compares (bytes(a), bytes(b)) like Python tuples; equal bytes: greater ids win.
  */
 #define PY_SSIZE_T_CLEAN
@@ -754,6 +756,8 @@ static PyObject *Core_stats(CoreObject *self, PyObject *Py_UNUSED(ignored))
                          "approx_bytes", (long long)s.approx_bytes);
 }
 
+#include "python/core_columns.h"   /* ColumnCore: the helpers above are its too */
+
 /* ---- the type and the module ----------------------------------------------------- */
 
 static PyObject *Core_get_n_tokens(CoreObject *self, void *Py_UNUSED(closure))
@@ -844,7 +848,7 @@ static struct PyModuleDef coremodule = {
 
 PyMODINIT_FUNC PyInit__core(void)
 {
-    if (PyType_Ready(&CoreType) < 0)
+    if (PyType_Ready(&CoreType) < 0 || PyType_Ready(&ColumnCoreType) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&coremodule);
     if (!m)
@@ -852,6 +856,12 @@ PyMODINIT_FUNC PyInit__core(void)
     Py_INCREF(&CoreType);
     if (PyModule_AddObject(m, "Core", (PyObject *)&CoreType) < 0) {
         Py_DECREF(&CoreType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    Py_INCREF(&ColumnCoreType);
+    if (PyModule_AddObject(m, "ColumnCore", (PyObject *)&ColumnCoreType) < 0) {
+        Py_DECREF(&ColumnCoreType);
         Py_DECREF(m);
         return NULL;
     }

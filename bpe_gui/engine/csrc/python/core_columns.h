@@ -1,0 +1,467 @@
+/*
+ * core_columns.h -- `_core.ColumnCore`, the Python type around a core with columns
+ * (core/core.h, "Columns"; core/core_cols.c): parity training's one core, its words a
+ * count per language. Included by coremodule.c after its helpers (intarr_get,
+ * raise_step_error, int_list, pair_tuple), whose module registers the type.
+ *
+ *   ColumnCore(tables, n_train, with_sum=False, tie_rule=GREATEST_HF, undo=True)
+ *       tables: a sequence of (blob, starts, counts) count tables (the words' bytes end
+ *       to end, int64 starts with one more entry than counts, int64 counts >= 1); the
+ *       first n_train are columns 0 .. n_train - 1, with their pair counts and heaps;
+ *       with_sum: column n_train is their sum (heaped too); the other tables follow, one
+ *       column each, whose symbols only are counted.
+ *   best(col), top(col, k), tied(col, limit): as Core's, in a heaped column
+ *   merge(a, b, into=-1) -> new_id    undo() -> (a, b, new_id)
+ *   totals() -> each column's count-weighted symbols now
+ *   rows(col) -> int32 bytes: the word number of each row of column col's table
+ *   touched(col, limit) -> (n, rows): the rows of col the last step changed
+ *   word(w), symbol_count(t) (over the first n_train columns), token(t),
+ *   pair_count(col, a, b), _check(); n_tokens, n_steps, n_words, n_columns, n_heaped
+ * No method releases the GIL: nothing here needs the `busy` guard of Core.
+ */
+#ifndef BPE_PY_CORE_COLUMNS_H
+#define BPE_PY_CORE_COLUMNS_H
+
+typedef struct {
+    PyObject_HEAD
+    BpeCore *core;
+} ColObject;
+
+static int col_usable(ColObject *self)
+{
+    if (self->core->broken) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "Core state was lost after a failed memory allocation");
+        return -1;
+    }
+    return 0;
+}
+
+static int col_heaped(ColObject *self, Py_ssize_t col)
+{
+    if (col_usable(self) < 0)
+        return -1;
+    if (col < 0 || col >= self->core->n_heaped) {
+        PyErr_Format(PyExc_IndexError, "column %zd has no pair counts (the columns with "
+                     "them are 0 to %d)", col, (int)self->core->n_heaped - 1);
+        return -1;
+    }
+    return 0;
+}
+
+typedef struct {
+    PyObject *blob;
+    Py_buffer view;
+    IntArr st, cn;
+} TableArgs;
+
+static void tables_release(TableArgs *ta, Py_ssize_t n)
+{
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (ta[i].blob)
+            PyBuffer_Release(&ta[i].view);
+        intarr_release(&ta[i].st);
+        intarr_release(&ta[i].cn);
+    }
+    free(ta);
+}
+
+/* the tables argument read into BpeTable views (the buffers held in ta until released) */
+static int tables_get(PyObject *otab, TableArgs **ta_out, BpeTable **t_out, Py_ssize_t *n_out)
+{
+    PyObject *seq = PySequence_Fast(otab, "tables must be a sequence of (blob, starts, counts)");
+    if (!seq)
+        return -1;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    TableArgs *ta = (TableArgs *)calloc((size_t)(n > 0 ? n : 1), sizeof(TableArgs));
+    BpeTable *t = (BpeTable *)calloc((size_t)(n > 0 ? n : 1), sizeof(BpeTable));
+    Py_ssize_t i = 0;
+    if (!ta || !t) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    for (; i < n; i++) {
+        PyObject *item = PySequence_Fast_GET_ITEM(seq, i), *blob, *st, *cn;
+        if (!PyTuple_Check(item) || !PyArg_ParseTuple(item, "OOO", &blob, &st, &cn)) {
+            PyErr_Clear();
+            PyErr_Format(PyExc_TypeError, "table %zd must be a tuple (blob, starts, counts)", i);
+            goto fail;
+        }
+        if (PyObject_GetBuffer(blob, &ta[i].view, PyBUF_SIMPLE) < 0)
+            goto fail;
+        ta[i].blob = blob;
+        if (intarr_get(st, 8, "starts", &ta[i].st) < 0 || intarr_get(cn, 8, "counts", &ta[i].cn) < 0) {
+            i++;
+            goto fail;
+        }
+        if (ta[i].st.n != ta[i].cn.n + 1) {
+            PyErr_Format(PyExc_ValueError, "table %zd: starts must have one more entry than "
+                         "counts", i);
+            i++;
+            goto fail;
+        }
+        t[i].blob = (const unsigned char *)ta[i].view.buf;
+        t[i].blob_len = ta[i].view.len;
+        t[i].starts = (const int64_t *)ta[i].st.data;
+        t[i].counts = (const int64_t *)ta[i].cn.data;
+        t[i].n = ta[i].cn.n;
+    }
+    Py_DECREF(seq);
+    *ta_out = ta;
+    *t_out = t;
+    *n_out = n;
+    return 0;
+fail:
+    Py_DECREF(seq);
+    if (ta)
+        tables_release(ta, i);
+    free(t);
+    return -1;
+}
+
+static PyObject *Col_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"tables", "n_train", "with_sum", "tie_rule", "undo", NULL};
+    PyObject *otab;
+    int n_train, with_sum = 0, tie = TIE_GREATEST_HF, keep_undo = 1;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "Oi|pip:ColumnCore", kwlist, &otab, &n_train,
+                                     &with_sum, &tie, &keep_undo))
+        return NULL;
+    if (tie != TIE_GREATEST && tie != TIE_LOWEST_IDS && tie != TIE_LOWEST_HF &&
+        tie != TIE_GREATEST_HF) {
+        PyErr_SetString(PyExc_ValueError, "tie_rule must be GREATEST, LOWEST_IDS, LOWEST_HF "
+                        "or GREATEST_HF (a core with columns keeps no first-seen keys)");
+        return NULL;
+    }
+    TableArgs *ta;
+    BpeTable *t;
+    Py_ssize_t n;
+    if (tables_get(otab, &ta, &t, &n) < 0)
+        return NULL;
+    ColObject *self = (ColObject *)type->tp_alloc(type, 0);
+    if (!self || !(self->core = bpe_core_new(tie))) {
+        tables_release(ta, n);
+        free(t);
+        Py_XDECREF(self);
+        return PyErr_NoMemory();
+    }
+    bpe_core_keep_undo(self->core, keep_undo);
+    int is_mem;
+    const char *msg;
+    Py_BEGIN_ALLOW_THREADS
+    msg = bpe_core_build_tables(self->core, t, (int32_t)n, n_train, with_sum, &is_mem);
+    Py_END_ALLOW_THREADS
+    tables_release(ta, n);
+    free(t);
+    if (msg) {
+        if (is_mem)
+            PyErr_NoMemory();
+        else
+            PyErr_SetString(PyExc_ValueError, msg);
+        Py_DECREF(self);
+        return NULL;
+    }
+    return (PyObject *)self;
+}
+
+static void Col_dealloc(ColObject *self)
+{
+    bpe_core_free(self->core);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *Col_best(ColObject *self, PyObject *args)
+{
+    Py_ssize_t col;
+    if (!PyArg_ParseTuple(args, "n:best", &col) || col_heaped(self, col) < 0)
+        return NULL;
+    BpePairCount p;
+    int got = bpe_core_col_best(self->core, (int32_t)col, &p);
+    if (got < 0)
+        return PyErr_NoMemory();
+    if (!got)
+        Py_RETURN_NONE;
+    return pair_tuple(&p);
+}
+
+static PyObject *col_ranked(ColObject *self, Py_ssize_t col, Py_ssize_t k, int same)
+{
+    BpeCore *c = self->core;
+    if (col_sync(c, (int32_t)col) < 0)   /* (its heap's size, up to date) */
+        return PyErr_NoMemory();
+    if (k > c->cheap[col].n)
+        k = c->cheap[col].n;
+    BpePairCount *pairs = (BpePairCount *)malloc((size_t)(k > 0 ? k : 1) * sizeof(BpePairCount));
+    if (!pairs)
+        return PyErr_NoMemory();
+    int64_t m = bpe_core_col_ranked(c, (int32_t)col, k, same, pairs);
+    if (m < 0) {
+        free(pairs);
+        return PyErr_NoMemory();
+    }
+    PyObject *list = PyList_New((Py_ssize_t)m);
+    for (int64_t i = 0; list && i < m; i++) {
+        PyObject *x = pair_tuple(&pairs[i]);
+        if (!x)
+            Py_CLEAR(list);
+        else
+            PyList_SET_ITEM(list, (Py_ssize_t)i, x);
+    }
+    free(pairs);
+    return list;
+}
+
+static PyObject *Col_top(ColObject *self, PyObject *args)
+{
+    Py_ssize_t col, k;
+    if (!PyArg_ParseTuple(args, "nn:top", &col, &k) || col_heaped(self, col) < 0)
+        return NULL;
+    return col_ranked(self, col, k, 0);
+}
+
+static PyObject *Col_tied(ColObject *self, PyObject *args)
+{
+    Py_ssize_t col, limit;
+    if (!PyArg_ParseTuple(args, "nn:tied", &col, &limit) || col_heaped(self, col) < 0)
+        return NULL;
+    int64_t n = bpe_core_col_n_tied(self->core, (int32_t)col);
+    if (n < 0)
+        return PyErr_NoMemory();
+    PyObject *list = col_ranked(self, col, limit, 1);
+    return list ? Py_BuildValue("(LN)", (long long)n, list) : NULL;
+}
+
+static PyObject *Col_merge(ColObject *self, PyObject *args)
+{
+    int a, b, into = -1;
+    if (!PyArg_ParseTuple(args, "ii|i:merge", &a, &b, &into) || col_usable(self) < 0)
+        return NULL;
+    int err;
+    StepRec r;
+    int res = into < 0 ? bpe_core_merge(self->core, a, b, &err, &r)
+                       : bpe_core_merge_into(self->core, a, b, into, &err, &r);
+    if (res < 0)
+        return raise_step_error(err);
+    if (res == 0) {
+        PyErr_Format(PyExc_ValueError, "merge(%d, %d, into=%d): token id out of range, or "
+                     "token %d is not token %d's bytes then token %d's", a, b, into, into,
+                     a, b);
+        return NULL;
+    }
+    return PyLong_FromLong(r.id);
+}
+
+static PyObject *Col_undo(ColObject *self, PyObject *Py_UNUSED(ignored))
+{
+    if (col_usable(self) < 0)
+        return NULL;
+    int err;
+    StepRec r;
+    int res = bpe_core_undo(self->core, &err, &r);
+    if (res < 0)
+        return raise_step_error(err);
+    if (res == 0) {
+        PyErr_SetString(PyExc_IndexError, "no step to undo");
+        return NULL;
+    }
+    return Py_BuildValue("(iii)", r.a, r.b, r.id);
+}
+
+static PyObject *Col_totals(ColObject *self, PyObject *Py_UNUSED(ignored))
+{
+    const BpeCore *c = self->core;
+    PyObject *t = PyTuple_New(c->n_cols);
+    for (int32_t k = 0; t && k < c->n_cols; k++) {
+        PyObject *x = PyLong_FromLongLong((long long)c->col_syms[k]);
+        if (!x)
+            Py_CLEAR(t);
+        else
+            PyTuple_SET_ITEM(t, k, x);
+    }
+    return t;
+}
+
+static PyObject *Col_rows(ColObject *self, PyObject *args)
+{
+    Py_ssize_t col;
+    if (!PyArg_ParseTuple(args, "n:rows", &col))
+        return NULL;
+    const BpeCore *c = self->core;
+    if (col < 0 || col >= c->n_cols) {
+        PyErr_SetString(PyExc_IndexError, "column out of range");
+        return NULL;
+    }
+    int32_t n = 0;
+    for (int64_t e = 0; e < c->wc_start[c->n_words]; e++)
+        if (c->wc[e].col == col && c->wc[e].row + 1 > n)
+            n = c->wc[e].row + 1;
+    PyObject *out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)n * 4);
+    if (!out)
+        return NULL;
+    int32_t *rows = (int32_t *)PyBytes_AS_STRING(out);
+    for (int32_t w = 0; w < c->n_words; w++)
+        for (int64_t e = c->wc_start[w]; e < c->wc_start[w + 1]; e++)
+            if (c->wc[e].col == col && c->wc[e].row >= 0)
+                rows[c->wc[e].row] = w;
+    return out;
+}
+
+static PyObject *Col_touched(ColObject *self, PyObject *args)
+{
+    Py_ssize_t col, limit;
+    if (!PyArg_ParseTuple(args, "nn:touched", &col, &limit) || col_usable(self) < 0)
+        return NULL;
+    if (col < 0 || col >= self->core->n_cols) {
+        PyErr_SetString(PyExc_IndexError, "column out of range");
+        return NULL;
+    }
+    int32_t *ids;
+    int64_t n_ids;
+    int64_t nd = bpe_core_col_touched(self->core, (int32_t)col, limit, &ids, &n_ids);
+    if (nd < 0)
+        return PyErr_NoMemory();
+    PyObject *list = int_list(ids, n_ids);
+    free(ids);
+    return list ? Py_BuildValue("(LN)", (long long)nd, list) : NULL;
+}
+
+static PyObject *Col_word(ColObject *self, PyObject *args)
+{
+    Py_ssize_t w;
+    if (!PyArg_ParseTuple(args, "n:word", &w) || col_usable(self) < 0)
+        return NULL;
+    const BpeCore *c = self->core;
+    if (w < 0 || w >= c->n_words) {
+        PyErr_SetString(PyExc_IndexError, "word index out of range");
+        return NULL;
+    }
+    int64_t room = c->starts[w + 1] - c->starts[w];
+    int32_t *sym = (int32_t *)malloc((size_t)(room > 0 ? room : 1) * sizeof(int32_t));
+    if (!sym)
+        return PyErr_NoMemory();
+    PyObject *list = int_list(sym, bpe_core_word(c, (int32_t)w, sym));
+    free(sym);
+    return list;
+}
+
+static PyObject *Col_symbol_count(ColObject *self, PyObject *args)
+{
+    long long t;
+    if (!PyArg_ParseTuple(args, "L:symbol_count", &t) || col_usable(self) < 0)
+        return NULL;
+    if (t < 0 || t >= self->core->n_tokens) {
+        PyErr_SetString(PyExc_IndexError, "token id out of range");
+        return NULL;
+    }
+    return PyLong_FromLongLong((long long)self->core->tsym[t]);
+}
+
+static PyObject *Col_token(ColObject *self, PyObject *args)
+{
+    long long t;
+    if (!PyArg_ParseTuple(args, "L:token", &t))
+        return NULL;
+    const BpeCore *c = self->core;
+    if (t < 0 || t >= c->n_tokens) {
+        PyErr_SetString(PyExc_IndexError, "token id out of range");
+        return NULL;
+    }
+    return PyBytes_FromStringAndSize(c->tok_buf + c->tok_off[t], c->tok_len[t]);
+}
+
+static PyObject *Col_pair_count(ColObject *self, PyObject *args)
+{
+    Py_ssize_t col;
+    long long a, b;
+    if (!PyArg_ParseTuple(args, "nLL:pair_count", &col, &a, &b) || col_heaped(self, col) < 0)
+        return NULL;
+    return PyLong_FromLongLong((long long)bpe_core_col_pair_count(self->core, (int32_t)col,
+                                                                  a, b));
+}
+
+static PyObject *Col_check(ColObject *self, PyObject *Py_UNUSED(ignored))
+{
+    if (col_usable(self) < 0)
+        return NULL;
+    for (int32_t h = 0; h < self->core->n_heaped; h++)   /* (the check reads the heaps) */
+        if (col_sync(self->core, h) < 0)
+            return PyErr_NoMemory();
+    int is_mem;
+    const char *err = bpe_core_check(self->core, &is_mem);
+    if (err && is_mem)
+        return PyErr_NoMemory();
+    if (err) {
+        PyErr_SetString(PyExc_AssertionError, err);
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+/* sizes of the internal structures, for benchmarks: Core._stats's, and the columns' */
+static PyObject *Col_stats(ColObject *self, PyObject *Py_UNUSED(ignored))
+{
+    const BpeCore *c = self->core;
+    BpeCoreStats s;
+    bpe_core_stats(c, &s);
+    int64_t heaped = 0;
+    for (int32_t h = 0; h < c->n_heaped; h++)
+        heaped += c->cheap[h].n;
+    return Py_BuildValue("{s:L,s:L,s:L,s:L,s:L,s:L,s:L}", "pairs", (long long)s.pairs,
+                         "pairs_cap", (long long)s.pairs_cap, "pos_entries",
+                         (long long)s.pos_entries, "pos_cap", (long long)s.pos_cap,
+                         "column_heap_entries", (long long)heaped, "column_entries",
+                         (long long)c->wc_start[c->n_words], "cells", (long long)c->n_cells);
+}
+
+static PyObject *Col_get(ColObject *self, void *closure)
+{
+    const BpeCore *c = self->core;
+    switch ((int)(intptr_t)closure) {
+    case 0: return PyLong_FromLong(c->n_tokens);
+    case 1: return PyLong_FromLong(c->n_steps);
+    case 2: return PyLong_FromLong(c->n_words);
+    case 3: return PyLong_FromLong(c->n_cols);
+    default: return PyLong_FromLong(c->n_heaped);
+    }
+}
+
+static PyGetSetDef Col_getset[] = {
+    {"n_tokens", (getter)Col_get, NULL, "number of tokens (base + merged)", (void *)0},
+    {"n_steps", (getter)Col_get, NULL, "number of merges done", (void *)1},
+    {"n_words", (getter)Col_get, NULL, "number of words (the tables' union)", (void *)2},
+    {"n_columns", (getter)Col_get, NULL, "number of columns", (void *)3},
+    {"n_heaped", (getter)Col_get, NULL, "columns with pair counts (the first ones)", (void *)4},
+    {NULL, NULL, NULL, NULL, NULL}};
+
+static PyMethodDef Col_methods[] = {
+    {"best", (PyCFunction)Col_best, METH_VARARGS, "best(col) -> (a, b, count) or None"},
+    {"top", (PyCFunction)Col_top, METH_VARARGS, "top(col, k) -> up to k (a, b, count)"},
+    {"tied", (PyCFunction)Col_tied, METH_VARARGS, "tied(col, limit) -> (n, pairs)"},
+    {"merge", (PyCFunction)Col_merge, METH_VARARGS, "merge(a, b, into=-1) -> new_id"},
+    {"undo", (PyCFunction)Col_undo, METH_NOARGS, "undo() -> (a, b, new_id)"},
+    {"totals", (PyCFunction)Col_totals, METH_NOARGS, "totals() -> symbols per column"},
+    {"rows", (PyCFunction)Col_rows, METH_VARARGS, "rows(col) -> int32 bytes: word of each row"},
+    {"touched", (PyCFunction)Col_touched, METH_VARARGS, "touched(col, limit) -> (n, rows)"},
+    {"word", (PyCFunction)Col_word, METH_VARARGS, "word(w) -> list of symbol ids"},
+    {"symbol_count", (PyCFunction)Col_symbol_count, METH_VARARGS,
+     "symbol_count(t) -> occurrences of token t weighted by the first n_train columns"},
+    {"token", (PyCFunction)Col_token, METH_VARARGS, "token(t) -> bytes"},
+    {"pair_count", (PyCFunction)Col_pair_count, METH_VARARGS, "pair_count(col, a, b) -> int"},
+    {"_check", (PyCFunction)Col_check, METH_NOARGS, "internal consistency check (tests)"},
+    {"_stats", (PyCFunction)Col_stats, METH_NOARGS, "internal sizes (benchmarks)"},
+    {NULL, NULL, 0, NULL}};
+
+static PyTypeObject ColumnCoreType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "bpe_gui.engine.train._core.ColumnCore",
+    .tp_basicsize = sizeof(ColObject),
+    .tp_dealloc = (destructor)Col_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "ColumnCore(tables, n_train, with_sum=False, tie_rule=GREATEST_HF, undo=True)"
+              "\n\nOne training core over several count tables, a count per table (column).",
+    .tp_methods = Col_methods,
+    .tp_getset = Col_getset,
+    .tp_new = Col_new,
+};
+
+#endif

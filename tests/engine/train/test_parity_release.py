@@ -1,0 +1,28 @@
+"""A parity trainer's core released after training (what the command line does before
+it exports): the records, merges and tokenizer stay; what needs the core says why it
+fails."""
+from __future__ import annotations
+
+import pytest
+
+from bpe_gui.engine.errors import SettingsError
+from bpe_gui.engine.train import ParitySettings, ParityTrainer
+
+TRAIN = {"en": ["the cat sat on the mat"] * 3, "de": ["die Katze sass auf der Matte"] * 2}
+DEV = {"en": ["the cat"], "de": ["die Katze"]}
+
+
+def test_a_released_core_keeps_the_run_and_says_why_the_rest_fails():
+    kept = ParityTrainer.from_texts(TRAIN, DEV, ParitySettings(num_merges=6))
+    kept.run()
+    t = ParityTrainer.from_texts(TRAIN, DEV, ParitySettings(num_merges=6))
+    t.run()
+    t.release_core()
+    assert t.merges == kept.merges and t.tokens == kept.tokens
+    assert t.tokenizer().encode("the cat") == kept.tokenizer().encode("the cat")
+    assert t.step() is None   # at its target: nothing asked of the core
+    with pytest.raises(SettingsError, match="released after training"):
+        t.pair_source(0)
+    with pytest.raises(SettingsError, match="released after training"):
+        t.undo()
+    assert t.merges == kept.merges and t.n_steps == 6
