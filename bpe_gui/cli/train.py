@@ -38,7 +38,7 @@ def add_parser(sub) -> None:
     size.add_argument("--vocab-size", type=positive, metavar="N",
                       help="target vocabulary size: base symbols + special tokens + merges")
     size.add_argument("--num-merges", type=non_negative, metavar="N",
-                      help="number of merges (wins over --vocab-size)")
+                      help="number of merges (instead of --vocab-size)")
     t.add_argument("--out", required=True, metavar="DIR", help="folder to write into "
                    "(created if missing)")
     t.add_argument("--special-token", action="append", default=[], metavar="T",
@@ -78,6 +78,19 @@ def add_parser(sub) -> None:
     t.set_defaults(func=cmd_train)
 
 
+def check_size_options(args: argparse.Namespace) -> None:
+    """Exactly one of --vocab-size and --num-merges: each sets where training stops, so
+    with both one of them would be ignored."""
+    if args.vocab_size is None and args.num_merges is None:
+        raise UsageError("give --vocab-size N or --num-merges N")
+    if args.vocab_size is not None and args.num_merges is not None:
+        raise UsageError(f"give --vocab-size or --num-merges, not both (--vocab-size "
+                         f"{args.vocab_size:,} and --num-merges {args.num_merges:,} were "
+                         "given): --vocab-size counts the whole vocabulary (bytes or "
+                         "characters, special tokens and merges), --num-merges only the "
+                         "merges; keep the one you mean")
+
+
 def _lines_with_tables(tables: Sequence[str]) -> str:
     which = "the table" if len(tables) == 1 else "the tables"
     were = "was" if len(tables) == 1 else "were"
@@ -89,8 +102,7 @@ def _lines_with_tables(tables: Sequence[str]) -> str:
 
 def cmd_train(args: argparse.Namespace) -> int:
     """Plain training (train_on.cmd sends parity and training on elsewhere first)."""
-    if args.vocab_size is None and args.num_merges is None:
-        raise UsageError("give --vocab-size N or --num-merges N")
+    check_size_options(args)
     if bool(args.corpus) == bool(args.counts):
         raise UsageError("give corpus files or --counts TABLE..., not both" if args.corpus
                          else "give corpus files, or word-count tables with --counts")
