@@ -58,12 +58,18 @@ class _Numbering:
 class RangeCounter:
     """Counts the texts of one range into a native WordCounter, numbered in corpus order."""
 
-    def __init__(self, pre: Pretokenizer, index: int, lines: bool = False):
+    def __init__(self, pre: Pretokenizer, index: int, lines: bool = False, counter=None):
         self.pre, self.lines = pre, lines
         self.native = Boundaries(pre).native
         specials = [s.encode("utf-8") for s in pre.special_tokens]
-        self.counter = WordCounter(self.native, specials, lines) if self.native is not None \
-            else WordCounter()
+        if counter is None:
+            counter = WordCounter(self.native, specials, lines) if self.native is not None \
+                else WordCounter()
+        self.counter = counter
+        self.num = _Numbering(index)
+
+    def start(self, index: int) -> None:
+        """Go on with range ``index`` (after the ranges before it) in the same counter."""
         self.num = _Numbering(index)
 
     def text(self, data: bytes | str, where: str) -> None:
