@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
+from typing import Callable
 from .blocks import BlockReader, Boundaries, _is_utf8
 from .files import BOM, binary_error, inner_suffix, looks_binary, open_binary
 from .range_count import RangeCounter, _stream_text
@@ -76,28 +77,38 @@ class _Shared:
 
 def count_ranges(reader: BlockReader, pre: Pretokenizer, counters: list, progress: ProgressFn | None,
                  cancel: CancelFn | None) -> None:
-    """Count every file of ``reader`` (``rangeable``) into ``counters``, one thread each.
+    """Count every file of ``reader`` (``rangeable``) into ``counters``, one thread each,
+    the calling thread among them (a thread of its own would be one more malloc arena
+    kept resident to the end of the process).
 
     The first error in corpus order is raised, as reading the files in one pass would
-    raise it; ``cancel()`` is polled every POLL_S and raises :class:`Cancelled` at once
-    after each block read (the threads give up their range at the next block)."""
+    raise it. ``cancel()`` is polled, and progress reported, between the calling
+    thread's blocks, then every POLL_S and after each block read while it waits for
+    the others; :class:`Cancelled` is raised at once, and the other threads give up
+    their range at their next block."""
     total = reader.total
     size = range_size(total, len(counters))
     shared = _Shared(plan_ranges([str(p) for p in reader.paths], size), len(counters))
     threads = [threading.Thread(target=_work, args=(reader, pre, c, k, shared), daemon=True,
-                                name="bpe-count") for k, c in enumerate(counters)]
+                                name="bpe-count") for k, c in enumerate(counters) if k]
+    shown = -1
+
+    def poll() -> None:
+        nonlocal shown
+        if cancel is not None and cancel():
+            raise Cancelled()
+        if progress is not None and sum(shared.done) != shown:
+            shown = sum(shared.done)
+            progress(min(shown, total), total)
+
     for t in threads:
         t.start()
-    shown = -1
     try:
+        _work(reader, pre, counters[0], 0, shared, poll)
         while any(t.is_alive() for t in threads):
-            if cancel is not None and cancel():
-                raise Cancelled()
+            poll()
             shared.read.wait(POLL_S)    # (woken after each block read)
             shared.read.clear()
-            if progress is not None and sum(shared.done) != shown:
-                shown = sum(shared.done)
-                progress(min(shown, total), total)
     except BaseException:
         shared.cancelled = True
         raise
@@ -107,21 +118,26 @@ def count_ranges(reader: BlockReader, pre: Pretokenizer, counters: list, progres
         t.join()
 
 
-def _work(reader: BlockReader, pre: Pretokenizer, counter, k: int, shared: _Shared) -> None:
+def _work(reader: BlockReader, pre: Pretokenizer, counter, k: int, shared: _Shared,
+          poll: Callable[[], None] | None = None) -> None:
+    """Take ranges until none is left; an error in one is kept for the caller (``poll``,
+    on the calling thread, raises what stops everything: Cancelled, KeyboardInterrupt)."""
     rc = RangeCounter(pre, 0, reader.bounds.lines, counter)
     while (rng := shared.take()) is not None:
         try:
             rc.start(rng.index)
-            _count_range(rng, reader.bounds, rc, shared, k)
+            _count_range(rng, reader.bounds, rc, shared, k, poll)
         except _Stopped:
             return
-        except BaseException as e:  # noqa: BLE001 - raised by the waiting thread
+        except Cancelled:
+            raise
+        except Exception as e:  # noqa: BLE001 - raised by the calling thread
             shared.fail(rng.index, e)
             return
 
 
 def _count_range(rng: Range, bounds: Boundaries, rc: RangeCounter, shared: _Shared,
-                 k: int) -> None:
+                 k: int, poll: Callable[[], None] | None = None) -> None:
     """One range of a plain text file, from the boundary of its start to that of its
     stop (``range_count.count_range``'s reading, with progress and giving up).
 
@@ -129,7 +145,7 @@ def _count_range(rng: Range, bounds: Boundaries, rc: RangeCounter, shared: _Shar
     passes through it as it is."""
     failure = None
     with open_binary(Path(rng.path)) as (raw, _):
-        f = _Watched(raw, rng.index, shared, k)
+        f = _Watched(raw, rng.index, shared, k, poll)
         try:
             _read_range(f, rng, bounds, rc)
         except Exception as e:  # noqa: BLE001 - re-raised below, or a read error here
@@ -163,8 +179,9 @@ class _Watched:
     """A file whose reads stop once the range is given up, count progress once the
     range's text is read, and keep the error of a read that failed."""
 
-    def __init__(self, f, index: int, shared: _Shared, k: int):
-        self.f, self.index, self.shared, self.k = f, index, shared, k
+    def __init__(self, f, index: int, shared: _Shared, k: int,
+                 poll: Callable[[], None] | None = None):
+        self.f, self.index, self.shared, self.k, self.poll = f, index, shared, k, poll
         self.counting = False
         self.read_error: OSError | None = None
 
@@ -172,6 +189,8 @@ class _Watched:
         return self.f.seek(pos)
 
     def read(self, n: int) -> bytes:
+        if self.poll is not None:
+            self.poll()
         if not self.shared.live(self.index):
             raise _Stopped()
         try:

@@ -12,7 +12,7 @@ import regex
 
 from bpe_gui.engine.corpus import blocks, range_threads
 from bpe_gui.engine.corpus.counting import count_corpus
-from bpe_gui.engine.errors import NotUTF8Error
+from bpe_gui.engine.errors import Cancelled, NotUTF8Error
 from bpe_gui.engine.text.pretokenize import Pretokenizer
 
 from engine_oracle import PATTERNS, word_counts
@@ -78,19 +78,42 @@ def test_threads_reading_ranges_count_exactly(tmp_path, small_ranges, seed, pres
 
 
 def test_the_counting_threads_do_the_reading(tmp_path, small_ranges, monkeypatch):
-    """Each counting thread opens and reads ranges itself; the caller reads nothing."""
+    """Each counting thread (the calling one among them) opens and reads ranges itself:
+    the first range of each waits until the other thread has opened one too."""
     readers: list[str] = []
+    both = threading.Barrier(2, timeout=30)
     real = range_threads.open_binary
 
     def watched(path):
-        readers.append(threading.current_thread().name)
+        name = threading.current_thread().name
+        if name not in readers:
+            both.wait()   # (broken, and the count fails, if one thread read everything)
+        readers.append(name)
         return real(path)
     monkeypatch.setattr(range_threads, "open_binary", watched)
     p = tmp_path / "c.txt"
-    p.write_bytes(straddling_text(7).encode("utf-8"))
-    count_corpus(p, Pretokenizer("gpt2", [EOT]), workers=2)
-    assert len(readers) > 2   # one open per range
-    assert threading.current_thread().name not in readers
+    text = straddling_text(7)
+    p.write_bytes(text.encode("utf-8"))
+    table = count_corpus(p, Pretokenizer("gpt2", [EOT]), workers=2)
+    assert len(set(readers)) == 2 and len(readers) > 10   # one open per range
+    # the calling thread counts too: one thread fewer, one malloc arena fewer kept
+    assert threading.current_thread().name in readers
+    assert list(zip(table.words, table.counts)) == oracle(text, "gpt2", False)
+
+
+def test_cancel_from_the_calling_thread_stops_every_thread(tmp_path, small_ranges):
+    p = tmp_path / "c.txt"
+    p.write_bytes(straddling_text(5).encode("utf-8") * 20)
+    calls: list[int] = []
+    seen: list[int] = []
+
+    def cancel() -> bool:
+        calls.append(1)
+        return len(calls) > 5
+    with pytest.raises(Cancelled):
+        count_corpus(p, Pretokenizer("gpt2", [EOT]), workers=3, cancel=cancel,
+                     progress=lambda done, total: seen.append(done))
+    assert seen and seen[-1] < p.stat().st_size
 
 
 def test_the_first_bad_byte_in_the_file_is_named(tmp_path, small_ranges):
