@@ -161,7 +161,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         finally:
             progress.end_line()
         elapsed = time.perf_counter() - t0
-        note_cut_words(trainer.long_word_pieces, args.lines)
+        note_cut_words(trainer.word_cuts, args.lines)
         trainer.release_core()   # the export needs only the merges: its memory replaces the core's
         # (its snapshot is its tokenizer's, made from the merges without the tokenizer)
         files, skipped = render_files(trainer_snapshot(trainer), wanted or list(FORMATS),
@@ -180,15 +180,17 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 def note_cut_words(n: int, lines: bool) -> None:
     """Say when words over the 64 KiB limit were cut into pieces (engine/corpus/
-    word_limit.py): training differs there from a trainer that keeps them whole."""
+    word_limit.py; ``n``: the cuts, as counting made them): training differs there from
+    a trainer that keeps them whole."""
     from ..engine.corpus import MAX_WORD_BYTES
     if n:
+        kib = MAX_WORD_BYTES >> 10
         hf = " (with --lines, where Hugging Face's trainer keeps them whole, so merges " \
              "inside them may differ from its)" if lines else ""
-        print(f"{PROG}: note: {n:,} pre-token piece(s) of {MAX_WORD_BYTES >> 10} KiB: words longer than "
-             f"that were cut into pieces of at most {MAX_WORD_BYTES >> 10} KiB before "
-             f"training{hf}. To keep such text out, split or remove the long runs (a "
-             "base64 blob, a minified line) from the corpus", file=sys.stderr)
+        print(f"{PROG}: note: words longer than {kib} KiB were cut into pieces of at most "
+              f"{kib} KiB before training, at {n:,} place(s) in the corpus{hf}. To keep "
+              "such text out, split or remove the long runs (a base64 blob, a minified "
+              "line) from the corpus", file=sys.stderr)
 
 
 @contextmanager

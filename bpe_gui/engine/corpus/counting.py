@@ -68,12 +68,12 @@ def _regex_words(pre: Pretokenizer, text: str, where: str) -> list[str]:
             "preset.") from None
 
 
-def count_pieces(counter, data: bytes, block: int, ordinal: int = 0) -> int:
-    """Count ``data``, whole pieces of one word, as word_limit cuts it; returns the next
-    ordinal."""
+def count_pieces(counter, data: bytes, block: int, ordinal: int = 0) -> tuple[int, int]:
+    """Count ``data``, whole pieces of one word that goes on after them, as word_limit
+    cuts it; returns (the next ordinal, the cuts made: one after each piece)."""
     words = [p.decode("utf-8") for p in pieces(data)]
     counter.add_size(sum(map(len, words)), len(data))
-    return counter.count_words(words, block, ordinal)
+    return counter.count_words(words, block, ordinal), len(words)
 
 
 class _Counting:
@@ -82,6 +82,8 @@ class _Counting:
     def __init__(self, pre: Pretokenizer, native: bool, lines: bool = False):
         self.pre, self.native, self.lines = pre, native, lines
         self.specials = [s.encode("utf-8") for s in pre.special_tokens]
+        # cuts of giant words made while counting, per counter (each on one thread)
+        self.cuts: dict[int, int] = {}
 
     def new_counter(self):
         if self.native:
@@ -97,7 +99,8 @@ class _Counting:
     def count(self, counter, blk) -> None:
         ordinal = 0  # the documents of a .jsonl block: one after the other in the block
         if blk.word:   # whole pieces of one giant word (giant.py)
-            count_pieces(counter, blk.data, blk.index)
+            cuts = count_pieces(counter, blk.data, blk.index)[1]
+            self.cuts[id(counter)] = self.cuts.get(id(counter), 0) + cuts
             return
         if self.native:
             if blk.docs is None:
@@ -119,7 +122,9 @@ class _Counting:
         blob, starts, counts = export_merged(counters)
         for c in counters:
             c.clear()
-        return PretokenTable.from_arrays(blob, starts, counts, chars, nbytes)
+        table = PretokenTable.from_arrays(blob, starts, counts, chars, nbytes)
+        table.cuts = sum(self.cuts.values())
+        return table
 
 
 def count_blocks(reader: BlockReader, pre: Pretokenizer, progress: ProgressFn | None = None,
@@ -141,7 +146,7 @@ def count_blocks(reader: BlockReader, pre: Pretokenizer, progress: ProgressFn | 
     from .range_threads import count_ranges, rangeable
     if rangeable(reader):   # every thread reads its own ranges of the files
         counters = [job.new_counter() for _ in range(workers)]
-        count_ranges(reader, pre, counters, progress, cancel)
+        job.cuts[0] = count_ranges(reader, pre, counters, progress, cancel)
         return _finish(job, counters, reader, progress)
     return _count_threaded(job, reader, progress, cancel, workers)
 

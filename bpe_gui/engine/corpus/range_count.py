@@ -67,6 +67,7 @@ class RangeCounter:
                 else WordCounter()
         self.counter = counter
         self.num = _Numbering(index)
+        self.cuts = 0   # of giant words (word_limit), made here
 
     def start(self, index: int) -> None:
         """Go on with range ``index`` (after the ranges before it) in the same counter."""
@@ -88,16 +89,18 @@ class RangeCounter:
         """A part of a giant stretch (native presets only, see giant.py)."""
         n = self.num
         if part.word:
-            n.next(count_pieces(self.counter, part.data, n.block, n.ordinal))
+            ordinal, cuts = count_pieces(self.counter, part.data, n.block, n.ordinal)
+            n.next(ordinal)
+            self.cuts += cuts
         elif part.stop >= 0:
             n.next(self.counter.count(part.data, n.block, n.ordinal, part.stop))
         else:
             self.text(part.data, where)
 
     def export(self) -> tuple:
-        """(blob, starts, counts, firsts, chars, bytes): a partial table, as bytes."""
+        """(blob, starts, counts, firsts, chars, bytes, cuts): a partial table, as bytes."""
         c = self.counter
-        return (*c.export(firsts=True), c.chars, c.bytes)
+        return (*c.export(firsts=True), c.chars, c.bytes, self.cuts)
 
 
 def count_range(rng: Range, pattern: str, specials: Sequence[str] = (),
@@ -235,23 +238,25 @@ def _lines_before(path: str, offset: int) -> int:
 def merge_partials(*parts: tuple) -> tuple:
     """Partial tables summed into one (first appearance: the earliest key wins)."""
     c = WordCounter()
-    chars = nbytes = 0
-    for blob, starts, counts, firsts, ch, nb in parts:
+    chars = nbytes = cuts = 0
+    for blob, starts, counts, firsts, ch, nb, cu in parts:
         c.add_table(blob, starts, counts, firsts)
-        chars, nbytes = chars + ch, nbytes + nb
+        chars, nbytes, cuts = chars + ch, nbytes + nb, cuts + cu
     out = c.export(firsts=True)
     c.clear()
-    return (*out, chars, nbytes)
+    return (*out, chars, nbytes, cuts)
 
 
 def table_of(part: tuple):
     """The final partial as a PretokenTable (words in order of first appearance)."""
 
-    blob, starts_b, counts_b, _, chars, nbytes = part
+    blob, starts_b, counts_b, _, chars, nbytes, cuts = part
     starts, counts = array("q"), array("q")
     starts.frombytes(starts_b)
     counts.frombytes(counts_b)
-    return PretokenTable(blob, starts, counts, chars, nbytes)
+    table = PretokenTable(blob, starts, counts, chars, nbytes)
+    table.cuts = cuts
+    return table
 
 
 def count_ranges_here(paths: Sequence[str | Path], pre: Pretokenizer,

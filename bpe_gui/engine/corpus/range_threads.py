@@ -58,6 +58,7 @@ class _Shared:
         self.errors: dict[int, BaseException] = {}
         self.done = [0] * workers               # bytes read by each thread
         self.read = threading.Event()           # set after each block read
+        self.cuts = [0] * workers               # of giant words, by each thread
 
     def take(self) -> Range | None:
         with self.lock:
@@ -76,7 +77,7 @@ class _Shared:
 
 
 def count_ranges(reader: BlockReader, pre: Pretokenizer, counters: list, progress: ProgressFn | None,
-                 cancel: CancelFn | None) -> None:
+                 cancel: CancelFn | None) -> int:
     """Count every file of ``reader`` (``rangeable``) into ``counters``, one thread each,
     the calling thread among them (a thread of its own would be one more malloc arena
     kept resident to the end of the process).
@@ -85,7 +86,7 @@ def count_ranges(reader: BlockReader, pre: Pretokenizer, counters: list, progres
     raise it. ``cancel()`` is polled, and progress reported, between the calling
     thread's blocks, then every POLL_S and after each block read while it waits for
     the others; :class:`Cancelled` is raised at once, and the other threads give up
-    their range at their next block."""
+    their range at their next block. Returns the cuts made in giant words (word_limit)."""
     total = reader.total
     size = range_size(total, len(counters))
     shared = _Shared(plan_ranges([str(p) for p in reader.paths], size), len(counters))
@@ -116,6 +117,7 @@ def count_ranges(reader: BlockReader, pre: Pretokenizer, counters: list, progres
         raise shared.errors[min(shared.errors)]
     for t in threads:   # (finished: their last steps out of the loop)
         t.join()
+    return sum(shared.cuts)
 
 
 def _work(reader: BlockReader, pre: Pretokenizer, counter, k: int, shared: _Shared,
@@ -127,6 +129,7 @@ def _work(reader: BlockReader, pre: Pretokenizer, counter, k: int, shared: _Shar
         try:
             rc.start(rng.index)
             _count_range(rng, reader.bounds, rc, shared, k, poll)
+            shared.cuts[k] = rc.cuts
         except _Stopped:
             return
         except Cancelled:
