@@ -18,8 +18,9 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 from typing import Callable
+
 from .blocks import BlockReader, Boundaries, _is_utf8
-from .files import BOM, binary_error, inner_suffix, looks_binary, open_binary
+from .files import BOM, _check_path, binary_error, inner_suffix, looks_binary, open_binary
 from .range_count import RangeCounter, _stream_text
 from .ranges import COMPRESSED, Range, line_boundary, plan_ranges, text_boundary
 from ..errors import CancelFn, Cancelled, ProgressFn
@@ -88,6 +89,8 @@ def count_ranges(reader: BlockReader, pre: Pretokenizer, counters: list, progres
     the others; :class:`Cancelled` is raised at once, and the other threads give up
     their range at their next block. Returns the cuts made in giant words (word_limit)."""
     total = reader.total
+    for p in reader.paths:   # (what the block reader would say of each, in order)
+        _check_path(p)
     size = range_size(total, len(counters))
     shared = _Shared(plan_ranges([str(p) for p in reader.paths], size), len(counters))
     threads = [threading.Thread(target=_work, args=(reader, pre, c, k, shared), daemon=True,

@@ -12,7 +12,7 @@ import regex
 
 from bpe_gui.engine.corpus import blocks, range_threads
 from bpe_gui.engine.corpus.counting import count_corpus
-from bpe_gui.engine.errors import Cancelled, NotUTF8Error
+from bpe_gui.engine.errors import Cancelled, CorpusError, NotUTF8Error
 from bpe_gui.engine.text.pretokenize import Pretokenizer
 
 from engine_oracle import PATTERNS, word_counts
@@ -129,3 +129,16 @@ def test_the_first_bad_byte_in_the_file_is_named(tmp_path, small_ranges):
         with pytest.raises(NotUTF8Error) as e:
             count_corpus(p, Pretokenizer("gpt2", [EOT]), workers=workers)
         assert f"byte offset {first:,} " in str(e.value), str(e.value)
+
+
+@pytest.mark.parametrize("bad", ["missing.txt", "folder"])
+def test_a_bad_path_gets_the_block_readers_message(tmp_path, small_ranges, bad):
+    (tmp_path / "folder").mkdir()
+    good = tmp_path / "c.txt"
+    good.write_bytes(straddling_text(1).encode("utf-8"))
+    said = set()
+    for workers in (1, 2):
+        with pytest.raises(CorpusError) as e:
+            count_corpus([good, tmp_path / bad], Pretokenizer("gpt2"), workers=workers)
+        said.add(str(e.value))
+    assert len(said) == 1 and bad in said.pop()
