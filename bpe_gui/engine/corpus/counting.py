@@ -20,13 +20,13 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from .. import checks
-from .blocks import BlockReader, texts_of
+from .blocks import BlockReader, _regex_words, texts_of
 from .table_file import write_table
-from ..errors import CancelFn, Cancelled, CorpusError, EmptyCorpusError, PatternError, ProgressFn
+from ..errors import CancelFn, Cancelled, CorpusError, EmptyCorpusError, ProgressFn
 from ..text.presets import PRESET_IDS
 from ..text.pretokenize import Pretokenizer
 from .table import CountMeta, PretokenTable
-from .word_limit import pieces, split_long_words
+from .word_limit import count_pieces, split_long_words
 
 try:
     from ._count import WordCounter, export_merged
@@ -51,30 +51,6 @@ def default_workers() -> int:
 
 
 # ----- counting ------------------------------------------------------------------------
-
-def _regex_words(pre: Pretokenizer, text: str, where: str) -> list[str]:
-    """Words of one block with the `regex` module, time-limited per block for custom
-    patterns; the message says which block ran too long."""
-    try:
-        return pre.words(text, concurrent=True)
-    except PatternError as e:
-        if not isinstance(e.__cause__, TimeoutError):
-            raise
-        raise PatternError(
-            f"The custom pre-tokenizer pattern ran for more than {pre.timeout:g} s on one "
-            f"block of {len(text):,} characters ({where}), so it was stopped. Blocks are "
-            "small, so the pattern itself is too slow: it probably backtracks "
-            "catastrophically (nested quantifiers such as (a+)+). Simplify it or pick a "
-            "preset.") from None
-
-
-def count_pieces(counter, data: bytes, block: int, ordinal: int = 0) -> tuple[int, int]:
-    """Count ``data``, whole pieces of one word that goes on after them, as word_limit
-    cuts it; returns (the next ordinal, the cuts made: one after each piece)."""
-    words = [p.decode("utf-8") for p in pieces(data)]
-    counter.add_size(sum(map(len, words)), len(data))
-    return counter.count_words(words, block, ordinal), len(words)
-
 
 class _Counting:
     """Blocks -> one native WordCounter per thread -> a PretokenTable."""

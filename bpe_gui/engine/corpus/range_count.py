@@ -16,8 +16,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator, Sequence
 
-from .blocks import Boundaries
-from .counting import _regex_words, count_pieces
+from .blocks import Boundaries, _regex_words
+from .word_limit import count_pieces
 from ..errors import CorpusError, NotUTF8Error
 from .files import BOM, binary_error, jsonl_text, looks_binary
 from .giant import Part, stream_parts

@@ -15,10 +15,12 @@ entered in the middle and a .jsonl file or another encoding is read by the block
 """
 from __future__ import annotations
 
+import copy
 import threading
 from pathlib import Path
 from typing import Callable
 
+from . import blocks
 from .blocks import BlockReader, Boundaries, _is_utf8
 from .files import BOM, _check_path, binary_error, inner_suffix, looks_binary, open_binary
 from .range_count import RangeCounter, _stream_text
@@ -27,7 +29,7 @@ from ..errors import CancelFn, Cancelled, ProgressFn
 from ..text.pretokenize import Pretokenizer
 
 POLL_S = 0.05          # how often the waiting thread looks at the cancel flag
-RANGES_PER_THREAD = 4  # more ranges than threads: a thread slowed by other work takes fewer
+RANGES_PER_THREAD = 8  # more ranges than threads: a thread slowed by other work takes fewer
 MIN_RANGE = 1 << 20    # below this a range is mostly its two boundary searches
 
 
@@ -93,7 +95,13 @@ def count_ranges(reader: BlockReader, pre: Pretokenizer, counters: list, progres
         _check_path(p)
     size = range_size(total, len(counters))
     shared = _Shared(plan_ranges([str(p) for p in reader.paths], size), len(counters))
-    threads = [threading.Thread(target=_work, args=(reader, pre, c, k, shared), daemon=True,
+    bounds = copy.copy(reader.bounds)
+    if bounds.native is not None:
+        # A thread's blocks stay resident in its malloc arena to the end of the process,
+        # so each holds small ones; the reader's larger blocks (LARGE_INPUT) only save
+        # one thread's Python steps, which here are spread over all of them.
+        bounds.block_bytes = blocks.BLOCK_BYTES
+    threads = [threading.Thread(target=_work, args=(bounds, pre, c, k, shared), daemon=True,
                                 name="bpe-count") for k, c in enumerate(counters) if k]
     shown = -1
 
@@ -108,7 +116,7 @@ def count_ranges(reader: BlockReader, pre: Pretokenizer, counters: list, progres
     for t in threads:
         t.start()
     try:
-        _work(reader, pre, counters[0], 0, shared, poll)
+        _work(bounds, pre, counters[0], 0, shared, poll)
         while any(t.is_alive() for t in threads):
             poll()
             shared.read.wait(POLL_S)    # (woken after each block read)
@@ -123,15 +131,15 @@ def count_ranges(reader: BlockReader, pre: Pretokenizer, counters: list, progres
     return sum(shared.cuts)
 
 
-def _work(reader: BlockReader, pre: Pretokenizer, counter, k: int, shared: _Shared,
+def _work(bounds: Boundaries, pre: Pretokenizer, counter, k: int, shared: _Shared,
           poll: Callable[[], None] | None = None) -> None:
     """Take ranges until none is left; an error in one is kept for the caller (``poll``,
     on the calling thread, raises what stops everything: Cancelled, KeyboardInterrupt)."""
-    rc = RangeCounter(pre, 0, reader.bounds.lines, counter)
+    rc = RangeCounter(pre, 0, bounds.lines, counter)
     while (rng := shared.take()) is not None:
         try:
             rc.start(rng.index)
-            _count_range(rng, reader.bounds, rc, shared, k, poll)
+            _count_range(rng, bounds, rc, shared, k, poll)
             shared.cuts[k] = rc.cuts
         except _Stopped:
             return

@@ -38,9 +38,12 @@ def pieces(word: bytes, limit: int = MAX_WORD_BYTES) -> list[bytes]:
     return out
 
 
-def cuts_of(data: bytes, limit: int = MAX_WORD_BYTES) -> int:
-    """How many cuts :func:`pieces` makes in ``data`` (one fewer than its pieces)."""
-    return len(pieces(data, limit)) - 1
+def count_pieces(counter, data: bytes, block: int, ordinal: int = 0) -> tuple[int, int]:
+    """Count ``data``, whole pieces of one word that goes on after them, as word_limit
+    cuts it; returns (the next ordinal, the cuts made: one after each piece)."""
+    words = [p.decode("utf-8") for p in pieces(data)]
+    counter.add_size(sum(map(len, words)), len(data))
+    return counter.count_words(words, block, ordinal), len(words)
 
 
 def has_long_words(table: "PretokenTable", limit: int = MAX_WORD_BYTES) -> bool:
