@@ -5,8 +5,9 @@ word can span), and worker threads count the words of each block in a native has
 (``csrc/countmodule.c``), so memory depends on the number of unique words, not on the
 corpus size. Plain text files are read by the counting threads themselves, each its own
 byte ranges (``range_threads.py``), so reading scales with the threads too; compressed
-files, .jsonl and other encodings are read by one thread that hands blocks out. The native presets (gpt2, cl100k, o200k) are cut into words by the native
-scanner without the GIL; other patterns by the ``regex`` module, which also releases the
+files, .jsonl and other encodings are read by one thread that hands blocks out. The
+native presets (gpt2, cl100k, o200k) are cut into words by the native scanner without
+the GIL; other patterns by the ``regex`` module, which also releases the
 GIL while it matches. Every document is pre-tokenized on its own, so no word crosses a
 document or file boundary, and the table lists words in order of first appearance in
 the corpus, whichever thread counted them (the first-seen tie rule depends on it).
