@@ -65,8 +65,13 @@ def small_ranges(monkeypatch):
                                           ("whitespace", False)])
 def test_threads_reading_ranges_count_exactly(tmp_path, small_ranges, seed, preset, lines):
     text = straddling_text(seed)
+    data = text.encode("utf-8")
+    starts = range(RANGE, len(data), RANGE)
+    assert any(data[s] & 0xC0 == 0x80 for s in starts)               # inside a character
+    assert any(0 < data.find(EOT.encode(), s - len(EOT)) < s for s in starts)   # a special
+    assert any(data[s - 1:s + 1] == b"  " for s in starts)           # a run of spaces
     p = tmp_path / "c.txt"
-    p.write_bytes(text.encode("utf-8"))
+    p.write_bytes(data)
     pre = Pretokenizer(preset, [EOT])
     one = count_corpus(p, pre, workers=1, lines=lines)
     for workers in (2, 3):
