@@ -109,6 +109,7 @@ def cmd_encode(args: argparse.Namespace) -> int:
         raise UsageError("'-' (standard input) can be given once")
     if "-" in texts:
         refuse_stdout_is_stdin()
+    refuse_overridden_outputs(args)
     tok = load_with_overrides(tokenizer_path(args), args)
     if args.ids_only and not args.explain and not args.json and texts == ["-"] \
             and not args.add_special_tokens:
@@ -133,6 +134,17 @@ def cmd_encode(args: argparse.Namespace) -> int:
     for text, enc in zip(given, encs):
         print_encoding(text, enc, tok, args)
     return 0
+
+
+def refuse_overridden_outputs(args: argparse.Namespace) -> None:
+    """Output flags that another one would silently override: refused, with which wins."""
+    if args.ids_only and args.json:
+        raise UsageError("--ids-only and --json are two output forms; pick one (--json "
+                         "holds the ids too, under \"ids\")")
+    if args.color == "always" and (args.ids_only or args.json):
+        raise UsageError(f"--color always colours the tokens shown, and "
+                         f"{'--json' if args.json else '--ids-only'} shows none; leave "
+                         "--color out")
 
 
 def use_color(args: argparse.Namespace) -> bool:

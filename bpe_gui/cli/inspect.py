@@ -58,6 +58,9 @@ def add_parser(sub) -> None:
 
 def cmd_inspect(args: argparse.Namespace) -> int:
     _dead_weight_options(args)
+    if args.ok and args.json:
+        raise UsageError("--ok lists the ok tokens in the text report; --json lists them "
+                         "always (under \"ok\"): leave --ok out")
     tok = load_with_overrides(tokenizer_path(args), args)
     if args.merges is not None:
         try:

@@ -38,7 +38,7 @@ def add_parser(sub) -> None:
     size.add_argument("--vocab-size", type=positive, metavar="N",
                       help="target vocabulary size: base symbols + special tokens + merges")
     size.add_argument("--num-merges", type=non_negative, metavar="N",
-                      help="number of merges (wins over --vocab-size)")
+                      help="number of merges (instead of --vocab-size)")
     t.add_argument("--out", required=True, metavar="DIR", help="folder to write into "
                    "(created if missing)")
     t.add_argument("--special-token", action="append", default=[], metavar="T",
@@ -78,6 +78,19 @@ def add_parser(sub) -> None:
     t.set_defaults(func=cmd_train)
 
 
+def check_size_options(args: argparse.Namespace) -> None:
+    """Exactly one of --vocab-size and --num-merges: each sets where training stops, so
+    with both one of them would be ignored."""
+    if args.vocab_size is None and args.num_merges is None:
+        raise UsageError("give --vocab-size N or --num-merges N")
+    if args.vocab_size is not None and args.num_merges is not None:
+        raise UsageError(f"give --vocab-size or --num-merges, not both (--vocab-size "
+                         f"{args.vocab_size:,} and --num-merges {args.num_merges:,} were "
+                         "given): --vocab-size counts the whole vocabulary (bytes or "
+                         "characters, special tokens and merges), --num-merges only the "
+                         "merges; keep the one you mean")
+
+
 def _lines_with_tables(tables: Sequence[str]) -> str:
     which = "the table" if len(tables) == 1 else "the tables"
     were = "was" if len(tables) == 1 else "were"
@@ -89,8 +102,7 @@ def _lines_with_tables(tables: Sequence[str]) -> str:
 
 def cmd_train(args: argparse.Namespace) -> int:
     """Plain training (train_on.cmd sends parity and training on elsewhere first)."""
-    if args.vocab_size is None and args.num_merges is None:
-        raise UsageError("give --vocab-size N or --num-merges N")
+    check_size_options(args)
     if bool(args.corpus) == bool(args.counts):
         raise UsageError("give corpus files or --counts TABLE..., not both" if args.corpus
                          else "give corpus files, or word-count tables with --counts")
@@ -149,7 +161,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         finally:
             progress.end_line()
         elapsed = time.perf_counter() - t0
-        note_cut_words(trainer.long_word_pieces, args.lines)
+        note_cut_words(trainer.word_cuts, args.lines)
         trainer.release_core()   # the export needs only the merges: its memory replaces the core's
         # (its snapshot is its tokenizer's, made from the merges without the tokenizer)
         files, skipped = render_files(trainer_snapshot(trainer), wanted or list(FORMATS),
@@ -168,15 +180,17 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 def note_cut_words(n: int, lines: bool) -> None:
     """Say when words over the 64 KiB limit were cut into pieces (engine/corpus/
-    word_limit.py): training differs there from a trainer that keeps them whole."""
+    word_limit.py; ``n``: the cuts, as counting made them): training differs there from
+    a trainer that keeps them whole."""
     from ..engine.corpus import MAX_WORD_BYTES
     if n:
+        kib = MAX_WORD_BYTES >> 10
         hf = " (with --lines, where Hugging Face's trainer keeps them whole, so merges " \
              "inside them may differ from its)" if lines else ""
-        print(f"{PROG}: note: {n:,} pre-token piece(s) of {MAX_WORD_BYTES >> 10} KiB: words longer than "
-             f"that were cut into pieces of at most {MAX_WORD_BYTES >> 10} KiB before "
-             f"training{hf}. To keep such text out, split or remove the long runs (a "
-             "base64 blob, a minified line) from the corpus", file=sys.stderr)
+        print(f"{PROG}: note: words longer than {kib} KiB were cut into pieces of at most "
+              f"{kib} KiB before training, at {n:,} place(s) in the corpus{hf}. To keep "
+              "such text out, split or remove the long runs (a base64 blob, a minified "
+              "line) from the corpus", file=sys.stderr)
 
 
 @contextmanager

@@ -86,8 +86,7 @@ def cmd(args: argparse.Namespace) -> int:
                          "both stages on the corpus, give --superbpe-from T instead")
     if args.superbpe and args.superbpe_from is not None:
         raise UsageError("give --superbpe (all merges of --from) or --superbpe-from T, not both")
-    if args.vocab_size is None and args.num_merges is None:
-        raise UsageError("give --vocab-size N or --num-merges N")
+    train.check_size_options(args)
     if bool(args.corpus) == bool(args.counts):
         raise UsageError("give corpus files or --counts TABLE..., not both" if args.corpus
                          else "give corpus files, or word-count tables with --counts")

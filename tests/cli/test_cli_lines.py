@@ -79,12 +79,30 @@ def test_lines_says_when_a_word_over_64_kib_is_cut(tmp_path):
             "lowest-ids-hf", "--format", "hf", "--out", "a", "-q", cwd=tmp_path)
     assert p.returncode == 0, p.stderr
     note = p.stderr.decode()
-    assert "bpe-gui: note: 1 pre-token piece(s) of 64 KiB" in note
+    assert "bpe-gui: note: words longer than 64 KiB were cut" in note
+    assert "at 1 place(s)" in note   # 80,000 bytes: one cut
     assert "Hugging Face's trainer keeps them whole" in note
     p = run("train", "short.txt", "--vocab-size", "270", "--lines", "--tie-break",
             "lowest-ids-hf", "--format", "hf", "--out", "b", "-q", cwd=tmp_path)
     assert p.returncode == 0 and p.stderr == b""
     assert their_merges(tmp_path / "b" / "tokenizer.json") == hf_merges(tmp_path / "short.txt", 270)
+
+
+@pytest.mark.parametrize("size,cuts", [(65_533, 0), (65_536, 0), (65_537, 1),
+                                       (3 * 65_536 + 1, 3)])
+def test_the_cut_note_comes_from_the_cuts_made(tmp_path, size, cuts):
+    """A word of 65,533-65,536 bytes is taken whole (the note said it was cut: it judged
+    by the words' lengths in the table); one byte more is one cut, and the note says
+    how many were made."""
+    (tmp_path / "c.txt").write_text("hello world\n" * 5 + "a" * size + "\n", "utf-8")
+    p = run("train", "c.txt", "--vocab-size", "260", "--lines", "--format", "hf", "--out",
+            "a", "-q", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    note = p.stderr.decode()
+    if cuts:
+        assert f"cut into pieces of at most 64 KiB before training, at {cuts} place(s)" in note
+    else:
+        assert note == ""
 
 
 def test_check_takes_lines_from_our_file_and_as_a_flag(tmp_path):

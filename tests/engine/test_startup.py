@@ -155,6 +155,28 @@ def test_plain_training_loads_no_regex_and_no_readers(tmp_path):
                     if m in mods] == [], (before, extra)
 
 
+def test_training_runs_before_openssl_is_loaded(tmp_path):
+    """hashlib loads OpenSSL (about 3.5 MiB resident): `bpe-gui train` needs it only for
+    the export record, once training's memory is let go of, not on top of the peak."""
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("low lower lowest newer wider\n" * 50, encoding="utf-8")
+    out = tmp_path / "tok"
+    script = ("import sys\nimport bpe_gui.cli.train as t\nreal = t.train_bpe\n"
+              "def seen(*a, **k):\n"
+              "    r = real(*a, **k)\n"
+              "    print('loaded by the end of training:', sorted(m for m in sys.modules\n"
+              "          if 'hashlib' in m or m.startswith('_ssl')))\n"
+              "    return r\n"
+              "t.train_bpe = seen\nfrom bpe_gui.cli import main\n"
+              f"sys.exit(main(['train', {str(corpus)!r}, '--vocab-size', '270', '--out', "
+              f"{str(out)!r}, '-q']))")
+    r = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True,
+                       text=True)
+    assert r.returncode == 0, r.stderr
+    assert "loaded by the end of training: []" in r.stdout, r.stdout
+    assert (out / ".bpe-gui-exports.json").is_file()
+
+
 # ----- the cache folder -----------------------------------------------------------------
 def test_a_cached_file_reads_back_and_a_damaged_one_is_refused(tmp_path, monkeypatch):
     monkeypatch.setenv(cache.ENV, str(tmp_path / "c"))

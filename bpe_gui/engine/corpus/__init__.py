@@ -7,6 +7,8 @@ files and their sums, byte ranges, and counting on a Dask cluster.
 - :mod:`.giant`, :mod:`.word_limit`: stretches with no boundary; words over 64 KiB.
 - :mod:`.table`: ``PretokenTable`` (unique words, counts) and ``CountMeta``.
 - :mod:`.counting`: blocks -> a table, on worker threads (``count_corpus``).
+- :mod:`.range_threads`: plain text files counted by threads that each read their own
+  byte ranges.
 - :mod:`.table_file`, :mod:`.table_sums`: tables as files; several summed and checked.
 - :mod:`.ranges`, :mod:`.range_count`, :mod:`.distributed`: byte ranges, one range
   counted, ranges counted on Dask (Dask is imported only when used).

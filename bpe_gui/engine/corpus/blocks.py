@@ -34,7 +34,7 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
-from ..errors import CorpusError, NotUTF8Error
+from ..errors import CorpusError, NotUTF8Error, PatternError
 from .files import BOM, binary_error, inner_suffix, jsonl_text, looks_binary, open_binary
 from .giant import Part, stream_parts
 from ..text.boundaries import lines_of, outside_specials
@@ -317,6 +317,22 @@ def _check_utf8(data, path: Path, offset: int) -> None:
         bytes(data).decode("utf-8")
     except UnicodeDecodeError as e:
         raise NotUTF8Error(path, offset + e.start, bytes(data[e.start:e.start + 4])) from None
+
+
+def _regex_words(pre: Pretokenizer, text: str, where: str) -> list[str]:
+    """Words of one block with the `regex` module, time-limited per block for custom
+    patterns; the message says which block ran too long."""
+    try:
+        return pre.words(text, concurrent=True)
+    except PatternError as e:
+        if not isinstance(e.__cause__, TimeoutError):
+            raise
+        raise PatternError(
+            f"The custom pre-tokenizer pattern ran for more than {pre.timeout:g} s on one "
+            f"block of {len(text):,} characters ({where}), so it was stopped. Blocks are "
+            "small, so the pattern itself is too slow: it probably backtracks "
+            "catastrophically (nested quantifiers such as (a+)+). Simplify it or pick a "
+            "preset.") from None
 
 
 def texts_of(blk: Block, lines: bool = False) -> list[str]:

@@ -3,8 +3,11 @@
 The corpus streams through in blocks (``blocks.py``: read, decompressed, cut where no
 word can span), and worker threads count the words of each block in a native hash table
 (``csrc/countmodule.c``), so memory depends on the number of unique words, not on the
-corpus size. The native presets (gpt2, cl100k, o200k) are cut into words by the native
-scanner without the GIL; other patterns by the ``regex`` module, which also releases the
+corpus size. Plain text files are read by the counting threads themselves, each its own
+byte ranges (``range_threads.py``), so reading scales with the threads too; compressed
+files, .jsonl and other encodings are read by one thread that hands blocks out. The
+native presets (gpt2, cl100k, o200k) are cut into words by the native scanner without
+the GIL; other patterns by the ``regex`` module, which also releases the
 GIL while it matches. Every document is pre-tokenized on its own, so no word crosses a
 document or file boundary, and the table lists words in order of first appearance in
 the corpus, whichever thread counted them (the first-seen tie rule depends on it).
@@ -18,13 +21,13 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from .. import checks
-from .blocks import BlockReader, texts_of
+from .blocks import BlockReader, _regex_words, texts_of
 from .table_file import write_table
-from ..errors import CancelFn, Cancelled, CorpusError, EmptyCorpusError, PatternError, ProgressFn
+from ..errors import CancelFn, Cancelled, CorpusError, EmptyCorpusError, ProgressFn
 from ..text.presets import PRESET_IDS
 from ..text.pretokenize import Pretokenizer
 from .table import CountMeta, PretokenTable
-from .word_limit import pieces, split_long_words
+from .word_limit import count_pieces, split_long_words
 
 try:
     from ._count import WordCounter, export_merged
@@ -33,9 +36,8 @@ except ImportError:  # pragma: no cover - only without a C compiler at install t
 
 POLL_S = 0.05  # how often waiting loops look at the cancel flag
 # Each counting thread holds a word table of its own, and their words overlap, so every
-# thread adds memory (a few MB on 1 GiB of code); and one reading thread cuts the blocks
-# for all of them at about 8x one counting thread's speed. Past this, more threads cost
-# memory without adding speed.
+# thread adds memory (a few MB on 1 GiB of code); past this, more threads cost memory
+# for little speed.
 MAX_WORKERS = 16
 
 
@@ -51,36 +53,14 @@ def default_workers() -> int:
 
 # ----- counting ------------------------------------------------------------------------
 
-def _regex_words(pre: Pretokenizer, text: str, where: str) -> list[str]:
-    """Words of one block with the `regex` module, time-limited per block for custom
-    patterns; the message says which block ran too long."""
-    try:
-        return pre.words(text, concurrent=True)
-    except PatternError as e:
-        if not isinstance(e.__cause__, TimeoutError):
-            raise
-        raise PatternError(
-            f"The custom pre-tokenizer pattern ran for more than {pre.timeout:g} s on one "
-            f"block of {len(text):,} characters ({where}), so it was stopped. Blocks are "
-            "small, so the pattern itself is too slow: it probably backtracks "
-            "catastrophically (nested quantifiers such as (a+)+). Simplify it or pick a "
-            "preset.") from None
-
-
-def count_pieces(counter, data: bytes, block: int, ordinal: int = 0) -> int:
-    """Count ``data``, whole pieces of one word, as word_limit cuts it; returns the next
-    ordinal."""
-    words = [p.decode("utf-8") for p in pieces(data)]
-    counter.add_size(sum(map(len, words)), len(data))
-    return counter.count_words(words, block, ordinal)
-
-
 class _Counting:
     """Blocks -> one native WordCounter per thread -> a PretokenTable."""
 
     def __init__(self, pre: Pretokenizer, native: bool, lines: bool = False):
         self.pre, self.native, self.lines = pre, native, lines
         self.specials = [s.encode("utf-8") for s in pre.special_tokens]
+        # cuts of giant words made while counting, per counter (each on one thread)
+        self.cuts: dict[int, int] = {}
 
     def new_counter(self):
         if self.native:
@@ -96,7 +76,8 @@ class _Counting:
     def count(self, counter, blk) -> None:
         ordinal = 0  # the documents of a .jsonl block: one after the other in the block
         if blk.word:   # whole pieces of one giant word (giant.py)
-            count_pieces(counter, blk.data, blk.index)
+            cuts = count_pieces(counter, blk.data, blk.index)[1]
+            self.cuts[id(counter)] = self.cuts.get(id(counter), 0) + cuts
             return
         if self.native:
             if blk.docs is None:
@@ -118,7 +99,9 @@ class _Counting:
         blob, starts, counts = export_merged(counters)
         for c in counters:
             c.clear()
-        return PretokenTable.from_arrays(blob, starts, counts, chars, nbytes)
+        table = PretokenTable.from_arrays(blob, starts, counts, chars, nbytes)
+        table.cuts = sum(self.cuts.values())
+        return table
 
 
 def count_blocks(reader: BlockReader, pre: Pretokenizer, progress: ProgressFn | None = None,
@@ -137,6 +120,11 @@ def count_blocks(reader: BlockReader, pre: Pretokenizer, progress: ProgressFn | 
             if progress is not None:
                 progress(blk.done, reader.total)
         return _finish(job, [counter], reader, progress)
+    from .range_threads import count_ranges, rangeable
+    if rangeable(reader):   # every thread reads its own ranges of the files
+        counters = [job.new_counter() for _ in range(workers)]
+        job.cuts[0] = count_ranges(reader, pre, counters, progress, cancel)
+        return _finish(job, counters, reader, progress)
     return _count_threaded(job, reader, progress, cancel, workers)
 
 

@@ -16,8 +16,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator, Sequence
 
-from .blocks import Boundaries
-from .counting import _regex_words, count_pieces
+from .blocks import Boundaries, _regex_words
+from .word_limit import count_pieces
 from ..errors import CorpusError, NotUTF8Error
 from .files import BOM, binary_error, jsonl_text, looks_binary
 from .giant import Part, stream_parts
@@ -58,12 +58,19 @@ class _Numbering:
 class RangeCounter:
     """Counts the texts of one range into a native WordCounter, numbered in corpus order."""
 
-    def __init__(self, pre: Pretokenizer, index: int, lines: bool = False):
+    def __init__(self, pre: Pretokenizer, index: int, lines: bool = False, counter=None):
         self.pre, self.lines = pre, lines
         self.native = Boundaries(pre).native
         specials = [s.encode("utf-8") for s in pre.special_tokens]
-        self.counter = WordCounter(self.native, specials, lines) if self.native is not None \
-            else WordCounter()
+        if counter is None:
+            counter = WordCounter(self.native, specials, lines) if self.native is not None \
+                else WordCounter()
+        self.counter = counter
+        self.num = _Numbering(index)
+        self.cuts = 0   # of giant words (word_limit), made here
+
+    def start(self, index: int) -> None:
+        """Go on with range ``index`` (after the ranges before it) in the same counter."""
         self.num = _Numbering(index)
 
     def text(self, data: bytes | str, where: str) -> None:
@@ -82,16 +89,18 @@ class RangeCounter:
         """A part of a giant stretch (native presets only, see giant.py)."""
         n = self.num
         if part.word:
-            n.next(count_pieces(self.counter, part.data, n.block, n.ordinal))
+            ordinal, cuts = count_pieces(self.counter, part.data, n.block, n.ordinal)
+            n.next(ordinal)
+            self.cuts += cuts
         elif part.stop >= 0:
             n.next(self.counter.count(part.data, n.block, n.ordinal, part.stop))
         else:
             self.text(part.data, where)
 
     def export(self) -> tuple:
-        """(blob, starts, counts, firsts, chars, bytes): a partial table, as bytes."""
+        """(blob, starts, counts, firsts, chars, bytes, cuts): a partial table, as bytes."""
         c = self.counter
-        return (*c.export(firsts=True), c.chars, c.bytes)
+        return (*c.export(firsts=True), c.chars, c.bytes, self.cuts)
 
 
 def count_range(rng: Range, pattern: str, specials: Sequence[str] = (),
@@ -229,23 +238,25 @@ def _lines_before(path: str, offset: int) -> int:
 def merge_partials(*parts: tuple) -> tuple:
     """Partial tables summed into one (first appearance: the earliest key wins)."""
     c = WordCounter()
-    chars = nbytes = 0
-    for blob, starts, counts, firsts, ch, nb in parts:
+    chars = nbytes = cuts = 0
+    for blob, starts, counts, firsts, ch, nb, cu in parts:
         c.add_table(blob, starts, counts, firsts)
-        chars, nbytes = chars + ch, nbytes + nb
+        chars, nbytes, cuts = chars + ch, nbytes + nb, cuts + cu
     out = c.export(firsts=True)
     c.clear()
-    return (*out, chars, nbytes)
+    return (*out, chars, nbytes, cuts)
 
 
 def table_of(part: tuple):
     """The final partial as a PretokenTable (words in order of first appearance)."""
 
-    blob, starts_b, counts_b, _, chars, nbytes = part
+    blob, starts_b, counts_b, _, chars, nbytes, cuts = part
     starts, counts = array("q"), array("q")
     starts.frombytes(starts_b)
     counts.frombytes(counts_b)
-    return PretokenTable(blob, starts, counts, chars, nbytes)
+    table = PretokenTable(blob, starts, counts, chars, nbytes)
+    table.cuts = cuts
+    return table
 
 
 def count_ranges_here(paths: Sequence[str | Path], pre: Pretokenizer,

@@ -44,6 +44,9 @@ class PretokenTable:
                  n_bytes: int = 0):
         self.blob, self.starts, self.counts = blob, starts, counts
         self.n_chars, self.n_bytes = n_chars, n_bytes
+        # places in the text where a word over word_limit's limit was cut into pieces,
+        # counted where each cut is made (a word at the limit is no cut)
+        self.cuts = 0
         self._words: list[str] | None = None
         # what produced it (a CountMeta): set by count_corpus and by reading a table
         self.meta = None
@@ -118,7 +121,8 @@ class CountMeta:
     training modes the words serve, whether each line was a text of its own (``lines``),
     the bpe-gui and ``regex`` releases (the Unicode
     classes), the sources (``{"path", "bytes"}``: files as given, with their size on
-    disk) and totals (unique words, words, characters and UTF-8 bytes of the text)."""
+    disk) and totals (unique words, words, characters and UTF-8 bytes of the text, and
+    the places where a word over 64 KiB was cut, ``PretokenTable.cuts``)."""
 
     pattern: str
     preset: str | None = None
@@ -132,6 +136,7 @@ class CountMeta:
     total: int = 0
     chars: int = 0
     bytes: int = 0
+    cuts: int = 0
 
     @classmethod
     def for_counting(cls, pre, sources: Sequence[dict] = (), lines: bool = False) -> "CountMeta":
@@ -142,7 +147,7 @@ class CountMeta:
 
     def with_totals(self, table: PretokenTable) -> "CountMeta":
         return replace(self, words=len(table), total=table.total, chars=table.n_chars,
-                       bytes=table.n_bytes)
+                       bytes=table.n_bytes, cuts=table.cuts)
 
     def describe_pattern(self) -> str:
         """'the GPT-2 preset' or 'the pattern \\S+' (for messages and the window)."""
@@ -199,7 +204,7 @@ def _check_types(kw: dict, path) -> None:
     if not isinstance(kw.get("sources", []), list) or \
             not all(isinstance(s, dict) for s in kw.get("sources", [])):
         raise bad("sources", "a list of objects")
-    for key in ("words", "total", "chars", "bytes"):
+    for key in ("words", "total", "chars", "bytes", "cuts"):
         v = kw.get(key, 0)
         if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v <= MAX_COUNT:
             raise bad(key, f"a whole number from 0 to {MAX_COUNT:,} (2**63 - 1)")

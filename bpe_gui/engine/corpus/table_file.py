@@ -182,6 +182,7 @@ def read_table(path: str | Path) -> PretokenTable:
     _check_totals(table, meta, path, line + len(counts))
     if meta is not None:
         table.n_chars, table.n_bytes = meta.chars, meta.bytes
+        table.cuts = meta.cuts
     else:   # made by another tool: a word listed twice counts once, with the sum
         table = _summed(table)
     table.meta = meta

@@ -56,11 +56,13 @@ def read_tables(paths: str | Path | Sequence[str | Path]) -> PretokenTable:
     chars = sum(m.chars for _, m in metas if m is not None)
     nbytes = sum(m.bytes for _, m in metas if m is not None)
     table = PretokenTable.from_native(counter, chars, nbytes)
+    table.cuts = sum(m.cuts for _, m in metas if m is not None)
     counter.clear()
     check_count_sums(table, table_names(paths))
     if first is not None:
         first = replace(first, sources=tuple(s for _, m in metas if m is not None for s in m.sources),
-                        words=len(table), total=table.total, chars=chars, bytes=nbytes)
+                        words=len(table), total=table.total, chars=chars, bytes=nbytes,
+                        cuts=table.cuts)
     table.meta = first
     table.source = table_names(paths)
     return table

@@ -38,6 +38,14 @@ def pieces(word: bytes, limit: int = MAX_WORD_BYTES) -> list[bytes]:
     return out
 
 
+def count_pieces(counter, data: bytes, block: int, ordinal: int = 0) -> tuple[int, int]:
+    """Count ``data``, whole pieces of one word that goes on after them, as word_limit
+    cuts it; returns (the next ordinal, the cuts made: one after each piece)."""
+    words = [p.decode("utf-8") for p in pieces(data)]
+    counter.add_size(sum(map(len, words)), len(data))
+    return counter.count_words(words, block, ordinal), len(words)
+
+
 def has_long_words(table: "PretokenTable", limit: int = MAX_WORD_BYTES) -> bool:
     if len(table.blob) <= limit:
         return False
@@ -45,27 +53,20 @@ def has_long_words(table: "PretokenTable", limit: int = MAX_WORD_BYTES) -> bool:
     return max(map(sub, islice(starts, 1, None), starts), default=0) > limit
 
 
-def pieces_at_limit(table: "PretokenTable", limit: int = MAX_WORD_BYTES) -> int:
-    """How many words of ``table`` are ``limit`` bytes long, give or take a character:
-    the pieces of longer words cut by :func:`pieces` (a word that long is one, but for
-    a word of exactly that length, which no text of a language has)."""
-    starts = table.starts
-    if len(table.blob) < limit - 3 or \
-            max(map(sub, islice(starts, 1, None), starts), default=0) <= limit - 4:
-        return 0   # (the common case, the loop in C)
-    return sum(1 for n in map(sub, islice(starts, 1, None), starts) if n > limit - 4)
-
-
 def split_long_words(table: "PretokenTable", limit: int = MAX_WORD_BYTES) -> "PretokenTable":
     """``table`` with every word over ``limit`` bytes replaced by its pieces, in order of
-    first appearance (a piece seen before keeps its place); the table itself if none is."""
+    first appearance (a piece seen before keeps its place), the cuts made added to its
+    ``cuts``; the table itself if none is."""
     if not has_long_words(table, limit):
         return table
     blob, starts, counts = table.blob, table.starts, table.counts
     summed: dict[bytes, int] = {}
+    cuts = 0
     for i in range(len(counts)):
         word, c = blob[starts[i]:starts[i + 1]], counts[i]
-        for p in (pieces(word, limit) if len(word) > limit else (word,)):
+        parts = pieces(word, limit) if len(word) > limit else (word,)
+        cuts += (len(parts) - 1) * c
+        for p in parts:
             summed[p] = summed.get(p, 0) + c
     new_starts = array("q", [0])
     pos = 0
@@ -75,4 +76,5 @@ def split_long_words(table: "PretokenTable", limit: int = MAX_WORD_BYTES) -> "Pr
     out = type(table)(b"".join(summed), new_starts, array("q", summed.values()),
                         table.n_chars, table.n_bytes)
     out.meta = table.meta
+    out.cuts = table.cuts + cuts
     return out

@@ -3,7 +3,6 @@ in memory (each format's module imported when that format is first written), or 
 into a folder all or none (``io.write_files``)."""
 from __future__ import annotations
 
-import hashlib
 import importlib
 import json
 from pathlib import Path
@@ -140,7 +139,7 @@ def write_export(folder: str | Path, files: dict[str, bytes], name: str, *,
     folder = Path(folder).expanduser()
     record = _read_record(folder)
     earlier = record.get(name, {})
-    hashes = {f: hashlib.sha256(data).hexdigest() for f, data in files.items()}
+    hashes = {f: _hash(data) for f, data in files.items()}
     stale = [folder / f for f, h in earlier.items()
              if whole and f not in files and _sha256(folder / f) == h]
     record[name] = hashes if whole else {**earlier, **hashes}
@@ -165,9 +164,16 @@ def _sha256(path: Path) -> str | None:
     try:
         if not path.is_file() or path.is_symlink():
             return None
-        return hashlib.sha256(path.read_bytes()).hexdigest()
+        return _hash(path.read_bytes())
     except OSError:
         return None
+
+
+def _hash(data: bytes) -> str:
+    # hashlib loads OpenSSL (3.5 MiB resident): imported when a folder is written, after
+    # training has let go of its memory, not with the command that trains
+    import hashlib
+    return hashlib.sha256(data).hexdigest()
 
 
 def _check_export(tok, folder, fmt, name) -> None:

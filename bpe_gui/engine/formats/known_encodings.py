@@ -21,7 +21,6 @@ ids. Llama 3's ``tokenizer.model`` (the same format, published in Meta's
 """
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 
 # tiktoken's cl100k_base and o200k_base pat_strs are our presets, character for character;
@@ -98,15 +97,22 @@ KNOWN: tuple[KnownEncoding, ...] = (
 _BY_HASH = {k.sha256: k for k in KNOWN}
 
 
+def _sha256(data: bytes) -> str:
+    # (hashlib loads OpenSSL, 3.5 MiB resident: not for `train`, which imports this
+    # module to name its output files before training)
+    import hashlib
+    return hashlib.sha256(data).hexdigest()
+
+
 def content_hash(data: bytes) -> str:
     """SHA-256 of a ranks file as published: LF line ends, one final newline."""
     if b"\r" in data:
         data = data.replace(b"\r\n", b"\n")
     data = data.rstrip(b"\n") + b"\n"
-    return hashlib.sha256(data).hexdigest()
+    return _sha256(data)
 
 
 def recognise(data: bytes) -> KnownEncoding | None:
     """The well-known encoding these ranks are, if any."""
-    known = _BY_HASH.get(hashlib.sha256(data).hexdigest())
+    known = _BY_HASH.get(_sha256(data))
     return known or _BY_HASH.get(content_hash(data))

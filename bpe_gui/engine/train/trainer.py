@@ -33,7 +33,6 @@ from ..display import readable
 from ..errors import CancelFn, CorpusError, ProgressFn, SettingsError, VocabSizeError
 from ..text.pretokenize import Pretokenizer, refuse_bare_name, resolve_pattern, validate_special_tokens
 from ..corpus.table import PretokenTable
-from ..corpus.word_limit import pieces_at_limit
 from ..tokenizers.symbols import EOW, UNK
 
 if TYPE_CHECKING:   # (the tokenizer is built when first asked for: exports need not)
@@ -380,7 +379,7 @@ class Trainer:
                               "to train on. Add some text, or use byte mode.")
         self._freqs = freqs
         self._corpus_bytes: int | None = None
-        self._long_pieces: int | None = None
+        self._word_cuts: int = getattr(table, "cuts", 0)
         self._can_undo = bool(undo)
         self.core = new_core(symbols, starts, freqs, token_bytes, s.tie_rule, self._can_undo)
         self._tokens0 = self.core.total_symbols
@@ -820,12 +819,11 @@ class Trainer:
                 self._rows.count[:max(k - n, 0)].tolist()
 
     @property
-    def long_word_pieces(self) -> int:
-        """How many words of the corpus are pieces of words over the 64 KiB limit
-        (corpus/word_limit.py), which training takes cut; kept once the table goes."""
-        if self._long_pieces is None:
-            self._long_pieces = pieces_at_limit(self.table)
-        return self._long_pieces
+    def word_cuts(self) -> int:
+        """Places in the corpus where a word over the 64 KiB limit was cut into pieces
+        (corpus/word_limit.py) before training: as counting recorded them where they
+        were made (``PretokenTable.cuts``), also once the table is let go of."""
+        return self._word_cuts
 
     def release_table(self) -> None:
         """Let go of the pre-token table once the core holds its words: the table's
@@ -836,7 +834,6 @@ class Trainer:
         if isinstance(self.table, _ReleasedTable):
             return
         self._corpus_bytes = self.corpus_bytes
-        self._long_pieces = self.long_word_pieces
         self.table = _ReleasedTable()   # type: ignore[assignment]
         self._freqs = _ReleasedTable()   # (byte mode: the table's counts)
         self._word_texts = None            # (char mode's own texts go too)

@@ -13,7 +13,7 @@ import regex
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from bpe_gui.engine import Cancelled, Pretokenizer, TrainSettings, Trainer
-from bpe_gui.engine.corpus import blocks, counting as corpus, files
+from bpe_gui.engine.corpus import blocks, counting as corpus, files, range_count
 from bpe_gui.engine.corpus.counting import build_table, count_corpus
 from bpe_gui.engine.errors import CorpusError, NotUTF8Error
 from bpe_gui.engine.corpus.files import looks_binary
@@ -332,7 +332,8 @@ def test_timeout_error_inside_block_work_propagates(monkeypatch, tmp_path, worke
     def boom(*a):
         raise TimeoutError("from the work")
 
-    monkeypatch.setattr(corpus._Counting, "count", boom)
+    monkeypatch.setattr(corpus._Counting, "count", boom)           # blocks of one reader
+    monkeypatch.setattr(range_count.RangeCounter, "part", boom)     # ranges of each thread
     monkeypatch.setattr(blocks, "BLOCK_BYTES", 1000)
     p = tmp_path / "c.txt"
     p.write_text("some text " * 2000)
