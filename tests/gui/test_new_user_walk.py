@@ -1,0 +1,44 @@
+"""What a new user met walking the window through its modes under Xvfb (issue 71's
+walk), each a regression test: a parity run's corpus dock scrolled sideways, the charts
+called the languages' files "the corpus", the overlap's numbers broke inside a value.
+
+Geometry is measured offscreen in the default layout of each screen size; what the
+charts count is recounted here from the languages' files.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtWidgets import QAbstractButton
+
+from screens import SIZES, open_at
+from test_parity_glance import quiet, raise_dock, train_parity
+from test_small_screens import in_sight
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "parallel"
+
+
+@pytest.mark.regression
+@pytest.mark.parametrize("size", SIZES)
+def test_parity_run_keeps_the_corpus_dock_from_scrolling_sideways(
+        make_window, qtbot, monkeypatch, size):
+    """With parity on, the counts line said "pre-tokens: not counted (parity training
+    reads its languages)" as one unbreakable run wider than the dock: the whole dock
+    scrolled sideways, cutting the Clear button and the text at every size."""
+    win = open_at(make_window, qtbot, monkeypatch, size)
+    c = win.controller   # a corpus too long to count at once (a tiny one is counted)
+    c.set_corpus_text("the corpus the user typed " * 1_000, dirty=False)
+    quiet(qtbot, win)
+    train_parity(qtbot, win, merges=20)
+    dl = win.dock_layout
+    raise_dock(qtbot, win, dl.corpus_dock)
+    ed = dl.editor
+    assert "parity" in ed.stats_label.text() and "parity" in ed.source_label.text()
+    area = dl.corpus_dock.widget()
+    qtbot.waitUntil(lambda: area.horizontalScrollBar().maximum() == 0, timeout=3000)
+    for w in [ed.stats_label, ed.source_label,
+              *(b for b in ed.findChildren(QAbstractButton) if b.isVisible())]:
+        assert in_sight(win, w), (size, w.objectName() or getattr(w, "text", str)())
+    for label in (ed.stats_label, ed.source_label):   # every wrapped line drawn
+        assert label.height() >= label.heightForWidth(label.width()), size
