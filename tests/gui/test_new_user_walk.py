@@ -7,12 +7,14 @@ charts count is recounted here from the languages' files.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from PySide6.QtWidgets import QAbstractButton
 
 from screens import SIZES, open_at
+from test_chart_modes import charts, parity_controller, parity_recount, train  # noqa: F401
 from test_parity_glance import quiet, raise_dock, train_parity
 from test_small_screens import in_sight
 
@@ -42,3 +44,26 @@ def test_parity_run_keeps_the_corpus_dock_from_scrolling_sideways(
         assert in_sight(win, w), (size, w.objectName() or getattr(w, "text", str)())
     for label in (ed.stats_label, ed.source_label):   # every wrapped line drawn
         assert label.height() >= label.heightForWidth(label.width()), size
+
+
+def test_parity_charts_name_the_languages_files_not_the_corpus(charts):
+    """A parity run's charts count its languages' training files; the status line said
+    "2.412 bytes/token … on the corpus" and the Zipf chart "on the corpus" beside a
+    corpus the run never read. The figure is recounted from the files here."""
+    c = parity_controller(20)
+    c.set_corpus_text("a corpus in the window that parity does not read " * 40, dirty=False)
+    v = charts(c)
+    train(c)
+    v.refresh()
+    want = parity_recount(c)
+    status = v.status.text()
+    assert f"{want['bpt'][-1]:.3f} bytes/token" in status, status
+    assert "on the languages' training files (en, de, ru, zh)" in status, status
+    assert "corpus" not in status
+    assert v.zipf.title == "Token frequency on the training files (Zipf)"
+    assert "corpus" not in v.renyi.toolTip()
+    # parity off: a plain run of the corpus is "the corpus" again
+    c.set_parity(replace(c.parity, enabled=False))
+    train(c)
+    v.refresh()
+    assert "on the corpus;" in v.status.text() and "corpus" in v.zipf.title
