@@ -31,11 +31,14 @@ import sys
 from collections import Counter
 import gc
 import random
+import weakref
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
+import shiboken6
 from PySide6.QtCore import QCoreApplication, QEvent
+from pytestqt.exceptions import TimeoutError as WaitTimeout
 from hypothesis import HealthCheck, seed, settings, strategies as st
 from hypothesis.stateful import (RuleBasedStateMachine, initialize, invariant, precondition,
                                  rule, run_state_machine_as_test)
@@ -149,8 +152,11 @@ class WindowMachine(RuleBasedStateMachine):
         return out
 
     def teardown(self):
-        # each sequence lets go of what it made (2,000 sequences would hold gigabytes):
-        # the controllers go quiet first, so nothing reaches a view once it is deleted
+        # each sequence lets go of what it made (checked: a thousand sequences held
+        # gigabytes): the controllers go quiet first, so nothing reaches a view once it
+        # is deleted
+        made = [weakref.ref(o) for o in (*self._controllers, *self._views)]
+        c = v = None
         for c in self._controllers:
             c.shutdown()
             c.blockSignals(True)
@@ -158,10 +164,22 @@ class WindowMachine(RuleBasedStateMachine):
             v.close()
             v.deleteLater()
         QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+        # a controller's Qt connections hold closures over it and its views: a cycle
+        # through C++ that Python's collector cannot see, so the QObject is deleted
+        for c in self._controllers:
+            shiboken6.delete(c)
         self._controllers.clear()
         self._views.clear()
-        self.c = self.charts = None
-        gc.collect()   # the controllers' parts hold each other (a job may have paused gc)
+        self.c = self.charts = c = v = None
+
+        def gone() -> bool:   # (a callback posted before the end may hold one a moment)
+            gc.collect()   # the controllers' parts hold each other (a job may pause gc)
+            return all(r() is None for r in made)
+        try:
+            self.qtbot.waitUntil(gone, timeout=10_000)
+        except WaitTimeout:
+            kept = [type(o).__name__ for o in (r() for r in made) if o is not None]
+            raise AssertionError(f"the sequence's {kept} outlive it") from None
 
     # ----- waiting -----------------------------------------------------------------------
     def idle(self):
@@ -450,10 +468,9 @@ def test_any_sequence_of_actions_shows_the_truth(qtbot, tmp_path, monkeypatch, s
 @pytest.mark.parametrize("shard", range(SHARDS))
 def test_any_longer_run_of_sequences_shows_the_truth(shard):
     """800 sequences of 30 actions in all (with the default run's, 1,000). Each shard
-    runs in a process of its own: a sequence's controllers and views are not all given
-    back to the system (Qt connections to closures outlive them), and a thousand sequences in
-    one process would hold gigabytes. The number is set by CI's time: each sequence costs
-    about a second of one core."""
+    runs in a process of its own, so that what one shard's runs leave in the process
+    (caches, fragmented memory) is given back when it ends. The number is set by CI's
+    time: each sequence costs about a second of one core."""
     env = dict(os.environ, BPE_GUI_MACHINE_SHARD=str(SHARDS + shard),
                BPE_GUI_MACHINE_EXAMPLES=str(800 // SHARDS))
     p = subprocess.run([sys.executable, "-m", "pytest", "-q", "-n", "0", "-m", "not slow",
