@@ -7,6 +7,7 @@ charts count is recounted here from the languages' files.
 """
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import replace
 from pathlib import Path
 
@@ -17,6 +18,12 @@ from screens import SIZES, open_at
 from test_chart_modes import charts, parity_controller, parity_recount, train  # noqa: F401
 from test_parity_glance import quiet, raise_dock, train_parity
 from test_small_screens import in_sight
+
+from bpe_gui.engine.display import readable
+from bpe_gui.engine.train import TrainSettings
+from bpe_gui.gui.controller.controller import Controller
+from bpe_gui.gui.models.glyphs import Glyphs, use_glyphs
+from bpe_gui.gui.panels.chat.chat_view import ChatView
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "parallel"
 
@@ -67,3 +74,43 @@ def test_parity_charts_name_the_languages_files_not_the_corpus(charts):
     train(c)
     v.refresh()
     assert "on the corpus;" in v.status.text() and "corpus" in v.zipf.title
+
+
+CHAT_TEMPLATE = ("{% for m in messages %}[{{ m.role }}] {{ m.content }}\n{% endfor %}"
+                 "{% if add_generation_prompt %}[assistant] {% endif %}")
+
+
+def han_escaped(text: str) -> str:
+    """What a view should show where no font draws Han: each Han character as its
+    Python escape."""
+    return "".join(c.encode("unicode_escape").decode("ascii")
+                   if unicodedata.name(c, "").startswith("CJK UNIFIED") else c for c in text)
+
+
+def test_chat_chips_escape_characters_no_font_draws(qtbot, tmp_path):
+    """The Chat view drew its chips with the plain readable text: 東京 in a message
+    showed as two empty boxes on a machine without a CJK font, where every other view
+    shows \\u6771\\u4eac and names the characters in the tooltip."""
+    use_glyphs(Glyphs(has_glyph=lambda ch: not unicodedata.name(ch, "").startswith("CJK")))
+    c = Controller()
+    try:
+        c.set_settings(TrainSettings(num_merges=30))
+        c.set_corpus_text("东京 東京 weather in 東京 " * 20, dirty=False)
+        assert c.training.train()
+        qtbot.waitUntil(lambda: not c.busy and c.view() is not None, timeout=20_000)
+        template = tmp_path / "chat.jinja"
+        template.write_text(CHAT_TEMPLATE, encoding="utf-8")
+        v = ChatView(c)
+        qtbot.addWidget(v)
+        v.set_template_file(str(template))
+        enc = v.result
+        assert enc is not None and "東京" in enc.text
+        pieces = [t.piece for t in enc.tokens]
+        shown = [v.flow.text_of(p) for p in pieces]
+        assert shown == [han_escaped(readable(p)) for p in pieces]
+        assert any("\\u6771" in s for s in shown)   # 東
+        tokyo = next(i for i, p in enumerate(pieces) if "東".encode() in p)
+        assert unicodedata.name("東") in v.main._tip(tokyo)
+    finally:
+        use_glyphs(None)
+        c.shutdown()
