@@ -114,3 +114,25 @@ def test_chat_chips_escape_characters_no_font_draws(qtbot, tmp_path):
     finally:
         use_glyphs(None)
         c.shutdown()
+
+
+@pytest.mark.regression
+@pytest.mark.controller("low lower newest widest " * 30, vocab_size=280, step=20)
+def test_overlap_values_never_break_inside(controller, qtbot):
+    """Compare's Vocabulary overlap in Focus at 1024x700 (numbers about 270 pixels wide)
+    showed "128 of 256 (50.0" with "%)" on the next line: a value wraps whole, only
+    the row names break."""
+    import re
+
+    from bpe_gui.gui.panels.compare.compare_overlap import OverlapPanel
+    panel = OverlapPanel(controller)
+    qtbot.addWidget(panel)
+    panel.resize(600, 300)
+    panel.show()
+    a = controller.view().tokenizer()
+    b = controller.view().tokenizer(at_step=5)
+    panel.want(a, b, ("a", "b"), ("A", "B"))
+    qtbot.waitUntil(lambda: panel.overlap is not None, timeout=10_000)
+    values = re.findall(r"<b>(.*?)</b>", panel.numbers.text())
+    assert any("of" in v and "%" in v for v in values), values
+    assert all(" " not in v for v in values), values   # spaces that may not break
