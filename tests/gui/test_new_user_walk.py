@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import unicodedata
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 from PySide6.QtWidgets import QAbstractButton
 
 from screens import SIZES, open_at
-from test_chart_modes import charts, parity_controller, parity_recount, train  # noqa: F401
+import test_chart_modes
+from test_chart_modes import parity_controller, parity_recount, train
 from test_parity_glance import quiet, raise_dock, train_parity
 from test_small_screens import in_sight
 
@@ -25,7 +25,7 @@ from bpe_gui.gui.controller.controller import Controller
 from bpe_gui.gui.models.glyphs import Glyphs, use_glyphs
 from bpe_gui.gui.panels.chat.chat_view import ChatView
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "parallel"
+charts = test_chart_modes.charts   # the fixture: a charts view of a controller
 
 
 @pytest.mark.regression
