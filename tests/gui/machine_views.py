@@ -111,9 +111,16 @@ class Views:
         """``fresh``: the window's tokenizer made afresh (None: not known here)."""
         chat = self.chat
         self.look_at(chat)
-        msgs = chat.editor.body()["messages"]
+        msgs = chat.editor.body(strict=False).get("messages") or []
         assert [(m["role"], m["content"]) for m in msgs] == \
             [(m["role"], m["content"]) for m in self.turns], "the chat lost a turn"
+        if not self.turns:   # nothing to render: it says so, and shows no tokens
+            assert chat.result is None
+            if chat.tokenizer()[0] is not None:
+                assert "messages" in chat.warnings.text(), chat.warnings.text()
+            assert not chat.flow.tokens
+            chat.hide()
+            return
         if fresh is None or chat.renderer.currentText() != FILE:
             chat.hide()
             return

@@ -136,3 +136,37 @@ def test_overlap_values_never_break_inside(controller, qtbot):
     values = re.findall(r"<b>(.*?)</b>", panel.numbers.text())
     assert any("of" in v and "%" in v for v in values), values
     assert all(" " not in v for v in values), values   # spaces that may not break
+
+
+@pytest.mark.regression
+def test_train_on_after_clear_never_shows_the_old_corpus_as_trained(qtbot, tmp_path):
+    """Found by the state machine: training on, Corpus > Clear, Step back twice. The
+    first back tried to train on the empty corpus and failed, yet noted the empty
+    corpus as the one the trainer's words came from; the second back built a trainer
+    on the old corpus's words and called it up to date: "8 pre-tokens (5 unique)" for
+    an empty corpus, no sign of staleness."""
+    from bpe_gui.engine.formats import export_formats
+    from bpe_gui.engine.text import Pretokenizer
+    from bpe_gui.engine.train import Trainer
+    src = Trainer.from_source("merry minstrels sing songs of old kings " * 30,
+                              TrainSettings(num_merges=30))
+    src.goto(30, detail=False)
+    export_formats(src.tokenizer(), tmp_path / "tok", ["gpt2"])
+    c = Controller()
+    try:
+        text = "low low lower newest newest widest widest widest"
+        c.set_settings(TrainSettings(num_merges=20))
+        c.set_corpus_text(text, dirty=False)
+        c.tokenizer_files.import_tokenizer(str(tmp_path / "tok" / "vocab.json"))
+        c.train_on.start(num_merges=8)
+        qtbot.waitUntil(lambda: not c.busy and c.trainer is not None, timeout=20_000)
+        words = Pretokenizer(c.settings.pattern).words(text)
+        assert c.queries.corpus_pretokens() == (len(words), len(set(words)))
+        c.set_corpus_text("", dirty=False)   # what Clear does once answered
+        for _ in range(2):
+            c.undo()
+            qtbot.waitUntil(lambda: not c.busy, timeout=20_000)
+            assert c.stale or c.trainer is None, "a training of the old corpus as current"
+            assert c.queries.corpus_pretokens() in (None, (0, 0))
+    finally:
+        c.shutdown()
